@@ -81,7 +81,8 @@ def main(argv=None) -> int:
         mean = sum(per) / len(per)
         cells = []
         for o in orders:
-            cells.append(f"{max(loads(o, gx, heads, ns.ctas, ns.overhead)) / mean:.3f} ({round_heads(o, gx, heads, ns.ctas):3d})")
+            busiest = max(loads(o, gx, heads, ns.ctas, ns.overhead)) / mean
+            cells.append(f"{busiest:.3f} ({round_heads(o, gx, heads, ns.ctas):3d})")
         g = greedy(gx, heads, ns.ctas, ns.launch_overhead) / mean
         print(f"{seq:6d} {heads:5d} " + " ".join(f"{c:>16s}" for c in cells) + f" {g:8.3f}")
     return 0

@@ -71,7 +71,8 @@ def _emulate_by_cta(p, bh, seq, d, tile_m, tile_n, causal, ctas, seed=3):
 # round 0 w = 0, 1; round 1 (backwards, n = 2) CTA 0 takes w = 2 + 2 - 1 - 0 = 3, CTA 1 w = 2; round 2
 # (n = 1) CTA 0 w = 4.  Three CTAs: round 0 w = 0, 1, 2; round 1 (backwards, n = 2) CTA 0 w = 3 + 2 - 1 = 4,
 # CTA 1 w = 3.  (head, query tile) per CTA:
-SNAKE = {2: {0: [(0, 0), (0, 1), (0, 4)], 1: [(0, 2), (0, 3)]}, 3: {0: [(0, 0), (0, 4)], 1: [(0, 1), (0, 3)], 2: [(0, 2)]}}
+SNAKE = {2: {0: [(0, 0), (0, 1), (0, 4)], 1: [(0, 2), (0, 3)]},
+         3: {0: [(0, 0), (0, 4)], 1: [(0, 1), (0, 3)], 2: [(0, 2)]}}
 # the default order of a persistent kernel (round-robin, heaviest first): CTA b runs w = b, b + G, ..
 ROUND_ROBIN = {2: {0: [(0, 0), (0, 2), (0, 4)], 1: [(0, 1), (0, 3)]},
                3: {0: [(0, 1), (0, 4)], 1: [(0, 0), (0, 3)], 2: [(0, 2)]}}
