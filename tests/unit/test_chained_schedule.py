@@ -108,6 +108,31 @@ def test_snake_schedule_emulated(ctas, monkeypatch):
     assert np.array_equal(out.view(np.uint32), want.view(np.uint32)), "not bit-identical to the round-robin kernel"
 
 
+def test_snake_schedule_with_next_s_emulated(monkeypatch):
+    """TILEORCH_ATTN_NEXT_S issues the CTA's next instance's first dot in this one's tail: under the snake
+    schedule the next *dealt* instance (round it + 1, backwards when odd), whose trip count decides whether
+    there is a first dot to issue.  Three CTAs over five causal instances: the tiles each CTA writes,
+    bit-identical to the round-robin NEXT_S kernel and the reference.  (Every causal instance has key
+    tiles, so taking ``w + G``'s trip count instead would pass here too: the S chain reads the Q slot and
+    the ring, which the producer fills for the dealt instance.)"""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", "1")
+    monkeypatch.delenv("TILEORCH_ATTN_SCHEDULE", raising=False)
+    base = _compile(1, *CFG)
+    assert base.chained["persistent"].get("next_s") == "after_last", base.chained
+    want, ref, errors, wrote = _emulate_by_cta(base, 1, *CFG, 3)
+    assert not errors and wrote == ROUND_ROBIN[3], (errors[:4], wrote)
+    monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", "snake")
+    p = _compile(1, *CFG)
+    assert p.chained["persistent"].get("next_s") == "after_last" and p.chained["persistent"]["schedule"] == "snake"
+    out, _, errors, wrote = _emulate_by_cta(p, 1, *CFG, 3)
+    assert not errors, errors[:4]
+    assert wrote == SNAKE[3], wrote
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+    assert np.array_equal(out.view(np.uint32), want.view(np.uint32)), "not bit-identical to the round-robin kernel"
+
+
 @pytest.mark.parametrize("order", [None, "snake", "snake_lpt"])
 def test_snake_orders_over_two_heads_emulated(order, monkeypatch):
     """Two heads: ``snake`` runs one head's query tiles on consecutive instances, ``snake_lpt`` every

@@ -1615,19 +1615,19 @@ class _WorkTiles:
         ``instance(it)`` (``it``: the CTA's instance count so far) builds the instance and returns
         its number of K/V tiles.  (instances run, ring tiles used) after the loop.  With ``extra``
         (values carried from instance to instance, as ``extra_types``), ``instance`` finds them in
-        ``self.extra`` and ``w`` in ``self.w``, and returns (tiles, the next instance's extra); the
-        loop's results then end with the last instance's."""
+        ``self.extra`` and the loop's index ``w`` in ``self.w`` (the instance: :meth:`dealt`), and
+        returns (tiles, the next instance's extra); the loop's results then end with the last
+        instance's."""
         kb = self.kb
 
         def body(le: Emitter, w: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
             it, ring = carried[:2]
             _hint(w, "pg_w")
             with kb.into(le.block):
-                if self.snake:
-                    w = self.snaked(w, it)
-                self.tile_coord[:] = self.coords(w)
+                self.w = w  # the loop's index (the instance is dealt(w, it))
+                self.tile_coord[:] = self.coords(self.dealt(w, it))
                 kb.ring = _hint(ring, "ring")
-                self.w, self.extra = w, carried[2:]
+                self.extra = carried[2:]
                 n = instance(_hint(it, "pg_it"))
                 n, more = n if extra else (n, [])
                 kb.ring = None
@@ -1636,6 +1636,11 @@ class _WorkTiles:
 
         return _for(kb.e, self.start, self.total, self.step, [self.c0, self.c0, *extra], [i32, i32, *extra_types],
                     body)
+
+    def dealt(self, w: SSAValue, it: SSAValue) -> SSAValue:
+        """The instance the CTA runs at loop index ``w`` (``b + it G``), its round ``it``: ``w`` itself,
+        or under a snake schedule :meth:`snaked`."""
+        return self.snaked(w, it) if self.snake else w
 
     def snaked(self, w: SSAValue, it: SSAValue) -> SSAValue:
         """The instance the CTA runs in its round ``it`` under the snake schedule
@@ -2877,11 +2882,12 @@ class _Prefetch:
 
     def if_instance(self, w: SSAValue, it: SSAValue, ring: SSAValue,
                     issue: Callable[[SSAValue], list[SSAValue]], otherwise: Callable[[], list[SSAValue]]):
-        """``issue(first dot in flight)`` when instance ``w`` exists and has K/V tiles, else
-        ``otherwise()``; the S registers either yields."""
+        """``issue(first dot in flight)`` when the instance at the work loop's index ``w`` (the CTA's
+        round ``it``: :meth:`_WorkTiles.dealt`) exists and has K/V tiles, else ``otherwise()``; the S
+        registers either yields."""
         kb, work = self.work.kb, self.work
         types = [f32] * (kb.ck.sn // 2)
-        coord = work.coords(w)
+        coord = work.coords(work.dealt(w, it))
         valid = kb.v(arith.CmpiOp(w, work.total, "ult"), "pf_valid")
 
         def has_tiles() -> list[SSAValue]:
