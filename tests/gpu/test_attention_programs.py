@@ -144,7 +144,9 @@ SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
                       "stages2_late": {"TILEORCH_ATTN_STAGES": "2", "TILEORCH_ATTN_LATE_RESCALE": "1"},
                       # session 19: the persistent kernel's snake order (against its round-robin order)
                       "snake": {"TILEORCH_ATTN_SCHEDULE": "snake", "TILEORCH_ATTN_PERSISTENT": "1"},
-                      "snake_lpt": {"TILEORCH_ATTN_SCHEDULE": "snake_lpt", "TILEORCH_ATTN_PERSISTENT": "1"}}
+                      "snake_lpt": {"TILEORCH_ATTN_SCHEDULE": "snake_lpt", "TILEORCH_ATTN_PERSISTENT": "1"},
+                      "snake_next_s": {"TILEORCH_ATTN_SCHEDULE": "snake", "TILEORCH_ATTN_PERSISTENT": "1",
+                                       "TILEORCH_ATTN_NEXT_S": "1"}}
 
 
 @pytest.mark.parametrize("switches", list(SHORT_SEQ_SWITCHES))
@@ -181,7 +183,8 @@ def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, ti
     if "early_q" in switches and program.chained.get("persistent") and program.chained.get("pipelined"):
         assert program.chained["persistent"].get("early_q") is True, program.chained
     if "TILEORCH_ATTN_SCHEDULE" in SHORT_SEQ_SWITCHES[switches]:
-        assert program.chained["persistent"].get("schedule") == switches, program.chained
+        want_order = SHORT_SEQ_SWITCHES[switches]["TILEORCH_ATTN_SCHEDULE"]
+        assert program.chained["persistent"].get("schedule") == want_order, program.chained
     assert torch.equal(out.view(torch.int16), want.view(torch.int16)), "output bits differ from the kernel without it"
     if dtype == "bfloat16":
         _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
