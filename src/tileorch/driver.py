@@ -263,6 +263,12 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                                        "the consumer loop runs without overlap and ping-pong")
                     if record.get("row_div_off"):
                         remarks.append(f"remark: TILEORCH_ATTN_ROW_DIV not applied: {record['row_div_off']}")
+                    if persistent and persistent.get("schedule"):
+                        order = ("the heavy-first axis fastest, heaviest first" if persistent["schedule"] == "snake"
+                                 else "heaviest first over the whole grid")
+                        remarks.append(f"remark: the persistent kernel deals its instances in snake order ({order}; "
+                                       f"a CTA's odd rounds backwards), as TILEORCH_ATTN_SCHEDULE="
+                                       f"{persistent['schedule']} asks")
                     if persistent and persistent.get("early_q"):
                         remarks.append("remark: each instance releases its Q slot right after the consumer loop, "
                                        "before the last tile's second dot (TILEORCH_ATTN_EARLY_Q)")

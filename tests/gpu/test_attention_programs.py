@@ -141,7 +141,12 @@ SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
                       "late_skip_pingpong": {"TILEORCH_ATTN_LATE_RESCALE": "1", "TILEORCH_ATTN_SKIP_RESCALE": "1",
                                              "TILEORCH_ATTN_LATE_PACK": "1", "TILEORCH_ATTN_PINGPONG": "1",
                                              "TILEORCH_ATTN_PERSISTENT": "0"},
-                      "stages2_late": {"TILEORCH_ATTN_STAGES": "2", "TILEORCH_ATTN_LATE_RESCALE": "1"}}
+                      "stages2_late": {"TILEORCH_ATTN_STAGES": "2", "TILEORCH_ATTN_LATE_RESCALE": "1"},
+                      # session 19: the persistent kernel's snake order (against its round-robin order)
+                      "snake": {"TILEORCH_ATTN_SCHEDULE": "snake", "TILEORCH_ATTN_PERSISTENT": "1"},
+                      "snake_lpt": {"TILEORCH_ATTN_SCHEDULE": "snake_lpt", "TILEORCH_ATTN_PERSISTENT": "1"},
+                      "snake_next_s": {"TILEORCH_ATTN_SCHEDULE": "snake", "TILEORCH_ATTN_PERSISTENT": "1",
+                                       "TILEORCH_ATTN_NEXT_S": "1"}}
 
 
 @pytest.mark.parametrize("switches", list(SHORT_SEQ_SWITCHES))
@@ -177,11 +182,54 @@ def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, ti
         assert program.chained.get("late_rescale") is True, program.chained
     if "early_q" in switches and program.chained.get("persistent") and program.chained.get("pipelined"):
         assert program.chained["persistent"].get("early_q") is True, program.chained
+    if "TILEORCH_ATTN_SCHEDULE" in SHORT_SEQ_SWITCHES[switches]:
+        want_order = SHORT_SEQ_SWITCHES[switches]["TILEORCH_ATTN_SCHEDULE"]
+        assert program.chained["persistent"].get("schedule") == want_order, program.chained
     assert torch.equal(out.view(torch.int16), want.view(torch.int16)), "output bits differ from the kernel without it"
     if dtype == "bfloat16":
         _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
     else:
         _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("order", ["snake", "snake_lpt"])
+@_more_instances_than_sms
+def test_attention_snake_schedule(bh, seq, d, dtype, causal, tile_m, tile_n, order, monkeypatch):
+    """TILEORCH_ATTN_SCHEDULE=snake / snake_lpt alone (session 19): causal programs become persistent (the
+    heavy-first axis fastest / slowest, odd rounds dealt backwards), non-causal ones keep persistence with
+    the new dealing; against the fp32 reference (NaN-prefilled: an instance dealt twice or never shows),
+    more instances than SMs at 1024 / 4000 / 77 keys."""
+    monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", order)
+    monkeypatch.delenv("TILEORCH_ATTN_PERSISTENT", raising=False)
+    rc.clear_caches()
+    kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
+                                                  seed=seq + d + 19)
+    try:
+        program = _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained", program.remarks
+    assert program.chained["persistent"].get("schedule") == order, program.chained
+    if dtype == "bfloat16":
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_sample_style_attention_snake_schedule(causal, monkeypatch):
+    """The cuTile samples' forward (4-D arrays, grouped KV heads, the masks in a branch) under the snake
+    schedule, against the fp32 reference."""
+    monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", "snake")
+    rc.clear_caches()
+    kernel, args, grid, out, ref = attention_branchy_args(2, 4, 1000, 64, causal=causal, group=2, seed=191)
+    try:
+        program = _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained", program.remarks
+    assert program.chained["persistent"].get("schedule") == "snake", program.chained
+    _close(out, ref, 2e-3, 1e-2)
 
 
 @pytest.mark.parametrize("tile_n", [64, 32])

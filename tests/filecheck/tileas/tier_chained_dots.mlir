@@ -6,6 +6,8 @@
 // RUN: env TILEORCH_ATTN_NEXT_S=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=NEXTS
 // RUN: env TILEORCH_ATTN_LATE_RESCALE=1 TILEORCH_ATTN_SKIP_RESCALE=1 TILEORCH_ATTN_LATE_PACK=1 TILEORCH_ATTN_STAGES=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=S17
 // RUN: env TILEORCH_ATTN_LATE_RESCALE=1 TILEORCH_ATTN_NEXT_S=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=S17OFF
+// RUN: env TILEORCH_ATTN_SCHEDULE=snake tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SNAKE
+// RUN: env TILEORCH_ATTN_SCHEDULE=snake TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SNAKEOFF
 // Without the intra-warp-group overlap (TILEORCH_ATTN_OVERLAP=0; the overlapped kernel's structure:
 // tests/unit/test_chained_overlap.py), one CTA per program instance (TILEORCH_ATTN_PERSISTENT=0;
 // the persistent kernel, the default for this program whose loops all have one trip count, is
@@ -268,3 +270,26 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // With TILEORCH_ATTN_NEXT_S the late rescale is not applied, and the record says why.
 // S17OFF:     late_rescale_off = "TILEORCH_ATTN_NEXT_S issues the last second dot in the next instance's tail"
 // S17OFF-NOT: late_rescale = true
+
+// TILEORCH_ATTN_SCHEDULE=snake (session 19): the CTA's odd rounds of instances are dealt backwards, in the producer's
+// and in the consumers' work loop alike (round it covers [it G, it G + n), n = min(G, total - it G); CTA b takes
+// it G + n - 1 - b); the instance's program ids are read from that index.
+// SNAKE:      persistent = {q_slots = 2 : i64, schedule = "snake"}
+// SNAKE:      nvvm.setmaxregister decrease 24
+// SNAKE:      scf.for %pg_w = %pg_first to %pg_total step %pg_step iter_args(%pg_it = %pg_c0, %ring = %pg_c0)
+// SNAKE-NEXT:   %pg_round = arith.subi %pg_w, %pg_first
+// SNAKE-NEXT:   %pg_left = arith.subi %pg_total, %pg_round
+// SNAKE-NEXT:   %pg_n = arith.minui %pg_left, %pg_step
+// SNAKE-NEXT:   %pg_end = arith.addi %pg_round, %pg_n
+// SNAKE-NEXT:   %pg_end1 = arith.subi %pg_end, %c1
+// SNAKE-NEXT:   %pg_rev = arith.subi %pg_end1, %pg_first
+// SNAKE-NEXT:   %pg_odd0 = arith.andi %pg_it, %c1
+// SNAKE-NEXT:   %pg_odd = arith.trunci %pg_odd0 : i32 to i1
+// SNAKE-NEXT:   %pg_ws = arith.select %pg_odd, %pg_rev, %pg_w
+// SNAKE-NEXT:   %pidx = arith.remui %pg_ws, %grid_x
+// SNAKE:      nvvm.setmaxregister increase 240
+// SNAKE:      scf.for %pg_w_1 = %pg_first to %pg_total step %pg_step iter_args(%pg_it_1 = %pg_c0, %ring_1 = %pg_c0)
+// SNAKE:        %pg_ws_1 = arith.select %pg_odd_1, %pg_rev_1, %pg_w_1
+// SNAKE-NEXT:   %pidx_1 = arith.remui %pg_ws_1, %grid_x
+// SNAKEOFF-NOT: persistent =
+// SNAKEOFF-NOT: pg_ws

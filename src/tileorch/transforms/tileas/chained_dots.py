@@ -139,7 +139,40 @@ def persistent_enabled(uniform_trips: bool) -> bool:
     over instances, so those keep one CTA per instance.  ``tileorch check`` proves both rings (K/V
     and the Q slots) of the persistent kernel (extract_chained.py)."""
     value = os.environ.get(PERSISTENT_ENV, "uniform")
-    return value == "1" or (value not in ("0", "1") and uniform_trips)
+    return value == "1" or (value not in ("0", "1") and (uniform_trips or snake_schedule_enabled()))
+
+
+SCHEDULE_ENV = "TILEORCH_ATTN_SCHEDULE"
+
+
+SCHEDULES = ("snake", "snake_lpt")
+
+
+def schedule() -> str | None:
+    """The persistent kernel's *snake* schedules (:class:`_WorkTiles`), asked for by
+    ``TILEORCH_ATTN_SCHEDULE=snake`` or ``=snake_lpt`` (read at each compile, part of the disk-cache
+    key; default off until the H200 measures them; another value: None).  Both make programs whose
+    instances' loops differ (a heavy-first axis: causal attention) persistent too (unless
+    ``TILEORCH_ATTN_PERSISTENT=0``) and deal each CTA's rounds alternately forwards and backwards
+    (round ``r`` covers instances ``[r G, r G + n_r)``; in odd rounds CTA ``b`` takes
+    ``r G + n_r - 1 - b``), pairing a CTA's heavy instances with light ones.  ``snake``: the
+    heavy-first axis varies fastest (reversed: heaviest first), so consecutive instances are the
+    query tiles of one (batch, head) and the CTAs running at one time read the K/V of a few heads
+    (L2); ``snake_lpt``: the default order (heavy axis slowest: every head's heaviest tile first,
+    longest processing time first over the whole grid), which balances best (a simulation of the
+    causal grids of attention_variants.py: the busiest CTA within 0.5% of the mean from 4k on, 3% at
+    1k/2k, against 3% (1k-8k) and 47% (16k, 128 query tiles per head beside 132 CTAs) for ``snake``)
+    but spreads the concurrently running CTAs over as many heads as there are CTAs (d128 causal 1k:
+    the K/V of 132 heads, 66 MiB, beyond the L2; the round-robin persistent kernel with that order
+    was 0.89-0.94x the one-CTA-per-instance kernel at d128, which is why causal programs kept one
+    CTA per instance)."""
+    value = os.environ.get(SCHEDULE_ENV, "")
+    return value if value in SCHEDULES else None
+
+
+def snake_schedule_enabled() -> bool:
+    """Whether a snake schedule (:func:`schedule`) is asked for."""
+    return schedule() is not None
 
 
 PEELED_MASKS_ENV = "TILEORCH_ATTN_PEELED_MASKS"
@@ -1547,8 +1580,9 @@ class _WorkTiles:
     the same order (:meth:`loop`), counting its K/V tiles along one ring (``kb.ring``) and using Q
     slot ``it % q_slots`` for its ``it``-th instance."""
 
-    def __init__(self, kb: _Kernel, grid: list[SSAValue], heavy: int | None, tile_coord: list[SSAValue]):
-        self.kb, self.grid, self.heavy, self.tile_coord = kb, grid, heavy, tile_coord
+    def __init__(self, kb: _Kernel, grid: list[SSAValue], heavy: int | None, tile_coord: list[SSAValue],
+                 snake: str | None = None):
+        self.kb, self.grid, self.heavy, self.tile_coord, self.snake = kb, grid, heavy, tile_coord, snake
         e = kb.e
         self.total = kb.v(arith.MuliOp(kb.v(arith.MuliOp(grid[0], grid[1]), "pg_xy"), grid[2]), "pg_total")
         self.start = kb.v(nvvm.SPECIAL_REGISTERS["ctaid.x"](), "pg_first")
@@ -1559,6 +1593,8 @@ class _WorkTiles:
         """The program ids (x, y, z) of linear instance ``w``."""
         kb = self.kb
         order = [a for a in range(3) if a != self.heavy] + ([self.heavy] if self.heavy is not None else [])
+        if self.snake == "snake" and self.heavy is not None:  # the heavy axis fastest: one head's query tiles in a row
+            order = [self.heavy] + order[:-1]
         out: list[SSAValue | None] = [None] * 3
         rest = w
         for k, a in enumerate(order):
@@ -1579,17 +1615,19 @@ class _WorkTiles:
         ``instance(it)`` (``it``: the CTA's instance count so far) builds the instance and returns
         its number of K/V tiles.  (instances run, ring tiles used) after the loop.  With ``extra``
         (values carried from instance to instance, as ``extra_types``), ``instance`` finds them in
-        ``self.extra`` and ``w`` in ``self.w``, and returns (tiles, the next instance's extra); the
-        loop's results then end with the last instance's."""
+        ``self.extra`` and the loop's index ``w`` in ``self.w`` (the instance: :meth:`dealt`), and
+        returns (tiles, the next instance's extra); the loop's results then end with the last
+        instance's."""
         kb = self.kb
 
         def body(le: Emitter, w: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
             it, ring = carried[:2]
             _hint(w, "pg_w")
             with kb.into(le.block):
-                self.tile_coord[:] = self.coords(w)
+                self.w = w  # the loop's index (the instance is dealt(w, it))
+                self.tile_coord[:] = self.coords(self.dealt(w, it))
                 kb.ring = _hint(ring, "ring")
-                self.w, self.extra = w, carried[2:]
+                self.extra = carried[2:]
                 n = instance(_hint(it, "pg_it"))
                 n, more = n if extra else (n, [])
                 kb.ring = None
@@ -1598,6 +1636,25 @@ class _WorkTiles:
 
         return _for(kb.e, self.start, self.total, self.step, [self.c0, self.c0, *extra], [i32, i32, *extra_types],
                     body)
+
+    def dealt(self, w: SSAValue, it: SSAValue) -> SSAValue:
+        """The instance the CTA runs at loop index ``w`` (``b + it G``), its round ``it``: ``w`` itself,
+        or under a snake schedule :meth:`snaked`."""
+        return self.snaked(w, it) if self.snake else w
+
+    def snaked(self, w: SSAValue, it: SSAValue) -> SSAValue:
+        """The instance the CTA runs in its round ``it`` under the snake schedule
+        (:func:`snake_schedule_enabled`): ``w`` (= ``b + it G``) in even rounds, ``it G + n - 1 - b``
+        in odd ones, ``n = min(G, total - it G)`` the round's instances (a bijection of each round's
+        instances ``[it G, it G + n)``: CTA ``b`` runs in round ``it`` exactly when ``b < n``)."""
+        kb = self.kb
+        base = kb.v(arith.SubiOp(w, self.start), "pg_round")  # it * G
+        left = kb.v(arith.SubiOp(self.total, base), "pg_left")
+        n = kb.v(arith.MinUIOp(left, self.step), "pg_n")
+        back = kb.v(arith.SubiOp(kb.v(arith.AddiOp(base, n), "pg_end"), kb.small(1)), "pg_end1")
+        rev = kb.v(arith.SubiOp(back, self.start), "pg_rev")
+        odd = kb.v(arith.TruncIOp(kb.v(arith.AndIOp(it, kb.small(1)), "pg_odd0"), i1), "pg_odd")
+        return kb.v(arith.SelectOp(odd, rev, w), "pg_ws")
 
     def drain_q(self, runs: SSAValue) -> None:
         """The producer's wait, before it leaves, for the release of each Q slot's last use after
@@ -2825,11 +2882,12 @@ class _Prefetch:
 
     def if_instance(self, w: SSAValue, it: SSAValue, ring: SSAValue,
                     issue: Callable[[SSAValue], list[SSAValue]], otherwise: Callable[[], list[SSAValue]]):
-        """``issue(first dot in flight)`` when instance ``w`` exists and has K/V tiles, else
-        ``otherwise()``; the S registers either yields."""
+        """``issue(first dot in flight)`` when the instance at the work loop's index ``w`` (the CTA's
+        round ``it``: :meth:`_WorkTiles.dealt`) exists and has K/V tiles, else ``otherwise()``; the S
+        registers either yields."""
         kb, work = self.work.kb, self.work
         types = [f32] * (kb.ck.sn // 2)
-        coord = work.coords(w)
+        coord = work.coords(work.dealt(w, it))
         valid = kb.v(arith.CmpiOp(w, work.total, "ult"), "pf_valid")
 
         def has_tiles() -> list[SSAValue]:
@@ -3000,6 +3058,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             _fail((ck.q_prologue or ck.b_prologue).top.owner, f"a Q or K prologue with {ck.tm}-row tiles (four "
                                                              "consumer warp groups) is not supported")
     persistent = plan.persistent
+    snake = schedule() if persistent else None  # the snake order of the instances (_WorkTiles.snaked)
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_x{ck.k1}" if ck.k1 > 1 else "")
     pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES and ck.b_prologue is None else None
     for pro, op, threads, rows in ((ck.q_prologue, ck.a0, 128, 64), (ck.b_prologue, ck.b1, plan.consumer_threads,
@@ -3080,7 +3139,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             kb.splice(ws.tmp, total, "work_items")
             grid = list(grid)
             grid[work_items[1]] = total
-        work = _WorkTiles(kb, grid, heavy, tile_coord)
+        work = _WorkTiles(kb, grid, heavy, tile_coord, snake)
     else:
         n_tiles, init_vals = instance_values()
 
@@ -3262,6 +3321,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "guards": _stage_guards(ck, plan)}
     if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters
         record["persistent"] = {"q_slots": plan.q_slots}
+        if snake:
+            record["persistent"]["schedule"] = snake
         if early_q:
             record["persistent"]["early_q"] = True
         if next_s != "0":
