@@ -19,7 +19,9 @@ counterexample also uses the fewest iterations.
 
 from __future__ import annotations
 
+import io
 import itertools
+import pickle
 import time
 from collections import deque
 from collections.abc import Callable
@@ -137,65 +139,153 @@ def instances(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None =
     return sorted(combos, key=lambda d: (sum(d.values()), sorted(d.items())))
 
 
-_FORKED: tuple | None = None
-"""(protocol, por, symmetry) of a parallel check, inherited by the forked workers."""
+class ParallelSearchFailed(RuntimeError):
+    """A parallel check (``jobs > 1``) got no answer from its worker processes: one died (killed
+    for memory, a signal) or the searches passed the check's ``timeout``.  The message says which
+    and what to do (the serial search, ``jobs=1``, runs in the caller's process)."""
+
+
+_WORKER: tuple | None = None
+"""(protocol, por, symmetry, max_states) of the parallel check a worker process serves."""
+
+
+class _NoIR(pickle.Pickler):
+    """Pickles a protocol for the workers with its IR references (the ``origin`` fields that
+    locate diagnostics, xDSL operations) as None: a worker only counts states and says whether the
+    instance violates a property; the counterexample is replayed in the caller's process."""
+
+    def reducer_override(self, obj):
+        from xdsl.ir import Attribute, IRNode, SSAValue
+
+        if isinstance(obj, (IRNode, SSAValue, Attribute)):
+            return type(None), ()
+        return NotImplemented
+
+
+def _worker_init(payload: bytes) -> None:
+    global _WORKER
+    _WORKER = pickle.loads(payload)
 
 
 def _search_instance(values: dict[str, int]) -> tuple[int, int, bool]:
-    """A forked worker's search of one instance: (states, transitions, violated)."""
-    protocol, por, symmetry, max_states = _FORKED
+    """A worker's search of one instance: (states, transitions, violated)."""
+    protocol, por, symmetry, max_states = _WORKER
     search = bfs(Machine(protocol, values, symmetry), por=por, max_states=max_states)
     return search.states, search.transitions, search.violation is not None
 
 
-def _parallel_searches(protocol: Protocol, todo: list[dict[str, int]], por: bool, symmetry: bool,
-                       jobs: int, max_states: int = MAX_STATES):
-    """The instances' (states, transitions, violated), in ``todo``'s order, searched by ``jobs``
-    forked processes; None where fork is not available (the caller searches serially)."""
+def _pool_context():
+    """The multiprocessing context of a parallel check's workers, None where there is none.
+
+    ``forkserver`` (else ``spawn``), never ``fork``: a forked child inherits every lock that
+    another thread of the caller held at the fork (llvmlite's, logging's, an xdist worker's
+    execnet threads) and waits on it forever.  The fork server is a fresh single-threaded process
+    that imports this module once; the workers are forked from it."""
     import multiprocessing
 
-    global _FORKED
-    if jobs <= 1 or len(todo) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return None
-    _FORKED = (protocol, por, symmetry, max_states)
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload([__name__])
+        return ctx
+    if "spawn" in methods:
+        return multiprocessing.get_context("spawn")
+    return None
+
+
+def _stop(pool) -> None:
+    """Stop ``pool`` now: queued searches are dropped, running ones killed (after a violation
+    their answers are not needed; after a failure they are not waited for)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    terminate = getattr(pool, "terminate_workers", None)  # Python >= 3.14
+    if terminate is not None:
+        terminate()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        if proc.is_alive():
+            proc.terminate()
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        proc.join(5)
+
+
+def _parallel_searches(protocol: Protocol, todo: list[dict[str, int]], por: bool, symmetry: bool,
+                       jobs: int, max_states: int, timeout: float | None, ctx):
+    """The instances' (states, transitions, violated), in ``todo``'s order, searched by ``jobs``
+    worker processes of ``ctx``.  A worker that dies, or searches still running ``timeout``
+    seconds after the start, raise :class:`ParallelSearchFailed` (never a wait without end);
+    closing the generator early (after a violation) stops the workers."""
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    buf = io.BytesIO()
+    _NoIR(buf, protocol=pickle.HIGHEST_PROTOCOL).dump((protocol, por, symmetry, max_states))
+    deadline = None if timeout is None else time.monotonic() + timeout
+    pool = ProcessPoolExecutor(min(jobs, len(todo)), mp_context=ctx, initializer=_worker_init,
+                               initargs=(buf.getvalue(),))
     try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(todo))) as pool:
-            # the largest instances (last in order) start first: the workers finish together
-            pending = {i: pool.apply_async(_search_instance, (todo[i],)) for i in reversed(range(len(todo)))}
-            for i in range(len(todo)):
-                yield pending[i].get()
+        # the largest instances (last in order) start first: the workers finish together
+        pending = {i: pool.submit(_search_instance, todo[i]) for i in reversed(range(len(todo)))}
+        for i in range(len(todo)):
+            future = pending[i]
+            while not future.done():
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise ParallelSearchFailed(
+                        f"{protocol.name}: the parallel search of {len(todo)} trip-count instances did not "
+                        f"finish within {timeout:g} s (instance {values_text(todo[i])} still running); "
+                        f"check it serially (jobs=1, tileorch check --jobs 1) to see its progress")
+                wait([future], timeout=left, return_when=FIRST_COMPLETED)
+            try:
+                yield future.result()
+            except BrokenProcessPool:
+                raise ParallelSearchFailed(
+                    f"{protocol.name}: a worker process of the parallel search died (killed for memory or by a "
+                    f"signal) while searching instance {values_text(todo[i])}; check it serially (jobs=1, "
+                    f"tileorch check --jobs 1), which also reports a search past its state bound") from None
     finally:
-        _FORKED = None
+        _stop(pool)
+
+
+def values_text(values: dict[str, int]) -> str:
+    """``k=v, ...`` of a trip-count instance (``fixed trip counts`` for none)."""
+    return ", ".join(f"{k}={v}" for k, v in sorted(values.items())) or "fixed trip counts"
 
 
 def check(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None = None,
           por: bool = True, symmetry: bool = True,
           progress: Callable[[int, int], None] | None = None, jobs: int = 1,
-          max_states: int = MAX_STATES) -> CheckResult:
+          max_states: int = MAX_STATES, timeout: float | None = None) -> CheckResult:
     """Explore every interleaving of every instance; stop at the first violation.
     ``por`` / ``symmetry`` switch the reductions (for cross-checking); ``progress(states,
     transitions)`` is called periodically with the totals so far (over all instances).
-    ``jobs > 1`` searches the instances in that many forked processes; the verdict, the counts
-    and the counterexample are the serial ones (results are taken in instance order, and the
-    first violating instance is searched again here for its counterexample)."""
+    ``jobs > 1`` searches the instances in that many worker processes (fork server or spawn, never a
+    fork of this process: see :func:`_pool_context`); the verdict, the counts and the
+    counterexample are the serial ones (results are taken in instance order, and the first
+    violating instance is searched again here for its counterexample).  A worker that dies, or a
+    parallel search still running after ``timeout`` seconds (None: no limit; the state bound
+    ``max_states`` bounds each search), raises :class:`ParallelSearchFailed`; where no process
+    pool can be made the instances are searched here, serially."""
     start = time.perf_counter()
     result = CheckResult(protocol.name, True, agents=tuple(a.name for a in protocol.agents),
                          notes=protocol.notes)
     todo = instances(protocol, overrides)
-    parallel = (_parallel_searches(protocol, todo, por, symmetry, jobs, max_states)
-                if jobs > 1 and len(todo) > 1 else None)
-    if parallel is not None:
-        for values, (states, transitions, violated) in zip(todo, parallel):
-            if violated:  # searched again in this process for the counterexample (same search)
-                todo = todo[todo.index(values):]
-                break
-            result.states += states
-            result.transitions += transitions
-            result.instances.append((values, states))
-            if progress is not None:
-                progress(result.states, result.transitions)
-        else:
-            todo = []
+    ctx = _pool_context() if jobs > 1 and len(todo) > 1 else None
+    if ctx is not None:
+        parallel = _parallel_searches(protocol, todo, por, symmetry, jobs, max_states, timeout, ctx)
+        try:
+            for values, (states, transitions, violated) in zip(todo, parallel):
+                if violated:  # searched again in this process for the counterexample (same search)
+                    todo = todo[todo.index(values):]
+                    break
+                result.states += states
+                result.transitions += transitions
+                result.instances.append((values, states))
+                if progress is not None:
+                    progress(result.states, result.transitions)
+            else:
+                todo = []
+        finally:
+            parallel.close()  # stops the workers still searching (after a violation)
     for values in todo:
         m = Machine(protocol, values, symmetry)
         done = (result.states, result.transitions)

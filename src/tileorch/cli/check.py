@@ -8,7 +8,7 @@ import os
 import sys
 
 from tileorch.analysis.counterexample import format_text, write_chrome_trace
-from tileorch.analysis.explore import MAX_STATES, StateSpaceTooLarge, check
+from tileorch.analysis.explore import MAX_STATES, ParallelSearchFailed, StateSpaceTooLarge, check
 from tileorch.analysis.extract import MAX_ITERATIONS, load  # MAX_ITERATIONS: the largest --iterations
 
 
@@ -94,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
                                states, note=f"{_count(transitions)} transitions"))
         except StateSpaceTooLarge as exc:  # was an internal error after the 5M states (about 25 minutes)
             print(f"{args.file}: error: {too_large(proto, exc)}", file=sys.stderr)
+            failed += 1
+            continue
+        except ParallelSearchFailed as exc:  # a worker died: said, never a wait without end
+            print(f"{args.file}: error: not checked: {exc}", file=sys.stderr)
             failed += 1
             continue
         params = {}
