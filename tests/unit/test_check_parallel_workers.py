@@ -17,8 +17,17 @@ from tileorch.analysis import explore  # noqa: E402
 from tileorch.analysis.explore import ParallelSearchFailed, check  # noqa: E402
 from tileorch.analysis.extract import load  # noqa: E402
 
-def test_workers_are_not_forks_of_the_caller():
-    ctx = explore._pool_context()
+def test_workers_are_not_forks_of_a_threaded_caller():
+    import threading
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, args=(60,))
+    other.start()
+    try:
+        ctx = explore._pool_context()
+    finally:
+        stop.set()
+        other.join()
     assert ctx is not None
     assert ctx.get_start_method() in ("forkserver", "spawn")
 

@@ -177,13 +177,20 @@ def _search_instance(values: dict[str, int]) -> tuple[int, int, bool]:
 def _pool_context():
     """The multiprocessing context of a parallel check's workers, None where there is none.
 
-    ``forkserver`` (else ``spawn``), never ``fork``: a forked child inherits every lock that
-    another thread of the caller held at the fork (llvmlite's, logging's, an xdist worker's
+    ``fork`` where the caller runs no other Python thread; else ``forkserver`` (else ``spawn``),
+    never a ``fork`` of a threaded caller: a forked child inherits every lock that another thread of
+    the caller held at the fork (llvmlite's, logging's, an xdist worker's
     execnet threads) and waits on it forever.  The fork server is a fresh single-threaded process
     that imports this module once; the workers are forked from it."""
     import multiprocessing
+    import threading
 
     methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        # no other Python thread here (a `tileorch check` process): nothing can hold a lock at the
+        # fork; a fork server started from a process that runs under the tests' tool fork server
+        # (python -I -S) never answered (session 18: two CLI tests stalled 10 minutes)
+        return multiprocessing.get_context("fork")
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload([__name__])
