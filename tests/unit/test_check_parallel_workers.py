@@ -8,6 +8,7 @@ without end.  The verdicts, counts and counterexample equal the serial search's
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -46,8 +47,105 @@ def test_a_worker_that_dies_is_reported_not_waited_for():
     ctx = explore._pool_context()
     searches = explore._parallel_searches(_DiesWhenLoaded(), [{"k": 1}, {"k": 2}], True, True, 2, 1000, None, ctx)
     with pytest.raises(ParallelSearchFailed, match=r"dies_in_the_worker: a worker process of the parallel "
-                                                   r"search died .* instance k=1; check it serially \(jobs=1"):
+                                                   r"search died \(exit status 3: .* instance k=[12]; "
+                                                   r"check it serially \(jobs=1"):
         next(searches)
+    assert not _workers()  # killed and waited for
+
+
+def _workers():
+    import multiprocessing
+
+    return [p for p in multiprocessing.active_children() if p.name == "tileorch-check-worker"]
+
+
+class _SleepsWhenLoaded:
+    """A protocol stand-in whose loading in the worker blocks for an hour (a worker still busy)."""
+
+    name = "sleeps_in_the_worker"
+
+    def __reduce__(self):
+        import time
+
+        return time.sleep, (3600,)
+
+
+def test_a_worker_killed_mid_search_is_reported_and_the_others_are_stopped():
+    """SIGKILL one busy worker (as the out-of-memory killer would): the caller says which instance
+    it was searching and stops the other (still busy) worker; no wait without end."""
+    import signal
+    import threading
+    import time
+
+    def kill_one():
+        for _ in range(600):
+            workers = [p for p in _workers() if p.pid]
+            if len(workers) == 2:
+                os.kill(workers[0].pid, signal.SIGKILL)
+                return
+            time.sleep(0.1)
+
+    killer = threading.Thread(target=kill_one)
+    killer.start()
+    searches = explore._parallel_searches(_SleepsWhenLoaded(), [{"k": 1}, {"k": 2}], True, True, 2, 1000, 600,
+                                          explore._pool_context())
+    start = time.monotonic()
+    try:
+        with pytest.raises(ParallelSearchFailed, match=r"sleeps_in_the_worker: a worker process of the parallel "
+                                                       r"search died \(exit status -9: .* instance k=[12];"):
+            next(searches)
+    finally:
+        killer.join()
+    assert time.monotonic() - start < 300
+    assert not _workers()  # the sleeping one was killed too
+
+
+class _NoProcesses:
+    """A multiprocessing context whose processes cannot start (as under a process limit)."""
+
+    def Pipe(self):  # noqa: N802 (multiprocessing's name)
+        import multiprocessing
+
+        return multiprocessing.Pipe()
+
+    def Process(self, **kwargs):  # noqa: N802
+        class _Refused:
+            name = "refused"
+
+            def start(self):
+                raise OSError(11, "Resource temporarily unavailable")
+
+            def is_alive(self):
+                return False
+
+            def join(self, timeout=None):
+                pass
+
+        return _Refused()
+
+
+@pytest.mark.parametrize("ctx", [None, _NoProcesses()], ids=["no-start-method", "start-refused"])
+def test_no_pool_searches_serially_with_a_remark(tmp_path, monkeypatch, ctx):
+    """Where no worker can be started, every instance is still searched (here, serially) and a
+    remark says so: never a verdict without a search (session 17's pool returned OK unchecked)."""
+    protocol = _small_protocol(tmp_path)
+    serial = check(protocol)
+    monkeypatch.setattr(explore, "_pool_context", lambda: ctx)
+    result = check(protocol, jobs=2)
+    assert result.ok and result.instances == serial.instances and result.states == serial.states > 0
+    why = ("this platform has no way to start processes" if ctx is None else
+           r"no worker process could be started \(\w+Error: \[Errno 11\] Resource temporarily unavailable\)")
+    assert len(result.remarks) == 1
+    assert re.search(rf"remark: the {len(serial.instances)} trip-count instances were searched one "
+                                   rf"after another in this process, not by 2 worker processes: {why}",
+                                   result.remarks[0]), result.remarks
+    assert not check(protocol, jobs=1).remarks  # asked for serially: nothing to say
+
+
+def test_no_worker_outlives_a_check(tmp_path):
+    protocol = _small_protocol(tmp_path)
+    assert check(protocol, jobs=2).ok
+    assert not _workers()
 
 
 def _small_protocol(tmp_path):

@@ -49,6 +49,8 @@ class CheckResult:
     values: dict[str, int] = field(default_factory=dict)
     agents: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    remarks: list[str] = field(default_factory=list)
+    """How the search ran where it differs from what was asked (``jobs > 1`` searched serially)."""
 
 
 @dataclass
@@ -146,7 +148,7 @@ class ParallelSearchFailed(RuntimeError):
 
 
 _WORKER: tuple | None = None
-"""(protocol, por, symmetry, max_states) of the parallel check a worker process serves."""
+"""(protocol, por, symmetry, max_states, instances) of the parallel check a worker process serves."""
 
 
 class _NoIR(pickle.Pickler):
@@ -162,14 +164,22 @@ class _NoIR(pickle.Pickler):
         return NotImplemented
 
 
-def _worker_init(payload: bytes) -> None:
+def _worker_main(payload: bytes, conn) -> None:
+    """A worker process: take the parallel check from ``payload``, then answer each instance index
+    received on ``conn`` with ``(index, states, transitions, violated)`` until ``None`` arrives."""
     global _WORKER
     _WORKER = pickle.loads(payload)
+    todo = _WORKER[-1]
+    while True:
+        index = conn.recv()
+        if index is None:
+            return
+        conn.send((index, *_search_instance(todo[index])))
 
 
 def _search_instance(values: dict[str, int]) -> tuple[int, int, bool]:
     """A worker's search of one instance: (states, transitions, violated)."""
-    protocol, por, symmetry, max_states = _WORKER
+    protocol, por, symmetry, max_states, _todo = _WORKER
     search = bfs(Machine(protocol, values, symmetry), por=por, max_states=max_states)
     return search.states, search.transitions, search.violation is not None
 
@@ -177,19 +187,18 @@ def _search_instance(values: dict[str, int]) -> tuple[int, int, bool]:
 def _pool_context():
     """The multiprocessing context of a parallel check's workers, None where there is none.
 
-    ``fork`` where the caller runs no other Python thread; else ``forkserver`` (else ``spawn``),
-    never a ``fork`` of a threaded caller: a forked child inherits every lock that another thread of
-    the caller held at the fork (llvmlite's, logging's, an xdist worker's
-    execnet threads) and waits on it forever.  The fork server is a fresh single-threaded process
-    that imports this module once; the workers are forked from it."""
+    ``fork`` where the caller runs no other Python thread (a ``tileorch check`` process: nothing
+    can hold a lock at the fork; the workers leave no thread behind, so this holds for every
+    protocol of a file); else ``forkserver`` (else ``spawn``), never a ``fork`` of a threaded caller:
+    a forked child inherits every lock that another thread of the caller held at the fork
+    (llvmlite's, logging's, an xdist worker's execnet threads) and waits on it forever.  The fork
+    server is a fresh single-threaded process that imports this module once; the workers are forked
+    from it."""
     import multiprocessing
     import threading
 
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and threading.active_count() == 1:
-        # no other Python thread here (a `tileorch check` process): nothing can hold a lock at the
-        # fork; a fork server started from a process that runs under the tests' tool fork server
-        # (python -I -S) never answered (session 18: two CLI tests stalled 10 minutes)
         return multiprocessing.get_context("fork")
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
@@ -200,62 +209,109 @@ def _pool_context():
     return None
 
 
-def _stop(pool) -> None:
-    """Stop ``pool`` now: queued searches are dropped, running ones killed (after a violation
-    their answers are not needed; after a failure they are not waited for)."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    terminate = getattr(pool, "terminate_workers", None)  # Python >= 3.14
-    if terminate is not None:
-        terminate()
-        return
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+class _NoPool(Exception):
+    """No worker process could be started (the caller searches serially, with a remark)."""
+
+
+def _stop(workers) -> None:
+    """Kill the ``(process, connection)`` workers and wait for them: none outlives the check (an
+    idle worker would otherwise wait for work forever, and an exit handler that joins the caller's
+    children with it)."""
+    for proc, conn in workers:
         if proc.is_alive():
-            proc.terminate()
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
-        proc.join(5)
+            proc.kill()
+        conn.close()
+    for proc, _ in workers:
+        proc.join()
+
+
+def _died(protocol: Protocol, todo: list[dict[str, int]], proc, index: int) -> ParallelSearchFailed:
+    """The error of a worker that died while given instance ``todo[index]``."""
+    proc.join(5)  # its exit status, where it has one
+    return ParallelSearchFailed(
+        f"{protocol.name}: a worker process of the parallel search died (exit status {proc.exitcode}: "
+        f"killed for memory or by a signal) while searching instance {values_text(todo[index])}; check it "
+        f"serially (jobs=1, tileorch check --jobs 1), which also reports a search past its state bound")
+
+
+def _give(protocol: Protocol, todo: list[dict[str, int]], busy: dict, proc, conn, index: int) -> None:
+    """Send instance ``index`` to the worker ``proc`` on ``conn`` and note it busy with it."""
+    try:
+        conn.send(index)
+    except OSError:  # the worker is gone (its end of the pipe closed)
+        raise _died(protocol, todo, proc, index) from None
+    busy[conn] = (proc, index)
 
 
 def _parallel_searches(protocol: Protocol, todo: list[dict[str, int]], por: bool, symmetry: bool,
                        jobs: int, max_states: int, timeout: float | None, ctx):
     """The instances' (states, transitions, violated), in ``todo``'s order, searched by ``jobs``
-    worker processes of ``ctx``.  A worker that dies, or searches still running ``timeout``
-    seconds after the start, raise :class:`ParallelSearchFailed` (never a wait without end);
-    closing the generator early (after a violation) stops the workers."""
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
+    worker processes of ``ctx``, each fed one instance at a time over its own pipe (no thread in
+    this process).  Raises :class:`_NoPool` on the first ``next`` when no worker can be started.  A
+    worker that dies, or searches still running ``timeout`` seconds after the start, raise
+    :class:`ParallelSearchFailed` (never a wait without end); closing the generator (after a
+    violation, or at the end) kills the workers and waits for them."""
+    from multiprocessing.connection import wait
 
     buf = io.BytesIO()
-    _NoIR(buf, protocol=pickle.HIGHEST_PROTOCOL).dump((protocol, por, symmetry, max_states))
+    _NoIR(buf, protocol=pickle.HIGHEST_PROTOCOL).dump((protocol, por, symmetry, max_states, todo))
+    payload = buf.getvalue()
     deadline = None if timeout is None else time.monotonic() + timeout
-    pool = ProcessPoolExecutor(min(jobs, len(todo)), mp_context=ctx, initializer=_worker_init,
-                               initargs=(buf.getvalue(),))
+    workers = []  # (process, this end of its pipe)
     try:
+        try:
+            for _ in range(min(jobs, len(todo))):
+                mine, theirs = ctx.Pipe()
+                proc = ctx.Process(target=_worker_main, args=(payload, theirs), daemon=True,
+                                   name="tileorch-check-worker")
+                workers.append((proc, mine))
+                proc.start()
+                theirs.close()
+        except (OSError, ImportError, ValueError) as exc:  # no processes / semaphores / pipes here
+            raise _NoPool(f"{type(exc).__name__}: {exc}") from None
         # the largest instances (last in order) start first: the workers finish together
-        pending = {i: pool.submit(_search_instance, todo[i]) for i in reversed(range(len(todo)))}
+        queue = list(range(len(todo)))
+        busy = {}  # connection -> (process, instance index)
+        for proc, conn in workers:
+            if queue:
+                _give(protocol, todo, busy, proc, conn, queue.pop())
+        done: dict[int, tuple[int, int, bool]] = {}
         for i in range(len(todo)):
-            future = pending[i]
-            while not future.done():
+            while i not in done:
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     raise ParallelSearchFailed(
                         f"{protocol.name}: the parallel search of {len(todo)} trip-count instances did not "
                         f"finish within {timeout:g} s (instance {values_text(todo[i])} still running); "
                         f"check it serially (jobs=1, tileorch check --jobs 1) to see its progress")
-                wait([future], timeout=left, return_when=FIRST_COMPLETED)
-            try:
-                yield future.result()
-            except BrokenProcessPool:
-                raise ParallelSearchFailed(
-                    f"{protocol.name}: a worker process of the parallel search died (killed for memory or by a "
-                    f"signal) while searching instance {values_text(todo[i])}; check it serially (jobs=1, "
-                    f"tileorch check --jobs 1), which also reports a search past its state bound") from None
+                sentinels = {proc.sentinel: conn for conn, (proc, _) in busy.items()}
+                for ready in wait([*busy, *sentinels], timeout=left):
+                    conn = sentinels.get(ready, ready)
+                    if conn not in busy:
+                        continue  # its answer and its end both ready: taken already
+                    proc, index = busy.pop(conn)
+                    try:
+                        answer = conn.recv() if conn.poll() else None
+                    except (EOFError, OSError):
+                        answer = None
+                    if answer is None:
+                        raise _died(protocol, todo, proc, index)
+                    done[answer[0]] = answer[1:]
+                    if queue:
+                        _give(protocol, todo, busy, proc, conn, queue.pop())
+            yield done.pop(i)
     finally:
-        _stop(pool)
+        _stop(workers)
 
 
 def values_text(values: dict[str, int]) -> str:
     """``k=v, ...`` of a trip-count instance (``fixed trip counts`` for none)."""
     return ", ".join(f"{k}={v}" for k, v in sorted(values.items())) or "fixed trip counts"
+
+
+def _serial_remark(count: int, jobs: int, why: str) -> str:
+    return (f"remark: the {count} trip-count instances were searched one after another in this process, "
+            f"not by {jobs} worker processes: {why}")
 
 
 def check(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None = None,
@@ -265,18 +321,21 @@ def check(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None = Non
     """Explore every interleaving of every instance; stop at the first violation.
     ``por`` / ``symmetry`` switch the reductions (for cross-checking); ``progress(states,
     transitions)`` is called periodically with the totals so far (over all instances).
-    ``jobs > 1`` searches the instances in that many worker processes (fork server or spawn, never a
-    fork of this process: see :func:`_pool_context`); the verdict, the counts and the
-    counterexample are the serial ones (results are taken in instance order, and the first
-    violating instance is searched again here for its counterexample).  A worker that dies, or a
-    parallel search still running after ``timeout`` seconds (None: no limit; the state bound
-    ``max_states`` bounds each search), raises :class:`ParallelSearchFailed`; where no process
-    pool can be made the instances are searched here, serially."""
+    ``jobs > 1`` searches the instances in that many worker processes (forks of this process when it
+    runs no other thread, else of a fork server: see :func:`_pool_context`), all killed and waited
+    for before this returns; the verdict, the counts and the counterexample are the serial ones
+    (results are taken in instance order, and the first violating instance is searched again here
+    for its counterexample).  A worker that dies, or a parallel search still running after
+    ``timeout`` seconds (None: no limit; the state bound ``max_states`` bounds each search), raises
+    :class:`ParallelSearchFailed`; where no worker can be started the instances are searched here,
+    serially, and ``result.remarks`` says so (never a verdict without a search)."""
     start = time.perf_counter()
     result = CheckResult(protocol.name, True, agents=tuple(a.name for a in protocol.agents),
                          notes=protocol.notes)
     todo = instances(protocol, overrides)
     ctx = _pool_context() if jobs > 1 and len(todo) > 1 else None
+    if jobs > 1 and len(todo) > 1 and ctx is None:
+        result.remarks.append(_serial_remark(len(todo), jobs, "this platform has no way to start processes"))
     if ctx is not None:
         parallel = _parallel_searches(protocol, todo, por, symmetry, jobs, max_states, timeout, ctx)
         try:
@@ -291,6 +350,8 @@ def check(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None = Non
                     progress(result.states, result.transitions)
             else:
                 todo = []
+        except _NoPool as exc:  # nothing searched yet: every instance is searched below, serially
+            result.remarks.append(_serial_remark(len(todo), jobs, f"no worker process could be started ({exc})"))
         finally:
             parallel.close()  # stops the workers still searching (after a violation)
     for values in todo:

@@ -107,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
         params = {k: sorted(set(v)) for k, v in params.items()}
         for note in result.notes:
             print(note)
+        for remark in result.remarks:  # a parallel search that ran serially
+            print(f"{args.file}: {remark}", file=sys.stderr)
         summary = (f"{result.states} states, {result.transitions} transitions explored in "
                    f"{result.seconds:.2f} s ({_ranges(params)}; {len(proto.agents)} agents)")
         if result.ok:
