@@ -166,3 +166,21 @@ def test_a_parallel_search_past_its_timeout_stops_with_an_error(tmp_path):
     with pytest.raises(ParallelSearchFailed, match=r"did not finish within 0 s .*check it serially"):
         check(protocol, jobs=2, timeout=0)
     assert check(protocol, jobs=2, timeout=600).ok  # the same search with time to finish
+
+
+def test_cli_says_when_it_searched_serially(tmp_path, monkeypatch, capsys):
+    """``tileorch check --jobs 2`` where no worker starts: the verdict of a full (serial) search and
+    the remark on stderr at the file."""
+    from tileorch.cli.main import main
+
+    protocol = _small_protocol(tmp_path)
+    path = next(tmp_path.glob("*.mlir"))
+    monkeypatch.setattr(explore, "_pool_context", lambda: _NoProcesses())
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", str(path), "--jobs", "2"])
+    out, err = capsys.readouterr()
+    assert exit_.value.code in (0, None), (out, err)
+    assert f"{protocol.name}: OK: all properties hold" in out
+    assert re.search(rf"^{re.escape(str(path))}: remark: the \d+ trip-count instances were searched one after "
+                     r"another in this process, not by 2 worker processes: no worker process could be started",
+                     err, re.M), err
