@@ -142,10 +142,17 @@ def test_no_pool_searches_serially_with_a_remark(tmp_path, monkeypatch, ctx):
     assert not check(protocol, jobs=1).remarks  # asked for serially: nothing to say
 
 
-def test_no_worker_outlives_a_check(tmp_path):
+def test_no_worker_or_thread_outlives_a_check(tmp_path):
+    """Every worker is joined before ``check`` returns and the caller ran no thread for them: a
+    second protocol of the same ``tileorch check`` process still forks from a single-threaded
+    caller (the ``concurrent.futures`` pool left its manager and feeder threads, and idle workers)."""
+    import threading
+
     protocol = _small_protocol(tmp_path)
+    threads = threading.active_count()
     assert check(protocol, jobs=2).ok
     assert not _workers()
+    assert threading.active_count() == threads
 
 
 def _small_protocol(tmp_path):
