@@ -19,7 +19,6 @@ slopes in attention) sent off the tensor-core tier."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -35,8 +34,8 @@ SOURCE = str(Path(user_programs.__file__))
 PROGRAMS = {**user_programs.PROGRAMS, **user_programs2.PROGRAMS}
 SOURCES = {**{n: SOURCE for n in user_programs.PROGRAMS},
            **{n: str(Path(user_programs2.__file__)) for n in user_programs2.PROGRAMS}}
-# the SIMT path's dots are scalar FMAs: a 64 x 64 tile takes seconds to compile, not minutes
-SLOW_S = 60.0
+# how long each compile takes (the SIMT path's dots are scalar FMAs: seconds, not minutes) is
+# measured by benchmarks/user_sweep_compile.py, not asserted here (no timed tests in CI)
 
 
 def _ptxas() -> bool:
@@ -58,12 +57,9 @@ def test_program_compiles_on_its_path(name, monkeypatch):
 
     monkeypatch.setenv("TILEORCH_CACHE", "0")
     p = PROGRAMS[name]
-    start = time.monotonic()
     prog = compile_program(_bytecode(name), name, arch="sm_90a", ptxas=_ptxas())
-    took = time.monotonic() - start
     remarks = list(prog.remarks)
     assert prog.kind == p.path, remarks
-    assert took < SLOW_S, f"{name} took {took:.0f} s to compile"
     assert not [r for r in remarks if "internal error" in r], remarks
     refusals = [r for r in remarks if "refused" in r]
     if p.error:  # the tier's refusal, at the user's line, saying why

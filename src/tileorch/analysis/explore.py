@@ -19,7 +19,9 @@ counterexample also uses the fewest iterations.
 
 from __future__ import annotations
 
+import io
 import itertools
+import pickle
 import time
 from collections import deque
 from collections.abc import Callable
@@ -47,6 +49,8 @@ class CheckResult:
     values: dict[str, int] = field(default_factory=dict)
     agents: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    remarks: list[str] = field(default_factory=list)
+    """How the search ran where it differs from what was asked (``jobs > 1`` searched serially)."""
 
 
 @dataclass
@@ -137,65 +141,219 @@ def instances(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None =
     return sorted(combos, key=lambda d: (sum(d.values()), sorted(d.items())))
 
 
-_FORKED: tuple | None = None
-"""(protocol, por, symmetry) of a parallel check, inherited by the forked workers."""
+class ParallelSearchFailed(RuntimeError):
+    """A parallel check (``jobs > 1``) got no answer from its worker processes: one died (killed
+    for memory, a signal) or the searches passed the check's ``timeout``.  The message says which
+    and what to do (the serial search, ``jobs=1``, runs in the caller's process)."""
+
+
+_WORKER: tuple | None = None
+"""(protocol, por, symmetry, max_states, instances) of the parallel check a worker process serves."""
+
+
+class _NoIR(pickle.Pickler):
+    """Pickles a protocol for the workers with its IR references (the ``origin`` fields that
+    locate diagnostics, xDSL operations) as None: a worker only counts states and says whether the
+    instance violates a property; the counterexample is replayed in the caller's process."""
+
+    def reducer_override(self, obj):
+        from xdsl.ir import Attribute, IRNode, SSAValue
+
+        if isinstance(obj, (IRNode, SSAValue, Attribute)):
+            return type(None), ()
+        return NotImplemented
+
+
+def _worker_main(payload: bytes, conn) -> None:
+    """A worker process: take the parallel check from ``payload``, then answer each instance index
+    received on ``conn`` with ``(index, states, transitions, violated)`` until ``None`` arrives."""
+    global _WORKER
+    _WORKER = pickle.loads(payload)
+    todo = _WORKER[-1]
+    while True:
+        index = conn.recv()
+        if index is None:
+            return
+        conn.send((index, *_search_instance(todo[index])))
 
 
 def _search_instance(values: dict[str, int]) -> tuple[int, int, bool]:
-    """A forked worker's search of one instance: (states, transitions, violated)."""
-    protocol, por, symmetry, max_states = _FORKED
+    """A worker's search of one instance: (states, transitions, violated)."""
+    protocol, por, symmetry, max_states, _todo = _WORKER
     search = bfs(Machine(protocol, values, symmetry), por=por, max_states=max_states)
     return search.states, search.transitions, search.violation is not None
 
 
-def _parallel_searches(protocol: Protocol, todo: list[dict[str, int]], por: bool, symmetry: bool,
-                       jobs: int, max_states: int = MAX_STATES):
-    """The instances' (states, transitions, violated), in ``todo``'s order, searched by ``jobs``
-    forked processes; None where fork is not available (the caller searches serially)."""
-    import multiprocessing
+def _pool_context():
+    """The multiprocessing context of a parallel check's workers, None where there is none.
 
-    global _FORKED
-    if jobs <= 1 or len(todo) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return None
-    _FORKED = (protocol, por, symmetry, max_states)
+    ``fork`` where the caller runs no other Python thread (a ``tileorch check`` process: nothing
+    can hold a lock at the fork; the workers leave no thread behind, so this holds for every
+    protocol of a file); else ``forkserver`` (else ``spawn``), never a ``fork`` of a threaded caller:
+    a forked child inherits every lock that another thread of the caller held at the fork
+    (llvmlite's, logging's, an xdist worker's execnet threads) and waits on it forever.  The fork
+    server is a fresh single-threaded process that imports this module once; the workers are forked
+    from it."""
+    import multiprocessing
+    import threading
+
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload([__name__])
+        return ctx
+    if "spawn" in methods:
+        return multiprocessing.get_context("spawn")
+    return None
+
+
+class _NoPool(Exception):
+    """No worker process could be started (the caller searches serially, with a remark)."""
+
+
+def _stop(workers) -> None:
+    """Kill the ``(process, connection)`` workers and wait for them: none outlives the check (an
+    idle worker would otherwise wait for work forever, and an exit handler that joins the caller's
+    children with it)."""
+    for proc, conn in workers:
+        if proc.is_alive():
+            proc.kill()
+        conn.close()
+    for proc, _ in workers:
+        proc.join()
+
+
+def _died(protocol: Protocol, todo: list[dict[str, int]], proc, index: int) -> ParallelSearchFailed:
+    """The error of a worker that died while given instance ``todo[index]``."""
+    proc.join(5)  # its exit status, where it has one
+    return ParallelSearchFailed(
+        f"{protocol.name}: a worker process of the parallel search died (exit status {proc.exitcode}: "
+        f"killed for memory or by a signal) while searching instance {values_text(todo[index])}; check it "
+        f"serially (jobs=1, tileorch check --jobs 1), which also reports a search past its state bound")
+
+
+def _give(protocol: Protocol, todo: list[dict[str, int]], busy: dict, proc, conn, index: int) -> None:
+    """Send instance ``index`` to the worker ``proc`` on ``conn`` and note it busy with it."""
     try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(todo))) as pool:
-            # the largest instances (last in order) start first: the workers finish together
-            pending = {i: pool.apply_async(_search_instance, (todo[i],)) for i in reversed(range(len(todo)))}
-            for i in range(len(todo)):
-                yield pending[i].get()
+        conn.send(index)
+    except OSError:  # the worker is gone (its end of the pipe closed)
+        raise _died(protocol, todo, proc, index) from None
+    busy[conn] = (proc, index)
+
+
+def _parallel_searches(protocol: Protocol, todo: list[dict[str, int]], por: bool, symmetry: bool,
+                       jobs: int, max_states: int, timeout: float | None, ctx):
+    """The instances' (states, transitions, violated), in ``todo``'s order, searched by ``jobs``
+    worker processes of ``ctx``, each fed one instance at a time over its own pipe (no thread in
+    this process).  Raises :class:`_NoPool` on the first ``next`` when no worker can be started.  A
+    worker that dies, or searches still running ``timeout`` seconds after the start, raise
+    :class:`ParallelSearchFailed` (never a wait without end); closing the generator (after a
+    violation, or at the end) kills the workers and waits for them."""
+    from multiprocessing.connection import wait
+
+    buf = io.BytesIO()
+    _NoIR(buf, protocol=pickle.HIGHEST_PROTOCOL).dump((protocol, por, symmetry, max_states, todo))
+    payload = buf.getvalue()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    workers = []  # (process, this end of its pipe)
+    try:
+        try:
+            for _ in range(min(jobs, len(todo))):
+                mine, theirs = ctx.Pipe()
+                proc = ctx.Process(target=_worker_main, args=(payload, theirs), daemon=True,
+                                   name="tileorch-check-worker")
+                workers.append((proc, mine))
+                proc.start()
+                theirs.close()
+        except (OSError, ImportError, ValueError) as exc:  # no processes / semaphores / pipes here
+            raise _NoPool(f"{type(exc).__name__}: {exc}") from None
+        # the largest instances (last in order) start first: the workers finish together
+        queue = list(range(len(todo)))
+        busy = {}  # connection -> (process, instance index)
+        for proc, conn in workers:
+            if queue:
+                _give(protocol, todo, busy, proc, conn, queue.pop())
+        done: dict[int, tuple[int, int, bool]] = {}
+        for i in range(len(todo)):
+            while i not in done:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise ParallelSearchFailed(
+                        f"{protocol.name}: the parallel search of {len(todo)} trip-count instances did not "
+                        f"finish within {timeout:g} s (instance {values_text(todo[i])} still running); "
+                        f"check it serially (jobs=1, tileorch check --jobs 1) to see its progress")
+                sentinels = {proc.sentinel: conn for conn, (proc, _) in busy.items()}
+                for ready in wait([*busy, *sentinels], timeout=left):
+                    conn = sentinels.get(ready, ready)
+                    if conn not in busy:
+                        continue  # its answer and its end both ready: taken already
+                    proc, index = busy.pop(conn)
+                    try:
+                        answer = conn.recv() if conn.poll() else None
+                    except (EOFError, OSError):
+                        answer = None
+                    if answer is None:
+                        raise _died(protocol, todo, proc, index)
+                    done[answer[0]] = answer[1:]
+                    if queue:
+                        _give(protocol, todo, busy, proc, conn, queue.pop())
+            yield done.pop(i)
     finally:
-        _FORKED = None
+        _stop(workers)
+
+
+def values_text(values: dict[str, int]) -> str:
+    """``k=v, ...`` of a trip-count instance (``fixed trip counts`` for none)."""
+    return ", ".join(f"{k}={v}" for k, v in sorted(values.items())) or "fixed trip counts"
+
+
+def _serial_remark(count: int, jobs: int, why: str) -> str:
+    return (f"remark: the {count} trip-count instances were searched one after another in this process, "
+            f"not by {jobs} worker processes: {why}")
 
 
 def check(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None = None,
           por: bool = True, symmetry: bool = True,
           progress: Callable[[int, int], None] | None = None, jobs: int = 1,
-          max_states: int = MAX_STATES) -> CheckResult:
+          max_states: int = MAX_STATES, timeout: float | None = None) -> CheckResult:
     """Explore every interleaving of every instance; stop at the first violation.
     ``por`` / ``symmetry`` switch the reductions (for cross-checking); ``progress(states,
     transitions)`` is called periodically with the totals so far (over all instances).
-    ``jobs > 1`` searches the instances in that many forked processes; the verdict, the counts
-    and the counterexample are the serial ones (results are taken in instance order, and the
-    first violating instance is searched again here for its counterexample)."""
+    ``jobs > 1`` searches the instances in that many worker processes (forks of this process when it
+    runs no other thread, else of a fork server: see :func:`_pool_context`), all killed and waited
+    for before this returns; the verdict, the counts and the counterexample are the serial ones
+    (results are taken in instance order, and the first violating instance is searched again here
+    for its counterexample).  A worker that dies, or a parallel search still running after
+    ``timeout`` seconds (None: no limit; the state bound ``max_states`` bounds each search), raises
+    :class:`ParallelSearchFailed`; where no worker can be started the instances are searched here,
+    serially, and ``result.remarks`` says so (never a verdict without a search)."""
     start = time.perf_counter()
     result = CheckResult(protocol.name, True, agents=tuple(a.name for a in protocol.agents),
                          notes=protocol.notes)
     todo = instances(protocol, overrides)
-    parallel = (_parallel_searches(protocol, todo, por, symmetry, jobs, max_states)
-                if jobs > 1 and len(todo) > 1 else None)
-    if parallel is not None:
-        for values, (states, transitions, violated) in zip(todo, parallel):
-            if violated:  # searched again in this process for the counterexample (same search)
-                todo = todo[todo.index(values):]
-                break
-            result.states += states
-            result.transitions += transitions
-            result.instances.append((values, states))
-            if progress is not None:
-                progress(result.states, result.transitions)
-        else:
-            todo = []
+    ctx = _pool_context() if jobs > 1 and len(todo) > 1 else None
+    if jobs > 1 and len(todo) > 1 and ctx is None:
+        result.remarks.append(_serial_remark(len(todo), jobs, "this platform has no way to start processes"))
+    if ctx is not None:
+        parallel = _parallel_searches(protocol, todo, por, symmetry, jobs, max_states, timeout, ctx)
+        try:
+            for values, (states, transitions, violated) in zip(todo, parallel):
+                if violated:  # searched again in this process for the counterexample (same search)
+                    todo = todo[todo.index(values):]
+                    break
+                result.states += states
+                result.transitions += transitions
+                result.instances.append((values, states))
+                if progress is not None:
+                    progress(result.states, result.transitions)
+            else:
+                todo = []
+        except _NoPool as exc:  # nothing searched yet: every instance is searched below, serially
+            result.remarks.append(_serial_remark(len(todo), jobs, f"no worker process could be started ({exc})"))
+        finally:
+            parallel.close()  # stops the workers still searching (after a violation)
     for values in todo:
         m = Machine(protocol, values, symmetry)
         done = (result.states, result.transitions)

@@ -8,7 +8,7 @@ import os
 import sys
 
 from tileorch.analysis.counterexample import format_text, write_chrome_trace
-from tileorch.analysis.explore import MAX_STATES, StateSpaceTooLarge, check
+from tileorch.analysis.explore import MAX_STATES, ParallelSearchFailed, StateSpaceTooLarge, check
 from tileorch.analysis.extract import MAX_ITERATIONS, load  # MAX_ITERATIONS: the largest --iterations
 
 
@@ -96,6 +96,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"{args.file}: error: {too_large(proto, exc)}", file=sys.stderr)
             failed += 1
             continue
+        except ParallelSearchFailed as exc:  # a worker died: said, never a wait without end
+            print(f"{args.file}: error: not checked: {exc}", file=sys.stderr)
+            failed += 1
+            continue
         params = {}
         for values, _ in result.instances:
             for k, v in values.items():
@@ -103,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
         params = {k: sorted(set(v)) for k, v in params.items()}
         for note in result.notes:
             print(note)
+        for remark in result.remarks:  # a parallel search that ran serially
+            print(f"{args.file}: {remark}", file=sys.stderr)
         summary = (f"{result.states} states, {result.transitions} transitions explored in "
                    f"{result.seconds:.2f} s ({_ranges(params)}; {len(proto.agents)} agents)")
         if result.ok:
