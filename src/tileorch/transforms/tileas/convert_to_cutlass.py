@@ -967,7 +967,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     views = {}
     if st.name != ATOMIC_SINK and batched == {False} and not more_b:
         for role, ld in (("a", a_load), ("b", b_load)):
-            lead = host_view(kernel, ld) if kinds[ld] == BATCH_EXPR else None
+            lead = host_view(kernel, ld) if kinds[ld] in (BATCH_EXPR, "shared") else None
             if lead is not None:
                 views[role], kinds[ld] = lead, False
     batch_exprs = None

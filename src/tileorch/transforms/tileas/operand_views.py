@@ -58,6 +58,14 @@ def host_view(kernel: Operation, load: Operation) -> list | None:
     return None if any(x is None for x in lead) else lead
 
 
+def _picked_by(lead: list) -> str:
+    scalars = sum(1 for x in lead if x[0] == "arg")
+    consts = len(lead) - scalars
+    parts = ([f"{scalars} scalar argument{'s' if scalars > 1 else ''}"] if scalars else []) + \
+        ([f"{consts} constant{'s' if consts > 1 else ''}"] if consts else [])
+    return " and ".join(parts)
+
+
 def describe_view(kernel: Operation, role: str, lead: list) -> str:
     """The remark naming the view the kernel reads for ``role`` (``"A"`` or ``"B"``)."""
     def name(x: list) -> str:
@@ -68,6 +76,6 @@ def describe_view(kernel: Operation, role: str, lead: list) -> str:
 
     index = ", ".join(name(x) for x in lead)
     return (f"{role}'s view: one matrix [{index}, :, :] of a {len(lead) + 2}-D argument picked by "
-            f"{'a scalar argument' if any(x[0] == 'arg' for x in lead) else 'constants'}: the kernel reads a 2-D "
+            f"{_picked_by(lead)}: the kernel reads a 2-D "
             f"{role} through a tensor map the launcher builds at each launch on the argument's pointer offset by "
             "that matrix (the argument's own strides; the indices checked in range)")
