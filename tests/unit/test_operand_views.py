@@ -287,3 +287,17 @@ def test_ragged_expert_weight_on_the_emulator():
     assert not errors, errors[:4]
     assert not np.isnan(out).any()
     np.testing.assert_allclose(out, x.astype(np.float64) @ w[2].astype(np.float64), atol=3e-3, rtol=1e-2)
+
+
+@needs_cutile
+def test_the_view_survives_the_disk_cache(tmp_path, monkeypatch):
+    """A relaunch in a new process reads the program from tileorch's disk cache: the views come back."""
+    from tileorch.launchers import cutile as rc
+
+    monkeypatch.setenv("TILEORCH_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TILEORCH_CACHE", "1")
+    prog = _sweep11("mm_expert_weight_by_scalar")
+    rc._write_cached("views-test", prog)
+    back = rc._read_cached("views-test")
+    assert prog.operand_views and set(prog.operand_views) == {"b"}
+    assert back is not None and back.operand_views == prog.operand_views
