@@ -19,7 +19,9 @@ Found by this sweep (each test below or in test_user_sweep11_emulated.py failed 
   scalar beside a 2-D C ("every batch would store the same C tile"), a tile the K loop carries beside
   the accumulator ("the epilogue op 'scf.for'"), a gathered tile in the scores ("'nv_tileaa.load'"),
   dot loops in if branches, a hand-unrolled K loop ("MLA's no-position and RoPE parts"), and a dot
-  under an if in its loop (an unlocated "the TileAS tier left a kernel unlowered")."""
+  under an if in its loop (an unlocated "the TileAS tier left a kernel unlowered");
+- ``X @ W[e]`` with ``e`` a scalar argument: refused, then (session 19) on the GEMM tier, B a view of
+  W the launcher addresses (tests/unit/test_operand_views.py)."""
 
 from __future__ import annotations
 

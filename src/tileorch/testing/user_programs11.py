@@ -42,7 +42,8 @@ tileas-program-loop-to-tiles takes it); an f32 weight converted to A's type in t
 ("A and B must have the same element type": now a computed B); refusals in the tier's terms (a 3-D
 weight picked by a scalar, a tile carried beside the accumulator, a gathered tile in the scores, dot
 loops in if branches, a hand-unrolled K loop) or unlocated (a dot under an if in its loop) now say
-what the program does, at its line.  Still refused (located; the SIMT path runs them): the
+what the program does, at its line; the 3-D weight picked by a scalar then became a view of the argument
+the launcher addresses (session 19: ``tileas/operand_views.py``, GEMM tier).  Still refused (located; the SIMT path runs them): the
 programs whose ``path`` is ``simt`` and whose ``error`` says why.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
