@@ -477,6 +477,11 @@ class CutileProgram:
     single_tile: dict | None = None
     """``kind == "gemm"``: ``{"m": extent or 0, "n": extent or 0}`` when the program computes only tile
     0 along those output axes (valid for outputs of at most that extent; the launcher checks)."""
+    operand_views: dict | None = None
+    """``kind == "gemm"``: ``{"a" | "b": leading indices}`` for an operand the kernel reads as one matrix
+    of its argument at indices the host computes at launch (``["arg", entry parameter]`` or
+    ``["const", value]`` each: :mod:`tileorch.transforms.tileas.operand_views`), applied by the
+    launcher (:mod:`tileorch.launchers.operand_views`)."""
     smem: int = 0
     """``kind == "simt"``: bytes of dynamic shared memory the launch gives the kernel (its scratch,
     when more than the 48 KiB of static shared memory)."""
@@ -597,7 +602,8 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
                          bool(record.get("retile_safe", True)), remarks, chained, smem=smem,
-                         single_tile=record.get("single_tile"), warp_programs=warp_programs,
+                         single_tile=record.get("single_tile"), operand_views=record.get("views"),
+                         warp_programs=warp_programs,
                          cluster_split=cluster_split, programs_per_warp=programs_per_warp)
 
 

@@ -266,13 +266,14 @@ def test_alibi_from_array_causal_gqa():
     _gemm_rel(args[4], o.permute(0, 2, 1, 3), 2e-2)
 
 
-# ----------------------------------------------------------------------------------------------- SIMT fallbacks
-
-
 def test_expert_weight_by_scalar():
+    """B a view of W at the scalar e (W[1]; tests/gpu/test_operand_views_gpu.py: every e, ragged)."""
     name = "mm_expert_weight_by_scalar"
     x, w = _in(name, 0, 61), _in(name, 1, 62)
     _gemm_rel(_go(name, {0: x, 1: w})[2], _d(x) @ _d(w[1]))
+
+
+# ----------------------------------------------------------------------------------------------- SIMT fallbacks
 
 
 def test_store_into_column_slice():

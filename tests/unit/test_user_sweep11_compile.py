@@ -19,7 +19,9 @@ Found by this sweep (each test below or in test_user_sweep11_emulated.py failed 
   scalar beside a 2-D C ("every batch would store the same C tile"), a tile the K loop carries beside
   the accumulator ("the epilogue op 'scf.for'"), a gathered tile in the scores ("'nv_tileaa.load'"),
   dot loops in if branches, a hand-unrolled K loop ("MLA's no-position and RoPE parts"), and a dot
-  under an if in its loop (an unlocated "the TileAS tier left a kernel unlowered")."""
+  under an if in its loop (an unlocated "the TileAS tier left a kernel unlowered");
+- ``X @ W[e]`` with ``e`` a scalar argument: refused, then (session 19) on the GEMM tier, B a view of
+  W the launcher addresses (tests/unit/test_operand_views.py)."""
 
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ EXPECTED_PATHS = {
         "mm_residual_rmsnorm_bf16", "mm_residual_rmsnorm_f16", "mm_bias_row_and_col", "mm_alpha_beta_from_arrays",
         "mm_sigmoid_gate_tile", "mm_rows_masked_by_runtime_count", "mm_bf16_a_f32_b_cast_in_loop",
         "mm_f16_a_f32_b_cast_in_loop", "mm_fp8_a_widened_to_f16",
-        "mm_int8_range_step_tk", "mm_early_return_runtime_m"], "gemm"),
+        "mm_int8_range_step_tk", "mm_early_return_runtime_m", "mm_expert_weight_by_scalar"], "gemm"),
     # two chained dots (MLP, attention and its backward's dV)
     **dict.fromkeys([
         "mlp_bias_gelu_bias_bf16", "attn_bwd_dv_recompute", "attn_gemma2_softcap_window_gqa",
@@ -52,7 +54,7 @@ EXPECTED_PATHS = {
         "attn_alibi_array_causal_gqa_bf16", "attn_residual_if_flag"], "chained"),
     # what the tiers do not take (yet): each refusal located and in the program's terms
     **dict.fromkeys([
-        "mm_expert_weight_by_scalar", "mm_store_into_column_slice", "bmm_persistent_user_loop",
+        "mm_store_into_column_slice", "bmm_persistent_user_loop",
         "moe_group_by_offsets_scan", "grouped_equal_groups_bid2", "mm_f32_operands_as_is", "mm_int8_zero_points",
         "trmm_lower_triangular", "mm_banded_k_range", "mm_two_k_tiles_per_iteration", "mm_even_odd_accumulators",
         "bsmm_skip_zero_blocks", "qkv_weight_by_branch", "swiglu_gate_transposed_up_plain",
@@ -105,7 +107,6 @@ def _line_of(kernel, text: str) -> int:
 
 
 @pytest.mark.parametrize("name, text", [
-    ("mm_expert_weight_by_scalar", "w = ct.load(W,"),
     ("moe_group_by_offsets_scan", "w = ct.load(W,"),
     ("mm_two_k_tiles_per_iteration", "index=(bm, 2 * k + 1)"),
     ("bsmm_skip_zero_blocks", "acc = ct.mma("),

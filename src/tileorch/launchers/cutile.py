@@ -669,6 +669,7 @@ class CachedProgram:
     chained: dict | None = None
     smem: int = 0
     single_tile: dict | None = None
+    operand_views: dict | None = None
     warp_programs: int = 0
     cluster_split: int = 0
     programs_per_warp: int = 1
@@ -683,7 +684,7 @@ def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas:
 
 
 _RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained",
-                  "smem", "single_tile", "warp_programs", "cluster_split", "programs_per_warp")
+                  "smem", "single_tile", "operand_views", "warp_programs", "cluster_split", "programs_per_warp")
 
 
 def _read_cached(key: str) -> CachedProgram | None:
@@ -721,6 +722,7 @@ def _write_cached(key: str, program: Any) -> None:
               "remarks": list(getattr(program, "remarks", None) or []),
               "chained": getattr(program, "chained", None), "smem": int(getattr(program, "smem", 0) or 0),
               "single_tile": getattr(program, "single_tile", None),
+              "operand_views": getattr(program, "operand_views", None),
               "warp_programs": int(getattr(program, "warp_programs", 0) or 0),
               "cluster_split": int(getattr(program, "cluster_split", 0) or 0),
               "programs_per_warp": int(getattr(program, "programs_per_warp", 1) or 1)}
@@ -1011,6 +1013,12 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
     """(A, B, C, M, N, K, L): :func:`gemm_problem`, and for a batched configuration 3-D arrays
     ``[L, rows, cols]``, each matrix row-major and the matrices contiguous."""
     a, b, c = gemm_operands(program, arguments)
+    views = getattr(program, "operand_views", None)
+    if views:  # A or B one matrix of its argument at indices the launch's scalars give (W[e]): that matrix, 2-D
+        from tileorch.launchers.operand_views import apply_views
+
+        viewed = apply_views(views, {"a": a, "b": b}, arguments, flat_parameters(arguments))
+        a, b = viewed["a"], viewed["b"]
     cfg = program.gemm_config
     batched = bool(getattr(cfg, "batched", False))
     rank = 3 if batched else 2
@@ -1101,6 +1109,17 @@ def _stored_object(obj: Any, x: ArrayArg) -> Any:
     if x.column_major and tensor_type is not None and isinstance(obj, tensor_type):
         return obj.transpose(-1, -2)
     return obj
+
+
+def _viewed_object(program: Any, role: str, obj: Any, arguments: list[Argument]) -> Any:
+    """``obj`` (operand ``role``'s argument, as the kernel reads it) indexed at the leading indices of
+    the program's view of it (:mod:`tileorch.launchers.operand_views`): the matrix the kernel reads."""
+    lead = (getattr(program, "operand_views", None) or {}).get(role)
+    if not lead:
+        return obj
+    from tileorch.launchers.operand_views import leading_values
+
+    return obj[tuple(v for v, _ in leading_values(lead, arguments, flat_parameters(arguments)))]
 
 
 def _flat_batches(x: ArrayArg) -> ArrayArg:
@@ -1247,11 +1266,13 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         gk = entry.image
     b_ptr, b_reason = b.ptr, ""
     if getattr(gk.cfg, "transpose_b", False):
-        b_ptr = _k_major_copy(_stored_object(args[b.position], given[b.position]), b, stream)
+        b_ptr = _k_major_copy(_viewed_object(program, "b", _stored_object(args[b.position], given[b.position]),
+                                             arguments), b, stream)
         b_reason = "B: N-major, the kernel reads a K-major copy made at each launch (one extra pass over B)"
     a_ptr = a.ptr
     if getattr(gk.cfg, "transpose_a", False):
-        a_ptr = _k_major_copy(_stored_object(args[a.position], given[a.position]), a, stream, "A")
+        a_ptr = _k_major_copy(_viewed_object(program, "a", _stored_object(args[a.position], given[a.position]),
+                                             arguments), a, stream, "A")
         b_reason = "; ".join(filter(None, [b_reason, "A: M-major, the kernel reads a K-major copy made at each launch "
                                                       "(one extra pass over A)"]))
     more_ptrs = tuple(x.ptr for x in more_b)

@@ -42,7 +42,8 @@ tileas-program-loop-to-tiles takes it); an f32 weight converted to A's type in t
 ("A and B must have the same element type": now a computed B); refusals in the tier's terms (a 3-D
 weight picked by a scalar, a tile carried beside the accumulator, a gathered tile in the scores, dot
 loops in if branches, a hand-unrolled K loop) or unlocated (a dot under an if in its loop) now say
-what the program does, at its line.  Still refused (located; the SIMT path runs them): the
+what the program does, at its line; the 3-D weight picked by a scalar then became a view of the argument
+the launcher addresses (session 19: ``tileas/operand_views.py``, GEMM tier).  Still refused (located; the SIMT path runs them): the
 programs whose ``path`` is ``simt`` and whose ``error`` says why.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
@@ -770,9 +771,8 @@ _add("gram_at_a_one_array", gram_at_a_one_array, [_f((256, 256)), _f((256, 256),
 _add("syrk_upper_tiles", syrk_upper_tiles, [_f((256, 256)), _f((256, 256), _F32), 128, 64], (2, 2), "gemm",
      outputs=(1,))
 _add("mm_expert_weight_by_scalar", mm_expert_weight_by_scalar,
-     [_f((256, 256)), _f((3, 256, 128)), _f((256, 128)), 1, 128, 64, 64], (2, 2), "simt", outputs=(2,),
-     error="B is one matrix of a 3-D array picked by the program",
-     notes="found by this sweep: refused as 'C is 2-D while an operand is batched: every batch would store the same C tile' (no batch here: one expert for the whole launch); now what the program does and what to pass instead")
+     [_f((256, 256)), _f((3, 256, 128)), _f((256, 128)), 1, 128, 64, 64], (2, 2), "gemm", outputs=(2,),
+     notes="found by this sweep: refused as 'C is 2-D while an operand is batched: every batch would store the same C tile' (no batch here: one expert for the whole launch), then as 'B is one matrix of a 3-D array picked by the program'; now B is a view of W the launcher addresses (W[e]: the pointer offset by e's matrix, e checked in range at each launch)")
 _add("mm_store_into_column_slice", mm_store_into_column_slice,
      [_f((256, 256)), _f((256, 128)), _f((256, 384)), 128, 128, 64, 64], (2, 2), "simt", outputs=(2,),
      error="C's view: its base pointer is computed")

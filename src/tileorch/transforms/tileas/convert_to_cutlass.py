@@ -58,6 +58,7 @@ from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, Epilo
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
                                                  side_reduction, sink_tile)
 from tileorch.transforms.tileas.k_range import KLoop, KRangeError, k_loop, tile_map
+from tileorch.transforms.tileas.operand_views import VIEWS_KEY, describe_view, host_view
 from tileorch.transforms.tileas.program_loop_to_tiles import SINGLE_TILE_AXES, TILE_GRID_IDS
 
 DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i32": "s32"}
@@ -177,6 +178,9 @@ class DotKernel:
     b_shared: bool = False
     """A batched GEMM whose B is one matrix for every batch (2-D, or read at batch index 0)."""
     remarks: list[str] = dataclasses.field(default_factory=list)
+    views: dict = dataclasses.field(default_factory=dict)
+    """``{"a" | "b": leading indices}``: the operand is one matrix of its argument at indices the host
+    computes at launch (:mod:`~tileorch.transforms.tileas.operand_views`); the kernel reads it 2-D."""
     k_bounds: KLoop | None = None
     """The K loop's range and tile map when they are not the builder's 0 .. number of K tiles
     (:mod:`~tileorch.transforms.tileas.k_range`): the kernel runs the program's trip count, the
@@ -307,7 +311,9 @@ def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b
             if picked and not any(_reads_program_id(list(ld.indices)[:len(ld.indices) - 2], 2) for _, ld in picked):
                 r, ld = picked[0]
                 fail(ld, f"{r} is one matrix of a {len(ld.indices)}-D array picked by the program (its leading "
-                         "indices are not program id 2: a scalar argument, or a value computed or read from memory) "
+                         "indices are not program id 2: a value computed or read from memory; a matrix picked by scalar "
+                         "arguments or constants is taken for the A or B of one dot, as a view the launcher "
+                         "addresses) "
                          "while C is 2-D: not supported yet by the WGMMA lowering, whose batched kernels store a C "
                          f"per batch; pass that matrix as a 2-D array (W[e] from the caller) to run it on tensor "
                          "cores")
@@ -956,6 +962,14 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     c_transposed = c_swapped or c_view_swapped
     if c_transposed:
         _check_transposed_c(st, side, extra if c_swapped else [], st_batched, fail)
+    # an A or B picked at leading indices the host knows at launch (scalar arguments, constants) beside a
+    # 2-D C: one 2-D matrix of the argument for the whole launch, which the launcher addresses
+    views = {}
+    if st.name != ATOMIC_SINK and batched == {False} and not more_b:
+        for role, ld in (("a", a_load), ("b", b_load)):
+            lead = host_view(kernel, ld) if kinds[ld] in (BATCH_EXPR, "shared") else None
+            if lead is not None:
+                views[role], kinds[ld] = lead, False
     batch_exprs = None
     if BATCH_EXPR in set(kinds.values()) | batched or (True in batched and kinds[a_load] is False):
         # (a 2-D A beside a batched C: split-K into a [S, M, N] workspace, the split as C's batch)
@@ -1069,7 +1083,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    b_shared=b_shared, batch_exprs=batch_exprs,
                    batch_grid=batch_exprs is not None and not _reads_program_id_2_only(
                        [v for _, _, lead in batch_exprs.values() for v in lead]),
-                   b_prologue=b_prologue, b_raw=b_raw, a_prologue=a_prologue, a_raw=a_raw)
+                   b_prologue=b_prologue, b_raw=b_raw, a_prologue=a_prologue, a_raw=a_raw, views=views)
+    for role, lead in views.items():
+        dk.remarks.append(describe_view(kernel, role.upper(), lead))
     if b_prologue is not None or a_prologue is not None:
         dk.retile_safe = False  # (kept simple: the program's tile shape, no retiling)
     if dk.program_grid:  # the launch grid's programs are the work tiles: L is the grid's z as it is
@@ -2254,6 +2270,8 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
         f.detach()
         record = {**cfg.as_dict(), "args": dk.operand_args, "epilogue_ops": takes_params,
                   "retile_safe": dk.retile_safe, "remarks": dk.remarks, "single_tile": dk.single_tile}
+        if dk.views:
+            record[VIEWS_KEY] = dk.views
         f.attributes[CONFIG_ATTR] = encode_record(record)
         f.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
         module.body.block.insert_op_before(f, kernel)
