@@ -1,6 +1,9 @@
 """``tileorch.lazy_import``: a module imported on first attribute read; the SIMT route of a
-compile does not import the TileAS tier's dialect nor the mma.sync payload ops (a fresh process
-compiling a softmax), a dot on the SIMT route does import the payload ops."""
+compile does not import the TileAS tier's dialect, the mma.sync payload ops nor xDSL's math
+dialect (a fresh process compiling an exp), a program with a math op (floor) imports the math
+dialect and compiles it; ``convert-blackwell-cluster-emitters`` on a module without Blackwell
+ops does not import their dialects (cute_nvgpu, nvvm.tcgen05); ``import tileorch`` imports no compiler and no heavy
+library (xDSL, llvmlite, torch, numpy, sympy, matplotlib, hypothesis, iree)."""
 
 from __future__ import annotations
 
@@ -46,8 +49,37 @@ def test_simt_compile_does_not_import_the_tier_dialect_or_mma_payload(tmp_path):
         from tileorch.api import compile
         kernel = compile({str(src)!r}, ptxas=False, cache=False)
         assert "ex2.approx" in kernel.ptx, kernel.ptx[:200]
-        print(sorted(m for m in sys.modules if m.endswith(("nv_tileas_tile", "nvvm_payload"))))
+        print(sorted(m for m in sys.modules if m.endswith(("nv_tileas_tile", "nvvm_payload", "xdsl.dialects.math"))))
+        floor = {str(src.with_name("floork.mlir"))!r}
+        with open(floor, "w") as f:
+            f.write(open({str(src)!r}).read().replace("%e = exp %t", "%e = floor %t"))
+        kernel = compile(floor, ptxas=False, cache=False)
+        assert "cvt.rmi.f32.f32" in kernel.ptx, kernel.ptx
+        print("xdsl.dialects.math" in sys.modules)
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout + proc.stderr
+    assert proc.stdout.strip().splitlines()[-2:] == ["[]", "True"], proc.stdout + proc.stderr
+
+
+HEAVY = ("xdsl", "llvmlite", "torch", "numpy", "sympy", "matplotlib", "hypothesis", "iree", "cuda")
+"""Top-level packages ``import tileorch`` must not import (a cache hit in a new process pays for
+what the import loads)."""
+
+
+def test_import_tileorch_imports_no_compiler_and_blackwell_emitters_only_for_blackwell_ops():
+    code = textwrap.dedent(f"""
+        import sys
+        import tileorch
+        print(sorted({{m.split(".")[0] for m in sys.modules}} & set({HEAVY!r})))
+        from xdsl.dialects import arith
+        from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
+        from tileorch.registry import make_context
+        from tileorch.transforms.blackwell_cluster_emitters import ConvertBlackwellClusterEmitters
+        module = ModuleOp([arith.ConstantOp(IntegerAttr(1, i32))])  # an sm_90a module: no Blackwell op
+        ConvertBlackwellClusterEmitters().apply(make_context(), module)
+        print(sorted(m for m in sys.modules if m.endswith(("cute_nvgpu", "nvvm_tcgen05"))))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-2:] == ["[]", "[]"], proc.stdout + proc.stderr

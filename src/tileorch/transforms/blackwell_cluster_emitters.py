@@ -52,12 +52,20 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tileorch.diagnostics import LocatedError, copy_location
-from tileorch.dialects import cute_nvgpu as C
 from tileorch.dialects import nvvm
-from tileorch.dialects import nvvm_tcgen05 as T
 from tileorch.dialects.kernel_attrs import CLUSTER_DIM, CLUSTER_SHAPE, int_array
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
+from tileorch.lazy_import import lazy_module
 from tileorch.transforms.op_collector import OpCollector
+
+C = lazy_module("tileorch.dialects.cute_nvgpu")
+T = lazy_module("tileorch.dialects.nvvm_tcgen05")
+"""The Blackwell dialects (cute_nvgpu, nvvm.tcgen05: 19 op classes), imported by the first module
+that holds one of their ops (:data:`BLACKWELL_OPS`): the pass runs on every cutlass-level
+compile, and on a module without them (every sm_90a kernel) it neither imports nor walks more."""
+
+BLACKWELL_OPS = ("cute_nvgpu.", "nvvm.tcgen05.")
+"""Name prefixes of the ops this pass lowers (``cute_nvgpu``) or checks (``nvvm.tcgen05``)."""
 
 I16 = IntegerType(16)
 FENCE_RELEASE_CLUSTER = "fence.release.cluster;"
@@ -229,8 +237,9 @@ def lower_make_warp_uniform(op: C.MakeWarpUniformOp) -> list[Operation]:
     return b.ops
 
 
-LOWER = {C.S2tCopyOp: lower_s2t_copy, C.MbarrierInitOp: lower_mbarrier_init,
-         C.ClusterHandshakeOp: lower_handshake}
+def _lowerings() -> dict:
+    """cute_nvgpu atom class -> the function that lowers it."""
+    return {C.S2tCopyOp: lower_s2t_copy, C.MbarrierInitOp: lower_mbarrier_init, C.ClusterHandshakeOp: lower_handshake}
 
 
 def _replace(op: Operation, new_ops: list[Operation]) -> None:
@@ -242,20 +251,23 @@ def _replace(op: Operation, new_ops: list[Operation]) -> None:
     block.erase_op(op)
 
 
-GROUPED = {T.Tcgen05AllocOp: "group", T.Tcgen05DeallocOp: "group", T.Tcgen05RelinquishAllocPermitOp: "group",
-           T.Tcgen05CommitOp: "group", T.Tcgen05ShiftOp: "group", T.Tcgen05CpOp: "group", T.Tcgen05MMAOp: "ctaGroup"}
+def _grouped() -> dict:
+    """tcgen05 op class -> the name of its CTA-group property."""
+    return {T.Tcgen05AllocOp: "group", T.Tcgen05DeallocOp: "group", T.Tcgen05RelinquishAllocPermitOp: "group",
+            T.Tcgen05CommitOp: "group", T.Tcgen05ShiftOp: "group", T.Tcgen05CpOp: "group", T.Tcgen05MMAOp: "ctaGroup"}
 
 
 def check_single_cta_group(module: ModuleOp) -> None:
     """ptxas rejects a function whose tcgen05 ops mix ``cta_group::1`` and ``cta_group::2``
     ("uses single CTA(.cta_group::1) and CTA pair granularity(.cta_group::2)"): report it at the
     first op that disagrees with the function's first one."""
+    grouped = _grouped()
     for fn in module.walk():
         if fn.name not in ("func.func", "llvm.func"):
             continue
         first: tuple[Operation, int] | None = None
         for inner in fn.walk():
-            key = GROUPED.get(type(inner))
+            key = grouped.get(type(inner))
             if key is None:
                 continue
             group = T.cta_group(inner, key)
@@ -275,9 +287,12 @@ class ConvertBlackwellClusterEmitters(ModulePass):
     name = "convert-blackwell-cluster-emitters"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        atoms = [o for o in op.walk() if type(o) in LOWER]
+        if not any(o.name.startswith(BLACKWELL_OPS) for o in op.walk()):
+            return  # nothing to lower or check (the walks below would find no atom, no tcgen05 op)
+        lower = _lowerings()
+        atoms = [o for o in op.walk() if type(o) in lower]
         for atom in atoms:
-            _replace(atom, LOWER[type(atom)](atom))
+            _replace(atom, lower[type(atom)](atom))
         # the warp-uniform ops, including those the copies just created
         for uniform in [o for o in op.walk() if isinstance(o, C.MakeWarpUniformOp)]:
             _replace(uniform, lower_make_warp_uniform(uniform))

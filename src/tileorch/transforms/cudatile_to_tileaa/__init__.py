@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, math, scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (BoolAttr, DenseArrayBase, DenseIntOrFPElementsAttr, FloatAttr, FunctionType,
                                    IntegerAttr, IntegerType, ModuleOp, StringAttr, TensorType, UnitAttr, i32, i64)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -30,6 +30,11 @@ from tileorch.dialects.cuda_tile import attrs as A
 from tileorch.dialects.cuda_tile import ops as ct
 from tileorch.dialects.cuda_tile import types as T
 from tileorch.dialects.nv_tileaa import tile_ops as tops
+from tileorch.lazy_import import lazy_module
+
+math = lazy_module("xdsl.dialects.math")
+"""xDSL's math dialect (43 op classes), imported by the first program that uses one of its ops: a
+cold compile of a program without them (a softmax, a GEMM) does not define them."""
 
 _SCOPES = {"tl_blk": "cta", "device": "gpu", "sys": "sys"}
 _ROUNDING = {"nearest_even": "rn", "zero": "rz", "negative_inf": "rm", "positive_inf": "rp"}
@@ -702,13 +707,13 @@ def _select(L, op):
 
 # elementwise math without an nv_tileaa op: the math dialect's op on the tile (or scalar); the
 # SIMT lowering and the tier's epilogue take them element by element (tileaa_to_simt.ELEMENTWISE)
-_MATH = {ct.FloorOp: math.FloorOp, ct.CeilOp: math.CeilOp, ct.SinOp: math.SinOp, ct.CosOp: math.CosOp,
-         ct.TanOp: math.TanOp, ct.SinHOp: math.SinhOp, ct.CosHOp: math.CoshOp, ct.PowOp: math.PowFOp,
-         ct.Atan2Op: math.Atan2Op}
+_MATH = {ct.FloorOp: "FloorOp", ct.CeilOp: "CeilOp", ct.SinOp: "SinOp", ct.CosOp: "CosOp", ct.TanOp: "TanOp",
+         ct.SinHOp: "SinhOp", ct.CosHOp: "CoshOp", ct.PowOp: "PowFOp", ct.Atan2Op: "Atan2Op"}
+"""cuda_tile op class -> the name of its ``math`` op class (read from the lazily imported dialect)."""
 
 
 def _math(L, op):
-    L.bind(op, L.emit(_MATH[type(op)](*[L.v(v) for v in op.operands]), op))
+    L.bind(op, L.emit(getattr(math, _MATH[type(op)])(*[L.v(v) for v in op.operands]), op))
 
 
 for _c in _MATH:
