@@ -830,7 +830,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
 
     @classmethod
     def _load_global(cls, b: Emitter, ptr: SSAValue, elt: Attribute) -> SSAValue:
-        return cls._from_memory(b, b.load(ptr, global_type(elt)), elt)
+        return cls._from_memory(b, b.load_global(ptr, global_type(elt)), elt)
 
     def _indices(self, e: Emitter, op, values) -> list[SSAValue]:
         return [self._cast_int(e, self.get(v), i32) for v in values]
@@ -977,7 +977,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             vals = []
             for j in range(width):
                 p, ok = self._run_element(b, run, j, mt, extra)
-                get = (lambda bb, p=p: [bb.load(p, mt)]) if raw else (lambda bb, p=p: [self._load_global(bb, p, elt)])
+                get = (lambda bb, p=p: [bb.load_global(p, mt)]) if raw else (lambda bb, p=p: [self._load_global(bb, p, elt)])
                 vals.append(b.if_(ok, get, lambda bb: [fill], [mt if raw else reg_type(elt)])[0])
             return vals
 
@@ -1088,7 +1088,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                 def scalar(b: Emitter, run=run, values=values, extra=extra):
                     for j, value in enumerate(values):
                         p, ok = self._run_element(b, run, j, mt, extra)
-                        b.if_(ok, lambda bb, p=p, v=value: bb.store(self._to_memory(bb, v, elt), p))
+                        b.if_(ok, lambda bb, p=p, v=value: bb.store_global(self._to_memory(bb, v, elt), p))
 
                 if width == 1:
                     scalar(e)
@@ -1127,7 +1127,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                     if v > 1:
                         vector_to(b, p, tile.slots[s0:s0 + v])
                     else:
-                        b.store(self._to_memory(b, tile.slots[s0], elt), p)
+                        b.store_global(self._to_memory(b, tile.slots[s0], elt), p)
 
             e.if_(cond, at_once, by_rows if rows else by_runs)
         if self.has_loads and self._load_may_follow(op):
