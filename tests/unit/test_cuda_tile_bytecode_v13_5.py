@@ -139,6 +139,7 @@ def _varint_at(data: bytes, i: int) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("opcode,name", [(0x7B, "multimem_load_reduce_view_tko"), (0x7D, "multimem_store_view_tko"),
+                                         (0x7C, "multimem_reduce_view_tko"),
                                          (0x7A, "memory_fence_alias_tko")])
 def test_a_newer_op_is_named(opcode, name):
     """The function section comes first and its last op is the ``return`` (its opcode, then zero
