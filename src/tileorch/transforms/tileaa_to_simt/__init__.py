@@ -1923,6 +1923,19 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             self.vals[r] = val
 
 
+def _narrowed_compare_operands(args: list[SSAValue]) -> list[SSAValue]:
+    """The operands of an integer compare, taken before a sign extension both share (``extsi``
+    from one type): sign extension keeps the signed and the unsigned order and equality, so the
+    narrow compare is the same predicate.  An int64 index tile's bounds test (``arange(n, int64)
+    < extsi(shape)``) then compares 32-bit coordinates and holds no 64-bit value per element
+    (LLVM rewrites a non-negative ``sext`` into a ``zext``, after which it no longer narrows it)."""
+    a, b = args
+    if (isinstance(a.owner, arith.ExtSIOp) and isinstance(b.owner, arith.ExtSIOp)
+            and a.owner.input.type == b.owner.input.type):
+        return [a.owner.input, b.owner.input]
+    return args
+
+
 def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attribute | None = None) -> SSAValue:
     """One element of elementwise ``op`` on scalar ``args`` (register types, see ``reg_type``):
     the scalar math every tile lowering shares (SIMT slots, accumulator fragments)."""
@@ -1931,6 +1944,8 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
         return _cast(e, name, args[0], rtype if rtype is not None else op.results[0].type)
     if name in ("nv_tileaa.cmpi", "nv_tileaa.cmpf"):
         cls = arith.CmpiOp if name == "nv_tileaa.cmpi" else arith.CmpfOp
+        if cls is arith.CmpiOp:
+            args = _narrowed_compare_operands(args)
         return e.v(cls(args[0], args[1], op.predicate.data))
     if name == "nv_tileaa.select":
         return e.v(arith.SelectOp(*args))
