@@ -2,6 +2,7 @@
 // RUN: tileorch-opt %s -p tileas-assign-load-store-layouts | filecheck %s --check-prefix=ASSIGN
 // RUN: tileorch-opt %s -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt,lower-to-llvm -t ptx > %t.ptx
 // RUN: filecheck %s < %t.ptx
+// RUN: env TILEORCH_PREDICATED_INDEX_LOADS=0 tileorch-opt %s -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt,lower-to-llvm -t ptx | filecheck %s --check-prefix=BRANCH
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 
 // An embedding lookup through int64 ids (issue 21, session 19): 16 rows of 128 bf16 gathered
@@ -11,15 +12,22 @@
 //   alone (32 threads holding 8 runs each: 81 registers, against 54).
 // * The masks (compares of ranges with scalars, then broadcast) are recomputed by each thread
 //   (rematerialize.py), not exchanged through shared memory: no barrier, no shared memory.
-// * An int64 id is one 8-byte load (`ld.global.b64`), not two 4-byte halves.
+// * An int64 id is one predicated 8-byte load (`@p ld.global.v2.b32`, no branch), not two 4-byte
+//   halves behind a branch; with TILEORCH_PREDICATED_INDEX_LOADS=0 (a branch around a plain load)
+//   one `ld.global.b64` (a global element read with its natural alignment).
 
 // ASSIGN: nv_tileaa.func @emb{{.*}}nv_tileaa.simt_layout = #nv_tileaa.blocked<elems = [8], lanes = [32], warps = [2], order = [0]>
 // ASSIGN: nv_tileaa.load {{.*}}nv_tileaa.layout = #nv_tileaa.blocked<elems = [1, 8], lanes = [2, 16], warps = [2, 1], order = [1, 0]>
 
+// BRANCH: .maxntid 64, 1, 1
+// BRANCH: bra
+// BRANCH: ld.global.b64
+// BRANCH-NOT: ld.global.b32
+
 // CHECK: .maxntid 64, 1, 1
 // CHECK-NOT: bar.sync
 // CHECK-NOT: .shared
-// CHECK: ld.global.b64
+// CHECK: @p ld.global.v2.b32
 // CHECK-NOT: ld.global.b32
 // CHECK-NOT: bar.sync
 // CHECK-NOT: st.shared

@@ -115,6 +115,8 @@ live across all of them): a 256x256 f32 accumulator on 128 threads (512 slots) m
 for minutes and grow past 4 GiB; such a dot is refused (a located error) instead."""
 
 SCRATCH = "__tileorch_simt_scratch"
+PREDICATED_INDEX_ENV = "TILEORCH_PREDICATED_INDEX_LOADS"
+"""``0``: a recomputed index element is loaded inside a branch (see ``load_element``)."""
 RAGGED_ROWS_ENV = "TILEORCH_RAGGED_ROWS"
 """``0``: a tile access whose tile ends past the array along its last dimension goes run by run
 (each run tested for a vector, else element by element); by default, when the extent left is a
@@ -1225,13 +1227,23 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
 
     def load_element(self, e: Emitter, op, coords: list[SSAValue]) -> SSAValue:
         """Element ``coords`` of the tile ``tiled_load`` ``op`` loads, loaded by this thread
-        (bounds-checked; the view's padding outside), in its register type."""
+        (bounds-checked; the view's padding outside), in its register type.  A 32- or 64-bit
+        integer (a gather's row index) is one predicated load and a select, no branch
+        (``TILEORCH_PREDICATED_INDEX_LOADS=0``: a branch around a plain load, as before session 19)."""
         view: View = self.get(op.view)
         elt = op.results[0].type.element_type
         idx = self._indices(e, op, op.indices)
         pad_kind = op.padding_value.value.data if op.padding_value is not None else "zero"
         pad = _padding(e, str(pad_kind), elt)
         ptr, ok = self._element_address(e, view, idx, coords)
+        mt = global_type(elt)
+        if (isinstance(elt, IntegerType) and byte_size(mt) in (4, 8) and reg_type(elt) == mt
+                and os.environ.get(PREDICATED_INDEX_ENV, "1") != "0"):
+            # one predicated load (no branch): a thread's index elements are all issued before
+            # the first is used, as its vector runs are (``Emitter.load_words_if``)
+            words = e.load_words_if(ok, ptr, byte_size(mt) // 4)
+            value = words[0] if byte_size(mt) == 4 else e.words_to_elements(words, mt, 1)[0]
+            return e.v(arith.SelectOp(ok, value, pad))
         return e.if_(ok, lambda b: [self._load_global(b, ptr, elt)], lambda b: [pad], [reg_type(elt)])[0]
 
     def op_nv_tileaa_broadcast(self, e, op):
