@@ -255,12 +255,13 @@ COMPILE_ENV = ("TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_ATTN
                "TILEORCH_CLUSTER_SPLIT", "TILEORCH_PREFETCH_UNROLL", "TILEORCH_PROGRAMS_PER_WARP",
                "TILEORCH_CLUSTER_SPLIT_MAX", "TILEORCH_SIMT_MMA", "TILEORCH_EPILOGUE_ROUNDS", "TILEORCH_MATH",
                "TILEORCH_REMATERIALIZE", "TILEORCH_RAGGED_ROWS", "TILEORCH_GATHER_RUNS",
-               "TILEORCH_UNIFORM_DIV", "TILEORCH_GATHER_WARPS", "TILEORCH_F32_DOT")
+               "TILEORCH_UNIFORM_DIV", "TILEORCH_GATHER_WARPS", "TILEORCH_F32_DOT",
+               "TILEORCH_PREDICATED_INDEX_LOADS")
 """Environment switches that change what the compiler emits (the chained-dots overlap, ping-pong,
 persistence, epilogue, peeled first tile and row reductions, the SIMT path's warp packing, programs
 per warp, cluster split and its largest cluster, two-iteration prefetching loops, mma.sync dots, the
 GEMM epilogue's rounds, approximate math, the SIMT path's recomputed broadcasts, ragged-row path,
-gather runs and divisions by a shared divisor):
+gather runs, divisions by a shared divisor and predicated index loads):
 their values are part of every key, so a run with a switch on never reads a program compiled with
 it off."""
 

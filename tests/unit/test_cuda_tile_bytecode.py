@@ -11,7 +11,8 @@ from tool_forkserver import forked
 
 from tileorch.diagnostics import verify_located
 from tileorch.frontend.cuda_tile_bytecode import BytecodeError, read_bytecode
-from tileorch.frontend.cuda_tile_bytecode_writer import _varint  # the writer's LEB128 encoder
+from tileorch.frontend.cuda_tile_bytecode_writer import (  # the writer's LEB128 encoder and section framing
+    _aligned_table_section, _section, _varint)
 
 HEADER = b"\x7fTileIR\x00" + bytes([13, 3]) + b"\x00\x00"
 
@@ -25,6 +26,13 @@ HEADER = b"\x7fTileIR\x00" + bytes([13, 3]) + b"\x00\x00"
     (HEADER + b"\x00\x01\x02", 13, "end section is not the last section"),
     (HEADER + b"\x01\x01", 12, "exceeds the remaining"),
     (HEADER + b"\x81\x02\x03" + b"\x00" * 4, 14, "invalid section alignment 3"),
+    # NVIDIA's reader (tileiras 13.4: "section 2 must have alignment that is a multiple of 8 bytes")
+    (HEADER + b"\x02\x01\x00\x00", 12, "function section must be aligned to a multiple of 8 bytes, but has no "
+                                       "alignment flag set"),
+    (HEADER + b"\x85\x04\x02" + b"\x00\xcb\xcb\xcb" + b"\x00", 12, "type section must be aligned to a multiple of "
+                                                                  "4 bytes, but has alignment 2"),
+    (HEADER + b"\x84\x08\x04" + b"\xcb" * 3 + bytes(8) + b"\x00", 12, "constant section must be aligned to a "
+                                                                    "multiple of 8"),
 ])
 def test_malformed_input_names_the_offset(data, offset, words):
     with pytest.raises(BytecodeError) as err:
@@ -33,36 +41,19 @@ def test_malformed_input_names_the_offset(data, offset, words):
     assert words in str(err.value)
 
 
-def _function_section(body: bytes, sig_type: int, name_idx: int = 0) -> bytes:
+def _function_section(body: bytes, sig_type: int, at: int, name_idx: int = 0) -> bytes:
+    """A function section at file offset ``at``: aligned to 8 as NVIDIA's reader requires."""
     payload = _varint(1) + _varint(name_idx) + _varint(sig_type) + bytes([0x02]) + _varint(0) + _varint(len(body)) + body
-    return b"\x02" + _varint(len(payload)) + payload
-
-
-def _table_section(sid: int, entries: list[bytes], at: int) -> bytes:
-    """A string/type table section placed at file offset ``at`` (its offset table is 4-aligned)."""
-    for extra in range(8):
-        head = _varint(len(entries))
-        payload_start = at + 2 + extra  # id byte + a one-byte length
-        pad = (-(payload_start + len(head))) % 4
-        payload = bytearray(head + b"\x00" * pad)
-        off = 0
-        for e in entries:
-            payload += off.to_bytes(4, "little")
-            off += len(e)
-        for e in entries:
-            payload += e
-        if len(_varint(len(payload))) == 1:
-            return bytes([sid]) + _varint(len(payload)) + bytes(payload)
-    raise AssertionError("table too large for the test helper")
+    return _section(2, payload + b"\xcb" * ((-len(payload)) % 8), at, 8)
 
 
 def _module(body: bytes) -> bytes:
     # types: 0 = i32, 1 = tile<i32>, 2 = () -> ();  string 0 = "k"
     types = [bytes([3]), bytes([13, 0, 0]), bytes([16, 0, 0])]
     out = bytearray(HEADER)
-    out += _function_section(body, 2)
-    out += _table_section(5, types, len(out))
-    out += _table_section(1, [b"k"], len(out))
+    out += _function_section(body, 2, len(out))
+    out += _aligned_table_section(5, types, 4, len(out))
+    out += _aligned_table_section(1, [b"k"], 4, len(out))
     return bytes(out) + b"\x00"
 
 
@@ -251,3 +242,94 @@ def test_writer_reader_roundtrip(version):
             assert _normalized(back) == _normalized(single)
             n += 1
     assert n == 2
+
+
+def _sections(data: bytes):
+    """(id, declared alignment or None, payload offset, payload length) of each section of ``data``."""
+    pos, out = 12, []
+    while data[pos] != 0:
+        sid, aligned = data[pos] & 0x7F, bool(data[pos] & 0x80)
+        pos += 1
+        length, shift = 0, 0
+        while True:
+            b = data[pos]
+            pos += 1
+            length |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        alignment = None
+        if aligned:
+            alignment = data[pos]  # one-byte varint for 4 and 8
+            pos += 1
+            pos += (-pos) % alignment
+        out.append((sid, alignment, pos, length))
+        pos += length
+    assert pos == len(data) - 1
+    return out
+
+
+@pytest.mark.parametrize("text", [
+    "cuda_tile.module @kernels {\n}\n",  # the open repository's emptyModuleTest.mlir
+    "cuda_tile.module @kernels {\n  entry @k(%a: tile<ptr<f32>>) {\n    %c = constant <f32: 1.0> : tile<f32>\n"
+    "    return\n  }\n}\n",
+])
+@pytest.mark.parametrize("version", [(13, 3), (13, 4), (13, 5)])
+def test_written_sections_declare_the_alignment_nvidias_reader_checks(text, version):
+    """Issue 21 item 2: tileiras rejected every module tileorch wrote ("section 2 must have alignment
+    that is a multiple of 8 bytes, but has no alignment flag set").  The written sections declare
+    the alignment NVIDIA's reader checks (functions, constants, debug info: 8; types, strings: 4),
+    their payloads start at such an offset, and the module reads back."""
+    from xdsl.parser import Parser
+
+    from tileorch.frontend.cuda_tile_bytecode import SECTION_ALIGNMENT
+    from tileorch.frontend.cuda_tile_bytecode_writer import write_bytecode
+    from tileorch.registry import make_context
+
+    module = Parser(make_context(), text).parse_module()
+    data = write_bytecode(module, version)
+    found = _sections(data)
+    assert {sid for sid, *_ in found} >= {1, 2, 5}, "strings, functions and types are always written"
+    for sid, alignment, at, length in found:
+        need = {1: 4, 2: 8, 3: 8, 4: 8, 5: 4}.get(sid)
+        if need:
+            assert alignment is not None and alignment % need == 0 and at % need == 0, (sid, alignment, at)
+    assert SECTION_ALIGNMENT == {1: 4, 2: 8, 3: 8, 4: 8, 5: 4}
+    again = write_bytecode(read_bytecode(data), version)
+    assert again == data
+
+
+def _tileiras() -> str | None:
+    import os
+    import shutil
+
+    from tileorch.cli.doctor import tileiras_candidates
+
+    for path, _ in tileiras_candidates():
+        return path
+    fallback = "/tmp/tc/nvidia/cu13/bin/tileiras"
+    return fallback if os.access(fallback, os.X_OK) else shutil.which("tileiras")
+
+
+def test_tileiras_reads_what_the_writer_writes(tmp_path):
+    """The empty module and a cuTile program written back by tileorch assemble with tileiras
+    (where the binary is installed; it runs without a GPU)."""
+    from pathlib import Path
+
+    from xdsl.parser import Parser
+
+    from tileorch.frontend.cuda_tile_bytecode_writer import write_bytecode
+    from tileorch.registry import make_context
+
+    tileiras = _tileiras()
+    if tileiras is None:
+        pytest.skip("tileiras is not installed")
+    fixture = Path(__file__).parent / "cutile_bytecode" / "softmax.tileirbc"
+    modules = {"empty": write_bytecode(Parser(make_context(), "cuda_tile.module @kernels {\n}\n").parse_module(),
+                                       (13, 4)),
+               "softmax": write_bytecode(read_bytecode(fixture.read_bytes(), str(fixture)), (13, 4))}
+    for name, data in modules.items():
+        (tmp_path / f"{name}.tileirbc").write_bytes(data)
+        run = subprocess.run([tileiras, "--gpu-name=sm_90", "-o", str(tmp_path / f"{name}.cubin"),
+                              str(tmp_path / f"{name}.tileirbc")], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, (name, run.stderr)

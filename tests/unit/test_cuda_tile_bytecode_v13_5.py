@@ -139,6 +139,7 @@ def _varint_at(data: bytes, i: int) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("opcode,name", [(0x7B, "multimem_load_reduce_view_tko"), (0x7D, "multimem_store_view_tko"),
+                                         (0x7C, "multimem_reduce_view_tko"),
                                          (0x7A, "memory_fence_alias_tko")])
 def test_a_newer_op_is_named(opcode, name):
     """The function section comes first and its last op is the ``return`` (its opcode, then zero
@@ -148,8 +149,10 @@ def test_a_newer_op_is_named(opcode, name):
     ret_opcode = next(oc for oc, spec in OPS.items() if spec[0] == "return")
     m = parse_module(make_context(), "cuda_tile.module @m {\n  entry @k() {\n    return\n  }\n}\n", "r.mlir")
     data = bytearray(write_bytecode(m, version=(13, 5), debug_info=False))
-    assert data[12] == 2
+    assert data[12] == 0x82  # the function section, aligned (to 8)
     length, start = _varint_at(data, 13)
+    alignment, start = _varint_at(data, start)
+    start += (-start) % alignment
     ret = start + length - 1
     while data[ret] != ret_opcode:
         ret -= 1

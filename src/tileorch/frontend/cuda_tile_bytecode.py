@@ -44,6 +44,9 @@ from xdsl.ir import Attribute, Block, Region
 MAGIC = b"\x7fTileIR\x00"
 SUPPORTED_VERSIONS = ((13, 1), (13, 2), (13, 3), (13, 4), (13, 5))
 SECTION_NAMES = {1: "string", 2: "function", 3: "debug", 4: "constant", 5: "type", 6: "global", 7: "producer"}
+#: The alignment a section must declare (a multiple of it), as NVIDIA's reader (and tileiras) require:
+#: the tables of 32-bit offsets 4, the function, constant and debug sections 8.
+SECTION_ALIGNMENT = {1: 4, 5: 4, 2: 8, 3: 8, 4: 8}
 
 
 _INVALID_TYPE_HINTS = {
@@ -331,6 +334,11 @@ class BytecodeReader:
                 if length > r.remaining():
                     raise BytecodeError(at, f"{SECTION_NAMES[sid]} section length {length} exceeds the remaining "
                                             f"{r.remaining()} bytes")
+            need = SECTION_ALIGNMENT.get(sid, 1)
+            if need > 1 and (not aligned or alignment % need):
+                raise BytecodeError(at, f"{SECTION_NAMES[sid]} section must be aligned to a multiple of {need} "
+                                        f"bytes, but " + (f"has alignment {alignment}" if aligned else
+                                                          "has no alignment flag set"))
             sections[sid] = (r.offset, r.bytes(length))
         if r.remaining():
             raise BytecodeError(r.offset, f"end section is not the last section ({r.remaining()} bytes follow it)")

@@ -441,17 +441,19 @@ def write_bytecode(module: Operation, version: tuple[int, int] = (13, 3), debug_
     if mod.producer is not None and version >= (13, 3):
         producer = _varint(w.string(mod.producer.data))
     out = bytearray(MAGIC + bytes([version[0], version[1]]) + b"\x00\x00")
-    out += _section(2, bytes(funcs), len(out))
+    # NVIDIA's writer's order; each section declares the alignment its reader (and tileiras) checks:
+    # functions, constants and debug info 8, types and strings 4 (the reader's SECTION_ALIGNMENT).
     if globals_:
         out += _section(6, bytes(gsec), len(out))
-    if producer:
-        out += _section(7, producer, len(out))
+    funcs += b"\xcb" * ((-len(funcs)) % 8)  # the payload, aligned itself, ends on a multiple of 8
+    out += _section(2, bytes(funcs), len(out), 8)
     if w.constants:
-        body_at = len(out) + 1 + len(_varint(0)) + 1  # approximate header; the table pads itself
         out += _aligned_table_section(4, w.constants, 8, len(out))
     if debug:
         out += _section(3, _debug_section(w, debug), len(out), 8)
     out += _aligned_table_section(5, w.types, 4, len(out))
+    if producer:
+        out += _section(7, producer, len(out))
     out += _aligned_table_section(1, [s.encode() for s in w.strings], 4, len(out))
     return bytes(out) + b"\x00"
 

@@ -59,7 +59,7 @@
 // CHECK: scf.if %{{.*}} -> (i32, i32) {
 // CHECK: arith.cmpi slt, %[[G]], %[[N]] : i32
 // CHECK: scf.if %{{.*}} -> (f32) {
-// CHECK-NEXT: llvm.load %[[P]] : !llvm.ptr<1> -> f32
+// CHECK-NEXT: llvm.load %[[P]] <alignment = 4> : !llvm.ptr<1> -> f32
 // CHECK: } else {
 // CHECK-NEXT: scf.yield %[[PAD]] : f32
 // CHECK: arith.bitcast %{{.*}} : f32 to i32

@@ -115,6 +115,8 @@ live across all of them): a 256x256 f32 accumulator on 128 threads (512 slots) m
 for minutes and grow past 4 GiB; such a dot is refused (a located error) instead."""
 
 SCRATCH = "__tileorch_simt_scratch"
+PREDICATED_INDEX_ENV = "TILEORCH_PREDICATED_INDEX_LOADS"
+"""``0``: a recomputed index element is loaded inside a branch (see ``load_element``)."""
 RAGGED_ROWS_ENV = "TILEORCH_RAGGED_ROWS"
 """``0``: a tile access whose tile ends past the array along its last dimension goes run by run
 (each run tested for a vector, else element by element); by default, when the extent left is a
@@ -830,7 +832,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
 
     @classmethod
     def _load_global(cls, b: Emitter, ptr: SSAValue, elt: Attribute) -> SSAValue:
-        return cls._from_memory(b, b.load(ptr, global_type(elt)), elt)
+        return cls._from_memory(b, b.load_global(ptr, global_type(elt)), elt)
 
     def _indices(self, e: Emitter, op, values) -> list[SSAValue]:
         return [self._cast_int(e, self.get(v), i32) for v in values]
@@ -977,7 +979,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             vals = []
             for j in range(width):
                 p, ok = self._run_element(b, run, j, mt, extra)
-                get = (lambda bb, p=p: [bb.load(p, mt)]) if raw else (lambda bb, p=p: [self._load_global(bb, p, elt)])
+                get = (lambda bb, p=p: [bb.load_global(p, mt)]) if raw else (lambda bb, p=p: [self._load_global(bb, p, elt)])
                 vals.append(b.if_(ok, get, lambda bb: [fill], [mt if raw else reg_type(elt)])[0])
             return vals
 
@@ -1088,7 +1090,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                 def scalar(b: Emitter, run=run, values=values, extra=extra):
                     for j, value in enumerate(values):
                         p, ok = self._run_element(b, run, j, mt, extra)
-                        b.if_(ok, lambda bb, p=p, v=value: bb.store(self._to_memory(bb, v, elt), p))
+                        b.if_(ok, lambda bb, p=p, v=value: bb.store_global(self._to_memory(bb, v, elt), p))
 
                 if width == 1:
                     scalar(e)
@@ -1127,7 +1129,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                     if v > 1:
                         vector_to(b, p, tile.slots[s0:s0 + v])
                     else:
-                        b.store(self._to_memory(b, tile.slots[s0], elt), p)
+                        b.store_global(self._to_memory(b, tile.slots[s0], elt), p)
 
             e.if_(cond, at_once, by_rows if rows else by_runs)
         if self.has_loads and self._load_may_follow(op):
@@ -1225,13 +1227,23 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
 
     def load_element(self, e: Emitter, op, coords: list[SSAValue]) -> SSAValue:
         """Element ``coords`` of the tile ``tiled_load`` ``op`` loads, loaded by this thread
-        (bounds-checked; the view's padding outside), in its register type."""
+        (bounds-checked; the view's padding outside), in its register type.  A 32- or 64-bit
+        integer (a gather's row index) is one predicated load and a select, no branch
+        (``TILEORCH_PREDICATED_INDEX_LOADS=0``: a branch around a plain load, as before session 19)."""
         view: View = self.get(op.view)
         elt = op.results[0].type.element_type
         idx = self._indices(e, op, op.indices)
         pad_kind = op.padding_value.value.data if op.padding_value is not None else "zero"
         pad = _padding(e, str(pad_kind), elt)
         ptr, ok = self._element_address(e, view, idx, coords)
+        mt = global_type(elt)
+        if (isinstance(elt, IntegerType) and byte_size(mt) in (4, 8) and reg_type(elt) == mt
+                and os.environ.get(PREDICATED_INDEX_ENV, "1") != "0"):
+            # one predicated load (no branch): a thread's index elements are all issued before
+            # the first is used, as its vector runs are (``Emitter.load_words_if``)
+            words = e.load_words_if(ok, ptr, byte_size(mt) // 4)
+            value = words[0] if byte_size(mt) == 4 else e.words_to_elements(words, mt, 1)[0]
+            return e.v(arith.SelectOp(ok, value, pad))
         return e.if_(ok, lambda b: [self._load_global(b, ptr, elt)], lambda b: [pad], [reg_type(elt)])[0]
 
     def op_nv_tileaa_broadcast(self, e, op):
@@ -1923,6 +1935,19 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             self.vals[r] = val
 
 
+def _narrowed_compare_operands(args: list[SSAValue]) -> list[SSAValue]:
+    """The operands of an integer compare, taken before a sign extension both share (``extsi``
+    from one type): sign extension keeps the signed and the unsigned order and equality, so the
+    narrow compare is the same predicate.  An int64 index tile's bounds test (``arange(n, int64)
+    < extsi(shape)``) then compares 32-bit coordinates and holds no 64-bit value per element
+    (LLVM rewrites a non-negative ``sext`` into a ``zext``, after which it no longer narrows it)."""
+    a, b = args
+    if (isinstance(a.owner, arith.ExtSIOp) and isinstance(b.owner, arith.ExtSIOp)
+            and a.owner.input.type == b.owner.input.type):
+        return [a.owner.input, b.owner.input]
+    return args
+
+
 def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attribute | None = None) -> SSAValue:
     """One element of elementwise ``op`` on scalar ``args`` (register types, see ``reg_type``):
     the scalar math every tile lowering shares (SIMT slots, accumulator fragments)."""
@@ -1931,6 +1956,8 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
         return _cast(e, name, args[0], rtype if rtype is not None else op.results[0].type)
     if name in ("nv_tileaa.cmpi", "nv_tileaa.cmpf"):
         cls = arith.CmpiOp if name == "nv_tileaa.cmpi" else arith.CmpfOp
+        if cls is arith.CmpiOp:
+            args = _narrowed_compare_operands(args)
         return e.v(cls(args[0], args[1], op.predicate.data))
     if name == "nv_tileaa.select":
         return e.v(arith.SelectOp(*args))

@@ -251,11 +251,22 @@ class Emitter:
     def gep(self, base: SSAValue, index: SSAValue, elem: Attribute, ptr_type) -> SSAValue:
         return self.v(llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], elem, ssa_indices=[index], result_type=ptr_type))
 
-    def load(self, ptr: SSAValue, typ: Attribute) -> SSAValue:
-        return self.v(llvm.LoadOp(ptr, typ))
+    def load(self, ptr: SSAValue, typ: Attribute, alignment: int | None = None) -> SSAValue:
+        """A load of ``typ``; ``alignment`` (bytes) where known, else LLVM's default for the type
+        (4 for a 64-bit integer: two 32-bit loads)."""
+        return self.v(llvm.LoadOp(ptr, typ, alignment=alignment))
 
-    def store(self, value: SSAValue, ptr: SSAValue) -> None:
-        self.add(llvm.StoreOp(value, ptr))
+    def store(self, value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> None:
+        self.add(llvm.StoreOp(value, ptr, alignment=alignment))
+
+    def load_global(self, ptr: SSAValue, typ: Attribute) -> SSAValue:
+        """A global array element of ``typ`` (its address a multiple of its size, as every array
+        element's is): one access of its width, also for 64-bit elements."""
+        return self.load(ptr, typ, byte_size(typ))
+
+    def store_global(self, value: SSAValue, ptr: SSAValue) -> None:
+        """``value`` into a global array element (naturally aligned, see :meth:`load_global`)."""
+        self.store(value, ptr, byte_size(value.type))
 
     def barrier(self) -> None:
         self.add(nvvm.BarrierOp())

@@ -10,6 +10,10 @@ itself, as Triton rematerializes cheap producers instead of converting layouts:
 * ``expand_dims`` / ``reshape`` / ``broadcast`` of such a tile: the source at the mapped
   coordinates;
 * an integer cast (``extsi``/``extui``/``trunci``) of such a tile: the cast of the element;
+* integer arithmetic, comparisons and logic (:data:`INT_ELEMENTWISE`: ``addi``/``subi``/``muli``,
+  ``cmpi``, ``andi``/``ori``/``xori``, ``select``) of such tiles and scalars, with an integer (or
+  ``i1``) result: the op on the elements (a gather's ``rows < n`` and ``cols < d`` masks, a row
+  index ``arange + program * rows``; no division, which could trap);
 * a ``tiled_load`` of a tile in the same block with no memory write between it and the use
   (the index tile of a gather): the element loaded again by this thread, bounds-checked, the
   view's padding outside (threads that need the same element read the same address: one
@@ -38,6 +42,10 @@ MAX_DEPTH = 6
 """Ops walked back from a converted tile at most (a chain longer than this is exchanged)."""
 INT_CASTS = {"nv_tileaa.extsi": arith.ExtSIOp, "nv_tileaa.extui": arith.ExtUIOp, "nv_tileaa.trunci": arith.TruncIOp}
 SHAPES = ("nv_tileaa.expand_dims", "nv_tileaa.reshape", "nv_tileaa.broadcast")
+INT_ELEMENTWISE = frozenset({"nv_tileaa.addi", "nv_tileaa.subi", "nv_tileaa.muli", "nv_tileaa.cmpi", "nv_tileaa.select",
+                             "arith.addi", "arith.subi", "arith.muli", "arith.cmpi", "arith.select", "arith.andi",
+                             "arith.ori", "arith.xori", "arith.extsi", "arith.extui", "arith.trunci"})
+"""Element-wise integer ops recomputed from recomputable operands (pure, cannot trap)."""
 
 
 def enabled() -> bool:
@@ -81,6 +89,10 @@ def recomputable(v: SSAValue, use: Operation, depth: int = MAX_DEPTH) -> bool:
     if name == "nv_tileaa.tiled_load":
         elt = v.type.element_type
         return isinstance(elt, IntegerType) and _no_write_between(op, use)
+    if name in INT_ELEMENTWISE and len(op.results) == 1 and not op.regions:
+        return isinstance(v.type.element_type, IntegerType) and all(
+            recomputable(x, use, depth - 1) if isinstance(x.type, TensorType) else isinstance(x.type, IntegerType)
+            for x in op.operands)
     return False
 
 
@@ -105,8 +117,12 @@ def element_at(lowering, e: Emitter, v: SSAValue, coords: list[SSAValue]) -> SSA
     if name in INT_CASTS:
         x = element_at(lowering, e, src, coords)
         return e.v(INT_CASTS[name](x, v.type.element_type))
+    if name in INT_ELEMENTWISE:
+        args = [element_at(lowering, e, x, coords) if isinstance(x.type, TensorType) else lowering.get(x)
+                for x in op.operands]
+        return lowering.scalar_op(e, op, args, v.type.element_type)
     assert name == "nv_tileaa.tiled_load", name
     return lowering.load_element(e, op, coords)
 
 
-__all__ = ["ATTR", "ENV", "MAX_DEPTH", "element_at", "enabled", "recomputable"]
+__all__ = ["ATTR", "ENV", "INT_ELEMENTWISE", "MAX_DEPTH", "element_at", "enabled", "recomputable"]

@@ -164,8 +164,10 @@ def _gather_runs() -> int:
 
 def choose_threads(fn: Operation) -> int:
     """Threads per CTA of ``fn``: ``32 * num_worker_warps`` of its kernel_spec when the program
-    chose it (default 4 warps); else, when the kernel moves tiles with vector accesses and has
-    no ``dot`` and no ``permute``, ``R`` vector runs per thread of its largest such tile, between
+    chose it (default 4 warps); else, when the kernel moves tiles with vector accesses (through a
+    view, or through a tile of pointers whose addresses are consecutive along the last dimension:
+    a gather or scatter of rows) and has no ``dot`` and no ``permute``, ``R`` vector runs per
+    thread of its largest such tile, between
     32 and 512 threads (a power of two): a small tile gets a small CTA (more CTAs resident per
     SM, hence more bytes in flight: the SM's limit is CTAs as well as threads), a large tile
     more warps (more loads in flight per CTA, fewer slots per thread), as Triton sizes
@@ -197,9 +199,9 @@ def choose_threads(fn: Operation) -> int:
             # several runs, measured faster than one run per thread (H200, 2026-12-02: 3.98
             # vs 3.77 TB/s on a 32x64 f32 transpose at 512 threads)
             return threads
-        if op.name not in ("nv_tileaa.tiled_load", "nv_tileaa.tiled_store"):
+        if op.name not in MOVES:
             continue
-        w = vectorizable_access(op)
+        w = access_width(op)  # a pointer tile's too: a gather/scatter moves its tile as a view access does
         t = moved_tile(op)
         if w <= 1 or not isinstance(t, TensorType) or any(d <= 0 for d in t.get_shape()):
             continue
