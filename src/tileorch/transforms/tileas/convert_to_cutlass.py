@@ -606,85 +606,93 @@ RAW_NAMES = {"i8": "s8", "i32": "s32", "f16": "f16", "bf16": "bf16", "f32": "f32
 TMA moves bytes, the program's own ops read them)."""
 
 
-def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation, b_major: str, dtype: str, fail):
-    """(the prologue, the raw element type's name) of a B computed in the K loop from its tile load
-    by the program's elementwise ops (:func:`~tileorch.transforms.tileas.operand_prologue.operand_prologue`),
-    or (None, "") when the dot reads B's load as it is (through layouts and casts the tier folds)."""
-    top, names = _through_layouts(dot.rhs)
-    if _operand_compute_op(dot.rhs) is None and not (dtype in ("f16", "bf16") and _upcast_fp8(dot.rhs, b_load)):
+@dataclass(frozen=True)
+class _OperandSide:
+    """What a computed A and a computed B differ in: the operand's letter (with its article), where
+    its tile is (``tile``, and ``tile_t`` for the operand stored transposed, read through a permute),
+    the load's major that means the transposed tile, and why several dots cannot share it."""
+
+    letter: str
+    article: str
+    tile: str
+    tile_t: str
+    transposed_major: str
+    several_dots: str
+
+    def operand(self, dot: Operation) -> SSAValue:
+        return dot.lhs if self.letter == "A" else dot.rhs
+
+
+_A_SIDE = _OperandSide("A", "an", "(program id 0, k)", "(k, program id 0)", "m",
+                       "an A computed in the K loop shared by several dots is not supported yet by the WGMMA lowering")
+_B_SIDE = _OperandSide("B", "a", "(k, program id 1)", "(program id 1, k)", "k",
+                       "a B computed in the K loop beside dots sharing A is not supported yet by the WGMMA lowering")
+
+
+def _computed_side(side: _OperandSide, kernel: aa.FuncOp, dot: Operation, dots: list, load: Operation, major: str,
+                   converted: bool, fail):
+    """(the prologue, the raw element type's name) of the dot's operand ``side`` computed in the K
+    loop from its tile ``load`` by the program's elementwise ops and vectors (``relu(a)``,
+    ``a.astype(f16) * s``, ``a * gamma[k]``:
+    :func:`~tileorch.transforms.tileas.operand_prologue.operand_prologue`), or (None, "") when the
+    dot reads the load as it is (through layouts and casts the tier folds) and is not ``converted``
+    (the load's tile converted to another 16-bit type, which the consumers compute from the raw
+    tile).  Refuses (``fail``) a computed operand the WGMMA lowering does not evaluate."""
+    v = side.operand(dot)
+    top, _ = _through_layouts(v)
+    if _operand_compute_op(v) is None and not converted:
         return None, ""
     from tileorch.transforms.tileas.operand_prologue import operand_prologue
 
-    what = "the dot's B"
-    root, pro = operand_prologue(kernel, dot, fail, dot.rhs, what,
-                                 "evaluated by the consumer warp groups into the WGMMA's B tile", tile_load=b_load)
+    x = side.letter
+    root, pro = operand_prologue(kernel, dot, fail, v, f"the dot's {x}",
+                                 f"evaluated by the consumer warp groups into the WGMMA's {x} tile", tile_load=load)
     if pro is None:
         raise LocatedError(top.owner, COMPUTED_OPERAND)
     if len(dots) > 1:
-        fail(pro.top.owner, "a B computed in the K loop beside dots sharing A is not supported yet by the WGMMA "
-                            "lowering")
+        fail(pro.top.owner, side.several_dots)
     if pro.reductions:
-        fail(pro.reductions[0], "this B is computed from its tile with a reduction, which the WGMMA lowering does "
+        fail(pro.reductions[0], f"this {x} is computed from its tile with a reduction, which the WGMMA lowering does "
                                 "not evaluate (elementwise ops with scalars and vectors of one wide dimension are)")
     src, seen = _strip_operand(root)
-    if source_load(src) is not b_load:
-        fail(pro.top.owner, "this computed B is not computed from B's tile at (k, program id 1) or B^T at "
-                            "(program id 1, k)")
+    if source_load(src) is not load:
+        fail(pro.top.owner, f"this computed {x} is not computed from {x}'s tile at {side.tile} or {x}^T at "
+                            f"{side.tile_t}")
     transposed = "nv_tileaa.permute" in pro.seen or "nv_tileaa.permute" in seen
-    if transposed != (b_major == "k") or "nv_tileaa.permute" in seen:
-        fail(pro.top.owner, "a computed B^T tile (program id 1, k) is taken transposed after its computation "
-                            "(ct.transpose of the computed tile), a B tile (k, program id 1) without a transpose")
-    elt = b_load.result.type.element_type
+    if transposed != (major == side.transposed_major) or "nv_tileaa.permute" in seen:
+        fail(pro.top.owner, f"a computed {x}^T tile {side.tile_t} is taken transposed after its computation "
+                            f"(ct.transpose of the computed tile), {side.article} {x} tile {side.tile} without a "
+                            "transpose")
+    elt = load.result.type.element_type
     raw = RAW_NAMES.get(str(elt))
     if raw is None:
-        fail(b_load, f"a computed B read from a tile of {elt} is not supported yet by the WGMMA lowering (raw tiles "
-                     f"of {', '.join(RAW_NAMES)})")
+        fail(load, f"a computed {x} read from a tile of {elt} is not supported yet by the WGMMA lowering (raw tiles "
+                   f"of {', '.join(RAW_NAMES)})")
     return pro, raw
 
 
-def _computed_a(kernel: aa.FuncOp, dot: Operation, dots: list, a_load: Operation, a_major: str, fail):
-    """(the prologue, the raw element type's name) of an A computed in the K loop from its tile load
-    by the program's elementwise ops and vectors (``relu(a)``, ``a.astype(f16) * s``, ``a * gamma[k]``),
-    as :func:`_computed_b`; or (None, "") when the dot reads A's load as it is.  An A converted to
-    another 16-bit type than its load's (an int8 or fp8 activation ``astype``'d) is computed too."""
-    from tileorch.transforms.tileas.operand_prologue import operand_prologue
+def _converted_a(dot: Operation, a_load: Operation) -> bool:
+    """A converted to another 16-bit type than its load's (an int8 or fp8 activation ``astype``'d):
+    a computed A."""
+    return (str(dot.lhs.type.element_type) in ("f16", "bf16")
+            and str(a_load.result.type.element_type) != str(dot.lhs.type.element_type))
 
-    top, _ = _through_layouts(dot.lhs)
-    converted = (str(dot.lhs.type.element_type) in ("f16", "bf16")
-                 and str(a_load.result.type.element_type) != str(dot.lhs.type.element_type))
-    if _operand_compute_op(dot.lhs) is None and not converted:
-        return None, "", ""
-    root, pro = operand_prologue(kernel, dot, fail, dot.lhs, "the dot's A",
-                                 "evaluated by the consumer warp groups into the WGMMA's A tile", tile_load=a_load)
-    if pro is None:
-        raise LocatedError(top.owner, COMPUTED_OPERAND)
-    if len(dots) > 1:
-        fail(pro.top.owner, "an A computed in the K loop shared by several dots is not supported yet by the WGMMA "
-                            "lowering")
-    if pro.reductions:
-        fail(pro.reductions[0], "this A is computed from its tile with a reduction, which the WGMMA lowering does "
-                                "not evaluate (elementwise ops with scalars and vectors of one wide dimension are)")
-    src, seen = _strip_operand(root)
-    if source_load(src) is not a_load:
-        fail(pro.top.owner, "this computed A is not computed from A's tile at (program id 0, k) or A^T at "
-                            "(k, program id 0)")
-    transposed = "nv_tileaa.permute" in pro.seen or "nv_tileaa.permute" in seen
-    if transposed != (a_major == "m") or "nv_tileaa.permute" in seen:
-        fail(pro.top.owner, "a computed A^T tile (k, program id 0) is taken transposed after its computation "
-                            "(ct.transpose of the computed tile), an A tile (program id 0, k) without a transpose")
-    elt = a_load.result.type.element_type
-    raw = RAW_NAMES.get(str(elt))
-    if raw is None:
-        fail(a_load, f"a computed A read from a tile of {elt} is not supported yet by the WGMMA lowering (raw tiles "
-                     f"of {', '.join(RAW_NAMES)})")
-    try:
-        name = _dtype(pro.top.type.element_type)
-    except ValueError:
-        name = str(pro.top.type.element_type)
+
+def _computed_a_dtype(pro, fail) -> str:
+    """The builder's name of a computed A's operand type: f16 or bf16."""
+    name = _element_name(pro.top.type.element_type)
     if name not in ("f16", "bf16"):
         fail(pro.top.owner, f"an A computed in the K loop as {name}: the WGMMA lowering takes a computed A of f16 "
                             "or bf16")
-    return pro, raw, name
+    return name
+
+
+def _element_name(t) -> str:
+    """The builder's name of element type ``t`` (:func:`_dtype`), else its IR spelling."""
+    try:
+        return _dtype(t)
+    except ValueError:
+        return str(t)
 
 
 def _upcast_fp8(v: SSAValue, b_load: Operation) -> bool:
@@ -728,10 +736,7 @@ def _strip_operand(v: SSAValue) -> tuple[SSAValue, list[str]]:
 
 def _computed_b_dtype(pro, dtype: str, fail) -> str:
     """The builder's name of a computed B's operand type, which must be A's 16-bit type."""
-    try:
-        name = _dtype(pro.top.type.element_type)
-    except ValueError:
-        name = str(pro.top.type.element_type)
+    name = _element_name(pro.top.type.element_type)
     if name != dtype or dtype not in ("f16", "bf16"):
         fail(pro.top.owner, f"a B computed in the K loop as {name} with an A of {dtype}: the WGMMA lowering takes a "
                             "computed B of A's type, f16 or bf16")
@@ -1008,10 +1013,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         out_dtype = _dtype(sink_tile(st).type.element_type)
     except ValueError as exc:  # the stored tile's type (e.g. a requantised i8 C), not an operand's
         out_dtype = str(exc)
-    a_prologue, a_raw, a_dtype = _computed_a(kernel, dot, dots, a_load, a_major, fail)
+    a_prologue, a_raw = _computed_side(_A_SIDE, kernel, dot, dots, a_load, a_major, _converted_a(dot, a_load), fail)
     if a_prologue is not None:
-        dtype = a_dtype  # the WGMMA's A: the computed operand's type
-    b_prologue, b_raw = _computed_b(kernel, dot, dots, b_load, b_major, dtype, fail)
+        dtype = _computed_a_dtype(a_prologue, fail)  # the WGMMA's A: the computed operand's type
+    b_prologue, b_raw = _computed_side(_B_SIDE, kernel, dot, dots, b_load, b_major,
+                                       dtype in ("f16", "bf16") and _upcast_fp8(dot.rhs, b_load), fail)
     for ld in staged_vectors:
         if not any(pro is not None and ld in pro.vectors for pro in (a_prologue, b_prologue)):
             fail(ld, "a tile loaded in the K loop that does not feed a dot operand (only the vectors a computed A or "
