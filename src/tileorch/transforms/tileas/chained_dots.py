@@ -85,7 +85,7 @@ from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONL
                                                   unsupported)
 from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
 from tileorch.transforms.tileas.operand_prologue import PROLOGUE_SHAPE_OPS as _PROLOGUE_SHAPE_OPS
-from tileorch.transforms.tileas.operand_prologue import QPrologue, operand_prologue
+from tileorch.transforms.tileas.operand_prologue import QPrologue, operand_prologue, strip_layouts
 from tileorch.transforms.tileas.program_order import heavy_first_axis
 from tileorch.transforms.tileas.rebase_k_loop import rebase_k_loop
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
@@ -369,14 +369,6 @@ def _check_operand_types(dt: str, d1: Operation, firsts: list, d2: Operation) ->
                          f"to {dt}, or load it as {have})")
 
 
-def _strip(v: SSAValue, names=(*LAYOUT_ONLY, "nv_tileaa.reshape", "nv_tileaa.permute")) -> tuple[SSAValue, list[str]]:
-    seen = []
-    while isinstance(v.owner, Operation) and v.owner.name in names:
-        seen.append(v.owner.name)
-        v = v.owner.operands[0]
-    return v, seen
-
-
 def _depends_on(v: SSAValue, target: SSAValue, limit: int = 4096) -> bool:
     stack, seen = [v], set()
     while stack and len(seen) < limit:
@@ -600,7 +592,7 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     ``(1, G, BM, D)`` tile reshaped to ``(G BM, D)``: :attr:`Operand.group_dim`)."""
     from tileorch.transforms.tileas.convert_to_cutlass import _base_argument, argument_view_mismatch
 
-    src, seen = _strip(v)
+    src, seen = strip_layouts(v)
     ld = source_load(src)
     if not isinstance(ld, ts.TiledLoadOp) or not isinstance(ld.atom, ts.TmaLoadAtomAttr):
         _fail(dot, f"{what} is not a TMA tile load{' of the loop' if in_loop else ' made before the loop'}")
@@ -845,7 +837,7 @@ def _check_first_dot(d1: Operation, fd: Operation, loop: scf.ForOp) -> None:
     if shapes[0] != shapes[1]:
         _fail(fd, f"first dots of different shapes ({shapes[0][0]} x K {shapes[0][1]} and {shapes[1][0]} x K "
                   f"{shapes[1][1]}): the first dots must compute [tm, tn] tiles over the same K")
-    (a1, seen1), (ak, seenk) = _strip(d1.lhs), _strip(fd.lhs)
+    (a1, seen1), (ak, seenk) = strip_layouts(d1.lhs), strip_layouts(fd.lhs)
     same_load = source_load(a1) is not None and source_load(a1) is source_load(ak)
     if (ak is not a1 and not same_load) or seen1.count("nv_tileaa.permute") != seenk.count("nv_tileaa.permute"):
         _fail(fd, "first dots with different A operands: several first dots must read the same A tile (loaded "
@@ -870,7 +862,7 @@ def _row_vector(st: Operation, tm: int) -> SSAValue:
     """The ``[tm, 1]`` per-row value a second store after the loop writes (a log-sum-exp ``[1, tm]``
     or ``[tm]`` row vector beside the accumulator tile): one value per accumulator row."""
     shape = list(st.tile.type.get_shape())
-    v, _ = _strip(st.tile)
+    v, _ = strip_layouts(st.tile)
     if sorted(shape) != [1] * (len(shape) - 1) + [tm] or _fragment_width(v, tm) != 1:
         _fail(st, f"a second store of a {shape} tile: besides the [{tm}, X] accumulator tile only a row vector of "
                   f"the rows' values ([{tm}, 1] reshaped to [1, {tm}] or [{tm}]) is supported")
@@ -2336,7 +2328,7 @@ def pipelining(ck: ChainedKernel) -> Pipelining | None:
     if not overlap_enabled():
         return None
     body = ck.loop.body.blocks.first
-    accs = [k for k, y in enumerate(ck.yields) if _strip(y)[0] is ck.dot2.result]
+    accs = [k for k, y in enumerate(ck.yields) if strip_layouts(y)[0] is ck.dot2.result]
     if len(accs) != 1 or ck.carried[accs[0]][1] != ck.dv:
         return None
     k = accs[0]
@@ -2701,12 +2693,12 @@ def _rescale_factor(c: SSAValue, acc_arg: SSAValue) -> SSAValue | None:
     """``X`` when the second dot's C is ``acc * X`` (or ``X * acc``; layout ops around either):
     where every element of ``X`` is exactly 1, C is ``acc`` (:func:`skip_rescale_enabled`); else
     None (C is computed as written)."""
-    c, _ = _strip(c)
+    c, _ = strip_layouts(c)
     op = c.owner
     if not isinstance(op, Operation) or op.name not in ("arith.mulf", "nv_tileaa.mulf") or len(op.operands) != 2:
         return None
     for a, b in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
-        if _strip(a)[0] is acc_arg and not _depends_on(b, acc_arg):
+        if strip_layouts(a)[0] is acc_arg and not _depends_on(b, acc_arg):
             return b
     return None
 

@@ -1407,8 +1407,9 @@ def _program_grid_remarks(dk: DotKernel) -> None:
                       "num_blocks the program reads are the launch's), on 1-CTA clusters, with the program's tiles")
 
 
-def _reads_program_id(values: list, axis: int) -> bool:
-    """Whether the scalar ``values`` read the program id along ``axis`` (through any ops)."""
+def _scalar_sources(values: list, regions: bool = False):
+    """Every op the scalar ``values`` are computed from (through any ops; with ``regions``, also
+    every op nested in the regions of those ops), each once, in a depth-first order."""
     seen, todo = set(), list(values)
     while todo:
         v = todo.pop()
@@ -1416,28 +1417,25 @@ def _reads_program_id(values: list, axis: int) -> bool:
             continue
         seen.add(v)
         op = v.owner
-        if op.name == "nv_tileaa.get_program_id" and op.axis.value.data == axis:
-            return True
+        yield op
         todo.extend(op.operands)
-        for region in op.regions:
-            todo.extend(r for inner in region.walk() for r in inner.results)
-    return False
+        if regions:
+            for region in op.regions:
+                todo.extend(r for inner in region.walk() for r in inner.results)
+
+
+def _reads_program_id(values: list, axis: int) -> bool:
+    """Whether the scalar ``values`` read the program id along ``axis`` (through any ops)."""
+    return any(op.name == "nv_tileaa.get_program_id" and op.axis.value.data == axis
+               for op in _scalar_sources(values, regions=True))
 
 
 def _reads_program_id_2_only(values: list) -> bool:
     """Whether the scalar ``values`` (batch indices) read no program id but axis 2 and no grid extent:
     a batched kernel on the scheduler's own (m, n) tiles then evaluates them from its L alone."""
-    seen, todo = set(), list(values)
-    while todo:
-        v = todo.pop()
-        if v in seen or not isinstance(v.owner, Operation):
-            continue
-        seen.add(v)
-        op = v.owner
-        if op.name == "nv_tileaa.get_num_programs" or (op.name == "nv_tileaa.get_program_id" and op.axis.value.data != 2):
-            return False
-        todo.extend(op.operands)
-    return True
+    return not any(op.name == "nv_tileaa.get_num_programs"
+                   or (op.name == "nv_tileaa.get_program_id" and op.axis.value.data != 2)
+                   for op in _scalar_sources(values))
 
 
 def _is_zero_tile(v: SSAValue) -> bool:
