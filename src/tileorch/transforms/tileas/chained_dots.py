@@ -86,6 +86,7 @@ from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONL
 from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
 from tileorch.transforms.tileas.operand_prologue import PROLOGUE_SHAPE_OPS as _PROLOGUE_SHAPE_OPS
 from tileorch.transforms.tileas.operand_prologue import QPrologue, operand_prologue, strip_layouts
+from tileorch.transforms.tileas.pack16 import pack16, rounded_from
 from tileorch.transforms.tileas.program_order import heavy_first_axis
 from tileorch.transforms.tileas.rebase_k_loop import rebase_k_loop
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
@@ -1178,7 +1179,7 @@ class _Kernel:
         ev = _RowEval(e, low, pro, raw, cols, row, per)
         out = [ev.value(pro.top, k) for k in range(len(raw))]
         for n, ptr in enumerate(addrs):
-            e.store(_pack16(e, out[2 * n], out[2 * n + 1], self.ck.dtype), ptr)
+            e.store(pack16(e, out[2 * n], out[2 * n + 1], self.ck.dtype), ptr)
 
     def q_prologue(self) -> None:
         """The program's Q prologue (:class:`QPrologue`) applied in place to the warp group's 64 rows
@@ -1186,7 +1187,7 @@ class _Kernel:
         (the swizzle permutes 16-byte units within 8-row atoms), read by the warp group's threads
         as 32-bit words (two elements, consecutive threads on consecutive words), each element
         computed as the program's ops say and rounded to Q's type as its casts do
-        (``cvt.rn.{f16,bf16}x2.f32``: :func:`_pack16`), written back; then every writer's
+        (``cvt.rn.{f16,bf16}x2.f32``: :func:`~tileorch.transforms.tileas.pack16.pack16`), written back; then every writer's
         ``fence.proxy.async.shared::cta`` (generic-proxy writes before the WGMMAs' async-proxy
         reads) and the warp group's named barrier :data:`Q_PROLOGUE_BARRIER` ``+ wg`` (128
         threads) before its first WGMMA reads the rows."""
@@ -1214,7 +1215,7 @@ class _Kernel:
                                      else e.v(arith.BitcastOp(bits, elt)))
                     low.memo.clear()
                     out.append(low.at(pro.top, coords))
-                e.store(_pack16(e, out[0], out[1], ck.dtype), ptr)
+                e.store(pack16(e, out[0], out[1], ck.dtype), ptr)
         e.add(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
         bar = self.v(arith.AddiOp(self.wg, e.const(Q_PROLOGUE_BARRIER)), "qp_bar")
         e.add(nvvm.BarrierOp(bar, self.small(128)))
@@ -1884,33 +1885,6 @@ class _QLowering(FragmentLowering):
         return super()._at(v, coords)
 
 
-def _rounded_from(v: SSAValue) -> SSAValue:
-    """The f32 value that ``v`` is a 16-bit rounding of, when ``v`` is one (``truncf`` of an f32,
-    or its ``extf`` back to f32, or the f32 of ``cvt.rn.bf16.f32`` bits), else ``v``: packing with
-    ``cvt.rn.{f16,bf16}x2.f32`` rounds the f32 to the same bits, so a cast to the operand type
-    followed by the pack costs one instruction per pair instead of three per element."""
-    op = v.owner
-    if isinstance(op, arith.ExtFOp) and isinstance(op.input.type, (Float16Type, BFloat16Type)):
-        v, op = op.input, op.input.owner
-    if isinstance(op, arith.TruncFOp) and isinstance(op.input.type, Float32Type):
-        return op.input
-    if isinstance(op, arith.BitcastOp) and isinstance(op.input.owner, arith.ShLIOp):  # bf16 bits -> f32
-        ext = op.input.owner.lhs.owner
-        asm = ext.input.owner if isinstance(ext, arith.ExtUIOp) else None
-        if isinstance(asm, llvm.InlineAsmOp) and asm.asm_string.data == "cvt.rn.bf16.f32 $0, $1;":
-            return asm.operands[0]
-    return v
-
-
-def _pack16(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str, volatile: bool = False) -> SSAValue:
-    """Two values packed as the ``dtype`` pair of a WGMMA register-A operand (``lo`` in the low
-    half), rounded once from f32 (:func:`_rounded_from`); ``volatile``: the ``cvt`` stays where it
-    is emitted (:func:`_pack_after_wait`)."""
-    lo, hi = (e.to_f32(_rounded_from(x)) for x in (lo, hi))
-    return e.v(llvm.InlineAsmOp(f"cvt.rn.{dtype}x2.f32 $0, $1, $2;", "=r,f,f", [hi, lo], [i32],
-                                has_side_effects=volatile))
-
-
 def _wgmma_reg_a(e: Emitter, a: list[SSAValue], desc: SSAValue, acc: list[SSAValue], n: int, dtype: str,
                  trans_b: int) -> list[SSAValue]:
     regs = n // 2
@@ -2032,7 +2006,7 @@ def _store_pair(low: FragmentLowering, coords: tuple[Coord, ...], lo: SSAValue, 
     e, st = low.e, low.store
     mem = low.scalar(st.view).memref
     offset, _ = _element_address(low, st, coords)
-    word = _pack16(e, lo, hi, _DT[type(st.tile.type.element_type)])
+    word = pack16(e, lo, hi, _DT[type(st.tile.type.element_type)])
     e.add(llvm.StoreOp(word, e.gep(mem.ptr, offset, i16, GLOBAL_PTR), alignment=4))
 
 
@@ -2239,7 +2213,7 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
             c_in = s.tile_regs(ck.dot2.acc, ck.dv)
             p = s.tile_regs(ck.dot2.lhs, ck.tn)
             # every register the WGMMAs read is written before the fence (else ptxas serializes them)
-            a_regs = [[_pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
+            a_regs = [[pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
                       for c in range(ck.tn // 16)]
             descs = _b2_descriptors(ck, s.e, b2_addr)
             s.e.add(nvvm.WgmmaFenceAlignedOp())
@@ -2351,7 +2325,7 @@ def _pack_after_wait(e: Emitter, p: list[SSAValue], dtype: str) -> list[SSAValue
     Packing during the overlap (even into other registers, copied after the wait) lets LLVM
     coalesce P_j into the in-flight P_{j-1} registers, and makes ptxas 13.0 see a WGMMA input
     defined inside a pipeline stage: it then serializes every WGMMA of the kernel (C7513)."""
-    return [_pack16(e, p[2 * i], p[2 * i + 1], dtype, volatile=True) for i in range(len(p) // 2)]
+    return [pack16(e, p[2 * i], p[2 * i + 1], dtype, volatile=True) for i in range(len(p) // 2)]
 
 
 def _frontier(v: SSAValue, arg: SSAValue) -> list[SSAValue]:
@@ -2391,7 +2365,7 @@ def _versioned(ck: ChainedKernel, site_of, site: _Site, iv: SSAValue, masks: lis
         if assume:
             side.low.assumed_true = {id(m) for m in masks}
         p, new = part(side)
-        p = [_rounded_from(x) for x in p]  # the f32 P the pack rounds (the branch carries f32, not a cast)
+        p = [rounded_from(x) for x in p]  # the f32 P the pack rounds (the branch carries f32, not a cast)
         extra = [x for v, w in zip(later, widths) for x in side.tile_regs(v, w)]
         side.tmp.add_op(scf.YieldOp(*p, *new, *extra))
         sides.append((len(p), len(new), [x.type for x in (*p, *new, *extra)]))
@@ -2532,7 +2506,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         kb.rescale_applied |= {"pack"}
 
     def f32_p(site: _Site, p: list[SSAValue]) -> list[SSAValue]:
-        return [site.e.to_f32(_rounded_from(x)) for x in p]
+        return [site.e.to_f32(rounded_from(x)) for x in p]
 
     def packed(p: list[SSAValue]) -> list[SSAValue]:
         """P packed at the insertion point (volatile: after the first dot's issue)."""
@@ -2595,7 +2569,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
                                   _frontier(ck.dot2.acc, acc_arg))
         else:
             p0, new0 = tile(s, iv0, z_last, init)
-        a0 = f32_p(s, p0) if late_pack else [_pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype)
+        a0 = f32_p(s, p0) if late_pack else [pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype)
                                              for i in range(len(p0) // 2)]
         if late is None:
             c0 = c_input(s, init[pipe.acc])

@@ -58,6 +58,7 @@ from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, Epilo
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
                                                  side_reduction, sink_tile)
 from tileorch.transforms.tileas.k_range import KLoop, KRangeError, k_loop, tile_map
+from tileorch.transforms.tileas.pack16 import pack16
 from tileorch.transforms.tileas.program_loop_to_tiles import SINGLE_TILE_AXES, TILE_GRID_IDS
 
 DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i32": "s32"}
@@ -2358,7 +2359,6 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
 
     from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
     from tileorch.transforms.tileaa_to_simt.emit import is_fp8
-    from tileorch.transforms.tileas.chained_dots import _pack16
     from tileorch.transforms.tileas.operand_prologue import CachingEmitter, OperandLowering, reads_loop_value
 
     if role == "a":
@@ -2472,7 +2472,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
                     value = e.v(arith.BitcastOp(bits, elt))
                 low.element = value
                 out.append(low.at(pro.top, coords))
-            e.store_vector([_pack16(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
+            e.store_vector([pack16(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
         _move_before(pre_block, kloop)
         _move_before(head_block, body.first_op)  # K-indexed vectors: before the consumer's wait
         _move_before(tmp, fence)
