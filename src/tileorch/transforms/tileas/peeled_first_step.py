@@ -37,9 +37,9 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, IntegerType, StringAtt
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import copy_location, format_error
-from tileorch.transforms.tileas.fuse_split_loops import (_const_one, _equivalent, _free_operands,
-                                                        _merged_properties, _NoFuse, _placeholder, _pure,
-                                                        fuse_pure_differences)
+from tileorch.transforms.tileas.loop_pair_fusion import (_const_one, _equivalent, _free_operands,
+                                                         _merged_properties, _NoFuse, _placeholder, _pure,
+                                                         fuse_pure_differences)
 
 REMARKS_ATTR = "tileorch.remarks"
 """A function attribute: located remarks of the tier's rewrites, which the chained lowering puts in
