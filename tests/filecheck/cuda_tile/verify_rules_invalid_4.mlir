@@ -1,0 +1,411 @@
+// CUDA Tile IR verifier rules that had no negative test (tools/untested_diagnostics.py, session 19):
+// ftoi rounding and constant types (generic form: the custom syntax cannot spell them, bytecode can),
+// continue/break outside a loop, entry and testing$func signatures, views carried by loops, for's
+// region arguments, if regions, assume predicates (div_by, same_elements, bounded), reduce and scan
+// operands, identities, regions and yields.
+// RUN: tileorch-opt %s --split-input-file --verify-diagnostics
+
+cuda_tile.module @m {
+  entry @e() {
+    %x = constant <f32: 1.0> : tile<4xf32>
+    // expected-error @+1 {{invalid rounding mode specified. Only 'nearest_int_to_zero' is supported}}
+    %y = "cuda_tile.ftoi"(%x) <{signedness = #cuda_tile.signedness<signed>, rounding_mode = #cuda_tile.rounding<nearest_even>}> : (!cuda_tile.tile<4xf32>) -> !cuda_tile.tile<4xi32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    // expected-error @+1 {{failed to verify that all of {value, result} have same type}}
+    %y = "cuda_tile.constant"() <{value = #cuda_tile.dense<i32: 1 : tile<4xi32>>}> : () -> !cuda_tile.tile<8xi32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %c = constant <i1: true> : tile<i1>
+    if %c {
+      // expected-error @+1 {{'continue' must be nested in a 'for' or 'loop'}}
+      continue
+    }
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    %b = constant <i1: true> : tile<i1>
+    for %i in (%c0 to %c1, step %c1) : tile<i32> {
+      if %b {
+        // expected-error @+1 {{'break' must be nested in a 'loop'}}
+        break
+      }
+      continue
+    }
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  // expected-error @+1 {{entry op must not return values}}
+  "cuda_tile.entry"() <{sym_name = "e", function_type = () -> !cuda_tile.tile<i32>}> ({
+    "cuda_tile.return"() : () -> ()
+  }) : () -> ()
+}
+
+// -----
+
+cuda_tile.module @m {
+  // expected-error @+1 {{entry block arguments must match the function type}}
+  "cuda_tile.entry"() <{sym_name = "e", function_type = (!cuda_tile.tile<i32>) -> ()}> ({
+    "cuda_tile.return"() : () -> ()
+  }) : () -> ()
+}
+
+// -----
+
+cuda_tile.module @m {
+  // expected-error @+1 {{entry block arguments must match the function type}}
+  "cuda_tile.testing$func"() <{sym_name = "f", function_type = (!cuda_tile.tile<i32>) -> ()}> ({
+    "cuda_tile.return"() : () -> ()
+  }) : () -> ()
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %c0 = constant <i32: 0> : tile<i32>
+    // expected-error @+1 {{entry functions cannot return values}}
+    "cuda_tile.return"(%c0) : (!cuda_tile.tile<i32>) -> ()
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e(%a: tile<ptr<f16>>, %m: tile<i32>) {
+    %tv = make_tensor_view %a, shape = [%m], strides = [1] : tile<i32> -> tensor_view<?xf16, strides=[1]>
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    // expected-error @+1 {{loop-carried value 0 is a tensor_view, which is not supported}}
+    %r = for %i in (%c0 to %c1, step %c1) : tile<i32> iter_values(%v = %tv) -> (tensor_view<?xf16, strides=[1]>) {
+      continue %v : tensor_view<?xf16, strides=[1]>
+    }
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e(%a: tile<ptr<f16>>, %m: tile<i32>) {
+    %tv = make_tensor_view %a, shape = [%m], strides = [1] : tile<i32> -> tensor_view<?xf16, strides=[1]>
+    %pv = make_partition_view %tv : partition_view<tile=(16), tensor_view<?xf16, strides=[1]>>
+    // expected-error @+1 {{result type 0 is a tile view, which is not supported}}
+    %w = loop iter_values(%v = %pv) : partition_view<tile=(16), tensor_view<?xf16, strides=[1]>> -> partition_view<tile=(16), tensor_view<?xf16, strides=[1]>> {
+      break %v : partition_view<tile=(16), tensor_view<?xf16, strides=[1]>>
+    }
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    // expected-error @+1 {{mismatch in number of loop-carried values and region arguments}}
+    %r = "cuda_tile.for"(%c0, %c1, %c1, %c0) ({
+    ^bb0(%i: !cuda_tile.tile<i32>):
+      "cuda_tile.continue"(%c0) : (!cuda_tile.tile<i32>) -> ()
+    }) : (!cuda_tile.tile<i32>, !cuda_tile.tile<i32>, !cuda_tile.tile<i32>, !cuda_tile.tile<i32>) -> !cuda_tile.tile<i32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    // expected-error @+1 {{iter value #0 type tile<i32> does not match its region argument}}
+    %r = "cuda_tile.for"(%c0, %c1, %c1, %c0) ({
+    ^bb0(%i: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<i64>):
+      "cuda_tile.continue"(%c0) : (!cuda_tile.tile<i32>) -> ()
+    }) : (!cuda_tile.tile<i32>, !cuda_tile.tile<i32>, !cuda_tile.tile<i32>, !cuda_tile.tile<i32>) -> !cuda_tile.tile<i32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    // expected-error @+1 {{expected at least one block argument for induction variable}}
+    "cuda_tile.for"(%c0, %c1, %c1) ({
+      "cuda_tile.continue"() : () -> ()
+    }) : (!cuda_tile.tile<i32>, !cuda_tile.tile<i32>, !cuda_tile.tile<i32>) -> ()
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    // expected-error @+1 {{expected induction variable to be same type as bounds and step: tile<i64> vs tile<i32>}}
+    "cuda_tile.for"(%c0, %c1, %c1) ({
+    ^bb0(%i: !cuda_tile.tile<i64>):
+      "cuda_tile.continue"() : () -> ()
+    }) : (!cuda_tile.tile<i32>, !cuda_tile.tile<i32>, !cuda_tile.tile<i32>) -> ()
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    %l = constant <i64: 0> : tile<i64>
+    // expected-error @+1 {{result types must match the iter_values types}}
+    %r = "cuda_tile.for"(%c0, %c1, %c1, %c0) ({
+    ^bb0(%i: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<i32>):
+      "cuda_tile.continue"(%l) : (!cuda_tile.tile<i64>) -> ()
+    }) : (!cuda_tile.tile<i32>, !cuda_tile.tile<i32>, !cuda_tile.tile<i32>, !cuda_tile.tile<i32>) -> !cuda_tile.tile<i64>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %c = constant <i1: true> : tile<i1>
+    // expected-error @+1 {{'then' region must have exactly one block}}
+    "cuda_tile.if"(%c) ({
+    }, {
+    }) : (!cuda_tile.tile<i1>) -> ()
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %a = constant <i32: 1> : tile<4xi32>
+    // expected-error @+1 {{expected an assume predicate attribute}}
+    %b = "cuda_tile.assume"(%a) <{predicate = 5 : i32}> : (!cuda_tile.tile<4xi32>) -> !cuda_tile.tile<4xi32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %a = constant <i64: 1> : tile<4xi64>
+    // expected-error @+1 {{'cuda_tile.div_by' divisor is too large}}
+    %b = assume div_by<9223372036854775808>, %a : tile<4xi64>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e(%p: tile<ptr<f16>>, %m: tile<i32>) {
+    %tv = make_tensor_view %p, shape = [%m], strides = [1] : tile<i32> -> tensor_view<?xf16, strides=[1]>
+    // expected-error @+1 {{'cuda_tile.div_by' 'every'/'along' cannot be used if the constrained value is a tensor_view}}
+    %b = assume div_by<16, every 2 along 0>, %tv : tensor_view<?xf16, strides=[1]>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e(%p: tile<ptr<f16>>, %m: tile<i32>) {
+    %tv = make_tensor_view %p, shape = [%m], strides = [1] : tile<i32> -> tensor_view<?xf16, strides=[1]>
+    %pv = make_partition_view %tv : partition_view<tile=(16), tensor_view<?xf16, strides=[1]>>
+    // expected-error @+1 {{div_by predicate applies to integer or pointer tiles}}
+    %b = assume div_by<16>, %pv : partition_view<tile=(16), tensor_view<?xf16, strides=[1]>>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %a = constant <i32: 1> : tile<4xi32>
+    // expected-error @+1 {{'every' must be a positive power of 2, got 3}}
+    %b = assume div_by<4, every 3 along 0>, %a : tile<4xi32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %a = constant <i32: 1> : tile<4xi32>
+    // expected-error @+1 {{'every' (8) exceeds dimension 0 (4)}}
+    %b = assume div_by<4, every 8 along 0>, %a : tile<4xi32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %a = constant <i32: 1> : tile<4x8xi32>
+    // expected-error @+1 {{expected 2 values in same_elements, got 1}}
+    %b = assume same_elements<[2]>, %a : tile<4x8xi32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %a = constant <i32: 1> : tile<4x8xi32>
+    // expected-error @+1 {{same_elements value #1 (3) must be a power of 2 dividing 8}}
+    %b = assume same_elements<[2, 3]>, %a : tile<4x8xi32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %a = constant <i8: 1> : tile<4xi8>
+    // expected-error @+1 {{'cuda_tile.bounded' expects upper bound to be within [-128, 127]}}
+    %b = assume bounded<0, 300>, %a : tile<4xi8>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %x = constant <f32: 1.0> : tile<4xf32>
+    // expected-error @+1 {{expected at least one operand}}
+    "cuda_tile.reduce"() <{dim = 0 : i32, identities = [0.000000e+00 : f32]}> ({
+      ^bb0(%a: !cuda_tile.tile<f32>, %b: !cuda_tile.tile<f32>):
+        %s = "cuda_tile.addf"(%a, %b) <{rounding_mode = #cuda_tile.rounding<nearest_even>}> : (!cuda_tile.tile<f32>, !cuda_tile.tile<f32>) -> !cuda_tile.tile<f32>
+        "cuda_tile.yield"(%s) : (!cuda_tile.tile<f32>) -> ()
+    }) : () -> ()
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %x = constant <f32: 1.0> : tile<4xf32>
+    // expected-error @+1 {{expected 1 results, got 2}}
+    %r:2 = "cuda_tile.reduce"(%x) <{dim = 0 : i32, identities = [0.000000e+00 : f32]}> ({
+      ^bb0(%a: !cuda_tile.tile<f32>, %b: !cuda_tile.tile<f32>):
+        %s = "cuda_tile.addf"(%a, %b) <{rounding_mode = #cuda_tile.rounding<nearest_even>}> : (!cuda_tile.tile<f32>, !cuda_tile.tile<f32>) -> !cuda_tile.tile<f32>
+        "cuda_tile.yield"(%s) : (!cuda_tile.tile<f32>) -> ()
+    }) : (!cuda_tile.tile<4xf32>) -> (!cuda_tile.tile<f32>, !cuda_tile.tile<f32>)
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %x = constant <f32: 1.0> : tile<4xf32>
+    %y = constant <f32: 1.0> : tile<8xf32>
+    // expected-error @+1 {{all operands must have the same shape}}
+    %r:2 = "cuda_tile.reduce"(%x, %y) <{dim = 0 : i32, identities = [0.000000e+00 : f32, 0.000000e+00 : f32]}> ({
+      ^bb0(%a: !cuda_tile.tile<f32>, %b: !cuda_tile.tile<f32>, %c: !cuda_tile.tile<f32>, %d: !cuda_tile.tile<f32>):
+        "cuda_tile.yield"(%a, %c) : (!cuda_tile.tile<f32>, !cuda_tile.tile<f32>) -> ()
+    }) : (!cuda_tile.tile<4xf32>, !cuda_tile.tile<8xf32>) -> (!cuda_tile.tile<f32>, !cuda_tile.tile<f32>)
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %x = constant <f32: 1.0> : tile<4xf32>
+    // expected-error @+1 {{expected 1 identities, got 2}}
+    %r = "cuda_tile.reduce"(%x) <{dim = 0 : i32, identities = [0.000000e+00 : f32, 1.000000e+00 : f32]}> ({
+      ^bb0(%a: !cuda_tile.tile<f32>, %b: !cuda_tile.tile<f32>):
+        %s = "cuda_tile.addf"(%a, %b) <{rounding_mode = #cuda_tile.rounding<nearest_even>}> : (!cuda_tile.tile<f32>, !cuda_tile.tile<f32>) -> !cuda_tile.tile<f32>
+        "cuda_tile.yield"(%s) : (!cuda_tile.tile<f32>) -> ()
+    }) : (!cuda_tile.tile<4xf32>) -> !cuda_tile.tile<f32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %x = constant <f32: 1.0> : tile<4xf32>
+    // expected-error @+1 {{identity #0 type must match operand element type f32}}
+    %r = "cuda_tile.reduce"(%x) <{dim = 0 : i32, identities = [0 : i32]}> ({
+      ^bb0(%a: !cuda_tile.tile<f32>, %b: !cuda_tile.tile<f32>):
+        %s = "cuda_tile.addf"(%a, %b) <{rounding_mode = #cuda_tile.rounding<nearest_even>}> : (!cuda_tile.tile<f32>, !cuda_tile.tile<f32>) -> !cuda_tile.tile<f32>
+        "cuda_tile.yield"(%s) : (!cuda_tile.tile<f32>) -> ()
+    }) : (!cuda_tile.tile<4xf32>) -> !cuda_tile.tile<f32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %x = constant <f32: 1.0> : tile<4xf32>
+    // expected-error @+1 {{expected 2 region arguments, got 1}}
+    %r = "cuda_tile.reduce"(%x) <{dim = 0 : i32, identities = [0.000000e+00 : f32]}> ({
+      ^bb0(%a: !cuda_tile.tile<f32>):
+        "cuda_tile.yield"(%a) : (!cuda_tile.tile<f32>) -> ()
+    }) : (!cuda_tile.tile<4xf32>) -> !cuda_tile.tile<f32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %x = constant <f32: 1.0> : tile<4xf32>
+    // expected-error @+1 {{region must end with 'yield'}}
+    %r = "cuda_tile.reduce"(%x) <{dim = 0 : i32, identities = [0.000000e+00 : f32]}> ({
+      ^bb0(%a: !cuda_tile.tile<f32>, %b: !cuda_tile.tile<f32>):
+    }) : (!cuda_tile.tile<4xf32>) -> !cuda_tile.tile<f32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %x = constant <f32: 1.0> : tile<4xf32>
+    // expected-error @+1 {{'yield' must return one scalar tile per operand with its element type}}
+    %r = "cuda_tile.reduce"(%x) <{dim = 0 : i32, identities = [0.000000e+00 : f32]}> ({
+      ^bb0(%a: !cuda_tile.tile<f32>, %b: !cuda_tile.tile<f32>):
+        "cuda_tile.yield"(%a, %b) : (!cuda_tile.tile<f32>, !cuda_tile.tile<f32>) -> ()
+    }) : (!cuda_tile.tile<4xf32>) -> !cuda_tile.tile<f32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %x = constant <f32: 1.0> : tile<4xf32>
+    %r = "cuda_tile.scan"(%x) <{dim = 0 : i32, identities = [0.000000e+00 : f32], reverse = false}> ({
+      ^bb0(%a: !cuda_tile.tile<f32>, %b: !cuda_tile.tile<f32>):
+        // expected-error @+1 {{'cuda_tile.print_tko' op only pure operations are allowed inside 'cuda_tile.scan'}}
+        %t = print_tko "x %f\n", %a : tile<f32> -> token
+        "cuda_tile.yield"(%a) : (!cuda_tile.tile<f32>) -> ()
+    }) : (!cuda_tile.tile<4xf32>) -> !cuda_tile.tile<4xf32>
+  }
+}
