@@ -1187,7 +1187,7 @@ def _verify_hints(op, hints: A.OptimizationHintsAttr, allowed: tuple[str, ...]) 
                     raise VerifyException(f"latency must be in [1, 10], got {n}")
                 if k == "num_worker_warps_per_cta" and (n <= 0 or n & (n - 1) or n > 32):
                     raise VerifyException(f"expected power-of-two <= 32 for {arch}.num_worker_warps_per_cta")
-            if k == "allow_tma" and not isinstance(v, (BoolAttr, IntegerAttr)):
+            if k == "allow_tma" and not isinstance(v, IntegerAttr):  # (a BoolAttr is an i1 IntegerAttr)
                 raise VerifyException("optimization hint 'allow_tma' must be a boolean")
 
 
