@@ -3,7 +3,8 @@
 // continue/break outside a loop, entry and testing$func signatures, views carried by loops, for's
 // region arguments, if regions, assume predicates (div_by, same_elements, bounded), reduce and scan
 // operands, identities, regions and yields; make_tensor_view operands, view types, index-space
-// shapes, pointer loads, stores and atomics, insert, inbounds, and mmaf_scaled scale shapes.
+// shapes, pointer loads, stores and atomics, insert, inbounds, mmaf_scaled scale shapes; tile and
+// view types (too many elements, a 0-d view tile, negative dim_map targets, view index types).
 // RUN: tileorch-opt %s --split-input-file --verify-diagnostics
 
 cuda_tile.module @m {
@@ -837,5 +838,61 @@ cuda_tile.module @m {
     %sb = constant <f8E8M0FNU: 1.0> : tile<1x16xf8E8M0FNU>
     // expected-error @+1 {{shape error: f4E2M1FN element type with f8E8M0FNU scales requires block scale factor of lhs_scale and rhs_scale to be 16 or 32, but got 64}}
     %d = mmaf_scaled %a, %b, %acc, %sa, %sb : tile<16x64xf4E2M1FN>, tile<64x16xf4E2M1FN>, tile<16x16xf32>, tile<16x1xf8E8M0FNU>, tile<1x16xf8E8M0FNU>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    // expected-error @+1 {{tile would exceed the maximum of}}
+    %x = constant <f32: 0.0> : tile<65536x65536xf32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e(%p: tile<ptr<f32>>) {
+    %tv = make_tensor_view %p, shape = [64], strides = [1] : tensor_view<64xf32, strides=[1]>
+    // expected-error @+1 {{0-dimension tile shape is not supported}}
+    %pv = make_partition_view %tv : partition_view<tile=(), tensor_view<64xf32, strides=[1]>>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e(%p: tile<ptr<f32>>) {
+    %tv = make_tensor_view %p, shape = [64], strides = [1] : tensor_view<64xf32, strides=[1]>
+    // expected-error @+1 {{target dimension must not be negative, got -1}}
+    %pv = make_partition_view %tv : partition_view<tile=(16), tensor_view<64xf32, strides=[1]>, dim_map=[-1]>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e(%p: tile<ptr<f32>>) {
+    %tv = make_tensor_view %p, shape = [64], strides = [1] : tensor_view<64xf32, strides=[1]>
+    %pv = make_partition_view %tv : partition_view<tile=(16), tensor_view<64xf32, strides=[1]>>
+    %tok = make_token : token
+    %c0 = constant <i32: 0> : tile<4xi32>
+    // expected-error @+1 {{expected index type to be a scalar tile, got tile<4xi32>}}
+    %ta, %t1 = "cuda_tile.load_view_tko"(%pv, %c0, %tok) <{memory_ordering_semantics = #cuda_tile.memory_ordering_semantics<weak>, operandSegmentSizes = array<i32: 1, 1, 1>}> : (!cuda_tile.partition_view<tile=(16), tensor_view<64xf32, strides=[1]>>, !cuda_tile.tile<4xi32>, !cuda_tile.token) -> (!cuda_tile.tile<16xf32>, !cuda_tile.token)
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e(%p: tile<ptr<f32>>) {
+    %tv = make_tensor_view %p, shape = [64, 64], strides = [64, 1] : tensor_view<64x64xf32, strides=[64,1]>
+    %pv = make_partition_view %tv : partition_view<tile=(16x16), tensor_view<64x64xf32, strides=[64,1]>>
+    %tok = make_token : token
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i64: 0> : tile<i64>
+    // expected-error @+1 {{expected index type 1 to be the same as other index types (tile<i32>), got tile<i64>}}
+    %ta, %t1 = "cuda_tile.load_view_tko"(%pv, %c0, %c1, %tok) <{memory_ordering_semantics = #cuda_tile.memory_ordering_semantics<weak>, operandSegmentSizes = array<i32: 1, 2, 1>}> : (!cuda_tile.partition_view<tile=(16x16), tensor_view<64x64xf32, strides=[64,1]>>, !cuda_tile.tile<i32>, !cuda_tile.tile<i64>, !cuda_tile.token) -> (!cuda_tile.tile<16x16xf32>, !cuda_tile.token)
   }
 }
