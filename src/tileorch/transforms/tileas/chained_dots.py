@@ -66,7 +66,7 @@ from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, DenseArrayBase, Floa
                                    i16, i32, i64)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
-from tileorch.diagnostics import LocatedError
+from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import llvm_ext
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
@@ -1102,8 +1102,10 @@ class _Kernel:
         """Block until the phase of parity ``phase`` of the mbarrier ``bar`` completes.  The wait
         is named ``what`` (and, for a barrier of a ring built by :meth:`stage_barrier`, marked
         with the ring's base offset ``ring``) for ``bound-barrier-waits``: a debug-timeout build
-        reports the kernel, the barrier, its stage and the phase when the wait expires."""
+        reports the kernel, the barrier, its stage and the phase when the wait expires, and the
+        program's source position of the chain's key loop (the wait's location)."""
         wait = nvvm.MBarrierTryWaitParityOp(bar, phase, self.ticks)
+        copy_location(self.ck.loop, [wait])
         wait.attributes[WAIT_SITE] = StringAttr(f"chained-dots kernel @{self.fn.sym_name.data}: {what}")
         if ring is not None:
             wait.attributes[WAIT_RING] = IntegerAttr(ring, i32)
