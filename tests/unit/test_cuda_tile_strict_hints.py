@@ -40,7 +40,8 @@ def _int(n: int) -> IntegerAttr:
 CASES = [
     ("cuda_tile.entry", {"sm_77": DictionaryAttr({"occupancy": _int(1)})},
      "hints.mlir:2:3: error: Optimization hints verification failed: unknown hint key sm_77"),
-    ("cuda_tile.entry", {"sm_90": _int(5)}, "hints.mlir:2:3: error: optimization hints for 'sm_90' must be a dictionary"),
+    ("cuda_tile.entry", {"sm_90": _int(5)},
+     "hints.mlir:2:3: error: optimization hints for 'sm_90' must be a dictionary"),
     ("cuda_tile.entry", {"sm_90": DictionaryAttr({"latency": _int(2)})},
      "hints.mlir:2:3: error: unknown optimization hint 'latency' for entry (allowed: num_cta_in_cga, "
      "num_worker_warps_per_cta, occupancy)"),
@@ -73,6 +74,7 @@ def test_hints_are_ignored_by_default(monkeypatch, op_name, hints, error):
 
 def test_valid_hints_verify_under_werr_hints(monkeypatch):
     monkeypatch.setattr(ct_ops, "STRICT_HINTS", True)
-    assert _errors("cuda_tile.entry", {"sm_90": DictionaryAttr({"num_cta_in_cga": _int(2), "occupancy": _int(1)})}) == []
+    good = DictionaryAttr({"num_cta_in_cga": _int(2), "occupancy": _int(1)})
+    assert _errors("cuda_tile.entry", {"sm_90": good}) == []
     assert _errors("cuda_tile.load_view_tko", {"sm_90": DictionaryAttr({"latency": _int(3),
                                                                         "allow_tma": BoolAttr(True, 1)})}) == []

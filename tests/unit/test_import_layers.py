@@ -11,8 +11,9 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
-ACYCLIC = ("tileorch.transforms.tileas", "tileorch.launchers", "tileorch.kernels", "tileorch.transforms.cudatile_to_tileaa",
-           "tileorch.transforms.tileaa_to_tileas", "tileorch.frontend", "tileorch.cli", "tileorch.runtime")
+ACYCLIC = ("tileorch.transforms.tileas", "tileorch.launchers", "tileorch.kernels",
+           "tileorch.transforms.cudatile_to_tileaa", "tileorch.transforms.tileaa_to_tileas", "tileorch.frontend",
+           "tileorch.cli", "tileorch.runtime")
 """Packages whose modules import each other without a cycle (the package's ``__init__`` and the
 modules outside it left out)."""
 
