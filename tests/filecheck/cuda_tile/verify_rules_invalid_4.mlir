@@ -896,3 +896,14 @@ cuda_tile.module @m {
     %ta, %t1 = "cuda_tile.load_view_tko"(%pv, %c0, %c1, %tok) <{memory_ordering_semantics = #cuda_tile.memory_ordering_semantics<weak>, operandSegmentSizes = array<i32: 1, 2, 1>}> : (!cuda_tile.partition_view<tile=(16x16), tensor_view<64x64xf32, strides=[64,1]>>, !cuda_tile.tile<i32>, !cuda_tile.tile<i64>, !cuda_tile.token) -> (!cuda_tile.tile<16x16xf32>, !cuda_tile.token)
   }
 }
+
+// -----
+
+// A symbol defined twice: the error is at the second definition, not at the module's first line.
+cuda_tile.module @m {
+  entry @k() {
+  }
+  // expected-error @+1 {{Redefinition of symbol "k"}}
+  entry @k() {
+  }
+}
