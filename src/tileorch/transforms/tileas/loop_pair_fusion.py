@@ -633,19 +633,28 @@ def hoist_between(l1: scf.ForOp) -> scf.ForOp | None:
         o.detach()
         block.insert_op_before(o, l1)
     # cuTile emits a constant (and a view, a splat) where each use is: the two bodies read twins
-    kept: list[Operation] = []
-    for o in list(block.ops):
-        if o is l1:
-            break
-        twin = next((e for e in kept if _equivalent(e, o)), None) if not o.regions and _pure(o) else None
-        if twin is not None:
-            for old, r in zip(o.results, twin.results):
-                old.replace_all_uses_with(r)
-            o.detach()
-            o.erase()
-        else:
-            kept.append(o)
+    merge_repeats(block, l1, results_only=False)
     return op
+
+
+def merge_repeats(block: Block, stop: Operation, results_only: bool = True) -> None:
+    """Merge each side-effect-free, region-free op of ``block`` before ``stop`` that repeats an
+    earlier one (same name, operands, types, attributes: :func:`_equivalent`) into it, in block
+    order, so that chains of repeats merge; ``results_only``: ops without results are kept."""
+    reps: dict[str, list[Operation]] = {}
+    op = block.first_op
+    while op is not None and op is not stop:
+        nxt = op.next_op
+        if _pure(op) and not op.regions and (op.results or not results_only):
+            same = next((r for r in reps.get(op.name, []) if _equivalent(r, op)), None)
+            if same is not None:
+                for old, new in zip(op.results, same.results):
+                    old.replace_all_uses_with(new)
+                op.detach()
+                op.erase()
+            else:
+                reps.setdefault(op.name, []).append(op)
+        op = nxt
 
 
 def _defined_in(v: SSAValue, loop: Operation) -> bool:
