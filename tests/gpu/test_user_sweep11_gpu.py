@@ -9,7 +9,6 @@ Run: ``python -m pytest -q tests/gpu/test_user_sweep11_gpu.py``."""
 from __future__ import annotations
 
 import math
-import os
 
 import pytest
 
@@ -19,7 +18,7 @@ pytest.importorskip("cuda.tile")
 import test_user_sweep_gpu as sweep  # noqa: E402
 
 import tileorch.cutile  # noqa: E402, F401
-from test_user_sweep_gpu import _gemm_rel, _unwritten, close, randn, run  # noqa: E402
+from test_user_sweep_gpu import _gemm_rel, _unwritten, close, launch_checked, randn, random_input  # noqa: E402
 
 from tileorch.testing.user_programs11 import PROGRAMS  # noqa: E402
 
@@ -33,27 +32,7 @@ QUICK = {"mm_splitk_bias_first_split", "mm_residual_rmsnorm_bf16", "mm_persisten
 LOG2E = 1.4426950408889634
 
 
-def _quick(name):
-    if os.environ.get("TILEORCH_QUICK_GPU") and name not in QUICK:
-        pytest.skip("TILEORCH_QUICK_GPU: not in the quick subset")
-
-
-def _check_path(name, args):
-    from tileorch.launchers import cutile as rc
-
-    kernel = PROGRAMS[name].kernel
-    p = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent").program
-    assert p.kind == PROGRAMS[name].path, p.remarks
-
-
-def _in(name, i, seed, scale=0.5):
-    """A random input for argument ``i`` of ``name`` (its spec's shape and dtype)."""
-    shape, dtype = PROGRAMS[name].spec[i]
-    if dtype == "int8":
-        return torch.randint(-8, 8, shape, device="cuda", generator=sweep._gen(seed), dtype=torch.int8)
-    if dtype.startswith("float8"):
-        return randn(shape, "float32", seed, 1.0).to(sweep.DT[dtype])
-    return randn(shape, dtype, seed, scale)
+_in = random_input  # argument i of a program, random, by its spec
 
 
 def _d(x):
@@ -61,10 +40,7 @@ def _d(x):
 
 
 def _go(name, inputs, **overrides):
-    _quick(name)
-    args = run(name, inputs, **overrides)
-    _check_path(name, args)
-    return args
+    return launch_checked(name, inputs, QUICK, **overrides)
 
 
 # ----------------------------------------------------------------------------------------------- GEMM tier

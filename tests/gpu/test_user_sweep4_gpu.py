@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("cuda.tile")
 
 import test_user_sweep_gpu as sweep  # noqa: E402
-from test_user_sweep_gpu import _gemm_rel, close, randn, run  # noqa: E402
+from test_user_sweep_gpu import _gemm_rel, check_path, close, randn, run  # noqa: E402
 
 from tileorch.testing.user_programs4 import PROGRAMS  # noqa: E402
 
@@ -25,13 +25,7 @@ F = torch.nn.functional
 LOG2E = 1.4426950408889634
 
 
-def _check_path(name, args):
-    """The compiled program ``name`` ran as the path its table entry names (after :func:`run`)."""
-    from tileorch.launchers import cutile as rc
-
-    kernel = PROGRAMS[name].kernel
-    p = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent").program
-    assert p.kind == PROGRAMS[name].path, p.remarks
+_check_path = check_path  # test_user_sweep_gpu's: ran on its table entry's path
 
 
 def _attention(q, k, v, scale, keep=None, bias=None):

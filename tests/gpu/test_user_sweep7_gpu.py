@@ -18,7 +18,7 @@ pytest.importorskip("cuda.tile")
 import test_user_sweep_gpu as sweep  # noqa: E402
 
 import tileorch.cutile  # noqa: E402
-from test_user_sweep_gpu import _gemm_rel, close, randn, run  # noqa: E402
+from test_user_sweep_gpu import _gemm_rel, check_path, close, randn, run  # noqa: E402
 
 from tileorch.testing.user_programs7 import PROGRAMS  # noqa: E402
 
@@ -29,13 +29,7 @@ F16 = dict(atol=3e-3, rtol=1e-2)
 BF16 = dict(atol=3e-2, rtol=1e-2)
 
 
-def _check_path(name, args):
-    """The compiled program ``name`` ran as the path its table entry names (after :func:`run`)."""
-    from tileorch.launchers import cutile as rc
-
-    kernel = PROGRAMS[name].kernel
-    p = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent").program
-    assert p.kind == PROGRAMS[name].path, p.remarks
+_check_path = check_path  # test_user_sweep_gpu's: ran on its table entry's path
 
 
 def _silu(x):

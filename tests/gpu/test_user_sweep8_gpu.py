@@ -16,7 +16,7 @@ pytest.importorskip("cuda.tile")
 import test_user_sweep_gpu as sweep  # noqa: E402
 
 import tileorch.cutile  # noqa: E402, F401
-from test_user_sweep_gpu import _gemm_rel, close, randn, run  # noqa: E402
+from test_user_sweep_gpu import _gemm_rel, check_path, close, randn, run  # noqa: E402
 
 from tileorch.testing.user_programs8 import PROGRAMS  # noqa: E402
 
@@ -24,13 +24,7 @@ sweep.PROGRAMS.update(PROGRAMS)  # run() looks programs up there
 sweep.DT.update({"uint16": torch.uint16, "uint64": torch.uint64, "float8_e5m2": torch.float8_e5m2})
 
 
-def _check_path(name, args):
-    """The compiled program ``name`` ran as the path its table entry names (after :func:`run`)."""
-    from tileorch.launchers import cutile as rc
-
-    kernel = PROGRAMS[name].kernel
-    p = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent").program
-    assert p.kind == PROGRAMS[name].path, p.remarks
+_check_path = check_path  # test_user_sweep_gpu's: ran on its table entry's path
 
 
 def _ints(lo, hi, shape, seed, dtype=torch.int32):

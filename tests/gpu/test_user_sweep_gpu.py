@@ -7,6 +7,8 @@ hold the fill.  Skipped without a GPU (tests/gpu/conftest.py); needs torch and c
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -76,6 +78,38 @@ def run(name, inputs: dict, **overrides):
         assert _unwritten(buf[-TAIL:]).all() if buf.dtype != torch.bool else buf[-TAIL:].all(), \
             f"{name}: argument {i} written past its end"
     return args
+
+
+def check_path(name, args):
+    """The compiled program ``name`` ran as the path its table entry names (GEMM tier, chained tier
+    or SIMT; after :func:`run`, which compiled it for these arguments)."""
+    from tileorch.launchers import cutile as rc
+
+    kernel = PROGRAMS[name].kernel
+    p = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent").program
+    assert p.kind == PROGRAMS[name].path, p.remarks
+
+
+def launch_checked(name, inputs: dict, quick=None, **overrides):
+    """:func:`run` then :func:`check_path`: the launch-and-check of the sweeps' GPU tests (their
+    references compare what it returns).  With ``TILEORCH_QUICK_GPU`` set, a program outside
+    ``quick`` (the file's quick subset; None: every program) is skipped before it is launched."""
+    if quick is not None and os.environ.get("TILEORCH_QUICK_GPU") and name not in quick:
+        pytest.skip("TILEORCH_QUICK_GPU: not in the quick subset")
+    args = run(name, inputs, **overrides)
+    check_path(name, args)
+    return args
+
+
+def random_input(name, i, seed, scale=0.5):
+    """A random input for argument ``i`` of program ``name`` (its spec's shape and dtype): int8 in
+    [-8, 8), fp8 from unit normals, else normals times ``scale``."""
+    shape, dtype = PROGRAMS[name].spec[i]
+    if dtype == "int8":
+        return torch.randint(-8, 8, shape, device="cuda", generator=_gen(seed), dtype=torch.int8)
+    if dtype.startswith("float8"):
+        return randn(shape, "float32", seed, 1.0).to(DT[dtype])
+    return randn(shape, dtype, seed, scale)
 
 
 def randn(shape, dtype="float32", seed=0, scale=1.0):

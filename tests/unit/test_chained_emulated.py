@@ -174,7 +174,7 @@ def test_p_packed_during_the_overlap_is_seen(monkeypatch):
     def early(e, p, dtype):
         wait0 = [o for o in e.block.ops if isinstance(o, nvvm.WgmmaWaitGroupSyncOp)][-1]
         n = len(list(e.block.ops))
-        regs = [chained_dots._pack16(e, p[2 * i], p[2 * i + 1], dtype) for i in range(len(p) // 2)]
+        regs = [chained_dots.pack16(e, p[2 * i], p[2 * i + 1], dtype) for i in range(len(p) // 2)]
         for op in list(e.block.ops)[n:]:
             op.detach()
             e.block.insert_op_before(op, wait0)

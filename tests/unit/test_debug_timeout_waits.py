@@ -14,6 +14,7 @@ take the option and refuse bad values."""
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -94,6 +95,12 @@ def test_attention_reports_name_the_kernel_barrier_and_stage():
     assert any("K/V ring full barrier" in t and ": stage %d, phase %d (block %d, thread %d)" in t for t in texts)
     assert any("K/V ring empty barrier (producer)" in t for t in texts)
     assert any("Q tile full barrier" in t for t in texts)
+    # each names the program's source position (the key loop's line), not the bytecode file's 0:0
+    from tileorch.testing.attention_programs import attention_fwd
+
+    lines, start = inspect.getsourcelines(attention_fwd._annotated_function.pyfunc)
+    loop_line = start + next(i for i, line in enumerate(lines) if "for j in range(" in line)
+    assert all(f"attention_programs.py:{loop_line}:" in t for t in texts), texts
     assert result.ptx.count("trap;") == len(texts)
     assert any("debug-timeout=77" in r and "remark" in r for r in result.remarks)
 

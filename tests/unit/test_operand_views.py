@@ -292,7 +292,7 @@ def test_ragged_expert_weight_on_the_emulator():
 @needs_cutile
 def test_the_view_survives_the_disk_cache(tmp_path, monkeypatch):
     """A relaunch in a new process reads the program from tileorch's disk cache: the views come back."""
-    from tileorch.launchers import cutile as rc
+    from tileorch.launchers import cutile_programs as rc
 
     monkeypatch.setenv("TILEORCH_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("TILEORCH_CACHE", "1")

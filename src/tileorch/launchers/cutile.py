@@ -38,12 +38,12 @@ from tileorch.launchers.cutile_native import enabled as native_on
 from tileorch.launchers.cutile_native import forget as forget_native
 from tileorch.launchers.cutile_native import launch as native_launch
 from tileorch.launchers.cutile_native import routes as native_routes
-from tileorch.launchers.cutile_source_key import note_exported, source_identity
+from tileorch.launchers.cutile_programs import (ARCHS, BYTECODE_VERSION, _compile_program, _read_indexed, _write_index,
+                                               kernel_name, source_cache_key)
+from tileorch.launchers.cutile_source_key import note_exported
 
-ARCHS = {"sm_90a": (9, 0)}
 _NOT_SEEN = object()  # launch(): a kernel the native route has not seen
 SCHEDULES = ("auto", "persistent", "streamk", "dp", "simt")
-BYTECODE_VERSION = "13.4"
 GRID_LIMITS = ((1 << 31) - 1, 65535, 65535)  # CUDA's grid extents (x, y, z), every GPU since compute capability 3.0
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -378,10 +378,6 @@ def _parameters(kernel: Any) -> tuple[list[str], list[Any]]:
     return list(ann.pysig.parameters), list(ann.parameter_annotations)
 
 
-def kernel_name(kernel: Any) -> str:
-    return kernel._annotated_function.pyfunc.__name__
-
-
 def _assign_alias_groups(arrays: list[ArrayArg]) -> list[ArrayArg]:
     """Arrays whose byte ranges overlap share an alias group (cuTile assumes no aliasing otherwise)."""
     ranges = [a.byte_range() for a in arrays]
@@ -651,130 +647,6 @@ def normalize_grid(grid: Any) -> tuple[int, int, int]:
 
 
 @dataclass
-class CachedProgram:
-    """A compiled cuTile program read back from the disk cache (the fields of
-    ``tileorch.driver.CutileProgram`` that launching needs; no xDSL import)."""
-
-    kind: str
-    ptx: str
-    cubin: bytes | None
-    kernel: str
-    threads: int
-    gemm_config: Any = None
-    gemm_args: tuple | None = None
-    seconds: float = 0.0
-    epilogue_ops: bool = False
-    retile_safe: bool = True
-    remarks: list | None = None
-    chained: dict | None = None
-    smem: int = 0
-    single_tile: dict | None = None
-    operand_views: dict | None = None
-    warp_programs: int = 0
-    cluster_split: int = 0
-    programs_per_warp: int = 1
-
-
-def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas: bool = True) -> str:
-    """The key of the compiled program for this bytecode and these options in :mod:`tileorch.cache`
-    (content-addressed: the bytecode, the options, the compiler's sources, ptxas)."""
-    from tileorch import cache
-
-    return cache.make_key("cutile", data, arch, schedule, config, ptxas=ptxas)
-
-
-_RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained",
-                  "smem", "single_tile", "operand_views", "warp_programs", "cluster_split", "programs_per_warp")
-
-
-def _read_cached(key: str) -> CachedProgram | None:
-    from tileorch import cache
-
-    entry = cache.load(key)
-    if entry is None or entry.meta.get("kind") != "cutile":
-        return None
-    try:
-        record = entry.meta["program"]
-        cfg = record.get("gemm_config")
-        if cfg is not None:
-            from tileorch.kernels.gemm.config import GemmConfig
-
-            cfg = GemmConfig(**cfg)
-        args = record.get("gemm_args")
-        return CachedProgram(gemm_config=cfg, gemm_args=tuple(args) if args is not None else None,
-                             ptx=entry.text("kernel.ptx"), cubin=entry.files.get("kernel.cubin"),
-                             **{k: record[k] for k in _RECORD_FIELDS})
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def _write_cached(key: str, program: Any) -> None:
-    from dataclasses import asdict
-
-    from tileorch import cache
-
-    cfg = program.gemm_config
-    record = {"kind": program.kind, "kernel": program.kernel, "threads": program.threads,
-              "gemm_config": asdict(cfg) if cfg is not None else None,
-              "gemm_args": list(program.gemm_args) if program.gemm_args is not None else None,
-              "seconds": program.seconds, "epilogue_ops": bool(getattr(program, "epilogue_ops", False)),
-              "retile_safe": bool(getattr(program, "retile_safe", True)),
-              "remarks": list(getattr(program, "remarks", None) or []),
-              "chained": getattr(program, "chained", None), "smem": int(getattr(program, "smem", 0) or 0),
-              "single_tile": getattr(program, "single_tile", None),
-              "operand_views": getattr(program, "operand_views", None),
-              "warp_programs": int(getattr(program, "warp_programs", 0) or 0),
-              "cluster_split": int(getattr(program, "cluster_split", 0) or 0),
-              "programs_per_warp": int(getattr(program, "programs_per_warp", 1) or 1)}
-    files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
-    if program.cubin is not None:
-        files["kernel.cubin"] = program.cubin
-    cache.store(key, {"kind": "cutile", "program": record}, files)
-
-
-def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: str = "") -> Any:
-    """compile_program, through the content-addressed disk cache (:mod:`tileorch.cache`;
-    ``TILEORCH_CACHE=0`` turns it off): a relaunch in a new process reads the cubin, no compiler
-    import.  Without ptxas the PTX is kept (not cached) and the driver JIT-compiles it on load."""
-    from tileorch import cache
-
-    # the key's ptxas (memoised on disk); the compile asks backend.ptxas itself on a miss
-    key = program_cache_key(data, arch, schedule, config, bool(cache.ptxas_path())) if cache.enabled() else None
-    if key is not None:
-        hit = _read_cached(key)
-        if hit is not None:
-            return hit
-    from tileorch.dataclass_code import reading
-
-    with reading():  # the compiler's dataclasses on a first compile (tileorch.dataclass_code)
-        from tileorch.driver import compile_program
-
-        extra = {"config": config} if config else {}
-        missing = ptxas_missing()
-        program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=not missing, **extra)
-    if missing:  # said once per program (a PerformanceWarning at its first launch, _warn_slow_path)
-        program.remarks = [*(program.remarks or []),
-                           f"warning: {missing}: the CUDA driver JIT-compiles the PTX when the program is loaded "
-                           "(its errors and register use are not checked before), in every new process (a "
-                           "program without a cubin is not kept in the on-disk cache)"]
-    if key is not None and program.cubin is not None:
-        _write_cached(key, program)
-    return program
-
-
-def ptxas_missing() -> str:
-    """Why the launcher compiles without ptxas ('' when ptxas is found): none found, or
-    ``TILEORCH_PTXAS`` naming no executable file."""
-    from tileorch.backend.ptx import BackendError
-    from tileorch.backend.ptxas import NOT_FOUND, find_ptxas
-
-    try:
-        return "" if find_ptxas() is not None else NOT_FOUND.split(":")[0]
-    except BackendError as exc:
-        return str(exc)
-
-
-@dataclass
 class _Compiled:
     program: Any
     image: Any = None  # the loaded Module (simt) or GemmKernel (gemm)
@@ -869,46 +741,6 @@ def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, c
         entry = _programs[key] = _Compiled(program)
         entry.source_key, entry.source_key_remark = source_key, why
     return entry
-
-
-def source_cache_key(kernel: Any, sig: tuple, arch: str, schedule: str, config: str) -> tuple[str | None, str]:
-    """(the on-disk cache key of the index entry naming the compiled program of ``kernel`` for
-    this signature and these options, ''), or (None, why there is none): the cache is off, or the
-    kernel's source identity cannot be stated exactly
-    (:func:`tileorch.launchers.cutile_source_key.source_identity`).  The key holds the identity,
-    the signature, the target, schedule and tile override, the bytecode version asked of cuTile,
-    and what every key of :mod:`tileorch.cache` holds (the compiler's fingerprint, the compile
-    switches, ptxas)."""
-    from tileorch import cache
-
-    if not cache.enabled():
-        return None, "the on-disk cache is off"
-    identity, why = source_identity(kernel)
-    if identity is None:
-        return None, why
-    return cache.make_key("cutile-source", identity, repr(sig), arch, schedule, config, BYTECODE_VERSION,
-                          ptxas=bool(cache.ptxas_path())), ""
-
-
-def _read_indexed(source_key: str) -> CachedProgram | None:
-    """The compiled program the index entry ``source_key`` names, or None (no index, or its
-    program's entry is gone)."""
-    from tileorch import cache
-
-    entry = cache.load(source_key)
-    if entry is None or entry.meta.get("kind") != "cutile-index" or not isinstance(entry.meta.get("program"), str):
-        return None
-    return _read_cached(entry.meta["program"])
-
-
-def _write_index(source_key: str, data: bytes, arch: str, schedule: str, config: str) -> None:
-    """Name, under ``source_key``, the cache entry of the program compiled from ``data`` (when
-    there is one: a program compiled without ptxas is not stored)."""
-    from tileorch import cache
-
-    program_key = program_cache_key(data, arch, schedule, config, bool(cache.ptxas_path()))
-    if (cache.entry_dir(program_key) / "meta.json").is_file():
-        cache.store(source_key, {"kind": "cutile-index", "program": program_key}, {})
 
 
 def warps_per_cta(programs_x: int, most: int, sms: int, registers: int) -> int:

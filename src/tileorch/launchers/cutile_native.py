@@ -119,9 +119,10 @@ def program_for(kernel: Any, signature: Any, compute_capability: Any = None) -> 
 
 def _compile(kernel: Any, signature: Any, compute_capability: Any) -> Any:
     """tileorch's program for cuTile's ``signature``: read by the kernel's source identity when an
-    earlier process stored it (no bytecode export, :func:`tileorch.launchers.cutile.source_cache_key`),
+    earlier process stored it (no bytecode export, :func:`tileorch.launchers.cutile_programs.source_cache_key`),
     else exported (the signature relaxed, :func:`_relaxed`) and compiled through the on-disk cache."""
-    from tileorch.launchers import cutile as rc
+    from tileorch.launchers import cutile_programs as rc
+    from tileorch.launchers.cutile_source_key import note_exported
 
     if compute_capability is not None and tuple(compute_capability) not in rc.ARCHS.values():
         raise Refused(f"compute capability {tuple(compute_capability)} (tileorch compiles for "
@@ -135,7 +136,7 @@ def _compile(kernel: Any, signature: Any, compute_capability: Any) -> Any:
         buf = io.BytesIO()
         compilation.export_kernel(kernel, [relaxed], buf, gpu_code=None, output_format="tileir_bytecode",
                                   bytecode_version=rc.BYTECODE_VERSION)
-        rc.note_exported(kernel)
+        note_exported(kernel)
         data = buf.getvalue()
         program = rc._compile_program(data, f"<cuTile kernel {rc.kernel_name(kernel)}>", "sm_90a", "persistent")
         if source_key is not None:

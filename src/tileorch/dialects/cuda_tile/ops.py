@@ -1018,6 +1018,23 @@ def _print_op_stripped(printer: Printer, op) -> None:
         printer.exit_scope()
 
 
+class _SymbolTableAtDefinition(SymbolTable):
+    """xDSL's ``SymbolTable``, its redefinition error located at the second definition of the
+    name (the user's line) rather than at the module's first line."""
+
+    def verify(self, op) -> None:
+        seen: set[str] = set()
+        for child in op.regions[0].ops:
+            name = child.properties.get("sym_name") or child.attributes.get("sym_name")
+            if isinstance(name, StringAttr):
+                if name.data in seen:
+                    from tileorch.diagnostics import LocatedError
+
+                    raise LocatedError(child, f'Redefinition of symbol "{name.data}"')
+                seen.add(name.data)
+        super().verify(op)
+
+
 @irdl_op_definition
 class ModuleOp(CtOp):
     """``cuda_tile.module @name { ... }``: the unit of compilation; ops inside omit ``cuda_tile.``."""
@@ -1026,7 +1043,7 @@ class ModuleOp(CtOp):
     sym_name = prop_def(StringAttr)
     producer = opt_prop_def(StringAttr)
     body = region_def("single_block")
-    traits = traits_def(IsolatedFromAbove(), NoTerminator(), SymbolOpInterface(), SymbolTable())
+    traits = traits_def(IsolatedFromAbove(), NoTerminator(), SymbolOpInterface(), _SymbolTableAtDefinition())
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -1187,7 +1204,7 @@ def _verify_hints(op, hints: A.OptimizationHintsAttr, allowed: tuple[str, ...]) 
                     raise VerifyException(f"latency must be in [1, 10], got {n}")
                 if k == "num_worker_warps_per_cta" and (n <= 0 or n & (n - 1) or n > 32):
                     raise VerifyException(f"expected power-of-two <= 32 for {arch}.num_worker_warps_per_cta")
-            if k == "allow_tma" and not isinstance(v, (BoolAttr, IntegerAttr)):
+            if k == "allow_tma" and not isinstance(v, IntegerAttr):  # (a BoolAttr is an i1 IntegerAttr)
                 raise VerifyException("optimization hint 'allow_tma' must be a boolean")
 
 

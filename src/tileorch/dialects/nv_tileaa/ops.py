@@ -341,8 +341,7 @@ class GetDimStrideOp(_DimQuery):
 
 
 def _check_tile_access(view: TiledViewType, tile: Attribute, indices: Sequence[SSAValue], what: str) -> None:
-    if not isinstance(tile, TensorType):
-        raise VerifyException(f"{what} tile must be a tensor, got {tile}")
+    assert isinstance(tile, TensorType)  # the ops' IRDL constraints (a tensor result / tile operand)
     if list(tile.get_shape()) != view.tile_shape():
         raise VerifyException(f"{what} tile shape {list(tile.get_shape())} differs from the view's tile shape {view.tile_shape()}")
     if tile.element_type != view.memref.element:
@@ -546,9 +545,6 @@ class _ElementwiseOp(IRDLOperation):
     def verify_(self) -> None:
         if len(self.operands_) != self.ARITY:
             raise VerifyException(f"'{self.name}' takes {self.ARITY} operands, got {len(self.operands_)}")
-        for v in self.operands_:
-            if v.type != self.result.type:
-                raise VerifyException(f"'{self.name}' operand type {v.type} differs from result type {self.result.type}")
         ok = _float_like(self.result.type) if self.KIND == "float" else is_int(element_of(self.result.type))
         if not ok:
             raise VerifyException(f"'{self.name}' expects {self.KIND} elements, got {self.result.type}")
@@ -777,8 +773,7 @@ class SplatOp(_SourceToResult):
 
 
 def check_broadcast(src: Attribute, res: Attribute) -> None:
-    if not isinstance(src, TensorType) or not isinstance(res, TensorType):
-        raise VerifyException("broadcast takes and returns tensors")
+    assert isinstance(src, TensorType) and isinstance(res, TensorType)  # (callers' constraints)
     a, b = list(src.get_shape()), list(res.get_shape())
     if len(a) != len(b):
         raise VerifyException(f"broadcast keeps the rank: {len(a)} vs {len(b)}")
@@ -789,8 +784,7 @@ def check_broadcast(src: Attribute, res: Attribute) -> None:
 
 
 def check_expand_dim(src: Attribute, res: Attribute, dim: int) -> None:
-    if not isinstance(src, TensorType) or not isinstance(res, TensorType):
-        raise VerifyException("expand_dims takes and returns tensors")
+    assert isinstance(src, TensorType) and isinstance(res, TensorType)  # (callers' constraints)
     a, b = list(src.get_shape()), list(res.get_shape())
     if not 0 <= dim <= len(a):
         raise VerifyException(f"dim {dim} out of range for rank {len(a)}")
@@ -889,8 +883,6 @@ class AssumeOp(IRDLOperation):
         super().__init__(operands=[source], properties={"predicate": predicate}, result_types=[source.type])
 
     def verify_(self) -> None:
-        if self.result.type != self.source.type:
-            raise VerifyException("assume returns its operand's type")
         elem = element_of(self.source.type)
         if not (is_int(elem) or isinstance(self.source.type, PointerType)):
             raise VerifyException(f"assume predicates apply to integers and pointers, got {self.source.type}")

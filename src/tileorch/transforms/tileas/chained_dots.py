@@ -66,7 +66,7 @@ from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, DenseArrayBase, Floa
                                    i16, i32, i64)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
-from tileorch.diagnostics import LocatedError
+from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import llvm_ext
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
@@ -85,7 +85,8 @@ from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONL
                                                   unsupported)
 from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
 from tileorch.transforms.tileas.operand_prologue import PROLOGUE_SHAPE_OPS as _PROLOGUE_SHAPE_OPS
-from tileorch.transforms.tileas.operand_prologue import QPrologue, operand_prologue
+from tileorch.transforms.tileas.operand_prologue import QPrologue, operand_prologue, strip_layouts
+from tileorch.transforms.tileas.pack16 import pack16, rounded_from
 from tileorch.transforms.tileas.program_order import heavy_first_axis
 from tileorch.transforms.tileas.rebase_k_loop import rebase_k_loop
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
@@ -402,14 +403,6 @@ def _check_operand_types(dt: str, d1: Operation, firsts: list, d2: Operation) ->
                          f"to {dt}, or load it as {have})")
 
 
-def _strip(v: SSAValue, names=(*LAYOUT_ONLY, "nv_tileaa.reshape", "nv_tileaa.permute")) -> tuple[SSAValue, list[str]]:
-    seen = []
-    while isinstance(v.owner, Operation) and v.owner.name in names:
-        seen.append(v.owner.name)
-        v = v.owner.operands[0]
-    return v, seen
-
-
 def _depends_on(v: SSAValue, target: SSAValue, limit: int = 4096) -> bool:
     stack, seen = [v], set()
     while stack and len(seen) < limit:
@@ -633,7 +626,7 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     ``(1, G, BM, D)`` tile reshaped to ``(G BM, D)``: :attr:`Operand.group_dim`)."""
     from tileorch.transforms.tileas.convert_to_cutlass import _base_argument, argument_view_mismatch
 
-    src, seen = _strip(v)
+    src, seen = strip_layouts(v)
     ld = source_load(src)
     if not isinstance(ld, ts.TiledLoadOp) or not isinstance(ld.atom, ts.TmaLoadAtomAttr):
         _fail(dot, f"{what} is not a TMA tile load{' of the loop' if in_loop else ' made before the loop'}")
@@ -878,7 +871,7 @@ def _check_first_dot(d1: Operation, fd: Operation, loop: scf.ForOp) -> None:
     if shapes[0] != shapes[1]:
         _fail(fd, f"first dots of different shapes ({shapes[0][0]} x K {shapes[0][1]} and {shapes[1][0]} x K "
                   f"{shapes[1][1]}): the first dots must compute [tm, tn] tiles over the same K")
-    (a1, seen1), (ak, seenk) = _strip(d1.lhs), _strip(fd.lhs)
+    (a1, seen1), (ak, seenk) = strip_layouts(d1.lhs), strip_layouts(fd.lhs)
     same_load = source_load(a1) is not None and source_load(a1) is source_load(ak)
     if (ak is not a1 and not same_load) or seen1.count("nv_tileaa.permute") != seenk.count("nv_tileaa.permute"):
         _fail(fd, "first dots with different A operands: several first dots must read the same A tile (loaded "
@@ -903,7 +896,7 @@ def _row_vector(st: Operation, tm: int) -> SSAValue:
     """The ``[tm, 1]`` per-row value a second store after the loop writes (a log-sum-exp ``[1, tm]``
     or ``[tm]`` row vector beside the accumulator tile): one value per accumulator row."""
     shape = list(st.tile.type.get_shape())
-    v, _ = _strip(st.tile)
+    v, _ = strip_layouts(st.tile)
     if sorted(shape) != [1] * (len(shape) - 1) + [tm] or _fragment_width(v, tm) != 1:
         _fail(st, f"a second store of a {shape} tile: besides the [{tm}, X] accumulator tile only a row vector of "
                   f"the rows' values ([{tm}, 1] reshaped to [1, {tm}] or [{tm}]) is supported")
@@ -1142,8 +1135,10 @@ class _Kernel:
         """Block until the phase of parity ``phase`` of the mbarrier ``bar`` completes.  The wait
         is named ``what`` (and, for a barrier of a ring built by :meth:`stage_barrier`, marked
         with the ring's base offset ``ring``) for ``bound-barrier-waits``: a debug-timeout build
-        reports the kernel, the barrier, its stage and the phase when the wait expires."""
+        reports the kernel, the barrier, its stage and the phase when the wait expires, and the
+        program's source position of the chain's key loop (the wait's location)."""
         wait = nvvm.MBarrierTryWaitParityOp(bar, phase, self.ticks)
+        copy_location(self.ck.loop, [wait])
         wait.attributes[WAIT_SITE] = StringAttr(f"chained-dots kernel @{self.fn.sym_name.data}: {what}")
         if ring is not None:
             wait.attributes[WAIT_RING] = IntegerAttr(ring, i32)
@@ -1219,7 +1214,7 @@ class _Kernel:
         ev = _RowEval(e, low, pro, raw, cols, row, per)
         out = [ev.value(pro.top, k) for k in range(len(raw))]
         for n, ptr in enumerate(addrs):
-            e.store(_pack16(e, out[2 * n], out[2 * n + 1], self.ck.dtype), ptr)
+            e.store(pack16(e, out[2 * n], out[2 * n + 1], self.ck.dtype), ptr)
 
     def q_prologue(self) -> None:
         """The program's Q prologue (:class:`QPrologue`) applied in place to the warp group's 64 rows
@@ -1227,7 +1222,7 @@ class _Kernel:
         (the swizzle permutes 16-byte units within 8-row atoms), read by the warp group's threads
         as 32-bit words (two elements, consecutive threads on consecutive words), each element
         computed as the program's ops say and rounded to Q's type as its casts do
-        (``cvt.rn.{f16,bf16}x2.f32``: :func:`_pack16`), written back; then every writer's
+        (``cvt.rn.{f16,bf16}x2.f32``: :func:`~tileorch.transforms.tileas.pack16.pack16`), written back; then every writer's
         ``fence.proxy.async.shared::cta`` (generic-proxy writes before the WGMMAs' async-proxy
         reads) and the warp group's named barrier :data:`Q_PROLOGUE_BARRIER` ``+ wg`` (128
         threads) before its first WGMMA reads the rows."""
@@ -1255,7 +1250,7 @@ class _Kernel:
                                      else e.v(arith.BitcastOp(bits, elt)))
                     low.memo.clear()
                     out.append(low.at(pro.top, coords))
-                e.store(_pack16(e, out[0], out[1], ck.dtype), ptr)
+                e.store(pack16(e, out[0], out[1], ck.dtype), ptr)
         e.add(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
         bar = self.v(arith.AddiOp(self.wg, e.const(Q_PROLOGUE_BARRIER)), "qp_bar")
         e.add(nvvm.BarrierOp(bar, self.small(128)))
@@ -1949,33 +1944,6 @@ class _QLowering(FragmentLowering):
         return super()._at(v, coords)
 
 
-def _rounded_from(v: SSAValue) -> SSAValue:
-    """The f32 value that ``v`` is a 16-bit rounding of, when ``v`` is one (``truncf`` of an f32,
-    or its ``extf`` back to f32, or the f32 of ``cvt.rn.bf16.f32`` bits), else ``v``: packing with
-    ``cvt.rn.{f16,bf16}x2.f32`` rounds the f32 to the same bits, so a cast to the operand type
-    followed by the pack costs one instruction per pair instead of three per element."""
-    op = v.owner
-    if isinstance(op, arith.ExtFOp) and isinstance(op.input.type, (Float16Type, BFloat16Type)):
-        v, op = op.input, op.input.owner
-    if isinstance(op, arith.TruncFOp) and isinstance(op.input.type, Float32Type):
-        return op.input
-    if isinstance(op, arith.BitcastOp) and isinstance(op.input.owner, arith.ShLIOp):  # bf16 bits -> f32
-        ext = op.input.owner.lhs.owner
-        asm = ext.input.owner if isinstance(ext, arith.ExtUIOp) else None
-        if isinstance(asm, llvm.InlineAsmOp) and asm.asm_string.data == "cvt.rn.bf16.f32 $0, $1;":
-            return asm.operands[0]
-    return v
-
-
-def _pack16(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str, volatile: bool = False) -> SSAValue:
-    """Two values packed as the ``dtype`` pair of a WGMMA register-A operand (``lo`` in the low
-    half), rounded once from f32 (:func:`_rounded_from`); ``volatile``: the ``cvt`` stays where it
-    is emitted (:func:`_pack_after_wait`)."""
-    lo, hi = (e.to_f32(_rounded_from(x)) for x in (lo, hi))
-    return e.v(llvm.InlineAsmOp(f"cvt.rn.{dtype}x2.f32 $0, $1, $2;", "=r,f,f", [hi, lo], [i32],
-                                has_side_effects=volatile))
-
-
 def _wgmma_reg_a(e: Emitter, a: list[SSAValue], desc: SSAValue, acc: list[SSAValue], n: int, dtype: str,
                  trans_b: int) -> list[SSAValue]:
     regs = n // 2
@@ -2097,7 +2065,7 @@ def _store_pair(low: FragmentLowering, coords: tuple[Coord, ...], lo: SSAValue, 
     e, st = low.e, low.store
     mem = low.scalar(st.view).memref
     offset, _ = _element_address(low, st, coords)
-    word = _pack16(e, lo, hi, _DT[type(st.tile.type.element_type)])
+    word = pack16(e, lo, hi, _DT[type(st.tile.type.element_type)])
     e.add(llvm.StoreOp(word, e.gep(mem.ptr, offset, i16, GLOBAL_PTR), alignment=4))
 
 
@@ -2304,7 +2272,7 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
             c_in = s.tile_regs(ck.dot2.acc, ck.dv)
             p = s.tile_regs(ck.dot2.lhs, ck.tn)
             # every register the WGMMAs read is written before the fence (else ptxas serializes them)
-            a_regs = [[_pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
+            a_regs = [[pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
                       for c in range(ck.tn // 16)]
             descs = _b2_descriptors(ck, s.e, b2_addr)
             s.e.add(nvvm.WgmmaFenceAlignedOp())
@@ -2393,7 +2361,7 @@ def pipelining(ck: ChainedKernel) -> Pipelining | None:
     if not overlap_enabled():
         return None
     body = ck.loop.body.blocks.first
-    accs = [k for k, y in enumerate(ck.yields) if _strip(y)[0] is ck.dot2.result]
+    accs = [k for k, y in enumerate(ck.yields) if strip_layouts(y)[0] is ck.dot2.result]
     if len(accs) != 1 or ck.carried[accs[0]][1] != ck.dv:
         return None
     k = accs[0]
@@ -2416,7 +2384,7 @@ def _pack_after_wait(e: Emitter, p: list[SSAValue], dtype: str) -> list[SSAValue
     Packing during the overlap (even into other registers, copied after the wait) lets LLVM
     coalesce P_j into the in-flight P_{j-1} registers, and makes ptxas 13.0 see a WGMMA input
     defined inside a pipeline stage: it then serializes every WGMMA of the kernel (C7513)."""
-    return [_pack16(e, p[2 * i], p[2 * i + 1], dtype, volatile=True) for i in range(len(p) // 2)]
+    return [pack16(e, p[2 * i], p[2 * i + 1], dtype, volatile=True) for i in range(len(p) // 2)]
 
 
 def _frontier(v: SSAValue, arg: SSAValue) -> list[SSAValue]:
@@ -2456,7 +2424,7 @@ def _versioned(ck: ChainedKernel, site_of, site: _Site, iv: SSAValue, masks: lis
         if assume:
             side.low.assumed_true = {id(m) for m in masks}
         p, new = part(side)
-        p = [_rounded_from(x) for x in p]  # the f32 P the pack rounds (the branch carries f32, not a cast)
+        p = [rounded_from(x) for x in p]  # the f32 P the pack rounds (the branch carries f32, not a cast)
         extra = [x for v, w in zip(later, widths) for x in side.tile_regs(v, w)]
         side.tmp.add_op(scf.YieldOp(*p, *new, *extra))
         sides.append((len(p), len(new), [x.type for x in (*p, *new, *extra)]))
@@ -2597,7 +2565,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         kb.rescale_applied |= {"pack"}
 
     def f32_p(site: _Site, p: list[SSAValue]) -> list[SSAValue]:
-        return [site.e.to_f32(_rounded_from(x)) for x in p]
+        return [site.e.to_f32(rounded_from(x)) for x in p]
 
     def packed(p: list[SSAValue]) -> list[SSAValue]:
         """P packed at the insertion point (volatile: after the first dot's issue)."""
@@ -2660,7 +2628,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
                                   _frontier(ck.dot2.acc, acc_arg))
         else:
             p0, new0 = tile(s, iv0, z_last, init)
-        a0 = f32_p(s, p0) if late_pack else [_pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype)
+        a0 = f32_p(s, p0) if late_pack else [pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype)
                                              for i in range(len(p0) // 2)]
         if late is None:
             c0 = c_input(s, init[pipe.acc])
@@ -2758,12 +2726,12 @@ def _rescale_factor(c: SSAValue, acc_arg: SSAValue) -> SSAValue | None:
     """``X`` when the second dot's C is ``acc * X`` (or ``X * acc``; layout ops around either):
     where every element of ``X`` is exactly 1, C is ``acc`` (:func:`skip_rescale_enabled`); else
     None (C is computed as written)."""
-    c, _ = _strip(c)
+    c, _ = strip_layouts(c)
     op = c.owner
     if not isinstance(op, Operation) or op.name not in ("arith.mulf", "nv_tileaa.mulf") or len(op.operands) != 2:
         return None
     for a, b in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
-        if _strip(a)[0] is acc_arg and not _depends_on(b, acc_arg):
+        if strip_layouts(a)[0] is acc_arg and not _depends_on(b, acc_arg):
             return b
     return None
 

@@ -27,7 +27,7 @@ from xdsl.ir import Operation
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileaa as aa
-from tileorch.transforms.tileas.program_loop_to_tiles import _axis
+from tileorch.transforms.tileas.common import grid_axis
 
 WORK_ITEMS_ATTR = "tileorch.work_items"
 
@@ -36,8 +36,8 @@ def flatten_work_loop(fn: aa.FuncOp) -> bool:
     """Rewrite the function's top-level work loop as the module doc says; whether it did."""
     block = fn.body.blocks.first
     for loop in [o for o in block.ops if isinstance(o, scf.ForOp)]:
-        axis = _axis(loop.lb, "nv_tileaa.get_program_id")
-        if axis is None or _axis(loop.step, "nv_tileaa.get_num_programs") != axis:
+        axis = grid_axis(loop.lb, "nv_tileaa.get_program_id")
+        if axis is None or grid_axis(loop.step, "nv_tileaa.get_num_programs") != axis:
             continue
         if any(not isinstance(a.type, aa.MemTokenType) for a in loop.iter_args):
             continue

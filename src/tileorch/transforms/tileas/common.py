@@ -167,3 +167,12 @@ def source_load(v: SSAValue) -> Operation | None:
     if load is None and isinstance(v.owner, Operation) and v.owner.name.endswith("tiled_load"):
         load = v.owner
     return load
+
+
+def grid_axis(v: SSAValue, name: str) -> int | None:
+    """The axis of ``v`` when an op ``name`` (``nv_tileaa.get_program_id`` or
+    ``nv_tileaa.get_num_programs``) defines it, else None."""
+    op = v.owner
+    if isinstance(op, Operation) and op.name == name:
+        return op.axis.value.data
+    return None

@@ -59,6 +59,7 @@ from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, Epilo
                                                  side_reduction, sink_tile)
 from tileorch.transforms.tileas.k_range import KLoop, KRangeError, k_loop, tile_map
 from tileorch.transforms.tileas.operand_views import VIEWS_KEY, describe_view, host_view
+from tileorch.transforms.tileas.pack16 import pack16
 from tileorch.transforms.tileas.program_loop_to_tiles import SINGLE_TILE_AXES, TILE_GRID_IDS
 
 DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i32": "s32"}
@@ -612,85 +613,93 @@ RAW_NAMES = {"i8": "s8", "i32": "s32", "f16": "f16", "bf16": "bf16", "f32": "f32
 TMA moves bytes, the program's own ops read them)."""
 
 
-def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation, b_major: str, dtype: str, fail):
-    """(the prologue, the raw element type's name) of a B computed in the K loop from its tile load
-    by the program's elementwise ops (:func:`~tileorch.transforms.tileas.operand_prologue.operand_prologue`),
-    or (None, "") when the dot reads B's load as it is (through layouts and casts the tier folds)."""
-    top, names = _through_layouts(dot.rhs)
-    if _operand_compute_op(dot.rhs) is None and not (dtype in ("f16", "bf16") and _upcast_fp8(dot.rhs, b_load)):
+@dataclass(frozen=True)
+class _OperandSide:
+    """What a computed A and a computed B differ in: the operand's letter (with its article), where
+    its tile is (``tile``, and ``tile_t`` for the operand stored transposed, read through a permute),
+    the load's major that means the transposed tile, and why several dots cannot share it."""
+
+    letter: str
+    article: str
+    tile: str
+    tile_t: str
+    transposed_major: str
+    several_dots: str
+
+    def operand(self, dot: Operation) -> SSAValue:
+        return dot.lhs if self.letter == "A" else dot.rhs
+
+
+_A_SIDE = _OperandSide("A", "an", "(program id 0, k)", "(k, program id 0)", "m",
+                       "an A computed in the K loop shared by several dots is not supported yet by the WGMMA lowering")
+_B_SIDE = _OperandSide("B", "a", "(k, program id 1)", "(program id 1, k)", "k",
+                       "a B computed in the K loop beside dots sharing A is not supported yet by the WGMMA lowering")
+
+
+def _computed_side(side: _OperandSide, kernel: aa.FuncOp, dot: Operation, dots: list, load: Operation, major: str,
+                   converted: bool, fail):
+    """(the prologue, the raw element type's name) of the dot's operand ``side`` computed in the K
+    loop from its tile ``load`` by the program's elementwise ops and vectors (``relu(a)``,
+    ``a.astype(f16) * s``, ``a * gamma[k]``:
+    :func:`~tileorch.transforms.tileas.operand_prologue.operand_prologue`), or (None, "") when the
+    dot reads the load as it is (through layouts and casts the tier folds) and is not ``converted``
+    (the load's tile converted to another 16-bit type, which the consumers compute from the raw
+    tile).  Refuses (``fail``) a computed operand the WGMMA lowering does not evaluate."""
+    v = side.operand(dot)
+    top, _ = _through_layouts(v)
+    if _operand_compute_op(v) is None and not converted:
         return None, ""
     from tileorch.transforms.tileas.operand_prologue import operand_prologue
 
-    what = "the dot's B"
-    root, pro = operand_prologue(kernel, dot, fail, dot.rhs, what,
-                                 "evaluated by the consumer warp groups into the WGMMA's B tile", tile_load=b_load)
+    x = side.letter
+    root, pro = operand_prologue(kernel, dot, fail, v, f"the dot's {x}",
+                                 f"evaluated by the consumer warp groups into the WGMMA's {x} tile", tile_load=load)
     if pro is None:
         raise LocatedError(top.owner, COMPUTED_OPERAND)
     if len(dots) > 1:
-        fail(pro.top.owner, "a B computed in the K loop beside dots sharing A is not supported yet by the WGMMA "
-                            "lowering")
+        fail(pro.top.owner, side.several_dots)
     if pro.reductions:
-        fail(pro.reductions[0], "this B is computed from its tile with a reduction, which the WGMMA lowering does "
+        fail(pro.reductions[0], f"this {x} is computed from its tile with a reduction, which the WGMMA lowering does "
                                 "not evaluate (elementwise ops with scalars and vectors of one wide dimension are)")
     src, seen = _strip_operand(root)
-    if source_load(src) is not b_load:
-        fail(pro.top.owner, "this computed B is not computed from B's tile at (k, program id 1) or B^T at "
-                            "(program id 1, k)")
+    if source_load(src) is not load:
+        fail(pro.top.owner, f"this computed {x} is not computed from {x}'s tile at {side.tile} or {x}^T at "
+                            f"{side.tile_t}")
     transposed = "nv_tileaa.permute" in pro.seen or "nv_tileaa.permute" in seen
-    if transposed != (b_major == "k") or "nv_tileaa.permute" in seen:
-        fail(pro.top.owner, "a computed B^T tile (program id 1, k) is taken transposed after its computation "
-                            "(ct.transpose of the computed tile), a B tile (k, program id 1) without a transpose")
-    elt = b_load.result.type.element_type
+    if transposed != (major == side.transposed_major) or "nv_tileaa.permute" in seen:
+        fail(pro.top.owner, f"a computed {x}^T tile {side.tile_t} is taken transposed after its computation "
+                            f"(ct.transpose of the computed tile), {side.article} {x} tile {side.tile} without a "
+                            "transpose")
+    elt = load.result.type.element_type
     raw = RAW_NAMES.get(str(elt))
     if raw is None:
-        fail(b_load, f"a computed B read from a tile of {elt} is not supported yet by the WGMMA lowering (raw tiles "
-                     f"of {', '.join(RAW_NAMES)})")
+        fail(load, f"a computed {x} read from a tile of {elt} is not supported yet by the WGMMA lowering (raw tiles "
+                   f"of {', '.join(RAW_NAMES)})")
     return pro, raw
 
 
-def _computed_a(kernel: aa.FuncOp, dot: Operation, dots: list, a_load: Operation, a_major: str, fail):
-    """(the prologue, the raw element type's name) of an A computed in the K loop from its tile load
-    by the program's elementwise ops and vectors (``relu(a)``, ``a.astype(f16) * s``, ``a * gamma[k]``),
-    as :func:`_computed_b`; or (None, "") when the dot reads A's load as it is.  An A converted to
-    another 16-bit type than its load's (an int8 or fp8 activation ``astype``'d) is computed too."""
-    from tileorch.transforms.tileas.operand_prologue import operand_prologue
+def _converted_a(dot: Operation, a_load: Operation) -> bool:
+    """A converted to another 16-bit type than its load's (an int8 or fp8 activation ``astype``'d):
+    a computed A."""
+    return (str(dot.lhs.type.element_type) in ("f16", "bf16")
+            and str(a_load.result.type.element_type) != str(dot.lhs.type.element_type))
 
-    top, _ = _through_layouts(dot.lhs)
-    converted = (str(dot.lhs.type.element_type) in ("f16", "bf16")
-                 and str(a_load.result.type.element_type) != str(dot.lhs.type.element_type))
-    if _operand_compute_op(dot.lhs) is None and not converted:
-        return None, "", ""
-    root, pro = operand_prologue(kernel, dot, fail, dot.lhs, "the dot's A",
-                                 "evaluated by the consumer warp groups into the WGMMA's A tile", tile_load=a_load)
-    if pro is None:
-        raise LocatedError(top.owner, COMPUTED_OPERAND)
-    if len(dots) > 1:
-        fail(pro.top.owner, "an A computed in the K loop shared by several dots is not supported yet by the WGMMA "
-                            "lowering")
-    if pro.reductions:
-        fail(pro.reductions[0], "this A is computed from its tile with a reduction, which the WGMMA lowering does "
-                                "not evaluate (elementwise ops with scalars and vectors of one wide dimension are)")
-    src, seen = _strip_operand(root)
-    if source_load(src) is not a_load:
-        fail(pro.top.owner, "this computed A is not computed from A's tile at (program id 0, k) or A^T at "
-                            "(k, program id 0)")
-    transposed = "nv_tileaa.permute" in pro.seen or "nv_tileaa.permute" in seen
-    if transposed != (a_major == "m") or "nv_tileaa.permute" in seen:
-        fail(pro.top.owner, "a computed A^T tile (k, program id 0) is taken transposed after its computation "
-                            "(ct.transpose of the computed tile), an A tile (program id 0, k) without a transpose")
-    elt = a_load.result.type.element_type
-    raw = RAW_NAMES.get(str(elt))
-    if raw is None:
-        fail(a_load, f"a computed A read from a tile of {elt} is not supported yet by the WGMMA lowering (raw tiles "
-                     f"of {', '.join(RAW_NAMES)})")
-    try:
-        name = _dtype(pro.top.type.element_type)
-    except ValueError:
-        name = str(pro.top.type.element_type)
+
+def _computed_a_dtype(pro, fail) -> str:
+    """The builder's name of a computed A's operand type: f16 or bf16."""
+    name = _element_name(pro.top.type.element_type)
     if name not in ("f16", "bf16"):
         fail(pro.top.owner, f"an A computed in the K loop as {name}: the WGMMA lowering takes a computed A of f16 "
                             "or bf16")
-    return pro, raw, name
+    return name
+
+
+def _element_name(t) -> str:
+    """The builder's name of element type ``t`` (:func:`_dtype`), else its IR spelling."""
+    try:
+        return _dtype(t)
+    except ValueError:
+        return str(t)
 
 
 def _upcast_fp8(v: SSAValue, b_load: Operation) -> bool:
@@ -734,10 +743,7 @@ def _strip_operand(v: SSAValue) -> tuple[SSAValue, list[str]]:
 
 def _computed_b_dtype(pro, dtype: str, fail) -> str:
     """The builder's name of a computed B's operand type, which must be A's 16-bit type."""
-    try:
-        name = _dtype(pro.top.type.element_type)
-    except ValueError:
-        name = str(pro.top.type.element_type)
+    name = _element_name(pro.top.type.element_type)
     if name != dtype or dtype not in ("f16", "bf16"):
         fail(pro.top.owner, f"a B computed in the K loop as {name} with an A of {dtype}: the WGMMA lowering takes a "
                             "computed B of A's type, f16 or bf16")
@@ -1022,10 +1028,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         out_dtype = _dtype(sink_tile(st).type.element_type)
     except ValueError as exc:  # the stored tile's type (e.g. a requantised i8 C), not an operand's
         out_dtype = str(exc)
-    a_prologue, a_raw, a_dtype = _computed_a(kernel, dot, dots, a_load, a_major, fail)
+    a_prologue, a_raw = _computed_side(_A_SIDE, kernel, dot, dots, a_load, a_major, _converted_a(dot, a_load), fail)
     if a_prologue is not None:
-        dtype = a_dtype  # the WGMMA's A: the computed operand's type
-    b_prologue, b_raw = _computed_b(kernel, dot, dots, b_load, b_major, dtype, fail)
+        dtype = _computed_a_dtype(a_prologue, fail)  # the WGMMA's A: the computed operand's type
+    b_prologue, b_raw = _computed_side(_B_SIDE, kernel, dot, dots, b_load, b_major,
+                                       dtype in ("f16", "bf16") and _upcast_fp8(dot.rhs, b_load), fail)
     for ld in staged_vectors:
         if not any(pro is not None and ld in pro.vectors for pro in (a_prologue, b_prologue)):
             fail(ld, "a tile loaded in the K loop that does not feed a dot operand (only the vectors a computed A or "
@@ -1417,8 +1424,9 @@ def _program_grid_remarks(dk: DotKernel) -> None:
                       "num_blocks the program reads are the launch's), on 1-CTA clusters, with the program's tiles")
 
 
-def _reads_program_id(values: list, axis: int) -> bool:
-    """Whether the scalar ``values`` read the program id along ``axis`` (through any ops)."""
+def _scalar_sources(values: list, regions: bool = False):
+    """Every op the scalar ``values`` are computed from (through any ops; with ``regions``, also
+    every op nested in the regions of those ops), each once, in a depth-first order."""
     seen, todo = set(), list(values)
     while todo:
         v = todo.pop()
@@ -1426,28 +1434,25 @@ def _reads_program_id(values: list, axis: int) -> bool:
             continue
         seen.add(v)
         op = v.owner
-        if op.name == "nv_tileaa.get_program_id" and op.axis.value.data == axis:
-            return True
+        yield op
         todo.extend(op.operands)
-        for region in op.regions:
-            todo.extend(r for inner in region.walk() for r in inner.results)
-    return False
+        if regions:
+            for region in op.regions:
+                todo.extend(r for inner in region.walk() for r in inner.results)
+
+
+def _reads_program_id(values: list, axis: int) -> bool:
+    """Whether the scalar ``values`` read the program id along ``axis`` (through any ops)."""
+    return any(op.name == "nv_tileaa.get_program_id" and op.axis.value.data == axis
+               for op in _scalar_sources(values, regions=True))
 
 
 def _reads_program_id_2_only(values: list) -> bool:
     """Whether the scalar ``values`` (batch indices) read no program id but axis 2 and no grid extent:
     a batched kernel on the scheduler's own (m, n) tiles then evaluates them from its L alone."""
-    seen, todo = set(), list(values)
-    while todo:
-        v = todo.pop()
-        if v in seen or not isinstance(v.owner, Operation):
-            continue
-        seen.add(v)
-        op = v.owner
-        if op.name == "nv_tileaa.get_num_programs" or (op.name == "nv_tileaa.get_program_id" and op.axis.value.data != 2):
-            return False
-        todo.extend(op.operands)
-    return True
+    return not any(op.name == "nv_tileaa.get_num_programs"
+                   or (op.name == "nv_tileaa.get_program_id" and op.axis.value.data != 2)
+                   for op in _scalar_sources(values))
 
 
 def _is_zero_tile(v: SSAValue) -> bool:
@@ -2372,7 +2377,6 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
 
     from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
     from tileorch.transforms.tileaa_to_simt.emit import is_fp8
-    from tileorch.transforms.tileas.chained_dots import _pack16
     from tileorch.transforms.tileas.operand_prologue import CachingEmitter, OperandLowering, reads_loop_value
 
     if role == "a":
@@ -2486,7 +2490,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
                     value = e.v(arith.BitcastOp(bits, elt))
                 low.element = value
                 out.append(low.at(pro.top, coords))
-            e.store_vector([_pack16(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
+            e.store_vector([pack16(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
         _move_before(pre_block, kloop)
         _move_before(head_block, body.first_op)  # K-indexed vectors: before the consumer's wait
         _move_before(tmp, fence)

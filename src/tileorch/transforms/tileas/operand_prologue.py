@@ -25,7 +25,10 @@ from tileorch.transforms.tileas.epilogue import BROADCASTS, EXPANDS, LAYOUT_ONLY
 from tileorch.transforms.dense_splat import splat_value
 
 
-def _strip(v: SSAValue, names=(*LAYOUT_ONLY, "nv_tileaa.reshape", "nv_tileaa.permute")) -> tuple[SSAValue, list[str]]:
+def strip_layouts(v: SSAValue, names=(*LAYOUT_ONLY, "nv_tileaa.reshape", "nv_tileaa.permute")
+                  ) -> tuple[SSAValue, list[str]]:
+    """The value ``v`` is read from through the single-operand ops ``names`` (layout changes,
+    reshapes, permutes), and those ops' names from ``v`` down."""
     seen = []
     while isinstance(v.owner, Operation) and v.owner.name in names:
         seen.append(v.owner.name)
@@ -86,7 +89,7 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
     operand's own tile load; any other load of one wide dimension at most, in the loop or before it,
     is a vector the map reads (:attr:`QPrologue.vectors`)."""
     operand = d1.lhs if operand is None else operand
-    top, seen = _strip(operand)
+    top, seen = strip_layouts(operand)
     if source_load(top) is not None or not isinstance(top.owner, Operation):
         return operand, None
     entry = kernel.body.blocks.first
@@ -128,7 +131,7 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
         if not isinstance(v.type, TensorType):
             scalar(v)
             return "uniform"
-        s, strip_seen = _strip(v)
+        s, strip_seen = strip_layouts(v)
         ld = source_load(s)
         if ld is not None and tile_load is not None and ld is not tile_load:
             if len(wide(s)) > 1:

@@ -37,9 +37,9 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, IntegerType, StringAtt
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import copy_location, format_error
-from tileorch.transforms.tileas.fuse_split_loops import (_const_one, _equivalent, _free_operands,
-                                                        _merged_properties, _NoFuse, _placeholder, _pure,
-                                                        fuse_pure_differences)
+from tileorch.transforms.tileas.loop_pair_fusion import (_const_one, _free_operands,
+                                                         _merged_properties, _NoFuse, _placeholder, _pure,
+                                                         fuse_pure_differences, merge_repeats)
 
 REMARKS_ATTR = "tileorch.remarks"
 """A function attribute: located remarks of the tier's rewrites, which the chained lowering puts in
@@ -61,26 +61,6 @@ def _step_ops(loop: scf.ForOp, imp: list[Operation]) -> list[Operation] | None:
     if any(o.regions for o in found):
         return None
     return found
-
-
-def _merge_repeats(block: Block, stop: Operation) -> None:
-    """Merge each side-effect-free, region-free op of ``block`` before ``stop`` that repeats an
-    earlier one (same name, operands, types, attributes) into it (in block order, so that chains
-    of repeats merge)."""
-    reps: dict[str, list[Operation]] = {}
-    op = block.first_op
-    while op is not None and op is not stop:
-        nxt = op.next_op
-        if _pure(op) and not op.regions and op.results:
-            same = next((r for r in reps.get(op.name, []) if _equivalent(r, op)), None)
-            if same is not None:
-                for old, new in zip(op.results, same.results):
-                    old.replace_all_uses_with(new)
-                op.detach()
-                op.erase()
-            else:
-                reps.setdefault(op.name, []).append(op)
-        op = nxt
 
 
 class _Alike:
@@ -140,7 +120,7 @@ def fuse_peeled_first_step(loop: scf.ForOp) -> scf.ForOp | None:
     imp = [o for o in body.ops if not _pure(o) and o is not body.last_op]
     if not imp or any(o.regions for o in imp) or _step_ops(loop, imp) is None:
         return None
-    _merge_repeats(block, loop)
+    merge_repeats(block, loop)
     step_imp = _step_ops(loop, imp)
     if step_imp is None:
         return None

@@ -44,6 +44,8 @@ from xdsl.passes import ModulePass
 
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.constants import constant_int
+from tileorch.transforms.tileas.chained_work_loop import flatten_work_loop
+from tileorch.transforms.tileas.common import grid_axis
 from tileorch.transforms.tileas.tile_order import coordinate_axes, grouped_coordinates, is_tile_count
 
 DIVS = ("arith.floordivsi", "arith.divsi", "arith.divui", "nv_tileaa.divi", "nv_tileaa.floordivi")
@@ -56,12 +58,6 @@ NONNEG = ("nv_tileaa.get_program_id", "nv_tileaa.get_num_programs", "nv_tileaa.g
 
 def _owner_name(v: SSAValue) -> str:
     return v.owner.name if isinstance(v.owner, Operation) else ""
-
-
-def _axis(v: SSAValue, name: str) -> int | None:
-    if _owner_name(v) == name:
-        return v.owner.axis.value.data
-    return None
 
 
 NONNEG_OF_NONNEG = ("arith.ceildivsi", "arith.ceildivui", "arith.divsi", "arith.divui", "arith.muli", "arith.addi",
@@ -91,8 +87,8 @@ def _nonneg(v: SSAValue, depth: int = 8) -> bool:
 
 def _match(loop: scf.ForOp) -> Callable[[Block, Operation], None] | None:
     """The coordinate rewrite when ``loop`` is a program-written persistent tile loop."""
-    axis = _axis(loop.lb, "nv_tileaa.get_program_id")
-    if (axis is None or _axis(loop.step, "nv_tileaa.get_num_programs") != axis) and not _linearised_grid(loop):
+    axis = grid_axis(loop.lb, "nv_tileaa.get_program_id")
+    if (axis is None or grid_axis(loop.step, "nv_tileaa.get_num_programs") != axis) and not _linearised_grid(loop):
         return None
     if any(not isinstance(a.type, aa.MemTokenType) for a in loop.iter_args):
         return None
@@ -129,15 +125,15 @@ def _linearised_grid(loop: scf.ForOp) -> bool:
     start, step = _pair(loop.lb, ADDS), _pair(loop.step, MULS)
     if start is None or step is None:
         return False
-    steps = {_axis(x, "nv_tileaa.get_num_programs") for x in step}
+    steps = {grid_axis(x, "nv_tileaa.get_num_programs") for x in step}
     for first, rest in (start, start[::-1]):
-        a = _axis(first, "nv_tileaa.get_program_id")
+        a = grid_axis(first, "nv_tileaa.get_program_id")
         mul = _pair(rest, MULS)
         if a is None or mul is None:
             continue
         for pid, count in (mul, mul[::-1]):
-            b = _axis(pid, "nv_tileaa.get_program_id")
-            if b is not None and b != a and _axis(count, "nv_tileaa.get_num_programs") == a and steps == {a, b}:
+            b = grid_axis(pid, "nv_tileaa.get_program_id")
+            if b is not None and b != a and grid_axis(count, "nv_tileaa.get_num_programs") == a and steps == {a, b}:
                 return True
     return False
 
@@ -540,7 +536,7 @@ def batch_axis_to_2(fn: aa.FuncOp) -> bool:
     stores = [o for o in views if isinstance(o, aa.TiledStoreOp)]
     if not stores or any(list(st.tile.type.get_shape())[0] != 1 for st in stores):
         return False
-    axes = {_axis(o.indices[0], "nv_tileaa.get_program_id") for o in views}
+    axes = {grid_axis(o.indices[0], "nv_tileaa.get_program_id") for o in views}
     if len(axes) != 1 or None in axes or 2 in axes:
         return False
     p = axes.pop()
@@ -599,7 +595,7 @@ def canonicalize_program_axes(fn: aa.FuncOp) -> bool:
             order = list(idx)[::-1] if stores_transposed_tile(st) else list(idx)
         else:
             return False
-        axes = [_axis(v, "nv_tileaa.get_program_id") for v in order]
+        axes = [grid_axis(v, "nv_tileaa.get_program_id") for v in order]
         if None in axes or len(set(axes)) != len(axes):
             return False
         if roles is None:
@@ -634,8 +630,6 @@ class ProgramLoopToTiles(ModulePass):
             # two chained dots (attention) launch on the program's own grid and keep its numbering
             if sum(o.name == "nv_tileaa.dot" for o in fn.walk()) != 1:
                 if sum(o.name == "nv_tileaa.dot" for o in fn.walk()) > 1:
-                    from tileorch.transforms.tileas.chained_work_loop import flatten_work_loop
-
                     flatten_work_loop(fn)  # a work loop around a chain: the chained kernel's instances
                 continue
             renumbered = False
