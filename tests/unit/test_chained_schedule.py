@@ -226,14 +226,17 @@ def _lowered_causal(d: int):
     return lowered
 
 
-@pytest.mark.parametrize("d,order", [(64, "snake"), (128, "snake"), (128, "snake_lpt")])
+@pytest.mark.parametrize("d,order", [(64, None), (128, None), (128, "snake_lpt")])
 def test_snake_schedule_pipelines_are_proved(d, order, monkeypatch):
     """The dealing adds no hand-off: ``tileorch check`` proves the K/V ring and the Q slots of the causal
-    persistent kernel (two Q slots at d64, one at d128)."""
+    persistent kernel (two Q slots at d64, one at d128), the default (snake) and snake_lpt."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
 
-    monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", order)
+    if order is None:
+        monkeypatch.delenv("TILEORCH_ATTN_SCHEDULE", raising=False)
+    else:
+        monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", order)
     monkeypatch.delenv("TILEORCH_ATTN_PERSISTENT", raising=False)
     assert os.environ.get("TILEORCH_ATTN_PERSISTENT") is None
     (proto,) = extract(_lowered_causal(d))
