@@ -248,7 +248,7 @@ def test_attention_snake_default_launch(bh, seq, want, d, ctas, monkeypatch):
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     expect = min(total, sms) if (want if ctas == "auto" else ctas) == "sms" else total
     assert remark.startswith(f"remark: {expect} CTAs"), remark
-    assert torch.equal(out.view(torch.int16), want_out.view(torch.int16)), "output bits differ from the round-robin kernel"
+    assert torch.equal(out.view(torch.int16), want_out.view(torch.int16)), "bits differ from the round-robin kernel"
     _close(out, ref, 2e-3, 1e-2)
 
 

@@ -1,7 +1,8 @@
 """The persistent chained kernel's snake schedules (``TILEORCH_ATTN_SCHEDULE=snake`` / ``snake_lpt``,
-session 19; ``snake`` the default for causal programs since the H200 measured it): programs whose instances' loops differ (causal
-attention: a heavy-first axis) run persistent too, each CTA's odd rounds of instances dealt backwards,
-with the heavy-first axis varying fastest (``snake``) or slowest (``snake_lpt``), heaviest first.
+session 19; ``snake`` the default for causal programs since the H200 measured it): programs whose
+instances' loops differ (causal attention: a heavy-first axis) run persistent too, each CTA's odd
+rounds of instances dealt backwards, with the heavy-first axis varying fastest (``snake``) or slowest
+(``snake_lpt``), heaviest first.
 
 The tests emulate the kernel's PTX CTA by CTA on one head and read which query tiles each CTA
 wrote (NaN-prefilled output): the instances each CTA runs are the ones the schedule's definition
