@@ -1342,15 +1342,16 @@ def chained_ctas(record: dict, grid3: tuple[int, int, int], sm_count: int) -> tu
     if forced in ("sms", "total"):
         ctas = sms if forced == "sms" else max(1, total)
         return ctas, f"remark: {ctas} CTAs for {total} instances, as {CHAINED_CTAS_ENV}={forced} asks"
+    ignored = (f" ({CHAINED_CTAS_ENV}={forced} ignored: not auto, sms or total)" if forced != "auto" else "")
     if order is None or heavy is None or total <= sm_count:
-        return sms, f"remark: {sms} CTAs (one per SM at most) for {total} instances"
+        return sms, f"remark: {sms} CTAs (one per SM at most) for {total} instances{ignored}"
     from tileorch.schedulers.chained_balance import IMBALANCE_LIMIT, persistent_ctas
 
     ctas, ratio = persistent_ctas(order, grid3[heavy], total // grid3[heavy], sm_count)
     how = ("one CTA per SM" if ctas == sm_count else "one CTA per instance")
     return ctas, (f"remark: {ctas} CTAs ({how}) for {total} instances: the {order} dealing's modelled busiest "
                   f"CTA is {ratio:.3f}x the mean at {sm_count} CTAs ({'at most' if ctas == sm_count else 'above'} "
-                  f"{IMBALANCE_LIMIT}; schedulers/chained_balance.py)")
+                  f"{IMBALANCE_LIMIT}; schedulers/chained_balance.py){ignored}")
 
 
 def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], grid3: tuple[int, int, int],
