@@ -68,6 +68,10 @@ def run_case(bh: int, seq: int, d: int, causal: bool, tiles: tuple[int, int], it
             row[f"{name}_err"] = float((out.float() - ref.float()).abs().max().item())
             ms = bench_ms(lambda: tileorch.cutile.launch(stream, grid, attention_fwd, args_of(out)), iters)
             row[f"{name}_tflops"] = round(flops / ms / 1e9, 1)
+            entry = launcher.compiled(attention_fwd, launcher.describe_arguments(attention_fwd, args_of(out)),
+                                      "sm_90a", "persistent")
+            if entry.launch_remarks:  # a persistent kernel's CTA count and why (launchers/cutile.py chained_ctas)
+                row[f"{name}_launch"] = next(iter(entry.launch_remarks.values()))
         except Exception as exc:  # noqa: BLE001 - a variant that cannot run this case is a row entry
             row[f"{name}_error"] = f"{type(exc).__name__}: {exc}"[:300]
         finally:

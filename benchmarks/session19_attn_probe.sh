@@ -14,22 +14,24 @@
 # A/B in one process per case set (benchmarks/attention_variants.py, SDPA cuDNN beside; each variant compiled and
 # launched after the caches are cleared), then the switch's GPU correctness tests.  Writes $OUT/s19attn/*.json.
 # Run: CMD="bash benchmarks/session19_attn_probe.sh" bash benchmarks/device_session.sh shell  -> $OUT/s19attn.tgz
-# (timeouts add up to 375 s; the tests run last, so the numbers come back even if they are cut)
 S="$OUT/s19attn"; mkdir -p "$S"
-SN=TILEORCH_ATTN_SCHEDULE=snake
-# causal: the default (one CTA per instance, heavy first), the late rescale off (the session-17 default never
-# measured causal), the round-robin persistent kernel, the two snake schedules
-CV="default:;nolate:TILEORCH_ATTN_LATE_RESCALE=0;persist:TILEORCH_ATTN_PERSISTENT=1;snake:$SN;snake_lpt:${SN}_lpt"
-timeout 105 python3 benchmarks/attention_variants.py --dims 64 --seqs 1024,4096,16384 --causal yes --iters 20 \
-  --variants "$CV" --out "$S/causal64" 2>&1 | tee "$S/causal64.log" | tail -n 4
-timeout 105 python3 benchmarks/attention_variants.py --dims 128 --seqs 1024,4096,16384 --causal yes --iters 20 \
-  --variants "$CV" --out "$S/causal128" 2>&1 | tee "$S/causal128.log" | tail -n 4
-# non-causal: already persistent; snake changes only which CTA runs which instance (expected neutral)
-timeout 55 python3 benchmarks/attention_variants.py --dims 64,128 --seqs 1024,4096 --causal no --iters 20 \
-  --variants "default:;snake:$SN" --out "$S/noncausal" 2>&1 | tee "$S/noncausal.log" | tail -n 5
-# GPU correctness: bit-identical to the round-robin persistent kernel and the fp32 reference (NaN-prefilled),
-# 1024 / 4000 / 77 keys with more instances than SMs, d64/d128, f16/bf16, causal or not, three tile shapes;
-# each snake switch alone (causal made persistent) against the reference; the cuTile samples' program
-timeout 110 python3 -m pytest -q -p no:cacheprovider -rfE -n 15 tests/gpu/test_attention_programs.py \
-  -k "snake" 2>&1 | tee "$S/gpu_tests.log" | tail -n 5
+# Second call (s19-attn2): causal programs now compile persistent with the snake dealing by default and the launcher
+# picks the CTA count from the grid (schedulers/chained_balance.py: busiest CTA / mean of the snake dealing on one CTA
+# per SM; above 1.05, e.g. 16k with 128-row tiles: 1.47, one CTA per instance).  Variants (causal only: non-causal
+# programs' PTX is unchanged): default (the new default), old (TILEORCH_ATTN_SCHEDULE=off: the one-CTA-per-instance
+# kernel, the first call's "default"), sms / total (the new kernel forced onto one CTA per SM / per instance:
+# TILEORCH_ATTN_CTAS).  The first call measured (TFLOP/s, d64 / d128): old 232/338 (1k) 370/545 (4k)
+# 456/664 (16k); snake on one CTA per SM 288/387, 410/578, 320/473.
+# (timeouts add up to 240 s; the tests run last, so the numbers come back even if they are cut; sms / total reuse
+# the default's compiled program: the CTA count is a launch-time choice)
+CV="default:;old:TILEORCH_ATTN_SCHEDULE=off;sms:TILEORCH_ATTN_CTAS=sms;total:TILEORCH_ATTN_CTAS=total"
+for d in 64 128; do
+  timeout 75 python3 benchmarks/attention_variants.py --dims $d --seqs 1024,4096,16384 --causal yes --iters 20 \
+    --variants "$CV" --out "$S/causal$d" 2>&1 | tee "$S/causal$d.log" | tail -n 4
+done
+# GPU correctness: the default launch (auto / forced one CTA per SM / per instance at 1k, 16k, 77 keys) bit-identical
+# to the round-robin persistent kernel and against the fp32 reference; the snake switches (482 tests in 85 s in the
+# first call); causal attention and the samples' forward, which now run the new default
+timeout 90 python3 -m pytest -q -p no:cacheprovider -rfE -n 15 tests/gpu/test_attention_programs.py \
+  -k "snake or causal_attention or sample_style_attention" 2>&1 | tee "$S/gpu_tests.log" | tail -n 5
 tar czf "$OUT/s19attn.tgz" -C "$OUT" s19attn

@@ -19,40 +19,22 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+from tileorch.schedulers import chained_balance  # noqa: E402
 
 
-def instance(order: str, w: int, gx: int, heads: int) -> tuple[int, int]:
-    """(head, query tile) of instance ``w`` in ``order``."""
-    if order == "snake":
-        return w // gx, gx - 1 - w % gx
-    return w % heads, gx - 1 - w // heads
+# the model's core is host math the launcher uses (launchers/cutile.py chained_ctas)
+instance, dealt, loads = chained_balance.instance, chained_balance.dealt, chained_balance.loads
 
 
-def dealt(w0: int, it: int, b: int, ctas: int, total: int, snake: bool) -> int:
-    """The instance CTA ``b`` runs in its round ``it`` (``w0 = b + it * ctas``)."""
-    if not snake or it % 2 == 0:
-        return w0
-    base = w0 - b
-    return base + min(ctas, total - base) - 1 - b
-
-
-def loads(order: str, gx: int, heads: int, ctas: int, overhead: float) -> list[float]:
-    total = gx * heads
-    out = []
-    for b in range(ctas):
-        work, it, w0 = 0.0, 0, b
-        while w0 < total:
-            _, t = instance(order, dealt(w0, it, b, ctas, total, order != "round_robin"), gx, heads)
-            work += t + 1 + overhead
-            it, w0 = it + 1, w0 + ctas
-        out.append(work)
-    return out
-
-
-def greedy(gx: int, heads: int, ctas: int, overhead: float) -> float:
+def greedy(gx: int, heads: int, ctas: int, overhead: float, order: str = "round_robin") -> float:
+    """The makespan of one CTA per instance dispatched in ``order`` to the CTA slot free first."""
     slots = [0.0] * ctas
     for w in range(gx * heads):
-        _, t = instance("round_robin", w, gx, heads)
+        _, t = instance(order, w, gx, heads)
         heapq.heappush(slots, heapq.heappop(slots) + t + 1 + overhead)
     return max(slots)
 
@@ -73,8 +55,9 @@ def main(argv=None) -> int:
     ap.add_argument("--launch-overhead", type=float, default=2.5, help="per instance, one CTA each (key tiles)")
     ns = ap.parse_args(argv)
     orders = ("round_robin", "snake", "snake_lpt")
-    print(f"{'seq':>6s} {'heads':>5s} " + " ".join(f"{o:>16s}" for o in orders) + f" {'greedy':>8s}"
-          "   (busiest CTA / mean of the persistent kernel; heads per round)")
+    print(f"{'seq':>6s} {'heads':>5s} " + " ".join(f"{o:>16s}" for o in orders) + f" {'greedy':>8s} {'g_snake':>8s}"
+          "   (busiest CTA / mean of the persistent kernel; heads per round; one CTA per instance: heaviest first "
+          "over the grid, head after head; the launcher's choice)")
     for seq in (int(x) for x in ns.seqs.split(",")):
         gx, heads = seq // ns.tile, max(1, ns.tokens // seq)
         per = loads("round_robin", gx, heads, ns.ctas, ns.overhead)
@@ -84,7 +67,9 @@ def main(argv=None) -> int:
             busiest = max(loads(o, gx, heads, ns.ctas, ns.overhead)) / mean
             cells.append(f"{busiest:.3f} ({round_heads(o, gx, heads, ns.ctas):3d})")
         g = greedy(gx, heads, ns.ctas, ns.launch_overhead) / mean
-        print(f"{seq:6d} {heads:5d} " + " ".join(f"{c:>16s}" for c in cells) + f" {g:8.3f}")
+        gs = greedy(gx, heads, ns.ctas, ns.launch_overhead, "snake") / mean
+        ctas, _ = chained_balance.persistent_ctas("snake", gx, heads, ns.ctas)
+        print(f"{seq:6d} {heads:5d} " + " ".join(f"{c:>16s}" for c in cells) + f" {g:8.3f} {gs:8.3f}  G={ctas}")
     return 0
 
 

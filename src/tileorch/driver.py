@@ -271,9 +271,14 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                     if persistent and persistent.get("schedule"):
                         order = ("the heavy-first axis fastest, heaviest first" if persistent["schedule"] == "snake"
                                  else "heaviest first over the whole grid")
+                        why = ("by default for a heavy-first grid (TILEORCH_ATTN_SCHEDULE=off: the round-robin "
+                               "dealing, causal programs one CTA per instance)" if persistent.get("schedule_default")
+                               else f"as TILEORCH_ATTN_SCHEDULE={persistent['schedule']} asks")
                         remarks.append(f"remark: the persistent kernel deals its instances in snake order ({order}; "
-                                       f"a CTA's odd rounds backwards), as TILEORCH_ATTN_SCHEDULE="
-                                       f"{persistent['schedule']} asks")
+                                       f"a CTA's odd rounds backwards), {why}"
+                                       + ("; each launch runs one CTA per SM where the model of its grid's balance "
+                                          "allows, else one CTA per instance (schedulers/chained_balance.py)"
+                                          if record.get("heavy_first") is not None else ""))
                     if persistent and persistent.get("early_q"):
                         remarks.append("remark: each instance releases its Q slot right after the consumer loop, "
                                        "before the last tile's second dot (TILEORCH_ATTN_EARLY_Q)")

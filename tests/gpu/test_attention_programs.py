@@ -216,6 +216,42 @@ def test_attention_snake_schedule(bh, seq, d, dtype, causal, tile_m, tile_n, ord
         _close(out, ref, 2e-3, 1e-2)
 
 
+@pytest.mark.parametrize("ctas", ["auto", "sms", "total"])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("bh,seq,want", [(40, 1024, "sms"), (4, 16384, "total"), (300, 77, "sms")],
+                         ids=lambda v: str(v))
+def test_attention_snake_default_launch(bh, seq, want, d, ctas, monkeypatch):
+    """The default causal kernel (session 19: persistent, snake dealing) launched on one CTA per SM or one
+    per instance, as the host's balance model picks (``auto``: 1k one per SM, 16k one per instance; 77
+    keys: fewer instances than SMs) or as TILEORCH_ATTN_CTAS forces: the output is bit-identical to the
+    round-robin persistent kernel's (TILEORCH_ATTN_PERSISTENT=1 alone: the same instances' arithmetic,
+    another order) and the fp32 reference (NaN-prefilled: an instance run twice or never shows)."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.delenv("TILEORCH_ATTN_SCHEDULE", raising=False)
+    kernel, args, grid, out, ref = attention_args(bh, seq, d, 128, 128, causal=True, seed=seq + d + 23)
+    rc.clear_caches()
+    try:
+        program = _run(kernel, args, grid)
+        assert "schedule" not in program.chained["persistent"], program.chained
+        want_out = out.clone()
+        out.fill_(float("nan"))
+        monkeypatch.delenv("TILEORCH_ATTN_PERSISTENT")
+        monkeypatch.setenv("TILEORCH_ATTN_CTAS", ctas)
+        rc.clear_caches()
+        program = _run(kernel, args, grid)
+        entry = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent")
+        remark = entry.launch_remarks.get(tuple(grid) + (1,) * (3 - len(grid)), "")
+    finally:
+        rc.clear_caches()
+    assert program.chained["persistent"].get("schedule") == "snake", program.chained
+    total = grid[0] * grid[1] * (grid[2] if len(grid) > 2 else 1)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    expect = min(total, sms) if (want if ctas == "auto" else ctas) == "sms" else total
+    assert remark.startswith(f"remark: {expect} CTAs"), remark
+    assert torch.equal(out.view(torch.int16), want_out.view(torch.int16)), "bits differ from the round-robin kernel"
+    _close(out, ref, 2e-3, 1e-2)
+
+
 @pytest.mark.parametrize("causal", [False, True])
 def test_sample_style_attention_snake_schedule(causal, monkeypatch):
     """The cuTile samples' forward (4-D arrays, grouped KV heads, the masks in a branch) under the snake

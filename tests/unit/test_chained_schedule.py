@@ -1,7 +1,8 @@
 """The persistent chained kernel's snake schedules (``TILEORCH_ATTN_SCHEDULE=snake`` / ``snake_lpt``,
-session 19; default off until the H200 measures them): programs whose instances' loops differ (causal
-attention: a heavy-first axis) run persistent too, each CTA's odd rounds of instances dealt backwards,
-with the heavy-first axis varying fastest (``snake``) or slowest (``snake_lpt``), heaviest first.
+session 19; ``snake`` the default for causal programs since the H200 measured it): programs whose
+instances' loops differ (causal attention: a heavy-first axis) run persistent too, each CTA's odd
+rounds of instances dealt backwards, with the heavy-first axis varying fastest (``snake``) or slowest
+(``snake_lpt``), heaviest first.
 
 The tests emulate the kernel's PTX CTA by CTA on one head and read which query tiles each CTA
 wrote (NaN-prefilled output): the instances each CTA runs are the ones the schedule's definition
@@ -154,23 +155,59 @@ def test_snake_orders_over_two_heads_emulated(order, monkeypatch):
 
 
 def test_snake_schedule_makes_causal_persistent(monkeypatch):
-    """Causal attention (a heavy-first axis) keeps one CTA per instance by default; the switch makes
-    it persistent unless TILEORCH_ATTN_PERSISTENT=0 says never; a non-causal program is persistent
-    either way and takes the snake dealing."""
+    """Causal attention (a heavy-first axis) is persistent with the snake dealing by default (the
+    record says it is the default); TILEORCH_ATTN_SCHEDULE=off or TILEORCH_ATTN_PERSISTENT=0 keep one
+    CTA per instance, TILEORCH_ATTN_PERSISTENT=1 alone the round-robin dealing; a non-causal program is
+    persistent either way and takes the snake dealing only when asked."""
     from test_chained_emulated import _lower
 
     monkeypatch.delenv("TILEORCH_ATTN_PERSISTENT", raising=False)
     monkeypatch.delenv("TILEORCH_ATTN_SCHEDULE", raising=False)
-    assert "persistent" not in _lower(1000, 64, 128, 128, True).chained
+    p = _lower(1000, 64, 128, 128, True)
+    assert p.chained["persistent"]["schedule"] == "snake" and p.chained["persistent"]["schedule_default"], p.chained
+    assert any("snake order" in r and "by default for a heavy-first grid" in r and "one CTA per instance" in r
+               for r in p.remarks), p.remarks
+    assert "schedule" not in _lower(1000, 128, 128, 128, False).chained["persistent"]
     for order in ("snake", "snake_lpt"):
         monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", order)
-        assert _lower(1000, 64, 128, 128, True).chained["persistent"]["schedule"] == order
+        persistent = _lower(1000, 64, 128, 128, True).chained["persistent"]
+        assert persistent["schedule"] == order and "schedule_default" not in persistent, persistent
         assert _lower(1000, 128, 128, 128, False).chained["persistent"]["schedule"] == order
     monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", "zigzag")  # not a schedule: the default
+    assert _lower(1000, 64, 128, 128, True).chained["persistent"]["schedule"] == "snake"
+    monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", "off")
     assert "persistent" not in _lower(1000, 64, 128, 128, True).chained
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    assert "schedule" not in _lower(1000, 64, 128, 128, True).chained["persistent"]
+    monkeypatch.delenv("TILEORCH_ATTN_SCHEDULE")
+    assert "schedule" not in _lower(1000, 64, 128, 128, True).chained["persistent"]
     monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", "snake")
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "0")
     assert "persistent" not in _lower(1000, 64, 128, 128, True).chained
+
+
+# One CTA per instance (the launcher's G = total where the snake dealing is unbalanced): every CTA's
+# only round is round 0, instance w = b, in the snake order (head w // tiles, query tile tiles - 1 -
+# w % tiles): the one-CTA-per-instance kernel's launch order, one head's tiles heaviest first.
+ONE_PER_INSTANCE = {1: {b: [(0, 4 - b)] for b in range(5)},
+                    2: {b: [(b // 3, 2 - b % 3)] for b in range(6)}}
+
+
+@pytest.mark.parametrize("bh", [1, 2])
+def test_default_schedule_one_cta_per_instance_emulated(bh, monkeypatch):
+    """The default causal kernel launched on as many CTAs as instances runs each instance exactly once,
+    CTA b instance b of the snake order; the output is the reference."""
+    monkeypatch.delenv("TILEORCH_ATTN_PERSISTENT", raising=False)
+    monkeypatch.delenv("TILEORCH_ATTN_SCHEDULE", raising=False)
+    cfg = CFG if bh == 1 else (170, 64, 64, 64, True)
+    p = _compile(bh, *cfg)
+    assert p.chained["persistent"].get("schedule") == "snake" and p.chained["heavy_first"] == 0, p.chained
+    total = bh * -(-cfg[0] // cfg[2])
+    out, ref, errors, wrote = _emulate_by_cta(p, bh, *cfg, total)
+    assert not errors, errors[:4]
+    assert wrote == ONE_PER_INSTANCE[bh], wrote
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
 
 
 def _lowered_causal(d: int):
@@ -190,14 +227,17 @@ def _lowered_causal(d: int):
     return lowered
 
 
-@pytest.mark.parametrize("d,order", [(64, "snake"), (128, "snake"), (128, "snake_lpt")])
+@pytest.mark.parametrize("d,order", [(64, None), (128, None), (128, "snake_lpt")])
 def test_snake_schedule_pipelines_are_proved(d, order, monkeypatch):
     """The dealing adds no hand-off: ``tileorch check`` proves the K/V ring and the Q slots of the causal
-    persistent kernel (two Q slots at d64, one at d128)."""
+    persistent kernel (two Q slots at d64, one at d128), the default (snake) and snake_lpt."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
 
-    monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", order)
+    if order is None:
+        monkeypatch.delenv("TILEORCH_ATTN_SCHEDULE", raising=False)
+    else:
+        monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", order)
     monkeypatch.delenv("TILEORCH_ATTN_PERSISTENT", raising=False)
     assert os.environ.get("TILEORCH_ATTN_PERSISTENT") is None
     (proto,) = extract(_lowered_causal(d))

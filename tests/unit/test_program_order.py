@@ -67,21 +67,31 @@ def test_no_heavy_axis(build):
     assert heavy_first_axis(build(Ops())) is None
 
 
-def test_causal_attention_launches_heaviest_first():
-    """The textbook causal program's query blocks are read reversed (``nctaid.x - 1 - ctaid.x``);
-    the non-causal one keeps the block order; the driver says so in a remark."""
+@pytest.mark.parametrize("schedule", ["off", None])
+def test_causal_attention_launches_heaviest_first(schedule, monkeypatch):
+    """The textbook causal program's query blocks are read reversed (``nctaid.x - 1 - ctaid.x``) by
+    the one-CTA-per-instance kernel (TILEORCH_ATTN_SCHEDULE=off), and by default (session 19) the
+    persistent kernel deals them heaviest first (the snake order); the non-causal one keeps the block
+    order; the driver says so in a remark."""
     from tileorch.launchers import cutile as rc
     from tileorch.testing.attention_programs import attention_fwd
     from tileorch.testing.compile_memo import compile_once
     from tileorch.testing.export import FakeDeviceArray
 
+    monkeypatch.delenv("TILEORCH_ATTN_PERSISTENT", raising=False)
+    if schedule is None:
+        monkeypatch.delenv("TILEORCH_ATTN_SCHEDULE", raising=False)
+    else:
+        monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", schedule)
     arrays = tuple(FakeDeviceArray(0x7F0000000000 + (i + 1) * 0x10000000, (4, 1000, 64)) for i in range(4))
     for causal in (False, True):
         args = arrays + (0.18, 1000, 128, 128, 64, causal)
         p = compile_once(rc.export_bytecode(attention_fwd, rc.describe_arguments(attention_fwd, args)), "<t>")
         assert p.chained["heavy_first"] == (0 if causal else None)
-        if causal:  # one CTA per program instance, the query blocks read reversed
+        if causal and schedule == "off":  # one CTA per program instance, the query blocks read reversed
             assert "%nctaid.x" in p.ptx and not p.chained.get("persistent")
+        elif causal:  # persistent, the snake order: heaviest first, one head's query tiles in a row
+            assert p.chained["persistent"]["schedule"] == "snake", p.chained
         else:  # one trip count for every instance: the persistent kernel deals them in grid order
             assert p.chained["persistent"], p.chained
         assert any("heaviest first" in r for r in p.remarks) == causal

@@ -654,6 +654,7 @@ class _Compiled:
     options_noted: bool = False  # an option it does not apply (a schedule, a tile policy) was said
     source_key: str | None = None  # the index entry's key (compiled(): source_cache_key), None: none
     source_key_remark: str = ""  # how the program was found or why not by the source identity
+    launch_remarks: dict = dataclasses.field(default_factory=dict)  # grid -> how its launch was shaped (chained_ctas)
 
 
 def _note_unused_options(entry: _Compiled, kernel: Any, schedule: str, tiles: str) -> None:
@@ -1172,11 +1173,45 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
     return maps
 
 
+CHAINED_CTAS_ENV = "TILEORCH_ATTN_CTAS"
+
+
+def chained_ctas(record: dict, grid3: tuple[int, int, int], sm_count: int) -> tuple[int, str]:
+    """(CTAs, remark) of a persistent chained kernel's launch over the program's grid ``grid3``.
+    At most one CTA per SM (``sm_count``), except for a snake-dealing kernel over a heavy-first grid
+    (``record["persistent"]["schedule"]``, ``record["heavy_first"]``: causal attention) whose modelled
+    busiest CTA exceeds the mean by more than :data:`~tileorch.schedulers.chained_balance.IMBALANCE_LIMIT`
+    at ``sm_count`` CTAs (schedulers/chained_balance.py): then one CTA per instance (``G = total``,
+    each CTA's single round the instance ``w = b``; with ``snake`` the launch order of the
+    one-CTA-per-instance kernel, one head's query tiles heaviest first, head after head).
+    ``TILEORCH_ATTN_CTAS`` (read at each launch of new arguments) ``=sms`` / ``=total`` forces either."""
+    import os
+
+    total = grid3[0] * grid3[1] * grid3[2]
+    sms = max(1, min(total, sm_count))
+    persistent = record.get("persistent") or {}
+    order, heavy = persistent.get("schedule"), record.get("heavy_first")
+    forced = os.environ.get(CHAINED_CTAS_ENV, "auto")
+    if forced in ("sms", "total"):
+        ctas = sms if forced == "sms" else max(1, total)
+        return ctas, f"remark: {ctas} CTAs for {total} instances, as {CHAINED_CTAS_ENV}={forced} asks"
+    ignored = (f" ({CHAINED_CTAS_ENV}={forced} ignored: not auto, sms or total)" if forced != "auto" else "")
+    if order is None or heavy is None or total <= sm_count:
+        return sms, f"remark: {sms} CTAs (one per SM at most) for {total} instances{ignored}"
+    from tileorch.schedulers.chained_balance import IMBALANCE_LIMIT, persistent_ctas
+
+    ctas, ratio = persistent_ctas(order, grid3[heavy], total // grid3[heavy], sm_count)
+    how = ("one CTA per SM" if ctas == sm_count else "one CTA per instance")
+    return ctas, (f"remark: {ctas} CTAs ({how}) for {total} instances: the {order} dealing's modelled busiest "
+                  f"CTA is {ratio:.3f}x the mean at {sm_count} CTAs ({'at most' if ctas == sm_count else 'above'} "
+                  f"{IMBALANCE_LIMIT}; schedulers/chained_balance.py){ignored}")
+
+
 def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], grid3: tuple[int, int, int],
                     stream: int, sync: bool, fast: tuple | None = None, sm_count: int = 1) -> None:
     """Launch a ``chained`` program: its tensor maps, then the cuTile entry's parameters; a
-    persistent kernel (``record["persistent"]``) on at most one CTA per SM (``sm_count``) with the
-    program's grid as three more parameters."""
+    persistent kernel (``record["persistent"]``) on :func:`chained_ctas` CTAs (its remark kept in
+    ``entry.launch_remarks[grid3]``) with the program's grid as three more parameters."""
     from tileorch.runtime.module import Module
 
     program = entry.program
@@ -1189,7 +1224,9 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
     launch_grid = grid3
     if record.get("persistent"):
         params += [struct.pack("<i", g) for g in grid3]
-        launch_grid = (max(1, min(grid3[0] * grid3[1] * grid3[2], sm_count)), 1, 1)
+        ctas, remark = chained_ctas(record, grid3, sm_count)
+        entry.launch_remarks[grid3] = remark
+        launch_grid = (ctas, 1, 1)
     _run(entry.image, launch_grid, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync,
          fast)
 

@@ -133,47 +133,64 @@ def persistent_enabled(uniform_trips: bool) -> bool:
     """A persistent chained kernel (:class:`_WorkTiles`)?  ``TILEORCH_ATTN_PERSISTENT`` (read at
     each compile, part of the disk-cache key): ``1`` always, ``0`` never; unset (or ``uniform``)
     when every program instance's loop has the same trip count as far as the compiler sees
-    (``uniform_trips``: no heavy-first axis).  Measured on the H200 (2026-12-02,
+    (``uniform_trips``: no heavy-first axis), or when a snake schedule applies (:func:`schedule`:
+    by default for programs with a heavy-first axis, causal attention).  Measured on the H200 (2026-12-02,
     benchmarks/attention_variants.py, fp16, 128x128 tiles): non-causal 1.01-1.10x the
     one-CTA-per-instance kernel (d64 1k 299 -> 330 TFLOP/s, d128 1k 426 -> 463, d128 16k 640 -> 678);
     causal, whose instances' loops differ, 0.89-0.92x at head dim 128 with the static round-robin
-    over instances, so those keep one CTA per instance.  ``tileorch check`` proves both rings (K/V
-    and the Q slots) of the persistent kernel (extract_chained.py)."""
+    over instances (``TILEORCH_ATTN_PERSISTENT=1`` alone still compiles that order), 1.06-1.24x with
+    the snake dealing at 1k/4k (2026-12-04) where the launcher keeps one CTA per SM
+    (schedulers/chained_balance.py).  ``tileorch check`` proves both rings (K/V and the Q slots) of the
+    persistent kernel (extract_chained.py)."""
     value = os.environ.get(PERSISTENT_ENV, "uniform")
-    return value == "1" or (value not in ("0", "1") and (uniform_trips or snake_schedule_enabled()))
+    return value == "1" or (value not in ("0", "1") and (uniform_trips or schedule(heavy_first=True) is not None))
 
 
 SCHEDULE_ENV = "TILEORCH_ATTN_SCHEDULE"
 
 
 SCHEDULES = ("snake", "snake_lpt")
+SCHEDULE_OFF = "off"
 
 
-def schedule() -> str | None:
-    """The persistent kernel's *snake* schedules (:class:`_WorkTiles`), asked for by
-    ``TILEORCH_ATTN_SCHEDULE=snake`` or ``=snake_lpt`` (read at each compile, part of the disk-cache
-    key; default off until the H200 measures them; another value: None).  Both make programs whose
-    instances' loops differ (a heavy-first axis: causal attention) persistent too (unless
-    ``TILEORCH_ATTN_PERSISTENT=0``) and deal each CTA's rounds alternately forwards and backwards
-    (round ``r`` covers instances ``[r G, r G + n_r)``; in odd rounds CTA ``b`` takes
-    ``r G + n_r - 1 - b``), pairing a CTA's heavy instances with light ones.  ``snake``: the
-    heavy-first axis varies fastest (reversed: heaviest first), so consecutive instances are the
+def schedule(heavy_first: bool = True) -> str | None:
+    """The persistent kernel's *snake* schedules (:class:`_WorkTiles`): ``TILEORCH_ATTN_SCHEDULE``
+    (read at each compile, part of the disk-cache key) ``=snake`` or ``=snake_lpt`` asks for one,
+    ``=off`` for none (the round-robin dealing; causal programs then keep one CTA per instance).
+    Unset (or another value), programs with a heavy-first axis (``heavy_first``: causal attention)
+    get ``snake`` unless ``TILEORCH_ATTN_PERSISTENT`` is set (``=1`` alone keeps the round-robin
+    persistent kernel, ``=0`` one CTA per instance); programs without one none (their instances are
+    alike: nothing to balance).  A snake schedule makes programs whose instances' loops differ
+    persistent too (unless ``TILEORCH_ATTN_PERSISTENT=0``) and deals each CTA's rounds alternately
+    forwards and backwards (round ``r`` covers instances ``[r G, r G + n_r)``; in odd rounds CTA
+    ``b`` takes ``r G + n_r - 1 - b``), pairing a CTA's heavy instances with light ones.  ``snake``:
+    the heavy-first axis varies fastest (reversed: heaviest first), so consecutive instances are the
     query tiles of one (batch, head) and the CTAs running at one time read the K/V of a few heads
     (L2); ``snake_lpt``: the default order (heavy axis slowest: every head's heaviest tile first,
-    longest processing time first over the whole grid), which balances best (a simulation of the
-    causal grids of attention_variants.py: the busiest CTA within 0.5% of the mean from 4k on, 3% at
-    1k/2k, against 3% (1k-8k) and 47% (16k, 128 query tiles per head beside 132 CTAs) for ``snake``)
-    but spreads the concurrently running CTAs over as many heads as there are CTAs (d128 causal 1k:
-    the K/V of 132 heads, 66 MiB, beyond the L2; the round-robin persistent kernel with that order
-    was 0.89-0.94x the one-CTA-per-instance kernel at d128, which is why causal programs kept one
-    CTA per instance)."""
+    longest processing time first over the whole grid), which balances best (busiest CTA within 0.5%
+    of the mean from 4k on, 3% at 1k/2k, against 3% (1k-8k) and 47% (16k, 128 query tiles per head
+    beside 132 CTAs) for ``snake``: schedulers/chained_balance.py) but spreads the concurrently
+    running CTAs over as many heads as there are CTAs (d128 causal 1k: the K/V of 132 heads, 66 MiB,
+    beyond the L2).  Measured on the H200 (2026-12-04, causal fp16 128x128, TFLOP/s against the
+    one-CTA-per-instance kernel): ``snake`` 1.24x / 1.15x (d64 / d128, 1k), 1.11x / 1.06x (4k), 0.70x /
+    0.71x (16k); hence the default, with the launcher running one CTA per instance where the model
+    says the dealing is unbalanced (launchers/cutile.py ``chained_ctas``)."""
     value = os.environ.get(SCHEDULE_ENV, "")
-    return value if value in SCHEDULES else None
+    if value in SCHEDULES:
+        return value
+    if value == SCHEDULE_OFF or not heavy_first or os.environ.get(PERSISTENT_ENV, "uniform") in ("0", "1"):
+        return None
+    return "snake"
 
 
 def snake_schedule_enabled() -> bool:
-    """Whether a snake schedule (:func:`schedule`) is asked for."""
+    """Whether a snake schedule (:func:`schedule`) applies to a program with a heavy-first axis."""
     return schedule() is not None
+
+
+def schedule_by_default() -> bool:
+    """Whether :func:`schedule`'s answer is the default (``TILEORCH_ATTN_SCHEDULE`` names none)."""
+    return os.environ.get(SCHEDULE_ENV, "") not in (*SCHEDULES, SCHEDULE_OFF)
 
 
 PEELED_MASKS_ENV = "TILEORCH_ATTN_PEELED_MASKS"
@@ -3026,7 +3043,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             _fail((ck.q_prologue or ck.b_prologue).top.owner, f"a Q or K prologue with {ck.tm}-row tiles (four "
                                                              "consumer warp groups) is not supported")
     persistent = plan.persistent
-    snake = schedule() if persistent else None  # the snake order of the instances (_WorkTiles.snaked)
+    snake = schedule(heavy is not None) if persistent else None  # the snake order of the instances (_WorkTiles.snaked)
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_x{ck.k1}" if ck.k1 > 1 else "")
     pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES and ck.b_prologue is None else None
     for pro, op, threads, rows in ((ck.q_prologue, ck.a0, 128, 64), (ck.b_prologue, ck.b1, plan.consumer_threads,
@@ -3291,6 +3308,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["persistent"] = {"q_slots": plan.q_slots}
         if snake:
             record["persistent"]["schedule"] = snake
+            if schedule_by_default():
+                record["persistent"]["schedule_default"] = True
         if early_q:
             record["persistent"]["early_q"] = True
         if next_s != "0":
