@@ -467,7 +467,7 @@ def test_attn_peeled_with_lse():
 
 
 @pytest.mark.parametrize("name, sq, d", [("attn_head80_padded", 256, 80), ("attn_head8", 256, 8),
-                                         ("attn_bm256", 512, 64)])
+                                         ("attn_bm256", 512, 64), ("attn_bm256_bn128", 512, 64)])
 def test_attn_head_dims_and_tile_rows(name, sq, d):
     q, k, v = _qkv((2, sq, d), (2, sq, d), "float16", 160)
     args = run(name, {0: q, 1: k, 2: v})
