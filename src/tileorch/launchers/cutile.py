@@ -1003,10 +1003,29 @@ def b_major(b: ArrayArg) -> str:
 _k_major_copies: dict = {}
 
 
+def torch_stream_for(torch: Any, handle: int, device: Any) -> Any:
+    """torch's stream object for the CUstream ``handle`` on ``device``: the current stream or the
+    default stream when the handle is theirs, else an ``ExternalStream`` of it.
+
+    ``ExternalStream(0)`` is not the legacy default stream's own object: work torch enqueued on it
+    was not ordered after the default stream's work.  On an H200 under load (benchmarks/
+    stress_launch_copies.py, 2026-12-04) the K-major copy made through it read operands that the
+    default stream had not finished writing: the copy held stale bytes in 2 of 3 launches and the
+    GEMM returned wrong or NaN columns, with no error (sessions 18-19's unexplained GPU failures)."""
+    current = torch.cuda.current_stream(device)
+    if current.cuda_stream == handle:
+        return current
+    default = torch.cuda.default_stream(device)
+    if default.cuda_stream == handle:
+        return default
+    return torch.cuda.ExternalStream(handle, device=device)
+
+
 def _k_major_copy(obj: Any, b: ArrayArg, stream: int, operand: str = "B") -> int:
     """A K-major copy ``[..., N, K]`` of the N-major ``[..., K, N]`` array ``obj`` (for A: ``[..., M, K]``
-    of ``[..., K, M]``), made on ``stream`` (the buffer is kept per source array for the next launch);
-    needs a torch tensor."""
+    of ``[..., K, M]``), made on ``stream`` (the launch's stream, so ordered after the work that
+    wrote ``obj`` there and before the kernel; the buffer is kept per source array for the next
+    launch); needs a torch tensor."""
     tensor_type = _torch_tensor_type()
     if tensor_type is None or not isinstance(obj, tensor_type):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: this GEMM reads {operand} K-major and {operand} is "
@@ -1014,14 +1033,15 @@ def _k_major_copy(obj: Any, b: ArrayArg, stream: int, operand: str = "B") -> int
                                  f"and {operand} is not a torch tensor")
     import torch
 
-    key = (b.ptr, tuple(b.shape), str(obj.dtype))
+    on = torch_stream_for(torch, stream, obj.device)
+    key = (b.ptr, tuple(b.shape), str(obj.dtype), stream)
     buf = _k_major_copies.get(key)
-    if buf is None:
-        buf = _k_major_copies[key] = torch.empty((*obj.shape[:-2], obj.shape[-1], obj.shape[-2]), dtype=obj.dtype,
-                                                 device=obj.device)
-        while len(_k_major_copies) > 8:
-            _k_major_copies.pop(next(iter(_k_major_copies)))
-    with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=obj.device)):
+    with torch.cuda.stream(on):  # allocated for, and written on, the launch's stream
+        if buf is None:
+            buf = _k_major_copies[key] = torch.empty((*obj.shape[:-2], obj.shape[-1], obj.shape[-2]),
+                                                     dtype=obj.dtype, device=obj.device)
+            while len(_k_major_copies) > 8:
+                _k_major_copies.pop(next(iter(_k_major_copies)))
         buf.copy_(obj.transpose(-1, -2))
     return int(buf.data_ptr())
 
