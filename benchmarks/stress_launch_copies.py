@@ -120,6 +120,12 @@ def _worker(rank: int, variant: str, seconds: float, out_q) -> None:
             copy_miss = any(k not in copy_keys for k in dict.keys(rc._k_major_copies))
             outs = out if isinstance(out, tuple) else (out,)
             bad = [float(unwritten(o).float().mean()) for o in outs]
+            refs = ref if isinstance(ref, tuple) else (ref,)
+            if not any(bad) and isinstance(refs[0], torch.Tensor) and refs[0].shape == outs[0].shape:
+                r = refs[0].double()
+                err = float((outs[0].double() - r).norm() / max(float(r.norm()), 1e-30))
+                if err > 3e-2:  # finite but wrong (a stale operand whose bytes were not NaN)
+                    bad = [-err]
             slot = by.setdefault(f"{name} prep_miss={prep_miss} copy_miss={copy_miss}", [0, 0])
             slot[0] += 1
             slot[1] += any(bad) > 0
