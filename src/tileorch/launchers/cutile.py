@@ -1007,11 +1007,12 @@ def torch_stream_for(torch: Any, handle: int, device: Any) -> Any:
     """torch's stream object for the CUstream ``handle`` on ``device``: the current stream or the
     default stream when the handle is theirs, else an ``ExternalStream`` of it.
 
-    ``ExternalStream(0)`` is not the legacy default stream's own object: work torch enqueued on it
-    was not ordered after the default stream's work.  On an H200 under load (benchmarks/
-    stress_launch_copies.py, 2026-12-04) the K-major copy made through it read operands that the
-    default stream had not finished writing: the copy held stale bytes in 2 of 3 launches and the
-    GEMM returned wrong or NaN columns, with no error (sessions 18-19's unexplained GPU failures)."""
+    ``ExternalStream(0)`` is not the default stream: with torch 2.x on the H200 host it is another
+    stream (stream_id 3, a non-zero CUstream handle), so work enqueued on it was not ordered after
+    the default stream's.  Under load (benchmarks/stress_launch_copies.py, 2026-12-04) the K-major
+    copy made through it read operands the default stream had not finished writing: stale copies
+    in 2 of 3 launches, wrong or NaN GEMM columns, no error (sessions 18-19's unexplained GPU
+    failures); with this function 0 failures in 28,483 launches (21,656 with a copy)."""
     current = torch.cuda.current_stream(device)
     if current.cuda_stream == handle:
         return current
