@@ -272,13 +272,7 @@ def test_sample_style_attention_snake_schedule(causal, monkeypatch):
     _close(out, ref, 2e-3, 1e-2)
 
 
-@pytest.mark.parametrize("overlap", ["1", "0"], ids=["overlap", "plain"])
-@_more_instances_than_sms
-def test_attention_pingpong_kernel(bh, seq, d, dtype, causal, tile_m, tile_n, overlap, monkeypatch):
-    """TILEORCH_ATTN_PINGPONG=kernel (session 20: FA3's once-per-kernel turns in the persistent kernel)
-    changes no output bit: the same persistent kernel without the turns (same dealing, same launch),
-    and the fp32 reference; more instances than SMs at 1024 / 4000 / 77 keys, 1 key, causal or not
-    (a hang here is a turn protocol the checker missed)."""
+def _pingpong_kernel_case(bh, seq, d, dtype, causal, tile_m, tile_n, overlap, monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", overlap)
     monkeypatch.delenv("TILEORCH_ATTN_PINGPONG", raising=False)
     kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
@@ -303,6 +297,23 @@ def test_attention_pingpong_kernel(bh, seq, d, dtype, causal, tile_m, tile_n, ov
         _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
     else:
         _close(out, ref, 2e-3, 1e-2)
+
+
+@_more_instances_than_sms
+def test_attention_pingpong_kernel(bh, seq, d, dtype, causal, tile_m, tile_n, monkeypatch):
+    """TILEORCH_ATTN_PINGPONG=kernel (session 20: FA3's once-per-kernel turns in the persistent kernel)
+    changes no output bit: the same persistent kernel without the turns (same dealing, same launch),
+    and the fp32 reference; more instances than SMs at 1024 / 4000 / 77 keys, 1 key, causal or not
+    (a hang here is a turn protocol the checker missed)."""
+    _pingpong_kernel_case(bh, seq, d, dtype, causal, tile_m, tile_n, "1", monkeypatch)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("bh,seq", [(40, 1024), (300, 77)], ids=lambda v: str(v))
+def test_attention_pingpong_kernel_plain_loop(bh, seq, d, causal, monkeypatch):
+    """The same with the plain consumer loop (TILEORCH_ATTN_OVERLAP=0: a turn per whole iteration)."""
+    _pingpong_kernel_case(bh, seq, d, "float16", causal, 128, 128, "0", monkeypatch)
 
 
 @pytest.mark.parametrize("causal", [False, True])
