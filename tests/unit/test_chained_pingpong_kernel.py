@@ -149,7 +149,7 @@ def test_check_catches_a_missing_kernel_turn(monkeypatch, name):
 
 
 @pytest.mark.parametrize("overlap,causal,ctas", [(True, False, 1), (True, True, 2), (False, False, 2),
-                                                 (True, False, 3)])
+                                                 (True, False, 3), (False, True, 1)])
 def test_emulated_against_numpy(monkeypatch, overlap, causal, ctas):
     """Three 128-row instances of a ragged 300-row sequence (three key tiles each) on 1, 2 or 3
     CTAs: the turns run on across a CTA's instances; outputs against numpy, no emulator error."""
