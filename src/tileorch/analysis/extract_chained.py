@@ -36,7 +36,10 @@ persistent kernel (the record's ``persistent``): there each agent's ring loop si
 the CTA's program instances (``m = 1 .. 3``), the K/V ring counts on across instances (the
 producer's first-round skip reads ``iv + ring``), and the Q slots are a second ring (``q``): the
 producer acquires the slot, arms its full barrier and copies Q per instance and drains every slot
-before leaving, each consumer thread waits for Q and releases the slot after its loop.
+before leaving, each consumer thread waits for Q and releases the slot after its loop.  Named
+barriers outside a persistent kernel's loop over instances (``TILEORCH_ATTN_PINGPONG=kernel``:
+warp group 1's first turn before it, warp group 0's last sync after it, once per kernel) are the
+consumer's program before / after that loop.
 """
 
 from __future__ import annotations
