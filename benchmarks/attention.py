@@ -13,10 +13,11 @@ error).  Writes ``attention.json`` and ``attention.png`` under ``--out``.  Needs
 cuTile samples write it ([1, heads, seq, d] tensors, K through a view order, the masks in a branch
 inside the loop that only the boundary tiles take); ``both`` runs each case with both programs.
 Head dim 256 runs with ``--tiles-256`` (default 128x64: two K/V stages fit shared memory beside
-the 128x256 Q tile; 128x128 runs on one stage).
+the 128x256 Q tile; 128x128 runs on one stage) over ``--seqs-256`` (default 1k and 4k: issue 20's
+d256 rows; it is in the default sweep since session 20, fp16, causal and not).
 
-    python3 benchmarks/attention.py [--dims 64,128,256] [--seqs 1024,4096,16384] [--causal both]
-        [--program textbook|branchy|both]
+    python3 benchmarks/attention.py [--dims 64,128,256] [--seqs 1024,4096,16384] [--seqs-256 1024,4096]
+        [--causal both] [--program textbook|branchy|both]
 
 ``--set2 NAMES|all`` times the second attention set's programs instead
 (``tileorch.testing.attention_programs2`` at model sizes: ``benchmarks/attention_set2.py``), each
@@ -126,8 +127,9 @@ def plot(rows: list[dict], path: Path) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dims", default="64,128")
+    ap.add_argument("--dims", default="64,128,256")
     ap.add_argument("--seqs", default="1024,4096,16384")
+    ap.add_argument("--seqs-256", default="1024,4096", help="sequence lengths of head dim 256 (comma-separated)")
     ap.add_argument("--causal", choices=("no", "yes", "both"), default="both")
     ap.add_argument("--tokens", type=int, default=262144, help="batch*heads = tokens / seq")
     ap.add_argument("--tiles", default="128x128", help="TILE_M x TILE_N of the program, comma-separated")
@@ -175,7 +177,7 @@ def main(argv=None) -> int:
         return [tuple(int(x) for x in t.split("x")) for t in spec.split(",") if t]
 
     for d in (int(x) for x in ns.dims.split(",")):
-        for seq in (int(x) for x in ns.seqs.split(",")):
+        for seq in (int(x) for x in (ns.seqs_256 if d == 256 else ns.seqs).split(",")):
             for causal in causals:
                 for tiles in tiles_of(ns.tiles_256 if d == 256 else ns.tiles):
                     for program in programs:

@@ -53,7 +53,7 @@ benchmarks() {  # $1: fill or bench; everything lands in $OUT/results_$1.tgz (th
   # MEM_ARGS: more arguments, e.g. MEM_ARGS="--sizes small,default,large" (issue 21's 64 MB .. 1 GB sweep)
   [[ $B == *" memory "* ]] && timeout ${MEM_TIMEOUT:-150} python3 benchmarks/memory_bound.py --out "$R" --iters 20 \
     ${MEM_ARGS:-} 2>&1 | tee "$R/memory_bound.log" | tail -n 26
-  [[ $B == *" attention "* ]] && timeout ${ATT_TIMEOUT:-200} python3 benchmarks/attention.py --out "$R" ${ATT_ARGS:---dims 64,128 \
+  [[ $B == *" attention "* ]] && timeout ${ATT_TIMEOUT:-260} python3 benchmarks/attention.py --out "$R" ${ATT_ARGS:---dims 64,128,256 \
     --seqs 1024,4096,16384} --iters 10 2>&1 | tee "$R/attention.log" | tail -n 20
   [[ $B == *" gemm "* ]] && timeout ${GEMM_TIMEOUT:-300} python3 benchmarks/gemm.py run ${GEMM_ARGS:---variants persistent,streamk} \
     --out "$R" 2>&1 | tee "$R/gemm_bench.log" | grep -v "^ \|^{\|^}" | tail -n 24

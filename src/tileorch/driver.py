@@ -303,6 +303,14 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                     if record.get("stages_cap"):
                         remarks.append(f"remark: the K/V ring takes at most {record['stages_cap']} stages "
                                        f"(TILEORCH_ATTN_STAGES): {record['stages']} here")
+                    if persistent and persistent.get("pingpong"):
+                        remarks.append("remark: the consumer warp groups' ping-pong turns run on across the "
+                                       "persistent kernel's instances: the first turn given and the last hand-over "
+                                       "taken once per kernel (TILEORCH_ATTN_PINGPONG=kernel, FlashAttention-3's "
+                                       "protocol)")
+                    if record.get("pingpong_kernel_off"):
+                        remarks.append("remark: TILEORCH_ATTN_PINGPONG=kernel not applied: "
+                                       f"{record['pingpong_kernel_off']}")
                     if record.get("next_s_off"):
                         remarks.append(f"remark: TILEORCH_ATTN_NEXT_S not applied: {record['next_s_off']}")
                     if record.get("early_q_off"):

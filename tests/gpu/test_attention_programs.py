@@ -272,6 +272,82 @@ def test_sample_style_attention_snake_schedule(causal, monkeypatch):
     _close(out, ref, 2e-3, 1e-2)
 
 
+def _pingpong_kernel_case(bh, seq, d, dtype, causal, tile_m, tile_n, overlap, monkeypatch):
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", overlap)
+    monkeypatch.delenv("TILEORCH_ATTN_PINGPONG", raising=False)
+    kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
+                                                  seed=seq + d + 29)
+    rc.clear_caches()
+    try:
+        _run(kernel, args, grid)
+        want = out.clone()
+        out.fill_(float("nan"))
+        monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "kernel")
+        rc.clear_caches()
+        program = _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained", program.remarks
+    if tile_m == 128:  # two consumer warp groups: persistent with the kernel-wide turns
+        assert program.chained["persistent"].get("pingpong") == "kernel", program.chained
+    else:
+        assert "two consumer warp groups" in program.chained["pingpong_kernel_off"], program.chained
+    assert torch.equal(out.view(torch.int16), want.view(torch.int16)), "output bits differ from the kernel without it"
+    if dtype == "bfloat16":
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
+
+
+@_more_instances_than_sms
+def test_attention_pingpong_kernel(bh, seq, d, dtype, causal, tile_m, tile_n, monkeypatch):
+    """TILEORCH_ATTN_PINGPONG=kernel (session 20: FA3's once-per-kernel turns in the persistent kernel)
+    changes no output bit: the same persistent kernel without the turns (same dealing, same launch),
+    and the fp32 reference; more instances than SMs at 1024 / 4000 / 77 keys, 1 key, causal or not
+    (a hang here is a turn protocol the checker missed)."""
+    _pingpong_kernel_case(bh, seq, d, dtype, causal, tile_m, tile_n, "1", monkeypatch)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("bh,seq", [(40, 1024), (300, 77)], ids=lambda v: str(v))
+def test_attention_pingpong_kernel_plain_loop(bh, seq, d, causal, monkeypatch):
+    """The same with the plain consumer loop (TILEORCH_ATTN_OVERLAP=0: a turn per whole iteration)."""
+    _pingpong_kernel_case(bh, seq, d, "float16", causal, 128, 128, "0", monkeypatch)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_sample_style_attention_pingpong_kernel(causal, monkeypatch):
+    """The cuTile samples' forward (4-D arrays, grouped KV heads, the masks in a branch) with
+    TILEORCH_ATTN_PINGPONG=kernel, against the fp32 reference."""
+    monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "kernel")
+    rc.clear_caches()
+    kernel, args, grid, out, ref = attention_branchy_args(2, 4, 1000, 64, causal=causal, group=2, seed=193)
+    try:
+        program = _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained", program.remarks
+    assert program.chained["persistent"].get("pingpong") == "kernel", program.chained
+    _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("m,hidden", [(40000, 512), (20000, 200)], ids=lambda v: str(v))
+def test_fused_mlp_pingpong_kernel(m, hidden, monkeypatch):
+    """The same switch on the other two-dot program (a GEMM, ReLU, a second GEMM), 128-row tiles:
+    313 / 157 row tiles over the SMs."""
+    monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "kernel")
+    rc.clear_caches()
+    kernel, args, grid, out, ref = mlp_chain_args(m, 64, hidden, 128, tile_m=128, seed=m + 1)
+    try:
+        program = _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained", program.remarks
+    assert program.chained["persistent"].get("pingpong") == "kernel", program.chained
+    _close(out, ref, 1e-2, 2e-2)
+
+
 @pytest.mark.parametrize("tile_n", [64, 32])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])

@@ -36,7 +36,10 @@ persistent kernel (the record's ``persistent``): there each agent's ring loop si
 the CTA's program instances (``m = 1 .. 3``), the K/V ring counts on across instances (the
 producer's first-round skip reads ``iv + ring``), and the Q slots are a second ring (``q``): the
 producer acquires the slot, arms its full barrier and copies Q per instance and drains every slot
-before leaving, each consumer thread waits for Q and releases the slot after its loop.
+before leaving, each consumer thread waits for Q and releases the slot after its loop.  Named
+barriers outside a persistent kernel's loop over instances (``TILEORCH_ATTN_PINGPONG=kernel``:
+warp group 1's first turn before it, warp group 0's last sync after it, once per kernel) are the
+consumer's program before / after that loop.
 """
 
 from __future__ import annotations
@@ -182,10 +185,15 @@ def _agent_value(v: SSAValue, wg: int, n_tiles: SSAValue, at: Operation, lower: 
 
 
 def _named_ops(fn: Operation, cons_loop: Operation, wg: int, count_ok, full_wait: Operation,
-               release: Operation, lower: int = 0) -> tuple[tuple, tuple, tuple, tuple]:
+               release: Operation, lower: int = 0, work: Operation | None = None,
+               kernel_level: list | None = None) -> tuple[tuple, tuple, tuple, tuple]:
     """(before the loop, the loop's sync, the loop's arrive, after the loop) protocol ops of the
     consumer warp groups' named barriers for warp group ``wg`` (the consumer loop runs from
-    ``lower``: a guard ``n > lower`` runs its side once when the loop runs)."""
+    ``lower``: a guard ``n > lower`` runs its side once when the loop runs).  With ``work`` (a
+    persistent kernel's loop over instances around ``cons_loop``), the named barriers outside it
+    (FlashAttention-3's once-per-kernel first turn and last hand-over,
+    ``TILEORCH_ATTN_PINGPONG=kernel``) go to ``kernel_level`` as ``("before" | "after", op)``; a guard
+    on the trip count there is a located error (no instance's trip count is in scope)."""
     n_tiles = cons_loop.operands[1]
     before, sync, arrive, after = [], [], [], []
     body = cons_loop.regions[0].blocks.first
@@ -193,6 +201,7 @@ def _named_ops(fn: Operation, cons_loop: Operation, wg: int, count_ok, full_wait
     for op in fn.walk():
         if op.name not in (SYNC, HANDOFF) or len(op.operands) < 2:
             continue  # the CTA barrier (bar.sync 0, every thread) is not the consumers'
+        outside = work is not None and not work.is_ancestor(op)
         bid = _agent_value(op.operands[0], wg, n_tiles, op, lower)
         count = _const(op.operands[1])
         if count is None or not count_ok(count):
@@ -206,6 +215,14 @@ def _named_ops(fn: Operation, cons_loop: Operation, wg: int, count_ok, full_wait
             cond = _agent_value(guard.operands[0], wg, n_tiles, guard, lower)
             runs = cond if cond == HAS_TILES else int(bool(cond) == side)
         if runs == 0:
+            continue
+        if outside:
+            if runs != 1:
+                raise LocatedError(op, "check: a named barrier outside the loop over instances guarded by a trip "
+                                       "count")
+            if kernel_level is None:
+                raise LocatedError(op, "check: a named barrier outside the loop over instances is not read here")
+            kernel_level.append(("before" if _before(op, work) else "after", pop))
             continue
         item = pop if runs == 1 else Loop(Trip("k", lower=lower, cap=1), (pop,), origin=op)
         if op.parent_block() is body:
@@ -412,6 +429,9 @@ class _Reader:
         # a pipelined consumer (tile 0 peeled: its full wait before the loop; the loop from 1 releases
         # tile j - 1; the last tile released after it) or one that releases tile j in iteration j
         next_s = bool(persistent and persistent.get("next_s"))
+        # per consumer warp group: its named barriers outside a persistent kernel's loop over instances
+        # (("before" | "after", op): the once-per-kernel ping-pong turns)
+        kernel_level: list[list] = [[] for _ in range(C // WG)]
         if persistent:  # outside the ring loop, inside the work loop (an instance with tiles: k >= 1)
             around = [o for o in cons_work.walk() if not cons_loop.is_ancestor(o)
                       and not _on_empty_instance(o, cons_loop.operands[1], cons_work)]
@@ -440,7 +460,8 @@ class _Reader:
             programs = []
             for w in range(C // WG):  # the ping-pong turns (if any) cover the loop's dots' issue
                 before, sync, arrive, after = _named_ops(fn, cons_loop, w, lambda n: n % WG == 0 and n <= C,
-                                                         c_waits[0], arrives[0], lower=1)
+                                                         c_waits[0], arrives[0], lower=1, work=cons_work,
+                                                         kernel_level=kernel_level[w])
                 ring_loop = Loop(Trip("k", lower=1), acquire(c_waits[0]) + sync + arrive + release(arrives[0]))
                 if next_s:  # built with the Q slots below
                     programs.append((before, ring_loop, after))
@@ -452,7 +473,8 @@ class _Reader:
             programs = []
             for w in range(C // WG):
                 before, sync, arrive, after = _named_ops(fn, cons_loop, w, lambda n: n % WG == 0 and n <= C,
-                                                         c_waits[0], arrives[0])
+                                                         c_waits[0], arrives[0], work=cons_work,
+                                                         kernel_level=kernel_level[w])
                 body = (ConsumerWait(RING, "c", origin=c_waits[0]), ConsumerRead(RING, "c", origin=c_waits[0]),
                         *sync, *arrive, ConsumerRelease(RING, "c", arrivals=WG, origin=arrives[0]), Advance("c"))
                 programs.append((*before, Loop("k", body), *after))
@@ -489,6 +511,9 @@ class _Reader:
                             for program in programs]
             states = (*states, StateDecl("cq", Q_RING, 0))
         for w in range(C // WG):
+            if kernel_level[w]:  # the once-per-kernel turns around the loop over instances
+                programs[w] = (*[op for at, op in kernel_level[w] if at == "before"], *programs[w],
+                               *[op for at, op in kernel_level[w] if at == "after"])
             agents.append(Agent(f"wg{w}", "consumer", programs[w], states, threads=WG, mask=1 << (w + 1)))
         name = fn.properties["sym_name"].data
         ring_init = next(o for o in inits if _smem_offset(o.operands[0]) == full)

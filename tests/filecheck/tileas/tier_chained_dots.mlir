@@ -8,6 +8,8 @@
 // RUN: env TILEORCH_ATTN_LATE_RESCALE=1 TILEORCH_ATTN_NEXT_S=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=S17OFF
 // RUN: env TILEORCH_ATTN_SCHEDULE=snake tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SNAKE
 // RUN: env TILEORCH_ATTN_SCHEDULE=snake TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SNAKEOFF
+// RUN: env TILEORCH_ATTN_PINGPONG=kernel tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PPK
+// RUN: env TILEORCH_ATTN_PINGPONG=kernel TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PPKOFF
 // Without the intra-warp-group overlap (TILEORCH_ATTN_OVERLAP=0; the overlapped kernel's structure:
 // tests/unit/test_chained_overlap.py), one CTA per program instance (TILEORCH_ATTN_PERSISTENT=0;
 // the persistent kernel, the default for this program whose loops all have one trip count, is
@@ -293,3 +295,24 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // SNAKE-NEXT:   %pidx_1 = arith.remui %pg_ws_1, %grid_x
 // SNAKEOFF-NOT: persistent =
 // SNAKEOFF-NOT: pg_ws
+
+// TILEORCH_ATTN_PINGPONG=kernel (session 20, FlashAttention-3's protocol): the kernel stays persistent; warp group 1
+// gives warp group 0 its first turn once, before the consumers' loop over instances, and warp group 0 takes the last
+// hand-over once, after it; inside an instance only the loop's turns (sync before the dots' issue, hand-over after).
+// PPK:      persistent = {pingpong = "kernel", q_slots = 2 : i64}, pingpong = true
+// PPK:      nvvm.setmaxregister increase 240
+// PPK:      %pp_wg1 = arith.cmpi eq, %wg, %c1 : i32
+// PPK-NEXT: scf.if %pp_wg1 {
+// PPK-NEXT:   nvvm.barrier.arrive id = %c1 number_of_threads = %c256_i
+// PPK:      scf.for %pg_w_1 = %pg_first to %pg_total step %pg_step
+// PPK-NOT:  nvvm.barrier.arrive id = %c1
+// PPK:      nvvm.barrier id = %pp_bar number_of_threads = %c256_i
+// PPK:      nvvm.barrier.arrive id = %pp_next number_of_threads = %c256_i
+// PPK-NOT:  nvvm.barrier id = %c1
+// PPK:      %pp_wg0 = arith.cmpi eq, %wg, %c0 : i32
+// PPK-NEXT: scf.if %pp_wg0 {
+// PPK-NEXT:   nvvm.barrier id = %c1 number_of_threads = %c256_i
+// Without persistence the per-instance turns of =1 run, and the record says why the kernel-wide ones do not.
+// PPKOFF:     pingpong_kernel_off = "not a persistent kernel
+// PPKOFF-NOT: persistent =
+// PPKOFF:     %pp_first = arith.andi %pp_wg1, %pp_has

@@ -117,6 +117,25 @@ other's (``2 - w``).  Barrier 0 is the CTA barrier after the mbarrier initialisa
 uses no other named barrier."""
 
 
+PINGPONG_KERNEL = "kernel"
+"""``TILEORCH_ATTN_PINGPONG=kernel``: FlashAttention-3's once-per-kernel turn protocol in the
+persistent kernel (:func:`pingpong_per_kernel`)."""
+
+
+def pingpong_per_kernel() -> bool:
+    """Whether ``TILEORCH_ATTN_PINGPONG=kernel`` asks for the ping-pong turns handed on across the
+    persistent kernel's program instances (FlashAttention-3's protocol; off by default until the
+    H200 measures it): warp group 1 gives warp group 0 its first turn once, before the CTA's loop
+    over instances, and warp group 0 takes warp group 1's last hand-over once, after it; inside
+    each instance the turns cover the loop's dot issue as with ``=1``.  Both warp groups run the
+    same instances (each owns 64 rows of every tile), so the turns of the whole kernel alternate
+    strictly and each barrier's arrivals balance its syncs over the kernel (the per-instance
+    first arrive is what deadlocked: two hand-overs of warp group 1 in a row).  Persistence stays
+    as :func:`persistent_enabled` decides; a kernel that is not persistent gets the per-instance
+    protocol of ``=1``."""
+    return os.environ.get(PINGPONG_ENV, "0") == PINGPONG_KERNEL
+
+
 def pingpong_enabled() -> bool:
     """Ping-pong of the two consumer warp groups (:data:`PINGPONG_BARRIERS`): on when the
     environment sets ``TILEORCH_ATTN_PINGPONG=1`` (read at each compile, part of the disk-cache
@@ -124,7 +143,7 @@ def pingpong_enabled() -> bool:
     whole iteration (measured slower: 0.63-0.77x the overlapped loop on the H200, 2026-12-02,
     benchmarks/attention_variants.py); in the overlapped loop it covers the issue of the
     iteration's two dots (FlashAttention-3's schedule)."""
-    return os.environ.get(PINGPONG_ENV, "0") == "1"
+    return os.environ.get(PINGPONG_ENV, "0") in ("1", PINGPONG_KERNEL)
 
 PERSISTENT_ENV = "TILEORCH_ATTN_PERSISTENT"
 
@@ -1108,6 +1127,7 @@ class _Kernel:
         # emitted by the pipelined consumer right after its loop, before the last tile's second dot
         # (every first dot, the only Q reads, retired there): the early Q release (early_q_enabled)
         self.after_loop: Callable[[], None] | None = None
+        self.pp_per_kernel = False  # TILEORCH_ATTN_PINGPONG=kernel: the first turn / last hand-over once per kernel
 
     # -- insertion point ----------------------------------------------------------------------
     @contextmanager
@@ -1557,15 +1577,38 @@ class _Kernel:
         bar = self.v(arith.AddiOp(self.wg, self.small(mine)), "pp_bar")
         nxt = self.v(arith.SubiOp(self.small(other), self.wg), "pp_next")
         has = self.v(arith.CmpiOp(n_tiles, self.small(lower), "sgt"), "pp_has")
+        if self.pp_per_kernel:  # warp group 1 gave the first turn before the work loop (pingpong_kernel_first)
+            return bar, nxt, has
         wg1 = self.v(arith.CmpiOp(self.wg, self.small(1), "eq"), "pp_wg1")
         first = self.v(arith.AndIOp(wg1, has), "pp_first")
         _if(self.e, first, lambda t: t.add(nvvm.BarrierArriveOp(self.small(mine), threads)))
         return bar, nxt, has
 
+    def pingpong_kernel_first(self) -> None:
+        """FlashAttention-3's once-per-kernel first turn (``TILEORCH_ATTN_PINGPONG=kernel``), before
+        the consumers' loop over the CTA's instances: warp group 1 arrives on warp group 0's barrier
+        once, unconditionally; the instances' loops then only sync and hand over."""
+        mine = PINGPONG_BARRIERS[0]
+        threads = self.ci[self.plan.consumer_threads]
+        wg1 = self.v(arith.CmpiOp(self.wg, self.small(1), "eq"), "pp_wg1")
+        _if(self.e, wg1, lambda t: t.add(nvvm.BarrierArriveOp(self.small(mine), threads)))
+
+    def pingpong_kernel_last(self) -> None:
+        """After the consumers' loop over instances (``TILEORCH_ATTN_PINGPONG=kernel``): warp group
+        0 takes warp group 1's last hand-over once, unconditionally.  Over the kernel barrier 1 is
+        synced ``T + 1`` times by warp group 0 and arrived ``T + 1`` times by warp group 1, barrier 2
+        ``T`` times each (``T``: the turns of all the CTA's instances, the same for both groups)."""
+        mine = PINGPONG_BARRIERS[0]
+        threads = self.ci[self.plan.consumer_threads]
+        wg0 = self.v(arith.CmpiOp(self.wg, self.small(0), "eq"), "pp_wg0")
+        _if(self.e, wg0, lambda t: t.add(nvvm.BarrierOp(self.small(mine), threads)))
+
     def pingpong_after(self, has: SSAValue) -> None:
         """After the consumer loop: warp group 0 takes warp group 1's hand-over after its last tile
         (each barrier's arrivals balance its syncs: barrier 1 is synced ``n + 1`` times by warp
         group 0 and arrived ``n + 1`` times by warp group 1, barrier 2 ``n`` times each)."""
+        if self.pp_per_kernel:  # warp group 0 takes the last hand-over after the work loop (pingpong_kernel_last)
+            return
         mine = PINGPONG_BARRIERS[0]
         threads = self.ci[self.plan.consumer_threads]
         wg0 = self.v(arith.CmpiOp(self.wg, self.small(0), "eq"), "pp_wg0")
@@ -3015,17 +3058,21 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     heavy = heavy_first_axis(ck.loop.ub) if rebased is None else None  # a rebased trip count: no order
     # a K prologue runs in the plain loop (every consumer thread transforms its rows of the stage)
     pingpong = ck.tm // 64 == 2 and pingpong_enabled() and ck.b_prologue is None  # two consumer warp groups
-    # no persistence with ping-pong: the turns are balanced per program instance, and in a loop over
-    # instances warp group 1's first-turn arrive on barrier 1 for the next instance can meet its last
-    # hand-over of this one before warp group 0 syncs: two arrivals of one group complete the barrier
-    # (tileorch check found the deadlock: tests/unit/test_chained_pingpong.py)
+    # no persistence with ping-pong's per-instance turns (=1): they are balanced per program instance, and
+    # in a loop over instances warp group 1's first-turn arrive on barrier 1 for the next instance can meet
+    # its last hand-over of this one before warp group 0 syncs: two arrivals of one group complete the
+    # barrier (tileorch check found the deadlock: tests/unit/test_chained_pingpong.py); =kernel hands the
+    # first turn and takes the last hand-over once per kernel instead (pingpong_per_kernel)
     from tileorch.transforms.tileas.chained_work_loop import WORK_ITEMS_ATTR
 
     work_items = next(((o, o.attributes[WORK_ITEMS_ATTR].value.data) for o in kernel.walk()
                        if WORK_ITEMS_ATTR in o.attributes), None)  # the program's work loop (chained_work_loop.py)
     if work_items is not None:
         pingpong = False
-    plan = _choose_plan(ck, (persistent_enabled(heavy is None) or work_items is not None) and not pingpong)
+    # TILEORCH_ATTN_PINGPONG=kernel: the turns handed on across the persistent kernel's instances
+    pp_kernel = pingpong and pingpong_per_kernel()
+    plan = _choose_plan(ck, (persistent_enabled(heavy is None) or work_items is not None)
+                        and (pp_kernel or not pingpong))
     if work_items is not None and not plan.persistent:
         _fail(work_items[0], "the work loop around the chain runs as the chained tier's persistent kernel, which "
                              "this kernel's shared memory does not allow")
@@ -3056,9 +3103,11 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     next_s = os.environ.get(NEXT_S_ENV, "0") if next_s_enabled() else "0"
     next_s_off = None  # why TILEORCH_ATTN_NEXT_S, asked for, is not applied
     if next_s != "0" and (not persistent or pipe is None or ck.q_prologue is not None
-                          or not next_s_fits(ck, pipe, plan)):
+                          or not next_s_fits(ck, pipe, plan) or pingpong):
         next_s_off = ("not a persistent kernel" if not persistent else "the consumer loop is not pipelined"
-                      if pipe is None else "the Q tile has a prologue (applied after its wait, not modelled in "
+                      if pipe is None else "the warp groups' ping-pong (TILEORCH_ATTN_PINGPONG) hands its turns "
+                      "inside the consumer loop, not in the next instance's tail" if pingpong
+                      else "the Q tile has a prologue (applied after its wait, not modelled in "
                       "the next instance's tail)" if ck.q_prologue is not None else f"the next instance's S "
                       f"({ck.sn // 2} registers) beside the accumulator through the epilogue exceeds the consumer's "
                       "registers")
@@ -3265,6 +3314,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         s_first = pf.first_instance()
         work.loop(lambda it: _lower_prefetching_instance(pf, it), s_first, [f32] * len(s_first))
     elif persistent:
+        if pingpong:  # TILEORCH_ATTN_PINGPONG=kernel (FA3): warp group 1 gives the first turn once per kernel
+            kb.pp_per_kernel = True
+            kb.pingpong_kernel_first()
+
         def instance(it: SSAValue) -> SSAValue:
             n, inits = instance_values()
             slot, use = work.q_slot(it)
@@ -3290,6 +3343,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             return n
 
         work.loop(instance)
+        if pingpong:  # ... and warp group 0 takes the last hand-over once
+            kb.pingpong_kernel_last()
     else:
         store(consume(n_tiles, init_vals))
     fn = kb.finish(producer)
@@ -3314,8 +3369,16 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             record["persistent"]["early_q"] = True
         if next_s != "0":
             record["persistent"]["next_s"] = "back_to_back" if next_s == "2" else "after_last"
+        if pingpong:  # only TILEORCH_ATTN_PINGPONG=kernel keeps a ping-pong kernel persistent
+            record["persistent"]["pingpong"] = PINGPONG_KERNEL
     if next_s_off is not None:
         record["next_s_off"] = next_s_off
+    if pingpong_per_kernel() and not (persistent and pingpong):  # asked for, not applied: say why
+        record["pingpong_kernel_off"] = (
+            "not two consumer warp groups (128-row tiles)" if ck.tm // 64 != 2 else "a K prologue runs in the plain "
+            "loop without turns" if ck.b_prologue is not None else "the program's own work loop" if work_items
+            is not None else "not a persistent kernel (TILEORCH_ATTN_PERSISTENT, or the shared memory): the "
+            "per-instance turns of TILEORCH_ATTN_PINGPONG=1")
     if early_q_off is not None:
         record["early_q_off"] = early_q_off
     if row_divided:
@@ -3366,4 +3429,5 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
 
 
 __all__ = ["CHAINED_ATTR", "PINGPONG_BARRIERS", "ChainedKernel", "FragmentLowering", "analyze_chained_dots",
-           "chained_dots", "lower_chained_kernel", "overlap_enabled", "persistent_enabled", "pingpong_enabled"]
+           "chained_dots", "lower_chained_kernel", "overlap_enabled", "persistent_enabled", "pingpong_enabled",
+           "pingpong_per_kernel"]
