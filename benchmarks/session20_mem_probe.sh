@@ -1,0 +1,21 @@
+# Session 20 (issue 21): the last memory-bound gap, gather_rows_f32 at 64 MB (0.97-0.98x tileiras in sessions 13-19),
+# A/B of the SIMT layout's switches in ONE process beside tileiras 13.4 and torch, the 64 MB and 256 MB sizes, twice
+# (the gap is ~0.6 us of 18 us: run-to-run noise is of that order).  Settings (each row named case[setting]):
+#   default                                               256 threads, 4 rows x 4 runs of 16 B a thread, .minnctapersm 6
+#   TILEORCH_SIMT_VECTOR_BYTES=4,TILEORCH_GATHER_RUNS=32  tileiras's layout: 128 threads, 4-byte accesses, 32 a thread
+#                                                         (ptxas spills under the hint: dropped, 64 registers)
+#   TILEORCH_SIMT_VECTOR_BYTES=8,TILEORCH_GATHER_RUNS=8   256 threads, 8-byte accesses, 4 rows x 4 runs a thread
+#   TILEORCH_GATHER_RUNS=8                                128 threads, 16-byte accesses, 8 a thread (no hint: spills)
+#   TILEORCH_GATHER_WARPS=0                               the default layout without the resident-CTA hint (40 regs)
+# About 2.5 minutes.  Run after stage_tc (x2), carry .whl:
+#   CMD="bash benchmarks/session20_mem_probe.sh" bash benchmarks/device_session.sh shell
+S="$OUT/s20_mem"; mkdir -p "$S"
+python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
+for rep in 1 2; do
+  timeout ${MEM_TIMEOUT:-80} python3 benchmarks/memory_bound.py --only gather_rows_f32 gather_rows_bf16 \
+    --sizes small,default --iters 20 --env default \
+    --env TILEORCH_SIMT_VECTOR_BYTES=4,TILEORCH_GATHER_RUNS=32 --env TILEORCH_SIMT_VECTOR_BYTES=8,TILEORCH_GATHER_RUNS=8 \
+    --env TILEORCH_GATHER_RUNS=8 --env TILEORCH_GATHER_WARPS=0 \
+    --out "$S/rep$rep" 2>&1 | tee "$S/memory_bound_rep$rep.log" | grep -E "^gather|^summary|error|Error" | head -30
+done
+tar czf "$OUT/s20_mem.tgz" -C "$OUT" s20_mem
