@@ -2,8 +2,10 @@
 # A/B of the SIMT layout's switches in ONE process beside tileiras 13.4 and torch, the 64 MB and 256 MB sizes, twice
 # (the gap is ~0.6 us of 18 us: run-to-run noise is of that order).  Settings (each row named case[setting]):
 #   default                                               256 threads, 4 rows x 4 runs of 16 B a thread, .minnctapersm 6
-#   TILEORCH_SIMT_VECTOR_BYTES=4,TILEORCH_GATHER_RUNS=32  tileiras's layout: 128 threads, 4-byte accesses, 32 a thread
-#                                                         (ptxas spills under the hint: dropped, 64 registers)
+#   TILEORCH_SIMT_VECTOR_BYTES=4                          tileiras's layout for f32: no vector access left, so the
+#                                                         kernel's 4 warps, 4-byte accesses, 32 a thread (ptxas spills
+#                                                         under the hint: dropped, 64 registers; tileiras 48); bf16:
+#                                                         2 elements per access, 512 threads
 #   TILEORCH_SIMT_VECTOR_BYTES=8,TILEORCH_GATHER_RUNS=8   256 threads, 8-byte accesses, 4 rows x 4 runs a thread
 #   TILEORCH_GATHER_RUNS=8                                128 threads, 16-byte accesses, 8 a thread (no hint: spills)
 #   TILEORCH_GATHER_WARPS=0                               the default layout without the resident-CTA hint (40 regs)
@@ -14,7 +16,7 @@ python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile
 for rep in 1 2; do
   timeout ${MEM_TIMEOUT:-80} python3 benchmarks/memory_bound.py --only gather_rows_f32 gather_rows_bf16 \
     --sizes small,default --iters 20 --env default \
-    --env TILEORCH_SIMT_VECTOR_BYTES=4,TILEORCH_GATHER_RUNS=32 --env TILEORCH_SIMT_VECTOR_BYTES=8,TILEORCH_GATHER_RUNS=8 \
+    --env TILEORCH_SIMT_VECTOR_BYTES=4 --env TILEORCH_SIMT_VECTOR_BYTES=8,TILEORCH_GATHER_RUNS=8 \
     --env TILEORCH_GATHER_RUNS=8 --env TILEORCH_GATHER_WARPS=0 \
     --out "$S/rep$rep" 2>&1 | tee "$S/memory_bound_rep$rep.log" | grep -E "^gather|^summary|error|Error" | head -30
 done

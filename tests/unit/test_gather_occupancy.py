@@ -84,13 +84,14 @@ def test_spilling_hint_is_dropped(monkeypatch):
     assert any(r.startswith("remark: ptxas:") and " 0 spills" in r for r in p.remarks), p.remarks
 
 
-@pytest.mark.parametrize("vbytes,runs,threads,access", [("4", "32", 128, "ld.global.b32"),
+@pytest.mark.parametrize("vbytes,runs,threads,access", [("4", "", 128, "ld.global.b32"),
                                                         ("8", "8", 256, "ld.global.v2.b32"),
                                                         ("", "", 256, "ld.global.v4.b32"),
                                                         ("junk", "", 256, "ld.global.v4.b32")])
 def test_simt_vector_bytes_switch(vbytes, runs, threads, access, monkeypatch):
     """``TILEORCH_SIMT_VECTOR_BYTES`` narrows the SIMT layouts' widest access (4: tileiras's layout
-    of a 4 x 1024 f32 row gather with 32 runs a thread: 128 threads, one element per access);
+    of a 4 x 1024 f32 row gather: no vector access left, so the kernel's 4 warps, one element per
+    access);
     values other than 4, 8, 16 keep 16 bytes.  The layout remark names the width."""
     from tileorch.driver import compile_program
 
