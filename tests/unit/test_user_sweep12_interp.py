@@ -167,3 +167,26 @@ def test_bool_tile_stored():
     x[[3, 50]] = np.nan
     b = run("bool_tile_stored", {0: x})[1]
     np.testing.assert_array_equal(np.asarray(b, np.uint8), ((x > 0) | np.isnan(x)).astype(np.uint8))
+
+
+def test_int16_cumsum_reverse_and_bool_running_count():
+    x = RNG.integers(-32768, 32768, (3, 64)).astype(np.int16)
+    out = run("int16_cumsum_reverse_and_bool_running_count", {0: x})
+    rev = np.cumsum(x[:, ::-1].astype(np.int64), 1)[:, ::-1]
+    np.testing.assert_array_equal(out[1], ((rev + 2**15) % 2**16 - 2**15).astype(np.int16))
+    np.testing.assert_array_equal(out[2], np.cumsum(x < 0, 1).astype(np.int32))
+
+
+def test_uint8_column_max_rank3_middle_sum():
+    x = RNG.integers(0, 256, (4, 8, 32)).astype(np.uint8)
+    y = _f((4, 8, 32), "float16")
+    out = run("uint8_column_max_rank3_middle_sum", {0: x, 1: y})
+    np.testing.assert_array_equal(out[2], x.max(0))
+    _close(out[3], y.astype(np.float64).sum(1), 1e-5)
+
+
+def test_cat_rows_int32_then_transpose():
+    a = RNG.integers(-5000, 5000, (4, 96)).astype(np.int32)
+    b = RNG.integers(-5000, 5000, (4, 96)).astype(np.int32)
+    y = run("cat_rows_int32_then_transpose", {0: a, 1: b})[2]
+    np.testing.assert_array_equal(y, np.concatenate([a, b + 1000], 0).T)

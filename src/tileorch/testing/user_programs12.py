@@ -8,7 +8,9 @@ compares), a uint16 ``cumsum`` that wraps, an int64 ``cumsum`` past 2**32, an in
 e5m2 -> e4m3 and e4m3 -> e5m2 conversions (through f32 and directly), fp8 -> bf16, ``atomic_add`` /
 ``atomic_max`` on int64 with duplicate indices and values past 2**32, ``atomic_cas`` on int64, a gather
 whose indices ``ct.where`` chooses between two index tiles, a masked scatter whose masked-off lanes
-hold duplicate targets, and a bool tile stored.
+hold duplicate targets, a bool tile stored, an int16 reverse ``cumsum`` beside a bool running count,
+a uint8 column ``max`` and a rank-3 middle-axis ``sum``, and an int32 ``cat`` along axis 0 stored
+transposed.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep12_compile.py (CPU compile to PTX and path), tests/unit/test_user_sweep12_interp.py
@@ -188,6 +190,36 @@ def bool_tile_stored(X, B, BN: ct.Constant[int]):
     ct.store(B, index=(i,), tile=(x > 0.0) | ct.isnan(x))
 
 
+@ct.kernel
+def int16_cumsum_reverse_and_bool_running_count(X, Rev, Cnt, BN: ct.Constant[int]):
+    """An int16 row's reverse ``cumsum`` in int16 (wrapping) and the running count of its negative
+    elements (a bool tile's ``cumsum`` as int32)."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN))
+    ct.store(Rev, index=(r, 0), tile=ct.cumsum(x, axis=1, reverse=True))
+    ct.store(Cnt, index=(r, 0), tile=ct.cumsum((x < 0).astype(ct.int32), axis=1))
+
+
+@ct.kernel
+def uint8_column_max_rank3_middle_sum(X, Y, Mx, S, BM: ct.Constant[int]):
+    """A ``[BM, 8, 32]`` tile: the uint8 column maximum over the first axis (one program: values above
+    127 compare unsigned), and the f16 sum over the middle axis of its f16 copy, in f32."""
+    x = ct.load(X, index=(0, 0, 0), shape=(BM, 8, 32))
+    ct.store(Mx, index=(0, 0), tile=ct.max(x, axis=0))
+    y = ct.load(Y, index=(0, 0, 0), shape=(BM, 8, 32))
+    ct.store(S, index=(0, 0), tile=ct.sum(y.astype(ct.float32), axis=1))
+
+
+@ct.kernel
+def cat_rows_int32_then_transpose(A, B, Y, BN: ct.Constant[int]):
+    """Two int32 ``(4, BN)`` tiles joined along axis 0 into ``(8, BN)`` and stored transposed into a
+    ``[BN, 8]`` array (a rank-2 ``cat`` on the first axis, then ``permute``)."""
+    i = ct.bid(0)
+    a = ct.load(A, index=(0, i), shape=(4, BN))
+    b = ct.load(B, index=(0, i), shape=(4, BN))
+    ct.store(Y, index=(i, 0), tile=ct.permute(ct.cat((a, b + 1000), axis=0), (1, 0)))
+
+
 _add("permute_rank4_heads", permute_rank4_heads, [((10, 8, 16), F32), ((10, 8, 16), F32), 4], (3,), "simt",
      outputs=(1,))
 _add("cat_rank3_last_axis", cat_rank3_last_axis, [((7, 4, 8), F16), ((7, 4, 8), F16), ((7, 4, 16), F16), 4], (2,),
@@ -220,3 +252,10 @@ _add("gather_where_chooses_indices", gather_where_chooses_indices,
 _add("scatter_masked_duplicates", scatter_masked_duplicates, [((150,), F32), ((75,), F32), 64], (3,), "simt",
      outputs=(1,))
 _add("bool_tile_stored", bool_tile_stored, [((100,), F32), ((100,), "bool_"), 64], (2,), "simt", outputs=(1,))
+_add("int16_cumsum_reverse_and_bool_running_count", int16_cumsum_reverse_and_bool_running_count,
+     [((3, 64), "int16"), ((3, 64), "int16"), ((3, 64), "int32"), 64], (3,), "simt", outputs=(1, 2))
+_add("uint8_column_max_rank3_middle_sum", uint8_column_max_rank3_middle_sum,
+     [((4, 8, 32), "uint8"), ((4, 8, 32), F16), ((8, 32), "uint8"), ((4, 32), F32), 4], (1,), "simt",
+     outputs=(2, 3))
+_add("cat_rows_int32_then_transpose", cat_rows_int32_then_transpose,
+     [((4, 96), "int32"), ((4, 96), "int32"), ((96, 8), "int32"), 32], (3,), "simt", outputs=(2,))
