@@ -20,8 +20,6 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("cuda.tile")
 pytest.importorskip("xdsl")
 pytest.importorskip("ml_dtypes")
-if not torch.cuda.is_available():
-    pytest.skip("no GPU", allow_module_level=True)
 
 UNIT = str(Path(__file__).resolve().parents[1] / "unit")
 if UNIT not in sys.path:  # the CPU tests' numpy references (appended: tests/gpu's modules come first)
