@@ -7,8 +7,7 @@
 #                                                         under the hint: dropped, 64 registers; tileiras 48); bf16:
 #                                                         2 elements per access, 512 threads
 #   TILEORCH_SIMT_VECTOR_BYTES=8,TILEORCH_GATHER_RUNS=8   256 threads, 8-byte accesses, 4 rows x 4 runs a thread
-#   TILEORCH_GATHER_RUNS=8                                128 threads, 16-byte accesses, 8 a thread (no hint: spills)
-#   TILEORCH_GATHER_WARPS=0                               the default layout without the resident-CTA hint (40 regs)
+# (TILEORCH_GATHER_RUNS=8 and TILEORCH_GATHER_WARPS=0 were measured before: 1.00x of the default, session 15 / 13.)
 # Then the int64-id embedding gather of sweep 10 (issue 21 item 2), default vs TILEORCH_GATHER_RUNS=2.
 # About 2.5 minutes.  Run after stage_tc (x2), carry .whl:
 #   CMD="bash benchmarks/session20_mem_probe.sh" bash benchmarks/device_session.sh shell
@@ -18,7 +17,6 @@ for rep in 1 2; do
   timeout ${MEM_TIMEOUT:-80} python3 benchmarks/memory_bound.py --only gather_rows_f32 gather_rows_bf16 \
     --sizes small,default --iters 20 --env default \
     --env TILEORCH_SIMT_VECTOR_BYTES=4 --env TILEORCH_SIMT_VECTOR_BYTES=8,TILEORCH_GATHER_RUNS=8 \
-    --env TILEORCH_GATHER_RUNS=8 --env TILEORCH_GATHER_WARPS=0 \
     --out "$S/rep$rep" 2>&1 | tee "$S/memory_bound_rep$rep.log" | grep -E "^gather|^summary|error|Error" | head -30
 done
 # the int64-id embedding gather: default (53 registers, the hint dropped) vs 2 runs a thread (35, under the hint)
