@@ -86,7 +86,7 @@ def gpu_run(name: str, inputs: dict) -> dict:
 ON_GPU = sorted(n for n in dir(s12) if n.startswith("test_"))
 
 
-def test_every_program_has_a_gpu_test():
+def test_every_program_has_a_test():
     import inspect
 
     source = inspect.getsource(s12)

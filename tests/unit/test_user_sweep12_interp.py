@@ -190,3 +190,75 @@ def test_cat_rows_int32_then_transpose():
     b = RNG.integers(-5000, 5000, (4, 96)).astype(np.int32)
     y = run("cat_rows_int32_then_transpose", {0: a, 1: b})[2]
     np.testing.assert_array_equal(y, np.concatenate([a, b + 1000], 0).T)
+
+
+def test_bool_sum_and_cumsum_count():
+    x = _f((4, 64))
+    x[2] = -1.0  # a row with none
+    np.testing.assert_array_equal(run("bool_sum_direct", {0: x})[1], (x > 0).sum(1).astype(np.int32))
+    np.testing.assert_array_equal(run("bool_cumsum_direct", {0: x})[1], np.cumsum(x > 0, 1).astype(np.int32))
+
+
+def test_uint32_argmax():
+    x = RNG.integers(0, 2**32, (4, 64), dtype=np.uint64).astype(np.uint32)
+    x[3, 7] = x[3, 50] = 2**32 - 1  # a tie at the top value: the first
+    np.testing.assert_array_equal(run("uint32_argmax", {0: x})[1], x.argmax(1).astype(np.int32))
+
+
+def test_uint32_to_f32_and_int64_to_f16():
+    x = RNG.integers(0, 2**32, 128, dtype=np.uint64).astype(np.uint32)
+    z = RNG.integers(-70000, 70000, 128).astype(np.int64)  # past f16's 65504: infinite
+    out = run("uint32_to_f32_and_int64_to_f16", {0: x, 2: z})
+    np.testing.assert_array_equal(out[1], x.astype(np.float32))
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(out[3], z.astype(np.float16))
+
+
+def test_int_to_fp8_and_fp8_to_int():
+    x = RNG.integers(-400, 400, 128).astype(np.int32)
+    b = _fp8(RNG.standard_normal(128) * 50, ml_dtypes.float8_e5m2)
+    out = run("int_to_fp8_and_fp8_to_int", {0: x, 2: b})
+    np.testing.assert_array_equal(out[1], _fp8(x, ml_dtypes.float8_e4m3fn))
+    np.testing.assert_array_equal(out[3], b.view(ml_dtypes.float8_e5m2).astype(np.float32).astype(np.int32))
+
+
+def test_atomic_xchg_int64_and_uint64_add():
+    idx = RNG.integers(0, 7, 128).astype(np.int32)  # slot 7 never named: keeps its 0
+    v = RNG.integers(1, 2**40, 128).astype(np.int64)
+    out = run("atomic_xchg_int64_and_uint64_add", {0: np.zeros(8, np.int64), 1: np.zeros(8, np.uint64), 2: idx, 3: v})
+    want = np.zeros(8, np.uint64)
+    np.add.at(want, idx, v.astype(np.uint64))
+    np.testing.assert_array_equal(out[1], want)
+    for k in range(8):
+        assert out[0][k] in (set(v[idx == k].tolist()) or {0}), (k, out[0][k])  # one of the slot's writers
+
+
+def test_bool_reshape_rank4_to_1():
+    x = _f((2, 2, 4, 8))
+    b = run("bool_reshape_rank4_to_1", {0: x})[1]
+    np.testing.assert_array_equal(np.asarray(b, np.uint8), (x > 0).reshape(-1).astype(np.uint8))
+
+
+def test_f16_min_propagate_nan():
+    x = _f((4, 64), "float16")
+    x[1, 5] = np.nan
+    m = run("f16_min_propagate_nan", {0: x})[1]
+    assert np.isnan(m[1])
+    np.testing.assert_array_equal(m[[0, 2, 3]], x[[0, 2, 3]].min(1))
+
+
+def test_uint8_cumprod_wraps():
+    x = RNG.integers(0, 5, (4, 16)).astype(np.uint8)
+    x[0] = np.maximum(x[0], 1)  # no zero: the product wraps modulo 256
+    y = run("uint8_cumprod_wraps", {0: x})[1]
+    np.testing.assert_array_equal(y, (np.cumprod(x.astype(np.int64), 1) % 256).astype(np.uint8))
+
+
+def test_extract_rank3_middle():
+    x = _f((4, 8, 16))
+    np.testing.assert_array_equal(run("extract_rank3_middle", {0: x})[1], x[:, 4:8])
+
+
+def test_cat_rank4_axis1():
+    a, b = _f((2, 2, 4, 8)), _f((2, 2, 4, 8))
+    np.testing.assert_array_equal(run("cat_rank4_axis1", {0: a, 1: b})[2], np.concatenate([a, b], 1))

@@ -9,8 +9,13 @@ e5m2 -> e4m3 and e4m3 -> e5m2 conversions (through f32 and directly), fp8 -> bf1
 ``atomic_max`` on int64 with duplicate indices and values past 2**32, ``atomic_cas`` on int64, a gather
 whose indices ``ct.where`` chooses between two index tiles, a masked scatter whose masked-off lanes
 hold duplicate targets, a bool tile stored, an int16 reverse ``cumsum`` beside a bool running count,
-a uint8 column ``max`` and a rank-3 middle-axis ``sum``, and an int32 ``cat`` along axis 0 stored
-transposed.
+a uint8 column ``max`` and a rank-3 middle-axis ``sum``, an int32 ``cat`` along axis 0 stored
+transposed, ``sum`` / ``cumsum`` of bool tiles themselves, a uint32 ``argmax``, uint32 -> f32,
+int64 -> f16, int32 -> e4m3 and e5m2 -> int32 conversions, int64 ``atomic_xchg`` and uint64
+``atomic_add``, a rank-4 bool tile reshaped to rank 1, an f16 ``min`` propagating NaN, a uint8
+``cumprod``, ``extract`` on the middle axis of a rank-3 tile and ``cat`` of rank-4 tiles on axis 1.
+(``ct.max`` of an fp8 tile is refused by cuTile itself: "Non-arithmetic dtype float8_e4m3fn is
+unsupported for reduction".)
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep12_compile.py (CPU compile to PTX and path), tests/unit/test_user_sweep12_interp.py
@@ -220,6 +225,98 @@ def cat_rows_int32_then_transpose(A, B, Y, BN: ct.Constant[int]):
     ct.store(Y, index=(i, 0), tile=ct.permute(ct.cat((a, b + 1000), axis=0), (1, 0)))
 
 
+
+@ct.kernel
+def bool_sum_direct(X, C, BN: ct.Constant[int]):
+    """Per row, how many elements are positive: ``ct.sum`` of the bool tile itself (cuTile counts)."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN))
+    ct.store(C, index=(r,), tile=ct.sum(x > 0.0, axis=1).astype(ct.int32))
+
+
+@ct.kernel
+def bool_cumsum_direct(X, C, BN: ct.Constant[int]):
+    """The running count of positive elements: ``ct.cumsum`` of the bool tile itself."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN))
+    ct.store(C, index=(r, 0), tile=ct.cumsum(x > 0.0, axis=1).astype(ct.int32))
+
+
+@ct.kernel
+def uint32_argmax(X, I, BN: ct.Constant[int]):
+    """The first position of a uint32 row's maximum (values above 2**31: an unsigned compare)."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN))
+    ct.store(I, index=(r,), tile=ct.argmax(x, axis=1).astype(ct.int32))
+
+
+@ct.kernel
+def uint32_to_f32_and_int64_to_f16(X, Y, Z, W, BN: ct.Constant[int]):
+    """uint32 -> f32 (unsigned, rounded) and int64 -> f16 (rounded, past 65504 infinite)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,))
+    ct.store(Y, index=(i,), tile=x.astype(ct.float32))
+    z = ct.load(Z, index=(i,), shape=(BN,))
+    ct.store(W, index=(i,), tile=z.astype(ct.float16))
+
+
+@ct.kernel
+def int_to_fp8_and_fp8_to_int(X, Q, B, R, BN: ct.Constant[int]):
+    """int32 -> fp8 e4m3 (saturating) and fp8 e5m2 -> int32 (truncated)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,))
+    ct.store(Q, index=(i,), tile=x.astype(ct.float8_e4m3fn))
+    b = ct.load(B, index=(i,), shape=(BN,))
+    ct.store(R, index=(i,), tile=b.astype(ct.int32))
+
+
+@ct.kernel
+def atomic_xchg_int64_and_uint64_add(T, U, I, V, BN: ct.Constant[int]):
+    """int64 ``atomic_xchg`` (some writer wins each slot) and uint64 ``atomic_add`` with repeated indices."""
+    i = ct.bid(0)
+    idx = ct.load(I, index=(i,), shape=(BN,))
+    v = ct.load(V, index=(i,), shape=(BN,))
+    ct.atomic_xchg(T, idx, v)
+    ct.atomic_add(U, idx, v.astype(ct.uint64))
+
+
+@ct.kernel
+def bool_reshape_rank4_to_1(X, B):
+    """A rank-4 bool tile (``x > 0``) reshaped to rank 1 and stored into a bool array."""
+    x = ct.load(X, index=(0, 0, 0, 0), shape=(2, 2, 4, 8))
+    ct.store(B, index=(0,), tile=ct.reshape(x > 0.0, (128,)))
+
+
+@ct.kernel
+def f16_min_propagate_nan(X, M, BN: ct.Constant[int]):
+    """An f16 row minimum with ``propagate_nan=True`` (a NaN anywhere gives NaN)."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN))
+    ct.store(M, index=(r,), tile=ct.min(x, axis=1, propagate_nan=True))
+
+
+@ct.kernel
+def uint8_cumprod_wraps(X, Y, BN: ct.Constant[int]):
+    """A uint8 running product (``ct.cumprod``, wrapping modulo 256)."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN))
+    ct.store(Y, index=(r, 0), tile=ct.cumprod(x, axis=1))
+
+
+@ct.kernel
+def extract_rank3_middle(X, Y):
+    """``extract`` of the second half of the middle axis of a rank-3 tile."""
+    t = ct.load(X, index=(0, 0, 0), shape=(4, 8, 16))
+    ct.store(Y, index=(0, 0, 0), tile=ct.extract(t, index=(0, 1, 0), shape=(4, 4, 16)))
+
+
+@ct.kernel
+def cat_rank4_axis1(A, B, Y):
+    """Two rank-4 tiles joined along axis 1."""
+    a = ct.load(A, index=(0, 0, 0, 0), shape=(2, 2, 4, 8))
+    b = ct.load(B, index=(0, 0, 0, 0), shape=(2, 2, 4, 8))
+    ct.store(Y, index=(0, 0, 0, 0), tile=ct.cat((a, b), axis=1))
+
 _add("permute_rank4_heads", permute_rank4_heads, [((10, 8, 16), F32), ((10, 8, 16), F32), 4], (3,), "simt",
      outputs=(1,))
 _add("cat_rank3_last_axis", cat_rank3_last_axis, [((7, 4, 8), F16), ((7, 4, 8), F16), ((7, 4, 16), F16), 4], (2,),
@@ -259,3 +356,21 @@ _add("uint8_column_max_rank3_middle_sum", uint8_column_max_rank3_middle_sum,
      outputs=(2, 3))
 _add("cat_rows_int32_then_transpose", cat_rows_int32_then_transpose,
      [((4, 96), "int32"), ((4, 96), "int32"), ((96, 8), "int32"), 32], (3,), "simt", outputs=(2,))
+_add("bool_sum_direct", bool_sum_direct, [((4, 64), F32), ((4,), "int32"), 64], (4,), "simt", outputs=(1,))
+_add("bool_cumsum_direct", bool_cumsum_direct, [((4, 64), F32), ((4, 64), "int32"), 64], (4,), "simt", outputs=(1,))
+_add("uint32_argmax", uint32_argmax, [((4, 64), "uint32"), ((4,), "int32"), 64], (4,), "simt", outputs=(1,))
+_add("uint32_to_f32_and_int64_to_f16", uint32_to_f32_and_int64_to_f16,
+     [((128,), "uint32"), ((128,), F32), ((128,), "int64"), ((128,), F16), 64], (2,), "simt", outputs=(1, 3))
+_add("int_to_fp8_and_fp8_to_int", int_to_fp8_and_fp8_to_int,
+     [((128,), "int32"), ((128,), "float8_e4m3fn"), ((128,), "float8_e5m2"), ((128,), "int32"), 64], (2,), "simt",
+     outputs=(1, 3))
+_add("atomic_xchg_int64_and_uint64_add", atomic_xchg_int64_and_uint64_add,
+     [((8,), "int64"), ((8,), "uint64"), ((128,), "int32"), ((128,), "int64"), 64], (2,), "simt", outputs=(0, 1))
+_add("bool_reshape_rank4_to_1", bool_reshape_rank4_to_1, [((2, 2, 4, 8), F32), ((128,), "bool_")], (1,), "simt",
+     outputs=(1,))
+_add("f16_min_propagate_nan", f16_min_propagate_nan, [((4, 64), F16), ((4,), F16), 64], (4,), "simt", outputs=(1,))
+_add("uint8_cumprod_wraps", uint8_cumprod_wraps, [((4, 16), "uint8"), ((4, 16), "uint8"), 16], (4,), "simt",
+     outputs=(1,))
+_add("extract_rank3_middle", extract_rank3_middle, [((4, 8, 16), F32), ((4, 4, 16), F32)], (1,), "simt", outputs=(1,))
+_add("cat_rank4_axis1", cat_rank4_axis1, [((2, 2, 4, 8), F32), ((2, 2, 4, 8), F32), ((2, 4, 4, 8), F32)], (1,),
+     "simt", outputs=(2,))
