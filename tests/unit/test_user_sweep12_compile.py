@@ -30,6 +30,13 @@ PTX_NEEDS = {
     "gather_where_chooses_indices": [r"selp\.b32", r"ld\.global"],
     "scatter_masked_duplicates": [r"st\.global\.b32"],
     "bool_tile_stored": [r"st\.global(\.v[24])?\.b8|st\.global\.v2"],
+    "uint32_argmax": [r"setp\.g[te]\.u32"],
+    "uint32_to_f32_and_int64_to_f16": [r"cvt\.rn\.f32\.u32", r"cvt\.rn\.f16\.s64"],
+    "int_to_fp8_and_fp8_to_int": [r"cvt\.rn\.satfinite\.e4m3x2\.f32", r"cvt\.rn\.f16x2\.e5m2x2", r"cvt\.rzi\.s32\.f32"],
+    "atomic_xchg_int64_and_uint64_add": [r"atom\.global\.exch\.b64", r"atom\.global\.add\.u64"],
+    "uint8_cumprod_wraps": [r"shfl\.sync\.up\.b32", r"mul\.lo\.s16"],
+    "bool_sum_direct": [r"shfl\.sync\.bfly\.b32"],
+    "f16_min_propagate_nan": [r"min\.NaN\.f32"],
 }
 """Per program: regular expressions its PTX must match (the op combination lowered, not refused)."""
 
