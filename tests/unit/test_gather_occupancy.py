@@ -82,3 +82,29 @@ def test_spilling_hint_is_dropped(monkeypatch):
     p = compile_program(_gather_program("float32"), "gather")
     assert ".minnctapersm 6" in p.ptx and not any("dropped" in r for r in p.remarks), p.remarks
     assert any(r.startswith("remark: ptxas:") and " 0 spills" in r for r in p.remarks), p.remarks
+
+
+@pytest.mark.parametrize("vbytes,runs,threads,access", [("4", "", 128, "ld.global.b32"),
+                                                        ("8", "8", 256, "ld.global.v2.b32"),
+                                                        ("", "", 256, "ld.global.v4.b32"),
+                                                        ("junk", "", 256, "ld.global.v4.b32")])
+def test_simt_vector_bytes_switch(vbytes, runs, threads, access, monkeypatch):
+    """``TILEORCH_SIMT_VECTOR_BYTES`` narrows the SIMT layouts' widest access (4: tileiras's layout
+    of a 4 x 1024 f32 row gather: no vector access left, so the kernel's 4 warps, one element per
+    access);
+    values other than 4, 8, 16 keep 16 bytes.  The layout remark names the width."""
+    from tileorch.driver import compile_program
+
+    monkeypatch.delenv(gather_occupancy.ENV, raising=False)
+    monkeypatch.setenv("TILEORCH_SIMT_VECTOR_BYTES", vbytes)
+    monkeypatch.setenv("TILEORCH_GATHER_RUNS", runs)
+    p = compile_program(_gather_program("float32"), "gather", ptxas=False)
+    assert f".maxntid {threads}, 1, 1" in p.ptx, p.ptx[:2000]
+    rows = [line for line in p.ptx.splitlines() if "ld.global" in line and "[%rd" in line]
+    wider = {"ld.global.b32": ("ld.global.v2", "ld.global.v4"), "ld.global.v2.b32": ("ld.global.v4",),
+             "ld.global.v4.b32": ()}[access]
+    assert any(access in r for r in rows) and not any(w in r for r in rows for w in wider), rows[:8]
+    layout = next(r for r in p.remarks if "SIMT layout" in r)
+    want = {"4": "TILEORCH_SIMT_VECTOR_BYTES=4: at most 4 bytes", "8": "(8 bytes of "}.get(
+        vbytes, "(16 bytes of ")
+    assert want in layout, layout

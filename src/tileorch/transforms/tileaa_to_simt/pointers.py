@@ -71,7 +71,8 @@ VECTOR_BYTES = 16
 
 
 def contiguous_access_width(op) -> int:
-    """Elements per vector access of the pointer ``load``/``store`` ``op``: 16 bytes over the
+    """Elements per vector access of the pointer ``load``/``store`` ``op``: 16 bytes
+    (``simt_layouts.vector_bytes``) over the
     element size when it is weak and its pointer tile holds consecutive addresses along the
     last dimension (``contiguity.last_dim_step``), else 1.  The layout's run length of the tile
     may cap it (``PointerLowering._vector_width``)."""
@@ -82,7 +83,9 @@ def contiguous_access_width(op) -> int:
     elt = _pointee(t)
     if not supported_element(elt) or last_dim_step(op.ptr) != 1:
         return 1
-    return max(1, VECTOR_BYTES // byte_size(global_type(elt)))
+    from tileorch.transforms.tileas.simt_layouts import vector_bytes
+
+    return max(1, min(VECTOR_BYTES, vector_bytes()) // byte_size(global_type(elt)))
 
 
 class PointerLowering:

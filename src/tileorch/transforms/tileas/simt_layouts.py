@@ -14,7 +14,7 @@ pass.
   several warps; ``R = 4`` (:data:`ROW_RUNS`) in a single-pass reduction kernel (a 1024-wide
   f16 row is one warp, its reductions warp shuffles only) and in a loop-free gather
   (``TILEORCH_GATHER_RUNS``, default 4: its loads wait on the index load before them), else 1.
-* **Runs** (:func:`choose_run`): 16 bytes (:data:`VECTOR_BYTES`) of the narrowest element among
+* **Runs** (:func:`choose_run`): 16 bytes (:data:`VECTOR_BYTES`; ``TILEORCH_SIMT_VECTOR_BYTES`` 4 or 8 narrows it) of the narrowest element among
   the function's accesses that move a tile's last dimension along the array's contiguous one
   (a view whose order ends with the array's last dimension, stride 1 or checked at run time; a
   pointer tile of consecutive addresses along its last dimension), 1 when there is none (the
@@ -43,6 +43,21 @@ from tileorch.dialects.nv_tileaa.blocked import FUNCTION_LAYOUT, LAYOUT, SOURCE_
 
 VECTOR_BYTES = 16
 """The widest global access (``ld.global.v4.b32``)."""
+
+VECTOR_BYTES_ENV = "TILEORCH_SIMT_VECTOR_BYTES"
+"""The widest global access of the SIMT layouts in bytes, one of 4, 8, 16 (default
+:data:`VECTOR_BYTES`): ``4`` lays tiles out as tileiras does its row gathers (one element per
+thread per access, 128-byte warp accesses); for measuring whether the access width matters (the
+issue-21 probe ``benchmarks/session20_mem_probe.sh``).  Read at each compile (a cache-key switch)."""
+
+
+def vector_bytes() -> int:
+    """The widest global access in bytes: ``TILEORCH_SIMT_VECTOR_BYTES`` when it is 4, 8 or 16,
+    else :data:`VECTOR_BYTES`."""
+    import os
+
+    v = os.environ.get(VECTOR_BYTES_ENV, "")
+    return int(v) if v in ("4", "8", "16") else VECTOR_BYTES
 
 NUM_WARPS_AUTO = "tileorch.num_warps_auto"
 """The attribute ``convert-cudatile-to-tileaa`` sets on a kernel without a warps hint."""
@@ -100,7 +115,7 @@ def vectorizable_access(op: Operation) -> int:
     if not supported_element(elt):
         return 1
     size = byte_size(global_type(elt))
-    return max(1, VECTOR_BYTES // size)
+    return max(1, vector_bytes() // size)
 
 
 def access_width(op: Operation) -> int:
@@ -222,11 +237,13 @@ def choose_run(fn: Operation) -> tuple[int, str]:
     widths = [(access_width(op), op) for op in fn.walk() if op.name in MOVES]
     vec = max((w for w, _ in widths), default=1)
     if vec == 1:
+        if widths and vector_bytes() != VECTOR_BYTES:
+            return 1, f"{VECTOR_BYTES_ENV}={vector_bytes()}: at most {vector_bytes()} bytes per access"
         return 1, "no global access along a contiguous dimension" if widths else "no global tile access"
     _, op = max(widths, key=lambda x: x[0])
     t = moved_tile(op)
     elt = t.element_type if isinstance(t, TensorType) else t
-    return vec, f"{VECTOR_BYTES} bytes of {elt} per access"
+    return vec, f"{vector_bytes()} bytes of {elt} per access"
 
 
 def function_layout(fn: Operation) -> BlockedLayoutAttr:
@@ -301,6 +318,6 @@ def layout_remarks(module: Operation) -> list[str]:
     return out
 
 
-__all__ = ["GATHER_RUNS_ENV", "MAX_THREADS", "MIN_THREADS", "NUM_WARPS_AUTO", "ROW_RUNS", "VECTOR_BYTES", "assign_simt_layouts",
+__all__ = ["GATHER_RUNS_ENV", "MAX_THREADS", "MIN_THREADS", "NUM_WARPS_AUTO", "ROW_RUNS", "VECTOR_BYTES", "VECTOR_BYTES_ENV", "assign_simt_layouts",
            "choose_run", "choose_threads", "function_layout", "is_simt_function", "layout_remarks",
-           "remove_equal_conversions", "vectorizable_access"]
+           "remove_equal_conversions", "vector_bytes", "vectorizable_access"]
