@@ -574,10 +574,12 @@ class Report:
 def calibrate(seeds: list[Seed], runner: Runner, compile_limit: float, compile_weight: float = 4.0,
               max_seeds: int = 40) -> None:
     """Run every seed once unmutated with ``tileorch compile``: seeds that reach PTX within
-    ``compile_limit`` seconds are also fuzzed in compile mode (and weighted up).  At most
-    ``max_seeds`` candidates are tried: the examples first, then the shortest kernels."""
+    ``compile_limit`` seconds are also fuzzed in compile mode (and weighted up).  The candidates are
+    the examples, LLVM/NVVM kernels and cuTile programs (``cuda_tile.module``, the front door); at
+    most ``max_seeds`` are tried: the examples first, then the shortest kernels."""
     pending = [(i, s) for i, s in enumerate(seeds)
-               if not s.name.endswith(":generic") and ("nvvm.kernel" in s.text or s.name.startswith("examples/"))]
+               if not s.name.endswith(":generic")
+               and ("nvvm.kernel" in s.text or "cuda_tile.module" in s.text or s.name.startswith("examples/"))]
     pending = sorted(pending, key=lambda p: (not p[1].name.startswith("examples/"), len(p[1].text)))[:max_seeds]
     while pending or runner.running:
         while pending and not runner.full():
