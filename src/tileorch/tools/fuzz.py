@@ -243,8 +243,15 @@ class Mutator:
         return self._swap(text, _ELEMENT_RE, _ELEMENT_TYPES)
 
     def truncate(self, text: str) -> str | None:
-        """The text cut at a random point (an unfinished file)."""
-        return text[:self.rng.randrange(len(text))] if len(text) > 1 else None
+        """The code cut at a random point of a token (an unfinished file); the comment lines after
+        the cut stay (comments are never mutated)."""
+        spans = _spans(text, re.compile(r"\S+"))
+        if not spans:
+            return None
+        a, b = self.rng.choice(spans)
+        cut = self.rng.randrange(a, b)
+        comments = [line for line in text[cut:].splitlines(keepends=True) if line.lstrip().startswith("//")]
+        return text[:cut] + ("\n" + "".join(comments) if comments else "")
 
     def dict_entry_delete(self, text: str) -> str | None:
         span = self._pick(text, _DICT_ENTRY_RE)
