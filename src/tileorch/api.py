@@ -196,7 +196,8 @@ def _load_cached(key: str) -> Kernel | None:
                       list(meta["entries"]), entry.text("kernel.ll"), list(meta.get("ptxas_messages", [])), key,
                       from_cache=True, remarks=list(meta.get("remarks", [])),
                       ptxas_resources=dict(meta.get("ptxas_resources", {})))
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError) as exc:  # a record without what this reader needs
+        cache.discard(key, f"its kernel record: {type(exc).__name__}: {exc}")
         return None
 
 

@@ -346,6 +346,18 @@ def _read(key: str, warn: bool) -> Entry | None:
     return Entry(key, meta, files)
 
 
+def discard(key: str, why: str) -> None:
+    """Drop the entry under ``key`` that read back whole but that its reader cannot use (``why``: a
+    record without what the reader needs), with a :class:`CacheWarning`.  The caller compiles again
+    and its :func:`store` writes the entry anew (a store keeps a readable entry in place, so without
+    this every process would compile the program again, silently)."""
+    import shutil
+
+    directory = entry_dir(key)
+    _warn(f"tileorch cache: entry {directory} cannot be used ({why}); compiling again")
+    shutil.rmtree(directory, ignore_errors=True)
+
+
 def store(key: str, meta: dict, files: dict[str, bytes | str]) -> None:
     """Store ``meta`` (JSON-serialisable) and ``files`` under ``key``, replacing an unreadable
     entry; errors (a read-only directory, a full disk) are ignored."""
@@ -392,5 +404,5 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 __all__ = ["CACHE_DIR_ENV", "CACHE_SWITCH_ENV", "CacheWarning", "Entry", "cache_base", "cache_root",
-           "compiler_fingerprint",
+           "compiler_fingerprint", "discard",
            "enabled", "entry_dir", "load", "make_key", "ptxas_identity", "ptxas_path", "remember_memos", "store"]

@@ -34,6 +34,21 @@ def _run(kernel, args, grid):
     return rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent").program
 
 
+def _run_uncached(kernel, args, grid):
+    """:func:`_run` on a fresh compile: the launcher's caches are cleared before (the switches the test
+    set reach the compile) and after (its kernel does not leak into the next test)."""
+    rc.clear_caches()
+    try:
+        return _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+
+
+def _close_for(dtype, out, ref):
+    """:func:`_close` at the tolerance of ``dtype``'s outputs (bfloat16: 8 significant bits)."""
+    _close_for(dtype, out, ref)
+
+
 @pytest.mark.parametrize("tile_m,tile_n", [(128, 64), (64, 64), (128, 128)], ids=lambda v: str(v))
 @pytest.mark.parametrize("d", [64, 128])
 @pytest.mark.parametrize("bh,seq", [(4, 1000), (3, 128), (2, 4096), (5, 77), (1, 1)], ids=lambda v: str(v))
@@ -68,19 +83,12 @@ def test_attention_packed_epilogue(bh, seq, d, dtype, causal, tile_m, tile_n, mo
     """TILEORCH_ATTN_EPILOGUE=packed: whole, aligned output tiles stored as 32-bit column pairs, the
     ragged last tile element by element (persistent non-causal kernels, one CTA per causal instance)."""
     monkeypatch.setenv("TILEORCH_ATTN_EPILOGUE", "packed")
-    rc.clear_caches()
     kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
                                                   seed=seq + d + 5)
-    try:
-        program = _run(kernel, args, grid)
-    finally:
-        rc.clear_caches()
+    program = _run_uncached(kernel, args, grid)
     assert program.kind == "chained", program.remarks
     assert "st.global.b32" in program.ptx
-    if dtype == "bfloat16":
-        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
-    else:
-        _close(out, ref, 2e-3, 1e-2)
+    _close_for(dtype, out, ref)
 
 
 SWITCHES = {"peeled": {"TILEORCH_ATTN_PEELED_MASKS": "1"}, "tree": {"TILEORCH_ATTN_TREE_REDUCE": "1"},
@@ -102,18 +110,11 @@ def test_attention_instance_switches(bh, seq, d, dtype, causal, tile_m, tile_n, 
     the fp32 reference."""
     for k, v in SWITCHES[switches].items():
         monkeypatch.setenv(k, v)
-    rc.clear_caches()
     kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
                                                   seed=seq + d + 9)
-    try:
-        program = _run(kernel, args, grid)
-    finally:
-        rc.clear_caches()
+    program = _run_uncached(kernel, args, grid)
     assert program.kind == "chained", program.remarks
-    if dtype == "bfloat16":
-        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
-    else:
-        _close(out, ref, 2e-3, 1e-2)
+    _close_for(dtype, out, ref)
 
 
 def _more_instances_than_sms(test):
@@ -186,10 +187,7 @@ def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, ti
         want_order = SHORT_SEQ_SWITCHES[switches]["TILEORCH_ATTN_SCHEDULE"]
         assert program.chained["persistent"].get("schedule") == want_order, program.chained
     assert torch.equal(out.view(torch.int16), want.view(torch.int16)), "output bits differ from the kernel without it"
-    if dtype == "bfloat16":
-        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
-    else:
-        _close(out, ref, 2e-3, 1e-2)
+    _close_for(dtype, out, ref)
 
 
 @pytest.mark.parametrize("order", ["snake", "snake_lpt"])
@@ -201,19 +199,12 @@ def test_attention_snake_schedule(bh, seq, d, dtype, causal, tile_m, tile_n, ord
     more instances than SMs at 1024 / 4000 / 77 keys."""
     monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", order)
     monkeypatch.delenv("TILEORCH_ATTN_PERSISTENT", raising=False)
-    rc.clear_caches()
     kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
                                                   seed=seq + d + 19)
-    try:
-        program = _run(kernel, args, grid)
-    finally:
-        rc.clear_caches()
+    program = _run_uncached(kernel, args, grid)
     assert program.kind == "chained", program.remarks
     assert program.chained["persistent"].get("schedule") == order, program.chained
-    if dtype == "bfloat16":
-        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
-    else:
-        _close(out, ref, 2e-3, 1e-2)
+    _close_for(dtype, out, ref)
 
 
 @pytest.mark.parametrize("ctas", ["auto", "sms", "total"])
@@ -261,12 +252,8 @@ def test_sample_style_attention_snake_schedule(causal, monkeypatch):
     """The cuTile samples' forward (4-D arrays, grouped KV heads, the masks in a branch) under the snake
     schedule, against the fp32 reference."""
     monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", "snake")
-    rc.clear_caches()
     kernel, args, grid, out, ref = attention_branchy_args(2, 4, 1000, 64, causal=causal, group=2, seed=191)
-    try:
-        program = _run(kernel, args, grid)
-    finally:
-        rc.clear_caches()
+    program = _run_uncached(kernel, args, grid)
     assert program.kind == "chained", program.remarks
     assert program.chained["persistent"].get("schedule") == "snake", program.chained
     _close(out, ref, 2e-3, 1e-2)
@@ -360,10 +347,7 @@ def test_attention_256_row_tiles(bh, seq, dtype, causal, tile_n):
                                                   seed=seq + tile_n + 17)
     program = _run(kernel, args, grid)
     assert program.kind == "chained" and program.chained["threads"] == 640, program.remarks
-    if dtype == "bfloat16":
-        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
-    else:
-        _close(out, ref, 2e-3, 1e-2)
+    _close_for(dtype, out, ref)
 
 
 def test_attention_256_row_tiles_head_dim_128_fall_back():
@@ -385,22 +369,15 @@ def test_attention_next_first_dot(bh, seq, d, dtype, causal, tile_m, tile_n, nex
     one masked tile per instance; (1, 1): one instance, no hand-over."""
     monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
-    rc.clear_caches()
     kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
                                                   seed=seq + d + 11)
-    try:
-        program = _run(kernel, args, grid)
-    finally:
-        rc.clear_caches()
+    program = _run_uncached(kernel, args, grid)
     assert program.kind == "chained", program.remarks
     if (d, tile_n) == (128, 128):  # the next S beside the 128-wide accumulator: refused (registers)
         assert "next_s" not in program.chained["persistent"] and "next_s_off" in program.chained
     else:
         assert program.chained["persistent"]["next_s"] == {"1": "after_last", "2": "back_to_back"}[next_s]
-    if dtype == "bfloat16":
-        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
-    else:
-        _close(out, ref, 2e-3, 1e-2)
+    _close_for(dtype, out, ref)
 
 
 @pytest.mark.parametrize("next_s", ["1", "2"])
@@ -409,12 +386,8 @@ def test_fused_mlp_next_first_dot(m, hidden, next_s, monkeypatch):
     """The same switch on the other two-dot program (a GEMM, ReLU, a second GEMM), 313 / 157
     row tiles over the SMs."""
     monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
-    rc.clear_caches()
     kernel, args, grid, out, ref = mlp_chain_args(m, 64, hidden, 128, seed=m)
-    try:
-        program = _run(kernel, args, grid)
-    finally:
-        rc.clear_caches()
+    program = _run_uncached(kernel, args, grid)
     assert program.kind == "chained", program.remarks
     assert program.chained["persistent"]["next_s"] == {"1": "after_last", "2": "back_to_back"}[next_s]
     _close(out, ref, 1e-2, 2e-2)
@@ -470,10 +443,7 @@ def test_attention_head_dim_256(bh, seq, dtype, causal, tile_m, tile_n):
                                                   seed=seq + tile_n)
     program = _run(kernel, args, grid)
     assert program.kind == "chained", f"attention left the tensor-core path: {program.remarks}"
-    if dtype == "bfloat16":
-        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
-    else:
-        _close(out, ref, 2e-3, 1e-2)
+    _close_for(dtype, out, ref)
 
 
 @pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (128, 64), (64, 64)], ids=lambda v: str(v))
@@ -513,10 +483,7 @@ def test_attention_narrow_head_dims(bh, seq, d, dtype, causal, tile_m, tile_n):
     program = _run(kernel, args, grid)
     assert program.kind == "chained", f"attention left the tensor-core path: {program.remarks}"
     assert [t["swizzle"] for t in program.chained["tmaps"]] == [2 * d] * 3
-    if dtype == "bfloat16":
-        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
-    else:
-        _close(out, ref, 2e-3, 1e-2)
+    _close_for(dtype, out, ref)
 
 
 @pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (64, 64)], ids=lambda v: str(v))

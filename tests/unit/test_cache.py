@@ -243,3 +243,24 @@ def test_concurrent_stores_of_one_key_leave_one_whole_entry(cache_dir):
     entry = cache.load(key)
     assert entry is not None and entry.files["kernel.cubin"] == b"x" * 4096
     assert [p.name for p in cache.entry_dir(key).parent.iterdir()] == [key]
+
+
+@pytest.mark.parametrize("reader,kind,words", [
+    ("tileorch.launchers.cutile_programs:_read_cached", "cutile", "its program record: KeyError: 'program'"),
+    ("tileorch.api:_load_cached", "kernel", "its kernel record: KeyError: 'arch'"),
+])
+def test_an_entry_its_reader_cannot_use_is_reported_and_dropped(cache_dir, reader, kind, words):
+    """An entry whose files are whole but whose record lacks what the reader needs is a miss with a
+    CacheWarning, and is removed: a store keeps a readable entry in place, so it would otherwise be
+    compiled again in every process without a word."""
+    import importlib
+
+    module, name = reader.split(":")
+    read = getattr(importlib.import_module(module), name)
+    key = cache.make_key(kind, "record without fields", ptxas=False)
+    cache.store(key, {"kind": kind}, {"kernel.ptx": "ptx"})
+    with pytest.warns(cache.CacheWarning, match=r"cannot be used \(" + words.replace("'", ".") + r"\); compiling again"):
+        assert read(key) is None
+    assert not cache.entry_dir(key).exists()
+    cache.store(key, {"kind": kind, "arch": "sm_90a"}, {"kernel.ptx": "ptx"})  # the next store writes it anew
+    assert cache.load(key).meta["arch"] == "sm_90a"

@@ -143,3 +143,16 @@ def test_input_of_only_comments_is_an_empty_module(text):
     """MLIR reads an empty input (a ``// -----`` chunk holding only comments) as an empty module."""
     m = parse_module(make_context(), text, "t.mlir")
     assert list(m.body.block.ops) == [] and verify_located(m) == []
+
+
+def test_a_lexical_block_built_in_a_file_scope():
+    """The attribute's rule guards the Python constructors (the parser checks the scope's kind while
+    parsing, the bytecode reader while decoding)."""
+    from xdsl.dialects.builtin import IntAttr, StringAttr
+    from xdsl.utils.exceptions import VerifyException
+
+    from tileorch.dialects.cuda_tile.debuginfo import DIFileAttr, DILexicalBlockAttr
+
+    f = DIFileAttr(StringAttr("a.py"), StringAttr("/src"))
+    with pytest.raises(VerifyException, match="di_lexical_block scope must be a di_subprogram or a di_lexical_block"):
+        DILexicalBlockAttr(f, f, IntAttr(1), IntAttr(1))

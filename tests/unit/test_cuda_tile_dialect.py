@@ -51,3 +51,14 @@ def test_prefix_less_module_parses_and_verifies():
     entry = m.body.block.first_op.body.block.first_op
     assert entry.name == "cuda_tile.entry"
     assert [op.name for op in entry.body.block.ops] == ["cuda_tile.constant", "cuda_tile.addf", "cuda_tile.return"]
+
+
+def test_a_dense_constant_built_with_the_wrong_element_count():
+    """The attribute's own rule guards the Python constructors (the parser and the bytecode reader
+    refuse such a literal first, with their own located messages)."""
+    from xdsl.utils.exceptions import VerifyException
+
+    from tileorch.dialects.cuda_tile.types import TileType
+
+    with pytest.raises(VerifyException, match=r"dense constant has 3 elements, its type tile<4xf32> 4"):
+        A.DenseConstantAttr.from_raw(TileType([4], Float32Type()), [1, 2, 3])

@@ -15,8 +15,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -234,17 +236,16 @@ def _mnemonic(opcode: int) -> str:
 
 
 def _docs_not_lowered() -> dict[str, str]:
-    """The docs' table of ops that do not lower: op -> reason."""
-    text = DOCS.read_text()
-    table = text[text.index("<!-- ops-not-lowered"):]
-    out = {}
-    for line in table.splitlines()[3:]:
-        if not line.startswith("|"):
-            break
-        first, why = line.split("|")[1:3]
-        for op in re.findall(r"`([a-z_0-9]+)`", first.split("(")[0]):
-            out[op] = why.strip()
-    return out
+    """The docs' table of ops that do not lower: op -> reason, read by the op-table tool's reader
+    (``tools/cuda_tile_op_table.py``'s ``refusals``, the one reader of that table)."""
+    tool = sys.modules.get("cuda_tile_op_table")
+    if tool is None:
+        spec = importlib.util.spec_from_file_location("cuda_tile_op_table", DOCS.parents[1] / "tools" /
+                                                      "cuda_tile_op_table.py")
+        tool = importlib.util.module_from_spec(spec)
+        sys.modules["cuda_tile_op_table"] = tool
+        spec.loader.exec_module(tool)
+    return tool.refusals()
 
 
 def test_every_op_of_cutiles_writer_lowers_or_is_listed_with_a_reason():

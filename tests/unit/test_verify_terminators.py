@@ -95,3 +95,19 @@ def test_well_formed_terminators_verify_in_both():
     for block in blocks(m):
         Operation.verify(block.last_op, verify_nested_ops=False)
         assert verify_op_located(block.last_op) is None
+
+
+def test_a_detached_op_with_successors_is_refused_like_xdsls_verify():
+    """diagnostics._verify_alone mirrors Operation.verify: an op with block successors outside any
+    block (built in Python, never parsed) is refused with xDSL's message."""
+    from xdsl.dialects import cf
+    from xdsl.ir import Block
+    from xdsl.utils.exceptions import VerifyException
+
+    from tileorch.diagnostics import _verify_alone
+
+    br = cf.BranchOp(Block())
+    for verify in (_verify_alone, lambda op: op.verify(verify_nested_ops=False)):
+        with pytest.raises(VerifyException, match="Operation cf.br with block successors does not belong to a block "
+                                                   "or a region"):
+            verify(br)

@@ -91,8 +91,7 @@ class MakeWarpUniformOp(IRDLOperation):
     def verify_(self) -> None:
         if self.value.type not in (i1, i32):
             raise VerifyException(f"make_warp_uniform takes i1 or i32, got {self.value.type}")
-        if self.value.type != self.result.type:
-            raise VerifyException("make_warp_uniform keeps the type of its operand")
+        # the result's type is the operand's: the constraint variable T, checked before this
 
 
 @irdl_op_definition

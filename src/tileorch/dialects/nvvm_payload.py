@@ -310,11 +310,9 @@ def _take_mode(op: IRDLOperation, attrs: dict[str, Attribute]) -> IRDLOperation:
 
 
 def _check_coords(coords, what: str = "box") -> None:
+    """1 to 5 coordinates (each i32: the ops' operand constraint, checked before this)."""
     if not 1 <= len(coords) <= MAX_TMA_DIMS:
         raise VerifyException(f"{what} must have 1 to {MAX_TMA_DIMS} coordinates, got {len(coords)}")
-    for c in coords:
-        if c.type != i32:
-            raise VerifyException(f"tensor coordinates must be i32, got {c.type}")
 
 
 def _check_tmap(value: SSAValue) -> None:

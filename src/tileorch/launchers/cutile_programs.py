@@ -74,7 +74,8 @@ def _read_cached(key: str) -> CachedProgram | None:
         return CachedProgram(gemm_config=cfg, gemm_args=tuple(args) if args is not None else None,
                              ptx=entry.text("kernel.ptx"), cubin=entry.files.get("kernel.cubin"),
                              **{k: record[k] for k in _RECORD_FIELDS})
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError) as exc:  # a record without what this reader needs
+        cache.discard(key, f"its program record: {type(exc).__name__}: {exc}")
         return None
 
 

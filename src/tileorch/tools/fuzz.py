@@ -6,7 +6,9 @@ shape of MLIR text: integer literals replaced by values at type boundaries (0, -
 2^63, 2^64, unsigned-looking masks such as 0xffffffff00000000 ...), floats by values that
 overflow f16/f32, integer/float/pointer types swapped, attribute-dictionary entries deleted,
 keywords of one enum swapped for another, array element types changed, SSA uses swapped,
-lines deleted or duplicated.
+lines deleted or duplicated, the text cut short; in cuda_tile types, one extent of a shape set to
+a boundary (0, negative, huge), one extent dropped or repeated (another rank), an element type
+swapped.
 
 Each input runs one command (``tileorch-opt``, ``tileorch compile`` or ``tileorch check``)
 in a forked child with its output going to a file.  The property is:
@@ -85,6 +87,17 @@ _WORD_RE = re.compile(r"(?<![\w%#^@.\"])[a-z_][a-z0-9_]*(?:<\d+>)?(?![\w\"])")
 _DICT_ENTRY_RE = re.compile(r"(?<=[{,<])\s*\"?[A-Za-z_][\w.]*\"?\s*=\s*(?:array<[^>]*>|#[\w.]+<[^>]*>|\"[^\"]*\"|[^,}>\n]+)(?:\s*,)?")
 _ARRAY_RE = re.compile(r"array<(i1|i8|i16|i32|i64|f16|f32|f64)(:?)")
 _SSA_RE = re.compile(r"%[\w.$-]+(?:#\d+)?")
+# cuda_tile shapes (``tile<128x64xf32>``, ``tensor_view<?x64xf32, ...>``, a view's ``tile=(16x16)``):
+# _INT_RE and _TYPE_RE never match inside them (a digit or type next to an ``x``)
+_SHAPE_RE = re.compile(r"(?<=tile<)\d+(?:x\d+)*(?=x)|(?<=tensor_view<)[\d?]+(?:x[\d?]+)*(?=x)"
+                       r"|(?<=tile=\()\d+(?:x\d+)*(?=\))")
+_ELEMENT_TYPES = ["i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64", "tf32", "f8E4M3FN", "f8E5M2",
+                  "f8E8M0FNU", "f4E2M1FN"]
+_ELEMENT_RE = re.compile(r"(?:(?<=x)|(?<=tile<)|(?<=ptr<))(?:" + "|".join(sorted(_ELEMENT_TYPES, key=len, reverse=True))
+                         + r")(?=[>,])")
+SHAPE_DIMS = [0, -1, -64, 1, 2, 3, 5, 7, 48, 100, 256, 512, 1024, 4096, 65536, 2**24, 2**31 - 1, 2**31, 2**32,
+              2**40, 2**63, 2**64]
+"""Tile and view extents: zero, negative, not a power of two, past i32/i64, huge element counts."""
 
 
 def _code_part(line: str) -> str:
@@ -116,7 +129,8 @@ class Mutator:
             (self.int_boundary, 6), (self.hex_mask, 2), (self.int_nearby, 3), (self.float_boundary, 1),
             (self.type_swap, 3), (self.dict_entry_delete, 3), (self.keyword_swap, 3),
             (self.array_type, 1), (self.array_length, 1), (self.ssa_swap, 2), (self.line_delete, 2),
-            (self.line_duplicate, 1),
+            (self.line_duplicate, 1), (self.shape_dim, 3), (self.shape_rank, 2), (self.element_swap, 2),
+            (self.truncate, 1),
         ]
         self.weights = [w for _, w in self.ops]
         # mutations that usually keep a valid program valid (so more compile-mode inputs reach
@@ -201,6 +215,43 @@ class Mutator:
         pool = INT_TYPES + FLOAT_TYPES if self.rng.random() < 0.3 else (
             FLOAT_TYPES if text[span[0]] in "fb" else INT_TYPES)
         return _replace(text, span, self.rng.choice(pool))
+
+    def shape_dim(self, text: str) -> str | None:
+        """One extent of a cuda_tile shape replaced (zero, negative, odd, huge)."""
+        span = self._pick(text, _SHAPE_RE)
+        if span is None:
+            return None
+        dims = text[span[0]:span[1]].split("x")
+        dims[self.rng.randrange(len(dims))] = str(self.rng.choice(SHAPE_DIMS))
+        return _replace(text, span, "x".join(dims))
+
+    def shape_rank(self, text: str) -> str | None:
+        """One extent of a cuda_tile shape dropped or repeated: the rank changes at one use."""
+        span = self._pick(text, _SHAPE_RE)
+        if span is None:
+            return None
+        dims = text[span[0]:span[1]].split("x")
+        i = self.rng.randrange(len(dims))
+        if len(dims) > 1 and self.rng.random() < 0.5:
+            del dims[i]
+        else:
+            dims.insert(i, dims[i])
+        return _replace(text, span, "x".join(dims))
+
+    def element_swap(self, text: str) -> str | None:
+        """The element type of one cuda_tile tile, view or pointer swapped for another."""
+        return self._swap(text, _ELEMENT_RE, _ELEMENT_TYPES)
+
+    def truncate(self, text: str) -> str | None:
+        """The code cut at a random point of a token (an unfinished file); the comment lines after
+        the cut stay (comments are never mutated)."""
+        spans = _spans(text, re.compile(r"\S+"))
+        if not spans:
+            return None
+        a, b = self.rng.choice(spans)
+        cut = self.rng.randrange(a, b)
+        comments = [line for line in text[cut:].splitlines(keepends=True) if line.lstrip().startswith("//")]
+        return text[:cut] + ("\n" + "".join(comments) if comments else "")
 
     def dict_entry_delete(self, text: str) -> str | None:
         span = self._pick(text, _DICT_ENTRY_RE)
@@ -574,10 +625,12 @@ class Report:
 def calibrate(seeds: list[Seed], runner: Runner, compile_limit: float, compile_weight: float = 4.0,
               max_seeds: int = 40) -> None:
     """Run every seed once unmutated with ``tileorch compile``: seeds that reach PTX within
-    ``compile_limit`` seconds are also fuzzed in compile mode (and weighted up).  At most
-    ``max_seeds`` candidates are tried: the examples first, then the shortest kernels."""
+    ``compile_limit`` seconds are also fuzzed in compile mode (and weighted up).  The candidates are
+    the examples, LLVM/NVVM kernels and cuTile programs (``cuda_tile.module``, the front door); at
+    most ``max_seeds`` are tried: the examples first, then the shortest kernels."""
     pending = [(i, s) for i, s in enumerate(seeds)
-               if not s.name.endswith(":generic") and ("nvvm.kernel" in s.text or s.name.startswith("examples/"))]
+               if not s.name.endswith(":generic")
+               and ("nvvm.kernel" in s.text or "cuda_tile.module" in s.text or s.name.startswith("examples/"))]
     pending = sorted(pending, key=lambda p: (not p[1].name.startswith("examples/"), len(p[1].text)))[:max_seeds]
     while pending or runner.running:
         while pending and not runner.full():

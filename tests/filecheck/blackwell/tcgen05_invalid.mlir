@@ -107,3 +107,39 @@ module attributes {cutlass.target = "sm_90a"} {
   }
 }
 // CHECK: tcgen05_invalid.mlir:[[# @LINE - 4]]:5: error: nvvm.tcgen05.fence needs an sm_100a-class target (sm_100a, sm_101a, sm_103a, sm_110a or their 'f' variants), but the module's cutlass.target is sm_90a
+
+// -----
+llvm.func @f(%t: !llvm.ptr<6>, %d: i64, %i: i32, %p: i1) {
+  %s = llvm.mlir.constant(16 : i64) : i64
+  nvvm.tcgen05.mma %t, %d, %d, %i, %p scale = %s, kind = f16, cta_group = <cta_1> : (!llvm.ptr<6>, i64, i64, i32, i1, i64)
+  llvm.return
+}
+// CHECK: tcgen05_invalid.mlir:[[# @LINE - 3]]:3: error: scaleInputD must be in [0, 15], got 16
+
+// -----
+llvm.func @f(%t: !llvm.ptr<6>, %d: i64, %i: i32, %p: i1) {
+  nvvm.tcgen05.mma %t, %d, %d, %i, %p, kind = f16, cta_group = <cta_1> a_shift : (!llvm.ptr<6>, i64, i64, i32, i1)
+  llvm.return
+}
+// CHECK: tcgen05_invalid.mlir:[[# @LINE - 3]]:3: error: aShift requires matrix A in Tensor Memory
+
+// -----
+llvm.func @f(%t: !llvm.ptr<6>, %d: i64, %i: i32, %p: i1) {
+  nvvm.tcgen05.mma %t, %t, %d, %i, %p, kind = f16, cta_group = <cta_1> collector_a = fill : (!llvm.ptr<6>, !llvm.ptr<6>, i64, i32, i1)
+  llvm.return
+}
+// CHECK: tcgen05_invalid.mlir:[[# @LINE - 3]]:3: error: a collector op other than discard needs matrix A in shared memory
+
+// -----
+llvm.func @f(%s: !llvm.ptr<1>) {
+  nvvm.tcgen05.commit %s : !llvm.ptr<1>
+  llvm.return
+}
+// CHECK: tcgen05_invalid.mlir:[[# @LINE - 3]]:3: error: tcgen05.commit mbarrier must be !llvm.ptr or !llvm.ptr<3>, got !llvm.ptr<1>
+
+// -----
+llvm.func @f(%t: !llvm.ptr<6>, %off: i64) {
+  %v = nvvm.tcgen05.ld %t, %off shape = shape_32x32b : vector<4xi32>
+  llvm.return
+}
+// CHECK: tcgen05_invalid.mlir:[[# @LINE - 3]]:3: error: only shape_16x32bx2 takes an offset

@@ -756,7 +756,7 @@ cuda_tile.module @m {
     %b = constant <f8E5M2: 0.0> : tile<64x16xf8E5M2>
     %sa = constant <f8E4M3FN: 1.0> : tile<16x2xf8E4M3FN>
     %sb = constant <f8E4M3FN: 1.0> : tile<2x16xf8E4M3FN>
-    // expected-error @+1 {{expects lhs and rhs element types to be 'f4E2M1FN', but got 'f8E5M2'}}
+    // expected-error @+1 {{unsupported combination of element types. Scale type 'f8E4M3FN' expects lhs and rhs element types to be 'f4E2M1FN', but got 'f8E5M2'}}
     %d = mmaf_scaled %a, %b, %acc, %sa, %sb : tile<16x64xf8E5M2>, tile<64x16xf8E5M2>, tile<16x16xf32>, tile<16x2xf8E4M3FN>, tile<2x16xf8E4M3FN>
   }
 }

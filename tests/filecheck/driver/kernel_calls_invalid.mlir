@@ -53,7 +53,7 @@ func.func @"café"() {
 
 // -----
 
-// expected-error @+1 {{symbol name 'x.y' is not a valid PTX identifier}}
+// expected-error @+1 {{symbol name 'x.y' is not a valid PTX identifier (a letter, then letters, digits, '_' or '$'; or '_', '$' or '%' and at least one more of those): rename it}}
 llvm.mlir.global external @"x.y"() {addr_space = 1 : i32} : i32
 
 // -----

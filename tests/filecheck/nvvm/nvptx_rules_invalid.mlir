@@ -35,6 +35,15 @@ llvm.func @amdgpu_scope(%p: !llvm.ptr<1>, %v: i32) {
 
 // -----
 
+// An LLVM fence orders memory: a relaxed (monotonic) fence has no meaning LLVM accepts.
+llvm.func @relaxed_fence() {
+  // expected-error @+1 {{fence ordering must be acquire, release, acq_rel or seq_cst}}
+  llvm.fence monotonic
+  llvm.return
+}
+
+// -----
+
 llvm.func @valid(%p: !llvm.ptr<1>, %c: !llvm.ptr<4>, %v: i32) {
   %x = llvm.load %c : !llvm.ptr<4> -> i32
   %0 = llvm.atomicrmw add %p, %x syncscope("block") monotonic : !llvm.ptr<1>, i32

@@ -193,3 +193,18 @@ llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f
   llvm.return
 }
 // CHECK: error: satfinite applies to integer wgmma only
+
+// -----
+// (a coordinate of another type is the operand constraint's error: the op's own rule no longer checks it)
+llvm.func @f(%t: !llvm.ptr, %d: !llvm.ptr<7>, %b: !llvm.ptr<3>, %x: i32, %y: i64) {
+  nvvm.cp.async.bulk.tensor.shared.cluster.global %d, %t, %b, box[%x, %y] : !llvm.ptr<7>, !llvm.ptr
+  llvm.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: operand 'coordinates' at positions 2 to 3 does not verify: Expected attribute i32 but got i64
+
+// -----
+llvm.func @g(%h: vector<2xf16>, %f: f32) {
+  %0 = "nvvm.mma.sync"(%h, %h, %h, %h, %h, %h, %f, %f, %f, %f) <{shape = #nvvm.shape<m = 16, n = 8, k = 16>, layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<f16>, multiplicandBPtxType = #nvvm.mma_type<f16>, operandSegmentSizes = array<i32: 4, 2, 4>}> : (vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32)>
+  llvm.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: the result must be a struct of 4 f32

@@ -224,3 +224,33 @@ builtin.module {
   }
 }
 // CHECK: pointer_ops_verify.mlir:[[# @LINE - 4]]:5: error: unterminated conversion '%' at the end of the print format
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: tensor<4x!nv_tileaa.ptr<f32>>, %m: tensor<4xi1>, %o: tensor<4xf16>) {
+    %v, %t = nv_tileaa.load %p mask %m : tensor<4xi1> other %o : tensor<4xf16> : tensor<4x!nv_tileaa.ptr<f32>> -> tensor<4xf32>
+    nv_tileaa.return
+  }
+}
+// CHECK: pointer_ops_verify.mlir:[[# @LINE - 4]]:5: error: 'nv_tileaa.load': other must have the result's type tensor<4xf32>, got tensor<4xf16>
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: tensor<4x!nv_tileaa.ptr<f32>>, %v: tensor<4xf16>) {
+    %t = nv_tileaa.store %v, %p : tensor<4xf16>, tensor<4x!nv_tileaa.ptr<f32>>
+    nv_tileaa.return
+  }
+}
+// CHECK: pointer_ops_verify.mlir:[[# @LINE - 4]]:5: error: store through tensor<4x!nv_tileaa.ptr<f32>> takes elements of type f32, got tensor<4xf16>
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: !nv_tileaa.ptr<i32>, %v: i64) {
+    %o, %t = nv_tileaa.atomic_rmw %p, %v {rmw_mode = #nv_tileaa.rmw_mode<add>, mem_semantic = #nv_tileaa.mem_semantic<relaxed>, mem_scope = #nv_tileaa.mem_scope<gpu>} : !nv_tileaa.ptr<i32>, i64 -> i64
+    nv_tileaa.return
+  }
+}
+// CHECK: pointer_ops_verify.mlir:[[# @LINE - 4]]:5: error: 'nv_tileaa.atomic_rmw' through !nv_tileaa.ptr<i32> takes and returns elements of type i32

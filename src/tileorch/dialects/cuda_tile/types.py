@@ -380,9 +380,8 @@ class TileViewType(CudaTileType):
         return TileType(self.tile_shape, self.tensor_view.element_type)
 
     def verify_indices(self, index_types: Sequence[Attribute]) -> None:
+        """The index operands' types (tiles: the view ops' operand constraint, checked before this)."""
         for t in index_types:
-            if not isinstance(t, TileType):
-                raise VerifyException(f"expected index type to be a tile type, got {ct_type_str(t)}")
             if t.rank != 0:
                 raise VerifyException(f"expected index type to be a scalar tile, got {ct_type_str(t)}")
         for i, t in enumerate(index_types):
@@ -523,10 +522,9 @@ class GatherScatterViewType(TileViewType):
     def verify_indices(self, index_types: Sequence[Attribute]) -> None:
         """The sparse dimension's index is a 1-D integer tile of the view tile's extent there (one
         element index per slice, cuTile 1.7's ``load_advanced_indexing``); the dense dimensions'
-        are scalar tiles (element offsets), all of one element type."""
+        are scalar tiles (element offsets), all of one element type.  The index operands are tiles (the
+        view ops' operand constraint, checked before this)."""
         for i, t in enumerate(index_types):
-            if not isinstance(t, TileType):
-                raise VerifyException(f"expected index type to be a tile type, got {ct_type_str(t)}")
             want = [self.tile_shape[self.sparse_dim]] if i == self.sparse_dim else []
             if list(t.shape) != want:
                 what = f"a 1-D tile of {want[0]} elements" if want else "a scalar tile"

@@ -109,16 +109,15 @@ def declared_cluster(op: Operation) -> tuple[tuple[int, int, int], str] | None:
 def check_cga_shape(op: Operation, cga, what: str) -> None:
     """Rules of a CGA (thread-block cluster) shape an op states (``what`` names where):
 
-    * three positive extents whose product the target launches (:func:`max_cluster_ctas`);
+    * a product of its three extents (positive: the cga attribute's and the params type's own rule)
+      that the target launches (:func:`max_cluster_ctas`);
     * equal to the launch cluster when the kernel (``nvvm.cluster_dim``) or the module
       (``cutlass.cluster_shape``) declares it: the CTAs of a CGA are the CTAs of one launched cluster
       (CUTLASS builds the scheduler params and the pipeline participants from the kernel's
       ``ClusterShape``), so any other shape maps work or arrivals onto CTAs that do not exist or
       leaves some unserved."""
-    shape = tuple(int(v) for v in cga)
+    shape = tuple(int(v) for v in cga)  # three positive extents: the cga attribute's / params type's own rule
     text = "x".join(map(str, shape))
-    if len(shape) != 3 or any(v < 1 for v in shape):
-        raise VerifyException(f"{what} must be three positive extents (x, y, z), found {list(shape)}")
     limit, why = max_cluster_ctas(op)
     ctas = shape[0] * shape[1] * shape[2]
     if ctas > limit:

@@ -110,3 +110,12 @@ func.func @pointer_space(%p: !llvm.ptr<5>, %t: i32, %v: vector<8xf32>) {
   func.return
 }
 // CHECK: error: 'cutlass.block_striped.reduce' op expected a generic (0), global (1) or shared (3) pointer, found !llvm.ptr<5>
+
+// -----
+
+// A scalable vector has no static thread-to-element split.
+func.func @scalable_fragment(%tile: memref<1024xf32>, %t: i32, %v: vector<[4]xf32>) {
+  %c = cutlass.block_striped.load_add %tile, %t, %v n_threads_in_block = 128 : memref<1024xf32>, vector<[4]xf32> -> vector<[4]xf32>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.load_add' op expected a static register fragment, found vector<[4]xf32>

@@ -181,3 +181,16 @@ func.func @two_cta_odd_cluster(%s: !cutlass.tile_scheduler<streamk>) {
   func.return
 }
 // CHECK: error: is_2cta_mma = true needs an even number of CTAs per cluster, module cutlass.cluster_shape is 1x1x1
+
+// -----
+
+func.func @start_in_nested_region(%s: !cutlass.tile_scheduler<streamk>, %p: i64, %c: i1) {
+  cutlass.async.exec warp mask(1) {
+    scf.if %c {
+      cutlass.tile_scheduler.mods_report_mainloop_start %s, %p : !cutlass.tile_scheduler<streamk>, i64 -> ()
+    }
+    cutlass.tile_scheduler.mods_report_mainloop_end %s, %p : !cutlass.tile_scheduler<streamk>, i64 -> ()
+  }
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: the mods_report_mainloop_start before this end is in a nested region: the pair must share one block of the cutlass.async.exec region

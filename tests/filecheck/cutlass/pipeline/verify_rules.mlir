@@ -240,3 +240,18 @@ func.func @f() {
   func.return
 }
 // CHECK: error: cutlass.pipeline.producer_commit: transaction_bytes = 1048576 does not fit an mbarrier's 20-bit transaction count (at most 1048575)
+
+// -----
+
+// A token from the matching try-op of another pipeline probes that pipeline's barrier.
+func.func @f() {
+  %pipe = cutlass.pipeline.create : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+  %r = cutlass.pipeline.init %pipe {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>}
+  %pipe2 = cutlass.pipeline.create : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+  %r2 = cutlass.pipeline.init %pipe2 {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>}
+  %s0 = cutlass.pipeline.state.create %r producer
+  %t0 = cutlass.pipeline.producer_try_acquire %r2, %s0
+  cutlass.pipeline.producer_acquire %r, %s0 token(%t0)
+  func.return
+}
+// CHECK: error: cutlass.pipeline.producer_acquire: the token comes from a cutlass.pipeline.producer_try_acquire on another pipeline

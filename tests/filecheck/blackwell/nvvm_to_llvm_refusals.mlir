@@ -1,0 +1,26 @@
+// RUN: not tileorch-opt %s --split-input-file -p convert-nvvm-to-llvm 2>&1 | filecheck %s
+// NVVM ops the verifier accepts whose LLVM lowering tileorch does not have (a predicated TMA load,
+// tcgen05.mma with a_shift) or that need an immediate the program gives as a value (the
+// 16x32bx2 offset of tcgen05.ld): located errors at the op, not LLVM aborts.
+
+llvm.func @f(%d: !llvm.ptr<7>, %t: !llvm.ptr, %b: !llvm.ptr<3>, %x: i32, %p: i1) {
+  nvvm.cp.async.bulk.tensor.shared.cluster.global %d, %t, %b, box[%x, %x] predicate = %p : !llvm.ptr<7>, !llvm.ptr
+  llvm.return
+}
+// CHECK: nvvm_to_llvm_refusals.mlir:[[# @LINE - 3]]:3: error: a predicated TMA load is not supported by the LLVM lowering; branch around it
+
+// -----
+
+llvm.func @g(%t: !llvm.ptr<6>, %d: i64, %i: i32, %p: i1, %mask: vector<8xi32>) {
+  nvvm.tcgen05.mma %t, %t, %d, %i, %p mask = %mask, kind = tf32, cta_group = <cta_2> a_shift : (!llvm.ptr<6>, !llvm.ptr<6>, i64, i32, i1, vector<8xi32>)
+  llvm.return
+}
+// CHECK: nvvm_to_llvm_refusals.mlir:[[# @LINE - 3]]:3: error: tcgen05.mma with aShift is not supported by the LLVM lowering
+
+// -----
+
+llvm.func @h(%t: !llvm.ptr<6>, %off: i64) -> vector<2xi32> {
+  %w = nvvm.tcgen05.ld %t, %off pack shape = shape_16x32bx2 : vector<2xi32>
+  llvm.return %w : vector<2xi32>
+}
+// CHECK: nvvm_to_llvm_refusals.mlir:[[# @LINE - 3]]:3: error: the 16x32bx2 offset must be a constant (an immediate of the instruction)
