@@ -46,7 +46,10 @@ def _run_uncached(kernel, args, grid):
 
 def _close_for(dtype, out, ref):
     """:func:`_close` at the tolerance of ``dtype``'s outputs (bfloat16: 8 significant bits)."""
-    _close_for(dtype, out, ref)
+    if dtype == "bfloat16":
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
 
 
 @pytest.mark.parametrize("tile_m,tile_n", [(128, 64), (64, 64), (128, 128)], ids=lambda v: str(v))
