@@ -847,9 +847,11 @@ def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, Arr
     return gemm_problem_batched(program, arguments)[:6]  # type: ignore[return-value]
 
 
-def gemm_problem_batched(program: Any, arguments: list[Argument]):
+def gemm_problem_batched(program: Any, arguments: list[Argument], given: list[Argument] | None = None):
     """(A, B, C, M, N, K, L): :func:`gemm_problem`, and for a batched configuration 3-D arrays
-    ``[L, rows, cols]``, each matrix row-major and the matrices contiguous."""
+    ``[L, rows, cols]``, each matrix row-major and the matrices contiguous; ``given``: the arguments
+    as the caller passed them when ``arguments`` are as the kernel reads them (:func:`stored_arguments`:
+    C's column slice evaluates array extents as the kernel's parameters carry them)."""
     a, b, c = gemm_operands(program, arguments)
     views = getattr(program, "operand_views", None)
     if views:  # A or B one matrix of its argument at indices the launch's scalars give (W[e]): that matrix, 2-D
@@ -861,7 +863,7 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
     if c_view:  # C a column slice of a wider array (Out.slice(axis=1, ...)): that slice, the array's row stride
         from tileorch.launchers.operand_views import column_slice_view
 
-        c = column_slice_view(c, c_view, arguments, flat_parameters(arguments))
+        c = column_slice_view(c, c_view, arguments, flat_parameters(arguments), given)
     cfg = program.gemm_config
     batched = bool(getattr(cfg, "batched", False))
     rank = 3 if batched else 2
@@ -1068,7 +1070,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
 
     program = entry.program
     # the operands as the kernel reads them: a column-major array as its row-major transpose
-    a, b, c, m, n, k, batch = gemm_problem_batched(program, stored_arguments(arguments))
+    a, b, c, m, n, k, batch = gemm_problem_batched(program, stored_arguments(arguments), arguments)
     more_b = more_b_operands(program, stored_arguments(arguments), b, batch)  # dots sharing A: the other Bs
     given = {x.position: x for x in arguments}
     major = program.gemm_config.b_major if program.gemm_config.b_major == "k" else b_major(b)

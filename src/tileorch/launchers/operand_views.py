@@ -80,9 +80,23 @@ def apply_views(views: dict | None, operands: dict, arguments: list, flat: list[
     return out
 
 
+def _entry_value(v: int, arguments: list, flat: list[tuple[int, str]]) -> tuple[int, str]:
+    """``(value, what)`` of entry parameter ``v``: a scalar argument, or an array argument's extent or
+    stride (``shape<i>`` / ``stride<i>`` of the array as the caller passed it)."""
+    if 0 <= v < len(flat) and flat[v][1][:5] in ("shape", "strid"):
+        pos, role = flat[v]
+        x = next(a for a in arguments if a.position == pos)
+        i = int(role[5:] if role.startswith("shape") else role[6:])
+        value = (x.shape if role.startswith("shape") else x.strides)[i]
+        return int(value), f"{_where(x)}.{'shape' if role.startswith('shape') else 'strides'}[{i}] = {value}"
+    (out,) = leading_values([["arg", v]], arguments, flat)
+    return out
+
+
 def linear_value(form: list, arguments: list, flat: list[tuple[int, str]]) -> tuple[int, str]:
     """``(value, what)`` of a host linear form (``[["const", c], ["arg", entry parameter, coefficient],
-    ...]``: :func:`tileorch.transforms.tileas.operand_views.host_linear`) at this launch's scalars."""
+    ...]``: :func:`tileorch.transforms.tileas.operand_views.host_linear`) at this launch's scalars and
+    array extents (``arguments``: as the caller passed them, which the kernel's parameters are)."""
     total, whats = 0, []
     for term in form:
         if term[0] == "const":
@@ -90,20 +104,23 @@ def linear_value(form: list, arguments: list, flat: list[tuple[int, str]]) -> tu
             if term[1] or len(form) == 1:
                 whats.append(str(int(term[1])))
             continue
-        (value, what), = leading_values([["arg", term[1]]], arguments, flat)
+        value, what = _entry_value(term[1], arguments, flat)
         total += int(term[2]) * value
         whats.append(what if term[2] == 1 else f"{term[2]} * ({what})")
     return total, " + ".join(whats)
 
 
-def column_slice_view(x: Any, record: dict, arguments: list, flat: list[tuple[int, str]]) -> Any:
+def column_slice_view(x: Any, record: dict, arguments: list, flat: list[tuple[int, str]],
+                      given: list | None = None) -> Any:
     """The column slice ``x[:, start:start + extent]`` of the 2-D array argument ``x`` (C, as the kernel
     stores it) that the program stores into (``record``: the configuration's ``c_view``): same dtype and
     row stride, ``extent`` columns, the pointer offset by ``start`` columns.  A slice outside ``x`` (a
     negative start or width, or past its last column) is an :class:`IndexError` naming the argument and
-    the scalars (the program would write memory outside the array)."""
-    start, start_what = linear_value(record["start"], arguments, flat)
-    extent, extent_what = linear_value(record["extent"], arguments, flat)
+    the scalars (the program would write memory outside the array); ``given``: the arguments as the
+    caller passed them (a column-major array's extents as the kernel's parameters carry them), when
+    ``arguments`` are as the kernel reads them."""
+    start, start_what = linear_value(record["start"], given or arguments, flat)
+    extent, extent_what = linear_value(record["extent"], given or arguments, flat)
     if x.ndim != 2:
         raise ValueError(f"{_where(x)}: the program stores C into a column slice of a 2-D array; got shape {x.shape}")
     if start < 0 or extent < 0 or start + extent > x.shape[1]:
