@@ -289,3 +289,36 @@ def test_ragged_column_slice_on_the_emulator():
     assert not errors, errors[:4]
     np.testing.assert_allclose(out[:, 96:168], x.astype(np.float64) @ w.astype(np.float64), atol=3e-3, rtol=1e-2)
     assert np.isnan(out[:, :96]).all() and np.isnan(out[:, 168:]).all()
+
+
+@needs_cutile
+def test_column_tiles_offset_by_a_scalar_on_the_emulator():
+    """``ct.store(Out, index=(bm, bn + col_tile))`` into ``Out [200, 320]`` (B [136, 72]: ragged): a
+    program-grid kernel whose column bound is Out's own 320 columns (was refused at launch: "GEMM
+    shapes do not agree").  The program's tiles land at columns 128 .. 255: X @ W in 128 .. 199, the
+    zero-padded B's zeros in 200 .. 255 (as the program stores them), NaN elsewhere."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.column_view_programs import SPECS
+    from tileorch.testing.gemm_emulation import array_params, run_gemm
+
+    spec = list(SPECS["mm_into_column_tiles"][0])
+    spec[1], spec[2] = ((136, 72), "float16"), ((200, 320), "float32")
+    prog = _program("mm_into_column_tiles", spec, config="cluster_m=1,epilogue=direct")
+    cfg = prog.gemm_config
+    assert prog.kind == "gemm" and cfg.program_grid and not cfg.c_ld, prog.remarks
+    bases = {0: 1 << 32, 1: 2 << 32, 2: 3 << 32}
+    _, _, c, m, n, k, _ = rc.gemm_problem_batched(prog, _described("mm_into_column_tiles", spec, bases))
+    assert (m, n, k, c.shape, rc.c_row_stride(c)) == (200, 72, 136, (200, 320), 320)
+    rng = np.random.default_rng(21)
+    x = (rng.standard_normal((200, 136)) * 0.5).astype(np.float16)
+    w = (rng.standard_normal((136, 72)) * 0.5).astype(np.float16)
+    out = np.full((200, 320), np.nan, np.float32)
+    grid = (2, 2, 1)
+    tile = [*array_params(bases[0], (200, 136)), *array_params(bases[1], (136, 72)),
+            *array_params(bases[2], (200, 320)), 2, *grid]
+    errors = run_gemm(prog, x, w, bases[2], (m, 320, k), tile, [(bases[2], out.view(np.uint8).reshape(-1), "Out")],
+                      problem=(grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, k, grid[2]))
+    assert not errors, errors[:4]
+    np.testing.assert_allclose(out[:, 128:200], x.astype(np.float64) @ w.astype(np.float64), atol=3e-3, rtol=1e-2)
+    assert (out[:, 200:256] == 0).all()
+    assert np.isnan(out[:, :128]).all() and np.isnan(out[:, 256:]).all()

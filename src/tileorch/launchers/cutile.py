@@ -924,7 +924,10 @@ def gemm_problem_batched(program: Any, arguments: list[Argument], given: list[Ar
         raise LayoutNotSupported(f"the program reads only K elements 0 .. {k_used - 1} (its K loop has constant "
                                  f"bounds from tile 0) and K = {k}")
     c_transposed = getattr(cfg, "c_transposed", False)  # the program stores acc^T: C is given [N, M]
-    if k2 != k or c.shape != ((n, m) if c_transposed else (m, n)):
+    # a program-grid kernel stores C at the tile coordinates the program computes (Out[:, (bn + j) * tn]): its
+    # columns are C's own, any number (the launcher passes them as the kernel's column bound)
+    wide_c = bool(getattr(cfg, "program_grid", False)) and not c_transposed and not batched
+    if k2 != k or (c.shape != ((n, m) if c_transposed else (m, n)) and not (wide_c and c.shape[0] == m)):
         raise ValueError(f"GEMM shapes do not agree: A {a.shape}{' (read as A^T)' if a_major == 'm' else ''}, "
                          f"B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, C {c.shape}"
                          f"{' (stored as C^T)' if c_transposed else ''}")
@@ -1082,6 +1085,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major B")
     if m == 0 or n == 0 or batch == 0:
         return
+    # C's columns: N, or C's own when a program-grid kernel stores at columns the program computes
+    c_cols = c.shape[1] if getattr(program.gemm_config, "program_grid", False) and batch == 1 else n
     ldc = c_row_stride(c) if batch == 1 else n  # C a column slice of a wider array: its rows ldc apart
     if k == 0 and not program.epilogue_ops and batch == 1 and not getattr(program.gemm_config, "grid_l", False):  # an empty K loop stores zeros
         if ldc != n:  # only the slice's own columns
@@ -1092,7 +1097,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         return
     cfg = program.gemm_config
     # a column slice of a wider C needs the kernel that stores rows ldc apart (c_ld): asked for as an override
-    c_ld = ldc != n or bool(getattr(cfg, "c_ld", False))
+    c_ld = ldc != c_cols or bool(getattr(cfg, "c_ld", False))
     ld_config = "c_ld=1" if c_ld and not getattr(cfg, "c_ld", False) else ""
     sched_l = None
     if getattr(cfg, "grid_l", False) and getattr(cfg, "batched", False):
@@ -1152,16 +1157,17 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                                       "(one extra pass over A)"]))
     more_ptrs = tuple(x.ptr for x in more_b)
     program_grid = tuple(grid) if getattr(gk.cfg, "program_grid", False) else None
-    if ldc != n and not getattr(gk.cfg, "c_ld", False):  # (tileorch.gemm's own tile program: no c_ld kernel)
+    if ldc != c_cols and not getattr(gk.cfg, "c_ld", False):  # (tileorch.gemm's own tile program: no c_ld kernel)
         raise LayoutNotSupported(f"{_where(c.name, c.position)}: C is a column slice of a wider array (row stride "
                                  f"{ldc}, {n} columns) and this GEMM kernel stores rows N apart")
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra), more_ptrs, program_grid, sched_l,
-           ldc)
+           ldc, c_cols)
     prepared = _prepared.get(key)
     if prepared is None:
         prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
                                                more_b=more_ptrs, grid=program_grid, sched_l=sched_l,
-                                               ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0)
+                                               ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
+                                               c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)

@@ -146,11 +146,14 @@ class OperandRows:
 
 
 def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
-                 batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0) -> tuple[OperandRows, ...]:
+                 batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0,
+                 c_cols: int = 0) -> tuple[OperandRows, ...]:
     """A, B, C as row sets: A ``[M, K]`` (``[K, M]`` M-major), B ``[N, K]`` (K-major) or ``[K, N]``,
     C ``[M, N]``, then the other B operands (``more_b``: ``B1``, ``B2``, ... laid out as B) of a
     configuration with ``b_operands > 1``; a batched problem stacks its L matrices' rows; ``ldc``: C's
-    row stride in elements when C is a column slice of a wider array (``cfg.c_ld``), 0 for N."""
+    row stride in elements when C is a column slice of a wider array (``cfg.c_ld``), 0 for N; ``c_cols``:
+    C's columns when they are not N (a program-grid kernel storing its tiles at columns it computes,
+    into an output wider than B), 0 for N."""
     es, eo = ESIZE[cfg.dtype], ESIZE[cfg.out_dtype]
 
     nb = 1 if getattr(cfg, "b_shared", False) else batch  # one B for every batch
@@ -161,15 +164,16 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
     ea = ESIZE[getattr(cfg, "a_raw", "") or cfg.dtype]  # a computed A: its raw array
     a = OperandRows("A", a_ptr, m * batch, k * ea) if cfg.a_major == "k" else OperandRows("A", a_ptr, k * batch, m * ea)
     more = tuple(b_rows(f"B{i}", ptr) for i, ptr in enumerate(more_b, start=1))
-    c = OperandRows("C", c_ptr, m * batch, n * eo, ldc * eo if ldc and ldc != n else 0)
+    nc = c_cols or n
+    c = OperandRows("C", c_ptr, m * batch, nc * eo, ldc * eo if ldc and ldc != nc else 0)
     return (a, b_rows("B", b_ptr), c, *more)
 
 
 def staging_reasons(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
-                    batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0) -> list[str]:
+                    batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0, c_cols: int = 0) -> list[str]:
     """Why operands of this problem go through padded copies (empty: TMA reads them in place)."""
     out = []
-    for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc):
+    for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols):
         if op.tma_ok:
             continue
         why = (f"row stride {op.pitch} bytes is not a multiple of 16" if op.pitch % 16
@@ -186,7 +190,7 @@ class StagingPlan:
     and copied out after it.  ``reasons`` says what was staged (the launcher reports it)."""
 
     def __init__(self, cfg: GemmConfig, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b: tuple[int, ...] = (),
-                 ldc: int = 0):
+                 ldc: int = 0, c_cols: int = 0):
         self.copies_in: list[tuple[int, int, int, int, int, int]] = []  # src, src pitch, dst, dst pitch, width, rows
         self.copies_out: list[tuple[int, int, int, int, int, int]] = []
         self.pitch: dict[str, int] = {}
@@ -194,10 +198,10 @@ class StagingPlan:
         batch = batch if cfg.batched else 1  # a grid_l problem's L splits the work, not the arrays
         # C addressed in place by the tier's own stores (atomic adds, transposed stores): never staged
         c_in_place = cfg.epilogue == "atomic" or getattr(cfg, "c_transposed", False)
-        self.reasons = [r for r in staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc)
+        self.reasons = [r for r in staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols)
                         if not (c_in_place and r.startswith("C:"))]
         self._buffers: list[Any] = []
-        for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc):
+        for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols):
             if op.tma_ok or (op.name == "C" and c_in_place):  # the program's stores address C itself
                 self.pitch[op.name], self.ptr[op.name] = op.pitch, op.ptr
                 continue
@@ -328,7 +332,7 @@ def encode_tensor_map(ptr: int, dtype: str, dims: tuple[int, ...], row_bytes: tu
 
 
 def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
-                batch: int = 1, pitch: dict[str, int] | None = None) -> tuple[bytes, bytes, bytes]:
+                batch: int = 1, pitch: dict[str, int] | None = None, c_cols: int = 0) -> tuple[bytes, bytes, bytes]:
     """A ``[tile_k K, tile_m M]`` boxes (``[64 M, tile_k K]`` when A is stored ``[K, M]``), B
     ``[tile_k K, tile_n/cluster N]`` (K-major) or ``[64 N, tile_k K]`` (N-major), C ``[64 N, 64 M]``
     (TMA epilogue; zeros for the direct one); a K-major box swizzled by its K row
@@ -355,7 +359,8 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
     else:  # A stored [K, M]: 64 M x tile_k K boxes
         tma_a = tmap(a_ptr, cfg.dtype, (m, k), (m * es,), (64, cfg.tile_k), "A")
     tma_b = b_tensor_map(cfg, b_ptr, n, k, 1 if getattr(cfg, "b_shared", False) else batch, pitch, "B")
-    tma_c = tmap(c_ptr, cfg.out_dtype, (n, m), (n * 2,), (64, 64), "C") if cfg.epilogue == "tma" else bytes(128)
+    nc = c_cols or n  # C's columns (a program-grid kernel's C may be wider than B)
+    tma_c = tmap(c_ptr, cfg.out_dtype, (nc, m), (nc * 2,), (64, 64), "C") if cfg.epilogue == "tma" else bytes(128)
     return tma_a, tma_b, tma_c
 
 
@@ -425,7 +430,7 @@ class GemmKernel:
     def prepare(self, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int, sms: int,
                 workspace: Any = None, extra: list[bytes] = (), batch: int = 1,
                 more_b: tuple[int, ...] = (), grid: tuple[int, int, int] | None = None,
-                sched_l: int | None = None, ldc: int = 0) -> PreparedGemm:
+                sched_l: int | None = None, ldc: int = 0, c_cols: int = 0) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
         configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
@@ -433,16 +438,19 @@ class GemmKernel:
         scheduler walks (its extents are the kernel's last three parameters); ``sched_l``: the L the
         scheduler walks when it is not ``batch`` (a batched ``grid_l`` configuration: the launch grid's
         z, while the tensor maps hold ``batch`` matrices); ``ldc``: C's row stride in elements when C is
-        a column slice of a wider array (a ``c_ld`` configuration; 0: N)."""
+        a column slice of a wider array (a ``c_ld`` configuration; 0: N); ``c_cols``: C's columns when a
+        ``program_grid`` kernel stores its tiles at columns the program computes into a C wider than B
+        (the kernel's ``n`` parameter, the stores' column bound; 0: N)."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
-                            ldc)
+                            ldc, c_cols)
 
 
 class PreparedGemm:
     """Everything one launch needs, packed once (tensor maps, params record on the device)."""
 
     def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=(), batch=1,
-                 more_b=(), grid: tuple[int, int, int] | None = None, sched_l: int | None = None, ldc: int = 0):
+                 more_b=(), grid: tuple[int, int, int] | None = None, sched_l: int | None = None, ldc: int = 0,
+                 c_cols: int = 0):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -450,11 +458,15 @@ class PreparedGemm:
         check_problem(m, n, k, cfg)
         if len(more_b) != cfg.b_operands - 1:
             raise GemmConfigError(f"{cfg.name} reads {cfg.b_operands} B operands; got {1 + len(more_b)}")
-        if ldc and ldc != n and not cfg.c_ld:
-            raise GemmConfigError(f"{cfg.name} stores C rows N = {n} elements apart; got a C row stride of {ldc} "
+        if c_cols and c_cols != n and not cfg.program_grid:
+            raise GemmConfigError(f"{cfg.name} stores C at the scheduler's tiles of N = {n} columns; got C of {c_cols} "
+                                  "(only a program-grid kernel computes its own C tiles)")
+        nc = c_cols or n
+        if ldc and ldc != nc and not cfg.c_ld:
+            raise GemmConfigError(f"{cfg.name} stores C rows N = {nc} elements apart; got a C row stride of {ldc} "
                                   "(a column slice of a wider array needs a c_ld configuration)")
-        if ldc and ldc < n:
-            raise GemmConfigError(f"C's row stride {ldc} is below its N = {n} columns")
+        if ldc and ldc < nc:
+            raise GemmConfigError(f"C's row stride {ldc} is below its {nc} columns")
         kernel.opt_in()
         self.kernel = kernel
         mac = kernel.max_active_clusters() if cfg.cluster_m > 1 else 0
@@ -480,15 +492,15 @@ class PreparedGemm:
                 workspace_ptr = ws if isinstance(ws, int) else getattr(ws, "ptr", None) or ws.data_ptr()
                 self.zero_bytes = (workspace_ptr + red, bar)
         record = pack_device_params(p, workspace_ptr, red, bar)  # passed by value (grid-constant)
-        self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, tuple(more_b), ldc)
+        self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, tuple(more_b), ldc, c_cols)
         tma_a, tma_b, tma_c = tensor_maps(cfg, st.ptr["A"], st.ptr["B"], st.ptr["C"], m, n, k,
-                                          batch if cfg.batched else 1, st.pitch)
+                                          batch if cfg.batched else 1, st.pitch, c_cols)
         tma_more_b = [b_tensor_map(cfg, st.ptr[f"B{i}"], n, k, batch if cfg.batched else 1, st.pitch, f"B{i}")
                       for i in range(1, len(more_b) + 1)]
         # the direct epilogue's N is also C's leading dimension: a padded C is N' columns wide
         # (the extra columns are scratch, never copied out)
         # (a c_ld kernel takes N and C's row stride apart: its stores stop at N, the neighbours' columns)
-        n_ld = st.pitch["C"] // ESIZE[cfg.out_dtype] if cfg.epilogue == "direct" and not cfg.c_ld else n
+        n_ld = st.pitch["C"] // ESIZE[cfg.out_dtype] if cfg.epilogue == "direct" and not cfg.c_ld else nc
         ld_arg = [struct.pack("<i", st.pitch["C"] // ESIZE[cfg.out_dtype])] if cfg.c_ld else []
         args = [tma_a, tma_b, tma_c, struct.pack("<Q", st.ptr["C"]), struct.pack("<i", m), struct.pack("<i", n_ld),
                 struct.pack("<i", k), record, *tma_more_b, *ld_arg, *extra]
