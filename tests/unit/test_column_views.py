@@ -322,3 +322,57 @@ def test_column_tiles_offset_by_a_scalar_on_the_emulator():
     np.testing.assert_allclose(out[:, 128:200], x.astype(np.float64) @ w.astype(np.float64), atol=3e-3, rtol=1e-2)
     assert (out[:, 200:256] == 0).all()
     assert np.isnan(out[:, :128]).all() and np.isnan(out[:, 256:]).all()
+
+
+# ----------------------------------------------------------------------------------------------- the tier's linear forms
+
+
+def _expr_strategy():
+    leaf = st.one_of(st.tuples(st.just("arg"), st.integers(0, 2)), st.tuples(st.just("const"), st.integers(-50, 50)))
+    return st.recursive(leaf, lambda sub: st.one_of(
+        st.tuples(st.sampled_from(["add", "sub"]), sub, sub),
+        st.tuples(st.just("mul"), sub, st.integers(-4, 4))), max_leaves=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_expr_strategy(), st.lists(st.integers(-1000, 1000), min_size=3, max_size=3))
+def test_host_linear_forms_evaluate_like_the_expression(expr, values):
+    """Sums, differences and constant multiples of the kernel's scalar parameters and constants (as the
+    IR spells ``col0 + B.shape[1]``): the recorded linear form, evaluated by the launcher at the
+    scalars' values, is the expression's value."""
+    from types import SimpleNamespace
+
+    from xdsl.builder import ImplicitBuilder
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IntegerAttr, i32
+    from xdsl.ir import Block
+
+    from tileorch.transforms.tileas.operand_views import host_linear
+
+    block = Block(arg_types=[i32] * 3)
+
+    def build(e):
+        if e[0] == "arg":
+            return block.args[e[1]]
+        if e[0] == "const":
+            return arith.ConstantOp(IntegerAttr(e[1], i32)).result
+        if e[0] == "mul":
+            return arith.MuliOp(build(e[1]), arith.ConstantOp(IntegerAttr(e[2], i32)).result).result
+        return (arith.AddiOp if e[0] == "add" else arith.SubiOp)(build(e[1]), build(e[2])).result
+
+    def value(e):
+        if e[0] == "arg":
+            return values[e[1]]
+        if e[0] == "const":
+            return e[1]
+        if e[0] == "mul":
+            return value(e[1]) * e[2]
+        return value(e[1]) + value(e[2]) if e[0] == "add" else value(e[1]) - value(e[2])
+
+    with ImplicitBuilder(block):
+        v = build(expr)
+    kernel = SimpleNamespace(body=SimpleNamespace(blocks=SimpleNamespace(first=block)))
+    form = host_linear(kernel, v)
+    assert form is not None
+    args = [ScalarArg(i, f"s{i}", "int32", x) for i, x in enumerate(values)]
+    assert linear_value(form, args, [(i, "scalar") for i in range(3)])[0] == value(expr)

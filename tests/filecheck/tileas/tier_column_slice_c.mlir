@@ -1,11 +1,13 @@
-// RUN: sed -e "s/ROWS_EXTENT/%m/" %s | tileorch-opt -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
-// RUN: sed -e "s/ROWS_EXTENT/%n/" %s | tileorch-opt -p tileas-tier,convert-nv-tileas-to-cutlass --verify-diagnostics
+// RUN: sed -e "s/ROWS_EXTENT/%m/;s/START/%col0/g" %s | tileorch-opt -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
+// RUN: sed -e "s/ROWS_EXTENT/%n/;s/START/%col0/g;s/WHY/a slice along rows (axis 0) or a view of another shape/" %s | tileorch-opt -p tileas-tier,convert-nv-tileas-to-cutlass --verify-diagnostics
+// RUN: sed -e "s/ROWS_EXTENT/%m/;s/START/%%pn/g;s/WHY/a column slice whose start or width is computed from values the launcher does not know/" %s | tileorch-opt -p tileas-tier,convert-nv-tileas-to-cutlass --verify-diagnostics
 // C stored into a column slice of a wider array (Out.slice(axis=1, start=%col0, stop=%col0 + %n)): its
 // base pointer is Out's offset by %col0 elements, its rows Out's own (extent %m, row stride %ldo), its
 // width %col0 + %n - %col0 (a cuTile entry's parameters: Out's pointer, extents, strides in a row).  The GEMM tier records the slice (c_view: start = entry parameter 9, width =
 // entry parameter 4) and builds the kernel that stores rows ldc apart (c_ld: the builder's ldc parameter
 // after params; the fragment store's leading dimension).  A view whose rows are not Out's own (a slice
-// along axis 0, here its extent swapped for another parameter) stays refused at the store.
+// along axis 0, here its extent swapped for another parameter) stays refused at the store, and so does a
+// slice starting at a column computed from the program id (the launcher cannot evaluate it).
 // CHECK: func.func @gemm_f16_f32_bn_128x128x64{{.*}}_ld(%tmap_a{{.*}}, %params{{.*}}, %ldc: i32)
 // CHECK-SAME: tileorch.gemm_config = {{{.*}}c_ld = true{{.*}}c_view = {arg = 2 : i64, extent = {{\[\["const", 0 : i64\], \["arg", 7 : i64, 1 : i64\]\]}}, start = {{\[\["const", 0 : i64\], \["arg", 9 : i64, 1 : i64\]\]}}}
 // CHECK: atom.store_fragment {{.*}}, %m, %n, %ldc
@@ -32,14 +34,14 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
       %y = nv_tileaa.dot %ta, %tb, %x : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
       scf.yield %y : tensor<128x128xf32>
     }
-    %stop = nv_tileaa.addi %col0, %n : i32
-    %first = nv_tileaa.muli %col0, %c1 : i32
+    %stop = nv_tileaa.addi START, %n : i32
+    %first = nv_tileaa.muli START, %c1 : i32
     %first64 = arith.extsi %first : i32 to i64
     %base = nv_tileaa.offset %c, %first64 : !nv_tileaa.ptr<f32>, i64 -> !nv_tileaa.ptr<f32>
-    %width = nv_tileaa.subi %stop, %col0 : i32
+    %width = nv_tileaa.subi %stop, START : i32
     %mc = nv_tileaa.make_memref %base[ROWS_EXTENT, %width] [%ldo] : !nv_tileaa.ptr<f32> [i32, i32] [i32] -> !o
     %vc = nv_tileaa.block_tile %mc : !o -> !vc
-    // expected-error@+1 {{C's view: it is a slice along rows (axis 0) or a view of another shape}}
+    // expected-error@+1 {{C's view: it is WHY}}
     %t2 = nv_tileaa.tiled_store %acc, %vc[%pm, %pn] : tensor<128x128xf32>, !vc [i32, i32]
     nv_tileaa.return
   }

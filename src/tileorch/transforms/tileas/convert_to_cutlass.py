@@ -988,6 +988,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         why = slice_why if c_view is None else None
         if why is None and c_view is None:
             why = argument_view_mismatch(kernel, st.view)
+        if slice_why is not None:
+            fail(st, f"C's view: {slice_why} (not supported yet by the WGMMA lowering)")
         if why is not None:
             fail(st, f"C's view: {why}; the WGMMA kernel stores C through the whole argument (not supported yet)")
     c_transposed = c_swapped or c_view_swapped

@@ -180,7 +180,7 @@ def column_slice(kernel: Operation, view: SSAValue) -> tuple[dict | None, str | 
         return None, "it is a slice of an array that is not 2-D with a unit last stride"
     if entry_arg(shape[0]) != p + 1 or entry_arg(strides[0]) != p + 3:
         return None, ("it is a slice along rows (axis 0) or a view of another shape: the WGMMA kernel stores C "
-                      "through the argument's own rows; a column slice (axis 1) is taken")
+                      "through the argument's own rows (a column slice, axis 1, is taken)")
     start, extent = host_linear(kernel, amount), host_linear(kernel, shape[1])
     if start is None or extent is None:
         return None, ("it is a column slice whose start or width is computed from values the launcher does not "
