@@ -160,3 +160,14 @@ def test_column_tiles_offset_by_a_scalar(m, n, k, width, j):
     assert (out[:, first + n:tiles_end] == 0).all()
     _beside(out, first, tiles_end - first)
     assert _unwritten(buf[-TAIL:]).all()
+
+
+def test_callers_column_slice_empty_k():
+    """K = 0: the slice is zeroed (a 2-D memset of its own columns), the neighbours stay NaN."""
+    m, n, width, off = 200, 72, 264, 96
+    x, w = torch.empty((m, 0), device="cuda", dtype=torch.float16), torch.empty((0, n), device="cuda",
+                                                                                dtype=torch.float16)
+    y, _ = _filled((m, width), "float32")
+    _launch(mm_plain, _grid(m, n), (x, w, y[:, off:off + n], TM, TN, TK))
+    assert (y[:, off:off + n] == 0).all()
+    _beside(y, off, n)

@@ -376,3 +376,58 @@ def test_host_linear_forms_evaluate_like_the_expression(expr, values):
     assert form is not None
     args = [ScalarArg(i, f"s{i}", "int32", x) for i, x in enumerate(values)]
     assert linear_value(form, args, [(i, "scalar") for i in range(3)])[0] == value(expr)
+
+
+# ----------------------------------------------------------------------------------------------- the launch decision
+
+
+class _FakePrepared:
+    def __init__(self, seen):
+        self.staging = type("S", (), {"warn": staticmethod(lambda *a, **k: None)})()
+        self.seen = seen
+
+    def launcher(self):
+        return lambda stream: self.seen.append(("launched", stream))
+
+
+class _FakeImage:
+    def __init__(self, cfg, seen):
+        self.cfg, self.seen = cfg, seen
+
+    def prepare(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, **kw):
+        self.seen.append(("prepare", c_ptr, m, n, k, kw.get("ldc"), kw.get("c_cols")))
+        return _FakePrepared(self.seen)
+
+
+@needs_cutile
+@pytest.mark.parametrize("width, off", [(264, 96), (72, 0)])
+def test_a_callers_slice_compiles_the_c_ld_kernel_and_passes_ldc(monkeypatch, width, off):
+    """``mm_plain`` with C = ``Y[:, off:off + 72]`` of ``Y [200, width]``: the launcher compiles the program
+    again with ``c_ld=1`` and binds the problem with ``ldc = width`` at the slice's pointer; a C that is
+    the whole array keeps the compiled kernel (no ldc)."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.column_view_programs import KERNELS, SPECS
+
+    spec = SPECS["mm_plain"][0]
+    prog = _program("mm_plain")
+    base = 3 << 32
+    args = _described("mm_plain", spec, {0: 1 << 32, 1: 2 << 32, 2: base})
+    args = [dataclasses.replace(a, strides=(width, 1), ptr=base + off * 4) if a.position == 2 else a for a in args]
+    seen, asked = [], []
+
+    def fake_compiled(kernel, arguments, arch, schedule, config=""):
+        asked.append(config)
+        cfg = dataclasses.replace(prog.gemm_config, c_ld="c_ld=1" in config)
+        return rc._Compiled(dataclasses.replace(prog, gemm_config=cfg), image=_FakeImage(cfg, seen))
+
+    monkeypatch.setattr(rc, "compiled", fake_compiled)
+    monkeypatch.setattr(rc, "_prepared", type(rc._prepared)())
+    entry = rc._Compiled(prog, image=_FakeImage(prog.gemm_config, seen))
+    dev = type("D", (), {"sm_count": 132})()
+    rc._launch_gemm(entry, KERNELS["mm_plain"], args, "sm_90a", "persistent", 7, dev, False, "program")
+    if width != 72:
+        assert asked == ["c_ld=1"]
+        assert seen[0] == ("prepare", base + off * 4, 200, 72, 136, width, 0)
+    else:
+        assert asked == [] and seen[0] == ("prepare", base, 200, 72, 136, 0, 0)
+    assert seen[-1] == ("launched", 7)
