@@ -163,11 +163,13 @@ def test_column_tiles_offset_by_a_scalar(m, n, k, width, j):
 
 
 def test_callers_column_slice_empty_k():
-    """K = 0: the slice is zeroed (a 2-D memset of its own columns), the neighbours stay NaN."""
+    """K = 0: the slice is zeroed (on the GEMM path a 2-D memset of its own columns; whichever path the
+    empty operands' strides lead to), the neighbours stay NaN."""
     m, n, width, off = 200, 72, 264, 96
     x, w = torch.empty((m, 0), device="cuda", dtype=torch.float16), torch.empty((0, n), device="cuda",
                                                                                 dtype=torch.float16)
     y, _ = _filled((m, width), "float32")
-    _launch(mm_plain, _grid(m, n), (x, w, y[:, off:off + n], TM, TN, TK))
+    tileorch.cutile.launch(torch.cuda.current_stream(), _grid(m, n), mm_plain, (x, w, y[:, off:off + n], TM, TN, TK),
+                           sync=True)
     assert (y[:, off:off + n] == 0).all()
     _beside(y, off, n)
