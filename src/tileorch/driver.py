@@ -499,7 +499,11 @@ class CutileProgram:
     """``kind == "gemm"``: ``{"a" | "b": leading indices}`` for an operand the kernel reads as one matrix
     of its argument at indices the host computes at launch (``["arg", entry parameter]`` or
     ``["const", value]`` each: :mod:`tileorch.transforms.tileas.operand_views`), applied by the
-    launcher (:mod:`tileorch.launchers.operand_views`)."""
+    launcher (:mod:`tileorch.launchers.operand_views`); ``b1``, ``b2``...: the Bs of the later dots sharing A."""
+    c_view: dict | None = None
+    """``kind == "gemm"``: C is a column slice of a wider array (``{"start", "extent", "arg"}``: host
+    linear forms of the slice's first column and width, :func:`tileorch.transforms.tileas.operand_views.column_slice`),
+    which the launcher addresses (:func:`tileorch.launchers.operand_views.column_slice_view`)."""
     smem: int = 0
     """``kind == "simt"``: bytes of dynamic shared memory the launch gives the kernel (its scratch,
     when more than the 48 KiB of static shared memory)."""
@@ -621,6 +625,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
                          bool(record.get("retile_safe", True)), remarks, chained, smem=smem,
                          single_tile=record.get("single_tile"), operand_views=record.get("views"),
+                         c_view=record.get("c_view"),
                          warp_programs=warp_programs,
                          cluster_split=cluster_split, programs_per_warp=programs_per_warp)
 

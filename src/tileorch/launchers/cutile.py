@@ -818,6 +818,11 @@ def more_b_operands(program: Any, arguments: list[Argument], b: ArrayArg, batch:
             raise RuntimeError(f"compile_program reported GEMM operand B{i} at entry parameter {index}, which is not "
                                f"an array's base pointer (entry parameters: {flat})")
         x = by_pos[flat[index][0]]
+        lead = (getattr(program, "operand_views", None) or {}).get(f"b{i}")
+        if lead:  # this dot's B is one matrix of its argument (W3[e] beside W1[e])
+            from tileorch.launchers.operand_views import operand_view
+
+            x = operand_view(x, f"B{i}", lead, arguments, flat)
         if getattr(program.gemm_config, "batched", False):
             if x.ndim != 3 or x.shape[0] != batch or (batch > 1 and x.strides[0] != x.shape[1] * x.shape[2]):
                 raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs {batch} contiguous "
@@ -842,9 +847,11 @@ def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, Arr
     return gemm_problem_batched(program, arguments)[:6]  # type: ignore[return-value]
 
 
-def gemm_problem_batched(program: Any, arguments: list[Argument]):
+def gemm_problem_batched(program: Any, arguments: list[Argument], given: list[Argument] | None = None):
     """(A, B, C, M, N, K, L): :func:`gemm_problem`, and for a batched configuration 3-D arrays
-    ``[L, rows, cols]``, each matrix row-major and the matrices contiguous."""
+    ``[L, rows, cols]``, each matrix row-major and the matrices contiguous; ``given``: the arguments
+    as the caller passed them when ``arguments`` are as the kernel reads them (:func:`stored_arguments`:
+    C's column slice evaluates array extents as the kernel's parameters carry them)."""
     a, b, c = gemm_operands(program, arguments)
     views = getattr(program, "operand_views", None)
     if views:  # A or B one matrix of its argument at indices the launch's scalars give (W[e]): that matrix, 2-D
@@ -852,6 +859,11 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
 
         viewed = apply_views(views, {"a": a, "b": b}, arguments, flat_parameters(arguments))
         a, b = viewed["a"], viewed["b"]
+    c_view = getattr(program, "c_view", None)
+    if c_view:  # C a column slice of a wider array (Out.slice(axis=1, ...)): that slice, the array's row stride
+        from tileorch.launchers.operand_views import column_slice_view
+
+        c = column_slice_view(c, c_view, arguments, flat_parameters(arguments), given)
     cfg = program.gemm_config
     batched = bool(getattr(cfg, "batched", False))
     rank = 3 if batched else 2
@@ -912,13 +924,18 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
         raise LayoutNotSupported(f"the program reads only K elements 0 .. {k_used - 1} (its K loop has constant "
                                  f"bounds from tile 0) and K = {k}")
     c_transposed = getattr(cfg, "c_transposed", False)  # the program stores acc^T: C is given [N, M]
-    if k2 != k or c.shape != ((n, m) if c_transposed else (m, n)):
+    # a program-grid kernel stores C at the tile coordinates the program computes (Out[:, (bn + j) * tn]): its
+    # columns are C's own, any number (the launcher passes them as the kernel's column bound)
+    wide_c = bool(getattr(cfg, "program_grid", False)) and not c_transposed and not batched
+    if k2 != k or (c.shape != ((n, m) if c_transposed else (m, n)) and not (wide_c and c.shape[0] == m)):
         raise ValueError(f"GEMM shapes do not agree: A {a.shape}{' (read as A^T)' if a_major == 'm' else ''}, "
                          f"B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, C {c.shape}"
                          f"{' (stored as C^T)' if c_transposed else ''}")
     for x in (a, c) + ((b,) if cfg.b_major == "k" or batched else ()):
         if x is a and getattr(cfg, "transpose_a", False):
             continue  # the launcher copies A (any layout torch can transpose)
+        if x is c and _c_slice_ok(cfg) and _row_strided(x):
+            continue  # a column slice of a wider array: stored ldc apart (GemmConfig.c_ld, asked for at launch)
         if not _row_major(x):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
                                      f"array, got strides {x.strides} for shape {x.shape}")
@@ -983,6 +1000,24 @@ def _matrix(x: ArrayArg) -> ArrayArg:
 
 class LayoutNotSupported(ValueError):
     """The operands' layout is not one the WGMMA GEMM takes: the program runs on the SIMT path."""
+
+
+def _row_strided(x: ArrayArg) -> bool:
+    """Rows of unit-stride columns whose row stride may exceed the columns (a column slice
+    ``Y[:, off:off + N]`` of a wider array)."""
+    rows, cols = x.shape
+    return (x.strides[1] == 1 or cols == 1) and (x.strides[0] >= cols or rows == 1)
+
+
+def c_row_stride(x: ArrayArg) -> int:
+    """C's row stride in elements as the GEMM stores it: the array's, or its columns for one row."""
+    return x.strides[0] if x.shape[0] > 1 else x.shape[1]
+
+
+def _c_slice_ok(cfg: Any) -> bool:
+    """Whether this configuration's C may be a column slice of a wider array (``GemmConfig.c_ld``: a
+    2-D C stored as it is by the TMA or direct epilogue)."""
+    return not (getattr(cfg, "batched", False) or getattr(cfg, "c_transposed", False) or cfg.epilogue == "atomic")
 
 
 def _row_major(x: ArrayArg) -> bool:
@@ -1059,7 +1094,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
 
     program = entry.program
     # the operands as the kernel reads them: a column-major array as its row-major transpose
-    a, b, c, m, n, k, batch = gemm_problem_batched(program, stored_arguments(arguments))
+    a, b, c, m, n, k, batch = gemm_problem_batched(program, stored_arguments(arguments), arguments)
     more_b = more_b_operands(program, stored_arguments(arguments), b, batch)  # dots sharing A: the other Bs
     given = {x.position: x for x in arguments}
     major = program.gemm_config.b_major if program.gemm_config.b_major == "k" else b_major(b)
@@ -1071,10 +1106,20 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major B")
     if m == 0 or n == 0 or batch == 0:
         return
+    # C's columns: N, or C's own when a program-grid kernel stores at columns the program computes
+    c_cols = c.shape[1] if getattr(program.gemm_config, "program_grid", False) and batch == 1 else n
+    ldc = c_row_stride(c) if batch == 1 else n  # C a column slice of a wider array: its rows ldc apart
     if k == 0 and not program.epilogue_ops and batch == 1 and not getattr(program.gemm_config, "grid_l", False):  # an empty K loop stores zeros
-        check(api().cuMemsetD8Async(c.ptr, 0, m * n * c.itemsize, api().CUstream(stream)), "cuMemsetD8Async(C)")
+        if ldc != n:  # only the slice's own columns
+            check(api().cuMemsetD2D8Async(c.ptr, ldc * c.itemsize, 0, n * c.itemsize, m, api().CUstream(stream)),
+                  "cuMemsetD2D8Async(C)")
+        else:
+            check(api().cuMemsetD8Async(c.ptr, 0, m * n * c.itemsize, api().CUstream(stream)), "cuMemsetD8Async(C)")
         return
     cfg = program.gemm_config
+    # a column slice of a wider C needs the kernel that stores rows ldc apart (c_ld): asked for as an override
+    c_ld = ldc != c_cols or bool(getattr(cfg, "c_ld", False))
+    ld_config = "c_ld=1" if c_ld and not getattr(cfg, "c_ld", False) else ""
     sched_l = None
     if getattr(cfg, "grid_l", False) and getattr(cfg, "batched", False):
         sched_l = grid_l  # the program's batch indices from program id 2: the grid's z walked, the maps hold batch
@@ -1097,7 +1142,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                      a_major=getattr(cfg, "a_major", "k"),
                                      transpose_b=getattr(cfg, "transpose_b", False),
                                      transpose_a=getattr(cfg, "transpose_a", False),
-                                     b_dtype=getattr(cfg, "b_dtype", "")).check()
+                                     b_dtype=getattr(cfg, "b_dtype", ""), c_ld=c_ld).check()
         if major == program.gemm_config.b_major:
             # the program itself, retiled through the tier
             entry = compiled(kernel, arguments, arch, chosen.schedule, override_string(chosen))
@@ -1107,8 +1152,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     elif (schedule == "auto" and not getattr(cfg, "grid_l", False) and cfg.epilogue != "atomic"
           and not getattr(cfg, "program_grid", False)):  # a program grid runs its tiles whole: no Stream-K
         chosen_schedule = choose_schedule(m, n, k, cfg, dev.sm_count)
-        if chosen_schedule != cfg.schedule:
-            entry = compiled(kernel, arguments, arch, chosen_schedule)
+        if chosen_schedule != cfg.schedule or ld_config:
+            entry = compiled(kernel, arguments, arch, chosen_schedule, ld_config)
+    elif ld_config:
+        entry = compiled(kernel, arguments, arch, cfg.schedule, ld_config)
     if entry is not None:
         cfg = entry.program.gemm_config
         if entry.image is None:
@@ -1131,11 +1178,17 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                                       "(one extra pass over A)"]))
     more_ptrs = tuple(x.ptr for x in more_b)
     program_grid = tuple(grid) if getattr(gk.cfg, "program_grid", False) else None
-    key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra), more_ptrs, program_grid, sched_l)
+    if ldc != c_cols and not getattr(gk.cfg, "c_ld", False):  # (tileorch.gemm's own tile program: no c_ld kernel)
+        raise LayoutNotSupported(f"{_where(c.name, c.position)}: C is a column slice of a wider array (row stride "
+                                 f"{ldc}, {n} columns) and this GEMM kernel stores rows N apart")
+    key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra), more_ptrs, program_grid, sched_l,
+           ldc, c_cols)
     prepared = _prepared.get(key)
     if prepared is None:
         prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
-                                               more_b=more_ptrs, grid=program_grid, sched_l=sched_l)
+                                               more_b=more_ptrs, grid=program_grid, sched_l=sched_l,
+                                               ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
+                                               c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)

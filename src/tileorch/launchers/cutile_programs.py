@@ -40,6 +40,7 @@ class CachedProgram:
     smem: int = 0
     single_tile: dict | None = None
     operand_views: dict | None = None
+    c_view: dict | None = None
     warp_programs: int = 0
     cluster_split: int = 0
     programs_per_warp: int = 1
@@ -54,7 +55,7 @@ def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas:
 
 
 _RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained",
-                  "smem", "single_tile", "operand_views", "warp_programs", "cluster_split", "programs_per_warp")
+                  "smem", "single_tile", "operand_views", "c_view", "warp_programs", "cluster_split", "programs_per_warp")
 
 
 def _read_cached(key: str) -> CachedProgram | None:
@@ -94,6 +95,7 @@ def _write_cached(key: str, program: Any) -> None:
               "chained": getattr(program, "chained", None), "smem": int(getattr(program, "smem", 0) or 0),
               "single_tile": getattr(program, "single_tile", None),
               "operand_views": getattr(program, "operand_views", None),
+              "c_view": getattr(program, "c_view", None),
               "warp_programs": int(getattr(program, "warp_programs", 0) or 0),
               "cluster_split": int(getattr(program, "cluster_split", 0) or 0),
               "programs_per_warp": int(getattr(program, "programs_per_warp", 1) or 1)}

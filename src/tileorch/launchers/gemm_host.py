@@ -119,17 +119,26 @@ ESIZE = {"f16": 2, "bf16": 2, "f32": 4, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1
 @dataclass(frozen=True)
 class OperandRows:
     """One operand as TMA reads it: ``rows`` rows (all matrices of a batch) of ``width`` bytes
-    at ``ptr``, row-major and contiguous (the launcher checked), so its pitch is ``width``."""
+    at ``ptr``, row-major and contiguous (the launcher checked), so its pitch is ``width``, unless
+    ``stride`` gives another (a C that is a column slice of a wider array)."""
 
     name: str
     ptr: int
     rows: int
     width: int
+    stride: int = 0
+    """The row stride in bytes when it is not ``width`` (C a column slice of a wider array:
+    ``GemmConfig.c_ld``); 0: ``width``."""
+
+    @property
+    def pitch(self) -> int:
+        """The bytes from one row to the next in the array itself."""
+        return self.stride or self.width
 
     @property
     def tma_ok(self) -> bool:
         """TMA needs a 16-byte aligned base and a row stride that is a multiple of 16 bytes."""
-        return self.ptr % 16 == 0 and self.width % 16 == 0
+        return self.ptr % 16 == 0 and self.pitch % 16 == 0
 
     @property
     def padded_pitch(self) -> int:
@@ -137,10 +146,14 @@ class OperandRows:
 
 
 def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
-                 batch: int = 1, more_b: tuple[int, ...] = ()) -> tuple[OperandRows, ...]:
+                 batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0,
+                 c_cols: int = 0) -> tuple[OperandRows, ...]:
     """A, B, C as row sets: A ``[M, K]`` (``[K, M]`` M-major), B ``[N, K]`` (K-major) or ``[K, N]``,
     C ``[M, N]``, then the other B operands (``more_b``: ``B1``, ``B2``, ... laid out as B) of a
-    configuration with ``b_operands > 1``; a batched problem stacks its L matrices' rows."""
+    configuration with ``b_operands > 1``; a batched problem stacks its L matrices' rows; ``ldc``: C's
+    row stride in elements when C is a column slice of a wider array (``cfg.c_ld``), 0 for N; ``c_cols``:
+    C's columns when they are not N (a program-grid kernel storing its tiles at columns it computes,
+    into an output wider than B), 0 for N."""
     es, eo = ESIZE[cfg.dtype], ESIZE[cfg.out_dtype]
 
     nb = 1 if getattr(cfg, "b_shared", False) else batch  # one B for every batch
@@ -151,17 +164,19 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
     ea = ESIZE[getattr(cfg, "a_raw", "") or cfg.dtype]  # a computed A: its raw array
     a = OperandRows("A", a_ptr, m * batch, k * ea) if cfg.a_major == "k" else OperandRows("A", a_ptr, k * batch, m * ea)
     more = tuple(b_rows(f"B{i}", ptr) for i, ptr in enumerate(more_b, start=1))
-    return (a, b_rows("B", b_ptr), OperandRows("C", c_ptr, m * batch, n * eo), *more)
+    nc = c_cols or n
+    c = OperandRows("C", c_ptr, m * batch, nc * eo, ldc * eo if ldc and ldc != nc else 0)
+    return (a, b_rows("B", b_ptr), c, *more)
 
 
 def staging_reasons(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
-                    batch: int = 1, more_b: tuple[int, ...] = ()) -> list[str]:
+                    batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0, c_cols: int = 0) -> list[str]:
     """Why operands of this problem go through padded copies (empty: TMA reads them in place)."""
     out = []
-    for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b):
+    for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols):
         if op.tma_ok:
             continue
-        why = (f"row stride {op.width} bytes is not a multiple of 16" if op.width % 16
+        why = (f"row stride {op.pitch} bytes is not a multiple of 16" if op.pitch % 16
                else f"base address 0x{op.ptr:x} is not 16-byte aligned")
         how = ("written to a padded buffer and copied out" if op.name == "C" else "TMA reads a padded copy")
         out.append(f"{op.name}: {why}; {how} (one extra pass over {op.name})")
@@ -174,7 +189,8 @@ class StagingPlan:
     (``cuMemcpy2DAsync``, pitch rounded up to 16 bytes) before the kernel, C is written padded
     and copied out after it.  ``reasons`` says what was staged (the launcher reports it)."""
 
-    def __init__(self, cfg: GemmConfig, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b: tuple[int, ...] = ()):
+    def __init__(self, cfg: GemmConfig, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b: tuple[int, ...] = (),
+                 ldc: int = 0, c_cols: int = 0):
         self.copies_in: list[tuple[int, int, int, int, int, int]] = []  # src, src pitch, dst, dst pitch, width, rows
         self.copies_out: list[tuple[int, int, int, int, int, int]] = []
         self.pitch: dict[str, int] = {}
@@ -182,22 +198,22 @@ class StagingPlan:
         batch = batch if cfg.batched else 1  # a grid_l problem's L splits the work, not the arrays
         # C addressed in place by the tier's own stores (atomic adds, transposed stores): never staged
         c_in_place = cfg.epilogue == "atomic" or getattr(cfg, "c_transposed", False)
-        self.reasons = [r for r in staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b)
+        self.reasons = [r for r in staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols)
                         if not (c_in_place and r.startswith("C:"))]
         self._buffers: list[Any] = []
-        for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b):
+        for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols):
             if op.tma_ok or (op.name == "C" and c_in_place):  # the program's stores address C itself
-                self.pitch[op.name], self.ptr[op.name] = op.width, op.ptr
+                self.pitch[op.name], self.ptr[op.name] = op.pitch, op.ptr
                 continue
             from tileorch.runtime.buffers import DeviceBuffer
 
             buf = DeviceBuffer(op.padded_pitch * op.rows)
             self._buffers.append(buf)
             self.pitch[op.name], self.ptr[op.name] = op.padded_pitch, buf.ptr
-            if op.name == "C":
-                self.copies_out.append((buf.ptr, op.padded_pitch, op.ptr, op.width, op.width, op.rows))
+            if op.name == "C":  # (only C's own columns copied out: a slice's neighbours stay as they are)
+                self.copies_out.append((buf.ptr, op.padded_pitch, op.ptr, op.pitch, op.width, op.rows))
             else:
-                self.copies_in.append((op.ptr, op.width, buf.ptr, op.padded_pitch, op.width, op.rows))
+                self.copies_in.append((op.ptr, op.pitch, buf.ptr, op.padded_pitch, op.width, op.rows))
 
     def warn(self, label: str, extra: list[str] = (), stacklevel: int = 3) -> None:
         """One ``PerformanceWarning`` naming ``label`` and every staged operand (and ``extra``
@@ -316,7 +332,7 @@ def encode_tensor_map(ptr: int, dtype: str, dims: tuple[int, ...], row_bytes: tu
 
 
 def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
-                batch: int = 1, pitch: dict[str, int] | None = None) -> tuple[bytes, bytes, bytes]:
+                batch: int = 1, pitch: dict[str, int] | None = None, c_cols: int = 0) -> tuple[bytes, bytes, bytes]:
     """A ``[tile_k K, tile_m M]`` boxes (``[64 M, tile_k K]`` when A is stored ``[K, M]``), B
     ``[tile_k K, tile_n/cluster N]`` (K-major) or ``[64 N, tile_k K]`` (N-major), C ``[64 N, 64 M]``
     (TMA epilogue; zeros for the direct one); a K-major box swizzled by its K row
@@ -343,7 +359,8 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
     else:  # A stored [K, M]: 64 M x tile_k K boxes
         tma_a = tmap(a_ptr, cfg.dtype, (m, k), (m * es,), (64, cfg.tile_k), "A")
     tma_b = b_tensor_map(cfg, b_ptr, n, k, 1 if getattr(cfg, "b_shared", False) else batch, pitch, "B")
-    tma_c = tmap(c_ptr, cfg.out_dtype, (n, m), (n * 2,), (64, 64), "C") if cfg.epilogue == "tma" else bytes(128)
+    nc = c_cols or n  # C's columns (a program-grid kernel's C may be wider than B)
+    tma_c = tmap(c_ptr, cfg.out_dtype, (nc, m), (nc * 2,), (64, 64), "C") if cfg.epilogue == "tma" else bytes(128)
     return tma_a, tma_b, tma_c
 
 
@@ -413,22 +430,27 @@ class GemmKernel:
     def prepare(self, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int, sms: int,
                 workspace: Any = None, extra: list[bytes] = (), batch: int = 1,
                 more_b: tuple[int, ...] = (), grid: tuple[int, int, int] | None = None,
-                sched_l: int | None = None) -> PreparedGemm:
+                sched_l: int | None = None, ldc: int = 0, c_cols: int = 0) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
         configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
         as B); ``grid``: the tile program's launch grid, which a ``program_grid`` configuration's
         scheduler walks (its extents are the kernel's last three parameters); ``sched_l``: the L the
         scheduler walks when it is not ``batch`` (a batched ``grid_l`` configuration: the launch grid's
-        z, while the tensor maps hold ``batch`` matrices)."""
-        return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l)
+        z, while the tensor maps hold ``batch`` matrices); ``ldc``: C's row stride in elements when C is
+        a column slice of a wider array (a ``c_ld`` configuration; 0: N); ``c_cols``: C's columns when a
+        ``program_grid`` kernel stores its tiles at columns the program computes into a C wider than B
+        (the kernel's ``n`` parameter, the stores' column bound; 0: N)."""
+        return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
+                            ldc, c_cols)
 
 
 class PreparedGemm:
     """Everything one launch needs, packed once (tensor maps, params record on the device)."""
 
     def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=(), batch=1,
-                 more_b=(), grid: tuple[int, int, int] | None = None, sched_l: int | None = None):
+                 more_b=(), grid: tuple[int, int, int] | None = None, sched_l: int | None = None, ldc: int = 0,
+                 c_cols: int = 0):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -436,6 +458,15 @@ class PreparedGemm:
         check_problem(m, n, k, cfg)
         if len(more_b) != cfg.b_operands - 1:
             raise GemmConfigError(f"{cfg.name} reads {cfg.b_operands} B operands; got {1 + len(more_b)}")
+        if c_cols and c_cols != n and not cfg.program_grid:
+            raise GemmConfigError(f"{cfg.name} stores C at the scheduler's tiles of N = {n} columns; got C of {c_cols} "
+                                  "(only a program-grid kernel computes its own C tiles)")
+        nc = c_cols or n
+        if ldc and ldc != nc and not cfg.c_ld:
+            raise GemmConfigError(f"{cfg.name} stores C rows N = {nc} elements apart; got a C row stride of {ldc} "
+                                  "(a column slice of a wider array needs a c_ld configuration)")
+        if ldc and ldc < nc:
+            raise GemmConfigError(f"C's row stride {ldc} is below its {nc} columns")
         kernel.opt_in()
         self.kernel = kernel
         mac = kernel.max_active_clusters() if cfg.cluster_m > 1 else 0
@@ -461,16 +492,18 @@ class PreparedGemm:
                 workspace_ptr = ws if isinstance(ws, int) else getattr(ws, "ptr", None) or ws.data_ptr()
                 self.zero_bytes = (workspace_ptr + red, bar)
         record = pack_device_params(p, workspace_ptr, red, bar)  # passed by value (grid-constant)
-        self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, tuple(more_b))
+        self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, tuple(more_b), ldc, c_cols)
         tma_a, tma_b, tma_c = tensor_maps(cfg, st.ptr["A"], st.ptr["B"], st.ptr["C"], m, n, k,
-                                          batch if cfg.batched else 1, st.pitch)
+                                          batch if cfg.batched else 1, st.pitch, c_cols)
         tma_more_b = [b_tensor_map(cfg, st.ptr[f"B{i}"], n, k, batch if cfg.batched else 1, st.pitch, f"B{i}")
                       for i in range(1, len(more_b) + 1)]
         # the direct epilogue's N is also C's leading dimension: a padded C is N' columns wide
         # (the extra columns are scratch, never copied out)
-        n_ld = st.pitch["C"] // ESIZE[cfg.out_dtype] if cfg.epilogue == "direct" else n
+        # (a c_ld kernel takes N and C's row stride apart: its stores stop at N, the neighbours' columns)
+        n_ld = st.pitch["C"] // ESIZE[cfg.out_dtype] if cfg.epilogue == "direct" and not cfg.c_ld else nc
+        ld_arg = [struct.pack("<i", st.pitch["C"] // ESIZE[cfg.out_dtype])] if cfg.c_ld else []
         args = [tma_a, tma_b, tma_c, struct.pack("<Q", st.ptr["C"]), struct.pack("<i", m), struct.pack("<i", n_ld),
-                struct.pack("<i", k), record, *tma_more_b, *extra]
+                struct.pack("<i", k), record, *tma_more_b, *ld_arg, *extra]
         self._storage = [ctypes.create_string_buffer(a, len(a)) for a in args]
         self._pointers = (ctypes.c_void_p * len(args))(*[ctypes.addressof(s) for s in self._storage])
         # what each launch needs, looked up once (a launch is then one driver call and no

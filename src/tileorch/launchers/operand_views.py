@@ -65,12 +65,66 @@ def operand_view(x: Any, role: str, lead: list, arguments: list, flat: list[tupl
 
 def apply_views(views: dict | None, operands: dict, arguments: list, flat: list[tuple[int, str]]) -> dict:
     """``operands`` (``{"a": ArrayArg, "b": ArrayArg, ...}``) with each operand the configuration's
-    ``views`` name replaced by its matrix (:func:`operand_view`); the others as they are."""
+    ``views`` name replaced by its matrix (:func:`operand_view`); the others as they are.  Views of
+    roles ``operands`` does not hold are an internal error, except the later Bs of dots sharing A
+    (``b1``, ``b2``...: :func:`tileorch.launchers.cutile.more_b_operands` applies those)."""
     if not views:
         return operands
     out = dict(operands)
     for role, lead in views.items():
+        if role not in out and role[:1] == "b" and role[1:].isdigit():
+            continue
         if role not in out:
             raise RuntimeError(f"an operand view for {role!r}, which is not one of the GEMM's {sorted(out)}")
         out[role] = operand_view(out[role], role.upper(), lead, arguments, flat)
     return out
+
+
+def _entry_value(v: int, arguments: list, flat: list[tuple[int, str]]) -> tuple[int, str]:
+    """``(value, what)`` of entry parameter ``v``: a scalar argument, or an array argument's extent or
+    stride (``shape<i>`` / ``stride<i>`` of the array as the caller passed it)."""
+    if 0 <= v < len(flat) and flat[v][1][:5] in ("shape", "strid"):
+        pos, role = flat[v]
+        x = next(a for a in arguments if a.position == pos)
+        i = int(role[5:] if role.startswith("shape") else role[6:])
+        value = (x.shape if role.startswith("shape") else x.strides)[i]
+        return int(value), f"{_where(x)}.{'shape' if role.startswith('shape') else 'strides'}[{i}] = {value}"
+    (out,) = leading_values([["arg", v]], arguments, flat)
+    return out
+
+
+def linear_value(form: list, arguments: list, flat: list[tuple[int, str]]) -> tuple[int, str]:
+    """``(value, what)`` of a host linear form (``[["const", c], ["arg", entry parameter, coefficient],
+    ...]``: :func:`tileorch.transforms.tileas.operand_views.host_linear`) at this launch's scalars and
+    array extents (``arguments``: as the caller passed them, which the kernel's parameters are)."""
+    total, whats = 0, []
+    for term in form:
+        if term[0] == "const":
+            total += int(term[1])
+            if term[1] or len(form) == 1:
+                whats.append(str(int(term[1])))
+            continue
+        value, what = _entry_value(term[1], arguments, flat)
+        total += int(term[2]) * value
+        whats.append(what if term[2] == 1 else f"{term[2]} * ({what})")
+    return total, " + ".join(whats)
+
+
+def column_slice_view(x: Any, record: dict, arguments: list, flat: list[tuple[int, str]],
+                      given: list | None = None) -> Any:
+    """The column slice ``x[:, start:start + extent]`` of the 2-D array argument ``x`` (C, as the kernel
+    stores it) that the program stores into (``record``: the configuration's ``c_view``): same dtype and
+    row stride, ``extent`` columns, the pointer offset by ``start`` columns.  A slice outside ``x`` (a
+    negative start or width, or past its last column) is an :class:`IndexError` naming the argument and
+    the scalars (the program would write memory outside the array); ``given``: the arguments as the
+    caller passed them (a column-major array's extents as the kernel's parameters carry them), when
+    ``arguments`` are as the kernel reads them."""
+    start, start_what = linear_value(record["start"], given or arguments, flat)
+    extent, extent_what = linear_value(record["extent"], given or arguments, flat)
+    if x.ndim != 2:
+        raise ValueError(f"{_where(x)}: the program stores C into a column slice of a 2-D array; got shape {x.shape}")
+    if start < 0 or extent < 0 or start + extent > x.shape[1]:
+        raise IndexError(f"{_where(x)}: the program stores C into columns {start} .. {start + extent - 1} (start "
+                         f"{start_what}, width {extent_what}), outside the array's {x.shape[1]} columns "
+                         f"(shape {x.shape})")
+    return dataclasses.replace(x, shape=(x.shape[0], extent), ptr=x.ptr + start * x.strides[1] * x.itemsize)

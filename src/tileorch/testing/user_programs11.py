@@ -774,8 +774,9 @@ _add("mm_expert_weight_by_scalar", mm_expert_weight_by_scalar,
      [_f((256, 256)), _f((3, 256, 128)), _f((256, 128)), 1, 128, 64, 64], (2, 2), "gemm", outputs=(2,),
      notes="found by this sweep: refused as 'C is 2-D while an operand is batched: every batch would store the same C tile' (no batch here: one expert for the whole launch), then as 'B is one matrix of a 3-D array picked by the program'; now B is a view of W the launcher addresses (W[e]: the pointer offset by e's matrix, e checked in range at each launch)")
 _add("mm_store_into_column_slice", mm_store_into_column_slice,
-     [_f((256, 256)), _f((256, 128)), _f((256, 384)), 128, 128, 64, 64], (2, 2), "simt", outputs=(2,),
-     error="C's view: its base pointer is computed")
+     [_f((256, 256)), _f((256, 128)), _f((256, 384)), 128, 128, 64, 64], (2, 2), "gemm", outputs=(2,),
+     notes="found by this sweep: refused as \"C's view: its base pointer is computed\"; since session 20 C's column "
+           "slice is recorded (c_view) and the kernel stores rows the wider array's row stride apart (c_ld)")
 _add("bmm_4d_head_scale_gather", bmm_4d_head_scale_gather,
      [_f((2, 2, 128, 128)), _f((2, 2, 128, 128)), _f((2,), _F32), _f((2, 2, 128, 128)), 2, 128, 64, 64], (1, 2, 4),
      "gemm", outputs=(3,))

@@ -27,7 +27,8 @@ the same swizzle.
 
 The kernel's parameters are ``(tmap_a, tmap_b, tmap_c, c, m, n, k, params)``, then, for
 ``b_operands > 1`` (dots sharing A: one A tile and ``b_operands`` B tiles per stage, one
-accumulator and one WGMMA batch per B each K step), the other B operands' tensor maps; the epilogue is
+accumulator and one WGMMA batch per B each K step), the other B operands' tensor maps, then, for
+``c_ld`` (C a column slice of a wider array), C's row stride ``ldc`` in elements; the epilogue is
 ``atom.stage_fragment`` + TMA stores (``epilogue = "tma"``) or ``atom.store_fragment``
 (``"direct"``), which the TileAS lowering may rewrite to compile a program's own epilogue.
 """
@@ -209,6 +210,8 @@ class _Kernel:
     k_tiles: SSAValue
     tmap_more_b: tuple = ()
     """The tensor maps of the B operands after the first (``cfg.b_operands > 1``)."""
+    ldc: SSAValue | None = None
+    """C's row stride in elements (``cfg.c_ld``: C a column slice of a wider array); else C's is N."""
 
     @property
     def tmaps_b(self) -> list[SSAValue]:
@@ -454,7 +457,8 @@ def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, 
             mn = arith.ExtUIOp(arith.MuliOp(k.m, k.n), i64).result
             off = arith.MuliOp(arith.ExtUIOp(tl, i64), mn).result
             base = _named(_gep(k.c, off, IntegerType(8 * esize)), "c_b")
-        StoreFragmentOp(operands=[res, base, row0, n0, k.m, k.n, k.n], properties={"dtype": dtype})
+        ld = k.ldc if k.ldc is not None else k.n  # C's row stride: N, or a wider array's (cfg.c_ld)
+        StoreFragmentOp(operands=[res, base, row0, n0, k.m, k.n, ld], properties={"dtype": dtype})
         return
     barrier = EPILOGUE_BARRIER + wg
     for r in range(cfg.tile_n // 64):
@@ -609,12 +613,16 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     cfg.check()
     t = _Types.of(cfg)
     more_b = cfg.b_operands - 1
-    arg_types = [GENERIC_PTR, GENERIC_PTR, GENERIC_PTR, GLOBAL_PTR, i32, i32, i32, t.params, *[GENERIC_PTR] * more_b]
+    ldc = [i32] if cfg.c_ld else []  # C's row stride, after the other Bs' maps (a column slice of a wider C)
+    arg_types = [GENERIC_PTR, GENERIC_PTR, GENERIC_PTR, GLOBAL_PTR, i32, i32, i32, t.params, *[GENERIC_PTR] * more_b,
+                 *ldc]
     block = Block(arg_types=arg_types)
-    names = ("tmap_a", "tmap_b", "tmap_c", "c", "m", "n", "k", "params", *[f"tmap_b{i}" for i in range(1, 1 + more_b)])
+    names = ("tmap_a", "tmap_b", "tmap_c", "c", "m", "n", "k", "params", *[f"tmap_b{i}" for i in range(1, 1 + more_b)],
+             *(["ldc"] if ldc else []))
     for arg, name in zip(block.args, names):
         arg.name_hint = name
-    with ImplicitBuilder(block) as (tmap_a, tmap_b, tmap_c, c, m, n, kdim, params, *tmap_more_b):
+    with ImplicitBuilder(block) as (tmap_a, tmap_b, tmap_c, c, m, n, kdim, params, *rest):
+        tmap_more_b, ldc_arg = (rest[:-1], rest[-1]) if ldc else (rest, None)
         smem = _named(DynamicSmemOp().result, "smem")
         # `stages` stages of A + B; the producer group is warp group 0 (one elected arrive); each
         # consumer warp group is a consumer group of its own.
@@ -632,7 +640,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
         tid = _named(nvvm.SPECIAL_REGISTERS["tid.x"]().results[0], "tid")
         k_tiles = _named(arith.DivUIOp(_add(kdim, _const(cfg.tile_k - 1)), c_tile_k).result, "k_tiles")
         kernel = _Kernel(cfg, t, tmap_a, tmap_b, tmap_c, c, m, n, params, smem, init.results[0], c0, c1, c64,
-                         c_tile_k, c8192, bm, bn_tile, stage_bytes, a_bytes, tid, k_tiles, tuple(tmap_more_b))
+                         c_tile_k, c8192, bm, bn_tile, stage_bytes, a_bytes, tid, k_tiles, tuple(tmap_more_b), ldc_arg)
         _producer(kernel)
         for wg in range(cfg.consumer_groups):
             _consumer(kernel, wg)
@@ -640,7 +648,8 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     no_attrs = DictionaryAttr({})
     grid_constant = DictionaryAttr({"nvvm.grid_constant": UnitAttr()})
     fn = func.FuncOp(cfg.name, (arg_types, []), Region(block),
-                     arg_attrs=ArrayAttr([TMAP_ATTRS] * 3 + [no_attrs] * 4 + [grid_constant] + [TMAP_ATTRS] * more_b))
+                     arg_attrs=ArrayAttr([TMAP_ATTRS] * 3 + [no_attrs] * 4 + [grid_constant] + [TMAP_ATTRS] * more_b
+                                          + [no_attrs] * len(ldc)))
     fn.attributes["nvvm.kernel"] = UnitAttr()
     fn.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [cfg.threads, 1, 1])
     fn.attributes["nvvm.minctasm"] = IntegerAttr(1, i32)

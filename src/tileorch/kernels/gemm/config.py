@@ -38,14 +38,18 @@ ACCUMULATOR_REGISTERS = 128
 addresses and the epilogue's values; more spills the accumulators to local memory."""
 
 
-OVERRIDABLE = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs", "epilogue")
+OVERRIDABLE = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs", "epilogue",
+               "c_ld")
 """The configuration fields a tile program's lowering takes as overrides (``convert-nv-tileas-to-cutlass
-{config=...}``); the rest follow from the program."""
+{config=...}``); the rest follow from the program.  ``c_ld`` (``c_ld=1``): the launcher's C is a column
+slice of a wider array."""
 
 
 def override_string(cfg) -> str:
-    """``cfg``'s overridable fields as the lowering's ``config`` option (``"tile_n=256,stages=4,..."``)."""
-    return ",".join(f"{name}={getattr(cfg, name)}" for name in OVERRIDABLE)
+    """``cfg``'s overridable fields as the lowering's ``config`` option (``"tile_n=256,stages=4,..."``);
+    a flag (``c_ld``) only when set, as ``1``."""
+    return ",".join(f"{name}={int(v) if isinstance(v, bool) else v}" for name in OVERRIDABLE
+                    if (v := getattr(cfg, name)) is not False)
 
 
 class GemmConfigError(ValueError):
@@ -119,6 +123,11 @@ class GemmConfig:
     """The program stores the accumulator transposed: C is a row-major ``[N, M]`` array (``C^T``).
     The kernel builder's fragment store of C (``direct``) is replaced by the tier's epilogue, which
     stores each element at its transposed coordinates; the host neither stages nor maps C."""
+    c_ld: bool = False
+    """C's row stride is the kernel parameter ``ldc`` (elements), not N: C is a column slice
+    ``Out[:, off:off + N]`` of a wider array (a fused QKV or gate/up projection's output).  The direct
+    epilogue stores rows ``ldc`` apart, the TMA epilogue's tensor map takes that row stride; the host
+    passes C's pointer at the slice's first column.  Not batched, transposed or atomic."""
     batched: bool = False
     """A, B and C carry a leading batch dimension L (3-D tensor maps; the scheduler walks
     M x N x L tiles, the batch coordinate is the work tile's ``l``)."""
@@ -303,6 +312,7 @@ class GemmConfig:
                 f"{'_ta' if self.transpose_a else ''}{'_gl' if self.grid_l else ''}"
                 f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}"
                 f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}{'_ct' if self.c_transposed else ''}"
+                f"{'_ld' if self.c_ld else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
                 f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}")
 
@@ -376,6 +386,9 @@ class GemmConfig:
             (not self.c_transposed or self.epilogue == "direct",
              "a transposed C (c_transposed) is stored by the tier's epilogue in place of the direct one's fragment "
              f"store: epilogue='direct', got {self.epilogue!r}"),
+            (not self.c_ld or (self.epilogue in ("tma", "direct") and not self.batched and not self.c_transposed),
+             "a C with its own row stride (c_ld: a column slice of a wider array) is stored by the tma or direct "
+             "epilogue of a 2-D, untransposed C"),
             (not self.b_shared or (self.batched and self.b_operands == 1 and not self.transpose_b),
              "b_shared (one B for every batch) needs a batched configuration with one B read in place"),
             (not (self.grid_l and self.schedule == "streamk"), "grid_l programs choose their own K ranges: no Stream-K"),

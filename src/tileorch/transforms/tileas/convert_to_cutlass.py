@@ -58,7 +58,8 @@ from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, Epilo
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
                                                  side_reduction, sink_tile)
 from tileorch.transforms.tileas.k_range import KLoop, KRangeError, k_loop, tile_map
-from tileorch.transforms.tileas.operand_views import VIEWS_KEY, describe_view, host_view
+from tileorch.transforms.tileas.operand_views import (C_VIEW_KEY, VIEWS_KEY, column_slice, describe_column_slice,
+                                                      describe_view, host_view)
 from tileorch.transforms.tileas.pack16 import pack16
 from tileorch.transforms.tileas.program_loop_to_tiles import SINGLE_TILE_AXES, TILE_GRID_IDS
 
@@ -180,8 +181,13 @@ class DotKernel:
     """A batched GEMM whose B is one matrix for every batch (2-D, or read at batch index 0)."""
     remarks: list[str] = dataclasses.field(default_factory=list)
     views: dict = dataclasses.field(default_factory=dict)
-    """``{"a" | "b": leading indices}``: the operand is one matrix of its argument at indices the host
-    computes at launch (:mod:`~tileorch.transforms.tileas.operand_views`); the kernel reads it 2-D."""
+    """``{"a" | "b" | "b1" ...: leading indices}``: the operand (``b1``...: the B of the second... dot
+    sharing A) is one matrix of its argument at indices the host computes at launch
+    (:mod:`~tileorch.transforms.tileas.operand_views`); the kernel reads it 2-D."""
+    c_view: dict | None = None
+    """C is a column slice ``Out.slice(axis=1, ...)`` of a wider array whose start and width the host
+    computes at launch (:func:`~tileorch.transforms.tileas.operand_views.column_slice`): the kernel
+    stores C's rows ``ldc`` apart (``GemmConfig.c_ld``)."""
     k_bounds: KLoop | None = None
     """The K loop's range and tile map when they are not the builder's 0 .. number of K tiles
     (:mod:`~tileorch.transforms.tileas.k_range`): the kernel runs the program's trip count, the
@@ -353,6 +359,21 @@ def _describe_index(v: SSAValue) -> str:
     if axis is not None:
         return f"program id {axis}"
     return "k" if _is_iv(v) else "an expression"
+
+
+def _operand_source(v: SSAValue) -> Operation | None:
+    """The tile load a dot operand reads: through layout conversions, permutes and reshapes that
+    only add or drop extent-1 dimensions (a ``(1, tk, tn)`` tile of ``W[e]`` reshaped to 2-D)."""
+    while isinstance(v.owner, Operation):
+        op = v.owner
+        if op.name == "nv_tileaa.reshape":
+            src = list(op.operands[0].type.get_shape())
+            if [d for d in src if d != 1] != [d for d in v.type.get_shape() if d != 1]:
+                break
+        elif op.name not in ("nv_tileas.convert_layout", "nv_tileaa.permute"):
+            break
+        v = op.operands[0]
+    return source_load(v)
 
 
 def _through_layouts(v: SSAValue) -> tuple[SSAValue, list[str]]:
@@ -860,7 +881,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # each dot's B: the B-role load its rhs reads (one dot: the one B-role load)
     b_of = {}
     for d in dots:
-        src = source_load(_through_layouts(d.rhs)[0])
+        src = _operand_source(d.rhs)
         match = [(ld, major) for ld, major in b_found if ld is src]
         if len(dots) > 1 and not match:
             fail(d, "this dot's B is not one of the B tile loads at (k, program id 1) or B^T at (program id 1, k)")
@@ -872,7 +893,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     for d in dots:
         for ld, operand, role, want in ((a_load, d.lhs, "A", "(program id 0, k) or A^T at (k, program id 0)"),
                                         (b_of[d][0], d.rhs, "B", "(k, program id 1) or B^T at (program id 1, k)")):
-            src = source_load(_through_layouts(operand)[0])
+            src = _operand_source(operand)
             if src is not None and src is not ld:
                 fail(src, f"this tile feeds the dot as {role}, but its indices do not read {role}'s tile of the "
                           f"stored C (C at (program id 0, program id 1) takes {role} at {want})")
@@ -961,18 +982,28 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         batched.add(st_batched)
         c_swapped, c_view_swapped = _c_orientation(st, st_indices, st_shape, (tm, tn), fail)
         c_coords = tuple(st_indices[::-1] if c_swapped else st_indices)  # (row tile, column tile)
+    c_view = None
     if st.name != ATOMIC_SINK:
-        why = argument_view_mismatch(kernel, st.view)
+        c_view, slice_why = column_slice(kernel, st.view)
+        why = slice_why if c_view is None else None
+        if why is None and c_view is None:
+            why = argument_view_mismatch(kernel, st.view)
+        if slice_why is not None:
+            fail(st, f"C's view: {slice_why} (not supported yet by the WGMMA lowering)")
         if why is not None:
             fail(st, f"C's view: {why}; the WGMMA kernel stores C through the whole argument (not supported yet)")
     c_transposed = c_swapped or c_view_swapped
+    if c_view is not None and (c_transposed or batched != {False} or extra or side):
+        fail(st, "C's view: a column slice of a wider array is taken for a 2-D C stored as it is, without other "
+                 "outputs beside it (not supported yet with a transposed or batched C, or side outputs)")
     if c_transposed:
         _check_transposed_c(st, side, extra if c_swapped else [], st_batched, fail)
     # an A or B picked at leading indices the host knows at launch (scalar arguments, constants) beside a
     # 2-D C: one 2-D matrix of the argument for the whole launch, which the launcher addresses
     views = {}
-    if st.name != ATOMIC_SINK and batched == {False} and not more_b:
-        for role, ld in (("a", a_load), ("b", b_load)):
+    if st.name != ATOMIC_SINK and batched == {False}:
+        # (the Bs of dots sharing A each their own view: W1[e] beside W3[e]; b1, b2, ...: the later dots')
+        for role, ld in (("a", a_load), ("b", b_load), *((f"b{i}", ld) for i, ld in enumerate(more_b, start=1))):
             lead = host_view(kernel, ld) if kinds[ld] in (BATCH_EXPR, "shared") else None
             if lead is not None:
                 views[role], kinds[ld] = lead, False
@@ -1090,9 +1121,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    b_shared=b_shared, batch_exprs=batch_exprs,
                    batch_grid=batch_exprs is not None and not _reads_program_id_2_only(
                        [v for _, _, lead in batch_exprs.values() for v in lead]),
-                   b_prologue=b_prologue, b_raw=b_raw, a_prologue=a_prologue, a_raw=a_raw, views=views)
+                   b_prologue=b_prologue, b_raw=b_raw, a_prologue=a_prologue, a_raw=a_raw, views=views,
+                   c_view=c_view)
     for role, lead in views.items():
         dk.remarks.append(describe_view(kernel, role.upper(), lead))
+    if c_view is not None:
+        dk.remarks.append(describe_column_slice(kernel, c_view))
     if b_prologue is not None or a_prologue is not None:
         dk.retile_safe = False  # (kept simple: the program's tile shape, no retiling)
     if dk.program_grid:  # the launch grid's programs are the work tiles: L is the grid's z as it is
@@ -1276,7 +1310,7 @@ def _check_shared_a_dots(dots: list, fail) -> None:
         fail(dots[2], f"{len(dots)} dots sharing A: {len(dots)} accumulators of {first.result.type.get_shape()} "
                       f"do not fit the {ACCUMULATOR_REGISTERS} accumulator registers of a consumer thread "
                       f"(at most {most} 64-column accumulators, 2 of 128 columns)")
-    a = source_load(_through_layouts(first.lhs)[0])
+    a = _operand_source(first.lhs)
     for d in dots[1:]:
         if d.parent_block() is not first.parent_block():
             fail(d, f"{len(dots)} dots in one kernel that are not in one K loop body (chained dots, as in attention, "
@@ -1284,7 +1318,7 @@ def _check_shared_a_dots(dots: list, fail) -> None:
         if d.result.type != first.result.type:
             fail(d, f"dots sharing A must have one accumulator shape, got {first.result.type.get_shape()} and "
                     f"{d.result.type.get_shape()}")
-        if a is None or source_load(_through_layouts(d.lhs)[0]) is not a:
+        if a is None or _operand_source(d.lhs) is not a:
             adds_to = _accumulates_into(d, dots)
             if adds_to is not None:
                 raise LocatedError(d, _split_k_dot_why(adds_to, d))
@@ -1720,7 +1754,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
                      transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs),
                      c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
-                     b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw)
+                     b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw, c_ld=dk.c_view is not None)
     if dk.b_shared:
         if transpose_b:
             raise LocatedError(dk.b_load, f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and the B "
@@ -1742,6 +1776,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
                                          "shape (program ids or tile-local ranges); it cannot be retiled")
         cfg = replace(cfg, **{k: v for k, v in override.items() if k in OVERRIDABLE})
+        cfg = replace(cfg, c_ld=bool(cfg.c_ld) or dk.c_view is not None)  # (c_ld=1: the launcher's C is a slice)
         if dk.c_transposed and cfg.epilogue != "direct":  # the transposed stores replace the direct store
             cfg = replace(cfg, epilogue="direct")
         if cfg.accumulator_registers > ACCUMULATOR_REGISTERS:  # the launcher's shape heuristic asked for more
@@ -2277,6 +2312,8 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
                   "retile_safe": dk.retile_safe, "remarks": dk.remarks, "single_tile": dk.single_tile}
         if dk.views:
             record[VIEWS_KEY] = dk.views
+        if dk.c_view is not None:
+            record[C_VIEW_KEY] = dk.c_view
         f.attributes[CONFIG_ATTR] = encode_record(record)
         f.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
         module.body.block.insert_op_before(f, kernel)
