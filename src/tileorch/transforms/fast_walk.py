@@ -141,11 +141,13 @@ def _pre_reverse(op: Operation) -> Iterator[Operation]:
 
 def _op_pre(op: Operation) -> Iterator[Operation]:
     yield op
-    yield from _pre(op)
+    if op.regions:  # (most walks are of an op without regions: no second generator for them)
+        yield from _pre_from(iter(op.regions), None, None)
 
 
 def _op_post_reverse(op: Operation) -> Iterator[Operation]:
-    yield from _post_reverse(op)
+    if op.regions:
+        yield from _post_reverse_from(reversed(op.regions), None, None)
     yield op
 
 
