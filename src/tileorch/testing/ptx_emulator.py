@@ -348,6 +348,101 @@ def _int_op_fast(base, op, width, signed, a):
     return (r & mask).astype(u64)
 
 
+def _operands(rest: str) -> list[str]:
+    """An instruction's operands: split at the commas outside ``{}`` and ``[]``."""
+    out, depth, cur = [], 0, ""
+    for ch in rest:
+        if ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def _split(s: str) -> tuple:
+    """(predicate: (negated, register) or None, opcode, operands) of one instruction."""
+    pred = None
+    m = re.match(r"^@(!?)(%?\w+)\s+(.*)$", s)
+    if m:
+        pred = (m.group(1) == "!", m.group(2))
+        s = m.group(3)
+    parts = s.split(None, 1)
+    op = parts[0]
+    rest = parts[1] if len(parts) > 1 else ""
+    return pred, op, _operands(rest)
+
+
+def _kind(op: str) -> tuple:
+    """An instruction's base name and what it waits for: 128 (its warp group), 32 (its warp),
+    "bar" (a named barrier, arrive included) or None."""
+    collective = None
+    if op.startswith("wgmma") or op.startswith("setmaxnreg"):
+        collective = 128
+    elif op.startswith(("shfl", "vote")):
+        collective = 32
+    if op.startswith(("bar.sync", "bar.arrive", "barrier.arrive")) or op == "barrier.sync":
+        collective = "bar"
+    return op.split(".")[0], collective
+
+
+def _distinct(values: np.ndarray) -> list[int]:
+    """``sorted(set(values.tolist()))``, cheaper where equal values come in runs (the threads of a
+    warp at one pc): one value per run goes through the set."""
+    if len(values) < 2:
+        return values.tolist()
+    starts = (values[1:] != values[:-1]).nonzero()[0]  # each run's last index but the last run's
+    if not len(starts):
+        return [int(values[0])]
+    distinct = set(values[starts + 1].tolist())
+    distinct.add(int(values[0]))
+    return sorted(distinct)
+
+
+_CONTROL = frozenset(("bra", "call", "ret", "exit"))
+"""The instructions :meth:`Emu.step` moves threads for itself (the others: :meth:`Emu.execute`)."""
+
+
+class _Decoded:
+    """What :class:`Emu` reads of a PTX text before running it, the same for every CTA: the
+    entry's parameter names, the instructions and labels (:func:`parse`), the called functions'
+    parameters, each instruction split (:func:`_split`) and its kind (:func:`_kind`), and the
+    module's ``.shared`` / ``.global`` / ``.local`` byte-array declarations.  Read-only."""
+
+    def __init__(self, ptx: str):
+        functions: dict = {}
+        self.params, self.insts, self.labels = parse(ptx, functions=functions)
+        self.params = tuple(self.params)
+        self.functions = functions
+        self.parsed = [_split(s) for s in self.insts]
+        self.kinds = [_kind(op) for _, op, _ in self.parsed]
+        self.shared = re.findall(r"^\s*\.shared\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M)
+        self.globals = re.findall(
+            r"^\s*\.global\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\](?:\s*=\s*\{([^}]*)\})?\s*;", ptx, re.M)
+        self.locals = re.findall(r"^\s*\.local\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M)
+
+
+_DECODED: dict[str, _Decoded] = {}
+_DECODED_MAX = 16  # PTX texts kept (a test runs the CTAs of one or a few kernels)
+
+
+def _decoded(ptx: str) -> _Decoded:
+    """:class:`_Decoded` of ``ptx``, made once per text (the CTAs of a launch share it)."""
+    entry = _DECODED.get(ptx)
+    if entry is None:
+        entry = _Decoded(ptx)
+        if len(_DECODED) >= _DECODED_MAX:
+            _DECODED.pop(next(iter(_DECODED)))
+        _DECODED[ptx] = entry
+    return entry
+
+
 class Emu:
     """One CTA of the kernel in ``ptx``: ``params_values`` (one int per entry parameter: pointers as
     addresses, f32 as bits), ``tmaps`` (tensor-map parameter name -> ``{"array": [b, rows, cols]
@@ -361,8 +456,9 @@ class Emu:
                  cluster=None):
         self.cluster = cluster  # (Cluster, rank): a CTA of a cluster along x (run by Cluster.run), else None
         self.cluster_arrived = np.zeros(nthreads, dtype=np.int64)  # each thread's barrier.cluster.arrive count
-        self.functions = {}
-        self.params, self.insts, self.labels = parse(ptx, functions=self.functions)
+        decoded = _decoded(ptx)
+        self.functions = dict(decoded.functions)
+        self.params, self.insts, self.labels = list(decoded.params), decoded.insts, decoded.labels
         self.pv = dict(zip(self.params, params_values))
         # the entry parameters' bytes (a byval struct given as bytes, any other value as 8 bytes) at
         # their generic addresses: a kernel may load from a parameter through its address
@@ -378,22 +474,21 @@ class Emu:
         # static shared arrays (e.g. demoted mbarriers) first, the dynamic shared memory after them
         # at a 1024-byte boundary (at offset 0 when there are none)
         self.shared_symbols, top = {}, 0
-        for align, name, size in re.findall(r"^\s*\.shared\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M):
+        for align, name, size in decoded.shared:
             top = -(-top // int(align or 1)) * int(align or 1)
             self.shared_symbols[name] = top
             top += int(size)
         self.dynamic_smem = -(-top // 1024) * 1024
         # initialised module data (the format strings of printf / assert) from DATA_BASE on
         self.global_symbols, data = {}, bytearray()
-        for align, name, size, init in re.findall(
-                r"^\s*\.global\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\](?:\s*=\s*\{([^}]*)\})?\s*;", ptx, re.M):
+        for align, name, size, init in decoded.globals:
             data += bytes(-len(data) % int(align or 1))
             self.global_symbols[name] = DATA_BASE + len(data)
             values = [int(v, 0) for v in init.split(",")] if init.strip() else []
             data += bytes(values) + bytes(int(size) - len(values))
         # per-thread local memory (the stack the printf arguments are stored on)
         self.local_symbols, local = {}, 0
-        for align, name, size in re.findall(r"^\s*\.local\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M):
+        for align, name, size in decoded.locals:
             self.local_symbols[name] = local
             local += -(-int(size) // 16) * 16
         self.local_size = local
@@ -430,50 +525,17 @@ class Emu:
         self.generic_writer = np.full(len(self.smem), -1, dtype=np.int64)
         self.wait_delay = 0  # steps a ready wgmma.wait_group waits while other threads can run
         self.ready_since = {}
-        self.parsed = [self._split(s) for s in self.insts]
-        self.kinds = [self._kind(op) for _, op, _ in self.parsed]  # (base name, collective unit) per pc
+        self.parsed = decoded.parsed  # (predicate, op, operands) per pc
+        self.kinds = decoded.kinds  # (base name, collective unit) per pc
 
-    @staticmethod
-    def _kind(op):
-        """An instruction's base name and what it waits for: 128 (its warp group), 32 (its warp),
-        "bar" (a named barrier, arrive included) or None."""
-        collective = None
-        if op.startswith("wgmma") or op.startswith("setmaxnreg"):
-            collective = 128
-        elif op.startswith(("shfl", "vote")):
-            collective = 32
-        if op.startswith(("bar.sync", "bar.arrive", "barrier.arrive")) or op == "barrier.sync":
-            collective = "bar"
-        return op.split(".")[0], collective
+    _kind = staticmethod(_kind)
 
     # ------------------------------------------------------------------ parsing helpers
     def _split(self, s):
-        pred = None
-        m = re.match(r"^@(!?)(%?\w+)\s+(.*)$", s)
-        if m:
-            pred = (m.group(1) == "!", m.group(2))
-            s = m.group(3)
-        parts = s.split(None, 1)
-        op = parts[0]
-        rest = parts[1] if len(parts) > 1 else ""
-        ops = self._operands(rest)
-        return pred, op, ops
+        return _split(s)
 
     def _operands(self, rest):
-        out, depth, cur = [], 0, ""
-        for ch in rest:
-            if ch in "{[":
-                depth += 1
-            elif ch in "}]":
-                depth -= 1
-            if ch == "," and depth == 0:
-                out.append(cur.strip())
-                cur = ""
-            else:
-                cur += ch
-        if cur.strip():
-            out.append(cur.strip())
-        return out
+        return _operands(rest)
 
     # ------------------------------------------------------------------ values
     def get(self, x, T):
@@ -609,14 +671,18 @@ class Emu:
         steps = 0
         rr = 0
         count = np.count_nonzero  # ndarray.any() / .sum() cost several times more on these small masks
-        while count(self.live):
-            pcs = sorted(set(self.pc[self.live].tolist()))
+        while True:
+            live = count(self.live)
+            if not live:
+                break
+            every = live == self.N  # every thread live: the masks below need no `self.live &`
+            pcs = _distinct(self.pc if every else self.pc[self.live])
             progressed = False
             order = pcs[rr % len(pcs):] + pcs[:rr % len(pcs)]
             rr += 1
             held = []
             for pc in order:
-                T = self.live & (self.pc == pc)
+                T = (self.pc == pc) if every else self.live & (self.pc == pc)
                 if not count(T):
                     continue
                 if self.wait_delay and self.parsed[pc][1].startswith("wgmma.wait_group"):
@@ -669,8 +735,8 @@ class Emu:
             return self.cluster_barrier(pc, T, op)
         elif collective and not self.units_complete(T, collective):
             return False
-        tidx = np.nonzero(T)[0]
         if pred is not None:
+            tidx = np.nonzero(T)[0]
             neg, p = pred
             pv = self.get(p, T).astype(bool)
             if neg:
@@ -678,8 +744,11 @@ class Emu:
             # predicated: split executed vs skipped threads
             E = T.copy()
             E[tidx[~pv]] = False
-        else:
+        elif base in _CONTROL:
+            tidx = np.nonzero(T)[0]
             pv = np.ones(len(tidx), dtype=bool)
+            E = T
+        else:  # (tidx and pv are read by the control-flow instructions only)
             E = T
         nxt = pc + 1
         if base in ("bra",):
@@ -788,7 +857,7 @@ class Emu:
     # ------------------------------------------------------------------ instructions
     def execute(self, op, ops, T):
         g = lambda i: self.get(ops[i], T)  # noqa: E731
-        n = T.sum()
+        n = np.count_nonzero(T)
         parts = op.split(".")
         base = parts[0]
         if base == "mov" or base == "cvta":

@@ -1,4 +1,4 @@
-"""xDSL's ``walk`` of an op, a region or a block with one generator per op that has regions.
+"""xDSL's ``walk`` of an op, a region or a block with fewer generator frames.
 
 ``Operation.walk`` yields through a ``yield from`` chain of four generators per nesting level
 (op, region, block, op ...): every op of a kernel nested four deep passes through some twelve
@@ -6,6 +6,14 @@ generator frames.  The lowering of a SIMT program walks its module about twenty 
 passes' collection walks, the pattern rewriter's worklist, ``has_cutlass_ops``,
 ``check_known_intrinsics`` ...): 7.5 ms per walk of a lowered layernorm (4600 ops) against
 1.5-2.7 ms here.
+
+The forward pre-order and the reverse post-order walks (the passes' collection walks and the
+pattern rewriter's worklist, nearly all of them) run in one generator with a stack of the
+iterators (:func:`_pre_from`, :func:`_post_reverse_from`) instead of a generator per op with
+regions, whose ``yield from`` handed every op up through one frame per nesting level; an op
+without regions (most walks: the rewriter's and the verifier's of single ops) is walked by one
+generator.  Session 20, one process, best of 5: a walk of a lowered chained-attention kernel
+(6952 ops) 5.2 -> 4.1 ms, of one op without regions 0.52 -> 0.33 us.
 
 The walks here visit the same ops in the same order with the same laziness as xDSL's: the
 same iterators (``region.blocks``, ``block.ops`` and their ``reversed``, which fetch the next
@@ -32,24 +40,95 @@ _XDSL_REGION_WALK = Region.walk
 _XDSL_BLOCK_WALK = Block.walk
 
 
+_END = object()
+
+
+def _pre_from(regions, blocks, ops) -> Iterator[Operation]:
+    """Pre-order, forward, from the given iterators on (the ops left of ``ops``, then of the
+    blocks left of ``blocks``, then of the regions left of ``regions``; None: none left there),
+    with one generator and a stack of iterators in place of a generator per op with regions
+    (``yield from`` handed each op up through one frame per nesting level: a fifth of the walk).
+    The iterators are read at the points the nested loops read them::
+
+        for region in regions: for block in region.blocks: for child in block.ops:
+            yield child; if child.regions: <the same for child.regions>
+    """
+    stack = []
+    while True:
+        if ops is not None:
+            child = None
+            for child in ops:
+                yield child
+                if child.regions:  # (read after the caller had the op, as the loop reads it)
+                    break
+            else:
+                child = None
+            if child is not None:  # into the op's regions; this block's remaining ops after them
+                stack.append((regions, blocks, ops))
+                regions, blocks, ops = iter(child.regions), None, None
+                continue
+            ops = None
+        if blocks is not None:
+            block = next(blocks, _END)
+            if block is not _END:
+                ops = iter(block.ops)
+                continue
+            blocks = None
+        region = next(regions, _END)
+        if region is not _END:
+            blocks = iter(region.blocks)
+            continue
+        if not stack:
+            return
+        regions, blocks, ops = stack.pop()
+
+
 def _pre(op: Operation) -> Iterator[Operation]:
     """The ops nested in ``op``, pre-order, forward (``op`` itself not included)."""
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.ops:
-                yield child
+    return _pre_from(iter(op.regions), None, None)
+
+
+def _post_reverse_from(regions, blocks, ops) -> Iterator[Operation]:
+    """Post-order, last op first, from the given iterators on (as :func:`_pre_from`), one
+    generator for all levels; the iterators are read where the nested loops read them::
+
+        for region in regions: for block in reversed(region.blocks): for child in reversed(block.ops):
+            if child.regions: <the same for reversed(child.regions)>
+            yield child
+    """
+    stack = []
+    while True:
+        if ops is not None:
+            nested = None
+            for child in ops:
                 if child.regions:
-                    yield from _pre(child)
+                    nested = child
+                    break
+                yield child
+            if nested is not None:  # its regions first; the op itself when they are done
+                stack.append((regions, blocks, ops, nested))
+                regions, blocks, ops = reversed(nested.regions), None, None
+                continue
+            ops = None
+        if blocks is not None:
+            block = next(blocks, _END)
+            if block is not _END:
+                ops = reversed(block.ops)
+                continue
+            blocks = None
+        region = next(regions, _END)
+        if region is not _END:
+            blocks = reversed(region.blocks)
+            continue
+        if not stack:
+            return
+        regions, blocks, ops, nested = stack.pop()
+        yield nested
 
 
 def _post_reverse(op: Operation) -> Iterator[Operation]:
     """The ops nested in ``op``, post-order, last op first (``op`` itself not included)."""
-    for region in reversed(op.regions):
-        for block in reversed(region.blocks):
-            for child in reversed(block.ops):
-                if child.regions:
-                    yield from _post_reverse(child)
-                yield child
+    return _post_reverse_from(reversed(op.regions), None, None)
 
 
 def _pre_reverse(op: Operation) -> Iterator[Operation]:
@@ -64,11 +143,13 @@ def _pre_reverse(op: Operation) -> Iterator[Operation]:
 
 def _op_pre(op: Operation) -> Iterator[Operation]:
     yield op
-    yield from _pre(op)
+    if op.regions:  # (most walks are of an op without regions: no second generator for them)
+        yield from _pre_from(iter(op.regions), None, None)
 
 
 def _op_post_reverse(op: Operation) -> Iterator[Operation]:
-    yield from _post_reverse(op)
+    if op.regions:
+        yield from _post_reverse_from(reversed(op.regions), None, None)
     yield op
 
 
@@ -78,19 +159,11 @@ def _op_pre_reverse(op: Operation) -> Iterator[Operation]:
 
 
 def _region_pre(region: Region) -> Iterator[Operation]:
-    for block in region.blocks:
-        for child in block.ops:
-            yield child
-            if child.regions:
-                yield from _pre(child)
+    yield from _pre_from(iter(()), iter(region.blocks), None)  # (region.blocks read at the first next())
 
 
 def _region_post_reverse(region: Region) -> Iterator[Operation]:
-    for block in reversed(region.blocks):
-        for child in reversed(block.ops):
-            if child.regions:
-                yield from _post_reverse(child)
-            yield child
+    yield from _post_reverse_from(iter(()), reversed(region.blocks), None)  # (read at the first next())
 
 
 def _region_pre_reverse(region: Region) -> Iterator[Operation]:
@@ -102,17 +175,11 @@ def _region_pre_reverse(region: Region) -> Iterator[Operation]:
 
 
 def _block_pre(block: Block) -> Iterator[Operation]:
-    for child in block.ops:
-        yield child
-        if child.regions:
-            yield from _pre(child)
+    yield from _pre_from(iter(()), None, iter(block.ops))  # (block.ops read at the first next())
 
 
 def _block_post_reverse(block: Block) -> Iterator[Operation]:
-    for child in reversed(block.ops):
-        if child.regions:
-            yield from _post_reverse(child)
-        yield child
+    yield from _post_reverse_from(iter(()), None, reversed(block.ops))  # (read at the first next())
 
 
 def _block_pre_reverse(block: Block) -> Iterator[Operation]:
