@@ -3,7 +3,8 @@ compile does not import the TileAS tier's dialect, the mma.sync payload ops nor 
 dialect (a fresh process compiling an exp), a program with a math op (floor) imports the math
 dialect and compiles it; ``convert-blackwell-cluster-emitters`` on a module without Blackwell
 ops does not import their dialects (cute_nvgpu, nvvm.tcgen05); ``import tileorch`` imports no compiler and no heavy
-library (xDSL, llvmlite, torch, numpy, sympy, matplotlib, hypothesis, iree)."""
+library (xDSL, llvmlite, torch, numpy, sympy, matplotlib, hypothesis, iree); a cache hit in a new
+process imports neither the compiler nor ``dataclasses``/``pathlib``/``hashlib``."""
 
 from __future__ import annotations
 
@@ -83,3 +84,43 @@ def test_import_tileorch_imports_no_compiler_and_blackwell_emitters_only_for_bla
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-2:] == ["[]", "[]"], proc.stdout + proc.stderr
+
+
+RELAUNCH_FORBIDDEN = ("dataclasses", "inspect", "pathlib", "hashlib", "tempfile", "xdsl", "llvmlite",
+                      "tileorch.backend.ptx", "tileorch.dataclass_code", "tileorch.gc_deferral", "tileorch.driver")
+"""What a cache hit in a new process must not import (issue 22: a relaunch under 100 ms; each of
+these is milliseconds of a relaunch's import)."""
+
+
+def test_a_cache_hit_in_a_new_process_imports_almost_nothing(tmp_path):
+    """``tileorch.compile`` of a stored program in a fresh process reads the entry without the
+    compiler, ``dataclasses``/``inspect``, ``pathlib`` or OpenSSL's ``hashlib`` (the entry is
+    stored here by hand under the key the call computes: no compile is needed to test it)."""
+    code = textwrap.dedent(f"""
+        import os, sys
+        os.environ["TILEORCH_CACHE_DIR"] = {str(tmp_path / "cache")!r}
+        os.environ.pop("TILEORCH_CACHE", None)
+        from tileorch import api
+        from tileorch.backend.targets import DEFAULT_PTX_VERSION
+        text = "module {{}}"
+        key = api.cache_key(text, "sm_90a", DEFAULT_PTX_VERSION, False, "", None)
+        if sys.argv[1] == "store":
+            api._store(api.Kernel(".version 8.6\\n.visible .entry k()\\n{{ ret; }}\\n", b"", "sm_90a", ["k"], key=key))
+        else:
+            k = api.compile(text, ptxas=False)
+            assert k.from_cache and k.entries == ["k"] and k.key == key, k
+            print(sorted(m for m in {RELAUNCH_FORBIDDEN!r} if m in sys.modules))
+    """)
+    subprocess.run([sys.executable, "-c", code, "store"], check=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code, "hit"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
+
+
+def test_the_caches_sha256_is_hashlibs():
+    import hashlib
+
+    from tileorch import cache
+
+    for data in (b"", b"abc", bytes(range(256)) * 1000):
+        assert cache.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
