@@ -4,7 +4,8 @@ dialect (a fresh process compiling an exp), a program with a math op (floor) imp
 dialect and compiles it; ``convert-blackwell-cluster-emitters`` on a module without Blackwell
 ops does not import their dialects (cute_nvgpu, nvvm.tcgen05); ``import tileorch`` imports no compiler and no heavy
 library (xDSL, llvmlite, torch, numpy, sympy, matplotlib, hypothesis, iree); a cache hit in a new
-process imports neither the compiler nor ``dataclasses``/``pathlib``/``hashlib``."""
+process imports neither the compiler nor ``dataclasses``/``pathlib``/``hashlib``; a compile of
+cuTile bytecode defines the cuda_tile op classes (and nvvm special registers) it uses, not all."""
 
 from __future__ import annotations
 
@@ -124,3 +125,49 @@ def test_the_caches_sha256_is_hashlibs():
 
     for data in (b"", b"abc", bytes(range(256)) * 1000):
         assert cache.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+
+
+def test_cuda_tile_op_classes_are_defined_for_the_ops_a_program_has(tmp_path):
+    """Compiling cuTile bytecode in a fresh process defines the cuda_tile op classes of the ops
+    the program has (the bytecode reader asks by op name; convert-cudatile-to-tileaa and its
+    warnings dispatch by op name) and the 12 structural ones the dialect's own code names, not
+    all 105; of nvvm's 40 special registers, those the SIMT kernel reads.  The textual parser's
+    dialect (``CudaTile``, ``nvvm.OPS``) still has every op."""
+    from tileorch.diagnostics import parse_module
+    from tileorch.frontend.cuda_tile_bytecode_writer import write_bytecode
+    from tileorch.registry import make_context
+
+    path = tmp_path / "expk.tileirbc"
+    path.write_bytes(write_bytecode(parse_module(make_context(), PROGRAM, "expk.mlir")))
+    code = textwrap.dedent(f"""
+        import tileorch
+        from tileorch.dialects import nvvm
+        from tileorch.dialects.cuda_tile import ops as ct
+        kernel = tileorch.compile({str(path)!r}, None, cache=False, ptxas=False, isolate=True)
+        assert "ex2.approx" in kernel.ptx, kernel.ptx[:200]
+        print(" ".join(sorted(ct.defined_ops())))
+        print(len(nvvm.SPECIAL_REGISTERS.defined()))
+        from tileorch.dialects.cuda_tile import CudaTile
+        print(len(list(CudaTile.operations)), len(ct.defined_ops()), len(nvvm.OPS) - len(nvvm.SPECIAL_REGISTERS.defined()))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    defined, registers, whole = proc.stdout.strip().splitlines()[-3:]
+    structural = {"ModuleOp", "EntryOp", "TestFuncOp", "GlobalOp", "ReturnOp", "YieldOp", "ContinueOp", "ForOp",
+                  "LoopOp", "IfOp", "ReduceOp", "ScanOp"}
+    program = {"MakeTokenOp", "MakeTensorViewOp", "MakePartitionViewOp", "GetTileBlockIdOp", "LoadViewTkoOp",
+               "ExpOp", "StoreViewTkoOp"}
+    assert structural | program <= set(defined.split()) <= structural | program | {"ConstantOp"}, defined
+    assert 1 <= int(registers) <= 8, registers
+    ops, all_defined, other_nvvm = map(int, whole.split())
+    assert ops == all_defined == 105 and other_nvvm > 30, whole
+
+
+def test_cuda_tile_op_names_and_classes_agree():
+    """``ops.op_name``/``op_class`` (the lazy definitions' index) match every class's ``name``."""
+    from tileorch.dialects.cuda_tile import OPS
+    from tileorch.dialects.cuda_tile import ops as ct
+
+    assert len(OPS) == len(ct.OP_NAMES) == 105
+    for cls in OPS:
+        assert ct.op_name(cls.__name__) == cls.name and ct.op_class(cls.name) is cls is getattr(ct, cls.__name__)
