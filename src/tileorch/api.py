@@ -295,7 +295,7 @@ def _check_options(arch, name, ptx_version, ptxas, extra_pipeline, cache, isolat
     """Raise ``TypeError``/``ValueError`` naming the argument for an option :func:`compile` cannot
     take (before anything is read: a string for a flag would be taken as true, a string PTX
     version reported as 'unsupported PTX version 80' beside the list that has 80)."""
-    from tileorch.backend.targets import SUPPORTED_ARCHS, SUPPORTED_PTX_VERSIONS  # (no other import)
+    from tileorch.backend.target_versions import SUPPORTED_ARCHS, SUPPORTED_PTX_VERSIONS  # (no other import)
 
     if arch is not None and not isinstance(arch, str):
         raise TypeError(f"arch must be a target name such as 'sm_90a' (or None: the module's), got {arch!r}")
@@ -334,7 +334,7 @@ def _lookup(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, sched
     :func:`_build` takes to compile it: ``(payload, name, arch, ptx_version, key, use_cache)``.
     Imports nothing of the compiler (a relaunch in a new process ends here)."""
     from tileorch import timing
-    from tileorch.backend.targets import DEFAULT_PTX_VERSION  # (no other import)
+    from tileorch.backend.target_versions import DEFAULT_PTX_VERSION  # (no other import)
 
     with timing.timed("read"):
         payload, default_name = _read(source)

@@ -102,7 +102,7 @@ def test_a_cache_hit_in_a_new_process_imports_almost_nothing(tmp_path):
         os.environ["TILEORCH_CACHE_DIR"] = {str(tmp_path / "cache")!r}
         os.environ.pop("TILEORCH_CACHE", None)
         from tileorch import api
-        from tileorch.backend.targets import DEFAULT_PTX_VERSION
+        from tileorch.backend.target_versions import DEFAULT_PTX_VERSION
         text = "module {{}}"
         key = api.cache_key(text, "sm_90a", DEFAULT_PTX_VERSION, False, "", None)
         if sys.argv[1] == "store":

@@ -41,7 +41,7 @@ import re
 import sys
 from collections.abc import Callable
 
-from tileorch.backend.targets import (  # noqa: F401  (the targets, kept importable from here)
+from tileorch.backend.target_versions import (  # noqa: F401  (the targets, kept importable from here)
     DEFAULT_ARCH,
     DEFAULT_PTX_VERSION,
     SUPPORTED_ARCHS,
