@@ -26,30 +26,54 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 
 from tileorch.cache import CACHE_DIR_ENV, CACHE_SWITCH_ENV, cache_root, compiler_fingerprint  # noqa: F401
 from tileorch.cache import enabled as cache_enabled
 
 
-@dataclass
-class Kernel:
-    """A compiled module: its PTX, cubin (``b""`` when compiled without ptxas) and kernels."""
+_KERNEL_FIELDS = ("ptx", "cubin", "arch", "entries", "llvm_ir", "ptxas_messages", "key", "from_cache", "timings",
+                  "remarks", "ptxas_resources")
+""":class:`Kernel`'s fields in constructor order (``_module`` is not one: not compared, not shown)."""
+_KERNEL_REPR = ("arch", "entries", "ptxas_messages", "key", "from_cache", "timings", "remarks", "ptxas_resources")
 
-    ptx: str = field(repr=False)
-    cubin: bytes = field(repr=False)
-    arch: str
-    entries: list[str]
-    llvm_ir: str = field(default="", repr=False)
-    ptxas_messages: list[str] = field(default_factory=list)
-    key: str = ""  # cache key (sha256)
-    from_cache: bool = False
-    timings: dict[str, float] = field(default_factory=dict)
-    """Wall seconds per phase and per pass of this compile, ``total`` last (:mod:`tileorch.timing`;
-    a cache hit shows ``read``, ``cache`` and ``total``)."""
-    remarks: list[str] = field(default_factory=list)
-    ptxas_resources: dict = field(default_factory=dict)
-    """Per function: registers, spill_stores, spill_loads, stack, smem (``ptxas -v``)."""
+
+class Kernel:
+    """A compiled module: its PTX, cubin (``b""`` when compiled without ptxas) and kernels.
+
+    ``Kernel(ptx, cubin, arch, entries, llvm_ir="", ptxas_messages=[], key="", from_cache=False,
+    timings={}, remarks=[], ptxas_resources={})`` (positional or by name); equal when the fields
+    are; its repr leaves out the PTX, cubin and LLVM IR.  A plain class, not a dataclass: a cache
+    hit in a new process imports this module, and ``dataclasses`` costs ``inspect``/``ast`` (a
+    third of a relaunch's import).
+
+    ``timings``: wall seconds per phase and per pass of this compile, ``total`` last
+    (:mod:`tileorch.timing`; a cache hit shows ``read``, ``cache`` and ``total``).  ``remarks``: how
+    a tile program was compiled (TileAS tier GEMM or SIMT path, refusals, a schedule not applied).
+    ``ptxas_resources``: per function: registers, spill_stores, spill_loads, stack, smem (``ptxas -v``)."""
+
+    __slots__ = (*_KERNEL_FIELDS, "_module")
+
+    def __init__(self, ptx: str, cubin: bytes, arch: str, entries: list[str], llvm_ir: str = "",
+                 ptxas_messages: list[str] | None = None, key: str = "", from_cache: bool = False,
+                 timings: dict[str, float] | None = None, remarks: list[str] | None = None,
+                 ptxas_resources: dict | None = None):
+        self.ptx, self.cubin, self.arch, self.entries, self.llvm_ir = ptx, cubin, arch, entries, llvm_ir
+        self.ptxas_messages = [] if ptxas_messages is None else ptxas_messages
+        self.key, self.from_cache = key, from_cache
+        self.timings = {} if timings is None else timings
+        self.remarks = [] if remarks is None else remarks
+        self.ptxas_resources = {} if ptxas_resources is None else ptxas_resources
+        self._module = None
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in _KERNEL_FIELDS)
+
+    __hash__ = None  # (mutable, as the dataclass was)
+
+    def __repr__(self) -> str:
+        return f"Kernel({', '.join(f'{f}={getattr(self, f)!r}' for f in _KERNEL_REPR)})"
 
     @property
     def ptxas_remarks(self) -> list[str]:
@@ -58,8 +82,6 @@ class Kernel:
         from tileorch.backend.ptxas import resource_remarks
 
         return resource_remarks(self.ptxas_resources)
-    """How a tile program was compiled (TileAS tier GEMM or SIMT path, refusals, a schedule not applied)."""
-    _module: object = field(default=None, repr=False, compare=False)  # (no typing import: a relaunch's import)
 
     @property
     def name(self) -> str:
@@ -241,16 +263,20 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
     import sys
 
     from tileorch import timing
-    from tileorch.gc_deferral import gc_deferred
 
     _check_options(arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule, timings)
     _check_debug_timeout(debug_timeout)
-    from tileorch.dataclass_code import reading
+    with timing.collect() as timer:
+        found = _lookup(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, schedule, debug_timeout)
+        if isinstance(found, Kernel):  # a cache hit: nothing of the compiler imported
+            kernel = found
+        else:
+            from tileorch.dataclass_code import reading
+            from tileorch.gc_deferral import gc_deferred
 
-    # the compiler's imports on a first compile too: collector deferred, dataclass code kept
-    with timing.collect() as timer, gc_deferred(), reading():
-        kernel = _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule,
-                          debug_timeout)
+            # the compiler's imports on a first compile too: collector deferred, dataclass code kept
+            with gc_deferred(), reading():
+                kernel = _build(*found, ptxas, extra_pipeline, isolate, schedule, debug_timeout)
     kernel.timings = timer.as_dict()
     if not kernel.entries:  # an empty module compiles, but not silently (the remark says where)
         import warnings
@@ -270,7 +296,7 @@ def _check_options(arch, name, ptx_version, ptxas, extra_pipeline, cache, isolat
     """Raise ``TypeError``/``ValueError`` naming the argument for an option :func:`compile` cannot
     take (before anything is read: a string for a flag would be taken as true, a string PTX
     version reported as 'unsupported PTX version 80' beside the list that has 80)."""
-    from tileorch.backend.ptx import SUPPORTED_ARCHS, SUPPORTED_PTX_VERSIONS  # (standard library only)
+    from tileorch.backend.target_versions import SUPPORTED_ARCHS, SUPPORTED_PTX_VERSIONS  # (no other import)
 
     if arch is not None and not isinstance(arch, str):
         raise TypeError(f"arch must be a target name such as 'sm_90a' (or None: the module's), got {arch!r}")
@@ -304,10 +330,12 @@ def _check_debug_timeout(value) -> None:
         raise ValueError(f"debug_timeout must be in [0, {2**32 - 1}] polls (0 = off; counted in 32 bits), got {value}")
 
 
-def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule,
-             debug_timeout: int = 0) -> Kernel:
+def _lookup(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, schedule, debug_timeout: int = 0):
+    """The cached :class:`Kernel` of ``source`` compiled with these options, or what
+    :func:`_build` takes to compile it: ``(payload, name, arch, ptx_version, key, use_cache)``.
+    Imports nothing of the compiler (a relaunch in a new process ends here)."""
     from tileorch import timing
-    from tileorch.backend.ptx import DEFAULT_PTX_VERSION  # (standard library only)
+    from tileorch.backend.target_versions import DEFAULT_PTX_VERSION  # (no other import)
 
     with timing.timed("read"):
         payload, default_name = _read(source)
@@ -323,6 +351,14 @@ def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isol
     else:
         with timing.timed("cache"):  # the key still names the kernel (Kernel.key)
             key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule, debug_timeout)
+    return payload, name, arch, ptx_version, key, use_cache
+
+
+def _build(payload, name, arch, ptx_version, key, use_cache, ptxas, extra_pipeline, isolate, schedule,
+           debug_timeout: int = 0) -> Kernel:
+    """Compile what :func:`_lookup` found missing (and store it when ``use_cache``)."""
+    from tileorch import timing
+
     with timing.timed("import"):  # the compiler's modules, on the first compile of a process (not on a hit)
         from tileorch.backend.compile import CompileError
         from tileorch.driver import compile_module, compile_text

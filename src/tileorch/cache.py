@@ -28,11 +28,16 @@ entries compiled elsewhere).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from dataclasses import dataclass
-from pathlib import Path
+
+try:  # CPython's own SHA-256 (the same digests as hashlib's): ``hashlib`` loads OpenSSL and
+    from _sha256 import sha256  # blake2 on import, a tenth of a relaunch's import (3.11; _sha2 from 3.12)
+except ImportError:
+    try:
+        from _sha2 import sha256
+    except ImportError:
+        from hashlib import sha256
 
 CACHE_DIR_ENV = "TILEORCH_CACHE_DIR"
 CACHE_SWITCH_ENV = "TILEORCH_CACHE"
@@ -44,16 +49,31 @@ COMPILER_PARTS = ("analysis", "backend", "dialects", "frontend", "kernels", "sch
 """What of the ``tileorch`` package decides a compiled program (relative to the package)."""
 
 
-def cache_base() -> Path:
-    """``$TILEORCH_CACHE_DIR``, default ``$XDG_CACHE_HOME/tileorch`` or ``~/.cache/tileorch``."""
-    base = os.environ.get(CACHE_DIR_ENV) or os.path.join(
+def _base() -> str:
+    """:func:`cache_base` as a string (this module works on ``os.path`` strings: ``pathlib``
+    costs a relaunch's import ``urllib``, ``fnmatch`` and more)."""
+    return os.environ.get(CACHE_DIR_ENV) or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tileorch")
-    return Path(base)
 
 
-def cache_root() -> Path:
-    """Where entries live: ``cache_base() / "kernels"``."""
-    return cache_base() / "kernels"
+def _memo(name: str) -> str:
+    """The path of the memo file ``name`` in the current cache base."""
+    return os.path.join(_base(), "fingerprints", name)
+
+
+def cache_base():
+    """``$TILEORCH_CACHE_DIR``, default ``$XDG_CACHE_HOME/tileorch`` or ``~/.cache/tileorch``
+    (a ``pathlib.Path``)."""
+    from pathlib import Path
+
+    return Path(_base())
+
+
+def cache_root():
+    """Where entries live: ``cache_base() / "kernels"`` (a ``pathlib.Path``)."""
+    from pathlib import Path
+
+    return Path(_base(), "kernels")
 
 
 def enabled() -> bool:
@@ -115,7 +135,7 @@ def _versions() -> str:
 def _sources_stamp(root: str, files: list[str]) -> str:
     """sha256 of the compiler's source files' and the dependencies' ``__init__.py`` (path, size,
     mtime): the name of the fingerprint's memo (:func:`_sources_digest`)."""
-    stat_h = hashlib.sha256(f"format {FORMAT}\0{root}\0".encode())
+    stat_h = sha256(f"format {FORMAT}\0{root}\0".encode())
     for f in [*files, *_dependency_files()]:
         st = os.stat(f)
         stat_h.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
@@ -131,14 +151,14 @@ def _sources_digest(root: str) -> str:
     global _FINGERPRINT_STAMP
     files = _source_files(root)
     stamp = _FINGERPRINT_STAMP = _sources_stamp(root, files)
-    memo = cache_base() / "fingerprints" / stamp[:32]
+    memo = _memo(stamp[:32])
     try:
-        text = memo.read_text()
+        text = _read_text(memo)
         if len(text) == 64:
             return text
     except OSError:
         pass
-    h = hashlib.sha256(f"format {FORMAT}\0{_versions()}\0".encode())
+    h = sha256(f"format {FORMAT}\0{_versions()}\0".encode())
     for f in files:
         h.update(os.path.relpath(f, root).replace(os.sep, "/").encode())
         with open(f, "rb") as fh:
@@ -164,18 +184,17 @@ def remember_memos() -> None:
     entries from this base would hash the compiler's sources and run ``ptxas --version`` again
     (a relaunch then costs tens of milliseconds: benchmarks/compile_time.py's relaunch, whose
     cache directory is new for each program).  :func:`store` calls it."""
-    base = cache_base()
-    where = str(base)
+    where = _base()
     if where in _memo_bases:
         return
     _memo_bases.add(where)
     if _FINGERPRINT_STAMP is not None and _FINGERPRINT is not None and len(_FINGERPRINT) == 64:
-        memo = base / "fingerprints" / _FINGERPRINT_STAMP[:32]
-        if not memo.exists():
+        memo = _memo(_FINGERPRINT_STAMP[:32])
+        if not os.path.exists(memo):
             _write_atomic(memo, _FINGERPRINT.encode())
     for stamp, found in list(_PTXAS.items()):
-        memo = base / "fingerprints" / _ptxas_memo_name(stamp)
-        if found and not memo.exists():
+        memo = _memo(_ptxas_memo_name(stamp))
+        if found and not os.path.exists(memo):
             _write_atomic(memo, found.encode())
 
 
@@ -197,9 +216,9 @@ def ptxas_identity() -> str:
         return ""
     found = _PTXAS.get(stamp)
     if found is None:
-        memo = cache_base() / "fingerprints" / _ptxas_memo_name(stamp)
+        memo = _memo(_ptxas_memo_name(stamp))
         try:
-            found = memo.read_text()
+            found = _read_text(memo)
         except OSError:
             found = ""
         if not found.startswith(path + " "):
@@ -212,7 +231,7 @@ def ptxas_identity() -> str:
 
 
 def _ptxas_memo_name(stamp: tuple) -> str:
-    return "ptxas-" + hashlib.sha256(repr(stamp).encode()).hexdigest()[:32]
+    return "ptxas-" + sha256(repr(stamp).encode()).hexdigest()[:32]
 
 
 def ptxas_path() -> str:
@@ -225,10 +244,10 @@ def ptxas_path() -> str:
     env = os.environ.get(PTXAS_ENV)
     if env:
         return env if os.path.isfile(env) and os.access(env, os.X_OK) else ""
-    where = hashlib.sha256(repr((sys.executable, sys.prefix, os.environ.get("PATH", ""))).encode()).hexdigest()[:32]
-    memo = cache_base() / "fingerprints" / f"ptxas-path-{where}"
+    where = sha256(repr((sys.executable, sys.prefix, os.environ.get("PATH", ""))).encode()).hexdigest()[:32]
+    memo = _memo(f"ptxas-path-{where}")
     try:
-        path = memo.read_text()
+        path = _read_text(memo)
         if path and os.path.isfile(path) and os.access(path, os.X_OK):
             return path
     except OSError:
@@ -275,7 +294,7 @@ def make_key(namespace: str, program: str | bytes, *options: object, ptxas: bool
     """The sha256 key of ``program`` compiled with ``options`` (each turned into text with
     ``str``) by this compiler (and, with ``ptxas``, this ptxas) in this compile environment
     (:data:`COMPILE_ENV`), under ``namespace``."""
-    h = hashlib.sha256()
+    h = sha256()
     for part in (namespace, compiler_fingerprint(), compile_environment(),
                  ptxas_identity() if ptxas else "no ptxas", *map(str, options), program):
         h.update(part if isinstance(part, bytes) else part.encode())
@@ -286,13 +305,24 @@ def make_key(namespace: str, program: str | bytes, *options: object, ptxas: bool
 # --------------------------------------------------------------------------- entries
 
 
-@dataclass
 class Entry:
-    """A cache entry read back: the stored record and its files' bytes by name."""
+    """A cache entry read back: the stored record and its files' bytes by name (a plain class:
+    ``dataclasses`` would cost a relaunch's import ``inspect``)."""
 
-    key: str
-    meta: dict
-    files: dict[str, bytes]
+    __slots__ = ("key", "meta", "files")
+
+    def __init__(self, key: str, meta: dict, files: dict[str, bytes]):
+        self.key, self.meta, self.files = key, meta, files
+
+    def __repr__(self) -> str:
+        return f"Entry(key={self.key!r}, meta={self.meta!r}, files={sorted(self.files)!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is not Entry:
+            return NotImplemented
+        return (self.key, self.meta, self.files) == (other.key, other.meta, other.files)
+
+    __hash__ = None
 
     def text(self, name: str, default: str = "") -> str:
         data = self.files.get(name)
@@ -313,12 +343,25 @@ def _warn(message: str) -> None:
     warnings.warn(message, CacheWarning, stacklevel=3)
 
 
-def entry_dir(key: str) -> Path:
-    return cache_root() / key[:2] / key
+def entry_path(key: str) -> str:
+    """The directory of the entry ``key`` (a string; it may not exist)."""
+    return os.path.join(_base(), "kernels", key[:2], key)
+
+
+def has_entry(key: str) -> bool:
+    """Whether an entry is stored under ``key`` (its record exists; not read nor checked)."""
+    return os.path.isfile(os.path.join(entry_path(key), "meta.json"))
+
+
+def entry_dir(key: str):
+    """:func:`entry_path` as a ``pathlib.Path``."""
+    from pathlib import Path
+
+    return Path(entry_path(key))
 
 
 def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return sha256(data).hexdigest()
 
 
 def load(key: str) -> Entry | None:
@@ -328,12 +371,12 @@ def load(key: str) -> Entry | None:
 
 
 def _read(key: str, warn: bool) -> Entry | None:
-    directory = entry_dir(key)
+    directory = entry_path(key)
     try:
-        meta = json.loads((directory / "meta.json").read_bytes())
+        meta = json.loads(_read_bytes(os.path.join(directory, "meta.json")))
         if meta.get("key") != key or meta.get("format") != FORMAT:
             return None
-        files = {name: (directory / name).read_bytes() for name in meta.get("files", [])}
+        files = {name: _read_bytes(os.path.join(directory, name)) for name in meta.get("files", [])}
         digests = meta.get("digests", {})
         bad = [name for name, data in files.items() if digests.get(name) != _digest(data)]
     except (OSError, ValueError, TypeError, AttributeError):
@@ -363,6 +406,7 @@ def store(key: str, meta: dict, files: dict[str, bytes | str]) -> None:
     entry; errors (a read-only directory, a full disk) are ignored."""
     import shutil  # here, not at the top: a cache hit in a fresh process stays lean
     import tempfile
+    from pathlib import Path
 
     directory = entry_dir(key)
     raw = {name: data.encode() if isinstance(data, str) else data for name, data in files.items()}
@@ -381,7 +425,7 @@ def store(key: str, meta: dict, files: dict[str, bytes | str]) -> None:
         except OSError:  # another process stored it first
             shutil.rmtree(tmp, ignore_errors=True)
     except OSError as exc:
-        base = str(cache_base())
+        base = _base()
         if base not in _warned_bases:
             _warned_bases.add(base)
             _warn(f"tileorch cache: cannot write {directory.parent} ({type(exc).__name__}: {exc.strerror or exc}); "
@@ -393,11 +437,26 @@ def store(key: str, meta: dict, files: dict[str, bytes | str]) -> None:
     remember_memos()  # a new process reading this entry finds the key's memos here too
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _write_atomic(path, data: bytes) -> None:
+    """Write ``data`` to ``path`` (a string or path) through a temporary file and a rename;
+    errors are ignored (a memo that cannot be written is computed again next time)."""
+    path = os.fspath(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
+        directory, name = os.path.split(path)
+        os.makedirs(directory, exist_ok=True)
+        tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            f.write(data)
         os.replace(tmp, path)
     except OSError:
         pass
@@ -405,4 +464,4 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 __all__ = ["CACHE_DIR_ENV", "CACHE_SWITCH_ENV", "CacheWarning", "Entry", "cache_base", "cache_root",
            "compiler_fingerprint", "discard",
-           "enabled", "entry_dir", "load", "make_key", "ptxas_identity", "ptxas_path", "remember_memos", "store"]
+           "enabled", "entry_dir", "entry_path", "has_entry", "load", "make_key", "ptxas_identity", "ptxas_path", "remember_memos", "store"]

@@ -113,7 +113,7 @@ def test_a_cold_compile_parses_no_format(tmp_path):
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert int(proc.stdout.strip()) > 200
+    assert int(proc.stdout.strip()) > 150  # (200 before nvvm's 40 special-register ops were defined on first use)
 
 
 def test_install_refuses_an_op_definition_it_does_not_mirror(monkeypatch):

@@ -3,7 +3,9 @@ compile does not import the TileAS tier's dialect, the mma.sync payload ops nor 
 dialect (a fresh process compiling an exp), a program with a math op (floor) imports the math
 dialect and compiles it; ``convert-blackwell-cluster-emitters`` on a module without Blackwell
 ops does not import their dialects (cute_nvgpu, nvvm.tcgen05); ``import tileorch`` imports no compiler and no heavy
-library (xDSL, llvmlite, torch, numpy, sympy, matplotlib, hypothesis, iree)."""
+library (xDSL, llvmlite, torch, numpy, sympy, matplotlib, hypothesis, iree); a cache hit in a new
+process imports neither the compiler nor ``dataclasses``/``pathlib``/``hashlib``; a compile of
+cuTile bytecode defines the cuda_tile op classes (and nvvm special registers) it uses, not all."""
 
 from __future__ import annotations
 
@@ -83,3 +85,89 @@ def test_import_tileorch_imports_no_compiler_and_blackwell_emitters_only_for_bla
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-2:] == ["[]", "[]"], proc.stdout + proc.stderr
+
+
+RELAUNCH_FORBIDDEN = ("dataclasses", "inspect", "pathlib", "hashlib", "tempfile", "xdsl", "llvmlite",
+                      "tileorch.backend.ptx", "tileorch.dataclass_code", "tileorch.gc_deferral", "tileorch.driver")
+"""What a cache hit in a new process must not import (issue 22: a relaunch under 100 ms; each of
+these is milliseconds of a relaunch's import)."""
+
+
+def test_a_cache_hit_in_a_new_process_imports_almost_nothing(tmp_path):
+    """``tileorch.compile`` of a stored program in a fresh process reads the entry without the
+    compiler, ``dataclasses``/``inspect``, ``pathlib`` or OpenSSL's ``hashlib`` (the entry is
+    stored here by hand under the key the call computes: no compile is needed to test it)."""
+    code = textwrap.dedent(f"""
+        import os, sys
+        os.environ["TILEORCH_CACHE_DIR"] = {str(tmp_path / "cache")!r}
+        os.environ.pop("TILEORCH_CACHE", None)
+        from tileorch import api
+        from tileorch.backend.target_versions import DEFAULT_PTX_VERSION
+        text = "module {{}}"
+        key = api.cache_key(text, "sm_90a", DEFAULT_PTX_VERSION, False, "", None)
+        if sys.argv[1] == "store":
+            api._store(api.Kernel(".version 8.6\\n.visible .entry k()\\n{{ ret; }}\\n", b"", "sm_90a", ["k"], key=key))
+        else:
+            k = api.compile(text, ptxas=False)
+            assert k.from_cache and k.entries == ["k"] and k.key == key, k
+            print(sorted(m for m in {RELAUNCH_FORBIDDEN!r} if m in sys.modules))
+    """)
+    subprocess.run([sys.executable, "-c", code, "store"], check=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code, "hit"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
+
+
+def test_the_caches_sha256_is_hashlibs():
+    import hashlib
+
+    from tileorch import cache
+
+    for data in (b"", b"abc", bytes(range(256)) * 1000):
+        assert cache.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+
+
+def test_cuda_tile_op_classes_are_defined_for_the_ops_a_program_has(tmp_path):
+    """Compiling cuTile bytecode in a fresh process defines the cuda_tile op classes of the ops
+    the program has (the bytecode reader asks by op name; convert-cudatile-to-tileaa and its
+    warnings dispatch by op name) and the 12 structural ones the dialect's own code names, not
+    all 105; of nvvm's 40 special registers, those the SIMT kernel reads.  The textual parser's
+    dialect (``CudaTile``, ``nvvm.OPS``) still has every op."""
+    from tileorch.diagnostics import parse_module
+    from tileorch.frontend.cuda_tile_bytecode_writer import write_bytecode
+    from tileorch.registry import make_context
+
+    path = tmp_path / "expk.tileirbc"
+    path.write_bytes(write_bytecode(parse_module(make_context(), PROGRAM, "expk.mlir")))
+    code = textwrap.dedent(f"""
+        import tileorch
+        from tileorch.dialects import nvvm
+        from tileorch.dialects.cuda_tile import ops as ct
+        kernel = tileorch.compile({str(path)!r}, None, cache=False, ptxas=False, isolate=True)
+        assert "ex2.approx" in kernel.ptx, kernel.ptx[:200]
+        print(" ".join(sorted(ct.defined_ops())))
+        print(len(nvvm.SPECIAL_REGISTERS.defined()))
+        from tileorch.dialects.cuda_tile import CudaTile
+        print(len(list(CudaTile.operations)), len(ct.defined_ops()), len(nvvm.OPS) - len(nvvm.SPECIAL_REGISTERS.defined()))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    defined, registers, whole = proc.stdout.strip().splitlines()[-3:]
+    structural = {"ModuleOp", "EntryOp", "TestFuncOp", "GlobalOp", "ReturnOp", "YieldOp", "ContinueOp", "ForOp",
+                  "LoopOp", "IfOp", "ReduceOp", "ScanOp"}
+    program = {"MakeTokenOp", "MakeTensorViewOp", "MakePartitionViewOp", "GetTileBlockIdOp", "LoadViewTkoOp",
+               "ExpOp", "StoreViewTkoOp"}
+    assert structural | program <= set(defined.split()) <= structural | program | {"ConstantOp"}, defined
+    assert 1 <= int(registers) <= 8, registers
+    ops, all_defined, other_nvvm = map(int, whole.split())
+    assert ops == all_defined == 105 and other_nvvm > 30, whole
+
+
+def test_cuda_tile_op_names_and_classes_agree():
+    """``ops.op_name``/``op_class`` (the lazy definitions' index) match every class's ``name``."""
+    from tileorch.dialects.cuda_tile import OPS
+    from tileorch.dialects.cuda_tile import ops as ct
+
+    assert len(OPS) == len(ct.OP_NAMES) == 105
+    for cls in OPS:
+        assert ct.op_name(cls.__name__) == cls.name and ct.op_class(cls.name) is cls is getattr(ct, cls.__name__)

@@ -165,7 +165,7 @@ def test_a_converter_inconsistency_is_an_internal_error_at_the_op(monkeypatch):
     def old_exti(L, op):  # arith.extsi on a tensor: does not verify
         L.bind(op, L.emit(arith.ExtSIOp(L.v(op.from_), L.type(op.to.type, op)), op))
 
-    monkeypatch.setitem(conv._HANDLERS, ct.ExtIOp, old_exti)
+    monkeypatch.setitem(conv._HANDLERS, ct.ExtIOp.name, old_exti)  # (keyed by op name)
     with pytest.raises(LocatedError) as info:
         compile_program(FP8_INTS.encode(), "fp8_ints.mlir", ptxas=False)
     message = str(info.value)

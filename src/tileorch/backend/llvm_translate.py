@@ -36,7 +36,8 @@ from xdsl.utils.exceptions import LLVMTranslationException
 
 from tileorch.backend.intrinsics import check_known_intrinsics
 from tileorch.diagnostics import LocatedError
-from tileorch.dialects import llvm_ext, nvvm
+from tileorch.dialects import llvm_ext
+from tileorch.dialects import nvvm_common as nvvm  # the kernel attributes' names (not the op classes)
 
 TRIPLE = "nvptx64-nvidia-cuda"
 

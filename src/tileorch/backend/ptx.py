@@ -41,12 +41,12 @@ import re
 import sys
 from collections.abc import Callable
 
-DEFAULT_ARCH = "sm_90a"
-SUPPORTED_ARCHS = ("sm_90a", "sm_100a")
-"""Targets whose PTX the lowering produces: it uses sm_90a-specific instructions (setmaxnreg,
-wgmma), which exist on no plain sm_XX target, and the cluster/mbarrier features of sm_90+."""
-DEFAULT_PTX_VERSION = 86
-SUPPORTED_PTX_VERSIONS = (80, 81, 82, 83, 84, 85, 86, 87, 88, 90)
+from tileorch.backend.target_versions import (  # noqa: F401  (the targets, kept importable from here)
+    DEFAULT_ARCH,
+    DEFAULT_PTX_VERSION,
+    SUPPORTED_ARCHS,
+    SUPPORTED_PTX_VERSIONS,
+)
 
 
 class BackendError(Exception):

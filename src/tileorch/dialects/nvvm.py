@@ -15,6 +15,7 @@ immediate, its range.  Lowering to LLVM intrinsics: ``tileorch.transforms.nvvm_t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import ClassVar
 
@@ -160,9 +161,12 @@ def _sreg(reg: str, width: int = 32, pure: bool = True) -> type[IRDLOperation]:
     return irdl_op_definition(type(cls_name, (_SpecialRegisterOp,), body))
 
 
+SpecialRegisterOp = _SpecialRegisterOp
+"""The base class of every ``nvvm.read.ptx.sreg.*`` op (:data:`SPECIAL_REGISTERS`)."""
+
 _XYZ = ("x", "y", "z")
-SPECIAL_REGISTERS: dict[str, type[IRDLOperation]] = {
-    reg: _sreg(reg, width, pure)
+_SREG_SPECS: dict[str, tuple[int, bool]] = {
+    reg: (width, pure)
     for reg, width, pure in [
         *((f"{r}.{d}", 32, True) for r in ("tid", "ntid", "ctaid", "nctaid") for d in _XYZ),
         *((f"{r}.{d}", 32, True) for r in ("clusterid", "nclusterid", "cluster.ctaid", "cluster.nctaid") for d in _XYZ),
@@ -180,6 +184,37 @@ SPECIAL_REGISTERS: dict[str, type[IRDLOperation]] = {
         ("globaltimer", 64, False),
     ]
 }
+"""register -> (result width, pure) of each special-register op."""
+
+
+class _SpecialRegisters(Mapping):
+    """register name (``tid.x``) -> its op class, each class defined on first read (issue 22: a
+    SIMT kernel reads four or five of the 40 registers; defining the others was a fifth of this
+    module's import).  Iterating reads the names; ``values()``/``items()`` define them all."""
+
+    def __init__(self, specs: dict[str, tuple[int, bool]]):
+        self._specs = specs
+        self._classes: dict[str, type[IRDLOperation]] = {}
+
+    def __getitem__(self, reg: str) -> type[IRDLOperation]:
+        cls = self._classes.get(reg)
+        if cls is None:
+            width, pure = self._specs[reg]
+            cls = self._classes[reg] = _sreg(reg, width, pure)
+        return cls
+
+    def __iter__(self):
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def defined(self) -> list[type[IRDLOperation]]:
+        """The classes defined so far (no new one)."""
+        return list(self._classes.values())
+
+
+SPECIAL_REGISTERS: Mapping[str, type[IRDLOperation]] = _SpecialRegisters(_SREG_SPECS)
 
 
 # --------------------------------------------------------------------------- mbarrier
@@ -1063,8 +1098,7 @@ class ExitOp(_BareOp):
     name = "nvvm.exit"
 
 
-CORE_OPS: list[type[Operation]] = [
-    *SPECIAL_REGISTERS.values(),
+_CORE_OPS: list[type[Operation]] = [
     MBarrierInitOp,
     MBarrierInitSharedOp,
     MBarrierInvalOp,
@@ -1110,8 +1144,14 @@ def _whole_dialect() -> tuple[list[type[Operation]], Dialect]:
     from tileorch.dialects.nvvm_payload import PAYLOAD_ATTRS, PAYLOAD_OPS  # TMA, WGMMA, stmatrix, PDL
     from tileorch.dialects.nvvm_tcgen05 import TCGEN05_ATTRS, TCGEN05_OPS  # Blackwell TMEM / UMMA
 
-    ops = [*CORE_OPS, *PAYLOAD_OPS, *TCGEN05_OPS]
+    ops = [*_core_ops(), *PAYLOAD_OPS, *TCGEN05_OPS]
     return ops, Dialect("nvvm", ops, [*CORE_ATTRS, *PAYLOAD_ATTRS, *TCGEN05_ATTRS])
+
+
+def _core_ops() -> list[type[Operation]]:
+    """``CORE_OPS``: every special register's op (defining those not defined yet), then the ops
+    defined in this module."""
+    return [*SPECIAL_REGISTERS.values(), *_CORE_OPS]
 
 
 def __getattr__(name: str):
@@ -1121,13 +1161,19 @@ def __getattr__(name: str):
     if name in ("OPS", "NVVM"):
         globals()["OPS"], globals()["NVVM"] = _whole_dialect()
         return globals()[name]
+    if name == "CORE_OPS":  # (defines every special register's op)
+        globals()["CORE_OPS"] = _core_ops()
+        return globals()["CORE_OPS"]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# discardable function attributes (upstream names) the backend turns into PTX directives
-KERNEL_ATTR = "nvvm.kernel"
-MAXNTID_ATTR = "nvvm.maxntid"
-REQNTID_ATTR = "nvvm.reqntid"
-MINCTASM_ATTR = "nvvm.minctasm"
-MAXNREG_ATTR = "nvvm.maxnreg"
-CLUSTER_DIM_ATTR = "nvvm.cluster_dim"
+# discardable function attributes (upstream names) the backend turns into PTX directives; defined
+# in nvvm_common, so that the back end reads them without importing this dialect's op classes
+from tileorch.dialects.nvvm_common import (  # noqa: E402,F401
+    CLUSTER_DIM_ATTR,
+    KERNEL_ATTR,
+    MAXNREG_ATTR,
+    MAXNTID_ATTR,
+    MINCTASM_ATTR,
+    REQNTID_ATTR,
+)

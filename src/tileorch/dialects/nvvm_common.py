@@ -24,6 +24,15 @@ PTR_SHARED_CLUSTER = LLVMPointerType(IntAttr(SHARED_CLUSTER))
 
 SIDE_EFFECTS = (MemoryReadEffect(), MemoryWriteEffect())
 
+# discardable function attributes (upstream names) the backend turns into PTX directives
+# (re-exported by :mod:`tileorch.dialects.nvvm`)
+KERNEL_ATTR = "nvvm.kernel"
+MAXNTID_ATTR = "nvvm.maxntid"
+REQNTID_ATTR = "nvvm.reqntid"
+MINCTASM_ATTR = "nvvm.minctasm"
+MAXNREG_ATTR = "nvvm.maxnreg"
+CLUSTER_DIM_ATTR = "nvvm.cluster_dim"
+
 
 def address_space(value: SSAValue) -> int | None:
     """The address space of a ``!llvm.ptr`` value, or None for a non-pointer."""

@@ -1090,12 +1090,15 @@ _CLASSES: dict = {}
 
 
 def _op_class(mnemonic: str):
-    if not _CLASSES:
-        from tileorch.dialects.cuda_tile import OPS
+    """The class of ``cuda_tile.<mnemonic>``, defined on first use (only the ops a program has)."""
+    cls = _CLASSES.get(mnemonic)
+    if cls is None:
+        from tileorch.dialects.cuda_tile import ops as ct
 
-        _CLASSES.update({c.name.split(".", 1)[1]: c for c in OPS})
-        _init_enums()
-    return _CLASSES[mnemonic]
+        if not _ENUMS:
+            _init_enums()
+        cls = _CLASSES[mnemonic] = ct.op_class("cuda_tile." + mnemonic)
+    return cls
 
 
 def _build(cls, groups, result_types, props, regions, at, mnemonic, reader):

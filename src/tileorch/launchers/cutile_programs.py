@@ -183,5 +183,5 @@ def _write_index(source_key: str, data: bytes, arch: str, schedule: str, config:
     from tileorch import cache
 
     program_key = program_cache_key(data, arch, schedule, config, bool(cache.ptxas_path()))
-    if (cache.entry_dir(program_key) / "meta.json").is_file():
+    if cache.has_entry(program_key):
         cache.store(source_key, {"kind": "cutile-index", "program": program_key}, {})

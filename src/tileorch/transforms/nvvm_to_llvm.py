@@ -104,8 +104,8 @@ def _lower_sreg(op: Operation, e: _Emitter) -> SSAValue | None:
     return e.call(f"llvm.nvvm.read.ptx.sreg.{reg}", [], op.results[0].type)
 
 
-for _cls in nvvm.SPECIAL_REGISTERS.values():
-    LOWERINGS[_cls] = _lower_sreg
+# (no entry per register: the classes are defined on first use, nvvm.SPECIAL_REGISTERS; LowerNVVMOp
+# lowers every subclass of nvvm.SpecialRegisterOp with _lower_sreg)
 
 
 # --------------------------------------------------------------------------- mbarrier
@@ -289,7 +289,9 @@ class LowerNVVMOp(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         fn = LOWERINGS.get(type(op))
         if fn is None:
-            return
+            if not isinstance(op, nvvm.SpecialRegisterOp):
+                return
+            fn = _lower_sreg
         e = _Emitter()
         result = fn(op, e)
         copy_location(op, e.ops)
@@ -353,12 +355,14 @@ class _Applier(GreedyApplier):
     without the rewriter's per-op setup."""
 
     def wants(self, op: Operation) -> bool:
-        return (type(op) in LOWERINGS or isinstance(op, _TRY_WAITS)
+        return (type(op) in LOWERINGS or isinstance(op, _TRY_WAITS_AND_REGISTERS)
                 or (self.dce_enabled and is_trivially_dead(op)))
 
 
 _TRY_WAITS = (nvvm.MBarrierTryWaitParityOp, nvvm.MBarrierTryWaitParitySharedOp)
 """The ops :class:`LowerBlockingTryWait` acts on."""
+_TRY_WAITS_AND_REGISTERS = (*_TRY_WAITS, nvvm.SpecialRegisterOp)
+"""Those and the special registers' reads (classes defined on first use: not keys of :data:`LOWERINGS`)."""
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,79 @@ from tileorch.dialects.cuda_tile.types import (DYNAMIC, GatherScatterViewType, P
 
 T = "type($result)"
 
+# --------------------------------------------------------------------------- lazily defined ops
+#
+# ``irdl_op_definition`` is most of the cost of defining an op class (its IRDL definition, its
+# generated methods); a program uses a few of the 105 ops.  The classes marked ``@_lazy_op`` are
+# defined by ``irdl_op_definition`` when first read as an attribute of this module (``ops.AddFOp``,
+# ``from ...ops import AddFOp``, :func:`op_class` by op name, as the bytecode reader does for each
+# opcode it meets); :func:`all_ops` defines them all (the textual parser's dialect, :data:`OPS`).
+# The ops this module's own code refers to by name (structure and control flow: module, entry,
+# for, loop, if, yield, ...) are defined eagerly: a module's global lookup does not reach its
+# ``__getattr__``.
+
+_ORDER: list[str] = []
+"""The op classes' names in definition order (:func:`all_ops`'s order)."""
+_RAW: dict[str, type] = {}
+"""Class name -> the undecorated class of each op not defined yet."""
+OP_NAMES: dict[str, str] = {}
+"""Class name -> op name (``AddFOp`` -> ``cuda_tile.addf``) of every op, defined or not."""
+_CLASS_OF: dict[str, str] = {}
+"""Op name -> class name."""
+
+
+def _lazy_op(cls: type) -> type:
+    """Mark ``cls`` for definition on first use (the module's end takes it out of the namespace)."""
+    _ORDER.append(cls.__name__)
+    _RAW[cls.__name__] = cls
+    OP_NAMES[cls.__name__] = cls.name
+    _CLASS_OF[cls.name] = cls.__name__
+    return cls
+
+
+def _eager_op(cls: type) -> type:
+    """``irdl_op_definition``, recording the op in :data:`OP_NAMES` and the definition order."""
+    _ORDER.append(cls.__name__)
+    OP_NAMES[cls.__name__] = cls.name
+    _CLASS_OF[cls.name] = cls.__name__
+    return irdl_op_definition(cls)
+
+
+def _define(class_name: str) -> type:
+    raw = _RAW.pop(class_name)
+    cls = globals()[class_name] = irdl_op_definition(raw)
+    return cls
+
+
+def __getattr__(name: str):
+    if name in _RAW:
+        return _define(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def op_class(op_name: str) -> type:
+    """The class of the op ``op_name`` (``cuda_tile.addf``), defined now if it was not yet;
+    ``KeyError`` for a name that is not a cuda_tile op."""
+    class_name = _CLASS_OF[op_name]
+    cls = globals().get(class_name)
+    return cls if cls is not None else _define(class_name)
+
+
+def op_name(class_name: str) -> str:
+    """The op name of the class ``class_name`` (``AddFOp`` -> ``cuda_tile.addf``) without defining it."""
+    return OP_NAMES[class_name]
+
+
+def defined_ops() -> list[str]:
+    """The class names of the ops defined so far."""
+    return [n for n in _ORDER if n not in _RAW]
+
+
+def all_ops() -> list[type]:
+    """Every op class, in definition order (defining those not defined yet)."""
+    return [getattr(_THIS, n) for n in _ORDER]
+
+
 
 def _ftz_check(op, ftz: bool) -> None:
     if ftz and not is_f32(op.result):
@@ -100,48 +173,48 @@ class _UnaryFtz(_Unary):
 
 
 # ---- integer arithmetic
-@irdl_op_definition
+@_lazy_op
 class AddIOp(_BinaryOverflow):
     name = "cuda_tile.addi"
 
 
-@irdl_op_definition
+@_lazy_op
 class SubIOp(_BinaryOverflow):
     name = "cuda_tile.subi"
 
 
-@irdl_op_definition
+@_lazy_op
 class MulIOp(_BinaryOverflow):
     name = "cuda_tile.muli"
 
 
-@irdl_op_definition
+@_lazy_op
 class ShLIOp(_BinaryOverflow):
     name = "cuda_tile.shli"
 
 
-@irdl_op_definition
+@_lazy_op
 class ShRIOp(_BinarySigned):
     name = "cuda_tile.shri"
 
 
-@irdl_op_definition
+@_lazy_op
 class MaxIOp(_BinarySigned):
     name = "cuda_tile.maxi"
 
 
-@irdl_op_definition
+@_lazy_op
 class MinIOp(_BinarySigned):
     name = "cuda_tile.mini"
 
 
-@irdl_op_definition
+@_lazy_op
 class RemIOp(_BinarySigned):
     name = "cuda_tile.remi"
     traits = traits_def()
 
 
-@irdl_op_definition
+@_lazy_op
 class DivIOp(_Binary):
     name = "cuda_tile.divi"
     signedness = prop_def(A.SignednessAttr)
@@ -173,34 +246,34 @@ class _BinaryXY(CtOp):
     SAME_TYPE: ClassVar = (("x", "y", "result"),)
 
 
-@irdl_op_definition
+@_lazy_op
 class MulhiIOp(_BinaryXY):
     name = "cuda_tile.mulhii"
     VALUE_TYPES: ClassVar = {"x": "tile:int", "y": "tile:int", "result": "tile:int"}
 
 
-@irdl_op_definition
+@_lazy_op
 class AndIOp(_Binary):
     name = "cuda_tile.andi"
 
 
-@irdl_op_definition
+@_lazy_op
 class OrIOp(_Binary):
     name = "cuda_tile.ori"
 
 
-@irdl_op_definition
+@_lazy_op
 class XOrIOp(_Binary):
     name = "cuda_tile.xori"
 
 
-@irdl_op_definition
+@_lazy_op
 class AbsIOp(_Unary):
     name = "cuda_tile.absi"
     VALUE_TYPES: ClassVar = {"source": "tile:int", "result": "tile:int"}
 
 
-@irdl_op_definition
+@_lazy_op
 class NegIOp(_Unary):
     name = "cuda_tile.negi"
     overflow = opt_prop_def(A.IntegerOverflowAttr, default_value=A.IntegerOverflowAttr(A.IntegerOverflow.NONE))
@@ -215,22 +288,22 @@ class NegIOp(_Unary):
 
 
 # ---- floating-point arithmetic
-@irdl_op_definition
+@_lazy_op
 class AddFOp(_BinaryFloatRounding):
     name = "cuda_tile.addf"
 
 
-@irdl_op_definition
+@_lazy_op
 class SubFOp(_BinaryFloatRounding):
     name = "cuda_tile.subf"
 
 
-@irdl_op_definition
+@_lazy_op
 class MulFOp(_BinaryFloatRounding):
     name = "cuda_tile.mulf"
 
 
-@irdl_op_definition
+@_lazy_op
 class DivFOp(_BinaryFloatRounding):
     name = "cuda_tile.divf"
     FMT: ClassVar = ("$lhs `,` $rhs custom<DivFOpRoundingMode>($rounding_mode) (`flush_to_zero` $flush_to_zero^)? attr-dict "
@@ -255,12 +328,12 @@ def _div_sqrt_modifiers(op) -> None:
         raise VerifyException(f"full modifier only supported for f32 data type, but got: {ct_type_str(et)}")
 
 
-@irdl_op_definition
+@_lazy_op
 class RemFOp(_BinaryFloat):
     name = "cuda_tile.remf"
 
 
-@irdl_op_definition
+@_lazy_op
 class PowOp(CtOp):
     name = "cuda_tile.pow"
     source = operand_def(TileType)
@@ -272,7 +345,7 @@ class PowOp(CtOp):
     VALUE_TYPES: ClassVar = {"source": "tile:basefloat", "exponent": "tile:basefloat", "result": "tile:basefloat"}
 
 
-@irdl_op_definition
+@_lazy_op
 class FPowIOp(CtOp):
     """``source ** exponent`` with an integer ``exponent`` tile of the source's shape (13.4;
     cuTile 1.7 writes it for ``x ** n`` and ``ct.pow`` with an integer exponent)."""
@@ -288,7 +361,7 @@ class FPowIOp(CtOp):
     VALUE_TYPES: ClassVar = {"source": "tile:basefloat", "exponent": "tile:int", "result": "tile:basefloat"}
 
 
-@irdl_op_definition
+@_lazy_op
 class Atan2Op(_BinaryXY):
     name = "cuda_tile.atan2"
     VALUE_TYPES: ClassVar = {"x": "tile:basefloat", "y": "tile:basefloat", "result": "tile:basefloat"}
@@ -333,17 +406,17 @@ class _MinMaxF(_BinaryFloat):
         _ftz_check(self, self.flush_to_zero is not None)
 
 
-@irdl_op_definition
+@_lazy_op
 class MaxFOp(_MinMaxF):
     name = "cuda_tile.maxf"
 
 
-@irdl_op_definition
+@_lazy_op
 class MinFOp(_MinMaxF):
     name = "cuda_tile.minf"
 
 
-@irdl_op_definition
+@_lazy_op
 class FmaOp(CtOp):
     name = "cuda_tile.fma"
     lhs = operand_def(TileType)
@@ -363,67 +436,67 @@ class FmaOp(CtOp):
         _BinaryFloatRounding.verify_op(self)
 
 
-@irdl_op_definition
+@_lazy_op
 class AbsFOp(_Unary):
     name = "cuda_tile.absf"
 
 
-@irdl_op_definition
+@_lazy_op
 class NegFOp(_Unary):
     name = "cuda_tile.negf"
 
 
-@irdl_op_definition
+@_lazy_op
 class CeilOp(_Unary):
     name = "cuda_tile.ceil"
 
 
-@irdl_op_definition
+@_lazy_op
 class FloorOp(_Unary):
     name = "cuda_tile.floor"
 
 
-@irdl_op_definition
+@_lazy_op
 class CosOp(_Unary):
     name = "cuda_tile.cos"
 
 
-@irdl_op_definition
+@_lazy_op
 class CosHOp(_Unary):
     name = "cuda_tile.cosh"
 
 
-@irdl_op_definition
+@_lazy_op
 class SinOp(_Unary):
     name = "cuda_tile.sin"
 
 
-@irdl_op_definition
+@_lazy_op
 class SinHOp(_Unary):
     name = "cuda_tile.sinh"
 
 
-@irdl_op_definition
+@_lazy_op
 class TanOp(_Unary):
     name = "cuda_tile.tan"
 
 
-@irdl_op_definition
+@_lazy_op
 class LogOp(_Unary):
     name = "cuda_tile.log"
 
 
-@irdl_op_definition
+@_lazy_op
 class Log2Op(_Unary):
     name = "cuda_tile.log2"
 
 
-@irdl_op_definition
+@_lazy_op
 class Exp2Op(_UnaryFtz):
     name = "cuda_tile.exp2"
 
 
-@irdl_op_definition
+@_lazy_op
 class RsqrtOp(_UnaryFtz):
     name = "cuda_tile.rsqrt"
 
@@ -440,19 +513,19 @@ class _UnaryApproxFull(_Unary):
                                   f"{ct_type_str(elem(self.result))}")
 
 
-@irdl_op_definition
+@_lazy_op
 class ExpOp(_UnaryApproxFull):
     name = "cuda_tile.exp"
     FMT: ClassVar = "$source custom<ExpOpRoundingMode>($rounding_mode) attr-dict `:` type($result)"
 
 
-@irdl_op_definition
+@_lazy_op
 class TanHOp(_UnaryApproxFull):
     name = "cuda_tile.tanh"
     FMT: ClassVar = "$source custom<TanHOpRoundingMode>($rounding_mode) attr-dict `:` type($result)"
 
 
-@irdl_op_definition
+@_lazy_op
 class SqrtOp(_Unary):
     name = "cuda_tile.sqrt"
     rounding_mode = prop_def(A.RoundingModeAttr)
@@ -479,7 +552,7 @@ class _Compare(CtOp):
     traits = traits_def(Pure())
 
 
-@irdl_op_definition
+@_lazy_op
 class CmpIOp(_Compare):
     name = "cuda_tile.cmpi"
     comparison_predicate = prop_def(A.ComparisonPredicateAttr)
@@ -489,7 +562,7 @@ class CmpIOp(_Compare):
     VALUE_TYPES: ClassVar = {"lhs": "tile:int", "rhs": "tile:int", "result": "tile:i1"}
 
 
-@irdl_op_definition
+@_lazy_op
 class CmpFOp(_Compare):
     name = "cuda_tile.cmpf"
     comparison_predicate = prop_def(A.ComparisonPredicateAttr)
@@ -499,7 +572,7 @@ class CmpFOp(_Compare):
     VALUE_TYPES: ClassVar = {"lhs": "tile:basefloat", "rhs": "tile:basefloat", "result": "tile:i1"}
 
 
-@irdl_op_definition
+@_lazy_op
 class SelectOp(CtOp):
     name = "cuda_tile.select"
     cond = operand_def(TileType)
@@ -533,7 +606,7 @@ class _Convert(_SourceToResult):
     SAME_SHAPE: ClassVar = (("source", "result"),)
 
 
-@irdl_op_definition
+@_lazy_op
 class BitcastOp(_Convert):
     name = "cuda_tile.bitcast"
     VALUE_TYPES: ClassVar = {"source": "tile:number", "result": "tile:number"}
@@ -545,19 +618,19 @@ class BitcastOp(_Convert):
                                   f"{ct_type_str(a)} and {ct_type_str(b)}")
 
 
-@irdl_op_definition
+@_lazy_op
 class IntToPtrOp(_Convert):
     name = "cuda_tile.int_to_ptr"
     VALUE_TYPES: ClassVar = {"source": "tile:i64", "result": "tile:ptr"}
 
 
-@irdl_op_definition
+@_lazy_op
 class PtrToIntOp(_Convert):
     name = "cuda_tile.ptr_to_int"
     VALUE_TYPES: ClassVar = {"source": "tile:ptr", "result": "tile:i64"}
 
 
-@irdl_op_definition
+@_lazy_op
 class PtrToPtrOp(_Convert):
     name = "cuda_tile.ptr_to_ptr"
     VALUE_TYPES: ClassVar = {"source": "tile:ptr", "result": "tile:ptr"}
@@ -572,7 +645,7 @@ class _ConvertElements(CtOp):
     traits = traits_def(Pure())
 
 
-@irdl_op_definition
+@_lazy_op
 class ExtIOp(_ConvertElements):
     name = "cuda_tile.exti"
     signedness = prop_def(A.SignednessAttr)
@@ -584,7 +657,7 @@ class ExtIOp(_ConvertElements):
             raise VerifyException("extending to smaller or identical integer")
 
 
-@irdl_op_definition
+@_lazy_op
 class TruncIOp(_ConvertElements):
     name = "cuda_tile.trunci"
     overflow = opt_prop_def(A.IntegerOverflowAttr, default_value=A.IntegerOverflowAttr(A.IntegerOverflow.NONE))
@@ -597,7 +670,7 @@ class TruncIOp(_ConvertElements):
             raise VerifyException("truncating to larger or identical integer")
 
 
-@irdl_op_definition
+@_lazy_op
 class FToFOp(_ConvertElements):
     name = "cuda_tile.ftof"
     rounding_mode = opt_prop_def(A.RoundingModeAttr, default_value=A.RoundingModeAttr(A.RoundingMode.NEAREST_EVEN))
@@ -624,7 +697,7 @@ class _ConvertIntFloat(_ConvertElements):
     rounding_mode = prop_def(A.RoundingModeAttr)
 
 
-@irdl_op_definition
+@_lazy_op
 class FToIOp(_ConvertIntFloat):
     """``saturating`` (bytecode 13.4, cuTile 1.7's flag; it writes it off): out-of-range values
     clamp to the integer range.  The lowering saturates either way (PTX ``cvt.rzi`` does)."""
@@ -641,7 +714,7 @@ class FToIOp(_ConvertIntFloat):
             raise VerifyException("invalid rounding mode specified. Only 'nearest_int_to_zero' is supported")
 
 
-@irdl_op_definition
+@_lazy_op
 class IToFOp(_ConvertIntFloat):
     name = "cuda_tile.itof"
     FMT: ClassVar = ("$from_ custom<Signedness>($signedness) custom<IEEERoundingMode>($rounding_mode) attr-dict "
@@ -657,7 +730,7 @@ class IToFOp(_ConvertIntFloat):
 
 
 # =========================================================================== shape ops
-@irdl_op_definition
+@_lazy_op
 class ConstantOp(CtOp):
     name = "cuda_tile.constant"
     value = prop_def(A.DenseConstantAttr)
@@ -671,7 +744,7 @@ class ConstantOp(CtOp):
             raise VerifyException("failed to verify that all of {value, result} have same type")
 
 
-@irdl_op_definition
+@_lazy_op
 class IotaOp(CtOp):
     name = "cuda_tile.iota"
     result = result_def(TileType)
@@ -689,7 +762,7 @@ class IotaOp(CtOp):
                                   f"{ct_type_str(t.element_type)}")
 
 
-@irdl_op_definition
+@_lazy_op
 class BroadcastOp(_SourceToResult):
     name = "cuda_tile.broadcast"
     SAME_ELEM: ClassVar = (("source", "result"),)
@@ -703,7 +776,7 @@ class BroadcastOp(_SourceToResult):
                 raise VerifyException(f"source dimension #{i} of size {a} cannot be broadcast to size {b}")
 
 
-@irdl_op_definition
+@_lazy_op
 class ReshapeOp(_SourceToResult):
     name = "cuda_tile.reshape"
     SAME_ELEM: ClassVar = (("source", "result"),)
@@ -715,7 +788,7 @@ class ReshapeOp(_SourceToResult):
                                   f"{self.source.type.num_elements()} and {self.result.type.num_elements()}")
 
 
-@irdl_op_definition
+@_lazy_op
 class PermuteOp(_SourceToResult):
     name = "cuda_tile.permute"
     permutation = prop_def(DenseArrayBase)
@@ -739,7 +812,7 @@ class PermuteOp(_SourceToResult):
                 raise VerifyException(f"result dimension {i} should be {s[p]} (source dimension {p}), got {r[i]}")
 
 
-@irdl_op_definition
+@_lazy_op
 class CatOp(CtOp):
     name = "cuda_tile.cat"
     lhs = operand_def(TileType)
@@ -766,7 +839,7 @@ class CatOp(CtOp):
                 raise VerifyException(f"dimension {i} must match across operands and result")
 
 
-@irdl_op_definition
+@_lazy_op
 class ExtractOp(CtOp):
     name = "cuda_tile.extract"
     source = operand_def(TileType)
@@ -791,7 +864,7 @@ class ExtractOp(CtOp):
                 raise VerifyException(f"result dimension {i} ({r}) must divide source dimension ({s})")
 
 
-@irdl_op_definition
+@_lazy_op
 class InsertOp(CtOp):
     """``destination`` with the sub-tile at grid index ``indices`` replaced by ``source`` (13.4;
     cuTile's ``ct.insert``): the inverse of ``extract``, ``source``'s shape divides the
@@ -826,7 +899,7 @@ class InsertOp(CtOp):
                 raise VerifyException(f"source dimension {i} ({s}) must divide destination dimension ({d})")
 
 
-@irdl_op_definition
+@_lazy_op
 class OffsetOp(CtOp):
     name = "cuda_tile.offset"
     ptr = operand_def(TileType)
@@ -839,7 +912,7 @@ class OffsetOp(CtOp):
     traits = traits_def(Pure())
 
 
-@irdl_op_definition
+@_lazy_op
 class PackOp(_SourceToResult):
     name = "cuda_tile.pack"
     SAME_RANK: ClassVar = (("source", "result"),)
@@ -849,7 +922,7 @@ class PackOp(_SourceToResult):
         _verify_pack(self.source.type, self.result.type, self.source.type)
 
 
-@irdl_op_definition
+@_lazy_op
 class UnpackOp(_SourceToResult):
     name = "cuda_tile.unpack"
     SAME_RANK: ClassVar = (("source", "result"),)
@@ -889,7 +962,7 @@ class _Mma(CtOp):
         _verify_mma_shapes(self)
 
 
-@irdl_op_definition
+@_lazy_op
 class MmaFOp(_Mma):
     name = "cuda_tile.mmaf"
     fast_acc = opt_prop_def(UnitAttr)
@@ -924,7 +997,7 @@ def _verify_mma_shapes(op) -> None:
         raise VerifyException(f"acc shape must be {m}x{n}, got {c[-2]}x{c[-1]}")
 
 
-@irdl_op_definition
+@_lazy_op
 class MmaIOp(_Mma):
     name = "cuda_tile.mmai"
     signedness_lhs = prop_def(A.SignednessAttr)
@@ -934,7 +1007,7 @@ class MmaIOp(_Mma):
     VALUE_TYPES: ClassVar = {"lhs": "tile:i8", "rhs": "tile:i8", "acc": "tile:i32", "result": "tile:i32"}
 
 
-@irdl_op_definition
+@_lazy_op
 class MmaFScaledOp(CtOp):
     name = "cuda_tile.mmaf_scaled"
     lhs = operand_def(TileType)
@@ -1035,7 +1108,7 @@ class _SymbolTableAtDefinition(SymbolTable):
         super().verify(op)
 
 
-@irdl_op_definition
+@_eager_op
 class ModuleOp(CtOp):
     """``cuda_tile.module @name { ... }``: the unit of compilation; ops inside omit ``cuda_tile.``."""
 
@@ -1134,7 +1207,7 @@ class _FuncBase(CtOp):
             printer.print_attr_dict(self.attributes)
 
 
-@irdl_op_definition
+@_eager_op
 class EntryOp(_FuncBase):
     """``entry @kernel(%a: tile<ptr<f32>>, ...) [optimization_hints=<...>] { ... }``: a kernel."""
 
@@ -1160,7 +1233,7 @@ class EntryOp(_FuncBase):
             _verify_hints(self, self.optimization_hints, ("num_cta_in_cga", "num_worker_warps_per_cta", "occupancy"))
 
 
-@irdl_op_definition
+@_eager_op
 class TestFuncOp(_FuncBase):
     """``testing$func @f(%a: T, ...) -> R { ... }``: a function with any argument and result
     types (the specification's test harness op; not part of kernels)."""
@@ -1208,7 +1281,7 @@ def _verify_hints(op, hints: A.OptimizationHintsAttr, allowed: tuple[str, ...]) 
                 raise VerifyException("optimization hint 'allow_tma' must be a boolean")
 
 
-@irdl_op_definition
+@_eager_op
 class GlobalOp(CtOp):
     name = "cuda_tile.global"
     sym_name = prop_def(StringAttr)
@@ -1231,7 +1304,7 @@ class GlobalOp(CtOp):
             raise VerifyException(f"global value must be a 1-d tile, got {self.value.type.short_str()}")
 
 
-@irdl_op_definition
+@_lazy_op
 class GetGlobalOp(CtOp):
     name = "cuda_tile.get_global"
     global_name = prop_def(SymbolRefAttr, prop_name="name")
@@ -1261,7 +1334,7 @@ class _Terminator(CtOp):
     FMT: ClassVar = "attr-dict ($operands_^ `:` type($operands_))?"
 
 
-@irdl_op_definition
+@_eager_op
 class ReturnOp(_Terminator):
     name = "cuda_tile.return"
     traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(EntryOp, IfOp, TestFuncOp)))
@@ -1276,7 +1349,7 @@ class ReturnOp(_Terminator):
             raise VerifyException("entry functions cannot return values")
 
 
-@irdl_op_definition
+@_eager_op
 class YieldOp(_Terminator):
     name = "cuda_tile.yield"
     traits = lazy_traits_def(lambda: (IsTerminator(), Pure(), HasParent(IfOp, ReduceOp, ScanOp)))
@@ -1312,7 +1385,7 @@ def _enclosing_loop(op):
     return p
 
 
-@irdl_op_definition
+@_eager_op
 class ContinueOp(_Terminator):
     name = "cuda_tile.continue"
     traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(ForOp, IfOp, LoopOp)))
@@ -1327,7 +1400,7 @@ class ContinueOp(_Terminator):
             raise VerifyException("'continue' must be nested in a 'for' or 'loop'")
 
 
-@irdl_op_definition
+@_lazy_op
 class BreakOp(_Terminator):
     name = "cuda_tile.break"
     traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(IfOp, LoopOp)))
@@ -1372,7 +1445,7 @@ def _print_assignments(printer: Printer, args, values) -> None:
     printer.print_string(")")
 
 
-@irdl_op_definition
+@_eager_op
 class ForOp(CtOp):
     """``for [unsigned] %i in (%lb to %ub, step %s) : tile<i32> [iter_values(%a = %x) -> (T)] { ... }``"""
 
@@ -1459,7 +1532,7 @@ class ForOp(CtOp):
             raise VerifyException("result types must match the iter_values types")
 
 
-@irdl_op_definition
+@_eager_op
 class LoopOp(CtOp):
     """``loop [iter_values(%a = %x) : T] [-> R] { ... }`` (exited by ``break``)."""
 
@@ -1516,7 +1589,7 @@ class LoopOp(CtOp):
         _loop_iter_verify(self, self.resultValues, self.region.block.args, self.initValues)
 
 
-@irdl_op_definition
+@_eager_op
 class IfOp(CtOp):
     name = "cuda_tile.if"
     condition = operand_def(TileType)
@@ -1562,7 +1635,7 @@ class IfOp(CtOp):
                                           f"'{ct_type_str(g)}' but op result type is '{ct_type_str(w)}'")
 
 
-@irdl_op_definition
+@_lazy_op
 class AssertOp(CtOp):
     name = "cuda_tile.assert"
     condition = operand_def(TileType)
@@ -1572,7 +1645,7 @@ class AssertOp(CtOp):
     VALUE_TYPES: ClassVar = {"condition": "tile:i1"}
 
 
-@irdl_op_definition
+@_lazy_op
 class AssumeOp(CtOp):
     name = "cuda_tile.assume"
     value = operand_def()
@@ -1689,7 +1762,7 @@ class _ReduceLike(CtOp):
             raise VerifyException("'yield' must return one scalar tile per operand with its element type")
 
 
-@irdl_op_definition
+@_eager_op
 class ReduceOp(_ReduceLike):
     name = "cuda_tile.reduce"
     FMT: ClassVar = ("$operands_ attr-dict ` ` `dim` `` `=` `` $dim `identities` `` `=` `` $identities "
@@ -1699,7 +1772,7 @@ class ReduceOp(_ReduceLike):
         self._verify_common(lambda s, d: s[:d] + s[d + 1:])
 
 
-@irdl_op_definition
+@_eager_op
 class ScanOp(_ReduceLike):
     name = "cuda_tile.scan"
     reverse = prop_def(BoolAttr)
@@ -1711,7 +1784,7 @@ class ScanOp(_ReduceLike):
 
 
 # =========================================================================== grid
-@irdl_op_definition
+@_lazy_op
 class GetTileBlockIdOp(CtOp):
     name = "cuda_tile.get_tile_block_id"
     blockId_x = result_def(TileType)
@@ -1723,7 +1796,7 @@ class GetTileBlockIdOp(CtOp):
     traits = traits_def(Pure())
 
 
-@irdl_op_definition
+@_lazy_op
 class GetNumTileBlocksOp(CtOp):
     name = "cuda_tile.get_num_tile_blocks"
     gridSize_x = result_def(TileType)
@@ -1772,7 +1845,7 @@ def _print_mixed(printer: Printer, elems, dyn) -> None:
     printer.print_string("]")
 
 
-@irdl_op_definition
+@_lazy_op
 class MakeTensorViewOp(CtOp):
     """``make_tensor_view %base, shape = [%m, 128], strides = [128, 1] : tile<i32> -> tensor_view<..>``"""
 
@@ -1887,21 +1960,21 @@ class _MakeView(CtOp):
                                   f"type ({ct_type_str(self.result.type.tensor_view)})")
 
 
-@irdl_op_definition
+@_lazy_op
 class MakePartitionViewOp(_MakeView):
     name = "cuda_tile.make_partition_view"
     result = result_def(PartitionViewType)
     VIEW_CLS: ClassVar = PartitionViewType
 
 
-@irdl_op_definition
+@_lazy_op
 class MakeStridedViewOp(_MakeView):
     name = "cuda_tile.make_strided_view"
     result = result_def(StridedViewType)
     VIEW_CLS: ClassVar = StridedViewType
 
 
-@irdl_op_definition
+@_lazy_op
 class MakeGatherScatterViewOp(_MakeView):
     name = "cuda_tile.make_gather_scatter_view"
     result = result_def(GatherScatterViewType)
@@ -1951,13 +2024,13 @@ class _GetShape(CtOp):
             raise VerifyException("all results must have the same type")
 
 
-@irdl_op_definition
+@_lazy_op
 class GetIndexSpaceShapeOp(_GetShape):
     name = "cuda_tile.get_index_space_shape"
     SRC_CLS: ClassVar = TileViewType
 
 
-@irdl_op_definition
+@_lazy_op
 class GetTensorShapeOp(_GetShape):
     name = "cuda_tile.get_tensor_shape"
     SRC_CLS: ClassVar = TensorViewType
@@ -2182,7 +2255,7 @@ class _ViewLoadStore(CtOp):
         _verify_memory_model(self, self.ORDERINGS)
 
 
-@irdl_op_definition
+@_lazy_op
 class LoadViewTkoOp(_ViewLoadStore):
     """``load_view_tko weak %view[%i, %j] [token = %t] : VIEW, tile<i32> -> tile<..>, token``"""
 
@@ -2218,7 +2291,7 @@ class LoadViewTkoOp(_ViewLoadStore):
         printer.print_string(ct_type_str(self.tile.type) + ", " + ct_type_str(self.result_token.type))
 
 
-@irdl_op_definition
+@_lazy_op
 class StoreViewTkoOp(_ViewLoadStore):
     """``store_view_tko weak %tile, %view[%i, %j] [token = %t] : tile<..>, VIEW, tile<i32> -> token``"""
 
@@ -2259,7 +2332,7 @@ class StoreViewTkoOp(_ViewLoadStore):
         printer.print_string(ct_type_str(self.result_token.type))
 
 
-@irdl_op_definition
+@_lazy_op
 class AtomicRedViewTkoOp(CtOp):
     name = "cuda_tile.atomic_red_view_tko"
     memory_ordering_semantics = prop_def(A.MemoryOrderingAttr)
@@ -2374,7 +2447,7 @@ class _PtrMemOp(CtOp):
     infer_types = staticmethod(_infer_token_type)
 
 
-@irdl_op_definition
+@_lazy_op
 class LoadPtrTkoOp(_PtrMemOp):
     name = "cuda_tile.load_ptr_tko"
     source = operand_def(TileType)
@@ -2404,7 +2477,7 @@ class LoadPtrTkoOp(_PtrMemOp):
             _verify_hints(self, self.optimization_hints, ("latency",))
 
 
-@irdl_op_definition
+@_lazy_op
 class StorePtrTkoOp(_PtrMemOp):
     name = "cuda_tile.store_ptr_tko"
     destination = operand_def(TileType)
@@ -2440,7 +2513,7 @@ class _PtrAtomic(_PtrMemOp):
     VALUE_TYPES: ClassVar = {"pointers": "tile:ptr", "mask": "tile:i1"}
 
 
-@irdl_op_definition
+@_lazy_op
 class AtomicCASTkoOp(_PtrAtomic):
     name = "cuda_tile.atomic_cas_tko"
     pointers = operand_def(TileType)
@@ -2460,7 +2533,7 @@ class AtomicCASTkoOp(_PtrAtomic):
         _verify_mask_shape(self, "pointers")
 
 
-@irdl_op_definition
+@_lazy_op
 class AtomicRMWTkoOp(_PtrAtomic):
     name = "cuda_tile.atomic_rmw_tko"
     pointers = operand_def(TileType)
@@ -2479,7 +2552,7 @@ class AtomicRMWTkoOp(_PtrAtomic):
         _verify_mask_shape(self, "pointers")
 
 
-@irdl_op_definition
+@_lazy_op
 class MakeTokenOp(CtOp):
     name = "cuda_tile.make_token"
     result = result_def(TokenType)
@@ -2496,7 +2569,7 @@ class _GdcOp(CtOp):
     infer_types = staticmethod(_infer_token_type)
 
 
-@irdl_op_definition
+@_lazy_op
 class GdcWaitTkoOp(_GdcOp):
     """Wait until the grids this one depends on (programmatic dependent launch) have completed
     and their memory is visible (cuTile's ``grid_dependency_control_wait``)."""
@@ -2504,7 +2577,7 @@ class GdcWaitTkoOp(_GdcOp):
     name = "cuda_tile.gdc_wait_tko"
 
 
-@irdl_op_definition
+@_lazy_op
 class GdcLaunchDependentsTkoOp(_GdcOp):
     """Allow the grids that depend on this one to start (cuTile's
     ``grid_dependency_control_launch_dependents``)."""
@@ -2512,7 +2585,7 @@ class GdcLaunchDependentsTkoOp(_GdcOp):
     name = "cuda_tile.gdc_launch_dependents_tko"
 
 
-@irdl_op_definition
+@_lazy_op
 class JoinTokensOp(CtOp):
     name = "cuda_tile.join_tokens"
     tokens = var_operand_def(TokenType)
@@ -2529,7 +2602,7 @@ class JoinTokensOp(CtOp):
             raise VerifyException(f"expect at least 2 tokens, but got {len(self.tokens)}")
 
 
-@irdl_op_definition
+@_lazy_op
 class PrintTkoOp(CtOp):
     name = "cuda_tile.print_tko"
     str_ = prop_def(StringAttr, prop_name="str")
@@ -2563,7 +2636,7 @@ class PrintTkoOp(CtOp):
                                   "were given")
 
 
-@irdl_op_definition
+@_lazy_op
 class AllocaOp(CtOp):
     name = "cuda_tile.alloca"
     num_elem = prop_def(IntegerAttr)
@@ -2586,3 +2659,11 @@ class AllocaOp(CtOp):
         if a < size:
             raise VerifyException(f"'alignment' ({a}) must be at least the natural size ({size} bytes) for element "
                                   f"type {ct_type_str(pt)}")
+
+
+import sys as _sys  # noqa: E402
+
+_THIS = _sys.modules[__name__]
+for _name in _RAW:  # out of the namespace: ops.X now goes through __getattr__ (defined on first read)
+    del globals()[_name]
+del _name

@@ -104,7 +104,7 @@ class _Lowering:
         saved, saved_current = self.block, self._current
         self.block = dst
         for op in src.ops:
-            handler = _HANDLERS.get(type(op))
+            handler = _HANDLERS.get(op.name)
             if handler is None:
                 raise _unsupported(op)
             self._current = op
@@ -167,31 +167,36 @@ kernel_spec's 4 warps are a default the SIMT route's layouts may change
 
 
 # ---------------------------------------------------------------------- op handlers
-_HANDLERS: dict[type, Callable[[_Lowering, Operation], None]] = {}
+_HANDLERS: dict[str, Callable[[_Lowering, Operation], None]] = {}
+"""Op name (``cuda_tile.addf``) -> its handler.  Keyed by name, not class: the cuda_tile op classes
+are defined on first use (:mod:`tileorch.dialects.cuda_tile.ops`), and this table names every op
+the pass lowers, while a program has a few of them."""
 
 
-def handles(*classes):
+def handles(*class_names: str):
+    """Register the decorated function as the handler of the ops of these classes (by name:
+    ``@handles("AddFOp")``; a name that is no cuda_tile op is a ``KeyError`` at import)."""
     def deco(fn):
-        for c in classes:
-            _HANDLERS[c] = fn
+        for c in class_names:
+            _HANDLERS[ct.op_name(c)] = fn
         return fn
 
     return deco
 
 
-@handles(ct.ReturnOp)
+@handles("ReturnOp")
 def _return(L: _Lowering, op: ct.ReturnOp) -> None:
     if op.operands_:
         raise _unsupported(op, "with values")
     L.emit(aa.ReturnOp(), op)
 
 
-@handles(ct.AssertOp)
+@handles("AssertOp")
 def _assert(L, op):
     L.emit(tops.AssertOp(L.v(op.condition), op.message.data), op)
 
 
-@handles(ct.PrintTkoOp)
+@handles("PrintTkoOp")
 def _print(L, op):
     """``ct.printf``/``ct.print``: ``nv_tileaa.print`` (the format checked here, located at the
     print); its token is a fresh one (the op is ordered by its memory effect)."""
@@ -206,32 +211,32 @@ def _print(L, op):
     L.vm[op.result_token] = L.emit(aa.CreateMemTokenOp(), op).results[0]
 
 
-@handles(ct.MakeTokenOp)
+@handles("MakeTokenOp")
 def _make_token(L, op):
     L.bind(op, L.emit(aa.CreateMemTokenOp(), op))
 
 
-@handles(ct.JoinTokensOp)
+@handles("JoinTokensOp")
 def _join(L, op):
     L.bind(op, L.emit(aa.JoinMemTokenOp.build(operands=[[L.v(t) for t in op.tokens]],
                                               result_types=[aa.MemTokenType()]), op))
 
 
-@handles(ct.GetTileBlockIdOp)
+@handles("GetTileBlockIdOp")
 def _bid(L, op):
     for axis, r in enumerate(op.results):
         new = L.emit(aa.GetProgramIdOp(axis), op)
         L.vm[r] = new.results[0]
 
 
-@handles(ct.GetNumTileBlocksOp)
+@handles("GetNumTileBlocksOp")
 def _nbid(L, op):
     for axis, r in enumerate(op.results):
         new = L.emit(aa.GetNumProgramsOp.build(properties={"axis": IntegerAttr(axis, 32)}, result_types=[i32]), op)
         L.vm[r] = new.results[0]
 
 
-@handles(ct.ConstantOp)
+@handles("ConstantOp")
 def _constant(L, op):
     c = op.value
     t = L.type(op.result.type, op)
@@ -248,7 +253,7 @@ def _constant(L, op):
     L.bind(op, L.emit(arith.ConstantOp(attr, t), op))
 
 
-@handles(ct.AssumeOp)
+@handles("AssumeOp")
 def _assume(L, op):
     src = L.v(op.value)
     p = op.predicate
@@ -264,7 +269,7 @@ def _assume(L, op):
     L.bind(op, L.emit(aa.AssumeOp(src, fact), op))
 
 
-@handles(ct.MakeTensorViewOp)
+@handles("MakeTensorViewOp")
 def _tensor_view(L, op):
     tv = op.result.type
     dyn = [L.v(v) for v in op.dynamicShape] + [L.v(v) for v in op.dynamicStrides]
@@ -275,7 +280,7 @@ def _tensor_view(L, op):
     L.bind(op, L.emit(new, op))
 
 
-@handles(ct.MakePartitionViewOp)
+@handles("MakePartitionViewOp")
 def _partition_view(L, op):
     pv = op.result.type
     memref = L.v(op.tensor_view)
@@ -283,7 +288,7 @@ def _partition_view(L, op):
     L.bind(op, L.emit(aa.BlockTileOp(memref, vt), op))
 
 
-@handles(ct.MakeStridedViewOp)
+@handles("MakeStridedViewOp")
 def _strided_view(L, op):
     """``Array.tiled_view(tile, traversal_steps=...)``: tiles ``tile`` whose origins are
     ``traversal_strides`` elements apart (overlapping or with gaps): a ``block_tile`` whose step
@@ -295,7 +300,7 @@ def _strided_view(L, op):
     L.bind(op, L.emit(aa.BlockTileOp(memref, vt), op))
 
 
-@handles(ct.GetIndexSpaceShapeOp, ct.GetTensorShapeOp)
+@handles("GetIndexSpaceShapeOp", "GetTensorShapeOp")
 def _shape(L, op):
     src = L.v(op.src)
     for i, r in enumerate(op.result):
@@ -323,7 +328,7 @@ def _mem_props(L, op, new) -> None:
 _PADDING = {"zero": 0.0, "neg_zero": -0.0, "nan": float("nan"), "pos_inf": float("inf"), "neg_inf": float("-inf")}
 
 
-@handles(ct.MakeGatherScatterViewOp)
+@handles("MakeGatherScatterViewOp")
 def _gather_scatter_view(L, op):
     """Nothing to emit: its loads and stores read the view's tensor view (:func:`_gather_pointers`)."""
 
@@ -359,13 +364,15 @@ def _i64(L, x: SSAValue, op) -> SSAValue:
     return L.emit(arith.ExtSIOp(x, i64), op).results[0]
 
 
-_VIEW_MAKERS = (ct.MakeGatherScatterViewOp, ct.MakePartitionViewOp, ct.MakeStridedViewOp)
+_VIEW_MAKERS = tuple(ct.op_name(c) for c in ("MakeGatherScatterViewOp", "MakePartitionViewOp", "MakeStridedViewOp"))
+"""The view-making ops, by name (classes defined on first use)."""
 
 
 def _tensor_view_facts(L, view: SSAValue, op) -> tuple[SSAValue, list, list]:
     """(base pointer, extents, strides) of the tensor view under a gather/scatter, partition or
     strided view, each extent and stride an i64 scalar (a static one a constant)."""
-    mtv = view.owner.tensor_view.owner if isinstance(view.owner, _VIEW_MAKERS) else None
+    owner = view.owner
+    mtv = owner.tensor_view.owner if isinstance(owner, Operation) and owner.name in _VIEW_MAKERS else None
     if not isinstance(mtv, ct.MakeTensorViewOp):
         raise _unsupported(op, "on a view of a tensor view that is not made in the kernel")
     tv = mtv.result.type
@@ -434,7 +441,7 @@ def _through_pointers(op) -> bool:
     return isinstance(op.view.type, T.GatherScatterViewType)
 
 
-@handles(ct.LoadViewTkoOp)
+@handles("LoadViewTkoOp")
 def _load(L, op):
     if _through_pointers(op):
         return _gather_load(L, op)
@@ -447,7 +454,7 @@ def _load(L, op):
     L.bind(op, L.emit(new, op))
 
 
-@handles(ct.StoreViewTkoOp)
+@handles("StoreViewTkoOp")
 def _store(L, op):
     if _through_pointers(op):
         return _gather_store(L, op)
@@ -473,14 +480,14 @@ def _opt(L, v):
     return L.v(v) if v is not None else None
 
 
-@handles(ct.OffsetOp)
+@handles("OffsetOp")
 def _offset(L, op):
     from tileorch.dialects.nv_tileaa import pointer_ops as po
 
     L.bind(op, L.emit(po.OffsetOp(L.v(op.ptr), L.v(op.offset)), op))
 
 
-@handles(ct.IntToPtrOp)
+@handles("IntToPtrOp")
 def _int_to_ptr(L, op):
     """An i64 address read as a pointer (a list-of-arrays parameter's array: its data pointer is a
     word of the list's table)."""
@@ -496,7 +503,7 @@ def _set_order(new, sem: str, scope: str) -> None:
         new.properties["mem_scope"] = aa.MemScopeAttr(scope)
 
 
-@handles(ct.LoadPtrTkoOp)
+@handles("LoadPtrTkoOp")
 def _load_ptr(L, op):
     from tileorch.dialects.nv_tileaa import pointer_ops as po
 
@@ -508,7 +515,7 @@ def _load_ptr(L, op):
     L.bind(op, L.emit(new, op))
 
 
-@handles(ct.StorePtrTkoOp)
+@handles("StorePtrTkoOp")
 def _store_ptr(L, op):
     from tileorch.dialects.nv_tileaa import pointer_ops as po
 
@@ -518,7 +525,7 @@ def _store_ptr(L, op):
     L.bind(op, L.emit(new, op))
 
 
-@handles(ct.AtomicRMWTkoOp)
+@handles("AtomicRMWTkoOp")
 def _atomic_rmw(L, op):
     from tileorch.dialects.nv_tileaa import pointer_ops as po
 
@@ -528,7 +535,7 @@ def _atomic_rmw(L, op):
     L.bind(op, L.emit(new, op))
 
 
-@handles(ct.AtomicRedViewTkoOp)
+@handles("AtomicRedViewTkoOp")
 def _atomic_red_view(L, op):
     """``TiledView.atomic_store_<mode>(index, tile)``: tile element ``c`` goes to view element
     ``index * step + c`` (tile dimension ``i`` along the tensor's dimension ``dim_map[i]``, the
@@ -564,7 +571,7 @@ def _atomic_red_view(L, op):
     L.vm[op.result_token] = new.results[1]
 
 
-@handles(ct.AtomicCASTkoOp)
+@handles("AtomicCASTkoOp")
 def _atomic_cas(L, op):
     from tileorch.dialects.nv_tileaa import pointer_ops as po
 
@@ -574,14 +581,14 @@ def _atomic_cas(L, op):
     L.bind(op, L.emit(new, op))
 
 
-@handles(ct.MmaFOp)
+@handles("MmaFOp")
 def _mma(L, op):
     new = aa.DotOp(L.v(op.lhs), L.v(op.rhs), L.v(op.acc))
     new.properties["matmul_fast_accum"] = BoolAttr.from_bool(op.fast_acc is not None)
     L.bind(op, L.emit(new, op))
 
 
-@handles(ct.MmaIOp)
+@handles("MmaIOp")
 def _mmai(L, op):
     """``mmai`` (int8/uint8 tiles, i32 accumulator): the integer ``nv_tileaa.dot``, each operand's
     signedness kept (``signedness_a``/``signedness_b``)."""
@@ -595,35 +602,39 @@ def _signed_attr(attr) -> bool:
     return attr.data == A.Signedness.SIGNED
 
 
-_AA_ELEMENTWISE = {ct.AddFOp: aa.AddFOp, ct.SubFOp: aa.SubFOp, ct.MulFOp: aa.MulFOp, ct.DivFOp: aa.DivFOp,
-                   ct.MaxFOp: aa.MaxFOp, ct.MinFOp: aa.MinFOp, ct.FmaOp: aa.FmaOp, ct.NegFOp: aa.NegFOp,
-                   ct.ExpOp: aa.ExpOp, ct.Exp2Op: aa.Exp2Op, ct.SqrtOp: aa.SqrtOp, ct.RsqrtOp: aa.RsqrtOp,
-                   ct.TanHOp: aa.TanhOp, ct.LogOp: aa.LogOp, ct.Log2Op: aa.Log2Op, ct.AddIOp: aa.AddIOp, ct.SubIOp: aa.SubIOp, ct.MulIOp: aa.MulIOp}
+_AA_ELEMENTWISE = {"AddFOp": aa.AddFOp, "SubFOp": aa.SubFOp, "MulFOp": aa.MulFOp, "DivFOp": aa.DivFOp,
+                   "MaxFOp": aa.MaxFOp, "MinFOp": aa.MinFOp, "FmaOp": aa.FmaOp, "NegFOp": aa.NegFOp,
+                   "ExpOp": aa.ExpOp, "Exp2Op": aa.Exp2Op, "SqrtOp": aa.SqrtOp, "RsqrtOp": aa.RsqrtOp,
+                   "TanHOp": aa.TanhOp, "LogOp": aa.LogOp, "Log2Op": aa.Log2Op, "AddIOp": aa.AddIOp,
+                   "SubIOp": aa.SubIOp, "MulIOp": aa.MulIOp}
+"""cuda_tile op class name -> the nv_tileaa op it becomes (the handlers test the class by name:
+no cuda_tile class is defined for a program that does not have the op)."""
 
 
 def _elementwise(L, op):
     rm = getattr(op, "rounding_mode", None)
-    if isinstance(op, (ct.AddFOp, ct.SubFOp, ct.MulFOp, ct.FmaOp)) and rm is not None and \
+    kind = type(op).__name__
+    if kind in ("AddFOp", "SubFOp", "MulFOp", "FmaOp") and rm is not None and \
             rm.data != A.RoundingMode.NEAREST_EVEN:
         raise _unsupported(op, f"with rounding<{rm.data.value}>")
-    if isinstance(op, ct.DivFOp) and rm.data not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX,
-                                                     A.RoundingMode.FULL):
+    if kind == "DivFOp" and rm.data not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX,
+                                            A.RoundingMode.FULL):
         raise _unsupported(op, f"with rounding<{rm.data.value}>")
-    if isinstance(op, (ct.MaxFOp, ct.MinFOp)) and op.propagate_nan is not None:  # NaN in, NaN out
-        new = (arith.MaximumfOp if isinstance(op, ct.MaxFOp) else arith.MinimumfOp)(L.v(op.lhs), L.v(op.rhs))
-    elif isinstance(op, ct.DivFOp) and rm.data in (A.RoundingMode.APPROX, A.RoundingMode.FULL):
+    if kind in ("MaxFOp", "MinFOp") and op.propagate_nan is not None:  # NaN in, NaN out
+        new = (arith.MaximumfOp if kind == "MaxFOp" else arith.MinimumfOp)(L.v(op.lhs), L.v(op.rhs))
+    elif kind == "DivFOp" and rm.data in (A.RoundingMode.APPROX, A.RoundingMode.FULL):
         mode = "approx" if rm.data == A.RoundingMode.APPROX else "full"
         ftz = ".ftz" if op.flush_to_zero is not None else ""
         new = aa.DivFOp(*[L.v(v) for v in op.operands], rounding=mode + ftz)
-    elif isinstance(op, ct.TanHOp | ct.ExpOp) and rm is not None and rm.data == A.RoundingMode.APPROX:
-        new = (aa.TanhOp if isinstance(op, ct.TanHOp) else aa.ExpOp)(L.v(op.source), rounding="approx")
+    elif kind in ("TanHOp", "ExpOp") and rm is not None and rm.data == A.RoundingMode.APPROX:
+        new = (aa.TanhOp if kind == "TanHOp" else aa.ExpOp)(L.v(op.source), rounding="approx")
     else:
-        new = _AA_ELEMENTWISE[type(op)](*[L.v(v) for v in op.operands])
+        new = _AA_ELEMENTWISE[kind](*[L.v(v) for v in op.operands])
     L.bind(op, L.emit(new, op))
 
 
 for _c in _AA_ELEMENTWISE:
-    _HANDLERS[_c] = _elementwise
+    _HANDLERS[ct.op_name(_c)] = _elementwise
 
 
 def _signed(op) -> bool:
@@ -631,20 +642,22 @@ def _signed(op) -> bool:
 
 
 _ARITH_BINARY = {
-    ct.AndIOp: lambda op: arith.AndIOp, ct.OrIOp: lambda op: arith.OrIOp, ct.XOrIOp: lambda op: arith.XOrIOp,
-    ct.ShLIOp: lambda op: arith.ShLIOp,
-    ct.ShRIOp: lambda op: arith.ShRSIOp if _signed(op) else arith.ShRUIOp,
-    ct.MaxIOp: lambda op: arith.MaxSIOp if _signed(op) else arith.MaxUIOp,
-    ct.MinIOp: lambda op: arith.MinSIOp if _signed(op) else arith.MinUIOp,
-    ct.RemIOp: lambda op: arith.RemSIOp if _signed(op) else arith.RemUIOp,
-    ct.RemFOp: lambda op: aa.RemFOp,
+    "AndIOp": lambda op: arith.AndIOp, "OrIOp": lambda op: arith.OrIOp, "XOrIOp": lambda op: arith.XOrIOp,
+    "ShLIOp": lambda op: arith.ShLIOp,
+    "ShRIOp": lambda op: arith.ShRSIOp if _signed(op) else arith.ShRUIOp,
+    "MaxIOp": lambda op: arith.MaxSIOp if _signed(op) else arith.MaxUIOp,
+    "MinIOp": lambda op: arith.MinSIOp if _signed(op) else arith.MinUIOp,
+    "RemIOp": lambda op: arith.RemSIOp if _signed(op) else arith.RemUIOp,
+    "RemFOp": lambda op: aa.RemFOp,
 }
+"""cuda_tile op class name -> the op it becomes (by its signedness)."""
 
 
 def _arith_binary(L, op):
-    cls = _ARITH_BINARY[type(op)](op)
+    kind = type(op).__name__
+    cls = _ARITH_BINARY[kind](op)
     lhs, rhs = L.v(op.operands[0]), L.v(op.operands[1])
-    if isinstance(op, ct.ShLIOp | ct.ShRIOp):
+    if kind in ("ShLIOp", "ShRIOp"):
         width = _element_type(lhs.type).width.data
         amount = _uniform_int(op.operands[1])
         if amount is not None and amount % (1 << width) >= width:
@@ -664,10 +677,10 @@ def _element_type(t: Attribute) -> Attribute:
 
 
 for _c in _ARITH_BINARY:
-    _HANDLERS[_c] = _arith_binary
+    _HANDLERS[ct.op_name(_c)] = _arith_binary
 
 
-@handles(ct.DivIOp)
+@handles("DivIOp")
 def _divi(L, op):
     rm = (op.rounding or A.RoundingModeAttr(A.RoundingMode.ZERO)).data
     if rm == A.RoundingMode.ZERO:
@@ -681,7 +694,7 @@ def _divi(L, op):
 
 # comparisons and selects: arith on scalars, nv_tileaa on tiles (xDSL's arith.cmpi/cmpf type their
 # result i1 and arith.select takes an i1 condition, even for tensor operands)
-@handles(ct.CmpIOp)
+@handles("CmpIOp")
 def _cmpi(L, op):
     pred = _CMPI[(op.comparison_predicate.data.value, op.signedness.data.value)]
     lhs, rhs = L.v(op.lhs), L.v(op.rhs)
@@ -689,7 +702,7 @@ def _cmpi(L, op):
     L.bind(op, L.emit(new, op))
 
 
-@handles(ct.CmpFOp)
+@handles("CmpFOp")
 def _cmpf(L, op):
     prefix = "o" if op.comparison_ordering.data == A.ComparisonOrdering.ORDERED else "u"
     pred = prefix + _CMPF_PRED[op.comparison_predicate.data.value]
@@ -698,7 +711,7 @@ def _cmpf(L, op):
     L.bind(op, L.emit(new, op))
 
 
-@handles(ct.SelectOp)
+@handles("SelectOp")
 def _select(L, op):
     cond, a, b = L.v(op.cond), L.v(op.val_if_true), L.v(op.val_if_false)
     new = tops.SelectOp(cond, a, b) if isinstance(a.type, TensorType) else arith.SelectOp(cond, a, b)
@@ -707,17 +720,17 @@ def _select(L, op):
 
 # elementwise math without an nv_tileaa op: the math dialect's op on the tile (or scalar); the
 # SIMT lowering and the tier's epilogue take them element by element (tileaa_to_simt.ELEMENTWISE)
-_MATH = {ct.FloorOp: "FloorOp", ct.CeilOp: "CeilOp", ct.SinOp: "SinOp", ct.CosOp: "CosOp", ct.TanOp: "TanOp",
-         ct.SinHOp: "SinhOp", ct.CosHOp: "CoshOp", ct.PowOp: "PowFOp", ct.Atan2Op: "Atan2Op"}
-"""cuda_tile op class -> the name of its ``math`` op class (read from the lazily imported dialect)."""
+_MATH = {"FloorOp": "FloorOp", "CeilOp": "CeilOp", "SinOp": "SinOp", "CosOp": "CosOp", "TanOp": "TanOp",
+         "SinHOp": "SinhOp", "CosHOp": "CoshOp", "PowOp": "PowFOp", "Atan2Op": "Atan2Op"}
+"""cuda_tile op class name -> the name of its ``math`` op class (read from the lazily imported dialect)."""
 
 
 def _math(L, op):
-    L.bind(op, L.emit(getattr(math, _MATH[type(op)])(*[L.v(v) for v in op.operands]), op))
+    L.bind(op, L.emit(getattr(math, _MATH[type(op).__name__])(*[L.v(v) for v in op.operands]), op))
 
 
 for _c in _MATH:
-    _HANDLERS[_c] = _math
+    _HANDLERS[ct.op_name(_c)] = _math
 
 
 def _uniform_int(v: SSAValue) -> int | None:
@@ -736,7 +749,7 @@ FPOWI_MULTIPLIES = 16
 multiply), exact as cuTile's ``x * x * ...``; other exponents: ``pow(x, float(n))``."""
 
 
-@handles(ct.FPowIOp)
+@handles("FPowIOp")
 def _fpowi(L, op):
     """``x ** n`` with an integer ``n`` (cuTile 1.7 writes it for ``x ** n`` and ``ct.pow`` with an
     integer exponent): a constant ``n`` of magnitude at most :data:`FPOWI_MULTIPLIES` is square
@@ -769,7 +782,7 @@ def _fpowi(L, op):
     L.vm[op.result] = result
 
 
-@handles(ct.GdcWaitTkoOp, ct.GdcLaunchDependentsTkoOp)
+@handles("GdcWaitTkoOp", "GdcLaunchDependentsTkoOp")
 def _gdc(L, op):
     """tileorch launches without programmatic dependent launch (a kernel starts when the one
     before it in the stream has finished and its writes are visible), so waiting for the grids
@@ -777,12 +790,12 @@ def _gdc(L, op):
     L.vm[op.result_token] = L.v(op.token) if op.token is not None else L.emit(aa.CreateMemTokenOp(), op).results[0]
 
 
-@handles(ct.BitcastOp)
+@handles("BitcastOp")
 def _bitcast(L, op):
     L.bind(op, L.emit(arith.BitcastOp(L.v(op.source), L.type(op.result.type, op)), op))
 
 
-@handles(ct.AbsFOp)
+@handles("AbsFOp")
 def _absf(L, op):
     L.bind(op, L.emit(math.AbsFOp(L.v(op.source)), op))
 
@@ -792,7 +805,7 @@ RZ_CONVERSIONS = {("f32", "f16"), ("f32", "bf16")}
 the SIMT path's ``cvt.rz``; the tensor-core tiers leave such a kernel to it."""
 
 
-@handles(ct.FToFOp)
+@handles("FToFOp")
 def _ftof(L, op):
     rm = (op.rounding_mode or A.RoundingModeAttr(A.RoundingMode.NEAREST_EVEN)).data.value
     if rm not in _ROUNDING:
@@ -818,12 +831,12 @@ def _cast(cls_fn):
     return handler
 
 
-_HANDLERS[ct.ExtIOp] = _cast(lambda op: (arith.ExtSIOp, tops.ExtSIOp) if _signed(op) else
+_HANDLERS[ct.op_name("ExtIOp")] = _cast(lambda op: (arith.ExtSIOp, tops.ExtSIOp) if _signed(op) else
                              (arith.ExtUIOp, tops.ExtUIOp))
-_HANDLERS[ct.TruncIOp] = _cast(lambda op: (arith.TruncIOp, tops.TruncIOp))
-_HANDLERS[ct.IToFOp] = _cast(lambda op: (arith.SIToFPOp, tops.SIToFPOp) if _signed(op) else
+_HANDLERS[ct.op_name("TruncIOp")] = _cast(lambda op: (arith.TruncIOp, tops.TruncIOp))
+_HANDLERS[ct.op_name("IToFOp")] = _cast(lambda op: (arith.SIToFPOp, tops.SIToFPOp) if _signed(op) else
                              (arith.UIToFPOp, tops.UIToFPOp))
-_HANDLERS[ct.FToIOp] = _cast(lambda op: (arith.FPToSIOp, tops.FPToSIOp) if _signed(op) else
+_HANDLERS[ct.op_name("FToIOp")] = _cast(lambda op: (arith.FPToSIOp, tops.FPToSIOp) if _signed(op) else
                              (arith.FPToUIOp, tops.FPToUIOp))
 
 
@@ -836,20 +849,20 @@ def _splat_const(L, value: int, t: Attribute, op: Operation) -> SSAValue:
     return L.emit(arith.ConstantOp(attr, t), op).results[0]
 
 
-@handles(ct.NegIOp)
+@handles("NegIOp")
 def _negi(L, op):
     src = L.v(op.source)
     L.bind(op, L.emit(aa.SubIOp(_splat_const(L, 0, src.type, op), src), op))
 
 
-@handles(ct.AbsIOp)
+@handles("AbsIOp")
 def _absi(L, op):
     src = L.v(op.source)
     neg = L.emit(aa.SubIOp(_splat_const(L, 0, src.type, op), src), op).results[0]
     L.bind(op, L.emit(arith.MaxSIOp(src, neg), op))
 
 
-@handles(ct.BroadcastOp)
+@handles("BroadcastOp")
 def _broadcast(L, op):
     src = L.v(op.source)
     rt = L.type(op.result.type, op)
@@ -859,7 +872,7 @@ def _broadcast(L, op):
     L.bind(op, L.emit(aa.BroadcastOp.build(operands=[src], result_types=[rt]), op))
 
 
-@handles(ct.ReshapeOp)
+@handles("ReshapeOp")
 def _reshape(L, op):
     src = L.v(op.source)
     s, r = list(op.source.type.shape), list(op.result.type.shape)
@@ -892,7 +905,7 @@ def _reshape(L, op):
     L.bind(op, L.emit(aa.ReshapeOp(src, rt), op))
 
 
-@handles(ct.IotaOp)
+@handles("IotaOp")
 def _iota(L, op):
     n = op.result.type.shape[0]
     new = aa.MakeRangeOp.build(properties={"start": IntegerAttr(0, 32), "end": IntegerAttr(n, 32)},
@@ -900,7 +913,7 @@ def _iota(L, op):
     L.bind(op, L.emit(new, op))
 
 
-@handles(ct.ForOp)
+@handles("ForOp")
 def _for(L, op):
     if op.unsignedCmp is not None:
         raise _unsupported(op, "with unsigned comparison")
@@ -925,21 +938,21 @@ def _for(L, op):
     L.bind(op, L.emit(new, op))
 
 
-@handles(ct.ContinueOp)
+@handles("ContinueOp")
 def _continue(L, op):
     if not isinstance(op.parent_op(), ct.ForOp):
         raise _unsupported(op, "inside an 'if' of a 'for' (early continue)")
     L.emit(scf.YieldOp(*[L.v(v) for v in op.operands_]), op)
 
 
-@handles(ct.YieldOp)
+@handles("YieldOp")
 def _yield(L, op):
     if not isinstance(op.parent_op(), ct.IfOp):
         raise _unsupported(op, "in this region")
     L.emit(scf.YieldOp(*[L.v(v) for v in op.operands_]), op)
 
 
-@handles(ct.IfOp)
+@handles("IfOp")
 def _if(L, op):
     regions = []
     for src in (op.thenRegion, op.elseRegion):
@@ -972,7 +985,7 @@ def _combine(L, op):
         if isinstance(inner, ct.YieldOp):
             L.emit(rs.YieldOp.build(operands=[[L.v(v) for v in inner.operands_]]), inner)
             continue
-        handler = _HANDLERS.get(type(inner))
+        handler = _HANDLERS.get(inner.name)
         if handler is None:
             raise _unsupported(inner)
         handler(L, inner)
@@ -994,11 +1007,11 @@ def _combine(L, op):
         L.vm[old] = res
 
 
-_HANDLERS[ct.ReduceOp] = _combine
-_HANDLERS[ct.ScanOp] = _combine
+_HANDLERS[ct.ReduceOp.name] = _combine
+_HANDLERS[ct.ScanOp.name] = _combine
 
 
-@handles(ct.PermuteOp)
+@handles("PermuteOp")
 def _permute(L, op):
     from tileorch.dialects.nv_tileaa import reduce_scan as rs
 
@@ -1007,13 +1020,13 @@ def _permute(L, op):
     L.bind(op, L.emit(new, op))
 
 
-@handles(ct.CatOp)
+@handles("CatOp")
 def _cat(L, op):
     new = tops.CatOp(L.v(op.lhs), L.v(op.rhs), op.dim.value.data, L.type(op.result.type, op))
     L.bind(op, L.emit(new, op))
 
 
-@handles(ct.ExtractOp)
+@handles("ExtractOp")
 def _extract(L, op):
     src = L.v(op.source)
     rt = L.type(op.result.type, op)
@@ -1049,7 +1062,7 @@ def _byte_width(op, t: Attribute) -> IntegerType:
     return IntegerType(bits)
 
 
-@handles(ct.PackOp)
+@handles("PackOp")
 def _pack(L, op):
     """``ct.pack_to_bytes``: the ``[n]`` tile's little-endian bytes as an ``[n * k]`` i8 tile
     (``k`` bytes per element): byte ``c`` of element ``i`` is ``bits(x[i]) >> 8c`` truncated,
@@ -1068,7 +1081,7 @@ def _pack(L, op):
     L.bind(op, L.emit(aa.ReshapeOp(byte, L.type(op.result.type, op)), op))
 
 
-@handles(ct.UnpackOp)
+@handles("UnpackOp")
 def _unpack(L, op):
     """``ct.unpack_from_bytes``: the ``[m]`` i8 tile read as ``m / k`` little-endian elements of
     ``k`` bytes: the bytes reshaped ``[m / k, k]``, column ``c`` zero-extended and shifted left by
@@ -1092,7 +1105,7 @@ def _unpack(L, op):
     L.vm[op.result] = acc if et == ib else L.emit(arith.BitcastOp(acc, rt), op).results[0]
 
 
-@handles(ct.InsertOp)
+@handles("InsertOp")
 def _insert(L, op):
     src, dst = L.v(op.source), L.v(op.destination)
     if not isinstance(dst.type, TensorType):  # rank 0: the source replaces it
@@ -1190,7 +1203,7 @@ def _loop_seq(L, ops: list, st: _LoopState) -> list:
 
 
 def _convert(L, op) -> None:
-    handler = _HANDLERS.get(type(op))
+    handler = _HANDLERS.get(op.name)
     if handler is None:
         raise _unsupported(op)
     try:
@@ -1278,7 +1291,7 @@ def _exit_seq(L, ops: list, top: bool) -> None:
     raise LocatedError(ops[-1], "convert-cudatile-to-tileaa: a kernel path that does not end with 'return'")
 
 
-@handles(ct.LoopOp)
+@handles("LoopOp")
 def _loop(L, op):
     src = op.region.block
     iter_types = [L.type(a.type, op) for a in src.args]
@@ -1328,7 +1341,7 @@ def _check_output(module: ct.ModuleOp, funcs: list[aa.FuncOp]) -> None:
                                f"not verify ({why}); this is a tileorch bug, not an error in the program")
 
 
-LOWERED = sorted({c.name.split(".", 1)[1] for c in _HANDLERS} | {"entry", "module", "break"})
+LOWERED = sorted({name.split(".", 1)[1] for name in _HANDLERS} | {"entry", "module", "break"})
 """The ``cuda_tile`` ops this pass lowers."""
 
 

@@ -31,17 +31,19 @@ def constant_operand_warnings(module: ModuleOp) -> list[str]:
     """One located ``warning:`` line per op of the kinds above (see the module docstring)."""
     from tileorch.transforms.cudatile_to_tileaa import _uniform_int
 
-    out: list[str] = []
+    divi, remi, shli, shri = (ct.op_name(c) for c in ("DivIOp", "RemIOp", "ShLIOp", "ShRIOp"))  # (by name:
+    out: list[str] = []  # the classes are defined on first use, only for programs that have the ops)
     for op in module.walk():
-        if isinstance(op, ct.DivIOp | ct.RemIOp) and _uniform_int(op.rhs) == 0:
-            what = "division" if isinstance(op, ct.DivIOp) else "remainder"
+        name = op.name
+        if (name == divi or name == remi) and _uniform_int(op.rhs) == 0:
+            what = "division" if name == divi else "remainder"
             out.append(format_error(op, f"integer {what} by the constant 0 is undefined behaviour: the result "
                                         "(and any store of it) is undefined", "warning"))
-        elif isinstance(op, ct.ShLIOp | ct.ShRIOp):
+        elif name == shli or name == shri:
             width, amount = _width(op), _uniform_int(op.rhs)
             if width is None or amount is None or amount % (1 << width) < width:
                 continue
-            signed = isinstance(op, ct.ShRIOp) and op.signedness.data == A.Signedness.SIGNED
+            signed = name == shri and op.signedness.data == A.Signedness.SIGNED
             value = "-1 or 0 (its sign)" if signed else "0"
             out.append(format_error(op, f"shift of {width}-bit integers by {amount % (1 << width)} (the amount is "
                                         f"unsigned, at least the width): each element becomes {value}", "warning"))
