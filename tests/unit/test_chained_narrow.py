@@ -121,11 +121,19 @@ def _mlp(m, d, hidden, dout, tile_m, tile_h):
 def test_narrow_mlp_chain_emulated(m, d, hidden, dout, tile_m, tile_h):
     """``relu(X W1) W2`` with both B operands N-major (MN-major descriptors): a 32-wide W2 tile (64B
     swizzle, N = 32), 32-wide W1 hidden tiles (the first dot's N, the second's K), K = 16 or 32."""
-    from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
-
     p = _mlp(m, d, hidden, dout, tile_m, tile_h)
     _clean(p)
-    rng = np.random.default_rng(m)
+    emulate_mlp_against_numpy(p, m, d, hidden, dout, tile_m, seed=m)
+
+
+def emulate_mlp_against_numpy(p, m, d, hidden, dout, tile_m, seed, *more_launch):
+    """Run the compiled MLP chain ``p`` (``relu(X W1) W2``, f16) in the PTX emulator on every CTA
+    of its launch (``more_launch``: :func:`chained_launch`'s further arguments, e.g. the SM count)
+    with random inputs from ``seed`` and a NaN-prefilled Y: no emulator error, every output
+    written, Y against numpy in f32."""
+    from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
+
+    rng = np.random.default_rng(seed)
     x = rng.standard_normal((m, d)).astype(np.float16)
     w1 = (rng.standard_normal((d, hidden)) / math.sqrt(d)).astype(np.float16)
     w2 = (rng.standard_normal((hidden, dout)) / math.sqrt(hidden)).astype(np.float16)
@@ -135,7 +143,7 @@ def test_narrow_mlp_chain_emulated(m, d, hidden, dout, tile_m, tile_h):
     for base, a in zip(bases, (x, w1, w2, y)):
         params += [base, *a.shape, a.shape[1], 1]
     errors = []
-    params, ctaids, nctaid = chained_launch(p.chained, (-(-m // tile_m), 1, 1), params)
+    params, ctaids, nctaid = chained_launch(p.chained, (-(-m // tile_m), 1, 1), params, *more_launch)
     for ctaid in ctaids:
         emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], ctaid, {},
                   [(bases[3], y.view(np.uint8).reshape(-1), "Y")], guards=stage_guards(p.chained),
@@ -149,21 +157,3 @@ def test_narrow_mlp_chain_emulated(m, d, hidden, dout, tile_m, tile_h):
     assert not errors, errors[:4]
     assert not np.isnan(y).any(), "unwritten outputs"
     np.testing.assert_allclose(y.astype(np.float32), ref, atol=1e-2, rtol=2e-2)
-
-
-def test_host_tensor_maps_use_the_records_box_and_swizzle(monkeypatch):
-    """The host encodes each tensor map with the record's box (32 contiguous elements at d32) and
-    swizzle (64 bytes), which the kernel's descriptors assume."""
-    from test_chained_dots import _arrays
-
-    from tileorch.launchers import cutile as rc
-    from tileorch.launchers import gemm_host
-    from tileorch.testing.attention_programs import attention_fwd
-
-    args = _arrays(4, (4, 1000, 32)) + (0.18, 1000, 128, 64, 32, False)
-    p = _attention(1000, 32, 128, 64, False)
-    seen = []
-    monkeypatch.setattr(gemm_host, "encode_tensor_map",
-                        lambda ptr, dt, dims, strides, box, swizzle=128: seen.append((box, swizzle)) or b"")
-    rc.chained_tensor_maps(p.chained, rc.describe_arguments(attention_fwd, args))
-    assert seen == [((32, 128, 1), 64), ((32, 64, 1), 64), ((32, 64, 1), 64)]

@@ -193,38 +193,11 @@ def test_ptxas_assembles_without_spills(monkeypatch, tmp_path):
 def test_mlp_chain_emulated(monkeypatch):
     """The other two-dot program, ``relu(X W1) W2`` (300 rows: three 128-row instances, three hidden
     tiles each) on two CTAs with the kernel-wide turns: against numpy, no emulator error."""
-    import math
-
-    from test_chained_narrow import _clean, _mlp
-
-    from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
+    from test_chained_narrow import _clean, _mlp, emulate_mlp_against_numpy
 
     monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "kernel")
     m, d, hidden, dout, tile_m, tile_h = 300, 64, 192, 64, 128, 64
     p = _mlp(m, d, hidden, dout, tile_m, tile_h)
     _clean(p)
     assert p.chained["persistent"]["pingpong"] == "kernel", p.chained
-    rng = np.random.default_rng(5)
-    x = rng.standard_normal((m, d)).astype(np.float16)
-    w1 = (rng.standard_normal((d, hidden)) / math.sqrt(d)).astype(np.float16)
-    w2 = (rng.standard_normal((hidden, dout)) / math.sqrt(hidden)).astype(np.float16)
-    y = np.full((m, dout), np.nan, dtype=np.float16)
-    bases = [(i + 1) << 32 for i in range(4)]
-    params = [0, 0, 0]  # the tensor maps, then each array's base, shape and strides
-    for base, a in zip(bases, (x, w1, w2, y)):
-        params += [base, *a.shape, a.shape[1], 1]
-    errors = []
-    params, ctaids, nctaid = chained_launch(p.chained, (-(-m // tile_m), 1, 1), params, 2)
-    for ctaid in ctaids:
-        emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], ctaid, {},
-                  [(bases[3], y.view(np.uint8).reshape(-1), "Y")], guards=stage_guards(p.chained),
-                  nctaid=nctaid)
-        emu.tmaps = {emu.params[i]: {"array": a[None], **t} for i, a, t in zip(range(3), (x, w1, w2),
-                                                                               p.chained["tmaps"])}
-        emu.run()
-        errors += emu.errors
-    h = np.maximum(x.astype(np.float32) @ w1.astype(np.float32), 0).astype(np.float16).astype(np.float32)
-    ref = h @ w2.astype(np.float32)
-    assert not errors, errors[:4]
-    assert not np.isnan(y).any(), "unwritten outputs"
-    np.testing.assert_allclose(y.astype(np.float32), ref, atol=1e-2, rtol=2e-2)
+    emulate_mlp_against_numpy(p, m, d, hidden, dout, tile_m, 5, 2)
