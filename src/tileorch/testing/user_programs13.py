@@ -52,10 +52,10 @@ def load_order_f_transpose(X, Y, TM: C[int], TN: C[int]):
 @ct.kernel
 def store_order_f_transpose(X, Y, TM: C[int], TN: C[int]):
     """The same transpose by the store's ``order=(1, 0)``: a ``(TM, TN)`` tile of X written as
-    ``Y[j*TN + y, i*TM + x] = t[x, y]``."""
+    ``Y[j*TN + y, i*TM + x] = t[x, y]`` (the index in the tile's axis order, as the load's)."""
     i, j = ct.bid(0), ct.bid(1)
     t = ct.load(X, index=(i, j), shape=(TM, TN))
-    ct.store(Y, index=(j, i), tile=t, order=(1, 0))
+    ct.store(Y, index=(i, j), tile=t, order=(1, 0))
 
 
 @ct.kernel
