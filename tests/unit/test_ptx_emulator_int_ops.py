@@ -78,3 +78,18 @@ def test_the_reference_is_what_ptx_says():
         assert f("shl", "shl.b64", 64, False, u(3) + u(63)).tolist() == [1 << 63]
         assert f("min", "min.s64", 64, True, u(1 << 63) + u(5)).tolist() == [1 << 63]
         assert f("max", "max.u16", 16, False, u(0x18000) + u(0x7FFF)).tolist() == [0x8000]
+
+
+def test_division_is_exact_at_64_bits_and_does_not_trap_on_zero():
+    """``div`` / ``rem`` of 64-bit values past 2**53 round toward zero exactly (a float quotient would
+    not), and a zero divisor gives PTX's unspecified value (all ones; ``rem``: the dividend) instead of
+    stopping the emulation: a padded lane or an idle program slot divides by the zero it loaded
+    (found by user sweep 13's int32 floor division, four programs per warp, two launched)."""
+    u = lambda *v: [np.array([x & ((1 << 64) - 1) for x in v], dtype=np.uint64)]  # noqa: E731
+    big = (1 << 62) + 12345
+    assert _int_op_exact("div", "div.s64", 64, True, u(-big) + u(7)).tolist() == [(-(big // 7)) & ((1 << 64) - 1)]
+    assert _int_op_exact("rem", "rem.s64", 64, True, u(-big) + u(7)).tolist() == [(-(big % 7)) & ((1 << 64) - 1)]
+    assert _int_op_exact("div", "div.s32", 32, True, u(-7) + u(2)).tolist() == [(-3) & 0xFFFFFFFF]
+    assert _int_op_exact("rem", "rem.s32", 32, True, u(-7) + u(2)).tolist() == [(-1) & 0xFFFFFFFF]
+    assert _int_op_exact("div", "div.s32", 32, True, u(5, 9) + u(0, 3)).tolist() == [0xFFFFFFFF, 3]
+    assert _int_op_exact("rem", "rem.u32", 32, False, u(5, 9) + u(0, 4)).tolist() == [5, 1]

@@ -234,6 +234,19 @@ def parse(ptx, entry_prefix=".visible .entry", functions=None):
 
 
 
+_div0 = -1
+"""What ``div`` by zero gives (PTX: "an unspecified, machine-specific value"; no trap): all ones,
+as the GPU's unsigned division does.  ``rem`` by zero gives the dividend.  A lane whose divisor is
+zero is one whose result the program does not keep (a masked-off or padded element, a warp's idle
+program slot): the emulator computes it instead of raising."""
+
+
+def _trunc_div(x: int, y: int) -> int:
+    """``x / y`` rounded toward zero, exactly (Python integers; ``int(x / y)`` loses bits past 2**53)."""
+    q = abs(x) // abs(y)
+    return q if (x < 0) == (y < 0) else -q
+
+
 def _int_op_exact(base, op, width, signed, a):
     """The integer instruction ``base`` (``op``: its full name) of ``width`` bits (``signed``: an
     ``.s`` type) on the threads' operand bits ``a`` (uint64 arrays), in Python integers: the
@@ -273,8 +286,10 @@ def _int_op_exact(base, op, width, signed, a):
         r = (A[0] >> sh)
     elif base == "min": r = np.minimum(A[0], A[1])
     elif base == "max": r = np.maximum(A[0], A[1])
-    elif base == "div": r = np.array([int(x / y) if signed else x // y for x, y in zip(A[0], A[1])], dtype=object)
-    elif base == "rem": r = np.array([x - int(x / y) * y if signed else x % y for x, y in zip(A[0], A[1])], dtype=object)
+    elif base == "div": r = np.array([_div0 if y == 0 else _trunc_div(x, y) if signed else x // y
+                                      for x, y in zip(A[0], A[1])], dtype=object)
+    elif base == "rem": r = np.array([x if y == 0 else x - _trunc_div(x, y) * y if signed else x % y
+                                      for x, y in zip(A[0], A[1])], dtype=object)
     elif base == "bfe":
         pos = ux(a[1]); ln = ux(a[2])
         r = np.array([(int(x) >> int(p)) & ((1 << int(l)) - 1) for x, p, l in zip(ux(a[0]), pos, ln)], dtype=object)
