@@ -317,3 +317,100 @@ def test_pair_column_sum():
     want = x.astype(np.float64).sum(0)
     _close(run("pair2d_column_sum", {0: x})[1], want, 1e-5, 1e-5)
     _close(run("pair3d_column_sum", {0: x[None]})[1], want[None], 1e-5, 1e-5)
+
+
+# ----------------------------------------------------------------------------------------------- second batch
+
+
+def test_load_order_tuple_rank3():
+    x = _f((4, 8, 16))
+    np.testing.assert_array_equal(run("load_order_tuple_rank3", {0: x})[1], x.transpose(2, 0, 1))
+
+
+def test_gather_scalar_column_index():
+    t = _f((30, 12))
+    r = RNG.integers(0, 34, 70).astype(np.int32)
+    y = run("gather_scalar_column_index", {0: t, 1: r})[2]
+    np.testing.assert_array_equal(y, np.where(r < 30, t[np.minimum(r, 29), 7], np.float32(0)))
+
+
+def test_scatter_scalar_value_flags():
+    idx = RNG.integers(0, 50, 100).astype(np.int32)  # 50..63 never named: keep the sentinel
+    flags = run("scatter_scalar_value_flags", {0: idx, 1: np.zeros(64, np.int32)})[1]
+    want = np.zeros(64, np.int32)
+    want[idx] = 1
+    np.testing.assert_array_equal(flags, want)
+
+
+def test_store_scalar_fill():
+    np.testing.assert_array_equal(run("store_scalar_fill", {})[0], np.full(200, -2.5, np.float32))
+
+
+def test_cumsum_axis0_columns():
+    x = _f((20, 96))
+    _close(run("cumsum_axis0_columns", {0: x})[1], np.cumsum(x.astype(np.float64), 0), 1e-5, 1e-5)
+
+
+def test_arange_start_step_int64():
+    y = run("arange_start_step_int64", {})[0]
+    k = np.arange(96)
+    np.testing.assert_array_equal(y, 5 - 3 * (k % 32) + (k // 32).astype(np.int64) * (1 << 33))
+
+
+def test_long_row_sum_loop_break():
+    x = np.abs(_f((4, 1000))) * np.float32(0.1)
+    x[3] = -x[3]  # never passes the limit: every chunk
+    s = run("long_row_sum_loop_break", {0: x})[1]
+    for r in range(4):
+        acc, want = 0.0, None
+        for k in range(8):
+            acc += x[r, 128 * k:128 * (k + 1)].astype(np.float64).sum()
+            if acc > 30.0:
+                break
+        _close(s[r], acc, 1e-5, 1e-5)
+
+
+def test_loop_continue_skips_negative_chunks():
+    x = _f((4, 1000))
+    s = run("loop_continue_skips_negative_chunks", {0: x})[1]
+    want = [sum(x[r, 128 * k:128 * (k + 1)].astype(np.float64).sum() for k in range(8) if x[r, 128 * k] >= 0)
+            for r in range(4)]
+    _close(s, want, 1e-5, 1e-5)
+
+
+def test_while_halving_until_small():
+    if run is sweep.run:
+        pytest.skip("the SIMT interpreter does not model scf.while; the PTX emulator and the GPU run this test")
+    x = _f(128, scale=20.0)
+    y = run("while_halving_until_small", {0: x})[1]
+    want = x.copy()
+    for b in range(4):
+        blk = want[32 * b:32 * (b + 1)]
+        while np.abs(blk).max() >= 1.0:
+            blk *= np.float32(0.5)
+    np.testing.assert_array_equal(y, want)
+
+
+def test_int8_input_widened_mean():
+    x = RNG.integers(-128, 128, (5, 300)).astype(np.int8)
+    _close(run("int8_input_widened_mean", {0: x})[1], x.astype(np.float64).mean(1), 1e-6, 1e-6)
+
+
+def test_f64_accumulate_f32_rows():
+    x = _f((4, 300))
+    _close(run("f64_accumulate_f32_rows", {0: x})[1], x.astype(np.float64).sum(1), 1e-12, 1e-12)
+
+
+def test_nan_fill_full_and_where():
+    x = _f(128)
+    np.testing.assert_array_equal(run("nan_fill_full_and_where", {0: x})[1], np.where(x < 0, np.nan, x))
+
+
+def test_static_assert_and_static_eval():
+    x = _f(128)
+    np.testing.assert_array_equal(run("static_assert_and_static_eval", {0: x})[1], x * np.float32(1 / 64))
+
+
+def test_reverse_range_loop_store():
+    x = _f(96)
+    np.testing.assert_array_equal(run("reverse_range_loop_store", {0: x})[1], x.reshape(3, 32)[::-1].reshape(-1))

@@ -431,6 +431,135 @@ def pair3d_column_sum(X, S, BM: C[int], BN: C[int]):
     ct.store(S, index=(0, j), tile=ct.sum(x, axis=1))
 
 
+# ----------------------------------------------------------------------------------------------- second batch
+
+
+@ct.kernel
+def load_order_tuple_rank3(X, Y, BA: C[int], BB: C[int], BC: C[int]):
+    """A rank-3 load with ``order=(2, 0, 1)``: tile axis 0 walks X's axis 2, axis 1 X's axis 0, axis 2
+    X's axis 1; stored plainly into ``Y [C, A, B]`` (``Y = X.transpose(2, 0, 1)``)."""
+    t = ct.load(X, index=(0, 0, 0), shape=(BC, BA, BB), order=(2, 0, 1))
+    ct.store(Y, index=(0, 0, 0), tile=t)
+
+
+@ct.kernel
+def gather_scalar_column_index(T, R, Y, col: int, BN: C[int]):
+    """``Y = T[R, col]``: a 2-D gather whose second index is a runtime scalar (broadcast against the
+    row-index tile), ragged length, rows past T read 0."""
+    b = ct.bid(0)
+    r = ct.load(R, index=(b,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(b,), tile=ct.gather(T, (r, col)))
+
+
+@ct.kernel
+def scatter_scalar_value_flags(I, Flags, BN: C[int]):
+    """``Flags[I] = 1`` (a scalar value scattered through an index tile; duplicates write the same)."""
+    b = ct.bid(0)
+    idx = ct.load(I, index=(b,), shape=(BN,), padding_mode=ZERO)
+    pos = ct.arange(BN, dtype=ct.int32) + b * BN
+    ct.scatter(Flags, idx, 1, mask=pos < I.shape[0])
+
+
+@ct.kernel
+def store_scalar_fill(Y, v: float, BN: C[int]):
+    """``ct.store`` of a scalar: every element of the tile slot gets ``v`` (a fill kernel)."""
+    ct.store(Y, index=(ct.bid(0),), tile=ct.full((BN,), v, dtype=ct.float32))
+
+
+@ct.kernel
+def cumsum_axis0_columns(X, Y, BM: C[int], BN: C[int]):
+    """A running sum down the columns (``ct.cumsum(axis=0)`` of a ``(BM, BN)`` tile), ragged rows."""
+    j = ct.bid(0)
+    ct.store(Y, index=(0, j), tile=ct.cumsum(ct.load(X, index=(0, j), shape=(BM, BN), padding_mode=ZERO), axis=0))
+
+
+@ct.kernel
+def arange_start_step_int64(Y, BN: C[int]):
+    """``ct.arange(BN, start=5, step=-3)`` in int64 plus the program's offset times 2**33."""
+    b = ct.bid(0)
+    t = ct.arange(BN, dtype=ct.int64, start=5, step=-3)
+    ct.store(Y, index=(b,), tile=t + ct.astype(b, ct.int64) * (1 << 33))
+
+
+@ct.kernel
+def long_row_sum_loop_break(X, S, limit: float, BN: C[int]):
+    """A row sum over column chunks of BN (``range(num_tiles)``) that stops (``break``) after the first
+    chunk whose partial sum passes ``limit``; the sum reached is stored."""
+    r = ct.bid(0)
+    acc = ct.zeros((1, 1), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(1, BN))):
+        acc = acc + ct.sum(ct.load(X, index=(r, k), shape=(1, BN), padding_mode=ZERO), axis=1, keepdims=True)
+        if ct.sum(acc) > limit:
+            break
+    ct.store(S, index=(r,), tile=ct.reshape(acc, (1,)))
+
+
+@ct.kernel
+def loop_continue_skips_negative_chunks(X, S, BN: C[int]):
+    """A row sum over column chunks that skips (``continue``) every chunk whose first element is negative."""
+    r = ct.bid(0)
+    acc = ct.zeros((1, BN), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(1, BN))):
+        x = ct.load(X, index=(r, k), shape=(1, BN), padding_mode=ZERO)
+        if ct.sum(ct.extract(x, index=(0, 0), shape=(1, 1))) < 0.0:
+            continue
+        acc = acc + x
+    ct.store(S, index=(r,), tile=ct.sum(acc, axis=1))
+
+
+@ct.kernel
+def while_halving_until_small(X, Y, N: C[int]):
+    """A ``while`` loop on a tile's maximum: halve the tile until every |x| is below 1, count the
+    halvings (a data-dependent trip count per program)."""
+    b = ct.bid(0)
+    x = ct.load(X, index=(b,), shape=(N,))
+    while ct.max(ct.abs(x)) >= 1.0:
+        x = x * 0.5
+    ct.store(Y, index=(b,), tile=x)
+
+
+@ct.kernel
+def int8_input_widened_mean(X, M, BN: C[int]):
+    """The mean of int8 rows in f32 (``astype(float32)``, the sum divided by the real column count)."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ZERO).astype(ct.float32)
+    ct.store(M, index=(r,), tile=ct.sum(x, axis=1) / X.shape[1])
+
+
+@ct.kernel
+def f64_accumulate_f32_rows(X, S, BN: C[int]):
+    """Row sums of f32 accumulated in float64 (``astype(float64)``) and stored as f64."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(S, index=(r,), tile=ct.sum(x.astype(ct.float64), axis=1))
+
+
+@ct.kernel
+def nan_fill_full_and_where(X, Y, BN: C[int]):
+    """``ct.full`` filled with NaN chosen where ``x < 0`` (negative inputs become NaN)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,))
+    ct.store(Y, index=(i,), tile=ct.where(x < 0.0, ct.full((BN,), float("nan"), dtype=ct.float32), x))
+
+
+@ct.kernel
+def static_assert_and_static_eval(X, Y, BN: C[int]):
+    """``ct.static_assert`` on the tile size and ``ct.static_eval`` of a compile-time scale."""
+    ct.static_assert(BN % 32 == 0, "BN must be a multiple of 32")
+    i = ct.bid(0)
+    scale = ct.static_eval(1.0 / BN)
+    ct.store(Y, index=(i,), tile=ct.load(X, index=(i,), shape=(BN,)) * scale)
+
+
+@ct.kernel
+def reverse_range_loop_store(X, Y, BN: C[int]):
+    """A runtime loop writing tile k of X into slot ``n - 1 - k`` of Y (tiles in reverse order; one
+    program; cuTile itself refuses ``range`` with a negative step: "Step must be positive")."""
+    n = ct.num_tiles(X, axis=0, shape=(BN,))
+    for k in range(n):
+        ct.store(Y, index=(n - 1 - k,), tile=ct.load(X, index=(k,), shape=(BN,)))
+
+
 _add("load_order_f_transpose", load_order_f_transpose, [((37, 50), F32), ((50, 37), F32), 16, 32], (3, 2), "simt",
      outputs=(1,))
 _add("store_order_f_transpose", store_order_f_transpose, [((37, 50), F16), ((50, 37), F16), 16, 32], (3, 2), "simt",
@@ -507,3 +636,30 @@ _add("pair3d_column_sum", pair3d_column_sum, [((1, 30, 200), F32), ((1, 200), F3
 PAIRS = (("pair2d_row_softmax", "pair3d_row_softmax"), ("pair2d_axpby", "pair3d_axpby"),
          ("pair2d_column_sum", "pair3d_column_sum"))
 """The programs written once for 2-D and once for 3-D tiles (the same results, the same memory code)."""
+
+_add("load_order_tuple_rank3", load_order_tuple_rank3, [((4, 8, 16), F32), ((16, 4, 8), F32), 4, 8, 16], (1,), "simt",
+     outputs=(1,))
+_add("gather_scalar_column_index", gather_scalar_column_index, [((30, 12), F32), ((70,), I32), ((70,), F32), 7, 32], (3,),
+     "simt", outputs=(2,))
+_add("scatter_scalar_value_flags", scatter_scalar_value_flags, [((100,), I32), ((64,), I32), 32], (4,), "simt",
+     outputs=(1,))
+_add("store_scalar_fill", store_scalar_fill, [((200,), F32), -2.5, 64], (4,), "simt", outputs=(0,))
+_add("cumsum_axis0_columns", cumsum_axis0_columns, [((20, 96), F32), ((20, 96), F32), 32, 32], (3,), "simt",
+     outputs=(1,))
+_add("arange_start_step_int64", arange_start_step_int64, [((96,), I64), 32], (3,), "simt", outputs=(0,))
+_add("long_row_sum_loop_break", long_row_sum_loop_break, [((4, 1000), F32), ((4,), F32), 30.0, 128], (4,), "simt",
+     outputs=(1,))
+_add("loop_continue_skips_negative_chunks", loop_continue_skips_negative_chunks, [((4, 1000), F32), ((4,), F32), 128],
+     (4,), "simt", outputs=(1,))
+_add("while_halving_until_small", while_halving_until_small, [((128,), F32), ((128,), F32), 32], (4,), "simt",
+     outputs=(1,))
+_add("int8_input_widened_mean", int8_input_widened_mean, [((5, 300), "int8"), ((5,), F32), 512], (5,), "simt",
+     outputs=(1,))
+_add("f64_accumulate_f32_rows", f64_accumulate_f32_rows, [((4, 300), F32), ((4,), "float64"), 512], (4,), "simt",
+     outputs=(1,))
+_add("nan_fill_full_and_where", nan_fill_full_and_where, [((128,), F32), ((128,), F32), 64], (2,), "simt",
+     outputs=(1,))
+_add("static_assert_and_static_eval", static_assert_and_static_eval, [((128,), F32), ((128,), F32), 64], (2,), "simt",
+     outputs=(1,))
+_add("reverse_range_loop_store", reverse_range_loop_store, [((96,), F32), ((96,), F32), 32], (1,), "simt",
+     outputs=(1,))
