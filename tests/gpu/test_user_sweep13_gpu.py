@@ -1,0 +1,107 @@
+"""The thirteenth user sweep on the GPU (issue 21: memory-bound programs of the kinds a user writes
+first, programs acceptance runs that we will not see): every program of
+``tileorch.testing.user_programs13`` (SIMT path) runs through ``tileorch.cutile.launch`` on its spec's
+ragged shapes and grid, against the independent numpy references of
+tests/unit/test_user_sweep13_interp.py: each test there runs again with its ``run`` swapped for
+:func:`gpu_run` (every array inside a larger buffer of the fill: NaN / an integer sentinel / the fp8
+NaN byte, whose tail must stay the fill; the outputs start as the fill).  On the GPU: load / store
+``order``, NaN / +inf padding, ``check_bounds=False``, 2-D / 3-D gathers and scatters, bitcasts,
+NaN-aware min / max, floor division of negatives (hardware ``div``), ``while`` / ``break`` /
+``continue`` loops, the 2-D / 3-D pairs, three grid axes.  Skipped without a GPU; needs torch,
+cuda-tile and ml_dtypes.  Run: ``python -m pytest -q tests/gpu/test_user_sweep13_gpu.py``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("cuda.tile")
+pytest.importorskip("xdsl")
+pytest.importorskip("ml_dtypes")
+
+UNIT = str(Path(__file__).resolve().parents[1] / "unit")
+if UNIT not in sys.path:  # the CPU tests' numpy references (appended: tests/gpu's modules come first)
+    sys.path.append(UNIT)
+
+import test_user_sweep13_interp as s13  # noqa: E402
+import test_user_sweep_gpu as sweep  # noqa: E402
+import test_user_sweep_interp as interp  # noqa: E402
+
+import tileorch.cutile  # noqa: E402
+from tileorch.testing.user_programs13 import PROGRAMS  # noqa: E402
+
+sweep.DT.update({"uint16": torch.uint16, "uint64": torch.uint64, "float8_e5m2": torch.float8_e5m2})
+
+TAIL = 256
+"""Spare elements of the fill after each array (must stay the fill)."""
+
+
+def _storage(dtype: str):
+    return np.uint16 if dtype == "bfloat16" else np.uint8 if dtype in ("bool_", "float8_e4m3fn", "float8_e5m2") \
+        else interp.NP[dtype]
+
+
+def _host(value, dtype: str) -> np.ndarray:
+    if dtype == "bfloat16":
+        return interp._bf16_bits(value)
+    return np.asarray(value, np.uint8 if dtype == "bool_" else _storage(dtype))
+
+
+def gpu_run(name: str, inputs: dict) -> dict:
+    """test_user_sweep_interp.run's contract on the GPU (see the module docstring); also checks that no
+    array's tail was written and that the program ran on the SIMT path."""
+    from tileorch.launchers import cutile as rc
+
+    p = PROGRAMS[name]
+    args, placed = [], []
+    for i, s in enumerate(p.spec):
+        if not isinstance(s, tuple):
+            args.append(inputs.get(i, s))
+            continue
+        shape, dtype = s
+        n = int(np.prod(shape, dtype=np.int64))
+        host = interp._empty((n + TAIL,), dtype)
+        if i in inputs:
+            given = _host(inputs[i], dtype)
+            assert given.shape == tuple(shape), (name, i, given.shape, shape)
+            host[:n] = given.reshape(-1)
+        device = torch.from_numpy(host.view(np.uint8).copy()).cuda().view(sweep.DT[dtype])
+        args.append(device[:n].view(shape))
+        placed.append((i, device, shape, dtype, n, host[n:].copy()))
+    tileorch.cutile.launch(torch.cuda.current_stream(), p.grid, p.kernel, tuple(args))
+    torch.cuda.synchronize()
+    out = {}
+    for i, device, shape, dtype, n, tail in placed:
+        back = device.view(torch.uint8).cpu().numpy().view(_storage(dtype))
+        assert np.array_equal(back[n:].view(np.uint8), tail.view(np.uint8)), f"{name}: argument {i} written past its end"
+        got = back[:n].reshape(shape)
+        out[i] = interp._bf16_value(got) if dtype == "bfloat16" else got
+    prog = rc.compiled(p.kernel, rc.describe_arguments(p.kernel, tuple(args)), "sm_90a", "persistent").program
+    assert prog.kind == "simt", prog.remarks
+    return out
+
+
+ON_GPU = sorted(n for n in dir(s13) if n.startswith("test_"))
+
+
+def test_every_program_has_a_test():
+    import inspect
+
+    source = inspect.getsource(s13)
+    assert all(f'run("{name}"' in source for name in PROGRAMS), [n for n in PROGRAMS if f'run("{n}"' not in source]
+
+
+@pytest.mark.parametrize("test", ON_GPU)
+def test_on_the_gpu_against_numpy(test, monkeypatch):
+    monkeypatch.setattr(s13, "run", gpu_run)
+    fn = getattr(s13, test)
+    marks = getattr(fn, "pytestmark", [])
+    if marks:  # the parametrized tests: every value
+        for value in marks[0].args[1]:
+            fn(value)
+    else:
+        fn()
