@@ -105,3 +105,33 @@ def test_on_the_gpu_against_numpy(test, monkeypatch):
             fn(value)
     else:
         fn()
+
+
+def test_strided_views_on_the_gpu():
+    """tests/unit/test_user_sweep13_strided.py's views as torch views (every other column, a transpose,
+    rows inside wider rows, a column window): the launcher passes their strides; what lies outside the
+    output views keeps its NaN."""
+    from tileorch.testing import user_programs13 as up
+
+    g = torch.Generator(device="cuda").manual_seed(1314)
+    stream = torch.cuda.current_stream()
+    xb = torch.randn(50, 400, device="cuda", generator=g)
+    yb = torch.randn(200, 50, device="cuda", generator=g)
+    x, y = xb[:, ::2], yb.t()
+    z = torch.full((50, 200), float("nan"), device="cuda")
+    tileorch.cutile.launch(stream, (4, 2), up.pair2d_axpby, (x, y, z, 2.0, -0.5, 16, 128))
+    sb = torch.randn(6, 512, device="cuda", generator=g) * 3
+    ob = torch.full((6, 320), float("nan"), device="cuda")
+    tileorch.cutile.launch(stream, (6,), up.pair2d_row_softmax, (sb[:, :300], ob[:, 10:310], 512))
+    base = torch.randn(50, 37, device="cuda", generator=g)
+    copy = torch.full((50, 37), float("nan"), device="cuda")
+    tileorch.cutile.launch(stream, (3, 2), up.load_order_f_transpose, (base.t(), copy, 16, 32))
+    cb = torch.randn(200, 30, device="cuda", generator=g)
+    cs = torch.full((200,), float("nan"), device="cuda")
+    tileorch.cutile.launch(stream, (4,), up.pair2d_column_sum, (cb.t(), cs, 32, 64))
+    torch.cuda.synchronize()
+    torch.testing.assert_close(z, 2.0 * x - 0.5 * y, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(ob[:, 10:310], torch.softmax(sb[:, :300].double(), 1).float(), rtol=1e-5, atol=1e-7)
+    assert torch.isnan(ob[:, :10]).all() and torch.isnan(ob[:, 310:]).all()
+    torch.testing.assert_close(copy, base, rtol=0, atol=0)
+    torch.testing.assert_close(cs, cb.double().sum(1).float(), rtol=1e-5, atol=1e-5)

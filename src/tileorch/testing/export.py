@@ -12,22 +12,26 @@ from pathlib import Path
 class FakeDeviceArray:
     """What cuTile's argument description reads of a device array (no GPU: never dereferenced)."""
 
-    def __init__(self, ptr: int, shape: tuple[int, ...]):
+    def __init__(self, ptr: int, shape: tuple[int, ...], strides: tuple[int, ...] | None = None):
+        """``strides``: in elements (None: contiguous); held in bytes of the 2-byte placeholder element
+        (:func:`described_arguments` sets the real element type afterwards, strides kept in elements)."""
         self.__cuda_array_interface__ = {"data": (ptr, False), "shape": tuple(shape), "typestr": "<f2",
-                                         "strides": None, "version": 3}
+                                         "strides": None if strides is None else tuple(2 * s for s in strides),
+                                         "version": 3}
 
 
 def described_arguments(kernel, spec: list) -> list:
     """``tileorch.cutile``'s description of arguments made from ``spec``: per argument either
-    ``(shape, dtype name)`` for an array (``"float16"``, ``"bfloat16"``, ...), a Python list of
+    ``(shape, dtype name)`` for an array (``"float16"``, ``"bfloat16"``, ...; ``(shape, dtype name,
+    strides in elements)`` for a non-contiguous view), a Python list of
     those for a list-of-arrays argument, or a scalar / constant value (fake device arrays at
     fixed 256 MiB-spaced addresses)."""
     from tileorch.launchers import cutile as rc
 
     args, dtypes = [], []
     for i, s in enumerate(spec):
-        if isinstance(s, tuple):
-            args.append(FakeDeviceArray(0x7F0000000000 + (i + 1) * 0x10000000, s[0]))
+        if isinstance(s, tuple):  # (shape, dtype) or (shape, dtype, strides in elements): a strided view
+            args.append(FakeDeviceArray(0x7F0000000000 + (i + 1) * 0x10000000, s[0], s[2] if len(s) > 2 else None))
             dtypes.append(s[1])
         elif isinstance(s, list):  # a list-of-arrays argument: [(shape, dtype name), ...]
             args.append([FakeDeviceArray(0x7F0000000000 + (i + 1) * 0x10000000 + j * 0x1000000, x[0])
