@@ -87,7 +87,7 @@ from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.dense_splat import splat_value
 from tileorch.transforms.math_mode import takes_approx
 from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, gather_occupancy, prints, rematerialize,
-                                                uniform_division, warp_programs)
+                                                store_chunks, uniform_division, warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, float_attr,
                                                      global_type, integer_attr, is_float, is_fp8, memory_type, reg_type,
                                                      strides_of, supported_element)
@@ -198,6 +198,12 @@ def _padding_words(kind: str, elt: Attribute, count: int) -> list[int] | None:
 
 class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
     """Lower one ``nv_tileaa.func`` into a ``func.func`` kernel."""
+
+    store_groups = 0
+    """Runs per store group (``store_chunks.py``, set by the pass when ``TILEORCH_SIMT_STORE_CHUNK`` is on and
+    the function's accesses are unordered): > 0 splits a tile store's in-bounds test into one branch per
+    group of that many runs, so that ``store_chunks.interleave_stores`` can place each group after the
+    loads it needs; 0 (the default): one branch per tile store."""
 
     def __init__(self, fn: TileFuncOp, sm: int | None = None):
         self.fn = fn
@@ -1082,8 +1088,10 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         def vector_to(b: Emitter, ptr: SSAValue, values) -> None:
             b.store_vector([self._to_memory(b, value, elt) for value in values], mt, ptr)
 
-        def by_runs(e: Emitter) -> None:
+        def by_runs(e: Emitter, lo: int = 0, hi: int | None = None) -> None:
             for s0, width, f0, extra in self._runs(e, op, tile.shape, len(tile.slots)):
+                if s0 < lo or (hi is not None and s0 >= hi):
+                    continue
                 run = self._run_address(e, view, idx, e.unravel(f0, tile.shape))
                 values = tile.slots[s0:s0 + width]
 
@@ -1105,17 +1113,18 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         whole = self._whole_tile(e, op, view, idx, tile.shape, mt, ragged_last=self._rows_path(tile.shape))
         rows = whole is not None and len(whole) == 5
 
-        def by_rows(b: Emitter) -> None:
+        def by_rows(b: Emitter, lo: int = 0, hi: int | None = None) -> None:
             """Whole runs, some past the row's end: each stored as a vector where it lies inside."""
             _, runs2, address2, cond2, inside = whole
             v = self.vec(tile.shape)
 
             def each(bb: Emitter) -> None:
                 for s0, coords in runs2:
-                    bb.if_(inside(bb, coords), lambda b3, s0=s0, coords=coords: vector_to(
-                        b3, address2(b3, coords), tile.slots[s0:s0 + v]))
+                    if lo <= s0 and (hi is None or s0 < hi):
+                        bb.if_(inside(bb, coords), lambda b3, s0=s0, coords=coords: vector_to(
+                            b3, address2(b3, coords), tile.slots[s0:s0 + v]))
 
-            b.if_(cond2, each, by_runs)
+            b.if_(cond2, each, lambda bb: by_runs(bb, lo, hi))
 
         if whole is None:
             by_runs(e)
@@ -1123,15 +1132,23 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             cond, runs, address = whole[:3]
             v = self.vec(tile.shape)
 
-            def at_once(b: Emitter) -> None:
+            def at_once(b: Emitter, lo: int = 0, hi: int | None = None) -> None:
                 for s0, coords in runs:
+                    if s0 < lo or (hi is not None and s0 >= hi):
+                        continue
                     p = address(b, coords)
                     if v > 1:
                         vector_to(b, p, tile.slots[s0:s0 + v])
                     else:
                         b.store_global(self._to_memory(b, tile.slots[s0], elt), p)
 
-            e.if_(cond, at_once, by_rows if rows else by_runs)
+            slow = by_rows if rows else by_runs
+            span = self.store_groups * v
+            if span and len(tile.slots) > span:  # store_chunks.py: one in-bounds branch per group of runs
+                for lo in range(0, len(tile.slots), span):
+                    e.if_(cond, lambda b, lo=lo: at_once(b, lo, lo + span), lambda b, lo=lo: slow(b, lo, lo + span))
+            else:
+                e.if_(cond, at_once, slow)
         if self.has_loads and self._load_may_follow(op):
             e.barrier()
         self.vals[op.results[0]] = None
@@ -2123,8 +2140,14 @@ class ConvertNvTileaaToSimt(ModulePass):
         scratch = 0
         cc = op.attributes.get("nv_tileaa.compute_capability")
         sm = cc.sm.data if cc is not None and hasattr(cc, "sm") else None
+        chunk = store_chunks.chunk_loads()
         for fn in [f for f in op.walk() if isinstance(f, TileFuncOp)]:
-            new, nbytes = FunctionLowering(fn, sm).run()
+            interleave = chunk and store_chunks.unordered_memory(fn)
+            lowering = FunctionLowering(fn, sm)
+            lowering.store_groups = chunk if interleave else 0
+            new, nbytes = lowering.run()
+            if interleave and store_chunks.interleave_stores(new, chunk):
+                new.attributes[store_chunks.ATTR] = IntegerAttr(chunk, i32)
             if nbytes > MAX_DYNAMIC_SMEM:
                 raise LocatedError(fn, f"{PASS}: kernel @{fn.sym_name.data} needs {nbytes} bytes of shared "
                                        f"scratch (tiles exchanged through shared memory), more than the "
