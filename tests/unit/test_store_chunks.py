@@ -59,15 +59,16 @@ def _tile_func(kernel, spec, args=None):
 def test_unordered_only_where_cutile_left_the_accesses_unordered():
     """A copy between two arrays is unordered; an in-place update (cuTile joins the load's token into
     the store's) and the same copy given one array twice (an alias group: the same join) are not; an
-    atomic is not."""
+    atomic is not; a release store is not."""
     from tileorch.testing.export import FakeDeviceArray
     from tileorch.testing.user_programs12 import atomic_cas_int64_claim
-    from tileorch.testing.user_programs13 import rank1_tile_8_over_13
+    from tileorch.testing.user_programs13 import rank1_tile_8_over_13, release_store_copy
 
     assert _tile_func(rank1_tile_8_over_13, [((13,), "float16"), ((13,), "float16"), 8]) == [True]
     same = FakeDeviceArray(0x10000, (13,))  # (an f16 array)
     assert _tile_func(rank1_tile_8_over_13, None, (same, same, 8)) == [False]
     assert _tile_func(atomic_cas_int64_claim, [((16,), "int64"), ((128,), "int64"), 64]) == [False]
+    assert _tile_func(release_store_copy, [((256,), "float32"), ((256,), "float32"), 64]) == [False]  # ordered
 
 
 def _gather(monkeypatch, chunk: str, env=TILEIRAS_LIKE, ptxas=False, rows=10):

@@ -431,6 +431,15 @@ def pair3d_column_sum(X, S, BM: C[int], BN: C[int]):
     ct.store(S, index=(0, j), tile=ct.sum(x, axis=1))
 
 
+@ct.kernel
+def release_store_copy(X, Y, BN: C[int]):
+    """``Y = X + 1`` whose store is a device-scope release (not in :data:`PROGRAMS`: the ordered access
+    that keeps ``tileaa_to_simt/store_chunks.py`` from moving it, tests/unit/test_store_chunks.py)."""
+    i = ct.bid(0)
+    t = ct.load(X, index=(i,), shape=(BN,))
+    ct.store(Y, index=(i,), tile=t + 1.0, memory_order=ct.MemoryOrder.RELEASE, memory_scope=ct.MemoryScope.DEVICE)
+
+
 # ----------------------------------------------------------------------------------------------- second batch
 
 

@@ -15,8 +15,9 @@ When it applies (else the kernel is left as it is, and the driver says nothing):
 
 * before the lowering, :func:`unordered_memory` holds for the ``nv_tileaa`` function: its memory
   ops all take the token of one ``create_mem_token`` (cuTile orders two accesses that may touch the
-  same memory by threading one's result token into the other; untied accesses are unordered), no
-  ``join_mem_token``, no atomic, print or assert, no loop: a store may then move above a load;
+  same memory by threading one's result token into the other; untied accesses are unordered), all
+  weak (a ``memory_order`` keeps the kernel as it is), no ``join_mem_token``, no atomic, print or
+  assert, no loop: a store may then move above a load;
 * after the lowering, the kernel's top-level block holds only loads (an ``llvm.load`` or an
   inline-assembly ``ld.``, alone or under an ``scf.if``), stores (``llvm.store`` or an inline ``st.``,
   under an ``scf.if`` or not), and side-effect-free scalar ops (``arith``, address arithmetic,
@@ -52,12 +53,16 @@ def chunk_loads() -> int:
 def unordered_memory(fn: Operation) -> bool:
     """Whether the ``nv_tileaa`` function ``fn`` is straight-line and its memory ops are mutually
     unordered: every memory-token operand is the result of a ``create_mem_token`` (none threaded from
-    another access), and no op of :data:`_NOT_UNORDERED` (joins, atomics, prints, asserts, loops)."""
+    another access), every access is weak (no ``memory_order``), and no op of :data:`_NOT_UNORDERED`
+    (joins, atomics, prints, asserts, loops)."""
     from tileorch.dialects.nv_tileaa.attrs import MemTokenType
 
     for op in fn.walk():
         if op.name in _NOT_UNORDERED:
             return False
+        sem = op.properties.get("mem_semantic")
+        if sem is not None and getattr(getattr(sem, "value", None), "data", "weak") != "weak":
+            return False  # a relaxed / acquire / release access keeps its place
         for v in op.operands:
             if isinstance(v.type, MemTokenType):
                 owner = v.owner
