@@ -88,8 +88,9 @@ def _sequence(ptx: str) -> str:
 
 
 def test_gather_stores_follow_their_loads(monkeypatch):
-    """Program order: all 64 loads (32 index loads, 32 row loads a thread) then all stores.  With
-    groups of 8 runs: 4 rounds of (16 loads, 16 stores); the remark says so."""
+    """Program order: every load (32 index loads, 32 row loads a thread) then every store.  With
+    groups of 8 runs: 4 rounds of 8 index loads, 8 row loads, then the group's stores (in the PTX
+    text 16 loads, then 16 stores: the in-bounds and the masked path); the remark says so."""
     before = _sequence(_gather(monkeypatch, "").ptx)
     assert re.fullmatch(r"L+S+", before), before
     p = _gather(monkeypatch, "8")
