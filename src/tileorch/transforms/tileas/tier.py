@@ -17,6 +17,7 @@ from xdsl.passes import ModulePass
 from tileorch.registry import PASSES, resolve
 
 TILEAS_PASSES = (
+    "tileas-while-to-for",
     "tileas-reroll-unrolled-loops",
     "tileas-flatten-nested-k-loops",
     "tileas-program-loop-to-tiles",
