@@ -103,7 +103,7 @@ def test_flat_in_4d_out():
     _launch("attn_flat_in_4d_out", {0: q, 1: k, 2: v}, _attn(_scores(q, k, 0.125), v).reshape(2, 2, 128, 64))
 
 
-def test_k_order_bshd_simt():
+def test_k_order_bshd():
     q, k, v = _qkv("attn_k_order_bshd", seed=70)
     t = lambda x: x.transpose(1, 2)  # noqa: E731
     _launch("attn_k_order_bshd", {0: q, 1: k, 2: v}, t(_attn(_scores(t(q), t(k), 0.125), t(v))))

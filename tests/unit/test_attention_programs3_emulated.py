@@ -134,6 +134,14 @@ def test_flat_inputs_4d_output():
     _check(o, _attn(_scores(q, k, 0.125), v).reshape(2, 2, 128, 64))
 
 
+def test_k_order_from_a_sequence_major_array():
+    """K^T read as [D, BN] from K [B, S, H, D] through order=(0, 2, 3, 1)."""
+    q, k, v = _h(2, 128, 2, 64), _h(2, 128, 2, 64), _h(2, 128, 2, 64)
+    o = _run("attn_k_order_bshd", {0: q, 1: k, 2: v}, (2, 2, 2))[3]
+    t = lambda x: x.transpose(0, 2, 1, 3)  # noqa: E731
+    _check(o, t(_attn(_scores(t(q), t(k), 0.125), t(v))))
+
+
 def test_kt_array_causal_d128():
     q, kt, v = _h(2, 256, 128), _h(2, 128, 256), _h(2, 256, 128)
     o = _run("attn_kt_array_causal_bf16_d128", {0: q, 1: kt, 2: v}, (2, 2))[3]

@@ -630,11 +630,10 @@ _add("attn_flat_in_4d_out", attn_flat_in_4d_out,
      _qkv((4, 128, 64), (4, 128, 64)) + [((2, 2, 128, 64), F16), _S64, 2, 64, 64, 64], (2, 4), "chained",
      outputs=(3,))
 _add("attn_k_order_bshd", attn_k_order_bshd,
-     _qkv((2, 128, 2, 64), (2, 128, 2, 64)) + [((2, 128, 2, 64), F16), _S64, 64, 64, 64], (2, 2, 2), "simt",
-     outputs=(3,), error="a view with dimension order [0, 2, 3, 1]",
-     notes="K^T through a 4-D order= that is not the last two dimensions swapped: the chained tier's tensor maps "
-           "read a transposed operand as the last two dimensions of its view (refused at the load; the SIMT path "
-           "runs it)")
+     _qkv((2, 128, 2, 64), (2, 128, 2, 64)) + [((2, 128, 2, 64), F16), _S64, 64, 64, 64], (2, 2, 2), "chained",
+     outputs=(3,), notes="found by this set: K^T through a 4-D order= other than the last two dimensions swapped was "
+                         "refused ('a view with dimension order [0, 2, 3, 1]'); now read in the array's order and "
+                         "transposed (tileas-view-order-to-reshape)")
 _add("attn_kt_array_causal_bf16_d128", attn_kt_array_causal_bf16_d128,
      [((2, 256, 128), BF16), ((2, 128, 256), BF16), ((2, 256, 128), BF16), ((2, 256, 128), BF16),
       LOG2E / math.sqrt(128), 128, 64, 128], (2, 2), "chained", outputs=(3,))

@@ -18,6 +18,7 @@ from tileorch.registry import PASSES, resolve
 
 TILEAS_PASSES = (
     "tileas-while-to-for",
+    "tileas-view-order-to-reshape",
     "tileas-reroll-unrolled-loops",
     "tileas-flatten-nested-k-loops",
     "tileas-program-loop-to-tiles",
