@@ -80,6 +80,28 @@ def test_while_window():
     _launch("attn_while_window", {0: q, 1: k, 2: v}, _attn(_scores(q, k, 0.125), v, (j <= i) & (j > i - 80)))
 
 
+def test_while_key_offsets():
+    q, k, v = _qkv("attn_while_key_offsets", seed=200)
+    _launch("attn_while_key_offsets", {0: q, 1: k, 2: v}, _attn(_scores(q, k, 0.125), v))
+
+
+def test_while_decode_len_gathered():
+    q, k, v = _qkv("attn_while_decode_len_gathered", seed=210)
+    lens = torch.tensor([300, 512], device="cuda", dtype=torch.int32)
+    k[0, :, 300:] = 60.0
+    v[0, :, 300:] = 1000.0
+    ref = torch.cat([torch.stack([_attn(_scores(q[b, 16 * h:16 * h + 16], k[b, h, :int(lens[b])], 0.125),
+                                        v[b, h, :int(lens[b])]) for h in range(2)]).reshape(1, 32, 64)
+                     for b in range(2)])
+    _launch("attn_while_decode_len_gathered", {0: q, 1: k, 2: v, 3: lens}, ref, out=4)
+
+
+def test_mask_on_p():
+    q, k, v = _qkv("attn_mask_on_p", seed=220)
+    i, j = _pos(256, 256)
+    _launch("attn_mask_on_p", {0: q, 1: k, 2: v}, _attn(_scores(q, k, 0.125), v, (j <= i) & (j > i - 100)))
+
+
 def test_gqa_group_runtime():
     q, k, v = _qkv("attn_gqa_group_runtime", seed=30)
     kk, vv = k.repeat_interleave(2, 1), v.repeat_interleave(2, 1)

@@ -104,6 +104,32 @@ def test_while_sliding_window():
     _check(o, _attn(np.where((j <= i) & (j > i - 80), _scores(q, k, 0.125), -np.inf), v))
 
 
+def test_while_over_key_offsets():
+    q, k, v = _qkv(128, 190, 64)
+    o = _run("attn_while_key_offsets", {0: q, 1: k, 2: v}, (2, 2))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))
+
+
+def test_while_decode_with_gathered_lengths():
+    """16 query heads per KV head decoding, cache lengths 300 and 512 gathered per batch."""
+    q, k, v = _h(2, 32, 64), _h(2, 2, 512, 64), _h(2, 2, 512, 64)
+    lens = np.array([300, 512], np.int32)
+    k[0, :, 300:] = 60.0
+    v[0, :, 300:] = 1000.0
+    o = _run("attn_while_decode_len_gathered", {0: q, 1: k, 2: v, 3: lens}, (2, 2))[4]
+    ref = np.concatenate([np.stack([_attn(_scores(q[b, 16 * h:16 * h + 16], k[b, h, :lens[b]], 0.125),
+                                          v[b, h, :lens[b]]) for h in range(2)]).reshape(32, 64)[None]
+                          for b in range(2)])
+    _check(o, ref)
+
+
+def test_mask_applied_to_p():
+    q, k, v = _qkv(256, 256, 64)
+    o = _run("attn_mask_on_p", {0: q, 1: k, 2: v}, (4, 2))[3]
+    i, j = _pos(256, 256)
+    _check(o, _attn(np.where((j <= i) & (j > i - 100), _scores(q, k, 0.125), -np.inf), v))
+
+
 # ----------------------------------------------------------------------------------------------- heads, layouts
 
 

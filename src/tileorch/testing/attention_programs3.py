@@ -136,6 +136,87 @@ def attn_while_window(Q, K, V, O, qk_scale: float, W: int, BM: ct.Constant[int],
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def attn_while_key_offsets(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                           D: ct.Constant[int]):
+    """A ``while`` over key *offsets* (``start += BN``, ``start < seq_k``), the tile index
+    ``start // BN``, the ragged keys masked from the offset; K turned by ``ct.permute``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq_k = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    start = 0
+    while start < seq_k:
+        k = ct.load(K, index=(bh, start // BN, 0), shape=(1, BN, D), padding_mode=ct.PaddingMode.ZERO)
+        s = ct.mma(q, ct.permute(k.reshape((BN, D)), (1, 0)), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((start + ct.arange(BN, dtype=ct.int32))[None, :] < seq_k, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, start // BN, 0), shape=(1, BN, D), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(p.astype(V.dtype), v.reshape((BN, D)), acc * alpha)
+        m_i = m_new
+        start += BN
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_while_decode_len_gathered(Q, K, V, Lens, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                                   D: ct.Constant[int]):
+    """Decoding ``BM`` query heads of a KV head (GQA rows) over a cache whose length is gathered per
+    batch from ``Lens``; the loop a ``while`` whose counter is bumped first and read as ``j - 1``."""
+    b, kvh = ct.bid(0), ct.bid(1)
+    kv_len = ct.gather(Lens, b)
+    q = ct.load(Q, index=(b, kvh, 0), shape=(1, BM, D)).reshape((BM, D))
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    n = ct.cdiv(kv_len, BN)
+    j = 0
+    while j < n:
+        j += 1
+        t = j - 1
+        k = ct.load(K, index=(b, kvh, t, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((t * BN + ct.arange(BN, dtype=ct.int32))[None, :] < kv_len, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(b, kvh, t, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(b, kvh, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_mask_on_p(Q, K, V, O, qk_scale: float, W: ct.Constant[int], BM: ct.Constant[int], BN: ct.Constant[int],
+                   D: ct.Constant[int]):
+    """The mask applied to P after the exponential (``p = where(keep, exp2(s - m), 0)``), the row max
+    taken over unmasked scores: a causal sliding window of ``W`` keys."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(max(qt * BM - W + 1, 0) // BN, qt + 1):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.where((kpos <= qpos) & (kpos > qpos - W), ct.exp2(s - m_new), 0.0)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- heads, layouts
 
 
@@ -616,6 +697,13 @@ _add("attn_while_causal_offset_bf16", attn_while_causal_offset_bf16,
      outputs=(3,))
 _add("attn_while_window", attn_while_window, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), F16), _S64, 80,
                                                                                 64, 64, 64],
+     (4, 2), "chained", outputs=(3,))
+_add("attn_while_key_offsets", attn_while_key_offsets,
+     _qkv((2, 128, 64), (2, 190, 64)) + [((2, 128, 64), F16), _S64, 64, 64, 64], (2, 2), "chained", outputs=(3,))
+_add("attn_while_decode_len_gathered", attn_while_decode_len_gathered,
+     [((2, 2 * 16, 64), F16), ((2, 2, 512, 64), F16), ((2, 2, 512, 64), F16), ((2,), "int32"),
+      ((2, 2 * 16, 64), F16), _S64, 16, 64, 64], (2, 2), "chained", outputs=(4,))
+_add("attn_mask_on_p", attn_mask_on_p, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), F16), _S64, 100, 64, 64, 64],
      (4, 2), "chained", outputs=(3,))
 _add("attn_gqa_group_runtime", attn_gqa_group_runtime,
      _qkv((2, 4, 128, 64), (2, 2, 192, 64)) + [((2, 4, 128, 64), F16), _S64, 2, 64, 64, 64], (2, 4, 2), "chained",

@@ -15,11 +15,12 @@ cuTile exports ``while cond: body`` as a ``cuda_tile.loop`` whose body tests ``c
 Matched (nothing attention-specific; anything else is left as written): one carried value ``%i``
 is the counter: the then-branch yields ``addi(%i, s)`` for it with ``s`` a positive integer
 constant, and the condition is ``X < %ub`` (``slt``) or ``X <= %ub`` (``sle``) with ``X`` being
-``%i`` or ``%i * c`` (``c`` a positive integer constant; ``%i * c < ub`` iff ``%i < ceil(ub / c)``);
+``%i`` or ``%i * c`` (``%i`` read directly or through ``nv_tileaa.assume``: cuTile states the
+divisibility of a counter stepped by a constant) (``c`` a positive integer constant; ``%i * c < ub`` iff ``%i < ceil(ub / c)``);
 ``%ub`` is defined outside the loop or computed in the before-region by side-effect-free ops from
 values defined outside it (those ops are hoisted before the loop); the other before-region ops are
 side-effect-free (cloned into the body, where the then-branch may read them); the else-branch's
-values for the loop's results are carried values (the counter's result then unused) or values
+values for the loop's results that are read are carried values other than the counter or values
 defined outside the loop; the do-region yields its first block arguments in order.
 
 The result: ``scf.for %i = %init_i to %ub' step s iter_args(the other carried values)`` whose body
@@ -71,6 +72,13 @@ def _inside(v: SSAValue, op: Operation) -> bool:
     return False
 
 
+def _facts(v: SSAValue) -> SSAValue:
+    """``v`` read through ``nv_tileaa.assume`` ops (cuTile states a counter's divisibility)."""
+    while isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.assume":
+        v = v.owner.operands[0]
+    return v
+
+
 def _is(op: Operation | None, name: str) -> bool:
     return isinstance(op, Operation) and op.name.split(".")[-1] == name and op.name.startswith(("arith.", "nv_tileaa."))
 
@@ -117,10 +125,10 @@ def match(loop: scf.WhileOp) -> CountedWhile | None:
     cmp = branch.cond.owner
     if not isinstance(cmp, arith.CmpiOp) or cmp.predicate.value.data not in (_SLT, _SLE):
         return None
-    lhs, bound = cmp.lhs, cmp.rhs
+    lhs, bound = _facts(cmp.lhs), cmp.rhs
     scale = None
     if _is(lhs.owner, "muli") and lhs.owner in pre:
-        a, b = lhs.owner.operands
+        a, b = (_facts(x) for x in lhs.owner.operands)
         if _const(b) is not None and _const(b) > 0:
             lhs, scale = a, b
         elif _const(a) is not None and _const(a) > 0:
@@ -135,7 +143,7 @@ def match(loop: scf.WhileOp) -> CountedWhile | None:
     if not _is(nxt, "addi"):
         return None
     a, b = nxt.operands
-    step = b if a == lhs else a if b == lhs else None
+    step = b if _facts(a) == lhs else a if _facts(b) == lhs else None
     if step is None or _const(step) is None or _const(step) <= 0:
         return None
     # values the bound reads: outside the loop, or pre-ops of outside values (hoisted)
@@ -150,8 +158,10 @@ def match(loop: scf.WhileOp) -> CountedWhile | None:
     # the loop's results: carried values (not the counter's, unless unused) or outside values
     for k, r in enumerate(loop.results):
         x = else_y.operands[1 + k]
+        if not r.uses:
+            continue
         if isinstance(x, BlockArgument) and x.block is before:
-            if x.index == counter and r.uses:
+            if x.index == counter:
                 return None
         elif _inside(x, loop):
             return None
@@ -204,16 +214,12 @@ def rewrite(m: CountedWhile) -> scf.ForOp:
         if _pure(o) and not any(r.uses for r in o.results):
             body.erase_op(o)
     else_y = m.branch.false_region.block.last_op
-    results = []
-    for k in range(len(loop.results)):
+    for k, r in enumerate(loop.results):
         x = else_y.operands[1 + k]
-        if isinstance(x, BlockArgument) and x.block is before:
-            results.append(new.results[others.index(x.index)] if x.index != m.counter else x)  # unused
-        else:
-            results.append(x)
-    for r, v in zip(loop.results, results):
-        if r.uses:
-            r.replace_all_uses_with(v)
+        if not r.uses:
+            continue
+        r.replace_all_uses_with(new.results[others.index(x.index)] if isinstance(x, BlockArgument) and x.block is before
+                                else x)
     Rewriter.erase_op(loop)
     return new
 
