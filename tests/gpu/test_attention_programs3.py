@@ -85,6 +85,12 @@ def test_while_key_offsets():
     _launch("attn_while_key_offsets", {0: q, 1: k, 2: v}, _attn(_scores(q, k, 0.125), v))
 
 
+def test_while_true_break():
+    q, k, v = _qkv("attn_while_true_break", seed=230)
+    i, j = _pos(192, 192)
+    _launch("attn_while_true_break", {0: q, 1: k, 2: v}, _attn(_scores(q, k, 0.125), v, j <= i))
+
+
 def test_while_decode_len_gathered():
     q, k, v = _qkv("attn_while_decode_len_gathered", seed=210)
     lens = torch.tensor([300, 512], device="cuda", dtype=torch.int32)

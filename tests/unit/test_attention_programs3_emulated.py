@@ -110,6 +110,13 @@ def test_while_over_key_offsets():
     _check(o, _attn(_scores(q, k, 0.125), v))
 
 
+def test_while_true_with_a_break_first():
+    q, k, v = _qkv(192, 192, 64)
+    o = _run("attn_while_true_break", {0: q, 1: k, 2: v}, (3, 2))[3]
+    i, j = _pos(192, 192)
+    _check(o, _attn(np.where(j <= i, _scores(q, k, 0.125), -np.inf), v))
+
+
 def test_while_decode_with_gathered_lengths():
     """16 query heads per KV head decoding, cache lengths 300 and 512 gathered per batch."""
     q, k, v = _h(2, 32, 64), _h(2, 2, 512, 64), _h(2, 2, 512, 64)

@@ -27,6 +27,17 @@ Dot spellings: ``ct.matmul`` for both dots (the second added to the rescaled acc
 Head dims and tiles: 64/96/128/256 with query tiles of 64 and 128 (bf16 and fp16); the ones the
 tier refuses say why at the user's line.
 
+Found by this set (each a general fix, the program's test failing before it): a dot loop written as a
+counted ``while`` (``j < n``, ``j * BN < end``, a counter of key offsets read through cuTile's
+``assume``, ``while True: if j >= n: break``) was refused to the SIMT path as "this dot is in a
+while loop": ``tileas-while-to-for`` makes it the ``for`` it spells (the PTX is byte-identical to
+the ``for`` spelling's); K^T read through ``order=(0, 2, 3, 1)`` from a sequence-major array was
+refused as "a view with dimension order [0, 2, 3, 1]": ``tileas-view-order-to-reshape`` loads it in
+the array's order and transposes; Triton's 1-D row state stored as ``[1, BM]`` (an
+``expand_dims``) was refused as "a second store of a [1, BM] tile": it is the row-vector store.
+Head dim 96 is written as a 128-wide tile over a 96-wide array (cuTile's tile extents are powers
+of two).
+
 Each entry is a :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`; driven by
 tests/unit/test_attention_programs3_compile.py (path, remarks, refusals),
 tests/unit/test_attention_programs3_emulated.py (the chained kernels' PTX on the emulator against
@@ -160,6 +171,36 @@ def attn_while_key_offsets(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN
         acc = ct.mma(p.astype(V.dtype), v.reshape((BN, D)), acc * alpha)
         m_i = m_new
         start += BN
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_while_true_break(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                          D: ct.Constant[int]):
+    """``while True:`` with ``if j >= n: break`` first, then the step; causal (``n`` the diagonal's
+    tile count)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    n = ct.cdiv((qt + 1) * BM, BN)
+    j = 0
+    while True:
+        if j >= n:
+            break
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] <= qpos, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+        j += 1
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
@@ -700,6 +741,8 @@ _add("attn_while_window", attn_while_window, _qkv((2, 256, 64), (2, 256, 64)) + 
      (4, 2), "chained", outputs=(3,))
 _add("attn_while_key_offsets", attn_while_key_offsets,
      _qkv((2, 128, 64), (2, 190, 64)) + [((2, 128, 64), F16), _S64, 64, 64, 64], (2, 2), "chained", outputs=(3,))
+_add("attn_while_true_break", attn_while_true_break,
+     _qkv((2, 192, 64), (2, 192, 64)) + [((2, 192, 64), F16), _S64, 64, 64, 64], (3, 2), "chained", outputs=(3,))
 _add("attn_while_decode_len_gathered", attn_while_decode_len_gathered,
      [((2, 2 * 16, 64), F16), ((2, 2, 512, 64), F16), ((2, 2, 512, 64), F16), ((2,), "int32"),
       ((2, 2 * 16, 64), F16), _S64, 16, 64, 64], (2, 2), "chained", outputs=(4,))

@@ -9,6 +9,8 @@ cuTile exports ``while cond: body`` as a ``cuda_tile.loop`` whose body tests ``c
       %c = arith.cmpi slt, X, %ub
       %f, %t:T, %x:R = scf.if %c {  body ...; scf.yield true, %next:T, (anything):R }
                          else    {  scf.yield false, %it:T, %out:R }
+      (or, for ``while True: if j >= n: break; body``, the branches the other way round on the
+      negated test: ``cmpi sge`` / ``sgt``, the break in the then-region)
       scf.condition(%f) %t, %x
     } do { ^bb(%a:T, %b:R): scf.yield %a }
 
@@ -50,6 +52,7 @@ REMARK = ("this while loop counts (a counter compared with a bound and stepped b
 _BODY_OPS = ("arith.", "math.", "nv_tileaa.")
 _EFFECTS = ("store", "atomic", "print", "assert", "barrier", "scatter", "load", "gather")
 _SLT, _SLE = 2, 3  # arith.cmpi predicates
+_NEGATED = {5: _SLT, 4: _SLE}  # not (a >= b): a < b; not (a > b): a <= b
 
 
 def _pure(op: Operation) -> bool:
@@ -96,6 +99,7 @@ class CountedWhile:
     inclusive: bool  # ``<=``
     pre: list[Operation]  # the before-region's ops ahead of the branch
     hoisted: list[Operation]  # those of them computed from values outside the loop only
+    body_first: bool = True  # the body in the branch's then-region (else: ``if j >= n: break`` first)
 
 
 def match(loop: scf.WhileOp) -> CountedWhile | None:
@@ -115,15 +119,25 @@ def match(loop: scf.WhileOp) -> CountedWhile | None:
     last = after.last_op
     if not isinstance(last, scf.YieldOp) or list(last.operands) != list(after.args[:n]):
         return None
-    then_y, else_y = branch.true_region.block.last_op, branch.false_region.block.last_op if branch.false_region.blocks \
-        else None
+    if not branch.false_region.blocks:
+        return None
+    then_y, else_y = branch.true_region.block.last_op, branch.false_region.block.last_op
     if not isinstance(then_y, scf.YieldOp) or not isinstance(else_y, scf.YieldOp):
         return None
-    if _const(then_y.operands[0]) not in (1, -1) or _const(else_y.operands[0]) != 0:
-        return None  # i1 true prints as -1 or 1
-    # the comparison
+    flags = (_const(then_y.operands[0]), _const(else_y.operands[0]))  # i1 true prints as -1 or 1
+    if flags[0] in (1, -1) and flags[1] == 0:
+        body_first = True
+    elif flags[0] == 0 and flags[1] in (1, -1):  # ``if j >= n: break`` first: the body in the else-branch
+        body_first = False
+        then_y, else_y = else_y, then_y
+    else:
+        return None
+    # the comparison (the test that continues the loop: ``>=`` / ``>`` of a break negated)
     cmp = branch.cond.owner
-    if not isinstance(cmp, arith.CmpiOp) or cmp.predicate.value.data not in (_SLT, _SLE):
+    if not isinstance(cmp, arith.CmpiOp):
+        return None
+    pred = cmp.predicate.value.data if body_first else _NEGATED.get(cmp.predicate.value.data)
+    if pred not in (_SLT, _SLE):
         return None
     lhs, bound = _facts(cmp.lhs), cmp.rhs
     scale = None
@@ -165,8 +179,8 @@ def match(loop: scf.WhileOp) -> CountedWhile | None:
                 return None
         elif _inside(x, loop):
             return None
-    return CountedWhile(loop, branch, counter, step, bound, scale, cmp.predicate.value.data == _SLE, pre,
-                        [o for o in hoisted if o is not cmp])
+    return CountedWhile(loop, branch, counter, step, bound, scale, pred == _SLE, pre,
+                        [o for o in hoisted if o is not cmp], body_first)
 
 
 def rewrite(m: CountedWhile) -> scf.ForOp:
@@ -204,7 +218,7 @@ def rewrite(m: CountedWhile) -> scf.ForOp:
     for o in m.pre:
         if o not in m.hoisted:
             body.add_op(o.clone(values))
-    then = m.branch.true_region.block
+    then = (m.branch.true_region if m.body_first else m.branch.false_region).block
     for o in list(then.ops)[:-1]:
         body.add_op(o.clone(values))
     then_y = then.last_op
@@ -213,7 +227,7 @@ def rewrite(m: CountedWhile) -> scf.ForOp:
     for o in reversed(list(body.ops)[:-1]):  # the cloned comparison and what only it read
         if _pure(o) and not any(r.uses for r in o.results):
             body.erase_op(o)
-    else_y = m.branch.false_region.block.last_op
+    else_y = (m.branch.false_region if m.body_first else m.branch.true_region).block.last_op
     for k, r in enumerate(loop.results):
         x = else_y.operands[1 + k]
         if not r.uses:

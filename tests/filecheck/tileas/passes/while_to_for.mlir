@@ -212,3 +212,50 @@ builtin.module {
 // CHECK-NEXT:   %[[SA:.*]] = nv_tileaa.assume %[[S]] {predicate = #nv_tileaa.div_by<64>} : i32
 // CHECK-NEXT:   arith.floordivsi %[[SA]], %c64
 // CHECK:      nv_tileaa.fp_to_fp %[[R]]
+
+// -----
+
+// `while True: if k >= nk: break; body`: the break in the then-region on `sge`, the body in the
+// else-region: the loop `k < nk`.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @break_first(%a: !nv_tileaa.ptr<f16>, %m: i32, %k: i32, %nk: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %z = arith.constant dense<0.0> : tensor<128x128xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r:4 = scf.while (%acc = %z, %kk = %c0) : (tensor<128x128xf32>, i32) -> (tensor<128x128xf32>, i32, tensor<128x128xf32>, i32) {
+      %stop = arith.cmpi sge, %kk, %nk : i32
+      %f, %t0, %t1, %x0, %x1 = scf.if %stop -> (i1, tensor<128x128xf32>, i32, tensor<128x128xf32>, i32) {
+        %false = arith.constant false
+        scf.yield %false, %acc, %kk, %acc, %kk : i1, tensor<128x128xf32>, i32, tensor<128x128xf32>, i32
+      } else {
+        %x, %t2 = nv_tileaa.tiled_load %va[%kk, %kk] token %tok : !va [i32, i32] -> tensor<128x64xf16>
+        %xt = "nv_tileaa.permute"(%x) <{permutation = array<i32: 1, 0>}> : (tensor<128x64xf16>) -> tensor<64x128xf16>
+        %d = nv_tileaa.dot %x, %xt, %acc : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+        %next = nv_tileaa.addi %kk, %c1 : i32
+        %true = arith.constant true
+        scf.yield %true, %d, %next, %d, %next : i1, tensor<128x128xf32>, i32, tensor<128x128xf32>, i32
+      }
+      scf.condition(%f) %t0, %t1, %x0, %x1 : tensor<128x128xf32>, i32, tensor<128x128xf32>, i32
+    } do {
+    ^bb0(%a0: tensor<128x128xf32>, %a1: i32, %a2: tensor<128x128xf32>, %a3: i32):
+      scf.yield %a0, %a1 : tensor<128x128xf32>, i32
+    }
+    %o = nv_tileaa.fp_to_fp %r#2 {rounding = #nv_tileaa.rounding_mode<rn>} : tensor<128x128xf32> -> tensor<128x128xf16>
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @break_first
+// CHECK-NOT:  scf.while
+// CHECK:      %c1 = arith.constant 1 : i32
+// CHECK-NEXT: %[[STEP:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[R:.*]] = scf.for %[[K:.*]] = %c0 to %nk step %[[STEP]] iter_args(%[[ACC:.*]] = %z)
+// CHECK-NEXT:   nv_tileaa.tiled_load %va[%[[K]], %[[K]]]
+// CHECK-NOT:    arith.cmpi
+// CHECK:        scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: nv_tileaa.fp_to_fp %[[R]]
