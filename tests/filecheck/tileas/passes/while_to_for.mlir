@@ -259,3 +259,51 @@ builtin.module {
 // CHECK:        scf.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: nv_tileaa.fp_to_fp %[[R]]
+
+// -----
+
+// `while k * 64 <= last`: the trip bound floor(last / 64) + 1.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @inclusive(%a: !nv_tileaa.ptr<f16>, %m: i32, %k: i32, %last: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %z = arith.constant dense<0.0> : tensor<128x128xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %r:4 = scf.while (%acc = %z, %kk = %c0) : (tensor<128x128xf32>, i32) -> (tensor<128x128xf32>, i32, tensor<128x128xf32>, i32) {
+      %at = nv_tileaa.muli %c64, %kk : i32
+      %go = arith.cmpi sle, %at, %last : i32
+      %f, %t0, %t1, %x0, %x1 = scf.if %go -> (i1, tensor<128x128xf32>, i32, tensor<128x128xf32>, i32) {
+        %x, %t2 = nv_tileaa.tiled_load %va[%kk, %kk] token %tok : !va [i32, i32] -> tensor<128x64xf16>
+        %xt = "nv_tileaa.permute"(%x) <{permutation = array<i32: 1, 0>}> : (tensor<128x64xf16>) -> tensor<64x128xf16>
+        %d = nv_tileaa.dot %x, %xt, %acc : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+        %next = nv_tileaa.addi %c1, %kk : i32
+        %true = arith.constant true
+        scf.yield %true, %d, %next, %d, %next : i1, tensor<128x128xf32>, i32, tensor<128x128xf32>, i32
+      } else {
+        %false = arith.constant false
+        scf.yield %false, %acc, %kk, %acc, %kk : i1, tensor<128x128xf32>, i32, tensor<128x128xf32>, i32
+      }
+      scf.condition(%f) %t0, %t1, %x0, %x1 : tensor<128x128xf32>, i32, tensor<128x128xf32>, i32
+    } do {
+    ^bb0(%a0: tensor<128x128xf32>, %a1: i32, %a2: tensor<128x128xf32>, %a3: i32):
+      scf.yield %a0, %a1 : tensor<128x128xf32>, i32
+    }
+    %o = nv_tileaa.fp_to_fp %r#2 {rounding = #nv_tileaa.rounding_mode<rn>} : tensor<128x128xf32> -> tensor<128x128xf16>
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @inclusive
+// CHECK-NOT:  scf.while
+// CHECK:      %c64 = arith.constant 64 : i32
+// CHECK-NEXT: %[[Q:.*]] = arith.floordivsi %last, %c64 : i32
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[UB:.*]] = arith.addi %[[Q]], %[[ONE]] : i32
+// CHECK-NEXT: %[[STEP:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[R:.*]] = scf.for %{{.*}} = %c0 to %[[UB]] step %[[STEP]]
+// CHECK-NOT:    arith.cmpi
+// CHECK:      nv_tileaa.fp_to_fp %[[R]]
