@@ -222,8 +222,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         opts = f"schedule={schedule}" + (f' config="{config}"' if config else "")
         try:
             from tileorch.transforms.tileas.reroll_unrolled_loops import reroll_remarks
+            from tileorch.transforms.tileas.while_to_for import while_to_for_remarks
 
-            rerolled = reroll_remarks(module)  # stated once the tier takes the kernel (the SIMT code keeps the copies)
+            rerolled = while_to_for_remarks(module) + reroll_remarks(module)  # stated once the tier takes the kernel (the SIMT code keeps the copies)
             from tileorch.transforms.tileas.flatten_nested_k_loops import flatten_remarks
 
             rerolled += flatten_remarks(module)

@@ -14,7 +14,7 @@ TILEIRAS_NAMES = [
     "tileas-remove-buffer-alias", "tileas-insert-OCG-knobs", "tileas-dynamic-persistent",
     "tileas-squeeze-unit-batch-dots", "tileas-program-loop-to-tiles", "tileas-fold-dot-accumulate",
     "tileas-fuse-split-loops", "tileas-fold-tf32-operands", "tileas-split-batch-tiles", "tileas-unpeel-k-loop",
-    "tileas-squeeze-unit-tiles", "tileas-reroll-unrolled-loops",
+    "tileas-squeeze-unit-tiles", "tileas-reroll-unrolled-loops", "tileas-while-to-for", "tileas-view-order-to-reshape",
 ]
 
 
@@ -32,8 +32,9 @@ def test_tier_pipeline_uses_registered_passes_in_order():
     # loops cuTile split at a branch are fused back while still nv_tileaa
     # straight-line copies of a dot loop's body are re-rolled first (the persistent tile loop around them
     # is then a one-dot kernel's); nested K loops (a static_iter pair re-rolled into one among them) are
-    # flattened right after
-    assert names[:12] == ["tileas-reroll-unrolled-loops", "tileas-flatten-nested-k-loops",
+    # flattened right after; before all of them, a counted while loop holding dots becomes its for loop and
+    # a dot operand read through a general view order is loaded in the array's order and transposed
+    assert names[:14] == ["tileas-while-to-for", "tileas-view-order-to-reshape", "tileas-reroll-unrolled-loops", "tileas-flatten-nested-k-loops",
                           "tileas-program-loop-to-tiles", "tileas-unpeel-k-loop",
                           "tileas-fold-dot-accumulate", "tileas-fold-tf32-operands", "tileas-fuse-split-loops",
                           "tileas-split-batch-tiles", "tileas-squeeze-unit-tiles", "tileas-squeeze-unit-batch-dots",

@@ -31,7 +31,8 @@ def _h(*shape, scale=0.5):
     return (RNG.standard_normal(shape) * scale).astype(np.float16)
 
 
-@pytest.mark.parametrize("name", ["mm_iadd_matmul_operator", "mm_k_range_reversed_step", "mm_k_loop_hints"])
+@pytest.mark.parametrize("name", ["mm_iadd_matmul_operator", "mm_k_range_reversed_step", "mm_k_loop_hints",
+                                  "mm_while_k_loop"])
 def test_plain_gemm_spellings(name):
     a, b = _h(256, 256), _h(256, 128)
     c = s4._s3_gemm(name, {0: a, 1: b})[2]

@@ -928,11 +928,17 @@ def _first_dots_fit(ck: ChainedKernel) -> None:
                             f"(and at most 256 columns): use smaller hidden tiles (tn) or output tiles (dv)")
 
 
+_EXPAND_DIMS = ("nv_tileaa.expand_dims", "nv_tileas.expand_dim")
+
+
 def _row_vector(st: Operation, tm: int) -> SSAValue:
     """The ``[tm, 1]`` per-row value a second store after the loop writes (a log-sum-exp ``[1, tm]``
-    or ``[tm]`` row vector beside the accumulator tile): one value per accumulator row."""
+    or ``[tm]`` row vector beside the accumulator tile, read through reshapes and unit-dimension
+    ``expand_dims``: a 1-D ``[tm]`` row state stored as ``[1, tm]``): one value per accumulator row."""
     shape = list(st.tile.type.get_shape())
     v, _ = strip_layouts(st.tile)
+    while isinstance(v.owner, Operation) and v.owner.name in _EXPAND_DIMS:  # [tm] -> [1, tm]: unit dims
+        v, _ = strip_layouts(v.owner.operands[0])
     if sorted(shape) != [1] * (len(shape) - 1) + [tm] or _fragment_width(v, tm) != 1:
         _fail(st, f"a second store of a {shape} tile: besides the [{tm}, X] accumulator tile only a row vector of "
                   f"the rows' values ([{tm}, 1] reshaped to [1, {tm}] or [{tm}]) is supported")

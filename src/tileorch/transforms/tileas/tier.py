@@ -17,6 +17,8 @@ from xdsl.passes import ModulePass
 from tileorch.registry import PASSES, resolve
 
 TILEAS_PASSES = (
+    "tileas-while-to-for",
+    "tileas-view-order-to-reshape",
     "tileas-reroll-unrolled-loops",
     "tileas-flatten-nested-k-loops",
     "tileas-program-loop-to-tiles",
