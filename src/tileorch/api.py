@@ -135,6 +135,24 @@ TILE_IR_MAGIC = b"\x7fTileIR\x00"
 """The first bytes of CUDA Tile IR bytecode (``tileorch.frontend.cuda_tile_bytecode.MAGIC``)."""
 
 
+BYTECODE_SUFFIXES = (".tileirbc", ".bytecode")
+"""Names of CUDA Tile IR bytecode files (cuTile's export; its own dumps end in ``.bytecode``)."""
+
+
+def bytecode_input_error(data: bytes, name: str) -> str | None:
+    """The located error for input that stands for CUDA Tile IR bytecode without being it: an
+    empty file named ``.tileirbc`` / ``.bytecode`` (an export that failed), or the first bytes of
+    the bytecode's magic number alone (a truncated file); else None."""
+    base = os.path.basename(name)
+    if not data and name.lower().endswith(BYTECODE_SUFFIXES):
+        return (f"{name}:1:1: error: {base} is empty: CUDA Tile IR bytecode starts with the 8-byte magic number "
+                "\\x7fTileIR\\x00 (cuda.tile.compilation.export_kernel(..., output_format='tileir_bytecode') writes it)")
+    if 0 < len(data) < len(TILE_IR_MAGIC) and TILE_IR_MAGIC.startswith(data):
+        return (f"{name}:1:1: error: {base} is truncated CUDA Tile IR bytecode: {len(data)} byte(s), not even the "
+                "8-byte magic number")
+    return None
+
+
 PYTHON_SUFFIXES = (".py", ".pyw")
 
 
@@ -163,11 +181,17 @@ def _read(source) -> tuple[str | bytes, str]:
             raise CompileError([python])
         try:
             with open(path, "rb") as f:
-                return f.read(), path
+                data = f.read()
         except OSError as exc:
             from tileorch.backend.compile import CompileError
 
             raise CompileError([f"tileorch.compile: error: cannot read {path}: {exc.strerror or exc}"]) from None
+        problem = bytecode_input_error(data, path)
+        if problem is not None:
+            from tileorch.backend.compile import CompileError
+
+            raise CompileError([problem])
+        return data, path
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source), "<bytes>"
     if isinstance(source, str):
