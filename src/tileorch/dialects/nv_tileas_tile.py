@@ -803,9 +803,7 @@ class InsertSliceOp(IRDLOperation):
                          result_types=[dest.type])
 
     def verify_(self) -> None:
-        _verify_tensors(self)
-        if self.result.type != self.dest.type:
-            raise VerifyException("insert_slice returns the destination's type")
+        _verify_tensors(self)  # (the result has the destination's type: the IRDL variable T)
         _check_slice(list(self.dest.type.get_shape()), list(self.source.type.get_shape()),
                      list(self.offsets.get_values()))
 
