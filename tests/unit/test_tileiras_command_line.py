@@ -150,3 +150,24 @@ def test_tileorch_compile_api_refuses_an_empty_bytecode_file(tmp_path):
     path = write(tmp_path, "e.tileirbc", b"")
     with pytest.raises(CompileError, match="e.tileirbc is empty: CUDA Tile IR bytecode starts with"):
         tileorch.compile(str(path))
+
+
+def test_an_unreadable_file_says_why(tmp_path, monkeypatch, capsys):
+    """A file the user may not read (stood in for by a PermissionError: the tests may run as root,
+    who reads everything): 'cannot read', exit 1, no traceback."""
+    import pathlib
+
+    from tileorch import diagnostics
+    from tileorch.cli.main import main
+
+    path = write(tmp_path, "k.tileirbc", BYTECODE.read_bytes())
+
+    def denied(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(pathlib.Path, "read_bytes", denied)
+    monkeypatch.setattr(diagnostics, "open", denied, raising=False)
+    with pytest.raises(SystemExit) as info:
+        main(["compile", str(path), "--emit=mlir"])
+    assert info.value.code == 1
+    assert f"tileorch compile: error: cannot read {path}: Permission denied" in capsys.readouterr().err
