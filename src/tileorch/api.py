@@ -325,8 +325,9 @@ def _check_options(arch, name, ptx_version, ptxas, extra_pipeline, cache, isolat
     if arch is not None and not isinstance(arch, str):
         raise TypeError(f"arch must be a target name such as 'sm_90a' (or None: the module's), got {arch!r}")
     if arch is not None and arch not in SUPPORTED_ARCHS:
+        hint = f"; for an {arch} GPU: arch='{arch}a'" if f"{arch}a" in SUPPORTED_ARCHS else ""
         raise ValueError(f"arch {arch!r} is not a target tileorch generates code for: use one of "
-                         f"{', '.join(SUPPORTED_ARCHS)} (or None: the module's)")
+                         f"{', '.join(SUPPORTED_ARCHS)} (or None: the module's){hint}")
     if name is not None and not isinstance(name, str):
         raise TypeError(f"name (the file name diagnostics show) must be a str, got {type(name).__name__}")
     if ptx_version is not None and (isinstance(ptx_version, bool) or not isinstance(ptx_version, int)):
