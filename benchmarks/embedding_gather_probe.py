@@ -25,20 +25,11 @@ sys.path.insert(0, str(ROOT / "src"))
 
 
 def _time_us(fn, iters: int) -> float:
-    import torch
+    """Microseconds per call, timed as benchmarks/memory_bound.py times (the best of 3 event-timed
+    batches: :func:`tileorch.testing.timing.best_batch_ms`)."""
+    from tileorch.testing.timing import best_batch_ms
 
-    fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    best = float("inf")
-    for _ in range(3):
-        start.record()
-        for _ in range(iters):
-            fn()
-        end.record()
-        end.synchronize()
-        best = min(best, start.elapsed_time(end) * 1000 / iters)
-    return best
+    return best_batch_ms(fn, iters) * 1000
 
 
 def main(argv: list[str]) -> int:

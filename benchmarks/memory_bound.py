@@ -176,20 +176,11 @@ def _bytes_of(kernel, make) -> int:
 
 
 def _time_ms(fn, iters: int) -> float:
-    import torch
+    """Milliseconds per call: the best of 3 event-timed batches of ``iters`` calls
+    (:func:`tileorch.testing.timing.best_batch_ms`, shared with benchmarks/embedding_gather_probe.py)."""
+    from tileorch.testing.timing import best_batch_ms
 
-    fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    best = float("inf")
-    for _ in range(3):
-        start.record()
-        for _ in range(iters):
-            fn()
-        end.record()
-        end.synchronize()
-        best = min(best, start.elapsed_time(end) / iters)
-    return best
+    return best_batch_ms(fn, iters)
 
 
 def _run_cases(ns, setting: str | None, stream, copy_tbs: float) -> list[dict]:

@@ -135,6 +135,24 @@ TILE_IR_MAGIC = b"\x7fTileIR\x00"
 """The first bytes of CUDA Tile IR bytecode (``tileorch.frontend.cuda_tile_bytecode.MAGIC``)."""
 
 
+BYTECODE_SUFFIXES = (".tileirbc", ".bytecode")
+"""Names of CUDA Tile IR bytecode files (cuTile's export; its own dumps end in ``.bytecode``)."""
+
+
+def bytecode_input_error(data: bytes, name: str) -> str | None:
+    """The located error for input that stands for CUDA Tile IR bytecode without being it: an
+    empty file named ``.tileirbc`` / ``.bytecode`` (an export that failed), or the first bytes of
+    the bytecode's magic number alone (a truncated file); else None."""
+    base = os.path.basename(name)
+    if not data and name.lower().endswith(BYTECODE_SUFFIXES):
+        return (f"{name}:1:1: error: {base} is empty: CUDA Tile IR bytecode starts with the 8-byte magic number "
+                "\\x7fTileIR\\x00 (cuda.tile.compilation.export_kernel(..., output_format='tileir_bytecode') writes it)")
+    if 0 < len(data) < len(TILE_IR_MAGIC) and TILE_IR_MAGIC.startswith(data):
+        return (f"{name}:1:1: error: {base} is truncated CUDA Tile IR bytecode: {len(data)} byte(s), not even the "
+                "8-byte magic number")
+    return None
+
+
 PYTHON_SUFFIXES = (".py", ".pyw")
 
 
@@ -163,11 +181,17 @@ def _read(source) -> tuple[str | bytes, str]:
             raise CompileError([python])
         try:
             with open(path, "rb") as f:
-                return f.read(), path
+                data = f.read()
         except OSError as exc:
             from tileorch.backend.compile import CompileError
 
             raise CompileError([f"tileorch.compile: error: cannot read {path}: {exc.strerror or exc}"]) from None
+        problem = bytecode_input_error(data, path)
+        if problem is not None:
+            from tileorch.backend.compile import CompileError
+
+            raise CompileError([problem])
+        return data, path
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source), "<bytes>"
     if isinstance(source, str):
@@ -301,8 +325,9 @@ def _check_options(arch, name, ptx_version, ptxas, extra_pipeline, cache, isolat
     if arch is not None and not isinstance(arch, str):
         raise TypeError(f"arch must be a target name such as 'sm_90a' (or None: the module's), got {arch!r}")
     if arch is not None and arch not in SUPPORTED_ARCHS:
+        hint = f"; for an {arch} GPU: arch='{arch}a'" if f"{arch}a" in SUPPORTED_ARCHS else ""
         raise ValueError(f"arch {arch!r} is not a target tileorch generates code for: use one of "
-                         f"{', '.join(SUPPORTED_ARCHS)} (or None: the module's)")
+                         f"{', '.join(SUPPORTED_ARCHS)} (or None: the module's){hint}")
     if name is not None and not isinstance(name, str):
         raise TypeError(f"name (the file name diagnostics show) must be a str, got {type(name).__name__}")
     if ptx_version is not None and (isinstance(ptx_version, bool) or not isinstance(ptx_version, int)):

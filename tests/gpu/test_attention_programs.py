@@ -306,19 +306,26 @@ def test_attention_pingpong_kernel_plain_loop(bh, seq, d, causal, monkeypatch):
     _pingpong_kernel_case(bh, seq, d, "float16", causal, 128, 128, "0", monkeypatch)
 
 
-@pytest.mark.parametrize("causal", [False, True])
-def test_sample_style_attention_pingpong_kernel(causal, monkeypatch):
-    """The cuTile samples' forward (4-D arrays, grouped KV heads, the masks in a branch) with
-    TILEORCH_ATTN_PINGPONG=kernel, against the fp32 reference."""
+def _run_pingpong_kernel(kernel, args, grid, monkeypatch):
+    """Launch a two-dot program with TILEORCH_ATTN_PINGPONG=kernel (in-process caches cleared
+    before and after) and check that it compiled to the chained kernel with kernel-level ping-pong."""
     monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "kernel")
     rc.clear_caches()
-    kernel, args, grid, out, ref = attention_branchy_args(2, 4, 1000, 64, causal=causal, group=2, seed=193)
     try:
         program = _run(kernel, args, grid)
     finally:
         rc.clear_caches()
     assert program.kind == "chained", program.remarks
     assert program.chained["persistent"].get("pingpong") == "kernel", program.chained
+    return program
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_sample_style_attention_pingpong_kernel(causal, monkeypatch):
+    """The cuTile samples' forward (4-D arrays, grouped KV heads, the masks in a branch) with
+    TILEORCH_ATTN_PINGPONG=kernel, against the fp32 reference."""
+    kernel, args, grid, out, ref = attention_branchy_args(2, 4, 1000, 64, causal=causal, group=2, seed=193)
+    _run_pingpong_kernel(kernel, args, grid, monkeypatch)
     _close(out, ref, 2e-3, 1e-2)
 
 
@@ -326,15 +333,8 @@ def test_sample_style_attention_pingpong_kernel(causal, monkeypatch):
 def test_fused_mlp_pingpong_kernel(m, hidden, monkeypatch):
     """The same switch on the other two-dot program (a GEMM, ReLU, a second GEMM), 128-row tiles:
     313 / 157 row tiles over the SMs."""
-    monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "kernel")
-    rc.clear_caches()
     kernel, args, grid, out, ref = mlp_chain_args(m, 64, hidden, 128, tile_m=128, seed=m + 1)
-    try:
-        program = _run(kernel, args, grid)
-    finally:
-        rc.clear_caches()
-    assert program.kind == "chained", program.remarks
-    assert program.chained["persistent"].get("pingpong") == "kernel", program.chained
+    _run_pingpong_kernel(kernel, args, grid, monkeypatch)
     _close(out, ref, 1e-2, 2e-2)
 
 

@@ -35,17 +35,10 @@ if UNIT not in sys.path:  # the CPU tests' numpy references (appended: tests/gpu
     sys.path.append(UNIT)
 
 import test_user_sweep10_interp as s10  # noqa: E402
-import test_user_sweep_gpu as sweep  # noqa: E402
-import test_user_sweep_interp as interp  # noqa: E402
+import sweep_harness  # noqa: E402
 
-import tileorch.cutile  # noqa: E402
 from tileorch.testing import user_programs10  # noqa: E402
 from tileorch.testing.user_programs10 import PROGRAMS  # noqa: E402
-
-sweep.DT.update({"uint16": torch.uint16, "uint64": torch.uint64, "float8_e5m2": torch.float8_e5m2})
-
-TAIL = 256
-"""Spare elements of the fill after each array (must stay the fill)."""
 
 QUICK = {
     "test_layernorm_backward_dx_and_group_partials_then_column_sums",  # + a cluster-split column sum
@@ -66,66 +59,10 @@ def _quick(test: str) -> None:
         pytest.skip("TILEORCH_QUICK_GPU: not in the quick subset")
 
 
-def _storage(dtype: str):
-    """The numpy type holding an element's bits on the host (bf16: uint16, fp8 and bool: uint8)."""
-    return np.uint16 if dtype == "bfloat16" else np.uint8 if dtype in ("bool_", "float8_e4m3fn", "float8_e5m2") \
-        else interp.NP[dtype]
-
-
-def _fill(n: int, dtype: str) -> np.ndarray:
-    """``n`` elements of the fill of the interpreter's runs, as host bits: NaN, the integer type's
-    minimum (unsigned: maximum), the fp8 NaN byte 0x7F, the byte 2 for bool (neither False nor True)."""
-    return interp._empty((n,), dtype)
-
-
-def _host(value, dtype: str) -> np.ndarray:
-    """An input (numpy, bf16 as float32 values, fp8 as its bytes, bool as bool or 0/1) as host bits."""
-    if dtype == "bfloat16":
-        return interp._bf16_bits(value)
-    return np.asarray(value, np.uint8 if dtype == "bool_" else _storage(dtype))
-
-
-def _check_path(name: str, args: list) -> None:
-    """The compiled program ``name`` ran as the path its table entry names (after the launch)."""
-    from tileorch.launchers import cutile as rc
-
-    kernel = PROGRAMS[name].kernel
-    p = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent").program
-    assert p.kind == PROGRAMS[name].path, p.remarks
-
-
 def gpu_run(name: str, inputs: dict) -> dict:
-    """test_user_sweep_interp.run's contract on the GPU: program ``name`` launched by
-    ``tileorch.cutile.launch`` on its spec's shapes and grid, ``inputs`` (argument position ->
-    numpy array or scalar) given, every other array the fill; returns every array argument after
-    the run (host numpy: bf16 as float32 values, fp8 and bool as their bytes).  Checks that no
-    array's tail was written."""
-    p = PROGRAMS[name]
-    args, placed = [], []
-    for i, s in enumerate(p.spec):
-        if not isinstance(s, tuple):
-            args.append(inputs.get(i, s))
-            continue
-        shape, dtype = s
-        n = int(np.prod(shape, dtype=np.int64))
-        host = _fill(n + TAIL, dtype)
-        if i in inputs:
-            given = _host(inputs[i], dtype)
-            assert given.shape == tuple(shape), (name, i, given.shape, shape)
-            host[:n] = given.reshape(-1)
-        device = torch.from_numpy(host.view(np.uint8).copy()).cuda().view(sweep.DT[dtype])
-        args.append(device[:n].view(shape))
-        placed.append((i, device, shape, dtype, n, host[n:].copy()))
-    tileorch.cutile.launch(torch.cuda.current_stream(), p.grid, p.kernel, tuple(args))
-    torch.cuda.synchronize()
-    out = {}
-    for i, device, shape, dtype, n, tail in placed:
-        back = device.view(torch.uint8).cpu().numpy().view(_storage(dtype))
-        assert np.array_equal(back[n:].view(np.uint8), tail.view(np.uint8)), f"{name}: argument {i} written past its end"
-        got = back[:n].reshape(shape)
-        out[i] = interp._bf16_value(got) if dtype == "bfloat16" else got
-    _check_path(name, args)
-    return out
+    """tests/gpu/sweep_harness.gpu_run for this sweep's programs: the run on the GPU, the tails left
+    alone, the path its table entry names."""
+    return sweep_harness.gpu_run(PROGRAMS, name, inputs)
 
 
 # ----------------------------------------------------------------------------------------------- the numpy references

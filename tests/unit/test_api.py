@@ -294,6 +294,8 @@ def test_tile_program_path_goes_through_the_tier(cache_dir):
     (dict(schedule="bogus"), ValueError, r"schedule must be one of persistent, streamk, dp, simt \(or None\), got 'bogus'"),
     (dict(schedule=1), ValueError, r"schedule must be one of .*got 1"),
     (dict(arch=""), ValueError, r"arch '' is not a target tileorch generates code for: use one of sm_90a, sm_100a"),
+    (dict(arch="sm_90"), ValueError, r"arch 'sm_90' is not a target tileorch generates code for: use one of sm_90a, "
+                                     r"sm_100a \(or None: the module's\); for an sm_90 GPU: arch='sm_90a'"),
     (dict(arch="sm_80"), ValueError, r"arch 'sm_80' is not a target"),
     (dict(name=3), TypeError, r"name \(the file name diagnostics show\) must be a str, got int"),
 ], ids=lambda v: repr(v) if isinstance(v, dict) else "")

@@ -230,6 +230,32 @@ def test_unknown_seq_group_is_a_located_error(tmp_path):
     assert not protocols and f"{path}:{line}:" in errors[0] and "group id" in errors[0]
 
 
+def test_a_pipeline_state_increment_by_a_runtime_amount_is_a_located_error(tmp_path):
+    """The checker follows each state's stage and phase: an increment by a value it cannot evaluate
+    (here the loop's induction variable) is refused at the increment (tools/untested_diagnostics.py,
+    session 21)."""
+    old = "          %next = cutlass.pipeline.state.increment %s\n"
+    path = _mutate(tmp_path, old, "          %next = cutlass.pipeline.state.increment %s by %k\n")
+    protocols, errors = load(str(path))
+    line = _line_of(old.strip())
+    assert not protocols and f"{path}:{line}:" in errors[0], errors
+    assert "the checker needs a constant increment amount" in errors[0]
+
+
+def test_a_named_barrier_of_a_runtime_id_is_a_located_error(tmp_path):
+    """A named barrier whose id is computed from the thread id: refused at the barrier (the checker
+    models each named barrier by its id; session 21)."""
+    old = "      cutlass.named_barrier.arrive_and_wait barrier_id = 0"
+    path = _mutate(tmp_path, old, '      %dyn = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index\n'
+                                  "      %dyn32 = arith.index_cast %dyn : index to i32\n"
+                                  "      cutlass.named_barrier.arrive_and_wait %dyn32 num_threads = 384",
+                   "pingpong_seq_bar.mlir")
+    protocols, errors = load(str(path))
+    line = _line_of(old.strip(), "pingpong_seq_bar.mlir") + 2
+    assert not protocols and f"{path}:{line}:" in errors[0], errors
+    assert "the checker needs a static named-barrier id" in errors[0]
+
+
 # --- MODS probes (seed 004) ----------------------------------------------------------------
 
 def test_mods_probes_are_the_cluster_barrier():

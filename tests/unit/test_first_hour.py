@@ -424,3 +424,34 @@ def test_a_kernel_without_a_source_file_says_where_it_was_defined():
     assert out.stdout.strip() == ("cuTile could not read the source of kernel 'k' (defined in <string>: could not get "
                                   "source code); cuTile compiles a kernel from its source file: define it in a .py "
                                   "file"), out.stdout
+
+
+def test_gemm_without_torch_says_what_it_needs(monkeypatch):
+    """``tileorch.gemm`` where torch is not installed (was Python's bare "No module named 'torch'")."""
+    from tileorch.launchers import gemm as launcher
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ModuleNotFoundError
+    monkeypatch.setattr(launcher, "_TORCH", None)
+    with pytest.raises(ModuleNotFoundError, match=r"tileorch.gemm multiplies torch CUDA tensors and needs torch, "
+                                                  r"which is not installed: pip install torch") as info:
+        launcher.gemm(object(), object())
+    assert info.value.name == "torch"
+
+
+def test_gemm_run_without_torch_says_so(monkeypatch, capsys):
+    from tileorch.cli.main import main
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(SystemExit) as info:
+        main(["gemm", "64", "64", "64", "--run"])
+    assert info.value.code == 1
+    assert "tileorch gemm: error: --run/--bench need torch with CUDA and a Hopper GPU, and torch is not installed" \
+        in capsys.readouterr().err
+
+
+def test_gen_dialect_doc_outside_a_checkout_says_why(tmp_path, capsys):
+    """An installed tileorch has no docs/ beside it (was a FileNotFoundError traceback)."""
+    from tileorch.tools import gen_dialect_doc
+
+    assert gen_dialect_doc.main(["--path", str(tmp_path / "no" / "dialect.md")]) == 1
+    assert "gen_dialect_doc: error: cannot write" in capsys.readouterr().err

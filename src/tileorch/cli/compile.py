@@ -27,8 +27,31 @@ from tileorch.backend.ptx import SUPPORTED_ARCHS  # noqa: E402  (standard librar
 
 def _arch(text: str) -> str:
     if text not in SUPPORTED_ARCHS:
+        hint = f" (for an {text} GPU: --arch {text}a, or tileiras's spelling --gpu-name {text})" \
+            if f"{text}a" in SUPPORTED_ARCHS else ""
         raise argparse.ArgumentTypeError(
-            f"unsupported target {text!r}; tileorch generates code for {' and '.join(SUPPORTED_ARCHS)}")
+            f"unsupported target {text!r}; tileorch generates code for {' and '.join(SUPPORTED_ARCHS)}{hint}")
+    return text
+
+
+GPU_NAMES = {"sm_90": "sm_90a", "sm_90a": "sm_90a", "sm_100": "sm_100a", "sm_100a": "sm_100a"}
+"""``--gpu-name`` (tileiras's option) -> tileorch's target: tileiras compiles sm_90 and sm_100 for
+their arch-specific targets sm_90a and sm_100a, the only ones tileorch has."""
+
+
+def _gpu_name(text: str) -> str:
+    if text not in GPU_NAMES:
+        raise argparse.ArgumentTypeError(
+            f"unsupported target {text!r}; tileorch generates code for sm_90a (--gpu-name sm_90) and "
+            "sm_100a (--gpu-name sm_100) only")
+    return GPU_NAMES[text]
+
+
+def _opt_level(text: str) -> str:
+    if text != "3":
+        raise argparse.ArgumentTypeError(
+            f"-O{text}: tileorch compiles at one optimization level, tileiras's default -O3 (LLVM's NVPTX back "
+            "end at its default level, ptxas at -O3); drop the option")
     return text
 
 
@@ -63,9 +86,20 @@ def register(subparsers) -> None:
     p.add_argument("--arch", type=_arch, default=None,
                    help=f"target, one of {', '.join(SUPPORTED_ARCHS)} (default: the module's cutlass.target, "
                         "else sm_90a)")
+    p.add_argument("--gpu-name", type=_gpu_name, default=None, metavar="SM",
+                   help="tileiras's spelling of the target: sm_90 or sm_90a (= --arch sm_90a), sm_100 or sm_100a "
+                        "(= --arch sm_100a)")
+    p.add_argument("-O", dest="opt_level", type=_opt_level, default=None, metavar="3",
+                   help="tileiras's optimization level: only 3 (its default, which cuTile passes), the one level "
+                        "tileorch has")
+    p.add_argument("-g", dest="debug_info", action="store_true",
+                   help="tileiras's debug information: accepted with a warning, none is generated")
+    p.add_argument("--lineinfo", action="store_true",
+                   help="tileiras's line information: accepted with a warning, none is generated")
     p.add_argument("--ptx-version", type=_ptx_version, default=DEFAULT_PTX_VERSION,
                    help="PTX ISA version x10 (default 86)")
-    p.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
+    p.add_argument("-o", "--output", default="-",
+                   help="output file (default: stdout); a name ending in .cubin gets ptxas's cubin")
     p.add_argument("--emit", choices=EMIT_STAGES, default="ptx", help="stop after this stage (default: ptx)")
     p.add_argument("--no-ptxas", action="store_true", help="do not assemble the PTX with ptxas")
     p.add_argument("--cubin", default=None, metavar="FILE", help="also write ptxas's cubin to FILE")
@@ -81,7 +115,7 @@ def register(subparsers) -> None:
                         "polls, printing what it waited on (barrier, stage, phase, block, thread); 0 (default) = off")
     p.add_argument("--remarks", action="store_true",
                    help="print every decision: the path each kernel took and why, the configuration chosen, "
-                        "and registers, spills and stack per kernel from ptxas")
+                        "and registers, spills and stack per kernel from ptxas (tileiras's --remarks=all too)")
     p.add_argument("--timings", action="store_true",
                    help="print the wall time of each phase and pass (read, parse, verify, each pass of each "
                         "pipeline, LLVM translation, llvmlite code generation, ptxas) to stderr, as mlir-opt "
@@ -104,9 +138,68 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
+def tileiras_argv(argv: list[str]) -> list[str]:
+    """``tileorch compile``'s command line with tileiras's ``--remarks=all`` spelt ``--remarks``
+    (argparse takes no value for a flag); every other word as it is."""
+    return ["--remarks" if word == "--remarks=all" else word for word in argv]
+
+
+def _settle_options(args: argparse.Namespace) -> int | None:
+    """Resolve tileiras's spellings and check the outputs before anything is compiled: ``--gpu-name``
+    becomes ``--arch`` (an error when both name different targets), ``-g`` / ``--lineinfo`` print
+    their warning, ``-o F.cubin`` becomes ``--cubin F.cubin`` with no PTX written, and an output
+    whose directory does not exist (or that is a directory) is refused.  The exit status of a
+    refusal (printed), else None."""
+    if args.gpu_name is not None:
+        if args.arch is not None and args.arch != args.gpu_name:
+            print(f"tileorch compile: error: --arch {args.arch} and --gpu-name name different targets "
+                  f"({args.gpu_name}); give one", file=sys.stderr)
+            return 2
+        args.arch = args.gpu_name
+    for given, flag, what in ((args.debug_info, "-g", "debug information"),
+                              (args.lineinfo, "--lineinfo", "line information")):
+        if given:
+            print(f"tileorch compile: warning: {flag} is not applied: tileorch generates no {what} (the PTX has "
+                  "no .loc directives, so a fault on the GPU names no source line)", file=sys.stderr)
+    if args.output != "-" and args.output.lower().endswith(".cubin"):
+        if args.emit != "ptx" or args.no_ptxas:
+            what = "PTX without ptxas (--no-ptxas)" if args.emit == "ptx" else f"--emit={args.emit}'s text"
+            suffix = {"ptx": ".ptx", "mlir": ".mlir", "llvm": ".ll"}[args.emit]
+            print(f"tileorch compile: error: -o {args.output} names a cubin, which ptxas makes, but this command "
+                  f"writes {what}: name the output {suffix}", file=sys.stderr)
+            return 2
+        if args.cubin is not None and args.cubin != args.output:
+            print(f"tileorch compile: error: -o {args.output} and --cubin {args.cubin} both ask for the cubin; "
+                  "give one", file=sys.stderr)
+            return 2
+        args.cubin, args.output = args.output, None  # the cubin only (as tileiras -o F.cubin writes it)
+    for path in (args.output, args.cubin):
+        problem = _unwritable(path)
+        if problem is not None:
+            print(f"tileorch compile: error: cannot write {path}: {problem}", file=sys.stderr)
+            return 1
+    return None
+
+
+def _unwritable(path: str | None) -> str | None:
+    """Why ``path`` cannot be an output file before compiling (a directory; a directory that does
+    not exist: tileorch creates none), else None (``-`` and None: nothing to check)."""
+    if path is None or path == "-":
+        return None
+    if os.path.isdir(path):
+        return "it is a directory (give a file name)"
+    parent = os.path.dirname(path) or "."
+    if not os.path.isdir(parent):
+        return f"No such file or directory (the directory {parent} does not exist; tileorch creates no directories)"
+    return None
+
+
 def _run(args: argparse.Namespace) -> int:
     from tileorch import timing
 
+    status = _settle_options(args)
+    if status is not None:
+        return status
     if args.emit == "ptx":  # LLVM loads in a code generation child meanwhile (tileorch.backend.ptx.prefork_codegen)
         from tileorch.backend.ptx import prefetch_llvm, prefork_codegen
 
@@ -123,12 +216,18 @@ def _run(args: argparse.Namespace) -> int:
         print(f"tileorch compile: error: {clobbered} names the input file: writing the output there would "
               "overwrite the source; choose another file", file=sys.stderr)
         return 2
-    if args.file != "-":  # cuTile programs: .tileirbc bytecode (by magic) or cuda_tile text
-        try:
-            with timing.timed("read"):
-                data = Path(args.file).read_bytes()
-        except OSError:
-            data = b""
+    try:  # the file or standard input, whatever it holds: cuTile programs are bytecode (by magic) or text
+        with timing.timed("read"):
+            data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    except OSError:
+        data = None  # read_source says why, below
+    from tileorch.api import bytecode_input_error, python_source_error
+
+    if data is not None:
+        problem = bytecode_input_error(data, name)
+        if problem is not None:  # an empty .tileirbc, a truncated magic number
+            print(problem, file=sys.stderr)
+            return 1
         with timing.timed("import"):
             from tileorch.frontend.cutile import is_cuda_tile_input
 
@@ -138,11 +237,15 @@ def _run(args: argparse.Namespace) -> int:
             return _compile_cutile(args, data, name)
     try:
         with timing.timed("read"):
-            text = read_source(args.file)
+            if data is None:
+                text = read_source(args.file)
+            else:
+                from tileorch.diagnostics import decode_source
+
+                text = decode_source(data, name)
     except SourceError as exc:
         print(exc.format("tileorch compile"), file=sys.stderr)
         return 1
-    from tileorch.api import python_source_error
 
     python = python_source_error(args.file) if args.file != "-" else None
     if python is not None:  # a cuTile kernel's .py: what the command reads instead, and how to get it
@@ -162,14 +265,14 @@ def _run(args: argparse.Namespace) -> int:
                                  ptxas=not args.no_ptxas, extra_pipeline=args.pipeline,
                                      cache=False if args.no_cache else None, isolate=True, schedule=args.schedule,
                                      debug_timeout=args.debug_timeout)
-            out, arch, remarks = kernel.ptx, kernel.arch, list(kernel.remarks)
+            out, arch, remarks, cubin = kernel.ptx, kernel.arch, list(kernel.remarks), kernel.cubin
             messages = kernel.ptxas_messages if not args.no_ptxas else None
             remarks += kernel.ptxas_remarks if not args.no_ptxas else []
         else:
             result = compile_text(text, name, arch=args.arch, ptx_version=args.ptx_version, emit=args.emit,
                                   ptxas=False, extra_pipeline=args.pipeline, isolate=True, schedule=args.schedule,
                                   debug_timeout=args.debug_timeout)
-            out, arch, messages = (result.mlir if args.emit == "mlir" else result.llvm_ir), result.arch, None
+            out, arch, messages, cubin = (result.mlir if args.emit == "mlir" else result.llvm_ir), result.arch, None, None
             remarks = result.remarks
     except CompileError as exc:
         for line in exc.lines:
@@ -178,18 +281,33 @@ def _run(args: argparse.Namespace) -> int:
     for line in remarks:  # a tile program: what the tier refused, a --schedule it did not apply; spills
         if "refused" in line or "not applied" in line or _is_warning(line) or args.remarks:
             print(f"{name}: {line}" if line.startswith(("remark:", "warning:")) else line, file=sys.stderr)
-    if not _write_output(args.output, out):
-        return 1
-    if args.cubin is not None and not _write_output(args.cubin, kernel.cubin):
+    if not _write_outputs(args, out, cubin):
         return 1
     if messages is not None:
         for line in messages:
             print(f"{name}: ptxas: {line}", file=sys.stderr)
-    if args.output != "-":
-        checked = f", accepted by ptxas -arch={arch}" if messages is not None else ""
-        print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked})",
-              file=sys.stderr)
+    checked = f", accepted by ptxas -arch={arch}" if messages is not None else ""
+    _say_written(args, name, out, cubin, arch, checked, "")
     return 0
+
+
+def _write_outputs(args: argparse.Namespace, out: str, cubin: bytes | None) -> bool:
+    """Write the output text (unless ``-o F.cubin`` asked for the cubin alone) and the cubin
+    (``--cubin``); False, with the error printed, when one cannot be written."""
+    if args.output is not None and not _write_output(args.output, out):
+        return False
+    return args.cubin is None or _write_output(args.cubin, cubin or b"")
+
+
+def _say_written(args: argparse.Namespace, name: str, out: str, cubin: bytes | None, arch: str, checked: str,
+                 what: str) -> None:
+    """The ``NAME: wrote FILE (...)`` line on stderr for a file output (none for standard output)."""
+    if args.output is None:
+        print(f"{name}: wrote {args.cubin} ({len(cubin or b'')} bytes of cubin from ptxas -arch={arch}"
+              f"{what})", file=sys.stderr)
+    elif args.output != "-":
+        print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}{what})",
+              file=sys.stderr)
 
 
 def _is_warning(line: str) -> bool:
@@ -275,9 +393,9 @@ def _compile_cutile_deferred(args: argparse.Namespace, data: bytes, name: str) -
                           None)
             remarks.extend(simt_kernel_remarks(kernel))
         show = getattr(args, "remarks", False)
-        for line in remarks:
+        for line in remarks:  # unlocated ones named by the file, as for every other input
             if "refused" in line or "not applied" in line or _is_warning(line) or show:
-                print(line, file=sys.stderr)
+                print(f"{name}: {line}" if line.startswith(("remark:", "warning:")) else line, file=sys.stderr)
         result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
                                 ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,
                                 isolate=True, kind=kind, debug_timeout=getattr(args, "debug_timeout", 0))
@@ -293,16 +411,14 @@ def _compile_cutile_deferred(args: argparse.Namespace, data: bytes, name: str) -
     except Exception as exc:  # noqa: BLE001 - the user's errors are printed; anything else propagates
         return print_compile_error(exc, name)
     out = {"mlir": result.mlir, "llvm": result.llvm_ir, "ptx": result.ptx}[args.emit]
-    if not _write_output(args.output, out):
+    cubin = result.ptxas.cubin if result.ptxas is not None else None
+    if not _write_outputs(args, out, cubin):
         return 1
-    if args.cubin is not None and not _write_output(args.cubin, result.ptxas.cubin):
-        return 1
-    if args.output != "-":
-        checked = f", accepted by ptxas -arch={result.arch}" if result.ptxas is not None else ""
-        if not any(_is_warning(line) and "nothing to compile" in line for line in result.remarks):
-            print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; cuTile program, "
-                  f"{kind + ' ' + schedule + ' schedule' if kind == 'gemm' else 'chained-dots WGMMA kernel' if kind == 'chained' else 'SIMT kernel'})", file=sys.stderr)
-        else:
-            print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; no kernel)",
-                  file=sys.stderr)
+    checked = f", accepted by ptxas -arch={result.arch}" if result.ptxas is not None else ""
+    if not any(_is_warning(line) and "nothing to compile" in line for line in result.remarks):
+        what = ("; cuTile program, " + (f"gemm {schedule} schedule" if kind == "gemm" else
+                                        "chained-dots WGMMA kernel" if kind == "chained" else "SIMT kernel"))
+    else:
+        what = "; no kernel"
+    _say_written(args, name, out, cubin, result.arch, checked, what)
     return 0

@@ -96,7 +96,8 @@ def _on_gpu(args, cfg) -> int:
     try:
         import torch
     except ImportError:
-        print("tileorch gemm: error: --run/--bench need torch with CUDA", file=sys.stderr)
+        print("tileorch gemm: error: --run/--bench need torch with CUDA and a Hopper GPU, and torch is not installed "
+              "(pip install torch); without a GPU, --compile builds the kernel", file=sys.stderr)
         return 1
     if not torch.cuda.is_available():
         print("tileorch gemm: error: no CUDA GPU is visible (--run/--bench need an sm_90 GPU)", file=sys.stderr)

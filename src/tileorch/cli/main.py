@@ -113,7 +113,12 @@ def named_subcommand(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser(named_subcommand(argv)).parse_args(argv)
+    command = named_subcommand(argv)
+    if command == "compile":  # tileiras's --remarks=all (tileorch compile takes tileiras's command line)
+        from tileorch.cli.compile import tileiras_argv
+
+        argv = tileiras_argv(argv)
+    args = build_parser(command).parse_args(argv)
     try:
         code = args.func(args) or 0
     except BrokenPipeError:  # output piped into a reader that stopped early (`| head`): not a bug

@@ -221,7 +221,8 @@ class _StageRegionOp(IRDLOperation):
         got = [v.type for v in last.values]
         want = [r.type for r in self.res]
         if got != want:
-            raise VerifyException(f"region yields {len(got)} values of types {got} but the op returns {want}")
+            raise VerifyException(f"region yields {len(got)} value(s) of type(s) ({', '.join(map(str, got))}) but "
+                                  f"the op returns ({', '.join(map(str, want))})")
 
 
 @irdl_op_definition

@@ -803,9 +803,7 @@ class InsertSliceOp(IRDLOperation):
                          result_types=[dest.type])
 
     def verify_(self) -> None:
-        _verify_tensors(self)
-        if self.result.type != self.dest.type:
-            raise VerifyException("insert_slice returns the destination's type")
+        _verify_tensors(self)  # (the result has the destination's type: the IRDL variable T)
         _check_slice(list(self.dest.type.get_shape()), list(self.source.type.get_shape()),
                      list(self.offsets.get_values()))
 
@@ -903,6 +901,11 @@ class AsyncTiledTmaStoreOp(IRDLOperation):
 # ----------------------------------------------------------------------------- tile pipeline ops
 
 
+def _types(types) -> str:
+    """Types as the IR writes them, comma-separated (a diagnostic's list, not Python reprs)."""
+    return ", ".join(map(str, types))
+
+
 def _pipe(op: IRDLOperation) -> AsyncPipelineType:
     t = op.pipeline.type
     if not isinstance(t, AsyncPipelineType):
@@ -945,13 +948,13 @@ def _check_consumer_region(op: IRDLOperation, last: SSAValue, what_last: str) ->
     elems = _pipe(op).element_types()
     block = op.body.block
     if [a.type for a in block.args] != elems:
-        raise VerifyException(f"{short} region takes the slot values {elems}")
+        raise VerifyException(f"{short} region takes the slot values ({_types(elems)})")
     end = block.last_op
     if not isinstance(end, base.YieldOp):
         raise VerifyException(f"{short} region must end with nv_tileas.async.pipeline.yield")
     want = [v.type for v in end.values] + [last.type]
     if [r.type for r in op.res] != want:
-        raise VerifyException(f"{short} returns the yielded values and {what_last}: {want}")
+        raise VerifyException(f"{short} returns the yielded values and {what_last}: ({_types(want)})")
 
 
 @irdl_op_definition
@@ -1036,10 +1039,10 @@ class ProducerWriteOp(IRDLOperation):
         want = [elems[i] for i in idx]
         block = self.body.block
         if [a.type for a in block.args] != want:
-            raise VerifyException(f"producer_write region takes the slot buffers {want}")
+            raise VerifyException(f"producer_write region takes the slot buffers ({_types(want)})")
         last = block.last_op
         if not isinstance(last, base.YieldOp) or [v.type for v in last.values] != want:
-            raise VerifyException(f"producer_write region must yield the new slot values {want}")
+            raise VerifyException(f"producer_write region must yield the new slot values ({_types(want)})")
 
 
 @irdl_op_definition
@@ -1167,7 +1170,7 @@ class ProduceOneOp(IRDLOperation):
         last = block.last_op
         if [a.type for a in block.args] != elems or not isinstance(last, base.YieldOp) or \
                 [v.type for v in last.values] != elems:
-            raise VerifyException(f"produce_one region takes and yields the slot values {elems}")
+            raise VerifyException(f"produce_one region takes and yields the slot values ({_types(elems)})")
 
 
 TILE_OPS = [

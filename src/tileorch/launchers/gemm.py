@@ -128,9 +128,19 @@ _TORCH: Any = None
 
 
 def _torch():
+    """torch, imported on the first call; without it a ``ModuleNotFoundError`` that says what
+    ``tileorch.gemm`` needs it for (not Python's bare "No module named 'torch'")."""
     global _TORCH
     if _TORCH is None:
-        import torch
+        try:
+            import torch
+        except ModuleNotFoundError as exc:
+            if exc.name != "torch":
+                raise
+            raise ModuleNotFoundError(
+                "tileorch.gemm multiplies torch CUDA tensors and needs torch, which is not installed: pip install "
+                "torch (a CUDA build) and run it on a Hopper GPU; without a GPU, `tileorch gemm M N K --compile` "
+                "builds the kernel", name="torch") from None
 
         _TORCH = torch
     return _TORCH

@@ -142,7 +142,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.path} is stale: run python -m tileorch.tools.gen_dialect_doc", file=sys.stderr)
             return 1
         return 0
-    args.path.write_text(text)
+    try:
+        args.path.write_text(text)
+    except OSError as exc:  # an installed tileorch has no docs/ beside it
+        print(f"gen_dialect_doc: error: cannot write {args.path}: {exc.strerror or exc} (run it in a tileorch "
+              "source checkout, or give --path FILE)", file=sys.stderr)
+        return 1
     return 0
 
 

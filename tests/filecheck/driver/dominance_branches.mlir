@@ -103,6 +103,20 @@ llvm.func @llvm_branch(%a: i32) {
 
 // -----
 
+// a generic cf.switch whose case_operand_segments has fewer groups than it has case successors
+func.func @switch_case_groups(%x: i32, %a: i32) {
+  // expected-error @+1 {{cf.switch has 2 case successor(s) but 1 case operand group(s)}}
+  "cf.switch"(%x, %a) [^b1, ^b2, ^b3] <{case_values = dense<[1, 2]> : vector<2xi32>, case_operand_segments = array<i32: 0>, operandSegmentSizes = array<i32: 1, 1, 0>}> : (i32, i32) -> ()
+^b1(%y: i32):
+  func.return
+^b2:
+  func.return
+^b3:
+  func.return
+}
+
+// -----
+
 func.func @switch_case_type(%f: i32, %a: i64) {
   // expected-error @+1 {{cf.switch passes i64 to block argument #0 of its case successor 0, which has type i32}}
   cf.switch %f : i32, [

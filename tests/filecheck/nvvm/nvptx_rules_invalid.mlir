@@ -12,7 +12,7 @@ llvm.func @store_to_constant(%p: !llvm.ptr<4>, %v: i32) {
 // -----
 
 llvm.func @atomic_on_constant(%p: !llvm.ptr<4>, %v: i32) {
-  // expected-error @+1 {{llvm.atomicrmw writes through !llvm.ptr<4>}}
+  // expected-error @+1 {{llvm.atomicrmw writes through !llvm.ptr<4>: constant memory is read-only in a kernel (write to global memory, !llvm.ptr<1>, instead)}}
   %0 = llvm.atomicrmw add %p, %v monotonic : !llvm.ptr<4>, i32
   llvm.return
 }

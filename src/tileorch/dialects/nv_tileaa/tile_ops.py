@@ -136,9 +136,7 @@ class _CompareOp(IRDLOperation):
         if self.predicate.data not in self.PREDICATES:
             raise VerifyException(f"unknown '{self.name}' predicate '{self.predicate.data}' "
                                   f"(one of {', '.join(self.PREDICATES)})")
-        a, b, r = self.lhs.type, self.rhs.type, self.result.type
-        if a != b:
-            raise VerifyException(f"'{self.name}' compares tiles of one type, got {a} and {b}")
+        a, r = self.lhs.type, self.result.type  # (lhs and rhs: one type, the IRDL variable T)
         kind = IntegerType if self.KIND == "int" else AnyFloat
         if not isinstance(a.element_type, kind):
             raise VerifyException(f"'{self.name}' compares {self.KIND} elements, not {a.element_type}")
@@ -181,9 +179,7 @@ class SelectOp(IRDLOperation):
         super().__init__(operands=[cond, lhs, rhs], result_types=[SSAValue.get(lhs).type])
 
     def verify_(self) -> None:
-        c, a, b, r = self.cond.type, self.lhs.type, self.rhs.type, self.result.type
-        if not a == b == r:
-            raise VerifyException(f"select takes and gives one tile type, got {a}, {b} -> {r}")
+        c, r = self.cond.type, self.result.type  # (lhs, rhs and result: one type, the IRDL variable T)
         if c != i1 and not (isinstance(c, TensorType) and c.element_type == i1
                             and list(c.get_shape()) == list(r.get_shape())):
             raise VerifyException(f"select condition must be i1 or a tile of i1 of shape {list(r.get_shape())}, "

@@ -1255,8 +1255,9 @@ def _continue_seq(L, ops: list, iter_types: list) -> list:
                 regions.append(Region(b))
             return list(L.emit(scf.IfOp(L.v(op.condition), iter_types, regions[0], regions[1]), op).results)
         _convert(L, op)
-    # unreachable for a verified loop: its body ends with 'continue'
-    raise LocatedError(ops[-1], "convert-cudatile-to-tileaa: a loop body path that does not end with 'continue'")
+    # unreachable: a verified for body ends with its terminator, and only 'continue' may end one (break, yield
+    # and return name other parents); a path here is a bug of this pass, not the user's error
+    raise AssertionError("convert-cudatile-to-tileaa: a loop body path that does not end with 'continue'")
 
 
 def _exit_seq(L, ops: list, top: bool) -> None:
@@ -1287,8 +1288,9 @@ def _exit_seq(L, ops: list, top: bool) -> None:
             L.emit(aa.ReturnOp() if top else scf.YieldOp(), op)
             return
         _convert(L, op)
-    # unreachable for a verified kernel: its body ends with 'return', which ends every path here
-    raise LocatedError(ops[-1], "convert-cudatile-to-tileaa: a kernel path that does not end with 'return'")
+    # unreachable: a verified entry body ends with its terminator, and only 'return' may end one; a path here is
+    # a bug of this pass (reported as an internal error in the pass), not the user's error
+    raise AssertionError("convert-cudatile-to-tileaa: a kernel path that does not end with 'return'")
 
 
 @handles("LoopOp")

@@ -1,0 +1,74 @@
+"""The GPU run of a user sweep's numpy-referenced CPU tests (sweeps 10 and 12): :func:`gpu_run`
+has ``test_user_sweep_interp.run``'s contract on the GPU, for the programs of one sweep's table.
+
+Program ``name`` of ``programs`` is launched by ``tileorch.cutile.launch`` on its spec's shapes and
+grid, ``inputs`` (argument position -> numpy array or scalar) given, every other array the fill of
+the interpreter's runs (NaN, the integer type's minimum / unsigned maximum, the fp8 NaN byte 0x7F,
+the byte 2 for bool: neither False nor True); each array lies inside a larger buffer of the fill
+whose :data:`TAIL` must stay the fill.  Returns every array argument after the run (host numpy:
+bf16 as float32 values, fp8 and bool as their bytes), and checks that the compiled program took
+the path its table entry names.  Needs torch, a GPU, cuda-tile and ml_dtypes (the test modules
+skip without them before importing this one)."""
+
+from __future__ import annotations
+
+import numpy as np
+import test_user_sweep_gpu as sweep
+import test_user_sweep_interp as interp
+import torch
+
+import tileorch.cutile
+
+sweep.DT.update({"uint16": torch.uint16, "uint64": torch.uint64, "float8_e5m2": torch.float8_e5m2})
+
+TAIL = 256
+"""Spare elements of the fill after each array (must stay the fill)."""
+
+
+def _storage(dtype: str):
+    """The numpy type holding an element's bits on the host (bf16: uint16, fp8 and bool: uint8)."""
+    return np.uint16 if dtype == "bfloat16" else np.uint8 if dtype in ("bool_", "float8_e4m3fn", "float8_e5m2") \
+        else interp.NP[dtype]
+
+
+def _host(value, dtype: str) -> np.ndarray:
+    """An input (numpy, bf16 as float32 values, fp8 as its bytes, bool as bool or 0/1) as host bits."""
+    if dtype == "bfloat16":
+        return interp._bf16_bits(value)
+    return np.asarray(value, np.uint8 if dtype == "bool_" else _storage(dtype))
+
+
+def gpu_run(programs: dict, name: str, inputs: dict) -> dict:
+    """Run ``programs[name]`` on the GPU (see the module docstring)."""
+    from tileorch.launchers import cutile as rc
+
+    p = programs[name]
+    args, placed = [], []
+    for i, s in enumerate(p.spec):
+        if not isinstance(s, tuple):
+            args.append(inputs.get(i, s))
+            continue
+        shape, dtype = s
+        n = int(np.prod(shape, dtype=np.int64))
+        host = interp._empty((n + TAIL,), dtype)
+        if i in inputs:
+            given = _host(inputs[i], dtype)
+            assert given.shape == tuple(shape), (name, i, given.shape, shape)
+            host[:n] = given.reshape(-1)
+        device = torch.from_numpy(host.view(np.uint8).copy()).cuda().view(sweep.DT[dtype])
+        args.append(device[:n].view(shape))
+        placed.append((i, device, shape, dtype, n, host[n:].copy()))
+    tileorch.cutile.launch(torch.cuda.current_stream(), p.grid, p.kernel, tuple(args))
+    torch.cuda.synchronize()
+    out = {}
+    for i, device, shape, dtype, n, tail in placed:
+        back = device.view(torch.uint8).cpu().numpy().view(_storage(dtype))
+        assert np.array_equal(back[n:].view(np.uint8), tail.view(np.uint8)), f"{name}: argument {i} written past its end"
+        got = back[:n].reshape(shape)
+        out[i] = interp._bf16_value(got) if dtype == "bfloat16" else got
+    program = rc.compiled(p.kernel, rc.describe_arguments(p.kernel, tuple(args)), "sm_90a", "persistent").program
+    assert program.kind == p.path, program.remarks
+    return out
+
+
+__all__ = ["TAIL", "gpu_run"]
