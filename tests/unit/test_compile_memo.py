@@ -87,3 +87,60 @@ def test_the_memo_key_is_the_compile_not_its_spelling():
               memo_key(data + b"\0", "k", {"ptxas": False}),
               memo_key(data, "k", {"ptxas": False, "back end": "none"})]
     assert len(set(others + same[:1])) == len(others) + 1
+
+
+def _kernel_text(module) -> str:
+    from xdsl.dialects import func
+
+    (fn,) = [op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes]
+    return str(fn)
+
+
+def test_compile_keeping_lowered_hands_out_the_lowering_of_the_compile_it_stores(monkeypatch, tmp_path):
+    """The compile that fills the memo gives the module ``lower_program`` makes of the input (the
+    SIMT interpreter's input), untouched by the back end that then ran on it; the program is the
+    one ``compile_once`` reads back under the same key; a memo hit gives no module."""
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing import compile_memo
+
+    monkeypatch.setenv(compile_memo.MEMO_ENV, str(tmp_path))
+    monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+    name = "softmax_custom_reduce"
+    data = _bytecode(name)
+    program, lowered = compile_memo.compile_keeping_lowered(data, name, arch="sm_90a", ptxas=False)
+    assert program.kind == "simt" and ".entry" in program.ptx  # the back end ran
+    ctx = make_context()
+    kind, own = lower_program(load(data, name, ctx), ctx, "sm_90a", "persistent")
+    assert kind == "simt" and lowered is not None
+    assert _kernel_text(lowered) == _kernel_text(own)  # the SIMT level, not the back end's LLVM dialect
+    assert len(list(tmp_path.glob("*.pickle"))) == 1
+    _no_back_end(monkeypatch)
+    import tileorch.driver as driver
+
+    monkeypatch.setattr(driver, "lower_program", lambda *a, **k: pytest.fail("lowered again"))
+    again = compile_memo.compile_once(data, name, arch="sm_90a", ptxas=False)
+    assert (again.kind, again.ptx, again.remarks) == (program.kind, program.ptx, program.remarks)
+    assert compile_memo.compile_keeping_lowered(data, name, arch="sm_90a", ptxas=False)[1] is None
+
+
+def test_compile_keeping_lowered_leaves_a_failing_compile_to_the_caller(monkeypatch, tmp_path):
+    """A compile that raises (here: its back end) gives (None, None) and stores nothing: the
+    caller lowers on its own, the compile's own test reports the error."""
+    import tileorch.backend.compile as backend
+    from tileorch import driver
+    from tileorch.testing import compile_memo
+
+    monkeypatch.setenv(compile_memo.MEMO_ENV, str(tmp_path))
+    monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+    step = driver.compile_module
+
+    def broken(*args, **kwargs):
+        raise backend.CompileError(["stand-in back-end error"])
+
+    monkeypatch.setattr(backend, "compile_lowered", broken)
+    name = "softmax_custom_reduce"
+    assert compile_memo.compile_keeping_lowered(_bytecode(name), name, arch="sm_90a", ptxas=False) == (None, None)
+    assert not list(tmp_path.glob("*.pickle")) and not compile_memo._PROGRAMS
+    assert driver.compile_module is step

@@ -34,21 +34,65 @@ def _bf16_value(bits) -> np.ndarray:
     return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
 
 
-def _kernel(name):
-    from xdsl.dialects import func
+# The sweeps whose compile test files compile every SIMT-path program with ``compile_once(data,
+# name, **options)``: the program module's name -> those options.  The interpreter takes such a
+# program's lowering from that compile (``compile_keeping_lowered``: one lowering per program and
+# test run instead of one here and one there; conftest.py runs a sweep's _interp file before its
+# _compile file, so that the compile that fills the memo is this file's).
+SHARED_COMPILES = {
+    **{f"tileorch.testing.user_programs{n}": {"arch": "sm_90a", "ptxas": False} for n in range(3, 13)},
+    "tileorch.testing.attention_programs2": {"arch": "sm_90a", "ptxas": False},
+    # test_user_sweep.py: with ptxas where it is installed (its cubin check)
+    **{m: {"arch": "sm_90a", "ptxas": "available"} for m in ("tileorch.testing.user_programs",
+                                                             "tileorch.testing.user_programs2")},
+}
 
+
+def shared_compile_options(p) -> dict | None:
+    """The ``compile_once`` options the compile test file of ``p``'s sweep compiles it with, or None
+    when no such file compiles it (a tier program: it runs here on its SIMT fallback, another
+    lowering; a program of another module)."""
+    if p.path != "simt":
+        return None
+    fn = getattr(getattr(p.kernel, "_annotated_function", None), "pyfunc", None)
+    options = SHARED_COMPILES.get(getattr(fn, "__module__", None))
+    if options is None:
+        return None
+    if options["ptxas"] == "available":
+        from tileorch.backend.ptxas import ptxas_available
+
+        options = {**options, "ptxas": ptxas_available()}
+    return dict(options)
+
+
+def _lowered(name, p, data):
+    """The lowered module of program ``name``: its compile's (shared with the sweep's compile test,
+    :data:`SHARED_COMPILES`) when that compile runs now, else this file's own lowering."""
     from tileorch.driver import lower_program
     from tileorch.frontend.cutile import load
     from tileorch.registry import make_context
+    from tileorch.testing.compile_memo import compile_keeping_lowered
+
+    options = shared_compile_options(p)
+    if options is not None:
+        program, module = compile_keeping_lowered(data, name, **options)
+        if module is not None:
+            return program.kind, module
+    ctx = make_context()
+    # a program the tensor-core tier takes (p.path "gemm"/"chained": tests/unit/test_user_sweep.py)
+    # runs here on its SIMT fallback (a K beyond a constant K range, another architecture)
+    schedule = "persistent" if p.path == "simt" else "simt"
+    return lower_program(load(data, name, ctx), ctx, "sm_90a", schedule)
+
+
+def _kernel(name):
+    from xdsl.dialects import func
+
     from tileorch.testing.export import cutile_bytecode
 
     if name not in _LOWERED:
         p = PROGRAMS[name]
-        ctx = make_context()
-        # a program the tensor-core tier takes (p.path "gemm"/"chained": tests/unit/test_user_sweep.py)
-        # runs here on its SIMT fallback (a K beyond a constant K range, another architecture)
-        schedule = "persistent" if p.path == "simt" else "simt"
-        kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx, "sm_90a", schedule)
+        kind, module = _lowered(name, p, cutile_bytecode(p.kernel, p.spec))
         assert kind == "simt"
         fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
         smem = fn.attributes.get("tileorch.dynamic_smem")  # the mma.sync dots' staging, past 64 KiB

@@ -21,7 +21,11 @@ Result
 :func:`lower_once` is the same for tests whose point is the lowering's decision (the path taken,
 a refusal and the line it names, the GEMM configuration, the chained-dots launch record) and
 not the PTX: ``compile_program`` without the back end (no backend pipeline, LLVM or ptxas; about
-three quarters of a tier compile's CPU, nearly all of a SIMT fallback's)."""
+three quarters of a tier compile's CPU, nearly all of a SIMT fallback's).
+
+:func:`compile_keeping_lowered` is :func:`compile_once` for a test that also runs the lowered
+module (the sweeps' SIMT interpreter files): the compile that fills the memo hands out a clone of
+its lowering, so a program is lowered once for both its compile test and its interpreter test."""
 
 from __future__ import annotations
 
@@ -98,6 +102,43 @@ def compile_once(data: bytes, name: str, **options):
     return _once(memo_key(data, name, options), lambda: compile_program(data, name, **options))
 
 
+def compile_keeping_lowered(data: bytes, name: str, **options):
+    """:func:`compile_once`'s program, and the module the driver's lowering made for the back end.
+
+    Returns ``(program, lowered)``.  When this call is the one that compiles (a miss in this
+    process and in the run's memo directory), ``lowered`` is a clone of the module
+    ``tileorch.driver.compile_module`` was given, taken before the back end changed it: what
+    ``lower_program(load(data, name, ctx), ctx, arch, schedule, config)`` returns, which a test
+    that runs the lowered kernel (the SIMT interpreter) would otherwise make again.  On a memo hit
+    ``lowered`` is None (the caller lowers itself); so it is when the compile raises after the
+    lowering (the back end's error is the compile's own test's to report) and when the lowering
+    raises (the caller's own lowering raises it again).  The stored program is the one
+    :func:`compile_once` stores under the same key."""
+    from tileorch import driver
+
+    key = memo_key(data, name, options)
+    kept: list = []
+
+    def compile_it():
+        real = driver.compile_module
+
+        def keeping(module, *args, **kwargs):
+            kept.append(module.clone())
+            return real(module, *args, **kwargs)
+
+        driver.compile_module = keeping
+        try:
+            return driver.compile_program(data, name, **options)
+        finally:
+            driver.compile_module = real
+
+    try:
+        program = _once(key, compile_it)
+    except Exception:  # noqa: BLE001 - see the docstring: the caller's own lowering decides
+        return None, None
+    return program, (kept[0] if kept else None)
+
+
 def lowered_program(data: bytes, name: str, **options):
     """``compile_program(data, name, ptxas=False, **options)`` with its back-end step
     (``tileorch.driver.compile_module``) replaced, for this call, by one that compiles nothing: the
@@ -125,4 +166,5 @@ def lower_once(data: bytes, name: str, **options):
     return _once(key, lambda: lowered_program(data, name, **options))
 
 
-__all__ = ["MEMO_ENV", "canonical_options", "compile_once", "lower_once", "lowered_program", "memo_key"]
+__all__ = ["MEMO_ENV", "canonical_options", "compile_keeping_lowered", "compile_once", "lower_once", "lowered_program",
+           "memo_key"]
