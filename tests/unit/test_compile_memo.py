@@ -96,10 +96,10 @@ def _kernel_text(module) -> str:
     return str(fn)
 
 
-def test_compile_keeping_lowered_hands_out_the_lowering_of_the_compile_it_stores(monkeypatch, tmp_path):
-    """The compile that fills the memo gives the module ``lower_program`` makes of the input (the
-    SIMT interpreter's input), untouched by the back end that then ran on it; the program is the
-    one ``compile_once`` reads back under the same key; a memo hit gives no module."""
+def test_compile_once_seeing_lowered_shows_the_lowering_of_the_compile_it_stores(monkeypatch, tmp_path):
+    """The compile that fills the memo shows the module ``lower_program`` makes of the input (the
+    SIMT interpreter's input) before the back end runs on it; the program is the one
+    ``compile_once`` reads back under the same key; a memo hit shows nothing."""
     from tileorch.driver import lower_program
     from tileorch.frontend.cutile import load
     from tileorch.registry import make_context
@@ -109,12 +109,13 @@ def test_compile_keeping_lowered_hands_out_the_lowering_of_the_compile_it_stores
     monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
     name = "softmax_custom_reduce"
     data = _bytecode(name)
-    program, lowered = compile_memo.compile_keeping_lowered(data, name, arch="sm_90a", ptxas=False)
-    assert program.kind == "simt" and ".entry" in program.ptx  # the back end ran
+    seen = []
+    program, shown = compile_memo.compile_once_seeing_lowered(data, name, lambda m: seen.append(_kernel_text(m)),
+                                                              arch="sm_90a", ptxas=False)
+    assert shown and program.kind == "simt" and ".entry" in program.ptx  # the back end ran after
     ctx = make_context()
     kind, own = lower_program(load(data, name, ctx), ctx, "sm_90a", "persistent")
-    assert kind == "simt" and lowered is not None
-    assert _kernel_text(lowered) == _kernel_text(own)  # the SIMT level, not the back end's LLVM dialect
+    assert kind == "simt" and seen == [_kernel_text(own)]  # the SIMT level, not the back end's LLVM dialect
     assert len(list(tmp_path.glob("*.pickle"))) == 1
     _no_back_end(monkeypatch)
     import tileorch.driver as driver
@@ -122,12 +123,14 @@ def test_compile_keeping_lowered_hands_out_the_lowering_of_the_compile_it_stores
     monkeypatch.setattr(driver, "lower_program", lambda *a, **k: pytest.fail("lowered again"))
     again = compile_memo.compile_once(data, name, arch="sm_90a", ptxas=False)
     assert (again.kind, again.ptx, again.remarks) == (program.kind, program.ptx, program.remarks)
-    assert compile_memo.compile_keeping_lowered(data, name, arch="sm_90a", ptxas=False)[1] is None
+    hit, shown = compile_memo.compile_once_seeing_lowered(data, name, lambda m: pytest.fail("shown again"),
+                                                          arch="sm_90a", ptxas=False)
+    assert not shown and hit.ptx == program.ptx
 
 
-def test_compile_keeping_lowered_leaves_a_failing_compile_to_the_caller(monkeypatch, tmp_path):
-    """A compile that raises (here: its back end) gives (None, None) and stores nothing: the
-    caller lowers on its own, the compile's own test reports the error."""
+def test_compile_once_seeing_lowered_failures(monkeypatch, tmp_path):
+    """``see``'s exception propagates; a back end that raises after ``see`` ran gives (None, True);
+    nothing is stored either way, and the driver's back-end step is its own again."""
     import tileorch.backend.compile as backend
     from tileorch import driver
     from tileorch.testing import compile_memo
@@ -135,12 +138,19 @@ def test_compile_keeping_lowered_leaves_a_failing_compile_to_the_caller(monkeypa
     monkeypatch.setenv(compile_memo.MEMO_ENV, str(tmp_path))
     monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
     step = driver.compile_module
+    name = "softmax_custom_reduce"
+    data = _bytecode(name)
+
+    def wrong(module):
+        raise AssertionError("the interpreter's result differs")
+
+    with pytest.raises(AssertionError, match="differs"):
+        compile_memo.compile_once_seeing_lowered(data, name, wrong, arch="sm_90a", ptxas=False)
 
     def broken(*args, **kwargs):
         raise backend.CompileError(["stand-in back-end error"])
 
     monkeypatch.setattr(backend, "compile_lowered", broken)
-    name = "softmax_custom_reduce"
-    assert compile_memo.compile_keeping_lowered(_bytecode(name), name, arch="sm_90a", ptxas=False) == (None, None)
+    assert compile_memo.compile_once_seeing_lowered(data, name, lambda m: None, arch="sm_90a", ptxas=False) == (None, True)
     assert not list(tmp_path.glob("*.pickle")) and not compile_memo._PROGRAMS
     assert driver.compile_module is step

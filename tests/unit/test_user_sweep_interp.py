@@ -35,10 +35,11 @@ def _bf16_value(bits) -> np.ndarray:
 
 
 # The sweeps whose compile test files compile every SIMT-path program with ``compile_once(data,
-# name, **options)``: the program module's name -> those options.  The interpreter takes such a
-# program's lowering from that compile (``compile_keeping_lowered``: one lowering per program and
-# test run instead of one here and one there; conftest.py runs a sweep's _interp file before its
-# _compile file, so that the compile that fills the memo is this file's).
+# name, **options)``: the program module's name -> those options.  run() runs such a program on
+# the lowering of that compile (``compile_once_seeing_lowered``) when the compile happens in its
+# call: one lowering per program and test run instead of one here and one there (conftest.py runs
+# a sweep's _interp file before its _compile file, so that the compile that fills the memo is this
+# file's).
 SHARED_COMPILES = {
     **{f"tileorch.testing.user_programs{n}": {"arch": "sm_90a", "ptxas": False} for n in range(3, 13)},
     "tileorch.testing.attention_programs2": {"arch": "sm_90a", "ptxas": False},
@@ -65,40 +66,51 @@ def shared_compile_options(p) -> dict | None:
     return dict(options)
 
 
-def _lowered(name, p, data):
-    """The lowered module of program ``name``: its compile's (shared with the sweep's compile test,
-    :data:`SHARED_COMPILES`) when that compile runs now, else this file's own lowering."""
-    from tileorch.driver import lower_program
-    from tileorch.frontend.cutile import load
-    from tileorch.registry import make_context
-    from tileorch.testing.compile_memo import compile_keeping_lowered
+def _kernel_of(module):
+    """(kernel ``func.func``, threads, shared-memory bytes) of a lowered SIMT module."""
+    from xdsl.dialects import func
 
-    options = shared_compile_options(p)
-    if options is not None:
-        program, module = compile_keeping_lowered(data, name, **options)
-        if module is not None:
-            return program.kind, module
-    ctx = make_context()
-    # a program the tensor-core tier takes (p.path "gemm"/"chained": tests/unit/test_user_sweep.py)
-    # runs here on its SIMT fallback (a K beyond a constant K range, another architecture)
-    schedule = "persistent" if p.path == "simt" else "simt"
-    return lower_program(load(data, name, ctx), ctx, "sm_90a", schedule)
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
+    smem = fn.attributes.get("tileorch.dynamic_smem")  # the mma.sync dots' staging, past 64 KiB
+    return (fn, fn.attributes["nvvm.maxntid"].get_values()[0], max(smem.value.data if smem is not None else 0, 1 << 16))
 
 
 def _kernel(name):
-    from xdsl.dialects import func
-
+    """This file's own lowering of program ``name`` (kept for the process)."""
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
     from tileorch.testing.export import cutile_bytecode
 
     if name not in _LOWERED:
         p = PROGRAMS[name]
-        kind, module = _lowered(name, p, cutile_bytecode(p.kernel, p.spec))
+        ctx = make_context()
+        # a program the tensor-core tier takes (p.path "gemm"/"chained": tests/unit/test_user_sweep.py)
+        # runs here on its SIMT fallback (a K beyond a constant K range, another architecture)
+        schedule = "persistent" if p.path == "simt" else "simt"
+        kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx, "sm_90a", schedule)
         assert kind == "simt"
-        fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
-        smem = fn.attributes.get("tileorch.dynamic_smem")  # the mma.sync dots' staging, past 64 KiB
-        _LOWERED[name] = (fn, fn.attributes["nvvm.maxntid"].get_values()[0],
-                          max(smem.value.data if smem is not None else 0, 1 << 16))
+        _LOWERED[name] = _kernel_of(module)
     return _LOWERED[name]
+
+
+def _run_on_shared_compile(name, execute) -> bool:
+    """``execute(fn, threads, smem)`` on the lowering of the compile :data:`SHARED_COMPILES` names for
+    program ``name``, when that compile runs now (True); False when it ran before (the memo has
+    its program, not its lowering) or there is none: then run() lowers on its own."""
+    p = PROGRAMS[name]
+    options = shared_compile_options(p)
+    if name in _LOWERED or options is None:
+        return False
+    from tileorch.testing.compile_memo import compile_once_seeing_lowered
+    from tileorch.testing.export import cutile_bytecode
+
+    def see(module):  # the kernel as lower_program makes it, before the back end lowers it further
+        execute(*_kernel_of(module))
+
+    program, seen = compile_once_seeing_lowered(cutile_bytecode(p.kernel, p.spec), name, see, **options)
+    assert program is None or program.kind == "simt", (name, program.kind)
+    return seen
 
 
 def _empty(shape, dtype):
@@ -124,7 +136,6 @@ def run(name, inputs: dict):
     from tileorch.testing.export import FakeDeviceArray
 
     p = PROGRAMS[name]
-    fn, threads, smem = _kernel(name)
     mem, args, placed = Memory(), [], []
     for i, s in enumerate(p.spec):
         if isinstance(s, tuple):
@@ -148,7 +159,12 @@ def run(name, inputs: dict):
         if not isinstance(d, rc.ConstantArg):
             flat += args[k:k + n]
         k += n
-    Interpreter(fn, mem, threads, smem).run(flat, p.grid + (1,) * (3 - len(p.grid)))
+
+    def execute(fn, threads, smem):
+        Interpreter(fn, mem, threads, smem).run(flat, p.grid + (1,) * (3 - len(p.grid)))
+
+    if not _run_on_shared_compile(name, execute):
+        execute(*_kernel(name))
     out = {}
     for i, base, buf, dt in placed:
         raw, off = mem.find(base, buf.nbytes)
