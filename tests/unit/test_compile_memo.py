@@ -151,6 +151,7 @@ def test_compile_once_seeing_lowered_failures(monkeypatch, tmp_path):
         raise backend.CompileError(["stand-in back-end error"])
 
     monkeypatch.setattr(backend, "compile_lowered", broken)
-    assert compile_memo.compile_once_seeing_lowered(data, name, lambda m: None, arch="sm_90a", ptxas=False) == (None, True)
+    shown = compile_memo.compile_once_seeing_lowered(data, name, lambda m: None, arch="sm_90a", ptxas=False)
+    assert shown == (None, True)
     assert not list(tmp_path.glob("*.pickle")) and not compile_memo._PROGRAMS
     assert driver.compile_module is step

@@ -184,5 +184,5 @@ def lower_once(data: bytes, name: str, **options):
     return _once(key, lambda: lowered_program(data, name, **options))
 
 
-__all__ = ["MEMO_ENV", "canonical_options", "compile_once_seeing_lowered", "compile_once", "lower_once", "lowered_program",
-           "memo_key"]
+__all__ = ["MEMO_ENV", "canonical_options", "compile_once", "compile_once_seeing_lowered", "lower_once",
+           "lowered_program", "memo_key"]
