@@ -4,6 +4,7 @@ compiles one input of every route with ``TILEORCH_VERIFY_EACH_PASS=1``, so a pas
 IR is still reported at that pass.  Set ``TILEORCH_VERIFY_EACH_PASS=1`` to run the whole suite so."""
 
 import os
+import re
 
 import pytest
 
@@ -141,23 +142,47 @@ def pytest_collection_finish(session):
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """Longest test files first, GPU tests last (when there is no GPU here); a stable sort, so a
-    file's tests keep their order (and share their module fixtures).  ``--ff``/``--nf`` keep
-    their own order."""
+    """Longest test files first, GPU tests last (when there is no GPU here), a sweep's files
+    together with its interpreter file first (:func:`sweep_group`); a stable sort, so a file's
+    tests keep their order (and share their module fixtures).  ``--ff``/``--nf`` keep their own
+    order."""
     if getattr(config.option, "failedfirst", False) or getattr(config.option, "newfirst", False):
         return
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     gpu_last = not _gpu_present()
+    first_of_group: dict[str, int] = {}
 
-    def key(item) -> int:
+    def path_of(item) -> str:
         path = item.nodeid.split("::", 1)[0].replace("\\", "/")
-        if path.startswith("tests/"):
-            path = path[len("tests/"):]
+        return path[len("tests/"):] if path.startswith("tests/") else path
+
+    for i, item in enumerate(items):
+        first_of_group.setdefault(sweep_group(path_of(item))[0], i)
+
+    def key(item) -> tuple:
+        path = path_of(item)
         if gpu_last and path.startswith("gpu/"):
-            return len(rank) + 1
-        return rank.get(path, len(rank))
+            return (len(rank) + 1,)
+        group, role = sweep_group(path)
+        return (rank.get(path, len(rank)), first_of_group[group], role)
 
     items.sort(key=key)
+
+
+_SWEEP_FILE = re.compile(r"^(unit/test_(?:user_sweep\d*|attention_programs2))(?:_(interp|compile|emulated))?\.py$")
+
+
+def sweep_group(path: str) -> tuple[str, int]:
+    """(group, role) of a test file (path under tests/): a sweep's files (``test_user_sweepN.py``
+    or ``_compile.py``, ``_interp.py``, ``_emulated.py``) are one group, run together, the
+    interpreter file first (role 0), then the compile file (1), then the emulated one (2): the
+    interpreter's compiles fill the compile memo with their lowering kept for the interpreter
+    (test_user_sweep_interp.SHARED_COMPILES), the compile and emulated files then read it.  Any
+    other file is a group of its own."""
+    match = _SWEEP_FILE.match(path)
+    if match is None:
+        return path, 1
+    return match.group(1), {"interp": 0, "emulated": 2}.get(match.group(2), 1)
 
 
 GPU_SKIP_PREFIX = "needs an NVIDIA GPU: "  # tests/gpu/conftest.py's skip reason

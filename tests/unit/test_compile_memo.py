@@ -87,3 +87,71 @@ def test_the_memo_key_is_the_compile_not_its_spelling():
               memo_key(data + b"\0", "k", {"ptxas": False}),
               memo_key(data, "k", {"ptxas": False, "back end": "none"})]
     assert len(set(others + same[:1])) == len(others) + 1
+
+
+def _kernel_text(module) -> str:
+    from xdsl.dialects import func
+
+    (fn,) = [op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes]
+    return str(fn)
+
+
+def test_compile_once_seeing_lowered_shows_the_lowering_of_the_compile_it_stores(monkeypatch, tmp_path):
+    """The compile that fills the memo shows the module ``lower_program`` makes of the input (the
+    SIMT interpreter's input) before the back end runs on it; the program is the one
+    ``compile_once`` reads back under the same key; a memo hit shows nothing."""
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing import compile_memo
+
+    monkeypatch.setenv(compile_memo.MEMO_ENV, str(tmp_path))
+    monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+    name = "softmax_custom_reduce"
+    data = _bytecode(name)
+    seen = []
+    program, shown = compile_memo.compile_once_seeing_lowered(data, name, lambda m: seen.append(_kernel_text(m)),
+                                                              arch="sm_90a", ptxas=False)
+    assert shown and program.kind == "simt" and ".entry" in program.ptx  # the back end ran after
+    ctx = make_context()
+    kind, own = lower_program(load(data, name, ctx), ctx, "sm_90a", "persistent")
+    assert kind == "simt" and seen == [_kernel_text(own)]  # the SIMT level, not the back end's LLVM dialect
+    assert len(list(tmp_path.glob("*.pickle"))) == 1
+    _no_back_end(monkeypatch)
+    import tileorch.driver as driver
+
+    monkeypatch.setattr(driver, "lower_program", lambda *a, **k: pytest.fail("lowered again"))
+    again = compile_memo.compile_once(data, name, arch="sm_90a", ptxas=False)
+    assert (again.kind, again.ptx, again.remarks) == (program.kind, program.ptx, program.remarks)
+    hit, shown = compile_memo.compile_once_seeing_lowered(data, name, lambda m: pytest.fail("shown again"),
+                                                          arch="sm_90a", ptxas=False)
+    assert not shown and hit.ptx == program.ptx
+
+
+def test_compile_once_seeing_lowered_failures(monkeypatch, tmp_path):
+    """``see``'s exception propagates; a back end that raises after ``see`` ran gives (None, True);
+    nothing is stored either way, and the driver's back-end step is its own again."""
+    import tileorch.backend.compile as backend
+    from tileorch import driver
+    from tileorch.testing import compile_memo
+
+    monkeypatch.setenv(compile_memo.MEMO_ENV, str(tmp_path))
+    monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+    step = driver.compile_module
+    name = "softmax_custom_reduce"
+    data = _bytecode(name)
+
+    def wrong(module):
+        raise AssertionError("the interpreter's result differs")
+
+    with pytest.raises(AssertionError, match="differs"):
+        compile_memo.compile_once_seeing_lowered(data, name, wrong, arch="sm_90a", ptxas=False)
+
+    def broken(*args, **kwargs):
+        raise backend.CompileError(["stand-in back-end error"])
+
+    monkeypatch.setattr(backend, "compile_lowered", broken)
+    shown = compile_memo.compile_once_seeing_lowered(data, name, lambda m: None, arch="sm_90a", ptxas=False)
+    assert shown == (None, True)
+    assert not list(tmp_path.glob("*.pickle")) and not compile_memo._PROGRAMS
+    assert driver.compile_module is step

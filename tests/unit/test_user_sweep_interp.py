@@ -34,9 +34,49 @@ def _bf16_value(bits) -> np.ndarray:
     return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
 
 
-def _kernel(name):
+# The sweeps whose compile test files compile every SIMT-path program with ``compile_once(data,
+# name, **options)``: the program module's name -> those options.  run() runs such a program on
+# the lowering of that compile (``compile_once_seeing_lowered``) when the compile happens in its
+# call: one lowering per program and test run instead of one here and one there (conftest.py runs
+# a sweep's _interp file before its _compile file, so that the compile that fills the memo is this
+# file's).
+SHARED_COMPILES = {
+    **{f"tileorch.testing.user_programs{n}": {"arch": "sm_90a", "ptxas": False} for n in range(3, 13)},
+    "tileorch.testing.attention_programs2": {"arch": "sm_90a", "ptxas": False},
+    # test_user_sweep.py: with ptxas where it is installed (its cubin check)
+    **{m: {"arch": "sm_90a", "ptxas": "available"} for m in ("tileorch.testing.user_programs",
+                                                             "tileorch.testing.user_programs2")},
+}
+
+
+def shared_compile_options(p) -> dict | None:
+    """The ``compile_once`` options the compile test file of ``p``'s sweep compiles it with, or None
+    when no such file compiles it (a tier program: it runs here on its SIMT fallback, another
+    lowering; a program of another module)."""
+    if p.path != "simt":
+        return None
+    fn = getattr(getattr(p.kernel, "_annotated_function", None), "pyfunc", None)
+    options = SHARED_COMPILES.get(getattr(fn, "__module__", None))
+    if options is None:
+        return None
+    if options["ptxas"] == "available":
+        from tileorch.backend.ptxas import ptxas_available
+
+        options = {**options, "ptxas": ptxas_available()}
+    return dict(options)
+
+
+def _kernel_of(module):
+    """(kernel ``func.func``, threads, shared-memory bytes) of a lowered SIMT module."""
     from xdsl.dialects import func
 
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
+    smem = fn.attributes.get("tileorch.dynamic_smem")  # the mma.sync dots' staging, past 64 KiB
+    return (fn, fn.attributes["nvvm.maxntid"].get_values()[0], max(smem.value.data if smem is not None else 0, 1 << 16))
+
+
+def _kernel(name):
+    """This file's own lowering of program ``name`` (kept for the process)."""
     from tileorch.driver import lower_program
     from tileorch.frontend.cutile import load
     from tileorch.registry import make_context
@@ -50,11 +90,27 @@ def _kernel(name):
         schedule = "persistent" if p.path == "simt" else "simt"
         kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx, "sm_90a", schedule)
         assert kind == "simt"
-        fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
-        smem = fn.attributes.get("tileorch.dynamic_smem")  # the mma.sync dots' staging, past 64 KiB
-        _LOWERED[name] = (fn, fn.attributes["nvvm.maxntid"].get_values()[0],
-                          max(smem.value.data if smem is not None else 0, 1 << 16))
+        _LOWERED[name] = _kernel_of(module)
     return _LOWERED[name]
+
+
+def _run_on_shared_compile(name, execute) -> bool:
+    """``execute(fn, threads, smem)`` on the lowering of the compile :data:`SHARED_COMPILES` names for
+    program ``name``, when that compile runs now (True); False when it ran before (the memo has
+    its program, not its lowering) or there is none: then run() lowers on its own."""
+    p = PROGRAMS[name]
+    options = shared_compile_options(p)
+    if name in _LOWERED or options is None:
+        return False
+    from tileorch.testing.compile_memo import compile_once_seeing_lowered
+    from tileorch.testing.export import cutile_bytecode
+
+    def see(module):  # the kernel as lower_program makes it, before the back end lowers it further
+        execute(*_kernel_of(module))
+
+    program, seen = compile_once_seeing_lowered(cutile_bytecode(p.kernel, p.spec), name, see, **options)
+    assert program is None or program.kind == "simt", (name, program.kind)
+    return seen
 
 
 def _empty(shape, dtype):
@@ -80,7 +136,6 @@ def run(name, inputs: dict):
     from tileorch.testing.export import FakeDeviceArray
 
     p = PROGRAMS[name]
-    fn, threads, smem = _kernel(name)
     mem, args, placed = Memory(), [], []
     for i, s in enumerate(p.spec):
         if isinstance(s, tuple):
@@ -104,7 +159,12 @@ def run(name, inputs: dict):
         if not isinstance(d, rc.ConstantArg):
             flat += args[k:k + n]
         k += n
-    Interpreter(fn, mem, threads, smem).run(flat, p.grid + (1,) * (3 - len(p.grid)))
+
+    def execute(fn, threads, smem):
+        Interpreter(fn, mem, threads, smem).run(flat, p.grid + (1,) * (3 - len(p.grid)))
+
+    if not _run_on_shared_compile(name, execute):
+        execute(*_kernel(name))
     out = {}
     for i, base, buf, dt in placed:
         raw, off = mem.find(base, buf.nbytes)

@@ -21,7 +21,12 @@ Result
 :func:`lower_once` is the same for tests whose point is the lowering's decision (the path taken,
 a refusal and the line it names, the GEMM configuration, the chained-dots launch record) and
 not the PTX: ``compile_program`` without the back end (no backend pipeline, LLVM or ptxas; about
-three quarters of a tier compile's CPU, nearly all of a SIMT fallback's)."""
+three quarters of a tier compile's CPU, nearly all of a SIMT fallback's).
+
+:func:`compile_once_seeing_lowered` is :func:`compile_once` for a test that also runs the lowered
+module (the sweeps' SIMT interpreter files): the compile that fills the memo shows it its
+lowering before the back end, so a program is lowered once for its compile test and its
+interpreter test."""
 
 from __future__ import annotations
 
@@ -98,6 +103,60 @@ def compile_once(data: bytes, name: str, **options):
     return _once(memo_key(data, name, options), lambda: compile_program(data, name, **options))
 
 
+def compile_once_seeing_lowered(data: bytes, name: str, see, **options):
+    """:func:`compile_once`, and ``see(module)`` on the module the driver's lowering made, when this
+    call is the one that compiles.  Returns ``(program, seen)``.
+
+    On a miss (in this process and in the run's memo directory) ``see`` is called with the
+    module ``tileorch.driver.compile_module`` is given, before the back end runs on it: what
+    ``lower_program(load(data, name, ctx), ctx, arch, schedule, config)`` returns.  ``see`` must
+    not keep it (the back end then lowers it further, in place) nor change it.  So a test that
+    runs the lowered kernel (the sweeps' SIMT interpreter) runs it on the lowering of the compile
+    its sweep's compile test reads back, instead of lowering the program again; ``seen`` is then
+    True.  On a memo hit ``see`` is not called (``seen`` False: the caller lowers itself).
+
+    An exception ``see`` raises propagates (nothing is stored).  Another exception of the compile
+    is not the caller's: the result is ``(None, seen)`` and nothing is stored (the compile's own
+    test, which compiles again, reports it); before ``see`` ran that means a lowering that
+    raises, which the caller's own lowering raises again.  The stored program is the one
+    :func:`compile_once` stores under the same key, its ``seconds`` without the time ``see`` took."""
+    import time
+
+    from tileorch import driver
+
+    key = memo_key(data, name, options)
+    state: dict = {"seen": False, "spent": 0.0, "error": None}
+
+    def compile_it():
+        real = driver.compile_module
+
+        def seeing(module, *args, **kwargs):
+            start = time.perf_counter()
+            try:
+                see(module)
+            except BaseException as exc:
+                state["error"] = exc
+                raise
+            state["seen"], state["spent"] = True, time.perf_counter() - start
+            return real(module, *args, **kwargs)
+
+        driver.compile_module = seeing
+        try:
+            program = driver.compile_program(data, name, **options)
+        finally:
+            driver.compile_module = real
+        program.seconds -= state["spent"]
+        return program
+
+    try:
+        program = _once(key, compile_it)
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        if exc is state["error"]:
+            raise
+        return None, state["seen"]
+    return program, state["seen"]
+
+
 def lowered_program(data: bytes, name: str, **options):
     """``compile_program(data, name, ptxas=False, **options)`` with its back-end step
     (``tileorch.driver.compile_module``) replaced, for this call, by one that compiles nothing: the
@@ -125,4 +184,5 @@ def lower_once(data: bytes, name: str, **options):
     return _once(key, lambda: lowered_program(data, name, **options))
 
 
-__all__ = ["MEMO_ENV", "canonical_options", "compile_once", "lower_once", "lowered_program", "memo_key"]
+__all__ = ["MEMO_ENV", "canonical_options", "compile_once", "compile_once_seeing_lowered", "lower_once",
+           "lowered_program", "memo_key"]

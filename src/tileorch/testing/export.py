@@ -51,11 +51,29 @@ def described_arguments(kernel, spec: list) -> list:
     return arguments
 
 
+_EXPORTED: dict[tuple[int, str], tuple[object, bytes]] = {}
+"""(id of the kernel, ``repr`` of its described arguments) -> (the kernel, its bytecode): the
+exports of this process (:func:`cutile_bytecode`).  The kernel is kept in the value, so that its id
+is never another object's while the entry lives."""
+
+
 def cutile_bytecode(kernel, spec: list) -> bytes:
-    """The CUDA Tile IR bytecode of ``kernel`` for ``spec`` (see :func:`described_arguments`)."""
+    """The CUDA Tile IR bytecode of ``kernel`` for ``spec`` (see :func:`described_arguments`).
+
+    Exported once per kernel object and argument description in a process (the sweeps' compile,
+    interpreter and emulator tests export the same program each): the description's ``repr``
+    holds every field the export reads (dtypes, shapes, strides, scalar and constant values with
+    their types).  An export that raises is not kept (each call raises again)."""
     from tileorch.launchers import cutile as rc
 
-    return rc.export_bytecode(kernel, described_arguments(kernel, spec))
+    arguments = described_arguments(kernel, spec)
+    key = (id(kernel), repr(arguments))
+    hit = _EXPORTED.get(key)
+    if hit is not None and hit[0] is kernel:
+        return hit[1]
+    data = rc.export_bytecode(kernel, arguments)
+    _EXPORTED[key] = (kernel, data)
+    return data
 
 
 def export_cutile(name: str, kernel, spec: list, directory: Path) -> Path:
