@@ -387,7 +387,7 @@ def _build(payload, name, arch, ptx_version, key, use_cache, ptxas, extra_pipeli
     with timing.timed("import"):  # the compiler's modules, on the first compile of a process (not on a hit)
         from tileorch.backend.compile import CompileError
         from tileorch.driver import compile_module, compile_text
-        from tileorch.runtime.module import ptx_entries
+        from tileorch.backend.ptx_names import ptx_entries  # (not tileorch.runtime: no CUDA runtime imported)
 
     with timing.timed("read"):
         payload = _decoded(payload, name)

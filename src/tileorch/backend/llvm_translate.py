@@ -27,6 +27,7 @@ import re
 import llvmlite.ir as ir
 from llvmlite.ir import instructions
 from xdsl.backend.llvm import convert as xconvert
+from xdsl.backend.llvm import convert_op as xops
 from xdsl.backend.llvm.convert_op import convert_op as xdsl_convert_op
 from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import llvm
@@ -244,7 +245,33 @@ def _translator(cls: type):
         return _without_blocks(_fence)
     if issubclass(cls, llvm.InlineAsmOp):
         return _without_blocks(_inline_asm)
-    return xdsl_convert_op
+    return _XDSL_ARMS.get(cls, xdsl_convert_op)
+
+
+def _constant(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
+    vals[op.result] = xops.create_constant(op.result.type, op.value)
+
+
+def _select(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
+    xops._convert_select(op, builder, vals)  # noqa: SLF001
+
+
+def _return(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
+    xops._convert_return(op, builder, vals)  # noqa: SLF001
+
+
+_XDSL_ARMS: dict[type, object] = {
+    llvm.ConstantOp: _constant,
+    llvm.BrOp: xops._convert_br,  # noqa: SLF001
+    llvm.CondBrOp: xops._convert_condbr,  # noqa: SLF001
+    llvm.SelectOp: _select,
+    llvm.ReturnOp: _return,
+}
+"""Ops xDSL's ``convert_op`` translates in an arm its ``match`` reaches only after testing the op
+against some twenty classes (``case llvm.ConstantOp()`` is its last: 28 ``isinstance`` tests of
+ABC classes per constant), called at that arm directly: the same call (a block map is always
+given here, the condition of the branch arms).  Exact classes only; none of them is in the
+type tables xDSL's first arms test.  Any other class goes through ``convert_op`` itself."""
 
 
 def _escape_ir_string(text: str) -> str:

@@ -13,7 +13,6 @@ saves the repeated back-end work of many tests compiling the same kernels.
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 ENV = "TILEORCH_BACKEND_MEMO"
@@ -26,6 +25,8 @@ def directory() -> str | None:
 
 def key(*parts: str | bytes) -> str:
     """SHA-256 of ``parts`` (each length-prefixed, so no two part lists collide)."""
+    import hashlib  # (here: a compile without the memo does not load OpenSSL's hashlib)
+
     h = hashlib.sha256()
     for part in parts:
         data = part.encode() if isinstance(part, str) else part

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tileorch.backend.ptx_names import ptx_entries  # noqa: F401 (re-exported: tileorch.runtime.ptx_entries)
 from tileorch.runtime.device import Device, current_device
 from tileorch.runtime.driver import api, check
 from tileorch.runtime.errors import CudaError
 
-_ENTRY = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)\s*\(")
-
-
-def ptx_entries(ptx: str) -> list[str]:
-    """Names of the kernels (``.entry``) in a PTX text."""
-    return _ENTRY.findall(ptx)
 
 
 @dataclass

@@ -7,6 +7,8 @@ use the same integer encoding as ``llvm.icmp``/``fcmp`` and are copied.  min/max
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm
@@ -173,6 +175,13 @@ def _template(cls: type[Operation]) -> dict:
 _BINARY_TARGETS = frozenset(BINARY.values())
 
 
+@functools.lru_cache(maxsize=64)
+def _predicate(value: int) -> IntegerAttr:
+    """``IntegerAttr(value, i64)``, a comparison's predicate, built once per value (attributes are
+    immutable; building one verifies its type and value: a sixth of lowering a softmax's arith)."""
+    return IntegerAttr(value, i64)
+
+
 def _rule(op: Operation) -> tuple[type[Operation], dict, list] | None:
     """(llvm class, properties, result types) of the one llvm op ``lower`` builds for ``op``
     with ``op``'s operands in order, for the ops where it does; None for the others."""
@@ -194,7 +203,7 @@ def _rule(op: Operation) -> tuple[type[Operation], dict, list] | None:
             return None  # llvm.icmp's builder gives a vector of i1 there (xDSL parses the arith op as i1)
         dst = llvm.ICmpOp if t is arith.CmpiOp else llvm.FCmpOp
         props = _template(dst)
-        props["predicate"] = IntegerAttr(op.predicate.value.data, i64)
+        props["predicate"] = _predicate(op.predicate.value.data)
         return dst, props, [i1]
     if t is arith.SelectOp:
         return llvm.SelectOp, _template(llvm.SelectOp), [op.lhs.type]

@@ -33,8 +33,8 @@ cuda_tile.module @m {
 // SIMT: %[[ZERO:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : i32
 // SIMT: scf.if %[[ZERO]]
 // SIMT: llvm.mlir.addressof @[[FMT]]
-// SIMT: llvm.store %[[N]], %[[BUF]] : i32, !llvm.ptr
 // SIMT: %[[O4:.*]] = arith.constant 4 : i32
+// SIMT: llvm.store %[[N]], %[[BUF]] : i32, !llvm.ptr
 // SIMT-NEXT: llvm.getelementptr %[[BUF]][%[[O4]]] : (!llvm.ptr, i32) -> !llvm.ptr, i8
 // SIMT: %[[O32:.*]] = arith.constant 32 : i32
 // SIMT-NEXT: llvm.getelementptr %[[BUF]][%[[O32]]] : (!llvm.ptr, i32) -> !llvm.ptr, i8

@@ -145,9 +145,9 @@ builtin.module {
 // CHECK: nvvm.barrier
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier
-// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %{{.*}} : i32
-// CHECK: %[[INIT:.*]] = arith.constant 0xff800000 : f32
 // CHECK: %[[STEP:.*]] = arith.constant 256 : i32
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %[[STEP]] : i32
+// CHECK: %[[INIT:.*]] = arith.constant 0xff800000 : f32
 // CHECK: %[[RED:.*]] = scf.for %[[R:.*]] = %[[LANE]] to %{{.*}} step %[[STEP]] iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) : i32 {
 // CHECK: %[[V:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: %[[M:.*]] = llvm.inline_asm "max.f32 $0, $1, $2;", "=f,f,f" %[[ACC]], %[[V]] : (f32, f32) -> f32
@@ -185,13 +185,13 @@ builtin.module {
 // at scratch position index + index / 32 (one pad element per 32: fewer bank conflicts).
 // CHECK-LABEL: func.func @transpose
 // CHECK: nvvm.barrier
+// CHECK: %[[C5:.*]] = arith.constant 5 : i32
 // CHECK: nvvm.barrier
 // CHECK: %[[I:.*]] = arith.divui %{{.*}}, %{{.*}} : i32
 // CHECK: %[[J:.*]] = arith.remui %{{.*}}, %{{.*}} : i32
 // CHECK: %[[C:.*]] = arith.constant 16 : i32
 // CHECK: %[[JS:.*]] = arith.muli %[[J]], %[[C]] : i32
 // CHECK: %[[SRC:.*]] = arith.addi %[[JS]], %[[I]] : i32
-// CHECK: %[[C5:.*]] = arith.constant 5 : i32
 // CHECK: %[[Q:.*]] = arith.shrui %[[SRC]], %[[C5]] : i32
 // CHECK: %[[POS:.*]] = arith.addi %[[SRC]], %[[Q]] : i32
 // CHECK: llvm.getelementptr %{{.*}}[%[[POS]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32

@@ -7,6 +7,7 @@
 // low byte), fp_to_fp to fp8 rounds (f32 -> e5m2x2, the value in the low byte: the second
 // operand) and widens back, and the store writes the rounded bits without converting again.
 // CHECK-LABEL: func.func @fp8
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
 // CHECK: %[[B:.*]] = llvm.load %{{.*}} : !llvm.ptr<1> -> i8
 // CHECK: %[[B16:.*]] = arith.extui %[[B]] : i8 to i16
@@ -16,7 +17,6 @@
 // CHECK: %[[F:.*]] = arith.extf %[[H]] : f16 to f32
 // CHECK: scf.yield %[[F]] : f32
 // CHECK: %[[SQ:.*]] = arith.mulf
-// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[P:.*]] = llvm.call_intrinsic "llvm.nvvm.ff.to.e5m2x2.rn"(%[[Z]], %[[SQ]]) : (f32, f32) -> i16
 // CHECK: %[[BITS:.*]] = arith.trunci %[[P]] : i16 to i8
 // CHECK: llvm.call_intrinsic "llvm.nvvm.e5m2x2.to.f16x2.rn"
@@ -114,16 +114,16 @@ builtin.module {
 // extract_slice adds (index mod count) * extent to each coordinate; permute and broadcast read
 // through the scratch.
 // CHECK-LABEL: func.func @shapes
+// CHECK: %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : i32
 // CHECK: %[[F:.*]] = arith.sitofp %{{.*}} : i32 to f32
 // CHECK: nvvm.barrier
 // CHECK: llvm.store %[[F]], %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: llvm.store %[[F]], %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier
-// CHECK: %[[FOUR:.*]] = arith.constant 4 : i32
 // CHECK: %[[INA:.*]] = arith.cmpi ult, %{{.*}}, %[[FOUR]] : i32
 // CHECK: %[[POS:.*]] = arith.select %[[INA]], %{{.*}}, %{{.*}} : i32
 // CHECK: %[[CAT:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
-// CHECK: %[[TWO:.*]] = arith.constant 2 : i32
 // CHECK: arith.remui %{{.*}}, %[[TWO]] : i32
 // CHECK: nvvm.barrier
 // CHECK: llvm.store %[[CAT]], %{{.*}} : f32, !llvm.ptr<3>

@@ -36,19 +36,18 @@
 // TWO: %[[FIRST:.*]] = arith.muli %[[PROG]], %[[TWO]] : i32
 // TWO: %[[LIVE:.*]] = arith.cmpi ult, %[[FIRST]], %[[PROGS]] : i32
 // TWO: scf.if %[[LIVE]] {
+// TWO: %[[K1:.*]] = arith.constant 1 : i32
 // TWO: %[[B0:.*]] = arith.muli %[[PROG]], %{{.*}} : i32
 // TWO: %[[K0:.*]] = arith.constant 0 : i32
 // TWO: arith.addi %[[B0]], %[[K0]] : i32
 // TWO: ld.global.v4.b32
 // TWO-NOT: llvm.store
 // TWO: %[[B1:.*]] = arith.muli %[[PROG]], %{{.*}} : i32
-// TWO: %[[K1:.*]] = arith.constant 1 : i32
 // TWO: %[[ID1:.*]] = arith.addi %[[B1]], %[[K1]] : i32
 // TWO: ld.global.v4.b32
 // TWO: llvm.store
 // TWO: %[[B1B:.*]] = arith.muli %[[PROG]], %{{.*}} : i32
-// TWO: %[[K1B:.*]] = arith.constant 1 : i32
-// TWO: %[[ID1B:.*]] = arith.addi %[[B1B]], %[[K1B]] : i32
+// TWO: %[[ID1B:.*]] = arith.addi %[[B1B]], %[[K1]] : i32
 // TWO: %[[LIVE1:.*]] = arith.cmpi ult, %[[ID1B]], %[[PROGS]] : i32
 // TWO: scf.if %[[LIVE1]] {
 // TWO-NOT: ld.global
@@ -95,10 +94,10 @@ builtin.module {
 // TWO-SAME: %[[PROGS:[^:]*]]: i32)
 // TWO-SAME: tileorch.programs_per_warp = 2 : i32
 // TWO: %[[PROG:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// TWO: %[[K1:.*]] = arith.constant 1 : i32
 // TWO: ld.global.v4.b32
 // TWO-NOT: llvm.store
 // TWO: %[[B1:.*]] = arith.muli %[[PROG]], %{{.*}} : i32
-// TWO: %[[K1:.*]] = arith.constant 1 : i32
 // TWO: arith.addi %[[B1]], %[[K1]] : i32
 // TWO: ld.global.v4.b32
 // TWO-NOT: llvm.store

@@ -331,7 +331,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         self.print_lock = False
         self.entry_block = entry
         self.uniform_divisions = 0  # divisions by one shared register (uniform_division.py)
-        e = Emitter(entry, self.threads)
+        e = Emitter(entry, self.threads, share_constants=True)  # (its emitters only append)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         v = 2
         while v <= self.layout.max_run():

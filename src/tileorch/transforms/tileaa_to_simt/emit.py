@@ -151,6 +151,11 @@ class Emitter:
     threads: int
     tid: SSAValue | None = None
     consts: dict = field(default_factory=dict)
+    """id(attribute) -> (the attribute, the constant of it this emitter defined in ``block``): see :meth:`_constant`."""
+    share_constants: bool = False
+    """:meth:`const`/:meth:`fconst` reuse this emitter's earlier constant of the value (the SIMT
+    lowering, whose emitters only append; the tier's epilogue builders, which move ops between
+    blocks, make one per use)."""
     fp8_bits: dict = field(default_factory=dict)
     """f32 values that are fp8 or bf16 elements -> (their bits (i8 / i16), the element type or
     ``"bf16"``), defined just before them: a store of such a value as that type writes the bits
@@ -170,14 +175,32 @@ class Emitter:
 
     def nested(self, block: Block) -> Emitter:
         return Emitter(block, self.threads, self.tid, fp8_bits=self.fp8_bits, scaled_tid=self.scaled_tid,
-                       word_elems=self.word_elems)
+                       word_elems=self.word_elems, share_constants=self.share_constants)
 
     # -- constants and integer math (i32 unless said) ----------------------------------------
     def const(self, value: int, typ: Attribute = i32) -> SSAValue:
-        return self.v(arith.ConstantOp(integer_attr(value, typ)))
+        return self._constant(integer_attr(value, typ))
 
     def fconst(self, value: float, typ: Attribute = f32) -> SSAValue:
-        return self.v(arith.ConstantOp(float_attr(value, typ)))
+        return self._constant(float_attr(value, typ))
+
+    def _constant(self, attr: Attribute) -> SSAValue:
+        """An ``arith.constant`` of ``attr`` in this emitter's block; with :attr:`share_constants`
+        the one this emitter defined there before (:attr:`consts`), else a new one appended.  Every op is appended
+        at the block's end, so an earlier constant of the block dominates what comes after it;
+        a kernel then has one constant per value and block instead of one per use (a softmax
+        762 -> 278 constant ops; LLVM IR has no constant instructions, so neither the LLVM IR
+        nor the PTX changes).  Keyed by the attribute's identity (:func:`integer_attr` and
+        :func:`float_attr` share one object per value, and the entry keeps it alive): equal
+        floats that differ in bits (``0.0``/``-0.0``, NaN payloads) are never merged."""
+        if not self.share_constants:
+            return self.v(arith.ConstantOp(attr))
+        entry = self.consts.get(id(attr))
+        if entry is not None:
+            return entry[1]
+        value = self.v(arith.ConstantOp(attr))
+        self.consts[id(attr)] = (attr, value)
+        return value
 
     def add_i(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.v(arith.AddiOp(a, b))

@@ -85,17 +85,19 @@ def eligible(fn: func.FuncOp, threads: int, scratch_bytes: int) -> bool:
     """A one-warp program with no CTA barrier and no shared memory."""
     if threads != 32 or scratch_bytes or not enabled():
         return False
-    return not any(isinstance(op, nvvm.BarrierOp) for op in fn.walk())
+    barrier = nvvm.BarrierOp.name  # (by name: an op class test is an ABC instance check, per op)
+    return not any(op.name == barrier for op in fn.walk())
 
 
 def _reads(fn: func.FuncOp, regs: tuple[str, ...]) -> dict[str, list[Operation]]:
-    """The reads of each special register of ``regs`` in ``fn``, in walk order (one walk)."""
-    classes = [(reg, nvvm.SPECIAL_REGISTERS[reg]) for reg in regs]
+    """The reads of each special register of ``regs`` in ``fn``, in walk order (one walk; ops
+    told by name, one dict lookup per op instead of an ABC instance check per op and register)."""
+    names = {nvvm.SPECIAL_REGISTERS[reg].name: reg for reg in regs}
     found: dict[str, list[Operation]] = {reg: [] for reg in regs}
     for op in fn.walk():
-        for reg, cls in classes:
-            if isinstance(op, cls):
-                found[reg].append(op)
+        reg = names.get(op.name)
+        if reg is not None:
+            found[reg].append(op)
     return found
 
 
