@@ -15,7 +15,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -27,62 +26,16 @@ UNIT = str(Path(__file__).resolve().parents[1] / "unit")
 if UNIT not in sys.path:  # the CPU tests' numpy references (appended: tests/gpu's modules come first)
     sys.path.append(UNIT)
 
+import sweep_harness  # noqa: E402
 import test_user_sweep13_interp as s13  # noqa: E402
-import test_user_sweep_gpu as sweep  # noqa: E402
-import test_user_sweep_interp as interp  # noqa: E402
 
 import tileorch.cutile  # noqa: E402
 from tileorch.testing.user_programs13 import PROGRAMS  # noqa: E402
 
-sweep.DT.update({"uint16": torch.uint16, "uint64": torch.uint64, "float8_e5m2": torch.float8_e5m2})
-
-TAIL = 256
-"""Spare elements of the fill after each array (must stay the fill)."""
-
-
-def _storage(dtype: str):
-    return np.uint16 if dtype == "bfloat16" else np.uint8 if dtype in ("bool_", "float8_e4m3fn", "float8_e5m2") \
-        else interp.NP[dtype]
-
-
-def _host(value, dtype: str) -> np.ndarray:
-    if dtype == "bfloat16":
-        return interp._bf16_bits(value)
-    return np.asarray(value, np.uint8 if dtype == "bool_" else _storage(dtype))
-
 
 def gpu_run(name: str, inputs: dict) -> dict:
-    """test_user_sweep_interp.run's contract on the GPU (see the module docstring); also checks that no
-    array's tail was written and that the program ran on the SIMT path."""
-    from tileorch.launchers import cutile as rc
-
-    p = PROGRAMS[name]
-    args, placed = [], []
-    for i, s in enumerate(p.spec):
-        if not isinstance(s, tuple):
-            args.append(inputs.get(i, s))
-            continue
-        shape, dtype = s
-        n = int(np.prod(shape, dtype=np.int64))
-        host = interp._empty((n + TAIL,), dtype)
-        if i in inputs:
-            given = _host(inputs[i], dtype)
-            assert given.shape == tuple(shape), (name, i, given.shape, shape)
-            host[:n] = given.reshape(-1)
-        device = torch.from_numpy(host.view(np.uint8).copy()).cuda().view(sweep.DT[dtype])
-        args.append(device[:n].view(shape))
-        placed.append((i, device, shape, dtype, n, host[n:].copy()))
-    tileorch.cutile.launch(torch.cuda.current_stream(), p.grid, p.kernel, tuple(args))
-    torch.cuda.synchronize()
-    out = {}
-    for i, device, shape, dtype, n, tail in placed:
-        back = device.view(torch.uint8).cpu().numpy().view(_storage(dtype))
-        assert np.array_equal(back[n:].view(np.uint8), tail.view(np.uint8)), f"{name}: argument {i} written past its end"
-        got = back[:n].reshape(shape)
-        out[i] = interp._bf16_value(got) if dtype == "bfloat16" else got
-    prog = rc.compiled(p.kernel, rc.describe_arguments(p.kernel, tuple(args)), "sm_90a", "persistent").program
-    assert prog.kind == "simt", prog.remarks
-    return out
+    """tests/gpu/sweep_harness.gpu_run for this sweep's programs (all on the SIMT path)."""
+    return sweep_harness.gpu_run(PROGRAMS, name, inputs)
 
 
 ON_GPU = sorted(n for n in dir(s13) if n.startswith("test_"))

@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, TensorType
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import format_error
 from tileorch.dialects.nv_tileaa import (COMPUTE_CAPABILITY, KERNEL_SPEC, TARGET_SPEC, ComputeCapabilityAttr,
@@ -176,3 +177,21 @@ def grid_axis(v: SSAValue, name: str) -> int | None:
     if isinstance(op, Operation) and op.name == name:
         return op.axis.value.data
     return None
+
+
+def constant_int(v: SSAValue) -> int | None:
+    """The integer ``v`` holds when an ``arith.constant`` defines it, else None."""
+    o = v.owner
+    if isinstance(o, arith.ConstantOp) and isinstance(o.value, IntegerAttr):
+        return o.value.value.data
+    return None
+
+
+def defined_inside(v: SSAValue, op: Operation) -> bool:
+    """Whether ``v`` is defined in ``op``'s regions (a block argument of them or an op nested in them)."""
+    owner = v.owner.parent_op() if isinstance(v, BlockArgument) else v.owner
+    while owner is not None:
+        if owner is op:
+            return True
+        owner = owner.parent_op()
+    return False

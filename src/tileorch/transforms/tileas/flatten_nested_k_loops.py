@@ -28,11 +28,12 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
 from tileorch.diagnostics import copy_location, format_error
 from tileorch.transforms.pass_kinds import ModuleTransform
+from tileorch.transforms.tileas.common import constant_int, defined_inside
 
 _BODY_OPS = ("arith.", "math.", "nv_tileaa.")
 _EFFECTS = ("store", "atomic", "print", "assert", "barrier", "scatter", "load", "gather")
@@ -41,20 +42,6 @@ REMARK = ("nested K loops (a loop over blocks of K steps around the loop over a 
           "one K loop for the tensor-core tier")
 
 
-def _const(v: SSAValue) -> int | None:
-    o = v.owner
-    if isinstance(o, arith.ConstantOp) and isinstance(o.value, IntegerAttr):
-        return o.value.value.data
-    return None
-
-
-def _inside(v: SSAValue, op: Operation) -> bool:
-    owner = v.owner.parent_op() if isinstance(v, BlockArgument) else v.owner
-    while owner is not None:
-        if owner is op:
-            return True
-        owner = owner.parent_op() if isinstance(owner, Operation) else None
-    return False
 
 
 def _pure(op: Operation) -> bool:
@@ -74,12 +61,12 @@ def nested_pair(outer: scf.ForOp) -> scf.ForOp | None:
         return None
     if list(inner.iter_args) != list(body.args[1:]):
         return None
-    if any(_inside(v, outer) and _const(v) is None for v in (inner.lb, inner.ub, inner.step)):
+    if any(defined_inside(v, outer) and constant_int(v) is None for v in (inner.lb, inner.ub, inner.step)):
         return None
     if not any(o.name == "nv_tileaa.dot" for o in inner.walk()):
         return None
     for s in (outer.step, inner.step):
-        c = _const(s)
+        c = constant_int(s)
         if c is not None and c <= 0:
             return None
     return inner
@@ -106,7 +93,7 @@ class _Emit:
 def _trip(e: _Emit, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAValue:
     t = lb.type
     span = e.v(arith.MaxSIOp(e.v(arith.SubiOp(ub, lb)), e.const(0, t)))
-    if _const(step) == 1:
+    if constant_int(step) == 1:
         return span
     return e.v(arith.DivSIOp(e.v(arith.AddiOp(span, e.v(arith.SubiOp(step, e.const(1, t))))), step))
 
@@ -115,8 +102,8 @@ def _linear_uses(outer: scf.ForOp, inner: scf.ForOp, n_in: int) -> list[Operatio
     """The ops computing the flat step ``o * n_in + i`` (outer step 1) or ``o + i`` (outer step
     ``n_in``), the sums then the products, when every use of the two ivs is one of them (both
     loops from 0, the inner by 1), else None."""
-    step_o = _const(outer.step)
-    if not all(_const(v) == c for v, c in ((outer.lb, 0), (inner.lb, 0), (inner.step, 1))) \
+    step_o = constant_int(outer.step)
+    if not all(constant_int(v) == c for v, c in ((outer.lb, 0), (inner.lb, 0), (inner.step, 1))) \
             or step_o not in (1, n_in):
         return None
     o_iv, i_iv = outer.body.block.args[0], inner.body.block.args[0]
@@ -138,7 +125,7 @@ def _linear_uses(outer: scf.ForOp, inner: scf.ForOp, n_in: int) -> list[Operatio
                 return None
             sums.append(op)
             continue
-        if op.name not in ("arith.muli", "nv_tileaa.muli") or _const(op.operands[1 - use.index]) != n_in:
+        if op.name not in ("arith.muli", "nv_tileaa.muli") or constant_int(op.operands[1 - use.index]) != n_in:
             return None
         muls.append(op)
         if not add_of_inner(op.results[0]):
@@ -157,8 +144,8 @@ def flatten(outer: scf.ForOp) -> bool:
     e = _Emit(block, outer, outer)
     t = outer.lb.type
     n_in_c = None
-    if all(_const(v) is not None for v in (inner.lb, inner.ub, inner.step)):
-        li, ui, si = _const(inner.lb), _const(inner.ub), _const(inner.step)
+    if all(constant_int(v) is not None for v in (inner.lb, inner.ub, inner.step)):
+        li, ui, si = constant_int(inner.lb), constant_int(inner.ub), constant_int(inner.step)
         n_in_c = max(0, -(-(ui - li) // si))
     linear = _linear_uses(outer, inner, n_in_c) if n_in_c else None
     n_out = _trip(e, outer.lb, outer.ub, outer.step)
@@ -179,7 +166,7 @@ def flatten(outer: scf.ForOp) -> bool:
     else:
         q = b.v(arith.DivSIOp(tv, n_in))
         r = b.v(arith.RemSIOp(tv, n_in))
-        li, si = (b.const(_const(v), t) if _inside(v, outer) else v for v in (inner.lb, inner.step))
+        li, si = (b.const(constant_int(v), t) if defined_inside(v, outer) else v for v in (inner.lb, inner.step))
         values[outer.body.block.args[0]] = b.v(arith.AddiOp(outer.lb, b.v(arith.MuliOp(q, outer.step))))
         values[inner.body.block.args[0]] = b.v(arith.AddiOp(li, b.v(arith.MuliOp(r, si))))
     for old, arg in zip(outer.body.block.args[1:], body.args[1:]):

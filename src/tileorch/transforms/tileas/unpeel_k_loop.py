@@ -29,34 +29,21 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import copy_location
 from tileorch.transforms.pass_kinds import ModuleTransform
+from tileorch.transforms.tileas.common import constant_int, defined_inside
 
 _BODY_OPS = ("arith.", "math.", "nv_tileaa.")
 _EFFECTS = ("store", "atomic", "print", "assert", "barrier", "scatter")
 
 
-def _const(v: SSAValue) -> int | None:
-    o = v.owner
-    if isinstance(o, arith.ConstantOp) and isinstance(o.value, IntegerAttr):
-        return o.value.value.data
-    return None
-
-
-def _inside(v: SSAValue, loop: scf.ForOp) -> bool:
-    owner = v.owner.parent_op() if isinstance(v, BlockArgument) else v.owner
-    while owner is not None:
-        if owner is loop:
-            return True
-        owner = owner.parent_op() if isinstance(owner, Operation) else None
-    return False
 
 
 def _alike(outer: SSAValue, inner: SSAValue, loop: scf.ForOp, peeled: int, depth: int = 24) -> bool:
     """``outer`` (computed before the loop) is ``inner`` (computed in it) at iteration ``peeled``."""
     if outer is inner:
-        return not _inside(inner, loop)
+        return not defined_inside(inner, loop)
     iv = loop.body.block.args[0]
     if inner is iv:
-        return _const(outer) == peeled
+        return constant_int(outer) == peeled
     if isinstance(outer, BlockArgument) or isinstance(inner, BlockArgument) or depth == 0:
         return False
     ox, oy = outer.owner, inner.owner
@@ -86,7 +73,7 @@ def _erase_dead(op: Operation) -> None:
 
 def unpeel(loop: scf.ForOp) -> bool:
     """Rewrite ``loop`` as the module doc says; whether it did."""
-    lb, step = _const(loop.lb), _const(loop.step)
+    lb, step = constant_int(loop.lb), constant_int(loop.step)
     if lb is None or lb < 1 or step != 1 or len(loop.iter_args) != 1:
         return False
     body = loop.body.block

@@ -45,6 +45,7 @@ from xdsl.rewriter import Rewriter
 
 from tileorch.diagnostics import copy_location, format_error
 from tileorch.transforms.pass_kinds import ModuleTransform
+from tileorch.transforms.tileas.common import constant_int, defined_inside
 
 REMARK = ("this while loop counts (a counter compared with a bound and stepped by a constant): it runs as the "
           "counted loop it spells, pipelined by the tensor-core tier (tileas-while-to-for)")
@@ -59,20 +60,6 @@ def _pure(op: Operation) -> bool:
     return not op.regions and op.name.startswith(_BODY_OPS) and not any(e in op.name for e in _EFFECTS)
 
 
-def _const(v: SSAValue) -> int | None:
-    o = v.owner
-    if isinstance(o, arith.ConstantOp) and isinstance(o.value, IntegerAttr):
-        return o.value.value.data
-    return None
-
-
-def _inside(v: SSAValue, op: Operation) -> bool:
-    owner = v.owner.parent_op() if isinstance(v, BlockArgument) else v.owner
-    while owner is not None:
-        if owner is op:
-            return True
-        owner = owner.parent_op()
-    return False
 
 
 def _facts(v: SSAValue) -> SSAValue:
@@ -124,7 +111,7 @@ def match(loop: scf.WhileOp) -> CountedWhile | None:
     then_y, else_y = branch.true_region.block.last_op, branch.false_region.block.last_op
     if not isinstance(then_y, scf.YieldOp) or not isinstance(else_y, scf.YieldOp):
         return None
-    flags = (_const(then_y.operands[0]), _const(else_y.operands[0]))  # i1 true prints as -1 or 1
+    flags = (constant_int(then_y.operands[0]), constant_int(else_y.operands[0]))  # i1 true prints as -1 or 1
     if flags[0] in (1, -1) and flags[1] == 0:
         body_first = True
     elif flags[0] == 0 and flags[1] in (1, -1):  # ``if j >= n: break`` first: the body in the else-branch
@@ -143,9 +130,9 @@ def match(loop: scf.WhileOp) -> CountedWhile | None:
     scale = None
     if _is(lhs.owner, "muli") and lhs.owner in pre:
         a, b = (_facts(x) for x in lhs.owner.operands)
-        if _const(b) is not None and _const(b) > 0:
+        if constant_int(b) is not None and constant_int(b) > 0:
             lhs, scale = a, b
-        elif _const(a) is not None and _const(a) > 0:
+        elif constant_int(a) is not None and constant_int(a) > 0:
             lhs, scale = b, a
         else:
             return None
@@ -158,16 +145,16 @@ def match(loop: scf.WhileOp) -> CountedWhile | None:
         return None
     a, b = nxt.operands
     step = b if _facts(a) == lhs else a if _facts(b) == lhs else None
-    if step is None or _const(step) is None or _const(step) <= 0:
+    if step is None or constant_int(step) is None or constant_int(step) <= 0:
         return None
     # values the bound reads: outside the loop, or pre-ops of outside values (hoisted)
     hoisted: list[Operation] = []
     free: set[Operation] = set()
     for o in pre:
-        if all(not _inside(v, loop) or v.owner in free for v in o.operands):
+        if all(not defined_inside(v, loop) or v.owner in free for v in o.operands):
             free.add(o)
             hoisted.append(o)
-    if _inside(bound, loop) and bound.owner not in free:
+    if defined_inside(bound, loop) and bound.owner not in free:
         return None
     # the loop's results: carried values (not the counter's, unless unused) or outside values
     for k, r in enumerate(loop.results):
@@ -177,7 +164,7 @@ def match(loop: scf.WhileOp) -> CountedWhile | None:
         if isinstance(x, BlockArgument) and x.block is before:
             if x.index == counter:
                 return None
-        elif _inside(x, loop):
+        elif defined_inside(x, loop):
             return None
     return CountedWhile(loop, branch, counter, step, bound, scale, pred == _SLE, pre,
                         [o for o in hoisted if o is not cmp], body_first)
@@ -207,7 +194,7 @@ def rewrite(m: CountedWhile) -> scf.ForOp:
             ub = emit(arith.CeilDivSIOp(ub, c)).results[0]
     elif m.inclusive:
         ub = emit(arith.AddiOp(ub, emit(arith.ConstantOp(IntegerAttr(1, t))).results[0])).results[0]
-    step = emit(arith.ConstantOp(IntegerAttr(_const(m.step), t))).results[0]
+    step = emit(arith.ConstantOp(IntegerAttr(constant_int(m.step), t))).results[0]
     others = [k for k in range(len(before.args)) if k != m.counter]
     body = Block(arg_types=[t, *[before.args[k].type for k in others]])
     new = scf.ForOp(loop.arguments[m.counter], ub, step, [loop.arguments[k] for k in others], Region(body))
