@@ -19,6 +19,7 @@ pytest.importorskip("cuda.tile")
 
 import test_user_sweep3_emulated as s3  # noqa: E402
 import test_user_sweep4_emulated as s4  # noqa: E402
+from test_attention_programs2_emulated import _attn, _scores  # noqa: E402  (numpy references)
 
 from tileorch.testing.attention_programs3 import PROGRAMS  # noqa: E402
 
@@ -45,19 +46,6 @@ def _h(*shape, scale=1.0):
 
 
 _check = s4._check
-
-
-def _scores(q, k, scale=1.0):
-    return (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2)) * scale
-
-
-def _softmax(s):
-    e = np.exp(s - s.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
-
-
-def _attn(s, v):
-    return _softmax(s) @ v.astype(np.float64)
 
 
 def _lse(s):
