@@ -431,3 +431,35 @@ def test_a_callers_slice_compiles_the_c_ld_kernel_and_passes_ldc(monkeypatch, wi
     else:
         assert asked == [] and seen[0] == ("prepare", base, 200, 72, 136, 0, 0)
     assert seen[-1] == ("launched", 7)
+
+
+@needs_cutile
+def test_a_transposed_c_is_dense_not_a_column_slice(monkeypatch):
+    """Sweep 8's ``mm_store_order_transposed`` stores acc^T into ``Ct [N, M]`` (row stride M): the launcher
+    must not read that stride as a column slice of a wider C (it asked for ``c_ld=1``, which the
+    transposed epilogue refuses: the H200 run of 2026-12-05 failed there) and binds the dense problem."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.export import FakeDeviceArray
+    from tileorch.testing.gemm_emulation import compile_cutile
+    from tileorch.testing.user_programs8 import PROGRAMS
+
+    p = PROGRAMS["mm_store_order_transposed"]
+    prog = compile_cutile(p.kernel, p.spec, "mm_store_order_transposed")
+    assert prog.gemm_config.c_transposed
+    bases = {0: 1 << 32, 1: 2 << 32, 2: 3 << 32}
+    args = rc.describe_arguments(p.kernel, tuple(FakeDeviceArray(bases[i], s[0]) if isinstance(s, tuple) else s
+                                                 for i, s in enumerate(p.spec)))
+    args = [dataclasses.replace(a, dtype=p.spec[a.position][1]) if isinstance(a, rc.ArrayArg) else a for a in args]
+    seen, asked = [], []
+
+    def fake_compiled(kernel, arguments, arch, schedule, config=""):
+        asked.append(config)
+        return rc._Compiled(prog, image=_FakeImage(prog.gemm_config, seen))
+
+    monkeypatch.setattr(rc, "compiled", fake_compiled)
+    monkeypatch.setattr(rc, "_prepared", type(rc._prepared)())
+    entry = rc._Compiled(prog, image=_FakeImage(prog.gemm_config, seen))
+    dev = type("D", (), {"sm_count": 132})()
+    rc._launch_gemm(entry, p.kernel, args, "sm_90a", "persistent", 7, dev, False, "program")
+    assert asked == [] and seen[0] == ("prepare", bases[2], 256, 128, 256, 0, 0)
+    assert seen[-1] == ("launched", 7)

@@ -1107,8 +1107,11 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if m == 0 or n == 0 or batch == 0:
         return
     # C's columns: N, or C's own when a program-grid kernel stores at columns the program computes
-    c_cols = c.shape[1] if getattr(program.gemm_config, "program_grid", False) and batch == 1 else n
-    ldc = c_row_stride(c) if batch == 1 else n  # C a column slice of a wider array: its rows ldc apart
+    # a C stored transposed (c_transposed, given [N, M]) is row-major contiguous (gemm_problem_batched checks
+    # it): dense, never a column slice (its row stride is M, not N)
+    dense_c = batch != 1 or getattr(program.gemm_config, "c_transposed", False)
+    c_cols = c.shape[1] if getattr(program.gemm_config, "program_grid", False) and not dense_c else n
+    ldc = n if dense_c else c_row_stride(c)  # C a column slice of a wider array: its rows ldc apart
     if k == 0 and not program.epilogue_ops and batch == 1 and not getattr(program.gemm_config, "grid_l", False):  # an empty K loop stores zeros
         if ldc != n:  # only the slice's own columns
             check(api().cuMemsetD2D8Async(c.ptr, ldc * c.itemsize, 0, n * c.itemsize, m, api().CUstream(stream)),
