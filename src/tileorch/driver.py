@@ -519,6 +519,10 @@ class CutileProgram:
     programs_per_warp: int = 1
     """``kind == "simt"`` with ``warp_programs``: the programs each warp runs (the launch divides
     the grid's x by the warps per CTA times this)."""
+    deferred: bool = False
+    """``kind == "gemm"`` compiled with ``codegen=False``: lowered through the tier (its configuration,
+    operands and epilogue known: what the launcher needs to choose the tiles it runs) but with no
+    PTX or cubin; the launcher compiles the configuration it runs."""
 
 
 def simt_kernel_remarks(kernel) -> list[str]:
@@ -560,8 +564,11 @@ _SIMT_KERNEL_REMARKS = (
 
 
 def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm_90a",
-                    schedule: str = "persistent", ptxas: bool = True, config: str = "") -> CutileProgram:
+                    schedule: str = "persistent", ptxas: bool = True, config: str = "",
+                    codegen: bool = True) -> CutileProgram:
     """Compile cuTile bytecode (or ``cuda_tile`` text) to PTX and (with ``ptxas``) a cubin.
+    ``codegen=False``: a program the tier compiles to a GEMM stops after the tier (``deferred``: no
+    PTX; the launcher compiles the tiles it chooses); every other kind compiles in full.
     Raises :class:`BytecodeError`, ``SourceError``/``LocatedError``/``CompileError`` on bad input."""
     import time
 
@@ -571,13 +578,13 @@ def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm
 
     start = time.perf_counter()
     with timing.collect() as timer, gc_deferred():  # the bytecode's load and the tile program's lowering too
-        program = _compile_program(data, name, arch, schedule, ptxas, config, start)
+        program = _compile_program(data, name, arch, schedule, ptxas, config, start, codegen)
     program.timings = timer.as_dict()
     return program
 
 
 def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bool, config: str,
-                     start: float) -> CutileProgram:
+                     start: float, codegen: bool = True) -> CutileProgram:
     import time
 
     from xdsl.dialects import func
@@ -617,6 +624,13 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     warp_programs = attrs["tileorch.warp_programs"].value.data if "tileorch.warp_programs" in attrs else 0
     programs_per_warp = attrs["tileorch.programs_per_warp"].value.data if "tileorch.programs_per_warp" in attrs else 1
     smem = attrs["tileorch.dynamic_smem"].value.data if "tileorch.dynamic_smem" in attrs else smem
+    if kind == "gemm" and not codegen:  # the launcher compiles the configuration it chooses
+        remarks.append("remark: lowered through the tier only (its GEMM configuration read to choose the launch's "
+                       "tiles; the chosen configuration is compiled to a cubin)")
+        return CutileProgram(kind, "", None, "", 0, gemm_config, gemm_args, time.perf_counter() - start,
+                             bool(record.get("epilogue_ops", False)), bool(record.get("retile_safe", True)),
+                             remarks, None, single_tile=record.get("single_tile"),
+                             operand_views=record.get("views"), c_view=record.get("c_view"), deferred=True)
     result = compile_module(lowered, ctx, arch=arch, emit="ptx", ptxas=ptxas, isolate=True, kind=kind)
     remarks.extend(result.remarks)  # the backend's own (a dropped occupancy hint)
     if result.ptxas is not None:

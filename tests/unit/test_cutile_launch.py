@@ -384,7 +384,7 @@ def stand_in_gpu(monkeypatch):
     drv = FakeDriver({})
     drv.compiles, drv.described = [], []
 
-    def compile_program(data, name, arch="sm_90a", schedule="persistent", ptxas=True):
+    def compile_program(data, name, arch="sm_90a", schedule="persistent", ptxas=True, **_):
         entry = read_bytecode(data).body.block.first_op.body.block.first_op
         kernel = f"k{len(drv.compiles)}"
         drv.compiles.append((entry.sym_name.data, arch, schedule))
@@ -767,7 +767,7 @@ def test_compile_switch_between_launches_compiles_again(monkeypatch):
     monkeypatch.setattr(rc, "_compile_program", fake_compile)
     monkeypatch.setattr(rc, "export_bytecode", lambda kernel, arguments: b"bytecode")
     monkeypatch.setattr(rc, "signature_key", lambda arguments: ("sig",))
-    monkeypatch.setattr(rc, "_Compiled", lambda program: program)
+    monkeypatch.setattr(rc, "_Compiled", lambda program, **_: program)
     monkeypatch.setattr(rc, "kernel_name", lambda kernel: "k")
     monkeypatch.delenv("TILEORCH_MATH", raising=False)
     rc.clear_caches()

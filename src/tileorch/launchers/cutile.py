@@ -38,8 +38,8 @@ from tileorch.launchers.cutile_native import enabled as native_on
 from tileorch.launchers.cutile_native import forget as forget_native
 from tileorch.launchers.cutile_native import launch as native_launch
 from tileorch.launchers.cutile_native import routes as native_routes
-from tileorch.launchers.cutile_programs import (ARCHS, BYTECODE_VERSION, _compile_program, _read_indexed, _write_index,
-                                               kernel_name, source_cache_key)
+from tileorch.launchers.cutile_programs import (ARCHS, BYTECODE_VERSION, LOWERED_ONLY, _compile_program, _read_indexed,
+                                               _write_index, kernel_name, source_cache_key)
 from tileorch.launchers.cutile_source_key import note_exported
 
 _NOT_SEEN = object()  # launch(): a kernel the native route has not seen
@@ -655,6 +655,7 @@ class _Compiled:
     source_key: str | None = None  # the index entry's key (compiled(): source_cache_key), None: none
     source_key_remark: str = ""  # how the program was found or why not by the source identity
     launch_remarks: dict = dataclasses.field(default_factory=dict)  # grid -> how its launch was shaped (chained_ctas)
+    asked: tuple = ()  # (schedule, config) compiled() was given: a deferred GEMM program compiles them in full
 
 
 def _note_unused_options(entry: _Compiled, kernel: Any, schedule: str, tiles: str) -> None:
@@ -709,14 +710,24 @@ def clear_caches() -> None:
     forget_bound()
 
 
-def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, config: str = "") -> _Compiled:
+def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, config: str = "",
+             defer_gemm: bool = False) -> _Compiled:
     """Bytecode and the compiled program for these arguments, through the in-process caches
-    (``config``: the tile override of ``convert-nv-tileas-to-cutlass``).  Before exporting the
+    (``config``: the tile override of ``convert-nv-tileas-to-cutlass``).  ``defer_gemm``: a program
+    the tier compiles to a GEMM is only lowered through the tier (``program.deferred``: its
+    configuration, to choose the launch's tiles; :func:`materialized` compiles it in full), so a
+    first launch that retiles the program does not also generate and assemble the program's own tiles.  Before exporting the
     bytecode (cuTile's front end: the most of a relaunch in a new process), the on-disk cache is
     asked by the kernel's source identity (:func:`source_cache_key`): a program compiled by an
     earlier process for the same source, signature and options is read without exporting."""
     fn = kernel  # the @ct.kernel object: its function and compiler options (num_ctas, occupancy, ...)
     sig = signature_key(arguments)
+    asked = (schedule, config)
+    if defer_gemm:
+        full = _programs.get((fn, sig, arch, schedule, config, compile_environment()))
+        if full is not None:  # compiled in full already: nothing to defer
+            return full
+        config += LOWERED_ONLY
     # the compile switches (tileorch.cache.COMPILE_ENV) in the key too: a switch set between two
     # launches compiles again (bound launches keep theirs: clear_caches() after changing one)
     key = (fn, sig, arch, schedule, config, compile_environment())
@@ -739,9 +750,17 @@ def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, c
             why = "read by the kernel's source identity (no bytecode export)"
         if program.kind not in ("simt", "gemm", "chained"):
             raise RuntimeError(f"compile_program returned a program of unknown kind {program.kind!r}")
-        entry = _programs[key] = _Compiled(program)
+        entry = _programs[key] = _Compiled(program, asked=asked)
         entry.source_key, entry.source_key_remark = source_key, why
     return entry
+
+
+def materialized(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str) -> _Compiled:
+    """``entry`` itself, or, for a GEMM program compiled with ``defer_gemm`` (lowered through the tier
+    only), the same program (schedule and tile override) compiled in full."""
+    if not getattr(entry.program, "deferred", False):
+        return entry
+    return compiled(kernel, arguments, arch, *entry.asked)
 
 
 def warps_per_cta(programs_x: int, most: int, sms: int, registers: int) -> int:
@@ -1160,6 +1179,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     elif ld_config:
         entry = compiled(kernel, arguments, arch, cfg.schedule, ld_config)
     if entry is not None:
+        entry = materialized(entry, kernel, arguments, arch)  # the program's own tiles, kept: compiled in full
+        _warn_slow_path(entry, kernel, refusals=False)  # the kernel that runs: its ptxas warnings
         cfg = entry.program.gemm_config
         if entry.image is None:
             image = entry.program.cubin if entry.program.cubin is not None else entry.program.ptx
@@ -1431,7 +1452,8 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
                              "tileorch.testing.export.export_cutile writes its bytecode, tileorch compile compiles "
                              "it") from None
     dev = _check_device(arch)
-    entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule)
+    # a GEMM program is lowered through the tier only: _launch_gemm compiles the tiles it runs
+    entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule, defer_gemm=True)
     _note_launched(kernel)
     _note_unused_options(entry, kernel, schedule, tiles)
     arguments = upload_list_tables(arguments)  # (lists: a device table each, the kernel's parameter)

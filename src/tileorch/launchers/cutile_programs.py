@@ -44,6 +44,14 @@ class CachedProgram:
     warp_programs: int = 0
     cluster_split: int = 0
     programs_per_warp: int = 1
+    deferred: bool = False
+
+
+LOWERED_ONLY = "#lowered-only"
+"""Appended to a compile's ``config`` (the tile override) by the launcher's first compile of a
+program: a GEMM program stops after the tier (``CutileProgram.deferred``: the launcher then
+compiles the tiles it chooses, so the program's own tiles are not generated and assembled for
+nothing); the suffix keeps the deferred program apart from the full one in every cache key."""
 
 
 def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas: bool = True) -> str:
@@ -74,6 +82,7 @@ def _read_cached(key: str) -> CachedProgram | None:
         args = record.get("gemm_args")
         return CachedProgram(gemm_config=cfg, gemm_args=tuple(args) if args is not None else None,
                              ptx=entry.text("kernel.ptx"), cubin=entry.files.get("kernel.cubin"),
+                             deferred=bool(record.get("deferred", False)),
                              **{k: record[k] for k in _RECORD_FIELDS})
     except (KeyError, TypeError, ValueError) as exc:  # a record without what this reader needs
         cache.discard(key, f"its program record: {type(exc).__name__}: {exc}")
@@ -98,7 +107,8 @@ def _write_cached(key: str, program: Any) -> None:
               "c_view": getattr(program, "c_view", None),
               "warp_programs": int(getattr(program, "warp_programs", 0) or 0),
               "cluster_split": int(getattr(program, "cluster_split", 0) or 0),
-              "programs_per_warp": int(getattr(program, "programs_per_warp", 1) or 1)}
+              "programs_per_warp": int(getattr(program, "programs_per_warp", 1) or 1),
+              "deferred": bool(getattr(program, "deferred", False))}
     files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
     if program.cubin is not None:
         files["kernel.cubin"] = program.cubin
@@ -119,18 +129,22 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: s
             return hit
     from tileorch.dataclass_code import reading
 
+    lowered_only = config.endswith(LOWERED_ONLY)
     with reading():  # the compiler's dataclasses on a first compile (tileorch.dataclass_code)
         from tileorch.driver import compile_program
 
-        extra = {"config": config} if config else {}
+        override = config[:-len(LOWERED_ONLY)] if lowered_only else config
+        extra = {"config": override} if override else {}
+        if lowered_only:
+            extra["codegen"] = False
         missing = ptxas_missing()
         program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=not missing, **extra)
-    if missing:  # said once per program (a PerformanceWarning at its first launch, _warn_slow_path)
+    if missing and not getattr(program, "deferred", False):  # said once per program (a PerformanceWarning at its first launch, _warn_slow_path)
         program.remarks = [*(program.remarks or []),
                            f"warning: {missing}: the CUDA driver JIT-compiles the PTX when the program is loaded "
                            "(its errors and register use are not checked before), in every new process (a "
                            "program without a cubin is not kept in the on-disk cache)"]
-    if key is not None and program.cubin is not None:
+    if key is not None and (program.cubin is not None or getattr(program, "deferred", False)):
         _write_cached(key, program)
     return program
 
