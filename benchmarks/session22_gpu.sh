@@ -24,7 +24,7 @@ case "$PART" in
     tail -n 2 "$S/gpu_tests.log"; [ -f "$S/failures.log" ] && head -c 5000 "$S/failures.log"
     tar czf "$OUT/s22_gpu_tests.tgz" -C "$OUT" s22_gpu ;;
   bench)
-    timeout ${TILE_TIMEOUT:-240} python3 benchmarks/tile_programs.py --out "$S/tile" --iters 20 --sizes 4096x4096x4096 \
+    TILEORCH_CACHE_DIR=/tmp/s22-bench-cache timeout ${TILE_TIMEOUT:-240} python3 benchmarks/tile_programs.py --out "$S/tile" --iters 20 --sizes 4096x4096x4096 \
       2>&1 | tee "$S/tile_programs.log" | grep -v "^{" | tail -n 36
     [ -f benchmarks/session22_prologue_probe.sh ] && bash benchmarks/session22_prologue_probe.sh
     tar czf "$OUT/s22_gpu_bench.tgz" -C "$OUT" s22_gpu ;;
