@@ -28,6 +28,7 @@ def test_row_softmax_f16_with_fewer_runs_per_thread(monkeypatch, runs, threads):
     prog = emulate_views(mp.softmax, f"softmax_f16_1024_row_runs{runs}", [x, y, 1024], (3,))
     per_program = 32 if prog.warp_programs else prog.threads
     assert per_program == threads
+    assert any(f"{runs} vector runs per thread of the row reduction (TILEORCH_ROW_RUNS" in r for r in prog.remarks)
     ref = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(y.astype(np.float64), ref / ref.sum(axis=1, keepdims=True), atol=2e-3, rtol=0)
 
