@@ -2,7 +2,7 @@
 runs per thread instead of 4 (fewer lowered ops, a faster compile, more threads per row).  The PTX
 of row softmax and layernorm compiled with the switch runs in ``tileorch.testing.ptx_emulator``
 CTA by CTA against numpy in fp64 (ragged rows, NaN-prefilled outputs).  The GPU runs the same
-programs: tests/gpu/test_memory_bound_gpu.py with the switch set (see its header)."""
+programs: tests/gpu/test_row_runs_gpu.py."""
 
 from __future__ import annotations
 
