@@ -366,6 +366,65 @@ def test_cta_size_of_single_pass_row_reductions(bytecode, name, threads):
     assert cta == (64 if threads == 32 else threads)
 
 
+def _per_program(fn, cta):
+    return 32 if "tileorch.warp_programs" in fn.attributes else cta
+
+
+# vector runs of the widest tile / runs per thread, as a power of two in [32, 512] (choose_threads):
+# softmax f16 1024 = 128 runs of 8, softmax f32 1024 = 256 runs of 4, argmax f32 256 = 64 runs of 4
+@pytest.mark.parametrize("runs", [1, 2, 8])
+@pytest.mark.parametrize("name,vector_runs", [("softmax_f16_1024", 128), ("softmax_f32_1024", 256),
+                                              ("argmax_f32_256", 64)])
+def test_row_runs_switch_sizes_the_program(bytecode, monkeypatch, runs, name, vector_runs):
+    """TILEORCH_ROW_RUNS=R (issue 22: a row program's code, hence its compile time, grows with
+    its runs per thread) gives a single-pass row reduction R runs per thread instead of 4."""
+    monkeypatch.setenv("TILEORCH_ROW_RUNS", str(runs))
+    fn, cta = _kernel(bytecode, name, f"row_runs={runs}")
+    assert _per_program(fn, cta) == min(512, max(32, vector_runs // runs))
+
+
+def test_row_runs_switch_leaves_loop_and_plain_kernels_alone(bytecode, monkeypatch):
+    monkeypatch.setenv("TILEORCH_ROW_RUNS", "1")
+    assert _kernel(bytecode, "row_sum_f32_16_256", "row_runs=1")[1] == _kernel(bytecode, "row_sum_f32_16_256")[1]
+    assert _kernel(bytecode, "axpby_f32_1024", "row_runs=1")[1] == _kernel(bytecode, "axpby_f32_1024")[1]
+
+
+@pytest.mark.parametrize("runs", [1, 2])
+@pytest.mark.parametrize("rows,cols,offset", [(3, 1000, 0), (2, 1024, 2)])
+def test_row_runs_switch_softmax_fp16(bytecode, monkeypatch, runs, rows, cols, offset):
+    monkeypatch.setenv("TILEORCH_ROW_RUNS", str(runs))
+    x = RNG.standard_normal((rows, cols)).astype(np.float16)
+    (_, y) = _run(bytecode, "softmax_f16_1024", [x, _nan((rows, cols), "f16")], (rows, 1, 1), {0: offset, 1: offset},
+                  variant=f"row_runs={runs}")
+    ref = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y.astype(np.float64), ref / ref.sum(axis=1, keepdims=True), atol=2e-3, rtol=0)
+
+
+@pytest.mark.parametrize("runs", [1, 2])
+def test_row_runs_switch_softmax_fp32_and_argmax(bytecode, monkeypatch, runs):
+    monkeypatch.setenv("TILEORCH_ROW_RUNS", str(runs))
+    x = RNG.standard_normal((2, 1001)).astype(np.float32)
+    (_, y) = _run(bytecode, "softmax_f32_1024", [x, _nan((2, 1001), "f32")], (2, 1, 1), variant=f"row_runs={runs}")
+    ref = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y, ref / ref.sum(axis=1, keepdims=True), atol=1e-6, rtol=0)
+    a = RNG.standard_normal((4, 200)).astype(np.float32)
+    a[1, 150] = a[1].max() + 1
+    a[2, :] = 0.5  # all equal: the first index
+    (_, idx) = _run(bytecode, "argmax_f32_256", [a, np.full(4, -7, np.int32)], (4, 1, 1), variant=f"row_runs={runs}")
+    np.testing.assert_array_equal(idx, a.argmax(1))
+
+
+def test_row_runs_switch_layernorm_fp16(bytecode, monkeypatch):
+    monkeypatch.setenv("TILEORCH_ROW_RUNS", "1")
+    x = RNG.standard_normal((3, 256)).astype(np.float16)
+    w = RNG.standard_normal(256).astype(np.float16)
+    b = RNG.standard_normal(256).astype(np.float16)
+    y = _run(bytecode, "layernorm_f16_256", [x, w, b, _nan((3, 256), "f16")], (3, 1, 1), variant="row_runs=1")[3]
+    xf = x.astype(np.float64)
+    ref = (xf - xf.mean(1, keepdims=True)) / np.sqrt(xf.var(1, keepdims=True) + 1e-5) * w + b
+    np.testing.assert_allclose(y.astype(np.float64), ref, atol=2e-2, rtol=0)
+
+
 def test_row_softmax_is_one_warp_without_barriers_and_issues_its_loads_together(bytecode):
     """softmax of a 1024-wide f16 row on 32 threads: both reductions are shuffles only, and the
     store, which no load follows, needs no barrier: no bar.sync at all; the ragged path issues

@@ -66,7 +66,29 @@ MIN_THREADS, MAX_THREADS = 32, 512
 
 ROW_RUNS = 4
 """Vector runs per thread in a single-pass reduction kernel (see :func:`choose_threads`): 64
-bytes in flight per thread, a 1024-element f16 row in one warp."""
+bytes in flight per thread, a 1024-element f16 row in one warp (``TILEORCH_ROW_RUNS``
+overrides it: :func:`row_runs`)."""
+
+ROW_RUNS_ENV = "TILEORCH_ROW_RUNS"
+
+
+def row_runs() -> int:
+    """Vector runs per thread of a single-pass reduction kernel: ``TILEORCH_ROW_RUNS`` when it is
+    a positive integer, else :data:`ROW_RUNS` (as ``TILEORCH_GATHER_RUNS`` is read).
+
+    A switch for measuring (issue 22), off by default: a kernel's code, hence its compile time,
+    grows with its runs per thread (each run's loads, conversions and arithmetic are unrolled).
+    Measured on the 2-core machine (session 22, ``benchmarks/compile_op_slope.py``: a warm
+    compile costs ~120-150 us of CPU per op of the lowered kernel), a 1024-wide f16 row softmax
+    at 4 / 2 / 1 runs: 2894 / 1622 / 993 lowered ops, 0.34 / 0.19 / 0.12 s warm compile, ptxas
+    0.09 / 0.05 / 0.04 s, 1696 / 968 / 616 SASS instructions (tileiras: 608, 128 threads);
+    a 256-wide f16 layernorm: 4097 / 2259 / 1347 ops, 0.50 / 0.29 / 0.17 s.  What fewer runs
+    cost at run time (fewer bytes in flight per resident CTA) is what ``ROW_RUNS`` was chosen
+    by; ``tests/gpu/test_memory_bound_gpu.py`` and ``benchmarks/memory_bound.py`` measure it."""
+    import os
+
+    v = os.environ.get(ROW_RUNS_ENV, "")
+    return int(v) if v.isdigit() and int(v) >= 1 else ROW_RUNS
 
 _LOOPS = ("scf.for", "scf.while")
 MOVES = ("nv_tileaa.tiled_load", "nv_tileaa.tiled_store", "nv_tileaa.load", "nv_tileaa.store")
@@ -204,7 +226,7 @@ def choose_threads(fn: Operation) -> int:
     threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
     if NUM_WARPS_AUTO not in fn.attributes:
         return threads
-    runs = ROW_RUNS if _single_pass_reduction(fn) else _gather_runs() if gathers(fn) else 1
+    runs = row_runs() if _single_pass_reduction(fn) else _gather_runs() if gathers(fn) else 1
     best = 0
     for op in fn.walk():
         if op.name == "nv_tileaa.dot":
@@ -314,10 +336,13 @@ def layout_remarks(module: Operation) -> list[str]:
         out.append(f"remark: @{fn.sym_name.data}: SIMT layout: {base.threads} threads, blocked along the tile's last "
                    f"dimension, up to {base.elems_[-1]} contiguous elements per thread ({why})"
                    + (f"; tiles {tiles}" if tiles else "")
-                   + (f"; {conversions} layout conversion(s) through shared memory" if conversions else ""))
+                   + (f"; {conversions} layout conversion(s) through shared memory" if conversions else "")
+                   + (f"; {row_runs()} vector runs per thread of the row reduction ({ROW_RUNS_ENV}, default {ROW_RUNS})"
+                      if row_runs() != ROW_RUNS and _single_pass_reduction(fn) else ""))
     return out
 
 
-__all__ = ["GATHER_RUNS_ENV", "MAX_THREADS", "MIN_THREADS", "NUM_WARPS_AUTO", "ROW_RUNS", "VECTOR_BYTES", "VECTOR_BYTES_ENV", "assign_simt_layouts",
-           "choose_run", "choose_threads", "function_layout", "is_simt_function", "layout_remarks",
-           "remove_equal_conversions", "vector_bytes", "vectorizable_access"]
+__all__ = ["GATHER_RUNS_ENV", "MAX_THREADS", "MIN_THREADS", "NUM_WARPS_AUTO", "ROW_RUNS", "ROW_RUNS_ENV", "VECTOR_BYTES",
+           "VECTOR_BYTES_ENV", "assign_simt_layouts", "choose_run", "choose_threads", "function_layout",
+           "is_simt_function", "layout_remarks", "remove_equal_conversions", "row_runs", "vector_bytes",
+           "vectorizable_access"]
