@@ -16,7 +16,7 @@ case "$PART" in
       tests/gpu/test_k_range_gpu.py tests/gpu/test_operand_views_gpu.py tests/gpu/test_column_views_gpu.py
       tests/gpu/test_program_grid_gpu.py tests/gpu/test_transposed_c.py tests/gpu/test_user_sweep6_gpu.py
       tests/gpu/test_user_sweep7_gpu.py tests/gpu/test_user_sweep8_gpu.py tests/gpu/test_store_chunks_gpu.py
-      tests/gpu/test_user_sweep13_gpu.py::test_every_program_has_a_test"
+      tests/gpu/test_user_sweep13_gpu.py::test_every_program_has_a_test tests/gpu/test_row_runs_gpu.py"
     for f in ${NEW_GPU_FILES:-}; do [ -e "${f%%::*}" ] && FILES="$FILES $f"; done
     timeout ${TEST_TIMEOUT:-420} python3 -m pytest -v --tb=short -p no:cacheprovider -rfE -n 15 $FILES \
       > "$S/gpu_tests.log" 2>&1
@@ -26,6 +26,12 @@ case "$PART" in
   bench)
     TILEORCH_CACHE_DIR=/tmp/s22-bench-cache timeout ${TILE_TIMEOUT:-240} python3 benchmarks/tile_programs.py --out "$S/tile" --iters 20 --sizes 4096x4096x4096 \
       2>&1 | tee "$S/tile_programs.log" | grep -v "^{" | tail -n 36
+    # s22-compile's TILEORCH_ROW_RUNS (default off: fewer runs per thread of a single-pass row reduction, a third
+    # of the softmax's compile): its run time against the default, same process, tileiras beside
+    timeout ${ROW_TIMEOUT:-120} python3 benchmarks/memory_bound.py --only softmax_f16_4096x1000 softmax_f16_rows_x1024 \
+      layernorm_f16 rmsnorm_f16 argmax_f32 argmax_f32_x512 --sizes small,default --iters 20 --env default \
+      --env TILEORCH_ROW_RUNS=2 --env TILEORCH_ROW_RUNS=1 --out "$S/row_runs" 2>&1 | tee "$S/row_runs.log" \
+      | grep -E "^(soft|layer|rms|arg)|summary|rror" | head -40
     [ -f benchmarks/session22_prologue_probe.sh ] && bash benchmarks/session22_prologue_probe.sh
     tar czf "$OUT/s22_gpu_bench.tgz" -C "$OUT" s22_gpu ;;
   *) echo "PART must be tests or bench"; exit 2 ;;
