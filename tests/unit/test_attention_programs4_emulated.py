@@ -1,0 +1,77 @@
+"""The fourth attention set (``tileorch.testing.attention_programs4``): the chained kernel this set
+lifted onto the tensor cores (paged decode whose page number is ``ct.load(Table, (b, j), (1,
+1)).item()``: ``tileas-scalar-tile-loads``) and the split-KV partials kernel, their PTX run on the
+CPU by ``tileorch.testing.ptx_emulator`` (every CTA of the launch, the launcher's own tensor maps:
+test_user_sweep3_emulated's runner) against numpy float64 on small ragged instances, outputs
+NaN-prefilled.  CPU cost (session 22, 2 shared cores): about 40 s for the two, compiles shared
+with test_attention_programs4_compile.py through the compile memo.  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+import test_user_sweep3_emulated as s3  # noqa: E402
+import test_user_sweep4_emulated as s4  # noqa: E402
+from test_attention_programs2_emulated import _attn, _scores  # noqa: E402  (numpy references)
+
+from tileorch.testing.attention_programs4 import PROGRAMS  # noqa: E402
+
+RNG = np.random.default_rng(22020)
+
+
+@pytest.fixture(autouse=True)
+def _fourth_attention_set(monkeypatch):
+    s4.add_sweep_programs(monkeypatch, PROGRAMS)
+
+
+def _h(*shape):
+    return RNG.standard_normal(shape).astype(np.float16)
+
+
+_check = s4._check
+
+
+def test_paged_decode_page_read_with_item():
+    """Two sequences of 200 and 300 keys in 64-key pages scattered over a 10-page pool (the pages'
+    order permuted, unused table entries pointing at a poisoned page), GQA rows (16 query heads per
+    KV head, 4 KV heads); the ragged last page masked."""
+    q = _h(2, 64, 64)
+    kc, vc = _h(10, 4, 64, 64), _h(10, 4, 64, 64)
+    table = np.array([[7, 2, 9, 4, 0], [1, 5, 3, 8, 6]], np.int32)
+    lens = np.array([200, 300], np.int32)
+    kc[0], vc[0] = 60.0, 1000.0  # page 0 is the first sequence's fifth entry: never read (200 keys = 4 pages)
+    out = s3._chained("paged_gqa_item", {0: q, 1: kc, 2: vc, 3: table, 4: lens}, (4, 2, 1))[5]
+    ref = np.zeros((2, 64, 64))
+    for b in range(2):
+        pages = table[b, : -(-lens[b] // 64)]
+        for g in range(4):
+            k = np.concatenate([kc[p, g] for p in pages])[: lens[b]]
+            v = np.concatenate([vc[p, g] for p in pages])[: lens[b]]
+            ref[b, 16 * g:16 * g + 16] = _attn(_scores(q[b, 16 * g:16 * g + 16], k, 0.125), v)
+    _check(out, ref)
+
+
+def test_split_kv_partials():
+    """500 keys (8 tiles, the last one 52 keys) over 4 splits of 2 tiles; each split's normalised
+    partial O and natural-log LSE against numpy; combined, they give the attention."""
+    q, k, v = _h(2, 64, 64), _h(2, 4, 500, 64), _h(2, 4, 500, 64)
+    res = s3._chained("split_kv_partials", {0: q, 1: k, 2: v}, (4, 4, 2))
+    op, lp = res[3], res[4]
+    for b in range(2):
+        for g in range(4):
+            qq = q[b, 16 * g:16 * g + 16]
+            full = _scores(qq, k[b, g], 0.125)
+            for sp in range(4):
+                lo, hi = 128 * sp, min(128 * sp + 128, 500)
+                s = full[:, lo:hi]
+                _check(op[b, g, sp], _attn(s, v[b, g, lo:hi]))
+                m = s.max(-1)
+                lse = m + np.log(np.exp(s - m[:, None]).sum(-1))
+                np.testing.assert_allclose(lp[b, g, sp], lse, atol=2e-3, rtol=1e-3)
+            w = np.exp(lp[b, g] - lp[b, g].max(0))
+            comb = (op[b, g] * (w / w.sum(0))[:, :, None]).sum(0)
+            _check(comb, _attn(full, v[b, g]))
