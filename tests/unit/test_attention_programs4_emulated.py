@@ -75,3 +75,34 @@ def test_split_kv_partials():
             w = np.exp(lp[b, g] - lp[b, g].max(0))
             comb = (op[b, g] * (w / w.sum(0))[:, :, None]).sum(0)
             _check(comb, _attn(full, v[b, g]))
+
+
+def _dv_reference(q, k, do, m2, scale, causal):
+    s = q.astype(np.float64) @ k.astype(np.float64).swapaxes(-1, -2) * scale * 1.4426950408889634
+    p = np.exp2(s - m2[..., :, None])
+    if causal:
+        n = s.shape[-1]
+        p = np.where(np.arange(n)[:, None] >= np.arange(n)[None, :], p, 0.0)
+    p16 = p.astype(np.float16).astype(np.float64)
+    return p16.swapaxes(-1, -2) @ do.astype(np.float64)
+
+
+@pytest.mark.parametrize("name", ["bwd_dv_transposed_p", "bwd_dv_transposed_p_causal_bf16"])
+def test_dv_with_transposed_p(name, monkeypatch):
+    """dV += transpose(p) @ dO (``p`` computed from Q K^T in the loop, M the rows' log2 LSE): the chain
+    computed transposed by tileas-transpose-computed-operand; 192 queries and keys in 64-row tiles
+    (3 key-tile programs per head, 3 query tiles each; causal: from the diagonal). bf16 runs as its
+    f16 twin (the emulator's WGMMA is f16)."""
+    import dataclasses
+
+    p = PROGRAMS[name]
+    twin = dataclasses.replace(p, spec=[(s[0], "float16") if isinstance(s, tuple) and s[1] == "bfloat16" else s
+                                        for s in p.spec])
+    s4.add_sweep_programs(monkeypatch, {**PROGRAMS, name + "__f16": twin})
+    q, k, do = _h(2, 192, 64), _h(2, 192, 64), _h(2, 192, 64)
+    s = q.astype(np.float64) @ k.astype(np.float64).swapaxes(-1, -2) * 0.125 * 1.4426950408889634
+    m2 = s.max(-1) + np.log2(np.exp2(s - s.max(-1, keepdims=True)).sum(-1))  # the forward's log2 LSE
+    m2 = m2.astype(np.float32)
+    causal = p.spec[6]
+    out = s3._chained(name + "__f16", {0: q, 1: k, 2: do, 3: m2}, (3, 2, 1))[4]
+    _check(out, _dv_reference(q, k, do, m2, 0.125, causal))

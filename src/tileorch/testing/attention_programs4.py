@@ -471,12 +471,12 @@ _add("bwd_preprocess", bwd_preprocess, [((2, 200, 64), F16), ((2, 200, 64), F16)
      "simt", outputs=(2,))
 _add("bwd_dv_transposed_p", bwd_dv_transposed_p,
      [((2, 192, 64), F16), ((2, 192, 64), F16), ((2, 192, 64), F16), ((2, 192), F32), ((2, 192, 64), F32),
-      0.125, False, 64, 64, 64], (3, 2), "simt", outputs=(4,),
-     error="the first dot's A must be a [tm, K] tile loaded once before the loop")
+      0.125, False, 64, 64, 64], (3, 2), "chained", outputs=(4,),
+     notes="found by this set: refused as 'the first dot's A must be a [tm, K] tile loaded once before the loop'; "
+           "tileas-transpose-computed-operand computes the chain transposed (P^T = exp2(K Q^T c - m^T))")
 _add("bwd_dv_transposed_p_causal_bf16", bwd_dv_transposed_p,
      [((2, 192, 64), BF16), ((2, 192, 64), BF16), ((2, 192, 64), BF16), ((2, 192), F32), ((2, 192, 64), F32),
-      0.125, True, 64, 64, 64], (3, 2), "simt", outputs=(4,),
-     error="the first dot's A must be a [tm, K] tile loaded once before the loop")
+      0.125, True, 64, 64, 64], (3, 2), "chained", outputs=(4,))
 _add("bwd_dkdv_atomic_dq", bwd_dkdv_atomic_dq,
      _bwd_spec(2, 128, 64, F16, (F16, F16, F32)) + [0.125, 64, 64, 64], (2, 2), "simt", outputs=(6, 7, 8),
      error="5 dots in one K loop that do not read the same A tile: 3 of them")
