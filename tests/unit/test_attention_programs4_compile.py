@@ -5,7 +5,8 @@ the back end (``compile_memo.lowered_program``: the driver's decision and remark
 its table entry names; a program the tensor-core tier refuses says why at the user's line (a
 located warning naming the refusal's text from the table); chained kernels assemble with ptxas
 without spilling; ``tileorch check`` proves the kernel this set lifted (paged KV, page number read
-by ``ct.load(...).item()``: ``tileas-scalar-tile-loads``).
+by ``ct.load(...).item()``: ``tileas-scalar-tile-loads``) and the dV kernel whose second dot reads
+``ct.transpose(p)`` (``tileas-transpose-computed-operand``).
 
 CPU cost (2 cores shared, session 22): the lowering of the 29 programs ~4 min cold (the SIMT
 lowering of the backward's four dots is most of it), the memo shares them with the emulated tests."""
@@ -50,7 +51,7 @@ def _compiled(name):
 
 def test_the_set_has_its_programs():
     assert len(PROGRAMS) >= 25
-    assert len(CHAINED) >= 7
+    assert len(CHAINED) >= 9
     assert sum(n.startswith("bwd_") for n in PROGRAMS) >= 12
 
 
@@ -88,20 +89,36 @@ def test_backward_refusals_name_the_chain():
     assert r.startswith(f"{SOURCE}:{dk}:") and f"(lines {dv}, {dk})" in r, r
 
 
+@pytest.mark.parametrize("name", ["bwd_dv_transposed_p", "bwd_dv_transposed_p_causal_bf16"])
+def test_transposed_p_remark_names_the_dot(name):
+    """The dV kernel written with ``ct.transpose(p)`` as the dot's A takes the tensor cores and says why,
+    at the dot's line (tileas-transpose-computed-operand)."""
+    import inspect
+
+    from tileorch.transforms.tileas.transpose_computed_operand import REMARK
+
+    src, first = inspect.getsourcelines(attention_programs4.bwd_dv_transposed_p._annotated_function.pyfunc)
+    line = first + next(i for i, ln in enumerate(src) if "dv = ct.mma(ct.transpose(" in ln)
+    assert any(r.startswith(f"{SOURCE}:{line}:") and REMARK in r for r in _lowered(name).remarks)
+
+
 def test_chained_kernels_assemble_without_spills():
     from tileorch.backend.ptxas import ptxas_available, run_ptxas
 
     if not ptxas_available():
         pytest.skip("ptxas not installed")
-    for name in ("paged_gqa_item", "split_kv_partials", "mla_latent_cache", "varlen_cu_seqlens_tiles"):
+    for name in ("paged_gqa_item", "split_kv_partials", "mla_latent_cache", "varlen_cu_seqlens_tiles",
+                 "bwd_dv_transposed_p_causal_bf16"):
         prog = _compiled(name)
         assert "wgmma.mma_async" in prog.ptx
         result = run_ptxas(prog.ptx, "sm_90a")
         assert not result.spill_warnings(), (name, result.summary())
 
 
-def test_paged_item_kernel_is_proved(monkeypatch):
-    """``tileorch check`` proves the K/V ring of the kernel whose producer replays the page read."""
+@pytest.mark.parametrize("name", ["paged_gqa_item", "bwd_dv_transposed_p_causal_bf16"])
+def test_lifted_kernel_is_proved(name):
+    """``tileorch check`` proves the K/V ring of the kernels this set lifted (the producer replaying
+    the page read; the transposed chain)."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
     from tileorch.driver import lower_program
@@ -109,9 +126,9 @@ def test_paged_item_kernel_is_proved(monkeypatch):
     from tileorch.registry import make_context
     from tileorch.testing.export import cutile_bytecode
 
-    p = PROGRAMS["paged_gqa_item"]
+    p = PROGRAMS[name]
     ctx = make_context()
-    kind, lowered = lower_program(load(cutile_bytecode(p.kernel, p.spec), "paged_gqa_item", ctx), ctx)
+    kind, lowered = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx)
     assert kind == "chained"
     (proto,) = extract(lowered)
     result = check(proto)

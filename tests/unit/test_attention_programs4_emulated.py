@@ -106,3 +106,12 @@ def test_dv_with_transposed_p(name, monkeypatch):
     causal = p.spec[6]
     out = s3._chained(name + "__f16", {0: q, 1: k, 2: do, 3: m2}, (3, 2, 1))[4]
     _check(out, _dv_reference(q, k, do, m2, 0.125, causal))
+
+
+def test_while_with_and_in_the_condition():
+    """``while j < n and j * BN < kv_len``: 256 keys in the array, 150 in the cache (3 tiles, the last
+    one 22 keys): the loop stops at the smaller bound, the ragged keys masked."""
+    q, k, v = _h(2, 128, 64), _h(2, 256, 64), _h(2, 256, 64)
+    k[:, 192:], v[:, 192:] = 60.0, 1000.0  # past the cache's third tile: never read
+    out = s3._chained("while_and_condition", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(out, _attn(_scores(q, k[:, :150], 0.125), v[:, :150]))

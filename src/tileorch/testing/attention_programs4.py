@@ -12,6 +12,20 @@ the K array (``d_qk`` 192 in a 256-wide tile, ``d_v`` 128), document masks from 
 the key range read per query tile, and the three ``while`` forms session 21 left refused (``and``
 in the condition, the ``break`` after the body, a run-time step).
 
+Found by this set (each a general pass, the program's test failing before it): a page number read
+with ``ct.load(Table, (b, j), (1, 1)).item()`` was refused ("a TMA load depends on
+'nv_tileas.tiled_load', which the producer agent cannot replay"): ``tileas-scalar-tile-loads`` makes
+it the scalar load a gather spells, which the producer replays; ``ct.transpose(p)`` as the second
+dot's A (dV in the forward's orientation) was refused ("the first dot's A must be a [tm, K] tile
+loaded once before the loop"): ``tileas-transpose-computed-operand`` computes the chain transposed;
+the dK/dV kernel's refusal named a GEMM rule (an accumulator shape, or "do not read the same A
+tile"): it names the chain's two second dots now.  Still refused, at the user's line: the dK/dV and
+dQ kernels (two loop-invariant A tiles: K and V, or Q and dO; the dK/dV kernel two accumulators),
+FlashAttention-2's fused backward, ``Array.slice`` varlen, a ``while`` whose ``break`` follows the body
+and one stepped by a run-time value.  ``while j < n and j * BN < m`` (cuTile exports the ``and`` as a
+short-circuit ``if``) was refused as "this dot is in a while loop": ``tileas-while-to-for`` folds
+the short-circuit (its second test is a pure comparison) and runs the loop to the least bound.
+
 Each entry is a :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`: ``path``
 is what the compiler does with it today (``chained``: TMA + WGMMA; ``simt``: the SIMT path's
 mma.sync, with ``error`` naming the located refusal of the tensor-core tier). Driven by
@@ -509,7 +523,9 @@ _add("prefix_lm_segments_causal", prefix_lm_segments_causal,
       64, 64, 64], (4, 4), "chained", outputs=(4,))
 _add("while_and_condition", while_and_condition,
      [((2, 128, 64), F16), ((2, 256, 64), F16), ((2, 256, 64), F16), ((2, 128, 64), F16), _S64, 150, 64, 64, 64],
-     (2, 2), "simt", outputs=(3,), error="while")
+     (2, 2), "chained", outputs=(3,),
+     notes="found by this set: refused as 'this dot is in a while loop'; tileas-while-to-for folds cuTile's "
+           "short-circuit 'and' and runs the loop to the least of the bounds")
 _add("while_true_break_last", while_true_break_last,
      [((2, 192, 64), F16), ((2, 192, 64), F16), ((2, 192, 64), F16), ((2, 192, 64), F16), _S64, 64, 64, 64],
      (3, 2), "simt", outputs=(3,), error="while")

@@ -87,6 +87,77 @@ class CountedWhile:
     pre: list[Operation]  # the before-region's ops ahead of the branch
     hoisted: list[Operation]  # those of them computed from values outside the loop only
     body_first: bool = True  # the body in the branch's then-region (else: ``if j >= n: break`` first)
+    more: list = None  # further (bound, scale, inclusive) tests joined by ``and`` (the loop runs to the least)
+
+
+def _conjuncts(c: SSAValue, pre: list[Operation]) -> list[SSAValue]:
+    """The tests ``c`` joins with ``arith.andi`` computed in the before-region (``c`` itself if none)."""
+    op = c.owner
+    if _is(op, "andi") and op in pre and op.results[0].type == IntegerType(1):
+        return [x for v in op.operands for x in _conjuncts(v, pre)]
+    return [c]
+
+
+def _bound_test(c: SSAValue, body_first: bool, pre: list[Operation], before: Block):
+    """``(counter, bound, scale, inclusive)`` of a test ``i < ub``, ``i <= ub``, ``i * c < ub`` (``c`` a
+    positive constant; ``>=`` / ``>`` of a break negated), else None."""
+    cmp = c.owner
+    if not isinstance(cmp, arith.CmpiOp):
+        return None
+    pred = cmp.predicate.value.data if body_first else _NEGATED.get(cmp.predicate.value.data)
+    if pred not in (_SLT, _SLE):
+        return None
+    lhs, bound = _facts(cmp.lhs), cmp.rhs
+    scale = None
+    if _is(lhs.owner, "muli") and lhs.owner in pre:
+        a, b = (_facts(x) for x in lhs.owner.operands)
+        if constant_int(b) is not None and constant_int(b) > 0:
+            lhs, scale = a, b
+        elif constant_int(a) is not None and constant_int(a) > 0:
+            lhs, scale = b, a
+        else:
+            return None
+    if not isinstance(lhs, BlockArgument) or lhs.block is not before or not isinstance(lhs.type, IntegerType):
+        return None
+    return lhs, bound, scale, pred == _SLE
+
+
+_SHORT_CIRCUIT_OPS = ("arith.cmpi", "arith.constant", "arith.extsi", "arith.andi", "nv_tileaa.muli",
+                      "nv_tileaa.addi", "nv_tileaa.subi", "nv_tileaa.assume", "arith.muli", "arith.addi",
+                      "arith.subi")
+
+
+def fold_short_circuit_and(loop: scf.WhileOp) -> int:
+    """``c = a and b`` as cuTile exports it in a while's condition, ``scf.if %a -> i1 {ops; yield %b}
+    else {yield %a}`` (or ``yield false``), becomes ``ops`` (comparisons and wrapping integer
+    arithmetic only: computing them when ``a`` is false changes nothing) and ``andi(%a, %b)``; the
+    number folded."""
+    count = 0
+    block = loop.before_region.block
+    for op in list(block.ops):
+        if not isinstance(op, scf.IfOp) or len(op.results) != 1 or op.results[0].type != IntegerType(1):
+            continue
+        if not op.false_region.blocks or not op.true_region.blocks:
+            continue
+        then_ops = list(op.true_region.block.ops)
+        else_y = op.false_region.block.last_op
+        if len(list(op.false_region.block.ops)) != 1 or not isinstance(else_y, scf.YieldOp):
+            continue
+        if else_y.operands[0] != op.cond and constant_int(else_y.operands[0]) != 0:
+            continue
+        if not all(o.name in _SHORT_CIRCUIT_OPS and not o.regions for o in then_ops[:-1]):
+            continue
+        taken = then_ops[-1].operands[0]
+        for o in then_ops[:-1]:
+            o.detach()
+            block.insert_op_before(o, op)
+        both = arith.AndIOp(op.cond, taken)
+        copy_location(op, [both])
+        block.insert_op_before(both, op)
+        op.results[0].replace_all_uses_with(both.result)
+        Rewriter.erase_op(op)
+        count += 1
+    return count
 
 
 def match(loop: scf.WhileOp) -> CountedWhile | None:
@@ -119,25 +190,13 @@ def match(loop: scf.WhileOp) -> CountedWhile | None:
         then_y, else_y = else_y, then_y
     else:
         return None
-    # the comparison (the test that continues the loop: ``>=`` / ``>`` of a break negated)
-    cmp = branch.cond.owner
-    if not isinstance(cmp, arith.CmpiOp):
+    # the comparison (the test that continues the loop: ``>=`` / ``>`` of a break negated), or a
+    # conjunction of such tests of one counter (``while j < n and j * BN < m``)
+    leaves = _conjuncts(branch.cond, pre) if body_first else [branch.cond]
+    tests = [_bound_test(c, body_first, pre, before) for c in leaves]
+    if not tests or any(t is None for t in tests) or len({t[0] for t in tests}) != 1:
         return None
-    pred = cmp.predicate.value.data if body_first else _NEGATED.get(cmp.predicate.value.data)
-    if pred not in (_SLT, _SLE):
-        return None
-    lhs, bound = _facts(cmp.lhs), cmp.rhs
-    scale = None
-    if _is(lhs.owner, "muli") and lhs.owner in pre:
-        a, b = (_facts(x) for x in lhs.owner.operands)
-        if constant_int(b) is not None and constant_int(b) > 0:
-            lhs, scale = a, b
-        elif constant_int(a) is not None and constant_int(a) > 0:
-            lhs, scale = b, a
-        else:
-            return None
-    if not isinstance(lhs, BlockArgument) or lhs.block is not before or not isinstance(lhs.type, IntegerType):
-        return None
+    lhs = tests[0][0]
     counter = lhs.index
     # the counter's step
     nxt = then_y.operands[1 + counter].owner
@@ -154,7 +213,7 @@ def match(loop: scf.WhileOp) -> CountedWhile | None:
         if all(not defined_inside(v, loop) or v.owner in free for v in o.operands):
             free.add(o)
             hoisted.append(o)
-    if defined_inside(bound, loop) and bound.owner not in free:
+    if any(defined_inside(t[1], loop) and t[1].owner not in free for t in tests):
         return None
     # the loop's results: carried values (not the counter's, unless unused) or outside values
     for k, r in enumerate(loop.results):
@@ -166,8 +225,9 @@ def match(loop: scf.WhileOp) -> CountedWhile | None:
                 return None
         elif defined_inside(x, loop):
             return None
-    return CountedWhile(loop, branch, counter, step, bound, scale, pred == _SLE, pre,
-                        [o for o in hoisted if o is not cmp], body_first)
+    cmps = {id(c.owner) for c in leaves} | {id(o) for o in pre if _is(o, "andi")}
+    return CountedWhile(loop, branch, counter, step, tests[0][1], tests[0][2], tests[0][3], pre,
+                        [o for o in hoisted if id(o) not in cmps], body_first, [t[1:] for t in tests[1:]])
 
 
 def rewrite(m: CountedWhile) -> scf.ForOp:
@@ -183,17 +243,23 @@ def rewrite(m: CountedWhile) -> scf.ForOp:
 
     for o in m.hoisted:
         values.update(zip(o.results, emit(o.clone(values)).results))
-    ub = values.get(m.bound, m.bound)
+    def count_bound(bound, scale, inclusive):
+        ub = values.get(bound, bound)
+        t = ub.type
+        if scale is not None:  # i * c < ub  <=>  i < ceil(ub / c);  i * c <= ub  <=>  i < floor(ub / c) + 1
+            c = values.get(scale, scale)
+            if inclusive:
+                return emit(arith.AddiOp(emit(arith.FloorDivSIOp(ub, c)).results[0],
+                                         emit(arith.ConstantOp(IntegerAttr(1, t))).results[0])).results[0]
+            return emit(arith.CeilDivSIOp(ub, c)).results[0]
+        if inclusive:
+            return emit(arith.AddiOp(ub, emit(arith.ConstantOp(IntegerAttr(1, t))).results[0])).results[0]
+        return ub
+
+    ub = count_bound(m.bound, m.scale, m.inclusive)
+    for more in m.more or []:  # i < a and i < b  <=>  i < min(a, b)
+        ub = emit(arith.MinSIOp(ub, count_bound(*more))).results[0]
     t = ub.type
-    if m.scale is not None:  # i * c < ub  <=>  i < ceil(ub / c);  i * c <= ub  <=>  i < floor(ub / c) + 1
-        c = values.get(m.scale, m.scale)
-        if m.inclusive:
-            ub = emit(arith.AddiOp(emit(arith.FloorDivSIOp(ub, c)).results[0],
-                                   emit(arith.ConstantOp(IntegerAttr(1, t))).results[0])).results[0]
-        else:
-            ub = emit(arith.CeilDivSIOp(ub, c)).results[0]
-    elif m.inclusive:
-        ub = emit(arith.AddiOp(ub, emit(arith.ConstantOp(IntegerAttr(1, t))).results[0])).results[0]
     step = emit(arith.ConstantOp(IntegerAttr(constant_int(m.step), t))).results[0]
     others = [k for k in range(len(before.args)) if k != m.counter]
     body = Block(arg_types=[t, *[before.args[k].type for k in others]])
@@ -232,6 +298,9 @@ def _dot_in(loop: scf.WhileOp) -> Operation | None:
 def while_to_for(module: ModuleOp, remarks: list[str] | None = None) -> int:
     """Rewrite every counted ``while`` of ``module`` that holds a dot (outermost first); the number."""
     count = 0
+    for o in list(module.walk()):
+        if isinstance(o, scf.WhileOp) and _dot_in(o) is not None:
+            fold_short_circuit_and(o)
     while True:  # one at a time: a rewrite clones the loops nested in the one it replaces
         m = next((m for o in module.walk() if isinstance(o, scf.WhileOp) and _dot_in(o) is not None
                   for m in [match(o)] if m is not None), None)
@@ -246,8 +315,15 @@ def while_to_for(module: ModuleOp, remarks: list[str] | None = None) -> int:
 def while_to_for_remarks(module: Operation) -> list[str]:
     """The located remark (at the loop's first dot) for each ``while`` the pass would rewrite
     (matched, not rewritten: ``module`` is left as it is)."""
-    return [format_error(_dot_in(o), REMARK, "remark") for o in module.walk()
-            if isinstance(o, scf.WhileOp) and _dot_in(o) is not None and match(o) is not None]
+    out = []
+    for o in module.walk():
+        if isinstance(o, scf.WhileOp) and _dot_in(o) is not None:
+            c = o.clone()  # a short-circuit ``and`` folded on a copy
+            fold_short_circuit_and(c)
+            if match(c) is not None:
+                out.append(format_error(_dot_in(o), REMARK, "remark"))
+            c.erase(safe_erase=False)
+    return out
 
 
 class WhileToFor(ModuleTransform):
