@@ -115,3 +115,12 @@ def test_while_with_and_in_the_condition():
     k[:, 192:], v[:, 192:] = 60.0, 1000.0  # past the cache's third tile: never read
     out = s3._chained("while_and_condition", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
     _check(out, _attn(_scores(q, k[:, :150], 0.125), v[:, :150]))
+
+
+def test_do_while_break_after_the_body():
+    """``while True:`` body, ``j += 1``, ``if j >= n: break`` (causal, ``n`` the diagonal's tile count):
+    the body runs for every key tile up to the diagonal."""
+    q, k, v = _h(2, 192, 64), _h(2, 192, 64), _h(2, 192, 64)
+    out = s3._chained("while_true_break_last", {0: q, 1: k, 2: v}, (3, 2, 1))[3]
+    i, j = np.arange(192)[:, None], np.arange(192)[None, :]
+    _check(out, _attn(np.where(j <= i, _scores(q, k, 0.125), -np.inf), v))

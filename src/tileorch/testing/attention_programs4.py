@@ -21,8 +21,9 @@ loaded once before the loop"): ``tileas-transpose-computed-operand`` computes th
 the dK/dV kernel's refusal named a GEMM rule (an accumulator shape, or "do not read the same A
 tile"): it names the chain's two second dots now.  Still refused, at the user's line: the dK/dV and
 dQ kernels (two loop-invariant A tiles: K and V, or Q and dO; the dK/dV kernel two accumulators),
-FlashAttention-2's fused backward, ``Array.slice`` varlen, a ``while`` whose ``break`` follows the body
-and one stepped by a run-time value.  ``while j < n and j * BN < m`` (cuTile exports the ``and`` as a
+FlashAttention-2's fused backward, ``Array.slice`` varlen, a ``while`` stepped by a run-time value
+(its sign is unknown: a step of 0 never ends).  A do-while (``while True:`` body, ``j += 1``, ``if j >= n:
+break``) was refused too: ``tileas-while-to-for`` runs it as ``range(j0, max(n, j0 + 1))``.  ``while j < n and j * BN < m`` (cuTile exports the ``and`` as a
 short-circuit ``if``) was refused as "this dot is in a while loop": ``tileas-while-to-for`` folds
 the short-circuit (its second test is a pure comparison) and runs the loop to the least bound.
 
@@ -528,7 +529,9 @@ _add("while_and_condition", while_and_condition,
            "short-circuit 'and' and runs the loop to the least of the bounds")
 _add("while_true_break_last", while_true_break_last,
      [((2, 192, 64), F16), ((2, 192, 64), F16), ((2, 192, 64), F16), ((2, 192, 64), F16), _S64, 64, 64, 64],
-     (3, 2), "simt", outputs=(3,), error="while")
+     (3, 2), "chained", outputs=(3,),
+     notes="found by this set: refused as 'this dot is in a while loop'; tileas-while-to-for runs the do-while "
+           "(body, step, then the break) as range(j0, max(n, j0 + step))")
 _add("while_runtime_step", while_runtime_step,
      [((2, 128, 64), F16), ((2, 300, 64), F16), ((2, 300, 64), F16), ((2, 128, 64), F16), _S64, 2, 64, 64, 64],
      (2, 2), "simt", outputs=(3,), error="while")

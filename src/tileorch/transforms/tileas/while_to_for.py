@@ -291,6 +291,112 @@ def rewrite(m: CountedWhile) -> scf.ForOp:
     return new
 
 
+@dataclass
+class DoWhile:
+    """A ``while True: body; j += s; if j >= n: break`` loop (:func:`match_do_while`)."""
+
+    loop: scf.WhileOp
+    branch: scf.IfOp
+    counter: int
+    step: SSAValue
+    bound: SSAValue
+    inclusive: bool  # continue while ``j <= n`` (break on ``j > n``)
+    body: list[Operation]  # the before-region's ops ahead of the test
+
+
+def match_do_while(loop: scf.WhileOp) -> DoWhile | None:
+    """The body first, then the counter stepped by a positive constant, then ``if next >= n: break``
+    (or ``>``) with ``n`` defined outside the loop: the before-region ends ``%next = addi(%j, s)``,
+    ``%c = cmpi sge/sgt %next, %n``, ``scf.if %c {yield false, (anything), %new...} else {yield true,
+    %new..., (anything)}``, ``scf.condition``; the do-region yields its first block arguments; the values
+    carried on (else-branch) are the values the loop returns (then-branch), ``%next`` for the counter."""
+    before = loop.before_region.block
+    ops = list(before.ops)
+    n = len(before.args)
+    if len(ops) < 4 or not isinstance(ops[-1], scf.ConditionOp) or not isinstance(ops[-2], scf.IfOp):
+        return None
+    cond, branch = ops[-1], ops[-2]
+    if cond.condition != branch.results[0] or list(cond.args) != list(branch.results[1:]):
+        return None
+    after = loop.after_region.block
+    if not isinstance(after.last_op, scf.YieldOp) or list(after.last_op.operands) != list(after.args[:n]):
+        return None
+    if not branch.false_region.blocks or not branch.true_region.blocks:
+        return None
+    for region in (branch.true_region, branch.false_region):  # constants and the yield only
+        if any(o.name != "arith.constant" for o in list(region.block.ops)[:-1]):
+            return None
+    brk, cont = branch.true_region.block.last_op, branch.false_region.block.last_op
+    if constant_int(brk.operands[0]) != 0 or constant_int(cont.operands[0]) not in (1, -1):
+        return None
+    nxt_carried = list(cont.operands[1:1 + n])
+    returned = list(brk.operands[1 + n:])
+    if len(returned) != n or nxt_carried != returned:
+        return None
+    cmp = branch.cond.owner
+    if not isinstance(cmp, arith.CmpiOp) or cmp.predicate.value.data not in _NEGATED:
+        return None
+    nxt = _facts(cmp.lhs).owner
+    if not _is(nxt, "addi") or nxt.parent_block() is not before:
+        return None
+    a, b = nxt.operands
+    j, step = (_facts(a), b) if isinstance(_facts(a), BlockArgument) else (_facts(b), a)
+    if not isinstance(j, BlockArgument) or j.block is not before or constant_int(step) is None or \
+            constant_int(step) <= 0:
+        return None
+    if nxt_carried[j.index] is not nxt.results[0] or defined_inside(cmp.rhs, loop):
+        return None
+    results = list(loop.results)
+    if len(results) != 2 * n or any(r.uses for r in results[:n]) or results[n + j.index].uses:
+        return None  # read after the loop: the values the last iteration started from, or the counter
+    body = ops[:-2]
+    if any(o is not cmp and o.regions and o.name.startswith("scf.") for o in body):
+        return None  # a nested loop or branch: left as written
+    return DoWhile(loop, branch, j.index, step, cmp.rhs, _NEGATED[cmp.predicate.value.data] == _SLE,
+                   [o for o in body if o is not cmp])
+
+
+def rewrite_do_while(m: DoWhile) -> scf.ForOp:
+    """``scf.for j = j0 to max(n', j0 + s) step s`` (``n' = n`` or ``n + 1`` for ``<=``): the body runs
+    for ``j0`` and then while the stepped counter passes the test, as the loop did."""
+    loop, before = m.loop, m.loop.before_region.block
+    block = loop.parent_block()
+
+    def emit(op: Operation) -> Operation:
+        block.insert_op_before(op, loop)
+        copy_location(loop, [op])
+        return op
+
+    j0 = loop.arguments[m.counter]
+    t = j0.type
+    s = emit(arith.ConstantOp(IntegerAttr(constant_int(m.step), t))).results[0]
+    ub = m.bound
+    if m.inclusive:
+        ub = emit(arith.AddiOp(ub, emit(arith.ConstantOp(IntegerAttr(1, t))).results[0])).results[0]
+    ub = emit(arith.MaxSIOp(ub, emit(arith.AddiOp(j0, s)).results[0])).results[0]
+    others = [k for k in range(len(before.args)) if k != m.counter]
+    body = Block(arg_types=[t, *[before.args[k].type for k in others]])
+    new = scf.ForOp(j0, ub, s, [loop.arguments[k] for k in others], Region(body))
+    emit(new)
+    values: dict[SSAValue, SSAValue] = {before.args[m.counter]: body.args[0]}
+    for k, arg in zip(others, body.args[1:]):
+        values[before.args[k]] = arg
+    for o in m.body:
+        body.add_op(o.clone(values))
+    cont = m.branch.false_region.block.last_op
+    body.add_op(scf.YieldOp(*[values.get(cont.operands[1 + k], cont.operands[1 + k]) for k in others]))
+    copy_location(cont, [body.last_op])
+    for o in reversed(list(body.ops)[:-1]):  # the counter's step, unless the body reads it
+        if _pure(o) and not any(r.uses for r in o.results):
+            body.erase_op(o)
+    n = len(before.args)
+    for k, r in enumerate(loop.results[n:]):  # the values the body computed last (match: none other read)
+        if r.uses:
+            r.replace_all_uses_with(new.results[others.index(k)])
+    Rewriter.erase_op(loop)
+    return new
+
+
 def _dot_in(loop: scf.WhileOp) -> Operation | None:
     return next((o for o in loop.walk() if o.name == "nv_tileaa.dot"), None)
 
@@ -303,12 +409,15 @@ def while_to_for(module: ModuleOp, remarks: list[str] | None = None) -> int:
             fold_short_circuit_and(o)
     while True:  # one at a time: a rewrite clones the loops nested in the one it replaces
         m = next((m for o in module.walk() if isinstance(o, scf.WhileOp) and _dot_in(o) is not None
-                  for m in [match(o)] if m is not None), None)
+                  for m in [match(o) or match_do_while(o)] if m is not None), None)
         if m is None:
             return count
         if remarks is not None:
             remarks.append(format_error(_dot_in(m.loop), REMARK, "remark"))
-        rewrite(m)
+        if isinstance(m, DoWhile):
+            rewrite_do_while(m)
+        else:
+            rewrite(m)
         count += 1
 
 
@@ -320,7 +429,7 @@ def while_to_for_remarks(module: Operation) -> list[str]:
         if isinstance(o, scf.WhileOp) and _dot_in(o) is not None:
             c = o.clone()  # a short-circuit ``and`` folded on a copy
             fold_short_circuit_and(c)
-            if match(c) is not None:
+            if match(c) is not None or match_do_while(c) is not None:
                 out.append(format_error(_dot_in(o), REMARK, "remark"))
             c.erase(safe_erase=False)
     return out
