@@ -150,33 +150,37 @@ def test_mla_latent_cache():
 
 
 def test_varlen_cu_seqlens_tiles():
-    """Three sequences (100, 64, 150 queries; 120, 64, 150 keys) packed at tile-aligned offsets."""
+    """Three sequences packed at tile-aligned offsets (128, 64 and 158 rows: the last one ragged),
+    causal inside each sequence; rows past the last sequence stay unwritten (NaN)."""
     q, k, v = (randn((2, 384, 64), "float16", i) for i in range(3))
-    cuq = torch.tensor([0, 128, 192, 384], dtype=torch.int32, device="cuda")
-    cuk = torch.tensor([0, 128, 192, 384], dtype=torch.int32, device="cuda")
-    lq, lk = [100, 64, 150], [120, 64, 150]
-    cq = torch.tensor([0, 100, 164, 314], dtype=torch.int32, device="cuda")
-    # the arrays' offsets are tile-aligned (cu_seqlens of the padded packing); the lengths are the real ones
-    cuq2 = torch.stack([cuq[:-1], cuq[:-1] + torch.tensor(lq, device="cuda", dtype=torch.int32)], 1)
-    del cq, cuq2
-    args = run("varlen_cu_seqlens_tiles", {0: q, 1: k, 2: v, 3: cuq, 4: cuk})
+    cu = torch.tensor([0, 128, 192, 350], dtype=torch.int32, device="cuda")
+    args = run("varlen_cu_seqlens_tiles", {0: q, 1: k, 2: v, 3: cu, 4: cu})
     _check_path("varlen_cu_seqlens_tiles", args)
-    for b, (q0, k0) in enumerate(zip([0, 128, 192], [0, 128, 192])):
-        nq, nk = int(cuq[b + 1] - cuq[b]), int(cuk[b + 1] - cuk[b])
-        i, j = torch.arange(nq, device="cuda")[:, None], torch.arange(nk, device="cuda")[None, :]
-        s = q[:, q0:q0 + nq].float() @ k[:, k0:k0 + nk].float().transpose(-1, -2) * 0.125
-        close(args[5][:, q0:q0 + nq], _attn(s, v[:, k0:k0 + nk], j <= i), **TOL["float16"])
+    for b in range(3):
+        s0, n = int(cu[b]), int(cu[b + 1] - cu[b])
+        i, j = torch.arange(n, device="cuda")[:, None], torch.arange(n, device="cuda")[None, :]
+        s = q[:, s0:s0 + n].float() @ k[:, s0:s0 + n].float().transpose(-1, -2) * (0.125 * LOG2E) / LOG2E
+        close(args[5][:, s0:s0 + n], _attn(s, v[:, s0:s0 + n], j <= i), **TOL["float16"])
 
 
-@pytest.mark.parametrize("name", ["while_and_condition", "while_true_break_last", "while_runtime_step",
-                                  "document_mask_ranges", "prefix_lm_segments_causal", "paged_prefill_causal",
+def test_while_forms():
+    """``while j < n and j * BN < kv_len`` and the do-while, on the tensor cores."""
+    q, k, v = (randn(s, "float16", i) for i, s in enumerate([(2, 128, 64), (2, 256, 64), (2, 256, 64)]))
+    args = run("while_and_condition", {0: q, 1: k, 2: v})
+    _check_path("while_and_condition", args)
+    s = q.float() @ k[:, :150].float().transpose(-1, -2) * 0.125
+    close(args[3], _attn(s, v[:, :150]), **TOL["float16"])
+    q, k, v = (randn((2, 192, 64), "float16", i) for i in range(3))
+    args = run("while_true_break_last", {0: q, 1: k, 2: v})
+    _check_path("while_true_break_last", args)
+    keep = torch.ones(192, 192, device="cuda", dtype=torch.bool).tril()
+    close(args[3], _attn(q.float() @ k.float().transpose(-1, -2) * 0.125, v, keep), **TOL["float16"])
+
+
+@pytest.mark.parametrize("name", ["while_runtime_step", "document_mask_ranges", "prefix_lm_segments_causal", "paged_prefill_causal",
                                   "varlen_cu_seqlens_sliced"])
 def test_takes_its_path(name):
     """The remaining forwards compile on the path of their table entry (their values: the emulated
     tests and the earlier sets' GPU tests of the same math)."""
-    from tileorch.launchers import cutile as rc
-    from tileorch.testing.export import cutile_bytecode  # noqa: F401  (the export must work here too)
-
     args = run(name, {})
     _check_path(name, args)
-    del rc
