@@ -58,7 +58,9 @@ def test_backward(variant):
     q, k, v, do = (randn((bh, s, d), dt, seed) for seed in range(4))
     o, lse2, dq, dk, dv = _reference_grads(q, k, v, do, scale, causal)
     delta = (o * do.float()).sum(-1)
-    tol = TOL[dt] if dt == "float16" else dict(atol=6e-2, rtol=6e-2)
+    # P and dS are rounded to the operand type before their dots (as Triton's kernels do): a sum of 192
+    # rounded products per element
+    tol = dict(atol=1e-2, rtol=2e-2) if dt == "float16" else dict(atol=6e-2, rtol=6e-2)
     args = run(f"bwd_dkdv_{variant}", {0: q, 1: k, 2: v, 3: do, 4: lse2.contiguous(), 5: delta.contiguous()})
     _check_path(f"bwd_dkdv_{variant}", args)
     close(args[6], dk, **tol)
