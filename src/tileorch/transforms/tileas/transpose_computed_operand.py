@@ -74,7 +74,8 @@ def _elementwise(op: Operation, shape: list[int]) -> bool:
     if not op.has_trait(Pure) or not op.results:
         return False
     tiles = [v for v in (*op.operands, *op.results) if isinstance(v.type, TensorType)]
-    return bool(tiles) and all(_shape(v) == shape for v in tiles)
+    has_tile_operand = any(isinstance(v.type, TensorType) for v in op.operands)  # a constant is a leaf
+    return has_tile_operand and all(_shape(v) == shape for v in tiles)
 
 
 def _chain(x: SSAValue, block: Block) -> list[Operation] | None:

@@ -78,3 +78,35 @@ builtin.module {
 // CHECK:       %[[SC:[^ ]+]] = nv_tileaa.dot %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} :
 // CHECK:       "nv_tileaa.permute"
 // CHECK:       nv_tileaa.dot
+
+// -----
+
+// A constant tile inside the chain (p = exp2(s) * w, w a splat constant) is rebuilt with the swapped
+// shape; a non-square tile: S is 64 x 128 (K^T 128 wide), so P^T is 128 x 64.
+builtin.module {
+  nv_tileaa.func @const_in_chain(%q: tensor<64x32xf16>, %k: tensor<128x32xf16>, %v: tensor<64x64xf16>, %n: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %z = arith.constant dense<0.0> : tensor<64x128xf32>
+    %z2 = arith.constant dense<0.0> : tensor<128x64xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z2) -> (tensor<128x64xf32>) : i32 {
+      %kt = "nv_tileaa.permute"(%k) <{permutation = array<i32: 1, 0>}> : (tensor<128x32xf16>) -> tensor<32x128xf16>
+      %sc = nv_tileaa.dot %q, %kt, %z : tensor<64x32xf16>, tensor<32x128xf16>, tensor<64x128xf32> -> tensor<64x128xf32>
+      %w = arith.constant dense<0.5> : tensor<64x128xf32>
+      %p = nv_tileaa.mulf %sc, %w : tensor<64x128xf32>
+      %p16 = nv_tileaa.fp_to_fp %p {rounding = #nv_tileaa.rounding_mode<rn>} : tensor<64x128xf32> -> tensor<64x128xf16>
+      %pt = "nv_tileaa.permute"(%p16) <{permutation = array<i32: 1, 0>}> : (tensor<64x128xf16>) -> tensor<128x64xf16>
+      %o = nv_tileaa.dot %pt, %v, %acc : tensor<128x64xf16>, tensor<64x64xf16>, tensor<128x64xf32> -> tensor<128x64xf32>
+      scf.yield %o : tensor<128x64xf32>
+    }
+    nv_tileaa.return
+  }
+}
+// CHECK-LABEL: nv_tileaa.func @const_in_chain
+// CHECK:       %[[QT:[^ ]+]] = "nv_tileaa.permute"(%q) <{permutation = array<i32: 1, 0>}> : (tensor<64x32xf16>) -> tensor<32x64xf16>
+// CHECK:       scf.for
+// CHECK:       %[[ST:[^ ]+]] = nv_tileaa.dot %k, %[[QT]], %{{[^ ]+}} : tensor<128x32xf16>, tensor<32x64xf16>, tensor<128x64xf32> -> tensor<128x64xf32>
+// CHECK:       %[[W:[^ ]+]] = arith.constant dense<5.000000e-01> : tensor<128x64xf32>
+// CHECK:       %[[P:[^ ]+]] = nv_tileaa.mulf %[[ST]], %[[W]] : tensor<128x64xf32>
+// CHECK-NEXT:  %[[P16:[^ ]+]] = nv_tileaa.fp_to_fp %[[P]] {{.*}} -> tensor<128x64xf16>
+// CHECK-NEXT:  nv_tileaa.dot %[[P16]], %v, %{{[^ ]+}} : tensor<128x64xf16>, tensor<64x64xf16>
