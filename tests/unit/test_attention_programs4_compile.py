@@ -8,8 +8,10 @@ without spilling; ``tileorch check`` proves the kernel this set lifted (paged KV
 by ``ct.load(...).item()``: ``tileas-scalar-tile-loads``) and the dV kernel whose second dot reads
 ``ct.transpose(p)`` (``tileas-transpose-computed-operand``).
 
-CPU cost (2 cores shared, session 22): the lowering of the 29 programs ~4 min cold (the SIMT
-lowering of the backward's four dots is most of it), the memo shares them with the emulated tests."""
+CPU cost (session 22, 2 shared cores, fresh compile memo, both attention_programs4 test files:
+``--cpu-durations=0``): 22 CPU s (271 s wall under load) for this file, 12 (154) for the emulated
+one; the lowerings are shared through the compile memo; the backward's other 8 SIMT programs (10-35 s
+each) are lowered only with TILEORCH_TEST_ALL_ATTN4=1."""
 
 from __future__ import annotations
 

@@ -1,10 +1,13 @@
-"""The fourth attention set (``tileorch.testing.attention_programs4``): the chained kernel this set
+"""The fourth attention set (``tileorch.testing.attention_programs4``): the chained kernels this set
 lifted onto the tensor cores (paged decode whose page number is ``ct.load(Table, (b, j), (1,
-1)).item()``: ``tileas-scalar-tile-loads``) and the split-KV partials kernel, their PTX run on the
+1)).item()``: ``tileas-scalar-tile-loads``; dV with ``ct.transpose(p)`` as the dot's A:
+``tileas-transpose-computed-operand``; the ``while`` with ``and`` and the do-while:
+``tileas-while-to-for``) and the split-KV partials kernel, their PTX run on the
 CPU by ``tileorch.testing.ptx_emulator`` (every CTA of the launch, the launcher's own tensor maps:
 test_user_sweep3_emulated's runner) against numpy float64 on small ragged instances, outputs
-NaN-prefilled.  CPU cost (session 22, 2 shared cores): about 40 s for the two, compiles shared
-with test_attention_programs4_compile.py through the compile memo.  Needs cuda-tile."""
+NaN-prefilled.  CPU cost (session 22, 2 shared cores, fresh memo): 12 CPU s, 154 s wall
+under load, for the seven tests; compiles shared with test_attention_programs4_compile.py through the
+compile memo.  Needs cuda-tile."""
 
 from __future__ import annotations
 
