@@ -153,7 +153,8 @@ def test_mla_latent_cache():
 
 def test_varlen_cu_seqlens_tiles():
     """Three sequences packed at tile-aligned offsets (128, 64 and 158 rows: the last one ragged),
-    causal inside each sequence; rows past the last sequence stay unwritten (NaN)."""
+    causal inside each sequence (the rows of the last tile past the sequence are written too: the
+    program stores whole tiles; only the sequences' rows are compared)."""
     q, k, v = (randn((2, 384, 64), "float16", i) for i in range(3))
     cu = torch.tensor([0, 128, 192, 350], dtype=torch.int32, device="cuda")
     args = run("varlen_cu_seqlens_tiles", {0: q, 1: k, 2: v, 3: cu, 4: cu})
