@@ -224,10 +224,13 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             from tileorch.transforms.tileas.reroll_unrolled_loops import reroll_remarks
             from tileorch.transforms.tileas.while_to_for import while_to_for_remarks
 
+            from tileorch.transforms.tileas.transpose_computed_operand import transpose_computed_operand_remarks
+
             rerolled = while_to_for_remarks(module) + reroll_remarks(module)  # stated once the tier takes the kernel (the SIMT code keeps the copies)
             from tileorch.transforms.tileas.flatten_nested_k_loops import flatten_remarks
 
             rerolled += flatten_remarks(module)
+            rerolled += transpose_computed_operand_remarks(module)
             run_passes(ctx, module, parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}}"))
             if not any(isinstance(f, FuncOp) for f in module.walk()):
                 from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR

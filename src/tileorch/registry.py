@@ -66,6 +66,8 @@ PASSES: dict[str, str] = {
     "tileas-unpeel-k-loop": "tileorch.transforms.tileas.unpeel_k_loop:UnpeelKLoop",
     "tileas-view-order-to-reshape": "tileorch.transforms.tileas.view_order:ViewOrderToReshape",
     "tileas-while-to-for": "tileorch.transforms.tileas.while_to_for:WhileToFor",
+    "tileas-scalar-tile-loads": "tileorch.transforms.tileas.scalar_tile_loads:ScalarTileLoads",
+    "tileas-transpose-computed-operand": "tileorch.transforms.tileas.transpose_computed_operand:TransposeComputedOperand",
     "tileas-flatten-nested-k-loops": "tileorch.transforms.tileas.flatten_nested_k_loops:FlattenNestedKLoops",
     "tileas-reroll-unrolled-loops": "tileorch.transforms.tileas.reroll_unrolled_loops:RerollUnrolledLoops",
     "tileas-squeeze-unit-tiles": "tileorch.transforms.tileas.squeeze_unit_tiles:SqueezeUnitTiles",

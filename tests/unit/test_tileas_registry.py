@@ -15,6 +15,7 @@ TILEIRAS_NAMES = [
     "tileas-squeeze-unit-batch-dots", "tileas-program-loop-to-tiles", "tileas-fold-dot-accumulate",
     "tileas-fuse-split-loops", "tileas-fold-tf32-operands", "tileas-split-batch-tiles", "tileas-unpeel-k-loop",
     "tileas-squeeze-unit-tiles", "tileas-reroll-unrolled-loops", "tileas-while-to-for", "tileas-view-order-to-reshape",
+    "tileas-scalar-tile-loads", "tileas-transpose-computed-operand",
 ]
 
 
@@ -33,8 +34,11 @@ def test_tier_pipeline_uses_registered_passes_in_order():
     # straight-line copies of a dot loop's body are re-rolled first (the persistent tile loop around them
     # is then a one-dot kernel's); nested K loops (a static_iter pair re-rolled into one among them) are
     # flattened right after; before all of them, a counted while loop holding dots becomes its for loop and
-    # a dot operand read through a general view order is loaded in the array's order and transposed
-    assert names[:14] == ["tileas-while-to-for", "tileas-view-order-to-reshape", "tileas-reroll-unrolled-loops", "tileas-flatten-nested-k-loops",
+    # a dot operand read through a general view order is loaded in the array's order and transposed; a
+    # one-element tile load feeding a tile index becomes a scalar load; a transposed computed dot operand
+    # is computed transposed
+    assert names[:16] == ["tileas-while-to-for", "tileas-scalar-tile-loads", "tileas-view-order-to-reshape",
+                          "tileas-transpose-computed-operand", "tileas-reroll-unrolled-loops", "tileas-flatten-nested-k-loops",
                           "tileas-program-loop-to-tiles", "tileas-unpeel-k-loop",
                           "tileas-fold-dot-accumulate", "tileas-fold-tf32-operands", "tileas-fuse-split-loops",
                           "tileas-split-batch-tiles", "tileas-squeeze-unit-tiles", "tileas-squeeze-unit-batch-dots",

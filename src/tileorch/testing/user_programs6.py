@@ -1159,8 +1159,9 @@ _add("attn_bshd_grid3_bf16", attn_bshd_grid3_bf16,
      (2, 2, 2), "chained", outputs=(3,))
 _add("attn_bwd_dv", attn_bwd_dv, [((2, 256, 64), "float16"), ((2, 256, 64), "float16"), ((2, 256, 64), "float16"),
                                   ((2, 256), "float32"), ((2, 256, 64), "float32"), _S, 64, 64, 64], (4, 2),
-     "simt", outputs=(4,), error="the first dot's A must be a [tm, K] tile loaded once before the loop",
-     notes="P^T as the second dot's A: the tier takes the loop-invariant tile as the first dot's A (S^T = K Q^T)")
+     "chained", outputs=(4,),
+     notes="P^T as the second dot's A: refused ('the first dot's A must be a [tm, K] tile loaded once before the "
+           "loop') until session 22's tileas-transpose-computed-operand computed the chain transposed (S^T = K Q^T)")
 
 _add("attn_decode_gqa_rows", attn_decode_gqa_rows, [((2, 32, 64), "float16"), ((2, 2, 256, 64), "float16"),
                                                     ((2, 2, 256, 64), "float16"), ((2, 32, 64), "float16"), _S,

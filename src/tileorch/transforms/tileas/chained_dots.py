@@ -512,6 +512,29 @@ def check_dots_outside_the_chain_loop(kernel: aa.FuncOp, peeled_only: bool = Fal
                      "loop instead)")
 
 
+def check_several_second_dots(kernel: aa.FuncOp) -> None:
+    """A located refusal (at the second of them) when two dots or more of one loop read other dots'
+    results (several accumulators fed by one chain: FlashAttention's backward dK/dV, ``dV += P^T dO``
+    and ``dK += dS^T Q``, FlashAttention-2's fused dQ): the chained-dots lowering takes one second dot
+    per loop.  Without it the GEMM lowering's dots-sharing-A checks answered (an accumulator shape, a
+    register count or "do not read the same A tile"), which named no chain.  The message keeps "N dots
+    in one K loop that do not read the same A tile", the GEMM lowering's words for such kernels."""
+    from tileorch.diagnostics import source_position
+
+    dots = [o for o in kernel.walk() if isinstance(o, ts.DotOp)]
+    readers = [b for b in dots if any(_depends_on(b.lhs, a.result) or _depends_on(b.rhs, a.result)
+                                      for a in dots if a is not b)]
+    if len(readers) < 2 or len({id(_enclosing_loop(d)) for d in dots}) != 1:
+        return
+    lines = [source_position(d.location) for d in readers]
+    at = ", ".join(str(p.line.data) for p in lines if p is not None)
+    _fail(readers[1], f"{len(dots)} dots in one K loop that do not read the same A tile: {len(readers)} of them "
+                      f"(lines {at}) compute an operand from other dots' results (several accumulators fed by one "
+                      "chain, as FlashAttention's backward dV += P^T dO and dK += dS^T Q); the chained-dots "
+                      "lowering takes one second dot per loop, whose A is computed from first dots that read one "
+                      "A tile: split the kernel (one accumulator per kernel), or the SIMT path runs it")
+
+
 def chained_dots(kernel: aa.FuncOp) -> tuple[Operation, Operation] | None:
     """(the first dot, the second dot) of :func:`chained_dot_groups` (the first of the first dots
     when there are several); else None."""

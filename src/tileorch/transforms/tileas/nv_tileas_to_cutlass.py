@@ -17,8 +17,8 @@ from xdsl.passes import ModulePass
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.nv_tileas import AgentSwitchOp
-from tileorch.transforms.tileas.chained_dots import (check_dots_outside_the_chain_loop, chained_dots,
-                                                    lower_chained_kernel)
+from tileorch.transforms.tileas.chained_dots import (check_dots_outside_the_chain_loop, check_several_second_dots,
+                                                     chained_dots, lower_chained_kernel)
 from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, lower_kernel, parse_override, read_config
 
 
@@ -47,6 +47,7 @@ class ConvertNvTileasToCutlass(ModulePass):
                     lower_chained_kernel(ctx, op, kernel)
                     continue
                 check_dots_outside_the_chain_loop(kernel)  # a chain with a step peeled out of its loop
+                check_several_second_dots(kernel)  # a chain feeding two accumulators (attention backward)
                 lower_kernel(ctx, op, kernel, self.schedule, override)
 
 

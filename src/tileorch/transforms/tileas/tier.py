@@ -18,7 +18,9 @@ from tileorch.registry import PASSES, resolve
 
 TILEAS_PASSES = (
     "tileas-while-to-for",
+    "tileas-scalar-tile-loads",
     "tileas-view-order-to-reshape",
+    "tileas-transpose-computed-operand",
     "tileas-reroll-unrolled-loops",
     "tileas-flatten-nested-k-loops",
     "tileas-program-loop-to-tiles",

@@ -307,3 +307,118 @@ builtin.module {
 // CHECK-NEXT: %[[R:.*]] = scf.for %{{.*}} = %c0 to %[[UB]] step %[[STEP]]
 // CHECK-NOT:    arith.cmpi
 // CHECK:      nv_tileaa.fp_to_fp %[[R]]
+
+// -----
+
+// `while k < nk and k * 64 < lim` as cuTile exports the `and` (a short-circuit scf.if whose taken side
+// computes the second test): the second test is a pure comparison, so it is computed beside the first
+// and joined by andi; the loop runs to the least bound, min(nk, ceil(lim / 64)).
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @conjunction(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32, %nk: i32, %lim: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %i = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %z = arith.constant dense<0.0> : tensor<128x128xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %r:4 = scf.while (%acc = %z, %kk = %c0) : (tensor<128x128xf32>, i32) -> (tensor<128x128xf32>, i32, tensor<128x128xf32>, i32) {
+      %go1 = arith.cmpi slt, %kk, %nk : i32
+      %go = scf.if %go1 -> (i1) {
+        %off = nv_tileaa.muli %kk, %c64 : i32
+        %go2 = arith.cmpi slt, %off, %lim : i32
+        scf.yield %go2 : i1
+      } else {
+        scf.yield %go1 : i1
+      }
+      %f, %t0, %t1, %x0, %x1 = scf.if %go -> (i1, tensor<128x128xf32>, i32, tensor<128x128xf32>, i32) {
+        %x, %t2 = nv_tileaa.tiled_load %va[%i, %kk] token %tok : !va [i32, i32] -> tensor<128x64xf16>
+        %y, %t3 = nv_tileaa.tiled_load %vb[%kk, %i] token %tok : !vb [i32, i32] -> tensor<64x128xf16>
+        %d = nv_tileaa.dot %x, %y, %acc : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+        %next = nv_tileaa.addi %kk, %c1 : i32
+        %true = arith.constant true
+        scf.yield %true, %d, %next, %acc, %kk : i1, tensor<128x128xf32>, i32, tensor<128x128xf32>, i32
+      } else {
+        %false = arith.constant false
+        scf.yield %false, %acc, %kk, %acc, %kk : i1, tensor<128x128xf32>, i32, tensor<128x128xf32>, i32
+      }
+      scf.condition(%f) %t0, %t1, %x0, %x1 : tensor<128x128xf32>, i32, tensor<128x128xf32>, i32
+    } do {
+    ^bb0(%a0: tensor<128x128xf32>, %a1: i32, %a2: tensor<128x128xf32>, %a3: i32):
+      scf.yield %a0, %a1 : tensor<128x128xf32>, i32
+    }
+    %o = nv_tileaa.fp_to_fp %r#2 {rounding = #nv_tileaa.rounding_mode<rn>} : tensor<128x128xf32> -> tensor<128x128xf16>
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @conjunction
+// CHECK-NOT:  scf.while
+// CHECK:      %[[B2:[^ ]+]] = arith.ceildivsi %lim, %c64 : i32
+// CHECK-NEXT: %[[UB:[^ ]+]] = arith.minsi %nk, %[[B2]] : i32
+// CHECK-NEXT: %[[STEP:[^ ]+]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[R:[^ ]+]] = scf.for %[[K:[^ ]+]] = %c0 to %[[UB]] step %[[STEP]] iter_args(%[[ACC:[^ ]+]] = %z) -> (tensor<128x128xf32>) : i32 {
+// CHECK-NEXT:   nv_tileaa.tiled_load %va[%i, %[[K]]]
+// CHECK-NOT:    scf.if
+// CHECK:        scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: nv_tileaa.fp_to_fp %[[R]]
+
+// -----
+
+// A do-while: `while True: acc = dot(...); k += 1; if k >= nk: break` (the body in the before-region,
+// then the counter's step and the break): the body runs for k0 and then while k < nk, so the loop is
+// `for k = k0 to max(nk, k0 + 1)`; the loop's result is the last accumulator.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @do_while(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32, %nk: i32, %k0: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %i = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %z = arith.constant dense<0.0> : tensor<128x128xf32>
+    %c1 = arith.constant 1 : i32
+    %r:4 = scf.while (%acc = %z, %kk = %k0) : (tensor<128x128xf32>, i32) -> (tensor<128x128xf32>, i32, tensor<128x128xf32>, i32) {
+      %x, %t2 = nv_tileaa.tiled_load %va[%i, %kk] token %tok : !va [i32, i32] -> tensor<128x64xf16>
+      %y, %t3 = nv_tileaa.tiled_load %vb[%kk, %i] token %tok : !vb [i32, i32] -> tensor<64x128xf16>
+      %d = nv_tileaa.dot %x, %y, %acc : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+      %next = nv_tileaa.addi %kk, %c1 : i32
+      %stop = arith.cmpi sge, %next, %nk : i32
+      %f, %t0, %t1, %x0, %x1 = scf.if %stop -> (i1, tensor<128x128xf32>, i32, tensor<128x128xf32>, i32) {
+        %false = arith.constant false
+        scf.yield %false, %acc, %kk, %d, %next : i1, tensor<128x128xf32>, i32, tensor<128x128xf32>, i32
+      } else {
+        %true = arith.constant true
+        %u = arith.constant dense<0.0> : tensor<128x128xf32>
+        %u0 = arith.constant 0 : i32
+        scf.yield %true, %d, %next, %u, %u0 : i1, tensor<128x128xf32>, i32, tensor<128x128xf32>, i32
+      }
+      scf.condition(%f) %t0, %t1, %x0, %x1 : tensor<128x128xf32>, i32, tensor<128x128xf32>, i32
+    } do {
+    ^bb0(%a0: tensor<128x128xf32>, %a1: i32, %a2: tensor<128x128xf32>, %a3: i32):
+      scf.yield %a0, %a1 : tensor<128x128xf32>, i32
+    }
+    %o = nv_tileaa.fp_to_fp %r#2 {rounding = #nv_tileaa.rounding_mode<rn>} : tensor<128x128xf32> -> tensor<128x128xf16>
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @do_while
+// CHECK-NOT:  scf.while
+// CHECK:      %[[K1:[^ ]+]] = arith.addi %k0, %[[S:[^ ]+]] : i32
+// CHECK-NEXT: %[[UB:[^ ]+]] = arith.maxsi %nk, %[[K1]] : i32
+// CHECK-NEXT: %[[R:[^ ]+]] = scf.for %[[K:[^ ]+]] = %k0 to %[[UB]] step %[[S]] iter_args(%[[ACC:[^ ]+]] = %z) -> (tensor<128x128xf32>) : i32 {
+// CHECK-NEXT:   nv_tileaa.tiled_load %va[%i, %[[K]]]
+// CHECK-NEXT:   nv_tileaa.tiled_load %vb[%[[K]], %i]
+// CHECK-NEXT:   %[[D:[^ ]+]] = nv_tileaa.dot %{{.*}}, %{{.*}}, %[[ACC]]
+// CHECK-NEXT:   scf.yield %[[D]] : tensor<128x128xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: nv_tileaa.fp_to_fp %[[R]]
