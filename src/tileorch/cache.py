@@ -275,12 +275,13 @@ COMPILE_ENV = ("TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_ATTN
                "TILEORCH_CLUSTER_SPLIT_MAX", "TILEORCH_SIMT_MMA", "TILEORCH_EPILOGUE_ROUNDS", "TILEORCH_MATH",
                "TILEORCH_REMATERIALIZE", "TILEORCH_RAGGED_ROWS", "TILEORCH_GATHER_RUNS",
                "TILEORCH_UNIFORM_DIV", "TILEORCH_GATHER_WARPS", "TILEORCH_SIMT_STORE_CHUNK", "TILEORCH_F32_DOT",
-               "TILEORCH_PREDICATED_INDEX_LOADS", "TILEORCH_SIMT_VECTOR_BYTES")
+               "TILEORCH_PREDICATED_INDEX_LOADS", "TILEORCH_SIMT_VECTOR_BYTES",
+               "TILEORCH_COMPUTED_OPERAND")
 """Environment switches that change what the compiler emits (the chained-dots overlap, ping-pong,
 persistence, epilogue, peeled first tile and row reductions, the SIMT path's warp packing, programs
 per warp, cluster split and its largest cluster, two-iteration prefetching loops, mma.sync dots, the
 GEMM epilogue's rounds, approximate math, the SIMT path's recomputed broadcasts, ragged-row path,
-gather runs, divisions by a shared divisor, predicated index loads and the SIMT access width):
+gather runs, divisions by a shared divisor, predicated index loads, the SIMT access width and a computed GEMM operand's K-vector prefetch):
 their values are part of every key, so a run with a switch on never reads a program compiled with
 it off."""
 

@@ -2415,6 +2415,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
     from tileorch.transforms.tileaa_to_simt.emit import is_fp8
     from tileorch.transforms.tileas.operand_prologue import CachingEmitter, OperandLowering, reads_loop_value
+    from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_enabled, prefetch_k_vectors
 
     if role == "a":
         pro, load, name = dk.a_prologue, dk.a_load, "araw_off"
@@ -2528,9 +2529,12 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
                 low.element = value
                 out.append(low.at(pro.top, coords))
             e.store_vector([pack16(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
+        head_ops = list(head_block.ops)
         _move_before(pre_block, kloop)
         _move_before(head_block, body.first_op)  # K-indexed vectors: before the consumer's wait
         _move_before(tmp, fence)
+        if head_ops and prefetch_enabled():  # loaded one K step ahead, carried by the loop
+            prefetch_k_vectors(kloop, head_ops)
 
 
 def _k_loop_blocks(dk: DotKernel) -> list[Block]:
