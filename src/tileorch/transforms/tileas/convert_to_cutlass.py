@@ -2383,8 +2383,12 @@ def _vectors_remark(dk: DotKernel, pro) -> str:
         parts.append(f"{fixed} vector(s) that do not change along K loaded from global memory once per work tile, "
                      "before the K loop, at the thread's element positions")
     if moving:
+        from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_enabled
+
+        when = ("one K step ahead (the K loop carries them; the first step's before the loop: "
+                "TILEORCH_COMPUTED_OPERAND=prefetch)" if prefetch_enabled() else "at the top of the K step they feed")
         parts.append(f"{len(moving)} vector(s) indexed by the K tile loaded from global memory in each K step "
-                     "(once per distinct element position of the thread)")
+                     f"(once per distinct element position of the thread), {when}")
     return "; " + " and ".join(parts)
 
 
