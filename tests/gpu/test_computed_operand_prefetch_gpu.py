@@ -2,8 +2,8 @@
 loaded one K step ahead (``tileas/prefetch_k_vectors.py``), against torch fp32 references with NaN-prefilled
 outputs: an RMSNorm weight on A (``a * gamma[k]``, tiles 128x128 and 64x64), B scaled per K row, W8A16
 group scales; ragged M, N and K (K = 700: the last K tile partial, the prefetch past K reading padding),
-more work tiles than SMs (persistent loop: the carry restarts per work tile).  The remark must name the
-prefetch.  Run: ``python -m pytest -q tests/gpu/test_computed_operand_prefetch_gpu.py``."""
+more work tiles than SMs (persistent loop: the carry restarts per work tile); each also with ``pairs``
+(f16 values of the operand's type packed as bits).  The remark must name the prefetch.  Run: ``python -m pytest -q tests/gpu/test_computed_operand_prefetch_gpu.py``."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ if not torch.cuda.is_available():
 SHAPES = [(1000, 520, 384), (129, 264, 72), (333, 200, 700), (4096, 4096, 1024)]
 
 
-@pytest.fixture(autouse=True)
-def _prefetch(monkeypatch):
-    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "prefetch")
+@pytest.fixture(autouse=True, params=["prefetch", "prefetch,pairs"])
+def _prefetch(monkeypatch, request):
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", request.param)
 
 
 def _gen(seed):

@@ -1,6 +1,7 @@
 """``TILEORCH_COMPUTED_OPERAND=prefetch``: a computed GEMM operand's K-indexed vectors (``a * gamma[k]``,
 a group's scale row) loaded one K step ahead, carried by the consumer's K loop
-(``tileas/prefetch_k_vectors.py``).  Ragged programs on the PTX emulator against numpy float64, the
+(``tileas/prefetch_k_vectors.py``); ``pairs``: f16 values of the operand's type packed as bits, not
+through f32 (``convert_to_cutlass.pack_bits``).  Ragged programs on the PTX emulator against numpy float64, the
 loads' placement in the PTX, and ``tileorch check`` of the changed loop.  Needs cuda-tile."""
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def _f16_round(x):
     return np.asarray(x, np.float32).astype(np.float16).astype(np.float64)
 
 
-def test_a_times_gamma_prefetched_ragged():
+@pytest.mark.parametrize("switch", ["prefetch", "prefetch,pairs"])
+def test_a_times_gamma_prefetched_ragged(switch, monkeypatch):
     """``(a * gamma[k]) @ b`` with gamma of K tile ``kt + 1`` loaded in step ``kt``: every K tile's product
     uses its own gamma (a step-shifted carry would pair K tile ``kt`` with ``gamma`` of ``kt +- 1``), the
     ragged last K tile's padding stays zero."""
@@ -73,11 +75,22 @@ def test_gamma_loads_before_the_loop_and_one_step_ahead():
     assert prog.kind == "gemm" and prog.gemm_config.a_raw == "f16", prog.remarks
     loads = prog.ptx.count("ld.global.b16")
     assert loads == 2 * 8, loads  # one consumer warp group at 64x64 tiles
+    assert prog.ptx.count("cvt.rn.f16x2.f32") == 4 * 4  # each unit's 4 pairs, 4 units per thread
     from tileorch.backend.ptxas import ptxas_available, run_ptxas, spilled
 
     if ptxas_available():
         result = run_ptxas(prog.ptx, "sm_90a")
         assert result.resources and not spilled(result, set(result.resources)), result.resources
+
+
+def test_pairs_pack_f16_products_as_bits(monkeypatch):
+    """``pairs``: the f16 products ``a * gamma`` are the operand's values themselves: packed by their bits
+    (no ``cvt.rn.f16x2.f32``); the PTX differs from ``prefetch`` alone only there."""
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "prefetch,pairs")
+    prog = _compile("gamma_ragged")
+    assert prog.kind == "gemm", prog.remarks
+    assert "cvt.rn.f16x2.f32" not in prog.ptx
+    assert prog.ptx.count("ld.global.b16") == 2 * 8
 
 
 def test_prefetched_loop_pipeline_is_proved(tmp_path):

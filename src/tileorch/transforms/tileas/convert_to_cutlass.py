@@ -2419,7 +2419,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
     from tileorch.transforms.tileaa_to_simt.emit import is_fp8
     from tileorch.transforms.tileas.operand_prologue import CachingEmitter, OperandLowering, reads_loop_value
-    from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_enabled, prefetch_k_vectors
+    from tileorch.transforms.tileas.prefetch_k_vectors import pairs_enabled, prefetch_enabled, prefetch_k_vectors
 
     if role == "a":
         pro, load, name = dk.a_prologue, dk.a_load, "araw_off"
@@ -2441,6 +2441,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     mask = (cw * 2) // 16 - 1
     elt = load.result.type.element_type
     fast = s8_to_f16_only(pro) and cfg.dtype == "f16"
+    pairs = pairs_enabled()
     entry = dk.kernel.body.blocks.first
     k_ivs = {id(b.args[0]) for b in _k_loop_blocks(dk)}
     loop_memo: dict = {}
@@ -2532,13 +2533,31 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
                     value = e.v(arith.BitcastOp(bits, elt))
                 low.element = value
                 out.append(low.at(pro.top, coords))
-            e.store_vector([pack16(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
+            pack = pack_bits if pairs else pack16
+            e.store_vector([pack(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
         head_ops = list(head_block.ops)
         _move_before(pre_block, kloop)
         _move_before(head_block, body.first_op)  # K-indexed vectors: before the consumer's wait
         _move_before(tmp, fence)
         if head_ops and prefetch_enabled():  # loaded one K step ahead, carried by the loop
             prefetch_k_vectors(kloop, head_ops)
+
+
+def pack_bits(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str) -> SSAValue:
+    """:func:`pack16` (``TILEORCH_COMPUTED_OPERAND=pairs``), except that two values already of the
+    operand's 16-bit type that are not a rounding of an f32 (an f16 product, a ``maximum`` of f16
+    elements) are packed as their bits (``lo`` in the low half): no conversion to f32 and back."""
+    from tileorch.transforms.tileas.pack16 import rounded_from
+
+    def bits(v: SSAValue) -> SSAValue | None:
+        if str(v.type) != dtype or rounded_from(v) is not v:
+            return None
+        return e.v(arith.ExtUIOp(e.v(arith.BitcastOp(v, IntegerType(16))), i32))
+
+    lo_bits, hi_bits = bits(lo), bits(hi)
+    if lo_bits is None or hi_bits is None:
+        return pack16(e, lo, hi, dtype)
+    return e.v(arith.OrIOp(lo_bits, e.v(arith.ShLIOp(hi_bits, e.const(16)))))
 
 
 def _k_loop_blocks(dk: DotKernel) -> list[Block]:

@@ -1,4 +1,5 @@
-"""K-indexed vectors of a computed GEMM operand loaded one K step ahead (``TILEORCH_COMPUTED_OPERAND=prefetch``).
+"""K-indexed vectors of a computed GEMM operand loaded one K step ahead (``TILEORCH_COMPUTED_OPERAND=prefetch``),
+and the switch's words.
 
 A computed operand's map may read vectors indexed by the K tile (``a * gamma[k]``, a group's scale
 row ``S[k // g, n]``).  :func:`~tileorch.transforms.tileas.convert_to_cutlass.stage_computed_b`
@@ -26,10 +27,23 @@ from xdsl.ir import Operation
 COMPUTED_OPERAND_ENV = "TILEORCH_COMPUTED_OPERAND"
 
 
+def computed_operand_switches() -> set[str]:
+    """The comma-separated words of ``TILEORCH_COMPUTED_OPERAND`` (read at each compile, part of the
+    disk-cache key): ``prefetch`` (:func:`prefetch_k_vectors`), ``pairs`` (a computed operand's values
+    already of the operand's 16-bit type packed pairwise as bits, not through f32:
+    ``convert_to_cutlass.stage_computed_b``).  Default: none."""
+    return {w.strip() for w in os.environ.get(COMPUTED_OPERAND_ENV, "").split(",") if w.strip()}
+
+
 def prefetch_enabled() -> bool:
-    """``TILEORCH_COMPUTED_OPERAND=prefetch`` (read at each compile, part of the disk-cache key);
-    default off: the loads stay at the top of the K step they feed."""
-    return os.environ.get(COMPUTED_OPERAND_ENV, "") == "prefetch"
+    """``TILEORCH_COMPUTED_OPERAND`` holds ``prefetch``; default off: the loads stay at the top of the
+    K step they feed."""
+    return "prefetch" in computed_operand_switches()
+
+
+def pairs_enabled() -> bool:
+    """``TILEORCH_COMPUTED_OPERAND`` holds ``pairs``; default off: every pair through ``cvt.rn.*x2.f32``."""
+    return "pairs" in computed_operand_switches()
 
 
 def prefetch_k_vectors(kloop: scf.ForOp, head_ops: list[Operation]) -> scf.ForOp:
