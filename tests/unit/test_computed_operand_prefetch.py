@@ -1,7 +1,8 @@
 """``TILEORCH_COMPUTED_OPERAND=prefetch``: a computed GEMM operand's K-indexed vectors (``a * gamma[k]``,
 a group's scale row) loaded one K step ahead, carried by the consumer's K loop
 (``tileas/prefetch_k_vectors.py``); ``pairs``: f16 values of the operand's type packed as bits, not
-through f32 (``convert_to_cutlass.pack_bits``).  Ragged programs on the PTX emulator against numpy float64, the
+through f32 (``convert_to_cutlass.pack_bits``); ``rows``: each of two consumer warp groups computes the A
+rows its own WGMMAs read, behind its own named barrier.  Ragged programs on the PTX emulator against numpy float64, the
 loads' placement in the PTX, and ``tileorch check`` of the changed loop.  Needs cuda-tile."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ ct = pytest.importorskip("cuda.tile")
 
 import test_user_sweep4_emulated as s4  # noqa: E402
 
-from tileorch.testing.computed_b_programs import a_times_gamma, w8a16_group_scale  # noqa: E402
+from tileorch.testing.computed_b_programs import a8_dequant, a_times_gamma, w8a16_group_scale  # noqa: E402
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
 
 RNG = np.random.default_rng(2222)
@@ -23,6 +24,12 @@ M, K, N = 120, 200, 136  # ragged: a partial row tile, a K tile of 8 (and the ne
 PROGRAMS = {
     "gamma_ragged": UserProgram(a_times_gamma, [((M, K), "float16"), ((K,), "float16"), ((K, N), "float16"),
                                                 ((M, N), "float32"), 64, 64, 64], (2, 3), "gemm", "", "", (3,)),
+    # 128x128 tiles: two consumer warp groups (rows); M, N, K ragged
+    "gamma_ragged_128": UserProgram(a_times_gamma, [((M + 80, K), "float16"), ((K,), "float16"),
+                                                    ((K, N), "float16"), ((M + 80, N), "float32"), 128, 128, 64],
+                                    (2, 2), "gemm", "", "", (3,)),
+    "a8_ragged_128": UserProgram(a8_dequant, [((M + 80, K), "int8"), ((K, N), "float16"), ((M + 80, N), "float32"),
+                                              0.05, 128, 128, 64], (2, 2), "gemm", "", "", (2,)),
     "group_scale_ragged_n": UserProgram(w8a16_group_scale, [((128, 256), "float16"), ((256, N), "int8"),
                                                             ((2, N), "float32"), ((128, N), "float32"), 64, 64, 64,
                                                             128], (2, 3), "gemm", "", "", (3,)),
@@ -56,6 +63,24 @@ def test_a_times_gamma_prefetched_ragged(switch, monkeypatch):
     b = RNG.standard_normal((K, N)).astype(np.float16)
     c = s4._s3_gemm("gamma_ragged", {0: a, 1: g, 2: b})[3]
     s4._check(c, (a * g[None, :]).astype(np.float64) @ b.astype(np.float64), 2e-3, 2e-3)
+
+
+def test_own_rows_two_warp_groups_ragged(monkeypatch):
+    """``rows`` (with prefetch and pairs): at 128x128 each consumer warp group writes only its 64 A rows and
+    waits on its own barrier; gamma and an int8 A dequantized by a scalar, M = 200 (the second row tile
+    partial), K = 200, N = 136."""
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "prefetch,pairs,rows")
+    a = RNG.standard_normal((M + 80, K)).astype(np.float16)
+    g = (RNG.random(K) * 1.5 + 0.25).astype(np.float16)
+    b = RNG.standard_normal((K, N)).astype(np.float16)
+    c = s4._s3_gemm("gamma_ragged_128", {0: a, 1: g, 2: b})[3]
+    s4._check(c, (a * g[None, :]).astype(np.float64) @ b.astype(np.float64), 2e-3, 2e-3)
+    q = RNG.integers(-128, 128, (M + 80, K)).astype(np.int8)
+    c = s4._s3_gemm("a8_ragged_128", {0: q, 1: b})[2]
+    s4._check(c, _f16_round(q.astype(np.float32) * np.float32(0.05)) @ b.astype(np.float64), 2e-3, 2e-3)
+    prog = _compile("gamma_ragged_128")
+    assert prog.ptx.count("bar.sync \t12, 128;") == 1 and prog.ptx.count("bar.sync \t13, 128;") == 1
+    assert "bar.sync \t3," not in prog.ptx
 
 
 def test_group_scales_prefetched_ragged_n():
@@ -93,9 +118,12 @@ def test_pairs_pack_f16_products_as_bits(monkeypatch):
     assert prog.ptx.count("ld.global.b16") == 2 * 8
 
 
-def test_prefetched_loop_pipeline_is_proved(tmp_path):
-    """``tileorch check`` of the lowered kernel with the carried vectors: the producer's fills, the
-    consumer's waits, releases and named barrier 3, for every trip count."""
+@pytest.mark.parametrize("name,switch", [("gamma_ragged", "prefetch"), ("gamma_ragged_128", "prefetch,pairs,rows")])
+def test_prefetched_loop_pipeline_is_proved(tmp_path, monkeypatch, name, switch):
+    """``tileorch check`` of the lowered kernel with the carried vectors (and, with ``rows``, each consumer
+    warp group's own transform barrier): the producer's fills, the consumers' waits, releases and named
+    barriers, for every trip count."""
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", switch)
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import load as load_protocols
     from tileorch.driver import lower_program
@@ -103,7 +131,7 @@ def test_prefetched_loop_pipeline_is_proved(tmp_path):
     from tileorch.registry import make_context
     from tileorch.testing.export import cutile_bytecode
 
-    p = PROGRAMS["gamma_ragged"]
+    p = PROGRAMS[name]
     ctx = make_context()
     kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), "k", ctx), ctx, "sm_90a")
     assert kind == "gemm"

@@ -2419,7 +2419,9 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
     from tileorch.transforms.tileaa_to_simt.emit import is_fp8
     from tileorch.transforms.tileas.operand_prologue import CachingEmitter, OperandLowering, reads_loop_value
-    from tileorch.transforms.tileas.prefetch_k_vectors import pairs_enabled, prefetch_enabled, prefetch_k_vectors
+    from tileorch.dialects.cutlass.named_barrier import NamedBarrierArriveAndWaitOp
+    from tileorch.transforms.tileas.prefetch_k_vectors import (OWN_ROWS_BARRIER, own_rows_enabled, pairs_enabled,
+                                                               prefetch_enabled, prefetch_k_vectors)
 
     if role == "a":
         pro, load, name = dk.a_prologue, dk.a_load, "araw_off"
@@ -2450,8 +2452,16 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     top_shape = list(pro.top.type.get_shape())
     transposed_top = "nv_tileaa.permute" in pro.seen  # the program's tile is the operand's transpose
 
+    # rows: warp group w's threads take the contiguous half of the units its WGMMAs read (K-major: rows
+    # 64 w .. 64 w + 63; M-major: 64-column chunk w), 128 apart
+    own_rows = role == "a" and not cfg.b_raw and cfg.consumer_groups == 2 and own_rows_enabled()
+    per_group = units // cfg.consumer_groups
+
+    def unit_of(tt: int, i: int) -> int:
+        return (tt // 128) * per_group + tt % 128 + 128 * i if own_rows else tt + threads * i
+
     def split(tt: int, i: int) -> tuple[int, int, int]:
-        u = tt + threads * i
+        u = unit_of(tt, i)
         return u // upc, (u % upc) // upr, u % upr  # chunk, row, 8-element column
 
     for anchor in anchors:
@@ -2485,8 +2495,11 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
         def ptr(off: SSAValue) -> SSAValue:
             return e.v(llvm.GEPOp(smem, [llvm.GEP_USE_SSA_VAL], i8, ssa_indices=[off], result_type=smem.type))
 
+        if own_rows:  # (t >> 7) * per_group + (t & 127): this warp group's first unit
+            own = pe.add_i(pe.mul_i(pe.v(arith.ShRUIOp(t, pe.const(7))), pe.const(per_group)),
+                           pe.v(arith.AndIOp(t, pe.const(127))))
         for i in range(units // threads):
-            u = pe.add_i(t, pe.const(threads * i))
+            u = pe.add_i(own, pe.const(128 * i)) if own_rows else pe.add_i(t, pe.const(threads * i))
             chunk = pe.v(arith.DivUIOp(u, pe.const(upc)))
             rem = pe.v(arith.RemUIOp(u, pe.const(upc)))
             row = pe.v(arith.DivUIOp(rem, pe.const(upr)))
@@ -2535,6 +2548,13 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
                 out.append(low.at(pro.top, coords))
             pack = pack_bits if pairs else pack16
             e.store_vector([pack(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
+        if own_rows:  # the fence's barrier: this warp group's own, over its 128 threads
+            barrier = fence.next_op
+            assert isinstance(barrier, NamedBarrierArriveAndWaitOp), barrier
+            wg = anchors.index(anchor)  # one anchor per consumer warp group (any two distinct ids will do)
+            barrier.detach()
+            barrier.erase()
+            fence.parent_block().insert_op_after(NamedBarrierArriveAndWaitOp(OWN_ROWS_BARRIER + wg, 128), fence)
         head_ops = list(head_block.ops)
         _move_before(pre_block, kloop)
         _move_before(head_block, body.first_op)  # K-indexed vectors: before the consumer's wait
