@@ -2383,7 +2383,7 @@ def _vectors_remark(dk: DotKernel, pro) -> str:
         parts.append(f"{fixed} vector(s) that do not change along K loaded from global memory once per work tile, "
                      "before the K loop, at the thread's element positions")
     if moving:
-        from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_enabled
+        from tileorch.transforms.tileas.computed_operand_switches import prefetch_enabled
 
         when = ("one K step ahead (the K loop carries them; the first step's before the loop: "
                 "TILEORCH_COMPUTED_OPERAND=prefetch)" if prefetch_enabled() else "at the top of the K step they feed")
@@ -2420,8 +2420,9 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     from tileorch.transforms.tileaa_to_simt.emit import is_fp8
     from tileorch.transforms.tileas.operand_prologue import CachingEmitter, OperandLowering, reads_loop_value
     from tileorch.dialects.cutlass.named_barrier import NamedBarrierArriveAndWaitOp
-    from tileorch.transforms.tileas.prefetch_k_vectors import (OWN_ROWS_BARRIER, own_rows_enabled, pairs_enabled,
-                                                               prefetch_enabled, prefetch_k_vectors)
+    from tileorch.transforms.tileas.computed_operand_switches import (OWN_ROWS_BARRIER, own_rows_enabled,
+                                                                      pairs_enabled, prefetch_enabled)
+    from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_k_vectors
 
     if role == "a":
         pro, load, name = dk.a_prologue, dk.a_load, "araw_off"
