@@ -2,6 +2,7 @@
 // RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: filecheck %s --check-prefix=PTX < %t.ptx
+// RUN: env TILEORCH_COMPUTED_OPERAND=prefetch tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PRE
 // A computed in the K loop with a vector loaded per K step (tileorch.testing.computed_b_programs.a_times_gamma,
 // as convert-cudatile-to-tileaa emits it): `(a * gamma[k]) @ b`, an RMSNorm weight folded into the next GEMM.
 // A is staged as a computed B is (GemmConfig.a_raw): each stage holds the A operand tile (8192 B), B (8192 B) and
@@ -10,6 +11,25 @@
 // the consumer wait: 8 distinct columns, kt standing for the program's k), reads its 16-byte units of the
 // raw tile, multiplies, writes them swizzled into the A operand tile, then fence.proxy.async and named
 // barrier 3 before the WGMMAs.
+
+// TILEORCH_COMPUTED_OPERAND=prefetch: gamma loaded one K step ahead.  K tile kbeg's 8 values before the
+// consumer's K loop, carried by it (8 more iter_args); in the loop the loads read K tile kt + 1 (the index
+// bounds-checked as before: the last step's read past K selects the padding), before the wait; the
+// transform reads the carried values; the yield passes the next step's.
+// PRE:        remarks = [{{.*}}one K step ahead (the K loop carries them
+// PRE:        %[[KB:kbeg_[0-9]+]] = arith.constant 0 : i32
+// PRE:        arith.muli %[[KB]], %{{.*}} : i32
+// PRE-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<1> -> f16
+// PRE-NOT:    cutlass.pipeline.consumer_wait
+// PRE:        = scf.for %[[KT:kt_[0-9]+]] = %[[KB]] to %{{.*}} step %c1 iter_args(%acc = %zero, %{{.*}}, %{{.*}}, %[[G0:[0-9]+]] = %{{[0-9]+}}, %{{[0-9]+}} = %{{[0-9]+}}, %{{[0-9]+}} = %{{[0-9]+}}, %{{[0-9]+}} = %{{[0-9]+}}, %{{[0-9]+}} = %{{[0-9]+}}, %{{[0-9]+}} = %{{[0-9]+}}, %{{[0-9]+}} = %{{[0-9]+}}, %{{[0-9]+}} = %{{[0-9]+}})
+// PRE-NEXT:   %[[ONE:[0-9]+]] = arith.constant 1 : i32
+// PRE-NEXT:   %[[NEXT:[0-9]+]] = arith.addi %[[KT]], %[[ONE]] : i32
+// PRE:        arith.muli %[[NEXT]], %{{.*}} : i32
+// PRE-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<1> -> f16
+// PRE-NOT:    llvm.load %{{.*}} : !llvm.ptr<1>
+// PRE:        cutlass.pipeline.consumer_wait
+// PRE:        arith.mulf %{{.*}}, %[[G0]] : f16
+// PRE:        scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} :
 
 // CHECK:      func.func @gemm_f16_f32_bn_64x64x64_s{{[0-9]+}}_c1x1_persistent_{{.*}}_arawf16(
 // CHECK-SAME: remarks = [{{.*}}"{{.*}}:{{[0-9]+}}:{{[0-9]+}}: remark: dot operand A computed in the K loop (mulf of an f16 tile): the producer TMA-loads the raw 64x64 tile (8192 bytes, unswizzled)

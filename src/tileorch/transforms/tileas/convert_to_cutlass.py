@@ -2383,8 +2383,12 @@ def _vectors_remark(dk: DotKernel, pro) -> str:
         parts.append(f"{fixed} vector(s) that do not change along K loaded from global memory once per work tile, "
                      "before the K loop, at the thread's element positions")
     if moving:
+        from tileorch.transforms.tileas.computed_operand_switches import prefetch_enabled
+
+        when = ("one K step ahead (the K loop carries them; the first step's before the loop: "
+                "TILEORCH_COMPUTED_OPERAND=prefetch)" if prefetch_enabled() else "at the top of the K step they feed")
         parts.append(f"{len(moving)} vector(s) indexed by the K tile loaded from global memory in each K step "
-                     "(once per distinct element position of the thread)")
+                     f"(once per distinct element position of the thread), {when}")
     return "; " + " and ".join(parts)
 
 
@@ -2415,6 +2419,10 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
     from tileorch.transforms.tileaa_to_simt.emit import is_fp8
     from tileorch.transforms.tileas.operand_prologue import CachingEmitter, OperandLowering, reads_loop_value
+    from tileorch.dialects.cutlass.named_barrier import NamedBarrierArriveAndWaitOp
+    from tileorch.transforms.tileas.computed_operand_switches import (OWN_ROWS_BARRIER, own_rows_enabled,
+                                                                      pairs_enabled, prefetch_enabled)
+    from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_k_vectors
 
     if role == "a":
         pro, load, name = dk.a_prologue, dk.a_load, "araw_off"
@@ -2436,6 +2444,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     mask = (cw * 2) // 16 - 1
     elt = load.result.type.element_type
     fast = s8_to_f16_only(pro) and cfg.dtype == "f16"
+    pairs = pairs_enabled()
     entry = dk.kernel.body.blocks.first
     k_ivs = {id(b.args[0]) for b in _k_loop_blocks(dk)}
     loop_memo: dict = {}
@@ -2444,8 +2453,16 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     top_shape = list(pro.top.type.get_shape())
     transposed_top = "nv_tileaa.permute" in pro.seen  # the program's tile is the operand's transpose
 
+    # rows: warp group w's threads take the contiguous half of the units its WGMMAs read (K-major: rows
+    # 64 w .. 64 w + 63; M-major: 64-column chunk w), 128 apart
+    own_rows = role == "a" and not cfg.b_raw and cfg.consumer_groups == 2 and own_rows_enabled()
+    per_group = units // cfg.consumer_groups
+
+    def unit_of(tt: int, i: int) -> int:
+        return (tt // 128) * per_group + tt % 128 + 128 * i if own_rows else tt + threads * i
+
     def split(tt: int, i: int) -> tuple[int, int, int]:
-        u = tt + threads * i
+        u = unit_of(tt, i)
         return u // upc, (u % upc) // upr, u % upr  # chunk, row, 8-element column
 
     for anchor in anchors:
@@ -2479,8 +2496,11 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
         def ptr(off: SSAValue) -> SSAValue:
             return e.v(llvm.GEPOp(smem, [llvm.GEP_USE_SSA_VAL], i8, ssa_indices=[off], result_type=smem.type))
 
+        if own_rows:  # (t >> 7) * per_group + (t & 127): this warp group's first unit
+            own = pe.add_i(pe.mul_i(pe.v(arith.ShRUIOp(t, pe.const(7))), pe.const(per_group)),
+                           pe.v(arith.AndIOp(t, pe.const(127))))
         for i in range(units // threads):
-            u = pe.add_i(t, pe.const(threads * i))
+            u = pe.add_i(own, pe.const(128 * i)) if own_rows else pe.add_i(t, pe.const(threads * i))
             chunk = pe.v(arith.DivUIOp(u, pe.const(upc)))
             rem = pe.v(arith.RemUIOp(u, pe.const(upc)))
             row = pe.v(arith.DivUIOp(rem, pe.const(upr)))
@@ -2527,10 +2547,38 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
                     value = e.v(arith.BitcastOp(bits, elt))
                 low.element = value
                 out.append(low.at(pro.top, coords))
-            e.store_vector([pack16(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
+            pack = pack_bits if pairs else pack16
+            e.store_vector([pack(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
+        if own_rows:  # the fence's barrier: this warp group's own, over its 128 threads
+            barrier = fence.next_op
+            assert isinstance(barrier, NamedBarrierArriveAndWaitOp), barrier
+            wg = anchors.index(anchor)  # one anchor per consumer warp group (any two distinct ids will do)
+            barrier.detach()
+            barrier.erase()
+            fence.parent_block().insert_op_after(NamedBarrierArriveAndWaitOp(OWN_ROWS_BARRIER + wg, 128), fence)
+        head_ops = list(head_block.ops)
         _move_before(pre_block, kloop)
         _move_before(head_block, body.first_op)  # K-indexed vectors: before the consumer's wait
         _move_before(tmp, fence)
+        if head_ops and prefetch_enabled():  # loaded one K step ahead, carried by the loop
+            prefetch_k_vectors(kloop, head_ops)
+
+
+def pack_bits(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str) -> SSAValue:
+    """:func:`pack16` (``TILEORCH_COMPUTED_OPERAND=pairs``), except that two values already of the
+    operand's 16-bit type that are not a rounding of an f32 (an f16 product, a ``maximum`` of f16
+    elements) are packed as their bits (``lo`` in the low half): no conversion to f32 and back."""
+    from tileorch.transforms.tileas.pack16 import rounded_from
+
+    def bits(v: SSAValue) -> SSAValue | None:
+        if str(v.type) != dtype or rounded_from(v) is not v:
+            return None
+        return e.v(arith.ExtUIOp(e.v(arith.BitcastOp(v, IntegerType(16))), i32))
+
+    lo_bits, hi_bits = bits(lo), bits(hi)
+    if lo_bits is None or hi_bits is None:
+        return pack16(e, lo, hi, dtype)
+    return e.v(arith.OrIOp(lo_bits, e.v(arith.ShLIOp(hi_bits, e.const(16)))))
 
 
 def _k_loop_blocks(dk: DotKernel) -> list[Block]:

@@ -1,0 +1,42 @@
+"""The words of ``TILEORCH_COMPUTED_OPERAND`` (default: none; read at each compile, part of the disk-cache
+key, :data:`tileorch.cache.COMPILE_ENV`): how the GEMM tier stages a dot operand computed in the K loop
+(``convert_to_cutlass.stage_computed_b``).  All default off; the default kernels are unchanged by them."""
+
+from __future__ import annotations
+
+import os
+
+COMPUTED_OPERAND_ENV = "TILEORCH_COMPUTED_OPERAND"
+
+
+def computed_operand_switches() -> set[str]:
+    """The comma-separated words of ``TILEORCH_COMPUTED_OPERAND``: ``prefetch``
+    (:func:`~tileorch.transforms.tileas.prefetch_k_vectors.prefetch_k_vectors`), ``pairs`` (a computed operand's values
+    already of the operand's 16-bit type packed pairwise as bits, not through f32:
+    ``convert_to_cutlass.stage_computed_b``), ``rows`` (a computed A, B not computed, two consumer warp
+    groups: each warp group computes the 64 rows its own WGMMAs read and waits on a named barrier of its
+    own, :data:`OWN_ROWS_BARRIER` + its index, over its 128 threads, instead of barrier 3 over both).
+    Default: none."""
+    return {w.strip() for w in os.environ.get(COMPUTED_OPERAND_ENV, "").split(",") if w.strip()}
+
+
+def prefetch_enabled() -> bool:
+    """``TILEORCH_COMPUTED_OPERAND`` holds ``prefetch``; default off: the loads stay at the top of the
+    K step they feed."""
+    return "prefetch" in computed_operand_switches()
+
+
+OWN_ROWS_BARRIER = 12
+"""``rows``: consumer warp group ``w``'s transform barrier is ``OWN_ROWS_BARRIER + w`` (12, 13: ids no
+reserved CUTLASS barrier (0-7) and no epilogue barrier of the kernel builder (14, 15) uses)."""
+
+
+def own_rows_enabled() -> bool:
+    """``TILEORCH_COMPUTED_OPERAND`` holds ``rows``; default off: both warp groups write the whole A tile
+    and meet at named barrier 3."""
+    return "rows" in computed_operand_switches()
+
+
+def pairs_enabled() -> bool:
+    """``TILEORCH_COMPUTED_OPERAND`` holds ``pairs``; default off: every pair through ``cvt.rn.*x2.f32``."""
+    return "pairs" in computed_operand_switches()
