@@ -42,7 +42,8 @@ def test_key_names_the_compile_environment(monkeypatch):
                                     "TILEORCH_PROGRAMS_PER_WARP", "TILEORCH_CLUSTER_SPLIT_MAX", "TILEORCH_SIMT_MMA",
                                     "TILEORCH_REMATERIALIZE", "TILEORCH_RAGGED_ROWS", "TILEORCH_GATHER_RUNS",
                                     "TILEORCH_UNIFORM_DIV", "TILEORCH_PREDICATED_INDEX_LOADS",
-                                    "TILEORCH_SIMT_VECTOR_BYTES", "TILEORCH_SIMT_STORE_CHUNK", "TILEORCH_ROW_RUNS"])
+                                    "TILEORCH_SIMT_VECTOR_BYTES", "TILEORCH_SIMT_STORE_CHUNK", "TILEORCH_ROW_RUNS",
+                                    "TILEORCH_COMPUTED_OPERAND"])
 def test_every_code_switch_is_in_the_key(monkeypatch, switch):
     """Each environment switch that changes the emitted code keys the cache (off vs on)."""
     monkeypatch.setenv(switch, "0")
