@@ -292,6 +292,11 @@ def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list,
         # leading unit dimensions at computed indices ([B, H, M, K] at (b, h, ...), a group read from a
         # table): a batch index the kernel evaluates per work tile (:func:`_batch_expressions`)
         return indices[-2:], shape[-2:], BATCH_EXPR
+    if len(indices) == 1 and "store" in op.name:  # e.g. an argmax of the result beside (or without) C
+        fail(op, f"a 1-D tile {shape} is stored where the WGMMA lowering expects the product tile C: a 1-D store is "
+                 "taken beside C when it is a row or column reduction of the result (ct.max / ct.min / ct.sum of the "
+                 "accumulator's tile along one axis, stored with or without keepdims); an argmax / argmin or another "
+                 "1-D value computed from the product is not supported yet")
     what = "the product is stored as" if "store" in op.name else "a dot operand is read as"
     wide = sum(1 for d in shape if d != 1)
     how = f"with {wide} dimensions above extent 1" if wide > 2 else \
