@@ -197,13 +197,22 @@ def _case_logits_and_row_max_1d():
     _check(out[3], ref.max(1), 1e-3)
 
 
+def _case_colsum_1d_beside_c():
+    """The 1-D column sums (rows 100..127 of the one row tile outside the arrays: left out of the sum)."""
+    x, w = _h(100, 128), _h(128, 320, scale=0.25)
+    out = emulate("colsum_1d_beside_c", {0: x, 1: w})
+    ref = _mm(x, w)
+    _check(out[2], ref, 2e-2)
+    _check(out[3], ref.sum(0), 2e-2)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["k40", "skinny_n16", "tile_64x32", "group_m_raster", "splitk_linear_pid_atomic",
-            "w8_group_scale_zero_point", "epi_clamp_then_e4m3", "bmm_4d_a_per_head_b", "logits_and_row_max_1d"]
+            "w8_group_scale_zero_point", "epi_clamp_then_e4m3", "bmm_4d_a_per_head_b", "logits_and_row_max_1d", "colsum_1d_beside_c"]
 """The CI-sized subset (a ragged K tile alone, N = 16, 64 x 32 tiles, a raster from a runtime group size,
 split-K folded into the program id, a computed B with two per-group vectors, a saturating fp8 output,
-a 4-D A against a per-head B, the 1-D row reduction); ``TILEORCH_EMULATE_ALL=1`` runs every case."""
+a 4-D A against a per-head B (its launch refused), the 1-D row and column reductions); ``TILEORCH_EMULATE_ALL=1`` runs every case."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(CASES)
 

@@ -507,6 +507,19 @@ def logits_and_row_max_1d(X, W, Logits, Mx, tm: C[int], tn: C[int], tk: C[int]):
 
 
 @ct.kernel
+def colsum_1d_beside_c(X, W, Y, Cs, tm: C[int], tn: C[int], tk: C[int]):
+    """C stored (f16) and its column sums stored as a 1-D ``[tn]`` tile of an ``[N]`` array (``ct.sum(acc,
+    axis=0)`` without ``keepdims``; M is one row tile, so each column is one program's)."""
+    bn = ct.bid(0)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(X, index=(0, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(W, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(Y, index=(0, bn), tile=acc.astype(Y.dtype))
+    ct.store(Cs, index=(bn,), tile=ct.sum(acc, axis=0))
+
+
+@ct.kernel
 def two_products_one_acc(A1, B1, A2, B2, Y, tm: C[int], tn: C[int], tk: C[int]):
     """``Y = A1 @ B1 + A2 @ B2`` in one accumulator and one K loop (a concatenated-K GEMM: the
     base weight and a LoRA-merged delta of the same K), f16 output."""
@@ -604,6 +617,8 @@ _add("logits_lse_and_argmax", logits_lse_and_argmax,
      error="an argmax / argmin or another 1-D value", outputs=(2, 3))
 _add("logits_and_row_max_1d", logits_and_row_max_1d,
      [_a((200, 128)), _a((128, 128)), _a((200, 128), F32), _a((200,), F32), 128, 128, 64], (2,), "gemm", outputs=(2, 3))
+_add("colsum_1d_beside_c", colsum_1d_beside_c,
+     [_a((100, 128)), _a((128, 320)), _a((100, 320)), _a((320,), F32), 128, 64, 64], (5,), "gemm", outputs=(2, 3))
 _add("two_products_one_acc", two_products_one_acc,
      [_a((200, 128)), _a((128, 192)), _a((200, 128)), _a((128, 192)), _a((200, 192)), 128, 64, 64], (2, 3), "simt",
      error="adds its product to the result of the dot at line",

@@ -1771,9 +1771,6 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         raise LocatedError(dk.more_b_loads[0], f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and "
                                                "the dots sharing A read N-major Bs [K, N]: store them as [N, K] "
                                                "(nn.Linear's layout) to run them on tensor cores")
-    need = scratch_bytes(len(column_stores(dk)), 4 * cfg.consumer_groups, tn)
-    if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own
-        cfg = replace(cfg, scratch_bytes=need)
     if override:
         # cluster, stages, raster, registers and the epilogue's kind keep the program's tile: only a
         # tile_n other than the kernel's retiles it
@@ -1790,6 +1787,10 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             cfg = replace(cfg, tile_n=narrow, cluster_m=cfg.cluster_m if cluster_ok else 1)
             dk.remarks.append(f"tile_n {override.get('tile_n')} asked for runs as {narrow}: {cfg.b_operands} "
                               f"accumulators of 64x{narrow} per consumer warp group fill its accumulator registers")
+    # (after the override: an overridden direct epilogue has no TMA staging buffer for the exchange)
+    need = scratch_bytes(len(column_stores(dk)), 4 * cfg.consumer_groups, tn)
+    if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own
+        cfg = replace(cfg, scratch_bytes=need)
     while cfg.stages > 1:
         try:
             cfg = cfg.check()
