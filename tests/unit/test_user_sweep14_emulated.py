@@ -47,8 +47,8 @@ def _mm(a, b):
 
 def emulate(name: str, inputs: dict) -> dict:
     """Program ``name`` on its spec's shapes, every CTA its launch runs (a program-grid kernel: the
-    launch grid in the program's tiles, the grid as its last parameters; a batched kernel or one reading
-    program id 2: L = the grid's z); returns its arrays after the run."""
+    launch grid in the program's tiles, the grid as its last parameters; a kernel reading program id 2:
+    L = the grid's z; a batched one: L = C's matrices); returns its arrays after the run."""
     from tileorch.testing.gemm_emulation import compile_cutile
 
     p = PROGRAMS[name]
@@ -57,8 +57,11 @@ def emulate(name: str, inputs: dict) -> dict:
     if cfg.program_grid:
         return s3._gemm(name, inputs, program=p, config=CONFIG, more_params=grid,
                         problem=lambda c, m, n, k: (grid[0] * c.tile_m, grid[1] * c.tile_n, k, grid[2]))
-    if cfg.batched or cfg.grid_l:
+    if cfg.grid_l:  # program id 2 walks the launch grid's z
         return s3._gemm(name, inputs, program=p, config=CONFIG, problem=lambda c, m, n, k: (m, n, k, grid[2]))
+    if cfg.batched:  # the host's L: C's matrices (batch dimensions flattened)
+        batch = int(np.prod(p.spec[p.outputs[0]][0][:-2]))
+        return s3._gemm(name, inputs, program=p, config=CONFIG, problem=lambda c, m, n, k: (m, n, k, batch))
     return s3._gemm(name, inputs, program=p, config=CONFIG)
 
 
@@ -187,6 +190,13 @@ def _case_bmm_grid2_broadcast_b_bias():
     _check(emulate("bmm_grid2_broadcast_b_bias", {0: a, 1: b, 2: bias})[3], _mm(a, b) + bias[:, None, :], 2e-2)
 
 
+def _case_persistent_batched_tiles():
+    """The program's persistent loop over (batch, row tile, column tile) (``t // P``, ``(t % P) // X``,
+    ``t % X``): refused until session 22, now the batched GEMM's tile grid (tileas-program-loop-to-tiles)."""
+    a, b = _h(3, 200, 128), _h(3, 128, 192, scale=0.25)
+    _check(emulate("persistent_batched_tiles", {0: a, 1: b})[2], _mm(a, b), 2e-2)
+
+
 def _case_logits_and_row_max_1d():
     """The 1-D row maximum (a reduction stored without keepdims, taken by the tier in session 22)
     beside the f32 logits; rows 200..255 of the second tile are outside the arrays."""
@@ -209,10 +219,11 @@ def _case_colsum_1d_beside_c():
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["k40", "skinny_n16", "tile_64x32", "group_m_raster", "splitk_linear_pid_atomic",
-            "w8_group_scale_zero_point", "epi_clamp_then_e4m3", "bmm_4d_a_per_head_b", "logits_and_row_max_1d", "colsum_1d_beside_c"]
+            "w8_group_scale_zero_point", "epi_clamp_then_e4m3", "bmm_4d_a_per_head_b", "logits_and_row_max_1d", "colsum_1d_beside_c",
+            "persistent_batched_tiles"]
 """The CI-sized subset (a ragged K tile alone, N = 16, 64 x 32 tiles, a raster from a runtime group size,
 split-K folded into the program id, a computed B with two per-group vectors, a saturating fp8 output,
-a 4-D A against a per-head B (its launch refused), the 1-D row and column reductions); ``TILEORCH_EMULATE_ALL=1`` runs every case."""
+a 4-D A against a per-head B (its launch refused), the 1-D row and column reductions, the batched persistent loop); ``TILEORCH_EMULATE_ALL=1`` runs every case."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(CASES)
 
