@@ -132,11 +132,6 @@ def test_gemv_one_row_tile():
     _check(run("gemv_one_row_tile", {0: x, 1: w})[2], _ref(_t(x) @ _t(w)), 1e-3)
 
 
-def test_persistent_batched_tiles():
-    a, b = _h(3, 200, 128), _h(3, 128, 192, scale=0.25)
-    _check(run("persistent_batched_tiles", {0: a, 1: b})[2], _ref(_t(a) @ _t(b)), 2e-2)
-
-
 def test_logits_row_max_only():
     x, w = _h(200, 128), _h(128, 128)
     mx = run("logits_row_max_only", {0: x, 1: w})[2]
