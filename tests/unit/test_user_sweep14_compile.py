@@ -89,12 +89,15 @@ def test_the_split_k_second_kernel_is_simt():
     assert compiled("splitk_sum_partials").kind == "simt"
 
 
-SPILLS = {"logits_lse_and_argmax", "logits_row_max_only", "two_products_one_acc", "w4_nibbles_two_halves"}
+SPILLS = {"logits_lse_and_argmax", "logits_row_max_only", "two_products_one_acc", "w4_nibbles_two_halves",
+          "splitk_sum_partials"}
 """Programs whose PTX ptxas assembles with spills (session 22): four of the tier's refusals, whose SIMT
 fallback keeps a 128-row f32 accumulator (128 x 128: 128 registers of it per thread; 128 x 64 with two
 dots' operands) on the default 4 warps: 255 registers and 28 to 424 B of spill stores (the row max /
-logsumexp programs 416 B, the W4 halves 384 B, the two products 28 B).  Listed so that the spill is
-not silent; a program leaving the list (or joining it) fails."""
+logsumexp programs 416 B, the W4 halves 384 B, the two products 28 B); and the split-K's second kernel
+(no dot: a loop summing ``(1, 128, 128)`` f32 tiles, which the SIMT layout gives 512 threads, capping a
+thread at 128 registers: 12 B of spill stores).  Listed so that the spill is not silent; a program
+leaving the list (or joining it) fails."""
 
 
 def test_every_program_assembles_without_spills():
