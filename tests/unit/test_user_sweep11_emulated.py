@@ -65,6 +65,16 @@ def test_persistent_loop_over_a_linearised_2d_grid():
     _check(c, _mm(a, b), 4e-3, 5e-3)
 
 
+def test_batched_persistent_user_loop():
+    """Refused until session 22 ('the tile is stored inside a loop around its computation'): the loop over
+    (batch, row tile, column tile) the user wrote (``t // P``, ``(t % P) // tiles_n``, ``(t % P) % tiles_n``)
+    is now the batched GEMM's tile grid; the host's L is the arrays' 3 matrices."""
+    a, b = _h(3, 256, 128), _h(3, 128, 128, scale=0.25)
+    c = s3._gemm("bmm_persistent_user_loop", {0: a, 1: b}, program=PROGRAMS["bmm_persistent_user_loop"],
+                 problem=lambda cfg, m, n, k: (m, n, k, 3))[2]
+    _check(c, _mm(a, b), 2e-2, 5e-3)
+
+
 def test_f32_weight_converted_in_the_k_loop():
     """Found by this sweep: an f32 B tile converted to A's 16-bit type in the K loop was refused ('A and
     B must have the same element type'); now the consumers compute the f16 B from the raw f32 tile."""

@@ -781,8 +781,9 @@ _add("bmm_4d_head_scale_gather", bmm_4d_head_scale_gather,
      [_f((2, 2, 128, 128)), _f((2, 2, 128, 128)), _f((2,), _F32), _f((2, 2, 128, 128)), 2, 128, 64, 64], (1, 2, 4),
      "gemm", outputs=(3,))
 _add("bmm_persistent_user_loop", bmm_persistent_user_loop,
-     [_f((3, 256, 128)), _f((3, 128, 128)), _f((3, 256, 128)), 128, 128, 64], (4,), "simt", outputs=(2,),
-     error="the tile is stored inside a loop around its computation")
+     [_f((3, 256, 128)), _f((3, 128, 128)), _f((3, 256, 128)), 128, 128, 64], (4,), "gemm", outputs=(2,),
+     notes="refused until session 22 ('the tile is stored inside a loop around its computation'); now the "
+           "batched GEMM's tile grid (tileas-program-loop-to-tiles, sweep 14)")
 _add("mm_persistent_2d_grid_linearised", mm_persistent_2d_grid_linearised,
      [_f((384, 256)), _f((256, 256)), _f((384, 256)), 128, 128, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_splitk_bias_first_split", mm_splitk_bias_first_split,

@@ -292,6 +292,11 @@ def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list,
         # leading unit dimensions at computed indices ([B, H, M, K] at (b, h, ...), a group read from a
         # table): a batch index the kernel evaluates per work tile (:func:`_batch_expressions`)
         return indices[-2:], shape[-2:], BATCH_EXPR
+    if len(indices) == 1 and "store" in op.name:  # e.g. an argmax of the result beside (or without) C
+        fail(op, f"a 1-D tile {shape} is stored where the WGMMA lowering expects the product tile C: a 1-D store is "
+                 "taken beside C when it is a row or column reduction of the result (ct.max / ct.min / ct.sum of the "
+                 "accumulator's tile along one axis, stored with or without keepdims); an argmax / argmin or another "
+                 "1-D value computed from the product is not supported yet")
     what = "the product is stored as" if "store" in op.name else "a dot operand is read as"
     wide = sum(1 for d in shape if d != 1)
     how = f"with {wide} dimensions above extent 1" if wide > 2 else \
@@ -1766,9 +1771,6 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         raise LocatedError(dk.more_b_loads[0], f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and "
                                                "the dots sharing A read N-major Bs [K, N]: store them as [N, K] "
                                                "(nn.Linear's layout) to run them on tensor cores")
-    need = scratch_bytes(len(column_stores(dk)), 4 * cfg.consumer_groups, tn)
-    if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own
-        cfg = replace(cfg, scratch_bytes=need)
     if override:
         # cluster, stages, raster, registers and the epilogue's kind keep the program's tile: only a
         # tile_n other than the kernel's retiles it
@@ -1785,6 +1787,10 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             cfg = replace(cfg, tile_n=narrow, cluster_m=cfg.cluster_m if cluster_ok else 1)
             dk.remarks.append(f"tile_n {override.get('tile_n')} asked for runs as {narrow}: {cfg.b_operands} "
                               f"accumulators of 64x{narrow} per consumer warp group fill its accumulator registers")
+    # (after the override: an overridden direct epilogue has no TMA staging buffer for the exchange)
+    need = scratch_bytes(len(column_stores(dk)), 4 * cfg.consumer_groups, tn)
+    if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own
+        cfg = replace(cfg, scratch_bytes=need)
     while cfg.stages > 1:
         try:
             cfg = cfg.check()

@@ -242,13 +242,16 @@ class EpilogueLowering:
         raise unsupported(red, "reduction combiner without nv_tileaa.yield")
 
     def side_store(self, store: Operation, at: Coord, leader: SSAValue) -> None:
-        """Store the value of ``store``'s ``[tile_m, 1]`` tile at row ``at`` (``at.acc_dim == 0``) or
-        of its ``[1, tile_n]`` tile at column ``at`` (its reductions evaluated first:
+        """Store the value of ``store``'s ``[tile_m, 1]`` (or 1-D ``[tile_m]``) tile at row ``at``
+        (``at.acc_dim == 0``) or of its ``[1, tile_n]`` (``[tile_n]``) tile at column ``at`` (its reductions evaluated first:
         :meth:`row_reduction`, :mod:`column_reduction`) from the thread ``leader`` says, predicated
         on the view's bounds."""
         e = self.e
         zero = Coord(e.const(0), None)
-        coords = (at, zero) if at.acc_dim == 0 else (zero, at)
+        if len(_shape(store.tile)) == 1:  # stored without keepdims: the reduction's own 1-D tile
+            coords = (at,)
+        else:
+            coords = (at, zero) if at.acc_dim == 0 else (zero, at)
         self._store_at(store, coords, leader, "a reduction")
 
     def tile_store(self, store: Operation, row: Coord, col: Coord) -> None:
@@ -649,17 +652,25 @@ def walk_tile_producers(root: SSAValue, visit: Callable[[Operation], bool]) -> N
 def side_reduction(store: Operation, acc_shape: list[int]) -> Operation | None:
     """The ``nv_tileaa.reduce`` of an accumulator-shaped tile that a side store writes (through shape
     ops and elementwise math), or None: along dimension 1 for a ``[tile_m, 1]`` store (a row
-    reduction), along dimension 0 for a ``[1, tile_n]`` store (a column reduction).  A row store
+    reduction), along dimension 0 for a ``[1, tile_n]`` store (a column reduction); a 1-D ``[tile_m]`` /
+    ``[tile_n]`` store is the same reduction stored without ``keepdims`` (``ct.store(Lse, index=(bm,),
+    tile=ct.max(acc, axis=1))`` into an ``[M]`` array).  A row store
     reading several row reductions that read one another (a logsumexp ``m + log(sum(exp(x - m)))``)
     gives the last of them in program order; the lowering evaluates all of them
     (:func:`feeding_reductions`) before the store."""
     shape = list(store.tile.type.get_shape())
+    if len(shape) == 1:  # the reduction stored without keepdims: a [tile_m] row or [tile_n] column tile
+        return next((r for r in (_side_reduction(store, acc_shape, d) for d in (1, 0)
+                                 if shape[0] == acc_shape[1 - d]) if r is not None), None)
     if shape == [acc_shape[0], 1]:
-        dim = 1
-    elif shape == [1, acc_shape[1]]:
-        dim = 0
-    else:
-        return None
+        return _side_reduction(store, acc_shape, 1)
+    if shape == [1, acc_shape[1]]:
+        return _side_reduction(store, acc_shape, 0)
+    return None
+
+
+def _side_reduction(store: Operation, acc_shape: list[int], dim: int) -> Operation | None:
+    """:func:`side_reduction` along ``dim`` (1: rows, 0: columns)."""
     found, others = [], []
 
     def visit(op: Operation) -> bool:

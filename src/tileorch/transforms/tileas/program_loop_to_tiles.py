@@ -98,7 +98,7 @@ def _match(loop: scf.ForOp) -> Callable[[Block, Operation], None] | None:
     scope = list(loop.walk())
     rewrite = _coordinate_rewrite(loop.body.block.args[0], scope)
     if rewrite is None:
-        return None
+        return _batched_rewrite(loop, ub, scope)
     rows, cols = rewrite[1]
     # the trip count is rows x columns of the stored tile grid: then t walks exactly the output tiles
     f, g = ub.operands
@@ -109,6 +109,83 @@ def _match(loop: scf.ForOp) -> Callable[[Block, Operation], None] | None:
 
 
 ADDS = ("arith.addi", "nv_tileaa.addi")
+
+
+def _batched_rewrite(loop: scf.ForOp, ub: Operation, scope: list[Operation]
+                     ) -> Callable[[Block, Operation], None] | None:
+    """The coordinate rewrite of a persistent loop over the tiles of a batched GEMM: the bound is
+    ``L * P`` with ``P = X * Y`` (either order), ``t // P`` the batch index, ``(t % P) // X`` one tile
+    coordinate and ``t % X`` (or ``(t % P) % X``) the other, X counting the tiles of the axis the
+    remainder indexes, Y those of the other, L the batch count (extent-1 tiles) of an array the batch
+    index reads; t used only so (cuTile's floor-division sign fix-ups between them).  ``t // P``
+    becomes program id 2, the two coordinates program ids 0 and 1 (the remainder's the column axis
+    unless it indexes the stored tile's rows)."""
+    t = loop.body.block.args[0]
+    stores = [op for op in scope if isinstance(op, aa.TiledStoreOp) and len(op.indices) >= 3]
+    if not stores or any(list(op.indices[-3:]) != list(stores[0].indices[-3:]) for op in stores):
+        return None
+    b_idx, r_idx, c_idx = stores[0].indices[-3:]
+    for per, count in (tuple(ub.operands), tuple(ub.operands)[::-1]):
+        factors = _pair(per, MULS)
+        if factors is None:
+            continue
+        batch, rems_p, minor = [], [], []
+        for use in t.uses:
+            user = use.operation
+            if use.index != 0 or user.name not in DIVS + REMS:
+                break
+            if user.operands[1] == per:
+                (batch if user.name in DIVS else rems_p).append(user)
+            elif user.name in REMS and user.operands[1] in factors:
+                minor.append(user)
+            else:
+                break
+        else:
+            if not batch or not rems_p:
+                continue
+            # (t % P) or its sign fix-up, divided by (or taken modulo) a factor of P
+            remainders = {op.results[0] for op in rems_p}
+            remainders |= {u.operation.results[0] for r in list(remainders) for u in r.uses
+                           if u.operation.name == "arith.select"}
+            major = []
+            for r in remainders:
+                for use in r.uses:
+                    user = use.operation
+                    if use.index == 0 and user.name in DIVS + REMS and user.operands[1] in factors:
+                        (major if user.name in DIVS else minor).append(user)
+            divisors = {op.operands[1] for op in major + minor}
+            if not major or not minor or len(divisors) != 1:
+                continue
+            x = divisors.pop()
+            y = factors[1] if factors[0] == x else factors[0]
+            outputs = tuple(op.results[0] for op in batch + major + minor)
+            if not _only_feeds(t, outputs):
+                continue
+            major_vals = {op.results[0] for op in major}
+            minor_vals = {op.results[0] for op in minor}
+            if not _derives_from(b_idx, {op.results[0] for op in batch}):
+                continue
+            if _derives_from(c_idx, minor_vals) and _derives_from(r_idx, major_vals):
+                minor_at, major_at, axes = c_idx, r_idx, (0, 1)
+            elif _derives_from(r_idx, minor_vals) and _derives_from(c_idx, major_vals):
+                minor_at, major_at, axes = r_idx, c_idx, (1, 0)
+            else:
+                continue
+            if not (is_tile_count(x, coordinate_axes(minor_at, scope))
+                    and is_tile_count(y, coordinate_axes(major_at, scope))
+                    and is_tile_count(count, coordinate_axes(b_idx, scope))):
+                continue
+
+            def rewrite(block: Block, before: Operation, batch=batch, major=major, minor=minor, axes=axes) -> None:
+                pid_major, pid_minor, pid_b = aa.GetProgramIdOp(axes[0]), aa.GetProgramIdOp(axes[1]), \
+                    aa.GetProgramIdOp(2)
+                block.insert_ops_before([pid_major, pid_minor, pid_b], before)
+                for ops, pid in ((batch, pid_b), (major, pid_major), (minor, pid_minor)):
+                    for op in ops:
+                        op.results[0].replace_all_uses_with(pid.results[0])
+
+            return rewrite
+    return None
 
 
 def _pair(v: SSAValue, names: tuple[str, ...]) -> tuple[SSAValue, SSAValue] | None:

@@ -142,19 +142,22 @@ def is_tile_count(v: SSAValue, axis: Axis) -> bool:
         base = view.owner.operands[0] if isinstance(view.owner, Operation) and view.owner.operands else None
         return any(base == m and index == ax and tile == t for m, ax, t in axis.uses)
     cd = _op(v, CEILDIV)
-    if cd is None:
-        return False
+    if cd is None:  # an array extent itself counts the tiles of an axis of tile extent 1 (a batch axis)
+        return any(t == 1 and _array_extent(memref, ax) == v for memref, ax, t in axis.uses)
     extent, tile = _strip(cd.operands[0]), constant_int(cd.operands[1])
-    for memref, ax, t in axis.uses:
-        if tile != t or not isinstance(memref.owner, aa.MakeMemrefOp):
-            continue
-        dims = [d.data for d in memref.type.shape.data] if isinstance(memref.type, aa.MemRefType) else []
-        if ax >= len(dims) or dims[ax] != aa.DYNAMIC:
-            continue
-        dynamic = [i for i, d in enumerate(dims) if d == aa.DYNAMIC]
-        if _strip(memref.owner.shape[dynamic.index(ax)]) == extent:
-            return True
-    return False
+    return any(tile == t and _array_extent(memref, ax) == extent for memref, ax, t in axis.uses)
+
+
+def _array_extent(memref: SSAValue, ax: int) -> SSAValue | None:
+    """The value of the dynamic extent ``ax`` of ``memref`` (an ``nv_tileaa.make_memref``), through
+    ``assume``; None for a static extent or another memref."""
+    if not isinstance(memref.owner, aa.MakeMemrefOp):
+        return None
+    dims = [d.data for d in memref.type.shape.data] if isinstance(memref.type, aa.MemRefType) else []
+    if ax >= len(dims) or dims[ax] != aa.DYNAMIC:
+        return None
+    dynamic = [i for i, d in enumerate(dims) if d == aa.DYNAMIC]
+    return _strip(memref.owner.shape[dynamic.index(ax)])
 
 
 @dataclass(frozen=True)

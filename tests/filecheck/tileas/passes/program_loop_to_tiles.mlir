@@ -939,3 +939,130 @@ builtin.module {
 }
 // CHECK:      nv_tileaa.func @linearised_start_one_axis_step
 // CHECK:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+
+// -----
+// A persistent loop over every (batch, row tile, column tile) of a batched GEMM (session 22):
+// t < L * (tiles_m * tiles_n), b = t floordiv P, bm = (t mod P, sign-fixed) floordiv tiles_n,
+// bn = t mod tiles_n (sign-fixed): b becomes program id 2, bm program id 0, bn program id 1; the
+// loop, t and the fix-ups are gone.
+!m3 = !nv_tileaa.memref<f16, array<i64: ?, ?, ?>, array<i64: ?, ?, 1>, i32>
+!va3 = !nv_tileaa.tiled_view<array<i32: 1, 128, 64>, array<i32: 1, 128, 64>, array<i32: 0, 1, 2>, !m3>
+!vb3 = !nv_tileaa.tiled_view<array<i32: 1, 64, 128>, array<i32: 1, 64, 128>, array<i32: 0, 1, 2>, !m3>
+!vc3 = !nv_tileaa.tiled_view<array<i32: 1, 128, 128>, array<i32: 1, 128, 128>, array<i32: 0, 1, 2>, !m3>
+builtin.module {
+  nv_tileaa.func @persistent_batched(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %l: i32, %m: i32, %n: i32, %k: i32, %sa: i32, %sb: i32, %sc: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%l, %m, %k] [%sa, %k] : !nv_tileaa.ptr<f16> [i32, i32, i32] [i32, i32] -> !m3
+    %mb = nv_tileaa.make_memref %b[%l, %k, %n] [%sb, %n] : !nv_tileaa.ptr<f16> [i32, i32, i32] [i32, i32] -> !m3
+    %mc = nv_tileaa.make_memref %c[%l, %m, %n] [%sc, %n] : !nv_tileaa.ptr<f16> [i32, i32, i32] [i32, i32] -> !m3
+    %va = nv_tileaa.block_tile %ma : !m3 -> !va3
+    %vb = nv_tileaa.block_tile %mb : !m3 -> !vb3
+    %vc = nv_tileaa.block_tile %mc : !m3 -> !vc3
+    %tiles_m = nv_tileaa.get_dim_size %vc {index = 1 : i32} : !vc3 -> i32
+    %tiles_n = nv_tileaa.get_dim_size %vc {index = 2 : i32} : !vc3 -> i32
+    %kt = nv_tileaa.get_dim_size %va {index = 2 : i32} : !va3 -> i32
+    %pid = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %nprog = nv_tileaa.get_num_programs {axis = 0 : i32} : i32
+    %per = nv_tileaa.muli %tiles_m, %tiles_n : i32
+    %total = nv_tileaa.muli %l, %per : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %neg_p = arith.cmpi slt, %per, %c0 : i32
+    %neg_n = arith.cmpi slt, %tiles_n, %c0 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %out = scf.for %t = %pid to %total step %nprog iter_args(%tk = %tok) -> (!nv_tileaa.mem_token) : i32 {
+      %bb = arith.floordivsi %t, %per : i32
+      %r = arith.remsi %t, %per : i32
+      %rneg = arith.cmpi slt, %r, %c0 : i32
+      %sign = arith.xori %rneg, %neg_p : i1
+      %rnz = arith.cmpi ne, %r, %c0 : i32
+      %fix = arith.andi %sign, %rnz : i1
+      %radj = nv_tileaa.addi %r, %per : i32
+      %rr = arith.select %fix, %radj, %r : i32
+      %bm = arith.floordivsi %rr, %tiles_n : i32
+      %q = arith.remsi %t, %tiles_n : i32
+      %qneg = arith.cmpi slt, %q, %c0 : i32
+      %qsign = arith.xori %qneg, %neg_n : i1
+      %qnz = arith.cmpi ne, %q, %c0 : i32
+      %qfix = arith.andi %qsign, %qnz : i1
+      %qadj = nv_tileaa.addi %q, %tiles_n : i32
+      %bn = arith.select %qfix, %qadj, %q : i32
+      %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%x = %zero) -> (tensor<128x128xf32>) : i32 {
+        %ta, %t0 = nv_tileaa.tiled_load %va[%bb, %bm, %i] : !va3 [i32, i32, i32] -> tensor<1x128x64xf16>
+        %ta2 = nv_tileaa.reshape %ta : tensor<1x128x64xf16> -> tensor<128x64xf16>
+        %tb, %t1 = nv_tileaa.tiled_load %vb[%bb, %i, %bn] : !vb3 [i32, i32, i32] -> tensor<1x64x128xf16>
+        %tb2 = nv_tileaa.reshape %tb : tensor<1x64x128xf16> -> tensor<64x128xf16>
+        %y = nv_tileaa.dot %ta2, %tb2, %x : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+        scf.yield %y : tensor<128x128xf32>
+      }
+      %h = nv_tileaa.fp_to_fp %acc : tensor<128x128xf32> -> tensor<128x128xf16>
+      %h3 = nv_tileaa.reshape %h : tensor<128x128xf16> -> tensor<1x128x128xf16>
+      %st = nv_tileaa.tiled_store %h3, %vc[%bb, %bm, %bn] token %tk : tensor<1x128x128xf16>, !vc3 [i32, i32, i32]
+      scf.yield %st : !nv_tileaa.mem_token
+    }
+    nv_tileaa.return
+  }
+}
+// CHECK-LABEL: nv_tileaa.func @persistent_batched
+// CHECK-DAG:  %[[PM:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+// CHECK-DAG:  %[[PN:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+// CHECK-DAG:  %[[PB:.*]] = nv_tileaa.get_program_id {axis = 2 : i32} : i32
+// CHECK-NOT:  arith.floordivsi
+// CHECK-NOT:  arith.remsi
+// CHECK-NOT:  arith.select
+// CHECK:      scf.for
+// CHECK:      nv_tileaa.tiled_load %{{.*}}[%[[PB]], %[[PM]], %{{.*}}]
+// CHECK:      nv_tileaa.tiled_load %{{.*}}[%[[PB]], %{{.*}}, %[[PN]]]
+// CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%[[PB]], %[[PM]], %[[PN]]] token %{{.*}}
+// CHECK-NOT:  scf.yield %{{.*}} : !nv_tileaa.mem_token
+
+// -----
+// The same loop bounded by a count that is no array's batch extent (a scalar argument %l2): t // P
+// could pass the arrays' batches, so the loop stays.
+!m3 = !nv_tileaa.memref<f16, array<i64: ?, ?, ?>, array<i64: ?, ?, 1>, i32>
+!va3 = !nv_tileaa.tiled_view<array<i32: 1, 128, 64>, array<i32: 1, 128, 64>, array<i32: 0, 1, 2>, !m3>
+!vb3 = !nv_tileaa.tiled_view<array<i32: 1, 64, 128>, array<i32: 1, 64, 128>, array<i32: 0, 1, 2>, !m3>
+!vc3 = !nv_tileaa.tiled_view<array<i32: 1, 128, 128>, array<i32: 1, 128, 128>, array<i32: 0, 1, 2>, !m3>
+builtin.module {
+  nv_tileaa.func @persistent_batched_other_count(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %l: i32, %l2: i32, %m: i32, %n: i32, %k: i32, %sa: i32, %sb: i32, %sc: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%l, %m, %k] [%sa, %k] : !nv_tileaa.ptr<f16> [i32, i32, i32] [i32, i32] -> !m3
+    %mb = nv_tileaa.make_memref %b[%l, %k, %n] [%sb, %n] : !nv_tileaa.ptr<f16> [i32, i32, i32] [i32, i32] -> !m3
+    %mc = nv_tileaa.make_memref %c[%l, %m, %n] [%sc, %n] : !nv_tileaa.ptr<f16> [i32, i32, i32] [i32, i32] -> !m3
+    %va = nv_tileaa.block_tile %ma : !m3 -> !va3
+    %vb = nv_tileaa.block_tile %mb : !m3 -> !vb3
+    %vc = nv_tileaa.block_tile %mc : !m3 -> !vc3
+    %tiles_m = nv_tileaa.get_dim_size %vc {index = 1 : i32} : !vc3 -> i32
+    %tiles_n = nv_tileaa.get_dim_size %vc {index = 2 : i32} : !vc3 -> i32
+    %kt = nv_tileaa.get_dim_size %va {index = 2 : i32} : !va3 -> i32
+    %pid = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %nprog = nv_tileaa.get_num_programs {axis = 0 : i32} : i32
+    %per = nv_tileaa.muli %tiles_m, %tiles_n : i32
+    %total = nv_tileaa.muli %l2, %per : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %out = scf.for %t = %pid to %total step %nprog iter_args(%tk = %tok) -> (!nv_tileaa.mem_token) : i32 {
+      %bb = arith.floordivsi %t, %per : i32
+      %r = arith.remsi %t, %per : i32
+      %bm = arith.floordivsi %r, %tiles_n : i32
+      %bn = arith.remsi %t, %tiles_n : i32
+      %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%x = %zero) -> (tensor<128x128xf32>) : i32 {
+        %ta, %t0 = nv_tileaa.tiled_load %va[%bb, %bm, %i] : !va3 [i32, i32, i32] -> tensor<1x128x64xf16>
+        %ta2 = nv_tileaa.reshape %ta : tensor<1x128x64xf16> -> tensor<128x64xf16>
+        %tb, %t1 = nv_tileaa.tiled_load %vb[%bb, %i, %bn] : !vb3 [i32, i32, i32] -> tensor<1x64x128xf16>
+        %tb2 = nv_tileaa.reshape %tb : tensor<1x64x128xf16> -> tensor<64x128xf16>
+        %y = nv_tileaa.dot %ta2, %tb2, %x : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+        scf.yield %y : tensor<128x128xf32>
+      }
+      %h = nv_tileaa.fp_to_fp %acc : tensor<128x128xf32> -> tensor<128x128xf16>
+      %h3 = nv_tileaa.reshape %h : tensor<128x128xf16> -> tensor<1x128x128xf16>
+      %st = nv_tileaa.tiled_store %h3, %vc[%bb, %bm, %bn] token %tk : tensor<1x128x128xf16>, !vc3 [i32, i32, i32]
+      scf.yield %st : !nv_tileaa.mem_token
+    }
+    nv_tileaa.return
+  }
+}
+// CHECK-LABEL: nv_tileaa.func @persistent_batched_other_count
+// CHECK:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (!nv_tileaa.mem_token)
+// CHECK:      arith.floordivsi
