@@ -17,7 +17,8 @@ case "$PART" in
       tests/gpu/test_program_grid_gpu.py tests/gpu/test_transposed_c.py tests/gpu/test_user_sweep6_gpu.py
       tests/gpu/test_user_sweep7_gpu.py tests/gpu/test_user_sweep8_gpu.py tests/gpu/test_store_chunks_gpu.py
       tests/gpu/test_user_sweep13_gpu.py::test_every_program_has_a_test tests/gpu/test_row_runs_gpu.py
-      tests/gpu/test_attention_programs4.py tests/gpu/test_user_sweep6_gpu.py"
+      tests/gpu/test_attention_programs4.py tests/gpu/test_user_sweep6_gpu.py tests/gpu/test_user_sweep14_gpu.py
+      tests/gpu/test_user_sweep11_gpu.py tests/gpu/test_computed_operand_prefetch_gpu.py"
     for f in ${NEW_GPU_FILES:-}; do [ -e "${f%%::*}" ] && FILES="$FILES $f"; done
     timeout ${TEST_TIMEOUT:-420} python3 -m pytest -v --tb=short -p no:cacheprovider -rfE -n 15 $FILES \
       > "$S/gpu_tests.log" 2>&1
