@@ -181,8 +181,8 @@ def test_head_dim_32():
 
 
 def test_gqa_kv_head_by_product_then_division():
-    q, k, v = _h(2, 4, 256, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
-    o = _chained("attn_gqa_mul_form", {0: q, 1: k, 2: v}, (2, 8, 1))[3]
+    q, k, v = _h(2, 4, 256, 64), _h(2, 2, 128, 64), _h(2, 2, 128, 64)  # two key tiles (s4._keys)
+    o = _chained("attn_gqa_mul_form", {0: q, 1: k, 2: v}, (2, 8, 1), program=s4._keys("attn_gqa_mul_form", 128))[3]
     kh, vh = k[:, [0, 0, 1, 1]], v[:, [0, 0, 1, 1]]  # (h * 2) // 4
     _check(o, _softmax_attn(_scores(q, kh, 0.125), vh))
 
@@ -220,9 +220,10 @@ def test_key_lengths_from_a_table():
 
 
 def test_bias_shared_by_batches():
-    q, k, v = _h(4, 256, 64), _h(4, 256, 64), _h(4, 256, 64)
-    bias = (RNG.standard_normal((2, 256, 256)) * 2).astype(np.float32)
-    o = _chained("attn_bias_shared_batches", {0: q, 1: k, 2: v, 3: bias}, (2, 4, 1))[4]
+    q, k, v = _h(4, 256, 64), _h(4, 128, 64), _h(4, 128, 64)  # two key tiles (the shared spec's 256 keys: 4)
+    bias = (RNG.standard_normal((2, 256, 128)) * 2).astype(np.float32)
+    p = s3.resized("attn_bias_shared_batches", {1: (4, 128, 64), 2: (4, 128, 64), 3: (2, 256, 128)})
+    o = _chained("attn_bias_shared_batches", {0: q, 1: k, 2: v, 3: bias}, (2, 4, 1), program=p)[4]
     _check(o, _softmax_attn(_scores(q, k, 0.125) + bias[[0, 1, 0, 1]], v))
 
 
@@ -233,8 +234,8 @@ def test_forty_keys_in_one_tile():
 
 
 def test_logit_softcap():
-    q, k, v = _h(2, 256, 64, scale=2.0), _h(2, 256, 64, scale=2.0), _h(2, 256, 64)
-    o = _chained("attn_softcap", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    q, k, v = _h(2, 256, 64, scale=2.0), _h(2, 128, 64, scale=2.0), _h(2, 128, 64)  # two key tiles (s4._keys)
+    o = _chained("attn_softcap", {0: q, 1: k, 2: v}, (2, 2, 1), program=s4._keys("attn_softcap", 128))[3]
     _check(o, _softmax_attn(5.0 * np.tanh(_scores(q, k, 0.125) / 5.0), v))
 
 
@@ -266,21 +267,24 @@ def test_hash_dropout_on_p():
 
 
 def test_kv_shared_by_every_batch():
-    q, k, v = _h(3, 256, 64), _h(1, 256, 64), _h(1, 256, 64)
-    o = _chained("attn_kv_broadcast_batch", {0: q, 1: k, 2: v}, (2, 3, 1))[3]
+    q, k, v = _h(3, 256, 64), _h(1, 128, 64), _h(1, 128, 64)  # two key tiles (s4._keys)
+    p = s4._keys("attn_kv_broadcast_batch", 128)
+    o = _chained("attn_kv_broadcast_batch", {0: q, 1: k, 2: v}, (2, 3, 1), program=p)[3]
     _check(o, _softmax_attn(_scores(q, k, 0.125), v))
 
 
 def test_pv_product_added_after_the_rescale():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = _chained("attn_acc_added_after", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # two key tiles (s4._keys)
+    p = s4._keys("attn_acc_added_after", 128)
+    o = _chained("attn_acc_added_after", {0: q, 1: k, 2: v}, (2, 2, 1), program=p)[3]
     _check(o, _softmax_attn(_scores(q, k, 0.125), v))
 
 
 def test_scores_and_pv_with_the_matmul_operator():
     """``@`` of f16 tiles gives f16: S and each P V product rounded to f16 (the reference too)."""
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = _chained("attn_matmul_operator", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # two key tiles (s4._keys)
+    p = s4._keys("attn_matmul_operator", 128)
+    o = _chained("attn_matmul_operator", {0: q, 1: k, 2: v}, (2, 2, 1), program=p)[3]
     s = (q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1)).astype(np.float16).astype(np.float64)
     _check(o, _softmax_attn(s * 0.125, v), 4e-3, 1e-2)
 
