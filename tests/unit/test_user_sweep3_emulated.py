@@ -163,6 +163,21 @@ def resized(name: str, shapes: dict, scalars: dict | None = None):
     return dataclasses.replace(p, spec=spec)
 
 
+def test_resized_is_the_same_program_or_refused():
+    """:func:`resized` changes launch-time sizes only: new array shapes and a runtime ``int`` give
+    the table's export; a ``ct.Constant`` (a tile size) changed gives another program and is
+    refused, so is an array of another rank."""
+    from tileorch.testing.user_programs3 import PROGRAMS
+
+    p = resized("attn_cross_ragged_kv", {1: (2, 72, 64), 2: (2, 72, 64)}, {5: 72})
+    assert p.spec[1] == ((2, 72, 64), "float16") and p.spec[5] == 72
+    assert p.spec[0] == PROGRAMS["attn_cross_ragged_kv"].spec[0] and p.kernel is PROGRAMS["attn_cross_ragged_kv"].kernel
+    with pytest.raises(AssertionError, match="another program"):
+        resized("attn_cross_ragged_kv", {}, {6: 128})  # BM: a ct.Constant
+    with pytest.raises(AssertionError):
+        resized("attn_cross_ragged_kv", {1: (72, 64)})
+
+
 def _chained(name: str, inputs: dict, grid3: tuple[int, int, int], tma_arrays_in_memory: bool = False,
              program=None):
     """Run chained-dots program ``name`` on the emulator (every CTA of the host's launch of ``grid3``);
