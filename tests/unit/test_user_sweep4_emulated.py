@@ -175,8 +175,10 @@ def _causal(q, k, v, scale, offset=0):
 
 
 def test_causal_finite_mask_square_tiles():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = s3._chained("attn_causal_finite_mask", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    """192 positions (the shared spec's 256; the same program): query tile 2 runs 3 key tiles."""
+    q, k, v = _h(2, 192, 64), _h(2, 192, 64), _h(2, 192, 64)
+    p = s3.resized("attn_causal_finite_mask", {i: (2, 192, 64) for i in range(4)})
+    o = s3._chained("attn_causal_finite_mask", {0: q, 1: k, 2: v}, (3, 2, 1), program=p)[3]
     _check(o, _causal(q, k, v, 0.125))
 
 

@@ -193,16 +193,21 @@ def _window_keep(sq, sk, w):
 
 
 def test_causal_window_of_runtime_width():
-    q, k, v = _h(2, 384, 64), _h(2, 384, 64), _h(2, 384, 64)
-    o = _chained("attn_window_scalar", {0: q, 1: k, 2: v}, (6, 2, 1))[3]
-    _check(o, _softmax_attn(np.where(_window_keep(384, 384, 100), _scores(q, k, 0.125), -np.inf), v))
+    """A 40-key window over 256 positions (the shared spec's 100 over 384; the same program): query
+    tile 1 reaches into key tile 0, tiles 2 and 3 start their loops past it (at 1 and 2)."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    p = s3.resized("attn_window_scalar", {i: (2, 256, 64) for i in range(4)}, {5: 40})
+    o = _chained("attn_window_scalar", {0: q, 1: k, 2: v}, (4, 2, 1), program=p)[3]
+    _check(o, _softmax_attn(np.where(_window_keep(256, 256, 40), _scores(q, k, 0.125), -np.inf), v))
 
 
 def test_alibi_slopes_from_an_array_causal():
-    q, k, v = _h(4, 256, 64), _h(4, 256, 64), _h(4, 256, 64)
+    """192 positions (the shared spec's 256; the same program): query tile 2 runs 3 key tiles."""
+    q, k, v = _h(4, 192, 64), _h(4, 192, 64), _h(4, 192, 64)
     slopes = np.array([0.25, 0.0625], np.float32)  # log2 units
-    o = _chained("attn_alibi_slopes_causal", {0: q, 1: k, 2: v, 3: slopes}, (4, 4, 1))[4]
-    pos = np.arange(256)
+    p = s3.resized("attn_alibi_slopes_causal", {0: (4, 192, 64), 1: (4, 192, 64), 2: (4, 192, 64), 4: (4, 192, 64)})
+    o = _chained("attn_alibi_slopes_causal", {0: q, 1: k, 2: v, 3: slopes}, (3, 4, 1), program=p)[4]
+    pos = np.arange(192)
     dist = (pos[None, :] - pos[:, None]).astype(np.float64)
     s = _scores(q, k, 0.125) + (slopes[[0, 1, 0, 1]][:, None, None] / LOG2E) * dist
     _check(o, _softmax_attn(np.where(dist <= 0, s, -np.inf), v))
@@ -240,9 +245,11 @@ def test_logit_softcap():
 
 
 def test_causal_by_multiplying_with_the_bool_mask():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = _chained("attn_causal_bool_mul", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
-    keep = np.arange(256)[None, :] <= np.arange(256)[:, None]
+    """192 positions (the shared spec's 256; the same program): query tile 2 runs 3 key tiles."""
+    q, k, v = _h(2, 192, 64), _h(2, 192, 64), _h(2, 192, 64)
+    p = s3.resized("attn_causal_bool_mul", {i: (2, 192, 64) for i in range(4)})
+    o = _chained("attn_causal_bool_mul", {0: q, 1: k, 2: v}, (3, 2, 1), program=p)[3]
+    keep = np.arange(192)[None, :] <= np.arange(192)[:, None]
     _check(o, _softmax_attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
 
 
