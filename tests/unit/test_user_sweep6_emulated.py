@@ -122,9 +122,9 @@ def test_prefix_lm_mask():
 
 
 def test_per_row_temperature():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # two key tiles (s4._keys)
     t = RNG.uniform(0.05, 0.4, (2, 256)).astype(np.float32)
-    o = _chained("attn_row_temperature", {0: q, 1: k, 2: v, 3: t}, (2, 2, 1))[4]
+    o = _chained("attn_row_temperature", {0: q, 1: k, 2: v, 3: t}, (2, 2, 1), s4._keys("attn_row_temperature", 128))[4]
     _check(o, _attn(_scores(q, k, 1.0) * t[:, :, None] / LOG2E, v))
 
 
@@ -191,14 +191,14 @@ def test_batched_gemm_written_for_strided_batches_contiguous_here():
 def test_loop_forms_and_narrow_key_tiles(name):
     """Triton's ``range(0, Sk, BN)`` key loop with the scale after the max, K^T by load order, and
     32-key tiles: plain attention each."""
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = _chained(name, {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # 128 keys: 2 tiles of 64, 4 of 32 (s4._keys)
+    o = _chained(name, {0: q, 1: k, 2: v}, (2, 2, 1), s4._keys(name, 128))[3]
     _check(o, _attn(_scores(q, k, 0.125), v))
 
 
 def test_row_state_1d_and_flat_lse():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    out = _chained("attn_lse_flat", {0: q, 1: k, 2: v}, (2, 2, 1))
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # two key tiles (s4._keys)
+    out = _chained("attn_lse_flat", {0: q, 1: k, 2: v}, (2, 2, 1), s4._keys("attn_lse_flat", 128))
     s = _scores(q, k, 0.125)
     _check(out[3], _attn(s, v))
     m = s.max(-1)
@@ -222,20 +222,22 @@ def test_triton_tutorial_two_stages_causal():
 
 
 def test_swapped_grid_v_loaded_first():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = _chained("attn_swapped_grid_v_first", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # two key tiles (s4._keys)
+    p = s4._keys("attn_swapped_grid_v_first", 128)
+    o = _chained("attn_swapped_grid_v_first", {0: q, 1: k, 2: v}, (2, 2, 1), p)[3]
     _check(o, _attn(_scores(q, k, 0.125), v))
 
 
 def test_mask_under_an_if_on_the_last_key_tile():
-    q, k, v = _h(2, 256, 64), _h(2, 200, 64), _h(2, 200, 64)
-    o = _chained("attn_if_last_tile", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    """72 keys (the shared spec's 200; the same program): a whole key tile, then the last one of 8."""
+    q, k, v = _h(2, 256, 64), _h(2, 72, 64), _h(2, 72, 64)
+    o = _chained("attn_if_last_tile", {0: q, 1: k, 2: v}, (2, 2, 1), s4._keys("attn_if_last_tile", 72))[3]
     _check(o, _attn(_scores(q, k, 0.125), v))
 
 
 def test_running_max_and_normaliser_side_outputs():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    out = _chained("attn_m_and_l_out", {0: q, 1: k, 2: v}, (2, 2, 1))
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # two key tiles (s4._keys)
+    out = _chained("attn_m_and_l_out", {0: q, 1: k, 2: v}, (2, 2, 1), s4._keys("attn_m_and_l_out", 128))
     s = _scores(q, k, 0.125 * LOG2E)  # log2 units, as the program keeps them
     _check(out[3], _attn(s / LOG2E, v))
     m = s.max(-1)
