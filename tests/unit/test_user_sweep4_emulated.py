@@ -190,10 +190,14 @@ def test_causal_bottom_right_kv_cache():
 
 
 def test_symmetric_local_window():
-    q, k, v = _h(2, 384, 64), _h(2, 384, 64), _h(2, 384, 64)
-    o = s3._chained("attn_local_window", {0: q, 1: k, 2: v}, (6, 2, 1))[3]
-    pos = np.arange(384)
-    keep = np.abs(pos[None, :] - pos[:, None]) <= 100
+    """A 40-key window over 256 positions (the shared spec's 100 over 384; the same program):
+    query tiles 2 and 3 start their key loops past tile 0 (rows 168.. of tile 2 first visit a key
+    tile wholly outside their window), tile 3's loop end clipped at S."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    p = s3.resized("attn_local_window", {i: (2, 256, 64) for i in range(4)}, {5: 40})
+    o = s3._chained("attn_local_window", {0: q, 1: k, 2: v}, (4, 2, 1), program=p)[3]
+    pos = np.arange(256)
+    keep = np.abs(pos[None, :] - pos[:, None]) <= 40
     _check(o, _softmax_attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
 
 
@@ -225,11 +229,14 @@ def test_q_loaded_inside_the_loop():
 
 
 def test_key_padding_mask_tensor():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    mask = (RNG.random((2, 256)) < 0.7).astype(np.int8)
+    """192 keys (the shared spec's 256; the same program): three key tiles, the middle one of
+    batch 1 wholly masked."""
+    q, k, v = _h(2, 256, 64), _h(2, 192, 64), _h(2, 192, 64)
+    mask = (RNG.random((2, 192)) < 0.7).astype(np.int8)
     mask[:, 0] = 1
     mask[1, 64:128] = 0  # a whole key tile masked
-    o = s3._chained("attn_key_padding_mask", {0: q, 1: k, 2: v, 3: mask}, (2, 2, 1))[4]
+    p = s3.resized("attn_key_padding_mask", {1: (2, 192, 64), 2: (2, 192, 64), 3: (2, 192)})
+    o = s3._chained("attn_key_padding_mask", {0: q, 1: k, 2: v, 3: mask}, (2, 2, 1), program=p)[4]
     s = np.where(mask[:, None, :] != 0, _scores(q, k, 0.125), -np.inf)
     _check(o, _softmax_attn(s, v))
 
