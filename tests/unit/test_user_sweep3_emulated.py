@@ -144,10 +144,13 @@ def resized(name: str, shapes: dict, scalars: dict | None = None):
     tests' spec (the emulator's cost is per CTA and per loop trip).
 
     The same compiled program: array shapes and scalar values are launch-time arguments of a cuTile
-    entry (the export is per dtype, rank, strides and constants), so the export for the new spec is
-    the export for the table's, byte for byte (checked here), and the compile memo hands the
-    emulated test the program the compile test compiled."""
-    from tileorch.testing.export import cutile_bytecode
+    entry.  Checked here: the new spec's ``KernelSignature`` (the exporter's whole input besides
+    the kernel: per array dtype, rank, stride facts, alignment, ``shape_constant`` all None; per
+    scalar its type; the constants' values) equals the table's, so the export is the table's byte
+    for byte (test_resized_is_the_same_program_or_refused compares the bytes) and the compile memo
+    hands the emulated test the program the compile test compiled."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.export import described_arguments
     from tileorch.testing.user_programs3 import PROGRAMS
 
     p = PROGRAMS[name]
@@ -159,18 +162,21 @@ def resized(name: str, shapes: dict, scalars: dict | None = None):
     for i, value in scalars.items():
         assert not isinstance(spec[i], (tuple, list)) and type(value) is type(spec[i]), (name, i, spec[i], value)
         spec[i] = value
-    assert cutile_bytecode(p.kernel, spec) == cutile_bytecode(p.kernel, p.spec), f"{name}: another program"
+    assert rc.kernel_signature(described_arguments(p.kernel, spec)) == \
+        rc.kernel_signature(described_arguments(p.kernel, p.spec)), f"{name}: another program"
     return dataclasses.replace(p, spec=spec)
 
 
 def test_resized_is_the_same_program_or_refused():
     """:func:`resized` changes launch-time sizes only: new array shapes and a runtime ``int`` give
-    the table's export; a ``ct.Constant`` (a tile size) changed gives another program and is
-    refused, so is an array of another rank."""
+    the table's export, byte for byte; a ``ct.Constant`` (a tile size) changed gives another
+    program and is refused, so is an array of another rank."""
+    from tileorch.testing.export import cutile_bytecode
     from tileorch.testing.user_programs3 import PROGRAMS
 
     p = resized("attn_cross_ragged_kv", {1: (2, 72, 64), 2: (2, 72, 64)}, {5: 72})
     assert p.spec[1] == ((2, 72, 64), "float16") and p.spec[5] == 72
+    assert cutile_bytecode(p.kernel, p.spec) == cutile_bytecode(p.kernel, PROGRAMS["attn_cross_ragged_kv"].spec)
     assert p.spec[0] == PROGRAMS["attn_cross_ragged_kv"].spec[0] and p.kernel is PROGRAMS["attn_cross_ragged_kv"].kernel
     with pytest.raises(AssertionError, match="another program"):
         resized("attn_cross_ragged_kv", {}, {6: 128})  # BM: a ct.Constant
