@@ -137,16 +137,65 @@ def test_gemm_program_matches_numpy(name):
     np.testing.assert_allclose(out, ref(inputs), atol=atol, rtol=2e-3)
 
 
-def _chained(name: str, inputs: dict, grid3: tuple[int, int, int], tma_arrays_in_memory: bool = False):
+def resized(name: str, shapes: dict, scalars: dict | None = None):
+    """``PROGRAMS[name]`` (the sweep's table as the runners see it) with the arrays at the positions
+    of ``shapes`` given those shapes and the launch-time scalars at the positions of ``scalars``
+    those values: the emulator runs the program on fewer or smaller tiles than the compile and GPU
+    tests' spec (the emulator's cost is per CTA and per loop trip).
+
+    The same compiled program: array shapes and scalar values are launch-time arguments of a cuTile
+    entry.  Checked here: the new spec's ``KernelSignature`` (the exporter's whole input besides
+    the kernel: per array dtype, rank, stride facts, alignment, ``shape_constant`` all None; per
+    scalar its type; the constants' values) equals the table's, so the export is the table's byte
+    for byte (test_resized_is_the_same_program_or_refused compares the bytes) and the compile memo
+    hands the emulated test the program the compile test compiled."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.export import described_arguments
+    from tileorch.testing.user_programs3 import PROGRAMS
+
+    p = PROGRAMS[name]
+    scalars = scalars or {}
+    spec = list(p.spec)
+    for i, shape in shapes.items():
+        assert isinstance(spec[i], tuple) and len(shape) == len(spec[i][0]), (name, i, spec[i], shape)
+        spec[i] = (tuple(shape), *spec[i][1:])
+    for i, value in scalars.items():
+        assert not isinstance(spec[i], (tuple, list)) and type(value) is type(spec[i]), (name, i, spec[i], value)
+        spec[i] = value
+    assert rc.kernel_signature(described_arguments(p.kernel, spec)) == \
+        rc.kernel_signature(described_arguments(p.kernel, p.spec)), f"{name}: another program"
+    return dataclasses.replace(p, spec=spec)
+
+
+def test_resized_is_the_same_program_or_refused():
+    """:func:`resized` changes launch-time sizes only: new array shapes and a runtime ``int`` give
+    the table's export, byte for byte; a ``ct.Constant`` (a tile size) changed gives another
+    program and is refused, so is an array of another rank."""
+    from tileorch.testing.export import cutile_bytecode
+    from tileorch.testing.user_programs3 import PROGRAMS
+
+    p = resized("attn_cross_ragged_kv", {1: (2, 72, 64), 2: (2, 72, 64)}, {5: 72})
+    assert p.spec[1] == ((2, 72, 64), "float16") and p.spec[5] == 72
+    assert cutile_bytecode(p.kernel, p.spec) == cutile_bytecode(p.kernel, PROGRAMS["attn_cross_ragged_kv"].spec)
+    assert p.spec[0] == PROGRAMS["attn_cross_ragged_kv"].spec[0] and p.kernel is PROGRAMS["attn_cross_ragged_kv"].kernel
+    with pytest.raises(AssertionError, match="another program"):
+        resized("attn_cross_ragged_kv", {}, {6: 128})  # BM: a ct.Constant
+    with pytest.raises(AssertionError):
+        resized("attn_cross_ragged_kv", {1: (72, 64)})
+
+
+def _chained(name: str, inputs: dict, grid3: tuple[int, int, int], tma_arrays_in_memory: bool = False,
+             program=None):
     """Run chained-dots program ``name`` on the emulator (every CTA of the host's launch of ``grid3``);
     returns its arrays after the run.  ``tma_arrays_in_memory``: the arrays read through tensor maps
-    are plain global memory too (a program whose epilogue loads its Q / X tile again)."""
+    are plain global memory too (a program whose epilogue loads its Q / X tile again); ``program``:
+    the entry to run in place of ``PROGRAMS[name]`` (:func:`resized`)."""
     from tileorch.launchers import cutile as rc
     from tileorch.testing.gemm_emulation import compile_cutile
     from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
     from tileorch.testing.user_programs3 import PROGRAMS
 
-    p = PROGRAMS[name]
+    p = program or PROGRAMS[name]
     prog = compile_cutile(p.kernel, p.spec, name)
     assert prog.kind == "chained", prog.remarks
     arrays = _arrays(p, inputs)

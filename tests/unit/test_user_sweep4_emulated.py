@@ -135,19 +135,34 @@ def _s3_gemm(name, inputs):
 
 
 # ----------------------------------------------------------------------------------------------- chained dots
+# Several tests run their program on 128 keys (two key tiles) where the compile and GPU tests'
+# spec has 256: the same compiled program (test_user_sweep3_emulated.resized checks the export).
+
+
+def _keys(name, n, positions=(1, 2), axis=-2):
+    """``PROGRAMS[name]`` with ``n`` keys along ``axis`` of the arrays at ``positions``."""
+    from tileorch.testing.user_programs3 import PROGRAMS as TABLE
+
+    shapes = {}
+    for i in positions:
+        shape = list(TABLE[name].spec[i][0])
+        shape[axis] = n
+        shapes[i] = tuple(shape)
+    return s3.resized(name, shapes)
 
 
 def test_gqa_on_bshd():
-    q, k, v = _h(2, 256, 4, 64), _h(2, 256, 2, 64), _h(2, 256, 2, 64)
-    o = s3._chained("attn_gqa_bshd", {0: q, 1: k, 2: v}, (2, 8, 1))[3]
+    q, k, v = _h(2, 256, 4, 64), _h(2, 128, 2, 64), _h(2, 128, 2, 64)
+    o = s3._chained("attn_gqa_bshd", {0: q, 1: k, 2: v}, (2, 8, 1), program=_keys("attn_gqa_bshd", 128, axis=1))[3]
     qh, kh, vh = (t.transpose(0, 2, 1, 3) for t in (q, k, v))  # [B, H, S, D]
     kh, vh = kh[:, [0, 0, 1, 1]], vh[:, [0, 0, 1, 1]]  # head h reads K/V head h // 2
     _check(o, _softmax_attn(_scores(qh, kh, 0.125), vh).transpose(0, 2, 1, 3))
 
 
 def test_head96_padded_on_bshd():
-    q, k, v = _h(2, 256, 2, 96), _h(2, 256, 2, 96), _h(2, 256, 2, 96)
-    o = s3._chained("attn_head96_bshd", {0: q, 1: k, 2: v}, (2, 4, 1))[3]
+    q, k, v = _h(2, 256, 2, 96), _h(2, 128, 2, 96), _h(2, 128, 2, 96)
+    p = _keys("attn_head96_bshd", 128, axis=1)
+    o = s3._chained("attn_head96_bshd", {0: q, 1: k, 2: v}, (2, 4, 1), program=p)[3]
     qh, kh, vh = (t.transpose(0, 2, 1, 3) for t in (q, k, v))
     _check(o, _softmax_attn(_scores(qh, kh, 1 / math.sqrt(96)), vh).transpose(0, 2, 1, 3))
 
@@ -160,8 +175,10 @@ def _causal(q, k, v, scale, offset=0):
 
 
 def test_causal_finite_mask_square_tiles():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = s3._chained("attn_causal_finite_mask", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    """192 positions (the shared spec's 256; the same program): query tile 2 runs 3 key tiles."""
+    q, k, v = _h(2, 192, 64), _h(2, 192, 64), _h(2, 192, 64)
+    p = s3.resized("attn_causal_finite_mask", {i: (2, 192, 64) for i in range(4)})
+    o = s3._chained("attn_causal_finite_mask", {0: q, 1: k, 2: v}, (3, 2, 1), program=p)[3]
     _check(o, _causal(q, k, v, 0.125))
 
 
@@ -173,27 +190,32 @@ def test_causal_bottom_right_kv_cache():
 
 
 def test_symmetric_local_window():
-    q, k, v = _h(2, 384, 64), _h(2, 384, 64), _h(2, 384, 64)
-    o = s3._chained("attn_local_window", {0: q, 1: k, 2: v}, (6, 2, 1))[3]
-    pos = np.arange(384)
-    keep = np.abs(pos[None, :] - pos[:, None]) <= 100
+    """A 40-key window over 256 positions (the shared spec's 100 over 384; the same program):
+    query tiles 2 and 3 start their key loops past tile 0 (rows 168.. of tile 2 first visit a key
+    tile wholly outside their window), tile 3's loop end clipped at S."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    p = s3.resized("attn_local_window", {i: (2, 256, 64) for i in range(4)}, {5: 40})
+    o = s3._chained("attn_local_window", {0: q, 1: k, 2: v}, (4, 2, 1), program=p)[3]
+    pos = np.arange(256)
+    keep = np.abs(pos[None, :] - pos[:, None]) <= 40
     _check(o, _softmax_attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
 
 
 def test_bias_per_batch_and_head():
     from test_user_sweep_interp import _bf16_bits
 
-    q, k, v = _h(2, 2, 256, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
-    bias = (RNG.standard_normal((2, 2, 256, 256)) * 2).astype(np.float32)
+    q, k, v = _h(2, 2, 256, 64), _h(2, 2, 128, 64), _h(2, 2, 128, 64)
+    bias = (RNG.standard_normal((2, 2, 256, 128)) * 2).astype(np.float32)
     bits = _bf16_bits(bias)
     bias = (bits.astype(np.uint32) << 16).view(np.float32)  # the bf16 values the kernel reads
-    o = s3._chained("attn_bias_bhss", {0: q, 1: k, 2: v, 3: bits.view(np.uint16)}, (2, 2, 2))[4]
+    p = s3.resized("attn_bias_bhss", {1: (2, 2, 128, 64), 2: (2, 2, 128, 64), 3: (2, 2, 256, 128)})
+    o = s3._chained("attn_bias_bhss", {0: q, 1: k, 2: v, 3: bits.view(np.uint16)}, (2, 2, 2), program=p)[4]
     _check(o, _softmax_attn(_scores(q, k, 0.125) + bias, v))
 
 
 def test_lse_beside_o_written_bshd():
-    q, k, v = _h(2, 2, 256, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
-    arrays = s3._chained("attn_lse_bshd_out", {0: q, 1: k, 2: v}, (2, 2, 2))
+    q, k, v = _h(2, 2, 256, 64), _h(2, 2, 128, 64), _h(2, 2, 128, 64)
+    arrays = s3._chained("attn_lse_bshd_out", {0: q, 1: k, 2: v}, (2, 2, 2), program=_keys("attn_lse_bshd_out", 128))
     s = _scores(q, k, 0.125)
     _check(arrays[3], _softmax_attn(s, v).transpose(0, 2, 1, 3))
     mx = s.max(-1)
@@ -201,17 +223,20 @@ def test_lse_beside_o_written_bshd():
 
 
 def test_q_loaded_inside_the_loop():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = s3._chained("attn_q_in_loop", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)
+    o = s3._chained("attn_q_in_loop", {0: q, 1: k, 2: v}, (2, 2, 1), program=_keys("attn_q_in_loop", 128))[3]
     _check(o, _softmax_attn(_scores(q, k, 0.125), v))
 
 
 def test_key_padding_mask_tensor():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    mask = (RNG.random((2, 256)) < 0.7).astype(np.int8)
+    """192 keys (the shared spec's 256; the same program): three key tiles, the middle one of
+    batch 1 wholly masked."""
+    q, k, v = _h(2, 256, 64), _h(2, 192, 64), _h(2, 192, 64)
+    mask = (RNG.random((2, 192)) < 0.7).astype(np.int8)
     mask[:, 0] = 1
     mask[1, 64:128] = 0  # a whole key tile masked
-    o = s3._chained("attn_key_padding_mask", {0: q, 1: k, 2: v, 3: mask}, (2, 2, 1))[4]
+    p = s3.resized("attn_key_padding_mask", {1: (2, 192, 64), 2: (2, 192, 64), 3: (2, 192)})
+    o = s3._chained("attn_key_padding_mask", {0: q, 1: k, 2: v, 3: mask}, (2, 2, 1), program=p)[4]
     s = np.where(mask[:, None, :] != 0, _scores(q, k, 0.125), -np.inf)
     _check(o, _softmax_attn(s, v))
 
@@ -236,9 +261,10 @@ def test_causal_two_loops_fused():
 
 
 def test_v_stored_transposed_f32_out():
-    q, k = _h(2, 256, 64), _h(2, 256, 64)
-    vt = _h(2, 64, 256)
-    o = s3._chained("attn_vt_layout", {0: q, 1: k, 2: vt}, (2, 2, 1))[3]
+    q, k = _h(2, 256, 64), _h(2, 128, 64)
+    vt = _h(2, 64, 128)
+    p = s3.resized("attn_vt_layout", {1: (2, 128, 64), 2: (2, 64, 128)})
+    o = s3._chained("attn_vt_layout", {0: q, 1: k, 2: vt}, (2, 2, 1), program=p)[3]
     _check(o, _softmax_attn(_scores(q, k, 0.125), vt.transpose(0, 2, 1)))
 
 
@@ -258,15 +284,15 @@ def test_mlp_block_with_residual():
 
 
 def test_key_tiles_visited_last_to_first():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = s3._chained("attn_reverse_keys", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)
+    o = s3._chained("attn_reverse_keys", {0: q, 1: k, 2: v}, (2, 2, 1), program=_keys("attn_reverse_keys", 128))[3]
     _check(o, _softmax_attn(_scores(q, k, 0.125), v))
 
 
 def test_v_from_another_head_than_k():
     """V of head ``(h + 1) % 3`` beside K of head h: the two loads' coordinates differ."""
-    q, k, v = _h(3, 256, 64), _h(3, 256, 64), _h(3, 256, 64)
-    o = s3._chained("attn_v_other_head", {0: q, 1: k, 2: v}, (2, 3, 1))[3]
+    q, k, v = _h(3, 256, 64), _h(3, 128, 64), _h(3, 128, 64)
+    o = s3._chained("attn_v_other_head", {0: q, 1: k, 2: v}, (2, 3, 1), program=_keys("attn_v_other_head", 128))[3]
     _check(o, _softmax_attn(_scores(q, k, 0.125), v[[1, 2, 0]]))
 
 

@@ -181,8 +181,8 @@ def test_head_dim_32():
 
 
 def test_gqa_kv_head_by_product_then_division():
-    q, k, v = _h(2, 4, 256, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
-    o = _chained("attn_gqa_mul_form", {0: q, 1: k, 2: v}, (2, 8, 1))[3]
+    q, k, v = _h(2, 4, 256, 64), _h(2, 2, 128, 64), _h(2, 2, 128, 64)  # two key tiles (s4._keys)
+    o = _chained("attn_gqa_mul_form", {0: q, 1: k, 2: v}, (2, 8, 1), program=s4._keys("attn_gqa_mul_form", 128))[3]
     kh, vh = k[:, [0, 0, 1, 1]], v[:, [0, 0, 1, 1]]  # (h * 2) // 4
     _check(o, _softmax_attn(_scores(q, kh, 0.125), vh))
 
@@ -193,16 +193,21 @@ def _window_keep(sq, sk, w):
 
 
 def test_causal_window_of_runtime_width():
-    q, k, v = _h(2, 384, 64), _h(2, 384, 64), _h(2, 384, 64)
-    o = _chained("attn_window_scalar", {0: q, 1: k, 2: v}, (6, 2, 1))[3]
-    _check(o, _softmax_attn(np.where(_window_keep(384, 384, 100), _scores(q, k, 0.125), -np.inf), v))
+    """A 40-key window over 256 positions (the shared spec's 100 over 384; the same program): query
+    tile 1 reaches into key tile 0, tiles 2 and 3 start their loops past it (at 1 and 2)."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    p = s3.resized("attn_window_scalar", {i: (2, 256, 64) for i in range(4)}, {5: 40})
+    o = _chained("attn_window_scalar", {0: q, 1: k, 2: v}, (4, 2, 1), program=p)[3]
+    _check(o, _softmax_attn(np.where(_window_keep(256, 256, 40), _scores(q, k, 0.125), -np.inf), v))
 
 
 def test_alibi_slopes_from_an_array_causal():
-    q, k, v = _h(4, 256, 64), _h(4, 256, 64), _h(4, 256, 64)
+    """192 positions (the shared spec's 256; the same program): query tile 2 runs 3 key tiles."""
+    q, k, v = _h(4, 192, 64), _h(4, 192, 64), _h(4, 192, 64)
     slopes = np.array([0.25, 0.0625], np.float32)  # log2 units
-    o = _chained("attn_alibi_slopes_causal", {0: q, 1: k, 2: v, 3: slopes}, (4, 4, 1))[4]
-    pos = np.arange(256)
+    p = s3.resized("attn_alibi_slopes_causal", {0: (4, 192, 64), 1: (4, 192, 64), 2: (4, 192, 64), 4: (4, 192, 64)})
+    o = _chained("attn_alibi_slopes_causal", {0: q, 1: k, 2: v, 3: slopes}, (3, 4, 1), program=p)[4]
+    pos = np.arange(192)
     dist = (pos[None, :] - pos[:, None]).astype(np.float64)
     s = _scores(q, k, 0.125) + (slopes[[0, 1, 0, 1]][:, None, None] / LOG2E) * dist
     _check(o, _softmax_attn(np.where(dist <= 0, s, -np.inf), v))
@@ -220,9 +225,10 @@ def test_key_lengths_from_a_table():
 
 
 def test_bias_shared_by_batches():
-    q, k, v = _h(4, 256, 64), _h(4, 256, 64), _h(4, 256, 64)
-    bias = (RNG.standard_normal((2, 256, 256)) * 2).astype(np.float32)
-    o = _chained("attn_bias_shared_batches", {0: q, 1: k, 2: v, 3: bias}, (2, 4, 1))[4]
+    q, k, v = _h(4, 256, 64), _h(4, 128, 64), _h(4, 128, 64)  # two key tiles (the shared spec's 256 keys: 4)
+    bias = (RNG.standard_normal((2, 256, 128)) * 2).astype(np.float32)
+    p = s3.resized("attn_bias_shared_batches", {1: (4, 128, 64), 2: (4, 128, 64), 3: (2, 256, 128)})
+    o = _chained("attn_bias_shared_batches", {0: q, 1: k, 2: v, 3: bias}, (2, 4, 1), program=p)[4]
     _check(o, _softmax_attn(_scores(q, k, 0.125) + bias[[0, 1, 0, 1]], v))
 
 
@@ -233,15 +239,17 @@ def test_forty_keys_in_one_tile():
 
 
 def test_logit_softcap():
-    q, k, v = _h(2, 256, 64, scale=2.0), _h(2, 256, 64, scale=2.0), _h(2, 256, 64)
-    o = _chained("attn_softcap", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    q, k, v = _h(2, 256, 64, scale=2.0), _h(2, 128, 64, scale=2.0), _h(2, 128, 64)  # two key tiles (s4._keys)
+    o = _chained("attn_softcap", {0: q, 1: k, 2: v}, (2, 2, 1), program=s4._keys("attn_softcap", 128))[3]
     _check(o, _softmax_attn(5.0 * np.tanh(_scores(q, k, 0.125) / 5.0), v))
 
 
 def test_causal_by_multiplying_with_the_bool_mask():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = _chained("attn_causal_bool_mul", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
-    keep = np.arange(256)[None, :] <= np.arange(256)[:, None]
+    """192 positions (the shared spec's 256; the same program): query tile 2 runs 3 key tiles."""
+    q, k, v = _h(2, 192, 64), _h(2, 192, 64), _h(2, 192, 64)
+    p = s3.resized("attn_causal_bool_mul", {i: (2, 192, 64) for i in range(4)})
+    o = _chained("attn_causal_bool_mul", {0: q, 1: k, 2: v}, (3, 2, 1), program=p)[3]
+    keep = np.arange(192)[None, :] <= np.arange(192)[:, None]
     _check(o, _softmax_attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
 
 
@@ -266,21 +274,24 @@ def test_hash_dropout_on_p():
 
 
 def test_kv_shared_by_every_batch():
-    q, k, v = _h(3, 256, 64), _h(1, 256, 64), _h(1, 256, 64)
-    o = _chained("attn_kv_broadcast_batch", {0: q, 1: k, 2: v}, (2, 3, 1))[3]
+    q, k, v = _h(3, 256, 64), _h(1, 128, 64), _h(1, 128, 64)  # two key tiles (s4._keys)
+    p = s4._keys("attn_kv_broadcast_batch", 128)
+    o = _chained("attn_kv_broadcast_batch", {0: q, 1: k, 2: v}, (2, 3, 1), program=p)[3]
     _check(o, _softmax_attn(_scores(q, k, 0.125), v))
 
 
 def test_pv_product_added_after_the_rescale():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = _chained("attn_acc_added_after", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # two key tiles (s4._keys)
+    p = s4._keys("attn_acc_added_after", 128)
+    o = _chained("attn_acc_added_after", {0: q, 1: k, 2: v}, (2, 2, 1), program=p)[3]
     _check(o, _softmax_attn(_scores(q, k, 0.125), v))
 
 
 def test_scores_and_pv_with_the_matmul_operator():
     """``@`` of f16 tiles gives f16: S and each P V product rounded to f16 (the reference too)."""
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = _chained("attn_matmul_operator", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # two key tiles (s4._keys)
+    p = s4._keys("attn_matmul_operator", 128)
+    o = _chained("attn_matmul_operator", {0: q, 1: k, 2: v}, (2, 2, 1), program=p)[3]
     s = (q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1)).astype(np.float16).astype(np.float64)
     _check(o, _softmax_attn(s * 0.125, v), 4e-3, 1e-2)
 

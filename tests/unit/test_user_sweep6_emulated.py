@@ -43,8 +43,16 @@ def _causal(sq, sk):
     return np.arange(sk)[None, :] <= np.arange(sq)[:, None]
 
 
-def _chained(name, inputs, grid3):
-    return s3._chained(name, inputs, grid3)
+def _chained(name, inputs, grid3, program=None):
+    return s3._chained(name, inputs, grid3, program=program)
+
+
+def _smaller(name, shapes, scalars=None):
+    """The program at smaller launch-time sizes than the compile and GPU tests' (the same compiled
+    program: test_user_sweep3_emulated.resized checks its export): fewer key tiles or program
+    instances for the emulator, each kept at two or more (loops of several trips, ragged tails and
+    every grid axis's offset kept)."""
+    return s3.resized(name, shapes, scalars)
 
 
 # ----------------------------------------------------------------------------------------------- chained dots
@@ -58,11 +66,15 @@ def test_bhsd_three_axis_grid_causal_128x64_head128():
 
 
 def test_decode_split_kv_partials_and_lse():
-    """8 query rows in a zero-padded 64-row tile; 4 splits of 128 keys: each split's normalised
-    partial O and its LSE (log2) against numpy; the combine (SIMT) is test_user_sweep6_interp's."""
-    q, k, v = _h(4, 8, 64), _h(4, 512, 64), _h(4, 512, 64)
-    out = _chained("attn_decode_split_kv", {0: q, 1: k, 2: v}, (4, 4, 1))
-    for sp in range(4):
+    """8 query rows in a zero-padded 64-row tile; 2 splits of 128 keys (two key tiles each) on 2
+    heads (the compile and GPU tests' 4 splits on 4 heads: the same program): each split's
+    normalised partial O and its LSE (log2) against numpy; the combine (SIMT) is
+    test_user_sweep6_interp's."""
+    q, k, v = _h(2, 8, 64), _h(2, 256, 64), _h(2, 256, 64)
+    p = _smaller("attn_decode_split_kv", {0: (2, 8, 64), 1: (2, 256, 64), 2: (2, 256, 64), 3: (2, 2, 8, 64),
+                                          4: (2, 2, 8)})
+    out = _chained("attn_decode_split_kv", {0: q, 1: k, 2: v}, (2, 2, 1), p)
+    for sp in range(2):
         sl = slice(128 * sp, 128 * sp + 128)
         s = _scores(q, k[:, sl], 0.125)
         _check(out[3][sp], _attn(s, v[:, sl]))
@@ -72,8 +84,10 @@ def test_decode_split_kv_partials_and_lse():
 
 
 def test_compile_time_scale_natural_exp_64x128():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = _chained("attn_const_scale_exp", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    """Two 64-row query tiles per head over two 128-key tiles."""
+    q, k, v = _h(2, 128, 64), _h(2, 256, 64), _h(2, 256, 64)
+    p = _smaller("attn_const_scale_exp", {0: (2, 128, 64), 3: (2, 128, 64)})
+    o = _chained("attn_const_scale_exp", {0: q, 1: k, 2: v}, (2, 2, 1), p)[3]
     _check(o, _attn(_scores(q, k, 0.125), v))
 
 
@@ -98,16 +112,19 @@ def test_document_ids_and_causal():
 
 
 def test_prefix_lm_mask():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = _chained("attn_prefix_lm", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
-    keep = _causal(256, 256) | (np.arange(256)[None, :] < 150)
+    """192 positions, a 100-key prefix (ending inside the second key tile): query tile 0 runs past
+    its diagonal into the prefix (2 key tiles), tile 2 past the prefix causally (3 key tiles)."""
+    q, k, v = _h(2, 192, 64), _h(2, 192, 64), _h(2, 192, 64)
+    p = _smaller("attn_prefix_lm", {i: (2, 192, 64) for i in range(4)}, {5: 100})
+    o = _chained("attn_prefix_lm", {0: q, 1: k, 2: v}, (3, 2, 1), p)[3]
+    keep = _causal(192, 192) | (np.arange(192)[None, :] < 100)
     _check(o, _attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
 
 
 def test_per_row_temperature():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # two key tiles (s4._keys)
     t = RNG.uniform(0.05, 0.4, (2, 256)).astype(np.float32)
-    o = _chained("attn_row_temperature", {0: q, 1: k, 2: v, 3: t}, (2, 2, 1))[4]
+    o = _chained("attn_row_temperature", {0: q, 1: k, 2: v, 3: t}, (2, 2, 1), s4._keys("attn_row_temperature", 128))[4]
     _check(o, _attn(_scores(q, k, 1.0) * t[:, :, None] / LOG2E, v))
 
 
@@ -120,12 +137,13 @@ def test_causal_linear_attention():
 
 
 def test_bool_mask_tensor():
-    q, k, v = _h(2, 128, 64), _h(2, 256, 64), _h(2, 256, 64)
-    mask = RNG.random((2, 128, 256)) < 0.3
-    mask[:, :, 200] = True  # every row keeps a key
+    q, k, v = _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64)
+    mask = RNG.random((2, 128, 128)) < 0.3
+    mask[:, :, 100] = True  # every row keeps a key
     mask[0, 5, :] = False
-    mask[0, 5, 3] = True  # a row whose only key is in the first tile
-    o = _chained("attn_bool_mask_tensor", {0: q, 1: k, 2: v, 3: mask}, (2, 2, 1))[4]
+    mask[0, 5, 3] = True  # a row whose only key is in the first tile (its second tile wholly masked)
+    p = _smaller("attn_bool_mask_tensor", {1: (2, 128, 64), 2: (2, 128, 64), 3: (2, 128, 128)})
+    o = _chained("attn_bool_mask_tensor", {0: q, 1: k, 2: v, 3: mask}, (2, 2, 1), p)[4]
     _check(o, _attn(np.where(mask, _scores(q, k, 0.125), -np.inf), v))
 
 
@@ -173,14 +191,14 @@ def test_batched_gemm_written_for_strided_batches_contiguous_here():
 def test_loop_forms_and_narrow_key_tiles(name):
     """Triton's ``range(0, Sk, BN)`` key loop with the scale after the max, K^T by load order, and
     32-key tiles: plain attention each."""
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = _chained(name, {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # 128 keys: 2 tiles of 64, 4 of 32 (s4._keys)
+    o = _chained(name, {0: q, 1: k, 2: v}, (2, 2, 1), s4._keys(name, 128))[3]
     _check(o, _attn(_scores(q, k, 0.125), v))
 
 
 def test_row_state_1d_and_flat_lse():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    out = _chained("attn_lse_flat", {0: q, 1: k, 2: v}, (2, 2, 1))
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # two key tiles (s4._keys)
+    out = _chained("attn_lse_flat", {0: q, 1: k, 2: v}, (2, 2, 1), s4._keys("attn_lse_flat", 128))
     s = _scores(q, k, 0.125)
     _check(out[3], _attn(s, v))
     m = s.max(-1)
@@ -204,20 +222,22 @@ def test_triton_tutorial_two_stages_causal():
 
 
 def test_swapped_grid_v_loaded_first():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    o = _chained("attn_swapped_grid_v_first", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # two key tiles (s4._keys)
+    p = s4._keys("attn_swapped_grid_v_first", 128)
+    o = _chained("attn_swapped_grid_v_first", {0: q, 1: k, 2: v}, (2, 2, 1), p)[3]
     _check(o, _attn(_scores(q, k, 0.125), v))
 
 
 def test_mask_under_an_if_on_the_last_key_tile():
-    q, k, v = _h(2, 256, 64), _h(2, 200, 64), _h(2, 200, 64)
-    o = _chained("attn_if_last_tile", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    """72 keys (the shared spec's 200; the same program): a whole key tile, then the last one of 8."""
+    q, k, v = _h(2, 256, 64), _h(2, 72, 64), _h(2, 72, 64)
+    o = _chained("attn_if_last_tile", {0: q, 1: k, 2: v}, (2, 2, 1), s4._keys("attn_if_last_tile", 72))[3]
     _check(o, _attn(_scores(q, k, 0.125), v))
 
 
 def test_running_max_and_normaliser_side_outputs():
-    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
-    out = _chained("attn_m_and_l_out", {0: q, 1: k, 2: v}, (2, 2, 1))
+    q, k, v = _h(2, 256, 64), _h(2, 128, 64), _h(2, 128, 64)  # two key tiles (s4._keys)
+    out = _chained("attn_m_and_l_out", {0: q, 1: k, 2: v}, (2, 2, 1), s4._keys("attn_m_and_l_out", 128))
     s = _scores(q, k, 0.125 * LOG2E)  # log2 units, as the program keeps them
     _check(out[3], _attn(s / LOG2E, v))
     m = s.max(-1)
@@ -253,15 +273,18 @@ def test_peeled_last_key_tile_updating_the_max_read_after_it():
 
 def test_256_row_tiles_on_four_consumer_warp_groups():
     """256-row query tiles (session 17): four consumer warp groups of 120 registers (setmaxnreg) beside
-    the producer's 24, the K/V ring released by 512 consumer threads; two instances of 256 rows."""
-    q, k, v = _h(2, 512, 64), _h(2, 512, 64), _h(2, 512, 64)
-    o = _chained("attn_bm256", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    the producer's 24, the K/V ring released by 512 consumer threads; two instances of 256 rows per
+    head, each over 4 key tiles (the ring's 4 stages: a CTA's second instance reuses them)."""
+    q, k, v = _h(2, 512, 64), _h(2, 256, 64), _h(2, 256, 64)
+    p = _smaller("attn_bm256", {1: (2, 256, 64), 2: (2, 256, 64)})
+    o = _chained("attn_bm256", {0: q, 1: k, 2: v}, (2, 2, 1), p)[3]
     _check(o, _attn(_scores(q, k, 0.125), v))
 
 
 def test_head_dim_80_in_zero_padded_128_tiles():
-    q, k, v = _h(2, 256, 80), _h(2, 256, 80), _h(2, 256, 80)
-    o = _chained("attn_head80_padded", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    q, k, v = _h(2, 256, 80), _h(2, 128, 80), _h(2, 128, 80)
+    p = _smaller("attn_head80_padded", {1: (2, 128, 80), 2: (2, 128, 80)})
+    o = _chained("attn_head80_padded", {0: q, 1: k, 2: v}, (2, 2, 1), p)[3]
     _check(o, _attn(_scores(q, k, 0.125), v))
 
 
@@ -271,8 +294,9 @@ def test_head_dim_80_in_zero_padded_128_tiles():
 def test_gqa_heads_packed_into_one_64_row_tile():
     """The ``(1, G, BM, D)`` query tile (G = 2 heads of 32 rows) reshaped to ``(G BM, D)``: one TMA
     box of 2 x 32 rows, stored back as ``(1, G, BM, D)``; query head ``h`` reads KV head ``h // 2``."""
-    q, k, v = _h(2, 4, 64, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
-    o = _chained("attn_gqa_packed_heads", {0: q, 1: k, 2: v}, (2, 4, 1))[3]
+    q, k, v = _h(2, 4, 64, 64), _h(2, 2, 128, 64), _h(2, 2, 128, 64)
+    p = _smaller("attn_gqa_packed_heads", {1: (2, 2, 128, 64), 2: (2, 2, 128, 64)})
+    o = _chained("attn_gqa_packed_heads", {0: q, 1: k, 2: v}, (2, 4, 1), p)[3]
     kh, vh = k[:, [0, 0, 1, 1]], v[:, [0, 0, 1, 1]]
     _check(o, _attn(_scores(q, kh, 0.125), vh))
 
@@ -306,9 +330,12 @@ def test_gqa_decode_thirty_two_rows():
 
 def test_gqa_two_heads_of_sixteen_rows_padded():
     """G = 2 heads of BM = 16 rows: a 32-row tile padded to 64 by a box of 4 heads (the next
-    group's heads, zero past the array's 4), the padded rows never stored."""
-    q, k, v = _h(2, 4, 64, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
-    o = _chained("attn_gqa_packed_heads_bm16", {0: q, 1: k, 2: v}, (4, 4, 1))[3]
+    group's heads, zero past the array's 4), the padded rows never stored; two query tiles over two
+    key tiles."""
+    q, k, v = _h(2, 4, 32, 64), _h(2, 2, 128, 64), _h(2, 2, 128, 64)
+    p = _smaller("attn_gqa_packed_heads_bm16", {0: (2, 4, 32, 64), 1: (2, 2, 128, 64), 2: (2, 2, 128, 64),
+                                                3: (2, 4, 32, 64)})
+    o = _chained("attn_gqa_packed_heads_bm16", {0: q, 1: k, 2: v}, (2, 4, 1), p)[3]
     kh, vh = k[:, [0, 0, 1, 1]], v[:, [0, 0, 1, 1]]
     _check(o, _attn(_scores(q, kh, 0.125), vh))
 
@@ -346,9 +373,11 @@ def test_qk_norm_q_and_each_k_tile_normalised_in_shared_memory():
     """QK-norm: Q RMS-normalised (with its weight) in place after its load, each K tile in its ring
     stage before the first dot reads it (rowwise prologues), against numpy on the f16-rounded
     normalised operands as the program casts them."""
-    q, k, v = _h(2, 128, 64), _h(2, 256, 64), _h(2, 256, 64)
+    q, k, v = _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64)
     wq, wk = RNG.uniform(0.5, 1.5, 64).astype(np.float32), RNG.uniform(0.5, 1.5, 64).astype(np.float32)
-    o = s3._chained("attn_qk_norm", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2, 1), tma_arrays_in_memory=False)[5]
+    p = _smaller("attn_qk_norm", {1: (2, 128, 64), 2: (2, 128, 64)})
+    o = s3._chained("attn_qk_norm", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2, 1), tma_arrays_in_memory=False,
+                    program=p)[5]
 
     def rms(x, w):
         x = x.astype(np.float64)
@@ -358,12 +387,14 @@ def test_qk_norm_q_and_each_k_tile_normalised_in_shared_memory():
 
 
 def test_qk_norm_128_row_tiles_ragged_keys():
-    """Two consumer warp groups (four threads per K row), 200 keys: the last K tile's 56 rows past
-    the array are zero-filled, normalised to zero keys, and the program's unmasked softmax counts
-    them (scores 0), as numpy does with the zero-padded keys."""
-    q, k, v = _h(2, 256, 64), _h(2, 200, 64), _h(2, 200, 64)
+    """Two consumer warp groups (four threads per K row), 72 keys (the compile and GPU tests' 200:
+    the same program): the last K tile's 56 rows past the array are zero-filled, normalised to
+    zero keys, and the program's unmasked softmax counts them (scores 0), as numpy does with the
+    zero-padded keys."""
+    q, k, v = _h(2, 256, 64), _h(2, 72, 64), _h(2, 72, 64)
     wq, wk = RNG.uniform(0.5, 1.5, 64).astype(np.float32), RNG.uniform(0.5, 1.5, 64).astype(np.float32)
-    o = s3._chained("attn_qk_norm_bm128", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2, 1))[5]
+    p = _smaller("attn_qk_norm_bm128", {1: (2, 72, 64), 2: (2, 72, 64)})
+    o = s3._chained("attn_qk_norm_bm128", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2, 1), program=p)[5]
 
     def rms(x, w):
         x = x.astype(np.float64)
@@ -386,15 +417,17 @@ def test_gqa_packed_heads_causal():
 
 
 def test_gqa_four_heads_packed_into_128_rows():
-    q, k, v = _h(2, 8, 64, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
-    o = _chained("attn_gqa_packed_heads_g4", {0: q, 1: k, 2: v}, (2, 4, 1))[3]
+    q, k, v = _h(2, 8, 64, 64), _h(2, 2, 128, 64), _h(2, 2, 128, 64)
+    p = _smaller("attn_gqa_packed_heads_g4", {1: (2, 2, 128, 64), 2: (2, 2, 128, 64)})
+    o = _chained("attn_gqa_packed_heads_g4", {0: q, 1: k, 2: v}, (2, 4, 1), p)[3]
     kh, vh = k[:, [0, 0, 0, 0, 1, 1, 1, 1]], v[:, [0, 0, 0, 0, 1, 1, 1, 1]]
     _check(o, _attn(_scores(q, kh, 0.125), vh))
 
 
 def test_gqa_decode_sixteen_rows_head128():
-    q, k, v = _h(2, 32, 128), _h(2, 2, 256, 128), _h(2, 2, 256, 128)
-    o = _chained("attn_decode_gqa_rows_d128", {0: q, 1: k, 2: v}, (4, 1, 1))[3]
+    q, k, v = _h(2, 32, 128), _h(2, 2, 128, 128), _h(2, 2, 128, 128)
+    p = _smaller("attn_decode_gqa_rows_d128", {1: (2, 2, 128, 128), 2: (2, 2, 128, 128)})
+    o = _chained("attn_decode_gqa_rows_d128", {0: q, 1: k, 2: v}, (4, 1, 1), p)[3]
     qh = q.reshape(2, 2, 16, 128)
     _check(o.reshape(2, 2, 16, 128), _attn(_scores(qh, k, 1 / np.sqrt(128)), v))
 
@@ -408,9 +441,10 @@ def test_attention_sink_step_128_row_tiles():
 
 
 def test_qk_norm_head128():
-    q, k, v = _h(2, 128, 128), _h(2, 256, 128), _h(2, 256, 128)
+    q, k, v = _h(2, 128, 128), _h(2, 128, 128), _h(2, 128, 128)
     wq, wk = RNG.uniform(0.5, 1.5, 128).astype(np.float32), RNG.uniform(0.5, 1.5, 128).astype(np.float32)
-    o = s3._chained("attn_qk_norm_d128", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2, 1))[5]
+    p = _smaller("attn_qk_norm_d128", {1: (2, 128, 128), 2: (2, 128, 128)})
+    o = s3._chained("attn_qk_norm_d128", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2, 1), program=p)[5]
 
     def rms(x, w):
         x = x.astype(np.float64)
