@@ -329,6 +329,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                         remarks.append(f"remark: the loop {record['k_range']} runs as range(trip count) from 0 "
                                        "(trip = ceil(max(stop - start, 0) / step), evaluated per program instance; "
                                        "its body reads start + step * i as the iv: rebase_k_loop.py)")
+                    if record.get("guarded"):
+                        remarks.append("remark: the chain runs under a branch of the program (instances that skip it): "
+                                       "one CTA per program instance, not the persistent kernel")
                     if record.get("interior_masks"):
                         remarks.append(f"remark: {record['interior_masks']} mask comparison(s) of the loop hold on "
                                        "whole tiles in its interior iterations: those run a copy of the iteration "

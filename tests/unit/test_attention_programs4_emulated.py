@@ -127,3 +127,20 @@ def test_do_while_break_after_the_body():
     out = s3._chained("while_true_break_last", {0: q, 1: k, 2: v}, (3, 2, 1))[3]
     i, j = np.arange(192)[:, None], np.arange(192)[None, :]
     _check(out, _attn(np.where(j <= i, _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_varlen_cu_seqlens_tiles_skipped_instances():
+    """Three sequences packed at tile-aligned offsets (128, 64 and 158 rows), causal inside each; the
+    programs past a sequence's query tiles skip the chain (``if qt * BM < nq:``).  The persistent kernel
+    got the instances after a skipped one wrong (H200 and this emulator, 2026-12-05: the third sequence's
+    rows of the instances dealt after skipped ones, errors up to 3.4): a chain under a branch of the
+    program now runs one CTA per instance (remark)."""
+    q, k, v = _h(2, 384, 64), _h(2, 384, 64), _h(2, 384, 64)
+    cu = np.array([0, 128, 192, 350], np.int32)
+    out = s3._chained("varlen_cu_seqlens_tiles", {0: q, 1: k, 2: v, 3: cu, 4: cu}, (3, 2, 3))[5]
+    for b in range(3):
+        s0, n = cu[b], cu[b + 1] - cu[b]
+        i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+        for h in range(2):
+            s = np.where(j <= i, _scores(q[h, s0:s0 + n], k[h, s0:s0 + n], 0.125), -np.inf)
+            _check(out[h, s0:s0 + n], _attn(s, v[h, s0:s0 + n]))

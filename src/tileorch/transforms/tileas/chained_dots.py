@@ -3100,8 +3100,15 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         pingpong = False
     # TILEORCH_ATTN_PINGPONG=kernel: the turns handed on across the persistent kernel's instances
     pp_kernel = pingpong and pingpong_per_kernel()
+    # a chain under a branch of the program (`if qt * BM < n:` around the loop: instances that skip it) runs
+    # one CTA per instance: the persistent kernel's Q-slot and K/V rings advance for every instance (the H200
+    # and the PTX emulator showed the instances after a skipped one reading the wrong stages, 2026-12-05)
+    guarded = next((p for p in _parents(ck.loop, kernel) if isinstance(p, scf.IfOp)), None)
+    if guarded is not None and work_items is not None:
+        _fail(guarded, "a branch around the chain inside the program's work loop: the persistent kernel's rings "
+                       "advance for every work item")
     plan = _choose_plan(ck, (persistent_enabled(heavy is None) or work_items is not None)
-                        and (pp_kernel or not pingpong))
+                        and (pp_kernel or not pingpong) and guarded is None)
     if work_items is not None and not plan.persistent:
         _fail(work_items[0], "the work loop around the chain runs as the chained tier's persistent kernel, which "
                              "this kernel's shared memory does not allow")
@@ -3381,6 +3388,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     record = {"kind": "chained", "threads": plan.threads, "smem": plan.smem, "stages": plan.stages,
               "pipelined": pipe is not None, "pingpong": pingpong, "heavy_first": heavy,
               "interior_masks": len(masks), "k_range": rebased,
+              "guarded": guarded is not None and persistent_enabled(heavy is None),
               "tm": ck.tm, "tn": ck.tn, **({"first_dots": ck.k1} if ck.k1 > 1 else {}),
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
               "tmaps": [{"arg": o.arg, "rows": o.box_rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes,
