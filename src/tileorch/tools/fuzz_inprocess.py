@@ -48,7 +48,7 @@ TOKEN_RE = re.compile(
     r"|(?P<block>\^[\w.$-]+)"
     r"|(?P<symbol>@[\w.$-]+)"
     r"|(?P<alias>[!#][\w.$-]+)"
-    r"|(?P<shape>\d+(?:x\d+)+x(?=[a-z]))"
+    r"|(?P<shape>\d+(?:x\d+)*x(?=[a-z]))"
     r"|(?P<number>-?0x[0-9a-fA-F]+|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
     r"|(?P<type>\b(?:i\d+|index|f16|bf16|f32|f64|tf32|f8E4M3FN|f8E5M2)\b)"
     r"|(?P<word>[A-Za-z_][\w.$]*)"
@@ -231,20 +231,29 @@ def bytecode_sections(data: bytes) -> list[tuple[int, int, int]]:
     out: list[tuple[int, int, int]] = []
     if data[:8] != MAGIC:
         return out
-    pos = 12
-    while pos < len(data):
-        at, sid = pos, data[pos] & 0x7F
-        if sid == 0:
-            break
-        pos += 1
-        length_at, length, shift = pos, 0, 0
+    def varint(pos: int) -> tuple[int, int]:
+        value, shift = 0, 0
         while pos < len(data):
             byte = data[pos]
             pos += 1
-            length |= (byte & 0x7F) << shift
+            value |= (byte & 0x7F) << shift
             shift += 7
             if not byte & 0x80:
                 break
+        return value, pos
+
+    pos = 12
+    while pos < len(data):
+        at, sid, aligned = pos, data[pos] & 0x7F, bool(data[pos] & 0x80)
+        if sid == 0:
+            break
+        length_at = pos + 1
+        length, pos = varint(length_at)
+        if aligned:  # an alignment, then padding to a multiple of it (of the file offset)
+            alignment, pos = varint(pos)
+            if alignment <= 0 or alignment & (alignment - 1):
+                break
+            pos += -pos % alignment
         end = pos + length
         if end > len(data):
             break
@@ -301,10 +310,10 @@ def bc_section_length(data: bytes, a: int, b: int) -> bytes | None:
     if sec is None:
         return None
     at, length_at, end = sec
-    width = 1
+    width, length = 1, data[length_at] & 0x7F
     while data[length_at + width - 1] & 0x80:
+        length |= (data[length_at + width] & 0x7F) << (7 * width)
         width += 1
-    length = end - length_at - width
     new = (0, 1, length - 1, length + 1, length + 7, len(data), 2**32, 2**63, length // 2)[b % 9]
     return data[:length_at] + _leb(max(new, 0)) + data[length_at + width:]
 
