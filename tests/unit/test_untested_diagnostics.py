@@ -50,3 +50,20 @@ def test_counts_each_kind_and_finds_the_message_a_test_names(tmp_path):
     assert messages["is too large for the registers of one thread"].tested  # a test checks part of it
     assert not messages["short"].tested  # too short to match: counted apart
     assert {m.kind for m in messages.values()} == {"VerifyException", "LocatedError", "BytecodeError"}
+
+
+def test_lines_of_a_check_prefix_the_run_lines_name_are_expectations(tmp_path):
+    """``--check-prefix=POOL`` makes ``POOL:`` lines expectations (they were not counted, so a
+    message checked only under a custom prefix was listed untested); other ``WORD:`` lines are not."""
+    (tmp_path / "src" / "tileorch").mkdir(parents=True)
+    (tmp_path / "src" / "tileorch" / "rules.py").write_text(
+        'raise LocatedError(op, "pool_size must be in a range the hardware has")\n'
+        'raise LocatedError(op, "a message only a note names here")\n')
+    (tmp_path / "tests" / "filecheck").mkdir(parents=True)
+    (tmp_path / "tests" / "filecheck" / "t.mlir").write_text(
+        "// RUN: not tileorch-opt %s 2>&1 | filecheck %s --check-prefix=POOL\n"
+        "// POOL-NEXT: error: pool_size must be in a range the hardware has\n"
+        "// NOTE: a message only a note names here\n")
+    messages = {m.key: m for m in _tool().measure(tmp_path)}
+    assert messages["pool_size must be in a range the hardware has"].tested
+    assert not messages["a message only a note names here"].tested
