@@ -1,0 +1,51 @@
+"""``tileorch check`` refusals that had no test (tools/untested_diagnostics.py, session 22): a
+program the checker cannot model is a located error at the op it cannot read, never a guess and
+never a traceback.  Each case is a one-edit mutant of an example, loaded in process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tileorch.analysis.extract import load
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CONSUMER_STEP = ("          cutlass.pipeline.consumer_release %q, %s\n"
+                 "          %next = cutlass.pipeline.state.increment %s\n")
+COPY = "            atom.bulk_copy_g2s %dst, %from, %full, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>\n"
+
+
+@pytest.mark.parametrize("example,old,new,at,message", [
+    # a sequence barrier on named barriers: the checker models mbarrier sequence barriers only
+    ("pingpong_seq_bar.mlir", "cutlass.seq_bar.init %sb group_size(128)",
+     "cutlass.seq_bar.init %sb group_size(128) barrier(named_barrier) barrier_id_base(8)",
+     "cutlass.seq_bar.init %sb", "the checker models seq_bar on mbarriers only; barrier = named_barrier is not "
+                                 "modelled"),
+    # the next state chosen by a branch: which stage each path uses is not followed
+    ("ws_pipeline.mlir", CONSUMER_STEP,
+     "          cutlass.pipeline.consumer_release %q, %s\n"
+     "          %first = arith.cmpi eq, %k, %c0 : i32\n"
+     "          %next = scf.if %first -> (!cutlass.pipeline_state<4>) {\n"
+     "            %n1 = cutlass.pipeline.state.increment %s\n"
+     "            scf.yield %n1 : !cutlass.pipeline_state<4>\n"
+     "          } else {\n"
+     "            %n2 = cutlass.pipeline.state.increment %s\n"
+     "            scf.yield %n2 : !cutlass.pipeline_state<4>\n"
+     "          }\n",
+     "%next = scf.if %first", "the checker cannot model an scf.if that yields a pipeline or seq_bar state"),
+    # a commit of 4096 transaction bytes with the copy that delivers them removed: a sure hang
+    ("ws_pipeline.mlir", COPY, "", "cutlass.pipeline.producer_commit %p, %s",
+     "this commit expects 4096 transaction bytes per stage but the producer issues no copy that delivers them"),
+])
+def test_a_program_the_checker_cannot_model_is_refused_at_the_op(tmp_path, example, old, new, at, message):
+    text = (ROOT / "examples" / example).read_text()
+    assert old in text
+    mutant = text.replace(old, new, 1)
+    path = tmp_path / "bad.mlir"
+    path.write_text(mutant)
+    protocols, errors = load(str(path))
+    line = mutant[: mutant.index(at)].count("\n") + 1
+    assert not protocols and errors, errors
+    assert f"{path}:{line}:" in errors[0] and message in errors[0], errors
