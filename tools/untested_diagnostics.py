@@ -14,7 +14,9 @@ appears in a test's expectation or a test's message
 comments and ``CHECK`` lines (and the lines of the prefixes a RUN line names with ``--check-prefix``) of
 ``tests/**/*.mlir`` (and the other lit inputs), or any string
 literal of ``tests/**/*.py``; or when such an expectation of at least ``MIN_EXPECTATION``
-characters appears inside one of those pieces (a test that checks part of the message).  This is a
+characters appears inside one of those pieces (a test that checks part of the message), or the first
+``MIN_HEAD`` characters of a piece appear in the test text (a CHECK line that names the op the
+message starts with and checks the message's beginning).  This is a
 heuristic: a key found in a test means some test names the message, not that the rule's every
 branch is exercised.
 
@@ -38,6 +40,7 @@ KINDS = ("VerifyException", "LocatedError", "BytecodeError")
 MIN_KEY = 8
 MIN_PIECE = 12
 MIN_EXPECTATION = 15
+MIN_HEAD = 60
 EXPECT = re.compile(r"(?:expected-(?:error|warning|note|remark)[^{]*\{\{(.*?)\}\})|(?:CHECK[-A-Z]*:\s*(.*))")
 PREFIX_OPTION = re.compile(r"--check-prefix(?:es)?[= ]([\w,-]+)")
 
@@ -148,7 +151,9 @@ def measure(root: Path = ROOT) -> list[Message]:
         if len(message.key) < MIN_KEY:
             continue
         keys = set(message.pieces) | {message.key}
-        message.tested = any(k in corpus for k in keys) or any(e in k for e in expectations for k in keys)
+        heads = {k[:MIN_HEAD] for k in keys if len(k) >= MIN_HEAD}
+        message.tested = (any(k in corpus for k in keys | heads)
+                          or any(e in k for e in expectations for k in keys))
     return messages
 
 

@@ -67,3 +67,20 @@ def test_lines_of_a_check_prefix_the_run_lines_name_are_expectations(tmp_path):
     messages = {m.key: m for m in _tool().measure(tmp_path)}
     assert messages["pool_size must be in a range the hardware has"].tested
     assert not messages["a message only a note names here"].tested
+
+
+def test_a_test_checking_the_start_of_a_long_message_names_it(tmp_path):
+    """A CHECK line with the op's name and the first ``MIN_HEAD`` characters of a long message
+    piece counts; one sharing only a shorter start with another message does not."""
+    (tmp_path / "src" / "tileorch").mkdir(parents=True)
+    (tmp_path / "src" / "tileorch" / "rules.py").write_text(
+        "raise LocatedError(op, f\"'{op.name}' reads the scheduler state, which only a pull-model handle keeps; "
+        "a closed-form scheduler's tile carries its own position\")\n"
+        "raise LocatedError(op, \"Pass: not supported operation type (two versions of one buffer from two blocks)\")\n")
+    (tmp_path / "tests" / "filecheck").mkdir(parents=True)
+    (tmp_path / "tests" / "filecheck" / "t.mlir").write_text(
+        "// CHECK: t.mlir:[[# @LINE - 4]]:5: error: 'x.get' reads the scheduler state, which only a pull-model "
+        "handle keeps\n"
+        "// CHECK: error: Pass: not supported operation type (a select between two buffers)\n")
+    messages = _tool().measure(tmp_path)
+    assert [m.tested for m in messages] == [True, False]
