@@ -38,6 +38,35 @@ COPY = "            atom.bulk_copy_g2s %dst, %from, %full, %bytes : !llvm.ptr<3>
     # a commit of 4096 transaction bytes with the copy that delivers them removed: a sure hang
     ("ws_pipeline.mlir", COPY, "", "cutlass.pipeline.producer_commit %p, %s",
      "this commit expects 4096 transaction bytes per stage but the producer issues no copy that delivers them"),
+    # the group id of warp groups 1 and 2 computed as wg + 1 (groups 2 and 3 of a 2-group barrier)
+    ("pingpong_seq_bar.mlir", "%group_index = arith.subi %wg, %c1 : index",
+     "%group_index = arith.addi %wg, %c1 : index", "cutlass.seq_bar.state.create %order group(%group)",
+     "group id 2 of threads 128..255 is outside the 2 groups of"),
+    # a bulk copy completing on the full barrier of a named-barrier pipeline, which has none
+    ("ws_pipeline.mlir", "!cutlass.pipeline<stages = 4, producers = 1, consumers = 2>",
+     "!cutlass.pipeline<stages = 4, producers = 1, consumers = 2, barrier = named_barrier>",
+     "atom.bulk_copy_g2s", "a barrier = named_barrier pipeline has no full mbarrier for a bulk copy to complete on"),
+    # a release under an scf.index_switch (test_checker.py checks the op is named; here the message)
+    ("ws_pipeline.mlir", "          cutlass.pipeline.consumer_release %q, %s\n",
+     "          %sel = arith.index_cast %k : i32 to index\n"
+     "          scf.index_switch %sel\n"
+     "          case 0 {\n"
+     "            cutlass.pipeline.consumer_release %q, %s\n"
+     "            scf.yield\n"
+     "          }\n"
+     "          default {\n"
+     "            scf.yield\n"
+     "          }\n", "scf.index_switch %sel",
+     "the checker cannot model the control flow of scf.index_switch around synchronising ops (scf.for, scf.while "
+     "and scf.if are modelled)"),
+    # the consumer waits on the next state, then releases the current one and waits on it again
+    ("ws_pipeline.mlir", CONSUMER_STEP,
+     "          %next = cutlass.pipeline.state.increment %s\n"
+     "          cutlass.pipeline.consumer_wait %q, %next\n"
+     "          cutlass.pipeline.consumer_wait %q, %s\n"
+     "          cutlass.pipeline.consumer_release %q, %s\n",
+     "cutlass.pipeline.consumer_wait %q, %s\n          cutlass.pipeline.consumer_release",
+     "uses a pipeline state older than one already used; the checker needs each state to be used in order"),
 ])
 def test_a_program_the_checker_cannot_model_is_refused_at_the_op(tmp_path, example, old, new, at, message):
     text = (ROOT / "examples" / example).read_text()
