@@ -67,6 +67,28 @@ COPY = "            atom.bulk_copy_g2s %dst, %from, %full, %bytes : !llvm.ptr<3>
      "          cutlass.pipeline.consumer_release %q, %s\n",
      "cutlass.pipeline.consumer_wait %q, %s\n          cutlass.pipeline.consumer_release",
      "uses a pipeline state older than one already used; the checker needs each state to be used in order"),
+    # the producer acquires a stage two ahead of the state its loop yields
+    ("ws_pipeline.mlir", "          %next = cutlass.pipeline.state.increment %s\n          scf.yield %next",
+     "          %next = cutlass.pipeline.state.increment %s\n"
+     "          %next2 = cutlass.pipeline.state.increment %next\n"
+     "          cutlass.pipeline.producer_acquire %p, %next2\n"
+     "          scf.yield %next", "%last = scf.for %k",
+     "the loop body uses a pipeline state beyond the one it yields; the checker needs each iteration to end "
+     "where the next one starts"),
+    # the stage's copy repeated by a loop of a run-time trip count
+    ("ws_pipeline.mlir", COPY,
+     "            scf.for %j = %c0 to %k_tiles step %c1 : i32 {\n  " + COPY + "            }\n", "atom.bulk_copy_g2s",
+     "the checker cannot count the copies this scf.for issues per stage: its trip count is not a constant"),
+    # the copy issued under a condition on the trip count instead of one elected lane
+    ("ws_pipeline.mlir", "          %leader = nvvm.elect.sync -> i1\n",
+     "          %leader = arith.cmpi eq, %k, %k_tiles : i32\n", "atom.bulk_copy_g2s",
+     "the checker cannot tell which threads issue this copy: the condition of its enclosing scf.if is not known "
+     "per thread"),
+    # a seq_bar group id of the tile count (test_checker.py checks "group id"; here the message)
+    ("pingpong_seq_bar.mlir", "state.create %order group(%group)", "state.create %order group(%num_tiles)",
+     "state.create %order group(%num_tiles)",
+     "the checker needs the seq_bar group id of every agent: a constant or a function of gpu.thread_id it can "
+     "evaluate"),
 ])
 def test_a_program_the_checker_cannot_model_is_refused_at_the_op(tmp_path, example, old, new, at, message):
     text = (ROOT / "examples" / example).read_text()
