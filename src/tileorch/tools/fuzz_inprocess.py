@@ -493,7 +493,7 @@ def bytecode_seeds(root: Path) -> list[tuple[str, bytes]]:
 
 def campaign(root: Path, *, inputs: int, seconds: float | None, rng_seed: int, timeout: int,
              out_dir: Path | None, modes: tuple[str, ...] = TEXT_MODES + BYTECODE_MODES,
-             log=print) -> dict:
+             max_chars: int = 6000, log=print) -> dict:
     """``inputs`` mutants (or until ``seconds``) of the text and bytecode seeds, 1-3 operators
     each, in the given modes; every finding is written to ``out_dir`` with its replay line.
     Returns counts per outcome kind, per mode and the findings."""
@@ -501,7 +501,7 @@ def campaign(root: Path, *, inputs: int, seconds: float | None, rng_seed: int, t
     from collections import Counter
 
     rng = random.Random(rng_seed)
-    texts = text_seeds(root)
+    texts = text_seeds(root, max_chars=max_chars)
     blobs = bytecode_seeds(root)
     kinds, per_mode, findings = Counter(), Counter(), []
     seen_signatures: set[str] = set()
@@ -560,6 +560,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=60)
     parser.add_argument("--modes", default=",".join(TEXT_MODES + BYTECODE_MODES))
     parser.add_argument("--out", type=Path, default=None, help="folder for the findings")
+    parser.add_argument("--max-chars", type=int, default=6000, help="largest text seed (characters)")
     parser.add_argument("--replay", type=Path, nargs="*", help="run these saved inputs (mode from the name)")
     parser.add_argument("--json", type=Path, default=None, help="write the report here")
     args = parser.parse_args(argv)
@@ -573,7 +574,8 @@ def main(argv: list[str] | None = None) -> int:
             bad += outcome.kind.startswith("finding")
         return 1 if bad else 0
     report = campaign(text_fuzz.REPO, inputs=args.inputs, seconds=args.seconds, rng_seed=args.seed,
-                      timeout=args.timeout, out_dir=args.out, modes=tuple(args.modes.split(",")))
+                      timeout=args.timeout, out_dir=args.out, modes=tuple(args.modes.split(",")),
+                      max_chars=args.max_chars)
     print(f"{report['inputs']} inputs in {report['seconds']} s: {report['kinds']}; modes {report['modes']}")
     print(f"{len(report['findings'])} findings, {len(report['signatures'])} signatures")
     for s in report["signatures"]:
