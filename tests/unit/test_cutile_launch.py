@@ -237,8 +237,9 @@ def test_bad_arguments_name_the_argument(args, exc, words):
 def test_bad_grid_kernel_and_options():
     a = Dev(16, (4,), "<f4")
     good = (a, a, a, 1.0, 4)
-    for grid, exc in (((), TypeError), ((1, 2, 3, 4), TypeError), ((0,), ValueError), ((1.5,), TypeError),
-                      (([1],), TypeError)):
+    # a grid of another length is a ValueError, as cuda.tile.launch's "Grid dimensions must be at most 3"
+    for grid, exc in (((), ValueError), ((1, 2, 3, 4), ValueError), ((0,), ValueError), ((1.5,), TypeError),
+                      (([1],), TypeError), (None, TypeError), ((-1,), ValueError)):
         with pytest.raises(exc, match="grid"):
             rc.launch(0, grid, add, good)
     with pytest.raises(TypeError, match="decorated with @cuda.tile.kernel"):

@@ -659,9 +659,10 @@ def upload_list_tables(arguments: list[Argument]) -> list[Argument]:
 def normalize_grid(grid: Any) -> tuple[int, int, int]:
     if isinstance(grid, int) and not isinstance(grid, bool):
         grid = (grid,)
-    if (not isinstance(grid, _SEQUENCES) or not 1 <= len(grid) <= 3
-            or not all(isinstance(g, int) and not isinstance(g, bool) for g in grid)):
+    if not isinstance(grid, _SEQUENCES) or not all(isinstance(g, int) and not isinstance(g, bool) for g in grid):
         raise TypeError(f"grid must be a tuple of 1 to 3 ints, got {grid!r}")
+    if not 1 <= len(grid) <= 3:  # a ValueError, as cuda.tile.launch's "Grid dimensions must be at most 3"
+        raise ValueError(f"grid must be a tuple of 1 to 3 ints, got {len(grid)} of them: {tuple(grid)!r}")
     if any(g < 1 for g in grid):
         raise ValueError(f"grid extents must be positive, got {tuple(grid)}")
     if any(g > most for g, most in zip(grid, GRID_LIMITS)):
