@@ -395,7 +395,7 @@ def _argv(mode: str, path: str) -> tuple[str, list[str]]:
     if mode == "compile":
         return "cli", ["compile", path, "--no-ptxas", "--no-cache", "-o", os.devnull]
     if mode == "check":
-        return "cli", ["check", path, "--iterations", "2", "--max-states", "20000"]
+        return "cli", ["check", path, "--iterations", "2", "--max-states", "20000", "--jobs", "1"]
     raise ValueError(f"unknown mode {mode!r}")
 
 
