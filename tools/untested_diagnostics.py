@@ -11,9 +11,12 @@ matched and are counted apart ("unkeyed").
 A message is *tested* when its key (or another literal piece of ``MIN_PIECE``+ characters)
 appears in a test's expectation or a test's message
 (both whitespace-normalised): the text of ``expected-error``/``-warning``/``-note``/``-remark``
-comments and ``CHECK`` lines of ``tests/**/*.mlir`` (and the other lit inputs), or any string
+comments and ``CHECK`` lines (and the lines of the prefixes a RUN line names with ``--check-prefix``) of
+``tests/**/*.mlir`` (and the other lit inputs), or any string
 literal of ``tests/**/*.py``; or when such an expectation of at least ``MIN_EXPECTATION``
-characters appears inside one of those pieces (a test that checks part of the message).  This is a
+characters appears inside one of those pieces (a test that checks part of the message), or the first
+``MIN_HEAD`` characters of a piece appear in the test text (a CHECK line that names the op the
+message starts with and checks the message's beginning).  This is a
 heuristic: a key found in a test means some test names the message, not that the rule's every
 branch is exercised.
 
@@ -37,7 +40,21 @@ KINDS = ("VerifyException", "LocatedError", "BytecodeError")
 MIN_KEY = 8
 MIN_PIECE = 12
 MIN_EXPECTATION = 15
+MIN_HEAD = 60
 EXPECT = re.compile(r"(?:expected-(?:error|warning|note|remark)[^{]*\{\{(.*?)\}\})|(?:CHECK[-A-Z]*:\s*(.*))")
+PREFIX_OPTION = re.compile(r"--check-prefix(?:es)?[= ]([\w,-]+)")
+
+
+def _expect_pattern(text: str) -> re.Pattern:
+    """:data:`EXPECT`, with the FileCheck prefixes the file's RUN lines name (``--check-prefix=POOL``:
+    ``POOL:`` and ``POOL-NEXT:`` lines are expectations too)."""
+    prefixes = {p for m in PREFIX_OPTION.finditer(text) for p in m.group(1).split(",") if p and p != "CHECK"}
+    if not prefixes:
+        return EXPECT
+    alternatives = "|".join(["CHECK"] + sorted(map(re.escape, prefixes), key=len, reverse=True))
+    return re.compile(EXPECT.pattern.replace("(?:CHECK[-A-Z]*:", f"(?:(?:{alternatives})[-A-Z]*:"))
+
+
 # Order of the --list output: the places a user's input reaches first.
 REACH = ("dialects/", "frontend/", "tools/", "cli/", "driver", "transforms/cudatile_to_tileaa",
          "transforms/", "backend/", "")
@@ -118,7 +135,7 @@ def collect_expectations(tests: Path) -> tuple[str, list[str]]:
                     for part in _pieces(node):
                         corpus.append(_norm(part))
         else:
-            for match in EXPECT.finditer(text):
+            for match in _expect_pattern(text).finditer(text):
                 expect = _norm(match.group(1) or match.group(2) or "")
                 # A FileCheck regex {{...}} in an expectation is not literal text: split at it.
                 for part in re.split(r"\{\{.*?\}\}", expect):
@@ -134,7 +151,9 @@ def measure(root: Path = ROOT) -> list[Message]:
         if len(message.key) < MIN_KEY:
             continue
         keys = set(message.pieces) | {message.key}
-        message.tested = any(k in corpus for k in keys) or any(e in k for e in expectations for k in keys)
+        heads = {k[:MIN_HEAD] for k in keys if len(k) >= MIN_HEAD}
+        message.tested = (any(k in corpus for k in keys | heads)
+                          or any(e in k for e in expectations for k in keys))
     return messages
 
 

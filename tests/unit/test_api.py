@@ -298,10 +298,20 @@ def test_tile_program_path_goes_through_the_tier(cache_dir):
                                      r"sm_100a \(or None: the module's\); for an sm_90 GPU: arch='sm_90a'"),
     (dict(arch="sm_80"), ValueError, r"arch 'sm_80' is not a target"),
     (dict(name=3), TypeError, r"name \(the file name diagnostics show\) must be a str, got int"),
+    (dict(debug_timeout=-1), ValueError, r"debug_timeout must be in \[0, 4294967295\] polls \(0 = off; counted in 32 "
+                                         r"bits\), got -1"),
+    (dict(debug_timeout=1.5), TypeError, r"debug_timeout must be an int \(polls before a wait traps; 0 = off\), got 1.5"),
 ], ids=lambda v: repr(v) if isinstance(v, dict) else "")
 def test_compile_options_are_checked_naming_the_argument(kwargs, error, message):
     with pytest.raises(error, match=message):
         tileorch.compile(SOURCE, **{"ptxas": False, **kwargs})
+
+
+@pytest.mark.parametrize("source", [None, 3, [SOURCE], {"text": SOURCE}])
+def test_a_source_of_another_kind_is_named(source):
+    with pytest.raises(TypeError, match=r"tileorch.compile takes MLIR text, a .mlir path or a ModuleOp, or CUDA Tile IR "
+                                        r"\(a .tileirbc path or bytecode bytes\), not " + type(source).__name__):
+        tileorch.compile(source, ptxas=False)
 
 
 def test_compile_takes_numpy_bools_and_none_cache():

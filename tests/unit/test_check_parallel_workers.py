@@ -191,3 +191,22 @@ def test_cli_says_when_it_searched_serially(tmp_path, monkeypatch, capsys):
     assert re.search(rf"^{re.escape(str(path))}: remark: the \d+ trip-count instances were searched one after "
                      r"another in this process, not by 2 worker processes: no worker process could be started",
                      err, re.M), err
+
+
+def test_a_worker_search_past_its_state_bound_is_the_serial_error(tmp_path):
+    """A worker whose search passes ``max_states`` answers with the bound (the caller raises
+    StateSpaceTooLarge, as the serial search does); it printed a traceback and died, and the check
+    said a worker was "killed for memory or by a signal" (found by tools/fuzz_inprocess.py on
+    tests/filecheck/lowering/inputs/mcast_2x2.mlir, session 22)."""
+    from pathlib import Path
+
+    from tileorch.analysis.explore import StateSpaceTooLarge
+
+    text = (Path(__file__).resolve().parents[2] / "examples" / "coop_pipeline.mlir").read_text()
+    path = tmp_path / "k.mlir"
+    path.write_text(text.replace("array<i32: 2, 1, 1>", "array<i32: 2, 1, 7>"))
+    protocols, errors = load(str(path))
+    assert protocols and not errors
+    with pytest.raises(StateSpaceTooLarge, match="state space exceeds 500 states"):
+        check(protocols[0], jobs=2, max_states=500)
+    assert not _workers()

@@ -237,8 +237,9 @@ def test_bad_arguments_name_the_argument(args, exc, words):
 def test_bad_grid_kernel_and_options():
     a = Dev(16, (4,), "<f4")
     good = (a, a, a, 1.0, 4)
-    for grid, exc in (((), TypeError), ((1, 2, 3, 4), TypeError), ((0,), ValueError), ((1.5,), TypeError),
-                      (([1],), TypeError)):
+    # a grid of another length is a ValueError, as cuda.tile.launch's "Grid dimensions must be at most 3"
+    for grid, exc in (((), ValueError), ((1, 2, 3, 4), ValueError), ((0,), ValueError), ((1.5,), TypeError),
+                      (([1],), TypeError), (None, TypeError), ((-1,), ValueError)):
         with pytest.raises(exc, match="grid"):
             rc.launch(0, grid, add, good)
     with pytest.raises(TypeError, match="decorated with @cuda.tile.kernel"):
@@ -253,6 +254,36 @@ def test_bad_grid_kernel_and_options():
         rc.launch(0, (1,), add, a)
     with pytest.raises(TypeError, match="stream must be a CUDA stream"):
         rc.launch("s", (1,), add, good)
+
+
+@needs_cutile
+@pytest.mark.parametrize("args,error,note", [
+    ((Dev(0x10000, (4, 4), "<f4"),) * 3 + (1.0, 4), "Index size 1 does not match the array rank 2",
+     "a: float32 2-D array [4, 4], b: float32 2-D array [4, 4]"),
+    ((Dev(0x10000, (4,), "<f4"),) * 3 + (1.0, 3), "is not a power of two", "tile = 3 (constant)"),
+    ((Dev(0x10000, (4,), "<i4"),) * 3 + (1.0, 4), "cannot implicitly cast float32 to int32",
+     "c: int32 1-D array [4], alpha: float32 scalar"),
+])
+def test_arguments_cutile_cannot_type_the_kernel_for_are_named(stand_in_gpu, args, error, note):
+    """A launch whose arguments the kernel's body cannot take (an array of another rank, a
+    constant that is not a power of two, integer arrays for a float store): cuTile's own error at
+    the kernel's source line, as ``ct.launch`` raises it, with a note naming the arguments the
+    kernel was typed for; nothing compiled or launched."""
+    from cuda.tile import TileError
+
+    with pytest.raises(TileError, match=error) as info:
+        rc.launch(0, (1,), add, args)
+    assert any(note in n and "kernel 'add'" in n for n in getattr(info.value, "__notes__", [])), info.value
+    assert info.value.loc is not None and "test_cutile_launch.py" in str(info.value.loc)
+    assert not stand_in_gpu.compiles and not stand_in_gpu.launches
+
+
+@needs_cutile
+@pytest.mark.parametrize("sync", ["yes", 1, None])
+def test_sync_must_be_a_bool(sync):
+    a = Dev(0x1000, (4,), "<f4")
+    with pytest.raises(TypeError, match=r"sync must be True or False, got " + repr(sync)):
+        rc.launch(0, (1,), add, (a, a, a, 1.0, 4), sync=sync)
 
 
 @needs_cutile

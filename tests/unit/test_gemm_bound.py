@@ -236,7 +236,7 @@ def test_arguments_an_earlier_call_bound_are_refused_when_they_change(stand_in):
     drv, encoded, _, _ = stand_in
     a, b, c = Tensor((256, 512)), Tensor((512, 384)), Tensor((256, 384))
     gapi.gemm(a, b, c)
-    with pytest.raises(ValueError, match="CUDA tensors"):
+    with pytest.raises(ValueError, match="a is on cpu:None, not on a CUDA device"):
         gapi.gemm(Tensor((256, 512), ptr=a.data_ptr(), device=Device("cpu", None)), b, c)
     with pytest.raises(ValueError, match="row-major contiguous"):
         gapi.gemm(a, b, Tensor((256, 384), strides=(768, 2), ptr=c.data_ptr()))
@@ -245,6 +245,44 @@ def test_arguments_an_earlier_call_bound_are_refused_when_they_change(stand_in):
     with pytest.raises(ValueError, match="inner dimensions"):
         gapi.gemm(a, Tensor((384, 384), ptr=b.data_ptr()), c)
     assert len(drv.launches) == 1 and len(encoded) == 3
+
+
+CPU, CUDA1 = Device("cpu", None), Device("cuda", 1)
+
+
+@pytest.mark.parametrize("call,exc,message", [
+    (lambda: gapi.gemm([[1.0]], Tensor((8, 8))), TypeError, r"a must be a torch tensor .*got a list"),
+    (lambda: gapi.gemm(Tensor((8, 8)), None), TypeError, r"b must be a torch tensor .*got None"),
+    (lambda: gapi.gemm(Tensor((8, 8)), Tensor((8, 8)), [1]), TypeError, r"out must be a torch tensor or None .*list"),
+    (lambda: gapi.gemm(Tensor((2, 8, 8), strides=(64, 8, 1)), Tensor((8, 8))), ValueError,
+     r"2-D matrices, got shapes \(2, 8, 8\) \(a\) and \(8, 8\) \(b\)"),
+    (lambda: gapi.gemm(Tensor((8, 8)), Tensor((8, 8), device=CPU)), ValueError, r"b is on cpu:None, not on a CUDA"),
+    (lambda: gapi.gemm(Tensor((8, 8)), Tensor((8, 8), device=CUDA1)), ValueError, r"a is on cuda:0 and b on cuda:1"),
+    (lambda: gapi.gemm(Tensor((8, 8), F32), Tensor((8, 8), F32)), TypeError, r"a has dtype torch.float32"),
+    (lambda: gapi.gemm(Tensor((8, 8)), Tensor((8, 8), U8)), TypeError, r"b has dtype torch.uint8"),
+    (lambda: gapi.gemm(Tensor((8, 8), F16), Tensor((8, 8), BF16)), TypeError,
+     r"got torch.float16 \(a\) and torch.bfloat16 \(b\)"),
+    (lambda: gapi.gemm(Tensor((8, 16)), Tensor((8, 8))), ValueError, r"inner dimensions differ: a is \(8, 16\)"),
+    (lambda: gapi.gemm(Tensor((8, 8)), Tensor((8, 8)), Tensor((8, 16))), ValueError,
+     r"out must be a \[8, 8\] tensor on cuda:0, got \(8, 16\)"),
+    (lambda: gapi.gemm(Tensor((8, 8)), Tensor((8, 8)), Tensor((8, 8), device=CPU)), ValueError, r"got \(8, 8\) on cpu"),
+    (lambda: gapi.gemm(Tensor((8, 8)), Tensor((8, 8)), Tensor((8, 8), U8)), TypeError,
+     r"out has dtype torch.uint8; it must be bf16, fp16 or float32"),
+    (lambda: gapi.gemm(Tensor((8, 8)), Tensor((8, 8)), Tensor((8, 8), strides=(16, 1))), ValueError,
+     r"out must be row-major contiguous \(strides \(8, 1\)\), got strides \(16, 1\)"),
+    (lambda: gapi.gemm(Tensor((8, 8)), Tensor((8, 8)), schedule="fast"), ValueError,
+     r"schedule must be one of auto, persistent, streamk, dp, got 'fast'"),
+    (lambda: gapi.gemm(Tensor((8, 8)), Tensor((8, 8)), schedule=3), ValueError, r"schedule must be one of .*got 3"),
+    (lambda: gapi.gemm(Tensor((8, 8)), Tensor((8, 8)), config="big"), TypeError, r"config must be a GemmConfig"),
+])
+def test_misuse_names_the_argument(stand_in, call, exc, message):
+    """Each wrong argument is refused before anything is compiled or launched, naming the
+    argument (``out=[1]`` and ``config="big"`` were AttributeErrors; a CPU ``b`` or a ``uint8``
+    ``out`` gave a message about "a and b" or about the inputs)."""
+    drv, _, loaded, _ = stand_in
+    with pytest.raises(exc, match=message):
+        call()
+    assert not drv.launches and not loaded
 
 
 def test_each_launch_reads_the_current_stream(stand_in):

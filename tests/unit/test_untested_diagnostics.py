@@ -50,3 +50,37 @@ def test_counts_each_kind_and_finds_the_message_a_test_names(tmp_path):
     assert messages["is too large for the registers of one thread"].tested  # a test checks part of it
     assert not messages["short"].tested  # too short to match: counted apart
     assert {m.kind for m in messages.values()} == {"VerifyException", "LocatedError", "BytecodeError"}
+
+
+def test_lines_of_a_check_prefix_the_run_lines_name_are_expectations(tmp_path):
+    """``--check-prefix=POOL`` makes ``POOL:`` lines expectations (they were not counted, so a
+    message checked only under a custom prefix was listed untested); other ``WORD:`` lines are not."""
+    (tmp_path / "src" / "tileorch").mkdir(parents=True)
+    (tmp_path / "src" / "tileorch" / "rules.py").write_text(
+        'raise LocatedError(op, "pool_size must be in a range the hardware has")\n'
+        'raise LocatedError(op, "a message only a note names here")\n')
+    (tmp_path / "tests" / "filecheck").mkdir(parents=True)
+    (tmp_path / "tests" / "filecheck" / "t.mlir").write_text(
+        "// RUN: not tileorch-opt %s 2>&1 | filecheck %s --check-prefix=POOL\n"
+        "// POOL-NEXT: error: pool_size must be in a range the hardware has\n"
+        "// NOTE: a message only a note names here\n")
+    messages = {m.key: m for m in _tool().measure(tmp_path)}
+    assert messages["pool_size must be in a range the hardware has"].tested
+    assert not messages["a message only a note names here"].tested
+
+
+def test_a_test_checking_the_start_of_a_long_message_names_it(tmp_path):
+    """A CHECK line with the op's name and the first ``MIN_HEAD`` characters of a long message
+    piece counts; one sharing only a shorter start with another message does not."""
+    (tmp_path / "src" / "tileorch").mkdir(parents=True)
+    (tmp_path / "src" / "tileorch" / "rules.py").write_text(
+        "raise LocatedError(op, f\"'{op.name}' reads the scheduler state, which only a pull-model handle keeps; "
+        "a closed-form scheduler's tile carries its own position\")\n"
+        "raise LocatedError(op, \"Pass: not supported operation type (two versions of one buffer from two blocks)\")\n")
+    (tmp_path / "tests" / "filecheck").mkdir(parents=True)
+    (tmp_path / "tests" / "filecheck" / "t.mlir").write_text(
+        "// CHECK: t.mlir:[[# @LINE - 4]]:5: error: 'x.get' reads the scheduler state, which only a pull-model "
+        "handle keeps\n"
+        "// CHECK: error: Pass: not supported operation type (a select between two buffers)\n")
+    messages = _tool().measure(tmp_path)
+    assert [m.tested for m in messages] == [True, False]

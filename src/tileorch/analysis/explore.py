@@ -166,7 +166,8 @@ class _NoIR(pickle.Pickler):
 
 def _worker_main(payload: bytes, conn) -> None:
     """A worker process: take the parallel check from ``payload``, then answer each instance index
-    received on ``conn`` with ``(index, states, transitions, violated)`` until ``None`` arrives."""
+    received on ``conn`` with ``(index, states, transitions, violated)`` (``(index,
+    StateSpaceTooLarge)`` for a search past its bound) until ``None`` arrives."""
     global _WORKER
     _WORKER = pickle.loads(payload)
     todo = _WORKER[-1]
@@ -174,7 +175,11 @@ def _worker_main(payload: bytes, conn) -> None:
         index = conn.recv()
         if index is None:
             return
-        conn.send((index, *_search_instance(todo[index])))
+        try:
+            answer = (index, *_search_instance(todo[index]))
+        except StateSpaceTooLarge as exc:  # the caller raises it, as a serial search does
+            answer = (index, exc)
+        conn.send(answer)
 
 
 def _search_instance(values: dict[str, int]) -> tuple[int, int, bool]:
@@ -296,6 +301,8 @@ def _parallel_searches(protocol: Protocol, todo: list[dict[str, int]], por: bool
                         answer = None
                     if answer is None:
                         raise _died(protocol, todo, proc, index)
+                    if isinstance(answer[1], StateSpaceTooLarge):
+                        raise answer[1]
                     done[answer[0]] = answer[1:]
                     if queue:
                         _give(protocol, todo, busy, proc, conn, queue.pop())

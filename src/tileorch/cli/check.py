@@ -46,6 +46,18 @@ def load_protocols(file: str, kernel: str | None, verb: str, iterations: int | N
     return protocols
 
 
+def _at(proto, file: str) -> str:
+    """Where a protocol's verdict is reported: its kernel's ``file:line:col`` (the file alone for a
+    protocol without one)."""
+    from xdsl.ir import Operation
+
+    from tileorch.diagnostics import location_str
+
+    origin = getattr(proto, "origin", None)
+    where = location_str(origin) if isinstance(origin, Operation) else "<unknown>"
+    return file if where == "<unknown>" else where
+
+
 def too_large(proto, exc: StateSpaceTooLarge) -> str:
     """What a search that reached its state bound says: inconclusive, and what makes the model large."""
     ctas = getattr(proto, "ctas", 1)
@@ -93,11 +105,11 @@ def run(args: argparse.Namespace) -> int:
                            max_states=args.max_states, progress=lambda states, transitions: progress.set(
                                states, note=f"{_count(transitions)} transitions"))
         except StateSpaceTooLarge as exc:  # was an internal error after the 5M states (about 25 minutes)
-            print(f"{args.file}: error: {too_large(proto, exc)}", file=sys.stderr)
+            print(f"{_at(proto, args.file)}: error: {too_large(proto, exc)}", file=sys.stderr)
             failed += 1
             continue
         except ParallelSearchFailed as exc:  # a worker died: said, never a wait without end
-            print(f"{args.file}: error: not checked: {exc}", file=sys.stderr)
+            print(f"{_at(proto, args.file)}: error: not checked: {exc}", file=sys.stderr)
             failed += 1
             continue
         params = {}

@@ -27,7 +27,7 @@ the TMA descriptor), ``#nv_tileas.ldg<v>``, ``stg``, ``lds``, ``sts``, ``ldsm``,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (ArrayAttr, BoolAttr, DenseArrayBase, DictionaryAttr, IntAttr, IntegerAttr,
                                    IntegerType, StringAttr, TensorType, TupleType, i1, i32)
@@ -875,8 +875,6 @@ class AsyncTiledTmaLoadOp(IRDLOperation):
 
     def verify_(self) -> None:
         _verify_tensors(self)
-        if self.result.type != self.buffer.type:
-            raise VerifyException("tiled_tma_load returns the buffer's type")
         check_tma_box(self.atom, self.buffer.type, self.buffer.type)
 
 
@@ -907,10 +905,8 @@ def _types(types) -> str:
 
 
 def _pipe(op: IRDLOperation) -> AsyncPipelineType:
-    t = op.pipeline.type
-    if not isinstance(t, AsyncPipelineType):
-        raise VerifyException(f"'{op.name}' needs an !nv_tileas.async.pipeline, got {t}")
-    return t
+    """The op's pipeline type (its ``operand_def(AsyncPipelineType)`` is checked before ``verify_``)."""
+    return cast(AsyncPipelineType, op.pipeline.type)
 
 
 def _check_iter(op: IRDLOperation, it: SSAValue, want_kind: str | None = None) -> None:
@@ -1102,7 +1098,6 @@ class ConsumerReadOp(IRDLOperation):
                          properties={"consumer_idx": IntegerAttr(consumer_idx, i32)}, regions=[body])
 
     def verify_(self) -> None:
-        _pipe(self)
         _check_consumer_idx(self, self.consumer_idx.value.data, self.token)
         _check_consumer_region(self, self.token, "the token")
 
@@ -1163,8 +1158,6 @@ class ProduceOneOp(IRDLOperation):
 
     def verify_(self) -> None:
         _check_iter(self, self.iterator, "producer")
-        if self.result.type != self.iterator.type:
-            raise VerifyException("produce_one returns the next iterator")
         elems = _pipe(self).element_types()
         block = self.body.block
         last = block.last_op

@@ -926,7 +926,8 @@ class BytecodeReader:
             return A.OptimizationHintsAttr(self._dict(r))
         if k == "assume":
             return self._self_contained_attr(r)
-        raise BytecodeError(at, f"cannot decode attribute '{f.name}' of kind {k}")
+        raise BytecodeError(at, f"cannot decode attribute '{f.name}' of '{mnemonic}' (of kind {k}) inside a "
+                                "function body: is the opcode right?")
 
     @staticmethod
     def _flag_bits(r: _Reader, known: int, what: str) -> int:

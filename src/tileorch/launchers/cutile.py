@@ -551,6 +551,29 @@ def kernel_signature(arguments: list[Argument]) -> Any:
     return compilation.KernelSignature([_constraint(a, ct, compilation) for a in arguments], cc)
 
 
+def ct_error_types() -> tuple[type, ...]:
+    """cuTile's compile-time errors (``TileError`` and its kinds: a type, syntax or value error at
+    the kernel's source), or none when cuTile does not define them."""
+    ct, _ = _require_cutile()
+    base = getattr(getattr(ct, "_exception", None), "TileError", None) or getattr(ct, "TileError", None)
+    return (base,) if isinstance(base, type) else ()
+
+
+def describe_signature(arguments: list[Argument]) -> str:
+    """The arguments as the kernel was typed for them: ``a: float32 2-D array [4, 4], tile = 4``."""
+    parts = []
+    for x in arguments:
+        if isinstance(x, ArrayArg):
+            parts.append(f"{x.name}: {x.dtype} {x.ndim}-D array {list(x.shape)}")
+        elif isinstance(x, ScalarArg):
+            parts.append(f"{x.name}: {x.dtype} scalar")
+        elif isinstance(x, ConstantArg):
+            parts.append(f"{x.name} = {x.value!r} (constant)")
+        else:
+            parts.append(f"{x.name}: list of {len(x.items)} {x.dtype} {x.ndim}-D arrays")
+    return ", ".join(parts)
+
+
 def export_bytecode(kernel: Any, arguments: list[Argument]) -> bytes:
     """Tile IR bytecode of ``kernel`` for the arguments' signature (cuTile's exporter, no GPU)."""
     _, compilation = _require_cutile()
@@ -558,6 +581,10 @@ def export_bytecode(kernel: Any, arguments: list[Argument]) -> bytes:
     try:
         compilation.export_kernel(kernel, [kernel_signature(arguments)], buf, gpu_code=None,
                                   output_format="tileir_bytecode", bytecode_version=BYTECODE_VERSION)
+    except ct_error_types() as exc:  # cuTile's own (located at the kernel's source): say which call it typed
+        exc.add_note(f"(tileorch.cutile.launch compiled kernel '{kernel_name(kernel)}' for the arguments "
+                     f"{describe_signature(arguments)})")
+        raise
     except OSError as exc:  # inspect's: a kernel defined in `python -c`, a stdin script, an exec'd string
         code = getattr(getattr(kernel, "_annotated_function", None), "pyfunc", None)
         where = getattr(getattr(code, "__code__", None), "co_filename", "?")
@@ -632,9 +659,10 @@ def upload_list_tables(arguments: list[Argument]) -> list[Argument]:
 def normalize_grid(grid: Any) -> tuple[int, int, int]:
     if isinstance(grid, int) and not isinstance(grid, bool):
         grid = (grid,)
-    if (not isinstance(grid, _SEQUENCES) or not 1 <= len(grid) <= 3
-            or not all(isinstance(g, int) and not isinstance(g, bool) for g in grid)):
+    if not isinstance(grid, _SEQUENCES) or not all(isinstance(g, int) and not isinstance(g, bool) for g in grid):
         raise TypeError(f"grid must be a tuple of 1 to 3 ints, got {grid!r}")
+    if not 1 <= len(grid) <= 3:  # a ValueError, as cuda.tile.launch's "Grid dimensions must be at most 3"
+        raise ValueError(f"grid must be a tuple of 1 to 3 ints, got {len(grid)} of them: {tuple(grid)!r}")
     if any(g < 1 for g in grid):
         raise ValueError(f"grid extents must be positive, got {tuple(grid)}")
     if any(g > most for g, most in zip(grid, GRID_LIMITS)):
@@ -1434,6 +1462,8 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     bound for the next call with the same arguments."""
     if tiles not in ("auto", "program"):
         raise ValueError(f"tiles must be 'auto' or 'program', got {tiles!r}")
+    if not isinstance(sync, bool):
+        raise TypeError(f"sync must be True or False, got {sync!r}")
     if arch not in ARCHS:
         raise ValueError(f"arch must be one of {', '.join(ARCHS)}, got {arch!r}")
     if schedule not in SCHEDULES:

@@ -213,26 +213,64 @@ def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = 
     return _gemm_slow(a, b, out, schedule, config, key)
 
 
+SCHEDULES = ("auto", "persistent", "streamk", "dp")
+"""The ``schedule`` values ``tileorch.gemm`` takes."""
+
+
+def _describe(x) -> str:
+    return f"a {type(x).__name__}" if x is not None else "None"
+
+
+def _check_arguments(torch, a, b, out, schedule, config) -> None:
+    """Refuse what ``tileorch.gemm`` cannot take, naming the argument (``a``, ``b``, ``out``,
+    ``schedule``, ``config``) and saying what it takes."""
+    for name, x in (("a", a), ("b", b)):
+        if not isinstance(x, torch.Tensor):
+            raise TypeError(f"tileorch.gemm: {name} must be a torch tensor (a CUDA bf16 or fp16 matrix), got "
+                            f"{_describe(x)}")
+    if out is not None and not isinstance(out, torch.Tensor):
+        raise TypeError(f"tileorch.gemm: out must be a torch tensor or None (allocated), got {_describe(out)}")
+    if not isinstance(schedule, str) or schedule not in SCHEDULES:
+        raise ValueError(f"tileorch.gemm: schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
+    if config is not None and not isinstance(config, GemmConfig):
+        raise TypeError(f"tileorch.gemm: config must be a GemmConfig (tileorch.kernels.gemm.config) or None, got "
+                        f"{_describe(config)}")
+    if a.dim() != 2 or b.dim() != 2:
+        raise ValueError(f"tileorch.gemm multiplies 2-D matrices, got shapes {tuple(a.shape)} (a) and "
+                         f"{tuple(b.shape)} (b)")
+    for name, x in (("a", a), ("b", b)):
+        if not x.is_cuda:
+            raise ValueError(f"tileorch.gemm: {name} is on {x.device}, not on a CUDA device: move it with .cuda()")
+    if a.device != b.device:
+        raise ValueError(f"tileorch.gemm: a is on {a.device} and b on {b.device}: put both on one GPU")
+    for name, x in (("a", a), ("b", b)):
+        if _DTYPES.get(str(x.dtype)) not in ("bf16", "f16"):
+            raise TypeError(f"tileorch.gemm: {name} has dtype {x.dtype}; a and b must both be bf16 or both fp16")
+    if a.dtype != b.dtype:
+        raise TypeError(f"tileorch.gemm: a and b must both be bf16 or both fp16, got {a.dtype} (a) and {b.dtype} (b)")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"tileorch.gemm: inner dimensions differ: a is {tuple(a.shape)}, b is {tuple(b.shape)} "
+                         f"(a's columns must equal b's rows)")
+    if out is not None:
+        m, n = a.shape[0], b.shape[1]
+        if tuple(out.shape) != (m, n) or out.device != a.device:
+            raise ValueError(f"tileorch.gemm: out must be a [{m}, {n}] tensor on {a.device}, got {tuple(out.shape)} "
+                             f"on {out.device}")
+        if _DTYPES.get(str(out.dtype)) is None:
+            raise TypeError(f"tileorch.gemm: out has dtype {out.dtype}; it must be bf16, fp16 or float32")
+
+
 def _gemm_slow(a, b, out, schedule: str, config: GemmConfig | None, key):
     """The first call for a problem: check everything, choose the configuration, load the kernel;
     remember the problem under ``key`` (the fast path's lookup) when nothing needed a copy."""
     torch = _torch()
-    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
-        raise TypeError("tileorch.gemm takes torch tensors")
-    if a.dim() != 2 or b.dim() != 2:
-        raise ValueError(f"tileorch.gemm multiplies 2-D matrices, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
-    if not (a.is_cuda and b.is_cuda) or a.device != b.device:
-        raise ValueError("a and b must be CUDA tensors on the same device")
+    _check_arguments(torch, a, b, out, schedule, config)
     major, _minor, sms = device_facts(a.device)
     if major != 9:
         raise ValueError(f"tileorch.gemm needs an sm_90 (Hopper) GPU, got compute capability {major}.{_minor}")
     dtype = _dtype_name(a)
-    if dtype == "f32" or _dtype_name(b) != dtype:
-        raise TypeError(f"a and b must both be bf16 or both fp16, got {a.dtype} and {b.dtype}")
     m, k = a.shape
-    k2, n = b.shape
-    if k != k2:
-        raise ValueError(f"inner dimensions differ: a is {tuple(a.shape)}, b is {tuple(b.shape)}")
+    n = b.shape[1]
     copied = False
     a_major = "k"
     if a.stride(0) == 1 and a.stride(1) == m and m > 1 and k > 1:
@@ -250,12 +288,10 @@ def _gemm_slow(a, b, out, schedule: str, config: GemmConfig | None, key):
         copied = True
     if out is None:
         out = torch.empty((m, n), dtype=a.dtype, device=a.device)
-    else:
-        if tuple(out.shape) != (m, n) or out.device != a.device:
-            raise ValueError(f"out must be a [{m}, {n}] tensor on {a.device}, got {tuple(out.shape)} on {out.device}")
-        if not (out.stride(1) == 1 and out.stride(0) == n):
-            raise ValueError("out must be row-major contiguous")
-    out_dtype = _dtype_name(out)
+    elif not (out.stride(1) == 1 and out.stride(0) == n):
+        raise ValueError(f"tileorch.gemm: out must be row-major contiguous (strides ({n}, 1)), got strides "
+                         f"{tuple(out.stride())}")
+    out_dtype = _DTYPES[str(out.dtype)]
     if m == 0 or n == 0:
         return out
     if k == 0:

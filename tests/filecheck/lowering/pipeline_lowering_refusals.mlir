@@ -49,3 +49,49 @@ builtin.module {
   }
 }
 // CHECK: pipeline_lowering_refusals.mlir:[[# @LINE - 4]]:3: error: argument 0: nvvm.grid_constant needs llvm.byval or a tile-scheduler params type
+
+// -----
+
+// A tile-scheduler params argument of a device function (not a kernel) marked grid-constant: only
+// kernel parameters live in the constant bank.
+builtin.module {
+  func.func @grid_constant_params_of_a_helper(%p: !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = heuristic> {nvvm.grid_constant}) {
+    func.return
+  }
+}
+// CHECK: pipeline_lowering_refusals.mlir:[[# @LINE - 4]]:3: error: argument 0: only kernel arguments can be grid-constant
+
+// -----
+
+// block_striped ops and semaphores take pointers: a memref operand was not converted first
+// (tileorch compile converts memrefs; tileorch-opt runs only the passes it is given).
+builtin.module {
+  func.func @striped_memref(%p: memref<512xf32>, %t: i32) -> vector<4xf32> {
+    %v = cutlass.block_striped.load %p, %t n_threads_in_block = 128 access_width = 2 : memref<512xf32> -> vector<4xf32>
+    func.return %v : vector<4xf32>
+  }
+}
+// CHECK: pipeline_lowering_refusals.mlir:[[# @LINE - 4]]:5: error: 'cutlass.block_striped.load': a memref tile must be converted to !llvm.ptr before convert-pipeline-to-nvvm
+
+// -----
+
+builtin.module {
+  func.func @semaphore_memref(%lock: memref<8xi32>, %i: i32) {
+    cutlass.generic_barrier.wait_eq %lock[%i] num_threads = 128 : memref<8xi32>
+    func.return
+  }
+}
+// CHECK: pipeline_lowering_refusals.mlir:[[# @LINE - 4]]:5: error: a memref semaphore must be converted to !llvm.ptr<1> before convert-pipeline-to-nvvm
+
+// -----
+
+// A sequence barrier passed in as an argument: its seq_bar.init (which says mbarrier or named
+// barrier) is not in the function.
+builtin.module {
+  func.func @seq_bar_from_an_argument(%r: !cutlass.seq_bar<depth = 2, length = 3>, %g: i32) {
+    %st = cutlass.seq_bar.state.create %r group(%g)
+    cutlass.seq_bar.wait %r, %st group(%g)
+    func.return
+  }
+}
+// CHECK: pipeline_lowering_refusals.mlir:[[# @LINE - 4]]:5: error: cannot find the cutlass.seq_bar.init of this sequence barrier (needed for its barrier kind)

@@ -23,3 +23,16 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
   }
 }
 // CHECK: scheduler_fixup_errors.mlir:21:5: error: cannot fix up an accumulator of type vector<2x2xf32> (expected bytes-wide numbers, a 1-D vector or a struct of them)
+
+// -----
+
+// A struct of an f32 and an i32: the workspace layout stripes fields of one type.
+builtin.module attributes {cutlass.target = "sm_90a"} {
+  func.func @mixed_struct(%p: !cutlass.tile_scheduler_streamk_params<cga = [1, 1, 1], raster = heuristic>, %acc: !llvm.struct<(f32, i32)>) -> !llvm.struct<(f32, i32)> {
+    %s = cutlass.tile_scheduler.create_streamk_params %p : !cutlass.tile_scheduler_streamk_params<cga = [1, 1, 1], raster = heuristic> -> !cutlass.tile_scheduler<streamk>
+    %w = cutlass.tile_scheduler.initial_work_tile_info %s : !cutlass.tile_scheduler<streamk> -> !cutlass.streamk_work_tile_info
+    %r = cutlass.tile_scheduler.fixup %s, %w, %acc : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info, !llvm.struct<(f32, i32)>
+    func.return %r : !llvm.struct<(f32, i32)>
+  }
+}
+// CHECK: scheduler_fixup_errors.mlir:[[# @LINE - 4]]:5: error: cannot fix up a struct accumulator with mixed field types: !llvm.struct<(f32, i32)>

@@ -55,3 +55,14 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
   }
 }
 // CHECK: scheduler_pull_errors.mlir:[[# @LINE - 4]]:5: error: 'cutlass.tile_scheduler.get_current_work' reads the scheduler state, which only a WorkID pull-model handle (created with workid(...)) keeps
+
+// -----
+
+// A params field the host keeps (the raster option) is not in the record the kernel reads.
+builtin.module attributes {cutlass.target = "sm_90a"} {
+  func.func @raster_option(%p: !cutlass.tile_scheduler_dp_params<cga = [1, 1, 1], raster = along_m>) -> i32 {
+    %v = cutlass.tile_scheduler.params_get_value %p {field = #cutlass<tile_scheduler_dp_param_field raster_option>} : !cutlass.tile_scheduler_dp_params<cga = [1, 1, 1], raster = along_m> -> i32
+    func.return %v : i32
+  }
+}
+// CHECK: scheduler_pull_errors.mlir:[[# @LINE - 4]]:5: error: params field 'raster_option' is not in the device params record, which holds n_cga_tiles_l, n_cga_tiles_m, n_cga_tiles_n, n_k_tiles_per_tile for a dp scheduler: compute it on the host and pass it as a kernel argument

@@ -71,3 +71,12 @@ llvm.func @ldmatrix_num(%p: !llvm.ptr<3>) {
   %0 = "nvvm.ldmatrix"(%p) <{num = 3 : i32, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>, eltType = #nvvm.ld_st_matrix_elt_type<b16>}> : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32)>
   llvm.return
 }
+
+// -----
+
+// The accumulator a named struct, the result a literal one (their fields agree): still two types.
+llvm.func @wgmma_accumulator_type_is_not_the_result_type(%a: i64, %c: !llvm.struct<"acc", (f32, f32, f32, f32, f32, f32, f32, f32)>) {
+  // expected-error @+1 {{accumulator and result types must be equal}}
+  %e = nvvm.wgmma.mma_async %a, %a, %c, <m = 64, n = 16, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>] : !llvm.struct<"acc", (f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}

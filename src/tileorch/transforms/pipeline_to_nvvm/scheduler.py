@@ -424,6 +424,8 @@ class GetWorkspaceSizesLowering(OpLowering):
 
 class ParamsGetValueLowering(OpLowering):
     OP = PREFIX + "params_get_value"
+    CLOSED_FORM_FIELDS = ("blocks_m", "blocks_n", "blocks_l", "k_tiles_per_output_tile")
+    """The record fields a data-parallel or static-persistent scheduler's params hold."""
     FIELDS = {"n_cga_tiles_m": "blocks_m", "n_cga_tiles_n": "blocks_n", "n_cga_tiles_l": "blocks_l",
               "n_k_tiles_per_tile": "k_tiles_per_output_tile", "n_units": "units_per_problem",
               "n_sk_units": "sk_units", "n_big_units": "big_units", "n_splits": "splits", "n_sk_tiles": "sk_tiles",
@@ -434,9 +436,11 @@ class ParamsGetValueLowering(OpLowering):
         name = str(op.properties["field"].data.value)
         streamk = family_of(op.operands[0].type) == "streamk"
         record_field = self.FIELDS.get(name)
-        if record_field is None or (not streamk and record_field not in ("blocks_m", "blocks_n", "blocks_l",
-                                                                         "k_tiles_per_output_tile")):
-            raise LocatedError(op, f"params field '{name}' is not in the device params record")
+        if record_field is None or (not streamk and record_field not in self.CLOSED_FORM_FIELDS):
+            held = sorted(k for k, v in self.FIELDS.items() if streamk or v in self.CLOSED_FORM_FIELDS)
+            raise LocatedError(op, f"params field '{name}' is not in the device params record, which holds "
+                                   f"{', '.join(held)} for a {family_of(op.operands[0].type)} scheduler: compute "
+                                   "it on the host and pass it as a kernel argument")
         value = load_field(e, lowered(e, op.operands[0]), record_field, streamk)
         typ = op.results[0].type
         return [e.zext(value, typ) if isinstance(typ, IntegerType) and typ.width.data > 32 else value]

@@ -263,12 +263,28 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         raise _unsupported(op, f"values of type {t} in loops and branches")
 
     def flatten(self, v: SSAValue) -> list[SSAValue]:
+        """The registers of ``v`` as loops and branches carry them (a tile's slots, a scalar);
+        a view or memref, which this lowering keeps as values of the compile (not registers),
+        is a located error at the loop or branch that carries it."""
         x = self.get(v)
         if isinstance(x, Tile):
             return list(x.slots)
         if x is None:
             return []
+        if not isinstance(x, SSAValue):
+            raise self._not_carried(v)
         return [x]
+
+    _CARRIERS = ("scf.for", "scf.yield", "scf.if", "scf.while", "scf.condition")
+
+    def _not_carried(self, v: SSAValue) -> LocatedError:
+        users = [u.operation for u in v.uses if u.operation.name in self._CARRIERS]
+        at = users[0] if users else v.owner if isinstance(v.owner, Operation) else v.owner.parent_op()
+        if at is not None and at.name in ("scf.yield", "scf.condition") and at.parent_op() is not None:
+            at = at.parent_op()  # the loop or branch whose region yields it
+        return LocatedError(at, f"{PASS}: a {v.type.name} value cannot be carried through a loop or a branch "
+                                "(this lowering keeps views and memrefs as compile-time values, not registers): "
+                                "make the view inside the loop, or pass its memref's operands instead")
 
     def unflatten(self, types: list[Attribute], values: list[SSAValue], op: Operation) -> list:
         out, i = [], 0

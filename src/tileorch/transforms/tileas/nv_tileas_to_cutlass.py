@@ -34,7 +34,8 @@ class ConvertNvTileasToCutlass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.schedule not in ("persistent", "streamk", "dp"):
-            raise LocatedError(op, f"schedule must be persistent, streamk or dp, got {self.schedule!r}")
+            raise LocatedError(op, f"convert-nv-tileas-to-cutlass: schedule must be persistent, streamk or dp, got "
+                                   f"{self.schedule!r}")
         try:
             override = parse_override(self.config)
         except ValueError as exc:
