@@ -181,6 +181,17 @@ def test_rope_partial_rotary_positions():
     _close(out[4], want, **BF16_TOL)
 
 
+def test_rope_halves_table_rows():
+    x = _f((5, 3, 32), "bfloat16")
+    pos = np.array([0, 7, 63, 3, 7], np.int64)
+    ang = np.arange(64)[:, None] / 10000 ** (np.arange(16) / 16)[None, :]
+    cos, sin = np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+    out = run("rope_halves_table_rows", {0: x, 1: pos, 2: cos, 3: sin})
+    c, s = _d(cos)[pos][:, None, :], _d(sin)[pos][:, None, :]
+    a, b = _d(x)[..., :16], _d(x)[..., 16:]
+    _close(out[4], np.concatenate([a * c - b * s, b * c + a * s], axis=-1), **BF16_TOL)
+
+
 def test_rope_interleaved_even_odd_gather():
     x = _f((21, 32), "float16")
     ang = RNG.uniform(-3, 3, (21, 16))

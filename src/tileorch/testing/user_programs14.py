@@ -235,6 +235,22 @@ def rope_partial_rotary_positions(X, Pos, Cos, Sin, Y, ROT: C[int], BH: C[int], 
 
 
 @ct.kernel
+def rope_halves_table_rows(X, Pos, Cos, Sin, Y, BH: C[int], HALF: C[int]):
+    """Llama's rotary as most ports write it: token ``t`` of a bf16 ``(T, H, D)`` array, all heads at
+    once, the two halves loaded as tiles ``(t, 0, 0)`` and ``(t, 0, 1)`` of shape ``(1, BH, D/2)``,
+    the f32 ``Cos`` / ``Sin [max_pos, D/2]`` rows loaded at the token's int64 position (a runtime
+    tile index), ``y1 = x1 c - x2 s``, ``y2 = x2 c + x1 s`` stored as two tiles (ragged H)."""
+    t = ct.bid(0)
+    pos = ct.load(Pos, index=(t,), shape=(1,)).item()
+    c = ct.load(Cos, index=(pos, 0), shape=(1, HALF)).reshape((1, 1, HALF))
+    s = ct.load(Sin, index=(pos, 0), shape=(1, HALF)).reshape((1, 1, HALF))
+    x1 = ct.load(X, index=(t, 0, 0), shape=(1, BH, HALF), padding_mode=ZERO).astype(ct.float32)
+    x2 = ct.load(X, index=(t, 0, 1), shape=(1, BH, HALF), padding_mode=ZERO).astype(ct.float32)
+    ct.store(Y, index=(t, 0, 0), tile=(x1 * c - x2 * s).astype(Y.dtype))
+    ct.store(Y, index=(t, 0, 1), tile=(x2 * c + x1 * s).astype(Y.dtype))
+
+
+@ct.kernel
 def rope_interleaved_even_odd_gather(X, Cos, Sin, Y, BT: C[int], HALF: C[int]):
     """GPT-J interleaved rotary of an f16 ``(T, D)`` array: even lanes ``x[2i]`` and odd lanes
     ``x[2i+1]`` read by ``ct.gather`` (ragged T masked), ``y[2i] = e*cos - o*sin``,
@@ -478,6 +494,9 @@ _add("cross_entropy_bwd_2d_grid", cross_entropy_bwd_2d_grid,
      "simt", outputs=(5,))
 _add("rope_partial_rotary_positions", rope_partial_rotary_positions,
      [((5, 3, 32), BF16), ((5,), I64), ((64, 8), F32), ((64, 8), F32), ((5, 3, 32), BF16), 16, 4, 32], (5,), "simt",
+     outputs=(4,))
+_add("rope_halves_table_rows", rope_halves_table_rows,
+     [((5, 3, 32), BF16), ((5,), I64), ((64, 16), F32), ((64, 16), F32), ((5, 3, 32), BF16), 4, 16], (5,), "simt",
      outputs=(4,))
 _add("rope_interleaved_even_odd_gather", rope_interleaved_even_odd_gather,
      [((21, 32), F16), ((21, 16), F32), ((21, 16), F32), ((21, 32), F16), 8, 16], (3,), "simt", outputs=(3,))
