@@ -3,7 +3,8 @@ real models as users port them from Triton / PyTorch): each program, exported th
 exporter (no GPU) and compiled for sm_90a, takes the SIMT path with no refusal and no internal
 error, and its PTX holds the instructions its idiom needs (global atomics for the dgamma / dbeta,
 loss-sum and bincount accumulators, the saturating e4m3 conversion, ``tanh``, warp shuffles for the
-row reductions, byte loads / stores for masks and int8); every program's PTX assembles with ptxas
+row reductions, byte loads / stores for masks and int8, the 32-bit conversion and clamp of an
+8-bit ``astype``); every program's PTX assembles with ptxas
 without spills (one test).  Their results against numpy: test_user_sweep14_interp.py (the SIMT
 interpreter), test_user_sweep14_emulated.py (the PTX emulator) and tests/gpu/test_user_sweep14_gpu.py
 (H200)."""
@@ -29,6 +30,8 @@ PTX_NEEDS = {
     "quant_fp8_per_group_1x128": [r"cvt\.rn\.satfinite\.e4m3x2\.f32"],
     "dequant_fp8_weight_blocks": [r"cvt\.rn\.f16x2\.e4m3x2"],
     "quant_int8_per_token_saturating": [r"cvt\.rmi\.f32\.f32", r"st\.global(\.v\d)?\.b8|st\.global(\.v\d)?\.u8|st\.global(\.v\d)?\.s8"],
+    "quant_int8_cast_saturates": [r"cvt\.rzi\.s32\.f32", r"max\.s32", r"min\.s32"],
+    "image_to_uint8_saturating": [r"cvt\.rzi\.u32\.f32", r"min\.u32"],
     "geglu_tanh_bwd": [r"tanh\.approx\.f32|ex2\.approx"],
     "dropout_given_mask_residual": [r"ld\.global(\.\w+)*\.(u8|b8|s8)|ld\.global(\.\w+)*\.v\d\.(u8|b8)"],
     "exclusive_cumsum_long_carry": [r"shfl\.sync\.up\.b32|shfl\.sync\.idx\.b32|ld\.shared"],

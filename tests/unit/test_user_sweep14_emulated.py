@@ -23,11 +23,13 @@ from tileorch.testing.user_programs14 import PROGRAMS  # noqa: E402
 
 EMULATED = ["test_rmsnorm_bwd_partial_dgamma", "test_cross_entropy_fwd_mean_atomic", "test_rope_partial_rotary_positions",
             "test_adamw_step_inplace", "test_quant_fp8_per_group_1x128", "test_argmin_ties_long_rows_bf16",
-            "test_exclusive_cumsum_long_carry", "test_swiglu_bwd_inplace"]
+            "test_exclusive_cumsum_long_carry", "test_swiglu_bwd_inplace", "test_quant_int8_cast_saturates",
+            "test_image_to_uint8_saturating"]
 """The tests of test_user_sweep14_interp.py run here on the PTX (a CI-sized subset, ``TILEORCH_EMULATE_ALL=1``
 runs all): a loop of rows with a register partial, the long-row cross-entropy with its atomics, the
 gathered rotary tables, the in-place optimizer step with scalar powers, the saturating fp8
-conversion, ties across tiles, the scan's carry and an in-place bf16 backward."""
+conversion, ties across tiles, the scan's carry, an in-place bf16 backward and the 8-bit integer
+conversions saturating (signed and unsigned: they wrapped before this sweep)."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(n for n in dir(s14) if n.startswith("test_"))
 

@@ -288,6 +288,24 @@ def test_quant_int8_per_token_saturating():
     assert (out[1][2] == 0).all()
 
 
+def test_quant_int8_cast_saturates():
+    x = np.linspace(-3, 3, 300).astype(np.float32)
+    x[[7, 150]] = [np.nan, -0.0]
+    out = run("quant_int8_cast_saturates", {0: x})
+    y = x * np.float32(100)
+    want = np.clip(np.trunc(np.nan_to_num(y, nan=0.0)), -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(out[1], want)
+    assert out[1].min() == -128 and out[1].max() == 127
+
+
+def test_image_to_uint8_saturating():
+    x = RNG.uniform(-0.5, 1.5, (20, 70)).astype(np.float16)
+    out = run("image_to_uint8_saturating", {0: x})
+    y = _d(x).astype(np.float32) * np.float32(255) + np.float32(0.5)
+    np.testing.assert_array_equal(out[1], np.clip(np.trunc(y), 0, 255).astype(np.uint8))
+    assert out[1].min() == 0 and out[1].max() == 255
+
+
 # ----------------------------------------------------------------------------------------------- argmin / argmax / counting / scans
 
 

@@ -11,7 +11,8 @@ positions, pass-through tail) and interleaved rotary (even / odd lanes by gather
 and backward in place, GeGLU (tanh) backward; a fused AdamW step in place (f32 master weights, bf16
 grads, two moments, bias corrections from a runtime step count); fp8 quantization per 1x128 group
 and dequantization per 2-D weight block, int8 per-token quantization with a saturating conversion;
-argmin with ties along long bf16 rows and a multi-row max-with-index; a weighted bincount by
+int8 and uint8 outputs saturated by the conversion alone (``ftoi`` to 8 bits: found wrapping
+in this sweep, session 22, now clamped through i32); argmin with ties along long bf16 rows and a multi-row max-with-index; a weighted bincount by
 atomics; an exclusive prefix sum over a long 1-D array with a carry; sentence-embedding mean pooling
 under an attention mask then L2 normalization; group norm over ``(N, C, HW)``; dropout with a given
 byte mask and scale, fused with the residual add.  Ragged sizes, fp32 / fp16 / bf16 mixed as users
@@ -377,6 +378,24 @@ def quant_int8_per_token_saturating(X, Q, S, BN: C[int]):
     ct.store(S, index=(r,), tile=scale.reshape((1,)))
 
 
+@ct.kernel
+def quant_int8_cast_saturates(X, Q, inv_scale: float, BN: C[int]):
+    """Per-tensor int8 quantization relying on the conversion alone: ``(x * inv_scale).astype(int8)``
+    with no clamp by the user (``ftoi`` truncates toward zero and saturates: 300.0 -> 127, -300.0 ->
+    -128; NaN -> 0), f32 in, ragged length."""
+    i = ct.bid(0)
+    ct.store(Q, index=(i,), tile=(ct.load(X, index=(i,), shape=(BN,)) * inv_scale).astype(ct.int8))
+
+
+@ct.kernel
+def image_to_uint8_saturating(X, Y, BM: C[int], BN: C[int]):
+    """An f16 image in roughly ``[-0.5, 1.5]`` to bytes: ``(x * 255 + 0.5).astype(uint8)`` (negative
+    values saturate to 0, values past 255 to 255), a 2-D tile, ragged both ways."""
+    i, j = ct.bid(0), ct.bid(1)
+    x = ct.load(X, index=(i, j), shape=(BM, BN)).astype(ct.float32)
+    ct.store(Y, index=(i, j), tile=(x * 255.0 + 0.5).astype(ct.uint8))
+
+
 # ----------------------------------------------------------------------------------------------- argmin / argmax / counting / scans
 
 
@@ -515,6 +534,10 @@ _add("dequant_fp8_weight_blocks", dequant_fp8_weight_blocks,
      [((40, 72), "float8_e4m3fn"), ((2, 3), F32), ((40, 72), BF16), 32], (2, 3), "simt", outputs=(2,))
 _add("quant_int8_per_token_saturating", quant_int8_per_token_saturating,
      [((5, 100), F16), ((5, 100), "int8"), ((5,), F32), 128], (5,), "simt", outputs=(1, 2))
+_add("quant_int8_cast_saturates", quant_int8_cast_saturates, [((300,), F32), ((300,), "int8"), 100.0, 128], (3,), "simt",
+     outputs=(1,))
+_add("image_to_uint8_saturating", image_to_uint8_saturating, [((20, 70), F16), ((20, 70), "uint8"), 8, 32], (3, 3),
+     "simt", outputs=(1,))
 _add("argmin_ties_long_rows_bf16", argmin_ties_long_rows_bf16, [((4, 1000), BF16), ((4,), I32), ((4,), F32), 128],
      (4,), "simt", outputs=(1, 2))
 _add("row_max_with_index_multi_row", row_max_with_index_multi_row,
