@@ -343,6 +343,27 @@ def test_exclusive_cumsum_long_carry():
     _close(run("exclusive_cumsum_long_carry", {0: x})[1], want, rtol=1e-4, atol=1e-4)
 
 
+def test_kv_cache_scatter_slots():
+    k = _f((13, 40), "float16")
+    slots = RNG.permutation(32)[:13].astype(np.int64)
+    slots[[2, 9]] = -1
+    cache = np.full((32, 40), 7.0, np.float16)
+    out = run("kv_cache_scatter_slots", {0: k, 1: slots, 2: cache})
+    want = cache.copy()
+    live = slots >= 0
+    want[slots[live]] = k[live]
+    np.testing.assert_array_equal(out[2], want)
+
+
+def test_masked_select_compaction():
+    x, m = _f(300), RNG.random(300) > 0.6
+    out = run("masked_select_compaction", {0: x, 1: m})
+    n = int(m.sum())
+    np.testing.assert_array_equal(out[3], [n])
+    np.testing.assert_array_equal(out[2][:n], x[m])
+    assert np.isnan(out[2][n:]).all()
+
+
 # ----------------------------------------------------------------------------------------------- dropout
 
 

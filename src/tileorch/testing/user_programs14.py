@@ -13,7 +13,8 @@ grads, two moments, bias corrections from a runtime step count); fp8 quantizatio
 and dequantization per 2-D weight block, int8 per-token quantization with a saturating conversion;
 int8 and uint8 outputs saturated by the conversion alone (``ftoi`` to 8 bits: found wrapping
 in this sweep, session 22, now clamped through i32); argmin with ties along long bf16 rows and a multi-row max-with-index; a weighted bincount by
-atomics; an exclusive prefix sum over a long 1-D array with a carry; sentence-embedding mean pooling
+atomics; an exclusive prefix sum over a long 1-D array with a carry; a KV-cache scatter to slots (-1: padding)
+and a stream compaction (``masked_select``: positions from a cumsum with a carry); sentence-embedding mean pooling
 under an attention mask then L2 normalization; group norm over ``(N, C, HW)``; dropout with a given
 byte mask and scale, fused with the residual add.  Ragged sizes, fp32 / fp16 / bf16 mixed as users
 mix them.
@@ -463,6 +464,34 @@ def exclusive_cumsum_long_carry(X, Y, BN: C[int]):
         carry = carry + ct.sum(x)
 
 
+@ct.kernel
+def kv_cache_scatter_slots(K, Slots, Cache, BT: C[int], BD: C[int]):
+    """vLLM's ``reshape_and_cache``: token ``t``'s f16 key row written to row ``Slots[t]`` (int64) of
+    the paged cache by ``ct.scatter``; padding tokens have slot -1 and are masked off, as are the
+    ragged tail tokens and columns; the other cache rows keep their contents."""
+    b = ct.bid(0)
+    slot = ct.load(Slots, index=(b,), shape=(BT,), padding_mode=ZERO)
+    t = ct.arange(BT, dtype=ct.int32) + b * BT
+    live = (t < K.shape[0]) & (slot >= 0)
+    k = ct.load(K, index=(b, 0), shape=(BT, BD), padding_mode=ZERO)
+    cols = ct.arange(BD, dtype=ct.int32)[None, :]
+    ct.scatter(Cache, (slot[:, None], cols), k, mask=live[:, None] & (cols < K.shape[1]))
+
+
+@ct.kernel
+def masked_select_compaction(X, M, Y, Count, BN: C[int]):
+    """``torch.masked_select`` of a 1-D f32 array in one program: per tile the kept elements' output
+    positions are ``carry + cumsum(mask) - 1`` (a bool mask as int32), written by a masked
+    ``ct.scatter``; the carry advances by the tile's count, stored at the end (ragged length)."""
+    carry = 0
+    for k in range(ct.num_tiles(X, axis=0, shape=(BN,))):
+        x = ct.load(X, index=(k,), shape=(BN,), padding_mode=ZERO)
+        m = ct.load(M, index=(k,), shape=(BN,), padding_mode=ZERO).astype(ct.int32)
+        ct.scatter(Y, ct.cumsum(m, axis=0) - 1 + carry, x, mask=m != 0)
+        carry = carry + ct.sum(m)
+    ct.store(Count, index=(0,), tile=ct.reshape(carry, (1,)))
+
+
 # ----------------------------------------------------------------------------------------------- dropout
 
 
@@ -546,6 +575,10 @@ _add("bincount_weighted_atomic", bincount_weighted_atomic,
      [((300,), I32), ((300,), F32), ((17,), I32), ((17,), F32), 128], (3,), "simt", outputs=(2, 3))
 _add("exclusive_cumsum_long_carry", exclusive_cumsum_long_carry, [((1000,), F32), ((1000,), F32), 128], (1,), "simt",
      outputs=(1,))
+_add("kv_cache_scatter_slots", kv_cache_scatter_slots, [((13, 40), F16), ((13,), I64), ((32, 40), F16), 8, 64], (2,),
+     "simt", outputs=(2,))
+_add("masked_select_compaction", masked_select_compaction, [((300,), F32), ((300,), "bool_"), ((300,), F32), ((1,), I32), 128],
+     (1,), "simt", outputs=(2, 3))
 _add("dropout_given_mask_residual", dropout_given_mask_residual,
      [((300,), BF16), ((300,), "uint8"), ((300,), BF16), ((300,), F32), 1.25, 128], (3,), "simt", outputs=(3,))
 _add("dropout_bool_mask_bwd_f16", dropout_bool_mask_bwd_f16,
