@@ -11,7 +11,7 @@ writes JSON (cases and summary) and a PNG bar chart when matplotlib is present.
 
 Kernels: axpby (f32, bf16), row softmax, layernorm, RMSNorm, row sum, column sum, argmax, cumsum,
 transpose, row gather (embedding lookup, f32 and bf16) and row scatter (by a permutation); and three
-whole kernels from real models (``tileorch.testing.user_programs14``, sweep 14): the cross-entropy
+whole kernels from real models (``tileorch.testing.user_programs15``, sweep 15): the cross-entropy
 forward over a 32000-token bf16 vocabulary (loop of tiles, log-sum-exp out, the mean's sum and count
 by atomics; torch: ``F.cross_entropy``), Llama's rotary embedding (bf16 ``(T, 32, 128)``, table rows
 at int64 positions; torch: the Hugging Face ``rotate_half`` formula) and a fused AdamW step in place
@@ -56,7 +56,7 @@ import cuda.tile as ct  # noqa: E402
 
 from tileorch.testing.memory_programs import (argmax, axpby, col_sum, cumsum, gather_rows, layernorm,  # noqa: E402
                                               rmsnorm, row_sum, scatter_rows, softmax, transpose)
-from tileorch.testing.user_programs14 import (adamw_step_inplace, cross_entropy_fwd_mean_atomic,  # noqa: E402
+from tileorch.testing.user_programs15 import (adamw_step_inplace, cross_entropy_fwd_mean_atomic,  # noqa: E402
                                               rope_halves_table_rows)
 
 

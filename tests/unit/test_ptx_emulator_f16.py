@@ -83,7 +83,7 @@ def test_f32_round_to_integral_value(op, ref):
 
 @pytest.mark.parametrize("dst, lo, hi", [("s32", -(1 << 31), (1 << 31) - 1), ("u32", 0, (1 << 32) - 1)])
 def test_f32_to_32_bit_integer_saturates(dst, lo, hi):
-    """Found by the fourteenth user sweep (an unclamped ``astype(uint8)``: ``ftoi`` to 8 bits now
+    """Found by the fifteenth user sweep (an unclamped ``astype(uint8)``: ``ftoi`` to 8 bits now
     converts to 32 bits and clamps, relying on the hardware's saturation): PTX ``cvt.rzi`` to an
     integer clamps to the destination's range and turns NaN into 0 (the emulator wrapped the 32-bit
     results, and a negative value to u32 became a large one)."""

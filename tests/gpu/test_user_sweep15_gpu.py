@@ -1,15 +1,15 @@
-"""The fourteenth user sweep on the GPU (issue 21: whole memory-bound kernels from real models as users port
+"""The fifteenth user sweep on the GPU (issue 21: whole memory-bound kernels from real models as users port
 them from Triton / PyTorch, programs acceptance runs that we will not see): every program of
-``tileorch.testing.user_programs14`` (SIMT path) runs through ``tileorch.cutile.launch`` on its spec's
+``tileorch.testing.user_programs15`` (SIMT path) runs through ``tileorch.cutile.launch`` on its spec's
 ragged shapes and grid, against the independent numpy references of
-tests/unit/test_user_sweep14_interp.py: each test there runs again with its ``run`` swapped for
+tests/unit/test_user_sweep15_interp.py: each test there runs again with its ``run`` swapped for
 :func:`gpu_run` (every array inside a larger buffer of the fill: NaN / an integer sentinel / the fp8
 NaN byte, whose tail must stay the fill; the outputs start as the fill; accumulators start at zero).
 Then the commonest kernels against torch itself on torch tensors (NaN-prefilled outputs, larger
 ragged shapes): RMSNorm forward, cross-entropy forward + backward against ``F.cross_entropy`` and
 autograd, AdamW against ``torch.optim.AdamW``, the partial rotary, SwiGLU backward against autograd.
 Skipped without a GPU; needs torch, cuda-tile and ml_dtypes.
-Run: ``python -m pytest -q tests/gpu/test_user_sweep14_gpu.py``."""
+Run: ``python -m pytest -q tests/gpu/test_user_sweep15_gpu.py``."""
 
 from __future__ import annotations
 
@@ -28,10 +28,10 @@ if UNIT not in sys.path:  # the CPU tests' numpy references (appended: tests/gpu
     sys.path.append(UNIT)
 
 import sweep_harness  # noqa: E402
-import test_user_sweep14_interp as s14  # noqa: E402
+import test_user_sweep15_interp as s15  # noqa: E402
 
 import tileorch.cutile  # noqa: E402
-from tileorch.testing.user_programs14 import PROGRAMS  # noqa: E402
+from tileorch.testing.user_programs15 import PROGRAMS  # noqa: E402
 
 
 def gpu_run(name: str, inputs: dict) -> dict:
@@ -39,20 +39,20 @@ def gpu_run(name: str, inputs: dict) -> dict:
     return sweep_harness.gpu_run(PROGRAMS, name, inputs)
 
 
-ON_GPU = sorted(n for n in dir(s14) if n.startswith("test_"))
+ON_GPU = sorted(n for n in dir(s15) if n.startswith("test_"))
 
 
 def test_every_program_has_a_test():
     import inspect
 
-    source = inspect.getsource(s14)
+    source = inspect.getsource(s15)
     assert all(f'run("{name}"' in source for name in PROGRAMS), [n for n in PROGRAMS if f'run("{n}"' not in source]
 
 
 @pytest.mark.parametrize("test", ON_GPU)
 def test_on_the_gpu_against_numpy(test, monkeypatch):
-    monkeypatch.setattr(s14, "run", gpu_run)
-    fn = getattr(s14, test)
+    monkeypatch.setattr(s15, "run", gpu_run)
+    fn = getattr(s15, test)
     marks = getattr(fn, "pytestmark", [])
     if marks:  # the parametrized tests: every value
         for value in marks[0].args[1]:
@@ -67,7 +67,7 @@ def _nan(*shape, dtype=torch.float32):
 
 
 def test_rmsnorm_forward_against_torch():
-    from tileorch.testing import user_programs14 as up
+    from tileorch.testing import user_programs15 as up
 
     g = torch.Generator(device="cuda").manual_seed(1401)
     x = torch.randn(1000, 1531, device="cuda", generator=g).bfloat16()
@@ -84,7 +84,7 @@ def test_rmsnorm_forward_against_torch():
 def test_cross_entropy_forward_backward_against_torch():
     import torch.nn.functional as F
 
-    from tileorch.testing import user_programs14 as up
+    from tileorch.testing import user_programs15 as up
 
     g = torch.Generator(device="cuda").manual_seed(1402)
     rows, vocab = 37, 32003
@@ -110,7 +110,7 @@ def test_cross_entropy_forward_backward_against_torch():
 
 
 def test_adamw_against_torch():
-    from tileorch.testing import user_programs14 as up
+    from tileorch.testing import user_programs15 as up
 
     g = torch.Generator(device="cuda").manual_seed(1403)
     n = 1_000_003
@@ -132,7 +132,7 @@ def test_adamw_against_torch():
 
 
 def test_partial_rotary_against_torch():
-    from tileorch.testing import user_programs14 as up
+    from tileorch.testing import user_programs15 as up
 
     g = torch.Generator(device="cuda").manual_seed(1404)
     T, H, D, ROT = 300, 12, 64, 32
@@ -155,7 +155,7 @@ def test_partial_rotary_against_torch():
 def test_swiglu_backward_against_autograd():
     import torch.nn.functional as F
 
-    from tileorch.testing import user_programs14 as up
+    from tileorch.testing import user_programs15 as up
 
     g = torch.Generator(device="cuda").manual_seed(1405)
     M, N = 333, 2752

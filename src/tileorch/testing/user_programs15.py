@@ -1,4 +1,4 @@
-"""The fourteenth user sweep (session 22, issue 21: programs acceptance runs that we will not see):
+"""The fifteenth user sweep (session 22, issue 21: programs acceptance runs that we will not see):
 **whole memory-bound kernels from real models**, written as a user ports them from Triton / PyTorch
 (Liger-, Unsloth-, DeepSeek- and apex-style kernels), in the variants the earlier sweeps
 (:mod:`tileorch.testing.user_programs` .. ``user_programs13``) do not hold: RMSNorm forward over a
@@ -20,10 +20,10 @@ byte mask and scale, fused with the residual add.  Ragged sizes, fp32 / fp16 / b
 mix them.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
-tests/unit/test_user_sweep14_compile.py (CPU compile to PTX, ptxas without spills),
-tests/unit/test_user_sweep14_interp.py (the SIMT interpreter against numpy),
-tests/unit/test_user_sweep14_emulated.py (the PTX emulator on a few) and
-tests/gpu/test_user_sweep14_gpu.py (the H200, the same references).  Importing it needs ``cuda.tile``.
+tests/unit/test_user_sweep15_compile.py (CPU compile to PTX, ptxas without spills),
+tests/unit/test_user_sweep15_interp.py (the SIMT interpreter against numpy),
+tests/unit/test_user_sweep15_emulated.py (the PTX emulator on a few) and
+tests/gpu/test_user_sweep15_gpu.py (the H200, the same references).  Importing it needs ``cuda.tile``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The fourteenth user sweep (``tileorch.testing.user_programs14``: issue 21, whole memory-bound kernels
+"""The fifteenth user sweep (``tileorch.testing.user_programs15``: issue 21, whole memory-bound kernels
 from real models as users port them from Triton / PyTorch) on the CPU's lockstep SIMT interpreter
 (tests/unit/simt_interp.py, through test_user_sweep_interp.run) against numpy references computed
 independently in float64 from the same inputs, outputs pre-filled with NaN / an integer sentinel /
@@ -6,7 +6,7 @@ the fp8 NaN byte (accumulators the kernels add into start at zero, as the user's
 ragged sizes: RMSNorm forward / backward and its dgamma reduce, LayerNorm backward, group norm,
 masked mean pooling, log-softmax backward, cross-entropy forward (mean by atomics) and backward,
 partial and interleaved rotary, SwiGLU / GeGLU, AdamW, fp8 / int8 quantization, argmin / argmax
-with ties, bincount, an exclusive scan with a carry, dropout.  tests/gpu/test_user_sweep14_gpu.py
+with ties, bincount, an exclusive scan with a carry, dropout.  tests/gpu/test_user_sweep15_gpu.py
 runs every test here again on the H200."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ ml_dtypes = pytest.importorskip("ml_dtypes")
 import test_user_sweep_interp as sweep  # noqa: E402
 from test_user_sweep_interp import run, sample  # noqa: E402
 
-from tileorch.testing.user_programs14 import PROGRAMS  # noqa: E402
+from tileorch.testing.user_programs15 import PROGRAMS  # noqa: E402
 
 sweep.PROGRAMS.update(PROGRAMS)  # run() looks programs up in test_user_sweep_interp.PROGRAMS
 sweep.NP.update({"uint16": np.uint16, "uint64": np.uint64, "float8_e4m3fn": np.uint8, "float8_e5m2": np.uint8})

@@ -1,12 +1,12 @@
-"""Fourteenth user sweep (``tileorch.testing.user_programs14``: issue 21, whole memory-bound kernels from
+"""Fifteenth user sweep (``tileorch.testing.user_programs15``: issue 21, whole memory-bound kernels from
 real models as users port them from Triton / PyTorch): each program, exported through cuTile's
 exporter (no GPU) and compiled for sm_90a, takes the SIMT path with no refusal and no internal
 error, and its PTX holds the instructions its idiom needs (global atomics for the dgamma / dbeta,
 loss-sum and bincount accumulators, the saturating e4m3 conversion, ``tanh``, warp shuffles for the
 row reductions, byte loads / stores for masks and int8, the 32-bit conversion and clamp of an
 8-bit ``astype``); every program's PTX assembles with ptxas
-without spills (one test).  Their results against numpy: test_user_sweep14_interp.py (the SIMT
-interpreter), test_user_sweep14_emulated.py (the PTX emulator) and tests/gpu/test_user_sweep14_gpu.py
+without spills (one test).  Their results against numpy: test_user_sweep15_interp.py (the SIMT
+interpreter), test_user_sweep15_emulated.py (the PTX emulator) and tests/gpu/test_user_sweep15_gpu.py
 (H200)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
-from tileorch.testing.user_programs14 import PROGRAMS  # noqa: E402
+from tileorch.testing.user_programs15 import PROGRAMS  # noqa: E402
 
 ATOM_F32 = r"(atom|red)\.global(\.\w+)*\.add(\.noftz)?\.f32"
 PTX_NEEDS = {
