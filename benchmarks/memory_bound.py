@@ -10,7 +10,13 @@ writes JSON (cases and summary) and a PNG bar chart when matplotlib is present.
                                       [--env VAR=VALUE[,VAR=VALUE...] ...]
 
 Kernels: axpby (f32, bf16), row softmax, layernorm, RMSNorm, row sum, column sum, argmax, cumsum,
-transpose, row gather (embedding lookup, f32 and bf16) and row scatter (by a permutation).
+transpose, row gather (embedding lookup, f32 and bf16) and row scatter (by a permutation); and three
+whole kernels from real models (``tileorch.testing.user_programs15``, sweep 15): the cross-entropy
+forward over a 32000-token bf16 vocabulary (loop of tiles, log-sum-exp out, the mean's sum and count
+by atomics; torch: ``F.cross_entropy``), Llama's rotary embedding (bf16 ``(T, 32, 128)``, table rows
+at int64 positions; torch: the Hugging Face ``rotate_half`` formula) and a fused AdamW step in place
+(f32 weights and moments, bf16 grads; torch: ``torch.optim.AdamW(fused=True)``, which reads f32
+grads).
 ``--sizes`` (default: ``default``, each case at its own size, 16-800 MB): ``small`` and
 ``large`` run every case again scaled along its leading dimension to ~64 MB and ~1 GB moved,
 rows named ``case@small`` / ``case@large``.  The issue's sweep, the lead's one call::
@@ -50,6 +56,8 @@ import cuda.tile as ct  # noqa: E402
 
 from tileorch.testing.memory_programs import (argmax, axpby, col_sum, cumsum, gather_rows, layernorm,  # noqa: E402
                                               rmsnorm, row_sum, scatter_rows, softmax, transpose)
+from tileorch.testing.user_programs15 import (adamw_step_inplace, cross_entropy_fwd_mean_atomic,  # noqa: E402
+                                              rope_halves_table_rows)
 
 
 SIZES = {"small": 64 << 20, "large": 1 << 30}
@@ -58,8 +66,13 @@ dimension to about this many bytes moved (read + written)."""
 
 
 def _cases(k: float = 1.0):
-    """name -> (kernel, make() -> (inputs, outputs, consts), grid, torch_fn(inputs) -> output, tolerance),
-    each case's leading dimension scaled by ``k`` (``--small``: 1/16; ``--sizes``: see :func:`_sized`)."""
+    """name -> (kernel, make() -> (inputs, outputs, consts), grid, torch_fn(inputs) -> output, tolerance
+    [, extra]), each case's leading dimension scaled by ``k`` (``--small``: 1/16; ``--sizes``: see
+    :func:`_sized`).  ``extra`` (a dict, optional) for the kernels whose first output is not the whole
+    answer: ``check(inputs, outputs, launch) -> error`` runs tileorch once (``launch()``) and returns
+    the error against its own torch reference (instead of ``torch_fn``'s result against the first
+    output; in-place kernels snapshot their inputs first), and ``moved(inputs, outputs) -> bytes``
+    (instead of :func:`_moved`'s every input and output once)."""
     import torch
 
     f16, bf16, f32 = torch.float16, torch.bfloat16, torch.float32
@@ -92,6 +105,9 @@ def _cases(k: float = 1.0):
     rs_rows = lead(12000)
     tp_rows = lead(8192)
     g_rows = lead(32768)  # gathered / scattered rows of 1024 f32 (4 KiB): 128 MB each way
+    ce_rows = lead(4096)  # 4096 x 32000 bf16 logits: 262 MB
+    rope_tokens = lead(16384)  # (T, 32, 128) bf16: 134 MB each way
+    adam_n = lead(16 << 20)  # 16 Mi parameters: 26 B each (f32 p, m, v read and written, bf16 grad read)
     cases = {
         "axpby_f32": (axpby, lambda: ([randn(n_vec), randn(n_vec)], [nan(n_vec)], [1024]),
                       (math.ceil(n_vec / 1024), 1, 1), lambda i: 2.0 * i[0] - 3.0 * i[1], 1e-5),
@@ -143,8 +159,120 @@ def _cases(k: float = 1.0):
                                                     [nan(g_rows, 1024)], [4, 1024]),
                              (math.ceil(g_rows / 4), 1, 1),
                              lambda i: torch.empty_like(i[0]).index_copy_(0, as_long(i[1]), i[0]), 0),
+        "cross_entropy_bf16_v32000": (cross_entropy_fwd_mean_atomic, lambda: _ce_make(ce_rows, 32000, randn),
+                                      (ce_rows, 1, 1), _ce_torch, 1e-3, {"check": _ce_check}),
+        "rope_bf16_llama": (rope_halves_table_rows, lambda: _rope_make(rope_tokens, randn, nan), (rope_tokens, 1, 1),
+                            _rope_torch, 5e-2, {"check": _rope_check}),
+        "adamw_f32_bf16_grads": (adamw_step_inplace, lambda: _adam_make(adam_n, randn), (math.ceil(adam_n / 1024), 1, 1),
+                                 _adam_torch, 1e-5, {"check": _adam_check,
+                                                     "moved": lambda i, o: 26 * i[0].numel()}),
     }
     return cases
+
+
+def _ce_make(rows: int, vocab: int, randn):
+    """Cross-entropy: bf16 logits, int64 labels (every 16th ``ignore_index``); lse, loss sum, count."""
+    import torch
+
+    logits = randn(rows, vocab, dtype=torch.bfloat16) * 3
+    labels = torch.randint(0, vocab, (rows,), device="cuda")
+    labels[::16] = -100
+    outputs = [torch.full((rows,), float("nan"), device="cuda"), torch.zeros(1, device="cuda"),
+               torch.zeros(1, device="cuda", dtype=torch.int32)]
+    return [logits, labels], outputs, [-100, 1024]
+
+
+def _ce_torch(i):
+    import torch.nn.functional as F
+
+    return F.cross_entropy(i[0], i[1], ignore_index=-100)
+
+
+def _ce_check(inputs, outputs, launch) -> float:
+    """The mean loss ``sum / count`` and the log-sum-exp against torch in f32 (after one launch)."""
+    import torch
+    import torch.nn.functional as F
+
+    launch()
+    torch.cuda.synchronize()
+    logits = inputs[0].float()
+    mean = F.cross_entropy(logits, inputs[1], ignore_index=-100)
+    err_lse = (outputs[0] - torch.logsumexp(logits, 1)).abs().max().item()
+    return max(err_lse, abs((outputs[1][0] / outputs[2][0]).item() - mean.item()))
+
+
+def _rope_make(tokens: int, randn, nan):
+    """Rotary: bf16 ``(T, 32, 128)``, int64 positions below 4096, f32 cos / sin tables ``(4096, 64)``."""
+    import torch
+
+    x = randn(tokens, 32, 128, dtype=torch.bfloat16)
+    pos = torch.randint(0, 4096, (tokens,), device="cuda")
+    ang = torch.arange(4096, device="cuda").float()[:, None] / 10000 ** (torch.arange(64, device="cuda") / 64)
+    return [x, pos, ang.cos().contiguous(), ang.sin().contiguous()], [nan(tokens, 32, 128, dtype=torch.bfloat16)], \
+        [32, 64]
+
+
+def _rope_torch(i):
+    """Hugging Face's formula in the activations' dtype (``cos[pos]``, ``rotate_half``)."""
+    import torch
+
+    x, pos, cos, sin = i
+    c = torch.cat([cos[pos]] * 2, -1).to(x.dtype)[:, None, :]
+    s = torch.cat([sin[pos]] * 2, -1).to(x.dtype)[:, None, :]
+    return x * c + torch.cat([-x[..., 64:], x[..., :64]], -1) * s
+
+
+def _rope_check(inputs, outputs, launch) -> float:
+    import torch
+
+    launch()
+    torch.cuda.synchronize()
+    x, pos, cos, sin = inputs
+    xf, c, s = x.float(), cos[pos][:, None, :], sin[pos][:, None, :]
+    want = torch.cat([xf[..., :64] * c - xf[..., 64:] * s, xf[..., 64:] * c + xf[..., :64] * s], -1)
+    return (outputs[0].float() - want).abs().max().item()
+
+
+ADAM = {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.01}
+_adam_optimizers: dict = {}
+
+
+def _adam_make(n: int, randn):
+    """AdamW in place: f32 ``p``, bf16 ``g``, f32 ``m`` and ``v >= 0``; step 3 (the kernel's consts)."""
+    import torch
+
+    p, g = randn(n), randn(n, dtype=torch.bfloat16)
+    m, v = randn(n) * 0.1, randn(n).abs() * 0.01
+    return [p, g, m, v], [], [ADAM["lr"], *ADAM["betas"], ADAM["eps"], ADAM["weight_decay"], 3, 1024]
+
+
+def _adam_torch(i):
+    """One ``torch.optim.AdamW(fused=True)`` step of a copy of ``p`` (its grad ``g`` in f32, made once)."""
+    import torch
+
+    key = (i[0].data_ptr(), i[0].numel())
+    if key not in _adam_optimizers:
+        _adam_optimizers.clear()
+        param = torch.nn.Parameter(i[0].clone())
+        param.grad = i[1].float()
+        _adam_optimizers[key] = torch.optim.AdamW([param], fused=True, **ADAM)
+    _adam_optimizers[key].step()
+
+
+def _adam_check(inputs, outputs, launch) -> float:
+    """The kernel's step 3 against the AdamW formula in f32 torch from a snapshot of p, m, v."""
+    import torch
+
+    p0, m0, v0 = (t.clone() for t in (inputs[0], inputs[2], inputs[3]))
+    launch()
+    torch.cuda.synchronize()
+    lr, (b1, b2), eps, wd, t = ADAM["lr"], ADAM["betas"], ADAM["eps"], ADAM["weight_decay"], 3
+    g = inputs[1].float()
+    m = b1 * m0 + (1 - b1) * g
+    v = b2 * v0 + (1 - b2) * g * g
+    p = p0 * (1 - lr * wd) - lr * (m / (1 - b1 ** t)) / ((v / (1 - b2 ** t)).sqrt() + eps)
+    return max((inputs[0] - p).abs().max().item(), (inputs[2] - m).abs().max().item(),
+               (inputs[3] - v).abs().max().item())
 
 
 def _sized(size: str, small: bool, only: list[str] | None):
@@ -154,22 +282,25 @@ def _sized(size: str, small: bool, only: list[str] | None):
     base = {k: v for k, v in _cases(1 / 16 if small else 1.0).items() if not only or k in only}
     if size == "default":
         return "", base
-    return f"@{size}", {name: _cases(SIZES[size] / _bytes_of(case[0], case[1]))[name] for name, case in base.items()}
+    return f"@{size}", {name: _cases(SIZES[size] / _bytes_of(case))[name] for name, case in base.items()}
 
 
-def _moved(kernel, inputs, outputs) -> int:
+def _moved(kernel, inputs, outputs, extra=None) -> int:
     """Bytes a case reads and writes once: every input and output, except that a row gather reads
-    only the table rows it gathers (as many bytes as its output), not the whole table."""
+    only the table rows it gathers (as many bytes as its output), not the whole table; a case's
+    own ``moved`` (its ``extra``) where it has one."""
+    if extra and "moved" in extra:
+        return extra["moved"](inputs, outputs)
     arrays = inputs[1:] + outputs + outputs[:1] if kernel is gather_rows else inputs + outputs
     return sum(t.numel() * t.element_size() for t in arrays)
 
 
-def _bytes_of(kernel, make) -> int:
+def _bytes_of(case) -> int:
     """:func:`_moved` of a case, measured on its default arrays."""
     import torch
 
-    inputs, outputs, _ = make()
-    n = _moved(kernel, inputs, outputs)
+    inputs, outputs, _ = case[1]()
+    n = _moved(case[0], inputs, outputs, case[5] if len(case) > 5 else None)
     del inputs, outputs
     torch.cuda.empty_cache()
     return n
@@ -199,9 +330,9 @@ def _run_cases(ns, setting: str | None, stream, copy_tbs: float) -> list[dict]:
     try:
         for size in ns.sizes:
             suffix, cases = _sized(size, ns.small, ns.only)
-            for name, (kernel, make, grid, torch_fn, tol) in cases.items():
+            for name, (kernel, make, grid, torch_fn, tol, *extra) in cases.items():
                 rows.append(_run_case(ns, stream, copy_tbs, f"{name}{suffix}", size, setting, pairs,
-                                      kernel, make, grid, torch_fn, tol))
+                                      kernel, make, grid, torch_fn, tol, extra[0] if extra else {}))
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -209,8 +340,10 @@ def _run_cases(ns, setting: str | None, stream, copy_tbs: float) -> list[dict]:
     return rows
 
 
-def _run_case(ns, stream, copy_tbs, name, size, setting, pairs, kernel, make, grid, torch_fn, tol) -> dict:
-    """Check and time one case: tileorch, tileiras (unless ``--no-tileiras``), torch; its row."""
+def _run_case(ns, stream, copy_tbs, name, size, setting, pairs, kernel, make, grid, torch_fn, tol,
+              extra=None) -> dict:
+    """Check and time one case: tileorch, tileiras (unless ``--no-tileiras``), torch; its row
+    (``extra``: see :func:`_cases`)."""
     import torch
 
     import tileorch.cutile
@@ -218,17 +351,22 @@ def _run_case(ns, stream, copy_tbs, name, size, setting, pairs, kernel, make, gr
     label = name if setting is None else f"{name}[{setting if pairs else 'default'}]"
     inputs, outputs, consts = make()
     args = tuple(inputs + outputs + consts)
-    nbytes = _moved(kernel, inputs, outputs)
+    nbytes = _moved(kernel, inputs, outputs, extra)
     row = {"case": label, "size": size, "bytes": nbytes, "grid": grid}
-    ref = torch_fn(inputs)
+    ref = None if extra and "check" in extra else torch_fn(inputs)
     try:
-        tileorch.cutile.launch(stream, grid, kernel, args)
-        torch.cuda.synchronize()
-        got = outputs[0]
-        err = (got.float() - ref.float()).abs().max().item() if got.dtype != torch.int32 else \
-            int((got != ref).sum().item())
+        if ref is None:
+            err = extra["check"](inputs, outputs, lambda: tileorch.cutile.launch(stream, grid, kernel, args))
+            nan = any(bool(torch.isnan(t.float()).any()) for t in outputs)
+        else:
+            tileorch.cutile.launch(stream, grid, kernel, args)
+            torch.cuda.synchronize()
+            got = outputs[0]
+            err = (got.float() - ref.float()).abs().max().item() if got.dtype != torch.int32 else \
+                int((got != ref).sum().item())
+            nan = bool(torch.isnan(got.float()).any())
         row["max_err"] = err
-        row["correct"] = bool(err <= tol) and not bool(torch.isnan(got.float()).any())
+        row["correct"] = bool(err <= tol) and not nan
         row["tileorch_ms"] = _time_ms(lambda: tileorch.cutile.launch(stream, grid, kernel, args), ns.iters)
     except Exception as exc:  # noqa: BLE001 - reported per case
         row["tileorch_error"] = f"{type(exc).__name__}: {exc}"[:300]

@@ -440,8 +440,15 @@ class Interpreter:
             put(ins[0].astype(_np_float(rt)))
         elif name == "arith.uitofp":  # integers are held sign-wrapped: read the operand's bits unsigned
             put(_unsigned(ins[0].astype(np.int64), _width(op.operands[0].type)).astype(_np_float(rt)))
-        elif name in ("arith.fptosi", "arith.fptoui"):
-            put(_wrap(np.trunc(np.nan_to_num(ins[0].astype(np.float64))).astype(np.int64), _width(rt)))
+        elif name in ("arith.fptosi", "arith.fptoui"):  # toward zero, saturated to the range, NaN 0 (cvt.rzi)
+            w = _width(rt)
+            lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if name == "arith.fptosi" else (0, (1 << w) - 1)
+            x = np.trunc(np.nan_to_num(ins[0].astype(np.float64), nan=0.0))
+            if w < 64:  # the clamped values fit int64 exactly
+                put(_wrap(np.clip(x, lo, hi).astype(np.int64), w))
+            else:  # 64-bit: Python integers, read back as int64 bits
+                put(np.array([(max(lo, min(hi, int(v))) + (1 << 63)) % (1 << 64) - (1 << 63) for v in x.reshape(-1)],
+                             dtype=np.int64).reshape(x.shape))
         elif name in ("arith.extf", "arith.truncf"):
             put(ins[0].astype(_np_float(rt)))
         elif name == "arith.bitcast":

@@ -79,3 +79,24 @@ def test_f32_round_to_integral_value(op, ref):
     emu.run()
     assert not emu.errors, emu.errors
     np.testing.assert_array_equal(data[:, 1], ref(data[:, 0]))
+
+
+@pytest.mark.parametrize("dst, lo, hi", [("s32", -(1 << 31), (1 << 31) - 1), ("u32", 0, (1 << 32) - 1)])
+def test_f32_to_32_bit_integer_saturates(dst, lo, hi):
+    """Found by the fifteenth user sweep (an unclamped ``astype(uint8)``: ``ftoi`` to 8 bits now
+    converts to 32 bits and clamps, relying on the hardware's saturation): PTX ``cvt.rzi`` to an
+    integer clamps to the destination's range and turns NaN into 0 (the emulator wrapped the 32-bit
+    results, and a negative value to u32 became a large one)."""
+    n = 32
+    data = np.zeros((n, 2), np.uint32)
+    x = np.random.default_rng(4).standard_normal(n).astype(np.float32) * 1000
+    x[:7] = [-300.7, 300.7, 3e9, -3e9, 5e10, np.nan, -0.5]
+    data[:, 0] = x.view(np.uint32)
+    body = f"  ld.global.f32 %f1, [%rd2];\n  cvt.rzi.{dst}.f32 %r2, %f1;\n  st.global.b32 [%rd2+4], %r2;"
+    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
+    emu = Emu(_entry(".reg .f32 %f<4>;", body), [1 << 32], 16, n, (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
+    emu.run()
+    assert not emu.errors, emu.errors
+    want = np.clip(np.trunc(np.nan_to_num(x.astype(np.float64), nan=0.0)), lo, hi).astype(np.int64)
+    got = data[:, 1].astype(np.int64) if dst == "u32" else data[:, 1].view(np.int32).astype(np.int64)
+    np.testing.assert_array_equal(got, want)

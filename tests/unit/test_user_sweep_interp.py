@@ -41,7 +41,7 @@ def _bf16_value(bits) -> np.ndarray:
 # a sweep's _interp file before its _compile file, so that the compile that fills the memo is this
 # file's).
 SHARED_COMPILES = {
-    **{f"tileorch.testing.user_programs{n}": {"arch": "sm_90a", "ptxas": False} for n in range(3, 13)},
+    **{f"tileorch.testing.user_programs{n}": {"arch": "sm_90a", "ptxas": False} for n in range(3, 16)},
     "tileorch.testing.attention_programs2": {"arch": "sm_90a", "ptxas": False},
     # test_user_sweep.py: with ptxas where it is installed (its cubin check)
     **{m: {"arch": "sm_90a", "ptxas": "available"} for m in ("tileorch.testing.user_programs",

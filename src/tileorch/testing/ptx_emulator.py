@@ -1320,7 +1320,7 @@ class Emu:
         if dst == "bf16" and src == "f32":  # nearest even (cvt.rn), NaN -> the canonical 0x7FFF
             self.set(ops[0], T, _bf16_bits(f32(v)))
             return
-        if src in ("f32", "f64") and dst in ("s8", "u8", "s16", "u16", "s64", "u64") and \
+        if src in ("f32", "f64") and dst in ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64") and \
                 parts[1] in ("rzi", "rni", "rmi", "rpi"):  # float -> integer: rounded, clamped to the range, NaN -> 0
             x = f32(v).astype(np.float64) if src == "f32" else v.view(np.float64)
             w = int(dst[1:])
@@ -1367,8 +1367,6 @@ class Emu:
                 y = ints.astype({"f16": np.float16, "f32": np.float32, "f64": np.float64}[dst])
             self.set(ops[0], T, y.view(np.uint16).astype(np.uint64) if dst == "f16" else b32(y) if dst == "f32"
                      else y.view(np.uint64))
-        elif dst in ("s32", "u32") and src == "f32":
-            self.set(ops[0], T, np.trunc(f32(v)).astype(np.int64).astype(np.uint64) & np.uint64(0xFFFFFFFF))
         elif dst == "f32" and src == "f32" and parts[1] in _ROUND_TO_INTEGER:
             # cvt.{rni,rzi,rmi,rpi}.f32.f32: the integral value nearest (even) / toward zero / down / up
             self.set(ops[0], T, b32(_ROUND_TO_INTEGER[parts[1]](f32(v)).astype(np.float32)))

@@ -163,14 +163,20 @@ cuda_tile.module @m {
 // -----
 
 // Integer and float casts of tiles become nv_tileaa casts (xDSL's arith casts take scalars
-// only); of scalars they stay arith.  negi is 0 - x, absi max(x, 0 - x).
+// only); of scalars they stay arith.  negi is 0 - x, absi max(x, 0 - x).  ftoi to i8 saturates
+// through i32 (clamped to [-128, 127], then truncated: PTX has no saturating cvt to 8 bits).
 // CHECK-LABEL: nv_tileaa.func @casts
 // CHECK: nv_tileaa.extsi %{{.*}} : tensor<64xi8> -> tensor<64xi32>
 // CHECK: nv_tileaa.extui %{{.*}} : tensor<64xi8> -> tensor<64xi64>
 // CHECK: nv_tileaa.trunci %{{.*}} : tensor<64xi32> -> tensor<64xi16>
 // CHECK: nv_tileaa.sitofp %{{.*}} : tensor<64xi32> -> tensor<64xf16>
 // CHECK: nv_tileaa.uitofp %{{.*}} : tensor<64xi8> -> tensor<64xbf16>
-// CHECK: nv_tileaa.fptosi %{{.*}} : tensor<64xf16> -> tensor<64xi8>
+// CHECK: %[[W:.*]] = nv_tileaa.fptosi %{{.*}} : tensor<64xf16> -> tensor<64xi32>
+// CHECK: %[[LO:.*]] = arith.constant dense<-128> : tensor<64xi32>
+// CHECK: %[[A:.*]] = arith.maxsi %[[W]], %[[LO]] : tensor<64xi32>
+// CHECK: %[[HI:.*]] = arith.constant dense<127> : tensor<64xi32>
+// CHECK: %[[C:.*]] = arith.minsi %[[A]], %[[HI]] : tensor<64xi32>
+// CHECK: nv_tileaa.trunci %[[C]] : tensor<64xi32> -> tensor<64xi8>
 // CHECK: nv_tileaa.fptoui %{{.*}} : tensor<64xf16> -> tensor<64xi32>
 // CHECK: %[[B:.*]] = nv_tileaa.cmpi "slt", %{{.*}}, %{{.*}} : tensor<64xi32> -> tensor<64xi1>
 // CHECK: nv_tileaa.extui %[[B]] : tensor<64xi1> -> tensor<64xi32>
@@ -226,5 +232,31 @@ cuda_tile.module @m {
     %c = constant <i32: 0> : tile<64x16xi32>
     %d = mmai %a, %b, %c unsigned signed : tile<64x32xi8>, tile<32x16xi8>, tile<64x16xi32>
     %e = mmai %a, %b, %d signed signed : tile<64x32xi8>, tile<32x16xi8>, tile<64x16xi32>
+  }
+}
+
+// -----
+
+// ftoi saturates (Tile IR spec): to an integer narrower than 16 bits it converts to i32, clamps to
+// the narrow type's range (signed [-2^(w-1), 2^(w-1)-1], unsigned [0, 2^w-1]) and truncates, on tiles
+// and on scalars; to 16 bits and wider it is one fptosi / fptoui (PTX cvt.rzi saturates there).
+// CHECK-LABEL: nv_tileaa.func @narrow_ftoi
+// CHECK: %[[U:.*]] = nv_tileaa.fptoui %{{.*}} : tensor<32xf32> -> tensor<32xi32>
+// CHECK-NEXT: %[[UH:.*]] = arith.constant dense<255> : tensor<32xi32>
+// CHECK-NEXT: %[[UC:.*]] = arith.minui %[[U]], %[[UH]] : tensor<32xi32>
+// CHECK-NEXT: nv_tileaa.trunci %[[UC]] : tensor<32xi32> -> tensor<32xi8>
+// CHECK-NEXT: nv_tileaa.fptosi %{{.*}} : tensor<32xf32> -> tensor<32xi16>
+// CHECK-NEXT: %[[S:.*]] = arith.fptosi %{{.*}} : f32 to i32
+// CHECK-NEXT: %[[SL:.*]] = arith.constant -128 : i32
+// CHECK-NEXT: %[[SA:.*]] = arith.maxsi %[[S]], %[[SL]] : i32
+// CHECK-NEXT: %[[SH:.*]] = arith.constant 127 : i32
+// CHECK-NEXT: %[[SC:.*]] = arith.minsi %[[SA]], %[[SH]] : i32
+// CHECK-NEXT: arith.trunci %[[SC]] : i32 to i8
+cuda_tile.module @m {
+  entry @narrow_ftoi(%s: tile<f32>) {
+    %x = constant <f32: 300.0> : tile<32xf32>
+    %u = ftoi %x unsigned rounding<nearest_int_to_zero> : tile<32xf32> -> tile<32xi8>
+    %h = ftoi %x signed rounding<nearest_int_to_zero> : tile<32xf32> -> tile<32xi16>
+    %q = ftoi %s signed rounding<nearest_int_to_zero> : tile<f32> -> tile<i8>
   }
 }

@@ -700,7 +700,9 @@ class _ConvertIntFloat(_ConvertElements):
 @_lazy_op
 class FToIOp(_ConvertIntFloat):
     """``saturating`` (bytecode 13.4, cuTile 1.7's flag; it writes it off): out-of-range values
-    clamp to the integer range.  The lowering saturates either way (PTX ``cvt.rzi`` does)."""
+    clamp to the integer range.  The lowering saturates either way, as the spec says ``ftoi`` does
+    (PTX ``cvt.rzi`` for 16-64-bit results; through i32 and a clamp for i8 / i1:
+    ``cudatile_to_tileaa._ftoi``)."""
 
     name = "cuda_tile.ftoi"
     saturating = opt_prop_def(UnitAttr)

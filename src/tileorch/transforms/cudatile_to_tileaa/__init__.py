@@ -836,8 +836,6 @@ _HANDLERS[ct.op_name("ExtIOp")] = _cast(lambda op: (arith.ExtSIOp, tops.ExtSIOp)
 _HANDLERS[ct.op_name("TruncIOp")] = _cast(lambda op: (arith.TruncIOp, tops.TruncIOp))
 _HANDLERS[ct.op_name("IToFOp")] = _cast(lambda op: (arith.SIToFPOp, tops.SIToFPOp) if _signed(op) else
                              (arith.UIToFPOp, tops.UIToFPOp))
-_HANDLERS[ct.op_name("FToIOp")] = _cast(lambda op: (arith.FPToSIOp, tops.FPToSIOp) if _signed(op) else
-                             (arith.FPToUIOp, tops.FPToUIOp))
 
 
 def _splat_const(L, value: int, t: Attribute, op: Operation) -> SSAValue:
@@ -847,6 +845,40 @@ def _splat_const(L, value: int, t: Attribute, op: Operation) -> SSAValue:
     else:
         attr = IntegerAttr(value, t)
     return L.emit(arith.ConstantOp(attr, t), op).results[0]
+
+
+NARROW_FTOI_WIDTH = 16
+"""``ftoi`` to an integer narrower than this converts through i32 and clamps (see :func:`_ftoi`)."""
+
+
+@handles("FToIOp")
+def _ftoi(L, op):
+    """``ftoi`` saturates (the Tile IR spec: a rounded value outside the integer type's range becomes
+    the closest representable one; NaN becomes 0).  PTX ``cvt.rzi`` does that for 16-, 32- and 64-bit
+    results, so those are one ``fptosi`` / ``fptoui``; an i8 (or i1) result has no such ``cvt`` (LLVM
+    converts to 16 bits and keeps the low byte: 300.0 became 44), so it converts to i32 (saturating,
+    NaN 0), clamps to the narrow range (signed ``[-2^(w-1), 2^(w-1)-1]``, unsigned ``[0, 2^w-1]``)
+    and truncates."""
+    signed = _signed(op)
+    src, to = L.v(op.from_), L.type(op.to.type, op)
+    tile = isinstance(src.type, TensorType)
+    width = (to.element_type if isinstance(to, TensorType) else to).width.data
+    convert = ((tops.FPToSIOp if tile else arith.FPToSIOp) if signed else
+               (tops.FPToUIOp if tile else arith.FPToUIOp))
+    if width >= NARROW_FTOI_WIDTH:
+        L.bind(op, L.emit(convert(src, to), op))
+        return
+    wide_t = TensorType(i32, to.get_shape()) if tile else i32
+    wide = L.emit(convert(src, wide_t), op).results[0]
+    if signed:
+        low = _splat_const(L, -(1 << (width - 1)), wide_t, op)
+        wide = L.emit(arith.MaxSIOp(wide, low), op).results[0]
+        high = _splat_const(L, (1 << (width - 1)) - 1, wide_t, op)
+        wide = L.emit(arith.MinSIOp(wide, high), op).results[0]
+    else:  # fptoui to i32 is already >= 0
+        high = _splat_const(L, (1 << width) - 1, wide_t, op)
+        wide = L.emit(arith.MinUIOp(wide, high), op).results[0]
+    L.bind(op, L.emit((tops.TruncIOp if tile else arith.TruncIOp)(wide, to), op))
 
 
 @handles("NegIOp")
