@@ -7,8 +7,6 @@ against numpy: test_user_sweep12_interp.py (CPU) and tests/gpu/test_user_sweep12
 
 from __future__ import annotations
 
-import inspect
-import re
 
 import pytest
 
@@ -16,6 +14,8 @@ pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
 from tileorch.testing.user_programs12 import PROGRAMS  # noqa: E402
+from simt_sweep_checks import (assert_assembles_without_spills, assert_on_the_simt_path,  # noqa: E402
+                               assert_simt_sweep, compile_sweep_program)
 
 PTX_NEEDS = {
     "uint32_row_max_min": [r"max\.u32", r"min\.u32"],
@@ -42,37 +42,17 @@ PTX_NEEDS = {
 
 
 def test_the_sweep_has_its_programs():
-    assert len(PROGRAMS) >= 15
-    for name, p in PROGRAMS.items():
-        assert p.path == "simt" and p.outputs, name
-        assert p.kernel._annotated_function.pyfunc.__doc__, name
-        src = inspect.getsource(p.kernel._annotated_function.pyfunc)
-        assert "ct.mma(" not in src and " @ " not in src, name
+    assert_simt_sweep(PROGRAMS, 15)
 
 
-def _compile(name, ptxas=False):
-    from tileorch.testing.compile_memo import compile_once
-    from tileorch.testing.export import cutile_bytecode
-
-    p = PROGRAMS[name]
-    return compile_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a", ptxas=ptxas)
+def _compile(name):
+    return compile_sweep_program(PROGRAMS, name)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_compiles_on_the_simt_path(name):
-    prog = _compile(name)
-    remarks = list(prog.remarks)
-    assert prog.kind == "simt", remarks
-    assert not [r for r in remarks if "refused" in r or "internal error" in r or "not supported" in r], remarks
-    for pattern in PTX_NEEDS.get(name, []):
-        assert re.search(pattern, prog.ptx), (name, pattern)
+    assert_on_the_simt_path(_compile(name), name, PTX_NEEDS)
 
 
 def test_every_program_assembles():
-    from tileorch.backend.ptxas import ptxas_available, run_ptxas
-
-    if not ptxas_available():
-        pytest.skip("ptxas not installed")
-    for name in sorted(PROGRAMS):
-        result = run_ptxas(_compile(name).ptx, "sm_90a")
-        assert not result.spill_warnings(), (name, result.summary())
+    assert_assembles_without_spills(PROGRAMS, _compile)

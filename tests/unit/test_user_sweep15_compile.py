@@ -11,8 +11,6 @@ interpreter), test_user_sweep15_emulated.py (the PTX emulator) and tests/gpu/tes
 
 from __future__ import annotations
 
-import inspect
-import re
 
 import pytest
 
@@ -20,6 +18,8 @@ pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
 from tileorch.testing.user_programs15 import PROGRAMS  # noqa: E402
+from simt_sweep_checks import (assert_assembles_without_spills, assert_on_the_simt_path,  # noqa: E402
+                               assert_simt_sweep, compile_sweep_program)
 
 ATOM_F32 = r"(atom|red)\.global(\.\w+)*\.add(\.noftz)?\.f32"
 PTX_NEEDS = {
@@ -40,38 +40,17 @@ PTX_NEEDS = {
 
 
 def test_the_sweep_has_its_programs():
-    assert len(PROGRAMS) >= 20
-    for name, p in PROGRAMS.items():
-        assert p.path == "simt" and p.outputs, name
-        assert p.kernel._annotated_function.pyfunc.__doc__, name
-        src = inspect.getsource(p.kernel._annotated_function.pyfunc)
-        assert "ct.mma(" not in src and " @ " not in src, name
+    assert_simt_sweep(PROGRAMS, 20)
 
 
 def _compile(name):
-    from tileorch.testing.compile_memo import compile_once
-    from tileorch.testing.export import cutile_bytecode
-
-    p = PROGRAMS[name]
-    return compile_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a", ptxas=False)
+    return compile_sweep_program(PROGRAMS, name)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_compiles_on_the_simt_path(name):
-    prog = _compile(name)
-    remarks = list(prog.remarks)
-    assert prog.kind == "simt", remarks
-    assert not [r for r in remarks if "refused" in r or "internal error" in r or "not supported" in r], remarks
-    for pattern in PTX_NEEDS.get(name, []):
-        assert re.search(pattern, prog.ptx), (name, pattern)
+    assert_on_the_simt_path(_compile(name), name, PTX_NEEDS)
 
 
 def test_every_program_assembles_without_spills():
-    from tileorch.backend.ptxas import ptxas_available, run_ptxas
-
-    if not ptxas_available():
-        pytest.skip("ptxas not installed")
-    for name in sorted(PROGRAMS):
-        result = run_ptxas(_compile(name).ptx, "sm_90a")
-        assert result.cubin_bytes > 0, name
-        assert not result.spill_warnings(), (name, result.summary())
+    assert_assembles_without_spills(PROGRAMS, _compile, cubin=True)

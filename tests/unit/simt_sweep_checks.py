@@ -1,0 +1,52 @@
+"""The checks every SIMT-path user sweep's ``_compile`` file runs on its program table (sweeps 12, 13
+and 15): the table's shape, one compile per program through the compile memo, the SIMT path with no
+refusal and the idioms its PTX must hold, and ptxas without spills."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+
+
+def assert_simt_sweep(programs: dict, at_least: int) -> None:
+    """At least ``at_least`` programs, each for the SIMT path with outputs, a docstring and no dot."""
+    assert len(programs) >= at_least
+    for name, p in programs.items():
+        assert p.path == "simt" and p.outputs, name
+        assert p.kernel._annotated_function.pyfunc.__doc__, name
+        src = inspect.getsource(p.kernel._annotated_function.pyfunc)
+        assert "ct.mma(" not in src and " @ " not in src, name
+
+
+def compile_sweep_program(programs: dict, name: str):
+    """``programs[name]`` compiled for sm_90a without ptxas, once per test run (compile_memo)."""
+    from tileorch.testing.compile_memo import compile_once
+    from tileorch.testing.export import cutile_bytecode
+
+    p = programs[name]
+    return compile_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a", ptxas=False)
+
+
+def assert_on_the_simt_path(prog, name: str, ptx_needs: dict) -> None:
+    """The SIMT path, no refusal, internal error or "not supported" remark, and every pattern of
+    ``ptx_needs[name]`` in the PTX."""
+    remarks = list(prog.remarks)
+    assert prog.kind == "simt", remarks
+    assert not [r for r in remarks if "refused" in r or "internal error" in r or "not supported" in r], remarks
+    for pattern in ptx_needs.get(name, []):
+        assert re.search(pattern, prog.ptx), (name, pattern)
+
+
+def assert_assembles_without_spills(programs: dict, compile_fn, cubin: bool = False) -> None:
+    """ptxas (sm_90a) on every program's PTX: no spill warning (and a cubin when ``cubin``)."""
+    from tileorch.backend.ptxas import ptxas_available, run_ptxas
+
+    if not ptxas_available():
+        pytest.skip("ptxas not installed")
+    for name in sorted(programs):
+        result = run_ptxas(compile_fn(name).ptx, "sm_90a")
+        if cubin:
+            assert result.cubin_bytes > 0, name
+        assert not result.spill_warnings(), (name, result.summary())
