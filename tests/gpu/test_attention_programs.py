@@ -344,7 +344,7 @@ def test_fused_mlp_pingpong_kernel(m, hidden, monkeypatch):
 @pytest.mark.parametrize("bh,seq", [(4, 1000), (40, 1024), (3, 77), (1, 1)], ids=lambda v: str(v))
 def test_attention_256_row_tiles(bh, seq, dtype, causal, tile_n):
     """256-row query tiles at head dim 64 (session 17): four consumer warp groups (640 threads,
-    setmaxnreg 24 / 120), persistent or heavy-first, against the fp32 reference (NaN-prefilled)."""
+    setmaxnreg 24 / 112), persistent or heavy-first, against the fp32 reference (NaN-prefilled)."""
     rc.clear_caches()
     kernel, args, grid, out, ref = attention_args(bh, seq, 64, 256, tile_n, causal=causal, dtype=dtype,
                                                   seed=seq + tile_n + 17)

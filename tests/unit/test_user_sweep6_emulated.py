@@ -272,7 +272,7 @@ def test_peeled_last_key_tile_updating_the_max_read_after_it():
 
 
 def test_256_row_tiles_on_four_consumer_warp_groups():
-    """256-row query tiles (session 17): four consumer warp groups of 120 registers (setmaxnreg) beside
+    """256-row query tiles (session 17): four consumer warp groups of 112 registers (setmaxnreg) beside
     the producer's 24, the K/V ring released by 512 consumer threads; two instances of 256 rows per
     head, each over 4 key tiles (the ring's 4 stages: a CTA's second instance reuses them)."""
     q, k, v = _h(2, 512, 64), _h(2, 256, 64), _h(2, 256, 64)

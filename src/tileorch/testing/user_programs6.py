@@ -1259,10 +1259,10 @@ _add("attn_head80_padded", attn_head_padded, _qkv((2, 256, 80), (2, 256, 80)) + 
 _add("attn_head8", attn_head_padded, _qkv((2, 256, 8), (2, 256, 8)) + [((2, 256, 8), "float16"), _S, 128, 64, 8],
      (2, 2), "simt", outputs=(3,), error="a K tile of 8 (f16 operands) has no WGMMA shape")
 _add("attn_bm256", attn_head_padded, _qkv((2, 512, 64), (2, 512, 64)) + [((2, 512, 64), "float16"), _S, 256, 64, 64],
-     (2, 2), "chained", outputs=(3,), notes="256-row query tiles: four consumer warp groups of 120 registers")
+     (2, 2), "chained", outputs=(3,), notes="256-row query tiles: four consumer warp groups of 112 registers")
 _add("attn_bm256_bn128", attn_head_padded, _qkv((2, 512, 64), (2, 512, 64)) + [((2, 512, 64), "float16"), _S, 256,
                                                                               128, 64],
-     (2, 2), "simt", outputs=(3,), error="tile rows 256: four consumer warp groups of 120 registers, and S, P and "
+     (2, 2), "simt", outputs=(3,), error="tile rows 256: four consumer warp groups of 112 registers, and S, P and "
      "the carried tiles need 164")
 
 # ----------------------------------------------------------------------------------------------- two dots and GEMMs

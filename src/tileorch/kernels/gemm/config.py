@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from tileorch.kernels.setmaxnreg import fits, slot_budget
+
 SMEM_LIMIT = 232448 - 1024  # dynamic shared memory per CTA on sm_90 (227 KiB) less 1 KiB of static mbarriers
 SWIZZLE_BYTES = 128  # the TMA / WGMMA 128-byte swizzle: one K row of a tile is 64 bf16
 SCHEDULES = ("persistent", "streamk", "dp")
@@ -372,10 +374,11 @@ class GemmConfig:
              f"producer_regs must be a multiple of 8 in [24, 256], got {self.producer_regs}"),
             (24 <= self.consumer_regs <= 256 and self.consumer_regs % 8 == 0,
              f"consumer_regs must be a multiple of 8 in [24, 256], got {self.consumer_regs}"),
-            (self.producer_regs + self.consumer_groups * self.consumer_regs <= 512,
+            (fits(self.producer_regs, self.consumer_regs, self.consumer_groups),
              f"register split {self.producer_regs}/{self.consumer_regs} needs "
              f"{self.producer_regs + self.consumer_groups * self.consumer_regs} registers per lane slot; "
-             "an SM sub-partition has 512 (setmaxnreg.inc would wait forever)"),
+             f"a CTA of {self.consumer_groups + 1} warp groups starts with {slot_budget(self.consumer_groups + 1)} "
+             "(setmaxnreg.inc would wait forever)"),
             (self.raster in ("heuristic", "along_m", "along_n"), f"raster must be heuristic, along_m or along_n, got {self.raster!r}"),
             (self.max_swizzle in (1, 2, 4, 8), f"max_swizzle must be 1, 2, 4 or 8, got {self.max_swizzle}"),
             (self.epilogue in ("tma", "direct", "atomic"),

@@ -20,8 +20,8 @@ What the tier's warp-specialized kernel must look like (:func:`analyze_chained_d
 * dot 2: ``acc' = P @ B2 + C`` where P (``[tm, tn]``) is any elementwise/row-reduction function of
   S (of every first dot's result), of loop-carried tiles and of kernel arguments, B2 a TMA tile of
   the loop (``[tn, dv]`` N-major, or ``[dv, tn]`` transposed: K-major);
-* rows: ``tm`` 64, 128 or 256 (four consumer warp groups of :func:`consumer_regs` 120 registers: value
-  tiles at most 64 wide, S, P and the carried tiles within ``120 -`` :data:`FOUR_GROUP_MARGIN`, no Q/K
+* rows: ``tm`` 64, 128 or 256 (four consumer warp groups of :func:`consumer_regs` 112 registers: value
+  tiles at most 64 wide, S, P and the carried tiles within ``112 -`` :data:`FOUR_GROUP_MARGIN`, no Q/K
   prologue); a tile of 1, 2, 4, 8, 16 or 32 rows (decoding) is padded to the WGMMA's
   64 (:data:`PADDED_ROWS`: the Q box reads 64 rows, the rows past the tile are never stored); the
   first dot's A may take its rows from two array dimensions (GQA's ``(1, G, BM, D)`` tile
@@ -76,6 +76,7 @@ from tileorch.dialects.atoms import DynamicSmemOp
 from tileorch.dialects.nv_tileaa.attrs import ints
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import encode_record
+from tileorch.kernels.setmaxnreg import slot_budget
 from tileorch.kernels.gemm.build import CLUSTER_PTR, GENERIC_PTR, TMAP_ATTRS, descriptor_constant
 from tileorch.transforms.bound_waits import WAIT_RING, WAIT_SITE
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, lower_scalar_op
@@ -402,19 +403,22 @@ CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
 
 
-FOUR_GROUP_MARGIN = 20
-"""Registers of a 256-row tile's consumer (:func:`consumer_regs` of four warp groups: 120) left for
+FOUR_GROUP_MARGIN = 12
+"""Registers of a 256-row tile's consumer (:func:`consumer_regs` of four warp groups: 112) left for
 addresses, the loop's bookkeeping and the softmax's temporaries beside S, P and the carried tiles
-(the value tiles at most 64 wide): calibrated with ptxas 13.0, which compiles 256x64 and 256x32
-tiles at d64 (32 + 32 + 36 = 100 and 68) without spills and spilled 12 bytes for 256x32 at d128
-(16 + 16 + 68 = 100 with a 64-register accumulator)."""
+(the value tiles at most 64 wide): calibrated with ptxas 13.0, which compiles 256x64 tiles at d64
+(32 + 32 + 36 = 100) in 112 registers without spills (session 23; at 120 registers, session 17, a
+margin of 20 was kept after 256x32 at d128 spilled 12 bytes)."""
 
 
 def consumer_regs(consumers: int) -> int:
-    """setmaxnreg of each of ``consumers`` warp groups beside the producer's :data:`PRODUCER_REGS`: the
-    512 registers of a lane slot shared, a multiple of 8, at most :data:`CONSUMER_REGS` (one or two
-    warp groups: 240; four, a 256-row tile: 120)."""
-    return min(CONSUMER_REGS, (512 - PRODUCER_REGS) // consumers // 8 * 8)
+    """setmaxnreg of each of ``consumers`` warp groups beside the producer's :data:`PRODUCER_REGS`, a
+    multiple of 8, at most :data:`CONSUMER_REGS`, within what the CTA starts with
+    (:func:`tileorch.kernels.setmaxnreg.slot_budget`): one or two warp groups 240; four (a 256-row tile)
+    112, not the 120 of 512 / 4 (a CTA of 640 threads starts with 96 registers: 5 x 96 = 480 < 24 + 4 x
+    120, and the fourth group's increase waited forever: sweep 6's attn_bm256 never finished on the
+    H200 or the H100, sessions 22 and 23, while the PTX emulator, which has no register pool, passed)."""
+    return min(CONSUMER_REGS, (slot_budget(consumers + 1) - PRODUCER_REGS) // consumers // 8 * 8)
 _DT = {Float16Type: "f16", BFloat16Type: "bf16"}
 
 
