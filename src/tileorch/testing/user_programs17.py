@@ -1,0 +1,481 @@
+"""The seventeenth user sweep (session 23, issue 21: programs acceptance runs that we will not see):
+**memory-bound and non-dot programs at the edges of the element types and of the grid**, written as a
+user writes them, in the variants the earlier sweeps (:mod:`tileorch.testing.user_programs` ..
+``user_programs15``) do not hold: top-k of each row by repeated ``argmax`` with masking; segmented
+(ragged) sums and maxima over a CSR offset table (int32 and int64 offsets, empty segments); a
+histogram of per-bin minimum / maximum / count by ``atomic_min`` / ``atomic_max`` / ``atomic_add``
+over out-of-bounds-dropped indices; a float per-bin maximum by an ``atomic_cas`` retry loop on the
+bits; per-bin linked lists built by ``atomic_xchg`` of the list heads; a sort-free distinct count by
+``atomic_xchg`` into a presence table; a "last program reduces" ticket by ``atomic_add`` whose last
+holder reads the partials the other instances stored; a 4-D permute and a 3-D broadcast of odd shapes
+with tiles larger than the array in every dimension; int16 / uint16 conversions saturating from
+floats and wrapping from int32; f32 -> fp8 e5m2 (saturating) and back, e5m2 -> e4m3; NaN and
+infinities through ``max`` / ``min`` / ``argmax`` with and without ``propagate_nan``; int8 / int32 /
+int64 add and multiply wrapping; shifts by runtime amounts at and beyond the width (PTX's clamp);
+int64 index math past 2**32 feeding a gather; ``ct.where`` with row / column masks broadcast;
+odd-stride column reads by gathers; one-element tiles; a 70,001-element row summed in tiles and a
+65,536-element single tile; rows of 1 and 3 elements; one program storing six outputs of six
+dtypes; in-place updates; bool any / all per row.
+
+Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
+tests/unit/test_user_sweep17_compile.py (CPU compile to PTX, ptxas without spills),
+tests/unit/test_user_sweep17_interp.py (the SIMT interpreter against numpy),
+tests/unit/test_user_sweep17_emulated.py (the PTX emulator) and tests/gpu/test_user_sweep17_gpu.py
+(the GPU, the same references).  Importing it needs ``cuda.tile``.
+"""
+
+from __future__ import annotations
+
+import cuda.tile as ct
+
+from tileorch.testing.user_programs import UserProgram, registrar
+
+PROGRAMS: dict[str, UserProgram] = {}
+_add = registrar(PROGRAMS)
+F32, F16, BF16, I8, I16, U16, I32, U32, I64 = ("float32", "float16", "bfloat16", "int8", "int16", "uint16", "int32",
+                                               "uint32", "int64")
+C = ct.Constant
+ZERO = ct.PaddingMode.ZERO
+NEG_INF = ct.PaddingMode.NEG_INF
+
+
+# ----------------------------------------------------------------------------------------------- selection
+
+
+@ct.kernel
+def topk_rows_repeated_argmax(X, V, I, K: C[int], BN: C[int]):
+    """Top-``K`` of each f32 row (ragged, padded with -inf) by ``K`` rounds of ``argmax`` and ``max``,
+    the winner masked to -inf before the next round; values and int32 indices stored per round into
+    ``[rows, K]`` (ties: the first index)."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=NEG_INF)
+    cols = ct.arange(BN, dtype=ct.int32)[None, :]
+    for k in range(K):
+        idx = ct.argmax(x, axis=1, keepdims=True)
+        ct.store(V, index=(r, k), tile=ct.max(x, axis=1, keepdims=True))
+        ct.store(I, index=(r, k), tile=idx.astype(ct.int32))
+        x = ct.where(cols == idx, -float("inf"), x)
+
+
+@ct.kernel
+def segmented_sum_csr_offsets(X, Off, Y, BN: C[int]):
+    """The sum of each segment ``X[Off[s]:Off[s+1]]`` (int32 offsets, ragged lengths, empty segments
+    sum to 0): the segment's bounds gathered as scalars, a runtime loop of ``BN``-element gathers
+    masked at the segment's end."""
+    s = ct.bid(0)
+    start = ct.gather(Off, s)
+    end = ct.gather(Off, s + 1)
+    acc = ct.zeros((BN,), dtype=ct.float32)
+    for k in range(ct.cdiv(end - start, BN)):
+        idx = start + k * BN + ct.arange(BN, dtype=ct.int32)
+        acc = acc + ct.gather(X, idx, mask=idx < end)
+    ct.store(Y, index=(s,), tile=ct.reshape(ct.sum(acc), (1,)))
+
+
+@ct.kernel
+def segmented_max_argmax_int64_offsets(X, Off, Y, A, BN: C[int]):
+    """The maximum of each f16 segment over int64 offsets and its global int64 position (-inf and -1
+    for an empty segment): masked gathers padded with -inf, a running maximum and the index of its
+    first occurrence carried across the loop."""
+    s = ct.bid(0)
+    start = ct.gather(Off, s)
+    end = ct.gather(Off, s + 1)
+    best = ct.full((1,), -float("inf"), dtype=ct.float32)
+    where_ = ct.full((1,), -1, dtype=ct.int64)
+    for k in range(ct.cdiv(end - start, BN)):
+        idx = start + k * BN + ct.arange(BN, dtype=ct.int64)
+        x = ct.gather(X, idx, mask=idx < end, padding_value=-float("inf")).astype(ct.float32)
+        m = ct.max(x, keepdims=True)
+        j = ct.argmax(x, keepdims=True).astype(ct.int64)
+        better = m > best
+        where_ = ct.where(better, start + k * BN + j, where_)
+        best = ct.where(better, m, best)
+    ct.store(Y, index=(s,), tile=best)
+    ct.store(A, index=(s,), tile=where_)
+
+
+# ----------------------------------------------------------------------------------------------- atomics
+
+
+@ct.kernel
+def histogram_bin_min_max_count(Val, Bin, Mn, Mx, Cnt, BN: C[int]):
+    """Per-bin minimum, maximum and count of int32 values by ``atomic_min`` / ``atomic_max`` /
+    ``atomic_add`` (ragged length: the tail's bins are sent past the table, where the atomics'
+    bounds check drops them)."""
+    i = ct.bid(0)
+    n = Val.shape[0]
+    pos = i * BN + ct.arange(BN, dtype=ct.int32)
+    v = ct.load(Val, index=(i,), shape=(BN,), padding_mode=ZERO)
+    b = ct.where(pos < n, ct.load(Bin, index=(i,), shape=(BN,), padding_mode=ZERO), Mn.shape[0])
+    ct.atomic_min(Mn, b, v)
+    ct.atomic_max(Mx, b, v)
+    ct.atomic_add(Cnt, b, ct.full((BN,), 1, dtype=ct.int32))
+
+
+@ct.kernel
+def histogram_float_max_cas_loop(Val, Bin, MxBits, BN: C[int], TRIES: C[int]):
+    """A per-bin f32 maximum where the table is the user's ``view(torch.int32)`` of it: read the
+    bits, ``maximum`` as floats, ``atomic_cas`` the new bits, retry the lanes whose compare failed
+    (``TRIES`` rounds: enough for the contention of this grid); the ragged tail's lanes are done
+    from the start."""
+    i = ct.bid(0)
+    n = Val.shape[0]
+    pos = i * BN + ct.arange(BN, dtype=ct.int32)
+    v = ct.load(Val, index=(i,), shape=(BN,), padding_mode=ZERO)
+    b = ct.load(Bin, index=(i,), shape=(BN,), padding_mode=ZERO)
+    done = pos >= n
+    for t in range(TRIES):
+        bits = ct.gather(MxBits, b)
+        new = ct.bitcast(ct.maximum(ct.bitcast(bits, ct.float32), v), ct.int32)
+        old = ct.atomic_cas(MxBits, b, bits, ct.where(done, bits, new))
+        done = done | (old == bits)
+
+
+@ct.kernel
+def bucket_lists_by_xchg_heads(Bin, Head, Next, BN: C[int]):
+    """Per-bucket singly linked lists (a user's lock-free bucketing): element ``i`` swaps itself into
+    ``Head[bin]`` by ``atomic_xchg`` and stores the previous head as ``Next[i]`` (-1 ends a list);
+    the ragged tail's exchanges go past the table and are dropped."""
+    i = ct.bid(0)
+    n = Bin.shape[0]
+    pos = i * BN + ct.arange(BN, dtype=ct.int32)
+    b = ct.where(pos < n, ct.load(Bin, index=(i,), shape=(BN,), padding_mode=ZERO), Head.shape[0])
+    old = ct.atomic_xchg(Head, b, pos)
+    ct.store(Next, index=(i,), tile=old)
+
+
+@ct.kernel
+def distinct_count_presence_xchg(X, Seen, Count, BN: C[int]):
+    """Sort-free distinct count of int32 ids: ``atomic_xchg(Seen, x, 1)`` returns 0 exactly once per
+    id, those lanes are counted and added to ``Count`` by one ``atomic_add`` per program (ragged
+    length: tail lanes count nothing and write past the table)."""
+    i = ct.bid(0)
+    n = X.shape[0]
+    valid = (i * BN + ct.arange(BN, dtype=ct.int32)) < n
+    x = ct.where(valid, ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO), Seen.shape[0])
+    old = ct.atomic_xchg(Seen, x, ct.full((BN,), 1, dtype=ct.int32))
+    first = ct.sum(ct.where(valid & (old == 0), 1, 0))
+    ct.atomic_add(Count, ct.zeros((1,), dtype=ct.int32), ct.reshape(first, (1,)).astype(ct.int32))
+
+
+@ct.kernel
+def last_program_reduces_partials(X, Partial, Ticket, Total, BN: C[int], BP: C[int]):
+    """Single-pass sum with a ticket (CUB's "last block" pattern): each program stores its partial
+    sum, then takes a ticket with ``atomic_add`` (acquire-release); the program holding the last
+    ticket reads every other instance's partial and stores the total (ragged length)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Partial, index=(i,), tile=ct.reshape(ct.sum(x), (1,)))
+    ticket = ct.atomic_add(Ticket, ct.zeros((1,), dtype=ct.int32), ct.ones((1,), dtype=ct.int32))
+    if ticket.item() == ct.num_blocks(0) - 1:
+        parts = ct.load(Partial, index=(0,), shape=(BP,), padding_mode=ZERO)
+        ct.store(Total, index=(0,), tile=ct.reshape(ct.sum(parts), (1,)))
+
+
+# ----------------------------------------------------------------------------------------------- shapes
+
+
+@ct.kernel
+def permute_4d_odd_tile_larger(X, Y):
+    """A 4-D permute ``(2, 0, 3, 1)`` of an f16 ``(3, 5, 7, 2)`` array by one program whose tile
+    ``(4, 8, 8, 2)`` is larger than the array in three dimensions (zero padding, stores clipped)."""
+    x = ct.load(X, index=(0, 0, 0, 0), shape=(4, 8, 8, 2), padding_mode=ZERO)
+    ct.store(Y, index=(0, 0, 0, 0), tile=ct.permute(x, (2, 0, 3, 1)))
+
+
+@ct.kernel
+def broadcast_3d_odd_unit_dims(X, Z, W, Y):
+    """``y[a, b, c] = x[a, 0, c] + z[0, b, 0] * w[c]`` over ``(5, 3, 7)`` from arrays with unit
+    dimensions, every tile larger than the array (``(8, 1, 8)``, ``(1, 4, 1)``, ``(8,)``)."""
+    x = ct.load(X, index=(0, 0, 0), shape=(8, 1, 8), padding_mode=ZERO)
+    z = ct.load(Z, index=(0, 0, 0), shape=(1, 4, 1), padding_mode=ZERO)
+    w = ct.load(W, index=(0,), shape=(8,), padding_mode=ZERO)
+    ct.store(Y, index=(0, 0, 0), tile=x + z * w[None, None, :])
+
+
+@ct.kernel
+def tiles_larger_than_array_3d(X, Y, S):
+    """A ``(3, 5, 2)`` f32 array read by one ``(4, 8, 4)`` tile (zero padding): ``2x + 1`` stored
+    (the padding's lanes not written) and the sum of the array (``(1,)``)."""
+    x = ct.load(X, index=(0, 0, 0), shape=(4, 8, 4), padding_mode=ZERO)
+    ct.store(Y, index=(0, 0, 0), tile=x * 2.0 + 1.0)
+    ct.store(S, index=(0,), tile=ct.reshape(ct.sum(x), (1,)))
+
+
+@ct.kernel
+def transpose_one_element_tiles(X, Y):
+    """A transpose of a ``(7, 5)`` f32 array by ``(1, 1)`` tiles in two nested runtime loops over the
+    array's shape (one program)."""
+    m, n = X.shape[0], X.shape[1]
+    for i in range(m):
+        for j in range(n):
+            t = ct.load(X, index=(i, j), shape=(1, 1))
+            ct.store(Y, index=(j, i), tile=t)
+
+
+@ct.kernel
+def where_broadcast_row_col_masks(X, RowKeep, ColKeep, Y, BM: C[int], BN: C[int]):
+    """``ct.where`` with masks broadcast from a bool row vector ``(BM, 1)`` and a bool column vector
+    ``(1, BN)``: kept cells ``x``, masked rows of kept columns ``-x``, else the scalar 0.5 (ragged
+    both axes)."""
+    i, j = ct.bid(0), ct.bid(1)
+    x = ct.load(X, index=(i, j), shape=(BM, BN), padding_mode=ZERO)
+    rk = ct.load(RowKeep, index=(i,), shape=(BM,), padding_mode=ZERO)[:, None]
+    ck = ct.load(ColKeep, index=(j,), shape=(BN,), padding_mode=ZERO)[None, :]
+    ct.store(Y, index=(i, j), tile=ct.where(rk & ck, x, ct.where(ck, -x, 0.5)))
+
+
+@ct.kernel
+def odd_stride_columns_gather(X, Y, stride: int, BM: C[int], BN: C[int]):
+    """Every ``stride``-th column of an f32 ``(M, N)`` array (a runtime odd stride) from column 1,
+    read by 2-D gathers with row / column index tiles, stored compact ``(M, ceil((N-1)/stride))``."""
+    i, j = ct.bid(0), ct.bid(1)
+    m, n = X.shape[0], X.shape[1]
+    rows = i * BM + ct.arange(BM, dtype=ct.int32)[:, None]
+    cols = 1 + (j * BN + ct.arange(BN, dtype=ct.int32)[None, :]) * stride
+    x = ct.gather(X, (rows, cols), mask=(rows < m) & (cols < n))
+    ct.store(Y, index=(i, j), tile=x)
+
+
+@ct.kernel
+def int64_index_math_past_2_32(X, Y, far: ct.ScalarInt64, BN: C[int]):
+    """Index arithmetic through int64 values past 2**32: ``(bid * far + arange) - bid * far`` with an
+    int64 ``far`` (> 2**32) before the gather, so only a 64-bit evaluation lands in the array (ragged
+    length, masked)."""
+    i = ct.bid(0)
+    n = X.shape[0]
+    big = ct.full((BN,), i, dtype=ct.int64) * far
+    idx = (big + i * BN + ct.arange(BN, dtype=ct.int64)) - big
+    ct.store(Y, index=(i,), tile=ct.gather(X, idx, mask=idx < n) * 3.0)
+
+
+# ----------------------------------------------------------------------------------------------- element types
+
+
+@ct.kernel
+def int16_uint16_saturate_and_wrap(X, A, B, Cw, D, BN: C[int]):
+    """f32 -> int16 and -> uint16 ``astype`` (saturating, NaN 0), f32 -> int32 -> int16 (the second
+    conversion wraps), and int16 + uint16 back to f32 (sign- and zero-extended); ragged length."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    a = x.astype(ct.int16)
+    b = x.astype(ct.uint16)
+    ct.store(A, index=(i,), tile=a)
+    ct.store(B, index=(i,), tile=b)
+    ct.store(Cw, index=(i,), tile=x.astype(ct.int32).astype(ct.int16))
+    ct.store(D, index=(i,), tile=a.astype(ct.float32) + b.astype(ct.float32))
+
+
+@ct.kernel
+def e5m2_saturate_roundtrip(X, Q, R, Q4, BN: C[int]):
+    """f32 -> fp8 e5m2 (rounding to nearest even, saturating past 57344, NaN kept), the e5m2 bytes
+    back to f16, and e5m2 -> e4m3 directly (saturating past 448); ragged length."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    q = x.astype(ct.float8_e5m2)
+    ct.store(Q, index=(i,), tile=q)
+    ct.store(R, index=(i,), tile=q.astype(ct.float16))
+    ct.store(Q4, index=(i,), tile=q.astype(ct.float8_e4m3fn))
+
+
+@ct.kernel
+def nan_inf_max_min_argmax(X, Mx, Mn, MxP, Am, AmP, BN: C[int]):
+    """Per f32 row (ragged, padded with -inf): ``max`` / ``min`` ignoring NaN (the default), ``max``
+    and ``argmax`` with ``propagate_nan=True`` (NaN wins, its first index), and the default
+    ``argmax``; rows with NaN, +-inf, all NaN."""
+    r = ct.bid(0)
+    n = X.shape[1]
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=NEG_INF)
+    valid = ct.arange(BN, dtype=ct.int32)[None, :] < n
+    ct.store(Mx, index=(r,), tile=ct.max(x, axis=1))
+    ct.store(Mn, index=(r,), tile=ct.min(ct.where(valid, x, float("inf")), axis=1))
+    ct.store(MxP, index=(r,), tile=ct.max(x, axis=1, propagate_nan=True))
+    ct.store(Am, index=(r,), tile=ct.argmax(x, axis=1).astype(ct.int32))
+    ct.store(AmP, index=(r,), tile=ct.argmax(x, axis=1, propagate_nan=True).astype(ct.int32))
+
+
+@ct.kernel
+def integer_overflow_wraps(A, B, S32, P32, S8, P64, BN: C[int]):
+    """Two's-complement wrap of int32 add and multiply, int8 add (after an int32 -> int8
+    truncation) and int64 multiply, as CUDA Tile IR's ``addi`` / ``muli`` define it (no overflow
+    flags); ragged length."""
+    i = ct.bid(0)
+    a = ct.load(A, index=(i,), shape=(BN,), padding_mode=ZERO)
+    b = ct.load(B, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(S32, index=(i,), tile=a + b)
+    ct.store(P32, index=(i,), tile=a * b)
+    ct.store(S8, index=(i,), tile=a.astype(ct.int8) + b.astype(ct.int8))
+    ct.store(P64, index=(i,), tile=a.astype(ct.int64) * b.astype(ct.int64) * 4294967311)
+
+
+@ct.kernel
+def shifts_by_runtime_amounts(X, U, Sh, L, Ra, Rl, BN: C[int]):
+    """int32 ``<<``, arithmetic ``>>`` and uint32 logical ``>>`` by per-element runtime amounts
+    0..40 (at and past the width: 0, the sign, 0, as PTX's clamped shifts give); ragged length."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    u = ct.load(U, index=(i,), shape=(BN,), padding_mode=ZERO)
+    s = ct.load(Sh, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(L, index=(i,), tile=ct.bitwise_lshift(x, s))
+    ct.store(Ra, index=(i,), tile=ct.bitwise_rshift(x, s))
+    ct.store(Rl, index=(i,), tile=ct.bitwise_rshift(u, s.astype(ct.uint32)))
+
+
+@ct.kernel
+def six_outputs_six_dtypes(X, H, S8, Pos, Q64, D64, BF, BN: C[int]):
+    """One program writing six outputs of six dtypes from one f32 tile: f16 value, int8 sign, bool
+    ``x > 0``, int64 ``floor(x * 1000)``, f64 square, bf16 ``x / 3`` (ragged length)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(H, index=(i,), tile=x.astype(ct.float16))
+    ct.store(S8, index=(i,), tile=ct.where(x > 0, 1, ct.where(x < 0, -1, 0)).astype(ct.int8))
+    ct.store(Pos, index=(i,), tile=x > 0)
+    ct.store(Q64, index=(i,), tile=ct.floor(x * 1000.0).astype(ct.int64))
+    xd = x.astype(ct.float64)
+    ct.store(D64, index=(i,), tile=xd * xd)
+    ct.store(BF, index=(i,), tile=(x / 3.0).astype(ct.bfloat16))
+
+
+@ct.kernel
+def bool_rows_any_all_count(X, Any, All, Cnt, BN: C[int]):
+    """Per row of a bool ``(R, N)`` array (ragged N): any, all (the padding counted as true by a
+    column mask) and the number of true values, from ``max`` / ``min`` / ``sum`` of its int32 cast."""
+    r = ct.bid(0)
+    n = X.shape[1]
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ZERO).astype(ct.int32)
+    valid = ct.arange(BN, dtype=ct.int32)[None, :] < n
+    ct.store(Any, index=(r,), tile=ct.max(x, axis=1) > 0)
+    ct.store(All, index=(r,), tile=ct.min(ct.where(valid, x, 1), axis=1) > 0)
+    ct.store(Cnt, index=(r,), tile=ct.sum(x, axis=1))
+
+
+# ----------------------------------------------------------------------------------------------- row lengths
+
+
+@ct.kernel
+def long_row_sum_tiles_70001(X, Y, BN: C[int]):
+    """The sum of each 70,001-element f32 row by a loop of ``BN``-element tiles (the last ragged)."""
+    r = ct.bid(0)
+    acc = ct.zeros((1, BN), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(1, BN))):
+        acc = acc + ct.load(X, index=(r, k), shape=(1, BN), padding_mode=ZERO)
+    ct.store(Y, index=(r,), tile=ct.sum(acc, axis=1))
+
+
+@ct.kernel
+def long_row_max_single_tile_64k(X, Y, BN: C[int]):
+    """The maximum of each bf16 row of 65,000 elements as one ``(1, 65536)`` tile (padded with -inf)."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=NEG_INF)
+    ct.store(Y, index=(r,), tile=ct.max(x, axis=1).astype(ct.float32))
+
+
+@ct.kernel
+def short_rows_softmax_width_3(X, Y, BM: C[int], BN: C[int]):
+    """Softmax of f16 rows of 3 elements, ``BM`` rows per program (ragged rows; the 4th lane padded
+    with -inf)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i, 0), shape=(BM, BN), padding_mode=NEG_INF).astype(ct.float32)
+    e = ct.exp(x - ct.max(x, axis=1, keepdims=True))
+    ct.store(Y, index=(i, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(Y.dtype))
+
+
+@ct.kernel
+def width_one_rows_log_softmax(X, Y, BM: C[int]):
+    """Log-softmax of rows of one element (always 0; -inf stays NaN as torch gives), ``BM`` rows of
+    an f32 ``(R, 1)`` array per program (ragged rows)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i, 0), shape=(BM, 1), padding_mode=ZERO)
+    m = ct.max(x, axis=1, keepdims=True)
+    ct.store(Y, index=(i, 0), tile=x - m - ct.log(ct.sum(ct.exp(x - m), axis=1, keepdims=True)))
+
+
+# ----------------------------------------------------------------------------------------------- in place
+
+
+@ct.kernel
+def inplace_axpby_and_relu(X, Y, a: float, b: float, BN: C[int]):
+    """In place: ``Y = a * X + b * Y`` then ``X = relu(X)`` (both arrays read and written by the same
+    program; ragged length)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    y = ct.load(Y, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(i,), tile=a * x + b * y)
+    ct.store(X, index=(i,), tile=ct.maximum(x, 0.0))
+
+
+@ct.kernel
+def inplace_row_scale_by_own_max(X, BN: C[int]):
+    """In place: each bf16 row divided by its own absolute maximum (a zero row left as is), read and
+    written through the same array (ragged columns)."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ZERO).astype(ct.float32)
+    amax = ct.max(ct.abs(x), axis=1, keepdims=True)
+    ct.store(X, index=(r, 0), tile=(x / ct.where(amax > 0, amax, 1.0)).astype(X.dtype))
+
+
+# ----------------------------------------------------------------------------------------------- the table
+
+
+_add("topk_rows_repeated_argmax", topk_rows_repeated_argmax, [((9, 100), F32), ((9, 3), F32), ((9, 3), I32), 3, 128],
+     (9,), "simt", outputs=(1, 2))
+_add("segmented_sum_csr_offsets", segmented_sum_csr_offsets, [((300,), F32), ((8,), I32), ((7,), F32), 32], (7,),
+     "simt", outputs=(2,))
+_add("segmented_max_argmax_int64_offsets", segmented_max_argmax_int64_offsets,
+     [((300,), F16), ((8,), I64), ((7,), F32), ((7,), I64), 32], (7,), "simt", outputs=(2, 3))
+_add("histogram_bin_min_max_count", histogram_bin_min_max_count,
+     [((300,), I32), ((300,), I32), ((13,), I32), ((13,), I32), ((13,), I32), 128], (3,), "simt", outputs=(2, 3, 4))
+_add("histogram_float_max_cas_loop", histogram_float_max_cas_loop,
+     [((300,), F32), ((300,), I32), ((5,), I32), 128, 320], (3,), "simt", outputs=(2,))
+_add("bucket_lists_by_xchg_heads", bucket_lists_by_xchg_heads, [((300,), I32), ((11,), I32), ((300,), I32), 128],
+     (3,), "simt", outputs=(1, 2))
+_add("distinct_count_presence_xchg", distinct_count_presence_xchg,
+     [((300,), I32), ((500,), I32), ((1,), I32), 128], (3,), "simt", outputs=(1, 2))
+_add("last_program_reduces_partials", last_program_reduces_partials,
+     [((1000,), F32), ((8,), F32), ((1,), I32), ((1,), F32), 128, 8], (8,), "simt", outputs=(1, 2, 3))
+_add("permute_4d_odd_tile_larger", permute_4d_odd_tile_larger, [((3, 5, 7, 2), F16), ((7, 3, 2, 5), F16)], (1,),
+     "simt", outputs=(1,))
+_add("broadcast_3d_odd_unit_dims", broadcast_3d_odd_unit_dims,
+     [((5, 1, 7), F32), ((1, 3, 1), F32), ((7,), F32), ((5, 3, 7), F32)], (1,), "simt", outputs=(3,))
+_add("tiles_larger_than_array_3d", tiles_larger_than_array_3d, [((3, 5, 2), F32), ((3, 5, 2), F32), ((1,), F32)],
+     (1,), "simt", outputs=(1, 2))
+_add("transpose_one_element_tiles", transpose_one_element_tiles, [((7, 5), F32), ((5, 7), F32)], (1,), "simt",
+     outputs=(1,))
+_add("where_broadcast_row_col_masks", where_broadcast_row_col_masks,
+     [((21, 50), F32), ((21,), "bool_"), ((50,), "bool_"), ((21, 50), F32), 8, 32], (3, 2), "simt", outputs=(3,))
+_add("odd_stride_columns_gather", odd_stride_columns_gather, [((13, 100), F32), ((13, 33), F32), 3, 8, 16], (2, 3),
+     "simt", outputs=(1,))
+_add("int64_index_math_past_2_32", int64_index_math_past_2_32, [((300,), F32), ((300,), F32), 5_000_000_011, 128],
+     (3,), "simt", outputs=(1,))
+_add("int16_uint16_saturate_and_wrap", int16_uint16_saturate_and_wrap,
+     [((300,), F32), ((300,), I16), ((300,), U16), ((300,), I16), ((300,), F32), 128], (3,), "simt",
+     outputs=(1, 2, 3, 4))
+_add("e5m2_saturate_roundtrip", e5m2_saturate_roundtrip,
+     [((300,), F32), ((300,), "float8_e5m2"), ((300,), F16), ((300,), "float8_e4m3fn"), 128], (3,), "simt",
+     outputs=(1, 2, 3))
+_add("nan_inf_max_min_argmax", nan_inf_max_min_argmax,
+     [((8, 100), F32), ((8,), F32), ((8,), F32), ((8,), F32), ((8,), I32), ((8,), I32), 128], (8,), "simt",
+     outputs=(1, 2, 3, 4, 5))
+_add("integer_overflow_wraps", integer_overflow_wraps,
+     [((300,), I32), ((300,), I32), ((300,), I32), ((300,), I32), ((300,), I8), ((300,), I64), 128], (3,), "simt",
+     outputs=(2, 3, 4, 5))
+_add("shifts_by_runtime_amounts", shifts_by_runtime_amounts,
+     [((300,), I32), ((300,), U32), ((300,), I32), ((300,), I32), ((300,), I32), ((300,), U32), 128], (3,), "simt",
+     outputs=(3, 4, 5))
+_add("six_outputs_six_dtypes", six_outputs_six_dtypes,
+     [((300,), F32), ((300,), F16), ((300,), I8), ((300,), "bool_"), ((300,), I64), ((300,), "float64"),
+      ((300,), BF16), 128], (3,), "simt", outputs=(1, 2, 3, 4, 5, 6))
+_add("bool_rows_any_all_count", bool_rows_any_all_count,
+     [((6, 100), "bool_"), ((6,), "bool_"), ((6,), "bool_"), ((6,), I32), 128], (6,), "simt", outputs=(1, 2, 3))
+_add("long_row_sum_tiles_70001", long_row_sum_tiles_70001, [((3, 70001), F32), ((3,), F32), 4096], (3,), "simt",
+     outputs=(1,))
+_add("long_row_max_single_tile_64k", long_row_max_single_tile_64k, [((2, 65000), BF16), ((2,), F32), 65536], (2,),
+     "simt", outputs=(1,))
+_add("short_rows_softmax_width_3", short_rows_softmax_width_3, [((37, 3), F16), ((37, 3), F16), 16, 4], (3,), "simt",
+     outputs=(1,))
+_add("width_one_rows_log_softmax", width_one_rows_log_softmax, [((37, 1), F32), ((37, 1), F32), 16], (3,), "simt",
+     outputs=(1,))
+_add("inplace_axpby_and_relu", inplace_axpby_and_relu, [((300,), F32), ((300,), F32), 2.0, -0.5, 128], (3,), "simt",
+     outputs=(0, 1))
+_add("inplace_row_scale_by_own_max", inplace_row_scale_by_own_max, [((5, 200), BF16), 256], (5,), "simt",
+     outputs=(0,))
