@@ -414,6 +414,56 @@ def inplace_row_scale_by_own_max(X, BN: C[int]):
     ct.store(X, index=(r, 0), tile=(x / ct.where(amax > 0, amax, 1.0)).astype(X.dtype))
 
 
+# ----------------------------------------------------------------------------------------------- what users get wrong
+# Programs cuTile's front end accepts but no compiler can run as written: each must stop at the user's
+# line (``file:line:col: error:``), saying why, never with a traceback or an internal error.
+
+
+@ct.kernel
+def transpose_256x256_f32_tile(X, Y, BM: C[int], BN: C[int]):
+    """A transpose by ``256 x 256`` f32 tiles: the exchange through shared memory needs 264 KiB, more
+    than a CTA has (the error names the ``ct.transpose`` line, not the kernel's)."""
+    i, j = ct.bid(0), ct.bid(1)
+    x = ct.load(X, index=(i, j), shape=(BM, BN))
+    ct.store(Y, index=(j, i), tile=ct.transpose(x))
+
+
+@ct.kernel
+def store_1d_tile_into_2d_array(X, Y, BN: C[int]):
+    """A 1-D tile stored into a 2-D array with a 2-D index (the user forgot the ``reshape``)."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0, 0), tile=x)
+
+
+@ct.kernel
+def atomic_add_system_scope(X, Y, BN: C[int]):
+    """``atomic_add`` at system scope (host-visible memory), which the SIMT lowering cannot emit with
+    that scope through LLVM."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.atomic_add(Y, ct.arange(BN, dtype=ct.int32), x, memory_scope=ct.MemoryScope.SYS)
+
+
+@ct.kernel
+def whole_array_as_one_tile(X, Y):
+    """A user's "load it all": one ``2**24``-element tile (32768 registers per thread)."""
+    x = ct.load(X, index=(0,), shape=(1 << 24,))
+    ct.store(Y, index=(0,), tile=x)
+
+
+INVALID: dict[str, UserProgram] = {}
+"""The programs above as :class:`UserProgram` with path "error": ``error`` is part of the message and
+``notes`` the source text of the line the error must name."""
+_bad = registrar(INVALID)
+_bad("transpose_256x256_f32_tile", transpose_256x256_f32_tile, [((512, 512), F32), ((512, 512), F32), 256, 256],
+     (2, 2), "error", error="bytes of shared scratch", notes="tile=ct.transpose(x)")
+_bad("store_1d_tile_into_2d_array", store_1d_tile_into_2d_array, [((128,), F32), ((4, 128), F32), 128], (1,), "error",
+     error="expected tensor_view rank and tile rank to match", notes="ct.store(Y, index=(0, 0), tile=x)")
+_bad("atomic_add_system_scope", atomic_add_system_scope, [((128,), F32), ((128,), F32), 128], (1,), "error",
+     error="system-scope atomic_rmw", notes="memory_scope=ct.MemoryScope.SYS")
+_bad("whole_array_as_one_tile", whole_array_as_one_tile, [((1 << 24,), F32), ((1 << 24,), F32)], (1,), "error",
+     error="is too large", notes="shape=(1 << 24,)")
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 
