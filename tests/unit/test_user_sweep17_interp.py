@@ -150,6 +150,38 @@ def test_last_program_reduces_partials():
     _close(out[3], [_d(x).sum()], rtol=1e-5, atol=1e-4)
 
 
+def test_atomic_max_min_uint32_int64():
+    u = RNG.integers(0, 2 ** 32, 300, dtype=np.int64).astype(np.uint32)
+    u[:3] = [2 ** 31, 2 ** 32 - 1, 0]
+    b = RNG.integers(0, 6, 300).astype(np.int32)  # bin 6 untouched
+    v = RNG.integers(-2 ** 40, 2 ** 40, 300, dtype=np.int64)
+    out = run("atomic_max_min_uint32_int64", {0: u, 1: b, 2: np.zeros(7, np.uint32),
+                                              3: np.full(7, 2 ** 32 - 1, np.uint32), 4: v,
+                                              5: np.full(7, -2 ** 63, np.int64)})
+    np.testing.assert_array_equal(out[2], [u[b == k].max() for k in range(6)] + [0])
+    np.testing.assert_array_equal(out[3], [u[b == k].min() for k in range(6)] + [2 ** 32 - 1])
+    np.testing.assert_array_equal(out[5], [v[b == k].max() for k in range(6)] + [-2 ** 63])
+
+
+def test_atomic_add_f16_and_f64_tables():
+    x = (RNG.integers(-8, 8, 300) / 4).astype(np.float32)  # quarters: every partial sum exact in f16
+    b = RNG.integers(0, 8, 300).astype(np.int32)  # bin 8 stays 0
+    out = run("atomic_add_f16_and_f64_tables", {0: x, 1: b, 2: np.zeros(9, np.float16), 3: np.zeros(9)})
+    want = np.bincount(b, weights=_d(x), minlength=9)
+    np.testing.assert_array_equal(_d(out[2]), want)
+    np.testing.assert_array_equal(out[3], want)
+
+
+def test_chained_scan_flag_lookback():
+    x = _f(300)
+    flag = np.array([1, 0, 0, 0], np.int32)  # instance 0's predecessor is done
+    carry = np.array([0, np.nan, np.nan, np.nan], np.float32)
+    out = run("chained_scan_flag_lookback", {0: x, 2: carry, 3: flag})
+    _close(out[1], np.cumsum(_d(x)), rtol=1e-5, atol=1e-5)
+    _close(out[2], [0.0, _d(x[:128]).sum(), _d(x[:256]).sum(), _d(x).sum()], rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(out[3], [1, 1, 1, 1])
+
+
 # ----------------------------------------------------------------------------------------------- shapes
 
 
@@ -290,6 +322,29 @@ def test_shifts_by_runtime_amounts():
     np.testing.assert_array_equal(out[3], _wrap([p << k if k < 32 else 0 for p, k in zip(xi, si)], 32))
     np.testing.assert_array_equal(out[4], [p >> min(k, 31) for p, k in zip(xi, si)])
     np.testing.assert_array_equal(out[5], [q >> k if k < 32 else 0 for q, k in zip(ui, si)])
+
+
+def test_float_floordiv_mod_mixed_signs():
+    x, y = _f(300, scale=10.0), _f(300, scale=3.0)
+    x[:6], y[:6] = [7.0, -7.0, 7.0, -7.0, 6.0, -0.5], [2.0, 2.0, -2.0, -2.0, 3.0, 0.25]
+    out = run("float_floordiv_mod_mixed_signs", {0: x, 1: y})
+    q = np.floor(x / y)  # f32 division, then floor: cuTile's float //
+    np.testing.assert_array_equal(out[2], q)
+    r = np.mod(_d(x), _d(y))  # Python's %: the divisor's sign
+    _close(out[3], r, rtol=1e-5, atol=1e-5)
+    assert (np.sign(out[3][out[3] != 0]) == np.sign(y[out[3] != 0])).all()
+
+
+def test_int8_cumsum_wraps_bool_argmax():
+    x = RNG.integers(-128, 128, (5, 100)).astype(np.int8)
+    x[0] = 100  # wraps at the second element
+    m = RNG.random((5, 100)) > 0.9
+    m[1] = False  # none: 0
+    m[2] = False
+    m[2, 99] = True
+    out = run("int8_cumsum_wraps_bool_argmax", {0: x, 1: m})
+    np.testing.assert_array_equal(out[2], _wrap(np.cumsum(x.astype(np.int64), 1), 8))
+    np.testing.assert_array_equal(out[3], np.argmax(m, 1))
 
 
 def test_six_outputs_six_dtypes():

@@ -172,6 +172,53 @@ def last_program_reduces_partials(X, Partial, Ticket, Total, BN: C[int], BP: C[i
         ct.store(Total, index=(0,), tile=ct.reshape(ct.sum(parts), (1,)))
 
 
+@ct.kernel
+def atomic_max_min_uint32_int64(U, Bu, MaxU, MinU, V, MaxV, BN: C[int]):
+    """``atomic_max`` / ``atomic_min`` of uint32 values at and above 2**31 (an unsigned compare: a
+    signed one takes them for negatives) and ``atomic_max`` of int64 values past 2**32 into small
+    tables; ragged length (the tail's bins past the tables)."""
+    i = ct.bid(0)
+    n = U.shape[0]
+    valid = (i * BN + ct.arange(BN, dtype=ct.int32)) < n
+    b = ct.where(valid, ct.load(Bu, index=(i,), shape=(BN,), padding_mode=ZERO), MaxU.shape[0])
+    u = ct.load(U, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.atomic_max(MaxU, b, u)
+    ct.atomic_min(MinU, b, u)
+    ct.atomic_max(MaxV, b, ct.load(V, index=(i,), shape=(BN,), padding_mode=ZERO))
+
+
+@ct.kernel
+def atomic_add_f16_and_f64_tables(X, Bin, H, D, BN: C[int]):
+    """A bin sum accumulated twice: into an f16 table by a 16-bit float ``atomic_add`` and into an f64
+    table by a 64-bit one (ragged length: the tail's bins past the tables)."""
+    i = ct.bid(0)
+    n = X.shape[0]
+    valid = (i * BN + ct.arange(BN, dtype=ct.int32)) < n
+    b = ct.where(valid, ct.load(Bin, index=(i,), shape=(BN,), padding_mode=ZERO), H.shape[0])
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.atomic_add(H, b, x.astype(ct.float16))
+    ct.atomic_add(D, b, x.astype(ct.float64))
+
+
+@ct.kernel
+def chained_scan_flag_lookback(X, Y, Carry, Flag, BN: C[int]):
+    """A single-pass inclusive scan in instance order (a "chained scan"): instance ``i`` scans its
+    tile, spins until ``Flag[i]`` is set by instance ``i - 1`` (``atomic_add`` of 0, acquire), reads
+    the carry it left, stores its tile plus the carry, then publishes its own carry and sets
+    ``Flag[i + 1]`` (release).  Ragged length."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    at = ct.full((1,), i, dtype=ct.int32)
+    while ct.atomic_add(Flag, at, ct.zeros((1,), dtype=ct.int32)).item() == 0:
+        pass
+    carry = ct.load(Carry, index=(i,), shape=(1,), memory_order=ct.MemoryOrder.ACQUIRE,
+                    memory_scope=ct.MemoryScope.DEVICE)
+    y = ct.cumsum(x, axis=0) + carry
+    ct.store(Y, index=(i,), tile=y)
+    ct.store(Carry, index=(i + 1,), tile=ct.reshape(ct.sum(x), (1,)) + carry)
+    ct.atomic_xchg(Flag, at + 1, ct.ones((1,), dtype=ct.int32))
+
+
 # ----------------------------------------------------------------------------------------------- shapes
 
 
@@ -319,6 +366,28 @@ def shifts_by_runtime_amounts(X, U, Sh, L, Ra, Rl, BN: C[int]):
     ct.store(L, index=(i,), tile=ct.bitwise_lshift(x, s))
     ct.store(Ra, index=(i,), tile=ct.bitwise_rshift(x, s))
     ct.store(Rl, index=(i,), tile=ct.bitwise_rshift(u, s.astype(ct.uint32)))
+
+
+@ct.kernel
+def float_floordiv_mod_mixed_signs(X, Y, Q, R, BN: C[int]):
+    """Python's float ``//`` and ``%`` on f32 tiles with both signs (the remainder takes the divisor's
+    sign, ``q * y + r == x``), one divisor tile per element; ragged length."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    y = ct.load(Y, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Q, index=(i,), tile=x // y)
+    ct.store(R, index=(i,), tile=x % y)
+
+
+@ct.kernel
+def int8_cumsum_wraps_bool_argmax(X, M, S, A, BN: C[int]):
+    """Per row: the int8 running sum (wrapping at 8 bits, as ``addi`` on i8) and the first true
+    position of a bool row by ``argmax`` (0 when none; ragged N, padded false)."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(S, index=(r, 0), tile=ct.cumsum(x, axis=1))
+    m = ct.load(M, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(A, index=(r,), tile=ct.argmax(m, axis=1).astype(ct.int32))
 
 
 @ct.kernel
@@ -483,6 +552,17 @@ _add("distinct_count_presence_xchg", distinct_count_presence_xchg,
      [((300,), I32), ((500,), I32), ((1,), I32), 128], (3,), "simt", outputs=(1, 2))
 _add("last_program_reduces_partials", last_program_reduces_partials,
      [((1000,), F32), ((8,), F32), ((1,), I32), ((1,), F32), 128, 8], (8,), "simt", outputs=(1, 2, 3))
+_add("atomic_max_min_uint32_int64", atomic_max_min_uint32_int64,
+     [((300,), U32), ((300,), I32), ((7,), U32), ((7,), U32), ((300,), I64), ((7,), I64), 128], (3,), "simt",
+     outputs=(2, 3, 5))
+_add("atomic_add_f16_and_f64_tables", atomic_add_f16_and_f64_tables,
+     [((300,), F32), ((300,), I32), ((9,), F16), ((9,), "float64"), 128], (3,), "simt", outputs=(2, 3))
+_add("chained_scan_flag_lookback", chained_scan_flag_lookback,
+     [((300,), F32), ((300,), F32), ((4,), F32), ((4,), I32), 128], (3,), "simt", outputs=(1, 2, 3))
+_add("float_floordiv_mod_mixed_signs", float_floordiv_mod_mixed_signs,
+     [((300,), F32), ((300,), F32), ((300,), F32), ((300,), F32), 128], (3,), "simt", outputs=(2, 3))
+_add("int8_cumsum_wraps_bool_argmax", int8_cumsum_wraps_bool_argmax,
+     [((5, 100), I8), ((5, 100), "bool_"), ((5, 100), I8), ((5,), I32), 128], (5,), "simt", outputs=(2, 3))
 _add("permute_4d_odd_tile_larger", permute_4d_odd_tile_larger, [((3, 5, 7, 2), F16), ((7, 3, 2, 5), F16)], (1,),
      "simt", outputs=(1,))
 _add("broadcast_3d_odd_unit_dims", broadcast_3d_odd_unit_dims,
