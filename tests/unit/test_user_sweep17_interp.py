@@ -373,6 +373,72 @@ def test_bool_rows_any_all_count():
     np.testing.assert_array_equal(out[3], x.sum(1))
 
 
+def test_reduce_custom_xor_and_absmax_index():
+    x = _f((6, 100))
+    x[1, [10, 60]] = [-7.0, 7.0]  # |x| tie: the smaller index
+    x[2, 99] = 9.0
+    k = RNG.integers(0, 2 ** 32, (6, 100), dtype=np.int64).astype(np.uint32)
+    out = run("reduce_custom_xor_and_absmax_index", {0: x, 1: k})
+    np.testing.assert_array_equal(out[2], np.bitwise_xor.reduce(k, axis=1))
+    np.testing.assert_array_equal(out[3], np.argmax(np.abs(x), 1))
+
+
+def test_scan_custom_cummax_and_suffix_min():
+    x = _f((5, 100))
+    out = run("scan_custom_cummax_and_suffix_min", {0: x})
+    np.testing.assert_array_equal(out[1], np.maximum.accumulate(x, 1))
+    np.testing.assert_array_equal(out[2], np.minimum.accumulate(x[:, ::-1], 1)[:, ::-1])
+
+
+def test_unsigned_and_wide_conversions():
+    u = RNG.integers(0, 2 ** 32, 300, dtype=np.int64).astype(np.uint32)
+    u[:3] = [2 ** 31, 2 ** 32 - 1, 2 ** 31 + 1]
+    f = _f(300, scale=3e9)
+    f[:5] = [np.nan, -1.0, 5e9, 4294967295.0, 2147483648.5]
+    lw = RNG.integers(-2 ** 40, 2 ** 40, 300, dtype=np.int64)
+    lw[:4] = [65504, 65520, -70000, 2 ** 31 + 5]
+    d = RNG.standard_normal(300) * 1e39
+    d[:3] = [3.5e38, -1e300, 1e-50]
+    q = RNG.integers(0, 2 ** 64, 300, dtype=np.uint64)
+    q[0] = 2 ** 63 + 2 ** 11
+    out = run("unsigned_and_wide_conversions", {0: u, 1: f, 2: lw, 3: d, 4: q})
+    np.testing.assert_array_equal(out[5], u.astype(np.float32))
+    t = np.trunc(np.nan_to_num(_d(f), nan=0.0))
+    np.testing.assert_array_equal(out[6], np.clip(t, 0, 2 ** 32 - 1).astype(np.uint32))
+    np.testing.assert_array_equal(out[7], lw.astype(np.float16))  # rounding to nearest, past 65504: inf
+    np.testing.assert_array_equal(out[8], d.astype(np.float32))
+    np.testing.assert_array_equal(out[9], _wrap(lw, 32))
+    np.testing.assert_array_equal(out[10], q.astype(np.float64))
+
+
+def test_argmax_int64_argmin_uint32_rows():
+    lw = RNG.integers(-2 ** 40, 2 ** 40, (5, 100), dtype=np.int64)
+    lw[0, [3, 70]] = 2 ** 41  # a tie: the first
+    lw[1] = -2 ** 40
+    lw[1, 99] = -2 ** 33
+    u = RNG.integers(2 ** 31, 2 ** 32, (5, 100), dtype=np.int64).astype(np.uint32)
+    u[2, 50] = 5  # the one value below 2**31: the unsigned minimum
+    out = run("argmax_int64_argmin_uint32_rows", {0: lw, 1: u})
+    np.testing.assert_array_equal(out[2], np.argmax(lw, 1))
+    np.testing.assert_array_equal(out[3], np.argmin(u, 1))
+
+
+def test_middle_axis_reductions_4d():
+    x = _f((3, 5, 7, 2))
+    out = run("middle_axis_reductions_4d", {0: x})
+    _close(out[1], _d(x).sum(2, keepdims=True))
+    np.testing.assert_array_equal(out[2], x.max(1))
+
+
+def test_scalar_flag_where_cat_extract():
+    x = _f((14, 100))
+    for flag in (0, 3):
+        out = run("scalar_flag_where_cat_extract", {0: x, 3: flag})
+        y = x if flag else -x
+        np.testing.assert_array_equal(out[1], y)
+        np.testing.assert_array_equal(out[2], 2 * y[1::2])
+
+
 # ----------------------------------------------------------------------------------------------- row lengths
 
 

@@ -418,6 +418,93 @@ def bool_rows_any_all_count(X, Any, All, Cnt, BN: C[int]):
     ct.store(Cnt, index=(r,), tile=ct.sum(x, axis=1))
 
 
+@ct.kernel
+def reduce_custom_xor_and_absmax_index(X, K, V, I, BN: C[int]):
+    """User combiners through ``ct.reduce``: a uint32 xor checksum of each row of ``K`` (0 is the
+    identity, so the zero padding is harmless), and ``(|x|, index)`` pairs reduced to the largest
+    ``|x|`` with the smallest index among ties (identity ``(-1, 2**31 - 1)``; padded lanes -1).
+    Ragged N."""
+    r = ct.bid(0)
+    n = X.shape[1]
+    k = ct.load(K, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(V, index=(r,), tile=ct.reduce(k, axis=1, func=lambda a, b: a ^ b, identity=0).astype(ct.uint32))
+    cols = ct.arange(BN, dtype=ct.int32)[None, :]
+    a = ct.where(cols < n, ct.abs(ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ZERO)), -1.0)
+
+    def pick(v0, i0, v1, i1):
+        take1 = (v1 > v0) | ((v1 == v0) & (i1 < i0))
+        return ct.where(take1, v1, v0), ct.where(take1, i1, i0)
+
+    _, best = ct.reduce((a, cols), axis=1, func=pick, identity=(-1.0, 2147483647))
+    ct.store(I, index=(r,), tile=best)
+
+
+@ct.kernel
+def scan_custom_cummax_and_suffix_min(X, Mx, Mn, BN: C[int]):
+    """``ct.scan`` with user combiners: the running maximum of each f32 row (identity -inf) and the
+    running minimum from the right (``reverse=True``, identity +inf; the +inf padding sits past the
+    row's end, so the reversed scan starts there).  Ragged N."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=NEG_INF)
+    ct.store(Mx, index=(r, 0), tile=ct.scan(x, axis=1, func=lambda a, b: ct.maximum(a, b), identity=-float("inf")))
+    y = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ct.PaddingMode.POS_INF)
+    ct.store(Mn, index=(r, 0), tile=ct.scan(y, axis=1, func=lambda a, b: ct.minimum(a, b), identity=float("inf"),
+                                            reverse=True))
+
+
+@ct.kernel
+def unsigned_and_wide_conversions(U, F, L, D, Q, UF, FU, LH, DF, LI, QD, BN: C[int]):
+    """Conversions at the edges of the unsigned and 64-bit types: uint32 -> f32 (values past 2**31),
+    f32 -> uint32 (negatives and NaN 0, past 2**32 the maximum), int64 -> f16 (past 65504: inf),
+    f64 -> f32 (past 3.4e38: inf), int64 -> int32 (wraps), uint64 -> f64 (past 2**63); ragged."""
+    i = ct.bid(0)
+    ct.store(UF, index=(i,), tile=ct.load(U, index=(i,), shape=(BN,), padding_mode=ZERO).astype(ct.float32))
+    ct.store(FU, index=(i,), tile=ct.load(F, index=(i,), shape=(BN,), padding_mode=ZERO).astype(ct.uint32))
+    wide = ct.load(L, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(LH, index=(i,), tile=wide.astype(ct.float16))
+    ct.store(DF, index=(i,), tile=ct.load(D, index=(i,), shape=(BN,), padding_mode=ZERO).astype(ct.float32))
+    ct.store(LI, index=(i,), tile=wide.astype(ct.int32))
+    ct.store(QD, index=(i,), tile=ct.load(Q, index=(i,), shape=(BN,), padding_mode=ZERO).astype(ct.float64))
+
+
+@ct.kernel
+def argmax_int64_argmin_uint32_rows(L, U, A, B, BN: C[int]):
+    """Per row: ``argmax`` of int64 values past 2**32 (ties: the first) and ``argmin`` of uint32 values
+    at and past 2**31 (unsigned order), the padding made harmless by ``where`` (ragged N)."""
+    r = ct.bid(0)
+    n = L.shape[1]
+    valid = ct.arange(BN, dtype=ct.int32)[None, :] < n
+    big = ct.load(L, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(A, index=(r,), tile=ct.argmax(ct.where(valid, big, -(2 ** 62)), axis=1).astype(ct.int32))
+    u = ct.load(U, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(B, index=(r,), tile=ct.argmin(ct.where(valid, u, ct.full((1, BN), 2 ** 32 - 1, dtype=ct.uint32)),
+                                           axis=1).astype(ct.int32))
+
+
+@ct.kernel
+def middle_axis_reductions_4d(X, S, M):
+    """A ``(3, 5, 7, 2)`` f32 array in one ``(4, 8, 8, 2)`` tile: the sum over axis 2 with ``keepdims``
+    stored into ``(3, 5, 1, 2)`` and the maximum over axis 1 (-inf padding) stored into ``(3, 7, 2)``."""
+    x = ct.load(X, index=(0, 0, 0, 0), shape=(4, 8, 8, 2), padding_mode=ZERO)
+    ct.store(S, index=(0, 0, 0, 0), tile=ct.sum(x, axis=2, keepdims=True))
+    y = ct.load(X, index=(0, 0, 0, 0), shape=(4, 8, 8, 2), padding_mode=NEG_INF)
+    ct.store(M, index=(0, 0, 0), tile=ct.max(y, axis=1))
+
+
+@ct.kernel
+def scalar_flag_where_cat_extract(X, Y, Z, flag: int, BN: C[int]):
+    """A runtime flag as a 0-d condition broadcast by ``ct.where`` over a 2-D tile (``x`` or ``-x``),
+    then the two halves of a ``(2, BN)`` tile ``cat``-ed along axis 1 into ``(1, 2 * BN)`` and the
+    second half ``extract``-ed back (ragged columns)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i, 0), shape=(2, BN), padding_mode=ZERO)
+    on = ct.full((), flag, dtype=ct.int32) != 0
+    y = ct.where(on, x, -x)
+    ct.store(Y, index=(i, 0), tile=y)
+    both = ct.cat((ct.extract(y, (0, 0), shape=(1, BN)), ct.extract(y, (1, 0), shape=(1, BN))), axis=1)
+    ct.store(Z, index=(i, 0), tile=ct.extract(both, (0, 1), shape=(1, BN)) * 2.0)
+
+
 # ----------------------------------------------------------------------------------------------- row lengths
 
 
@@ -563,6 +650,20 @@ _add("float_floordiv_mod_mixed_signs", float_floordiv_mod_mixed_signs,
      [((300,), F32), ((300,), F32), ((300,), F32), ((300,), F32), 128], (3,), "simt", outputs=(2, 3))
 _add("int8_cumsum_wraps_bool_argmax", int8_cumsum_wraps_bool_argmax,
      [((5, 100), I8), ((5, 100), "bool_"), ((5, 100), I8), ((5,), I32), 128], (5,), "simt", outputs=(2, 3))
+_add("reduce_custom_xor_and_absmax_index", reduce_custom_xor_and_absmax_index,
+     [((6, 100), F32), ((6, 100), U32), ((6,), U32), ((6,), I32), 128], (6,), "simt", outputs=(2, 3))
+_add("scan_custom_cummax_and_suffix_min", scan_custom_cummax_and_suffix_min,
+     [((5, 100), F32), ((5, 100), F32), ((5, 100), F32), 128], (5,), "simt", outputs=(1, 2))
+_add("unsigned_and_wide_conversions", unsigned_and_wide_conversions,
+     [((300,), U32), ((300,), F32), ((300,), I64), ((300,), "float64"), ((300,), "uint64"), ((300,), F32),
+      ((300,), U32), ((300,), F16), ((300,), F32), ((300,), I32), ((300,), "float64"), 128], (3,), "simt",
+     outputs=(5, 6, 7, 8, 9, 10))
+_add("argmax_int64_argmin_uint32_rows", argmax_int64_argmin_uint32_rows,
+     [((5, 100), I64), ((5, 100), U32), ((5,), I32), ((5,), I32), 128], (5,), "simt", outputs=(2, 3))
+_add("middle_axis_reductions_4d", middle_axis_reductions_4d,
+     [((3, 5, 7, 2), F32), ((3, 5, 1, 2), F32), ((3, 7, 2), F32)], (1,), "simt", outputs=(1, 2))
+_add("scalar_flag_where_cat_extract", scalar_flag_where_cat_extract,
+     [((14, 100), F32), ((14, 100), F32), ((7, 100), F32), 0, 128], (7,), "simt", outputs=(1, 2))
 _add("permute_4d_odd_tile_larger", permute_4d_odd_tile_larger, [((3, 5, 7, 2), F16), ((7, 3, 2, 5), F16)], (1,),
      "simt", outputs=(1,))
 _add("broadcast_3d_odd_unit_dims", broadcast_3d_odd_unit_dims,
