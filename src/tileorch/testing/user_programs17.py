@@ -159,6 +159,20 @@ def distinct_count_presence_xchg(X, Seen, Count, BN: C[int]):
 
 
 @ct.kernel
+def compaction_by_lane_atomic_slots(X, Y, Count, BN: C[int]):
+    """Stream compaction without a scan: every kept lane takes its own output slot by an
+    ``atomic_add`` of 1 on the one counter (all lanes of the tile at index 0: each must get a
+    distinct old value), then scatters its value there (order unspecified; ragged length)."""
+    i = ct.bid(0)
+    n = X.shape[0]
+    valid = (i * BN + ct.arange(BN, dtype=ct.int32)) < n
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    keep = valid & (x > 0)
+    slot = ct.atomic_add(Count, ct.zeros((BN,), dtype=ct.int32), ct.where(keep, 1, 0))
+    ct.scatter(Y, slot, x, mask=keep)
+
+
+@ct.kernel
 def last_program_reduces_partials(X, Partial, Ticket, Total, BN: C[int], BP: C[int]):
     """Single-pass sum with a ticket (CUB's "last block" pattern): each program stores its partial
     sum, then takes a ticket with ``atomic_add`` (acquire-release); the program holding the last
@@ -323,6 +337,17 @@ def e5m2_saturate_roundtrip(X, Q, R, Q4, BN: C[int]):
     ct.store(Q, index=(i,), tile=q)
     ct.store(R, index=(i,), tile=q.astype(ct.float16))
     ct.store(Q4, index=(i,), tile=q.astype(ct.float8_e4m3fn))
+
+
+@ct.kernel
+def e5m2_to_small_integers_saturating(Q, A, B, Cc, BN: C[int]):
+    """fp8 e5m2 values (up to +-57344, inf and NaN bytes included) to int8, uint8 and int16 by
+    ``astype``: truncation toward zero, saturating (inf to the extremes, NaN 0); ragged length."""
+    i = ct.bid(0)
+    q = ct.load(Q, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(A, index=(i,), tile=q.astype(ct.int8))
+    ct.store(B, index=(i,), tile=q.astype(ct.uint8))
+    ct.store(Cc, index=(i,), tile=q.astype(ct.int16))
 
 
 @ct.kernel
@@ -664,6 +689,10 @@ _add("middle_axis_reductions_4d", middle_axis_reductions_4d,
      [((3, 5, 7, 2), F32), ((3, 5, 1, 2), F32), ((3, 7, 2), F32)], (1,), "simt", outputs=(1, 2))
 _add("scalar_flag_where_cat_extract", scalar_flag_where_cat_extract,
      [((14, 100), F32), ((14, 100), F32), ((7, 100), F32), 0, 128], (7,), "simt", outputs=(1, 2))
+_add("compaction_by_lane_atomic_slots", compaction_by_lane_atomic_slots,
+     [((300,), F32), ((300,), F32), ((1,), I32), 128], (3,), "simt", outputs=(1, 2))
+_add("e5m2_to_small_integers_saturating", e5m2_to_small_integers_saturating,
+     [((256,), "float8_e5m2"), ((256,), I8), ((256,), "uint8"), ((256,), I16), 128], (2,), "simt", outputs=(1, 2, 3))
 _add("permute_4d_odd_tile_larger", permute_4d_odd_tile_larger, [((3, 5, 7, 2), F16), ((7, 3, 2, 5), F16)], (1,),
      "simt", outputs=(1,))
 _add("broadcast_3d_odd_unit_dims", broadcast_3d_odd_unit_dims,
