@@ -151,6 +151,15 @@ def test_compaction_by_lane_atomic_slots():
     assert np.isnan(out[1][n:]).all()
 
 
+def test_joint_histogram_2d_atomic():
+    a = RNG.integers(0, 5, 300).astype(np.int32)
+    b = RNG.integers(0, 6, 300).astype(np.int32)  # column 6 stays 0
+    out = run("joint_histogram_2d_atomic", {0: a, 1: b, 2: np.zeros((5, 7), np.int32)})
+    want = np.zeros((5, 7), np.int64)
+    np.add.at(want, (a, b), 1)
+    np.testing.assert_array_equal(out[2], want)
+
+
 def test_last_program_reduces_partials():
     x = _f(1000)
     out = run("last_program_reduces_partials", {0: x, 2: np.zeros(1, np.int32)})

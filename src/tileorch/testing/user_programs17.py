@@ -173,6 +173,19 @@ def compaction_by_lane_atomic_slots(X, Y, Count, BN: C[int]):
 
 
 @ct.kernel
+def joint_histogram_2d_atomic(A, B, H, BN: C[int]):
+    """A joint histogram of two int32 label arrays into the int32 ``H[a, b]`` by ``atomic_add`` with a
+    2-D index tuple (an int64 row index from one array, an int32 column from the other); ragged
+    length: the tail lanes add 0 at ``(0, 0)``."""
+    i = ct.bid(0)
+    n = A.shape[0]
+    valid = (i * BN + ct.arange(BN, dtype=ct.int32)) < n
+    a = ct.load(A, index=(i,), shape=(BN,), padding_mode=ZERO).astype(ct.int64)
+    b = ct.load(B, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.atomic_add(H, (a, b), ct.where(valid, 1, 0))
+
+
+@ct.kernel
 def last_program_reduces_partials(X, Partial, Ticket, Total, BN: C[int], BP: C[int]):
     """Single-pass sum with a ticket (CUB's "last block" pattern): each program stores its partial
     sum, then takes a ticket with ``atomic_add`` (acquire-release); the program holding the last
@@ -693,6 +706,8 @@ _add("compaction_by_lane_atomic_slots", compaction_by_lane_atomic_slots,
      [((300,), F32), ((300,), F32), ((1,), I32), 128], (3,), "simt", outputs=(1, 2))
 _add("e5m2_to_small_integers_saturating", e5m2_to_small_integers_saturating,
      [((256,), "float8_e5m2"), ((256,), I8), ((256,), "uint8"), ((256,), I16), 128], (2,), "simt", outputs=(1, 2, 3))
+_add("joint_histogram_2d_atomic", joint_histogram_2d_atomic,
+     [((300,), I32), ((300,), I32), ((5, 7), I32), 128], (3,), "simt", outputs=(2,))
 _add("permute_4d_odd_tile_larger", permute_4d_odd_tile_larger, [((3, 5, 7, 2), F16), ((7, 3, 2, 5), F16)], (1,),
      "simt", outputs=(1,))
 _add("broadcast_3d_odd_unit_dims", broadcast_3d_odd_unit_dims,
