@@ -330,6 +330,18 @@ def test_nan_inf_max_min_argmax():
                                            for r in x])
 
 
+def test_float_compares_with_nan_inf():
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0], np.float32)
+    x = np.repeat(specials, 6)[:36]
+    y = np.tile(specials, 6)  # every pair of the specials
+    x = np.concatenate([x, _f(264)])
+    y = np.concatenate([y, _f(264)])
+    out = run("float_compares_with_nan_inf", {0: x, 1: y})
+    with np.errstate(invalid="ignore"):
+        want = np.stack([x < y, x <= y, x > y, x >= y, x == y, x != y]).astype(np.uint8)
+    np.testing.assert_array_equal(out[2], want)
+
+
 def test_integer_overflow_wraps():
     a = RNG.integers(I32_MIN, I32_MAX, 300, dtype=np.int64).astype(np.int32)
     b = RNG.integers(I32_MIN, I32_MAX, 300, dtype=np.int64).astype(np.int32)

@@ -380,6 +380,20 @@ def nan_inf_max_min_argmax(X, Mx, Mn, MxP, Am, AmP, BN: C[int]):
 
 
 @ct.kernel
+def float_compares_with_nan_inf(X, Y, Out, BN: C[int]):
+    """The six comparisons of f32 tiles holding NaN, +-inf and signed zeros, each stored as a bool
+    row of ``Out [6, N]`` (``<``, ``<=``, ``>``, ``>=``, ``==`` false with a NaN; ``!=`` true; -0 == 0);
+    ragged length."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    y = ct.load(Y, index=(i,), shape=(BN,), padding_mode=ZERO)
+    rows = ct.cat((ct.cat(((x < y)[None, :], (x <= y)[None, :]), axis=0),
+                   ct.cat(((x > y)[None, :], (x >= y)[None, :]), axis=0)), axis=0)
+    ct.store(Out, index=(0, i), tile=rows)
+    ct.store(Out, index=(2, i), tile=ct.cat(((x == y)[None, :], (x != y)[None, :]), axis=0))
+
+
+@ct.kernel
 def integer_overflow_wraps(A, B, S32, P32, S8, P64, BN: C[int]):
     """Two's-complement wrap of int32 add and multiply, int8 add (after an int32 -> int8
     truncation) and int64 multiply, as CUDA Tile IR's ``addi`` / ``muli`` define it (no overflow
@@ -708,6 +722,8 @@ _add("e5m2_to_small_integers_saturating", e5m2_to_small_integers_saturating,
      [((256,), "float8_e5m2"), ((256,), I8), ((256,), "uint8"), ((256,), I16), 128], (2,), "simt", outputs=(1, 2, 3))
 _add("joint_histogram_2d_atomic", joint_histogram_2d_atomic,
      [((300,), I32), ((300,), I32), ((5, 7), I32), 128], (3,), "simt", outputs=(2,))
+_add("float_compares_with_nan_inf", float_compares_with_nan_inf,
+     [((300,), F32), ((300,), F32), ((6, 300), "bool_"), 128], (3,), "simt", outputs=(2,))
 _add("permute_4d_odd_tile_larger", permute_4d_odd_tile_larger, [((3, 5, 7, 2), F16), ((7, 3, 2, 5), F16)], (1,),
      "simt", outputs=(1,))
 _add("broadcast_3d_odd_unit_dims", broadcast_3d_odd_unit_dims,
