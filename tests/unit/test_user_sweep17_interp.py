@@ -134,6 +134,22 @@ def test_bucket_lists_by_xchg_heads():
     assert sorted(seen) == list(range(300))
 
 
+def test_negative_ids_dropped_by_bounds_checks():
+    ids = RNG.integers(-1, 45, 300).astype(np.int32)  # -1 and 40..44: outside the 40-entry tables
+    ids[:3] = [-1, -2 ** 31, 2 ** 31 - 1]
+    ids[3:43] = RNG.permutation(40)  # every slot written by exactly one position (the scatter's winner)
+    ids[43:][(ids[43:] >= 0) & (ids[43:] < 40)] = -1
+    src = _f(40)
+    out = run("negative_ids_dropped_by_bounds_checks", {0: ids, 1: src, 2: np.zeros(40, np.int32),
+                                                        4: np.full(40, -1, np.int32)})
+    inside = (ids >= 0) & (ids < 40)
+    np.testing.assert_array_equal(out[2], np.bincount(ids[inside], minlength=40))
+    np.testing.assert_array_equal(out[3], np.where(inside, src[np.clip(ids, 0, 39)], 0.0))
+    want = np.full(40, -1, np.int64)
+    want[ids[inside]] = np.nonzero(inside)[0]
+    np.testing.assert_array_equal(out[4], want.astype(np.int32))
+
+
 def test_distinct_count_presence_xchg():
     x = RNG.integers(0, 200, 300).astype(np.int32) * 2  # even ids below 400: the odd ones stay unseen
     out = run("distinct_count_presence_xchg", {0: x, 1: np.zeros(500, np.int32), 2: np.zeros(1, np.int32)})

@@ -145,6 +145,21 @@ def bucket_lists_by_xchg_heads(Bin, Head, Next, BN: C[int]):
 
 
 @ct.kernel
+def negative_ids_dropped_by_bounds_checks(Ids, Src, Table, G, S, BN: C[int]):
+    """Ids of -1 (padding tokens) and past the table, given straight to the bounds-checked accesses,
+    as a user relies on them: ``atomic_add`` of 1 into ``Table[id]``, ``gather`` of ``Src[id]``
+    (padding value 0 for a dropped id) and ``scatter`` of the position into ``S[id]`` (dropped), for
+    every id; ragged length (the tail's id -1 too)."""
+    i = ct.bid(0)
+    n = Ids.shape[0]
+    pos = i * BN + ct.arange(BN, dtype=ct.int32)
+    ids = ct.where(pos < n, ct.load(Ids, index=(i,), shape=(BN,), padding_mode=ZERO), -1)
+    ct.atomic_add(Table, ids, ct.full((BN,), 1, dtype=ct.int32))
+    ct.store(G, index=(i,), tile=ct.gather(Src, ids))
+    ct.scatter(S, ids, pos)
+
+
+@ct.kernel
 def distinct_count_presence_xchg(X, Seen, Count, BN: C[int]):
     """Sort-free distinct count of int32 ids: ``atomic_xchg(Seen, x, 1)`` returns 0 exactly once per
     id, those lanes are counted and added to ``Count`` by one ``atomic_add`` per program (ragged
@@ -724,6 +739,8 @@ _add("joint_histogram_2d_atomic", joint_histogram_2d_atomic,
      [((300,), I32), ((300,), I32), ((5, 7), I32), 128], (3,), "simt", outputs=(2,))
 _add("float_compares_with_nan_inf", float_compares_with_nan_inf,
      [((300,), F32), ((300,), F32), ((6, 300), "bool_"), 128], (3,), "simt", outputs=(2,))
+_add("negative_ids_dropped_by_bounds_checks", negative_ids_dropped_by_bounds_checks,
+     [((300,), I32), ((40,), F32), ((40,), I32), ((300,), F32), ((40,), I32), 128], (3,), "simt", outputs=(2, 3, 4))
 _add("permute_4d_odd_tile_larger", permute_4d_odd_tile_larger, [((3, 5, 7, 2), F16), ((7, 3, 2, 5), F16)], (1,),
      "simt", outputs=(1,))
 _add("broadcast_3d_odd_unit_dims", broadcast_3d_odd_unit_dims,
