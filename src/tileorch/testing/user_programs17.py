@@ -1,21 +1,27 @@
 """The seventeenth user sweep (session 23, issue 21: programs acceptance runs that we will not see):
 **memory-bound and non-dot programs at the edges of the element types and of the grid**, written as a
 user writes them, in the variants the earlier sweeps (:mod:`tileorch.testing.user_programs` ..
-``user_programs15``) do not hold: top-k of each row by repeated ``argmax`` with masking; segmented
-(ragged) sums and maxima over a CSR offset table (int32 and int64 offsets, empty segments); a
-histogram of per-bin minimum / maximum / count by ``atomic_min`` / ``atomic_max`` / ``atomic_add``
-over out-of-bounds-dropped indices; a float per-bin maximum by an ``atomic_cas`` retry loop on the
-bits; per-bin linked lists built by ``atomic_xchg`` of the list heads; a sort-free distinct count by
-``atomic_xchg`` into a presence table; a "last program reduces" ticket by ``atomic_add`` whose last
-holder reads the partials the other instances stored; a 4-D permute and a 3-D broadcast of odd shapes
-with tiles larger than the array in every dimension; int16 / uint16 conversions saturating from
-floats and wrapping from int32; f32 -> fp8 e5m2 (saturating) and back, e5m2 -> e4m3; NaN and
-infinities through ``max`` / ``min`` / ``argmax`` with and without ``propagate_nan``; int8 / int32 /
-int64 add and multiply wrapping; shifts by runtime amounts at and beyond the width (PTX's clamp);
-int64 index math past 2**32 feeding a gather; ``ct.where`` with row / column masks broadcast;
-odd-stride column reads by gathers; one-element tiles; a 70,001-element row summed in tiles and a
-65,536-element single tile; rows of 1 and 3 elements; one program storing six outputs of six
-dtypes; in-place updates; bool any / all per row.
+``user_programs15``) do not hold.  Selection and segments: top-k of each row by repeated ``argmax``
+with masking; segmented (ragged) sums and maxima over a CSR offset table (int32 and int64 offsets,
+empty segments).  Atomics of every kind: a histogram of per-bin minimum / maximum / count by
+``atomic_min`` / ``atomic_max`` / ``atomic_add`` (uint32 past 2**31 and int64 past 2**32 too), f16 and
+f64 ``atomic_add`` tables, a 2-D histogram by an index tuple, a float per-bin maximum by an
+``atomic_cas`` retry loop on the bits, per-bin linked lists by ``atomic_xchg`` of the list heads, a
+sort-free distinct count by ``atomic_xchg`` into a presence table, stream compaction by per-lane
+slots from one counter, ids of -1 / INT_MIN / INT_MAX / past the table through the bounds checks.
+Instances reading what others wrote: a "last program reduces" ticket and a chained scan that spins
+on its predecessor's flag.  Shapes: a 4-D permute, a 3-D broadcast and 4-D middle-axis reductions of
+odd shapes with tiles larger than the array in every dimension; one-element tiles; ``ct.where`` with
+row / column masks and a 0-d runtime flag, ``cat`` / ``extract``; odd-stride column reads by gathers;
+int64 index math past 2**32.  Element types: int16 / uint16 conversions saturating from floats and
+wrapping from int32; f32 -> fp8 e5m2 (saturating) and back, e5m2 -> e4m3, e5m2 -> int8 / uint8 / int16;
+uint32 / uint64 / int64 / f64 conversions at their edges; NaN and infinities through ``max`` / ``min``
+/ ``argmax`` (with and without ``propagate_nan``) and the six compares; int8 / int32 / int64 wrap in
+add / multiply / cumsum; shifts by runtime amounts at and beyond the width (PTX's clamp); float
+``//`` and ``%`` of both signs; ``ct.reduce`` / ``ct.scan`` with user combiners (xor, (|x|, index)
+pairs, running max, reverse running min); int64 argmax and uint32 argmin.  Row lengths: a
+70,001-element row summed in tiles, a 65,536-element single tile, rows of 1 and 3 elements.  One
+program storing six outputs of six dtypes; bool any / all per row; in-place updates.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep17_compile.py (CPU compile to PTX, ptxas without spills),
