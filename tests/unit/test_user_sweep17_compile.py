@@ -16,8 +16,7 @@ pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
 from tileorch.testing.user_programs17 import PROGRAMS  # noqa: E402
-from simt_sweep_checks import (assert_assembles_without_spills, assert_on_the_simt_path,  # noqa: E402
-                               assert_simt_sweep, compile_sweep_program)
+from simt_sweep_checks import simt_sweep_compile_tests  # noqa: E402
 
 ATOM = r"(atom|red)(\.\w+)*\.global(\.\w+)*\.{}(\.\w+)*\.(s32|u32|b32)"
 PTX_NEEDS = {
@@ -38,18 +37,5 @@ PTX_NEEDS = {
 """Per program: regular expressions its PTX must match (the idiom lowered, not refused)."""
 
 
-def test_the_sweep_has_its_programs():
-    assert_simt_sweep(PROGRAMS, 25)
-
-
-def _compile(name):
-    return compile_sweep_program(PROGRAMS, name)
-
-
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_program_compiles_on_the_simt_path(name):
-    assert_on_the_simt_path(_compile(name), name, PTX_NEEDS)
-
-
-def test_every_program_assembles_without_spills():
-    assert_assembles_without_spills(PROGRAMS, _compile, cubin=True)
+(test_the_sweep_has_its_programs, test_program_compiles_on_the_simt_path,
+ test_every_program_assembles_without_spills) = simt_sweep_compile_tests(PROGRAMS, 25, PTX_NEEDS)
