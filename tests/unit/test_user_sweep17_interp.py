@@ -520,6 +520,14 @@ def test_short_rows_softmax_width_3():
     _close(out[1], e / e.sum(1, keepdims=True), rtol=2e-3, atol=2e-3)
 
 
+def test_softmax_rows_of_2_one_per_program():
+    x = _f((37, 2), scale=3.0)
+    x[4] = [-np.inf, 1.0]
+    out = run("softmax_rows_of_2_one_per_program", {0: x})
+    e = np.exp(_d(x) - _d(x).max(1, keepdims=True))
+    _close(out[1], e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
 def test_width_one_rows_log_softmax():
     x = _f((37, 1), scale=100.0)
     x[[3, 20]] = [[-np.inf], [np.inf]]  # torch.log_softmax gives NaN for both

@@ -610,6 +610,16 @@ def short_rows_softmax_width_3(X, Y, BM: C[int], BN: C[int]):
 
 
 @ct.kernel
+def softmax_rows_of_2_one_per_program(X, Y, BN: C[int]):
+    """Softmax of f32 rows of 2 elements, one row per program (``(1, 2)`` tiles: the lowering packs
+    several such programs per warp), 37 rows."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=NEG_INF)
+    e = ct.exp(x - ct.max(x, axis=1, keepdims=True))
+    ct.store(Y, index=(r, 0), tile=e / ct.sum(e, axis=1, keepdims=True))
+
+
+@ct.kernel
 def width_one_rows_log_softmax(X, Y, BM: C[int]):
     """Log-softmax of rows of one element (always 0; -inf stays NaN as torch gives), ``BM`` rows of
     an f32 ``(R, 1)`` array per program (ragged rows)."""
@@ -787,6 +797,8 @@ _add("long_row_max_single_tile_64k", long_row_max_single_tile_64k, [((2, 65000),
      "simt", outputs=(1,))
 _add("short_rows_softmax_width_3", short_rows_softmax_width_3, [((37, 3), F16), ((37, 3), F16), 16, 4], (3,), "simt",
      outputs=(1,))
+_add("softmax_rows_of_2_one_per_program", softmax_rows_of_2_one_per_program, [((37, 2), F32), ((37, 2), F32), 2],
+     (37,), "simt", outputs=(1,))
 _add("width_one_rows_log_softmax", width_one_rows_log_softmax, [((37, 1), F32), ((37, 1), F32), 16], (3,), "simt",
      outputs=(1,))
 _add("inplace_axpby_and_relu", inplace_axpby_and_relu, [((300,), F32), ((300,), F32), 2.0, -0.5, 128], (3,), "simt",
