@@ -620,10 +620,14 @@ class Interpreter:
             lb, ub, st = ins[:3]
             act = np.nonzero(mask)[0]
             lo, hi, step = (int(x[act[0]]) for x in (lb, ub, st))
-            if any(not (x[act] == x[act[0]]).all() for x in (lb, ub, st)):
-                raise SimtError("scf.for with bounds that differ between threads")
             carried = ins[3:]
             body = op.body.blocks[0]
+            if any(not (x[act] == x[act[0]]).all() for x in (lb, ub, st)):
+                # per-thread bounds (a CTA of several programs, one per warp, each with its own trip
+                # count): each thread runs its own iterations; a barrier in the body is then under
+                # divergent control flow and raises, as it would hang on the GPU
+                env.update(zip(op.results, self._for_per_thread(body, env, mask, lb, ub, st, carried)))
+                return
             for i in range(lo, hi, step):
                 env[body.args[0]] = np.full(T, i, np.int64)
                 for a, c in zip(body.args[1:], carried):
@@ -698,6 +702,24 @@ class Interpreter:
         elt = t.element_type if isinstance(t, VectorType) else t
         floating = isinstance(elt, (Float16Type, Float32Type, Float64Type))
         return np.zeros((self.T, *lanes), _np_float(elt) if floating else np.int64)
+
+    def _for_per_thread(self, body, env, mask, lb, ub, st, carried):
+        """``scf.for`` whose bounds differ between the active threads: iteration ``k`` runs, under
+        the mask of the threads with ``lb + k * st < ub``, the body with each thread's own induction
+        value; a thread past its bound keeps its carried values.  Returns the final carried values."""
+        lb, ub, st = (np.asarray(x, np.int64) for x in (lb, ub, st))
+        if (st[mask] <= 0).any():
+            raise SimtError("scf.for with a step that is not positive")
+        trips = np.where(mask, np.maximum(0, -(-(ub - lb) // np.where(mask, st, 1))), 0)
+        carried = list(carried)
+        for k in range(int(trips.max(initial=0))):
+            live = mask & (k < trips)
+            env[body.args[0]] = lb + k * st
+            for a, c in zip(body.args[1:], carried):
+                env[a] = c
+            outs = self.block(body, env, live)
+            carried = [np.where(live.reshape(-1, *([1] * (np.ndim(o) - 1))), o, c) for o, c in zip(outs, carried)]
+        return carried
 
     def region(self, region, env, mask):
         if not region.blocks:

@@ -50,3 +50,27 @@ def assert_assembles_without_spills(programs: dict, compile_fn, cubin: bool = Fa
         if cubin:
             assert result.cubin_bytes > 0, name
         assert not result.spill_warnings(), (name, result.summary())
+
+
+def simt_sweep_compile_tests(programs: dict, at_least: int, ptx_needs: dict, cubin: bool = True):
+    """The three tests of a SIMT sweep's ``_compile`` file, for ``programs``: the table's shape
+    (:func:`assert_simt_sweep` with ``at_least``), each program on the SIMT path with the idioms of
+    ``ptx_needs`` (parametrized by name) and ptxas without spills.  A file binds them to its
+    ``test_`` names (``test_the_sweep_has_its_programs, test_program_compiles_on_the_simt_path,
+    test_every_program_assembles_without_spills = simt_sweep_compile_tests(...)``)."""
+
+    def compiled(name):
+        return compile_sweep_program(programs, name)
+
+    def test_the_sweep_has_its_programs():
+        assert_simt_sweep(programs, at_least)
+
+    @pytest.mark.parametrize("name", sorted(programs))
+    def test_program_compiles_on_the_simt_path(name):
+        assert_on_the_simt_path(compiled(name), name, ptx_needs)
+
+    def test_every_program_assembles_without_spills():
+        assert_assembles_without_spills(programs, compiled, cubin=cubin)
+
+    return test_the_sweep_has_its_programs, test_program_compiles_on_the_simt_path, \
+        test_every_program_assembles_without_spills

@@ -30,12 +30,13 @@ def _buffer(shape, dtype="float32", fill=np.nan):
 
 def spec_of(args: list) -> list:
     """The sweep's spec for ``args``: an array as ``(shape, dtype, strides in elements)``."""
-    return [(a.shape, a.dtype.name, tuple(s // a.itemsize for s in a.strides)) if isinstance(a, np.ndarray) else a
-            for a in args]
+    return [(a.shape, "bool_" if a.dtype == np.bool_ else a.dtype.name, tuple(s // a.itemsize for s in a.strides))
+            if isinstance(a, np.ndarray) else a for a in args]
 
 
 def emulate_views(kernel, name: str, args: list, grid: tuple):
-    """Compile ``kernel`` for ``args`` (numpy views, each of a C-contiguous buffer, strides positive;
+    """Compile ``kernel`` for ``args`` (numpy views, each of a C-contiguous buffer, strides non-negative: 0 for a
+    broadcast view;
     scalars and constants as they are) and run its PTX on every CTA of ``grid``; the views' buffers
     are written in place.  Returns the compiled program."""
     from tileorch.launchers import cutile as rc
@@ -56,7 +57,7 @@ def emulate_views(kernel, name: str, args: list, grid: tuple):
             buf = a if a.base is None else a.base
             while buf.base is not None:
                 buf = buf.base
-            assert buf.flags.c_contiguous and all(s > 0 for s in a.strides), name
+            assert buf.flags.c_contiguous and all(s >= 0 for s in a.strides), name
             if id(buf) not in bases:
                 bases[id(buf)] = (len(bases) + 1) << 32
                 memory.append((bases[id(buf)], buf.reshape(-1).view(np.uint8), f"arg{i}"))

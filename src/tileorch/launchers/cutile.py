@@ -574,9 +574,24 @@ def describe_signature(arguments: list[Argument]) -> str:
     return ", ".join(parts)
 
 
+def _refuse_negative_strides(arguments: list[Argument]) -> None:
+    """A ValueError naming the first array (or list item) with a negative stride: cuTile 1.7 compiles
+    no kernel for one (its own message asks for a ``stride_lower_bound_incl`` the caller of
+    ``launch`` cannot give)."""
+    for a in arguments:
+        for i, x in enumerate(a.items if isinstance(a, ListArg) else (a,) if isinstance(a, ArrayArg) else ()):
+            if any(st < 0 for st in x.strides):
+                item = f" item {i}" if isinstance(a, ListArg) else ""
+                raise ValueError(f"{_where(a.name, a.position)}{item} has strides {x.strides} (in elements): a "
+                                 "negative stride (a reversed view) is not supported by cuTile kernels; pass a "
+                                 "copy with non-negative strides (e.g. cupy.ascontiguousarray(x))")
+
+
 def export_bytecode(kernel: Any, arguments: list[Argument]) -> bytes:
-    """Tile IR bytecode of ``kernel`` for the arguments' signature (cuTile's exporter, no GPU)."""
+    """Tile IR bytecode of ``kernel`` for the arguments' signature (cuTile's exporter, no GPU).  An
+    array with a negative stride is a ValueError naming the argument (cuTile's kernels take none)."""
     _, compilation = _require_cutile()
+    _refuse_negative_strides(arguments)
     buf = io.BytesIO()
     try:
         compilation.export_kernel(kernel, [kernel_signature(arguments)], buf, gpu_code=None,

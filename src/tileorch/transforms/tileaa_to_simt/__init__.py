@@ -212,6 +212,8 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         self.threads = self.layout.threads
         self.vals: dict[SSAValue, object] = {}
         self.scratch_bytes = 0
+        self.scratch_op: Operation | None = None  # the innermost op that last raised scratch_bytes
+        self._scratch_seen = 0
         self.rematerialized = 0
         self.uniform_divisions = 0
         self._stage_end = 0
@@ -317,7 +319,10 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         new, scratch = self._run()
         if new.attributes.get(warp_programs.PROGRAMS_PER_WARP_ATTR) is not None:
             return new, scratch
-        return FunctionLowering(self.fn, self.sm)._run()
+        again = FunctionLowering(self.fn, self.sm)
+        result = again._run()
+        self.scratch_op = again.scratch_op
+        return result
 
     def _programs_per_warp(self) -> int:
         if self.threads != 32 or self.split is not None or not warp_programs.enabled():
@@ -598,6 +603,8 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         for op in list(ops):
             try:
                 self.lower_op(e, op)
+                if self.scratch_bytes > self._scratch_seen:  # (an enclosing op's call sees it recorded)
+                    self.scratch_op, self._scratch_seen = op, self.scratch_bytes
             except NotImplementedError as exc:
                 raise _unsupported(op, str(exc)) from None
             except LocatedError:
@@ -2165,7 +2172,8 @@ class ConvertNvTileaaToSimt(ModulePass):
             if interleave and store_chunks.interleave_stores(new, chunk):
                 new.attributes[store_chunks.ATTR] = IntegerAttr(chunk, i32)
             if nbytes > MAX_DYNAMIC_SMEM:
-                raise LocatedError(fn, f"{PASS}: kernel @{fn.sym_name.data} needs {nbytes} bytes of shared "
+                at = lowering.scratch_op or fn  # the user's line whose exchange needs the most
+                raise LocatedError(at, f"{PASS}: kernel @{fn.sym_name.data} needs {nbytes} bytes of shared "
                                        f"scratch (tiles exchanged through shared memory), more than the "
                                        f"{MAX_DYNAMIC_SMEM} a CTA can have: use smaller tiles")
             if nbytes > MAX_STATIC_SMEM:  # dynamic shared memory, sized at launch
