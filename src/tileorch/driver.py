@@ -37,12 +37,17 @@ if TYPE_CHECKING:
 
 SCHEDULES = ("persistent", "streamk", "dp")
 
+TIER_CLEANUP = "cse-constants"
+"""Run after ``convert-nv-tileas-to-cutlass``: its epilogue builders make one constant per use (a
+fused-epilogue GEMM: a third of the kernel's ops); one per value and block is left for the backend
+(the LLVM IR and PTX are the same: LLVM has no constant instructions)."""
+
 
 def front_passes(arch: str = "sm_90a", schedule: str = "persistent") -> str:
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
     return (f"convert-cudatile-to-tileaa{{compute_capability={arch}}},tileaa-transpose-column-major,tileas-tier,"
-            f"convert-nv-tileas-to-cutlass{{schedule={schedule}}}")
+            f"convert-nv-tileas-to-cutlass{{schedule={schedule}}},{TIER_CLEANUP}")
 
 
 def lower_to_cutlass(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent") -> None:
@@ -231,7 +236,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
 
             rerolled += flatten_remarks(module)
             rerolled += transpose_computed_operand_remarks(module)
-            run_passes(ctx, module, parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}}"))
+            run_passes(ctx, module, parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}},{TIER_CLEANUP}"))
             if not any(isinstance(f, FuncOp) for f in module.walk()):
                 from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
 
