@@ -236,7 +236,8 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
 
             rerolled += flatten_remarks(module)
             rerolled += transpose_computed_operand_remarks(module)
-            run_passes(ctx, module, parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}},{TIER_CLEANUP}"))
+            tier = f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}},{TIER_CLEANUP}"
+            run_passes(ctx, module, parse_pipeline(tier))
             if not any(isinstance(f, FuncOp) for f in module.walk()):
                 from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
 
@@ -865,7 +866,6 @@ def _lower_tile_program_verified(module: ModuleOp, ctx: Context, arch: str | Non
     return lowered, kind
 
 
-__all__ = ["ROUTES", "SCHEDULES", "CutileProgram", "TierOutput", "compile_deferred", "compile_module", "compile_program",
-           "compile_text",
-           "front_passes", "input_kind",
+__all__ = ["ROUTES", "SCHEDULES", "CutileProgram", "TierOutput", "compile_deferred", "compile_module",
+           "compile_program", "compile_text", "front_passes", "input_kind",
            "lower_program", "lower_tile_module", "lower_tileaa_program", "lower_to_cutlass"]

@@ -26,7 +26,8 @@ def _tier_output(data: bytes):
 def _constants(module) -> collections.Counter:
     from xdsl.dialects import arith
 
-    return collections.Counter((str(op.value), id(op.parent)) for op in module.walk() if isinstance(op, arith.ConstantOp))
+    return collections.Counter((str(op.value), id(op.parent)) for op in module.walk()
+                               if isinstance(op, arith.ConstantOp))
 
 
 def test_tier_output_has_one_constant_per_value_and_block_and_the_same_llvm_ir(monkeypatch):
