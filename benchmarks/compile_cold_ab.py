@@ -9,7 +9,8 @@ one of another revision).  Each input is compiled by a fresh ``tileorch compile 
 --timings`` process per tree with ``TILEORCH_CACHE=0`` and ``PYTHONPATH`` set to the tree, the two
 trees alternated ``--repeat`` times (on a shared machine, load changes hit both alike).  Per tree:
 the minimum wall seconds, the minimum CPU seconds (user + system of the process and its children:
-the code generation child, ptxas) and the ``--timings`` phases of the fastest run.  The PTX of
+the code generation child, ptxas) and the ``--timings`` phases of the fastest run; every run's
+wall and CPU seconds and the median CPU (``wall_runs``, ``cpu_runs``, ``cpu_median``).  The PTX of
 the two trees is compared on every round (a difference stops the run).  Write ``.pyc`` files
 (``PYTHONDONTWRITEBYTECODE`` unset) or every run pays for compiling the sources.
 
@@ -88,6 +89,17 @@ def tileiras_run(tileiras: str, path: Path, out: Path) -> tuple[float, float]:
     return wall, cpu
 
 
+def _note_run(best: dict, wall: float, cpu: float) -> None:
+    """One run's wall and CPU seconds into a tree's record: the minimum CPU (``cpu``), every run
+    (``wall_runs``, ``cpu_runs``) and the median CPU (``cpu_median``)."""
+    import statistics
+
+    best["cpu"] = min(best["cpu"], cpu)
+    best.setdefault("wall_runs", []).append(round(wall, 4))
+    best.setdefault("cpu_runs", []).append(round(cpu, 4))
+    best["cpu_median"] = statistics.median(best["cpu_runs"])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("before")
@@ -115,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                 for t, tree in trees.items():
                     out = Path(tmp) / f"{t}.ptx"
                     wall, cpu, phases = cold_run(tree, path, out)
-                    best[t]["cpu"] = min(best[t]["cpu"], cpu)
+                    _note_run(best[t], wall, cpu)
                     if wall < best[t]["wall"]:
                         best[t].update(wall=wall, phases=phases)
                     ptx[t] = out.read_text()
@@ -123,8 +135,8 @@ def main(argv: list[str] | None = None) -> int:
                     raise SystemExit(f"{path}: the PTX differs between the trees")
                 if with_tileiras:
                     wall, cpu = tileiras_run(args.tileiras, path, Path(tmp) / "tileiras.cubin")
+                    _note_run(best["tileiras"], wall, cpu)
                     best["tileiras"]["wall"] = min(best["tileiras"]["wall"], wall)
-                    best["tileiras"]["cpu"] = min(best["tileiras"]["cpu"], cpu)
             results[path.stem] = best
             for t, b in best.items():
                 print(f"{path.stem:22s} {t:8s} {b['wall']:6.2f} {b['cpu']:6.2f} "
@@ -132,14 +144,17 @@ def main(argv: list[str] | None = None) -> int:
             if with_tileiras:
                 ti, af = best["tileiras"], best["after"]
                 print(f"{path.stem:22s} after/tileiras: wall {af['wall'] / ti['wall']:.2f}x, "
-                      f"cpu {af['cpu'] / ti['cpu']:.2f}x", flush=True)
+                      f"cpu {af['cpu'] / ti['cpu']:.2f}x (medians: cpu {af['cpu_median'] / ti['cpu_median']:.2f}x)",
+                      flush=True)
+            print(f"{path.stem:22s} median cpu: " + ", ".join(f"{t} {b['cpu_median']:.3f}" for t, b in best.items()),
+                  flush=True)
         for shape in args.gemm:
             best = {t: {"wall": float("inf"), "cpu": float("inf"), "phases": {}} for t in trees}
             for _ in range(args.repeat):
                 cubins = {}
                 for t, tree in trees.items():
                     wall, cpu, phases, cubins[t] = gemm_run(tree, shape, Path(tmp) / f"cache-{t}")
-                    best[t]["cpu"] = min(best[t]["cpu"], cpu)
+                    _note_run(best[t], wall, cpu)
                     if wall < best[t]["wall"]:
                         best[t].update(wall=wall, phases=phases)
                 if cubins["before"] != cubins["after"]:

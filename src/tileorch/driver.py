@@ -22,7 +22,7 @@ Every decision (tier or SIMT, retiling, staging, the SIMT layout) is appended to
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from xdsl.context import Context
@@ -37,12 +37,17 @@ if TYPE_CHECKING:
 
 SCHEDULES = ("persistent", "streamk", "dp")
 
+TIER_CLEANUP = "cse-constants"
+"""Run after ``convert-nv-tileas-to-cutlass``: its epilogue builders make one constant per use (a
+fused-epilogue GEMM: a third of the kernel's ops); one per value and block is left for the backend
+(the LLVM IR and PTX are the same: LLVM has no constant instructions)."""
+
 
 def front_passes(arch: str = "sm_90a", schedule: str = "persistent") -> str:
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
     return (f"convert-cudatile-to-tileaa{{compute_capability={arch}}},tileaa-transpose-column-major,tileas-tier,"
-            f"convert-nv-tileas-to-cutlass{{schedule={schedule}}}")
+            f"convert-nv-tileas-to-cutlass{{schedule={schedule}}},{TIER_CLEANUP}")
 
 
 def lower_to_cutlass(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent") -> None:
@@ -231,7 +236,8 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
 
             rerolled += flatten_remarks(module)
             rerolled += transpose_computed_operand_remarks(module)
-            run_passes(ctx, module, parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}}"))
+            tier = f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}},{TIER_CLEANUP}"
+            run_passes(ctx, module, parse_pipeline(tier))
             if not any(isinstance(f, FuncOp) for f in module.walk()):
                 from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
 
@@ -529,6 +535,23 @@ class CutileProgram:
     """``kind == "gemm"`` compiled with ``codegen=False``: lowered through the tier (its configuration,
     operands and epilogue known: what the launcher needs to choose the tiles it runs) but with no
     PTX or cubin; the launcher compiles the configuration it runs."""
+    tier_output: TierOutput | None = field(default=None, repr=False, compare=False)
+    """A ``deferred`` program compiled in this process: the tier's lowered module, kept for
+    :func:`compile_deferred` (the same configuration in full without loading and lowering the
+    bytecode again); None once used, and on a program read back from the disk cache."""
+
+
+@dataclass
+class TierOutput:
+    """What a deferred GEMM program's tier leaves for its full compile (:func:`compile_deferred`):
+    the lowered module and its context, the kernel's name and block size, and the remarks made
+    up to the tier's end."""
+
+    module: ModuleOp
+    ctx: Context
+    kernel: str
+    threads: int
+    remarks: list[str]
 
 
 def simt_kernel_remarks(kernel) -> list[str]:
@@ -631,19 +654,15 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     programs_per_warp = attrs["tileorch.programs_per_warp"].value.data if "tileorch.programs_per_warp" in attrs else 1
     smem = attrs["tileorch.dynamic_smem"].value.data if "tileorch.dynamic_smem" in attrs else smem
     if kind == "gemm" and not codegen:  # the launcher compiles the configuration it chooses
+        tier = TierOutput(lowered, ctx, kernel.sym_name.data if kernel is not None else "", threads, list(remarks))
         remarks.append("remark: lowered through the tier only (its GEMM configuration read to choose the launch's "
                        "tiles; the chosen configuration is compiled to a cubin)")
         return CutileProgram(kind, "", None, "", 0, gemm_config, gemm_args, time.perf_counter() - start,
                              bool(record.get("epilogue_ops", False)), bool(record.get("retile_safe", True)),
                              remarks, None, single_tile=record.get("single_tile"),
-                             operand_views=record.get("views"), c_view=record.get("c_view"), deferred=True)
-    result = compile_module(lowered, ctx, arch=arch, emit="ptx", ptxas=ptxas, isolate=True, kind=kind)
-    remarks.extend(result.remarks)  # the backend's own (a dropped occupancy hint)
-    if result.ptxas is not None:
-        from tileorch.backend.ptxas import resource_remarks, wgmma_serialization_warnings
-
-        remarks.extend(resource_remarks(result.ptxas.resources))
-        remarks.extend(wgmma_serialization_warnings(result.ptxas.info + result.ptxas.messages))
+                             operand_views=record.get("views"), c_view=record.get("c_view"), deferred=True,
+                             tier_output=tier)
+    result = _backend(kind, lowered, ctx, arch, ptxas, remarks)
     return CutileProgram(kind, result.ptx, result.ptxas.cubin if result.ptxas is not None else None,
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
@@ -652,6 +671,44 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          c_view=record.get("c_view"),
                          warp_programs=warp_programs,
                          cluster_split=cluster_split, programs_per_warp=programs_per_warp)
+
+
+def _backend(kind: str, lowered: ModuleOp, ctx: Context, arch: str, ptxas: bool, remarks: list[str]):
+    """The backend's compile of a tile program's lowering (in place), its remarks added to ``remarks``."""
+    result = compile_module(lowered, ctx, arch=arch, emit="ptx", ptxas=ptxas, isolate=True, kind=kind)
+    remarks.extend(result.remarks)  # the backend's own (a dropped occupancy hint)
+    if result.ptxas is not None:
+        from tileorch.backend.ptxas import resource_remarks, wgmma_serialization_warnings
+
+        remarks.extend(resource_remarks(result.ptxas.resources))
+        remarks.extend(wgmma_serialization_warnings(result.ptxas.info + result.ptxas.messages))
+    return result
+
+
+def compile_deferred(program: CutileProgram, arch: str = "sm_90a", ptxas: bool = True) -> CutileProgram | None:
+    """The full compile of a ``deferred`` GEMM program (``compile_program(codegen=False)``) for the
+    configuration it was lowered with, from the tier output it kept (:class:`TierOutput`): the
+    program :func:`compile_program` would return for the same bytecode, schedule and override
+    (the same module through the same backend: the same PTX), without loading the bytecode and
+    running the tier a second time.  None when ``program`` kept no tier output (not deferred,
+    read back from the disk cache, or compiled in full from it already: the backend lowers the
+    module in place, so it serves once).  ``timings`` hold the backend's phases only."""
+    import time
+
+    from tileorch import timing
+    from tileorch.gc_deferral import gc_deferred
+
+    tier = getattr(program, "tier_output", None)
+    if tier is None:
+        return None
+    program.tier_output = None
+    start = time.perf_counter()
+    remarks = list(tier.remarks)
+    with timing.collect() as timer, gc_deferred():
+        result = _backend(program.kind, tier.module, tier.ctx, arch, ptxas, remarks)
+    return replace(program, ptx=result.ptx, cubin=result.ptxas.cubin if result.ptxas is not None else None,
+                   kernel=tier.kernel, threads=tier.threads, seconds=program.seconds + time.perf_counter() - start,
+                   remarks=remarks, timings=timer.as_dict(), deferred=False)
 
 
 ROUTES = {
@@ -809,6 +866,6 @@ def _lower_tile_program_verified(module: ModuleOp, ctx: Context, arch: str | Non
     return lowered, kind
 
 
-__all__ = ["ROUTES", "SCHEDULES", "CutileProgram", "compile_module", "compile_program", "compile_text",
-           "front_passes", "input_kind",
+__all__ = ["ROUTES", "SCHEDULES", "CutileProgram", "TierOutput", "compile_deferred", "compile_module",
+           "compile_program", "compile_text", "front_passes", "input_kind",
            "lower_program", "lower_tile_module", "lower_tileaa_program", "lower_to_cutlass"]

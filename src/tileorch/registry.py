@@ -43,6 +43,7 @@ PASSES: dict[str, str] = {
     "convert-index-to-llvm": "tileorch.transforms.index_to_llvm:ConvertIndexToLLVM",
     "convert-scf-while-to-cf": "tileorch.transforms.scf_while_to_cf:ConvertScfWhileToCf",
     "reconcile-unrealized-casts": "tileorch.transforms.fixpoint:ReconcileUnrealizedCasts",  # xDSL's, visiting only casts
+    "cse-constants": "tileorch.transforms.cse_constants:CseConstants",
     "lower-to-llvm": "tileorch.backend.pipeline:LowerToLLVM",
     "convert-pipeline-to-nvvm": "tileorch.transforms.pipeline_to_nvvm:ConvertPipelineToNVVM",
     "bound-barrier-waits": "tileorch.transforms.bound_waits:BoundBarrierWaits",

@@ -791,7 +791,7 @@ def test_compile_switch_between_launches_compiles_again(monkeypatch):
 
     calls = []
 
-    def fake_compile(data, name, arch, schedule, config):
+    def fake_compile(data, name, arch, schedule, config, resume=None):
         calls.append(os.environ.get("TILEORCH_MATH"))
         return SimpleNamespace(kind="simt")
 

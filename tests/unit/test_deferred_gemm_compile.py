@@ -76,7 +76,7 @@ def test_launcher_defers_then_compiles_the_kept_configuration(monkeypatch):
 
     asked = []
 
-    def fake_compile(data, name, arch, schedule, config=""):
+    def fake_compile(data, name, arch, schedule, config="", resume=None):
         asked.append((schedule, config))
         deferred = config.endswith(LOWERED_ONLY)
         return type("P", (), {"kind": "gemm", "deferred": deferred, "remarks": [], "gemm_config": None})()
@@ -94,3 +94,46 @@ def test_launcher_defers_then_compiles_the_kept_configuration(monkeypatch):
     assert rc.materialized(full, gemm, args, "sm_90a") is full
     assert rc.compiled(gemm, args, "sm_90a", "persistent", defer_gemm=True) is full  # full already: no deferral
     assert len(asked) == 2
+
+
+@pytest.mark.parametrize("name", ["gemm", "linear_gelu"])
+def test_compile_deferred_continues_from_the_kept_tier_output(name):
+    """``compile_deferred`` compiles a deferred program in full from the module its tier lowered:
+    the same program as a full compile of the bytecode (PTX, kernel, block size, remarks), and
+    only once (the backend lowers the module in place)."""
+    from tileorch.driver import compile_deferred, compile_program
+    from tileorch.testing import dot_programs
+
+    spec = GEMM_SPEC if name == "gemm" else [((256, 128), "bfloat16"), ((256, 128), "bfloat16"), ((256,), "bfloat16"),
+                                             ((256, 256), "bfloat16"), 128, 128, 64]
+    data = _bytecode(getattr(dot_programs, name), spec)
+    full = compile_program(data, name, ptxas=False)
+    lowered = compile_program(data, name, ptxas=False, codegen=False)
+    assert lowered.deferred and lowered.tier_output is not None
+    resumed = compile_deferred(lowered, ptxas=False)
+    assert resumed is not None and not resumed.deferred and lowered.tier_output is None
+    assert resumed.ptx == full.ptx and resumed.ptx.count("wgmma.mma_async") > 0
+    assert (resumed.kernel, resumed.threads, resumed.remarks) == (full.kernel, full.threads, full.remarks)
+    assert (resumed.gemm_config, resumed.gemm_args, resumed.epilogue_ops) == (full.gemm_config, full.gemm_args,
+                                                                                full.epilogue_ops)
+    assert not any(k.startswith(("parse", "tile-program")) for k in resumed.timings), resumed.timings
+    assert compile_deferred(lowered, ptxas=False) is None and compile_deferred(full, ptxas=False) is None
+
+
+def test_materialized_compiles_from_the_deferred_programs_tier_output(tmp_path, monkeypatch):
+    """The launcher's full compile of a deferred program goes through ``compile_deferred`` (no
+    second load of the bytecode) and is cached on disk as a full compile is."""
+    from tileorch import driver
+    from tileorch.launchers import cutile_programs as cp
+    from tileorch.testing.dot_programs import gemm
+
+    monkeypatch.setenv("TILEORCH_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TILEORCH_CACHE", "1")
+    data = _bytecode(gemm, GEMM_SPEC)
+    deferred = cp._compile_program(data, "gemm", "sm_90a", "persistent", cp.LOWERED_ONLY)
+    calls = []
+    monkeypatch.setattr(driver, "compile_program", lambda *a, **k: calls.append(a) or pytest.fail("compiled again"))
+    full = cp._compile_program(data, "gemm", "sm_90a", "persistent", "", resume=deferred)
+    assert not full.deferred and "wgmma.mma_async" in full.ptx and not calls
+    again = cp._compile_program(data, "gemm", "sm_90a", "persistent", "")
+    assert type(again).__name__ == "CachedProgram" and again.ptx == full.ptx

@@ -75,7 +75,7 @@ def test_the_cutile_launchers_export_and_compile_run_deferred(thresholds, monkey
         seen["export"] = gc.get_threshold()
         return b"bytecode"
 
-    def compile_fails(data, name, arch, schedule, config=""):
+    def compile_fails(data, name, arch, schedule, config="", resume=None):
         seen["compile"] = gc.get_threshold()
         raise ValueError("stand-in compile error")
 

@@ -754,7 +754,7 @@ def clear_caches() -> None:
 
 
 def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, config: str = "",
-             defer_gemm: bool = False) -> _Compiled:
+             defer_gemm: bool = False, resume: Any = None) -> _Compiled:
     """Bytecode and the compiled program for these arguments, through the in-process caches
     (``config``: the tile override of ``convert-nv-tileas-to-cutlass``).  ``defer_gemm``: a program
     the tier compiles to a GEMM is only lowered through the tier (``program.deferred``: its
@@ -762,7 +762,9 @@ def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, c
     first launch that retiles the program does not also generate and assemble the program's own tiles.  Before exporting the
     bytecode (cuTile's front end: the most of a relaunch in a new process), the on-disk cache is
     asked by the kernel's source identity (:func:`source_cache_key`): a program compiled by an
-    earlier process for the same source, signature and options is read without exporting."""
+    earlier process for the same source, signature and options is read without exporting.
+    ``resume``: the deferred program of the same options, whose kept tier output a full compile
+    continues from (:func:`tileorch.launchers.cutile_programs._compile_program`)."""
     fn = kernel  # the @ct.kernel object: its function and compiler options (num_ctas, occupancy, ...)
     sig = signature_key(arguments)
     asked = (schedule, config)
@@ -785,7 +787,8 @@ def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, c
                     data = _bytecode[(fn, sig)] = export_bytecode(kernel, arguments)
                 note_exported(kernel)  # what cuTile's front end read (it keeps that for the process)
             with gc_deferred():  # the compiler's imports on the first compile of a process, then the compile
-                program = _compile_program(data, f"<cuTile kernel {kernel_name(kernel)}>", arch, schedule, config)
+                program = _compile_program(data, f"<cuTile kernel {kernel_name(kernel)}>", arch, schedule, config,
+                                           resume=resume)
             if source_key is not None:
                 _write_index(source_key, data, arch, schedule, config)
             why = why or "the program was not in the cache under the kernel's source identity"
@@ -800,10 +803,12 @@ def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, c
 
 def materialized(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str) -> _Compiled:
     """``entry`` itself, or, for a GEMM program compiled with ``defer_gemm`` (lowered through the tier
-    only), the same program (schedule and tile override) compiled in full."""
+    only), the same program (schedule and tile override) compiled in full: from the tier output the
+    deferred program kept when it was compiled in this process (no second load and lowering of the
+    bytecode)."""
     if not getattr(entry.program, "deferred", False):
         return entry
-    return compiled(kernel, arguments, arch, *entry.asked)
+    return compiled(kernel, arguments, arch, *entry.asked, resume=entry.program)
 
 
 def warps_per_cta(programs_x: int, most: int, sms: int, registers: int) -> int:
@@ -1221,6 +1226,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
             entry = compiled(kernel, arguments, arch, chosen_schedule, ld_config)
     elif ld_config:
         entry = compiled(kernel, arguments, arch, cfg.schedule, ld_config)
+    if getattr(program, "tier_output", None) is not None and (entry is None or entry.program is not program):
+        program.tier_output = None  # another configuration runs: the deferred program's lowering is not needed
     if entry is not None:
         entry = materialized(entry, kernel, arguments, arch)  # the program's own tiles, kept: compiled in full
         _warn_slow_path(entry, kernel, refusals=False)  # the kernel that runs: its ptxas warnings

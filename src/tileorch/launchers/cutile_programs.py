@@ -115,10 +115,14 @@ def _write_cached(key: str, program: Any) -> None:
     cache.store(key, {"kind": "cutile", "program": record}, files)
 
 
-def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: str = "") -> Any:
+def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: str = "", resume: Any = None) -> Any:
     """compile_program, through the content-addressed disk cache (:mod:`tileorch.cache`;
     ``TILEORCH_CACHE=0`` turns it off): a relaunch in a new process reads the cubin, no compiler
-    import.  Without ptxas the PTX is kept (not cached) and the driver JIT-compiles it on load."""
+    import.  Without ptxas the PTX is kept (not cached) and the driver JIT-compiles it on load.
+    ``resume``: the deferred program of the same bytecode, schedule and ``config`` (compiled with
+    :data:`LOWERED_ONLY`): on a miss its kept tier output is compiled in full
+    (``tileorch.driver.compile_deferred``: the bytecode is not loaded and lowered again) when it
+    has one."""
     from tileorch import cache
 
     # the key's ptxas (memoised on disk); the compile asks backend.ptxas itself on a miss
@@ -138,7 +142,13 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: s
         if lowered_only:
             extra["codegen"] = False
         missing = ptxas_missing()
-        program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=not missing, **extra)
+        program = None
+        if resume is not None and not lowered_only:
+            from tileorch.driver import compile_deferred
+
+            program = compile_deferred(resume, arch, ptxas=not missing)
+        if program is None:
+            program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=not missing, **extra)
     if missing and not getattr(program, "deferred", False):  # said once per program (a PerformanceWarning at its first launch, _warn_slow_path)
         program.remarks = [*(program.remarks or []),
                            f"warning: {missing}: the CUDA driver JIT-compiles the PTX when the program is loaded "

@@ -1,0 +1,85 @@
+"""``cse-constants``: one ``arith.constant`` per value, type and block (MLIR's ``cse``, for
+constants only).
+
+The TileAS tier's epilogue builders make a constant per use (they move ops between blocks while
+they build, so a constant shared early could end up not dominating a use): a fused-epilogue GEMM
+left ``convert-nv-tileas-to-cutlass`` with 2516 ``arith.constant`` ops of 117 distinct values
+per block (``linear_gelu_bf16``, 128x128 tiles: a third of its ops), and every later pass, the
+final verification and the LLVM translation walked each of them.  Once the kernel is built, this
+pass keeps the first constant of each (value, type) of a block and gives its uses to the later
+ones, which it erases: the first is earlier in the same block, so it dominates everything the
+later one did.  LLVM IR has no constant instructions (a constant is an operand), so neither the
+LLVM IR nor the PTX changes.
+
+Only integer and float constants without discardable attributes are merged, keyed by the
+attribute's class, its value (a float by its bits: ``0.0`` and ``-0.0``, NaN payloads stay apart)
+and its type; any other constant (a dense tile, an attribute this pass does not know) is left as
+it is.  Blocks are taken one at a time; no constant moves between blocks or regions.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
+from xdsl.ir import Block, Operation
+from xdsl.passes import ModulePass
+
+
+def constant_key(op: arith.ConstantOp) -> tuple | None:
+    """What makes two constants interchangeable: (attribute class, value or its bits, type), or
+    None for a constant this pass leaves alone."""
+    if op.attributes:
+        return None
+    attr = op.value
+    if isinstance(attr, IntegerAttr):
+        return IntegerAttr, attr.value.data, attr.type
+    if isinstance(attr, FloatAttr):
+        return FloatAttr, struct.pack("<d", attr.value.data), attr.type
+    return None
+
+
+def share_block_constants(block: Block) -> int:
+    """Merge the equal constants of ``block`` (not of blocks nested in it) into the first of each;
+    returns how many were erased."""
+    first: dict[tuple, arith.ConstantOp] = {}
+    erased = 0
+    op = block.first_op
+    while op is not None:
+        following = op.next_op
+        if type(op) is arith.ConstantOp:
+            key = constant_key(op)
+            if key is not None:
+                kept = first.setdefault(key, op)
+                if kept is not op:
+                    op.result.replace_all_uses_with(kept.result)
+                    block.erase_op(op)
+                    erased += 1
+        op = following
+    return erased
+
+
+def cse_constants(root: Operation) -> int:
+    """:func:`share_block_constants` on every block under ``root``; returns the constants erased."""
+    erased = 0
+    stack = list(root.regions)
+    while stack:
+        region = stack.pop()
+        for block in region.blocks:
+            erased += share_block_constants(block)
+            for op in block.ops:
+                stack.extend(op.regions)
+    return erased
+
+
+@dataclass(frozen=True)
+class CseConstants(ModulePass):
+    """One ``arith.constant`` per value, type and block (:func:`cse_constants`)."""
+
+    name = "cse-constants"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        cse_constants(op)

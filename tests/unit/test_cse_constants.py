@@ -1,0 +1,48 @@
+"""``cse-constants`` after the TileAS tier (issue 22): a fused-epilogue GEMM's kernel keeps one
+constant per value, type and block, and its LLVM IR is the same as without the pass (LLVM IR has
+no constant instructions), so the PTX cannot change."""
+
+from __future__ import annotations
+
+import collections
+import importlib.util
+
+import pytest
+
+HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
+pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
+
+SPEC = [((256, 128), "bfloat16"), ((256, 128), "bfloat16"), ((256,), "bfloat16"), ((256, 256), "bfloat16"),
+        128, 128, 64]
+
+
+def _tier_output(data: bytes):
+    from tileorch.driver import compile_program
+
+    program = compile_program(data, "linear_gelu", ptxas=False, codegen=False)
+    return program.tier_output
+
+
+def _constants(module) -> collections.Counter:
+    from xdsl.dialects import arith
+
+    return collections.Counter((str(op.value), id(op.parent)) for op in module.walk()
+                               if isinstance(op, arith.ConstantOp))
+
+
+def test_tier_output_has_one_constant_per_value_and_block_and_the_same_llvm_ir(monkeypatch):
+    from tileorch import driver
+    from tileorch.testing.dot_programs import linear_gelu
+    from tileorch.testing.export import cutile_bytecode
+
+    data = cutile_bytecode(linear_gelu, SPEC)
+    shared = _tier_output(data)
+    monkeypatch.setattr(driver, "TIER_CLEANUP", "reconcile-unrealized-casts")  # the tier without the pass
+    per_use = _tier_output(data)
+    monkeypatch.undo()
+    before, after = _constants(per_use.module), _constants(shared.module)
+    assert sum(before.values()) > 2 * sum(after.values())  # the epilogue's constants, one per use before
+    assert max(after.values()) == 1 and max(before.values()) > 1
+    ir = [driver.compile_module(t.module, t.ctx, arch="sm_90a", emit="llvm", kind="gemm").llvm_ir
+          for t in (per_use, shared)]
+    assert "fmul" in ir[0] and ir[0] == ir[1]
