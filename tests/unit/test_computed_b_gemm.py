@@ -310,7 +310,10 @@ def test_a_times_a_per_row_vector_loaded_before_the_loop():
     s4._check(c, _a_ref(a.astype(np.float32) * s[:, None], b), 2e-3, 2e-3)
 
 
-def test_relu_of_a():
+@pytest.mark.parametrize("switch", ["", "staged"])
+def test_relu_of_a(switch, monkeypatch):
+    """``relu(a) @ b``: A computed as WGMMA's register A (default) or staged (``staged``); the remark says which."""
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", switch)
     a = RNG.standard_normal((128, 192)).astype(np.float16)
     b = RNG.standard_normal((192, 128)).astype(np.float16)
     c = s4._s3_gemm("relu_a", {0: a, 1: b})[2]
@@ -319,8 +322,12 @@ def test_relu_of_a():
     (remark,) = [r for r in prog.remarks if "dot operand A computed in the K loop" in r]
     line = relu_a._annotated_function.pyfunc.__code__.co_firstlineno + 6  # the `a = ct.maximum(...)` line
     assert remark.startswith(f"{cbp.__file__}:{line}:"), remark
-    assert "(maxf of an f16 tile)" in remark and "not WGMMA's register A operand" in remark
-    assert prog.gemm_config.a_raw == "f16" and not prog.gemm_config.b_raw
+    assert "(maxf of an f16 tile)" in remark
+    assert ("not WGMMA's register A operand" in remark) == bool(switch), remark
+    assert ("WGMMA's register A operand: the producer TMA-loads the raw 64x64 tile (8192 bytes, 128-byte "
+            "swizzle)" in remark) == (not switch), remark
+    assert ("(B operand tiles, raw A tiles)" in remark) == (not switch), remark
+    assert prog.gemm_config.a_raw == "f16" and not prog.gemm_config.b_raw and prog.gemm_config.a_regs == (not switch)
 
 
 def test_int8_activations_dequantized_on_two_warp_groups():
