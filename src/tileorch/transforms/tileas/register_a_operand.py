@@ -5,7 +5,7 @@ The GEMM tier's default for a computed A whose raw tile is stored ``[M, K]`` wit
 (``GemmConfig.a_raw_swizzle``), and each consumer thread reads only its own elements of it in the
 layout of the m64k16 A fragment, evaluates the program's ops on them in registers
 (:class:`~tileorch.transforms.tileas.operand_prologue.OperandLowering`), packs them pairwise to the
-operand type and hands the four registers of each K step to ``wgmma.mma_async`` with A from registers
+operand type (:func:`~tileorch.transforms.tileas.pack16.pack16_exact`: values already of that type by their bits) and hands the four registers of each K step to ``wgmma.mma_async`` with A from registers
 (:class:`~tileorch.dialects.nvvm_payload.WgmmaMmaAsyncRegisterAOp`).  No A operand tile in shared
 memory, no generic-proxy writes, fence or named barrier for A.  ``TILEORCH_COMPUTED_OPERAND=staged``
 (or the staged A's own switch ``rows``) keeps the staged path
@@ -30,7 +30,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.atoms import DynamicSmemOp
 from tileorch.transforms.tileas.epilogue import Coord, KernelEnv
-from tileorch.transforms.tileas.pack16 import pack16
+from tileorch.transforms.tileas.pack16 import pack16_exact
 
 RAW_OFFSET = "araw_rs_off"
 """The name of the kernel builder's value holding a stage's raw A offset in a register-A K step."""
@@ -134,7 +134,7 @@ def compute_register_a(fn: func.FuncOp, dk, cfg, args: list[SSAValue], grid: lis
                     low.element = raw_element(e, words[x * res // 4], x, res, elt)
                     out.append(low.at(pro.top, coords))
                 # packed after the previous K step's WGMMAs retired (they read these registers): kept there
-                slots[j][q].results[0].replace_all_uses_with(pack16(pk, out[0], out[1], cfg.dtype, volatile=True))
+                slots[j][q].results[0].replace_all_uses_with(pack16_exact(pk, out[0], out[1], cfg.dtype))
         head_ops = list(head_block.ops)
         _move_before(pre_block, kloop)
         _move_before(head_block, body.first_op)  # K-indexed vectors: before the consumer's wait
