@@ -435,12 +435,13 @@ def _wgmma_steps(k: _Kernel, acc: SSAValue, da_stage: SSAValue, db_stage: SSAVal
         "layoutA": nvp.MMALayoutAttr(layout_a), "layoutB": nvp.MMALayoutAttr(layout_b),
     }
     for j in range(steps):
-        db = _named(_add(db_stage, kb[j]), f"db{j}")
-        if frags is not None:
+        if frags is not None:  # A from registers
+            db = _named(_add(db_stage, kb[j]), f"db{j}")
             acc = nvp.WgmmaMmaAsyncRegisterAOp(frags[j], db, acc, cfg.tile_n, ta, layout_b).results[0]
             _named(acc, f"d{j}")
             continue
         da = _named(_add(da_stage, ka[j]), f"da{j}")
+        db = _named(_add(db_stage, kb[j]), f"db{j}")
         acc = nvp.WgmmaMmaAsyncOp.build(operands=[[acc], da, db], result_types=[k.t.acc],
                                         properties=dict(properties)).results[0]
         _named(acc, f"d{j}")
