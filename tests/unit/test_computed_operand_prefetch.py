@@ -121,11 +121,12 @@ def test_pairs_pack_f16_products_as_bits(monkeypatch):
 
 
 @pytest.mark.parametrize("name,switch", [("gamma_ragged", "prefetch"), ("gamma_ragged", "prefetch,staged"),
-                                         ("gamma_ragged_128", "prefetch,pairs,rows")])
+                                         ("gamma_ragged_128", "prefetch,pairs,rows"), ("gamma_ragged_128", "")])
 def test_prefetched_loop_pipeline_is_proved(tmp_path, monkeypatch, name, switch):
     """``tileorch check`` of the lowered kernel with the carried vectors (and, with ``rows``, each consumer
-    warp group's own transform barrier): the producer's fills, the consumers' waits, releases and named
-    barriers, for every trip count."""
+    warp group's own transform barrier; by default A as WGMMA's register A, each consumer warp group
+    releasing the previous stage after ``wait_group 0`` in the next K step): the producer's fills, the
+    consumers' waits, releases and named barriers, for every trip count."""
     monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", switch)
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import load as load_protocols
@@ -140,6 +141,8 @@ def test_prefetched_loop_pipeline_is_proved(tmp_path, monkeypatch, name, switch)
     assert kind == "gemm"
     text = str(module)
     assert text.count("scf.for") >= 1
+    # the register A (default): each consumer warp group releases the previous stage after wait_group 0
+    assert ("nvvm.wgmma.mma_async_reg_a" in text) == ("staged" not in switch and "rows" not in switch)
     path = tmp_path / "kernel.mlir"
     path.write_text(text)
     protocols, errors = load_protocols(str(path), None, 3)

@@ -1,8 +1,8 @@
 """A dot's A operand computed in the K loop as WGMMA's register A (``tileas/register_a_operand.py``, the default;
 ``TILEORCH_COMPUTED_OPERAND=staged`` keeps the staged A): ragged programs on the PTX emulator against numpy
 float64 with NaN-prefilled outputs (f16 raw tiles swizzled by their 128-byte K rows, int8 ones by their 64-byte
-rows, one and two consumer warp groups), the kernel's shape in the PTX, ptxas without spills, ``tileorch check``
-of the changed K step.  Needs cuda-tile."""
+rows, one and two consumer warp groups), the kernel's shape in the PTX, ptxas without spills (``tileorch check`` of
+the changed K step: tests/unit/test_computed_operand_prefetch.py).  Needs cuda-tile."""
 
 from __future__ import annotations
 
@@ -113,29 +113,3 @@ def test_staged_switch_keeps_the_staged_a(monkeypatch):
     assert "bar.sync \t3, 256;" in prog.ptx and "}, {%r" not in prog.ptx
     (remark,) = [r for r in prog.remarks if "dot operand A computed in the K loop" in r]
     assert "not WGMMA's register A operand: TILEORCH_COMPUTED_OPERAND asks for the staged path" in remark
-
-
-def test_register_a_pipeline_is_proved(tmp_path):
-    """``tileorch check`` of the lowered kernel: the producer's fills (B and A's raw tile), each consumer warp
-    group's wait, its release of the previous stage after ``wait_group 0`` in the next K step, for every trip
-    count; no named barrier left between the consumers' K steps."""
-    from tileorch.analysis.explore import check
-    from tileorch.analysis.extract import load as load_protocols
-    from tileorch.driver import lower_program
-    from tileorch.frontend.cutile import load
-    from tileorch.registry import make_context
-    from tileorch.testing.export import cutile_bytecode
-
-    p = PROGRAMS["rega_gamma_128"]
-    ctx = make_context()
-    kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), "k", ctx), ctx, "sm_90a")
-    assert kind == "gemm"
-    text = str(module)
-    assert "nvvm.wgmma.mma_async_reg_a" in text and "barrier_id = 3" not in text
-    path = tmp_path / "kernel.mlir"
-    path.write_text(text)
-    protocols, errors = load_protocols(str(path), None, 3)
-    assert not errors and protocols
-    for proto in protocols:
-        result = check(proto)
-        assert result.ok, result.violation
