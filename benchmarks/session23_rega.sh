@@ -18,7 +18,7 @@ PROGRAMS=${PROGRAMS:-rmsnorm_gamma_gemm_f16,relu_a_gemm_f16,a8_dequant_gemm_f16,
 for variant in default staged; do
   env $([ "$variant" = staged ] && echo TILEORCH_COMPUTED_OPERAND=staged) timeout ${TILE_TIMEOUT:-45} \
     python3 benchmarks/tile_programs.py --out "$S/tile_$variant" --iters 20 --sizes 4096x4096x4096 \
-    --programs "$PROGRAMS" 2>&1 | tee "$S/tile_programs_$variant.log" | grep -v "^{" | tail -n 7
+    --programs "$PROGRAMS" 2>&1 | tee "$S/tile_programs_$variant.log" | grep -v "^{" | tail -n 8
 done
 timeout ${TEST_TIMEOUT:-55} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 8 \
   tests/gpu/test_register_a_gpu.py "tests/gpu/test_computed_b_gpu.py::test_relu_a" \
