@@ -27,6 +27,9 @@ PROGRAMS = {
                                                  ((M - 80, N), "float32"), 64, 64, 64], (2, 3), "gemm", "", "", (3,)),
     "rega_a8_128": UserProgram(a8_dequant, [((M, K), "int8"), ((K, N), "float16"), ((M, N), "float32"), 0.05,
                                             128, 128, 64], (2, 2), "gemm", "", "", (2,)),
+    # bf16 (compiled and assembled here; bf16 WGMMA is not emulated: tests/gpu/test_register_a_gpu.py runs it)
+    "rega_gamma_bf16_128": UserProgram(a_times_gamma, [((M, K), "bfloat16"), ((K,), "bfloat16"), ((K, N), "bfloat16"),
+                                                       ((M, N), "float32"), 128, 128, 64], (2, 2), "gemm", "", "", (3,)),
     "rega_relu_64": UserProgram(relu_a, [((M - 80, K), "float16"), ((K, N), "float16"), ((M - 80, N), "float32"),
                                          64, 64, 64], (2, 3), "gemm", "", "", (2,)),
 }
@@ -95,6 +98,9 @@ def test_register_a_kernel_shape_and_ptxas():
     assert ptx.count("}, {%r") == 2 * 4  # each WGMMA's A: four registers
     assert "st.shared" not in ptx and "fence.proxy.async" not in ptx and "bar.sync \t3," not in ptx
     assert "cvt.rn.f16x2.f32" not in ptx  # f16 products: their bits
+    bf16 = _compile("rega_gamma_bf16_128")
+    assert bf16.gemm_config.a_regs and bf16.ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16") == 8
+    assert bf16.ptx.count("cvt.rn.bf16x2.f32") == 2 * 16  # bf16 products through f32: one rounding per pair
     from tileorch.backend.ptxas import ptxas_available, run_ptxas, spilled
 
     if not ptxas_available():
