@@ -15,6 +15,7 @@ ct = pytest.importorskip("cuda.tile")
 import test_user_sweep4_emulated as s4  # noqa: E402
 
 from tileorch.testing.computed_b_programs import a8_dequant, a_times_gamma, relu_a  # noqa: E402
+from tileorch.testing.user_programs11 import mm_fp8_a_widened_to_f16  # noqa: E402
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
 
 RNG = np.random.default_rng(2323)
@@ -27,6 +28,9 @@ PROGRAMS = {
                                                  ((M - 80, N), "float32"), 64, 64, 64], (2, 3), "gemm", "", "", (3,)),
     "rega_a8_128": UserProgram(a8_dequant, [((M, K), "int8"), ((K, N), "float16"), ((M, N), "float32"), 0.05,
                                             128, 128, 64], (2, 2), "gemm", "", "", (2,)),
+    "rega_fp8_128x64": UserProgram(mm_fp8_a_widened_to_f16, [((M, K), "float8_e4m3fn"), ((K, N), "float16"),
+                                                            ((M, N), "float16"), 128, 64, 64], (2, 3), "gemm", "", "",
+                                   (2,)),
     # bf16 (compiled and assembled here; bf16 WGMMA is not emulated: tests/gpu/test_register_a_gpu.py runs it)
     "rega_gamma_bf16_128": UserProgram(a_times_gamma, [((M, K), "bfloat16"), ((K,), "bfloat16"), ((K, N), "bfloat16"),
                                                        ((M, N), "float32"), 128, 128, 64], (2, 2), "gemm", "", "", (3,)),
@@ -75,6 +79,18 @@ def test_int8_activations_as_register_a_ragged():
     prog = _compile("rega_a8_128")
     assert prog.gemm_config.a_regs and prog.gemm_config.a_raw_swizzle == 64
     assert prog.ptx.count("ld.shared.b16") == 2 * 16  # 16 per K step in each consumer warp group's loop
+
+
+def test_fp8_activations_widened_as_register_a_ragged():
+    """e4m3 ``A`` widened to f16 (``astype``): 64-byte raw K rows, each fp8 pair converted exactly in registers."""
+    import ml_dtypes
+
+    q = (RNG.standard_normal((M, K)) * 4).astype(ml_dtypes.float8_e4m3fn)
+    b = RNG.standard_normal((K, N)).astype(np.float16)
+    c = s4._s3_gemm("rega_fp8_128x64", {0: q, 1: b})[2]
+    s4._check(c, _f16(q.astype(np.float32)) @ b.astype(np.float64), 2e-2, 2e-3)  # an f16 output
+    prog = _compile("rega_fp8_128x64")
+    assert prog.gemm_config.a_regs and prog.gemm_config.a_raw == "e4m3" and prog.gemm_config.a_raw_swizzle == 64
 
 
 def test_relu_as_register_a_ragged():
