@@ -348,7 +348,8 @@ def _raw_b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SS
 
 
 def _raw_a_loads(k: _Kernel, a_off: SSAValue, kc: SSAValue, m0: SSAValue, fb: SSAValue, tl: SSAValue) -> None:
-    """TMA loads of a computed A's raw tile (``cfg.a_raw``), unswizzled, at ``cfg.a_raw_offset`` in the
+    """TMA loads of a computed A's raw tile (``cfg.a_raw``), unswizzled (a register A's: swizzled by its K row,
+    ``cfg.a_raw_swizzle``, in the host's tensor map), at ``cfg.a_raw_offset`` in the
     stage: K-major A ``[M, K]`` one box of ``tile_m`` rows x ``tile_k`` raw elements; M-major A
     ``[K, M]`` ``tile_m / 64`` boxes of ``tile_k`` K rows x 64 raw elements, box j at
     ``+ tile_k * 64 * raw bytes * j``."""

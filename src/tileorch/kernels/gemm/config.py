@@ -157,7 +157,7 @@ class GemmConfig:
 
     a_raw: str = ""
     """A is computed in the kernel from a tile of this element type (:data:`RAW_DTYPES`), as a computed
-    B (:attr:`b_raw`): each stage also holds A's raw tile (unswizzled, :attr:`a_raw_stage_bytes`,
+    B (:attr:`b_raw`): each stage also holds A's raw tile (unswizzled unless :attr:`a_regs`, :attr:`a_raw_stage_bytes`,
     after B's), the consumer warp groups write the A operand tile from it (``%araw_off`` /
     ``%aop_off``) before the same fence and named barrier :data:`TRANSFORM_BARRIER`.  One CTA per
     cluster; the A operand stays in shared memory (the WGMMA's descriptor form) unless :attr:`a_regs`."""
