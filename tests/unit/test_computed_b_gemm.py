@@ -310,7 +310,10 @@ def test_a_times_a_per_row_vector_loaded_before_the_loop():
     s4._check(c, _a_ref(a.astype(np.float32) * s[:, None], b), 2e-3, 2e-3)
 
 
-def test_relu_of_a():
+@pytest.mark.parametrize("switch", ["", "staged"])
+def test_relu_of_a(switch, monkeypatch):
+    """``relu(a) @ b``: A computed as WGMMA's register A (default) or staged (``staged``); the remark says which."""
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", switch)
     a = RNG.standard_normal((128, 192)).astype(np.float16)
     b = RNG.standard_normal((192, 128)).astype(np.float16)
     c = s4._s3_gemm("relu_a", {0: a, 1: b})[2]
@@ -319,8 +322,12 @@ def test_relu_of_a():
     (remark,) = [r for r in prog.remarks if "dot operand A computed in the K loop" in r]
     line = relu_a._annotated_function.pyfunc.__code__.co_firstlineno + 6  # the `a = ct.maximum(...)` line
     assert remark.startswith(f"{cbp.__file__}:{line}:"), remark
-    assert "(maxf of an f16 tile)" in remark and "not WGMMA's register A operand" in remark
-    assert prog.gemm_config.a_raw == "f16" and not prog.gemm_config.b_raw
+    assert "(maxf of an f16 tile)" in remark
+    assert ("not WGMMA's register A operand" in remark) == bool(switch), remark
+    assert ("WGMMA's register A operand: the producer TMA-loads the raw 64x64 tile (8192 bytes, 128-byte "
+            "swizzle)" in remark) == (not switch), remark
+    assert ("(B operand tiles, raw A tiles)" in remark) == (not switch), remark
+    assert prog.gemm_config.a_raw == "f16" and not prog.gemm_config.b_raw and prog.gemm_config.a_regs == (not switch)
 
 
 def test_int8_activations_dequantized_on_two_warp_groups():
@@ -343,8 +350,12 @@ def test_a_times_gamma_loaded_per_k_step():
     s4._check(c, (a * g[None, :]).astype(np.float64) @ b.astype(np.float64), 2e-3, 2e-3)
 
 
-def test_a_and_b_computed_in_one_kernel():
-    """``relu(a) @ (w.astype(f16) * s[n])^T``: both raw tiles in each stage, one fence and barrier for both."""
+@pytest.mark.parametrize("switch", ["", "staged"])
+def test_a_and_b_computed_in_one_kernel(switch, monkeypatch):
+    """``relu(a) @ (w.astype(f16) * s[n])^T``: both raw tiles in each stage; by default A is WGMMA's register A
+    (no A operand tile: B's operand and raw tiles, A's raw tile), with ``staged`` A's operand tile too and one
+    fence and barrier for both."""
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", switch)
     a = RNG.standard_normal((128, 192)).astype(np.float16)
     w = RNG.integers(-128, 128, (128, 192)).astype(np.int8)
     s = (RNG.random(128) * 0.02 + 0.001).astype(np.float16)
@@ -352,7 +363,9 @@ def test_a_and_b_computed_in_one_kernel():
     wq = (w.astype(np.float16) * s[:, None]).astype(np.float64)
     s4._check(c, np.maximum(a.astype(np.float64), 0) @ wq.T, 3e-3, 3e-3)
     cfg = _compile("a_and_b_computed").gemm_config
-    assert cfg.a_raw == "f16" and cfg.b_raw == "s8" and cfg.stage_bytes == 16384 * 2 + 8192 + 16384
+    a_tile = 16384 if switch else 0  # 128 x 64 f16
+    assert cfg.a_raw == "f16" and cfg.b_raw == "s8" and cfg.a_regs == (not switch)
+    assert cfg.stage_bytes == a_tile + 16384 + 8192 + 16384  # + B's operand tile, B's raw (s8), A's raw (f16)
 
 
 def _refusal(name):

@@ -53,11 +53,12 @@ def _f16_round(x):
     return np.asarray(x, np.float32).astype(np.float16).astype(np.float64)
 
 
-@pytest.mark.parametrize("switch", ["prefetch", "prefetch,pairs"])
+@pytest.mark.parametrize("switch", ["prefetch", "prefetch,staged", "prefetch,pairs,staged"])
 def test_a_times_gamma_prefetched_ragged(switch, monkeypatch):
     """``(a * gamma[k]) @ b`` with gamma of K tile ``kt + 1`` loaded in step ``kt``: every K tile's product
     uses its own gamma (a step-shifted carry would pair K tile ``kt`` with ``gamma`` of ``kt +- 1``), the
-    ragged last K tile's padding stays zero."""
+    ragged last K tile's padding stays zero; A as WGMMA's register A (default) or staged."""
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", switch)
     a = RNG.standard_normal((M, K)).astype(np.float16)
     g = (RNG.random(K) * 1.5 + 0.25).astype(np.float16)
     b = RNG.standard_normal((K, N)).astype(np.float16)
@@ -92,10 +93,11 @@ def test_group_scales_prefetched_ragged_n():
     s4._check(c, a.astype(np.float64) @ _f16_round(w.astype(np.float32) * np.repeat(s, 128, axis=0)), 2e-3, 2e-3)
 
 
-def test_gamma_loads_before_the_loop_and_one_step_ahead():
+def test_gamma_loads_before_the_loop_and_one_step_ahead(monkeypatch):
     """Each consumer thread's 4 units of a 64x64 A tile share one 8-column K slice: 8 gamma loads per K step,
     once before each consumer warp group's K loop (K tile 0) and once in it (K tile kt + 1); the loop
-    carries the 8 values.  ptxas: no spill."""
+    carries the 8 values (the staged A).  ptxas: no spill."""
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "prefetch,staged")
     prog = _compile("gamma_ragged")
     assert prog.kind == "gemm" and prog.gemm_config.a_raw == "f16", prog.remarks
     loads = prog.ptx.count("ld.global.b16")
@@ -110,19 +112,21 @@ def test_gamma_loads_before_the_loop_and_one_step_ahead():
 
 def test_pairs_pack_f16_products_as_bits(monkeypatch):
     """``pairs``: the f16 products ``a * gamma`` are the operand's values themselves: packed by their bits
-    (no ``cvt.rn.f16x2.f32``); the PTX differs from ``prefetch`` alone only there."""
-    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "prefetch,pairs")
+    (no ``cvt.rn.f16x2.f32``) in the staged A; the PTX differs from ``prefetch`` alone only there."""
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "prefetch,pairs,staged")
     prog = _compile("gamma_ragged")
     assert prog.kind == "gemm", prog.remarks
     assert "cvt.rn.f16x2.f32" not in prog.ptx
     assert prog.ptx.count("ld.global.b16") == 2 * 8
 
 
-@pytest.mark.parametrize("name,switch", [("gamma_ragged", "prefetch"), ("gamma_ragged_128", "prefetch,pairs,rows")])
+@pytest.mark.parametrize("name,switch", [("gamma_ragged", "prefetch"), ("gamma_ragged", "prefetch,staged"),
+                                         ("gamma_ragged_128", "prefetch,pairs,rows"), ("gamma_ragged_128", "")])
 def test_prefetched_loop_pipeline_is_proved(tmp_path, monkeypatch, name, switch):
     """``tileorch check`` of the lowered kernel with the carried vectors (and, with ``rows``, each consumer
-    warp group's own transform barrier): the producer's fills, the consumers' waits, releases and named
-    barriers, for every trip count."""
+    warp group's own transform barrier; by default A as WGMMA's register A, each consumer warp group
+    releasing the previous stage after ``wait_group 0`` in the next K step): the producer's fills, the
+    consumers' waits, releases and named barriers, for every trip count."""
     monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", switch)
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import load as load_protocols
@@ -137,6 +141,8 @@ def test_prefetched_loop_pipeline_is_proved(tmp_path, monkeypatch, name, switch)
     assert kind == "gemm"
     text = str(module)
     assert text.count("scf.for") >= 1
+    # the register A (default): each consumer warp group releases the previous stage after wait_group 0
+    assert ("nvvm.wgmma.mma_async_reg_a" in text) == ("staged" not in switch and "rows" not in switch)
     path = tmp_path / "kernel.mlir"
     path.write_text(text)
     protocols, errors = load_protocols(str(path), None, 3)

@@ -166,10 +166,11 @@ EXPECT = {  # configuration fields the operands call for
     # vectors read by the computed B (per output channel before the loop; a group's scale row per K step)
     "linear_w8a16_channel_scale_f16": {"dtype": "f16", "b_raw": "s8", "b_major": "k", "cluster_m": 1},
     "gemm_w8a16_group128_f16": {"dtype": "f16", "b_raw": "s8", "b_major": "n", "cluster_m": 1, "tile_k": 64},
-    # A computed in the K loop: its raw tile after B's in each stage (GemmConfig.a_raw)
-    "relu_a_gemm_f16": {"dtype": "f16", "a_raw": "f16", "b_raw": "", "cluster_m": 1},
-    "a8_dequant_gemm_f16": {"dtype": "f16", "a_raw": "s8", "cluster_m": 1},
-    "rmsnorm_gamma_gemm_f16": {"dtype": "f16", "a_raw": "f16", "cluster_m": 1},
+    # A computed in the K loop: its raw tile after B's in each stage (GemmConfig.a_raw), WGMMA's register A
+    # operand (a_regs; the raw K row's swizzle: 128 bytes of f16, 64 of int8)
+    "relu_a_gemm_f16": {"dtype": "f16", "a_raw": "f16", "b_raw": "", "cluster_m": 1, "a_regs": True},
+    "a8_dequant_gemm_f16": {"dtype": "f16", "a_raw": "s8", "cluster_m": 1, "a_regs": True},
+    "rmsnorm_gamma_gemm_f16": {"dtype": "f16", "a_raw": "f16", "cluster_m": 1, "a_regs": True},
 }
 WGMMA = {  # the instruction the integer programs must run
     "linear_i8_i32": "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8",

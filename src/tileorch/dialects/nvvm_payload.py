@@ -770,6 +770,59 @@ class WgmmaMmaAsyncOp(IRDLOperation):
         return op
 
 
+@irdl_op_definition
+class WgmmaMmaAsyncRegisterAOp(IRDLOperation):
+    """``D = A * B + D`` on one warp group with A from registers: ``wgmma.mma_async m64nNk16`` of 16-bit
+    inputs (``typeAB``: f16 or bf16, f32 accumulator), A the thread's four i32 registers of the A
+    fragment (each two ``typeAB`` values, the lower column in the low half; the m64k16 fragment is the
+    layout of an m64n16 accumulator's eight values packed pairwise), B from shared memory through its
+    descriptor (``layoutB``: ``col`` K-major, ``row`` N-major).  Lowered to inline asm with the
+    accumulator registers tied.  The registers must be written before the ``wgmma.fence`` that
+    precedes the instruction.
+
+    ``nvvm.wgmma.mma_async_reg_a %a0, %a1, %a2, %a3, %descB, %acc {n = 128 : i64, typeAB = .., layoutB = ..}
+    : !llvm.struct<..> -> !llvm.struct<..>``"""
+
+    @property
+    def a_fragment(self) -> list[SSAValue]:
+        """The four A registers in order."""
+        return [self.a0, self.a1, self.a2, self.a3]
+
+    name = "nvvm.wgmma.mma_async_reg_a"
+    a0 = operand_def(I32)
+    a1 = operand_def(I32)
+    a2 = operand_def(I32)
+    a3 = operand_def(I32)
+    descriptorB = operand_def(I64)
+    inouts = operand_def(LLVMStructType)
+    results_ = result_def(LLVMStructType)
+    n = prop_def(IntegerAttr)
+    typeAB = prop_def(WGMMATypeAttr)
+    layoutB = prop_def(MMALayoutAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$a0 `,` $a1 `,` $a2 `,` $a3 `,` $descriptorB `,` $inouts attr-dict `:` type($inouts) `->` type($results_)"
+
+    def __init__(self, a_fragment, desc_b, acc, n: int, type_ab: WGMMAType, layout_b: MMALayout):
+        acc = SSAValue.get(acc)
+        super().__init__(operands=[*a_fragment, desc_b, acc], result_types=[acc.type],
+                         properties={"n": IntegerAttr(n, 64), "typeAB": WGMMATypeAttr(type_ab),
+                                     "layoutB": MMALayoutAttr(layout_b)})
+
+    def verify_(self) -> None:
+        n, t = self.n.value.data, self.typeAB.data
+        if t not in (WGMMAType.F16, WGMMAType.BF16):
+            raise VerifyException(f"a register A operand is f16 or bf16 here, got {t}")
+        if not (8 <= n <= 256 and n % 8 == 0):
+            raise VerifyException(f"n must be a multiple of 8 in [8, 256], got {n}")
+        want = accumulator_size(n, WGMMAType.F32)
+        fields = list(self.inouts.type.types)
+        if len(fields) != want or any(f != Float32Type() for f in fields):
+            raise VerifyException(f"the accumulator must be a struct of {want} f32 (m64n{n}), got {self.inouts.type}")
+        if self.results_.type != self.inouts.type:
+            raise VerifyException("accumulator and result types must be equal")
+
+
 # --------------------------------------------------------------------------- stmatrix, PDL
 
 
@@ -971,6 +1024,7 @@ PAYLOAD_OPS = [
     CpAsyncBulkTensorPrefetchOp,
     PrefetchOp,
     WgmmaMmaAsyncOp,
+    WgmmaMmaAsyncRegisterAOp,
     MmaSyncOp,
     LdMatrixOp,
     StMatrixOp,

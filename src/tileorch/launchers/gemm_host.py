@@ -349,11 +349,11 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
         return encode_tensor_map(ptr, dtype, dims, row_bytes, box, swizzle)
 
     a_raw = getattr(cfg, "a_raw", "")
-    if a_raw:  # a computed A: its raw array in unswizzled boxes (GemmConfig.a_raw)
+    if a_raw:  # a computed A: its raw array in boxes unswizzled, or swizzled by their row (GemmConfig.a_raw_swizzle)
         ra = ESIZE[a_raw]
         dims, row_bytes = ((k, m), (k * ra,)) if cfg.a_major == "k" else ((m, k), (m * ra,))
         box = (cfg.a_raw_chunk_columns, cfg.tile_m if cfg.a_major == "k" else cfg.tile_k)
-        tma_a = tmap(a_ptr, a_raw, dims, row_bytes, box, "A", 0)
+        tma_a = tmap(a_ptr, a_raw, dims, row_bytes, box, "A", getattr(cfg, "a_raw_swizzle", 0))
     elif cfg.a_major == "k":
         tma_a = tmap(a_ptr, cfg.dtype, (k, m), (k * es,), (cfg.tile_k, cfg.tile_m), "A", cfg.k_row_bytes)
     else:  # A stored [K, M]: 64 M x tile_k K boxes

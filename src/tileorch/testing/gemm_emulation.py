@@ -50,9 +50,9 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
             if getattr(cfg, "b_raw", ""):  # a computed B's raw tile: unswizzled boxes (GemmConfig.b_raw)
                 emu.tmaps[emu.params[1]].update(rows=cfg.tile_k if cfg.b_major == "n" else cfg.tile_n,
                                                 box=cfg.raw_chunk_columns, swizzle=0)
-            if getattr(cfg, "a_raw", ""):  # a computed A's raw tile: unswizzled boxes (GemmConfig.a_raw)
+            if getattr(cfg, "a_raw", ""):  # a computed A's raw tile: unswizzled boxes, or GemmConfig.a_raw_swizzle
                 emu.tmaps[emu.params[0]].update(rows=cfg.tile_m if cfg.a_major == "k" else cfg.tile_k,
-                                                box=cfg.a_raw_chunk_columns, swizzle=0)
+                                                box=cfg.a_raw_chunk_columns, swizzle=getattr(cfg, "a_raw_swizzle", 0))
             emu.run()
             errors += emu.errors
     return errors

@@ -87,6 +87,10 @@ def lowerings() -> dict:
     def _wgmma(op, e):
         return e.add(wgmma_inline_asm(op, e)).results[0]
 
+    @lowering(P.WgmmaMmaAsyncRegisterAOp)
+    def _wgmma_reg_a(op, e):
+        return e.add(wgmma_register_a_inline_asm(op, e)).results[0]
+
     @lowering(P.LdMatrixOp)
     def _ldmatrix(op, e):
         return e.call(f"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x{op.num.value.data}.b16", [op.ptr], op.res.type)
@@ -167,3 +171,29 @@ def wgmma_inline_asm(op: P.WgmmaMmaAsyncOp, e) -> llvm.InlineAsmOp:
             fields.append(e.add(llvm.ExtractValueOp(position(i), op.inouts, ftype)).results[0])
     return llvm.InlineAsmOp(text, constraints, [op.descriptorA, op.descriptorB, *fields],
                             [op.results_.type], has_side_effects=True)
+
+
+def wgmma_register_a_asm_text(op: P.WgmmaMmaAsyncRegisterAOp) -> tuple[str, str]:
+    """(PTX template, constraints) of one ``wgmma.mma_async`` with A from registers: ``$0..$(N/2-1)`` the
+    f32 accumulator (tied to the inputs after the descriptor), then the four A registers and B's
+    descriptor; scale-d 1, no operand negation, ``imm-trans-b`` from ``layoutB`` (register A has no
+    transpose)."""
+    n = op.n.value.data
+    regs = P.accumulator_size(n, P.WGMMAType.F32)
+    t = op.typeAB.data.value
+    tb = int(op.layoutB.data == P.MMALayout.ROW)
+    outs = ", ".join(f"${i}" for i in range(regs))
+    a = ", ".join(f"${regs + i}" for i in range(4))
+    text = ("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+            f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{outs}}}, {{{a}}}, ${regs + 4}, p, 1, 1, {tb};\n}}")
+    constraints = ",".join(["=f"] * regs + ["r"] * 4 + ["l"] + [str(i) for i in range(regs)])
+    return text, constraints
+
+
+def wgmma_register_a_inline_asm(op: P.WgmmaMmaAsyncRegisterAOp, e) -> llvm.InlineAsmOp:
+    text, constraints = wgmma_register_a_asm_text(op)
+    ftype = op.inouts.type.types.data[0]
+    fields = [e.add(llvm.ExtractValueOp(position(i), op.inouts, ftype)).results[0]
+              for i in range(P.accumulator_size(op.n.value.data, P.WGMMAType.F32))]
+    return llvm.InlineAsmOp(text, constraints, [*op.a_fragment, op.descriptorB, *fields], [op.results_.type],
+                            has_side_effects=True)

@@ -63,6 +63,10 @@ module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32:
     // B given N-major (layout row) sets imm-trans-b; f16 inputs.
     // CHECK: wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 1;
     %d2 = nvvm.wgmma.mma_async %da, %db, %d1, <m = 64, n = 16, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+    // A from registers (four 32-bit registers of f16 pairs; no imm-trans-a), B N-major
+    // CHECK: wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
+    %fi0 = llvm.bitcast %zero : f32 to i32
+    %d3 = nvvm.wgmma.mma_async_reg_a %fi0, %fi0, %fi0, %fi0, %db, %d2 {n = 16 : i64, typeAB = #nvvm.wgmma_type<f16>, layoutB = #nvvm.mma_layout<row>} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
     // int8 inputs: s32 accumulators in 32-bit registers, no operand scales or transposes (PTX 8.4+
     // for the mixed-signedness form)
     // CHECK: wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.s8 {{[{]}}%r{{[0-9]+}}, {{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p;
@@ -74,7 +78,7 @@ module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32:
     nvvm.wgmma.commit.group.sync.aligned
     // CHECK: wgmma.wait_group.sync.aligned 0;
     nvvm.wgmma.wait.group.sync.aligned 0
-    %f = llvm.extractvalue %d2[7] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+    %f = llvm.extractvalue %d3[7] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
     %fi = llvm.bitcast %f : f32 to i32
     nvvm.stmatrix %smem, %fi layout = <row>, shape = <m = 8, n = 8>, element_type = <b16> : !llvm.ptr<3>, i32
     // CHECK: griddepcontrol.wait;

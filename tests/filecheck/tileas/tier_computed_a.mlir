@@ -1,8 +1,55 @@
-// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
-// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
+// RUN: env TILEORCH_COMPUTED_OPERAND=staged tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
+// RUN: env TILEORCH_COMPUTED_OPERAND=staged tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: filecheck %s --check-prefix=PTX < %t.ptx
-// RUN: env TILEORCH_COMPUTED_OPERAND=prefetch tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PRE
+// RUN: env TILEORCH_COMPUTED_OPERAND=prefetch,staged tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PRE
+// RUN: env TILEORCH_COMPUTED_OPERAND= tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=REG
+// RUN: env TILEORCH_COMPUTED_OPERAND= tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.reg.ptx
+// RUN: ptxas -arch=sm_90a %t.reg.ptx -o %t.reg.cubin
+// RUN: filecheck %s --check-prefix=REGPTX < %t.reg.ptx
+// RUN: not grep -E "bar.sync[[:space:]]+3,|fence.proxy.async" %t.reg.ptx
+
+// Default (tileas/register_a_operand.py): A is WGMMA's register A operand.  No A operand tile: a stage holds B
+// (8192 B) and A's raw tile (8192 B, after B, its TMA box swizzled by its 128-byte K row: GemmConfig.a_raw_swizzle);
+// each consumer thread loads gamma at its 16 fragment columns before the wait, reads its 16 pairs of the raw tile
+// (one 32-bit shared load each) and multiplies while the previous K step's WGMMAs run; then waits for them
+// (wait_group 0: they read the A registers), releases their stage, packs the f16 products by their bits into the
+// 4 registers of each of the 4 k16 steps' A fragment (pinned after the wait) and issues wgmma with A from
+// registers; no fence.proxy.async, no named barrier 3.
+// REG:        func.func @gemm_f16_f32_bn_64x64x64_s{{[0-9]+}}_c1x1_persistent_{{.*}}_arawf16_areg(
+// REG-SAME:   remark: dot operand A computed in the K loop (mulf of an f16 tile): WGMMA's register A operand: the producer TMA-loads the raw 64x64 tile (8192 bytes, 128-byte swizzle)
+// REG-SAME:   (B operand tiles, raw A tiles)
+// REG:        cutlass.pipeline.init {{.*}}transaction_size = array<i32: 16384>
+// REG:        %b_off = arith.addi %a_off, %a_bytes : i32
+// REG:        %araw_dst = arith.addi %a_off, %{{.*}} : i32
+// REG:        nvvm.cp.async.bulk.tensor.shared.cluster.global %adst, %tmap_a, %fb, box[%kc, %m0] {cutlass.tx_bytes = 8192 : i32}
+// REG:        scf.for %{{kt_[0-9]+}} =
+// REG-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<1> -> f16
+// REG-NOT:    llvm.load %{{.*}} : !llvm.ptr<1>
+// REG:        cutlass.pipeline.consumer_wait %ready, %[[ST:.*]]
+// REG-NOT:    nvvm.wgmma.wait.group.sync.aligned
+// REG:        %araw_rs_off = arith.addi
+// REG-COUNT-16: llvm.load %{{.*}} <alignment = 4> : !llvm.ptr<3> -> i32
+// REG-NOT:    llvm.inline_asm
+// REG:        nvvm.wgmma.wait.group.sync.aligned 0
+// REG:        cutlass.pipeline.consumer_release %ready, %prev {cutlass.reads_retired}
+// REG:        %afrag0q0 = llvm.inline_asm has_side_effects "mov.b32 $0, {$1, $2};", "=r,h,h"
+// REG-NOT:    nvvm.fence.proxy
+// REG-NOT:    cutlass.named_barrier
+// REG:        %afrag3q3 = llvm.inline_asm has_side_effects "mov.b32 $0, {$1, $2};"
+// REG-NEXT:   nvvm.wgmma.fence.aligned
+// REG:        %d0 = nvvm.wgmma.mma_async_reg_a %afrag0q0, %afrag0q1, %afrag0q2, %afrag0q3, %db0, %acc {n = 64 : i64, typeAB = #nvvm.wgmma_type<f16>, layoutB = #nvvm.mma_layout<row>}
+// REG:        %d3 = nvvm.wgmma.mma_async_reg_a %afrag3q0, %afrag3q1, %afrag3q2, %afrag3q3, %db3, %d2
+// REG-NEXT:   nvvm.wgmma.commit.group.sync.aligned
+// REG-NEXT:   cutlass.pipeline.state.increment
+// REG:        nvvm.wgmma.wait.group.sync.aligned 0
+
+// (the PTX places the pack + WGMMA block before the loads and the wait in the text; the branches run it after)
+// REGPTX: .entry gemm_f16_f32_bn_64x64x64
+// REGPTX-DAG: ld.shared.b32
+// REGPTX-DAG: wgmma.wait_group.sync.aligned 0;
+// REGPTX-DAG: mov.b32 %r{{[0-9]+}}, {%rs{{[0-9]+}}, %rs{{[0-9]+}}};
+// REGPTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // A computed in the K loop with a vector loaded per K step (tileorch.testing.computed_b_programs.a_times_gamma,
 // as convert-cudatile-to-tileaa emits it): `(a * gamma[k]) @ b`, an RMSNorm weight folded into the next GEMM.
 // A is staged as a computed B is (GemmConfig.a_raw): each stage holds the A operand tile (8192 B), B (8192 B) and

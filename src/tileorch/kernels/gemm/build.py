@@ -348,7 +348,8 @@ def _raw_b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SS
 
 
 def _raw_a_loads(k: _Kernel, a_off: SSAValue, kc: SSAValue, m0: SSAValue, fb: SSAValue, tl: SSAValue) -> None:
-    """TMA loads of a computed A's raw tile (``cfg.a_raw``), unswizzled, at ``cfg.a_raw_offset`` in the
+    """TMA loads of a computed A's raw tile (``cfg.a_raw``), unswizzled (a register A's: swizzled by its K row,
+    ``cfg.a_raw_swizzle``, in the host's tensor map), at ``cfg.a_raw_offset`` in the
     stage: K-major A ``[M, K]`` one box of ``tile_m`` rows x ``tile_k`` raw elements; M-major A
     ``[K, M]`` ``tile_m / 64`` boxes of ``tile_k`` K rows x 64 raw elements, box j at
     ``+ tile_k * 64 * raw bytes * j``."""
@@ -409,8 +410,10 @@ def _producer(k: _Kernel) -> None:
         pl.ProducerTailOp(k.ready, last)
 
 
-def _wgmma_steps(k: _Kernel, acc: SSAValue, da_stage: SSAValue, db_stage: SSAValue, c0_i64: SSAValue) -> SSAValue:
-    """The ``tile_k / mma_k`` WGMMAs of one stage; returns the accumulator after the last."""
+def _wgmma_steps(k: _Kernel, acc: SSAValue, da_stage: SSAValue, db_stage: SSAValue, c0_i64: SSAValue,
+                 frags: list[list[SSAValue]] | None = None) -> SSAValue:
+    """The ``tile_k / mma_k`` WGMMAs of one stage; returns the accumulator after the last.  ``frags``
+    (``cfg.a_regs``): each step's four A registers, the WGMMAs' register A operand."""
     cfg = k.cfg
     # per WGMMA (32 bytes of K), in 16-B descriptor units: 32 B along a K-major row (any swizzle
     # span: the descriptor's start address is the unswizzled one), 16 rows of 128 B (2 KiB) across
@@ -433,6 +436,11 @@ def _wgmma_steps(k: _Kernel, acc: SSAValue, da_stage: SSAValue, db_stage: SSAVal
         "layoutA": nvp.MMALayoutAttr(layout_a), "layoutB": nvp.MMALayoutAttr(layout_b),
     }
     for j in range(steps):
+        if frags is not None:  # A from registers
+            db = _named(_add(db_stage, kb[j]), f"db{j}")
+            acc = nvp.WgmmaMmaAsyncRegisterAOp(frags[j], db, acc, cfg.tile_n, ta, layout_b).results[0]
+            _named(acc, f"d{j}")
+            continue
         da = _named(_add(da_stage, ka[j]), f"da{j}")
         db = _named(_add(db_stage, kb[j]), f"db{j}")
         acc = nvp.WgmmaMmaAsyncOp.build(operands=[[acc], da, db], result_types=[k.t.acc],
@@ -491,10 +499,35 @@ def _computed_b(k: _Kernel, idx: SSAValue) -> None:
     if cfg.b_raw:
         bop = _named(_add(so, k.a_bytes), "bop_off")
         _named(_add(bop, _const(cfg.b_stage_bytes)), "braw_off")
-    if cfg.a_raw:  # the A operand tile starts the stage; A's raw tile follows B's
+    if cfg.a_raw and not cfg.a_regs:  # the A operand tile starts the stage; A's raw tile follows B's
         _named(_add(_named(_add(so, k.c0), "aop_off"), _const(cfg.a_raw_offset)), "araw_off")
-    nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA)
-    NamedBarrierArriveAndWaitOp(TRANSFORM_BARRIER, 128 * cfg.consumer_groups)
+    if cfg.b_raw or not cfg.a_regs:  # a staged operand tile: written by the generic proxy, read by WGMMA
+        nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA)
+        NamedBarrierArriveAndWaitOp(TRANSFORM_BARRIER, 128 * cfg.consumer_groups)
+
+
+def _register_a_slots(k: _Kernel, idx: SSAValue, retire) -> list[list[SSAValue]]:
+    """A register A's slot in the consumer's K step (``cfg.a_regs``): ``%araw_rs_off``, the byte offset in
+    shared memory of stage ``idx``'s raw A tile (its K rows swizzled by ``cfg.a_raw_swizzle``), where the
+    tier reads the thread's elements and evaluates the program's ops (the previous K step's WGMMAs still
+    running); then ``retire()`` (the previous batch completed: it read the A registers) and one
+    placeholder ``i32`` per register of each WGMMA's A fragment, ``%afrag<j>q<q>`` (K step ``j`` of
+    ``mma_k``, register ``q`` of 4), which the tier replaces by the values packed to the operand type
+    (:mod:`tileorch.transforms.tileas.register_a_operand`)."""
+    cfg = k.cfg
+    so = _mul(idx, k.stage_bytes)
+    _named(_add(so, _const(cfg.a_raw_offset)), "araw_rs_off")
+    retire()
+    return [[_const(0, name=f"afrag{j}q{q}") for q in range(4)] for j in range(cfg.tile_k // cfg.mma_k)]
+
+
+def _release_previous(k: _Kernel, kt: SSAValue, kbeg: SSAValue, prev: SSAValue, in_flight: int) -> None:
+    """Wait until at most ``in_flight`` WGMMA batches are pending (the previous K step's done), then
+    release the previous K step's stage (not in a work unit's first step)."""
+    nvvm.WgmmaWaitGroupSyncOp(in_flight)
+    with _if(_named(arith.CmpiOp(kt, kbeg, "ne").result, "not_first")):
+        release = pl.ConsumerReleaseOp(k.ready, prev)
+        release.attributes["cutlass.reads_retired"] = UnitAttr()
 
 
 def _consumer(k: _Kernel, wg: int) -> None:
@@ -550,19 +583,21 @@ def _consumer(k: _Kernel, wg: int) -> None:
                 soff = _mul(idx64, stage_units)
                 da_stage = _named(_add(da_base, soff), "da_stage")
                 db_stage = _named(_add(db_base, soff), "db_stage")
-                if cfg.b_raw or cfg.a_raw:
+                if cfg.b_raw or (cfg.a_raw and not cfg.a_regs):
                     _computed_b(k, pl.StateGetIndexOp(st).results[0])
+                frags = None
+                if cfg.a_regs:  # the previous batch read the A registers: retired before they are rewritten
+                    frags = _register_a_slots(k, pl.StateGetIndexOp(st).results[0],
+                                              lambda: _release_previous(k, kt, kbeg, prev, 0))
                 nvvm.WgmmaFenceAlignedOp()
                 acc_next = []
                 for i, acc in enumerate(accs):  # B i's tile is i * b_stage_bytes after B 0's
                     db_i = db_stage if i == 0 else _named(
                         _add(db_stage, _const(i * cfg.b_stage_bytes // 16, i64)), f"db{i}_stage")
-                    acc_next.append(_wgmma_steps(k, acc, da_stage, db_i, c0_i64))
+                    acc_next.append(_wgmma_steps(k, acc, da_stage, db_i, c0_i64, frags))
                 nvvm.WgmmaGroupSyncAlignedOp()
-                nvvm.WgmmaWaitGroupSyncOp(1)
-                with _if(_named(arith.CmpiOp(kt, kbeg, "ne").result, "not_first")):
-                    release = pl.ConsumerReleaseOp(k.ready, prev)
-                    release.attributes["cutlass.reads_retired"] = UnitAttr()
+                if not cfg.a_regs:
+                    _release_previous(k, kt, kbeg, prev, 1)
                 scf.YieldOp(*acc_next, pl.StateIncrementOp(st).results[0], st)
             *acc_outs, s_out, prev_out = scf.ForOp(kbeg, kend, k.c1, [*[zero] * nacc, s, s], Region(body)).results
             # the fragment stores read accumulator 0; the others are the loop's next results (the

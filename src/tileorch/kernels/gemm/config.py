@@ -159,10 +159,18 @@ class GemmConfig:
 
     a_raw: str = ""
     """A is computed in the kernel from a tile of this element type (:data:`RAW_DTYPES`), as a computed
-    B (:attr:`b_raw`): each stage also holds A's raw tile (unswizzled, :attr:`a_raw_stage_bytes`,
+    B (:attr:`b_raw`): each stage also holds A's raw tile (unswizzled unless :attr:`a_regs`, :attr:`a_raw_stage_bytes`,
     after B's), the consumer warp groups write the A operand tile from it (``%araw_off`` /
     ``%aop_off``) before the same fence and named barrier :data:`TRANSFORM_BARRIER`.  One CTA per
-    cluster; the A operand stays in shared memory (the WGMMA's descriptor form)."""
+    cluster; the A operand stays in shared memory (the WGMMA's descriptor form) unless :attr:`a_regs`."""
+
+    a_regs: bool = False
+    """With :attr:`a_raw` (K-major A): the computed A is WGMMA's *register* A operand instead of a staged
+    tile.  A stage holds no A operand tile; A's raw tile is TMA-loaded with the swizzle of its K row
+    (:attr:`a_raw_swizzle`), each consumer thread reads its own elements of it (``%araw_off``) in the
+    WGMMA A-fragment layout, the tier evaluates the program's ops into the fragment's registers
+    (``%afrag<j>q<q>``: K step ``j`` of ``mma_k``, register ``q``) and the WGMMAs read A from registers
+    (no fence.proxy.async, no transform barrier for A)."""
 
     @property
     def consumer_groups(self) -> int:
@@ -212,7 +220,8 @@ class GemmConfig:
 
     @property
     def a_stage_bytes(self) -> int:
-        return self.tile_m * self.tile_k * self.element_bytes
+        """Bytes of a stage's A operand tile (none for a register A: :attr:`a_regs`)."""
+        return 0 if self.a_regs else self.tile_m * self.tile_k * self.element_bytes
 
     @property
     def b_stage_bytes(self) -> int:
@@ -260,6 +269,14 @@ class GemmConfig:
     def a_raw_stage_bytes(self) -> int:
         """Bytes a stage keeps for A's raw tile, up to a whole 1024-byte swizzle atom."""
         return -(-self.a_raw_bytes // 1024) * 1024
+
+    @property
+    def a_raw_swizzle(self) -> int:
+        """The swizzle span (bytes) of A's raw TMA box: its K row's bytes (128, 64 or 32) for a register
+        A (:attr:`a_regs`: the consumers' fragment reads of 8 rows fall in distinct banks), else 0
+        (unswizzled)."""
+        row = self.tile_k * self.a_raw_element_bytes
+        return row if self.a_regs and row in (32, 64, 128) else 0
 
     @property
     def a_raw_offset(self) -> int:
@@ -316,7 +333,7 @@ class GemmConfig:
                 f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}{'_ct' if self.c_transposed else ''}"
                 f"{'_ld' if self.c_ld else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
-                f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}")
+                f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}{'_areg' if self.a_regs else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -415,6 +432,10 @@ class GemmConfig:
              "a computed A (a_raw) has one B operand, 1-CTA clusters and is read in place"),
             (not self.a_raw or (self.a_raw_chunk_columns * self.a_raw_element_bytes) % 16 == 0,
              "a computed A's raw box rows must be whole 16-byte units"),
+            (not self.a_regs or (self.a_raw and self.a_major == "k" and self.a_raw_swizzle),
+             "a register A (a_regs) is a computed A (a_raw) stored [M, K] whose raw K row is 32, 64 or 128 bytes "
+             f"(a swizzle span), got a_raw {self.a_raw!r}, {self.a_major}-major, "
+             f"{self.tile_k * self.a_raw_element_bytes}-byte rows"),
         ]
         for ok, message in rules:
             if not ok:

@@ -1,6 +1,6 @@
 """The words of ``TILEORCH_COMPUTED_OPERAND`` (default: none; read at each compile, part of the disk-cache
-key, :data:`tileorch.cache.COMPILE_ENV`): how the GEMM tier stages a dot operand computed in the K loop
-(``convert_to_cutlass.stage_computed_b``).  All default off; the default kernels are unchanged by them."""
+key, :data:`tileorch.cache.COMPILE_ENV`): how the GEMM tier lowers a dot operand computed in the K loop
+(``convert_to_cutlass.stage_computed_b``, ``register_a_operand.compute_register_a``).  All default off."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ def computed_operand_switches() -> set[str]:
     already of the operand's 16-bit type packed pairwise as bits, not through f32:
     ``convert_to_cutlass.stage_computed_b``), ``rows`` (a computed A, B not computed, two consumer warp
     groups: each warp group computes the 64 rows its own WGMMAs read and waits on a named barrier of its
-    own, :data:`OWN_ROWS_BARRIER` + its index, over its 128 threads, instead of barrier 3 over both).
-    Default: none."""
+    own, :data:`OWN_ROWS_BARRIER` + its index, over its 128 threads, instead of barrier 3 over both),
+    ``staged`` (a computed A that would be WGMMA's register A, :mod:`~tileorch.transforms.tileas.register_a_operand`,
+    is staged in shared memory as before; ``rows`` implies it).  Default: none."""
     return {w.strip() for w in os.environ.get(COMPUTED_OPERAND_ENV, "").split(",") if w.strip()}
 
 
@@ -40,3 +41,9 @@ def own_rows_enabled() -> bool:
 def pairs_enabled() -> bool:
     """``TILEORCH_COMPUTED_OPERAND`` holds ``pairs``; default off: every pair through ``cvt.rn.*x2.f32``."""
     return "pairs" in computed_operand_switches()
+
+
+def staged_requested() -> bool:
+    """``TILEORCH_COMPUTED_OPERAND`` holds ``staged`` (or ``rows``, a staged A's own switch); default off:
+    a computed A whose raw tile allows it is WGMMA's register A operand."""
+    return bool({"staged", "rows"} & computed_operand_switches())

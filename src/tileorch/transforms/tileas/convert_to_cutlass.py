@@ -1701,6 +1701,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     builder takes: :func:`builder_tile`, unless ``override`` names others), with as many pipeline
     stages as shared memory holds, up to the tier's depth.  ``dk.remarks`` receives the choices."""
     from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS, K_MAJOR_ONLY, GemmConfig, GemmConfigError
+    from tileorch.transforms.tileas.register_a_operand import register_a_chosen
 
     (tm, tn, tk), cluster, remarks = builder_tile(dk, num_ctas(dk.kernel))
     b_major, transpose_b = dk.b_major, False
@@ -1759,7 +1760,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
                      transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs),
                      c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
-                     b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw, c_ld=dk.c_view is not None)
+                     b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw, c_ld=dk.c_view is not None,
+                     a_regs=register_a_chosen(dk.a_raw, a_major, tk))
     if dk.b_shared:
         if transpose_b:
             raise LocatedError(dk.b_load, f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and the B "
@@ -2278,6 +2280,7 @@ def _batch_indices_per_tile(tl: SSAValue, producer: bool, exprs: dict, lowering:
 def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: str,
                  override: dict | None = None) -> None:
     from tileorch.kernels.gemm.build import build_gemm_kernel
+    from tileorch.transforms.tileas.register_a_operand import compute_register_a
 
     dk = analyze_dot_kernel(kernel)
     cfg = configure(dk, schedule, override)
@@ -2307,7 +2310,9 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
                 _compile_epilogue(block, frags, dk, args, cfg, grid)
         if dk.b_prologue is not None:
             stage_computed_b(f, dk, cfg, args, grid)
-        if dk.a_prologue is not None:
+        if dk.a_prologue is not None and cfg.a_regs:
+            compute_register_a(f, dk, cfg, args, grid)
+        elif dk.a_prologue is not None:
             stage_computed_b(f, dk, cfg, args, grid, "a")
         if dk.k_bounds is not None:
             _program_k_range(f, dk, args, grid)
@@ -2362,17 +2367,22 @@ def _computed_b_remark(dk: DotKernel, cfg, role: str = "b") -> None:
     tile, raw = ((f"{cfg.tile_m}x{cfg.tile_k}", cfg.a_raw_bytes) if role == "a" else
                  (f"{cfg.tile_k}x{cfg.tile_n}", cfg.b_raw_bytes))
     ops = ", ".join(dict.fromkeys(o.name.split(".", 1)[1] for o in pro.ops)) or "a copy"
-    tiles = "A and B operand tiles, " + " and ".join(x for x, on in (("raw B", cfg.b_raw), ("raw A", cfg.a_raw)) if on)
-    why = (" (staged in shared memory, not WGMMA's register A operand: one mechanism and one barrier for A and B, the "
-           "descriptor WGMMA the pipeline already issues; the register form would save the operand tile's shared "
-           "memory and the barrier, not yet done)" if role == "a" else "")
+    tiles = ("B" if cfg.a_regs else "A and B") + " operand tiles, " + " and ".join(x for x, on in (("raw B", cfg.b_raw), ("raw A", cfg.a_raw)) if on)
+    why = (" (staged in shared memory, not WGMMA's register A operand: TILEORCH_COMPUTED_OPERAND asks for the staged "
+           "path, or A is stored [K, M] or its raw K row is not a 32-, 64- or 128-byte swizzle span)"
+           if role == "a" else "")
+    how = (f"the producer TMA-loads the raw {tile} tile ({raw} bytes, unswizzled) and the consumer warp groups "
+           f"({128 * cfg.consumer_groups} threads) evaluate the program's ops into the stage's {role.upper()} operand "
+           f"tile in the swizzled layout the WGMMA reads (fence.proxy.async, then named barrier {TRANSFORM_BARRIER})"
+           f"{why}")
+    if role == "a" and cfg.a_regs:
+        from tileorch.transforms.tileas.register_a_operand import register_a_remark
+
+        how = register_a_remark(cfg)
     dk.remarks.append(format_error(
         pro.top.owner,
-        f"dot operand {role.upper()} computed in the K loop ({ops} of an {load.result.type.element_type} tile): the "
-        f"producer TMA-loads the raw {tile} tile ({raw} bytes, unswizzled) and the consumer warp groups "
-        f"({128 * cfg.consumer_groups} threads) evaluate the program's ops into the stage's {role.upper()} operand "
-        f"tile in the swizzled layout the WGMMA reads (fence.proxy.async, then named barrier {TRANSFORM_BARRIER})"
-        f"{why}; {cfg.stages} stages of {cfg.stage_bytes} bytes ({tiles} tiles"
+        f"dot operand {role.upper()} computed in the K loop ({ops} of an {load.result.type.element_type} tile): "
+        f"{how}; {cfg.stages} stages of {cfg.stage_bytes} bytes ({tiles} tiles"
         f"{f'; the {dk.depth} the tier asked for do not fit the shared memory' if cfg.stages < dk.depth else ''}), "
         "1 CTA per cluster, "
         f"the {cfg.schedule} schedule{_vectors_remark(dk, pro)}", "remark"))
@@ -2420,11 +2430,11 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     in the loop (the loop's ``kt`` stands for the program's K index: same K tile, checked by
     :func:`configure`).  Each distinct coordinate is one value, so a vector element the thread's
     units share is loaded once."""
-    from xdsl.dialects.builtin import BFloat16Type, i8, i16
+    from xdsl.dialects.builtin import i8
 
     from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
-    from tileorch.transforms.tileaa_to_simt.emit import is_fp8
-    from tileorch.transforms.tileas.operand_prologue import CachingEmitter, OperandLowering, reads_loop_value
+    from tileorch.transforms.tileas.operand_prologue import (CachingEmitter, OperandLowering, raw_element,
+                                                             reads_loop_value)
     from tileorch.dialects.cutlass.named_barrier import NamedBarrierArriveAndWaitOp
     from tileorch.transforms.tileas.computed_operand_switches import (OWN_ROWS_BARRIER, own_rows_enabled,
                                                                       pairs_enabled, prefetch_enabled)
@@ -2536,22 +2546,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
                 pair = pair[::-1] if transposed_top else pair
                 coords = ((Coord(pe.const(0), None),) * (len(top_shape) - 2)
                           + tuple(Coord(c, None) for c in pair))
-                word = words[x * res // 4]
-                if res == 4:
-                    bits = word
-                else:
-                    sh = 8 * res * (x % (4 // res))
-                    shifted = e.v(arith.ShRUIOp(word, e.const(sh))) if sh else word
-                    bits = e.v(arith.TruncIOp(shifted, i8 if res == 1 else i16))
-                if isinstance(elt, BFloat16Type):
-                    value = e.bf16_bits_to_f32(bits)
-                elif is_fp8(elt):  # the value as f32 (exact); the program's cast rounds it to the operand type
-                    value = e.f8_bits_to_f32(e.v(arith.BitcastOp(bits, i8)) if bits.type != i8 else bits, elt)
-                elif isinstance(elt, IntegerType):
-                    value = bits
-                else:
-                    value = e.v(arith.BitcastOp(bits, elt))
-                low.element = value
+                low.element = raw_element(e, words[x * res // 4], x, res, elt)
                 out.append(low.at(pro.top, coords))
             pack = pack_bits if pairs else pack16
             e.store_vector([pack(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import TensorType, i32
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
@@ -275,6 +275,29 @@ class OperandLowering(EpilogueLowering):
         if isinstance(v, BlockArgument) and id(v) in self.k_ivs and self.kt is not None:
             return self.kt if v.type == self.kt.type else self._cast(self.e, self.kt, v.type)
         return super()._scalar(v)
+
+
+def raw_element(e: Emitter, word: SSAValue, x: int, res: int, elt) -> SSAValue:
+    """Element ``x`` of a raw tile's 32-bit ``word`` (``res`` bytes an element, 1, 2 or 4; element ``x`` at
+    bits ``8 res (x mod 4 / res)``) as the value the program's ops start from: f16/f32 bitcast, bf16 and fp8
+    as their exact f32, integers as their bits (the program's own cast converts them)."""
+    from xdsl.dialects.builtin import BFloat16Type, IntegerType, i8, i16
+
+    from tileorch.transforms.tileaa_to_simt.emit import is_fp8
+
+    if res == 4:
+        bits = word
+    else:
+        sh = 8 * res * (x % (4 // res))
+        shifted = e.v(arith.ShRUIOp(word, e.const(sh))) if sh else word
+        bits = e.v(arith.TruncIOp(shifted, i8 if res == 1 else i16))
+    if isinstance(elt, BFloat16Type):
+        return e.bf16_bits_to_f32(bits)
+    if is_fp8(elt):  # the value as f32 (exact); the program's cast rounds it to the operand type
+        return e.f8_bits_to_f32(e.v(arith.BitcastOp(bits, i8)) if bits.type != i8 else bits, elt)
+    if isinstance(elt, IntegerType):
+        return bits
+    return e.v(arith.BitcastOp(bits, elt))
 
 
 class CachingEmitter(Emitter):

@@ -36,3 +36,16 @@ def pack16(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str, volatile: bool = 
     lo, hi = (e.to_f32(rounded_from(x)) for x in (lo, hi))
     return e.v(llvm.InlineAsmOp(f"cvt.rn.{dtype}x2.f32 $0, $1, $2;", "=r,f,f", [hi, lo], [i32],
                                 has_side_effects=volatile))
+
+
+def pack16_exact(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str) -> SSAValue:
+    """:func:`pack16`, pinned where it is emitted (``volatile``), except that two values already of the
+    ``dtype`` operand type that are not a rounding of an f32 (an f16 product, a ``maximum`` of f16
+    elements) are packed by their bits, ``mov.b32 {lo, hi}`` (exact: the same bits as through f32 and
+    back), also pinned: a register A's fragment, written only after the WGMMAs reading it retired."""
+    from xdsl.dialects.builtin import i16
+
+    if str(lo.type) == dtype == str(hi.type) and rounded_from(lo) is lo and rounded_from(hi) is hi:
+        halves = [e.v(arith.BitcastOp(x, i16)) for x in (lo, hi)]
+        return e.v(llvm.InlineAsmOp("mov.b32 $0, {$1, $2};", "=r,h,h", halves, [i32], has_side_effects=True))
+    return pack16(e, lo, hi, dtype, volatile=True)
