@@ -321,14 +321,10 @@ def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b
         if role == "c" and kind is False:
             picked = [(r, ld) for r, ld in (("A", a_load), ("B", b_load)) if kinds[ld] is not False]
             if picked and not any(_reads_program_id(list(ld.indices)[:len(ld.indices) - 2], 2) for _, ld in picked):
-                r, ld = picked[0]
-                fail(ld, f"{r} is one matrix of a {len(ld.indices)}-D array picked by the program (its leading "
-                         "indices are not program id 2: a value computed or read from memory; a matrix picked by scalar "
-                         "arguments or constants is taken for the A or B of one dot, as a view the launcher "
-                         "addresses) "
-                         "while C is 2-D: not supported yet by the WGMMA lowering, whose batched kernels store a C "
-                         f"per batch; pass that matrix as a 2-D array (W[e] from the caller) to run it on tensor "
-                         "cores")
+                # a matrix picked per work tile (an expert read from a table at the row tile) beside a 2-D C:
+                # C is the one matrix every work tile stores its own tile of (flat batch index 0)
+                out[role] = (op, op.view, [])
+                continue
             fail(op, "C is 2-D while an operand is batched: every batch would store the same C tile (the WGMMA "
                      "lowering takes C batched, leading tile dimensions of extent 1, in that case)")
         if kind is False:  # a 2-D A or B: one matrix for every batch (split-K into a [S, M, N] workspace)
