@@ -596,19 +596,23 @@ S128 = LOG2E / math.sqrt(128)
 # (paths: the probe of session 23; "simt" entries carry the located remark's text in ``error``)
 _add("bmm_bhmk_hkn_head_bias", bmm_bhmk_hkn_head_bias,
      [_a((2, 3, 200, 128)), _a((3, 128, 192)), _a((3, 192), F32), _a((2, 3, 200, 192)), 3, 128, 64, 64], (2, 3, 6),
-     "gemm", outputs=(3,))
+     "gemm", outputs=(3,),
+     notes="found by sweep 14, launched by this one: the host built A's, B's and C's tensor maps with C's batch count "
+           "(B has H matrices) and refused the launch; now each map holds its operand's own matrices")
 _add("bmm_bhmk_hnk_head_major", bmm_bhmk_hnk_head_major,
      [_a((2, 3, 128, 128)), _a((3, 192, 128)), _a((2, 3, 128, 192)), 2, 128, 64, 64], (1, 3, 6), "gemm", outputs=(2,))
 _add("bmm_permute_3d_b", bmm_permute_3d_b,
      [_a((3, 200, 128)), _a((3, 192, 128)), _a((3, 200, 192)), 128, 64, 64], (2, 3, 3), "gemm", outputs=(2,))
 _add("moe_sorted_expert_per_tile", moe_sorted_expert_per_tile,
-     [_a((384, 128)), _a((3, 128, 192)), _a((6,), I32), _a((384, 192)), 64, 64, 64], (6, 3), "gemm", outputs=(3,))
+     [_a((384, 128)), _a((3, 128, 192)), _a((6,), I32), _a((384, 192)), 64, 64, 64], (6, 3), "gemm", outputs=(3,),
+     notes="found by this sweep: refused as 'B is one matrix of a 3-D array picked by the program ... while C is "
+           "2-D'; now B's batch index is evaluated per work tile and C is the kernel's one matrix")
 _add("moe_gathered_rows_expert_table", moe_gathered_rows_expert_table,
      [_a((300, 128)), _a((384,), I32), _a((6,), I32), _a((3, 128, 192)), _a((384, 192)), 64, 64, 64], (6, 3), "simt",
      error="this dot operand is gathered", outputs=(4,))
 _add("grouped_tile_table_1d", grouped_tile_table_1d,
      [_a((320, 128)), _a((3, 128, 192)), _a((5,), I32), _a((5,), I32), _a((320, 192)), 3, 64, 64, 64], (15,), "gemm",
-     outputs=(4,))
+     outputs=(4,), notes="found by this sweep: refused as moe_sorted_expert_per_tile was")
 _add("epi_bias_dropout_residual", epi_bias_dropout_residual,
      [_a((200, 128)), _a((128, 192)), _a((192,), F32), _a((200, 192), U8), _a((200, 192)), _a((200, 192)), 1.25,
       128, 64, 64], (2, 3), "gemm", outputs=(5,))
