@@ -926,11 +926,9 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
     # indices per work tile: [B, H, rows, cols]
     # arrays flattened into one batch dimension, and a 2-D A or B (read at no batch index) one matrix
     per_tile = batched and bool(getattr(cfg, "program_grid", False) or getattr(cfg, "grid_l", False))
-    one_matrix = set()
     if batched:
         a, b, c = (_flat_batches(x) if x.ndim > 3 else x for x in (a, b, c))
         if per_tile:  # (a 2-D C: the one matrix whose tiles the work tiles store, an operand picked per tile)
-            one_matrix = {x.position for x in (a, b, c) if x.ndim == 2}
             a, b, c = (dataclasses.replace(x, shape=(1, *x.shape), strides=(x.shape[0] * x.shape[1], *x.strides))
                        if x.ndim == 2 else x for x in (a, b, c))
     shared_b = batched and bool(getattr(cfg, "b_shared", False))  # B: 2-D, or 3-D read at matrix 0
