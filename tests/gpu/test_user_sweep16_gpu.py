@@ -152,6 +152,16 @@ def test_moe_gathered_rows_expert_table():
     _check(y, _ref(ref), 2e-2)
 
 
+def test_moe_expert_table_skip_invalid():
+    """Tiles 2 and 5 padding (expert -1): their rows zero (the branch's store), the others their expert's."""
+    x, w = _h(384, 128), _h(3, 128, 192, scale=0.25)
+    te = np.array([1, 0, -1, 2, 2, -1], np.int32)
+    y = run("moe_expert_table_skip_invalid", {0: x, 1: w, 2: te})[3]
+    ref = torch.cat([_t(x[64 * t:64 * t + 64]) @ _t(w[te[t]]) if te[t] >= 0 else torch.zeros(64, 192, device="cuda")
+                     for t in range(6)])
+    _check(y, _ref(ref), 2e-2)
+
+
 def test_lowrank_chain_xa_b():
     """The rank-64 product rounded to f16 before the second dot (as the program does)."""
     x, la, lb = _h(200, 256), _h(256, 64, scale=0.125), _h(64, 192, scale=0.25)

@@ -77,6 +77,19 @@ def test_an_expert_read_per_row_tile_is_a_batch_index_per_work_tile():
         assert any("batch indices computed by the program" in r for r in prog.remarks), prog.remarks
 
 
+def test_a_store_outside_the_gemms_work_tile_is_refused_at_its_line():
+    """``if e < 0: ct.store(Y, .., zeros); return`` before the K loop: the WGMMA kernel took the early
+    return as its tile guard and dropped the branch's store (the padding tiles' rows stayed unwritten
+    on the PTX emulator, session 23); now a located refusal at that store, the SIMT path runs it."""
+    name = "moe_expert_table_skip_invalid"
+    lines, first = inspect.getsourcelines(PROGRAMS[name].kernel._annotated_function.pyfunc)
+    line = first + next(i for i, ln in enumerate(lines) if "ct.zeros((tm, tn), dtype=Y.dtype)" in ln)
+    prog = compiled(name)
+    assert prog.kind == "simt"
+    assert any(r.startswith(f"{user_programs16.__file__}:{line}:") and "outside the GEMM's work tile" in r
+               for r in prog.remarks), prog.remarks
+
+
 def test_per_head_weights_launch_with_their_own_batch_count():
     """``[B, H, M, K] @ [H, K, N]``: the launcher's problem holds A's 6 matrices, B's 3 and C's 6 (the
     host built all three tensor maps with C's count and refused the launch until session 23)."""

@@ -5,7 +5,8 @@ the dot zoo, the attention sets 1-4 and sweeps 6-15 do not.
 GEMMs: ``[B, H, M, K] @ [H, K, N]`` with a per-head bias and with the head-major batch order and a
 per-head ``[H, N, K]`` weight read transposed (per-operand batch counts), sorted-token MoE whose
 expert is read per row tile from a table (``ct.gather`` of a scalar feeding the weight's index),
-MoE with the rows of A gathered *and* the expert from the table, a grouped GEMM walking a
+MoE with the rows of A gathered *and* the expert from the table, the expert table with ``-1`` padding
+tiles that store zeros and return, a grouped GEMM walking a
 (group, row tile) table from a 1-D program id, bias + residual + an 8-bit dropout keep-mask
 epilogue, a row softmax and a row L2 normalisation over the full N tile, a row cumulative sum
 epilogue, dual-GEMM SwiGLU (two accumulators sharing A), a low-rank chain ``(x @ A) @ B``, e4m3 with
@@ -104,6 +105,22 @@ def moe_sorted_expert_per_tile(X, W, TileExpert, Y, tm: C[int], tn: C[int], tk: 
     are the tile's own (no gather)."""
     bm, bn = ct.bid(0), ct.bid(1)
     e = ct.gather(TileExpert, bm)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        w = ct.load(W, index=(e, k, bn), shape=(1, tk, tn)).reshape((tk, tn))
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), w, acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
+
+
+@ct.kernel
+def moe_expert_table_skip_invalid(X, W, TileExpert, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """vLLM's padded expert table: a row tile whose expert is ``-1`` (padding blocks) stores zeros and
+    returns; the others as :func:`moe_sorted_expert_per_tile`."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    e = ct.gather(TileExpert, bm)
+    if e < 0:
+        ct.store(Y, index=(bm, bn), tile=ct.zeros((tm, tn), dtype=Y.dtype))
+        return
     acc = ct.zeros((tm, tn), dtype=ct.float32)
     for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
         w = ct.load(W, index=(e, k, bn), shape=(1, tk, tn)).reshape((tk, tn))
@@ -607,6 +624,12 @@ _add("moe_sorted_expert_per_tile", moe_sorted_expert_per_tile,
      [_a((384, 128)), _a((3, 128, 192)), _a((6,), I32), _a((384, 192)), 64, 64, 64], (6, 3), "gemm", outputs=(3,),
      notes="found by this sweep: refused as 'B is one matrix of a 3-D array picked by the program ... while C is "
            "2-D'; now B's batch index is evaluated per work tile and C is the kernel's one matrix")
+_add("moe_expert_table_skip_invalid", moe_expert_table_skip_invalid,
+     [_a((384, 128)), _a((3, 128, 192)), _a((6,), I32), _a((384, 192)), 64, 64, 64], (6, 3), "simt",
+     error="tiled_store outside the GEMM's work tile", outputs=(3,),
+     notes="found by this sweep (wrong code): compiled to the WGMMA kernel with the early return as its tile guard, "
+           "the branch's zero store dropped (the skipped tiles' rows left unwritten on the PTX emulator); now a "
+           "located refusal of any store outside the schedule's agent switch")
 _add("moe_gathered_rows_expert_table", moe_gathered_rows_expert_table,
      [_a((300, 128)), _a((384,), I32), _a((6,), I32), _a((3, 128, 192)), _a((384, 192)), 64, 64, 64], (6, 3), "simt",
      error="this dot operand is gathered", outputs=(4,))

@@ -792,6 +792,24 @@ def no_wgmma_why(dot: Operation) -> str:
             "128 per warp group, N a multiple of 8 up to 256, K a multiple of 16 for 16-bit operands)")
 
 
+WRITES = ("nv_tileaa.store", "nv_tileaa.tiled_store", "nv_tileas.tiled_store", "nv_tileaa.atomic_rmw",
+          "nv_tileaa.atomic_cas", "nv_tileaa.print")
+"""Ops that write memory (or print): the WGMMA kernel runs only those inside the schedule's agent switch."""
+
+
+def _refuse_writes_outside(kernel: aa.FuncOp, sw: Operation, fail) -> None:
+    """A located error at the first op of :data:`WRITES` outside the agent switch ``sw``: the kernel
+    this lowering builds runs the switch's work tiles only, so such an op (the zeros an early-return
+    branch stores for a tile it skips: ``if e < 0: ct.store(Y, .., zeros); return``) would be dropped."""
+    inside = {id(o) for o in sw.walk()}
+    for o in kernel.walk():
+        if o.name in WRITES and id(o) not in inside:
+            fail(o, f"{o.name.split('.')[-1]} outside the GEMM's work tile (e.g. zeros stored by a branch that skips "
+                    "the dot, then returns): not supported yet by the WGMMA lowering, whose kernel runs the dot's tile "
+                    "alone (store under the same condition as C, or let the dot's zero-padded operands give the "
+                    "zeros)")
+
+
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     """Read the tier's warp-specialized dot kernel; a located error says why one cannot be lowered."""
 
@@ -802,6 +820,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if len(switches) != 1:
         fail(kernel, f"expected one agent_switch (run tileas-materialize-schedule), found {len(switches)}")
     sw = switches[0]
+    _refuse_writes_outside(kernel, sw, fail)
     dots = [o for o in sw.walk() if isinstance(o, ts.DotOp)]
     if len(dots) > 1:
         _check_shared_a_dots(dots, fail)
