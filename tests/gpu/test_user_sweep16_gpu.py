@@ -205,6 +205,18 @@ def test_attn_prefix_cache_then_new():
     _check(o, _ref(_attn_ref(q, k, v, 0.125, mask)), 3e-3, 1e-2)
 
 
+def test_attn_varlen_zero_past_end():
+    """Batch lengths 200 and 100 of 256: query tiles from row 256 / 128 on store zeros; rows 200..255 of
+    batch 0 (inside a computed tile) attend to its 200 keys."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    lens = np.array([200, 100], np.int32)
+    o = run("attn_varlen_zero_past_end", {0: q, 1: k, 2: v, 3: lens})[4]
+    for b, n in enumerate(lens):
+        done = -(-n // 64) * 64  # the query rows of the tiles computed
+        _check(o[b, :done], _ref(_attn_ref(q[b, :done], k[b, :n], v[b, :n], 0.125)), 3e-3, 1e-2)
+        assert not o[b, done:].any()
+
+
 def test_every_program_is_checked():
     import inspect
 

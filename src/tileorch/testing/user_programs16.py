@@ -19,7 +19,7 @@ Attention: a cross attention whose QK head dim (128) is not V's (64), ALiBi slop
 program id, causal aligned bottom-right from the arrays' lengths, chunked local attention (a query
 sees its own chunk), sigmoid attention (no softmax), causal linear attention with its cumulative
 K^T V state, differential attention (two softmax chains subtracted), an 8-bit dropout keep-mask on
-P, a query pre-scaled in bf16 on 64-row tiles at head dim 128, and a prefix KV cache followed by
+P, varlen query tiles past their batch's length storing zeros and returning, a query pre-scaled in bf16 on 64-row tiles at head dim 128, and a prefix KV cache followed by
 the new keys in a second key loop.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``: "gemm"
@@ -572,6 +572,33 @@ def attn_prescaled_q_bf16_d128_bm64(Q, K, V, O, qk_scale: float, BM: C[int], BN:
 
 
 @ct.kernel
+def attn_varlen_zero_past_end(Q, K, V, Lens, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Varlen batches padded to one length: a query tile past its batch's length (``Lens[bh]``, read with
+    ``ct.gather``) stores zeros and returns; the others attend to the batch's keys (the rest masked)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    n = ct.gather(Lens, bh)
+    if qt * BM >= n:
+        ct.store(O, index=(bh, qt, 0), tile=ct.zeros((1, BM, D), dtype=O.dtype))
+        return
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(n, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < n, s, NEG)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
 def attn_prefix_cache_then_new(Q, Kc, Vc, Kn, Vn, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
     """Prefill against a KV cache: first the cached prefix (``Kc``/``Vc``, all visible), then the new
     keys (``Kn``/``Vn``, causal against the queries) in a second loop feeding the same softmax state."""
@@ -698,3 +725,6 @@ _add("attn_prescaled_q_bf16_d128_bm64", attn_prescaled_q_bf16_d128_bm64,
 _add("attn_prefix_cache_then_new", attn_prefix_cache_then_new,
      [_a((2, 128, 64)), _a((2, 192, 64)), _a((2, 192, 64)), _a((2, 128, 64)), _a((2, 128, 64)), _a((2, 128, 64)),
       S64, 64, 64, 64], (2, 2), "simt", error="2 loops with dots one after another", outputs=(5,))
+_add("attn_varlen_zero_past_end", attn_varlen_zero_past_end,
+     [_a((2, 256, 64))] * 3 + [_a((2,), I32), _a((2, 256, 64)), S64, 64, 64, 64], (4, 2), "simt",
+     error="chained dots: a second store of a [1, 64, 64] tile", outputs=(4,))
