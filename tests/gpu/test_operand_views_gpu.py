@@ -138,13 +138,14 @@ def test_strided_weight_runs_correctly():
 
 
 @pytest.mark.parametrize("kernel", [mm_weight_computed_index, mm_weight_index_from_memory])
-def test_indices_the_host_cannot_compute_run_on_simt(kernel):
+def test_indices_the_host_cannot_compute_run_as_batch_indices_per_work_tile(kernel):
+    """Refused to the SIMT path until session 23; now B's batch index evaluated per work tile."""
     x, w = randn((256, 128), "float16", 15, 0.5), randn((3, 128, 128), "float16", 16, 0.5)
     y, _ = _out(256, 128)
     if kernel is mm_weight_computed_index:
         args, want = (x, w, y, 2, TM, TN, TK), w[0]  # (2 + 1) % 3
     else:
         args, want = (x, w, torch.tensor([1], device="cuda", dtype=torch.int32), y, TM, TN, TK), w[1]
-    assert _path(kernel, args).kind == "simt"
-    _launch(kernel, (2, 2, 1), args, slow_ok=True)
+    assert _path(kernel, args).kind == "gemm"
+    _launch(kernel, (2, 2, 1), args)
     _rel(y, x.float() @ want.float())

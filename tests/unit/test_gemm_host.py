@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from tileorch.kernels.gemm.config import SMEM_LIMIT, GemmConfig, GemmConfigError
-from tileorch.launchers.gemm_host import check_problem, scheduler_params, staging_reasons, streamk_workspace_bytes
+from tileorch.launchers.gemm_host import (check_problem, operand_rows, scheduler_params, staging_reasons,
+                                          streamk_workspace_bytes)
 from tileorch.kernels.gemm.build import descriptor_constant
 from tileorch.kernels.gemm.ir import gemm_kernel_ir
 from tileorch.schedulers.device_params import pack_device_params, record_bytes
@@ -192,3 +193,32 @@ def test_host_module_imports_without_the_compiler():
 
     code = "import sys, tileorch.launchers.gemm_host as h; h.cubin_path(h.GemmConfig()); assert 'xdsl' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_batched_operands_at_their_own_matrix_counts(monkeypatch):
+    """``[B, H, M, K] @ [H, K, N]`` (a kernel reading each operand's batch index per work tile): A's
+    tensor map and staged rows hold A's 6 matrices, B's its 3, C's C's 6 (until session 23 all three
+    held C's count: B's map then reached 3 matrices past W's end); without ``operand_batches`` every
+    map holds ``batch`` (B: one when it is shared)."""
+    from tileorch.launchers import gemm_host
+
+    seen = {}
+
+    def encode(ptr, dtype, dims, row_bytes, box, swizzle=128):
+        seen[ptr] = (dims, row_bytes)
+        return bytes(128)
+
+    monkeypatch.setattr(gemm_host, "encode_tensor_map", encode)
+    cfg = replace(GemmConfig(), batched=True)
+    m, n, k = 128, 192, 64
+    gemm_host.tensor_maps(cfg, 0x1000, 0x2000, 0x3000, m, n, k, batch=6, operand_batches=(6, 3))
+    assert seen[0x1000][0][-1] == 6 and seen[0x2000][0][-1] == 3 and seen[0x3000][0][-1] == 6, seen
+    assert seen[0x2000][1][-1] == seen[0x2000][1][0] * seen[0x2000][0][1]  # a matrix's bytes apart
+    rows = {op.name: op.rows for op in operand_rows(cfg, 0x1000, 0x2000, 0x3000, m, n, k, 6, operand_batches=(6, 3))}
+    assert rows == {"A": 6 * m, "B": 3 * (n if cfg.b_major == "k" else k), "C": 6 * m}, rows
+    seen.clear()
+    gemm_host.tensor_maps(cfg, 0x1000, 0x2000, 0x3000, m, n, k, batch=6)
+    assert [seen[p][0][-1] for p in (0x1000, 0x2000, 0x3000)] == [6, 6, 6]
+    seen.clear()
+    gemm_host.tensor_maps(replace(cfg, b_shared=True), 0x1000, 0x2000, 0x3000, m, n, k, batch=6)
+    assert [seen[p][0][-1] for p in (0x1000, 0x2000, 0x3000)] == [6, 1, 6]

@@ -243,20 +243,35 @@ def test_a_constant_matrix_index():
 
 
 @needs_cutile
-@pytest.mark.parametrize("name, text", [("mm_weight_computed_index", "w = ct.load(W,"),
-                                        ("mm_weight_index_from_memory", "w = ct.load(W,")])
-def test_indices_the_host_cannot_compute_stay_refused_at_the_users_line(name, text):
-    from tileorch.testing import operand_view_programs
-    from tileorch.testing.operand_view_programs import KERNELS
+@pytest.mark.parametrize("name, pick", [("mm_weight_computed_index", lambda e: (e + 1) % 3),
+                                        ("mm_weight_index_from_memory", lambda e: e)])
+def test_indices_the_host_cannot_compute_are_batch_indices_per_work_tile(name, pick, monkeypatch):
+    """``W[(e + 1) % E]`` and ``W[Ids[0]]`` beside a 2-D C: refused until session 23 ("B is one matrix
+    of a 3-D array picked by the program"); now the batched kernel evaluates B's batch index per work
+    tile (C the one matrix every work tile stores its tile of): run on the PTX emulator (every CTA,
+    the launcher's tensor maps: W's 3 matrices beside C's one) against numpy, C NaN-prefilled."""
+    import test_user_sweep4_emulated as s4
+    import test_user_sweep14_emulated as s14e
+
+    from tileorch.testing.operand_view_programs import KERNELS, SPECS
+    from tileorch.testing.user_programs import UserProgram
 
     prog = _views_program(name)
-    assert prog.kind == "simt" and prog.operand_views is None
-    lines, first = inspect.getsourcelines(KERNELS[name]._annotated_function.pyfunc)
-    line = first + next(i for i, ln in enumerate(lines) if text in ln)
-    source = str(Path(operand_view_programs.__file__))
-    refusals = [r for r in prog.remarks if r.startswith(f"{source}:{line}:")
-                and "B is one matrix of a 3-D array picked by the program" in r]
-    assert refusals, prog.remarks
+    assert prog.kind == "gemm" and prog.operand_views is None, prog.remarks
+    assert any("batch indices computed by the program" in r for r in prog.remarks), prog.remarks
+    spec, grid = SPECS[name]
+    y_at = max(i for i, a in enumerate(spec) if isinstance(a, tuple))  # Y: the last array argument
+    entry = UserProgram(KERNELS[name], spec, grid, "gemm", outputs=(y_at,))
+    s4.add_sweep_programs(monkeypatch, {name: entry})
+    monkeypatch.setattr(s14e, "PROGRAMS", {name: entry})
+    rng = np.random.default_rng(23)
+    x = (rng.standard_normal((256, 128)) * 0.5).astype(np.float16)
+    w = (rng.standard_normal((3, 128, 128)) * 0.5).astype(np.float16)
+    inputs = {0: x, 1: w, **({2: np.array([1], np.int32)} if name == "mm_weight_index_from_memory" else {})}
+    y = s14e.emulate(name, inputs)[entry.outputs[0]]
+    want = w[pick(1)]  # e = 1 (the scalar argument of the spec; Ids[0] = 1)
+    assert not np.isnan(y).any()
+    np.testing.assert_allclose(y, x.astype(np.float64) @ want.astype(np.float64), atol=3e-3, rtol=1e-2)
 
 
 @needs_cutile

@@ -169,15 +169,12 @@ def _case_epi_rowscale_store_transposed():
 
 
 def _case_bmm_4d_a_per_head_b():
-    """Compiled to the batched WGMMA kernel, but its launch is refused: the host builds A's, B's and C's
-    tensor maps with one batch count, and B holds 3 matrices (one per head) beside C's 6 (2 x 3), so the
-    launcher runs the program on the SIMT path with that warning (found by this sweep, not fixed:
-    tests/gpu/test_user_sweep14_gpu.py checks the result of that launch)."""
-    from tileorch.launchers.cutile import LayoutNotSupported
-
+    """A's 6 matrices (2 x 3) against B's 3 (one per head) into C's 6: refused at launch until session 23
+    (the host built the three tensor maps with C's batch count: "tensor maps of one batch count; got 3
+    matrices beside C's 6", and ran the SIMT path); now each tensor map holds its operand's own matrices
+    (the kernel evaluates each operand's batch index per work tile)."""
     a, b = _h(2, 3, 128, 128), _h(3, 128, 128, scale=0.25)
-    with pytest.raises(LayoutNotSupported, match="tensor maps of one batch count; got 3 matrices beside C's 6"):
-        emulate("bmm_4d_a_per_head_b", {0: a, 1: b})
+    _check(emulate("bmm_4d_a_per_head_b", {0: a, 1: b})[2], _mm(a, b[None]), 2e-2)
 
 
 def _case_bmm_3d_tiles_matmul():
@@ -223,7 +220,7 @@ EMULATED = ["k40", "skinny_n16", "tile_64x32", "group_m_raster", "splitk_linear_
             "persistent_batched_tiles"]
 """The CI-sized subset (a ragged K tile alone, N = 16, 64 x 32 tiles, a raster from a runtime group size,
 split-K folded into the program id, a computed B with two per-group vectors, a saturating fp8 output,
-a 4-D A against a per-head B (its launch refused), the 1-D row and column reductions, the batched persistent loop); ``TILEORCH_EMULATE_ALL=1`` runs every case."""
+a 4-D A against a per-head B, the 1-D row and column reductions, the batched persistent loop); ``TILEORCH_EMULATE_ALL=1`` runs every case."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(CASES)
 

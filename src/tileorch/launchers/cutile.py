@@ -919,6 +919,14 @@ def gemm_problem_batched(program: Any, arguments: list[Argument], given: list[Ar
     ``[L, rows, cols]``, each matrix row-major and the matrices contiguous; ``given``: the arguments
     as the caller passed them when ``arguments`` are as the kernel reads them (:func:`stored_arguments`:
     C's column slice evaluates array extents as the kernel's parameters carry them)."""
+    return gemm_problem_operand_batches(program, arguments, given)[:7]
+
+
+def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given: list[Argument] | None = None):
+    """(A, B, C, M, N, K, L, (A's matrices, B's matrices)): :func:`gemm_problem_batched` and the matrix
+    count of each operand's tensor map.  L is C's count; a kernel that evaluates each operand's batch
+    index per work tile (``program_grid`` / ``grid_l``) reads A and B at their own counts (``[B, H, M,
+    K] @ [H, K, N]``: A 6 matrices, B 3, C 6; a 2-D A, B or C: one matrix)."""
     a, b, c = gemm_operands(program, arguments)
     views = getattr(program, "operand_views", None)
     if views:  # A or B one matrix of its argument at indices the launch's scalars give (W[e]): that matrix, 2-D
@@ -938,13 +946,11 @@ def gemm_problem_batched(program: Any, arguments: list[Argument], given: list[Ar
     # indices per work tile: [B, H, rows, cols]
     # arrays flattened into one batch dimension, and a 2-D A or B (read at no batch index) one matrix
     per_tile = batched and bool(getattr(cfg, "program_grid", False) or getattr(cfg, "grid_l", False))
-    one_matrix = set()
     if batched:
         a, b, c = (_flat_batches(x) if x.ndim > 3 else x for x in (a, b, c))
-        if per_tile:
-            one_matrix = {x.position for x in (a, b) if x.ndim == 2}
-            a, b = (dataclasses.replace(x, shape=(1, *x.shape), strides=(x.shape[0] * x.shape[1], *x.strides))
-                    if x.ndim == 2 else x for x in (a, b))
+        if per_tile:  # (a 2-D C: the one matrix whose tiles the work tiles store, an operand picked per tile)
+            a, b, c = (dataclasses.replace(x, shape=(1, *x.shape), strides=(x.shape[0] * x.shape[1], *x.strides))
+                       if x.ndim == 2 else x for x in (a, b, c))
     shared_b = batched and bool(getattr(cfg, "b_shared", False))  # B: 2-D, or 3-D read at matrix 0
     # (a computed B, GemmConfig.b_raw, is passed as its raw array: the kernel computes the operand)
     b_type = getattr(cfg, "b_raw", "") or getattr(cfg, "b_dtype", "") or cfg.dtype
@@ -956,20 +962,17 @@ def gemm_problem_batched(program: Any, arguments: list[Argument], given: list[Ar
         if x.dtype != _GEMM_DTYPES[dt]:
             raise TypeError(f"{_where(x.name, x.position)} has dtype {x.dtype}; the compiled GEMM takes "
                             f"{_GEMM_DTYPES[dt]}")
-    batch = 1
+    batch, counts = 1, (1, 1)
     if batched:
         shared = bool(getattr(cfg, "b_shared", False))  # one B for every batch: 2-D, or its matrix 0
         batch = c.shape[0] if per_tile else a.shape[0]
-        if per_tile:  # one L for the three tensor maps: an operand with other batch counts runs on the SIMT path
-            for x in (a, b):
-                if x.shape[0] != batch and x.position not in one_matrix:
-                    raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM reads A, B and C "
-                                             f"through tensor maps of one batch count; got {x.shape[0]} matrices "
-                                             f"beside C's {batch}")
-        elif (b.shape[0] != batch and not shared) or c.shape[0] != batch:
+        # per work tile, each operand's batch index is the kernel's (checked in its array's extents there):
+        # its tensor map holds its own matrices
+        counts = (a.shape[0], b.shape[0] if b.ndim == 3 else 1) if per_tile else (batch, 1 if shared else batch)
+        if not per_tile and ((b.shape[0] != batch and not shared) or c.shape[0] != batch):
             raise ValueError(f"batch sizes do not agree: A {a.shape}, B {b.shape}, C {c.shape}")
         for x in (a, c) if shared else (a, b, c):
-            if x.strides[0] != x.shape[1] * x.shape[2] and batch > 1:
+            if x.strides[0] != x.shape[1] * x.shape[2] and x.shape[0] > 1:
                 raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs contiguous "
                                          f"matrices, got strides {x.strides} for shape {x.shape}")
         a, c = _matrix(a), _matrix(c)
@@ -1009,7 +1012,7 @@ def gemm_problem_batched(program: Any, arguments: list[Argument], given: list[Ar
     if not (_row_major(b) or _column_major(b)):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the WGMMA GEMM needs B row-major or column-major "
                                  f"(a transposed view), got strides {b.strides} for shape {b.shape}")
-    return a, b, c, m, n, k, batch
+    return a, b, c, m, n, k, batch, counts
 
 
 def stored_arguments(arguments: list[Argument]) -> list[Argument]:
@@ -1161,8 +1164,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
 
     program = entry.program
     # the operands as the kernel reads them: a column-major array as its row-major transpose
-    a, b, c, m, n, k, batch = gemm_problem_batched(program, stored_arguments(arguments), arguments)
-    more_b = more_b_operands(program, stored_arguments(arguments), b, batch)  # dots sharing A: the other Bs
+    a, b, c, m, n, k, batch, counts = gemm_problem_operand_batches(program, stored_arguments(arguments), arguments)
+    more_b = more_b_operands(program, stored_arguments(arguments), b, counts[1])  # dots sharing A: the other Bs
     given = {x.position: x for x in arguments}
     major = program.gemm_config.b_major if program.gemm_config.b_major == "k" else b_major(b)
     if major != program.gemm_config.b_major and getattr(program.gemm_config, "b_shared", False):
@@ -1255,14 +1258,15 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if ldc != c_cols and not getattr(gk.cfg, "c_ld", False):  # (tileorch.gemm's own tile program: no c_ld kernel)
         raise LayoutNotSupported(f"{_where(c.name, c.position)}: C is a column slice of a wider array (row stride "
                                  f"{ldc}, {n} columns) and this GEMM kernel stores rows N apart")
-    key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra), more_ptrs, program_grid, sched_l,
-           ldc, c_cols)
+    key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
+           sched_l, ldc, c_cols)
     prepared = _prepared.get(key)
     if prepared is None:
         prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
                                                more_b=more_ptrs, grid=program_grid, sched_l=sched_l,
                                                ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
-                                               c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0)
+                                               c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
+                                               operand_batches=counts)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)

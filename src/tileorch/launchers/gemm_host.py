@@ -147,22 +147,23 @@ class OperandRows:
 
 def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
                  batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0,
-                 c_cols: int = 0) -> tuple[OperandRows, ...]:
+                 c_cols: int = 0, operand_batches: tuple[int, int] = ()) -> tuple[OperandRows, ...]:
     """A, B, C as row sets: A ``[M, K]`` (``[K, M]`` M-major), B ``[N, K]`` (K-major) or ``[K, N]``,
     C ``[M, N]``, then the other B operands (``more_b``: ``B1``, ``B2``, ... laid out as B) of a
     configuration with ``b_operands > 1``; a batched problem stacks its L matrices' rows; ``ldc``: C's
     row stride in elements when C is a column slice of a wider array (``cfg.c_ld``), 0 for N; ``c_cols``:
     C's columns when they are not N (a program-grid kernel storing its tiles at columns it computes,
-    into an output wider than B), 0 for N."""
+    into an output wider than B), 0 for N; ``operand_batches``: (A's, B's) matrix counts when they are
+    not C's ``batch`` (a kernel reading each operand at its own batch index per work tile)."""
     es, eo = ESIZE[cfg.dtype], ESIZE[cfg.out_dtype]
 
-    nb = 1 if getattr(cfg, "b_shared", False) else batch  # one B for every batch
+    la, nb = operand_batches or (batch, 1 if getattr(cfg, "b_shared", False) else batch)  # one B for every batch
 
     def b_rows(name, ptr, es=ESIZE[getattr(cfg, "b_raw", "") or cfg.dtype]):  # a computed B: its raw array
         return OperandRows(name, ptr, n * nb, k * es) if cfg.b_major == "k" else OperandRows(name, ptr, k * nb, n * es)
 
     ea = ESIZE[getattr(cfg, "a_raw", "") or cfg.dtype]  # a computed A: its raw array
-    a = OperandRows("A", a_ptr, m * batch, k * ea) if cfg.a_major == "k" else OperandRows("A", a_ptr, k * batch, m * ea)
+    a = OperandRows("A", a_ptr, m * la, k * ea) if cfg.a_major == "k" else OperandRows("A", a_ptr, k * la, m * ea)
     more = tuple(b_rows(f"B{i}", ptr) for i, ptr in enumerate(more_b, start=1))
     nc = c_cols or n
     c = OperandRows("C", c_ptr, m * batch, nc * eo, ldc * eo if ldc and ldc != nc else 0)
@@ -170,10 +171,11 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
 
 
 def staging_reasons(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
-                    batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0, c_cols: int = 0) -> list[str]:
+                    batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0, c_cols: int = 0,
+                    operand_batches: tuple[int, int] = ()) -> list[str]:
     """Why operands of this problem go through padded copies (empty: TMA reads them in place)."""
     out = []
-    for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols):
+    for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols, operand_batches):
         if op.tma_ok:
             continue
         why = (f"row stride {op.pitch} bytes is not a multiple of 16" if op.pitch % 16
@@ -190,18 +192,20 @@ class StagingPlan:
     and copied out after it.  ``reasons`` says what was staged (the launcher reports it)."""
 
     def __init__(self, cfg: GemmConfig, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b: tuple[int, ...] = (),
-                 ldc: int = 0, c_cols: int = 0):
+                 ldc: int = 0, c_cols: int = 0, operand_batches: tuple[int, int] = ()):
         self.copies_in: list[tuple[int, int, int, int, int, int]] = []  # src, src pitch, dst, dst pitch, width, rows
         self.copies_out: list[tuple[int, int, int, int, int, int]] = []
         self.pitch: dict[str, int] = {}
         self.ptr: dict[str, int] = {}
         batch = batch if cfg.batched else 1  # a grid_l problem's L splits the work, not the arrays
+        counts = operand_batches if cfg.batched else ()
         # C addressed in place by the tier's own stores (atomic adds, transposed stores): never staged
         c_in_place = cfg.epilogue == "atomic" or getattr(cfg, "c_transposed", False)
-        self.reasons = [r for r in staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols)
+        self.reasons = [r for r in staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols,
+                                                   counts)
                         if not (c_in_place and r.startswith("C:"))]
         self._buffers: list[Any] = []
-        for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols):
+        for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols, counts):
             if op.tma_ok or (op.name == "C" and c_in_place):  # the program's stores address C itself
                 self.pitch[op.name], self.ptr[op.name] = op.pitch, op.ptr
                 continue
@@ -332,20 +336,23 @@ def encode_tensor_map(ptr: int, dtype: str, dims: tuple[int, ...], row_bytes: tu
 
 
 def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
-                batch: int = 1, pitch: dict[str, int] | None = None, c_cols: int = 0) -> tuple[bytes, bytes, bytes]:
+                batch: int = 1, pitch: dict[str, int] | None = None, c_cols: int = 0,
+                operand_batches: tuple[int, int] = ()) -> tuple[bytes, bytes, bytes]:
     """A ``[tile_k K, tile_m M]`` boxes (``[64 M, tile_k K]`` when A is stored ``[K, M]``), B
     ``[tile_k K, tile_n/cluster N]`` (K-major) or ``[64 N, tile_k K]`` (N-major), C ``[64 N, 64 M]``
     (TMA epilogue; zeros for the direct one); a K-major box swizzled by its K row
     (``cfg.k_row_bytes``), the others by 128 bytes.  A batched configuration adds the batch
-    dimension (contiguous ``[L, rows, cols]`` arrays, box extent 1)."""
+    dimension (contiguous ``[L, rows, cols]`` arrays, box extent 1): L = ``batch`` matrices, A's and
+    B's ``operand_batches`` when given (each operand's own count)."""
 
     pitch = pitch or {}
     es = ESIZE[cfg.dtype]
+    la, lb = operand_batches or (batch, 1 if getattr(cfg, "b_shared", False) else batch)
 
     def tmap(ptr, dtype, dims, row_bytes, box, name, swizzle=128):
         row_bytes = (pitch.get(name, row_bytes[0]),)
         if cfg.batched:
-            dims, row_bytes, box = (*dims, batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
+            dims, row_bytes, box = (*dims, la if name == "A" else batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
         return encode_tensor_map(ptr, dtype, dims, row_bytes, box, swizzle)
 
     a_raw = getattr(cfg, "a_raw", "")
@@ -358,7 +365,7 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
         tma_a = tmap(a_ptr, cfg.dtype, (k, m), (k * es,), (cfg.tile_k, cfg.tile_m), "A", cfg.k_row_bytes)
     else:  # A stored [K, M]: 64 M x tile_k K boxes
         tma_a = tmap(a_ptr, cfg.dtype, (m, k), (m * es,), (64, cfg.tile_k), "A")
-    tma_b = b_tensor_map(cfg, b_ptr, n, k, 1 if getattr(cfg, "b_shared", False) else batch, pitch, "B")
+    tma_b = b_tensor_map(cfg, b_ptr, n, k, lb, pitch, "B")
     nc = c_cols or n  # C's columns (a program-grid kernel's C may be wider than B)
     tma_c = tmap(c_ptr, cfg.out_dtype, (nc, m), (nc * 2,), (64, 64), "C") if cfg.epilogue == "tma" else bytes(128)
     return tma_a, tma_b, tma_c
@@ -430,7 +437,8 @@ class GemmKernel:
     def prepare(self, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int, sms: int,
                 workspace: Any = None, extra: list[bytes] = (), batch: int = 1,
                 more_b: tuple[int, ...] = (), grid: tuple[int, int, int] | None = None,
-                sched_l: int | None = None, ldc: int = 0, c_cols: int = 0) -> PreparedGemm:
+                sched_l: int | None = None, ldc: int = 0, c_cols: int = 0,
+                operand_batches: tuple[int, int] = ()) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
         configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
@@ -440,9 +448,10 @@ class GemmKernel:
         z, while the tensor maps hold ``batch`` matrices); ``ldc``: C's row stride in elements when C is
         a column slice of a wider array (a ``c_ld`` configuration; 0: N); ``c_cols``: C's columns when a
         ``program_grid`` kernel stores its tiles at columns the program computes into a C wider than B
-        (the kernel's ``n`` parameter, the stores' column bound; 0: N)."""
+        (the kernel's ``n`` parameter, the stores' column bound; 0: N); ``operand_batches``: (A's, B's)
+        matrix counts when the kernel reads each operand at its own batch index (default: ``batch``)."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
-                            ldc, c_cols)
+                            ldc, c_cols, operand_batches)
 
 
 class PreparedGemm:
@@ -450,7 +459,7 @@ class PreparedGemm:
 
     def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=(), batch=1,
                  more_b=(), grid: tuple[int, int, int] | None = None, sched_l: int | None = None, ldc: int = 0,
-                 c_cols: int = 0):
+                 c_cols: int = 0, operand_batches: tuple[int, int] = ()):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -492,10 +501,12 @@ class PreparedGemm:
                 workspace_ptr = ws if isinstance(ws, int) else getattr(ws, "ptr", None) or ws.data_ptr()
                 self.zero_bytes = (workspace_ptr + red, bar)
         record = pack_device_params(p, workspace_ptr, red, bar)  # passed by value (grid-constant)
-        self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, tuple(more_b), ldc, c_cols)
+        counts = tuple(operand_batches) if cfg.batched else ()
+        self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, tuple(more_b), ldc, c_cols, counts)
         tma_a, tma_b, tma_c = tensor_maps(cfg, st.ptr["A"], st.ptr["B"], st.ptr["C"], m, n, k,
-                                          batch if cfg.batched else 1, st.pitch, c_cols)
-        tma_more_b = [b_tensor_map(cfg, st.ptr[f"B{i}"], n, k, batch if cfg.batched else 1, st.pitch, f"B{i}")
+                                          batch if cfg.batched else 1, st.pitch, c_cols, counts)
+        tma_more_b = [b_tensor_map(cfg, st.ptr[f"B{i}"], n, k, counts[1] if counts else batch if cfg.batched else 1,
+                                   st.pitch, f"B{i}")
                       for i in range(1, len(more_b) + 1)]
         # the direct epilogue's N is also C's leading dimension: a padded C is N' columns wide
         # (the extra columns are scratch, never copied out)

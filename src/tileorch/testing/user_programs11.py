@@ -796,8 +796,11 @@ _add("mm_splitk_runtime_chunk", mm_splitk_runtime_chunk,
 _add("moe_group_by_offsets_scan", moe_group_by_offsets_scan,
      [_f((384, 128)), _f((3, 128, 128)), _f((4,), "int32"), _f((384, 128)), 3, 128, 64, 64], (3, 2), "simt",
      outputs=(3,),
-     error="B is one matrix of a 3-D array picked by the program",
-     notes="found by this sweep: refused as 'C is 2-D while an operand is batched' (as mm_expert_weight_by_scalar)")
+     error="B's batch index is not a function of program ids",
+     notes="found by this sweep: refused as 'C is 2-D while an operand is batched' (as mm_expert_weight_by_scalar), "
+           "then (to session 22) as 'B is one matrix of a 3-D array picked by the program'; since session 23 a "
+           "B picked per work tile beside a 2-D C is taken, but this group index comes from a loop over the "
+           "offsets, which the kernel cannot evaluate per tile")
 _add("grouped_equal_groups_bid2", grouped_equal_groups_bid2,
      [_f((512, 128)), _f((2, 128, 128)), _f((512, 128)), 256, 128, 64, 64], (2, 2, 2), "simt", outputs=(2,),
      error="A, B and C must all be batched")

@@ -594,9 +594,9 @@ _add("epi_rowscale_store_transposed", epi_rowscale_store_transposed,
      [_a((256, 128)), _a((128, 192)), _a((256,), F32), _a((192, 256)), 128, 64, 64], (2, 3), "gemm", outputs=(3,))
 _add("bmm_4d_a_per_head_b", bmm_4d_a_per_head_b,
      [_a((2, 3, 128, 128)), _a((3, 128, 128)), _a((2, 3, 128, 128)), 3, 128, 64, 64], (1, 2, 6), "gemm", outputs=(2,),
-     notes="found by this sweep: compiled to the batched WGMMA kernel, but the launcher refuses it (A, B and C "
-           "share one batch count in the host's tensor maps; B has H matrices, C B * H) and runs the SIMT path "
-           "with that warning")
+     notes="found by this sweep: compiled to the batched WGMMA kernel, but the launcher refused it (A, B and C "
+           "shared one batch count in the host's tensor maps; B has H matrices, C B * H) and ran the SIMT path "
+           "with that warning; session 23: each tensor map holds its operand's own matrices")
 _add("bmm_3d_tiles_matmul", bmm_3d_tiles_matmul,
      [_a((3, 200, 128)), _a((3, 128, 192)), _a((3, 200, 192)), 128, 64, 64], (2, 3, 3), "gemm", outputs=(2,))
 _add("bmm_grid2_broadcast_b_bias", bmm_grid2_broadcast_b_bias,

@@ -321,14 +321,10 @@ def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b
         if role == "c" and kind is False:
             picked = [(r, ld) for r, ld in (("A", a_load), ("B", b_load)) if kinds[ld] is not False]
             if picked and not any(_reads_program_id(list(ld.indices)[:len(ld.indices) - 2], 2) for _, ld in picked):
-                r, ld = picked[0]
-                fail(ld, f"{r} is one matrix of a {len(ld.indices)}-D array picked by the program (its leading "
-                         "indices are not program id 2: a value computed or read from memory; a matrix picked by scalar "
-                         "arguments or constants is taken for the A or B of one dot, as a view the launcher "
-                         "addresses) "
-                         "while C is 2-D: not supported yet by the WGMMA lowering, whose batched kernels store a C "
-                         f"per batch; pass that matrix as a 2-D array (W[e] from the caller) to run it on tensor "
-                         "cores")
+                # a matrix picked per work tile (an expert read from a table at the row tile) beside a 2-D C:
+                # C is the one matrix every work tile stores its own tile of (flat batch index 0)
+                out[role] = (op, op.view, [])
+                continue
             fail(op, "C is 2-D while an operand is batched: every batch would store the same C tile (the WGMMA "
                      "lowering takes C batched, leading tile dimensions of extent 1, in that case)")
         if kind is False:  # a 2-D A or B: one matrix for every batch (split-K into a [S, M, N] workspace)
@@ -796,6 +792,24 @@ def no_wgmma_why(dot: Operation) -> str:
             "128 per warp group, N a multiple of 8 up to 256, K a multiple of 16 for 16-bit operands)")
 
 
+WRITES = ("nv_tileaa.store", "nv_tileaa.tiled_store", "nv_tileas.tiled_store", "nv_tileaa.atomic_rmw",
+          "nv_tileaa.atomic_cas", "nv_tileaa.print")
+"""Ops that write memory (or print): the WGMMA kernel runs only those inside the schedule's agent switch."""
+
+
+def _refuse_writes_outside(kernel: aa.FuncOp, sw: Operation, fail) -> None:
+    """A located error at the first op of :data:`WRITES` outside the agent switch ``sw``: the kernel
+    this lowering builds runs the switch's work tiles only, so such an op (the zeros an early-return
+    branch stores for a tile it skips: ``if e < 0: ct.store(Y, .., zeros); return``) would be dropped."""
+    inside = {id(o) for o in sw.walk()}
+    for o in kernel.walk():
+        if o.name in WRITES and id(o) not in inside:
+            fail(o, f"{o.name.split('.')[-1]} outside the GEMM's work tile (e.g. zeros stored by a branch that skips "
+                    "the dot, then returns): not supported yet by the WGMMA lowering, whose kernel runs the dot's tile "
+                    "alone (store under the same condition as C, or let the dot's zero-padded operands give the "
+                    "zeros)")
+
+
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     """Read the tier's warp-specialized dot kernel; a located error says why one cannot be lowered."""
 
@@ -806,6 +820,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if len(switches) != 1:
         fail(kernel, f"expected one agent_switch (run tileas-materialize-schedule), found {len(switches)}")
     sw = switches[0]
+    _refuse_writes_outside(kernel, sw, fail)
     dots = [o for o in sw.walk() if isinstance(o, ts.DotOp)]
     if len(dots) > 1:
         _check_shared_a_dots(dots, fail)

@@ -1,0 +1,120 @@
+"""Sixteenth user sweep (``tileorch.testing.user_programs16``: issues 20 and 22, dot and attention-shaped
+programs of the kinds users write that the earlier sweeps and sets miss): each program, exported
+through cuTile's exporter (no GPU) and compiled for sm_90a, takes the path its table entry names:
+"gemm" (the TileAS tier's TMA + WGMMA kernel, with the tier's remark), "chained" (the chained-dots
+tier's TMA + WGMMA kernel, with its remark) or "simt" with a *located* warning (``file:line:col`` in
+the program) saying why the tensor-core tiers refused it, and the SIMT path's remark that its dots
+run on mma.sync tensor cores (no silent fallback); every program's PTX assembles with ptxas without
+spills (or is listed in :data:`SPILLS`).  Results against numpy: test_user_sweep16_emulated.py (the
+PTX emulator, f16 operands) and tests/gpu/test_user_sweep16_gpu.py (every program)."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+from tileorch.testing import user_programs16  # noqa: E402
+from tileorch.testing.user_programs16 import PROGRAMS  # noqa: E402
+
+TENSOR_CORES = {"gemm": "compiled through the TileAS tier to the warp-specialized TMA/WGMMA kernel",
+                "chained": "chained dots compiled through the TileAS tier to TMA + WGMMA"}
+
+
+def compiled(name):
+    """The program's compile for sm_90a, shared by the tests of a run (``compile_once``)."""
+    from tileorch.testing.compile_memo import compile_once
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS[name]
+    return compile_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a", ptxas=False)
+
+
+def test_the_sweep_has_its_programs():
+    assert len(PROGRAMS) >= 30
+    assert sum(p.path in ("gemm", "chained") for p in PROGRAMS.values()) >= 20
+    for name, p in PROGRAMS.items():
+        assert p.path in ("gemm", "chained", "simt") and p.outputs, name
+        assert p.path != "simt" or p.error, name
+        src = inspect.getsource(p.kernel._annotated_function.pyfunc)
+        assert p.kernel._annotated_function.pyfunc.__doc__, name
+        assert "ct.mma(" in src or "ct.matmul(" in src or " @ " in src, name
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_takes_its_path_and_says_so(name):
+    p = PROGRAMS[name]
+    prog = compiled(name)
+    remarks = list(prog.remarks)
+    assert prog.kind == p.path, remarks
+    assert not [r for r in remarks if "internal error" in r or "left a kernel unlowered" in r], remarks
+    if p.path != "simt":
+        assert any(TENSOR_CORES[p.path] in r for r in remarks), remarks
+        assert re.search(r"wgmma\.mma_async", prog.ptx)
+        return
+    # a refused dot program: the reason, located in the program, and the SIMT path's dot
+    here = re.escape(user_programs16.__file__)
+    why = [r for r in remarks if p.error in r]
+    assert why and all(re.match(here + r":\d+:\d+: warning: ", r) for r in why), remarks
+    lines, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
+    at = [int(re.match(here + r":(\d+):", r).group(1)) for r in why]
+    assert all(first < ln < first + len(lines) for ln in at), (at, first)
+    assert any("the SIMT path computes this" in r and "on tensor cores with mma.sync" in r for r in remarks), remarks
+
+
+def test_an_expert_read_per_row_tile_is_a_batch_index_per_work_tile():
+    """``W[TileExpert[bm]]`` beside a 2-D Y (sorted-token MoE) and ``W[TileGroup[t]]`` from a tile table:
+    refused until session 23 ("B is one matrix of a 3-D array picked by the program ... while C is
+    2-D"); now the batched kernel reads B's matrix per work tile and stores into the one C."""
+    for name in ("moe_sorted_expert_per_tile", "grouped_tile_table_1d"):
+        prog = compiled(name)
+        assert prog.kind == "gemm", prog.remarks
+        assert prog.gemm_config.batched and prog.gemm_config.program_grid, prog.gemm_config
+        assert any("batch indices computed by the program" in r for r in prog.remarks), prog.remarks
+
+
+def test_a_store_outside_the_gemms_work_tile_is_refused_at_its_line():
+    """``if e < 0: ct.store(Y, .., zeros); return`` before the K loop: the WGMMA kernel took the early
+    return as its tile guard and dropped the branch's store (the padding tiles' rows stayed unwritten
+    on the PTX emulator, session 23); now a located refusal at that store, the SIMT path runs it."""
+    name = "moe_expert_table_skip_invalid"
+    lines, first = inspect.getsourcelines(PROGRAMS[name].kernel._annotated_function.pyfunc)
+    line = first + next(i for i, ln in enumerate(lines) if "ct.zeros((tm, tn), dtype=Y.dtype)" in ln)
+    prog = compiled(name)
+    assert prog.kind == "simt"
+    assert any(r.startswith(f"{user_programs16.__file__}:{line}:") and "outside the GEMM's work tile" in r
+               for r in prog.remarks), prog.remarks
+
+
+def test_per_head_weights_launch_with_their_own_batch_count():
+    """``[B, H, M, K] @ [H, K, N]``: the launcher's problem holds A's 6 matrices, B's 3 and C's 6 (the
+    host built all three tensor maps with C's count and refused the launch until session 23)."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.export import described_arguments
+
+    for name, b_count in (("bmm_bhmk_hkn_head_bias", 3), ("bmm_bhmk_hnk_head_major", 3)):
+        p = PROGRAMS[name]
+        args = rc.stored_arguments(described_arguments(p.kernel, p.spec))
+        *_, batch, counts = rc.gemm_problem_operand_batches(compiled(name), args)
+        assert (batch, counts) == (6, (6, b_count)), name
+
+
+SPILLS = {"k_unrolled_by_two", "attn_prefix_cache_then_new", "attn_differential"}
+"""Programs whose PTX ptxas assembles with spills (session 23, ptxas 13.0, 255 registers each): three of
+the tier's refusals, whose SIMT fallback keeps the f32 accumulators on the default 4 warps -- the hand
+unrolled K loop's 128 x 64 accumulator beside two K tiles' operands (12 B of spill stores), the prefix
++ new keys attention's two key loops (420 B) and the differential attention's two chains (976 B).
+Listed so that the spill is not silent; a program leaving the list (or joining it) fails."""
+
+
+def test_every_program_assembles_without_spills():
+    from tileorch.backend.ptxas import ptxas_available, run_ptxas
+
+    if not ptxas_available():
+        pytest.skip("ptxas not installed")
+    spilled = {name for name in sorted(PROGRAMS) if run_ptxas(compiled(name).ptx, "sm_90a").spill_warnings()}
+    assert spilled == SPILLS
