@@ -631,6 +631,11 @@ class ChainedKernel:
     """The first dots (``dot1`` first), all ``A0 @ B1_k`` with the same A0 tile: one WGMMA chain of
     width ``sn`` over their B tiles side by side in the stage (:attr:`b1_wide`)."""
     b1s: list = field(default_factory=list)  # each first dot's B operand (``b1`` first)
+    a0s: list = field(default_factory=list)
+    """Each first dot's own A tile (``a0`` first) when the first dots read different loop-invariant
+    A tiles (FlashAttention's backward dQ: ``S = Q K^T`` and ``dP = dO V^T``): each loaded once
+    before the loop into its own place of the Q slot (:attr:`Plan.a0_slot`), each first dot one
+    WGMMA chain of ``n = tn`` (:meth:`_Kernel.s_chain`); empty: every first dot reads ``a0``."""
     tile_rows: int = 0
     """The program's tile rows (the dots' M; 0: ``tm``).  Below 64 (a 16- or 32-row decode tile):
     ``tm`` is 64, the WGMMA atom's M, the Q box reads 64 rows (the rows past the tile are the
@@ -641,6 +646,11 @@ class ChainedKernel:
     def rows(self) -> int:
         """The program's tile rows (``tm`` unless the tile is padded to the WGMMA's 64)."""
         return self.tile_rows or self.tm
+
+    @property
+    def own_a(self) -> bool:
+        """Whether the first dots read different A tiles (:attr:`a0s`)."""
+        return len(self.a0s) > 1
 
     @property
     def k1(self) -> int:
@@ -781,8 +791,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         loop = loop.parent_op()
     if loop is None or not loop.is_ancestor(d2):
         _fail(d1, "both dots must be in one loop")
-    for fd in firsts[1:]:
-        _check_first_dot(d1, fd, loop)
+    own_a = [fd for fd in firsts[1:] if not _check_first_dot(d1, fd, loop)]
     # any range(start, stop, step): lower_chained_kernel rebases the loop onto range(trip) (rebase_k_loop.py)
     tm, tn = d1.result.type.get_shape()
     d = d1.lhs.type.get_shape()[-1]
@@ -813,6 +822,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         if a0.group_dim >= 0:
             a0.group = tm // a0.box_rows
         a0.rows = tm
+    a0s = _own_a_operands(kernel, firsts, a0, tile_rows, tm, prologue) if own_a else []
     b_root, b_prologue = _q_prologue(kernel, d1, d1.rhs, "the first dot's B (K)")
     b1, seen = _operand(kernel, d1, b_root, "the first dot's B", True)
     if b_prologue is not None:
@@ -845,7 +855,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
             ploop = ploop.parent_op()
         if ploop is None or (ploop.lb, ploop.ub, ploop.step) != (loop.lb, loop.ub, loop.step):
             _fail(b.load, "a loop operand's load is not in a producer loop over the consumer loop's range")
-    dts = {_DT[type(o.load.result.type.element_type)] for o in (a0, *b1s, b2)}
+    dts = {_DT[type(o.load.result.type.element_type)] for o in (a0, *a0s, *b1s, b2)}
     if len(dts) != 1:
         _fail(d1, "all dot operands must have the same element type")
     _check_operand_types(next(iter(dts)), d1, firsts, d2)
@@ -908,7 +918,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     ck.q_prologue = prologue
     ck.b_prologue = b_prologue
     ck.tile_rows = tile_rows if tile_rows != tm else 0
-    ck.firsts, ck.b1s = list(firsts), b1s
+    ck.firsts, ck.b1s, ck.a0s = list(firsts), b1s, a0s
     if ck.k1 > 1:
         _first_dots_fit(ck)
     return ck
@@ -920,10 +930,11 @@ FIRST_DOTS_REGS = 200
 and the other carried values may take (:func:`pipelining`'s budget of the 240 of ``setmaxnreg``)."""
 
 
-def _check_first_dot(d1: Operation, fd: Operation, loop: scf.ForOp) -> None:
-    """A first dot besides ``d1``: in the same loop, the same ``[tm, tn]`` result and K extent, and
-    the same A operand (the value ``d1`` reads, layout ops aside, or the same tile load): the A0
-    tile is loaded once and read by every first dot's WGMMAs."""
+def _check_first_dot(d1: Operation, fd: Operation, loop: scf.ForOp) -> bool:
+    """A first dot besides ``d1``: in the same loop, the same ``[tm, tn]`` result and K extent.
+    Whether it reads the same A operand (the value ``d1`` reads, layout ops aside, or the same tile
+    load: the A0 tile is loaded once and read by every first dot's WGMMAs); a different A is the
+    first dot's own tile (:func:`_own_a_operands` checks it)."""
     if not loop.is_ancestor(fd):
         _fail(fd, "every first dot must be in the loop of the second dot")
     shapes = [(list(d.result.type.get_shape()), d.lhs.type.get_shape()[-1]) for d in (d1, fd)]
@@ -932,11 +943,31 @@ def _check_first_dot(d1: Operation, fd: Operation, loop: scf.ForOp) -> None:
                   f"{shapes[1][1]}): the first dots must compute [tm, tn] tiles over the same K")
     (a1, seen1), (ak, seenk) = strip_layouts(d1.lhs), strip_layouts(fd.lhs)
     same_load = source_load(a1) is not None and source_load(a1) is source_load(ak)
-    if (ak is not a1 and not same_load) or seen1.count("nv_tileaa.permute") != seenk.count("nv_tileaa.permute"):
-        _fail(fd, "first dots with different A operands: several first dots must read the same A tile (loaded "
-                  "once, like Q); this one reads another (or its transpose)")
     if _depends_on(fd.acc, d1.result):
         _fail(fd, "a first dot accumulates onto another first dot's result")
+    return (ak is a1 or same_load) and seen1.count("nv_tileaa.permute") == seenk.count("nv_tileaa.permute")
+
+
+def _own_a_operands(kernel: aa.FuncOp, firsts: list, a0: Operand, tile_rows: int, tm: int,
+                    prologue: QPrologue | None) -> list[Operand]:
+    """Each first dot's A tile when they differ (:attr:`ChainedKernel.a0s`, ``a0`` first): every one a
+    ``[tm, K]`` TMA tile loaded once before the loop (K-major), laid out as ``a0`` (the same box), no
+    prologue, no padded or grouped rows; else a located refusal at the first dot whose A is not."""
+    if prologue is not None or tile_rows != tm or a0.group_dim >= 0:
+        why = ("the first dot's A has a prologue" if prologue is not None else
+               f"{tile_rows} tile rows padded to the WGMMA's {tm}" if tile_rows != tm else "grouped query rows")
+        _fail(firsts[1], f"first dots with different A operands and {why}: not supported (the first dots' own A "
+                         "tiles are plain [tm, K] tiles loaded once)")
+    out = [a0]
+    for k, fd in enumerate(firsts[1:], 1):
+        what = f"first dot {k + 1}'s A (its own loop-invariant tile: first dots with different A operands)"
+        ak, seen = _operand(kernel, fd, fd.lhs, what, False)
+        if _enclosing_loop(ak.load) is not None or ak.transposed(seen) or (ak.rows, ak.cols, ak.box) != (
+                a0.rows, a0.cols, a0.box):
+            _fail(fd, f"first dots with different A operands: {what} must be a [{tm}, {a0.cols}] tile loaded once "
+                      "before the loop (K-major), as the first dot's")
+        out.append(ak)
+    return out
 
 
 def _first_dots_fit(ck: ChainedKernel) -> None:
@@ -1016,16 +1047,22 @@ class Plan:
     def b2_stride(self) -> int:
         return _align(self.ck.b2.bytes)
 
+    @property
+    def a0_slot(self) -> int:
+        """Bytes of one Q slot: the A0 tile, or every first dot's own A tile one after the other
+        (:attr:`ChainedKernel.a0s`, each aligned to the 1024-byte swizzle atom)."""
+        return max(1, len(self.ck.a0s)) * _align(self.ck.a0.bytes)
+
     def offsets(self) -> dict[str, int]:
         ck = self.ck
         q, slots = 0, self.q_slots
-        b1 = slots * _align(ck.a0.bytes)
+        b1 = slots * self.a0_slot
         b2 = b1 + self.stages * self.b1_stride
         bars = b2 + self.stages * self.b2_stride
         full = bars + 8 * slots
         empty = full + 8 * self.stages
         q_empty = empty + 8 * self.stages
-        return {"a0": q, "a0_slot": _align(ck.a0.bytes), "b1": b1, "b2": b2, "bars": bars, "full": full,
+        return {"a0": q, "a0_slot": self.a0_slot, "b1": b1, "b2": b2, "bars": bars, "full": full,
                 "empty": empty, "q_empty": q_empty, "total": q_empty + (8 * slots if self.persistent else 0)}
 
     @property
@@ -1108,15 +1145,26 @@ def _default_name(v: SSAValue, name: str) -> SSAValue:
     return v
 
 
+def _a0_names(ck: ChainedKernel) -> list[str]:
+    """The A tiles' tensor maps: ``a0``, then each other first dot's own A (``a0_1``, ..) when they
+    differ (:attr:`ChainedKernel.a0s`)."""
+    return ["a0", *[f"a0_{k}" for k in range(1, len(ck.a0s))]]
+
+
+def _b1_names(ck: ChainedKernel) -> list[str]:
+    """Each first dot's B tensor map: ``b1``, ``b1_1``, .."""
+    return ["b1", *[f"b1_{k}" for k in range(1, ck.k1)]]
+
+
 def _tmap_names(ck: ChainedKernel) -> list[str]:
-    """The kernel's tensor-map parameters, in order: A0, each first dot's B (``b1``, ``b1_1``, ..),
-    the second dot's B."""
-    return ["a0", "b1", *[f"b1_{k}" for k in range(1, ck.k1)], "b2"]
+    """The kernel's tensor-map parameters, in order: the A tiles (:func:`_a0_names`), each first
+    dot's B (:func:`_b1_names`), the second dot's B."""
+    return [*_a0_names(ck), *_b1_names(ck), "b2"]
 
 
 def _tmap_operands(ck: ChainedKernel) -> list[Operand]:
     """The operands of :func:`_tmap_names`, in the same order."""
-    return [ck.a0, *(ck.b1s or [ck.b1]), ck.b2]
+    return [*(ck.a0s or [ck.a0]), *(ck.b1s or [ck.b1]), ck.b2]
 
 
 class _Kernel:
@@ -1444,7 +1492,7 @@ class _Kernel:
         if ck.k1 == 1:
             self.tma_loads("b1nx", "b1", ck.b1, b1, k_off, bar)
         else:  # each first dot's B tile at its boxes' places in the joint operand (ChainedKernel.b1_wide)
-            for k, (x, bk) in enumerate(zip(_tmap_names(ck)[1:-1], ck.b1s)):
+            for k, (x, bk) in enumerate(zip(_b1_names(ck), ck.b1s)):
                 bc = b1 if k == 0 else coords_of("b1", bk, j, f"b1nx{k}")
                 self.tma_loads(f"b1nx{k}" if k else "b1nx", x, bk, bc, k_off, bar,
                                lambda c, k=k: ck.b1_chunk_offset(k, c))
@@ -1498,10 +1546,20 @@ class _Kernel:
         return blk
 
     def load_q(self, bar: SSAValue, dst: SSAValue, coords_of) -> None:
-        """Arm ``bar`` for A0's bytes and load A0 (the program instance's Q) to byte ``dst``."""
-        self.e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[self.ck.a0.bytes]))
-        a0 = coords_of("a0", self.ck.a0, self.small(0), "a0q")
-        self.tma_loads("a0q", "a0", self.ck.a0, a0, dst, bar)
+        """Arm ``bar`` for A0's bytes and load A0 (the program instance's Q) to byte ``dst``; first
+        dots with their own A tiles (:attr:`ChainedKernel.a0s`): each of them, ``_align(bytes)``
+        apart, on the same barrier."""
+        ck = self.ck
+        if not ck.own_a:
+            self.e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[ck.a0.bytes]))
+            a0 = coords_of("a0", ck.a0, self.small(0), "a0q")
+            self.tma_loads("a0q", "a0", ck.a0, a0, dst, bar)
+            return
+        self.e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.e.const(len(ck.a0s) * ck.a0.bytes)))
+        for k, (x, ak) in enumerate(zip(_a0_names(ck), ck.a0s)):
+            tag = "a0q" if k == 0 else f"a0q{k}"
+            at = dst if k == 0 else self.v(arith.AddiOp(dst, self.e.const(k * _align(ck.a0.bytes))), f"{tag}_dst")
+            self.tma_loads(tag, x, ak, coords_of(x, ak, self.small(0), tag), at, bar)
 
     def fill(self, n_tiles: SSAValue, coords_of) -> None:
         """The producer loop over the instance's ``n_tiles`` K/V tiles (each into its ring stage
@@ -1578,15 +1636,31 @@ class _Kernel:
         """``%{name} = base + %{so}`` with ``%{so} = stage * stride`` (i64, 16-byte descriptor units)."""
         return self.v(arith.AddiOp(base, self.v(arith.MuliOp(stage_l, stride), so)), name)
 
-    def s_chain(self, pre: str, init: SSAValue, db1: SSAValue) -> SSAValue:
+    def s_chain(self, pre: str, init: SSAValue | tuple, db1: SSAValue) -> SSAValue | tuple:
         """The first dot's ``K / 16`` WGMMAs (``%{pre}{s}``) from accumulator input ``init`` (a struct
-        of ``tn / 2`` f32), B1's stage at descriptor ``db1``; S (the last one's result)."""
+        of ``sn / 2`` f32), B1's stage at descriptor ``db1``; S (the last one's result).  First dots
+        with their own A tiles (:attr:`ChainedKernel.a0s`): ``init`` and the result are tuples of one
+        ``tn / 2`` struct per first dot, each its own chain of ``n = tn`` WGMMAs from its A tile in
+        the Q slot and its B tile's boxes in the stage (:meth:`ChainedKernel.b1_chunk_offset`), all
+        in the caller's one commit group."""
         ck, e = self.ck, self.e
         ksteps = ck.d // 16
         _, a_offs = _k_steps(ck.a0, ksteps)
         _, b1_offs = _b_steps(ck.b1_wide, ksteps)
         dtype = nvp.WGMMAType(ck.dtype)
         layout_b = nvp.MMALayout.COL if ck.b1.k_major else nvp.MMALayout.ROW
+        if ck.own_a:
+            out = []
+            for k, acc in enumerate(init):
+                a_k, b_k = k * _align(ck.a0.bytes), ck.b1_chunk_offset(k, 0)
+                for s in range(ksteps):
+                    ac = _hint(e.const((a_k + a_offs[s]) // 16, i64), f"{pre}{k}a{s}c")
+                    bc = _hint(e.const((b_k + b1_offs[s]) // 16, i64), f"{pre}{k}b{s}c")
+                    da = self.v(arith.AddiOp(self.da_cur or self.da_wg, ac), f"{pre}{k}a{s}")
+                    db = self.v(arith.AddiOp(db1, bc), f"{pre}{k}b{s}")
+                    acc = self.v(nvp.WgmmaMmaAsyncOp(acc, da, db, ck.tn, dtype, layout_b), f"{pre}{k}_{s}")
+                out.append(acc)
+            return tuple(out)
         acc = init
         for s in range(ksteps):
             ac = _hint(e.const(a_offs[s] // 16, i64), f"{pre}a{s}c")
@@ -2353,8 +2427,7 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
             s_last = kb.s_chain("s", s_init, db1)
             e.add(nvvm.WgmmaGroupSyncAlignedOp())
             e.add(nvvm.WgmmaWaitGroupSyncOp(0))
-            ck.provide_s(low.provided, [s.e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]), s_last, f32))
-                                        for r in range(ck.sn // 2)])
+            ck.provide_s(low.provided, _s_regs(ck, s.e, s_last))
             for br in ck.branches:  # the loop's branches on scalars: real branches over whole fragments
                 site_of.branch(br, s, body.args[0], j)
             # the second dot: C per element, P packed pairwise into the register A fragment
@@ -2397,10 +2470,17 @@ def _s_init(kb: _Kernel, site_of, iv: SSAValue, provided: dict, name: str) -> SS
     s0.low.scalars[body.args[0]] = iv
     s0.low.provided = dict(provided)
     s_in = [x for dot in (ck.firsts or [ck.dot1]) for x in s0.tile_regs(dot.acc, ck.tn)]
-    sv = s0.e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([f32] * (ck.sn // 2))))
-    for r, x in enumerate(s_in):
-        sv = s0.e.v(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [r]), sv, x))
-    return kb.splice(s0.tmp, sv, name)
+    parts = [s_in[k * ck.tn // 2:(k + 1) * ck.tn // 2] for k in range(ck.k1)] if ck.own_a else [s_in]
+    structs = []
+    for regs in parts:
+        sv = s0.e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([f32] * len(regs))))
+        for r, x in enumerate(regs):
+            sv = s0.e.v(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [r]), sv, x))
+        structs.append(sv)
+    if ck.own_a:  # one struct per first dot's own chain (_Kernel.s_chain)
+        kb.splice(s0.tmp)
+        return tuple(_default_name(sv, f"{name}{k}") for k, sv in enumerate(structs))
+    return kb.splice(s0.tmp, structs[0], name)
 
 
 def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue) -> list[SSAValue]:
@@ -2563,6 +2643,13 @@ def _struct_regs(e: Emitter, s: SSAValue, n: int) -> list[SSAValue]:
     return [e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]), s, f32)) for r in range(n)]
 
 
+def _s_regs(ck: ChainedKernel, e: Emitter, s: SSAValue | tuple) -> list[SSAValue]:
+    """The ``sn / 2`` registers of the first dots' joint S from :meth:`_Kernel.s_chain`'s result (one
+    struct, or one per first dot with its own A tile, concatenated in first-dot order)."""
+    return [x for part in (s if isinstance(s, tuple) else (s,))
+            for x in _struct_regs(e, part, ck.tn // 2 if isinstance(s, tuple) else ck.sn // 2)]
+
+
 def _issue_last(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAValue,
                 outs: list[SSAValue]) -> tuple[list[SSAValue], SSAValue]:
     """The last tile's second dot issued and committed, not waited for, from the pipelined loop's
@@ -2621,8 +2708,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         for k in others:
             i, w = ck.carried[k]
             low.provided[body.args[1 + i]] = (w, carried[k])
-        ck.provide_s(low.provided, list(s_last) if isinstance(s_last, list)
-                     else _struct_regs(site.e, s_last, ck.sn // 2))
+        ck.provide_s(low.provided, list(s_last) if isinstance(s_last, list) else _s_regs(ck, site.e, s_last))
         for br in ck.branches:
             site_of.branch(br, site, body.args[0], iv)
         p = site.tile_regs(ck.dot2.lhs, ck.tn)  # chunk c's a0..a3 are p[8c .. 8c+7] pairwise
@@ -2935,7 +3021,7 @@ class _Prefetch:
         """``wgmma.wait_group 0``, then the fields of S."""
         kb = self.work.kb
         kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
-        return _struct_regs(kb.e, z, kb.ck.sn // 2)
+        return _s_regs(kb.ck, kb.e, z)
 
     def if_instance(self, w: SSAValue, it: SSAValue, ring: SSAValue,
                     issue: Callable[[SSAValue], list[SSAValue]], otherwise: Callable[[], list[SSAValue]]):
