@@ -35,6 +35,29 @@ CI_BACKWARD = {"bwd_dkdv_d64_f16_causal", "bwd_dq_d64_f16", "bwd_dv_transposed_p
                "bwd_dkdv_atomic_dq"}
 
 
+BACKWARD_CHAINS = ["bwd_dq_d64_f16", "bwd_dq_d128_f16_causal"]
+"""The backward kernels on the tensor-core tier whose PTX ptxas assembles and whose pipelines
+``tileorch check`` proves (one per head dim; the causal one a persistent snake-order kernel)."""
+
+
+@pytest.mark.parametrize("name", BACKWARD_CHAINS)
+def test_backward_chain_remarks_name_the_shared_tiles(name):
+    """dQ's two first dots read their own A tiles (Q, dO) and its second dot reads the K tile of the
+    first dot's stage: each says so at its line, and the kernel's tensor maps are Q's, dO's, K's and
+    V's (none for a second K)."""
+    import inspect
+
+    prog = _lowered(name)
+    src, first = inspect.getsourcelines(attention_programs4.bwd_dq._annotated_function.pyfunc)
+    dp = first + next(i for i, ln in enumerate(src) if "dp = ct.mma(" in ln)
+    dq = first + next(i for i, ln in enumerate(src) if "dq = ct.mma(" in ln)
+    remarks = list(prog.remarks)
+    assert any(r.startswith(f"{SOURCE}:{dp}:") and "reads its own A tile" in r for r in remarks), remarks
+    assert any(r.startswith(f"{SOURCE}:{dq}:") and "N-major in that dot's ring stage" in r for r in remarks), remarks
+    tmaps = _compiled(name).chained["tmaps"]  # Q, dO, K, V: K's tensor map once
+    assert [t["arg"] // 7 for t in tmaps] == [0, 3, 1, 2], tmaps  # entry parameters: 7 per rank-3 array
+
+
 def _lowered(name):
     from tileorch.testing.compile_memo import lower_once
     from tileorch.testing.export import cutile_bytecode
@@ -59,7 +82,8 @@ def test_the_set_has_its_programs():
 
 def _names():
     every = os.environ.get("TILEORCH_TEST_ALL_ATTN4") == "1"
-    return [n for n in sorted(PROGRAMS) if every or not n.startswith("bwd_") or n in CI_BACKWARD]
+    return [n for n in sorted(PROGRAMS) if every or not n.startswith("bwd_") or n in CI_BACKWARD
+            or PROGRAMS[n].path == "chained"]
 
 
 @pytest.mark.parametrize("name", _names())
@@ -110,17 +134,18 @@ def test_chained_kernels_assemble_without_spills():
     if not ptxas_available():
         pytest.skip("ptxas not installed")
     for name in ("paged_gqa_item", "split_kv_partials", "mla_latent_cache", "varlen_cu_seqlens_tiles",
-                 "bwd_dv_transposed_p_causal_bf16"):
+                 "bwd_dv_transposed_p_causal_bf16", *BACKWARD_CHAINS):
         prog = _compiled(name)
         assert "wgmma.mma_async" in prog.ptx
         result = run_ptxas(prog.ptx, "sm_90a")
         assert not result.spill_warnings(), (name, result.summary())
 
 
-@pytest.mark.parametrize("name", ["paged_gqa_item", "bwd_dv_transposed_p_causal_bf16"])
+@pytest.mark.parametrize("name", ["paged_gqa_item", "bwd_dv_transposed_p_causal_bf16", *BACKWARD_CHAINS])
 def test_lifted_kernel_is_proved(name):
     """``tileorch check`` proves the K/V ring of the kernels this set lifted (the producer replaying
-    the page read; the transposed chain)."""
+    the page read; the transposed chain; the backward's chains: first dots with their own A tiles,
+    the second dot's B read in a first dot's stage)."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
     from tileorch.driver import lower_program

@@ -480,8 +480,10 @@ for _d, _dt, _causal in [(64, F16, False), (64, F16, True), (128, BF16, False), 
          (3, 2), "simt", outputs=(6, 7), error="4 dots in one K loop that do not read the same A tile: 2 of them",
          notes="two accumulators over four dots (two first dots with different loop-invariant A: K and V)")
     _add(f"bwd_dq_{_sfx}", bwd_dq, _bwd_spec(2, 192, _d, _dt, (F32,)) + [1 / math.sqrt(_d), _causal, 64, 64, _d],
-         (3, 2), "simt", outputs=(6,), error="first dots with different A operands",
-         notes="two first dots with different loop-invariant A (Q and dO)")
+         (3, 2), "chained", outputs=(6,),
+         notes="found by this set: refused as 'first dots with different A operands' (two first dots with "
+               "different loop-invariant A: Q and dO); session 23: each first dot its own A tile and WGMMA chain, "
+               "the second dot's B read in the first dot's K tile (one load)")
 _add("bwd_preprocess", bwd_preprocess, [((2, 200, 64), F16), ((2, 200, 64), F16), ((2, 200), F32), 64, 64], (4, 2),
      "simt", outputs=(2,))
 _add("bwd_dv_transposed_p", bwd_dv_transposed_p,

@@ -631,6 +631,10 @@ class ChainedKernel:
     """The first dots (``dot1`` first), all ``A0 @ B1_k`` with the same A0 tile: one WGMMA chain of
     width ``sn`` over their B tiles side by side in the stage (:attr:`b1_wide`)."""
     b1s: list = field(default_factory=list)  # each first dot's B operand (``b1`` first)
+    b2_in_b1: int = -1
+    """The first dot whose B tile the second dot reads too (the same load: dQ's ``K`` is ``S = Q
+    K^T``'s B, K-major, and ``dQ += dS K``'s, N-major): the second dot's WGMMAs read that tile's
+    boxes in the stage (:attr:`b2_view`), the producer loads it once; -1: B2 has its own tile."""
     a0s: list = field(default_factory=list)
     """Each first dot's own A tile (``a0`` first) when the first dots read different loop-invariant
     A tiles (FlashAttention's backward dQ: ``S = Q K^T`` and ``dP = dO V^T``): each loaded once
@@ -646,6 +650,21 @@ class ChainedKernel:
     def rows(self) -> int:
         """The program's tile rows (``tm`` unless the tile is padded to the WGMMA's 64)."""
         return self.tile_rows or self.tm
+
+    @property
+    def b2_view(self) -> Operand:
+        """The second dot's B as its descriptors read it: its own tile, or (:attr:`b2_in_b1`) the
+        first dot's tile within the stage's joint B1 operand (K-major B1 tiles side by side: each
+        box ``k1`` tiles' rows apart, :attr:`b1_wide`)."""
+        b = self.b2
+        if self.b2_in_b1 < 0 or self.k1 == 1 or not self.b1.k_major:
+            return b
+        return Operand(b.load, self.k1 * b.rows, b.cols, b.arg, b.k_major, b.swapped, b.rows_dim)
+
+    @property
+    def stage_bytes(self) -> int:
+        """Bytes the producer loads into one stage (every first dot's B tile, B2's unless shared)."""
+        return self.k1 * self.b1.bytes + (0 if self.b2_in_b1 >= 0 else self.b2.bytes)
 
     @property
     def own_a(self) -> bool:
@@ -919,6 +938,8 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     ck.b_prologue = b_prologue
     ck.tile_rows = tile_rows if tile_rows != tm else 0
     ck.firsts, ck.b1s, ck.a0s = list(firsts), b1s, a0s
+    # the second dot's B is a first dot's tile (one load): read in the stage, not loaded twice
+    ck.b2_in_b1 = next((k for k, b in enumerate(b1s) if b.load is b2.load), -1)
     if ck.k1 > 1:
         _first_dots_fit(ck)
     return ck
@@ -1045,7 +1066,8 @@ class Plan:
 
     @property
     def b2_stride(self) -> int:
-        return _align(self.ck.b2.bytes)
+        """Bytes between two stages' B2 tiles (a B2 read in the first dot's tile: B1's stride)."""
+        return self.b1_stride if self.ck.b2_in_b1 >= 0 else _align(self.ck.b2.bytes)
 
     @property
     def a0_slot(self) -> int:
@@ -1058,7 +1080,9 @@ class Plan:
         q, slots = 0, self.q_slots
         b1 = slots * self.a0_slot
         b2 = b1 + self.stages * self.b1_stride
-        bars = b2 + self.stages * self.b2_stride
+        bars = b2 + (0 if ck.b2_in_b1 >= 0 else self.stages * self.b2_stride)
+        if ck.b2_in_b1 >= 0:  # B2 is the first dot's tile: its boxes in the B1 stage
+            b2 = b1 + ck.b1_chunk_offset(ck.b2_in_b1, 0)
         full = bars + 8 * slots
         empty = full + 8 * self.stages
         q_empty = empty + 8 * self.stages
@@ -1159,12 +1183,12 @@ def _b1_names(ck: ChainedKernel) -> list[str]:
 def _tmap_names(ck: ChainedKernel) -> list[str]:
     """The kernel's tensor-map parameters, in order: the A tiles (:func:`_a0_names`), each first
     dot's B (:func:`_b1_names`), the second dot's B."""
-    return [*_a0_names(ck), *_b1_names(ck), "b2"]
+    return [*_a0_names(ck), *_b1_names(ck), *(["b2"] if ck.b2_in_b1 < 0 else [])]
 
 
 def _tmap_operands(ck: ChainedKernel) -> list[Operand]:
     """The operands of :func:`_tmap_names`, in the same order."""
-    return [*(ck.a0s or [ck.a0]), *(ck.b1s or [ck.b1]), ck.b2]
+    return [*(ck.a0s or [ck.a0]), *(ck.b1s or [ck.b1]), *([ck.b2] if ck.b2_in_b1 < 0 else [])]
 
 
 class _Kernel:
@@ -1420,7 +1444,7 @@ class _Kernel:
                          *[off[k] + 8 * i for k in ("full", "empty") for i in range(plan.stages)],
                          *range(plan.stages), plan.consumer_threads, off["full"], off["empty"],
                          off["bars"], off["bars"] + 8, off["b1"], off["b2"], ck.b1.bytes, ck.b2.bytes, ck.a0.bytes,
-                         ck.b1.bytes + ck.b2.bytes})
+                         ck.b1.bytes + ck.b2.bytes, ck.stage_bytes})
         if ck.k1 > 1:  # the first dots' B tiles side by side in the stage (ChainedKernel.b1_wide)
             consts = sorted({*consts, ck.k1 * ck.b1.bytes + ck.b2.bytes,
                              *[ck.b1_chunk_offset(k, c) for k in range(ck.k1) for c in range(ck.b1.chunks)]})
@@ -1482,13 +1506,15 @@ class _Kernel:
         st = self.v(arith.RemUIOp(self.ring_index(j, "nx"), self.nstages), "nx_s")
         bo = self.v(arith.MuliOp(st, self.small(8)), "nx_bo")
         bar = self.gep(self.v(arith.AddiOp(bo, self.ci[off["full"]]), "nx_bo2"), "nx_bar")
-        e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[ck.k1 * ck.b1.bytes + ck.b2.bytes]))
+        e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[ck.stage_bytes]))
         k1 = self.v(arith.MuliOp(st, self.ci[plan.b1_stride]), "nx_k1")
         k_off = self.v(arith.AddiOp(k1, self.ci[off["b1"]]), "nx_k")
-        v1 = self.v(arith.MuliOp(st, self.ci[plan.b2_stride]), "nx_v1")
-        v_off = self.v(arith.AddiOp(v1, self.ci[off["b2"]]), "nx_v")
+        if ck.b2_in_b1 < 0:
+            v1 = self.v(arith.MuliOp(st, self.ci[plan.b2_stride]), "nx_v1")
+            v_off = self.v(arith.AddiOp(v1, self.ci[off["b2"]]), "nx_v")
         b1 = coords_of("b1", ck.b1, j, "b1nx")
-        b2 = coords_of("b2", ck.b2, j, "b2nx")
+        if ck.b2_in_b1 < 0:
+            b2 = coords_of("b2", ck.b2, j, "b2nx")
         if ck.k1 == 1:
             self.tma_loads("b1nx", "b1", ck.b1, b1, k_off, bar)
         else:  # each first dot's B tile at its boxes' places in the joint operand (ChainedKernel.b1_wide)
@@ -1496,7 +1522,8 @@ class _Kernel:
                 bc = b1 if k == 0 else coords_of("b1", bk, j, f"b1nx{k}")
                 self.tma_loads(f"b1nx{k}" if k else "b1nx", x, bk, bc, k_off, bar,
                                lambda c, k=k: ck.b1_chunk_offset(k, c))
-        self.tma_loads("b2nx", "b2", ck.b2, b2, v_off, bar)
+        if ck.b2_in_b1 < 0:  # else B2 is read in a first dot's tile
+            self.tma_loads("b2nx", "b2", ck.b2, b2, v_off, bar)
 
     def producer(self, n_tiles: SSAValue | None, coords_of, work=None, n_tiles_of=None) -> Block:
         """The producer warp group's block: its thread 0 loads A0 once and tile ``j`` into stage
@@ -2331,6 +2358,16 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
                                             f"TMA box that lands as {g * bm} consecutive rows of the first dot's M; "
                                             f"the result's row r is stored at element (r // {bm}, r % {bm}) of "
                                             f"the ({g}, {bm}) rows", "remark"))
+    for k, fd in enumerate(ck.firsts[1:] if ck.own_a else [], 1):
+        out.append(format_error(fd, f"chained-dots tier (TMA + WGMMA): first dot {k + 1} reads its own A tile (loaded "
+                                    "once beside the first dot's, in the same Q slot): its own WGMMA chain of "
+                                    f"n = {ck.tn} per step, its result columns [{k * ck.tn}, {(k + 1) * ck.tn}) of "
+                                    "the first dots' joint S", "remark"))
+    if ck.b2_in_b1 >= 0:
+        how = "N-major" if not ck.b2.k_major else "K-major"
+        out.append(format_error(ck.dot2, f"chained-dots tier (TMA + WGMMA): this dot's B is the tile first dot "
+                                         f"{ck.b2_in_b1 + 1} reads (one load per step): its WGMMAs read it {how} "
+                                         "in that dot's ring stage", "remark"))
     return out
 
 
@@ -2492,7 +2529,7 @@ def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue) -> list[SS
     ``addr + (C + off)``), ptxas 13.0 dropped the high word's add (``UIADD3.X``) of the last tile's
     descriptors in the overlapped kernel: the second dot read its B operand unswizzled with a zero
     stride (wrong or NaN outputs, out-of-range shared reads on the H200)."""
-    b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
+    b2_const, b2_offs = _b_steps(ck.b2_view, ck.tn // 16)
     lo_bits, hi_bits = b2_const & 0xFFFFFFFF, b2_const >> 32
     addr = e.v(arith.TruncIOp(b2_addr, i32))
     hi = e.const(hi_bits - (1 << 32) if hi_bits >> 31 else hi_bits)
