@@ -359,3 +359,19 @@ def test_weight_only_int8_gemm_on_the_tensor_core_tier():
     s = (RNG.random(128) * 0.02 + 0.005).astype(np.float32)
     c = s4._s3_gemm("mm_weight_only_int8", {0: a, 1: w, 2: s})[3]
     _check(c, _mm(a, w) * s[None, :], 2e-3, 2e-3)
+
+
+def test_attention_backward_dq_first_dots_with_their_own_a_tiles():
+    """FlashAttention's backward dQ (natural-log LSE in log2 units, ``qk_scale`` folded): ``S = Q K^T``
+    and ``dP = dO V^T`` read their own A tiles, dQ's B is S's K tile in the stage (session 23: the
+    SIMT path ran it before); dQ NaN-prefilled, against float64 numpy with dS rounded to f16."""
+    q, k, v, do = _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64)
+    s = _scores(q, k, 0.125)
+    lse = s.max(-1) + np.log(np.exp(s - s.max(-1, keepdims=True)).sum(-1))
+    p = np.exp(s - lse[..., None])
+    dp = do.astype(np.float64) @ v.astype(np.float64).swapaxes(-1, -2)
+    delta = (p * dp).sum(-1)
+    out = _chained("attn_bwd_dq", {0: q, 1: k, 2: v, 3: do, 4: (lse * LOG2E).astype(np.float32),
+                                   5: delta.astype(np.float32)}, (2, 2, 1))[6]
+    ds = (p * (dp - delta[..., None])).astype(np.float16).astype(np.float64)
+    s4._check(out, ds @ k.astype(np.float64) * 0.125)

@@ -567,8 +567,9 @@ _add("attn_hash_dropout", attn_hash_dropout, _qkv((2, 128, 64), (2, 256, 64)) + 
      "chained", outputs=(3,))
 _add("attn_bwd_dq", attn_bwd_dq, _qkv((2, 128, 64), (2, 128, 64))[:3] + [
     ((2, 128, 64), "float16"), ((2, 128), "float32"), ((2, 128), "float32"), ((2, 128, 64), "float32"), _S, 64, 64, 64],
-     (2, 2), "simt", outputs=(6,), error="first dots with different A operands",
-     notes="three dots per step (S, dP from dO, dQ) are not a chain the tier takes")
+     (2, 2), "chained", outputs=(6,),
+     notes="refused as 'first dots with different A operands' until session 23: S and dP read their own A tiles "
+           "(Q, dO), dQ's B is S's K tile (one load)")
 _add("attn_bwd_dkdv", attn_bwd_dkdv, _qkv((2, 128, 64), (2, 128, 64))[:3] + [
     ((2, 128, 64), "float16"), ((2, 128), "float32"), ((2, 128), "float32"), ((2, 128, 64), "float32"),
     ((2, 128, 64), "float32"), _S, 64, 64, 64], (2, 2), "simt", outputs=(6, 7),
