@@ -186,3 +186,22 @@ def test_dq_two_first_dots_with_their_own_a(name, monkeypatch):
     out = s3._chained(run, {0: q, 1: k, 2: v, 3: do, 4: m2, 5: delta}, (4, 2, 1))[6]
     ds = (p * (dp - delta[..., None].astype(np.float64))).astype(np.float16).astype(np.float64)
     _check(out, ds @ k.astype(np.float64) * scale)
+
+
+@pytest.mark.parametrize("name", ["bwd_dkdv_d64_f16", "bwd_dkdv_d64_bf16_causal"])
+def test_dkdv_chain_feeding_two_accumulators(name, monkeypatch):
+    """FlashAttention's backward dK/dV (program (kt, bh): ``S^T = K Q^T`` and ``dP^T = V dO^T``, first
+    dots with their own A tiles K and V; ``dV += P^T dO`` and ``dK += dS^T Q``, two second dots whose B
+    tiles are the first dots' (dO, Q: one load each), two accumulators carried by the loop and
+    stored after it): 200 queries and keys (ragged last tiles), dK and dV NaN-prefilled, against
+    numpy (P^T and dS^T rounded to the operands' type as the program's ``astype``)."""
+    d = 128 if "d128" in name else 64
+    causal, scale, n = name.endswith("_causal"), 1 / np.sqrt(d), 200
+    shapes = {i: (2, n, d) for i in (0, 1, 2, 3, 6, 7)} | {4: (2, n), 5: (2, n)}
+    run = _f16_twin(monkeypatch, name, shapes)
+    q, k, v, do, m2, delta, p, dp = _backward_inputs(2, n, d, scale, causal)
+    out = s3._chained(run, {0: q, 1: k, 2: v, 3: do, 4: m2, 5: delta}, (4, 2, 1))
+    pt = p.swapaxes(-1, -2).astype(np.float16).astype(np.float64)
+    dst = (p * (dp - delta[..., None].astype(np.float64))).swapaxes(-1, -2).astype(np.float16).astype(np.float64)
+    _check(out[7], pt @ do.astype(np.float64))
+    _check(out[6], dst @ q.astype(np.float64) * scale)

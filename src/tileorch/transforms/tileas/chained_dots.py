@@ -454,11 +454,27 @@ def _depends_on(v: SSAValue, target: SSAValue, limit: int = 4096) -> bool:
 
 
 def chained_dot_groups(kernel: aa.FuncOp) -> tuple[list[Operation], Operation] | None:
-    """(the first dots, in program order; the second dot) when the kernel's agent switch has two
-    dots or more, exactly one of them (the second dot) has an A operand computed from every other
-    dot's result, and no other dot reads another's result; else None.  Two dots: attention, a
-    two-GEMM MLP; three: a SwiGLU MLP (``silu(x W1) * (x W3)``, then ``@ W2``).  Whether the first
-    dots share their A operand is :func:`analyze_chained_dots`'s to check (a located refusal)."""
+    """(the first dots, in program order; the second dot: the last of :func:`chained_dot_sets`'s
+    second dots) of a chained kernel; else None."""
+    sets = chained_dot_sets(kernel)
+    return None if sets is None else (sets[0], sets[1][-1])
+
+
+def chained_dot_sets(kernel: aa.FuncOp) -> tuple[list[Operation], list[Operation]] | None:
+    """(the first dots, the second dots, each in program order) when the kernel's agent switch has
+    two dots or more and either
+
+    * exactly one of them (the second dot) has an A operand computed from every other dot's
+      result, and no other dot reads another's result (two dots: attention, a two-GEMM MLP; three:
+      a SwiGLU MLP, ``silu(x W1) * (x W3)``, then ``@ W2``), or
+    * several dots (the second dots) have A operands computed from other dots' results, the first
+      dots (the others) read no dot's result, every first dot feeds a second dot's A, and no
+      dot's B or C and no second dot's A reads a second dot's result (one chain feeding several
+      accumulators: FlashAttention's backward dK/dV, ``dV += P^T dO`` and ``dK += dS^T Q``; two
+      softmax chains over one V);
+
+    else None.  Whether the first dots share their A operand and the second dots' operands fit
+    the kernel is :func:`analyze_chained_dots`'s to check (a located refusal)."""
     switches = [o for o in kernel.walk() if isinstance(o, AgentSwitchOp)]
     if len(switches) != 1:
         return None
@@ -471,8 +487,19 @@ def chained_dot_groups(kernel: aa.FuncOp) -> tuple[list[Operation], Operation] |
             if any(_depends_on(a.lhs, b.result) or _depends_on(a.rhs, b.result) or _depends_on(a.acc, b.result)
                    for a in firsts for b in firsts if a is not b):
                 return None
-            return firsts, d2
-    return None
+            return firsts, [d2]
+    reads = {id(b): {id(a) for a in dots if a is not b and _depends_on(b.lhs, a.result)} for b in dots}
+    seconds = [b for b in dots if reads[id(b)]]
+    firsts = [d for d in dots if not reads[id(d)]]
+    if len(seconds) < 2 or not firsts:
+        return None
+    if any(_depends_on(x, a.result) for b in dots for a in dots if a is not b for x in (b.rhs, b.acc)):
+        return None
+    if any(id(a) in reads[id(b)] for a in seconds for b in seconds):
+        return None
+    if any(all(id(a) not in reads[id(b)] for b in seconds) for a in firsts):
+        return None
+    return firsts, seconds
 
 
 def _enclosing_loop(op: Operation) -> Operation | None:
@@ -605,6 +632,17 @@ class Operand:
 
 
 @dataclass
+class SecondDot:
+    """A second dot of the chain (``acc' = P @ B2 + C``, P computed from the first dots' results):
+    the dot, its B operand and the first dot whose B tile it is (the same load; -1: the B2 tile of
+    the stage)."""
+
+    dot: Operation
+    b2: Operand
+    b2_in_b1: int = -1
+
+
+@dataclass
 class ChainedKernel:
     kernel: aa.FuncOp
     dot1: Operation
@@ -635,6 +673,14 @@ class ChainedKernel:
     """The first dot whose B tile the second dot reads too (the same load: dQ's ``K`` is ``S = Q
     K^T``'s B, K-major, and ``dQ += dS K``'s, N-major): the second dot's WGMMAs read that tile's
     boxes in the stage (:attr:`b2_view`), the producer loads it once; -1: B2 has its own tile."""
+    seconds: list = field(default_factory=list)
+    """Every second dot (:class:`SecondDot`, program order; ``dot2`` the last) when several read the
+    chain (FlashAttention's backward dK/dV: ``dV += P^T dO`` and ``dK += dS^T Q``), each with its
+    own accumulator carried by the loop and stored after it (:attr:`tile_stores`); empty: ``dot2``
+    alone."""
+    tile_stores: list = field(default_factory=list)
+    """The accumulator tiles' stores after the loop (several second dots: each ``[tm, dv]`` tile
+    stored; else ``[store]``)."""
     a0s: list = field(default_factory=list)
     """Each first dot's own A tile (``a0`` first) when the first dots read different loop-invariant
     A tiles (FlashAttention's backward dQ: ``S = Q K^T`` and ``dP = dO V^T``): each loaded once
@@ -656,8 +702,11 @@ class ChainedKernel:
         """The second dot's B as its descriptors read it: its own tile, or (:attr:`b2_in_b1`) the
         first dot's tile within the stage's joint B1 operand (K-major B1 tiles side by side: each
         box ``k1`` tiles' rows apart, :attr:`b1_wide`)."""
-        b = self.b2
-        if self.b2_in_b1 < 0 or self.k1 == 1 or not self.b1.k_major:
+        return self.b2_view_of(self.b2, self.b2_in_b1)
+
+    def b2_view_of(self, b: Operand, in_b1: int) -> Operand:
+        """:attr:`b2_view` of a second dot's B ``b`` read in first dot ``in_b1``'s tile (-1: its own)."""
+        if in_b1 < 0 or self.k1 == 1 or not self.b1.k_major:
             return b
         return Operand(b.load, self.k1 * b.rows, b.cols, b.arg, b.k_major, b.swapped, b.rows_dim)
 
@@ -785,12 +834,12 @@ def _padded_wgmma(dot: Operation) -> bool:
 
 
 def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
-    groups = chained_dot_groups(kernel)
-    if groups is None:
+    sets = chained_dot_sets(kernel)
+    if sets is None:
         _fail(kernel, "expected two dots, the second's A computed from the first's result")
-    firsts, d2 = groups
-    d1 = firsts[0]
-    for dot in (*firsts, d2):
+    firsts, seconds = sets
+    d1, d2 = firsts[0], seconds[-1]
+    for dot in (*firsts, *seconds):
         if not isinstance(dot.atom, ts.MmaSm90AtomAttr) and not _padded_wgmma(dot):
             rows, cols = dot.result.type.get_shape()
             depth = dot.lhs.type.get_shape()[-1]
@@ -868,16 +917,18 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     b2.k_major = b2.transposed(seen)
     if (b2.rows, b2.cols) != ((dv, tn) if b2.k_major else (tn, dv)):
         _fail(d2, f"the second dot's B tile {b2.rows}x{b2.cols} does not match the dot")
-    for b in (*b1s, b2):  # the producer walks the same tiles as the consumer loop (its iv is j)
+    others = [_other_second(kernel, sd, d2, loop, tn, dv) for sd in seconds[:-1]]
+    for b in (*b1s, b2, *others):  # the producer walks the same tiles as the consumer loop (its iv is j)
         ploop = b.load.parent_op()
         while ploop is not None and not isinstance(ploop, scf.ForOp):
             ploop = ploop.parent_op()
         if ploop is None or (ploop.lb, ploop.ub, ploop.step) != (loop.lb, loop.ub, loop.step):
             _fail(b.load, "a loop operand's load is not in a producer loop over the consumer loop's range")
-    dts = {_DT[type(o.load.result.type.element_type)] for o in (a0, *a0s, *b1s, b2)}
+    dts = {_DT[type(o.load.result.type.element_type)] for o in (a0, *a0s, *b1s, b2, *others)}
     if len(dts) != 1:
         _fail(d1, "all dot operands must have the same element type")
-    _check_operand_types(next(iter(dts)), d1, firsts, d2)
+    for sd in seconds:
+        _check_operand_types(next(iter(dts)), d1, firsts, sd)
     stores = [o for o in kernel.walk() if isinstance(o, ts.TiledStoreOp)]
     if not stores or any(loop.is_ancestor(x) for x in stores):
         _fail(kernel, "expected the tile stores after the loop")
@@ -891,7 +942,8 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
 
     tiles = [x for x in stores if squeezed(x) == [tile_rows, dv]]
     st = tiles[0] if tiles else stores[0]
-    row_stores = [(x, _row_vector(x, tile_rows)) for x in stores if x is not st]
+    tile_stores = tiles if len(seconds) > 1 and tiles else [st]  # several accumulators: each tile stored
+    row_stores = [(x, _row_vector(x, tile_rows)) for x in stores if all(x is not t for t in tile_stores)]
     for o in kernel.walk():  # the lowering evaluates values: effects other than the stores are lost
         if any(w in o.name for w in ("atomic", "print", "assert", "store")) and o not in stores:
             _fail(o, f"'{o.name}' in a chained-dots kernel is not supported yet")
@@ -940,9 +992,66 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     ck.firsts, ck.b1s, ck.a0s = list(firsts), b1s, a0s
     # the second dot's B is a first dot's tile (one load): read in the stage, not loaded twice
     ck.b2_in_b1 = next((k for k, b in enumerate(b1s) if b.load is b2.load), -1)
+    ck.tile_stores = tile_stores
+    if len(seconds) > 1:
+        _several_seconds(ck, [*others, b2], seconds)
     if ck.k1 > 1:
         _first_dots_fit(ck)
     return ck
+
+
+def _other_second(kernel: aa.FuncOp, sd: Operation, d2: Operation, loop: scf.ForOp, tn: int, dv: int) -> Operand:
+    """A second dot besides the last (``d2``): in the loop, a ``[tm, dv]`` result over ``tn`` (as
+    ``d2``'s), its B a TMA tile of the loop; its B operand (a located refusal otherwise)."""
+    if not loop.is_ancestor(sd):
+        _fail(sd, "every second dot must be in the loop of the first dots")
+    if list(sd.result.type.get_shape()) != list(d2.result.type.get_shape()) or sd.lhs.type.get_shape()[-1] != tn:
+        _fail(sd, f"second dots of different shapes ({list(sd.result.type.get_shape())} and "
+                  f"{list(d2.result.type.get_shape())}): the chain's second dots must compute [tm, {dv}] tiles over "
+                  f"its {tn} columns")
+    b, seen = _operand(kernel, sd, sd.rhs, "this second dot's B", True)
+    b.k_major = b.transposed(seen)
+    if (b.rows, b.cols) != ((dv, tn) if b.k_major else (tn, dv)):
+        _fail(sd, f"the second dot's B tile {b.rows}x{b.cols} does not match the dot")
+    return b
+
+
+def _several_seconds(ck: ChainedKernel, b2s: list[Operand], seconds: list[Operation]) -> None:
+    """:attr:`ChainedKernel.seconds` of a chain feeding several accumulators: each second dot's B is
+    a first dot's tile (the same load) or the one B2 tile of the stage (every such dot reads the
+    same load); each accumulator is a value the loop carries and a tile stored after it; their
+    registers, the first dots' S and the packed Ps fit :data:`FIRST_DOTS_REGS`.  ``ck.b2`` becomes
+    the stage's B2 tile when a second dot reads one."""
+    out = []
+    for sd, b in zip(seconds, b2s):
+        out.append(SecondDot(sd, b, next((k for k, b1 in enumerate(ck.b1s) if b1.load is b.load), -1)))
+    own = [x for x in out if x.b2_in_b1 < 0]
+    if any(x.b2.load is not own[0].b2.load or x.b2.k_major != own[0].b2.k_major for x in own[1:]):
+        _fail(own[1].dot, "second dots reading different B tiles of their own: the stage holds one B2 tile beside the "
+                          "first dots' (a second dot's B may also be a first dot's B tile)")
+    if own:
+        ck.b2, ck.b2_in_b1 = own[0].b2, -1
+    carried = {id(strip_layouts(y)[0].owner) for y in ck.yields}
+    for x in out:
+        if id(x.dot) not in carried:
+            _fail(x.dot, "a second dot of a chain feeding several accumulators must accumulate into a value the loop "
+                         "carries (its result the next iteration's C)")
+    if len(ck.tile_stores) != len(out):
+        _fail(ck.store, f"{len(out)} accumulators and {len(ck.tile_stores)} stored [{ck.rows}, {ck.dv}] tiles after the "
+                        "loop: each accumulator is stored once as a tile")
+    regs = ck.sn // 2 + len(out) * (ck.tn // 4 + ck.dv // 2) + sum(
+        2 if w == 1 else w // 2 for _, w in ck.carried) - len(out) * ck.dv // 2
+    if regs > SEVERAL_SECONDS_REGS:
+        _fail(out[-1].dot, f"{len(out)} accumulators of [{ck.tm}, {ck.dv}] fed by one chain: S ({ck.sn // 2} registers per "
+                           f"thread), {len(out)} packed Ps ({ck.tn // 4} each) and the accumulators ({ck.dv // 2} each) "
+                           f"need {regs} registers of the consumer's {SEVERAL_SECONDS_REGS}: use a narrower head dim or "
+                           "key tile, or one accumulator per kernel")
+    ck.seconds = out
+
+
+SEVERAL_SECONDS_REGS = 200
+"""Registers per consumer thread a chain feeding several accumulators may take (S, each packed P,
+each accumulator, the other carried values; the plain loop, no overlap) of ``setmaxnreg``'s 240."""
 
 
 FIRST_DOTS_REGS = 200
@@ -1658,6 +1767,7 @@ class _Kernel:
         db1_0 = self.v(arith.OrIOp(sbase, b1_bits), "db1_0")
         self.db1_1 = self.v(arith.AddiOp(db1_0, b1_base), "db1_1")
         self.sbase2 = self.v(arith.AddiOp(sbase, b2_base), "sbase2")
+        self.sbase = sbase
 
     def stage_address(self, stage_l: SSAValue, stride: SSAValue, base: SSAValue, so: str, name: str) -> SSAValue:
         """``%{name} = base + %{so}`` with ``%{so} = stage * stride`` (i64, 16-byte descriptor units)."""
@@ -2283,11 +2393,12 @@ class _Site:
     """One place in the lowered kernel where program values are evaluated."""
 
     def __init__(self, ck: ChainedKernel, args: list[SSAValue], coords: dict | None = None,
-                 tile_coord: list[SSAValue] | None = None):
+                 tile_coord: list[SSAValue] | None = None, store: Operation | None = None):
         self.ck = ck
+        self.store = ck.store if store is None else store  # the stored tile the evaluation aligns with
         self.tmp = Block()
         self.e = Emitter(self.tmp, 128)
-        self.low = FragmentLowering(ck.kernel.body.blocks.first, None, ck.store, KernelEnv(args, [], []), self.e)
+        self.low = FragmentLowering(ck.kernel.body.blocks.first, None, self.store, KernelEnv(args, [], []), self.e)
         self.low.loop_iv = ck.loop.body.blocks.first.args[0]
         self.low.exp2_fma = exp2_fma_period(ck.d, ck.dv)
         self.low.unit_coords_own = ck.rows == 1  # a one-row tile padded to 64 rows (PADDED_ROWS)
@@ -2302,7 +2413,7 @@ class _Site:
         low.zero = e.const(0)
         low.env.tile_coord = tile_coord
         # the accumulator tile's first global row/column (loads aligned with the store read there)
-        st = self.ck.store
+        st = self.store
         tile = ints(st.view.type.tile)
         low.env.origin = [e.mul_i(low._i32(low.scalar(st.indices[d])), e.const(tile[d]))
                           for d in (_store_rows_dim(st), len(st.indices) - 1)]
@@ -2468,17 +2579,20 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
             for br in ck.branches:  # the loop's branches on scalars: real branches over whole fragments
                 site_of.branch(br, s, body.args[0], j)
             # the second dot: C per element, P packed pairwise into the register A fragment
-            c_in = s.tile_regs(ck.dot2.acc, ck.dv)
-            p = s.tile_regs(ck.dot2.lhs, ck.tn)
-            # every register the WGMMAs read is written before the fence (else ptxas serializes them)
-            a_regs = [[pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
-                      for c in range(ck.tn // 16)]
-            descs = _b2_descriptors(ck, s.e, b2_addr)
-            s.e.add(nvvm.WgmmaFenceAlignedOp())
-            acc = c_in
-            for c in range(ck.tn // 16):
-                acc = _wgmma_reg_a(s.e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if ck.b2.k_major else 1)
-            low.provided[ck.dot2.result] = (ck.dv, acc)
+            if ck.seconds:  # a chain feeding several accumulators
+                _several_second_dots(kb, s, st_l)
+            else:
+                c_in = s.tile_regs(ck.dot2.acc, ck.dv)
+                p = s.tile_regs(ck.dot2.lhs, ck.tn)
+                # every register the WGMMAs read is written before the fence (else ptxas serializes them)
+                a_regs = [[pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
+                          for c in range(ck.tn // 16)]
+                descs = _b2_descriptors(ck, s.e, b2_addr)
+                s.e.add(nvvm.WgmmaFenceAlignedOp())
+                acc = c_in
+                for c in range(ck.tn // 16):
+                    acc = _wgmma_reg_a(s.e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if ck.b2.k_major else 1)
+                low.provided[ck.dot2.result] = (ck.dv, acc)
             new_regs = []
             for (i, w), y in zip(ck.carried, ck.yields):
                 new_regs += s.tile_regs(y, w)
@@ -2496,6 +2610,33 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
     if pingpong:
         kb.pingpong_after(pp_has)
     return outs
+
+
+def _several_second_dots(kb: _Kernel, s: _Site, st_l: SSAValue) -> None:
+    """Every second dot of a chain feeding several accumulators (:attr:`ChainedKernel.seconds`) for
+    the stage ``st_l`` (i64) at site ``s`` (S provided): each dot's C and P evaluated and P packed
+    into its register A fragment, then one fence and each dot's ``tn / 16`` register-A WGMMAs from
+    its B tile (a first dot's tile in the B1 stage, or the B2 tile); each result provided."""
+    ck, e = kb.ck, s.e
+    issued = []
+    for k, sd in enumerate(ck.seconds):
+        c_in = s.tile_regs(sd.dot.acc, ck.dv)
+        p = s.tile_regs(sd.dot.lhs, ck.tn)
+        a_regs = [[pack16(e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
+                  for c in range(ck.tn // 16)]
+        if sd.b2_in_b1 < 0:
+            base, stride = kb.sbase2, kb.b2_stage
+        else:  # the first dot's tile: its boxes in the B1 stage
+            base = e.v(arith.AddiOp(kb.sbase, e.const((kb.off["b1"] + ck.b1_chunk_offset(sd.b2_in_b1, 0)) // 16, i64)))
+            stride = kb.b1_stage
+        addr = e.v(arith.AddiOp(base, e.v(arith.MuliOp(st_l, stride))))
+        issued.append((sd, c_in, a_regs, _b2_descriptors(ck, e, addr, ck.b2_view_of(sd.b2, sd.b2_in_b1))))
+    e.add(nvvm.WgmmaFenceAlignedOp())  # every register the WGMMAs read is written before the fence
+    for sd, c_in, a_regs, descs in issued:
+        acc = c_in
+        for c in range(ck.tn // 16):
+            acc = _wgmma_reg_a(e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if sd.b2.k_major else 1)
+        s.low.provided[sd.dot.result] = (ck.dv, acc)
 
 
 def _s_init(kb: _Kernel, site_of, iv: SSAValue, provided: dict, name: str) -> SSAValue:
@@ -2520,8 +2661,9 @@ def _s_init(kb: _Kernel, site_of, iv: SSAValue, provided: dict, name: str) -> SS
     return kb.splice(s0.tmp, structs[0], name)
 
 
-def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue) -> list[SSAValue]:
-    """The second dot's B descriptor of each k16 step from ``b2_addr`` (16-byte units of its stage).
+def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue, view: Operand | None = None) -> list[SSAValue]:
+    """The second dot's B descriptor of each k16 step from ``b2_addr`` (16-byte units of its stage;
+    ``view``: the operand as the descriptors read it, by default :attr:`ChainedKernel.b2_view`).
 
     Each descriptor is assembled from its two 32-bit words (``mov.b64 {lo, hi}``): the low word is
     the step's start address (14 bits: no carry) OR'ed with the leading offset, the high word the
@@ -2529,7 +2671,7 @@ def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue) -> list[SS
     ``addr + (C + off)``), ptxas 13.0 dropped the high word's add (``UIADD3.X``) of the last tile's
     descriptors in the overlapped kernel: the second dot read its B operand unswizzled with a zero
     stride (wrong or NaN outputs, out-of-range shared reads on the H200)."""
-    b2_const, b2_offs = _b_steps(ck.b2_view, ck.tn // 16)
+    b2_const, b2_offs = _b_steps(view or ck.b2_view, ck.tn // 16)
     lo_bits, hi_bits = b2_const & 0xFFFFFFFF, b2_const >> 32
     addr = e.v(arith.TruncIOp(b2_addr, i32))
     hi = e.const(hi_bits - (1 << 32) if hi_bits >> 31 else hi_bits)
@@ -2564,7 +2706,7 @@ def pipelining(ck: ChainedKernel) -> Pipelining | None:
     result (the accumulator), and nothing of tile ``j`` but the second dot's C input reads it (P,
     the first dot's C, the other carried values, branch conditions); and the registers fit
     (S, two packed P tiles and the accumulator within ~200 of the consumers' 240)."""
-    if not overlap_enabled():
+    if not overlap_enabled() or len(ck.seconds) > 1:  # several accumulators: the plain loop
         return None
     body = ck.loop.body.blocks.first
     accs = [k for k, y in enumerate(ck.yields) if strip_layouts(y)[0] is ck.dot2.result]
@@ -3360,8 +3502,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     # ---- the consumer loop, then the epilogue and the store
     kb.start_consumer()
 
-    def site_of() -> _Site:
-        return _Site(ck, args, coords, tile_coord)
+    def site_of(st: Operation | None = None) -> _Site:
+        return _Site(ck, args, coords, tile_coord, st)
 
     site_of.branch = lambda br, at, program_iv, iv: _lower_branch(ck, br, at, args, coords, tile_coord, program_iv, iv)
 
@@ -3373,20 +3515,25 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     row_divided: list[bool] = []  # an epilogue took RowDivision (TILEORCH_ATTN_ROW_DIV)
 
     def store(outs: list[SSAValue]) -> None:
-        """The program's epilogue on the loop's results and its stores (the tile, row vectors)."""
-        s = site_of()
+        """The program's epilogue on the loop's results and its stores (the tiles, row vectors)."""
+        for st in ck.tile_stores or [ck.store]:
+            store_tile(outs, st, rows_too=st is ck.store)
+
+    def store_tile(outs: list[SSAValue], st: Operation, rows_too: bool) -> None:
+        """The epilogue of the tile ``st`` stores (``rows_too``: and the row vectors)."""
+        s = site_of(st)
         k = 0
         for (i, w) in ck.carried:
             n = 2 if w == 1 else w // 2
             s.low.provided[ck.loop.results[i]] = (w, outs[k:k + n])
             k += n
         zero = Coord(s.e.const(0), None)
-        group = _store_group(ck.store)
+        group = _store_group(st)
 
         def tile_coords(z: Coord, row: Coord, col: Coord) -> tuple[Coord, ...]:
             """The stored tile's coordinates of (row, col): ``z`` at its unit dimensions (a group
             store's row ``r``: ``(r // BM, r % BM)`` at its two row dimensions)."""
-            n, r = len(ck.store.indices), _store_rows_dim(ck.store)
+            n, r = len(st.indices), _store_rows_dim(st)
             if group is not None:
                 gd, rd, bm = group
                 return tuple(Coord(row_split[id(row.value)][0], None) if i == gd
@@ -3427,7 +3574,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 return
             sides = []
             for packed in (True, False):
-                side = site_of()
+                side = site_of(st)
                 if packed:
                     side.low.provided = dict(s.low.provided)
                     z = Coord(side.e.const(0), None)
@@ -3441,8 +3588,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 sides.append(Region(side.tmp))
             at.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
 
-        whole = _packed_store_test(s.low, ck.store) if packed_epilogue_enabled() and keep is None else None
-        fast = _row_divided(ck, site_of, s, rows, cols) if row_div else None
+        whole = _packed_store_test(s.low, st) if packed_epilogue_enabled() and keep is None else None
+        fast = _row_divided(ck, site_of, s, rows, cols) if row_div and st is ck.store else None
         if fast is None:
             tile_stores(s, exact)
         else:  # the divisions by per-row reciprocals where every operand is in range, else div.rn
@@ -3450,20 +3597,20 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             row_divided.append(True)
             regions = []
             for value_of in (lambda side, h, g, j: values[(h, g, j)], exact):
-                side = site_of()
+                side = site_of(st)
                 tile_stores(side, value_of)
                 side.tmp.add_op(scf.YieldOp())
                 regions.append(Region(side.tmp))
             s.e.add(scf.IfOp(in_range, [], regions[0], regions[1]))
         # row vectors stored beside the tile (a log-sum-exp): the quad's thread holding column 0 of the row
-        first = (s.e.v(arith.CmpiOp(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq")) if ck.row_stores
-                 else None)
-        for st, v in ck.row_stores:
-            shape = list(st.tile.type.get_shape())
+        first = (s.e.v(arith.CmpiOp(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq"))
+                 if ck.row_stores and rows_too else None)
+        for rst, v in ck.row_stores if rows_too else []:
+            shape = list(rst.tile.type.get_shape())
             for h in range(2):
                 value = s.low.at(v, (Coord(rows[h], 0), zero))
                 where = tuple(Coord(rows[h], 0) if x == ck.rows else zero for x in shape)
-                _store_element(s.low, where, s.e.to_f32(value), st,
+                _store_element(s.low, where, s.e.to_f32(value), rst,
                                first if keep is None else s.e.v(arith.AndIOp(first, keep[h])))
         kb.splice(s.tmp)
 
