@@ -188,7 +188,7 @@ def test_dq_two_first_dots_with_their_own_a(name, monkeypatch):
     _check(out, ds @ k.astype(np.float64) * scale)
 
 
-@pytest.mark.parametrize("name", ["bwd_dkdv_d64_f16", "bwd_dkdv_d64_bf16_causal"])
+@pytest.mark.parametrize("name", ["bwd_dkdv_d64_f16", "bwd_dkdv_d64_bf16_causal", "bwd_dkdv_d128_f16_causal"])
 def test_dkdv_chain_feeding_two_accumulators(name, monkeypatch):
     """FlashAttention's backward dK/dV (program (kt, bh): ``S^T = K Q^T`` and ``dP^T = V dO^T``, first
     dots with their own A tiles K and V; ``dV += P^T dO`` and ``dK += dS^T Q``, two second dots whose B

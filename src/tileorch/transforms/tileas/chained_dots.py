@@ -995,7 +995,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     ck.tile_stores = tile_stores
     if len(seconds) > 1:
         _several_seconds(ck, [*others, b2], seconds)
-    if ck.k1 > 1:
+    if ck.k1 > 1 and len(seconds) == 1:  # several second dots: _several_seconds's budget
         _first_dots_fit(ck)
     return ck
 
@@ -1049,9 +1049,12 @@ def _several_seconds(ck: ChainedKernel, b2s: list[Operand], seconds: list[Operat
     ck.seconds = out
 
 
-SEVERAL_SECONDS_REGS = 200
+SEVERAL_SECONDS_REGS = 224
 """Registers per consumer thread a chain feeding several accumulators may take (S, each packed P,
-each accumulator, the other carried values; the plain loop, no overlap) of ``setmaxnreg``'s 240."""
+each accumulator, the other carried values; the plain loop, no overlap) of ``setmaxnreg``'s 240:
+FlashAttention's backward dK/dV at head dim 128 (224: S 64, two packed Ps 16 each, dK and dV 64
+each) assembles with ptxas 13.0 sm_90a without spills (its Ps packed chunk by chunk,
+:func:`_several_second_dots`)."""
 
 
 FIRST_DOTS_REGS = 200
@@ -2618,19 +2621,25 @@ def _several_second_dots(kb: _Kernel, s: _Site, st_l: SSAValue) -> None:
     into its register A fragment, then one fence and each dot's ``tn / 16`` register-A WGMMAs from
     its B tile (a first dot's tile in the B1 stage, or the B2 tile); each result provided."""
     ck, e = kb.ck, s.e
+    # the Ps chunk by chunk (16 columns: 8 registers each), every dot's chunk packed before the next
+    # chunk is evaluated: S's registers die as the packed ones are made (all Ps in f32 beside S and
+    # the accumulators spill at head dim 128)
+    frag = _frag_regs(ck.tn)
+    a_regs: dict[int, list] = {id(sd): [] for sd in ck.seconds}
+    for c in range(ck.tn // 16):
+        for sd in ck.seconds:
+            p = [s.at(sd.dot.lhs, h, g, j) for h, g, j in frag[8 * c:8 * c + 8]]
+            a_regs[id(sd)].append([pack16(e, p[2 * q], p[2 * q + 1], ck.dtype) for q in range(4)])
     issued = []
-    for k, sd in enumerate(ck.seconds):
+    for sd in ck.seconds:
         c_in = s.tile_regs(sd.dot.acc, ck.dv)
-        p = s.tile_regs(sd.dot.lhs, ck.tn)
-        a_regs = [[pack16(e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
-                  for c in range(ck.tn // 16)]
         if sd.b2_in_b1 < 0:
             base, stride = kb.sbase2, kb.b2_stage
         else:  # the first dot's tile: its boxes in the B1 stage
             base = e.v(arith.AddiOp(kb.sbase, e.const((kb.off["b1"] + ck.b1_chunk_offset(sd.b2_in_b1, 0)) // 16, i64)))
             stride = kb.b1_stage
         addr = e.v(arith.AddiOp(base, e.v(arith.MuliOp(st_l, stride))))
-        issued.append((sd, c_in, a_regs, _b2_descriptors(ck, e, addr, ck.b2_view_of(sd.b2, sd.b2_in_b1))))
+        issued.append((sd, c_in, a_regs[id(sd)], _b2_descriptors(ck, e, addr, ck.b2_view_of(sd.b2, sd.b2_in_b1))))
     e.add(nvvm.WgmmaFenceAlignedOp())  # every register the WGMMAs read is written before the fence
     for sd, c_in, a_regs, descs in issued:
         acc = c_in
