@@ -35,13 +35,14 @@ CI_BACKWARD = {"bwd_dkdv_d64_f16_causal", "bwd_dq_d64_f16", "bwd_dv_transposed_p
                "bwd_dkdv_atomic_dq"}
 
 
-BACKWARD_CHAINS = ["bwd_dq_d64_f16", "bwd_dq_d128_f16_causal"]
-"""The backward kernels on the tensor-core tier whose PTX ptxas assembles and whose pipelines
-``tileorch check`` proves (one per head dim; the causal one a persistent snake-order kernel)."""
+BACKWARD_CHAINS = ["bwd_dq_d64_f16", "bwd_dq_d128_f16_causal", "bwd_dkdv_d64_bf16_causal", "bwd_dkdv_d128_f16_causal"]
+"""The backward kernels on the tensor-core tier whose PTX ptxas assembles without spilling and whose
+pipelines ``tileorch check`` proves (dQ and dK/dV, one per head dim; dK/dV at head dim 128: the
+register budget of :data:`~tileorch.transforms.tileas.chained_dots.SEVERAL_SECONDS_REGS`)."""
 
 
-@pytest.mark.parametrize("name", BACKWARD_CHAINS)
-def test_backward_chain_remarks_name_the_shared_tiles(name):
+@pytest.mark.parametrize("name", [n for n in BACKWARD_CHAINS if n.startswith("bwd_dq_")])
+def test_dq_remarks_name_the_shared_tiles(name):
     """dQ's two first dots read their own A tiles (Q, dO) and its second dot reads the K tile of the
     first dot's stage: each says so at its line, and the kernel's tensor maps are Q's, dO's, K's and
     V's (none for a second K)."""
@@ -104,15 +105,24 @@ def test_program_takes_its_path(name):
         assert any(TENSOR_CORES in r for r in remarks), remarks
 
 
-def test_backward_refusals_name_the_chain():
-    """The dK/dV kernel's refusal names its two second dots' lines (dV and dK), not a GEMM rule."""
+@pytest.mark.parametrize("name", ["bwd_dkdv_d64_f16_causal", "bwd_dkdv_d128_bf16"])
+def test_dkdv_remarks_name_its_second_dots(name):
+    """The dK/dV kernel (refused until session 23 as '4 dots in one K loop that do not read the same A
+    tile: 2 of them') takes the tensor cores: dV's and dK's dots each say their B is a first dot's
+    tile (dO: dP^T's, Q: S^T's), the last one that the chain feeds two accumulators; the kernel's
+    tensor maps are K's, V's, Q's and dO's (none for a second Q or dO)."""
     import inspect
 
     src, first = inspect.getsourcelines(attention_programs4.bwd_dkdv._annotated_function.pyfunc)
     dv = first + next(i for i, ln in enumerate(src) if "dv = ct.mma(" in ln)
     dk = first + next(i for i, ln in enumerate(src) if "dk = ct.mma(" in ln)
-    (r,) = [r for r in _lowered("bwd_dkdv_d64_f16_causal").remarks if "refused" in r]
-    assert r.startswith(f"{SOURCE}:{dk}:") and f"(lines {dv}, {dk})" in r, r
+    remarks = list(_lowered(name).remarks)
+    shared = [r for r in remarks if "N-major in that dot's ring stage" in r]
+    assert [r.split(":")[1] for r in shared] == [str(dv), str(dk)], remarks
+    assert "first dot 2 reads" in shared[0] and "first dot 1 reads" in shared[1], shared
+    assert any(r.startswith(f"{SOURCE}:{dk}:") and "2 second dots read the chain" in r for r in remarks), remarks
+    tmaps = _compiled(name).chained["tmaps"]
+    assert [t["arg"] // 7 for t in tmaps] == [1, 2, 0, 3], tmaps  # entry parameters: 7 per rank-3 array
 
 
 @pytest.mark.parametrize("name", ["bwd_dv_transposed_p", "bwd_dv_transposed_p_causal_bf16"])

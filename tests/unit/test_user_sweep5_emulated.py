@@ -375,3 +375,22 @@ def test_attention_backward_dq_first_dots_with_their_own_a_tiles():
                                    5: delta.astype(np.float32)}, (2, 2, 1))[6]
     ds = (p * (dp - delta[..., None])).astype(np.float16).astype(np.float64)
     s4._check(out, ds @ k.astype(np.float64) * 0.125)
+
+
+def test_attention_backward_dkdv_chain_feeding_two_accumulators():
+    """FlashAttention's backward dK/dV for one key tile (``S^T = K Q^T``, ``dP^T = V dO^T``: first dots
+    with their own A tiles; ``dV += P^T dO``, ``dK += dS^T Q``: two second dots whose B tiles are the
+    first dots', two accumulators; session 23: the SIMT path ran it before); dK, dV NaN-prefilled,
+    against float64 numpy with P^T and dS^T rounded to f16."""
+    q, k, v, do = _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64)
+    s = _scores(q, k, 0.125)
+    lse = s.max(-1) + np.log(np.exp(s - s.max(-1, keepdims=True)).sum(-1))
+    p = np.exp(s - lse[..., None])
+    dp = do.astype(np.float64) @ v.astype(np.float64).swapaxes(-1, -2)
+    delta = (p * dp).sum(-1)
+    out = _chained("attn_bwd_dkdv", {0: q, 1: k, 2: v, 3: do, 4: (lse * LOG2E).astype(np.float32),
+                                     5: delta.astype(np.float32)}, (2, 2, 1))
+    pt = p.swapaxes(-1, -2).astype(np.float16).astype(np.float64)
+    dst = (p * (dp - delta[..., None])).swapaxes(-1, -2).astype(np.float16).astype(np.float64)
+    s4._check(out[7], pt @ do.astype(np.float64))
+    s4._check(out[6], dst @ q.astype(np.float64) * 0.125)

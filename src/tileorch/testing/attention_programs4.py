@@ -477,8 +477,10 @@ def _bwd_spec(bh, s, d, dt, outs):
 for _d, _dt, _causal in [(64, F16, False), (64, F16, True), (128, BF16, False), (128, F16, True), (64, BF16, True)]:
     _sfx = f"d{_d}_{'bf16' if _dt == BF16 else 'f16'}{'_causal' if _causal else ''}"
     _add(f"bwd_dkdv_{_sfx}", bwd_dkdv, _bwd_spec(2, 192, _d, _dt, (_dt, _dt)) + [1 / math.sqrt(_d), _causal, 64, 64, _d],
-         (3, 2), "simt", outputs=(6, 7), error="4 dots in one K loop that do not read the same A tile: 2 of them",
-         notes="two accumulators over four dots (two first dots with different loop-invariant A: K and V)")
+         (3, 2), "chained", outputs=(6, 7),
+         notes="found by this set: refused as '4 dots in one K loop that do not read the same A tile: 2 of them' (two "
+               "accumulators over four dots, two first dots with different loop-invariant A: K and V); session 23: "
+               "first dots with their own A tiles, two second dots whose B tiles are the first dots' (Q, dO)")
     _add(f"bwd_dq_{_sfx}", bwd_dq, _bwd_spec(2, 192, _d, _dt, (F32,)) + [1 / math.sqrt(_d), _causal, 64, 64, _d],
          (3, 2), "chained", outputs=(6,),
          notes="found by this set: refused as 'first dots with different A operands' (two first dots with "
@@ -496,7 +498,10 @@ _add("bwd_dv_transposed_p_causal_bf16", bwd_dv_transposed_p,
       0.125, True, 64, 64, 64], (3, 2), "chained", outputs=(4,))
 _add("bwd_dkdv_atomic_dq", bwd_dkdv_atomic_dq,
      _bwd_spec(2, 128, 64, F16, (F16, F16, F32)) + [0.125, 64, 64, 64], (2, 2), "simt", outputs=(6, 7, 8),
-     error="5 dots in one K loop that do not read the same A tile: 3 of them")
+     error="the first dot's A must be a [tm, K] tile loaded once before the loop",
+     notes="refused as '5 dots in one K loop that do not read the same A tile: 3 of them' until session 23; the "
+           "chain feeding three accumulators (dV, dK, dQ) now reaches the chained analysis, whose first dot here "
+           "reads Q tiles of the loop as its A (S = Q K^T: a computed transpose), and dQ leaves by atomic_add")
 
 _add("paged_gqa_item", paged_gqa_item,
      [((2, 64, 64), F16), ((10, 4, 64, 64), F16), ((10, 4, 64, 64), F16), ((2, 5), I32), ((2,), I32),

@@ -572,9 +572,10 @@ _add("attn_bwd_dq", attn_bwd_dq, _qkv((2, 128, 64), (2, 128, 64))[:3] + [
            "(Q, dO), dQ's B is S's K tile (one load)")
 _add("attn_bwd_dkdv", attn_bwd_dkdv, _qkv((2, 128, 64), (2, 128, 64))[:3] + [
     ((2, 128, 64), "float16"), ((2, 128), "float32"), ((2, 128), "float32"), ((2, 128, 64), "float32"),
-    ((2, 128, 64), "float32"), _S, 64, 64, 64], (2, 2), "simt", outputs=(6, 7),
-     error="4 dots in one K loop that do not read the same A tile",
-     notes="two accumulators over four dots per step are not a chain the tier takes")
+    ((2, 128, 64), "float32"), _S, 64, 64, 64], (2, 2), "chained", outputs=(6, 7),
+     notes="refused as '4 dots in one K loop that do not read the same A tile' until session 23: a chain feeding "
+           "two accumulators (dV, dK), first dots with their own A tiles (K, V), the second dots' B tiles the first "
+           "dots' (dO, Q)")
 
 
 # ----------------------------------------------------------------------------------------------- memory-bound

@@ -2477,11 +2477,17 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
                                     "once beside the first dot's, in the same Q slot): its own WGMMA chain of "
                                     f"n = {ck.tn} per step, its result columns [{k * ck.tn}, {(k + 1) * ck.tn}) of "
                                     "the first dots' joint S", "remark"))
-    if ck.b2_in_b1 >= 0:
-        how = "N-major" if not ck.b2.k_major else "K-major"
-        out.append(format_error(ck.dot2, f"chained-dots tier (TMA + WGMMA): this dot's B is the tile first dot "
-                                         f"{ck.b2_in_b1 + 1} reads (one load per step): its WGMMAs read it {how} "
-                                         "in that dot's ring stage", "remark"))
+    for sd in ck.seconds or [SecondDot(ck.dot2, ck.b2, ck.b2_in_b1)]:
+        if sd.b2_in_b1 >= 0:
+            how = "N-major" if not sd.b2.k_major else "K-major"
+            out.append(format_error(sd.dot, f"chained-dots tier (TMA + WGMMA): this dot's B is the tile first dot "
+                                            f"{sd.b2_in_b1 + 1} reads (one load per step): its WGMMAs read it {how} "
+                                            "in that dot's ring stage", "remark"))
+    if ck.seconds:
+        out.append(format_error(ck.dot2, f"chained-dots tier (TMA + WGMMA): {len(ck.seconds)} second dots read the "
+                                         "chain, each into its own accumulator carried by the loop and stored after "
+                                         "it; their Ps packed chunk by chunk into register A fragments, the loop "
+                                         "without overlap (one S and the second dots per step)", "remark"))
     return out
 
 
