@@ -1093,12 +1093,13 @@ def _own_a_operands(kernel: aa.FuncOp, firsts: list, a0: Operand, tile_rows: int
                          "tiles are plain [tm, K] tiles loaded once)")
     out = [a0]
     for k, fd in enumerate(firsts[1:], 1):
-        what = f"first dot {k + 1}'s A (its own loop-invariant tile: first dots with different A operands)"
+        what = f"first dot {k + 1}'s own A"
         ak, seen = _operand(kernel, fd, fd.lhs, what, False)
         if _enclosing_loop(ak.load) is not None or ak.transposed(seen) or (ak.rows, ak.cols, ak.box) != (
                 a0.rows, a0.cols, a0.box):
             _fail(fd, f"first dots with different A operands: {what} must be a [{tm}, {a0.cols}] tile loaded once "
-                      "before the loop (K-major), as the first dot's")
+                      "before the loop (K-major), as the first dot's (each first dot's A tile is loaded once into "
+                      "the Q slot)")
         out.append(ak)
     return out
 
@@ -2637,14 +2638,14 @@ def _several_second_dots(kb: _Kernel, s: _Site, st_l: SSAValue) -> None:
             p = [s.at(sd.dot.lhs, h, g, j) for h, g, j in frag[8 * c:8 * c + 8]]
             a_regs[id(sd)].append([pack16(e, p[2 * q], p[2 * q + 1], ck.dtype) for q in range(4)])
     issued = []
-    for sd in ck.seconds:
+    for k, sd in enumerate(ck.seconds):
         c_in = s.tile_regs(sd.dot.acc, ck.dv)
         if sd.b2_in_b1 < 0:
             base, stride = kb.sbase2, kb.b2_stage
         else:  # the first dot's tile: its boxes in the B1 stage
-            base = e.v(arith.AddiOp(kb.sbase, e.const((kb.off["b1"] + ck.b1_chunk_offset(sd.b2_in_b1, 0)) // 16, i64)))
-            stride = kb.b1_stage
-        addr = e.v(arith.AddiOp(base, e.v(arith.MuliOp(st_l, stride))))
+            units = _hint(e.const((kb.off["b1"] + ck.b1_chunk_offset(sd.b2_in_b1, 0)) // 16, i64), f"y{k}_base")
+            base, stride = _hint(e.v(arith.AddiOp(kb.sbase, units)), f"y{k}_sbase"), kb.b1_stage
+        addr = _hint(e.v(arith.AddiOp(base, e.v(arith.MuliOp(st_l, stride)))), f"y{k}_addr")
         issued.append((sd, c_in, a_regs[id(sd)], _b2_descriptors(ck, e, addr, ck.b2_view_of(sd.b2, sd.b2_in_b1))))
     e.add(nvvm.WgmmaFenceAlignedOp())  # every register the WGMMAs read is written before the fence
     for sd, c_in, a_regs, descs in issued:
