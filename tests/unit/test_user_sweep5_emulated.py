@@ -394,3 +394,15 @@ def test_attention_backward_dkdv_chain_feeding_two_accumulators():
     dst = (p * (dp - delta[..., None])).swapaxes(-1, -2).astype(np.float16).astype(np.float64)
     s4._check(out[7], pt @ do.astype(np.float64))
     s4._check(out[6], dst @ q.astype(np.float64) * 0.125)
+
+
+def test_two_query_heads_sharing_k_and_v():
+    """GQA with both query heads of a K/V head in one program: two online-softmax chains in one key
+    loop (first dots with their own A tiles, both reading K; two second dots reading the one V tile),
+    each head's output its own stored tile (session 23: the SIMT path ran it before); O
+    NaN-prefilled."""
+    q, k, v = _h(2, 4, 128, 64), _h(2, 2, 128, 64), _h(2, 2, 128, 64)
+    out = _chained("attn_two_heads_shared_kv", {0: q, 1: k, 2: v}, (2, 4, 1))[3]
+    ref = np.stack([np.stack([_softmax_attn(_scores(q[b, h], k[b, h // 2], 0.125), v[b, h // 2]) for h in range(4)])
+                    for b in range(2)])
+    _check(out, ref)

@@ -11,15 +11,27 @@ What the tier's warp-specialized kernel must look like (:func:`analyze_chained_d
   ``[d, tn]``: N-major);
 * more first dots ``S_k = A0 @ B1_k`` (a SwiGLU MLP's gate and up projections) that read the same
   A0 value, with B tiles of the first's shape and layout (each its own tensor map), none reading
-  another's result (:func:`chained_dot_groups`); a different A is refused at the dot's line.  The
-  kernel streams every ``B1_k`` tile into the same ring stage, side by side so that one WGMMA of
-  ``n = k1 tn`` (at most 256) reads them as one operand (:attr:`ChainedKernel.b1_wide`), and first
-  dot ``k``'s result is columns ``[k tn, (k + 1) tn)`` of its accumulator (registers
-  ``[k tn / 2, (k + 1) tn / 2)``); the joint accumulator, P and the second dot's accumulator must
-  fit :data:`FIRST_DOTS_REGS` (else a located refusal: the SIMT path runs the program);
+  another's result (:func:`chained_dot_sets`).  The kernel streams every ``B1_k`` tile into the
+  same ring stage, side by side so that one WGMMA of ``n = k1 tn`` (at most 256) reads them as one
+  operand (:attr:`ChainedKernel.b1_wide`), and first dot ``k``'s result is columns ``[k tn, (k +
+  1) tn)`` of its accumulator (registers ``[k tn / 2, (k + 1) tn / 2)``); the joint accumulator, P
+  and the second dot's accumulator must fit :data:`FIRST_DOTS_REGS` (else a located refusal: the
+  SIMT path runs the program);
+* first dots with different A operands (FlashAttention's backward: ``S = Q K^T`` and ``dP = dO
+  V^T``): each A a ``[tm, d]`` TMA tile loaded once before the loop, laid out as A0
+  (:attr:`ChainedKernel.a0s`: one tensor map each, all in the Q slot on one barrier), each first
+  dot its own WGMMA chain of ``n = tn`` from its A tile and its B tile's boxes, all in one commit
+  group, the results the same joint S;
 * dot 2: ``acc' = P @ B2 + C`` where P (``[tm, tn]``) is any elementwise/row-reduction function of
   S (of every first dot's result), of loop-carried tiles and of kernel arguments, B2 a TMA tile of
-  the loop (``[tn, dv]`` N-major, or ``[dv, tn]`` transposed: K-major);
+  the loop (``[tn, dv]`` N-major, or ``[dv, tn]`` transposed: K-major); B2 may be the tile a first
+  dot reads (the same load: dQ's ``K``, K-major in ``Q K^T`` and N-major in ``dS K``): its WGMMAs
+  then read that tile in the B1 stage (:attr:`ChainedKernel.b2_in_b1`), loaded once;
+* several second dots (a chain feeding several accumulators: FlashAttention's backward ``dV +=
+  P^T dO`` and ``dK += dS^T Q``), each into an accumulator the loop carries and a tile stored after
+  it, each B a first dot's tile or the one B2 tile (:attr:`ChainedKernel.seconds`): the plain loop
+  (no overlap), the Ps packed chunk by chunk, one fence before every second dot's WGMMAs, within
+  :data:`SEVERAL_SECONDS_REGS`;
 * rows: ``tm`` 64, 128 or 256 (four consumer warp groups of :func:`consumer_regs` 120 registers: value
   tiles at most 64 wide, S, P and the carried tiles within ``120 -`` :data:`FOUR_GROUP_MARGIN`, no Q/K
   prologue); a tile of 1, 2, 4, 8, 16 or 32 rows (decoding) is padded to the WGMMA's
@@ -468,10 +480,11 @@ def chained_dot_sets(kernel: aa.FuncOp) -> tuple[list[Operation], list[Operation
       result, and no other dot reads another's result (two dots: attention, a two-GEMM MLP; three:
       a SwiGLU MLP, ``silu(x W1) * (x W3)``, then ``@ W2``), or
     * several dots (the second dots) have A operands computed from other dots' results, the first
-      dots (the others) read no dot's result, every first dot feeds a second dot's A, and no
-      dot's B or C and no second dot's A reads a second dot's result (one chain feeding several
-      accumulators: FlashAttention's backward dK/dV, ``dV += P^T dO`` and ``dK += dS^T Q``; two
-      softmax chains over one V);
+      dots (the others) read no dot's result, every first dot feeds a second dot's A, no dot's B
+      is computed from a dot, and no second dot's A or C reads another second dot's result (one
+      chain feeding several accumulators: FlashAttention's backward dK/dV, ``dV += P^T dO`` and
+      ``dK += dS^T Q``; two online softmax chains over one V, each second dot's C rescaled by its
+      chain's running max);
 
     else None.  Whether the first dots share their A operand and the second dots' operands fit
     the kernel is :func:`analyze_chained_dots`'s to check (a located refusal)."""
@@ -493,10 +506,11 @@ def chained_dot_sets(kernel: aa.FuncOp) -> tuple[list[Operation], list[Operation
     firsts = [d for d in dots if not reads[id(d)]]
     if len(seconds) < 2 or not firsts:
         return None
-    if any(_depends_on(x, a.result) for b in dots for a in dots if a is not b for x in (b.rhs, b.acc)):
-        return None
-    if any(id(a) in reads[id(b)] for a in seconds for b in seconds):
-        return None
+    if any(_depends_on(x, a.result) for b in dots for a in dots if a is not b
+           for x in ((b.rhs, b.acc) if id(b) in {id(f) for f in firsts} else (b.rhs,))):
+        return None  # a first dot's B or C, or a second dot's B, computed from a dot
+    if any(id(a) in reads[id(b)] or _depends_on(b.acc, a.result) for a in seconds for b in seconds if a is not b):
+        return None  # a second dot's A or C from another second dot
     if any(all(id(a) not in reads[id(b)] for b in seconds) for a in firsts):
         return None
     return firsts, seconds
@@ -541,9 +555,10 @@ def check_dots_outside_the_chain_loop(kernel: aa.FuncOp, peeled_only: bool = Fal
 
 def check_several_second_dots(kernel: aa.FuncOp) -> None:
     """A located refusal (at the second of them) when two dots or more of one loop read other dots'
-    results (several accumulators fed by one chain: FlashAttention's backward dK/dV, ``dV += P^T dO``
-    and ``dK += dS^T Q``, FlashAttention-2's fused dQ): the chained-dots lowering takes one second dot
-    per loop.  Without it the GEMM lowering's dots-sharing-A checks answered (an accumulator shape, a
+    results and :func:`chained_dot_sets` does not take the kernel (several accumulators fed by chains
+    that are not one set of first dots feeding second dots: two softmax chains whose second dots read
+    each first dot once, as differential attention's): the chained-dots lowering takes those kernels
+    only.  Without it the GEMM lowering's dots-sharing-A checks answered (an accumulator shape, a
     register count or "do not read the same A tile"), which named no chain.  The message keeps "N dots
     in one K loop that do not read the same A tile", the GEMM lowering's words for such kernels."""
     from tileorch.diagnostics import source_position
@@ -676,7 +691,7 @@ class ChainedKernel:
     seconds: list = field(default_factory=list)
     """Every second dot (:class:`SecondDot`, program order; ``dot2`` the last) when several read the
     chain (FlashAttention's backward dK/dV: ``dV += P^T dO`` and ``dK += dS^T Q``), each with its
-    own accumulator carried by the loop and stored after it (:attr:`tile_stores`); empty: ``dot2``
+    own accumulator carried by the loop (stored after it by :attr:`tile_stores`); empty: ``dot2``
     alone."""
     tile_stores: list = field(default_factory=list)
     """The accumulator tiles' stores after the loop (several second dots: each ``[tm, dv]`` tile
@@ -1019,8 +1034,9 @@ def _other_second(kernel: aa.FuncOp, sd: Operation, d2: Operation, loop: scf.For
 def _several_seconds(ck: ChainedKernel, b2s: list[Operand], seconds: list[Operation]) -> None:
     """:attr:`ChainedKernel.seconds` of a chain feeding several accumulators: each second dot's B is
     a first dot's tile (the same load) or the one B2 tile of the stage (every such dot reads the
-    same load); each accumulator is a value the loop carries and a tile stored after it; their
-    registers, the first dots' S and the packed Ps fit :data:`FIRST_DOTS_REGS`.  ``ck.b2`` becomes
+    same load); each accumulator is a value the loop carries (the epilogue stores any function of
+    them: each as its own tile, or one tile combining them); their registers, the first dots' S
+    and the packed Ps fit :data:`SEVERAL_SECONDS_REGS`.  ``ck.b2`` becomes
     the stage's B2 tile when a second dot reads one."""
     out = []
     for sd, b in zip(seconds, b2s):
@@ -1036,9 +1052,6 @@ def _several_seconds(ck: ChainedKernel, b2s: list[Operand], seconds: list[Operat
         if id(x.dot) not in carried:
             _fail(x.dot, "a second dot of a chain feeding several accumulators must accumulate into a value the loop "
                          "carries (its result the next iteration's C)")
-    if len(ck.tile_stores) != len(out):
-        _fail(ck.store, f"{len(out)} accumulators and {len(ck.tile_stores)} stored [{ck.rows}, {ck.dv}] tiles after the "
-                        "loop: each accumulator is stored once as a tile")
     regs = ck.sn // 2 + len(out) * (ck.tn // 4 + ck.dv // 2) + sum(
         2 if w == 1 else w // 2 for _, w in ck.carried) - len(out) * ck.dv // 2
     if regs > SEVERAL_SECONDS_REGS:
@@ -2486,8 +2499,7 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
                                             "in that dot's ring stage", "remark"))
     if ck.seconds:
         out.append(format_error(ck.dot2, f"chained-dots tier (TMA + WGMMA): {len(ck.seconds)} second dots read the "
-                                         "chain, each into its own accumulator carried by the loop and stored after "
-                                         "it; their Ps packed chunk by chunk into register A fragments, the loop "
+                                         "chain, each into its own accumulator carried by the loop; their Ps packed chunk by chunk into register A fragments, the loop "
                                          "without overlap (one S and the second dots per step)", "remark"))
     return out
 
