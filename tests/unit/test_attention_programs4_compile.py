@@ -5,8 +5,10 @@ the back end (``compile_memo.lowered_program``: the driver's decision and remark
 its table entry names; a program the tensor-core tier refuses says why at the user's line (a
 located warning naming the refusal's text from the table); chained kernels assemble with ptxas
 without spilling; ``tileorch check`` proves the kernel this set lifted (paged KV, page number read
-by ``ct.load(...).item()``: ``tileas-scalar-tile-loads``) and the dV kernel whose second dot reads
-``ct.transpose(p)`` (``tileas-transpose-computed-operand``).
+by ``ct.load(...).item()``: ``tileas-scalar-tile-loads``), the dV kernel whose second dot reads
+``ct.transpose(p)`` (``tileas-transpose-computed-operand``) and the backward's dQ and dK/dV kernels
+(session 23: first dots with their own A tiles, B2 read in a first dot's stage, two second dots);
+the backward's chained kernels are cheap to lower and run here in full.
 
 CPU cost (session 22, 2 shared cores, fresh compile memo, both attention_programs4 test files:
 ``--cpu-durations=0``): 22 CPU s (271 s wall under load) for this file, 12 (154) for the emulated

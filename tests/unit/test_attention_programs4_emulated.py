@@ -2,7 +2,8 @@
 lifted onto the tensor cores (paged decode whose page number is ``ct.load(Table, (b, j), (1,
 1)).item()``: ``tileas-scalar-tile-loads``; dV with ``ct.transpose(p)`` as the dot's A:
 ``tileas-transpose-computed-operand``; the ``while`` with ``and`` and the do-while:
-``tileas-while-to-for``) and the split-KV partials kernel, their PTX run on the
+``tileas-while-to-for``; session 23: the backward's dQ and dK/dV kernels, 200 ragged queries and keys),
+the split-KV partials kernel, their PTX run on the
 CPU by ``tileorch.testing.ptx_emulator`` (every CTA of the launch, the launcher's own tensor maps:
 test_user_sweep3_emulated's runner) against numpy float64 on small ragged instances, outputs
 NaN-prefilled.  CPU cost (session 22, 2 shared cores, fresh memo): 12 CPU s, 154 s wall

@@ -19,9 +19,10 @@ it the scalar load a gather spells, which the producer replays; ``ct.transpose(p
 dot's A (dV in the forward's orientation) was refused ("the first dot's A must be a [tm, K] tile
 loaded once before the loop"): ``tileas-transpose-computed-operand`` computes the chain transposed;
 the dK/dV kernel's refusal named a GEMM rule (an accumulator shape, or "do not read the same A
-tile"): it names the chain's two second dots now.  Still refused, at the user's line: the dK/dV and
-dQ kernels (two loop-invariant A tiles: K and V, or Q and dO; the dK/dV kernel two accumulators),
-FlashAttention-2's fused backward, ``Array.slice`` varlen, a ``while`` stepped by a run-time value
+tile"): it names the chain's two second dots now.  Session 23 took the dK/dV and dQ kernels onto the
+tensor cores (first dots with their own loop-invariant A tiles: K and V, or Q and dO; a second dot's B read
+in a first dot's stage: dQ's K, dK/dV's Q and dO; a chain feeding two accumulators: dK/dV).  Still refused,
+at the user's line: FlashAttention-2's fused backward, ``Array.slice`` varlen, a ``while`` stepped by a run-time value
 (its sign is unknown: a step of 0 never ends).  A do-while (``while True:`` body, ``j += 1``, ``if j >= n:
 break``) was refused too: ``tileas-while-to-for`` runs it as ``range(j0, max(n, j0 + 1))``.  ``while j < n and j * BN < m`` (cuTile exports the ``and`` as a
 short-circuit ``if``) was refused as "this dot is in a while loop": ``tileas-while-to-for`` folds
