@@ -26,7 +26,7 @@ def _path(kernel, args) -> str:
     """The path ``tileorch.cutile.launch`` compiles ``kernel`` on for ``args`` (``chained``, ``simt``)."""
     from tileorch.launchers import cutile as rc
 
-    return rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "auto").program.kind
+    return rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent").program.kind
 
 
 def run_one(bh: int, seq: int, d: int, causal: bool, iters: int, bm: int = 64, bn: int = 64) -> dict:
