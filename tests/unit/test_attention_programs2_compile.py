@@ -72,7 +72,6 @@ def test_program_compiles_on_its_path(name):
 
 @pytest.mark.parametrize("name, where, text, nth", [
     ("attn_store_probs", "attn_store_probs", "for j in range(nk):", 1),  # the second loop
-    ("attn_differential", "_online", "o = ct.mma(p.astype(dt), v, o * c)", 0),
     ("attn_fused_rope_q", "attn_fused_rope_q", "q = ct.cat(", 0),
 ])
 def test_refusals_name_the_users_line(name, where, text, nth):

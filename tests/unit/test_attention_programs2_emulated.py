@@ -329,3 +329,14 @@ def test_window_both_sides_ragged_bm128_bn128():
     o = _run("attn_window_both_sides_ragged_bm128_bn128", {0: q, 1: k, 2: v}, (5, 2))[3]
     i, j = _pos(600, 600)
     _check(o, _attn(np.where(np.abs(j - i) <= 200, _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_differential_attention_two_chains_over_one_v():
+    """Differential attention (``softmax(Q1 K1^T) V - lam softmax(Q2 K2^T) V``): two online-softmax
+    chains in one key loop, first dots with their own A tiles (Q1, Q2) and B tiles (K1, K2), two
+    second dots reading the one V tile of the stage, their Cs rescaled by each chain's running max,
+    the epilogue combining both accumulators (session 23: the SIMT path ran it before); 256 keys in
+    64-key tiles, the output NaN-prefilled."""
+    q1, k1, q2, k2, v = _h(2, 128, 64), _h(2, 256, 64), _h(2, 128, 64), _h(2, 256, 64), _h(2, 256, 64)
+    out = _run("attn_differential", {0: q1, 1: k1, 2: q2, 3: k2, 4: v}, (2, 2))[5]
+    _check(out, _attn(_scores(q1, k1, 0.125), v) - 0.3 * _attn(_scores(q2, k2, 0.125), v))

@@ -5,8 +5,10 @@ the back end (``compile_memo.lowered_program``: the driver's decision and remark
 its table entry names; a program the tensor-core tier refuses says why at the user's line (a
 located warning naming the refusal's text from the table); chained kernels assemble with ptxas
 without spilling; ``tileorch check`` proves the kernel this set lifted (paged KV, page number read
-by ``ct.load(...).item()``: ``tileas-scalar-tile-loads``) and the dV kernel whose second dot reads
-``ct.transpose(p)`` (``tileas-transpose-computed-operand``).
+by ``ct.load(...).item()``: ``tileas-scalar-tile-loads``), the dV kernel whose second dot reads
+``ct.transpose(p)`` (``tileas-transpose-computed-operand``) and the backward's dQ and dK/dV kernels
+(session 23: first dots with their own A tiles, B2 read in a first dot's stage, two second dots);
+the backward's chained kernels are cheap to lower and run here in full.
 
 CPU cost (session 22, 2 shared cores, fresh compile memo, both attention_programs4 test files:
 ``--cpu-durations=0``): 22 CPU s (271 s wall under load) for this file, 12 (154) for the emulated
@@ -35,6 +37,30 @@ CI_BACKWARD = {"bwd_dkdv_d64_f16_causal", "bwd_dq_d64_f16", "bwd_dv_transposed_p
                "bwd_dkdv_atomic_dq"}
 
 
+BACKWARD_CHAINS = ["bwd_dq_d64_f16", "bwd_dq_d128_f16_causal", "bwd_dkdv_d64_bf16_causal", "bwd_dkdv_d128_f16_causal"]
+"""The backward kernels on the tensor-core tier whose PTX ptxas assembles without spilling and whose
+pipelines ``tileorch check`` proves (dQ and dK/dV, one per head dim; dK/dV at head dim 128: the
+register budget of :data:`~tileorch.transforms.tileas.chained_dots.SEVERAL_SECONDS_REGS`)."""
+
+
+@pytest.mark.parametrize("name", [n for n in BACKWARD_CHAINS if n.startswith("bwd_dq_")])
+def test_dq_remarks_name_the_shared_tiles(name):
+    """dQ's two first dots read their own A tiles (Q, dO) and its second dot reads the K tile of the
+    first dot's stage: each says so at its line, and the kernel's tensor maps are Q's, dO's, K's and
+    V's (none for a second K)."""
+    import inspect
+
+    prog = _lowered(name)
+    src, first = inspect.getsourcelines(attention_programs4.bwd_dq._annotated_function.pyfunc)
+    dp = first + next(i for i, ln in enumerate(src) if "dp = ct.mma(" in ln)
+    dq = first + next(i for i, ln in enumerate(src) if "dq = ct.mma(" in ln)
+    remarks = list(prog.remarks)
+    assert any(r.startswith(f"{SOURCE}:{dp}:") and "reads its own A tile" in r for r in remarks), remarks
+    assert any(r.startswith(f"{SOURCE}:{dq}:") and "N-major in that dot's ring stage" in r for r in remarks), remarks
+    tmaps = _compiled(name).chained["tmaps"]  # Q, dO, K, V: K's tensor map once
+    assert [t["arg"] // 7 for t in tmaps] == [0, 3, 1, 2], tmaps  # entry parameters: 7 per rank-3 array
+
+
 def _lowered(name):
     from tileorch.testing.compile_memo import lower_once
     from tileorch.testing.export import cutile_bytecode
@@ -59,7 +85,8 @@ def test_the_set_has_its_programs():
 
 def _names():
     every = os.environ.get("TILEORCH_TEST_ALL_ATTN4") == "1"
-    return [n for n in sorted(PROGRAMS) if every or not n.startswith("bwd_") or n in CI_BACKWARD]
+    return [n for n in sorted(PROGRAMS) if every or not n.startswith("bwd_") or n in CI_BACKWARD
+            or PROGRAMS[n].path == "chained"]
 
 
 @pytest.mark.parametrize("name", _names())
@@ -80,15 +107,24 @@ def test_program_takes_its_path(name):
         assert any(TENSOR_CORES in r for r in remarks), remarks
 
 
-def test_backward_refusals_name_the_chain():
-    """The dK/dV kernel's refusal names its two second dots' lines (dV and dK), not a GEMM rule."""
+@pytest.mark.parametrize("name", ["bwd_dkdv_d64_f16_causal", "bwd_dkdv_d128_bf16"])
+def test_dkdv_remarks_name_its_second_dots(name):
+    """The dK/dV kernel (refused until session 23 as '4 dots in one K loop that do not read the same A
+    tile: 2 of them') takes the tensor cores: dV's and dK's dots each say their B is a first dot's
+    tile (dO: dP^T's, Q: S^T's), the last one that the chain feeds two accumulators; the kernel's
+    tensor maps are K's, V's, Q's and dO's (none for a second Q or dO)."""
     import inspect
 
     src, first = inspect.getsourcelines(attention_programs4.bwd_dkdv._annotated_function.pyfunc)
     dv = first + next(i for i, ln in enumerate(src) if "dv = ct.mma(" in ln)
     dk = first + next(i for i, ln in enumerate(src) if "dk = ct.mma(" in ln)
-    (r,) = [r for r in _lowered("bwd_dkdv_d64_f16_causal").remarks if "refused" in r]
-    assert r.startswith(f"{SOURCE}:{dk}:") and f"(lines {dv}, {dk})" in r, r
+    remarks = list(_lowered(name).remarks)
+    shared = [r for r in remarks if "N-major in that dot's ring stage" in r]
+    assert [r.split(":")[1] for r in shared] == [str(dv), str(dk)], remarks
+    assert "first dot 2 reads" in shared[0] and "first dot 1 reads" in shared[1], shared
+    assert any(r.startswith(f"{SOURCE}:{dk}:") and "2 second dots read the chain" in r for r in remarks), remarks
+    tmaps = _compiled(name).chained["tmaps"]
+    assert [t["arg"] // 7 for t in tmaps] == [1, 2, 0, 3], tmaps  # entry parameters: 7 per rank-3 array
 
 
 @pytest.mark.parametrize("name", ["bwd_dv_transposed_p", "bwd_dv_transposed_p_causal_bf16"])
@@ -110,17 +146,18 @@ def test_chained_kernels_assemble_without_spills():
     if not ptxas_available():
         pytest.skip("ptxas not installed")
     for name in ("paged_gqa_item", "split_kv_partials", "mla_latent_cache", "varlen_cu_seqlens_tiles",
-                 "bwd_dv_transposed_p_causal_bf16"):
+                 "bwd_dv_transposed_p_causal_bf16", *BACKWARD_CHAINS):
         prog = _compiled(name)
         assert "wgmma.mma_async" in prog.ptx
         result = run_ptxas(prog.ptx, "sm_90a")
         assert not result.spill_warnings(), (name, result.summary())
 
 
-@pytest.mark.parametrize("name", ["paged_gqa_item", "bwd_dv_transposed_p_causal_bf16"])
+@pytest.mark.parametrize("name", ["paged_gqa_item", "bwd_dv_transposed_p_causal_bf16", *BACKWARD_CHAINS])
 def test_lifted_kernel_is_proved(name):
     """``tileorch check`` proves the K/V ring of the kernels this set lifted (the producer replaying
-    the page read; the transposed chain)."""
+    the page read; the transposed chain; the backward's chains: first dots with their own A tiles,
+    the second dot's B read in a first dot's stage)."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
     from tileorch.driver import lower_program

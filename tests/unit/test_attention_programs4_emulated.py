@@ -2,7 +2,8 @@
 lifted onto the tensor cores (paged decode whose page number is ``ct.load(Table, (b, j), (1,
 1)).item()``: ``tileas-scalar-tile-loads``; dV with ``ct.transpose(p)`` as the dot's A:
 ``tileas-transpose-computed-operand``; the ``while`` with ``and`` and the do-while:
-``tileas-while-to-for``) and the split-KV partials kernel, their PTX run on the
+``tileas-while-to-for``; session 23: the backward's dQ and dK/dV kernels, 200 ragged queries and keys),
+the split-KV partials kernel, their PTX run on the
 CPU by ``tileorch.testing.ptx_emulator`` (every CTA of the launch, the launcher's own tensor maps:
 test_user_sweep3_emulated's runner) against numpy float64 on small ragged instances, outputs
 NaN-prefilled.  CPU cost (session 22, 2 shared cores, fresh memo): 12 CPU s, 154 s wall
@@ -144,3 +145,64 @@ def test_varlen_cu_seqlens_tiles_skipped_instances():
         for h in range(2):
             s = np.where(j <= i, _scores(q[h, s0:s0 + n], k[h, s0:s0 + n], 0.125), -np.inf)
             _check(out[h, s0:s0 + n], _attn(s, v[h, s0:s0 + n]))
+
+
+def _f16_twin(monkeypatch, name: str, shapes: dict) -> str:
+    """``name`` resized to ``shapes`` (test_user_sweep3_emulated.resized: the same program), a bf16
+    program as its f16 twin (the emulator's WGMMA is f16-only); the name the runner knows it by."""
+    import dataclasses
+
+    p = s3.resized(name, shapes)
+    twin = dataclasses.replace(p, spec=[(s[0], "float16") if isinstance(s, tuple) and s[1] == "bfloat16" else s
+                                        for s in p.spec])
+    s4.add_sweep_programs(monkeypatch, {**PROGRAMS, name + "__run": twin})
+    return name + "__run"
+
+
+def _backward_inputs(bh: int, n: int, d: int, scale: float, causal: bool):
+    """Q, K, V, dO (f16), the forward's log2-unit LSE ``M`` per query row, ``delta = rowsum(P * dP)``
+    (= rowsum(O * dO)), and P (float64) of ``n`` queries and keys."""
+    q, k, v, do = _h(bh, n, d), _h(bh, n, d), _h(bh, n, d), _h(bh, n, d)
+    s = q.astype(np.float64) @ k.astype(np.float64).swapaxes(-1, -2) * scale * 1.4426950408889634
+    if causal:
+        s = np.where(np.arange(n)[:, None] >= np.arange(n)[None, :], s, -np.inf)
+    m2 = s.max(-1) + np.log2(np.exp2(s - s.max(-1, keepdims=True)).sum(-1))
+    p = np.exp2(s - m2[..., None])
+    dp = do.astype(np.float64) @ v.astype(np.float64).swapaxes(-1, -2)
+    delta = (p * dp).sum(-1)
+    return q, k, v, do, m2.astype(np.float32), delta.astype(np.float32), p, dp
+
+
+@pytest.mark.parametrize("name", ["bwd_dq_d64_f16", "bwd_dq_d64_bf16_causal", "bwd_dq_d128_f16_causal"])
+def test_dq_two_first_dots_with_their_own_a(name, monkeypatch):
+    """FlashAttention's backward dQ (program (qt, bh): ``S = Q K^T`` and ``dP = dO V^T``, two first
+    dots reading their own loop-invariant A tiles, ``dS = P (dP - delta)``, ``dQ += dS K``) on the
+    tensor-core tier: 200 queries and keys (the last tiles 8 rows: ragged), dQ NaN-prefilled, against
+    numpy (dS rounded to the operands' type as the program's ``astype``)."""
+    d = 128 if "d128" in name else 64
+    causal, scale, n = name.endswith("_causal"), 1 / np.sqrt(d), 200
+    shapes = {i: (2, n, d) for i in (0, 1, 2, 3, 6)} | {4: (2, n), 5: (2, n)}
+    run = _f16_twin(monkeypatch, name, shapes)
+    q, k, v, do, m2, delta, p, dp = _backward_inputs(2, n, d, scale, causal)
+    out = s3._chained(run, {0: q, 1: k, 2: v, 3: do, 4: m2, 5: delta}, (4, 2, 1))[6]
+    ds = (p * (dp - delta[..., None].astype(np.float64))).astype(np.float16).astype(np.float64)
+    _check(out, ds @ k.astype(np.float64) * scale)
+
+
+@pytest.mark.parametrize("name", ["bwd_dkdv_d64_f16", "bwd_dkdv_d64_bf16_causal", "bwd_dkdv_d128_f16_causal"])
+def test_dkdv_chain_feeding_two_accumulators(name, monkeypatch):
+    """FlashAttention's backward dK/dV (program (kt, bh): ``S^T = K Q^T`` and ``dP^T = V dO^T``, first
+    dots with their own A tiles K and V; ``dV += P^T dO`` and ``dK += dS^T Q``, two second dots whose B
+    tiles are the first dots' (dO, Q: one load each), two accumulators carried by the loop and
+    stored after it): 200 queries and keys (ragged last tiles), dK and dV NaN-prefilled, against
+    numpy (P^T and dS^T rounded to the operands' type as the program's ``astype``)."""
+    d = 128 if "d128" in name else 64
+    causal, scale, n = name.endswith("_causal"), 1 / np.sqrt(d), 200
+    shapes = {i: (2, n, d) for i in (0, 1, 2, 3, 6, 7)} | {4: (2, n), 5: (2, n)}
+    run = _f16_twin(monkeypatch, name, shapes)
+    q, k, v, do, m2, delta, p, dp = _backward_inputs(2, n, d, scale, causal)
+    out = s3._chained(run, {0: q, 1: k, 2: v, 3: do, 4: m2, 5: delta}, (4, 2, 1))
+    pt = p.swapaxes(-1, -2).astype(np.float16).astype(np.float64)
+    dst = (p * (dp - delta[..., None].astype(np.float64))).swapaxes(-1, -2).astype(np.float16).astype(np.float64)
+    _check(out[7], pt @ do.astype(np.float64))
+    _check(out[6], dst @ q.astype(np.float64) * scale)

@@ -78,16 +78,21 @@ def test_swiglu_takes_the_chained_kernel(name, tn, d, dv, tm):
         assert not re.findall(rf"m64n{tn}k16", prog.ptx)  # no first dot on its own
 
 
-def test_first_dots_with_different_a_are_refused_at_the_users_line():
-    """``relu(x W1) * (z W3)``: the first dots read two A tiles; the chained kernel loads one, so it
-    refuses at the second first dot's line and the SIMT path's mma.sync dots compile the program."""
+def test_first_dots_with_their_own_a_tiles():
+    """``relu(x W1) * (z W3)``: the first dots read two A tiles (session 23; refused before): each is
+    loaded once into the Q slot (two A tensor maps, X's and Z's, then W1's, W3's, W2's), each first
+    dot is its own WGMMA chain of n = tn (no joint n = 2 tn WGMMA: the A tiles differ), and the
+    second first dot's line says so."""
     from tileorch.testing import user_programs3
 
     prog = _compiled("mlp_geglu_two_inputs")
-    assert prog.kind == "simt"
+    assert prog.kind == "chained", prog.remarks
+    assert len(prog.chained["tmaps"]) == 5
+    assert re.findall(r"wgmma\.mma_async\S*m64n64k16", prog.ptx)
+    assert not re.findall(r"wgmma\.mma_async\S*m64n128k16", prog.ptx)
     source = str(Path(user_programs3.__file__))
     line = next(i for i, t in enumerate(Path(source).read_text().splitlines(), 1) if "u = ct.mma(z," in t)
-    hits = [r for r in prog.remarks if "first dots with different A operands" in r]
+    hits = [r for r in prog.remarks if "reads its own A tile" in r]
     assert hits and hits[0].startswith(f"{source}:{line}:"), prog.remarks
 
 

@@ -12,13 +12,13 @@ is refused); ``tiled_view(traversal_steps=...)`` (``make_strided_view``) did not
 GEMM output, attention on a packed ``[B, S, 3, H, D]`` QKV tensor (unit tile dimensions between
 rows and columns), scores from ``ct.matmul`` of f16 tiles (an f16 dot) and 1-D running max / sum
 were refused by the tensor-core tiers.  Still refused (a remark at the user's line; the SIMT
-path's mma.sync dots run it): a gated MLP whose two first dots read different A tiles
-(``mlp_geglu_two_inputs``), and SwiGLU with 128-wide hidden and output tiles (``mlp_swiglu_wide``:
+path's mma.sync dots run it): SwiGLU with 128-wide hidden and output tiles (``mlp_swiglu_wide``:
 the two first dots' accumulators, P and the output accumulator exceed the consumer's register
 budget).  SwiGLU's three dots in one loop (two sharing x, then the down projection) were refused
 ('3 dots in one K loop that do not read the same A tile'): the chained kernel now takes several
 first dots that share their A tile (one WGMMA over their B tiles side by side,
-tests/unit/test_chained_first_dots.py)."""
+tests/unit/test_chained_first_dots.py); a gated MLP whose two first dots read different A tiles
+(``mlp_geglu_two_inputs``) was refused until session 23: each first dot now reads its own A tile."""
 
 from __future__ import annotations
 

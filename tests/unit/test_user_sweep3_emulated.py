@@ -359,6 +359,18 @@ def test_swiglu_mlp_transposed_weights_ragged_rows():
     _check(out, _swiglu_ref(x, w1t.T, w3t.T, w2), atol=1e-2)
 
 
+def test_gated_mlp_first_dots_with_their_own_a_tiles():
+    """``relu(x W1) * (z W3)``, then ``@ W2``: the first dots read different A tiles (x, z), each
+    loaded once into the Q slot and read by its own n = 64 WGMMA chain (session 23; the SIMT path
+    ran it before); 2 hidden tiles."""
+    x, z = _h(128, 64), _h(128, 64)
+    w1, w3 = ((RNG.standard_normal((64, 128)) / 8).astype(np.float16) for _ in range(2))
+    w2 = (RNG.standard_normal((128, 64)) / 11).astype(np.float16)
+    out = _chained("mlp_geglu_two_inputs", {0: x, 1: z, 2: w1, 3: w3, 4: w2}, (1, 1, 1))[5]
+    g, u = _mm(x, w1), _mm(z, w3)
+    _check(out, (np.maximum(g, 0) * u).astype(np.float16).astype(np.float64) @ w2.astype(np.float64), atol=1e-2)
+
+
 def test_three_first_dots():
     """Three first dots sharing x (one n = 96 WGMMA over three 32-wide weight tiles), combined as
     ``relu(g) * u + v`` before the second dot."""

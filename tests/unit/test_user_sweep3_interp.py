@@ -187,8 +187,9 @@ def test_swiglu_three_dots_on_the_simt_path():
 
 
 def test_gated_mlp_with_two_a_tiles_on_the_simt_path():
-    """``relu(x W1) * (z W3)``, then ``@ W2``: the first dots read different A tiles, which the
-    chained kernel refuses (one A tile loaded once), so the SIMT path's mma.sync dots run it."""
+    """``relu(x W1) * (z W3)``, then ``@ W2``: the first dots read different A tiles; the program's
+    SIMT lowering (its fallback; the tensor-core tier takes it since session 23:
+    test_user_sweep3_emulated.py ``-k own_a``)."""
     x, z = _f((128, 64), "float16"), _f((128, 64), "float16")
     w1, w3 = _f((64, 128), "float16", 0.125), _f((64, 128), "float16", 0.125)
     w2 = _f((128, 64), "float16", 0.0625)

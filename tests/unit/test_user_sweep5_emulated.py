@@ -359,3 +359,52 @@ def test_weight_only_int8_gemm_on_the_tensor_core_tier():
     s = (RNG.random(128) * 0.02 + 0.005).astype(np.float32)
     c = s4._s3_gemm("mm_weight_only_int8", {0: a, 1: w, 2: s})[3]
     _check(c, _mm(a, w) * s[None, :], 2e-3, 2e-3)
+
+
+def _attention_backward(name):
+    """Program ``name`` (sweep 5's backward kernels: ``LSE`` natural-log in log2 units, ``qk_scale``
+    folded) run on 2 heads of 128 queries and keys; (its arrays after the run, Q, K, dO, P, dS) with
+    P and dS in float64 and ``delta = rowsum(P * dP)``."""
+    q, k, v, do = _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64)
+    s = _scores(q, k, 0.125)
+    lse = s.max(-1) + np.log(np.exp(s - s.max(-1, keepdims=True)).sum(-1))
+    p = np.exp(s - lse[..., None])
+    dp = do.astype(np.float64) @ v.astype(np.float64).swapaxes(-1, -2)
+    delta = (p * dp).sum(-1)
+    out = _chained(name, {0: q, 1: k, 2: v, 3: do, 4: (lse * LOG2E).astype(np.float32),
+                          5: delta.astype(np.float32)}, (2, 2, 1))
+    return out, q, k, do, p, p * (dp - delta[..., None])
+
+
+def _f16(x):
+    return x.astype(np.float16).astype(np.float64)
+
+
+def test_attention_backward_dq_first_dots_with_their_own_a_tiles():
+    """FlashAttention's backward dQ: ``S = Q K^T`` and ``dP = dO V^T`` read their own A tiles, dQ's B
+    is S's K tile in the stage (session 23: the SIMT path ran it before); dQ NaN-prefilled, against
+    float64 numpy with dS rounded to f16."""
+    out, q, k, do, p, ds = _attention_backward("attn_bwd_dq")
+    s4._check(out[6], _f16(ds) @ k.astype(np.float64) * 0.125)
+
+
+def test_attention_backward_dkdv_chain_feeding_two_accumulators():
+    """FlashAttention's backward dK/dV for one key tile (``S^T = K Q^T``, ``dP^T = V dO^T``: first dots
+    with their own A tiles; ``dV += P^T dO``, ``dK += dS^T Q``: two second dots whose B tiles are the
+    first dots', two accumulators; session 23: the SIMT path ran it before); dK, dV NaN-prefilled,
+    against float64 numpy with P^T and dS^T rounded to f16."""
+    out, q, k, do, p, ds = _attention_backward("attn_bwd_dkdv")
+    s4._check(out[7], _f16(p.swapaxes(-1, -2)) @ do.astype(np.float64))
+    s4._check(out[6], _f16(ds.swapaxes(-1, -2)) @ q.astype(np.float64) * 0.125)
+
+
+def test_two_query_heads_sharing_k_and_v():
+    """GQA with both query heads of a K/V head in one program: two online-softmax chains in one key
+    loop (first dots with their own A tiles, both reading K; two second dots reading the one V tile),
+    each head's output its own stored tile (session 23: the SIMT path ran it before); O
+    NaN-prefilled."""
+    q, k, v = _h(2, 4, 128, 64), _h(2, 2, 128, 64), _h(2, 2, 128, 64)
+    out = _chained("attn_two_heads_shared_kv", {0: q, 1: k, 2: v}, (2, 4, 1))[3]
+    ref = np.stack([np.stack([_softmax_attn(_scores(q[b, h], k[b, h // 2], 0.125), v[b, h // 2]) for h in range(4)])
+                    for b in range(2)])
+    _check(out, ref)

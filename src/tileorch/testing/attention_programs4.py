@@ -19,9 +19,10 @@ it the scalar load a gather spells, which the producer replays; ``ct.transpose(p
 dot's A (dV in the forward's orientation) was refused ("the first dot's A must be a [tm, K] tile
 loaded once before the loop"): ``tileas-transpose-computed-operand`` computes the chain transposed;
 the dK/dV kernel's refusal named a GEMM rule (an accumulator shape, or "do not read the same A
-tile"): it names the chain's two second dots now.  Still refused, at the user's line: the dK/dV and
-dQ kernels (two loop-invariant A tiles: K and V, or Q and dO; the dK/dV kernel two accumulators),
-FlashAttention-2's fused backward, ``Array.slice`` varlen, a ``while`` stepped by a run-time value
+tile"): it names the chain's two second dots now.  Session 23 took the dK/dV and dQ kernels onto the
+tensor cores (first dots with their own loop-invariant A tiles: K and V, or Q and dO; a second dot's B read
+in a first dot's stage: dQ's K, dK/dV's Q and dO; a chain feeding two accumulators: dK/dV).  Still refused,
+at the user's line: FlashAttention-2's fused backward, ``Array.slice`` varlen, a ``while`` stepped by a run-time value
 (its sign is unknown: a step of 0 never ends).  A do-while (``while True:`` body, ``j += 1``, ``if j >= n:
 break``) was refused too: ``tileas-while-to-for`` runs it as ``range(j0, max(n, j0 + 1))``.  ``while j < n and j * BN < m`` (cuTile exports the ``and`` as a
 short-circuit ``if``) was refused as "this dot is in a while loop": ``tileas-while-to-for`` folds
@@ -477,11 +478,15 @@ def _bwd_spec(bh, s, d, dt, outs):
 for _d, _dt, _causal in [(64, F16, False), (64, F16, True), (128, BF16, False), (128, F16, True), (64, BF16, True)]:
     _sfx = f"d{_d}_{'bf16' if _dt == BF16 else 'f16'}{'_causal' if _causal else ''}"
     _add(f"bwd_dkdv_{_sfx}", bwd_dkdv, _bwd_spec(2, 192, _d, _dt, (_dt, _dt)) + [1 / math.sqrt(_d), _causal, 64, 64, _d],
-         (3, 2), "simt", outputs=(6, 7), error="4 dots in one K loop that do not read the same A tile: 2 of them",
-         notes="two accumulators over four dots (two first dots with different loop-invariant A: K and V)")
+         (3, 2), "chained", outputs=(6, 7),
+         notes="found by this set: refused as '4 dots in one K loop that do not read the same A tile: 2 of them' (two "
+               "accumulators over four dots, two first dots with different loop-invariant A: K and V); session 23: "
+               "first dots with their own A tiles, two second dots whose B tiles are the first dots' (Q, dO)")
     _add(f"bwd_dq_{_sfx}", bwd_dq, _bwd_spec(2, 192, _d, _dt, (F32,)) + [1 / math.sqrt(_d), _causal, 64, 64, _d],
-         (3, 2), "simt", outputs=(6,), error="first dots with different A operands",
-         notes="two first dots with different loop-invariant A (Q and dO)")
+         (3, 2), "chained", outputs=(6,),
+         notes="found by this set: refused as 'first dots with different A operands' (two first dots with "
+               "different loop-invariant A: Q and dO); session 23: each first dot its own A tile and WGMMA chain, "
+               "the second dot's B read in the first dot's K tile (one load)")
 _add("bwd_preprocess", bwd_preprocess, [((2, 200, 64), F16), ((2, 200, 64), F16), ((2, 200), F32), 64, 64], (4, 2),
      "simt", outputs=(2,))
 _add("bwd_dv_transposed_p", bwd_dv_transposed_p,
@@ -494,7 +499,10 @@ _add("bwd_dv_transposed_p_causal_bf16", bwd_dv_transposed_p,
       0.125, True, 64, 64, 64], (3, 2), "chained", outputs=(4,))
 _add("bwd_dkdv_atomic_dq", bwd_dkdv_atomic_dq,
      _bwd_spec(2, 128, 64, F16, (F16, F16, F32)) + [0.125, 64, 64, 64], (2, 2), "simt", outputs=(6, 7, 8),
-     error="5 dots in one K loop that do not read the same A tile: 3 of them")
+     error="the first dot's A must be a [tm, K] tile loaded once before the loop",
+     notes="refused as '5 dots in one K loop that do not read the same A tile: 3 of them' until session 23; the "
+           "chain feeding three accumulators (dV, dK, dQ) now reaches the chained analysis, whose first dot here "
+           "reads Q tiles of the loop as its A (S = Q K^T: a computed transpose), and dQ leaves by atomic_add")
 
 _add("paged_gqa_item", paged_gqa_item,
      [((2, 64, 64), F16), ((10, 4, 64, 64), F16), ((10, 4, 64, 64), F16), ((2, 5), I32), ((2,), I32),

@@ -567,13 +567,15 @@ _add("attn_hash_dropout", attn_hash_dropout, _qkv((2, 128, 64), (2, 256, 64)) + 
      "chained", outputs=(3,))
 _add("attn_bwd_dq", attn_bwd_dq, _qkv((2, 128, 64), (2, 128, 64))[:3] + [
     ((2, 128, 64), "float16"), ((2, 128), "float32"), ((2, 128), "float32"), ((2, 128, 64), "float32"), _S, 64, 64, 64],
-     (2, 2), "simt", outputs=(6,), error="first dots with different A operands",
-     notes="three dots per step (S, dP from dO, dQ) are not a chain the tier takes")
+     (2, 2), "chained", outputs=(6,),
+     notes="refused as 'first dots with different A operands' until session 23: S and dP read their own A tiles "
+           "(Q, dO), dQ's B is S's K tile (one load)")
 _add("attn_bwd_dkdv", attn_bwd_dkdv, _qkv((2, 128, 64), (2, 128, 64))[:3] + [
     ((2, 128, 64), "float16"), ((2, 128), "float32"), ((2, 128), "float32"), ((2, 128, 64), "float32"),
-    ((2, 128, 64), "float32"), _S, 64, 64, 64], (2, 2), "simt", outputs=(6, 7),
-     error="4 dots in one K loop that do not read the same A tile",
-     notes="two accumulators over four dots per step are not a chain the tier takes")
+    ((2, 128, 64), "float32"), _S, 64, 64, 64], (2, 2), "chained", outputs=(6, 7),
+     notes="refused as '4 dots in one K loop that do not read the same A tile' until session 23: a chain feeding "
+           "two accumulators (dV, dK), first dots with their own A tiles (K, V), the second dots' B tiles the first "
+           "dots' (dO, Q)")
 
 
 # ----------------------------------------------------------------------------------------------- memory-bound
@@ -1096,9 +1098,9 @@ _add("attn_3d_tiles", attn_3d_tiles, _qkv((2, 256, 64), (2, 256, 64)) + [_S, 128
                          "the chained tier ('loop-carried tile [1, 128, 1]'); tileas-squeeze-unit-tiles computes it "
                          "on the 2-D tiles")
 _add("attn_two_heads_shared_kv", attn_two_heads_shared_kv, _qkv((2, 4, 128, 64), (2, 2, 128, 64))[:3] + [
-    ((2, 4, 128, 64), "float16"), _S, 64, 64, 64], (2, 4), "simt", outputs=(3,),
-     error="4 dots in one K loop that do not read the same A tile",
-     notes="two query heads' chains in one key loop are not a chain the tier takes")
+    ((2, 4, 128, 64), "float16"), _S, 64, 64, 64], (2, 4), "chained", outputs=(3,),
+     notes="two query heads' chains in one key loop: refused as '4 dots in one K loop that do not read the same A "
+           "tile' until session 23 (first dots with their own A tiles, two second dots reading one V tile)")
 _add("attn_kv_broadcast_batch", attn_kv_broadcast_batch, _qkv((3, 256, 64), (1, 256, 64)) + [_S, 128, 64, 64],
      (2, 3), "chained", outputs=(3,))
 _add("uint_int_ops", uint_int_ops, [((256,), "uint32"), ((256,), "int32"), ((256,), "uint32"), ((256,), "int32"),

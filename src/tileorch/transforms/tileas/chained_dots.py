@@ -11,15 +11,27 @@ What the tier's warp-specialized kernel must look like (:func:`analyze_chained_d
   ``[d, tn]``: N-major);
 * more first dots ``S_k = A0 @ B1_k`` (a SwiGLU MLP's gate and up projections) that read the same
   A0 value, with B tiles of the first's shape and layout (each its own tensor map), none reading
-  another's result (:func:`chained_dot_groups`); a different A is refused at the dot's line.  The
-  kernel streams every ``B1_k`` tile into the same ring stage, side by side so that one WGMMA of
-  ``n = k1 tn`` (at most 256) reads them as one operand (:attr:`ChainedKernel.b1_wide`), and first
-  dot ``k``'s result is columns ``[k tn, (k + 1) tn)`` of its accumulator (registers
-  ``[k tn / 2, (k + 1) tn / 2)``); the joint accumulator, P and the second dot's accumulator must
-  fit :data:`FIRST_DOTS_REGS` (else a located refusal: the SIMT path runs the program);
+  another's result (:func:`chained_dot_sets`).  The kernel streams every ``B1_k`` tile into the
+  same ring stage, side by side so that one WGMMA of ``n = k1 tn`` (at most 256) reads them as one
+  operand (:attr:`ChainedKernel.b1_wide`), and first dot ``k``'s result is columns ``[k tn, (k +
+  1) tn)`` of its accumulator (registers ``[k tn / 2, (k + 1) tn / 2)``); the joint accumulator, P
+  and the second dot's accumulator must fit :data:`FIRST_DOTS_REGS` (else a located refusal: the
+  SIMT path runs the program);
+* first dots with different A operands (FlashAttention's backward: ``S = Q K^T`` and ``dP = dO
+  V^T``): each A a ``[tm, d]`` TMA tile loaded once before the loop, laid out as A0
+  (:attr:`ChainedKernel.a0s`: one tensor map each, all in the Q slot on one barrier), each first
+  dot its own WGMMA chain of ``n = tn`` from its A tile and its B tile's boxes, all in one commit
+  group, the results the same joint S;
 * dot 2: ``acc' = P @ B2 + C`` where P (``[tm, tn]``) is any elementwise/row-reduction function of
   S (of every first dot's result), of loop-carried tiles and of kernel arguments, B2 a TMA tile of
-  the loop (``[tn, dv]`` N-major, or ``[dv, tn]`` transposed: K-major);
+  the loop (``[tn, dv]`` N-major, or ``[dv, tn]`` transposed: K-major); B2 may be the tile a first
+  dot reads (the same load: dQ's ``K``, K-major in ``Q K^T`` and N-major in ``dS K``): its WGMMAs
+  then read that tile in the B1 stage (:attr:`ChainedKernel.b2_in_b1`), loaded once;
+* several second dots (a chain feeding several accumulators: FlashAttention's backward ``dV +=
+  P^T dO`` and ``dK += dS^T Q``), each into an accumulator the loop carries and a tile stored after
+  it, each B a first dot's tile or the one B2 tile (:attr:`ChainedKernel.seconds`): the plain loop
+  (no overlap), the Ps packed chunk by chunk, one fence before every second dot's WGMMAs, within
+  :data:`SEVERAL_SECONDS_REGS`;
 * rows: ``tm`` 64, 128 or 256 (four consumer warp groups of :func:`consumer_regs` 112 registers: value
   tiles at most 64 wide, S, P and the carried tiles within ``112 -`` :data:`FOUR_GROUP_MARGIN`, no Q/K
   prologue); a tile of 1, 2, 4, 8, 16 or 32 rows (decoding) is padded to the WGMMA's
@@ -458,11 +470,28 @@ def _depends_on(v: SSAValue, target: SSAValue, limit: int = 4096) -> bool:
 
 
 def chained_dot_groups(kernel: aa.FuncOp) -> tuple[list[Operation], Operation] | None:
-    """(the first dots, in program order; the second dot) when the kernel's agent switch has two
-    dots or more, exactly one of them (the second dot) has an A operand computed from every other
-    dot's result, and no other dot reads another's result; else None.  Two dots: attention, a
-    two-GEMM MLP; three: a SwiGLU MLP (``silu(x W1) * (x W3)``, then ``@ W2``).  Whether the first
-    dots share their A operand is :func:`analyze_chained_dots`'s to check (a located refusal)."""
+    """(the first dots, in program order; the second dot: the last of :func:`chained_dot_sets`'s
+    second dots) of a chained kernel; else None."""
+    sets = chained_dot_sets(kernel)
+    return None if sets is None else (sets[0], sets[1][-1])
+
+
+def chained_dot_sets(kernel: aa.FuncOp) -> tuple[list[Operation], list[Operation]] | None:
+    """(the first dots, the second dots, each in program order) when the kernel's agent switch has
+    two dots or more and either
+
+    * exactly one of them (the second dot) has an A operand computed from every other dot's
+      result, and no other dot reads another's result (two dots: attention, a two-GEMM MLP; three:
+      a SwiGLU MLP, ``silu(x W1) * (x W3)``, then ``@ W2``), or
+    * several dots (the second dots) have A operands computed from other dots' results, the first
+      dots (the others) read no dot's result, every first dot feeds a second dot's A, no dot's B
+      is computed from a dot, and no second dot's A or C reads another second dot's result (one
+      chain feeding several accumulators: FlashAttention's backward dK/dV, ``dV += P^T dO`` and
+      ``dK += dS^T Q``; two online softmax chains over one V, each second dot's C rescaled by its
+      chain's running max);
+
+    else None.  Whether the first dots share their A operand and the second dots' operands fit
+    the kernel is :func:`analyze_chained_dots`'s to check (a located refusal)."""
     switches = [o for o in kernel.walk() if isinstance(o, AgentSwitchOp)]
     if len(switches) != 1:
         return None
@@ -475,8 +504,20 @@ def chained_dot_groups(kernel: aa.FuncOp) -> tuple[list[Operation], Operation] |
             if any(_depends_on(a.lhs, b.result) or _depends_on(a.rhs, b.result) or _depends_on(a.acc, b.result)
                    for a in firsts for b in firsts if a is not b):
                 return None
-            return firsts, d2
-    return None
+            return firsts, [d2]
+    reads = {id(b): {id(a) for a in dots if a is not b and _depends_on(b.lhs, a.result)} for b in dots}
+    seconds = [b for b in dots if reads[id(b)]]
+    firsts = [d for d in dots if not reads[id(d)]]
+    if len(seconds) < 2 or not firsts:
+        return None
+    if any(_depends_on(x, a.result) for b in dots for a in dots if a is not b
+           for x in ((b.rhs, b.acc) if id(b) in {id(f) for f in firsts} else (b.rhs,))):
+        return None  # a first dot's B or C, or a second dot's B, computed from a dot
+    if any(id(a) in reads[id(b)] or _depends_on(b.acc, a.result) for a in seconds for b in seconds if a is not b):
+        return None  # a second dot's A or C from another second dot
+    if any(all(id(a) not in reads[id(b)] for b in seconds) for a in firsts):
+        return None
+    return firsts, seconds
 
 
 def _enclosing_loop(op: Operation) -> Operation | None:
@@ -518,9 +559,10 @@ def check_dots_outside_the_chain_loop(kernel: aa.FuncOp, peeled_only: bool = Fal
 
 def check_several_second_dots(kernel: aa.FuncOp) -> None:
     """A located refusal (at the second of them) when two dots or more of one loop read other dots'
-    results (several accumulators fed by one chain: FlashAttention's backward dK/dV, ``dV += P^T dO``
-    and ``dK += dS^T Q``, FlashAttention-2's fused dQ): the chained-dots lowering takes one second dot
-    per loop.  Without it the GEMM lowering's dots-sharing-A checks answered (an accumulator shape, a
+    results and :func:`chained_dot_sets` does not take the kernel (several accumulators fed by chains
+    that are not one set of first dots feeding second dots: two softmax chains whose second dots read
+    each first dot once, as differential attention's): the chained-dots lowering takes those kernels
+    only.  Without it the GEMM lowering's dots-sharing-A checks answered (an accumulator shape, a
     register count or "do not read the same A tile"), which named no chain.  The message keeps "N dots
     in one K loop that do not read the same A tile", the GEMM lowering's words for such kernels."""
     from tileorch.diagnostics import source_position
@@ -609,6 +651,17 @@ class Operand:
 
 
 @dataclass
+class SecondDot:
+    """A second dot of the chain (``acc' = P @ B2 + C``, P computed from the first dots' results):
+    the dot, its B operand and the first dot whose B tile it is (the same load; -1: the B2 tile of
+    the stage)."""
+
+    dot: Operation
+    b2: Operand
+    b2_in_b1: int = -1
+
+
+@dataclass
 class ChainedKernel:
     kernel: aa.FuncOp
     dot1: Operation
@@ -635,6 +688,23 @@ class ChainedKernel:
     """The first dots (``dot1`` first), all ``A0 @ B1_k`` with the same A0 tile: one WGMMA chain of
     width ``sn`` over their B tiles side by side in the stage (:attr:`b1_wide`)."""
     b1s: list = field(default_factory=list)  # each first dot's B operand (``b1`` first)
+    b2_in_b1: int = -1
+    """The first dot whose B tile the second dot reads too (the same load: dQ's ``K`` is ``S = Q
+    K^T``'s B, K-major, and ``dQ += dS K``'s, N-major): the second dot's WGMMAs read that tile's
+    boxes in the stage (:attr:`b2_view`), the producer loads it once; -1: B2 has its own tile."""
+    seconds: list = field(default_factory=list)
+    """Every second dot (:class:`SecondDot`, program order; ``dot2`` the last) when several read the
+    chain (FlashAttention's backward dK/dV: ``dV += P^T dO`` and ``dK += dS^T Q``), each with its
+    own accumulator carried by the loop (stored after it by :attr:`tile_stores`); empty: ``dot2``
+    alone."""
+    tile_stores: list = field(default_factory=list)
+    """The accumulator tiles' stores after the loop (several second dots: each ``[tm, dv]`` tile
+    stored; else ``[store]``)."""
+    a0s: list = field(default_factory=list)
+    """Each first dot's own A tile (``a0`` first) when the first dots read different loop-invariant
+    A tiles (FlashAttention's backward dQ: ``S = Q K^T`` and ``dP = dO V^T``): each loaded once
+    before the loop into its own place of the Q slot (:attr:`Plan.a0_slot`), each first dot one
+    WGMMA chain of ``n = tn`` (:meth:`_Kernel.s_chain`); empty: every first dot reads ``a0``."""
     tile_rows: int = 0
     """The program's tile rows (the dots' M; 0: ``tm``).  Below 64 (a 16- or 32-row decode tile):
     ``tm`` is 64, the WGMMA atom's M, the Q box reads 64 rows (the rows past the tile are the
@@ -645,6 +715,29 @@ class ChainedKernel:
     def rows(self) -> int:
         """The program's tile rows (``tm`` unless the tile is padded to the WGMMA's 64)."""
         return self.tile_rows or self.tm
+
+    @property
+    def b2_view(self) -> Operand:
+        """The second dot's B as its descriptors read it: its own tile, or (:attr:`b2_in_b1`) the
+        first dot's tile within the stage's joint B1 operand (K-major B1 tiles side by side: each
+        box ``k1`` tiles' rows apart, :attr:`b1_wide`)."""
+        return self.b2_view_of(self.b2, self.b2_in_b1)
+
+    def b2_view_of(self, b: Operand, in_b1: int) -> Operand:
+        """:attr:`b2_view` of a second dot's B ``b`` read in first dot ``in_b1``'s tile (-1: its own)."""
+        if in_b1 < 0 or self.k1 == 1 or not self.b1.k_major:
+            return b
+        return Operand(b.load, self.k1 * b.rows, b.cols, b.arg, b.k_major, b.swapped, b.rows_dim)
+
+    @property
+    def stage_bytes(self) -> int:
+        """Bytes the producer loads into one stage (every first dot's B tile, B2's unless shared)."""
+        return self.k1 * self.b1.bytes + (0 if self.b2_in_b1 >= 0 else self.b2.bytes)
+
+    @property
+    def own_a(self) -> bool:
+        """Whether the first dots read different A tiles (:attr:`a0s`)."""
+        return len(self.a0s) > 1
 
     @property
     def k1(self) -> int:
@@ -760,12 +853,12 @@ def _padded_wgmma(dot: Operation) -> bool:
 
 
 def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
-    groups = chained_dot_groups(kernel)
-    if groups is None:
+    sets = chained_dot_sets(kernel)
+    if sets is None:
         _fail(kernel, "expected two dots, the second's A computed from the first's result")
-    firsts, d2 = groups
-    d1 = firsts[0]
-    for dot in (*firsts, d2):
+    firsts, seconds = sets
+    d1, d2 = firsts[0], seconds[-1]
+    for dot in (*firsts, *seconds):
         if not isinstance(dot.atom, ts.MmaSm90AtomAttr) and not _padded_wgmma(dot):
             rows, cols = dot.result.type.get_shape()
             depth = dot.lhs.type.get_shape()[-1]
@@ -785,8 +878,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         loop = loop.parent_op()
     if loop is None or not loop.is_ancestor(d2):
         _fail(d1, "both dots must be in one loop")
-    for fd in firsts[1:]:
-        _check_first_dot(d1, fd, loop)
+    own_a = [fd for fd in firsts[1:] if not _check_first_dot(d1, fd, loop)]
     # any range(start, stop, step): lower_chained_kernel rebases the loop onto range(trip) (rebase_k_loop.py)
     tm, tn = d1.result.type.get_shape()
     d = d1.lhs.type.get_shape()[-1]
@@ -817,6 +909,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         if a0.group_dim >= 0:
             a0.group = tm // a0.box_rows
         a0.rows = tm
+    a0s = _own_a_operands(kernel, firsts, a0, tile_rows, tm, prologue) if own_a else []
     b_root, b_prologue = _q_prologue(kernel, d1, d1.rhs, "the first dot's B (K)")
     b1, seen = _operand(kernel, d1, b_root, "the first dot's B", True)
     if b_prologue is not None:
@@ -843,16 +936,18 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     b2.k_major = b2.transposed(seen)
     if (b2.rows, b2.cols) != ((dv, tn) if b2.k_major else (tn, dv)):
         _fail(d2, f"the second dot's B tile {b2.rows}x{b2.cols} does not match the dot")
-    for b in (*b1s, b2):  # the producer walks the same tiles as the consumer loop (its iv is j)
+    others = [_other_second(kernel, sd, d2, loop, tn, dv) for sd in seconds[:-1]]
+    for b in (*b1s, b2, *others):  # the producer walks the same tiles as the consumer loop (its iv is j)
         ploop = b.load.parent_op()
         while ploop is not None and not isinstance(ploop, scf.ForOp):
             ploop = ploop.parent_op()
         if ploop is None or (ploop.lb, ploop.ub, ploop.step) != (loop.lb, loop.ub, loop.step):
             _fail(b.load, "a loop operand's load is not in a producer loop over the consumer loop's range")
-    dts = {_DT[type(o.load.result.type.element_type)] for o in (a0, *b1s, b2)}
+    dts = {_DT[type(o.load.result.type.element_type)] for o in (a0, *a0s, *b1s, b2, *others)}
     if len(dts) != 1:
         _fail(d1, "all dot operands must have the same element type")
-    _check_operand_types(next(iter(dts)), d1, firsts, d2)
+    for sd in seconds:
+        _check_operand_types(next(iter(dts)), d1, firsts, sd)
     stores = [o for o in kernel.walk() if isinstance(o, ts.TiledStoreOp)]
     if not stores or any(loop.is_ancestor(x) for x in stores):
         _fail(kernel, "expected the tile stores after the loop")
@@ -866,7 +961,8 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
 
     tiles = [x for x in stores if squeezed(x) == [tile_rows, dv]]
     st = tiles[0] if tiles else stores[0]
-    row_stores = [(x, _row_vector(x, tile_rows)) for x in stores if x is not st]
+    tile_stores = tiles if len(seconds) > 1 and tiles else [st]  # several accumulators: each tile stored
+    row_stores = [(x, _row_vector(x, tile_rows)) for x in stores if all(x is not t for t in tile_stores)]
     for o in kernel.walk():  # the lowering evaluates values: effects other than the stores are lost
         if any(w in o.name for w in ("atomic", "print", "assert", "store")) and o not in stores:
             _fail(o, f"'{o.name}' in a chained-dots kernel is not supported yet")
@@ -912,10 +1008,70 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     ck.q_prologue = prologue
     ck.b_prologue = b_prologue
     ck.tile_rows = tile_rows if tile_rows != tm else 0
-    ck.firsts, ck.b1s = list(firsts), b1s
-    if ck.k1 > 1:
+    ck.firsts, ck.b1s, ck.a0s = list(firsts), b1s, a0s
+    # the second dot's B is a first dot's tile (one load): read in the stage, not loaded twice
+    ck.b2_in_b1 = next((k for k, b in enumerate(b1s) if b.load is b2.load), -1)
+    ck.tile_stores = tile_stores
+    if len(seconds) > 1:
+        _several_seconds(ck, [*others, b2], seconds)
+    if ck.k1 > 1 and len(seconds) == 1:  # several second dots: _several_seconds's budget
         _first_dots_fit(ck)
     return ck
+
+
+def _other_second(kernel: aa.FuncOp, sd: Operation, d2: Operation, loop: scf.ForOp, tn: int, dv: int) -> Operand:
+    """A second dot besides the last (``d2``): in the loop, a ``[tm, dv]`` result over ``tn`` (as
+    ``d2``'s), its B a TMA tile of the loop; its B operand (a located refusal otherwise)."""
+    if not loop.is_ancestor(sd):
+        _fail(sd, "every second dot must be in the loop of the first dots")
+    if list(sd.result.type.get_shape()) != list(d2.result.type.get_shape()) or sd.lhs.type.get_shape()[-1] != tn:
+        _fail(sd, f"second dots of different shapes ({list(sd.result.type.get_shape())} and "
+                  f"{list(d2.result.type.get_shape())}): the chain's second dots must compute [tm, {dv}] tiles over "
+                  f"its {tn} columns")
+    b, seen = _operand(kernel, sd, sd.rhs, "this second dot's B", True)
+    b.k_major = b.transposed(seen)
+    if (b.rows, b.cols) != ((dv, tn) if b.k_major else (tn, dv)):
+        _fail(sd, f"the second dot's B tile {b.rows}x{b.cols} does not match the dot")
+    return b
+
+
+def _several_seconds(ck: ChainedKernel, b2s: list[Operand], seconds: list[Operation]) -> None:
+    """:attr:`ChainedKernel.seconds` of a chain feeding several accumulators: each second dot's B is
+    a first dot's tile (the same load) or the one B2 tile of the stage (every such dot reads the
+    same load); each accumulator is a value the loop carries (the epilogue stores any function of
+    them: each as its own tile, or one tile combining them); their registers, the first dots' S
+    and the packed Ps fit :data:`SEVERAL_SECONDS_REGS`.  ``ck.b2`` becomes
+    the stage's B2 tile when a second dot reads one."""
+    out = []
+    for sd, b in zip(seconds, b2s):
+        out.append(SecondDot(sd, b, next((k for k, b1 in enumerate(ck.b1s) if b1.load is b.load), -1)))
+    own = [x for x in out if x.b2_in_b1 < 0]
+    if any(x.b2.load is not own[0].b2.load or x.b2.k_major != own[0].b2.k_major for x in own[1:]):
+        _fail(own[1].dot, "second dots reading different B tiles of their own: the stage holds one B2 tile beside the "
+                          "first dots' (a second dot's B may also be a first dot's B tile)")
+    if own:
+        ck.b2, ck.b2_in_b1 = own[0].b2, -1
+    carried = {id(strip_layouts(y)[0].owner) for y in ck.yields}
+    for x in out:
+        if id(x.dot) not in carried:
+            _fail(x.dot, "a second dot of a chain feeding several accumulators must accumulate into a value the loop "
+                         "carries (its result the next iteration's C)")
+    regs = ck.sn // 2 + len(out) * (ck.tn // 4 + ck.dv // 2) + sum(
+        2 if w == 1 else w // 2 for _, w in ck.carried) - len(out) * ck.dv // 2
+    if regs > SEVERAL_SECONDS_REGS:
+        _fail(out[-1].dot, f"{len(out)} accumulators of [{ck.tm}, {ck.dv}] fed by one chain: S ({ck.sn // 2} registers per "
+                           f"thread), {len(out)} packed Ps ({ck.tn // 4} each) and the accumulators ({ck.dv // 2} each) "
+                           f"need {regs} registers of the consumer's {SEVERAL_SECONDS_REGS}: use a narrower head dim or "
+                           "key tile, or one accumulator per kernel")
+    ck.seconds = out
+
+
+SEVERAL_SECONDS_REGS = 224
+"""Registers per consumer thread a chain feeding several accumulators may take (S, each packed P,
+each accumulator, the other carried values; the plain loop, no overlap) of ``setmaxnreg``'s 240:
+FlashAttention's backward dK/dV at head dim 128 (224: S 64, two packed Ps 16 each, dK and dV 64
+each) assembles with ptxas 13.0 sm_90a without spills (its Ps packed chunk by chunk,
+:func:`_several_second_dots`)."""
 
 
 FIRST_DOTS_REGS = 200
@@ -924,10 +1080,11 @@ FIRST_DOTS_REGS = 200
 and the other carried values may take (:func:`pipelining`'s budget of the 240 of ``setmaxnreg``)."""
 
 
-def _check_first_dot(d1: Operation, fd: Operation, loop: scf.ForOp) -> None:
-    """A first dot besides ``d1``: in the same loop, the same ``[tm, tn]`` result and K extent, and
-    the same A operand (the value ``d1`` reads, layout ops aside, or the same tile load): the A0
-    tile is loaded once and read by every first dot's WGMMAs."""
+def _check_first_dot(d1: Operation, fd: Operation, loop: scf.ForOp) -> bool:
+    """A first dot besides ``d1``: in the same loop, the same ``[tm, tn]`` result and K extent.
+    Whether it reads the same A operand (the value ``d1`` reads, layout ops aside, or the same tile
+    load: the A0 tile is loaded once and read by every first dot's WGMMAs); a different A is the
+    first dot's own tile (:func:`_own_a_operands` checks it)."""
     if not loop.is_ancestor(fd):
         _fail(fd, "every first dot must be in the loop of the second dot")
     shapes = [(list(d.result.type.get_shape()), d.lhs.type.get_shape()[-1]) for d in (d1, fd)]
@@ -936,11 +1093,32 @@ def _check_first_dot(d1: Operation, fd: Operation, loop: scf.ForOp) -> None:
                   f"{shapes[1][1]}): the first dots must compute [tm, tn] tiles over the same K")
     (a1, seen1), (ak, seenk) = strip_layouts(d1.lhs), strip_layouts(fd.lhs)
     same_load = source_load(a1) is not None and source_load(a1) is source_load(ak)
-    if (ak is not a1 and not same_load) or seen1.count("nv_tileaa.permute") != seenk.count("nv_tileaa.permute"):
-        _fail(fd, "first dots with different A operands: several first dots must read the same A tile (loaded "
-                  "once, like Q); this one reads another (or its transpose)")
     if _depends_on(fd.acc, d1.result):
         _fail(fd, "a first dot accumulates onto another first dot's result")
+    return (ak is a1 or same_load) and seen1.count("nv_tileaa.permute") == seenk.count("nv_tileaa.permute")
+
+
+def _own_a_operands(kernel: aa.FuncOp, firsts: list, a0: Operand, tile_rows: int, tm: int,
+                    prologue: QPrologue | None) -> list[Operand]:
+    """Each first dot's A tile when they differ (:attr:`ChainedKernel.a0s`, ``a0`` first): every one a
+    ``[tm, K]`` TMA tile loaded once before the loop (K-major), laid out as ``a0`` (the same box), no
+    prologue, no padded or grouped rows; else a located refusal at the first dot whose A is not."""
+    if prologue is not None or tile_rows != tm or a0.group_dim >= 0:
+        why = ("the first dot's A has a prologue" if prologue is not None else
+               f"{tile_rows} tile rows padded to the WGMMA's {tm}" if tile_rows != tm else "grouped query rows")
+        _fail(firsts[1], f"first dots with different A operands and {why}: not supported (the first dots' own A "
+                         "tiles are plain [tm, K] tiles loaded once)")
+    out = [a0]
+    for k, fd in enumerate(firsts[1:], 1):
+        what = f"first dot {k + 1}'s own A"
+        ak, seen = _operand(kernel, fd, fd.lhs, what, False)
+        if _enclosing_loop(ak.load) is not None or ak.transposed(seen) or (ak.rows, ak.cols, ak.box) != (
+                a0.rows, a0.cols, a0.box):
+            _fail(fd, f"first dots with different A operands: {what} must be a [{tm}, {a0.cols}] tile loaded once "
+                      "before the loop (K-major), as the first dot's (each first dot's A tile is loaded once into "
+                      "the Q slot)")
+        out.append(ak)
+    return out
 
 
 def _first_dots_fit(ck: ChainedKernel) -> None:
@@ -1018,18 +1196,27 @@ class Plan:
 
     @property
     def b2_stride(self) -> int:
-        return _align(self.ck.b2.bytes)
+        """Bytes between two stages' B2 tiles (a B2 read in the first dot's tile: B1's stride)."""
+        return self.b1_stride if self.ck.b2_in_b1 >= 0 else _align(self.ck.b2.bytes)
+
+    @property
+    def a0_slot(self) -> int:
+        """Bytes of one Q slot: the A0 tile, or every first dot's own A tile one after the other
+        (:attr:`ChainedKernel.a0s`, each aligned to the 1024-byte swizzle atom)."""
+        return max(1, len(self.ck.a0s)) * _align(self.ck.a0.bytes)
 
     def offsets(self) -> dict[str, int]:
         ck = self.ck
         q, slots = 0, self.q_slots
-        b1 = slots * _align(ck.a0.bytes)
+        b1 = slots * self.a0_slot
         b2 = b1 + self.stages * self.b1_stride
-        bars = b2 + self.stages * self.b2_stride
+        bars = b2 + (0 if ck.b2_in_b1 >= 0 else self.stages * self.b2_stride)
+        if ck.b2_in_b1 >= 0:  # B2 is the first dot's tile: its boxes in the B1 stage
+            b2 = b1 + ck.b1_chunk_offset(ck.b2_in_b1, 0)
         full = bars + 8 * slots
         empty = full + 8 * self.stages
         q_empty = empty + 8 * self.stages
-        return {"a0": q, "a0_slot": _align(ck.a0.bytes), "b1": b1, "b2": b2, "bars": bars, "full": full,
+        return {"a0": q, "a0_slot": self.a0_slot, "b1": b1, "b2": b2, "bars": bars, "full": full,
                 "empty": empty, "q_empty": q_empty, "total": q_empty + (8 * slots if self.persistent else 0)}
 
     @property
@@ -1112,15 +1299,26 @@ def _default_name(v: SSAValue, name: str) -> SSAValue:
     return v
 
 
+def _a0_names(ck: ChainedKernel) -> list[str]:
+    """The A tiles' tensor maps: ``a0``, then each other first dot's own A (``a0_1``, ..) when they
+    differ (:attr:`ChainedKernel.a0s`)."""
+    return ["a0", *[f"a0_{k}" for k in range(1, len(ck.a0s))]]
+
+
+def _b1_names(ck: ChainedKernel) -> list[str]:
+    """Each first dot's B tensor map: ``b1``, ``b1_1``, .."""
+    return ["b1", *[f"b1_{k}" for k in range(1, ck.k1)]]
+
+
 def _tmap_names(ck: ChainedKernel) -> list[str]:
-    """The kernel's tensor-map parameters, in order: A0, each first dot's B (``b1``, ``b1_1``, ..),
-    the second dot's B."""
-    return ["a0", "b1", *[f"b1_{k}" for k in range(1, ck.k1)], "b2"]
+    """The kernel's tensor-map parameters, in order: the A tiles (:func:`_a0_names`), each first
+    dot's B (:func:`_b1_names`), the second dot's B."""
+    return [*_a0_names(ck), *_b1_names(ck), *(["b2"] if ck.b2_in_b1 < 0 else [])]
 
 
 def _tmap_operands(ck: ChainedKernel) -> list[Operand]:
     """The operands of :func:`_tmap_names`, in the same order."""
-    return [ck.a0, *(ck.b1s or [ck.b1]), ck.b2]
+    return [*(ck.a0s or [ck.a0]), *(ck.b1s or [ck.b1]), *([ck.b2] if ck.b2_in_b1 < 0 else [])]
 
 
 class _Kernel:
@@ -1376,7 +1574,7 @@ class _Kernel:
                          *[off[k] + 8 * i for k in ("full", "empty") for i in range(plan.stages)],
                          *range(plan.stages), plan.consumer_threads, off["full"], off["empty"],
                          off["bars"], off["bars"] + 8, off["b1"], off["b2"], ck.b1.bytes, ck.b2.bytes, ck.a0.bytes,
-                         ck.b1.bytes + ck.b2.bytes})
+                         ck.b1.bytes + ck.b2.bytes, ck.stage_bytes})
         if ck.k1 > 1:  # the first dots' B tiles side by side in the stage (ChainedKernel.b1_wide)
             consts = sorted({*consts, ck.k1 * ck.b1.bytes + ck.b2.bytes,
                              *[ck.b1_chunk_offset(k, c) for k in range(ck.k1) for c in range(ck.b1.chunks)]})
@@ -1438,21 +1636,24 @@ class _Kernel:
         st = self.v(arith.RemUIOp(self.ring_index(j, "nx"), self.nstages), "nx_s")
         bo = self.v(arith.MuliOp(st, self.small(8)), "nx_bo")
         bar = self.gep(self.v(arith.AddiOp(bo, self.ci[off["full"]]), "nx_bo2"), "nx_bar")
-        e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[ck.k1 * ck.b1.bytes + ck.b2.bytes]))
+        e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[ck.stage_bytes]))
         k1 = self.v(arith.MuliOp(st, self.ci[plan.b1_stride]), "nx_k1")
         k_off = self.v(arith.AddiOp(k1, self.ci[off["b1"]]), "nx_k")
-        v1 = self.v(arith.MuliOp(st, self.ci[plan.b2_stride]), "nx_v1")
-        v_off = self.v(arith.AddiOp(v1, self.ci[off["b2"]]), "nx_v")
+        if ck.b2_in_b1 < 0:
+            v1 = self.v(arith.MuliOp(st, self.ci[plan.b2_stride]), "nx_v1")
+            v_off = self.v(arith.AddiOp(v1, self.ci[off["b2"]]), "nx_v")
         b1 = coords_of("b1", ck.b1, j, "b1nx")
-        b2 = coords_of("b2", ck.b2, j, "b2nx")
+        if ck.b2_in_b1 < 0:
+            b2 = coords_of("b2", ck.b2, j, "b2nx")
         if ck.k1 == 1:
             self.tma_loads("b1nx", "b1", ck.b1, b1, k_off, bar)
         else:  # each first dot's B tile at its boxes' places in the joint operand (ChainedKernel.b1_wide)
-            for k, (x, bk) in enumerate(zip(_tmap_names(ck)[1:-1], ck.b1s)):
+            for k, (x, bk) in enumerate(zip(_b1_names(ck), ck.b1s)):
                 bc = b1 if k == 0 else coords_of("b1", bk, j, f"b1nx{k}")
                 self.tma_loads(f"b1nx{k}" if k else "b1nx", x, bk, bc, k_off, bar,
                                lambda c, k=k: ck.b1_chunk_offset(k, c))
-        self.tma_loads("b2nx", "b2", ck.b2, b2, v_off, bar)
+        if ck.b2_in_b1 < 0:  # else B2 is read in a first dot's tile
+            self.tma_loads("b2nx", "b2", ck.b2, b2, v_off, bar)
 
     def producer(self, n_tiles: SSAValue | None, coords_of, work=None, n_tiles_of=None) -> Block:
         """The producer warp group's block: its thread 0 loads A0 once and tile ``j`` into stage
@@ -1502,10 +1703,20 @@ class _Kernel:
         return blk
 
     def load_q(self, bar: SSAValue, dst: SSAValue, coords_of) -> None:
-        """Arm ``bar`` for A0's bytes and load A0 (the program instance's Q) to byte ``dst``."""
-        self.e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[self.ck.a0.bytes]))
-        a0 = coords_of("a0", self.ck.a0, self.small(0), "a0q")
-        self.tma_loads("a0q", "a0", self.ck.a0, a0, dst, bar)
+        """Arm ``bar`` for A0's bytes and load A0 (the program instance's Q) to byte ``dst``; first
+        dots with their own A tiles (:attr:`ChainedKernel.a0s`): each of them, ``_align(bytes)``
+        apart, on the same barrier."""
+        ck = self.ck
+        if not ck.own_a:
+            self.e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[ck.a0.bytes]))
+            a0 = coords_of("a0", ck.a0, self.small(0), "a0q")
+            self.tma_loads("a0q", "a0", ck.a0, a0, dst, bar)
+            return
+        self.e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.e.const(len(ck.a0s) * ck.a0.bytes)))
+        for k, (x, ak) in enumerate(zip(_a0_names(ck), ck.a0s)):
+            tag = "a0q" if k == 0 else f"a0q{k}"
+            at = dst if k == 0 else self.v(arith.AddiOp(dst, self.e.const(k * _align(ck.a0.bytes))), f"{tag}_dst")
+            self.tma_loads(tag, x, ak, coords_of(x, ak, self.small(0), tag), at, bar)
 
     def fill(self, n_tiles: SSAValue, coords_of) -> None:
         """The producer loop over the instance's ``n_tiles`` K/V tiles (each into its ring stage
@@ -1577,20 +1788,37 @@ class _Kernel:
         db1_0 = self.v(arith.OrIOp(sbase, b1_bits), "db1_0")
         self.db1_1 = self.v(arith.AddiOp(db1_0, b1_base), "db1_1")
         self.sbase2 = self.v(arith.AddiOp(sbase, b2_base), "sbase2")
+        self.sbase = sbase
 
     def stage_address(self, stage_l: SSAValue, stride: SSAValue, base: SSAValue, so: str, name: str) -> SSAValue:
         """``%{name} = base + %{so}`` with ``%{so} = stage * stride`` (i64, 16-byte descriptor units)."""
         return self.v(arith.AddiOp(base, self.v(arith.MuliOp(stage_l, stride), so)), name)
 
-    def s_chain(self, pre: str, init: SSAValue, db1: SSAValue) -> SSAValue:
+    def s_chain(self, pre: str, init: SSAValue | tuple, db1: SSAValue) -> SSAValue | tuple:
         """The first dot's ``K / 16`` WGMMAs (``%{pre}{s}``) from accumulator input ``init`` (a struct
-        of ``tn / 2`` f32), B1's stage at descriptor ``db1``; S (the last one's result)."""
+        of ``sn / 2`` f32), B1's stage at descriptor ``db1``; S (the last one's result).  First dots
+        with their own A tiles (:attr:`ChainedKernel.a0s`): ``init`` and the result are tuples of one
+        ``tn / 2`` struct per first dot, each its own chain of ``n = tn`` WGMMAs from its A tile in
+        the Q slot and its B tile's boxes in the stage (:meth:`ChainedKernel.b1_chunk_offset`), all
+        in the caller's one commit group."""
         ck, e = self.ck, self.e
         ksteps = ck.d // 16
         _, a_offs = _k_steps(ck.a0, ksteps)
         _, b1_offs = _b_steps(ck.b1_wide, ksteps)
         dtype = nvp.WGMMAType(ck.dtype)
         layout_b = nvp.MMALayout.COL if ck.b1.k_major else nvp.MMALayout.ROW
+        if ck.own_a:
+            out = []
+            for k, acc in enumerate(init):
+                a_k, b_k = k * _align(ck.a0.bytes), ck.b1_chunk_offset(k, 0)
+                for s in range(ksteps):
+                    ac = _hint(e.const((a_k + a_offs[s]) // 16, i64), f"{pre}{k}a{s}c")
+                    bc = _hint(e.const((b_k + b1_offs[s]) // 16, i64), f"{pre}{k}b{s}c")
+                    da = self.v(arith.AddiOp(self.da_cur or self.da_wg, ac), f"{pre}{k}a{s}")
+                    db = self.v(arith.AddiOp(db1, bc), f"{pre}{k}b{s}")
+                    acc = self.v(nvp.WgmmaMmaAsyncOp(acc, da, db, ck.tn, dtype, layout_b), f"{pre}{k}_{s}")
+                out.append(acc)
+            return tuple(out)
         acc = init
         for s in range(ksteps):
             ac = _hint(e.const(a_offs[s] // 16, i64), f"{pre}a{s}c")
@@ -2186,11 +2414,12 @@ class _Site:
     """One place in the lowered kernel where program values are evaluated."""
 
     def __init__(self, ck: ChainedKernel, args: list[SSAValue], coords: dict | None = None,
-                 tile_coord: list[SSAValue] | None = None):
+                 tile_coord: list[SSAValue] | None = None, store: Operation | None = None):
         self.ck = ck
+        self.store = ck.store if store is None else store  # the stored tile the evaluation aligns with
         self.tmp = Block()
         self.e = Emitter(self.tmp, 128)
-        self.low = FragmentLowering(ck.kernel.body.blocks.first, None, ck.store, KernelEnv(args, [], []), self.e)
+        self.low = FragmentLowering(ck.kernel.body.blocks.first, None, self.store, KernelEnv(args, [], []), self.e)
         self.low.loop_iv = ck.loop.body.blocks.first.args[0]
         self.low.exp2_fma = exp2_fma_period(ck.d, ck.dv)
         self.low.unit_coords_own = ck.rows == 1  # a one-row tile padded to 64 rows (PADDED_ROWS)
@@ -2205,7 +2434,7 @@ class _Site:
         low.zero = e.const(0)
         low.env.tile_coord = tile_coord
         # the accumulator tile's first global row/column (loads aligned with the store read there)
-        st = self.ck.store
+        st = self.store
         tile = ints(st.view.type.tile)
         low.env.origin = [e.mul_i(low._i32(low.scalar(st.indices[d])), e.const(tile[d]))
                           for d in (_store_rows_dim(st), len(st.indices) - 1)]
@@ -2261,6 +2490,21 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
                                             f"TMA box that lands as {g * bm} consecutive rows of the first dot's M; "
                                             f"the result's row r is stored at element (r // {bm}, r % {bm}) of "
                                             f"the ({g}, {bm}) rows", "remark"))
+    for k, fd in enumerate(ck.firsts[1:] if ck.own_a else [], 1):
+        out.append(format_error(fd, f"chained-dots tier (TMA + WGMMA): first dot {k + 1} reads its own A tile (loaded "
+                                    "once beside the first dot's, in the same Q slot): its own WGMMA chain of "
+                                    f"n = {ck.tn} per step, its result columns [{k * ck.tn}, {(k + 1) * ck.tn}) of "
+                                    "the first dots' joint S", "remark"))
+    for sd in ck.seconds or [SecondDot(ck.dot2, ck.b2, ck.b2_in_b1)]:
+        if sd.b2_in_b1 >= 0:
+            how = "N-major" if not sd.b2.k_major else "K-major"
+            out.append(format_error(sd.dot, f"chained-dots tier (TMA + WGMMA): this dot's B is the tile first dot "
+                                            f"{sd.b2_in_b1 + 1} reads (one load per step): its WGMMAs read it {how} "
+                                            "in that dot's ring stage", "remark"))
+    if ck.seconds:
+        out.append(format_error(ck.dot2, f"chained-dots tier (TMA + WGMMA): {len(ck.seconds)} second dots read the "
+                                         "chain, each into its own accumulator carried by the loop; their Ps packed chunk by chunk into register A fragments, the loop "
+                                         "without overlap (one S and the second dots per step)", "remark"))
     return out
 
 
@@ -2357,22 +2601,24 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
             s_last = kb.s_chain("s", s_init, db1)
             e.add(nvvm.WgmmaGroupSyncAlignedOp())
             e.add(nvvm.WgmmaWaitGroupSyncOp(0))
-            ck.provide_s(low.provided, [s.e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]), s_last, f32))
-                                        for r in range(ck.sn // 2)])
+            ck.provide_s(low.provided, _s_regs(ck, s.e, s_last))
             for br in ck.branches:  # the loop's branches on scalars: real branches over whole fragments
                 site_of.branch(br, s, body.args[0], j)
             # the second dot: C per element, P packed pairwise into the register A fragment
-            c_in = s.tile_regs(ck.dot2.acc, ck.dv)
-            p = s.tile_regs(ck.dot2.lhs, ck.tn)
-            # every register the WGMMAs read is written before the fence (else ptxas serializes them)
-            a_regs = [[pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
-                      for c in range(ck.tn // 16)]
-            descs = _b2_descriptors(ck, s.e, b2_addr)
-            s.e.add(nvvm.WgmmaFenceAlignedOp())
-            acc = c_in
-            for c in range(ck.tn // 16):
-                acc = _wgmma_reg_a(s.e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if ck.b2.k_major else 1)
-            low.provided[ck.dot2.result] = (ck.dv, acc)
+            if ck.seconds:  # a chain feeding several accumulators
+                _several_second_dots(kb, s, st_l)
+            else:
+                c_in = s.tile_regs(ck.dot2.acc, ck.dv)
+                p = s.tile_regs(ck.dot2.lhs, ck.tn)
+                # every register the WGMMAs read is written before the fence (else ptxas serializes them)
+                a_regs = [[pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
+                          for c in range(ck.tn // 16)]
+                descs = _b2_descriptors(ck, s.e, b2_addr)
+                s.e.add(nvvm.WgmmaFenceAlignedOp())
+                acc = c_in
+                for c in range(ck.tn // 16):
+                    acc = _wgmma_reg_a(s.e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if ck.b2.k_major else 1)
+                low.provided[ck.dot2.result] = (ck.dv, acc)
             new_regs = []
             for (i, w), y in zip(ck.carried, ck.yields):
                 new_regs += s.tile_regs(y, w)
@@ -2392,6 +2638,39 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
     return outs
 
 
+def _several_second_dots(kb: _Kernel, s: _Site, st_l: SSAValue) -> None:
+    """Every second dot of a chain feeding several accumulators (:attr:`ChainedKernel.seconds`) for
+    the stage ``st_l`` (i64) at site ``s`` (S provided): each dot's C and P evaluated and P packed
+    into its register A fragment, then one fence and each dot's ``tn / 16`` register-A WGMMAs from
+    its B tile (a first dot's tile in the B1 stage, or the B2 tile); each result provided."""
+    ck, e = kb.ck, s.e
+    # the Ps chunk by chunk (16 columns: 8 registers each), every dot's chunk packed before the next
+    # chunk is evaluated: S's registers die as the packed ones are made (all Ps in f32 beside S and
+    # the accumulators spill at head dim 128)
+    frag = _frag_regs(ck.tn)
+    a_regs: dict[int, list] = {id(sd): [] for sd in ck.seconds}
+    for c in range(ck.tn // 16):
+        for sd in ck.seconds:
+            p = [s.at(sd.dot.lhs, h, g, j) for h, g, j in frag[8 * c:8 * c + 8]]
+            a_regs[id(sd)].append([pack16(e, p[2 * q], p[2 * q + 1], ck.dtype) for q in range(4)])
+    issued = []
+    for k, sd in enumerate(ck.seconds):
+        c_in = s.tile_regs(sd.dot.acc, ck.dv)
+        if sd.b2_in_b1 < 0:
+            base, stride = kb.sbase2, kb.b2_stage
+        else:  # the first dot's tile: its boxes in the B1 stage
+            units = _hint(e.const((kb.off["b1"] + ck.b1_chunk_offset(sd.b2_in_b1, 0)) // 16, i64), f"y{k}_base")
+            base, stride = _hint(e.v(arith.AddiOp(kb.sbase, units)), f"y{k}_sbase"), kb.b1_stage
+        addr = _hint(e.v(arith.AddiOp(base, e.v(arith.MuliOp(st_l, stride)))), f"y{k}_addr")
+        issued.append((sd, c_in, a_regs[id(sd)], _b2_descriptors(ck, e, addr, ck.b2_view_of(sd.b2, sd.b2_in_b1))))
+    e.add(nvvm.WgmmaFenceAlignedOp())  # every register the WGMMAs read is written before the fence
+    for sd, c_in, a_regs, descs in issued:
+        acc = c_in
+        for c in range(ck.tn // 16):
+            acc = _wgmma_reg_a(e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if sd.b2.k_major else 1)
+        s.low.provided[sd.dot.result] = (ck.dv, acc)
+
+
 def _s_init(kb: _Kernel, site_of, iv: SSAValue, provided: dict, name: str) -> SSAValue:
     """The first dot's accumulator input (a struct of ``tn / 2`` registers, ``%{name}``),
     evaluated at the insertion point with the loop's iv ``iv`` and the fragments ``provided``."""
@@ -2401,14 +2680,22 @@ def _s_init(kb: _Kernel, site_of, iv: SSAValue, provided: dict, name: str) -> SS
     s0.low.scalars[body.args[0]] = iv
     s0.low.provided = dict(provided)
     s_in = [x for dot in (ck.firsts or [ck.dot1]) for x in s0.tile_regs(dot.acc, ck.tn)]
-    sv = s0.e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([f32] * (ck.sn // 2))))
-    for r, x in enumerate(s_in):
-        sv = s0.e.v(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [r]), sv, x))
-    return kb.splice(s0.tmp, sv, name)
+    parts = [s_in[k * ck.tn // 2:(k + 1) * ck.tn // 2] for k in range(ck.k1)] if ck.own_a else [s_in]
+    structs = []
+    for regs in parts:
+        sv = s0.e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([f32] * len(regs))))
+        for r, x in enumerate(regs):
+            sv = s0.e.v(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [r]), sv, x))
+        structs.append(sv)
+    if ck.own_a:  # one struct per first dot's own chain (_Kernel.s_chain)
+        kb.splice(s0.tmp)
+        return tuple(_default_name(sv, f"{name}{k}") for k, sv in enumerate(structs))
+    return kb.splice(s0.tmp, structs[0], name)
 
 
-def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue) -> list[SSAValue]:
-    """The second dot's B descriptor of each k16 step from ``b2_addr`` (16-byte units of its stage).
+def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue, view: Operand | None = None) -> list[SSAValue]:
+    """The second dot's B descriptor of each k16 step from ``b2_addr`` (16-byte units of its stage;
+    ``view``: the operand as the descriptors read it, by default :attr:`ChainedKernel.b2_view`).
 
     Each descriptor is assembled from its two 32-bit words (``mov.b64 {lo, hi}``): the low word is
     the step's start address (14 bits: no carry) OR'ed with the leading offset, the high word the
@@ -2416,7 +2703,7 @@ def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue) -> list[SS
     ``addr + (C + off)``), ptxas 13.0 dropped the high word's add (``UIADD3.X``) of the last tile's
     descriptors in the overlapped kernel: the second dot read its B operand unswizzled with a zero
     stride (wrong or NaN outputs, out-of-range shared reads on the H200)."""
-    b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
+    b2_const, b2_offs = _b_steps(view or ck.b2_view, ck.tn // 16)
     lo_bits, hi_bits = b2_const & 0xFFFFFFFF, b2_const >> 32
     addr = e.v(arith.TruncIOp(b2_addr, i32))
     hi = e.const(hi_bits - (1 << 32) if hi_bits >> 31 else hi_bits)
@@ -2451,7 +2738,7 @@ def pipelining(ck: ChainedKernel) -> Pipelining | None:
     result (the accumulator), and nothing of tile ``j`` but the second dot's C input reads it (P,
     the first dot's C, the other carried values, branch conditions); and the registers fit
     (S, two packed P tiles and the accumulator within ~200 of the consumers' 240)."""
-    if not overlap_enabled():
+    if not overlap_enabled() or len(ck.seconds) > 1:  # several accumulators: the plain loop
         return None
     body = ck.loop.body.blocks.first
     accs = [k for k, y in enumerate(ck.yields) if strip_layouts(y)[0] is ck.dot2.result]
@@ -2567,6 +2854,13 @@ def _struct_regs(e: Emitter, s: SSAValue, n: int) -> list[SSAValue]:
     return [e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]), s, f32)) for r in range(n)]
 
 
+def _s_regs(ck: ChainedKernel, e: Emitter, s: SSAValue | tuple) -> list[SSAValue]:
+    """The ``sn / 2`` registers of the first dots' joint S from :meth:`_Kernel.s_chain`'s result (one
+    struct, or one per first dot with its own A tile, concatenated in first-dot order)."""
+    return [x for part in (s if isinstance(s, tuple) else (s,))
+            for x in _struct_regs(e, part, ck.tn // 2 if isinstance(s, tuple) else ck.sn // 2)]
+
+
 def _issue_last(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAValue,
                 outs: list[SSAValue]) -> tuple[list[SSAValue], SSAValue]:
     """The last tile's second dot issued and committed, not waited for, from the pipelined loop's
@@ -2625,8 +2919,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         for k in others:
             i, w = ck.carried[k]
             low.provided[body.args[1 + i]] = (w, carried[k])
-        ck.provide_s(low.provided, list(s_last) if isinstance(s_last, list)
-                     else _struct_regs(site.e, s_last, ck.sn // 2))
+        ck.provide_s(low.provided, list(s_last) if isinstance(s_last, list) else _s_regs(ck, site.e, s_last))
         for br in ck.branches:
             site_of.branch(br, site, body.args[0], iv)
         p = site.tile_regs(ck.dot2.lhs, ck.tn)  # chunk c's a0..a3 are p[8c .. 8c+7] pairwise
@@ -2939,7 +3232,7 @@ class _Prefetch:
         """``wgmma.wait_group 0``, then the fields of S."""
         kb = self.work.kb
         kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
-        return _struct_regs(kb.e, z, kb.ck.sn // 2)
+        return _s_regs(kb.ck, kb.e, z)
 
     def if_instance(self, w: SSAValue, it: SSAValue, ring: SSAValue,
                     issue: Callable[[SSAValue], list[SSAValue]], otherwise: Callable[[], list[SSAValue]]):
@@ -3241,8 +3534,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     # ---- the consumer loop, then the epilogue and the store
     kb.start_consumer()
 
-    def site_of() -> _Site:
-        return _Site(ck, args, coords, tile_coord)
+    def site_of(st: Operation | None = None) -> _Site:
+        return _Site(ck, args, coords, tile_coord, st)
 
     site_of.branch = lambda br, at, program_iv, iv: _lower_branch(ck, br, at, args, coords, tile_coord, program_iv, iv)
 
@@ -3254,20 +3547,25 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     row_divided: list[bool] = []  # an epilogue took RowDivision (TILEORCH_ATTN_ROW_DIV)
 
     def store(outs: list[SSAValue]) -> None:
-        """The program's epilogue on the loop's results and its stores (the tile, row vectors)."""
-        s = site_of()
+        """The program's epilogue on the loop's results and its stores (the tiles, row vectors)."""
+        for st in ck.tile_stores or [ck.store]:
+            store_tile(outs, st, rows_too=st is ck.store)
+
+    def store_tile(outs: list[SSAValue], st: Operation, rows_too: bool) -> None:
+        """The epilogue of the tile ``st`` stores (``rows_too``: and the row vectors)."""
+        s = site_of(st)
         k = 0
         for (i, w) in ck.carried:
             n = 2 if w == 1 else w // 2
             s.low.provided[ck.loop.results[i]] = (w, outs[k:k + n])
             k += n
         zero = Coord(s.e.const(0), None)
-        group = _store_group(ck.store)
+        group = _store_group(st)
 
         def tile_coords(z: Coord, row: Coord, col: Coord) -> tuple[Coord, ...]:
             """The stored tile's coordinates of (row, col): ``z`` at its unit dimensions (a group
             store's row ``r``: ``(r // BM, r % BM)`` at its two row dimensions)."""
-            n, r = len(ck.store.indices), _store_rows_dim(ck.store)
+            n, r = len(st.indices), _store_rows_dim(st)
             if group is not None:
                 gd, rd, bm = group
                 return tuple(Coord(row_split[id(row.value)][0], None) if i == gd
@@ -3308,7 +3606,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 return
             sides = []
             for packed in (True, False):
-                side = site_of()
+                side = site_of(st)
                 if packed:
                     side.low.provided = dict(s.low.provided)
                     z = Coord(side.e.const(0), None)
@@ -3322,8 +3620,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 sides.append(Region(side.tmp))
             at.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
 
-        whole = _packed_store_test(s.low, ck.store) if packed_epilogue_enabled() and keep is None else None
-        fast = _row_divided(ck, site_of, s, rows, cols) if row_div else None
+        whole = _packed_store_test(s.low, st) if packed_epilogue_enabled() and keep is None else None
+        fast = _row_divided(ck, site_of, s, rows, cols) if row_div and st is ck.store else None
         if fast is None:
             tile_stores(s, exact)
         else:  # the divisions by per-row reciprocals where every operand is in range, else div.rn
@@ -3331,20 +3629,20 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             row_divided.append(True)
             regions = []
             for value_of in (lambda side, h, g, j: values[(h, g, j)], exact):
-                side = site_of()
+                side = site_of(st)
                 tile_stores(side, value_of)
                 side.tmp.add_op(scf.YieldOp())
                 regions.append(Region(side.tmp))
             s.e.add(scf.IfOp(in_range, [], regions[0], regions[1]))
         # row vectors stored beside the tile (a log-sum-exp): the quad's thread holding column 0 of the row
-        first = (s.e.v(arith.CmpiOp(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq")) if ck.row_stores
-                 else None)
-        for st, v in ck.row_stores:
-            shape = list(st.tile.type.get_shape())
+        first = (s.e.v(arith.CmpiOp(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq"))
+                 if ck.row_stores and rows_too else None)
+        for rst, v in ck.row_stores if rows_too else []:
+            shape = list(rst.tile.type.get_shape())
             for h in range(2):
                 value = s.low.at(v, (Coord(rows[h], 0), zero))
                 where = tuple(Coord(rows[h], 0) if x == ck.rows else zero for x in shape)
-                _store_element(s.low, where, s.e.to_f32(value), st,
+                _store_element(s.low, where, s.e.to_f32(value), rst,
                                first if keep is None else s.e.v(arith.AndIOp(first, keep[h])))
         kb.splice(s.tmp)
 
