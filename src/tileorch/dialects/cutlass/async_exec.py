@@ -13,8 +13,8 @@ warpgroup, cta).  Other code finds this op by name (``"cutlass.async.exec"``) an
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import I32, I64, IntegerAttr, i32, i64
-from xdsl.ir import Block, Region
+from xdsl.dialects.builtin import I32, I64, IntegerAttr, ModuleOp, i32, i64
+from xdsl.ir import Block, Operation, Region
 from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def, prop_def, region_def, traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -24,6 +24,7 @@ from xdsl.utils.exceptions import VerifyException
 from tileorch.dialects.cutlass import executors
 from tileorch.dialects.cutlass.attrs import THREADS_PER_UNIT, ExecutorType, ExecutorTypeAttr
 from tileorch.dialects.cutlass.bar_scope import enclosing_async_exec
+from tileorch.dialects.cutlass.register_budget import WARP_GROUP, entry_regs
 from tileorch.dialects.cutlass.syntax import parse_body, print_body
 
 ASYNC_EXEC = "cutlass.async.exec"
@@ -121,6 +122,43 @@ class AsyncExecOp(IRDLOperation):
                             f"thread of a warp group executes together, but this {kind.value} executor (mask {mask:#x}) "
                             f"covers only part of warp group {g}; put regs(N) on a warpgroup (or cta) executor"
                         )
+        if self.max_regs is not None:
+            self._verify_register_budget()
+
+    def _verify_register_budget(self) -> None:
+        """The warp groups' ``regs(N)`` fit in the registers the CTA starts with
+        (:mod:`tileorch.dialects.cutlass.register_budget`): ``setmaxnreg.inc`` takes registers that
+        other warp groups gave back with ``setmaxnreg.dec`` and waits until there are enough, so
+        counts that do not fit hang the kernel.  Checked once per kernel, at its first ``regs(N)``
+        executor; a warp group under several takes the largest."""
+        cta = executors.kernel_threads(self)
+        top: Operation = self
+        while top.parent_op() is not None and not isinstance(top.parent_op(), ModuleOp):
+            top = top.parent_op()
+        if cta is None or top is self:
+            return
+        execs = [op for op in top.walk() if isinstance(op, AsyncExecOp) and op.max_regs is not None]
+        if not execs or execs[0] is not self:
+            return
+        groups = -(-cta[0] // WARP_GROUP)
+        regs: dict[int, int] = {}
+        for op in execs:
+            threads = executors.exec_thread_set(op)
+            for g in range(groups):
+                if threads is not None and threads >> (g * WARP_GROUP) & ((1 << WARP_GROUP) - 1):
+                    regs[g] = max(regs.get(g, 0), op.max_regs.value.data)
+        if not regs:
+            return
+        entry = min(entry_regs(groups), max(regs.values()))
+        total = sum(regs.values())
+        if total > len(regs) * entry:
+            split = " + ".join(f"{regs[g]} (warp group {g})" for g in sorted(regs))
+            raise VerifyException(
+                f"cutlass.async.exec: the warp groups' regs(N) need {split} = {total} registers per lane slot, "
+                f"more than the {len(regs)} x {entry} = {len(regs) * entry} they start with (a CTA of {cta[0]} "
+                f"threads, {cta[1]}, starts each thread with at most {entry_regs(groups)} of the SM's 64 Ki): "
+                "setmaxnreg.inc would wait forever; lower the regs(N)"
+            )
 
     def _verify_units_exist(self, kind: ExecutorType, mask: int) -> None:
         """The mask names units of a CTA of at most 1024 threads (and of the declared CTA size)."""

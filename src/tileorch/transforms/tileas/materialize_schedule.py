@@ -43,6 +43,7 @@ from xdsl.traits import is_side_effect_free
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import nv_tileas as base
 from tileorch.dialects import nv_tileas_tile as ts
+from tileorch.dialects.cutlass.register_budget import slot_budget
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.transforms.tileas.common import functions, num_worker_warps, target_sm, tensor_bytes
 
@@ -51,7 +52,19 @@ BARRIER_BYTES_PER_STAGE = 16  # a full and an empty mbarrier
 MAX_STAGES = 32  # the most stages a pipeline has (cutlass.pipeline's verifier)
 PRODUCER_WARPS = 1
 PRODUCER_REGS = 40
-CONSUMER_REGS = {4: 232, 8: 232, 12: 160, 16: 112}
+MOST_CONSUMER_REGS = 232
+
+
+def consumer_regs(consumer_warps: int) -> int:
+    """setmaxnreg of the consumer agent's warp groups beside the producer's :data:`PRODUCER_REGS`: the
+    most (a multiple of 8, at most :data:`MOST_CONSUMER_REGS`) that fits in what the CTA starts with
+    (:func:`tileorch.dialects.cutlass.register_budget.slot_budget`): 232 for one or two consumer warp
+    groups, 152 for three, 104 for four (the 160 and 112 of the earlier table passed that budget: a
+    hang); 168 for a consumer agent that is not whole warp groups."""
+    if consumer_warps % 4:
+        return 168
+    groups = consumer_warps // 4
+    return min(MOST_CONSUMER_REGS, (slot_budget(groups + 1) - PRODUCER_REGS) // groups // 8 * 8)
 
 
 def smem_budget(sm: int) -> int:
@@ -288,7 +301,7 @@ def materialize(func: Operation, loop: scf.ForOp, budget: int, max_stages: int) 
     switch = AgentSwitchOp.create(
         properties={
             "num_warps": DenseArrayBase.from_list(i32, [consumer_warps, PRODUCER_WARPS]),
-            "max_regs": DenseArrayBase.from_list(i32, [CONSUMER_REGS.get(consumer_warps, 232) if consumer_warps in CONSUMER_REGS else 168, PRODUCER_REGS]),
+            "max_regs": DenseArrayBase.from_list(i32, [consumer_regs(consumer_warps), PRODUCER_REGS]),
             "num_agents_per_group": DenseArrayBase.from_list(i32, [1, 1]),
         },
         regions=[Region(c_block), Region(p_block)])

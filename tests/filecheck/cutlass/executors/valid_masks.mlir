@@ -28,3 +28,21 @@ func.func @f() attributes {nvvm.maxntid = array<i32: 384, 1, 1>} {
 // CHECK: cutlass.async.exec warp mask(0xf0) regs(40) {}
 // CHECK: cutlass.pipeline.switch_by_executor case masks(0x1) {} case masks(0xe) {}
 // CHECK: cutlass.async.exec warpgroup mask(0x7) {}
+
+// -----
+
+// regs(N) within what the CTA starts with: CUTLASS's 40 + 2 x 232 = 3 x 168, and 24 + 4 x 112 <= 5 x 96.
+func.func @budget3() attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32} {
+  cutlass.async.exec warpgroup mask(0x1) regs(40) {}
+  cutlass.async.exec warpgroup mask(0x6) regs(232) {}
+  func.return
+}
+func.func @budget5() attributes {nvvm.kernel, nvvm.maxntid = array<i32: 640, 1, 1>, nvvm.minctasm = 1 : i32} {
+  cutlass.async.exec warpgroup mask(0x1) regs(24) {}
+  cutlass.async.exec warpgroup mask(0x1e) regs(112) {}
+  func.return
+}
+// CHECK-LABEL: func.func @budget3
+// CHECK: cutlass.async.exec warpgroup mask(0x6) regs(232)
+// CHECK-LABEL: func.func @budget5
+// CHECK: cutlass.async.exec warpgroup mask(0x1e) regs(112)
