@@ -32,8 +32,9 @@ PROGRAMS = {
                                                             ((M, N), "float16"), 128, 64, 64], (2, 3), "gemm", "", "",
                                    (2,)),
     # bf16 (compiled and assembled here; bf16 WGMMA is not emulated: tests/gpu/test_register_a_gpu.py runs it)
-    "rega_gamma_bf16_128": UserProgram(a_times_gamma, [((M, K), "bfloat16"), ((K,), "bfloat16"), ((K, N), "bfloat16"),
-                                                       ((M, N), "float32"), 128, 128, 64], (2, 2), "gemm", "", "", (3,)),
+    "rega_gamma_bf16_128": UserProgram(a_times_gamma, [((M, K), "bfloat16"), ((K,), "bfloat16"),
+                                                       ((K, N), "bfloat16"), ((M, N), "float32"), 128, 128, 64],
+                                       (2, 2), "gemm", "", "", (3,)),
     "rega_relu_64": UserProgram(relu_a, [((M - 80, K), "float16"), ((K, N), "float16"), ((M - 80, N), "float32"),
                                          64, 64, 64], (2, 3), "gemm", "", "", (2,)),
 }

@@ -801,7 +801,8 @@ class WgmmaMmaAsyncRegisterAOp(IRDLOperation):
     layoutB = prop_def(MMALayoutAttr)
     traits = traits_def(*SIDE_EFFECTS)
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$a0 `,` $a1 `,` $a2 `,` $a3 `,` $descriptorB `,` $inouts attr-dict `:` type($inouts) `->` type($results_)"
+    assembly_format = ("$a0 `,` $a1 `,` $a2 `,` $a3 `,` $descriptorB `,` $inouts attr-dict `:` type($inouts) `->` "
+                       "type($results_)")
 
     def __init__(self, a_fragment, desc_b, acc, n: int, type_ab: WGMMAType, layout_b: MMALayout):
         acc = SSAValue.get(acc)

@@ -333,7 +333,8 @@ class GemmConfig:
                 f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}{'_ct' if self.c_transposed else ''}"
                 f"{'_ld' if self.c_ld else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
-                f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}{'_areg' if self.a_regs else ''}")
+                f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}"
+                f"{'_areg' if self.a_regs else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -2382,7 +2382,8 @@ def _computed_b_remark(dk: DotKernel, cfg, role: str = "b") -> None:
     tile, raw = ((f"{cfg.tile_m}x{cfg.tile_k}", cfg.a_raw_bytes) if role == "a" else
                  (f"{cfg.tile_k}x{cfg.tile_n}", cfg.b_raw_bytes))
     ops = ", ".join(dict.fromkeys(o.name.split(".", 1)[1] for o in pro.ops)) or "a copy"
-    tiles = ("B" if cfg.a_regs else "A and B") + " operand tiles, " + " and ".join(x for x, on in (("raw B", cfg.b_raw), ("raw A", cfg.a_raw)) if on)
+    tiles = (("B" if cfg.a_regs else "A and B") + " operand tiles, "
+             + " and ".join(x for x, on in (("raw B", cfg.b_raw), ("raw A", cfg.a_raw)) if on))
     why = (" (staged in shared memory, not WGMMA's register A operand: TILEORCH_COMPUTED_OPERAND asks for the staged "
            "path, or A is stored [K, M] or its raw K row is not a 32-, 64- or 128-byte swizzle span)"
            if role == "a" else "")

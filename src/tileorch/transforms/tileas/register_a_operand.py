@@ -5,7 +5,8 @@ The GEMM tier's default for a computed A whose raw tile is stored ``[M, K]`` wit
 (``GemmConfig.a_raw_swizzle``), and each consumer thread reads only its own elements of it in the
 layout of the m64k16 A fragment, evaluates the program's ops on them in registers
 (:class:`~tileorch.transforms.tileas.operand_prologue.OperandLowering`), packs them pairwise to the
-operand type (:func:`~tileorch.transforms.tileas.pack16.pack16_exact`: values already of that type by their bits) and hands the four registers of each K step to ``wgmma.mma_async`` with A from registers
+operand type (:func:`~tileorch.transforms.tileas.pack16.pack16_exact`: values already of that type by their
+bits) and hands the four registers of each K step to ``wgmma.mma_async`` with A from registers
 (:class:`~tileorch.dialects.nvvm_payload.WgmmaMmaAsyncRegisterAOp`).  No A operand tile in shared
 memory, no generic-proxy writes, fence or named barrier for A.  ``TILEORCH_COMPUTED_OPERAND=staged``
 (or the staged A's own switch ``rows``) keeps the staged path
