@@ -22,7 +22,7 @@ timeout ${TEST_TIMEOUT:-60} python3 -m pytest -q --tb=short -p no:cacheprovider 
   > "$S/gpu_tests.log" 2>&1
 echo "tests rc=$?"; grep -E " FAILED| ERROR" "$S/gpu_tests.log" | head -20; tail -n 2 "$S/gpu_tests.log"
 timeout ${BENCH_TIMEOUT:-85} python3 benchmarks/attention_backward.py --shapes ${SHAPES:-16x4096x64,16x4096x128} \
-  --causal ${CAUSAL:-0} --iters 20 --out "$S/attention_backward" > "$S/bench.log" 2>&1
+  --causal ${CAUSAL:-0} --tiles ${TILES:-64x64} --iters 20 --out "$S/attention_backward" > "$S/bench.log" 2>&1
 echo "bench rc=$?"
 python3 - "$S/bench.log" <<'PY'
 import json, sys
@@ -34,6 +34,6 @@ for line in open(sys.argv[1]):
                                     "dkdv_path", "dkdv_auto_tflops", "dkdv_vs_simt", "tileorch_bwd_tflops",
                                     "sdpa_flash_bwd_tflops") if k in r]
     errs = [f"{k}={r[k][:80]}" for k in r if k.endswith("_error")]
-    print(f"bh{r['bh']} s{r['seq']} d{r['d']} causal={r['causal']}:", " ".join(cols), *errs)
+    print(f"bh{r['bh']} s{r['seq']} d{r['d']} causal={r['causal']} tiles={r['tiles']}:", " ".join(cols), *errs)
 PY
 tail -n 3 "$S/bench.log" | grep -v "^{"
