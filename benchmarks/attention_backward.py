@@ -98,6 +98,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shapes", default="16x4096x64,16x4096x128", help="BHxSEQxD,...")
     ap.add_argument("--causal", default="0,1")
+    ap.add_argument("--tiles", default="64x64", help="BMxBN,... (query rows x key rows of the programs' tiles)")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--out", default="attention_backward")
     a = ap.parse_args()
@@ -105,9 +106,11 @@ def main() -> None:
     for shape in a.shapes.split(","):
         bh, seq, d = (int(x) for x in shape.split("x"))
         for causal in (c == "1" for c in a.causal.split(",")):
-            row = run_one(bh, seq, d, causal, a.iters)
-            print(json.dumps(row), flush=True)
-            rows.append(row)
+            for tiles in a.tiles.split(","):
+                bm, bn = (int(x) for x in tiles.split("x"))
+                row = run_one(bh, seq, d, causal, a.iters, bm, bn)
+                print(json.dumps(row), flush=True)
+                rows.append(row)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out + ".json").write_text(json.dumps(rows, indent=1))
 

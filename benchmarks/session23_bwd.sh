@@ -15,14 +15,14 @@ S="$OUT/s23_bwd"; mkdir -p "$S"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
 export TILEORCH_CACHE_DIR=${TILEORCH_CACHE_DIR:-/tmp/tileorch-cache}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
-timeout ${TEST_TIMEOUT:-70} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 8 \
+timeout ${TEST_TIMEOUT:-60} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 8 \
   "tests/gpu/test_attention_programs4.py::test_backward" "tests/gpu/test_user_sweep5_gpu.py::test_attn_bwd_dq" \
   "tests/gpu/test_user_sweep5_gpu.py::test_attn_bwd_dkdv" "tests/gpu/test_user_sweep5_gpu.py::test_attn_two_heads_shared_kv" \
   "tests/gpu/test_user_sweep3_gpu.py::test_mlp_geglu_two_inputs" "tests/gpu/test_attention_programs2.py::test_attn_differential" \
   > "$S/gpu_tests.log" 2>&1
 echo "tests rc=$?"; grep -E " FAILED| ERROR" "$S/gpu_tests.log" | head -20; tail -n 2 "$S/gpu_tests.log"
-timeout ${BENCH_TIMEOUT:-75} python3 benchmarks/attention_backward.py --shapes ${SHAPES:-16x4096x64,16x4096x128} \
-  --causal ${CAUSAL:-0} --iters 20 --out "$S/attention_backward" > "$S/bench.log" 2>&1
+timeout ${BENCH_TIMEOUT:-85} python3 benchmarks/attention_backward.py --shapes ${SHAPES:-16x4096x64,16x4096x128} \
+  --causal ${CAUSAL:-0} --tiles ${TILES:-64x64} --iters 20 --out "$S/attention_backward" > "$S/bench.log" 2>&1
 echo "bench rc=$?"
 python3 - "$S/bench.log" <<'PY'
 import json, sys
@@ -34,6 +34,6 @@ for line in open(sys.argv[1]):
                                     "dkdv_path", "dkdv_auto_tflops", "dkdv_vs_simt", "tileorch_bwd_tflops",
                                     "sdpa_flash_bwd_tflops") if k in r]
     errs = [f"{k}={r[k][:80]}" for k in r if k.endswith("_error")]
-    print(f"bh{r['bh']} s{r['seq']} d{r['d']} causal={r['causal']}:", " ".join(cols), *errs)
+    print(f"bh{r['bh']} s{r['seq']} d{r['d']} causal={r['causal']} tiles={r['tiles']}:", " ".join(cols), *errs)
 PY
 tail -n 3 "$S/bench.log" | grep -v "^{"

@@ -400,9 +400,13 @@ def test_attention_backward_dkdv_chain_feeding_two_accumulators():
 
 def test_two_query_heads_sharing_k_and_v():
     """GQA with both query heads of a K/V head in one program: two online-softmax chains in one key
-    loop (first dots with their own A tiles, both reading K; two second dots reading the one V tile),
-    each head's output its own stored tile (session 23: the SIMT path ran it before); O
-    NaN-prefilled."""
+    loop (first dots with their own A tiles, both reading the one K tile of the stage; two second dots
+    reading the one V tile), each head's output its own stored tile (session 23: the SIMT path ran it
+    before); four TMA loads (Q0 and Q1 once, K and V per step: K not twice); O NaN-prefilled."""
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    p = PROGRAMS["attn_two_heads_shared_kv"]
+    assert compile_cutile(p.kernel, p.spec, "attn_two_heads_shared_kv").ptx.count("cp.async.bulk.tensor") == 4
     q, k, v = _h(2, 4, 128, 64), _h(2, 2, 128, 64), _h(2, 2, 128, 64)
     out = _chained("attn_two_heads_shared_kv", {0: q, 1: k, 2: v}, (2, 4, 1))[3]
     ref = np.stack([np.stack([_softmax_attn(_scores(q[b, h], k[b, h // 2], 0.125), v[b, h // 2]) for h in range(4)])

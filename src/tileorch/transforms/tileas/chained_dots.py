@@ -731,8 +731,18 @@ class ChainedKernel:
 
     @property
     def stage_bytes(self) -> int:
-        """Bytes the producer loads into one stage (every first dot's B tile, B2's unless shared)."""
-        return self.k1 * self.b1.bytes + (0 if self.b2_in_b1 >= 0 else self.b2.bytes)
+        """Bytes the producer loads into one stage (every first dot's B tile once, B2's unless shared)."""
+        return len(set(self.b1_tiles)) * self.b1.bytes + (0 if self.b2_in_b1 >= 0 else self.b2.bytes)
+
+    @property
+    def b1_tiles(self) -> list[int]:
+        """The B tile in the stage each first dot's chain reads: its own (``k``), or, with its own A
+        tile (:attr:`own_a`), the first dot's whose B is the same load (two query heads reading one K
+        tile: loaded once).  With a shared A0 every B tile is one part of the one wide WGMMA's operand."""
+        b1s = self.b1s or [self.b1]
+        if not self.own_a:
+            return list(range(len(b1s)))
+        return [next(i for i, b in enumerate(b1s) if b.load is bk.load) for bk in b1s]
 
     @property
     def own_a(self) -> bool:
@@ -1649,6 +1659,8 @@ class _Kernel:
             self.tma_loads("b1nx", "b1", ck.b1, b1, k_off, bar)
         else:  # each first dot's B tile at its boxes' places in the joint operand (ChainedKernel.b1_wide)
             for k, (x, bk) in enumerate(zip(_b1_names(ck), ck.b1s)):
+                if ck.b1_tiles[k] != k:  # the same tile as an earlier first dot's: read there
+                    continue
                 bc = b1 if k == 0 else coords_of("b1", bk, j, f"b1nx{k}")
                 self.tma_loads(f"b1nx{k}" if k else "b1nx", x, bk, bc, k_off, bar,
                                lambda c, k=k: ck.b1_chunk_offset(k, c))
@@ -1810,7 +1822,7 @@ class _Kernel:
         if ck.own_a:
             out = []
             for k, acc in enumerate(init):
-                a_k, b_k = k * _align(ck.a0.bytes), ck.b1_chunk_offset(k, 0)
+                a_k, b_k = k * _align(ck.a0.bytes), ck.b1_chunk_offset(ck.b1_tiles[k], 0)
                 for s in range(ksteps):
                     ac = _hint(e.const((a_k + a_offs[s]) // 16, i64), f"{pre}{k}a{s}c")
                     bc = _hint(e.const((b_k + b1_offs[s]) // 16, i64), f"{pre}{k}b{s}c")
