@@ -130,6 +130,34 @@ def test_do_while_break_after_the_body():
     _check(out, _attn(np.where(j <= i, _scores(q, k, 0.125), -np.inf), v))
 
 
+def test_varlen_skipped_instances_store_nothing():
+    """The instances past a sequence's query tiles (``if qt * BM < nq:`` false) run no chain and store
+    nothing: before, they ran the chain with the loop's trip count and stored their tile at
+    ``q0 // BM + qt``, the next sequence's rows (a GPU ran such an instance after the one owning the rows:
+    99% of the second sequence wrong on the H100 and H200, session 23; the emulator ran them first, in
+    launch order, and the owner's store hid them).  Run alone here: the output stays NaN."""
+    q, k, v = _h(2, 384, 64), _h(2, 384, 64), _h(2, 384, 64)
+    cu = np.array([0, 128, 192, 350], np.int32)
+    skipped = [(2, 0, 0), (2, 1, 0), (1, 0, 1), (2, 0, 1), (1, 1, 1)]
+    out = s3._chained("varlen_cu_seqlens_tiles", {0: q, 1: k, 2: v, 3: cu, 4: cu}, (3, 2, 3),
+                      reorder=lambda ctaids: [c for c in ctaids if c in skipped])[5]
+    assert np.isnan(out.astype(np.float64)).all()
+
+
+def test_varlen_cu_seqlens_tiles_reverse_launch_order():
+    """The whole launch in reverse order (the owners of a sequence's rows before the skipped instances)."""
+    q, k, v = _h(2, 384, 64), _h(2, 384, 64), _h(2, 384, 64)
+    cu = np.array([0, 128, 192, 350], np.int32)
+    out = s3._chained("varlen_cu_seqlens_tiles", {0: q, 1: k, 2: v, 3: cu, 4: cu}, (3, 2, 3),
+                      reorder=lambda ctaids: ctaids[::-1])[5]
+    for b in range(3):
+        s0, n = cu[b], cu[b + 1] - cu[b]
+        i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+        for h in range(2):
+            s = np.where(j <= i, _scores(q[h, s0:s0 + n], k[h, s0:s0 + n], 0.125), -np.inf)
+            _check(out[h, s0:s0 + n], _attn(s, v[h, s0:s0 + n]))
+
+
 def test_varlen_cu_seqlens_tiles_skipped_instances():
     """Three sequences packed at tile-aligned offsets (128, 64 and 158 rows), causal inside each; the
     programs past a sequence's query tiles skip the chain (``if qt * BM < nq:``).  The persistent kernel

@@ -186,11 +186,13 @@ def test_resized_is_the_same_program_or_refused():
 
 
 def _chained(name: str, inputs: dict, grid3: tuple[int, int, int], tma_arrays_in_memory: bool = False,
-             program=None):
+             program=None, reorder=None):
     """Run chained-dots program ``name`` on the emulator (every CTA of the host's launch of ``grid3``);
     returns its arrays after the run.  ``tma_arrays_in_memory``: the arrays read through tensor maps
     are plain global memory too (a program whose epilogue loads its Q / X tile again); ``program``:
-    the entry to run in place of ``PROGRAMS[name]`` (:func:`resized`)."""
+    the entry to run in place of ``PROGRAMS[name]`` (:func:`resized`); ``reorder(ctaids)``: the CTAs to run and
+    their order (the emulator runs CTAs one after another, in launch order unless told otherwise: a write
+    that a GPU may order either way is seen only in one order)."""
     from tileorch.launchers import cutile as rc
     from tileorch.testing.gemm_emulation import compile_cutile
     from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
@@ -208,6 +210,8 @@ def _chained(name: str, inputs: dict, grid3: tuple[int, int, int], tma_arrays_in
     memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in sorted(arrays)
               if i not in tma or tma_arrays_in_memory]
     params, ctaids, nctaid = chained_launch(prog.chained, grid3, params)
+    if reorder is not None:
+        ctaids = reorder(ctaids)
     errors = []
     for ctaid in ctaids:
         emu = Emu(prog.ptx, params, prog.chained["smem"], prog.chained["threads"], ctaid, {}, memory,

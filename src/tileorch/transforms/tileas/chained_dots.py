@@ -1167,6 +1167,23 @@ def _parents(op: Operation, stop: Operation):
         p = p.parent_op()
 
 
+def _chain_guards(loop: Operation, kernel: Operation) -> list[tuple[scf.IfOp, bool]]:
+    """The program's branches around the chain, innermost first, each with the side the chain is on
+    (True: the ``then`` side): a program instance runs the chain, its epilogue and its stores only where
+    every condition holds that way (``if qt * BM < nq:`` around a varlen sequence's chain).  A branch
+    that yields values around the chain is refused (the chain's results would leave it)."""
+    out = []
+    child = loop
+    for p in _parents(loop, kernel):
+        if isinstance(p, scf.IfOp):
+            if p.results:
+                _fail(p, "a branch that yields values around the chain: write the chain and its stores inside "
+                         "the branch")
+            out.append((p, child.parent_region() is p.true_region))
+        child = p
+    return out
+
+
 # --------------------------------------------------------------------------- shared-memory plan
 
 
@@ -3413,6 +3430,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     # one CTA per instance: the persistent kernel's Q-slot and K/V rings advance for every instance (the H200
     # and the PTX emulator showed the instances after a skipped one reading the wrong stages, 2026-12-05)
     guarded = next((p for p in _parents(ck.loop, kernel) if isinstance(p, scf.IfOp)), None)
+    guards = _chain_guards(ck.loop, kernel)
     if guarded is not None and work_items is not None:
         _fail(guarded, "a branch around the chain inside the program's work loop: the persistent kernel's rings "
                        "advance for every work item")
@@ -3489,11 +3507,22 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         cols[(g, 0)], cols[(g, 1)] = cg, e.add_i(cg, e.const(1))
     coords = {"rows": rows, "cols": cols}
 
+    guard_ok: list[SSAValue] = []  # whether the instance runs the chain (program branches around it)
+
     def instance_values(coord: list[SSAValue] | None = None) -> tuple[SSAValue, list[SSAValue]]:
         """The program instance's loop trip count and carried values' initial registers (at the
         insertion point, for the program ids in ``coord``, by default ``tile_coord``)."""
         s = _Site(ck, args, coords, tile_coord if coord is None else coord)
         n = s.low._i32(s.low.scalar(ck.loop.ub))
+        if guards:  # an instance outside the program's branch around the chain: no tiles, no store (guard_ok)
+            ok = None
+            for br, then_side in guards:
+                c = s.low.scalar(br.cond)
+                if not then_side:
+                    c = s.e.v(arith.XOrIOp(c, s.e.v(arith.ConstantOp(IntegerAttr(1, i1)))))
+                ok = c if ok is None else s.e.v(arith.AndIOp(ok, c))
+            n = s.e.v(arith.SelectOp(ok, n, s.e.const(0)))
+            guard_ok.append(_default_name(ok, "runs_chain"))
         inits = []
         for (i, w) in ck.carried:
             inits += s.tile_regs(ck.loop.operands[3 + i], w)
@@ -3656,7 +3685,11 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 where = tuple(Coord(rows[h], 0) if x == ck.rows else zero for x in shape)
                 _store_element(s.low, where, s.e.to_f32(value), rst,
                                first if keep is None else s.e.v(arith.AndIOp(first, keep[h])))
-        kb.splice(s.tmp)
+        if guard_ok:  # only an instance that runs the chain stores (its program branch)
+            s.tmp.add_op(scf.YieldOp())
+            kb.e.add(scf.IfOp(guard_ok[0], [], Region(s.tmp), Region()))
+        else:
+            kb.splice(s.tmp)
 
     if persistent and next_s != "0":
         pf = _Prefetch(work, pipe, masks, lambda coord: _Site(ck, args, coords, coord), site_of, instance_values,
