@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Session 23, s23-compile: where the first launch of the fused-epilogue GEMMs kept at their own tiles goes, on the GPU
-# host (issue 22; session 22 measured 3.8-5.1 s there against tileiras's ~1-1.8 s). Runs from the repository root on
+# Session 23, s23-compile: where the first launch of the fused-epilogue GEMMs goes, on the GPU host (issue 22; session
+# 22 measured 3.8-5.1 s there against tileiras's ~1-1.8 s; on the CPU these programs are retiled to 128x256 on a
+# 132-SM device, whose unrolled epilogue is twice the program's 128x128 one: 2.3-2.9 s CPU of full compile here). Runs from the repository root on
 # the device (compiler installed, .whl carried as for session23_gpu.sh; tileiras staged for its column, else an error
 # note per row). One fresh process per program, empty cache; prints one line per program with the launcher's steps
 # (export, deferred compile, full compile, load) and each compile's phases. < 150 s.
