@@ -1,4 +1,4 @@
-"""The setmaxnreg register budget (tileorch.dialects.cutlass.register_budget): what a CTA starts with, checked
+"""The setmaxnreg register budget (tileorch.dialects.register_budget): what a CTA starts with, checked
 against ptxas itself, and the splits the chained tier and the GEMM configuration choose fit in it.
 A split that does not fit makes a warp group's ``setmaxnreg.inc`` wait forever on the GPU (sweep 6's
 256-row attention tile with 4 x 120 consumer registers never finished on the H200 or the H100); the
@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from tileorch.dialects.cutlass.register_budget import entry_regs, fits, slot_budget
+from tileorch.dialects.register_budget import entry_regs, fits, slot_budget
 from tileorch.transforms.tileas.chained_dots import PRODUCER_REGS, consumer_regs
 
 
