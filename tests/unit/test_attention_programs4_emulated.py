@@ -138,7 +138,7 @@ def test_varlen_skipped_instances_store_nothing():
     launch order, and the owner's store hid them).  Run alone here: the output stays NaN."""
     q, k, v = _h(2, 384, 64), _h(2, 384, 64), _h(2, 384, 64)
     cu = np.array([0, 128, 192, 350], np.int32)
-    skipped = [(2, 0, 0), (2, 1, 0), (1, 0, 1), (2, 0, 1), (1, 1, 1)]
+    skipped = [(2, 0, 0), (2, 1, 0), (1, 0, 1), (2, 0, 1), (1, 1, 1), (2, 1, 1)]  # (qt, h, b): qt * 64 >= nq
     out = s3._chained("varlen_cu_seqlens_tiles", {0: q, 1: k, 2: v, 3: cu, 4: cu}, (3, 2, 3),
                       reorder=lambda ctaids: [c for c in ctaids if c in skipped])[5]
     assert np.isnan(out.astype(np.float64)).all()

@@ -27,7 +27,8 @@ from tileorch.schedulers.device_params import pack_device_params, record_bytes
     ({"schedule": "split"}, "schedule must be one of"),
     ({"dtype": "f32"}, "dtype must be one of"),
     ({"producer_regs": 44}, "multiple of 8"),
-    ({"producer_regs": 56, "consumer_regs": 232}, "512"),
+    # 56 + 2 x 232 = 520 > 3 x 168: a CTA of 384 threads starts each with at most 168 of the SM's 64 Ki
+    ({"producer_regs": 56, "consumer_regs": 232}, "needs 520 registers .* starts with 504"),
     ({"b_major": "n", "tile_n": 192}, "64-column boxes"),
     ({"out_dtype": "f32"}, "epilogue='direct'"),
     ({"epilogue": "smem"}, "epilogue must be"),
@@ -43,6 +44,10 @@ from tileorch.schedulers.device_params import pack_device_params, record_bytes
     ({"b_dtype": "s8"}, "b_dtype"),
     ({"dtype": "s8", "tile_k": 128, "b_dtype": "e4m3"}, "b_dtype"),
     ({"scratch_bytes": 100}, "scratch_bytes must be a non-negative multiple of 16"),
+    # a register A: a computed A (a_raw), K-major, whose raw K row is one swizzle span (32, 64 or 128 bytes)
+    ({"a_regs": True}, r"a register A \(a_regs\) is a computed A \(a_raw\).*got a_raw ''"),
+    ({"a_raw": "f16", "a_major": "m", "a_regs": True, "cluster_m": 1, "dtype": "f16"}, r"a register A .*m-major"),
+    ({"a_raw": "f32", "a_regs": True, "cluster_m": 1, "dtype": "f16", "stages": 2}, r"a register A .*256-byte rows"),
     ({"stages": 4, "scratch_bytes": 1 << 14}, r"\+ 16384 scratch bytes\) need"),
 ])
 def test_config_rules(change, message):

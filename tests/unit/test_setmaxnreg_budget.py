@@ -1,4 +1,4 @@
-"""The setmaxnreg register budget (tileorch.dialects.cutlass.register_budget): what a CTA starts with, checked
+"""The setmaxnreg register budget (tileorch.dialects.register_budget): what a CTA starts with, checked
 against ptxas itself, and the splits the chained tier and the GEMM configuration choose fit in it.
 A split that does not fit makes a warp group's ``setmaxnreg.inc`` wait forever on the GPU (sweep 6's
 256-row attention tile with 4 x 120 consumer registers never finished on the H200 or the H100); the
@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from tileorch.dialects.cutlass.register_budget import entry_regs, fits, slot_budget
+from tileorch.dialects.register_budget import entry_regs, fits, slot_budget
 from tileorch.transforms.tileas.chained_dots import PRODUCER_REGS, consumer_regs
 
 
@@ -78,3 +78,15 @@ def test_gemm_config_refuses_a_split_past_the_budget():
         GemmConfig(tile_n=128, producer_regs=32, consumer_regs=240).check()
     GemmConfig(tile_n=128, producer_regs=24, consumer_regs=240).check()
     GemmConfig(tile_n=128, producer_regs=40, consumer_regs=232).check()
+
+
+@pytest.mark.parametrize("warps, regs", [(4, 232), (8, 232), (12, 152), (16, 104)])
+def test_materialize_schedule_consumer_regs_fit(warps, regs):
+    """materialize-schedule's consumer agent beside its producer of 40: three consumer warp groups get 152
+    (40 + 3 x 152 = 496 <= 4 x 128; the earlier 160: 520), four get 104 (40 + 4 x 104 = 456 <= 5 x 96; the
+    earlier 112: 488); one or two keep the cap 232 (40 + 2 x 232 = 504 = 3 x 168)."""
+    from tileorch.transforms.tileas import materialize_schedule as ms
+
+    groups = warps // 4
+    assert ms.consumer_regs(warps) == regs and fits(ms.PRODUCER_REGS, regs, groups)
+    assert regs == ms.MOST_CONSUMER_REGS or not fits(ms.PRODUCER_REGS, regs + 8, groups)

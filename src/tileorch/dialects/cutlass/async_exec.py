@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import VerifyException
 from tileorch.dialects.cutlass import executors
 from tileorch.dialects.cutlass.attrs import THREADS_PER_UNIT, ExecutorType, ExecutorTypeAttr
 from tileorch.dialects.cutlass.bar_scope import enclosing_async_exec
-from tileorch.dialects.cutlass.register_budget import WARP_GROUP, entry_regs
+from tileorch.dialects.register_budget import WARP_GROUP, entry_regs
 from tileorch.dialects.cutlass.syntax import parse_body, print_body
 
 ASYNC_EXEC = "cutlass.async.exec"
@@ -127,7 +127,7 @@ class AsyncExecOp(IRDLOperation):
 
     def _verify_register_budget(self) -> None:
         """The warp groups' ``regs(N)`` fit in the registers the CTA starts with
-        (:mod:`tileorch.dialects.cutlass.register_budget`): ``setmaxnreg.inc`` takes registers that
+        (:mod:`tileorch.dialects.register_budget`): ``setmaxnreg.inc`` takes registers that
         other warp groups gave back with ``setmaxnreg.dec`` and waits until there are enough, so
         counts that do not fit hang the kernel.  Checked once per kernel, at its first ``regs(N)``
         executor; a warp group under several takes the largest."""

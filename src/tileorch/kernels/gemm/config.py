@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from tileorch.dialects.cutlass.register_budget import fits, slot_budget
+from tileorch.dialects.register_budget import fits, slot_budget
 
 SMEM_LIMIT = 232448 - 1024  # dynamic shared memory per CTA on sm_90 (227 KiB) less 1 KiB of static mbarriers
 SWIZZLE_BYTES = 128  # the TMA / WGMMA 128-byte swizzle: one K row of a tile is 64 bf16

@@ -85,7 +85,7 @@ from tileorch.dialects import nv_tileas_tile as ts
 from tileorch.dialects import nvvm
 from tileorch.dialects import nvvm_payload as nvp
 from tileorch.dialects.atoms import DynamicSmemOp
-from tileorch.dialects.cutlass.register_budget import slot_budget
+from tileorch.dialects.register_budget import slot_budget
 from tileorch.dialects.nv_tileaa.attrs import ints
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import encode_record
@@ -412,7 +412,8 @@ K_PROLOGUE_BARRIER = 5
 every consumer thread, once per tile (barriers 3 and 4 are the Q prologue's per warp group)."""
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
-"""setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
+"""setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 3 x 168 = 504 per lane slot: what a
+CTA of 384 threads starts with, :func:`tileorch.dialects.register_budget.slot_budget`)."""
 
 
 FOUR_GROUP_MARGIN = 12
@@ -426,7 +427,7 @@ margin of 20 was kept after 256x32 at d128 spilled 12 bytes)."""
 def consumer_regs(consumers: int) -> int:
     """setmaxnreg of each of ``consumers`` warp groups beside the producer's :data:`PRODUCER_REGS`, a
     multiple of 8, at most :data:`CONSUMER_REGS`, within what the CTA starts with
-    (:func:`tileorch.dialects.cutlass.register_budget.slot_budget`): one or two warp groups 240; four (a 256-row tile)
+    (:func:`tileorch.dialects.register_budget.slot_budget`): one or two warp groups 240; four (a 256-row tile)
     112, not the 120 of 512 / 4 (a CTA of 640 threads starts with 96 registers: 5 x 96 = 480 < 24 + 4 x
     120, and the fourth group's increase waited forever: sweep 6's attn_bm256 never finished on the
     H200 or the H100, sessions 22 and 23, while the PTX emulator, which has no register pool, passed)."""

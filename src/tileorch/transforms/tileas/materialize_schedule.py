@@ -43,7 +43,7 @@ from xdsl.traits import is_side_effect_free
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import nv_tileas as base
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.dialects.cutlass.register_budget import slot_budget
+from tileorch.dialects.register_budget import slot_budget
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.transforms.tileas.common import functions, num_worker_warps, target_sm, tensor_bytes
 
@@ -58,7 +58,7 @@ MOST_CONSUMER_REGS = 232
 def consumer_regs(consumer_warps: int) -> int:
     """setmaxnreg of the consumer agent's warp groups beside the producer's :data:`PRODUCER_REGS`: the
     most (a multiple of 8, at most :data:`MOST_CONSUMER_REGS`) that fits in what the CTA starts with
-    (:func:`tileorch.dialects.cutlass.register_budget.slot_budget`): 232 for one or two consumer warp
+    (:func:`tileorch.dialects.register_budget.slot_budget`): 232 for one or two consumer warp
     groups, 152 for three, 104 for four (the 160 and 112 of the earlier table passed that budget: a
     hang); 168 for a consumer agent that is not whole warp groups."""
     if consumer_warps % 4:
