@@ -540,6 +540,13 @@ class CutileProgram:
     :func:`compile_deferred` (the same configuration in full without loading and lowering the
     bytecode again); None once used, and on a program read back from the disk cache."""
 
+    def __getstate__(self) -> dict:
+        """What a pickle or a deep copy keeps: everything but :attr:`tier_output` (an xDSL module of this
+        process, neither picklable nor worth copying: the copy resumes nothing and compiles in full)."""
+        state = dict(self.__dict__)
+        state["tier_output"] = None
+        return state
+
 
 @dataclass
 class TierOutput:

@@ -137,3 +137,19 @@ def test_materialized_compiles_from_the_deferred_programs_tier_output(tmp_path, 
     assert not full.deferred and "wgmma.mma_async" in full.ptx and not calls
     again = cp._compile_program(data, "gemm", "sm_90a", "persistent", "")
     assert type(again).__name__ == "CachedProgram" and again.ptx == full.ptx
+
+
+def test_a_deferred_program_pickles_and_copies_without_its_tier_output():
+    """The kept tier output (an xDSL module of this process) stays out of a pickle and a deep copy (the
+    test memo and the disk cache make both): the copy has none and resumes nothing; the original keeps it."""
+    import copy
+    import pickle
+
+    from tileorch.driver import compile_program
+    from tileorch.testing.dot_programs import gemm
+
+    lowered = compile_program(_bytecode(gemm, GEMM_SPEC), "gemm", ptxas=False, codegen=False)
+    assert lowered.deferred and lowered.tier_output is not None
+    for back in (pickle.loads(pickle.dumps(lowered)), copy.deepcopy(lowered)):
+        assert back.tier_output is None and back.deferred and back.gemm_config == lowered.gemm_config
+    assert lowered.tier_output is not None

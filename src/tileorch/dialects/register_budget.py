@@ -17,12 +17,13 @@ MAX_THREAD_REGS = 255
 WARP_GROUP = 128
 
 
-def entry_regs(warp_groups: int) -> int:
+def entry_regs(warp_groups: int, ctas_per_sm: int = 1) -> int:
     """The most registers per thread a CTA of ``warp_groups`` warp groups can start with
     (``nvvm.maxntid`` = 128 x warp groups, ``nvvm.minctasm`` 1): 248 for one or two warp groups, 168
     for three, 128 for four, 96 for five.  ptxas gives such a kernel the largest count its
-    ``setmaxnreg`` instructions name, up to this bound (tests/unit/test_setmaxnreg_budget.py)."""
-    return min(MAX_THREAD_REGS // 8 * 8, REGISTER_FILE // (WARP_GROUP * warp_groups) // 8 * 8)
+    ``setmaxnreg`` instructions name, up to this bound (tests/unit/test_setmaxnreg_budget.py).
+    ``ctas_per_sm``: the kernel's ``nvvm.minctasm`` (that many CTAs share the SM's registers)."""
+    return min(MAX_THREAD_REGS // 8 * 8, REGISTER_FILE // (WARP_GROUP * warp_groups * max(1, ctas_per_sm)) // 8 * 8)
 
 
 def slot_budget(warp_groups: int) -> int:

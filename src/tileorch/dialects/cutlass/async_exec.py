@@ -149,14 +149,18 @@ class AsyncExecOp(IRDLOperation):
                     regs[g] = max(regs.get(g, 0), op.max_regs.value.data)
         if not regs:
             return
-        entry = min(entry_regs(groups), max(regs.values()))
+        minctasm = top.attributes.get("nvvm.minctasm")
+        ctas = minctasm.value.data if isinstance(minctasm, IntegerAttr) and minctasm.value.data > 1 else 1
+        bound = entry_regs(groups, ctas)
+        entry = min(bound, max(regs.values()))
         total = sum(regs.values())
         if total > len(regs) * entry:
             split = " + ".join(f"{regs[g]} (warp group {g})" for g in sorted(regs))
+            per_sm = f", {ctas} per SM (nvvm.minctasm)" if ctas > 1 else ""
             raise VerifyException(
                 f"cutlass.async.exec: the warp groups' regs(N) need {split} = {total} registers per lane slot, "
                 f"more than the {len(regs)} x {entry} = {len(regs) * entry} they start with (a CTA of {cta[0]} "
-                f"threads, {cta[1]}, starts each thread with at most {entry_regs(groups)} of the SM's 64 Ki): "
+                f"threads, {cta[1]}{per_sm}, starts each thread with at most {bound} of the SM's 64 Ki): "
                 "setmaxnreg.inc would wait forever; lower the regs(N)"
             )
 

@@ -32,3 +32,13 @@ func.func @k() attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, nv
   func.return
 }
 // CHECK: error: cutlass.async.exec: the warp groups' regs(N) need 24 (warp group 0) + 248 (warp group 1) + 248 (warp group 2) = 520 registers per lane slot, more than the 3 x 168 = 504 they start with
+
+// -----
+
+// Two CTAs per SM (nvvm.minctasm 2) share the registers: a CTA of 384 threads starts with at most 80 a thread.
+func.func @k() attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 2 : i32} {
+  cutlass.async.exec warpgroup mask(0x1) regs(40) {}
+  cutlass.async.exec warpgroup mask(0x6) regs(232) {}
+  func.return
+}
+// CHECK: error: cutlass.async.exec: the warp groups' regs(N) need 40 (warp group 0) + 232 (warp group 1) + 232 (warp group 2) = 504 registers per lane slot, more than the 3 x 80 = 240 they start with (a CTA of 384 threads, nvvm.maxntid, 2 per SM (nvvm.minctasm), starts each thread with at most 80 of the SM's 64 Ki)
