@@ -1983,14 +1983,14 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
                 for red in chain:  # in program order: a logsumexp's max before the sum that reads it
                     lowering.row_reduction(red, rows[half], row_elements(half))
                 lowering.side_store(st, rows[half], leader)
-    _move_before(tmp, row0.next_op)
+    move_before(tmp, row0.next_op)
     if rounds:
         frags = _split_direct_store(frags)
         for frag in frags:  # round by round: a round's values are computed right before its store
             first, columns = _frag_columns(frag)
             round_acc = e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([out_field] * fields)))
             frag.operands[0] = groups(range(first // 8, (first + columns) // 8), round_acc)
-            _move_before(tmp, frag)
+            move_before(tmp, frag)
         return
     for frag in frags:
         if atomic or dk.c_transposed:  # the atomics (the transposed stores) are the epilogue's stores
@@ -2019,7 +2019,7 @@ def epilogue_rounds() -> bool:
     return os.environ.get(EPILOGUE_ROUNDS_ENV, "1") != "0"
 
 
-def _move_before(tmp: Block, anchor: Operation) -> None:
+def move_before(tmp: Block, anchor: Operation) -> None:
     """Move every op of ``tmp`` before ``anchor``, in order (``tmp`` is left empty)."""
     block = anchor.parent_block()
     for op in list(tmp.ops):
@@ -2478,7 +2478,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     fast = s8_to_f16_only(pro) and cfg.dtype == "f16"
     pairs = pairs_enabled()
     entry = dk.kernel.body.blocks.first
-    k_ivs = {id(b.args[0]) for b in _k_loop_blocks(dk)}
+    k_ivs = {id(b.args[0]) for b in k_loop_blocks(dk)}
     loop_memo: dict = {}
     hoistable = {id(ld) for ld in pro.vectors
                  if not any(reads_loop_value(x, entry, loop_memo) for x in ld.operands)}
@@ -2574,9 +2574,9 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
             barrier.erase()
             fence.parent_block().insert_op_after(NamedBarrierArriveAndWaitOp(OWN_ROWS_BARRIER + wg, 128), fence)
         head_ops = list(head_block.ops)
-        _move_before(pre_block, kloop)
-        _move_before(head_block, body.first_op)  # K-indexed vectors: before the consumer's wait
-        _move_before(tmp, fence)
+        move_before(pre_block, kloop)
+        move_before(head_block, body.first_op)  # K-indexed vectors: before the consumer's wait
+        move_before(tmp, fence)
         if head_ops and prefetch_enabled():  # loaded one K step ahead, carried by the loop
             prefetch_k_vectors(kloop, head_ops)
 
@@ -2598,7 +2598,7 @@ def pack_bits(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str) -> SSAValue:
     return e.v(arith.OrIOp(lo_bits, e.v(arith.ShLIOp(hi_bits, e.const(16)))))
 
 
-def _k_loop_blocks(dk: DotKernel) -> list[Block]:
+def k_loop_blocks(dk: DotKernel) -> list[Block]:
     """The bodies of the program's K loop as the agents run it (the producer's around B's load, the
     consumer's around the dot): their first argument is the K index."""
     out = []

@@ -71,7 +71,7 @@ def compute_register_a(fn: func.FuncOp, dk, cfg, args: list[SSAValue], grid: lis
     with ``TILEORCH_COMPUTED_OPERAND=prefetch``)."""
     from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
     from tileorch.transforms.tileas.computed_operand_switches import prefetch_enabled
-    from tileorch.transforms.tileas.convert_to_cutlass import _k_loop_blocks, _move_before
+    from tileorch.transforms.tileas.convert_to_cutlass import k_loop_blocks, move_before
     from tileorch.transforms.tileas.operand_prologue import (CachingEmitter, OperandLowering, raw_element,
                                                              reads_loop_value)
     from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_k_vectors
@@ -86,7 +86,7 @@ def compute_register_a(fn: func.FuncOp, dk, cfg, args: list[SSAValue], grid: lis
         raise ValueError(f"kernel builder output has no %{RAW_OFFSET} (a register A's slot)")
     elt = load.result.type.element_type
     entry = dk.kernel.body.blocks.first
-    k_ivs = {id(b.args[0]) for b in _k_loop_blocks(dk)}
+    k_ivs = {id(b.args[0]) for b in k_loop_blocks(dk)}
     loop_memo: dict = {}
     hoistable = {id(ld) for ld in pro.vectors if not any(reads_loop_value(x, entry, loop_memo) for x in ld.operands)}
     lead = len(pro.top.type.get_shape()) - 2
@@ -137,10 +137,10 @@ def compute_register_a(fn: func.FuncOp, dk, cfg, args: list[SSAValue], grid: lis
                 # packed after the previous K step's WGMMAs retired (they read these registers): kept there
                 slots[j][q].results[0].replace_all_uses_with(pack16_exact(pk, out[0], out[1], cfg.dtype))
         head_ops = list(head_block.ops)
-        _move_before(pre_block, kloop)
-        _move_before(head_block, body.first_op)  # K-indexed vectors: before the consumer's wait
-        _move_before(tmp, anchor.next_op)  # loads and math: while the previous K step's WGMMAs run
-        _move_before(packs, slots[0][0])
+        move_before(pre_block, kloop)
+        move_before(head_block, body.first_op)  # K-indexed vectors: before the consumer's wait
+        move_before(tmp, anchor.next_op)  # loads and math: while the previous K step's WGMMAs run
+        move_before(packs, slots[0][0])
         for op in (o for step in slots for o in step):
             op.detach()
             op.erase()
