@@ -3430,8 +3430,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     # a chain under a branch of the program (`if qt * BM < n:` around the loop: instances that skip it) runs
     # one CTA per instance: the persistent kernel's Q-slot and K/V rings advance for every instance (the H200
     # and the PTX emulator showed the instances after a skipped one reading the wrong stages, 2026-12-05)
-    guarded = next((p for p in _parents(ck.loop, kernel) if isinstance(p, scf.IfOp)), None)
     guards = _chain_guards(ck.loop, kernel)
+    guarded = guards[0][0] if guards else None  # the innermost branch around the chain
     if guarded is not None and work_items is not None:
         _fail(guarded, "a branch around the chain inside the program's work loop: the persistent kernel's rings "
                        "advance for every work item")
