@@ -95,10 +95,13 @@ def test_fp8_activations_widened_as_register_a_ragged():
 
 
 def test_relu_as_register_a_ragged():
+    """``relu(a) @ b`` (an elementwise A with no second operand), one consumer warp group, M and K ragged: the
+    register-A path taken (``gemm_config.a_regs``), every output written, relu applied per element."""
     a = RNG.standard_normal((M - 80, K)).astype(np.float16)
     b = RNG.standard_normal((K, N)).astype(np.float16)
     c = s4._s3_gemm("rega_relu_64", {0: a, 1: b})[2]
     s4._check(c, np.maximum(a.astype(np.float64), 0) @ b.astype(np.float64), 2e-3, 2e-3)
+    assert _compile("rega_relu_64").gemm_config.a_regs
 
 
 def test_register_a_kernel_shape_and_ptxas():
