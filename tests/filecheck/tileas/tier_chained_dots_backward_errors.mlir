@@ -1065,7 +1065,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     %141 = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
     %142 = nv_tileaa.broadcast %122 : tensor<64x1xf32> -> tensor<64x64xf32>
     %400 = arith.cmpi slt, %99, %126 : i32
-    // expected-error @+1 {{chained dots: a branch that yields values around the chain: write the chain and its stores inside the branch}}
+    // expected-error @+1 {{chained dots: a branch that yields values around the chain: the chain runs only inside a branch that yields nothing (compute the values after it, or store them inside it)}}
     %401 = scf.if %400 -> (i32) {
     %143 = scf.for %144 = %128 to %126 step %129 iter_args(%145 = %123) -> (tensor<64x64xf32>) : i32 {
       %146, %147 = nv_tileaa.tiled_load %131[%103, %144, %130] token %46 {allow_tma = true, mem_semantic = #nv_tileaa.mem_semantic<weak>} : !nv_tileaa.tiled_view<array<i32: 1, 64, 64>, array<i32: 1, 64, 64>, array<i32: 0, 1, 2>, !nv_tileaa.memref<f16, array<i64: ?, ?, ?>, array<i64: ?, ?, 1>, i32>>[i32, i32, i32] -> tensor<1x64x64xf16>

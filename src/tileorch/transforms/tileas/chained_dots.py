@@ -1178,8 +1178,8 @@ def _chain_guards(loop: Operation, kernel: Operation) -> list[tuple[scf.IfOp, bo
     for p in _parents(loop, kernel):
         if isinstance(p, scf.IfOp):
             if p.results:
-                _fail(p, "a branch that yields values around the chain: write the chain and its stores inside "
-                         "the branch")
+                _fail(p, "a branch that yields values around the chain: the chain runs only inside a branch that "
+                         "yields nothing (compute the values after it, or store them inside it)")
             out.append((p, child.parent_region() is p.true_region))
         child = p
     return out
