@@ -185,14 +185,55 @@ def test_resized_is_the_same_program_or_refused():
         resized("attn_cross_ragged_kv", {1: (72, 64)})
 
 
+class _WriteOwners:
+    """Which CTA changed each byte of the emulated memory arrays: :meth:`after` compares the arrays with
+    their copy from before a CTA ran and fails when that CTA changed a byte another CTA had already
+    changed (a chained kernel stores each output tile from one instance; the emulator runs CTAs one
+    after another, so a second store to the same bytes is hidden by whichever CTA ran last, while the
+    GPU may order them either way).  Arguments in ``shared`` are not checked."""
+
+    def __init__(self, memory, arrays: dict, shared=()):
+        self.arrays = arrays
+        self.checked = [(int(name[3:]), data) for _, data, name in memory if int(name[3:]) not in shared]
+        self.owner = {i: None for i, _ in self.checked}  # CTA index per byte, made on a first change
+        self.ctaids = []
+
+    def before(self, ctaid):
+        self.ctaids.append(tuple(ctaid))
+        self.copies = [data.copy() for _, data in self.checked]
+
+    def after(self):
+        me = len(self.ctaids) - 1
+        for (i, data), old in zip(self.checked, self.copies):
+            changed = np.flatnonzero(data != old)
+            if not changed.size:
+                continue
+            if self.owner[i] is None:
+                self.owner[i] = np.full(data.size, -1, np.int64)
+            owner = self.owner[i]
+            prior = owner[changed]
+            clash = changed[prior >= 0]
+            if clash.size:
+                byte, other = int(clash[0]), int(owner[clash[0]])
+                arr = self.arrays[i]
+                element = np.unravel_index(byte // arr.itemsize, arr.shape)
+                raise AssertionError(
+                    f"CTA {self.ctaids[me]} changed bytes of arg{i} that CTA {self.ctaids[other]} had already "
+                    f"changed ({clash.size} bytes; first element {tuple(int(e) for e in element)}): "
+                    f"two CTAs store the same output elements")
+            owner[changed] = me
+
+
 def _chained(name: str, inputs: dict, grid3: tuple[int, int, int], tma_arrays_in_memory: bool = False,
-             program=None, reorder=None):
+             program=None, reorder=None, shared_writes=()):
     """Run chained-dots program ``name`` on the emulator (every CTA of the host's launch of ``grid3``);
     returns its arrays after the run.  ``tma_arrays_in_memory``: the arrays read through tensor maps
     are plain global memory too (a program whose epilogue loads its Q / X tile again); ``program``:
     the entry to run in place of ``PROGRAMS[name]`` (:func:`resized`); ``reorder(ctaids)``: the CTAs to run and
     their order (the emulator runs CTAs one after another, in launch order unless told otherwise: a write
-    that a GPU may order either way is seen only in one order)."""
+    that a GPU may order either way is seen only in one order).  Every CTA's changes to the memory-backed
+    arrays are checked against the other CTAs' (:class:`_WriteOwners`): two CTAs changing the same bytes
+    fail; ``shared_writes``: the argument positions several CTAs may legitimately write (say why)."""
     from tileorch.launchers import cutile as rc
     from tileorch.testing.gemm_emulation import compile_cutile
     from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
@@ -213,13 +254,16 @@ def _chained(name: str, inputs: dict, grid3: tuple[int, int, int], tma_arrays_in
     if reorder is not None:
         ctaids = reorder(ctaids)
     errors = []
+    owners = _WriteOwners(memory, arrays, shared_writes)
     for ctaid in ctaids:
+        owners.before(ctaid)
         emu = Emu(prog.ptx, params, prog.chained["smem"], prog.chained["threads"], ctaid, {}, memory,
                   guards=stage_guards(prog.chained), nctaid=nctaid)
         emu.tmaps = {emu.params[j]: {"array": arrays[i] if arrays[i].ndim > 2 else arrays[i][None], **t}
                      for j, (i, t) in enumerate(zip(tma, prog.chained["tmaps"]))}
         emu.run()
         errors += emu.errors
+        owners.after()
     assert not errors, errors[:4]
     return arrays
 
