@@ -185,6 +185,44 @@ def test_resized_is_the_same_program_or_refused():
         resized("attn_cross_ragged_kv", {1: (72, 64)})
 
 
+class _WriteOwners:
+    """Which CTA changed each element of the emulated memory arrays: :meth:`after` compares the arrays with
+    their copy from before a CTA ran and fails when that CTA changed an element (any of its bytes) that
+    another CTA had already changed (a chained kernel stores each output tile from one instance; the
+    emulator runs CTAs one after another, so a second store to the same element is hidden by whichever CTA
+    ran last, while the GPU may order them either way).  ``memory``: the emulator's
+    ``(base, bytes, "arg<i>")`` list; ``arrays``: the arrays by argument position (the same buffers)."""
+
+    def __init__(self, memory, arrays: dict):
+        self.arrays = arrays
+        self.checked = [(i, arrays[i].view(np.uint8).reshape(arrays[i].size, arrays[i].itemsize))
+                        for i in (int(name[3:]) for _, _, name in memory)]
+        self.owner = {i: None for i, _ in self.checked}  # CTA index per element, made on a first change
+        self.ctaids = []
+
+    def before(self, ctaid):
+        self.ctaids.append(tuple(ctaid))
+        self.copies = [data.copy() for _, data in self.checked]
+
+    def after(self):
+        me = len(self.ctaids) - 1
+        for (i, data), old in zip(self.checked, self.copies):
+            changed = np.flatnonzero((data != old).any(axis=1))
+            if not changed.size:
+                continue
+            if self.owner[i] is None:
+                self.owner[i] = np.full(len(data), -1, np.int64)
+            owner = self.owner[i]
+            clash = changed[owner[changed] >= 0]
+            if clash.size:
+                element = np.unravel_index(int(clash[0]), self.arrays[i].shape)
+                raise AssertionError(
+                    f"CTA {self.ctaids[me]} changed elements of arg{i} that CTA {self.ctaids[owner[clash[0]]]} had "
+                    f"already changed ({clash.size} elements; first {tuple(int(e) for e in element)}): two CTAs "
+                    f"store the same output elements")
+            owner[changed] = me
+
+
 def _chained(name: str, inputs: dict, grid3: tuple[int, int, int], tma_arrays_in_memory: bool = False,
              program=None, reorder=None):
     """Run chained-dots program ``name`` on the emulator (every CTA of the host's launch of ``grid3``);
@@ -192,7 +230,10 @@ def _chained(name: str, inputs: dict, grid3: tuple[int, int, int], tma_arrays_in
     are plain global memory too (a program whose epilogue loads its Q / X tile again); ``program``:
     the entry to run in place of ``PROGRAMS[name]`` (:func:`resized`); ``reorder(ctaids)``: the CTAs to run and
     their order (the emulator runs CTAs one after another, in launch order unless told otherwise: a write
-    that a GPU may order either way is seen only in one order)."""
+    that a GPU may order either way is seen only in one order).  Every CTA's changes to the memory-backed
+    arrays are checked against the other CTAs' (:class:`_WriteOwners`): two CTAs changing one element
+    fail (a chained kernel stores each output tile from one instance; no program here writes an element
+    from two CTAs: no atomics, no row vectors stored by several instances)."""
     from tileorch.launchers import cutile as rc
     from tileorch.testing.gemm_emulation import compile_cutile
     from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
@@ -213,15 +254,39 @@ def _chained(name: str, inputs: dict, grid3: tuple[int, int, int], tma_arrays_in
     if reorder is not None:
         ctaids = reorder(ctaids)
     errors = []
+    owners = _WriteOwners(memory, arrays)
     for ctaid in ctaids:
+        owners.before(ctaid)
         emu = Emu(prog.ptx, params, prog.chained["smem"], prog.chained["threads"], ctaid, {}, memory,
                   guards=stage_guards(prog.chained), nctaid=nctaid)
         emu.tmaps = {emu.params[j]: {"array": arrays[i] if arrays[i].ndim > 2 else arrays[i][None], **t}
                      for j, (i, t) in enumerate(zip(tma, prog.chained["tmaps"]))}
         emu.run()
         errors += emu.errors
+        owners.after()
     assert not errors, errors[:4]
     return arrays
+
+
+def test_write_owners_name_the_two_ctas_and_the_first_element():
+    """The harness's check itself: a CTA changing an element another CTA changed fails, naming both CTAs,
+    the argument and the element; disjoint stores, and a CTA changing its own elements twice, pass."""
+    out = np.full((4, 3), np.nan, np.float32)
+    memory = [(1 << 32, out.view(np.uint8).reshape(-1), "arg2")]
+    owners = _WriteOwners(memory, {2: out})
+    owners.before((0, 0, 0))
+    out[0] = 1.0
+    out[0, 1] = 5.0
+    owners.after()
+    owners.before((1, 0, 0))
+    out[1:3] = 2.0
+    owners.after()
+    owners.before((0, 1, 0))
+    out[3] = 3.0
+    out[2, 2] = 4.0  # 2.0 and 4.0 differ in one byte: an element counts
+    with pytest.raises(AssertionError, match=r"CTA \(0, 1, 0\) changed elements of arg2 that CTA \(1, 0, 0\) had "
+                                             r"already changed \(1 elements; first \(2, 2\)\)"):
+        owners.after()
 
 
 def _attention(q, k, v, scale, keep=None):
