@@ -221,11 +221,20 @@ def _case_attn_dropout_keep_mask():
     _check(o, (e * keep * 1.25 / e.sum(-1, keepdims=True)) @ v.astype(np.float64), 3e-3)
 
 
+def _case_attn_differential():
+    """Two softmax chains over one V, subtracted (the chained tier's own-A first dots and several second
+    dots, s23-bwd, took it onto tensor cores after this sweep was written)."""
+    q1, k1, q2, k2, v = (_h(2, 128, 64) for _ in range(5))
+    o = chained("attn_differential", {0: q1, 1: k1, 2: q2, 3: k2, 4: v})[5]
+    _check(o, _softmax_pv(_scores(q1, k1, 0.125), v) - 0.5 * _softmax_pv(_scores(q2, k2, 0.125), v), 3e-3)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["bmm_bhmk_hkn_head_bias", "bmm_bhmk_hnk_head_major", "moe_sorted_expert_per_tile",
             "grouped_tile_table_1d", "epi_row_softmax_full_n", "dual_gemm_swiglu", "k_loop_backwards",
-            "attn_cross_dqk128_dv64", "attn_alibi_slope_from_bid", "attn_causal_bottom_right", "attn_sigmoid"]
+            "attn_cross_dqk128_dv64", "attn_alibi_slope_from_bid", "attn_causal_bottom_right", "attn_sigmoid",
+            "attn_differential"]
 """The CI-sized subset (the per-operand batch counts, the two MoE tables the tier now takes, a masked
 full-row softmax, two accumulators sharing A, a reversed K loop, the attention variants whose
 score or mask is new); ``TILEORCH_EMULATE_ALL=1`` runs every case."""
