@@ -117,7 +117,7 @@ def test_i8_requant_row_col():
 
 def test_attn_causal_bottom_right_bf16():
     q, k, v = _bf(2, 100, 64), _bf(2, 300, 64), _bf(2, 300, 64)
-    o = run("attn_causal_bottom_right", {0: q, 1: k, 2: v})[3]
+    o = run("attn_causal_bottom_right_bf16", {0: q, 1: k, 2: v})[3]
     mask = (torch.arange(300, device="cuda")[None, :] <= torch.arange(200, 300, device="cuda")[:, None])
     _check(o, _ref(_attn_ref(q, k, v, 0.125, mask)), 2e-2, 2e-2)
 

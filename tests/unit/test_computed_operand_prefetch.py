@@ -142,7 +142,7 @@ def test_prefetched_loop_pipeline_is_proved(tmp_path, monkeypatch, name, switch)
     text = str(module)
     assert text.count("scf.for") >= 1
     # the register A (default): each consumer warp group releases the previous stage after wait_group 0
-    assert ("nvvm.wgmma.mma_async_reg_a" in text) == ("staged" not in switch and "rows" not in switch)
+    assert ("atom.wgmma_mma_async_reg_a" in text) == ("staged" not in switch and "rows" not in switch)
     path = tmp_path / "kernel.mlir"
     path.write_text(text)
     protocols, errors = load_protocols(str(path), None, 3)

@@ -28,9 +28,9 @@ import test_user_sweep14_emulated as s14e  # noqa: E402
 from tileorch.testing.user_programs16 import PROGRAMS  # noqa: E402
 
 RNG = np.random.default_rng(2316)
-TWINS = {"attn_causal_bottom_right__f16": dataclasses.replace(
-    PROGRAMS["attn_causal_bottom_right"],
-    spec=[(s[0], "float16") if isinstance(s, tuple) else s for s in PROGRAMS["attn_causal_bottom_right"].spec])}
+TWINS = {"attn_causal_bottom_right_bf16__f16": dataclasses.replace(
+    PROGRAMS["attn_causal_bottom_right_bf16"],
+    spec=[(s[0], "float16") if isinstance(s, tuple) else s for s in PROGRAMS["attn_causal_bottom_right_bf16"].spec])}
 """The bf16 attention's f16 twin (the same kernel, its arrays f16)."""
 
 
@@ -190,10 +190,10 @@ def _case_attn_alibi_slope_from_bid():
     _check(o, _softmax_pv(s, v), 3e-3)
 
 
-def _case_attn_causal_bottom_right():
+def _case_attn_causal_bottom_right_bf16():
     """100 queries (ragged 64-row tiles) aligned to the last of 300 keys (ragged 64-key tiles)."""
     q, k, v = _h(2, 100, 64), _h(2, 300, 64), _h(2, 300, 64)
-    o = chained("attn_causal_bottom_right__f16", {0: q, 1: k, 2: v})[3]
+    o = chained("attn_causal_bottom_right_bf16__f16", {0: q, 1: k, 2: v})[3]
     i, j = _pos(100, 300, 200)
     _check(o, _softmax_pv(np.where(j <= i, _scores(q, k, 0.125), -np.inf), v), 3e-3)
 
@@ -233,7 +233,7 @@ CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswi
 
 EMULATED = ["bmm_bhmk_hkn_head_bias", "bmm_bhmk_hnk_head_major", "moe_sorted_expert_per_tile",
             "grouped_tile_table_1d", "epi_row_softmax_full_n", "dual_gemm_swiglu", "k_loop_backwards",
-            "attn_cross_dqk128_dv64", "attn_alibi_slope_from_bid", "attn_causal_bottom_right", "attn_sigmoid",
+            "attn_cross_dqk128_dv64", "attn_alibi_slope_from_bid", "attn_causal_bottom_right_bf16", "attn_sigmoid",
             "attn_differential"]
 """The CI-sized subset (the per-operand batch counts, the two MoE tables the tier now takes, a masked
 full-row softmax, two accumulators sharing A, a reversed K loop, the attention variants whose

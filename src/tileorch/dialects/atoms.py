@@ -182,4 +182,12 @@ def _fragment_fields(fields: list) -> bool:
     return all(isinstance(f, Float32Type) for f in fields) or all(f == i32 for f in fields)
 
 
-Atom = Dialect("atom", [DynamicSmemOp, BulkCopyG2SOp, StoreFragmentOp, StageFragmentOp])
+def _atom_ops() -> list:
+    """This module's ops and the payload's register-A WGMMA (defined beside the other WGMMA op, named in
+    this dialect: upstream's ``nvvm.wgmma.mma_async`` reads A only through a descriptor)."""
+    from tileorch.dialects.nvvm_payload import WgmmaMmaAsyncRegisterAOp
+
+    return [DynamicSmemOp, BulkCopyG2SOp, StoreFragmentOp, StageFragmentOp, WgmmaMmaAsyncRegisterAOp]
+
+
+Atom = Dialect("atom", _atom_ops())

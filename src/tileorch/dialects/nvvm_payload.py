@@ -780,7 +780,7 @@ class WgmmaMmaAsyncRegisterAOp(IRDLOperation):
     accumulator registers tied.  The registers must be written before the ``wgmma.fence`` that
     precedes the instruction.
 
-    ``nvvm.wgmma.mma_async_reg_a %a0, %a1, %a2, %a3, %descB, %acc {n = 128 : i64, typeAB = .., layoutB = ..}
+    ``atom.wgmma_mma_async_reg_a %a0, %a1, %a2, %a3, %descB, %acc {n = 128 : i64, typeAB = .., layoutB = ..}
     : !llvm.struct<..> -> !llvm.struct<..>``"""
 
     @property
@@ -788,7 +788,7 @@ class WgmmaMmaAsyncRegisterAOp(IRDLOperation):
         """The four A registers in order."""
         return [self.a0, self.a1, self.a2, self.a3]
 
-    name = "nvvm.wgmma.mma_async_reg_a"
+    name = "atom.wgmma_mma_async_reg_a"  # not an upstream NVVM op: the atom dialect holds it (nvvm ops mirror upstream)
     a0 = operand_def(I32)
     a1 = operand_def(I32)
     a2 = operand_def(I32)
@@ -1025,7 +1025,6 @@ PAYLOAD_OPS = [
     CpAsyncBulkTensorPrefetchOp,
     PrefetchOp,
     WgmmaMmaAsyncOp,
-    WgmmaMmaAsyncRegisterAOp,
     MmaSyncOp,
     LdMatrixOp,
     StMatrixOp,

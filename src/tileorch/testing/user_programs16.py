@@ -400,7 +400,7 @@ def attn_alibi_slope_from_bid(Q, K, V, O, qk_scale: float, H: C[int], BM: C[int]
 
 
 @ct.kernel
-def attn_causal_bottom_right(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+def attn_causal_bottom_right_bf16(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
     """Causal aligned bottom-right (query ``i`` sees keys ``j <= i + Sk - Sq``, the offset from the
     arrays' own lengths), fewer queries (100, ragged) than keys (300, ragged), bf16."""
     qt, bh = ct.bid(0), ct.bid(1)
@@ -703,7 +703,7 @@ _add("attn_cross_dqk128_dv64", attn_cross_dqk128_dv64,
      "chained", outputs=(3,))
 _add("attn_alibi_slope_from_bid", attn_alibi_slope_from_bid,
      [_a((4, 192, 64))] * 4 + [S64, 2, 64, 64, 64], (3, 4), "chained", outputs=(3,))
-_add("attn_causal_bottom_right", attn_causal_bottom_right,
+_add("attn_causal_bottom_right_bf16", attn_causal_bottom_right_bf16,
      [_a((2, 100, 64), BF16), _a((2, 300, 64), BF16), _a((2, 300, 64), BF16), _a((2, 100, 64), BF16), S64, 64, 64, 64],
      (2, 2), "chained", outputs=(3,))
 _add("attn_chunked_local", attn_chunked_local,

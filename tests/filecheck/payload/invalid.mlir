@@ -211,28 +211,28 @@ llvm.func @g(%h: vector<2xf16>, %f: f32) {
 
 // -----
 llvm.func @f(%r: i32, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
-  %d = nvvm.wgmma.mma_async_reg_a %r, %r, %r, %r, %b, %c {n = 16 : i64, typeAB = #nvvm.wgmma_type<e4m3>, layoutB = #nvvm.mma_layout<col>} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  %d = atom.wgmma_mma_async_reg_a %r, %r, %r, %r, %b, %c {n = 16 : i64, typeAB = #nvvm.wgmma_type<e4m3>, layoutB = #nvvm.mma_layout<col>} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
   llvm.return
 }
 // CHECK: error: a register A operand is f16 or bf16 here, got e4m3
 
 // -----
 llvm.func @f(%r: i32, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
-  %d = nvvm.wgmma.mma_async_reg_a %r, %r, %r, %r, %b, %c {n = 12 : i64, typeAB = #nvvm.wgmma_type<f16>, layoutB = #nvvm.mma_layout<col>} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  %d = atom.wgmma_mma_async_reg_a %r, %r, %r, %r, %b, %c {n = 12 : i64, typeAB = #nvvm.wgmma_type<f16>, layoutB = #nvvm.mma_layout<col>} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
   llvm.return
 }
 // CHECK: error: n must be a multiple of 8 in [8, 256], got 12
 
 // -----
 llvm.func @f(%r: i32, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32)>) {
-  %d = nvvm.wgmma.mma_async_reg_a %r, %r, %r, %r, %b, %c {n = 16 : i64, typeAB = #nvvm.wgmma_type<f16>, layoutB = #nvvm.mma_layout<col>} : !llvm.struct<(f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32)>
+  %d = atom.wgmma_mma_async_reg_a %r, %r, %r, %r, %b, %c {n = 16 : i64, typeAB = #nvvm.wgmma_type<f16>, layoutB = #nvvm.mma_layout<col>} : !llvm.struct<(f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32)>
   llvm.return
 }
 // CHECK: error: the accumulator must be a struct of 8 f32 (m64n16), got !llvm.struct<(f32, f32, f32, f32)>
 
 // -----
 llvm.func @f(%r: i32, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
-  %d = nvvm.wgmma.mma_async_reg_a %r, %r, %r, %r, %b, %c {n = 16 : i64, typeAB = #nvvm.wgmma_type<f16>, layoutB = #nvvm.mma_layout<col>} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(i32, f32, f32, f32, f32, f32, f32, f32)>
+  %d = atom.wgmma_mma_async_reg_a %r, %r, %r, %r, %b, %c {n = 16 : i64, typeAB = #nvvm.wgmma_type<f16>, layoutB = #nvvm.mma_layout<col>} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(i32, f32, f32, f32, f32, f32, f32, f32)>
   llvm.return
 }
 // CHECK: error: accumulator and result types must be equal

@@ -66,7 +66,7 @@ module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32:
     // A from registers (four 32-bit registers of f16 pairs; no imm-trans-a), B N-major
     // CHECK: wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
     %fi0 = llvm.bitcast %zero : f32 to i32
-    %d3 = nvvm.wgmma.mma_async_reg_a %fi0, %fi0, %fi0, %fi0, %db, %d2 {n = 16 : i64, typeAB = #nvvm.wgmma_type<f16>, layoutB = #nvvm.mma_layout<row>} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+    %d3 = atom.wgmma_mma_async_reg_a %fi0, %fi0, %fi0, %fi0, %db, %d2 {n = 16 : i64, typeAB = #nvvm.wgmma_type<f16>, layoutB = #nvvm.mma_layout<row>} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
     // int8 inputs: s32 accumulators in 32-bit registers, no operand scales or transposes (PTX 8.4+
     // for the mixed-signedness form)
     // CHECK: wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.s8 {{[{]}}%r{{[0-9]+}}, {{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p;

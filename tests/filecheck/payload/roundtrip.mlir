@@ -17,8 +17,8 @@ llvm.func @f(%t: !llvm.ptr, %d: !llvm.ptr<7>, %d3: !llvm.ptr<3>, %b: !llvm.ptr<3
   nvvm.prefetch tensormap, %t : !llvm.ptr
   // CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 16, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <neg>, <row>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
   %e = nvvm.wgmma.mma_async %a, %a, %c, <m = 64, n = 16, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <neg>, <row>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
-  // CHECK: nvvm.wgmma.mma_async_reg_a %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {n = 16 : i64, typeAB = #nvvm.wgmma_type<bf16>, layoutB = #nvvm.mma_layout<row>} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
-  %ra = nvvm.wgmma.mma_async_reg_a %r, %r, %r, %r, %a, %c {n = 16 : i64, typeAB = #nvvm.wgmma_type<bf16>, layoutB = #nvvm.mma_layout<row>} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  // CHECK: atom.wgmma_mma_async_reg_a %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {n = 16 : i64, typeAB = #nvvm.wgmma_type<bf16>, layoutB = #nvvm.mma_layout<row>} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  %ra = atom.wgmma_mma_async_reg_a %r, %r, %r, %r, %a, %c {n = 16 : i64, typeAB = #nvvm.wgmma_type<bf16>, layoutB = #nvvm.mma_layout<row>} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
   // CHECK: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}} layout = <col>, shape = <m = 8, n = 8>, element_type = <b16> : !llvm.ptr<3>, i32, i32
   nvvm.stmatrix %b, %r, %r layout = <col>, shape = <m = 8, n = 8>, element_type = <b16> : !llvm.ptr<3>, i32, i32
   // CHECK: nvvm.griddepcontrol launch_dependents

@@ -38,8 +38,8 @@
 // REG-NOT:    cutlass.named_barrier
 // REG:        %afrag3q3 = llvm.inline_asm has_side_effects "mov.b32 $0, {$1, $2};"
 // REG-NEXT:   nvvm.wgmma.fence.aligned
-// REG:        %d0 = nvvm.wgmma.mma_async_reg_a %afrag0q0, %afrag0q1, %afrag0q2, %afrag0q3, %db0, %acc {n = 64 : i64, typeAB = #nvvm.wgmma_type<f16>, layoutB = #nvvm.mma_layout<row>}
-// REG:        %d3 = nvvm.wgmma.mma_async_reg_a %afrag3q0, %afrag3q1, %afrag3q2, %afrag3q3, %db3, %d2
+// REG:        %d0 = atom.wgmma_mma_async_reg_a %afrag0q0, %afrag0q1, %afrag0q2, %afrag0q3, %db0, %acc {n = 64 : i64, typeAB = #nvvm.wgmma_type<f16>, layoutB = #nvvm.mma_layout<row>}
+// REG:        %d3 = atom.wgmma_mma_async_reg_a %afrag3q0, %afrag3q1, %afrag3q2, %afrag3q3, %db3, %d2
 // REG-NEXT:   nvvm.wgmma.commit.group.sync.aligned
 // REG-NEXT:   cutlass.pipeline.state.increment
 // REG:        nvvm.wgmma.wait.group.sync.aligned 0

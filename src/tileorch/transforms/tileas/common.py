@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
@@ -195,3 +195,24 @@ def defined_inside(v: SSAValue, op: Operation) -> bool:
             return True
         owner = owner.parent_op()
     return False
+
+
+def move_before(tmp: Block, anchor: Operation) -> None:
+    """Move every op of ``tmp`` before ``anchor``, in order (``tmp`` is left empty)."""
+    block = anchor.parent_block()
+    for op in list(tmp.ops):
+        op.detach()
+        block.insert_op_before(op, anchor)
+
+
+def k_loop_blocks(dk) -> list[Block]:
+    """The bodies of the program's K loop as the agents run it (the producer's around B's load, the
+    consumer's around the dot) of ``dk`` (convert_to_cutlass's ``DotKernel``): their first argument is
+    the K index."""
+    out = []
+    for op in (dk.b_load, dk.acc.owner if isinstance(dk.acc.owner, Operation) else None):
+        while op is not None and not isinstance(op, scf.ForOp):
+            op = op.parent_op()
+        if op is not None and op.body.block not in out:
+            out.append(op.body.block)
+    return out

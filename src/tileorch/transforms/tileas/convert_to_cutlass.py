@@ -53,7 +53,7 @@ from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, OUT_DTYPES, OVERRIDA
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragment, in_staging,
                                                          lower_column_reductions, scratch_bytes, scratch_pointer)
-from tileorch.transforms.tileas.common import num_ctas, source_load
+from tileorch.transforms.tileas.common import k_loop_blocks, move_before, num_ctas, source_load
 from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, EpilogueLowering, KernelEnv,
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
                                                  side_reduction, sink_tile)
@@ -2019,14 +2019,6 @@ def epilogue_rounds() -> bool:
     return os.environ.get(EPILOGUE_ROUNDS_ENV, "1") != "0"
 
 
-def move_before(tmp: Block, anchor: Operation) -> None:
-    """Move every op of ``tmp`` before ``anchor``, in order (``tmp`` is left empty)."""
-    block = anchor.parent_block()
-    for op in list(tmp.ops):
-        op.detach()
-        block.insert_op_before(op, anchor)
-
-
 def _frag_columns(frag: Operation) -> tuple[int, int]:
     """(first fragment column, columns) a fragment store writes."""
     if isinstance(frag, StageFragmentOp):
@@ -2596,18 +2588,6 @@ def pack_bits(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str) -> SSAValue:
     if lo_bits is None or hi_bits is None:
         return pack16(e, lo, hi, dtype)
     return e.v(arith.OrIOp(lo_bits, e.v(arith.ShLIOp(hi_bits, e.const(16)))))
-
-
-def k_loop_blocks(dk: DotKernel) -> list[Block]:
-    """The bodies of the program's K loop as the agents run it (the producer's around B's load, the
-    consumer's around the dot): their first argument is the K index."""
-    out = []
-    for op in (dk.b_load, dk.acc.owner if isinstance(dk.acc.owner, Operation) else None):
-        while op is not None and not isinstance(op, scf.ForOp):
-            op = op.parent_op()
-        if op is not None and op.body.block not in out:
-            out.append(op.body.block)
-    return out
 
 
 def _load_words(e: Emitter, ptrs: list[SSAValue], count: int) -> list[SSAValue]:

@@ -38,7 +38,7 @@ FENCE_ARRIVE = (
 )
 # mbarrier / cluster-barrier anchors (prefixes)
 BARRIER_PREFIXES = ("nvvm.mbarrier.", "nvvm.cluster.arrive", "nvvm.cluster.wait", "nvvm.barrier.cluster")
-MMA_NAMES = ("nvvm.wgmma.mma_async", "nvvm.wgmma.mma_async_reg_a", "nvvm.tcgen05.mma", "nv_tileas.async.dot")
+MMA_NAMES = ("nvvm.wgmma.mma_async", "atom.wgmma_mma_async_reg_a", "nvvm.tcgen05.mma", "nv_tileas.async.dot")
 
 
 def is_mma(op: Operation) -> bool:

@@ -71,7 +71,7 @@ def compute_register_a(fn: func.FuncOp, dk, cfg, args: list[SSAValue], grid: lis
     with ``TILEORCH_COMPUTED_OPERAND=prefetch``)."""
     from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
     from tileorch.transforms.tileas.computed_operand_switches import prefetch_enabled
-    from tileorch.transforms.tileas.convert_to_cutlass import k_loop_blocks, move_before
+    from tileorch.transforms.tileas.common import k_loop_blocks, move_before
     from tileorch.transforms.tileas.operand_prologue import (CachingEmitter, OperandLowering, raw_element,
                                                              reads_loop_value)
     from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_k_vectors
