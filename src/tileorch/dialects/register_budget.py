@@ -37,4 +37,10 @@ def fits(producer: int, consumer: int, consumers: int) -> bool:
     return producer + consumers * consumer <= slot_budget(consumers + 1)
 
 
-__all__ = ["entry_regs", "fits", "slot_budget"]
+def most_consumer_regs(producer: int, consumers: int, cap: int) -> int:
+    """The largest ``setmaxnreg`` count (a multiple of 8, at most ``cap``) that each of ``consumers``
+    consumer warp groups may take beside a producer warp group of ``producer`` registers."""
+    return min(cap, (slot_budget(consumers + 1) - producer) // consumers // 8 * 8)
+
+
+__all__ = ["entry_regs", "fits", "most_consumer_regs", "slot_budget"]

@@ -85,7 +85,7 @@ from tileorch.dialects import nv_tileas_tile as ts
 from tileorch.dialects import nvvm
 from tileorch.dialects import nvvm_payload as nvp
 from tileorch.dialects.atoms import DynamicSmemOp
-from tileorch.dialects.register_budget import slot_budget
+from tileorch.dialects.register_budget import most_consumer_regs
 from tileorch.dialects.nv_tileaa.attrs import ints
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import encode_record
@@ -431,7 +431,7 @@ def consumer_regs(consumers: int) -> int:
     112, not the 120 of 512 / 4 (a CTA of 640 threads starts with 96 registers: 5 x 96 = 480 < 24 + 4 x
     120, and the fourth group's increase waited forever: sweep 6's attn_bm256 never finished on the
     H200 or the H100, sessions 22 and 23, while the PTX emulator, which has no register pool, passed)."""
-    return min(CONSUMER_REGS, (slot_budget(consumers + 1) - PRODUCER_REGS) // consumers // 8 * 8)
+    return most_consumer_regs(PRODUCER_REGS, consumers, CONSUMER_REGS)
 _DT = {Float16Type: "f16", BFloat16Type: "bf16"}
 
 

@@ -43,7 +43,7 @@ from xdsl.traits import is_side_effect_free
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import nv_tileas as base
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.dialects.register_budget import slot_budget
+from tileorch.dialects.register_budget import most_consumer_regs
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.transforms.tileas.common import functions, num_worker_warps, target_sm, tensor_bytes
 
@@ -64,7 +64,7 @@ def consumer_regs(consumer_warps: int) -> int:
     if consumer_warps % 4:
         return 168
     groups = consumer_warps // 4
-    return min(MOST_CONSUMER_REGS, (slot_budget(groups + 1) - PRODUCER_REGS) // groups // 8 * 8)
+    return most_consumer_regs(PRODUCER_REGS, groups, MOST_CONSUMER_REGS)
 
 
 def smem_budget(sm: int) -> int:
