@@ -194,3 +194,80 @@ def test_two_ring_bases_on_the_full_side(kernel):
     _replace_operand(full, 0, address.results[0])
     message, _ = _refusal(module)
     assert "expected one ring barrier address `stage * 8 + base`" in message
+
+
+@pytest.fixture(scope="module")
+def pingpong_pristine():
+    """The kernel with the consumer warp groups' named-barrier ping-pong (``TILEORCH_ATTN_PINGPONG=1``)."""
+    import os
+
+    from test_check_chained import _lowered
+
+    old = os.environ.get("TILEORCH_ATTN_PINGPONG")
+    os.environ["TILEORCH_ATTN_PINGPONG"] = "1"
+    try:
+        return _lowered()
+    finally:
+        if old is None:
+            os.environ.pop("TILEORCH_ATTN_PINGPONG", None)
+        else:
+            os.environ["TILEORCH_ATTN_PINGPONG"] = old
+
+
+@pytest.fixture
+def pingpong(pingpong_pristine):
+    module = pingpong_pristine.clone()
+    (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
+    return module, fn
+
+
+def _named(fn, name: str):
+    """The named barriers ``name`` (``nvvm.barrier`` with an id and a count, ``nvvm.barrier.arrive``)
+    inside the consumer's ring loop."""
+    from tileorch.analysis.extract_chained import _in_loop
+
+    return [o for o in fn.walk() if o.name == name and len(o.operands) >= 2 and _in_loop(o)]
+
+
+def test_the_pingpong_kernel_is_read(pingpong_pristine):
+    from tileorch.analysis.extract import extract
+
+    (proto,) = extract(pingpong_pristine)
+    assert [a.name for a in proto.agents] == ["tma", "wg0", "wg1"]
+
+
+def test_a_named_barrier_with_another_thread_count(pingpong):
+    module, fn = pingpong
+    (sync,) = _named(fn, "nvvm.barrier")
+    _replace_operand(sync, 1, _constant_before(sync, 96, sync.operands[1].type))
+    message, at = _refusal(module)
+    assert "a consumer named barrier with thread count 96 (the consumer warp groups' threads expected)" in message
+    assert at is sync
+
+
+def test_a_named_barrier_id_read_from_an_unknown_value(pingpong):
+    """The id is the loop's induction variable: not a function of the warp group and the trip count."""
+    module, fn = pingpong
+    (sync,) = _named(fn, "nvvm.barrier")
+    loop = sync.parent_op()
+    while loop.name != "scf.for":
+        loop = loop.parent_op()
+    _replace_operand(sync, 0, loop.regions[0].blocks.first.args[0])
+    message, at = _refusal(module)
+    assert "a named barrier's id or guard is not a function of the warp group (tid / 128) and the trip count" \
+        in message
+    assert at is sync
+
+
+def test_the_loop_sync_before_the_full_wait(pingpong):
+    """The sync moved to the top of the consumer loop's body, before the stage's full wait (the
+    extractor reads ops, not dominance: its id and count may now be defined after it)."""
+    module, fn = pingpong
+    (sync,) = _named(fn, "nvvm.barrier")
+    block = sync.parent_block()
+    sync.detach()
+    block.insert_op_before(sync, block.first_op)
+    message, at = _refusal(module)
+    assert "the consumer loop's named barriers: one sync after the full wait, then one arrive before the release" \
+        in message
+    assert at is sync
