@@ -3,14 +3,17 @@
 Contract: walks ``src/tileorch`` with :mod:`ast` and collects every diagnostic a user can be shown
 by an exception raised with a message: ``raise VerifyException(...)`` (verifier rules),
 ``raise LocatedError(...)`` (the front ends' and lowerings' located errors) and
-``raise BytecodeError(...)`` (the Tile IR bytecode reader).  A message's *key* is the longest
+``raise BytecodeError(...)`` (the Tile IR bytecode reader), and calls of a module's helpers whose
+one statement raises one of them with their last parameter in the message (the chained tier's
+``_fail(op, why)``).  A message's *key* is the longest
 literal piece of its text (a plain string, the constant parts of an f-string, a ``%`` or ``+``
 concatenation); messages whose longest piece is shorter than ``MIN_KEY`` characters cannot be
 matched and are counted apart ("unkeyed").
 
 A message is *tested* when its key (or another literal piece of ``MIN_PIECE``+ characters)
 appears in a test's expectation or a test's message
-(both whitespace-normalised): the text of ``expected-error``/``-warning``/``-note``/``-remark``
+(both whitespace-normalised), or in the ``error=`` of a program table in ``src/tileorch/testing``
+(the sweeps' expected refusals): the text of ``expected-error``/``-warning``/``-note``/``-remark``
 comments and ``CHECK`` lines (and the lines of the prefixes a RUN line names with ``--check-prefix``) of
 ``tests/**/*.mlir`` (and the other lit inputs), or any string
 literal of ``tests/**/*.py``; or when such an expectation of at least ``MIN_EXPECTATION``
@@ -93,18 +96,47 @@ def _pieces(node: ast.AST) -> list[str]:
     return []
 
 
+def _raising_helpers(tree: ast.Module) -> dict[str, tuple[str, int]]:
+    """A module's helpers that only raise a diagnostic built from one of their parameters (the
+    chained tier's ``def _fail(op, why): raise LocatedError(op, f"{PASS}: chained dots: {why}")``):
+    name -> (the kind raised, the position of the message parameter).  A call of such a helper
+    with a message is that diagnostic."""
+    helpers: dict[str, tuple[str, int]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or len(node.body) != 1 or not isinstance(node.body[0], ast.Raise):
+            continue
+        exc = node.body[0].exc
+        if not isinstance(exc, ast.Call):
+            continue
+        name = exc.func.id if isinstance(exc.func, ast.Name) else getattr(exc.func, "attr", None)
+        if name not in KINDS:
+            continue
+        used = {n.id for arg in exc.args for n in ast.walk(arg) if isinstance(n, ast.Name)}
+        params = [a.arg for a in node.args.args]
+        message = [i for i, a in enumerate(params) if a in used and i == len(params) - 1]
+        if message:
+            helpers[node.name] = (name, message[0])
+    return helpers
+
+
 def collect_messages(src: Path, root: Path = ROOT) -> list[Message]:
     found: list[Message] = []
     for path in sorted(src.rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
+        helpers = _raising_helpers(tree)
         for node in ast.walk(tree):
-            if not isinstance(node, ast.Raise) or not isinstance(node.exc, ast.Call):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in helpers:
+                name, index = helpers[node.func.id]  # a call of a raising helper: its message argument
+                args = node.args[index:index + 1]
+            elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                func = node.exc.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+                args = node.exc.args
+            else:
                 continue
-            func = node.exc.func
-            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-            if name not in KINDS or not node.exc.args:
+            if name not in KINDS or not args:
                 continue
-            pieces = [_norm(p) for arg in node.exc.args for p in _pieces(arg)]
+            pieces = [_norm(p) for arg in args for p in _pieces(arg)]
             key = max(pieces, key=len, default="")
             found.append(Message(str(path.relative_to(root)), node.lineno, name, key,
                                  tuple(p for p in pieces if len(p) >= MIN_PIECE)))
@@ -144,9 +176,24 @@ def collect_expectations(tests: Path) -> tuple[str, list[str]]:
     return "\n".join(corpus), [e for e in expectations if len(e) >= MIN_EXPECTATION]
 
 
+def collect_table_expectations(testing: Path) -> list[str]:
+    """The ``error=`` strings of the program tables in ``src/tileorch/testing`` (a sweep's entry
+    ``_add(name, kernel, args, ..., error="...")``: the message its tests expect the program to
+    get, checked by the tests that run the table)."""
+    found: list[str] = []
+    for path in sorted(testing.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.keyword) and node.arg == "error":
+                found.extend(_norm(p) for p in _pieces(node.value) if p.strip())
+    return found
+
+
 def measure(root: Path = ROOT) -> list[Message]:
     messages = collect_messages(root / "src" / "tileorch", root)
     corpus, expectations = collect_expectations(root / "tests")
+    tables = collect_table_expectations(root / "src" / "tileorch" / "testing")
+    corpus += "\n" + "\n".join(tables)
+    expectations += [e for e in tables if len(e) >= MIN_EXPECTATION]
     for message in messages:
         if len(message.key) < MIN_KEY:
             continue

@@ -84,3 +84,40 @@ def test_a_test_checking_the_start_of_a_long_message_names_it(tmp_path):
         "// CHECK: error: Pass: not supported operation type (a select between two buffers)\n")
     messages = _tool().measure(tmp_path)
     assert [m.tested for m in messages] == [True, False]
+
+
+def test_calls_of_a_raising_helper_are_its_messages(tmp_path):
+    """``def _fail(op, why): raise LocatedError(op, f"pass: {why}")``: each ``_fail(op, "...")`` is a
+    LocatedError message of its own (the chained tier's refusals were not counted)."""
+    (tmp_path / "src" / "tileorch" / "testing").mkdir(parents=True)
+    (tmp_path / "src" / "tileorch" / "tier.py").write_text(
+        'def _fail(op, why):\n'
+        '    raise LocatedError(op, f"tier: chained dots: {why}")\n'
+        'def _other(op, n):\n'
+        '    return n\n'
+        'def check(op):\n'
+        '    _fail(op, "the second dot reads a tile no pipeline carries")\n'
+        '    _fail(op, f"a branch in the loop must yield tiles of {op} rows")\n'
+        '    _other(op, "not a diagnostic at all, only a string")\n')
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text('X = "the second dot reads a tile no pipeline carries"\n')
+    messages = {m.key: m for m in _tool().measure(tmp_path)}
+    assert set(messages) == {"tier: chained dots:", "the second dot reads a tile no pipeline carries",
+                             "a branch in the loop must yield tiles of"}
+    assert messages["the second dot reads a tile no pipeline carries"].tested
+    assert not messages["a branch in the loop must yield tiles of"].tested
+    assert messages["a branch in the loop must yield tiles of"].kind == "LocatedError"
+
+
+def test_a_program_table_error_names_the_message(tmp_path):
+    """A sweep table's ``error=`` (src/tileorch/testing) is what its tests expect the program to get."""
+    (tmp_path / "src" / "tileorch" / "testing").mkdir(parents=True)
+    (tmp_path / "src" / "tileorch" / "rules.py").write_text(
+        'raise LocatedError(op, "a dot on the loop result is not supported by this tier")\n'
+        'raise LocatedError(op, "a message no table and no test names")\n')
+    (tmp_path / "src" / "tileorch" / "testing" / "programs.py").write_text(
+        '_add("p", kernel, [], (2,), "simt", error="a dot on the loop result is not supported")\n')
+    (tmp_path / "tests").mkdir()
+    messages = {m.key: m for m in _tool().measure(tmp_path)}
+    assert messages["a dot on the loop result is not supported by this tier"].tested
+    assert not messages["a message no table and no test names"].tested
