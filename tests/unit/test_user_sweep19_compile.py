@@ -1,0 +1,39 @@
+"""Nineteenth user sweep (``tileorch.testing.user_programs19``: issue 21 item 1, every cuda_tile op on
+programs without a dot): each program, exported through cuTile's exporter (no GPU) and compiled for
+sm_90a, takes the SIMT path with no refusal and no internal error, and its PTX holds the
+instructions its idiom needs (the global atomics ``or`` / ``and`` / ``xor`` of 32 and 64 bits,
+``cas``, ``exch`` of an f32 table, ``add``; the saturating float -> integer conversions of 32 and 64
+bits; the saturating e4m3 conversions; unsigned 32-bit remainder and signed 64-bit division; 8- and
+16-bit stores); every program's PTX assembles with ptxas without spills (one test).  Their results
+against numpy: test_user_sweep19_interp.py (the SIMT interpreter), test_user_sweep19_emulated.py (the
+PTX emulator) and tests/gpu/test_user_sweep19_gpu.py (the GPU)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+from tileorch.testing.user_programs19 import PROGRAMS  # noqa: E402
+from simt_sweep_checks import simt_sweep_compile_tests  # noqa: E402
+
+ATOM = r"(atom|red)(\.\w+)*\.global(\.\w+)*\.{}(\.\w+)*\.{}"
+PTX_NEEDS = {
+    "atomic_or_bitmap_uint32": [ATOM.format("or", "b32")],
+    "atomic_and_xor_int64_words": [ATOM.format("and", "b64"), ATOM.format("xor", "b64")],
+    "histogram_sum_by_cas_add_loop": [r"atom(\.\w+)*\.global(\.\w+)*\.cas\.b32"],
+    "atomic_xchg_f32_returns_old": [r"atom(\.\w+)*\.global(\.\w+)*\.exch\.b32"],
+    "scatter_duplicates_beside_atomic_add": [ATOM.format("add", "f32")],
+    "histogram_of_int8_values": [ATOM.format("add", r"(s32|u32)")],
+    "float_to_int_nan_inf_out_of_range": [r"cvt\.rzi\.s32\.f32", r"cvt\.rzi\.s64\.f32", r"cvt\.rzi\.s32\.f64"],
+    "e4m3_from_f16_and_bf16_saturating": [r"cvt\.rn\.satfinite\.e4m3x2\.f32"],
+    "uint32_divmod_past_2_31": [r"rem\.u32"],
+    "int8_int64_floordiv_mod_negatives": [r"div\.s64", r"st\.global(\.\w+)*\.(b8|u8|s8)"],
+    "permute_4d_int16_and_reshape": [r"st\.global(\.\w+)*\.(b16|u16|s16)"],
+}
+"""Per program: regular expressions its PTX must match (the idiom lowered, not refused)."""
+
+
+(test_the_sweep_has_its_programs, test_program_compiles_on_the_simt_path,
+ test_every_program_assembles_without_spills) = simt_sweep_compile_tests(PROGRAMS, 40, PTX_NEEDS)
