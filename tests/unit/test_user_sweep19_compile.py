@@ -31,6 +31,9 @@ PTX_NEEDS = {
     "uint32_divmod_past_2_31": [r"rem\.u32"],
     "int8_int64_floordiv_mod_negatives": [r"div\.s64", r"st\.global(\.\w+)*\.(b8|u8|s8)"],
     "permute_4d_int16_and_reshape": [r"st\.global(\.\w+)*\.(b16|u16|s16)"],
+    # the view accesses keep their order (they were plain ld.global / st.global: ordered_views.py)
+    "ordered_view_loads_and_stores": [r"ld\.acquire\.gpu\.global\.b32", r"ld\.relaxed\.gpu\.global\.b32",
+                                      r"bar\.sync\s+0;\s*fence\.release\.gpu;", r"st\.relaxed\.\w+\.global\.b32"],
 }
 """Per program: regular expressions its PTX must match (the idiom lowered, not refused)."""
 

@@ -492,3 +492,13 @@ def test_static_iter_empty_and_single():
     x = _f(300)
     out = run("static_iter_empty_and_single", {0: x})
     _close(out[1], 3.0 * _d(x))
+
+
+# ----------------------------------------------------------------------------------------------- ordered views
+
+
+def test_ordered_view_loads_and_stores():
+    x, w = _f(300), _f(300)
+    out = run("ordered_view_loads_and_stores", {0: x, 1: w})
+    np.testing.assert_array_equal(out[2], x + w)
+    np.testing.assert_array_equal(out[3], x * w)

@@ -552,6 +552,23 @@ def static_iter_empty_and_single(X, Y, BN: C[int], NONE: C[int], ONE: C[int]):
     ct.store(Y, index=(i,), tile=y)
 
 
+# ----------------------------------------------------------------------------------------------- ordered views
+
+
+@ct.kernel
+def ordered_view_loads_and_stores(X, W, Y, Z, BN: C[int]):
+    """View loads and stores with a memory order, as a user publishes a tile for another program:
+    ``X`` read with ``ACQUIRE`` at device scope, ``W`` with ``RELAXED``; ``Y = X + W`` stored with
+    ``RELEASE`` at device scope and ``Z = X * W`` with ``RELAXED`` (ragged length)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO, memory_order=ct.MemoryOrder.ACQUIRE,
+                memory_scope=ct.MemoryScope.DEVICE)
+    w = ct.load(W, index=(i,), shape=(BN,), padding_mode=ZERO, memory_order=ct.MemoryOrder.RELAXED,
+                memory_scope=ct.MemoryScope.DEVICE)
+    ct.store(Y, index=(i,), tile=x + w, memory_order=ct.MemoryOrder.RELEASE, memory_scope=ct.MemoryScope.DEVICE)
+    ct.store(Z, index=(i,), tile=x * w, memory_order=ct.MemoryOrder.RELAXED, memory_scope=ct.MemoryScope.DEVICE)
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 
@@ -646,3 +663,5 @@ _add("range_negative_step_weights", range_negative_step_weights, [((300,), F32),
      "simt", outputs=(1,))
 _add("static_iter_empty_and_single", static_iter_empty_and_single, [((300,), F32), ((300,), F32), 128, 0, 1], (3,),
      "simt", outputs=(1,))
+_add("ordered_view_loads_and_stores", ordered_view_loads_and_stores,
+     [((300,), F32), ((300,), F32), ((300,), F32), ((300,), F32), 128], (3,), "simt", outputs=(2, 3))
