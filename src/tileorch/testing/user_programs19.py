@@ -665,3 +665,243 @@ _add("static_iter_empty_and_single", static_iter_empty_and_single, [((300,), F32
      "simt", outputs=(1,))
 _add("ordered_view_loads_and_stores", ordered_view_loads_and_stores,
      [((300,), F32), ((300,), F32), ((300,), F32), ((300,), F32), 128], (3,), "simt", outputs=(2, 3))
+
+
+# ----------------------------------------------------------------------------------------------- what users get wrong
+# Programs cuTile's front end accepts but that cannot run as written: each must stop at the user's
+# line (``file:line:col: error:``), saying why, never with a traceback or an internal error.
+
+
+@ct.kernel
+def uint32_floor_division(A, Q, BN: C[int]):
+    """``//`` of a uint32 tile: cuTile 1.7 writes ``divi`` unsigned with ``rounding<negative_inf>``,
+    which CUDA Tile IR rejects; the error says how to write the division instead."""
+    i = ct.bid(0)
+    a = ct.load(A, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Q, index=(i,), tile=a // 3)
+
+
+@ct.kernel
+def cumsum_down_512x512_f32(X, Y, BN: C[int]):
+    """A ``cumsum`` along axis 0 of a ``512 x 512`` f32 tile: its exchange through shared memory
+    needs about 1 MiB (the error names the ``cumsum`` line)."""
+    x = ct.load(X, index=(0, 0), shape=(BN, BN))
+    ct.store(Y, index=(0, 0), tile=ct.cumsum(x, axis=0))
+
+
+@ct.kernel
+def permute_3d_tile_of_128k_elements(X, Y, BN: C[int]):
+    """A ``(64, 64, 32)`` f32 tile (131072 elements, 1024 registers per thread) loaded to permute."""
+    x = ct.load(X, index=(0, 0, 0), shape=(BN, BN, 32))
+    ct.store(Y, index=(0, 0, 0), tile=ct.permute(x, (2, 1, 0)))
+
+
+@ct.kernel
+def full_of_a_million_elements(X, Y, BN: C[int]):
+    """``ct.full`` of ``2**20`` elements (no load: the error names the ``full`` line)."""
+    ct.store(Y, index=(0,), tile=ct.full((BN,), 1.0, dtype=ct.float32) + ct.load(X, index=(0,), shape=(1,)))
+
+
+@ct.kernel
+def cat_of_two_512x512_tiles(X, Y, BN: C[int]):
+    """``ct.cat`` of two ``512 x 512`` f32 tiles along axis 1 (2 MiB through shared memory)."""
+    x = ct.load(X, index=(0, 0), shape=(BN, BN))
+    ct.store(Y, index=(0, 0), tile=ct.cat((x, x), 1))
+
+
+@ct.kernel
+def atomic_xchg_system_scope(X, Y, BN: C[int]):
+    """``atomic_xchg`` at system scope, which the SIMT lowering cannot emit with that scope."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.atomic_xchg(Y, ct.arange(BN, dtype=ct.int32), x, memory_scope=ct.MemoryScope.SYS)
+
+
+@ct.kernel
+def f64_to_f32_toward_zero(X, Y, BN: C[int]):
+    """``astype(float32, rounding_mode=RZ)`` of an f64 tile (only f32 -> f16 / bf16 toward zero
+    is supported)."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0,), tile=ct.astype(x, ct.float32, rounding_mode=ct.RoundingMode.RZ))
+
+
+@ct.kernel
+def cumsum_rounding_toward_zero(X, Y, BN: C[int]):
+    """``ct.cumsum(x, rounding_mode=RZ)``: additions rounded toward zero, which no lowering has."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0,), tile=ct.cumsum(x, rounding_mode=ct.RoundingMode.RZ))
+
+
+@ct.kernel
+def e8m0_scales_widened(S, Y, BN: C[int]):
+    """An e8m0 (MX scale) tile widened to f32 in a program without a dot."""
+    ct.store(Y, index=(0,), tile=ct.load(S, index=(0,), shape=(BN,)).astype(ct.float32) * 2.0)
+
+
+INVALID: dict[str, UserProgram] = {}
+"""The programs above as :class:`UserProgram` with path "error": ``error`` is part of the message and
+``notes`` the source text of the line the error must name."""
+_bad = registrar(INVALID)
+_bad("uint32_floor_division", uint32_floor_division, [((300,), U32), ((300,), U32), 128], (3,), "error",
+     error="rounding mode 'negative_inf' is not supported with unsigned integers", notes="tile=a // 3")
+_bad("cumsum_down_512x512_f32", cumsum_down_512x512_f32, [((512, 512), F32), ((512, 512), F32), 512], (1,), "error",
+     error="bytes of shared scratch", notes="tile=ct.cumsum(x, axis=0)")
+_bad("permute_3d_tile_of_128k_elements", permute_3d_tile_of_128k_elements,
+     [((64, 64, 32), F32), ((32, 64, 64), F32), 64], (1,), "error", error="is too large",
+     notes="x = ct.load(X, index=(0, 0, 0), shape=(BN, BN, 32))")
+_bad("full_of_a_million_elements", full_of_a_million_elements, [((1,), F32), ((1 << 20,), F32), 1 << 20], (1,),
+     "error", error="is too large", notes="ct.full((BN,), 1.0")
+_bad("cat_of_two_512x512_tiles", cat_of_two_512x512_tiles, [((512, 512), F32), ((512, 1024), F32), 512], (1,),
+     "error", error="bytes of shared scratch", notes="tile=ct.cat((x, x), 1)")
+_bad("atomic_xchg_system_scope", atomic_xchg_system_scope, [((128,), I32), ((128,), I32), 128], (1,), "error",
+     error="system-scope atomic_rmw", notes="memory_scope=ct.MemoryScope.SYS")
+_bad("f64_to_f32_toward_zero", f64_to_f32_toward_zero, [((128,), "float64"), ((128,), F32), 128], (1,), "error",
+     error="with rounding<zero> from f64 to f32 is not supported yet", notes="rounding_mode=ct.RoundingMode.RZ")
+_bad("cumsum_rounding_toward_zero", cumsum_rounding_toward_zero, [((128,), F32), ((128,), F32), 128], (1,), "error",
+     error="with rounding<zero> is not supported yet", notes="rounding_mode=ct.RoundingMode.RZ")
+_bad("e8m0_scales_widened", e8m0_scales_widened, [((128,), "float8_e8m0fnu"), ((128,), F32), 128], (1,), "error",
+     error="element type f8E8M0FNU is not supported yet", notes="ct.load(S, index=(0,), shape=(BN,))")
+
+
+# ----------------------------------------------------------------------------------------------- cuTile says no
+# Mistakes cuTile's own front end rejects (with its ``"file", line N, col A-B`` location): they never
+# reach tileorch.  Kept, with the words cuTile uses, so that a cuTile that starts accepting one shows.
+
+
+@ct.kernel
+def tile_of_100_elements(X, Y, BN: C[int]):
+    """A 100-element tile (cuTile's tiles are powers of two)."""
+    ct.store(Y, index=(0,), tile=ct.load(X, index=(0,), shape=(BN,)))
+
+
+@ct.kernel
+def arange_of_96(X, Y, BN: C[int]):
+    """``ct.arange(96)``."""
+    ct.store(Y, index=(0,), tile=ct.arange(BN, dtype=ct.int32))
+
+
+@ct.kernel
+def extract_past_the_tile(X, Y, BN: C[int]):
+    """``ct.extract`` of the third half of a tile (index 2 of 2)."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0,), tile=ct.extract(x, index=(2,), shape=(BN // 2,)))
+
+
+@ct.kernel
+def cat_of_mismatched_rows(X, Y, BN: C[int]):
+    """``ct.cat`` along axis 0 of ``(16, 16)`` and ``(16, 32)`` tiles."""
+    x = ct.load(X, index=(0, 0), shape=(BN, BN))
+    z = ct.load(X, index=(0, 0), shape=(BN, 2 * BN))
+    ct.store(Y, index=(0, 0), tile=ct.cat((x, z), 0))
+
+
+@ct.kernel
+def reshape_to_twice_the_elements(X, Y, BN: C[int]):
+    """``reshape`` of ``(BN,)`` to ``(BN, 2)``."""
+    ct.store(Y, index=(0, 0), tile=ct.reshape(ct.load(X, index=(0,), shape=(BN,)), (BN, 2)))
+
+
+@ct.kernel
+def permute_with_a_repeated_axis(X, Y, BN: C[int]):
+    """``permute(x, (0, 0))``."""
+    ct.store(Y, index=(0, 0), tile=ct.permute(ct.load(X, index=(0, 0), shape=(BN, BN)), (0, 0)))
+
+
+@ct.kernel
+def gather_by_float_indices(X, Y, BN: C[int]):
+    """A gather whose indices are the f32 values just loaded."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0,), tile=ct.gather(X, x))
+
+
+@ct.kernel
+def bitwise_and_of_floats(X, Y, BN: C[int]):
+    """``x & x`` of an f32 tile."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0,), tile=x & x)
+
+
+@ct.kernel
+def three_indices_into_a_2d_array(X, Y, BN: C[int]):
+    """A load of a 2-D array with three indices."""
+    x = ct.load(X, index=(0, 0, 0), shape=(BN, BN, BN))
+    ct.store(Y, index=(0, 0), tile=ct.sum(x, axis=0))
+
+
+@ct.kernel
+def sum_over_axis_2_of_a_2d_tile(X, Y, BN: C[int]):
+    """``ct.sum(x, axis=2)`` of a 2-D tile."""
+    ct.store(Y, index=(0,), tile=ct.sum(ct.load(X, index=(0, 0), shape=(BN, BN)), axis=2))
+
+
+@ct.kernel
+def range_with_a_negative_step(X, Y, n: int, BN: C[int]):
+    """``for k in range(n - 1, -1, -1)``."""
+    acc = ct.zeros((BN,), dtype=ct.float32)
+    for k in range(n - 1, -1, -1):
+        acc = acc + ct.load(X, index=(k,), shape=(BN,))
+    ct.store(Y, index=(0,), tile=acc)
+
+
+@ct.kernel
+def static_iter_over_a_runtime_count(X, Y, n: int, BN: C[int]):
+    """``ct.static_iter(range(n))`` with a runtime ``n``."""
+    acc = ct.zeros((BN,), dtype=ct.float32)
+    for k in ct.static_iter(range(n)):
+        acc = acc + 1.0
+    ct.store(Y, index=(0,), tile=acc)
+
+
+@ct.kernel
+def atomic_max_of_f32(X, T, BN: C[int]):
+    """``atomic_max`` into an f32 table (cuTile's integer-only ``max`` / ``min`` atomics)."""
+    ct.atomic_max(T, ct.arange(BN, dtype=ct.int32) % 4, ct.load(X, index=(0,), shape=(BN,)))
+
+
+@ct.kernel
+def atomic_add_of_int8(X, T, BN: C[int]):
+    """``atomic_add`` into an int8 table."""
+    ct.atomic_add(T, ct.arange(BN, dtype=ct.int32), ct.load(X, index=(0,), shape=(BN,)))
+
+
+@ct.kernel
+def store_at_a_float_index(X, Y, BN: C[int]):
+    """``ct.store(Y, index=(1.5,), ...)``."""
+    ct.store(Y, index=(1.5,), tile=ct.load(X, index=(0,), shape=(BN,)))
+
+
+REJECTED_BY_CUTILE: dict[str, tuple] = {
+    # name: (kernel, spec, words of cuTile's message, the source text of the line it names)
+    "tile_of_100_elements": (tile_of_100_elements, [((128,), F32), ((128,), F32), 100], "is not a power of two",
+                             "ct.load(X, index=(0,), shape=(BN,))"),
+    "constant_given_a_float": (tile_of_100_elements, [((128,), F32), ((128,), F32), 128.0],
+                               "Expected a tuple of integers", "ct.load(X, index=(0,), shape=(BN,))"),
+    "arange_of_96": (arange_of_96, [((128,), F32), ((128,), I32), 96], "must be power of 2", "ct.arange(BN"),
+    "extract_past_the_tile": (extract_past_the_tile, [((128,), F32), ((128,), F32), 128], "out of bounds",
+                              "ct.extract(x, index=(2,)"),
+    "cat_of_mismatched_rows": (cat_of_mismatched_rows, [((64, 64), F32), ((64, 64), F32), 16],
+                               "to have the same shape", "ct.cat((x, z), 0)"),
+    "reshape_to_twice_the_elements": (reshape_to_twice_the_elements, [((128,), F32), ((128, 2), F32), 128],
+                                      "Cannot reshape", "ct.reshape("),
+    "permute_with_a_repeated_axis": (permute_with_a_repeated_axis, [((64, 64), F32), ((64, 64), F32), 16],
+                                     "Repeated axis", "ct.permute("),
+    "gather_by_float_indices": (gather_by_float_indices, [((128,), F32), ((128,), F32), 128],
+                                "Expected a tuple of integer", "ct.gather(X, x)"),
+    "bitwise_and_of_floats": (bitwise_and_of_floats, [((128,), F32), ((128,), F32), 128],
+                              "Bitwise operations require integers", "tile=x & x"),
+    "three_indices_into_a_2d_array": (three_indices_into_a_2d_array, [((64, 64), F32), ((64, 64), F32), 16],
+                                      "does not match the array rank", "index=(0, 0, 0)"),
+    "sum_over_axis_2_of_a_2d_tile": (sum_over_axis_2_of_a_2d_tile, [((64, 64), F32), ((64,), F32), 16],
+                                     "out of range for rank 2", "axis=2"),
+    "range_with_a_negative_step": (range_with_a_negative_step, [((128,), F32), ((128,), F32), 2, 64],
+                                   "Step must be positive", "range(n - 1, -1, -1)"),
+    "static_iter_over_a_runtime_count": (static_iter_over_a_runtime_count, [((128,), F32), ((128,), F32), 3, 128],
+                                         "no concrete value", "ct.static_iter(range(n))"),
+    "atomic_max_of_f32": (atomic_max_of_f32, [((128,), F32), ((4,), F32), 128], "Unsupported array dtype",
+                          "ct.atomic_max("),
+    "atomic_add_of_int8": (atomic_add_of_int8, [((128,), I8), ((128,), I8), 128], "Unsupported array dtype",
+                           "ct.atomic_add("),
+    "store_at_a_float_index": (store_at_a_float_index, [((128,), F32), ((128,), F32), 128],
+                               "Expected a tuple of signed integers", "index=(1.5,)"),
+}
+"""Mistakes cuTile 1.7's front end rejects before tileorch sees a program (the mistakes of the brief
+that are not in :data:`INVALID`): cuTile's message holds the words given and names the user's line."""
