@@ -4,7 +4,8 @@ sm_90a, takes the SIMT path with no refusal and no internal error, and its PTX h
 instructions its idiom needs (the global atomics ``or`` / ``and`` / ``xor`` of 32 and 64 bits,
 ``cas``, ``exch`` of an f32 table, ``add``; the saturating float -> integer conversions of 32 and 64
 bits; the saturating e4m3 conversions; unsigned 32-bit remainder and signed 64-bit division; 8- and
-16-bit stores); every program's PTX assembles with ptxas without spills (one test).  Their results
+16-bit stores); every program's PTX assembles with ptxas without spills but those of :data:`SPILLS`
+(one test).  Their results
 against numpy: test_user_sweep19_interp.py (the SIMT interpreter), test_user_sweep19_emulated.py (the
 PTX emulator) and tests/gpu/test_user_sweep19_gpu.py (the GPU)."""
 
@@ -16,7 +17,7 @@ pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
 from tileorch.testing.user_programs19 import PROGRAMS  # noqa: E402
-from simt_sweep_checks import simt_sweep_compile_tests  # noqa: E402
+from simt_sweep_checks import compile_sweep_program, simt_sweep_compile_tests  # noqa: E402
 
 ATOM = r"(atom|red)(\.\w+)*\.global(\.\w+)*\.{}(\.\w+)*\.{}"
 PTX_NEEDS = {
@@ -38,5 +39,23 @@ PTX_NEEDS = {
 """Per program: regular expressions its PTX must match (the idiom lowered, not refused)."""
 
 
-(test_the_sweep_has_its_programs, test_program_compiles_on_the_simt_path,
- test_every_program_assembles_without_spills) = simt_sweep_compile_tests(PROGRAMS, 40, PTX_NEEDS)
+test_the_sweep_has_its_programs, test_program_compiles_on_the_simt_path, _ = simt_sweep_compile_tests(
+    PROGRAMS, 40, PTX_NEEDS)
+
+SPILLS = {"wide_row_1x65536_int32_sum_argmax"}
+"""Programs whose PTX ptxas assembles with spills (session 24, ptxas of the machine, sm_90a): the
+``(1, 65536)`` int32 tile is 256 KiB, the whole register file of an SM: the SIMT path loads it whole
+(512 threads, 128 elements each, at the 128-register cap) before it reduces (272 B of spill stores;
+a sum alone or a max alone spills 188 B, an f32 argmax 256 B; 32768 elements do not spill; sweep
+17's bf16 row of 65536 packs two to a register and does not).  Listed so that the spill is not
+silent; a program leaving the list (or joining it) fails."""
+
+
+def test_every_program_assembles_without_spills_but_the_listed():
+    from tileorch.backend.ptxas import ptxas_available, run_ptxas
+
+    if not ptxas_available():
+        pytest.skip("ptxas not installed")
+    spilled = {name for name in sorted(PROGRAMS)
+               if run_ptxas(compile_sweep_program(PROGRAMS, name).ptx, "sm_90a").spill_warnings()}
+    assert spilled == SPILLS
