@@ -42,12 +42,4 @@ if os.environ.get("TILEORCH_EMULATE_ALL"):
 def test_the_ptx_against_numpy(test, monkeypatch):
     monkeypatch.setattr(s10e, "PROGRAMS", PROGRAMS)
     monkeypatch.setattr(s19, "run", s10e.emulate)
-    fn = getattr(s19, test)
-    marks = getattr(fn, "pytestmark", [])
-    params = [m for m in marks if m.name == "parametrize"]
-    if params:  # a parametrized reference: every case of it
-        names = [n.strip() for n in params[0].args[0].split(",")]
-        for case in params[0].args[1]:
-            fn(**dict(zip(names, case if isinstance(case, tuple) else (case,))))
-    else:
-        fn()
+    s19.every_case(getattr(s19, test))

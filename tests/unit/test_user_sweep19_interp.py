@@ -53,6 +53,18 @@ def _wrap(values, bits):
     return np.array([((int(v) + m // 2) % m) - m // 2 for v in np.ravel(values)], np.int64).reshape(np.shape(values))
 
 
+def every_case(test) -> None:
+    """Call the test function ``test`` once, or once per case of its ``parametrize`` mark (how the
+    emulated and GPU files run the parametrized references here)."""
+    params = [m for m in getattr(test, "pytestmark", []) if m.name == "parametrize"]
+    if not params:
+        test()
+        return
+    names = [n.strip() for n in params[0].args[0].split(",")]
+    for case in params[0].args[1]:
+        test(**dict(zip(names, case if isinstance(case, tuple) else (case,))))
+
+
 def _pad(x, shape, value=0):
     out = np.full(shape, value, x.dtype)
     out[tuple(slice(0, n) for n in x.shape)] = x
