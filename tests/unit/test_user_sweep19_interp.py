@@ -175,6 +175,24 @@ def test_space_to_depth_2x2_rank4():
     np.testing.assert_array_equal(out[1], want)
 
 
+def test_transposes_of_every_width():
+    ins = [RNG.random((7, 13)) < 0.5, _i(-128, 128, (7, 13), np.int8), _i(0, 256, (7, 13), np.uint8),
+           _f((7, 13), "float16"), RNG.standard_normal((7, 13)), _i(-2 ** 62, 2 ** 62, (7, 13), np.int64)]
+    ins[2][ins[2] == 0x7F] = 1  # (the e4m3 bytes: not the NaN byte the outputs start as)
+    out = run("transposes_of_every_width", dict(enumerate(ins)))
+    for k, x in enumerate(ins):
+        want = x.T.astype(np.uint8) if x.dtype == np.bool_ else x.T
+        np.testing.assert_array_equal(out[6 + k], want, err_msg=str(k))
+
+
+def test_bool_tiles_cat_permute_reshape():
+    m = RNG.random((4, 8)) < 0.5
+    out = run("bool_tiles_cat_permute_reshape", {0: m})
+    both = np.concatenate([m, ~m], 0)
+    np.testing.assert_array_equal(out[1], both.T.astype(np.uint8))
+    np.testing.assert_array_equal(out[2], both.reshape(2, 32).astype(np.uint8))
+
+
 # ----------------------------------------------------------------------------------------------- element types
 
 
@@ -342,6 +360,27 @@ def test_top3_down_columns_int16():
     x[:, 7] = -32768  # all at the padding value
     out = run("top3_down_columns_int16", {0: x})
     np.testing.assert_array_equal(out[1], -np.sort(-x.astype(np.int64), axis=0)[:3])
+
+
+def test_argmax_argmin_index_past_16_bits_f16():
+    x = (RNG.random((2, 65536)) * 100).astype(np.float16)
+    x[0, 50000], x[0, 60000] = 1000.0, 1000.0  # a tie past 2**15: the first
+    x[0, 65535] = -5.0
+    x[1, 65535] = 2000.0
+    x[1, 40000] = -7.0
+    out = run("argmax_argmin_index_past_16_bits_f16", {0: x})
+    np.testing.assert_array_equal(out[1], np.argmax(x, axis=1))
+    np.testing.assert_array_equal(out[2], np.argmin(x, axis=1))
+
+
+def test_argmin_argmax_uint8_index_past_255():
+    x = _i(1, 255, (4, 300), np.uint8)
+    x[0, 299], x[1, 256], x[2, 5] = 0, 0, 0
+    x[0, 280], x[3, 290] = 255, 255
+    x[3, :] = 7  # all equal: index 0 of both
+    out = run("argmin_argmax_uint8_index_past_255", {0: x})
+    np.testing.assert_array_equal(out[1], np.argmin(x, axis=1))
+    np.testing.assert_array_equal(out[2], np.argmax(x, axis=1))
 
 
 def test_where_chain_piecewise():

@@ -178,6 +178,29 @@ def space_to_depth_2x2_rank4(X, Y):
     ct.store(Y, index=(0, 0), tile=y)
 
 
+@ct.kernel
+def transposes_of_every_width(Mb, A8, Q8, H, D, L, Tb, T8, Tq, Th, Td, Tl):
+    """``ct.transpose`` of ragged ``(7, 13)`` arrays of bool, int8, fp8 e4m3 (its bytes moved as
+    they are), f16, f64 and int64 in ``(8, 16)`` tiles: one exchange through shared memory per
+    element width (1, 8, 16 and 64 bits), the ``(13, 7)`` outputs clipped."""
+    ct.store(Tb, index=(0, 0), tile=ct.transpose(ct.load(Mb, index=(0, 0), shape=(8, 16), padding_mode=ZERO)))
+    ct.store(T8, index=(0, 0), tile=ct.transpose(ct.load(A8, index=(0, 0), shape=(8, 16), padding_mode=ZERO)))
+    ct.store(Tq, index=(0, 0), tile=ct.transpose(ct.load(Q8, index=(0, 0), shape=(8, 16), padding_mode=ZERO)))
+    ct.store(Th, index=(0, 0), tile=ct.transpose(ct.load(H, index=(0, 0), shape=(8, 16), padding_mode=ZERO)))
+    ct.store(Td, index=(0, 0), tile=ct.transpose(ct.load(D, index=(0, 0), shape=(8, 16), padding_mode=ZERO)))
+    ct.store(Tl, index=(0, 0), tile=ct.transpose(ct.load(L, index=(0, 0), shape=(8, 16), padding_mode=ZERO)))
+
+
+@ct.kernel
+def bool_tiles_cat_permute_reshape(M, Y, Z):
+    """A bool ``(4, 8)`` mask and its negation joined along axis 0, permuted to ``(8, 8)``' columns
+    first, and reshaped to ``(2, 32)``: bool tiles through ``cat`` / ``permute`` / ``reshape``."""
+    m = ct.load(M, index=(0, 0), shape=(4, 8))
+    both = ct.cat((m, ~m), 0)
+    ct.store(Y, index=(0, 0), tile=ct.permute(both, (1, 0)))
+    ct.store(Z, index=(0, 0), tile=ct.reshape(both, (2, 32)))
+
+
 # ----------------------------------------------------------------------------------------------- element types
 
 
@@ -379,6 +402,27 @@ def where_int64_and_f16_branches(A, H, Y64, Y16, BN: C[int]):
     neg = h < 0
     ct.store(Y64, index=(i,), tile=ct.where(neg, a, 5_000_000_000))
     ct.store(Y16, index=(i,), tile=ct.where(neg, -h, h * 0.5))
+
+
+@ct.kernel
+def argmax_argmin_index_past_16_bits_f16(X, Amax, Amin, BN: C[int]):
+    """The first index of the maximum and of the minimum of each f16 row of 65536 elements (one
+    ``(1, 65536)`` tile): indices past 2**15 and 2**16 - 1 must survive a 16-bit element type."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN))
+    ct.store(Amax, index=(r,), tile=ct.argmax(x, axis=1).astype(ct.int32))
+    ct.store(Amin, index=(r,), tile=ct.argmin(x, axis=1).astype(ct.int32))
+
+
+@ct.kernel
+def argmin_argmax_uint8_index_past_255(X, Amin, Amax, BN: C[int]):
+    """Per uint8 row of 300 (a ``(1, 512)`` tile, the padding sent to 255 for the minimum and to 0
+    for the maximum by ``where``): the first index of the minimum and of the maximum, past 255."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    inside = ct.arange(BN, dtype=ct.int32)[None, :] < X.shape[1]
+    ct.store(Amin, index=(r,), tile=ct.argmin(ct.where(inside, x, 255), axis=1).astype(ct.int32))
+    ct.store(Amax, index=(r,), tile=ct.argmax(x, axis=1).astype(ct.int32))
 
 
 # ----------------------------------------------------------------------------------------------- atomics
@@ -603,6 +647,12 @@ _add("uint8_saturating_add_clamp", uint8_saturating_add_clamp,
      [((300,), U8), ((300,), U8), ((300,), U8), ((300,), U8), 128], (3,), "simt", outputs=(2, 3))
 _add("atomic_add_int64_tickets", atomic_add_int64_tickets, [((1,), I64), ((300,), I64), 128], (3,), "simt",
      outputs=(0, 1))
+_add("transposes_of_every_width", transposes_of_every_width,
+     [((7, 13), B), ((7, 13), I8), ((7, 13), "float8_e4m3fn"), ((7, 13), F16), ((7, 13), "float64"), ((7, 13), I64),
+      ((13, 7), B), ((13, 7), I8), ((13, 7), "float8_e4m3fn"), ((13, 7), F16), ((13, 7), "float64"), ((13, 7), I64)],
+     (1,), "simt", outputs=(6, 7, 8, 9, 10, 11))
+_add("bool_tiles_cat_permute_reshape", bool_tiles_cat_permute_reshape, [((4, 8), B), ((8, 8), B), ((2, 32), B)], (1,),
+     "simt", outputs=(1, 2))
 _add("int16_gather_by_int64_flat_index", int16_gather_by_int64_flat_index,
      [((9 * 37,), I16), ((5,), I32), ((5, 37), I16), 64], (5,), "simt", outputs=(2,))
 _add("bool_arrays_and_xor_not", bool_arrays_and_xor_not,
@@ -633,6 +683,10 @@ _add("column_argmax_argmin_ties", column_argmax_argmin_ties,
      [((21, 50), F16), ((21, 50), I16), ((50,), I32), ((50,), I32), 32, 16], (4,), "simt", outputs=(2, 3))
 _add("top3_down_columns_int16", top3_down_columns_int16, [((21, 50), I16), ((3, 50), I16), 32, 16], (4,), "simt",
      outputs=(1,))
+_add("argmax_argmin_index_past_16_bits_f16", argmax_argmin_index_past_16_bits_f16,
+     [((2, 65536), F16), ((2,), I32), ((2,), I32), 65536], (2,), "simt", outputs=(1, 2))
+_add("argmin_argmax_uint8_index_past_255", argmin_argmax_uint8_index_past_255,
+     [((4, 300), U8), ((4,), I32), ((4,), I32), 512], (4,), "simt", outputs=(1, 2))
 _add("where_chain_piecewise", where_chain_piecewise, [((300,), F32), ((300,), F32), ((300,), I64), 128], (3,),
      "simt", outputs=(1, 2))
 _add("where_int64_and_f16_branches", where_int64_and_f16_branches,
