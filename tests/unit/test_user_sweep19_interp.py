@@ -553,3 +553,11 @@ def test_ordered_view_loads_and_stores():
     out = run("ordered_view_loads_and_stores", {0: x, 1: w})
     np.testing.assert_array_equal(out[2], x + w)
     np.testing.assert_array_equal(out[3], x * w)
+
+
+def test_ordered_tiny_tiles_early_return():
+    x = _f(75)
+    out = run("ordered_tiny_tiles_early_return", {0: x})
+    kept = np.repeat(_pad(x, (76,))[::2] >= 0, 2)[:75]
+    np.testing.assert_array_equal(out[1][kept], 3 * x[kept])
+    assert np.isnan(out[1][~kept]).all()

@@ -613,6 +613,19 @@ def ordered_view_loads_and_stores(X, W, Y, Z, BN: C[int]):
     ct.store(Z, index=(i,), tile=x * w, memory_order=ct.MemoryOrder.RELAXED, memory_scope=ct.MemoryScope.DEVICE)
 
 
+@ct.kernel
+def ordered_tiny_tiles_early_return(X, Y, BN: C[int]):
+    """Two-element tiles (several programs to a warp) read with ``ACQUIRE`` and written with
+    ``RELEASE``; programs whose first element is negative return before either store (a branch
+    that differs between the programs sharing a warp)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO, memory_order=ct.MemoryOrder.ACQUIRE,
+                memory_scope=ct.MemoryScope.DEVICE)
+    if ct.sum(ct.where(ct.arange(BN, dtype=ct.int32) == 0, x, 0.0)) < 0.0:
+        return
+    ct.store(Y, index=(i,), tile=x * 3.0, memory_order=ct.MemoryOrder.RELEASE, memory_scope=ct.MemoryScope.DEVICE)
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 
@@ -959,3 +972,5 @@ REJECTED_BY_CUTILE: dict[str, tuple] = {
 }
 """Mistakes cuTile 1.7's front end rejects before tileorch sees a program (the mistakes of the brief
 that are not in :data:`INVALID`): cuTile's message holds the words given and names the user's line."""
+_add("ordered_tiny_tiles_early_return", ordered_tiny_tiles_early_return, [((75,), F32), ((75,), F32), 2], (38,),
+     "simt", outputs=(1,))
