@@ -38,25 +38,8 @@ from tileorch.testing import user_programs19 as up  # noqa: E402
 from tileorch.testing.user_programs19 import PROGRAMS  # noqa: E402
 
 
-def gpu_run(name: str, inputs: dict) -> dict:
-    """tests/gpu/sweep_harness.gpu_run for this sweep's programs (all on the SIMT path)."""
-    return sweep_harness.gpu_run(PROGRAMS, name, inputs)
-
-
-ON_GPU = sorted(n for n in dir(s19) if n.startswith("test_"))
-
-
-def test_every_program_has_a_test():
-    import inspect
-
-    source = inspect.getsource(s19)
-    assert all(f'run("{name}"' in source for name in PROGRAMS), [n for n in PROGRAMS if f'run("{n}"' not in source]
-
-
-@pytest.mark.parametrize("test", ON_GPU)
-def test_on_the_gpu_against_numpy(test, monkeypatch):
-    monkeypatch.setattr(s19, "run", gpu_run)
-    s19.every_case(getattr(s19, test))
+test_every_program_has_a_test, test_on_the_gpu_against_numpy = sweep_harness.numpy_reference_tests(
+    PROGRAMS, s19, s19.every_case)
 
 
 def _gen(seed):

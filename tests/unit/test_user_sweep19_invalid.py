@@ -12,9 +12,6 @@ exists for them; the test keeps cuTile's behaviour in sight."""
 
 from __future__ import annotations
 
-import inspect
-import os
-
 import pytest
 
 pytest.importorskip("xdsl")
@@ -22,57 +19,12 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs19  # noqa: E402
 from tileorch.testing.user_programs19 import INVALID, REJECTED_BY_CUTILE  # noqa: E402
+from invalid_sweep_checks import invalid_sweep_tests, line_of  # noqa: E402
 
 SOURCE = user_programs19.__file__
 
-
-def _line_of(kernel, text: str) -> int:
-    """The line of ``kernel``'s body (past its docstring) that holds ``text``."""
-    lines, first = inspect.getsourcelines(kernel._annotated_function.pyfunc)
-    start = next(i for i, ln in enumerate(lines) if '"""' in ln)
-    end = start if lines[start].count('"""') == 2 else next(i for i in range(start + 1, len(lines))
-                                                            if '"""' in lines[i])
-    body = end + 1
-    return first + next(i for i, ln in enumerate(lines) if i >= body and text in ln)
-
-
-def _bytecode(name):
-    from tileorch.testing.export import cutile_bytecode
-
-    p = INVALID[name]
-    return cutile_bytecode(p.kernel, p.spec)
-
-
-@pytest.mark.parametrize("name", sorted(INVALID))
-def test_the_driver_stops_at_the_users_line(name):
-    from tileorch.diagnostics import CompileError, LocatedError
-    from tileorch.driver import compile_program
-
-    p = INVALID[name]
-    with pytest.raises((LocatedError, CompileError)) as info:
-        compile_program(_bytecode(name), name, arch="sm_90a", ptxas=False)
-    message = str(info.value)
-    assert message.startswith(f"{SOURCE}:{_line_of(p.kernel, p.notes)}:"), message
-    assert ": error: " in message and p.error in message, message
-    assert "internal error" not in message and "Traceback" not in message, message
-
-
-@pytest.mark.parametrize("name", ["uint32_floor_division", "cumsum_down_512x512_f32", "e8m0_scales_widened"])
-def test_tileorch_compile_exits_non_zero_with_the_located_error(name, tmp_path, capsys):
-    from tileorch.cli.main import main
-
-    path = tmp_path / f"{name}.tileirbc"
-    path.write_bytes(_bytecode(name))
-    try:
-        code = main(["compile", str(path), "--no-ptxas", "--no-cache", "-o", os.devnull])
-    except SystemExit as exc:  # how the command line ends on an error
-        code = exc.code
-    out = capsys.readouterr()
-    text = out.out + out.err
-    p = INVALID[name]
-    assert code != 0, text
-    assert f"{SOURCE}:{_line_of(p.kernel, p.notes)}:" in text and p.error in text, text
-    assert "Traceback" not in text and "internal error" not in text, text
+test_the_driver_stops_at_the_users_line, test_tileorch_compile_exits_non_zero_with_the_located_error = \
+    invalid_sweep_tests(INVALID, SOURCE, ["uint32_floor_division", "cumsum_down_512x512_f32", "e8m0_scales_widened"])
 
 
 @pytest.mark.parametrize("name", sorted(REJECTED_BY_CUTILE))
@@ -84,4 +36,4 @@ def test_cutile_rejects_at_the_users_line(name):
         cutile_bytecode(kernel, spec)
     message = str(info.value)
     assert words in message, message
-    assert f'"{SOURCE}", line {_line_of(kernel, line_text)}' in message, message
+    assert f'"{SOURCE}", line {line_of(kernel, line_text)}' in message, message

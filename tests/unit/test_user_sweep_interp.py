@@ -175,6 +175,13 @@ def run(name, inputs: dict):
     return out
 
 
+def wrap_bits(values, bits):
+    """Python integers reduced to two's complement of ``bits`` bits (the hardware's wrap), as int64;
+    the sweeps' references of wrapping integer arithmetic."""
+    m = 1 << bits
+    return np.array([((int(v) + m // 2) % m) - m // 2 for v in np.ravel(values)], np.int64).reshape(np.shape(values))
+
+
 def sample(rng, shape, dt="float32", scale=1.0):
     """Standard-normal values times ``scale`` drawn from ``rng`` in float32, as element type ``dt``
     (bf16 rounded to nearest even, held as float32).  The sweeps' test files draw their inputs here."""
