@@ -24,6 +24,8 @@ PTX_NEEDS = {
     "atomic_or_bitmap_uint32": [ATOM.format("or", "b32")],
     "atomic_and_xor_int64_words": [ATOM.format("and", "b64"), ATOM.format("xor", "b64")],
     "histogram_sum_by_cas_add_loop": [r"atom(\.\w+)*\.global(\.\w+)*\.cas\.b32"],
+    "atomic_cas_f32_claims": [r"atom(\.\w+)*\.global(\.\w+)*\.cas\.b32"],
+    "scatter_adjacent_bytes_int8_bool": [r"st\.global(\.\w+)*\.(b8|u8|s8)"],
     "atomic_xchg_f32_returns_old": [r"atom(\.\w+)*\.global(\.\w+)*\.exch\.b32"],
     "scatter_duplicates_beside_atomic_add": [ATOM.format("add", "f32")],
     "histogram_of_int8_values": [ATOM.format("add", r"(s32|u32)")],

@@ -513,6 +513,32 @@ def test_inverse_permutation_scatter_int64():
     np.testing.assert_array_equal(out[3], np.argsort(perm))
 
 
+def test_scatter_adjacent_bytes_int8_bool():
+    perm = RNG.permutation(300).astype(np.int32)
+    x = _i(-128, 128, 300, np.int8)
+    out = run("scatter_adjacent_bytes_int8_bool", {0: perm, 1: x})
+    want = np.empty(300, np.int8)
+    want[perm] = x
+    np.testing.assert_array_equal(out[2], want)
+    np.testing.assert_array_equal(out[3], (want > 0).astype(np.uint8))
+
+
+def test_atomic_cas_f32_claims():
+    idx = _i(0, 30, 300, np.int32)
+    idx[[0, 1, 2]] = 29
+    v = 1.0 + RNG.random(300).astype(np.float32)  # never 0.0: every claim sticks
+    out = run("atomic_cas_f32_claims", {0: np.zeros(30, np.float32), 1: idx, 2: v})
+    tab, old = out[0], out[3]
+    for k in range(30):
+        lanes = np.flatnonzero(idx == k)
+        won = lanes[old[lanes] == 0.0]
+        assert len(won) == (1 if len(lanes) else 0), k
+        if len(lanes):
+            assert tab[k] == v[won[0]] and (old[lanes[old[lanes] != 0.0]] == tab[k]).all(), k
+        else:
+            assert tab[k] == 0.0
+
+
 # ----------------------------------------------------------------------------------------------- loops
 
 

@@ -558,6 +558,32 @@ def inverse_permutation_scatter_int64(Perm, X, Y, Inv, BN: C[int]):
     ct.scatter(Inv, p, pos, mask=valid)
 
 
+@ct.kernel
+def scatter_adjacent_bytes_int8_bool(Perm, X, Y, M, BN: C[int]):
+    """``Y[perm[i]] = X[i]`` (int8) and ``M[perm[i]] = X[i] > 0`` (bool) by scatters: neighbouring
+    bytes written by different threads and programs (a byte store each: a wider read-modify-write
+    would lose its neighbours' bytes); ragged length, masked."""
+    i = ct.bid(0)
+    valid = (i * BN + ct.arange(BN, dtype=ct.int32)) < Perm.shape[0]
+    p = ct.load(Perm, index=(i,), shape=(BN,), padding_mode=ZERO)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.scatter(Y, p, x, mask=valid)
+    ct.scatter(M, p, x > 0, mask=valid)
+
+
+@ct.kernel
+def atomic_cas_f32_claims(Tab, Idx, V, Won, BN: C[int]):
+    """f32 ``atomic_cas`` of a table of zeros: each lane tries to put its value where the table
+    holds 0.0; exactly one lane per index wins (its old value 0.0), the others see the winner's
+    value (ragged: the tail's lanes try past the table)."""
+    i = ct.bid(0)
+    pos = i * BN + ct.arange(BN, dtype=ct.int32)
+    k = ct.where(pos < Idx.shape[0], ct.load(Idx, index=(i,), shape=(BN,), padding_mode=ZERO), Tab.shape[0])
+    v = ct.load(V, index=(i,), shape=(BN,), padding_mode=ZERO)
+    old = ct.atomic_cas(Tab, k, ct.zeros((BN,), dtype=ct.float32), v)
+    ct.store(Won, index=(i,), tile=old)
+
+
 # ----------------------------------------------------------------------------------------------- loops
 
 
@@ -724,6 +750,10 @@ _add("reverse_rows_by_gather", reverse_rows_by_gather, [((5, 37), F32), ((5, 37)
      outputs=(1,))
 _add("inverse_permutation_scatter_int64", inverse_permutation_scatter_int64,
      [((300,), I64), ((300,), F32), ((300,), F32), ((300,), I64), 128], (3,), "simt", outputs=(2, 3))
+_add("scatter_adjacent_bytes_int8_bool", scatter_adjacent_bytes_int8_bool,
+     [((300,), I32), ((300,), I8), ((300,), I8), ((300,), B), 128], (3,), "simt", outputs=(2, 3))
+_add("atomic_cas_f32_claims", atomic_cas_f32_claims, [((30,), F32), ((300,), I32), ((300,), F32), ((300,), F32), 128],
+     (3,), "simt", outputs=(0, 3))
 _add("runtime_range_zero_and_negative_trips", runtime_range_zero_and_negative_trips,
      [((300,), F32), ((128,), F32), 0, 3, 128], (1,), "simt", outputs=(1,))
 _add("range_negative_step_weights", range_negative_step_weights, [((300,), F32), ((64,), F32), 5, 64], (1,),
