@@ -1,5 +1,5 @@
 # Session 24, sweep 19 (issue 21 item 1: every cuda_tile op on programs without a dot) on the GPU: no timing, only
-# correctness.  tests/gpu/test_user_sweep19_gpu.py runs the 50 programs of tileorch.testing.user_programs19 against
+# correctness.  tests/gpu/test_user_sweep19_gpu.py runs the 51 programs of tileorch.testing.user_programs19 against
 # the numpy references of tests/unit/test_user_sweep19_interp.py (NaN / sentinel prefilled buffers with a guarded
 # tail) and five kernels against torch on 1M-element ragged sizes; then the programs whose view loads / stores carry
 # a memory order (PTX changed by this session's ordered_views.py: ld.acquire / bar.sync + fence.release + st.relaxed

@@ -35,6 +35,7 @@ PTX_NEEDS = {
     "int8_int64_floordiv_mod_negatives": [r"div\.s64", r"st\.global(\.\w+)*\.(b8|u8|s8)"],
     "permute_4d_int16_and_reshape": [r"st\.global(\.\w+)*\.(b16|u16|s16)"],
     # the view accesses keep their order (they were plain ld.global / st.global: ordered_views.py)
+    "chained_sum_by_acquire_spin_release_flag": [r"ld\.acquire\.gpu\.global\.b32", r"fence\.release\.gpu;"],
     "ordered_view_loads_and_stores": [r"ld\.acquire\.gpu\.global\.b32", r"ld\.relaxed\.gpu\.global\.b32",
                                       r"bar\.sync\s+0;\s*fence\.release\.gpu;", r"st\.relaxed\.\w+\.global\.b32"],
 }

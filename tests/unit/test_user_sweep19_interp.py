@@ -576,6 +576,15 @@ def test_ordered_view_loads_and_stores():
     np.testing.assert_array_equal(out[3], x * w)
 
 
+def test_chained_sum_by_acquire_spin_release_flag():
+    x = _f(300)
+    out = run("chained_sum_by_acquire_spin_release_flag",
+              {0: x, 2: np.array([0, np.nan, np.nan, np.nan], np.float32), 3: np.array([1, 0, 0, 0], np.int32)})
+    _close(out[1], np.cumsum(_d(x)), rtol=1e-5, atol=1e-4)
+    _close(out[2][1:], [_d(x[:128]).sum(), _d(x[:256]).sum(), _d(x).sum()], rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(out[3], [1, 1, 1, 1])
+
+
 def test_ordered_tiny_tiles_early_return():
     x = _f(75)
     out = run("ordered_tiny_tiles_early_return", {0: x})

@@ -652,6 +652,24 @@ def ordered_tiny_tiles_early_return(X, Y, BN: C[int]):
     ct.store(Y, index=(i,), tile=x * 3.0, memory_order=ct.MemoryOrder.RELEASE, memory_scope=ct.MemoryScope.DEVICE)
 
 
+@ct.kernel
+def chained_sum_by_acquire_spin_release_flag(X, Y, Carry, Flag, BN: C[int]):
+    """A chained running sum written with ordered view accesses only: program ``i`` spins on an
+    ``ACQUIRE`` load of ``Flag[i]``, reads the carry its predecessor left, stores its tile's
+    inclusive ``cumsum`` plus the carry, writes ``Carry[i + 1]``, then sets ``Flag[i + 1]`` by a
+    ``RELEASE`` store (ragged length)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    while ct.load(Flag, index=(i,), shape=(1,), memory_order=ct.MemoryOrder.ACQUIRE,
+                  memory_scope=ct.MemoryScope.DEVICE).item() == 0:
+        pass
+    carry = ct.load(Carry, index=(i,), shape=(1,))
+    ct.store(Y, index=(i,), tile=ct.cumsum(x, axis=0) + carry)
+    ct.store(Carry, index=(i + 1,), tile=ct.reshape(ct.sum(x), (1,)) + carry)
+    ct.store(Flag, index=(i + 1,), tile=ct.ones((1,), dtype=ct.int32), memory_order=ct.MemoryOrder.RELEASE,
+             memory_scope=ct.MemoryScope.DEVICE)
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 
@@ -1002,5 +1020,7 @@ REJECTED_BY_CUTILE: dict[str, tuple] = {
 }
 """Mistakes cuTile 1.7's front end rejects before tileorch sees a program (the mistakes of the brief
 that are not in :data:`INVALID`): cuTile's message holds the words given and names the user's line."""
+_add("chained_sum_by_acquire_spin_release_flag", chained_sum_by_acquire_spin_release_flag,
+     [((300,), F32), ((300,), F32), ((4,), F32), ((4,), I32), 128], (3,), "simt", outputs=(1, 2, 3))
 _add("ordered_tiny_tiles_early_return", ordered_tiny_tiles_early_return, [((75,), F32), ((75,), F32), 2], (38,),
      "simt", outputs=(1,))
