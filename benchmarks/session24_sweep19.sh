@@ -1,7 +1,8 @@
 # Session 24, sweep 19 (issue 21 item 1: every cuda_tile op on programs without a dot) on the GPU: no timing, only
 # correctness.  tests/gpu/test_user_sweep19_gpu.py runs the 51 programs of tileorch.testing.user_programs19 against
 # the numpy references of tests/unit/test_user_sweep19_interp.py (NaN / sentinel prefilled buffers with a guarded
-# tail) and five kernels against torch on 1M-element ragged sizes; then the programs whose view loads / stores carry
+# tail) and six kernels against torch on ragged sizes (1M elements; a chained sum over acquire / release
+# flags across 300 programs); then the programs whose view loads / stores carry
 # a memory order (PTX changed by this session's ordered_views.py: ld.acquire / bar.sync + fence.release + st.relaxed
 # instead of plain ld.global / st.global): sweep 10's acquire_flag_release, sweep 17's chained scan (a flag spin
 # and an ACQUIRE carry load across 300 instances), test_user_sweep.py's acquire_release.

@@ -8,7 +8,9 @@ fill; the outputs start as the fill; the atomics' tables start as the test gives
 kernels against torch itself on larger ragged shapes (NaN-prefilled outputs): float -> int
 conversions of NaN / inf / out of range against torch's saturating ``to`` of the clamped values, the
 CAS-loop histogram against ``torch.bincount``, int64 floor division against ``torch.div(...,
-rounding_mode="floor")``, the 4-D permute against ``permute``, the padded gather against indexing.
+rounding_mode="floor")``, the padded gather against indexing, the ordered views and a grid past the
+data at 1M elements, the chained running sum over acquire / release flags across 300 programs
+against ``torch.cumsum``.
 Skipped without a GPU; needs torch, cuda-tile and ml_dtypes.
 Run: ``python -m pytest -q tests/gpu/test_user_sweep19_gpu.py``."""
 
@@ -129,3 +131,17 @@ def test_ordered_views_and_grid_past_the_data_against_torch():
     g = _fill(n, torch.float32)
     _launch((-(-n // 64) + 50,), up.grid_larger_than_data, (x, g, cnt, 64))  # 50 programs past the end
     assert torch.equal(g, x * 2.0 + 1.0) and int(cnt.item()) == n
+
+
+def test_chained_sum_over_acquire_release_flags_against_cumsum():
+    n, bn = 300 * 1024 - 17, 1024
+    progs = -(-n // bn)
+    x = torch.randn(n, device="cuda", generator=_gen(1914))
+    y = _fill(n, torch.float32)
+    carry = _fill(progs + 1, torch.float32)
+    carry[0] = 0.0
+    flag = torch.zeros(progs + 1, device="cuda", dtype=torch.int32)
+    flag[0] = 1
+    _launch((progs,), up.chained_sum_by_acquire_spin_release_flag, (x, y, carry, flag, bn))
+    torch.testing.assert_close(y.double(), torch.cumsum(x.double(), 0), rtol=1e-4, atol=1e-2)
+    assert bool((flag == 1).all())
