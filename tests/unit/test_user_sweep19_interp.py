@@ -218,6 +218,17 @@ def test_compare_stored_as_four_dtypes():
     np.testing.assert_array_equal(out[4], m.astype(np.float16))
 
 
+def test_casts_to_bool():
+    x = _f(300, scale=2.0)
+    x[:10] = [0.5, 2.0, -1.0, 0.0, np.nan, np.inf, -0.0, -0.5, 1.0, -np.inf]
+    k = _i(-3, 4, 300, np.int32)
+    k[:4] = [2, 256, -1, -2 ** 31]
+    out = run("casts_to_bool", {0: x, 1: k})
+    # the f32 cast is cuda_tile's ftoi (unsigned, to i1): truncation saturating to [0, 1], NaN 0
+    np.testing.assert_array_equal(out[2], _saturating(x, 0, 1).astype(np.uint8))
+    np.testing.assert_array_equal(out[3], (k != 0).astype(np.uint8))
+
+
 def test_int8_abs_negate_multiply_wrap():
     a, b = _i(-128, 128, 300, np.int8), _i(-128, 128, 300, np.int8)
     a[:4] = [-128, 127, -1, 0]

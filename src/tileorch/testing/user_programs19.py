@@ -242,6 +242,17 @@ def compare_stored_as_four_dtypes(X, Mb, Mu8, Mi32, Mf16, BN: C[int]):
 
 
 @ct.kernel
+def casts_to_bool(X, K, Bf, Bi, BN: C[int]):
+    """``astype(bool)`` of an f32 tile (fractions, negatives, NaN, infinities) and of an int32 tile
+    (2, 256, -1: values whose low bit is 0 included), stored as bool arrays.  cuTile 1.7 writes the
+    int32 cast as ``cmpi ne 0`` and the f32 one as ``ftoi unsigned`` to ``i1``: truncation
+    saturating to [0, 1], NaN 0 (0.5 and -1.0 give false, unlike ``torch``'s ``x != 0``)."""
+    i = ct.bid(0)
+    ct.store(Bf, index=(i,), tile=ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO).astype(ct.bool_))
+    ct.store(Bi, index=(i,), tile=ct.load(K, index=(i,), shape=(BN,), padding_mode=ZERO).astype(ct.bool_))
+
+
+@ct.kernel
 def int8_abs_negate_multiply_wrap(A, Bm, Ab, Ng, Pr, BN: C[int]):
     """int8 ``abs`` and negation (-128 stays -128) and the product of two int8 arrays, wrapping."""
     i = ct.bid(0)
@@ -718,6 +729,8 @@ _add("bool_arrays_and_xor_not", bool_arrays_and_xor_not,
 _add("compare_stored_as_four_dtypes", compare_stored_as_four_dtypes,
      [((300,), F32), ((300,), B), ((300,), U8), ((300,), I32), ((300,), F16), 128], (3,), "simt",
      outputs=(1, 2, 3, 4))
+_add("casts_to_bool", casts_to_bool, [((300,), F32), ((300,), I32), ((300,), B), ((300,), B), 128], (3,), "simt",
+     outputs=(2, 3))
 _add("int8_abs_negate_multiply_wrap", int8_abs_negate_multiply_wrap,
      [((300,), I8), ((300,), I8), ((300,), I8), ((300,), I8), ((300,), I8), 128], (3,), "simt", outputs=(2, 3, 4))
 _add("float_to_int_nan_inf_out_of_range", float_to_int_nan_inf_out_of_range,
