@@ -361,6 +361,16 @@ def test_column_argmax_argmin_ties():
     np.testing.assert_array_equal(out[3], np.argmin(w, axis=0))
 
 
+def test_argmax_argmin_middle_and_first_axis_3d():
+    x = _i(-3, 3, (3, 7, 13), np.int64) * 2 ** 40  # ties, values past 2**32
+    x[1, :, 4] = -(2 ** 63)  # every value the padding's: index 0
+    h = np.round(_f((3, 7, 13), "float16") * 2).astype(np.float16)
+    h[:, 2, 5] = np.inf  # every value the padding's: index 0
+    out = run("argmax_argmin_middle_and_first_axis_3d", {0: x, 1: h})
+    np.testing.assert_array_equal(out[2], np.argmax(x, axis=1))
+    np.testing.assert_array_equal(out[3], np.argmin(h, axis=0))
+
+
 def test_top3_down_columns_int16():
     x = _i(-5, 5, (21, 50), np.int16)
     x[:, 7] = -32768  # all at the padding value

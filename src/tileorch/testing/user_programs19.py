@@ -375,6 +375,19 @@ def column_argmax_argmin_ties(X, W, Amax, Amin, BM: C[int], BN: C[int]):
 
 
 @ct.kernel
+def argmax_argmin_middle_and_first_axis_3d(X, H, Amax, Amin):
+    """Of a ragged int64 ``(3, 7, 13)`` array in one ``(4, 8, 16)`` tile (padding sent to the
+    type's minimum by ``where``): the first index of the maximum along axis 1; of an f16 one
+    (padding +inf): the first index of the minimum along axis 0; ties throughout."""
+    x = ct.load(X, index=(0, 0, 0), shape=(4, 8, 16), padding_mode=ZERO)
+    j = ct.arange(8, dtype=ct.int32)[None, :, None]
+    x = ct.where(j < X.shape[1], x, -(2 ** 63))
+    h = ct.load(H, index=(0, 0, 0), shape=(4, 8, 16), padding_mode=ct.PaddingMode.POS_INF)
+    ct.store(Amax, index=(0, 0), tile=ct.argmax(x, axis=1).astype(ct.int32))
+    ct.store(Amin, index=(0, 0), tile=ct.argmin(h, axis=0).astype(ct.int32))
+
+
+@ct.kernel
 def top3_down_columns_int16(X, V, BM: C[int], BN: C[int]):
     """The three largest int16 values of each column (padding -32768) by ``max`` and masking the
     first row that holds it, stored as rows 0..2 of ``V``."""
@@ -751,6 +764,8 @@ _add("bool_running_count_axis0", bool_running_count_axis0, [((32, 50), B), ((32,
      outputs=(1,))
 _add("column_argmax_argmin_ties", column_argmax_argmin_ties,
      [((21, 50), F16), ((21, 50), I16), ((50,), I32), ((50,), I32), 32, 16], (4,), "simt", outputs=(2, 3))
+_add("argmax_argmin_middle_and_first_axis_3d", argmax_argmin_middle_and_first_axis_3d,
+     [((3, 7, 13), I64), ((3, 7, 13), F16), ((3, 13), I32), ((7, 13), I32)], (1,), "simt", outputs=(2, 3))
 _add("top3_down_columns_int16", top3_down_columns_int16, [((21, 50), I16), ((3, 50), I16), 32, 16], (4,), "simt",
      outputs=(1,))
 _add("argmax_argmin_index_past_16_bits_f16", argmax_argmin_index_past_16_bits_f16,
