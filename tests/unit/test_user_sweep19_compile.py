@@ -36,6 +36,7 @@ PTX_NEEDS = {
     "permute_4d_int16_and_reshape": [r"st\.global(\.\w+)*\.(b16|u16|s16)"],
     # the view accesses keep their order (they were plain ld.global / st.global: ordered_views.py)
     "chained_sum_by_acquire_spin_release_flag": [r"ld\.acquire\.gpu\.global\.b32", r"fence\.release\.gpu;"],
+    "tf32_rounding_and_f64_bits": [r"cvt\.rn\.tf32\.f32"],
     "ordered_view_loads_and_stores": [r"ld\.acquire\.gpu\.global\.b32", r"ld\.relaxed\.gpu\.global\.b32",
                                       r"bar\.sync\s+0;\s*fence\.release\.gpu;", r"st\.relaxed\.\w+\.global\.b32"],
 }

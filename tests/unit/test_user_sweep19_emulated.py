@@ -27,13 +27,13 @@ EMULATED = ["test_float_to_int_nan_inf_out_of_range", "test_e4m3_from_f16_and_bf
             "test_atomic_xchg_f32_returns_old", "test_atomic_add_int64_tickets", "test_gather_masked_nan_padding_f16",
             "test_gather_2d_index_pair_padding_minus_one", "test_permute_4d_int16_and_reshape",
             "test_scans_axis0_int_types", "test_grid_larger_than_data", "test_one_element_tiles_int64_grid_3d",
-            "test_ordered_view_loads_and_stores"]
+            "test_ordered_view_loads_and_stores", "test_tf32_rounding_and_f64_bits"]
 """The tests of test_user_sweep19_interp.py run here on the PTX (a CI-sized subset, ``TILEORCH_EMULATE_ALL=1``
 runs all): the conversions whose PTX instructions saturate or wrap (float -> int of NaN / inf / out of
 range, e4m3, int8), 8- / 64-bit and unsigned division, the 32- and 64-bit bitwise atomics, the CAS
 loop, f32 exchange and int64 tickets, masked and padded gathers (1-D and an index pair), the 4-D
 int16 permute, int scans along axis 0, programs past the data, a 3-D grid of one-element tiles and
-the ordered view accesses (``ld.acquire`` / ``fence.release`` + ``st.relaxed``)."""
+the ordered view accesses (``ld.acquire`` / ``fence.release`` + ``st.relaxed``), ``cvt.rn.tf32.f32``."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(n for n in dir(s19) if n.startswith("test_"))
 

@@ -229,6 +229,23 @@ def test_casts_to_bool():
     np.testing.assert_array_equal(out[3], (k != 0).astype(np.uint8))
 
 
+def test_tf32_rounding_and_f64_bits():
+    x = _f(300, scale=100.0)
+    x.view(np.uint32)[:4] = [0x3F801000, 0x3F803000, 0x3F801001, 0xBF801000]  # ties (kept bit even / odd),
+    x[4:8] = [np.nan, np.inf, 3.4e38, 1e-40]  # past a tie, a negative tie; NaN, inf, near the top, subnormal
+    d = RNG.standard_normal(300) * 1e200
+    d[:3] = [np.nan, -0.0, np.inf]
+    out = run("tf32_rounding_and_f64_bits", {0: x, 1: d})
+    u = x.view(np.uint32).astype(np.uint64)  # the IR's ftof to tf32: nearest even, 13 low bits cleared
+    want = ((u + 0xFFF + ((u >> 13) & 1)) & ~np.uint64(0x1FFF)).astype(np.uint32).view(np.float32)
+    assert np.isnan(out[2][4])
+    np.testing.assert_array_equal(np.delete(out[2], 4), np.delete(want, 4))
+    np.testing.assert_array_equal(out[3].view(np.uint64), d.view(np.uint64) ^ np.uint64(1 << 63))
+    bits = sweep._bf16_bits(x)
+    keep = ~np.isnan(x)  # (a NaN's bf16 payload is not asked)
+    np.testing.assert_array_equal(out[4].view(np.uint16)[keep], bits[keep])
+
+
 def test_int8_abs_negate_multiply_wrap():
     a, b = _i(-128, 128, 300, np.int8), _i(-128, 128, 300, np.int8)
     a[:4] = [-128, 127, -1, 0]

@@ -253,6 +253,18 @@ def casts_to_bool(X, K, Bf, Bi, BN: C[int]):
 
 
 @ct.kernel
+def tf32_rounding_and_f64_bits(X, D, T, Db, Bb, BN: C[int]):
+    """``astype(tfloat32)`` of an f32 tile and back (10 mantissa bits kept), the bits of an f64 tile
+    as int64 by ``bitcast`` and back with the sign flipped (``x ^ 2**63``), bf16 bits as int16."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(T, index=(i,), tile=x.astype(ct.tfloat32).astype(ct.float32))
+    d = ct.load(D, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Db, index=(i,), tile=ct.bitcast(ct.bitcast(d, ct.int64) ^ (-(2 ** 63)), ct.float64))
+    ct.store(Bb, index=(i,), tile=ct.bitcast(x.astype(ct.bfloat16), ct.int16))
+
+
+@ct.kernel
 def int8_abs_negate_multiply_wrap(A, Bm, Ab, Ng, Pr, BN: C[int]):
     """int8 ``abs`` and negation (-128 stays -128) and the product of two int8 arrays, wrapping."""
     i = ct.bid(0)
@@ -744,6 +756,9 @@ _add("compare_stored_as_four_dtypes", compare_stored_as_four_dtypes,
      outputs=(1, 2, 3, 4))
 _add("casts_to_bool", casts_to_bool, [((300,), F32), ((300,), I32), ((300,), B), ((300,), B), 128], (3,), "simt",
      outputs=(2, 3))
+_add("tf32_rounding_and_f64_bits", tf32_rounding_and_f64_bits,
+     [((300,), F32), ((300,), "float64"), ((300,), F32), ((300,), "float64"), ((300,), I16), 128], (3,), "simt",
+     outputs=(2, 3, 4))
 _add("int8_abs_negate_multiply_wrap", int8_abs_negate_multiply_wrap,
      [((300,), I8), ((300,), I8), ((300,), I8), ((300,), I8), ((300,), I8), 128], (3,), "simt", outputs=(2, 3, 4))
 _add("float_to_int_nan_inf_out_of_range", float_to_int_nan_inf_out_of_range,
@@ -1012,6 +1027,15 @@ def store_at_a_float_index(X, Y, BN: C[int]):
     ct.store(Y, index=(1.5,), tile=ct.load(X, index=(0,), shape=(BN,)))
 
 
+@ct.kernel
+def integer_pow_wraps(A, E, Y, BN: C[int]):
+    """int32 ``ct.pow(a, e)`` (cuTile 1.7 has no integer ``pow``: an internal error of its own)."""
+    i = ct.bid(0)
+    a = ct.load(A, index=(i,), shape=(BN,), padding_mode=ZERO)
+    e = ct.load(E, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(i,), tile=ct.pow(a, e))
+
+
 REJECTED_BY_CUTILE: dict[str, tuple] = {
     # name: (kernel, spec, words of cuTile's message, the source text of the line it names)
     "tile_of_100_elements": (tile_of_100_elements, [((128,), F32), ((128,), F32), 100], "is not a power of two",
@@ -1043,6 +1067,8 @@ REJECTED_BY_CUTILE: dict[str, tuple] = {
                           "ct.atomic_max("),
     "atomic_add_of_int8": (atomic_add_of_int8, [((128,), I8), ((128,), I8), 128], "Unsupported array dtype",
                            "ct.atomic_add("),
+    "integer_pow_wraps": (integer_pow_wraps, [((300,), I32), ((300,), I32), ((300,), I32), 128],
+                          "Missing binary arithmetic implementation for pow", "ct.pow(a, e)"),
     "store_at_a_float_index": (store_at_a_float_index, [((128,), F32), ((128,), F32), 128],
                                "Expected a tuple of signed integers", "index=(1.5,)"),
 }
