@@ -598,6 +598,23 @@ def test_range_negative_step_weights(n):
     _close(out[1], want)
 
 
+def test_loop_carried_bool_int8_f16_int64():
+    x = _f((159, 20))
+    x[:, 3] = np.abs(x[:, 3]) + 0.1  # 159 positives: the int8 count wraps to -97
+    x[:, 5] = np.minimum(x[:, 5], 0.5)  # never > 1
+    x[:, 7] = -np.abs(x[:, 7]) - 0.1  # no positive, no value past 1
+    out = run("loop_carried_bool_int8_f16_int64", {0: x})
+    anyb = (x > 1).any(0)
+    cnt = _wrap((x > 0).sum(0), 8)
+    want_cnt = _wrap(np.where(anyb.any(), -cnt, cnt), 8)
+    xp = np.concatenate([x, np.zeros((1, 20), np.float32)])  # the ragged row reads 0
+    tot = [sum(int(v) for v in np.trunc(_d(xp[:, c]) * 2 ** 33)) for c in range(20)]
+    np.testing.assert_array_equal(out[1][0], anyb.astype(np.uint8))
+    np.testing.assert_array_equal(out[2][0], want_cnt)
+    np.testing.assert_array_equal(out[3][0], np.max(xp, 0).astype(np.float16))
+    np.testing.assert_array_equal(out[4][0], tot)
+
+
 def test_static_iter_empty_and_single():
     x = _f(300)
     out = run("static_iter_empty_and_single", {0: x})

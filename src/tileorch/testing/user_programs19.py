@@ -645,6 +645,33 @@ def range_negative_step_weights(X, Y, n: int, BN: C[int]):
 
 
 @ct.kernel
+def loop_carried_bool_int8_f16_int64(X, Any, Cnt8, Mx16, Sum64, K: C[int], BN: C[int]):
+    """Over the ``K`` row tiles of an f32 ``(K * 4 - 1, BN)`` array (ragged rows), four tiles carried
+    by the loop, one per element type: a bool ``any(x > 1)`` by ``|``, an int8 count of ``x > 0``
+    (wrapping past 127), an f16 running maximum and an int64 sum of ``x * 2**33`` truncated; a
+    runtime ``if`` on the flag flips the int8 count's sign at the end."""
+    j = ct.bid(0)
+    anyb = ct.full((1, BN), False, dtype=ct.bool_)
+    cnt = ct.zeros((1, BN), dtype=ct.int8)
+    mx = ct.full((1, BN), -float("inf"), dtype=ct.float16)
+    tot = ct.zeros((1, BN), dtype=ct.int64)
+    for k in range(K):
+        x = ct.load(X, index=(k, j), shape=(4, BN), padding_mode=ZERO)
+        rows = k * 4 + ct.arange(4, dtype=ct.int32)[:, None]
+        x = ct.where(rows < X.shape[0], x, 0.0)
+        anyb = anyb | ct.max((x > 1.0).astype(ct.int32), axis=0, keepdims=True).astype(ct.bool_)
+        cnt = cnt + ct.sum((x > 0.0).astype(ct.int32), axis=0, keepdims=True).astype(ct.int8)
+        mx = ct.maximum(mx, ct.max(x, axis=0, keepdims=True).astype(ct.float16))
+        tot = tot + ct.sum((x * 8589934592.0).astype(ct.int64), axis=0, keepdims=True)
+    if ct.sum(anyb.astype(ct.int32)) > 0:
+        cnt = -cnt
+    ct.store(Any, index=(0, j), tile=anyb)
+    ct.store(Cnt8, index=(0, j), tile=cnt)
+    ct.store(Mx16, index=(0, j), tile=mx)
+    ct.store(Sum64, index=(0, j), tile=tot)
+
+
+@ct.kernel
 def static_iter_empty_and_single(X, Y, BN: C[int], NONE: C[int], ONE: C[int]):
     """``ct.static_iter(range(NONE))`` with ``NONE = 0`` (no copy of the body) and
     ``ct.static_iter(range(ONE))`` with ``ONE = 1``: ``Y = X * 3``."""
@@ -819,6 +846,9 @@ _add("runtime_range_zero_and_negative_trips", runtime_range_zero_and_negative_tr
      [((300,), F32), ((128,), F32), 0, 3, 128], (1,), "simt", outputs=(1,))
 _add("range_negative_step_weights", range_negative_step_weights, [((300,), F32), ((64,), F32), 5, 64], (1,),
      "simt", outputs=(1,))
+_add("loop_carried_bool_int8_f16_int64", loop_carried_bool_int8_f16_int64,
+     [((159, 20), F32), ((1, 20), B), ((1, 20), I8), ((1, 20), F16), ((1, 20), I64), 40, 32], (1,), "simt",
+     outputs=(1, 2, 3, 4))
 _add("static_iter_empty_and_single", static_iter_empty_and_single, [((300,), F32), ((300,), F32), 128, 0, 1], (3,),
      "simt", outputs=(1,))
 _add("ordered_view_loads_and_stores", ordered_view_loads_and_stores,
