@@ -925,6 +925,14 @@ def e8m0_scales_widened(S, Y, BN: C[int]):
     ct.store(Y, index=(0,), tile=ct.load(S, index=(0,), shape=(BN,)).astype(ct.float32) * 2.0)
 
 
+@ct.kernel
+def permute_of_a_rank1_tile(X, Y, BN: C[int]):
+    """``ct.permute(x, (0,))`` of a rank-1 tile (the identity), which cuTile 1.7 writes as a
+    ``cuda_tile.permute`` that CUDA Tile IR rejects (rank 2 at least); the error says to leave it out."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0,), tile=ct.permute(x, (0,)) * 2.0)
+
+
 INVALID: dict[str, UserProgram] = {}
 """The programs above as :class:`UserProgram` with path "error": ``error`` is part of the message and
 ``notes`` the source text of the line the error must name."""
@@ -946,6 +954,8 @@ _bad("f64_to_f32_toward_zero", f64_to_f32_toward_zero, [((128,), "float64"), ((1
      error="with rounding<zero> from f64 to f32 is not supported yet", notes="rounding_mode=ct.RoundingMode.RZ")
 _bad("cumsum_rounding_toward_zero", cumsum_rounding_toward_zero, [((128,), F32), ((128,), F32), 128], (1,), "error",
      error="with rounding<zero> is not supported yet", notes="rounding_mode=ct.RoundingMode.RZ")
+_bad("permute_of_a_rank1_tile", permute_of_a_rank1_tile, [((128,), F32), ((128,), F32), 128], (1,), "error",
+     error="that permute is the identity, leave it out", notes="ct.permute(x, (0,))")
 _bad("e8m0_scales_widened", e8m0_scales_widened, [((128,), "float8_e8m0fnu"), ((128,), F32), 128], (1,), "error",
      error="element type f8E8M0FNU is not supported yet", notes="ct.load(S, index=(0,), shape=(BN,))")
 
