@@ -525,6 +525,20 @@ def test_gather_masked_nan_padding_f16():
     np.testing.assert_array_equal(out[3], np.where(ok, x[np.clip(k, 0, 49)], np.float16(np.nan)))
 
 
+def test_gather_and_atomic_by_small_unsigned_indices():
+    x = _f(300)
+    u8 = _i(0, 256, 300, np.uint8)
+    u8[:3] = [255, 128, 200]
+    i16 = _i(-300, 300, 300, np.int16)
+    u32 = RNG.integers(0, 300, 300).astype(np.uint32)
+    u32[:3] = [2 ** 31, 2 ** 32 - 1, 2 ** 31 + 5]  # past the table (as int32 they would be negative)
+    out = run("gather_and_atomic_by_small_unsigned_indices", {0: x, 1: u8, 2: i16, 3: u32, 7: np.zeros(300, np.int32)})
+    np.testing.assert_array_equal(out[4], x[u8])
+    np.testing.assert_array_equal(out[5], np.where(i16 >= 0, x[np.clip(i16, 0, 299)], 0.0))
+    np.testing.assert_array_equal(out[6], np.where(u32 < 300, x[np.minimum(u32, 299)], 0.0))
+    np.testing.assert_array_equal(out[7], np.bincount(u8, minlength=300))
+
+
 def test_gather_2d_index_pair_padding_minus_one():
     x = _i(0, 1000, (9, 11), np.int32)
     r = np.array([0, 8, -1, 9, 4, 4, 100, 3, 2, 1, 0, 5, 6, 7, -100, 8], np.int32)

@@ -564,6 +564,20 @@ def gather_masked_nan_padding_f16(X, Idx, M, Y, BN: C[int]):
 
 
 @ct.kernel
+def gather_and_atomic_by_small_unsigned_indices(X, U8, I16, U32, G8, G16, G32, H, BN: C[int]):
+    """Gathers of an f32 table by uint8 indices (128..255 too: zero-extended, not negative), int16
+    ones (negative: dropped, padding 0) and uint32 ones (past 2**31: past the table, not negative),
+    and an int32 histogram by ``atomic_add`` at the uint8 indices."""
+    i = ct.bid(0)
+    u8 = ct.load(U8, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(G8, index=(i,), tile=ct.gather(X, u8))
+    ct.store(G16, index=(i,), tile=ct.gather(X, ct.load(I16, index=(i,), shape=(BN,), padding_mode=ZERO)))
+    ct.store(G32, index=(i,), tile=ct.gather(X, ct.load(U32, index=(i,), shape=(BN,), padding_mode=ZERO)))
+    valid = (i * BN + ct.arange(BN, dtype=ct.int32)) < U8.shape[0]
+    ct.atomic_add(H, u8, ct.where(valid, 1, 0))
+
+
+@ct.kernel
 def gather_2d_index_pair_padding_minus_one(X, R, Cc, Y, BR: C[int], BC: C[int]):
     """``Y[a, b] = X[R[a], Cc[b]]`` of int32 by a gather with a broadcast ``(rows, cols)`` index pair;
     out-of-bounds pairs (negative or past either dimension) read -1."""
@@ -832,6 +846,9 @@ _add("histogram_of_int8_values", histogram_of_int8_values, [((300,), I8), ((256,
      outputs=(1,))
 _add("gather_masked_nan_padding_f16", gather_masked_nan_padding_f16,
      [((50,), F16), ((300,), I32), ((300,), B), ((300,), F16), 128], (3,), "simt", outputs=(3,))
+_add("gather_and_atomic_by_small_unsigned_indices", gather_and_atomic_by_small_unsigned_indices,
+     [((300,), F32), ((300,), U8), ((300,), I16), ((300,), U32), ((300,), F32), ((300,), F32), ((300,), F32),
+      ((300,), I32), 128], (3,), "simt", outputs=(4, 5, 6, 7))
 _add("gather_2d_index_pair_padding_minus_one", gather_2d_index_pair_padding_minus_one,
      [((9, 11), I32), ((16,), I32), ((16,), I32), ((16, 16), I32), 16, 16], (1,), "simt", outputs=(3,))
 _add("reverse_rows_by_gather", reverse_rows_by_gather, [((5, 37), F32), ((5, 37), F32), 64], (5,), "simt",
