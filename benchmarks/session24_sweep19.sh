@@ -1,5 +1,5 @@
 # Session 24, sweep 19 (issue 21 item 1: every cuda_tile op on programs without a dot) on the GPU: no timing, only
-# correctness.  tests/gpu/test_user_sweep19_gpu.py runs the 56 programs of tileorch.testing.user_programs19 against
+# correctness.  tests/gpu/test_user_sweep19_gpu.py runs the 57 programs of tileorch.testing.user_programs19 against
 # the numpy references of tests/unit/test_user_sweep19_interp.py (NaN / sentinel prefilled buffers with a guarded
 # tail) and six kernels against torch on ragged sizes (1M elements; a chained sum over acquire / release
 # flags across 300 programs); then the programs whose view loads / stores carry

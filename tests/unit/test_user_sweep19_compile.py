@@ -37,6 +37,10 @@ PTX_NEEDS = {
     # the view accesses keep their order (they were plain ld.global / st.global: ordered_views.py)
     "chained_sum_by_acquire_spin_release_flag": [r"ld\.acquire\.gpu\.global\.b32", r"fence\.release\.gpu;"],
     "tf32_rounding_and_f64_bits": [r"cvt\.rn\.tf32\.f32"],
+    "ordered_views_of_narrow_and_wide_types": [r"ld\.acquire\.gpu\.global\.(b8|u8|s8)",
+                                               r"ld\.acquire\.gpu\.global\.b64", r"ld\.relaxed\.gpu\.global\.b16",
+                                               r"st\.relaxed\.\w+\.global\.(b8|u8|s8)",
+                                               r"st\.relaxed\.\w+\.global\.b16", r"st\.relaxed\.\w+\.global\.b64"],
     "ordered_view_loads_and_stores": [r"ld\.acquire\.gpu\.global\.b32", r"ld\.relaxed\.gpu\.global\.b32",
                                       r"bar\.sync\s+0;\s*fence\.release\.gpu;", r"st\.relaxed\.\w+\.global\.b32"],
 }

@@ -645,6 +645,16 @@ def test_ordered_view_loads_and_stores():
     np.testing.assert_array_equal(out[3], x * w)
 
 
+def test_ordered_views_of_narrow_and_wide_types():
+    a = _i(-128, 128, 300, np.int8)
+    h = _f(300, "float16")
+    ln = _i(-2 ** 62, 2 ** 62, 300, np.int64)
+    out = run("ordered_views_of_narrow_and_wide_types", {0: a, 1: h, 2: ln})
+    np.testing.assert_array_equal(out[3], (a < 0).astype(np.uint8))
+    np.testing.assert_array_equal(out[4], h * np.float16(2))
+    np.testing.assert_array_equal(out[5], -ln)
+
+
 def test_chained_sum_by_acquire_spin_release_flag():
     x = _f(300)
     out = run("chained_sum_by_acquire_spin_release_flag",

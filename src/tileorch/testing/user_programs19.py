@@ -730,6 +730,24 @@ def ordered_tiny_tiles_early_return(X, Y, BN: C[int]):
 
 
 @ct.kernel
+def ordered_views_of_narrow_and_wide_types(A8, H, L, Mb, Hy, Ly, BN: C[int]):
+    """Ordered view accesses of 1-, 8-, 16- and 64-bit elements: an int8 tile read with ``ACQUIRE``,
+    its sign stored as bool with ``RELEASE``, an f16 tile read ``RELAXED`` and stored doubled with
+    ``RELEASE``, an int64 tile (values past 2**32) read with ``ACQUIRE`` and stored negated
+    ``RELAXED`` (ragged length)."""
+    i = ct.bid(0)
+    a = ct.load(A8, index=(i,), shape=(BN,), padding_mode=ZERO, memory_order=ct.MemoryOrder.ACQUIRE,
+                memory_scope=ct.MemoryScope.DEVICE)
+    h = ct.load(H, index=(i,), shape=(BN,), padding_mode=ZERO, memory_order=ct.MemoryOrder.RELAXED,
+                memory_scope=ct.MemoryScope.DEVICE)
+    ln = ct.load(L, index=(i,), shape=(BN,), padding_mode=ZERO, memory_order=ct.MemoryOrder.ACQUIRE,
+                 memory_scope=ct.MemoryScope.DEVICE)
+    ct.store(Mb, index=(i,), tile=a < 0, memory_order=ct.MemoryOrder.RELEASE, memory_scope=ct.MemoryScope.DEVICE)
+    ct.store(Hy, index=(i,), tile=h * 2.0, memory_order=ct.MemoryOrder.RELEASE, memory_scope=ct.MemoryScope.DEVICE)
+    ct.store(Ly, index=(i,), tile=-ln, memory_order=ct.MemoryOrder.RELAXED, memory_scope=ct.MemoryScope.DEVICE)
+
+
+@ct.kernel
 def chained_sum_by_acquire_spin_release_flag(X, Y, Carry, Flag, BN: C[int]):
     """A chained running sum written with ordered view accesses only: program ``i`` spins on an
     ``ACQUIRE`` load of ``Flag[i]``, reads the carry its predecessor left, stores its tile's
@@ -1131,6 +1149,9 @@ REJECTED_BY_CUTILE: dict[str, tuple] = {
 }
 """Mistakes cuTile 1.7's front end rejects before tileorch sees a program (the mistakes of the brief
 that are not in :data:`INVALID`): cuTile's message holds the words given and names the user's line."""
+_add("ordered_views_of_narrow_and_wide_types", ordered_views_of_narrow_and_wide_types,
+     [((300,), I8), ((300,), F16), ((300,), I64), ((300,), B), ((300,), F16), ((300,), I64), 128], (3,), "simt",
+     outputs=(3, 4, 5))
 _add("chained_sum_by_acquire_spin_release_flag", chained_sum_by_acquire_spin_release_flag,
      [((300,), F32), ((300,), F32), ((4,), F32), ((4,), I32), 128], (3,), "simt", outputs=(1, 2, 3))
 _add("ordered_tiny_tiles_early_return", ordered_tiny_tiles_early_return, [((75,), F32), ((75,), F32), 2], (38,),
