@@ -71,4 +71,25 @@ def gpu_run(programs: dict, name: str, inputs: dict) -> dict:
     return out
 
 
-__all__ = ["TAIL", "gpu_run"]
+def numpy_reference_tests(programs: dict, references, each=None):
+    """The two tests a sweep's GPU file runs on its CPU test module ``references`` (its ``run``
+    swapped for :func:`gpu_run` of ``programs``): every program has a test there, and each of its
+    ``test_`` functions passes on the GPU (called through ``each(test)`` when given: a module whose
+    parametrized tests need their cases).  A file binds them to its ``test_`` names."""
+    import inspect
+
+    import pytest
+
+    def test_every_program_has_a_test():
+        source = inspect.getsource(references)
+        assert all(f'run("{name}"' in source for name in programs), [n for n in programs if f'run("{n}"' not in source]
+
+    @pytest.mark.parametrize("test", sorted(n for n in dir(references) if n.startswith("test_")))
+    def test_on_the_gpu_against_numpy(test, monkeypatch):
+        monkeypatch.setattr(references, "run", lambda name, inputs: gpu_run(programs, name, inputs))
+        (each or (lambda fn: fn()))(getattr(references, test))
+
+    return test_every_program_has_a_test, test_on_the_gpu_against_numpy
+
+
+__all__ = ["TAIL", "gpu_run", "numpy_reference_tests"]

@@ -387,7 +387,11 @@ class Interpreter:
                 r = ua // ub if name == "arith.divui" else ua % ub
                 put(_wrap(r.astype(np.int64), w))
             else:
-                q = np.trunc(a / bs).astype(np.int64)
+                # truncation toward zero in integers (a float quotient loses digits past 2**53)
+                a, bs = np.asarray(a, np.int64), np.asarray(bs, np.int64)
+                with np.errstate(over="ignore"):
+                    q = a // bs
+                q = q + ((a % bs != 0) & ((a < 0) != (bs < 0)))
                 put(_wrap(q if name == "arith.divsi" else a - q * bs, w))
         elif name in ("arith.shli", "arith.shrui", "arith.shrsi"):
             a, b = ins

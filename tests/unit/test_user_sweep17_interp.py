@@ -21,6 +21,7 @@ ml_dtypes = pytest.importorskip("ml_dtypes")
 
 import test_user_sweep_interp as sweep  # noqa: E402
 from test_user_sweep_interp import run, sample  # noqa: E402
+from test_user_sweep_interp import wrap_bits as _wrap  # noqa: E402
 
 from tileorch.testing.user_programs17 import PROGRAMS  # noqa: E402
 
@@ -41,12 +42,6 @@ def _d(x):
 
 def _close(got, want, rtol=1e-5, atol=1e-6):
     np.testing.assert_allclose(_d(got), _d(want), rtol=rtol, atol=atol)
-
-
-def _wrap(values, bits):
-    """Python integers reduced to two's complement of ``bits`` bits (the hardware's wrap)."""
-    m = 1 << bits
-    return np.array([((int(v) + m // 2) % m) - m // 2 for v in np.ravel(values)], np.int64).reshape(np.shape(values))
 
 
 # ----------------------------------------------------------------------------------------------- selection

@@ -43,6 +43,7 @@ def _bf16_value(bits) -> np.ndarray:
 SHARED_COMPILES = {
     **{f"tileorch.testing.user_programs{n}": {"arch": "sm_90a", "ptxas": False} for n in range(3, 16)},
     "tileorch.testing.user_programs17": {"arch": "sm_90a", "ptxas": False},
+    "tileorch.testing.user_programs19": {"arch": "sm_90a", "ptxas": False},
     "tileorch.testing.attention_programs2": {"arch": "sm_90a", "ptxas": False},
     # test_user_sweep.py: with ptxas where it is installed (its cubin check)
     **{m: {"arch": "sm_90a", "ptxas": "available"} for m in ("tileorch.testing.user_programs",
@@ -172,6 +173,13 @@ def run(name, inputs: dict):
         got = np.frombuffer(raw[off:off + buf.nbytes].tobytes(), buf.dtype).reshape(buf.shape)
         out[i] = _bf16_value(got) if dt == "bfloat16" else got
     return out
+
+
+def wrap_bits(values, bits):
+    """Python integers reduced to two's complement of ``bits`` bits (the hardware's wrap), as int64;
+    the sweeps' references of wrapping integer arithmetic."""
+    m = 1 << bits
+    return np.array([((int(v) + m // 2) % m) - m // 2 for v in np.ravel(values)], np.int64).reshape(np.shape(values))
 
 
 def sample(rng, shape, dt="float32", scale=1.0):

@@ -1317,6 +1317,15 @@ class Emu:
             return
         dst, src = parts[-2], parts[-1]
         v = g(1)
+        if dst == "tf32" and src == "f32" and parts[1] in ("rn", "rna", "rz"):
+            # an f32 register whose 13 low mantissa bits are cleared: nearest even (rn, sm_90), nearest
+            # with ties away (rna), toward zero (rz); a NaN stays a NaN (the canonical one)
+            u = v & np.uint64(0xFFFFFFFF)
+            add = {"rn": np.uint64(0xFFF) + ((u >> np.uint64(13)) & np.uint64(1)), "rna": np.uint64(0x1000),
+                   "rz": np.uint64(0)}[parts[1]]
+            r = (u + add) & np.uint64(0xFFFFE000)
+            self.set(ops[0], T, np.where(np.isnan(f32(v)), np.uint64(0x7FFFFFFF), r))
+            return
         if dst == "bf16" and src == "f32":  # nearest even (cvt.rn), NaN -> the canonical 0x7FFF
             self.set(ops[0], T, _bf16_bits(f32(v)))
             return

@@ -804,7 +804,9 @@ class PermuteOp(_SourceToResult):
         perm = list(self.permutation.get_values())
         s, r = self.source.type.shape, self.result.type.shape
         if len(s) < 2:
-            raise VerifyException(f"expects at least rank 2, but got: {len(s)}")
+            # cuTile 1.7 writes this for ct.permute(x, (0,)) of a rank-1 tile (CUDA Tile IR rejects it)
+            raise VerifyException(f"expects at least rank 2, but got: {len(s)} (cuTile writes 'cuda_tile.permute' for "
+                                  "ct.permute of a rank-1 tile: that permute is the identity, leave it out)")
         if len(perm) != len(s):
             raise VerifyException(f"expected permutation of size {len(s)}, got {len(perm)}")
         if sorted(perm) != list(range(len(s))):

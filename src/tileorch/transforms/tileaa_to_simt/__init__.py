@@ -94,6 +94,7 @@ from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emi
 from tileorch.transforms.tileaa_to_simt.hoist import MAX_HOISTED_WORDS, loads_first, split_loads_first
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout
 from tileorch.transforms.tileaa_to_simt.mma import MmaDotLowering, MmaPlan, plan_dot
+from tileorch.transforms.tileaa_to_simt.ordered_views import OrderedViewLowering, ordered
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, prefetchable_loads, unrolled
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
@@ -196,7 +197,7 @@ def _padding_words(kind: str, elt: Attribute, count: int) -> list[int] | None:
     return [struct.unpack("<I", raw[k:k + 4])[0] for k in range(0, len(raw), 4)]
 
 
-class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
+class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDotLowering):
     """Lower one ``nv_tileaa.func`` into a ``func.func`` kernel."""
 
     store_groups = 0
@@ -983,6 +984,9 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         return cond, runs, address, rows_ok, inside
 
     def op_nv_tileaa_tiled_load(self, e, op):
+        if ordered(op):  # acquire / relaxed: element by element, ordered (ordered_views.py)
+            self.ordered_tiled_load(e, op)
+            return
         view: View = self.get(op.view)
         rt: TensorType = op.results[0].type
         shape = tuple(rt.get_shape())
@@ -1102,6 +1106,9 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         self.vals[op.results[1]] = None
 
     def op_nv_tileaa_tiled_store(self, e, op):
+        if ordered(op):  # release / relaxed: element by element, ordered (ordered_views.py)
+            self.ordered_tiled_store(e, op)
+            return
         view: View = self.get(op.view)
         tile = self.tile(op.tile)
         elt = tile.element
