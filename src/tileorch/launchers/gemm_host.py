@@ -257,7 +257,7 @@ def scheduler_params(cfg: GemmConfig, m: int, n: int, k: int, sms: int, max_acti
     second wave (fatal for Stream-K's balance)."""
     from tileorch import schedulers as S
 
-    problem, tile, cluster = (m, n, k, batch), (cfg.tile_m, cfg.tile_n, cfg.tile_k), (cfg.cluster_m, 1)
+    problem, tile, cluster = (m, n, k, batch), (cfg.tile_m, cfg.out_tile_n, cfg.tile_k), (cfg.cluster_m, 1)
     raster = S.RasterOrderOptions(cfg.raster)
     mac = max_active_clusters if cfg.cluster_m > 1 else 0
     if cfg.schedule == "streamk":

@@ -212,6 +212,8 @@ class _Kernel:
     """The tensor maps of the B operands after the first (``cfg.b_operands > 1``)."""
     ldc: SSAValue | None = None
     """C's row stride in elements (``cfg.c_ld``: C a column slice of a wider array); else C's is N."""
+    tmap_e: SSAValue | None = None
+    """The tensor map of the second dot's B operand (``cfg.epi_n``)."""
 
     @property
     def tmaps_b(self) -> list[SSAValue]:
@@ -373,7 +375,7 @@ def _producer(k: _Kernel) -> None:
         leader = _named(nvvm.ElectSyncOp().results[0], "leader")
         with _if(leader):
             nvp.PrefetchOp(k.tmap_a)
-            for tmap in k.tmaps_b:
+            for tmap in [*k.tmaps_b, *([k.tmap_e] if cfg.epi_n else [])]:
                 nvp.PrefetchOp(tmap)
         rank = _named(nvvm.SPECIAL_REGISTERS["cluster.ctarank"]().results[0], "rank")
         mcast = _const((1 << cfg.cluster_m) - 1, i16, "mcast") if cfg.cluster_m > 1 else None
@@ -383,7 +385,8 @@ def _producer(k: _Kernel) -> None:
         def unit(w: SSAValue, s: SSAValue) -> SSAValue:
             tm, tn, tl = k.coords(w)
             m0 = _named(_mul(tm, k.bm), "m0")
-            n0 = _named(_mul(tn, k.bn_tile), "n0")
+            # a second dot (cfg.epi_n): the first dot's B is the whole [K, tile_n] column block
+            n0 = _const(0, name="n0") if cfg.epi_n else _named(_mul(tn, k.bn_tile), "n0")
             kbeg, kend = k.k_range(sched, w)
             body = Block(arg_types=[i32, t.state])
             with ImplicitBuilder(body) as (kt, st):
@@ -403,7 +406,8 @@ def _producer(k: _Kernel) -> None:
                 # the elected thread arrives expecting the stage's bytes (A + all B slices)
                 pl.ProducerCommitOp(k.ready, st, cfg.tx_bytes)
                 scf.YieldOp(pl.StateIncrementOp(st).results[0])
-            return scf.ForOp(kbeg, kend, k.c1, [s], Region(body)).results[0]
+            after = scf.ForOp(kbeg, kend, k.c1, [s], Region(body)).results[0]
+            return _epi_b_load(k, after, tn, leader) if cfg.epi_n else after
 
         last = k.walk(sched, first, start, unit)
         # drain: no CTA of the cluster may exit while its multicast loads are in flight
@@ -620,9 +624,11 @@ def _consumer(k: _Kernel, wg: int) -> None:
             else:
                 res = acc_out
                 store = _const(1, i1, "store")
+            if cfg.epi_n:  # the second dot on the accumulator: its B tile is the next stage of the ring
+                res, s_out = _epi_dot(k, acc_out, s_out, db_base, stage_units, b_desc)
             with _if(store):
                 m0 = _named(_mul(tm, k.bm), "m0")
-                n0 = _named(_mul(tn, k.bn_tile), "n0")
+                n0 = _named(_mul(tn, _const(cfg.out_tile_n, name="bn_out") if cfg.epi_n else k.bn_tile), "n0")
                 row0 = _named(_add(m0, row_wg), "row0")
                 _epilogue(k, wg, res, row0, n0, tl, ebuf, wg_leader)
             return s_out
@@ -632,6 +638,73 @@ def _consumer(k: _Kernel, wg: int) -> None:
             # shared memory must outlive the last TMA store's reads
             with _if(wg_leader):
                 nvvm.CpAsyncBulkWaitGroupOp(0, read=True)
+
+
+def _epi_b_load(k: _Kernel, st: SSAValue, tn: SSAValue, leader: SSAValue) -> SSAValue:
+    """The producer's load of the second dot's B tile (``cfg.epi_n``) after work tile ``tn``'s last K tile:
+    one more stage of the ring (acquired as a K tile's), ``epi_n / 64`` TMA boxes of ``tile_n`` K rows x 64
+    columns of E at rows 0, columns ``tn epi_n + 64 j``, box j at ``+ tile_n * 128 * j`` bytes (the
+    128-byte swizzle of an N-major operand); returns the state after it."""
+    cfg = k.cfg
+    pl.ProducerAcquireOp(k.ready, st)
+    with _if(leader):
+        fb = _named(pl.GetProducerBarrierOp(k.ready, st).results[0], "efb")
+        e_off = _named(_mul(pl.StateGetIndexOp(st).results[0], k.stage_bytes), "e_off")
+        e0 = _named(_mul(tn, _const(cfg.epi_n)), "e0")
+        chunk = cfg.tile_n * 128
+        for j in range(cfg.epi_n // 64):
+            col = _named(_add(e0, _const(64 * j)), f"ecol{j}")
+            off = _named(_add(e_off, _const(chunk * j)), f"eoff{j}")
+            _tma_load(k, k.tmap_e, off, [col, k.c0], fb, chunk, f"edst{j}")
+    pl.ProducerCommitOp(k.ready, st, cfg.epi_bytes)
+    return pl.StateIncrementOp(st).results[0]
+
+
+EPI_FRAGMENT = "efrag"
+"""The second dot's A registers are named ``%efrag<j>q<q>`` (K step ``j`` of 16, register ``q`` of 4): each
+a ``cvt.rn.{f16,bf16}x2.f32`` of accumulator elements ``8 j + 2 q`` (low half) and ``+ 1``, whose f32
+operands the tier may replace by the program's ops on those elements."""
+
+
+def _epi_dot(k: _Kernel, acc: SSAValue, st: SSAValue, db_base: SSAValue, stage_units: SSAValue,
+             b_desc: int) -> tuple[SSAValue, SSAValue]:
+    """The second dot (``cfg.epi_n``) of a consumer warp group after its K loop drained: wait for the
+    stage holding E's tile, pack the accumulator as the register A of ``tile_n / 16`` WGMMAs (register ``q``
+    of K step ``j`` = elements ``8 j + 2 q``, ``+ 1``: the m64nNk16 A fragment is the accumulator's
+    layout), run them into a zero ``m64n{epi_n}`` accumulator, wait, release the stage.  Returns (the
+    second accumulator, the state after the stage)."""
+    cfg = k.cfg
+    pl.ConsumerWaitOp(k.ready, st)
+    idx64 = arith.ExtUIOp(pl.StateGetIndexOp(st).results[0], i64).result
+    # B operand descriptors at the stage's start (db_base: the first B's, a_bytes in, with its constant
+    # bits b_desc): N-major, 64-column chunks of tile_n rows (LBO), 8-row atoms of 1 KiB (SBO), 128-byte swizzle
+    a_units = _const(cfg.a_stage_bytes // 16, i64)
+    e_bits = _const(descriptor_constant(cfg.tile_n * 128, 1024) - b_desc, i64)
+    de = _named(_add(arith.SubiOp(_add(db_base, _mul(idx64, stage_units)), a_units).result, e_bits), "de_stage")
+    elt = f32
+    regs = [llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), acc, elt).results[0] for i in range(cfg.accumulators)]
+    frags = []
+    for j in range(cfg.tile_n // 16):
+        frag = []
+        for q in range(4):
+            lo, hi = regs[8 * j + 2 * q], regs[8 * j + 2 * q + 1]
+            pack = llvm.InlineAsmOp(f"cvt.rn.{cfg.dtype}x2.f32 $0, $1, $2;", "=r,f,f", [hi, lo], [i32],
+                                    has_side_effects=True)
+            frag.append(_named(pack.results[0], f"{EPI_FRAGMENT}{j}q{q}"))
+        frags.append(frag)
+    acc2_type = llvm.LLVMStructType.from_type_list([f32] * (cfg.epi_n // 2))
+    acc2 = _named(llvm.ZeroOp(result_types=[acc2_type]).results[0], "zero2")
+    ta = nvp.WGMMAType(WGMMA_TYPES[cfg.dtype][0])
+    nvvm.WgmmaFenceAlignedOp()
+    for j, frag in enumerate(frags):  # 16 K rows of 128 bytes per step: 2 KiB, 128 descriptor units
+        dj = _named(_add(de, _const(128 * j, i64)), f"de{j}")
+        acc2 = _named(nvp.WgmmaMmaAsyncRegisterAOp(frag, dj, acc2, cfg.epi_n, ta, nvp.MMALayout.ROW).results[0],
+                      f"e{j}")
+    nvvm.WgmmaGroupSyncAlignedOp()
+    nvvm.WgmmaWaitGroupSyncOp(0)
+    release = pl.ConsumerReleaseOp(k.ready, st)
+    release.attributes["cutlass.reads_retired"] = UnitAttr()
+    return _named(acc2, "acc2"), pl.StateIncrementOp(st).results[0]
 
 
 def accumulator_results(acc_out: SSAValue) -> list[SSAValue]:
@@ -649,15 +722,18 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     t = _Types.of(cfg)
     more_b = cfg.b_operands - 1
     ldc = [i32] if cfg.c_ld else []  # C's row stride, after the other Bs' maps (a column slice of a wider C)
+    epi = [GENERIC_PTR] if cfg.epi_n else []  # the second dot's B map (cfg.epi_n), after the other Bs'
     arg_types = [GENERIC_PTR, GENERIC_PTR, GENERIC_PTR, GLOBAL_PTR, i32, i32, i32, t.params, *[GENERIC_PTR] * more_b,
-                 *ldc]
+                 *epi, *ldc]
     block = Block(arg_types=arg_types)
     names = ("tmap_a", "tmap_b", "tmap_c", "c", "m", "n", "k", "params", *[f"tmap_b{i}" for i in range(1, 1 + more_b)],
-             *(["ldc"] if ldc else []))
+             *(["tmap_e"] if epi else []), *(["ldc"] if ldc else []))
     for arg, name in zip(block.args, names):
         arg.name_hint = name
     with ImplicitBuilder(block) as (tmap_a, tmap_b, tmap_c, c, m, n, kdim, params, *rest):
-        tmap_more_b, ldc_arg = (rest[:-1], rest[-1]) if ldc else (rest, None)
+        ldc_arg = rest.pop() if ldc else None
+        tmap_e = rest.pop() if epi else None
+        tmap_more_b = rest
         smem = _named(DynamicSmemOp().result, "smem")
         # `stages` stages of A + B; the producer group is warp group 0 (one elected arrive); each
         # consumer warp group is a consumer group of its own.
@@ -675,7 +751,8 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
         tid = _named(nvvm.SPECIAL_REGISTERS["tid.x"]().results[0], "tid")
         k_tiles = _named(arith.DivUIOp(_add(kdim, _const(cfg.tile_k - 1)), c_tile_k).result, "k_tiles")
         kernel = _Kernel(cfg, t, tmap_a, tmap_b, tmap_c, c, m, n, params, smem, init.results[0], c0, c1, c64,
-                         c_tile_k, c8192, bm, bn_tile, stage_bytes, a_bytes, tid, k_tiles, tuple(tmap_more_b), ldc_arg)
+                         c_tile_k, c8192, bm, bn_tile, stage_bytes, a_bytes, tid, k_tiles, tuple(tmap_more_b), ldc_arg,
+                         tmap_e)
         _producer(kernel)
         for wg in range(cfg.consumer_groups):
             _consumer(kernel, wg)
@@ -683,7 +760,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     no_attrs = DictionaryAttr({})
     grid_constant = DictionaryAttr({"nvvm.grid_constant": UnitAttr()})
     fn = func.FuncOp(cfg.name, (arg_types, []), Region(block),
-                     arg_attrs=ArrayAttr([TMAP_ATTRS] * 3 + [no_attrs] * 4 + [grid_constant] + [TMAP_ATTRS] * more_b
+                     arg_attrs=ArrayAttr([TMAP_ATTRS] * 3 + [no_attrs] * 4 + [grid_constant] + [TMAP_ATTRS] * (more_b + len(epi))
                                           + [no_attrs] * len(ldc)))
     fn.attributes["nvvm.kernel"] = UnitAttr()
     fn.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [cfg.threads, 1, 1])
