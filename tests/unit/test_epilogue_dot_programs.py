@@ -1,0 +1,126 @@
+"""Programs whose second dot reads a K loop's result after the loop (``tileorch.testing.epilogue_dot_programs``,
+GEMM then GEMM): the GEMM kernel's second dot on the accumulator (``transforms/tileas/epilogue_dot.py``) takes
+them, says so in a remark, and their PTX run CTA by CTA on the CPU by ``tileorch.testing.ptx_emulator``
+matches numpy (ragged M, N and K, outputs NaN-prefilled); the shapes it does not take are refused at the
+program's line and run on the SIMT path.  Needs cuda-tile and ml_dtypes, no GPU, no ptxas (the spill check
+skips without it)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+pytest.importorskip("ml_dtypes")
+
+from tileorch.testing import epilogue_dot_programs as P  # noqa: E402
+
+RNG = np.random.default_rng(2024)
+EMULATE = "cluster_m=1,epilogue=direct"
+"""The emulator's subset of the kernel (direct stores; the second dot already runs 1-CTA clusters)."""
+
+
+def _spec(*items):
+    return [(s, dt) if isinstance(s, tuple) else s for s, dt in items]
+
+
+def _a(shape, dt="float16"):
+    return (shape, dt)
+
+
+def _h(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float16)
+
+
+def _compile(kernel, spec, config=EMULATE):
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    return compile_cutile(kernel, spec, kernel.__name__ if hasattr(kernel, "__name__") else "k", config=config)
+
+
+def _emulate(kernel, spec, inputs: dict, out: int, e: int):
+    """Run the program on its spec's shapes (A argument 0, B 1, E ``e``, C ``out``); returns its output."""
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.testing.gemm_emulation import run_gemm
+    from tileorch.testing.user_programs import UserProgram
+
+    prog = _compile(kernel, spec)
+    assert prog.kind == "gemm", prog.remarks
+    p = UserProgram(kernel, spec, (1,), "gemm", outputs=(out,))
+    arrays = s3._arrays(p, inputs)
+    bases = {i: (i + 1) << 32 for i in arrays}
+    args = s3._described(p, bases)
+    tile = s3._tile_params(p, args, bases)
+    (m, k), n = arrays[0].shape, arrays[out].shape[1]
+    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays if i not in (0, 1, e)]
+    errors = run_gemm(prog, arrays[0], arrays[1], bases[out], (m, n, k), tile, memory, epi=arrays[e])
+    assert not errors, errors[:4]
+    y = arrays[out].astype(np.float64)
+    assert not np.isnan(y).any(), "unwritten outputs"
+    return y
+
+
+def _f16(x):
+    return np.asarray(x, np.float64).astype(np.float16).astype(np.float64)
+
+
+def test_lowrank_chain_with_an_epilogue_on_the_second_accumulator():
+    m, k, r, n = 200, 200, 64, 130
+    spec = [_a((m, k)), _a((k, r)), _a((r, n)), _a((n,), "float32"), _a((m, n)), 0.5, r, 128, 64, 64]
+    x, la, lb = _h(m, k), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    y = _emulate(P.lowrank_scaled_bias, spec, {0: x, 1: la, 2: lb, 3: bias}, 4, 2)
+    t = _f16(x.astype(np.float64) @ la.astype(np.float64))  # the program rounds the rank-R product to f16
+    np.testing.assert_allclose(y, 0.5 * (t @ lb.astype(np.float64)) + bias[None, :], atol=2e-2, rtol=1e-2)
+
+
+def test_fused_mlp_silu_between_the_dots():
+    m, k, h, n = 130, 256, 64, 192
+    spec = [_a((m, k)), _a((k, h)), _a((h, n)), _a((m, n)), h, 64, 64, 64]
+    x, w1, w2 = _h(m, k), _h(k, h, scale=0.125), _h(h, n, scale=0.25)
+    y = _emulate(P.mlp_silu_one_hidden_tile, spec, {0: x, 1: w1, 2: w2}, 3, 2)
+    z = x.astype(np.float64) @ w1.astype(np.float64)
+    np.testing.assert_allclose(y, _f16(_f16(z / (1 + np.exp(-z))) @ w2.astype(np.float64)), atol=2e-2, rtol=1e-2)
+
+
+def test_fused_mlp_relu_hidden_128_f32_output():
+    m, k, h, n = 100, 72, 128, 64
+    spec = [_a((m, k)), _a((k, h)), _a((h, n)), _a((m, n), "float32"), 0.5, h, 128, 64, 64]
+    x, w1, w2 = _h(m, k), _h(k, h, scale=0.25), _h(h, n, scale=0.25)
+    y = _emulate(P.mlp_relu_scaled, spec, {0: x, 1: w1, 2: w2}, 3, 2)
+    a = _f16(np.maximum(0.5 * (x.astype(np.float64) @ w1.astype(np.float64)), 0))
+    np.testing.assert_allclose(y, a @ w2.astype(np.float64), atol=1e-2, rtol=1e-2)
+
+
+REFUSED = {
+    "refused_rank_tile_one": ([_a((200, 256)), _a((256, 64)), _a((128, 192)), _a((200, 192)), 64, 128, 64, 64],
+                              "row tile index other than the constant 0", "Lb, index=(1, bn)"),
+    "refused_a_reads_a_tile": ([_a((200, 256)), _a((256, 64)), _a((200, 64)), _a((64, 192)), _a((200, 192)), 64, 128,
+                                64, 64], "more than an elementwise function of the first dot's accumulator",
+                               "ct.load(G, "),
+    "refused_second_acc_loaded": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192), "float32"),
+                                   _a((200, 192), "float32"), 64, 128, 64, 64], "starts from a value other than zeros",
+                                  "y = ct.mma("),
+    "refused_e_transposed": ([_a((200, 256)), _a((256, 64)), _a((192, 64)), _a((200, 192)), 64, 128, 64, 64],
+                             "transposed", "ct.transpose(e)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_at_the_programs_line(name):
+    import inspect
+
+    spec, words, source = REFUSED[name]
+    kernel = getattr(P, name)
+    prog = _compile(kernel, spec, config="")
+    assert prog.kind == "simt", prog.remarks
+    here = re.escape(P.__file__)
+    hits = [r for r in prog.remarks if re.match(rf"{here}:\d+:\d+: warning: convert-nv-tileas-to-cutlass: a dot on "
+                                                 "the K loop's result: ", r)]
+    assert hits and words in hits[0], prog.remarks
+    line = int(hits[0].split(":")[1])
+    assert source in inspect.getsource(P).splitlines()[line - 1], (line, hits[0])
