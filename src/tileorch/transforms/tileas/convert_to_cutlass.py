@@ -271,8 +271,9 @@ class DotKernel:
     @property
     def operand_args(self) -> list[int | None]:
         sink = self.store.ptr if self.store.name == ATOMIC_SINK else self.store.view  # C's pointer tile or view
-        views = (self.a_load.view, self.b_load.view, sink, *(ld.view for ld in self.more_b_loads))
-        return [_base_argument(self.kernel, v) for v in views]  # A, B, C, then the other Bs
+        views = (self.a_load.view, self.b_load.view, sink, *(ld.view for ld in self.more_b_loads),
+                 *((self.epi_dot.load.view,) if self.epi_dot is not None else ()))
+        return [_base_argument(self.kernel, v) for v in views]  # A, B, C, the other Bs, then E (epi_dot)
 
 
 BATCH_EXPR = "expr"
