@@ -124,3 +124,31 @@ def test_refused_at_the_programs_line(name):
     assert hits and words in hits[0], prog.remarks
     line = int(hits[0].split(":")[1])
     assert source in inspect.getsource(P).splitlines()[line - 1], (line, hits[0])
+
+
+PROGRAMS = {
+    "lowrank_scaled_bias": [_a((200, 200)), _a((200, 64)), _a((64, 192)), _a((192,), "float32"), _a((200, 192)), 0.5,
+                            64, 128, 128, 64],
+    "mlp_silu_one_hidden_tile": [_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 256, 64],
+    "mlp_relu_scaled": [_a((200, 200)), _a((200, 128)), _a((128, 128)), _a((200, 128), "float32"), 0.5, 128, 128, 128,
+                        64],
+}
+"""The programs at the tiles a user would pick (128-row tiles, N tiles of 128 and 256: a stage then holds E's
+64 x 256 tile, larger than a K step's), as compiled by default."""
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_default_compile_takes_the_gemm_tier_and_assembles_without_spills(name):
+    from tileorch.backend.ptxas import ptxas_available, run_ptxas
+
+    prog = _compile(getattr(P, name), PROGRAMS[name], config="")
+    assert prog.kind == "gemm", prog.remarks
+    assert any(r.startswith("remark: a dot on the K loop's result: ") for r in prog.remarks), prog.remarks
+    cfg = prog.gemm_config
+    assert cfg.epi_n == PROGRAMS[name][-2] and cfg.tile_n == PROGRAMS[name][-4], cfg
+    rank, n = cfg.tile_n, cfg.epi_n
+    assert len(re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n{n}k16\.f32\.f16\.f16\s+\{{[^}}]*\}},\s*\{{",
+                          prog.ptx)) == rank // 16 * cfg.consumer_groups
+    if not ptxas_available():
+        pytest.skip("no ptxas")
+    assert not run_ptxas(prog.ptx, "sm_90a").spill_warnings()

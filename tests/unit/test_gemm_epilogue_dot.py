@@ -39,9 +39,11 @@ def _emulate(cfg: GemmConfig, m: int, n2: int, k: int, r: int, seed: int = 0):
     return c, t.astype(np.float64) @ e.astype(np.float64)
 
 
-@pytest.mark.parametrize("m,n2,k,tile_m", [(200, 192, 200, 128), (70, 130, 64, 64)])
-def test_second_dot_on_the_accumulator_matches_numpy(m, n2, k, tile_m):
-    c, want = _emulate(replace(BASE, tile_m=tile_m), m, n2, k, 64)
+@pytest.mark.parametrize("m,n2,k,tile_m,epi_n", [(200, 192, 200, 128, 128), (70, 130, 64, 64, 128),
+                                                 (130, 300, 136, 128, 256)])
+def test_second_dot_on_the_accumulator_matches_numpy(m, n2, k, tile_m, epi_n):
+    """(epi_n 256: E's 64 x 256 tile is larger than a K step's tiles, and sizes the ring's stages.)"""
+    c, want = _emulate(replace(BASE, tile_m=tile_m, epi_n=epi_n), m, n2, k, 64)
     assert not np.isnan(c).any()
     np.testing.assert_allclose(c, want, rtol=2e-2, atol=2e-2)
 
@@ -56,7 +58,7 @@ def test_rank_short_of_the_tile_reads_zeros_past_it():
     (dict(epi_n=96), "64, 128, 192 or 256 columns"),
     (dict(cluster_m=2, tile_n=128), "1-CTA clusters"),
     (dict(epilogue="tma", out_dtype="f16"), "direct epilogue"),
-    (dict(tile_n=256, epi_n=256, tile_k=32), "must fit a ring stage"),
+    (dict(tile_n=256, epi_n=256, stages=2), "shared memory"),
 ])
 def test_configurations_the_second_dot_refuses(change, words):
     with pytest.raises(GemmConfigError, match=words):

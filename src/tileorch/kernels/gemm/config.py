@@ -177,11 +177,11 @@ class GemmConfig:
     The first dot's accumulator (``tile_n`` columns, the second dot's K; B's N coordinate is always 0) is
     packed pairwise to :attr:`dtype` as the register A operand of ``tile_n / 16`` ``wgmma m64n{epi_n}k16``
     whose B is the ``[tile_n (K), epi_n (N)]`` tile of E (stored ``[K2, N2]``, N-major), which the producer
-    TMA-loads into one more stage of the ring right after the work tile's last K tile (``epi_n / 64`` boxes
+    TMA-loads into one more stage of the ring (a stage holds the larger of a K step's tiles and E's) right
+    after the work tile's last K tile (``epi_n / 64`` boxes
     of ``tile_n`` rows x 64 columns); C's tiles are ``tile_m x epi_n`` (the scheduler's N tile,
     :attr:`out_tile_n`).  0: no second dot.  Registers: the first accumulator dies as it is packed, the
-    packed A (``tile_n / 4``) and the second accumulator (``epi_n / 2``) are live together; a stage holding
-    E's tile bounds ``epi_n`` to ``(tile_m + tile_n) tile_k / tile_n`` (192 at 128x64x64: 112 registers)."""
+    packed A (``tile_n / 4``) and the second accumulator (``epi_n / 2``) are live together (at most 64 + 128)."""
 
     @property
     def out_tile_n(self) -> int:
@@ -306,8 +306,10 @@ class GemmConfig:
 
     @property
     def stage_bytes(self) -> int:
-        return (self.a_stage_bytes + self.b_operands * self.b_stage_bytes + self.b_raw_stage_bytes
-                + self.a_raw_stage_bytes)
+        """A ring stage: the operand tiles of a K step (and the raw tiles of computed operands), or the second
+        dot's B tile (:attr:`epi_n`) when that is larger."""
+        return max(self.a_stage_bytes + self.b_operands * self.b_stage_bytes + self.b_raw_stage_bytes
+                   + self.a_raw_stage_bytes, self.epi_bytes)
 
     @property
     def tx_bytes(self) -> int:
@@ -466,9 +468,6 @@ class GemmConfig:
                                 and self.epilogue == "direct" and not self.batched and not self.c_transposed),
              "a second dot on the accumulator (epi_n) has one B operand, 1-CTA clusters, no Stream-K and the "
              "direct epilogue of a 2-D, untransposed C"),
-            (not self.epi_n or self.epi_bytes <= self.stage_bytes,
-             f"the second dot's B tile ({self.tile_n}x{self.epi_n}, {self.epi_bytes} bytes) must fit a ring stage "
-             f"({self.stage_bytes} bytes)"),
         ]
         for ok, message in rules:
             if not ok:
