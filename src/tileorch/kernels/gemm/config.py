@@ -177,9 +177,9 @@ class GemmConfig:
     The first dot's accumulator (``tile_n`` columns, the second dot's K; B's N coordinate is always 0) is
     packed pairwise to :attr:`dtype` as the register A operand of ``tile_n / 16`` ``wgmma m64n{epi_n}k16``
     whose B is the ``[tile_n (K), epi_n (N)]`` tile of E (stored ``[K2, N2]``, N-major), which the producer
-    TMA-loads into one more stage of the ring (a stage holds the larger of a K step's tiles and E's) right
-    after the work tile's last K tile (``epi_n / 64`` boxes
-    of ``tile_n`` rows x 64 columns); C's tiles are ``tile_m x epi_n`` (the scheduler's N tile,
+    TMA-loads into a buffer of its own (:attr:`epi_offset`), handed over by a one-stage pipeline of its own,
+    right after issuing the work tile's last K tile (``epi_n / 64`` boxes of ``tile_n`` rows x 64 columns:
+    it lands while the consumers finish the K loop); C's tiles are ``tile_m x epi_n`` (the scheduler's N tile,
     :attr:`out_tile_n`).  0: no second dot.  Registers: the first accumulator dies as it is packed, the
     packed A (``tile_n / 4``) and the second accumulator (``epi_n / 2``) are live together (at most 64 + 128)."""
 
@@ -190,7 +190,7 @@ class GemmConfig:
 
     @property
     def epi_bytes(self) -> int:
-        """The bytes of the second dot's B tile (:attr:`epi_n`), which one ring stage holds."""
+        """The bytes of the second dot's B tile (:attr:`epi_n`)."""
         return self.tile_n * self.epi_n * self.element_bytes
 
     @property
@@ -306,10 +306,8 @@ class GemmConfig:
 
     @property
     def stage_bytes(self) -> int:
-        """A ring stage: the operand tiles of a K step (and the raw tiles of computed operands), or the second
-        dot's B tile (:attr:`epi_n`) when that is larger."""
-        return max(self.a_stage_bytes + self.b_operands * self.b_stage_bytes + self.b_raw_stage_bytes
-                   + self.a_raw_stage_bytes, self.epi_bytes)
+        return (self.a_stage_bytes + self.b_operands * self.b_stage_bytes + self.b_raw_stage_bytes
+                + self.a_raw_stage_bytes)
 
     @property
     def tx_bytes(self) -> int:
@@ -329,7 +327,15 @@ class GemmConfig:
 
     @property
     def smem_bytes(self) -> int:
+        if self.epi_n:
+            return self.epi_offset + self.epi_bytes
         return self.stages * self.stage_bytes + self.epilogue_bytes + self.scratch_bytes
+
+    @property
+    def epi_offset(self) -> int:
+        """Where the second dot's B tile (:attr:`epi_n`) starts in dynamic shared memory: after the ring, the
+        epilogue's and the scratch bytes, 1 KiB aligned (the 128-byte swizzle's atom)."""
+        return -(-(self.stages * self.stage_bytes + self.epilogue_bytes + self.scratch_bytes) // 1024) * 1024
 
     @property
     def scratch_offset(self) -> int:

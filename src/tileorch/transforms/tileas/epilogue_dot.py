@@ -6,8 +6,9 @@ mainloop (TMA producer, WGMMA consumers) with ``tile_n`` the rank ``R`` (B's who
 block: its column tile index is the constant 0); after the loop each consumer thread evaluates the
 program's elementwise ops ``f`` and the cast on its accumulator elements in registers, packs them as the
 register A operand of a second WGMMA (the accumulator's m64nR layout is the m64k16 A fragment's, chunk by
-chunk), whose B is E's ``[R, tn]`` tile at the work tile's column, TMA-loaded by the producer into one
-more stage of the ring after the work tile's last K tile (``GemmConfig.epi_n``); the program's epilogue
+chunk), whose B is E's ``[R, tn]`` tile at the work tile's column, TMA-loaded by the producer into a
+buffer of its own right after it issued the work tile's last K tile (a one-stage pipeline of its own:
+``GemmConfig.epi_n``), so that it lands while the consumers finish the K loop; the program's epilogue
 then runs on the second accumulator.
 
 :func:`find_epilogue_dot` recognizes the shape (None: not this kernel), :func:`check_epilogue_dot` refuses
@@ -56,8 +57,8 @@ class EpilogueDot:
         return (f"a dot on the K loop's result: the {self.rank}-column accumulator, the program's ops on it "
                 f"evaluated in registers and packed, is the register A operand of {self.rank // 16} "
                 f"wgmma.mma_async m64n{self.n}k16 whose B, E's {self.rank}x{self.n} tile, the producer TMA-loads "
-                "into one more ring stage after each work tile's last K tile; the epilogue runs on the second "
-                "accumulator")
+                "into a buffer of its own (a one-stage pipeline) once it has issued the work tile's last K tile; "
+                "the epilogue runs on the second accumulator")
 
 
 def _enclosing_loop(op: Operation, stop: Operation) -> scf.ForOp | None:
