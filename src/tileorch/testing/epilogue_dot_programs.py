@@ -97,3 +97,14 @@ def refused_e_transposed(X, La, LbT, Y, R: C[int], tm: C[int], tn: C[int], tk: C
     e = ct.load(LbT, index=(bn, 0), shape=(tn, R))
     y = ct.mma(t.astype(ct.float16), ct.transpose(e), ct.zeros((tm, tn), dtype=ct.float32))
     ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def refused_own_k_range(X, La, Lb, Y, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: the K loop skips its first tile (the program's own K range) beside the second dot."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(1, ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    y = ct.mma(t.astype(ct.float16), ct.load(Lb, index=(0, bn), shape=(R, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))

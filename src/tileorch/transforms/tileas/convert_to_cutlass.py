@@ -1245,10 +1245,11 @@ def _check_epilogue_dot_kernel(dk: DotKernel, fail) -> None:
            if dk.side_stores or dk.tile_stores else "an atomic sink" if dk.store.name == ATOMIC_SINK
            else "a C column slice" if dk.c_view is not None else None)
     if why is not None:
-        fail(dk.epi_dot.dot, f"a dot on the K loop's result beside {why} is not supported yet by the WGMMA lowering")
+        fail(dk.epi_dot.dot, f"a dot on the K loop's result: {why} beside it is not supported yet by the WGMMA "
+                             "lowering")
     if dk.dtype not in ("f16", "bf16"):
-        fail(dk.epi_dot.dot, f"a dot on the K loop's result of {dk.dtype} operands: the second dot's register A "
-                             "is a 16-bit (f16/bf16) operand")
+        fail(dk.epi_dot.dot, f"a dot on the K loop's result: {dk.dtype} operands (the second dot's register A is a "
+                             "16-bit, f16 or bf16, operand)")
 
 
 def _c_orientation(st: Operation, indices: list, shape: list, tile: tuple[int, int], fail) -> tuple[bool, bool]:
