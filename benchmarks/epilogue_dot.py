@@ -17,7 +17,7 @@ import argparse
 import json
 from pathlib import Path
 
-from tileorch.testing.timing import bench_ms
+from tileorch.testing.timing import bench_ms, rates, time_variant
 
 SHAPES = "8192x4096x64x4096,16384x2048x128x2048,4096x8192x64x1024"
 TM, TN, TK = 128, 128, 64
@@ -28,7 +28,6 @@ def run_one(program: str, m: int, k: int, r: int, n: int, iters: int) -> dict:
     import torch.nn.functional as F
 
     import tileorch.cutile
-    from tileorch.launchers import cutile as rc
     from tileorch.testing import epilogue_dot_programs as P
 
     g = torch.Generator(device="cuda").manual_seed(7)
@@ -55,24 +54,11 @@ def run_one(program: str, m: int, k: int, r: int, n: int, iters: int) -> dict:
         def torch_fn():
             return F.silu(x @ w1) @ w2
     grid = ((m + TM - 1) // TM, (n + TN - 1) // TN, 1)
-    flops = 2.0 * m * r * (k + n)
     row: dict = {"program": program, "m": m, "k": k, "r": r, "n": n, "tiles": f"{TM}x{TN}x{TK}"}
-    stream = torch.cuda.current_stream()
 
     def variant(name, launch, **kw):
         y = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
-        a = args(y)
-        try:
-            launch(stream, grid, kernel, a, **kw)
-            torch.cuda.synchronize()
-            row[f"{name}_rel_err"] = float(((y.float() - ref).norm() / ref.norm()).item())
-            row[f"{name}_ms"] = bench_ms(lambda: launch(stream, grid, kernel, a, **kw), iters)
-            if name.startswith("tileorch"):
-                prog = rc.compiled(kernel, rc.describe_arguments(kernel, a), "sm_90a",
-                                   kw.get("schedule", "persistent")).program
-                row[f"{name}_kind"] = prog.kind
-        except Exception as exc:  # noqa: BLE001 - a variant that cannot run this case is a row entry
-            row[f"{name}_error"] = f"{type(exc).__name__}: {exc}"[:300]
+        time_variant(row, name, launch, kernel, grid, args(y), y, ref, iters, **kw)
 
     variant("tileorch", tileorch.cutile.launch)
     variant("tileorch_simt", tileorch.cutile.launch, schedule="simt")
@@ -83,12 +69,7 @@ def run_one(program: str, m: int, k: int, r: int, n: int, iters: int) -> dict:
     except ImportError as exc:
         row["tileiras_error"] = f"cuda.tile not importable: {exc}"
     row["torch_ms"] = bench_ms(torch_fn, iters)
-    for key in ("tileorch", "tileorch_simt", "tileiras", "torch"):
-        if f"{key}_ms" in row:
-            row[f"{key}_tflops"] = round(flops / row[f"{key}_ms"] / 1e9, 1)
-    for key in ("tileorch_simt", "tileiras", "torch"):
-        if f"{key}_ms" in row and "tileorch_ms" in row:
-            row[f"vs_{key}"] = round(row[f"{key}_ms"] / row["tileorch_ms"], 3)
+    rates(row, 2.0 * m * r * (k + n), ("tileorch", "tileorch_simt", "tileiras", "torch"))
     return row
 
 
