@@ -92,10 +92,13 @@ def test_ptxas_keeps_both_accumulators_in_registers():
     from tileorch.driver import compile_module
     from tileorch.kernels.gemm.build import build_gemm_kernel
 
-    for cfg in (BASE, replace(BASE, epi_n=192, out_dtype="f16"), replace(BASE, tile_m=64, epi_n=128)):
+    for cfg in (BASE, replace(BASE, epi_n=192, out_dtype="f16"), replace(BASE, tile_m=64, epi_n=128),
+                replace(BASE, dtype="bf16", out_dtype="bf16", epi_n=256)):
         result = compile_module(build_gemm_kernel(cfg.check()))
         info = "\n".join(result.ptxas.info)
         assert "0 bytes spill stores" in info and " spill stores" in info, info
         assert not [line for line in result.ptxas.info if "spill" in line and not line.startswith("0 bytes stack")]
         body = result.ptx
-        assert body.count(f"wgmma.mma_async.sync.aligned.m64n{cfg.epi_n}k16.f32.f16.f16") == 4 * cfg.consumer_groups
+        mma = f"wgmma.mma_async.sync.aligned.m64n{cfg.epi_n}k16.f32.{cfg.dtype}.{cfg.dtype}"
+        assert body.count(mma) == 4 * cfg.consumer_groups
+        assert body.count(f"cvt.rn.{cfg.dtype}x2.f32") >= 16 * cfg.consumer_groups  # (the packs; + a 16-bit store's)
