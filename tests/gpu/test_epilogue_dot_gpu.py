@@ -6,6 +6,9 @@ cuda-tile and ml_dtypes.  Run: ``python -m pytest -q tests/gpu/test_epilogue_dot
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -13,6 +16,10 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("cuda.tile")
 pytest.importorskip("xdsl")
 pytest.importorskip("ml_dtypes")
+
+UNIT = str(Path(__file__).resolve().parents[1] / "unit")
+if UNIT not in sys.path:  # sweep_harness reads the CPU tests' interpreter helpers (appended: tests/gpu's come first)
+    sys.path.append(UNIT)
 
 import sweep_harness  # noqa: E402
 
