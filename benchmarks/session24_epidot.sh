@@ -5,10 +5,10 @@
 #  2. benchmarks/epilogue_dot.py: the new path (tileorch) against the same program on the SIMT path (where it ran
 #     before), tileiras and torch; rel_err columns should be ~1e-3, tileorch_kind "gemm", tileorch_simt_kind "simt".
 S="$OUT/s24_epidot"; mkdir -p "$S"
-timeout 70 python3 -m pytest -q -p no:cacheprovider -rfE tests/gpu/test_epilogue_dot_gpu.py \
+timeout 65 python3 -m pytest -q -p no:cacheprovider -rfE tests/gpu/test_epilogue_dot_gpu.py \
   "tests/gpu/test_user_sweep16_gpu.py::test_lowrank_chain_xa_b" > "$S/gpu_tests.log" 2>&1
 echo "tests rc=$?"; grep -E "FAILED|ERROR|passed|failed" "$S/gpu_tests.log" | tail -n 12
-timeout 70 python3 benchmarks/epilogue_dot.py --iters 20 --out "$S/epilogue_dot.json" 2>&1 | tee "$S/bench.log" \
+timeout 75 python3 benchmarks/epilogue_dot.py --iters 20 --shapes 8192x4096x64x4096,16384x2048x128x2048 --out "$S/epilogue_dot.json" 2>&1 | tee "$S/bench.log" \
   | python3 -c "
 import json, sys
 for line in sys.stdin:
