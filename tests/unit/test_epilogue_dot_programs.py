@@ -179,3 +179,30 @@ def test_the_tiers_kernel_checks_clean(tmp_path):
     for result in (check(p) for p in protocols):
         assert result.ok, (result.values, result.violation)
     assert not protocols[0].notes, protocols[0].notes
+
+
+def test_the_launcher_reads_e_after_the_other_bs():
+    """The launcher's problem for the low-rank chain: B the [K, R] block (N from C), E the argument after the other
+    Bs in ``gemm_args``; an E whose rows are not whole 16-byte units (N = 130 f16) is refused, as TMA reads it in
+    place, and so is an E of another shape."""
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.user_programs import UserProgram
+
+    def described(n, e_rows=64):
+        spec = [_a((200, 200)), _a((200, 64)), _a((e_rows, n)), _a((n,), "float32"), _a((200, n)), 0.5, 64, 128, 128,
+                64]
+        p = UserProgram(P.lowrank_scaled_bias, spec, (1,), "gemm", outputs=(4,))
+        prog = _compile(P.lowrank_scaled_bias, spec, config="")
+        return prog, s3._described(p, {i: (i + 1) << 32 for i in range(5)})
+
+    prog, args = described(192)
+    a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
+    assert (a.position, b.position, c.position, m, n, k) == (0, 1, 4, 200, 192, 200)
+    assert rc.more_b_operands(prog, args, b) == [] and rc.epi_operand(prog, args, b, c).position == 2
+    for shape, words in (((130,), "16-byte"), ((192, 128), r"row-major \[64, 192\]")):
+        prog, args = described(*shape)
+        a, b, c, *_ = rc.gemm_problem_batched(prog, args)
+        with pytest.raises(rc.LayoutNotSupported, match=words):
+            rc.epi_operand(prog, args, b, c)
