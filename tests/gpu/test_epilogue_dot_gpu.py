@@ -41,6 +41,9 @@ TABLE = {
     "relu128": UserProgram(P.mlp_relu_scaled, [((M, K), "float16"), ((K, 128), "float16"), ((128, N), "float16"),
                                                ((M, N), "float32"), 0.5, 128, 128, 64, 64], (2, 3), "gemm",
                            outputs=(3,)),
+    "biases": UserProgram(P.mlp_biases_relu, [((M, K), "float16"), ((K, 64), "float16"), ((64,), "float32"),
+                                              ((64, N), "float16"), ((N,), "float32"), ((M, N), "float16"), 64, 128,
+                                              64, 64], (2, 3), "gemm", outputs=(5,)),
     "refused_rank_tile_one": UserProgram(P.refused_rank_tile_one, [((M, K), "float16"), ((K, 64), "float16"),
                                                                   ((128, N), "float16"), ((M, N), "float16"), 64, 128,
                                                                   64, 64], (2, 3), "simt", outputs=(3,)),
@@ -78,6 +81,14 @@ def test_mlp_relu_hidden_128_f32_output():
     x, w1, w2 = _h(M, K), _h(K, 128, scale=0.25), _h(128, N, scale=0.25)
     y = sweep_harness.gpu_run(TABLE, "relu128", {0: x, 1: w1, 2: w2})[3]
     _check(y, torch.relu(0.5 * (_t(x) @ _t(w1))).half().float() @ _t(w2), 2e-2)
+
+
+def test_mlp_biases_relu():
+    x, w1, w2 = _h(M, K), _h(K, 64, scale=0.125), _h(64, N, scale=0.25)
+    b1, b2 = (RNG.standard_normal(s).astype(np.float32) for s in (64, N))
+    y = sweep_harness.gpu_run(TABLE, "biases", {0: x, 1: w1, 2: b1, 3: w2, 4: b2})[5]
+    a = torch.relu(_t(x) @ _t(w1) + _t(b1)[None, :]).half().float()
+    _check(y, a @ _t(w2) + _t(b2)[None, :], 3e-2)
 
 
 def test_refused_rank_beyond_one_tile_runs_on_the_simt_path():

@@ -96,6 +96,18 @@ def test_fused_mlp_relu_hidden_128_f32_output():
     np.testing.assert_allclose(y, a @ w2.astype(np.float64), atol=1e-2, rtol=1e-2)
 
 
+def test_fused_mlp_with_biases_reads_a_vector_between_the_dots():
+    """``relu(x W1 + b1) W2 + b2``: the first bias, a vector along the first accumulator's columns (the hidden
+    units), is read per element in the packing; the second on the second accumulator's (the outputs)."""
+    m, k, h, n = 200, 136, 64, 128
+    spec = [_a((m, k)), _a((k, h)), _a((h,), "float32"), _a((h, n)), _a((n,), "float32"), _a((m, n)), h, 128, 64, 64]
+    x, w1, w2 = _h(m, k), _h(k, h, scale=0.125), _h(h, n, scale=0.25)
+    b1, b2 = (RNG.standard_normal(s).astype(np.float32) for s in (h, n))
+    y = _emulate(P.mlp_biases_relu, spec, {0: x, 1: w1, 2: b1, 3: w2, 4: b2}, 5, 3)
+    a = _f16(np.maximum(x.astype(np.float64) @ w1.astype(np.float64) + b1[None, :], 0))
+    np.testing.assert_allclose(y, a @ w2.astype(np.float64) + b2[None, :], atol=2e-2, rtol=1e-2)
+
+
 REFUSED = {
     "lowrank_scaled_bias@R32": ([_a((200, 256)), _a((256, 32)), _a((32, 192)), _a((192,), "float32"), _a((200, 192)),
                                  0.5, 32, 128, 64, 64], "the first dot's N (the second dot's K) is 32", "y = ct.mma("),

@@ -1,7 +1,7 @@
 """Tile programs whose second dot reads a K loop's result after the loop (GEMM then GEMM), for the GEMM
 kernel's second dot on the accumulator (:mod:`tileorch.transforms.tileas.epilogue_dot`): a low-rank chain
 with an epilogue on the second accumulator, a fused MLP whose hidden width is one tile (SiLU and ReLU
-between the dots), and the shapes the lowering refuses at the program's line (a rank beyond one tile, an A
+between the dots, biases on both layers), and the shapes the lowering refuses at the program's line (a rank beyond one tile, an A
 that reads another tile, a second accumulator that starts from a loaded tile, a transposed E).  Driven by
 tests/unit/test_epilogue_dot_programs.py (paths, remarks, refusals, the PTX emulator against numpy) and
 tests/gpu/test_epilogue_dot_gpu.py (torch fp32).  Importing it needs ``cuda.tile``."""
@@ -108,3 +108,16 @@ def refused_own_k_range(X, La, Lb, Y, R: C[int], tm: C[int], tn: C[int], tk: C[i
         t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
     y = ct.mma(t.astype(ct.float16), ct.load(Lb, index=(0, bn), shape=(R, tn)), ct.zeros((tm, tn), dtype=ct.float32))
     ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def mlp_biases_relu(X, W1, b1, W2, b2, Y, H: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """A fused MLP layer pair with biases, ``relu(x W1 + b1) W2 + b2``, the hidden width one tile: the first
+    bias is a vector along the first accumulator's columns, read between the dots."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    h = ct.zeros((tm, H), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        h = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(W1, index=(k, 0), shape=(tk, H)), h)
+    a = ct.maximum(h + ct.load(b1, index=(0,), shape=(H,))[None, :], 0.0).astype(ct.float16)
+    y = ct.mma(a, ct.load(W2, index=(0, bn), shape=(H, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=(y + ct.load(b2, index=(bn,), shape=(tn,))[None, :]).astype(Y.dtype))

@@ -164,17 +164,17 @@ def check_epilogue_dot(ed: EpilogueDot, sw: Operation) -> None:
     for op in _cone(ed.a_value, sw):
         if op is ed.loop:
             continue
-        if isinstance(op, ts.DotOp | ts.TiledLoadOp) or op.name.startswith("nv_tileaa.reduce") \
+        vector = isinstance(op, ts.TiledLoadOp) and len([x for x in op.result.type.get_shape() if x != 1]) <= 1
+        if (isinstance(op, ts.DotOp | ts.TiledLoadOp) and not vector) or op.name.startswith("nv_tileaa.reduce") \
                 or op.name.startswith("nv_tileaa.scan"):
-            _fail(op, "the second dot's A reads more than an elementwise function of the first dot's accumulator "
-                      "(a load, a reduction or another dot): the kernel evaluates it per accumulator element "
-                      "in registers")
+            _fail(op, "the second dot's A reads more than an elementwise function of the first dot's accumulator, "
+                      "scalars and vectors (a tile load, a reduction or another dot): the kernel evaluates it per "
+                      "accumulator element in registers")
         for r in op.results:
-            if isinstance(r.type, TensorType) and list(r.type.get_shape()) not in ([rows, ed.rank], []) \
-                    and any(isinstance(o.type, TensorType) and o is not ed.acc for o in op.operands):
-                _fail(op, f"the second dot's A reads a tile of shape {list(r.type.get_shape())} beside the "
-                          f"{rows}x{ed.rank} accumulator (a broadcast of another tile): elementwise ops on the "
-                          "accumulator and scalars are taken")
+            shape = list(r.type.get_shape()) if isinstance(r.type, TensorType) else []
+            if len([x for x in shape if x != 1]) > 1 and shape[-2:] != [rows, ed.rank]:
+                _fail(op, f"the second dot's A reads a {shape} tile beside the {rows}x{ed.rank} accumulator: "
+                          "elementwise ops on the accumulator, scalars and row or column vectors are taken")
 
 
 def _zero_splat(op: arith.ConstantOp) -> bool:
