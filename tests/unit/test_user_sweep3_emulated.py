@@ -88,7 +88,7 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
               if i not in (a.position, b.position, *more_b, *([e.position] if e else []))]
     errors = run_gemm(prog, arrays[a.position], arrays[b.position], bases[c.position], (m, n, k), tile, memory,
                       problem(prog.gemm_config, m, n, k) if problem else None, more_b=[arrays[i] for i in more_b],
-                      epi=arrays[e.position] if e else None)
+                      **({"epi": arrays[e.position]} if e else {}))
     assert not errors, errors[:4]
     return arrays
 
