@@ -160,6 +160,15 @@ def _case_dual_gemm_swiglu():
     _check(y, g / (1 + np.exp(-g)) * u, 3e-2)
 
 
+def _case_lowrank_chain_xa_b():
+    """The GEMM kernel's second dot on the accumulator: the rank-64 product rounded to f16 (as the program does)
+    is the register A of the dot with B's [64, 64] tile."""
+    x, la, lb = _h(200, 256), _h(256, 64, scale=0.125), _h(64, 192, scale=0.25)
+    y = emulate("lowrank_chain_xa_b", {0: x, 1: la, 2: lb})[3]
+    t = _mm(x, la).astype(np.float16)
+    _check(y, _mm(t, lb), 2e-2, 1e-2)
+
+
 def _case_k_loop_backwards():
     """K = 200: the first trip reads the 8-wide last K tile."""
     a, b = _h(200, 200), _h(200, 192, scale=0.25)
@@ -232,7 +241,8 @@ def _case_attn_differential():
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["bmm_bhmk_hkn_head_bias", "bmm_bhmk_hnk_head_major", "moe_sorted_expert_per_tile",
-            "grouped_tile_table_1d", "epi_row_softmax_full_n", "dual_gemm_swiglu", "k_loop_backwards",
+            "grouped_tile_table_1d", "epi_row_softmax_full_n", "dual_gemm_swiglu", "lowrank_chain_xa_b",
+            "k_loop_backwards",
             "attn_cross_dqk128_dv64", "attn_alibi_slope_from_bid", "attn_causal_bottom_right_bf16", "attn_sigmoid",
             "attn_differential"]
 """The CI-sized subset (the per-operand batch counts, the two MoE tables the tier now takes, a masked

@@ -82,11 +82,13 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
     args = _described(p, bases)
     a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
     more_b = [x.position for x in rc.more_b_operands(prog, args, b)]  # dots sharing A: their Bs
+    e = rc.epi_operand(prog, args, b, c)  # a second dot on the accumulator: its B
     tile = (_tile_params(p, args, bases) if prog.epilogue_ops else []) + list(more_params)
     memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
-              if i not in (a.position, b.position, *more_b)]
+              if i not in (a.position, b.position, *more_b, *([e.position] if e else []))]
     errors = run_gemm(prog, arrays[a.position], arrays[b.position], bases[c.position], (m, n, k), tile, memory,
-                      problem(prog.gemm_config, m, n, k) if problem else None, more_b=[arrays[i] for i in more_b])
+                      problem(prog.gemm_config, m, n, k) if problem else None, more_b=[arrays[i] for i in more_b],
+                      **({"epi": arrays[e.position]} if e else {}))
     assert not errors, errors[:4]
     return arrays
 

@@ -869,12 +869,34 @@ def gemm_operands(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, Ar
     return tuple(picked)  # type: ignore[return-value]
 
 
+def epi_operand(program: Any, arguments: list[Argument], b: ArrayArg, c: ArrayArg) -> ArrayArg | None:
+    """E, the second dot's B of a program whose second dot reads the K loop's result (``gemm_config.epi_n``;
+    ``program.gemm_args`` after the other Bs): a row-major ``[R, N]`` array of A's element type, R B's columns
+    and N C's, its rows whole 16-byte units (read by TMA in place); None for other programs."""
+    cfg = program.gemm_config
+    if not getattr(cfg, "epi_n", 0):
+        return None
+    index = list(program.gemm_args)[3 + cfg.b_operands - 1]
+    flat = flat_parameters(arguments)
+    if index is None or not 0 <= index < len(flat) or flat[index][1] != "ptr":
+        raise RuntimeError(f"compile_program reported the second dot's B at entry parameter {index}, which is not an "
+                           f"array's base pointer (entry parameters: {flat})")
+    e = {a.position: a for a in arguments}[flat[index][0]]
+    if e.ndim != 2 or e.shape != (b.shape[1], c.shape[1]) or not _row_major(e) or e.dtype != b.dtype:
+        raise LayoutNotSupported(f"{_where(e.name, e.position)}: the second dot's B must be a row-major "
+                                 f"[{b.shape[1]}, {c.shape[1]}] {b.dtype} array (B's columns x C's), got {e.shape}")
+    if (e.shape[1] * e.itemsize) % 16 or e.ptr % 16 or (b.shape[1] * b.itemsize) % 16 or b.ptr % 16:
+        raise LayoutNotSupported(f"{_where(e.name, e.position)}: the second dot's B and the first dot's B are read "
+                                 "by TMA in place: 16-byte aligned rows of whole 16-byte units")
+    return e
+
+
 def more_b_operands(program: Any, arguments: list[Argument], b: ArrayArg, batch: int = 1) -> list[ArrayArg]:
     """The B operands after the first of a program of dots sharing A (``program.gemm_args[3:]``,
     entry parameter indices like A's, B's and C's), each checked to have B's shape, element type
     and strides (the kernel reads every B through a tensor map laid out as B's); ``b``: B as
     :func:`gemm_problem_batched` returns it (a batched B's first matrix), ``batch``: its L."""
-    indices = list(getattr(program, "gemm_args", None) or ())[3:]
+    indices = list(getattr(program, "gemm_args", None) or ())[3:3 + program.gemm_config.b_operands - 1]
     if not indices:
         return []
     flat = flat_parameters(arguments)
@@ -983,6 +1005,11 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         k, m = a.shape
     if cfg.b_major == "k" and not getattr(cfg, "transpose_b", False):  # the program reads B^T: B is given [N, K]
         n, k2 = b.shape
+    if getattr(cfg, "epi_n", 0):  # a second dot on the accumulator: B is the [K, R] block, N is C's (and E's)
+        if n > cfg.tile_n:
+            raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program reads B's column tile 0 only (the "
+                                     f"rank of its second dot, {cfg.tile_n}) and B has {n} columns")
+        n = c.shape[1]
     single = getattr(program, "single_tile", None) or {}
     for i, (axis, extent) in enumerate((("M", m), ("N", n))):
         limit = single.get(axis.lower(), 0)
@@ -1254,19 +1281,21 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         b_reason = "; ".join(filter(None, [b_reason, "A: M-major, the kernel reads a K-major copy made at each launch "
                                                       "(one extra pass over A)"]))
     more_ptrs = tuple(x.ptr for x in more_b)
+    e = epi_operand(program, stored_arguments(arguments), b, c)
+    epi = (e.ptr, b.shape[1]) if e is not None else None
     program_grid = tuple(grid) if getattr(gk.cfg, "program_grid", False) else None
     if ldc != c_cols and not getattr(gk.cfg, "c_ld", False):  # (tileorch.gemm's own tile program: no c_ld kernel)
         raise LayoutNotSupported(f"{_where(c.name, c.position)}: C is a column slice of a wider array (row stride "
                                  f"{ldc}, {n} columns) and this GEMM kernel stores rows N apart")
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
-           sched_l, ldc, c_cols)
+           sched_l, ldc, c_cols, epi)
     prepared = _prepared.get(key)
     if prepared is None:
         prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
                                                more_b=more_ptrs, grid=program_grid, sched_l=sched_l,
                                                ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
-                                               operand_batches=counts)
+                                               operand_batches=counts, epi=epi)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)

@@ -257,7 +257,7 @@ def scheduler_params(cfg: GemmConfig, m: int, n: int, k: int, sms: int, max_acti
     second wave (fatal for Stream-K's balance)."""
     from tileorch import schedulers as S
 
-    problem, tile, cluster = (m, n, k, batch), (cfg.tile_m, cfg.tile_n, cfg.tile_k), (cfg.cluster_m, 1)
+    problem, tile, cluster = (m, n, k, batch), (cfg.tile_m, cfg.out_tile_n, cfg.tile_k), (cfg.cluster_m, 1)
     raster = S.RasterOrderOptions(cfg.raster)
     mac = max_active_clusters if cfg.cluster_m > 1 else 0
     if cfg.schedule == "streamk":
@@ -399,6 +399,13 @@ def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pi
     return encode_tensor_map(b_ptr, cfg.dtype, dims, row_bytes, box, swizzle)
 
 
+def epi_tensor_map(cfg: GemmConfig, e_ptr: int, r: int, n: int) -> bytes:
+    """The tensor map of a second dot's B (``cfg.epi_n``): E ``[R, N]`` row-major, boxes of 64 N columns x
+    ``tile_n`` rows (the first dot's N), 128-byte swizzle (an N-major operand, as the kernel's descriptors)."""
+    es = ESIZE[cfg.dtype]
+    return encode_tensor_map(e_ptr, cfg.dtype, (n, r), (n * es,), (64, cfg.tile_n), 128)
+
+
 # --------------------------------------------------------------------------- launching
 
 
@@ -438,7 +445,7 @@ class GemmKernel:
                 workspace: Any = None, extra: list[bytes] = (), batch: int = 1,
                 more_b: tuple[int, ...] = (), grid: tuple[int, int, int] | None = None,
                 sched_l: int | None = None, ldc: int = 0, c_cols: int = 0,
-                operand_batches: tuple[int, int] = ()) -> PreparedGemm:
+                operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
         configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
@@ -449,9 +456,11 @@ class GemmKernel:
         a column slice of a wider array (a ``c_ld`` configuration; 0: N); ``c_cols``: C's columns when a
         ``program_grid`` kernel stores its tiles at columns the program computes into a C wider than B
         (the kernel's ``n`` parameter, the stores' column bound; 0: N); ``operand_batches``: (A's, B's)
-        matrix counts when the kernel reads each operand at its own batch index (default: ``batch``)."""
+        matrix counts when the kernel reads each operand at its own batch index (default: ``batch``); ``epi``:
+        (E's pointer, R) of a configuration with a second dot on the accumulator (``cfg.epi_n``: B is ``[K, R]``,
+        E ``[R, N]``, both row-major and read in place)."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
-                            ldc, c_cols, operand_batches)
+                            ldc, c_cols, operand_batches, epi)
 
 
 class PreparedGemm:
@@ -459,7 +468,7 @@ class PreparedGemm:
 
     def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=(), batch=1,
                  more_b=(), grid: tuple[int, int, int] | None = None, sched_l: int | None = None, ldc: int = 0,
-                 c_cols: int = 0, operand_batches: tuple[int, int] = ()):
+                 c_cols: int = 0, operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -508,6 +517,14 @@ class PreparedGemm:
         tma_more_b = [b_tensor_map(cfg, st.ptr[f"B{i}"], n, k, counts[1] if counts else batch if cfg.batched else 1,
                                    st.pitch, f"B{i}")
                       for i in range(1, len(more_b) + 1)]
+        if bool(cfg.epi_n) != (epi is not None):
+            raise GemmConfigError(f"{cfg.name}: {'a second dot on the accumulator needs' if cfg.epi_n else 'no'} "
+                                  "epi=(E's pointer, R)")
+        if cfg.epi_n and st.reasons:  # (the plan sizes B's rows by N: the launcher checked B and E are TMA-ready)
+            raise GemmConfigError(f"{cfg.name}: a second dot on the accumulator reads A, B, C and E in place (16-byte "
+                                  f"aligned rows of whole 16-byte units); staging was needed: {'; '.join(st.reasons)}")
+        if cfg.epi_n:  # B is the [K, R] block the first dot reads whole, E the second dot's [R, N]
+            tma_b, tma_more_b = b_tensor_map(cfg, b_ptr, epi[1], k), [epi_tensor_map(cfg, epi[0], epi[1], n)]
         # the direct epilogue's N is also C's leading dimension: a padded C is N' columns wide
         # (the extra columns are scratch, never copied out)
         # (a c_ld kernel takes N and C's row stride apart: its stores stop at N, the neighbours' columns)

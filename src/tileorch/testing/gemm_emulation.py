@@ -18,7 +18,7 @@ def array_params(base: int, shape: tuple[int, ...]) -> list[int]:
 
 
 def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), memory=(), problem=None,
-             sms: int = 2, more_b=()) -> list[str]:
+             sms: int = 2, more_b=(), epi=None) -> list[str]:
     """Run every CTA of the persistent grid of the GEMM program ``p`` (``compile_program``'s result,
     ``p.gemm_config`` set) on A ``a`` [M, K] and B ``b`` [K, N] (``[N, K]`` for a K-major B, 64-wide K
     tiles; a batched kernel's ``[L, M, K]`` and ``[L, K, N]``); return the emulator's errors.
@@ -28,7 +28,8 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
     the launch grid in tiles); ``tile_params``: the tile program's parameters after the builder's
     (each array's :func:`array_params`, scalars, the grid); ``memory``: ``(base, uint8 view, name)``
     of the buffers the kernel stores to; ``more_b``: the other B operands of dots sharing A (a
-    ``b_operands > 1`` configuration: their tensor maps follow the scheduler's record, laid out as B)."""
+    ``b_operands > 1`` configuration: their tensor maps follow the scheduler's record, laid out as B);
+    ``epi``: the second dot's B ``[K2, N2]`` (a ``cfg.epi_n`` configuration: its tensor map follows theirs)."""
     from tileorch.launchers.gemm_host import scheduler_params
     from tileorch.schedulers.device_params import pack_device_params
     from tileorch.testing.ptx_emulator import Emu
@@ -36,7 +37,8 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
     cfg = p.gemm_config
     m, n, k = mnk
     sched = scheduler_params(cfg, *(problem or (m, n, k, 1))[:3], sms, 0, (problem or (m, n, k, 1))[3])
-    params = [0, 0, 0, c_base, m, n, k, pack_device_params(sched, 0, 0, 0), *([0] * len(more_b)), *tile_params]
+    params = [0, 0, 0, c_base, m, n, k, pack_device_params(sched, 0, 0, 0), *([0] * len(more_b)),
+              *([0] if epi is not None else []), *tile_params]
     errors: list[str] = []
     for x in range(sched.grid[0]):
         for y in range(sched.grid[1]):
@@ -50,6 +52,8 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
                          emu.params[1]: {"array": b.reshape(-1, *b.shape[-2:]), "rows": b_rows, "box": 64}}
             for i, more in enumerate(more_b, start=8):  # (after A, B, C, C's pointer, M, N, K, the record)
                 emu.tmaps[emu.params[i]] = {"array": more.reshape(-1, *more.shape[-2:]), "rows": b_rows, "box": 64}
+            if epi is not None:  # the second dot's B: boxes of tile_n K rows x 64 N columns
+                emu.tmaps[emu.params[8 + len(more_b)]] = {"array": epi, "rows": cfg.tile_n, "box": 64}
             if getattr(cfg, "b_raw", ""):  # a computed B's raw tile: unswizzled boxes (GemmConfig.b_raw)
                 emu.tmaps[emu.params[1]].update(rows=cfg.tile_k if cfg.b_major == "n" else cfg.tile_n,
                                                 box=cfg.raw_chunk_columns, swizzle=0)

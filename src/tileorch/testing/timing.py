@@ -50,4 +50,38 @@ def best_batch_ms(fn: Callable[[], object], iters: int, batches: int = 3) -> flo
     return best
 
 
-__all__ = ["bench_ms", "best_batch_ms"]
+def time_variant(row: dict, name: str, launch: Callable, kernel, grid, args: tuple, out, ref, iters: int,
+                 stream=None, **kw) -> None:
+    """One variant of a cuTile program's benchmark row: ``launch(stream, grid, kernel, args, **kw)`` once, then
+    ``row[name + "_rel_err"]`` (the relative Frobenius error of ``out``, a torch tensor the launch wrote,
+    against ``ref``), ``row[name + "_ms"]`` (:func:`bench_ms`) and, for tileorch's launcher, the path its
+    program took (``row[name + "_kind"]``, with ``kw``'s schedule); an exception is ``row[name + "_error"]``."""
+    import torch
+
+    stream = torch.cuda.current_stream() if stream is None else stream
+    try:
+        launch(stream, grid, kernel, args, **kw)
+        torch.cuda.synchronize()
+        row[f"{name}_rel_err"] = float(((out.float() - ref).norm() / ref.norm()).item())
+        row[f"{name}_ms"] = bench_ms(lambda: launch(stream, grid, kernel, args, **kw), iters)
+        if name.startswith("tileorch"):
+            from tileorch.launchers import cutile as rc
+
+            prog = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a",
+                               kw.get("schedule", "persistent")).program
+            row[f"{name}_kind"] = prog.kind
+    except Exception as exc:  # noqa: BLE001 - a variant that cannot run this case is a row entry
+        row[f"{name}_error"] = f"{type(exc).__name__}: {exc}"[:300]
+
+
+def rates(row: dict, flops: float, names: tuple[str, ...], against: str = "tileorch") -> None:
+    """``row[name + "_tflops"]`` of every timed variant, and ``row["vs_" + name]``: its time over ``against``'s."""
+    for key in names:
+        if f"{key}_ms" in row:
+            row[f"{key}_tflops"] = round(flops / row[f"{key}_ms"] / 1e9, 1)
+    for key in names:
+        if key != against and f"{key}_ms" in row and f"{against}_ms" in row:
+            row[f"vs_{key}"] = round(row[f"{key}_ms"] / row[f"{against}_ms"], 3)
+
+
+__all__ = ["bench_ms", "best_batch_ms", "rates", "time_variant"]

@@ -212,6 +212,10 @@ class _Kernel:
     """The tensor maps of the B operands after the first (``cfg.b_operands > 1``)."""
     ldc: SSAValue | None = None
     """C's row stride in elements (``cfg.c_ld``: C a column slice of a wider array); else C's is N."""
+    tmap_e: SSAValue | None = None
+    """The tensor map of the second dot's B operand (``cfg.epi_n``)."""
+    epi_ready: SSAValue | None = None
+    """The one-stage pipeline handing the second dot's B tile from the producer to the consumers."""
 
     @property
     def tmaps_b(self) -> list[SSAValue]:
@@ -246,21 +250,28 @@ class _Kernel:
         op = ts.FetchNextWorkOp if self.t.streamk else ts.StaticFetchNextWorkOp
         return op(operands=[sched, w], result_types=[self.t.work, i1]).results[0]
 
-    def walk(self, sched: SSAValue, first: SSAValue, start: SSAValue, body) -> SSAValue:
+    def walk(self, sched: SSAValue, first: SSAValue, start: SSAValue, body, role: str = "") -> SSAValue:
         """``scf.while`` over the work units from ``first``, threading a pipeline state from
-        ``start``; ``body(w, s) -> s_out`` builds one unit's work.  Returns the last state."""
+        ``start``; ``body(w, s) -> s_out`` builds one unit's work.  Returns the last state.  With a second
+        dot on the accumulator (``cfg.epi_n``) the loop also threads the state of :attr:`epi_ready` (its
+        ``role``'s, from a fresh one): ``body(w, s, e) -> (s_out, e_out)``, and returns both last states."""
         t = self.t
-        before = Block(arg_types=[t.work, t.state])
-        with ImplicitBuilder(before) as (w, s):
-            _named(w, "w"), _named(s, "s")
-            scf.ConditionOp(self.valid(sched, w), w, s)
-        after = Block(arg_types=[t.work, t.state])
-        with ImplicitBuilder(after) as (w, s):
-            _named(w, "w"), _named(s, "s")
-            s_out = body(w, s)
-            scf.YieldOp(self.advance(sched, w), s_out)
-        loop = scf.WhileOp([first, start], [t.work, t.state], Region(before), Region(after))
-        return loop.results[1]
+        types = [t.work, t.state]
+        inits = [first, start]
+        if self.epi_ready is not None:
+            types.append(self.epi_ready.type.state_type())
+            inits.append(_named(pl.StateCreateOp(self.epi_ready, role).results[0], "estart"))
+        before = Block(arg_types=types)
+        with ImplicitBuilder(before) as (w, *s):
+            _named(w, "w"), _named(s[0], "s")
+            scf.ConditionOp(self.valid(sched, w), w, *s)
+        after = Block(arg_types=types)
+        with ImplicitBuilder(after) as (w, *s):
+            _named(w, "w"), _named(s[0], "s")
+            outs = body(w, *s)
+            scf.YieldOp(self.advance(sched, w), *(outs if isinstance(outs, tuple) else (outs,)))
+        loop = scf.WhileOp(inits, types, Region(before), Region(after))
+        return (loop.results[1], loop.results[2]) if self.epi_ready is not None else loop.results[1]
 
     def coords(self, w: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
         """``(m, n, l)``: the tile coordinates (in tiles) and batch index of work unit ``w``."""
@@ -373,17 +384,18 @@ def _producer(k: _Kernel) -> None:
         leader = _named(nvvm.ElectSyncOp().results[0], "leader")
         with _if(leader):
             nvp.PrefetchOp(k.tmap_a)
-            for tmap in k.tmaps_b:
+            for tmap in [*k.tmaps_b, *([k.tmap_e] if cfg.epi_n else [])]:
                 nvp.PrefetchOp(tmap)
         rank = _named(nvvm.SPECIAL_REGISTERS["cluster.ctarank"]().results[0], "rank")
         mcast = _const((1 << cfg.cluster_m) - 1, i16, "mcast") if cfg.cluster_m > 1 else None
         sched, first = k.scheduler()
         start = _named(pl.StateCreateOp(k.ready, "producer").results[0], "start")
 
-        def unit(w: SSAValue, s: SSAValue) -> SSAValue:
+        def unit(w: SSAValue, s: SSAValue, e: SSAValue | None = None):
             tm, tn, tl = k.coords(w)
             m0 = _named(_mul(tm, k.bm), "m0")
-            n0 = _named(_mul(tn, k.bn_tile), "n0")
+            # a second dot (cfg.epi_n): the first dot's B is the whole [K, tile_n] column block
+            n0 = _const(0, name="n0") if cfg.epi_n else _named(_mul(tn, k.bn_tile), "n0")
             kbeg, kend = k.k_range(sched, w)
             body = Block(arg_types=[i32, t.state])
             with ImplicitBuilder(body) as (kt, st):
@@ -403,9 +415,13 @@ def _producer(k: _Kernel) -> None:
                 # the elected thread arrives expecting the stage's bytes (A + all B slices)
                 pl.ProducerCommitOp(k.ready, st, cfg.tx_bytes)
                 scf.YieldOp(pl.StateIncrementOp(st).results[0])
-            return scf.ForOp(kbeg, kend, k.c1, [s], Region(body)).results[0]
+            after = scf.ForOp(kbeg, kend, k.c1, [s], Region(body)).results[0]
+            return (after, _epi_b_load(k, e, tn, leader)) if cfg.epi_n else after
 
-        last = k.walk(sched, first, start, unit)
+        last = k.walk(sched, first, start, unit, "producer")
+        if cfg.epi_n:  # (E's pipeline: its last stage released before the producer leaves)
+            last, epi_last = last
+            pl.ProducerTailOp(k.epi_ready, epi_last)
         # drain: no CTA of the cluster may exit while its multicast loads are in flight
         pl.ProducerTailOp(k.ready, last)
 
@@ -566,7 +582,7 @@ def _consumer(k: _Kernel, wg: int) -> None:
         start = _named(pl.StateCreateOp(k.ready, "consumer").results[0], "start")
         zero = _named(llvm.ZeroOp(result_types=[t.acc]).results[0], "zero")
 
-        def unit(w: SSAValue, s: SSAValue) -> SSAValue:
+        def unit(w: SSAValue, s: SSAValue, e: SSAValue | None = None):
             tm, tn, tl = k.coords(w)
             kbeg, kend = k.k_range(sched, w)
             # mainloop: one wgmma batch stays in flight; the stage read by the previous batch is
@@ -620,18 +636,83 @@ def _consumer(k: _Kernel, wg: int) -> None:
             else:
                 res = acc_out
                 store = _const(1, i1, "store")
+            if cfg.epi_n:  # the second dot on the accumulator
+                res, e = _epi_dot(k, acc_out, e)
             with _if(store):
                 m0 = _named(_mul(tm, k.bm), "m0")
-                n0 = _named(_mul(tn, k.bn_tile), "n0")
+                n0 = _named(_mul(tn, _const(cfg.out_tile_n, name="bn_out") if cfg.epi_n else k.bn_tile), "n0")
                 row0 = _named(_add(m0, row_wg), "row0")
                 _epilogue(k, wg, res, row0, n0, tl, ebuf, wg_leader)
-            return s_out
+            return (s_out, e) if cfg.epi_n else s_out
 
-        k.walk(sched, first, start, unit)
+        k.walk(sched, first, start, unit, "consumer")
         if cfg.epilogue == "tma":
             # shared memory must outlive the last TMA store's reads
             with _if(wg_leader):
                 nvvm.CpAsyncBulkWaitGroupOp(0, read=True)
+
+
+def _epi_b_load(k: _Kernel, st: SSAValue, tn: SSAValue, leader: SSAValue) -> SSAValue:
+    """The producer's load of the second dot's B tile (``cfg.epi_n``), issued after work tile ``tn``'s last K
+    tile: acquire :attr:`_Kernel.epi_ready`'s stage (the consumers released the previous work tile's), then
+    ``epi_n / 64`` TMA boxes of ``tile_n`` K rows x 64 columns of E at rows 0, columns ``tn epi_n + 64 j``,
+    box j at ``cfg.epi_offset + tile_n * 128 * j`` (the 128-byte swizzle of an N-major operand); returns the
+    state after it."""
+    cfg = k.cfg
+    pl.ProducerAcquireOp(k.epi_ready, st)
+    with _if(leader):
+        fb = _named(pl.GetProducerBarrierOp(k.epi_ready, st).results[0], "efb")
+        e0 = _named(_mul(tn, _const(cfg.epi_n)), "e0")
+        chunk = cfg.tile_n * 128
+        for j in range(cfg.epi_n // 64):
+            col = _named(_add(e0, _const(64 * j)), f"ecol{j}")
+            _tma_load(k, k.tmap_e, _const(cfg.epi_offset + chunk * j), [col, k.c0], fb, chunk, f"edst{j}")
+    pl.ProducerCommitOp(k.epi_ready, st, cfg.epi_bytes)
+    return pl.StateIncrementOp(st).results[0]
+
+
+EPI_FRAGMENT = "efrag"
+"""The second dot's A registers are named ``%efrag<j>q<q>`` (K step ``j`` of 16, register ``q`` of 4): each
+a ``cvt.rn.{f16,bf16}x2.f32`` of accumulator elements ``8 j + 2 q`` (low half) and ``+ 1``, whose f32
+operands the tier may replace by the program's ops on those elements."""
+
+
+def _epi_dot(k: _Kernel, acc: SSAValue, st: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """The second dot (``cfg.epi_n``) of a consumer warp group after its K loop drained: pack the accumulator
+    as the register A of ``tile_n / 16`` WGMMAs (register ``q`` of K step ``j`` = elements ``8 j + 2 q``,
+    ``+ 1``: the m64nNk16 A fragment is the accumulator's layout), wait for E's tile, run them into a zero
+    ``m64n{epi_n}`` accumulator, wait, release E's stage.  Returns (the second accumulator, the state after
+    E's stage)."""
+    cfg = k.cfg
+    regs = [llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), acc, f32).results[0]
+            for i in range(cfg.accumulators)]
+    frags = []
+    for j in range(cfg.tile_n // 16):
+        frag = []
+        for q in range(4):
+            lo, hi = regs[8 * j + 2 * q], regs[8 * j + 2 * q + 1]
+            pack = llvm.InlineAsmOp(f"cvt.rn.{cfg.dtype}x2.f32 $0, $1, $2;", "=r,f,f", [hi, lo], [i32],
+                                    has_side_effects=True)
+            frag.append(_named(pack.results[0], f"{EPI_FRAGMENT}{j}q{q}"))
+        frags.append(frag)
+    # E's descriptors: N-major, 64-column chunks of tile_n rows (LBO), 8-row atoms of 1 KiB (SBO), 128-byte swizzle
+    e_addr = llvm.PtrToIntOp(_gep(k.smem, _const(cfg.epi_offset)), i64).results[0]
+    e_units = arith.ShRUIOp(arith.AndIOp(e_addr, _const(262143, i64)).result, _const(4, i64)).result
+    de = _named(arith.OrIOp(e_units, _const(descriptor_constant(cfg.tile_n * 128, 1024), i64)).result, "de")
+    acc2_type = llvm.LLVMStructType.from_type_list([f32] * (cfg.epi_n // 2))
+    acc2 = _named(llvm.ZeroOp(result_types=[acc2_type]).results[0], "zero2")
+    ta = nvp.WGMMAType(WGMMA_TYPES[cfg.dtype][0])
+    pl.ConsumerWaitOp(k.epi_ready, st)
+    nvvm.WgmmaFenceAlignedOp()
+    for j, frag in enumerate(frags):  # 16 K rows of 128 bytes per step: 2 KiB, 128 descriptor units
+        dj = _named(_add(de, _const(128 * j, i64)), f"de{j}")
+        acc2 = _named(nvp.WgmmaMmaAsyncRegisterAOp(frag, dj, acc2, cfg.epi_n, ta, nvp.MMALayout.ROW).results[0],
+                      f"e{j}")
+    nvvm.WgmmaGroupSyncAlignedOp()
+    nvvm.WgmmaWaitGroupSyncOp(0)
+    release = pl.ConsumerReleaseOp(k.epi_ready, st)
+    release.attributes["cutlass.reads_retired"] = UnitAttr()
+    return _named(acc2, "acc2"), pl.StateIncrementOp(st).results[0]
 
 
 def accumulator_results(acc_out: SSAValue) -> list[SSAValue]:
@@ -649,15 +730,18 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     t = _Types.of(cfg)
     more_b = cfg.b_operands - 1
     ldc = [i32] if cfg.c_ld else []  # C's row stride, after the other Bs' maps (a column slice of a wider C)
+    epi = [GENERIC_PTR] if cfg.epi_n else []  # the second dot's B map (cfg.epi_n), after the other Bs'
     arg_types = [GENERIC_PTR, GENERIC_PTR, GENERIC_PTR, GLOBAL_PTR, i32, i32, i32, t.params, *[GENERIC_PTR] * more_b,
-                 *ldc]
+                 *epi, *ldc]
     block = Block(arg_types=arg_types)
     names = ("tmap_a", "tmap_b", "tmap_c", "c", "m", "n", "k", "params", *[f"tmap_b{i}" for i in range(1, 1 + more_b)],
-             *(["ldc"] if ldc else []))
+             *(["tmap_e"] if epi else []), *(["ldc"] if ldc else []))
     for arg, name in zip(block.args, names):
         arg.name_hint = name
     with ImplicitBuilder(block) as (tmap_a, tmap_b, tmap_c, c, m, n, kdim, params, *rest):
-        tmap_more_b, ldc_arg = (rest[:-1], rest[-1]) if ldc else (rest, None)
+        ldc_arg = rest.pop() if ldc else None
+        tmap_e = rest.pop() if epi else None
+        tmap_more_b = rest
         smem = _named(DynamicSmemOp().result, "smem")
         # `stages` stages of A + B; the producer group is warp group 0 (one elected arrive); each
         # consumer warp group is a consumer group of its own.
@@ -667,6 +751,14 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
             num_stages=cfg.stages, producer_arv_count=[1], transaction_size=[cfg.tx_bytes])
         init.properties["compute_capability"] = PipelineComputeCapabilityAttr(PipelineComputeCapability.SM90)
         _named(init.results[0], "ready")
+        epi_ready = None
+        if cfg.epi_n:  # the second dot's B tile: one stage, the producer's one arrive, each consumer group's release
+            epipe = _named(pl.PipelineCreateOp(PipelineType(1, 1, cfg.consumer_groups)).results[0], "epipe")
+            einit = pl.PipelineInitOp(
+                epipe, [0x1], [1 << (w + 1) for w in range(cfg.consumer_groups)], executor="warpgroup",
+                num_stages=1, producer_arv_count=[1], transaction_size=[cfg.epi_bytes])
+            einit.properties["compute_capability"] = PipelineComputeCapabilityAttr(PipelineComputeCapability.SM90)
+            epi_ready = _named(einit.results[0], "eready")
         c0, c1, c64 = _const(0, name="c0"), _const(1, name="c1"), _const(64, name="c64")
         c_tile_k = _const(cfg.tile_k, name="c_tile_k")
         c8192 = _const(cfg.mn_chunk_bytes, name="c8192" if cfg.mn_chunk_bytes == 8192 else "c_chunk")
@@ -675,7 +767,8 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
         tid = _named(nvvm.SPECIAL_REGISTERS["tid.x"]().results[0], "tid")
         k_tiles = _named(arith.DivUIOp(_add(kdim, _const(cfg.tile_k - 1)), c_tile_k).result, "k_tiles")
         kernel = _Kernel(cfg, t, tmap_a, tmap_b, tmap_c, c, m, n, params, smem, init.results[0], c0, c1, c64,
-                         c_tile_k, c8192, bm, bn_tile, stage_bytes, a_bytes, tid, k_tiles, tuple(tmap_more_b), ldc_arg)
+                         c_tile_k, c8192, bm, bn_tile, stage_bytes, a_bytes, tid, k_tiles, tuple(tmap_more_b), ldc_arg,
+                         tmap_e, epi_ready)
         _producer(kernel)
         for wg in range(cfg.consumer_groups):
             _consumer(kernel, wg)
@@ -683,7 +776,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     no_attrs = DictionaryAttr({})
     grid_constant = DictionaryAttr({"nvvm.grid_constant": UnitAttr()})
     fn = func.FuncOp(cfg.name, (arg_types, []), Region(block),
-                     arg_attrs=ArrayAttr([TMAP_ATTRS] * 3 + [no_attrs] * 4 + [grid_constant] + [TMAP_ATTRS] * more_b
+                     arg_attrs=ArrayAttr([TMAP_ATTRS] * 3 + [no_attrs] * 4 + [grid_constant] + [TMAP_ATTRS] * (more_b + len(epi))
                                           + [no_attrs] * len(ldc)))
     fn.attributes["nvvm.kernel"] = UnitAttr()
     fn.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [cfg.threads, 1, 1])

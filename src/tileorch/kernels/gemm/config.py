@@ -172,6 +172,27 @@ class GemmConfig:
     (``%afrag<j>q<q>``: K step ``j`` of ``mma_k``, register ``q``) and the WGMMAs read A from registers
     (no fence.proxy.async, no transform barrier for A)."""
 
+    epi_n: int = 0
+    """A second dot on the accumulator after the K loop (GEMM then GEMM: ``C = f(A B) E``): its N tile.
+    The first dot's accumulator (``tile_n`` columns, the second dot's K; B's N coordinate is always 0) is
+    packed pairwise to :attr:`dtype` as the register A operand of ``tile_n / 16`` ``wgmma m64n{epi_n}k16``
+    whose B is the ``[tile_n (K), epi_n (N)]`` tile of E (stored ``[K2, N2]``, N-major), which the producer
+    TMA-loads into a buffer of its own (:attr:`epi_offset`), handed over by a one-stage pipeline of its own,
+    right after issuing the work tile's last K tile (``epi_n / 64`` boxes of ``tile_n`` rows x 64 columns:
+    it lands while the consumers finish the K loop); C's tiles are ``tile_m x epi_n`` (the scheduler's N tile,
+    :attr:`out_tile_n`).  0: no second dot.  Registers: the first accumulator dies as it is packed, the
+    packed A (``tile_n / 4``) and the second accumulator (``epi_n / 2``) are live together (at most 64 + 128)."""
+
+    @property
+    def out_tile_n(self) -> int:
+        """The N extent of a work tile of C: :attr:`epi_n` for a second dot, else :attr:`tile_n`."""
+        return self.epi_n or self.tile_n
+
+    @property
+    def epi_bytes(self) -> int:
+        """The bytes of the second dot's B tile (:attr:`epi_n`)."""
+        return self.tile_n * self.epi_n * self.element_bytes
+
     @property
     def consumer_groups(self) -> int:
         return self.tile_m // 64
@@ -306,7 +327,15 @@ class GemmConfig:
 
     @property
     def smem_bytes(self) -> int:
+        if self.epi_n:
+            return self.epi_offset + self.epi_bytes
         return self.stages * self.stage_bytes + self.epilogue_bytes + self.scratch_bytes
+
+    @property
+    def epi_offset(self) -> int:
+        """Where the second dot's B tile (:attr:`epi_n`) starts in dynamic shared memory: after the ring, the
+        epilogue's and the scratch bytes, 1 KiB aligned (the 128-byte swizzle's atom)."""
+        return -(-(self.stages * self.stage_bytes + self.epilogue_bytes + self.scratch_bytes) // 1024) * 1024
 
     @property
     def scratch_offset(self) -> int:
@@ -334,7 +363,7 @@ class GemmConfig:
                 f"{'_ld' if self.c_ld else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
                 f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}"
-                f"{'_areg' if self.a_regs else ''}")
+                f"{'_areg' if self.a_regs else ''}{f'_dot{self.epi_n}' if self.epi_n else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -437,6 +466,14 @@ class GemmConfig:
              "a register A (a_regs) is a computed A (a_raw) stored [M, K] whose raw K row is 32, 64 or 128 bytes "
              f"(a swizzle span), got a_raw {self.a_raw!r}, {self.a_major}-major, "
              f"{self.tile_k * self.a_raw_element_bytes}-byte rows"),
+            (not self.epi_n or (self.epi_n in (64, 128, 192, 256) and self.dtype in ("f16", "bf16")
+                                and not (self.a_raw or self.b_raw or self.b_dtype)),
+             f"a second dot on the accumulator (epi_n) is a 16-bit dot of 64, 128, 192 or 256 columns on a plain "
+             f"first dot, got epi_n {self.epi_n}, {self.dtype}"),
+            (not self.epi_n or (self.b_operands == 1 and self.cluster_m == 1 and self.schedule != "streamk"
+                                and self.epilogue == "direct" and not self.batched and not self.c_transposed),
+             "a second dot on the accumulator (epi_n) has one B operand, 1-CTA clusters, no Stream-K and the "
+             "direct epilogue of a 2-D, untransposed C"),
         ]
         for ok, message in rules:
             if not ok:

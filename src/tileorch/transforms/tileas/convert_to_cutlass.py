@@ -54,6 +54,7 @@ from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragment, in_staging,
                                                          lower_column_reductions, scratch_bytes, scratch_pointer)
 from tileorch.transforms.tileas.common import k_loop_blocks, move_before, num_ctas, source_load
+from tileorch.transforms.tileas.epilogue_dot import EpilogueDot, check_epilogue_dot, find_epilogue_dot
 from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, EpilogueLowering, KernelEnv,
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
                                                  side_reduction, sink_tile)
@@ -198,6 +199,9 @@ class DotKernel:
     (:attr:`GemmConfig.k_used <tileorch.kernels.gemm.config.GemmConfig.k_used>`)."""
     side_stores: list = dataclasses.field(default_factory=list)
     single_tile: dict | None = None
+    epi_dot: EpilogueDot | None = None
+    """A second dot on the K loop's result (:mod:`.epilogue_dot`): :attr:`acc` is its result, the
+    epilogue's root; the K loop's accumulator is ``epi_dot.acc``."""
     """``{"m": tile_m or 0, "n": tile_n or 0}``: the program computes only tile 0 along the axes with
     a non-zero extent (``tileas-program-loop-to-tiles``), valid for outputs of at most that extent."""
     tile_stores: list = dataclasses.field(default_factory=list)
@@ -267,8 +271,9 @@ class DotKernel:
     @property
     def operand_args(self) -> list[int | None]:
         sink = self.store.ptr if self.store.name == ATOMIC_SINK else self.store.view  # C's pointer tile or view
-        views = (self.a_load.view, self.b_load.view, sink, *(ld.view for ld in self.more_b_loads))
-        return [_base_argument(self.kernel, v) for v in views]  # A, B, C, then the other Bs
+        views = (self.a_load.view, self.b_load.view, sink, *(ld.view for ld in self.more_b_loads),
+                 *((self.epi_dot.load.view,) if self.epi_dot is not None else ()))
+        return [_base_argument(self.kernel, v) for v in views]  # A, B, C, the other Bs, then E (epi_dot)
 
 
 BATCH_EXPR = "expr"
@@ -822,6 +827,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     sw = switches[0]
     _refuse_writes_outside(kernel, sw, fail)
     dots = [o for o in sw.walk() if isinstance(o, ts.DotOp)]
+    ed = find_epilogue_dot(kernel)  # a second dot on the K loop's result (GEMM then GEMM)
+    if ed is not None:
+        check_epilogue_dot(ed, sw)
+        dots = [d for d in dots if d is not ed.dot]
     if len(dots) > 1:
         _check_shared_a_dots(dots, fail)
     dot = dots[0]
@@ -838,6 +847,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                   "not supported yet)")
     tm, tn = shape
     tk = dot.lhs.type.get_shape()[-1]
+    tn_c = ed.n if ed is not None else tn  # C's tile columns: the second dot's N
     loads = [o for o in sw.walk() if isinstance(o, ts.TiledLoadOp) and o.dst is not None]
     # vectors the program loads in the K loop (a per-K-row scale, a group's scale row): the producer staged
     # them; a computed B's map reads them (checked below), from global memory in the WGMMA kernel
@@ -869,8 +879,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         ax0, ax1 = program_axis(indices[0]), program_axis(indices[1])
         if ax0 == 0 and _is_iv(indices[1]) and shape == [tm, tk] and a_load is None:
             a_load = ld
-        elif _is_iv(indices[0]) and ax1 == 1 and shape == [tk, tn]:
+        elif _is_iv(indices[0]) and ax1 == 1 and shape == [tk, tn] and ed is None:
             b_found.append((ld, "n"))
+        elif ed is not None and _is_iv(indices[0]) and _is_zero_index(indices[1]) and shape == [tk, tn]:
+            b_found.append((ld, "n"))  # the first dot's B: the whole [K, R] column block
         elif ax0 == 1 and _is_iv(indices[1]) and shape == [tn, tk]:
             b_found.append((ld, "k"))
         elif _is_iv(indices[0]) and ax1 == 0 and shape == [tk, tm]:
@@ -957,22 +969,22 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     stores = [o for o in sw.walk() if isinstance(o, ts.TiledStoreOp)]
     # side outputs: [tile_m, 1] tiles of a row reduction of an accumulator-shaped tile (row max/sum),
     # [1, tile_n] tiles of a column reduction (column sum/max)
-    side = [o for o in stores if side_reduction(o, [tm, tn]) is not None] if len(stores) > 1 else []
+    side = [o for o in stores if side_reduction(o, [tm, tn_c]) is not None] if len(stores) > 1 else []
     stores = [o for o in stores if o not in side]
     # C (the first) is the output whose value reads row reductions of the result (a residual's norm
     # stored beside the new residual): the others are evaluated element by element without them
-    stores.sort(key=lambda o: not feeding_reductions(sink_tile(o), [tm, tn]))
+    stores.sort(key=lambda o: not feeding_reductions(sink_tile(o), [tm, tn_c]))
     atomics = [o for o in sw.walk() if o.name == ATOMIC_SINK]
     # more outputs of the accumulator's shape at C's tile (the pre-activation beside the activation):
     # the first store is C (the kernel builder's fragment store), the others are stored from the
     # accumulator's registers element by element
-    extra = _extra_tile_stores(stores, [tm, tn], fail) if len(stores) > 1 and not atomics else []
+    extra = _extra_tile_stores(stores, [tm, tn_c], fail) if len(stores) > 1 and not atomics else []
     stores = [o for o in stores if o not in extra]
     if len(stores) + len(atomics) != 1:
         for at in atomics if stores else ():
             sunk = sink_tile(at).type  # a tile, or a scalar (a whole-tile reduction sent to one element)
             shape = list(sunk.get_shape()) if hasattr(sunk, "get_shape") else []
-            if shape != [tm, tn] and feeding_reductions(sink_tile(at), [tm, tn]):
+            if shape != [tm, tn_c] and feeding_reductions(sink_tile(at), [tm, tn_c]):
                 what_tile = f"{shape} tile" if shape else "a scalar"
                 fail(at, f"a reduction of the result ({what_tile}) added atomically beside C is not supported yet by "
                          "the WGMMA lowering, which stores reductions beside C as tiles: store the tile's partial "
@@ -989,18 +1001,18 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             fail(o, f"a tile store through a view with dimension order {order} (a column-major or transposed "
                     "output) beside C is not supported yet by the WGMMA lowering (C itself may be)")
     st = (stores or atomics)[0]
-    _check_product_stored(st, [tm, tn], fail)
+    _check_product_stored(st, [tm, tn_c], fail)
     c_swapped = c_view_swapped = False
     c_coords = None  # an atomic sink's addresses are the program's pointer tiles (the epilogue's)
     if st.name == ATOMIC_SINK:
-        _check_atomic_sink(st, tm, tn, fail)
+        _check_atomic_sink(st, tm, tn_c, fail)
     else:
         st_indices, st_shape, st_batched = _batch_split(st, list(st.indices), list(st.tile.type.get_shape()), fail)
         if st_batched == "shared":
             fail(st, "C stored at the constant batch index 0 of a 3-D array: the WGMMA lowering takes C batched at "
                      "program id 2 or 2-D")
         batched.add(st_batched)
-        c_swapped, c_view_swapped = _c_orientation(st, st_indices, st_shape, (tm, tn), fail)
+        c_swapped, c_view_swapped = _c_orientation(st, st_indices, st_shape, (tm, tn_c), fail)
         c_coords = tuple(st_indices[::-1] if c_swapped else st_indices)  # (row tile, column tile)
     c_view = None
     if st.name != ATOMIC_SINK:
@@ -1050,7 +1062,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                         fail)
     coords = None
     default_c = c_coords is None or tuple(program_axis(v) for v in c_coords) in ((0, 1), (1, 0))
-    if not (program_axis(a_coord) == 0 and program_axis(b_coord) == 1 and default_c):
+    if not (program_axis(a_coord) == 0 and (program_axis(b_coord) == 1 or ed is not None) and default_c):
         coords = {"a": a_coord, "b": b_coord, "c": c_coords}
     k_bounds, k_used, k_remark = _k_range(loop, a_load, index_majors, b_load, more_b, tk, fail)
     accs = [_loop_result(loop, d, fail) for d in dots]
@@ -1062,7 +1074,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             fail(d, "the K loop's accumulator starts from a value other than zeros (the WGMMA kernel's "
                     "accumulators start at zero; tileas-fold-dot-accumulate moves a loaded start into the "
                     "epilogue where it can)")
-    acc = accs[0]
+    acc = accs[0] if ed is None else ed.dot.result  # the epilogue's root: the second dot's result
+    if ed is not None and accs[0] is not ed.acc:
+        fail(ed.dot, "the second dot's A reads a K loop result other than the first dot's accumulator")
     if len(dots) > 1:
         _check_shared_a_epilogue(dots[1], atomics, side, fail)
     pipes = [o for o in kernel.walk() if o.name == "nv_tileas.async.pipeline.create_pipeline"]
@@ -1103,7 +1117,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if out_dtype == "s32" and not integer:
         fail(st, "an i32 output is supported for integer (i8) dots only")
     plain = is_plain_store(st, acc) and not side and not extra and len(dots) == 1 and not c_transposed
-    feeding = feeding_reductions(sink_tile(st), [tm, tn])
+    feeding = feeding_reductions(sink_tile(st), [tm, tn_c])
     if feeding and len(dots) > 1:
         fail(feeding[0], "a row reduction of the result of dots sharing A is not supported yet by the WGMMA lowering")
     for red in feeding:
@@ -1142,7 +1156,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    batch_grid=batch_exprs is not None and not _reads_program_id_2_only(
                        [v for _, _, lead in batch_exprs.values() for v in lead]),
                    b_prologue=b_prologue, b_raw=b_raw, a_prologue=a_prologue, a_raw=a_raw, views=views,
-                   c_view=c_view)
+                   c_view=c_view, epi_dot=ed)
+    if ed is not None:
+        _check_epilogue_dot_kernel(dk, fail)
+        dk.remarks.append(ed.remark)
+        dk.retile_safe = False  # the first dot's N is the program's rank: its tile is the program's
     for role, lead in views.items():
         dk.remarks.append(describe_view(kernel, role.upper(), lead))
     if c_view is not None:
@@ -1185,7 +1203,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if feeding:
         dk.remarks.append(f"{len(feeding)} row reduction(s) of the result read by the stored tile, reduced in the "
                           "accumulator's registers before its elements (a lane quad holds a row)")
-    rows = [o for o in side if reduced_dim(side_reduction(o, [tm, tn])) == 0]
+    rows = [o for o in side if reduced_dim(side_reduction(o, [tm, tn_c])) == 0]
     if rows:
         dk.remarks.append(f"{len(rows)} row reduction(s) of the result stored beside it, reduced in the "
                           "accumulator's registers (a lane quad holds a row)")
@@ -1211,6 +1229,27 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         dk.remarks.append(f"the program's batch tile of {split.value.data} matrices runs as one matrix per work tile "
                           "(tileas-split-batch-tiles: the program treats its batch rows alike)")
     return dk
+
+
+def _is_zero_index(v: SSAValue) -> bool:
+    v = _strip_assume(v)
+    return isinstance(v.owner, arith.ConstantOp) and v.owner.value.value.data == 0
+
+
+def _check_epilogue_dot_kernel(dk: DotKernel, fail) -> None:
+    """What the GEMM kernel's second dot on the accumulator (:mod:`.epilogue_dot`) does not take beside it."""
+    why = ("a computed A" if dk.a_prologue is not None else "a computed B" if dk.b_prologue is not None
+           else "the program's own K range" if dk.k_bounds is not None else "dots sharing A" if dk.more_accs
+           else "a batched GEMM" if dk.batched else "a transposed C" if dk.c_transposed
+           else "the program's own tile coordinates" if dk.program_grid else "outputs beside C"
+           if dk.side_stores or dk.tile_stores else "an atomic sink" if dk.store.name == ATOMIC_SINK
+           else "a C column slice" if dk.c_view is not None else None)
+    if why is not None:
+        fail(dk.epi_dot.dot, f"a dot on the K loop's result: {why} beside it is not supported yet by the WGMMA "
+                             "lowering")
+    if dk.dtype not in ("f16", "bf16"):
+        fail(dk.epi_dot.dot, f"a dot on the K loop's result: {dk.dtype} operands (the second dot's register A is a "
+                             "16-bit, f16 or bf16, operand)")
 
 
 def _c_orientation(st: Operation, indices: list, shape: list, tile: tuple[int, int], fail) -> tuple[bool, bool]:
@@ -1777,6 +1816,9 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
                      b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw, c_ld=dk.c_view is not None,
                      a_regs=register_a_chosen(dk.a_raw, a_major, tk))
+    if dk.epi_dot is not None:  # the second dot on the accumulator: its N is C's tile (epilogue_dot)
+        cfg = replace(cfg, epi_n=dk.epi_dot.n, epilogue="direct", cluster_m=1,
+                      schedule="persistent" if schedule == "streamk" else schedule)
     if dk.b_shared:
         if transpose_b:
             raise LocatedError(dk.b_load, f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and the B "
@@ -2287,13 +2329,14 @@ def _batch_indices_per_tile(tl: SSAValue, producer: bool, exprs: dict, lowering:
 def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: str,
                  override: dict | None = None) -> None:
     from tileorch.kernels.gemm.build import build_gemm_kernel
+    from tileorch.transforms.tileas.epilogue_dot import compute_epilogue_a
     from tileorch.transforms.tileas.register_a_operand import compute_register_a
 
     dk = analyze_dot_kernel(kernel)
     cfg = configure(dk, schedule, override)
     lowered = build_gemm_kernel(cfg)
     new_funcs = [op for op in lowered.ops if isinstance(op, func.FuncOp)]
-    takes_params = (not dk.plain_epilogue or dk.k_bounds is not None or dk.program_grid or dk.batch_exprs is not None
+    takes_params = (not dk.plain_epilogue or dk.epi_dot is not None or dk.k_bounds is not None or dk.program_grid or dk.batch_exprs is not None
                     or dk.b_prologue is not None or dk.a_prologue is not None)
     grid = None
     if not dk.plain_epilogue and dk.store.name != ATOMIC_SINK and not dk.c_transposed:
@@ -2317,6 +2360,8 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
                 _compile_epilogue(block, frags, dk, args, cfg, grid)
         if dk.b_prologue is not None:
             stage_computed_b(f, dk, cfg, args, grid)
+        if dk.epi_dot is not None:
+            compute_epilogue_a(f, dk.epi_dot, dk, args, grid)
         if dk.a_prologue is not None and cfg.a_regs:
             compute_register_a(f, dk, cfg, args, grid)
         elif dk.a_prologue is not None:

@@ -1,7 +1,9 @@
 """``convert-nv-tileas-to-cutlass``: each materialized TileAS dot kernel to cutlass IR.
 
 A kernel of two chained dots (the second's A the first's result) is lowered by
-:mod:`.chained_dots`, every other dot kernel by the GEMM lowering of :mod:`.convert_to_cutlass`
+:mod:`.chained_dots`, unless the second dot reads the first's K loop result after the loop
+(:mod:`.epilogue_dot`: the GEMM kernel's second dot on the accumulator); every other dot kernel by
+the GEMM lowering of :mod:`.convert_to_cutlass`
 (the kernel builder of :mod:`tileorch.kernels.gemm` plus the program's epilogue).  This module
 is the pass and the dispatch; neither lowering imports it.
 """
@@ -20,6 +22,7 @@ from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.transforms.tileas.chained_dots import (check_dots_outside_the_chain_loop, check_several_second_dots,
                                                      chained_dots, lower_chained_kernel)
 from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, lower_kernel, parse_override, read_config
+from tileorch.transforms.tileas.epilogue_dot import find_epilogue_dot
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,9 @@ class ConvertNvTileasToCutlass(ModulePass):
         kernels = [o for o in op.walk() if isinstance(o, aa.FuncOp) and o.kernel_spec() is not None]
         for kernel in kernels:
             if any(isinstance(o, AgentSwitchOp) for o in kernel.walk()):
+                if find_epilogue_dot(kernel) is not None:  # a dot on the K loop's result: the GEMM kernel's
+                    lower_kernel(ctx, op, kernel, self.schedule, override)  # second dot on the accumulator
+                    continue
                 if chained_dots(kernel) is not None:  # two dots, the second's A from the first's result
                     check_dots_outside_the_chain_loop(kernel, peeled_only=True)
                     lower_chained_kernel(ctx, op, kernel)

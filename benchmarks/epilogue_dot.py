@@ -1,0 +1,96 @@
+"""GEMM then GEMM from one cuTile program (``tileorch.testing.epilogue_dot_programs``: a low-rank chain
+``alpha ((x A) rounded to f16) B + bias`` and a fused MLP ``silu(x W1) W2`` whose hidden width is one tile):
+tileorch's GEMM kernel with the second dot on the accumulator (``GemmConfig.epi_n``) against the same
+program on tileorch's SIMT path (``schedule="simt"``: mma.sync, where these programs ran before session 24),
+tileiras (``cuda.tile.launch``) and torch (two cuBLAS GEMMs, fp16), one timing method
+(:func:`tileorch.testing.timing.bench_ms`).
+
+    python benchmarks/epilogue_dot.py [--shapes 8192x4096x64x4096,...] [--iters 30] [--out build/epilogue_dot.json]
+
+A shape is ``M x K x R x N`` (R the rank / hidden width: one tile, 64 or 128).  Outputs are NaN-prefilled
+and checked against fp32 torch first (relative Frobenius error); TFLOP/s = ``2 M R (K + N)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from tileorch.testing.timing import bench_ms, rates, time_variant
+
+SHAPES = "8192x4096x64x4096,16384x2048x128x2048,4096x8192x64x1024"
+TM, TN, TK = 128, 128, 64
+
+
+def run_one(program: str, m: int, k: int, r: int, n: int, iters: int) -> dict:
+    import torch
+    import torch.nn.functional as F
+
+    import tileorch.cutile
+    from tileorch.testing import epilogue_dot_programs as P
+
+    g = torch.Generator(device="cuda").manual_seed(7)
+    x = torch.randn((m, k), device="cuda", generator=g).half()
+    w1 = (torch.randn((k, r), device="cuda", generator=g) / k ** 0.5).half()
+    w2 = (torch.randn((r, n), device="cuda", generator=g) / r ** 0.5).half()
+    bias = torch.randn((n,), device="cuda", generator=g)
+    if program == "lowrank":
+        kernel = P.lowrank_scaled_bias
+        ref = 0.5 * ((x.float() @ w1.float()).half().float() @ w2.float()) + bias
+
+        def args(y):
+            return (x, w1, w2, bias, y, 0.5, r, TM, TN, TK)
+
+        def torch_fn():
+            return 0.5 * ((x @ w1) @ w2) + bias
+    else:
+        kernel = P.mlp_silu_one_hidden_tile
+        ref = F.silu(x.float() @ w1.float()).half().float() @ w2.float()
+
+        def args(y):
+            return (x, w1, w2, y, r, TM, TN, TK)
+
+        def torch_fn():
+            return F.silu(x @ w1) @ w2
+    grid = ((m + TM - 1) // TM, (n + TN - 1) // TN, 1)
+    row: dict = {"program": program, "m": m, "k": k, "r": r, "n": n, "tiles": f"{TM}x{TN}x{TK}"}
+
+    def variant(name, launch, **kw):
+        y = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+        time_variant(row, name, launch, kernel, grid, args(y), y, ref, iters, **kw)
+
+    variant("tileorch", tileorch.cutile.launch)
+    variant("tileorch_simt", tileorch.cutile.launch, schedule="simt")
+    try:
+        import cuda.tile as ct
+
+        variant("tileiras", ct.launch)
+    except ImportError as exc:
+        row["tileiras_error"] = f"cuda.tile not importable: {exc}"
+    row["torch_ms"] = bench_ms(torch_fn, iters)
+    rates(row, 2.0 * m * r * (k + n), ("tileorch", "tileorch_simt", "tileiras", "torch"))
+    return row
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shapes", default=SHAPES)
+    ap.add_argument("--programs", default="lowrank,mlp")
+    ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--out", default="build/epilogue_dot.json")
+    opts = ap.parse_args(argv)
+    rows = []
+    for program in opts.programs.split(","):
+        for shape in opts.shapes.split(","):
+            m, k, r, n = (int(v) for v in shape.split("x"))
+            row = run_one(program, m, k, r, n, opts.iters)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    Path(opts.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(opts.out).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

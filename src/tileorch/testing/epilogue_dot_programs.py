@@ -1,0 +1,123 @@
+"""Tile programs whose second dot reads a K loop's result after the loop (GEMM then GEMM), for the GEMM
+kernel's second dot on the accumulator (:mod:`tileorch.transforms.tileas.epilogue_dot`): a low-rank chain
+with an epilogue on the second accumulator, a fused MLP whose hidden width is one tile (SiLU and ReLU
+between the dots, biases on both layers), and the shapes the lowering refuses at the program's line (a rank beyond one tile, an A
+that reads another tile, a second accumulator that starts from a loaded tile, a transposed E).  Driven by
+tests/unit/test_epilogue_dot_programs.py (paths, remarks, refusals, the PTX emulator against numpy) and
+tests/gpu/test_epilogue_dot_gpu.py (torch fp32).  Importing it needs ``cuda.tile``."""
+
+from __future__ import annotations
+
+import cuda.tile as ct
+
+C = ct.Constant
+
+
+@ct.kernel
+def lowrank_scaled_bias(X, La, Lb, bias, Y, alpha: float, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """``alpha * ((x @ A) rounded to f16) @ B + bias[n]``: the epilogue on the second accumulator reads a
+    scalar argument and a column vector at the output's column tile."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    y = ct.mma(t.astype(ct.float16), ct.load(Lb, index=(0, bn), shape=(R, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    b = ct.load(bias, index=(bn,), shape=(tn,))
+    ct.store(Y, index=(bm, bn), tile=(alpha * y + b[None, :]).astype(Y.dtype))
+
+
+@ct.kernel
+def mlp_silu_one_hidden_tile(X, W1, W2, Y, H: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """A fused MLP ``silu(x @ W1) @ W2`` whose hidden width ``H`` is one tile: SiLU on the first
+    accumulator, in f32, before the cast to f16."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    h = ct.zeros((tm, H), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        h = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(W1, index=(k, 0), shape=(tk, H)), h)
+    a = (h / (1.0 + ct.exp(-h))).astype(ct.float16)
+    y = ct.mma(a, ct.load(W2, index=(0, bn), shape=(H, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def mlp_relu_scaled(X, W1, W2, Y, s: float, H: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """``relu(s * (x @ W1)) @ W2`` into an f32 output, the hidden width one tile of 128."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    h = ct.zeros((tm, H), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        h = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(W1, index=(k, 0), shape=(tk, H)), h)
+    a = ct.maximum(h * s, 0.0).astype(ct.float16)
+    y = ct.mma(a, ct.load(W2, index=(0, bn), shape=(H, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y)
+
+
+@ct.kernel
+def refused_rank_tile_one(X, La, Lb, Y, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: the second dot reads B's row tile 1 (a rank beyond one tile)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    y = ct.mma(t.astype(ct.float16), ct.load(Lb, index=(1, bn), shape=(R, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def refused_a_reads_a_tile(X, La, G, Lb, Y, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: the second dot's A multiplies the accumulator by a loaded tile (not a function of it)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    g = ct.load(G, index=(bm, 0), shape=(tm, R)).astype(ct.float32)
+    y = ct.mma((t * g).astype(ct.float16), ct.load(Lb, index=(0, bn), shape=(R, tn)),
+               ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def refused_second_acc_loaded(X, La, Lb, Z, Y, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: the second dot accumulates into a loaded tile."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    z = ct.load(Z, index=(bm, bn), shape=(tm, tn))
+    y = ct.mma(t.astype(ct.float16), ct.load(Lb, index=(0, bn), shape=(R, tn)), z)
+    ct.store(Y, index=(bm, bn), tile=y)
+
+
+@ct.kernel
+def refused_e_transposed(X, La, LbT, Y, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: E given ``[N2, R]`` and read transposed."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    e = ct.load(LbT, index=(bn, 0), shape=(tn, R))
+    y = ct.mma(t.astype(ct.float16), ct.transpose(e), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def refused_own_k_range(X, La, Lb, Y, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: the K loop skips its first tile (the program's own K range) beside the second dot."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(1, ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    y = ct.mma(t.astype(ct.float16), ct.load(Lb, index=(0, bn), shape=(R, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def mlp_biases_relu(X, W1, b1, W2, b2, Y, H: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """A fused MLP layer pair with biases, ``relu(x W1 + b1) W2 + b2``, the hidden width one tile: the first
+    bias is a vector along the first accumulator's columns, read between the dots."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    h = ct.zeros((tm, H), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        h = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(W1, index=(k, 0), shape=(tk, H)), h)
+    a = ct.maximum(h + ct.load(b1, index=(0,), shape=(H,))[None, :], 0.0).astype(ct.float16)
+    y = ct.mma(a, ct.load(W2, index=(0, bn), shape=(H, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=(y + ct.load(b2, index=(bn,), shape=(tn,))[None, :]).astype(Y.dtype))

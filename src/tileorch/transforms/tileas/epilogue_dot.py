@@ -1,0 +1,239 @@
+"""A dot on a K loop's result (GEMM then GEMM): the GEMM lowering's second dot on the accumulator.
+
+``t = sum_k A[bm, k] @ B[k, 0]; y = f(t) @ E[0, bn]`` (a low-rank chain ``(x A) B``, a fused MLP
+``act(x W1[:, h]) @ W2[h, bn]`` with the hidden width one tile): the first dot is the GEMM kernel's
+mainloop (TMA producer, WGMMA consumers) with ``tile_n`` the rank ``R`` (B's whole ``[K, R]`` column
+block: its column tile index is the constant 0); after the loop each consumer thread evaluates the
+program's elementwise ops ``f`` and the cast on its accumulator elements in registers, packs them as the
+register A operand of a second WGMMA (the accumulator's m64nR layout is the m64k16 A fragment's, chunk by
+chunk), whose B is E's ``[R, tn]`` tile at the work tile's column, TMA-loaded by the producer into a
+buffer of its own right after it issued the work tile's last K tile (a one-stage pipeline of its own:
+``GemmConfig.epi_n``), so that it lands while the consumers finish the K loop; the program's epilogue
+then runs on the second accumulator.
+
+:func:`find_epilogue_dot` recognizes the shape (None: not this kernel), :func:`check_epilogue_dot` refuses
+at the program's line what the kernel cannot run, :func:`compute_epilogue_a` evaluates ``f`` into the
+kernel builder's packed A registers (``%efrag<j>q<q>``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, llvm, scf
+from xdsl.dialects.builtin import DenseArrayBase, TensorType, i64
+from xdsl.ir import Block, Operation, SSAValue
+
+from tileorch.diagnostics import LocatedError
+from tileorch.dialects import nv_tileaa as aa
+from tileorch.dialects.nv_tileaa.attrs import ints
+from tileorch.dialects import nv_tileas_tile as ts
+from tileorch.dialects.nv_tileas import AgentSwitchOp
+from tileorch.transforms.tileas.epilogue import program_axis
+
+LAYOUTS = ("nv_tileas.convert_layout",)
+"""Ops that only change a tile's layout between the program's value and the second dot's operand."""
+
+
+@dataclass
+class EpilogueDot:
+    """The second dot of a kernel whose dot reads the K loop's result: the dot, its A as the program
+    computes it (before the layout conversion into the operand), its B's tile load (E) and shape."""
+
+    dot: Operation
+    a_value: SSAValue
+    loop: scf.ForOp
+    acc: SSAValue
+    """The K loop's result the second dot's A reads (the first dot's accumulator)."""
+    load: Operation | None
+    rank: int
+    """The second dot's K: the first dot's N (``R``)."""
+    n: int
+    """The second dot's N tile (``GemmConfig.epi_n``)."""
+    transposed: bool = False
+    """The second dot's B reaches it through a transpose (E given ``[N2, R]``)."""
+
+    @property
+    def remark(self) -> str:
+        return (f"a dot on the K loop's result: the {self.rank}-column accumulator, the program's ops on it "
+                f"evaluated in registers and packed, is the register A operand of {self.rank // 16} "
+                f"wgmma.mma_async m64n{self.n}k16 whose B, E's {self.rank}x{self.n} tile, the producer TMA-loads "
+                "into a buffer of its own (a one-stage pipeline) once it has issued the work tile's last K tile; "
+                "the epilogue runs on the second accumulator")
+
+
+def _enclosing_loop(op: Operation, stop: Operation) -> scf.ForOp | None:
+    p = op.parent_op()
+    while p is not None and p is not stop:
+        if isinstance(p, scf.ForOp):
+            return p
+        p = p.parent_op()
+    return None
+
+
+def _through_layouts(v: SSAValue) -> SSAValue:
+    while isinstance(v.owner, Operation) and v.owner.name in LAYOUTS:
+        v = v.owner.operands[0]
+    return v
+
+
+def _cone(v: SSAValue, stop: Operation) -> list[Operation]:
+    """The ops inside ``stop`` (the agent switch) that compute ``v``, producers before users."""
+    seen: dict[int, Operation] = {}
+    order: list[Operation] = []
+
+    def visit(x: SSAValue) -> None:
+        op = x.owner
+        if not isinstance(op, Operation) or id(op) in seen or not stop.is_ancestor(op):
+            return
+        seen[id(op)] = op
+        for o in op.operands:
+            visit(o)
+        order.append(op)
+
+    visit(v)
+    return order
+
+
+def find_epilogue_dot(kernel: aa.FuncOp) -> EpilogueDot | None:
+    """The kernel's dot on a K loop's result: two dots in the agent switch, the first inside a K loop
+    (its accumulator a loop result), the second outside every loop with an A computed from that result
+    and a B not; else None."""
+    switches = [o for o in kernel.walk() if isinstance(o, AgentSwitchOp)]
+    if len(switches) != 1:
+        return None
+    sw = switches[0]
+    dots = [o for o in sw.walk() if isinstance(o, ts.DotOp)]
+    if len(dots) != 2:
+        return None
+    first, second = dots
+    loop = _enclosing_loop(first, sw)
+    if loop is None or _enclosing_loop(second, sw) is not None:
+        return None
+    cone = _cone(second.lhs, sw)
+    if loop not in cone or any(o is first for o in _cone(second.rhs, sw)):
+        return None
+    acc = next((r for r in loop.results if any(o is loop for o in _cone(second.lhs, sw))
+                and r.type == first.result.type), None)
+    if acc is None:
+        return None
+    b = _through_layouts(second.rhs)
+    transposed = isinstance(b.owner, Operation) and b.owner.name == "nv_tileaa.permute"
+    load = _through_layouts(b.owner.operands[0] if transposed else b).owner
+    shape = list(second.result.type.get_shape())
+    return EpilogueDot(second, _through_layouts(second.lhs), loop, acc,
+                       load if isinstance(load, ts.TiledLoadOp) else None,
+                       first.result.type.get_shape()[-1], shape[-1] if len(shape) == 2 else 0, transposed)
+
+
+def _fail(op: Operation, why: str):
+    raise LocatedError(op, f"convert-nv-tileas-to-cutlass: a dot on the K loop's result: {why}")
+
+
+def check_epilogue_dot(ed: EpilogueDot, sw: Operation) -> None:
+    """A located refusal for what the GEMM kernel's second dot cannot run; else nothing."""
+    d = ed.dot
+    rows = ed.acc.type.get_shape()[0]
+    if ed.transposed:
+        _fail(d, "the second dot's B is read transposed (E given [N2, K2]): E stored [K2, N2] (row-major, N-major) "
+                 "is taken (a K-major E is not supported yet)")
+    if ed.load is None or not isinstance(ed.load.atom, ts.TmaLoadAtomAttr):
+        _fail(d, "the second dot's B is not a TMA tile load of an argument (the kernel's producer brings it "
+                 "into shared memory by TMA)")
+    shape = list(ed.load.result.type.get_shape())
+    if len(shape) != 2 or ed.n == 0 or shape != [ed.rank, ed.n]:
+        _fail(ed.load, f"the second dot's B is a {shape} tile: a 2-D [{ed.rank}, N] tile (its K the first "
+                       f"dot's {ed.rank} columns) is taken")
+    indices = list(ed.load.indices)
+    if not (isinstance(indices[0].owner, arith.ConstantOp) and indices[0].owner.value.value.data == 0):
+        _fail(ed.load, "the second dot's B is read at a row tile index other than the constant 0: its K (the "
+                       f"first dot's N, {ed.rank}) must be one tile (a rank or hidden width beyond one tile, a "
+                       "second K loop, is not supported yet)")
+    if program_axis(indices[1]) != 1:
+        _fail(ed.load, "the second dot's B is read at a column tile index other than program id 1 (the output's "
+                       "column tile)")
+    if ints(ed.load.view.type.order) != [0, 1]:
+        _fail(ed.load, "the second dot's B is read through a transposed view: E stored [K2, N2] (row-major, "
+                       "N-major) is taken")
+    if ed.rank not in (64, 128, 192, 256):
+        _fail(d, f"the first dot's N (the second dot's K) is {ed.rank}: 64, 128, 192 or 256 columns are taken")
+    if ed.n not in (64, 128, 192, 256):
+        _fail(d, f"the second dot's N tile is {ed.n}: 64, 128, 192 or 256 columns are taken")
+    init = _through_layouts(d.acc)
+    if not (isinstance(init.owner, arith.ConstantOp) and _zero_splat(init.owner)):
+        _fail(d, "the second dot's accumulator starts from a value other than zeros (add it after the dot)")
+    for op in _cone(ed.a_value, sw):
+        if op is ed.loop:
+            continue
+        vector = isinstance(op, ts.TiledLoadOp) and len([x for x in op.result.type.get_shape() if x != 1]) <= 1
+        if (isinstance(op, ts.DotOp | ts.TiledLoadOp) and not vector) or op.name.startswith("nv_tileaa.reduce") \
+                or op.name.startswith("nv_tileaa.scan"):
+            _fail(op, "the second dot's A reads more than an elementwise function of the first dot's accumulator, "
+                      "scalars and vectors (a tile load, a reduction or another dot): the kernel evaluates it per "
+                      "accumulator element in registers")
+        for r in op.results:
+            shape = list(r.type.get_shape()) if isinstance(r.type, TensorType) else []
+            if len([x for x in shape if x != 1]) > 1 and shape[-2:] != [rows, ed.rank]:
+                _fail(op, f"the second dot's A reads a {shape} tile beside the {rows}x{ed.rank} accumulator: "
+                          "elementwise ops on the accumulator, scalars and row or column vectors are taken")
+
+
+def _zero_splat(op: arith.ConstantOp) -> bool:
+    value = op.value
+    values = getattr(value, "get_values", None)
+    return values is not None and all(x == 0 for x in values())
+
+
+def compute_epilogue_a(fn, ed: EpilogueDot, dk, args: list[SSAValue], grid: list[SSAValue] | None = None) -> None:
+    """Replace the f32 operands of the kernel builder's packs ``%efrag<j>q<q>`` (accumulator elements
+    ``8 j + 2 q``, ``+ 1``: row ``r + 8 (q & 1)``, columns ``16 j + 2 (t % 4) + 8 (q >> 1) + {0, 1}``) in
+    every consumer warp group by the program's second-dot A (:attr:`EpilogueDot.a_value`) evaluated at
+    those elements of the first accumulator, in registers (the cast to the operand type is the pack's
+    rounding: a final ``fp_to_fp`` to it is skipped)."""
+    from tileorch.dialects import nvvm
+    from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
+    from tileorch.kernels.gemm.build import EPI_FRAGMENT
+    from tileorch.transforms.tileaa_to_simt.emit import Emitter
+    from tileorch.transforms.tileas.common import move_before
+    from tileorch.transforms.tileas.epilogue import Coord, EpilogueLowering, KernelEnv
+
+    value = ed.a_value
+    if isinstance(value.owner, Operation) and value.owner.name == "nv_tileaa.fp_to_fp":
+        value = value.owner.operands[0]  # the pack rounds the f32 value to the operand type once
+    packs: dict[Block, list[Operation]] = {}
+    for op in fn.walk():
+        hint = op.results[0].name_hint if isinstance(op, llvm.InlineAsmOp) and op.results else None
+        if hint and hint.startswith(EPI_FRAGMENT):
+            packs.setdefault(op.parent_block(), []).append(op)
+    for block, ops in packs.items():
+        coords = next(o for o in block.ops if isinstance(o, WorkTileInfoToCoordMNKLOp))
+        acc = ops[0].operands[0].owner.operands[0]  # the extracted accumulator (``llvm.extractvalue``)
+        tmp = Block()
+        e = Emitter(tmp, 128)
+        cfg_m = dk.tile[0]
+        m0 = e.mul_i(coords.results[0], e.const(cfg_m))
+        env = KernelEnv(args, [coords.results[0], coords.results[1], coords.results[3]], [m0, e.const(0)], grid)
+        tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
+        t = e.v(arith.AndIOp(tid, e.const(127)))
+        wg_row = e.mul_i(e.v(arith.SubiOp(e.v(arith.ShRUIOp(tid, e.const(7))), e.const(1))), e.const(64))
+        lane = e.v(arith.AndIOp(t, e.const(31)))
+        row_first = e.add_i(wg_row, e.add_i(e.mul_i(e.v(arith.ShRUIOp(t, e.const(5))), e.const(16)),
+                                            e.v(arith.ShRUIOp(lane, e.const(2)))))
+        rows = [Coord(row_first, 0), Coord(e.add_i(row_first, e.const(8)), 0)]
+        col_in = e.mul_i(e.v(arith.AndIOp(lane, e.const(3))), e.const(2))
+        lowering = EpilogueLowering(dk.kernel.body.blocks.first, ed.acc, dk.store, env, e)
+        move_before(tmp, ops[0])
+        elt = acc.type.types.data[0]
+        for op in ops:
+            j, q = (int(x) for x in op.results[0].name_hint[len(EPI_FRAGMENT):].split("q"))
+            new = []
+            for k in (8 * j + 2 * q + 1, 8 * j + 2 * q):  # (hi, lo): the pack's operand order
+                g, half, c = k // 4, (k // 2) % 2, k % 2
+                col = Coord(e.add_i(col_in, e.const(8 * g + c)), 1)
+                pos = DenseArrayBase.from_list(i64, [k])
+                lowering.acc_element = lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc, elt))
+                new.append(e.to_f32(lowering.at(value, (rows[half], col))))
+            move_before(tmp, op)
+            op.operands[0], op.operands[1] = new
+
+
+__all__ = ["EpilogueDot", "check_epilogue_dot", "compute_epilogue_a", "find_epilogue_dot"]

@@ -1,0 +1,97 @@
+"""GEMM then GEMM on the GPU: the programs of ``tileorch.testing.epilogue_dot_programs`` that the GEMM kernel's
+second dot on the accumulator takes, through ``tileorch.cutile.launch`` on ragged M and K (arrays inside larger
+NaN-filled buffers: tests/gpu/sweep_harness.gpu_run, the tails must stay NaN, the path checked), against torch
+fp32; and one refused program (a rank beyond one tile) on the SIMT path.  Skipped without a GPU; needs torch,
+cuda-tile and ml_dtypes.  Run: ``python -m pytest -q tests/gpu/test_epilogue_dot_gpu.py``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("cuda.tile")
+pytest.importorskip("xdsl")
+pytest.importorskip("ml_dtypes")
+
+UNIT = str(Path(__file__).resolve().parents[1] / "unit")
+if UNIT not in sys.path:  # sweep_harness reads the CPU tests' interpreter helpers (appended: tests/gpu's come first)
+    sys.path.append(UNIT)
+
+import sweep_harness  # noqa: E402
+
+from tileorch.testing import epilogue_dot_programs as P  # noqa: E402
+from tileorch.testing.user_programs import UserProgram  # noqa: E402
+
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA GPU", allow_module_level=True)
+
+RNG = np.random.default_rng(2424)
+M, K, N = 200, 200, 192
+TABLE = {
+    "lowrank": UserProgram(P.lowrank_scaled_bias, [((M, K), "float16"), ((K, 64), "float16"), ((64, N), "float16"),
+                                                   ((N,), "float32"), ((M, N), "float16"), 0.5, 64, 128, 64, 64],
+                           (2, 3), "gemm", outputs=(4,)),
+    "silu": UserProgram(P.mlp_silu_one_hidden_tile, [((M, 256), "float16"), ((256, 64), "float16"),
+                                                     ((64, N), "float16"), ((M, N), "float16"), 64, 64, 64, 64],
+                        (4, 3), "gemm", outputs=(3,)),
+    "relu128": UserProgram(P.mlp_relu_scaled, [((M, K), "float16"), ((K, 128), "float16"), ((128, N), "float16"),
+                                               ((M, N), "float32"), 0.5, 128, 128, 64, 64], (2, 3), "gemm",
+                           outputs=(3,)),
+    "biases": UserProgram(P.mlp_biases_relu, [((M, K), "float16"), ((K, 64), "float16"), ((64,), "float32"),
+                                              ((64, N), "float16"), ((N,), "float32"), ((M, N), "float16"), 64, 128,
+                                              64, 64], (2, 3), "gemm", outputs=(5,)),
+    "refused_rank_tile_one": UserProgram(P.refused_rank_tile_one, [((M, K), "float16"), ((K, 64), "float16"),
+                                                                  ((128, N), "float16"), ((M, N), "float16"), 64, 128,
+                                                                  64, 64], (2, 3), "simt", outputs=(3,)),
+}
+
+
+def _h(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float16)
+
+
+def _t(x):
+    return torch.from_numpy(np.asarray(x, np.float32)).cuda()
+
+
+def _check(out, ref, atol):
+    out = np.asarray(out, np.float64)
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref.double().cpu().numpy(), atol=atol, rtol=1e-2)
+
+
+def test_lowrank_scaled_bias():
+    x, la, lb = _h(M, K), _h(K, 64, scale=0.125), _h(64, N, scale=0.25)
+    bias = RNG.standard_normal(N).astype(np.float32)
+    y = sweep_harness.gpu_run(TABLE, "lowrank", {0: x, 1: la, 2: lb, 3: bias})[4]
+    _check(y, 0.5 * ((_t(x) @ _t(la)).half().float() @ _t(lb)) + _t(bias)[None, :], 3e-2)
+
+
+def test_mlp_silu_one_hidden_tile():
+    x, w1, w2 = _h(M, 256), _h(256, 64, scale=0.125), _h(64, N, scale=0.25)
+    y = sweep_harness.gpu_run(TABLE, "silu", {0: x, 1: w1, 2: w2})[3]
+    _check(y, torch.nn.functional.silu(_t(x) @ _t(w1)).half().float() @ _t(w2), 3e-2)
+
+
+def test_mlp_relu_hidden_128_f32_output():
+    x, w1, w2 = _h(M, K), _h(K, 128, scale=0.25), _h(128, N, scale=0.25)
+    y = sweep_harness.gpu_run(TABLE, "relu128", {0: x, 1: w1, 2: w2})[3]
+    _check(y, torch.relu(0.5 * (_t(x) @ _t(w1))).half().float() @ _t(w2), 2e-2)
+
+
+def test_mlp_biases_relu():
+    x, w1, w2 = _h(M, K), _h(K, 64, scale=0.125), _h(64, N, scale=0.25)
+    b1, b2 = (RNG.standard_normal(s).astype(np.float32) for s in (64, N))
+    y = sweep_harness.gpu_run(TABLE, "biases", {0: x, 1: w1, 2: b1, 3: w2, 4: b2})[5]
+    a = torch.relu(_t(x) @ _t(w1) + _t(b1)[None, :]).half().float()
+    _check(y, a @ _t(w2) + _t(b2)[None, :], 3e-2)
+
+
+def test_refused_rank_beyond_one_tile_runs_on_the_simt_path():
+    x, la, lb = _h(M, K), _h(K, 64, scale=0.125), _h(128, N, scale=0.25)
+    y = sweep_harness.gpu_run(TABLE, "refused_rank_tile_one", {0: x, 1: la, 2: lb})[3]
+    _check(y, (_t(x) @ _t(la)).half().float() @ _t(lb[64:]), 3e-2)

@@ -1,0 +1,220 @@
+"""Programs whose second dot reads a K loop's result after the loop (``tileorch.testing.epilogue_dot_programs``,
+GEMM then GEMM): the GEMM kernel's second dot on the accumulator (``transforms/tileas/epilogue_dot.py``) takes
+them, says so in a remark, and their PTX run CTA by CTA on the CPU by ``tileorch.testing.ptx_emulator``
+matches numpy (ragged M, N and K, outputs NaN-prefilled); the shapes it does not take are refused at the
+program's line and run on the SIMT path.  Needs cuda-tile and ml_dtypes, no GPU, no ptxas (the spill check
+skips without it)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+pytest.importorskip("ml_dtypes")
+
+from tileorch.testing import epilogue_dot_programs as P  # noqa: E402
+
+RNG = np.random.default_rng(2024)
+EMULATE = "cluster_m=1,epilogue=direct"
+"""The emulator's subset of the kernel (direct stores; the second dot already runs 1-CTA clusters)."""
+
+
+def _spec(*items):
+    return [(s, dt) if isinstance(s, tuple) else s for s, dt in items]
+
+
+def _a(shape, dt="float16"):
+    return (shape, dt)
+
+
+def _h(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float16)
+
+
+def _compile(kernel, spec, config=EMULATE):
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    return compile_cutile(kernel, spec, kernel.__name__ if hasattr(kernel, "__name__") else "k", config=config)
+
+
+def _emulate(kernel, spec, inputs: dict, out: int, e: int):
+    """Run the program on its spec's shapes (A argument 0, B 1, E ``e``, C ``out``); returns its output."""
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.testing.gemm_emulation import run_gemm
+    from tileorch.testing.user_programs import UserProgram
+
+    prog = _compile(kernel, spec)
+    assert prog.kind == "gemm", prog.remarks
+    p = UserProgram(kernel, spec, (1,), "gemm", outputs=(out,))
+    arrays = s3._arrays(p, inputs)
+    bases = {i: (i + 1) << 32 for i in arrays}
+    args = s3._described(p, bases)
+    tile = s3._tile_params(p, args, bases)
+    (m, k), n = arrays[0].shape, arrays[out].shape[1]
+    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays if i not in (0, 1, e)]
+    errors = run_gemm(prog, arrays[0], arrays[1], bases[out], (m, n, k), tile, memory, epi=arrays[e])
+    assert not errors, errors[:4]
+    y = arrays[out].astype(np.float64)
+    assert not np.isnan(y).any(), "unwritten outputs"
+    return y
+
+
+def _f16(x):
+    return np.asarray(x, np.float64).astype(np.float16).astype(np.float64)
+
+
+def test_lowrank_chain_with_an_epilogue_on_the_second_accumulator():
+    m, k, r, n = 200, 200, 64, 130
+    spec = [_a((m, k)), _a((k, r)), _a((r, n)), _a((n,), "float32"), _a((m, n)), 0.5, r, 128, 64, 64]
+    x, la, lb = _h(m, k), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    y = _emulate(P.lowrank_scaled_bias, spec, {0: x, 1: la, 2: lb, 3: bias}, 4, 2)
+    t = _f16(x.astype(np.float64) @ la.astype(np.float64))  # the program rounds the rank-R product to f16
+    np.testing.assert_allclose(y, 0.5 * (t @ lb.astype(np.float64)) + bias[None, :], atol=2e-2, rtol=1e-2)
+
+
+def test_fused_mlp_silu_between_the_dots():
+    m, k, h, n = 130, 256, 64, 192
+    spec = [_a((m, k)), _a((k, h)), _a((h, n)), _a((m, n)), h, 64, 64, 64]
+    x, w1, w2 = _h(m, k), _h(k, h, scale=0.125), _h(h, n, scale=0.25)
+    y = _emulate(P.mlp_silu_one_hidden_tile, spec, {0: x, 1: w1, 2: w2}, 3, 2)
+    z = x.astype(np.float64) @ w1.astype(np.float64)
+    np.testing.assert_allclose(y, _f16(_f16(z / (1 + np.exp(-z))) @ w2.astype(np.float64)), atol=2e-2, rtol=1e-2)
+
+
+def test_fused_mlp_relu_hidden_128_f32_output():
+    m, k, h, n = 100, 72, 128, 64
+    spec = [_a((m, k)), _a((k, h)), _a((h, n)), _a((m, n), "float32"), 0.5, h, 128, 64, 64]
+    x, w1, w2 = _h(m, k), _h(k, h, scale=0.25), _h(h, n, scale=0.25)
+    y = _emulate(P.mlp_relu_scaled, spec, {0: x, 1: w1, 2: w2}, 3, 2)
+    a = _f16(np.maximum(0.5 * (x.astype(np.float64) @ w1.astype(np.float64)), 0))
+    np.testing.assert_allclose(y, a @ w2.astype(np.float64), atol=1e-2, rtol=1e-2)
+
+
+def test_fused_mlp_with_biases_reads_a_vector_between_the_dots():
+    """``relu(x W1 + b1) W2 + b2``: the first bias, a vector along the first accumulator's columns (the hidden
+    units), is read per element in the packing; the second on the second accumulator's (the outputs)."""
+    m, k, h, n = 200, 136, 64, 128
+    spec = [_a((m, k)), _a((k, h)), _a((h,), "float32"), _a((h, n)), _a((n,), "float32"), _a((m, n)), h, 128, 64, 64]
+    x, w1, w2 = _h(m, k), _h(k, h, scale=0.125), _h(h, n, scale=0.25)
+    b1, b2 = (RNG.standard_normal(s).astype(np.float32) for s in (h, n))
+    y = _emulate(P.mlp_biases_relu, spec, {0: x, 1: w1, 2: b1, 3: w2, 4: b2}, 5, 3)
+    a = _f16(np.maximum(x.astype(np.float64) @ w1.astype(np.float64) + b1[None, :], 0))
+    np.testing.assert_allclose(y, a @ w2.astype(np.float64) + b2[None, :], atol=2e-2, rtol=1e-2)
+
+
+REFUSED = {
+    "lowrank_scaled_bias@R32": ([_a((200, 256)), _a((256, 32)), _a((32, 192)), _a((192,), "float32"), _a((200, 192)),
+                                 0.5, 32, 128, 64, 64], "the first dot's N (the second dot's K) is 32", "y = ct.mma("),
+    "refused_own_k_range": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 64, 64],
+                            "the program's own K range beside it is not supported yet", "y = ct.mma("),
+    "refused_rank_tile_one": ([_a((200, 256)), _a((256, 64)), _a((128, 192)), _a((200, 192)), 64, 128, 64, 64],
+                              "row tile index other than the constant 0", "Lb, index=(1, bn)"),
+    "refused_a_reads_a_tile": ([_a((200, 256)), _a((256, 64)), _a((200, 64)), _a((64, 192)), _a((200, 192)), 64, 128,
+                                64, 64], "more than an elementwise function of the first dot's accumulator",
+                               "ct.load(G, "),
+    "refused_second_acc_loaded": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192), "float32"),
+                                   _a((200, 192), "float32"), 64, 128, 64, 64], "starts from a value other than zeros",
+                                  "y = ct.mma("),
+    "refused_e_transposed": ([_a((200, 256)), _a((256, 64)), _a((192, 64)), _a((200, 192)), 64, 128, 64, 64],
+                             "transposed", "ct.transpose(e)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_at_the_programs_line(name):
+    import inspect
+
+    spec, words, source = REFUSED[name]
+    kernel = getattr(P, name.split("@")[0])
+    prog = _compile(kernel, spec, config="")
+    assert prog.kind == "simt", prog.remarks
+    here = re.escape(P.__file__)
+    hits = [r for r in prog.remarks if re.match(rf"{here}:\d+:\d+: warning: convert-nv-tileas-to-cutlass: a dot on "
+                                                 "the K loop's result: ", r)]
+    assert hits and words in hits[0], prog.remarks
+    line = int(hits[0].split(":")[1])
+    assert source in inspect.getsource(P).splitlines()[line - 1], (line, hits[0])
+
+
+PROGRAMS = {
+    "lowrank_scaled_bias": [_a((200, 200)), _a((200, 64)), _a((64, 192)), _a((192,), "float32"), _a((200, 192)), 0.5,
+                            64, 128, 128, 64],
+    "mlp_silu_one_hidden_tile": [_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 256, 64],
+    "mlp_relu_scaled": [_a((200, 200)), _a((200, 128)), _a((128, 128)), _a((200, 128), "float32"), 0.5, 128, 128, 128,
+                        64],
+}
+"""The programs at the tiles a user would pick (128-row tiles, N tiles of 128 and 256: a stage then holds E's
+64 x 256 tile, larger than a K step's), as compiled by default."""
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_default_compile_takes_the_gemm_tier_and_assembles_without_spills(name):
+    from tileorch.backend.ptxas import ptxas_available, run_ptxas
+
+    prog = _compile(getattr(P, name), PROGRAMS[name], config="")
+    assert prog.kind == "gemm", prog.remarks
+    assert any(r.startswith("remark: a dot on the K loop's result: ") for r in prog.remarks), prog.remarks
+    cfg = prog.gemm_config
+    assert cfg.epi_n == PROGRAMS[name][-2] and cfg.tile_n == PROGRAMS[name][-4], cfg
+    rank, n = cfg.tile_n, cfg.epi_n
+    assert len(re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n{n}k16\.f32\.f16\.f16\s+\{{[^}}]*\}},\s*\{{",
+                          prog.ptx)) == rank // 16 * cfg.consumer_groups
+    if not ptxas_available():
+        pytest.skip("no ptxas")
+    assert not run_ptxas(prog.ptx, "sm_90a").spill_warnings()
+
+
+def test_the_tiers_kernel_checks_clean(tmp_path):
+    """The model checker (``tileorch check``) on the tier's lowering of tests/filecheck/tileas/tier_epilogue_dot.mlir
+    (the low-rank chain with its epilogue): the ring and E's one-stage pipeline free of deadlocks and races over
+    every trip count, every load's bytes stated."""
+    from pathlib import Path
+
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import load
+    from tileorch.transforms.tileas.nv_tileas_to_cutlass import lower_tile_program
+
+    src = Path(__file__).resolve().parents[1] / "filecheck" / "tileas" / "tier_epilogue_dot.mlir"
+    cfg, module = lower_tile_program(src.read_text(), name=str(src))
+    assert cfg.epi_n == 128 and cfg.tile_n == 64, cfg
+    path = tmp_path / "lowered.mlir"
+    path.write_text(str(module))
+    protocols, errors = load(str(path))
+    assert not errors, errors
+    assert [len(p.pipelines) for p in protocols][:1] == [2]
+    for result in (check(p) for p in protocols):
+        assert result.ok, (result.values, result.violation)
+    assert not protocols[0].notes, protocols[0].notes
+
+
+def test_the_launcher_reads_e_after_the_other_bs():
+    """The launcher's problem for the low-rank chain: B the [K, R] block (N from C), E the argument after the other
+    Bs in ``gemm_args``; an E whose rows are not whole 16-byte units (N = 130 f16) is refused, as TMA reads it in
+    place, and so is an E of another shape."""
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.user_programs import UserProgram
+
+    def described(n, e_rows=64):
+        spec = [_a((200, 200)), _a((200, 64)), _a((e_rows, n)), _a((n,), "float32"), _a((200, n)), 0.5, 64, 128, 128,
+                64]
+        p = UserProgram(P.lowrank_scaled_bias, spec, (1,), "gemm", outputs=(4,))
+        prog = _compile(P.lowrank_scaled_bias, spec, config="")
+        return prog, s3._described(p, {i: (i + 1) << 32 for i in range(5)})
+
+    prog, args = described(192)
+    a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
+    assert (a.position, b.position, c.position, m, n, k) == (0, 1, 4, 200, 192, 200)
+    assert rc.more_b_operands(prog, args, b) == [] and rc.epi_operand(prog, args, b, c).position == 2
+    for shape, words in (((130,), "16-byte"), ((192, 128), r"row-major \[64, 192\]")):
+        prog, args = described(*shape)
+        a, b, c, *_ = rc.gemm_problem_batched(prog, args)
+        with pytest.raises(rc.LayoutNotSupported, match=words):
+            rc.epi_operand(prog, args, b, c)
