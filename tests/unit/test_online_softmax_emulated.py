@@ -1,7 +1,8 @@
 """``tileaa-hoist-online-softmax`` on the PTX emulator: online max / sum-of-exp loops of three
 programs (cuTile's scalar ``ct.max(x)`` form in a cross entropy with atomics, a 1-D logsumexp that
-reshapes its tile, a keepdims log-softmax with a second pass), at ragged widths (one tile, the
-last tile of 5 or 8 elements, a misaligned row), NaN-prefilled outputs:
+reshapes its tile, a keepdims log-softmax with a second pass), at ragged widths (one tile and
+five: the loop as written, the rewrite's branch not taken; nine and ten: the rewritten loop; the
+last tile of 5 or 8 elements, misaligned rows), NaN-prefilled outputs:
 
 * finite rows against numpy's log-sum-exp in f64;
 * rows with special values against the same program compiled as written
@@ -70,7 +71,7 @@ def _same_as_written(got, written, finite_rows, want):
     np.testing.assert_allclose(got[finite_rows], want[finite_rows], rtol=2e-6, atol=2e-6)
 
 
-@pytest.mark.parametrize("v", [100, 1029, 4100])
+@pytest.mark.parametrize("v", [100, 1029, 2053, 2309])
 def test_cross_entropy_scalar_form(v, monkeypatch):
     from tileorch.testing.user_programs15 import cross_entropy_fwd_mean_atomic as kernel
 
@@ -87,7 +88,7 @@ def test_cross_entropy_scalar_form(v, monkeypatch):
     assert np.isnan(got[3][0]) == np.isnan(written[3][0])
 
 
-@pytest.mark.parametrize("v", [200, 1032])
+@pytest.mark.parametrize("v", [200, 2056])
 def test_logsumexp_reshaped_tile(v, monkeypatch):
     from tileorch.testing.user_programs3 import logsumexp_online as kernel
 
@@ -102,7 +103,7 @@ def test_logsumexp_reshaped_tile(v, monkeypatch):
 def test_log_softmax_keepdims_two_passes(monkeypatch):
     from tileorch.testing.user_programs10 import log_softmax_vocab_loop as kernel
 
-    v, bv = 1288, 256
+    v, bv = 2312, 256
     x, finite = _rows(v, bv, seed=2)
     x = _bf16(x)
     spec = [((6, v), "bfloat16"), ((6, v), "bfloat16"), bv]

@@ -5,13 +5,19 @@
 // the first iteration is peeled as written (both reductions, at iv = lb), the loop runs from
 // lb + step carrying per-element tiles M (from m1, broadcast as the loop broadcast m_new) and S
 // (from 0) with one exponential per element (of -|x - M|) and no reduction; after it M and S are
-// reduced once and combined with m1, s1; no iteration (lb >= ub) gives the inits.
+// reduced once and combined with m1, s1.  That runs when the loop has 8 iterations or more
+// (lb + 7 * step < ub); else the loop as written (the other branch).
 // CHECK-LABEL: nv_tileaa.func @online
+// CHECK: %[[SEVEN:.*]] = arith.constant 7 : i32
+// CHECK-NEXT: %[[SPAN:.*]] = arith.muli %[[SEVEN]], %[[STEP:.*]] : i32
+// CHECK-NEXT: %[[LAST:.*]] = arith.addi %[[LB:.*]], %[[SPAN]] : i32
+// CHECK-NEXT: %[[LONG:.*]] = arith.cmpi slt, %[[LAST]], %[[N:.*]] : i32
+// CHECK-NEXT: %[[MO:.*]], %[[SO:.*]] = scf.if %[[LONG]] -> (f32, f32) {
 // CHECK: %[[XP:.*]] = nv_tileaa.mulf
 // CHECK: "nv_tileaa.reduce"(%[[XP]])
 // CHECK: %[[M1:.*]] = nv_tileaa.maxf %ninf, %{{.*}} : f32
 // CHECK: %[[S1:.*]] = nv_tileaa.fma %zero, %{{.*}}, %{{.*}} : f32
-// CHECK: %[[LB1:.*]] = arith.addi %[[LB:.*]], %[[STEP:.*]] : i32
+// CHECK: %[[LB1:.*]] = arith.addi %[[LB]], %[[STEP]] : i32
 // CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<1x256xf32>
 // CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<1x256xf32>
 // CHECK: %[[MS:.*]] = nv_tileaa.splat %[[M1]] : f32 -> tensor<1x1xf32>
@@ -36,9 +42,11 @@
 // CHECK: %[[W:.*]] = nv_tileaa.mulf %[[R3]], %[[SCALE]]
 // CHECK: "nv_tileaa.reduce"(%[[W]])
 // CHECK: %[[SF:.*]] = nv_tileaa.fma %[[R1]], %{{.*}}, %{{.*}} : f32
-// CHECK: %[[RAN:.*]] = arith.cmpi slt, %[[LB]], %{{.*}} : i32
-// CHECK: %[[MO:.*]] = arith.select %[[RAN]], %[[MF]], %ninf : f32
-// CHECK: %[[SO:.*]] = arith.select %[[RAN]], %[[SF]], %zero : f32
+// CHECK-NEXT: scf.yield %[[MF]], %[[SF]] : f32, f32
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[W0:.*]], %[[W1:.*]] = scf.for %{{.*}} = %[[LB]] to %[[N]] step %[[STEP]] iter_args(%{{.*}} = %ninf, %{{.*}} = %zero)
+// CHECK: "nv_tileaa.reduce"
+// CHECK: scf.yield %[[W0]], %[[W1]] : f32, f32
 // CHECK: nv_tileaa.log %[[SO]]
 // CHECK: nv_tileaa.addf %[[MO]]
 // OFF-LABEL: nv_tileaa.func @online
