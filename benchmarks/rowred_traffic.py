@@ -71,11 +71,22 @@ def _cases(rows: int):
         u3.logsumexp_online, [((rows, v), "float32"), ((rows,), "float32"), 1024], (rows,), {0: x},
         lambda out: np.abs(out[1] - x_lse).max())
 
+    xw = rng.standard_normal((rows, 32000)).astype(np.float32)
+    xw_lse = np.log(np.exp(xw.astype(np.float64)).sum(1))
+    cases["logsumexp_online_f32_v32000"] = (
+        u3.logsumexp_online, [((rows, 32000), "float32"), ((rows,), "float32"), 1024], (rows,), {0: xw},
+        lambda out: np.abs(out[1] - xw_lse).max())
+
     xb = bf16r(x)
     xb_lse = np.log(np.exp(xb.astype(np.float64)).sum(1))
     cases["log_softmax_vocab_loop_bf16_v4104"] = (
         u10.log_softmax_vocab_loop, [((rows, v), "bfloat16"), ((rows, v), "bfloat16"), 1024], (rows,), {0: xb},
         lambda out: np.abs(out[1] - (xb - xb_lse[:, None])).max())
+    xwb = bf16r(xw)
+    xwb_lse = np.log(np.exp(xwb.astype(np.float64)).sum(1))
+    cases["log_softmax_vocab_loop_bf16_v32000"] = (
+        u10.log_softmax_vocab_loop, [((rows, 32000), "bfloat16"), ((rows, 32000), "bfloat16"), 1024], (rows,),
+        {0: xwb}, lambda out: np.abs(out[1] - (xwb - xwb_lse[:, None])).max())
     return cases
 
 
