@@ -55,6 +55,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from tileorch.dialects.nv_tileaa.attrs import MemTokenType
 from tileorch.dialects.nv_tileaa.ops import (AddFOp, ExpOp, FmaOp, MaxFOp, MinFOp, MulFOp, NegFOp, SubFOp)
 from tileorch.dialects.nv_tileaa.tile_ops import CmpFOp, SelectOp
+from tileorch.transforms.tileaa_to_simt.hoist_reductions import combiner
 from tileorch.transforms.tileaa_to_simt.prefetch import WRITES
 
 SHAPE_OPS = ("nv_tileaa.extract", "nv_tileaa.reshape", "nv_tileaa.expand_dims", "nv_tileaa.splat",
@@ -94,15 +95,6 @@ def _single_use(v: SSAValue) -> bool:
     return v.uses.get_length() == 1
 
 
-def _combiner(reduce: Operation) -> str | None:
-    ops = list(reduce.regions[0].block.ops)
-    if len(ops) != 2 or ops[1].name != "nv_tileaa.yield" or ops[1].operands[0] is not ops[0].results[0]:
-        return None
-    if set(ops[0].operands) != set(reduce.regions[0].block.args) or len(ops[0].operands) != 2:
-        return None
-    return ops[0].name
-
-
 def _chain_to(v: SSAValue, target: SSAValue | None, fold: str | None) -> tuple[SSAValue, list[Operation]] | None:
     """Walk from ``v`` back through one-operand reductions whose combiner is ``fold`` (none when
     ``fold`` is None) and shape ops, up to ``target`` (None: as far as they go): (the source, the
@@ -111,7 +103,7 @@ def _chain_to(v: SSAValue, target: SSAValue | None, fold: str | None) -> tuple[S
     while v is not target:
         op = _owner(v)
         if op is None or not (op.name in SHAPE_OPS or (fold is not None and op.name == "nv_tileaa.reduce"
-                                                        and len(op.operands) == 1 and _combiner(op) == fold)):
+                                                        and len(op.operands) == 1 and combiner(op) == fold)):
             if target is not None:
                 return None
             break
