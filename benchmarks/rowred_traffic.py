@@ -100,6 +100,8 @@ def measure(rows: int) -> dict:
     made = []
 
     class Counted(ptx_emulator.Emu):
+        count_instructions = True
+
         def __init__(self, *a, **k):
             super().__init__(*a, **k)
             made.append(self)

@@ -38,8 +38,10 @@ named barrier.  Asynchrony is modelled where it decides correctness:
 
 * :attr:`Emu.traffic` counts what the CTA did (a cost model's inputs, not timing): ``"load:NAME"`` /
   ``"store:NAME"`` bytes of global memory read / written in the buffer ``NAME`` of ``memory``,
-  ``"shared"`` bytes of ``ld.shared`` / ``st.shared``, ``"bar"`` thread arrivals at barriers and
-  ``"instructions"`` thread-instructions executed (predicated-off threads not counted).
+  ``"shared"`` bytes of ``ld.shared`` / ``st.shared``, ``"bar"`` thread arrivals at barriers and,
+  when :attr:`Emu.count_instructions` is set (a cost per step: off by default), ``"instructions"``
+  thread-instructions executed other than branches, calls and barriers (predicated-off threads not
+  counted).
 
 Not modelled: CTAs of other clusters, timing, memory ordering beyond the above.
 Unknown instructions raise :class:`Fault`.
@@ -473,6 +475,9 @@ class Emu:
     :meth:`run`, then read :attr:`errors`.  ``wait_delay``: hold each ready ``wgmma.wait_group``
     for that many steps of the other threads (a slow tensor core: races with the producer show)."""
 
+    count_instructions = False
+    """Count thread-instructions in :attr:`traffic` (module docstring)."""
+
     def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory, guards=None, nctaid=None,
                  cluster=None):
         self.cluster = cluster  # (Cluster, rank): a CTA of a cluster along x (run by Cluster.run), else None
@@ -806,9 +811,12 @@ class Emu:
                     self.live[t] = False
             self.pc[tidx[~pv]] = nxt
             return True
-        active = np.count_nonzero(E)
-        if active:
+        if self.count_instructions:
+            active = np.count_nonzero(E)
             self.traffic["instructions"] += active
+        else:
+            active = E is T or np.count_nonzero(E)
+        if active:
             self.execute(op, ops, E)
         self.pc[T] = nxt
         return True
