@@ -164,6 +164,10 @@ def _cases(k: float = 1.0):
                              lambda i: torch.empty_like(i[0]).index_copy_(0, as_long(i[1]), i[0]), 0),
         "cross_entropy_bf16_v32000": (cross_entropy_fwd_mean_atomic, lambda: _ce_make(ce_rows, 32000, randn),
                                       (ce_rows, 1, 1), _ce_torch, 1e-3, {"check": _ce_check}),
+        # the same program over 4096 columns: 4 tiles a row, under tileaa-hoist-online-softmax's 8 (the loop as
+        # written, behind the trip-count branch)
+        "cross_entropy_bf16_v4096": (cross_entropy_fwd_mean_atomic, lambda: _ce_make(ce_rows * 8, 4096, randn),
+                                     (ce_rows * 8, 1, 1), _ce_torch, 1e-3, {"check": _ce_check}),
         # online max / sum-of-exp loops over a 32000-wide row (tileaa-hoist-online-softmax): a 1-D
         # logsumexp (f32, 262 MB) and a log-softmax that reads the row twice (bf16; bytes counted once)
         "logsumexp_f32_v32000": (logsumexp_online, lambda: ([randn(ce_rows // 2, 32000)], [nan(ce_rows // 2)], [1024]),

@@ -1,8 +1,9 @@
 """``tileaa-hoist-online-softmax`` on the PTX emulator: online max / sum-of-exp loops of three
 programs (cuTile's scalar ``ct.max(x)`` form in a cross entropy with atomics, a 1-D logsumexp that
 reshapes its tile, a keepdims log-softmax with a second pass), at ragged widths (one tile and
-five: the loop as written, the rewrite's branch not taken; nine and ten: the rewritten loop; the
-last tile of 5 or 8 elements, misaligned rows), NaN-prefilled outputs:
+five, rewritten from one iteration on (``TILEORCH_ONLINE_SOFTMAX=1``; one tile: the peeled
+iteration alone); nine and ten tiles at the default minimum of 8; the last tile of 5 or 8
+elements, misaligned rows), NaN-prefilled outputs:
 
 * finite rows against numpy's log-sum-exp in f64;
 * rows with special values against the same program compiled as written
@@ -51,7 +52,11 @@ def _rows(v: int, bv: int, seed: int = 0) -> tuple[np.ndarray, list[int]]:
 
 
 def _run(name, kernel, spec, grid, inputs, monkeypatch, online: bool):
-    monkeypatch.setenv("TILEORCH_ONLINE_SOFTMAX", "1" if online else "0")
+    """Emulated outputs of the program rewritten (``online``: for loops of at least 8 iterations, the
+    default; narrower rows than 8 tiles from a minimum of 1, so the rewritten loop runs there too,
+    down to the peeled iteration alone) or as written."""
+    tiles = -(-spec[0][0][1] // spec[-1])
+    monkeypatch.setenv("TILEORCH_ONLINE_SOFTMAX", ("8" if tiles >= 8 else "1") if online else "0")
     monkeypatch.setattr(s10e, "PROGRAMS", {name: UserProgram(kernel, spec, grid, "simt")})
     out = s10e.emulate(name, inputs)
     from tileorch.testing.compile_memo import compile_once

@@ -36,7 +36,8 @@ on ``lb + (MIN_TRIPS - 1) * step < ub``); a shorter one runs as written, in the 
 Taken only when the body holds no memory write, no region but reductions' combiners, no load but
 ``tiled_load``, the loop carries nothing but ``m``, ``s`` and memory tokens, ``m`` and ``s`` are f32
 scalars or one-element f32 tiles, and every intermediate value is used only by the form.
-``TILEORCH_ONLINE_SOFTMAX=0`` keeps such loops as written (for a GPU A/B).  Run on the SIMT path
+``TILEORCH_ONLINE_SOFTMAX=0`` keeps such loops as written (for a GPU A/B); ``=N`` rewrites loops of at
+least ``N`` iterations (default :data:`MIN_TRIPS`).  Run on the SIMT path
 before ``tileaa-hoist-loop-reductions``.
 """
 
@@ -70,9 +71,11 @@ saves about a quarter of each later iteration's instructions (PTX emulator, the 
 tiles a row)."""
 
 
-def enabled() -> bool:
-    """``TILEORCH_ONLINE_SOFTMAX=0`` turns the rewrite off (module docstring)."""
-    return os.environ.get("TILEORCH_ONLINE_SOFTMAX", "1") != "0"
+def min_trips() -> int:
+    """The fewest iterations a loop runs rewritten: ``TILEORCH_ONLINE_SOFTMAX=N`` (0: the rewrite is
+    off, every loop as written; 1: always rewritten), default :data:`MIN_TRIPS`."""
+    value = os.environ.get("TILEORCH_ONLINE_SOFTMAX", "")
+    return int(value) if value.isdigit() else MIN_TRIPS
 
 
 @dataclass
@@ -297,10 +300,10 @@ def _rewrite(loop: scf.ForOp, form: _Form) -> None:
     Rewriter.erase_op(loop)
 
 
-def _dispatch(loop: scf.ForOp, form: _Form) -> None:
-    """``if lb + (MIN_TRIPS - 1) * step < ub`` the rewritten loop (:func:`_rewrite`), else the loop as written."""
+def _dispatch(loop: scf.ForOp, form: _Form, trips: int) -> None:
+    """``if lb + (trips - 1) * step < ub`` the rewritten loop (:func:`_rewrite`), else the loop as written."""
     before = InsertPoint.before(loop)
-    span = arith.ConstantOp(IntegerAttr(MIN_TRIPS - 1, loop.step.type))
+    span = arith.ConstantOp(IntegerAttr(trips - 1, loop.step.type))
     last = arith.MuliOp(span.result, loop.step)
     at_last = arith.AddiOp(loop.lb, last.result)
     long = arith.CmpiOp(at_last.result, loop.ub, "slt")
@@ -321,13 +324,14 @@ def _dispatch(loop: scf.ForOp, form: _Form) -> None:
 
 def hoist_online_softmax(module: Operation) -> int:
     """Apply the rewrite (module docstring) to every ``scf.for`` of ``module``; loops rewritten."""
-    if not enabled():
+    trips = min_trips()
+    if trips == 0:
         return 0
     count = 0
     for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
         form = _match(loop)
         if form is not None:
-            _dispatch(loop, form)
+            _dispatch(loop, form, trips)
             count += 1
     return count
 
