@@ -273,11 +273,10 @@ def _rewrite(loop: scf.ForOp, form: _Form) -> None:
     inits = list(peeled)
     new_loop = scf.ForOp(next_lb.result, loop.ub, loop.step, [*inits, m_init, zero.result], loop.detach_region(0))
     Rewriter.insert_op(new_loop, before)
-    # after the loop: m = maxf(m1, max(M)), s = s1 * exp(m1 - m) + sum(S * exp(M - m)); the inits if no iteration
+    # after the loop: m = maxf(m1, max(M)), s = s1 * exp(m1 - m) + sum(S * exp(M - m))
     after = InsertPoint.after(new_loop)
     n = len(loop.results)
     Mf, Sf = new_loop.results[n], new_loop.results[n + 1]
-    tail: list[Operation] = []
     mt = _clone_chain(form.max_chain, Mf, after)
     mf = MaxFOp(new_loop.results[form.m_index], mt)
     Rewriter.insert_op(mf, after)
