@@ -121,3 +121,44 @@ def test_log_softmax_keepdims_two_passes(monkeypatch):
     np.testing.assert_allclose(g[ok], w[ok], rtol=1e-2, atol=1e-2)  # bf16 outputs: one ulp apart at most
     fin = np.array(finite)
     np.testing.assert_allclose(g[fin], want[fin], rtol=1e-2, atol=5e-2)
+
+
+def test_log_softmax_axis1_form_f16(monkeypatch):
+    """Sweep 6's form: ``ct.max(x, axis=1)`` into a ``(1,)`` running max, ``m2[:, None]`` broadcast."""
+    from tileorch.testing.user_programs6 import log_softmax_two_pass as kernel
+
+    v, bv = 2100, 256
+    x, finite = _rows(v, bv, seed=3)
+    x16 = x.astype(np.float16)
+    spec = [((6, v), "float16"), ((6, v), "float32"), bv]
+    got = _run("lsm2_online", kernel, spec, (6,), {0: x16}, monkeypatch, True)
+    written = _run("lsm2_online", kernel, spec, (6,), {0: x16}, monkeypatch, False)
+    want = x16.astype(np.float64) - _lse(x16)[:, None]
+    g, w = np.asarray(got[1], np.float64), np.asarray(written[1], np.float64)
+    np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+    ok = ~np.isnan(w)
+    np.testing.assert_allclose(g[ok], w[ok], rtol=2e-6, atol=2e-6)
+    fin = np.array(finite)
+    np.testing.assert_allclose(g[fin], want[fin], rtol=2e-6, atol=2e-6)
+
+
+def test_cross_entropy_forward_backward_keepdims(monkeypatch):
+    """Sweep 10's fused forward / backward: the running max and sum as ``(1, 1)`` tiles, then a
+    gathered target and a second loop writing the gradient from the log-sum-exp."""
+    from tileorch.testing.user_programs10 import cross_entropy_fwd_bwd_vocab as kernel
+
+    v, bv = 2310, 256
+    x, finite = _rows(v, bv, seed=4)
+    x16 = x.astype(np.float16)
+    labels = np.array([3, -100, 5, 7, v - 1, 0], np.int64)
+    spec = [((6, v), "float16"), ((6,), "int64"), ((6,), "float32"), ((6, v), "float16"), -100, 0.125, bv]
+    got = _run("cefb_online", kernel, spec, (6,), {0: x16, 1: labels}, monkeypatch, True)
+    written = _run("cefb_online", kernel, spec, (6,), {0: x16, 1: labels}, monkeypatch, False)
+    lse = _lse(x16)
+    keep = labels != -100
+    want_loss = np.where(keep, lse - x16.astype(np.float64)[np.arange(6), np.where(keep, labels, 0)], 0.0)
+    _same_as_written(got[2], written[2], finite, want_loss)
+    g, w = np.asarray(got[3], np.float64), np.asarray(written[3], np.float64)
+    np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+    ok = ~np.isnan(w)
+    np.testing.assert_allclose(g[ok], w[ok], rtol=1e-3, atol=1e-6)  # f16 gradients
