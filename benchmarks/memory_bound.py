@@ -16,7 +16,8 @@ forward over a 32000-token bf16 vocabulary (loop of tiles, log-sum-exp out, the 
 by atomics; torch: ``F.cross_entropy``), Llama's rotary embedding (bf16 ``(T, 32, 128)``, table rows
 at int64 positions; torch: the Hugging Face ``rotate_half`` formula) and a fused AdamW step in place
 (f32 weights and moments, bf16 grads; torch: ``torch.optim.AdamW(fused=True)``, which reads f32
-grads).
+grads); two more online max / sum-of-exp loops over 32000 columns: a logsumexp (f32, sweep 3) and
+a log-softmax writing the row (bf16, a second pass re-reads it; sweep 10).
 ``--sizes`` (default: ``default``, each case at its own size, 16-800 MB): ``small`` and
 ``large`` run every case again scaled along its leading dimension to ~64 MB and ~1 GB moved,
 rows named ``case@small`` / ``case@large``.  The issue's sweep, the lead's one call::
@@ -56,6 +57,8 @@ import cuda.tile as ct  # noqa: E402
 
 from tileorch.testing.memory_programs import (argmax, axpby, col_sum, cumsum, gather_rows, layernorm,  # noqa: E402
                                               rmsnorm, row_sum, scatter_rows, softmax, transpose)
+from tileorch.testing.user_programs3 import logsumexp_online  # noqa: E402
+from tileorch.testing.user_programs10 import log_softmax_vocab_loop  # noqa: E402
 from tileorch.testing.user_programs15 import (adamw_step_inplace, cross_entropy_fwd_mean_atomic,  # noqa: E402
                                               rope_halves_table_rows)
 
@@ -161,6 +164,18 @@ def _cases(k: float = 1.0):
                              lambda i: torch.empty_like(i[0]).index_copy_(0, as_long(i[1]), i[0]), 0),
         "cross_entropy_bf16_v32000": (cross_entropy_fwd_mean_atomic, lambda: _ce_make(ce_rows, 32000, randn),
                                       (ce_rows, 1, 1), _ce_torch, 1e-3, {"check": _ce_check}),
+        # the same program over 4096 columns: 4 tiles a row, under tileaa-hoist-online-softmax's 8 (the loop as
+        # written, behind the trip-count branch)
+        "cross_entropy_bf16_v4096": (cross_entropy_fwd_mean_atomic, lambda: _ce_make(ce_rows * 8, 4096, randn),
+                                     (ce_rows * 8, 1, 1), _ce_torch, 1e-3, {"check": _ce_check}),
+        # online max / sum-of-exp loops over a 32000-wide row (tileaa-hoist-online-softmax): a 1-D
+        # logsumexp (f32, 262 MB) and a log-softmax that reads the row twice (bf16; bytes counted once)
+        "logsumexp_f32_v32000": (logsumexp_online, lambda: ([randn(ce_rows // 2, 32000)], [nan(ce_rows // 2)], [1024]),
+                                 (ce_rows // 2, 1, 1), lambda i: torch.logsumexp(i[0], 1), 1e-4),
+        "log_softmax_bf16_v32000": (log_softmax_vocab_loop,
+                                    lambda: ([randn(ce_rows, 32000, dtype=bf16)], [nan(ce_rows, 32000, dtype=bf16)],
+                                             [1024]), (ce_rows, 1, 1),
+                                    lambda i: torch.log_softmax(i[0].float(), 1).to(bf16), 0.07),
         "rope_bf16_llama": (rope_halves_table_rows, lambda: _rope_make(rope_tokens, randn, nan), (rope_tokens, 1, 1),
                             _rope_torch, 5e-2, {"check": _rope_check}),
         "adamw_f32_bf16_grads": (adamw_step_inplace, lambda: _adam_make(adam_n, randn), (math.ceil(adam_n / 1024), 1, 1),

@@ -362,8 +362,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             remarks.append(f"warning: internal error in the TileAS tier on {names or 'the kernel'} "
                            f"({type(exc).__name__}: {exc}); this is a tileorch bug, please report it "
                            f"[the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
+    from tileorch.transforms.tileaa_to_simt.hoist_online_softmax import hoist_online_softmax
     from tileorch.transforms.tileaa_to_simt.hoist_reductions import hoist_loop_reductions
 
+    with timing.timed("tileaa-hoist-online-softmax"):
+        online = hoist_online_softmax(fallback)
     with timing.timed("tileaa-hoist-loop-reductions"):
         hoisted = hoist_loop_reductions(fallback)
     # the layout passes decide the SIMT route's register layouts (#nv_tileaa.blocked attributes,
@@ -388,6 +391,13 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     if hoisted:
         remarks.append("remark: a loop folding per-tile reductions now folds the tiles and reduces once after "
                        "the loop (tileaa-hoist-loop-reductions)")
+    if online:
+        from tileorch.transforms.tileaa_to_simt.hoist_online_softmax import min_trips
+
+        remarks.append(f"remark: {online} online max / sum-of-exp loop(s) keep a running max and sum per element "
+                       f"and reduce them once after the loop, the first iteration peeled, when they run "
+                       f"{min_trips()} iterations or more (else as written) (tileaa-hoist-online-softmax; "
+                       "TILEORCH_ONLINE_SOFTMAX=0 keeps them as written, =N sets the iterations)")
     try:
         apply_pass(ctx, fallback, ConvertNvTileaaToSimt())
     except LocatedError as exc:

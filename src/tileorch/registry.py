@@ -31,6 +31,7 @@ PASSES: dict[str, str] = {
     "convert-nv-tileaa-to-simt": "tileorch.transforms.tileaa_to_simt:ConvertNvTileaaToSimt",
     "tileaa-transpose-column-major": "tileorch.transforms.transpose_column_major:TransposeColumnMajor",
     "tileaa-hoist-loop-reductions": "tileorch.transforms.tileaa_to_simt.hoist_reductions:HoistLoopReductions",
+    "tileaa-hoist-online-softmax": "tileorch.transforms.tileaa_to_simt.hoist_online_softmax:HoistOnlineSoftmax",
     "convert-atoms-to-nvvm": "tileorch.transforms.atoms_to_nvvm:ConvertAtomsToNVVM",
     "cutlass-stamp-arrive-counts": "tileorch.transforms.arrive_counts:StampArriveCounts",
     "cutlass-allocate-barrier-ids": "tileorch.transforms.barrier_ids:AllocateBarrierIds",

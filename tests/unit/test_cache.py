@@ -43,7 +43,7 @@ def test_key_names_the_compile_environment(monkeypatch):
                                     "TILEORCH_REMATERIALIZE", "TILEORCH_RAGGED_ROWS", "TILEORCH_GATHER_RUNS",
                                     "TILEORCH_UNIFORM_DIV", "TILEORCH_PREDICATED_INDEX_LOADS",
                                     "TILEORCH_SIMT_VECTOR_BYTES", "TILEORCH_SIMT_STORE_CHUNK", "TILEORCH_ROW_RUNS",
-                                    "TILEORCH_COMPUTED_OPERAND"])
+                                    "TILEORCH_COMPUTED_OPERAND", "TILEORCH_SIMT_REDUCE_EXCHANGE", "TILEORCH_ONLINE_SOFTMAX"])
 def test_every_code_switch_is_in_the_key(monkeypatch, switch):
     """Each environment switch that changes the emitted code keys the cache (off vs on)."""
     monkeypatch.setenv(switch, "0")

@@ -36,10 +36,18 @@ named barrier.  Asynchrony is modelled where it decides correctness:
   thread order (one order the hardware may take); ``vprintf`` appends its text to
   :attr:`Emu.printed`, ``__assertfail`` raises :class:`DeviceAssert`.
 
+* :attr:`Emu.traffic` counts what the CTA did (a cost model's inputs, not timing): ``"load:NAME"`` /
+  ``"store:NAME"`` bytes of global memory read / written in the buffer ``NAME`` of ``memory``,
+  ``"shared"`` bytes of ``ld.shared`` / ``st.shared``, ``"bar"`` thread arrivals at barriers and,
+  when :attr:`Emu.count_instructions` is set (a cost per step: off by default), ``"instructions"``
+  thread-instructions executed other than branches, calls and barriers (predicated-off threads not
+  counted).
+
 Not modelled: CTAs of other clusters, timing, memory ordering beyond the above.
 Unknown instructions raise :class:`Fault`.
 """
 import re
+from collections import Counter
 from fractions import Fraction
 
 import numpy as np
@@ -467,6 +475,9 @@ class Emu:
     :meth:`run`, then read :attr:`errors`.  ``wait_delay``: hold each ready ``wgmma.wait_group``
     for that many steps of the other threads (a slow tensor core: races with the producer show)."""
 
+    count_instructions = False
+    """Count thread-instructions in :attr:`traffic` (module docstring)."""
+
     def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory, guards=None, nctaid=None,
                  cluster=None):
         self.cluster = cluster  # (Cluster, rank): a CTA of a cluster along x (run by Cluster.run), else None
@@ -526,6 +537,7 @@ class Emu:
         self.open = {}
         self.pending = {}  # reg name -> set of warpgroups
         self.errors = []
+        self.traffic = Counter()  # module docstring: bytes per buffer, shared bytes, barrier arrivals, instructions
         self.guards = {int(k): [tuple(r) for r in v] for k, v in (guards or {}).items()}
         self.clock = 0  # steps executed
         self.wtime = {}  # reg name -> per-thread step of its last write by a non-WGMMA instruction
@@ -648,6 +660,7 @@ class Emu:
             for base, buf, name in self.memory:
                 if base <= addr and addr + nbytes <= base + len(buf):
                     buf[addr - base:addr - base + nbytes] = np.frombuffer(int(v).to_bytes(8, "little")[:nbytes], dtype=np.uint8)
+                    self.traffic["store:" + name] += nbytes
                     break
             else:
                 self.errors.append(f"ILLEGAL global store at {addr:#x}")
@@ -659,6 +672,7 @@ class Emu:
             for base, buf, name in self.memory:
                 if base <= addr and addr + nbytes <= base + len(buf):
                     out.append(int.from_bytes(buf[addr - base:addr - base + nbytes].tobytes(), "little"))
+                    self.traffic["load:" + name] += nbytes
                     break
             else:
                 self.errors.append(f"ILLEGAL global load at {addr:#x}")
@@ -797,7 +811,12 @@ class Emu:
                     self.live[t] = False
             self.pc[tidx[~pv]] = nxt
             return True
-        if E is T or np.count_nonzero(E):
+        if self.count_instructions:
+            active = np.count_nonzero(E)
+            self.traffic["instructions"] += active
+        else:
+            active = E is T or np.count_nonzero(E)
+        if active:
             self.execute(op, ops, E)
         self.pc[T] = nxt
         return True
@@ -845,6 +864,7 @@ class Emu:
             new = ts[self.bar_wait[ts] < 0] if not arrive_only else ts
             if len(new):
                 progressed = True
+                self.traffic["bar"] += len(new)
                 b["count"] += len(new)
                 b.setdefault("members", []).extend(new.tolist())
                 gen = b["gen"]
@@ -1262,6 +1282,7 @@ class Emu:
         regs = [r.strip() for r in regs_op.strip("{}").split(",")] if regs_op.startswith("{") else [regs_op]
         a = self.shared_off(self.addr(ops[1] if base == "ld" else ops[0], T))
         tids = np.nonzero(T)[0]
+        self.traffic["shared"] += nbytes * len(regs) * len(tids)
         for i, reg in enumerate(regs):
             at = a + i * nbytes
             if base == "ld":

@@ -87,7 +87,7 @@ from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.dense_splat import splat_value
 from tileorch.transforms.math_mode import takes_approx
 from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, gather_occupancy, prints, rematerialize,
-                                                store_chunks, uniform_division, warp_programs)
+                                                store_chunks, thread_local_reduce, uniform_division, warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, float_attr,
                                                      global_type, integer_attr, is_float, is_fp8, memory_type, reg_type,
                                                      strides_of, supported_element)
@@ -1570,6 +1570,12 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             (vals,) = partials.values()
             for k, res in enumerate(op.results):
                 self.vals[res] = Tile(out_shape, srcs[k].element, [vals[k]] * self.layout.slots(out_shape), True)
+            return True
+        held = None if ragged else thread_local_reduce.owned_results(
+            partials, self.layout.slots(out_shape), self.vec(out_shape), self.ragged(out_shape), v, threads, a, b)
+        if held is not None:  # each thread already holds its own output slots: no exchange
+            for k, res in enumerate(op.results):
+                self.vals[res] = Tile(out_shape, srcs[k].element, [vals[k] for vals in held])
             return True
         # the warps' partials: P_k[o * wd + w] (w: the warp's bits of dim), then each output slot folds them
         e.barrier()

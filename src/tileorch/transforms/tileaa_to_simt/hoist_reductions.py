@@ -42,7 +42,7 @@ class _Candidate:
     reduce: Operation
 
 
-def _combiner(reduce: Operation) -> str | None:
+def combiner(reduce: Operation) -> str | None:
     """The op name of a reduce whose combiner is one op of its two block arguments, else None."""
     block = reduce.regions[0].block
     ops = list(block.ops)
@@ -64,7 +64,7 @@ def _candidates(loop: scf.ForOp) -> list[_Candidate]:
         other = fold.operands[1] if fold.operands[0] is arg else fold.operands[0]
         red = other.owner
         if (not isinstance(red, Operation) or red.name != "nv_tileaa.reduce" or red.parent_block() is not body
-                or len(red.operands) != 1 or other.uses.get_length() != 1 or _combiner(red) != fold.name):
+                or len(red.operands) != 1 or other.uses.get_length() != 1 or combiner(red) != fold.name):
             continue
         out.append(_Candidate(k, fold, red))
     return out
@@ -147,4 +147,4 @@ class HoistLoopReductions(ModulePass):
         hoist_loop_reductions(op)
 
 
-__all__ = ["FOLDS", "HoistLoopReductions", "hoist_loop_reductions"]
+__all__ = ["FOLDS", "HoistLoopReductions", "combiner", "hoist_loop_reductions"]

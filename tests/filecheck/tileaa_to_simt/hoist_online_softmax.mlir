@@ -1,0 +1,189 @@
+// RUN: tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s
+// RUN: env TILEORCH_ONLINE_SOFTMAX=0 tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=OFF
+
+// cuTile's scalar form (`m_new = max(m, ct.max(x))`, `s = s * exp(m - m_new) + ct.sum(exp(x - m_new))`):
+// the first iteration is peeled as written (both reductions, at iv = lb), the loop runs from
+// lb + step carrying per-element tiles M (from m1, broadcast as the loop broadcast m_new) and S
+// (from 0) with one exponential per element (of -|x - M|) and no reduction; after it M and S are
+// reduced once and combined with m1, s1.  That runs when the loop has 8 iterations or more
+// (lb + 7 * step < ub); else the loop as written (the other branch).
+// CHECK-LABEL: nv_tileaa.func @online
+// CHECK: %[[SEVEN:.*]] = arith.constant 7 : i32
+// CHECK-NEXT: %[[SPAN:.*]] = arith.muli %[[SEVEN]], %[[STEP:.*]] : i32
+// CHECK-NEXT: %[[LAST:.*]] = arith.addi %[[LB:.*]], %[[SPAN]] : i32
+// CHECK-NEXT: %[[LONG:.*]] = arith.cmpi slt, %[[LAST]], %[[N:.*]] : i32
+// CHECK-NEXT: %[[MO:.*]], %[[SO:.*]] = scf.if %[[LONG]] -> (f32, f32) {
+// CHECK: %[[XP:.*]] = nv_tileaa.mulf
+// CHECK: "nv_tileaa.reduce"(%[[XP]])
+// CHECK: %[[M1:.*]] = nv_tileaa.maxf %ninf, %{{.*}} : f32
+// CHECK: %[[S1:.*]] = nv_tileaa.fma %zero, %{{.*}}, %{{.*}} : f32
+// CHECK: %[[LB1:.*]] = arith.addi %[[LB]], %[[STEP]] : i32
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<1x256xf32>
+// CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<1x256xf32>
+// CHECK: %[[MS:.*]] = nv_tileaa.splat %[[M1]] : f32 -> tensor<1x1xf32>
+// CHECK: %[[MB:.*]] = nv_tileaa.broadcast %[[MS]]
+// CHECK: %[[R0:.*]], %[[R1:.*]], %[[R2:.*]], %[[R3:.*]] = scf.for %{{.*}} = %[[LB1]] to %{{.*}} step %[[STEP]] iter_args(%[[MC:.*]] = %[[M1]], %[[SC:.*]] = %[[S1]], %[[M:.*]] = %[[MB]], %[[S:.*]] = %[[Z]])
+// CHECK-NOT: nv_tileaa.reduce
+// CHECK: %[[X:.*]] = nv_tileaa.mulf
+// CHECK-NEXT: %[[D:.*]] = nv_tileaa.subf %[[X]], %[[M]] : tensor<1x256xf32>
+// CHECK-NEXT: %[[ND:.*]] = nv_tileaa.negf %[[D]]
+// CHECK-NEXT: %[[AD:.*]] = nv_tileaa.minf %[[D]], %[[ND]]
+// CHECK-NEXT: %[[E:.*]] = nv_tileaa.exp %[[AD]]
+// CHECK-NEXT: %[[GT:.*]] = nv_tileaa.cmpf "ogt", %[[D]], %[[Z]]
+// CHECK-NEXT: %[[UP:.*]] = nv_tileaa.fma %[[S]], %[[E]], %[[ONE]]
+// CHECK-NEXT: %[[KEEP:.*]] = nv_tileaa.addf %[[S]], %[[E]]
+// CHECK-NEXT: %[[SN:.*]] = nv_tileaa.select %[[GT]], %[[UP]], %[[KEEP]]
+// CHECK-NEXT: %[[MN:.*]] = nv_tileaa.maxf %[[M]], %[[X]]
+// CHECK-NEXT: scf.yield %[[MC]], %[[SC]], %[[MN]], %[[SN]]
+// CHECK: "nv_tileaa.reduce"(%[[R2]])
+// CHECK: %[[MF:.*]] = nv_tileaa.maxf %[[R0]], %{{.*}} : f32
+// CHECK: %[[DIFF:.*]] = nv_tileaa.subf %[[R2]], %{{.*}} : tensor<1x256xf32>
+// CHECK: %[[SCALE:.*]] = nv_tileaa.exp %[[DIFF]]
+// CHECK: %[[W:.*]] = nv_tileaa.mulf %[[R3]], %[[SCALE]]
+// CHECK: "nv_tileaa.reduce"(%[[W]])
+// CHECK: %[[SF:.*]] = nv_tileaa.fma %[[R1]], %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: scf.yield %[[MF]], %[[SF]] : f32, f32
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[W0:.*]], %[[W1:.*]] = scf.for %{{.*}} = %[[LB]] to %[[N]] step %[[STEP]] iter_args(%{{.*}} = %ninf, %{{.*}} = %zero)
+// CHECK: "nv_tileaa.reduce"
+// CHECK: scf.yield %[[W0]], %[[W1]] : f32, f32
+// CHECK: nv_tileaa.log %[[SO]]
+// CHECK: nv_tileaa.addf %[[MO]]
+// OFF-LABEL: nv_tileaa.func @online
+// OFF: scf.for
+// OFF: "nv_tileaa.reduce"
+// OFF-NOT: nv_tileaa.negf
+builtin.module {
+  nv_tileaa.func @online(%f: f32, %lb: i32, %n: i32, %st: i32) {
+    %ninf = arith.constant 0xff800000 : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %y = nv_tileaa.splat %f : f32 -> tensor<1x256xf32>
+    %m, %s = scf.for %i = %lb to %n step %st iter_args(%m0 = %ninf, %s0 = %zero) -> (f32, f32) : i32 {
+      %fi = arith.sitofp %i : i32 to f32
+      %t = nv_tileaa.splat %fi : f32 -> tensor<1x256xf32>
+      %x = nv_tileaa.mulf %t, %y : tensor<1x256xf32>
+      %r1 = "nv_tileaa.reduce"(%x) <{dim = 0 : i32, identities = [0xff800000 : f32]}> ({
+      ^bb0(%p: f32, %q: f32):
+        %mm = nv_tileaa.maxf %p, %q : f32
+        "nv_tileaa.yield"(%mm) : (f32) -> ()
+      }) : (tensor<1x256xf32>) -> tensor<256xf32>
+      %r2 = "nv_tileaa.reduce"(%r1) <{dim = 0 : i32, identities = [0xff800000 : f32]}> ({
+      ^bb0(%p: f32, %q: f32):
+        %mm = nv_tileaa.maxf %p, %q : f32
+        "nv_tileaa.yield"(%mm) : (f32) -> ()
+      }) : (tensor<256xf32>) -> tensor<f32>
+      %mx = nv_tileaa.extract %r2 {indices = array<i32>} : tensor<f32> -> f32
+      %mn = nv_tileaa.maxf %m0, %mx : f32
+      %dm = nv_tileaa.subf %m0, %mn : f32
+      %c = nv_tileaa.exp %dm : f32
+      %b1 = nv_tileaa.splat %mn : f32 -> tensor<1x1xf32>
+      %b = nv_tileaa.broadcast %b1 : tensor<1x1xf32> -> tensor<1x256xf32>
+      %xd = nv_tileaa.subf %x, %b : tensor<1x256xf32>
+      %e = nv_tileaa.exp %xd : tensor<1x256xf32>
+      %q1 = "nv_tileaa.reduce"(%e) <{dim = 0 : i32, identities = [0.000000e+00 : f32]}> ({
+      ^bb0(%p: f32, %q: f32):
+        %aa = nv_tileaa.addf %p, %q : f32
+        "nv_tileaa.yield"(%aa) : (f32) -> ()
+      }) : (tensor<1x256xf32>) -> tensor<256xf32>
+      %q2 = "nv_tileaa.reduce"(%q1) <{dim = 0 : i32, identities = [0.000000e+00 : f32]}> ({
+      ^bb0(%p: f32, %q: f32):
+        %aa = nv_tileaa.addf %p, %q : f32
+        "nv_tileaa.yield"(%aa) : (f32) -> ()
+      }) : (tensor<256xf32>) -> tensor<f32>
+      %sx = nv_tileaa.extract %q2 {indices = array<i32>} : tensor<f32> -> f32
+      %sn = nv_tileaa.fma %s0, %c, %sx : f32
+      scf.yield %mn, %sn : f32, f32
+    }
+    %l = nv_tileaa.log %s : f32
+    %lse = nv_tileaa.addf %m, %l : f32
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+// Not taken: the running max is also used for something else in the loop (here yielded twice),
+// so the per-iteration value is needed; the loop stays as written.
+// CHECK-LABEL: nv_tileaa.func @max_used_elsewhere
+// CHECK: scf.for
+// CHECK: "nv_tileaa.reduce"
+// CHECK-NOT: nv_tileaa.negf
+builtin.module {
+  nv_tileaa.func @max_used_elsewhere(%f: f32, %n: i32) {
+    %lb = arith.constant 0 : i32
+    %st = arith.constant 1 : i32
+    %ninf = arith.constant 0xff800000 : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %y = nv_tileaa.splat %f : f32 -> tensor<256xf32>
+    %m, %s, %k = scf.for %i = %lb to %n step %st iter_args(%m0 = %ninf, %s0 = %zero, %k0 = %zero) -> (f32, f32, f32) : i32 {
+      %fi = arith.sitofp %i : i32 to f32
+      %t = nv_tileaa.splat %fi : f32 -> tensor<256xf32>
+      %x = nv_tileaa.mulf %t, %y : tensor<256xf32>
+      %r2 = "nv_tileaa.reduce"(%x) <{dim = 0 : i32, identities = [0xff800000 : f32]}> ({
+      ^bb0(%p: f32, %q: f32):
+        %mm = nv_tileaa.maxf %p, %q : f32
+        "nv_tileaa.yield"(%mm) : (f32) -> ()
+      }) : (tensor<256xf32>) -> tensor<f32>
+      %mx = nv_tileaa.extract %r2 {indices = array<i32>} : tensor<f32> -> f32
+      %mn = nv_tileaa.maxf %m0, %mx : f32
+      %dm = nv_tileaa.subf %m0, %mn : f32
+      %c = nv_tileaa.exp %dm : f32
+      %b = nv_tileaa.splat %mn : f32 -> tensor<256xf32>
+      %xd = nv_tileaa.subf %x, %b : tensor<256xf32>
+      %e = nv_tileaa.exp %xd : tensor<256xf32>
+      %q2 = "nv_tileaa.reduce"(%e) <{dim = 0 : i32, identities = [0.000000e+00 : f32]}> ({
+      ^bb0(%p: f32, %q: f32):
+        %aa = nv_tileaa.addf %p, %q : f32
+        "nv_tileaa.yield"(%aa) : (f32) -> ()
+      }) : (tensor<256xf32>) -> tensor<f32>
+      %sx = nv_tileaa.extract %q2 {indices = array<i32>} : tensor<f32> -> f32
+      %sn = nv_tileaa.fma %s0, %c, %sx : f32
+      scf.yield %mn, %sn, %mn : f32, f32, f32
+    }
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+// Not taken: the sum is of exp(x - m) with the *old* max (not the max the loop just computed):
+// a different recurrence.
+// CHECK-LABEL: nv_tileaa.func @old_max
+// CHECK: scf.for
+// CHECK: "nv_tileaa.reduce"
+// CHECK-NOT: nv_tileaa.negf
+builtin.module {
+  nv_tileaa.func @old_max(%f: f32, %n: i32) {
+    %lb = arith.constant 0 : i32
+    %st = arith.constant 1 : i32
+    %ninf = arith.constant 0xff800000 : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %y = nv_tileaa.splat %f : f32 -> tensor<256xf32>
+    %m, %s = scf.for %i = %lb to %n step %st iter_args(%m0 = %ninf, %s0 = %zero) -> (f32, f32) : i32 {
+      %fi = arith.sitofp %i : i32 to f32
+      %t = nv_tileaa.splat %fi : f32 -> tensor<256xf32>
+      %x = nv_tileaa.mulf %t, %y : tensor<256xf32>
+      %r2 = "nv_tileaa.reduce"(%x) <{dim = 0 : i32, identities = [0xff800000 : f32]}> ({
+      ^bb0(%p: f32, %q: f32):
+        %mm = nv_tileaa.maxf %p, %q : f32
+        "nv_tileaa.yield"(%mm) : (f32) -> ()
+      }) : (tensor<256xf32>) -> tensor<f32>
+      %mx = nv_tileaa.extract %r2 {indices = array<i32>} : tensor<f32> -> f32
+      %mn = nv_tileaa.maxf %m0, %mx : f32
+      %dm = nv_tileaa.subf %m0, %mn : f32
+      %c = nv_tileaa.exp %dm : f32
+      %b = nv_tileaa.splat %m0 : f32 -> tensor<256xf32>
+      %xd = nv_tileaa.subf %x, %b : tensor<256xf32>
+      %e = nv_tileaa.exp %xd : tensor<256xf32>
+      %q2 = "nv_tileaa.reduce"(%e) <{dim = 0 : i32, identities = [0.000000e+00 : f32]}> ({
+      ^bb0(%p: f32, %q: f32):
+        %aa = nv_tileaa.addf %p, %q : f32
+        "nv_tileaa.yield"(%aa) : (f32) -> ()
+      }) : (tensor<256xf32>) -> tensor<f32>
+      %sx = nv_tileaa.extract %q2 {indices = array<i32>} : tensor<f32> -> f32
+      %sn = nv_tileaa.fma %s0, %c, %sx : f32
+      scf.yield %mn, %sn : f32, f32
+    }
+    nv_tileaa.return
+  }
+}
