@@ -2,10 +2,10 @@
 # entropy at 0.49-0.54 of the copy, session 23, H100).  Two default-path changes, each with its switch:
 #   TILEORCH_SIMT_REDUCE_EXCHANGE=1  the old shared-memory exchange after a reduction whose threads already hold
 #                                    their own outputs (ct.max(x) of a (1, N) tile reduces the unit dim first)
-#   TILEORCH_ONLINE_SOFTMAX=0        the online max / sum-of-exp loop as written (two cross-thread reductions per
-#                                    tile) instead of per-element running max and sum (tileaa-hoist-online-softmax)
-# Settings: "old" = both switches (session 23's kernels), "exchange" = only the exchange removed, default = both
-# changes.  Cases: cross entropy (bf16, 4096 x 32000), logsumexp (f32, 2048 x 32000), log-softmax (bf16, 4096 x
+#   TILEORCH_ONLINE_SOFTMAX=8        (opt-in) per-element running max and sum (tileaa-hoist-online-softmax) instead
+#                                    of the loop as written (two cross-thread reductions per tile)
+# Settings: "old" = TILEORCH_SIMT_REDUCE_EXCHANGE=1 (session 23's kernels), default = only the exchange removed,
+# TILEORCH_ONLINE_SOFTMAX=8 = both changes (the online rewrite is opt-in until this run measures it).  Cases: cross entropy (bf16, 4096 x 32000), logsumexp (f32, 2048 x 32000), log-softmax (bf16, 4096 x
 # 32000, reads the row twice) at their default sizes (262 MB); the cross entropy over 4096 columns (4 tiles: the loop
 # as written behind the trip-count branch, only the exchange removed); softmax_f16_4096x1000 and layernorm_f16 as controls
 # (no online loop; their PTX changes only if they reduce a unit dimension).  Prints TB/s, vs torch, vs copy.
@@ -21,7 +21,7 @@ nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$S/device
 timeout ${BENCH_TIMEOUT:-110} python3 benchmarks/memory_bound.py --no-tileiras --out "$S/bench" --iters 20 \
   --only cross_entropy_bf16_v32000 cross_entropy_bf16_v4096 logsumexp_f32_v32000 log_softmax_bf16_v32000 softmax_f16_4096x1000 layernorm_f16 \
   --sizes default \
-  --env TILEORCH_SIMT_REDUCE_EXCHANGE=1,TILEORCH_ONLINE_SOFTMAX=0 --env TILEORCH_ONLINE_SOFTMAX=0 --env default \
+  --env TILEORCH_SIMT_REDUCE_EXCHANGE=1 --env default --env TILEORCH_ONLINE_SOFTMAX=8 \
   2>&1 | tee "$S/bench.log" | grep -v "^{" | tail -n 40
 timeout ${TEST_TIMEOUT:-35} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 8 \
   "tests/gpu/test_user_sweep15_gpu.py" -k "cross_entropy" 2>&1 | tee "$S/gpu_tests.log" | tail -n 6

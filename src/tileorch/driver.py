@@ -397,7 +397,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         remarks.append(f"remark: {online} online max / sum-of-exp loop(s) keep a running max and sum per element "
                        f"and reduce them once after the loop, the first iteration peeled, when they run "
                        f"{min_trips()} iterations or more (else as written) (tileaa-hoist-online-softmax; "
-                       "TILEORCH_ONLINE_SOFTMAX=0 keeps them as written, =N sets the iterations)")
+                       "TILEORCH_ONLINE_SOFTMAX=N, opt-in until measured on a GPU; unset or 0 keeps them as written)")
     try:
         apply_pass(ctx, fallback, ConvertNvTileaaToSimt())
     except LocatedError as exc:

@@ -1,4 +1,4 @@
-// RUN: tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s
+// RUN: env TILEORCH_ONLINE_SOFTMAX=8 tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s
 // RUN: env TILEORCH_ONLINE_SOFTMAX=0 tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=OFF
 
 // cuTile's scalar form (`m_new = max(m, ct.max(x))`, `s = s * exp(m - m_new) + ct.sum(exp(x - m_new))`):

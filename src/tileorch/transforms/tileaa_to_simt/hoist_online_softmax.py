@@ -36,8 +36,12 @@ on ``lb + (MIN_TRIPS - 1) * step < ub``); a shorter one runs as written, in the 
 Taken only when the body holds no memory write, no region but reductions' combiners, no load but
 ``tiled_load``, the loop carries nothing but ``m``, ``s`` and memory tokens, ``m`` and ``s`` are f32
 scalars or one-element f32 tiles, and every intermediate value is used only by the form.
-``TILEORCH_ONLINE_SOFTMAX=0`` keeps such loops as written (for a GPU A/B); ``=N`` rewrites loops of at
-least ``N`` iterations (default :data:`MIN_TRIPS`).  Run on the SIMT path
+**Opt-in until a GPU measures it**: the rewrite runs only with ``TILEORCH_ONLINE_SOFTMAX=N`` (loops
+of at least ``N`` iterations; :data:`MIN_TRIPS` is the emulator's break-even); unset or ``0`` keeps
+such loops as written.  The CPU evidence is fewer instructions and barriers per element, but the
+rewritten cross entropy needs 56 registers a thread instead of 32 (9 resident CTAs of 128 threads
+per SM instead of 16: fewer bytes in flight, which a memory-bound loop may need more than the
+instructions it saves); ``benchmarks/session24_rowred.sh`` is the A/B that decides.  Run on the SIMT path
 before ``tileaa-hoist-loop-reductions``.
 """
 
@@ -72,10 +76,11 @@ tiles a row)."""
 
 
 def min_trips() -> int:
-    """The fewest iterations a loop runs rewritten: ``TILEORCH_ONLINE_SOFTMAX=N`` (0: the rewrite is
-    off, every loop as written; 1: always rewritten), default :data:`MIN_TRIPS`."""
+    """The fewest iterations a loop runs rewritten: ``TILEORCH_ONLINE_SOFTMAX=N`` (1: always
+    rewritten; :data:`MIN_TRIPS` the emulator's break-even); 0, the default: the rewrite is off,
+    every loop as written (opt-in until measured on a GPU, module docstring)."""
     value = os.environ.get("TILEORCH_ONLINE_SOFTMAX", "")
-    return int(value) if value.isdigit() else MIN_TRIPS
+    return int(value) if value.isdigit() else 0
 
 
 @dataclass
