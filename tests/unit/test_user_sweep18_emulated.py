@@ -1,0 +1,268 @@
+"""Eighteenth user sweep (``tileorch.testing.user_programs18``): the tensor-core programs with f16
+operands run CTA by CTA on the CPU by ``tileorch.testing.ptx_emulator`` against numpy float64 on
+ragged shapes, outputs NaN-prefilled: the GEMMs through test_user_sweep14_emulated's runner (the
+launcher's own problem derivation, tensor maps and tile parameters), the chained kernels through
+test_user_sweep3_emulated's (every CTA of the host's launch); the bf16-in / f32-out attention runs
+as its f16 twin (the emulator's WGMMA is ``.f32.f16.f16``).  The bf16 / fp8 GEMMs and the SIMT
+path's programs run on the GPU, tests/gpu/test_user_sweep18_gpu.py.  :data:`EMULATED` is the
+CI-sized subset; ``TILEORCH_EMULATE_ALL=1`` runs every case.  Needs cuda-tile and ml_dtypes."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+pytest.importorskip("ml_dtypes")
+
+import test_user_sweep3_emulated as s3  # noqa: E402
+import test_user_sweep4_emulated as s4  # noqa: E402
+import test_user_sweep14_emulated as s14e  # noqa: E402
+
+from tileorch.testing.user_programs18 import PROGRAMS  # noqa: E402
+
+RNG = np.random.default_rng(2418)
+_BF = "attn_bf16_in_f32_out_causal"
+TWINS = {_BF + "__f16": dataclasses.replace(
+    PROGRAMS[_BF], spec=[(s[0], "float16" if s[1] == "bfloat16" else s[1]) if isinstance(s, tuple) else s
+                         for s in PROGRAMS[_BF].spec])}
+"""The bf16 attention's f16 twin (the same kernel, its bf16 arrays f16, the f32 output kept)."""
+
+
+@pytest.fixture(autouse=True)
+def _eighteenth_sweep(monkeypatch):
+    s4.add_sweep_programs(monkeypatch, {**PROGRAMS, **TWINS})
+    monkeypatch.setattr(s14e, "PROGRAMS", {**s14e.PROGRAMS, **PROGRAMS})
+
+
+def _h(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float16)
+
+
+def _f(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def _mm(a, b):
+    return np.asarray(a, np.float64) @ np.asarray(b, np.float64)
+
+
+def emulate(name: str, inputs: dict) -> dict:
+    """A GEMM program on its spec's shapes (test_user_sweep14_emulated's runner)."""
+    return s14e.emulate(name, inputs)
+
+
+def chained(name: str, inputs: dict) -> dict:
+    """A chained-dots program on its spec's shapes and launch grid."""
+    grid = tuple(PROGRAMS[name.removesuffix("__f16")].grid)
+    return s3._chained(name, inputs, grid + (1,) * (3 - len(grid)))
+
+
+_check = s14e._check
+
+
+def _scores(q, k, scale):
+    return (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2)) * scale
+
+
+def _softmax_pv(s, v):
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True)) @ v.astype(np.float64)
+
+
+def _pos(sq, sk, q0=0):
+    """(query positions [sq, 1], key positions [1, sk])."""
+    return np.arange(q0, q0 + sq)[:, None], np.arange(sk)[None, :]
+
+
+# ----------------------------------------------------------------------------------------------- attention
+
+
+def _case_attn_d80_padded_tile128():
+    q, k, v = _h(2, 128, 80), _h(2, 200, 80), _h(2, 200, 80)
+    o = chained("attn_d80_padded_tile128", {0: q, 1: k, 2: v})[3]
+    _check(o, _softmax_pv(_scores(q, k, 1 / math.sqrt(80)), v), 3e-3)
+
+
+def _case_attn_d192_padded_tile256_bm64():
+    q, k, v = _h(2, 128, 192), _h(2, 128, 192), _h(2, 128, 192)
+    o = chained("attn_d192_padded_tile256_bm64", {0: q, 1: k, 2: v})[3]
+    _check(o, _softmax_pv(_scores(q, k, 1 / math.sqrt(192)), v), 3e-3)
+
+
+def _case_attn_gqa_h_div_group_d96():
+    """Four query heads on two KV heads (``h // 2``), causal, head dim 96."""
+    q, k, v = _h(2, 4, 128, 96), _h(2, 2, 128, 96), _h(2, 2, 128, 96)
+    o = chained("attn_gqa_h_div_group_d96", {0: q, 1: k, 2: v})[3]
+    i, j = _pos(128, 128)
+    kk, vv = np.repeat(k, 2, axis=1), np.repeat(v, 2, axis=1)
+    _check(o, _softmax_pv(np.where(j <= i, _scores(q, kk, 1 / math.sqrt(96)), -np.inf), vv), 3e-3)
+
+
+def _case_attn_gqa_head_table():
+    """Three query heads mapped to KV heads 1, 0, 1 (uneven groups) of two, two batches."""
+    q, k, v = _h(6, 128, 64), _h(4, 128, 64), _h(4, 128, 64)
+    table = np.array([1, 0, 1], np.int32)
+    o = chained("attn_gqa_head_table", {0: q, 1: k, 2: v, 3: table})[4]
+    rows = [2 * (bh // 3) + table[bh % 3] for bh in range(6)]
+    _check(o, _softmax_pv(_scores(q, k[rows], 0.125), v[rows]), 3e-3)
+
+
+def _case_attn_mqa_kv_3d():
+    q, k, v = _h(2, 3, 128, 64), _h(2, 150, 64), _h(2, 150, 64)
+    o = chained("attn_mqa_kv_3d", {0: q, 1: k, 2: v})[3]
+    _check(o, _softmax_pv(_scores(q, k[:, None], 0.125), v[:, None]), 3e-3)
+
+
+def _case_attn_sliding_window_ragged():
+    q, k, v = _h(2, 250, 64), _h(2, 250, 64), _h(2, 250, 64)
+    o = chained("attn_sliding_window_ragged", {0: q, 1: k, 2: v})[3]
+    i, j = _pos(250, 250)
+    _check(o, _softmax_pv(np.where((j <= i) & (j > i - 100), _scores(q, k, 0.125), -np.inf), v), 3e-3)
+
+
+def _case_attn_softcap_exp_scale_unfolded():
+    q, k, v = _h(2, 128, 64, scale=2.0), _h(2, 200, 64, scale=2.0), _h(2, 200, 64)
+    o = chained("attn_softcap_exp_scale_unfolded", {0: q, 1: k, 2: v})[3]
+    _check(o, _softmax_pv(5.0 * np.tanh(_scores(q, k, 0.125) / 5.0), v), 3e-3)
+
+
+def _case_attn_alibi_slopes_array_sym():
+    q, k, v = _h(4, 128, 64), _h(4, 128, 64), _h(4, 128, 64)
+    slopes = np.array([0.5, 0.0625], np.float32)
+    o = chained("attn_alibi_slopes_array_sym", {0: q, 1: k, 2: v, 3: slopes})[4]
+    i, j = _pos(128, 128)
+    sl = slopes[np.arange(4) % 2].astype(np.float64)[:, None, None]
+    _check(o, _softmax_pv(_scores(q, k, 0.125) - sl * np.abs(j - i), v), 3e-3)
+
+
+def _case_attn_prefix_lm_len_array():
+    """Prefix lengths 100 (inside the second query tile) and 200 (past the third's causal end)."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    pre = np.array([100, 200], np.int32)
+    o = chained("attn_prefix_lm_len_array", {0: q, 1: k, 2: v, 3: pre})[4]
+    i, j = _pos(256, 256)
+    mask = (j <= i)[None] | (j[None] < pre[:, None, None])
+    _check(o, _softmax_pv(np.where(mask, _scores(q, k, 0.125), -np.inf), v), 3e-3)
+
+
+def _case_attn_decode_q5_kv300():
+    q, k, v = _h(4, 5, 64), _h(4, 300, 64), _h(4, 300, 64)
+    o = chained("attn_decode_q5_kv300", {0: q, 1: k, 2: v})[3]
+    _check(o, _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
+
+
+def _case_attn_decode_q7_causal_tail():
+    q, k, v = _h(4, 7, 64), _h(4, 77, 64), _h(4, 77, 64)
+    o = chained("attn_decode_q7_causal_tail", {0: q, 1: k, 2: v})[3]
+    i, j = _pos(7, 77, 70)
+    _check(o, _softmax_pv(np.where(j <= i, _scores(q, k, 0.125), -np.inf), v), 3e-3)
+
+
+def _case_attn_lse_flat_1d():
+    q, k, v = _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64)
+    out = chained("attn_lse_flat_1d", {0: q, 1: k, 2: v})
+    s = _scores(q, k, 0.125)
+    mx = s.max(-1, keepdims=True)
+    _check(out[3], _softmax_pv(s, v), 3e-3)
+    _check(out[4], (mx + np.log(np.exp(s - mx).sum(-1, keepdims=True))).reshape(-1), 1e-3)
+
+
+def _case_attn_bf16_in_f32_out_causal():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = chained(_BF + "__f16", {0: q, 1: k, 2: v})[3]
+    i, j = _pos(256, 256)
+    _check(o, _softmax_pv(np.where(j <= i, _scores(q, k, 0.125), -np.inf), v), 3e-3)
+
+
+def _case_attn_v_transposed_dsk():
+    q, k, v = _h(2, 128, 64), _h(2, 192, 64), _h(2, 192, 64)
+    vt = np.ascontiguousarray(np.swapaxes(v, 1, 2))
+    o = chained("attn_v_transposed_dsk", {0: q, 1: k, 2: vt})[3]
+    _check(o, _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
+
+
+def _case_attn_bwd_dq():
+    """dQ from the saved log2-unit LSE and ``delta = rowsum(dO * O)``."""
+    q, k, v, do = _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64)
+    s = _scores(q, k, 0.125)
+    mx = s.max(-1, keepdims=True)
+    lse = mx + np.log(np.exp(s - mx).sum(-1, keepdims=True))
+    p = np.exp(s - lse)
+    o = p @ v.astype(np.float64)
+    delta = (do.astype(np.float64) * o).sum(-1, keepdims=True)
+    dq_ref = (p * (do.astype(np.float64) @ np.swapaxes(v.astype(np.float64), 1, 2) - delta)) @ k * 0.125
+    ins = {0: q, 1: k, 2: v, 3: do, 4: (lse[..., 0] / math.log(2.0)).astype(np.float32),
+           5: delta[..., 0].astype(np.float32)}
+    _check(chained("attn_bwd_dq", ins)[6], dq_ref, 3e-3)
+
+
+# ----------------------------------------------------------------------------------------------- GEMMs
+
+
+def _case_bmm_both_transposed_shared_wt():
+    at, wt = _h(3, 128, 200), _h(192, 128, scale=0.25)
+    y = emulate("bmm_both_transposed_shared_wt", {0: at, 1: wt})[2]
+    _check(y, _mm(np.swapaxes(at, 1, 2), wt.T[None]), 2e-2)
+
+
+def _case_bmm_weight_batch_of_one():
+    a, w = _h(3, 200, 128), _h(1, 128, 192, scale=0.25)
+    _check(emulate("bmm_weight_batch_of_one", {0: a, 1: w})[2], _mm(a, w), 2e-2)
+
+
+def _case_gemm_tile_256x64():
+    a, b = _h(300, 128), _h(128, 192, scale=0.25)
+    _check(emulate("gemm_tile_256x64", {0: a, 1: b})[2], _mm(a, b), 2e-2)
+
+
+def _case_gemm_store_transposed_row_bias():
+    a, b, bias = _h(200, 128), _h(128, 100, scale=0.25), _f(200)
+    y = emulate("gemm_store_transposed_row_bias", {0: a, 1: b, 2: bias})[3]
+    _check(y, (_mm(a, b) + bias[:, None]).T, 2e-3)
+
+
+def _case_gemm_k24_tk32_padded():
+    a, b = _h(200, 24), _h(24, 192)
+    _check(emulate("gemm_k24_tk32_padded", {0: a, 1: b})[2], _mm(a, b), 2e-2)
+
+
+def _case_gemm_tk16_runtime_k_first_tile_bias():
+    """``nk`` = 6 K tiles of 16 (K = 96); the bias on columns 0..63 only."""
+    a, b, bias = _h(256, 96), _h(96, 192, scale=0.25), _f(64)
+    y = emulate("gemm_tk16_runtime_k_first_tile_bias", {0: a, 1: b, 2: bias})[3]
+    ref = _mm(a, b)
+    ref[:, :64] += bias[None, :]
+    _check(y, ref, 2e-2)
+
+
+def _case_gemm_plus_unrelated_scale():
+    a, b, x2 = _h(200, 128), _h(128, 192, scale=0.25), _h(200, 192)
+    out = emulate("gemm_plus_unrelated_scale", {0: a, 1: b, 3: x2})
+    _check(out[2], _mm(a, b), 2e-2)
+    _check(out[4], 0.5 * x2.astype(np.float64), 1e-3)
+
+
+CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
+
+EMULATED = ["attn_d80_padded_tile128", "attn_gqa_h_div_group_d96", "attn_gqa_head_table", "attn_mqa_kv_3d",
+            "attn_sliding_window_ragged", "attn_softcap_exp_scale_unfolded", "attn_prefix_lm_len_array",
+            "attn_decode_q7_causal_tail", "attn_lse_flat_1d", "attn_v_transposed_dsk", "attn_bwd_dq",
+            "bmm_both_transposed_shared_wt", "gemm_store_transposed_row_bias", "gemm_tk16_runtime_k_first_tile_bias",
+            "gemm_plus_unrelated_scale"]
+"""The CI-sized subset (padded head dim, both GQA spellings, MQA, the ragged window, soft-capping with
+natural exp, the per-row prefix, the decode tail, the flat LSE, V^T, the three-dot dQ, the shared
+transposed weight, the transposed store, the runtime K count with the first tile's bias, the
+unrelated store); ``TILEORCH_EMULATE_ALL=1`` runs every case."""
+if os.environ.get("TILEORCH_EMULATE_ALL"):
+    EMULATED = sorted(CASES)
+
+
+@pytest.mark.parametrize("case", EMULATED)
+def test_the_ptx_against_numpy(case):
+    CASES[case]()
