@@ -202,6 +202,53 @@ def _case_attn_bwd_dq():
     _check(chained("attn_bwd_dq", ins)[6], dq_ref, 3e-3)
 
 
+def _case_attn_heads_packed_columns():
+    """``[B, S, H * D]`` with H = 3: head h's columns h * 64 .. h * 64 + 63."""
+    q, k, v = _h(2, 128, 192), _h(2, 192, 192), _h(2, 192, 192)
+    o = chained("attn_heads_packed_columns", {0: q, 1: k, 2: v})[3]
+
+    def heads(x):
+        return np.swapaxes(x.reshape(2, x.shape[1], 3, 64), 1, 2)
+    ref = _softmax_pv(_scores(heads(q), heads(k), 0.125), heads(v))
+    _check(o, np.swapaxes(ref, 1, 2).reshape(2, 128, 192), 3e-3)
+
+
+def _case_attn_fused_qkv_one_array():
+    qkv = _h(2, 128, 384)
+    o = chained("attn_fused_qkv_one_array", {0: qkv})[1]
+    x = np.swapaxes(qkv.reshape(2, 128, 3, 2, 64), 1, 3)  # [B, H, 3, S, D]
+    i, j = _pos(128, 128)
+    ref = _softmax_pv(np.where(j <= i, _scores(x[:, :, 0], x[:, :, 1], 0.125), -np.inf), x[:, :, 2])
+    _check(o, np.swapaxes(ref, 1, 2).reshape(2, 128, 128), 3e-3)
+
+
+def _case_attn_rescale_then_add_dot():
+    q, k, v = _h(2, 128, 64), _h(2, 192, 64), _h(2, 192, 64)
+    o = chained("attn_rescale_then_add_dot", {0: q, 1: k, 2: v})[3]
+    _check(o, _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
+
+
+def _case_attn_neg_inf_causal_ragged():
+    q, k, v = _h(2, 200, 64), _h(2, 200, 64), _h(2, 200, 64)
+    o = chained("attn_neg_inf_causal_ragged", {0: q, 1: k, 2: v})[3]
+    i, j = _pos(200, 200)
+    _check(o, _softmax_pv(np.where(j <= i, _scores(q, k, 0.125), -np.inf), v), 3e-3)
+
+
+def _case_attn_chunked_prefill_offset_arg():
+    """A 128-query chunk at positions 192..319 of 320 keys."""
+    q, k, v = _h(2, 128, 64), _h(2, 320, 64), _h(2, 320, 64)
+    o = chained("attn_chunked_prefill_offset_arg", {0: q, 1: k, 2: v})[3]
+    i, j = _pos(128, 320, 192)
+    _check(o, _softmax_pv(np.where(j <= i, _scores(q, k, 0.125), -np.inf), v), 3e-3)
+
+
+def _case_attn_bias_shared_by_heads():
+    q, k, v, bias = _h(4, 128, 64), _h(4, 192, 64), _h(4, 192, 64), _f(128, 192)
+    o = chained("attn_bias_shared_by_heads", {0: q, 1: k, 2: v, 3: bias})[4]
+    _check(o, _softmax_pv(_scores(q, k, 0.125) + bias[None], v), 3e-3)
+
+
 # ----------------------------------------------------------------------------------------------- GEMMs
 
 
@@ -246,6 +293,12 @@ def _case_gemm_plus_unrelated_scale():
     out = emulate("gemm_plus_unrelated_scale", {0: a, 1: b, 3: x2})
     _check(out[2], _mm(a, b), 2e-2)
     _check(out[4], 0.5 * x2.astype(np.float64), 1e-3)
+
+
+def _case_gemm_acc_starts_from_bias():
+    a, b, bias = _h(200, 128), _h(128, 100, scale=0.25), _f(100)
+    y = emulate("gemm_acc_starts_from_bias", {0: a, 1: b, 2: bias})[3]
+    _check(y, _mm(a, b) + bias[None, :], 2e-2)
 
 
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}

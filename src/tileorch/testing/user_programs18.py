@@ -431,6 +431,151 @@ def attn_bwd_dq(Q, K, V, dO, Lse, Delta, dQ, qk_scale: float, BM: C[int], BN: C[
     ct.store(dQ, index=(bh, qt, 0), tile=(dq * (qk_scale / LOG2E)).reshape((1, BM, D)))
 
 
+# ----------------------------------------------------------------------------------------------- attention: layouts, spellings
+
+
+@ct.kernel
+def attn_heads_packed_columns(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """``[B, S, H * D]`` arrays (a QKV projection's output before any reshape): head ``h``'s ``(1, BM, D)``
+    tile at column tile index ``h``; grid (query tile, head, batch); 192 keys."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    q = ct.load(Q, index=(b, qt, h), shape=(1, BM, D)).reshape((BM, D))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(b, j, h), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(b, j, h), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(b, qt, h), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_fused_qkv_one_array(QKV, O, qk_scale: float, H: C[int], BM: C[int], BN: C[int], D: C[int]):
+    """Q, K and V read from one fused ``[B, S, 3 * H * D]`` projection output (column tiles ``h``,
+    ``H + h``, ``2 H + h``), causal, O ``[B, S, H * D]``."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    q = ct.load(QKV, index=(b, qt, h), shape=(1, BM, D)).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv((qt + 1) * BM, BN)):
+        k = ct.load(QKV, index=(b, j, H + h), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] <= qpos, s, NEG)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(QKV, index=(b, j, 2 * H + h), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(b, qt, h), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_rescale_then_add_dot(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Triton's spelling of the PV update: ``acc = acc * alpha`` then ``acc = acc + p @ v`` (the dot
+    without an accumulator operand, its product added), the row statistics as 1-D tiles."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m_i = ct.full((BM,), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM,), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = (q @ ct.transpose(k)) * qk_scale
+        m_new = ct.maximum(m_i, ct.max(s, axis=1))
+        p = ct.exp2(s - m_new[:, None])
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1)
+        acc = acc * alpha[:, None]
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = acc + p.astype(ct.float16) @ v
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i[:, None]).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_neg_inf_causal_ragged(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Causal with a true ``-inf`` (``-math.inf``) as the running max's start and as the mask value, 200
+    positions (ragged 64-row tiles: the padded query rows see keys up to their own position)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    n = Q.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(min((qt + 1) * BM, n), BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        s = ct.where((kpos <= qpos) & (kpos < n), s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_chunked_prefill_offset_arg(Q, K, V, O, qk_scale: float, q0: int, BM: C[int], BN: C[int], D: C[int]):
+    """Chunked prefill: the query chunk starts at position ``q0`` (a runtime argument) of a sequence whose
+    keys (cache + chunk) are all in K; causal against ``q0 + i``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    qpos = (q0 + qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(q0 + (qt + 1) * BM, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] <= qpos, s, NEG)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_bias_shared_by_heads(Q, K, V, Bias, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """An additive f32 ``[Sq, Sk]`` bias (a relative-position table materialised once) shared by every
+    (batch, head) row, read per key tile and added in log2 units before the max."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = s + ct.load(Bias, index=(qt, j), shape=(BM, BN)) * 1.4426950408889634
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- GEMMs: operands, batches
 
 
@@ -494,6 +639,17 @@ def gemm_store_transposed_row_bias(A, B, Bias, Yt, tm: C[int], tn: C[int], tk: C
 
 
 # ----------------------------------------------------------------------------------------------- GEMMs: epilogues, K
+
+
+@ct.kernel
+def gemm_acc_starts_from_bias(A, B, Bias, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """The accumulator starts as the per-column bias broadcast to the tile (``ct.broadcast_to``) instead of
+    zeros, then the K loop; ragged M (200) and N (100)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.broadcast_to(ct.load(Bias, index=(bn,), shape=(tn,))[None, :], (tm, tn))
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
 
 
 @ct.kernel
@@ -701,3 +857,21 @@ _add("gemm_elementwise_before_loop", gemm_elementwise_before_loop,
 _add("mlp_relu_sq_chain_wt", mlp_relu_sq_chain_wt,
      [_a((200, 256)), _a((256, 64)), _a((192, 64)), _a((200, 192)), 64, 128, 64, 64], (2, 3), "gemm",
      outputs=(3,))
+_add("attn_heads_packed_columns", attn_heads_packed_columns,
+     [_a((2, 128, 192)), _a((2, 192, 192)), _a((2, 192, 192)), _a((2, 128, 192)), S64, 64, 64, 64], (2, 3, 2),
+     "chained", outputs=(3,))
+_add("attn_fused_qkv_one_array", attn_fused_qkv_one_array,
+     [_a((2, 128, 384)), _a((2, 128, 128)), S64, 2, 64, 64, 64], (2, 2, 2), "chained", outputs=(1,))
+_add("attn_rescale_then_add_dot", attn_rescale_then_add_dot,
+     [_a((2, 128, 64)), _a((2, 192, 64)), _a((2, 192, 64)), _a((2, 128, 64)), S64, 64, 64, 64], (2, 2), "chained",
+     outputs=(3,))
+_add("attn_neg_inf_causal_ragged", attn_neg_inf_causal_ragged,
+     [_a((2, 200, 64))] * 4 + [S64, 64, 64, 64], (4, 2), "chained", outputs=(3,))
+_add("attn_chunked_prefill_offset_arg", attn_chunked_prefill_offset_arg,
+     [_a((2, 128, 64)), _a((2, 320, 64)), _a((2, 320, 64)), _a((2, 128, 64)), S64, 192, 64, 64, 64], (2, 2),
+     "chained", outputs=(3,))
+_add("attn_bias_shared_by_heads", attn_bias_shared_by_heads,
+     [_a((4, 128, 64)), _a((4, 192, 64)), _a((4, 192, 64)), _a((128, 192), F32), _a((4, 128, 64)), S64, 64, 64, 64],
+     (2, 4), "chained", outputs=(4,))
+_add("gemm_acc_starts_from_bias", gemm_acc_starts_from_bias,
+     [_a((200, 128)), _a((128, 100)), _a((100,), F32), _a((200, 100)), 128, 64, 64], (2, 2), "gemm", outputs=(3,))
