@@ -249,6 +249,19 @@ def _case_attn_bias_shared_by_heads():
     _check(o, _softmax_pv(_scores(q, k, 0.125) + bias[None], v), 3e-3)
 
 
+def _case_attn_dqk64_dv128():
+    q, k, v = _h(2, 128, 64), _h(2, 200, 64), _h(2, 200, 128)
+    o = chained("attn_dqk64_dv128", {0: q, 1: k, 2: v})[3]
+    _check(o, _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
+
+
+def _case_attn_decode_q1_tile16():
+    """One query row in a 16-row tile: rows 1..15 are padding, their store dropped (O is [4, 1, 64])."""
+    q, k, v = _h(4, 1, 64), _h(4, 300, 64), _h(4, 300, 64)
+    o = chained("attn_decode_q1_tile16", {0: q, 1: k, 2: v})[3]
+    _check(o, _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
+
+
 # ----------------------------------------------------------------------------------------------- GEMMs
 
 
@@ -299,6 +312,16 @@ def _case_gemm_acc_starts_from_bias():
     a, b, bias = _h(200, 128), _h(128, 100, scale=0.25), _f(100)
     y = emulate("gemm_acc_starts_from_bias", {0: a, 1: b, 2: bias})[3]
     _check(y, _mm(a, b) + bias[None, :], 2e-2)
+
+
+def _case_bmm_batch_on_grid_axis0():
+    a, b = _h(3, 200, 128), _h(3, 128, 192, scale=0.25)
+    _check(emulate("bmm_batch_on_grid_axis0", {0: a, 1: b})[2], _mm(a, b), 2e-2)
+
+
+def _case_gemm_first_k_step_peeled():
+    a, b = _h(200, 256), _h(256, 192, scale=0.25)
+    _check(emulate("gemm_first_k_step_peeled", {0: a, 1: b})[2], _mm(a, b), 2e-2)
 
 
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}

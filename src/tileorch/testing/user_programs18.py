@@ -576,6 +576,53 @@ def attn_bias_shared_by_heads(Q, K, V, Bias, O, qk_scale: float, BM: C[int], BN:
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def attn_dqk64_dv128(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], DQK: C[int], DV: C[int]):
+    """A value head dim (128) twice the score head dim (64), keys ragged (200)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    nk = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, DQK)).reshape((BM, DQK))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, DV), dtype=ct.float32)
+    for j in range(ct.cdiv(nk, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, DQK), padding_mode=ZERO).reshape((BN, DQK))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < nk, s, NEG)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, DV), padding_mode=ZERO).reshape((BN, DV))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, DV)))
+
+
+@ct.kernel
+def attn_decode_q1_tile16(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Single-token decoding as users tile it: one query row in a 16-row tile (below WGMMA's 64), 300 keys
+    ragged, one program per (batch, head)."""
+    bh = ct.bid(0)
+    nk = K.shape[1]
+    q = ct.load(Q, index=(bh, 0, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(nk, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < nk, s, NEG)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, 0, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- GEMMs: operands, batches
 
 
@@ -636,6 +683,31 @@ def gemm_store_transposed_row_bias(A, B, Bias, Yt, tm: C[int], tn: C[int], tk: C
                      ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
     acc = acc + ct.load(Bias, index=(bm,), shape=(tm,))[:, None]
     ct.store(Yt, index=(bn, bm), tile=ct.transpose(acc))
+
+
+@ct.kernel
+def bmm_batch_on_grid_axis0(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """A batched product with the batch on grid axis 0 (``l = bid(0)``, the tiles on axes 1 and 2), as a
+    port of a ``grid = (L, cdiv(M, tm), cdiv(N, tn))`` launch writes it; ragged M (200)."""
+    l, bm, bn = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=2, shape=(1, tm, tk))):
+        a = ct.load(A, index=(l, bm, k), shape=(1, tm, tk)).reshape((tm, tk))
+        b = ct.load(B, index=(l, k, bn), shape=(1, tk, tn)).reshape((tk, tn))
+        acc = ct.mma(a, b, acc)
+    ct.store(Y, index=(l, bm, bn), tile=acc.astype(Y.dtype).reshape((1, tm, tn)))
+
+
+@ct.kernel
+def gemm_first_k_step_peeled(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """The first K step peeled before the loop (``acc = a0 @ b0``, then ``range(1, nk)``), as a user
+    avoids the zero-initialised accumulator."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.mma(ct.load(A, index=(bm, 0), shape=(tm, tk)), ct.load(B, index=(0, bn), shape=(tk, tn)),
+                 ct.zeros((tm, tn), dtype=ct.float32))
+    for k in range(1, ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
 
 
 # ----------------------------------------------------------------------------------------------- GEMMs: epilogues, K
@@ -875,3 +947,13 @@ _add("attn_bias_shared_by_heads", attn_bias_shared_by_heads,
      (2, 4), "chained", outputs=(4,))
 _add("gemm_acc_starts_from_bias", gemm_acc_starts_from_bias,
      [_a((200, 128)), _a((128, 100)), _a((100,), F32), _a((200, 100)), 128, 64, 64], (2, 2), "gemm", outputs=(3,))
+_add("attn_dqk64_dv128", attn_dqk64_dv128,
+     [_a((2, 128, 64)), _a((2, 200, 64)), _a((2, 200, 128)), _a((2, 128, 128)), S64, 64, 64, 64, 128], (2, 2),
+     "chained", outputs=(3,))
+_add("attn_decode_q1_tile16", attn_decode_q1_tile16,
+     [_a((4, 1, 64)), _a((4, 300, 64)), _a((4, 300, 64)), _a((4, 1, 64)), S64, 16, 64, 64], (4,), "chained",
+     outputs=(3,))
+_add("bmm_batch_on_grid_axis0", bmm_batch_on_grid_axis0,
+     [_a((3, 200, 128)), _a((3, 128, 192)), _a((3, 200, 192)), 128, 64, 64], (3, 2, 3), "gemm", outputs=(2,))
+_add("gemm_first_k_step_peeled", gemm_first_k_step_peeled,
+     [_a((200, 256)), _a((256, 192)), _a((200, 192)), 128, 64, 64], (2, 3), "gemm", outputs=(2,))
