@@ -122,6 +122,17 @@ def test_syrk_upper_tiles_only():
     assert np.isnan(c[128:, :128]).all()
 
 
+def test_equal_groups_by_bid2(monkeypatch):
+    """Two groups of 256 rows, the weight ``W[bid(2)]`` beside 2-D X and Y at the row tile
+    ``g * (MG // tm) + bm``: refused as 'A, B and C must all be batched' until session 24 (sweep 18)."""
+    import test_user_sweep14_emulated as s14e
+
+    monkeypatch.setattr(s14e, "PROGRAMS", {**s14e.PROGRAMS, **PROGRAMS})
+    x, w = _h(512, 128), _h(2, 128, 128, scale=0.25)
+    y = s14e.emulate("grouped_equal_groups_bid2", {0: x, 1: w})[2]
+    _check(y, np.concatenate([_mm(x[:256], w[0]), _mm(x[256:], w[1])]), 4e-3, 5e-3)
+
+
 def test_early_return_past_a_runtime_m():
     a, b = _h(256, 256), _h(256, 128)
     c = np.asarray(s4._s3_gemm("mm_early_return_runtime_m", {0: a, 1: b})[2], np.float64)

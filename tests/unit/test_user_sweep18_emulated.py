@@ -324,6 +324,15 @@ def _case_gemm_first_k_step_peeled():
     _check(emulate("gemm_first_k_step_peeled", {0: a, 1: b})[2], _mm(a, b), 2e-2)
 
 
+def _case_grouped_offsets_empty_groups():
+    """Five groups of 64-row tiles: 2, 0, 1, 0 and 3 tiles (groups 1 and 3 empty); the programs past their
+    group's tiles return, each row tile of Y stored once, by its group's weight."""
+    x, w = _h(384, 128), _h(5, 128, 192, scale=0.25)
+    offs = np.array([0, 128, 128, 192, 192, 384], np.int32)
+    y = emulate("grouped_offsets_empty_groups", {0: x, 1: w, 2: offs})[3]
+    _check(y, np.concatenate([_mm(x[offs[g]:offs[g + 1]], w[g]) for g in range(5)]), 2e-2)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["attn_d80_padded_tile128", "attn_gqa_h_div_group_d96", "attn_gqa_head_table", "attn_mqa_kv_3d",

@@ -802,8 +802,9 @@ _add("moe_group_by_offsets_scan", moe_group_by_offsets_scan,
            "B picked per work tile beside a 2-D C is taken, but this group index comes from a loop over the "
            "offsets, which the kernel cannot evaluate per tile")
 _add("grouped_equal_groups_bid2", grouped_equal_groups_bid2,
-     [_f((512, 128)), _f((2, 128, 128)), _f((512, 128)), 256, 128, 64, 64], (2, 2, 2), "simt", outputs=(2,),
-     error="A, B and C must all be batched")
+     [_f((512, 128)), _f((2, 128, 128)), _f((512, 128)), 256, 128, 64, 64], (2, 2, 2), "gemm", outputs=(2,),
+     notes="refused as 'A, B and C must all be batched' until session 24 (sweep 18): the weight W[bid(2)] beside a "
+           "2-D C whose row tile reads program id 2 is now B's batch index per work tile, C the one matrix")
 _RMS = ("found by this sweep: refused as 'the epilogue op nv_tileaa.reduce' (the new residual, stored first, was "
         "taken as C and the normalised row as a second output, evaluated without its row reduction); now the "
         "output that reads the row reduction is C")

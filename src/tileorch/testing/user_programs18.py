@@ -919,7 +919,10 @@ _add("gemm_fp8_e5m2_a_to_e4m3", gemm_fp8_e5m2_a_to_e4m3,
      outputs=(2,))
 _add("grouped_offsets_empty_groups", grouped_offsets_empty_groups,
      [_a((384, 128)), _a((5, 128, 192)), _a((6,), I32), _a((384, 192)), 64, 64, 64], (4, 3, 5), "gemm",
-     outputs=(3,))
+     outputs=(3,), notes="found by this sweep: refused as 'A, B and C must all be batched' (the weight W[bid(2)] "
+                         "beside 2-D X and Y, as sweep 11's grouped_equal_groups_bid2 and sweep 14's "
+                         "grouped_experts_bid2_offsets_aligned); now B's batch index per work tile, C the one "
+                         "matrix, when C's row tile reads program id 2")
 _add("gemm_plus_unrelated_scale", gemm_plus_unrelated_scale,
      [_a((200, 128)), _a((128, 192)), _a((200, 192)), _a((200, 192)), _a((200, 192)), 0.5, 128, 64, 64], (2, 3),
      "gemm", outputs=(2, 4))
