@@ -262,6 +262,19 @@ def _case_attn_decode_q1_tile16():
     _check(o, _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
 
 
+def _case_attn_mask_after_exp():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = chained("attn_mask_after_exp", {0: q, 1: k, 2: v})[3]
+    i, j = _pos(256, 256)
+    _check(o, _softmax_pv(np.where(j <= i, _scores(q, k, 0.125), -np.inf), v), 3e-3)
+
+
+def _case_attn_keys_last_to_first():
+    q, k, v = _h(2, 128, 64), _h(2, 200, 64), _h(2, 200, 64)
+    o = chained("attn_keys_last_to_first", {0: q, 1: k, 2: v})[3]
+    _check(o, _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
+
+
 # ----------------------------------------------------------------------------------------------- GEMMs
 
 
@@ -331,6 +344,13 @@ def _case_grouped_offsets_empty_groups():
     offs = np.array([0, 128, 128, 192, 192, 384], np.int32)
     y = emulate("grouped_offsets_empty_groups", {0: x, 1: w, 2: offs})[3]
     _check(y, np.concatenate([_mm(x[offs[g]:offs[g + 1]], w[g]) for g in range(5)]), 2e-2)
+
+
+def _case_scores_qkt_causal_tril():
+    q, k = _h(200, 64), _h(200, 64)
+    s = emulate("scores_qkt_causal_tril", {0: q, 1: k})[2]
+    i, j = _pos(200, 200)
+    _check(s, np.where(j <= i, _mm(q, k.T) * 0.125, 0.0), 2e-3)
 
 
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}

@@ -623,6 +623,57 @@ def attn_decode_q1_tile16(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D
     ct.store(O, index=(bh, 0, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def attn_mask_after_exp(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Causal with the mask on P instead of S: the running max over every score of the tile (future keys
+    included), ``p = where(j <= i, exp2(s - m), 0)``; the same result (the masked terms drop out of the
+    sum and the product)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv((qt + 1) * BM, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        p = ct.where(kpos <= qpos, ct.exp2(s - m_new), 0.0)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_keys_last_to_first(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The key tiles visited last to first (``j = nk - 1 - i``), keys ragged (200): the first trip is the
+    partial tile, masked."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    n = K.shape[1]
+    nk = ct.cdiv(n, BN)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for i in range(nk):
+        j = nk - 1 - i
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < n, s, NEG)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- GEMMs: operands, batches
 
 
@@ -708,6 +759,21 @@ def gemm_first_k_step_peeled(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
     for k in range(1, ct.num_tiles(A, axis=1, shape=(tm, tk))):
         acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
     ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
+
+
+@ct.kernel
+def scores_qkt_causal_tril(Q, K, S, qk_scale: float, tm: C[int], tn: C[int], tk: C[int]):
+    """Materialised causal scores ``S = tril(Q K^T * scale)`` (K given ``[N, D]``, turned by
+    ``ct.transpose``): the epilogue compares the tile's own row and column positions, zeros above the
+    diagonal; f32 output, ragged (200 x 200)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(Q, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(Q, index=(bm, k), shape=(tm, tk)),
+                     ct.transpose(ct.load(K, index=(bn, k), shape=(tn, tk))), acc)
+    rows = (bm * tm + ct.arange(tm, dtype=ct.int32))[:, None]
+    cols = (bn * tn + ct.arange(tn, dtype=ct.int32))[None, :]
+    ct.store(S, index=(bm, bn), tile=ct.where(cols <= rows, acc * qk_scale, 0.0))
 
 
 # ----------------------------------------------------------------------------------------------- GEMMs: epilogues, K
@@ -960,3 +1026,10 @@ _add("bmm_batch_on_grid_axis0", bmm_batch_on_grid_axis0,
      [_a((3, 200, 128)), _a((3, 128, 192)), _a((3, 200, 192)), 128, 64, 64], (3, 2, 3), "gemm", outputs=(2,))
 _add("gemm_first_k_step_peeled", gemm_first_k_step_peeled,
      [_a((200, 256)), _a((256, 192)), _a((200, 192)), 128, 64, 64], (2, 3), "gemm", outputs=(2,))
+_add("attn_mask_after_exp", attn_mask_after_exp,
+     [_a((2, 256, 64))] * 4 + [S64, 128, 64, 64], (2, 2), "chained", outputs=(3,))
+_add("attn_keys_last_to_first", attn_keys_last_to_first,
+     [_a((2, 128, 64)), _a((2, 200, 64)), _a((2, 200, 64)), _a((2, 128, 64)), S64, 64, 64, 64], (2, 2), "chained",
+     outputs=(3,))
+_add("scores_qkt_causal_tril", scores_qkt_causal_tril,
+     [_a((200, 64)), _a((200, 64)), _a((200, 200), F32), 0.125, 128, 128, 64], (2, 2), "gemm", outputs=(2,))
