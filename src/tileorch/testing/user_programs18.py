@@ -9,24 +9,35 @@ window of 100 keys (not a multiple of the 64-key tile) starting its key loop at 
 tile, logit soft-capping ``cap * tanh(s / cap)`` with natural ``ct.exp`` and the scale applied
 before the max, ALiBi slopes read from an array (symmetric ``-|i - j|``, no causal mask), a
 prefix-LM mask whose prefix length per batch comes from an array, decode-like cross attention (5
-and 7 queries in a 64-row tile, 300 / 77 keys ragged), the log-sum-exp stored into a flat 1-D
-array (index ``bh * S + qt * BM``), bf16 in / f32 out, V stored transposed ``[BH, D, S]``, and
-the backward's dQ (three dots per key tile: ``S = Q K^T``, ``dP = dO V^T``, ``dQ += dS K``).
+and 7 queries in a 64-row tile, one query in a 16-row tile, 300 / 77 keys ragged), the log-sum-exp
+stored into a flat 1-D array (index ``bh * S + qt * BM``), bf16 in / f32 out, V stored transposed
+``[BH, D, S]``, a value head dim twice the score head dim, heads packed as column tiles of
+``[B, S, H * D]`` and Q / K / V read from one fused projection array, Triton's ``acc = acc * alpha;
+acc = acc + p @ v`` with 1-D row state, a true ``-inf`` as the running max's start and the mask, a
+chunked-prefill query offset passed at launch, an f32 bias shared by every head, the causal mask
+applied to P after the exponent, the key tiles visited last to first, and the backward's dQ (three
+dots per key tile: ``S = Q K^T``, ``dP = dO V^T``, ``dQ += dS K``).
 
-GEMMs: both operands transposed (``A^T [B, K, M]`` and a broadcast ``W^T [N, K]`` shared by the
-batch), a weight batch of one matrix read at index 0 for every batch, program tiles 64 x 256 and
-256 x 64, a transposed tile stored into ``[N, M]`` with a per-row bias, a per-column bias + GELU
-(tanh) + uint8 dropout-mask epilogue into bf16, K = 8 and K = 24 (below / not a multiple of one
-f16 WGMMA K step), K tiles of 16, fp8 e5m2 A converted to e4m3 in the K loop against an e4m3 B,
-a grouped GEMM over a tile-aligned offsets table with empty groups, a GEMM beside an unrelated
-elementwise store in the same kernel, and a GEMM whose K loop trip count comes from a runtime
-scalar with the bias added only by the first column tile's programs.
+GEMMs: both operands transposed (``A^T [B, K, M]`` and a ``W^T [N, K]`` shared by the batch), a
+weight batch of one matrix read at index 0 for every batch, the batch on grid axis 0, program tiles
+64 x 256 and 256 x 64, a transposed tile stored into ``[N, M]`` with a per-row bias, a per-column
+bias + GELU (tanh) + uint8 dropout-mask epilogue into bf16, materialised causal scores
+``tril(Q K^T)`` (an epilogue reading its tile's positions), K = 8 and K = 24 (below / not a
+multiple of one f16 WGMMA K step), K tiles of 16 with a runtime trip count and the bias on the first
+column tile, the first K step peeled before the loop, the accumulator started from the bias, fp8
+e5m2 A converted to e4m3 in the K loop against an e4m3 B, a grouped GEMM over a tile-aligned offsets
+table with empty groups, a GEMM beside an unrelated elementwise store (after the K loop, and before
+it), and a squared-ReLU MLP whose second dot (``W2`` stored ``[N, H]``) follows the K loop.
+
+Found by this sweep (the entries' ``notes``): the weight ``W[bid(2)]`` beside 2-D X and Y was refused
+("A, B and C must all be batched"); now B's batch index per work tile with C the one matrix.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``: "gemm"
 = TMA + WGMMA, "chained" = the chained tensor-core tier, "simt" with ``error`` = the located remark
 saying why not), driven by tests/unit/test_user_sweep18_compile.py (path, remark, ptxas without
-spills), tests/unit/test_user_sweep18_emulated.py (the PTX emulator against numpy, f16 operands)
-and tests/gpu/test_user_sweep18_gpu.py (the GPU against torch fp32, NaN-prefilled).  Importing it
+spills), tests/unit/test_user_sweep18_emulated.py (the PTX emulator against numpy, f16 operands),
+tests/unit/test_user_sweep18_interp.py (the SIMT interpreter on the refused f16 programs) and
+tests/gpu/test_user_sweep18_gpu.py (the GPU against torch fp32, NaN-prefilled).  Importing it
 needs ``cuda.tile``.
 """
 
@@ -975,14 +986,15 @@ _add("gemm_bias_gelu_tanh_dropout_bf16", gemm_bias_gelu_tanh_dropout_bf16,
      [_a((200, 128), BF16), _a((128, 192), BF16), _a((192,), F32), _a((200, 192), U8), _a((200, 192), BF16), 1.25,
       128, 64, 64], (2, 3), "gemm", outputs=(4,))
 _add("gemm_k8_single_tile", gemm_k8_single_tile,
-     [_a((200, 8)), _a((8, 192)), _a((200, 192), F32), 128, 64, 8], (2, 3), "gemm", outputs=(2,))
+     [_a((200, 8)), _a((8, 192)), _a((200, 192), F32), 128, 64, 8], (2, 3), "simt",
+     error="has no WGMMA shape", outputs=(2,))
 _add("gemm_k24_tk32_padded", gemm_k24_tk32_padded,
      [_a((200, 24)), _a((24, 192)), _a((200, 192)), 128, 64, 32], (2, 3), "gemm", outputs=(2,))
 _add("gemm_tk16_runtime_k_first_tile_bias", gemm_tk16_runtime_k_first_tile_bias,
      [_a((256, 96)), _a((96, 192)), _a((64,), F32), _a((256, 192)), 6, 128, 64, 16], (2, 3), "gemm", outputs=(3,))
 _add("gemm_fp8_e5m2_a_to_e4m3", gemm_fp8_e5m2_a_to_e4m3,
-     [_a((200, 256), E5M2), _a((256, 192), E4M3), _a((200, 192), BF16), 0.5, 128, 64, 64], (2, 3), "gemm",
-     outputs=(2,))
+     [_a((200, 256), E5M2), _a((256, 192), E4M3), _a((200, 192), BF16), 0.5, 128, 64, 64], (2, 3), "simt",
+     error="converted to e4m3 in the K loop (astype)", outputs=(2,))
 _add("grouped_offsets_empty_groups", grouped_offsets_empty_groups,
      [_a((384, 128)), _a((5, 128, 192)), _a((6,), I32), _a((384, 192)), 64, 64, 64], (4, 3, 5), "gemm",
      outputs=(3,), notes="found by this sweep: refused as 'A, B and C must all be batched' (the weight W[bid(2)] "
@@ -994,10 +1006,10 @@ _add("gemm_plus_unrelated_scale", gemm_plus_unrelated_scale,
      "gemm", outputs=(2, 4))
 _add("gemm_elementwise_before_loop", gemm_elementwise_before_loop,
      [_a((200, 128)), _a((128, 192)), _a((200, 192)), _a((200, 192)), _a((200, 192)), 128, 64, 64], (2, 3),
-     "gemm", outputs=(2, 4))
+     "simt", error="tiled_store outside the GEMM's work tile", outputs=(2, 4))
 _add("mlp_relu_sq_chain_wt", mlp_relu_sq_chain_wt,
-     [_a((200, 256)), _a((256, 64)), _a((192, 64)), _a((200, 192)), 64, 128, 64, 64], (2, 3), "gemm",
-     outputs=(3,))
+     [_a((200, 256)), _a((256, 64)), _a((192, 64)), _a((200, 192)), 64, 128, 64, 64], (2, 3), "simt",
+     error="this one after the loop that holds the others", outputs=(3,))
 _add("attn_heads_packed_columns", attn_heads_packed_columns,
      [_a((2, 128, 192)), _a((2, 192, 192)), _a((2, 192, 192)), _a((2, 128, 192)), S64, 64, 64, 64], (2, 3, 2),
      "chained", outputs=(3,))
