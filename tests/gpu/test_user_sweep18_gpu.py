@@ -134,6 +134,15 @@ def test_mlp_relu_sq_chain_wt():
     _check(y, _ref((h * h).half().float() @ _t(w2t).T), 2e-2, 1e-2)
 
 
+def test_attn_f16_pv_accumulator():
+    """The PV product accumulated in f16 (the SIMT path's mma.sync rounds to the f16 accumulator)."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = run("attn_f16_pv_accumulator", {0: q, 1: k, 2: v})[3]
+    s = (_t(q) @ _t(k).transpose(-1, -2)) * 0.125
+    mask = torch.arange(256, device="cuda")[None, :] <= torch.arange(256, device="cuda")[:, None]
+    _check(o, _ref(torch.softmax(s.masked_fill(~mask, float("-inf")), -1) @ _t(v)), 2e-2, 1e-2)
+
+
 def test_every_program_is_checked():
     import inspect
 

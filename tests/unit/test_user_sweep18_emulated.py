@@ -275,6 +275,23 @@ def _case_attn_keys_last_to_first():
     _check(o, _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
 
 
+def _causal_case(name):
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = chained(name, {0: q, 1: k, 2: v})[3]
+    i, j = _pos(256, 256)
+    _check(o, _softmax_pv(np.where(j <= i, _scores(q, k, 0.125), -np.inf), v), 3e-3)
+
+
+def _case_attn_causal_where_reversed():
+    _causal_case("attn_causal_where_reversed")
+
+
+def _case_attn_causal_additive_int64():
+    """int64 position tiles: the compile failed until session 24 (the i32 element position added to the
+    i64 program offset in the score mask)."""
+    _causal_case("attn_causal_additive_int64")
+
+
 # ----------------------------------------------------------------------------------------------- GEMMs
 
 

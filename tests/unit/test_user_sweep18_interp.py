@@ -2,7 +2,7 @@
 tiers refuse, run on their SIMT fallback by the CPU's lockstep SIMT interpreter (tests/unit/simt_interp.py,
 through test_user_sweep_interp.run) against numpy references computed independently from the same
 inputs, outputs pre-filled with NaN / a sentinel: K = 8 in one product, an elementwise store before the K loop, a squared-ReLU MLP whose second dot follows the
-loop.  (The e5m2 -> e4m3 program: the GPU alone, this harness holds no fp8 arrays; the tier programs:
+loop, an attention whose output accumulator is f16.  (The e5m2 -> e4m3 program: the GPU alone, this harness holds no fp8 arrays; the tier programs:
 test_user_sweep18_emulated.py and the GPU.)"""
 
 from __future__ import annotations
@@ -51,3 +51,12 @@ def test_squared_relu_mlp_second_dot_after_the_loop():
     hh = (h * h).astype(np.float16).astype(np.float64)
     _close(y, hh @ _d(w2t).T, 2e-2, 1e-2)
 
+
+def test_attention_with_an_f16_output_accumulator():
+    """The PV product accumulated and rescaled in f16 (the chained tier takes f32 accumulators only)."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = run("attn_f16_pv_accumulator", {0: q, 1: k, 2: v})[3]
+    s = (_d(q) @ np.swapaxes(_d(k), 1, 2)) * 0.125
+    s = np.where(np.arange(256)[None, :] <= np.arange(256)[:, None], s, -np.inf)
+    e = np.exp(s - s.max(-1, keepdims=True))
+    _close(o, (e / e.sum(-1, keepdims=True)) @ _d(v), 2e-2, 1e-2)

@@ -30,7 +30,9 @@ table with empty groups, a GEMM beside an unrelated elementwise store (after the
 it), and a squared-ReLU MLP whose second dot (``W2`` stored ``[N, H]``) follows the K loop.
 
 Found by this sweep (the entries' ``notes``): the weight ``W[bid(2)]`` beside 2-D X and Y was refused
-("A, B and C must all be batched"); now B's batch index per work tile with C the one matrix.
+("A, B and C must all be batched"); now B's batch index per work tile with C the one matrix.  Int64
+position tiles (``ct.arange(n, dtype=ct.int64)``) in a score mask or a GEMM epilogue crashed the
+compile (an i32 position added to an i64 offset); now sign-extended.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``: "gemm"
 = TMA + WGMMA, "chained" = the chained tensor-core tier, "simt" with ``error`` = the located remark
@@ -685,6 +687,77 @@ def attn_keys_last_to_first(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int],
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def attn_causal_where_reversed(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Causal with the mask's operands the other way round: ``where(j > i, NEG, s)``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv((qt + 1) * BM, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] > qpos, NEG, s)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_causal_additive_int64(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Causal as an additive mask ``s + where(j <= i, 0, NEG)`` over int64 positions."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv((qt + 1) * BM, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        qpos = (qt * BM + ct.arange(BM, dtype=ct.int64))[:, None]
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int64))[None, :]
+        s = s + ct.where(kpos <= qpos, 0.0, NEG)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_f16_pv_accumulator(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The output accumulator kept in f16 (``acc = ct.zeros(..., float16)``, the PV dot accumulating in
+    f16, its rescale in f16), the score and the softmax state in f32; causal."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float16)
+    for j in range(ct.cdiv((qt + 1) * BM, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] <= qpos, s, NEG)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha.astype(ct.float16))
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc.astype(ct.float32) / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- GEMMs: operands, batches
 
 
@@ -1045,3 +1118,13 @@ _add("attn_keys_last_to_first", attn_keys_last_to_first,
      outputs=(3,))
 _add("scores_qkt_causal_tril", scores_qkt_causal_tril,
      [_a((200, 64)), _a((200, 64)), _a((200, 200), F32), 0.125, 128, 128, 64], (2, 2), "gemm", outputs=(2,))
+_add("attn_causal_where_reversed", attn_causal_where_reversed,
+     [_a((2, 256, 64))] * 4 + [S64, 64, 64, 64], (4, 2), "chained", outputs=(3,))
+_add("attn_causal_additive_int64", attn_causal_additive_int64,
+     [_a((2, 256, 64))] * 4 + [S64, 64, 64, 64], (4, 2), "chained", outputs=(3,),
+     notes="found by this sweep (a crash): 'operand rhs ... attribute i64 expected ... but got i32' at 0:0, the "
+           "epilogue's make_range at the element's i32 position added to the i64 program offset (every GEMM or "
+           "chained kernel with int64 position tiles); now sign-extended to the range's type")
+_add("attn_f16_pv_accumulator", attn_f16_pv_accumulator,
+     [_a((2, 256, 64))] * 4 + [S64, 64, 64, 64], (4, 2), "simt", error="chained dots: the accumulator must be f32",
+     outputs=(3,))

@@ -388,7 +388,7 @@ class EpilogueLowering:
             self.retile_safe = False
             start = op.start.value.data
             x = coords[0].value if start == 0 else e.add_i(coords[0].value, e.const(start))
-            return x
+            return self._as_int(x, op.results[0].type.element_type)
         if name.startswith("arith.") or name in ELEMENTWISE:
             if op.regions:
                 raise unsupported(op, f"op '{name}'")
@@ -396,6 +396,15 @@ class EpilogueLowering:
             rt = op.results[0].type
             return lower_scalar_op(e, op, args, rt.element_type if isinstance(rt, TensorType) else rt)
         raise unsupported(op, f"op '{name}'")
+
+    def _as_int(self, x: SSAValue, want) -> SSAValue:
+        """The element position ``x`` (i32) in the range's own integer type (``ct.arange(n, dtype=int64)``: i64,
+        sign-extended; positions are below 2**31)."""
+        if not isinstance(want, IntegerType) or want == x.type:
+            return x
+        if want.width.data > x.type.width.data:
+            return self.e.v(arith.ExtSIOp(x, want))
+        return self.e.v(arith.TruncIOp(x, want))
 
     def _if_select(self, op: Operation, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         """A tile yielded by an ``scf.if`` whose branches only compute (``if ct.bid(2) == 0: acc = acc +
