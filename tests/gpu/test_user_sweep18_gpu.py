@@ -143,6 +143,11 @@ def test_attn_f16_pv_accumulator():
     _check(o, _ref(torch.softmax(s.masked_fill(~mask, float("-inf")), -1) @ _t(v)), 2e-2, 1e-2)
 
 
+def test_gemm_f64_output():
+    a, b = _h(200, 128), _h(128, 192, scale=0.25)
+    _check(run("gemm_f64_output", {0: a, 1: b})[2], _ref(_t(a).double() @ _t(b).double()), 1e-4, 1e-5)
+
+
 def test_every_program_is_checked():
     import inspect
 

@@ -370,6 +370,15 @@ def _case_scores_qkt_causal_tril():
     _check(s, np.where(j <= i, _mm(q, k.T) * 0.125, 0.0), 2e-3)
 
 
+def _case_gemm_bias_gathered_i64_row_scale():
+    """N = 100 of two 64-wide column tiles: the gather's bounds check drops columns 100..127 (they are not
+    stored); row tiles scaled by 0.5 and 2."""
+    a, b, bias = _h(200, 128), _h(128, 100, scale=0.25), _f(100)
+    scale = np.array([0.5, 2.0], np.float32)
+    y = emulate("gemm_bias_gathered_i64_row_scale", {0: a, 1: b, 2: bias, 3: scale})[4]
+    _check(y, (_mm(a, b) + bias[None, :]) * np.repeat(scale, 128)[:200, None], 2e-3)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["attn_d80_padded_tile128", "attn_gqa_h_div_group_d96", "attn_gqa_head_table", "attn_mqa_kv_3d",

@@ -2,7 +2,7 @@
 tiers refuse, run on their SIMT fallback by the CPU's lockstep SIMT interpreter (tests/unit/simt_interp.py,
 through test_user_sweep_interp.run) against numpy references computed independently from the same
 inputs, outputs pre-filled with NaN / a sentinel: K = 8 in one product, an elementwise store before the K loop, a squared-ReLU MLP whose second dot follows the
-loop, an attention whose output accumulator is f16.  (The e5m2 -> e4m3 program: the GPU alone, this harness holds no fp8 arrays; the tier programs:
+loop, an attention whose output accumulator is f16, an f64 output.  (The e5m2 -> e4m3 program: the GPU alone, this harness holds no fp8 arrays; the tier programs:
 test_user_sweep18_emulated.py and the GPU.)"""
 
 from __future__ import annotations
@@ -60,3 +60,8 @@ def test_attention_with_an_f16_output_accumulator():
     s = np.where(np.arange(256)[None, :] <= np.arange(256)[:, None], s, -np.inf)
     e = np.exp(s - s.max(-1, keepdims=True))
     _close(o, (e / e.sum(-1, keepdims=True)) @ _d(v), 2e-2, 1e-2)
+
+
+def test_f64_output():
+    a, b = _h(200, 128), _h(128, 192, scale=0.2)
+    _close(run("gemm_f64_output", {0: a, 1: b})[2], _d(a) @ _d(b), 1e-4, 1e-5)

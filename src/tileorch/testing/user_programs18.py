@@ -23,7 +23,8 @@ weight batch of one matrix read at index 0 for every batch, the batch on grid ax
 64 x 256 and 256 x 64, a transposed tile stored into ``[N, M]`` with a per-row bias, a per-column
 bias + GELU (tanh) + uint8 dropout-mask epilogue into bf16, materialised causal scores
 ``tril(Q K^T)`` (an epilogue reading its tile's positions), K = 8 and K = 24 (below / not a
-multiple of one f16 WGMMA K step), K tiles of 16 with a runtime trip count and the bias on the first
+multiple of one f16 WGMMA K step), a column bias gathered at int64 indices with a per-row-tile scalar
+scale, an f64 output, K tiles of 16 with a runtime trip count and the bias on the first
 column tile, the first K step peeled before the loop, the accumulator started from the bias, fp8
 e5m2 A converted to e4m3 in the K loop against an e4m3 B, a grouped GEMM over a tile-aligned offsets
 table with empty groups, a GEMM beside an unrelated elementwise store (after the K loop, and before
@@ -32,7 +33,8 @@ it), and a squared-ReLU MLP whose second dot (``W2`` stored ``[N, H]``) follows 
 Found by this sweep (the entries' ``notes``): the weight ``W[bid(2)]`` beside 2-D X and Y was refused
 ("A, B and C must all be batched"); now B's batch index per work tile with C the one matrix.  Int64
 position tiles (``ct.arange(n, dtype=ct.int64)``) in a score mask or a GEMM epilogue crashed the
-compile (an i32 position added to an i64 offset); now sign-extended.
+compile (an i32 position added to an i64 offset); now sign-extended.  An epilogue ``ct.gather`` with a
+tile of indices (a column bias at computed columns) was refused; now loaded per element.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``: "gemm"
 = TMA + WGMMA, "chained" = the chained tensor-core tier, "simt" with ``error`` = the located remark
@@ -934,6 +936,30 @@ def gemm_fp8_e5m2_a_to_e4m3(A, B, Y, scale: float, tm: C[int], tn: C[int], tk: C
     ct.store(Y, index=(bm, bn), tile=(acc * scale).astype(ct.bfloat16))
 
 
+@ct.kernel
+def gemm_bias_gathered_i64_row_scale(A, B, Bias, RowScale, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """The column bias gathered at int64 column indices (``ct.gather(Bias, cols)``: masked past N = 100 by
+    the gather's bounds check) and a per-row-tile scale read as one scalar (``ct.gather(RowScale, bm)``),
+    ``y = (acc + bias) * scale``, f32 output."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    cols = bn * tn + ct.arange(tn, dtype=ct.int64)
+    y = (acc + ct.gather(Bias, cols)[None, :]) * ct.gather(RowScale, bm)
+    ct.store(Y, index=(bm, bn), tile=y)
+
+
+@ct.kernel
+def gemm_f64_output(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """The product widened to f64 and stored into an f64 array (a user checking accuracy)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(ct.float64))
+
+
 # ----------------------------------------------------------------------------------------------- GEMMs: groups, mixed
 
 
@@ -1128,3 +1154,12 @@ _add("attn_causal_additive_int64", attn_causal_additive_int64,
 _add("attn_f16_pv_accumulator", attn_f16_pv_accumulator,
      [_a((2, 256, 64))] * 4 + [S64, 64, 64, 64], (4, 2), "simt", error="chained dots: the accumulator must be f32",
      outputs=(3,))
+_add("gemm_bias_gathered_i64_row_scale", gemm_bias_gathered_i64_row_scale,
+     [_a((200, 128)), _a((128, 100)), _a((100,), F32), _a((2,), F32), _a((200, 100), F32), 128, 64, 64], (2, 2),
+     "gemm", outputs=(4,),
+     notes="found by this sweep: refused as 'the epilogue gathers a tile (ct.gather with a tile of indices)' (as "
+           "sweep 11's attn_t5_bucket_bias_gather and sweep 5's mm_epilogue_row_gather); now the epilogue loads "
+           "through the tile of pointers per element, under the gather's mask")
+_add("gemm_f64_output", gemm_f64_output,
+     [_a((200, 128)), _a((128, 192)), _a((200, 192), "float64"), 128, 64, 64], (2, 3), "simt",
+     error="output element type f64 is not supported yet by the WGMMA lowering", outputs=(2,))
