@@ -23,6 +23,7 @@ pytest.importorskip("ml_dtypes")
 import test_user_sweep3_emulated as s3  # noqa: E402
 import test_user_sweep4_emulated as s4  # noqa: E402
 import test_user_sweep14_emulated as s14e  # noqa: E402
+from test_user_sweep16_emulated import _mm, _pos, _scores, _softmax_pv  # noqa: E402
 
 from tileorch.testing.user_programs18 import PROGRAMS  # noqa: E402
 
@@ -48,10 +49,6 @@ def _f(*shape):
     return RNG.standard_normal(shape).astype(np.float32)
 
 
-def _mm(a, b):
-    return np.asarray(a, np.float64) @ np.asarray(b, np.float64)
-
-
 def emulate(name: str, inputs: dict) -> dict:
     """A GEMM program on its spec's shapes (test_user_sweep14_emulated's runner)."""
     return s14e.emulate(name, inputs)
@@ -64,20 +61,6 @@ def chained(name: str, inputs: dict) -> dict:
 
 
 _check = s14e._check
-
-
-def _scores(q, k, scale):
-    return (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2)) * scale
-
-
-def _softmax_pv(s, v):
-    e = np.exp(s - s.max(-1, keepdims=True))
-    return (e / e.sum(-1, keepdims=True)) @ v.astype(np.float64)
-
-
-def _pos(sq, sk, q0=0):
-    """(query positions [sq, 1], key positions [1, sk])."""
-    return np.arange(q0, q0 + sq)[:, None], np.arange(sk)[None, :]
 
 
 # ----------------------------------------------------------------------------------------------- attention
