@@ -368,11 +368,13 @@ EMULATED = ["attn_d80_padded_tile128", "attn_gqa_h_div_group_d96", "attn_gqa_hea
             "attn_sliding_window_ragged", "attn_softcap_exp_scale_unfolded", "attn_prefix_lm_len_array",
             "attn_decode_q7_causal_tail", "attn_lse_flat_1d", "attn_v_transposed_dsk", "attn_bwd_dq",
             "bmm_both_transposed_shared_wt", "gemm_store_transposed_row_bias", "gemm_tk16_runtime_k_first_tile_bias",
-            "gemm_plus_unrelated_scale"]
+            "gemm_plus_unrelated_scale", "attn_causal_additive_int64", "gemm_bias_gathered_i64_row_scale",
+            "grouped_offsets_empty_groups"]
 """The CI-sized subset (padded head dim, both GQA spellings, MQA, the ragged window, soft-capping with
 natural exp, the per-row prefix, the decode tail, the flat LSE, V^T, the three-dot dQ, the shared
 transposed weight, the transposed store, the runtime K count with the first tile's bias, the
-unrelated store); ``TILEORCH_EMULATE_ALL=1`` runs every case."""
+unrelated store, and the three the tier now takes: int64 positions, an epilogue gather, a group's
+weight at program id 2 beside 2-D X and Y); ``TILEORCH_EMULATE_ALL=1`` runs every case."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(CASES)
 
