@@ -28,6 +28,7 @@ if UNIT not in sys.path:  # the CPU tests' numpy references (appended: tests/gpu
 
 import sweep_harness  # noqa: E402
 import test_user_sweep18_emulated as s18e  # noqa: E402
+from test_user_sweep16_gpu import _bf, _check, _h, _ref, _t  # noqa: E402
 
 from tileorch.testing.user_programs18 import PROGRAMS  # noqa: E402
 
@@ -40,30 +41,6 @@ TABLE = {**PROGRAMS, **s18e.TWINS}
 
 def run(name: str, inputs: dict) -> dict:
     return sweep_harness.gpu_run(TABLE, name, inputs)
-
-
-def _t(x):
-    """A host array as a torch fp32 tensor on the GPU (the reference's operand)."""
-    return torch.from_numpy(np.asarray(x, np.float32)).cuda()
-
-
-def _ref(x) -> np.ndarray:
-    return x.double().cpu().numpy()
-
-
-def _h(*shape, scale=1.0):
-    return (RNG.standard_normal(shape) * scale).astype(np.float16)
-
-
-def _bf(*shape, scale=1.0):
-    """bf16 values (as float32) of a normal sample."""
-    return (RNG.standard_normal(shape) * scale).astype(ml_dtypes.bfloat16).astype(np.float32)
-
-
-def _check(out, ref, atol, rtol=2e-3):
-    out = np.asarray(out, np.float64)
-    assert not np.isnan(out).any(), "unwritten outputs"
-    np.testing.assert_allclose(out, ref, atol=atol, rtol=rtol)
 
 
 # ----------------------------------------------------------------------------------------------- the emulated f16 cases
