@@ -275,6 +275,16 @@ def _case_attn_causal_additive_int64():
     _causal_case("attn_causal_additive_int64")
 
 
+def _case_attn_key_padding_gathered():
+    """Batch 0 pads its last 50 keys, batch 1 every third key."""
+    q, k, v = _h(2, 128, 64), _h(2, 192, 64), _h(2, 192, 64)
+    ok = np.ones((2, 192), np.int32)
+    ok[0, 142:] = 0
+    ok[1, ::3] = 0
+    o = chained("attn_key_padding_gathered", {0: q, 1: k, 2: v, 3: ok})[4]
+    _check(o, _softmax_pv(np.where(ok[:, None, :] != 0, _scores(q, k, 0.125), -np.inf), v), 3e-3)
+
+
 # ----------------------------------------------------------------------------------------------- GEMMs
 
 

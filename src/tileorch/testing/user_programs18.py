@@ -15,7 +15,8 @@ stored into a flat 1-D array (index ``bh * S + qt * BM``), bf16 in / f32 out, V 
 ``[B, S, H * D]`` and Q / K / V read from one fused projection array, Triton's ``acc = acc * alpha;
 acc = acc + p @ v`` with 1-D row state, a true ``-inf`` as the running max's start and the mask, a
 chunked-prefill query offset passed at launch, an f32 bias shared by every head, the causal mask
-applied to P after the exponent, the key tiles visited last to first, and the backward's dQ (three
+applied to P after the exponent, a per-key padding flag gathered at the key tile's positions, the key
+tiles visited last to first, and the backward's dQ (three
 dots per key tile: ``S = Q K^T``, ``dP = dO V^T``, ``dQ += dS K``).
 
 GEMMs: both operands transposed (``A^T [B, K, M]`` and a ``W^T [N, K]`` shared by the batch), a
@@ -760,6 +761,30 @@ def attn_f16_pv_accumulator(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int],
     ct.store(O, index=(bh, qt, 0), tile=(acc.astype(ct.float32) / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def attn_key_padding_gathered(Q, K, V, KeyOk, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """A per-key padding flag (int32 ``KeyOk[bh, j]``, 0 = padding) gathered at the key tile's positions
+    (``ct.gather(KeyOk, (bh, kpos))``) and broadcast over the query rows as the score mask."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        ok = ct.gather(KeyOk, (bh, j * BN + ct.arange(BN, dtype=ct.int32)))
+        s = ct.where(ok[None, :] != 0, s, NEG)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- GEMMs: operands, batches
 
 
@@ -1163,3 +1188,6 @@ _add("gemm_bias_gathered_i64_row_scale", gemm_bias_gathered_i64_row_scale,
 _add("gemm_f64_output", gemm_f64_output,
      [_a((200, 128)), _a((128, 192)), _a((200, 192), "float64"), 128, 64, 64], (2, 3), "simt",
      error="output element type f64 is not supported yet by the WGMMA lowering", outputs=(2,))
+_add("attn_key_padding_gathered", attn_key_padding_gathered,
+     [_a((2, 128, 64)), _a((2, 192, 64)), _a((2, 192, 64)), _a((2, 192), I32), _a((2, 128, 64)), S64, 64, 64, 64],
+     (2, 2), "chained", outputs=(4,))
