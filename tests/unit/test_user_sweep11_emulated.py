@@ -122,6 +122,30 @@ def test_syrk_upper_tiles_only():
     assert np.isnan(c[128:, :128]).all()
 
 
+def test_equal_groups_by_bid2(monkeypatch):
+    """Two groups of 256 rows, the weight ``W[bid(2)]`` beside 2-D X and Y at the row tile
+    ``g * (MG // tm) + bm``: refused as 'A, B and C must all be batched' until session 24 (sweep 18)."""
+    import test_user_sweep14_emulated as s14e
+
+    monkeypatch.setattr(s14e, "PROGRAMS", {**s14e.PROGRAMS, **PROGRAMS})
+    x, w = _h(512, 128), _h(2, 128, 128, scale=0.25)
+    y = s14e.emulate("grouped_equal_groups_bid2", {0: x, 1: w})[2]
+    _check(y, np.concatenate([_mm(x[:256], w[0]), _mm(x[256:], w[1])]), 4e-3, 5e-3)
+
+
+def test_t5_bucket_bias_gathered_per_score():
+    """T5's relative-position buckets gathered per score element from a ``[H, 32]`` f32 table: refused as
+    'the epilogue gathers a tile' until session 24 (sweep 18)."""
+    q, k, v = _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64)
+    table = RNG.standard_normal((2, 32)).astype(np.float32)
+    o = _run_chained("attn_t5_bucket_bias_gather", {0: q, 1: k, 2: v, 3: table})[4]
+    rel = np.arange(128)[None, :] - np.arange(128)[:, None]
+    bucket = np.where(rel > 0, 16, 0) + np.minimum(np.abs(rel), 15)
+    s = _mm(q, np.swapaxes(k, 1, 2)) + table[:, bucket]
+    e = np.exp(s - s.max(-1, keepdims=True))
+    _check(o, (e / e.sum(-1, keepdims=True)) @ v.astype(np.float64), 3e-3, 1e-2)
+
+
 def test_early_return_past_a_runtime_m():
     a, b = _h(256, 256), _h(256, 128)
     c = np.asarray(s4._s3_gemm("mm_early_return_runtime_m", {0: a, 1: b})[2], np.float64)

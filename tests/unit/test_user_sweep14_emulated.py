@@ -213,11 +213,20 @@ def _case_colsum_1d_beside_c():
     _check(out[3], ref.sum(0), 2e-2)
 
 
+def _case_grouped_experts_bid2_offsets_aligned():
+    """Groups of 128, 64 and 192 rows (tile-aligned offsets), the weight W[bid(2)] beside 2-D X and Y:
+    refused as 'A, B and C must all be batched' until session 24 (sweep 18)."""
+    x, w = _h(384, 128), _h(3, 128, 128, scale=0.25)
+    offs = np.array([0, 128, 192, 384], np.int32)
+    y = emulate("grouped_experts_bid2_offsets_aligned", {0: x, 1: w, 2: offs})[3]
+    _check(y, np.concatenate([_mm(x[offs[g]:offs[g + 1]], w[g]) for g in range(3)]), 2e-2)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["k40", "skinny_n16", "tile_64x32", "group_m_raster", "splitk_linear_pid_atomic",
             "w8_group_scale_zero_point", "epi_clamp_then_e4m3", "bmm_4d_a_per_head_b", "logits_and_row_max_1d", "colsum_1d_beside_c",
-            "persistent_batched_tiles"]
+            "persistent_batched_tiles", "grouped_experts_bid2_offsets_aligned"]
 """The CI-sized subset (a ragged K tile alone, N = 16, 64 x 32 tiles, a raster from a runtime group size,
 split-K folded into the program id, a computed B with two per-group vectors, a saturating fp8 output,
 a 4-D A against a per-head B, the 1-D row and column reductions, the batched persistent loop); ``TILEORCH_EMULATE_ALL=1`` runs every case."""

@@ -11,7 +11,6 @@ PTX emulator, f16 operands) and tests/gpu/test_user_sweep16_gpu.py (every progra
 from __future__ import annotations
 
 import inspect
-import re
 
 import pytest
 
@@ -20,50 +19,21 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs16  # noqa: E402
 from tileorch.testing.user_programs16 import PROGRAMS  # noqa: E402
-
-TENSOR_CORES = {"gemm": "compiled through the TileAS tier to the warp-specialized TMA/WGMMA kernel",
-                "chained": "chained dots compiled through the TileAS tier to TMA + WGMMA"}
+from dot_sweep_checks import assert_dot_sweep, assert_takes_its_path, compile_sweep_program, spilled_programs  # noqa: E402
 
 
 def compiled(name):
     """The program's compile for sm_90a, shared by the tests of a run (``compile_once``)."""
-    from tileorch.testing.compile_memo import compile_once
-    from tileorch.testing.export import cutile_bytecode
-
-    p = PROGRAMS[name]
-    return compile_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a", ptxas=False)
+    return compile_sweep_program(PROGRAMS, name)
 
 
 def test_the_sweep_has_its_programs():
-    assert len(PROGRAMS) >= 30
-    assert sum(p.path in ("gemm", "chained") for p in PROGRAMS.values()) >= 20
-    for name, p in PROGRAMS.items():
-        assert p.path in ("gemm", "chained", "simt") and p.outputs, name
-        assert p.path != "simt" or p.error, name
-        src = inspect.getsource(p.kernel._annotated_function.pyfunc)
-        assert p.kernel._annotated_function.pyfunc.__doc__, name
-        assert "ct.mma(" in src or "ct.matmul(" in src or " @ " in src, name
+    assert_dot_sweep(PROGRAMS, 30, 20)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_takes_its_path_and_says_so(name):
-    p = PROGRAMS[name]
-    prog = compiled(name)
-    remarks = list(prog.remarks)
-    assert prog.kind == p.path, remarks
-    assert not [r for r in remarks if "internal error" in r or "left a kernel unlowered" in r], remarks
-    if p.path != "simt":
-        assert any(TENSOR_CORES[p.path] in r for r in remarks), remarks
-        assert re.search(r"wgmma\.mma_async", prog.ptx)
-        return
-    # a refused dot program: the reason, located in the program, and the SIMT path's dot
-    here = re.escape(user_programs16.__file__)
-    why = [r for r in remarks if p.error in r]
-    assert why and all(re.match(here + r":\d+:\d+: warning: ", r) for r in why), remarks
-    lines, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
-    at = [int(re.match(here + r":(\d+):", r).group(1)) for r in why]
-    assert all(first < ln < first + len(lines) for ln in at), (at, first)
-    assert any("the SIMT path computes this" in r and "on tensor cores with mma.sync" in r for r in remarks), remarks
+    assert_takes_its_path(PROGRAMS[name], compiled(name), user_programs16.__file__)
 
 
 def test_an_expert_read_per_row_tile_is_a_batch_index_per_work_tile():
@@ -113,9 +83,4 @@ Listed so that the spill is not silent; a program leaving the list (or joining i
 
 
 def test_every_program_assembles_without_spills():
-    from tileorch.backend.ptxas import ptxas_available, run_ptxas
-
-    if not ptxas_available():
-        pytest.skip("ptxas not installed")
-    spilled = {name for name in sorted(PROGRAMS) if run_ptxas(compiled(name).ptx, "sm_90a").spill_warnings()}
-    assert spilled == SPILLS
+    assert spilled_programs(PROGRAMS, compiled) == SPILLS

@@ -95,6 +95,16 @@ def test_row_sums_beside_c():
     _check(out[3], ref.reshape(128, 2, 128).sum(-1), 2e-2, 1e-5)
 
 
+def test_row_scale_through_a_gathered_permutation():
+    """``Scale[Perm[row]]`` per element of the epilogue (two dependent gathers): refused as 'the epilogue
+    gathers a tile' until session 24 (sweep 18: a tile of pointers loads per element, masked)."""
+    a, b = _h(256, 128), _h(128, 128, scale=0.25)
+    perm = RNG.permutation(256).astype(np.int32)
+    scale = RNG.standard_normal(256).astype(np.float32)
+    c = s4._s3_gemm("mm_epilogue_row_gather", {0: a, 1: b, 2: perm, 3: scale})[4]
+    _check(c, _mm(a, b) * scale[perm][:, None], 2e-3, 1e-5)
+
+
 def _grid_gemm(name, inputs, program_grid=False, config="cluster_m=1,epilogue=direct", **changes):
     """A batched GEMM whose batch indices the program computes on the emulator, as the launcher runs
     it: the launcher's problem derivation (batch dimensions flattened), the tile program's

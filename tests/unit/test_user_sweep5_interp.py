@@ -372,14 +372,6 @@ def test_two_k_loops_into_one_accumulator_on_the_simt_path():
     _close(c, _d(a1) @ _d(b1) + _d(a2) @ _d(b2), 2e-3, 1e-4)
 
 
-def test_epilogue_scale_through_a_permutation_on_the_simt_path():
-    a, b = _f((256, 128), "float16"), _f((128, 128), "float16")
-    perm = RNG.permutation(256).astype(np.int32)
-    scale = _f((256,))
-    c = run("mm_epilogue_row_gather", {0: a, 1: b, 2: perm, 3: scale})[4]
-    _close(c, (_d(a) @ _d(b)) * _d(scale)[perm][:, None], 2e-3, 1e-4)
-
-
 def test_fp8_attention_on_the_simt_path():
     """Q, K, V in e4m3 (their bytes), P rounded to e4m3 for the PV dot (the reference runs the same
     online softmax and rounding in float64; the interpreter's mma.sync decodes e4m3 bytes exactly)."""

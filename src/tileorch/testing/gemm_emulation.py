@@ -43,15 +43,17 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
     for x in range(sched.grid[0]):
         for y in range(sched.grid[1]):
             emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {}, list(memory), nctaid=sched.grid)
-            # B [K, N] (N-major): 64 K rows of 64 N; B^T [N, K] (K-major): tile_n / cluster N rows of 64 K
-            b_rows = cfg.tile_n // cfg.cluster_m if cfg.b_major == "k" else 64
-            # A [M, K] (K-major): tile_m rows of 64 K; A^T [K, M] (M-major, stored transposed): 64 K rows of 64 M
-            a_rows = cfg.tile_m if getattr(cfg, "a_major", "k") == "k" else 64
+            # the host's boxes (gemm_host.tensor_maps): a K-major operand in boxes of tile_k K (swizzled by
+            # cfg.k_row_bytes) and its tile's rows; an M- / N-major one in boxes of 64 M / N and tile_k K rows
+            b_map = ({"rows": cfg.tile_n // cfg.cluster_m, "box": cfg.tile_k, "swizzle": cfg.k_row_bytes}
+                     if cfg.b_major == "k" else {"rows": cfg.tile_k, "box": 64})
+            a_map = ({"rows": cfg.tile_m, "box": cfg.tile_k, "swizzle": cfg.k_row_bytes}
+                     if getattr(cfg, "a_major", "k") == "k" else {"rows": cfg.tile_k, "box": 64})
             # (a batched kernel's maps are rank 3: [L, rows, cols], more batch dimensions flattened into L)
-            emu.tmaps = {emu.params[0]: {"array": a.reshape(-1, *a.shape[-2:]), "rows": a_rows, "box": 64},
-                         emu.params[1]: {"array": b.reshape(-1, *b.shape[-2:]), "rows": b_rows, "box": 64}}
+            emu.tmaps = {emu.params[0]: {"array": a.reshape(-1, *a.shape[-2:]), **a_map},
+                         emu.params[1]: {"array": b.reshape(-1, *b.shape[-2:]), **b_map}}
             for i, more in enumerate(more_b, start=8):  # (after A, B, C, C's pointer, M, N, K, the record)
-                emu.tmaps[emu.params[i]] = {"array": more.reshape(-1, *more.shape[-2:]), "rows": b_rows, "box": 64}
+                emu.tmaps[emu.params[i]] = {"array": more.reshape(-1, *more.shape[-2:]), **b_map}
             if epi is not None:  # the second dot's B: boxes of tile_n K rows x 64 N columns
                 emu.tmaps[emu.params[8 + len(more_b)]] = {"array": epi, "rows": cfg.tile_n, "box": 64}
             if getattr(cfg, "b_raw", ""):  # a computed B's raw tile: unswizzled boxes (GemmConfig.b_raw)

@@ -802,8 +802,9 @@ _add("moe_group_by_offsets_scan", moe_group_by_offsets_scan,
            "B picked per work tile beside a 2-D C is taken, but this group index comes from a loop over the "
            "offsets, which the kernel cannot evaluate per tile")
 _add("grouped_equal_groups_bid2", grouped_equal_groups_bid2,
-     [_f((512, 128)), _f((2, 128, 128)), _f((512, 128)), 256, 128, 64, 64], (2, 2, 2), "simt", outputs=(2,),
-     error="A, B and C must all be batched")
+     [_f((512, 128)), _f((2, 128, 128)), _f((512, 128)), 256, 128, 64, 64], (2, 2, 2), "gemm", outputs=(2,),
+     notes="refused as 'A, B and C must all be batched' until session 24 (sweep 18): the weight W[bid(2)] beside a "
+           "2-D C whose row tile reads program id 2 is now B's batch index per work tile, C the one matrix")
 _RMS = ("found by this sweep: refused as 'the epilogue op nv_tileaa.reduce' (the new residual, stored first, was "
         "taken as C and the normalised row as a second output, evaluated without its row reduction); now the "
         "output that reads the row reduction is C")
@@ -891,9 +892,10 @@ _add("attn_scores_in_fp8", attn_scores_in_fp8,
      notes="K rounded to fp8 in the loop: the chained kernel applies a K prologue in place in shared memory")
 _add("attn_t5_bucket_bias_gather", attn_t5_bucket_bias_gather,
      [_f((2, 128, 64)), _f((2, 128, 64)), _f((2, 128, 64)), _f((2, 32), _F32), _f((2, 128, 64)), 32, 64, 64, 64],
-     (2, 2), "simt", outputs=(4,),
-     error="gathers a tile (ct.gather with a tile of indices",
-     notes="found by this sweep: refused as 'the epilogue op nv_tileaa.load' (the tier's terms); now what the program does")
+     (2, 2), "chained", outputs=(4,),
+     notes="found by this sweep: refused as 'the epilogue op nv_tileaa.load' (the tier's terms), then as 'gathers a "
+           "tile (ct.gather with a tile of indices ...)'; since session 24 (sweep 18) the chained kernel loads the "
+           "table per score element (masked by the gather's bounds)")
 _add("attn_k_transposed_by_3d_permute", attn_k_transposed_by_3d_permute,
      [_f((2, 128, 64)), _f((2, 192, 64)), _f((2, 192, 64)), _f((2, 128, 64)), 0.125 * LOG2E, 64, 64, 64], (2, 2),
      "chained", outputs=(3,))

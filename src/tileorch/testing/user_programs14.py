@@ -541,8 +541,10 @@ _add("moe_ragged_groups_offsets", moe_ragged_groups_offsets,
      [_a((250, 128)), _a((3, 128, 128)), _a((4,), I32), _a((250, 128)), 64, 64, 64], (3, 2, 3), "simt",
      error="this dot operand is gathered", outputs=(3,))
 _add("grouped_experts_bid2_offsets_aligned", grouped_experts_bid2_offsets_aligned,
-     [_a((384, 128)), _a((3, 128, 128)), _a((4,), I32), _a((384, 128)), 64, 64, 64], (3, 2, 3), "simt",
-     error="must all be batched", outputs=(3,))
+     [_a((384, 128)), _a((3, 128, 128)), _a((4,), I32), _a((384, 128)), 64, 64, 64], (3, 2, 3), "gemm",
+     outputs=(3,), notes="refused as 'A, B and C must all be batched' until session 24 (sweep 18): the weight "
+                         "W[bid(2)] beside a 2-D C whose row tile reads program id 2 is now B's batch index per "
+                         "work tile, C the one matrix")
 _add("splitk_linear_pid_atomic", splitk_linear_pid_atomic,
      [_a((200, 448)), _a((448, 192)), _a((200, 192), F32), 3, 128, 64, 64], (2 * 3 * 3,), "gemm", outputs=(2,))
 _add("splitk_partials_workspace_3d", splitk_partials_workspace_3d,

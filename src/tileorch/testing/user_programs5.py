@@ -1236,10 +1236,10 @@ _add("attn_causal_bm_twice_bn", attn_causal_bm_twice_bn, _qkv((2, 256, 64), (2, 
      (2, 2), "chained", outputs=(3,))
 _add("mm_epilogue_row_gather", mm_epilogue_row_gather,
      [((256, 128), "float16"), ((128, 128), "float16"), ((256,), "int32"), ((256,), "float32"),
-      ((256, 128), "float32"), 128, 128, 64], (2, 1), "simt", outputs=(4,),
-     error="the epilogue gathers a tile (ct.gather with a tile of indices",
-     notes="an element gather whose index is itself gathered is not an epilogue op of the tier (sweep 11: the "
-           "refusal said 'the epilogue op nv_tileaa.load', the tier's terms)")
+      ((256, 128), "float32"), 128, 128, 64], (2, 1), "gemm", outputs=(4,),
+     notes="an element gather whose index is itself gathered was refused ('the epilogue gathers a tile', until "
+           "sweep 11 'the epilogue op nv_tileaa.load'); since session 24 (sweep 18) the epilogue loads through a "
+           "tile of pointers per element, masked")
 
 
 # ----------------------------------------------------------------------------------------------- batch 4: spellings

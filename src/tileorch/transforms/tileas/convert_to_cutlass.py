@@ -325,9 +325,11 @@ def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b
     for role, op, kind in (("a", a_load, kinds[a_load]), ("b", b_load, kinds[b_load]), ("c", st, next(iter(c_kind)))):
         if role == "c" and kind is False:
             picked = [(r, ld) for r, ld in (("A", a_load), ("B", b_load)) if kinds[ld] is not False]
-            if picked and not any(_reads_program_id(list(ld.indices)[:len(ld.indices) - 2], 2) for _, ld in picked):
-                # a matrix picked per work tile (an expert read from a table at the row tile) beside a 2-D C:
-                # C is the one matrix every work tile stores its own tile of (flat batch index 0)
+            if picked and (not any(_reads_program_id(list(ld.indices)[:len(ld.indices) - 2], 2) for _, ld in picked)
+                           or _reads_program_id(list(st.indices), 2)):
+                # a matrix picked per work tile (an expert read from a table at the row tile; a group's weight
+                # at program id 2 whose C rows the group's offsets place) beside a 2-D C: C is the one matrix
+                # every work tile stores its own tile of (flat batch index 0)
                 out[role] = (op, op.view, [])
                 continue
             fail(op, "C is 2-D while an operand is batched: every batch would store the same C tile (the WGMMA "
@@ -1040,7 +1042,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             if lead is not None:
                 views[role], kinds[ld] = lead, False
     batch_exprs = None
-    if BATCH_EXPR in set(kinds.values()) | batched or (True in batched and kinds[a_load] is False):
+    if BATCH_EXPR in set(kinds.values()) | batched or (True in batched and kinds[a_load] is False) or (
+            batched == {False} and kinds[a_load] is False and kinds[b_load] is True
+            and _reads_program_id(list(st.indices), 2)):
         # (a 2-D A beside a batched C: split-K into a [S, M, N] workspace, the split as C's batch)
         batch_exprs = _batch_expressions(kinds, a_load, b_load, more_b, st, batched, fail)
         kinds = dict.fromkeys(kinds, True)
@@ -1173,8 +1177,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         dk.remarks.append(k_remark)
     if dk.batch_exprs is not None:
         walk = ("the scheduler walks the launch grid (the batch indices read program ids 0 / 1 or the grid's "
-                "extents)" if dk.batch_grid else "the scheduler's own (m, n) tiles, its L the launch grid's z "
-                "(program id 2, which alone the batch indices read)")
+                "extents)" if dk.batch_grid else "the scheduler walks the launch grid (the tile coordinates are "
+                "computed by the program)" if dk.program_grid else "the scheduler's own (m, n) tiles, its L the "
+                "launch grid's z (program id 2, which alone the batch indices read)")
         dk.remarks.append("batch indices computed by the program (several batch dimensions, or indices other than "
                           "program id 2): the launcher flattens each array's batch dimensions into one (they must be "
                           "contiguous, else the SIMT path runs the launch), and each agent evaluates its operand's "

@@ -375,10 +375,8 @@ class EpilogueLowering:
                                   "operand for an int8 zero point): the WGMMA kernel's K loop carries only the "
                                   "dots' accumulators; compute it in its own kernel (or from the output after "
                                   "the loop)")
-        if name == "nv_tileaa.load":  # a pointer per element
-            raise unsupported(op, "gathers a tile (ct.gather with a tile of indices: one address per element); "
-                                  "the accumulator's epilogue reads tiles by ct.load at the tile's coordinates and "
-                                  "scalars by ct.gather of one index")
+        if name == "nv_tileaa.load":  # a pointer per element (ct.gather with a tile of indices)
+            return self._masked_load(op, lambda x: self.at(x, coords))
         if name == "nv_tileaa.offset":  # pointer + element offset
             ptr, off = self.at(op.operands[0], coords), self.at(op.operands[1], coords)
             if off.type != i64:
@@ -388,7 +386,7 @@ class EpilogueLowering:
             self.retile_safe = False
             start = op.start.value.data
             x = coords[0].value if start == 0 else e.add_i(coords[0].value, e.const(start))
-            return x
+            return self._as_int(x, op.results[0].type.element_type)
         if name.startswith("arith.") or name in ELEMENTWISE:
             if op.regions:
                 raise unsupported(op, f"op '{name}'")
@@ -396,6 +394,15 @@ class EpilogueLowering:
             rt = op.results[0].type
             return lower_scalar_op(e, op, args, rt.element_type if isinstance(rt, TensorType) else rt)
         raise unsupported(op, f"op '{name}'")
+
+    def _as_int(self, x: SSAValue, want) -> SSAValue:
+        """The element position ``x`` (i32) in the range's own integer type (``ct.arange(n, dtype=int64)``: i64,
+        sign-extended; positions are below 2**31)."""
+        if not isinstance(want, IntegerType) or want == x.type:
+            return x
+        if want.width.data > x.type.width.data:
+            return self.e.v(arith.ExtSIOp(x, want))
+        return self.e.v(arith.TruncIOp(x, want))
 
     def _if_select(self, op: Operation, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         """A tile yielded by an ``scf.if`` whose branches only compute (``if ct.bid(2) == 0: acc = acc +
@@ -608,9 +615,17 @@ class EpilogueLowering:
             if off.type != i64:
                 off = e.v(arith.ExtSIOp(off, i64))
             return e.gep(self.scalar(op.ptr), off, global_type(elt), GLOBAL_PTR)
+        return self._masked_load(op, self.scalar)
+
+    def _masked_load(self, op: Operation, value: Callable[[SSAValue], SSAValue]) -> SSAValue:
+        """A weak load through ``op``'s pointer, masked: the padding value (or 0) where the mask is off;
+        ``value`` gives the pointer, the mask and the padding value (:meth:`scalar` for one scalar, the
+        element's own for a tile of pointers: ``ct.gather(Bias, cols)``, one address per element)."""
+        e = self.e
+        elt = op.ptr.type.element if not isinstance(op.ptr.type, TensorType) else op.ptr.type.element_type.element
         if op.mem_semantic is not None and op.mem_semantic.value.data != "weak":
-            raise unsupported(op, f"{op.mem_semantic.value.data} scalar load")
-        ptr = self.scalar(op.ptr)
+            raise unsupported(op, f"{op.mem_semantic.value.data} load")
+        ptr = value(op.ptr)
         rt = reg_type(elt)
 
         def load(b: Emitter) -> SSAValue:
@@ -622,8 +637,8 @@ class EpilogueLowering:
 
         if op.mask is None:
             return load(e)
-        other = self.scalar(op.other) if op.other is not None else _padding(e, "zero", elt)
-        return e.if_(self.scalar(op.mask), lambda b: [load(b)], lambda b: [other], [rt])[0]
+        other = value(op.other) if op.other is not None else _padding(e, "zero", elt)
+        return e.if_(value(op.mask), lambda b: [load(b)], lambda b: [other], [rt])[0]
 
 
 def _padding(e: Emitter, kind: str, typ) -> SSAValue:

@@ -1,0 +1,63 @@
+"""The checks a dot user sweep's ``_compile`` file runs on its program table (sweeps 16 and 18): the
+table's shape, one compile per program through the compile memo, the path its entry names with the
+tier's remark (or, for a refused program, the located warning in the program's own lines and the
+SIMT path's mma.sync remark), and ptxas without spills except the listed programs."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+
+from simt_sweep_checks import compile_sweep_program
+
+TENSOR_CORES = {"gemm": "compiled through the TileAS tier to the warp-specialized TMA/WGMMA kernel",
+                "chained": "chained dots compiled through the TileAS tier to TMA + WGMMA"}
+"""The remark of each tensor-core path (a program-table entry's ``path``)."""
+
+
+def assert_dot_sweep(programs: dict, at_least: int, tensor_cores_at_least: int) -> None:
+    """At least ``at_least`` programs, ``tensor_cores_at_least`` of them for a tensor-core path; each
+    with outputs, a docstring and a dot, a refused one (``simt``) with its expected reason."""
+    assert len(programs) >= at_least
+    assert sum(p.path in TENSOR_CORES for p in programs.values()) >= tensor_cores_at_least
+    for name, p in programs.items():
+        assert p.path in (*TENSOR_CORES, "simt") and p.outputs, name
+        assert p.path != "simt" or p.error, name
+        src = inspect.getsource(p.kernel._annotated_function.pyfunc)
+        assert p.kernel._annotated_function.pyfunc.__doc__, name
+        assert "ct.mma(" in src or "ct.matmul(" in src or " @ " in src, name
+
+
+def assert_takes_its_path(p, prog, source_file: str) -> None:
+    """``prog`` (the compile of table entry ``p``, whose kernel is in ``source_file``) took ``p.path``
+    with no internal error: a tensor-core path with its remark and WGMMAs in the PTX; ``simt`` with
+    the warning holding ``p.error`` located at ``file:line:col`` inside the kernel and the SIMT path's
+    remark that its dots run on mma.sync tensor cores (no silent fallback)."""
+    remarks = list(prog.remarks)
+    assert prog.kind == p.path, remarks
+    assert not [r for r in remarks if "internal error" in r or "left a kernel unlowered" in r], remarks
+    if p.path != "simt":
+        assert any(TENSOR_CORES[p.path] in r for r in remarks), remarks
+        assert re.search(r"wgmma\.mma_async", prog.ptx)
+        return
+    here = re.escape(source_file)
+    why = [r for r in remarks if p.error in r]
+    assert why and all(re.match(here + r":\d+:\d+: warning: ", r) for r in why), remarks
+    lines, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
+    at = [int(re.match(here + r":(\d+):", r).group(1)) for r in why]
+    assert all(first < ln < first + len(lines) for ln in at), (at, first)
+    assert any("the SIMT path computes this" in r and "on tensor cores with mma.sync" in r for r in remarks), remarks
+
+
+def spilled_programs(programs: dict, compile_fn) -> set[str]:
+    """The programs whose PTX ptxas (sm_90a) assembles with a spill warning (skips without ptxas)."""
+    from tileorch.backend.ptxas import ptxas_available, run_ptxas
+
+    if not ptxas_available():
+        pytest.skip("ptxas not installed")
+    return {name for name in sorted(programs) if run_ptxas(compile_fn(name).ptx, "sm_90a").spill_warnings()}
+
+
+__all__ = ["TENSOR_CORES", "assert_dot_sweep", "assert_takes_its_path", "compile_sweep_program", "spilled_programs"]
