@@ -170,7 +170,7 @@ def _case_attn_v_transposed_dsk():
     _check(o, _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
 
 
-def _case_attn_bwd_dq():
+def _case_attn_bwd_dq_lse_delta():
     """dQ from the saved log2-unit LSE and ``delta = rowsum(dO * O)``."""
     q, k, v, do = _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64)
     s = _scores(q, k, 0.125)
@@ -182,7 +182,7 @@ def _case_attn_bwd_dq():
     dq_ref = (p * (do.astype(np.float64) @ np.swapaxes(v.astype(np.float64), 1, 2) - delta)) @ k * 0.125
     ins = {0: q, 1: k, 2: v, 3: do, 4: (lse[..., 0] / math.log(2.0)).astype(np.float32),
            5: delta[..., 0].astype(np.float32)}
-    _check(chained("attn_bwd_dq", ins)[6], dq_ref, 3e-3)
+    _check(chained("attn_bwd_dq_lse_delta", ins)[6], dq_ref, 3e-3)
 
 
 def _case_attn_heads_packed_columns():
@@ -376,7 +376,7 @@ CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswi
 
 EMULATED = ["attn_d80_padded_tile128", "attn_gqa_h_div_group_d96", "attn_gqa_head_table", "attn_mqa_kv_3d",
             "attn_sliding_window_ragged", "attn_softcap_exp_scale_unfolded", "attn_prefix_lm_len_array",
-            "attn_decode_q7_causal_tail", "attn_lse_flat_1d", "attn_v_transposed_dsk", "attn_bwd_dq",
+            "attn_decode_q7_causal_tail", "attn_lse_flat_1d", "attn_v_transposed_dsk", "attn_bwd_dq_lse_delta",
             "bmm_both_transposed_shared_wt", "gemm_store_transposed_row_bias", "gemm_tk16_runtime_k_first_tile_bias",
             "gemm_plus_unrelated_scale", "attn_causal_additive_int64", "gemm_bias_gathered_i64_row_scale",
             "grouped_offsets_empty_groups"]

@@ -426,7 +426,7 @@ def attn_v_transposed_dsk(Q, K, Vt, O, qk_scale: float, BM: C[int], BN: C[int], 
 
 
 @ct.kernel
-def attn_bwd_dq(Q, K, V, dO, Lse, Delta, dQ, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+def attn_bwd_dq_lse_delta(Q, K, V, dO, Lse, Delta, dQ, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
     """The backward's dQ (FlashAttention-2's dq kernel): per key tile ``P = exp2(S * scale - lse)``
     from the saved log2-unit LSE, ``dP = dO V^T``, ``dS = P (dP - delta)``, ``dQ += dS K``; three dots
     per key tile, ``dQ`` scaled by the natural scale at the end, f32 output."""
@@ -1092,7 +1092,7 @@ _add("attn_bf16_in_f32_out_causal", attn_bf16_in_f32_out_causal,
 _add("attn_v_transposed_dsk", attn_v_transposed_dsk,
      [_a((2, 128, 64)), _a((2, 192, 64)), _a((2, 64, 192)), _a((2, 128, 64)), S64, 64, 64, 64], (2, 2), "chained",
      outputs=(3,))
-_add("attn_bwd_dq", attn_bwd_dq,
+_add("attn_bwd_dq_lse_delta", attn_bwd_dq_lse_delta,
      [_a((2, 128, 64))] * 4 + [_a((2, 128), F32), _a((2, 128), F32), _a((2, 128, 64), F32), S64, 64, 64, 64],
      (2, 2), "chained", outputs=(6,))
 _add("bmm_both_transposed_shared_wt", bmm_both_transposed_shared_wt,
