@@ -785,7 +785,9 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                 inb = e.v(arith.AndIOp(e.v(cmpi(g, mem.shape[dim], "slt")),
                                        e.v(cmpi(g, e.const(0), "sge"))))
                 ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
-            term = e.mul_i(e.sext(g, i64), e.sext(mem.strides[dim], i64))
+            # the stride's extension stays an op even when constant: LLVM then emits the same gather
+            # code as before the folds (Emitter.fold_constants)
+            term = e.mul_i(e.sext(g, i64), e.v(arith.ExtSIOp(mem.strides[dim], i64)))
             offset = term if offset is None else e.add_i(offset, term)
         ptr = e.gep(mem.ptr, offset, global_type(mem.element), GLOBAL_PTR)
         dim = view.order[last]

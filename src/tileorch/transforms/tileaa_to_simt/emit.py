@@ -208,10 +208,12 @@ class Emitter:
     fold_constants: bool = False
     """:meth:`sext`, :meth:`mul_i` and :meth:`add_i` fold what constant operands decide (the sign
     extension of a constant, a product with a zero, a sum of two constants) instead of emitting
-    an op (the SIMT lowering: a tile's address math with static strides and a tile index of 0;
-    LLVM folds them alike, the PTX stays byte-identical).  ``x * 1`` and ``x + 0`` are left to
-    LLVM: folding them here made it choose other base registers and immediate offsets for some
-    addresses (same instruction count, different PTX, not measured on a GPU)."""
+    an op (the SIMT lowering: a tile's address math with static strides and a tile index of 0).
+    LLVM folds them too, but its result can depend on the form it is given, so each call site
+    that folds was checked to keep the PTX byte-identical (``tools/ptx_identity.py``): ``x * 1``
+    and ``x + 0`` are left to LLVM (folding them here made it choose other base registers and
+    immediate offsets for some addresses), and so is the stride of a run's address
+    (``_run_address``: a folded unit stride added a ``cvt.u64.u32`` per gathered run)."""
     fp8_bits: dict = field(default_factory=dict)
     """f32 values that are fp8 or bf16 elements -> (their bits (i8 / i16), the element type or
     ``"bf16"``), defined just before them: a store of such a value as that type writes the bits
