@@ -6,8 +6,6 @@ optimizations differs by the folded instructions)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 pytest.importorskip("xdsl")
@@ -21,8 +19,8 @@ from xdsl.ir import Block  # noqa: E402
 import tileorch.transforms  # noqa: E402,F401  (the lowering passes' op construction)
 from tileorch.transforms.tileaa_to_simt import emit  # noqa: E402
 from tileorch.transforms.tileaa_to_simt.emit import Emitter, cmpi, gep, int_constant  # noqa: E402
+from test_simt_shared_constants import compile_first_kernel  # noqa: E402  (tests/unit is on the path)
 
-PROGRAM = Path(__file__).resolve().parents[1] / "filecheck" / "tileaa_to_simt" / "types_shapes_ptx.mlir"
 WIDTHS = {8: i8, 32: i32, 64: i64}
 
 
@@ -92,29 +90,9 @@ def test_cmpi_and_gep_build_the_constructors_ops():
     ours.verify()
 
 
-def _first_program() -> str:
-    return PROGRAM.read_text().split("// -----")[0]
-
-
 def _ptx() -> tuple[str, int]:
-    """(PTX, ops of the lowered module) of the first kernel of PROGRAM."""
-    from tileorch.backend import compile as backend_compile
-    from tileorch.driver import compile_text
-
-    seen: list[int] = []
-    translate = backend_compile.translate_module
-
-    def counting(module):
-        seen.append(sum(1 for _ in module.walk()))
-        return translate(module)
-
-    backend_compile.translate_module = counting
-    try:
-        text = _first_program().replace("convert-nv-tileaa-to-simt,lower-to-llvm", "convert-nv-tileaa-to-simt")
-        result = compile_text(text, str(PROGRAM), emit="ptx", ptxas=False)
-    finally:
-        backend_compile.translate_module = translate
-    return result.ptx, seen[0]
+    """(PTX, ops of the lowered module) of the first kernel of test_simt_shared_constants's program."""
+    return compile_first_kernel("ptx", lambda op: True)
 
 
 def test_folds_and_shared_attributes_leave_the_ptx_unchanged(monkeypatch):
