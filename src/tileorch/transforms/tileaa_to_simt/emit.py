@@ -111,15 +111,6 @@ def int_constant(v: SSAValue) -> int | None:
     return k - (1 << width) if k >> (width - 1) else k
 
 
-def _fits(k: int, typ: Attribute) -> bool:
-    """``k`` is a value of the signed range of integer type ``typ`` (a fold that would wrap is
-    left to the op)."""
-    if type(typ) is not IntegerType:
-        return False
-    width = typ.width.data
-    return -(1 << (width - 1)) <= k < (1 << (width - 1))
-
-
 CMPI_PREDICATES = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5, "ult": 6, "ule": 7, "ugt": 8, "uge": 9}
 """``arith.cmpi``'s predicate names and their values (``arith.CmpiOp``'s table)."""
 
@@ -206,14 +197,15 @@ class Emitter:
     lowering, whose emitters only append; the tier's epilogue builders, which move ops between
     blocks, make one per use)."""
     fold_constants: bool = False
-    """:meth:`sext`, :meth:`mul_i` and :meth:`add_i` fold what constant operands decide (the sign
-    extension of a constant, a product with a zero, a sum of two constants) instead of emitting
-    an op (the SIMT lowering: a tile's address math with static strides and a tile index of 0).
-    LLVM folds them too, but its result can depend on the form it is given, so each call site
-    that folds was checked to keep the PTX byte-identical (``tools/ptx_identity.py``): ``x * 1``
-    and ``x + 0`` are left to LLVM (folding them here made it choose other base registers and
-    immediate offsets for some addresses), and so is the stride of a run's address
-    (``_run_address``: a folded unit stride added a ``cvt.u64.u32`` per gathered run)."""
+    """:meth:`sext` of a constant is the constant of the wider type instead of an ``arith.extsi``
+    (the SIMT lowering: a static stride's or coordinate's extension to i64 in a tile's address
+    math).  LLVM folds it too, but its result can depend on the form it is given, so each call
+    site that folds was checked to keep the PTX byte-identical (``tools/ptx_identity.py``, every
+    ``simt_`` program): the stride of a run's address keeps its ``arith.extsi`` (folded, it added a
+    ``cvt.u64.u32`` per gathered run), and products and sums are not folded (``x * 1``, ``x + 0``
+    and ``0 * x`` folded here made LLVM choose other base registers, immediate offsets, operand
+    orders and instruction orders for some kernels: same instructions, other PTX, not measured
+    on a GPU)."""
     fp8_bits: dict = field(default_factory=dict)
     """f32 values that are fp8 or bf16 elements -> (their bits (i8 / i16), the element type or
     ``"bf16"``), defined just before them: a store of such a value as that type writes the bits
@@ -262,22 +254,9 @@ class Emitter:
         return value
 
     def add_i(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        """``a + b`` (integers of one type); with :attr:`fold_constants`, a constant for two
-        constants whose sum fits the type."""
-        if self.fold_constants:
-            ka, kb = int_constant(a), int_constant(b)
-            if ka is not None and kb is not None and _fits(ka + kb, a.type):
-                return self.const(ka + kb, a.type)
         return self.v(arith.AddiOp(a, b))
 
     def mul_i(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        """``a * b`` (integers of one type); with :attr:`fold_constants`, the zero for a zero
-        operand (a tile index of 0 times its step)."""
-        if self.fold_constants:
-            if int_constant(a) == 0:
-                return a
-            if int_constant(b) == 0:
-                return b
         return self.v(arith.MuliOp(a, b))
 
     def sext(self, v: SSAValue, typ: Attribute) -> SSAValue:
