@@ -46,8 +46,9 @@ def _first_program() -> str:
     return PROGRAM.read_text().split("// -----")[0]
 
 
-def _llvm_ir() -> tuple[str, int]:
-    """(LLVM IR, llvm.mlir.constant ops of the lowered module) of the first kernel of PROGRAM."""
+def compile_first_kernel(emit: str = "llvm", counted=lambda op: op.name == "llvm.mlir.constant") -> tuple[str, int]:
+    """(LLVM IR, or PTX for ``emit="ptx"``; the ops of the lowered module ``counted`` selects:
+    its ``llvm.mlir.constant`` ops unless said) of the first kernel of PROGRAM (no ptxas)."""
     from tileorch.backend import compile as backend_compile
     from tileorch.driver import compile_text
 
@@ -55,16 +56,20 @@ def _llvm_ir() -> tuple[str, int]:
     translate = backend_compile.translate_module
 
     def counting(module):
-        seen.append(sum(op.name == "llvm.mlir.constant" for op in module.walk()))
+        seen.append(sum(1 for op in module.walk() if counted(op)))
         return translate(module)
 
     backend_compile.translate_module = counting
     try:
         text = _first_program().replace("convert-nv-tileaa-to-simt,lower-to-llvm", "convert-nv-tileaa-to-simt")
-        result = compile_text(text, str(PROGRAM), emit="llvm")
+        result = compile_text(text, str(PROGRAM), emit=emit, ptxas=False)
     finally:
         backend_compile.translate_module = translate
-    return result.llvm_ir, seen[0]
+    return (result.ptx if emit == "ptx" else result.llvm_ir), seen[0]
+
+
+def _llvm_ir() -> tuple[str, int]:
+    return compile_first_kernel()
 
 
 def test_shared_constants_and_direct_arms_leave_the_llvm_ir_unchanged(monkeypatch):

@@ -88,7 +88,7 @@ from tileorch.transforms.dense_splat import splat_value
 from tileorch.transforms.math_mode import takes_approx
 from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, gather_occupancy, prints, rematerialize,
                                                 store_chunks, thread_local_reduce, uniform_division, warp_programs)
-from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, float_attr,
+from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, cmpi, float_attr,
                                                      global_type, integer_attr, is_float, is_fp8, memory_type, reg_type,
                                                      strides_of, supported_element)
 from tileorch.transforms.tileaa_to_simt.hoist import MAX_HOISTED_WORDS, loads_first, split_loads_first
@@ -353,7 +353,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         self.print_lock = False
         self.entry_block = entry
         self.uniform_divisions = 0  # divisions by one shared register (uniform_division.py)
-        e = Emitter(entry, self.threads, share_constants=True)  # (its emitters only append)
+        e = Emitter(entry, self.threads, share_constants=True, fold_constants=True)  # (its emitters only append)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         v = 2
         while v <= self.layout.max_run():
@@ -419,7 +419,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
 
     def _copy_live(self, e: Emitter) -> SSAValue:
         """i1: the program being lowered is one of the grid's (``id < programs``)."""
-        return e.v(arith.CmpiOp(self._program_x(e), e.v(nvvm.SPECIAL_REGISTERS["nctaid.x"]()), "ult"))
+        return e.v(cmpi(self._program_x(e), e.v(nvvm.SPECIAL_REGISTERS["nctaid.x"]()), "ult"))
 
     _STORES = ("nv_tileaa.tiled_store",)
 
@@ -508,7 +508,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         the ranks' accumulators into rank 0, then the rest of the program on rank 0 only."""
         self.rank = e.v(nvvm.SPECIAL_REGISTERS["cluster.ctarank"]())
         self.nranks = e.v(nvvm.SPECIAL_REGISTERS["cluster.nctarank"]())
-        self.rank0 = e.v(arith.CmpiOp(self.rank, e.const(0), "eq"))
+        self.rank0 = e.v(cmpi(self.rank, e.const(0), "eq"))
         at = ops.index(self.split.loop)
         self.lower_ops(e, ops[:at + 1])
         rest = [op for op in ops[at + 1:] if op.name != "nv_tileaa.return"]
@@ -743,14 +743,12 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             dim = view.order[i]
             base = e.mul_i(idx[i], e.const(view.step[i]))
             g = e.add_i(base, c)
-            inb = e.v(arith.CmpiOp(g, mem.shape[dim], "slt"))
-            nonneg = e.v(arith.CmpiOp(g, e.const(0), "sge"))
+            inb = e.v(cmpi(g, mem.shape[dim], "slt"))
+            nonneg = e.v(cmpi(g, e.const(0), "sge"))
             inb = e.v(arith.AndIOp(inb, nonneg))
             ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
-            g64 = e.v(arith.ExtSIOp(g, i64))
-            s64 = e.v(arith.ExtSIOp(mem.strides[dim], i64))
-            term = e.v(arith.MuliOp(g64, s64))
-            offset = term if offset is None else e.v(arith.AddiOp(offset, term))
+            term = e.mul_i(e.sext(g, i64), e.sext(mem.strides[dim], i64))
+            offset = term if offset is None else e.add_i(offset, term)
         elem = global_type(mem.element)
         ptr = e.gep(mem.ptr, offset, elem, GLOBAL_PTR)
         return ptr, ok
@@ -785,11 +783,13 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             if i == last:
                 g_last = g
             else:
-                inb = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, mem.shape[dim], "slt")),
-                                       e.v(arith.CmpiOp(g, e.const(0), "sge"))))
+                inb = e.v(arith.AndIOp(e.v(cmpi(g, mem.shape[dim], "slt")),
+                                       e.v(cmpi(g, e.const(0), "sge"))))
                 ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
-            term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
-            offset = term if offset is None else e.v(arith.AddiOp(offset, term))
+            # the stride's extension stays an op even when constant: LLVM then emits the same gather
+            # code as before the folds (Emitter.fold_constants)
+            term = e.mul_i(e.sext(g, i64), e.v(arith.ExtSIOp(mem.strides[dim], i64)))
+            offset = term if offset is None else e.add_i(offset, term)
         ptr = e.gep(mem.ptr, offset, global_type(mem.element), GLOBAL_PTR)
         dim = view.order[last]
         unit = mem.static_strides[dim] == 1
@@ -807,9 +807,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         """(pointer, predicate) of element ``j`` of ``run`` (see ``_run_address``)."""
         ptr, ok, g, extent, stride, _ = run
         gj = g if j == 0 else e.add_i(g, e.const(j))
-        inb = e.v(arith.AndIOp(e.v(arith.CmpiOp(gj, extent, "slt")), e.v(arith.CmpiOp(gj, e.const(0), "sge"))))
-        p = ptr if j == 0 else e.gep(ptr, e.v(arith.MuliOp(e.const(j, i64), e.v(arith.ExtSIOp(stride, i64)))),
-                                     elem, GLOBAL_PTR)
+        inb = e.v(arith.AndIOp(e.v(cmpi(gj, extent, "slt")), e.v(cmpi(gj, e.const(0), "sge"))))
+        p = ptr if j == 0 else e.gep(ptr, e.mul_i(e.const(j, i64), e.sext(stride, i64)), elem, GLOBAL_PTR)
         return p, self._and(e, self._and(e, ok, inb), extra)
 
     def _run_is_vector(self, e: Emitter, run, width: int, elem: Attribute, extra: SSAValue | None) -> SSAValue:
@@ -817,14 +816,14 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         the tile: ``extra``), the last dimension's stride 1 and the first element's address
         aligned to the vector's size."""
         ptr, ok, g, extent, stride, unit = run
-        fits = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, e.const(0), "sge")),
-                                e.v(arith.CmpiOp(e.add_i(g, e.const(width)), extent, "sle"))))
+        fits = e.v(arith.AndIOp(e.v(cmpi(g, e.const(0), "sge")),
+                                e.v(cmpi(e.add_i(g, e.const(width)), extent, "sle"))))
         nbytes = width * byte_size(elem)
         addr = e.v(llvm.PtrToIntOp(ptr, i64))
-        aligned = e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq"))
+        aligned = e.v(cmpi(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq"))
         cond = self._and(e, self._and(e, ok, fits), aligned)
         if not unit:
-            cond = e.v(arith.AndIOp(cond, e.v(arith.CmpiOp(stride, e.const(1), "eq"))))
+            cond = e.v(arith.AndIOp(cond, e.v(cmpi(stride, e.const(1), "eq"))))
         return self._and(e, cond, extra)
 
     def _run_touches(self, e: Emitter, run, width: int, extra: SSAValue | None) -> SSAValue:
@@ -832,8 +831,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         else its scalar path would test every element to move none (the runs past a ragged
         row's end), so the scalar path is entered only where this holds."""
         _, ok, g, extent, _, _ = run
-        inside = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, extent, "slt")),
-                                  e.v(arith.CmpiOp(e.add_i(g, e.const(width)), e.const(0), "sgt"))))
+        inside = e.v(arith.AndIOp(e.v(cmpi(g, extent, "slt")),
+                                  e.v(cmpi(e.add_i(g, e.const(width)), e.const(0), "sgt"))))
         return self._and(e, self._and(e, ok, inside), extra)
 
     @staticmethod
@@ -919,34 +918,34 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         for i, d in enumerate(shape):
             dim = view.order[i]
             g0 = e.mul_i(idx[i], e.const(view.step[i]))
-            ok = e.v(arith.AndIOp(e.v(arith.CmpiOp(g0, e.const(0), "sge")),
-                                  e.v(arith.CmpiOp(e.add_i(g0, e.const(d)), mem.shape[dim], "sle"))))
+            ok = e.v(arith.AndIOp(e.v(cmpi(g0, e.const(0), "sge")),
+                                  e.v(cmpi(e.add_i(g0, e.const(d)), mem.shape[dim], "sle"))))
             if ragged_last and i == len(shape) - 1:
                 limit = e.v(arith.SubiOp(mem.shape[dim], g0))
                 rem = e.v(arith.AndIOp(limit, e.const(v - 1)))
-                rows_ok = e.v(arith.AndIOp(e.v(arith.CmpiOp(g0, e.const(0), "sge")),
-                                           e.v(arith.CmpiOp(rem, e.const(0), "eq"))))
+                rows_ok = e.v(arith.AndIOp(e.v(cmpi(g0, e.const(0), "sge")),
+                                           e.v(cmpi(rem, e.const(0), "eq"))))
                 # the other dimensions' bounds and stride alignments (all before the last), this one's test
                 rows_ok = self._and(e, cond, rows_ok)
             cond = self._and(e, cond, ok)
-            st = e.v(arith.ExtSIOp(mem.strides[dim], i64))
+            st = e.sext(mem.strides[dim], i64)
             strides64.append(st)
-            term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g0, i64)), st))
-            origin = term if origin is None else e.v(arith.AddiOp(origin, term))
+            term = e.mul_i(e.sext(g0, i64), st)
+            origin = term if origin is None else e.add_i(origin, term)
             if v > 1 and d > 1 and i < len(shape) - 1 and mem.static_strides[dim] * esize % nbytes:
                 bad = mem.static_strides[dim] >= 0  # a static stride that breaks the alignment
                 if bad:
                     return None
                 rem = e.v(arith.AndIOp(st, e.const(nbytes // esize - 1, i64)))
-                cond = self._and(e, cond, e.v(arith.CmpiOp(rem, e.const(0, i64), "eq")))
+                cond = self._and(e, cond, e.v(cmpi(rem, e.const(0, i64), "eq")))
         if v > 1:
             last = view.order[len(shape) - 1]
             extra = []
             if mem.static_strides[last] != 1:
-                extra.append(e.v(arith.CmpiOp(mem.strides[last], e.const(1), "eq")))
+                extra.append(e.v(cmpi(mem.strides[last], e.const(1), "eq")))
             base = e.gep(mem.ptr, origin, mt, GLOBAL_PTR)
             addr = e.v(llvm.PtrToIntOp(base, i64))
-            extra.append(e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq")))
+            extra.append(e.v(cmpi(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq")))
             for x in extra:
                 cond = self._and(e, cond, x)
                 if ragged_last:
@@ -954,7 +953,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         mine = e.unravel(e.flat(0, v), shape)
         offset = origin
         for c, st in zip(mine, strides64):
-            offset = e.v(arith.AddiOp(offset, e.v(arith.MuliOp(e.v(arith.ExtSIOp(c, i64)), st))))
+            offset = e.add_i(offset, e.mul_i(e.sext(c, i64), st))
         ptr = e.gep(mem.ptr, offset, mt, GLOBAL_PTR)
         runs = []
         for r in range(self.layout.slots(shape) // v):
@@ -979,7 +978,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
 
         def inside(b: Emitter, coords) -> SSAValue:
             end = b.add_i(mine[-1], b.const(coords[-1] + v))
-            return b.v(arith.CmpiOp(end, limit, "sle"))
+            return b.v(cmpi(end, limit, "sle"))
 
         return cond, runs, address, rows_ok, inside
 
@@ -1421,7 +1420,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                 r = c if base is None else b.v(arith.SubiOp(c, base))
                 rel.append(r)
                 if base is not None:  # r < n unsigned: base <= c < base + n
-                    ok = b.v(arith.CmpiOp(r, b.const(n), "ult"))
+                    ok = b.v(cmpi(r, b.const(n), "ult"))
                     inside = ok if inside is None else b.v(arith.AndIOp(inside, ok))
             pos_s = b.add_i(self._padded(b, b.ravel(rel, src.shape)), b.const(off_s // size))
             if inside is None:  # the sub-tile spans every dimension: the source
@@ -1446,7 +1445,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         split = a.shape[dim]
 
         def pick(b, coords):
-            in_a = b.v(arith.CmpiOp(coords[dim], b.const(split), "ult"))
+            in_a = b.v(cmpi(coords[dim], b.const(split), "ult"))
             rest = list(coords)
             rest[dim] = b.v(arith.SubiOp(coords[dim], b.const(split)))
             pos_a = b.add_i(self._padded(b, b.ravel(coords, a.shape)), b.const(off_a // size))
@@ -1520,7 +1519,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
     @staticmethod
     def _lane_bit(e: Emitter, bit: int) -> SSAValue:
         """i1: bit ``bit`` of the thread index is set (the upper lane of a butterfly pair)."""
-        return e.v(arith.CmpiOp(e.v(arith.AndIOp(e.tid, e.const(1 << bit))), e.const(0), "ne"))
+        return e.v(cmpi(e.v(arith.AndIOp(e.tid, e.const(1 << bit))), e.const(0), "ne"))
 
     def _butterfly(self, e: Emitter, body: Block, upper: SSAValue, bit: int, mine: list[SSAValue],
                    send: list[SSAValue] | None = None) -> list[SSAValue]:
@@ -1686,7 +1685,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                 for k in range(k_ops):
                     self._write(b, p_offs[k], srcs[k].element, tid, combined[k])
 
-            e.if_(e.v(arith.CmpiOp(lane, e.const(stride), "ult")), step)
+            e.if_(e.v(cmpi(lane, e.const(stride), "ult")), step)
             e.barrier()
             stride //= 2
         per_slot = self._gather(e, out_shape, lambda b, coords: [
@@ -1840,7 +1839,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             f = self.flat(e, s, shape)
             v = scalar(common)
             for k, x in odd:
-                v = e.v(arith.SelectOp(e.v(arith.CmpiOp(f, e.const(k), "eq")), scalar(x), v))
+                v = e.v(arith.SelectOp(e.v(cmpi(f, e.const(k), "eq")), scalar(x), v))
             slots.append(v)
         return Tile(shape, t.element_type, slots)
 
@@ -1917,7 +1916,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             (:func:`prefetch.unrolled`)."""
             first = one(b, iv, flat)
             iv2 = b.v(arith.AddiOp(iv, st))
-            more = b.v(arith.CmpiOp(iv2, ub, "slt"))
+            more = b.v(cmpi(iv2, ub, "slt"))
             kept = flat[len(flat) - n_ahead:]  # dead after the first iteration: its registers are reused
             return b.if_(more, lambda bb: one(bb, iv2, first), lambda bb: first[:len(first) - n_ahead] + kept,
                          types=[x.type for x in first])
@@ -2008,10 +2007,10 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
     if name in CASTS or name in _ARITH_CASTS:
         return _cast(e, name, args[0], rtype if rtype is not None else op.results[0].type)
     if name in ("nv_tileaa.cmpi", "nv_tileaa.cmpf"):
-        cls = arith.CmpiOp if name == "nv_tileaa.cmpi" else arith.CmpfOp
-        if cls is arith.CmpiOp:
+        if name == "nv_tileaa.cmpi":
             args = _narrowed_compare_operands(args)
-        return e.v(cls(args[0], args[1], op.predicate.data))
+            return e.v(cmpi(args[0], args[1], op.predicate.data))
+        return e.v(arith.CmpfOp(args[0], args[1], op.predicate.data))
     if name == "nv_tileaa.select":
         return e.v(arith.SelectOp(*args))
     if name in ELEMENTWISE:
@@ -2100,9 +2099,9 @@ def _signed_div_rounded(e: Emitter, floor: bool, a: SSAValue, b: SSAValue) -> SS
     r = e.v(arith.RemSIOp(a, b))
     zero = e.v(arith.ConstantOp(IntegerAttr(0, a.type)))
     one = e.v(arith.ConstantOp(IntegerAttr(1, a.type)))
-    inexact = e.v(arith.CmpiOp(r, zero, "ne"))
+    inexact = e.v(cmpi(r, zero, "ne"))
     # the exact quotient is negative iff r and b have different signs (r != 0)
-    neg = e.v(arith.XOrIOp(e.v(arith.CmpiOp(r, zero, "slt")), e.v(arith.CmpiOp(b, zero, "slt"))))
+    neg = e.v(arith.XOrIOp(e.v(cmpi(r, zero, "slt")), e.v(cmpi(b, zero, "slt"))))
     adjust = e.v(arith.AndIOp(inexact, neg if floor else e.v(arith.XOrIOp(neg, e.v(arith.ConstantOp(IntegerAttr(1, i1)))))))
     if floor:
         return e.v(arith.SelectOp(adjust, e.v(arith.SubiOp(q, one)), q))

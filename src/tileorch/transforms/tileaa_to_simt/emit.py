@@ -97,6 +97,46 @@ def float_attr(value: float, typ: Attribute) -> FloatAttr:
     return attr
 
 
+def int_constant(v: SSAValue) -> int | None:
+    """The signed value of ``v`` when an ``arith.constant`` of an integer type wider than i1
+    defines it, else None (an i1's ``1`` is -1 signed: booleans are left alone)."""
+    op = v.owner
+    if type(op) is not arith.ConstantOp:
+        return None
+    attr = op.value
+    if type(attr) is not IntegerAttr or type(attr.type) is not IntegerType or attr.type.width.data < 2:
+        return None
+    width = attr.type.width.data
+    k = attr.value.data & ((1 << width) - 1)
+    return k - (1 << width) if k >> (width - 1) else k
+
+
+CMPI_PREDICATES = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5, "ult": 6, "ule": 7, "ugt": 8, "uge": 9}
+"""``arith.cmpi``'s predicate names and their values (``arith.CmpiOp``'s table)."""
+
+
+def cmpi(a: SSAValue | Operation, b: SSAValue | Operation, predicate: str | int) -> arith.CmpiOp:
+    """``arith.CmpiOp(a, b, predicate)``: the same op (operand types checked alike), its
+    predicate attribute shared per value (:func:`integer_attr`) instead of built and verified
+    for each comparison (a SIMT kernel's bounds tests make a few hundred)."""
+    a, b = SSAValue.get(a), SSAValue.get(b)
+    arith.CmpiOp._validate_operand_types(a, b)
+    value = CMPI_PREDICATES[predicate] if isinstance(predicate, str) else predicate
+    return arith.CmpiOp.create(operands=[a, b], result_types=[i1], properties={"predicate": integer_attr(value, i64)})
+
+
+@lru_cache(maxsize=256)
+def _gep_properties(elem: Attribute) -> tuple[tuple[str, Attribute], ...]:
+    return (("rawConstantIndices", DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL])), ("elem_type", elem),
+            ("noWrapFlags", integer_attr(0, i32)))
+
+
+def gep(base: SSAValue, index: SSAValue, elem: Attribute, ptr_type: Attribute) -> llvm.GEPOp:
+    """``llvm.GEPOp(base, [GEP_USE_SSA_VAL], elem, ssa_indices=[index], result_type=ptr_type)``:
+    the same op, its properties built once per element type."""
+    return llvm.GEPOp.create(operands=[base, index], result_types=[ptr_type], properties=dict(_gep_properties(elem)))
+
+
 @lru_cache(maxsize=1024)
 def _asm_properties(asm: str, constraints: str, has_side_effects: bool) -> tuple[tuple[str, Attribute], ...]:
     props: list[tuple[str, Attribute]] = [("asm_string", StringAttr(asm)), ("constraints", StringAttr(constraints))]
@@ -156,6 +196,16 @@ class Emitter:
     """:meth:`const`/:meth:`fconst` reuse this emitter's earlier constant of the value (the SIMT
     lowering, whose emitters only append; the tier's epilogue builders, which move ops between
     blocks, make one per use)."""
+    fold_constants: bool = False
+    """:meth:`sext` of a constant is the constant of the wider type instead of an ``arith.extsi``
+    (the SIMT lowering: a static stride's or coordinate's extension to i64 in a tile's address
+    math).  LLVM folds it too, but its result can depend on the form it is given, so each call
+    site that folds was checked to keep the PTX byte-identical (``tools/ptx_identity.py``, every
+    ``simt_`` program): the stride of a run's address keeps its ``arith.extsi`` (folded, it added a
+    ``cvt.u64.u32`` per gathered run), and products and sums are not folded (``x * 1``, ``x + 0``
+    and ``0 * x`` folded here made LLVM choose other base registers, immediate offsets, operand
+    orders and instruction orders for some kernels: same instructions, other PTX, not measured
+    on a GPU)."""
     fp8_bits: dict = field(default_factory=dict)
     """f32 values that are fp8 or bf16 elements -> (their bits (i8 / i16), the element type or
     ``"bf16"``), defined just before them: a store of such a value as that type writes the bits
@@ -175,7 +225,8 @@ class Emitter:
 
     def nested(self, block: Block) -> Emitter:
         return Emitter(block, self.threads, self.tid, fp8_bits=self.fp8_bits, scaled_tid=self.scaled_tid,
-                       word_elems=self.word_elems, share_constants=self.share_constants)
+                       word_elems=self.word_elems, share_constants=self.share_constants,
+                       fold_constants=self.fold_constants)
 
     # -- constants and integer math (i32 unless said) ----------------------------------------
     def const(self, value: int, typ: Attribute = i32) -> SSAValue:
@@ -207,6 +258,15 @@ class Emitter:
 
     def mul_i(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.v(arith.MuliOp(a, b))
+
+    def sext(self, v: SSAValue, typ: Attribute) -> SSAValue:
+        """``v`` sign-extended to the wider integer type ``typ`` (``arith.extsi``); with
+        :attr:`fold_constants` the constant of ``typ`` for a constant ``v`` (a static stride)."""
+        if self.fold_constants:
+            k = int_constant(v)
+            if k is not None:
+                return self.const(k, typ)
+        return self.v(arith.ExtSIOp(v, typ))
 
     def flat(self, slot: int, vec: int = 1) -> SSAValue:
         """Flat element index of ``slot`` in this thread for runs of ``vec`` elements:
@@ -268,11 +328,11 @@ class Emitter:
         return total if total is not None else self.const(0)
 
     def in_range(self, f: SSAValue, n: int) -> SSAValue:
-        return self.v(arith.CmpiOp(f, self.const(n), "ult"))
+        return self.v(cmpi(f, self.const(n), "ult"))
 
     # -- memory -----------------------------------------------------------------------------
     def gep(self, base: SSAValue, index: SSAValue, elem: Attribute, ptr_type) -> SSAValue:
-        return self.v(llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], elem, ssa_indices=[index], result_type=ptr_type))
+        return self.v(gep(base, index, elem, ptr_type))
 
     def load(self, ptr: SSAValue, typ: Attribute, alignment: int | None = None) -> SSAValue:
         """A load of ``typ``; ``alignment`` (bytes) where known, else LLVM's default for the type

@@ -45,7 +45,7 @@ from xdsl.ir import Attribute, SSAValue
 from tileorch.dialects import llvm_ext
 from tileorch.dialects.nv_tileaa.attrs import PointerType
 from tileorch.transforms.tileaa_to_simt.contiguity import last_dim_step
-from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, Emitter, Tile, byte_size, global_type, is_float,
+from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, Emitter, Tile, byte_size, cmpi, global_type, is_float,
                                                      memory_type, reg_type, supported_element)
 
 SYNCSCOPE = {"cta": "block", "cluster": "cluster", "gpu": "device", "sys": None}
@@ -129,7 +129,7 @@ class PointerLowering:
         """Run ``fn`` in thread 0 only, between barriers; its value (``typ``), if any, is
         returned to every thread through the scratch."""
         e.barrier()
-        first = e.v(arith.CmpiOp(e.tid, e.const(0), "eq"))
+        first = e.v(cmpi(e.tid, e.const(0), "eq"))
         if typ is None:
             e.if_(first, lambda b: (fn(b), None)[1])
             e.barrier()
@@ -207,7 +207,7 @@ class PointerLowering:
                 for c in conds:
                     fast = self._and(e, fast, c)
             addr = e.v(llvm.PtrToIntOp(ptrs[s0], i64))
-            aligned = e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq"))
+            aligned = e.v(cmpi(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq"))
             yield s0, conds, self._and(e, fast, aligned)
 
     @staticmethod

@@ -28,7 +28,7 @@ from tileorch.dialects import llvm_ext
 from tileorch.transforms.bound_waits import SPIN_SITE
 from tileorch.dialects.nv_tileaa.print_format import Conversion, parse
 from tileorch.transforms.tileaa_to_simt import print_plan
-from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Tile, reg_type
+from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Tile, cmpi, reg_type
 
 VPRINTF = "vprintf"
 LOCK = "__tileorch_print_lock"
@@ -149,10 +149,10 @@ def lower_print(lowering, e, op: Operation) -> None:
 
             def body(lb, u, _carried, s=s, first=first, variants=variants):
                 f = lb.mul_i(u, lb.const(s.unit))
-                fmt = lb.v(llvm.SelectOp(lb.v(arith.CmpiOp(u, lb.const(0), "eq")), first, variants[0]))
+                fmt = lb.v(llvm.SelectOp(lb.v(cmpi(u, lb.const(0), "eq")), first, variants[0]))
                 for m, d in enumerate(s.divisors, start=1):
-                    ends = lb.v(arith.CmpiOp(lb.v(arith.RemUIOp(f, lb.const(d))), lb.const(0), "eq"))
-                    nonfirst = lb.v(arith.CmpiOp(u, lb.const(0), "ne"))
+                    ends = lb.v(cmpi(lb.v(arith.RemUIOp(f, lb.const(d))), lb.const(0), "eq"))
+                    nonfirst = lb.v(cmpi(u, lb.const(0), "ne"))
                     fmt = lb.v(llvm.SelectOp(lb.v(arith.AndIOp(ends, nonfirst)), variants[m], fmt))
                 _call(lowering, lb, fmt, [element(lb, s.arg, lb.add_i(f, lb.const(j))) for j in range(s.unit)])
                 return []
@@ -161,7 +161,7 @@ def lower_print(lowering, e, op: Operation) -> None:
         if locked:
             _lock(lowering, b, False)
 
-    printer = e.v(arith.CmpiOp(e.tid, e.const(0), "eq"))
+    printer = e.v(cmpi(e.tid, e.const(0), "eq"))
     e.if_(printer, lambda b: (emit_all(b), None)[1])
     if staged:
         e.barrier()  # the scratch is read until the printer is done

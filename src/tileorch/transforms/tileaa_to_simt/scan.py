@@ -34,7 +34,7 @@ from __future__ import annotations
 from xdsl.dialects import arith
 from xdsl.ir import Block, SSAValue
 
-from tileorch.transforms.tileaa_to_simt.emit import Emitter, Tile, byte_size, memory_type, reg_type
+from tileorch.transforms.tileaa_to_simt.emit import Emitter, Tile, byte_size, cmpi, memory_type, reg_type
 
 
 def _pow2(n: int) -> bool:
@@ -117,7 +117,7 @@ class ScanLowering:
                 q = e.v(arith.AndIOp(e.v(arith.ShRUIOp(tid, e.const(jlo))), e.const((1 << nl) - 1)))
                 if reverse:  # positions count down: the order's first lane is the highest
                     q = e.v(arith.XOrIOp(q, e.const((1 << nl) - 1)))
-                has_lane = e.v(arith.CmpiOp(q, e.const(0), "ne"))
+                has_lane = e.v(cmpi(q, e.const(0), "ne"))
                 lane_field = ((1 << nl) - 1) << jlo
                 last_lane = (e.v(arith.AndIOp(lane, e.const(~lane_field & 0xFFFFFFFF))) if reverse
                              else e.v(arith.OrIOp(lane, e.const(lane_field))))
@@ -126,7 +126,7 @@ class ScanLowering:
                     x = incl[seg][-1]
                     for k in range(nl):
                         y = [e.shuffle(t, toward, e.const(1 << (jlo + k))) for t in x]
-                        on = e.v(arith.CmpiOp(q, e.const(1 << k), "uge"))
+                        on = e.v(cmpi(q, e.const(1 << k), "uge"))
                         x = self._select_all(e, on, comb(y, x), x)
                     lane_x[seg] = [e.shuffle(t, toward, e.const(1 << jlo)) for t in x]
                     warp_tot[seg] = [e.shuffle_idx(t, last_lane) for t in x]
@@ -161,7 +161,7 @@ class ScanLowering:
                 wpos = e.v(arith.AndIOp(e.v(arith.ShRUIOp(tid, e.const(jw0))), e.const(wd - 1)))
                 if reverse:
                     wpos = e.v(arith.XOrIOp(wpos, e.const(wd - 1)))
-                has_warp = e.v(arith.CmpiOp(wpos, e.const(0), "ne"))
+                has_warp = e.v(cmpi(wpos, e.const(0), "ne"))
                 cleared = e.v(arith.AndIOp(tid, e.const(~(((wd - 1) << jw0)) & 0xFFFFFFFF)))
                 order = [wd - 1 - r for r in range(wd)] if reverse else list(range(wd))
                 others = [compact(e.v(arith.OrIOp(cleared, e.const(r << jw0)))) if r else compact(cleared)
@@ -173,7 +173,7 @@ class ScanLowering:
                         vals.append([self._read(e, offs[k], srcs[k].element, pos) for k in range(k_ops)])
                     wp = vals[0]
                     for r in range(1, wd - 1):
-                        before = e.v(arith.CmpiOp(wpos, e.const(r), "ugt"))
+                        before = e.v(cmpi(wpos, e.const(r), "ugt"))
                         wp = self._select_all(e, before, comb(wp, vals[r]), wp)
                     tot = vals[0]
                     for r in range(1, wd):

@@ -44,7 +44,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float32Type, TensorType, f32, i32
 from xdsl.ir import Operation, SSAValue
 
-from tileorch.transforms.tileaa_to_simt.emit import Emitter
+from tileorch.transforms.tileaa_to_simt.emit import Emitter, cmpi
 
 UNIFORM_DIV_ENV = "TILEORCH_UNIFORM_DIV"
 ATTR = "tileorch.uniform_divisions"
@@ -105,7 +105,7 @@ def divide(e: Emitter, numerators: list[SSAValue], b: SSAValue) -> list[SSAValue
 
     lo = _tree(e, [twice_minus_one(a) for a in numerators], lambda x, y: e.v(arith.MinUIOp(x, y)))
     ok = e.v(arith.AndIOp(e.v(arith.CmpfOp(hi, e.fconst(HIGH), "ole")),
-                          e.v(arith.CmpiOp(lo, e.const(2 * _bits(LOW) - 1), "uge"))))
+                          e.v(cmpi(lo, e.const(2 * _bits(LOW) - 1), "uge"))))
     ok = e.v(arith.AndIOp(ok, e.v(arith.AndIOp(e.v(arith.CmpfOp(b, e.fconst(LOW), "oge")),
                                                e.v(arith.CmpfOp(b, e.fconst(HIGH), "ole"))))))
     r0 = asm("rcp.approx.ftz.f32 $0, $1;", b)

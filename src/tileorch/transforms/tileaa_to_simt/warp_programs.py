@@ -47,6 +47,7 @@ from xdsl.dialects.builtin import FunctionType, IntegerAttr, i32
 from xdsl.ir import Block, Operation, Region
 
 from tileorch.dialects import nvvm
+from tileorch.transforms.tileaa_to_simt.emit import cmpi
 
 WARP_PROGRAMS_ATTR = "tileorch.warp_programs"
 """On a SIMT kernel: the most programs (warps) one CTA may run; see the module docstring."""
@@ -127,7 +128,7 @@ def pack_warp_programs(fn: func.FuncOp, per_warp: int = 1) -> None:
     first = program  # the warp's first program
     if per_warp > 1:
         first = add(arith.MuliOp(program, add(arith.ConstantOp(IntegerAttr(per_warp, i32)))))
-    live = add(arith.CmpiOp(first, programs, "ult"))
+    live = add(cmpi(first, programs, "ult"))
 
     # the reads are found up front: replacing one register's reads adds or removes no other's
     replaced = (("tid.x", lane), ("ctaid.x", program), ("nctaid.x", programs))
