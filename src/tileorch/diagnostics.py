@@ -441,7 +441,7 @@ def _verify_isolated(self: IsolatedFromAbove, op: Operation) -> None:
         for block in region.blocks:
             inside.add(id(block))
             for child_op in block.ops:
-                for operand in child_op.operands:
+                for operand in (child_op._operands if _DIRECT_FIELDS else child_op.operands):
                     owner = operand.owner
                     owner_block = owner if isinstance(owner, Block) else getattr(owner, "parent", None)
                     if owner is op or (id(owner_block) not in inside and not op.is_ancestor(owner)):
