@@ -204,3 +204,40 @@ def test_signature_traits_run_with_the_signature_only(monkeypatch):
     Rewriter.replace_value_with_new_type(add.results[0], f64)
     errors = verify_located(m)
     assert errors and errors[0].startswith("memo.mlir:2:") and "does not verify" in errors[0], errors
+
+
+BRANCHY = """func.func @g(%a: i32, %c: i1) -> i32 {
+  cf.cond_br %c, ^b1(%a : i32), ^b2
+^b1(%x: i32):
+  %y = arith.addi %x, %x {tileorch.note = "n"} : i32
+  func.return %y : i32
+^b2:
+  %k = arith.constant 7 : i32
+  func.return %k : i32
+}
+"""
+
+
+def _view_signature(op: Operation) -> tuple | None:
+    """The memo key built through xDSL's public views (``op.operands``, ``value.type``,
+    ``op.successors``): what :func:`diagnostics._signature` must equal."""
+    canon = diagnostics._canonical
+    return (type(op), tuple(canon(o.type) for o in op.operands), tuple(canon(r.type) for r in op.results),
+            len(op.successors), tuple((k, canon(v)) for k, v in op.properties.items()),
+            tuple((k, canon(v)) for k, v in op.attributes.items()))
+
+
+@pytest.mark.parametrize("text, names", [(GOOD, {"arith.addi", "func.return"}),
+                                         (BRANCHY, {"arith.addi", "cf.cond_br", "arith.constant", "func.return"})])
+def test_the_signature_read_from_fields_is_the_public_views_key(text, names):
+    """The key reads the op's operand/successor tuples and the values' ``_type`` directly (this
+    xDSL keeps them there: the fast path is taken) and equals the key built through the public
+    accessors for every op without regions (operands, block arguments, successors, properties,
+    a discardable attribute)."""
+    assert diagnostics._DIRECT_FIELDS
+    m = module(text)
+    ops = [op for op in m.walk() if not op.regions]
+    assert {op.name for op in ops} == names
+    for op in ops:
+        assert diagnostics._signature(op) == _view_signature(op), op.name
+    assert verify_located(m) == []

@@ -1,0 +1,70 @@
+"""CPU seconds of a fixed set of compiles in one warm process (the test suite's situation).
+
+Usage::
+
+    PYTHONPATH=TREE/src python benchmarks/compile_set_cpu.py [-n 3] [--profile OUT.prof] [--json OUT] INPUT...
+
+Each input (``.mlir`` or cuTile ``.tileirbc``) is compiled once to warm the process (imports,
+op-definition tables, the verifier's memos), then ``-n`` rounds over the whole set; each
+compile is in-process (``isolate=False``: no forked code generation, so the process's own CPU
+time is the compile's), without ptxas and without the cache.  Printed per input: the smallest
+CPU seconds of the rounds, and the sum of those minima.  A/B two trees by running this
+alternately with each tree on ``PYTHONPATH`` (a busy machine then slows both alike).
+``--profile`` writes a cProfile of the measured rounds (the ratios, not the times: cProfile
+slows Python-heavy code about 2x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def _source(path: Path) -> object:
+    return path.read_bytes() if path.suffix == ".tileirbc" else str(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-n", type=int, default=3, help="measured rounds over the set (the minimum per input is kept)")
+    ap.add_argument("--profile", help="write a cProfile of the measured rounds here")
+    ap.add_argument("--json", help="write {input: min CPU s} here")
+    ap.add_argument("inputs", nargs="+", type=Path)
+    args = ap.parse_args(argv)
+
+    import tileorch
+
+    def one(path: Path) -> float:
+        t0 = time.process_time()
+        tileorch.compile(_source(path), None, cache=False, ptxas=False, isolate=False)
+        return time.process_time() - t0
+
+    for path in args.inputs:  # warm-up
+        one(path)
+    prof = None
+    if args.profile:
+        import cProfile
+
+        prof = cProfile.Profile()
+        prof.enable()
+    best: dict[str, float] = {}
+    for _ in range(args.n):
+        for path in args.inputs:
+            s = one(path)
+            best[path.name] = min(best.get(path.name, s), s)
+    if prof is not None:
+        prof.disable()
+        prof.dump_stats(args.profile)
+    for name, s in best.items():
+        print(f"{s:8.3f}  {name}")
+    print(f"{sum(best.values()):8.3f}  total ({tileorch.__file__})")
+    if args.json:
+        Path(args.json).write_text(json.dumps(best, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
