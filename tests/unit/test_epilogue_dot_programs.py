@@ -123,6 +123,12 @@ REFUSED = {
                                   "y = ct.mma("),
     "refused_e_transposed": ([_a((200, 256)), _a((256, 64)), _a((192, 64)), _a((200, 192)), 64, 128, 64, 64],
                              "transposed", "ct.transpose(e)"),
+    "refused_e_computed": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 64, 64],
+                           "the second dot's B is not a TMA tile load of an argument", "y = ct.mma("),
+    "refused_e_fixed_column": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 64, 64],
+                               "column tile index other than program id 1", "ct.load(Lb, index=(0, 0)"),
+    "refused_e_view_transposed": ([_a((200, 256)), _a((256, 64)), _a((192, 64)), _a((200, 192)), 64, 128, 64, 64],
+                                  "read through a transposed view", "order=(1, 0)"),
 }
 
 
@@ -141,6 +147,22 @@ def test_refused_at_the_programs_line(name):
     line = int(hits[0].split(":")[1])
     assert source in inspect.getsource(P).splitlines()[line - 1], (line, hits[0])
 
+
+
+def test_e_padded_with_nan_is_refused_at_its_load():
+    """E loaded with ``padding_mode=NAN`` is refused at its load with the tier's padding reason (TMA pads
+    with zeros), as a first dot's operand is; not as an operand that is not a TMA load."""
+    import inspect
+
+    spec = [_a((200, 256)), _a((256, 48)), _a((48, 192)), _a((200, 192)), 64, 128, 64, 64]
+    prog = _compile(P.refused_e_padded_nan, spec, config="")
+    assert prog.kind == "simt", prog.remarks
+    here = re.escape(P.__file__)
+    hits = [r for r in prog.remarks if re.match(rf"{here}:\d+:\d+: warning: this dot operand is loaded with "
+                                                 "padding_mode=NAN", r)]
+    assert hits, prog.remarks
+    line = int(hits[0].split(":")[1])
+    assert "padding_mode=ct.PaddingMode.NAN" in inspect.getsource(P).splitlines()[line - 1], (line, hits[0])
 
 PROGRAMS = {
     "lowrank_scaled_bias": [_a((200, 200)), _a((200, 64)), _a((64, 192)), _a((192,), "float32"), _a((200, 192)), 0.5,
