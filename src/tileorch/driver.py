@@ -383,6 +383,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             if errors:
                 raise CompileError([f"{e} (after {layout_pass.name})" for e in errors])
     remarks.extend(layout_remarks(fallback))
+    from tileorch.transforms.tileaa_to_simt.ordered_views import ordered_view_remarks
+
+    remarks.extend(ordered_view_remarks(fallback))
     if has_dot:
         from tileorch.transforms.tileaa_to_simt.mma import dot_remarks
 
