@@ -244,10 +244,7 @@ def _clone_chain(chain: list[Operation], start: SSAValue, at: InsertPoint) -> SS
 
 
 def _splat_const(t: TensorType, value: float) -> arith.ConstantOp:
-    n = 1
-    for d in t.get_shape():
-        n *= d
-    return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value] * n))
+    return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value] * _numel(t)))
 
 
 def _rewrite(loop: scf.ForOp, form: _Form) -> None:
