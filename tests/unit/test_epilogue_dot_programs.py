@@ -78,6 +78,18 @@ def test_lowrank_chain_with_an_epilogue_on_the_second_accumulator():
     np.testing.assert_allclose(y, 0.5 * (t @ lb.astype(np.float64)) + bias[None, :], atol=2e-2, rtol=1e-2)
 
 
+
+def test_lowrank_chain_with_a_ragged_rank():
+    """A rank of 48 in a 64-column tile: B's columns and E's rows past 48 are TMA's zeros, as the program's
+    padded loads; ragged M and N beside it."""
+    m, k, r, n = 130, 200, 48, 130
+    spec = [_a((m, k)), _a((k, r)), _a((r, n)), _a((n,), "float32"), _a((m, n)), 0.5, 64, 128, 128, 64]
+    x, la, lb = _h(m, k), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    y = _emulate(P.lowrank_scaled_bias, spec, {0: x, 1: la, 2: lb, 3: bias}, 4, 2)
+    t = _f16(x.astype(np.float64) @ la.astype(np.float64))
+    np.testing.assert_allclose(y, 0.5 * (t @ lb.astype(np.float64)) + bias[None, :], atol=2e-2, rtol=1e-2)
+
 def test_fused_mlp_silu_between_the_dots():
     m, k, h, n = 130, 256, 64, 192
     spec = [_a((m, k)), _a((k, h)), _a((h, n)), _a((m, n)), h, 64, 64, 64]
