@@ -90,6 +90,18 @@ def test_lowrank_chain_with_a_ragged_rank():
     t = _f16(x.astype(np.float64) @ la.astype(np.float64))
     np.testing.assert_allclose(y, 0.5 * (t @ lb.astype(np.float64)) + bias[None, :], atol=2e-2, rtol=1e-2)
 
+
+def test_a_mask_on_the_hidden_positions_between_the_dots():
+    """A ``ct.where`` on the hidden column positions (below a runtime bound) between the dots: the masked
+    columns, whose exponential would be 1, add nothing (ragged M and N)."""
+    m, k, h, n, valid = 130, 200, 64, 130, 40
+    spec = [_a((m, k)), _a((k, h)), _a((h, n)), _a((m, n)), valid, 64, 128, 128, 64]
+    x, w1, w2 = _h(m, k), _h(k, h, scale=0.125), _h(h, n, scale=0.25)
+    y = _emulate(P.mlp_exp_masked_hidden, spec, {0: x, 1: w1, 2: w2}, 3, 2)
+    a = _f16(np.exp(0.125 * (x.astype(np.float64) @ w1.astype(np.float64))))
+    a[:, valid:] = 0.0
+    np.testing.assert_allclose(y, a @ w2.astype(np.float64), atol=2e-2, rtol=1e-2)
+
 def test_fused_mlp_silu_between_the_dots():
     m, k, h, n = 130, 256, 64, 192
     spec = [_a((m, k)), _a((k, h)), _a((h, n)), _a((m, n)), h, 64, 64, 64]
