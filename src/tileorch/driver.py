@@ -383,6 +383,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             if errors:
                 raise CompileError([f"{e} (after {layout_pass.name})" for e in errors])
     remarks.extend(layout_remarks(fallback))
+    from tileorch.transforms.tileaa_to_simt.ordered_views import ordered_view_remarks
+
+    remarks.extend(ordered_view_remarks(fallback))
     if has_dot:
         from tileorch.transforms.tileaa_to_simt.mma import dot_remarks
 
@@ -574,7 +577,8 @@ class TierOutput:
 def simt_kernel_remarks(kernel) -> list[str]:
     """The remarks a lowered SIMT ``kernel`` (``func.func``, or None) carries as attributes: its
     reduction loop split over a cluster, one program per warp, several programs per warp,
-    recomputed broadcasts, divisions by a shared divisor, dynamic shared memory (shared by
+    recomputed broadcasts, divisions by a shared divisor, reductions without an exchange, dynamic
+    shared memory (shared by
     :func:`compile_program` and ``tileorch compile --remarks``)."""
     if kernel is None:
         return []
@@ -596,6 +600,9 @@ _SIMT_KERNEL_REMARKS = (
      "reciprocal per thread and three FMA per element, one branch per thread to div.rn where an operand lies "
      "outside [2^-60, 2^60] (zero numerators, such as a ragged row's padding, stay on the fast path; "
      "tileaa_to_simt/uniform_division.py; TILEORCH_UNIFORM_DIV=0: div.rn per element)"),
+    ("tileorch.thread_local_reductions", "{n} reduction(s) whose every thread already holds the result elements "
+     "the output's layout gives it: no shared-memory exchange and no barrier for them "
+     "(tileaa_to_simt/thread_local_reduce.py; TILEORCH_SIMT_REDUCE_EXCHANGE=1: the exchange)"),
     ("tileorch.programs_per_warp", "{n} programs per warp, the loads of all issued before the first is reduced (a "
      "program that loads under 2 KiB per warp: more bytes in flight per warp)"),
     ("tileorch.gather_min_ctas", "a gather without a loop: ptxas asked to keep {n} CTAs resident per SM "

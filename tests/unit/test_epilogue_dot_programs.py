@@ -78,6 +78,30 @@ def test_lowrank_chain_with_an_epilogue_on_the_second_accumulator():
     np.testing.assert_allclose(y, 0.5 * (t @ lb.astype(np.float64)) + bias[None, :], atol=2e-2, rtol=1e-2)
 
 
+
+def test_lowrank_chain_with_a_ragged_rank():
+    """A rank of 48 in a 64-column tile: B's columns and E's rows past 48 are TMA's zeros, as the program's
+    padded loads; ragged M and N beside it."""
+    m, k, r, n = 130, 200, 48, 130
+    spec = [_a((m, k)), _a((k, r)), _a((r, n)), _a((n,), "float32"), _a((m, n)), 0.5, 64, 128, 128, 64]
+    x, la, lb = _h(m, k), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    y = _emulate(P.lowrank_scaled_bias, spec, {0: x, 1: la, 2: lb, 3: bias}, 4, 2)
+    t = _f16(x.astype(np.float64) @ la.astype(np.float64))
+    np.testing.assert_allclose(y, 0.5 * (t @ lb.astype(np.float64)) + bias[None, :], atol=2e-2, rtol=1e-2)
+
+
+def test_a_mask_on_the_hidden_positions_between_the_dots():
+    """A ``ct.where`` on the hidden column positions (below a runtime bound) between the dots: the masked
+    columns, whose exponential would be 1, add nothing (ragged M and N)."""
+    m, k, h, n, valid = 130, 200, 64, 130, 40
+    spec = [_a((m, k)), _a((k, h)), _a((h, n)), _a((m, n)), valid, 64, 128, 128, 64]
+    x, w1, w2 = _h(m, k), _h(k, h, scale=0.125), _h(h, n, scale=0.25)
+    y = _emulate(P.mlp_exp_masked_hidden, spec, {0: x, 1: w1, 2: w2}, 3, 2)
+    a = _f16(np.exp(0.125 * (x.astype(np.float64) @ w1.astype(np.float64))))
+    a[:, valid:] = 0.0
+    np.testing.assert_allclose(y, a @ w2.astype(np.float64), atol=2e-2, rtol=1e-2)
+
 def test_fused_mlp_silu_between_the_dots():
     m, k, h, n = 130, 256, 64, 192
     spec = [_a((m, k)), _a((k, h)), _a((h, n)), _a((m, n)), h, 64, 64, 64]
@@ -123,6 +147,12 @@ REFUSED = {
                                   "y = ct.mma("),
     "refused_e_transposed": ([_a((200, 256)), _a((256, 64)), _a((192, 64)), _a((200, 192)), 64, 128, 64, 64],
                              "transposed", "ct.transpose(e)"),
+    "refused_e_computed": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 64, 64],
+                           "the second dot's B is not a TMA tile load of an argument", "y = ct.mma("),
+    "refused_e_fixed_column": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 64, 64],
+                               "column tile index other than program id 1", "ct.load(Lb, index=(0, 0)"),
+    "refused_e_view_transposed": ([_a((200, 256)), _a((256, 64)), _a((192, 64)), _a((200, 192)), 64, 128, 64, 64],
+                                  "read through a transposed view", "order=(1, 0)"),
 }
 
 
@@ -141,6 +171,22 @@ def test_refused_at_the_programs_line(name):
     line = int(hits[0].split(":")[1])
     assert source in inspect.getsource(P).splitlines()[line - 1], (line, hits[0])
 
+
+
+def test_e_padded_with_nan_is_refused_at_its_load():
+    """E loaded with ``padding_mode=NAN`` is refused at its load with the tier's padding reason (TMA pads
+    with zeros), as a first dot's operand is; not as an operand that is not a TMA load."""
+    import inspect
+
+    spec = [_a((200, 256)), _a((256, 48)), _a((48, 192)), _a((200, 192)), 64, 128, 64, 64]
+    prog = _compile(P.refused_e_padded_nan, spec, config="")
+    assert prog.kind == "simt", prog.remarks
+    here = re.escape(P.__file__)
+    hits = [r for r in prog.remarks if re.match(rf"{here}:\d+:\d+: warning: this dot operand is loaded with "
+                                                 "padding_mode=NAN", r)]
+    assert hits, prog.remarks
+    line = int(hits[0].split(":")[1])
+    assert "padding_mode=ct.PaddingMode.NAN" in inspect.getsource(P).splitlines()[line - 1], (line, hits[0])
 
 PROGRAMS = {
     "lowrank_scaled_bias": [_a((200, 200)), _a((200, 64)), _a((64, 192)), _a((192,), "float32"), _a((200, 192)), 0.5,

@@ -67,3 +67,30 @@ def test_every_program_assembles_without_spills_but_the_listed():
     spilled = {name for name in sorted(PROGRAMS)
                if run_ptxas(compile_sweep_program(PROGRAMS, name).ptx, "sm_90a").spill_warnings()}
     assert spilled == SPILLS
+
+
+def test_ordered_view_accesses_are_remarked_at_their_lines():
+    """Each view load / store with a memory order is named at its line by a remark: its element-by-element
+    lowering (no vector access) and the barrier or fence beside it (ordered_views.ordered_view_remarks)."""
+    import inspect
+    import re
+
+    from tileorch.testing import user_programs19
+
+    prog = compile_sweep_program(PROGRAMS, "ordered_view_loads_and_stores")
+    here = re.escape(user_programs19.__file__)
+    said = {}
+    for r in prog.remarks:
+        m = re.match(rf"{here}:(\d+):\d+: remark: this (\w+) view (load|store) \(gpu scope\) runs element by element "
+                     r"as ordered atomic (loads|stores), no vector access(.*)", r)
+        if m:
+            said[(m.group(2), m.group(3))] = (int(m.group(1)), m.group(5))
+    source = inspect.getsource(user_programs19).splitlines()
+    expected = {("acquire", "load"): ("x = ct.load(X", "; then the CTA passes a barrier"),
+                ("relaxed", "load"): ("w = ct.load(W", ""),
+                ("release", "store"): ("ct.store(Y", "; after a CTA barrier and a release fence"),
+                ("relaxed", "store"): ("ct.store(Z", "")}
+    assert set(said) == set(expected), prog.remarks
+    for key, (text, beside) in expected.items():
+        line, tail = said[key]
+        assert text in source[line - 1] and tail == beside, (key, line, tail)

@@ -1,8 +1,9 @@
 """Tile programs whose second dot reads a K loop's result after the loop (GEMM then GEMM), for the GEMM
 kernel's second dot on the accumulator (:mod:`tileorch.transforms.tileas.epilogue_dot`): a low-rank chain
 with an epilogue on the second accumulator, a fused MLP whose hidden width is one tile (SiLU and ReLU
-between the dots, biases on both layers), and the shapes the lowering refuses at the program's line (a rank beyond one tile, an A
-that reads another tile, a second accumulator that starts from a loaded tile, a transposed E).  Driven by
+between the dots, biases on both layers, a mask on the hidden positions), and the shapes the lowering refuses at the program's line (a rank beyond one tile, an A
+that reads another tile, a second accumulator that starts from a loaded tile, a transposed E, E loaded
+with NaN padding, scaled, at a fixed column tile or through a transposed view).  Driven by
 tests/unit/test_epilogue_dot_programs.py (paths, remarks, refusals, the PTX emulator against numpy) and
 tests/gpu/test_epilogue_dot_gpu.py (torch fp32).  Importing it needs ``cuda.tile``."""
 
@@ -50,6 +51,20 @@ def mlp_relu_scaled(X, W1, W2, Y, s: float, H: C[int], tm: C[int], tn: C[int], t
     y = ct.mma(a, ct.load(W2, index=(0, bn), shape=(H, tn)), ct.zeros((tm, tn), dtype=ct.float32))
     ct.store(Y, index=(bm, bn), tile=y)
 
+
+
+@ct.kernel
+def mlp_exp_masked_hidden(X, W1, W2, Y, h_valid: int, H: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """``exp(x W1 / 8)`` on the hidden columns below ``h_valid`` only (a mask on the positions between the dots,
+    zero elsewhere, where the exponential is 1) times ``W2``: the hidden width one tile."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    h = ct.zeros((tm, H), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        h = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(W1, index=(k, 0), shape=(tk, H)), h)
+    live = ct.arange(H, dtype=ct.int32)[None, :] < h_valid
+    a = ct.where(live, ct.exp(h * 0.125), 0.0).astype(ct.float16)
+    y = ct.mma(a, ct.load(W2, index=(0, bn), shape=(H, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
 
 @ct.kernel
 def refused_rank_tile_one(X, La, Lb, Y, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
@@ -109,6 +124,53 @@ def refused_own_k_range(X, La, Lb, Y, R: C[int], tm: C[int], tn: C[int], tk: C[i
     y = ct.mma(t.astype(ct.float16), ct.load(Lb, index=(0, bn), shape=(R, tn)), ct.zeros((tm, tn), dtype=ct.float32))
     ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
 
+
+
+@ct.kernel
+def refused_e_padded_nan(X, La, Lb, Y, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: E loaded with ``padding_mode=NAN`` (its rows past a ragged rank would be NaN; TMA gives zeros)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    e = ct.load(Lb, index=(0, bn), shape=(R, tn), padding_mode=ct.PaddingMode.NAN)
+    y = ct.mma(t.astype(ct.float16), e, ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def refused_e_computed(X, La, Lb, Y, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: the second dot's B is computed from E's tile (scaled), not E's tile as loaded."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    e = ct.load(Lb, index=(0, bn), shape=(R, tn)) * 2.0
+    y = ct.mma(t.astype(ct.float16), e.astype(ct.float16), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def refused_e_fixed_column(X, La, Lb, Y, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: E's column tile is the constant 0 while the output's is program id 1."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    y = ct.mma(t.astype(ct.float16), ct.load(Lb, index=(0, 0), shape=(R, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def refused_e_view_transposed(X, La, LbT, Y, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: E given ``[N2, R]`` and read through a transposed view (``order=(1, 0)``), no permute."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    e = ct.load(LbT, index=(0, bn), shape=(R, tn), order=(1, 0))
+    y = ct.mma(t.astype(ct.float16), e, ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
 
 @ct.kernel
 def mlp_biases_relu(X, W1, b1, W2, b2, Y, H: C[int], tm: C[int], tn: C[int], tk: C[int]):

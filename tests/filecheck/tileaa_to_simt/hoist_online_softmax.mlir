@@ -50,9 +50,11 @@
 // CHECK: nv_tileaa.log %[[SO]]
 // CHECK: nv_tileaa.addf %[[MO]]
 // OFF-LABEL: nv_tileaa.func @online
+// OFF-NOT: scf.if
 // OFF: scf.for
 // OFF: "nv_tileaa.reduce"
 // OFF-NOT: nv_tileaa.negf
+// OFF: nv_tileaa.return
 builtin.module {
   nv_tileaa.func @online(%f: f32, %lb: i32, %n: i32, %st: i32) {
     %ninf = arith.constant 0xff800000 : f32
@@ -105,9 +107,11 @@ builtin.module {
 // Not taken: the running max is also used for something else in the loop (here yielded twice),
 // so the per-iteration value is needed; the loop stays as written.
 // CHECK-LABEL: nv_tileaa.func @max_used_elsewhere
+// CHECK-NOT: scf.if
 // CHECK: scf.for
 // CHECK: "nv_tileaa.reduce"
 // CHECK-NOT: nv_tileaa.negf
+// CHECK: nv_tileaa.return
 builtin.module {
   nv_tileaa.func @max_used_elsewhere(%f: f32, %n: i32) {
     %lb = arith.constant 0 : i32
@@ -149,9 +153,11 @@ builtin.module {
 // Not taken: the sum is of exp(x - m) with the *old* max (not the max the loop just computed):
 // a different recurrence.
 // CHECK-LABEL: nv_tileaa.func @old_max
+// CHECK-NOT: scf.if
 // CHECK: scf.for
 // CHECK: "nv_tileaa.reduce"
 // CHECK-NOT: nv_tileaa.negf
+// CHECK: nv_tileaa.return
 builtin.module {
   nv_tileaa.func @old_max(%f: f32, %n: i32) {
     %lb = arith.constant 0 : i32
@@ -181,6 +187,52 @@ builtin.module {
         "nv_tileaa.yield"(%aa) : (f32) -> ()
       }) : (tensor<256xf32>) -> tensor<f32>
       %sx = nv_tileaa.extract %q2 {indices = array<i32>} : tensor<f32> -> f32
+      %sn = nv_tileaa.fma %s0, %c, %sx : f32
+      scf.yield %mn, %sn : f32, f32
+    }
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+// Not taken: the max and the sum are of row 0 only (each reduced along its row, then element 0
+// extracted), while x has two rows: per-element tiles over all of x would fold row 1 in too.
+// CHECK-LABEL: nv_tileaa.func @first_row_only
+// CHECK-NOT: scf.if
+// CHECK: scf.for
+// CHECK: "nv_tileaa.reduce"
+// CHECK-NOT: nv_tileaa.negf
+// CHECK: nv_tileaa.return
+builtin.module {
+  nv_tileaa.func @first_row_only(%f: f32, %n: i32) {
+    %lb = arith.constant 0 : i32
+    %st = arith.constant 1 : i32
+    %ninf = arith.constant 0xff800000 : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %y = nv_tileaa.splat %f : f32 -> tensor<2x256xf32>
+    %m, %s = scf.for %i = %lb to %n step %st iter_args(%m0 = %ninf, %s0 = %zero) -> (f32, f32) : i32 {
+      %fi = arith.sitofp %i : i32 to f32
+      %t = nv_tileaa.splat %fi : f32 -> tensor<2x256xf32>
+      %x = nv_tileaa.mulf %t, %y : tensor<2x256xf32>
+      %r2 = "nv_tileaa.reduce"(%x) <{dim = 1 : i32, identities = [0xff800000 : f32]}> ({
+      ^bb0(%p: f32, %q: f32):
+        %mm = nv_tileaa.maxf %p, %q : f32
+        "nv_tileaa.yield"(%mm) : (f32) -> ()
+      }) : (tensor<2x256xf32>) -> tensor<2xf32>
+      %mx = nv_tileaa.extract %r2 {indices = array<i32: 0>} : tensor<2xf32> -> f32
+      %mn = nv_tileaa.maxf %m0, %mx : f32
+      %dm = nv_tileaa.subf %m0, %mn : f32
+      %c = nv_tileaa.exp %dm : f32
+      %b = nv_tileaa.splat %mn : f32 -> tensor<2x256xf32>
+      %xd = nv_tileaa.subf %x, %b : tensor<2x256xf32>
+      %e = nv_tileaa.exp %xd : tensor<2x256xf32>
+      %q2 = "nv_tileaa.reduce"(%e) <{dim = 1 : i32, identities = [0.000000e+00 : f32]}> ({
+      ^bb0(%p: f32, %q: f32):
+        %aa = nv_tileaa.addf %p, %q : f32
+        "nv_tileaa.yield"(%aa) : (f32) -> ()
+      }) : (tensor<2x256xf32>) -> tensor<2xf32>
+      %sx = nv_tileaa.extract %q2 {indices = array<i32: 0>} : tensor<2xf32> -> f32
       %sn = nv_tileaa.fma %s0, %c, %sx : f32
       scf.yield %mn, %sn : f32, f32
     }

@@ -7,6 +7,7 @@
 // the only barriers are the second's (its eight warps' partials); before, the first reduction
 // wrote each thread's two slots to shared memory and read them back between two barriers.
 // CHECK-LABEL: func.func @full_max
+// CHECK-SAME: tileorch.thread_local_reductions = 1 : i32
 // CHECK-NOT: nvvm.barrier
 // CHECK-COUNT-5: llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.i32"
 // CHECK: nvvm.barrier
@@ -15,6 +16,7 @@
 // CHECK-NOT: nvvm.barrier
 // CHECK: func.return
 // EXCHANGE-LABEL: func.func @full_max
+// EXCHANGE-NOT: tileorch.thread_local_reductions
 // EXCHANGE: nvvm.barrier
 // EXCHANGE-COUNT-2: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // EXCHANGE: nvvm.barrier
@@ -47,11 +49,13 @@ builtin.module {
 // four rows per column (three adds per output slot, rows in order) and holds its own two sums.
 // No shuffle, no barrier, no shared memory.
 // CHECK-LABEL: func.func @column_sum
+// CHECK-SAME: tileorch.thread_local_reductions = 1 : i32
 // CHECK-COUNT-6: arith.addf
 // CHECK-NOT: nvvm.barrier
 // CHECK-NOT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.i32"
 // CHECK: func.return
 // EXCHANGE-LABEL: func.func @column_sum
+// EXCHANGE-NOT: tileorch.thread_local_reductions
 // EXCHANGE: nvvm.barrier
 builtin.module {
   nv_tileaa.func @column_sum(%f: f32, %g: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 8>} {
@@ -75,6 +79,7 @@ builtin.module {
 // so a column's rows lie in eight warps (thread bits inside the reduced dimension): their values
 // still meet in shared memory (barrier, store, barrier, each thread adds the column's eight).
 // CHECK-LABEL: func.func @column_sum_across_threads
+// CHECK-NOT: tileorch.thread_local_reductions
 // CHECK: nvvm.barrier
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier

@@ -217,6 +217,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         self._scratch_seen = 0
         self.rematerialized = 0
         self.uniform_divisions = 0
+        self.thread_local_reductions = 0
         self._stage_end = 0
         self.smem: SSAValue | None = None
         self.has_loads = any(op.name in ("nv_tileaa.tiled_load", "nv_tileaa.load") for op in fn.walk())
@@ -353,6 +354,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         self.print_lock = False
         self.entry_block = entry
         self.uniform_divisions = 0  # divisions by one shared register (uniform_division.py)
+        self.thread_local_reductions = 0  # reductions whose result needs no exchange (thread_local_reduce.py)
         e = Emitter(entry, self.threads, share_constants=True, fold_constants=True)  # (its emitters only append)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         v = 2
@@ -377,6 +379,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             new.attributes[rematerialize.ATTR] = IntegerAttr(self.rematerialized, i32)
         if self.uniform_divisions:
             new.attributes[uniform_division.ATTR] = IntegerAttr(self.uniform_divisions, i32)
+        if self.thread_local_reductions:
+            new.attributes[thread_local_reduce.ATTR] = IntegerAttr(self.thread_local_reductions, i32)
         if self.split is not None:
             new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.max_cluster(), i32)
         threads = self.threads
@@ -1573,6 +1577,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         held = None if ragged else thread_local_reduce.owned_results(
             partials, self.layout.slots(out_shape), self.vec(out_shape), self.ragged(out_shape), v, threads, a, b)
         if held is not None:  # each thread already holds its own output slots: no exchange
+            self.thread_local_reductions += 1
             for k, res in enumerate(op.results):
                 self.vals[res] = Tile(out_shape, srcs[k].element, [vals[k] for vals in held])
             return True

@@ -16,6 +16,8 @@ sums are reassociated (as any split reduction, the last bits may differ).
 
 * the kernel body has exactly one top-level ``scf.for``; no op before it or inside it writes
   memory (``tiled_store``, ``store``, atomics), so ranks other than 0 have no visible effect;
+* no access inside it has a memory order other than weak (an ``ACQUIRE`` load orders the later
+  iterations' loads after it, which concurrent ranks would not);
 * every loop-carried tile or scalar is folded by one associative, commutative op with an
   identity (:data:`IDENTITIES`): the yielded value is ``fold(arg, x)`` and ``arg`` has no other
   use (memory tokens and values yielded unchanged are carried as they are);
@@ -32,7 +34,7 @@ from xdsl.dialects import scf
 from xdsl.ir import Block, Operation, SSAValue
 
 from tileorch.dialects.nv_tileaa.attrs import MemTokenType
-from tileorch.transforms.tileaa_to_simt.prefetch import WRITES
+from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, ordered_access
 
 CLUSTER_SPLIT_ATTR = "tileorch.cluster_split"
 """On a SIMT kernel: its reduction loop is split over the CTAs of a cluster (module docstring)."""
@@ -82,6 +84,13 @@ def _writes(op: Operation) -> bool:
     return any(inner.name in WRITES for inner in op.walk())
 
 
+def _ordered(op: Operation) -> bool:
+    """An access of ``op`` (or inside it) keeps its order (:func:`prefetch.ordered_access`): split, the
+    loop's iterations would run concurrently on the cluster's CTAs, a later one's loads before an
+    earlier one's acquire."""
+    return any(ordered_access(inner) for inner in op.walk())
+
+
 def split_loop(fn: Operation) -> SplitLoop | None:
     """The loop to split over a cluster (module docstring), or None."""
     if not enabled():
@@ -96,7 +105,7 @@ def split_loop(fn: Operation) -> SplitLoop | None:
             break
         if _writes(op):
             return None
-    if _writes(loop):
+    if _writes(loop) or _ordered(loop):
         return None
     body = loop.body.blocks[0]
     yielded = body.last_op

@@ -103,15 +103,31 @@ def _single_use(v: SSAValue) -> bool:
     return v.uses.get_length() == 1
 
 
+def _numel(t) -> int:
+    n = 1
+    for d in (t.get_shape() if isinstance(t, TensorType) else ()):
+        n *= d
+    return n
+
+
+def _keeps_elements(op: Operation) -> bool:
+    """A shape op that neither drops nor repeats elements (an ``extract`` of one element of several, a
+    broadcast of one to several, change what a reduction after them folds)."""
+    return _numel(op.operands[0].type) == _numel(op.results[0].type)
+
+
 def _chain_to(v: SSAValue, target: SSAValue | None, fold: str | None) -> tuple[SSAValue, list[Operation]] | None:
-    """Walk from ``v`` back through one-operand reductions whose combiner is ``fold`` (none when
-    ``fold`` is None) and shape ops, up to ``target`` (None: as far as they go): (the source, the
-    ops in program order), or None when ``target`` is not reached."""
+    """Walk from ``v`` back through one-operand reductions whose combiner is ``fold`` and shape ops
+    that keep every element once (:func:`_keeps_elements`: the chain folds every element of its
+    source exactly once), or, when ``fold`` is None, through shape ops alone (a value spread from
+    one element), up to ``target`` (None: as far as they go): (the source, the ops in program
+    order), or None when ``target`` is not reached."""
     ops: list[Operation] = []
     while v is not target:
         op = _owner(v)
-        if op is None or not (op.name in SHAPE_OPS or (fold is not None and op.name == "nv_tileaa.reduce"
-                                                        and len(op.operands) == 1 and combiner(op) == fold)):
+        shape_op = op is not None and op.name in SHAPE_OPS and (fold is None or _keeps_elements(op))
+        if op is None or not (shape_op or (fold is not None and op.name == "nv_tileaa.reduce"
+                                           and len(op.operands) == 1 and combiner(op) == fold)):
             if target is not None:
                 return None
             break
@@ -228,10 +244,7 @@ def _clone_chain(chain: list[Operation], start: SSAValue, at: InsertPoint) -> SS
 
 
 def _splat_const(t: TensorType, value: float) -> arith.ConstantOp:
-    n = 1
-    for d in t.get_shape():
-        n *= d
-    return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value] * n))
+    return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value] * _numel(t)))
 
 
 def _rewrite(loop: scf.ForOp, form: _Form) -> None:

@@ -18,6 +18,9 @@ accesses it shares):
   ``fence.release`` at the op's scope (the system's for ``sys``), then stores its elements as
   relaxed atomic stores (``st.relaxed.sys``); a ``relaxed`` store is the relaxed stores alone.
   A store is followed by ``bar.sync`` when the kernel also loads (as the weak store).
+
+:func:`ordered_view_remarks` says so at each such access's line (the driver's remarks): it has no
+vector access.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
 
+from tileorch.diagnostics import format_error
 from tileorch.dialects import llvm_ext
 from tileorch.transforms.tileaa_to_simt.emit import Emitter, Tile, byte_size, global_type, reg_type
 from tileorch.transforms.tileaa_to_simt.pointers import _order
@@ -33,6 +37,28 @@ from tileorch.transforms.tileaa_to_simt.pointers import _order
 def ordered(op) -> bool:
     """Whether the view access ``op`` has an ordering other than ``weak``."""
     return _order(op)[2]
+
+
+_VIEW_ACCESSES = {"nv_tileaa.tiled_load": "load", "nv_tileaa.tiled_store": "store"}
+
+
+def ordered_view_remarks(module) -> list[str]:
+    """One located ``remark:`` per ordered view access of ``module`` (a ``tiled_load`` /
+    ``tiled_store`` that :func:`ordered` holds for): its element-by-element lowering (module
+    docstring) and the barrier / fence beside it."""
+    out = []
+    for op in module.walk():
+        kind = _VIEW_ACCESSES.get(op.name)
+        if kind is None or not ordered(op):
+            continue
+        sem = op.mem_semantic.value.data
+        scope = op.mem_scope.value.data if op.mem_scope is not None else "gpu"
+        beside = ("; then the CTA passes a barrier" if kind == "load" and sem in ("acquire", "acq_rel") else
+                  "; after a CTA barrier and a release fence" if kind == "store" and sem in ("release", "acq_rel")
+                  else "")
+        out.append(format_error(op, f"this {sem} view {kind} ({scope} scope) runs element by element as ordered "
+                                    f"atomic {kind}s, no vector access{beside}", "remark"))
+    return out
 
 
 class OrderedViewLowering:

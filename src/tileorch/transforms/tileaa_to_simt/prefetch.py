@@ -45,6 +45,14 @@ MAX_PREFETCH_SLOTS = 64
 WRITES = ("nv_tileaa.tiled_store", "nv_tileaa.store", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas", "nv_tileaa.print")
 """Ops with a visible effect (a print's output counts: no load moves above it, a loop with one is
 not prefetched or split over a cluster, a warp's later programs run it under ``id < programs``)."""
+
+
+def ordered_access(op: Operation) -> bool:
+    """``op`` accesses memory with an order other than ``weak`` (``memory_order=ACQUIRE`` / ``RELEASE`` /
+    ``RELAXED``...): it keeps its place among the kernel's accesses (no reordering, no loop split over a
+    cluster, whose iterations would then run concurrently)."""
+    sem = op.properties.get("mem_semantic")
+    return sem is not None and getattr(getattr(sem, "value", None), "data", "weak") != "weak"
 SCALAR_INT_OPS = ("nv_tileaa.addi", "nv_tileaa.subi", "nv_tileaa.muli")
 
 

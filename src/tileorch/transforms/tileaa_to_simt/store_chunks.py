@@ -34,6 +34,8 @@ import os
 
 from xdsl.ir import Block, Operation
 
+from tileorch.transforms.tileaa_to_simt.prefetch import ordered_access
+
 ENV = "TILEORCH_SIMT_STORE_CHUNK"
 ATTR = "tileorch.store_chunk"
 
@@ -60,8 +62,7 @@ def unordered_memory(fn: Operation) -> bool:
     for op in fn.walk():
         if op.name in _NOT_UNORDERED:
             return False
-        sem = op.properties.get("mem_semantic")
-        if sem is not None and getattr(getattr(sem, "value", None), "data", "weak") != "weak":
+        if ordered_access(op):
             return False  # a relaxed / acquire / release access keeps its place
         for v in op.operands:
             if isinstance(v.type, MemTokenType):

@@ -16,12 +16,16 @@ Cases: a full reduction of a ``(1, N)`` tile, which cuTile's ``ct.max(x)`` / ``c
 a reduction of the unit dimension first (the cross-entropy / logsumexp row loops: two per tile and
 step); a column reduction of an ``(R, N)`` tile whose rows each span every thread.  The folded
 values are the same in the same order; only the exchange goes (``TILEORCH_SIMT_REDUCE_EXCHANGE=1``
-keeps it, for a GPU A/B).
+keeps it, for a GPU A/B).  The kernel records how many reductions skipped it (:data:`ATTR`, the
+driver's remark).
 """
 
 from __future__ import annotations
 
 import os
+
+ATTR = "tileorch.thread_local_reductions"
+"""On a lowered SIMT kernel: how many reductions left their partials in place (no shared-memory exchange)."""
 
 
 def exchange_forced() -> bool:

@@ -831,6 +831,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     dots = [o for o in sw.walk() if isinstance(o, ts.DotOp)]
     ed = find_epilogue_dot(kernel)  # a second dot on the K loop's result (GEMM then GEMM)
     if ed is not None:
+        padded = padded_operand([ed.dot])  # E read with NaN / infinity padding: TMA would give zeros
+        if padded is not None:
+            raise LocatedError(padded[0], padded_operand_message(padded[1]))
         check_epilogue_dot(ed, sw)
         dots = [d for d in dots if d is not ed.dot]
     if len(dots) > 1:
