@@ -26,12 +26,24 @@ def pristine():
     return _lowered()
 
 
+def _copy(module):
+    """A fresh copy of a lowered module and its one chained kernel."""
+    copy = module.clone()
+    (fn,) = [o for o in copy.body.block.ops if o.name == "func.func"]
+    return copy, fn
+
+
+def _enclosing_loop(op):
+    """The innermost ``scf.for`` around ``op``."""
+    loop = op.parent_op()
+    while loop.name != "scf.for":
+        loop = loop.parent_op()
+    return loop
+
+
 @pytest.fixture
 def kernel(pristine):
-    """A fresh copy of the lowered module and its one chained kernel."""
-    module = pristine.clone()
-    (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
-    return module, fn
+    return _copy(pristine)
 
 
 def _refusal(module) -> tuple[str, object]:
@@ -160,9 +172,7 @@ def test_an_empty_wait_guarded_by_something_else_than_the_iteration(kernel):
 def test_a_producer_tail_that_does_not_start_where_the_ring_loop_ends(kernel):
     module, fn = kernel
     wait = _ring_loop_op(fn, WAIT, "(producer tail)")
-    tail = wait.parent_op()
-    while tail.name != "scf.for":
-        tail = tail.parent_op()
+    tail = _enclosing_loop(wait)
     _replace_operand(tail, 0, _constant_before(tail, 0, tail.operands[0].type))
     message, at = _refusal(module)
     assert "the producer's tail is not one loop from n to n + T" in message
@@ -171,10 +181,7 @@ def test_a_producer_tail_that_does_not_start_where_the_ring_loop_ends(kernel):
 
 def test_a_pipelined_consumer_loop_that_starts_at_tile_zero(kernel):
     module, fn = kernel
-    wait = _ring_loop_op(fn, WAIT, "full barrier (consumer)")
-    loop = wait.parent_op()
-    while loop.name != "scf.for":
-        loop = loop.parent_op()
+    loop = _enclosing_loop(_ring_loop_op(fn, WAIT, "full barrier (consumer)"))
     _replace_operand(loop, 0, _constant_before(loop, 0, loop.operands[0].type))
     message, at = _refusal(module)
     assert "the pipelined consumer loop must start at tile 1" in message
@@ -199,26 +206,16 @@ def test_two_ring_bases_on_the_full_side(kernel):
 @pytest.fixture(scope="module")
 def pingpong_pristine():
     """The kernel with the consumer warp groups' named-barrier ping-pong (``TILEORCH_ATTN_PINGPONG=1``)."""
-    import os
-
     from test_check_chained import _lowered
 
-    old = os.environ.get("TILEORCH_ATTN_PINGPONG")
-    os.environ["TILEORCH_ATTN_PINGPONG"] = "1"
-    try:
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("TILEORCH_ATTN_PINGPONG", "1")
         return _lowered()
-    finally:
-        if old is None:
-            os.environ.pop("TILEORCH_ATTN_PINGPONG", None)
-        else:
-            os.environ["TILEORCH_ATTN_PINGPONG"] = old
 
 
 @pytest.fixture
 def pingpong(pingpong_pristine):
-    module = pingpong_pristine.clone()
-    (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
-    return module, fn
+    return _copy(pingpong_pristine)
 
 
 def _named(fn, name: str):
@@ -249,9 +246,7 @@ def test_a_named_barrier_id_read_from_an_unknown_value(pingpong):
     """The id is the loop's induction variable: not a function of the warp group and the trip count."""
     module, fn = pingpong
     (sync,) = _named(fn, "nvvm.barrier")
-    loop = sync.parent_op()
-    while loop.name != "scf.for":
-        loop = loop.parent_op()
+    loop = _enclosing_loop(sync)
     _replace_operand(sync, 0, loop.regions[0].blocks.first.args[0])
     message, at = _refusal(module)
     assert "a named barrier's id or guard is not a function of the warp group (tid / 128) and the trip count" \
