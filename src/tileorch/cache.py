@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 
 try:  # CPython's own SHA-256 (the same digests as hashlib's): ``hashlib`` loads OpenSSL and
     from _sha256 import sha256  # blake2 on import, a tenth of a relaunch's import (3.11; _sha2 from 3.12)
@@ -39,13 +40,15 @@ except ImportError:
     except ImportError:
         from hashlib import sha256
 
+from tileorch import settings
+
 CACHE_DIR_ENV = "TILEORCH_CACHE_DIR"
 CACHE_SWITCH_ENV = "TILEORCH_CACHE"
 FORMAT = 3
 """Bumped when the entry layout or a record's meaning changes: older entries then miss."""
 
 COMPILER_PARTS = ("analysis", "backend", "dialects", "frontend", "kernels", "schedulers", "transforms",
-                  "diagnostics.py", "registry.py")
+                  "diagnostics.py", "registry.py", "settings.py")
 """What of the ``tileorch`` package decides a compiled program (relative to the package)."""
 
 
@@ -265,33 +268,28 @@ def ptxas_path() -> str:
     return path
 
 
-COMPILE_ENV = ("TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_ATTN_PERSISTENT",
-               "TILEORCH_ATTN_EPILOGUE", "TILEORCH_ATTN_PEELED_MASKS",
-               "TILEORCH_ATTN_TREE_REDUCE", "TILEORCH_ATTN_NEXT_S", "TILEORCH_ATTN_EXP2_FMA",
-               "TILEORCH_ATTN_ROW_DIV", "TILEORCH_ATTN_EARLY_Q", "TILEORCH_ATTN_STAGES",
-               "TILEORCH_ATTN_SKIP_RESCALE", "TILEORCH_ATTN_LATE_RESCALE",
-               "TILEORCH_ATTN_LATE_PACK", "TILEORCH_ATTN_SCHEDULE", "TILEORCH_WARP_PROGRAMS",
-               "TILEORCH_CLUSTER_SPLIT", "TILEORCH_PREFETCH_UNROLL", "TILEORCH_PROGRAMS_PER_WARP",
-               "TILEORCH_CLUSTER_SPLIT_MAX", "TILEORCH_SIMT_MMA", "TILEORCH_EPILOGUE_ROUNDS", "TILEORCH_MATH",
-               "TILEORCH_REMATERIALIZE", "TILEORCH_RAGGED_ROWS", "TILEORCH_GATHER_RUNS",
-               "TILEORCH_UNIFORM_DIV", "TILEORCH_GATHER_WARPS", "TILEORCH_SIMT_STORE_CHUNK", "TILEORCH_F32_DOT",
-               "TILEORCH_PREDICATED_INDEX_LOADS", "TILEORCH_SIMT_VECTOR_BYTES",
-               "TILEORCH_ROW_RUNS", "TILEORCH_COMPUTED_OPERAND", "TILEORCH_SIMT_REDUCE_EXCHANGE",
-               "TILEORCH_ONLINE_SOFTMAX")
-"""Environment switches that change what the compiler emits (the chained-dots overlap, ping-pong,
-persistence, epilogue, peeled first tile and row reductions, the SIMT path's warp packing, programs
-per warp, cluster split and its largest cluster, two-iteration prefetching loops, mma.sync dots, the
-GEMM epilogue's rounds, approximate math, the SIMT path's recomputed broadcasts, ragged-row path,
-gather runs, divisions by a shared divisor, predicated index loads, the SIMT access width, the runs
-per thread of a single-pass row reduction, a computed GEMM operand's K-vector prefetch, the SIMT
-reductions' shared-memory exchange and the per-element online softmax):
-their values are part of every key, so a run with a switch on never reads a program compiled with
-it off."""
+COMPILE_ENV = settings.CODEGEN
+"""Environment switches that change what the compiler emits (the settings of :mod:`tileorch.settings`
+marked ``codegen``: the chained-dots tier's overlap, ping-pong, persistence, epilogue, ...; the GEMM
+epilogue's rounds and computed operands; approximate math; the SIMT path's warp packing, cluster
+split, prefetching, mma.sync dots, access width, reductions, online softmax, ...): their values are
+part of every key, so a run with a switch on never reads a program compiled with it off."""
+
+_validated: set[str] = set()
 
 
 def compile_environment() -> str:
-    """The values of :data:`COMPILE_ENV` as text (``NAME=value;`` for each one that is set)."""
-    return "".join(f"{k}={os.environ[k]};" for k in COMPILE_ENV if k in os.environ)
+    """The values of :data:`COMPILE_ENV` as text (``NAME=value;`` for each one that is set).  The
+    first time an environment is seen, every ``TILEORCH_*`` variable is checked
+    (:func:`tileorch.settings.check_environment`): a value a setting does not accept raises
+    :class:`~tileorch.settings.SettingError`; a name that is not a setting is warned about once."""
+    env = os.environ
+    text = "".join(f"{k}={env[k]};" for k in COMPILE_ENV if k in env)
+    if text not in _validated:
+        for message in settings.check_environment():
+            warnings.warn(message, settings.SettingWarning, stacklevel=2)
+        _validated.add(text)
+    return text
 
 
 def make_key(namespace: str, program: str | bytes, *options: object, ptxas: bool = True) -> str:

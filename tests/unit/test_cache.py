@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tileorch import cache
+from tileorch import cache, settings
 
 
 @pytest.fixture(autouse=True)
@@ -37,18 +37,23 @@ def test_key_names_the_compile_environment(monkeypatch):
     assert len({off, on, cache.make_key("cutile", b"bytecode", "sm_90a", ptxas=False)}) == 3
 
 
-@pytest.mark.parametrize("switch", ["TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_ATTN_PERSISTENT",
-                                    "TILEORCH_WARP_PROGRAMS", "TILEORCH_CLUSTER_SPLIT", "TILEORCH_PREFETCH_UNROLL",
-                                    "TILEORCH_PROGRAMS_PER_WARP", "TILEORCH_CLUSTER_SPLIT_MAX", "TILEORCH_SIMT_MMA",
-                                    "TILEORCH_REMATERIALIZE", "TILEORCH_RAGGED_ROWS", "TILEORCH_GATHER_RUNS",
-                                    "TILEORCH_UNIFORM_DIV", "TILEORCH_PREDICATED_INDEX_LOADS",
-                                    "TILEORCH_SIMT_VECTOR_BYTES", "TILEORCH_SIMT_STORE_CHUNK", "TILEORCH_ROW_RUNS",
-                                    "TILEORCH_COMPUTED_OPERAND", "TILEORCH_SIMT_REDUCE_EXCHANGE", "TILEORCH_ONLINE_SOFTMAX"])
+def _two_values(setting) -> tuple[str, str]:
+    """Two different values ``setting`` accepts."""
+    if isinstance(setting.accepts, range):
+        return str(setting.accepts.start), str(setting.accepts.start + 1)
+    if isinstance(setting.accepts, frozenset):
+        return tuple(sorted(setting.accepts)[:2])
+    return setting.accepts[0], setting.accepts[1]
+
+
+@pytest.mark.parametrize("switch", settings.CODEGEN)
 def test_every_code_switch_is_in_the_key(monkeypatch, switch):
-    """Each environment switch that changes the emitted code keys the cache (off vs on)."""
-    monkeypatch.setenv(switch, "0")
+    """Each environment switch that changes the emitted code (tileorch.settings, ``codegen``) keys the
+    cache: two of its values give two keys."""
+    first, second = _two_values(settings.SETTINGS[switch])
+    monkeypatch.setenv(switch, first)
     off = cache.make_key("cutile", b"bytecode", "sm_90a", ptxas=False)
-    monkeypatch.setenv(switch, "1")
+    monkeypatch.setenv(switch, second)
     assert cache.make_key("cutile", b"bytecode", "sm_90a", ptxas=False) != off
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from tileorch.launchers.cutile import CHAINED_CTAS_ENV, chained_ctas
 from tileorch.schedulers import chained_balance as cb
+from tileorch.settings import SettingError
 
 
 @settings(max_examples=150, deadline=None)
@@ -86,9 +87,9 @@ def test_chained_ctas_without_a_model_or_forced(monkeypatch):
     assert ctas == 132 and f"{CHAINED_CTAS_ENV}=sms" in remark
     monkeypatch.setenv(CHAINED_CTAS_ENV, "total")
     assert chained_ctas(snake, (8, 256, 1), 132)[0] == 2048
-    monkeypatch.setenv(CHAINED_CTAS_ENV, "many")  # not a choice: the model decides, and the remark says so
-    ctas, remark = chained_ctas(snake, (8, 256, 1), 132)
-    assert ctas == 132 and f"{CHAINED_CTAS_ENV}=many ignored" in remark, remark
+    monkeypatch.setenv(CHAINED_CTAS_ENV, "many")  # not a choice: an error naming the choices
+    with pytest.raises(SettingError, match=f"{CHAINED_CTAS_ENV}='many': expected one of 'auto', 'sms', 'total'"):
+        chained_ctas(snake, (8, 256, 1), 132)
     # the heavy axis is the record's, not always x
     monkeypatch.setenv(CHAINED_CTAS_ENV, "auto")
     assert chained_ctas({"heavy_first": 1, "persistent": {"schedule": "snake"}}, (16, 128, 1), 132)[0] == 2048

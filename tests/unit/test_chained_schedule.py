@@ -19,6 +19,8 @@ import os
 import numpy as np
 import pytest
 
+from tileorch.settings import SettingError
+
 HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
 
@@ -173,8 +175,9 @@ def test_snake_schedule_makes_causal_persistent(monkeypatch):
         persistent = _lower(1000, 64, 128, 128, True).chained["persistent"]
         assert persistent["schedule"] == order and "schedule_default" not in persistent, persistent
         assert _lower(1000, 128, 128, 128, False).chained["persistent"]["schedule"] == order
-    monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", "zigzag")  # not a schedule: the default
-    assert _lower(1000, 64, 128, 128, True).chained["persistent"]["schedule"] == "snake"
+    monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", "zigzag")  # not a schedule: an error (it was read as unset)
+    with pytest.raises(SettingError, match="TILEORCH_ATTN_SCHEDULE='zigzag': expected one of 'snake', 'snake_lpt', 'off'"):
+        _lower(1000, 64, 128, 128, True)
     monkeypatch.setenv("TILEORCH_ATTN_SCHEDULE", "off")
     assert "persistent" not in _lower(1000, 64, 128, 128, True).chained
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")

@@ -13,7 +13,7 @@ def test_doctor_prints_every_fact():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     names = [line.split(":", 1)[0] for line in proc.stdout.splitlines()]
-    assert names == ["tileorch", "Python", "xDSL", "LLVM (llvmlite)", "ptxas", "compile cache", "cuda-python",
+    assert names == ["tileorch", "Python", "xDSL", "LLVM (llvmlite)", "ptxas", "compile cache", "settings", "cuda-python",
                      "CUDA driver", "GPU", "launch path", "upstream MLIR (iree-opt)", "cuTile (cuda-tile)", "tileiras"]
     assert "xDSL:" in proc.stdout and "0.74.0" in proc.stdout
     assert "NVPTX backend present" in proc.stdout

@@ -12,13 +12,22 @@ cutile = pytest.importorskip("cuda.tile")
 
 
 @pytest.mark.parametrize("warps,threads,want", [("", 256, 6), ("", 128, 12), ("", 512, 3), ("", 1024, None),
-                                                 ("0", 256, None), ("64", 64, 32), ("32", 256, 4),
-                                                 ("junk", 128, 12), ("65", 128, 12)])
+                                                 ("0", 256, None), ("64", 64, 32), ("32", 256, 4)])
 def test_min_ctas(warps, threads, want, monkeypatch):
     """48 resident warps by default (``W * 32 / threads`` CTAs, at most 32, none below 2); ``0``
-    asks nothing; values outside [0, 64] fall back to the default."""
+    asks nothing."""
     monkeypatch.setenv(gather_occupancy.ENV, warps)
     assert gather_occupancy.min_ctas(threads) == want
+
+
+@pytest.mark.parametrize("warps", ["junk", "65", "-1"])
+def test_warps_outside_0_to_64_are_an_error(warps, monkeypatch):
+    """A value outside [0, 64] is the user's error, named (it fell back to the default silently)."""
+    from tileorch.settings import SettingError
+
+    monkeypatch.setenv(gather_occupancy.ENV, warps)
+    with pytest.raises(SettingError, match=f"TILEORCH_GATHER_WARPS='{warps}': expected an integer 0..64"):
+        gather_occupancy.min_ctas(128)
 
 
 def test_without_ctas_hint_only_named_entries():
@@ -86,13 +95,12 @@ def test_spilling_hint_is_dropped(monkeypatch):
 
 @pytest.mark.parametrize("vbytes,runs,threads,access", [("4", "", 128, "ld.global.b32"),
                                                         ("8", "8", 256, "ld.global.v2.b32"),
-                                                        ("", "", 256, "ld.global.v4.b32"),
-                                                        ("junk", "", 256, "ld.global.v4.b32")])
+                                                        ("", "", 256, "ld.global.v4.b32")])
 def test_simt_vector_bytes_switch(vbytes, runs, threads, access, monkeypatch):
     """``TILEORCH_SIMT_VECTOR_BYTES`` narrows the SIMT layouts' widest access (4: tileiras's layout
     of a 4 x 1024 f32 row gather: no vector access left, so the kernel's 4 warps, one element per
-    access);
-    values other than 4, 8, 16 keep 16 bytes.  The layout remark names the width."""
+    access); unset: 16 bytes (values other than 4, 8, 16: tileorch.settings' error, test_settings.py).
+    The layout remark names the width."""
     from tileorch.driver import compile_program
 
     monkeypatch.delenv(gather_occupancy.ENV, raising=False)

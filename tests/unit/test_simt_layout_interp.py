@@ -16,6 +16,8 @@ pytest.importorskip("xdsl")
 from simt_interp import export_kernels  # noqa: E402
 from test_cuda_tile_bytecode import HAVE_CUTILE  # noqa: E402
 
+from tileorch import settings  # noqa: E402
+
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
 
 KERNELS = '''
@@ -665,8 +667,9 @@ def test_largest_split_cluster_is_8_unless_asked(monkeypatch):
     assert max_cluster() == 8
     monkeypatch.setenv("TILEORCH_CLUSTER_SPLIT_MAX", "16")
     assert max_cluster() == 16
-    monkeypatch.setenv("TILEORCH_CLUSTER_SPLIT_MAX", "64")
-    assert max_cluster() == 16  # sm_90's largest
+    monkeypatch.setenv("TILEORCH_CLUSTER_SPLIT_MAX", "64")  # beyond sm_90's largest (16): an error, not clamped
+    with pytest.raises(settings.SettingError, match="TILEORCH_CLUSTER_SPLIT_MAX='64': expected an integer 1..16"):
+        max_cluster()
 
 
 def _softmax_ref(x: np.ndarray) -> np.ndarray:

@@ -23,10 +23,17 @@ TILEIRAS_LIKE = {"TILEORCH_SIMT_VECTOR_BYTES": "4", "TILEORCH_GATHER_RUNS": "32"
 """tileiras's gather CTA (session 20's SASS): 128 threads, 4-byte accesses, 10 CTAs per SM asked."""
 
 
-@pytest.mark.parametrize("value,want", [("", 0), ("0", 0), ("8", 8), ("1", 1), ("-2", 0), ("x", 0)])
+@pytest.mark.parametrize("value,want", [("", 0), ("0", 0), ("8", 8), ("1", 1), ("-2", None), ("x", None)])
 def test_the_switch(value, want, monkeypatch):
+    """Off unset or 0; a value that is not an integer >= 0 is an error naming the variable."""
+    from tileorch.settings import SettingError
+
     monkeypatch.setenv(store_chunks.ENV, value)
-    assert store_chunks.chunk_loads() == want
+    if want is None:
+        with pytest.raises(SettingError, match=f"TILEORCH_SIMT_STORE_CHUNK='{value}'"):
+            store_chunks.chunk_loads()
+    else:
+        assert store_chunks.chunk_loads() == want
 
 
 def _tile_func(kernel, spec, args=None):

@@ -9,7 +9,6 @@ Every failure is raised as :class:`CompileError` whose lines read
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 
@@ -19,6 +18,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
+from tileorch import settings
 from tileorch import timing
 from tileorch.backend import pipeline
 from tileorch.backend.llvm_translate import translate_module
@@ -69,7 +69,7 @@ VERIFY_EACH_PASS_ENV = "TILEORCH_VERIFY_EACH_PASS"
 def verify_each_pass() -> bool:
     """``TILEORCH_VERIFY_EACH_PASS`` is set (not ``0``): verify after every pass and between the
     pipelines, not only the input and the final result (the test suite sets it)."""
-    return os.environ.get(VERIFY_EACH_PASS_ENV, "") not in ("", "0")
+    return settings.value(VERIFY_EACH_PASS_ENV) not in ("", "0")
 
 
 def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "", simt_program: bool = False,

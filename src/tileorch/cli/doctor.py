@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import shutil
 import subprocess
@@ -239,6 +240,26 @@ def _iree_opt() -> Fact:
     return Fact("upstream MLIR (iree-opt)", f"{version} at {path}")
 
 
+def _settings() -> Fact:
+    """The ``TILEORCH_*`` variables set here (tileorch.settings), each ``ok``, with the value its
+    setting does not take, or not a setting: a bug report shows what changed the compiler."""
+    from tileorch import settings
+
+    parts, ok = [], True
+    for name, text in sorted((k, v) for k, v in os.environ.items() if k.startswith(settings.PREFIX)):
+        setting = settings.SETTINGS.get(name)
+        if setting is None:
+            parts.append(f"{name}={text} (not a setting: ignored)")
+            continue
+        try:
+            setting.check(text)
+            parts.append(f"{name}={text}" + (" (changes the generated code)" if setting.codegen else ""))
+        except settings.SettingError:
+            parts.append(f"{name}={text} (invalid: {setting.describe_accepted()})")
+            ok = False
+    return Fact("settings", "; ".join(parts) if parts else "none set (TILEORCH_* variables: tileorch/settings.py)", ok)
+
+
 def collect() -> list[Fact]:
     import tileorch
 
@@ -246,7 +267,7 @@ def collect() -> list[Fact]:
         Fact("tileorch", f"{tileorch.__version__} at {tileorch.__path__[0]}"),
         Fact("Python", f"{platform.python_version()} ({sys.executable}) on {platform.platform()}"),
     ]
-    for probe in (_xdsl, _llvm, _ptxas, _cache, _cuda_python):
+    for probe in (_xdsl, _llvm, _ptxas, _cache, _settings, _cuda_python):
         try:
             facts.append(probe())
         except Exception as exc:  # a probe must never stop the report

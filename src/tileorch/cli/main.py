@@ -90,6 +90,10 @@ def input_error(args: argparse.Namespace, exc: Exception) -> str | None:
     that cannot be opened) or an absent dependency raised inside a subcommand which did not report
     it; else ``None``."""
     tool = f"tileorch {args.command}"
+    from tileorch.settings import SettingError
+
+    if isinstance(exc, SettingError):  # a TILEORCH_* variable with a value its setting does not take
+        return f"{tool}: error: {exc}"
     if isinstance(exc, ModuleNotFoundError) and (package := missing_dependency(exc)) is not None:
         return missing_dependency_message(args.command, package)
     path = getattr(args, "file", None)
@@ -103,6 +107,16 @@ def input_error(args: argparse.Namespace, exc: Exception) -> str | None:
     if isinstance(exc, OSError) and exc.filename is not None:
         return f"{tool}: error: cannot open {exc.filename}: {exc.strerror or exc}"
     return None
+
+
+def check_settings(command: str) -> None:
+    """Validate the ``TILEORCH_*`` environment before running ``command``: a value a setting does not
+    take raises :class:`~tileorch.settings.SettingError` (reported by :func:`main` as an error, exit 1);
+    a name that is not a setting gets a warning on stderr (with the closest setting's name)."""
+    from tileorch import settings
+
+    for message in settings.check_environment():
+        print(f"tileorch {command}: warning: {message}", file=sys.stderr)
 
 
 def named_subcommand(argv: list[str]) -> str | None:
@@ -120,6 +134,8 @@ def main(argv: list[str] | None = None) -> None:
         argv = tileiras_argv(argv)
     args = build_parser(command).parse_args(argv)
     try:
+        if args.command != "doctor":  # (doctor lists the settings, bad ones included)
+            check_settings(args.command)
         code = args.func(args) or 0
     except BrokenPipeError:  # output piped into a reader that stopped early (`| head`): not a bug
         try:

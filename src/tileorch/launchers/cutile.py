@@ -29,6 +29,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from tileorch import settings
 from tileorch.cache import compile_environment
 from tileorch.gc_deferral import gc_deferred
 from tileorch.launchers.cutile_bound import clear as forget_bound
@@ -1366,26 +1367,24 @@ def chained_ctas(record: dict, grid3: tuple[int, int, int], sm_count: int) -> tu
     each CTA's single round the instance ``w = b``; with ``snake`` the launch order of the
     one-CTA-per-instance kernel, one head's query tiles heaviest first, head after head).
     ``TILEORCH_ATTN_CTAS`` (read at each launch of new arguments) ``=sms`` / ``=total`` forces either."""
-    import os
 
     total = grid3[0] * grid3[1] * grid3[2]
     sms = max(1, min(total, sm_count))
     persistent = record.get("persistent") or {}
     order, heavy = persistent.get("schedule"), record.get("heavy_first")
-    forced = os.environ.get(CHAINED_CTAS_ENV, "auto")
+    forced = settings.value(CHAINED_CTAS_ENV)
     if forced in ("sms", "total"):
         ctas = sms if forced == "sms" else max(1, total)
         return ctas, f"remark: {ctas} CTAs for {total} instances, as {CHAINED_CTAS_ENV}={forced} asks"
-    ignored = (f" ({CHAINED_CTAS_ENV}={forced} ignored: not auto, sms or total)" if forced != "auto" else "")
     if order is None or heavy is None or total <= sm_count:
-        return sms, f"remark: {sms} CTAs (one per SM at most) for {total} instances{ignored}"
+        return sms, f"remark: {sms} CTAs (one per SM at most) for {total} instances"
     from tileorch.schedulers.chained_balance import IMBALANCE_LIMIT, persistent_ctas
 
     ctas, ratio = persistent_ctas(order, grid3[heavy], total // grid3[heavy], sm_count)
     how = ("one CTA per SM" if ctas == sm_count else "one CTA per instance")
     return ctas, (f"remark: {ctas} CTAs ({how}) for {total} instances: the {order} dealing's modelled busiest "
                   f"CTA is {ratio:.3f}x the mean at {sm_count} CTAs ({'at most' if ctas == sm_count else 'above'} "
-                  f"{IMBALANCE_LIMIT}; schedulers/chained_balance.py){ignored}")
+                  f"{IMBALANCE_LIMIT}; schedulers/chained_balance.py)")
 
 
 def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], grid3: tuple[int, int, int],

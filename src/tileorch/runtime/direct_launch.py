@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from tileorch import settings
 from tileorch.runtime.errors import CudaError
 
 ENV = "TILEORCH_LAUNCH_CTYPES"
@@ -82,7 +83,7 @@ _injected: Any = None
 
 
 def _switched_off() -> bool:
-    return os.environ.get(ENV, DEFAULT).strip() == "0"
+    return settings.value(ENV).strip() == "0"
 
 
 def _off_reason() -> str:

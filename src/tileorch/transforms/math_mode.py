@@ -19,9 +19,9 @@ op that carries ``rounding = "approx"`` (the program's ``rounding_mode=APPROX``)
 
 from __future__ import annotations
 
-import os
 
 from xdsl.ir import Operation
+from tileorch import settings
 
 MATH_ENV = "TILEORCH_MATH"
 APPROX_KINDS = {"nv_tileaa.exp": "exp", "nv_tileaa.tanh": "tanh"}
@@ -30,7 +30,7 @@ APPROX_KINDS = {"nv_tileaa.exp": "exp", "nv_tileaa.tanh": "tanh"}
 
 def approx_math() -> bool:
     """``TILEORCH_MATH=approx``: the approximate forms for every op of :data:`APPROX_KINDS`."""
-    return os.environ.get(MATH_ENV, "") == "approx"
+    return settings.value(MATH_ENV) == "approx"
 
 
 def takes_approx(op: Operation) -> bool:

@@ -65,7 +65,6 @@ Unsupported ops get a located "not supported yet by convert-nv-tileaa-to-simt" e
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -77,6 +76,7 @@ from xdsl.dialects.builtin import (BFloat16Type, DenseArrayBase, DenseIntOrFPEle
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
+from tileorch import settings
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.nv_tileaa import FuncOp as TileFuncOp
@@ -885,7 +885,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         """A tile of ``shape`` whose whole-tile path exists also gets the ragged-row path
         (``_whole_tile(ragged_last=True)``): runs of more than one element, not switched off
         (:data:`RAGGED_ROWS_ENV`)."""
-        return self.vec(shape) > 1 and os.environ.get(RAGGED_ROWS_ENV, "1") != "0"
+        return self.vec(shape) > 1 and settings.value(RAGGED_ROWS_ENV) != "0"
 
     def _whole_tile(self, e: Emitter, op, view: View, idx: list[SSAValue], shape, mt: Attribute,
                     ragged_last: bool = False):
@@ -1288,7 +1288,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         ptr, ok = self._element_address(e, view, idx, coords)
         mt = global_type(elt)
         if (isinstance(elt, IntegerType) and byte_size(mt) in (4, 8) and reg_type(elt) == mt
-                and os.environ.get(PREDICATED_INDEX_ENV, "1") != "0"):
+                and settings.value(PREDICATED_INDEX_ENV) != "0"):
             # one predicated load (no branch): a thread's index elements are all issued before
             # the first is used, as its vector runs are (``Emitter.load_words_if``)
             words = e.load_words_if(ok, ptr, byte_size(mt) // 4)

@@ -27,12 +27,12 @@ sums are reassociated (as any split reduction, the last bits may differ).
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 
 from xdsl.dialects import scf
 from xdsl.ir import Block, Operation, SSAValue
 
+from tileorch import settings
 from tileorch.dialects.nv_tileaa.attrs import MemTokenType
 from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, ordered_access
 
@@ -70,13 +70,13 @@ class SplitLoop:
 
 def enabled() -> bool:
     """``TILEORCH_CLUSTER_SPLIT=0`` compiles such loops as written (one CTA per program)."""
-    return os.environ.get("TILEORCH_CLUSTER_SPLIT", "1") != "0"
+    return settings.value("TILEORCH_CLUSTER_SPLIT") != "0"
 
 
 def max_cluster() -> int:
     """The largest cluster a split loop's launch may use: :data:`MAX_CLUSTER`;
     ``TILEORCH_CLUSTER_SPLIT_MAX=16`` allows the non-portable 16 (for measuring it)."""
-    want = int(os.environ.get("TILEORCH_CLUSTER_SPLIT_MAX", MAX_CLUSTER))
+    want = settings.integer("TILEORCH_CLUSTER_SPLIT_MAX") or MAX_CLUSTER
     return max(1, min(want, NON_PORTABLE_CLUSTER))
 
 

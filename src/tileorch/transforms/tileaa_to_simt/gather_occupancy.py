@@ -13,7 +13,7 @@ disk-cache key)."""
 
 from __future__ import annotations
 
-import os
+from tileorch import settings
 
 ENV = "TILEORCH_GATHER_WARPS"
 DEFAULT_WARPS = 48
@@ -25,10 +25,8 @@ MAX_CTAS_PER_SM = 32
 def target_warps() -> int:
     """Resident warps per SM asked for a gather kernel (0: none): ``TILEORCH_GATHER_WARPS`` when it
     is a number in [0, 64], else :data:`DEFAULT_WARPS`."""
-    value = os.environ.get(ENV, "")
-    if value.isdigit() and int(value) <= MAX_WARPS_PER_SM:
-        return int(value)
-    return DEFAULT_WARPS
+    value = settings.integer(ENV)
+    return DEFAULT_WARPS if value is None else value
 
 
 def min_ctas(threads: int) -> int | None:

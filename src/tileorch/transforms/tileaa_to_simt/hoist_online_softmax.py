@@ -47,7 +47,6 @@ before ``tileaa-hoist-loop-reductions``.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -57,6 +56,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tileorch import settings
 from tileorch.dialects.nv_tileaa.attrs import MemTokenType
 from tileorch.dialects.nv_tileaa.ops import (AddFOp, ExpOp, FmaOp, MaxFOp, MinFOp, MulFOp, NegFOp, SubFOp)
 from tileorch.dialects.nv_tileaa.tile_ops import CmpFOp, SelectOp
@@ -79,8 +79,7 @@ def min_trips() -> int:
     """The fewest iterations a loop runs rewritten: ``TILEORCH_ONLINE_SOFTMAX=N`` (1: always
     rewritten; :data:`MIN_TRIPS` the emulator's break-even); 0, the default: the rewrite is off,
     every loop as written (opt-in until measured on a GPU, module docstring)."""
-    value = os.environ.get("TILEORCH_ONLINE_SOFTMAX", "")
-    return int(value) if value.isdigit() else 0
+    return settings.integer("TILEORCH_ONLINE_SOFTMAX")
 
 
 @dataclass

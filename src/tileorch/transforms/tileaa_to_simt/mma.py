@@ -53,7 +53,6 @@ How (a mixin of ``FunctionLowering``, :meth:`MmaDotLowering._dot_on_mma`), with 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 
 from xdsl.dialects import arith, llvm
@@ -61,6 +60,7 @@ from xdsl.dialects.builtin import (BFloat16Type, DenseArrayBase, Float16Type, Fl
                                    VectorType, f16, f32, i8, i16, i32, i64)
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from tileorch import settings
 from tileorch.diagnostics import format_error
 from tileorch.dialects import llvm_ext
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
@@ -77,7 +77,7 @@ anything else (the default ``f32``): to f32 accuracy (3xTF32 on the SIMT path's 
 
 def f32_dots_as_tf32() -> bool:
     """Whether f32 x f32 dots may run as tf32 (``TILEORCH_F32_DOT=tf32``)."""
-    return os.environ.get(F32_DOT_ENV, "f32") == "tf32"
+    return settings.value(F32_DOT_ENV) == "tf32"
 
 
 def is_f32_dot(op: Operation) -> bool:
@@ -147,7 +147,7 @@ def _mma_type(t: Attribute, signed: bool, sm: int) -> payload.MMATypes | str:
 def plan_dot(op: Operation, sm: int | None) -> MmaPlan | str:
     """The :class:`MmaPlan` of the ``nv_tileaa.dot`` ``op`` on a target of compute capability
     ``sm``, or why it keeps the scalar loop."""
-    if os.environ.get(MMA_ENV, "1") == "0":
+    if settings.value(MMA_ENV) == "0":
         return f"mma.sync turned off ({MMA_ENV}=0)"
     if sm is None or sm < 80:
         return "mma.sync needs sm_80 or newer" + ("" if sm is None else f" (the target is sm_{sm})")

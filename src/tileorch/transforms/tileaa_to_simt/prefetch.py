@@ -35,11 +35,11 @@ at each wait.
 
 from __future__ import annotations
 
-import os
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
+from tileorch import settings
 
 MAX_PREFETCH_SLOTS = 64
 WRITES = ("nv_tileaa.tiled_store", "nv_tileaa.store", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas", "nv_tileaa.print")
@@ -59,7 +59,7 @@ SCALAR_INT_OPS = ("nv_tileaa.addi", "nv_tileaa.subi", "nv_tileaa.muli")
 def unrolled() -> bool:
     """Whether prefetching loops run two iterations per trip (module docstring);
     ``TILEORCH_PREFETCH_UNROLL=0`` keeps one (for measuring the difference)."""
-    return os.environ.get("TILEORCH_PREFETCH_UNROLL", "1") != "0"
+    return settings.value("TILEORCH_PREFETCH_UNROLL") != "0"
 
 
 def _outside(loop: Operation, v: SSAValue) -> bool:

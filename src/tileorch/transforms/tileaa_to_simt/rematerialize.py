@@ -26,12 +26,12 @@ off (every such conversion through shared memory, as before).
 
 from __future__ import annotations
 
-import os
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType, TensorType, i32
 from xdsl.ir import Operation, SSAValue
 
+from tileorch import settings
 from tileorch.transforms.tileaa_to_simt.emit import Emitter
 from tileorch.transforms.tileaa_to_simt.prefetch import WRITES
 
@@ -50,7 +50,7 @@ INT_ELEMENTWISE = frozenset({"nv_tileaa.addi", "nv_tileaa.subi", "nv_tileaa.muli
 
 def enabled() -> bool:
     """Rematerialization is on unless ``TILEORCH_REMATERIALIZE=0``."""
-    return os.environ.get(ENV, "1") != "0"
+    return settings.value(ENV) != "0"
 
 
 def _static_shape(v: SSAValue) -> tuple[int, ...] | None:

@@ -30,10 +30,10 @@ The PTX emulator checks the reordered kernels against numpy (tests/unit/test_sto
 
 from __future__ import annotations
 
-import os
 
 from xdsl.ir import Block, Operation
 
+from tileorch import settings
 from tileorch.transforms.tileaa_to_simt.prefetch import ordered_access
 
 ENV = "TILEORCH_SIMT_STORE_CHUNK"
@@ -48,8 +48,7 @@ _NOT_UNORDERED = ("nv_tileaa.join_mem_token", "nv_tileaa.atomic_rmw", "nv_tileaa
 
 def chunk_loads() -> int:
     """Loads per chunk (``TILEORCH_SIMT_STORE_CHUNK``: a positive integer), 0 when off (unset or other)."""
-    v = os.environ.get(ENV, "")
-    return int(v) if v.isdigit() and int(v) >= 1 else 0
+    return settings.integer(ENV)
 
 
 def unordered_memory(fn: Operation) -> bool:

@@ -22,7 +22,7 @@ driver's remark).
 
 from __future__ import annotations
 
-import os
+from tileorch import settings
 
 ATTR = "tileorch.thread_local_reductions"
 """On a lowered SIMT kernel: how many reductions left their partials in place (no shared-memory exchange)."""
@@ -30,7 +30,7 @@ ATTR = "tileorch.thread_local_reductions"
 
 def exchange_forced() -> bool:
     """``TILEORCH_SIMT_REDUCE_EXCHANGE=1``: always redistribute through shared memory (the old path)."""
-    return os.environ.get("TILEORCH_SIMT_REDUCE_EXCHANGE", "0") == "1"
+    return settings.value("TILEORCH_SIMT_REDUCE_EXCHANGE") == "1"
 
 
 def owned_results(partials: dict[int, list], out_slots: int, out_vec: int, out_ragged: bool, v: int, threads: int,

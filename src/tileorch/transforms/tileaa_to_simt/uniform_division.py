@@ -37,13 +37,13 @@ The chained-dot epilogue has its own form of this (``tileas/row_division.py``, z
 
 from __future__ import annotations
 
-import os
 import struct
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float32Type, TensorType, f32, i32
 from xdsl.ir import Operation, SSAValue
 
+from tileorch import settings
 from tileorch.transforms.tileaa_to_simt.emit import Emitter, cmpi
 
 UNIFORM_DIV_ENV = "TILEORCH_UNIFORM_DIV"
@@ -58,7 +58,7 @@ MIN_SLOTS = 2
 
 def enabled() -> bool:
     """The default; ``TILEORCH_UNIFORM_DIV=0`` turns :func:`divide` off."""
-    return os.environ.get(UNIFORM_DIV_ENV, "1") != "0"
+    return settings.value(UNIFORM_DIV_ENV) != "0"
 
 
 def _bits(x: float) -> int:

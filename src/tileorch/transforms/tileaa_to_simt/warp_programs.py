@@ -40,12 +40,12 @@ not observable, so moving program ``k``'s loads above program ``k - 1``'s store 
 
 from __future__ import annotations
 
-import os
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import FunctionType, IntegerAttr, i32
 from xdsl.ir import Block, Operation, Region
 
+from tileorch import settings
 from tileorch.dialects import nvvm
 from tileorch.transforms.tileaa_to_simt.emit import cmpi
 
@@ -63,7 +63,7 @@ MAX_PROGRAMS_PER_WARP = 4
 
 def enabled() -> bool:
     """``TILEORCH_WARP_PROGRAMS=0`` keeps one program per CTA (for measuring the difference)."""
-    return os.environ.get("TILEORCH_WARP_PROGRAMS", "1") != "0"
+    return settings.value("TILEORCH_WARP_PROGRAMS") != "0"
 
 
 def programs_per_warp(load_bytes: int, load_words: int, word_budget: int) -> int:
@@ -72,7 +72,7 @@ def programs_per_warp(load_bytes: int, load_words: int, word_budget: int) -> int
     :data:`TARGET_WARP_LOAD_BYTES`, at most :data:`MAX_PROGRAMS_PER_WARP` and within
     ``word_budget`` registers (1 without hoisted loads).  ``TILEORCH_PROGRAMS_PER_WARP=N``
     forces ``N`` (1: one program per warp, for measuring the difference)."""
-    forced = os.environ.get("TILEORCH_PROGRAMS_PER_WARP", "")
+    forced = settings.value("TILEORCH_PROGRAMS_PER_WARP")
     if forced:
         return max(1, int(forced))
     r = 1

@@ -66,7 +66,6 @@ parameters.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -78,6 +77,7 @@ from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, DenseArrayBase, Floa
                                    i16, i32, i64)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
+from tileorch import settings
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import llvm_ext
 from tileorch.dialects import nv_tileaa as aa
@@ -119,7 +119,7 @@ def overlap_enabled() -> bool:
     (2026-12-02, after the second dot's descriptors were built from their 32-bit words): every
     attention GPU test passes with it, and it is 3-11% faster (d64 4k 334 -> 355 TFLOP/s, d128 16k
     557 -> 593; benchmarks/results/attention_overlap_2026-12-02d.json)."""
-    return os.environ.get(OVERLAP_ENV, "1") == "1"
+    return settings.value(OVERLAP_ENV) == "1"
 
 
 PINGPONG_ENV = "TILEORCH_ATTN_PINGPONG"
@@ -146,7 +146,7 @@ def pingpong_per_kernel() -> bool:
     first arrive is what deadlocked: two hand-overs of warp group 1 in a row).  Persistence stays
     as :func:`persistent_enabled` decides; a kernel that is not persistent gets the per-instance
     protocol of ``=1``."""
-    return os.environ.get(PINGPONG_ENV, "0") == PINGPONG_KERNEL
+    return settings.value(PINGPONG_ENV) == PINGPONG_KERNEL
 
 
 def pingpong_enabled() -> bool:
@@ -156,7 +156,7 @@ def pingpong_enabled() -> bool:
     whole iteration (measured slower: 0.63-0.77x the overlapped loop on the H200, 2026-12-02,
     benchmarks/attention_variants.py); in the overlapped loop it covers the issue of the
     iteration's two dots (FlashAttention-3's schedule)."""
-    return os.environ.get(PINGPONG_ENV, "0") in ("1", PINGPONG_KERNEL)
+    return settings.value(PINGPONG_ENV) in ("1", PINGPONG_KERNEL)
 
 PERSISTENT_ENV = "TILEORCH_ATTN_PERSISTENT"
 
@@ -174,7 +174,7 @@ def persistent_enabled(uniform_trips: bool) -> bool:
     the snake dealing at 1k/4k (2026-12-04) where the launcher keeps one CTA per SM
     (schedulers/chained_balance.py).  ``tileorch check`` proves both rings (K/V and the Q slots) of the
     persistent kernel (extract_chained.py)."""
-    value = os.environ.get(PERSISTENT_ENV, "uniform")
+    value = settings.value(PERSISTENT_ENV)
     return value == "1" or (value not in ("0", "1") and (uniform_trips or schedule(heavy_first=True) is not None))
 
 
@@ -207,10 +207,10 @@ def schedule(heavy_first: bool = True) -> str | None:
     one-CTA-per-instance kernel): ``snake`` 1.24x / 1.15x (d64 / d128, 1k), 1.11x / 1.06x (4k), 0.70x /
     0.71x (16k); hence the default, with the launcher running one CTA per instance where the model
     says the dealing is unbalanced (launchers/cutile.py ``chained_ctas``)."""
-    value = os.environ.get(SCHEDULE_ENV, "")
+    value = settings.value(SCHEDULE_ENV)
     if value in SCHEDULES:
         return value
-    if value == SCHEDULE_OFF or not heavy_first or os.environ.get(PERSISTENT_ENV, "uniform") in ("0", "1"):
+    if value == SCHEDULE_OFF or not heavy_first or settings.value(PERSISTENT_ENV) in ("0", "1"):
         return None
     return "snake"
 
@@ -222,7 +222,7 @@ def snake_schedule_enabled() -> bool:
 
 def schedule_by_default() -> bool:
     """Whether :func:`schedule`'s answer is the default (``TILEORCH_ATTN_SCHEDULE`` names none)."""
-    return os.environ.get(SCHEDULE_ENV, "") not in (*SCHEDULES, SCHEDULE_OFF)
+    return settings.value(SCHEDULE_ENV) not in (*SCHEDULES, SCHEDULE_OFF)
 
 
 PEELED_MASKS_ENV = "TILEORCH_ATTN_PEELED_MASKS"
@@ -235,7 +235,7 @@ def peeled_masks_enabled() -> bool:
     of the disk-cache key); default off until the H200 measures it.  Each program instance runs
     its tile 0 peeled, so at 8 key tiles per instance (seq 1k) the masked copy's compares and
     selects (~130 instructions per warp at d64) are a few percent of the instance."""
-    return os.environ.get(PEELED_MASKS_ENV, "0") == "1"
+    return settings.value(PEELED_MASKS_ENV) == "1"
 
 
 TREE_REDUCE_ENV = "TILEORCH_ATTN_TREE_REDUCE"
@@ -248,7 +248,7 @@ def tree_reduce_enabled() -> bool:
     independent (the d64 kernel had 0.66 eligible warps per scheduler on the H200).  Exact for
     max/min; a sum is added in another order (as any reduction order is).  On when the environment
     sets ``TILEORCH_ATTN_TREE_REDUCE=1`` (read at each compile, part of the disk-cache key)."""
-    return os.environ.get(TREE_REDUCE_ENV, "0") == "1"
+    return settings.value(TREE_REDUCE_ENV) == "1"
 
 
 NEXT_S_ENV = "TILEORCH_ATTN_NEXT_S"
@@ -265,7 +265,7 @@ def next_s_enabled() -> bool:
     the last second dot and releases the last stage after the epilogue (the next tile 0 is waited
     for while the last stage is held: the pipelined consumer's two stages or more make that
     deadlock-free, as for its loop).  Default off until the H200 measures it."""
-    return os.environ.get(NEXT_S_ENV, "0") in ("1", "2")
+    return settings.value(NEXT_S_ENV) in ("1", "2")
 
 
 EARLY_Q_ENV = "TILEORCH_ATTN_EARLY_Q"
@@ -283,7 +283,7 @@ def early_q_enabled(q_slots: int | None = None) -> bool:
     attention_variants_earlyq_2026-12-03g.json; 0.99-1.01x at 4k and 16k), off with two slots
     (d64: the next Q already has its own slot, 0.99-1.01x).  Never with ``TILEORCH_ATTN_NEXT_S``
     (its tail releases Q itself)."""
-    value = os.environ.get(EARLY_Q_ENV)
+    value = settings.value(EARLY_Q_ENV)
     if value in ("0", "1"):
         return value == "1"
     return q_slots == 1
@@ -292,7 +292,7 @@ def early_q_enabled(q_slots: int | None = None) -> bool:
 def early_q_asked() -> bool:
     """Whether the environment asks for the early Q release explicitly (``TILEORCH_ATTN_EARLY_Q=1``):
     a kernel that cannot apply it then says why in a remark."""
-    return os.environ.get(EARLY_Q_ENV) == "1"
+    return settings.value(EARLY_Q_ENV) == "1"
 
 
 STAGES_ENV = "TILEORCH_ATTN_STAGES"
@@ -304,8 +304,8 @@ def stages_cap() -> int:
     Fewer stages free shared memory for a second Q slot of a persistent kernel (d128 128x128: three
     stages and one slot by default, two and two with ``N = 2``: the next instance's Q loads while
     this one runs, without waiting for its release).  Default off (the H200 has not measured it)."""
-    value = os.environ.get(STAGES_ENV, "")
-    return min(MAX_STAGES, max(1, int(value))) if value.isdigit() else MAX_STAGES
+    value = settings.value(STAGES_ENV)
+    return min(MAX_STAGES, int(value)) if value is not None else MAX_STAGES
 
 
 SKIP_RESCALE_ENV = "TILEORCH_ATTN_SKIP_RESCALE"
@@ -320,7 +320,7 @@ def skip_rescale_enabled() -> bool:
     (rarely in the first key tiles of an instance, mostly in the later ones of long rows).  On when
     the environment sets ``TILEORCH_ATTN_SKIP_RESCALE=1`` (read at each compile, part of the
     disk-cache key); default off until the H200 measures it."""
-    return os.environ.get(SKIP_RESCALE_ENV, "0") == "1"
+    return settings.value(SKIP_RESCALE_ENV) == "1"
 
 
 LATE_RESCALE_ENV = "TILEORCH_ATTN_LATE_RESCALE"
@@ -336,7 +336,7 @@ def late_rescale_enabled() -> bool:
     (session 17's H200 A/B, same process: d64 non-causal 1k / 4k 1.01x / 1.04x, d128 1.01x / 1.00x);
     ``TILEORCH_ATTN_LATE_RESCALE=0`` turns it off (read at each compile, part of the disk-cache key).  Not with ``TILEORCH_ATTN_NEXT_S`` (its tail
     issues the last second dot itself) nor for a C that is not ``acc`` times a row vector."""
-    return os.environ.get(LATE_RESCALE_ENV, "1") == "1"
+    return settings.value(LATE_RESCALE_ENV) == "1"
 
 
 LATE_PACK_ENV = "TILEORCH_ATTN_LATE_PACK"
@@ -353,7 +353,7 @@ def late_pack_enabled() -> bool:
     13.0 spilled 64-80 bytes).  On when the environment sets ``TILEORCH_ATTN_LATE_PACK=1``
     (read at each compile, part of the disk-cache key); default off until the H200 measures it.
     Not with ``TILEORCH_ATTN_NEXT_S``."""
-    return os.environ.get(LATE_PACK_ENV, "0") == "1"
+    return settings.value(LATE_PACK_ENV) == "1"
 
 
 EXP2_FMA_ENV = "TILEORCH_ATTN_EXP2_FMA"
@@ -369,9 +369,9 @@ def exp2_fma_period(d: int | None = None, dv: int | None = None) -> int:
     elements at 128-wide key tiles; H200, attention_variants_d64_2026-12-02h.json: 1.00-1.05x on
     all six d64 shapes, 0.96-0.98x at d128, hence off there).  ``TILEORCH_ATTN_EXP2_FMA=K``
     overrides (``0``: off; read at each compile, part of the disk-cache key)."""
-    value = os.environ.get(EXP2_FMA_ENV)
+    value = settings.value(EXP2_FMA_ENV)
     if value is not None:
-        return int(value) if value.isdigit() else 0
+        return int(value)
     return 16 if d is not None and dv is not None and d + dv <= 128 else 0
 
 
@@ -2371,7 +2371,7 @@ def packed_epilogue_enabled() -> bool:
     ``TILEORCH_ATTN_EPILOGUE=scalar`` stores element by element (read at each compile, part of
     the disk-cache key).  Measured on the H200 (attention_epilogue_ab_2026-12-02g.json): 1.11-1.12x
     at seq 1k, 1.03-1.05x at 4k, 0.99-1.02x at 16k."""
-    return os.environ.get(EPILOGUE_ENV, "packed") != "scalar"
+    return settings.value(EPILOGUE_ENV) != "scalar"
 
 
 def _packed_store_test(low: FragmentLowering, st: Operation) -> SSAValue | None:
@@ -3464,7 +3464,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             _fail(pro.top.owner, f"a prologue with row reductions on a {op.rows}x{op.cols} tile: {threads} threads do "
                                  f"not split its rows evenly into shares of 16-byte units")
     masks = interior_masks(ck.loop.body.blocks.first) if pipe is not None else []  # only the pipelined loop versions
-    next_s = os.environ.get(NEXT_S_ENV, "0") if next_s_enabled() else "0"
+    next_s = settings.value(NEXT_S_ENV) if next_s_enabled() else "0"
     next_s_off = None  # why TILEORCH_ATTN_NEXT_S, asked for, is not applied
     if next_s != "0" and (not persistent or pipe is None or ck.q_prologue is not None
                           or not next_s_fits(ck, pipe, plan) or pingpong):
@@ -3779,7 +3779,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 "dot in the next instance's tail" if what != "skip" and next_s != "0" else "P in f32 beside S, the "
                 f"packed P and the accumulator exceeds the {FIRST_DOTS_REGS} registers of the loop (ptxas spills)"
                 if what == "pack" else "the second dot's C is not the accumulator times a row vector")
-    if os.environ.get(STAGES_ENV, "").isdigit():
+    if settings.value(STAGES_ENV) is not None:
         record["stages_cap"] = stages_cap()
     if row_div_off is not None:
         record["row_div_off"] = row_div_off
@@ -3804,7 +3804,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["k_prologue"] = [op.name.split(".", 1)[1] for op in ck.b_prologue.ops]
     period = exp2_fma_period(ck.d, ck.dv)
     if period and any(op.name == "nv_tileaa.exp2" for op in ck.loop.walk()):
-        record["exp2_fma"] = {"period": period, "default": os.environ.get(EXP2_FMA_ENV) is None}
+        record["exp2_fma"] = {"period": period, "default": settings.value(EXP2_FMA_ENV) is None}
     fn.attributes[CHAINED_ATTR] = encode_record(record)
     fn.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
     module.body.block.insert_op_before(fn, kernel)

@@ -4,7 +4,7 @@ key, :data:`tileorch.cache.COMPILE_ENV`): how the GEMM tier lowers a dot operand
 
 from __future__ import annotations
 
-import os
+from tileorch import settings
 
 COMPUTED_OPERAND_ENV = "TILEORCH_COMPUTED_OPERAND"
 
@@ -18,7 +18,7 @@ def computed_operand_switches() -> set[str]:
     own, :data:`OWN_ROWS_BARRIER` + its index, over its 128 threads, instead of barrier 3 over both),
     ``staged`` (a computed A that would be WGMMA's register A, :mod:`~tileorch.transforms.tileas.register_a_operand`,
     is staged in shared memory as before; ``rows`` implies it).  Default: none."""
-    return {w.strip() for w in os.environ.get(COMPUTED_OPERAND_ENV, "").split(",") if w.strip()}
+    return {w.strip() for w in settings.value(COMPUTED_OPERAND_ENV).split(",") if w.strip()}
 
 
 def prefetch_enabled() -> bool:

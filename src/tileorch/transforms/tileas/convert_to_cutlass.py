@@ -29,7 +29,6 @@ A program this lowering cannot take is a located error naming the first reason.
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass, replace
 
 from xdsl.context import Context
@@ -38,6 +37,7 @@ from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, Flo
                                    ModuleOp, StringAttr, f32, i1, i32, i64)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
+from tileorch import settings
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext
 from tileorch.dialects import nv_tileaa as aa
@@ -2066,7 +2066,7 @@ def epilogue_rounds() -> bool:
     beside the accumulator: a 128x256 tile's GELU epilogue no longer spills (ptxas -v, linear_gelu_bf16:
     460 B spill stores / 444 B loads -> 0).  Whole-fragment first (the old order) computes all
     ``tile_n / 2`` values of a thread before the first store."""
-    return os.environ.get(EPILOGUE_ROUNDS_ENV, "1") != "0"
+    return settings.value(EPILOGUE_ROUNDS_ENV) != "0"
 
 
 def _frag_columns(frag: Operation) -> tuple[int, int]:

@@ -29,13 +29,13 @@ disk-cache key): measured on the H200 (attention_variants_2026-12-03c.json) 1.03
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float32Type, TensorType
 from xdsl.ir import Operation, SSAValue
 
+from tileorch import settings
 from tileorch.transforms.tileaa_to_simt.emit import Emitter
 
 ROW_DIV_ENV = "TILEORCH_ATTN_ROW_DIV"
@@ -46,7 +46,7 @@ def row_div_enabled() -> bool:
     """Whether the chained epilogue evaluates IEEE divisions with :class:`RowDivision` (and one
     per-thread branch to ``div.rn`` outside its range): the default; ``TILEORCH_ATTN_ROW_DIV=0``
     turns it off."""
-    return os.environ.get(ROW_DIV_ENV, "1") != "0"
+    return settings.value(ROW_DIV_ENV) != "0"
 
 
 def is_ieee_division(op: Operation) -> bool:

@@ -38,6 +38,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import NoneAttr, TensorType
 from xdsl.ir import Operation
 
+from tileorch import settings
 from tileorch.dialects.nv_tileaa.attrs import DYNAMIC, ints
 from tileorch.dialects.nv_tileaa.blocked import FUNCTION_LAYOUT, LAYOUT, SOURCE_LAYOUT, BlockedLayoutAttr
 
@@ -54,10 +55,8 @@ issue-21 probe ``benchmarks/session20_mem_probe.sh``).  Read at each compile (a 
 def vector_bytes() -> int:
     """The widest global access in bytes: ``TILEORCH_SIMT_VECTOR_BYTES`` when it is 4, 8 or 16,
     else :data:`VECTOR_BYTES`."""
-    import os
 
-    v = os.environ.get(VECTOR_BYTES_ENV, "")
-    return int(v) if v in ("4", "8", "16") else VECTOR_BYTES
+    return settings.integer(VECTOR_BYTES_ENV) or VECTOR_BYTES
 
 NUM_WARPS_AUTO = "tileorch.num_warps_auto"
 """The attribute ``convert-cudatile-to-tileaa`` sets on a kernel without a warps hint."""
@@ -85,10 +84,8 @@ def row_runs() -> int:
     a 256-wide f16 layernorm: 4097 / 2259 / 1347 ops, 0.50 / 0.29 / 0.17 s.  What fewer runs
     cost at run time (fewer bytes in flight per resident CTA) is what ``ROW_RUNS`` was chosen
     by; ``tests/gpu/test_memory_bound_gpu.py`` and ``benchmarks/memory_bound.py`` measure it."""
-    import os
 
-    v = os.environ.get(ROW_RUNS_ENV, "")
-    return int(v) if v.isdigit() and int(v) >= 1 else ROW_RUNS
+    return settings.integer(ROW_RUNS_ENV) or ROW_RUNS
 
 _LOOPS = ("scf.for", "scf.while")
 MOVES = ("nv_tileaa.tiled_load", "nv_tileaa.tiled_store", "nv_tileaa.load", "nv_tileaa.store")
@@ -193,10 +190,8 @@ GATHER_RUNS_ENV = "TILEORCH_GATHER_RUNS"
 
 
 def _gather_runs() -> int:
-    import os
 
-    v = os.environ.get(GATHER_RUNS_ENV, "")
-    return int(v) if v.isdigit() and int(v) >= 1 else ROW_RUNS
+    return settings.integer(GATHER_RUNS_ENV) or ROW_RUNS
 
 
 def choose_threads(fn: Operation) -> int:

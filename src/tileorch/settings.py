@@ -1,0 +1,204 @@
+"""The environment settings tileorch reads (``TILEORCH_*``), in one table.
+
+Each :class:`Setting` names the variable, its default, the values it accepts and whether it changes
+the generated code (then its value is part of every compile-cache key, :data:`CODEGEN`).  Readers
+call :func:`value` (the validated text, or the default) or :func:`integer`; a value outside the
+accepted set raises :class:`SettingError` naming the variable and what it accepts, instead of being
+read silently as the default (``TILEORCH_ATTN_STAGES=8`` or ``TILEORCH_ONLINE_SOFTMAX=on`` used to
+mean "unset").  :func:`check_environment` validates every ``TILEORCH_*`` variable set at once (the
+CLI and the compile driver call it) and returns a warning for each name that is not a setting, with
+the closest setting's name (``TILEORCH_ATTN_STAGE``: did you mean ``TILEORCH_ATTN_STAGES``?).
+
+This module imports nothing of tileorch: every layer may read settings.
+"""
+
+from __future__ import annotations
+
+import os
+
+PREFIX = "TILEORCH_"
+
+ANY = None
+"""``accepts`` of a setting whose text the reader checks itself (a path, seconds, a word list)."""
+
+SWITCH = ("0", "1")
+WORDY_SWITCH = ("0", "1", "false", "true", "no", "yes", "off", "on")
+
+
+class Setting:
+    """One environment variable: ``accepts`` is a tuple of the accepted texts, a ``range`` of
+    accepted integers, a frozenset of words (a comma-separated list of them), or :data:`ANY`; ``codegen``: the value changes the emitted code (part of the
+    compile-cache key); ``testing``: read only by the test suite and its tools.  (A plain class, not
+    a dataclass: this module is on a relaunch's import path.)"""
+    __slots__ = ("name", "default", "accepts", "doc", "codegen", "testing")
+
+    def __init__(self, name: str, default: str | None, accepts: tuple[str, ...] | range | frozenset | None, doc: str,
+                 codegen: bool = False, testing: bool = False):
+        self.name, self.default, self.accepts, self.doc = name, default, accepts, doc
+        self.codegen, self.testing = codegen, testing
+
+    def describe_accepted(self) -> str:
+        if isinstance(self.accepts, range):
+            top = self.accepts.stop - 1
+            return f"an integer {self.accepts.start}..{top}" if top < 1 << 30 else f"an integer >= {self.accepts.start}"
+        if self.accepts is ANY:
+            return "any text"
+        if isinstance(self.accepts, frozenset):
+            return "comma-separated words of " + ", ".join(repr(v) for v in sorted(self.accepts))
+        return "one of " + ", ".join(repr(v) for v in self.accepts)
+
+    def check(self, text: str) -> str:
+        """``text`` (stripped) when this setting accepts it; else :class:`SettingError`."""
+        t = text.strip()
+        if self.accepts is ANY:
+            return t
+        if isinstance(self.accepts, range):
+            if t.isdigit() and int(t) in self.accepts:
+                return t
+        elif isinstance(self.accepts, frozenset):
+            words = [w.strip().lower() for w in t.split(",") if w.strip()]
+            if all(w in self.accepts for w in words):
+                return ",".join(words)
+        elif t.lower() in self.accepts:
+            return t.lower()
+        raise SettingError(f"{self.name}={text!r}: expected {self.describe_accepted()} ({self.doc})")
+
+
+class SettingError(ValueError):
+    """A ``TILEORCH_*`` variable holds a value its setting does not accept; ``str()`` is the
+    user-facing message (no location: the environment is the input)."""
+
+
+class SettingWarning(UserWarning):
+    """A ``TILEORCH_*`` variable that is not a setting (a typo, or one a newer or older tileorch reads)."""
+
+
+_MANY = 1 << 31
+
+
+def _s(name: str, default: str | None, accepts, doc: str, codegen: bool = False, testing: bool = False) -> Setting:
+    return Setting(PREFIX + name, default, accepts, doc, codegen, testing)
+
+
+SETTINGS: dict[str, Setting] = {s.name: s for s in (
+    # the chained-dots (attention) tier: transforms/tileas/chained_dots.py
+    _s("ATTN_OVERLAP", "1", SWITCH, "intra-warp-group overlap of the two dots", True),
+    _s("ATTN_PINGPONG", "0", ("0", "1", "kernel"), "two consumer groups ping-ponging", True),
+    _s("ATTN_PERSISTENT", "uniform", ("0", "1", "uniform"), "persistent attention kernels", True),
+    _s("ATTN_EPILOGUE", "packed", ("packed", "scalar"), "the attention epilogue's stores", True),
+    _s("ATTN_PEELED_MASKS", "0", SWITCH, "a peeled first key tile for masks", True),
+    _s("ATTN_TREE_REDUCE", "0", SWITCH, "pairwise row reductions", True),
+    _s("ATTN_NEXT_S", "0", ("0", "1", "2"), "the next key tile's S issued early", True),
+    _s("ATTN_EXP2_FMA", None, range(0, 1 << 16), "one of every K exp2 on the FMA pipe; 0: off", True),
+    _s("ATTN_ROW_DIV", "1", SWITCH, "the epilogue's division by the row sum as one reciprocal", True),
+    _s("ATTN_EARLY_Q", None, SWITCH, "the next instance's Q loaded early", True),
+    _s("ATTN_STAGES", None, range(1, 5), "the most K/V ring stages", True),
+    _s("ATTN_SKIP_RESCALE", "0", SWITCH, "skip the rescale when no row max grew", True),
+    _s("ATTN_LATE_RESCALE", "1", SWITCH, "the accumulator rescaled after the second dot is issued", True),
+    _s("ATTN_LATE_PACK", "0", SWITCH, "P packed after the row sums", True),
+    _s("ATTN_SCHEDULE", None, ("snake", "snake_lpt", "off"), "the persistent kernels' tile order", True),
+    _s("ATTN_CTAS", "auto", ("auto", "sms", "total"), "CTAs of a persistent attention launch"),
+    # the GEMM tier: transforms/tileas/
+    _s("EPILOGUE_ROUNDS", "1", SWITCH, "the GEMM epilogue round by round", True),
+    _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged"}),
+       "how the GEMM tier lowers a dot operand computed in the K loop", True),
+    _s("MATH", "full", ("full", "approx"), "approximate exp and tanh everywhere", True),
+    # the SIMT path: transforms/tileaa_to_simt/, transforms/tileas/simt_layouts.py
+    _s("WARP_PROGRAMS", "1", SWITCH, "several one-warp programs per warp", True),
+    _s("PROGRAMS_PER_WARP", None, range(1, 33), "programs per warp, forced", True),
+    _s("CLUSTER_SPLIT", "1", SWITCH, "a program's loop split over a cluster", True),
+    _s("CLUSTER_SPLIT_MAX", None, range(1, 17), "the largest cluster a split loop may use", True),
+    _s("PREFETCH_UNROLL", "1", SWITCH, "two-iteration prefetching loops", True),
+    _s("SIMT_MMA", "1", SWITCH, "mma.sync for dots on the SIMT path", True),
+    _s("F32_DOT", "f32", ("f32", "tf32"), "f32 x f32 dots as tf32", True),
+    _s("REMATERIALIZE", "1", SWITCH, "broadcasts recomputed instead of kept", True),
+    _s("RAGGED_ROWS", "1", SWITCH, "the ragged-row vector path", True),
+    _s("GATHER_RUNS", None, range(1, _MANY), "runs per thread of a gather", True),
+    _s("ROW_RUNS", None, range(1, _MANY), "runs per thread of a single-pass row reduction", True),
+    _s("UNIFORM_DIV", "1", SWITCH, "divisions by a shared divisor as one reciprocal", True),
+    _s("GATHER_WARPS", None, range(0, 65), "resident warps asked for a gather kernel; 0: no hint", True),
+    _s("SIMT_STORE_CHUNK", "0", range(0, _MANY), "loads per store chunk; 0: off", True),
+    _s("PREDICATED_INDEX_LOADS", "1", SWITCH, "predicated index loads", True),
+    _s("SIMT_VECTOR_BYTES", None, ("4", "8", "16"), "the SIMT path's access width", True),
+    _s("SIMT_REDUCE_EXCHANGE", "0", SWITCH, "every SIMT reduction through shared memory", True),
+    _s("ONLINE_SOFTMAX", "0", range(0, _MANY), "the per-element online softmax from N iterations; 0: off", True),
+    # compile driver, backend, cache, runtime
+    _s("VERIFY_EACH_PASS", "0", SWITCH, "verify the IR after every pass"),
+    _s("TRACEBACK", None, ANY, "show internal errors' Python tracebacks"),
+    _s("PTXAS", None, ANY, "the ptxas executable"),
+    _s("PTXAS_TIMEOUT", None, ANY, "seconds one ptxas run may take"),
+    _s("CODEGEN_TIMEOUT", None, ANY, "seconds one LLVM code generation may take"),
+    _s("BACKEND_MEMO", None, ANY, "a directory memoising LLVM code generation"),
+    _s("CACHE", "1", WORDY_SWITCH, "the compile cache"),
+    _s("CACHE_DIR", None, ANY, "the compile cache's directory"),
+    _s("SYNC_TIMEOUT", None, ANY, "seconds a synchronize waits before reporting a hang"),
+    _s("LAUNCH_CTYPES", "0", SWITCH, "launch through ctypes instead of cuda-python"),
+    _s("CUTILE_NATIVE", "0", SWITCH, "tileorch.cutile.launch hands programs to cuTile"),
+    _s("PROGRESS", "1", WORDY_SWITCH, "progress lines of long runs"),
+    _s("PROGRESS_INTERVAL", None, ANY, "seconds between progress lines"),
+    # the test suite and its tools
+    _s("TEST_COMPILE_MEMO", None, ANY, "the tests' shared compile memo directory", testing=True),
+    _s("TEST_FORKSERVER", None, ANY, "tool commands as forks of one server", testing=True),
+    _s("TOOL_FORKSERVER_BIN", None, ANY, "the fork server's directory", testing=True),
+    _s("XDIST", None, ANY, "worker processes of the test suite", testing=True),
+    _s("QUICK_GPU", None, ANY, "the short GPU case lists", testing=True),
+    _s("GPU_FAILURE_LOG", None, ANY, "where GPU tests log failures", testing=True),
+    _s("EMULATE_ALL", None, ANY, "emulate every case of a sweep", testing=True),
+    _s("TEST_ALL_ATTN4", None, ANY, "every case of attention set 4", testing=True),
+    _s("UPSTREAM_EXTRA", None, ANY, "extra upstream-MLIR inputs", testing=True),
+    _s("ROUNDTRIP", None, ANY, "round-trip checks of the fuzzer", testing=True),
+    _s("CUSTOM_ROUNDTRIP", None, ANY, "custom-syntax round trips of the fuzzer", testing=True),
+)}
+
+CODEGEN: tuple[str, ...] = tuple(name for name, s in SETTINGS.items() if s.codegen)
+"""The settings that change the emitted code: their values are part of every compile-cache key
+(:func:`tileorch.cache.compile_environment`), so a run with one set never reads a program compiled
+without it."""
+
+
+def value(name: str) -> str | None:
+    """The text of setting ``name`` (validated, stripped; lower-cased for a set of words), or its
+    default when unset or empty; :class:`SettingError` when the text is not accepted."""
+    setting = SETTINGS[name]
+    text = os.environ.get(name, "")
+    return setting.check(text) if text.strip() else setting.default
+
+
+def integer(name: str) -> int | None:
+    """Setting ``name`` as an integer (None when unset without a default)."""
+    text = value(name)
+    return None if text is None else int(text)
+
+
+def enabled(name: str) -> bool:
+    """A switch setting is on (``1``, or ``true`` / ``yes`` / ``on`` where those are accepted)."""
+    return value(name) in ("1", "true", "yes", "on")
+
+
+_checked: set[tuple] = set()
+_warned: set[str] = set()
+
+
+def check_environment(environ=None) -> list[str]:
+    """Validate every ``TILEORCH_*`` variable of ``environ`` (default ``os.environ``): raises
+    :class:`SettingError` for the first value a setting does not accept; returns a warning for each
+    name that is not a setting (with the closest setting's name), each name once per process."""
+    env = os.environ if environ is None else environ
+    items = tuple(sorted((k, v) for k, v in env.items() if k.startswith(PREFIX)))
+    if items in _checked:
+        return []
+    messages = []
+    for name, text in items:
+        setting = SETTINGS.get(name)
+        if setting is None:
+            if name not in _warned:
+                _warned.add(name)
+                import difflib  # (only for a name that is not a setting)
+
+                close = difflib.get_close_matches(name, SETTINGS, n=1, cutoff=0.8)
+                hint = f" (did you mean {close[0]}?)" if close else ""
+                messages.append(f"{name} is not a setting tileorch reads: ignored{hint}")
+        elif text.strip():
+            setting.check(text)
+    _checked.add(items)
+    return messages
