@@ -1,0 +1,277 @@
+"""Twentieth user sweep (``tileorch.testing.user_programs20``): the tensor-core programs with f16
+operands run CTA by CTA on the CPU by ``tileorch.testing.ptx_emulator`` against numpy float64 on
+ragged shapes, outputs NaN-prefilled (the split-K and column-sum accumulators zeroed, as their callers
+do): the GEMMs through test_user_sweep14_emulated's runner (the launcher's own problem derivation,
+tensor maps and tile parameters), the chained kernels through test_user_sweep3_emulated's (every CTA
+of the host's launch); the bf16 attention runs as its f16 twin (the emulator's WGMMA is
+``.f32.f16.f16``).  The int8, tf32 and bf16 GEMMs and the SIMT path's programs run on the GPU,
+tests/gpu/test_user_sweep20_gpu.py.  :data:`EMULATED` is the CI-sized subset;
+``TILEORCH_EMULATE_ALL=1`` runs every case.  Needs cuda-tile and ml_dtypes."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+pytest.importorskip("ml_dtypes")
+
+import test_user_sweep3_emulated as s3  # noqa: E402
+import test_user_sweep4_emulated as s4  # noqa: E402
+import test_user_sweep14_emulated as s14e  # noqa: E402
+from test_user_sweep16_emulated import _mm, _pos, _scores, _softmax_pv  # noqa: E402
+
+from tileorch.testing.user_programs20 import PROGRAMS  # noqa: E402
+
+RNG = np.random.default_rng(2520)
+_BF = "attn_causal_bm128_bn64_bf16_lse"
+TWINS = {_BF + "__f16": dataclasses.replace(
+    PROGRAMS[_BF], spec=[(s[0], "float16" if s[1] == "bfloat16" else s[1]) if isinstance(s, tuple) else s
+                         for s in PROGRAMS[_BF].spec])}
+"""The bf16 attention's f16 twin (the same kernel, its bf16 arrays f16; P is converted to V's type)."""
+_IF = "gemm_k_loop_inside_runtime_if"
+TWINS[_IF + "__off"] = dataclasses.replace(PROGRAMS[_IF], spec=[0 if i == 4 else s
+                                                               for i, s in enumerate(PROGRAMS[_IF].spec)])
+"""The runtime-``if`` GEMM launched with its flag 0 (the K loop skipped: the output is the bias)."""
+
+LOG2E = 1.4426950408889634
+
+
+@pytest.fixture(autouse=True)
+def _twentieth_sweep(monkeypatch):
+    s4.add_sweep_programs(monkeypatch, {**PROGRAMS, **TWINS})
+    monkeypatch.setattr(s14e, "PROGRAMS", {**s14e.PROGRAMS, **PROGRAMS, **TWINS})
+
+
+def _h(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float16)
+
+
+def _f(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def emulate(name: str, inputs: dict) -> dict:
+    """A GEMM program on its spec's shapes (test_user_sweep14_emulated's runner)."""
+    return s14e.emulate(name, inputs)
+
+
+def chained(name: str, inputs: dict) -> dict:
+    """A chained-dots program on its spec's shapes and launch grid."""
+    grid = tuple(PROGRAMS[name.removesuffix("__f16")].grid)
+    return s3._chained(name, inputs, grid + (1,) * (3 - len(grid)))
+
+
+_check = s14e._check
+
+
+# ----------------------------------------------------------------------------------------------- GEMMs
+
+
+def _gemm_case(name, m, k, n):
+    a, b = _h(m, k), _h(k, n, scale=0.25)
+    _check(emulate(name, {0: a, 1: b})[2], _mm(a, b), 2e-2)
+
+
+def _case_gemm_persistent_group_m_swizzle():
+    """300 x 330 in 64 x 64 tiles (5 x 6) on 7 programs, groups of 2 row tiles, the last group one."""
+    _gemm_case("gemm_persistent_group_m_swizzle", 300, 128, 330)
+
+
+def _case_gemm_persistent_column_major_tiles():
+    _gemm_case("gemm_persistent_column_major_tiles", 200, 128, 200)
+
+
+def _case_gemm_group_m_swizzle_1d_grid():
+    _gemm_case("gemm_group_m_swizzle_1d_grid", 300, 128, 200)
+
+
+def _case_gemm_splitk_contiguous_atomic_add():
+    """K = 320 in 5 tiles of 64, splits of 2 tiles on 3 programs: 2, 2 and 1 tiles."""
+    a, b = _h(200, 320), _h(320, 192, scale=0.25)
+    y = emulate("gemm_splitk_contiguous_atomic_add", {0: a, 1: b, 2: np.zeros((200, 192), np.float32)})[2]
+    _check(y, _mm(a, b), 2e-2)
+
+
+def _case_gemm_f16_acc_widened_at_end():
+    a, b = _h(200, 128, scale=0.5), _h(128, 192, scale=0.25)
+    _check(emulate("gemm_f16_acc_widened_at_end", {0: a, 1: b})[2], _mm(a, b), 3e-2, 1e-2)
+
+
+def _case_bmm_3d_tiles_mma_no_reshape():
+    a, b = _h(3, 200, 128), _h(3, 128, 192, scale=0.25)
+    _check(emulate("bmm_3d_tiles_mma_no_reshape", {0: a, 1: b})[2], _mm(a, b), 2e-2)
+
+
+def _case_gemm_k_loop_inside_runtime_if():
+    """The flag 1: the K loop runs (the tier's loop, its trip count ``select(flag != 0, nk, 0)``)."""
+    a, b, bias = _h(200, 128), _h(128, 192, scale=0.25), _f(192)
+    _check(emulate(_IF, {0: a, 1: b, 2: bias})[3], _mm(a, b) + bias[None, :], 2e-2)
+
+
+def _case_gemm_k_loop_inside_runtime_if__off():
+    """The flag 0: no K step, every output the bias (the loop's initial zeros plus the bias)."""
+    a, b, bias = _h(200, 128), _h(128, 192, scale=0.25), _f(192)
+    y = emulate(_IF + "__off", {0: a, 1: b, 2: bias})[3]
+    _check(y, np.broadcast_to(bias[None, :].astype(np.float64), (200, 192)), 0.0, 0.0)
+
+
+def _case_gemm_k_loop_counting_down():
+    _gemm_case("gemm_k_loop_counting_down", 200, 200, 192)
+
+
+def _case_gemm_k_step_static_iter_two():
+    _gemm_case("gemm_k_step_static_iter_two", 200, 256, 192)
+
+
+def _case_gemm_k_range_from_args():
+    """K tiles 1..3 of 5 (columns 64..255 of A, rows 64..255 of B)."""
+    a, b = _h(200, 320), _h(320, 192, scale=0.25)
+    _check(emulate("gemm_k_range_from_args", {0: a, 1: b})[2], _mm(a[:, 64:256], b[64:256]), 2e-2)
+
+
+def _case_gemm_row_max_row_sum_full_row():
+    a, b = _h(200, 128), _h(128, 100, scale=0.25)
+    out = emulate("gemm_row_max_row_sum_full_row", {0: a, 1: b})
+    ref = _mm(a, b)
+    _check(out[2], ref, 2e-3)
+    _check(out[3], ref.max(1), 2e-3)
+    _check(out[4], ref.sum(1), 2e-2)
+
+
+def _case_gemm_softmax_after_full_row():
+    x, w = _h(200, 128), _h(128, 100, scale=0.25)
+    p = emulate("gemm_softmax_after_full_row", {0: x, 1: w})[2]
+    s = _mm(x, w)
+    e = np.exp(s - s.max(1, keepdims=True))
+    _check(p, e / e.sum(1, keepdims=True), 1e-4)
+
+
+def _case_gemm_alpha_ab_plus_beta_c():
+    a, b, c = _h(200, 128), _h(128, 192, scale=0.25), _h(200, 192)
+    y = emulate("gemm_alpha_ab_plus_beta_c", {0: a, 1: b, 2: c})[3]
+    _check(y, 0.5 * _mm(a, b) - 2.0 * c.astype(np.float64), 2e-3)
+
+
+def _case_gemm_acc_init_from_residual():
+    a, b, r = _h(200, 128), _h(128, 192, scale=0.25), _h(200, 192)
+    y = emulate("gemm_acc_init_from_residual", {0: a, 1: b, 2: r})[3]
+    _check(y, _mm(a, b) + r.astype(np.float64), 2e-2)
+
+
+# ----------------------------------------------------------------------------------------------- attention
+
+
+def _case_attn_dropout_mask_array():
+    q, k, v = _h(2, 128, 64), _h(2, 192, 64), _h(2, 192, 64)
+    keep = (RNG.random((2, 128, 192)) >= 0.2).astype(np.uint8)
+    o = chained("attn_dropout_mask_array", {0: q, 1: k, 2: v, 3: keep})[4]
+    s = _scores(q, k, 0.125)
+    e = np.exp(s - s.max(-1, keepdims=True))
+    p = e / e.sum(-1, keepdims=True)
+    _check(o, (p * keep * 1.25) @ v.astype(np.float64), 3e-3)
+
+
+def _case_attn_key_padding_lengths():
+    """Batch 0 sees 150 keys (inside the third tile), batch 1 sees 37 (inside the first)."""
+    q, k, v = _h(4, 128, 64), _h(4, 192, 64), _h(4, 192, 64)
+    lens = np.array([150, 37], np.int32)
+    o = chained("attn_key_padding_lengths", {0: q, 1: k, 2: v, 3: lens})[4]
+    ok = np.arange(192)[None, None, :] < np.repeat(lens, 2)[:, None, None]
+    _check(o, _softmax_pv(np.where(ok, _scores(q, k, 0.125), -np.inf), v), 3e-3)
+
+
+def _case_attn_out_times_reciprocal_l():
+    q, k, v = _h(2, 128, 64), _h(2, 200, 64), _h(2, 200, 64)
+    o = chained("attn_out_times_reciprocal_l", {0: q, 1: k, 2: v})[3]
+    _check(o, _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
+
+
+def _case_attn_flash_decode_split_kv():
+    """The three splits' partials combined in numpy (flash-decoding's second kernel) give softmax(q K^T) V;
+    each split's max and sum checked against its own keys."""
+    q, k, v = _h(4, 1, 64), _h(4, 300, 64), _h(4, 300, 64)
+    out = chained("attn_flash_decode_split_kv", {0: q, 1: k, 2: v})
+    o_p, m_p, l_p = (np.asarray(out[i], np.float64) for i in (3, 4, 5))
+    s2 = _scores(q, k, 0.125 * LOG2E)[:, 0]  # [4, 300], log2 units
+    for sp in range(3):
+        part = s2[:, sp * 128:(sp + 1) * 128]
+        _check(m_p[:, sp, 0], part.max(-1), 1e-3)
+        _check(l_p[:, sp, 0], np.exp2(part - part.max(-1, keepdims=True)).sum(-1), 1e-3)
+    m = m_p.max(1, keepdims=True)
+    w = np.exp2(m_p - m)
+    o = (o_p * w[..., None]).sum(1) / (l_p * w).sum(1)[..., None]
+    _check(o, _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
+
+
+def _case_attn_mqa_decode_heads_as_rows():
+    q, k, v = _h(4, 6, 64), _h(4, 300, 64), _h(4, 300, 64)
+    o = chained("attn_mqa_decode_heads_as_rows", {0: q, 1: k, 2: v})[3]
+    _check(o, _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
+
+
+def _case_attn_bwd_dv_only():
+    """dV = P^T dO over 200 ragged queries, P from the saved log2-unit LSE."""
+    q, k, do = _h(2, 200, 64), _h(2, 128, 64), _h(2, 200, 64)
+    s = _scores(q, k, 0.125)
+    mx = s.max(-1, keepdims=True)
+    lse = mx + np.log(np.exp(s - mx).sum(-1, keepdims=True))
+    p = np.exp(s - lse)
+    ins = {0: q, 1: k, 2: do, 3: (lse[..., 0] * LOG2E).astype(np.float32)}
+    dv = chained("attn_bwd_dv_only", ins)[4]
+    _check(dv, np.swapaxes(p, 1, 2) @ do.astype(np.float64), 3e-3)
+
+
+def _causal(name, sq=256):
+    q, k, v = _h(2, sq, 64), _h(2, sq, 64), _h(2, sq, 64)
+    o = chained(name, {0: q, 1: k, 2: v})[3]
+    i, j = _pos(sq, sq)
+    _check(o, _softmax_pv(np.where(j <= i, _scores(q, k, 0.125), -np.inf), v), 3e-3)
+
+
+def _case_attn_causal_two_key_loops():
+    _causal("attn_causal_two_key_loops")
+
+
+def _case_attn_scale_folded_into_q():
+    """Q scaled and rounded to f16 in the kernel: the reference's tolerance covers the rounding."""
+    _causal("attn_scale_folded_into_q")
+
+
+def _case_attn_sigmoid_no_softmax():
+    q, k, v = _h(2, 128, 64), _h(2, 200, 64), _h(2, 200, 64)
+    o = chained("attn_sigmoid_no_softmax", {0: q, 1: k, 2: v})[3]
+    p = 1.0 / (1.0 + np.exp(-(_scores(q, k, 0.125) - 2.0)))
+    _check(o, p @ v.astype(np.float64), 2e-2)
+
+
+def _case_attn_causal_bm128_bn64_bf16_lse():
+    q, k, v = _h(2, 200, 64), _h(2, 200, 64), _h(2, 200, 64)
+    out = chained(_BF + "__f16", {0: q, 1: k, 2: v})
+    i, j = _pos(200, 200)
+    s = np.where(j <= i, _scores(q, k, 0.125), -np.inf)
+    mx = s.max(-1, keepdims=True)
+    _check(out[3], _softmax_pv(s, v), 3e-3)
+    _check(out[4], (mx + np.log(np.exp(s - mx).sum(-1, keepdims=True)))[..., 0], 1e-3)
+
+
+CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
+
+EMULATED = ["gemm_persistent_group_m_swizzle", "gemm_k_loop_inside_runtime_if", "gemm_k_loop_inside_runtime_if__off", "gemm_splitk_contiguous_atomic_add", "bmm_3d_tiles_mma_no_reshape",
+            "gemm_k_loop_counting_down", "gemm_k_range_from_args", "gemm_row_max_row_sum_full_row",
+            "gemm_softmax_after_full_row", "gemm_alpha_ab_plus_beta_c", "attn_dropout_mask_array",
+            "attn_key_padding_lengths", "attn_flash_decode_split_kv", "attn_bwd_dv_only",
+            "attn_causal_two_key_loops", "attn_sigmoid_no_softmax", "attn_causal_bm128_bn64_bf16_lse"]
+"""The CI-sized subset; ``TILEORCH_EMULATE_ALL=1`` runs every case."""
+if os.environ.get("TILEORCH_EMULATE_ALL"):
+    EMULATED = sorted(CASES)
+
+
+@pytest.mark.parametrize("case", EMULATED)
+def test_the_ptx_against_numpy(case):
+    CASES[case]()
