@@ -10,8 +10,8 @@ simulator.
 (``wgmma.*``, ``setmaxnreg``) for its warp group, ``bar.sync`` / ``bar.arrive`` count arrivals per
 named barrier.  Asynchrony is modelled where it decides correctness:
 
-* ``wgmma.mma_async`` is asynchronous: it reads its shared-memory operands and A-fragment
-  registers and computes ``D = A B (+ D)`` only at the ``wgmma.wait_group`` that retires its group
+* ``wgmma.mma_async`` (f32 accumulators; f16 or bf16 operands) is asynchronous: it reads its
+  shared-memory operands and A-fragment registers and computes ``D = A B (+ D)`` only at the ``wgmma.wait_group`` that retires its group
   (committed groups retire oldest first), and writes D then; until then any other instruction that
   names one of its accumulator or A-fragment registers is reported (:attr:`Emu.errors`), so is a
   TMA write into the shared bytes it reads, and an ``mbarrier.arrive`` by its warp group on a
@@ -119,6 +119,13 @@ def _fp8_type(kind: str):
 
 _ATOMIC_OPS = ("add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "dec")
 _ATOMIC_TYPES = {"b32": 4, "u32": 4, "s32": 4, "b64": 8, "u64": 8, "s64": 8, "f32": 4, "f64": 8, "f16": 2, "bf16": 2}
+
+
+def _half_to_f32(bits, ty):
+    """16-bit float bit patterns (uint16) of ``ty`` (f16 or bf16) as f32 values (exact)."""
+    if ty == "bf16":
+        return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    return bits.view(np.float16).astype(np.float32)
 
 
 def _bf16_bits(x):
@@ -1313,14 +1320,16 @@ class Emu:
     def cvt(self, op, ops, T):
         parts = op.split(".")
         g = lambda i: self.get(ops[i], T)  # noqa: E731
+        if "bf16x2.f32" in op:  # d = {bf16(a), bf16(b)}: a in the high half; nearest even
+            hi, lo = (_bf16_bits(f32(g(i))) for i in (1, 2))
+            self.set(ops[0], T, (hi << np.uint64(16)) | lo)
+            return
         if "f16x2.f32" in op:
             hi, lo = f32(g(1)), f32(g(2))
             h = hi.astype(np.float16).view(np.uint16).astype(np.uint64)
             l_ = lo.astype(np.float16).view(np.uint16).astype(np.uint64)
             self.set(ops[0], T, (h << np.uint64(16)) | l_)
             return
-        if "bf16x2.f32" in op:
-            raise Fault("bf16")
         fp8 = re.match(r"cvt\.rn\.satfinite\.(e4m3|e5m2)x2\.f32$", op)
         if fp8:  # d = {fp8(a), fp8(b)}: a in the high byte; nearest even, saturating to the largest finite
             t = _fp8_type(fp8.group(1))
@@ -1463,11 +1472,11 @@ class Emu:
             group_dim, group = t.get("group_dim"), int(t.get("group", 1))
             full = arr
             box_rows, width, span = t["rows"], t.get("box", 64), t.get("swizzle", 128)
-            es = full.dtype.itemsize  # 2-byte arrays as f16 bits; 1- and 4-byte ones (raw tiles) as they are
+            es = full.dtype.itemsize  # the array's bits as they are (f16, bf16, fp8, f32, ...)
             if span and width * es > span:
                 raise Fault(f"{op}: a box of {width} elements is wider than the {span}-byte swizzle")
             rows = box_rows * group
-            box = np.zeros((rows, width), dtype=np.float16 if es == 2 else full.dtype)
+            box = np.zeros((rows, width), dtype=full.dtype)  # (not f16 for every 2-byte type: a bf16 value converted)
             for gi in range(group):
                 start = list(start0)
                 if group_dim is not None:
@@ -1507,11 +1516,12 @@ class Emu:
             b["pending"] = b["count"]
 
     # ------------------------------------------------------------------ WGMMA
-    def smem_elem(self, addr, span=128):
+    def smem_elem(self, addr, span=128, ty="f16"):
+        """The 16-bit float elements (``ty``: f16 or bf16) at logical shared addresses ``addr``, as f32."""
         phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
         lo = self.smem[phys].astype(np.uint16)
         hi = self.smem[phys + 1].astype(np.uint16)
-        return (lo | (hi << 8)).view(np.float16).astype(np.float32)
+        return _half_to_f32(lo | (hi << 8), ty)
 
     def operand_addrs(self, desc, rows_mn, tnsp):
         """([rows_mn, 16] logical byte addresses (element (mn, k)), swizzle span) of a smem operand."""
@@ -1530,10 +1540,10 @@ class Emu:
             addr = start + (mn // w) * lbo + (k // 8) * sbo + (k % 8) * span + (mn % w) * 2
         return addr, span
 
-    def operand_tile(self, desc, rows_mn, tnsp):
-        """[rows_mn, 16] K-major view (element (mn, k)) of a swizzled smem operand."""
+    def operand_tile(self, desc, rows_mn, tnsp, ty="f16"):
+        """[rows_mn, 16] K-major view (element (mn, k)) of a swizzled smem operand of ``ty`` (f16, bf16)."""
         addr, span = self.operand_addrs(desc, rows_mn, tnsp)
-        return self.smem_elem(addr, span)
+        return self.smem_elem(addr, span, ty)
 
     def operand_range(self, desc, rows_mn, tnsp):
         """The [lo, hi) physical shared bytes a smem operand reads (a swizzle stays in its atom)."""
@@ -1603,10 +1613,10 @@ class Emu:
                             self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))
                             self.regs[name][ent["ts"]] = v
             return
-        m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.f16\.f16", op)
-        if not m:
+        m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(b?f16)\.(b?f16)", op)
+        if not m or m.group(2) != m.group(3):
             raise Fault(op)
-        n = int(m.group(1))
+        n, ty = int(m.group(1)), m.group(2)
         dregs = [x.strip() for x in ops[0][1:-1].split(",")]
         reg_a = ops[1].startswith("{")
         aregs = [x.strip() for x in ops[1][1:-1].split(",")] if reg_a else []
@@ -1647,14 +1657,14 @@ class Emu:
             for lo, hi in smem:
                 self._check_generic(lo, hi)
             ent = {"dregs": dregs, "aregs": aregs, "ts": ts, "smem": smem,
-                   "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd)}
+                   "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty)}
             self.open.setdefault(wg, []).append(ent)
             for name in dregs + aregs:
                 self.pending.setdefault(name, set()).add(wg)
 
-    def _deferred(self, n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd):
+    def _deferred(self, n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty="f16"):
         """``D = A B (+ D)`` evaluated when the WGMMA retires: shared memory, the A fragment and D
-        (the chain's previous result, already retired) as they are then."""
+        (the chain's previous result, already retired) as they are then; A and B of ``ty`` (f16, bf16)."""
         lane = ts % 32
         warp = (ts % 128) // 32
         r0 = 16 * warp + lane // 4
@@ -1674,15 +1684,15 @@ class Emu:
                 A = np.zeros((64, 16), dtype=np.float32)
                 for q, name in enumerate(aregs):
                     v = self.regs[name][TT]
-                    lo = (v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
-                    hi = ((v >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
+                    lo = _half_to_f32((v & np.uint64(0xFFFF)).astype(np.uint16), ty)
+                    hi = _half_to_f32(((v >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.uint16), ty)
                     rr = r0 + 8 * (q % 2)
                     cc = c0 + 8 * (q // 2)
                     A[rr, cc] = lo
                     A[rr, cc + 1] = hi
             else:
-                A = self.operand_tile(desca, 64, tnsp_a)
-            B = self.operand_tile(descb, n, tnsp_b)  # [n, 16]
+                A = self.operand_tile(desca, 64, tnsp_a, ty)
+            B = self.operand_tile(descb, n, tnsp_b, ty)  # [n, 16]
             with np.errstate(all="ignore"):
                 res = A.astype(np.float32) @ B.T.astype(np.float32) + (D if sd else 0)
             return list(b32(res[rows, cols].astype(np.float32)))
