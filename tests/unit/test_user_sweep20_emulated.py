@@ -1,12 +1,13 @@
-"""Twentieth user sweep (``tileorch.testing.user_programs20``): the tensor-core programs with f16
-operands run CTA by CTA on the CPU by ``tileorch.testing.ptx_emulator`` against numpy float64 on
-ragged shapes, outputs NaN-prefilled (the split-K and column-sum accumulators zeroed, as their callers
-do): the GEMMs through test_user_sweep14_emulated's runner (the launcher's own problem derivation,
-tensor maps and tile parameters), the chained kernels through test_user_sweep3_emulated's (every CTA
-of the host's launch); the bf16 attention runs as its f16 twin (the emulator's WGMMA is
-``.f32.f16.f16``).  The int8, tf32 and bf16 GEMMs and the SIMT path's programs run on the GPU,
-tests/gpu/test_user_sweep20_gpu.py.  :data:`EMULATED` is the CI-sized subset;
-``TILEORCH_EMULATE_ALL=1`` runs every case.  Needs cuda-tile and ml_dtypes."""
+"""Twentieth user sweep (``tileorch.testing.user_programs20``): the tensor-core programs run CTA by
+CTA on the CPU by ``tileorch.testing.ptx_emulator`` against numpy float64 on ragged shapes, outputs
+NaN-prefilled (an int32 output a sentinel; the split-K and column-sum accumulators zeroed, as their
+callers do): the GEMMs through test_user_sweep14_emulated's runner (the launcher's own problem
+derivation, tensor maps, tile parameters and K-major copy of an 8-bit B), the chained kernels through
+test_user_sweep3_emulated's (every CTA of the host's launch).  f16, bf16 (since session 25), tf32 and
+int8 WGMMAs (idem) are emulated; the bf16 attention also runs as its f16 twin.  The SIMT path's
+programs: test_user_sweep20_interp.py; everything on the GPU: tests/gpu/test_user_sweep20_gpu.py.
+:data:`EMULATED` is the CI-sized subset; ``TILEORCH_EMULATE_ALL=1`` runs every case.  Needs cuda-tile
+and ml_dtypes."""
 
 from __future__ import annotations
 
@@ -271,6 +272,34 @@ def _case_attn_causal_bm128_bn64_bf16_lse__f16():
     _bf16_attention(_BF + "__f16", np.float16)
 
 
+def _case_gemm_int8_int32_out():
+    """int8 x int8 summed exactly in int32 (K = 200 ragged); the output starts as a sentinel."""
+    a = RNG.integers(-128, 128, (200, 200)).astype(np.int8)
+    b = RNG.integers(-128, 128, (200, 192)).astype(np.int8)
+    y = emulate("gemm_int8_int32_out", {0: a, 1: b, 2: np.full((200, 192), -777, np.int32)})[2]
+    np.testing.assert_array_equal(y, a.astype(np.int64) @ b.astype(np.int64))
+
+
+def _case_gemm_int8_row_col_scales_f16():
+    a = RNG.integers(-128, 128, (200, 256)).astype(np.int8)
+    b = RNG.integers(-128, 128, (256, 192)).astype(np.int8)
+    sa, sb = (RNG.random(200) * 1e-3).astype(np.float32), (RNG.random(192) * 1e-2).astype(np.float32)
+    y = emulate("gemm_int8_row_col_scales_f16", {0: a, 1: b, 2: sa, 3: sb})[4]
+    ref = (a.astype(np.float64) @ b.astype(np.float64)) * sa[:, None] * sb[None, :]
+    _check(y, ref, 1e-3, 2e-3)
+
+
+def _case_gemm_tf32_weight_nk_transposed():
+    """f32 operands on tf32 tensor cores: each operand keeps 10 mantissa bits (the reference truncates
+    alike; the tolerance covers the f32 sums)."""
+    x, w = _f(200, 96), _f(100, 96)
+    y = emulate("gemm_tf32_weight_nk_transposed", {0: x, 1: w})[2]
+
+    def tf32(v):
+        return (v.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+    _check(y, _mm(tf32(x), tf32(w).T), 1e-3)
+
+
 def _case_gemm_f32_in_bf16_in_loop():
     """f32 A and B rounded to bf16 in the K loop (the reference rounds them alike, nearest even)."""
     a, b = _f(200, 128), _f(128, 192) * 0.25
@@ -286,7 +315,8 @@ EMULATED = ["gemm_persistent_group_m_swizzle", "gemm_k_loop_inside_runtime_if", 
             "gemm_softmax_after_full_row", "gemm_alpha_ab_plus_beta_c", "attn_dropout_mask_array",
             "attn_key_padding_lengths", "attn_flash_decode_split_kv", "attn_bwd_dv_only",
             "attn_causal_two_key_loops", "attn_sigmoid_no_softmax", "attn_causal_bm128_bn64_bf16_lse",
-            "gemm_f32_in_bf16_in_loop"]
+            "gemm_f32_in_bf16_in_loop", "gemm_int8_int32_out", "gemm_int8_row_col_scales_f16",
+            "gemm_tf32_weight_nk_transposed"]
 """The CI-sized subset; ``TILEORCH_EMULATE_ALL=1`` runs every case."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(CASES)

@@ -10,7 +10,7 @@ simulator.
 (``wgmma.*``, ``setmaxnreg``) for its warp group, ``bar.sync`` / ``bar.arrive`` count arrivals per
 named barrier.  Asynchrony is modelled where it decides correctness:
 
-* ``wgmma.mma_async`` (f32 accumulators; f16 or bf16 operands) is asynchronous: it reads its
+* ``wgmma.mma_async`` (f32 accumulators of f16, bf16 or tf32 operands, s32 ones of s8 / u8) is asynchronous: it reads its
   shared-memory operands and A-fragment registers and computes ``D = A B (+ D)`` only at the ``wgmma.wait_group`` that retires its group
   (committed groups retire oldest first), and writes D then; until then any other instruction that
   names one of its accumulator or A-fragment registers is reported (:attr:`Emu.errors`), so is a
@@ -119,6 +119,10 @@ def _fp8_type(kind: str):
 
 _ATOMIC_OPS = ("add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "dec")
 _ATOMIC_TYPES = {"b32": 4, "u32": 4, "s32": 4, "b64": 8, "u64": 8, "s64": 8, "f32": 4, "f64": 8, "f16": 2, "bf16": 2}
+
+
+_WGMMA_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "u8": 1}
+"""The operand element types of the modelled WGMMAs and their sizes (a K step is 32 bytes of them)."""
 
 
 def _half_to_f32(bits, ty):
@@ -1517,14 +1521,21 @@ class Emu:
 
     # ------------------------------------------------------------------ WGMMA
     def smem_elem(self, addr, span=128, ty="f16"):
-        """The 16-bit float elements (``ty``: f16 or bf16) at logical shared addresses ``addr``, as f32."""
+        """The WGMMA operand elements of ``ty`` at logical shared addresses ``addr``: f16 / bf16 as f32,
+        tf32 as f32 with the 13 low mantissa bits dropped (the bits the tensor core reads), s8 / u8 as
+        int64."""
         phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
-        lo = self.smem[phys].astype(np.uint16)
-        hi = self.smem[phys + 1].astype(np.uint16)
-        return _half_to_f32(lo | (hi << 8), ty)
+        es = _WGMMA_BYTES[ty]
+        bits = sum(self.smem[phys + i].astype(np.uint32) << np.uint32(8 * i) for i in range(es))
+        if ty in ("s8", "u8"):
+            return bits.astype(np.uint8).view(np.int8 if ty == "s8" else np.uint8).astype(np.int64)
+        if ty == "tf32":
+            return (bits & np.uint32(0xFFFFE000)).view(np.float32)
+        return _half_to_f32(bits.astype(np.uint16), ty)
 
-    def operand_addrs(self, desc, rows_mn, tnsp):
-        """([rows_mn, 16] logical byte addresses (element (mn, k)), swizzle span) of a smem operand."""
+    def operand_addrs(self, desc, rows_mn, tnsp, es=2):
+        """([rows_mn, 32 / es] logical byte addresses (element (mn, k)), swizzle span) of a smem operand
+        of ``es``-byte elements (MN-major: 2-byte elements only, the only ones WGMMA transposes)."""
         start = (desc & 0x3FFF) << 4
         lbo = ((desc >> 16) & 0x3FFF) << 4
         sbo = ((desc >> 32) & 0x3FFF) << 4
@@ -1533,23 +1544,27 @@ class Emu:
             raise Fault(f"WGMMA descriptor {desc:#x}: layout type 0 (no swizzle) is not modelled")
         w = span // 2  # elements of one swizzle row
         mn = np.arange(rows_mn)[:, None]
-        k = np.arange(16)[None, :]
+        k = np.arange(32 // es)[None, :]
+        if tnsp and es != 2:
+            raise Fault(f"WGMMA descriptor {desc:#x}: an MN-major operand of {es}-byte elements")
         if not tnsp:  # K-major: mn rows of `span` bytes, 8-row groups SBO apart
-            addr = start + (mn // 8) * sbo + (mn % 8) * span + k * 2
+            addr = start + (mn // 8) * sbo + (mn % 8) * span + k * es
         else:  # MN-major: k rows of `span` bytes (w mn), w-mn chunks LBO apart, 8-k groups SBO apart
             addr = start + (mn // w) * lbo + (k // 8) * sbo + (k % 8) * span + (mn % w) * 2
         return addr, span
 
     def operand_tile(self, desc, rows_mn, tnsp, ty="f16"):
-        """[rows_mn, 16] K-major view (element (mn, k)) of a swizzled smem operand of ``ty`` (f16, bf16)."""
-        addr, span = self.operand_addrs(desc, rows_mn, tnsp)
+        """[rows_mn, K] K-major view (element (mn, k)) of a swizzled smem operand of ``ty``
+        (:meth:`smem_elem`; K = 32 bytes of elements)."""
+        addr, span = self.operand_addrs(desc, rows_mn, tnsp, _WGMMA_BYTES[ty])
         return self.smem_elem(addr, span, ty)
 
-    def operand_range(self, desc, rows_mn, tnsp):
-        """The [lo, hi) physical shared bytes a smem operand reads (a swizzle stays in its atom)."""
-        addr, span = self.operand_addrs(desc, rows_mn, tnsp)
+    def operand_range(self, desc, rows_mn, tnsp, es=2):
+        """The [lo, hi) physical shared bytes a smem operand of ``es``-byte elements reads (a swizzle
+        stays in its atom)."""
+        addr, span = self.operand_addrs(desc, rows_mn, tnsp, es)
         phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
-        lo, hi = int(phys.min()), int(phys.max()) + 2
+        lo, hi = int(phys.min()), int(phys.max()) + es
         if lo < 0 or hi > len(self.smem):
             raise Fault(f"WGMMA descriptor {desc:#x}: shared bytes {lo:#x}..{hi:#x} out of range")
         return lo, hi
@@ -1613,13 +1628,17 @@ class Emu:
                             self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))
                             self.regs[name][ent["ts"]] = v
             return
-        m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(b?f16)\.(b?f16)", op)
-        if not m or m.group(2) != m.group(3):
+        m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|s32)\.(\w+)\.(\w+)$", op)
+        if not m or m.group(4) != m.group(5) or m.group(4) not in _WGMMA_BYTES or \
+                int(m.group(2)) * _WGMMA_BYTES[m.group(4)] != 32 or (m.group(3) == "s32") != (m.group(4) in ("s8", "u8")):
             raise Fault(op)
-        n, ty = int(m.group(1)), m.group(2)
+        n, ty = int(m.group(1)), m.group(4)
+        es = _WGMMA_BYTES[ty]
         dregs = [x.strip() for x in ops[0][1:-1].split(",")]
         reg_a = ops[1].startswith("{")
         aregs = [x.strip() for x in ops[1][1:-1].split(",")] if reg_a else []
+        if reg_a and es != 2:
+            raise Fault(f"{op}: an A fragment in registers (16-bit operands only are modelled)")
         for wg in wgs:
             TT = np.zeros(self.N, dtype=bool)
             TT[wg * 128:(wg + 1) * 128] = True
@@ -1646,14 +1665,14 @@ class Emu:
             if reg_a:
                 descb = int(self.get(ops[2], TT)[0])
                 scale_d, tnsp_b, desca, tnsp_a = ops[3], int(ops[6]), None, 0
-            else:
+            else:  # tf32 and 8-bit operands: K-major only, no transpose operands (8-bit: no scales)
                 desca = int(self.get(ops[1], TT)[0])
                 descb = int(self.get(ops[2], TT)[0])
-                scale_d, tnsp_a, tnsp_b = ops[3], int(ops[6]), int(ops[7])
+                scale_d, tnsp_a, tnsp_b = ops[3], int(ops[6]) if es == 2 else 0, int(ops[7]) if es == 2 else 0
             sd = int(self.get(scale_d, TT)[0]) if scale_d.startswith("%") or scale_d == "p" else int(scale_d)
-            smem = [self.operand_range(descb, n, tnsp_b)]
+            smem = [self.operand_range(descb, n, tnsp_b, es)]
             if desca is not None:
-                smem.append(self.operand_range(desca, 64, tnsp_a))
+                smem.append(self.operand_range(desca, 64, tnsp_a, es))
             for lo, hi in smem:
                 self._check_generic(lo, hi)
             ent = {"dregs": dregs, "aregs": aregs, "ts": ts, "smem": smem,
@@ -1675,11 +1694,12 @@ class Emu:
         cols = 8 * (i // 4) + c0[None, :] + i % 2
 
         def compute():
-            D = np.zeros((64, n), dtype=np.float32)
+            exact = ty in ("s8", "u8")  # s32 accumulators: the exact sum, wrapped to 32 bits
+            D = np.zeros((64, n), dtype=np.int64 if exact else np.float32)
             if sd:
                 cur = np.stack([self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))[TT]
                                 for name in dregs])
-                D[rows, cols] = f32(cur)
+                D[rows, cols] = (cur & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32) if exact else f32(cur)
             if aregs:
                 A = np.zeros((64, 16), dtype=np.float32)
                 for q, name in enumerate(aregs):
@@ -1692,7 +1712,10 @@ class Emu:
                     A[rr, cc + 1] = hi
             else:
                 A = self.operand_tile(desca, 64, tnsp_a, ty)
-            B = self.operand_tile(descb, n, tnsp_b, ty)  # [n, 16]
+            B = self.operand_tile(descb, n, tnsp_b, ty)  # [n, K]
+            if exact:
+                res = (A @ B.T + (D if sd else 0)).astype(np.int32)  # two's-complement wrap
+                return list(res[rows, cols].view(np.uint32).astype(np.uint64))
             with np.errstate(all="ignore"):
                 res = A.astype(np.float32) @ B.T.astype(np.float32) + (D if sd else 0)
             return list(b32(res[rows, cols].astype(np.float32)))
