@@ -308,6 +308,60 @@ def _case_gemm_f32_in_bf16_in_loop():
     _check(y, _mm(a.astype(bf), b.astype(bf)), 2e-3)
 
 
+def _case_attn_paged_kv_block_table():
+    """Three sequences of four 64-key cache blocks (blocks repeated across and within sequences, block 9
+    never read), 6 query rows each in a 16-row tile."""
+    q, kc, vc = _h(3, 6, 64), _h(10, 64, 64), _h(10, 64, 64)
+    table = np.array([[3, 0, 7, 1], [2, 2, 5, 8], [6, 4, 0, 3]], np.int32)
+    o = chained("attn_paged_kv_block_table", {0: q, 1: kc, 2: vc, 3: table})[4]
+    k = kc[table].reshape(3, 256, 64)
+    v = vc[table].reshape(3, 256, 64)
+    _check(o, _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
+
+
+def _case_attn_bwd_dk_dv():
+    """dK and dV over 200 ragged queries from the saved log2-unit LSE and ``delta = rowsum(dO * O)``."""
+    q, k, v, do = _h(2, 200, 64), _h(2, 128, 64), _h(2, 128, 64), _h(2, 200, 64)
+    s = _scores(q, k, 0.125)
+    mx = s.max(-1, keepdims=True)
+    lse = mx + np.log(np.exp(s - mx).sum(-1, keepdims=True))
+    p = np.exp(s - lse)
+    o = p @ v.astype(np.float64)
+    delta = (do.astype(np.float64) * o).sum(-1, keepdims=True)
+    ds = p * (do.astype(np.float64) @ np.swapaxes(v.astype(np.float64), 1, 2) - delta)
+    ins = {0: q, 1: k, 2: v, 3: do, 4: (lse[..., 0] * LOG2E).astype(np.float32), 5: delta[..., 0].astype(np.float32)}
+    out = chained("attn_bwd_dk_dv", ins)
+    _check(out[7], np.swapaxes(p, 1, 2) @ do.astype(np.float64), 3e-3)
+    _check(out[6], np.swapaxes(ds, 1, 2) @ q.astype(np.float64) * 0.125, 3e-3)
+
+
+def _case_attn_cross_causal_bottom_right():
+    q, k, v = _h(2, 100, 64), _h(2, 300, 64), _h(2, 300, 64)
+    o = chained("attn_cross_causal_bottom_right", {0: q, 1: k, 2: v})[3]
+    i, j = _pos(100, 300, 200)
+    _check(o, _softmax_pv(np.where(j <= i, _scores(q, k, 0.125), -np.inf), v), 3e-3)
+
+
+def _case_attn_head_dim_32_tiles_128():
+    q, k, v = _h(2, 256, 32), _h(2, 300, 32), _h(2, 300, 32)
+    o = chained("attn_head_dim_32_tiles_128", {0: q, 1: k, 2: v})[3]
+    _check(o, _softmax_pv(_scores(q, k, 1 / math.sqrt(32)), v), 3e-3)
+
+
+def _case_gemm_store_f32_and_f16_copies():
+    a, b = _h(200, 128), _h(128, 192, scale=0.25)
+    out = emulate("gemm_store_f32_and_f16_copies", {0: a, 1: b})
+    _check(out[2], _mm(a, b), 2e-3)
+    np.testing.assert_array_equal(out[3], out[2].astype(np.float16))
+
+
+def _case_gemm_l2_normalize_rows_full_row():
+    x, w = _h(200, 128), _h(128, 96, scale=0.25)
+    y = emulate("gemm_l2_normalize_rows_full_row", {0: x, 1: w})[2]
+    e = _mm(x, w)
+    _check(y, e / np.sqrt((e * e).sum(1, keepdims=True) + 1e-6), 2e-3)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["gemm_persistent_group_m_swizzle", "gemm_k_loop_inside_runtime_if", "gemm_k_loop_inside_runtime_if__off", "gemm_splitk_contiguous_atomic_add", "bmm_3d_tiles_mma_no_reshape",
@@ -316,7 +370,8 @@ EMULATED = ["gemm_persistent_group_m_swizzle", "gemm_k_loop_inside_runtime_if", 
             "attn_key_padding_lengths", "attn_flash_decode_split_kv", "attn_bwd_dv_only",
             "attn_causal_two_key_loops", "attn_sigmoid_no_softmax", "attn_causal_bm128_bn64_bf16_lse",
             "gemm_f32_in_bf16_in_loop", "gemm_int8_int32_out", "gemm_int8_row_col_scales_f16",
-            "gemm_tf32_weight_nk_transposed"]
+            "gemm_tf32_weight_nk_transposed", "attn_paged_kv_block_table", "attn_bwd_dk_dv",
+            "attn_cross_causal_bottom_right", "gemm_l2_normalize_rows_full_row"]
 """The CI-sized subset; ``TILEORCH_EMULATE_ALL=1`` runs every case."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(CASES)

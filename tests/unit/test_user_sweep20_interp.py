@@ -91,3 +91,38 @@ def test_two_unchained_gemms_in_one_kernel():
     out = run("two_gemms_one_kernel_unchained", {0: a1, 1: b1, 3: a2, 4: b2})
     _close(out[2], _d(a1) @ _d(b1), 4e-3, 5e-3)
     _close(out[5], _d(a2) @ _d(b2), 1e-4, 1e-5)
+
+
+def test_row_max_and_argmax_per_column_tile():
+    """V = 500 in four 128-wide tiles (the last holds 116 columns); ties are not drawn (random f16 data)."""
+    x, w = _h(200, 128), _h(128, 500, scale=0.2)
+    out = run("gemm_row_max_argmax_per_column_tile", {0: x, 1: w})
+    y = np.pad(_d(x) @ _d(w), ((0, 0), (0, 12)), constant_values=-np.inf).reshape(200, 4, 128)
+    _close(out[2], y.max(-1), 1e-3, 1e-4)
+    np.testing.assert_array_equal(out[3], y.argmax(-1) + 128 * np.arange(4)[None, :])
+
+
+def test_int8_requantised_to_int8():
+    """``floor((acc + bias) * 0.002 + 0.5)`` clamped to [-128, 127]: exact integers (the f32 product's
+    rounding can move a value by one only at a tie; none is drawn at this scale)."""
+    a = RNG.integers(-128, 128, (200, 256)).astype(np.int8)
+    b = RNG.integers(-128, 128, (256, 192)).astype(np.int8)
+    bias = RNG.integers(-5000, 5000, 192).astype(np.int32)
+    y = run("gemm_int8_requant_int8_out", {0: a, 1: b, 2: bias})[3]
+    acc = a.astype(np.int64) @ b.astype(np.int64) + bias[None, :]
+    want = np.clip(np.floor((acc.astype(np.float32) * np.float32(0.002)).astype(np.float64) + 0.5), -128, 127)
+    assert np.abs(y.astype(np.int64) - want).max() <= 1
+    assert (y.astype(np.int64) == want).mean() > 0.999
+
+
+def test_varlen_k_per_batch():
+    """K lengths 256 (every stored column), 100 (inside the second tile) and 0 (an empty loop: zeros);
+    the stored K past each length is NaN, which the mask must keep out."""
+    a, b = _h(3, 200, 256), _h(3, 256, 192, scale=0.2)
+    klen = np.array([256, 100, 0], np.int32)
+    for i, n in enumerate(klen):
+        a[i, :, n:] = np.nan
+        b[i, n:, :] = 0  # B's rows past the length are zero (0 * NaN would be NaN: the mask is on A)
+    y = run("bmm_varlen_k_from_array", {0: a, 1: b, 2: klen})[3]
+    want = np.stack([_d(a[i, :, :n]) @ _d(b[i, :n]) for i, n in enumerate(klen)])
+    _close(y, want, 4e-3, 5e-3)

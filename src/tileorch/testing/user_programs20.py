@@ -707,6 +707,181 @@ def attn_scores_to_probs_then_pv_f32_out(Q, K, V, O, P, qk_scale: float, BM: C[i
     ct.store(O, index=(bh, qt, 0), tile=o.reshape((1, BM, D)))
 
 
+
+# ----------------------------------------------------------------------------------------------- second batch
+
+
+@ct.kernel
+def attn_paged_kv_block_table(Q, Kc, Vc, Table, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Paged attention (decode-like, 16-row query tiles): the keys of batch ``b`` live in cache blocks
+    of ``BN`` rows listed by ``Table[b, j]`` (``Kc [num_blocks, BN, D]``), the block read inside the key
+    loop; the sequence length is the table's width times ``BN``."""
+    b = ct.bid(0)
+    q = ct.load(Q, index=(b, 0, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(Table.shape[1]):
+        blk = ct.load(Table, index=(b, j), shape=(1, 1)).item()
+        k = ct.load(Kc, index=(blk, 0, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(Vc, index=(blk, 0, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(b, 0, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def gemm_row_max_argmax_per_column_tile(X, W, Mx, Am, tm: C[int], tn: C[int], tk: C[int]):
+    """Greedy sampling's first pass: logits ``X @ W`` never stored; per (row, column tile) the max and
+    its column (``ct.argmax`` plus the tile's offset) stored into ``[M, tiles_n]`` arrays; V = 500
+    ragged (padded columns masked to -inf)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[1], tk)):
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(W, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    cols = bn * tn + ct.arange(tn, dtype=ct.int32)
+    s = ct.where(cols[None, :] < W.shape[1], acc, -math.inf)
+    ct.store(Mx, index=(bm, bn), tile=ct.max(s, axis=1, keepdims=True))
+    ct.store(Am, index=(bm, bn), tile=ct.argmax(s, axis=1, keepdims=True).astype(ct.int32) + bn * tn)
+
+
+@ct.kernel
+def gemm_int8_requant_int8_out(A, B, Bias, Y, scale: float, tm: C[int], tn: C[int], tk: C[int]):
+    """W8A8 requantisation: int32 accumulator plus an int32 bias, times a scale, rounded (``x + 0.5``
+    floored... written as ``ct.floor(x + 0.5)``), clamped to [-128, 127] and stored as int8."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.int32)
+    for k in range(ct.cdiv(A.shape[1], tk)):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    bias = ct.load(Bias, index=(bn,), shape=(tn,), padding_mode=ZERO)
+    y = ct.floor((acc + bias[None, :]).astype(ct.float32) * scale + 0.5)
+    ct.store(Y, index=(bm, bn), tile=ct.minimum(ct.maximum(y, -128.0), 127.0).astype(ct.int8))
+
+
+@ct.kernel
+def attn_bwd_dk_dv(Q, K, V, dO, Lse, Delta, dK, dV, qk_scale: float, sm_scale: float, BM: C[int], BN: C[int],
+                   D: C[int]):
+    """The backward's dK and dV together (FlashAttention-2's key-tile loop over query tiles, no mask):
+    ``S^T = K Q^T``, ``P^T = exp2(S^T * scale - lse)``, ``dV += P^T dO``, ``dP^T = V dO^T``, ``dS^T =
+    P^T (dP^T - delta)``, ``dK += dS^T Q``; four dots per step, two accumulators."""
+    kt, bh = ct.bid(0), ct.bid(1)
+    k = ct.load(K, index=(bh, kt, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    v = ct.load(V, index=(bh, kt, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    dk = ct.zeros((BN, D), dtype=ct.float32)
+    dv = ct.zeros((BN, D), dtype=ct.float32)
+    for i in range(ct.cdiv(Q.shape[1], BM)):
+        q = ct.load(Q, index=(bh, i, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+        do = ct.load(dO, index=(bh, i, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+        lse = ct.load(Lse, index=(bh, i), shape=(1, BM), padding_mode=ZERO).reshape((1, BM))
+        delta = ct.load(Delta, index=(bh, i), shape=(1, BM), padding_mode=ZERO).reshape((1, BM))
+        pt = ct.exp2(ct.mma(k, ct.transpose(q), ct.zeros((BN, BM), dtype=ct.float32)) * qk_scale - lse)
+        dv = ct.mma(pt.astype(ct.float16), do, dv)
+        dpt = ct.mma(v, ct.transpose(do), ct.zeros((BN, BM), dtype=ct.float32))
+        dst = pt * (dpt - delta)
+        dk = ct.mma(dst.astype(ct.float16), q, dk)
+    ct.store(dK, index=(bh, kt, 0), tile=(dk * sm_scale).reshape((1, BN, D)))
+    ct.store(dV, index=(bh, kt, 0), tile=dv.reshape((1, BN, D)))
+
+
+@ct.kernel
+def attn_cross_causal_bottom_right(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Causal attention aligned bottom-right (query ``i`` of ``nq`` sees keys ``<= i + nk - nq``: the
+    queries are the last ``nq`` positions), 100 queries on 300 keys, the key loop bounded by the last
+    query of the tile."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    nq, nk = Q.shape[1], K.shape[1]
+    off = nk - nq
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = (off + qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(min(ct.cdiv(off + (qt + 1) * BM, BN), ct.cdiv(nk, BN))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] <= qpos, s, NEG)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def gemm_store_f32_and_f16_copies(A, B, Y32, Y16, tm: C[int], tn: C[int], tk: C[int]):
+    """The accumulator stored twice: as f32 and rounded to f16 (a master copy and a compute copy)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], tk)):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(Y32, index=(bm, bn), tile=acc)
+    ct.store(Y16, index=(bm, bn), tile=acc.astype(ct.float16))
+
+
+@ct.kernel
+def gemm_l2_normalize_rows_full_row(X, W, Y, eps: float, tm: C[int], tn: C[int], tk: C[int]):
+    """Embeddings ``X @ W`` (N = 96 in one 128-wide tile) L2-normalised per row in the epilogue
+    (``y / sqrt(sum(y^2) + eps)``, the padded columns are zero), stored as f16."""
+    bm = ct.bid(0)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[1], tk)):
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(W, index=(k, 0), shape=(tk, tn), padding_mode=ZERO), acc)
+    norm = ct.sqrt(ct.sum(acc * acc, axis=1, keepdims=True) + eps)
+    ct.store(Y, index=(bm, 0), tile=(acc / norm).astype(Y.dtype))
+
+
+@ct.kernel
+def attn_head_dim_32_tiles_128(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Head dim 32 (one K step of the first dot is two WGMMA K steps) on 128 x 128 score tiles, keys
+    ragged (300)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    nk = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(nk, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < nk, s, NEG)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def bmm_varlen_k_from_array(A, B, Klen, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """A batched GEMM whose batch ``b`` uses only its first ``Klen[b]`` columns of A / rows of B (the
+    rest of the stored K is garbage): the K loop runs ``cdiv(Klen[b], tk)`` tiles and the last tile's
+    columns past ``Klen[b]`` are masked to zero in A."""
+    bm, bn, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    klen = ct.load(Klen, index=(b,), shape=(1,)).item()
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(klen, tk)):
+        a = ct.load(A, index=(b, bm, k), shape=(1, tm, tk), padding_mode=ZERO).reshape((tm, tk))
+        a = ct.where((k * tk + ct.arange(tk, dtype=ct.int32))[None, :] < klen, a, 0.0)
+        w = ct.load(B, index=(b, k, bn), shape=(1, tk, tn), padding_mode=ZERO).reshape((tk, tn))
+        acc = ct.mma(a, w, acc)
+    ct.store(Y, index=(b, bm, bn), tile=acc.astype(Y.dtype).reshape((1, tm, tn)))
+
+
 S64 = 1.0 / math.sqrt(64) * LOG2E
 
 _add("gemm_persistent_group_m_swizzle", gemm_persistent_group_m_swizzle,
@@ -799,3 +974,32 @@ _add("attn_gqa_group_loop_inside", attn_gqa_group_loop_inside,
 _add("attn_scores_to_probs_then_pv_f32_out", attn_scores_to_probs_then_pv_f32_out,
      [_a((2, 200, 64)), _a((2, 100, 64)), _a((2, 100, 64)), _a((2, 200, 64), F32), _a((2, 200, 100)), 0.125, 64,
       128, 64], (4, 2), "simt", error="this dot is not in a loop", outputs=(3, 4))
+_add("attn_paged_kv_block_table", attn_paged_kv_block_table,
+     [_a((3, 6, 64)), _a((10, 64, 64)), _a((10, 64, 64)), _a((3, 4), I32), _a((3, 6, 64)), S64, 16, 64, 64], (3,),
+     "chained", outputs=(4,))
+_add("gemm_row_max_argmax_per_column_tile", gemm_row_max_argmax_per_column_tile,
+     [_a((200, 128)), _a((128, 500)), _a((200, 4), F32), _a((200, 4), I32), 128, 128, 64], (2, 4), "simt",
+     error="the product tile is not stored", outputs=(2, 3))
+_add("gemm_int8_requant_int8_out", gemm_int8_requant_int8_out,
+     [_a((200, 256), I8), _a((256, 192), I8), _a((192,), I32), _a((200, 192), I8), 0.002, 128, 64, 64], (2, 3),
+     "simt", error="output element type i8 is not supported yet", outputs=(3,))
+_add("attn_bwd_dk_dv", attn_bwd_dk_dv,
+     [_a((2, 200, 64)), _a((2, 128, 64)), _a((2, 128, 64)), _a((2, 200, 64)), _a((2, 200), F32), _a((2, 200), F32),
+      _a((2, 128, 64), F32), _a((2, 128, 64), F32), S64, 0.125, 64, 64, 64], (2, 2), "chained", outputs=(6, 7))
+_add("attn_cross_causal_bottom_right", attn_cross_causal_bottom_right,
+     [_a((2, 100, 64)), _a((2, 300, 64)), _a((2, 300, 64)), _a((2, 100, 64)), S64, 64, 64, 64], (2, 2), "chained",
+     outputs=(3,))
+_add("gemm_store_f32_and_f16_copies", gemm_store_f32_and_f16_copies,
+     [_a((200, 128)), _a((128, 192)), _a((200, 192), F32), _a((200, 192)), 128, 64, 64], (2, 3), "gemm",
+     outputs=(2, 3))
+_add("gemm_l2_normalize_rows_full_row", gemm_l2_normalize_rows_full_row,
+     [_a((200, 128)), _a((128, 96)), _a((200, 96)), 1e-6, 64, 128, 64], (4,), "gemm", outputs=(2,))
+_add("attn_head_dim_32_tiles_128", attn_head_dim_32_tiles_128,
+     [_a((2, 256, 32)), _a((2, 300, 32)), _a((2, 300, 32)), _a((2, 256, 32)), 1.0 / math.sqrt(32) * LOG2E, 128, 128,
+      32], (2, 2), "chained", outputs=(3,))
+_add("bmm_varlen_k_from_array", bmm_varlen_k_from_array,
+     [_a((3, 200, 256)), _a((3, 256, 192)), _a((3,), I32), _a((3, 200, 192), F32), 128, 64, 64], (2, 3, 3), "simt",
+     error="a block argument of an enclosing region (a loop's induction variable", outputs=(3,),
+     notes="found by this sweep: the refusal named 'nv_tileas.dot' as the op computing A from its tile (the "
+           "K-tail mask reads the loop's induction variable, a block argument); now the op reading it, at the "
+           "user's k * tk")
