@@ -377,6 +377,11 @@ if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(CASES)
 
 
+def test_every_tensor_core_program_has_a_case():
+    """The GPU file reruns every case: each program a tensor-core tier takes has one."""
+    assert sorted(n for n, p in PROGRAMS.items() if p.path != "simt") == sorted(n for n in CASES if n in PROGRAMS)
+
+
 @pytest.mark.parametrize("case", EMULATED)
 def test_the_ptx_against_numpy(case):
     CASES[case]()
