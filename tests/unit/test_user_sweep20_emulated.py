@@ -362,6 +362,41 @@ def _case_gemm_l2_normalize_rows_full_row():
     _check(y, e / np.sqrt((e * e).sum(1, keepdims=True) + 1e-6), 2e-3)
 
 
+def _case_attn_kv_tile_range_from_arrays():
+    """Key tiles [1, 4), [0, 5) (every key, the last tile ragged) and [2, 3)."""
+    q, k, v = _h(3, 128, 64), _h(3, 320, 64), _h(3, 320, 64)
+    lo, hi = np.array([1, 0, 2], np.int32), np.array([4, 5, 3], np.int32)
+    o = chained("attn_kv_tile_range_from_arrays", {0: q, 1: k, 2: v, 3: lo, 4: hi})[5]
+    ref = np.stack([_softmax_pv(_scores(q[b], k[b, 64 * lo[b]:64 * hi[b]], 0.125), v[b, 64 * lo[b]:64 * hi[b]])
+                    for b in range(3)])
+    _check(o, ref, 3e-3)
+
+
+def _case_gemm_dot_under_if_in_k_loop():
+    """K tiles 0..2 of 5 (k_stop = 3)."""
+    a, b = _h(200, 320), _h(320, 192, scale=0.25)
+    _check(emulate("gemm_dot_under_if_in_k_loop", {0: a, 1: b})[2], _mm(a[:, :192], b[:192]), 2e-2)
+
+
+def _case_gemm_splitk_bias_by_first_split():
+    """Two strided splits of five K tiles (0, 2, 4 and 1, 3); the bias added once."""
+    a, b, bias = _h(200, 320), _h(320, 192, scale=0.25), _f(192)
+    y = emulate("gemm_splitk_bias_by_first_split", {0: a, 1: b, 2: bias, 3: np.zeros((200, 192), np.float32)})[3]
+    _check(y, _mm(a, b) + bias[None, :], 2e-2)
+
+
+def _case_attn_bwd_dv_causal_from_diagonal():
+    q, k, do = _h(2, 200, 64), _h(2, 200, 64), _h(2, 200, 64)
+    i, j = _pos(200, 200)
+    s = np.where(j <= i, _scores(q, k, 0.125), -np.inf)
+    mx = s.max(-1, keepdims=True)
+    lse = mx + np.log(np.exp(s - mx).sum(-1, keepdims=True))
+    p = np.exp(s - lse)
+    ins = {0: q, 1: k, 2: do, 3: (lse[..., 0] * LOG2E).astype(np.float32)}
+    dv = chained("attn_bwd_dv_causal_from_diagonal", ins)[4]
+    _check(dv, np.swapaxes(p, 1, 2) @ do.astype(np.float64), 3e-3)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["gemm_persistent_group_m_swizzle", "gemm_k_loop_inside_runtime_if", "gemm_k_loop_inside_runtime_if__off", "gemm_splitk_contiguous_atomic_add", "bmm_3d_tiles_mma_no_reshape",
@@ -371,7 +406,8 @@ EMULATED = ["gemm_persistent_group_m_swizzle", "gemm_k_loop_inside_runtime_if", 
             "attn_causal_two_key_loops", "attn_sigmoid_no_softmax", "attn_causal_bm128_bn64_bf16_lse",
             "gemm_f32_in_bf16_in_loop", "gemm_int8_int32_out", "gemm_int8_row_col_scales_f16",
             "gemm_tf32_weight_nk_transposed", "attn_paged_kv_block_table", "attn_bwd_dk_dv",
-            "attn_cross_causal_bottom_right", "gemm_l2_normalize_rows_full_row"]
+            "attn_cross_causal_bottom_right", "gemm_l2_normalize_rows_full_row", "attn_kv_tile_range_from_arrays",
+            "gemm_dot_under_if_in_k_loop", "gemm_splitk_bias_by_first_split", "attn_bwd_dv_causal_from_diagonal"]
 """The CI-sized subset; ``TILEORCH_EMULATE_ALL=1`` runs every case."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(CASES)

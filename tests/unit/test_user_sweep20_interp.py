@@ -126,3 +126,16 @@ def test_varlen_k_per_batch():
     y = run("bmm_varlen_k_from_array", {0: a, 1: b, 2: klen})[3]
     want = np.stack([_d(a[i, :, :n]) @ _d(b[i, :n]) for i, n in enumerate(klen)])
     _close(y, want, 4e-3, 5e-3)
+
+
+def test_block_sparse_k_index_table():
+    """Row tile 0 reads K tiles 5, 0, 3; row tile 1 reads tile 2 twice (a repeat adds twice) and none
+    else; the table's unused entries are -1 (never read)."""
+    a, b = _h(256, 384), _h(384, 192, scale=0.2)
+    cnt = np.array([3, 2], np.int32)
+    idx = np.array([[5, 0, 3, -1, -1, -1], [2, 2, -1, -1, -1, -1]], np.int32)
+    y = run("gemm_block_sparse_k_index_table", {0: a, 1: b, 2: cnt, 3: idx})[4]
+
+    def part(rows, tiles):
+        return sum(_d(a[rows, 64 * t:64 * t + 64]) @ _d(b[64 * t:64 * t + 64]) for t in tiles)
+    _close(y, np.concatenate([part(slice(0, 128), [5, 0, 3]), part(slice(128, 256), [2, 2])]), 4e-3, 5e-3)

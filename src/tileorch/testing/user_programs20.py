@@ -882,6 +882,96 @@ def bmm_varlen_k_from_array(A, B, Klen, Y, tm: C[int], tn: C[int], tk: C[int]):
     ct.store(Y, index=(b, bm, bn), tile=acc.astype(Y.dtype).reshape((1, tm, tn)))
 
 
+
+# ----------------------------------------------------------------------------------------------- third batch
+
+
+@ct.kernel
+def attn_kv_tile_range_from_arrays(Q, K, V, Lo, Hi, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Each batch attends to the key tiles ``[Lo[b], Hi[b])`` (read from arrays: a per-sequence window
+    of whole tiles), no mask."""
+    qt, b = ct.bid(0), ct.bid(1)
+    lo = ct.load(Lo, index=(b,), shape=(1,)).item()
+    hi = ct.load(Hi, index=(b,), shape=(1,)).item()
+    q = ct.load(Q, index=(b, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(lo, hi):
+        k = ct.load(K, index=(b, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(b, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(b, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def gemm_block_sparse_k_index_table(A, B, Cnt, Idx, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """Block-sparse A: row tile ``bm`` has ``Cnt[bm]`` nonzero K tiles listed in ``Idx[bm, :]``; the K
+    loop reads each tile's index from the table (a scalar load in the loop) and skips the others."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    cnt = ct.load(Cnt, index=(bm,), shape=(1,)).item()
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for t in range(cnt):
+        k = ct.load(Idx, index=(bm, t), shape=(1, 1)).item()
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
+
+
+@ct.kernel
+def gemm_dot_under_if_in_k_loop(A, B, Y, k_stop: int, tm: C[int], tn: C[int], tk: C[int]):
+    """The dot inside an ``if k < k_stop`` in the K loop (a runtime limit on the K tiles, the loop over
+    every tile), so tiles ``>= k_stop`` add nothing."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], tk)):
+        if k < k_stop:
+            acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                         ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
+
+
+@ct.kernel
+def gemm_splitk_bias_by_first_split(A, B, Bias, Cacc, S: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Strided split-K (split ``s = bid(2)`` takes K tiles ``s, s + S, ...``) whose first split alone
+    adds the bias (``if s == 0:`` around the epilogue's add), partials added by ``ct.atomic_add``."""
+    bm, bn, s = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(s, ct.cdiv(A.shape[1], tk), S):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    if s == 0:
+        acc = acc + ct.load(Bias, index=(bn,), shape=(tn,), padding_mode=ZERO)[None, :]
+    rows = bm * tm + ct.arange(tm, dtype=ct.int32)
+    cols = bn * tn + ct.arange(tn, dtype=ct.int32)
+    ct.atomic_add(Cacc, (rows[:, None], cols[None, :]), acc)
+
+
+@ct.kernel
+def attn_bwd_dv_causal_from_diagonal(Q, K, dO, Lse, dV, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Causal dV: key tile ``kt`` visits the query tiles from its diagonal on (``range(kt * BN // BM,
+    nq_tiles)``), the mask ``key <= query`` on ``P^T``, S = 200 ragged."""
+    kt, bh = ct.bid(0), ct.bid(1)
+    k = ct.load(K, index=(bh, kt, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    kpos = (kt * BN + ct.arange(BN, dtype=ct.int32))[:, None]
+    dv = ct.zeros((BN, D), dtype=ct.float32)
+    for i in range(kt * BN // BM, ct.cdiv(Q.shape[1], BM)):
+        q = ct.load(Q, index=(bh, i, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+        lse = ct.load(Lse, index=(bh, i), shape=(1, BM), padding_mode=ZERO).reshape((1, BM))
+        st = ct.mma(k, ct.transpose(q), ct.zeros((BN, BM), dtype=ct.float32))
+        qpos = (i * BM + ct.arange(BM, dtype=ct.int32))[None, :]
+        pt = ct.where(kpos <= qpos, ct.exp2(st * qk_scale - lse), 0.0)
+        do = ct.load(dO, index=(bh, i, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+        dv = ct.mma(pt.astype(ct.float16), do, dv)
+    ct.store(dV, index=(bh, kt, 0), tile=dv.reshape((1, BN, D)))
+
+
 S64 = 1.0 / math.sqrt(64) * LOG2E
 
 _add("gemm_persistent_group_m_swizzle", gemm_persistent_group_m_swizzle,
@@ -1003,3 +1093,20 @@ _add("bmm_varlen_k_from_array", bmm_varlen_k_from_array,
      notes="found by this sweep: the refusal named 'nv_tileas.dot' as the op computing A from its tile (the "
            "K-tail mask reads the loop's induction variable, a block argument); now the op reading it, at the "
            "user's k * tk")
+_add("attn_kv_tile_range_from_arrays", attn_kv_tile_range_from_arrays,
+     [_a((3, 128, 64)), _a((3, 320, 64)), _a((3, 320, 64)), _a((3,), I32), _a((3,), I32), _a((3, 128, 64)), S64, 64,
+      64, 64], (2, 3), "chained", outputs=(5,))
+_add("gemm_block_sparse_k_index_table", gemm_block_sparse_k_index_table,
+     [_a((256, 384)), _a((384, 192)), _a((2,), I32), _a((2, 6), I32), _a((256, 192), F32), 128, 64, 64], (2, 3),
+     "simt", error="at (program id 0, an expression) does not feed a 128x64x64 dot", outputs=(4,))
+_add("gemm_dot_under_if_in_k_loop", gemm_dot_under_if_in_k_loop,
+     [_a((200, 320)), _a((320, 192)), _a((200, 192), F32), 3, 128, 64, 64], (2, 3), "gemm", outputs=(2,),
+     notes="found by this sweep: refused as 'the epilogue reads a tile that the K loop computes beside the dot' "
+           "(cuTile splits the loop at k_stop: a dot loop, then an empty loop over the rest); now "
+           "tileas-guarded-k-loop drops the empty loop")
+_add("gemm_splitk_bias_by_first_split", gemm_splitk_bias_by_first_split,
+     [_a((200, 320)), _a((320, 192)), _a((192,), F32), _a((200, 192), F32), 2, 128, 64, 64], (2, 3, 2), "gemm",
+     outputs=(3,))
+_add("attn_bwd_dv_causal_from_diagonal", attn_bwd_dv_causal_from_diagonal,
+     [_a((2, 200, 64)), _a((2, 200, 64)), _a((2, 200, 64)), _a((2, 200), F32), _a((2, 200, 64), F32), S64, 64, 64,
+      64], (4, 2), "chained", outputs=(4,))

@@ -21,8 +21,14 @@ bound ``select(%c, %ub, %lb)`` and replaces the ``if``'s results by the loop's: 
 the loop runs the program's iterations, otherwise none and its results are the initial values,
 the else-branch's.  The meaning is the program's whether or not the tier then takes the kernel
 (the compile driver's SIMT fallback is cloned beforehand and keeps the ``if``); the hoisted ops
-read no memory.  :func:`guarded_k_loop_remarks` states, per loop, the remark the driver prints
-when the tier takes the kernel.
+read no memory.
+
+The test inside the loop, ``for k in range(n): if k < X: acc = mma(...)``, reaches the tier already
+split by cuTile into a dot loop over ``[0, min(n, X))`` and an empty loop over the rest, whose body
+only yields its carried values back: such an empty loop (anywhere: it computes nothing) is removed,
+its results replaced by its initial values, so that the dot loop's result is the one the epilogue
+reads.  :func:`guarded_k_loop_remarks` states, per rewrite, the remark the driver prints when the
+tier takes the kernel.
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ from tileorch.transforms.tileas.while_to_for import _pure
 REMARK = ("this dot loop runs under a runtime test (the accumulator its initial value when the test fails): it "
           "runs as the same loop with no iteration when the test fails, pipelined by the tensor-core tier "
           "(tileas-guarded-k-loop)")
+EMPTY_REMARK = ("this dot loop is followed by a loop over the rest of its range that does nothing (a dot under "
+                "'if k < X' in the loop): that loop is dropped, the dot loop's result read directly "
+                "(tileas-guarded-k-loop)")
 
 
 @dataclass(frozen=True)
@@ -77,6 +86,25 @@ def match(guard: Operation) -> GuardedLoop | None:
     return GuardedLoop(guard, loop, tuple(prelude))
 
 
+def empty_loop(op: Operation) -> bool:
+    """Whether ``op`` is an ``scf.for`` whose body only yields its carried values back, in order."""
+    if not isinstance(op, scf.ForOp) or not op.results:
+        return False
+    body = op.body.block
+    ops = list(body.ops)
+    return len(ops) == 1 and list(ops[0].operands) == list(body.args[1:])
+
+
+def _dot_loop_before(loop: scf.ForOp) -> scf.ForOp | None:
+    """The dot loop whose results are all of ``loop``'s initial values, if any."""
+    owners = {v.owner for v in loop.iter_args}
+    if len(owners) == 1:
+        (o,) = owners
+        if isinstance(o, scf.ForOp) and _dot_in(o) is not None and list(loop.iter_args) == list(o.results):
+            return o
+    return None
+
+
 def rewrite(m: GuardedLoop) -> None:
     """Move ``m``'s prelude and loop before the ``if``, the loop's upper bound ``select(test, ub, lb)``,
     and replace the ``if`` by the loop's results."""
@@ -94,8 +122,16 @@ def rewrite(m: GuardedLoop) -> None:
 
 
 def guarded_k_loop(module: ModuleOp, remarks: list[str] | None = None) -> int:
-    """Rewrite every guarded dot loop of ``module`` (innermost ``if`` first); the number."""
+    """Drop every empty loop of ``module`` and rewrite every guarded dot loop (innermost ``if``
+    first); the number of rewrites and dropped loops."""
     count = 0
+    for op in list(module.walk()):
+        if empty_loop(op):
+            before = _dot_loop_before(op)
+            if before is not None and remarks is not None:
+                remarks.append(format_error(_dot_in(before), EMPTY_REMARK, "remark"))
+            Rewriter.replace_op(op, [], list(op.iter_args))
+            count += 1
     for op in reversed(list(module.walk())):
         m = match(op)
         if m is None:
@@ -110,7 +146,9 @@ def guarded_k_loop(module: ModuleOp, remarks: list[str] | None = None) -> int:
 def guarded_k_loop_remarks(module: Operation) -> list[str]:
     """The located remark (at the loop's first dot) for each ``if`` the pass would rewrite (matched,
     not rewritten: ``module`` is left as it is)."""
-    return [format_error(_dot_in(m.loop), REMARK, "remark") for o in module.walk() for m in [match(o)] if m]
+    out = [format_error(_dot_in(before), EMPTY_REMARK, "remark") for o in module.walk() if empty_loop(o)
+           for before in [_dot_loop_before(o)] if before is not None]
+    return out + [format_error(_dot_in(m.loop), REMARK, "remark") for o in module.walk() for m in [match(o)] if m]
 
 
 class GuardedKLoop(ModuleTransform):
@@ -120,4 +158,4 @@ class GuardedKLoop(ModuleTransform):
     transform = staticmethod(guarded_k_loop)
 
 
-__all__ = ["REMARK", "GuardedKLoop", "GuardedLoop", "guarded_k_loop", "guarded_k_loop_remarks", "match", "rewrite"]
+__all__ = ["EMPTY_REMARK", "REMARK", "GuardedKLoop", "empty_loop", "GuardedLoop", "guarded_k_loop", "guarded_k_loop_remarks", "match", "rewrite"]
