@@ -3,34 +3,43 @@ programs acceptance runs that we will not see): cuTile 1.7 programs written the 
 them, in the combinations the dot zoo, the attention sets 1-4 and sweeps 6-18 do not hold.
 
 GEMMs: a persistent loop written by the user over a GROUP_M-swizzled raster with ragged M and N, a
-persistent loop with the tile index decoded column-major, split-K whose splits are contiguous K ranges
-on grid axis 2 adding their partial tiles by ``ct.atomic_add`` (a runtime split length), int8 x int8
--> int32 stored as int32 and as f16 after per-row and per-column scales, f32 x f32 as tf32 with the
-operands converted after a transpose, f32 operands converted to bf16 inside the K loop, 3-D ``[1, tm,
-tk]`` tiles multiplied as 3-D tiles by ``ct.mma`` (no reshape), ``a @ b`` vs ``ct.mma`` in one K
-step (two halves of the K tile), the K loop inside an ``if`` on a runtime flag (else a plain copy of
-the bias), the K loop counting down (``range(nk - 1, -1, -1)``), a K step unrolled by
-``ct.static_iter`` over two sub-tiles, a GEMM whose epilogue stores the row max and row sum of the
-output tile (full rows: N in one tile), softmax over a full row tile after the GEMM, column sums of
-the output added over row tiles by ``ct.atomic_add``, the accumulator started from ``beta * C``
-(``alpha * A @ B + beta * C``), two GEMMs in one kernel on different tiles (not chained), a
-user-written GROUP_M swizzle with the group size a constant and the last group short, a K range
-``[k_lo, k_hi)`` passed at launch, an f16 accumulator widened at the end, and a LoRA-style
-``x @ W + (x @ A) @ B``.
+persistent loop with the tile index decoded column-major, a user-written GROUP_M swizzle of a 1-D grid
+(the last group short), split-K on contiguous K ranges (a runtime split length) and strided split-K
+with the bias added by the first split alone (``if s == 0``), both adding partial tiles by
+``ct.atomic_add``, int8 x int8 -> int32 stored as int32, as f16 after per-row and per-column scales
+and requantised to int8, f32 x f32 as tf32 with the weight turned by ``ct.transpose``, f32 operands
+converted to bf16 inside the K loop, an f16 accumulator widened at the end, 3-D ``[1, tm, tk]`` tiles
+multiplied as 3-D tiles by ``ct.mma``, ``a @ b`` and ``ct.mma`` on the two halves of one K step, the
+K loop inside an ``if`` on a runtime flag, a dot under ``if k < k_stop`` inside the K loop, the K
+tiles visited last to first, a K step unrolled by ``ct.static_iter``, a K range passed at launch,
+per-batch K lengths read from an array (the tail masked), block-sparse K tiles from an index table;
+epilogues storing the row max and row sum of a full-row tile, a softmax over a full row, a row L2
+norm, per-column-tile row max / argmax without the product, column sums added atomically,
+``alpha * A @ B + beta * C``, the accumulator started from a residual tile, f32 and f16 copies of
+one accumulator; two unchained GEMMs in one kernel, LoRA's ``x @ W + (x @ A) @ B``.
 
-Attention: a dropout mask read from a uint8 array applied to P before ``P V`` (the row sum from the
-undropped P), a key padding mask from per-batch lengths, the output scaled by ``acc * (1 / l)``, a
-flash-decoding split over keys with q length 1 (the partial O, max and sum stored per split; the
-combine is numpy in the tests), multi-query decode with the query heads of one KV head packed as the
-rows of one tile, the backward's dV alone (``dV += P^T dO`` over query tiles), the causal loop split
-into unmasked tiles and a masked diagonal tile (two key loops), sigmoid attention (no softmax), the
-scale folded into Q before the loop, and a two-pass softmax (max and sum in a first key loop, ``P V``
-in a second).
+Attention: a dropout mask read from a uint8 array, a key padding mask from per-batch lengths, the
+output scaled by ``acc * (1 / l)``, flash-decoding's split over keys (q length 1; partial O, max and
+sum per split, combined in numpy), multi-query decode with the query heads as the rows of one tile,
+paged KV (cache blocks from a block table read in the key loop), per-batch key tile ranges from
+arrays, bottom-right causal cross attention, head dim 32 on 128 x 128 tiles, bf16 with 128-row query
+tiles and the natural-log LSE, GQA looping over the group inside one program, one key tile and no
+loop (the probabilities stored), sigmoid attention, the scale folded into Q, the causal loop split
+into unmasked tiles and the diagonal tile, a two-pass softmax; the backward's dV alone, causal dV from
+the diagonal, and dK with dV (four dots per step).
+
+Found by this sweep (the entries' ``notes``; every program's results matched numpy before and after):
+a K loop under a runtime ``if`` and a dot under ``if k < k_stop`` in the K loop fell to the SIMT
+path (refused as "a value ... used outside the agents" and "the epilogue reads a tile that the K
+loop computes beside the dot"); now ``tileas-guarded-k-loop`` runs both on the tier.  A K-tail mask
+reading the loop's induction variable was refused at the dot, naming 'nv_tileas.dot'; now at the
+user's expression.  The PTX emulator modelled f16 WGMMAs only and converted bf16 TMA boxes to f16
+values (and took ``cvt.rn.bf16x2.f32`` for the f16 one); now bf16, tf32 and int8 WGMMAs run on it.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``: "gemm"
 = TMA + WGMMA, "chained" = the chained tensor-core tier, "simt" with ``error`` = the located remark
 saying why not), driven by tests/unit/test_user_sweep20_compile.py (path, remark, ptxas without
-spills), tests/unit/test_user_sweep20_emulated.py (the PTX emulator against numpy, f16 operands),
+spills), tests/unit/test_user_sweep20_emulated.py (the PTX emulator against numpy),
 tests/unit/test_user_sweep20_interp.py (the SIMT interpreter on the refused programs) and
 tests/gpu/test_user_sweep20_gpu.py (the GPU, the same numpy references).  Importing it needs
 ``cuda.tile``.
