@@ -397,6 +397,31 @@ def _case_attn_bwd_dv_causal_from_diagonal():
     _check(dv, np.swapaxes(p, 1, 2) @ do.astype(np.float64), 3e-3)
 
 
+def _case_bmm_persistent_bias_relu_bf16():
+    """bf16 operands (the emulator's bf16 WGMMA), 3 x 2 x 3 work tiles on 5 programs."""
+    bf = ml_dtypes.bfloat16
+    a, b, bias = _h(3, 200, 128).astype(bf), _h(3, 128, 192, scale=0.25).astype(bf), _f(3, 192)
+    y = emulate("bmm_persistent_bias_relu_bf16", {0: a, 1: b, 2: bias})[3]
+    _check(y, np.maximum(_mm(a, b) + bias[:, None, :], 0.0), 3e-2, 1e-2)
+
+
+def _case_attn_mask_array_shared_by_heads():
+    """A random mask (a quarter of the pairs attended), rows 0..63 see no key of tile 1, each row its
+    diagonal."""
+    q, k, v = _h(4, 192, 64), _h(4, 192, 64), _h(4, 192, 64)
+    mask = (RNG.random((192, 192)) < 0.25).astype(np.uint8)
+    mask[:64, 64:128] = 0
+    mask[np.arange(192), np.arange(192)] = 1
+    o = chained("attn_mask_array_shared_by_heads", {0: q, 1: k, 2: v, 3: mask})[4]
+    _check(o, _softmax_pv(np.where(mask[None] != 0, _scores(q, k, 0.125), -np.inf), v), 3e-3)
+
+
+def _case_attn_output_added_to_residual():
+    q, k, v, r = _h(2, 128, 64), _h(2, 200, 64), _h(2, 200, 64), _f(2, 128, 64)
+    o = chained("attn_output_added_to_residual", {0: q, 1: k, 2: v, 3: r})[4]
+    _check(o, r + _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["gemm_persistent_group_m_swizzle", "gemm_k_loop_inside_runtime_if", "gemm_k_loop_inside_runtime_if__off", "gemm_splitk_contiguous_atomic_add", "bmm_3d_tiles_mma_no_reshape",
@@ -407,7 +432,8 @@ EMULATED = ["gemm_persistent_group_m_swizzle", "gemm_k_loop_inside_runtime_if", 
             "gemm_f32_in_bf16_in_loop", "gemm_int8_int32_out", "gemm_int8_row_col_scales_f16",
             "gemm_tf32_weight_nk_transposed", "attn_paged_kv_block_table", "attn_bwd_dk_dv",
             "attn_cross_causal_bottom_right", "gemm_l2_normalize_rows_full_row", "attn_kv_tile_range_from_arrays",
-            "gemm_dot_under_if_in_k_loop", "gemm_splitk_bias_by_first_split", "attn_bwd_dv_causal_from_diagonal"]
+            "gemm_dot_under_if_in_k_loop", "gemm_splitk_bias_by_first_split", "attn_bwd_dv_causal_from_diagonal",
+            "bmm_persistent_bias_relu_bf16", "attn_mask_array_shared_by_heads"]
 """The CI-sized subset; ``TILEORCH_EMULATE_ALL=1`` runs every case."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(CASES)

@@ -16,7 +16,8 @@ per-batch K lengths read from an array (the tail masked), block-sparse K tiles f
 epilogues storing the row max and row sum of a full-row tile, a softmax over a full row, a row L2
 norm, per-column-tile row max / argmax without the product, column sums added atomically,
 ``alpha * A @ B + beta * C``, the accumulator started from a residual tile, f32 and f16 copies of
-one accumulator; two unchained GEMMs in one kernel, LoRA's ``x @ W + (x @ A) @ B``.
+one accumulator; two unchained GEMMs in one kernel, LoRA's ``x @ W + (x @ A) @ B``, a persistent
+batched bf16 GEMM with a per-batch bias and ReLU.
 
 Attention: a dropout mask read from a uint8 array, a key padding mask from per-batch lengths, the
 output scaled by ``acc * (1 / l)``, flash-decoding's split over keys (q length 1; partial O, max and
@@ -26,9 +27,11 @@ arrays, bottom-right causal cross attention, head dim 32 on 128 x 128 tiles, bf1
 tiles and the natural-log LSE, GQA looping over the group inside one program, one key tile and no
 loop (the probabilities stored), sigmoid attention, the scale folded into Q, the causal loop split
 into unmasked tiles and the diagonal tile, a two-pass softmax; the backward's dV alone, causal dV from
-the diagonal, and dK with dV (four dots per step).
+the diagonal, and dK with dV (four dots per step); a boolean mask array shared by the heads (rows
+that see no key of a tile), the output added to a residual in the epilogue.
 
-Found by this sweep (the entries' ``notes``; every program's results matched numpy before and after):
+Found by this sweep (the entries' ``notes``; no program computed a wrong result on the emulator or the SIMT
+interpreter):
 a K loop under a runtime ``if`` and a dot under ``if k < k_stop`` in the K loop fell to the SIMT
 path (refused as "a value ... used outside the agents" and "the epilogue reads a tile that the K
 loop computes beside the dot"); now ``tileas-guarded-k-loop`` runs both on the tier.  A K-tail mask
@@ -981,6 +984,81 @@ def attn_bwd_dv_causal_from_diagonal(Q, K, dO, Lse, dV, qk_scale: float, BM: C[i
     ct.store(dV, index=(bh, kt, 0), tile=dv.reshape((1, BN, D)))
 
 
+
+# ----------------------------------------------------------------------------------------------- fourth batch
+
+
+@ct.kernel
+def bmm_persistent_bias_relu_bf16(A, B, Bias, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """A persistent loop over every (batch, row tile, column tile) of a batched bf16 GEMM, the batch the
+    slowest index, with a per-batch column bias (``Bias [L, N]``) and ReLU, bf16 out."""
+    tiles_m = ct.cdiv(Y.shape[1], tm)
+    tiles_n = ct.cdiv(Y.shape[2], tn)
+    per = tiles_m * tiles_n
+    for t in range(ct.bid(0), Y.shape[0] * per, ct.num_blocks(0)):
+        b = t // per
+        bm = (t % per) // tiles_n
+        bn = t % tiles_n
+        acc = ct.zeros((tm, tn), dtype=ct.float32)
+        for k in range(ct.cdiv(A.shape[2], tk)):
+            a = ct.load(A, index=(b, bm, k), shape=(1, tm, tk), padding_mode=ZERO).reshape((tm, tk))
+            w = ct.load(B, index=(b, k, bn), shape=(1, tk, tn), padding_mode=ZERO).reshape((tk, tn))
+            acc = ct.mma(a, w, acc)
+        bias = ct.load(Bias, index=(b, bn), shape=(1, tn), padding_mode=ZERO)
+        y = ct.maximum(acc + bias, 0.0)
+        ct.store(Y, index=(b, bm, bn), tile=y.astype(Y.dtype).reshape((1, tm, tn)))
+
+
+@ct.kernel
+def attn_mask_array_shared_by_heads(Q, K, V, Mask, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """An arbitrary boolean attention mask ``[S, S]`` (uint8, 1 = attend) shared by every head, read per
+    score tile: some rows see no key of a whole tile (their running max stays the finite minus
+    infinity), every row sees at least one key."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(K.shape[1], BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        ok = ct.load(Mask, index=(qt, j), shape=(BM, BN), padding_mode=ZERO)
+        s = ct.where(ok != 0, s, NEG)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_output_added_to_residual(Q, K, V, R, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The attention output added to a residual read in the epilogue (``O = R + softmax(Q K^T) V``, R
+    f32), keys ragged (200)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    nk = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), NEG, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(nk, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < nk, s, NEG)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    r = ct.load(R, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    ct.store(O, index=(bh, qt, 0), tile=(r + acc / l_i).reshape((1, BM, D)))
+
+
 S64 = 1.0 / math.sqrt(64) * LOG2E
 
 _add("gemm_persistent_group_m_swizzle", gemm_persistent_group_m_swizzle,
@@ -1119,3 +1197,12 @@ _add("gemm_splitk_bias_by_first_split", gemm_splitk_bias_by_first_split,
 _add("attn_bwd_dv_causal_from_diagonal", attn_bwd_dv_causal_from_diagonal,
      [_a((2, 200, 64)), _a((2, 200, 64)), _a((2, 200, 64)), _a((2, 200), F32), _a((2, 200, 64), F32), S64, 64, 64,
       64], (4, 2), "chained", outputs=(4,))
+_add("bmm_persistent_bias_relu_bf16", bmm_persistent_bias_relu_bf16,
+     [_a((3, 200, 128), BF16), _a((3, 128, 192), BF16), _a((3, 192), F32), _a((3, 200, 192), BF16), 128, 64, 64],
+     (5,), "gemm", outputs=(3,))
+_add("attn_mask_array_shared_by_heads", attn_mask_array_shared_by_heads,
+     [_a((4, 192, 64)), _a((4, 192, 64)), _a((4, 192, 64)), _a((192, 192), U8), _a((4, 192, 64)), S64, 64, 64, 64],
+     (3, 4), "chained", outputs=(4,))
+_add("attn_output_added_to_residual", attn_output_added_to_residual,
+     [_a((2, 128, 64)), _a((2, 200, 64)), _a((2, 200, 64)), _a((2, 128, 64), F32), _a((2, 128, 64), F32), S64, 64,
+      64, 64], (2, 2), "chained", outputs=(4,))
