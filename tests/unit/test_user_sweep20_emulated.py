@@ -289,6 +289,21 @@ def _case_gemm_int8_row_col_scales_f16():
     _check(y, ref, 1e-3, 2e-3)
 
 
+def _case_gemm_int8_requant_int8_out():
+    """``floor((acc + bias) * 0.002 + 0.5)`` clamped to [-128, 127], stored as int8 (the output starts as a
+    sentinel byte); the values span the clamp.  The f32 product may round a value across a tie: at most
+    one unit off, and almost all exact."""
+    a = RNG.integers(-128, 128, (200, 256)).astype(np.int8)
+    b = RNG.integers(-128, 128, (256, 192)).astype(np.int8)
+    bias = RNG.integers(-5000, 5000, 192).astype(np.int32)
+    y = emulate("gemm_int8_requant_int8_out", {0: a, 1: b, 2: bias, 3: np.full((200, 192), 99, np.int8)})[3]
+    acc = a.astype(np.int64) @ b.astype(np.int64) + bias[None, :]
+    want = np.clip(np.floor((acc.astype(np.float32) * np.float32(0.002)).astype(np.float64) + 0.5), -128, 127)
+    assert (want == -128).any() and (want == 127).any()
+    assert np.abs(y.astype(np.int64) - want).max() <= 1
+    assert (y.astype(np.int64) == want).mean() > 0.999
+
+
 def _case_gemm_tf32_weight_nk_transposed():
     """f32 operands on tf32 tensor cores: each operand keeps 10 mantissa bits (the reference truncates
     alike; the tolerance covers the f32 sums)."""
@@ -429,7 +444,7 @@ EMULATED = ["gemm_persistent_group_m_swizzle", "gemm_k_loop_inside_runtime_if", 
             "gemm_softmax_after_full_row", "gemm_alpha_ab_plus_beta_c", "attn_dropout_mask_array",
             "attn_key_padding_lengths", "attn_flash_decode_split_kv", "attn_bwd_dv_only",
             "attn_causal_two_key_loops", "attn_sigmoid_no_softmax", "attn_causal_bm128_bn64_bf16_lse",
-            "gemm_f32_in_bf16_in_loop", "gemm_int8_int32_out", "gemm_int8_row_col_scales_f16",
+            "gemm_f32_in_bf16_in_loop", "gemm_int8_int32_out", "gemm_int8_row_col_scales_f16", "gemm_int8_requant_int8_out",
             "gemm_tf32_weight_nk_transposed", "attn_paged_kv_block_table", "attn_bwd_dk_dv",
             "attn_cross_causal_bottom_right", "gemm_l2_normalize_rows_full_row", "attn_kv_tile_range_from_arrays",
             "gemm_dot_under_if_in_k_loop", "gemm_splitk_bias_by_first_split", "attn_bwd_dv_causal_from_diagonal",
