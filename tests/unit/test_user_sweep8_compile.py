@@ -104,7 +104,6 @@ def _line_of(kernel, text: str) -> int:
 
 @pytest.mark.parametrize("name, text, why", [
     ("mm_b_without_tma", "allow_tma=False)", "this dot operand is loaded with allow_tma=False"),
-    ("mm_int8_requant_epilogue", "ct.store(C,", "output element type i8 is not supported yet"),
     ("mm_neg_zero_padded_a", "padding_mode=NEG_ZERO)", "this dot operand is loaded with padding_mode=NEG_ZERO"),
 ])
 def test_a_refusal_names_the_users_line_in_the_users_terms(name, text, why):
