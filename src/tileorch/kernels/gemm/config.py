@@ -411,6 +411,9 @@ class GemmConfig:
              f"B {self.b_dtype!r}"),
             (self.out_dtype != "s32" or self.dtype in INT8,
              f"an s32 output needs integer (s8/u8) inputs (i32 accumulators), got {self.dtype}"),
+            (self.out_dtype != "s8" or self.dtype in INT8,
+             f"an s8 output (the low bytes of the epilogue's i32 values) needs integer (s8/u8) inputs, got "
+             f"{self.dtype}"),
             (self.dtype not in K_MAJOR_ONLY or (self.a_major == "k" and self.b_major == "k"),
              f"{self.dtype} WGMMA reads both operands K-major (only 16-bit types can be transposed in the "
              f"operand buffers): A must be stored [M, K] and B as B^T [N, K], got A {self.a_major}-major, "
