@@ -36,7 +36,9 @@ a K loop under a runtime ``if`` and a dot under ``if k < k_stop`` in the K loop 
 path (refused as "a value ... used outside the agents" and "the epilogue reads a tile that the K
 loop computes beside the dot"); now ``tileas-guarded-k-loop`` runs both on the tier.  A K-tail mask
 reading the loop's induction variable was refused at the dot, naming 'nv_tileas.dot'; now at the
-user's expression.  The PTX emulator modelled f16 WGMMAs only and converted bf16 TMA boxes to f16
+user's expression.  An int8 C requantised in the epilogue fell to the SIMT path ("output element
+type i8 is not supported yet", as sweeps 8 and 16's); now the tier's direct epilogue stores it.  The PTX
+emulator modelled f16 WGMMAs only and converted bf16 TMA boxes to f16
 values (and took ``cvt.rn.bf16x2.f32`` for the f16 one); now bf16, tf32 and int8 WGMMAs run on it.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``: "gemm"
