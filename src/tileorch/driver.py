@@ -231,7 +231,10 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
 
             from tileorch.transforms.tileas.transpose_computed_operand import transpose_computed_operand_remarks
 
+            from tileorch.transforms.tileas.guarded_k_loop import guarded_k_loop_remarks
+
             rerolled = while_to_for_remarks(module) + reroll_remarks(module)  # stated once the tier takes the kernel (the SIMT code keeps the copies)
+            rerolled += guarded_k_loop_remarks(module)
             from tileorch.transforms.tileas.flatten_nested_k_loops import flatten_remarks
 
             rerolled += flatten_remarks(module)

@@ -68,6 +68,7 @@ PASSES: dict[str, str] = {
     "tileas-unpeel-k-loop": "tileorch.transforms.tileas.unpeel_k_loop:UnpeelKLoop",
     "tileas-view-order-to-reshape": "tileorch.transforms.tileas.view_order:ViewOrderToReshape",
     "tileas-while-to-for": "tileorch.transforms.tileas.while_to_for:WhileToFor",
+    "tileas-guarded-k-loop": "tileorch.transforms.tileas.guarded_k_loop:GuardedKLoop",
     "tileas-scalar-tile-loads": "tileorch.transforms.tileas.scalar_tile_loads:ScalarTileLoads",
     "tileas-transpose-computed-operand": "tileorch.transforms.tileas.transpose_computed_operand:TransposeComputedOperand",
     "tileas-flatten-nested-k-loops": "tileorch.transforms.tileas.flatten_nested_k_loops:FlattenNestedKLoops",

@@ -41,6 +41,8 @@ from tileorch.schedulers.device_params import pack_device_params, record_bytes
     ({"dtype": "u8", "tile_k": 128, "b_major": "n"}, "u8 WGMMA reads both operands K-major"),
     ({"dtype": "s8", "tile_k": 128, "out_dtype": "s32"}, "an s32 output needs epilogue='direct'"),
     ({"out_dtype": "s32", "epilogue": "direct"}, "an s32 output needs integer"),
+    ({"dtype": "s8", "tile_k": 128, "out_dtype": "s8"}, "an s8 output needs epilogue='direct'"),
+    ({"out_dtype": "s8", "epilogue": "direct"}, "an s8 output .* needs integer"),
     ({"b_dtype": "s8"}, "b_dtype"),
     ({"dtype": "s8", "tile_k": 128, "b_dtype": "e4m3"}, "b_dtype"),
     ({"scratch_bytes": 100}, "scratch_bytes must be a non-negative multiple of 16"),

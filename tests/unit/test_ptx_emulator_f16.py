@@ -100,3 +100,29 @@ def test_f32_to_32_bit_integer_saturates(dst, lo, hi):
     want = np.clip(np.trunc(np.nan_to_num(x.astype(np.float64), nan=0.0)), lo, hi).astype(np.int64)
     got = data[:, 1].astype(np.int64) if dst == "u32" else data[:, 1].view(np.int32).astype(np.int64)
     np.testing.assert_array_equal(got, want)
+
+
+def test_f32_pair_to_bf16x2_rounds_each_to_nearest_even():
+    """Found by the twentieth user sweep (bf16 operands on the emulated WGMMA): ``cvt.rn.bf16x2.f32 d,
+    a, b`` (``a`` to the high half) was taken for ``cvt.rn.f16x2.f32`` (its name holds that one's):
+    the pair became f16 bit patterns.  Each half is the f32 rounded once to bf16 (nearest even; ties,
+    overflow to inf, NaN) against ml_dtypes.bfloat16."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    n = 64
+    data = np.zeros((n, 4), np.uint32)  # per thread (16 bytes): a, b (f32 bits), d
+    x = (np.random.default_rng(5).standard_normal((n, 2)) * 100).astype(np.float32)
+    x[:4] = [[1.00390625, 1.01171875], [-3.0e38, 3.4e38], [np.nan, -0.0], [1e-40, -2.5]]  # ties, overflow, NaN
+    data[:, :2] = x.view(np.uint32)
+    body = ("  ld.global.f32 %f1, [%rd2];\n  ld.global.f32 %f2, [%rd2+4];\n"
+            "  cvt.rn.bf16x2.f32 %r2, %f1, %f2;\n  st.global.b32 [%rd2+8], %r2;")
+    ptx = _entry(".reg .f32 %f<4>;", body).replace("mul.wide.u32 %rd3, %r1, 8;", "mul.wide.u32 %rd3, %r1, 16;")
+    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
+    emu = Emu(ptx, [1 << 32], 16, n, (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
+    emu.run()
+    assert not emu.errors, emu.errors
+    want = x.astype(ml_dtypes.bfloat16).view(np.uint16).astype(np.uint32)
+    got = data[:, 2]
+    nan = np.isnan(x[:, 0])
+    np.testing.assert_array_equal(got[~nan] >> 16, want[~nan, 0])
+    assert ((got[nan] >> 16) & 0x7FFF > 0x7F80).all()
+    np.testing.assert_array_equal(got & 0xFFFF, want[:, 1])

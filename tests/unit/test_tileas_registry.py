@@ -14,7 +14,7 @@ TILEIRAS_NAMES = [
     "tileas-remove-buffer-alias", "tileas-insert-OCG-knobs", "tileas-dynamic-persistent",
     "tileas-squeeze-unit-batch-dots", "tileas-program-loop-to-tiles", "tileas-fold-dot-accumulate",
     "tileas-fuse-split-loops", "tileas-fold-tf32-operands", "tileas-split-batch-tiles", "tileas-unpeel-k-loop",
-    "tileas-squeeze-unit-tiles", "tileas-reroll-unrolled-loops", "tileas-while-to-for", "tileas-view-order-to-reshape",
+    "tileas-squeeze-unit-tiles", "tileas-reroll-unrolled-loops", "tileas-while-to-for", "tileas-guarded-k-loop", "tileas-view-order-to-reshape",
     "tileas-scalar-tile-loads", "tileas-transpose-computed-operand",
 ]
 
@@ -33,11 +33,13 @@ def test_tier_pipeline_uses_registered_passes_in_order():
     # loops cuTile split at a branch are fused back while still nv_tileaa
     # straight-line copies of a dot loop's body are re-rolled first (the persistent tile loop around them
     # is then a one-dot kernel's); nested K loops (a static_iter pair re-rolled into one among them) are
-    # flattened right after; before all of them, a counted while loop holding dots becomes its for loop and
+    # flattened right after; before all of them, a counted while loop holding dots becomes its for loop (then a
+    # dot loop under a runtime if runs to select(test, ub, lb), an empty loop after a dot loop is dropped) and
     # a dot operand read through a general view order is loaded in the array's order and transposed; a
     # one-element tile load feeding a tile index becomes a scalar load; a transposed computed dot operand
     # is computed transposed
-    assert names[:16] == ["tileas-while-to-for", "tileas-scalar-tile-loads", "tileas-view-order-to-reshape",
+    assert names[:17] == ["tileas-while-to-for", "tileas-guarded-k-loop", "tileas-scalar-tile-loads",
+                          "tileas-view-order-to-reshape",
                           "tileas-transpose-computed-operand", "tileas-reroll-unrolled-loops", "tileas-flatten-nested-k-loops",
                           "tileas-program-loop-to-tiles", "tileas-unpeel-k-loop",
                           "tileas-fold-dot-accumulate", "tileas-fold-tf32-operands", "tileas-fuse-split-loops",

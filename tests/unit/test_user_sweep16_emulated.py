@@ -238,13 +238,27 @@ def _case_attn_differential():
     _check(o, _softmax_pv(_scores(q1, k1, 0.125), v) - 0.5 * _softmax_pv(_scores(q2, k2, 0.125), v), 3e-3)
 
 
+def _case_i8_requant_row_col():
+    """The int8 C the tier stores since session 25: ``acc * sa * sb`` cast to int8 (truncated toward zero,
+    saturating); B given ``[N, K]``."""
+    a = RNG.integers(-128, 128, (200, 256)).astype(np.int8)
+    bt = RNG.integers(-128, 128, (192, 256)).astype(np.int8)
+    sa, sb = (RNG.random(200) * 0.1).astype(np.float32), (RNG.random(192) * 0.05).astype(np.float32)
+    y = emulate("i8_requant_row_col", {0: a, 1: bt, 2: sa, 3: sb, 4: np.full((200, 192), 99, np.int8)})[4]
+    v = (a.astype(np.int64) @ bt.T.astype(np.int64)).astype(np.float32) * sa[:, None] * sb[None, :]
+    ref = np.clip(np.trunc(v.astype(np.float64)), -128, 127)
+    assert (ref == -128).any() and (ref == 127).any()
+    assert np.abs(y.astype(np.int64) - ref).max() <= 1
+    assert (y == ref).mean() > 0.99
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["bmm_bhmk_hkn_head_bias", "bmm_bhmk_hnk_head_major", "moe_sorted_expert_per_tile",
             "grouped_tile_table_1d", "epi_row_softmax_full_n", "dual_gemm_swiglu", "lowrank_chain_xa_b",
             "k_loop_backwards",
             "attn_cross_dqk128_dv64", "attn_alibi_slope_from_bid", "attn_causal_bottom_right_bf16", "attn_sigmoid",
-            "attn_differential"]
+            "attn_differential", "i8_requant_row_col"]
 """The CI-sized subset (the per-operand batch counts, the two MoE tables the tier now takes, a masked
 full-row softmax, two accumulators sharing A, a reversed K loop, the attention variants whose
 score or mask is new); ``TILEORCH_EMULATE_ALL=1`` runs every case."""

@@ -86,7 +86,12 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
     tile = (_tile_params(p, args, bases) if prog.epilogue_ops else []) + list(more_params)
     memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
               if i not in (a.position, b.position, *more_b, *([e.position] if e else []))]
-    errors = run_gemm(prog, arrays[a.position], arrays[b.position], bases[c.position], (m, n, k), tile, memory,
+    av, bv = arrays[a.position], arrays[b.position]
+    if getattr(prog.gemm_config, "transpose_a", False):  # the launcher's K-major copy of A (A^T given [K, M])
+        av = np.ascontiguousarray(np.swapaxes(av, -1, -2))
+    if getattr(prog.gemm_config, "transpose_b", False):  # the launcher's K-major copy of an N-major B (8-bit)
+        bv = np.ascontiguousarray(np.swapaxes(bv, -1, -2))
+    errors = run_gemm(prog, av, bv, bases[c.position], (m, n, k), tile, memory,
                       problem(prog.gemm_config, m, n, k) if problem else None, more_b=[arrays[i] for i in more_b],
                       **({"epi": arrays[e.position]} if e else {}))
     assert not errors, errors[:4]

@@ -107,3 +107,19 @@ def test_attention_with_augmented_assignments():
     o = s4.s3._chained("attn_plain_iadd_exp2", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
     s = (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), 1, 2)) * 0.125  # qk_scale = log2(e) / 8
     s4._check(o, s4._softmax_attn(s, v), 4e-3, 1e-2)
+
+
+def test_int8_requant_epilogue_on_the_tier():
+    """The int8 C (requantised in the epilogue) stored by the tier since session 25: ``clamp(floor(acc *
+    s_row * s_col + 0.5), -128, 127)``; at most one unit off where the f32 product rounds across a .5."""
+    import test_user_sweep3_emulated as s3
+
+    a = RNG.integers(-128, 128, (128, 256)).astype(np.int8)
+    b = RNG.integers(-128, 128, (256, 128)).astype(np.int8)
+    rs, cs = (RNG.random(128) * 0.1).astype(np.float32), (RNG.random(128) * 0.05).astype(np.float32)
+    c = s3._gemm("mm_int8_requant_epilogue", {0: a, 1: b, 2: rs, 3: cs, 4: np.full((128, 128), 99, np.int8)})[4]
+    v = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float32) * rs[:, None] * cs[None, :]
+    ref = np.clip(np.floor(v + np.float32(0.5)), -128, 127)
+    assert (ref == -128).any() and (ref == 127).any()
+    assert np.abs(c.astype(np.int32) - ref).max() <= 1
+    assert (c == ref).mean() > 0.99

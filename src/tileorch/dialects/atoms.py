@@ -80,6 +80,7 @@ class FragmentDtype(StrEnum):
     F16 = "f16"
     F32 = "f32"
     S32 = "s32"
+    S8 = "s8"
 
 
 class _FragmentOp(IRDLOperation):
@@ -143,9 +144,11 @@ class StoreFragmentOp(_FragmentOp):
             raise VerifyException(f"first_column and columns must both be given, whole 8-column groups inside the "
                                   f"fragment's {2 * len(fields)} columns, got [{first}, {first + cols})")
         if self.dtype.data not in {d.value for d in FragmentDtype}:
-            raise VerifyException(f"dtype must be one of bf16, f16, f32, s32, got {self.dtype.data!r}")
+            raise VerifyException(f"dtype must be one of bf16, f16, f32, s32, s8, got {self.dtype.data!r}")
         if self.dtype.data == FragmentDtype.S32.value and fields[0] != i32:
             raise VerifyException("dtype s32 stores an i32 accumulator (an s8/u8 WGMMA fragment), got f32 fields")
+        if self.dtype.data == FragmentDtype.S8.value and fields[0] != i32:
+            raise VerifyException("dtype s8 stores the low bytes of i32 values, got f32 fields")
 
 
 @irdl_op_definition

@@ -982,7 +982,7 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         if x.ndim != rank and not (x is b and shared_b and x.ndim == 2):
             raise ValueError(f"{_where(x.name, x.position)}: the {'batched ' if batched else ''}GEMM takes {rank}-D "
                              f"arrays, got shape {x.shape}")
-        if x.dtype != _GEMM_DTYPES[dt]:
+        if x.dtype != _GEMM_DTYPES[dt] and not (x is c and dt == "s8" and x.dtype == "uint8"):  # (s8 C: low bytes)
             raise TypeError(f"{_where(x.name, x.position)} has dtype {x.dtype}; the compiled GEMM takes "
                             f"{_GEMM_DTYPES[dt]}")
     batch, counts = 1, (1, 1)

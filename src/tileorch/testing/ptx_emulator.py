@@ -10,8 +10,8 @@ simulator.
 (``wgmma.*``, ``setmaxnreg``) for its warp group, ``bar.sync`` / ``bar.arrive`` count arrivals per
 named barrier.  Asynchrony is modelled where it decides correctness:
 
-* ``wgmma.mma_async`` is asynchronous: it reads its shared-memory operands and A-fragment
-  registers and computes ``D = A B (+ D)`` only at the ``wgmma.wait_group`` that retires its group
+* ``wgmma.mma_async`` (f32 accumulators of f16, bf16 or tf32 operands, s32 ones of s8 / u8) is asynchronous: it reads its
+  shared-memory operands and A-fragment registers and computes ``D = A B (+ D)`` only at the ``wgmma.wait_group`` that retires its group
   (committed groups retire oldest first), and writes D then; until then any other instruction that
   names one of its accumulator or A-fragment registers is reported (:attr:`Emu.errors`), so is a
   TMA write into the shared bytes it reads, and an ``mbarrier.arrive`` by its warp group on a
@@ -119,6 +119,17 @@ def _fp8_type(kind: str):
 
 _ATOMIC_OPS = ("add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "dec")
 _ATOMIC_TYPES = {"b32": 4, "u32": 4, "s32": 4, "b64": 8, "u64": 8, "s64": 8, "f32": 4, "f64": 8, "f16": 2, "bf16": 2}
+
+
+_WGMMA_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "u8": 1}
+"""The operand element types of the modelled WGMMAs and their sizes (a K step is 32 bytes of them)."""
+
+
+def _half_to_f32(bits, ty):
+    """16-bit float bit patterns (uint16) of ``ty`` (f16 or bf16) as f32 values (exact)."""
+    if ty == "bf16":
+        return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    return bits.view(np.float16).astype(np.float32)
 
 
 def _bf16_bits(x):
@@ -1313,14 +1324,16 @@ class Emu:
     def cvt(self, op, ops, T):
         parts = op.split(".")
         g = lambda i: self.get(ops[i], T)  # noqa: E731
+        if "bf16x2.f32" in op:  # d = {bf16(a), bf16(b)}: a in the high half; nearest even
+            hi, lo = (_bf16_bits(f32(g(i))) for i in (1, 2))
+            self.set(ops[0], T, (hi << np.uint64(16)) | lo)
+            return
         if "f16x2.f32" in op:
             hi, lo = f32(g(1)), f32(g(2))
             h = hi.astype(np.float16).view(np.uint16).astype(np.uint64)
             l_ = lo.astype(np.float16).view(np.uint16).astype(np.uint64)
             self.set(ops[0], T, (h << np.uint64(16)) | l_)
             return
-        if "bf16x2.f32" in op:
-            raise Fault("bf16")
         fp8 = re.match(r"cvt\.rn\.satfinite\.(e4m3|e5m2)x2\.f32$", op)
         if fp8:  # d = {fp8(a), fp8(b)}: a in the high byte; nearest even, saturating to the largest finite
             t = _fp8_type(fp8.group(1))
@@ -1463,11 +1476,11 @@ class Emu:
             group_dim, group = t.get("group_dim"), int(t.get("group", 1))
             full = arr
             box_rows, width, span = t["rows"], t.get("box", 64), t.get("swizzle", 128)
-            es = full.dtype.itemsize  # 2-byte arrays as f16 bits; 1- and 4-byte ones (raw tiles) as they are
+            es = full.dtype.itemsize  # the array's bits as they are (f16, bf16, fp8, f32, ...)
             if span and width * es > span:
                 raise Fault(f"{op}: a box of {width} elements is wider than the {span}-byte swizzle")
             rows = box_rows * group
-            box = np.zeros((rows, width), dtype=np.float16 if es == 2 else full.dtype)
+            box = np.zeros((rows, width), dtype=full.dtype)  # (not f16 for every 2-byte type: a bf16 value converted)
             for gi in range(group):
                 start = list(start0)
                 if group_dim is not None:
@@ -1507,14 +1520,22 @@ class Emu:
             b["pending"] = b["count"]
 
     # ------------------------------------------------------------------ WGMMA
-    def smem_elem(self, addr, span=128):
+    def smem_elem(self, addr, span=128, ty="f16"):
+        """The WGMMA operand elements of ``ty`` at logical shared addresses ``addr``: f16 / bf16 as f32,
+        tf32 as f32 with the 13 low mantissa bits dropped (the bits the tensor core reads), s8 / u8 as
+        int64."""
         phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
-        lo = self.smem[phys].astype(np.uint16)
-        hi = self.smem[phys + 1].astype(np.uint16)
-        return (lo | (hi << 8)).view(np.float16).astype(np.float32)
+        es = _WGMMA_BYTES[ty]
+        bits = sum(self.smem[phys + i].astype(np.uint32) << np.uint32(8 * i) for i in range(es))
+        if ty in ("s8", "u8"):
+            return bits.astype(np.uint8).view(np.int8 if ty == "s8" else np.uint8).astype(np.int64)
+        if ty == "tf32":
+            return (bits & np.uint32(0xFFFFE000)).view(np.float32)
+        return _half_to_f32(bits.astype(np.uint16), ty)
 
-    def operand_addrs(self, desc, rows_mn, tnsp):
-        """([rows_mn, 16] logical byte addresses (element (mn, k)), swizzle span) of a smem operand."""
+    def operand_addrs(self, desc, rows_mn, tnsp, es=2):
+        """([rows_mn, 32 / es] logical byte addresses (element (mn, k)), swizzle span) of a smem operand
+        of ``es``-byte elements (MN-major: 2-byte elements only, the only ones WGMMA transposes)."""
         start = (desc & 0x3FFF) << 4
         lbo = ((desc >> 16) & 0x3FFF) << 4
         sbo = ((desc >> 32) & 0x3FFF) << 4
@@ -1523,23 +1544,27 @@ class Emu:
             raise Fault(f"WGMMA descriptor {desc:#x}: layout type 0 (no swizzle) is not modelled")
         w = span // 2  # elements of one swizzle row
         mn = np.arange(rows_mn)[:, None]
-        k = np.arange(16)[None, :]
+        k = np.arange(32 // es)[None, :]
+        if tnsp and es != 2:
+            raise Fault(f"WGMMA descriptor {desc:#x}: an MN-major operand of {es}-byte elements")
         if not tnsp:  # K-major: mn rows of `span` bytes, 8-row groups SBO apart
-            addr = start + (mn // 8) * sbo + (mn % 8) * span + k * 2
+            addr = start + (mn // 8) * sbo + (mn % 8) * span + k * es
         else:  # MN-major: k rows of `span` bytes (w mn), w-mn chunks LBO apart, 8-k groups SBO apart
             addr = start + (mn // w) * lbo + (k // 8) * sbo + (k % 8) * span + (mn % w) * 2
         return addr, span
 
-    def operand_tile(self, desc, rows_mn, tnsp):
-        """[rows_mn, 16] K-major view (element (mn, k)) of a swizzled smem operand."""
-        addr, span = self.operand_addrs(desc, rows_mn, tnsp)
-        return self.smem_elem(addr, span)
+    def operand_tile(self, desc, rows_mn, tnsp, ty="f16"):
+        """[rows_mn, K] K-major view (element (mn, k)) of a swizzled smem operand of ``ty``
+        (:meth:`smem_elem`; K = 32 bytes of elements)."""
+        addr, span = self.operand_addrs(desc, rows_mn, tnsp, _WGMMA_BYTES[ty])
+        return self.smem_elem(addr, span, ty)
 
-    def operand_range(self, desc, rows_mn, tnsp):
-        """The [lo, hi) physical shared bytes a smem operand reads (a swizzle stays in its atom)."""
-        addr, span = self.operand_addrs(desc, rows_mn, tnsp)
+    def operand_range(self, desc, rows_mn, tnsp, es=2):
+        """The [lo, hi) physical shared bytes a smem operand of ``es``-byte elements reads (a swizzle
+        stays in its atom)."""
+        addr, span = self.operand_addrs(desc, rows_mn, tnsp, es)
         phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
-        lo, hi = int(phys.min()), int(phys.max()) + 2
+        lo, hi = int(phys.min()), int(phys.max()) + es
         if lo < 0 or hi > len(self.smem):
             raise Fault(f"WGMMA descriptor {desc:#x}: shared bytes {lo:#x}..{hi:#x} out of range")
         return lo, hi
@@ -1603,13 +1628,17 @@ class Emu:
                             self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))
                             self.regs[name][ent["ts"]] = v
             return
-        m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.f16\.f16", op)
-        if not m:
+        m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|s32)\.(\w+)\.(\w+)$", op)
+        if not m or m.group(4) != m.group(5) or m.group(4) not in _WGMMA_BYTES or \
+                int(m.group(2)) * _WGMMA_BYTES[m.group(4)] != 32 or (m.group(3) == "s32") != (m.group(4) in ("s8", "u8")):
             raise Fault(op)
-        n = int(m.group(1))
+        n, ty = int(m.group(1)), m.group(4)
+        es = _WGMMA_BYTES[ty]
         dregs = [x.strip() for x in ops[0][1:-1].split(",")]
         reg_a = ops[1].startswith("{")
         aregs = [x.strip() for x in ops[1][1:-1].split(",")] if reg_a else []
+        if reg_a and es != 2:
+            raise Fault(f"{op}: an A fragment in registers (16-bit operands only are modelled)")
         for wg in wgs:
             TT = np.zeros(self.N, dtype=bool)
             TT[wg * 128:(wg + 1) * 128] = True
@@ -1636,25 +1665,25 @@ class Emu:
             if reg_a:
                 descb = int(self.get(ops[2], TT)[0])
                 scale_d, tnsp_b, desca, tnsp_a = ops[3], int(ops[6]), None, 0
-            else:
+            else:  # tf32 and 8-bit operands: K-major only, no transpose operands (8-bit: no scales)
                 desca = int(self.get(ops[1], TT)[0])
                 descb = int(self.get(ops[2], TT)[0])
-                scale_d, tnsp_a, tnsp_b = ops[3], int(ops[6]), int(ops[7])
+                scale_d, tnsp_a, tnsp_b = ops[3], int(ops[6]) if es == 2 else 0, int(ops[7]) if es == 2 else 0
             sd = int(self.get(scale_d, TT)[0]) if scale_d.startswith("%") or scale_d == "p" else int(scale_d)
-            smem = [self.operand_range(descb, n, tnsp_b)]
+            smem = [self.operand_range(descb, n, tnsp_b, es)]
             if desca is not None:
-                smem.append(self.operand_range(desca, 64, tnsp_a))
+                smem.append(self.operand_range(desca, 64, tnsp_a, es))
             for lo, hi in smem:
                 self._check_generic(lo, hi)
             ent = {"dregs": dregs, "aregs": aregs, "ts": ts, "smem": smem,
-                   "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd)}
+                   "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty)}
             self.open.setdefault(wg, []).append(ent)
             for name in dregs + aregs:
                 self.pending.setdefault(name, set()).add(wg)
 
-    def _deferred(self, n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd):
+    def _deferred(self, n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty="f16"):
         """``D = A B (+ D)`` evaluated when the WGMMA retires: shared memory, the A fragment and D
-        (the chain's previous result, already retired) as they are then."""
+        (the chain's previous result, already retired) as they are then; A and B of ``ty`` (f16, bf16)."""
         lane = ts % 32
         warp = (ts % 128) // 32
         r0 = 16 * warp + lane // 4
@@ -1665,24 +1694,28 @@ class Emu:
         cols = 8 * (i // 4) + c0[None, :] + i % 2
 
         def compute():
-            D = np.zeros((64, n), dtype=np.float32)
+            exact = ty in ("s8", "u8")  # s32 accumulators: the exact sum, wrapped to 32 bits
+            D = np.zeros((64, n), dtype=np.int64 if exact else np.float32)
             if sd:
                 cur = np.stack([self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))[TT]
                                 for name in dregs])
-                D[rows, cols] = f32(cur)
+                D[rows, cols] = (cur & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32) if exact else f32(cur)
             if aregs:
                 A = np.zeros((64, 16), dtype=np.float32)
                 for q, name in enumerate(aregs):
                     v = self.regs[name][TT]
-                    lo = (v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
-                    hi = ((v >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
+                    lo = _half_to_f32((v & np.uint64(0xFFFF)).astype(np.uint16), ty)
+                    hi = _half_to_f32(((v >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.uint16), ty)
                     rr = r0 + 8 * (q % 2)
                     cc = c0 + 8 * (q // 2)
                     A[rr, cc] = lo
                     A[rr, cc + 1] = hi
             else:
-                A = self.operand_tile(desca, 64, tnsp_a)
-            B = self.operand_tile(descb, n, tnsp_b)  # [n, 16]
+                A = self.operand_tile(desca, 64, tnsp_a, ty)
+            B = self.operand_tile(descb, n, tnsp_b, ty)  # [n, K]
+            if exact:
+                res = (A @ B.T + (D if sd else 0)).astype(np.int32)  # two's-complement wrap
+                return list(res[rows, cols].view(np.uint32).astype(np.uint64))
             with np.errstate(all="ignore"):
                 res = A.astype(np.float32) @ B.T.astype(np.float32) + (D if sd else 0)
             return list(b32(res[rows, cols].astype(np.float32)))

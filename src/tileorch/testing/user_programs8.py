@@ -906,10 +906,10 @@ _add("mm_grid3_batched", mm_grid3_batched,
      "gemm", outputs=(2,))
 _add("mm_int8_requant_epilogue", mm_int8_requant_epilogue,
      [((128, 256), "int8"), ((256, 128), "int8"), ((128,), "float32"), ((128,), "float32"), ((128, 128), "int8"),
-      64, 64, 64], (2, 2), "simt", outputs=(4,), error="output element type i8 is not supported yet",
+      64, 64, 64], (2, 2), "gemm", outputs=(4,),
      notes="found by this sweep: refused as 'element type i8 is not supported yet by the WGMMA lowering (... i8 as "
-           "s8 or u8 in ...)' at the A load, as if the int8 operands were the problem; now the output type at the "
-           "store.  An int8 C (requantisation) is not stored by the tier's epilogue yet")
+           "s8 or u8 in ...)' at the A load, as if the int8 operands were the problem; then the output type at the "
+           "store.  Since session 25 (sweep 20) the tier's direct epilogue stores the int8 C (requantisation)")
 _add("mm_fp8_e5m2_both", mm_fp8_e5m2_both,
      [((128, 256), "float8_e5m2"), ((256, 128), "float8_e5m2"), ((128, 128), "bfloat16"), 64, 64, 64], (2, 2),
      "gemm", outputs=(2,))

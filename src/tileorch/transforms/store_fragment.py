@@ -4,9 +4,10 @@ Thread ``t = tid.x % 128`` of the warp group holds, for each 8-column group ``g`
 ``m64nN`` tile, the values ``4g, 4g+1`` at row ``16*(t/32) + (t%32)/4`` and ``4g+2, 4g+3`` eight
 rows below, both at columns ``8g + 2*(t%4) + {0, 1}`` (PTX ISA, "wgmma D matrix fragment").
 Each pair becomes one 4-byte store (``cvt.rn.bf16x2.f32`` / ``cvt.rn.f16x2.f32``; one 8-byte
-store for f32 and s32; one 2-byte store for fp8, ``cvt.rn.satfinite.{e4m3,e5m2}x2.f32``), predicated on ``row < rows && col < cols`` (no branch); with ``first_column``/``columns``
-only the groups of those columns.  An i32 fragment (s8/u8 WGMMA)
-is stored as it is for ``s32``, else converted (signed) to f32 first.
+store for f32 and s32; one 2-byte store for fp8, ``cvt.rn.satfinite.{e4m3,e5m2}x2.f32``, and for
+``s8``, the two i32 values' low bytes), predicated on ``row < rows && col < cols`` (no branch); with
+``first_column``/``columns`` only the groups of those columns.  An i32 fragment (s8/u8 WGMMA)
+is stored as it is for ``s32`` (its low byte for ``s8``), else converted (signed) to f32 first.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from tileorch.transforms.op_collector import OpCollector
 
 _CVT = {"bf16": "cvt.rn.bf16x2.f32 $0, $2, $1;", "f16": "cvt.rn.f16x2.f32 $0, $2, $1;",
         "e4m3": "cvt.rn.satfinite.e4m3x2.f32 $0, $2, $1;", "e5m2": "cvt.rn.satfinite.e5m2x2.f32 $0, $2, $1;"}
-ELEM_BYTES = {"f32": 4, "s32": 4, "bf16": 2, "f16": 2, "e4m3": 1, "e5m2": 1}
+ELEM_BYTES = {"f32": 4, "s32": 4, "bf16": 2, "f16": 2, "e4m3": 1, "e5m2": 1, "s8": 1}
 
 
 class _Ops(OpCollector):
@@ -57,7 +58,7 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
         col = e.bin(arith.AddiOp, col0, e.c(8 * g))
         col_ok = e.add(arith.CmpiOp(col, op.cols, "slt"))
         for half in range(2):
-            vals = [_field(e, op.acc, 4 * g + 2 * half + j, keep_int=dtype == "s32") for j in range(2)]
+            vals = [_field(e, op.acc, 4 * g + 2 * half + j, keep_int=dtype in ("s32", "s8")) for j in range(2)]
             ok = e.add(arith.AndIOp(row_ok[half], col_ok))
             ptr = e.add(llvm.GEPOp(row_ptr[half], [llvm.GEP_USE_SSA_VAL], i8_type(elem_bytes), ssa_indices=[col],
                                    result_type=PTR_GLOBAL))
@@ -65,6 +66,10 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
                 _store_if(e, ok, ptr, vals, "f" if dtype == "f32" else "r")
             elif elem_bytes == 2:
                 _store_if(e, ok, ptr, [e.add(llvm.InlineAsmOp(_CVT[dtype], "=r,f,f", vals, [i32]))], "r")
+            elif dtype == "s8":  # the two i32 values' low bytes, the first (lower address) in the low byte
+                lo = e.bin(arith.AndIOp, vals[0], e.c(255))
+                word = e.bin(arith.OrIOp, lo, e.bin(arith.ShLIOp, vals[1], e.c(8)))
+                _store_if(e, ok, ptr, [e.add(arith.TruncIOp(word, i16))], "h", 16)
             else:  # fp8: the pair's two bytes, the first (lower address) in the low byte
                 _store_if(e, ok, ptr, [e.add(llvm.InlineAsmOp(_CVT[dtype], "=h,f,f", vals, [i16]))], "h", 16)
     return e.ops

@@ -57,6 +57,28 @@ func.func @int_fragment(%acc: !llvm.struct<(i32, i32, i32, i32)>, %c: !llvm.ptr<
 
 // -----
 
+// s8: an i32 fragment's values (the epilogue's requantised math) stored as their low bytes, two per
+// pair: (v0 & 255) | (v1 << 8) truncated to 16 bits, one predicated 2-byte store at the pair's column.
+func.func @s8_fragment(%acc: !llvm.struct<(i32, i32, i32, i32)>, %c: !llvm.ptr<1>, %x: i32) {
+  atom.store_fragment %acc, %c, %x, %x, %x, %x, %x {dtype = "s8"} : !llvm.struct<(i32, i32, i32, i32)>
+  func.return
+}
+// CHECK-LABEL: func.func @s8_fragment
+// CHECK-NOT:   arith.sitofp
+// CHECK:       %[[V:.*]] = llvm.extractvalue %acc[0] : !llvm.struct<(i32, i32, i32, i32)>
+// CHECK:       %[[V1:.*]] = llvm.extractvalue %acc[1] : !llvm.struct<(i32, i32, i32, i32)>
+// CHECK:       %[[PTR:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
+// CHECK:       %[[LO:.*]] = arith.andi %[[V]], %{{.*}} : i32
+// CHECK:       %[[HI:.*]] = arith.shli %[[V1]], %{{.*}} : i32
+// CHECK:       %[[W:.*]] = arith.ori %[[LO]], %[[HI]] : i32
+// CHECK:       %[[H:.*]] = arith.trunci %[[W]] : i32 to i16
+// CHECK:       llvm.inline_asm has_side_effects "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.global.b16 [$1], $2; }", "r,l,h" %{{.*}}, %{{.*}}, %[[H]]
+// CHECK-NOT:   arith.sitofp
+// CHECK:       func.return
+// ROUNDTRIP:   atom.store_fragment %acc, %c, %x, %x, %x, %x, %x {dtype = "s8"} : !llvm.struct<(i32, i32, i32, i32)>
+
+// -----
+
 // One round of a round-by-round epilogue: columns 8..15 of an m64n16 fragment (group 1: fields
 // 4-7) stored; fields 0-3 (group 0) are not read.
 func.func @store_round(%acc: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>, %c: !llvm.ptr<1>, %x: i32) {

@@ -477,7 +477,7 @@ def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, 
     if cfg.epilogue in ("direct", "atomic"):  # atomic: the tier lowering replaces the store by its adds
         base = k.c
         if cfg.batched:  # C is [L, M, N] contiguous: matrix l starts l * M * N elements in
-            esize = 4 if cfg.out_dtype in ("f32", "s32") else 1 if cfg.out_dtype in ("e4m3", "e5m2") else 2
+            esize = 4 if cfg.out_dtype in ("f32", "s32") else 1 if cfg.out_dtype in ("e4m3", "e5m2", "s8") else 2
             mn = arith.ExtUIOp(arith.MuliOp(k.m, k.n), i64).result
             off = arith.MuliOp(arith.ExtUIOp(tl, i64), mn).result
             base = _named(_gep(k.c, off, IntegerType(8 * esize)), "c_b")

@@ -15,9 +15,9 @@ SMEM_LIMIT = 232448 - 1024  # dynamic shared memory per CTA on sm_90 (227 KiB) l
 SWIZZLE_BYTES = 128  # the TMA / WGMMA 128-byte swizzle: one K row of a tile is 64 bf16
 SCHEDULES = ("persistent", "streamk", "dp")
 DTYPES = ("bf16", "f16", "e4m3", "e5m2", "tf32", "s8", "u8")
-OUT_DTYPES = ("bf16", "f16", "f32", "s32", "e4m3", "e5m2")
+OUT_DTYPES = ("bf16", "f16", "f32", "s32", "s8", "e4m3", "e5m2")
 FP8 = ("e4m3", "e5m2")
-DIRECT_OUT_DTYPES = ("f32", "s32") + FP8
+DIRECT_OUT_DTYPES = ("f32", "s32", "s8") + FP8
 """Outputs the TMA epilogue (16-bit rows of 128 bytes) does not stage: stored by the direct epilogue."""
 INT8 = ("s8", "u8")
 """Integer inputs (signed / unsigned 8-bit): ``wgmma ... .s32.{s8|u8}.{s8|u8}``, i32 accumulators."""
@@ -405,12 +405,15 @@ class GemmConfig:
              f"an N-major B tile of {self.tile_n} columns cannot be split into {self.cluster_m} multicast slices "
              "of 64-column boxes"),
             (self.schedule in SCHEDULES, f"schedule must be one of {SCHEDULES}, got {self.schedule!r}"),
-            (self.out_dtype in OUT_DTYPES, f"out_dtype must be bf16, f16, f32, s32, e4m3 or e5m2, got {self.out_dtype!r}"),
+            (self.out_dtype in OUT_DTYPES, f"out_dtype must be bf16, f16, f32, s32, s8, e4m3 or e5m2, got {self.out_dtype!r}"),
             (self.b_dtype == "" or (self.dtype in INT8 and self.b_dtype in INT8),
              f"b_dtype (a B type other than A's) must be s8 or u8 with an s8/u8 A, got A {self.dtype}, "
              f"B {self.b_dtype!r}"),
             (self.out_dtype != "s32" or self.dtype in INT8,
              f"an s32 output needs integer (s8/u8) inputs (i32 accumulators), got {self.dtype}"),
+            (self.out_dtype != "s8" or self.dtype in INT8,
+             f"an s8 output (the low bytes of the epilogue's i32 values) needs integer (s8/u8) inputs, got "
+             f"{self.dtype}"),
             (self.dtype not in K_MAJOR_ONLY or (self.a_major == "k" and self.b_major == "k"),
              f"{self.dtype} WGMMA reads both operands K-major (only 16-bit types can be transposed in the "
              f"operand buffers): A must be stored [M, K] and B as B^T [N, K], got A {self.a_major}-major, "

@@ -57,7 +57,7 @@ from tileorch.transforms.tileas.common import k_loop_blocks, move_before, num_ct
 from tileorch.transforms.tileas.epilogue_dot import EpilogueDot, check_epilogue_dot, find_epilogue_dot
 from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, EpilogueLowering, KernelEnv,
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
-                                                 side_reduction, sink_tile)
+                                                 side_reduction, sink_tile, truncated_from_i32)
 from tileorch.transforms.tileas.k_range import KLoop, KRangeError, k_loop, tile_map
 from tileorch.transforms.tileas.operand_views import (C_VIEW_KEY, VIEWS_KEY, column_slice, describe_column_slice,
                                                       describe_view, host_view)
@@ -1098,8 +1098,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                      "f32 as tf32/i8 as s8 or u8 in, bf16/f16/f32/i32 out)")
     try:
         out_dtype = _dtype(sink_tile(st).type.element_type)
-    except ValueError as exc:  # the stored tile's type (e.g. a requantised i8 C), not an operand's
+    except ValueError as exc:  # the stored tile's type, not an operand's
         out_dtype = str(exc)
+    if out_dtype == "i8" and truncated_from_i32(sink_tile(st)):
+        out_dtype = "s8"  # a requantised C: the i32 value's low byte (int8 or uint8 alike)
     a_prologue, a_raw = _computed_side(_A_SIDE, kernel, dot, dots, a_load, a_major, _converted_a(dot, a_load), fail)
     if a_prologue is not None:
         dtype = _computed_a_dtype(a_prologue, fail)  # the WGMMA's A: the computed operand's type
@@ -1120,9 +1122,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         fail(b_load, "A and B must have the same element type")
     if out_dtype not in OUT_DTYPES:
         fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering "
-                 "(bf16/f16/f32/i32/fp8 e4m3/e5m2)")
+                 "(bf16/f16/f32/i32/fp8 e4m3/e5m2; i8 truncated from an integer dot's i32 math)")
     if out_dtype == "s32" and not integer:
         fail(st, "an i32 output is supported for integer (i8) dots only")
+    if out_dtype == "s8" and not integer:
+        fail(st, "an i8 output is supported for integer (i8) dots only (their i32 math truncated)")
     plain = is_plain_store(st, acc) and not side and not extra and len(dots) == 1 and not c_transposed
     feeding = feeding_reductions(sink_tile(st), [tm, tn_c])
     if feeding and len(dots) > 1:
@@ -1951,7 +1955,7 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     acc_field = acc_in.type.types.data[0]
     # the stored values: i32 for an i32 output, else f32 (the fragment store rounds to 16 bits); an
     # integer dot's i32 accumulator converted by the epilogue goes into a new f32 fragment
-    out_field = IntegerType(32) if dk.out_dtype == "s32" else f32
+    out_field = IntegerType(32) if dk.out_dtype in ("s32", "s8") else f32
     atomic = dk.store.name == ATOMIC_SINK
     rounds = epilogue_rounds() and not atomic and not dk.c_transposed  # else the whole fragment first
     acc = acc_in

@@ -57,6 +57,15 @@ EXPANDS = ("nv_tileaa.expand_dims", "nv_tileas.expand_dim")
 ATOMIC_SINK = "nv_tileaa.atomic_rmw"
 
 
+def truncated_from_i32(v: SSAValue) -> bool:
+    """Whether the stored tile ``v`` is an ``nv_tileaa.trunci`` of an i32 tile to i8 (layout ops before
+    it skipped): an 8-bit integer C whose values the epilogue computes in i32 (requantisation)."""
+    while isinstance(v.owner, Operation) and v.owner.name in LAYOUT_ONLY:
+        v = v.owner.operands[0]
+    o = v.owner
+    return (isinstance(o, Operation) and o.name == "nv_tileaa.trunci" and v.type.element_type == IntegerType(8)
+            and o.operands[0].type.element_type == IntegerType(32))
+
 def sink_tile(sink: Operation) -> SSAValue:
     """The tile a sink writes: a ``tiled_store``'s tile, or the values an ``atomic_rmw`` adds."""
     return sink.value if sink.name == ATOMIC_SINK else sink.tile
@@ -142,12 +151,15 @@ class EpilogueLowering:
     # -- the stored value ---------------------------------------------------------------------
     def stored_value(self) -> tuple[SSAValue, object]:
         """(the value the store writes, skipping layout conversions and a final rounding to the
-        output type that the fragment store does itself; that output element type)."""
+        output type that the fragment store does itself, a 16-bit float's or an i8's truncation of
+        i32; that output element type)."""
         v = sink_tile(self.store)
         while isinstance(v.owner, Operation) and v.owner.name in LAYOUT_ONLY:
             v = v.owner.operands[0]
         out = v.type.element_type
         owner = v.owner
+        if truncated_from_i32(v):
+            return owner.operands[0], out
         if (isinstance(owner, Operation) and owner.name == "nv_tileaa.fp_to_fp"
                 and isinstance(owner.operands[0].type.element_type, Float32Type)
                 and isinstance(out, Float16Type | BFloat16Type)):
@@ -167,9 +179,10 @@ class EpilogueLowering:
         x = self.at(v, tuple(row if i == rows_at else col if i == len(shape) - 1 else zero
                              for i in range(len(shape))))
         if isinstance(out, IntegerType):
-            if out == i32 and x.type == i32:
-                return x
-            raise unsupported(self.store, f"stores {out} values (an integer epilogue stores i32)")
+            if out in (i32, IntegerType(8)) and x.type == i32:
+                return x  # (i8: the fragment store keeps the low byte)
+            raise unsupported(self.store, f"stores {out} values (an integer epilogue stores i32, or i8 truncated "
+                                          "from i32)")
         if isinstance(x.type, Float32Type):
             return x
         if is_float(x.type):

@@ -108,16 +108,25 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
                   "operands are scalars (constants, kernel arguments), row reductions along the tile's contiguous "
                   "dimension and per-column vectors loaded before the loop are " + how)
 
-    def scalar(v: SSAValue) -> None:
+    readers: list[Operation] = []  # the ops whose operands kind() is classifying, innermost last
+
+    def scalar(v: SSAValue, reader: Operation | None = None) -> None:
+        """Accept a scalar computed from constants and kernel arguments; else refuse at the op that
+        computes it (a scalar loaded from memory, ...) or, for a block argument of a region (a loop's
+        induction variable or carried value), at the op reading it (``reader``, else the op kind()
+        classifies)."""
         if isinstance(v, BlockArgument) and v.owner is entry:
             return
         o = v.owner
         if isinstance(o, Operation) and not o.regions and not isinstance(o.results[0].type, TensorType) \
                 and (o.name.startswith("arith.") or o.name in ELEMENTWISE or o.name == "nv_tileaa.assume"):
             for x in o.operands:
-                scalar(x)
+                scalar(x, o)
             return
-        refuse(o if isinstance(o, Operation) else d1, "a scalar other than constants and kernel arguments")
+        if isinstance(o, Operation):
+            refuse(o, "a scalar other than constants and kernel arguments")
+        refuse(reader or (readers[-1] if readers else d1), "a scalar other than constants and kernel arguments: a "
+               "block argument of an enclosing region (a loop's induction variable or a value the loop carries)")
 
     def wide(v: SSAValue) -> list[int]:
         return [x for x in v.type.get_shape() if x != 1] if isinstance(v.type, TensorType) else []
@@ -158,6 +167,14 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
         op = v.owner
         if not isinstance(op, Operation):
             fail(d1, f"{what} is computed from a tile carried into a region")
+        readers.append(op)
+        k = _classify(op)
+        readers.pop()
+        kinds[id(v)] = k
+        return k
+
+    def _classify(op: Operation) -> str:
+        """kind() of ``op``'s result (``op`` computes a tile the operand is a function of)."""
         name = op.name
         if name in PROLOGUE_SHAPE_OPS:
             if name == "nv_tileaa.reshape":
@@ -194,7 +211,6 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
                 ops.append(op)
         else:
             refuse(op, "which depends on the element's position")
-        kinds[id(v)] = k
         return k
 
     if kind(top) != "q":

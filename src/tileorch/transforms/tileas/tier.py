@@ -18,6 +18,7 @@ from tileorch.registry import PASSES, resolve
 
 TILEAS_PASSES = (
     "tileas-while-to-for",
+    "tileas-guarded-k-loop",
     "tileas-scalar-tile-loads",
     "tileas-view-order-to-reshape",
     "tileas-transpose-computed-operand",

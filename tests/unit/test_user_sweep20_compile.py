@@ -1,0 +1,53 @@
+"""Twentieth user sweep (``tileorch.testing.user_programs20``: issue 20 and the principal tier, dot and
+attention-shaped programs of the kinds users write that the earlier sweeps and sets miss): each
+program, exported through cuTile's exporter (no GPU) and compiled for sm_90a, takes the path its
+table entry names: "gemm" (the TileAS tier's TMA + WGMMA kernel, with the tier's remark), "chained"
+(the chained-dots tier's TMA + WGMMA kernel, with its remark) or "simt" with a *located* warning
+(``file:line:col`` in the program) saying why the tensor-core tiers refused it, and the SIMT path's
+remark that its dots run on mma.sync tensor cores (no silent fallback); every program's PTX
+assembles with ptxas without spills (or is listed in :data:`SPILLS`).  Results against numpy:
+test_user_sweep20_emulated.py (the PTX emulator, f16 operands), test_user_sweep20_interp.py (the SIMT
+interpreter) and tests/gpu/test_user_sweep20_gpu.py (every program)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+from tileorch.testing import user_programs20  # noqa: E402
+from tileorch.testing.user_programs20 import PROGRAMS  # noqa: E402
+from dot_sweep_checks import assert_dot_sweep, assert_takes_its_path, compile_sweep_program, spilled_programs  # noqa: E402
+
+
+def compiled(name):
+    """The program's compile for sm_90a, shared by the tests of a run (``compile_once``)."""
+    return compile_sweep_program(PROGRAMS, name)
+
+
+def test_the_sweep_has_its_programs():
+    assert_dot_sweep(PROGRAMS, 52, 41)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_takes_its_path_and_says_so(name):
+    assert_takes_its_path(PROGRAMS[name], compiled(name), user_programs20.__file__)
+
+
+def test_the_guarded_k_loop_says_so():
+    """The K loop under ``if use_mm != 0`` runs on the tier with the guarded-loop remark at its dot."""
+    remarks = compiled("gemm_k_loop_inside_runtime_if").remarks
+    assert any("user_programs20.py:" in r and "(tileas-guarded-k-loop)" in r for r in remarks), remarks
+
+
+SPILLS = {"attn_gqa_group_loop_inside", "attn_two_pass_softmax", "gemm_matmul_and_mma_halves",
+          "gemm_row_max_argmax_per_column_tile", "lora_linear_two_products"}
+"""Programs whose PTX ptxas assembles with spills (session 25, ptxas 13.0), all five the tensor-core
+tiers' refusals on their SIMT fallback (the default 4 warps holding the f32 accumulators of 64 x 64 to
+128 x 128 tiles beside the operands staged for mma.sync).  Listed so that the spill is not silent; a
+program joining the list (or leaving it) fails."""
+
+
+def test_every_program_assembles_without_spills():
+    assert spilled_programs(PROGRAMS, compiled) == SPILLS
