@@ -29,6 +29,7 @@ from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.cuda_tile import attrs as A
 from tileorch.dialects.cuda_tile import ops as ct
 from tileorch.dialects.cuda_tile import types as T
+from tileorch.dialects.cuda_tile.float_bits import is_exact_conversion
 from tileorch.dialects.nv_tileaa import tile_ops as tops
 from tileorch.lazy_import import lazy_module
 
@@ -802,12 +803,16 @@ def _absf(L, op):
 
 RZ_CONVERSIONS = {("f32", "f16"), ("f32", "bf16")}
 """(from, to) float conversions taken rounding toward zero (cuTile's ``astype(..., rounding_mode=RZ)``):
-the SIMT path's ``cvt.rz``; the tensor-core tiers leave such a kernel to it."""
+the SIMT path's ``cvt.rz``; the tensor-core tiers leave such a kernel to it.  A conversion that
+rounds nothing (float_bits.is_exact_conversion: f16 -> f32, e4m3 -> bf16, ...) takes any rounding
+mode, lowered as the default one."""
 
 
 @handles("FToFOp")
 def _ftof(L, op):
     rm = (op.rounding_mode or A.RoundingModeAttr(A.RoundingMode.NEAREST_EVEN)).data.value
+    if is_exact_conversion(op.from_.type.element_type, op.to.type.element_type):
+        rm = "nearest_even"  # (no value rounds: every mode gives the same result)
     if rm not in _ROUNDING:
         raise _unsupported(op, f"with rounding<{rm}>")
     if rm != "nearest_even" and (rm != "zero" or (str(op.from_.type.element_type), str(op.to.type.element_type))
