@@ -621,6 +621,9 @@ def _elementwise(L, op):
     if kind == "DivFOp" and rm.data not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX,
                                             A.RoundingMode.FULL):
         raise _unsupported(op, f"with rounding<{rm.data.value}>")
+    if kind == "SqrtOp" and rm.data not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX):
+        # (nv_tileaa.sqrt is the correctly rounded square root: a directed rounding would be lost)
+        raise _unsupported(op, f"with rounding<{rm.data.value}>")
     if kind in ("MaxFOp", "MinFOp") and op.propagate_nan is not None:  # NaN in, NaN out
         new = (arith.MaximumfOp if kind == "MaxFOp" else arith.MinimumfOp)(L.v(op.lhs), L.v(op.rhs))
     elif kind == "DivFOp" and rm.data in (A.RoundingMode.APPROX, A.RoundingMode.FULL):
