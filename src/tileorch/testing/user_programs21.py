@@ -826,3 +826,283 @@ _add("im2col_3x3_pad1_gather", im2col_3x3_pad1_gather, [((7, 9), F32), ((63, 9),
      outputs=(1,))
 _add("token_dropping_capacity_by_cumsum", token_dropping_capacity_by_cumsum,
      [((300,), I32), ((300,), B), ((300,), I32), 8, 128], (3,), "simt", outputs=(1, 2))
+
+
+# ----------------------------------------------------------------------------------------------- what users get wrong
+# Programs cuTile's front end accepts but that cannot run as written: each must stop at the user's
+# line (``file:line:col: error:``), saying why, never with a traceback or an internal error.
+
+
+@ct.kernel
+def row_norm_stored_as_a_vector_into_a_matrix(X, Y, BN: C[int]):
+    """A normalized row (a rank-1 tile) stored into the 2-D output with the index ``(row, 0)``
+    without reshaping it to ``(1, BN)``: the tile's rank is not the array's."""
+    r = ct.bid(0)
+    x = ct.reshape(ct.load(X, index=(r, 0), shape=(1, BN)), (BN,))
+    y = x * ct.rsqrt(ct.sum(x * x) / BN + 1e-6)
+    ct.store(Y, index=(r, 0), tile=y)
+
+
+@ct.kernel
+def keepdims_row_sums_into_a_vector(X, S, BN: C[int]):
+    """Row sums with ``keepdims=True`` (a ``(BM, 1)`` tile) stored into a 1-D ``[rows]`` output."""
+    i = ct.bid(0)
+    s = ct.sum(ct.load(X, index=(i, 0), shape=(BN, BN), padding_mode=ZERO), axis=1, keepdims=True)
+    ct.store(S, index=(i,), tile=s)
+
+
+@ct.kernel
+def nan_padding_of_int_token_ids(Ids, Y, BN: C[int]):
+    """A float kernel's load copied for int32 token ids: ``padding_mode=NAN`` on an int array."""
+    i = ct.bid(0)
+    ids = ct.load(Ids, index=(i,), shape=(BN,), padding_mode=ct.PaddingMode.NAN)
+    ct.store(Y, index=(i,), tile=ids + 1)
+
+
+@ct.kernel
+def argmax_of_int_scores_neg_inf_padding(S, A, BN: C[int]):
+    """A float argmax copied for int32 scores: ``padding_mode=NEG_INF`` on an int array."""
+    r = ct.bid(0)
+    s = ct.load(S, index=(r, 0), shape=(1, BN), padding_mode=NEG_INF)
+    ct.store(A, index=(r,), tile=ct.argmax(s, axis=1).astype(ct.int32))
+
+
+@ct.kernel
+def std_by_sqrt_rounded_up(X, Y, BN: C[int]):
+    """An upper bound of the standard deviation by ``ct.sqrt(var, rounding_mode=RP)`` (a directed
+    rounding of the square root, which no lowering has)."""
+    x = ct.load(X, index=(0,), shape=(BN,), padding_mode=ZERO)
+    m = ct.sum(x) / BN
+    var = ct.sum((x - m) * (x - m)) / BN
+    ct.store(Y, index=(0,), tile=ct.reshape(ct.sqrt(var, rounding_mode=ct.RoundingMode.RP), (1,)))
+
+
+@ct.kernel
+def f16_to_bf16_truncated(X, Y, BN: C[int]):
+    """f16 activations converted to bf16 rounding toward zero (only f32 -> f16 / bf16 toward zero
+    has a lowering; the error says which conversion)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(i,), tile=ct.astype(x, ct.bfloat16, rounding_mode=ct.RoundingMode.RZ))
+
+
+@ct.kernel
+def f64_reference_to_f16_truncated(X, Y, BN: C[int]):
+    """An f64 reference narrowed straight to f16 toward zero."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0,), tile=ct.astype(x, ct.float16, rounding_mode=ct.RoundingMode.RZ))
+
+
+@ct.kernel
+def interval_lower_bound_mul_round_down(Lo, Hi, Y, BN: C[int]):
+    """Interval arithmetic's lower bound of ``lo * hi`` by ``ct.mul(..., rounding_mode=RM)``."""
+    lo = ct.load(Lo, index=(0,), shape=(BN,))
+    hi = ct.load(Hi, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0,), tile=ct.mul(lo, hi, rounding_mode=ct.RoundingMode.RM))
+
+
+@ct.kernel
+def mean_divided_toward_zero(X, Y, BN: C[int]):
+    """A mean whose division rounds toward zero (``ct.truediv(..., rounding_mode=RZ)``)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i, 0), shape=(1, BN))
+    ct.store(Y, index=(i,), tile=ct.truediv(ct.sum(x, axis=1), BN, rounding_mode=ct.RoundingMode.RZ))
+
+
+@ct.kernel
+def rank_in_a_vocab_row_of_1024(X, Rk, BN: C[int]):
+    """The pairwise-compare rank of a 1024-logit row: a ``(1024, 1024)`` compare tile (a million
+    elements: far past the registers; the error names the compare's line)."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Rk, index=(0,), tile=ct.sum(ct.where(x[None, :] < x[:, None], 1, 0), axis=1))
+
+
+@ct.kernel
+def gather_a_whole_1024x1024_block(X, Y, BN: C[int]):
+    """A ``(1024, 1024)`` f32 block read by one 2-D ``gather`` (4 MiB in one tile)."""
+    i = ct.arange(BN, dtype=ct.int32)
+    ct.store(Y, index=(0, 0), tile=ct.gather(X, (i[:, None], i[None, :])))
+
+
+@ct.kernel
+def multi_gpu_counter_system_scope(Cnt, X, BN: C[int]):
+    """A counter shared with the host / peers: ``atomic_add`` at system scope (the SIMT lowering's
+    NVPTX route would emit it at device scope, so it is refused)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.atomic_add(Cnt, ct.zeros((1,), dtype=ct.int32), ct.reshape(ct.sum(ct.where(x > 0.0, 1, 0)), (1,)),
+                  memory_scope=ct.MemoryScope.SYS)
+
+
+INVALID: dict[str, UserProgram] = {}
+"""The programs above as :class:`UserProgram` with path "error": ``error`` is part of the message and
+``notes`` the source text of the line the error must name."""
+_bad = registrar(INVALID)
+_bad("row_norm_stored_as_a_vector_into_a_matrix", row_norm_stored_as_a_vector_into_a_matrix,
+     [((4, 128), F32), ((4, 128), F32), 128], (4,), "error",
+     error="tensor_view of rank 2 and tiles of rank 1", notes="ct.store(Y, index=(r, 0), tile=y)")
+_bad("keepdims_row_sums_into_a_vector", keepdims_row_sums_into_a_vector, [((64, 64), F32), ((64,), F32), 16], (4,),
+     "error", error="tensor_view of rank 1 and tiles of rank 2", notes="ct.store(S, index=(i,), tile=s)")
+_bad("nan_padding_of_int_token_ids", nan_padding_of_int_token_ids, [((300,), I32), ((300,), I32), 128], (3,), "error",
+     error="padding_value nan can only be used with floating point element types, got i32",
+     notes="padding_mode=ct.PaddingMode.NAN")
+_bad("argmax_of_int_scores_neg_inf_padding", argmax_of_int_scores_neg_inf_padding,
+     [((4, 100), I32), ((4,), I32), 128], (4,), "error",
+     error="padding_value neg_inf can only be used with floating point element types, got i32",
+     notes="padding_mode=NEG_INF")
+_bad("std_by_sqrt_rounded_up", std_by_sqrt_rounded_up, [((100,), F32), ((1,), F32), 128], (1,), "error",
+     error="'cuda_tile.sqrt' with rounding<positive_inf> is not supported yet", notes="rounding_mode=ct.RoundingMode.RP")
+_bad("f16_to_bf16_truncated", f16_to_bf16_truncated, [((300,), F16), ((300,), BF16), 128], (3,), "error",
+     error="with rounding<zero> from f16 to bf16 is not supported yet", notes="rounding_mode=ct.RoundingMode.RZ")
+_bad("f64_reference_to_f16_truncated", f64_reference_to_f16_truncated, [((128,), "float64"), ((128,), F16), 128], (1,),
+     "error", error="with rounding<zero> from f64 to f16 is not supported yet", notes="rounding_mode=ct.RoundingMode.RZ")
+_bad("interval_lower_bound_mul_round_down", interval_lower_bound_mul_round_down,
+     [((128,), "float64"), ((128,), "float64"), ((128,), "float64"), 128], (1,), "error",
+     error="'cuda_tile.mulf' with rounding<negative_inf> is not supported yet", notes="rounding_mode=ct.RoundingMode.RM")
+_bad("mean_divided_toward_zero", mean_divided_toward_zero, [((4, 128), F32), ((4,), F32), 128], (4,), "error",
+     error="'cuda_tile.divf' with rounding<zero> is not supported yet", notes="rounding_mode=ct.RoundingMode.RZ")
+_bad("rank_in_a_vocab_row_of_1024", rank_in_a_vocab_row_of_1024, [((1024,), F32), ((1024,), I32), 1024], (1,), "error",
+     error="a tile of 1048576 elements is too large", notes="x[None, :] < x[:, None]")
+_bad("gather_a_whole_1024x1024_block", gather_a_whole_1024x1024_block,
+     [((1024, 1024), F32), ((1024, 1024), F32), 1024], (1,), "error", error="a tile of 1048576 elements is too large",
+     notes="ct.gather(X, (i[:, None], i[None, :]))")
+_bad("multi_gpu_counter_system_scope", multi_gpu_counter_system_scope, [((1,), I32), ((300,), F32), 128], (3,),
+     "error", error="a system-scope atomic_rmw", notes="ct.atomic_add(Cnt")
+
+
+# ----------------------------------------------------------------------------------------------- cuTile says no
+# Mistakes cuTile's own front end rejects (with its ``"file", line N, col A-B`` location): they never
+# reach tileorch.  Kept, with the words cuTile uses, so that a cuTile that starts accepting one shows.
+
+
+@ct.kernel
+def residual_add_of_mismatched_tiles(X, R, Y, BN: C[int]):
+    """A residual add of a ``BN`` tile and a ``2 BN`` tile (the hidden size typed twice)."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    r = ct.load(R, index=(0,), shape=(2 * BN,))
+    ct.store(Y, index=(0,), tile=x + r)
+
+
+@ct.kernel
+def f32_result_stored_into_f16_output(X, Y, BN: C[int]):
+    """An f32 result stored into an f16 output without ``astype``."""
+    x = ct.load(X, index=(0,), shape=(BN,)).astype(ct.float32)
+    ct.store(Y, index=(0,), tile=x * 2.0)
+
+
+@ct.kernel
+def row_index_missing_for_a_2d_store(X, Y, BN: C[int]):
+    """A ``(1, BN)`` tile stored into a 2-D array with the one index ``(i,)``."""
+    i = ct.bid(0)
+    ct.store(Y, index=(i,), tile=ct.load(X, index=(i, 0), shape=(1, BN)))
+
+
+@ct.kernel
+def hidden_tile_of_96(X, Y, BN: C[int]):
+    """A hidden size of 96 used as the tile size."""
+    ct.store(Y, index=(0,), tile=ct.load(X, index=(0,), shape=(BN,)) * 2.0)
+
+
+@ct.kernel
+def histogram_of_int16_counts_by_atomic_cas(T, BN: C[int]):
+    """``atomic_cas`` on an int16 table (16-bit atomics: none in cuTile)."""
+    ct.atomic_cas(T, ct.arange(BN, dtype=ct.int32), ct.zeros((BN,), dtype=ct.int16), ct.ones((BN,), dtype=ct.int16))
+
+
+@ct.kernel
+def f16_table_by_atomic_xchg(T, X, BN: C[int]):
+    """``atomic_xchg`` of f16 values."""
+    ct.atomic_xchg(T, ct.arange(BN, dtype=ct.int32), ct.load(X, index=(0,), shape=(BN,)))
+
+
+@ct.kernel
+def softmax_over_axis_2_of_a_row_tile(X, Y, BN: C[int]):
+    """``ct.max(x, axis=2)`` of a 2-D ``(1, BN)`` row tile."""
+    x = ct.load(X, index=(0, 0), shape=(1, BN))
+    ct.store(Y, index=(0, 0), tile=ct.exp(x - ct.max(x, axis=2, keepdims=True)))
+
+
+@ct.kernel
+def cat_of_unequal_halves(X, Y, BN: C[int]):
+    """``ct.cat`` of a ``BN`` and a ``2 BN`` tile (``3 BN`` elements: not a power of two)."""
+    a, b = ct.load(X, index=(0,), shape=(BN,)), ct.load(X, index=(0,), shape=(2 * BN,))
+    ct.store(Y, index=(0,), tile=ct.cat((a, b), 0))
+
+
+@ct.kernel
+def quantize_with_a_rounding_mode_to_int(X, Q, BN: C[int]):
+    """``astype(int32, rounding_mode=RN)`` (cuTile's float -> int conversion takes no rounding mode)."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Q, index=(0,), tile=ct.astype(x * 127.0, ct.int32, rounding_mode=ct.RoundingMode.RN))
+
+
+@ct.kernel
+def bf16_rounded_down(X, Y, BN: C[int]):
+    """``astype(bfloat16, rounding_mode=RM)`` (f32 -> bf16 takes nearest-even or toward zero)."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0,), tile=ct.astype(x, ct.bfloat16, rounding_mode=ct.RoundingMode.RM))
+
+
+@ct.kernel
+def transpose_of_a_3d_tile_without_axes(X, Y, BN: C[int]):
+    """``ct.transpose`` of a 3-D tile with no ``axes``."""
+    ct.store(Y, index=(0, 0, 0), tile=ct.transpose(ct.load(X, index=(0, 0, 0), shape=(2, 4, BN))))
+
+
+@ct.kernel
+def scatter_mask_of_twice_the_indices(X, Y, BN: C[int]):
+    """A ``scatter`` whose mask has twice as many lanes as its indices."""
+    i = ct.arange(BN, dtype=ct.int32)
+    ct.scatter(Y, i, ct.load(X, index=(0,), shape=(BN,)), mask=ct.arange(2 * BN, dtype=ct.int32) < 5)
+
+
+@ct.kernel
+def load_latency_of_11(X, Y, BN: C[int]):
+    """``ct.load(..., latency=11)`` (cuTile's hint is 1 to 10)."""
+    ct.store(Y, index=(0,), tile=ct.load(X, index=(0,), shape=(BN,), latency=11))
+
+
+@ct.kernel
+def printf_of_a_string_specifier(X, BN: C[int]):
+    """``ct.printf("%s", x)``."""
+    ct.printf("%s\n", ct.load(X, index=(0,), shape=(BN,)))
+
+
+REJECTED_BY_CUTILE: dict[str, tuple] = {
+    # name: (kernel, spec, words of cuTile's message, the source text of the line it names)
+    "residual_add_of_mismatched_tiles": (residual_add_of_mismatched_tiles,
+                                         [((128,), F32), ((128,), F32), ((128,), F32), 32],
+                                         "Shapes are not broadcastable", "tile=x + r"),
+    "f32_result_stored_into_f16_output": (f32_result_stored_into_f16_output, [((128,), F16), ((128,), F16), 128],
+                                          "cannot implicitly cast float32 to float16", "ct.store(Y"),
+    "row_index_missing_for_a_2d_store": (row_index_missing_for_a_2d_store, [((4, 64), F32), ((4, 64), F32), 64],
+                                         "does not match the array rank", "ct.store(Y, index=(i,)"),
+    "hidden_tile_of_96": (hidden_tile_of_96, [((128,), F32), ((128,), F32), 96], "is not a power of two",
+                          "ct.load(X, index=(0,), shape=(BN,))"),
+    "histogram_of_int16_counts_by_atomic_cas": (histogram_of_int16_counts_by_atomic_cas, [((128,), I16), 128],
+                                                "Unsupported array dtype: int16", "ct.atomic_cas("),
+    "f16_table_by_atomic_xchg": (f16_table_by_atomic_xchg, [((128,), F16), ((128,), F16), 128],
+                                 "Unsupported array dtype: float16", "ct.atomic_xchg("),
+    "softmax_over_axis_2_of_a_row_tile": (softmax_over_axis_2_of_a_row_tile, [((1, 64), F32), ((1, 64), F32), 64],
+                                          "out of range for rank 2", "ct.max(x, axis=2"),
+    "cat_of_unequal_halves": (cat_of_unequal_halves, [((128,), F32), ((128,), F32), 32],
+                              "Result tile shape must be power of 2", "ct.cat("),
+    "quantize_with_a_rounding_mode_to_int": (quantize_with_a_rounding_mode_to_int, [((128,), F32), ((128,), I32), 128],
+                                             "rounding_mode is only valid for float to float conversions",
+                                             "rounding_mode=ct.RoundingMode.RN"),
+    "bf16_rounded_down": (bf16_rounded_down, [((128,), F32), ((128,), BF16), 128],
+                          "rounding_mode=RoundingMode.RM is not supported for conversion from float32 to bfloat16",
+                          "rounding_mode=ct.RoundingMode.RM"),
+    "transpose_of_a_3d_tile_without_axes": (transpose_of_a_3d_tile_without_axes, [((2, 4, 8), F32), ((8, 4, 2), F32), 8],
+                                            "`axes` must be specified", "ct.transpose("),
+    "scatter_mask_of_twice_the_indices": (scatter_mask_of_twice_the_indices, [((128,), F32), ((128,), F32), 128],
+                                          "is not broadcastable to the index shape", "mask=ct.arange(2 * BN"),
+    "load_latency_of_11": (load_latency_of_11, [((128,), F32), ((128,), F32), 128], "Latency must be between 1 and 10",
+                           "latency=11"),
+    "printf_of_a_string_specifier": (printf_of_a_string_specifier, [((128,), F32), 128],
+                                     "Specifier s in %s is not supported", "ct.printf("),
+}
+"""Mistakes cuTile 1.7's front end rejects before tileorch sees a program (the brief's mismatched
+elementwise shapes, a store of the wrong dtype, an index tuple of the wrong rank, a tile that is not a
+power of two, atomics of an unsupported dtype, a reduction over a missing axis, and others): cuTile's
+message holds the words given and names the user's line."""
