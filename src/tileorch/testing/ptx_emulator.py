@@ -145,6 +145,22 @@ def _float_add_bits(ty, a, b):
     return int(_bf16_bits_f64(s))
 
 
+def _narrowed_toward_zero(x, dst: str):
+    """f32 values ``x`` converted to ``dst`` (bf16 or f16) rounding toward zero (``cvt.rz``): the bits
+    (uint64).  Finite values past the largest finite one give it (no infinity), infinities stay,
+    NaN is the canonical NaN (0x7FFF / 0x7FFF)."""
+    x = np.asarray(x, np.float32)
+    if dst == "bf16":  # bf16 is f32's top half: cutting the low 16 bits truncates the magnitude
+        bits = (x.view(np.uint32) >> np.uint32(16)).astype(np.uint64)
+    else:
+        with np.errstate(all="ignore"):
+            near = x.astype(np.float16)
+        past = np.abs(near.astype(np.float64)) > np.abs(x.astype(np.float64))  # rounded away from zero
+        near = np.where(past & np.isfinite(x), np.nextafter(near, np.float16(0)), near)
+        bits = near.astype(np.float16).view(np.uint16).astype(np.uint64)
+    return np.where(np.isnan(x), np.uint64(0x7FFF), bits)
+
+
 def _bf16_bits_f64(s):
     """An f64 value rounded to bf16 once (nearest even): its bits.  Through f32 rounded to odd
     (toward zero, the last bit set when inexact: 16 spare bits keep the second rounding exact)."""
@@ -1346,6 +1362,9 @@ class Emu:
                    "rz": np.uint64(0)}[parts[1]]
             r = (u + add) & np.uint64(0xFFFFE000)
             self.set(ops[0], T, np.where(np.isnan(f32(v)), np.uint64(0x7FFFFFFF), r))
+            return
+        if dst in ("bf16", "f16") and src == "f32" and parts[1] == "rz":  # toward zero: truncation
+            self.set(ops[0], T, _narrowed_toward_zero(f32(v), dst))
             return
         if dst == "bf16" and src == "f32":  # nearest even (cvt.rn), NaN -> the canonical 0x7FFF
             self.set(ops[0], T, _bf16_bits(f32(v)))
