@@ -373,6 +373,19 @@ def test_stochastic_round_f32_to_bf16():
     np.testing.assert_array_equal(out[2], want)
 
 
+def test_truncating_casts_with_one_rounding_mode():
+    x, h = _f(300, scale=100.0), _f(300, "float16")
+    x[:5] = [np.nan, np.inf, -np.inf, np.finfo(np.float32).max, -1.0e-40]  # (a subnormal: truncated too)
+    h[:3] = [np.float16(6.0e-8), np.inf, -65504.0]  # an f16 subnormal widens exactly
+    out = run("truncating_casts_with_one_rounding_mode", {0: x, 1: h})
+    cut = (x.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+    finite = ~np.isnan(x)
+    np.testing.assert_array_equal(out[2][finite], cut[finite])
+    np.testing.assert_array_equal(out[3][finite], cut[finite])
+    assert np.isnan(out[2][~finite]).all() and np.isnan(out[3][~finite]).all()
+    np.testing.assert_array_equal(out[4], h.astype(np.float32))
+
+
 # ----------------------------------------------------------------------------------------------- bits and counting
 
 

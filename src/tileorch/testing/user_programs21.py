@@ -22,7 +22,8 @@ each of cuTile's float -> int rounding modes (nearest even, toward zero, down, u
 per-block e5m2 round trip with a stored reciprocal scale, AWQ-style int4 dequantization from packed
 bytes with zero points per group, signed int4 packing / unpacking by shifts, TFLite-style int32
 requantization by an int64 multiplier and a rounding right shift, stochastic rounding of f32 to bf16
-by adding random bits.  Bits and counting: byte popcount / bit reversal / parity by shifts and masks,
+by adding random bits, truncating casts that pass ``rounding_mode=RZ`` to widenings too.  Bits and
+counting: byte popcount / bit reversal / parity by shifts and masks,
 a bincount that drops negative and too-large ids, a per-channel histogram of uint8 pixels by an index
 pair.  Shapes: transposes of non-square tiles on a 2-D grid with padding on both edges, every second
 column by ``reshape`` + ``extract``, GQA's KV heads repeated by a rank-4 ``broadcast_to``, an ALiBi
@@ -505,6 +506,20 @@ def stochastic_round_f32_to_bf16(X, Rnd, Y, BN: C[int]):
     ct.store(Y, index=(i,), tile=ct.where((x - x) != 0.0, x, y).astype(ct.bfloat16))
 
 
+@ct.kernel
+def truncating_casts_with_one_rounding_mode(X, H, T, W, Hw, BN: C[int]):
+    """Mixed-precision emulation code that passes one ``rounding_mode=RZ`` to every cast it makes:
+    f32 -> bf16 toward zero (the low 16 bits cut), that bf16 back to f32 and an f16 array to f32 with
+    the same mode (widenings: nothing rounds, so any mode gives the same values)."""
+    i = ct.bid(0)
+    t = ct.astype(ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO), ct.bfloat16,
+                  rounding_mode=ct.RoundingMode.RZ)
+    ct.store(T, index=(i,), tile=t)
+    ct.store(W, index=(i,), tile=ct.astype(t, ct.float32, rounding_mode=ct.RoundingMode.RZ))
+    h = ct.load(H, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Hw, index=(i,), tile=ct.astype(h, ct.float32, rounding_mode=ct.RoundingMode.RZ))
+
+
 # ----------------------------------------------------------------------------------------------- bits and counting
 
 
@@ -796,6 +811,9 @@ _add("int32_requant_multiplier_rounding_shift", int32_requant_multiplier_roundin
      [((300,), I32), ((300,), I32), ((300,), I8), 1518500250, 7, -3, 128], (3,), "simt", outputs=(2,))
 _add("stochastic_round_f32_to_bf16", stochastic_round_f32_to_bf16, [((300,), F32), ((300,), U32), ((300,), BF16), 128],
      (3,), "simt", outputs=(2,))
+_add("truncating_casts_with_one_rounding_mode", truncating_casts_with_one_rounding_mode,
+     [((300,), F32), ((300,), F16), ((300,), BF16), ((300,), F32), ((300,), F32), 128], (3,), "simt",
+     outputs=(2, 3, 4))
 _add("byte_popcount_reverse_parity", byte_popcount_reverse_parity,
      [((300,), U8), ((300,), U8), ((300,), U8), ((300,), U8), 128], (3,), "simt", outputs=(1, 2, 3))
 _add("bincount_drops_bad_ids", bincount_drops_bad_ids, [((300,), I32), ((10,), I32), 128], (3,), "simt", outputs=(1,))
