@@ -32,29 +32,15 @@ if UNIT not in sys.path:  # the CPU tests' numpy references (appended: tests/gpu
 
 import sweep_harness  # noqa: E402
 import test_user_sweep21_interp as s21  # noqa: E402
+from sweep_harness import filled as _fill  # noqa: E402
+from sweep_harness import generator as _gen  # noqa: E402
+from sweep_harness import launch as _launch  # noqa: E402
 
-import tileorch.cutile  # noqa: E402
 from tileorch.testing import user_programs21 as up  # noqa: E402
 from tileorch.testing.user_programs21 import PROGRAMS  # noqa: E402
 
 test_every_program_has_a_test, test_on_the_gpu_against_numpy = sweep_harness.numpy_reference_tests(
     PROGRAMS, s21, s21.every_case)
-
-
-def _gen(seed):
-    return torch.Generator(device="cuda").manual_seed(seed)
-
-
-def _launch(grid, kernel, args):
-    tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, args)
-    torch.cuda.synchronize()
-
-
-def _fill(shape, dtype):
-    if dtype.is_floating_point:
-        return torch.full(shape, float("nan"), device="cuda", dtype=dtype)
-    info = torch.iinfo(dtype)
-    return torch.full(shape, info.min if info.min < 0 else info.max, device="cuda", dtype=dtype)
 
 
 def test_moe_counts_and_slots_under_contention():

@@ -145,3 +145,22 @@ def invalid_text_and_launch_tests(invalid: dict, source: str, as_text: list[str]
         assert not drv.launches
 
     return test_tileorch_compile_of_the_mlir_text_exits_non_zero_at_its_line, test_cutile_launch_stops_at_the_users_line
+
+
+def cutile_rejects_tests(rejected: dict, source: str):
+    """The test of a sweep's table ``rejected`` (name -> (kernel, spec, words of cuTile's message,
+    the source text of the line it names)): cuTile's exporter raises, its message holds the words
+    and names the user's line in ``source``.  A file binds it to its ``test_`` name."""
+
+    @pytest.mark.parametrize("name", sorted(rejected))
+    def test_cutile_rejects_at_the_users_line(name):
+        from tileorch.testing.export import cutile_bytecode
+
+        kernel, spec, words, line_text = rejected[name]
+        with pytest.raises(Exception) as info:
+            cutile_bytecode(kernel, spec)
+        message = str(info.value)
+        assert words in message, message
+        assert f'"{source}", line {line_of(kernel, line_text)}' in message, message
+
+    return test_cutile_rejects_at_the_users_line

@@ -28,6 +28,7 @@ ml_dtypes = pytest.importorskip("ml_dtypes")
 import test_user_sweep_interp as sweep  # noqa: E402
 from test_user_sweep_interp import run, sample  # noqa: E402
 from test_user_sweep_interp import wrap_bits as _wrap  # noqa: E402
+from test_user_sweep19_interp import _close, _d  # noqa: E402  (float64 views, allclose in float64)
 
 from tileorch.testing.user_programs21 import PROGRAMS  # noqa: E402
 
@@ -43,14 +44,6 @@ def _f(shape, dt="float32", scale=1.0):
 
 def _i(lo, hi, shape, dt):
     return RNG.integers(lo, hi, shape).astype(dt)
-
-
-def _d(x):
-    return np.asarray(x, np.float64)
-
-
-def _close(got, want, rtol=1e-5, atol=1e-6):
-    np.testing.assert_allclose(_d(got), _d(want), rtol=rtol, atol=atol)
 
 
 def _bf16(x):

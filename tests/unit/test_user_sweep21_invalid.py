@@ -23,7 +23,7 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs21  # noqa: E402
 from tileorch.testing.user_programs21 import INVALID, REJECTED_BY_CUTILE  # noqa: E402
-from invalid_sweep_checks import invalid_sweep_tests, invalid_text_and_launch_tests, line_of  # noqa: E402
+from invalid_sweep_checks import cutile_rejects_tests, invalid_sweep_tests, invalid_text_and_launch_tests  # noqa: E402
 
 SOURCE = user_programs21.__file__
 
@@ -36,14 +36,4 @@ test_tileorch_compile_of_the_mlir_text_exits_non_zero_at_its_line, test_cutile_l
         "interval_lower_bound_mul_round_down", "mean_divided_toward_zero", "rank_in_a_vocab_row_of_1024",
         "gather_a_whole_1024x1024_block", "multi_gpu_counter_system_scope"])
 
-
-@pytest.mark.parametrize("name", sorted(REJECTED_BY_CUTILE))
-def test_cutile_rejects_at_the_users_line(name):
-    from tileorch.testing.export import cutile_bytecode
-
-    kernel, spec, words, line_text = REJECTED_BY_CUTILE[name]
-    with pytest.raises(Exception) as info:
-        cutile_bytecode(kernel, spec)
-    message = str(info.value)
-    assert words in message, message
-    assert f'"{SOURCE}", line {line_of(kernel, line_text)}' in message, message
+test_cutile_rejects_at_the_users_line = cutile_rejects_tests(REJECTED_BY_CUTILE, SOURCE)
