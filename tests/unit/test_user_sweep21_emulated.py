@@ -24,7 +24,8 @@ from tileorch.testing.user_programs21 import PROGRAMS  # noqa: E402
 EMULATED = ["test_rmsnorm_residual_fp8_quant_amax", "test_moe_expert_counts_and_slots",
             "test_int8_per_token_quant_rounding_modes", "test_e5m2_block_quant_roundtrip_recip_scale",
             "test_int32_requant_multiplier_rounding_shift", "test_int4_signed_pack_unpack_shifts",
-            "test_stochastic_round_f32_to_bf16", "test_byte_popcount_reverse_parity", "test_kv_cache_append_paged_slots",
+            "test_stochastic_round_f32_to_bf16", "test_byte_popcount_reverse_parity",
+            "test_kv_cache_append_paged_slots",
             "test_paged_kv_gather_block_table", "test_causal_conv1d_width4_silu", "test_im2col_3x3_pad1_gather",
             "test_token_dropping_capacity_by_cumsum", "test_every_second_column_by_reshape_extract",
             "test_truncating_casts_with_one_rounding_mode"]

@@ -173,7 +173,7 @@ def test_moe_expert_counts_and_slots():
         np.testing.assert_array_equal(np.sort(out[2][ids == e]), np.arange(np.sum(ids == e)))
 
 
-# ----------------------------------------------------------------------------------------------- backward and optimizers
+# ---------------------------------------------------------------------------------------------- backward and optimizers
 
 
 def test_layernorm_bwd_rows_block_atomic_dgamma():

@@ -229,7 +229,7 @@ def moe_expert_counts_and_slots(Ids, Count, Slot, BN: C[int]):
     ct.store(Slot, index=(i,), tile=ct.where(ok, old, -1))
 
 
-# ----------------------------------------------------------------------------------------------- backward and optimizers
+# ---------------------------------------------------------------------------------------------- backward and optimizers
 
 
 @ct.kernel
@@ -728,8 +728,8 @@ def im2col_3x3_pad1_gather(Img, Col, BP: C[int]):
     x = (p % w)[:, None] + tap[None, :] % 3 - 1
     ok = (y >= 0) & (y < h) & (x >= 0) & (x < w) & (tap < 9)[None, :]
     v = ct.gather(Img, (y, x), mask=ok, padding_value=0.0)
-    ct.scatter(Col, (p[:, None] + ct.zeros((BP, 16), dtype=ct.int32), tap[None, :] + ct.zeros((BP, 16), dtype=ct.int32)),
-               v, mask=(tap < 9)[None, :] & (p < h * w)[:, None])
+    zero = ct.zeros((BP, 16), dtype=ct.int32)
+    ct.scatter(Col, (p[:, None] + zero, tap[None, :] + zero), v, mask=(tap < 9)[None, :] & (p < h * w)[:, None])
 
 
 @ct.kernel
@@ -969,14 +969,17 @@ _bad("argmax_of_int_scores_neg_inf_padding", argmax_of_int_scores_neg_inf_paddin
      error="padding_value neg_inf can only be used with floating point element types, got i32",
      notes="padding_mode=NEG_INF")
 _bad("std_by_sqrt_rounded_up", std_by_sqrt_rounded_up, [((100,), F32), ((1,), F32), 128], (1,), "error",
-     error="'cuda_tile.sqrt' with rounding<positive_inf> is not supported yet", notes="rounding_mode=ct.RoundingMode.RP")
+     error="'cuda_tile.sqrt' with rounding<positive_inf> is not supported yet",
+     notes="rounding_mode=ct.RoundingMode.RP")
 _bad("f16_to_bf16_truncated", f16_to_bf16_truncated, [((300,), F16), ((300,), BF16), 128], (3,), "error",
      error="with rounding<zero> from f16 to bf16 is not supported yet", notes="rounding_mode=ct.RoundingMode.RZ")
 _bad("f64_reference_to_f16_truncated", f64_reference_to_f16_truncated, [((128,), "float64"), ((128,), F16), 128], (1,),
-     "error", error="with rounding<zero> from f64 to f16 is not supported yet", notes="rounding_mode=ct.RoundingMode.RZ")
+     "error", error="with rounding<zero> from f64 to f16 is not supported yet",
+     notes="rounding_mode=ct.RoundingMode.RZ")
 _bad("interval_lower_bound_mul_round_down", interval_lower_bound_mul_round_down,
      [((128,), "float64"), ((128,), "float64"), ((128,), "float64"), 128], (1,), "error",
-     error="'cuda_tile.mulf' with rounding<negative_inf> is not supported yet", notes="rounding_mode=ct.RoundingMode.RM")
+     error="'cuda_tile.mulf' with rounding<negative_inf> is not supported yet",
+     notes="rounding_mode=ct.RoundingMode.RM")
 _bad("mean_divided_toward_zero", mean_divided_toward_zero, [((4, 128), F32), ((4,), F32), 128], (4,), "error",
      error="'cuda_tile.divf' with rounding<zero> is not supported yet", notes="rounding_mode=ct.RoundingMode.RZ")
 _bad("rank_in_a_vocab_row_of_1024", rank_in_a_vocab_row_of_1024, [((1024,), F32), ((1024,), I32), 1024], (1,), "error",
@@ -1111,7 +1114,8 @@ REJECTED_BY_CUTILE: dict[str, tuple] = {
     "bf16_rounded_down": (bf16_rounded_down, [((128,), F32), ((128,), BF16), 128],
                           "rounding_mode=RoundingMode.RM is not supported for conversion from float32 to bfloat16",
                           "rounding_mode=ct.RoundingMode.RM"),
-    "transpose_of_a_3d_tile_without_axes": (transpose_of_a_3d_tile_without_axes, [((2, 4, 8), F32), ((8, 4, 2), F32), 8],
+    "transpose_of_a_3d_tile_without_axes": (transpose_of_a_3d_tile_without_axes,
+                                            [((2, 4, 8), F32), ((8, 4, 2), F32), 8],
                                             "`axes` must be specified", "ct.transpose("),
     "scatter_mask_of_twice_the_indices": (scatter_mask_of_twice_the_indices, [((128,), F32), ((128,), F32), 128],
                                           "is not broadcastable to the index shape", "mask=ct.arange(2 * BN"),
