@@ -426,6 +426,15 @@ def test_gqa_repeat_kv_heads_broadcast_rank4():
     np.testing.assert_array_equal(out[1], np.repeat(kv, 4, axis=1))
 
 
+def test_swin_window_partition_rank5():
+    x = _f((7, 6, 4), "float16")
+    out = run("swin_window_partition_rank5", {0: x})
+    pad = np.zeros((8, 8, 4), np.float16)
+    pad[:7, :6] = x
+    want = pad.reshape(2, 4, 2, 4, 4).transpose(0, 2, 1, 3, 4).reshape(4, 16, 4)
+    np.testing.assert_array_equal(out[1], want)
+
+
 def test_alibi_causal_bias_heads():
     slopes = np.array([0.5, 0.25, 0.0625], np.float32)
     out = run("alibi_causal_bias_heads", {0: slopes})

@@ -26,7 +26,8 @@ by adding random bits, truncating casts that pass ``rounding_mode=RZ`` to wideni
 counting: byte popcount / bit reversal / parity by shifts and masks,
 a bincount that drops negative and too-large ids, a per-channel histogram of uint8 pixels by an index
 pair.  Shapes: transposes of non-square tiles on a 2-D grid with padding on both edges, every second
-column by ``reshape`` + ``extract``, GQA's KV heads repeated by a rank-4 ``broadcast_to``, an ALiBi
+column by ``reshape`` + ``extract``, GQA's KV heads repeated by a rank-4 ``broadcast_to``, Swin's window partition through a rank-5
+``permute``, an ALiBi
 bias ``[heads, q, k]`` built from ``arange`` with a causal -inf, a box IoU matrix from ``extract``
 of the coordinate columns, the rank of each element in its row by an ``(n, n)`` compare.
 
@@ -603,6 +604,17 @@ def gqa_repeat_kv_heads_broadcast_rank4(KV, Out, BT: C[int], HKV: C[int], G: C[i
 
 
 @ct.kernel
+def swin_window_partition_rank5(X, Y, C4: C[int]):
+    """Swin Transformer's ``window_partition`` of an f16 ``(H, W, C)`` feature map into 4 x 4 windows:
+    the ``(8, 8, C)`` tile (H 7, W 6 ragged, zero padded) reshaped to rank 5 ``(2, 4, 2, 4, C)``,
+    permuted ``(0, 2, 1, 3, 4)`` (window rows and columns first) and reshaped to ``(4, 16, C)``:
+    ``[windows, tokens, channels]``."""
+    x = ct.reshape(ct.load(X, index=(0, 0, 0), shape=(8, 8, C4), padding_mode=ZERO), (2, 4, 2, 4, C4))
+    w = ct.reshape(ct.permute(x, (0, 2, 1, 3, 4)), (4, 16, C4))
+    ct.store(Y, index=(0, 0, 0), tile=w)
+
+
+@ct.kernel
 def alibi_causal_bias_heads(Slopes, Bias, BQ: C[int], BK: C[int]):
     """An ALiBi bias ``[heads, q, k]``: ``slope[h] * (k - q)`` for ``k <= q`` and -inf above the
     diagonal, built from ``arange`` only (one ``(1, BQ, BK)`` tile per (head, q block, k block);
@@ -825,6 +837,8 @@ _add("every_second_column_by_reshape_extract", every_second_column_by_reshape_ex
      [((21, 74), I16), ((21, 37), I16), ((21, 37), I16), 8, 16], (3, 3), "simt", outputs=(1, 2))
 _add("gqa_repeat_kv_heads_broadcast_rank4", gqa_repeat_kv_heads_broadcast_rank4,
      [((13, 2, 16), BF16), ((13, 8, 16), BF16), 8, 2, 4, 16], (2,), "simt", outputs=(1,))
+_add("swin_window_partition_rank5", swin_window_partition_rank5, [((7, 6, 4), F16), ((4, 16, 4), F16), 4], (1,),
+     "simt", outputs=(1,))
 _add("alibi_causal_bias_heads", alibi_causal_bias_heads, [((3,), F32), ((3, 37, 50), F32), 16, 32], (3, 3, 2), "simt",
      outputs=(1,))
 _add("box_iou_matrix_extract_coords", box_iou_matrix_extract_coords, [((37, 4), F32), ((37, 37), F32), 16], (3,),
