@@ -69,3 +69,23 @@ def test_every_program_assembles_without_spills_as_the_driver_does():
             result = run_ptxas(without_ctas_hint(ptx, bad), "sm_90a")
         assert result.cubin_bytes > 0 and not result.spill_warnings(), (name, result.summary())
     assert dropped == HINT_DROPPED
+
+
+def test_ignored_flush_to_zero_of_sqrt_and_rsqrt_is_a_located_warning():
+    """``ct.rsqrt`` / ``ct.sqrt`` with ``flush_to_zero=True``: ``rsqrt.approx.f32`` / ``sqrt.rn.f32`` keep
+    subnormals, and a warning at each op's line says so (ftz_warnings.py; before session 25 silent)."""
+    import inspect
+
+    from tileorch.testing import user_programs21
+
+    prog = compile_sweep_program(PROGRAMS, "l2_normalize_rows_flush_to_zero")
+    here = re.escape(user_programs21.__file__)
+    said = {}
+    for r in prog.remarks:
+        m = re.match(rf"{here}:(\d+):\d+: warning: flush_to_zero on 'cuda_tile\.(sqrt|rsqrt)' is not applied", r)
+        if m:
+            said[m.group(2)] = int(m.group(1))
+    source = inspect.getsource(user_programs21).splitlines()
+    assert set(said) == {"sqrt", "rsqrt"}, prog.remarks
+    assert "ct.rsqrt(ss + 1e-12, flush_to_zero=True)" in source[said["rsqrt"] - 1]
+    assert "ct.sqrt(ss, flush_to_zero=True)" in source[said["sqrt"] - 1]

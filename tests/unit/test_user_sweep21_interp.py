@@ -106,6 +106,14 @@ def test_welford_var_mean_long_rows():
     _close(out[2], _d(x).var(axis=1), rtol=1e-3)
 
 
+def test_l2_normalize_rows_flush_to_zero():
+    x = _f((9, 200))
+    out = run("l2_normalize_rows_flush_to_zero", {0: x})
+    n = np.sqrt((_d(x) ** 2).sum(axis=1))
+    _close(out[1], _d(x) / n[:, None], rtol=1e-5, atol=1e-7)
+    _close(out[2], n, rtol=1e-6)
+
+
 # ----------------------------------------------------------------------------------------------- activations
 
 
