@@ -37,6 +37,7 @@ PTX_NEEDS = {
     "int32_requant_multiplier_rounding_shift": [r"shr\.s64"],
     "int4_signed_pack_unpack_shifts": [r"shr\.s(8|16|32)"],
     "kv_cache_append_paged_slots": [r"st\.global(\.\w+)*\.(b16|u16|s16)"],
+    "norm_interval_bounds_directed_sqrt": [r"sqrt\.rm\.f32", r"sqrt\.rp\.f32", r"sqrt\.rz\.f64"],
 }
 """Per program: regular expressions its PTX must match (the idiom lowered, not refused)."""
 

@@ -28,14 +28,16 @@ EMULATED = ["test_rmsnorm_residual_fp8_quant_amax", "test_moe_expert_counts_and_
             "test_kv_cache_append_paged_slots",
             "test_paged_kv_gather_block_table", "test_causal_conv1d_width4_silu", "test_im2col_3x3_pad1_gather",
             "test_token_dropping_capacity_by_cumsum", "test_every_second_column_by_reshape_extract",
-            "test_truncating_casts_with_one_rounding_mode", "test_swin_window_partition_rank5"]
-"""The tests of test_user_sweep21_interp.py run here on the PTX (a CI-sized subset; all 44 passed on
+            "test_truncating_casts_with_one_rounding_mode", "test_swin_window_partition_rank5",
+            "test_norm_interval_bounds_directed_sqrt"]
+"""The tests of test_user_sweep21_interp.py run here on the PTX (a CI-sized subset; all 46 passed on
 the emulator in session 25, ``TILEORCH_EMULATE_ALL=1`` runs all): the amax by ``atom.max`` on f32
 bits and the saturating e4m3 / e5m2 conversions, ``atom.add``'s returned old value, floor / ceil /
 the magic-number round / truncation narrowed to int8, 64-bit arithmetic shifts, int8 shifts with sign
 extension, integer bit tricks on bytes, 3-D index scatters and gathers with masks (paged cache,
 conv1d taps, im2col), ``cumsum`` of a one-hot along axis 0, ``extract`` of a rank-3 phase,
-``cvt.rz.bf16.f32`` and the widenings given ``rounding_mode=RZ``, a rank-5 ``permute``."""
+``cvt.rz.bf16.f32`` and the widenings given ``rounding_mode=RZ``, a rank-5 ``permute``, ``sqrt.rm`` /
+``.rp`` / ``.rz``."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(n for n in dir(s21) if n.startswith("test_"))
 

@@ -114,6 +114,30 @@ def test_l2_normalize_rows_flush_to_zero():
     _close(out[2], n, rtol=1e-6)
 
 
+def _is_directed_root(root, x, mode) -> bool:
+    """``root`` (f32 or f64) is ``sqrt(x)`` rounded ``mode``: its square on the right side of ``x``
+    and the next value toward the other side on the wrong one (exact rationals)."""
+    from fractions import Fraction
+
+    r, v = root.dtype.type(root), Fraction(float(x))
+    if mode in ("rm", "rz"):
+        return Fraction(float(r)) ** 2 <= v < Fraction(float(np.nextafter(r, r.dtype.type(np.inf)))) ** 2
+    return Fraction(float(np.nextafter(r, r.dtype.type(0)))) ** 2 < v <= Fraction(float(r)) ** 2
+
+
+def test_norm_interval_bounds_directed_sqrt():
+    x, d = _f((9, 200)), np.abs(_f((9, 200), "float64", 1e3))
+    d[0, :3] = [0.0, 2.0, 1e-310]  # zero, a root between two doubles, a subnormal
+    out = run("norm_interval_bounds_directed_sqrt", {0: x, 1: d})
+    ss = out[2]
+    _close(ss, (_d(x) ** 2).sum(axis=1), rtol=1e-5)
+    for i in range(9):
+        assert _is_directed_root(out[3][i], ss[i], "rm") and _is_directed_root(out[4][i], ss[i], "rp"), i
+        assert out[3][i] < out[4][i]  # (no sum of squares here is a perfect square)
+    for v, r in zip(d.reshape(-1), out[5].reshape(-1)):
+        assert (v == 0 and r == 0) or _is_directed_root(r, v, "rz"), (v, r)
+
+
 # ----------------------------------------------------------------------------------------------- activations
 
 

@@ -6,7 +6,8 @@ residual add and an fp8 e4m3 quantization whose per-tensor amax is an ``atomic_m
 (positive floats order as int32), a Mamba-2 gated RMSNorm per group of channels, QK L2-normalization
 per head of a ``(tokens, heads, dim)`` tile, GeGLU with erf written as the Abramowitz-Stegun
 polynomial, SwiGLU on ``[tokens, 2 * hidden]`` with the up half found by a column block offset, a
-Welford mean / variance merged over chunks of a long row.  Softmax: rows divided by a runtime
+Welford mean / variance merged over chunks of a long row, rows L2-normalized by ``rsqrt`` / ``sqrt``
+with ``flush_to_zero=True``, a norm's enclosure by ``sqrt`` rounded down and up.  Softmax: rows divided by a runtime
 temperature with top-k masking (the k-th largest by repeated ``max``), along the middle axis of a 3-D
 tensor, an MoE router (softmax over experts, top-2 by ``argmax`` twice, renormalized weights) and the
 per-expert token count / slot by ``atomic_add``'s returned old value.  Backward and optimizers:
@@ -26,8 +27,8 @@ by adding random bits, truncating casts that pass ``rounding_mode=RZ`` to wideni
 counting: byte popcount / bit reversal / parity by shifts and masks,
 a bincount that drops negative and too-large ids, a per-channel histogram of uint8 pixels by an index
 pair.  Shapes: transposes of non-square tiles on a 2-D grid with padding on both edges, every second
-column by ``reshape`` + ``extract``, GQA's KV heads repeated by a rank-4 ``broadcast_to``, Swin's window partition through a rank-5
-``permute``, an ALiBi
+column by ``reshape`` + ``extract``, GQA's KV heads repeated by a rank-4 ``broadcast_to``, Swin's window
+partition through a rank-5 ``permute``, an ALiBi
 bias ``[heads, q, k]`` built from ``arange`` with a causal -inf, a box IoU matrix from ``extract``
 of the coordinate columns, the rank of each element in its row by an ``(n, n)`` compare.
 
@@ -142,6 +143,21 @@ def l2_normalize_rows_flush_to_zero(X, Y, N, BN: C[int]):
     ss = ct.sum(x * x, axis=1, keepdims=True)
     ct.store(Y, index=(r, 0), tile=x * ct.rsqrt(ss + 1e-12, flush_to_zero=True))
     ct.store(N, index=(r,), tile=ct.reshape(ct.sqrt(ss, flush_to_zero=True), (1,)))
+
+
+@ct.kernel
+def norm_interval_bounds_directed_sqrt(X, D, S, Lo, Hi, Dz, BN: C[int]):
+    """Verified numerics: an enclosure of each f32 row's L2 norm from its sum of squares (stored) by
+    ``ct.sqrt(ss, rounding_mode=RM)`` and ``RP`` (the largest f32 whose square is at most ``ss``, the
+    smallest whose square is at least it), and an f64 array's roots rounded toward zero."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    ss = ct.sum(x * x, axis=1)
+    ct.store(S, index=(r,), tile=ss)
+    ct.store(Lo, index=(r,), tile=ct.sqrt(ss, rounding_mode=ct.RoundingMode.RM))
+    ct.store(Hi, index=(r,), tile=ct.sqrt(ss, rounding_mode=ct.RoundingMode.RP))
+    d = ct.load(D, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(Dz, index=(r, 0), tile=ct.sqrt(d, rounding_mode=ct.RoundingMode.RZ))
 
 
 # ----------------------------------------------------------------------------------------------- activations
@@ -787,6 +803,9 @@ _add("welford_var_mean_long_rows", welford_var_mean_long_rows, [((5, 1000), F32)
      (5,), "simt", outputs=(1, 2))
 _add("l2_normalize_rows_flush_to_zero", l2_normalize_rows_flush_to_zero,
      [((9, 200), F32), ((9, 200), F32), ((9,), F32), 256], (9,), "simt", outputs=(1, 2))
+_add("norm_interval_bounds_directed_sqrt", norm_interval_bounds_directed_sqrt,
+     [((9, 200), F32), ((9, 200), "float64"), ((9,), F32), ((9,), F32), ((9,), F32), ((9, 200), "float64"), 256], (9,),
+     "simt", outputs=(2, 3, 4, 5))
 _add("geglu_erf_polynomial_tokens", geglu_erf_polynomial_tokens,
      [((37, 256), F16), ((37, 128), F16), 16, 64], (3, 2), "simt", outputs=(1,))
 _add("swiglu_tokens_2h_bf16_with_limit", swiglu_tokens_2h_bf16_with_limit,
@@ -914,9 +933,9 @@ def argmax_of_int_scores_neg_inf_padding(S, A, BN: C[int]):
 
 
 @ct.kernel
-def std_by_sqrt_rounded_up(X, Y, BN: C[int]):
-    """An upper bound of the standard deviation by ``ct.sqrt(var, rounding_mode=RP)`` (a directed
-    rounding of the square root, which no lowering has)."""
+def f16_std_by_sqrt_rounded_up(X, Y, BN: C[int]):
+    """An upper bound of an f16 standard deviation by ``ct.sqrt(var, rounding_mode=RP)`` on the f16
+    tile (directed square roots have a lowering for f32 and f64 only: f16 computes in f32)."""
     x = ct.load(X, index=(0,), shape=(BN,), padding_mode=ZERO)
     m = ct.sum(x) / BN
     var = ct.sum((x - m) * (x - m)) / BN
@@ -996,8 +1015,8 @@ _bad("argmax_of_int_scores_neg_inf_padding", argmax_of_int_scores_neg_inf_paddin
      [((4, 100), I32), ((4,), I32), 128], (4,), "error",
      error="padding_value neg_inf can only be used with floating point element types, got i32",
      notes="padding_mode=NEG_INF")
-_bad("std_by_sqrt_rounded_up", std_by_sqrt_rounded_up, [((100,), F32), ((1,), F32), 128], (1,), "error",
-     error="'cuda_tile.sqrt' with rounding<positive_inf> is not supported yet",
+_bad("f16_std_by_sqrt_rounded_up", f16_std_by_sqrt_rounded_up, [((100,), F16), ((1,), F16), 128], (1,), "error",
+     error="'cuda_tile.sqrt' with rounding<positive_inf> of f16 is not supported yet",
      notes="rounding_mode=ct.RoundingMode.RP")
 _bad("f16_to_bf16_truncated", f16_to_bf16_truncated, [((300,), F16), ((300,), BF16), 128], (3,), "error",
      error="with rounding<zero> from f16 to bf16 is not supported yet", notes="rounding_mode=ct.RoundingMode.RZ")

@@ -659,9 +659,23 @@ class Exp2Op(_UnaryFloatOp):
 
 @irdl_op_definition
 class SqrtOp(_UnaryFloatOp):
-    """Elementwise ``sqrt(x)``."""
+    """Elementwise ``sqrt(x)``: correctly rounded to nearest even unless ``rounding`` is ``rz``,
+    ``rm`` or ``rp`` (the program's ``rounding_mode`` toward zero, -inf or +inf: PTX ``sqrt.rz`` /
+    ``.rm`` / ``.rp``, f32 and f64)."""
 
     name = "nv_tileaa.sqrt"
+    rounding = opt_prop_def(StringAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, *operands: SSAValue, rounding: str | None = None):
+        super().__init__(*operands)
+        if rounding is not None:
+            self.rounding = StringAttr(rounding)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.rounding is not None and self.rounding.data not in ("rz", "rm", "rp"):
+            raise VerifyException(f"'{self.name}' rounding '{self.rounding.data}': rz, rm or rp (or none: nearest even)")
 
 
 @irdl_op_definition

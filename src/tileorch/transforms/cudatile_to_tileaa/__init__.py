@@ -612,6 +612,10 @@ _AA_ELEMENTWISE = {"AddFOp": aa.AddFOp, "SubFOp": aa.SubFOp, "MulFOp": aa.MulFOp
 no cuda_tile class is defined for a program that does not have the op)."""
 
 
+_DIRECTED = {A.RoundingMode.ZERO: "rz", A.RoundingMode.NEGATIVE_INF: "rm", A.RoundingMode.POSITIVE_INF: "rp"}
+"""The directed roundings of ``cuda_tile.sqrt`` and their PTX modifiers (``sqrt.rz`` / ``.rm`` / ``.rp``)."""
+
+
 def _elementwise(L, op):
     rm = getattr(op, "rounding_mode", None)
     kind = type(op).__name__
@@ -621,9 +625,10 @@ def _elementwise(L, op):
     if kind == "DivFOp" and rm.data not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX,
                                             A.RoundingMode.FULL):
         raise _unsupported(op, f"with rounding<{rm.data.value}>")
-    if kind == "SqrtOp" and rm.data not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX):
-        # (nv_tileaa.sqrt is the correctly rounded square root: a directed rounding would be lost)
-        raise _unsupported(op, f"with rounding<{rm.data.value}>")
+    directed = _DIRECTED.get(rm.data) if kind == "SqrtOp" and rm is not None else None
+    if directed is not None and str(op.result.type.element_type) not in ("f32", "f64"):
+        # (f16 / bf16 compute in f32: the conversion back would round to nearest a second time)
+        raise _unsupported(op, f"with rounding<{rm.data.value}> of {op.result.type.element_type}")
     if kind in ("MaxFOp", "MinFOp") and op.propagate_nan is not None:  # NaN in, NaN out
         new = (arith.MaximumfOp if kind == "MaxFOp" else arith.MinimumfOp)(L.v(op.lhs), L.v(op.rhs))
     elif kind == "DivFOp" and rm.data in (A.RoundingMode.APPROX, A.RoundingMode.FULL):
@@ -632,6 +637,8 @@ def _elementwise(L, op):
         new = aa.DivFOp(*[L.v(v) for v in op.operands], rounding=mode + ftz)
     elif kind in ("TanHOp", "ExpOp") and rm is not None and rm.data == A.RoundingMode.APPROX:
         new = (aa.TanhOp if kind == "TanHOp" else aa.ExpOp)(L.v(op.source), rounding="approx")
+    elif directed is not None:
+        new = aa.SqrtOp(L.v(op.source), rounding=directed)
     else:
         new = _AA_ELEMENTWISE[kind](*[L.v(v) for v in op.operands])
     L.bind(op, L.emit(new, op))
