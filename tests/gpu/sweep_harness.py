@@ -71,6 +71,26 @@ def gpu_run(programs: dict, name: str, inputs: dict) -> dict:
     return out
 
 
+def generator(seed: int):
+    """A CUDA ``torch.Generator`` seeded with ``seed`` (the torch-referenced kernels' inputs)."""
+    return torch.Generator(device="cuda").manual_seed(seed)
+
+
+def launch(grid, kernel, args) -> None:
+    """``tileorch.cutile.launch`` on the current stream, then a synchronize."""
+    tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, args)
+    torch.cuda.synchronize()
+
+
+def filled(shape, dtype):
+    """A CUDA tensor of ``shape`` holding the fill an output starts as: NaN for floats, the minimum
+    of a signed integer type, the maximum of an unsigned one."""
+    if dtype.is_floating_point:
+        return torch.full(shape, float("nan"), device="cuda", dtype=dtype)
+    info = torch.iinfo(dtype)
+    return torch.full(shape, info.min if info.min < 0 else info.max, device="cuda", dtype=dtype)
+
+
 def numpy_reference_tests(programs: dict, references, each=None):
     """The two tests a sweep's GPU file runs on its CPU test module ``references`` (its ``run``
     swapped for :func:`gpu_run` of ``programs``): every program has a test there, and each of its
@@ -92,4 +112,4 @@ def numpy_reference_tests(programs: dict, references, each=None):
     return test_every_program_has_a_test, test_on_the_gpu_against_numpy
 
 
-__all__ = ["TAIL", "gpu_run", "numpy_reference_tests"]
+__all__ = ["TAIL", "filled", "generator", "gpu_run", "launch", "numpy_reference_tests"]

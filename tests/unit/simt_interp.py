@@ -29,6 +29,8 @@ import numpy as np
 from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float64Type, FloatAttr, IntegerAttr,
                                    IntegerType, VectorType)
 
+from tileorch.testing.ptx_emulator import sqrt_rounded
+
 SHARED_BASE = 1 << 40
 _I1 = IntegerType(1)  # compared with result types in the hot loop: built once, not per op
 _INT_BINARY = {"arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
@@ -740,8 +742,8 @@ class Interpreter:
                 put(np.exp2(f32[0]).astype(np.float32))
             elif text.startswith("rsqrt.approx"):
                 put((1 / np.sqrt(f32[0])).astype(np.float32))
-            elif text.startswith("sqrt.rn"):
-                put(np.sqrt(f32[0]))
+            elif text.startswith(("sqrt.rn", "sqrt.rz", "sqrt.rm", "sqrt.rp")):
+                put(sqrt_rounded(f32[0], text[5:7]))
             elif text.startswith("tanh.approx"):
                 put(np.tanh(f32[0]))
             elif text.startswith(("div.approx.", "div.full.")):
@@ -800,8 +802,8 @@ class Interpreter:
         the other operand of a NaN)."""
         if text.startswith("abs.f64"):
             put(np.abs(d[0]))
-        elif text.startswith("sqrt.rn.f64"):
-            put(np.sqrt(d[0]))
+        elif text.startswith(("sqrt.rn.f64", "sqrt.rz.f64", "sqrt.rm.f64", "sqrt.rp.f64")):
+            put(sqrt_rounded(d[0], text[5:7]))
         elif text.startswith("rcp.rn.f64"):
             put(1 / d[0])
         elif text.startswith("fma.rn.f64"):  # one rounding: the exact a * b + c (fractions) rounded once

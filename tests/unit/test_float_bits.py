@@ -191,3 +191,39 @@ def test_unrepresentable_literal_is_a_located_error():
         parse_module(make_context(), src, "t.mlir")
     assert "3:" in str(e.value) and "f8E8M0FNU has no negative values" in str(e.value)
 
+
+
+def _converts_exactly(src, dst) -> bool:
+    """Every pattern of ``src`` (at most 16 bits: enumerated) read, rounded into ``dst`` and read
+    back gives the same value (NaN: a NaN; ml_dtypes / numpy's conversion, one rounding)."""
+    (_, sdt, sw), (_, ddt, _) = FORMATS[src], FORMATS[dst]
+    raw = np.arange(1 << sw, dtype=np.uint16 if sw == 16 else np.uint8)
+    if sw == 4:
+        raw = raw & 0xF
+    with np.errstate(all="ignore"):
+        values = raw.view(sdt).astype(np.float64)
+        back = values.astype(ddt).astype(np.float64)
+    same = (back == values) | (np.isnan(back) & np.isnan(values))
+    return bool(same.all())
+
+
+@pytest.mark.parametrize("src", ["f16", "bf16", "f8E4M3FN", "f8E5M2", "f4E2M1FN"])
+@pytest.mark.parametrize("dst", ["f16", "bf16", "f32", "f8E4M3FN", "f8E5M2"])
+def test_is_exact_conversion_matches_converting_every_pattern(src, dst):
+    """float_bits.is_exact_conversion (an ftof that rounds nothing takes any rounding mode) against
+    the conversion of every bit pattern of the source type by the reference."""
+    from tileorch.dialects.cuda_tile.float_bits import is_exact_conversion
+
+    assert is_exact_conversion(FORMATS[src][0], FORMATS[dst][0]) == _converts_exactly(src, dst)
+
+
+def test_is_exact_conversion_of_the_wide_types_and_e8m0():
+    from xdsl.dialects.builtin import Float64Type
+
+    from tileorch.dialects.cuda_tile.float_bits import is_exact_conversion
+
+    f32, tf32, f64 = Float32Type(), FloatTF32Type(), Float64Type()
+    assert is_exact_conversion(f32, f64) and is_exact_conversion(tf32, f32) and is_exact_conversion(f32, f32)
+    assert not is_exact_conversion(f64, f32) and not is_exact_conversion(f32, tf32)
+    assert is_exact_conversion(Float16Type(), tf32)  # tf32's 10 bits and f32's range
+    assert not is_exact_conversion(Float8E8M0FNUType(), f32) and not is_exact_conversion(f32, Float8E8M0FNUType())

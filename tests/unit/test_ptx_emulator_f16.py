@@ -6,6 +6,8 @@ the SIMT interpreter agreed with numpy).  Needs no GPU, no ptxas."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -126,3 +128,42 @@ def test_f32_pair_to_bf16x2_rounds_each_to_nearest_even():
     np.testing.assert_array_equal(got[~nan] >> 16, want[~nan, 0])
     assert ((got[nan] >> 16) & 0x7FFF > 0x7F80).all()
     np.testing.assert_array_equal(got & 0xFFFF, want[:, 1])
+
+
+def _narrow_ptx(op: str) -> str:
+    return _entry(".reg .f32 %f<4>;\n  .reg .b16 %rs<4>;",
+                  f"  ld.global.f32 %f1, [%rd2];\n  {op} %rs1, %f1;\n  st.global.b16 [%rd2+4], %rs1;")
+
+
+def _toward_zero(x: float, mantissa: int, emin: int, largest: float) -> float:
+    """``x`` truncated to a binary format of ``mantissa`` bits and smallest normal exponent ``emin``
+    (its step in ``x``'s binade, subnormal below), past the range the largest finite value."""
+    if not math.isfinite(x) or x == 0.0:
+        return x
+    e = max(math.frexp(abs(x))[1] - 1, emin)
+    step = 2.0 ** (e - mantissa)
+    return math.copysign(min(math.floor(abs(x) / step) * step, largest), x)
+
+
+@pytest.mark.parametrize("dst,mantissa,emin,largest", [("bf16", 7, -126, (2 - 2 ** -7) * 2.0 ** 127),
+                                                       ("f16", 10, -14, 65504.0)])
+def test_f32_narrowed_toward_zero(dst, mantissa, emin, largest):
+    """Found by the twenty-first user sweep (``astype(bfloat16, rounding_mode=RZ)``): the emulator
+    rounded ``cvt.rz.bf16.f32`` / ``cvt.rz.f16.f32`` to nearest.  Toward zero: the magnitude
+    truncated (values just below the next step included), subnormals too, finite values past the
+    range give the largest finite one, infinities stay, NaN is NaN."""
+    ml = pytest.importorskip("ml_dtypes")
+    n = 64
+    data = np.zeros((n, 2), np.float32)
+    x = np.random.default_rng(21).standard_normal(n).astype(np.float32) * 300
+    x[:10] = [1.0 + 2.0 ** -8, -(1.0 + 2.0 ** -8), 1.0 - 2.0 ** -24, 3.0e38, -7.0e4, np.inf, -np.inf, np.nan,
+              -1.0e-40, 3.0e-6]
+    data[:, 0] = x
+    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
+    emu = Emu(_narrow_ptx(f"cvt.rz.{dst}.f32"), [1 << 32], 16, n, (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
+    emu.run()
+    assert not emu.errors, emu.errors
+    t = ml.bfloat16 if dst == "bf16" else np.float16
+    got = (data[:, 1].copy().view(np.uint32) & np.uint32(0xFFFF)).astype(np.uint16).view(t).astype(np.float64)
+    want = np.array([_toward_zero(float(v), mantissa, emin, largest) for v in x])
+    np.testing.assert_array_equal(got, want)

@@ -19,21 +19,11 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs19  # noqa: E402
 from tileorch.testing.user_programs19 import INVALID, REJECTED_BY_CUTILE  # noqa: E402
-from invalid_sweep_checks import invalid_sweep_tests, line_of  # noqa: E402
+from invalid_sweep_checks import cutile_rejects_tests, invalid_sweep_tests  # noqa: E402
 
 SOURCE = user_programs19.__file__
 
 test_the_driver_stops_at_the_users_line, test_tileorch_compile_exits_non_zero_with_the_located_error = \
     invalid_sweep_tests(INVALID, SOURCE, ["uint32_floor_division", "cumsum_down_512x512_f32", "e8m0_scales_widened"])
 
-
-@pytest.mark.parametrize("name", sorted(REJECTED_BY_CUTILE))
-def test_cutile_rejects_at_the_users_line(name):
-    from tileorch.testing.export import cutile_bytecode
-
-    kernel, spec, words, line_text = REJECTED_BY_CUTILE[name]
-    with pytest.raises(Exception) as info:
-        cutile_bytecode(kernel, spec)
-    message = str(info.value)
-    assert words in message, message
-    assert f'"{SOURCE}", line {line_of(kernel, line_text)}' in message, message
+test_cutile_rejects_at_the_users_line = cutile_rejects_tests(REJECTED_BY_CUTILE, SOURCE)

@@ -44,6 +44,7 @@ SHARED_COMPILES = {
     **{f"tileorch.testing.user_programs{n}": {"arch": "sm_90a", "ptxas": False} for n in range(3, 16)},
     "tileorch.testing.user_programs17": {"arch": "sm_90a", "ptxas": False},
     "tileorch.testing.user_programs19": {"arch": "sm_90a", "ptxas": False},
+    "tileorch.testing.user_programs21": {"arch": "sm_90a", "ptxas": False},
     "tileorch.testing.attention_programs2": {"arch": "sm_90a", "ptxas": False},
     # test_user_sweep.py: with ptxas where it is installed (its cubin check)
     **{m: {"arch": "sm_90a", "ptxas": "available"} for m in ("tileorch.testing.user_programs",

@@ -156,6 +156,44 @@ def _float_add_bits(ty, a, b):
     return int(_bf16_bits_f64(s))
 
 
+def sqrt_rounded(x, mode: str) -> np.ndarray:
+    """``sqrt`` of f32 or f64 values ``x`` rounded ``mode`` (``rn``, or the directed ``rz`` / ``rm`` /
+    ``rp`` of PTX ``sqrt.<mode>``), in ``x``'s type: the nearest root, moved one step toward zero or
+    +inf where its exact square (Python rationals) says it lies on the wrong side of ``x``.  NaN,
+    negatives (NaN), zeros (sign kept) and +inf as IEEE has them."""
+    x = np.asarray(x)
+    with np.errstate(invalid="ignore"):
+        near = np.sqrt(x)
+    if mode == "rn":
+        return near
+    out = near.copy()
+    for i, (v, r) in enumerate(zip(x.reshape(-1), near.reshape(-1))):
+        if not np.isfinite(r) or r == 0:
+            continue
+        sq, exact = Fraction(float(r)) ** 2, Fraction(float(v))
+        if mode in ("rz", "rm") and sq > exact:
+            out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(0))
+        elif mode == "rp" and sq < exact:
+            out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(np.inf))
+    return out
+
+
+def _narrowed_toward_zero(x, dst: str):
+    """f32 values ``x`` converted to ``dst`` (bf16 or f16) rounding toward zero (``cvt.rz``): the bits
+    (uint64).  Finite values past the largest finite one give it (no infinity), infinities stay,
+    NaN is the canonical NaN (0x7FFF / 0x7FFF)."""
+    x = np.asarray(x, np.float32)
+    if dst == "bf16":  # bf16 is f32's top half: cutting the low 16 bits truncates the magnitude
+        bits = (x.view(np.uint32) >> np.uint32(16)).astype(np.uint64)
+    else:
+        with np.errstate(all="ignore"):
+            near = x.astype(np.float16)
+        past = np.abs(near.astype(np.float64)) > np.abs(x.astype(np.float64))  # rounded away from zero
+        near = np.where(past & np.isfinite(x), np.nextafter(near, np.float16(0)), near)
+        bits = near.astype(np.float16).view(np.uint16).astype(np.uint64)
+    return np.where(np.isnan(x), np.uint64(0x7FFF), bits)
+
+
 def _bf16_bits_f64(s):
     """An f64 value rounded to bf16 once (nearest even): its bits.  Through f32 rounded to odd
     (toward zero, the last bit set when inexact: 16 spare bits keep the second rounding exact)."""
@@ -1007,7 +1045,7 @@ class Emu:
                 elif base == "rcp": r = (1.0 / a[0]).astype(np.float32)
                 elif base == "tanh": r = np.tanh(a[0])
                 elif base == "lg2": r = np.log2(a[0])
-                elif base == "sqrt": r = np.sqrt(a[0])
+                elif base == "sqrt": r = sqrt_rounded(a[0], next((m for m in ("rz", "rm", "rp") if m in parts), "rn"))
                 elif base == "rsqrt": r = (1.0 / np.sqrt(a[0].astype(np.float64))).astype(np.float32)
                 elif base == "copysign": r = np.copysign(a[1], a[0])  # d = b with the sign of a
                 elif base in ("sin", "cos"): r = (np.sin if base == "sin" else np.cos)(a[0].astype(np.float64))
@@ -1027,7 +1065,8 @@ class Emu:
         if base in ("add", "sub", "mul", "fma", "div", "rcp", "sqrt", "max", "min", "neg", "abs") and parts[-1] == "f64":
             # f64 math (IEEE, rounded to nearest even: numpy's f64 is; fma exact in rationals, rounded once)
             a = [g(i).view(np.float64) for i in range(1, len(ops))]
-            if base in ("div", "rcp", "sqrt") and not {"rn"} & set(parts):
+            rounded = {"rn", "rz", "rm", "rp"} if base == "sqrt" else {"rn"}
+            if base in ("div", "rcp", "sqrt") and not rounded & set(parts):
                 raise Fault(f"unhandled {op} {ops}")  # (the approximate / other-rounding forms: not modelled)
             with np.errstate(all="ignore"):
                 if base == "fma":
@@ -1035,7 +1074,8 @@ class Emu:
                                   else x * y + z for x, y, z in zip(*a)], dtype=np.float64)
                 else:
                     r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
-                         "div": lambda: a[0] / a[1], "rcp": lambda: 1.0 / a[0], "sqrt": lambda: np.sqrt(a[0]),
+                         "div": lambda: a[0] / a[1], "rcp": lambda: 1.0 / a[0],
+                         "sqrt": lambda: sqrt_rounded(a[0], next((m for m in ("rz", "rm", "rp") if m in parts), "rn")),
                          "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
                          "max": lambda: (np.maximum if "NaN" in parts else np.fmax)(a[0], a[1]),
                          "min": lambda: (np.minimum if "NaN" in parts else np.fmin)(a[0], a[1])}[base]()
@@ -1359,6 +1399,9 @@ class Emu:
                    "rz": np.uint64(0)}[parts[1]]
             r = (u + add) & np.uint64(0xFFFFE000)
             self.set(ops[0], T, np.where(np.isnan(f32(v)), np.uint64(0x7FFFFFFF), r))
+            return
+        if dst in ("bf16", "f16") and src == "f32" and parts[1] == "rz":  # toward zero: truncation
+            self.set(ops[0], T, _narrowed_toward_zero(f32(v), dst))
             return
         if dst == "bf16" and src == "f32":  # nearest even (cvt.rn), NaN -> the canonical 0x7FFF
             self.set(ops[0], T, _bf16_bits(f32(v)))

@@ -169,6 +169,27 @@ def bits_to_float(bits: int, t: Attribute) -> float:
     return sign * (1 + m / (1 << f.mantissa)) * 2.0 ** (e - f.bias)
 
 
+def is_exact_conversion(source: Attribute, target: Attribute) -> bool:
+    """Whether every value of float type ``source`` (infinities and NaN included) is a value of
+    float type ``target``, so that converting rounds nothing and its rounding mode cannot matter:
+    at least as many mantissa bits, a largest exponent at least as large, a smallest subnormal step
+    at least as small, and infinities where the source has them (f16 -> f32, e4m3 -> bf16, f32 ->
+    f64; not f16 -> bf16, f32 -> tf32, e5m2 -> e4m3).  False for f8E8M0FNU on either side."""
+    if isinstance(source, Float8E8M0FNUType) or isinstance(target, Float8E8M0FNUType):
+        return False
+    s, t = float_format(source), float_format(target)
+    keeps_nonfinite = (s.nonfinite != IEEE or t.nonfinite == IEEE) and (s.nonfinite == FINITE_ONLY
+                                                                         or t.nonfinite != FINITE_ONLY)
+    return (t.mantissa >= s.mantissa and _largest_exponent(t) >= _largest_exponent(s)
+            and 1 - t.bias - t.mantissa <= 1 - s.bias - s.mantissa and keeps_nonfinite)
+
+
+def _largest_exponent(f: FloatFormat) -> int:
+    """The unbiased exponent of ``f``'s largest finite value (IEEE formats keep the top field for
+    infinity and NaN)."""
+    return f.top - f.bias - (1 if f.nonfinite == IEEE else 0)
+
+
 def mantissa_bits(t: Attribute) -> int:
     """Explicit mantissa bits of float type ``t`` (0 for f8E8M0FNU)."""
     return 0 if isinstance(t, Float8E8M0FNUType) else float_format(t).mantissa

@@ -556,6 +556,27 @@ class _UnaryFloatOp(_ElementwiseOp):
     ARITY: ClassVar[int] = 1
 
 
+class _RoundedUnaryOp(_UnaryFloatOp):
+    """A float function of one operand with an optional ``rounding`` (one of :attr:`ROUNDINGS`;
+    none: the op's default form)."""
+
+    ROUNDINGS: ClassVar[tuple[str, ...]] = ()
+    DEFAULT: ClassVar[str] = ""
+    rounding = opt_prop_def(StringAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, *operands: SSAValue, rounding: str | None = None):
+        super().__init__(*operands)
+        if rounding is not None:
+            self.rounding = StringAttr(rounding)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.rounding is not None and self.ROUNDINGS and self.rounding.data not in self.ROUNDINGS:
+            raise VerifyException(f"'{self.name}' rounding '{self.rounding.data}': {' or '.join(self.ROUNDINGS)} "
+                                  f"(or none: {self.DEFAULT})")
+
+
 class _IntBinaryOp(_ElementwiseOp):
     """Wrapping integer arithmetic on two operands."""
 
@@ -635,19 +656,12 @@ class NegFOp(_UnaryFloatOp):
 
 
 @irdl_op_definition
-class ExpOp(_UnaryFloatOp):
+class ExpOp(_RoundedUnaryOp):
     """Elementwise ``e**x``: full precision (CUDA's ``expf``, at most 2 ulp in f32, :mod:`tileorch.transforms.math_mode`)
     unless ``rounding`` is ``approx`` (the program's ``rounding_mode=APPROX``: ``ex2.approx`` of
     ``x * log2 e``)."""
 
     name = "nv_tileaa.exp"
-    rounding = opt_prop_def(StringAttr)
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(self, *operands: SSAValue, rounding: str | None = None):
-        super().__init__(*operands)
-        if rounding is not None:
-            self.rounding = StringAttr(rounding)
 
 
 @irdl_op_definition
@@ -658,10 +672,14 @@ class Exp2Op(_UnaryFloatOp):
 
 
 @irdl_op_definition
-class SqrtOp(_UnaryFloatOp):
-    """Elementwise ``sqrt(x)``."""
+class SqrtOp(_RoundedUnaryOp):
+    """Elementwise ``sqrt(x)``: correctly rounded to nearest even unless ``rounding`` is ``rz``,
+    ``rm`` or ``rp`` (the program's ``rounding_mode`` toward zero, -inf or +inf: PTX ``sqrt.rz`` /
+    ``.rm`` / ``.rp``, f32 and f64)."""
 
     name = "nv_tileaa.sqrt"
+    ROUNDINGS: ClassVar[tuple[str, ...]] = ("rz", "rm", "rp")
+    DEFAULT: ClassVar[str] = "nearest even"
 
 
 @irdl_op_definition
@@ -672,24 +690,14 @@ class RsqrtOp(_UnaryFloatOp):
 
 
 @irdl_op_definition
-class TanhOp(_UnaryFloatOp):
+class TanhOp(_RoundedUnaryOp):
     """Elementwise ``tanh(x)``: full precision (a few ulp in f32) unless ``rounding`` is
     ``approx`` (the program's ``rounding_mode=APPROX``: PTX ``tanh.approx.f32``, relative error
     about 2^-11)."""
 
     name = "nv_tileaa.tanh"
-    rounding = opt_prop_def(StringAttr)
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(self, *operands: SSAValue, rounding: str | None = None):
-        super().__init__(*operands)
-        if rounding is not None:
-            self.rounding = StringAttr(rounding)
-
-    def verify_(self) -> None:
-        super().verify_()
-        if self.rounding is not None and self.rounding.data != "approx":
-            raise VerifyException(f"'{self.name}' rounding '{self.rounding.data}': approx (or none: full precision)")
+    ROUNDINGS: ClassVar[tuple[str, ...]] = ("approx",)
+    DEFAULT: ClassVar[str] = "full precision"
 
 
 @irdl_op_definition

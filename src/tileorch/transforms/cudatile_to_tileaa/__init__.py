@@ -29,6 +29,7 @@ from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.cuda_tile import attrs as A
 from tileorch.dialects.cuda_tile import ops as ct
 from tileorch.dialects.cuda_tile import types as T
+from tileorch.dialects.cuda_tile.float_bits import is_exact_conversion
 from tileorch.dialects.nv_tileaa import tile_ops as tops
 from tileorch.lazy_import import lazy_module
 
@@ -611,6 +612,10 @@ _AA_ELEMENTWISE = {"AddFOp": aa.AddFOp, "SubFOp": aa.SubFOp, "MulFOp": aa.MulFOp
 no cuda_tile class is defined for a program that does not have the op)."""
 
 
+_DIRECTED = {A.RoundingMode.ZERO: "rz", A.RoundingMode.NEGATIVE_INF: "rm", A.RoundingMode.POSITIVE_INF: "rp"}
+"""The directed roundings of ``cuda_tile.sqrt`` and their PTX modifiers (``sqrt.rz`` / ``.rm`` / ``.rp``)."""
+
+
 def _elementwise(L, op):
     rm = getattr(op, "rounding_mode", None)
     kind = type(op).__name__
@@ -620,6 +625,10 @@ def _elementwise(L, op):
     if kind == "DivFOp" and rm.data not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX,
                                             A.RoundingMode.FULL):
         raise _unsupported(op, f"with rounding<{rm.data.value}>")
+    directed = _DIRECTED.get(rm.data) if kind == "SqrtOp" and rm is not None else None
+    if directed is not None and str(op.result.type.element_type) not in ("f32", "f64"):
+        # (f16 / bf16 compute in f32: the conversion back would round to nearest a second time)
+        raise _unsupported(op, f"with rounding<{rm.data.value}> of {op.result.type.element_type}")
     if kind in ("MaxFOp", "MinFOp") and op.propagate_nan is not None:  # NaN in, NaN out
         new = (arith.MaximumfOp if kind == "MaxFOp" else arith.MinimumfOp)(L.v(op.lhs), L.v(op.rhs))
     elif kind == "DivFOp" and rm.data in (A.RoundingMode.APPROX, A.RoundingMode.FULL):
@@ -628,6 +637,8 @@ def _elementwise(L, op):
         new = aa.DivFOp(*[L.v(v) for v in op.operands], rounding=mode + ftz)
     elif kind in ("TanHOp", "ExpOp") and rm is not None and rm.data == A.RoundingMode.APPROX:
         new = (aa.TanhOp if kind == "TanHOp" else aa.ExpOp)(L.v(op.source), rounding="approx")
+    elif directed is not None:
+        new = aa.SqrtOp(L.v(op.source), rounding=directed)
     else:
         new = _AA_ELEMENTWISE[kind](*[L.v(v) for v in op.operands])
     L.bind(op, L.emit(new, op))
@@ -802,12 +813,16 @@ def _absf(L, op):
 
 RZ_CONVERSIONS = {("f32", "f16"), ("f32", "bf16")}
 """(from, to) float conversions taken rounding toward zero (cuTile's ``astype(..., rounding_mode=RZ)``):
-the SIMT path's ``cvt.rz``; the tensor-core tiers leave such a kernel to it."""
+the SIMT path's ``cvt.rz``; the tensor-core tiers leave such a kernel to it.  A conversion that
+rounds nothing (float_bits.is_exact_conversion: f16 -> f32, e4m3 -> bf16, ...) takes any rounding
+mode, lowered as the default one."""
 
 
 @handles("FToFOp")
 def _ftof(L, op):
     rm = (op.rounding_mode or A.RoundingModeAttr(A.RoundingMode.NEAREST_EVEN)).data.value
+    if is_exact_conversion(op.from_.type.element_type, op.to.type.element_type):
+        rm = "nearest_even"  # (no value rounds: every mode gives the same result)
     if rm not in _ROUNDING:
         raise _unsupported(op, f"with rounding<{rm}>")
     if rm != "nearest_even" and (rm != "zero" or (str(op.from_.type.element_type), str(op.to.type.element_type))

@@ -2,7 +2,7 @@
 apply, located at the op (the user's line through the debug info).
 
 cuTile's ``flush_to_zero=True`` (``ct.add`` / ``ct.sub`` / ``ct.mul`` / ``ct.maximum`` /
-``ct.minimum`` / ``ct.truediv`` ...) asks for subnormal f32 inputs and results to become
+``ct.minimum`` / ``ct.truediv`` / ``ct.sqrt`` / ``ct.rsqrt`` ...) asks for subnormal f32 inputs and results to become
 sign-preserving zeros.  tileorch honours it on the approximate and full-range divisions
 (``div.approx.ftz`` / ``div.full.ftz``); every other op keeps subnormals (IEEE), so its result
 differs from the flushed one when an input or the result is below 2^-126 in magnitude.
@@ -17,7 +17,8 @@ from tileorch.diagnostics import format_error
 from tileorch.dialects.cuda_tile import attrs as A
 from tileorch.dialects.cuda_tile import ops as ct
 
-KEPT_SUBNORMALS = tuple(ct.op_name(c) for c in ("AddFOp", "SubFOp", "MulFOp", "FmaOp", "MaxFOp", "MinFOp"))
+KEPT_SUBNORMALS = tuple(ct.op_name(c) for c in ("AddFOp", "SubFOp", "MulFOp", "FmaOp", "MaxFOp", "MinFOp",
+                                                 "SqrtOp", "RsqrtOp"))
 """Ops (by name: their classes are defined on first use) whose ``flush_to_zero`` the lowering does
 not apply (a ``divf`` also, at its IEEE rounding)."""
 _DIVF = ct.op_name("DivFOp")

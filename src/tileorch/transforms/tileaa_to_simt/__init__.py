@@ -2022,6 +2022,8 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
         kind = ELEMENTWISE[name]
         if kind in ("exp", "tanh") and not takes_approx(op):  # the spec's default rounding<full>
             return e.exp_full(args[0]) if kind == "exp" else e.tanh_full(args[0])
+        if kind == "sqrt" and getattr(op, "rounding", None) is not None:  # a directed rounding (f32, f64)
+            return e.sqrt_directed(args[0], op.rounding.data)
         if kind in ("exp", "exp2", "sqrt", "rsqrt", "tanh", "log", "log2", "neg", "abs"):
             return e.unary_math(kind, args[0])
         if kind == "fma":

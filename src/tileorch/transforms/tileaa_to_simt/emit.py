@@ -543,6 +543,13 @@ class Emitter:
         constraints = ",".join(["=d"] + ["d"] * len(args))
         return self.v(llvm.InlineAsmOp(asm, constraints, list(args), [f64]))
 
+    def sqrt_directed(self, x: SSAValue, mode: str) -> SSAValue:
+        """``sqrt(x)`` of an f32 or f64 ``x`` rounded ``mode`` (``rz`` / ``rm`` / ``rp``: PTX
+        ``sqrt.<mode>``, IEEE: correctly rounded in that direction, subnormals kept)."""
+        if isinstance(x.type, Float64Type):
+            return self.ptx_f64(f"sqrt.{mode}.f64 $0, $1;", [x])
+        return self.ptx_f32(f"sqrt.{mode}.f32 $0, $1;", [x])
+
     def unary_math(self, kind: str, x: SSAValue) -> SSAValue:
         typ = x.type
         if isinstance(typ, Float64Type):  # exact in f64 (rsqrt: two roundings); the others refused
