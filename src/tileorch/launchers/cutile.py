@@ -871,8 +871,9 @@ def gemm_operands(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, Ar
 
 def epi_operand(program: Any, arguments: list[Argument], b: ArrayArg, c: ArrayArg) -> ArrayArg | None:
     """E, the second dot's B of a program whose second dot reads the K loop's result (``gemm_config.epi_n``;
-    ``program.gemm_args`` after the other Bs): a row-major ``[R, N]`` array of A's element type, R B's columns
-    and N C's, its rows whole 16-byte units (read by TMA in place); None for other programs."""
+    ``program.gemm_args`` after the other Bs): a row-major ``[R, N]`` array (``[N, R]``, nn.Linear's layout, for
+    ``gemm_config.epi_major == "k"``) of A's element type, R the first dot's N (B's columns, or B's rows for a
+    K-major B) and N C's, its rows whole 16-byte units (read by TMA in place); None for other programs."""
     cfg = program.gemm_config
     if not getattr(cfg, "epi_n", 0):
         return None
@@ -882,9 +883,13 @@ def epi_operand(program: Any, arguments: list[Argument], b: ArrayArg, c: ArrayAr
         raise RuntimeError(f"compile_program reported the second dot's B at entry parameter {index}, which is not an "
                            f"array's base pointer (entry parameters: {flat})")
     e = {a.position: a for a in arguments}[flat[index][0]]
-    if e.ndim != 2 or e.shape != (b.shape[1], c.shape[1]) or not _row_major(e) or e.dtype != b.dtype:
+    r = b.shape[0] if cfg.b_major == "k" else b.shape[1]
+    k_major = getattr(cfg, "epi_major", "n") == "k"
+    want, what = ((c.shape[1], r), "C's columns x the first dot's N") if k_major else \
+        ((r, c.shape[1]), "the first dot's N x C's columns")
+    if e.ndim != 2 or e.shape != want or not _row_major(e) or e.dtype != b.dtype:
         raise LayoutNotSupported(f"{_where(e.name, e.position)}: the second dot's B must be a row-major "
-                                 f"[{b.shape[1]}, {c.shape[1]}] {b.dtype} array (B's columns x C's), got {e.shape}")
+                                 f"[{want[0]}, {want[1]}] {b.dtype} array ({what}), got {e.shape}")
     if (e.shape[1] * e.itemsize) % 16 or e.ptr % 16 or (b.shape[1] * b.itemsize) % 16 or b.ptr % 16:
         raise LayoutNotSupported(f"{_where(e.name, e.position)}: the second dot's B and the first dot's B are read "
                                  "by TMA in place: 16-byte aligned rows of whole 16-byte units")
@@ -1282,7 +1287,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                                       "(one extra pass over A)"]))
     more_ptrs = tuple(x.ptr for x in more_b)
     e = epi_operand(program, stored_arguments(arguments), b, c)
-    epi = (e.ptr, b.shape[1]) if e is not None else None
+    epi = (e.ptr, e.shape[1] if getattr(gk.cfg, "epi_major", "n") == "k" else e.shape[0]) if e is not None else None
     program_grid = tuple(grid) if getattr(gk.cfg, "program_grid", False) else None
     if ldc != c_cols and not getattr(gk.cfg, "c_ld", False):  # (tileorch.gemm's own tile program: no c_ld kernel)
         raise LayoutNotSupported(f"{_where(c.name, c.position)}: C is a column slice of a wider array (row stride "

@@ -401,8 +401,12 @@ def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pi
 
 def epi_tensor_map(cfg: GemmConfig, e_ptr: int, r: int, n: int) -> bytes:
     """The tensor map of a second dot's B (``cfg.epi_n``): E ``[R, N]`` row-major, boxes of 64 N columns x
-    ``tile_n`` rows (the first dot's N), 128-byte swizzle (an N-major operand, as the kernel's descriptors)."""
+    ``tile_n`` rows (the first dot's N), 128-byte swizzle (an N-major operand, as the kernel's descriptors); a
+    K-major E (``cfg.epi_major == "k"``) ``[N, R]`` row-major, boxes of 64 R columns (one 128-byte swizzled K
+    row) x ``epi_n`` rows."""
     es = ESIZE[cfg.dtype]
+    if getattr(cfg, "epi_major", "n") == "k":
+        return encode_tensor_map(e_ptr, cfg.dtype, (r, n), (r * es,), (64, cfg.epi_n), 128)
     return encode_tensor_map(e_ptr, cfg.dtype, (n, r), (n * es,), (64, cfg.tile_n), 128)
 
 
@@ -457,8 +461,9 @@ class GemmKernel:
         ``program_grid`` kernel stores its tiles at columns the program computes into a C wider than B
         (the kernel's ``n`` parameter, the stores' column bound; 0: N); ``operand_batches``: (A's, B's)
         matrix counts when the kernel reads each operand at its own batch index (default: ``batch``); ``epi``:
-        (E's pointer, R) of a configuration with a second dot on the accumulator (``cfg.epi_n``: B is ``[K, R]``,
-        E ``[R, N]``, both row-major and read in place)."""
+        (E's pointer, R) of a configuration with a second dot on the accumulator (``cfg.epi_n``: B is ``[K, R]``
+        or, K-major, ``[R, K]``, E ``[R, N]`` or, ``cfg.epi_major == "k"``, ``[N, R]``, all row-major and read in
+        place)."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
                             ldc, c_cols, operand_batches, epi)
 

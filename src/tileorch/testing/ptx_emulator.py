@@ -10,7 +10,8 @@ simulator.
 (``wgmma.*``, ``setmaxnreg``) for its warp group, ``bar.sync`` / ``bar.arrive`` count arrivals per
 named barrier.  Asynchrony is modelled where it decides correctness:
 
-* ``wgmma.mma_async`` is asynchronous: it reads its shared-memory operands and A-fragment
+* ``wgmma.mma_async`` (``m64nNk16.f32`` of f16 or bf16 operands: 16-bit elements travel as bits, TMA
+  included) is asynchronous: it reads its shared-memory operands and A-fragment
   registers and computes ``D = A B (+ D)`` only at the ``wgmma.wait_group`` that retires its group
   (committed groups retire oldest first), and writes D then; until then any other instruction that
   names one of its accumulator or A-fragment registers is reported (:attr:`Emu.errors`), so is a
@@ -127,6 +128,13 @@ def _bf16_bits(x):
     bits = x.view(np.uint32).astype(np.uint64)
     rounded = (bits + np.uint64(0x7FFF) + ((bits >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
     return np.where(np.isnan(x), np.uint64(0x7FFF), rounded & np.uint64(0xFFFF))
+
+
+def _half_values(bits, kind):
+    """16-bit float ``bits`` (uint16) of ``kind`` (``f16`` or ``bf16``, a bf16 is an f32's high half) as f32."""
+    if kind == "bf16":
+        return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    return bits.view(np.float16).astype(np.float32)
 
 
 def _float_add_bits(ty, a, b):
@@ -1313,14 +1321,15 @@ class Emu:
     def cvt(self, op, ops, T):
         parts = op.split(".")
         g = lambda i: self.get(ops[i], T)  # noqa: E731
-        if "f16x2.f32" in op:
+        if "f16x2.f32" in op and "bf16x2" not in op:
             hi, lo = f32(g(1)), f32(g(2))
             h = hi.astype(np.float16).view(np.uint16).astype(np.uint64)
             l_ = lo.astype(np.float16).view(np.uint16).astype(np.uint64)
             self.set(ops[0], T, (h << np.uint64(16)) | l_)
             return
-        if "bf16x2.f32" in op:
-            raise Fault("bf16")
+        if "bf16x2.f32" in op:  # d = {bf16(a), bf16(b)}: a in the high half; nearest even
+            self.set(ops[0], T, (_bf16_bits(f32(g(1))) << np.uint64(16)) | _bf16_bits(f32(g(2))))
+            return
         fp8 = re.match(r"cvt\.rn\.satfinite\.(e4m3|e5m2)x2\.f32$", op)
         if fp8:  # d = {fp8(a), fp8(b)}: a in the high byte; nearest even, saturating to the largest finite
             t = _fp8_type(fp8.group(1))
@@ -1467,7 +1476,9 @@ class Emu:
             if span and width * es > span:
                 raise Fault(f"{op}: a box of {width} elements is wider than the {span}-byte swizzle")
             rows = box_rows * group
-            box = np.zeros((rows, width), dtype=np.float16 if es == 2 else full.dtype)
+            if es == 2:  # 16-bit elements (f16, bf16) copied as bits
+                full = full.view(np.uint16)
+            box = np.zeros((rows, width), dtype=full.dtype)
             for gi in range(group):
                 start = list(start0)
                 if group_dim is not None:
@@ -1507,11 +1518,11 @@ class Emu:
             b["pending"] = b["count"]
 
     # ------------------------------------------------------------------ WGMMA
-    def smem_elem(self, addr, span=128):
+    def smem_elem(self, addr, span=128, kind="f16"):
         phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
         lo = self.smem[phys].astype(np.uint16)
         hi = self.smem[phys + 1].astype(np.uint16)
-        return (lo | (hi << 8)).view(np.float16).astype(np.float32)
+        return _half_values(lo | (hi << 8), kind)
 
     def operand_addrs(self, desc, rows_mn, tnsp):
         """([rows_mn, 16] logical byte addresses (element (mn, k)), swizzle span) of a smem operand."""
@@ -1530,10 +1541,10 @@ class Emu:
             addr = start + (mn // w) * lbo + (k // 8) * sbo + (k % 8) * span + (mn % w) * 2
         return addr, span
 
-    def operand_tile(self, desc, rows_mn, tnsp):
-        """[rows_mn, 16] K-major view (element (mn, k)) of a swizzled smem operand."""
+    def operand_tile(self, desc, rows_mn, tnsp, kind="f16"):
+        """[rows_mn, 16] K-major view (element (mn, k)) of a swizzled smem operand of 16-bit ``kind``."""
         addr, span = self.operand_addrs(desc, rows_mn, tnsp)
-        return self.smem_elem(addr, span)
+        return self.smem_elem(addr, span, kind)
 
     def operand_range(self, desc, rows_mn, tnsp):
         """The [lo, hi) physical shared bytes a smem operand reads (a swizzle stays in its atom)."""
@@ -1603,10 +1614,10 @@ class Emu:
                             self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))
                             self.regs[name][ent["ts"]] = v
             return
-        m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.f16\.f16", op)
-        if not m:
+        m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(b?f16)\.(b?f16)", op)
+        if not m or m.group(2) != m.group(3):
             raise Fault(op)
-        n = int(m.group(1))
+        n, kind = int(m.group(1)), m.group(2)
         dregs = [x.strip() for x in ops[0][1:-1].split(",")]
         reg_a = ops[1].startswith("{")
         aregs = [x.strip() for x in ops[1][1:-1].split(",")] if reg_a else []
@@ -1647,14 +1658,14 @@ class Emu:
             for lo, hi in smem:
                 self._check_generic(lo, hi)
             ent = {"dregs": dregs, "aregs": aregs, "ts": ts, "smem": smem,
-                   "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd)}
+                   "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, kind)}
             self.open.setdefault(wg, []).append(ent)
             for name in dregs + aregs:
                 self.pending.setdefault(name, set()).add(wg)
 
-    def _deferred(self, n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd):
+    def _deferred(self, n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, kind="f16"):
         """``D = A B (+ D)`` evaluated when the WGMMA retires: shared memory, the A fragment and D
-        (the chain's previous result, already retired) as they are then."""
+        (the chain's previous result, already retired) as they are then; A and B of 16-bit ``kind``."""
         lane = ts % 32
         warp = (ts % 128) // 32
         r0 = 16 * warp + lane // 4
@@ -1674,15 +1685,15 @@ class Emu:
                 A = np.zeros((64, 16), dtype=np.float32)
                 for q, name in enumerate(aregs):
                     v = self.regs[name][TT]
-                    lo = (v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
-                    hi = ((v >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
+                    lo = _half_values((v & np.uint64(0xFFFF)).astype(np.uint16), kind)
+                    hi = _half_values(((v >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.uint16), kind)
                     rr = r0 + 8 * (q % 2)
                     cc = c0 + 8 * (q // 2)
                     A[rr, cc] = lo
                     A[rr, cc + 1] = hi
             else:
-                A = self.operand_tile(desca, 64, tnsp_a)
-            B = self.operand_tile(descb, n, tnsp_b)  # [n, 16]
+                A = self.operand_tile(desca, 64, tnsp_a, kind)
+            B = self.operand_tile(descb, n, tnsp_b, kind)  # [n, 16]
             with np.errstate(all="ignore"):
                 res = A.astype(np.float32) @ B.T.astype(np.float32) + (D if sd else 0)
             return list(b32(res[rows, cols].astype(np.float32)))

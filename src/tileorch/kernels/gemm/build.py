@@ -655,18 +655,26 @@ def _consumer(k: _Kernel, wg: int) -> None:
 def _epi_b_load(k: _Kernel, st: SSAValue, tn: SSAValue, leader: SSAValue) -> SSAValue:
     """The producer's load of the second dot's B tile (``cfg.epi_n``), issued after work tile ``tn``'s last K
     tile: acquire :attr:`_Kernel.epi_ready`'s stage (the consumers released the previous work tile's), then
-    ``epi_n / 64`` TMA boxes of ``tile_n`` K rows x 64 columns of E at rows 0, columns ``tn epi_n + 64 j``,
-    box j at ``cfg.epi_offset + tile_n * 128 * j`` (the 128-byte swizzle of an N-major operand); returns the
-    state after it."""
+    (N-major E ``[K2, N2]``) ``epi_n / 64`` TMA boxes of ``tile_n`` K rows x 64 columns of E at rows 0,
+    columns ``tn epi_n + 64 j``, box j at ``cfg.epi_offset + tile_n * 128 * j`` (the 128-byte swizzle of an
+    N-major operand), or (K-major E ``[N2, K2]``, ``cfg.epi_major == "k"``) ``tile_n / 64`` boxes of ``epi_n``
+    rows x 64 K columns at rows ``tn epi_n``, columns ``64 j``, box j at ``cfg.epi_offset + epi_n * 128 * j``
+    (128-byte K rows, swizzled); returns the state after it."""
     cfg = k.cfg
     pl.ProducerAcquireOp(k.epi_ready, st)
     with _if(leader):
         fb = _named(pl.GetProducerBarrierOp(k.epi_ready, st).results[0], "efb")
         e0 = _named(_mul(tn, _const(cfg.epi_n)), "e0")
-        chunk = cfg.tile_n * 128
-        for j in range(cfg.epi_n // 64):
-            col = _named(_add(e0, _const(64 * j)), f"ecol{j}")
-            _tma_load(k, k.tmap_e, _const(cfg.epi_offset + chunk * j), [col, k.c0], fb, chunk, f"edst{j}")
+        if cfg.epi_major == "k":
+            chunk = cfg.epi_n * 128
+            for j in range(cfg.tile_n // 64):
+                _tma_load(k, k.tmap_e, _const(cfg.epi_offset + chunk * j), [_const(64 * j, name=f"ek{j}"), e0], fb,
+                          chunk, f"edst{j}")
+        else:
+            chunk = cfg.tile_n * 128
+            for j in range(cfg.epi_n // 64):
+                col = _named(_add(e0, _const(64 * j)), f"ecol{j}")
+                _tma_load(k, k.tmap_e, _const(cfg.epi_offset + chunk * j), [col, k.c0], fb, chunk, f"edst{j}")
     pl.ProducerCommitOp(k.epi_ready, st, cfg.epi_bytes)
     return pl.StateIncrementOp(st).results[0]
 
@@ -695,19 +703,25 @@ def _epi_dot(k: _Kernel, acc: SSAValue, st: SSAValue) -> tuple[SSAValue, SSAValu
                                     has_side_effects=True)
             frag.append(_named(pack.results[0], f"{EPI_FRAGMENT}{j}q{q}"))
         frags.append(frag)
-    # E's descriptors: N-major, 64-column chunks of tile_n rows (LBO), 8-row atoms of 1 KiB (SBO), 128-byte swizzle
+    # E's descriptors, 128-byte swizzle, 8-row atoms of 1 KiB (SBO): N-major, 64-column chunks of tile_n rows
+    # (LBO); K-major, rows of 64 K elements (one swizzle span: LBO unused)
+    k_major = cfg.epi_major == "k"
     e_addr = llvm.PtrToIntOp(_gep(k.smem, _const(cfg.epi_offset)), i64).results[0]
     e_units = arith.ShRUIOp(arith.AndIOp(e_addr, _const(262143, i64)).result, _const(4, i64)).result
-    de = _named(arith.OrIOp(e_units, _const(descriptor_constant(cfg.tile_n * 128, 1024), i64)).result, "de")
+    e_bits = descriptor_constant(16, 1024) if k_major else descriptor_constant(cfg.tile_n * 128, 1024)
+    de = _named(arith.OrIOp(e_units, _const(e_bits, i64)).result, "de")
     acc2_type = llvm.LLVMStructType.from_type_list([f32] * (cfg.epi_n // 2))
     acc2 = _named(llvm.ZeroOp(result_types=[acc2_type]).results[0], "zero2")
     ta = nvp.WGMMAType(WGMMA_TYPES[cfg.dtype][0])
     pl.ConsumerWaitOp(k.epi_ready, st)
     nvvm.WgmmaFenceAlignedOp()
-    for j, frag in enumerate(frags):  # 16 K rows of 128 bytes per step: 2 KiB, 128 descriptor units
-        dj = _named(_add(de, _const(128 * j, i64)), f"de{j}")
-        acc2 = _named(nvp.WgmmaMmaAsyncRegisterAOp(frag, dj, acc2, cfg.epi_n, ta, nvp.MMALayout.ROW).results[0],
-                      f"e{j}")
+    layout = nvp.MMALayout.COL if k_major else nvp.MMALayout.ROW
+    for j, frag in enumerate(frags):
+        # per step of 16 K: N-major, 16 K rows of 128 bytes (2 KiB, 128 descriptor units); K-major, 32 bytes along
+        # the K row (2 units; the start address is the unswizzled one), box j // 4 of epi_n rows x 128 bytes
+        step = (cfg.epi_n * 8 * (j // 4) + 2 * (j % 4)) if k_major else 128 * j
+        dj = _named(_add(de, _const(step, i64)), f"de{j}")
+        acc2 = _named(nvp.WgmmaMmaAsyncRegisterAOp(frag, dj, acc2, cfg.epi_n, ta, layout).results[0], f"e{j}")
     nvvm.WgmmaGroupSyncAlignedOp()
     nvvm.WgmmaWaitGroupSyncOp(0)
     release = pl.ConsumerReleaseOp(k.epi_ready, st)

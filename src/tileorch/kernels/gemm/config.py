@@ -183,6 +183,12 @@ class GemmConfig:
     :attr:`out_tile_n`).  0: no second dot.  Registers: the first accumulator dies as it is packed, the
     packed A (``tile_n / 4``) and the second accumulator (``epi_n / 2``) are live together (at most 64 + 128)."""
 
+    epi_major: str = "n"
+    """How E, the second dot's B (:attr:`epi_n`), is stored: ``"n"`` ``[K2, N2]`` (N-major: boxes of ``tile_n``
+    K rows x 64 N columns, the descriptors' transposed B) or ``"k"`` ``[N2, K2]`` (K-major, nn.Linear's weight
+    layout: ``tile_n / 64`` boxes of ``epi_n`` N rows x 64 K columns, 128-byte swizzled K rows, the descriptors'
+    plain B).  16-bit WGMMA reads either; the tier refuses 8-bit and tf32 second dots."""
+
     @property
     def out_tile_n(self) -> int:
         """The N extent of a work tile of C: :attr:`epi_n` for a second dot, else :attr:`tile_n`."""
@@ -363,7 +369,8 @@ class GemmConfig:
                 f"{'_ld' if self.c_ld else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
                 f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}"
-                f"{'_areg' if self.a_regs else ''}{f'_dot{self.epi_n}' if self.epi_n else ''}")
+                f"{'_areg' if self.a_regs else ''}{f'_dot{self.epi_n}' if self.epi_n else ''}"
+                f"{'k' if self.epi_n and self.epi_major == 'k' else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -470,6 +477,7 @@ class GemmConfig:
                                 and not (self.a_raw or self.b_raw or self.b_dtype)),
              f"a second dot on the accumulator (epi_n) is a 16-bit dot of 64, 128, 192 or 256 columns on a plain "
              f"first dot, got epi_n {self.epi_n}, {self.dtype}"),
+            (self.epi_major in ("n", "k"), f"epi_major must be 'n' or 'k', got {self.epi_major!r}"),
             (not self.epi_n or (self.b_operands == 1 and self.cluster_m == 1 and self.schedule != "streamk"
                                 and self.epilogue == "direct" and not self.batched and not self.c_transposed),
              "a second dot on the accumulator (epi_n) has one B operand, 1-CTA clusters, no Stream-K and the "

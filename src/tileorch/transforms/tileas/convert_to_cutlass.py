@@ -888,6 +888,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             b_found.append((ld, "n"))
         elif ed is not None and _is_iv(indices[0]) and _is_zero_index(indices[1]) and shape == [tk, tn]:
             b_found.append((ld, "n"))  # the first dot's B: the whole [K, R] column block
+        elif ed is not None and _is_zero_index(indices[0]) and _is_iv(indices[1]) and shape == [tn, tk]:
+            b_found.append((ld, "k"))  # ... read transposed from [R, K] (nn.Linear's layout)
         elif ax0 == 1 and _is_iv(indices[1]) and shape == [tn, tk]:
             b_found.append((ld, "k"))
         elif _is_iv(indices[0]) and ax1 == 0 and shape == [tk, tm]:
@@ -1255,9 +1257,10 @@ def _check_epilogue_dot_kernel(dk: DotKernel, fail) -> None:
     if why is not None:
         fail(dk.epi_dot.dot, f"a dot on the K loop's result: {why} beside it is not supported yet by the WGMMA "
                              "lowering")
-    if dk.dtype not in ("f16", "bf16"):
-        fail(dk.epi_dot.dot, f"a dot on the K loop's result: {dk.dtype} operands (the second dot's register A is a "
-                             "16-bit, f16 or bf16, operand)")
+    second = DTYPE_NAMES.get(str(dk.epi_dot.dot.rhs.type.get_element_type()))
+    if dk.dtype != second:
+        fail(dk.epi_dot.dot, f"a dot on the K loop's result: the first dot's operands are {dk.dtype} and the "
+                             f"second's {second}: the kernel's two dots read one 16-bit operand type (f16 or bf16)")
 
 
 def _c_orientation(st: Operation, indices: list, shape: list, tile: tuple[int, int], fail) -> tuple[bool, bool]:
@@ -1825,7 +1828,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw, c_ld=dk.c_view is not None,
                      a_regs=register_a_chosen(dk.a_raw, a_major, tk))
     if dk.epi_dot is not None:  # the second dot on the accumulator: its N is C's tile (epilogue_dot)
-        cfg = replace(cfg, epi_n=dk.epi_dot.n, epilogue="direct", cluster_m=1,
+        cfg = replace(cfg, epi_n=dk.epi_dot.n, epi_major=dk.epi_dot.e_major, epilogue="direct", cluster_m=1,
                       schedule="persistent" if schedule == "streamk" else schedule)
     if dk.b_shared:
         if transpose_b:

@@ -50,15 +50,29 @@ class EpilogueDot:
     n: int
     """The second dot's N tile (``GemmConfig.epi_n``)."""
     transposed: bool = False
-    """The second dot's B reaches it through a transpose (E given ``[N2, R]``)."""
+    """The second dot's B reaches it through a transpose (``ct.transpose`` / ``ct.permute`` of a ``[N, R]``
+    tile)."""
+
+    @property
+    def view_flipped(self) -> bool:
+        """E's tile is read through a view with its two dimensions swapped (``ct.load(..., order=(1, 0))``)."""
+        return self.load is not None and ints(self.load.view.type.order) == [1, 0]
+
+    @property
+    def e_major(self) -> str:
+        """How E is stored: ``"n"`` ``[R, N2]`` (row-major, N-major) or ``"k"`` ``[N2, R]`` (nn.Linear's layout,
+        K-major): a transpose of the tile and a swapped view each flip it (``GemmConfig.epi_major``)."""
+        return "k" if self.transposed != self.view_flipped else "n"
 
     @property
     def remark(self) -> str:
+        stored = ("stored [N2, K2]: K-major, nn.Linear's layout, 128-byte swizzled K rows, the descriptors' "
+                  "untransposed B" if self.e_major == "k" else "stored [K2, N2]: N-major")
         return (f"a dot on the K loop's result: the {self.rank}-column accumulator, the program's ops on it "
                 f"evaluated in registers and packed, is the register A operand of {self.rank // 16} "
-                f"wgmma.mma_async m64n{self.n}k16 whose B, E's {self.rank}x{self.n} tile, the producer TMA-loads "
-                "into a buffer of its own (a one-stage pipeline) once it has issued the work tile's last K tile; "
-                "the epilogue runs on the second accumulator")
+                f"wgmma.mma_async m64n{self.n}k16 whose B, E's {self.rank}x{self.n} tile ({stored}), the producer "
+                "TMA-loads into a buffer of its own (a one-stage pipeline) once it has issued the work tile's last "
+                "K tile; the epilogue runs on the second accumulator")
 
 
 def _enclosing_loop(op: Operation, stop: Operation) -> scf.ForOp | None:
@@ -133,27 +147,30 @@ def check_epilogue_dot(ed: EpilogueDot, sw: Operation) -> None:
     """A located refusal for what the GEMM kernel's second dot cannot run; else nothing."""
     d = ed.dot
     rows = ed.acc.type.get_shape()[0]
-    if ed.transposed:
-        _fail(d, "the second dot's B is read transposed (E given [N2, K2]): E stored [K2, N2] (row-major, N-major) "
-                 "is taken (a K-major E is not supported yet)")
     if ed.load is None or not isinstance(ed.load.atom, ts.TmaLoadAtomAttr):
         _fail(d, "the second dot's B is not a TMA tile load of an argument (the kernel's producer brings it "
                  "into shared memory by TMA)")
+    _check_operand_types(ed)
     shape = list(ed.load.result.type.get_shape())
-    if len(shape) != 2 or ed.n == 0 or shape != [ed.rank, ed.n]:
-        _fail(ed.load, f"the second dot's B is a {shape} tile: a 2-D [{ed.rank}, N] tile (its K the first "
-                       f"dot's {ed.rank} columns) is taken")
+    # a transposed tile is read [N, K] at (program id 1, 0): K is its second index
+    k_at, n_at = (1, 0) if ed.transposed else (0, 1)
+    want = [ed.n, ed.rank] if ed.transposed else [ed.rank, ed.n]
+    if len(shape) != 2 or ed.n == 0 or shape != want:
+        what = f"[N, {ed.rank}] tile transposed" if ed.transposed else f"[{ed.rank}, N] tile"
+        _fail(ed.load, f"the second dot's B is a {shape} tile: a 2-D {what} (its K the first dot's {ed.rank} "
+                       "columns) is taken")
     indices = list(ed.load.indices)
-    if not (isinstance(indices[0].owner, arith.ConstantOp) and indices[0].owner.value.value.data == 0):
-        _fail(ed.load, "the second dot's B is read at a row tile index other than the constant 0: its K (the "
+    which = ("column", "row") if ed.transposed else ("row", "column")
+    if not (isinstance(indices[k_at].owner, arith.ConstantOp) and indices[k_at].owner.value.value.data == 0):
+        _fail(ed.load, f"the second dot's B is read at a {which[0]} tile index other than the constant 0: its K (the "
                        f"first dot's N, {ed.rank}) must be one tile (a rank or hidden width beyond one tile, a "
                        "second K loop, is not supported yet)")
-    if program_axis(indices[1]) != 1:
-        _fail(ed.load, "the second dot's B is read at a column tile index other than program id 1 (the output's "
-                       "column tile)")
-    if ints(ed.load.view.type.order) != [0, 1]:
-        _fail(ed.load, "the second dot's B is read through a transposed view: E stored [K2, N2] (row-major, "
-                       "N-major) is taken")
+    if program_axis(indices[n_at]) != 1:
+        _fail(ed.load, f"the second dot's B is read at a {which[1]} tile index other than program id 1 (the "
+                       "output's column tile)")
+    if ints(ed.load.view.type.order) not in ([0, 1], [1, 0]):
+        _fail(ed.load, f"the second dot's B is read through a view of dimension order "
+                       f"{ints(ed.load.view.type.order)}: the identity or the two dimensions swapped is taken")
     if ed.rank not in (64, 128, 192, 256):
         _fail(d, f"the first dot's N (the second dot's K) is {ed.rank}: 64, 128, 192 or 256 columns are taken")
     if ed.n not in (64, 128, 192, 256):
@@ -175,6 +192,28 @@ def check_epilogue_dot(ed: EpilogueDot, sw: Operation) -> None:
             if len([x for x in shape if x != 1]) > 1 and shape[-2:] != [rows, ed.rank]:
                 _fail(op, f"the second dot's A reads a {shape} tile beside the {rows}x{ed.rank} accumulator: "
                           "elementwise ops on the accumulator, scalars and row or column vectors are taken")
+
+
+WGMMA_16BIT = ("f16", "bf16")
+"""The element types whose WGMMA B may be either major and whose register A fragment (m64k16: a pair of
+adjacent columns per register) is the f32 accumulator's layout, packed pairwise."""
+
+
+def _check_operand_types(ed: EpilogueDot) -> None:
+    """The second dot's operands are one 16-bit type; else a located reason naming what each other type
+    would need (WGMMA reads 8-bit and tf32 B K-major only, and their register A fragments hold four or one
+    consecutive K column(s) per register, not the accumulator's pairs)."""
+    d = ed.dot
+    a, b = (str(v.type.get_element_type()) for v in (d.lhs, d.rhs))
+    if a == b and a in WGMMA_16BIT:
+        return
+    if a != b:
+        _fail(d, f"the second dot multiplies {a} by {b}: one 16-bit operand type (f16 or bf16) is taken")
+    major = ("an N-major E (stored [K2, N2]) never runs: WGMMA reads a B of this type K-major only, and even a "
+             "K-major one" if ed.e_major == "n" else "a K-major E (stored [N2, K2]) would be readable, but")
+    _fail(d, f"the second dot's operands are {a}: {major} needs the {a} register A fragment (m64k"
+             f"{32 if a.startswith('f8') else 8}), whose K columns per thread are not the f32 accumulator's adjacent "
+             "pairs (a shuffle across threads, not supported yet); cast the first dot's result to f16 or bf16")
 
 
 def _zero_splat(op: arith.ConstantOp) -> bool:
