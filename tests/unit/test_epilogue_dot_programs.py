@@ -41,8 +41,9 @@ def _compile(kernel, spec, config=EMULATE):
     return compile_cutile(kernel, spec, kernel.__name__ if hasattr(kernel, "__name__") else "k", config=config)
 
 
-def _emulate(kernel, spec, inputs: dict, out: int, e: int):
-    """Run the program on its spec's shapes (A argument 0, B 1, E ``e``, C ``out``); returns its output."""
+def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ...] = ()):
+    """Run the program on its spec's shapes (A argument 0, B 1, E ``e``, C ``out``, the other Bs ``more_b``);
+    returns its output."""
     import test_user_sweep3_emulated as s3
 
     from tileorch.testing.gemm_emulation import run_gemm
@@ -56,8 +57,10 @@ def _emulate(kernel, spec, inputs: dict, out: int, e: int):
     args = s3._described(p, bases)
     tile = s3._tile_params(p, args, bases)
     (m, k), n = arrays[0].shape, arrays[out].shape[1]
-    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays if i not in (0, 1, e)]
-    errors = run_gemm(prog, arrays[0], arrays[1], bases[out], (m, n, k), tile, memory, epi=arrays[e])
+    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
+              if i not in (0, 1, e, *more_b)]
+    errors = run_gemm(prog, arrays[0], arrays[1], bases[out], (m, n, k), tile, memory,
+                      more_b=[arrays[i] for i in more_b], epi=arrays[e])
     assert not errors, errors[:4]
     y = arrays[out].astype(np.float64)
     assert not np.isnan(y).any(), "unwritten outputs"

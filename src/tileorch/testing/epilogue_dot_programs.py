@@ -239,3 +239,49 @@ def refused_mixed_dot_types(X, La, Lb, Y, R: C[int], tm: C[int], tn: C[int], tk:
         t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
     y = ct.mma(t.astype(Lb.dtype), ct.load(Lb, index=(0, bn), shape=(R, tn)), ct.zeros((tm, tn), dtype=ct.float32))
     ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def lora_linear(X, W, La, Lb, Y, s: float, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """LoRA, ``y = x W + ((s x A) rounded) B`` in three dots: the main dot and the low-rank one share x's tile in
+    the K loop (``W [K, N]``, ``A [K, R]``); after it the scaled low-rank product, rounded to x's type, is the A
+    of a third dot whose accumulator is the main one (``ct.mma(.., acc)``)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        x = ct.load(X, index=(bm, k), shape=(tm, tk))
+        acc = ct.mma(x, ct.load(W, index=(k, bn), shape=(tk, tn)), acc)
+        t = ct.mma(x, ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    y = ct.mma((t * s).astype(X.dtype), ct.load(Lb, index=(0, bn), shape=(R, tn)), acc)
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def lora_nn_linear(X, W, La, Lb, bias, Y, s: float, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """LoRA with PEFT's weight layouts (``W [N, K]``, ``lora_A [R, K]``, ``lora_B [N, R]``: every B K-major) and
+    a bias: ``y = x W^T + bias + ((s x A^T) rounded) B^T``."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        x = ct.load(X, index=(bm, k), shape=(tm, tk))
+        acc = ct.mma(x, ct.transpose(ct.load(W, index=(bn, k), shape=(tn, tk))), acc)
+        t = ct.mma(x, ct.transpose(ct.load(La, index=(0, k), shape=(R, tk))), t)
+    y = ct.mma((t * s).astype(X.dtype), ct.transpose(ct.load(Lb, index=(bn, 0), shape=(tn, R))), acc)
+    ct.store(Y, index=(bm, bn), tile=(y + ct.load(bias, index=(bn,), shape=(tn,))[None, :]).astype(Y.dtype))
+
+
+@ct.kernel
+def refused_lora_added_after(X, W, La, Lb, Y, s: float, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: the low-rank product's dot starts from zeros and is scaled and added to the main accumulator
+    after it (a third accumulator): written ``ct.mma(.., acc)`` it accumulates onto the main one."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        x = ct.load(X, index=(bm, k), shape=(tm, tk))
+        acc = ct.mma(x, ct.load(W, index=(k, bn), shape=(tk, tn)), acc)
+        t = ct.mma(x, ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    lo = ct.mma(t.astype(X.dtype), ct.load(Lb, index=(0, bn), shape=(R, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=(acc + s * lo).astype(Y.dtype))

@@ -52,6 +52,11 @@ class EpilogueDot:
     transposed: bool = False
     """The second dot's B reaches it through a transpose (``ct.transpose`` / ``ct.permute`` of a ``[N, R]``
     tile)."""
+    main: Operation | None = None
+    """A low-rank branch (LoRA, three dots): the main dot, sharing A with the low-rank one in the K loop; the
+    second dot should accumulate onto its accumulator (:attr:`main_acc`)."""
+    main_acc: SSAValue | None = None
+    """The main dot's K loop result (:attr:`main`)."""
 
     @property
     def view_flipped(self) -> bool:
@@ -65,14 +70,33 @@ class EpilogueDot:
         return "k" if self.transposed != self.view_flipped else "n"
 
     @property
+    def lora(self) -> bool:
+        """Three dots: a main dot and a low-rank one in the K loop, the second dot on the low-rank result."""
+        return self.main is not None
+
+    @property
     def remark(self) -> str:
-        stored = ("stored [N2, K2]: K-major, nn.Linear's layout, 128-byte swizzled K rows, the descriptors' "
-                  "untransposed B" if self.e_major == "k" else "stored [K2, N2]: N-major")
+        if self.lora:
+            return (f"a low-rank branch beside the dot (LoRA, three dots): the {self.rank}-column low-rank "
+                    "accumulator, a second B of the K loop's stages beside the main dot's, has the program's ops "
+                    "evaluated in registers and packed as the register A operand of "
+                    f"{self.rank // 16} wgmma.mma_async m64n{self.n}k16 accumulating onto the main accumulator "
+                    f"(no third accumulator: {self.n // 2} + {self.rank // 2} accumulator registers and "
+                    f"{self.rank // 4} packed ones a thread), whose B, E's {self.rank}x{self.n} tile "
+                    f"({self._stored}), the producer TMA-loads into a buffer of its own (a one-stage pipeline) once "
+                    "it has issued the work tile's last K tile; the epilogue runs on the sum")
+        stored = self._stored
         return (f"a dot on the K loop's result: the {self.rank}-column accumulator, the program's ops on it "
                 f"evaluated in registers and packed, is the register A operand of {self.rank // 16} "
                 f"wgmma.mma_async m64n{self.n}k16 whose B, E's {self.rank}x{self.n} tile ({stored}), the producer "
                 "TMA-loads into a buffer of its own (a one-stage pipeline) once it has issued the work tile's last "
                 "K tile; the epilogue runs on the second accumulator")
+
+
+    @property
+    def _stored(self) -> str:
+        return ("stored [N2, K2]: K-major, nn.Linear's layout, 128-byte swizzled K rows, the descriptors' "
+                "untransposed B" if self.e_major == "k" else "stored [K2, N2]: N-major")
 
 
 def _enclosing_loop(op: Operation, stop: Operation) -> scf.ForOp | None:
@@ -108,27 +132,67 @@ def _cone(v: SSAValue, stop: Operation) -> list[Operation]:
     return order
 
 
+def _yielded_dot(v: SSAValue) -> Operation | None:
+    """The dot whose result ``v`` is, through layout conversions and the results of region ops (the pipeline's
+    consumer regions: their terminators' operands), or None."""
+    while True:
+        v = _through_layouts(v)
+        op = v.owner
+        if isinstance(op, ts.DotOp):
+            return op
+        if not (isinstance(op, Operation) and op.regions and op.regions[0].blocks):
+            return None
+        term = op.regions[0].blocks.last.last_op
+        if term is None or v.index >= len(term.operands):
+            return None
+        v = term.operands[v.index]
+
+
+def _loop_result_of(dot: Operation, loop: scf.ForOp) -> SSAValue | None:
+    """The result of ``loop`` its body yields ``dot``'s result as (:func:`_yielded_dot`), or None."""
+    yielded = loop.body.block.last_op
+    for i, v in enumerate(yielded.operands):
+        if _yielded_dot(v) is dot:
+            return loop.results[i]
+    return None
+
+
+def _read_results(v: SSAValue, loop: scf.ForOp, stop: Operation) -> set[SSAValue]:
+    """The results of ``loop`` the ops computing ``v`` (inside ``stop``) read."""
+    out = {v} if v.owner is loop else set()
+    for op in _cone(v, stop):
+        out |= {x for x in op.operands if x.owner is loop}
+    return out
+
+
 def find_epilogue_dot(kernel: aa.FuncOp) -> EpilogueDot | None:
-    """The kernel's dot on a K loop's result: two dots in the agent switch, the first inside a K loop
-    (its accumulator a loop result), the second outside every loop with an A computed from that result
-    and a B not; else None."""
+    """The kernel's dot on a K loop's result: in the agent switch, one dot outside every loop (the second)
+    whose A is computed from the K loop result of a dot inside the loop (the first) and whose B is not; the
+    loop holds the first dot alone, or beside a main dot reading the same A (a low-rank branch, LoRA: three
+    dots, :attr:`EpilogueDot.main`); else None."""
     switches = [o for o in kernel.walk() if isinstance(o, AgentSwitchOp)]
     if len(switches) != 1:
         return None
     sw = switches[0]
     dots = [o for o in sw.walk() if isinstance(o, ts.DotOp)]
-    if len(dots) != 2:
+    outside = [d for d in dots if _enclosing_loop(d, sw) is None]
+    inside = [d for d in dots if d not in outside]
+    if len(outside) != 1 or len(inside) not in (1, 2):
         return None
-    first, second = dots
-    loop = _enclosing_loop(first, sw)
-    if loop is None or _enclosing_loop(second, sw) is not None:
+    second = outside[0]
+    loop = _enclosing_loop(inside[0], sw)
+    if not all(_enclosing_loop(d, sw) is loop for d in inside):
         return None
-    cone = _cone(second.lhs, sw)
-    if loop not in cone or any(o is first for o in _cone(second.rhs, sw)):
+    results = {d: _loop_result_of(d, loop) for d in inside}
+    read = _read_results(second.lhs, loop, sw)
+    firsts = [d for d in inside if results[d] is not None and results[d] in read]
+    if len(firsts) != 1 or len(read) != 1 or any(o is loop or o in inside for o in _cone(second.rhs, sw)):
         return None
-    acc = next((r for r in loop.results if any(o is loop for o in _cone(second.lhs, sw))
-                and r.type == first.result.type), None)
-    if acc is None:
+    first = firsts[0]
+    acc = results[first]
+    main = next((d for d in inside if d is not first), None)
+    main_acc = results[main] if main is not None else None
+    if main is not None and main_acc is None:
         return None
     b = _through_layouts(second.rhs)
     transposed = isinstance(b.owner, Operation) and b.owner.name == "nv_tileaa.permute"
@@ -136,7 +200,8 @@ def find_epilogue_dot(kernel: aa.FuncOp) -> EpilogueDot | None:
     shape = list(second.result.type.get_shape())
     return EpilogueDot(second, _through_layouts(second.lhs), loop, acc,
                        load if isinstance(load, ts.TiledLoadOp) else None,
-                       first.result.type.get_shape()[-1], shape[-1] if len(shape) == 2 else 0, transposed)
+                       first.result.type.get_shape()[-1], shape[-1] if len(shape) == 2 else 0, transposed, main,
+                       main_acc)
 
 
 def _fail(op: Operation, why: str):
@@ -176,7 +241,16 @@ def check_epilogue_dot(ed: EpilogueDot, sw: Operation) -> None:
     if ed.n not in (64, 128, 192, 256):
         _fail(d, f"the second dot's N tile is {ed.n}: 64, 128, 192 or 256 columns are taken")
     init = _through_layouts(d.acc)
-    if not (isinstance(init.owner, arith.ConstantOp) and _zero_splat(init.owner)):
+    if ed.lora:
+        if init is not ed.main_acc:
+            _fail(d, "a low-rank branch beside the dot (LoRA, three dots): the low-rank product's dot accumulates "
+                     "into a value other than the main dot's accumulator; write it ct.mma(a, B, acc) with acc the "
+                     "K loop's main accumulator (the kernel adds it onto the main accumulator, no third one; a "
+                     "scale folds into a, before its cast)")
+        if list(ed.main.result.type.get_shape()) != [rows, ed.n]:
+            _fail(d, f"a low-rank branch beside the dot (LoRA): the second dot's {rows}x{ed.n} result is not the main "
+                     f"dot's {list(ed.main.result.type.get_shape())} accumulator it adds onto")
+    elif not (isinstance(init.owner, arith.ConstantOp) and _zero_splat(init.owner)):
         _fail(d, "the second dot's accumulator starts from a value other than zeros (add it after the dot)")
     for op in _cone(ed.a_value, sw):
         if op is ed.loop:
