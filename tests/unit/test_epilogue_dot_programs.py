@@ -231,6 +231,9 @@ REFUSED = {
                                       _a((200, 192)), 64, 128, 64, 64],
                                      "the second dot's operands are f8E4M3FN: an N-major E (stored [K2, N2]) never "
                                      "runs", "y = ct.mma("),
+    "refused_lora_added_after": ([_a((200, 256)), _a((256, 192)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 0.5,
+                                  64, 128, 128, 64], "accumulates into a value other than the main dot's accumulator",
+                                 "lo = ct.mma("),
     "refused_mixed_dot_types": ([_a((200, 256)), _a((256, 64)), _a((64, 192), "bfloat16"), _a((200, 192)), 64, 128,
                                  64, 64], "the first dot's operands are f16 and the second's bf16", "y = ct.mma("),
     "refused_e_computed": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 64, 64],
@@ -383,3 +386,93 @@ def test_the_launcher_takes_a_k_major_e_as_n_by_r():
     a, b, c, *_ = rc.gemm_problem_batched(prog, args)
     with pytest.raises(rc.LayoutNotSupported, match=r"row-major \[192, 64\] .*C's columns x the first dot's N"):
         rc.epi_operand(prog, args, b, c)
+
+
+# ----------------------------------------------------------------------------------------------- LoRA (three dots)
+
+
+def _lora_reference(x, w, la, lb, s, bias=None, transposed=False):
+    """``x W + ((s x A) rounded) B (+ bias)``, rounded to x's type; ``transposed``: the weights given in nn.Linear's
+    layout (``W [N, K]``, ``A [R, K]``, ``B [N, R]``)."""
+    w, la, lb = (np.asarray(v, np.float64) for v in (w, la, lb))
+    if transposed:
+        w, la, lb = w.T, la.T, lb.T
+    x64 = x.astype(np.float64)
+    t = _round(s * (x64 @ la), x)
+    y = x64 @ w + t @ lb + (0.0 if bias is None else bias[None, :])
+    return _round(y, x)
+
+
+def test_lora_low_rank_branch_accumulates_onto_the_main_dot():
+    """``y = x W + ((0.5 x A) rounded) B``: W's and A's tiles in one stage beside x's, the low-rank accumulator packed
+    after the loop into a second dot that accumulates onto the main accumulator (ragged M, N and K)."""
+    m, k, n, r = 200, 200, 250, 64
+    spec = [_a((m, k)), _a((k, n)), _a((k, r)), _a((r, n)), _a((m, n)), 0.5, r, 128, 128, 64]
+    x, w, la, lb = _h(m, k), _h(k, n, scale=0.125), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
+    prog = _compile(P.lora_linear, spec)
+    assert prog.gemm_config.lora_rank == r and prog.gemm_config.b_operands == 2, prog.gemm_config
+    assert any(r_.startswith("remark: a low-rank branch beside the dot (LoRA, three dots)") for r_ in prog.remarks)
+    y = _emulate(P.lora_linear, spec, {0: x, 1: w, 2: la, 3: lb}, 4, 3, (2,))
+    np.testing.assert_allclose(y, _lora_reference(x, w, la, lb, 0.5), atol=2e-2, rtol=1e-2)
+
+
+@pytest.mark.parametrize("dtype,r,rank_tile,tn", [("float16", 40, 64, 64), ("bfloat16", 128, 128, 128)])
+def test_lora_with_peft_weight_layouts_and_a_bias(dtype, r, rank_tile, tn):
+    """PEFT's layouts (``W [N, K]``, ``lora_A [R, K]``, ``lora_B [N, R]``): every B K-major, E's rank-wide K rows;
+    a rank short of its tile (40 of 64: A's rows and B's columns past it zero-filled) and a rank of 128 (two K
+    boxes of E); f16 and bf16; a bias in the epilogue; ragged M, N and K."""
+    m, k, n = 130, 136, 300
+    make = _h if dtype == "float16" else _bf
+    spec = [_a((m, k), dtype), _a((n, k), dtype), _a((r, k), dtype), _a((n, r), dtype), _a((n,), "float32"),
+            _a((m, n), dtype), 0.5, rank_tile, 128, tn, 64]
+    x, w, la, lb = make(m, k), make(n, k, scale=0.125), make(r, k, scale=0.125), make(n, r, scale=0.25)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    prog = _compile(P.lora_nn_linear, spec)
+    cfg = prog.gemm_config
+    assert (cfg.b_major, cfg.epi_major, cfg.lora_rank) == ("k", "k", rank_tile), cfg
+    y = _emulate(P.lora_nn_linear, spec, {0: x, 1: w, 2: la, 3: lb, 4: bias, 5: np.full((m, n), np.nan, x.dtype)}, 5,
+                 3, (2,))
+    np.testing.assert_allclose(y, _lora_reference(x, w, la, lb, 0.5, bias, transposed=True), atol=3e-2, rtol=2e-2)
+
+
+def test_lora_default_compile_assembles_without_spills():
+    """LoRA at a user's tiles (128 x 128, rank 64; PEFT's layouts), as compiled by default: the GEMM tier, the
+    second dot's four register-A WGMMAs per consumer group with B untransposed (tnspB 0), no spills."""
+    from tileorch.backend.ptxas import ptxas_available, run_ptxas
+
+    spec = [_a((512, 512)), _a((512, 512)), _a((64, 512)), _a((512, 64)), _a((512,), "float32"), _a((512, 512)), 2.0,
+            64, 128, 128, 64]
+    prog = _compile(P.lora_nn_linear, spec, config="")
+    assert prog.kind == "gemm", prog.remarks
+    cfg = prog.gemm_config
+    mma = re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.f16\.f16\s+\{[^}]*\},\s*\{[^}]*\},"
+                     r"\s*%rd\d+,\s*[^,]+,\s*1,\s*1,\s*(\d);", prog.ptx)
+    assert mma == ["0"] * (64 // 16 * cfg.consumer_groups), mma
+    if not ptxas_available():
+        pytest.skip("no ptxas")
+    assert not run_ptxas(prog.ptx, "sm_90a").spill_warnings()
+
+
+def test_the_launcher_reads_the_low_rank_b_and_e():
+    """LoRA's operands: B the main weight, B1 the low-rank ``[K, R]`` A (not laid out as B), E the ``[R, N]`` B;
+    a low-rank A wider than its rank tile is refused with the shape it wants."""
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.user_programs import UserProgram
+
+    def described(r):
+        spec = [_a((200, 256)), _a((256, 192)), _a((256, r)), _a((r, 192)), _a((200, 192)), 0.5, 64, 128, 128, 64]
+        p = UserProgram(P.lora_linear, spec, (1,), "gemm", outputs=(4,))
+        prog = _compile(P.lora_linear, spec, config="")
+        return prog, s3._described(p, {i: (i + 1) << 32 for i in range(5)})
+
+    prog, args = described(48)
+    a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
+    assert (a.position, b.position, c.position, m, n, k) == (0, 1, 4, 200, 192, 256)
+    more = rc.more_b_operands(prog, args, b)
+    assert [x.position for x in more] == [2] and rc.epi_operand(prog, args, more[0], c).position == 3
+    prog, args = described(72)  # (the program's rank tile is 64)
+    a, b, c, *_ = rc.gemm_problem_batched(prog, args)
+    with pytest.raises(rc.LayoutNotSupported, match=r"low-rank branch's B must be a row-major \[K, R\]"):
+        rc.more_b_operands(prog, args, b)

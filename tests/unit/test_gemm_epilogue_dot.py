@@ -5,6 +5,7 @@ ring stage per work tile; ragged M, N and K, C NaN-prefilled.  Needs no GPU, no 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -118,3 +119,90 @@ def test_ptxas_keeps_both_accumulators_in_registers():
         mma = f"wgmma.mma_async.sync.aligned.m64n{cfg.epi_n}k16.f32.{cfg.dtype}.{cfg.dtype}"
         assert body.count(mma) == cfg.tile_n // 16 * cfg.consumer_groups
         assert body.count(f"cvt.rn.{cfg.dtype}x2.f32") >= 16 * cfg.consumer_groups  # (the packs; + a 16-bit store's)
+
+
+LORA = replace(BASE, tile_n=128, epi_n=128, b_operands=2, lora_rank=64)
+"""A low-rank branch (LoRA): B 0 the main ``[K, N]`` weight, B 1 the ``[K, R]`` low-rank A (64 wide in a stage),
+E the ``[R, N]`` low-rank B; the second dot accumulates onto the main accumulator."""
+
+
+def _emulate_lora(cfg: GemmConfig, m: int, n: int, k: int, r: int, seed: int = 0):
+    from tileorch.driver import compile_module
+    from tileorch.kernels.gemm.build import build_gemm_kernel
+    from tileorch.testing.gemm_emulation import run_gemm
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((m, k)).astype(np.float16)
+    w, la = ((rng.standard_normal(s) / 8).astype(np.float16) for s in ((k, n), (k, r)))
+    lb = rng.standard_normal((r, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float32)
+    ptx = compile_module(build_gemm_kernel(cfg.check()), ptxas=False).ptx
+    base = 1 << 40
+
+    def stored(v, major):  # a K-major operand is given transposed
+        return np.ascontiguousarray(v.T) if major == "k" else v
+
+    errors = run_gemm(SimpleNamespace(gemm_config=cfg, ptx=ptx), x, stored(w, cfg.b_major), base, (m, n, k),
+                      memory=[(base, c.view(np.uint8).reshape(-1), "C")], more_b=[stored(la, cfg.b_major)],
+                      epi=stored(lb, cfg.epi_major))
+    assert not errors, errors[:5]
+    t = (x.astype(np.float32) @ la.astype(np.float32)).astype(np.float16)  # the low-rank accumulator rounded
+    return c, x.astype(np.float64) @ w.astype(np.float64) + t.astype(np.float64) @ lb.astype(np.float64)
+
+
+@pytest.mark.parametrize("change,m,n,k,r", [({}, 200, 192, 200, 64),
+                                            (dict(b_major="k", epi_major="k"), 130, 300, 136, 40),
+                                            (dict(tile_n=64, epi_n=64, lora_rank=128, stages=2), 70, 130, 64, 128)])
+def test_low_rank_branch_matches_numpy(change, m, n, k, r):
+    """``C = A W + (A B1 rounded) E``: the main and the low-rank B tiles in one stage (the low-rank one at column 0,
+    ``lora_rank`` wide), the second dot accumulating onto the main accumulator; N-major and K-major operands, a rank
+    short of its tile (40 of 64), a rank wider than the main tile (128 beside 64); ragged M, N and K."""
+    c, want = _emulate_lora(replace(LORA, **change), m, n, k, r, seed=7)
+    assert not np.isnan(c).any()
+    np.testing.assert_allclose(c, want, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("change,words", [
+    (dict(epi_n=64), "adds its second dot onto the main accumulator"),
+    (dict(lora_rank=32), "64, 128, 192 or 256 columns"),
+    (dict(b_operands=1), "two with a low-rank branch"),
+    (dict(tile_n=256, epi_n=256), "registers per thread"),
+])
+def test_configurations_the_low_rank_branch_refuses(change, words):
+    with pytest.raises(GemmConfigError, match=words):
+        replace(LORA, **change).check()
+
+
+def test_the_low_rank_branchs_pipelines_check_clean(tmp_path):
+    """The model checker on a low-rank branch's kernel: a stage's three TMA loads (A, W, the low-rank A) and E's
+    one-stage pipeline, every load's bytes stated."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import load
+    from tileorch.kernels.gemm.ir import gemm_kernel_ir
+
+    cfg = replace(LORA, stages=2, b_major="k", epi_major="k").check()
+    path = tmp_path / f"{cfg.name}.mlir"
+    path.write_text(gemm_kernel_ir(cfg))
+    protocols, errors = load(str(path))
+    assert not errors, errors
+    assert len(protocols[0].pipelines) == 2, protocols[0].pipelines
+    for result in (check(p) for p in protocols):
+        assert result.ok, (result.values, result.violation)
+    assert not protocols[0].notes, protocols[0].notes
+
+
+def test_ptxas_keeps_the_low_rank_branch_in_registers():
+    ptxas = pytest.importorskip("tileorch.backend.ptxas")
+    if not ptxas.ptxas_available():
+        pytest.skip("no ptxas")
+    from tileorch.driver import compile_module
+    from tileorch.kernels.gemm.build import build_gemm_kernel
+
+    for cfg in (LORA, replace(LORA, dtype="bf16", out_dtype="bf16", b_major="k", epi_major="k")):
+        result = compile_module(build_gemm_kernel(cfg.check()))
+        assert not [line for line in result.ptxas.info if "spill" in line and not line.startswith("0 bytes stack")
+                    and not line.startswith("0 bytes spill")], result.ptxas.info
+        assert "0 bytes spill stores" in "\n".join(result.ptxas.info)
+        mma = re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.{cfg.dtype}\.{cfg.dtype}\s+\{{[^}}]*\}},"
+                         r"\s*\{", result.ptx)
+        assert len(mma) == cfg.lora_rank // 16 * cfg.consumer_groups  # the second dot's register-A WGMMAs

@@ -393,7 +393,8 @@ class GemmConfig:
                 f"{'_ld' if self.c_ld else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
                 f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}"
-                f"{'_areg' if self.a_regs else ''}{f'_dot{self.epi_n}' if self.epi_n else ''}{f'_lora{self.lora_rank}' if self.lora_rank else ''}"
+                f"{'_areg' if self.a_regs else ''}{f'_dot{self.epi_n}' if self.epi_n else ''}"
+                f"{f'_lora{self.lora_rank}' if self.lora_rank else ''}"
                 f"{'k' if self.epi_n and self.epi_major == 'k' else ''}")
 
     def as_dict(self) -> dict:
