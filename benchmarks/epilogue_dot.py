@@ -100,12 +100,23 @@ def run_one(program: str, m: int, k: int, r: int, n: int, iters: int) -> dict:
     return row
 
 
+SUMMARY = ("tileorch_kind", "tileorch_ms", "tileorch_simt_ms", "tileiras_ms", "torch_ms", "vs_tileorch_simt",
+           "vs_torch", "tileorch_rel_err")
+
+
+def summary(row: dict) -> str:
+    """One line of a row: program, shape, :data:`SUMMARY`'s fields and any variant's error."""
+    return " ".join([row["program"], "%dx%dx%dx%d" % (row["m"], row["k"], row["r"], row["n"]),
+                     *[f"{k}={row.get(k)}" for k in SUMMARY], *[row[k] for k in row if k.endswith("_error")]])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", default=SHAPES)
     ap.add_argument("--programs", default="lowrank,mlp")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--out", default="build/epilogue_dot.json")
+    ap.add_argument("--summary", action="store_true", help="print one line per row (summary()) instead of its JSON")
     opts = ap.parse_args(argv)
     rows = []
     for program in opts.programs.split(","):
@@ -113,7 +124,7 @@ def main(argv=None) -> int:
             m, k, r, n = (int(v) for v in shape.split("x"))
             row = run_one(program, m, k, r, n, opts.iters)
             rows.append(row)
-            print(json.dumps(row), flush=True)
+            print(summary(row) if opts.summary else json.dumps(row), flush=True)
     Path(opts.out).parent.mkdir(parents=True, exist_ok=True)
     Path(opts.out).write_text(json.dumps(rows, indent=1))
     return 0

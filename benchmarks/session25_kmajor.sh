@@ -11,15 +11,4 @@ timeout 60 python3 -m pytest -q -p no:cacheprovider -rfE tests/gpu/test_epilogue
   "tests/gpu/test_user_sweep18_gpu.py::test_mlp_relu_sq_chain_wt" > "$S/gpu_tests.log" 2>&1
 echo "tests rc=$?"; grep -E "FAILED|ERROR|passed|failed" "$S/gpu_tests.log" | tail -n 12
 timeout 55 python3 benchmarks/epilogue_dot.py --iters 20 --programs mlp_nn_linear,lora --shapes 8192x4096x64x4096 \
-  --out "$S/epilogue_dot_s25.json" 2>&1 | tee "$S/bench.log" \
-  | python3 -c "
-import json, sys
-for line in sys.stdin:
-    if not line.startswith('{'):
-        print(line.rstrip()[:200]); continue
-    r = json.loads(line)
-    print(r['program'], '%dx%dx%dx%d' % (r['m'], r['k'], r['r'], r['n']),
-          *['%s=%s' % (k, r.get(k)) for k in ('tileorch_kind', 'tileorch_ms', 'tileorch_simt_ms', 'tileiras_ms',
-                                              'torch_ms', 'vs_tileorch_simt', 'vs_torch', 'tileorch_rel_err')],
-          *[r[k] for k in r if k.endswith('_error')])
-"
+  --summary --out "$S/epilogue_dot_s25.json" 2>&1 | tee "$S/bench.log"

@@ -3,8 +3,8 @@ second dot on the accumulator takes, through ``tileorch.cutile.launch`` on ragge
 NaN-filled buffers: tests/gpu/sweep_harness.gpu_run, the tails must stay NaN, the path checked), against torch
 fp32; and one refused program (a rank beyond one tile) on the SIMT path.  Session 25: E stored ``[N, R]``
 (nn.Linear's layout, K-major) by a transpose and a transposed view, an MLP with both weights in that layout (f16,
-bf16), LoRA's three dots (N-major, and PEFT's layouts in bf16 with a rank short of its tile).  Skipped without a GPU; needs torch,
-cuda-tile and ml_dtypes.  Run: ``python -m pytest -q tests/gpu/test_epilogue_dot_gpu.py``."""
+bf16), LoRA's three dots (N-major, and PEFT's layouts in bf16 with a rank short of its tile).  Skipped without a
+GPU; needs torch, cuda-tile and ml_dtypes.  Run: ``python -m pytest -q tests/gpu/test_epilogue_dot_gpu.py``."""
 
 from __future__ import annotations
 

@@ -337,21 +337,27 @@ def test_the_tiers_kernel_checks_clean(tmp_path, source):
     assert not protocols[0].notes, protocols[0].notes
 
 
+def _launcher_arguments(kernel, spec: list, out: int):
+    """(the default compile of ``kernel`` for ``spec``, its arguments as the launcher describes them at made-up
+    addresses): what the launcher's operand checks read, without a GPU."""
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.testing.user_programs import UserProgram
+
+    p = UserProgram(kernel, spec, (1,), "gemm", outputs=(out,))
+    arrays = sum(isinstance(x, tuple) for x in spec)
+    return _compile(kernel, spec, config=""), s3._described(p, {i: (i + 1) << 32 for i in range(arrays)})
+
+
 def test_the_launcher_reads_e_after_the_other_bs():
     """The launcher's problem for the low-rank chain: B the [K, R] block (N from C), E the argument after the other
     Bs in ``gemm_args``; an E whose rows are not whole 16-byte units (N = 130 f16) is refused, as TMA reads it in
     place, and so is an E of another shape."""
-    import test_user_sweep3_emulated as s3
-
     from tileorch.launchers import cutile as rc
-    from tileorch.testing.user_programs import UserProgram
 
     def described(n, e_rows=64):
-        spec = [_a((200, 200)), _a((200, 64)), _a((e_rows, n)), _a((n,), "float32"), _a((200, n)), 0.5, 64, 128, 128,
-                64]
-        p = UserProgram(P.lowrank_scaled_bias, spec, (1,), "gemm", outputs=(4,))
-        prog = _compile(P.lowrank_scaled_bias, spec, config="")
-        return prog, s3._described(p, {i: (i + 1) << 32 for i in range(5)})
+        return _launcher_arguments(P.lowrank_scaled_bias, [_a((200, 200)), _a((200, 64)), _a((e_rows, n)),
+                                                           _a((n,), "float32"), _a((200, n)), 0.5, 64, 128, 128, 64], 4)
 
     prog, args = described(192)
     a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
@@ -367,17 +373,13 @@ def test_the_launcher_reads_e_after_the_other_bs():
 def test_the_launcher_takes_a_k_major_e_as_n_by_r():
     """A K-major E (``ct.transpose`` of its ``[tn, R]`` tile) is given ``[N, R]``: the launcher takes that shape and
     refuses E given ``[R, N]`` (the shape of an N-major E) with the shape it wants."""
-    import test_user_sweep3_emulated as s3
-
     from tileorch.launchers import cutile as rc
-    from tileorch.testing.user_programs import UserProgram
 
     def described(e_shape):
-        spec = [_a((200, 256)), _a((256, 64)), _a(e_shape), _a((200, 192)), 64, 128, 64, 64]
-        p = UserProgram(P.lowrank_e_transposed, spec, (1,), "gemm", outputs=(3,))
-        prog = _compile(P.lowrank_e_transposed, spec, config="")
+        prog, args = _launcher_arguments(P.lowrank_e_transposed, [_a((200, 256)), _a((256, 64)), _a(e_shape),
+                                                                  _a((200, 192)), 64, 128, 64, 64], 3)
         assert prog.gemm_config.epi_major == "k", prog.gemm_config
-        return prog, s3._described(p, {i: (i + 1) << 32 for i in range(4)})
+        return prog, args
 
     prog, args = described((192, 64))
     a, b, c, *_ = rc.gemm_problem_batched(prog, args)
@@ -456,16 +458,11 @@ def test_lora_default_compile_assembles_without_spills():
 def test_the_launcher_reads_the_low_rank_b_and_e():
     """LoRA's operands: B the main weight, B1 the low-rank ``[K, R]`` A (not laid out as B), E the ``[R, N]`` B;
     a low-rank A wider than its rank tile is refused with the shape it wants."""
-    import test_user_sweep3_emulated as s3
-
     from tileorch.launchers import cutile as rc
-    from tileorch.testing.user_programs import UserProgram
 
     def described(r):
-        spec = [_a((200, 256)), _a((256, 192)), _a((256, r)), _a((r, 192)), _a((200, 192)), 0.5, 64, 128, 128, 64]
-        p = UserProgram(P.lora_linear, spec, (1,), "gemm", outputs=(4,))
-        prog = _compile(P.lora_linear, spec, config="")
-        return prog, s3._described(p, {i: (i + 1) << 32 for i in range(5)})
+        return _launcher_arguments(P.lora_linear, [_a((200, 256)), _a((256, 192)), _a((256, r)), _a((r, 192)),
+                                                   _a((200, 192)), 0.5, 64, 128, 128, 64], 4)
 
     prog, args = described(48)
     a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)

@@ -86,11 +86,17 @@ def test_the_second_dots_pipeline_checks_clean(tmp_path, stages, tile_m, epi_maj
     """The model checker on the kernel's pipelines: the ring and E's one-stage pipeline (the producer's acquire /
     commit per work tile after its K tiles against each consumer's wait / release after its K loop), every
     trip count's interleavings free of deadlocks and races, every load's bytes stated (E's boxes included)."""
+    _assert_pipelines_check_clean(tmp_path, replace(BASE, stages=stages, tile_m=tile_m, epi_major=epi_major))
+
+
+def _assert_pipelines_check_clean(tmp_path, cfg: GemmConfig) -> None:
+    """``tileorch check``'s model checker on the kernel of ``cfg``: its two pipelines (the ring, E's) free of
+    deadlocks and races over every trip count, every load's bytes stated."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import load
     from tileorch.kernels.gemm.ir import gemm_kernel_ir
 
-    cfg = replace(BASE, stages=stages, tile_m=tile_m, epi_major=epi_major).check()
+    cfg.check()
     path = tmp_path / f"{cfg.name}.mlir"
     path.write_text(gemm_kernel_ir(cfg))
     protocols, errors = load(str(path))
@@ -176,19 +182,7 @@ def test_configurations_the_low_rank_branch_refuses(change, words):
 def test_the_low_rank_branchs_pipelines_check_clean(tmp_path):
     """The model checker on a low-rank branch's kernel: a stage's three TMA loads (A, W, the low-rank A) and E's
     one-stage pipeline, every load's bytes stated."""
-    from tileorch.analysis.explore import check
-    from tileorch.analysis.extract import load
-    from tileorch.kernels.gemm.ir import gemm_kernel_ir
-
-    cfg = replace(LORA, stages=2, b_major="k", epi_major="k").check()
-    path = tmp_path / f"{cfg.name}.mlir"
-    path.write_text(gemm_kernel_ir(cfg))
-    protocols, errors = load(str(path))
-    assert not errors, errors
-    assert len(protocols[0].pipelines) == 2, protocols[0].pipelines
-    for result in (check(p) for p in protocols):
-        assert result.ok, (result.values, result.violation)
-    assert not protocols[0].notes, protocols[0].notes
+    _assert_pipelines_check_clean(tmp_path, replace(LORA, stages=2, b_major="k", epi_major="k"))
 
 
 def test_ptxas_keeps_the_low_rank_branch_in_registers():
