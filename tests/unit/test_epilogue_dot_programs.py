@@ -313,11 +313,13 @@ def test_default_compile_takes_the_gemm_tier_and_assembles_without_spills(name):
     assert not run_ptxas(prog.ptx, "sm_90a").spill_warnings()
 
 
-@pytest.mark.parametrize("source", ["tier_epilogue_dot.mlir", "tier_epilogue_dot_kmajor.mlir"])
-def test_the_tiers_kernel_checks_clean(tmp_path, source):
+@pytest.mark.parametrize("source,tiles", [("tier_epilogue_dot.mlir", (64, 128, 0, "n")),
+                                          ("tier_epilogue_dot_kmajor.mlir", (64, 128, 0, "k")),
+                                          ("tier_epilogue_dot_lora.mlir", (128, 128, 64, "n"))])
+def test_the_tiers_kernel_checks_clean(tmp_path, source, tiles):
     """The model checker (``tileorch check``) on the tier's lowering of tests/filecheck/tileas/tier_epilogue_dot.mlir
-    (the low-rank chain with its epilogue) and of its K-major E variant: the ring and E's one-stage pipeline free of
-    deadlocks and races over every trip count, every load's bytes stated."""
+    (the low-rank chain with its epilogue), of its K-major E variant and of LoRA's three dots: the ring and E's
+    one-stage pipeline free of deadlocks and races over every trip count, every load's bytes stated."""
     from pathlib import Path
 
     from tileorch.analysis.explore import check
@@ -326,7 +328,7 @@ def test_the_tiers_kernel_checks_clean(tmp_path, source):
 
     src = Path(__file__).resolve().parents[1] / "filecheck" / "tileas" / source
     cfg, module = lower_tile_program(src.read_text(), name=str(src))
-    assert cfg.epi_n == 128 and cfg.tile_n == 64 and cfg.epi_major == ("k" if "kmajor" in source else "n"), cfg
+    assert (cfg.tile_n, cfg.epi_n, cfg.lora_rank, cfg.epi_major) == tiles, cfg
     path = tmp_path / "lowered.mlir"
     path.write_text(str(module))
     protocols, errors = load(str(path))

@@ -9,7 +9,13 @@ register A operand of a second WGMMA (the accumulator's m64nR layout is the m64k
 chunk), whose B is E's ``[R, tn]`` tile at the work tile's column, TMA-loaded by the producer into a
 buffer of its own right after it issued the work tile's last K tile (a one-stage pipeline of its own:
 ``GemmConfig.epi_n``), so that it lands while the consumers finish the K loop; the program's epilogue
-then runs on the second accumulator.
+then runs on the second accumulator.  E may be stored K-major (``[N2, R]``, nn.Linear's layout: read by a
+transpose, a permute or a transposed view; :attr:`EpilogueDot.e_major`, ``GemmConfig.epi_major``).
+
+A low-rank branch (LoRA, three dots: ``y = x W + ((s x A) rounded) B``): the K loop holds a main dot beside the
+first, both reading x's tile (dots sharing A, the first's B ``[K, R]`` at column tile 0); the second dot reads the
+first's result and accumulates onto the main dot's (``ct.mma(a, B, acc)``), which the kernel does in registers
+(``GemmConfig.lora_rank``: no third accumulator).
 
 :func:`find_epilogue_dot` recognizes the shape (None: not this kernel), :func:`check_epilogue_dot` refuses
 at the program's line what the kernel cannot run, :func:`compute_epilogue_a` evaluates ``f`` into the
@@ -247,9 +253,6 @@ def check_epilogue_dot(ed: EpilogueDot, sw: Operation) -> None:
                      "into a value other than the main dot's accumulator; write it ct.mma(a, B, acc) with acc the "
                      "K loop's main accumulator (the kernel adds it onto the main accumulator, no third one; a "
                      "scale folds into a, before its cast)")
-        if list(ed.main.result.type.get_shape()) != [rows, ed.n]:
-            _fail(d, f"a low-rank branch beside the dot (LoRA): the second dot's {rows}x{ed.n} result is not the main "
-                     f"dot's {list(ed.main.result.type.get_shape())} accumulator it adds onto")
     elif not (isinstance(init.owner, arith.ConstantOp) and _zero_splat(init.owner)):
         _fail(d, "the second dot's accumulator starts from a value other than zeros (add it after the dot)")
     for op in _cone(ed.a_value, sw):
