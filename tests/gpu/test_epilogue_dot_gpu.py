@@ -63,6 +63,10 @@ TABLE = {
     "lora": UserProgram(P.lora_linear, [((M, K), "float16"), ((K, N), "float16"), ((K, 64), "float16"),
                                         ((64, N), "float16"), ((M, N), "float16"), 0.5, 64, 128, 128, 64], (2, 2),
                         "gemm", outputs=(4,)),
+    "lora_added_after": UserProgram(P.lora_added_after, [((M, K), "float16"), ((K, N), "float16"),
+                                                         ((K, 64), "float16"), ((64, N), "float16"),
+                                                         ((M, N), "float16"), 0.5, 64, 128, 128, 64], (2, 2), "gemm",
+                                    outputs=(4,)),
     "lora_peft_bf16": UserProgram(P.lora_nn_linear, [((M, K), "bfloat16"), ((N, K), "bfloat16"), ((40, K), "bfloat16"),
                                                      ((N, 40), "bfloat16"), ((N,), "float32"), ((M, N), "bfloat16"),
                                                      0.5, 64, 128, 64, 64], (2, 3), "gemm", outputs=(5,)),
@@ -161,6 +165,12 @@ def test_lora_low_rank_branch_onto_the_main_dot():
     x, w, la, lb = _h(M, K), _h(K, N, scale=0.125), _h(K, 64, scale=0.125), _h(64, N, scale=0.25)
     y = sweep_harness.gpu_run(TABLE, "lora", {0: x, 1: w, 2: la, 3: lb})[4]
     _check(y, _t(x) @ _t(w) + (0.5 * (_t(x) @ _t(la))).half().float() @ _t(lb), 3e-2)
+
+
+def test_lora_product_added_after_its_own_dot():
+    x, w, la, lb = _h(M, K), _h(K, N, scale=0.125), _h(K, 64, scale=0.125), _h(64, N, scale=0.25)
+    y = sweep_harness.gpu_run(TABLE, "lora_added_after", {0: x, 1: w, 2: la, 3: lb})[4]
+    _check(y, _t(x) @ _t(w) + 0.5 * ((_t(x) @ _t(la)).half().float() @ _t(lb)), 3e-2)
 
 
 def test_lora_peft_layouts_bf16_rank_40():

@@ -231,9 +231,10 @@ REFUSED = {
                                       _a((200, 192)), 64, 128, 64, 64],
                                      "the second dot's operands are f8E4M3FN: an N-major E (stored [K2, N2]) never "
                                      "runs", "y = ct.mma("),
-    "refused_lora_added_after": ([_a((200, 256)), _a((256, 192)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 0.5,
-                                  64, 128, 128, 64], "accumulates into a value other than the main dot's accumulator",
-                                 "lo = ct.mma("),
+    "refused_lora_onto_a_loaded_tile": ([_a((200, 256)), _a((256, 192)), _a((256, 64)), _a((64, 192)),
+                                         _a((200, 192), "float32"), _a((200, 192)), 64, 128, 128, 64],
+                                        "accumulates into a value other than the main dot's accumulator or zeros",
+                                        "lo = ct.mma("),
     "refused_mixed_dot_types": ([_a((200, 256)), _a((256, 64)), _a((64, 192), "bfloat16"), _a((200, 192)), 64, 128,
                                  64, 64], "the first dot's operands are f16 and the second's bf16", "y = ct.mma("),
     "refused_e_computed": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 64, 64],
@@ -420,6 +421,21 @@ def test_lora_low_rank_branch_accumulates_onto_the_main_dot():
     np.testing.assert_allclose(y, _lora_reference(x, w, la, lb, 0.5), atol=2e-2, rtol=1e-2)
 
 
+def test_lora_low_rank_product_added_after_its_own_dot():
+    """``y = x W + 0.5 ((x A) rounded) B`` written ``acc + 0.5 * ct.mma(a, B, zeros)``: the second dot runs into an
+    accumulator of its own and the epilogue reads the main one beside it (``lora_own_acc``); ragged M, N and K."""
+    m, k, n, r = 200, 200, 250, 64
+    spec = [_a((m, k)), _a((k, n)), _a((k, r)), _a((r, n)), _a((m, n)), 0.5, r, 128, 128, 64]
+    x, w, la, lb = _h(m, k), _h(k, n, scale=0.125), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
+    prog = _compile(P.lora_added_after, spec)
+    assert prog.gemm_config.lora_own_acc and prog.gemm_config.lora_rank == r, prog.gemm_config
+    assert any("into an accumulator of its own beside the main one" in r_ for r_ in prog.remarks), prog.remarks
+    y = _emulate(P.lora_added_after, spec, {0: x, 1: w, 2: la, 3: lb}, 4, 3, (2,))
+    t = _f16(x.astype(np.float64) @ la.astype(np.float64))
+    np.testing.assert_allclose(y, _f16(x.astype(np.float64) @ w.astype(np.float64) + 0.5 * (t @ lb.astype(np.float64))),
+                               atol=2e-2, rtol=1e-2)
+
+
 @pytest.mark.parametrize("dtype,r,rank_tile,tn", [("float16", 40, 64, 64), ("bfloat16", 128, 128, 128)])
 def test_lora_with_peft_weight_layouts_and_a_bias(dtype, r, rank_tile, tn):
     """PEFT's layouts (``W [N, K]``, ``lora_A [R, K]``, ``lora_B [N, R]``): every B K-major, E's rank-wide K rows;
@@ -439,19 +455,24 @@ def test_lora_with_peft_weight_layouts_and_a_bias(dtype, r, rank_tile, tn):
     np.testing.assert_allclose(y, _lora_reference(x, w, la, lb, 0.5, bias, transposed=True), atol=3e-2, rtol=2e-2)
 
 
-def test_lora_default_compile_assembles_without_spills():
-    """LoRA at a user's tiles (128 x 128, rank 64; PEFT's layouts), as compiled by default: the GEMM tier, the
-    second dot's four register-A WGMMAs per consumer group with B untransposed (tnspB 0), no spills."""
+@pytest.mark.parametrize("kernel,spec", [
+    ("lora_nn_linear", [_a((512, 512)), _a((512, 512)), _a((64, 512)), _a((512, 64)), _a((512,), "float32"),
+                        _a((512, 512)), 2.0, 64, 128, 128, 64]),
+    ("lora_added_after", [_a((512, 512)), _a((512, 512)), _a((512, 64)), _a((64, 512)), _a((512, 512)), 2.0, 64, 128,
+                          128, 64]),
+])
+def test_lora_default_compile_assembles_without_spills(kernel, spec):
+    """LoRA at a user's tiles (128 x 128, rank 64; PEFT's layouts, and the product added after its own dot), as
+    compiled by default: the GEMM tier, the second dot's four register-A WGMMAs per consumer group with B
+    untransposed (tnspB 0) for K-major E, transposed (1) for N-major, no spills."""
     from tileorch.backend.ptxas import ptxas_available, run_ptxas
 
-    spec = [_a((512, 512)), _a((512, 512)), _a((64, 512)), _a((512, 64)), _a((512,), "float32"), _a((512, 512)), 2.0,
-            64, 128, 128, 64]
-    prog = _compile(P.lora_nn_linear, spec, config="")
+    prog = _compile(getattr(P, kernel), spec, config="")
     assert prog.kind == "gemm", prog.remarks
     cfg = prog.gemm_config
     mma = re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.f16\.f16\s+\{[^}]*\},\s*\{[^}]*\},"
                      r"\s*%rd\d+,\s*[^,]+,\s*1,\s*1,\s*(\d);", prog.ptx)
-    assert mma == ["0"] * (64 // 16 * cfg.consumer_groups), mma
+    assert mma == ["0" if cfg.epi_major == "k" else "1"] * (64 // 16 * cfg.consumer_groups), mma
     if not ptxas_available():
         pytest.skip("no ptxas")
     assert not run_ptxas(prog.ptx, "sm_90a").spill_warnings()

@@ -173,6 +173,7 @@ def test_low_rank_branch_matches_numpy(change, m, n, k, r):
     (dict(lora_rank=32), "64, 128, 192 or 256 columns"),
     (dict(b_operands=1), "two with a low-rank branch"),
     (dict(tile_n=256, epi_n=256), "registers per thread"),
+    (dict(lora_rank=0, b_operands=1, lora_own_acc=True), "lora_own_acc is a low-rank branch's"),
 ])
 def test_configurations_the_low_rank_branch_refuses(change, words):
     with pytest.raises(GemmConfigError, match=words):

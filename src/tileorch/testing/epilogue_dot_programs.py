@@ -273,9 +273,10 @@ def lora_nn_linear(X, W, La, Lb, bias, Y, s: float, R: C[int], tm: C[int], tn: C
 
 
 @ct.kernel
-def refused_lora_added_after(X, W, La, Lb, Y, s: float, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
-    """Refused: the low-rank product's dot starts from zeros and is scaled and added to the main accumulator
-    after it (a third accumulator): written ``ct.mma(.., acc)`` it accumulates onto the main one."""
+def lora_added_after(X, W, La, Lb, Y, s: float, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """LoRA as often written, ``y = x W + s ((x A) rounded) B``: the low-rank product's dot starts from zeros and is
+    scaled and added to the main accumulator after it (the second dot into an accumulator of its own, the
+    epilogue reading both)."""
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
     t = ct.zeros((tm, R), dtype=ct.float32)
@@ -285,3 +286,19 @@ def refused_lora_added_after(X, W, La, Lb, Y, s: float, R: C[int], tm: C[int], t
         t = ct.mma(x, ct.load(La, index=(k, 0), shape=(tk, R)), t)
     lo = ct.mma(t.astype(X.dtype), ct.load(Lb, index=(0, bn), shape=(R, tn)), ct.zeros((tm, tn), dtype=ct.float32))
     ct.store(Y, index=(bm, bn), tile=(acc + s * lo).astype(Y.dtype))
+
+
+@ct.kernel
+def refused_lora_onto_a_loaded_tile(X, W, La, Lb, Z, Y, R: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: the low-rank product's dot accumulates into a loaded tile (neither the main accumulator nor
+    zeros)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        x = ct.load(X, index=(bm, k), shape=(tm, tk))
+        acc = ct.mma(x, ct.load(W, index=(k, bn), shape=(tk, tn)), acc)
+        t = ct.mma(x, ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    z = ct.load(Z, index=(bm, bn), shape=(tm, tn))
+    lo = ct.mma(t.astype(X.dtype), ct.load(Lb, index=(0, bn), shape=(R, tn)), z)
+    ct.store(Y, index=(bm, bn), tile=(acc + lo).astype(Y.dtype))

@@ -652,8 +652,9 @@ def _consumer(k: _Kernel, wg: int) -> None:
             else:
                 res = acc_out
                 store = _const(1, i1, "store")
-            if cfg.lora_rank:  # the low-rank branch's second dot, accumulating onto the main accumulator
-                res, e = _epi_dot(k, acc_outs[1], e, res)
+            if cfg.lora_rank:  # the low-rank branch's second dot, accumulating onto the main accumulator (or
+                # into its own, cfg.lora_own_acc: the tier's epilogue reads acc_out beside it)
+                res, e = _epi_dot(k, acc_outs[1], e, None if cfg.lora_own_acc else res)
             elif cfg.epi_n:  # the second dot on the accumulator
                 res, e = _epi_dot(k, acc_out, e)
             with _if(store):

@@ -198,6 +198,12 @@ class GemmConfig:
     accumulator is the main one (the second dot accumulates onto it: no third accumulator; registers: the
     main ``tile_n / 2``, the low-rank ``lora_rank / 2`` and its packed ``lora_rank / 4``).  0: none."""
 
+    lora_own_acc: bool = False
+    """With :attr:`lora_rank`: the second dot runs into a zero accumulator of its own, the one the fragment
+    store reads, and the main accumulator stays the K loop's result beside it (the tier's epilogue reads both:
+    a program that adds the low-rank product after its dot, ``acc + s * (a @ B)``); registers after the K loop:
+    ``tile_n / 2`` twice and the packed ``lora_rank / 4``."""
+
     @property
     def b_tile_ns(self) -> tuple[int, ...]:
         """The N extent of each B operand's stage tile: ``tile_n``, the low-rank branch's ``lora_rank`` last."""
@@ -394,7 +400,7 @@ class GemmConfig:
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
                 f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}"
                 f"{'_areg' if self.a_regs else ''}{f'_dot{self.epi_n}' if self.epi_n else ''}"
-                f"{f'_lora{self.lora_rank}' if self.lora_rank else ''}"
+                f"{f'_lora{self.lora_rank}' if self.lora_rank else ''}{'o' if self.lora_own_acc else ''}"
                 f"{'k' if self.epi_n and self.epi_major == 'k' else ''}")
 
     def as_dict(self) -> dict:
@@ -508,6 +514,7 @@ class GemmConfig:
                                 and not self.c_transposed),
              "a second dot on the accumulator (epi_n) has one B operand (two with a low-rank branch, lora_rank), "
              "1-CTA clusters, no Stream-K and the direct epilogue of a 2-D, untransposed C"),
+            (not self.lora_own_acc or self.lora_rank, "lora_own_acc is a low-rank branch's (lora_rank)"),
             (not self.lora_rank or (self.epi_n == self.tile_n and self.lora_rank in (64, 128, 192, 256)),
              f"a low-rank branch (lora_rank) of 64, 128, 192 or 256 columns adds its second dot onto the main "
              f"accumulator (epi_n = tile_n), got lora_rank {self.lora_rank}, epi_n {self.epi_n}, tile_n {self.tile_n}"),

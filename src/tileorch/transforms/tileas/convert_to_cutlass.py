@@ -1138,7 +1138,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     retile_safe = True
     if not plain:
         retile_safe = (_check_epilogue(kernel, acc, st, side=side, feeding=feeding, extra=extra,
-                                       others=accs[1:] if ed is None else [],
+                                       others=accs[1:] if ed is None else accs[:1] if ed.own_accumulator else [],
                                        c_transposed=c_transposed, c_swapped=c_swapped,
                                        grid=coords is not None or bool(guard))
                        and not side and not feeding)
@@ -1247,6 +1247,14 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
 def _is_zero_index(v: SSAValue) -> bool:
     v = _strip_assume(v)
     return isinstance(v.owner, arith.ConstantOp) and v.owner.value.value.data == 0
+
+
+def _main_accumulator(acc2: SSAValue) -> list[SSAValue]:
+    """The consumer K loop's main accumulator beside a low-rank branch's own second accumulator ``acc2``
+    (``GemmConfig.lora_own_acc``): the first result of the ``scf.for`` in ``acc2``'s block."""
+    loop = next(o for o in acc2.owner.parent_block().ops if isinstance(o, scf.ForOp) and o.results
+                and o.results[0].name_hint == "acc_out")
+    return [loop.results[0]]
 
 
 def _check_epilogue_dot_kernel(dk: DotKernel, fail) -> None:
@@ -1833,7 +1841,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      a_regs=register_a_chosen(dk.a_raw, a_major, tk))
     if dk.epi_dot is not None:  # the second dot on the accumulator: its N is C's tile (epilogue_dot)
         cfg = replace(cfg, epi_n=dk.epi_dot.n, epi_major=dk.epi_dot.e_major, epilogue="direct", cluster_m=1,
-                      lora_rank=dk.epi_dot.rank if dk.epi_dot.lora else 0,
+                      lora_rank=dk.epi_dot.rank if dk.epi_dot.lora else 0, lora_own_acc=dk.epi_dot.own_accumulator,
                       schedule="persistent" if schedule == "streamk" else schedule)
     if dk.b_shared:
         if transpose_b:
@@ -1952,8 +1960,11 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
 
     # the other accumulators of dots sharing A: the consumer loop's next results, element for element (a
     # low-rank branch's is the second dot's A, not the epilogue's: its epilogue reads the second dot's result)
-    others = dk.more_accs if dk.epi_dot is None else []
-    others_in = accumulator_results(acc_in)[1:] if others else []
+    # (a low-rank branch with an accumulator of its own: the epilogue reads the main one beside it, the consumer
+    # loop's first result)
+    own = dk.epi_dot is not None and dk.epi_dot.own_accumulator
+    others = dk.more_accs if dk.epi_dot is None else [dk.epi_dot.main_acc] if own else []
+    others_in = (_main_accumulator(acc_in) if own else accumulator_results(acc_in)[1:]) if others else []
     if len(others_in) != len(others):
         raise ValueError(f"kernel builder output carries {1 + len(others_in)} accumulators, the program "
                          f"{1 + len(others)}")

@@ -81,16 +81,27 @@ class EpilogueDot:
         return self.main is not None
 
     @property
+    def own_accumulator(self) -> bool:
+        """A low-rank branch whose second dot starts from zeros (``acc + s * ct.mma(a, B, zeros)``): its own
+        accumulator, the epilogue reading the main one beside it (``GemmConfig.lora_own_acc``); else the second
+        dot accumulates onto the main accumulator (``ct.mma(a, B, acc)``)."""
+        init = _through_layouts(self.dot.acc)
+        return self.lora and isinstance(init.owner, arith.ConstantOp) and _zero_splat(init.owner)
+
+    @property
     def remark(self) -> str:
         if self.lora:
+            into = (f"into an accumulator of its own beside the main one (the program adds them after the dot: "
+                    f"{self.n // 2} + {self.n // 2} accumulator registers and {self.rank // 4} packed ones a thread "
+                    "after the K loop)" if self.own_accumulator else
+                    f"accumulating onto the main accumulator (no third accumulator: {self.n // 2} + {self.rank // 2} "
+                    f"accumulator registers and {self.rank // 4} packed ones a thread)")
             return (f"a low-rank branch beside the dot (LoRA, three dots): the {self.rank}-column low-rank "
                     "accumulator, a second B of the K loop's stages beside the main dot's, has the program's ops "
                     "evaluated in registers and packed as the register A operand of "
-                    f"{self.rank // 16} wgmma.mma_async m64n{self.n}k16 accumulating onto the main accumulator "
-                    f"(no third accumulator: {self.n // 2} + {self.rank // 2} accumulator registers and "
-                    f"{self.rank // 4} packed ones a thread), whose B, E's {self.rank}x{self.n} tile "
-                    f"({self._stored}), the producer TMA-loads into a buffer of its own (a one-stage pipeline) once "
-                    "it has issued the work tile's last K tile; the epilogue runs on the sum")
+                    f"{self.rank // 16} wgmma.mma_async m64n{self.n}k16 {into}, whose B, E's {self.rank}x{self.n} "
+                    f"tile ({self._stored}), the producer TMA-loads into a buffer of its own (a one-stage pipeline) "
+                    "once it has issued the work tile's last K tile; the epilogue runs on the result")
         stored = self._stored
         return (f"a dot on the K loop's result: the {self.rank}-column accumulator, the program's ops on it "
                 f"evaluated in registers and packed, is the register A operand of {self.rank // 16} "
@@ -248,11 +259,11 @@ def check_epilogue_dot(ed: EpilogueDot, sw: Operation) -> None:
         _fail(d, f"the second dot's N tile is {ed.n}: 64, 128, 192 or 256 columns are taken")
     init = _through_layouts(d.acc)
     if ed.lora:
-        if init is not ed.main_acc:
+        if init is not ed.main_acc and not ed.own_accumulator:
             _fail(d, "a low-rank branch beside the dot (LoRA, three dots): the low-rank product's dot accumulates "
-                     "into a value other than the main dot's accumulator; write it ct.mma(a, B, acc) with acc the "
-                     "K loop's main accumulator (the kernel adds it onto the main accumulator, no third one; a "
-                     "scale folds into a, before its cast)")
+                     "into a value other than the main dot's accumulator or zeros; write it ct.mma(a, B, acc) with "
+                     "acc the K loop's main accumulator (the kernel adds it onto the main accumulator), or from zeros "
+                     "and add it in the epilogue")
     elif not (isinstance(init.owner, arith.ConstantOp) and _zero_splat(init.owner)):
         _fail(d, "the second dot's accumulator starts from a value other than zeros (add it after the dot)")
     for op in _cone(ed.a_value, sw):
