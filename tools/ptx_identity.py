@@ -101,7 +101,7 @@ def chained_programs() -> dict[str, tuple]:
 
 def epidot_programs() -> dict[str, tuple]:
     """name -> (kernel, spec) of the GEMM-then-GEMM set (``tileorch.testing.epilogue_dot_programs``: the GEMM
-    kernel's second dot on the accumulator, E N-major and K-major, f16 and bf16; sweep 18's squared-ReLU MLP)."""
+    kernel's second dot on the accumulator, E N-major and K-major, f16 and bf16; sweep 18's squared-ReLU MLP; LoRA)."""
     from tileorch.testing import epilogue_dot_programs as ep
     from tileorch.testing import user_programs18 as u18
 
@@ -127,6 +127,11 @@ def epidot_programs() -> dict[str, tuple]:
     for dt, h, tn in (("float16", 128, 128), ("bfloat16", 64, 256)):  # both weights in nn.Linear's layout
         out[f"epidot_mlp_nn_linear_{dt}"] = (ep.mlp_nn_linear_weights, [
             a((200, 200), dt), a((h, 200), dt), a((h,), "float32"), a((256, h), dt), a((200, 256), dt), h, 128, tn, 64])
+    lora = [a((200, 256)), a((256, 192)), a((256, 64)), a((64, 192)), a((200, 192)), 0.5, 64, 128, 128, 64]
+    out["epidot_lora_linear"] = (ep.lora_linear, lora)  # LoRA's three dots (session 25)
+    out["epidot_lora_added_after"] = (ep.lora_added_after, lora)
+    out["epidot_lora_nn_linear"] = (ep.lora_nn_linear, [a((200, 256)), a((192, 256)), a((64, 256)), a((192, 64)),
+                                                        a((192,), "float32"), a((200, 192)), 0.5, 64, 128, 128, 64])
     return out
 
 
