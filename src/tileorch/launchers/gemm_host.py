@@ -402,9 +402,8 @@ def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pi
 def epi_tensor_map(cfg: GemmConfig, e_ptr: int, r: int, n: int) -> bytes:
     """The tensor map of a second dot's B (``cfg.epi_n``): E ``[R, N]`` row-major, boxes of 64 N columns x
     ``cfg.epi_k`` rows (the first dot's N, or a low-rank branch's rank), 128-byte swizzle (an N-major operand, as
-    the kernel's descriptors); a
-    K-major E (``cfg.epi_major == "k"``) ``[N, R]`` row-major, boxes of 64 R columns (one 128-byte swizzled K
-    row) x ``epi_n`` rows."""
+    the kernel's descriptors); a K-major E (``cfg.epi_major == "k"``) ``[N, R]`` row-major, boxes of 64 R
+    columns (one 128-byte swizzled K row) x ``epi_n`` rows."""
     es = ESIZE[cfg.dtype]
     if getattr(cfg, "epi_major", "n") == "k":
         return encode_tensor_map(e_ptr, cfg.dtype, (r, n), (r * es,), (64, cfg.epi_n), 128)

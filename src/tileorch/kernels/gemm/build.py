@@ -707,7 +707,7 @@ operands the tier may replace by the program's ops on those elements."""
 
 def _epi_dot(k: _Kernel, acc: SSAValue, st: SSAValue, init: SSAValue | None = None) -> tuple[SSAValue, SSAValue]:
     """The second dot (``cfg.epi_n``) of a consumer warp group after its K loop drained: pack the accumulator
-    as the register A of ``tile_n / 16`` WGMMAs (register ``q`` of K step ``j`` = elements ``8 j + 2 q``,
+    ``acc`` (``cfg.epi_k`` columns) as the register A of ``epi_k / 16`` WGMMAs (register ``q`` of K step ``j`` = elements ``8 j + 2 q``,
     ``+ 1``: the m64nNk16 A fragment is the accumulator's layout), wait for E's tile, run them into a zero
     ``m64n{epi_n}`` accumulator (``init``, the main accumulator, for a low-rank branch: ``cfg.lora_rank``), wait,
     release E's stage.  Returns (the second accumulator, the state after E's stage)."""

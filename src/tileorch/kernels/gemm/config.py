@@ -186,7 +186,7 @@ class GemmConfig:
     epi_major: str = "n"
     """How E, the second dot's B (:attr:`epi_n`), is stored: ``"n"`` ``[K2, N2]`` (N-major: boxes of ``tile_n``
     K rows x 64 N columns, the descriptors' transposed B) or ``"k"`` ``[N2, K2]`` (K-major, nn.Linear's weight
-    layout: ``tile_n / 64`` boxes of ``epi_n`` N rows x 64 K columns, 128-byte swizzled K rows, the descriptors'
+    layout: ``epi_k / 64`` boxes of ``epi_n`` N rows x 64 K columns, 128-byte swizzled K rows, the descriptors'
     plain B).  16-bit WGMMA reads either; the tier refuses 8-bit and tf32 second dots."""
 
     lora_rank: int = 0

@@ -1958,10 +1958,9 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, env, e, store_swapped=dk.c_swapped)
     from tileorch.kernels.gemm.build import accumulator_results
 
-    # the other accumulators of dots sharing A: the consumer loop's next results, element for element (a
-    # low-rank branch's is the second dot's A, not the epilogue's: its epilogue reads the second dot's result)
-    # (a low-rank branch with an accumulator of its own: the epilogue reads the main one beside it, the consumer
-    # loop's first result)
+    # the other accumulators of dots sharing A: the consumer loop's next results, element for element; a
+    # low-rank branch's is the second dot's A, not the epilogue's, which reads the second dot's result (and,
+    # with an accumulator of its own, the main one beside it: the consumer loop's first result)
     own = dk.epi_dot is not None and dk.epi_dot.own_accumulator
     others = dk.more_accs if dk.epi_dot is None else [dk.epi_dot.main_acc] if own else []
     others_in = (_main_accumulator(acc_in) if own else accumulator_results(acc_in)[1:]) if others else []
