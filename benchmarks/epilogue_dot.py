@@ -1,5 +1,7 @@
 """GEMM then GEMM from one cuTile program (``tileorch.testing.epilogue_dot_programs``: a low-rank chain
-``alpha ((x A) rounded to f16) B + bias`` and a fused MLP ``silu(x W1) W2`` whose hidden width is one tile):
+``alpha ((x A) rounded to f16) B + bias``, a fused MLP ``silu(x W1) W2`` whose hidden width is one tile,
+``mlp_nn_linear``: the MLP with nn.Linear's weights ``W1 [H, K]``, ``W2 [N, H]`` and a bias (both dots' B
+K-major, session 25), ``lora``: ``x W^T + bias + ((0.5 x A^T) rounded) B^T`` in PEFT's layouts, three dots):
 tileorch's GEMM kernel with the second dot on the accumulator (``GemmConfig.epi_n``) against the same
 program on tileorch's SIMT path (``schedule="simt"``: mma.sync, where these programs ran before session 24),
 tileiras (``cuda.tile.launch``) and torch (two cuBLAS GEMMs, fp16), one timing method
@@ -8,7 +10,8 @@ tileiras (``cuda.tile.launch``) and torch (two cuBLAS GEMMs, fp16), one timing m
     python benchmarks/epilogue_dot.py [--shapes 8192x4096x64x4096,...] [--iters 30] [--out build/epilogue_dot.json]
 
 A shape is ``M x K x R x N`` (R the rank / hidden width: one tile, 64 or 128).  Outputs are NaN-prefilled
-and checked against fp32 torch first (relative Frobenius error); TFLOP/s = ``2 M R (K + N)``.
+and checked against fp32 torch first (relative Frobenius error); TFLOP/s = ``2 M R (K + N)`` (LoRA: ``+ 2 M N K``,
+the main dot's).
 """
 
 from __future__ import annotations
@@ -35,7 +38,30 @@ def run_one(program: str, m: int, k: int, r: int, n: int, iters: int) -> dict:
     w1 = (torch.randn((k, r), device="cuda", generator=g) / k ** 0.5).half()
     w2 = (torch.randn((r, n), device="cuda", generator=g) / r ** 0.5).half()
     bias = torch.randn((n,), device="cuda", generator=g)
-    if program == "lowrank":
+    b1 = torch.randn((r,), device="cuda", generator=g)
+    b1_16, bias16 = b1.half(), bias.half()  # (torch's biases in the operands' type, made once)
+    if program == "mlp_nn_linear":  # W1 [H, K] and W2 [N, H] (nn.Linear's weights): w1.T, w2.T stored
+        kernel = P.mlp_nn_linear_weights
+        w1t, w2t = w1.t().contiguous(), w2.t().contiguous()
+        ref = F.silu(x.float() @ w1t.float().T + b1).half().float() @ w2t.float().T
+
+        def args(y):
+            return (x, w1t, b1, w2t, y, r, TM, TN, TK)
+
+        def torch_fn():
+            return F.linear(F.silu(F.linear(x, w1t, b1_16)), w2t)
+    elif program == "lora":  # PEFT: W [N, K], lora_A [R, K], lora_B [N, R]
+        kernel = P.lora_nn_linear
+        w = (torch.randn((n, k), device="cuda", generator=g) / k ** 0.5).half()
+        at, bt = w1.t().contiguous(), w2.t().contiguous()
+        ref = x.float() @ w.float().T + bias + (0.5 * (x.float() @ at.float().T)).half().float() @ bt.float().T
+
+        def args(y):
+            return (x, w, at, bt, bias, y, 0.5, r, TM, TN, TK)
+
+        def torch_fn():
+            return F.linear(x, w, bias16) + F.linear(F.linear(x, at) * 0.5, bt)
+    elif program == "lowrank":
         kernel = P.lowrank_scaled_bias
         ref = 0.5 * ((x.float() @ w1.float()).half().float() @ w2.float()) + bias
 
@@ -69,8 +95,19 @@ def run_one(program: str, m: int, k: int, r: int, n: int, iters: int) -> dict:
     except ImportError as exc:
         row["tileiras_error"] = f"cuda.tile not importable: {exc}"
     row["torch_ms"] = bench_ms(torch_fn, iters)
-    rates(row, 2.0 * m * r * (k + n), ("tileorch", "tileorch_simt", "tileiras", "torch"))
+    flops = 2.0 * m * r * (k + n) + (2.0 * m * n * k if program == "lora" else 0.0)
+    rates(row, flops, ("tileorch", "tileorch_simt", "tileiras", "torch"))
     return row
+
+
+SUMMARY = ("tileorch_kind", "tileorch_ms", "tileorch_simt_ms", "tileiras_ms", "torch_ms", "vs_tileorch_simt",
+           "vs_torch", "tileorch_rel_err")
+
+
+def summary(row: dict) -> str:
+    """One line of a row: program, shape, :data:`SUMMARY`'s fields and any variant's error."""
+    return " ".join([row["program"], "%dx%dx%dx%d" % (row["m"], row["k"], row["r"], row["n"]),
+                     *[f"{k}={row.get(k)}" for k in SUMMARY], *[row[k] for k in row if k.endswith("_error")]])
 
 
 def main(argv=None) -> int:
@@ -79,6 +116,7 @@ def main(argv=None) -> int:
     ap.add_argument("--programs", default="lowrank,mlp")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--out", default="build/epilogue_dot.json")
+    ap.add_argument("--summary", action="store_true", help="print one line per row (summary()) instead of its JSON")
     opts = ap.parse_args(argv)
     rows = []
     for program in opts.programs.split(","):
@@ -86,7 +124,7 @@ def main(argv=None) -> int:
             m, k, r, n = (int(v) for v in shape.split("x"))
             row = run_one(program, m, k, r, n, opts.iters)
             rows.append(row)
-            print(json.dumps(row), flush=True)
+            print(summary(row) if opts.summary else json.dumps(row), flush=True)
     Path(opts.out).parent.mkdir(parents=True, exist_ok=True)
     Path(opts.out).write_text(json.dumps(rows, indent=1))
     return 0

@@ -17,6 +17,9 @@ comparison does not depend on cuTile's exporter.  Compiles run in this process w
 off and without ptxas (the PTX is what is compared).  ``--only PREFIX`` restricts both modes to
 the inputs whose name starts with ``PREFIX``.
 
+``epidot_*``: the GEMM-then-GEMM programs of :func:`epidot_programs` (the GEMM kernel's second dot on the
+accumulator).
+
 ``simt_*``: every memory-bound (SIMT-path) program of the test programs (:func:`simt_programs`:
 the ``user_programs`` sweeps' SIMT programs, the ``memory_programs`` zoo at the tile sizes,
 element types and array shapes of its CPU/GPU tests and benchmark, the ``op_programs``), the
@@ -96,6 +99,42 @@ def chained_programs() -> dict[str, tuple]:
     return out
 
 
+def epidot_programs() -> dict[str, tuple]:
+    """name -> (kernel, spec) of the GEMM-then-GEMM set (``tileorch.testing.epilogue_dot_programs``: the GEMM
+    kernel's second dot on the accumulator, E N-major and K-major, f16 and bf16; sweep 18's squared-ReLU MLP; LoRA)."""
+    from tileorch.testing import epilogue_dot_programs as ep
+    from tileorch.testing import user_programs18 as u18
+
+    def a(shape, dt="float16"):
+        return (shape, dt)
+
+    out = {
+        "epidot_lowrank_scaled_bias": (ep.lowrank_scaled_bias, [a((200, 200)), a((200, 64)), a((64, 192)),
+                                                                a((192,), "float32"), a((200, 192)), 0.5, 64, 128,
+                                                                128, 64]),
+        "epidot_mlp_silu": (ep.mlp_silu_one_hidden_tile, [a((200, 256)), a((256, 64)), a((64, 192)), a((200, 192)),
+                                                          64, 128, 256, 64]),
+        "epidot_mlp_relu_scaled": (ep.mlp_relu_scaled, [a((200, 200)), a((200, 128)), a((128, 128)),
+                                                        a((200, 128), "float32"), 0.5, 128, 128, 128, 64]),
+        "epidot_mlp_biases_relu": (ep.mlp_biases_relu, [a((200, 136)), a((136, 64)), a((64,), "float32"),
+                                                        a((64, 128)), a((128,), "float32"), a((200, 128)), 64, 128,
+                                                        64, 64]),
+        "epidot_sweep18_mlp_relu_sq_chain_wt": (u18.mlp_relu_sq_chain_wt, u18.PROGRAMS["mlp_relu_sq_chain_wt"].spec),
+    }
+    for name in ("lowrank_e_transposed", "lowrank_e_view_transposed"):  # E K-major (given [N2, R])
+        out[f"epidot_{name}"] = (getattr(ep, name), [a((200, 256)), a((256, 128)), a((192, 128)), a((200, 192)), 128,
+                                                     128, 128, 64])
+    for dt, h, tn in (("float16", 128, 128), ("bfloat16", 64, 256)):  # both weights in nn.Linear's layout
+        out[f"epidot_mlp_nn_linear_{dt}"] = (ep.mlp_nn_linear_weights, [
+            a((200, 200), dt), a((h, 200), dt), a((h,), "float32"), a((256, h), dt), a((200, 256), dt), h, 128, tn, 64])
+    lora = [a((200, 256)), a((256, 192)), a((256, 64)), a((64, 192)), a((200, 192)), 0.5, 64, 128, 128, 64]
+    out["epidot_lora_linear"] = (ep.lora_linear, lora)  # LoRA's three dots (session 25)
+    out["epidot_lora_added_after"] = (ep.lora_added_after, lora)
+    out["epidot_lora_nn_linear"] = (ep.lora_nn_linear, [a((200, 256)), a((192, 256)), a((64, 256)), a((192, 64)),
+                                                        a((192,), "float32"), a((200, 192)), 0.5, 64, 128, 128, 64])
+    return out
+
+
 def simt_programs() -> dict[str, tuple]:
     """name -> (kernel, spec) of the SIMT-path programs (see the module docstring)."""
     from tileorch.testing import memory_programs as mp
@@ -157,7 +196,7 @@ def inputs(directory: Path) -> dict[str, tuple[object, dict]]:
 
         for name, (kernel, spec, _) in ct._cutile_programs().items():
             ct.export_cutile(name, kernel, spec, bc)
-        for name, (kernel, spec) in {**chained_programs(), **simt_programs()}.items():
+        for name, (kernel, spec) in {**chained_programs(), **epidot_programs(), **simt_programs()}.items():
             try:
                 ct.export_cutile(name, kernel, spec, bc)
             except Exception as exc:  # noqa: BLE001 - reported by name, compared as such

@@ -1,8 +1,10 @@
 """GEMM then GEMM on the GPU: the programs of ``tileorch.testing.epilogue_dot_programs`` that the GEMM kernel's
 second dot on the accumulator takes, through ``tileorch.cutile.launch`` on ragged M and K (arrays inside larger
 NaN-filled buffers: tests/gpu/sweep_harness.gpu_run, the tails must stay NaN, the path checked), against torch
-fp32; and one refused program (a rank beyond one tile) on the SIMT path.  Skipped without a GPU; needs torch,
-cuda-tile and ml_dtypes.  Run: ``python -m pytest -q tests/gpu/test_epilogue_dot_gpu.py``."""
+fp32; and one refused program (a rank beyond one tile) on the SIMT path.  Session 25: E stored ``[N, R]``
+(nn.Linear's layout, K-major) by a transpose and a transposed view, an MLP with both weights in that layout (f16,
+bf16), LoRA's three dots (N-major, and PEFT's layouts in bf16 with a rank short of its tile).  Skipped without a
+GPU; needs torch, cuda-tile and ml_dtypes.  Run: ``python -m pytest -q tests/gpu/test_epilogue_dot_gpu.py``."""
 
 from __future__ import annotations
 
@@ -44,6 +46,30 @@ TABLE = {
     "biases": UserProgram(P.mlp_biases_relu, [((M, K), "float16"), ((K, 64), "float16"), ((64,), "float32"),
                                               ((64, N), "float16"), ((N,), "float32"), ((M, N), "float16"), 64, 128,
                                               64, 64], (2, 3), "gemm", outputs=(5,)),
+    "e_transposed": UserProgram(P.lowrank_e_transposed, [((M, K), "float16"), ((K, 128), "float16"),
+                                                         ((N, 128), "float16"), ((M, N), "float16"), 128, 128, 128,
+                                                         64], (2, 2), "gemm", outputs=(3,)),
+    "e_view_transposed": UserProgram(P.lowrank_e_view_transposed, [((M, K), "float16"), ((K, 64), "float16"),
+                                                                   ((N, 64), "float16"), ((M, N), "float16"), 64, 128,
+                                                                   64, 64], (2, 3), "gemm", outputs=(3,)),
+    "nn_linear_f16": UserProgram(P.mlp_nn_linear_weights, [((M, K), "float16"), ((72, K), "float16"),
+                                                          ((72,), "float32"), ((N, 72), "float16"),
+                                                          ((M, N), "float16"), 128, 128, 64, 64], (2, 3), "gemm",
+                                 outputs=(4,)),
+    "nn_linear_bf16": UserProgram(P.mlp_nn_linear_weights, [((M, K), "bfloat16"), ((64, K), "bfloat16"),
+                                                           ((64,), "float32"), ((N, 64), "bfloat16"),
+                                                           ((M, N), "bfloat16"), 64, 128, 128, 64], (2, 2), "gemm",
+                                  outputs=(4,)),
+    "lora": UserProgram(P.lora_linear, [((M, K), "float16"), ((K, N), "float16"), ((K, 64), "float16"),
+                                        ((64, N), "float16"), ((M, N), "float16"), 0.5, 64, 128, 128, 64], (2, 2),
+                        "gemm", outputs=(4,)),
+    "lora_added_after": UserProgram(P.lora_added_after, [((M, K), "float16"), ((K, N), "float16"),
+                                                         ((K, 64), "float16"), ((64, N), "float16"),
+                                                         ((M, N), "float16"), 0.5, 64, 128, 128, 64], (2, 2), "gemm",
+                                    outputs=(4,)),
+    "lora_peft_bf16": UserProgram(P.lora_nn_linear, [((M, K), "bfloat16"), ((N, K), "bfloat16"), ((40, K), "bfloat16"),
+                                                     ((N, 40), "bfloat16"), ((N,), "float32"), ((M, N), "bfloat16"),
+                                                     0.5, 64, 128, 64, 64], (2, 3), "gemm", outputs=(5,)),
     "refused_rank_tile_one": UserProgram(P.refused_rank_tile_one, [((M, K), "float16"), ((K, 64), "float16"),
                                                                   ((128, N), "float16"), ((M, N), "float16"), 64, 128,
                                                                   64, 64], (2, 3), "simt", outputs=(3,)),
@@ -95,3 +121,60 @@ def test_refused_rank_beyond_one_tile_runs_on_the_simt_path():
     x, la, lb = _h(M, K), _h(K, 64, scale=0.125), _h(128, N, scale=0.25)
     y = sweep_harness.gpu_run(TABLE, "refused_rank_tile_one", {0: x, 1: la, 2: lb})[3]
     _check(y, (_t(x) @ _t(la)).half().float() @ _t(lb[64:]), 3e-2)
+
+
+# ------------------------------------------------------------------- session 25: K-major E (nn.Linear's layout), LoRA
+
+
+def _f(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float32)
+
+
+def _bf(x):
+    return _t(x).bfloat16().float()
+
+
+def test_e_stored_n_by_r_read_by_a_transpose():
+    x, la, lbt = _h(M, K), _h(K, 128, scale=0.125), _h(N, 128, scale=0.25)
+    y = sweep_harness.gpu_run(TABLE, "e_transposed", {0: x, 1: la, 2: lbt})[3]
+    _check(y, (_t(x) @ _t(la)).half().float() @ _t(lbt).T, 3e-2)
+
+
+def test_e_stored_n_by_r_read_through_a_transposed_view():
+    x, la, lbt = _h(M, K), _h(K, 64, scale=0.125), _h(N, 64, scale=0.25)
+    y = sweep_harness.gpu_run(TABLE, "e_view_transposed", {0: x, 1: la, 2: lbt})[3]
+    _check(y, (_t(x) @ _t(la)).half().float() @ _t(lbt).T, 3e-2)
+
+
+def test_mlp_with_both_weights_in_nn_linear_layout_f16():
+    """Hidden width 72 in a 128 tile (W1's rows and W2's columns past it zero-filled by TMA)."""
+    x, w1, w2, b1 = _h(M, K), _h(72, K, scale=0.125), _h(N, 72, scale=0.25), _f(72)
+    y = sweep_harness.gpu_run(TABLE, "nn_linear_f16", {0: x, 1: w1, 2: b1, 3: w2})[4]
+    a = torch.nn.functional.silu(_t(x) @ _t(w1).T + _t(b1)[None, :]).half().float()
+    _check(y, a @ _t(w2).T, 3e-2)
+
+
+def test_mlp_with_both_weights_in_nn_linear_layout_bf16():
+    x, w1, w2, b1 = _f(M, K), _f(64, K, scale=0.125), _f(N, 64, scale=0.25), _f(64)
+    y = sweep_harness.gpu_run(TABLE, "nn_linear_bf16", {0: x, 1: w1, 2: b1, 3: w2})[4]
+    a = torch.nn.functional.silu(_bf(x) @ _bf(w1).T + _t(b1)[None, :]).bfloat16().float()
+    _check(y, a @ _bf(w2).T, 6e-2)
+
+
+def test_lora_low_rank_branch_onto_the_main_dot():
+    x, w, la, lb = _h(M, K), _h(K, N, scale=0.125), _h(K, 64, scale=0.125), _h(64, N, scale=0.25)
+    y = sweep_harness.gpu_run(TABLE, "lora", {0: x, 1: w, 2: la, 3: lb})[4]
+    _check(y, _t(x) @ _t(w) + (0.5 * (_t(x) @ _t(la))).half().float() @ _t(lb), 3e-2)
+
+
+def test_lora_product_added_after_its_own_dot():
+    x, w, la, lb = _h(M, K), _h(K, N, scale=0.125), _h(K, 64, scale=0.125), _h(64, N, scale=0.25)
+    y = sweep_harness.gpu_run(TABLE, "lora_added_after", {0: x, 1: w, 2: la, 3: lb})[4]
+    _check(y, _t(x) @ _t(w) + 0.5 * ((_t(x) @ _t(la)).half().float() @ _t(lb)), 3e-2)
+
+
+def test_lora_peft_layouts_bf16_rank_40():
+    x, w, la, lb, bias = _f(M, K), _f(N, K, scale=0.125), _f(40, K, scale=0.125), _f(N, 40, scale=0.25), _f(N)
+    y = sweep_harness.gpu_run(TABLE, "lora_peft_bf16", {0: x, 1: w, 2: la, 3: lb, 4: bias})[5]
+    t = (0.5 * (_bf(x) @ _bf(la).T)).bfloat16().float()
+    _check(y, _bf(x) @ _bf(w).T + t @ _bf(lb).T + _t(bias)[None, :], 6e-2)

@@ -41,8 +41,9 @@ def _compile(kernel, spec, config=EMULATE):
     return compile_cutile(kernel, spec, kernel.__name__ if hasattr(kernel, "__name__") else "k", config=config)
 
 
-def _emulate(kernel, spec, inputs: dict, out: int, e: int):
-    """Run the program on its spec's shapes (A argument 0, B 1, E ``e``, C ``out``); returns its output."""
+def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ...] = ()):
+    """Run the program on its spec's shapes (A argument 0, B 1, E ``e``, C ``out``, the other Bs ``more_b``);
+    returns its output."""
     import test_user_sweep3_emulated as s3
 
     from tileorch.testing.gemm_emulation import run_gemm
@@ -56,8 +57,10 @@ def _emulate(kernel, spec, inputs: dict, out: int, e: int):
     args = s3._described(p, bases)
     tile = s3._tile_params(p, args, bases)
     (m, k), n = arrays[0].shape, arrays[out].shape[1]
-    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays if i not in (0, 1, e)]
-    errors = run_gemm(prog, arrays[0], arrays[1], bases[out], (m, n, k), tile, memory, epi=arrays[e])
+    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
+              if i not in (0, 1, e, *more_b)]
+    errors = run_gemm(prog, arrays[0], arrays[1], bases[out], (m, n, k), tile, memory,
+                      more_b=[arrays[i] for i in more_b], epi=arrays[e])
     assert not errors, errors[:4]
     y = arrays[out].astype(np.float64)
     assert not np.isnan(y).any(), "unwritten outputs"
@@ -132,6 +135,83 @@ def test_fused_mlp_with_biases_reads_a_vector_between_the_dots():
     np.testing.assert_allclose(y, a @ w2.astype(np.float64) + b2[None, :], atol=2e-2, rtol=1e-2)
 
 
+def _bf(*shape, scale=1.0):
+    import ml_dtypes
+
+    return (RNG.standard_normal(shape) * scale).astype(ml_dtypes.bfloat16)
+
+
+def _round(x, like):
+    """``x`` rounded to ``like``'s element type (f16 or bf16), as f64."""
+    return np.asarray(x, np.float64).astype(like.dtype).astype(np.float64)
+
+
+def test_k_major_e_read_by_a_transpose():
+    """E given ``[N2, R]`` (nn.Linear's layout) and its ``[tn, R]`` tile turned by ``ct.transpose``: the second
+    dot's B K-major (rank 48 short of the 64-column tile: E's columns past it are TMA's zeros; ragged M and N)."""
+    m, k, r, n = 130, 200, 48, 130
+    spec = [_a((m, k)), _a((k, r)), _a((n, r)), _a((m, n)), 64, 128, 64, 64]
+    x, la, lbt = _h(m, k), _h(k, r, scale=0.125), _h(n, r, scale=0.25)
+    y = _emulate(P.lowrank_e_transposed, spec, {0: x, 1: la, 2: lbt}, 3, 2)
+    t = _f16(x.astype(np.float64) @ la.astype(np.float64))
+    np.testing.assert_allclose(y, _f16(t @ lbt.astype(np.float64).T), atol=2e-2, rtol=1e-2)
+
+
+def test_k_major_e_read_through_a_transposed_view():
+    """E given ``[N2, R]`` read as ``[R, tn]`` tiles of a view with its dimensions swapped (``order=(1, 0)``):
+    K-major as by a transpose; rank 128 (two 64-column K boxes of E), output tile 128."""
+    m, k, r, n = 200, 136, 128, 250
+    spec = [_a((m, k)), _a((k, r)), _a((n, r)), _a((m, n)), r, 128, 128, 64]
+    x, la, lbt = _h(m, k), _h(k, r, scale=0.125), _h(n, r, scale=0.25)
+    y = _emulate(P.lowrank_e_view_transposed, spec, {0: x, 1: la, 2: lbt}, 3, 2)
+    t = _f16(x.astype(np.float64) @ la.astype(np.float64))
+    np.testing.assert_allclose(y, _f16(t @ lbt.astype(np.float64).T), atol=2e-2, rtol=1e-2)
+
+
+def test_a_transposed_view_and_a_transpose_cancel():
+    """E given ``[R, N2]`` read through a transposed view as a ``[tn, R]`` tile and transposed back: N-major."""
+    m, k, r, n = 130, 200, 64, 192
+    spec = [_a((m, k)), _a((k, r)), _a((r, n)), _a((m, n)), r, 128, 64, 64]
+    prog = _compile(P.lowrank_e_view_and_tile_transposed, spec)
+    assert prog.gemm_config.epi_major == "n", prog.gemm_config
+    x, la, lb = _h(m, k), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
+    y = _emulate(P.lowrank_e_view_and_tile_transposed, spec, {0: x, 1: la, 2: lb}, 3, 2)
+    t = _f16(x.astype(np.float64) @ la.astype(np.float64))
+    np.testing.assert_allclose(y, _f16(t @ lb.astype(np.float64)), atol=2e-2, rtol=1e-2)
+
+
+@pytest.mark.parametrize("dtype,h,hidden,tn", [("float16", 128, 128, 64), ("float16", 72, 128, 128),
+                                               ("bfloat16", 128, 128, 128), ("bfloat16", 40, 64, 256)])
+def test_mlp_with_both_weights_in_nn_linear_layout(dtype, h, hidden, tn):
+    """``silu(x W1^T + b1) W2^T``, ``W1 [H, K]`` and ``W2 [N, H]``: both dots' B K-major (W1's tiles TMA-read
+    as ``[H, tk]`` boxes, W2's as ``tile_n / 64`` K-row boxes); a hidden width short of the tile (72 of 128,
+    40 of 64: the padded hidden units are silu(0) = 0 times W2's zero-filled columns); ragged M, N and K;
+    f16 and bf16 (the PTX emulator's WGMMA reads bf16 bits as bf16)."""
+    m, k, n = 130, 200, 300
+    make = _h if dtype == "float16" else _bf
+    spec = [_a((m, k), dtype), _a((h, k), dtype), _a((h,), "float32"), _a((n, h), dtype), _a((m, n), dtype), hidden,
+            128, tn, 64]
+    x, w1, w2 = make(m, k), make(h, k, scale=0.125), make(n, h, scale=0.25)
+    b1 = RNG.standard_normal(h).astype(np.float32)
+    y = _emulate(P.mlp_nn_linear_weights, spec, {0: x, 1: w1, 2: b1, 3: w2, 4: np.full((m, n), np.nan, x.dtype)}, 4,
+                 3)
+    z = x.astype(np.float64) @ w1.astype(np.float64).T + b1[None, :]
+    a = _round(z / (1 + np.exp(-z)), x)
+    np.testing.assert_allclose(y, _round(a @ w2.astype(np.float64).T, x), atol=3e-2, rtol=2e-2)
+
+
+def test_sweep18_squared_relu_mlp_with_w2_stored_n_by_h():
+    """Sweep 18's ``mlp_relu_sq_chain_wt`` (``W2`` ``[N, H]`` read by ``ct.transpose``), at its table's shapes,
+    on the GEMM kernel's second dot with a K-major E."""
+    from tileorch.testing import user_programs18 as U
+
+    spec = U.PROGRAMS["mlp_relu_sq_chain_wt"].spec
+    x, w1, w2t = _h(200, 256), _h(256, 64, scale=0.125), _h(192, 64, scale=0.25)
+    y = _emulate(U.mlp_relu_sq_chain_wt, spec, {0: x, 1: w1, 2: w2t}, 3, 2)
+    z = np.maximum(x.astype(np.float64) @ w1.astype(np.float64), 0.0)
+    np.testing.assert_allclose(y, _f16(_f16(z * z) @ w2t.astype(np.float64).T), atol=2e-2, rtol=1e-2)
+
+
 REFUSED = {
     "lowrank_scaled_bias@R32": ([_a((200, 256)), _a((256, 32)), _a((32, 192)), _a((192,), "float32"), _a((200, 192)),
                                  0.5, 32, 128, 64, 64], "the first dot's N (the second dot's K) is 32", "y = ct.mma("),
@@ -145,14 +225,22 @@ REFUSED = {
     "refused_second_acc_loaded": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192), "float32"),
                                    _a((200, 192), "float32"), 64, 128, 64, 64], "starts from a value other than zeros",
                                   "y = ct.mma("),
-    "refused_e_transposed": ([_a((200, 256)), _a((256, 64)), _a((192, 64)), _a((200, 192)), 64, 128, 64, 64],
-                             "transposed", "ct.transpose(e)"),
+    "refused_e8_second_dot": ([_a((200, 256)), _a((256, 64)), _a((192, 64), "float8_e4m3fn"), _a((200, 192)), 64,
+                               128, 64, 64], "the second dot's operands are f8E4M3FN: a K-major E", "y = ct.mma("),
+    "refused_mixed_dot_types@e4m3": ([_a((200, 256)), _a((256, 64)), _a((64, 192), "float8_e4m3fn"),
+                                      _a((200, 192)), 64, 128, 64, 64],
+                                     "the second dot's operands are f8E4M3FN: an N-major E (stored [K2, N2]) never "
+                                     "runs", "y = ct.mma("),
+    "refused_lora_onto_a_loaded_tile": ([_a((200, 256)), _a((256, 192)), _a((256, 64)), _a((64, 192)),
+                                         _a((200, 192), "float32"), _a((200, 192)), 64, 128, 128, 64],
+                                        "accumulates into a value other than the main dot's accumulator or zeros",
+                                        "lo = ct.mma("),
+    "refused_mixed_dot_types": ([_a((200, 256)), _a((256, 64)), _a((64, 192), "bfloat16"), _a((200, 192)), 64, 128,
+                                 64, 64], "the first dot's operands are f16 and the second's bf16", "y = ct.mma("),
     "refused_e_computed": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 64, 64],
                            "the second dot's B is not a TMA tile load of an argument", "y = ct.mma("),
     "refused_e_fixed_column": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 64, 64],
                                "column tile index other than program id 1", "ct.load(Lb, index=(0, 0)"),
-    "refused_e_view_transposed": ([_a((200, 256)), _a((256, 64)), _a((192, 64)), _a((200, 192)), 64, 128, 64, 64],
-                                  "read through a transposed view", "order=(1, 0)"),
 }
 
 
@@ -194,6 +282,11 @@ PROGRAMS = {
     "mlp_silu_one_hidden_tile": [_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 256, 64],
     "mlp_relu_scaled": [_a((200, 200)), _a((200, 128)), _a((128, 128)), _a((200, 128), "float32"), 0.5, 128, 128, 128,
                         64],
+    "mlp_nn_linear_weights": [_a((200, 200)), _a((128, 200)), _a((128,), "float32"), _a((256, 128)), _a((200, 256)),
+                              128, 128, 128, 64],
+    "mlp_nn_linear_weights@bf16": [_a((200, 200), "bfloat16"), _a((64, 200), "bfloat16"), _a((64,), "float32"),
+                                   _a((256, 64), "bfloat16"), _a((200, 256), "bfloat16"), 64, 128, 256, 64],
+    "lowrank_e_transposed": [_a((200, 256)), _a((256, 128)), _a((192, 128)), _a((200, 192)), 128, 128, 128, 64],
 }
 """The programs at the tiles a user would pick (128-row tiles, N tiles of 128 and 256: a stage then holds E's
 64 x 256 tile, larger than a K step's), as compiled by default."""
@@ -203,32 +296,40 @@ PROGRAMS = {
 def test_default_compile_takes_the_gemm_tier_and_assembles_without_spills(name):
     from tileorch.backend.ptxas import ptxas_available, run_ptxas
 
-    prog = _compile(getattr(P, name), PROGRAMS[name], config="")
+    prog = _compile(getattr(P, name.split("@")[0]), PROGRAMS[name], config="")
     assert prog.kind == "gemm", prog.remarks
     assert any(r.startswith("remark: a dot on the K loop's result: ") for r in prog.remarks), prog.remarks
     cfg = prog.gemm_config
     assert cfg.epi_n == PROGRAMS[name][-2] and cfg.tile_n == PROGRAMS[name][-4], cfg
-    rank, n = cfg.tile_n, cfg.epi_n
-    assert len(re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n{n}k16\.f32\.f16\.f16\s+\{{[^}}]*\}},\s*\{{",
-                          prog.ptx)) == rank // 16 * cfg.consumer_groups
+    k_major = "transposed" in name or "nn_linear" in name  # E stored [N2, R]
+    assert cfg.epi_major == ("k" if k_major else "n"), cfg
+    assert any(("stored [N2, K2]: K-major" if k_major else "stored [K2, N2]: N-major") in r for r in prog.remarks)
+    rank, n, t = cfg.tile_n, cfg.epi_n, cfg.dtype
+    # register A, B from shared memory: the immediate after the descriptor's scale-d is tnspB (1: N-major)
+    mma = re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n{n}k16\.f32\.{t}\.{t}\s+\{{[^}}]*\}},\s*\{{[^}}]*\}},"
+                     r"\s*%rd\d+,\s*[^,]+,\s*1,\s*1,\s*(\d);", prog.ptx)
+    assert mma == ["0" if k_major else "1"] * (rank // 16 * cfg.consumer_groups), mma
     if not ptxas_available():
         pytest.skip("no ptxas")
     assert not run_ptxas(prog.ptx, "sm_90a").spill_warnings()
 
 
-def test_the_tiers_kernel_checks_clean(tmp_path):
+@pytest.mark.parametrize("source,tiles", [("tier_epilogue_dot.mlir", (64, 128, 0, "n")),
+                                          ("tier_epilogue_dot_kmajor.mlir", (64, 128, 0, "k")),
+                                          ("tier_epilogue_dot_lora.mlir", (128, 128, 64, "n"))])
+def test_the_tiers_kernel_checks_clean(tmp_path, source, tiles):
     """The model checker (``tileorch check``) on the tier's lowering of tests/filecheck/tileas/tier_epilogue_dot.mlir
-    (the low-rank chain with its epilogue): the ring and E's one-stage pipeline free of deadlocks and races over
-    every trip count, every load's bytes stated."""
+    (the low-rank chain with its epilogue), of its K-major E variant and of LoRA's three dots: the ring and E's
+    one-stage pipeline free of deadlocks and races over every trip count, every load's bytes stated."""
     from pathlib import Path
 
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import load
     from tileorch.transforms.tileas.nv_tileas_to_cutlass import lower_tile_program
 
-    src = Path(__file__).resolve().parents[1] / "filecheck" / "tileas" / "tier_epilogue_dot.mlir"
+    src = Path(__file__).resolve().parents[1] / "filecheck" / "tileas" / source
     cfg, module = lower_tile_program(src.read_text(), name=str(src))
-    assert cfg.epi_n == 128 and cfg.tile_n == 64, cfg
+    assert (cfg.tile_n, cfg.epi_n, cfg.lora_rank, cfg.epi_major) == tiles, cfg
     path = tmp_path / "lowered.mlir"
     path.write_text(str(module))
     protocols, errors = load(str(path))
@@ -239,21 +340,27 @@ def test_the_tiers_kernel_checks_clean(tmp_path):
     assert not protocols[0].notes, protocols[0].notes
 
 
+def _launcher_arguments(kernel, spec: list, out: int):
+    """(the default compile of ``kernel`` for ``spec``, its arguments as the launcher describes them at made-up
+    addresses): what the launcher's operand checks read, without a GPU."""
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.testing.user_programs import UserProgram
+
+    p = UserProgram(kernel, spec, (1,), "gemm", outputs=(out,))
+    arrays = sum(isinstance(x, tuple) for x in spec)
+    return _compile(kernel, spec, config=""), s3._described(p, {i: (i + 1) << 32 for i in range(arrays)})
+
+
 def test_the_launcher_reads_e_after_the_other_bs():
     """The launcher's problem for the low-rank chain: B the [K, R] block (N from C), E the argument after the other
     Bs in ``gemm_args``; an E whose rows are not whole 16-byte units (N = 130 f16) is refused, as TMA reads it in
     place, and so is an E of another shape."""
-    import test_user_sweep3_emulated as s3
-
     from tileorch.launchers import cutile as rc
-    from tileorch.testing.user_programs import UserProgram
 
     def described(n, e_rows=64):
-        spec = [_a((200, 200)), _a((200, 64)), _a((e_rows, n)), _a((n,), "float32"), _a((200, n)), 0.5, 64, 128, 128,
-                64]
-        p = UserProgram(P.lowrank_scaled_bias, spec, (1,), "gemm", outputs=(4,))
-        prog = _compile(P.lowrank_scaled_bias, spec, config="")
-        return prog, s3._described(p, {i: (i + 1) << 32 for i in range(5)})
+        return _launcher_arguments(P.lowrank_scaled_bias, [_a((200, 200)), _a((200, 64)), _a((e_rows, n)),
+                                                           _a((n,), "float32"), _a((200, n)), 0.5, 64, 128, 128, 64], 4)
 
     prog, args = described(192)
     a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
@@ -264,3 +371,128 @@ def test_the_launcher_reads_e_after_the_other_bs():
         a, b, c, *_ = rc.gemm_problem_batched(prog, args)
         with pytest.raises(rc.LayoutNotSupported, match=words):
             rc.epi_operand(prog, args, b, c)
+
+
+def test_the_launcher_takes_a_k_major_e_as_n_by_r():
+    """A K-major E (``ct.transpose`` of its ``[tn, R]`` tile) is given ``[N, R]``: the launcher takes that shape and
+    refuses E given ``[R, N]`` (the shape of an N-major E) with the shape it wants."""
+    from tileorch.launchers import cutile as rc
+
+    def described(e_shape):
+        prog, args = _launcher_arguments(P.lowrank_e_transposed, [_a((200, 256)), _a((256, 64)), _a(e_shape),
+                                                                  _a((200, 192)), 64, 128, 64, 64], 3)
+        assert prog.gemm_config.epi_major == "k", prog.gemm_config
+        return prog, args
+
+    prog, args = described((192, 64))
+    a, b, c, *_ = rc.gemm_problem_batched(prog, args)
+    assert rc.epi_operand(prog, args, b, c).position == 2
+    prog, args = described((64, 192))
+    a, b, c, *_ = rc.gemm_problem_batched(prog, args)
+    with pytest.raises(rc.LayoutNotSupported, match=r"row-major \[192, 64\] .*C's columns x the first dot's N"):
+        rc.epi_operand(prog, args, b, c)
+
+
+# ----------------------------------------------------------------------------------------------- LoRA (three dots)
+
+
+def _lora_reference(x, w, la, lb, s, bias=None, transposed=False):
+    """``x W + ((s x A) rounded) B (+ bias)``, rounded to x's type; ``transposed``: the weights given in nn.Linear's
+    layout (``W [N, K]``, ``A [R, K]``, ``B [N, R]``)."""
+    w, la, lb = (np.asarray(v, np.float64) for v in (w, la, lb))
+    if transposed:
+        w, la, lb = w.T, la.T, lb.T
+    x64 = x.astype(np.float64)
+    t = _round(s * (x64 @ la), x)
+    y = x64 @ w + t @ lb + (0.0 if bias is None else bias[None, :])
+    return _round(y, x)
+
+
+def test_lora_low_rank_branch_accumulates_onto_the_main_dot():
+    """``y = x W + ((0.5 x A) rounded) B``: W's and A's tiles in one stage beside x's, the low-rank accumulator packed
+    after the loop into a second dot that accumulates onto the main accumulator (ragged M, N and K)."""
+    m, k, n, r = 200, 200, 250, 64
+    spec = [_a((m, k)), _a((k, n)), _a((k, r)), _a((r, n)), _a((m, n)), 0.5, r, 128, 128, 64]
+    x, w, la, lb = _h(m, k), _h(k, n, scale=0.125), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
+    prog = _compile(P.lora_linear, spec)
+    assert prog.gemm_config.lora_rank == r and prog.gemm_config.b_operands == 2, prog.gemm_config
+    assert any(r_.startswith("remark: a low-rank branch beside the dot (LoRA, three dots)") for r_ in prog.remarks)
+    y = _emulate(P.lora_linear, spec, {0: x, 1: w, 2: la, 3: lb}, 4, 3, (2,))
+    np.testing.assert_allclose(y, _lora_reference(x, w, la, lb, 0.5), atol=2e-2, rtol=1e-2)
+
+
+def test_lora_low_rank_product_added_after_its_own_dot():
+    """``y = x W + 0.5 ((x A) rounded) B`` written ``acc + 0.5 * ct.mma(a, B, zeros)``: the second dot runs into an
+    accumulator of its own and the epilogue reads the main one beside it (``lora_own_acc``); ragged M, N and K."""
+    m, k, n, r = 200, 200, 250, 64
+    spec = [_a((m, k)), _a((k, n)), _a((k, r)), _a((r, n)), _a((m, n)), 0.5, r, 128, 128, 64]
+    x, w, la, lb = _h(m, k), _h(k, n, scale=0.125), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
+    prog = _compile(P.lora_added_after, spec)
+    assert prog.gemm_config.lora_own_acc and prog.gemm_config.lora_rank == r, prog.gemm_config
+    assert any("into an accumulator of its own beside the main one" in r_ for r_ in prog.remarks), prog.remarks
+    y = _emulate(P.lora_added_after, spec, {0: x, 1: w, 2: la, 3: lb}, 4, 3, (2,))
+    t = _f16(x.astype(np.float64) @ la.astype(np.float64))
+    np.testing.assert_allclose(y, _f16(x.astype(np.float64) @ w.astype(np.float64) + 0.5 * (t @ lb.astype(np.float64))),
+                               atol=2e-2, rtol=1e-2)
+
+
+@pytest.mark.parametrize("dtype,r,rank_tile,tn", [("float16", 40, 64, 64), ("bfloat16", 128, 128, 128)])
+def test_lora_with_peft_weight_layouts_and_a_bias(dtype, r, rank_tile, tn):
+    """PEFT's layouts (``W [N, K]``, ``lora_A [R, K]``, ``lora_B [N, R]``): every B K-major, E's rank-wide K rows;
+    a rank short of its tile (40 of 64: A's rows and B's columns past it zero-filled) and a rank of 128 (two K
+    boxes of E); f16 and bf16; a bias in the epilogue; ragged M, N and K."""
+    m, k, n = 130, 136, 300
+    make = _h if dtype == "float16" else _bf
+    spec = [_a((m, k), dtype), _a((n, k), dtype), _a((r, k), dtype), _a((n, r), dtype), _a((n,), "float32"),
+            _a((m, n), dtype), 0.5, rank_tile, 128, tn, 64]
+    x, w, la, lb = make(m, k), make(n, k, scale=0.125), make(r, k, scale=0.125), make(n, r, scale=0.25)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    prog = _compile(P.lora_nn_linear, spec)
+    cfg = prog.gemm_config
+    assert (cfg.b_major, cfg.epi_major, cfg.lora_rank) == ("k", "k", rank_tile), cfg
+    y = _emulate(P.lora_nn_linear, spec, {0: x, 1: w, 2: la, 3: lb, 4: bias, 5: np.full((m, n), np.nan, x.dtype)}, 5,
+                 3, (2,))
+    np.testing.assert_allclose(y, _lora_reference(x, w, la, lb, 0.5, bias, transposed=True), atol=3e-2, rtol=2e-2)
+
+
+@pytest.mark.parametrize("kernel,spec", [
+    ("lora_nn_linear", [_a((512, 512)), _a((512, 512)), _a((64, 512)), _a((512, 64)), _a((512,), "float32"),
+                        _a((512, 512)), 2.0, 64, 128, 128, 64]),
+    ("lora_added_after", [_a((512, 512)), _a((512, 512)), _a((512, 64)), _a((64, 512)), _a((512, 512)), 2.0, 64, 128,
+                          128, 64]),
+])
+def test_lora_default_compile_assembles_without_spills(kernel, spec):
+    """LoRA at a user's tiles (128 x 128, rank 64; PEFT's layouts, and the product added after its own dot), as
+    compiled by default: the GEMM tier, the second dot's four register-A WGMMAs per consumer group with B
+    untransposed (tnspB 0) for K-major E, transposed (1) for N-major, no spills."""
+    from tileorch.backend.ptxas import ptxas_available, run_ptxas
+
+    prog = _compile(getattr(P, kernel), spec, config="")
+    assert prog.kind == "gemm", prog.remarks
+    cfg = prog.gemm_config
+    mma = re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.f16\.f16\s+\{[^}]*\},\s*\{[^}]*\},"
+                     r"\s*%rd\d+,\s*[^,]+,\s*1,\s*1,\s*(\d);", prog.ptx)
+    assert mma == ["0" if cfg.epi_major == "k" else "1"] * (64 // 16 * cfg.consumer_groups), mma
+    if not ptxas_available():
+        pytest.skip("no ptxas")
+    assert not run_ptxas(prog.ptx, "sm_90a").spill_warnings()
+
+
+def test_the_launcher_reads_the_low_rank_b_and_e():
+    """LoRA's operands: B the main weight, B1 the low-rank ``[K, R]`` A (not laid out as B), E the ``[R, N]`` B;
+    a low-rank A wider than its rank tile is refused with the shape it wants."""
+    from tileorch.launchers import cutile as rc
+
+    def described(r):
+        return _launcher_arguments(P.lora_linear, [_a((200, 256)), _a((256, 192)), _a((256, r)), _a((r, 192)),
+                                                   _a((200, 192)), 0.5, 64, 128, 128, 64], 4)
+
+    prog, args = described(48)
+    a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
+    assert (a.position, b.position, c.position, m, n, k) == (0, 1, 4, 200, 192, 256)
+    more = rc.more_b_operands(prog, args, b)
+    assert [x.position for x in more] == [2] and rc.epi_operand(prog, args, more[0], c).position == 3
+    prog, args = described(72)  # (the program's rank tile is 64)
+    a, b, c, *_ = rc.gemm_problem_batched(prog, args)
+    with pytest.raises(rc.LayoutNotSupported, match=r"low-rank branch's B must be a row-major \[K, R\]"):
+        rc.more_b_operands(prog, args, b)

@@ -5,6 +5,7 @@ ring stage per work tile; ragged M, N and K, C NaN-prefilled.  Needs no GPU, no 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -32,8 +33,9 @@ def _emulate(cfg: GemmConfig, m: int, n2: int, k: int, r: int, seed: int = 0):
     c = np.full((m, n2), np.nan, np.float32)
     ptx = compile_module(build_gemm_kernel(cfg), ptxas=False).ptx
     base = 1 << 40
+    stored = np.ascontiguousarray(e.T) if cfg.epi_major == "k" else e  # a K-major E is given [N2, R]
     errors = run_gemm(SimpleNamespace(gemm_config=cfg, ptx=ptx), a, b, base, (m, n2, k),
-                      memory=[(base, c.view(np.uint8).reshape(-1), "C")], epi=e)
+                      memory=[(base, c.view(np.uint8).reshape(-1), "C")], epi=stored)
     assert not errors, errors[:5]
     t = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)  # the accumulator rounded to f16
     return c, t.astype(np.float64) @ e.astype(np.float64)
@@ -44,6 +46,19 @@ def _emulate(cfg: GemmConfig, m: int, n2: int, k: int, r: int, seed: int = 0):
 def test_second_dot_on_the_accumulator_matches_numpy(m, n2, k, tile_m, epi_n):
     """(epi_n 256: E's 64 x 256 tile is larger than a K step's tiles, and sizes the ring's stages.)"""
     c, want = _emulate(replace(BASE, tile_m=tile_m, epi_n=epi_n), m, n2, k, 64)
+    assert not np.isnan(c).any()
+    np.testing.assert_allclose(c, want, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("m,n2,k,r,tile_n,epi_n,stages", [(200, 192, 200, 64, 64, 128, 3),
+                                                           (130, 300, 136, 100, 128, 256, 2),
+                                                           (70, 130, 64, 192, 192, 64, 2)])
+def test_k_major_e_matches_numpy(m, n2, k, r, tile_n, epi_n, stages):
+    """E stored ``[N2, R]`` (``epi_major="k"``): ``tile_n / 64`` boxes of ``epi_n`` rows x 64 K columns, each
+    WGMMA K step 32 bytes along the K row of box ``j // 4`` (R = 100: 28 zero-filled K columns in the second
+    box; R = 192: three boxes); ragged M, N and K."""
+    cfg = replace(BASE, tile_n=tile_n, epi_n=epi_n, stages=stages, epi_major="k")
+    c, want = _emulate(cfg, m, n2, k, r, seed=5)
     assert not np.isnan(c).any()
     np.testing.assert_allclose(c, want, rtol=2e-2, atol=2e-2)
 
@@ -59,22 +74,29 @@ def test_rank_short_of_the_tile_reads_zeros_past_it():
     (dict(cluster_m=2, tile_n=128), "1-CTA clusters"),
     (dict(epilogue="tma", out_dtype="f16"), "direct epilogue"),
     (dict(tile_n=256, epi_n=256, stages=3), "shared memory"),
+    (dict(epi_major="m"), "epi_major must be 'n' or 'k'"),
 ])
 def test_configurations_the_second_dot_refuses(change, words):
     with pytest.raises(GemmConfigError, match=words):
         replace(BASE, **change).check()
 
 
-@pytest.mark.parametrize("stages,tile_m", [(2, 128), (3, 64)])
-def test_the_second_dots_pipeline_checks_clean(tmp_path, stages, tile_m):
+@pytest.mark.parametrize("stages,tile_m,epi_major", [(2, 128, "n"), (3, 64, "n"), (2, 128, "k")])
+def test_the_second_dots_pipeline_checks_clean(tmp_path, stages, tile_m, epi_major):
     """The model checker on the kernel's pipelines: the ring and E's one-stage pipeline (the producer's acquire /
     commit per work tile after its K tiles against each consumer's wait / release after its K loop), every
     trip count's interleavings free of deadlocks and races, every load's bytes stated (E's boxes included)."""
+    _assert_pipelines_check_clean(tmp_path, replace(BASE, stages=stages, tile_m=tile_m, epi_major=epi_major))
+
+
+def _assert_pipelines_check_clean(tmp_path, cfg: GemmConfig) -> None:
+    """``tileorch check``'s model checker on the kernel of ``cfg``: its two pipelines (the ring, E's) free of
+    deadlocks and races over every trip count, every load's bytes stated."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import load
     from tileorch.kernels.gemm.ir import gemm_kernel_ir
 
-    cfg = replace(BASE, stages=stages, tile_m=tile_m).check()
+    cfg.check()
     path = tmp_path / f"{cfg.name}.mlir"
     path.write_text(gemm_kernel_ir(cfg))
     protocols, errors = load(str(path))
@@ -93,12 +115,89 @@ def test_ptxas_keeps_both_accumulators_in_registers():
     from tileorch.kernels.gemm.build import build_gemm_kernel
 
     for cfg in (BASE, replace(BASE, epi_n=192, out_dtype="f16"), replace(BASE, tile_m=64, epi_n=128),
-                replace(BASE, dtype="bf16", out_dtype="bf16", epi_n=256)):
+                replace(BASE, dtype="bf16", out_dtype="bf16", epi_n=256), replace(BASE, epi_major="k"),
+                replace(BASE, dtype="bf16", out_dtype="bf16", tile_n=128, epi_n=192, stages=2, epi_major="k")):
         result = compile_module(build_gemm_kernel(cfg.check()))
         info = "\n".join(result.ptxas.info)
         assert "0 bytes spill stores" in info and " spill stores" in info, info
         assert not [line for line in result.ptxas.info if "spill" in line and not line.startswith("0 bytes stack")]
         body = result.ptx
         mma = f"wgmma.mma_async.sync.aligned.m64n{cfg.epi_n}k16.f32.{cfg.dtype}.{cfg.dtype}"
-        assert body.count(mma) == 4 * cfg.consumer_groups
+        assert body.count(mma) == cfg.tile_n // 16 * cfg.consumer_groups
         assert body.count(f"cvt.rn.{cfg.dtype}x2.f32") >= 16 * cfg.consumer_groups  # (the packs; + a 16-bit store's)
+
+
+LORA = replace(BASE, tile_n=128, epi_n=128, b_operands=2, lora_rank=64)
+"""A low-rank branch (LoRA): B 0 the main ``[K, N]`` weight, B 1 the ``[K, R]`` low-rank A (64 wide in a stage),
+E the ``[R, N]`` low-rank B; the second dot accumulates onto the main accumulator."""
+
+
+def _emulate_lora(cfg: GemmConfig, m: int, n: int, k: int, r: int, seed: int = 0):
+    from tileorch.driver import compile_module
+    from tileorch.kernels.gemm.build import build_gemm_kernel
+    from tileorch.testing.gemm_emulation import run_gemm
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((m, k)).astype(np.float16)
+    w, la = ((rng.standard_normal(s) / 8).astype(np.float16) for s in ((k, n), (k, r)))
+    lb = rng.standard_normal((r, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float32)
+    ptx = compile_module(build_gemm_kernel(cfg.check()), ptxas=False).ptx
+    base = 1 << 40
+
+    def stored(v, major):  # a K-major operand is given transposed
+        return np.ascontiguousarray(v.T) if major == "k" else v
+
+    errors = run_gemm(SimpleNamespace(gemm_config=cfg, ptx=ptx), x, stored(w, cfg.b_major), base, (m, n, k),
+                      memory=[(base, c.view(np.uint8).reshape(-1), "C")], more_b=[stored(la, cfg.b_major)],
+                      epi=stored(lb, cfg.epi_major))
+    assert not errors, errors[:5]
+    t = (x.astype(np.float32) @ la.astype(np.float32)).astype(np.float16)  # the low-rank accumulator rounded
+    return c, x.astype(np.float64) @ w.astype(np.float64) + t.astype(np.float64) @ lb.astype(np.float64)
+
+
+@pytest.mark.parametrize("change,m,n,k,r", [({}, 200, 192, 200, 64),
+                                            (dict(b_major="k", epi_major="k"), 130, 300, 136, 40),
+                                            (dict(tile_n=64, epi_n=64, lora_rank=128, stages=2), 70, 130, 64, 128)])
+def test_low_rank_branch_matches_numpy(change, m, n, k, r):
+    """``C = A W + (A B1 rounded) E``: the main and the low-rank B tiles in one stage (the low-rank one at column 0,
+    ``lora_rank`` wide), the second dot accumulating onto the main accumulator; N-major and K-major operands, a rank
+    short of its tile (40 of 64), a rank wider than the main tile (128 beside 64); ragged M, N and K."""
+    c, want = _emulate_lora(replace(LORA, **change), m, n, k, r, seed=7)
+    assert not np.isnan(c).any()
+    np.testing.assert_allclose(c, want, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("change,words", [
+    (dict(epi_n=64), "adds its second dot onto the main accumulator"),
+    (dict(lora_rank=32), "64, 128, 192 or 256 columns"),
+    (dict(b_operands=1), "two with a low-rank branch"),
+    (dict(tile_n=256, epi_n=256), "registers per thread"),
+    (dict(lora_rank=0, b_operands=1, lora_own_acc=True), "lora_own_acc is a low-rank branch's"),
+])
+def test_configurations_the_low_rank_branch_refuses(change, words):
+    with pytest.raises(GemmConfigError, match=words):
+        replace(LORA, **change).check()
+
+
+def test_the_low_rank_branchs_pipelines_check_clean(tmp_path):
+    """The model checker on a low-rank branch's kernel: a stage's three TMA loads (A, W, the low-rank A) and E's
+    one-stage pipeline, every load's bytes stated."""
+    _assert_pipelines_check_clean(tmp_path, replace(LORA, stages=2, b_major="k", epi_major="k"))
+
+
+def test_ptxas_keeps_the_low_rank_branch_in_registers():
+    ptxas = pytest.importorskip("tileorch.backend.ptxas")
+    if not ptxas.ptxas_available():
+        pytest.skip("no ptxas")
+    from tileorch.driver import compile_module
+    from tileorch.kernels.gemm.build import build_gemm_kernel
+
+    for cfg in (LORA, replace(LORA, dtype="bf16", out_dtype="bf16", b_major="k", epi_major="k")):
+        result = compile_module(build_gemm_kernel(cfg.check()))
+        assert not [line for line in result.ptxas.info if "spill" in line and not line.startswith("0 bytes stack")
+                    and not line.startswith("0 bytes spill")], result.ptxas.info
+        assert "0 bytes spill stores" in "\n".join(result.ptxas.info)
+        mma = re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.{cfg.dtype}\.{cfg.dtype}\s+\{{[^}}]*\}},"
+                         r"\s*\{", result.ptx)
+        assert len(mma) == cfg.lora_rank // 16 * cfg.consumer_groups  # the second dot's register-A WGMMAs

@@ -872,8 +872,9 @@ def gemm_operands(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, Ar
 
 def epi_operand(program: Any, arguments: list[Argument], b: ArrayArg, c: ArrayArg) -> ArrayArg | None:
     """E, the second dot's B of a program whose second dot reads the K loop's result (``gemm_config.epi_n``;
-    ``program.gemm_args`` after the other Bs): a row-major ``[R, N]`` array of A's element type, R B's columns
-    and N C's, its rows whole 16-byte units (read by TMA in place); None for other programs."""
+    ``program.gemm_args`` after the other Bs): a row-major ``[R, N]`` array (``[N, R]``, nn.Linear's layout, for
+    ``gemm_config.epi_major == "k"``) of A's element type, R the first dot's N (B's columns, or B's rows for a
+    K-major B) and N C's, its rows whole 16-byte units (read by TMA in place); None for other programs."""
     cfg = program.gemm_config
     if not getattr(cfg, "epi_n", 0):
         return None
@@ -883,9 +884,13 @@ def epi_operand(program: Any, arguments: list[Argument], b: ArrayArg, c: ArrayAr
         raise RuntimeError(f"compile_program reported the second dot's B at entry parameter {index}, which is not an "
                            f"array's base pointer (entry parameters: {flat})")
     e = {a.position: a for a in arguments}[flat[index][0]]
-    if e.ndim != 2 or e.shape != (b.shape[1], c.shape[1]) or not _row_major(e) or e.dtype != b.dtype:
+    r = b.shape[0] if cfg.b_major == "k" else b.shape[1]
+    k_major = getattr(cfg, "epi_major", "n") == "k"
+    want, what = ((c.shape[1], r), "C's columns x the first dot's N") if k_major else \
+        ((r, c.shape[1]), "the first dot's N x C's columns")
+    if e.ndim != 2 or e.shape != want or not _row_major(e) or e.dtype != b.dtype:
         raise LayoutNotSupported(f"{_where(e.name, e.position)}: the second dot's B must be a row-major "
-                                 f"[{b.shape[1]}, {c.shape[1]}] {b.dtype} array (B's columns x C's), got {e.shape}")
+                                 f"[{want[0]}, {want[1]}] {b.dtype} array ({what}), got {e.shape}")
     if (e.shape[1] * e.itemsize) % 16 or e.ptr % 16 or (b.shape[1] * b.itemsize) % 16 or b.ptr % 16:
         raise LayoutNotSupported(f"{_where(e.name, e.position)}: the second dot's B and the first dot's B are read "
                                  "by TMA in place: 16-byte aligned rows of whole 16-byte units")
@@ -918,7 +923,18 @@ def more_b_operands(program: Any, arguments: list[Argument], b: ArrayArg, batch:
                 raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs {batch} contiguous "
                                          f"matrices, got strides {x.strides} for shape {x.shape}")
             x = _matrix(x)
-        if (x.shape, x.strides, x.dtype) != (b.shape, b.strides, b.dtype):
+        lora = getattr(program.gemm_config, "lora_rank", 0)
+        if lora:  # a low-rank branch's B (LoRA): [K, R] (or [R, K], K-major), R up to its lora_rank tile
+            r = x.shape[0] if program.gemm_config.b_major == "k" else x.shape[-1]
+            k = b.shape[1] if program.gemm_config.b_major == "k" else b.shape[0]
+            want = (r, k) if program.gemm_config.b_major == "k" else (k, r)
+            if x.ndim != 2 or x.shape != want or r > lora or not _row_major(x) or x.dtype != b.dtype \
+                    or (x.shape[1] * x.itemsize) % 16 or x.ptr % 16:
+                raise LayoutNotSupported(f"{_where(x.name, x.position)}: the low-rank branch's B must be a row-major "
+                                         f"{'[R, K]' if program.gemm_config.b_major == 'k' else '[K, R]'} {b.dtype} "
+                                         f"array, R <= its tile of {lora}, 16-byte aligned rows of whole 16-byte "
+                                         f"units (read by TMA in place), got {x.shape}")
+        elif (x.shape, x.strides, x.dtype) != (b.shape, b.strides, b.dtype):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the dots sharing A read every B like "
                                      f"{_where(b.name, b.position)} (shape {b.shape}, strides {b.strides}, {b.dtype}); "
                                      f"got shape {x.shape}, strides {x.strides}, {x.dtype}")
@@ -1006,7 +1022,8 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         k, m = a.shape
     if cfg.b_major == "k" and not getattr(cfg, "transpose_b", False):  # the program reads B^T: B is given [N, K]
         n, k2 = b.shape
-    if getattr(cfg, "epi_n", 0):  # a second dot on the accumulator: B is the [K, R] block, N is C's (and E's)
+    if getattr(cfg, "epi_n", 0) and not getattr(cfg, "lora_rank", 0):  # a second dot on the accumulator: B is
+        # the [K, R] block, N is C's (and E's); (a low-rank branch's main B is the GEMM's own)
         if n > cfg.tile_n:
             raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program reads B's column tile 0 only (the "
                                      f"rank of its second dot, {cfg.tile_n}) and B has {n} columns")
@@ -1282,8 +1299,9 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         b_reason = "; ".join(filter(None, [b_reason, "A: M-major, the kernel reads a K-major copy made at each launch "
                                                       "(one extra pass over A)"]))
     more_ptrs = tuple(x.ptr for x in more_b)
-    e = epi_operand(program, stored_arguments(arguments), b, c)
-    epi = (e.ptr, b.shape[1]) if e is not None else None
+    # (E's K is the first dot's N: the low-rank branch's, with one)
+    e = epi_operand(program, stored_arguments(arguments), more_b[0] if getattr(gk.cfg, "lora_rank", 0) else b, c)
+    epi = (e.ptr, e.shape[1] if getattr(gk.cfg, "epi_major", "n") == "k" else e.shape[0]) if e is not None else None
     program_grid = tuple(grid) if getattr(gk.cfg, "program_grid", False) else None
     if ldc != c_cols and not getattr(gk.cfg, "c_ld", False):  # (tileorch.gemm's own tile program: no c_ld kernel)
         raise LayoutNotSupported(f"{_where(c.name, c.position)}: C is a column slice of a wider array (row stride "

@@ -372,7 +372,7 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
 
 
 def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pitch: dict[str, int] | None = None,
-                 name: str = "B") -> bytes:
+                 name: str = "B", tile_n: int = 0) -> bytes:
     """The tensor map of a B operand (``name``: ``B``, or ``B1``... for the other B operands of a
     ``b_operands > 1`` configuration, laid out as B): ``[tile_k K, tile_n/cluster N]`` boxes (K-major,
     swizzled by ``cfg.k_row_bytes``) or ``[64 N, tile_k K]`` (N-major, 128-byte swizzle); its pitch
@@ -388,7 +388,7 @@ def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pi
         return encode_tensor_map(b_ptr, b_raw, dims, row_bytes, box, 0)
     es = ESIZE[cfg.dtype]
     if cfg.b_major == "k":
-        dims, row_bytes, box = (k, n), (k * es,), (cfg.tile_k, cfg.tile_n // cfg.cluster_m)
+        dims, row_bytes, box = (k, n), (k * es,), (cfg.tile_k, (tile_n or cfg.tile_n) // cfg.cluster_m)
         swizzle = cfg.k_row_bytes
     else:
         dims, row_bytes, box = (n, k), (n * es,), (64, cfg.tile_k)
@@ -401,9 +401,13 @@ def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pi
 
 def epi_tensor_map(cfg: GemmConfig, e_ptr: int, r: int, n: int) -> bytes:
     """The tensor map of a second dot's B (``cfg.epi_n``): E ``[R, N]`` row-major, boxes of 64 N columns x
-    ``tile_n`` rows (the first dot's N), 128-byte swizzle (an N-major operand, as the kernel's descriptors)."""
+    ``cfg.epi_k`` rows (the first dot's N, or a low-rank branch's rank), 128-byte swizzle (an N-major operand, as
+    the kernel's descriptors); a K-major E (``cfg.epi_major == "k"``) ``[N, R]`` row-major, boxes of 64 R
+    columns (one 128-byte swizzled K row) x ``epi_n`` rows."""
     es = ESIZE[cfg.dtype]
-    return encode_tensor_map(e_ptr, cfg.dtype, (n, r), (n * es,), (64, cfg.tile_n), 128)
+    if getattr(cfg, "epi_major", "n") == "k":
+        return encode_tensor_map(e_ptr, cfg.dtype, (r, n), (r * es,), (64, cfg.epi_n), 128)
+    return encode_tensor_map(e_ptr, cfg.dtype, (n, r), (n * es,), (64, cfg.epi_k), 128)
 
 
 # --------------------------------------------------------------------------- launching
@@ -457,8 +461,9 @@ class GemmKernel:
         ``program_grid`` kernel stores its tiles at columns the program computes into a C wider than B
         (the kernel's ``n`` parameter, the stores' column bound; 0: N); ``operand_batches``: (A's, B's)
         matrix counts when the kernel reads each operand at its own batch index (default: ``batch``); ``epi``:
-        (E's pointer, R) of a configuration with a second dot on the accumulator (``cfg.epi_n``: B is ``[K, R]``,
-        E ``[R, N]``, both row-major and read in place)."""
+        (E's pointer, R) of a configuration with a second dot on the accumulator (``cfg.epi_n``: B is ``[K, R]``
+        or, K-major, ``[R, K]``, E ``[R, N]`` or, ``cfg.epi_major == "k"``, ``[N, R]``, all row-major and read in
+        place)."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
                             ldc, c_cols, operand_batches, epi)
 
@@ -511,19 +516,24 @@ class PreparedGemm:
                 self.zero_bytes = (workspace_ptr + red, bar)
         record = pack_device_params(p, workspace_ptr, red, bar)  # passed by value (grid-constant)
         counts = tuple(operand_batches) if cfg.batched else ()
-        self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, tuple(more_b), ldc, c_cols, counts)
+        # (a low-rank branch's B is [K, R], not laid out as B: the launcher checked TMA reads it in place)
+        plan_b = () if cfg.lora_rank else tuple(more_b)
+        self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, plan_b, ldc, c_cols, counts)
         tma_a, tma_b, tma_c = tensor_maps(cfg, st.ptr["A"], st.ptr["B"], st.ptr["C"], m, n, k,
                                           batch if cfg.batched else 1, st.pitch, c_cols, counts)
         tma_more_b = [b_tensor_map(cfg, st.ptr[f"B{i}"], n, k, counts[1] if counts else batch if cfg.batched else 1,
                                    st.pitch, f"B{i}")
-                      for i in range(1, len(more_b) + 1)]
+                      for i in range(1, len(plan_b) + 1)]
         if bool(cfg.epi_n) != (epi is not None):
             raise GemmConfigError(f"{cfg.name}: {'a second dot on the accumulator needs' if cfg.epi_n else 'no'} "
                                   "epi=(E's pointer, R)")
         if cfg.epi_n and st.reasons:  # (the plan sizes B's rows by N: the launcher checked B and E are TMA-ready)
             raise GemmConfigError(f"{cfg.name}: a second dot on the accumulator reads A, B, C and E in place (16-byte "
                                   f"aligned rows of whole 16-byte units); staging was needed: {'; '.join(st.reasons)}")
-        if cfg.epi_n:  # B is the [K, R] block the first dot reads whole, E the second dot's [R, N]
+        if cfg.lora_rank:  # a low-rank branch: B 1 the [K, R] block (lora_rank-row K-major boxes), then E's map
+            tma_more_b = [b_tensor_map(cfg, more_b[0], epi[1], k, name="B1", tile_n=cfg.lora_rank),
+                          epi_tensor_map(cfg, epi[0], epi[1], n)]
+        elif cfg.epi_n:  # B is the [K, R] block the first dot reads whole, E the second dot's [R, N]
             tma_b, tma_more_b = b_tensor_map(cfg, b_ptr, epi[1], k), [epi_tensor_map(cfg, epi[0], epi[1], n)]
         # the direct epilogue's N is also C's leading dimension: a padded C is N' columns wide
         # (the extra columns are scratch, never copied out)

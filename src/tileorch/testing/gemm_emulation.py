@@ -29,7 +29,8 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
     (each array's :func:`array_params`, scalars, the grid); ``memory``: ``(base, uint8 view, name)``
     of the buffers the kernel stores to; ``more_b``: the other B operands of dots sharing A (a
     ``b_operands > 1`` configuration: their tensor maps follow the scheduler's record, laid out as B);
-    ``epi``: the second dot's B ``[K2, N2]`` (a ``cfg.epi_n`` configuration: its tensor map follows theirs)."""
+    ``epi``: the second dot's B ``[K2, N2]`` (a ``cfg.epi_n`` configuration: its tensor map follows theirs;
+    ``[N2, K2]`` for ``cfg.epi_major == "k"``)."""
     from tileorch.launchers.gemm_host import scheduler_params
     from tileorch.schedulers.device_params import pack_device_params
     from tileorch.testing.ptx_emulator import Emu
@@ -54,8 +55,12 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
                          emu.params[1]: {"array": b.reshape(-1, *b.shape[-2:]), **b_map}}
             for i, more in enumerate(more_b, start=8):  # (after A, B, C, C's pointer, M, N, K, the record)
                 emu.tmaps[emu.params[i]] = {"array": more.reshape(-1, *more.shape[-2:]), **b_map}
-            if epi is not None:  # the second dot's B: boxes of tile_n K rows x 64 N columns
-                emu.tmaps[emu.params[8 + len(more_b)]] = {"array": epi, "rows": cfg.tile_n, "box": 64}
+                if getattr(cfg, "lora_rank", 0) and cfg.b_major == "k":  # a low-rank branch's B: lora_rank rows
+                    emu.tmaps[emu.params[i]]["rows"] = cfg.lora_rank
+            if epi is not None:  # the second dot's B: boxes of tile_n K rows x 64 N columns (N-major E [K2, N2]),
+                # of epi_n N rows x 64 K columns (K-major E [N2, K2])
+                rows = cfg.epi_n if getattr(cfg, "epi_major", "n") == "k" else cfg.epi_k
+                emu.tmaps[emu.params[8 + len(more_b)]] = {"array": epi, "rows": rows, "box": 64}
             if getattr(cfg, "b_raw", ""):  # a computed B's raw tile: unswizzled boxes (GemmConfig.b_raw)
                 emu.tmaps[emu.params[1]].update(rows=cfg.tile_k if cfg.b_major == "n" else cfg.tile_n,
                                                 box=cfg.raw_chunk_columns, swizzle=0)

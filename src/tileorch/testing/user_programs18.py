@@ -35,7 +35,9 @@ Found by this sweep (the entries' ``notes``): the weight ``W[bid(2)]`` beside 2-
 ("A, B and C must all be batched"); now B's batch index per work tile with C the one matrix.  Int64
 position tiles (``ct.arange(n, dtype=ct.int64)``) in a score mask or a GEMM epilogue crashed the
 compile (an i32 position added to an i64 offset); now sign-extended.  An epilogue ``ct.gather`` with a
-tile of indices (a column bias at computed columns) was refused; now loaded per element.
+tile of indices (a column bias at computed columns) was refused; now loaded per element.  (Session 25:
+the squared-ReLU MLP, whose ``W2`` ``[N, H]`` is a K-major second-dot B, moved from SIMT to the GEMM
+kernel's second dot on the accumulator.)
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``: "gemm"
 = TMA + WGMMA, "chained" = the chained tensor-core tier, "simt" with ``error`` = the located remark
@@ -1132,8 +1134,7 @@ _add("gemm_elementwise_before_loop", gemm_elementwise_before_loop,
      [_a((200, 128)), _a((128, 192)), _a((200, 192)), _a((200, 192)), _a((200, 192)), 128, 64, 64], (2, 3),
      "simt", error="tiled_store outside the GEMM's work tile", outputs=(2, 4))
 _add("mlp_relu_sq_chain_wt", mlp_relu_sq_chain_wt,
-     [_a((200, 256)), _a((256, 64)), _a((192, 64)), _a((200, 192)), 64, 128, 64, 64], (2, 3), "simt",
-     error="a K-major E is not supported yet", outputs=(3,))
+     [_a((200, 256)), _a((256, 64)), _a((192, 64)), _a((200, 192)), 64, 128, 64, 64], (2, 3), "gemm", outputs=(3,))
 _add("attn_heads_packed_columns", attn_heads_packed_columns,
      [_a((2, 128, 192)), _a((2, 192, 192)), _a((2, 192, 192)), _a((2, 128, 192)), S64, 64, 64, 64], (2, 3, 2),
      "chained", outputs=(3,))

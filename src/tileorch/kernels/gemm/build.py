@@ -170,6 +170,11 @@ class _Types:
         )
 
 
+def _acc_type(cfg: GemmConfig, n: int) -> Attribute:
+    """The register struct of an ``m64n{n}`` accumulator (``n / 2`` per thread)."""
+    return llvm.LLVMStructType.from_type_list([accumulator_element(cfg)] * (n // 2))
+
+
 def accumulator_element(cfg: GemmConfig) -> Attribute:
     """The type of one accumulator register: i32 for s8/u8 inputs, else f32."""
     return IntegerType(32) if cfg.acc_type == "s32" else f32
@@ -313,11 +318,14 @@ def _a_loads(k: _Kernel, a_off: SSAValue, kc: SSAValue, m0: SSAValue, fb: SSAVal
 
 
 def _b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SSAValue, tl: SSAValue,
-             rank: SSAValue, mcast: SSAValue | None, tmap: SSAValue | None = None, suffix: str = "") -> None:
+             rank: SSAValue, mcast: SSAValue | None, tmap: SSAValue | None = None, suffix: str = "",
+             tile_n: int = 0) -> None:
     """TMA loads of this CTA's slice of the B tile (multicast to the cluster when cluster_m > 1)
-    through ``tmap`` (B's own by default)."""
+    through ``tmap`` (B's own by default), ``tile_n`` (``cfg.tile_n`` unless given: a low-rank branch's
+    ``cfg.lora_rank``) N wide."""
     cfg = k.cfg
     tmap = k.tmap_b if tmap is None else tmap
+    tile_n = tile_n or cfg.tile_n
     if cfg.b_shared:  # one B matrix for every batch: its map holds matrix 0 only
         tl = _const(0)
     if cfg.b_raw:
@@ -325,13 +333,13 @@ def _b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SSAVal
         return
     if cfg.b_major == "k":
         # B [N, K]: the tile is tile_n rows of k_row_bytes; CTA rank r loads rows r*slice ...
-        slice_rows = cfg.tile_n // cfg.cluster_m
+        slice_rows = tile_n // cfg.cluster_m
         bn = _named(_add(n0, _mul(rank, _const(slice_rows))), "bn")
         off = _named(_add(b_off, _mul(rank, _const(slice_rows * cfg.k_row_bytes))), "bs_off")
         _tma_load(k, tmap, off, k.box(kc, bn, batch=tl), fb, slice_rows * cfg.k_row_bytes, f"bdst{suffix}", mcast)
         return
     # B [K, N]: 64-column chunks of tile_k K rows x 128 bytes, chunk j at + mn_chunk_bytes * j.
-    chunks = cfg.tile_n // 64 // cfg.cluster_m
+    chunks = tile_n // 64 // cfg.cluster_m
     chunk0 = _named(_mul(rank, _const(chunks)), "bchunk0")
     for j in range(chunks):
         bj = _add(chunk0, _const(j))
@@ -394,8 +402,9 @@ def _producer(k: _Kernel) -> None:
         def unit(w: SSAValue, s: SSAValue, e: SSAValue | None = None):
             tm, tn, tl = k.coords(w)
             m0 = _named(_mul(tm, k.bm), "m0")
-            # a second dot (cfg.epi_n): the first dot's B is the whole [K, tile_n] column block
-            n0 = _const(0, name="n0") if cfg.epi_n else _named(_mul(tn, k.bn_tile), "n0")
+            # a second dot (cfg.epi_n): the first dot's B is the whole [K, tile_n] column block (with a low-rank
+            # branch, cfg.lora_rank, B operand 1 is: B 0 is the main dot's, at the work tile's column)
+            n0 = _const(0, name="n0") if cfg.epi_n and not cfg.lora_rank else _named(_mul(tn, k.bn_tile), "n0")
             kbeg, kend = k.k_range(sched, w)
             body = Block(arg_types=[i32, t.state])
             with ImplicitBuilder(body) as (kt, st):
@@ -411,7 +420,9 @@ def _producer(k: _Kernel) -> None:
                     _a_loads(k, a_off, kc, m0, fb, tl)
                     for i, tmap in enumerate(k.tmaps_b):  # B i's tile follows B i-1's in the stage
                         off = b_off if i == 0 else _named(_add(b_off, _const(i * cfg.b_stage_bytes)), f"b{i}_off")
-                        _b_loads(k, off, kc, n0, fb, tl, rank, mcast, tmap, "" if i == 0 else f"_{i}_")
+                        low_rank = cfg.lora_rank and i == 1  # (its column block 0, lora_rank wide)
+                        _b_loads(k, off, kc, _const(0, name="lora_n0") if low_rank else n0, fb, tl, rank, mcast,
+                                 tmap, "" if i == 0 else f"_{i}_", cfg.b_tile_ns[i])
                 # the elected thread arrives expecting the stage's bytes (A + all B slices)
                 pl.ProducerCommitOp(k.ready, st, cfg.tx_bytes)
                 scf.YieldOp(pl.StateIncrementOp(st).results[0])
@@ -427,10 +438,12 @@ def _producer(k: _Kernel) -> None:
 
 
 def _wgmma_steps(k: _Kernel, acc: SSAValue, da_stage: SSAValue, db_stage: SSAValue, c0_i64: SSAValue,
-                 frags: list[list[SSAValue]] | None = None) -> SSAValue:
-    """The ``tile_k / mma_k`` WGMMAs of one stage; returns the accumulator after the last.  ``frags``
-    (``cfg.a_regs``): each step's four A registers, the WGMMAs' register A operand."""
+                 frags: list[list[SSAValue]] | None = None, n: int = 0) -> SSAValue:
+    """The ``tile_k / mma_k`` WGMMAs ``m64n{n}`` (``n``: ``cfg.tile_n`` unless given) of one stage; returns the
+    accumulator after the last.  ``frags`` (``cfg.a_regs``): each step's four A registers, the WGMMAs' register
+    A operand."""
     cfg = k.cfg
+    n = n or cfg.tile_n
     # per WGMMA (32 bytes of K), in 16-B descriptor units: 32 B along a K-major row (any swizzle
     # span: the descriptor's start address is the unswizzled one), 16 rows of 128 B (2 KiB) across
     # an M/N-major tile
@@ -444,7 +457,7 @@ def _wgmma_steps(k: _Kernel, acc: SSAValue, da_stage: SSAValue, db_stage: SSAVal
     ka = [c0_i64] + [_const(k_step_a * j, i64, f"ka{j}") for j in range(1, steps)]
     kb = [c0_i64] + [_const(k_step_b * j, i64, f"kb{j}") for j in range(1, steps)]
     properties = {
-        "shape": nvp.MMAShapeAttr(64, cfg.tile_n, cfg.mma_k),
+        "shape": nvp.MMAShapeAttr(64, n, cfg.mma_k),
         "typeA": nvp.WGMMATypeAttr(ta), "typeB": nvp.WGMMATypeAttr(tb),
         "typeD": nvp.WGMMATypeAttr(accumulator_wgmma_type(cfg)),
         "scaleD": nvp.WGMMAScaleOutAttr(nvp.WGMMAScaleOut.ONE),
@@ -454,12 +467,12 @@ def _wgmma_steps(k: _Kernel, acc: SSAValue, da_stage: SSAValue, db_stage: SSAVal
     for j in range(steps):
         if frags is not None:  # A from registers
             db = _named(_add(db_stage, kb[j]), f"db{j}")
-            acc = nvp.WgmmaMmaAsyncRegisterAOp(frags[j], db, acc, cfg.tile_n, ta, layout_b).results[0]
+            acc = nvp.WgmmaMmaAsyncRegisterAOp(frags[j], db, acc, n, ta, layout_b).results[0]
             _named(acc, f"d{j}")
             continue
         da = _named(_add(da_stage, ka[j]), f"da{j}")
         db = _named(_add(db_stage, kb[j]), f"db{j}")
-        acc = nvp.WgmmaMmaAsyncOp.build(operands=[[acc], da, db], result_types=[k.t.acc],
+        acc = nvp.WgmmaMmaAsyncOp.build(operands=[[acc], da, db], result_types=[acc.type],
                                         properties=dict(properties)).results[0]
         _named(acc, f"d{j}")
     return acc
@@ -589,7 +602,8 @@ def _consumer(k: _Kernel, wg: int) -> None:
             # released once that batch has completed (wait_group 1)
             # one accumulator per B operand (cfg.b_operands): all of a K tile's WGMMAs are one batch
             nacc = cfg.b_operands
-            body = Block(arg_types=[i32, *[t.acc] * nacc, t.state, t.state])
+            acc_types = [_acc_type(cfg, n) for n in cfg.b_tile_ns]
+            body = Block(arg_types=[i32, *acc_types, t.state, t.state])
             with ImplicitBuilder(body) as (kt, *accs, st, prev):
                 _named(kt, "kt"), _named(st, "st"), _named(prev, "prev")
                 for i, acc in enumerate(accs):
@@ -610,12 +624,14 @@ def _consumer(k: _Kernel, wg: int) -> None:
                 for i, acc in enumerate(accs):  # B i's tile is i * b_stage_bytes after B 0's
                     db_i = db_stage if i == 0 else _named(
                         _add(db_stage, _const(i * cfg.b_stage_bytes // 16, i64)), f"db{i}_stage")
-                    acc_next.append(_wgmma_steps(k, acc, da_stage, db_i, c0_i64, frags))
+                    acc_next.append(_wgmma_steps(k, acc, da_stage, db_i, c0_i64, frags, cfg.b_tile_ns[i]))
                 nvvm.WgmmaGroupSyncAlignedOp()
                 if not cfg.a_regs:
                     _release_previous(k, kt, kbeg, prev, 1)
                 scf.YieldOp(*acc_next, pl.StateIncrementOp(st).results[0], st)
-            *acc_outs, s_out, prev_out = scf.ForOp(kbeg, kend, k.c1, [*[zero] * nacc, s, s], Region(body)).results
+            zeros = [zero if ty == t.acc else _named(llvm.ZeroOp(result_types=[ty]).results[0], f"zero_n{n}")
+                     for ty, n in zip(acc_types, cfg.b_tile_ns)]
+            *acc_outs, s_out, prev_out = scf.ForOp(kbeg, kend, k.c1, [*zeros, s, s], Region(body)).results
             # the fragment stores read accumulator 0; the others are the loop's next results (the
             # tier's epilogue reads them there: :func:`accumulator_results`)
             for i, acc_out in enumerate(acc_outs):
@@ -636,7 +652,10 @@ def _consumer(k: _Kernel, wg: int) -> None:
             else:
                 res = acc_out
                 store = _const(1, i1, "store")
-            if cfg.epi_n:  # the second dot on the accumulator
+            if cfg.lora_rank:  # the low-rank branch's second dot, accumulating onto the main accumulator (or
+                # into its own, cfg.lora_own_acc: the tier's epilogue reads acc_out beside it)
+                res, e = _epi_dot(k, acc_outs[1], e, None if cfg.lora_own_acc else res)
+            elif cfg.epi_n:  # the second dot on the accumulator
                 res, e = _epi_dot(k, acc_out, e)
             with _if(store):
                 m0 = _named(_mul(tm, k.bm), "m0")
@@ -655,18 +674,27 @@ def _consumer(k: _Kernel, wg: int) -> None:
 def _epi_b_load(k: _Kernel, st: SSAValue, tn: SSAValue, leader: SSAValue) -> SSAValue:
     """The producer's load of the second dot's B tile (``cfg.epi_n``), issued after work tile ``tn``'s last K
     tile: acquire :attr:`_Kernel.epi_ready`'s stage (the consumers released the previous work tile's), then
-    ``epi_n / 64`` TMA boxes of ``tile_n`` K rows x 64 columns of E at rows 0, columns ``tn epi_n + 64 j``,
-    box j at ``cfg.epi_offset + tile_n * 128 * j`` (the 128-byte swizzle of an N-major operand); returns the
-    state after it."""
+    (N-major E ``[K2, N2]``) ``epi_n / 64`` TMA boxes of ``tile_n`` K rows x 64 columns of E at rows 0,
+    columns ``tn epi_n + 64 j``, box j at ``cfg.epi_offset + tile_n * 128 * j`` (the 128-byte swizzle of an
+    N-major operand), or (K-major E ``[N2, K2]``, ``cfg.epi_major == "k"``) ``tile_n / 64`` boxes of ``epi_n``
+    rows x 64 K columns at rows ``tn epi_n``, columns ``64 j``, box j at ``cfg.epi_offset + epi_n * 128 * j``
+    (128-byte K rows, swizzled); ``tile_n`` is the second dot's K, ``cfg.epi_k`` (a low-rank branch's
+    ``cfg.lora_rank``); returns the state after it."""
     cfg = k.cfg
     pl.ProducerAcquireOp(k.epi_ready, st)
     with _if(leader):
         fb = _named(pl.GetProducerBarrierOp(k.epi_ready, st).results[0], "efb")
         e0 = _named(_mul(tn, _const(cfg.epi_n)), "e0")
-        chunk = cfg.tile_n * 128
-        for j in range(cfg.epi_n // 64):
-            col = _named(_add(e0, _const(64 * j)), f"ecol{j}")
-            _tma_load(k, k.tmap_e, _const(cfg.epi_offset + chunk * j), [col, k.c0], fb, chunk, f"edst{j}")
+        if cfg.epi_major == "k":
+            chunk = cfg.epi_n * 128
+            for j in range(cfg.epi_k // 64):
+                _tma_load(k, k.tmap_e, _const(cfg.epi_offset + chunk * j), [_const(64 * j, name=f"ek{j}"), e0], fb,
+                          chunk, f"edst{j}")
+        else:
+            chunk = cfg.epi_k * 128
+            for j in range(cfg.epi_n // 64):
+                col = _named(_add(e0, _const(64 * j)), f"ecol{j}")
+                _tma_load(k, k.tmap_e, _const(cfg.epi_offset + chunk * j), [col, k.c0], fb, chunk, f"edst{j}")
     pl.ProducerCommitOp(k.epi_ready, st, cfg.epi_bytes)
     return pl.StateIncrementOp(st).results[0]
 
@@ -677,17 +705,17 @@ a ``cvt.rn.{f16,bf16}x2.f32`` of accumulator elements ``8 j + 2 q`` (low half) a
 operands the tier may replace by the program's ops on those elements."""
 
 
-def _epi_dot(k: _Kernel, acc: SSAValue, st: SSAValue) -> tuple[SSAValue, SSAValue]:
+def _epi_dot(k: _Kernel, acc: SSAValue, st: SSAValue, init: SSAValue | None = None) -> tuple[SSAValue, SSAValue]:
     """The second dot (``cfg.epi_n``) of a consumer warp group after its K loop drained: pack the accumulator
-    as the register A of ``tile_n / 16`` WGMMAs (register ``q`` of K step ``j`` = elements ``8 j + 2 q``,
+    ``acc`` (``cfg.epi_k`` columns) as the register A of ``epi_k / 16`` WGMMAs (register ``q`` of K step ``j`` = elements ``8 j + 2 q``,
     ``+ 1``: the m64nNk16 A fragment is the accumulator's layout), wait for E's tile, run them into a zero
-    ``m64n{epi_n}`` accumulator, wait, release E's stage.  Returns (the second accumulator, the state after
-    E's stage)."""
+    ``m64n{epi_n}`` accumulator (``init``, the main accumulator, for a low-rank branch: ``cfg.lora_rank``), wait,
+    release E's stage.  Returns (the second accumulator, the state after E's stage)."""
     cfg = k.cfg
     regs = [llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), acc, f32).results[0]
-            for i in range(cfg.accumulators)]
+            for i in range(cfg.epi_k // 2)]
     frags = []
-    for j in range(cfg.tile_n // 16):
+    for j in range(cfg.epi_k // 16):
         frag = []
         for q in range(4):
             lo, hi = regs[8 * j + 2 * q], regs[8 * j + 2 * q + 1]
@@ -695,19 +723,25 @@ def _epi_dot(k: _Kernel, acc: SSAValue, st: SSAValue) -> tuple[SSAValue, SSAValu
                                     has_side_effects=True)
             frag.append(_named(pack.results[0], f"{EPI_FRAGMENT}{j}q{q}"))
         frags.append(frag)
-    # E's descriptors: N-major, 64-column chunks of tile_n rows (LBO), 8-row atoms of 1 KiB (SBO), 128-byte swizzle
+    # E's descriptors, 128-byte swizzle, 8-row atoms of 1 KiB (SBO): N-major, 64-column chunks of tile_n rows
+    # (LBO); K-major, rows of 64 K elements (one swizzle span: LBO unused)
+    k_major = cfg.epi_major == "k"
     e_addr = llvm.PtrToIntOp(_gep(k.smem, _const(cfg.epi_offset)), i64).results[0]
     e_units = arith.ShRUIOp(arith.AndIOp(e_addr, _const(262143, i64)).result, _const(4, i64)).result
-    de = _named(arith.OrIOp(e_units, _const(descriptor_constant(cfg.tile_n * 128, 1024), i64)).result, "de")
-    acc2_type = llvm.LLVMStructType.from_type_list([f32] * (cfg.epi_n // 2))
-    acc2 = _named(llvm.ZeroOp(result_types=[acc2_type]).results[0], "zero2")
+    e_bits = descriptor_constant(16, 1024) if k_major else descriptor_constant(cfg.epi_k * 128, 1024)
+    de = _named(arith.OrIOp(e_units, _const(e_bits, i64)).result, "de")
+    acc2_type = _acc_type(cfg, cfg.epi_n)
+    acc2 = init if init is not None else _named(llvm.ZeroOp(result_types=[acc2_type]).results[0], "zero2")
     ta = nvp.WGMMAType(WGMMA_TYPES[cfg.dtype][0])
     pl.ConsumerWaitOp(k.epi_ready, st)
     nvvm.WgmmaFenceAlignedOp()
-    for j, frag in enumerate(frags):  # 16 K rows of 128 bytes per step: 2 KiB, 128 descriptor units
-        dj = _named(_add(de, _const(128 * j, i64)), f"de{j}")
-        acc2 = _named(nvp.WgmmaMmaAsyncRegisterAOp(frag, dj, acc2, cfg.epi_n, ta, nvp.MMALayout.ROW).results[0],
-                      f"e{j}")
+    layout = nvp.MMALayout.COL if k_major else nvp.MMALayout.ROW
+    for j, frag in enumerate(frags):
+        # per step of 16 K: N-major, 16 K rows of 128 bytes (2 KiB, 128 descriptor units); K-major, 32 bytes along
+        # the K row (2 units; the start address is the unswizzled one), box j // 4 of epi_n rows x 128 bytes
+        step = (cfg.epi_n * 8 * (j // 4) + 2 * (j % 4)) if k_major else 128 * j
+        dj = _named(_add(de, _const(step, i64)), f"de{j}")
+        acc2 = _named(nvp.WgmmaMmaAsyncRegisterAOp(frag, dj, acc2, cfg.epi_n, ta, layout).results[0], f"e{j}")
     nvvm.WgmmaGroupSyncAlignedOp()
     nvvm.WgmmaWaitGroupSyncOp(0)
     release = pl.ConsumerReleaseOp(k.epi_ready, st)

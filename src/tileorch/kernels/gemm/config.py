@@ -183,6 +183,38 @@ class GemmConfig:
     :attr:`out_tile_n`).  0: no second dot.  Registers: the first accumulator dies as it is packed, the
     packed A (``tile_n / 4``) and the second accumulator (``epi_n / 2``) are live together (at most 64 + 128)."""
 
+    epi_major: str = "n"
+    """How E, the second dot's B (:attr:`epi_n`), is stored: ``"n"`` ``[K2, N2]`` (N-major: boxes of ``tile_n``
+    K rows x 64 N columns, the descriptors' transposed B) or ``"k"`` ``[N2, K2]`` (K-major, nn.Linear's weight
+    layout: ``epi_k / 64`` boxes of ``epi_n`` N rows x 64 K columns, 128-byte swizzled K rows, the descriptors'
+    plain B).  16-bit WGMMA reads either; the tier refuses 8-bit and tf32 second dots."""
+
+    lora_rank: int = 0
+    """A low-rank branch beside the main dot (LoRA, three dots: ``C = A B + f(A B1) E``): with
+    :attr:`b_operands` 2 and :attr:`epi_n` ``tile_n``, B operand 1 is the ``[K, lora_rank]`` block of B1 (its
+    column tile 0; laid out as B, its stage tile ``lora_rank`` wide: :attr:`b_tile_ns`), its accumulator
+    ``m64n{lora_rank}``; after the K loop that accumulator is packed as the register A of ``lora_rank / 16``
+    WGMMAs ``m64n{tile_n}k16`` whose B is E's ``[lora_rank, tile_n]`` tile at the work tile's column and whose
+    accumulator is the main one (the second dot accumulates onto it: no third accumulator; registers: the
+    main ``tile_n / 2``, the low-rank ``lora_rank / 2`` and its packed ``lora_rank / 4``).  0: none."""
+
+    lora_own_acc: bool = False
+    """With :attr:`lora_rank`: the second dot runs into a zero accumulator of its own, the one the fragment
+    store reads, and the main accumulator stays the K loop's result beside it (the tier's epilogue reads both:
+    a program that adds the low-rank product after its dot, ``acc + s * (a @ B)``); registers after the K loop:
+    ``tile_n / 2`` twice and the packed ``lora_rank / 4``."""
+
+    @property
+    def b_tile_ns(self) -> tuple[int, ...]:
+        """The N extent of each B operand's stage tile: ``tile_n``, the low-rank branch's ``lora_rank`` last."""
+        return (self.tile_n,) * (self.b_operands - 1) + (self.lora_rank or self.tile_n,)
+
+    @property
+    def epi_k(self) -> int:
+        """The second dot's K (:attr:`epi_n`): the low-rank accumulator's columns (:attr:`lora_rank`), else the
+        first dot's (``tile_n``)."""
+        return self.lora_rank or self.tile_n
+
     @property
     def out_tile_n(self) -> int:
         """The N extent of a work tile of C: :attr:`epi_n` for a second dot, else :attr:`tile_n`."""
@@ -191,7 +223,7 @@ class GemmConfig:
     @property
     def epi_bytes(self) -> int:
         """The bytes of the second dot's B tile (:attr:`epi_n`)."""
-        return self.tile_n * self.epi_n * self.element_bytes
+        return self.epi_k * self.epi_n * self.element_bytes
 
     @property
     def consumer_groups(self) -> int:
@@ -302,19 +334,23 @@ class GemmConfig:
     @property
     def a_raw_offset(self) -> int:
         """Where A's raw tile starts in a stage: after the A and B operand tiles and B's raw tile."""
-        return self.a_stage_bytes + self.b_operands * self.b_stage_bytes + self.b_raw_stage_bytes
+        return self.a_stage_bytes + self.b_operand_bytes + self.b_raw_stage_bytes
+
+    @property
+    def b_operand_bytes(self) -> int:
+        """Bytes of a stage's B operand tiles (:attr:`b_tile_ns` wide each)."""
+        return sum(self.b_tile_ns) * self.tile_k * self.element_bytes
 
     @property
     def stage_bytes(self) -> int:
-        return (self.a_stage_bytes + self.b_operands * self.b_stage_bytes + self.b_raw_stage_bytes
-                + self.a_raw_stage_bytes)
+        return self.a_stage_bytes + self.b_operand_bytes + self.b_raw_stage_bytes + self.a_raw_stage_bytes
 
     @property
     def tx_bytes(self) -> int:
         """Bytes the producer's TMA loads bring into a stage (the full barrier's transaction count):
         A's tile (or its raw tile, :attr:`a_raw`) and B's tiles (or B's raw tile, :attr:`b_raw`)."""
         a = self.a_raw_bytes if self.a_raw else self.a_stage_bytes
-        return a + (self.b_raw_bytes if self.b_raw else self.b_operands * self.b_stage_bytes)
+        return a + (self.b_raw_bytes if self.b_raw else self.b_operand_bytes)
 
     @property
     def epilogue_columns(self) -> int:
@@ -350,7 +386,7 @@ class GemmConfig:
     @property
     def accumulator_registers(self) -> int:
         """Accumulator registers per consumer thread over all ``b_operands`` accumulators."""
-        return self.b_operands * self.accumulators
+        return sum(self.b_tile_ns) // 2
 
     @property
     def name(self) -> str:
@@ -363,7 +399,9 @@ class GemmConfig:
                 f"{'_ld' if self.c_ld else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
                 f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}"
-                f"{'_areg' if self.a_regs else ''}{f'_dot{self.epi_n}' if self.epi_n else ''}")
+                f"{'_areg' if self.a_regs else ''}{f'_dot{self.epi_n}' if self.epi_n else ''}"
+                f"{f'_lora{self.lora_rank}' if self.lora_rank else ''}{'o' if self.lora_own_acc else ''}"
+                f"{'k' if self.epi_n and self.epi_major == 'k' else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -473,10 +511,16 @@ class GemmConfig:
                                 and not (self.a_raw or self.b_raw or self.b_dtype)),
              f"a second dot on the accumulator (epi_n) is a 16-bit dot of 64, 128, 192 or 256 columns on a plain "
              f"first dot, got epi_n {self.epi_n}, {self.dtype}"),
-            (not self.epi_n or (self.b_operands == 1 and self.cluster_m == 1 and self.schedule != "streamk"
-                                and self.epilogue == "direct" and not self.batched and not self.c_transposed),
-             "a second dot on the accumulator (epi_n) has one B operand, 1-CTA clusters, no Stream-K and the "
-             "direct epilogue of a 2-D, untransposed C"),
+            (self.epi_major in ("n", "k"), f"epi_major must be 'n' or 'k', got {self.epi_major!r}"),
+            (not self.epi_n or (self.b_operands == (2 if self.lora_rank else 1) and self.cluster_m == 1
+                                and self.schedule != "streamk" and self.epilogue == "direct" and not self.batched
+                                and not self.c_transposed),
+             "a second dot on the accumulator (epi_n) has one B operand (two with a low-rank branch, lora_rank), "
+             "1-CTA clusters, no Stream-K and the direct epilogue of a 2-D, untransposed C"),
+            (not self.lora_own_acc or self.lora_rank, "lora_own_acc is a low-rank branch's (lora_rank)"),
+            (not self.lora_rank or (self.epi_n == self.tile_n and self.lora_rank in (64, 128, 192, 256)),
+             f"a low-rank branch (lora_rank) of 64, 128, 192 or 256 columns adds its second dot onto the main "
+             f"accumulator (epi_n = tile_n), got lora_rank {self.lora_rank}, epi_n {self.epi_n}, tile_n {self.tile_n}"),
         ]
         for ok, message in rules:
             if not ok:

@@ -836,8 +836,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             raise LocatedError(padded[0], padded_operand_message(padded[1]))
         check_epilogue_dot(ed, sw)
         dots = [d for d in dots if d is not ed.dot]
+        if ed.lora:  # the main dot first (C's tile), the low-rank one as the second B
+            dots = [ed.main, *[d for d in dots if d is not ed.main]]
     if len(dots) > 1:
-        _check_shared_a_dots(dots, fail)
+        _check_shared_a_dots(dots, fail, low_rank=ed is not None and ed.lora)
     dot = dots[0]
     shape = list(dot.result.type.get_shape())
     small_tile = len(shape) == 2 and shape[0] < 64
@@ -884,10 +886,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         ax0, ax1 = program_axis(indices[0]), program_axis(indices[1])
         if ax0 == 0 and _is_iv(indices[1]) and shape == [tm, tk] and a_load is None:
             a_load = ld
-        elif _is_iv(indices[0]) and ax1 == 1 and shape == [tk, tn] and ed is None:
+        elif _is_iv(indices[0]) and ax1 == 1 and shape == [tk, tn] and (ed is None or ed.lora):
             b_found.append((ld, "n"))
-        elif ed is not None and _is_iv(indices[0]) and _is_zero_index(indices[1]) and shape == [tk, tn]:
-            b_found.append((ld, "n"))  # the first dot's B: the whole [K, R] column block
+        elif ed is not None and _is_iv(indices[0]) and _is_zero_index(indices[1]) and shape == [tk, ed.rank]:
+            b_found.append((ld, "n"))  # the first dot's B (or the low-rank one's): the whole [K, R] column block
+        elif ed is not None and _is_zero_index(indices[0]) and _is_iv(indices[1]) and shape == [ed.rank, tk]:
+            b_found.append((ld, "k"))  # ... read transposed from [R, K] (nn.Linear's layout)
         elif ax0 == 1 and _is_iv(indices[1]) and shape == [tn, tk]:
             b_found.append((ld, "k"))
         elif _is_iv(indices[0]) and ax1 == 0 and shape == [tk, tm]:
@@ -950,7 +954,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # the operands' tile coordinates (the index beside K): program ids 0 / 1 on the scheduler's tiles
     a_coord = _tile_coordinate(a_load, fail)
     b_coord = _tile_coordinate(b_load, fail)
-    for ld in more_b:
+    for ld in more_b if ed is None else ():  # (a low-rank branch's B is read at column tile 0)
         if _strip_assume(_tile_coordinate(ld, fail)) is not _strip_assume(b_coord):
             fail(ld, "dots sharing A read their B tiles at different column tile indices (e.g. one fused gate-up "
                      "weight read at column tiles j and j + I / tile_n): the WGMMA kernel reads every B at C's column "
@@ -1082,7 +1086,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                     "accumulators start at zero; tileas-fold-dot-accumulate moves a loaded start into the "
                     "epilogue where it can)")
     acc = accs[0] if ed is None else ed.dot.result  # the epilogue's root: the second dot's result
-    if ed is not None and accs[0] is not ed.acc:
+    if ed is not None and accs[1 if ed.lora else 0] is not ed.acc:
         fail(ed.dot, "the second dot's A reads a K loop result other than the first dot's accumulator")
     if len(dots) > 1:
         _check_shared_a_epilogue(dots[1], atomics, side, fail)
@@ -1137,7 +1141,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                       "output) is not supported yet by the WGMMA lowering")
     retile_safe = True
     if not plain:
-        retile_safe = (_check_epilogue(kernel, acc, st, side=side, feeding=feeding, extra=extra, others=accs[1:],
+        retile_safe = (_check_epilogue(kernel, acc, st, side=side, feeding=feeding, extra=extra,
+                                       others=accs[1:] if ed is None else accs[:1] if ed.own_accumulator else [],
                                        c_transposed=c_transposed, c_swapped=c_swapped,
                                        grid=coords is not None or bool(guard))
                        and not side and not feeding)
@@ -1206,7 +1211,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         dk.remarks.append("the accumulator is stored transposed (C^T, a row-major [N, M] array): the epilogue "
                           "stores each element at its transposed coordinates from the accumulator's registers "
                           "(predicated on the bounds), after the program's epilogue ops")
-    if more_b:
+    if more_b and ed is None:  # (a low-rank branch says what it does in its own remark)
         dk.remarks.append(f"{len(dots)} dots sharing the A tile in one K loop: each stage holds A and {len(dots)} B "
                           f"tiles, the consumers keep {len(dots)} accumulators and the epilogue combines them")
     if extra:
@@ -1248,10 +1253,19 @@ def _is_zero_index(v: SSAValue) -> bool:
     return isinstance(v.owner, arith.ConstantOp) and v.owner.value.value.data == 0
 
 
+def _main_accumulator(acc2: SSAValue) -> list[SSAValue]:
+    """The consumer K loop's main accumulator beside a low-rank branch's own second accumulator ``acc2``
+    (``GemmConfig.lora_own_acc``): the first result of the ``scf.for`` in ``acc2``'s block."""
+    loop = next(o for o in acc2.owner.parent_block().ops if isinstance(o, scf.ForOp) and o.results
+                and o.results[0].name_hint == "acc_out")
+    return [loop.results[0]]
+
+
 def _check_epilogue_dot_kernel(dk: DotKernel, fail) -> None:
     """What the GEMM kernel's second dot on the accumulator (:mod:`.epilogue_dot`) does not take beside it."""
     why = ("a computed A" if dk.a_prologue is not None else "a computed B" if dk.b_prologue is not None
-           else "the program's own K range" if dk.k_bounds is not None else "dots sharing A" if dk.more_accs
+           else "the program's own K range" if dk.k_bounds is not None
+           else "dots sharing A" if len(dk.more_accs) > (1 if dk.epi_dot.lora else 0)
            else "a batched GEMM" if dk.batched else "a transposed C" if dk.c_transposed
            else "the program's own tile coordinates" if dk.program_grid else "outputs beside C"
            if dk.side_stores or dk.tile_stores else "an atomic sink" if dk.store.name == ATOMIC_SINK
@@ -1259,9 +1273,10 @@ def _check_epilogue_dot_kernel(dk: DotKernel, fail) -> None:
     if why is not None:
         fail(dk.epi_dot.dot, f"a dot on the K loop's result: {why} beside it is not supported yet by the WGMMA "
                              "lowering")
-    if dk.dtype not in ("f16", "bf16"):
-        fail(dk.epi_dot.dot, f"a dot on the K loop's result: {dk.dtype} operands (the second dot's register A is a "
-                             "16-bit, f16 or bf16, operand)")
+    second = DTYPE_NAMES.get(str(dk.epi_dot.dot.rhs.type.get_element_type()))
+    if dk.dtype != second:
+        fail(dk.epi_dot.dot, f"a dot on the K loop's result: the first dot's operands are {dk.dtype} and the "
+                             f"second's {second}: the kernel's two dots read one 16-bit operand type (f16 or bf16)")
 
 
 def _c_orientation(st: Operation, indices: list, shape: list, tile: tuple[int, int], fail) -> tuple[bool, bool]:
@@ -1368,11 +1383,11 @@ def _split_k_dot_why(first, second=None) -> str:
             "the head dim into one array)")
 
 
-def _check_shared_a_dots(dots: list, fail) -> None:
+def _check_shared_a_dots(dots: list, fail, low_rank: bool = False) -> None:
     """Several dots are lowered as dots sharing A (``silu(X @ Wg) * (X @ Wu)``): each of the same
-    tile shape, in the same K loop, reading the same A tile, each accumulating into its own
-    loop-carried accumulator; at most as many as the accumulator registers hold at the narrowest
-    tile (:data:`~tileorch.kernels.gemm.config.ACCUMULATOR_REGISTERS`)."""
+    tile shape (``low_rank``: the second, a LoRA branch's, of its own N), in the same K loop, reading the
+    same A tile, each accumulating into its own loop-carried accumulator; at most as many as the
+    accumulator registers hold at the narrowest tile (:data:`~tileorch.kernels.gemm.config.ACCUMULATOR_REGISTERS`)."""
     from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS
 
     first = dots[0]
@@ -1386,7 +1401,7 @@ def _check_shared_a_dots(dots: list, fail) -> None:
         if d.parent_block() is not first.parent_block():
             fail(d, f"{len(dots)} dots in one kernel that are not in one K loop body (chained dots, as in attention, "
                     "take their own lowering)")
-        if d.result.type != first.result.type:
+        if d.result.type != first.result.type and not low_rank:
             fail(d, f"dots sharing A must have one accumulator shape, got {first.result.type.get_shape()} and "
                     f"{d.result.type.get_shape()}")
         if a is None or _operand_source(d.lhs) is not a:
@@ -1829,7 +1844,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw, c_ld=dk.c_view is not None,
                      a_regs=register_a_chosen(dk.a_raw, a_major, tk))
     if dk.epi_dot is not None:  # the second dot on the accumulator: its N is C's tile (epilogue_dot)
-        cfg = replace(cfg, epi_n=dk.epi_dot.n, epilogue="direct", cluster_m=1,
+        cfg = replace(cfg, epi_n=dk.epi_dot.n, epi_major=dk.epi_dot.e_major, epilogue="direct", cluster_m=1,
+                      lora_rank=dk.epi_dot.rank if dk.epi_dot.lora else 0, lora_own_acc=dk.epi_dot.own_accumulator,
                       schedule="persistent" if schedule == "streamk" else schedule)
     if dk.b_shared:
         if transpose_b:
@@ -1946,11 +1962,15 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, env, e, store_swapped=dk.c_swapped)
     from tileorch.kernels.gemm.build import accumulator_results
 
-    # the other accumulators of dots sharing A: the consumer loop's next results, element for element
-    others_in = accumulator_results(acc_in)[1:] if dk.more_accs else []
-    if len(others_in) != len(dk.more_accs):
+    # the other accumulators of dots sharing A: the consumer loop's next results, element for element; a
+    # low-rank branch's is the second dot's A, not the epilogue's, which reads the second dot's result (and,
+    # with an accumulator of its own, the main one beside it: the consumer loop's first result)
+    own = dk.epi_dot is not None and dk.epi_dot.own_accumulator
+    others = dk.more_accs if dk.epi_dot is None else [dk.epi_dot.main_acc] if own else []
+    others_in = (_main_accumulator(acc_in) if own else accumulator_results(acc_in)[1:]) if others else []
+    if len(others_in) != len(others):
         raise ValueError(f"kernel builder output carries {1 + len(others_in)} accumulators, the program "
-                         f"{1 + len(dk.more_accs)}")
+                         f"{1 + len(others)}")
     fields = len(acc_in.type.types)
     acc_field = acc_in.type.types.data[0]
     # the stored values: i32 for an i32 output, else f32 (the fragment store rounds to 16 bits); an
@@ -1997,7 +2017,7 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
                     pos = DenseArrayBase.from_list(i64, [k])
                     lowering.acc_element = lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field))
                     lowering.others = {v: (lambda pos=pos, x=x: e.v(llvm.ExtractValueOp(pos, x, acc_field)))
-                                       for v, x in zip(dk.more_accs, others_in)}
+                                       for v, x in zip(others, others_in)}
                     if atomic:  # one atomic add per accumulator element (red.global.add: the old value is unused)
                         ptr, value, mask = lowering.atomic_element(rows[half], cols[j])
                         mode = RMW_BIN_OP[dk.store.rmw_mode.value.data]

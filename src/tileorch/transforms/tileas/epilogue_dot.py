@@ -9,7 +9,13 @@ register A operand of a second WGMMA (the accumulator's m64nR layout is the m64k
 chunk), whose B is E's ``[R, tn]`` tile at the work tile's column, TMA-loaded by the producer into a
 buffer of its own right after it issued the work tile's last K tile (a one-stage pipeline of its own:
 ``GemmConfig.epi_n``), so that it lands while the consumers finish the K loop; the program's epilogue
-then runs on the second accumulator.
+then runs on the second accumulator.  E may be stored K-major (``[N2, R]``, nn.Linear's layout: read by a
+transpose, a permute or a transposed view; :attr:`EpilogueDot.e_major`, ``GemmConfig.epi_major``).
+
+A low-rank branch (LoRA, three dots: ``y = x W + ((s x A) rounded) B``): the K loop holds a main dot beside the
+first, both reading x's tile (dots sharing A, the first's B ``[K, R]`` at column tile 0); the second dot reads the
+first's result and accumulates onto the main dot's (``ct.mma(a, B, acc)``), which the kernel does in registers
+(``GemmConfig.lora_rank``: no third accumulator).
 
 :func:`find_epilogue_dot` recognizes the shape (None: not this kernel), :func:`check_epilogue_dot` refuses
 at the program's line what the kernel cannot run, :func:`compute_epilogue_a` evaluates ``f`` into the
@@ -50,15 +56,64 @@ class EpilogueDot:
     n: int
     """The second dot's N tile (``GemmConfig.epi_n``)."""
     transposed: bool = False
-    """The second dot's B reaches it through a transpose (E given ``[N2, R]``)."""
+    """The second dot's B reaches it through a transpose (``ct.transpose`` / ``ct.permute`` of a ``[N, R]``
+    tile)."""
+    main: Operation | None = None
+    """A low-rank branch (LoRA, three dots): the main dot, sharing A with the low-rank one in the K loop; the
+    second dot should accumulate onto its accumulator (:attr:`main_acc`)."""
+    main_acc: SSAValue | None = None
+    """The main dot's K loop result (:attr:`main`)."""
+
+    @property
+    def view_flipped(self) -> bool:
+        """E's tile is read through a view with its two dimensions swapped (``ct.load(..., order=(1, 0))``)."""
+        return self.load is not None and ints(self.load.view.type.order) == [1, 0]
+
+    @property
+    def e_major(self) -> str:
+        """How E is stored: ``"n"`` ``[R, N2]`` (row-major, N-major) or ``"k"`` ``[N2, R]`` (nn.Linear's layout,
+        K-major): a transpose of the tile and a swapped view each flip it (``GemmConfig.epi_major``)."""
+        return "k" if self.transposed != self.view_flipped else "n"
+
+    @property
+    def lora(self) -> bool:
+        """Three dots: a main dot and a low-rank one in the K loop, the second dot on the low-rank result."""
+        return self.main is not None
+
+    @property
+    def own_accumulator(self) -> bool:
+        """A low-rank branch whose second dot starts from zeros (``acc + s * ct.mma(a, B, zeros)``): its own
+        accumulator, the epilogue reading the main one beside it (``GemmConfig.lora_own_acc``); else the second
+        dot accumulates onto the main accumulator (``ct.mma(a, B, acc)``)."""
+        init = _through_layouts(self.dot.acc)
+        return self.lora and isinstance(init.owner, arith.ConstantOp) and _zero_splat(init.owner)
 
     @property
     def remark(self) -> str:
+        if self.lora:
+            into = (f"into an accumulator of its own beside the main one (the program adds them after the dot: "
+                    f"{self.n // 2} + {self.n // 2} accumulator registers and {self.rank // 4} packed ones a thread "
+                    "after the K loop)" if self.own_accumulator else
+                    f"accumulating onto the main accumulator (no third accumulator: {self.n // 2} + {self.rank // 2} "
+                    f"accumulator registers and {self.rank // 4} packed ones a thread)")
+            return (f"a low-rank branch beside the dot (LoRA, three dots): the {self.rank}-column low-rank "
+                    "accumulator, a second B of the K loop's stages beside the main dot's, has the program's ops "
+                    "evaluated in registers and packed as the register A operand of "
+                    f"{self.rank // 16} wgmma.mma_async m64n{self.n}k16 {into}, whose B, E's {self.rank}x{self.n} "
+                    f"tile ({self._stored}), the producer TMA-loads into a buffer of its own (a one-stage pipeline) "
+                    "once it has issued the work tile's last K tile; the epilogue runs on the result")
+        stored = self._stored
         return (f"a dot on the K loop's result: the {self.rank}-column accumulator, the program's ops on it "
                 f"evaluated in registers and packed, is the register A operand of {self.rank // 16} "
-                f"wgmma.mma_async m64n{self.n}k16 whose B, E's {self.rank}x{self.n} tile, the producer TMA-loads "
-                "into a buffer of its own (a one-stage pipeline) once it has issued the work tile's last K tile; "
-                "the epilogue runs on the second accumulator")
+                f"wgmma.mma_async m64n{self.n}k16 whose B, E's {self.rank}x{self.n} tile ({stored}), the producer "
+                "TMA-loads into a buffer of its own (a one-stage pipeline) once it has issued the work tile's last "
+                "K tile; the epilogue runs on the second accumulator")
+
+
+    @property
+    def _stored(self) -> str:
+        return ("stored [N2, K2]: K-major, nn.Linear's layout, 128-byte swizzled K rows, the descriptors' "
+                "untransposed B" if self.e_major == "k" else "stored [K2, N2]: N-major")
 
 
 def _enclosing_loop(op: Operation, stop: Operation) -> scf.ForOp | None:
@@ -94,27 +149,67 @@ def _cone(v: SSAValue, stop: Operation) -> list[Operation]:
     return order
 
 
+def _yielded_dot(v: SSAValue) -> Operation | None:
+    """The dot whose result ``v`` is, through layout conversions and the results of region ops (the pipeline's
+    consumer regions: their terminators' operands), or None."""
+    while True:
+        v = _through_layouts(v)
+        op = v.owner
+        if isinstance(op, ts.DotOp):
+            return op
+        if not (isinstance(op, Operation) and op.regions and op.regions[0].blocks):
+            return None
+        term = op.regions[0].blocks.last.last_op
+        if term is None or v.index >= len(term.operands):
+            return None
+        v = term.operands[v.index]
+
+
+def _loop_result_of(dot: Operation, loop: scf.ForOp) -> SSAValue | None:
+    """The result of ``loop`` its body yields ``dot``'s result as (:func:`_yielded_dot`), or None."""
+    yielded = loop.body.block.last_op
+    for i, v in enumerate(yielded.operands):
+        if _yielded_dot(v) is dot:
+            return loop.results[i]
+    return None
+
+
+def _read_results(v: SSAValue, loop: scf.ForOp, stop: Operation) -> set[SSAValue]:
+    """The results of ``loop`` the ops computing ``v`` (inside ``stop``) read."""
+    out = {v} if v.owner is loop else set()
+    for op in _cone(v, stop):
+        out |= {x for x in op.operands if x.owner is loop}
+    return out
+
+
 def find_epilogue_dot(kernel: aa.FuncOp) -> EpilogueDot | None:
-    """The kernel's dot on a K loop's result: two dots in the agent switch, the first inside a K loop
-    (its accumulator a loop result), the second outside every loop with an A computed from that result
-    and a B not; else None."""
+    """The kernel's dot on a K loop's result: in the agent switch, one dot outside every loop (the second)
+    whose A is computed from the K loop result of a dot inside the loop (the first) and whose B is not; the
+    loop holds the first dot alone, or beside a main dot reading the same A (a low-rank branch, LoRA: three
+    dots, :attr:`EpilogueDot.main`); else None."""
     switches = [o for o in kernel.walk() if isinstance(o, AgentSwitchOp)]
     if len(switches) != 1:
         return None
     sw = switches[0]
     dots = [o for o in sw.walk() if isinstance(o, ts.DotOp)]
-    if len(dots) != 2:
+    outside = [d for d in dots if _enclosing_loop(d, sw) is None]
+    inside = [d for d in dots if d not in outside]
+    if len(outside) != 1 or len(inside) not in (1, 2):
         return None
-    first, second = dots
-    loop = _enclosing_loop(first, sw)
-    if loop is None or _enclosing_loop(second, sw) is not None:
+    second = outside[0]
+    loop = _enclosing_loop(inside[0], sw)
+    if not all(_enclosing_loop(d, sw) is loop for d in inside):
         return None
-    cone = _cone(second.lhs, sw)
-    if loop not in cone or any(o is first for o in _cone(second.rhs, sw)):
+    results = {d: _loop_result_of(d, loop) for d in inside}
+    read = _read_results(second.lhs, loop, sw)
+    firsts = [d for d in inside if results[d] is not None and results[d] in read]
+    if len(firsts) != 1 or len(read) != 1 or any(o is loop or o in inside for o in _cone(second.rhs, sw)):
         return None
-    acc = next((r for r in loop.results if any(o is loop for o in _cone(second.lhs, sw))
-                and r.type == first.result.type), None)
-    if acc is None:
+    first = firsts[0]
+    acc = results[first]
+    main = next((d for d in inside if d is not first), None)
+    main_acc = results[main] if main is not None else None
+    if main is not None and main_acc is None:
         return None
     b = _through_layouts(second.rhs)
     transposed = isinstance(b.owner, Operation) and b.owner.name == "nv_tileaa.permute"
@@ -122,7 +217,8 @@ def find_epilogue_dot(kernel: aa.FuncOp) -> EpilogueDot | None:
     shape = list(second.result.type.get_shape())
     return EpilogueDot(second, _through_layouts(second.lhs), loop, acc,
                        load if isinstance(load, ts.TiledLoadOp) else None,
-                       first.result.type.get_shape()[-1], shape[-1] if len(shape) == 2 else 0, transposed)
+                       first.result.type.get_shape()[-1], shape[-1] if len(shape) == 2 else 0, transposed, main,
+                       main_acc)
 
 
 def _fail(op: Operation, why: str):
@@ -133,33 +229,39 @@ def check_epilogue_dot(ed: EpilogueDot, sw: Operation) -> None:
     """A located refusal for what the GEMM kernel's second dot cannot run; else nothing."""
     d = ed.dot
     rows = ed.acc.type.get_shape()[0]
-    if ed.transposed:
-        _fail(d, "the second dot's B is read transposed (E given [N2, K2]): E stored [K2, N2] (row-major, N-major) "
-                 "is taken (a K-major E is not supported yet)")
     if ed.load is None or not isinstance(ed.load.atom, ts.TmaLoadAtomAttr):
         _fail(d, "the second dot's B is not a TMA tile load of an argument (the kernel's producer brings it "
                  "into shared memory by TMA)")
+    _check_operand_types(ed)
     shape = list(ed.load.result.type.get_shape())
-    if len(shape) != 2 or ed.n == 0 or shape != [ed.rank, ed.n]:
-        _fail(ed.load, f"the second dot's B is a {shape} tile: a 2-D [{ed.rank}, N] tile (its K the first "
-                       f"dot's {ed.rank} columns) is taken")
+    # a transposed tile is read [N, K] at (program id 1, 0): K is its second index
+    k_at, n_at = (1, 0) if ed.transposed else (0, 1)
+    want = [ed.n, ed.rank] if ed.transposed else [ed.rank, ed.n]
+    if len(shape) != 2 or ed.n == 0 or shape != want:
+        what = f"[N, {ed.rank}] tile transposed" if ed.transposed else f"[{ed.rank}, N] tile"
+        _fail(ed.load, f"the second dot's B is a {shape} tile: a 2-D {what} (its K the first dot's {ed.rank} "
+                       "columns) is taken")
     indices = list(ed.load.indices)
-    if not (isinstance(indices[0].owner, arith.ConstantOp) and indices[0].owner.value.value.data == 0):
-        _fail(ed.load, "the second dot's B is read at a row tile index other than the constant 0: its K (the "
+    which = ("column", "row") if ed.transposed else ("row", "column")
+    if not (isinstance(indices[k_at].owner, arith.ConstantOp) and indices[k_at].owner.value.value.data == 0):
+        _fail(ed.load, f"the second dot's B is read at a {which[0]} tile index other than the constant 0: its K (the "
                        f"first dot's N, {ed.rank}) must be one tile (a rank or hidden width beyond one tile, a "
                        "second K loop, is not supported yet)")
-    if program_axis(indices[1]) != 1:
-        _fail(ed.load, "the second dot's B is read at a column tile index other than program id 1 (the output's "
-                       "column tile)")
-    if ints(ed.load.view.type.order) != [0, 1]:
-        _fail(ed.load, "the second dot's B is read through a transposed view: E stored [K2, N2] (row-major, "
-                       "N-major) is taken")
+    if program_axis(indices[n_at]) != 1:
+        _fail(ed.load, f"the second dot's B is read at a {which[1]} tile index other than program id 1 (the "
+                       "output's column tile)")
     if ed.rank not in (64, 128, 192, 256):
         _fail(d, f"the first dot's N (the second dot's K) is {ed.rank}: 64, 128, 192 or 256 columns are taken")
     if ed.n not in (64, 128, 192, 256):
         _fail(d, f"the second dot's N tile is {ed.n}: 64, 128, 192 or 256 columns are taken")
     init = _through_layouts(d.acc)
-    if not (isinstance(init.owner, arith.ConstantOp) and _zero_splat(init.owner)):
+    if ed.lora:
+        if init is not ed.main_acc and not ed.own_accumulator:
+            _fail(d, "a low-rank branch beside the dot (LoRA, three dots): the low-rank product's dot accumulates "
+                     "into a value other than the main dot's accumulator or zeros; write it ct.mma(a, B, acc) with "
+                     "acc the K loop's main accumulator (the kernel adds it onto the main accumulator), or from zeros "
+                     "and add it in the epilogue")
+    elif not (isinstance(init.owner, arith.ConstantOp) and _zero_splat(init.owner)):
         _fail(d, "the second dot's accumulator starts from a value other than zeros (add it after the dot)")
     for op in _cone(ed.a_value, sw):
         if op is ed.loop:
@@ -175,6 +277,26 @@ def check_epilogue_dot(ed: EpilogueDot, sw: Operation) -> None:
             if len([x for x in shape if x != 1]) > 1 and shape[-2:] != [rows, ed.rank]:
                 _fail(op, f"the second dot's A reads a {shape} tile beside the {rows}x{ed.rank} accumulator: "
                           "elementwise ops on the accumulator, scalars and row or column vectors are taken")
+
+
+WGMMA_16BIT = ("f16", "bf16")
+"""The element types whose WGMMA B may be either major and whose register A fragment (m64k16: a pair of
+adjacent columns per register) is the f32 accumulator's layout, packed pairwise."""
+
+
+def _check_operand_types(ed: EpilogueDot) -> None:
+    """The second dot's operands are of a 16-bit type; else a located reason naming what each other type
+    would need (WGMMA reads 8-bit and tf32 B K-major only, and their register A fragments hold four or one
+    consecutive K column(s) per register, not the accumulator's pairs)."""
+    d = ed.dot
+    a = str(d.lhs.type.get_element_type())  # (the dot's verifier: both operands of one type)
+    if a in WGMMA_16BIT:
+        return
+    major = ("an N-major E (stored [K2, N2]) never runs: WGMMA reads a B of this type K-major only, and even a "
+             "K-major one" if ed.e_major == "n" else "a K-major E (stored [N2, K2]) would be readable, but")
+    _fail(d, f"the second dot's operands are {a}: {major} needs the {a} register A fragment (m64k"
+             f"{32 if a.startswith('f8') else 8}), whose K columns per thread are not the f32 accumulator's adjacent "
+             "pairs (a shuffle across threads, not supported yet); cast the first dot's result to f16 or bf16")
 
 
 def _zero_splat(op: arith.ConstantOp) -> bool:
