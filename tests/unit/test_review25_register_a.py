@@ -204,11 +204,17 @@ def test_batched_a_through_a_reshape(monkeypatch):
     _same(out, _mm(np.maximum(x, 0), b))
 
 
-def test_loop_from_the_second_k_tile(monkeypatch):
-    """``range(1, n)``: the first K tile is not read (its products must not appear), the ragged last one is."""
-    m, k, n = 70, 100, 64
+@pytest.mark.parametrize("tk,swizzle", [(64, 128), (32, 64), (16, 32)])
+def test_loop_from_the_second_k_tile(monkeypatch, tk, swizzle):
+    """``range(1, n)``: the first K tile is not read (its products must not appear), the ragged last one is;
+    the program's own K tile kept (its loop starts at one), so f16 raw rows of 128, 64 and 32 bytes."""
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    m, k, n = 70, 200, 64
     a = RNG.standard_normal((m, k)).astype(np.float16)
     b = RNG.standard_normal((k, n)).astype(np.float16)
-    spec = [((m, k), "float16"), ((k, n), "float16"), ((m, n), "float32"), 64, 64, 64]
-    out = _both_paths(monkeypatch, "rv25_from_k1", relu_a_from_k1, spec, (2, 1), {0: a, 1: b}, 2)
-    _same(out, _mm(np.maximum(a[:, 64:], 0), b[64:]))
+    spec = [((m, k), "float16"), ((k, n), "float16"), ((m, n), "float32"), 64, 64, tk]
+    out = _both_paths(monkeypatch, f"rv25_from_k1_{tk}", relu_a_from_k1, spec, (2, 1), {0: a, 1: b}, 2)
+    _same(out, _mm(np.maximum(a[:, tk:], 0), b[tk:]))
+    cfg = compile_cutile(relu_a_from_k1, spec, f"rv25_from_k1_{tk}", config="cluster_m=1,epilogue=direct").gemm_config
+    assert cfg.tile_k == tk and cfg.a_raw_swizzle == swizzle
