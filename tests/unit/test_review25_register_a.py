@@ -16,19 +16,10 @@ ct = pytest.importorskip("cuda.tile")
 
 import test_user_sweep4_emulated as s4  # noqa: E402
 
+from tileorch.testing.computed_b_programs import a_times_gamma, relu_a  # noqa: E402
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
 
 RNG = np.random.default_rng(2525)
-
-
-@ct.kernel
-def relu_a(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    i, j = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((tm, tn), dtype=ct.float32)
-    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-        a = ct.maximum(ct.load(A, index=(i, k), shape=(tm, tk)), 0.0)
-        acc = ct.mma(a, ct.load(B, index=(k, j), shape=(tk, tn)), acc)
-    ct.store(C, index=(i, j), tile=acc)
 
 
 @ct.kernel
@@ -38,17 +29,6 @@ def relu_nan_a(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Const
     for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
         a = ct.maximum(ct.load(A, index=(i, k), shape=(tm, tk)), 0.0, propagate_nan=True)
         acc = ct.mma(a, ct.load(B, index=(k, j), shape=(tk, tn)), acc)
-    ct.store(C, index=(i, j), tile=acc)
-
-
-@ct.kernel
-def a_times_gamma(A, G, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    i, j = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((tm, tn), dtype=ct.float32)
-    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-        g = ct.load(G, index=(k,), shape=(tk,))
-        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)) * g[None, :], ct.load(B, index=(k, j), shape=(tk, tn)),
-                     acc)
     ct.store(C, index=(i, j), tile=acc)
 
 

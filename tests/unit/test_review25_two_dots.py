@@ -26,7 +26,7 @@ pytest.importorskip("ml_dtypes")
 import test_user_sweep3_emulated as s3  # noqa: E402
 import test_user_sweep4_emulated as s4  # noqa: E402
 
-from tileorch.testing.attention_programs4 import _online  # noqa: E402
+from tileorch.testing.attention_programs4 import varlen_query_tile  # noqa: E402
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
 
 RNG = np.random.default_rng(2527)
@@ -149,22 +149,6 @@ def test_epilogue_dot_row_scale_between_the_dots():
 # ----------------------------------------------------------------------------------------------- chained tier
 
 
-def _varlen_body(Q, K, V, O, h, q0, k0, qt, nk, qk_scale, BM, BN, D):
-    q = ct.load(Q, index=(h, q0 // BM + qt, 0), shape=(1, BM, D)).reshape((BM, D))
-    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
-    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
-    l_i = ct.zeros((BM, 1), dtype=ct.float32)
-    acc = ct.zeros((BM, D), dtype=ct.float32)
-    for j in range(ct.cdiv(min((qt + 1) * BM, nk), BN)):
-        k = ct.load(K, index=(h, k0 // BN + j, 0), shape=(1, BN, D)).reshape((BN, D))
-        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
-        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
-        s = ct.where((kpos <= qpos) & (kpos < nk), s, -math.inf)
-        v = ct.load(V, index=(h, k0 // BN + j, 0), shape=(1, BN, D)).reshape((BN, D))
-        m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
-    ct.store(O, index=(h, q0 // BM + qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
-
-
 @ct.kernel
 def varlen_nested_guards(Q, K, V, CuQ, CuK, O, qk_scale: float, H: C[int], BM: C[int], BN: C[int], D: C[int]):
     """Varlen attention (``varlen_cu_seqlens_tiles``) for head 0 only: the head's branch inside the sequence's."""
@@ -175,7 +159,7 @@ def varlen_nested_guards(Q, K, V, CuQ, CuK, O, qk_scale: float, H: C[int], BM: C
     nk = ct.gather(CuK, b + 1) - k0
     if qt * BM < nq:
         if h < 1:
-            _varlen_body(Q, K, V, O, h, q0, k0, qt, nk, qk_scale, BM, BN, D)
+            varlen_query_tile(Q, K, V, O, h, q0, k0, qt, nk, qk_scale, BM, BN, D)
 
 
 @ct.kernel
@@ -187,7 +171,7 @@ def varlen_and_guard(Q, K, V, CuQ, CuK, O, qk_scale: float, H: C[int], BM: C[int
     k0 = ct.gather(CuK, b)
     nk = ct.gather(CuK, b + 1) - k0
     if (qt * BM < nq) & (h < 1):
-        _varlen_body(Q, K, V, O, h, q0, k0, qt, nk, qk_scale, BM, BN, D)
+        varlen_query_tile(Q, K, V, O, h, q0, k0, qt, nk, qk_scale, BM, BN, D)
 
 
 def _attention(q, k, v, causal=True):
