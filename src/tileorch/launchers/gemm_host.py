@@ -129,6 +129,10 @@ class OperandRows:
     stride: int = 0
     """The row stride in bytes when it is not ``width`` (C a column slice of a wider array:
     ``GemmConfig.c_ld``); 0: ``width``."""
+    pair: int = 0
+    """C's bytes per column pair (two elements): the direct epilogue stores each thread's two adjacent
+    columns with one store guarded by the first column alone (``atom.store_fragment``), so a row that ends
+    mid-pair (an odd number of columns) has the element after its last one written; 0: not C."""
 
     @property
     def pitch(self) -> int:
@@ -139,6 +143,18 @@ class OperandRows:
     def tma_ok(self) -> bool:
         """TMA needs a 16-byte aligned base and a row stride that is a multiple of 16 bytes."""
         return self.ptr % 16 == 0 and self.pitch % 16 == 0
+
+    @property
+    def ends_mid_pair(self) -> bool:
+        """C's rows end inside a column pair (odd columns): only the possible case in place is a column slice
+        of a wider array (a dense C whose pitch TMA takes has whole pairs), whose next column the pair store
+        would overwrite."""
+        return bool(self.pair) and self.width % self.pair != 0
+
+    @property
+    def in_place(self) -> bool:
+        """The kernel may address the operand where it is: :attr:`tma_ok`, and C's rows of whole column pairs."""
+        return self.tma_ok and not self.ends_mid_pair
 
     @property
     def padded_pitch(self) -> int:
@@ -166,7 +182,8 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
     a = OperandRows("A", a_ptr, m * la, k * ea) if cfg.a_major == "k" else OperandRows("A", a_ptr, k * la, m * ea)
     more = tuple(b_rows(f"B{i}", ptr) for i, ptr in enumerate(more_b, start=1))
     nc = c_cols or n
-    c = OperandRows("C", c_ptr, m * batch, nc * eo, ldc * eo if ldc and ldc != nc else 0)
+    pair = 0 if cfg.epilogue == "tma" else 2 * eo  # (TMA's stores stop at the map's last column)
+    c = OperandRows("C", c_ptr, m * batch, nc * eo, ldc * eo if ldc and ldc != nc else 0, pair)
     return (a, b_rows("B", b_ptr), c, *more)
 
 
@@ -176,10 +193,12 @@ def staging_reasons(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int,
     """Why operands of this problem go through padded copies (empty: TMA reads them in place)."""
     out = []
     for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols, operand_batches):
-        if op.tma_ok:
+        if op.in_place:
             continue
         why = (f"row stride {op.pitch} bytes is not a multiple of 16" if op.pitch % 16
-               else f"base address 0x{op.ptr:x} is not 16-byte aligned")
+               else f"base address 0x{op.ptr:x} is not 16-byte aligned" if op.ptr % 16
+               else f"its rows end inside a pair of columns ({op.width // (op.pair // 2)}, odd), which the "
+                    "kernel stores together (the column after a slice's last would be written)")
         how = ("written to a padded buffer and copied out" if op.name == "C" else "TMA reads a padded copy")
         out.append(f"{op.name}: {why}; {how} (one extra pass over {op.name})")
     return out
@@ -206,7 +225,7 @@ class StagingPlan:
                         if not (c_in_place and r.startswith("C:"))]
         self._buffers: list[Any] = []
         for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols, counts):
-            if op.tma_ok or (op.name == "C" and c_in_place):  # the program's stores address C itself
+            if op.in_place or (op.name == "C" and c_in_place):  # the program's stores address C itself
                 self.pitch[op.name], self.ptr[op.name] = op.pitch, op.ptr
                 continue
             from tileorch.runtime.buffers import DeviceBuffer

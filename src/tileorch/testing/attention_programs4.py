@@ -256,6 +256,25 @@ def varlen_cu_seqlens_sliced(Q, K, V, CuQ, CuK, O, qk_scale: float, BM: C[int], 
     ct.store(Ob, index=(qt, h, 0), tile=(acc / l_i).astype(O.dtype).reshape((BM, 1, D)))
 
 
+def varlen_query_tile(Q, K, V, O, h, q0, k0, qt, nk, qk_scale, BM, BN, D):
+    """Query tile ``qt`` of head ``h`` of the sequence whose rows start at ``q0`` (keys at ``k0``, ``nk`` of
+    them), causal (top-left) inside the sequence, ragged ends masked: the chain of
+    :func:`varlen_cu_seqlens_tiles` (also called under other branches by the review's guard tests)."""
+    q = ct.load(Q, index=(h, q0 // BM + qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(min((qt + 1) * BM, nk), BN)):
+        k = ct.load(K, index=(h, k0 // BN + j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        s = ct.where((kpos <= qpos) & (kpos < nk), s, -math.inf)
+        v = ct.load(V, index=(h, k0 // BN + j, 0), shape=(1, BN, D)).reshape((BN, D))
+        m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(h, q0 // BM + qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
 @ct.kernel
 def varlen_cu_seqlens_tiles(Q, K, V, CuQ, CuK, O, qk_scale: float, H: C[int], BM: C[int], BN: C[int], D: C[int]):
     """Varlen with ``cu_seqlens`` over ``[H, T, D]`` arrays whose sequences start on tile boundaries
@@ -268,19 +287,7 @@ def varlen_cu_seqlens_tiles(Q, K, V, CuQ, CuK, O, qk_scale: float, H: C[int], BM
     k0 = ct.gather(CuK, b)
     nk = ct.gather(CuK, b + 1) - k0
     if qt * BM < nq:
-        q = ct.load(Q, index=(h, q0 // BM + qt, 0), shape=(1, BM, D)).reshape((BM, D))
-        qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
-        m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
-        l_i = ct.zeros((BM, 1), dtype=ct.float32)
-        acc = ct.zeros((BM, D), dtype=ct.float32)
-        for j in range(ct.cdiv(min((qt + 1) * BM, nk), BN)):
-            k = ct.load(K, index=(h, k0 // BN + j, 0), shape=(1, BN, D)).reshape((BN, D))
-            s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
-            kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
-            s = ct.where((kpos <= qpos) & (kpos < nk), s, -math.inf)
-            v = ct.load(V, index=(h, k0 // BN + j, 0), shape=(1, BN, D)).reshape((BN, D))
-            m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
-        ct.store(O, index=(h, q0 // BM + qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+        varlen_query_tile(Q, K, V, O, h, q0, k0, qt, nk, qk_scale, BM, BN, D)
 
 
 @ct.kernel

@@ -54,6 +54,7 @@ from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragment, in_staging,
                                                          lower_column_reductions, scratch_bytes, scratch_pointer)
 from tileorch.transforms.tileas.common import k_loop_blocks, move_before, num_ctas, source_load
+from tileorch.transforms.tileas.early_transpose import early_transpose_refusal
 from tileorch.transforms.tileas.epilogue_dot import EpilogueDot, check_epilogue_dot, find_epilogue_dot
 from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, EpilogueLowering, KernelEnv,
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
@@ -941,7 +942,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         if b_of[d][1] == "k":
             rhs, names = _through_layouts(d.rhs)
             if "nv_tileaa.permute" not in names and not _unit_dim_transpose(d.rhs):
-                fail(d, "B tile (program id 1, k) reaches the dot without a transpose")
+                fail(*(early_transpose_refusal("B", "(program id 1, k)", d.rhs)
+                       or (d, "B tile (program id 1, k) reaches the dot without a transpose")))
     more_b = [b_of[d][0] for d in dots[1:]]
     if any(b_of[d][1] != b_major for d in dots) or any(
             ints(ld.view.type.order) != ints(b_load.view.type.order) for ld in more_b):
@@ -950,7 +952,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if a_major == "m":
         lhs, names = _through_layouts(dot.lhs)
         if "nv_tileaa.permute" not in names and not _unit_dim_transpose(dot.lhs):
-            fail(dot, "A tile (k, program id 0) reaches the dot without a transpose")
+            fail(*(early_transpose_refusal("A", "(k, program id 0)", dot.lhs)
+                   or (dot, "A tile (k, program id 0) reaches the dot without a transpose")))
     # the operands' tile coordinates (the index beside K): program ids 0 / 1 on the scheduler's tiles
     a_coord = _tile_coordinate(a_load, fail)
     b_coord = _tile_coordinate(b_load, fail)
