@@ -55,6 +55,8 @@ from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragm
                                                          lower_column_reductions, scratch_bytes, scratch_pointer)
 from tileorch.transforms.tileas.common import k_loop_blocks, move_before, num_ctas, source_load
 from tileorch.transforms.tileas.epilogue_dot import EpilogueDot, check_epilogue_dot, find_epilogue_dot
+from tileorch.transforms.tileas.gathered_operand import OPERAND_PATH as _OPERAND_PATH
+from tileorch.transforms.tileas.gathered_operand import gathered_operand, gathered_operand_message
 from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, EpilogueLowering, KernelEnv,
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
                                                  side_reduction, sink_tile)
@@ -529,26 +531,6 @@ def _same_view(x: SSAValue, y: SSAValue) -> bool:
     return x == y or root(x) == root(y)
 
 
-GATHERED_OPERAND = ("this dot operand is gathered (ct.gather or a pointer tile: rows or columns at computed "
-                    "indices, e.g. an MoE token gather or an im2col), which the tensor-core tier does not take: "
-                    "it reads A and B as tiles of the kernel's arrays through TMA (ct.load)")
-_OPERAND_PATH = ("nv_tileas.convert_layout", "nv_tileaa.reshape", "nv_tileaa.fp_to_fp", "nv_tileaa.permute",
-                 "nv_tileas.broadcast", "nv_tileaa.broadcast", "nv_tileas.expand_dim", "nv_tileaa.expand_dims")
-
-
-def _gathered_operand(dots) -> Operation | None:
-    """The pointer-tile load (``ct.gather``) a dot operand is read from through layout, shape and
-    element-type changes, if any (the operand has no tile load for the producer to stage)."""
-    for dot in dots:
-        for v in (dot.lhs, dot.rhs):
-            op = v.owner
-            while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
-                op = op.operands[0].owner
-            if isinstance(op, Operation) and op.name == "nv_tileaa.load":
-                return op
-    return None
-
-
 def padded_operand(dots) -> tuple[Operation, str] | None:
     """(the tile load, its padding value) of a dot operand read (through layout, shape and
     element-type changes) with a padding other than zeros (``padding_mode=NAN`` / ``NEG_ZERO`` / an
@@ -859,9 +841,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     staged_vectors = [ld for ld in loads if len([x for x in ld.result.type.get_shape() if x != 1]) <= 1]
     loads = [ld for ld in loads if ld not in staged_vectors]
     if len(loads) != 1 + len(dots) or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads):
-        gathered = _gathered_operand(dots)
+        gathered = gathered_operand(dots)
         if gathered is not None:
-            raise LocatedError(gathered, GATHERED_OPERAND)
+            raise LocatedError(gathered[0], gathered_operand_message(gathered[1], gathered[2]))
         computed = _computed_operand(dots)
         if computed is not None:
             raise LocatedError(computed, CONSTANT_OPERAND if _is_constant_tile(computed) else COMPUTED_OPERAND)
