@@ -24,6 +24,8 @@ REASONS = {
     "embedding_rows_dense": "A's rows (M) are gathered",
     "paged_rows_gemm": "A's rows (M) are gathered",
     "gathered_b_rows_sparse_k": "A's columns (K) are gathered",
+    "feature_major_tokens_transposed": "A's rows (M) are gathered",
+    "lora_gathered_adapter_rows": "B's rows (K) are gathered",
 }
 """The refusal each program gets today: the operand and the dimension its gather picks."""
 

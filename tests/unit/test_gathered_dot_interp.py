@@ -90,3 +90,17 @@ def test_gathered_b_rows_sparse_k():
     kidx = RNG.permutation(256)[:100].astype(np.int32)
     y = run("gathered_b_rows_sparse_k", {0: a, 1: w, 2: kidx})[3]
     _check(y, _mm(a[:, kidx], w[kidx]), 2e-2)
+
+
+def test_lora_gathered_adapter_rows():
+    """Three adapters of 128 rows stacked; slot 2 picked."""
+    x, aset = _h(192, 128), _h(3 * 128, 128, scale=0.25)
+    y = run("lora_gathered_adapter_rows", {0: x, 1: aset, 2: np.array([2], np.int32)})[3]
+    _check(y, _mm(x, aset[256:384]), 2e-2)
+
+
+def test_feature_major_tokens_transposed():
+    xt, w = _h(128, 300), _h(128, 128, scale=0.25)
+    tok = _tokens(192, 300)
+    y = run("feature_major_tokens_transposed", {0: xt, 1: tok, 2: w})[3]
+    _check(y, _mm(xt[:, tok].T, w), 2e-2)

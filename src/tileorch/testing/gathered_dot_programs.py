@@ -2,8 +2,8 @@
 (session 25, issue 20: "gathered-A MoE"): MoE expert GEMMs over sorted token ids (vLLM's fused-MoE layout,
 the expert of each row tile from a table), the same with the router weight scaling each row, a ragged
 token count whose tail rows are masked, an embedding-bag style product (ids -> table rows -> a dense
-layer), rows of a paged buffer found through a page table, and a dot whose *B* rows (K rows) are
-gathered.  Index arrays hold repeated and out-of-order rows; the tables' shapes are ragged.
+layer), tokens that are columns of a feature-major array (gathered, then transposed into A), rows of a paged buffer found through a page table, a dot whose A columns and B rows (K) are
+gathered (pruned channels) and one whose B rows are an adapter's, picked by a loaded slot.  Index arrays hold repeated and out-of-order rows; the tables' shapes are ragged.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_gathered_dot.py (path, remark, ptxas, the PTX emulator against numpy) and
@@ -126,6 +126,37 @@ def gathered_b_rows_sparse_k(A, W, KIdx, Y, nk: int, tm: C[int], tn: C[int], tk:
     ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
 
 
+@ct.kernel
+def feature_major_tokens_transposed(XT, Tok, W, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """Activations stored feature-major (``XT`` ``[K, T]``): the routed tokens are *columns* of XT, gathered as a
+    ``(tk, tm)`` tile and transposed into A (``ct.transpose``): A's rows gathered through a transpose."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    tok = ct.load(Tok, index=(bm,), shape=(tm,), padding_mode=ZERO)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(XT, axis=0, shape=(tk, tm))):
+        feats = k * tk + ct.arange(tk, dtype=ct.int32)
+        at = ct.gather(XT, (feats[:, None], tok[None, :]))
+        acc = ct.mma(ct.transpose(at), ct.load(W, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
+
+
+@ct.kernel
+def lora_gathered_adapter_rows(X, Aset, Slot, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """A batch of adapters stacked as rows of one array (``Aset`` ``[S * K, N]``): the program's adapter
+    ``Slot[0]`` picks K rows ``s K + k`` of B (a gathered B whose row index is a loaded scalar plus a range);
+    A dense."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    s = ct.gather(Slot, 0)
+    ncols = bn * tn + ct.arange(tn, dtype=ct.int32)
+    kk = ct.num_tiles(X, axis=1, shape=(tm, tk))
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(kk):
+        krows = s * (kk * tk) + k * tk + ct.arange(tk, dtype=ct.int32)
+        b = ct.gather(Aset, (krows[:, None], ncols[None, :]))
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk), padding_mode=ZERO), b, acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 # (paths: today's; "simt" entries carry the located remark's text in ``error``)
 
@@ -145,6 +176,12 @@ _add("embedding_rows_dense", embedding_rows_dense,
      error=GATHERED, outputs=(4,))
 _add("paged_rows_gemm", paged_rows_gemm,
      [_a((512, 128)), _a((12,), I32), _a((128, 128)), _a((192, 128)), 16, 64, 64, 64], (3, 2), "simt",
+     error=GATHERED, outputs=(3,))
+_add("feature_major_tokens_transposed", feature_major_tokens_transposed,
+     [_a((128, 300)), _a((192,), I32), _a((128, 128)), _a((192, 128)), 64, 64, 64], (3, 2), "simt",
+     error=GATHERED, outputs=(3,))
+_add("lora_gathered_adapter_rows", lora_gathered_adapter_rows,
+     [_a((192, 128)), _a((3 * 128, 128)), _a((1,), I32), _a((192, 128)), 64, 64, 64], (3, 2), "simt",
      error=GATHERED, outputs=(3,))
 _add("gathered_b_rows_sparse_k", gathered_b_rows_sparse_k,
      [_a((192, 256)), _a((256, 128)), _a((100,), I32), _a((192, 128)), 100, 64, 64, 64], (3, 2), "simt",
