@@ -1,5 +1,5 @@
 """Gathered-A MoE GEMM on the GPU (session 25, s25-moe): ``tileorch.testing.gathered_dot_programs``'s
-``moe_sorted_tokens_gathered_rows`` (vLLM's fused-MoE layout: sorted token ids, the expert of each 64-row tile
+``moe_gathered_rows_expert_table`` (vLLM's fused-MoE layout: sorted token ids, the expert of each 64-row tile
 from a table, A's rows gathered in the K loop) through ``tileorch.cutile.launch``, against torch doing the
 same work as users do without a fused kernel: ``torch.index_select`` of the routed rows, then one
 ``matmul`` per expert over its contiguous run of rows.  Prints one JSON line per shape: the path the
@@ -19,7 +19,8 @@ def _case(tokens: int, k: int, n: int, experts: int, iters: int) -> dict:
     import torch
 
     import tileorch.cutile
-    from tileorch.testing.gathered_dot_programs import moe_sorted_tokens_gathered_rows as kernel
+    from tileorch.testing.gathered_dot_programs import moe_gathered_rows_expert_table as kernel
+    from tileorch.testing.gathered_dot_programs import moe_routing
     from tileorch.testing.timing import bench_ms
 
     tm = tn = tk = 64
@@ -28,14 +29,7 @@ def _case(tokens: int, k: int, n: int, experts: int, iters: int) -> dict:
     w = (torch.randn(experts, k, n, device="cuda", generator=g) / k ** 0.5).half()
     # top-2 routing; rows sorted by expert, each expert's run padded to the row tile with token 0 (vLLM pads)
     route = torch.randint(0, experts, (tokens, 2), device="cuda", generator=g)
-    runs, tile_expert = [], []
-    for e in range(experts):
-        ids = torch.nonzero((route == e).any(1)).flatten().int()
-        pad = (-ids.numel()) % tm
-        runs.append(torch.cat([ids, torch.zeros(pad, dtype=torch.int32, device="cuda")]))
-        tile_expert += [e] * ((ids.numel() + pad) // tm)
-    tok = torch.cat(runs)
-    te = torch.tensor(tile_expert, dtype=torch.int32, device="cuda")
+    tok, te, bounds = moe_routing(route, experts, tm)
     rows = tok.numel()
     y = torch.full((rows, n), float("nan"), device="cuda", dtype=torch.float16)
     grid = (rows // tm, -(-n // tn), 1)
@@ -44,13 +38,10 @@ def _case(tokens: int, k: int, n: int, experts: int, iters: int) -> dict:
     def ours():
         tileorch.cutile.launch(stream, grid, kernel, (x, tok, te, w, y, tm, tn, tk))
 
-    bounds = [0]
-    for r in runs:
-        bounds.append(bounds[-1] + r.numel())
-    yt = torch.empty_like(y)
+    yt, tok64 = torch.empty_like(y), tok.long()
 
     def theirs():
-        xg = torch.index_select(x, 0, tok)
+        xg = torch.index_select(x, 0, tok64)
         for e in range(experts):
             torch.matmul(xg[bounds[e]:bounds[e + 1]], w[e], out=yt[bounds[e]:bounds[e + 1]])
 
@@ -64,7 +55,7 @@ def _case(tokens: int, k: int, n: int, experts: int, iters: int) -> dict:
     kind = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent").program.kind
     ms, torch_ms = bench_ms(ours, iters), bench_ms(theirs, iters)
     flops = 2.0 * rows * k * n
-    return {"program": "moe_sorted_tokens_gathered_rows", "tokens": tokens, "rows": rows, "k": k, "n": n,
+    return {"program": "moe_gathered_rows_expert_table", "tokens": tokens, "rows": rows, "k": k, "n": n,
             "experts": experts, "kind": kind, "tileorch_ms": round(ms, 4), "torch_ms": round(torch_ms, 4),
             "tflops": round(flops / ms / 1e9, 1), "vs_torch": round(torch_ms / ms, 3), "rel_err": err,
             "nan_outputs": int(torch.isnan(y).sum().item())}

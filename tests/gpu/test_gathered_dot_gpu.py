@@ -28,7 +28,7 @@ import sweep_harness  # noqa: E402
 import test_gathered_dot_interp as refs  # noqa: E402
 
 import tileorch.cutile  # noqa: E402
-from tileorch.testing.gathered_dot_programs import PROGRAMS, moe_sorted_tokens_gathered_rows  # noqa: E402
+from tileorch.testing.gathered_dot_programs import PROGRAMS, moe_gathered_rows_expert_table, moe_routing  # noqa: E402
 
 test_every_program_has_a_test, test_on_the_gpu_against_numpy = sweep_harness.numpy_reference_tests(PROGRAMS, refs)
 
@@ -41,20 +41,12 @@ def test_moe_sorted_tokens_against_torch():
     x = torch.randn(tokens, k, device="cuda", generator=g).half()
     w = (torch.randn(experts, k, n, device="cuda", generator=g) / k ** 0.5).half()
     route = torch.randint(0, experts, (tokens, 2), device="cuda", generator=g)
-    runs, tile_expert = [], []
-    for e in range(experts):
-        ids = torch.nonzero((route == e).any(1)).flatten().int()
-        ids = ids[torch.randperm(ids.numel(), device="cuda", generator=g)]  # out of order within the expert
-        pad = (-ids.numel()) % 64
-        runs.append(torch.cat([ids, torch.zeros(pad, dtype=torch.int32, device="cuda")]))
-        tile_expert += [e] * ((ids.numel() + pad) // 64)
-    tok = torch.cat(runs)
-    te = torch.tensor(tile_expert, dtype=torch.int32, device="cuda")
+    tok, te, _ = moe_routing(route, experts, 64, generator=g)  # out of order within each expert
     y = torch.full((tok.numel(), n), float("nan"), device="cuda", dtype=torch.float16)
     tileorch.cutile.launch(torch.cuda.current_stream(), (tok.numel() // 64, -(-n // 64), 1),
-                           moe_sorted_tokens_gathered_rows, (x, tok, te, w, y, 64, 64, 64))
+                           moe_gathered_rows_expert_table, (x, tok, te, w, y, 64, 64, 64))
     torch.cuda.synchronize()
     ref = x[tok.long()].float()
-    ref = torch.cat([ref[64 * t:64 * t + 64] @ w[e].float() for t, e in enumerate(tile_expert)])
+    ref = torch.cat([ref[64 * t:64 * t + 64] @ w[e].float() for t, e in enumerate(te.tolist())])
     assert not torch.isnan(y).any()
     torch.testing.assert_close(y.float(), ref, atol=2e-2, rtol=2e-2)

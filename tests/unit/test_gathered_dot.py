@@ -7,6 +7,8 @@ numpy: test_gathered_dot_interp.py (CPU) and tests/gpu/test_gathered_dot_gpu.py.
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 
 pytest.importorskip("xdsl")
@@ -14,11 +16,10 @@ pytest.importorskip("cuda.tile")
 
 from dot_sweep_checks import assert_takes_its_path, compile_sweep_program, spilled_programs  # noqa: E402
 
-from tileorch.testing import gathered_dot_programs  # noqa: E402
 from tileorch.testing.gathered_dot_programs import PROGRAMS  # noqa: E402
 
 REASONS = {
-    "moe_sorted_tokens_gathered_rows": "A's rows (M) are gathered",
+    "moe_gathered_rows_expert_table": "A's rows (M) are gathered",
     "moe_router_weight_scaled": "A's rows (M) are gathered",
     "moe_ragged_count_masked_tail": "A's rows (M) are gathered",
     "embedding_rows_dense": "A's rows (M) are gathered",
@@ -38,7 +39,7 @@ def compiled(name):
 def test_program_takes_its_path_and_says_why(name):
     p = PROGRAMS[name]
     prog = compiled(name)
-    assert_takes_its_path(p, prog, gathered_dot_programs.__file__)
+    assert_takes_its_path(p, prog, inspect.getsourcefile(p.kernel._annotated_function.pyfunc))
     if p.path == "simt":
         assert any(REASONS[name] in r for r in prog.remarks), prog.remarks
 

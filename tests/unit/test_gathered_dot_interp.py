@@ -42,10 +42,10 @@ def _tokens(n, rows):
     return ids
 
 
-def test_moe_sorted_tokens_gathered_rows():
+def test_moe_gathered_rows_expert_table():
     x, w = _h(300, 128), _h(3, 128, 192, scale=0.25)
     tok, te = _tokens(384, 300), np.array([2, 0, 0, 1, 2, 1], np.int32)
-    y = run("moe_sorted_tokens_gathered_rows", {0: x, 1: tok, 2: te, 3: w})[4]
+    y = run("moe_gathered_rows_expert_table", {0: x, 1: tok, 2: te, 3: w})[4]
     ref = np.concatenate([_mm(x[tok[64 * t:64 * t + 64]], w[te[t]]) for t in range(6)])
     _check(y, ref, 2e-2)
 

@@ -1,6 +1,6 @@
 """Dots whose A (or B) rows are gathered through an index array, written as users write them in cuTile 1.7
 (session 25, issue 20: "gathered-A MoE"): MoE expert GEMMs over sorted token ids (vLLM's fused-MoE layout,
-the expert of each row tile from a table), the same with the router weight scaling each row, a ragged
+the expert of each row tile from a table: sweep 16's ``moe_gathered_rows_expert_table``, run here), the same with the router weight scaling each row, a ragged
 token count whose tail rows are masked, an embedding-bag style product (ids -> table rows -> a dense
 layer), tokens that are columns of a feature-major array (gathered, then transposed into A), rows of a paged buffer found through a page table, a dot whose A columns and B rows (K) are
 gathered (pruned channels) and one whose B rows are an adapter's, picked by a loaded slot.  Index arrays hold repeated and out-of-order rows; the tables' shapes are ragged.
@@ -15,6 +15,7 @@ from __future__ import annotations
 import cuda.tile as ct
 
 from tileorch.testing.user_programs import UserProgram, registrar
+from tileorch.testing.user_programs16 import moe_gathered_rows_expert_table
 
 PROGRAMS: dict[str, UserProgram] = {}
 _add = registrar(PROGRAMS)
@@ -25,23 +26,6 @@ ZERO = ct.PaddingMode.ZERO
 
 def _a(shape, dt=F16):
     return (tuple(shape), dt)
-
-
-@ct.kernel
-def moe_sorted_tokens_gathered_rows(X, SortedTok, TileExpert, W, Y, tm: C[int], tn: C[int], tk: C[int]):
-    """vLLM's fused MoE: row tile ``bm`` holds the token ids ``SortedTok[bm tm ..]`` routed to expert
-    ``TileExpert[bm]``; A's rows are ``X[tok, :]`` (``ct.gather`` of a ``(tm, 1)`` row and a
-    ``(1, tk)`` column index), B the expert's ``[K, N]`` weight; rows stored in sorted order."""
-    bm, bn = ct.bid(0), ct.bid(1)
-    tok = ct.load(SortedTok, index=(bm,), shape=(tm,))
-    e = ct.gather(TileExpert, bm)
-    acc = ct.zeros((tm, tn), dtype=ct.float32)
-    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
-        cols = k * tk + ct.arange(tk, dtype=ct.int32)
-        a = ct.gather(X, (tok[:, None], cols[None, :]))
-        w = ct.load(W, index=(e, k, bn), shape=(1, tk, tn)).reshape((tk, tn))
-        acc = ct.mma(a, w, acc)
-    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
 
 
 @ct.kernel
@@ -162,7 +146,7 @@ def lora_gathered_adapter_rows(X, Aset, Slot, Y, tm: C[int], tn: C[int], tk: C[i
 
 GATHERED = "this dot operand is gathered"
 
-_add("moe_sorted_tokens_gathered_rows", moe_sorted_tokens_gathered_rows,
+_add("moe_gathered_rows_expert_table", moe_gathered_rows_expert_table,
      [_a((300, 128)), _a((384,), I32), _a((6,), I32), _a((3, 128, 192)), _a((384, 192)), 64, 64, 64], (6, 3), "simt",
      error=GATHERED, outputs=(4,))
 _add("moe_router_weight_scaled", moe_router_weight_scaled,
@@ -186,3 +170,21 @@ _add("lora_gathered_adapter_rows", lora_gathered_adapter_rows,
 _add("gathered_b_rows_sparse_k", gathered_b_rows_sparse_k,
      [_a((192, 256)), _a((256, 128)), _a((100,), I32), _a((192, 128)), 100, 64, 64, 64], (3, 2), "simt",
      error=GATHERED, outputs=(3,))
+
+
+def moe_routing(route, experts: int, tm: int, generator=None):
+    """(sorted token ids, the expert of each ``tm``-row tile, each expert's row offsets) of a torch routing
+    table ``route`` (``[tokens, top_k]`` expert ids), as vLLM's fused MoE lays them out: each expert's tokens
+    (in a random order when ``generator`` is given, else ascending) padded to the row tile with token 0."""
+    import torch
+
+    runs, tile_expert, bounds = [], [], [0]
+    for e in range(experts):
+        ids = torch.nonzero((route == e).any(1)).flatten().int()
+        if generator is not None:
+            ids = ids[torch.randperm(ids.numel(), device=ids.device, generator=generator)]
+        pad = (-ids.numel()) % tm
+        runs.append(torch.cat([ids, torch.zeros(pad, dtype=torch.int32, device=ids.device)]))
+        tile_expert += [e] * ((ids.numel() + pad) // tm)
+        bounds.append(bounds[-1] + runs[-1].numel())
+    return torch.cat(runs), torch.tensor(tile_expert, dtype=torch.int32, device=route.device), bounds
