@@ -1005,6 +1005,8 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         k, m = a.shape
     if cfg.b_major == "k" and not getattr(cfg, "transpose_b", False):  # the program reads B^T: B is given [N, K]
         n, k2 = b.shape
+    if getattr(cfg, "a_gather", False):  # A's rows are gathered (any of the array's): M is C's, K is B's
+        m, k = c.shape[1] if getattr(cfg, "c_transposed", False) else c.shape[0], k2
     if getattr(cfg, "epi_n", 0):  # a second dot on the accumulator: B is the [K, R] block, N is C's (and E's)
         if n > cfg.tile_n:
             raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program reads B's column tile 0 only (the "

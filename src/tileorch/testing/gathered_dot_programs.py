@@ -142,28 +142,29 @@ def lora_gathered_adapter_rows(X, Aset, Slot, Y, tm: C[int], tn: C[int], tk: C[i
 
 
 # ----------------------------------------------------------------------------------------------- the table
-# (paths: today's; "simt" entries carry the located remark's text in ``error``)
+# (paths: since session 25 a gathered A runs on the GEMM tier (consumer-loaded register A); "simt" entries carry
+# the located refusal's text in ``error``: two gathered operands, a gathered B)
 
 GATHERED = "this dot operand is gathered"
 
 _add("moe_gathered_rows_expert_table", moe_gathered_rows_expert_table,
-     [_a((300, 128)), _a((384,), I32), _a((6,), I32), _a((3, 128, 192)), _a((384, 192)), 64, 64, 64], (6, 3), "simt",
-     error=GATHERED, outputs=(4,))
+     [_a((300, 128)), _a((384,), I32), _a((6,), I32), _a((3, 128, 192)), _a((384, 192)), 64, 64, 64], (6, 3), "gemm",
+     outputs=(4,))
 _add("moe_router_weight_scaled", moe_router_weight_scaled,
      [_a((300, 128)), _a((200,), I32), _a((200,), F32), _a((3, 128, 128)), _a((200, 128)), 1, 64, 64, 64], (4, 2),
-     "simt", error=GATHERED, outputs=(4,))
+     "gemm", outputs=(4,))
 _add("moe_ragged_count_masked_tail", moe_ragged_count_masked_tail,
-     [_a((300, 192)), _a((256,), I32), _a((192, 128)), _a((200, 128)), 200, 64, 64, 64], (4, 2), "simt",
-     error=GATHERED, outputs=(3,))
+     [_a((300, 192)), _a((256,), I32), _a((192, 128)), _a((200, 128)), 200, 64, 64, 64], (4, 2), "gemm",
+     outputs=(3,))
 _add("embedding_rows_dense", embedding_rows_dense,
-     [_a((150,), I64), _a((1000, 128)), _a((128, 192)), _a((192,), F32), _a((150, 192)), 64, 64, 64], (3, 3), "simt",
-     error=GATHERED, outputs=(4,))
+     [_a((150,), I64), _a((1000, 128)), _a((128, 192)), _a((192,), F32), _a((150, 192)), 64, 64, 64], (3, 3), "gemm",
+     outputs=(4,))
 _add("paged_rows_gemm", paged_rows_gemm,
-     [_a((512, 128)), _a((12,), I32), _a((128, 128)), _a((192, 128)), 16, 64, 64, 64], (3, 2), "simt",
-     error=GATHERED, outputs=(3,))
+     [_a((512, 128)), _a((12,), I32), _a((128, 128)), _a((192, 128)), 16, 64, 64, 64], (3, 2), "gemm",
+     outputs=(3,))
 _add("feature_major_tokens_transposed", feature_major_tokens_transposed,
-     [_a((128, 300)), _a((192,), I32), _a((128, 128)), _a((192, 128)), 64, 64, 64], (3, 2), "simt",
-     error=GATHERED, outputs=(3,))
+     [_a((128, 300)), _a((192,), I32), _a((128, 128)), _a((192, 128)), 64, 64, 64], (3, 2), "gemm",
+     outputs=(3,))
 _add("lora_gathered_adapter_rows", lora_gathered_adapter_rows,
      [_a((192, 128)), _a((3 * 128, 128)), _a((1,), I32), _a((192, 128)), 64, 64, 64], (3, 2), "simt",
      error=GATHERED, outputs=(3,))

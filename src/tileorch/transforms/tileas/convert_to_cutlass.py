@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, Flo
                                    ModuleOp, StringAttr, f32, i1, i32, i64)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
-from tileorch.diagnostics import LocatedError
+from tileorch.diagnostics import LocatedError, format_error
 from tileorch.dialects import llvm_ext
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
@@ -56,7 +56,8 @@ from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragm
 from tileorch.transforms.tileas.common import k_loop_blocks, move_before, num_ctas, source_load
 from tileorch.transforms.tileas.epilogue_dot import EpilogueDot, check_epilogue_dot, find_epilogue_dot
 from tileorch.transforms.tileas.gathered_operand import OPERAND_PATH as _OPERAND_PATH
-from tileorch.transforms.tileas.gathered_operand import gathered_operand, gathered_operand_message
+from tileorch.transforms.tileas.gathered_operand import (gathered_a_prologue, gathered_a_remark, gathered_operand,
+                                                         gathered_operand_message, takes_gathered_a)
 from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, EpilogueLowering, KernelEnv,
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
                                                  side_reduction, sink_tile)
@@ -259,6 +260,9 @@ class DotKernel:
     """A computed in the K loop from its tile load, as :attr:`b_prologue` (:attr:`a_raw`)."""
     a_raw: str = ""
     """The raw A tile's element type as the kernel builder names it (:data:`RAW_NAMES`)."""
+    a_gather: bool = False
+    """A is read by ``ct.gather`` (:attr:`a_load` is that pointer-tile load, :attr:`a_prologue` its map): the
+    consumers load their A fragment's elements themselves (:mod:`.gathered_operand`), the producer no A tile."""
 
     @property
     def program_grid(self) -> bool:
@@ -273,7 +277,7 @@ class DotKernel:
     @property
     def operand_args(self) -> list[int | None]:
         sink = self.store.ptr if self.store.name == ATOMIC_SINK else self.store.view  # C's pointer tile or view
-        views = (self.a_load.view, self.b_load.view, sink, *(ld.view for ld in self.more_b_loads),
+        views = (_operand_view(self.a_load), self.b_load.view, sink, *(ld.view for ld in self.more_b_loads),
                  *((self.epi_dot.load.view,) if self.epi_dot is not None else ()))
         return [_base_argument(self.kernel, v) for v in views]  # A, B, C, the other Bs, then E (epi_dot)
 
@@ -312,6 +316,11 @@ def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list,
              "extent 1 at (program id 2, ...) (batched GEMM)")
 
 
+def _operand_view(op: Operation) -> SSAValue:
+    """What an operand load reads through: a tile load's view, a gathered A's tile of pointers."""
+    return op.ptr if op.name == "nv_tileaa.load" else op.view
+
+
 def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b: list, st: Operation,
                        c_kind: set, fail) -> dict:
     """``{"a" | "b" | "c": (op, view, batch indices)}`` of a GEMM whose operand tiles have leading unit
@@ -332,12 +341,12 @@ def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b
                 # a matrix picked per work tile (an expert read from a table at the row tile; a group's weight
                 # at program id 2 whose C rows the group's offsets place) beside a 2-D C: C is the one matrix
                 # every work tile stores its own tile of (flat batch index 0)
-                out[role] = (op, op.view, [])
+                out[role] = (op, _operand_view(op), [])
                 continue
             fail(op, "C is 2-D while an operand is batched: every batch would store the same C tile (the WGMMA "
                      "lowering takes C batched, leading tile dimensions of extent 1, in that case)")
         if kind is False:  # a 2-D A or B: one matrix for every batch (split-K into a [S, M, N] workspace)
-            out[role] = (op, op.view, [])
+            out[role] = (op, _operand_view(op), [])
             continue
         if _memref_root(op.view) is None:
             fail(op, f"{role.upper()}'s view is not an array argument's own view: its batch dimensions cannot be "
@@ -434,6 +443,8 @@ def _full_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str) ->
         ub = ub.owner.operands[0]
     k_axes = []  # (view, K's tile axis, K's array dimension, the loaded K depth)
     for ld, major, k_first in ((a_load, a_major, "m"), (b_load, b_major, "n")):
+        if ld is None:  # (a gathered A: B's K alone)
+            continue
         rank = len(ld.indices)
         axis = rank - 2 if major == k_first else rank - 1
         k_axes.append((ld.view, axis, ints(ld.view.type.order)[axis], list(ld.result.type.get_shape())[axis]))
@@ -465,7 +476,7 @@ def _k_range(loop: scf.ForOp, a_load, index_majors: tuple[str, str], b_load, mor
       constants or program values, a K tile index affine in the iv): the :class:`KLoop`, run per
       work tile with its own trip count and first tile / stride (:func:`_program_k_range`)."""
     try:
-        kl = k_loop(loop, [_k_coordinate(ld, fail) for ld in (a_load, b_load, *more_b)])
+        kl = k_loop(loop, [_k_coordinate(ld, fail) for ld in (a_load, b_load, *more_b) if ld is not None])
     except KRangeError as exc:
         fail(exc.op, str(exc))
     if kl.map.identity and _full_k_loop(loop, a_load, index_majors[0], b_load, index_majors[1]):
@@ -840,8 +851,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # them; a computed B's map reads them (checked below), from global memory in the WGMMA kernel
     staged_vectors = [ld for ld in loads if len([x for x in ld.result.type.get_shape() if x != 1]) <= 1]
     loads = [ld for ld in loads if ld not in staged_vectors]
-    if len(loads) != 1 + len(dots) or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads):
-        gathered = gathered_operand(dots)
+    gathered = gathered_operand(dots)
+    a_gather = gathered[0] if gathered is not None and takes_gathered_a(gathered, dots, loads) else None
+    if a_gather is None and (len(loads) != 1 + len(dots)
+                             or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads)):
         if gathered is not None:
             raise LocatedError(gathered[0], gathered_operand_message(gathered[1], gathered[2]))
         computed = _computed_operand(dots)
@@ -890,9 +903,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                 b_found.append((ld, role[1]))
             else:
                 fail(ld, "a second A tile load feeding the dot")
-    if a_load is None or len(b_found) != len(dots):
+    if (a_load is None) == (a_gather is None) or len(b_found) != len(dots):
         fail(sw, f"expected one A and {'one B tile load' if len(dots) == 1 else f'{len(dots)} B tile loads'}")
-    for ld, role in ((a_load, "A"), *((b, "B") for b, _ in b_found)):
+    if a_gather is not None:  # the gather stands for A's load: 2-D (no batch index), its row tile C's (below)
+        a_load = a_gather
+        kinds[a_load] = False
+    for ld, role in (*(((a_load, "A"),) if a_gather is None else ()), *((b, "B") for b, _ in b_found)):
         why = argument_view_mismatch(kernel, ld.view)
         if why is not None:
             fail(ld, f"{role}'s view: {why}; the WGMMA kernel reads {role} through a tensor map of the whole "
@@ -929,8 +945,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         lhs, names = _through_layouts(dot.lhs)
         if "nv_tileaa.permute" not in names and not _unit_dim_transpose(dot.lhs):
             fail(dot, "A tile (k, program id 0) reaches the dot without a transpose")
-    # the operands' tile coordinates (the index beside K): program ids 0 / 1 on the scheduler's tiles
-    a_coord = _tile_coordinate(a_load, fail)
+    # the operands' tile coordinates (the index beside K): program ids 0 / 1 on the scheduler's tiles (a
+    # gathered A's rows are C's: its tile coordinate is C's row tile, read below)
+    a_coord = _tile_coordinate(a_load, fail) if a_gather is None else None
     b_coord = _tile_coordinate(b_load, fail)
     for ld in more_b:
         if _strip_assume(_tile_coordinate(ld, fail)) is not _strip_assume(b_coord):
@@ -941,7 +958,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # tile from the transposed array: the operand's storage is the other major.
     flip = {"k": "m", "m": "k"}
     index_majors = (a_major, b_major)  # where K sits in the loads' tile indices
-    for ld in (a_load, b_load, *more_b):
+    for ld in (*([a_load] if a_gather is None else []), b_load, *more_b):
         order = ints(ld.view.type.order)
         rank = len(order)
         if order == list(range(rank)):
@@ -1050,10 +1067,15 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     guard = _tile_guard(st, [*extra, *side, *atomics], [loop, dot, *dots[1:], a_load, b_load, *more_b], kernel,
                         fail)
     coords = None
+    if a_gather is not None:
+        if c_coords is None:
+            fail(a_gather, "a gathered A beside an atomic output is not supported yet by the WGMMA lowering")
+        a_coord = c_coords[0]  # A's rows are C's rows: the gathered tile is C's row tile
     default_c = c_coords is None or tuple(program_axis(v) for v in c_coords) in ((0, 1), (1, 0))
     if not (program_axis(a_coord) == 0 and (program_axis(b_coord) == 1 or ed is not None) and default_c):
         coords = {"a": a_coord, "b": b_coord, "c": c_coords}
-    k_bounds, k_used, k_remark = _k_range(loop, a_load, index_majors, b_load, more_b, tk, fail)
+    k_bounds, k_used, k_remark = _k_range(loop, a_load if a_gather is None else None, index_majors, b_load, more_b,
+                                          tk, fail)
     accs = [_loop_result(loop, d, fail) for d in dots]
     if len(set(accs)) != len(dots):
         fail(loop, f"the K loop must carry one accumulator per dot ({len(dots)})")
@@ -1082,7 +1104,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         out_dtype = _dtype(sink_tile(st).type.element_type)
     except ValueError as exc:  # the stored tile's type (e.g. a requantised i8 C), not an operand's
         out_dtype = str(exc)
-    a_prologue, a_raw = _computed_side(_A_SIDE, kernel, dot, dots, a_load, a_major, _converted_a(dot, a_load), fail)
+    if a_gather is not None:  # evaluated by the consumers at their A fragment's elements (register_a_operand)
+        a_prologue = gathered_a_prologue(kernel, dot, a_gather, fail)
+        a_raw = _computed_a_dtype(a_prologue, fail)
+    else:
+        a_prologue, a_raw = _computed_side(_A_SIDE, kernel, dot, dots, a_load, a_major, _converted_a(dot, a_load),
+                                           fail)
     if a_prologue is not None:
         dtype = _computed_a_dtype(a_prologue, fail)  # the WGMMA's A: the computed operand's type
     b_prologue, b_raw = _computed_side(_B_SIDE, kernel, dot, dots, b_load, b_major,
@@ -1145,7 +1172,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    batch_grid=batch_exprs is not None and not _reads_program_id_2_only(
                        [v for _, _, lead in batch_exprs.values() for v in lead]),
                    b_prologue=b_prologue, b_raw=b_raw, a_prologue=a_prologue, a_raw=a_raw, views=views,
-                   c_view=c_view, epi_dot=ed)
+                   c_view=c_view, epi_dot=ed, a_gather=a_gather is not None)
     if ed is not None:
         _check_epilogue_dot_kernel(dk, fail)
         dk.remarks.append(ed.remark)
@@ -1805,7 +1832,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs),
                      c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
                      b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw, c_ld=dk.c_view is not None,
-                     a_regs=register_a_chosen(dk.a_raw, a_major, tk))
+                     a_regs=register_a_chosen(dk.a_raw, a_major, tk) or dk.a_gather, a_gather=dk.a_gather)
     if dk.epi_dot is not None:  # the second dot on the accumulator: its N is C's tile (epilogue_dot)
         cfg = replace(cfg, epi_n=dk.epi_dot.n, epilogue="direct", cluster_m=1,
                       schedule="persistent" if schedule == "streamk" else schedule)
@@ -1845,7 +1872,9 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             cfg = cfg.check()
             if dk.b_prologue is not None:
                 _computed_b_remark(dk, cfg)
-            if dk.a_prologue is not None:
+            if dk.a_gather:
+                dk.remarks.append(format_error(dk.a_load, gathered_a_remark(cfg, dk.a_prologue), "remark"))
+            elif dk.a_prologue is not None:
                 _computed_b_remark(dk, cfg, "a")
             return cfg
         except GemmConfigError as exc:

@@ -21,6 +21,8 @@ global loads' latency is the consumers' own, not hidden by the producer's stages
 
 from __future__ import annotations
 
+import os
+
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
@@ -93,5 +95,78 @@ def gathered_operand_message(role: str, dims: tuple[int, ...]) -> str:
     return (f"this dot operand is gathered: {role}'s {what} gathered (ct.gather through an index array, e.g. an "
             "MoE token gather, embedding or paged rows, an im2col), which the tensor-core tier does not take yet: "
             "its producer reads A and B as tiles through TMA (ct.load), Hopper's TMA has no row gather, and the "
-            "tier has no gathered-A path (each consumer thread loading its rows of WGMMA's register A operand "
-            "from global memory, masked rows as zeros) yet")
+            "tier's gathered-A path (each consumer thread loading its elements of WGMMA's register A operand "
+            "from global memory) takes one dot whose A is the gathered 2-D tile and whose B is a tile load"
+            + (f" ({GATHERED_A_ENV}=simt is set)" if gathered_a_off() else ""))
+
+
+GATHERED_A_ENV = "TILEORCH_GATHERED_A"
+"""``simt``: a dot whose A is gathered runs on the SIMT path (the tier refuses it, naming this switch); default
+(unset): the tier's gathered A (:func:`takes_gathered_a`).  Read at each compile, part of the disk-cache key."""
+
+
+def gathered_a_off() -> bool:
+    """``TILEORCH_GATHERED_A=simt``: the tier refuses gathered A operands."""
+    return os.environ.get(GATHERED_A_ENV, "").strip() == "simt"
+
+
+def takes_gathered_a(gathered: tuple, dots: list, operand_loads: list) -> bool:
+    """Whether the GEMM tier takes ``gathered`` (:func:`gathered_operand`'s answer) as a gathered A: the gather
+    feeds one dot's A as a 2-D tile and the dot's B is the producer's one TMA tile load (``operand_loads``: the
+    kernel's tile loads of more than one wide dimension), unless :data:`GATHERED_A_ENV` says ``simt``."""
+    from tileorch.dialects import nv_tileas_tile as ts
+
+    load, role, _ = gathered
+    shape = load.results[0].type.get_shape() if isinstance(load.results[0].type, TensorType) else []
+    return (role == "A" and len(dots) == 1 and len(shape) == 2 and len(operand_loads) == 1
+            and isinstance(operand_loads[0].atom, ts.TmaLoadAtomAttr) and not gathered_a_off())
+
+
+def gathered_a_remark(cfg, pro) -> str:
+    """The remark's words for the gathered-A path of ``cfg`` (``pro``: its :func:`gathered_a_prologue`)."""
+    steps = cfg.tile_k // 16
+    return (f"dot operand A gathered (ct.gather): WGMMA's register A operand loaded by the consumer warp groups "
+            f"from global memory, each thread its {cfg.tile_k // 2} elements of the {cfg.tile_m}x{cfg.tile_k} tile "
+            f"per K tile in the m64k16 A-fragment layout (one masked {cfg.dtype} load per element, out-of-bounds and "
+            f"masked elements as the gather's padding), packed as the A registers of its {steps} wgmma.mma_async "
+            f"(A from registers, B from shared memory); the producer loads only B ({cfg.stages} stages of "
+            f"{cfg.stage_bytes} bytes), 1 CTA per cluster, the {cfg.schedule} schedule; {len(pro.vectors)} index "
+            "tile(s) read at the thread's rows (Hopper's TMA has no row gather; TILEORCH_GATHERED_A=simt: the SIMT "
+            "path)")
+
+
+def gathered_a_prologue(kernel, dot: Operation, gather: Operation, fail):
+    """The map from memory to the dot's A when A is read by the pointer-tile load ``gather`` (``ct.gather``):
+    a :class:`~tileorch.transforms.tileas.operand_prologue.QPrologue` with no root tile (each consumer thread
+    evaluates the gather, and the program's ops between it and the dot, at its fragment's elements:
+    :mod:`~tileorch.transforms.tileas.register_a_operand`) whose vectors are the tile loads its pointers, mask
+    and padding read (the token ids ``ct.load(Idx, ...)``), loaded from global memory at the element's
+    coordinates (once per work tile when they do not change along K).  ``top``: the dot's A stripped of layout
+    changes, unit reshapes and a transpose (``seen`` names them).  Refuses (``fail``) a load that is not weak."""
+    from tileorch.transforms.tileas.common import source_load
+    from tileorch.transforms.tileas.operand_prologue import QPrologue, strip_layouts
+
+    top, seen = strip_layouts(dot.lhs)
+    sem = gather.properties.get("mem_semantic", gather.attributes.get("mem_semantic"))
+    if sem is not None and str(sem.value.data) != "weak":
+        fail(gather, f"a gathered A read with memory order {sem.value.data} (the consumers' loads are weak)")
+    vectors: list[Operation] = []
+    values: dict = {}
+    visited: set[int] = set()
+
+    def walk(v: SSAValue) -> None:
+        if id(v) in visited:
+            return
+        visited.add(id(v))
+        ld = source_load(v) if isinstance(v.type, TensorType) else None
+        if ld is not None:
+            if ld not in vectors:
+                vectors.append(ld)
+            values[id(v)] = ld
+            return
+        if isinstance(v.owner, Operation):
+            for x in v.owner.operands:
+                walk(x)
+
+    walk(top)
+    return QPrologue(top, [], [], seen, False, {}, vectors, [], values)
