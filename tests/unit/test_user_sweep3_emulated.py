@@ -84,11 +84,13 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
     more_b = [x.position for x in rc.more_b_operands(prog, args, b)]  # dots sharing A: their Bs
     e = rc.epi_operand(prog, args, b, c)  # a second dot on the accumulator: its B
     tile = (_tile_params(p, args, bases) if prog.epilogue_ops else []) + list(more_params)
-    # (a gathered A, GemmConfig.a_gather, is read by the consumers' own loads: its array is in memory)
-    tma_only = (*(() if getattr(prog.gemm_config, "a_gather", False) else (a.position,)), b.position, *more_b,
-                *([e.position] if e else []))
+    # (a gathered A, GemmConfig.a_gather, is read by the consumers' own loads: its array is in memory, as it is)
+    gathered = getattr(prog.gemm_config, "a_gather", False)
+    tma_only = (*(() if gathered else (a.position,)), b.position, *more_b, *([e.position] if e else []))
     memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays if i not in tma_only]
-    errors = run_gemm(prog, _matrix_of(arrays[a.position], a, bases), _matrix_of(arrays[b.position], b, bases),
+    views = getattr(prog, "operand_views", None) or {}
+    errors = run_gemm(prog, _matrix_of(arrays[a.position], a, bases, "a" in views),
+                      _matrix_of(arrays[b.position], b, bases, "b" in views),
                       bases[c.position], (m, n, k), tile, memory,
                       problem(prog.gemm_config, m, n, k) if problem else None, more_b=[arrays[i] for i in more_b],
                       **({"epi": arrays[e.position]} if e else {}))
@@ -96,12 +98,12 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
     return arrays
 
 
-def _matrix_of(array: np.ndarray, x, bases: dict) -> np.ndarray:
-    """The array the launcher's operand ``x`` reads: ``array`` itself, or the one matrix of it a host view
-    picks (``W[e]``: ``x`` starts inside the argument, :mod:`tileorch.launchers.operand_views`)."""
-    offset = (x.ptr - bases[x.position]) // array.itemsize
-    if offset == 0 and array.shape == tuple(x.shape):
+def _matrix_of(array: np.ndarray, x, bases: dict, viewed: bool) -> np.ndarray:
+    """The array the launcher's operand ``x`` reads: ``array`` itself, or, for an operand a host view picks
+    (``viewed``: ``W[e]``, :mod:`tileorch.launchers.operand_views`), the one matrix of it ``x`` starts at."""
+    if not viewed:
         return array
+    offset = (x.ptr - bases[x.position]) // array.itemsize
     return array.reshape(-1)[offset:offset + int(np.prod(x.shape))].reshape(x.shape)
 
 

@@ -962,6 +962,8 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
 
         c = column_slice_view(c, c_view, arguments, flat_parameters(arguments), given)
     cfg = program.gemm_config
+    if getattr(cfg, "a_gather", False):
+        a = _gathered_a_operand(a, b, c, cfg)
     batched = bool(getattr(cfg, "batched", False))
     rank = 3 if batched else 2
     # a batched kernel that walks the launch grid (all of it, or its z as L) evaluates each operand's batch
@@ -1005,8 +1007,6 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         k, m = a.shape
     if cfg.b_major == "k" and not getattr(cfg, "transpose_b", False):  # the program reads B^T: B is given [N, K]
         n, k2 = b.shape
-    if getattr(cfg, "a_gather", False):  # A's rows are gathered (any of the array's): M is C's, K is B's
-        m, k = c.shape[1] if getattr(cfg, "c_transposed", False) else c.shape[0], k2
     if getattr(cfg, "epi_n", 0):  # a second dot on the accumulator: B is the [K, R] block, N is C's (and E's)
         if n > cfg.tile_n:
             raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program reads B's column tile 0 only (the "
@@ -1090,6 +1090,16 @@ def _flat_batches(x: ArrayArg) -> ArrayArg:
     for d in x.shape[:nb]:
         flat *= d
     return dataclasses.replace(x, shape=(flat, *x.shape[nb:]), strides=(step, *x.strides[nb:]))
+
+
+def _gathered_a_operand(a: ArrayArg, b: ArrayArg, c: ArrayArg, cfg: Any) -> ArrayArg:
+    """The ``[M, K]`` operand a gathered A (``GemmConfig.a_gather``) stands for in the problem: its rows are read
+    by the kernel's own loads from the gathered array ``a`` (any shape), so the GEMM's M is C's rows and K is B's;
+    ``a``'s pointer and position kept (no tensor map of it is read, nothing of it is staged)."""
+    rows = c.shape[-1] if getattr(cfg, "c_transposed", False) else c.shape[-2]
+    k_major_b = cfg.b_major == "k" and not getattr(cfg, "transpose_b", False)
+    k = b.shape[-1] if k_major_b else b.shape[-2]
+    return dataclasses.replace(a, shape=(rows, k), strides=(k, 1))
 
 
 def _matrix(x: ArrayArg) -> ArrayArg:

@@ -385,7 +385,8 @@ def _producer(k: _Kernel) -> None:
     with _exec("warpgroup", 0x1, cfg.producer_regs), _exec("warp", 0x1):
         leader = _named(nvvm.ElectSyncOp().results[0], "leader")
         with _if(leader):
-            nvp.PrefetchOp(k.tmap_a)
+            if not cfg.a_gather:  # (a gathered A has no tensor map of its own)
+                nvp.PrefetchOp(k.tmap_a)
             for tmap in [*k.tmaps_b, *([k.tmap_e] if cfg.epi_n else [])]:
                 nvp.PrefetchOp(tmap)
         rank = _named(nvvm.SPECIAL_REGISTERS["cluster.ctarank"]().results[0], "rank")

@@ -57,7 +57,7 @@ from tileorch.transforms.tileas.common import k_loop_blocks, move_before, num_ct
 from tileorch.transforms.tileas.epilogue_dot import EpilogueDot, check_epilogue_dot, find_epilogue_dot
 from tileorch.transforms.tileas.gathered_operand import OPERAND_PATH as _OPERAND_PATH
 from tileorch.transforms.tileas.gathered_operand import (gathered_a_prologue, gathered_a_remark, gathered_operand,
-                                                         gathered_operand_message, takes_gathered_a)
+                                                         gathered_operand_message, gathered_a_refusal)
 from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, EpilogueLowering, KernelEnv,
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
                                                  side_reduction, sink_tile)
@@ -852,11 +852,13 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     staged_vectors = [ld for ld in loads if len([x for x in ld.result.type.get_shape() if x != 1]) <= 1]
     loads = [ld for ld in loads if ld not in staged_vectors]
     gathered = gathered_operand(dots)
-    a_gather = gathered[0] if gathered is not None and takes_gathered_a(gathered, dots, loads) else None
+    refused = gathered and gathered_a_refusal(gathered, dots, loads, sum(isinstance(o, ts.TiledStoreOp)
+                                                                          for o in sw.walk()))
+    if refused:
+        raise LocatedError(gathered[0], gathered_operand_message(gathered[1], gathered[2], refused))
+    a_gather = gathered[0] if gathered is not None else None
     if a_gather is None and (len(loads) != 1 + len(dots)
                              or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads)):
-        if gathered is not None:
-            raise LocatedError(gathered[0], gathered_operand_message(gathered[1], gathered[2]))
         computed = _computed_operand(dots)
         if computed is not None:
             raise LocatedError(computed, CONSTANT_OPERAND if _is_constant_tile(computed) else COMPUTED_OPERAND)
@@ -1107,6 +1109,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if a_gather is not None:  # evaluated by the consumers at their A fragment's elements (register_a_operand)
         a_prologue = gathered_a_prologue(kernel, dot, a_gather, fail)
         a_raw = _computed_a_dtype(a_prologue, fail)
+        if tk * 2 not in (32, 64, 128):  # (the kernel's K tile must be the program's: the gather reads its K index)
+            fail(a_gather, f"a gathered A is taken with K tiles of 16, 32 or 64 {a_raw} elements (a 32-, 64- or "
+                           f"128-byte K row of WGMMA's register A), got {tk}")
     else:
         a_prologue, a_raw = _computed_side(_A_SIDE, kernel, dot, dots, a_load, a_major, _converted_a(dot, a_load),
                                            fail)
@@ -1722,10 +1727,12 @@ def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int
     remarks = []
     dots = 1 + len(dk.more_accs)
     widest = max((v for v in TILE_NS if dots * v // 2 <= ACCUMULATOR_REGISTERS), default=0)  # registers' limit
-    if dk.k_bounds is not None and tk < k_depth and tk * es in (32, 64):  # the program's K tiles are observable
+    # the program's K tiles are observable: its own K range, or a gathered A (the gather's columns read the K index)
+    if (dk.k_bounds is not None or dk.a_gather) and tk < k_depth and tk * es in (32, 64):
         k_depth = tk
         remarks.append(f"K tile {tk}: {tk * es}-byte K rows, the {tk * es}-byte swizzle for K-major TMA boxes and "
-                       "WGMMA descriptors (the program chooses its own K range)")
+                       "WGMMA descriptors (" + ("the program chooses its own K range" if dk.k_bounds is not None else
+                                                "a gathered A reads its columns at the program's K index") + ")")
     if tk != k_depth:
         remarks.append(f"K tile {tk} runs as {k_depth} (one 128-byte swizzle row of {dk.dtype} per pipeline stage)")
     if tm == 64 and tn in TILE_NS and tn <= widest and not dk.retile_safe:

@@ -88,21 +88,20 @@ def _indexed_dimensions(load: Operation) -> tuple[int, ...]:
     return tuple(sorted(d for d in found if d in (0, 1)))
 
 
-def gathered_operand_message(role: str, dims: tuple[int, ...]) -> str:
-    """The tier's refusal of a gathered dot operand: which operand and dimensions, what the tier lacks."""
+def gathered_operand_message(role: str, dims: tuple[int, ...], why: str) -> str:
+    """The tier's refusal of a gathered dot operand: which operand and dimensions, and ``why`` its gathered-A
+    path does not take it (:func:`gathered_a_refusal`)."""
     what = (" and ".join(_DIMENSIONS[role][d] for d in dims) + (" are" if dims else "")) if dims else \
         "elements are"
     return (f"this dot operand is gathered: {role}'s {what} gathered (ct.gather through an index array, e.g. an "
-            "MoE token gather, embedding or paged rows, an im2col), which the tensor-core tier does not take yet: "
-            "its producer reads A and B as tiles through TMA (ct.load), Hopper's TMA has no row gather, and the "
-            "tier's gathered-A path (each consumer thread loading its elements of WGMMA's register A operand "
-            "from global memory) takes one dot whose A is the gathered 2-D tile and whose B is a tile load"
-            + (f" ({GATHERED_A_ENV}=simt is set)" if gathered_a_off() else ""))
+            f"MoE token gather, embedding or paged rows, an im2col), which the tensor-core tier does not take here: "
+            f"{why} (Hopper's TMA has no row gather; the tier's gathered-A path has each consumer thread load its "
+            "elements of WGMMA's register A operand from global memory)")
 
 
 GATHERED_A_ENV = "TILEORCH_GATHERED_A"
 """``simt``: a dot whose A is gathered runs on the SIMT path (the tier refuses it, naming this switch); default
-(unset): the tier's gathered A (:func:`takes_gathered_a`).  Read at each compile, part of the disk-cache key."""
+(unset): the tier's gathered A (:func:`gathered_a_refusal`).  Read at each compile, part of the disk-cache key."""
 
 
 def gathered_a_off() -> bool:
@@ -110,16 +109,27 @@ def gathered_a_off() -> bool:
     return os.environ.get(GATHERED_A_ENV, "").strip() == "simt"
 
 
-def takes_gathered_a(gathered: tuple, dots: list, operand_loads: list) -> bool:
-    """Whether the GEMM tier takes ``gathered`` (:func:`gathered_operand`'s answer) as a gathered A: the gather
-    feeds one dot's A as a 2-D tile and the dot's B is the producer's one TMA tile load (``operand_loads``: the
-    kernel's tile loads of more than one wide dimension), unless :data:`GATHERED_A_ENV` says ``simt``."""
+def gathered_a_refusal(gathered: tuple, dots: list, operand_loads: list, tile_stores: int) -> str | None:
+    """Why the GEMM tier does not take ``gathered`` (:func:`gathered_operand`'s answer) as a gathered A, or None
+    when it does: the gather feeds one dot's A as a 2-D tile, the dot's B is the producer's one TMA tile load
+    (``operand_loads``: the kernel's tile loads of more than one wide dimension), the product is stored as a
+    tile (``tile_stores`` > 0), and :data:`GATHERED_A_ENV` does not say ``simt``."""
     from tileorch.dialects import nv_tileas_tile as ts
 
     load, role, _ = gathered
     shape = load.results[0].type.get_shape() if isinstance(load.results[0].type, TensorType) else []
-    return (role == "A" and len(dots) == 1 and len(shape) == 2 and len(operand_loads) == 1
-            and isinstance(operand_loads[0].atom, ts.TmaLoadAtomAttr) and not gathered_a_off())
+    if gathered_a_off():
+        return f"{GATHERED_A_ENV}=simt is set"
+    if role != "A":
+        return "a gathered B is not taken (WGMMA reads B from shared memory only; only A may be gathered)"
+    if len(dots) != 1 or len(shape) != 2:
+        return "a gathered A is taken for one 2-D dot"
+    if len(operand_loads) != 1 or not isinstance(operand_loads[0].atom, ts.TmaLoadAtomAttr):
+        return "a gathered A is taken beside a B read as a tile (ct.load), not a gathered or computed one"
+    if not tile_stores:
+        return ("a gathered A is taken when the product is stored as a tile (ct.store of C at its row tile); this "
+                "one is written otherwise (ct.scatter by the same rows, not supported yet)")
+    return None
 
 
 def gathered_a_remark(cfg, pro) -> str:
