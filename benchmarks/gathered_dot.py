@@ -2,9 +2,11 @@
 ``moe_gathered_rows_expert_table`` (vLLM's fused-MoE layout: sorted token ids, the expert of each 64-row tile
 from a table, A's rows gathered in the K loop) through ``tileorch.cutile.launch``, against torch doing the
 same work as users do without a fused kernel: ``torch.index_select`` of the routed rows, then one
-``matmul`` per expert over its contiguous run of rows.  Prints one JSON line per shape: the path the
-compiler took (``kind``), milliseconds (median of event-timed launches, :func:`tileorch.testing.timing.bench_ms`),
-TFLOP/s, ``vs_torch`` (torch ms / tileorch ms) and the max relative error against torch's fp32 product.
+``matmul`` per expert over its contiguous run of rows.  Two tileorch variants in one process: ``tier`` (the
+GEMM tier's gathered A, the default) and ``simt`` (``TILEORCH_GATHERED_A=simt``: the SIMT path, mma.sync).
+Prints one JSON line per shape: per variant the path the compiler took (``*_kind``), milliseconds (median of
+event-timed launches, :func:`tileorch.testing.timing.bench_ms`), TFLOP/s, ``*_vs_torch`` (torch ms / its ms),
+the max relative error against torch's fp32 product and the outputs left NaN.
 
 Run: ``python benchmarks/gathered_dot.py --shapes 4096x2048x2048x8`` (tokens x K x N x experts; each token
 routed to 2 experts: ``2 * tokens`` rows).  Needs torch, cuda-tile and a GPU."""
@@ -13,15 +15,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
 
 def _case(tokens: int, k: int, n: int, experts: int, iters: int) -> dict:
     import torch
 
     import tileorch.cutile
+    from tileorch.launchers import cutile as rc
     from tileorch.testing.gathered_dot_programs import moe_gathered_rows_expert_table as kernel
     from tileorch.testing.gathered_dot_programs import moe_routing
     from tileorch.testing.timing import bench_ms
+    from tileorch.transforms.tileas.gathered_operand import GATHERED_A_ENV
 
     tm = tn = tk = 64
     g = torch.Generator(device="cuda").manual_seed(25)
@@ -45,20 +50,33 @@ def _case(tokens: int, k: int, n: int, experts: int, iters: int) -> dict:
         for e in range(experts):
             torch.matmul(xg[bounds[e]:bounds[e + 1]], w[e], out=yt[bounds[e]:bounds[e + 1]])
 
-    ours()
-    torch.cuda.synchronize()
     ref = torch.cat([x[tok[bounds[e]:bounds[e + 1]].long()].float() @ w[e].float() for e in range(experts)])
-    err = ((y.float() - ref).abs().max() / ref.abs().max()).item()
-    from tileorch.launchers import cutile as rc
-
     args = (x, tok, te, w, y, tm, tn, tk)
-    kind = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent").program.kind
-    ms, torch_ms = bench_ms(ours, iters), bench_ms(theirs, iters)
+    row = {"program": "moe_gathered_rows_expert_table", "tokens": tokens, "rows": rows, "k": k, "n": n,
+           "experts": experts, "torch_ms": round(bench_ms(theirs, iters), 4)}
     flops = 2.0 * rows * k * n
-    return {"program": "moe_gathered_rows_expert_table", "tokens": tokens, "rows": rows, "k": k, "n": n,
-            "experts": experts, "kind": kind, "tileorch_ms": round(ms, 4), "torch_ms": round(torch_ms, 4),
-            "tflops": round(flops / ms / 1e9, 1), "vs_torch": round(torch_ms / ms, 3), "rel_err": err,
-            "nan_outputs": int(torch.isnan(y).sum().item())}
+    for label, value in (("tier", None), ("simt", "simt")):  # the tier's gathered A, then the SIMT path
+        if value is None:
+            os.environ.pop(GATHERED_A_ENV, None)
+        else:
+            os.environ[GATHERED_A_ENV] = value
+        rc.clear_caches()  # (the in-process caches do not key on the switch; the disk cache does)
+        try:
+            y.fill_(float("nan"))
+            ours()
+            torch.cuda.synchronize()
+            row[f"{label}_kind"] = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a",
+                                               "persistent").program.kind
+            row[f"{label}_rel_err"] = ((y.float() - ref).abs().max() / ref.abs().max()).item()
+            row[f"{label}_nan_outputs"] = int(torch.isnan(y).sum().item())
+            ms = bench_ms(ours, iters)
+            row[f"{label}_ms"] = round(ms, 4)
+            row[f"{label}_tflops"] = round(flops / ms / 1e9, 1)
+            row[f"{label}_vs_torch"] = round(row["torch_ms"] / ms, 3)
+        except Exception as exc:  # noqa: BLE001 - a variant that cannot run is a row entry
+            row[f"{label}_error"] = f"{type(exc).__name__}: {exc}"[:300]
+    os.environ.pop(GATHERED_A_ENV, None)
+    return row
 
 
 def main() -> None:

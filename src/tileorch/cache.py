@@ -277,14 +277,14 @@ COMPILE_ENV = ("TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_ATTN
                "TILEORCH_UNIFORM_DIV", "TILEORCH_GATHER_WARPS", "TILEORCH_SIMT_STORE_CHUNK", "TILEORCH_F32_DOT",
                "TILEORCH_PREDICATED_INDEX_LOADS", "TILEORCH_SIMT_VECTOR_BYTES",
                "TILEORCH_ROW_RUNS", "TILEORCH_COMPUTED_OPERAND", "TILEORCH_SIMT_REDUCE_EXCHANGE",
-               "TILEORCH_ONLINE_SOFTMAX")
+               "TILEORCH_ONLINE_SOFTMAX", "TILEORCH_GATHERED_A")
 """Environment switches that change what the compiler emits (the chained-dots overlap, ping-pong,
 persistence, epilogue, peeled first tile and row reductions, the SIMT path's warp packing, programs
 per warp, cluster split and its largest cluster, two-iteration prefetching loops, mma.sync dots, the
 GEMM epilogue's rounds, approximate math, the SIMT path's recomputed broadcasts, ragged-row path,
 gather runs, divisions by a shared divisor, predicated index loads, the SIMT access width, the runs
 per thread of a single-pass row reduction, a computed GEMM operand's K-vector prefetch, the SIMT
-reductions' shared-memory exchange and the per-element online softmax):
+reductions' shared-memory exchange, the per-element online softmax and the GEMM tier's gathered A):
 their values are part of every key, so a run with a switch on never reads a program compiled with
 it off."""
 

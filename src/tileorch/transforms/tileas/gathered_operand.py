@@ -1,22 +1,24 @@
-"""A dot operand read by ``ct.gather`` (a tile of pointers: MoE token rows, embedding rows, paged rows, an
-im2col): which operand, and which of its dimensions the index array picks -- the words of the GEMM tier's
-located refusal (``convert-nv-tileas-to-cutlass``), which the SIMT path then runs.
+"""A dot operand read by ``ct.gather`` (a tile of pointers: MoE token rows, embedding or paged rows, an im2col):
+which operand and which of its dimensions the index array picks (:func:`gathered_operand`), whether the GEMM
+tier takes it as a *gathered A* (:func:`gathered_a_refusal`; the words of its located refusal otherwise,
+:func:`gathered_operand_message`), and the map the consumers evaluate (:func:`gathered_a_prologue`).
 
-Why the tier refuses it (session 25's analysis, no measurement): the tier's producer brings A and B with
-TMA tile loads, and Hopper's TMA has no row gather (``cp.async.bulk.tensor`` ``.tile::gather4`` is
-sm_100's).  The two Hopper ways to bring gathered rows are (a) the producer's per-row
-``cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes``, which copies contiguous bytes
-only: a K-major row segment lands unswizzled, while WGMMA reads a K-major operand either swizzled (16-byte
-chunks of a row permuted by the row) or in the interleaved layout (8 x 16-byte core matrices: one row's
-chunks ``LBO`` apart), so each row takes ``tile_k * bytes / 16`` copies of 16 bytes; a masked or
-out-of-bounds row must be zeroed by generic-proxy stores (``fence.proxy.async`` before WGMMA) because a
-bulk copy has no bounds check; and the K tail past the array is read past its end; or (b) the consumer
-warps loading their own elements of WGMMA's *register* A fragment from global memory (masked loads
-give zeros, the K tail is bounds-checked per element), as the tier's register A for a computed A
-(:mod:`~tileorch.transforms.tileas.register_a_operand`) evaluates its prologue per fragment element.
-(b) is the general path (any gathered index, masks, ragged K, repeated rows); its cost is that the
-global loads' latency is the consumers' own, not hidden by the producer's stages.  Not implemented yet:
-:func:`gathered_operand_message` says so.
+The gathered-A path (session 25): Hopper's TMA has no row gather (``cp.async.bulk.tensor`` ``.tile::gather4``
+is sm_100's).  The producer could copy rows with non-tensor ``cp.async.bulk`` (16-byte aligned, multiple-of-16
+sizes), but WGMMA's K-major operand layouts never hold a row's 16-byte chunks next to each other (swizzled:
+the chunks of a row permuted by the row; interleaved: 8-row x 16-byte core matrices, a row's chunks ``LBO``
+apart), so a 64 x 64 f16 tile would take 512 copies of 16 bytes, and a bulk copy has neither a bounds check
+nor a zero fill (masked rows and the K tail would need generic-proxy stores and ``fence.proxy.async``).  So
+the consumers bring A themselves, as WGMMA's *register* A operand: each thread evaluates the gather (and the
+program's ops between it and the dot) at its own elements of the m64k16 A fragment
+(:mod:`~tileorch.transforms.tileas.register_a_operand`, whose ``OperandLowering`` lowers a pointer-tile load
+per element: masked and out-of-bounds elements read as the gather's padding), packs them and issues the
+WGMMAs with A from registers; the index tiles (``ct.load(Idx, ...)``) are loaded at the thread's rows once per
+work tile.  The producer loads only B (``GemmConfig.a_gather``: no A in the stages or the transaction
+count), the launcher takes M from C and K from B (the gathered array may have any shape).  The kernel keeps
+the program's K tile (the gather reads the K index).  Cost, not measured: the A loads' latency is the
+consumers' own (not hidden by the stages), one 16-bit load per element.  ``TILEORCH_GATHERED_A=simt`` keeps
+the SIMT path.
 """
 
 from __future__ import annotations

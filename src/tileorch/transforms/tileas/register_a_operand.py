@@ -12,6 +12,9 @@ memory, no generic-proxy writes, fence or named barrier for A.  ``TILEORCH_COMPU
 (or the staged A's own switch ``rows``) keeps the staged path
 (:func:`~tileorch.transforms.tileas.convert_to_cutlass.stage_computed_b`).
 
+A gathered A (``GemmConfig.a_gather``, :mod:`~tileorch.transforms.tileas.gathered_operand`) has no raw tile:
+each element is the program's gather evaluated at it (a masked global load), the rest as above.
+
 Fragment layout (PTX ISA, ``wgmma`` register A of ``.m64nNk16``): consumer thread ``t`` (0 .. 128 x
 warp groups - 1, after the producer's 128) holds rows ``r = 16 (t >> 5) + ((t & 31) >> 2)`` and
 ``r + 8`` of the CTA's tile (warp group ``w``'s rows ``64 w ..``), columns ``c = 2 (t & 3)``,
