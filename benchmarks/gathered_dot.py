@@ -8,8 +8,8 @@ Prints one JSON line per shape: per variant the path the compiler took (``*_kind
 event-timed launches, :func:`tileorch.testing.timing.bench_ms`), TFLOP/s, ``*_vs_torch`` (torch ms / its ms),
 the max relative error against torch's fp32 product and the outputs left NaN.
 
-Run: ``python benchmarks/gathered_dot.py --shapes 4096x2048x2048x8`` (tokens x K x N x experts; each token
-routed to 2 experts: ``2 * tokens`` rows).  Needs torch, cuda-tile and a GPU."""
+Run: ``python benchmarks/gathered_dot.py --shapes 4096x2048x2048x8 --tiles 64x64x64,128x128x64`` (tokens x K x
+N x experts, each token routed to 2 experts: about ``2 * tokens`` rows; the program's tiles).  Needs torch, cuda-tile and a GPU."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import json
 import os
 
 
-def _case(tokens: int, k: int, n: int, experts: int, iters: int) -> dict:
+def _case(tokens: int, k: int, n: int, experts: int, iters: int, tiles: tuple[int, int, int]) -> dict:
     import torch
 
     import tileorch.cutile
@@ -28,7 +28,7 @@ def _case(tokens: int, k: int, n: int, experts: int, iters: int) -> dict:
     from tileorch.testing.timing import bench_ms
     from tileorch.transforms.tileas.gathered_operand import GATHERED_A_ENV
 
-    tm = tn = tk = 64
+    tm, tn, tk = tiles
     g = torch.Generator(device="cuda").manual_seed(25)
     x = torch.randn(tokens, k, device="cuda", generator=g).half()
     w = (torch.randn(experts, k, n, device="cuda", generator=g) / k ** 0.5).half()
@@ -53,7 +53,7 @@ def _case(tokens: int, k: int, n: int, experts: int, iters: int) -> dict:
     ref = torch.cat([x[tok[bounds[e]:bounds[e + 1]].long()].float() @ w[e].float() for e in range(experts)])
     args = (x, tok, te, w, y, tm, tn, tk)
     row = {"program": "moe_gathered_rows_expert_table", "tokens": tokens, "rows": rows, "k": k, "n": n,
-           "experts": experts, "torch_ms": round(bench_ms(theirs, iters), 4)}
+           "experts": experts, "tiles": "x".join(map(str, tiles)), "torch_ms": round(bench_ms(theirs, iters), 4)}
     flops = 2.0 * rows * k * n
     for label, value in (("tier", None), ("simt", "simt")):  # the tier's gathered A, then the SIMT path
         if value is None:
@@ -83,13 +83,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", default="4096x2048x2048x8", help="comma-separated TOKENSxKxNxEXPERTS")
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--tiles", default="64x64x64,128x128x64", help="comma-separated TMxTNxTK of the program")
     args = ap.parse_args()
     for shape in args.shapes.split(","):
         t, k, n, e = (int(v) for v in shape.split("x"))
-        try:
-            print(json.dumps(_case(t, k, n, e, args.iters)), flush=True)
-        except Exception as exc:  # one shape's failure is reported, the others still run
-            print(json.dumps({"shape": shape, "error": f"{type(exc).__name__}: {exc}"[:400]}), flush=True)
+        for tiles in args.tiles.split(","):
+            try:
+                print(json.dumps(_case(t, k, n, e, args.iters, tuple(int(v) for v in tiles.split("x")))), flush=True)
+            except Exception as exc:  # one case's failure is reported, the others still run
+                print(json.dumps({"shape": shape, "tiles": tiles, "error": f"{type(exc).__name__}: {exc}"[:400]}),
+                      flush=True)
 
 
 if __name__ == "__main__":
