@@ -67,9 +67,9 @@ def test_program_takes_its_path_and_says_so(name):
 
 
 def test_a_refusal_points_at_the_line_that_causes_it():
-    """The gathered A is named at its ``ct.gather``; the second dot of a split product at its ``ct.mma``;
-    the argmax at its store."""
-    for name, text in (("moe_gather_token_rows", "a = ct.gather("), ("two_products_one_acc", "A2, index="),
+    """The gathered A whose product is scattered is named at its ``ct.gather``; the second dot of a split
+    product at its ``ct.mma``; the argmax at its store."""
+    for name, text in (("moe_ragged_groups_offsets", "a = ct.gather("), ("two_products_one_acc", "A2, index="),
                        ("logits_lse_and_argmax", "ct.store(Am")):
         want = f"{user_programs14.__file__}:{_line_of(name, text)}:"
         assert any(r.startswith(want) and PROGRAMS[name].error in r for r in compiled(name).remarks), name

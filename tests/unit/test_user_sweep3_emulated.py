@@ -84,9 +84,13 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
     more_b = [x.position for x in rc.more_b_operands(prog, args, b)]  # dots sharing A: their Bs
     e = rc.epi_operand(prog, args, b, c)  # a second dot on the accumulator: its B
     tile = (_tile_params(p, args, bases) if prog.epilogue_ops else []) + list(more_params)
-    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
-              if i not in (a.position, b.position, *more_b, *([e.position] if e else []))]
-    av, bv = arrays[a.position], arrays[b.position]
+    # (a gathered A, GemmConfig.a_gather, is read by the consumers' own loads: its array is in memory, as it is)
+    gathered = getattr(prog.gemm_config, "a_gather", False)
+    tma_only = (*(() if gathered else (a.position,)), b.position, *more_b, *([e.position] if e else []))
+    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays if i not in tma_only]
+    views = getattr(prog, "operand_views", None) or {}
+    av = _matrix_of(arrays[a.position], a, bases, "a" in views)
+    bv = _matrix_of(arrays[b.position], b, bases, "b" in views)
     if getattr(prog.gemm_config, "transpose_a", False):  # the launcher's K-major copy of A (A^T given [K, M])
         av = np.ascontiguousarray(np.swapaxes(av, -1, -2))
     if getattr(prog.gemm_config, "transpose_b", False):  # the launcher's K-major copy of an N-major B (8-bit)
@@ -96,6 +100,15 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
                       **({"epi": arrays[e.position]} if e else {}))
     assert not errors, errors[:4]
     return arrays
+
+
+def _matrix_of(array: np.ndarray, x, bases: dict, viewed: bool) -> np.ndarray:
+    """The array the launcher's operand ``x`` reads: ``array`` itself, or, for an operand a host view picks
+    (``viewed``: ``W[e]``, :mod:`tileorch.launchers.operand_views`), the one matrix of it ``x`` starts at."""
+    if not viewed:
+        return array
+    offset = (x.ptr - bases[x.position]) // array.itemsize
+    return array.reshape(-1)[offset:offset + int(np.prod(x.shape))].reshape(x.shape)
 
 
 def _h(*shape):

@@ -106,7 +106,6 @@ def _line_of(kernel, text: str) -> int:
 @pytest.mark.parametrize("name, text, why", [
     ("moe_sorted_gather_gemm", "a = ct.gather(X,", "this dot operand is gathered"),
     ("moe_expert_offsets_gemm", "a = ct.gather(X,", "this dot operand is gathered"),
-    ("conv2d_implicit_gemm_nhwc", "a = ct.gather(X,", "this dot operand is gathered"),
     ("grouped_gemm_lists_persistent", "while tile_idx >=", "memory is written inside a while loop"),
     ("mm_splitk_lock_counts", "if count == 0:", "memory is written under an if whose branches differ"),
     ("attn_mla_split_rope", "s = ct.mma(qr,", "this dot adds its product to the result of the dot at line"),

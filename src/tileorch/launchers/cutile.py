@@ -979,6 +979,8 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
 
         c = column_slice_view(c, c_view, arguments, flat_parameters(arguments), given)
     cfg = program.gemm_config
+    if getattr(cfg, "a_gather", False):
+        a = _gathered_a_operand(a, b, c, cfg)
     batched = bool(getattr(cfg, "batched", False))
     rank = 3 if batched else 2
     # a batched kernel that walks the launch grid (all of it, or its z as L) evaluates each operand's batch
@@ -1106,6 +1108,16 @@ def _flat_batches(x: ArrayArg) -> ArrayArg:
     for d in x.shape[:nb]:
         flat *= d
     return dataclasses.replace(x, shape=(flat, *x.shape[nb:]), strides=(step, *x.strides[nb:]))
+
+
+def _gathered_a_operand(a: ArrayArg, b: ArrayArg, c: ArrayArg, cfg: Any) -> ArrayArg:
+    """The ``[M, K]`` operand a gathered A (``GemmConfig.a_gather``) stands for in the problem: its rows are read
+    by the kernel's own loads from the gathered array ``a`` (any shape), so the GEMM's M is C's rows and K is B's;
+    ``a``'s pointer and position kept (no tensor map of it is read, nothing of it is staged)."""
+    rows = c.shape[-1] if getattr(cfg, "c_transposed", False) else c.shape[-2]
+    k_major_b = cfg.b_major == "k" and not getattr(cfg, "transpose_b", False)
+    k = b.shape[-1] if k_major_b else b.shape[-2]
+    return dataclasses.replace(a, shape=(rows, k), strides=(k, 1))
 
 
 def _matrix(x: ArrayArg) -> ArrayArg:

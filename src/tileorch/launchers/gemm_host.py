@@ -184,13 +184,16 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
     nc = c_cols or n
     pair = 0 if cfg.epilogue == "tma" else 2 * eo  # (TMA's stores stop at the map's last column)
     c = OperandRows("C", c_ptr, m * batch, nc * eo, ldc * eo if ldc and ldc != nc else 0, pair)
+    if getattr(cfg, "a_gather", False):  # a gathered A: read by the kernel's own loads, never through TMA
+        return (b_rows("B", b_ptr), c, *more)
     return (a, b_rows("B", b_ptr), c, *more)
 
 
 def staging_reasons(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
                     batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0, c_cols: int = 0,
                     operand_batches: tuple[int, int] = ()) -> list[str]:
-    """Why operands of this problem go through padded copies (empty: TMA reads them in place)."""
+    """Why operands of this problem go through padded copies (empty: TMA reads them in place; a gathered A,
+    read by the kernel's own loads, never)."""
     out = []
     for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols, operand_batches):
         if op.in_place:
@@ -224,6 +227,7 @@ class StagingPlan:
                                                    counts)
                         if not (c_in_place and r.startswith("C:"))]
         self._buffers: list[Any] = []
+        self.pitch["A"], self.ptr["A"] = 0, a_ptr  # (a gathered A has no rows here: its pointer as it is)
         for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols, counts):
             if op.in_place or (op.name == "C" and c_in_place):  # the program's stores address C itself
                 self.pitch[op.name], self.ptr[op.name] = op.pitch, op.ptr
@@ -375,7 +379,9 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
         return encode_tensor_map(ptr, dtype, dims, row_bytes, box, swizzle)
 
     a_raw = getattr(cfg, "a_raw", "")
-    if a_raw:  # a computed A: its raw array in boxes unswizzled, or swizzled by their row (GemmConfig.a_raw_swizzle)
+    if getattr(cfg, "a_gather", False):  # a gathered A: no A map is read (B's, a valid one, stands in its place)
+        tma_a = b_tensor_map(cfg, b_ptr, n, k, lb, pitch, "B")
+    elif a_raw:  # a computed A: its raw array in boxes unswizzled, or swizzled by their row (GemmConfig.a_raw_swizzle)
         ra = ESIZE[a_raw]
         dims, row_bytes = ((k, m), (k * ra,)) if cfg.a_major == "k" else ((m, k), (m * ra,))
         box = (cfg.a_raw_chunk_columns, cfg.tile_m if cfg.a_major == "k" else cfg.tile_k)

@@ -658,8 +658,9 @@ _add("moe_expert_table_skip_invalid", moe_expert_table_skip_invalid,
            "the branch's zero store dropped (the skipped tiles' rows left unwritten on the PTX emulator); now a "
            "located refusal of any store outside the schedule's agent switch")
 _add("moe_gathered_rows_expert_table", moe_gathered_rows_expert_table,
-     [_a((300, 128)), _a((384,), I32), _a((6,), I32), _a((3, 128, 192)), _a((384, 192)), 64, 64, 64], (6, 3), "simt",
-     error="this dot operand is gathered", outputs=(4,))
+     [_a((300, 128)), _a((384,), I32), _a((6,), I32), _a((3, 128, 192)), _a((384, 192)), 64, 64, 64], (6, 3), "gemm",
+     outputs=(4,), notes="refused as 'this dot operand is gathered' until session 25: now the GEMM tier's gathered A "
+                         "(the expert's W per work tile, the rows loaded by the consumers)")
 _add("grouped_tile_table_1d", grouped_tile_table_1d,
      [_a((320, 128)), _a((3, 128, 192)), _a((5,), I32), _a((5,), I32), _a((320, 192)), 3, 64, 64, 64], (15,), "gemm",
      outputs=(4,), notes="found by this sweep: refused as moe_sorted_expert_per_tile was")

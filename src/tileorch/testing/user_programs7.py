@@ -842,10 +842,10 @@ _add("mm_splitk_lock_counts", mm_splitk_lock_counts,
            "said in the program's terms at the if")
 _add("conv2d_implicit_gemm_nhwc", conv2d_implicit_gemm_nhwc,
      [((2, 8, 8, 32), "float16"), ((288, 64), "float16"), ((128, 64), "float16"), 8, 8, 32, 64, 64, 32], (2, 1),
-     "simt", outputs=(2,),
-     error="this dot operand is gathered",
+     "gemm", outputs=(2,),
      notes="found by this sweep: refused as 'expected a producer agent with 2 TMA tile loads (A and 1 B); found 1 "
-           "staged loads' at the loop; now named at the gather")
+           "staged loads' at the loop, then named at the gather; since session 25 the im2col rows are the GEMM "
+           "tier's gathered A (the consumers load WGMMA's register A, the halo masked to zero)")
 _add("conv1d_causal_depthwise_silu", conv1d_causal_depthwise_silu,
      [((2, 50, 32), "float16"), ((4, 32), "float32"), ((32,), "float32"), ((2, 50, 32), "float16"), 4, 16, 32],
      (4, 2), "simt", outputs=(3,))

@@ -302,8 +302,10 @@ def _tma_load(k: _Kernel, tmap: SSAValue, offset: SSAValue, coords: list[SSAValu
 def _a_loads(k: _Kernel, a_off: SSAValue, kc: SSAValue, m0: SSAValue, fb: SSAValue, tl: SSAValue) -> None:
     """TMA loads of the A tile: one ``[tile_m, tile_k]`` box (A ``[M, K]``, K-major) or, for A stored
     ``[K, M]`` (M-major), ``tile_m / 64`` boxes of ``tile_k`` K rows x 64 M columns, box j at
-    + ``mn_chunk_bytes * j`` (warp group j's 64 rows)."""
+    + ``mn_chunk_bytes * j`` (warp group j's 64 rows); none for a gathered A (``cfg.a_gather``)."""
     cfg = k.cfg
+    if cfg.a_gather:  # the consumers load a gathered A's elements themselves
+        return
     if cfg.a_raw:
         _raw_a_loads(k, a_off, kc, m0, fb, tl)
         return
@@ -391,7 +393,8 @@ def _producer(k: _Kernel) -> None:
     with _exec("warpgroup", 0x1, cfg.producer_regs), _exec("warp", 0x1):
         leader = _named(nvvm.ElectSyncOp().results[0], "leader")
         with _if(leader):
-            nvp.PrefetchOp(k.tmap_a)
+            if not cfg.a_gather:  # (a gathered A has no tensor map of its own)
+                nvp.PrefetchOp(k.tmap_a)
             for tmap in [*k.tmaps_b, *([k.tmap_e] if cfg.epi_n else [])]:
                 nvp.PrefetchOp(tmap)
         rank = _named(nvvm.SPECIAL_REGISTERS["cluster.ctarank"]().results[0], "rank")

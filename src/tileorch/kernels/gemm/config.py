@@ -172,6 +172,13 @@ class GemmConfig:
     (``%afrag<j>q<q>``: K step ``j`` of ``mma_k``, register ``q``) and the WGMMAs read A from registers
     (no fence.proxy.async, no transform barrier for A)."""
 
+    a_gather: bool = False
+    """With :attr:`a_regs`: A is gathered (``ct.gather``: MoE token rows, embedding or paged rows): the producer
+    loads no A tile (no raw tile in the stages, none in the transaction count) and each consumer thread loads
+    its own elements of the register A fragment from global memory (the tier inserts the loads at the K
+    step's ``%araw_rs_off``: :mod:`tileorch.transforms.tileas.gathered_operand`).  The host's A tensor map is
+    built from the gathered array but not read."""
+
     epi_n: int = 0
     """A second dot on the accumulator after the K loop (GEMM then GEMM: ``C = f(A B) E``): its N tile.
     The first dot's accumulator (``tile_n`` columns, the second dot's K; B's N coordinate is always 0) is
@@ -316,7 +323,7 @@ class GemmConfig:
     @property
     def a_raw_bytes(self) -> int:
         """Bytes of a computed A's raw tile (what the producer's TMA loads of A bring)."""
-        return self.tile_m * self.tile_k * self.a_raw_element_bytes if self.a_raw else 0
+        return self.tile_m * self.tile_k * self.a_raw_element_bytes if self.a_raw and not self.a_gather else 0
 
     @property
     def a_raw_stage_bytes(self) -> int:
@@ -399,7 +406,8 @@ class GemmConfig:
                 f"{'_ld' if self.c_ld else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
                 f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}"
-                f"{'_areg' if self.a_regs else ''}{f'_dot{self.epi_n}' if self.epi_n else ''}"
+                f"{'_areg' if self.a_regs else ''}{'_agather' if self.a_gather else ''}"
+                f"{f'_dot{self.epi_n}' if self.epi_n else ''}"
                 f"{f'_lora{self.lora_rank}' if self.lora_rank else ''}{'o' if self.lora_own_acc else ''}"
                 f"{'k' if self.epi_n and self.epi_major == 'k' else ''}")
 
@@ -507,6 +515,7 @@ class GemmConfig:
              "a register A (a_regs) is a computed A (a_raw) stored [M, K] whose raw K row is 32, 64 or 128 bytes "
              f"(a swizzle span), got a_raw {self.a_raw!r}, {self.a_major}-major, "
              f"{self.tile_k * self.a_raw_element_bytes}-byte rows"),
+            (not self.a_gather or self.a_regs, "a gathered A (a_gather) is a register A (a_regs)"),
             (not self.epi_n or (self.epi_n in (64, 128, 192, 256) and self.dtype in ("f16", "bf16")
                                 and not (self.a_raw or self.b_raw or self.b_dtype)),
              f"a second dot on the accumulator (epi_n) is a 16-bit dot of 64, 128, 192 or 256 columns on a plain "

@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, Flo
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch import settings
-from tileorch.diagnostics import LocatedError
+from tileorch.diagnostics import LocatedError, format_error
 from tileorch.dialects import llvm_ext
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
@@ -56,6 +56,9 @@ from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragm
 from tileorch.transforms.tileas.common import k_loop_blocks, move_before, num_ctas, source_load
 from tileorch.transforms.tileas.early_transpose import early_transpose_refusal
 from tileorch.transforms.tileas.epilogue_dot import EpilogueDot, check_epilogue_dot, find_epilogue_dot
+from tileorch.transforms.tileas.gathered_operand import OPERAND_PATH as _OPERAND_PATH
+from tileorch.transforms.tileas.gathered_operand import (gathered_a_prologue, gathered_a_remark, gathered_operand,
+                                                         gathered_operand_message, gathered_a_refusal)
 from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, EpilogueLowering, KernelEnv,
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
                                                  side_reduction, sink_tile, truncated_from_i32)
@@ -258,6 +261,9 @@ class DotKernel:
     """A computed in the K loop from its tile load, as :attr:`b_prologue` (:attr:`a_raw`)."""
     a_raw: str = ""
     """The raw A tile's element type as the kernel builder names it (:data:`RAW_NAMES`)."""
+    a_gather: bool = False
+    """A is read by ``ct.gather`` (:attr:`a_load` is that pointer-tile load, :attr:`a_prologue` its map): the
+    consumers load their A fragment's elements themselves (:mod:`.gathered_operand`), the producer no A tile."""
 
     @property
     def program_grid(self) -> bool:
@@ -272,7 +278,7 @@ class DotKernel:
     @property
     def operand_args(self) -> list[int | None]:
         sink = self.store.ptr if self.store.name == ATOMIC_SINK else self.store.view  # C's pointer tile or view
-        views = (self.a_load.view, self.b_load.view, sink, *(ld.view for ld in self.more_b_loads),
+        views = (_operand_view(self.a_load), self.b_load.view, sink, *(ld.view for ld in self.more_b_loads),
                  *((self.epi_dot.load.view,) if self.epi_dot is not None else ()))
         return [_base_argument(self.kernel, v) for v in views]  # A, B, C, the other Bs, then E (epi_dot)
 
@@ -311,6 +317,11 @@ def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list,
              "extent 1 at (program id 2, ...) (batched GEMM)")
 
 
+def _operand_view(op: Operation) -> SSAValue:
+    """What an operand load reads through: a tile load's view, a gathered A's tile of pointers."""
+    return op.ptr if op.name == "nv_tileaa.load" else op.view
+
+
 def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b: list, st: Operation,
                        c_kind: set, fail) -> dict:
     """``{"a" | "b" | "c": (op, view, batch indices)}`` of a GEMM whose operand tiles have leading unit
@@ -331,12 +342,12 @@ def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b
                 # a matrix picked per work tile (an expert read from a table at the row tile; a group's weight
                 # at program id 2 whose C rows the group's offsets place) beside a 2-D C: C is the one matrix
                 # every work tile stores its own tile of (flat batch index 0)
-                out[role] = (op, op.view, [])
+                out[role] = (op, _operand_view(op), [])
                 continue
             fail(op, "C is 2-D while an operand is batched: every batch would store the same C tile (the WGMMA "
                      "lowering takes C batched, leading tile dimensions of extent 1, in that case)")
         if kind is False:  # a 2-D A or B: one matrix for every batch (split-K into a [S, M, N] workspace)
-            out[role] = (op, op.view, [])
+            out[role] = (op, _operand_view(op), [])
             continue
         if _memref_root(op.view) is None:
             fail(op, f"{role.upper()}'s view is not an array argument's own view: its batch dimensions cannot be "
@@ -433,6 +444,8 @@ def _full_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str) ->
         ub = ub.owner.operands[0]
     k_axes = []  # (view, K's tile axis, K's array dimension, the loaded K depth)
     for ld, major, k_first in ((a_load, a_major, "m"), (b_load, b_major, "n")):
+        if ld is None:  # (a gathered A: B's K alone)
+            continue
         rank = len(ld.indices)
         axis = rank - 2 if major == k_first else rank - 1
         k_axes.append((ld.view, axis, ints(ld.view.type.order)[axis], list(ld.result.type.get_shape())[axis]))
@@ -464,7 +477,7 @@ def _k_range(loop: scf.ForOp, a_load, index_majors: tuple[str, str], b_load, mor
       constants or program values, a K tile index affine in the iv): the :class:`KLoop`, run per
       work tile with its own trip count and first tile / stride (:func:`_program_k_range`)."""
     try:
-        kl = k_loop(loop, [_k_coordinate(ld, fail) for ld in (a_load, b_load, *more_b)])
+        kl = k_loop(loop, [_k_coordinate(ld, fail) for ld in (a_load, b_load, *more_b) if ld is not None])
     except KRangeError as exc:
         fail(exc.op, str(exc))
     if kl.map.identity and _full_k_loop(loop, a_load, index_majors[0], b_load, index_majors[1]):
@@ -528,26 +541,6 @@ def _same_view(x: SSAValue, y: SSAValue) -> bool:
             v = v.owner.operands[0]
         return v
     return x == y or root(x) == root(y)
-
-
-GATHERED_OPERAND = ("this dot operand is gathered (ct.gather or a pointer tile: rows or columns at computed "
-                    "indices, e.g. an MoE token gather or an im2col), which the tensor-core tier does not take: "
-                    "it reads A and B as tiles of the kernel's arrays through TMA (ct.load)")
-_OPERAND_PATH = ("nv_tileas.convert_layout", "nv_tileaa.reshape", "nv_tileaa.fp_to_fp", "nv_tileaa.permute",
-                 "nv_tileas.broadcast", "nv_tileaa.broadcast", "nv_tileas.expand_dim", "nv_tileaa.expand_dims")
-
-
-def _gathered_operand(dots) -> Operation | None:
-    """The pointer-tile load (``ct.gather``) a dot operand is read from through layout, shape and
-    element-type changes, if any (the operand has no tile load for the producer to stage)."""
-    for dot in dots:
-        for v in (dot.lhs, dot.rhs):
-            op = v.owner
-            while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
-                op = op.operands[0].owner
-            if isinstance(op, Operation) and op.name == "nv_tileaa.load":
-                return op
-    return None
 
 
 def padded_operand(dots) -> tuple[Operation, str] | None:
@@ -861,10 +854,14 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # them; a computed B's map reads them (checked below), from global memory in the WGMMA kernel
     staged_vectors = [ld for ld in loads if len([x for x in ld.result.type.get_shape() if x != 1]) <= 1]
     loads = [ld for ld in loads if ld not in staged_vectors]
-    if len(loads) != 1 + len(dots) or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads):
-        gathered = _gathered_operand(dots)
-        if gathered is not None:
-            raise LocatedError(gathered, GATHERED_OPERAND)
+    gathered = gathered_operand(dots)
+    refused = gathered and gathered_a_refusal(gathered, dots, loads, sum(isinstance(o, ts.TiledStoreOp)
+                                                                          for o in sw.walk()))
+    if refused:
+        raise LocatedError(gathered[0], gathered_operand_message(gathered[1], gathered[2], refused))
+    a_gather = gathered[0] if gathered is not None else None
+    if a_gather is None and (len(loads) != 1 + len(dots)
+                             or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads)):
         computed = _computed_operand(dots)
         if computed is not None:
             raise LocatedError(computed, CONSTANT_OPERAND if _is_constant_tile(computed) else COMPUTED_OPERAND)
@@ -913,9 +910,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                 b_found.append((ld, role[1]))
             else:
                 fail(ld, "a second A tile load feeding the dot")
-    if a_load is None or len(b_found) != len(dots):
+    if (a_load is None) == (a_gather is None) or len(b_found) != len(dots):
         fail(sw, f"expected one A and {'one B tile load' if len(dots) == 1 else f'{len(dots)} B tile loads'}")
-    for ld, role in ((a_load, "A"), *((b, "B") for b, _ in b_found)):
+    if a_gather is not None:  # the gather stands for A's load: 2-D (no batch index), its row tile C's (below)
+        a_load = a_gather
+        kinds[a_load] = False
+    for ld, role in (*(((a_load, "A"),) if a_gather is None else ()), *((b, "B") for b, _ in b_found)):
         why = argument_view_mismatch(kernel, ld.view)
         if why is not None:
             fail(ld, f"{role}'s view: {why}; the WGMMA kernel reads {role} through a tensor map of the whole "
@@ -954,8 +954,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         if "nv_tileaa.permute" not in names and not _unit_dim_transpose(dot.lhs):
             fail(*(early_transpose_refusal("A", "(k, program id 0)", dot.lhs)
                    or (dot, "A tile (k, program id 0) reaches the dot without a transpose")))
-    # the operands' tile coordinates (the index beside K): program ids 0 / 1 on the scheduler's tiles
-    a_coord = _tile_coordinate(a_load, fail)
+    # the operands' tile coordinates (the index beside K): program ids 0 / 1 on the scheduler's tiles (a
+    # gathered A's rows are C's: its tile coordinate is C's row tile, read below)
+    a_coord = _tile_coordinate(a_load, fail) if a_gather is None else None
     b_coord = _tile_coordinate(b_load, fail)
     for ld in more_b if ed is None else ():  # (a low-rank branch's B is read at column tile 0)
         if _strip_assume(_tile_coordinate(ld, fail)) is not _strip_assume(b_coord):
@@ -966,7 +967,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # tile from the transposed array: the operand's storage is the other major.
     flip = {"k": "m", "m": "k"}
     index_majors = (a_major, b_major)  # where K sits in the loads' tile indices
-    for ld in (a_load, b_load, *more_b):
+    for ld in (*([a_load] if a_gather is None else []), b_load, *more_b):
         order = ints(ld.view.type.order)
         rank = len(order)
         if order == list(range(rank)):
@@ -1075,10 +1076,15 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     guard = _tile_guard(st, [*extra, *side, *atomics], [loop, dot, *dots[1:], a_load, b_load, *more_b], kernel,
                         fail)
     coords = None
+    if a_gather is not None:
+        if c_coords is None:
+            fail(a_gather, "a gathered A beside an atomic output is not supported yet by the WGMMA lowering")
+        a_coord = c_coords[0]  # A's rows are C's rows: the gathered tile is C's row tile
     default_c = c_coords is None or tuple(program_axis(v) for v in c_coords) in ((0, 1), (1, 0))
     if not (program_axis(a_coord) == 0 and (program_axis(b_coord) == 1 or ed is not None) and default_c):
         coords = {"a": a_coord, "b": b_coord, "c": c_coords}
-    k_bounds, k_used, k_remark = _k_range(loop, a_load, index_majors, b_load, more_b, tk, fail)
+    k_bounds, k_used, k_remark = _k_range(loop, a_load if a_gather is None else None, index_majors, b_load, more_b,
+                                          tk, fail)
     accs = [_loop_result(loop, d, fail) for d in dots]
     if len(set(accs)) != len(dots):
         fail(loop, f"the K loop must carry one accumulator per dot ({len(dots)})")
@@ -1109,7 +1115,15 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         out_dtype = str(exc)
     if out_dtype == "i8" and truncated_from_i32(sink_tile(st)):
         out_dtype = "s8"  # a requantised C: the i32 value's low byte (int8 or uint8 alike)
-    a_prologue, a_raw = _computed_side(_A_SIDE, kernel, dot, dots, a_load, a_major, _converted_a(dot, a_load), fail)
+    if a_gather is not None:  # evaluated by the consumers at their A fragment's elements (register_a_operand)
+        a_prologue = gathered_a_prologue(kernel, dot, a_gather, fail)
+        a_raw = _computed_a_dtype(a_prologue, fail)
+        if tk * 2 not in (32, 64, 128):  # (the kernel's K tile must be the program's: the gather reads its K index)
+            fail(a_gather, f"a gathered A is taken with K tiles of 16, 32 or 64 {a_raw} elements (a 32-, 64- or "
+                           f"128-byte K row of WGMMA's register A), got {tk}")
+    else:
+        a_prologue, a_raw = _computed_side(_A_SIDE, kernel, dot, dots, a_load, a_major, _converted_a(dot, a_load),
+                                           fail)
     if a_prologue is not None:
         dtype = _computed_a_dtype(a_prologue, fail)  # the WGMMA's A: the computed operand's type
     b_prologue, b_raw = _computed_side(_B_SIDE, kernel, dot, dots, b_load, b_major,
@@ -1175,7 +1189,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    batch_grid=batch_exprs is not None and not _reads_program_id_2_only(
                        [v for _, _, lead in batch_exprs.values() for v in lead]),
                    b_prologue=b_prologue, b_raw=b_raw, a_prologue=a_prologue, a_raw=a_raw, views=views,
-                   c_view=c_view, epi_dot=ed)
+                   c_view=c_view, epi_dot=ed, a_gather=a_gather is not None)
     if ed is not None:
         _check_epilogue_dot_kernel(dk, fail)
         dk.remarks.append(ed.remark)
@@ -1735,10 +1749,12 @@ def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int
     remarks = []
     dots = 1 + len(dk.more_accs)
     widest = max((v for v in TILE_NS if dots * v // 2 <= ACCUMULATOR_REGISTERS), default=0)  # registers' limit
-    if dk.k_bounds is not None and tk < k_depth and tk * es in (32, 64):  # the program's K tiles are observable
+    # the program's K tiles are observable: its own K range, or a gathered A (the gather's columns read the K index)
+    if (dk.k_bounds is not None or dk.a_gather) and tk < k_depth and tk * es in (32, 64):
         k_depth = tk
         remarks.append(f"K tile {tk}: {tk * es}-byte K rows, the {tk * es}-byte swizzle for K-major TMA boxes and "
-                       "WGMMA descriptors (the program chooses its own K range)")
+                       "WGMMA descriptors (" + ("the program chooses its own K range" if dk.k_bounds is not None else
+                                                "a gathered A reads its columns at the program's K index") + ")")
     if tk != k_depth:
         remarks.append(f"K tile {tk} runs as {k_depth} (one 128-byte swizzle row of {dk.dtype} per pipeline stage)")
     if tm == 64 and tn in TILE_NS and tn <= widest and not dk.retile_safe:
@@ -1845,7 +1861,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs),
                      c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
                      b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw, c_ld=dk.c_view is not None,
-                     a_regs=register_a_chosen(dk.a_raw, a_major, tk))
+                     a_regs=register_a_chosen(dk.a_raw, a_major, tk) or dk.a_gather, a_gather=dk.a_gather)
     if dk.epi_dot is not None:  # the second dot on the accumulator: its N is C's tile (epilogue_dot)
         cfg = replace(cfg, epi_n=dk.epi_dot.n, epi_major=dk.epi_dot.e_major, epilogue="direct", cluster_m=1,
                       lora_rank=dk.epi_dot.rank if dk.epi_dot.lora else 0, lora_own_acc=dk.epi_dot.own_accumulator,
@@ -1886,7 +1902,9 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             cfg = cfg.check()
             if dk.b_prologue is not None:
                 _computed_b_remark(dk, cfg)
-            if dk.a_prologue is not None:
+            if dk.a_gather:
+                dk.remarks.append(format_error(dk.a_load, gathered_a_remark(cfg, dk.a_prologue), "remark"))
+            elif dk.a_prologue is not None:
                 _computed_b_remark(dk, cfg, "a")
             return cfg
         except GemmConfigError as exc:

@@ -12,6 +12,9 @@ memory, no generic-proxy writes, fence or named barrier for A.  ``TILEORCH_COMPU
 (or the staged A's own switch ``rows``) keeps the staged path
 (:func:`~tileorch.transforms.tileas.convert_to_cutlass.stage_computed_b`).
 
+A gathered A (``GemmConfig.a_gather``, :mod:`~tileorch.transforms.tileas.gathered_operand`) has no raw tile:
+each element is the program's gather evaluated at it (a masked global load), the rest as above.
+
 Fragment layout (PTX ISA, ``wgmma`` register A of ``.m64nNk16``): consumer thread ``t`` (0 .. 128 x
 warp groups - 1, after the producer's 128) holds rows ``r = 16 (t >> 5) + ((t & 31) >> 2)`` and
 ``r + 8`` of the CTA's tile (warp group ``w``'s rows ``64 w ..``), columns ``c = 2 (t & 3)``,
@@ -76,7 +79,7 @@ def compute_register_a(fn: func.FuncOp, dk, cfg, args: list[SSAValue], grid: lis
                                                              reads_loop_value)
     from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_k_vectors
 
-    pro, load = dk.a_prologue, dk.a_load
+    pro, load = dk.a_prologue, dk.a_load  # (a gathered A: the gather, evaluated at each element)
     res = cfg.a_raw_element_bytes
     row_bytes, mask = cfg.tile_k * res, cfg.a_raw_swizzle // 16 - 1
     steps = cfg.tile_k // cfg.mma_k
@@ -84,7 +87,7 @@ def compute_register_a(fn: func.FuncOp, dk, cfg, args: list[SSAValue], grid: lis
     anchors = [op for op in fn.walk() if op.results and op.results[0].name_hint == RAW_OFFSET]
     if not anchors:
         raise ValueError(f"kernel builder output has no %{RAW_OFFSET} (a register A's slot)")
-    elt = load.result.type.element_type
+    elt = load.results[0].type.element_type
     entry = dk.kernel.body.blocks.first
     k_ivs = {id(b.args[0]) for b in k_loop_blocks(dk)}
     loop_memo: dict = {}
@@ -121,18 +124,21 @@ def compute_register_a(fn: func.FuncOp, dk, cfg, args: list[SSAValue], grid: lis
         for j in range(steps):
             for q in range(4):
                 row, first = rows[q & 1], 16 * j + 8 * (q >> 1)
-                lin = pe.add_i(pe.mul_i(row, pe.const(row_bytes)), pe.mul_i(col(first), pe.const(res)))
-                phys = pe.v(arith.XOrIOp(lin, pe.v(arith.ShLIOp(pe.v(arith.AndIOp(
-                    pe.v(arith.ShRUIOp(lin, pe.const(7))), pe.const(mask))), pe.const(4)))))
-                ptr = e.v(llvm.GEPOp(smem, [llvm.GEP_USE_SSA_VAL], i8, ssa_indices=[e.add_i(raw_off, phys)],
-                                     result_type=smem.type))
-                words = _pair_words(e, ptr, res)
+                words = None
+                if not cfg.a_gather:  # the raw tile's pair of elements in shared memory (a gathered A: none)
+                    lin = pe.add_i(pe.mul_i(row, pe.const(row_bytes)), pe.mul_i(col(first), pe.const(res)))
+                    phys = pe.v(arith.XOrIOp(lin, pe.v(arith.ShLIOp(pe.v(arith.AndIOp(
+                        pe.v(arith.ShRUIOp(lin, pe.const(7))), pe.const(mask))), pe.const(4)))))
+                    ptr = e.v(llvm.GEPOp(smem, [llvm.GEP_USE_SSA_VAL], i8, ssa_indices=[e.add_i(raw_off, phys)],
+                                         result_type=smem.type))
+                    words = _pair_words(e, ptr, res)
                 out = []
                 for x in range(2):
                     pair = (row, col(first + x))
                     pair = pair[::-1] if transposed_top else pair
                     coords = (Coord(pe.const(0), None),) * lead + tuple(Coord(v, None) for v in pair)
-                    low.element = raw_element(e, words[x * res // 4], x, res, elt)
+                    if words is not None:
+                        low.element = raw_element(e, words[x * res // 4], x, res, elt)
                     out.append(low.at(pro.top, coords))
                 # packed after the previous K step's WGMMAs retired (they read these registers): kept there
                 slots[j][q].results[0].replace_all_uses_with(pack16_exact(pk, out[0], out[1], cfg.dtype))
