@@ -1407,7 +1407,7 @@ class Emu:
             self.set(ops[0], T, _bf16_bits(f32(v)))
             return
         if src in ("f32", "f64") and dst in ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64") and \
-                parts[1] in ("rzi", "rni", "rmi", "rpi"):  # float -> integer: rounded, clamped to the range, NaN -> 0
+                parts[1] in ("rzi", "rni", "rmi", "rpi"):  # float -> integer: rounded, clamped, NaN -> 0 (64-bit: below)
             x = f32(v).astype(np.float64) if src == "f32" else v.view(np.float64)
             w = int(dst[1:])
             lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if dst[0] == "s" else (0, (1 << w) - 1)
@@ -1416,6 +1416,8 @@ class Emu:
                 r = np.where(np.isnan(x), 0.0, rnd(x))
             ints = [max(lo, min(hi, int(y))) if np.isfinite(y) else (hi if y > 0 else lo) for y in r]
             mask = (1 << w) - 1 if w < 64 else 0xFFFFFFFFFFFFFFFF
+            if w == 64:  # NaN -> 0x8000000000000000 for a 64-bit result (measured: H200, cvt.rzi.s64.f32)
+                ints = [1 << 63 if np.isnan(xv) else i for xv, i in zip(np.atleast_1d(x), ints)]
             self.set(ops[0], T, np.array([i & mask for i in ints], dtype=np.uint64))
             return
         if dst == "f64" and src == "f32":  # exact

@@ -869,8 +869,9 @@ NARROW_FTOI_WIDTH = 16
 @handles("FToIOp")
 def _ftoi(L, op):
     """``ftoi`` saturates (the Tile IR spec: a rounded value outside the integer type's range becomes
-    the closest representable one; NaN becomes 0).  PTX ``cvt.rzi`` does that for 16-, 32- and 64-bit
-    results, so those are one ``fptosi`` / ``fptoui``; an i8 (or i1) result has no such ``cvt`` (LLVM
+    the closest representable one; NaN becomes 0).  PTX ``cvt.rzi`` does that for 16- and 32-bit
+    results, so those are one ``fptosi`` / ``fptoui``; a 64-bit one gives NaN as 0x8000000000000000
+    (measured on an H200: sweep 19's GPU test), so NaN is selected to 0 after it; an i8 (or i1) result has no such ``cvt`` (LLVM
     converts to 16 bits and keeps the low byte: 300.0 became 44), so it converts to i32 (saturating,
     NaN 0), clamps to the narrow range (signed ``[-2^(w-1), 2^(w-1)-1]``, unsigned ``[0, 2^w-1]``)
     and truncates."""
@@ -881,7 +882,12 @@ def _ftoi(L, op):
     convert = ((tops.FPToSIOp if tile else arith.FPToSIOp) if signed else
                (tops.FPToUIOp if tile else arith.FPToUIOp))
     if width >= NARROW_FTOI_WIDTH:
-        L.bind(op, L.emit(convert(src, to), op))
+        converted = L.emit(convert(src, to), op)
+        if width == 64:
+            nan = L.emit((tops.CmpFOp if tile else arith.CmpfOp)(src, src, "uno"), op).results[0]
+            zero = _splat_const(L, 0, to, op)
+            converted = L.emit((tops.SelectOp if tile else arith.SelectOp)(nan, zero, converted.results[0]), op)
+        L.bind(op, converted)
         return
     wide_t = TensorType(i32, to.get_shape()) if tile else i32
     wide = L.emit(convert(src, wide_t), op).results[0]
