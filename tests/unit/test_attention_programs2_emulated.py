@@ -317,11 +317,14 @@ def test_chunked_prefill_d128_bm128():
 
 
 def test_decode_one_query_d128_bn128():
-    q, k, v = _h(6, 128), _h(6, 700, 128), _h(6, 700, 128)
-    k[:, 650:] = 60.0
-    v[:, 650:] = 1000.0
-    o = _run("attn_decode_one_query_d128_bn128", {0: q, 1: k, 2: v}, (6,))[3]
-    _check(o, _attn(_scores(q[:, None], k[:, :650], 1 / math.sqrt(128)), v[:, :650])[:, 0])
+    # a KV cache of runtime length 200 of 256 (the table: 650 of 700): 2 key tiles of 128, the last
+    # ragged (72 keys), instead of 6; the same compiled program
+    q, k, v = _h(6, 128), _h(6, 256, 128), _h(6, 256, 128)
+    k[:, 200:] = 60.0
+    v[:, 200:] = 1000.0
+    p = s3.resized("attn_decode_one_query_d128_bn128", {1: (6, 256, 128), 2: (6, 256, 128)}, {5: 200})
+    o = _run("attn_decode_one_query_d128_bn128", {0: q, 1: k, 2: v}, (6,), p)[3]
+    _check(o, _attn(_scores(q[:, None], k[:, :200], 1 / math.sqrt(128)), v[:, :200])[:, 0])
 
 
 def test_window_both_sides_ragged_bm128_bn128():

@@ -12,7 +12,7 @@ pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
 import test_user_sweep_interp as sweep  # noqa: E402
-from test_user_sweep_interp import _close, run, sample  # noqa: E402
+from test_user_sweep_interp import _close, resized, run, sample  # noqa: E402
 
 from tileorch.testing.attention_programs2 import PROGRAMS  # noqa: E402
 
@@ -47,8 +47,9 @@ def test_probabilities_stored_by_a_second_pass():
 
 
 def test_differential_attention():
-    q1, k1, q2, k2, v = _f((2, 128, 64)), _f((2, 256, 64)), _f((2, 128, 64)), _f((2, 256, 64)), _f((2, 256, 64))
-    out = run("attn_differential", {0: q1, 1: k1, 2: q2, 3: k2, 4: v})
+    q1, k1, q2, k2, v = _f((2, 128, 64)), _f((2, 128, 64)), _f((2, 128, 64)), _f((2, 128, 64)), _f((2, 128, 64))
+    p = resized("attn_differential", {1: (2, 128, 64), 3: (2, 128, 64), 4: (2, 128, 64)})  # 2 key tiles (the table: 4)
+    out = run("attn_differential", {0: q1, 1: k1, 2: q2, 3: k2, 4: v}, p)
     ref = _softmax(_scores(q1, k1, 0.125)) @ _d(v) - 0.3 * (_softmax(_scores(q2, k2, 0.125)) @ _d(v))
     _close(out[5], ref, 3e-3, 1e-2)
 

@@ -15,7 +15,7 @@ pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
 import test_user_sweep_interp as sweep  # noqa: E402
-from test_user_sweep_interp import _close, run, sample  # noqa: E402
+from test_user_sweep_interp import _close, resized, run, sample  # noqa: E402
 
 from tileorch.testing.user_programs11 import PROGRAMS  # noqa: E402
 
@@ -49,9 +49,10 @@ def test_moe_group_found_by_scanning_offsets():
 
 
 def test_qkv_weight_chosen_by_branch():
-    x = _h(256, 256)
-    ws = [_h(256, 128, scale=0.2) for _ in range(3)]
-    out = run("qkv_weight_by_branch", {0: x, 1: ws[0], 2: ws[1], 3: ws[2]})
+    x = _h(256, 128)  # 2 K tiles of 64 in each branch's loop (the table: 4), all 12 programs
+    ws = [_h(128, 128, scale=0.2) for _ in range(3)]
+    p = resized("qkv_weight_by_branch", {0: (256, 128), 1: (128, 128), 2: (128, 128), 3: (128, 128)})
+    out = run("qkv_weight_by_branch", {0: x, 1: ws[0], 2: ws[1], 3: ws[2]}, p)
     for i in range(3):
         _close(out[4 + i], _d(x) @ _d(ws[i]), 4e-3, 5e-3)
 

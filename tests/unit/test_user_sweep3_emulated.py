@@ -159,33 +159,12 @@ def test_gemm_program_matches_numpy(name):
 
 
 def resized(name: str, shapes: dict, scalars: dict | None = None):
-    """``PROGRAMS[name]`` (the sweep's table as the runners see it) with the arrays at the positions
-    of ``shapes`` given those shapes and the launch-time scalars at the positions of ``scalars``
-    those values: the emulator runs the program on fewer or smaller tiles than the compile and GPU
-    tests' spec (the emulator's cost is per CTA and per loop trip).
-
-    The same compiled program: array shapes and scalar values are launch-time arguments of a cuTile
-    entry.  Checked here: the new spec's ``KernelSignature`` (the exporter's whole input besides
-    the kernel: per array dtype, rank, stride facts, alignment, ``shape_constant`` all None; per
-    scalar its type; the constants' values) equals the table's, so the export is the table's byte
-    for byte (test_resized_is_the_same_program_or_refused compares the bytes) and the compile memo
-    hands the emulated test the program the compile test compiled."""
-    from tileorch.launchers import cutile as rc
-    from tileorch.testing.export import described_arguments
+    """``PROGRAMS[name]`` (the sweep's table as the runners see it) at other launch-time sizes:
+    :func:`tileorch.testing.export.resized` (the same compiled program, checked)."""
+    from tileorch.testing.export import resized as resized_program
     from tileorch.testing.user_programs3 import PROGRAMS
 
-    p = PROGRAMS[name]
-    scalars = scalars or {}
-    spec = list(p.spec)
-    for i, shape in shapes.items():
-        assert isinstance(spec[i], tuple) and len(shape) == len(spec[i][0]), (name, i, spec[i], shape)
-        spec[i] = (tuple(shape), *spec[i][1:])
-    for i, value in scalars.items():
-        assert not isinstance(spec[i], (tuple, list)) and type(value) is type(spec[i]), (name, i, spec[i], value)
-        spec[i] = value
-    assert rc.kernel_signature(described_arguments(p.kernel, spec)) == \
-        rc.kernel_signature(described_arguments(p.kernel, p.spec)), f"{name}: another program"
-    return dataclasses.replace(p, spec=spec)
+    return resized_program(PROGRAMS[name], shapes, scalars)
 
 
 def test_resized_is_the_same_program_or_refused():

@@ -17,7 +17,7 @@ pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
 import test_user_sweep_interp as sweep  # noqa: E402
-from test_user_sweep_interp import _close, run, sample  # noqa: E402
+from test_user_sweep_interp import _close, resized, run, sample  # noqa: E402
 
 from tileorch.testing.user_programs6 import PROGRAMS  # noqa: E402
 
@@ -153,16 +153,18 @@ def test_attention_sink_window_on_the_simt_path():
 
 
 def test_learned_sink_kv_before_the_loop_on_the_simt_path():
-    q, k, v = _f((2, 128, 64), "float16"), _f((2, 256, 64), "float16"), _f((2, 256, 64), "float16")
+    q, k, v = _f((2, 128, 64), "float16"), _f((2, 128, 64), "float16"), _f((2, 128, 64), "float16")
     ks, vs = _f((2, 64, 64), "float16"), _f((2, 64, 64), "float16")
-    o = run("attn_learned_sink_kv", {0: q, 1: k, 2: v, 3: ks, 4: vs})[5]
+    p = resized("attn_learned_sink_kv", {1: (2, 128, 64), 2: (2, 128, 64)})  # 2 key tiles of 64 (the table: 4)
+    o = run("attn_learned_sink_kv", {0: q, 1: k, 2: v, 3: ks, 4: vs}, p)[5]
     kk, vv = np.concatenate([ks, k], 1), np.concatenate([vs, v], 1)
     _close(o, _attn(_scores(q, kk, 0.125), vv), 3e-3, 1e-2)
 
 
 def test_gqa_heads_packed_into_one_tile_on_the_simt_path():
-    q, k, v = _f((2, 4, 64, 64), "float16"), _f((2, 2, 256, 64), "float16"), _f((2, 2, 256, 64), "float16")
-    o = run("attn_gqa_packed_heads", {0: q, 1: k, 2: v})[3]
+    q, k, v = _f((2, 4, 64, 64), "float16"), _f((2, 2, 128, 64), "float16"), _f((2, 2, 128, 64), "float16")
+    p = resized("attn_gqa_packed_heads", {1: (2, 2, 128, 64), 2: (2, 2, 128, 64)})  # 2 key tiles (the table: 4)
+    o = run("attn_gqa_packed_heads", {0: q, 1: k, 2: v}, p)[3]
     kh, vh = k[:, [0, 0, 1, 1]], v[:, [0, 0, 1, 1]]  # query head h reads KV head h // 2
     _close(o, _attn(_scores(q, kh, 0.125), vh), 3e-3, 1e-2)
 
@@ -183,8 +185,10 @@ def test_attention_backward_dv_on_the_simt_path():
 
 
 def test_mlp_nested_k_loop_on_the_simt_path():
-    x, w1, w2 = _f((128, 256), "float16"), _f((256, 256), "float16", 0.0625), _f((256, 128), "float16", 0.0625)
-    y = run("mlp_nested_k_gelu", {0: x, 1: w1, 2: w2})[3]
+    # 2 hidden tiles of 64, each over 2 K tiles of 64 (the table: 4 and 4)
+    x, w1, w2 = _f((128, 128), "float16"), _f((128, 128), "float16", 0.0625), _f((128, 128), "float16", 0.0625)
+    p = resized("mlp_nested_k_gelu", {0: (128, 128), 1: (128, 128), 2: (128, 128)})
+    y = run("mlp_nested_k_gelu", {0: x, 1: w1, 2: w2}, p)[3]
     h = _d(x) @ _d(w1)
     g = 0.5 * h * (1 + np.tanh(0.7978845608028654 * (h + 0.044715 * h ** 3)))
     _close(y, g @ _d(w2), 1e-2, 1e-2)
@@ -212,9 +216,10 @@ def test_gqa_decode_sixteen_rows_on_the_simt_path():
 
 
 def test_qk_norm_on_the_simt_path():
-    q, k, v = _f((2, 128, 64), "float16"), _f((2, 256, 64), "float16"), _f((2, 256, 64), "float16")
+    q, k, v = _f((2, 128, 64), "float16"), _f((2, 128, 64), "float16"), _f((2, 128, 64), "float16")
     wq, wk = _f((64,)), _f((64,))
-    o = run("attn_qk_norm", {0: q, 1: k, 2: v, 3: wq, 4: wk})[5]
+    p = resized("attn_qk_norm", {1: (2, 128, 64), 2: (2, 128, 64)})  # 2 key tiles of 64 (the table: 4)
+    o = run("attn_qk_norm", {0: q, 1: k, 2: v, 3: wq, 4: wk}, p)[5]
     qn = _d(q) / np.sqrt((_d(q) ** 2).mean(-1, keepdims=True) + 1e-6) * _d(wq)
     kn = _d(k) / np.sqrt((_d(k) ** 2).mean(-1, keepdims=True) + 1e-6) * _d(wk)
     qn, kn = qn.astype(np.float16), kn.astype(np.float16)  # cast to f16 for the dot, as the program does
@@ -240,14 +245,16 @@ def test_bf16_bias_tile_ragged_keys_simt_fallback():
 
 
 def test_bf16_softcap_head128_simt_fallback():
-    q, k, v = _f((2, 128, 128), "bfloat16", 2.0), _f((2, 256, 128), "bfloat16", 2.0), _f((2, 256, 128), "bfloat16")
-    o = run("attn_softcap_bf16_d128", {0: q, 1: k, 2: v})[3]
+    q, k, v = _f((2, 128, 128), "bfloat16", 2.0), _f((2, 128, 128), "bfloat16", 2.0), _f((2, 128, 128), "bfloat16")
+    p = resized("attn_softcap_bf16_d128", {1: (2, 128, 128), 2: (2, 128, 128)})  # 2 key tiles of 64 (the table: 4)
+    o = run("attn_softcap_bf16_d128", {0: q, 1: k, 2: v}, p)[3]
     _close(o, _attn(20.0 * np.tanh(_scores(q, k, 1 / np.sqrt(128)) / 20.0), v), 2e-2, 2e-2)
 
 
 def test_bf16_lse_natural_simt_fallback():
-    q, k, v = _f((2, 256, 128), "bfloat16"), _f((2, 256, 128), "bfloat16"), _f((2, 256, 128), "bfloat16")
-    out = run("attn_lse_natural_bf16", {0: q, 1: k, 2: v})
+    q, k, v = _f((2, 256, 128), "bfloat16"), _f((2, 128, 128), "bfloat16"), _f((2, 128, 128), "bfloat16")
+    p = resized("attn_lse_natural_bf16", {1: (2, 128, 128), 2: (2, 128, 128)})  # 2 key tiles of 64 (the table: 4)
+    out = run("attn_lse_natural_bf16", {0: q, 1: k, 2: v}, p)
     s = _scores(q, k, 1 / np.sqrt(128))
     _close(out[3], _attn(s, v), 2e-2, 2e-2)
     m = s.max(-1)
@@ -283,8 +290,9 @@ def test_two_outputs_sharing_a_simt_fallback():
 
 
 def test_mlp_with_a_512_wide_x_tile_on_the_simt_path():
-    x, w1, w2 = _f((128, 512), "float16"), _f((512, 256), "float16", 0.0625), _f((256, 128), "float16", 0.0625)
-    y = run("mlp_x_once_d512", {0: x, 1: w1, 2: w2})[3]
+    x, w1, w2 = _f((128, 512), "float16"), _f((512, 128), "float16", 0.0625), _f((128, 128), "float16", 0.0625)
+    p = resized("mlp_x_once_d512", {1: (512, 128), 2: (128, 128)})  # 2 hidden tiles of 64 (the table: 4)
+    y = run("mlp_x_once_d512", {0: x, 1: w1, 2: w2}, p)[3]
     h = np.maximum(_d(x) @ _d(w1), 0).astype(np.float16)  # the program casts the activation to f16
     _close(y, _d(h) @ _d(w2), 1e-2, 1e-2)
 
@@ -297,6 +305,7 @@ def test_persistent_attention_on_the_simt_path():
 
 @pytest.mark.parametrize("name, sq, d", [("attn_head8", 256, 8), ("attn_bm256", 512, 64)])
 def test_head_dim_8_and_256_row_tiles_on_the_simt_path(name, sq, d):
-    q, k, v = _f((2, sq, d), "float16"), _f((2, sq, d), "float16"), _f((2, sq, d), "float16")
-    o = run(name, {0: q, 1: k, 2: v})[3]
+    sk = sq // 2  # half the table's keys: 2 key tiles of 64 for attn_head8, 4 for attn_bm256 (its emulated test's)
+    q, k, v = _f((2, sq, d), "float16"), _f((2, sk, d), "float16"), _f((2, sk, d), "float16")
+    o = run(name, {0: q, 1: k, 2: v}, resized(name, {1: (2, sk, d), 2: (2, sk, d)}))[3]
     _close(o, _attn(_scores(q, k, 0.125), v), 3e-3, 1e-2)

@@ -129,16 +129,27 @@ def _empty(shape, dtype):
     return np.full(shape, info.min if info.min < 0 else info.max, NP[dtype])  # an unlikely value
 
 
-def run(name, inputs: dict):
-    """Run program ``name`` on its spec's shapes: ``inputs`` maps argument positions to numpy
-    arrays (bf16 as float32 values) or scalars; other arrays start NaN / sentinel.  Returns every
-    argument after the run (bf16 as float32 values)."""
+def resized(name, shapes: dict, scalars: dict | None = None):
+    """``PROGRAMS[name]`` at other launch-time sizes (:func:`tileorch.testing.export.resized`: the
+    same compiled program, checked), for :func:`run`'s ``program``: fewer loop trips or program
+    instances for the interpreter than the compile and GPU tests' spec."""
+    from tileorch.testing.export import resized as resized_program
+
+    return resized_program(PROGRAMS[name], shapes, scalars)
+
+
+def run(name, inputs: dict, program=None):
+    """Run program ``name`` on its spec's shapes (``program``'s, from :func:`resized`, when given):
+    ``inputs`` maps argument positions to numpy arrays (bf16 as float32 values) or scalars; other
+    arrays start NaN / sentinel.  Returns every argument after the run (bf16 as float32 values).
+    The kernel is the table's program's (the same export)."""
     from simt_interp import Interpreter, Memory
 
     from tileorch.launchers import cutile as rc
     from tileorch.testing.export import FakeDeviceArray
 
-    p = PROGRAMS[name]
+    p = PROGRAMS[name] if program is None else program
+    assert p.kernel is PROGRAMS[name].kernel, f"{name}: another program"
     mem, args, placed = Memory(), [], []
     for i, s in enumerate(p.spec):
         if isinstance(s, tuple):

@@ -76,6 +76,36 @@ def cutile_bytecode(kernel, spec: list) -> bytes:
     return data
 
 
+def resized(program, shapes: dict, scalars: dict | None = None):
+    """``program`` (a sweep table's entry: a dataclass with ``kernel`` and ``spec``) with the arrays at
+    the positions of ``shapes`` given those shapes and the launch-time scalars at the positions of
+    ``scalars`` those values: an emulator or interpreter test runs the program on fewer or smaller
+    tiles than the compile and GPU tests' spec (their cost is per CTA and per loop trip).
+
+    The same compiled program: array shapes and scalar values are launch-time arguments of a cuTile
+    entry.  Checked here: the new spec's ``KernelSignature`` (the exporter's whole input besides
+    the kernel: per array dtype, rank, stride facts, alignment, ``shape_constant`` all None; per
+    scalar its type; the constants' values) equals the table's, so the export is the table's byte
+    for byte (tests/unit/test_user_sweep3_emulated.py compares the bytes) and a compile memo keyed
+    by the table's export hands the test the program the compile test compiled.  An array of
+    another rank, a scalar of another type or a changed constant raises ``AssertionError``."""
+    from tileorch.launchers import cutile as rc
+
+    name = getattr(getattr(program.kernel, "_annotated_function", None), "pyfunc", program.kernel)
+    name = getattr(name, "__name__", "the program")
+    scalars = scalars or {}
+    spec = list(program.spec)
+    for i, shape in shapes.items():
+        assert isinstance(spec[i], tuple) and len(shape) == len(spec[i][0]), (name, i, spec[i], shape)
+        spec[i] = (tuple(shape), *spec[i][1:])
+    for i, value in scalars.items():
+        assert not isinstance(spec[i], (tuple, list)) and type(value) is type(spec[i]), (name, i, spec[i], value)
+        spec[i] = value
+    assert rc.kernel_signature(described_arguments(program.kernel, spec)) == \
+        rc.kernel_signature(described_arguments(program.kernel, program.spec)), f"{name}: another program"
+    return dataclasses.replace(program, spec=spec)
+
+
 def export_cutile(name: str, kernel, spec: list, directory: Path) -> Path:
     """``directory/name.tileirbc``: :func:`cutile_bytecode` written to a file."""
     path = Path(directory) / f"{name}.tileirbc"
@@ -83,4 +113,4 @@ def export_cutile(name: str, kernel, spec: list, directory: Path) -> Path:
     return path
 
 
-__all__ = ["FakeDeviceArray", "cutile_bytecode", "described_arguments", "export_cutile"]
+__all__ = ["FakeDeviceArray", "cutile_bytecode", "described_arguments", "export_cutile", "resized"]
