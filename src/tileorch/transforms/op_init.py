@@ -21,6 +21,13 @@ list or tuple of them for a variadic one, ``None`` for an absent optional one): 
 lists are what ``irdl_op_init`` passes on (without options it uses the segment sizes for
 nothing).  Any other form goes through ``irdl_op_init``.
 
+Both direct paths then initialise the op with :func:`init_operation`, which sets the fields
+``Operation.__init__`` sets, to the same values, in one function (no property setters replacing
+empty use lists, no generator per op, the unknown location read once): about half of the
+construction's time.  It is used only over the ``Operation.__init__`` it was written against
+(:data:`LEAN_INIT`: the names that function's code reads are checked once); over any other the
+ops are built by ``Operation.__init__`` itself.
+
 :func:`install` puts it in place of ``irdl_op_init`` in :mod:`xdsl.irdl.operations` (whose
 ``IRDLOperation.__init__`` calls it); the lowering passes install it when imported.
 """
@@ -30,7 +37,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import xdsl.irdl.operations as irdl_ops
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects.builtin import UNKNOWN_LOC
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue, SSAValues, Use
 
 _XDSL_OP_INIT = irdl_ops.irdl_op_init
 _PLAIN: dict[int, tuple[object, int, int] | None] = {}
@@ -104,6 +112,88 @@ def _is_type(t: object) -> bool:
     return not seq
 
 
+_OPERATION_INIT_NAMES = frozenset({"super", "__init__", "operands", "SSAValues", "OpResult", "enumerate", "results",
+                                   "dict", "properties", "attributes", "_unknown_loc", "location", "list",
+                                   "successors", "regions", "add_region", "__post_init__"})
+"""The global and attribute names xDSL 0.74's ``Operation.__init__`` reads (its code's ``co_names``)."""
+_SETTER_NAMES = frozenset({"SSAValues", "tuple", "Use", "range", "len", "zip", "_operands", "_operand_uses",
+                           "remove_use", "add_use", "_successors", "_successor_uses"})
+"""The names its ``operands`` and ``successors`` setters read, together."""
+
+
+def _code_names(fn) -> set[str]:
+    code = getattr(fn, "__code__", None)
+    names = set(getattr(code, "co_names", ()))
+    for const in getattr(code, "co_consts", ()):  # the names its generators use
+        names.update(getattr(const, "co_names", ()))
+    return names
+
+
+def _lean_init_applies() -> bool:
+    """Whether ``Operation.__init__`` and the two setters it calls are the ones
+    :func:`init_operation` mirrors (checked by the names their code reads)."""
+    try:
+        setters = _code_names(Operation.operands.fset) | _code_names(Operation.successors.fset)
+    except AttributeError:
+        return False
+    return _code_names(Operation.__init__) == _OPERATION_INIT_NAMES and setters == _SETTER_NAMES
+
+
+LEAN_INIT = _lean_init_applies()
+"""Whether :func:`init_operation` initialises ops (else ``Operation.__init__`` does)."""
+
+
+def init_operation(op: Operation, operands: list, result_types: list, properties: dict, attributes: dict,
+                   successors: list) -> None:
+    """``Operation.__init__(op, operands=..., result_types=..., properties=..., attributes=...,
+    successors=..., regions=())`` for a new op (its fields still the class defaults: no uses to
+    drop), taking ``properties`` and ``attributes`` as they are (fresh dicts of the caller's):
+    the same fields set to the same values, uses registered in the same order, then the
+    op's ``__post_init__`` (the IRDL defaults and checks) as there."""
+    values = SSAValues(operands)
+    uses = tuple([Use(op, i) for i in range(len(values))])
+    for value, use in zip(values, uses):
+        value.add_use(use)
+    op._operands = values
+    op._operand_uses = uses
+    op.results = SSAValues([OpResult(t, op, i) for i, t in enumerate(result_types)])
+    op.properties = properties
+    op.attributes = attributes
+    op.location = UNKNOWN_LOC
+    if successors:
+        blocks = tuple(successors)
+        block_uses = tuple([Use(op, i) for i in range(len(blocks))])
+        for block, use in zip(blocks, block_uses):
+            block.add_use(use)
+        op._successors = blocks
+        op._successor_uses = block_uses
+    else:
+        op._successors = ()
+        op._successor_uses = ()
+    op.regions = ()
+    op.__post_init__()
+
+
+def create_op(cls: type, operands: list, result_types: list, properties: dict) -> Operation:
+    """``cls.create(operands=..., result_types=..., properties=...)``: a new op of ``cls`` built
+    without its builder (operands, types and properties taken as given, as ``create`` takes
+    them), initialised by :func:`init_operation` where :data:`LEAN_INIT` holds."""
+    if not LEAN_INIT:
+        return cls.create(operands=operands, result_types=result_types, properties=properties)
+    op = cls.__new__(cls)
+    init_operation(op, list(operands), list(result_types), dict(properties), {}, [])
+    return op
+
+
+def _init(op: Operation, operands: list, result_types: list, properties: dict, attributes: dict,
+          successors: list) -> None:
+    if LEAN_INIT:
+        init_operation(op, operands, result_types, properties, attributes, successors)
+    else:
+        Operation.__init__(op, operands=operands, result_types=result_types, properties=properties,
+                           attributes=attributes, successors=successors, regions=[])
+
+
 def fast_irdl_op_init(self, op_def, *, operands, result_types, properties, attributes, successors, regions) -> None:
     """``irdl_op_init`` (same arguments, same op built, same errors)."""
     plain = _plain(op_def)
@@ -121,25 +211,11 @@ def fast_irdl_op_init(self, op_def, *, operands, result_types, properties, attri
             _XDSL_OP_INIT(self, op_def, operands=operands, result_types=result_types, properties=properties,
                           attributes=attributes, successors=successors, regions=regions)
             return
-        Operation.__init__(
-            self,
-            operands=built_operands,
-            result_types=built_types,
-            properties={k: v for k, v in properties.items() if v is not None},
-            attributes={k: v for k, v in attributes.items() if v is not None},
-            successors=built_successors,
-            regions=[],
-        )
+        _init(self, built_operands, built_types, {k: v for k, v in properties.items() if v is not None},
+              {k: v for k, v in attributes.items() if v is not None}, built_successors)
         return
-    Operation.__init__(
-        self,
-        operands=list(operands),
-        result_types=list(result_types),
-        properties={k: v for k, v in properties.items() if v is not None},
-        attributes={k: v for k, v in attributes.items() if v is not None},
-        successors=[],
-        regions=[],
-    )
+    _init(self, list(operands), list(result_types), {k: v for k, v in properties.items() if v is not None},
+          {k: v for k, v in attributes.items() if v is not None}, [])
 
 
 def install() -> None:
@@ -154,4 +230,4 @@ def install() -> None:
         irdl_ops.irdl_op_init = fast_irdl_op_init
 
 
-__all__ = ["fast_irdl_op_init", "install"]
+__all__ = ["LEAN_INIT", "create_op", "fast_irdl_op_init", "init_operation", "install"]
