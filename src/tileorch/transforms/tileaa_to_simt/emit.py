@@ -138,6 +138,18 @@ def gep(base: SSAValue, index: SSAValue, elem: Attribute, ptr_type: Attribute) -
     return create_op(llvm.GEPOp, [base, index], [ptr_type], dict(_gep_properties(elem)))
 
 
+@lru_cache(maxsize=64)
+def position(i: int) -> DenseArrayBase:
+    """``llvm.extractvalue``'s position ``[i]``, built once per index (attributes are immutable)."""
+    return DenseArrayBase.from_list(i64, [i])
+
+
+@lru_cache(maxsize=16)
+def _words_struct(nwords: int) -> Attribute:
+    """``!llvm.struct<(i32, ...)>`` of ``nwords`` words, built once per count."""
+    return llvm.LLVMStructType.from_type_list([i32] * nwords)
+
+
 @lru_cache(maxsize=1024)
 def _asm_properties(asm: str, constraints: str, has_side_effects: bool) -> tuple[tuple[str, Attribute], ...]:
     props: list[tuple[str, Attribute]] = [("asm_string", StringAttr(asm)), ("constraints", StringAttr(constraints))]
@@ -447,9 +459,8 @@ class Emitter:
         constraints = ",".join(["=r"] * nwords + ["r", "l"])
         if nwords == 1:
             return [self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [i32], has_side_effects=True))]
-        st = self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr],
-                                     [llvm.LLVMStructType.from_type_list([i32] * nwords)], has_side_effects=True))
-        return [self.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), st, i32)) for i in range(nwords)]
+        st = self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [_words_struct(nwords)], has_side_effects=True))
+        return [self.v(llvm.ExtractValueOp(position(i), st, i32)) for i in range(nwords)]
 
     def words_to_elements(self, words: Sequence[SSAValue], elem: Attribute, count: int) -> list[SSAValue]:
         """The ``count`` elements of type ``elem`` (1, 2, 4 or 8 bytes) packed little-endian in the
