@@ -151,27 +151,26 @@ def init_operation(op: Operation, operands: list, result_types: list, properties
     the same fields set to the same values, uses registered in the same order, then the
     op's ``__post_init__`` (the IRDL defaults and checks) as there."""
     values = SSAValues(operands)
-    uses = tuple([Use(op, i) for i in range(len(values))])
-    for value, use in zip(values, uses):
-        value.add_use(use)
     op._operands = values
-    op._operand_uses = uses
+    op._operand_uses = _uses(op, values)
     op.results = SSAValues([OpResult(t, op, i) for i, t in enumerate(result_types)])
     op.properties = properties
     op.attributes = attributes
     op.location = UNKNOWN_LOC
-    if successors:
-        blocks = tuple(successors)
-        block_uses = tuple([Use(op, i) for i in range(len(blocks))])
-        for block, use in zip(blocks, block_uses):
-            block.add_use(use)
-        op._successors = blocks
-        op._successor_uses = block_uses
-    else:
-        op._successors = ()
-        op._successor_uses = ()
+    blocks = tuple(successors)
+    op._successors = blocks
+    op._successor_uses = _uses(op, blocks) if blocks else ()
     op.regions = ()
     op.__post_init__()
+
+
+def _uses(op: Operation, used: tuple) -> tuple:
+    """One ``Use`` of ``op`` per item of ``used`` (values or blocks), each added to its item's
+    uses (in order, as the ``operands`` / ``successors`` setters add them)."""
+    uses = tuple([Use(op, i) for i in range(len(used))])
+    for item, use in zip(used, uses):
+        item.add_use(use)
+    return uses
 
 
 def create_op(cls: type, operands: list, result_types: list, properties: dict) -> Operation:
