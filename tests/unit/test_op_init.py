@@ -160,6 +160,7 @@ def test_lean_init_sets_what_operation_init_sets(monkeypatch):
     from xdsl.dialects import func
 
     a, b, c = Block(arg_types=[i32, i32, i1]).args
+    x, y = Block(arg_types=[f32, f32]).args
     dest, other = Block(arg_types=[i32]), Block()
     builders = [
         lambda: llvm.AddOp(a, b), lambda: arith.AddiOp(a, a), lambda: arith.ConstantOp(FloatAttr(1.5, f32)),
@@ -167,11 +168,16 @@ def test_lean_init_sets_what_operation_init_sets(monkeypatch):
         lambda: cf.BranchOp(dest, a), lambda: cf.BranchOp(other), lambda: llvm.BrOp(dest, b),
         lambda: scf.YieldOp(a, b), lambda: func.ReturnOp(a),
         lambda: llvm.InlineAsmOp("mov.b32 $0, $1;", "=r,r", [a], [i32]),
+        # definitions' default properties filled in (fastmath, overflowFlags), or kept as given
+        lambda: arith.AddfOp(x, y), lambda: arith.MulfOp(x, y, arith.FastMathFlagsAttr("fast")),
+        lambda: llvm.FAddOp(x, y), lambda: arith.MuliOp(a, b),
     ]
     for build in builders:
         lean, xdsl = _lean_and_xdsl(monkeypatch, build)
         _same_shape(lean, xdsl)
         assert str(lean) == str(xdsl)
+    assert list(arith.AddfOp(x, y).properties) == ["fastmath"]
+    assert arith.MulfOp(x, y, arith.FastMathFlagsAttr("fast")).fastmath == arith.FastMathFlagsAttr("fast")
     # the uses are registered on the values as Operation.__init__ registers them: newest first
     first, second = llvm.AddOp(a, b), llvm.AddOp(a, a)
     assert [(u.operation, u.index) for u in a.uses][:3] == [(second, 1), (second, 0), (first, 0)]

@@ -148,8 +148,8 @@ def init_operation(op: Operation, operands: list, result_types: list, properties
     """``Operation.__init__(op, operands=..., result_types=..., properties=..., attributes=...,
     successors=..., regions=())`` for a new op (its fields still the class defaults: no uses to
     drop), taking ``properties`` and ``attributes`` as they are (fresh dicts of the caller's):
-    the same fields set to the same values, uses registered in the same order, then the
-    op's ``__post_init__`` (the IRDL defaults and checks) as there."""
+    the same fields set to the same values, uses registered in the same order, then what the
+    op's ``__post_init__`` does (the IRDL defaults, :func:`_post_init`) as there."""
     values = SSAValues(operands)
     op._operands = values
     op._operand_uses = _uses(op, values)
@@ -161,7 +161,52 @@ def init_operation(op: Operation, operands: list, result_types: list, properties
     op._successors = blocks
     op._successor_uses = _uses(op, blocks) if blocks else ()
     op.regions = ()
-    op.__post_init__()
+    _post_init(op)
+
+
+_POST_INIT_NAMES = frozenset({"get_irdl_definition", "properties", "items", "isinstance", "OptionalDef",
+                              "default_value", "attributes", "super", "__post_init__"})
+"""The names xDSL 0.74's ``IRDLOperation.__post_init__`` reads (fill in the definition's
+default properties and attributes, then ``Operation.__post_init__``: the op name's checks)."""
+_DEFAULTS: dict[type, tuple | None] = {}
+"""Op class -> (its default properties, its default attributes) as (name, value) pairs in
+definition order, or None where the op's own ``__post_init__`` runs (:func:`_defaults`)."""
+
+
+def _defaults(cls: type) -> tuple | None:
+    """What ``IRDLOperation.__post_init__`` adds to a new op of ``cls``: the definition's
+    non-optional properties and attributes that have a default value (they never change after
+    the class's definition); None where the class's ``__post_init__`` is not that one (or
+    ``Operation.__post_init__``'s check of the name would fail: it then raises as before)."""
+    post = getattr(cls, "__post_init__", None)
+    name = getattr(cls, "name", None)
+    if (post is not irdl_ops.IRDLOperation.__post_init__ or not isinstance(name, str) or not name
+            or set(getattr(post, "__code__", None).co_names) != _POST_INIT_NAMES):
+        return None
+    op_def = cls.get_irdl_definition()
+    return (tuple((n, d.default_value) for n, d in op_def.properties.items()
+                  if not isinstance(d, irdl_ops.OptionalDef) and d.default_value is not None),
+            tuple((n, d.default_value) for n, d in op_def.attributes.items()
+                  if not isinstance(d, irdl_ops.OptionalDef) and d.default_value is not None))
+
+
+def _post_init(op: Operation) -> None:
+    """``op.__post_init__()``: for an IRDL op, its definition's defaults added to the properties
+    and attributes it lacks (in definition order), from a table made once per class."""
+    cls = type(op)
+    found = _DEFAULTS.get(cls, False)
+    if found is False:
+        found = _DEFAULTS[cls] = _defaults(cls)
+    if found is None:
+        op.__post_init__()
+        return
+    properties, attributes = found
+    for name, value in properties:
+        if name not in op.properties:
+            op.properties[name] = value
+    for name, value in attributes:
+        if name not in op.attributes:
+            op.attributes[name] = value
 
 
 def _uses(op: Operation, used: tuple) -> tuple:
