@@ -210,3 +210,25 @@ def test_lean_init_only_over_the_operation_init_it_mirrors(monkeypatch):
 
     monkeypatch.setattr(Operation, "__init__", changed)
     assert not op_init._lean_init_applies()
+
+
+def test_ops_built_inside_an_implicit_builder_are_inserted(monkeypatch):
+    """xDSL's ImplicitBuilder inserts each op built in its scope from ``Operation.__post_init__``
+    (which it replaces for the scope): the lean initialisation calls it too."""
+    from xdsl.builder import ImplicitBuilder
+
+    from tileorch.transforms.tileaa_to_simt import emit
+
+    for lean in (True, False):
+        with monkeypatch.context() as m:
+            m.setattr(op_init, "LEAN_INIT", lean)
+            block = Block(arg_types=[i32, i32])
+            a, b = block.args
+            x, y = Block(arg_types=[f32, f32]).args
+            with ImplicitBuilder(block):
+                add = arith.AddiOp(a, b)  # overflowFlags default filled
+                addf = arith.AddfOp(x, y)  # fastmath default
+                cmp = emit.cmpi(a, b, "slt")
+                br = cf.BranchOp(Block(arg_types=[i32]), a)
+            assert list(block.ops) == [add, addf, cmp, br], lean
+            assert list(add.properties) == ["overflowFlags"] and list(addf.properties) == ["fastmath"]

@@ -192,7 +192,9 @@ def _defaults(cls: type) -> tuple | None:
 
 def _post_init(op: Operation) -> None:
     """``op.__post_init__()``: for an IRDL op, its definition's defaults added to the properties
-    and attributes it lacks (in definition order), from a table made once per class."""
+    and attributes it lacks (in definition order), from a table made once per class, then
+    ``Operation.__post_init__`` as ``IRDLOperation.__post_init__`` calls it (whatever it is at
+    the time: inside an ``ImplicitBuilder`` it also inserts the op)."""
     cls = type(op)
     found = _DEFAULTS.get(cls, False)
     if found is False:
@@ -207,6 +209,7 @@ def _post_init(op: Operation) -> None:
     for name, value in attributes:
         if name not in op.attributes:
             op.attributes[name] = value
+    Operation.__post_init__(op)  # (read now: xDSL's ImplicitBuilder replaces it to insert the op it is building)
 
 
 def _uses(op: Operation, used: tuple) -> tuple:
