@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 import tileorch.transforms  # noqa: F401  (the fast IRDL op builder, before any input is read)
 from tileorch.dialects.record_attr import decode_record
-from tileorch.frontend.cutile import is_cuda_tile_module, is_tileaa_module, load
+from tileorch.frontend.cutile import load, tile_program_kind
 
 if TYPE_CHECKING:
     from tileorch.backend.compile import CompileResult
@@ -748,11 +748,7 @@ ROUTES = {
 
 def input_kind(module: ModuleOp) -> str:
     """``cuda_tile``, ``nv_tileaa`` or ``cutlass`` (anything else: the backend's own pipeline)."""
-    if is_cuda_tile_module(module):
-        return "cuda_tile"
-    if is_tileaa_module(module):
-        return "nv_tileaa"
-    return "cutlass"
+    return tile_program_kind(module) or "cutlass"
 
 
 def lower_tile_module(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",
@@ -847,8 +843,9 @@ def _lower_tile_program(module: ModuleOp, ctx: Context, arch: str | None, schedu
     from tileorch.backend.compile import _verify
     from tileorch.diagnostics import CompileError, format_error
 
-    cuda_tile = is_cuda_tile_module(module)
-    if not cuda_tile and not is_tileaa_module(module):
+    program = tile_program_kind(module)  # one walk (the CLI passes the lowered kernel here)
+    cuda_tile = program == "cuda_tile"
+    if not program:
         if schedule is not None:
             raise CompileError([format_error(
                 module, f"a schedule ({schedule}) applies only to tile programs (nv_tileaa or cuda_tile input); this "

@@ -7,6 +7,7 @@ import pytest
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp, i32
 from xdsl.ir import Block, Region
+from xdsl.ir.core import BlockOps
 
 import tileorch.transforms  # noqa: F401  (installs the walks)
 from tileorch.diagnostics import parse_module
@@ -48,9 +49,19 @@ def _module() -> ModuleOp:
 
 
 def _xdsl_walk(obj, reverse, region_first):
+    """xDSL's own walk, with xDSL's own iteration of a block's ops while it runs."""
     fn = {ModuleOp: fast_walk._XDSL_OP_WALK, Region: fast_walk._XDSL_REGION_WALK,
           Block: fast_walk._XDSL_BLOCK_WALK}.get(type(obj), fast_walk._XDSL_OP_WALK)
-    return fn(obj, reverse=reverse, region_first=region_first)
+
+    def walk():
+        saved = BlockOps.__iter__, BlockOps.__reversed__
+        BlockOps.__iter__, BlockOps.__reversed__ = fast_walk._XDSL_OPS_ITER, fast_walk._XDSL_OPS_REVERSED
+        try:
+            yield from fn(obj, reverse=reverse, region_first=region_first)
+        finally:
+            BlockOps.__iter__, BlockOps.__reversed__ = saved
+
+    return walk()
 
 
 def test_installed_by_the_transforms_package():
@@ -126,3 +137,69 @@ def test_install_refuses_walks_it_does_not_mirror(monkeypatch):
 
     monkeypatch.setattr(fast_walk, "_XDSL_OP_WALK", not_a_generator)
     assert not fast_walk._mirrors_xdsl()
+
+
+def test_block_ops_iteration_installed():
+    assert fast_walk._ops_iteration_mirrors_xdsl()
+    assert BlockOps.__iter__ is fast_walk.block_ops_iter and BlockOps.__reversed__ is fast_walk.block_ops_reversed
+
+
+def _numbered_block(n: int = 6) -> Block:
+    block = Block(arg_types=[i32])
+    for k in range(n):
+        block.add_op(arith.ConstantOp.from_int_and_width(k, i32))
+    return block
+
+
+def _value(op) -> int:
+    return op.value.value.data
+
+
+@pytest.mark.parametrize("backward", [False, True])
+@pytest.mark.parametrize("change", ["erase", "insert_after", "detach_next", "move_before", "clear"])
+def test_block_ops_mutated_while_iterating_as_xdsl(backward, change):
+    """Each change made while a loop over ``block.ops`` (or ``reversed``) holds an op: the ops the
+    loop sees, and the block after it, as with xDSL's iterator (which reads the next op when it
+    hands one out: an op inserted after the held one is not seen, a detached next one is)."""
+    def run(make_iter):
+        block = _numbered_block()
+        seen, changed = [], []
+        for op in make_iter(block.ops):
+            seen.append(_value(op))
+            if _value(op) != 2 or op.parent is not block or changed:  # (once)
+                continue
+            changed.append(op)
+            following = op.prev_op if backward else op.next_op
+            if change == "erase":
+                block.erase_op(op)
+            elif change == "insert_after":
+                new = arith.ConstantOp.from_int_and_width(10, i32)
+                (block.insert_op_before if backward else block.insert_op_after)(new, op)
+            elif change == "detach_next":
+                following.detach()
+            elif change == "move_before":
+                following.detach()
+                (block.insert_op_after if backward else block.insert_op_before)(following, op)
+            elif change == "clear":
+                for other in list(block.ops):
+                    other.detach()
+        return seen, [_value(o) for o in block.ops]
+
+    if backward:
+        ours = run(reversed)
+        theirs = run(fast_walk._XDSL_OPS_REVERSED)
+    else:
+        ours = run(iter)
+        theirs = run(fast_walk._XDSL_OPS_ITER)
+    assert ours == theirs
+    assert len(ours[0]) >= 3 and ours[1] != list(range(6))  # the loop ran and the block changed
+
+
+def test_iteration_starts_from_the_first_op_when_made():
+    """The first op is read when the iteration is made (``iter(block.ops)``), as xDSL's does."""
+    for make in (iter, fast_walk._XDSL_OPS_ITER):
+        block = _numbered_block(3)
+        it = make(block.ops)
+        block.insert_op_before(arith.ConstantOp.from_int_and_width(9, i32), block.first_op)
+        assert [_value(o) for o in it] == [0, 1, 2]
+    assert len(_numbered_block(4).ops) == 4 and list(reversed(Block().ops)) == []

@@ -124,3 +124,111 @@ def test_variadic_ops_with_wrong_arguments_raise_xdsls_errors():
         finally:
             irdl_ops.irdl_op_init = op_init.fast_irdl_op_init
     assert messages[:4] == messages[4:] and all(messages)
+
+
+def _fields(op):
+    """Every field ``Operation.__init__`` sets, with the use lists it registers."""
+    return (type(op), sorted(vars(op)), [id(o) for o in op.operands],
+            [(id(u.operation), u.index) for o in op.operands for u in o.uses if u.operation is op],
+            [(id(r.op), r.index, r.type) for r in op.results], list(op.properties.items()),
+            list(op.attributes.items()), op.location, op.regions, [id(b) for b in op.successors],
+            [(id(u.operation), u.index) for b in op.successors for u in b.uses if u.operation is op],
+            op.parent, op.next_op, op.prev_op)
+
+
+def _lean_and_xdsl(monkeypatch, build):
+    """The op ``build()`` makes initialised by :func:`op_init.init_operation` and by ``Operation.__init__``."""
+    assert op_init.LEAN_INIT  # the xDSL installed is the one it mirrors
+    lean = build()
+    with monkeypatch.context() as m:
+        m.setattr(op_init, "LEAN_INIT", False)
+        xdsl = build()
+    return lean, xdsl
+
+
+def _same_shape(a, b):
+    """``_fields`` of two ops compared up to which op / values / blocks they are (positions instead)."""
+    fa, fb = _fields(a), _fields(b)
+    assert fa[0] is fb[0] and fa[1] == fb[1] and fa[5:9] == fb[5:9] and fa[11:] == fb[11:]
+    assert len(fa[2]) == len(fb[2]) and len(fa[9]) == len(fb[9])
+    assert [i for _, i in fa[3]] == [i for _, i in fb[3]] and [i for _, i in fa[10]] == [i for _, i in fb[10]]
+    assert all(o == id(a) for o, _ in fa[3] + fa[10]) and all(o == id(b) for o, _ in fb[3] + fb[10])
+    assert [(i, t) for o, i, t in fa[4]] == [(i, t) for o, i, t in fb[4]] and all(o == id(a) for o, _, _ in fa[4])
+
+
+def test_lean_init_sets_what_operation_init_sets(monkeypatch):
+    from xdsl.dialects import func
+
+    a, b, c = Block(arg_types=[i32, i32, i1]).args
+    x, y = Block(arg_types=[f32, f32]).args
+    dest, other = Block(arg_types=[i32]), Block()
+    builders = [
+        lambda: llvm.AddOp(a, b), lambda: arith.AddiOp(a, a), lambda: arith.ConstantOp(FloatAttr(1.5, f32)),
+        lambda: arith.CmpiOp(a, b, "slt"), lambda: llvm.AddOp(a, b, attributes={"tag": StringAttr("t")}),
+        lambda: cf.BranchOp(dest, a), lambda: cf.BranchOp(other), lambda: llvm.BrOp(dest, b),
+        lambda: scf.YieldOp(a, b), lambda: func.ReturnOp(a),
+        lambda: llvm.InlineAsmOp("mov.b32 $0, $1;", "=r,r", [a], [i32]),
+        # definitions' default properties filled in (fastmath, overflowFlags), or kept as given
+        lambda: arith.AddfOp(x, y), lambda: arith.MulfOp(x, y, arith.FastMathFlagsAttr("fast")),
+        lambda: llvm.FAddOp(x, y), lambda: arith.MuliOp(a, b),
+    ]
+    for build in builders:
+        lean, xdsl = _lean_and_xdsl(monkeypatch, build)
+        _same_shape(lean, xdsl)
+        assert str(lean) == str(xdsl)
+    assert list(arith.AddfOp(x, y).properties) == ["fastmath"]
+    assert arith.MulfOp(x, y, arith.FastMathFlagsAttr("fast")).fastmath == arith.FastMathFlagsAttr("fast")
+    # the uses are registered on the values as Operation.__init__ registers them: newest first
+    first, second = llvm.AddOp(a, b), llvm.AddOp(a, a)
+    assert [(u.operation, u.index) for u in a.uses][:3] == [(second, 1), (second, 0), (first, 0)]
+    assert second in {u.operation for u in a.uses} and first in {u.operation for u in b.uses}
+
+
+def test_create_op_builds_what_create_builds(monkeypatch):
+    from tileorch.transforms.tileaa_to_simt import emit
+
+    a, b = Block(arg_types=[i32, i32]).args
+    p = Block(arg_types=[llvm.LLVMPointerType()]).args[0]
+    builders = [lambda: emit.cmpi(a, b, "slt"), lambda: emit.gep(p, a, i32, llvm.LLVMPointerType()),
+                lambda: emit.inline_asm("add.s32 $0, $1, $2;", "=r,r,r", [a, b], [i32]),
+                lambda: emit.inline_asm("bar.sync 0;", "", [], [], has_side_effects=True)]
+    for build in builders:
+        lean, xdsl = _lean_and_xdsl(monkeypatch, build)
+        _same_shape(lean, xdsl)
+        assert str(lean) == str(xdsl)
+        lean.verify()
+
+
+def test_lean_init_only_over_the_operation_init_it_mirrors(monkeypatch):
+    from xdsl.ir import Operation
+
+    assert op_init._lean_init_applies()
+    original = Operation.__init__
+
+    def changed(self, **kwargs):  # another __init__ (a future xDSL's, a wrapper): the lean one does not apply
+        original(self, **kwargs)
+
+    monkeypatch.setattr(Operation, "__init__", changed)
+    assert not op_init._lean_init_applies()
+
+
+def test_ops_built_inside_an_implicit_builder_are_inserted(monkeypatch):
+    """xDSL's ImplicitBuilder inserts each op built in its scope from ``Operation.__post_init__``
+    (which it replaces for the scope): the lean initialisation calls it too."""
+    from xdsl.builder import ImplicitBuilder
+
+    from tileorch.transforms.tileaa_to_simt import emit
+
+    for lean in (True, False):
+        with monkeypatch.context() as m:
+            m.setattr(op_init, "LEAN_INIT", lean)
+            block = Block(arg_types=[i32, i32])
+            a, b = block.args
+            x, y = Block(arg_types=[f32, f32]).args
+            with ImplicitBuilder(block):
+                add = arith.AddiOp(a, b)  # overflowFlags default filled
+                addf = arith.AddfOp(x, y)  # fastmath default
+                cmp = emit.cmpi(a, b, "slt")
+                br = cf.BranchOp(Block(arg_types=[i32]), a)
+            assert list(block.ops) == [add, addf, cmp, br], lean
+            assert list(add.properties) == ["overflowFlags"] and list(addf.properties) == ["fastmath"]

@@ -48,6 +48,20 @@ def is_tileaa_module(module: ModuleOp) -> bool:
     return any(op.name == "nv_tileaa.func" for op in module.walk())
 
 
+def tile_program_kind(module: ModuleOp) -> str:
+    """``"cuda_tile"`` where :func:`is_cuda_tile_module`, else ``"nv_tileaa"`` where
+    :func:`is_tileaa_module`, else ``""``: both questions in one walk (a module that is neither,
+    such as a lowered SIMT kernel of some 3000 ops, is walked once, not twice)."""
+    tileaa = False
+    for op in module.walk():
+        name = op.name
+        if name == "cuda_tile.module":
+            return "cuda_tile"
+        if name == "nv_tileaa.func":
+            tileaa = True
+    return "nv_tileaa" if tileaa else ""
+
+
 def tile_program_arch(module: ModuleOp, default: str = "sm_90a") -> str:
     """The target an ``nv_tileaa`` program names (``nv_tileaa.compute_capability<90, 2>``:
     sm_90a), else ``default``."""
@@ -61,7 +75,7 @@ def tile_program_arch(module: ModuleOp, default: str = "sm_90a") -> str:
     return default
 
 
-__all__ = ["BytecodeError", "compile_error_lines", "print_compile_error", "is_cuda_tile_input", "is_cuda_tile_module", "is_tileaa_module",
+__all__ = ["BytecodeError", "compile_error_lines", "print_compile_error", "is_cuda_tile_input", "is_cuda_tile_module", "is_tileaa_module", "tile_program_kind",
            "load", "tile_program_arch"]
 
 

@@ -2,12 +2,16 @@
 
 Importing the package puts :func:`tileorch.transforms.op_init.fast_irdl_op_init` in place of
 xDSL's IRDL op builder (the same ops, built with less bookkeeping: the lowerings build
-thousands) and :mod:`tileorch.transforms.fast_walk`'s walks in place of xDSL's
+thousands), :func:`tileorch.transforms.op_accessors.fast_get` in place of xDSL's read of a named
+single operand or result (``op.lhs``: the same value, without a view made per read) and
+:mod:`tileorch.transforms.fast_walk`'s walks in place of xDSL's
 ``Operation.walk``, ``Region.walk`` and ``Block.walk`` (the same ops in the same order, through
 fewer generators: the passes walk a module some twenty times)."""
 
 from tileorch.transforms import fast_walk as _fast_walk
+from tileorch.transforms import op_accessors as _op_accessors
 from tileorch.transforms import op_init as _op_init
 
 _op_init.install()
+_op_accessors.install()
 _fast_walk.install()

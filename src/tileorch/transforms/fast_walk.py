@@ -25,8 +25,16 @@ reverse (``reverse=True, region_first=True``: the pattern rewriter's worklist) a
 reverse (``reverse=True``: the worklist of a walker with ``walk_regions_first``, as
 ``convert-pipeline-to-nvvm``'s leaf and region walks); post-order forward goes to xDSL's own walk.
 
-:func:`install` puts them in place of ``Operation.walk``, ``Region.walk`` and ``Block.walk``
-(once, only over the xDSL functions they mirror); :mod:`tileorch.transforms` installs it.
+A block's ops (``for op in block.ops``, ``reversed(block.ops)``: the walks above and most
+passes' loops) are iterated by a generator over the ops' links (:func:`block_ops_iter`) in place
+of xDSL's iterator object, whose ``__next__`` reads two properties per op: 100 -> 28 ns an op.
+Like xDSL's, it reads the block's first (last) op when the iteration is made and an op's
+successor (predecessor) when it hands the op out, so an op erased, moved or added while a loop
+holds it is seen as before.
+
+:func:`install` puts them in place of ``Operation.walk``, ``Region.walk``, ``Block.walk`` and
+``BlockOps``' iteration (once, only over the xDSL functions they mirror); :mod:`tileorch.transforms`
+installs it.
 """
 
 from __future__ import annotations
@@ -34,10 +42,37 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from xdsl.ir import Block, Operation, Region
+from xdsl.ir import core as _core
 
 _XDSL_OP_WALK = Operation.walk
 _XDSL_REGION_WALK = Region.walk
 _XDSL_BLOCK_WALK = Block.walk
+_XDSL_OPS_ITER = _core.BlockOps.__iter__
+_XDSL_OPS_REVERSED = _core.BlockOps.__reversed__
+
+
+def _ops_from(op: Operation | None) -> Iterator[Operation]:
+    while op is not None:
+        following = op._next_op  # (read as the op is handed out, as xDSL's iterator reads it)
+        yield op
+        op = following
+
+
+def _ops_back_from(op: Operation | None) -> Iterator[Operation]:
+    while op is not None:
+        preceding = op._prev_op
+        yield op
+        op = preceding
+
+
+def block_ops_iter(self) -> Iterator[Operation]:
+    """``BlockOps.__iter__``: the block's ops from its first (read now) on."""
+    return _ops_from(self.block._first_op)
+
+
+def block_ops_reversed(self) -> Iterator[Operation]:
+    """``BlockOps.__reversed__``: the block's ops from its last (read now) back."""
+    return _ops_back_from(self.block._last_op)
 
 
 _END = object()
@@ -234,6 +269,25 @@ def _mirrors_xdsl() -> bool:
     return True
 
 
+def _names(fn) -> set[str]:
+    return set(getattr(getattr(fn, "__code__", None), "co_names", ()))
+
+
+def _ops_iteration_mirrors_xdsl() -> bool:
+    """Whether ``BlockOps``' iteration is xDSL 0.74's: an iterator object made from the block's
+    first (last) op whose ``__next__`` steps to the op's ``next_op`` (``prev_op``), the
+    ``_next_op`` (``_prev_op``) link, before handing the op out."""
+    forward, backward = _core._BlockOpsIterator, _core._BlockOpsReverseIterator
+    return (_names(_XDSL_OPS_ITER) == {"_BlockOpsIterator", "first"}
+            and _names(_core.BlockOps.first.fget) == {"block", "first_op"}
+            and _names(Block.first_op.fget) == {"_first_op"} and _names(Block.last_op.fget) == {"_last_op"}
+            and _names(forward.__next__) == {"next_op", "StopIteration"}
+            and _names(Operation.next_op.fget) == {"_next_op"}
+            and _names(_XDSL_OPS_REVERSED) == {"_BlockOpsReverseIterator", "block", "last_op"}
+            and _names(backward.__next__) == {"prev_op", "StopIteration"}
+            and _names(Operation.prev_op.fget) == {"_prev_op"})
+
+
 def install() -> bool:
     """Use these walks from now on (idempotent); False, with xDSL's left in place, when xDSL's
     walks are not the ones they mirror."""
@@ -244,6 +298,9 @@ def install() -> bool:
     Operation.walk = operation_walk
     Region.walk = region_walk
     Block.walk = block_walk
+    if _ops_iteration_mirrors_xdsl():
+        _core.BlockOps.__iter__ = block_ops_iter
+        _core.BlockOps.__reversed__ = block_ops_reversed
     return True
 
 

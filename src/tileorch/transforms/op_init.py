@@ -21,6 +21,13 @@ list or tuple of them for a variadic one, ``None`` for an absent optional one): 
 lists are what ``irdl_op_init`` passes on (without options it uses the segment sizes for
 nothing).  Any other form goes through ``irdl_op_init``.
 
+Both direct paths then initialise the op with :func:`init_operation`, which sets the fields
+``Operation.__init__`` sets, to the same values, in one function (no property setters replacing
+empty use lists, no generator per op, the unknown location read once): about half of the
+construction's time.  It is used only over the ``Operation.__init__`` it was written against
+(:data:`LEAN_INIT`: the names that function's code reads are checked once); over any other the
+ops are built by ``Operation.__init__`` itself.
+
 :func:`install` puts it in place of ``irdl_op_init`` in :mod:`xdsl.irdl.operations` (whose
 ``IRDLOperation.__init__`` calls it); the lowering passes install it when imported.
 """
@@ -30,7 +37,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import xdsl.irdl.operations as irdl_ops
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects.builtin import UNKNOWN_LOC
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue, SSAValues, Use
 
 _XDSL_OP_INIT = irdl_ops.irdl_op_init
 _PLAIN: dict[int, tuple[object, int, int] | None] = {}
@@ -104,6 +112,135 @@ def _is_type(t: object) -> bool:
     return not seq
 
 
+_OPERATION_INIT_NAMES = frozenset({"super", "__init__", "operands", "SSAValues", "OpResult", "enumerate", "results",
+                                   "dict", "properties", "attributes", "_unknown_loc", "location", "list",
+                                   "successors", "regions", "add_region", "__post_init__"})
+"""The global and attribute names xDSL 0.74's ``Operation.__init__`` reads (its code's ``co_names``)."""
+_SETTER_NAMES = frozenset({"SSAValues", "tuple", "Use", "range", "len", "zip", "_operands", "_operand_uses",
+                           "remove_use", "add_use", "_successors", "_successor_uses"})
+"""The names its ``operands`` and ``successors`` setters read, together."""
+
+
+def _code_names(fn) -> set[str]:
+    code = getattr(fn, "__code__", None)
+    names = set(getattr(code, "co_names", ()))
+    for const in getattr(code, "co_consts", ()):  # the names its generators use
+        names.update(getattr(const, "co_names", ()))
+    return names
+
+
+def _lean_init_applies() -> bool:
+    """Whether ``Operation.__init__`` and the two setters it calls are the ones
+    :func:`init_operation` mirrors (checked by the names their code reads)."""
+    try:
+        setters = _code_names(Operation.operands.fset) | _code_names(Operation.successors.fset)
+    except AttributeError:
+        return False
+    return _code_names(Operation.__init__) == _OPERATION_INIT_NAMES and setters == _SETTER_NAMES
+
+
+LEAN_INIT = _lean_init_applies()
+"""Whether :func:`init_operation` initialises ops (else ``Operation.__init__`` does)."""
+
+
+def init_operation(op: Operation, operands: list, result_types: list, properties: dict, attributes: dict,
+                   successors: list) -> None:
+    """``Operation.__init__(op, operands=..., result_types=..., properties=..., attributes=...,
+    successors=..., regions=())`` for a new op (its fields still the class defaults: no uses to
+    drop), taking ``properties`` and ``attributes`` as they are (fresh dicts of the caller's):
+    the same fields set to the same values, uses registered in the same order, then what the
+    op's ``__post_init__`` does (the IRDL defaults, :func:`_post_init`) as there."""
+    values = SSAValues(operands)
+    op._operands = values
+    op._operand_uses = _uses(op, values)
+    op.results = SSAValues([OpResult(t, op, i) for i, t in enumerate(result_types)])
+    op.properties = properties
+    op.attributes = attributes
+    op.location = UNKNOWN_LOC
+    blocks = tuple(successors)
+    op._successors = blocks
+    op._successor_uses = _uses(op, blocks) if blocks else ()
+    op.regions = ()
+    _post_init(op)
+
+
+_POST_INIT_NAMES = frozenset({"get_irdl_definition", "properties", "items", "isinstance", "OptionalDef",
+                              "default_value", "attributes", "super", "__post_init__"})
+"""The names xDSL 0.74's ``IRDLOperation.__post_init__`` reads (fill in the definition's
+default properties and attributes, then ``Operation.__post_init__``: the op name's checks)."""
+_DEFAULTS: dict[type, tuple | None] = {}
+"""Op class -> (its default properties, its default attributes) as (name, value) pairs in
+definition order, or None where the op's own ``__post_init__`` runs (:func:`_defaults`)."""
+
+
+def _defaults(cls: type) -> tuple | None:
+    """What ``IRDLOperation.__post_init__`` adds to a new op of ``cls``: the definition's
+    non-optional properties and attributes that have a default value (they never change after
+    the class's definition); None where the class's ``__post_init__`` is not that one (or
+    ``Operation.__post_init__``'s check of the name would fail: it then raises as before)."""
+    post = getattr(cls, "__post_init__", None)
+    name = getattr(cls, "name", None)
+    if (post is not irdl_ops.IRDLOperation.__post_init__ or not isinstance(name, str) or not name
+            or set(getattr(post, "__code__", None).co_names) != _POST_INIT_NAMES):
+        return None
+    op_def = cls.get_irdl_definition()
+    return (tuple((n, d.default_value) for n, d in op_def.properties.items()
+                  if not isinstance(d, irdl_ops.OptionalDef) and d.default_value is not None),
+            tuple((n, d.default_value) for n, d in op_def.attributes.items()
+                  if not isinstance(d, irdl_ops.OptionalDef) and d.default_value is not None))
+
+
+def _post_init(op: Operation) -> None:
+    """``op.__post_init__()``: for an IRDL op, its definition's defaults added to the properties
+    and attributes it lacks (in definition order), from a table made once per class, then
+    ``Operation.__post_init__`` as ``IRDLOperation.__post_init__`` calls it (whatever it is at
+    the time: inside an ``ImplicitBuilder`` it also inserts the op)."""
+    cls = type(op)
+    found = _DEFAULTS.get(cls, False)
+    if found is False:
+        found = _DEFAULTS[cls] = _defaults(cls)
+    if found is None:
+        op.__post_init__()
+        return
+    properties, attributes = found
+    for name, value in properties:
+        if name not in op.properties:
+            op.properties[name] = value
+    for name, value in attributes:
+        if name not in op.attributes:
+            op.attributes[name] = value
+    Operation.__post_init__(op)  # (read now: xDSL's ImplicitBuilder replaces it to insert the op it is building)
+
+
+def _uses(op: Operation, used: tuple) -> tuple:
+    """One ``Use`` of ``op`` per item of ``used`` (values or blocks), each added to its item's
+    uses (in order, as the ``operands`` / ``successors`` setters add them)."""
+    uses = tuple([Use(op, i) for i in range(len(used))])
+    for item, use in zip(used, uses):
+        item.add_use(use)
+    return uses
+
+
+def create_op(cls: type, operands: list, result_types: list, properties: dict) -> Operation:
+    """``cls.create(operands=..., result_types=..., properties=...)``: a new op of ``cls`` built
+    without its builder (operands, types and properties taken as given, as ``create`` takes
+    them), initialised by :func:`init_operation` where :data:`LEAN_INIT` holds."""
+    if not LEAN_INIT:
+        return cls.create(operands=operands, result_types=result_types, properties=properties)
+    op = cls.__new__(cls)
+    init_operation(op, list(operands), list(result_types), dict(properties), {}, [])
+    return op
+
+
+def _init(op: Operation, operands: list, result_types: list, properties: dict, attributes: dict,
+          successors: list) -> None:
+    if LEAN_INIT:
+        init_operation(op, operands, result_types, properties, attributes, successors)
+    else:
+        Operation.__init__(op, operands=operands, result_types=result_types, properties=properties,
+                           attributes=attributes, successors=successors, regions=[])
+
+
 def fast_irdl_op_init(self, op_def, *, operands, result_types, properties, attributes, successors, regions) -> None:
     """``irdl_op_init`` (same arguments, same op built, same errors)."""
     plain = _plain(op_def)
@@ -121,25 +258,11 @@ def fast_irdl_op_init(self, op_def, *, operands, result_types, properties, attri
             _XDSL_OP_INIT(self, op_def, operands=operands, result_types=result_types, properties=properties,
                           attributes=attributes, successors=successors, regions=regions)
             return
-        Operation.__init__(
-            self,
-            operands=built_operands,
-            result_types=built_types,
-            properties={k: v for k, v in properties.items() if v is not None},
-            attributes={k: v for k, v in attributes.items() if v is not None},
-            successors=built_successors,
-            regions=[],
-        )
+        _init(self, built_operands, built_types, {k: v for k, v in properties.items() if v is not None},
+              {k: v for k, v in attributes.items() if v is not None}, built_successors)
         return
-    Operation.__init__(
-        self,
-        operands=list(operands),
-        result_types=list(result_types),
-        properties={k: v for k, v in properties.items() if v is not None},
-        attributes={k: v for k, v in attributes.items() if v is not None},
-        successors=[],
-        regions=[],
-    )
+    _init(self, list(operands), list(result_types), {k: v for k, v in properties.items() if v is not None},
+          {k: v for k, v in attributes.items() if v is not None}, [])
 
 
 def install() -> None:
@@ -154,4 +277,4 @@ def install() -> None:
         irdl_ops.irdl_op_init = fast_irdl_op_init
 
 
-__all__ = ["fast_irdl_op_init", "install"]
+__all__ = ["LEAN_INIT", "create_op", "fast_irdl_op_init", "init_operation", "install"]

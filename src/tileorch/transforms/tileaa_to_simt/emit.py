@@ -21,6 +21,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.nv_tileaa.attrs import PointerType
+from tileorch.transforms.op_init import create_op
 
 GLOBAL_PTR = nvvm.PTR_GLOBAL
 SHARED_PTR = nvvm.PTR_SHARED
@@ -122,7 +123,7 @@ def cmpi(a: SSAValue | Operation, b: SSAValue | Operation, predicate: str | int)
     a, b = SSAValue.get(a), SSAValue.get(b)
     arith.CmpiOp._validate_operand_types(a, b)
     value = CMPI_PREDICATES[predicate] if isinstance(predicate, str) else predicate
-    return arith.CmpiOp.create(operands=[a, b], result_types=[i1], properties={"predicate": integer_attr(value, i64)})
+    return create_op(arith.CmpiOp, [a, b], [i1], {"predicate": integer_attr(value, i64)})
 
 
 @lru_cache(maxsize=256)
@@ -134,7 +135,19 @@ def _gep_properties(elem: Attribute) -> tuple[tuple[str, Attribute], ...]:
 def gep(base: SSAValue, index: SSAValue, elem: Attribute, ptr_type: Attribute) -> llvm.GEPOp:
     """``llvm.GEPOp(base, [GEP_USE_SSA_VAL], elem, ssa_indices=[index], result_type=ptr_type)``:
     the same op, its properties built once per element type."""
-    return llvm.GEPOp.create(operands=[base, index], result_types=[ptr_type], properties=dict(_gep_properties(elem)))
+    return create_op(llvm.GEPOp, [base, index], [ptr_type], dict(_gep_properties(elem)))
+
+
+@lru_cache(maxsize=64)
+def position(i: int) -> DenseArrayBase:
+    """``llvm.extractvalue``'s position ``[i]``, built once per index (attributes are immutable)."""
+    return DenseArrayBase.from_list(i64, [i])
+
+
+@lru_cache(maxsize=16)
+def _words_struct(nwords: int) -> Attribute:
+    """``!llvm.struct<(i32, ...)>`` of ``nwords`` words, built once per count."""
+    return llvm.LLVMStructType.from_type_list([i32] * nwords)
 
 
 @lru_cache(maxsize=1024)
@@ -150,8 +163,8 @@ def inline_asm(asm: str, constraints: str, operands: Sequence[SSAValue], result_
     """``llvm.InlineAsmOp(asm, constraints, operands, result_types, has_side_effects=...)``: the
     same op (the same properties, in the same order; ``tail_call_kind`` left to its default), its
     string attributes built once per text (an epilogue repeats a handful of asm texts per element)."""
-    return llvm.InlineAsmOp.create(operands=list(operands), result_types=list(result_types),
-                                   properties=dict(_asm_properties(asm, constraints, has_side_effects)))
+    return create_op(llvm.InlineAsmOp, list(operands), list(result_types),
+                     dict(_asm_properties(asm, constraints, has_side_effects)))
 
 
 def is_fp8(t: Attribute) -> bool:
@@ -446,9 +459,8 @@ class Emitter:
         constraints = ",".join(["=r"] * nwords + ["r", "l"])
         if nwords == 1:
             return [self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [i32], has_side_effects=True))]
-        st = self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr],
-                                     [llvm.LLVMStructType.from_type_list([i32] * nwords)], has_side_effects=True))
-        return [self.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), st, i32)) for i in range(nwords)]
+        st = self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [_words_struct(nwords)], has_side_effects=True))
+        return [self.v(llvm.ExtractValueOp(position(i), st, i32)) for i in range(nwords)]
 
     def words_to_elements(self, words: Sequence[SSAValue], elem: Attribute, count: int) -> list[SSAValue]:
         """The ``count`` elements of type ``elem`` (1, 2, 4 or 8 bytes) packed little-endian in the

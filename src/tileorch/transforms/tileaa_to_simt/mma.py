@@ -56,8 +56,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import (BFloat16Type, DenseArrayBase, Float16Type, Float32Type, FloatTF32Type, IntegerType,
-                                   VectorType, f16, f32, i8, i16, i32, i64)
+from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, FloatTF32Type, IntegerType,
+                                   VectorType, f16, f32, i8, i16, i32)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tileorch import settings
@@ -65,7 +65,7 @@ from tileorch.diagnostics import format_error
 from tileorch.dialects import llvm_ext
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.lazy_import import lazy_module
-from tileorch.transforms.tileaa_to_simt.emit import FP8_KINDS, SHARED_PTR, Emitter, Tile
+from tileorch.transforms.tileaa_to_simt.emit import FP8_KINDS, SHARED_PTR, Emitter, Tile, position
 
 payload = lazy_module("tileorch.dialects.nvvm_payload")  # mma.sync ops: imported when a dot is lowered
 
@@ -438,7 +438,7 @@ class MmaDotLowering:
                     if extra:
                         at = lb.add_i(at, lb.const(extra))
                     got = lb.v(payload.LdMatrixOp(lb.gep(self.smem, at, i32, SHARED_PTR), num))
-                    words = [lb.v(llvm.ExtractValueOp(_pos(i), got, i32)) for i in range(num)] if num > 1 else [got]
+                    words = [lb.v(llvm.ExtractValueOp(position(i), got, i32)) for i in range(num)] if num > 1 else [got]
                     return [lb.v(llvm.BitcastOp(x, reg)) for x in words] if reg != i32 else words
 
                 def b_fragments(extra: int) -> list[SSAValue]:
@@ -457,7 +457,7 @@ class MmaDotLowering:
                     acc_c = accs[4 * c:4 * c + 4]
                     for fa, fb in pairs:
                         d = lb.v(payload.MmaSyncOp(fa, fb[2 * c:2 * c + 2], acc_c, plan.type_a, plan.type_b))
-                        acc_c = [lb.v(llvm.ExtractValueOp(_pos(j), d, acc_type)) for j in range(4)]
+                        acc_c = [lb.v(llvm.ExtractValueOp(position(j), d, acc_type)) for j in range(4)]
                     out += acc_c
                 return out
 
@@ -483,10 +483,6 @@ class MmaDotLowering:
             round_body(e, e.const(0), [])
         else:
             e.for_(e.const(0), e.const(rounds), e.const(1), [], round_body)
-
-
-def _pos(j: int) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, [j])
 
 
 def _constant(e: Emitter, acc: Tile) -> SSAValue | None:

@@ -38,7 +38,7 @@ Contract (a mixin of ``FunctionLowering``):
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import (BFloat16Type, DenseArrayBase, IntegerAttr, IntegerType, StringAttr, TensorType, i1,
+from xdsl.dialects.builtin import (BFloat16Type, IntegerAttr, IntegerType, StringAttr, TensorType, i1,
                                    i16, i32, i64)
 from xdsl.ir import Attribute, SSAValue
 
@@ -46,7 +46,7 @@ from tileorch.dialects import llvm_ext
 from tileorch.dialects.nv_tileaa.attrs import PointerType
 from tileorch.transforms.tileaa_to_simt.contiguity import last_dim_step
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, Emitter, Tile, byte_size, cmpi, global_type, is_float,
-                                                     memory_type, reg_type, supported_element)
+                                                     memory_type, position, reg_type, supported_element)
 
 SYNCSCOPE = {"cta": "block", "cluster": "cluster", "gpu": "device", "sys": None}
 LLVM_ORDER = {"relaxed": "monotonic", "acquire": "acquire", "release": "release", "acq_rel": "acq_rel"}
@@ -406,7 +406,7 @@ class PointerLowering:
             if is_float(elt):
                 cmp, v = b.v(arith.BitcastOp(cmp, bits)), b.v(arith.BitcastOp(v, bits))
             pair = b.v(llvm_ext.CmpXchgOp(p, cmp, v, LLVM_ORDER[sem], failure, scope))
-            old = b.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [0]), pair, bits))
+            old = b.v(llvm.ExtractValueOp(position(0), pair, bits))
             return b.v(arith.BitcastOp(old, elt)) if is_float(elt) else old
 
         self._atomic(e, op, [op.cmp, op.value], one)

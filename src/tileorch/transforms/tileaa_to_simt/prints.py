@@ -20,7 +20,7 @@ ptxas resolves ``vprintf`` itself: the kernel stays a whole program."""
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm, scf
-from xdsl.dialects.builtin import (DenseArrayBase, DictionaryAttr, Float16Type, Float32Type, Float64Type, IntegerAttr,
+from xdsl.dialects.builtin import (DictionaryAttr, Float16Type, Float32Type, Float64Type, IntegerAttr,
                                    IntegerType, ModuleOp, StringAttr, f64, i1, i32, i64)
 from xdsl.ir import Block, Operation, Region, SSAValue
 
@@ -28,7 +28,7 @@ from tileorch.dialects import llvm_ext
 from tileorch.transforms.bound_waits import SPIN_SITE
 from tileorch.dialects.nv_tileaa.print_format import Conversion, parse
 from tileorch.transforms.tileaa_to_simt import print_plan
-from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Tile, cmpi, reg_type
+from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Tile, cmpi, position, reg_type
 
 VPRINTF = "vprintf"
 LOCK = "__tileorch_print_lock"
@@ -110,7 +110,7 @@ def _lock(lowering, b, take: bool) -> None:
     before = Block()
     bb = b.nested(before)
     pair = bb.v(llvm_ext.CmpXchgOp(lock, bb.const(0), bb.const(1), "acquire", "monotonic", "device"))
-    won = bb.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [1]), pair, i1))
+    won = bb.v(llvm.ExtractValueOp(position(1), pair, i1))
     again = bb.v(arith.XOrIOp(won, bb.const(1, i1)))
     before.add_op(scf.ConditionOp(again))
     loop = b.add(scf.WhileOp([], [], Region(before), Region(Block([scf.YieldOp()]))))
