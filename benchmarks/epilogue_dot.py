@@ -105,9 +105,12 @@ SUMMARY = ("tileorch_kind", "tileorch_ms", "tileorch_simt_ms", "tileiras_ms", "t
 
 
 def summary(row: dict) -> str:
-    """One line of a row: program, shape, :data:`SUMMARY`'s fields and any variant's error."""
+    """One line of a row: program, shape, :data:`SUMMARY`'s fields, any variant's ptxas spills (named by variant:
+    the GEMM kernel's and the SIMT comparison's are told apart) and any variant's error."""
     return " ".join([row["program"], "%dx%dx%dx%d" % (row["m"], row["k"], row["r"], row["n"]),
-                     *[f"{k}={row.get(k)}" for k in SUMMARY], *[row[k] for k in row if k.endswith("_error")]])
+                     *[f"{k}={row.get(k)}" for k in SUMMARY],
+                     *[f"{k}={'; '.join(row[k])}" for k in row if k.endswith("_spills")],
+                     *[row[k] for k in row if k.endswith("_error")]])
 
 
 def main(argv=None) -> int:

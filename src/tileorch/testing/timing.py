@@ -9,6 +9,7 @@ per-call host time inside a batch is part of what it measures).  Needs torch and
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 
@@ -50,17 +51,32 @@ def best_batch_ms(fn: Callable[[], object], iters: int, batches: int = 3) -> flo
     return best
 
 
+_SPILL = re.compile(r"ptxas spilled registers of [^:;]+: \d+ B stores, \d+ B loads \(\d+ registers\)")
+
+
 def time_variant(row: dict, name: str, launch: Callable, kernel, grid, args: tuple, out, ref, iters: int,
                  stream=None, **kw) -> None:
     """One variant of a cuTile program's benchmark row: ``launch(stream, grid, kernel, args, **kw)`` once, then
     ``row[name + "_rel_err"]`` (the relative Frobenius error of ``out``, a torch tensor the launch wrote,
     against ``ref``), ``row[name + "_ms"]`` (:func:`bench_ms`) and, for tileorch's launcher, the path its
-    program took (``row[name + "_kind"]``, with ``kw``'s schedule); an exception is ``row[name + "_error"]``."""
+    program took (``row[name + "_kind"]``, with ``kw``'s schedule); an exception is ``row[name + "_error"]``.
+    The ptxas spill reports among the warnings the first launch raised (the launcher's, once per compiled kernel:
+    the kernel this variant runs) are ``row[name + "_spills"]``, so a spill is told apart by variant; every warning
+    is shown as before."""
+    import warnings
+
     import torch
 
     stream = torch.cuda.current_stream() if stream is None else stream
     try:
-        launch(stream, grid, kernel, args, **kw)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            launch(stream, grid, kernel, args, **kw)
+        for w in caught:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        spills = [s for w in caught for s in _SPILL.findall(str(w.message))]
+        if spills:
+            row[f"{name}_spills"] = spills
         torch.cuda.synchronize()
         row[f"{name}_rel_err"] = float(((out.float() - ref).norm() / ref.norm()).item())
         row[f"{name}_ms"] = bench_ms(lambda: launch(stream, grid, kernel, args, **kw), iters)
