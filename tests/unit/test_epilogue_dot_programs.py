@@ -460,11 +460,18 @@ def test_lora_with_peft_weight_layouts_and_a_bias(dtype, r, rank_tile, tn):
                         _a((512, 512)), 2.0, 64, 128, 128, 64]),
     ("lora_added_after", [_a((512, 512)), _a((512, 512)), _a((512, 64)), _a((64, 512)), _a((512, 512)), 2.0, 64, 128,
                           128, 64]),
+    # benchmarks/epilogue_dot.py's programs and sizes (8192 x 4096, rank 64, N 4096; 128 x 128 x 64 tiles, which the
+    # launcher keeps for an epilogue-dot program): the GEMM kernels its "tileorch" variant runs
+    ("lora_nn_linear", [_a((8192, 4096)), _a((4096, 4096)), _a((64, 4096)), _a((4096, 64)), _a((4096,), "float32"),
+                        _a((8192, 4096)), 0.5, 64, 128, 128, 64]),
+    ("mlp_nn_linear_weights", [_a((8192, 4096)), _a((64, 4096)), _a((64,), "float32"), _a((4096, 64)),
+                               _a((8192, 4096)), 64, 128, 128, 64]),
 ])
-def test_lora_default_compile_assembles_without_spills(kernel, spec):
-    """LoRA at a user's tiles (128 x 128, rank 64; PEFT's layouts, and the product added after its own dot), as
-    compiled by default: the GEMM tier, the second dot's four register-A WGMMAs per consumer group with B
-    untransposed (tnspB 0) for K-major E, transposed (1) for N-major, no spills."""
+def test_epilogue_dot_default_compile_assembles_without_spills(kernel, spec):
+    """LoRA at a user's tiles (128 x 128, rank 64; PEFT's layouts, and the product added after its own dot) and the
+    MLP with nn.Linear's weights, as compiled by default: the GEMM tier, the second dot's four register-A WGMMAs
+    per consumer group with B untransposed (tnspB 0) for K-major E, transposed (1) for N-major, no spills (the
+    spills session 25's GPU run reported for these programs were their SIMT comparison kernels')."""
     from tileorch.backend.ptxas import ptxas_available, run_ptxas
 
     prog = _compile(getattr(P, kernel), spec, config="")
