@@ -7,7 +7,8 @@ program on tileorch's SIMT path (``schedule="simt"``: mma.sync, where these prog
 tileiras (``cuda.tile.launch``) and torch (two cuBLAS GEMMs, fp16), one timing method
 (:func:`tileorch.testing.timing.bench_ms`).
 
-    python benchmarks/epilogue_dot.py [--shapes 8192x4096x64x4096,...] [--iters 30] [--out build/epilogue_dot.json]
+    python benchmarks/epilogue_dot.py [--shapes 8192x4096x64x4096,...] [--iters 30] [--tn 128] [--no-simt]
+        [--out build/epilogue_dot.json]
 
 A shape is ``M x K x R x N`` (R the rank / hidden width: one tile, 64 or 128).  Outputs are NaN-prefilled
 and checked against fp32 torch first (relative Frobenius error); TFLOP/s = ``2 M R (K + N)`` (LoRA: ``+ 2 M N K``,
@@ -26,7 +27,9 @@ SHAPES = "8192x4096x64x4096,16384x2048x128x2048,4096x8192x64x1024"
 TM, TN, TK = 128, 128, 64
 
 
-def run_one(program: str, m: int, k: int, r: int, n: int, iters: int) -> dict:
+def run_one(program: str, m: int, k: int, r: int, n: int, iters: int, tn: int = TN, simt: bool = True) -> dict:
+    """One row: ``program`` at ``M x K x R x N`` with the program's tiles ``TM x tn x TK`` (the launcher keeps an
+    epilogue-dot program's tiles); ``simt=False`` leaves out the SIMT-path variant."""
     import torch
     import torch.nn.functional as F
 
@@ -46,7 +49,7 @@ def run_one(program: str, m: int, k: int, r: int, n: int, iters: int) -> dict:
         ref = F.silu(x.float() @ w1t.float().T + b1).half().float() @ w2t.float().T
 
         def args(y):
-            return (x, w1t, b1, w2t, y, r, TM, TN, TK)
+            return (x, w1t, b1, w2t, y, r, TM, tn, TK)
 
         def torch_fn():
             return F.linear(F.silu(F.linear(x, w1t, b1_16)), w2t)
@@ -57,7 +60,7 @@ def run_one(program: str, m: int, k: int, r: int, n: int, iters: int) -> dict:
         ref = x.float() @ w.float().T + bias + (0.5 * (x.float() @ at.float().T)).half().float() @ bt.float().T
 
         def args(y):
-            return (x, w, at, bt, bias, y, 0.5, r, TM, TN, TK)
+            return (x, w, at, bt, bias, y, 0.5, r, TM, tn, TK)
 
         def torch_fn():
             return F.linear(x, w, bias16) + F.linear(F.linear(x, at) * 0.5, bt)
@@ -66,7 +69,7 @@ def run_one(program: str, m: int, k: int, r: int, n: int, iters: int) -> dict:
         ref = 0.5 * ((x.float() @ w1.float()).half().float() @ w2.float()) + bias
 
         def args(y):
-            return (x, w1, w2, bias, y, 0.5, r, TM, TN, TK)
+            return (x, w1, w2, bias, y, 0.5, r, TM, tn, TK)
 
         def torch_fn():
             return 0.5 * ((x @ w1) @ w2) + bias
@@ -75,19 +78,20 @@ def run_one(program: str, m: int, k: int, r: int, n: int, iters: int) -> dict:
         ref = F.silu(x.float() @ w1.float()).half().float() @ w2.float()
 
         def args(y):
-            return (x, w1, w2, y, r, TM, TN, TK)
+            return (x, w1, w2, y, r, TM, tn, TK)
 
         def torch_fn():
             return F.silu(x @ w1) @ w2
-    grid = ((m + TM - 1) // TM, (n + TN - 1) // TN, 1)
-    row: dict = {"program": program, "m": m, "k": k, "r": r, "n": n, "tiles": f"{TM}x{TN}x{TK}"}
+    grid = ((m + TM - 1) // TM, (n + tn - 1) // tn, 1)
+    row: dict = {"program": program, "m": m, "k": k, "r": r, "n": n, "tiles": f"{TM}x{tn}x{TK}"}
 
     def variant(name, launch, **kw):
         y = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
         time_variant(row, name, launch, kernel, grid, args(y), y, ref, iters, **kw)
 
     variant("tileorch", tileorch.cutile.launch)
-    variant("tileorch_simt", tileorch.cutile.launch, schedule="simt")
+    if simt:
+        variant("tileorch_simt", tileorch.cutile.launch, schedule="simt")
     try:
         import cuda.tile as ct
 
@@ -119,13 +123,15 @@ def main(argv=None) -> int:
     ap.add_argument("--programs", default="lowrank,mlp")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--out", default="build/epilogue_dot.json")
+    ap.add_argument("--tn", type=int, default=TN, help="the programs' tn (the second dot's N tile): 128 or 256")
+    ap.add_argument("--no-simt", action="store_true", help="leave out the SIMT-path variant")
     ap.add_argument("--summary", action="store_true", help="print one line per row (summary()) instead of its JSON")
     opts = ap.parse_args(argv)
     rows = []
     for program in opts.programs.split(","):
         for shape in opts.shapes.split(","):
             m, k, r, n = (int(v) for v in shape.split("x"))
-            row = run_one(program, m, k, r, n, opts.iters)
+            row = run_one(program, m, k, r, n, opts.iters, opts.tn, not opts.no_simt)
             rows.append(row)
             print(summary(row) if opts.summary else json.dumps(row), flush=True)
     Path(opts.out).parent.mkdir(parents=True, exist_ok=True)
