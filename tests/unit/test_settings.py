@@ -126,7 +126,9 @@ def test_readers_take_the_validated_value(monkeypatch):
         chained_dots.stages_cap()
 
 
-def test_check_environment_warns_once_per_unknown_name():
+def test_check_environment_warns_once_per_unknown_name(monkeypatch):
+    monkeypatch.setattr(settings, "_checked", set())  # (the process's memo: the test may run twice in one process)
+    monkeypatch.setattr(settings, "_warned", set())
     env = {"TILEORCH_ATTN_STAGE": "2", "TILEORCH_MATH": "approx", "PATH": "/bin"}
     first = settings.check_environment(env)
     assert first == ["TILEORCH_ATTN_STAGE is not a setting tileorch reads: ignored "
@@ -137,6 +139,8 @@ def test_check_environment_warns_once_per_unknown_name():
 
 
 def test_compile_environment_validates_and_warns(monkeypatch):
+    monkeypatch.setattr(settings, "_warned", set())
+    monkeypatch.setattr(cache, "_validated", set())
     monkeypatch.setenv("TILEORCH_SIMT_VECTOR_BYTES", "12")
     with pytest.raises(settings.SettingError, match="TILEORCH_SIMT_VECTOR_BYTES='12'"):
         cache.compile_environment()
