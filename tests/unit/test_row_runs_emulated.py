@@ -16,15 +16,23 @@ from tileorch.transforms.tileas import simt_layouts  # noqa: E402
 RNG = np.random.default_rng(2205)
 
 
-@pytest.mark.parametrize("value,runs", [(None, 4), ("", 4), ("1", 1), ("2", 2), ("8", 8), ("0", 4), ("-1", 4),
-                                        ("two", 4), ("1.5", 4)])
-def test_row_runs_reads_a_positive_integer_else_the_default(monkeypatch, value, runs):
+@pytest.mark.parametrize("value,runs", [(None, 4), ("", 4), ("1", 1), ("2", 2), ("8", 8), ("0", None), ("-1", None),
+                                        ("two", None), ("1.5", None)])
+def test_row_runs_reads_a_positive_integer_else_an_error(monkeypatch, value, runs):
+    """Unset: 4; a positive integer: that; anything else is an error naming the variable (tileorch.settings;
+    it was read as the default silently)."""
+    from tileorch.settings import SettingError
+
     if value is None:
         monkeypatch.delenv("TILEORCH_ROW_RUNS", raising=False)
     else:
         monkeypatch.setenv("TILEORCH_ROW_RUNS", value)
     assert simt_layouts.ROW_RUNS == 4
-    assert simt_layouts.row_runs() == runs
+    if runs is None:
+        with pytest.raises(SettingError, match=f"TILEORCH_ROW_RUNS='{value}'"):
+            simt_layouts.row_runs()
+    else:
+        assert simt_layouts.row_runs() == runs
 
 
 def _emulate_views(*args):

@@ -104,7 +104,6 @@ def _line_of(kernel, text: str) -> int:
 
 @pytest.mark.parametrize("name, text, where", [
     ("attn_learned_sink_kv", "s = ct.mma(q, ct.transpose(ks)", "before"),
-    ("mm_lora_fused", "up = ct.mma(", "after"),
 ])
 def test_a_dot_outside_the_chain_loop_is_refused_at_that_dot(name, text, where):
     p = PROGRAMS[name]

@@ -1116,7 +1116,7 @@ _add("two_gemms_one_kernel_unchained", two_gemms_one_kernel_unchained,
       64], (2, 3), "simt", error="2 loops with dots one after another", outputs=(2, 5))
 _add("lora_linear_two_products", lora_linear_two_products,
      [_a((200, 128)), _a((128, 192)), _a((128, 16)), _a((16, 192)), _a((200, 192)), 0.5, 128, 64, 64, 16], (2, 3),
-     "simt", error="this one after the loop that holds the others", outputs=(4,))
+     "simt", error="the first dot's N (the second dot's K) is 16", outputs=(4,))
 _add("attn_dropout_mask_array", attn_dropout_mask_array,
      [_a((2, 128, 64)), _a((2, 192, 64)), _a((2, 192, 64)), _a((2, 128, 192), U8), _a((2, 128, 64)), S64, 1.25, 64,
       64, 64], (2, 2), "chained", outputs=(4,))

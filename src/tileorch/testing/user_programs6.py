@@ -1427,8 +1427,10 @@ _add("mm_batched_strided_batch", mm_batched_strided_batch, [((2, 128, 128), "flo
      "gemm", outputs=(2,))
 _add("mm_lora_fused", mm_lora_fused, [((128, 256), "float16"), ((256, 256), "float16"), ((256, 64), "float16"),
                                       ((64, 256), "float16"), ((128, 256), "float16"), 0.5, 128, 128, 64, 64],
-     (1, 2), "simt", outputs=(4,), error="this one after the loop that holds the others",
-     notes="found by this sweep: the up projection after the loop was refused as 'both dots must be in one loop'")
+     (1, 2), "gemm", outputs=(4,),
+     notes="found by this sweep: the up projection after the loop was refused as 'both dots must be in one loop'; "
+           "since session 25 the GEMM tier's LoRA form (epilogue_dot.py: the low-rank dot beside the main one in the K "
+           "loop, its product the register A of a second WGMMA after it)")
 
 
 # ----------------------------------------------------------------------------------------------- reductions
