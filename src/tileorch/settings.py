@@ -171,11 +171,6 @@ def integer(name: str) -> int | None:
     return None if text is None else int(text)
 
 
-def enabled(name: str) -> bool:
-    """A switch setting is on (``1``, or ``true`` / ``yes`` / ``on`` where those are accepted)."""
-    return value(name) in ("1", "true", "yes", "on")
-
-
 _checked: set[tuple] = set()
 _warned: set[str] = set()
 

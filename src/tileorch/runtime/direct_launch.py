@@ -42,7 +42,9 @@ from tileorch import settings
 from tileorch.runtime.errors import CudaError
 
 ENV = "TILEORCH_LAUNCH_CTYPES"
-DEFAULT = "0"  # the path when ENV is unset: "1" ctypes, "0" cuda-python's binding (default: the ctypes call measured no cheaper, see the module docstring)
+# the path when ENV is unset: "1" ctypes, "0" cuda-python's binding (the settings table's default: the ctypes
+# call measured no cheaper, see the module docstring)
+DEFAULT = settings.SETTINGS[ENV].default
 CLUSTER_DIMENSION = 4  # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (cuda.h)
 STREAMS_MAX = 16  # launch configurations kept per launcher (one per stream handle)
 
@@ -83,7 +85,7 @@ _injected: Any = None
 
 
 def _switched_off() -> bool:
-    return settings.value(ENV).strip() == "0"
+    return settings.value(ENV) == "0"
 
 
 def _off_reason() -> str:

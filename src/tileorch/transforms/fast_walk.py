@@ -44,6 +44,8 @@ from collections.abc import Iterator
 from xdsl.ir import Block, Operation, Region
 from xdsl.ir import core as _core
 
+from tileorch.transforms.xdsl_code import code_names
+
 _XDSL_OP_WALK = Operation.walk
 _XDSL_REGION_WALK = Region.walk
 _XDSL_BLOCK_WALK = Block.walk
@@ -269,23 +271,19 @@ def _mirrors_xdsl() -> bool:
     return True
 
 
-def _names(fn) -> set[str]:
-    return set(getattr(getattr(fn, "__code__", None), "co_names", ()))
-
-
 def _ops_iteration_mirrors_xdsl() -> bool:
     """Whether ``BlockOps``' iteration is xDSL 0.74's: an iterator object made from the block's
     first (last) op whose ``__next__`` steps to the op's ``next_op`` (``prev_op``), the
     ``_next_op`` (``_prev_op``) link, before handing the op out."""
     forward, backward = _core._BlockOpsIterator, _core._BlockOpsReverseIterator
-    return (_names(_XDSL_OPS_ITER) == {"_BlockOpsIterator", "first"}
-            and _names(_core.BlockOps.first.fget) == {"block", "first_op"}
-            and _names(Block.first_op.fget) == {"_first_op"} and _names(Block.last_op.fget) == {"_last_op"}
-            and _names(forward.__next__) == {"next_op", "StopIteration"}
-            and _names(Operation.next_op.fget) == {"_next_op"}
-            and _names(_XDSL_OPS_REVERSED) == {"_BlockOpsReverseIterator", "block", "last_op"}
-            and _names(backward.__next__) == {"prev_op", "StopIteration"}
-            and _names(Operation.prev_op.fget) == {"_prev_op"})
+    return (code_names(_XDSL_OPS_ITER) == {"_BlockOpsIterator", "first"}
+            and code_names(_core.BlockOps.first.fget) == {"block", "first_op"}
+            and code_names(Block.first_op.fget) == {"_first_op"} and code_names(Block.last_op.fget) == {"_last_op"}
+            and code_names(forward.__next__) == {"next_op", "StopIteration"}
+            and code_names(Operation.next_op.fget) == {"_next_op"}
+            and code_names(_XDSL_OPS_REVERSED) == {"_BlockOpsReverseIterator", "block", "last_op"}
+            and code_names(backward.__next__) == {"prev_op", "StopIteration"}
+            and code_names(Operation.prev_op.fget) == {"_prev_op"})
 
 
 def install() -> bool:

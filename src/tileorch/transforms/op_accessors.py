@@ -20,6 +20,8 @@ import xdsl.irdl.operations as irdl_ops
 from xdsl.ir import Operation
 from xdsl.ir.core import OpOperands
 
+from tileorch.transforms.xdsl_code import code_names
+
 _ACCESSOR = irdl_ops.BeforeVariadicSingleAccessor
 _XDSL_GET = _ACCESSOR.__get__
 _OPERAND = irdl_ops.VarIRConstruct.OPERAND
@@ -38,22 +40,17 @@ def fast_get(self, obj: Operation | None, objtype=None):
     return _XDSL_GET(self, obj, objtype)
 
 
-def _names(fn) -> set[str]:
-    code = getattr(fn, "__code__", None)
-    return set(getattr(code, "co_names", ()))
-
-
 def _mirrors_xdsl() -> bool:
     """Whether the reads :func:`fast_get` replaces are xDSL 0.74's: ``__get__`` indexes
     ``get_op_constructs``' sequence, which is ``op.operands`` / ``op.results``; ``op.operands`` is
     an ``OpOperands`` view whose items are ``op._operands``' and ``results`` a plain field
     (checked by the names their code reads; tests/unit/test_op_accessors.py checks that no op
     class of the registry's dialects redefines ``operands`` or ``results``)."""
-    return (_names(_XDSL_GET) == {"get_op_constructs", "construct", "index"}
-            and _names(_ACCESSOR.index) == {"idx"}
-            and {"operands", "results"} <= _names(irdl_ops.get_op_constructs)
-            and _names(Operation.operands.fget) == {"OpOperands"}
-            and _names(OpOperands.__getitem__) == {"_op", "_operands"}
+    return (code_names(_XDSL_GET) == {"get_op_constructs", "construct", "index"}
+            and code_names(_ACCESSOR.index) == {"idx"}
+            and {"operands", "results"} <= code_names(irdl_ops.get_op_constructs)
+            and code_names(Operation.operands.fget) == {"OpOperands"}
+            and code_names(OpOperands.__getitem__) == {"_op", "_operands"}
             and "results" in getattr(Operation, "__dataclass_fields__", {}))
 
 

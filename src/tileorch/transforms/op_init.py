@@ -40,6 +40,8 @@ import xdsl.irdl.operations as irdl_ops
 from xdsl.dialects.builtin import UNKNOWN_LOC
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue, SSAValues, Use
 
+from tileorch.transforms.xdsl_code import code_names
+
 _XDSL_OP_INIT = irdl_ops.irdl_op_init
 _PLAIN: dict[int, tuple[object, int, int] | None] = {}
 """id(op definition) -> (the definition, operand count, result count) when its ops can be built
@@ -121,22 +123,15 @@ _SETTER_NAMES = frozenset({"SSAValues", "tuple", "Use", "range", "len", "zip", "
 """The names its ``operands`` and ``successors`` setters read, together."""
 
 
-def _code_names(fn) -> set[str]:
-    code = getattr(fn, "__code__", None)
-    names = set(getattr(code, "co_names", ()))
-    for const in getattr(code, "co_consts", ()):  # the names its generators use
-        names.update(getattr(const, "co_names", ()))
-    return names
-
-
 def _lean_init_applies() -> bool:
     """Whether ``Operation.__init__`` and the two setters it calls are the ones
     :func:`init_operation` mirrors (checked by the names their code reads)."""
     try:
-        setters = _code_names(Operation.operands.fset) | _code_names(Operation.successors.fset)
+        setters = (code_names(Operation.operands.fset, nested=True)
+                   | code_names(Operation.successors.fset, nested=True))
     except AttributeError:
         return False
-    return _code_names(Operation.__init__) == _OPERATION_INIT_NAMES and setters == _SETTER_NAMES
+    return code_names(Operation.__init__, nested=True) == _OPERATION_INIT_NAMES and setters == _SETTER_NAMES
 
 
 LEAN_INIT = _lean_init_applies()
@@ -181,7 +176,7 @@ def _defaults(cls: type) -> tuple | None:
     post = getattr(cls, "__post_init__", None)
     name = getattr(cls, "name", None)
     if (post is not irdl_ops.IRDLOperation.__post_init__ or not isinstance(name, str) or not name
-            or set(getattr(post, "__code__", None).co_names) != _POST_INIT_NAMES):
+            or code_names(post) != _POST_INIT_NAMES):
         return None
     op_def = cls.get_irdl_definition()
     return (tuple((n, d.default_value) for n, d in op_def.properties.items()
@@ -268,10 +263,7 @@ def fast_irdl_op_init(self, op_def, *, operands, result_types, properties, attri
 def install() -> None:
     """Use :func:`fast_irdl_op_init` for every IRDL op built from now on (once; only over the
     xDSL function it was written against)."""
-    code = getattr(_XDSL_OP_INIT, "__code__", None)
-    names = set(getattr(code, "co_names", ()))
-    for const in getattr(code, "co_consts", ()):  # the names its comprehensions use
-        names.update(getattr(const, "co_names", ()))
+    names = code_names(_XDSL_OP_INIT, nested=True)
     if (irdl_ops.irdl_op_init is _XDSL_OP_INIT and _XDSL_OP_INIT.__name__ == "irdl_op_init"
             and {"irdl_build_arg_list", "irdl_build_operations_arg", "irdl_build_regions_arg"} <= names):
         irdl_ops.irdl_op_init = fast_irdl_op_init
