@@ -1732,7 +1732,8 @@ class _Kernel:
                         n = n_tiles_of()
                         ahead = None
                         if self.kv_ahead:  # the instance's first tiles before its Q (kv_ahead_enabled)
-                            ahead = self.v(arith.MinUIOp(n, self.e.const(self.plan.stages - 1)), "kv_ahead")
+                            most = _hint(self.e.const(self.plan.stages - 1), "kv_ahead_n")
+                            ahead = self.v(arith.MinUIOp(n, most), "kv_ahead")
                             self.fill(ahead, coords_of)
                         slot, use = work.q_slot(it)
                         reuse = self.v(arith.CmpiOp(use, self.small(0), "ugt"), "q_reuse")

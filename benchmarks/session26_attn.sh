@@ -1,0 +1,57 @@
+# Session 26 attention A/B (issue 20's open targets: non-causal d64 1k >= 450 TFLOP/s, d128 1k >= 550; session 22 on
+# the H200: d64 1k 398.8, d128 1k 542.8).  The new switch (default off; tests/unit/test_chained_kv_ahead.py,
+# tests/unit/test_check_chained.py -k ahead, FileCheck prefix AHEAD in tests/filecheck/tileas/tier_chained_dots.mlir):
+#   TILEORCH_ATTN_KV_AHEAD=1  a persistent kernel's producer loads each instance's first min(n, stages - 1) K/V tiles
+#       before the instance's Q.  With one Q slot (d128 128x128: 3 stages) the producer used to wait for the
+#       consumers' release of the current Q and only then issued the next Q *and* its first K/V tiles, so the next
+#       instance's first dot waited for Q + K0 + V0 (96 KiB) after the release; now K0/V0 and K1/V1 are in flight
+#       while the current instance still runs, and only Q (32 KiB) after it.  Expected: d128 1k (8 key tiles per
+#       instance) gains most, d128 4k less; d64 (two Q slots: the next Q is already loaded early) about 1.0x.
+# A/B: one process per variant (benchmarks/attention_variants.py, SDPA cuDNN beside in each, output checked against
+# SDPA flash), d64/d128 x 1k/4k x causal and not; then the switch's GPU tests (bit-identical to the kernel without
+# it and within tolerance of the fp32 reference; fp16 cases, as many as the limit allows).  PROBE256=1 adds a
+# d64 non-causal run of the 256x64 program tiles (four consumer warp groups; never timed on a GPU) beside 128x128.
+# Run: CMD="bash benchmarks/session26_attn.sh" bash benchmarks/device_session.sh shell   -> $OUT/s26attn.tgz
+# (timeouts add up to 115 s, 135 s with PROBE256=1; the numbers come first, the tests last)
+S="$OUT/s26attn"; mkdir -p "$S"
+python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
+variant() {  # name env timeout [tiles dims seqs causal]
+  timeout "$3" python3 benchmarks/attention_variants.py --dims "${5:-64,128}" --seqs "${6:-1024,4096}" \
+    --causal "${7:-both}" --tiles "${4:-128x128}" --iters 20 --variants "$1:$2" --out "$S/$1" 2>&1 \
+    | tee "$S/$1.log" | tail -n 3
+}
+variant default "" 45
+variant kv_ahead "TILEORCH_ATTN_KV_AHEAD=1" 45
+if [ "${PROBE256:-0}" = 1 ]; then
+  variant tiles256x64 "" 20 256x64 64 1024,4096 no
+fi
+# one table of the variants' TFLOP/s (ratio to default) from the per-process JSON
+python3 - "$S" <<'PY' 2>&1 | tee "$S/summary.log"
+import json, sys
+from pathlib import Path
+s = Path(sys.argv[1]); rows = {}
+for f in sorted(s.glob("*/attention_variants.json")):
+    for r in json.loads(f.read_text())["rows"]:
+        key = (r["d"], r["seq"], r["causal"])
+        rows.setdefault(key, {"cudnn": r.get("sdpa_cudnn_tflops")})
+        for k, v in r.items():
+            if k.endswith(("_tflops", "_err", "_error")) and not k.startswith("sdpa"):
+                rows[key][k] = v
+json.dump([{"d": d, "seq": q, "causal": c, **v} for (d, q, c), v in sorted(rows.items())],
+          open(s / "summary.json", "w"), indent=1)
+for (d, q, c), v in sorted(rows.items()):
+    base = v.get("default_tflops")
+    cells = [f"{k[:-7]} {t:.1f}" + (f" ({t / base:.3f})" if base else "") for k, t in v.items()
+             if k.endswith("_tflops") and isinstance(t, (int, float))]
+    errs = [f"{k} {e}" for k, e in v.items() if k.endswith("_error")]
+    print(f"d{d} {q} {'causal' if c else 'noncausal'}: " + "; ".join(cells) + f"; cudnn {v['cudnn']}"
+          + (" ERRORS " + " | ".join(errs) if errs else ""))
+PY
+export TILEORCH_QUICK_GPU=1
+timeout 25 python3 -m pytest -v --tb=short -p no:cacheprovider -rfE -n 12 tests/gpu/test_attention_programs.py \
+  -k "test_attention_short_sequence_switches and kv_ahead and not snake and float16" > "$S/tests.log" 2>&1
+echo "[kv_ahead GPU tests] rc=$? passed=$(grep -cE " PASSED" "$S/tests.log") failed=$(grep -cE " FAILED" "$S/tests.log")"
+grep -E "(FAILED|ERROR) tests" "$S/tests.log" | sort -u | head -10
+tail -n 1 "$S/tests.log"
+tar czf "$OUT/s26attn.tgz" -C "$OUT" s26attn
