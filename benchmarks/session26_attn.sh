@@ -9,10 +9,11 @@
 #       instance) gains most, d128 4k less; d64 (two Q slots: the next Q is already loaded early) about 1.0x.
 # A/B: one process per variant (benchmarks/attention_variants.py, SDPA cuDNN beside in each, output checked against
 # SDPA flash), d64/d128 x 1k/4k x causal and not; then the switch's GPU tests (bit-identical to the kernel without
-# it and within tolerance of the fp32 reference; fp16 cases, as many as the limit allows).  PROBE256=1 adds a
+# it and within tolerance of the fp32 reference: d128 128x128, fp16 and bf16, causal and not, 1024 / 4000 / 77 / 1
+# keys with more instances than SMs, round-robin and snake order).  PROBE256=1 adds a
 # d64 non-causal run of the 256x64 program tiles (four consumer warp groups; never timed on a GPU) beside 128x128.
 # Run: CMD="bash benchmarks/session26_attn.sh" bash benchmarks/device_session.sh shell   -> $OUT/s26attn.tgz
-# (timeouts add up to 115 s, 135 s with PROBE256=1; the numbers come first, the tests last)
+# (timeouts add up to 118 s, 138 s with PROBE256=1; the numbers come first, the tests last)
 S="$OUT/s26attn"; mkdir -p "$S"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
@@ -49,8 +50,12 @@ for (d, q, c), v in sorted(rows.items()):
           + (" ERRORS " + " | ".join(errs) if errs else ""))
 PY
 export TILEORCH_QUICK_GPU=1
-timeout 25 python3 -m pytest -v --tb=short -p no:cacheprovider -rfE -n 12 tests/gpu/test_attention_programs.py \
-  -k "test_attention_short_sequence_switches and kv_ahead and not snake and float16" > "$S/tests.log" 2>&1
+# the switch's GPU tests where it applies (head dim 128, 128x128 tiles: one Q slot), round-robin and snake order
+mapfile -t IDS < <(timeout 10 python3 -m pytest --collect-only -q -p no:cacheprovider tests/gpu/test_attention_programs.py \
+  -k "short_sequence_switches and kv_ahead" 2>/dev/null | grep "::" | grep -F "(128, 128)" | grep -F -- "-128-")
+[ "${#IDS[@]}" -gt 0 ] || IDS=(tests/gpu/test_attention_programs.py -k "short_sequence_switches and kv_ahead")
+echo "kv_ahead GPU tests: ${#IDS[@]} selected"
+timeout 28 python3 -m pytest -v --tb=short -p no:cacheprovider -rfE -n 12 "${IDS[@]}" > "$S/tests.log" 2>&1
 echo "[kv_ahead GPU tests] rc=$? passed=$(grep -cE " PASSED" "$S/tests.log") failed=$(grep -cE " FAILED" "$S/tests.log")"
 grep -E "(FAILED|ERROR) tests" "$S/tests.log" | sort -u | head -10
 tail -n 1 "$S/tests.log"

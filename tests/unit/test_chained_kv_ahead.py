@@ -1,9 +1,10 @@
-"""TILEORCH_ATTN_KV_AHEAD: a persistent kernel's producer loads each program instance's first
-``min(n, stages - 1)`` K/V tiles before the instance's Q.  The PTX emulator runs three instances on
-one CTA (each Q slot reused; with one slot at d128 the producer's Q wait sits between its two
-ring loops), causal (instances of 1-3 key tiles: all of them ahead of Q at d64's four stages) and
-not, on ragged 300-row sequences with NaN-prefilled outputs, against numpy; the output is
-bit-identical to the kernel without the switch (the same math, only the load order differs).
+"""TILEORCH_ATTN_KV_AHEAD: a persistent kernel with one Q slot has its producer load each program
+instance's first ``min(n, stages - 1)`` K/V tiles before the instance's Q.  The PTX emulator runs
+several instances on one CTA (the one Q slot reused each time: the producer's Q wait sits between
+its two ring loops): d128 (three stages, two tiles ahead) causal (instances of 1-3 key tiles: all
+of a short instance's tiles ahead of its Q) and not, and d256 with 128x64 tiles (two stages, one
+ahead), on ragged sequences with NaN-prefilled outputs, against numpy; the output is bit-identical
+to the kernel without the switch (the same math, only the load order differs).
 ``tileorch check`` proves the two rings with the tiles ahead, and finds the deadlock of a kernel
 that loads one tile more ahead than its ring has stages to spare."""
 
@@ -14,15 +15,15 @@ import pytest
 from test_chained_emulated import _compile, _emulate, _lower
 
 
-@pytest.mark.parametrize("cfg,slots,ahead", [((300, 128, 128, 128, False), 1, 2),
-                                             ((300, 64, 128, 128, True), 2, 3)])
-def test_kv_ahead_emulated(cfg, slots, ahead, monkeypatch):
+@pytest.mark.parametrize("cfg,ahead", [((300, 128, 128, 128, False), 2), ((300, 128, 128, 128, True), 2),
+                                       ((200, 256, 128, 64, False), 1)])
+def test_kv_ahead_emulated(cfg, ahead, monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     monkeypatch.setenv("TILEORCH_ATTN_KV_AHEAD", "0")
     base = _compile(*cfg)
     monkeypatch.setenv("TILEORCH_ATTN_KV_AHEAD", "1")
     p = _compile(*cfg)
-    assert p.chained["persistent"]["q_slots"] == slots and p.chained["persistent"]["kv_ahead"] == ahead, p.chained
+    assert p.chained["persistent"]["q_slots"] == 1 and p.chained["persistent"]["kv_ahead"] == ahead, p.chained
     assert "kv_ahead" not in base.chained["persistent"]
     assert p.ptx != base.ptx
     out, ref, errors = _emulate(p, *cfg, ctas_persistent=1)
@@ -49,6 +50,15 @@ def test_kv_ahead_not_applied_says_why(monkeypatch):
     p = _lower(300, 128, 128, 128, False)
     assert "persistent" not in p.chained and p.chained.get("kv_ahead_off") == "not a persistent kernel", p.chained
     assert any("TILEORCH_ATTN_KV_AHEAD not applied: not a persistent kernel" in r for r in p.remarks), p.remarks
+
+
+def test_kv_ahead_not_with_two_q_slots(monkeypatch):
+    """d64 128x128: two Q slots, the next Q waits for no release: not applied, the remark says why."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_KV_AHEAD", "1")
+    p = _lower(300, 64, 128, 128, False)
+    assert p.chained["persistent"]["q_slots"] == 2 and "kv_ahead" not in p.chained["persistent"], p.chained
+    assert any("TILEORCH_ATTN_KV_AHEAD not applied: 2 Q slots" in r for r in p.remarks), p.remarks
 
 
 def test_kv_ahead_off_by_default(monkeypatch):

@@ -293,18 +293,20 @@ KV_AHEAD_ENV = "TILEORCH_ATTN_KV_AHEAD"
 
 
 def kv_ahead_enabled() -> bool:
-    """Whether a persistent kernel's producer loads each instance's first ``min(n, stages - 1)``
-    K/V tiles before that instance's Q (:meth:`_Kernel.producer`), instead of after it.  With one
-    Q slot (d128 128x128: three stages) the producer waits for the consumers' release of the
-    current instance's Q before it loads the next Q, and only then issued the next instance's K/V
-    tiles, so the next instance's first dot waited for Q and its first stage (K and V: three tile
-    loads) to land after the release; loaded ahead, those tiles' stages are the current instance's
-    tiles ``n - S .. n - 2``, released inside its loop before the Q release, and only Q is left in
-    flight after it.  No deadlock: every tile the producer waits for the release of belongs to an
-    instance whose Q and tiles it has issued (``tileorch check`` proves the order).  On when the
-    environment sets ``TILEORCH_ATTN_KV_AHEAD=1`` (read at each compile, part of the disk-cache
-    key); default off until the H200 measures it (issue 20: d128 and d64 at sequence 1k, eight key
-    tiles per instance)."""
+    """Whether a persistent kernel with one Q slot has its producer load each instance's first
+    ``min(n, stages - 1)`` K/V tiles before that instance's Q (:meth:`_Kernel.producer`), instead
+    of after it.  With one Q slot (d128 128x128: three stages; d256 128x64: two) the producer
+    waits for the consumers' release of the current instance's Q before it loads the next Q, and
+    only then issued the next instance's K/V tiles, so the next instance's first dot waited for Q
+    and its first stage (K and V: three tile loads) to land after the release; loaded ahead, those
+    tiles' stages are the current instance's tiles ``n - S .. n - 2``, released inside its loop
+    before the Q release, and only Q is left in flight after it.  With two slots the next Q waits
+    for no release (it follows the current instance's last tile at once): nothing to gain, not
+    applied.  No deadlock: every tile the producer waits for the release of belongs to an
+    instance whose Q and tiles it has issued (``tileorch check`` proves the order, and finds the
+    deadlock of ``stages + 1`` tiles ahead).  On when the environment sets
+    ``TILEORCH_ATTN_KV_AHEAD=1`` (read at each compile, part of the disk-cache key); default off
+    until the H200 measures it (issue 20: d128 at sequence 1k, eight key tiles per instance)."""
     return settings.value(KV_AHEAD_ENV) == "1"
 
 
@@ -3515,9 +3517,11 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     # the next instance's first K/V tiles before its Q: a persistent kernel whose ring has a stage to spare
     kv_ahead, kv_ahead_off = False, None
     if kv_ahead_enabled():
-        kv_ahead = persistent and plan.stages >= 2
-        kv_ahead_off = None if kv_ahead else ("not a persistent kernel" if not persistent
-                                              else "one K/V stage: no stage of the ring is free before the next Q")
+        kv_ahead = persistent and plan.stages >= 2 and plan.q_slots == 1
+        kv_ahead_off = None if kv_ahead else (
+            "not a persistent kernel" if not persistent else "one K/V stage: no stage of the ring is free before "
+            "the next Q" if plan.stages < 2 else f"{plan.q_slots} Q slots: the next instance's Q is loaded right "
+            "after this instance's last tile, without waiting for a release")
     kb.kv_ahead = kv_ahead
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
