@@ -10,10 +10,14 @@
 # A/B: one process per variant (benchmarks/attention_variants.py, SDPA cuDNN beside in each, output checked against
 # SDPA flash), d64/d128 x 1k/4k x causal and not; then the switch's GPU tests (bit-identical to the kernel without
 # it and within tolerance of the fp32 reference: d128 128x128, fp16 and bf16, causal and not, 1024 / 4000 / 77 / 1
-# keys with more instances than SMs, round-robin and snake order).  PROBE256=1 adds a
-# d64 non-causal run of the 256x64 program tiles (four consumer warp groups; never timed on a GPU) beside 128x128.
+# keys with more instances than SMs, round-robin and snake order).  Optional (each its own process, after the A/B):
+# PROBE256=1 a d64 non-causal run of the 256x64 program tiles (four consumer warp groups; never timed on a GPU),
+# PEELED=1 the switch with TILEORCH_ATTN_PEELED_MASKS=1 at 1k non-causal (the SASS of the d128 kernel, ptxas 13.0:
+# 475 instructions per warp and interior key tile, 603 for the masked tile 0 every instance runs, ~300 of epilogue
+# per instance: at 8 key tiles the per-instance work is ~1/4 of the tiles', at 128 about 2%, which matches the
+# 1k / 16k ratio 542.8 / 687.8 = 0.79 of session 22).
 # Run: CMD="bash benchmarks/session26_attn.sh" bash benchmarks/device_session.sh shell   -> $OUT/s26attn.tgz
-# (timeouts add up to 118 s, 138 s with PROBE256=1; the numbers come first, the tests last)
+# (timeouts add up to 118 s; +20 s with PROBE256=1, +25 s with PEELED=1; the numbers come first, the tests last)
 S="$OUT/s26attn"; mkdir -p "$S"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
@@ -26,6 +30,9 @@ variant default "" 45
 variant kv_ahead "TILEORCH_ATTN_KV_AHEAD=1" 45
 if [ "${PROBE256:-0}" = 1 ]; then
   variant tiles256x64 "" 20 256x64 64 1024,4096 no
+fi
+if [ "${PEELED:-0}" = 1 ]; then  # with session 15's peeled-mask versioning (1.01x alone at 1k): tile 0 without masks
+  variant kv_ahead_peeled "TILEORCH_ATTN_KV_AHEAD=1,TILEORCH_ATTN_PEELED_MASKS=1" 25 128x128 64,128 1024 no
 fi
 # one table of the variants' TFLOP/s (ratio to default) from the per-process JSON
 python3 - "$S" <<'PY' 2>&1 | tee "$S/summary.log"
