@@ -35,27 +35,7 @@ if [ "${PEELED:-0}" = 1 ]; then  # with session 15's peeled-mask versioning (1.0
   variant kv_ahead_peeled "TILEORCH_ATTN_KV_AHEAD=1,TILEORCH_ATTN_PEELED_MASKS=1" 25 128x128 64,128 1024 no
 fi
 # one table of the variants' TFLOP/s (ratio to default) from the per-process JSON
-python3 - "$S" <<'PY' 2>&1 | tee "$S/summary.log"
-import json, sys
-from pathlib import Path
-s = Path(sys.argv[1]); rows = {}
-for f in sorted(s.glob("*/attention_variants.json")):
-    for r in json.loads(f.read_text())["rows"]:
-        key = (r["d"], r["seq"], r["causal"])
-        rows.setdefault(key, {"cudnn": r.get("sdpa_cudnn_tflops")})
-        for k, v in r.items():
-            if k.endswith(("_tflops", "_err", "_error")) and not k.startswith("sdpa"):
-                rows[key][k] = v
-json.dump([{"d": d, "seq": q, "causal": c, **v} for (d, q, c), v in sorted(rows.items())],
-          open(s / "summary.json", "w"), indent=1)
-for (d, q, c), v in sorted(rows.items()):
-    base = v.get("default_tflops")
-    cells = [f"{k[:-7]} {t:.1f}" + (f" ({t / base:.3f})" if base else "") for k, t in v.items()
-             if k.endswith("_tflops") and isinstance(t, (int, float))]
-    errs = [f"{k} {e}" for k, e in v.items() if k.endswith("_error")]
-    print(f"d{d} {q} {'causal' if c else 'noncausal'}: " + "; ".join(cells) + f"; cudnn {v['cudnn']}"
-          + (" ERRORS " + " | ".join(errs) if errs else ""))
-PY
+python3 benchmarks/attention_variants_summary.py "$S" 2>&1 | tee "$S/summary.log"
 export TILEORCH_QUICK_GPU=1
 # the switch's GPU tests where it applies (head dim 128, 128x128 tiles: one Q slot), round-robin and snake order
 mapfile -t IDS < <(timeout 10 python3 -m pytest --collect-only -q -p no:cacheprovider tests/gpu/test_attention_programs.py \
