@@ -59,3 +59,22 @@ def test_kv_ahead_off_by_default(monkeypatch):
     monkeypatch.delenv("TILEORCH_ATTN_KV_AHEAD", raising=False)
     p = _lower(300, 128, 128, 128, False)
     assert "kv_ahead" not in p.chained["persistent"] and "kv_ahead_off" not in p.chained, p.chained
+
+
+def test_kv_ahead_with_a_slow_tensor_core_emulated(monkeypatch):
+    """Each ready ``wgmma.wait_group`` held 400 emulator steps while the other threads run: the
+    producer, which now reaches the next instance's ring stages before its Q wait, runs as far
+    ahead as the barriers let it; a TMA load into bytes an in-flight WGMMA still reads would be
+    reported.  Three instances of three key tiles on one CTA, d128 (two tiles ahead of each Q)."""
+    import numpy as np
+    from test_chained_emulated import _emulate
+
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_KV_AHEAD", "1")
+    cfg = (300, 128, 128, 128, False)
+    p = _compile(*cfg)
+    assert p.chained["persistent"]["kv_ahead"] == 2
+    out, ref, errors = _emulate(p, *cfg, wait_delay=400, ctas_persistent=1)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
