@@ -566,7 +566,8 @@ class _Reader:
                 or prod_loop.parent_block() is not body or not ahead_loop.is_before_in_block(prod_loop):
             raise LocatedError(ahead_loop, "check: the tiles ahead of Q need two producer ring loops in the work loop")
         if not (_const(ahead_loop.operands[0]) == 0 and isinstance(ub, Operation) and ub.name == "arith.minui"
-                and _const(ub.operands[1]) == ahead and prod_loop.operands[0] is ahead_loop.operands[1]):
+                and _const(ub.operands[1]) == ahead and ub.operands[0] is prod_loop.operands[1]
+                and prod_loop.operands[0] is ahead_loop.operands[1]):
             raise LocatedError(ahead_loop, f"check: the producer's tiles ahead of Q are not 0 .. min(n, {ahead}) "
                                            "followed by the ring loop from there")
         order = {id(o): i for i, o in enumerate(prod_work.walk())}
