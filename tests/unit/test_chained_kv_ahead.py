@@ -78,3 +78,22 @@ def test_kv_ahead_with_a_slow_tensor_core_emulated(monkeypatch):
     assert not errors, errors[:4]
     assert not np.isnan(out).any(), "unwritten outputs"
     np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+
+
+def test_kv_ahead_causal_snake_two_ctas_emulated(monkeypatch):
+    """Causal d128 by default (the snake order over a persistent kernel) with the switch: two CTAs
+    share three instances (one CTA runs two, in snake order), every output written once, against
+    numpy."""
+    import numpy as np
+    from test_chained_emulated import _emulate
+
+    monkeypatch.delenv("TILEORCH_ATTN_PERSISTENT", raising=False)
+    monkeypatch.delenv("TILEORCH_ATTN_SCHEDULE", raising=False)
+    monkeypatch.setenv("TILEORCH_ATTN_KV_AHEAD", "1")
+    cfg = (300, 128, 128, 128, True)
+    p = _compile(*cfg)
+    assert p.chained["persistent"].get("schedule") == "snake" and p.chained["persistent"]["kv_ahead"] == 2, p.chained
+    out, ref, errors = _emulate(p, *cfg, ctas_persistent=2)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
