@@ -309,6 +309,12 @@ def epi_tiles_per_cta(cfg: GemmConfig, m: int, n: int, sms: int, choice: str = "
     return ceil_div(n_tiles, groups)
 
 
+def epi_scheduler_n(cfg: GemmConfig, n: int, epi_c: int) -> int:
+    """The N the scheduler walks for a kernel looping over ``epi_c`` N tiles per work tile (``cfg.epi_loop``): one
+    ``epi_n`` column tile per ``epi_c`` of C's ``ceil(N / epi_n)``; ``n`` itself for every other kernel."""
+    return ceil_div(ceil_div(n, cfg.epi_n), epi_c) * cfg.epi_n if getattr(cfg, "epi_loop", False) else n
+
+
 def check_cluster_grid(cfg: GemmConfig, grid: tuple[int, int, int], sms: int) -> None:
     """Refuse a scheduler grid that is not a whole number of clusters (CUDA would refuse the launch).
 
@@ -550,8 +556,7 @@ class PreparedGemm:
         if epi_c < 1 or (epi_c != 1 and not cfg.epi_loop):
             raise GemmConfigError(f"{cfg.name}: epi_c = {epi_c} N tiles per work tile needs a kernel looping over N "
                                   "tiles (epi_loop) and a positive count")
-        if cfg.epi_loop:  # one work tile per epi_c N tiles of C
-            sched_n = ceil_div(ceil_div(n, cfg.epi_n), epi_c) * cfg.epi_n
+        sched_n = epi_scheduler_n(cfg, sched_n, epi_c)
         self.epi_c = epi_c
         p = scheduler_params(cfg, sched_m, sched_n, k, sms, mac, sched_l)
         self.grid = p.grid

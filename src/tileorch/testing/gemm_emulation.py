@@ -32,16 +32,14 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
     ``epi``: the second dot's B ``[K2, N2]`` (a ``cfg.epi_n`` configuration: its tensor map follows theirs;
     ``[N2, K2]`` for ``cfg.epi_major == "k"``); ``epi_c``: the N tiles per work tile of a kernel looping over
     them (``cfg.epi_loop``: its parameter after E's map; the scheduler walks ``ceil(N tiles / epi_c)`` of them)."""
-    from tileorch.launchers.gemm_host import scheduler_params
+    from tileorch.launchers.gemm_host import epi_scheduler_n, scheduler_params
     from tileorch.schedulers.device_params import pack_device_params
     from tileorch.testing.ptx_emulator import Emu
 
     cfg = p.gemm_config
     m, n, k = mnk
     sm, sn, sk, sl = problem or (m, n, k, 1)
-    if getattr(cfg, "epi_loop", False):  # (as PreparedGemm: one work tile per epi_c N tiles)
-        sn = -(-(-(-sn // cfg.epi_n)) // epi_c) * cfg.epi_n
-    sched = scheduler_params(cfg, sm, sn, sk, sms, 0, sl)
+    sched = scheduler_params(cfg, sm, epi_scheduler_n(cfg, sn, epi_c), sk, sms, 0, sl)
     params = [0, 0, 0, c_base, m, n, k, pack_device_params(sched, 0, 0, 0), *([0] * len(more_b)),
               *([0] if epi is not None else []), *([epi_c] if getattr(cfg, "epi_loop", False) else []), *tile_params]
     errors: list[str] = []
