@@ -1327,8 +1327,9 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         choice = settings.value(COARSEN_ENV) or "auto"
         epi_c = epi_tiles_per_cta(gk.cfg, m, n, dev.sm_count, choice)
         if entry is not None:
-            entry.launch_remarks[(m, n)] = (f"the second dot's N tiles: c = {epi_c} per work tile of {gk.cfg.tile_m} "
-                                            f"rows ({COARSEN_ENV}={choice}, {dev.sm_count} SMs)")
+            entry.launch_remarks[tuple(grid)] = (f"remark: the second dot over N tiles: c = {epi_c} of the "
+                                                 f"{-(-n // gk.cfg.epi_n)} N tiles per work tile of {gk.cfg.tile_m} "
+                                                 f"rows ({COARSEN_ENV}={choice}, {dev.sm_count} SMs)")
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
            sched_l, ldc, c_cols, epi, epi_c)
     prepared = _prepared.get(key)
