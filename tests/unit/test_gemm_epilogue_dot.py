@@ -259,3 +259,35 @@ def test_ptxas_keeps_the_low_rank_branch_in_registers():
         mma = re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.{cfg.dtype}\.{cfg.dtype}\s+\{{[^}}]*\}},"
                          r"\s*\{", result.ptx)
         assert len(mma) == cfg.lora_rank // 16 * cfg.consumer_groups  # the second dot's register-A WGMMAs
+
+
+def test_the_host_sizes_the_scheduler_by_work_tiles_of_epi_c_n_tiles(monkeypatch):
+    """``PreparedGemm`` of a kernel looping over N tiles: the scheduler walks ``ceil(N tiles / epi_c)`` column tiles
+    (M = 1000: 8 M tiles; N = 600: 5 N tiles of 128 in 3 work tiles of 2, 2, 1 -> 24 work tiles, one CTA each on
+    132 SMs) and ``epi_c`` is the parameter after E's tensor map; a count for a kernel without the loop is refused.
+    No GPU: tests/unit/test_gemm_bound.py's stand-in driver, tensor maps not encoded."""
+    import struct
+
+    from test_gemm_bound import Driver
+
+    from tileorch.launchers import gemm_host
+    from tileorch.runtime import device as rt_device
+    from tileorch.runtime.driver import use_api
+
+    monkeypatch.setattr(gemm_host, "encode_tensor_map", lambda *args, **kw: bytes(128))
+    rt_device.forget_devices()
+    try:
+        with use_api(Driver()):
+            ptrs = (0x10000, 0x20000, 0x30000)
+            looping = gemm_host.GemmKernel(replace(BASE, epi_loop=True).check(), b"\x7fELF stand-in cubin")
+            p = looping.prepare(*ptrs, 1000, 600, 256, 132, epi=(0x40000, 64), epi_c=2)
+            assert p.grid[0] * p.grid[1] * p.grid[2] == 8 * 3, p.grid
+            assert struct.unpack("<i", p._storage[9].raw)[0] == 2  # (A, B, C maps, C, M, N, K, record, E's map)
+            whole = looping.prepare(*ptrs, 1000, 600, 256, 132, epi=(0x40000, 64), epi_c=5)
+            assert whole.grid[0] * whole.grid[1] * whole.grid[2] == 8, whole.grid
+            plain = gemm_host.GemmKernel(BASE.check(), b"\x7fELF stand-in cubin")
+            assert len(plain.prepare(*ptrs, 1000, 600, 256, 132, epi=(0x40000, 64))._storage) == 9
+            with pytest.raises(GemmConfigError, match="epi_c = 2 N tiles per work tile needs a kernel looping"):
+                plain.prepare(*ptrs, 1000, 600, 256, 132, epi=(0x40000, 64), epi_c=2)
+    finally:
+        rt_device.forget_devices()
