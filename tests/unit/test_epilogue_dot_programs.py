@@ -307,6 +307,9 @@ REFUSED = {
                            "the second dot's B is not a TMA tile load of an argument", "y = ct.mma("),
     "refused_e_fixed_column": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 64, 64],
                                "column tile index other than program id 1", "ct.load(Lb, index=(0, 0)"),
+    "refused_first_b_at_column_tile": ([_a((200, 256)), _a((256, 384)), _a((64, 384)), _a((200, 384)), 64, 128, 64,
+                                        64], "the first dot's B is read at a column tile index other than the constant "
+                                        "0", "ct.load(W1, index=(k, bn)"),
 }
 
 

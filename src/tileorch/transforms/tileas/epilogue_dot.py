@@ -305,14 +305,14 @@ def _reads_axis(values: list[SSAValue], axis: int) -> Operation | None:
     return None
 
 
-def n_loop_refusal(ed: EpilogueDot, *, atomic: bool, side_outputs: bool, k_bounds: bool,
-                   program_grid: bool) -> str | None:
+def n_loop_refusal(ed: EpilogueDot, sw: Operation) -> str | None:
     """Why the GEMM kernel may not compute the first dot once per work tile and loop the second dot over several N
     tiles of C (``GemmConfig.epi_loop``), or None when it may: the program's column tile (program id 1) must enter
     only E's tile, the program's epilogue on the second dot's result and C's store (each evaluated per N tile of the
-    loop), not the K loop (its bounds, its loads, its dots) nor the second dot's A; C stored by plain stores (no
-    atomics, no reductions or side outputs of the result: they would be combined across N tiles); the setting
-    (:data:`COARSEN_ENV`) not ``off``."""
+    loop), not the K loops of the agent switch ``sw`` (the consumers' dots, the producer's loads, their bounds) nor
+    the second dot's A; no low-rank branch; the setting (:data:`COARSEN_ENV`) not ``off``.  (What else would differ
+    per N tile, atomics, side outputs, the program's own K range or tile coordinates, the lowering refuses beside a
+    second dot: :func:`check_epilogue_dot` and the kernel's checks.)"""
     from tileorch import settings
 
     if settings.value(COARSEN_ENV) == "off":
@@ -320,20 +320,26 @@ def n_loop_refusal(ed: EpilogueDot, *, atomic: bool, side_outputs: bool, k_bound
     if ed.lora:
         return ("a low-rank branch (LoRA): its second dot accumulates onto the main dot's accumulator, which is the "
                 "work tile's own column tile of x W")
-    if atomic or side_outputs:
-        return ("the epilogue " + ("adds C atomically" if atomic else "stores reductions or more outputs beside C")
-                + ": kept one N tile per work tile")
-    if k_bounds or program_grid:
-        return ("the K loop's bounds are the program's" if k_bounds else
-                "the program computes its own tile coordinates (a program-grid kernel)")
-    loop_values = [*ed.loop.operands, *(x for op in ed.loop.body.walk() for x in op.operands)]
-    pid = _reads_axis(loop_values, 1)
-    if pid is not None:
-        return "the K loop reads program id 1 (the column tile): the first dot is not the same for every N tile"
-    pid = _reads_axis([ed.a_value], 1)
-    if pid is not None:
+    loops = [op for op in sw.walk() if isinstance(op, scf.ForOp)]
+    loop_values = [x for loop in loops for op in (loop, *loop.body.walk()) for x in op.operands]
+    if _reads_axis(loop_values, 1) is not None:
+        return "a K loop reads program id 1 (the column tile): the first dot is not the same for every N tile"
+    if _reads_axis([ed.a_value], 1) is not None:
         return "the second dot's A reads program id 1 (the column tile): it is not the same for every N tile"
     return None
+
+
+def check_first_dot_b(load: Operation, column: SSAValue) -> None:
+    """A located refusal when the first dot's B (the ``[K, R]`` block, or a low-rank branch's) is read at a column
+    tile index ``column`` other than the constant 0: the kernel reads that block whole at column 0 (its R columns
+    are the second dot's K)."""
+    while isinstance(column.owner, Operation) and column.owner.name in ("nv_tileaa.assume", "arith.index_cast",
+                                                                        "arith.extsi", "arith.extui", "arith.trunci"):
+        column = column.owner.operands[0]
+    if not (isinstance(column.owner, arith.ConstantOp) and column.owner.value.value.data == 0):
+        _fail(load, "the first dot's B is read at a column tile index other than the constant 0: the kernel reads "
+                    "its whole [K, R] block at column tile 0 (R, its N, is the second dot's K; a first dot over "
+                    "several column tiles is not supported yet)")
 
 
 def n_loop_remark(ed: EpilogueDot) -> str:
@@ -430,5 +436,5 @@ def compute_epilogue_a(fn, ed: EpilogueDot, dk, args: list[SSAValue], grid: list
             op.operands[0], op.operands[1] = new
 
 
-__all__ = ["COARSEN_ENV", "EpilogueDot", "check_epilogue_dot", "compute_epilogue_a", "find_epilogue_dot",
-           "n_loop_refusal", "n_loop_remark"]
+__all__ = ["COARSEN_ENV", "EpilogueDot", "check_epilogue_dot", "check_first_dot_b", "compute_epilogue_a",
+           "find_epilogue_dot", "n_loop_refusal", "n_loop_remark"]
