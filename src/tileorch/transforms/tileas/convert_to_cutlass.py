@@ -963,7 +963,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     b_coord = _tile_coordinate(b_load, fail)
     if ed is not None:  # the first dot's B (a low-rank branch's: B 1) is the [K, R] block at column tile 0
         first_b = more_b[0] if ed.lora else b_load
-        check_first_dot_b(first_b, _tile_coordinate(first_b, fail))
+        check_first_dot_b(first_b, _strip_assume(_tile_coordinate(first_b, fail)))
     for ld in more_b if ed is None else ():  # (a low-rank branch's B is read at column tile 0)
         if _strip_assume(_tile_coordinate(ld, fail)) is not _strip_assume(b_coord):
             fail(ld, "dots sharing A read their B tiles at different column tile indices (e.g. one fused gate-up "

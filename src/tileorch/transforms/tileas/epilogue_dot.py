@@ -331,11 +331,8 @@ def n_loop_refusal(ed: EpilogueDot, sw: Operation) -> str | None:
 
 def check_first_dot_b(load: Operation, column: SSAValue) -> None:
     """A located refusal when the first dot's B (the ``[K, R]`` block, or a low-rank branch's) is read at a column
-    tile index ``column`` other than the constant 0: the kernel reads that block whole at column 0 (its R columns
-    are the second dot's K)."""
-    while isinstance(column.owner, Operation) and column.owner.name in ("nv_tileaa.assume", "arith.index_cast",
-                                                                        "arith.extsi", "arith.extui", "arith.trunci"):
-        column = column.owner.operands[0]
+    tile index ``column`` (past assumptions and integer casts) other than the constant 0: the kernel reads that block
+    whole at column 0 (its R columns are the second dot's K)."""
     if not (isinstance(column.owner, arith.ConstantOp) and column.owner.value.value.data == 0):
         _fail(load, "the first dot's B is read at a column tile index other than the constant 0: the kernel reads "
                     "its whole [K, R] block at column tile 0 (R, its N, is the second dot's K; a first dot over "
