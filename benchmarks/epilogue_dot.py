@@ -111,8 +111,8 @@ def run_one(program: str, m: int, k: int, r: int, n: int, iters: int, tn: int = 
     return row
 
 
-SUMMARY = ("tileorch_kind", "tileorch_epi_c", "tileorch_ms", "tileorch_simt_ms", "tileiras_ms", "torch_ms", "vs_tileorch_simt",
-           "vs_torch", "tileorch_rel_err")
+SUMMARY = ("tileorch_kind", "tileorch_epi_c", "tileorch_ms", "tileorch_simt_ms", "tileiras_ms", "torch_ms",
+           "vs_tileorch_simt", "vs_torch", "tileorch_rel_err")
 
 
 def summary(row: dict) -> str:

@@ -27,7 +27,8 @@ WORDY_SWITCH = ("0", "1", "false", "true", "no", "yes", "off", "on")
 
 class Setting:
     """One environment variable: ``accepts`` is a tuple of the accepted texts (and, last, possibly a ``range``
-    of integers it also takes), a ``range`` of accepted integers, a frozenset of words (a comma-separated list of them), or :data:`ANY`; ``codegen``: the value changes the emitted code (part of the
+    of integers it also takes), a ``range`` of accepted integers, a frozenset of words (a comma-separated list of
+    them), or :data:`ANY`; ``codegen``: the value changes the emitted code (part of the
     compile-cache key); ``testing``: read only by the test suite and its tools.  (A plain class, not
     a dataclass: this module is on a relaunch's import path.)"""
     __slots__ = ("name", "default", "accepts", "doc", "codegen", "testing")

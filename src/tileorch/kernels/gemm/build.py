@@ -854,7 +854,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
         init.properties["compute_capability"] = PipelineComputeCapabilityAttr(PipelineComputeCapability.SM90)
         _named(init.results[0], "ready")
         epi_ready = None
-        if cfg.epi_n:  # the second dot's B tiles: cfg.epi_stages stages, the producer's one arrive, each group's release
+        if cfg.epi_n:  # the second dot's B tiles: cfg.epi_stages stages, the producer's arrive, each group's release
             epipe = _named(pl.PipelineCreateOp(PipelineType(cfg.epi_stages, 1, cfg.consumer_groups)).results[0],
                            "epipe")
             einit = pl.PipelineInitOp(

@@ -55,8 +55,8 @@ from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragm
                                                          lower_column_reductions, scratch_bytes, scratch_pointer)
 from tileorch.transforms.tileas.common import k_loop_blocks, move_before, num_ctas, source_load
 from tileorch.transforms.tileas.early_transpose import early_transpose_refusal
-from tileorch.transforms.tileas.epilogue_dot import (EpilogueDot, check_epilogue_dot, check_first_dot_b, find_epilogue_dot,
-                                                     n_loop_refusal, n_loop_remark)
+from tileorch.transforms.tileas.epilogue_dot import (EpilogueDot, check_epilogue_dot, check_first_dot_b,
+                                                     find_epilogue_dot, n_loop_refusal, n_loop_remark)
 from tileorch.transforms.tileas.gathered_operand import OPERAND_PATH as _OPERAND_PATH
 from tileorch.transforms.tileas.gathered_operand import (gathered_a_prologue, gathered_a_remark, gathered_operand,
                                                          gathered_operand_message, gathered_a_refusal)

@@ -343,9 +343,10 @@ def n_loop_remark(ed: EpilogueDot) -> str:
     """The remark of a kernel looping the second dot over N tiles (``GemmConfig.epi_loop``)."""
     return (f"the first dot once per work tile, the second dot over N tiles: program id 1 (the column tile) enters "
             f"only E's tile, the epilogue and C's store, so each work tile packs the {ed.rank}-column accumulator "
-            f"once and loops over c N tiles of {ed.n} columns (the producer streams E's tiles through a two-stage "
-            f"pipeline, the consumers run the second dot's WGMMAs and store each tile); c is chosen at launch "
-            f"({COARSEN_ENV}={_setting_text()}: auto splits each row of N tiles into max(1, SMs // M tiles) groups)")
+            f"once and loops over c N tiles of {ed.n} columns (the producer streams E's tiles through a pipeline of "
+            f"two stages, not one, the consumers run the second dot's WGMMAs and store each tile); c is chosen at "
+            f"launch ({COARSEN_ENV}={_setting_text()}: auto splits each row of N tiles into max(1, SMs // M tiles) "
+            "groups)")
 
 
 def _setting_text() -> str:
