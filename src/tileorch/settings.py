@@ -26,8 +26,9 @@ WORDY_SWITCH = ("0", "1", "false", "true", "no", "yes", "off", "on")
 
 
 class Setting:
-    """One environment variable: ``accepts`` is a tuple of the accepted texts, a ``range`` of
-    accepted integers, a frozenset of words (a comma-separated list of them), or :data:`ANY`; ``codegen``: the value changes the emitted code (part of the
+    """One environment variable: ``accepts`` is a tuple of the accepted texts (and, last, possibly a ``range``
+    of integers it also takes), a ``range`` of accepted integers, a frozenset of words (a comma-separated list of
+    them), or :data:`ANY`; ``codegen``: the value changes the emitted code (part of the
     compile-cache key); ``testing``: read only by the test suite and its tools.  (A plain class, not
     a dataclass: this module is on a relaunch's import path.)"""
     __slots__ = ("name", "default", "accepts", "doc", "codegen", "testing")
@@ -45,7 +46,9 @@ class Setting:
             return "any text"
         if isinstance(self.accepts, frozenset):
             return "comma-separated words of " + ", ".join(repr(v) for v in sorted(self.accepts))
-        return "one of " + ", ".join(repr(v) for v in self.accepts)
+        words = ", ".join(repr(v) for v in self.accepts if isinstance(v, str))
+        counts = [v for v in self.accepts if isinstance(v, range)]
+        return f"one of {words}" + (f" or an integer >= {counts[0].start}" if counts else "")
 
     def check(self, text: str) -> str:
         """``text`` (stripped) when this setting accepts it; else :class:`SettingError`."""
@@ -61,6 +64,8 @@ class Setting:
                 return ",".join(words)
         elif t.lower() in self.accepts:
             return t.lower()
+        elif t.isdigit() and any(isinstance(a, range) and int(t) in a for a in self.accepts):
+            return t
         raise SettingError(f"{self.name}={text!r}: expected {self.describe_accepted()} ({self.doc})")
 
 
@@ -104,6 +109,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged"}),
        "how the GEMM tier lowers a dot operand computed in the K loop", True),
     _s("MATH", "full", ("full", "approx"), "approximate exp and tanh everywhere", True),
+    _s("EPILOGUE_DOT_COARSEN", "auto", ("auto", "off", range(1, _MANY)),
+       "N tiles per CTA of a dot on the K loop's result (auto, off or a count)", True),
     _s("GATHERED_A", "tier", ("tier", "simt"), "a gathered dot operand A on the GEMM tier or the SIMT path", True),
     # the SIMT path: transforms/tileaa_to_simt/, transforms/tileas/simt_layouts.py
     _s("WARP_PROGRAMS", "1", SWITCH, "several one-warp programs per warp", True),

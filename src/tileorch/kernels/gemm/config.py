@@ -196,6 +196,14 @@ class GemmConfig:
     layout: ``epi_k / 64`` boxes of ``epi_n`` N rows x 64 K columns, 128-byte swizzled K rows, the descriptors'
     plain B).  16-bit WGMMA reads either; the tier refuses 8-bit and tf32 second dots."""
 
+    epi_loop: bool = False
+    """With :attr:`epi_n` (no low-rank branch): each work tile of the scheduler covers ``epi_c`` N tiles of C
+    (the kernel's i32 parameter after E's tensor map; the host sizes the scheduler's N as ``ceil(N tiles /
+    epi_c)`` tiles of :attr:`out_tile_n`): the first dot and its packed register A are computed once per work
+    tile, then the consumers loop over N tiles ``tn epi_c .. min(tn epi_c + epi_c, ceil(N / epi_n)) - 1``, each
+    the second dot's WGMMAs and C's store, while the producer streams E's tiles through
+    :attr:`epi_stages` buffers (:mod:`tileorch.transforms.tileas.epilogue_dot`'s coarsening)."""
+
     lora_rank: int = 0
     """A low-rank branch beside the main dot (LoRA, three dots: ``C = A B + f(A B1) E``): with
     :attr:`b_operands` 2 and :attr:`epi_n` ``tile_n``, B operand 1 is the ``[K, lora_rank]`` block of B1 (its
@@ -231,6 +239,12 @@ class GemmConfig:
     def epi_bytes(self) -> int:
         """The bytes of the second dot's B tile (:attr:`epi_n`)."""
         return self.epi_k * self.epi_n * self.element_bytes
+
+    @property
+    def epi_stages(self) -> int:
+        """The buffers of E's pipeline: two when the consumers loop over N tiles (:attr:`epi_loop`: the next
+        tile of E lands while they run the current one), else one."""
+        return 2 if self.epi_loop else 1
 
     @property
     def consumer_groups(self) -> int:
@@ -371,7 +385,7 @@ class GemmConfig:
     @property
     def smem_bytes(self) -> int:
         if self.epi_n:
-            return self.epi_offset + self.epi_bytes
+            return self.epi_offset + self.epi_bytes * self.epi_stages
         return self.stages * self.stage_bytes + self.epilogue_bytes + self.scratch_bytes
 
     @property
@@ -409,7 +423,7 @@ class GemmConfig:
                 f"{'_areg' if self.a_regs else ''}{'_agather' if self.a_gather else ''}"
                 f"{f'_dot{self.epi_n}' if self.epi_n else ''}"
                 f"{f'_lora{self.lora_rank}' if self.lora_rank else ''}{'o' if self.lora_own_acc else ''}"
-                f"{'k' if self.epi_n and self.epi_major == 'k' else ''}")
+                f"{'k' if self.epi_n and self.epi_major == 'k' else ''}{'_nloop' if self.epi_loop else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -526,6 +540,8 @@ class GemmConfig:
                                 and not self.c_transposed),
              "a second dot on the accumulator (epi_n) has one B operand (two with a low-rank branch, lora_rank), "
              "1-CTA clusters, no Stream-K and the direct epilogue of a 2-D, untransposed C"),
+            (not self.epi_loop or (self.epi_n and not self.lora_rank),
+             "a loop over N tiles (epi_loop) is a second dot's on the accumulator (epi_n) without a low-rank branch"),
             (not self.lora_own_acc or self.lora_rank, "lora_own_acc is a low-rank branch's (lora_rank)"),
             (not self.lora_rank or (self.epi_n == self.tile_n and self.lora_rank in (64, 128, 192, 256)),
              f"a low-rank branch (lora_rank) of 64, 128, 192 or 256 columns adds its second dot onto the main "

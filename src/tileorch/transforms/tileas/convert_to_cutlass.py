@@ -55,7 +55,8 @@ from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragm
                                                          lower_column_reductions, scratch_bytes, scratch_pointer)
 from tileorch.transforms.tileas.common import k_loop_blocks, move_before, num_ctas, source_load
 from tileorch.transforms.tileas.early_transpose import early_transpose_refusal
-from tileorch.transforms.tileas.epilogue_dot import EpilogueDot, check_epilogue_dot, find_epilogue_dot
+from tileorch.transforms.tileas.epilogue_dot import (EpilogueDot, check_epilogue_dot, check_first_dot_b,
+                                                     find_epilogue_dot, n_loop_refusal, n_loop_remark)
 from tileorch.transforms.tileas.gathered_operand import OPERAND_PATH as _OPERAND_PATH
 from tileorch.transforms.tileas.gathered_operand import (gathered_a_prologue, gathered_a_remark, gathered_operand,
                                                          gathered_operand_message, gathered_a_refusal)
@@ -204,6 +205,8 @@ class DotKernel:
     side_stores: list = dataclasses.field(default_factory=list)
     single_tile: dict | None = None
     epi_dot: EpilogueDot | None = None
+    epi_loop: bool = False
+    """The second dot loops over N tiles of C per work tile (``GemmConfig.epi_loop``: :func:`.n_loop_refusal`)."""
     """A second dot on the K loop's result (:mod:`.epilogue_dot`): :attr:`acc` is its result, the
     epilogue's root; the K loop's accumulator is ``epi_dot.acc``."""
     """``{"m": tile_m or 0, "n": tile_n or 0}``: the program computes only tile 0 along the axes with
@@ -958,6 +961,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # gathered A's rows are C's: its tile coordinate is C's row tile, read below)
     a_coord = _tile_coordinate(a_load, fail) if a_gather is None else None
     b_coord = _tile_coordinate(b_load, fail)
+    if ed is not None:  # the first dot's B (a low-rank branch's: B 1) is the [K, R] block at column tile 0
+        first_b = more_b[0] if ed.lora else b_load
+        check_first_dot_b(first_b, _strip_assume(_tile_coordinate(first_b, fail)))
     for ld in more_b if ed is None else ():  # (a low-rank branch's B is read at column tile 0)
         if _strip_assume(_tile_coordinate(ld, fail)) is not _strip_assume(b_coord):
             fail(ld, "dots sharing A read their B tiles at different column tile indices (e.g. one fused gate-up "
@@ -1193,6 +1199,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if ed is not None:
         _check_epilogue_dot_kernel(dk, fail)
         dk.remarks.append(ed.remark)
+        why = n_loop_refusal(ed, sw)
+        dk.epi_loop = why is None
+        dk.remarks.append(n_loop_remark(ed) if why is None else
+                          f"the second dot one N tile per work tile (the first dot recomputed for each): {why}")
         dk.retile_safe = False  # the first dot's N is the program's rank: its tile is the program's
     for role, lead in views.items():
         dk.remarks.append(describe_view(kernel, role.upper(), lead))
@@ -1865,6 +1875,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     if dk.epi_dot is not None:  # the second dot on the accumulator: its N is C's tile (epilogue_dot)
         cfg = replace(cfg, epi_n=dk.epi_dot.n, epi_major=dk.epi_dot.e_major, epilogue="direct", cluster_m=1,
                       lora_rank=dk.epi_dot.rank if dk.epi_dot.lora else 0, lora_own_acc=dk.epi_dot.own_accumulator,
+                      epi_loop=dk.epi_loop,
                       schedule="persistent" if schedule == "streamk" else schedule)
     if dk.b_shared:
         if transpose_b:
