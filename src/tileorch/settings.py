@@ -97,7 +97,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_EXP2_FMA", None, range(0, 1 << 16), "one of every K exp2 on the FMA pipe; 0: off", True),
     _s("ATTN_ROW_DIV", "1", SWITCH, "the epilogue's division by the row sum as one reciprocal", True),
     _s("ATTN_EARLY_Q", None, SWITCH, "the next instance's Q loaded early", True),
-    _s("ATTN_KV_AHEAD", "0", SWITCH, "a persistent kernel's next K/V tiles loaded before its Q", True),
+    _s("ATTN_KV_AHEAD", "1", SWITCH, "a persistent kernel's next K/V tiles loaded before its Q", True),
     _s("ATTN_STAGES", None, range(1, 5), "the most K/V ring stages", True),
     _s("ATTN_SKIP_RESCALE", "0", SWITCH, "skip the rescale when no row max grew", True),
     _s("ATTN_LATE_RESCALE", "1", SWITCH, "the accumulator rescaled after the second dot is issued", True),

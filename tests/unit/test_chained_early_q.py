@@ -14,6 +14,7 @@ from test_chained_emulated import _compile, _lower, emulate_as_base
 @pytest.mark.parametrize("cfg,slots", [((300, 64, 128, 128, False), 2), ((300, 128, 128, 128, False), 1)])
 def test_early_q_release_emulated(cfg, slots, monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_KV_AHEAD", "0")  # the early release alone (test_chained_kv_ahead: both)
     monkeypatch.setenv("TILEORCH_ATTN_EARLY_Q", "0")
     base = _compile(*cfg)
     monkeypatch.setenv("TILEORCH_ATTN_EARLY_Q", "1")

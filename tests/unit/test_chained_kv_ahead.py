@@ -54,9 +54,16 @@ def test_kv_ahead_not_with_two_q_slots(monkeypatch):
     assert any("TILEORCH_ATTN_KV_AHEAD not applied: 2 Q slots" in r for r in p.remarks), p.remarks
 
 
-def test_kv_ahead_off_by_default(monkeypatch):
+def test_kv_ahead_on_by_default(monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     monkeypatch.delenv("TILEORCH_ATTN_KV_AHEAD", raising=False)
+    p = _lower(300, 128, 128, 128, False)
+    assert p.chained["persistent"].get("kv_ahead") == 2, p.chained
+
+
+def test_kv_ahead_off_by_setting(monkeypatch):
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_KV_AHEAD", "0")
     p = _lower(300, 128, 128, 128, False)
     assert "kv_ahead" not in p.chained["persistent"] and "kv_ahead_off" not in p.chained, p.chained
 
