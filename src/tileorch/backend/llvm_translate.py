@@ -29,7 +29,7 @@ from llvmlite.ir import instructions
 from xdsl.backend.llvm import convert as xconvert
 from xdsl.backend.llvm import convert_op as xops
 from xdsl.backend.llvm.convert_op import convert_op as xdsl_convert_op
-from xdsl.backend.llvm.convert_type import convert_type
+from xdsl.backend.llvm.convert_type import convert_type as xdsl_convert_type
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -52,6 +52,31 @@ KERNEL_FN_ATTRS = {
 }
 
 ValMap = dict[SSAValue, ir.Value]
+
+_MEMO_MAX = 20_000
+"""The memos below are emptied when one reaches this many entries (a bound on their memory)."""
+_TYPES: dict[int, tuple[Attribute, ir.Type]] = {}
+"""``id(type attribute)`` -> (the attribute, its llvmlite type): each entry holds its attribute,
+so the id stays that attribute's while the entry exists."""
+_VOID = ir.VoidType()
+
+
+def convert_type(attr: Attribute) -> ir.Type:
+    """xDSL's ``convert_type``, one llvmlite type object per type attribute (attributes are
+    immutable): an llvmlite type formats its text once per object, so the thousands of operands
+    of the same few types in a kernel's IR are formatted once each (xDSL makes a new type object
+    per op), and no attribute is converted twice."""
+    entry = _TYPES.get(id(attr))
+    if entry is None:
+        if len(_TYPES) >= _MEMO_MAX:
+            _TYPES.clear()
+            _ASMS.clear()  # (keyed by the types' ids)
+        entry = _TYPES[id(attr)] = (attr, xdsl_convert_type(attr))
+    return entry[1]
+
+
+if getattr(xops, "convert_type", None) is xdsl_convert_type:  # xDSL's op arms use the memo too
+    xops.convert_type = convert_type
 
 
 # --------------------------------------------------------------------------- instructions llvmlite lacks
@@ -280,12 +305,36 @@ def _escape_ir_string(text: str) -> str:
     return text.replace("\\", "\\5C").replace('"', "\\22")
 
 
+class _SharedAsm(ir.InlineAsm):
+    """An ``ir.InlineAsm`` called from several places: its text (``asm sideeffect "...", "..."``,
+    what every call to it prints) is formatted once, not once per call."""
+
+    _reference: str | None = None
+
+    def get_reference(self) -> str:
+        if self._reference is None:
+            self._reference = super().get_reference()
+        return self._reference
+
+
+_ASMS: dict[tuple, _SharedAsm] = {}
+"""(asm text, constraints, side effect, result type, operand types) -> the one callee of every
+``llvm.inline_asm`` with them (a lowered SIMT kernel repeats a few hundred calls of some ten
+distinct asm strings); the types by identity: :func:`convert_type` gives one object per type."""
+
+
 def _inline_asm(op: llvm.InlineAsmOp, builder: ir.IRBuilder, vals: ValMap) -> None:
     """``llvm.inline_asm`` with its asm and constraint strings escaped for the IR text."""
-    ret = convert_type(op.res.type) if op.res else ir.VoidType()
-    ftype = ir.FunctionType(ret, [convert_type(a.type) for a in op.operands_])
-    asm = ir.InlineAsm(ftype, _escape_ir_string(op.asm_string.data), _escape_ir_string(op.constraints.data),
-                       side_effect=op.has_side_effects is not None)
+    ret = convert_type(op.res.type) if op.res else _VOID
+    args = [convert_type(a.type) for a in op.operands_]
+    side_effect = op.has_side_effects is not None
+    key = (op.asm_string.data, op.constraints.data, side_effect, id(ret), *map(id, args))
+    asm = _ASMS.get(key)
+    if asm is None:
+        if len(_ASMS) >= _MEMO_MAX:
+            _ASMS.clear()
+        asm = _ASMS[key] = _SharedAsm(ir.FunctionType(ret, args), _escape_ir_string(key[0]),
+                                      _escape_ir_string(key[1]), side_effect=side_effect)
     res = builder.call(asm, [vals[a] for a in op.operands_])
     if op.res:
         vals[op.results[0]] = res
