@@ -13,6 +13,15 @@ from tileorch.registry import make_context
 
 MODULE = """builtin.module {{
   llvm.mlir.global internal @smem() {{addr_space = 3 : i32, alignment = 16 : i64}} : !llvm.array<64 x i8>
+  llvm.func @use(%a: i32, %b: i64) {{
+    llvm.return
+  }}
+  llvm.func @pair(%a: i32) -> !llvm.struct<(i32, i32)> {{
+    %u = llvm.mlir.undef : !llvm.struct<(i32, i32)>
+    %s0 = llvm.insertvalue %a, %u[0] : !llvm.struct<(i32, i32)>
+    %s1 = llvm.insertvalue %a, %s0[1] : !llvm.struct<(i32, i32)>
+    llvm.return %s1 : !llvm.struct<(i32, i32)>
+  }}
   llvm.func @k(%p: !llvm.ptr<1>, %n: i32, %x: f32, %h: f16) attributes {{nvvm.kernel}} {{
 {body}
   }}
@@ -87,6 +96,20 @@ BODIES = {
     %f = llvm.fadd %x, %ps : f32
     %w = llvm.add %u, %b1 : i32
     llvm.return""",
+    "calls_atomics": """
+    %c1 = llvm.mlir.constant(1 : i32) : i32
+    %w = llvm.mlir.constant(2 : i64) : i64
+    %r = llvm.call @pair(%n) : (i32) -> !llvm.struct<(i32, i32)>
+    %r1 = llvm.extractvalue %r[1] : !llvm.struct<(i32, i32)>
+    llvm.call @use(%r1, %w) : (i32, i64) -> ()
+    %a0 = "llvm.atomicrmw"(%p, %c1) <{bin_op = 1 : i64, ordering = 2 : i64}> : (!llvm.ptr<1>, i32) -> i32
+    %a1 = "llvm.atomicrmw"(%p, %a0) <{bin_op = 1 : i64, ordering = 5 : i64, syncscope = "device"}> : (!llvm.ptr<1>, i32) -> i32
+    %x1 = "llvm.cmpxchg"(%p, %a1, %c1) <{success_ordering = 4 : i64, failure_ordering = 4 : i64}> : (!llvm.ptr<1>, i32, i32) -> !llvm.struct<(i32, i1)>
+    %ok = llvm.extractvalue %x1[1] : !llvm.struct<(i32, i1)>
+    llvm.fence syncscope("device") acq_rel
+    llvm.fence seq_cst
+    %acq = llvm.load %p atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+    llvm.return""",
     "control_flow": """
     %c0 = llvm.mlir.constant(0 : i32) : i32
     %c1 = llvm.mlir.constant(1 : i32) : i32
@@ -133,7 +156,7 @@ def test_phi_incomings_follow_the_branches_in_block_order():
     # the loop header's phis: one incoming from the entry block, one from the loop body
     phis = [line.strip() for line in direct.splitlines() if " = phi " in line]
     assert len(phis) == 4  # three arguments of ^bb1, one of ^bb3
-    assert phis[0].startswith('%".') and "phi  i32 [0, %\".6\"]" in phis[0] and phis[0].count("[") == 2
+    assert phis[0].startswith('%".') and "phi  i32 [0, %\".6\"]" in phis[0] and phis[0].count("[") == 2, phis
 
 
 @pytest.mark.parametrize("body", [

@@ -115,6 +115,38 @@ def store_text(op: Operation, value_type: ir.Type, value: str, ptr_type: ir.Type
     return f"{head} {value_type} {value}, {ptr_type} {ptr}{tail}" + (f", align {align}" if align else "")
 
 
+def atomicrmw_text(op: Operation, ptr: tuple[ir.Type, str], value: tuple[ir.Type, str]) -> str:
+    """``atomicrmw [volatile] OP P %ptr, T %value[ syncscope("s")] ordering, align N``: each
+    operand as (its llvmlite type, its reference)."""
+    name = llvm_ext.ATOMIC_BIN_OP_NAMES[op.bin_op.value.data].lstrip("_")
+    align = align_of(value[0], op.alignment.value.data if op.alignment is not None else None)
+    scope = op.syncscope.data if op.syncscope is not None else None
+    vol = " volatile" if op.volatile_ is not None else ""
+    return (f"atomicrmw{vol} {name} {ptr[0]} {ptr[1]}, {value[0]} {value[1]}"
+            f"{scope_text(scope)} {llvm_ext.ordering_name(op.ordering)}, align {align}")
+
+
+def cmpxchg_text(op: Operation, ptr: tuple[ir.Type, str], cmp: tuple[ir.Type, str], new: tuple[ir.Type, str]) -> str:
+    """``cmpxchg [weak] [volatile] P %ptr, T %cmp, T %new[ syncscope("s")] success failure, align N``."""
+    align = align_of(new[0], op.alignment.value.data if op.alignment is not None else None)
+    scope = op.syncscope.data if op.syncscope is not None else None
+    flags = (" weak" if op.weak is not None else "") + (" volatile" if op.volatile_ is not None else "")
+    return (f"cmpxchg{flags} {ptr[0]} {ptr[1]}, {cmp[0]} {cmp[1]}, {new[0]} {new[1]}{scope_text(scope)} "
+            f"{llvm_ext.ordering_name(op.success_ordering)} {llvm_ext.ordering_name(op.failure_ordering)}, align {align}")
+
+
+def fence_text(op: Operation) -> str:
+    scope = op.syncscope.data if op.syncscope is not None else None
+    return f"fence{scope_text(scope)} {llvm_ext.ordering_name(op.ordering)}"
+
+
+def _same_types(expected, given) -> bool:
+    """What ``CallInstr`` checks of a call's arguments (llvmlite's type equality; a metadata
+    parameter, which it would wrap, is not written here)."""
+    return len(expected) == len(given) and all(
+        not isinstance(e, ir.MetaDataType) and not (g != e) for e, g in zip(expected, given))
+
+
 def _ref(name: int) -> str:
     return f'%".{name}"'
 
@@ -266,10 +298,31 @@ class _Writer:
             return self._load(op)
         if cls is llvm.StoreOp:
             return self._store(op)
+        if cls is llvm_ext.AtomicRMWOp:
+            value = self.val(op.val)
+            return self.result(op, value[0], atomicrmw_text(op, self.val(op.ptr), value))
+        if cls is llvm_ext.CmpXchgOp:
+            new = self.val(op.val)
+            return self.result(op, ir.LiteralStructType([new[0], _I1]),
+                               cmpxchg_text(op, self.val(op.ptr), self.val(op.cmp), new))
+        if cls is llvm_ext.FenceOp:
+            return self.void(fence_text(op))
         if cls is llvm.ExtractValueOp:
             typ = self.type(op.results[0].type)
             position = ", ".join(str(i) for i in op.position.iter_values())
             return self.result(op, typ, f"extractvalue {self.typed(op.container)}, {position}")
+        if cls is llvm.InsertValueOp:
+            at, agg = self.val(op.container)
+            et, elem = self.val(op.value)
+            position = [int(i) for i in op.position.iter_values()]
+            member = at
+            for i in position:
+                member = member.elements[i]
+            if str(member) != str(et):
+                raise _NotCovered("insertvalue of another type")
+            return self.result(op, at, f"insertvalue {at} {agg}, {et} {elem}, {', '.join(map(str, position))}")
+        if cls is llvm.CallOp:
+            return self._call(op)
         if cls is llvm.InsertElementOp:
             vt, vec = self.val(op.vector)
             return self.result(op, vt, f"insertelement {vt} {vec}, {self.typed(op.value)}, {self.typed(op.index)}")
@@ -320,12 +373,34 @@ class _Writer:
         except KeyError:
             callee = ir.Function(self.module, fn_type, name=name)
         ftype = callee.function_type
-        if ftype.var_arg or callee.calling_convention or [str(t) for t in ftype.args] != [str(t) for t, _ in args]:
+        if ftype.var_arg or callee.calling_convention or not _same_types(ftype.args, [t for t, _ in args]):
             raise _NotCovered("intrinsic declared otherwise")
         text = f"call {ftype.return_type} {callee.get_reference()}({', '.join(f'{t} {r}' for t, r in args)})"
         if op.ress is None:
             return self.void(text)
         return self.result(op, ftype.return_type, text)
+
+    def _call(self, op: llvm.CallOp) -> str:
+        """A direct call of a function of the module (xDSL's ``_convert_call``)."""
+        if op.op_bundle_operands or op.op_bundle_sizes or op.callee is None:
+            raise _NotCovered("call form")
+        args = [self.val(a) for a in op.args]
+        callee = self.module.get_global(op.callee.string_value())
+        if op.returned is not None and [f.value for f in op.fastmathFlags.data]:
+            raise _NotCovered("call fastmath flags")
+        ftype = callee.function_type
+        if ftype.var_arg or not _same_types(ftype.args, [t for t, _ in args]):
+            raise _NotCovered("call signature")
+        cconv = op.CConv.cconv_name
+        tail = "tail " if op.TailCallKind.data != "none" else ""
+        head = f"{cconv} {ftype.return_type}" if cconv else f"{ftype.return_type}"
+        text = f"{tail}call {head} {callee.get_reference()}({', '.join(f'{t} {r}' for t, r in args)})"
+        if isinstance(ftype.return_type, ir.VoidType):
+            return self.void(text)
+        n = self.number()
+        if op.returned is not None:
+            self.vals[id(op.returned)] = (ftype.return_type, _ref(n))
+        return f'  %".{n}" = {text}\n'
 
     def _load(self, op: Operation) -> str:
         pt, ptr = self.val(op.ptr)

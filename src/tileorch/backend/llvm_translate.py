@@ -37,7 +37,8 @@ from xdsl.utils.exceptions import LLVMTranslationException
 
 from tileorch.backend import llvm_text
 from tileorch.backend.intrinsics import check_known_intrinsics
-from tileorch.backend.llvm_text import EXT_CASTS, align_of, load_text, scope_text, store_text
+from tileorch.backend.llvm_text import (EXT_CASTS, atomicrmw_text, cmpxchg_text, fence_text, load_text,
+                                        store_text)
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext
 from tileorch.dialects import nvvm_common as nvvm  # the kernel attributes' names (not the op classes)
@@ -118,42 +119,19 @@ def _store(op, builder, vals: ValMap) -> None:
 
 def _atomicrmw(op: llvm_ext.AtomicRMWOp, builder, vals: ValMap) -> None:
     value = vals[op.val]
-    name = llvm_ext.ATOMIC_BIN_OP_NAMES[op.bin_op.value.data].lstrip("_")
-    align = align_of(value.type, op.alignment.value.data if op.alignment is not None else None)
-    scope = op.syncscope.data if op.syncscope is not None else None
-
-    def text(ops):
-        ptr, val = ops
-        vol = " volatile" if op.volatile_ is not None else ""
-        return (
-            f"atomicrmw{vol} {name} {ptr.type} {ptr.get_reference()}, {val.type} {val.get_reference()}"
-            f"{scope_text(scope)} {_ordering(op.ordering)}, align {align}"
-        )
-
-    vals[op.res] = _emit(builder, value.type, "atomicrmw", [vals[op.ptr], value], text)
+    vals[op.res] = _emit(builder, value.type, "atomicrmw", [vals[op.ptr], value],
+                         lambda ops: atomicrmw_text(op, *((o.type, o.get_reference()) for o in ops)))
 
 
 def _cmpxchg(op: llvm_ext.CmpXchgOp, builder, vals: ValMap) -> None:
     value = vals[op.val]
-    align = align_of(value.type, op.alignment.value.data if op.alignment is not None else None)
-    scope = op.syncscope.data if op.syncscope is not None else None
-
-    def text(ops):
-        ptr, cmp, new = ops
-        flags = (" weak" if op.weak is not None else "") + (" volatile" if op.volatile_ is not None else "")
-        return (
-            f"cmpxchg{flags} {ptr.type} {ptr.get_reference()}, {cmp.type} {cmp.get_reference()}, "
-            f"{new.type} {new.get_reference()}{scope_text(scope)} {_ordering(op.success_ordering)} "
-            f"{_ordering(op.failure_ordering)}, align {align}"
-        )
-
-    typ = ir.LiteralStructType([value.type, ir.IntType(1)])
-    vals[op.res] = _emit(builder, typ, "cmpxchg", [vals[op.ptr], vals[op.cmp], value], text)
+    vals[op.res] = _emit(builder, ir.LiteralStructType([value.type, ir.IntType(1)]), "cmpxchg",
+                         [vals[op.ptr], vals[op.cmp], value],
+                         lambda ops: cmpxchg_text(op, *((o.type, o.get_reference()) for o in ops)))
 
 
 def _fence(op: llvm_ext.FenceOp, builder, vals: ValMap) -> None:
-    scope = op.syncscope.data if op.syncscope is not None else None
-    _emit(builder, ir.VoidType(), "fence", [], lambda ops: f"fence{scope_text(scope)} {_ordering(op.ordering)}")
+    _emit(builder, ir.VoidType(), "fence", [], lambda ops: fence_text(op))
 
 
 def _gep(op: llvm.GEPOp, builder, vals: ValMap) -> None:
