@@ -17,6 +17,11 @@ for GPU code:
   that shape;
 * every ``llvm.call_intrinsic`` name is checked against the known-intrinsic table.
 
+The module's globals, declarations and function signatures are built with llvmlite; a function
+body is written as text by :mod:`tileorch.backend.llvm_text` (the same text, without building an
+llvmlite object per instruction) unless it holds an op that module does not write, in which case
+:func:`_convert_body` builds it with llvmlite as described here.
+
 Failures are :class:`~tileorch.diagnostics.LocatedError` at the offending op.
 """
 
