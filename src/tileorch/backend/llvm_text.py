@@ -58,8 +58,26 @@ EXT_CASTS = {llvm_ext.AddrSpaceCastOp: "addrspacecast", llvm_ext.FPToSIOp: "fpto
 _I1 = ir.IntType(1)
 
 
+_FLAG_FREE: set[type] = set()
+"""Op classes that carry none of the flags :func:`_binop_flags` and :func:`_cast_flags` read
+(a class test per op was a tenth of writing a kernel's text)."""
+
+
+def _flag_free(cls: type) -> bool:
+    if cls in _FLAG_FREE:
+        return True
+    if not issubclass(cls, (llvm.ArithmeticBinOpOverflow, llvm.AbstractFloatArithOp, llvm.ArithmeticBinOpExact,
+                            llvm.ArithmeticBinOpDisjoint, llvm.IntegerConversionOpOverflow,
+                            llvm.IntegerConversionOpNNeg)):
+        _FLAG_FREE.add(cls)
+        return True
+    return False
+
+
 def _binop_flags(op: Operation) -> bool:
     """Whether the flags xDSL's ``_convert_binop`` would pass are non-empty."""
+    if _flag_free(type(op)):
+        return False
     if isinstance(op, llvm.ArithmeticBinOpOverflow):
         return bool(op.overflowFlags) and bool(llvm.OverflowAttr.from_int(op.overflowFlags.value.data).data)
     if isinstance(op, llvm.AbstractFloatArithOp):
@@ -73,6 +91,8 @@ def _binop_flags(op: Operation) -> bool:
 
 def _cast_flags(op: Operation) -> bool:
     """Whether xDSL's ``_convert_cast`` would write flags (``trunc nsw``, ``zext nneg``)."""
+    if _flag_free(type(op)):
+        return False
     if isinstance(op, llvm.IntegerConversionOpOverflow) and op.overflowFlags:
         return bool([f.value for f in op.overflowFlags.data])
     return isinstance(op, llvm.IntegerConversionOpNNeg) and bool(op.non_neg)
@@ -227,7 +247,9 @@ class _Writer:
 
     def result(self, op: Operation, typ: ir.Type, text: str) -> str:
         n = self.number()
-        self.vals[id(op.results[0])] = (typ, _ref(n))
+        for res in op.results:  # the first (each op written here has one); iterating the tuple
+            self.vals[id(res)] = (typ, _ref(n))  # is cheaper than xDSL's indexing of it
+            break
         return f'  %".{n}" = {text}\n'
 
     def void(self, text: str) -> str:
@@ -245,8 +267,9 @@ class _Writer:
         if opname is not None:
             if _binop_flags(op):
                 raise _NotCovered("flags")
-            (lt, lhs), (rt, rhs) = self.val(op.operands[0]), self.val(op.operands[1])
-            if lt != rt:
+            a, b = op.operands
+            (lt, lhs), (rt, rhs) = self.vals[id(a)], self.vals[id(b)]
+            if lt is not rt and lt != rt:
                 raise _NotCovered("operand types")
             return self.result(op, lt, f"{opname} {lt} {lhs}, {rhs}")
         if cls is llvm.ConstantOp:
@@ -265,8 +288,9 @@ class _Writer:
         if name is not None:
             if cls in _CASTS and _cast_flags(op):
                 raise _NotCovered("cast flags")
-            typ = self.type(op.results[0].type)
-            return self.result(op, typ, f"{name} {self.typed(op.operands[0])} to {typ}")
+            (res,), (arg,) = op.results, op.operands
+            typ = self.type(res.type)
+            return self.result(op, typ, f"{name} {self.typed(arg)} to {typ}")
         if cls is llvm.BrOp:
             self.incoming(op.successor, op.arguments)
             return self.void(f'br label %"{self.labels[op.successor]}"')
