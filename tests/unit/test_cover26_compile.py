@@ -1,0 +1,57 @@
+"""Session 26's cover set (``tileorch.testing.cover_programs26``: dot programs session 25 left off the
+tensor-core tiers): each program, exported through cuTile's exporter (no GPU) and compiled for sm_90a,
+takes the path its table entry names -- "gemm" (the TileAS tier's TMA + WGMMA kernel, with the tier's
+remark), "chained", or "simt" with a *located* warning (``file:line:col`` in the program) saying why
+the tensor-core tiers refused it and the SIMT path's mma.sync remark -- and its PTX assembles with
+ptxas without spills.  Results: test_cover26_emulated.py (the PTX emulator against numpy) and
+tests/gpu/test_cover26_gpu.py (the GPU against torch)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+from tileorch.testing import cover_programs26  # noqa: E402
+from tileorch.testing.cover_programs26 import PROGRAMS  # noqa: E402
+from dot_sweep_checks import assert_dot_sweep, assert_takes_its_path, compile_sweep_program, spilled_programs  # noqa: E402
+
+
+def compiled(name):
+    """The program's compile for sm_90a, shared by the tests of a run (``compile_once``)."""
+    return compile_sweep_program(PROGRAMS, name)
+
+
+def test_the_set_has_its_programs():
+    assert_dot_sweep(PROGRAMS, 10, 3)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_takes_its_path_and_says_so(name):
+    assert_takes_its_path(PROGRAMS[name], compiled(name), cover_programs26.__file__)
+
+
+def test_quantised_outputs_use_the_direct_epilogue():
+    """The int8 and fp8 outputs of f16 dots: the direct epilogue (no TMA staging of 8-bit rows), an f16 WGMMA."""
+    for name, out in (("gemm_f16_quantised_int8_out", "s8"), ("gemm_f16_fp8_e4m3_out", "e4m3")):
+        cfg = compiled(name).gemm_config
+        assert (cfg.dtype, cfg.out_dtype, cfg.epilogue) == ("f16", out, "direct"), cfg
+
+
+def test_lora_keeps_the_programs_256_column_tile():
+    """LoRA at tn 256 runs its own tile (the epilogue reads it) with the rank-64 accumulator beside it."""
+    cfg = compiled("lora_tn256").gemm_config
+    assert (cfg.tile_n, cfg.lora_rank, cfg.accumulator_registers) == (256, 64, 160), cfg
+
+
+SPILLS = {"attn_gqa_heads_loop", "two_dots_share_computed_a", "two_dots_two_a_one_accumulator",
+          "two_dots_two_a_summed_products", "two_dots_two_a_two_accumulators"}
+"""Programs whose PTX ptxas assembles with spills (ptxas 13.0), all of them refusals of the tensor-core
+tiers on their SIMT fallback (two 128 x 64 f32 accumulators, or an attention loop, beside mma.sync operands
+in 4 warps).  Listed so that a spill is not silent; a program joining or leaving the list fails."""
+
+
+def test_every_program_assembles_without_spills():
+    assert spilled_programs(PROGRAMS, compiled) == SPILLS
+    assert not SPILLS & {n for n, p in PROGRAMS.items() if p.path != "simt"}
