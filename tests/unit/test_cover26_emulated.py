@@ -66,6 +66,15 @@ def _case_lora_tn256():
     s14e._check(y, _mm(x, w) + _mm(t, lb), 2e-2, 1e-2)
 
 
+def _case_two_dots_share_computed_a():
+    """``a = (x * 0.5).astype(f16)`` read by both dots (WGMMA's register A, computed once per K step):
+    ``(a @ wg) * (a @ wu)`` rounded to f16, K = 200 ragged."""
+    x, wg, wu = _h(200, 200), _h(200, 192, scale=0.25), _h(200, 192, scale=0.25)
+    y = s14e.emulate("two_dots_share_computed_a", {0: x, 1: wg, 2: wu})[3]
+    a = (x.astype(np.float32) * np.float32(0.5)).astype(np.float16)
+    s14e._check(y, _mm(a, wg) * _mm(a, wu), 2e-2, 1e-2)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 

@@ -517,8 +517,9 @@ class GemmConfig:
              f"a_raw (a computed A's raw element type) must be one of {RAW_DTYPES}, got {self.a_raw!r}"),
             (not self.a_raw or (self.dtype in ("f16", "bf16") and not self.b_dtype),
              f"a computed A (a_raw) is a 16-bit operand (f16/bf16 A and B), got {self.dtype}"),
-            (not self.a_raw or (self.b_operands == 1 and self.cluster_m == 1 and not self.transpose_a),
-             "a computed A (a_raw) has one B operand, 1-CTA clusters and is read in place"),
+            (not self.a_raw or (not self.lora_rank and self.cluster_m == 1 and not self.transpose_a),
+             "a computed A (a_raw) has no low-rank branch, 1-CTA clusters and is read in place (several B operands "
+             "read the one computed A)"),
             (not self.a_raw or (self.a_raw_chunk_columns * self.a_raw_element_bytes) % 16 == 0,
              "a computed A's raw box rows must be whole 16-byte units"),
             (not self.a_regs or (self.a_raw and self.a_major == "k" and self.a_raw_swizzle),

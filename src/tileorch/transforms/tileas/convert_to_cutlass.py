@@ -679,7 +679,7 @@ def _computed_side(side: _OperandSide, kernel: aa.FuncOp, dot: Operation, dots: 
                                  f"evaluated by the consumer warp groups into the WGMMA's {x} tile", tile_load=load)
     if pro is None:
         raise LocatedError(top.owner, COMPUTED_OPERAND)
-    if len(dots) > 1:
+    if len(dots) > 1 and (side.letter == "B" or any(not _same_a(dot, d, None) for d in dots)):
         fail(pro.top.owner, side.several_dots)
     if pro.reductions:
         fail(pro.reductions[0], f"this {x} is computed from its tile with a reduction, which the WGMMA lowering does "
@@ -1400,6 +1400,21 @@ def _split_k_dot_why(first, second=None) -> str:
             "the head dim into one array)")
 
 
+def _operand_value(v: SSAValue) -> SSAValue:
+    """The value a dot operand is, through the layout conversions the tier put before each dot."""
+    while isinstance(v.owner, Operation) and v.owner.name == "nv_tileas.convert_layout":
+        v = v.owner.operands[0]
+    return v
+
+
+def _same_a(first: Operation, d: Operation, a: Operation | None) -> bool:
+    """Dot ``d`` reads ``first``'s A: the same tile load ``a``, or the same value computed from it (``a =
+    (x * s).astype(f16)`` read by both dots)."""
+    if a is not None and _operand_source(d.lhs) is a:
+        return True
+    return _operand_value(d.lhs) is _operand_value(first.lhs)
+
+
 def _check_shared_a_dots(dots: list, fail, low_rank: bool = False) -> None:
     """Several dots are lowered as dots sharing A (``silu(X @ Wg) * (X @ Wu)``): each of the same
     tile shape (``low_rank``: the second, a LoRA branch's, of its own N), in the same K loop, reading the
@@ -1421,7 +1436,7 @@ def _check_shared_a_dots(dots: list, fail, low_rank: bool = False) -> None:
         if d.result.type != first.result.type and not low_rank:
             fail(d, f"dots sharing A must have one accumulator shape, got {first.result.type.get_shape()} and "
                     f"{d.result.type.get_shape()}")
-        if a is None or _operand_source(d.lhs) is not a:
+        if not _same_a(first, d, a):
             adds_to = _accumulates_into(d, dots)
             if adds_to is not None:
                 raise LocatedError(d, _split_k_dot_why(adds_to, d))
