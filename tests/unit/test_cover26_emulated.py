@@ -13,6 +13,7 @@ pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
+import test_user_sweep3_emulated as s3  # noqa: E402
 import test_user_sweep4_emulated as s4  # noqa: E402
 import test_user_sweep14_emulated as s14e  # noqa: E402
 
@@ -29,6 +30,17 @@ def _cover_set(monkeypatch):
 
 def _h(*shape, scale=1.0):
     return (RNG.standard_normal(shape) * scale).astype(np.float16)
+
+
+def _softmax_pv(s, v):
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True)) @ v.astype(np.float64)
+
+
+def chained(name: str, inputs: dict) -> dict:
+    """A chained-dots program on its spec's shapes and launch grid (every CTA of the host's launch)."""
+    grid = tuple(PROGRAMS[name].grid)
+    return s3._chained(name, inputs, grid + (1,) * (3 - len(grid)))
 
 
 def _mm(a, b):
@@ -73,6 +85,16 @@ def _case_two_dots_share_computed_a():
     y = s14e.emulate("two_dots_share_computed_a", {0: x, 1: wg, 2: wu})[3]
     a = (x.astype(np.float32) * np.float32(0.5)).astype(np.float16)
     s14e._check(y, _mm(a, wg) * _mm(a, wu), 2e-2, 1e-2)
+
+
+def _case_attn_gqa_heads_loop():
+    """GQA, 2 query heads per KV head looped over inside each program: every head's output against the
+    f64 softmax (keys ragged: 192 in 64-key tiles, 2 KV heads, batch 2), O NaN-prefilled."""
+    q, k, v = _h(2, 4, 128, 64), _h(2, 2, 192, 64), _h(2, 2, 192, 64)
+    o = chained("attn_gqa_heads_loop", {0: q, 1: k, 2: v})[3]
+    kk, vv = np.repeat(k, 2, axis=1), np.repeat(v, 2, axis=1)  # query head h reads KV head h // 2
+    s = (q.astype(np.float64) @ np.swapaxes(kk.astype(np.float64), -1, -2)) / 8.0
+    s14e._check(o, _softmax_pv(s, vv), 3e-3)
 
 
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
