@@ -37,6 +37,11 @@ def _softmax_pv(s, v):
     return (e / e.sum(-1, keepdims=True)) @ v.astype(np.float64)
 
 
+def emulate(name: str, inputs: dict) -> dict:
+    """A GEMM program on its spec's shapes (test_user_sweep14_emulated's runner)."""
+    return s14e.emulate(name, inputs)
+
+
 def chained(name: str, inputs: dict) -> dict:
     """A chained-dots program on its spec's shapes and launch grid (every CTA of the host's launch)."""
     grid = tuple(PROGRAMS[name].grid)
@@ -52,7 +57,7 @@ def _case_gemm_f16_quantised_int8_out():
     the output starting as a sentinel byte; the values span both clamps.  The f32 accumulation may move
     a value across an integer: at most one unit off, almost all exact."""
     a, b = _h(200, 200, scale=4.0), _h(200, 192, scale=4.0)
-    y = s14e.emulate("gemm_f16_quantised_int8_out", {0: a, 1: b, 2: np.full((200, 192), 99, np.int8)})[2]
+    y = emulate("gemm_f16_quantised_int8_out", {0: a, 1: b, 2: np.full((200, 192), 99, np.int8)})[2]
     want = np.clip(np.trunc(_mm(a, b) * 0.5), -128, 127)
     assert (want == -128).any() and (want == 127).any() and (np.abs(want) < 100).mean() > 0.3
     assert np.abs(y.astype(np.int64) - want).max() <= 1
@@ -63,7 +68,7 @@ def _case_gemm_f16_fp8_e4m3_out():
     """``(acc * 0.5).astype(float8_e4m3fn)``: the e4m3 bytes decoded are within one e4m3 rounding of the
     f64 product (the output starts as NaN bytes: 0x7f)."""
     a, b = _h(200, 200), _h(200, 192, scale=0.5)
-    q = s14e.emulate("gemm_f16_fp8_e4m3_out", {0: a, 1: b, 2: np.full((200, 192), 0x7F, np.uint8)})[2]
+    q = emulate("gemm_f16_fp8_e4m3_out", {0: a, 1: b, 2: np.full((200, 192), 0x7F, np.uint8)})[2]
     got = np.asarray(q).view(np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
     assert not np.isnan(got).any(), "unwritten outputs"
     np.testing.assert_allclose(got, _mm(a, b) * 0.5, rtol=2 ** -3, atol=2 ** -9)
@@ -73,7 +78,7 @@ def _case_lora_tn256():
     """LoRA at rank 64 on 128 x 256 output tiles: ``x W + ((0.5 (x A)) rounded to f16) B`` (ragged M, N and
     K), the low-rank accumulator beside the 256-column main one."""
     x, w, la, lb = _h(200, 128), _h(128, 296, scale=0.125), _h(128, 64, scale=0.125), _h(64, 296, scale=0.25)
-    y = s14e.emulate("lora_tn256", {0: x, 1: w, 2: la, 3: lb})[4]
+    y = emulate("lora_tn256", {0: x, 1: w, 2: la, 3: lb})[4]
     t = (0.5 * _mm(x, la)).astype(np.float16)
     s14e._check(y, _mm(x, w) + _mm(t, lb), 2e-2, 1e-2)
 
@@ -82,7 +87,7 @@ def _case_two_dots_share_computed_a():
     """``a = (x * 0.5).astype(f16)`` read by both dots (WGMMA's register A, computed once per K step):
     ``(a @ wg) * (a @ wu)`` rounded to f16, K = 200 ragged."""
     x, wg, wu = _h(200, 200), _h(200, 192, scale=0.25), _h(200, 192, scale=0.25)
-    y = s14e.emulate("two_dots_share_computed_a", {0: x, 1: wg, 2: wu})[3]
+    y = emulate("two_dots_share_computed_a", {0: x, 1: wg, 2: wu})[3]
     a = (x.astype(np.float32) * np.float32(0.5)).astype(np.float16)
     s14e._check(y, _mm(a, wg) * _mm(a, wu), 2e-2, 1e-2)
 
@@ -95,6 +100,15 @@ def _case_attn_gqa_heads_loop():
     kk, vv = np.repeat(k, 2, axis=1), np.repeat(v, 2, axis=1)  # query head h reads KV head h // 2
     s = (q.astype(np.float64) @ np.swapaxes(kk.astype(np.float64), -1, -2)) / 8.0
     s14e._check(o, _softmax_pv(s, vv), 3e-3)
+
+
+def _case_attn_one_key_tile_no_loop():
+    """Attention over one key tile written without a loop (100 keys in a 128-wide tile, the padded keys masked;
+    200 query rows in 64-row tiles, ragged): against the f64 softmax, O NaN-prefilled."""
+    q, k, v = _h(2, 200, 64), _h(2, 100, 64), _h(2, 100, 64)
+    o = chained("attn_one_key_tile_no_loop", {0: q, 1: k, 2: v})[3]
+    s = (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2)) / 8.0
+    s14e._check(o, _softmax_pv(s, v), 3e-3)
 
 
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}

@@ -1839,7 +1839,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     """The kernel builder's configuration for ``dk`` (the program's tiles, or the nearest the
     builder takes: :func:`builder_tile`, unless ``override`` names others), with as many pipeline
     stages as shared memory holds, up to the tier's depth.  ``dk.remarks`` receives the choices."""
-    from tileorch.kernels.gemm.config import K_MAJOR_ONLY, GemmConfig, GemmConfigError, accumulator_limit
+    from tileorch.kernels.gemm.config import (ACCUMULATOR_REGISTERS, K_MAJOR_ONLY, GemmConfig, GemmConfigError,
+                                              accumulator_limit)
     from tileorch.transforms.tileas.register_a_operand import register_a_chosen
 
     (tm, tn, tk), cluster, remarks = builder_tile(dk, num_ctas(dk.kernel))
@@ -1922,13 +1923,14 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         if not dk.retile_safe and int(override.get("tile_n", cfg.tile_n)) != cfg.tile_n:
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
                                          "shape (program ids or tile-local ranges); it cannot be retiled")
+        own_n = cfg.tile_n  # (the low-rank allowance is for the program's own tile, not a wider one asked for)
         cfg = replace(cfg, **{k: v for k, v in override.items() if k in OVERRIDABLE})
         cfg = replace(cfg, c_ld=bool(cfg.c_ld) or dk.c_view is not None)  # (c_ld=1: the launcher's C is a slice)
         if dk.c_transposed and cfg.epilogue != "direct":  # the transposed stores replace the direct store
             cfg = replace(cfg, epilogue="direct")
-        limit = accumulator_limit(cfg.lora_rank, cfg.lora_own_acc)
+        limit = accumulator_limit(cfg.lora_rank, cfg.lora_own_acc) if cfg.tile_n == own_n else ACCUMULATOR_REGISTERS
         if cfg.accumulator_registers > limit:  # the launcher's shape heuristic asked for more
-            narrow = max(v for v in TILE_NS if replace(cfg, tile_n=v).accumulator_registers <= limit)
+            narrow = max(v for v in TILE_NS if cfg.b_operands * v // 2 <= ACCUMULATOR_REGISTERS)
             cluster_ok = cfg.b_major == "k" or (narrow // cfg.cluster_m) % 64 == 0
             cfg = replace(cfg, tile_n=narrow, cluster_m=cfg.cluster_m if cluster_ok else 1)
             dk.remarks.append(f"tile_n {override.get('tile_n')} asked for runs as {narrow}: {cfg.b_operands} "

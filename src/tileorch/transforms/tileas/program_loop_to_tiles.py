@@ -45,6 +45,7 @@ from xdsl.passes import ModulePass
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.constants import constant_int
 from tileorch.transforms.tileas.chained_work_loop import flatten_inner_work_loop, flatten_work_loop
+from tileorch.transforms.tileas.loopless_chain import wrap_loopless_chain
 from tileorch.transforms.tileas.common import grid_axis
 from tileorch.transforms.tileas.tile_order import coordinate_axes, grouped_coordinates, is_tile_count
 
@@ -709,7 +710,7 @@ class ProgramLoopToTiles(ModulePass):
                 if sum(o.name == "nv_tileaa.dot" for o in fn.walk()) > 1:
                     # a work loop around a chain (or a static one inside each program): the chained kernel's
                     # instances
-                    flatten_work_loop(fn) or flatten_inner_work_loop(fn)
+                    flatten_work_loop(fn) or flatten_inner_work_loop(fn) or wrap_loopless_chain(fn)
                 continue
             renumbered = False
             for loop in [o for o in fn.body.blocks.first.ops if isinstance(o, scf.ForOp)]:
