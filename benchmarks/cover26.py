@@ -4,11 +4,11 @@ program on tileorch's SIMT path (``schedule="simt"``: mma.sync, where it ran bef
 SDPA, fp16), one timing method (:func:`tileorch.testing.timing.bench_ms`); outputs NaN-prefilled (int8: a
 sentinel) and checked against torch fp32 first (relative Frobenius error).
 
-    python benchmarks/cover26.py [--programs int8_out,fp8_out,lora_tn256,shared_computed_a,gqa_heads_loop]
+    python benchmarks/cover26.py [--programs int8_out,fp8_out,lora_tn256,shared_computed_a,gqa_heads_loop,one_key_tile]
         [--iters 10] [--no-simt] [--out build/cover26.json]
 
 Sizes: the GEMMs 4096 x 4096 x 4096 (LoRA rank 64), GQA batch 4, 8 KV heads of 4 query heads, 2048 tokens,
-head dim 64.
+head dim 64; one key tile: 64 (batch x head) of 4096 queries over 128 keys.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from tileorch.testing.timing import bench_ms, rates, time_variant
 
 M = N = K = 4096
-PROGRAMS = "int8_out,fp8_out,lora_tn256,shared_computed_a,gqa_heads_loop"
+PROGRAMS = "int8_out,fp8_out,lora_tn256,shared_computed_a,gqa_heads_loop,one_key_tile"
 
 
 def _gemm_case(program: str, g):
@@ -78,14 +78,34 @@ def _gqa_case(g):
             lambda: F.scaled_dot_product_attention(q, kr, vr), 4.0 * b * kvh * grp * s * s * d)
 
 
+def _one_key_tile_case(g):
+    """Attention over one 128-key tile without a loop: batch x heads 64, 4096 queries, 128 keys, head dim 64."""
+    import math
+
+    import torch
+    import torch.nn.functional as F
+
+    from tileorch.testing import cover_programs26 as P
+
+    bh, sq, sk, d = 64, 4096, 128, 64
+    q = torch.randn((bh, sq, d), device="cuda", generator=g).half()
+    k = torch.randn((bh, sk, d), device="cuda", generator=g).half()
+    v = torch.randn((bh, sk, d), device="cuda", generator=g).half()
+    ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float())
+    scale = 1.0 / math.sqrt(d) * 1.4426950408889634
+    return (P.attn_one_key_tile_no_loop, (sq // 64, bh, 1), lambda y: (q, k, v, y, scale, 64, 128, 64),
+            lambda: torch.full(q.shape, float("nan"), device="cuda", dtype=torch.float16), ref,
+            lambda: F.scaled_dot_product_attention(q, k, v), 4.0 * bh * sq * sk * d)
+
+
 def run_one(program: str, iters: int, simt: bool = True) -> dict:
     import torch
 
     import tileorch.cutile
 
     g = torch.Generator(device="cuda").manual_seed(26)
-    kernel, grid, args, fresh, ref, torch_fn, flops = _gqa_case(g) if program == "gqa_heads_loop" else \
-        _gemm_case(program, g)
+    case = {"gqa_heads_loop": _gqa_case, "one_key_tile": _one_key_tile_case}.get(program)
+    kernel, grid, args, fresh, ref, torch_fn, flops = case(g) if case else _gemm_case(program, g)
     row: dict = {"program": program}
 
     def variant(name, **kw):

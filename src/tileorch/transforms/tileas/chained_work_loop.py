@@ -65,20 +65,27 @@ def flatten_work_loop(fn: aa.FuncOp) -> bool:
         copy_location(loop, [pid, one, last, t])
         block.insert_ops_before([pid, one, last, t], loop)
         body.args[0].replace_all_uses_with(t.result)
-        for arg, init in zip(body.args[1:], loop.iter_args):  # the memory tokens: the loop's first ones
-            arg.replace_all_uses_with(init)
-        yielded = list(body.last_op.operands)
-        for op in list(body.ops):
-            if op is body.last_op:
-                continue
-            op.detach()
-            block.insert_op_before(op, loop)
-        for old, new in zip(loop.results, yielded):
-            old.replace_all_uses_with(new)
-        loop.detach()
-        loop.erase(safe_erase=False)
+        _inline_body(block, loop)
         return True
     return False
+
+
+def _inline_body(block, loop: scf.ForOp) -> None:
+    """Replace ``loop`` (its induction variable's uses already rewritten) by its body's ops, in ``block``: the
+    carried memory tokens are the loop's first ones, its results the yielded values."""
+    body = loop.body.block
+    for arg, init in zip(body.args[1:], loop.iter_args):  # the memory tokens: the loop's first ones
+        arg.replace_all_uses_with(init)
+    yielded = list(body.last_op.operands)
+    for op in list(body.ops):
+        if op is body.last_op:
+            continue
+        op.detach()
+        block.insert_op_before(op, loop)
+    for old, new in zip(loop.results, yielded):
+        old.replace_all_uses_with(new)
+    loop.detach()
+    loop.erase(safe_erase=False)
 
 
 def _static_count(loop: scf.ForOp) -> int | None:
@@ -122,7 +129,8 @@ def flatten_inner_work_loop(fn: aa.FuncOp) -> bool:
         if not axes:
             continue
         axis = axes[-1]
-        if any(isinstance(o, aa.GetNumProgramsOp) and o.axis.value.data == axis for o in fn.walk()):
+        if any(isinstance(o, aa.GetNumProgramsOp) and o.axis.value.data == axis and o.results[0].uses
+               for o in fn.walk()):
             continue
         _replace_by_work_items(block, loop, axis, count, [o for o in pids if o.axis.value.data == axis])
         return True
@@ -158,15 +166,4 @@ def _replace_by_work_items(block, loop: scf.ForOp, axis: int, count: int, pids: 
         iv.replace_all_uses_with(cast.result)
     else:
         iv.replace_all_uses_with(item.result)
-    for arg, init in zip(body.args[1:], loop.iter_args):  # the memory tokens: the loop's first ones
-        arg.replace_all_uses_with(init)
-    yielded = list(body.last_op.operands)
-    for op in list(body.ops):
-        if op is body.last_op:
-            continue
-        op.detach()
-        block.insert_op_before(op, loop)
-    for old, new_v in zip(loop.results, yielded):
-        old.replace_all_uses_with(new_v)
-    loop.detach()
-    loop.erase(safe_erase=False)
+    _inline_body(block, loop)

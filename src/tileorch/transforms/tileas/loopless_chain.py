@@ -80,6 +80,8 @@ def wrap_loopless_chain(fn: aa.FuncOp) -> bool:
     if any(_depends(o, {id(d2)}, after_d2) for o in moved[:-1]):
         return False
     moved_ids = {id(o) for o in moved}
+    if isinstance(d2.acc.owner, Operation) and id(d2.acc.owner) in moved_ids:
+        return False  # (the accumulator's initial value must be defined before the loop)
     escaping = []
     for o in moved:
         for r in o.results:
