@@ -8,6 +8,14 @@ into one (``acc += x @ w1 + z @ w2``); two K loops one after the other (``y = x1
 loops); single-key-tile attention without a loop; GQA over the query heads inside one program; two
 dots sharing an A computed from its tile; LoRA at ``tn`` = 256.
 
+Taken now (each entry's ``notes`` says what refused it): the int8 and fp8 outputs (the direct epilogue
+stores the program's converted values), LoRA at tn 256 (the low-rank accumulator counted at its rank),
+the shared computed A (one register A per K step, a copy of its registers for the second B), GQA over the
+group's heads (:func:`~tileorch.transforms.tileas.chained_work_loop.flatten_inner_work_loop`) and the
+loop-less attention (:mod:`~tileorch.transforms.tileas.loopless_chain`).  Still refused, with the located
+reason at the user's line: two dots reading different A tiles in one K loop (the WGMMA kernel's stage holds
+one A tile) and two K loops one after the other (it runs one K loop).
+
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``:
 "gemm" = TMA + WGMMA, "chained" = the chained tensor-core tier, "simt" with ``error`` = the located
 remark saying why not), driven by tests/unit/test_cover26_compile.py (path, remark, ptxas without

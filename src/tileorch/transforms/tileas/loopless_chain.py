@@ -11,7 +11,8 @@ zero tile: the one trip replaces it).  The program computes the same: the loop r
 Taken only when the kernel has exactly two dots, none in a loop, both in the kernel's top block, the
 second reading the first's result through its A, each operand load ``tiled_load`` with one tile dimension of
 the key tile's extent at a constant index (ambiguous: left alone), and the moved ops produce no memory token
-read outside them.
+read outside them.  :func:`loopless_chain_remarks` states the rewrite at the second dot (the driver prints it
+once the tier takes the kernel).
 """
 
 from __future__ import annotations
@@ -51,6 +52,23 @@ def _depends(op: Operation, roots: set[int], memo: dict[int, bool]) -> bool:
     hit = hit or any(_depends(inner, roots, memo) for r in op.regions for b in r.blocks for inner in b.ops)
     memo[id(op)] = hit
     return hit
+
+
+REMARK = ("this chain of two dots has no key loop (all keys in one tile): the chained tier runs it as a key loop "
+          "of one trip (tileas-program-loop-to-tiles, loopless_chain.py)")
+
+
+def loopless_chain_remarks(module: Operation) -> list[str]:
+    """The located remark (at the second dot) for each kernel :func:`wrap_loopless_chain` rewrites, computed on a
+    copy of ``module``."""
+    from tileorch.diagnostics import format_error
+
+    remarks = []
+    for fn in [f for f in module.clone().walk() if isinstance(f, aa.FuncOp)]:
+        dots = [o for o in fn.walk() if isinstance(o, aa.DotOp)]
+        if wrap_loopless_chain(fn):
+            remarks.append(format_error(dots[-1], REMARK, "remark"))
+    return remarks
 
 
 def wrap_loopless_chain(fn: aa.FuncOp) -> bool:
