@@ -26,6 +26,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.constants import constant_int
+from tileorch.transforms.tileas.common import dot_operand_load
 
 
 def _key_index(load: Operation, extent: int) -> tuple[int, int] | None:
@@ -34,12 +35,6 @@ def _key_index(load: Operation, extent: int) -> tuple[int, int] | None:
     hits = [(i, constant_int(x)) for i, x in enumerate(load.indices)
             if i < len(tile) and tile[i] == extent and constant_int(x) is not None]
     return hits[0] if len(hits) == 1 else None
-
-
-def _source_load(v: SSAValue) -> Operation | None:
-    from tileorch.transforms.tileas.program_loop_to_tiles import _dot_operand_load
-
-    return _dot_operand_load(v)
 
 
 def _depends(op: Operation, roots: set[int], memo: dict[int, bool]) -> bool:
@@ -80,7 +75,7 @@ def wrap_loopless_chain(fn: aa.FuncOp) -> bool:
     if any(isinstance(o, scf.ForOp | scf.WhileOp) for o in block.ops):
         return False
     d1, d2 = sorted(dots, key=block.get_operation_index)
-    k_load, v_load = _source_load(d1.rhs), _source_load(d2.rhs)
+    k_load, v_load = dot_operand_load(d1.rhs), dot_operand_load(d2.rhs)
     if k_load is None or v_load is None or k_load is v_load:
         return False
     if not _depends(d2.lhs.owner, {id(d1)}, {}) if isinstance(d2.lhs.owner, Operation) else True:
