@@ -106,8 +106,8 @@ def flatten_inner_work_loop(fn: aa.FuncOp) -> bool:
     ``t % G`` of program ``t // G`` did; the iterations write disjoint results (each stores its own tiles:
     no atomics, no loads of a stored array in the loop, checked).  Taken only when: the loop is at the top
     of the kernel with constant bounds ``0 .. G`` (step 1), carries only memory tokens, holds a chain of
-    two or more dots in an inner loop and a tile store, the kernel has no work loop of its own, and nothing
-    reads the program count along ``a``."""
+    two or more dots in an inner loop and tile stores whose indices read ``g`` (each item its own tiles), the
+    kernel has no work loop of its own, and nothing reads the program count along ``a``."""
     if any(WORK_ITEMS_ATTR in o.attributes for o in fn.walk()):
         return False
     block = fn.body.blocks.first
@@ -124,6 +124,8 @@ def flatten_inner_work_loop(fn: aa.FuncOp) -> bool:
         stored = {id(s.view) for s in stores}
         if any(isinstance(o, aa.TiledLoadOp) and id(o.view) in stored for o in loop.walk()):
             continue
+        if not all(any(_reads(x, loop.body.block.args[0]) for x in st.indices) for st in stores):
+            continue  # a store at the same tile in every iteration: the items' results would race
         pids = [o for o in fn.walk() if isinstance(o, aa.GetProgramIdOp) and not o.operands]
         axes = sorted({o.axis.value.data for o in pids})
         if not axes:
@@ -135,6 +137,16 @@ def flatten_inner_work_loop(fn: aa.FuncOp) -> bool:
         _replace_by_work_items(block, loop, axis, count, [o for o in pids if o.axis.value.data == axis])
         return True
     return False
+
+
+def _reads(v, iv, depth: int = 64) -> bool:
+    """Whether scalar ``v`` is computed from ``iv`` (through its defining ops' operands)."""
+    if v is iv:
+        return True
+    op = v.owner
+    if depth == 0 or not isinstance(op, Operation):
+        return False
+    return any(_reads(x, iv, depth - 1) for x in op.operands)
 
 
 def _replace_by_work_items(block, loop: scf.ForOp, axis: int, count: int, pids: list[Operation]) -> None:
