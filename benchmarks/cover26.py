@@ -1,4 +1,4 @@
-"""Session 26's cover set on the GPU (``tileorch.testing.cover_programs26``: dot programs session 25 left on the
+"""Session 26's cover set on the GPU (``tileorch.testing.cover26_programs``: dot programs session 25 left on the
 SIMT path): each program that now takes a tensor-core tier, timed on that path (``tileorch``) against the same
 program on tileorch's SIMT path (``schedule="simt"``: mma.sync, where it ran before) and the torch call (cuBLAS /
 SDPA, fp16), one timing method (:func:`tileorch.testing.timing.bench_ms`); outputs NaN-prefilled (int8: a
@@ -27,7 +27,7 @@ def _gemm_case(program: str, g):
     """(kernel, grid, args(y), y factory, fp32 reference, torch call, flops) of a GEMM-shaped program."""
     import torch
 
-    from tileorch.testing import cover_programs26 as P
+    from tileorch.testing import cover26_programs as P
 
     x = torch.randn((M, K), device="cuda", generator=g).half()
     w = (torch.randn((K, N), device="cuda", generator=g) / K ** 0.5).half()
@@ -46,7 +46,7 @@ def _gemm_case(program: str, g):
         la = (torch.randn((K, 64), device="cuda", generator=g) / K ** 0.5).half()
         lb = (torch.randn((64, N), device="cuda", generator=g) / 8.0).half()
         ref = xw + (0.5 * (x.float() @ la.float())).half().float() @ lb.float()
-        return (P.lora_tn256, (M // 128, N // 256, 1), lambda y: (x, w, la, lb, y, 0.5, 128, 256, 64, 64),
+        return (P.PROGRAMS["lora_tn256"].kernel, (M // 128, N // 256, 1), lambda y: (x, w, la, lb, y, 0.5, 128, 256, 64, 64),
                 lambda: torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16), ref,
                 lambda: x @ w + ((x @ la) * 0.5) @ lb, 2.0 * M * N * K + 2.0 * M * 64 * (K + N))
     wu = (torch.randn((K, N), device="cuda", generator=g) / K ** 0.5).half()
@@ -64,7 +64,7 @@ def _gqa_case(g):
     import torch
     import torch.nn.functional as F
 
-    from tileorch.testing import cover_programs26 as P
+    from tileorch.testing import cover26_programs as P
 
     b, kvh, grp, s, d = 4, 8, 4, 2048, 64
     q = torch.randn((b, kvh * grp, s, d), device="cuda", generator=g).half()
@@ -85,7 +85,7 @@ def _one_key_tile_case(g):
     import torch
     import torch.nn.functional as F
 
-    from tileorch.testing import cover_programs26 as P
+    from tileorch.testing import cover26_programs as P
 
     bh, sq, sk, d = 64, 4096, 128, 64
     q = torch.randn((bh, sq, d), device="cuda", generator=g).half()

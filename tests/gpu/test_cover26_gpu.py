@@ -1,4 +1,4 @@
-"""Session 26's cover set on the GPU (``tileorch.testing.cover_programs26``: dot programs session 25 left off the
+"""Session 26's cover set on the GPU (``tileorch.testing.cover26_programs``: dot programs session 25 left off the
 tensor-core tiers): every program a tensor-core tier now takes runs through ``tileorch.cutile.launch`` on its spec's
 ragged shapes and grid (tests/gpu/sweep_harness.gpu_run: every array inside a larger buffer of the fill, NaN for
 floats, an integer sentinel; outputs start as the fill and the tails must stay it; the path checked against the
@@ -28,7 +28,7 @@ if UNIT not in sys.path:  # the CPU tests' numpy references (appended: tests/gpu
 import sweep_harness  # noqa: E402
 import test_cover26_emulated as c26e  # noqa: E402
 
-from tileorch.testing.cover_programs26 import PROGRAMS  # noqa: E402
+from tileorch.testing.cover26_programs import PROGRAMS  # noqa: E402
 
 
 def run(name: str, inputs: dict) -> dict:

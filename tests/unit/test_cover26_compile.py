@@ -1,4 +1,4 @@
-"""Session 26's cover set (``tileorch.testing.cover_programs26``: dot programs session 25 left off the
+"""Session 26's cover set (``tileorch.testing.cover26_programs``: dot programs session 25 left off the
 tensor-core tiers): each program, exported through cuTile's exporter (no GPU) and compiled for sm_90a,
 takes the path its table entry names -- "gemm" (the TileAS tier's TMA + WGMMA kernel, with the tier's
 remark), "chained", or "simt" with a *located* warning (``file:line:col`` in the program) saying why
@@ -13,8 +13,8 @@ import pytest
 pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
-from tileorch.testing import cover_programs26  # noqa: E402
-from tileorch.testing.cover_programs26 import PROGRAMS  # noqa: E402
+from tileorch.testing import cover26_programs  # noqa: E402
+from tileorch.testing.cover26_programs import PROGRAMS  # noqa: E402
 from dot_sweep_checks import assert_dot_sweep, assert_takes_its_path, compile_sweep_program, spilled_programs  # noqa: E402
 
 
@@ -29,7 +29,7 @@ def test_the_set_has_its_programs():
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_takes_its_path_and_says_so(name):
-    assert_takes_its_path(PROGRAMS[name], compiled(name), cover_programs26.__file__)
+    assert_takes_its_path(PROGRAMS[name], compiled(name), cover26_programs.__file__)
 
 
 def test_quantised_outputs_use_the_direct_epilogue():
@@ -87,4 +87,4 @@ def test_the_one_trip_key_loop_says_so_at_the_second_dot():
     lines, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
     line = first + next(i for i, s in enumerate(lines) if "o = ct.mma(" in s)
     remarks = compiled("attn_one_key_tile_no_loop").remarks
-    assert any(r.startswith(f"{cover_programs26.__file__}:{line}:") and REMARK in r for r in remarks), remarks
+    assert any(r.startswith(f"{cover26_programs.__file__}:{line}:") and REMARK in r for r in remarks), remarks

@@ -1,4 +1,4 @@
-"""Session 26's cover set (``tileorch.testing.cover_programs26``): the programs the tensor-core tiers
+"""Session 26's cover set (``tileorch.testing.cover26_programs``): the programs the tensor-core tiers
 take, run CTA by CTA on the CPU by ``tileorch.testing.ptx_emulator`` against numpy float64 on ragged
 shapes, outputs prefilled with NaN (an int8 output with a sentinel byte), through
 test_user_sweep14_emulated's GEMM runner (the launcher's problem derivation and tensor maps).  The
@@ -17,7 +17,7 @@ import test_user_sweep3_emulated as s3  # noqa: E402
 import test_user_sweep4_emulated as s4  # noqa: E402
 import test_user_sweep14_emulated as s14e  # noqa: E402
 
-from tileorch.testing.cover_programs26 import PROGRAMS  # noqa: E402
+from tileorch.testing.cover26_programs import PROGRAMS  # noqa: E402
 
 RNG = np.random.default_rng(2626)
 

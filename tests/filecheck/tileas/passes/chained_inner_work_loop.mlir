@@ -1,6 +1,6 @@
 // RUN: tileorch-opt %s -p tileas-program-loop-to-tiles | filecheck %s
 // GQA looping over the G = 2 query heads of a KV head inside each program
-// (tileorch.testing.cover_programs26.attn_gqa_heads_loop, as convert-cudatile-to-tileaa emits it: for g in
+// (tileorch.testing.cover26_programs.attn_gqa_heads_loop, as convert-cudatile-to-tileaa emits it: for g in
 // range(G), the key loop and O's store inside).  tileas-program-loop-to-tiles (chained_work_loop.py,
 // flatten_inner_work_loop) replaces the loop by its body: t = min(program id a, num_programs(a) * G - 1), marked
 // tileorch.work_items = a (the chained tier's persistent kernel runs num_programs(a) * G instances along a), g =

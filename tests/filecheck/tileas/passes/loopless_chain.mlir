@@ -1,5 +1,5 @@
 // RUN: tileorch-opt %s -p tileas-program-loop-to-tiles | filecheck %s
-// Attention over one key tile written without a loop (tileorch.testing.cover_programs26.attn_one_key_tile_no_loop,
+// Attention over one key tile written without a loop (tileorch.testing.cover26_programs.attn_one_key_tile_no_loop,
 // as convert-cudatile-to-tileaa emits it: S = q k^T, the padded keys masked, softmax, O = P v, the K and V tiles
 // at key-tile index 0).  tileas-program-loop-to-tiles (loopless_chain.py) puts the ops reading the K / V loads or
 // the first dot, and the second dot, into a key loop of one trip, [0, 1), the loads' key index its induction

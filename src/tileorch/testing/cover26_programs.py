@@ -30,6 +30,7 @@ import math
 import cuda.tile as ct
 
 from tileorch.testing.user_programs import LOG2E, UserProgram, registrar
+from tileorch.testing.user_programs20 import lora_linear_two_products
 
 PROGRAMS: dict[str, UserProgram] = {}
 _add = registrar(PROGRAMS)
@@ -135,7 +136,7 @@ def two_k_loops_one_accumulator(X1, W1, X2, W2, Y, tm: C[int], tn: C[int], tk: C
     ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
 
 
-# ----------------------------------------------------------------------------------------------- computed A, LoRA
+# ----------------------------------------------------------------------------------------------- computed A
 
 
 @ct.kernel
@@ -150,21 +151,6 @@ def two_dots_share_computed_a(X, Wg, Wu, Y, s: float, tm: C[int], tn: C[int], tk
         g = ct.mma(a, ct.load(Wg, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), g)
         u = ct.mma(a, ct.load(Wu, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), u)
     ct.store(Y, index=(bm, bn), tile=(g * u).astype(Y.dtype))
-
-
-@ct.kernel
-def lora_tn256(X, W, La, Lb, Y, scale: float, tm: C[int], tn: C[int], tk: C[int], R: C[int]):
-    """LoRA ``Y = X @ W + scale * (X @ A) @ B`` at rank 64 on 128 x 256 output tiles."""
-    bm, bn = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((tm, tn), dtype=ct.float32)
-    xa = ct.zeros((tm, R), dtype=ct.float32)
-    for k in range(ct.cdiv(X.shape[1], tk)):
-        x = ct.load(X, index=(bm, k), shape=(tm, tk), padding_mode=ZERO)
-        acc = ct.mma(x, ct.load(W, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
-        xa = ct.mma(x, ct.load(La, index=(k, 0), shape=(tk, R), padding_mode=ZERO), xa)
-    lb = ct.load(Lb, index=(0, bn), shape=(R, tn), padding_mode=ZERO)
-    acc = ct.mma((xa * scale).astype(ct.float16), lb, acc)
-    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
 
 
 # ----------------------------------------------------------------------------------------------- attention
@@ -235,7 +221,7 @@ _add("two_dots_share_computed_a", two_dots_share_computed_a,
      [_a((200, 200)), _a((200, 192)), _a((200, 192)), _a((200, 192)), 0.5, 128, 64, 64], (2, 3), "gemm", outputs=(3,),
      notes="was refused ('2 dots in one K loop that do not read the same A tile': the dots read the computed A "
            "through a layout conversion each); now WGMMA's register A, computed once per K step, feeds both Bs")
-_add("lora_tn256", lora_tn256,
+_add("lora_tn256", lora_linear_two_products,  # (sweep 20's LoRA program, at rank 64 on 128 x 256 tiles)
      [_a((200, 128)), _a((128, 296)), _a((128, 64)), _a((64, 296)), _a((200, 296)), 0.5, 128, 256, 64, 64], (2, 2),
      "gemm", outputs=(4,),
      notes="was refused ('2 accumulators of 128x256 need 256 registers': the rank-64 accumulator counted 256 wide); "
