@@ -239,6 +239,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
 
             rerolled += flatten_remarks(module)
             rerolled += transpose_computed_operand_remarks(module)
+            from tileorch.transforms.tileas.loopless_chain import loopless_chain_remarks
+
+            rerolled += loopless_chain_remarks(module)
             tier = f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}},{TIER_CLEANUP}"
             run_passes(ctx, module, parse_pipeline(tier))
             if not any(isinstance(f, FuncOp) for f in module.walk()):

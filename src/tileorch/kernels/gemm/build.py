@@ -570,6 +570,13 @@ def _register_a_slots(k: _Kernel, idx: SSAValue, retire) -> list[list[SSAValue]]
     return [[_const(0, name=f"afrag{j}q{q}") for q in range(4)] for j in range(cfg.tile_k // cfg.mma_k)]
 
 
+def _register_copies(frags: list[list[SSAValue]], b: int) -> list[list[SSAValue]]:
+    """B operand ``b``'s own copies (``mov.b32``, ``%acopy<b>f<j>q<q>``) of a register A's fragments: each
+    in-flight WGMMA reads registers that no other instruction touches until it retires."""
+    return [[_named(llvm.InlineAsmOp("mov.b32 $0, $1;", "=r,r", [r], [i32]).results[0], f"acopy{b}f{j}q{q}")
+             for q, r in enumerate(f)] for j, f in enumerate(frags)]
+
+
 def _release_previous(k: _Kernel, kt: SSAValue, kbeg: SSAValue, prev: SSAValue, in_flight: int) -> None:
     """Wait until at most ``in_flight`` WGMMA batches are pending (the previous K step's done), then
     release the previous K step's stage (not in a work unit's first step)."""
@@ -639,12 +646,15 @@ def _consumer(k: _Kernel, wg: int) -> None:
                 if cfg.a_regs:  # the previous batch read the A registers: retired before they are rewritten
                     frags = _register_a_slots(k, pl.StateGetIndexOp(st).results[0],
                                               lambda: _release_previous(k, kt, kbeg, prev, 0))
+                # a register A read by several B operands' WGMMAs: a copy of its registers per B after the first
+                # (an in-flight WGMMA's A registers may not be read by another instruction, PTX ISA wgmma.mma_async)
+                frags_of = [frags] + [_register_copies(frags, i) for i in range(1, nacc)] if frags else [None] * nacc
                 nvvm.WgmmaFenceAlignedOp()
                 acc_next = []
                 for i, acc in enumerate(accs):  # B i's tile is i * b_stage_bytes after B 0's
                     db_i = db_stage if i == 0 else _named(
                         _add(db_stage, _const(i * cfg.b_stage_bytes // 16, i64)), f"db{i}_stage")
-                    acc_next.append(_wgmma_steps(k, acc, da_stage, db_i, c0_i64, frags, cfg.b_tile_ns[i]))
+                    acc_next.append(_wgmma_steps(k, acc, da_stage, db_i, c0_i64, frags_of[i], cfg.b_tile_ns[i]))
                 nvvm.WgmmaGroupSyncAlignedOp()
                 if not cfg.a_regs:
                     _release_previous(k, kt, kbeg, prev, 1)

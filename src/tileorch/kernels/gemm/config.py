@@ -38,6 +38,18 @@ ACCUMULATOR_REGISTERS = 128
 """Accumulator registers per consumer thread the builder allows over all its accumulators (a
 64x256 f32 accumulator, or two 64x128): the rest of the 232 a consumer holds goes to descriptors,
 addresses and the epilogue's values; more spills the accumulators to local memory."""
+LOW_RANK_REGISTERS = 32
+"""More accumulator registers a LoRA branch's low-rank accumulator (``lora_rank`` <= 64, its product
+added onto the main accumulator: :attr:`GemmConfig.lora_own_acc` off) may take beside a main one that
+fills :data:`ACCUMULATOR_REGISTERS`: the 128x256 main tile with a rank-64 branch (160 registers) assembles
+without spills (ptxas 13.0, session 26)."""
+
+
+def accumulator_limit(lora_rank: int, lora_own_acc: bool) -> int:
+    """The accumulator registers per consumer thread a kernel may hold: :data:`ACCUMULATOR_REGISTERS`, plus
+    :data:`LOW_RANK_REGISTERS` for a low-rank branch that adds onto the main accumulator (one of its own
+    keeps two ``tile_n`` wide accumulators live after the K loop: no allowance)."""
+    return ACCUMULATOR_REGISTERS + (LOW_RANK_REGISTERS if 0 < lora_rank <= 64 and not lora_own_acc else 0)
 
 
 OVERRIDABLE = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs", "epilogue",
@@ -444,9 +456,10 @@ class GemmConfig:
             (2 <= self.stages <= 16, f"stages must be in [2, 16] (one stage deadlocks: a consumer releases the "
                                      f"previous stage only after waiting for the next), got {self.stages}"),
             (self.b_operands >= 1, f"b_operands must be at least 1, got {self.b_operands}"),
-            (self.accumulator_registers <= ACCUMULATOR_REGISTERS,
+            (self.accumulator_registers <= accumulator_limit(self.lora_rank, self.lora_own_acc),
              f"{self.b_operands} accumulators of 64x{self.tile_n} per consumer warp group need "
-             f"{self.accumulator_registers} registers per thread; at most {ACCUMULATOR_REGISTERS} fit beside the "
+             f"{self.accumulator_registers} registers per thread; at most "
+             f"{accumulator_limit(self.lora_rank, self.lora_own_acc)} fit beside the "
              f"descriptors, addresses and epilogue in {self.consumer_regs} (use a narrower tile_n)"),
             (self.b_operands == 1 or self.schedule != "streamk",
              "several accumulators (b_operands > 1) have no Stream-K fix-up: persistent or dp schedules"),
@@ -471,9 +484,6 @@ class GemmConfig:
              f"B {self.b_dtype!r}"),
             (self.out_dtype != "s32" or self.dtype in INT8,
              f"an s32 output needs integer (s8/u8) inputs (i32 accumulators), got {self.dtype}"),
-            (self.out_dtype != "s8" or self.dtype in INT8,
-             f"an s8 output (the low bytes of the epilogue's i32 values) needs integer (s8/u8) inputs, got "
-             f"{self.dtype}"),
             (self.dtype not in K_MAJOR_ONLY or (self.a_major == "k" and self.b_major == "k"),
              f"{self.dtype} WGMMA reads both operands K-major (only 16-bit types can be transposed in the "
              f"operand buffers): A must be stored [M, K] and B as B^T [N, K], got A {self.a_major}-major, "
@@ -521,8 +531,9 @@ class GemmConfig:
              f"a_raw (a computed A's raw element type) must be one of {RAW_DTYPES}, got {self.a_raw!r}"),
             (not self.a_raw or (self.dtype in ("f16", "bf16") and not self.b_dtype),
              f"a computed A (a_raw) is a 16-bit operand (f16/bf16 A and B), got {self.dtype}"),
-            (not self.a_raw or (self.b_operands == 1 and self.cluster_m == 1 and not self.transpose_a),
-             "a computed A (a_raw) has one B operand, 1-CTA clusters and is read in place"),
+            (not self.a_raw or (not self.lora_rank and self.cluster_m == 1 and not self.transpose_a),
+             "a computed A (a_raw) has no low-rank branch, 1-CTA clusters and is read in place (several B operands "
+             "read the one computed A)"),
             (not self.a_raw or (self.a_raw_chunk_columns * self.a_raw_element_bytes) % 16 == 0,
              "a computed A's raw box rows must be whole 16-byte units"),
             (not self.a_regs or (self.a_raw and self.a_major == "k" and self.a_raw_swizzle),

@@ -735,6 +735,10 @@ class ChainedKernel:
     ``tm`` is 64, the WGMMA atom's M, the Q box reads 64 rows (the rows past the tile are the
     array's next rows, zero past its end) and the rows past ``tile_rows`` are never stored
     (:data:`PADDED_ROWS`)."""
+    launch_grid: list | None = None
+    """The launch grid's extents (the persistent kernel's grid parameters) where the program's ``num_programs``
+    is read by its work items' count (:func:`~tileorch.transforms.tileas.chained_work_loop.flatten_inner_work_loop`),
+    else None."""
 
     @property
     def rows(self) -> int:
@@ -2480,6 +2484,7 @@ class _Site:
         self.tmp = Block()
         self.e = Emitter(self.tmp, 128)
         self.low = FragmentLowering(ck.kernel.body.blocks.first, None, self.store, KernelEnv(args, [], []), self.e)
+        self.low.env.grid = ck.launch_grid
         self.low.loop_iv = ck.loop.body.blocks.first.args[0]
         self.low.exp2_fma = exp2_fma_period(ck.d, ck.dv)
         self.low.unit_coords_own = ck.rows == 1  # a one-row tile padded to 64 rows (PADDED_ROWS)
@@ -3529,6 +3534,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     kb.kv_ahead = kv_ahead
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
+    # the program's num_programs(a) reads the launch grid (a static loop's work items: num_programs(a) * G)
+    ck.launch_grid = list(grid) if grid is not None and work_items is not None else None
     kb.entry()
 
     # ---- thread coordinates (entry block, before everything that needs them)
