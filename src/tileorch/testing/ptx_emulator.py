@@ -478,6 +478,18 @@ def _distinct(values: np.ndarray) -> list[int]:
 
 
 _CONTROL = frozenset(("bra", "call", "ret", "exit"))
+
+_AT_ONCE_MIN = 4
+"""Global loads / stores of at least this many threads go through one numpy gather / scatter
+(:meth:`Emu._one_buffer`); fewer (an atomic's one address) one by one, which costs less there."""
+_BYTE_INDEX = np.arange(8, dtype=np.intp)
+
+_PARTS: dict[str, tuple] = {}
+"""Each opcode's dot-separated parts (``("ld", "global", "v4", "b32")``), split once."""
+
+_IMMEDIATES: dict[str, int] = {}
+"""The bits of each literal operand (``0f3F800000``, ``0d...``, ``-1``, ``0xFFU``) :meth:`Emu.get`
+has read: the same in every kernel, parsed once."""
 """The instructions :meth:`Emu.step` moves threads for itself (the others: :meth:`Emu.execute`)."""
 
 
@@ -620,6 +632,9 @@ class Emu:
         if reg is not None:  # a register written before (the common case; never a special register)
             self._check_pending(x, T)
             return reg[T]
+        imm = _IMMEDIATES.get(x)
+        if imm is not None:  # a literal read before
+            return np.full(np.count_nonzero(T), imm, dtype=np.uint64)
         if x.startswith("%") or re.match(r"^p$", x):
             if x in ("%tid.x",):
                 return np.arange(self.N, dtype=np.uint64)[T]
@@ -647,12 +662,14 @@ class Emu:
                 self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
             return self.regs[x][T]
         if x.startswith("0f"):
-            return np.full(T.sum(), int(x[2:], 16), dtype=np.uint64)
+            _IMMEDIATES[x] = int(x[2:], 16)
+            return np.full(T.sum(), _IMMEDIATES[x], dtype=np.uint64)
         if x.startswith("0d"):  # an f64 immediate: its bits
-            return np.full(T.sum(), int(x[2:], 16), dtype=np.uint64)
+            _IMMEDIATES[x] = int(x[2:], 16)
+            return np.full(T.sum(), _IMMEDIATES[x], dtype=np.uint64)
         if re.match(r"^-?\d+U?$", x) or re.match(r"^-?0x[0-9a-fA-F]+U?$", x):  # (U: LLVM's unsigned spelling)
-            v = int(x.rstrip("U"), 0)
-            return np.full(T.sum(), v & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
+            _IMMEDIATES[x] = int(x.rstrip("U"), 0) & 0xFFFFFFFFFFFFFFFF
+            return np.full(T.sum(), _IMMEDIATES[x], dtype=np.uint64)
         if x in self.pv:
             return np.full(T.sum(), self.param_addr(x), dtype=np.uint64)
         if x in ("__tileorch_dynamic_smem", "__tileorch_simt_scratch"):  # the kernel's one shared array
@@ -672,12 +689,15 @@ class Emu:
     def set(self, x, T, v):
         x = x.strip()
         self._check_pending(x, T)
-        if x not in self.regs:
-            self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
-        self.regs[x][T] = np.asarray(v).astype(np.uint64) if np.asarray(v).dtype != np.uint64 else v
-        if x not in self.wtime:
-            self.wtime[x] = np.full(self.N, -1, dtype=np.int64)
-        self.wtime[x][T] = self.clock
+        reg = self.regs.get(x)
+        if reg is None:
+            reg = self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
+        v = np.asarray(v)
+        reg[T] = v if v.dtype == np.uint64 else v.astype(np.uint64)
+        written = self.wtime.get(x)
+        if written is None:
+            written = self.wtime[x] = np.full(self.N, -1, dtype=np.int64)
+        written[T] = self.clock
 
     def _check_pending(self, x, T):
         wgs = self.pending.get(x)
@@ -705,6 +725,12 @@ class Emu:
         return a
 
     def global_store(self, a, vals, nbytes):
+        """Store the low ``nbytes`` bytes of each of ``vals`` (little-endian) at the global addresses
+        ``a``, in thread order: each into the first buffer of :attr:`memory` that holds it."""
+        if not self._global_store_at_once(a, vals, nbytes):
+            self._global_store_each(a, vals, nbytes)
+
+    def _global_store_each(self, a, vals, nbytes):
         for addr, v in zip(a.tolist(), vals.tolist()):
             for base, buf, name in self.memory:
                 if base <= addr and addr + nbytes <= base + len(buf):
@@ -715,7 +741,51 @@ class Emu:
                 self.errors.append(f"ILLEGAL global store at {addr:#x}")
                 raise Fault(f"illegal global address {addr:#x}")
 
+    def _global_store_at_once(self, a, vals, nbytes) -> bool:
+        """:meth:`_global_store_each` as one numpy scatter, where that is the same: every address
+        in one buffer (the first that holds it) and no two stores touching the same byte (so the
+        thread order cannot matter).  False (nothing stored) otherwise: the caller stores one by one."""
+        where = self._one_buffer(a, nbytes, vals)
+        if where is None:
+            return False
+        buf, name, off = where
+        if len(off) > 1:
+            ordered = np.sort(off)
+            if (ordered[1:] - ordered[:-1] < nbytes).any():  # overlapping stores: thread order decides
+                return False
+        raw = np.ascontiguousarray(vals, dtype="<u8").view(np.uint8).reshape(-1, 8)[:, :nbytes]
+        buf[off[:, None] + _BYTE_INDEX[:nbytes]] = raw
+        self.traffic["store:" + name] += nbytes * len(off)
+        return True
+
+    def _one_buffer(self, a, nbytes, vals=None):
+        """(buffer, its name, the byte offsets of ``a`` in it) when each address of ``a`` (at least
+        :data:`_AT_ONCE_MIN` of them) lies, ``nbytes`` long, in the same buffer of :attr:`memory` and no
+        earlier buffer holds any of them; else None.  ``vals``: a store's values, which must be
+        uint64 (what the scatter writes)."""
+        if len(a) < _AT_ONCE_MIN or a.dtype != np.uint64 or not 0 < nbytes <= 8 or (
+                vals is not None and (vals.dtype != np.uint64 or vals.shape != a.shape)):
+            return None
+        lo, hi = int(a.min()), int(a.max())
+        for base, buf, name in self.memory:
+            if base <= lo and hi + nbytes <= base + len(buf):
+                if buf.dtype != np.uint8 or buf.ndim != 1:
+                    return None
+                return buf, name, (a - np.uint64(base)).astype(np.intp)
+            if base <= hi + nbytes and lo < base + len(buf):  # holds some of them: one by one
+                return None
+        return None
+
     def global_load(self, a, nbytes):
+        """The ``nbytes``-byte little-endian values at the global addresses ``a`` (uint64), each from
+        the first buffer of :attr:`memory` that holds it."""
+        where = self._one_buffer(a, nbytes)
+        if where is not None:
+            buf, name, off = where
+            raw = np.zeros((len(off), 8), dtype=np.uint8)
+            raw[:, :nbytes] = buf[off[:, None] + _BYTE_INDEX[:nbytes]]
+            self.traffic["load:" + name] += nbytes * len(off)
+            return raw.view("<u8").reshape(-1).astype(np.uint64)
         out = []
         for addr in a.tolist():
             for base, buf, name in self.memory:
@@ -942,7 +1012,9 @@ class Emu:
     def execute(self, op, ops, T):
         g = lambda i: self.get(ops[i], T)  # noqa: E731
         n = np.count_nonzero(T)
-        parts = op.split(".")
+        parts = _PARTS.get(op)
+        if parts is None:
+            parts = _PARTS[op] = tuple(op.split("."))
         base = parts[0]
         if base == "mov" or base == "cvta":
             if "shared" in op and base == "cvta":
@@ -1295,9 +1367,9 @@ class Emu:
         c = [x & mask for x in self.get(vals[1], T).tolist()] if kind == "cas" else None
         signed = lambda x: x - (1 << width) if ty[0] == "s" and x >> (width - 1) else x  # noqa: E731
         olds = []
-        for k, addr in enumerate(a):
-            one = np.array([addr], dtype=np.uint64)
-            old = int(self.global_load(one, nbytes)[0])
+        read, write = self._atomic_access(a, nbytes)
+        for k in range(len(a)):
+            old = read(k)
             v = b[k]
             if ty in ("f16", "bf16", "f32", "f64"):
                 new = _float_add_bits(ty, old, v)
@@ -1319,10 +1391,36 @@ class Emu:
                 new = 0 if old >= v else old + 1
             else:  # dec
                 new = v if old == 0 or old > v else old - 1
-            self.global_store(one, np.array([new & mask], dtype=np.uint64), nbytes)
+            write(k, new & mask)
             olds.append(old)
         if dst is not None:
             self.set(dst, T, np.array(olds, dtype=np.uint64))
+
+    def _atomic_access(self, addrs, nbytes):
+        """``(read(k), write(k, value))``: the ``nbytes``-byte value at the k-th address of ``addrs``
+        (a list of ints) as an int, and its store, with :meth:`global_load` / :meth:`global_store`'s
+        effects (traffic counted per access, an illegal address raised at its access).  Where every
+        address lies in one buffer (:meth:`_one_buffer`), through a memoryview of its bytes (an
+        atomic is one access per thread: one numpy call per access costs more than the update)."""
+        where = self._one_buffer(np.array(addrs, dtype=np.uint64), nbytes)
+        if where is None or not (where[0].flags.c_contiguous and where[0].flags.writeable):
+            def read(k):
+                return int(self.global_load(np.array([addrs[k]], dtype=np.uint64), nbytes)[0])
+
+            def write(k, value):
+                self.global_store(np.array([addrs[k]], dtype=np.uint64), np.array([value], dtype=np.uint64), nbytes)
+            return read, write
+        buf, name, off = where
+        view, off, traffic = memoryview(buf), off.tolist(), self.traffic
+
+        def read(k):
+            traffic["load:" + name] += nbytes
+            return int.from_bytes(view[off[k]:off[k] + nbytes], "little")
+
+        def write(k, value):
+            traffic["store:" + name] += nbytes
+            view[off[k]:off[k] + nbytes] = value.to_bytes(nbytes, "little")
+        return read, write
 
     def shared_access(self, base, parts, ops, T):
         """``ld.shared`` / ``st.shared`` of 1, 2, 4 or 8 bytes (``.v2`` / ``.v4``: consecutive
