@@ -506,6 +506,11 @@ class _Decoded:
         self.functions = functions
         self.parsed = [_split(s) for s in self.insts]
         self.kinds = [_kind(op) for _, op, _ in self.parsed]
+        # per pc: a step that progresses moves exactly the threads at pc to pc + 1 and changes no
+        # thread's liveness (no branch, call, return, barrier or warp / warp-group collective):
+        # Emu.run then knows the threads' pcs without counting them again
+        self.straight = tuple(base not in _CONTROL and collective is None and not op.startswith("barrier.")
+                              for (base, collective), (_, op, _) in zip(self.kinds, self.parsed))
         self.shared = re.findall(r"^\s*\.shared\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M)
         self.globals = re.findall(
             r"^\s*\.global\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\](?:\s*=\s*\{([^}]*)\})?\s*;", ptx, re.M)
@@ -615,6 +620,7 @@ class Emu:
         self.ready_since = {}
         self.parsed = decoded.parsed  # (predicate, op, operands) per pc
         self.kinds = decoded.kinds  # (base name, collective unit) per pc
+        self.straight = decoded.straight
 
     _kind = staticmethod(_kind)
 
@@ -800,7 +806,10 @@ class Emu:
 
     # ------------------------------------------------------------------ mbarrier
     def mb(self, off):
-        return self.mbar.setdefault(int(off), {"phase": 0, "count": None, "pending": None, "tx": 0})
+        b = self.mbar.get(off)
+        if b is None:
+            b = self.mbar[int(off)] = {"phase": 0, "count": None, "pending": None, "tx": 0}
+        return b
 
     def mb_arrive(self, off, n=1):
         b = self.mb(off)
@@ -819,13 +828,17 @@ class Emu:
         steps = 0
         rr = 0
         count = np.count_nonzero  # ndarray.any() / .sum() cost several times more on these small masks
+        straight = self.straight
+        pcs = None
         while True:
-            live = count(self.live)
-            if not live:
-                break
-            every = live == self.N  # every thread live: the masks below need no `self.live &`
-            pcs = _distinct(self.pc if every else self.pc[self.live])
+            if pcs is None:
+                live = count(self.live)
+                if not live:
+                    break
+                every = live == self.N  # every thread live: the masks below need no `self.live &`
+                pcs = _distinct(self.pc if every else self.pc[self.live])
             progressed = False
+            stepped = None
             order = pcs[rr % len(pcs):] + pcs[:rr % len(pcs)]
             rr += 1
             held = []
@@ -842,6 +855,7 @@ class Emu:
                     self.ready_since.pop(pc, None)
                     progressed = True
                     steps += 1
+                    stepped = pc
                     break
             if not progressed and held:
                 pc, T = held[0]
@@ -854,6 +868,11 @@ class Emu:
                 raise Fault(f"deadlock at pcs {[(p, self.insts[p]) for p in pcs]}")
             if steps > max_steps:
                 raise Fault("step limit")
+            if stepped is not None and straight[stepped]:  # its threads, all of them, one pc on
+                pcs = sorted({*pcs, stepped + 1} - {stepped}) if stepped + 1 not in pcs else [
+                    p for p in pcs if p != stepped]
+            else:
+                pcs = None  # recounted from the threads
         for bid, b in self.named.items():
             if b["count"]:
                 self.errors.append(f"CTA exits with {b['count']} threads arrived on named barrier {bid}")
@@ -1585,10 +1604,9 @@ class Emu:
         if op.startswith("mbarrier.try_wait.parity") or op.startswith("mbarrier.test_wait.parity"):
             a = self.shared_off(self.addr(ops[1], T))
             par = self.get(ops[2], T)
-            r = []
-            for off, p in zip(a.tolist(), par.tolist()):
-                b = self.mb(off)
-                r.append(int(b["phase"] != (p & 1)))
+            offs = a.tolist()
+            phase = {off: self.mb(off)["phase"] for off in dict.fromkeys(offs)}  # (each barrier once)
+            r = [int(phase[off] != (p & 1)) for off, p in zip(offs, par.tolist())]
             self.set(ops[0], T, np.array(r, dtype=np.uint64))
             return
         raise Fault(op)
@@ -1768,8 +1786,10 @@ class Emu:
                     for ent in grp:
                         vals = ent["compute"]()
                         for name, v in zip(ent["dregs"], vals):
-                            self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))
-                            self.regs[name][ent["ts"]] = v
+                            reg = self.regs.get(name)
+                            if reg is None:
+                                reg = self.regs[name] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
+                            reg[ent["ts"]] = v
             return
         m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|s32)\.(\w+)\.(\w+)$", op)
         if not m or m.group(4) != m.group(5) or m.group(4) not in _WGMMA_BYTES or \
@@ -1790,7 +1810,9 @@ class Emu:
             assert len(ts) == 128, len(ts)
             # registers other instructions wrote since the warp group's last wgmma.fence
             fence = self.fence_t.get(wg, -1)
-            late = [nm for nm in dregs + aregs if nm in self.wtime and (self.wtime[nm][ts] > fence).any()]
+            written = [nm for nm in dregs + aregs if nm in self.wtime]
+            after = (np.stack([self.wtime[nm] for nm in written])[:, ts] > fence).any(axis=1) if written else []
+            late = [nm for nm, hit in zip(written, after) if hit]
             if late:
                 self.fence_errors.append(f"pc {self.cur_pc}: WGMMA registers written after the last wgmma.fence: "
                                          + " ".join(late))
@@ -1824,6 +1846,13 @@ class Emu:
             for name in dregs + aregs:
                 self.pending.setdefault(name, set()).add(wg)
 
+    def _reg_or_nan(self, name):
+        """The register ``name``'s per-thread bits, made (f32 NaN bits) if no instruction wrote it."""
+        reg = self.regs.get(name)
+        if reg is None:
+            reg = self.regs[name] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
+        return reg
+
     def _deferred(self, n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty="f16"):
         """``D = A B (+ D)`` evaluated when the WGMMA retires: shared memory, the A fragment and D
         (the chain's previous result, already retired) as they are then; A and B of ``ty`` (f16, bf16)."""
@@ -1840,8 +1869,7 @@ class Emu:
             exact = ty in ("s8", "u8")  # s32 accumulators: the exact sum, wrapped to 32 bits
             D = np.zeros((64, n), dtype=np.int64 if exact else np.float32)
             if sd:
-                cur = np.stack([self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))[TT]
-                                for name in dregs])
+                cur = np.stack([self._reg_or_nan(name) for name in dregs])[:, TT]
                 D[rows, cols] = (cur & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32) if exact else f32(cur)
             if aregs:
                 A = np.zeros((64, 16), dtype=np.float32)
