@@ -484,6 +484,12 @@ _AT_ONCE_MIN = 4
 (:meth:`Emu._one_buffer`); fewer (an atomic's one address) one by one, which costs less there."""
 _BYTE_INDEX = np.arange(8, dtype=np.intp)
 
+_INT_TYPES = {f"{kind}{width}": width for kind in "bsu" for width in (8, 16, 32, 64)}
+"""The integer type suffixes (``.b8`` .. ``.u64``) and their widths."""
+
+_ADDRESSES: dict[str, tuple] = {}
+"""Each address operand's (register or symbol, byte offset): ``[%rd4+16]`` -> ``("%rd4", 16)``."""
+
 _PARTS: dict[str, tuple] = {}
 """Each opcode's dot-separated parts (``("ld", "global", "v4", "b32")``), split once."""
 
@@ -641,7 +647,7 @@ class Emu:
         imm = _IMMEDIATES.get(x)
         if imm is not None:  # a literal read before
             return np.full(np.count_nonzero(T), imm, dtype=np.uint64)
-        if x.startswith("%") or re.match(r"^p$", x):
+        if x.startswith("%") or x == "p":
             if x in ("%tid.x",):
                 return np.arange(self.N, dtype=np.uint64)[T]
             if self.cluster is not None and x in _CLUSTER_X:  # a CTA of a cluster along x
@@ -715,11 +721,12 @@ class Emu:
 
     # ------------------------------------------------------------------ memory
     def addr(self, x, T):
-        x = x.strip()[1:-1]
-        m = re.match(r"^(.*?)\s*\+\s*(-?\d+)$", x)
-        off = 0
-        if m:
-            x, off = m.group(1), int(m.group(2))
+        split = _ADDRESSES.get(x)
+        if split is None:
+            inner = x.strip()[1:-1]
+            m = re.match(r"^(.*?)\s*\+\s*(-?\d+)$", inner)
+            split = _ADDRESSES[x] = (m.group(1), int(m.group(2))) if m else (inner, 0)
+        x, off = split
         base = self.get(x, T)
         return (base + np.uint64(off & 0xFFFFFFFFFFFFFFFF)) & np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -1173,9 +1180,9 @@ class Emu:
             self.set(ops[0], T, np.asarray(r, dtype=np.float64).view(np.uint64))
             return
         if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem",
-                    "bfe") and (re.fullmatch(r"[bsu](8|16|32|64)", parts[-1]) or parts[-1] == "pred"):  # (a float type not handled
+                    "bfe") and (parts[-1] in _INT_TYPES or parts[-1] == "pred"):  # (a float type not handled
             # above is unhandled, never integer math on its bits)
-            width = int(re.search(r"(\d+)$", parts[-1]).group(1)) if re.search(r"\d+$", parts[-1]) else 1
+            width = _INT_TYPES.get(parts[-1], 1)
             signed = parts[-1].startswith("s")
             if parts[-1] == "pred":
                 a = [g(i).astype(bool) for i in range(1, len(ops))]
@@ -1202,7 +1209,7 @@ class Emu:
                 x, y = a.view(np.float64), b.view(np.float64)
             elif ty == "f16":
                 x, y = ((v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16) for v in (a, b))
-            elif not re.fullmatch(r"[bsu](8|16|32|64)", ty):
+            elif ty not in _INT_TYPES:
                 raise Fault(f"unhandled {op} {ops}")
             else:
                 w = int(ty[1:])
