@@ -642,7 +642,8 @@ class Emu:
         x = x.strip()
         reg = self.regs.get(x)
         if reg is not None:  # a register written before (the common case; never a special register)
-            self._check_pending(x, T)
+            if self.pending.get(x):
+                self._check_pending(x, T)
             return reg[T]
         imm = _IMMEDIATES.get(x)
         if imm is not None:  # a literal read before
@@ -700,7 +701,8 @@ class Emu:
 
     def set(self, x, T, v):
         x = x.strip()
-        self._check_pending(x, T)
+        if self.pending.get(x):
+            self._check_pending(x, T)
         reg = self.regs.get(x)
         if reg is None:
             reg = self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
@@ -714,8 +716,7 @@ class Emu:
     def _check_pending(self, x, T):
         wgs = self.pending.get(x)
         if wgs:
-            tids = np.nonzero(T)[0]
-            hit = {int(t) // 128 for t in tids} & wgs
+            hit = set((np.nonzero(T)[0] // 128).tolist()) & wgs
             if hit:
                 self.errors.append(f"pc {self.cur_pc}: '{self.insts[self.cur_pc]}' touches {x} of an in-flight WGMMA (wg {hit})")
 
@@ -1037,7 +1038,6 @@ class Emu:
     # ------------------------------------------------------------------ instructions
     def execute(self, op, ops, T):
         g = lambda i: self.get(ops[i], T)  # noqa: E731
-        n = np.count_nonzero(T)
         parts = _PARTS.get(op)
         if parts is None:
             parts = _PARTS[op] = tuple(op.split("."))
@@ -1070,7 +1070,7 @@ class Emu:
             name, _, off = ops[1][1:-1].replace(" ", "").partition("+")
             off = int(off or 0)
             if name in self.pv and off == 0 and not isinstance(self.pv[name], (bytes, bytearray)):
-                self.set(ops[0], T, np.full(n, self.pv[name], dtype=np.uint64))
+                self.set(ops[0], T, np.full(np.count_nonzero(T), self.pv[name], dtype=np.uint64))
             elif name.startswith("%") or name in self.pv:  # through a parameter's address
                 nbytes = int(parts[-1][1:]) // 8
                 self.set(ops[0], T, self.global_load(self.addr(ops[1], T), nbytes))
