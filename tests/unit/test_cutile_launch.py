@@ -810,6 +810,37 @@ def test_compile_switch_between_launches_compiles_again(monkeypatch):
     rc.clear_caches()
 
 
+def test_a_deferred_ask_of_a_program_compiled_in_full_is_the_entry_a_plain_ask_gets(monkeypatch):
+    """``cutile.launch`` asks with ``defer_gemm``; a program that is not a GEMM is compiled in full
+    by that ask, and a later plain ``compiled`` (the GPU tests read the launch's remarks that way)
+    gets the same entry, not a second compile; a deferred GEMM does not stand for its full compile."""
+    from tileorch.launchers import cutile as rc
+
+    calls = []
+
+    def fake_compile(data, name, arch, schedule, config, resume=None):
+        calls.append(config)
+        return SimpleNamespace(kind="gemm" if os.environ.get("FAKE_GEMM") else "simt",
+                               deferred=bool(os.environ.get("FAKE_GEMM")) and config.endswith(rc.LOWERED_ONLY))
+
+    monkeypatch.setattr(rc, "_compile_program", fake_compile)
+    monkeypatch.setattr(rc, "export_bytecode", lambda kernel, arguments: b"bytecode")
+    monkeypatch.setattr(rc, "signature_key", lambda arguments: ("sig",))
+    monkeypatch.setattr(rc, "_Compiled", lambda program, **_: program)
+    monkeypatch.setattr(rc, "kernel_name", lambda kernel: "k")
+    monkeypatch.setattr(rc, "source_cache_key", lambda *a: (None, "no source key"))
+    monkeypatch.delenv("FAKE_GEMM", raising=False)
+    rc.clear_caches()
+    kernel = object()
+    deferred = rc.compiled(kernel, [], "sm_90a", "persistent", defer_gemm=True)
+    assert rc.compiled(kernel, [], "sm_90a", "persistent") is deferred and len(calls) == 1
+    monkeypatch.setenv("FAKE_GEMM", "1")
+    rc.clear_caches()
+    gemm = rc.compiled(kernel, [], "sm_90a", "persistent", defer_gemm=True)
+    assert gemm.deferred and rc.compiled(kernel, [], "sm_90a", "persistent") is not gemm and len(calls) == 3
+    rc.clear_caches()
+
+
 @needs_cutile
 @pytest.mark.parametrize("bound, bad", [
     ((1,), (True,)), ((1,), (np.int64(1),)), ((1, 1), (1, True)), ((2, 1), (np.int32(2), 1)), (1, True),

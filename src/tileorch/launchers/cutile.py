@@ -769,8 +769,10 @@ def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, c
     fn = kernel  # the @ct.kernel object: its function and compiler options (num_ctas, occupancy, ...)
     sig = signature_key(arguments)
     asked = (schedule, config)
+    full_key = None
     if defer_gemm:
-        full = _programs.get((fn, sig, arch, schedule, config, compile_environment()))
+        full_key = (fn, sig, arch, schedule, config, compile_environment())
+        full = _programs.get(full_key)
         if full is not None:  # compiled in full already: nothing to defer
             return full
         config += LOWERED_ONLY
@@ -799,6 +801,10 @@ def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, c
             raise RuntimeError(f"compile_program returned a program of unknown kind {program.kind!r}")
         entry = _programs[key] = _Compiled(program, asked=asked)
         entry.source_key, entry.source_key_remark = source_key, why
+        if full_key is not None and not getattr(program, "deferred", False):
+            # not a GEMM, so compiled in full anyway: the same entry answers a later ask without
+            # defer_gemm (one compile, and one entry whose launch remarks and bound launches it sees)
+            _programs.setdefault(full_key, entry)
     return entry
 
 
