@@ -100,7 +100,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_CTAS", "auto", ("auto", "sms", "total"), "CTAs of a persistent attention launch"),
     # the GEMM tier: transforms/tileas/
     _s("EPILOGUE_ROUNDS", "1", SWITCH, "the GEMM epilogue round by round", True),
-    _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged"}),
+    _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged", "registers"}),
        "how the GEMM tier lowers a dot operand computed in the K loop", True),
     _s("MATH", "full", ("full", "approx"), "approximate exp and tanh everywhere", True),
     _s("GATHERED_A", "tier", ("tier", "simt"), "a gathered dot operand A on the GEMM tier or the SIMT path", True),
