@@ -120,6 +120,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("GATHER_WARPS", None, range(0, 65), "resident warps asked for a gather kernel; 0: no hint", True),
     _s("SIMT_STORE_CHUNK", "0", range(0, _MANY), "loads per store chunk; 0: off", True),
     _s("PREDICATED_INDEX_LOADS", "1", SWITCH, "predicated index loads", True),
+    _s("SIMT_ONE_ELEMENT_LOADS", "1", SWITCH, "each thread loads a one-element tile itself", True),
     _s("SIMT_VECTOR_BYTES", None, ("4", "8", "16"), "the SIMT path's access width", True),
     _s("SIMT_REDUCE_EXCHANGE", "0", SWITCH, "every SIMT reduction through shared memory", True),
     _s("ONLINE_SOFTMAX", "0", range(0, _MANY), "the online softmax rewrite from N iterations; 0: off", True),

@@ -119,6 +119,12 @@ for minutes and grow past 4 GiB; such a dot is refused (a located error) instead
 SCRATCH = "__tileorch_simt_scratch"
 PREDICATED_INDEX_ENV = "TILEORCH_PREDICATED_INDEX_LOADS"
 """``0``: a recomputed index element is loaded inside a branch (see ``load_element``)."""
+ONE_ELEMENT_LOADS_ENV = "TILEORCH_SIMT_ONE_ELEMENT_LOADS"
+"""``0``: a one-element tile load (a cross entropy's label, a scalar read from a device array) is
+loaded by thread 0 alone and handed to the others through shared memory where it is used (a barrier
+pair: every thread waits for that load there, e.g. before a row loop's first tile loads).  By default
+each thread loads the element itself (one request per warp, the same address) and holds it as a
+replicated value: no barrier, and the load's wait comes at its first use."""
 RAGGED_ROWS_ENV = "TILEORCH_RAGGED_ROWS"
 """``0``: a tile access whose tile ends past the array along its last dimension goes run by run
 (each run tested for a vector, else element by element); by default, when the extent left is a
@@ -991,9 +997,14 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         if ordered(op):  # acquire / relaxed: element by element, ordered (ordered_views.py)
             self.ordered_tiled_load(e, op)
             return
-        view: View = self.get(op.view)
         rt: TensorType = op.results[0].type
         shape = tuple(rt.get_shape())
+        if _numel(shape) == 1 and settings.value(ONE_ELEMENT_LOADS_ENV) != "0":  # every thread loads it
+            v = self.load_element(e, op, [e.const(0)] * len(shape))
+            self.vals[op.results[0]] = Tile(shape, rt.element_type, [v] * self.slots_of(rt, op), True)
+            self.vals[op.results[1]] = None
+            return
+        view: View = self.get(op.view)
         elt = rt.element_type
         mt = global_type(elt)
         idx = self._indices(e, op, op.indices)
