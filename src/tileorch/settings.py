@@ -123,7 +123,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("SIMT_ONE_ELEMENT_LOADS", "1", SWITCH, "each thread loads a one-element tile itself", True),
     _s("SIMT_VECTOR_BYTES", None, ("4", "8", "16"), "the SIMT path's access width", True),
     _s("SIMT_REDUCE_EXCHANGE", "0", SWITCH, "every SIMT reduction through shared memory", True),
-    _s("ONLINE_SOFTMAX", "0", range(0, _MANY), "the online softmax rewrite from N iterations; 0: off", True),
+    _s("ONLINE_SOFTMAX", "1", range(0, _MANY), "the online softmax rewrite from N iterations; 0: off", True),
     _s("ONLINE_SOFTMAX_FORM", "thread", ("thread", "element"),
        "the online softmax's running max and sum per thread or per element position", True),
     # compile driver, backend, cache, runtime

@@ -56,8 +56,9 @@
 // its sum from 0) and keeps the chains' reductions, the one to a single element marked
 // thread_partial (each thread folds its own elements: no exchange); after the loop the running maxima
 // broadcast and reduced across threads (the max chain as written), then each thread's sum rescaled,
-// broadcast and reduced with one value per thread (thread_combine on the chain's first reduction).
-// From one iteration the other branch is the loop that runs none: its initial values.
+// broadcast and reduced with one value per thread (thread_combine on the chain's first reduction),
+// only when the loop ran past the peeled iteration (else m1, s1).  From one iteration the other branch
+// is the loop that runs none: its initial values.
 // THREAD-LABEL: nv_tileaa.func @online
 // THREAD: %[[LONG:.*]] = arith.cmpi slt, %lb, %n : i32
 // THREAD-NEXT: %[[MO:.*]], %[[SO:.*]] = scf.if %[[LONG]] -> (f32, f32) {
@@ -85,7 +86,9 @@
 // THREAD-NEXT: %[[OWNSUM:.*]] = nv_tileaa.extract
 // THREAD-NEXT: %[[SN:.*]] = nv_tileaa.fma %[[S]], %[[C]], %[[OWNSUM]] : f32
 // THREAD-NEXT: scf.yield %[[MC]], %[[SC]], %[[MN]], %[[SN]] : f32, f32, f32, f32
-// THREAD: %[[MTS:.*]] = nv_tileaa.splat %[[MT]] : f32 -> tensor<1x1xf32>
+// THREAD: %[[RAN:.*]] = arith.cmpi slt, %[[LB1]], %n : i32
+// THREAD-NEXT: %[[MJ:.*]], %[[SJ:.*]] = scf.if %[[RAN]] -> (f32, f32) {
+// THREAD-NEXT: %[[MTS:.*]] = nv_tileaa.splat %[[MT]] : f32 -> tensor<1x1xf32>
 // THREAD-NEXT: %[[MTB:.*]] = nv_tileaa.broadcast %[[MTS]]
 // THREAD-NEXT: "nv_tileaa.reduce"(%[[MTB]])
 // THREAD-NOT: thread_
@@ -106,6 +109,10 @@
 // THREAD-NEXT: %[[SF:.*]] = nv_tileaa.fma %[[R1]], %[[C1]], %[[ALLSUM]] : f32
 // THREAD-NEXT: scf.yield %[[MF]], %[[SF]] : f32, f32
 // THREAD-NEXT: } else {
+// THREAD-NEXT: scf.yield %[[R0]], %[[R1]] : f32, f32
+// THREAD-NEXT: }
+// THREAD-NEXT: scf.yield %[[MJ]], %[[SJ]] : f32, f32
+// THREAD-NEXT: } else {
 // THREAD-NEXT: scf.yield %ninf, %zero : f32, f32
 // THREAD-NEXT: }
 // THREAD-NEXT: nv_tileaa.log %[[SO]]
@@ -116,6 +123,8 @@
 // THREAD8: scf.if
 // THREAD8: thread_partial
 // THREAD8: thread_combine
+// THREAD8: } else {
+// THREAD8-NEXT: scf.yield
 // THREAD8: } else {
 // THREAD8-NEXT: scf.for %{{.*}} = %lb to %n step %st iter_args(%{{.*}} = %ninf, %{{.*}} = %zero)
 // THREAD8-NOT: thread_
