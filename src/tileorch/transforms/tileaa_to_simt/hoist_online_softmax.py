@@ -285,17 +285,41 @@ def _splat_const(t: TensorType, value: float) -> arith.ConstantOp:
     return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value] * _numel(t)))
 
 
-def _rewrite(loop: scf.ForOp, form: _Form) -> None:
+def _peel(loop: scf.ForOp) -> list[SSAValue]:
+    """The loop's first iteration, as written (``iv = lb``, iter args = inits), inserted before the
+    loop: the values it yields."""
     body = loop.body.blocks[0]
     before = InsertPoint.before(loop)
-    # the peeled first iteration, as written (iv = lb, iter args = inits)
     mapping: dict[SSAValue, SSAValue] = {body.args[0]: loop.lb}
     mapping.update(zip(body.args[1:], loop.iter_args))
     for op in body.ops:
         if op is body.last_op:
             break
         Rewriter.insert_op(op.clone(value_mapper=mapping), before)
-    peeled = [mapping.get(v, v) for v in body.last_op.operands]
+    return [mapping.get(v, v) for v in body.last_op.operands]
+
+
+def _reloop(loop: scf.ForOp, form: _Form, peeled: list[SSAValue], lb: SSAValue, nexts, inits) -> scf.ForOp:
+    """The loop's body (given its two new block arguments) in a new loop from ``lb``, inserted before
+    the old one: ``m`` and ``s`` carried unchanged from the peeled iteration, the two new values
+    yielded (``nexts``) from ``inits``; the form's old ops erased."""
+    body = loop.body.blocks[0]
+    yielded = body.last_op
+    outs = list(yielded.operands)
+    outs[form.m_index] = body.args[1 + form.m_index]  # carried unchanged (m1, s1)
+    outs[form.s_index] = body.args[1 + form.s_index]
+    Rewriter.replace_op(yielded, scf.YieldOp(*outs, *nexts))
+    for op in form.dead:
+        Rewriter.erase_op(op)
+    new_loop = scf.ForOp(lb, loop.ub, loop.step, [*peeled, *inits], loop.detach_region(0))
+    Rewriter.insert_op(new_loop, InsertPoint.before(loop))
+    return new_loop
+
+
+def _rewrite(loop: scf.ForOp, form: _Form) -> None:
+    body = loop.body.blocks[0]
+    before = InsertPoint.before(loop)
+    peeled = _peel(loop)
     m1, s1 = peeled[form.m_index], peeled[form.s_index]
     x_type = form.x.type
     rounding = form.exp.rounding.data if form.exp.rounding is not None else None
@@ -320,15 +344,7 @@ def _rewrite(loop: scf.ForOp, form: _Form) -> None:
     m_next = MaxFOp(M, x)
     for op in (d, nd, ad, e, gt, up, keep, s_next, m_next):
         Rewriter.insert_op(op, at)
-    outs = list(yielded.operands)
-    outs[form.m_index] = body.args[1 + form.m_index]  # carried unchanged (m1, s1)
-    outs[form.s_index] = body.args[1 + form.s_index]
-    Rewriter.replace_op(yielded, scf.YieldOp(*outs, m_next.result, s_next.result))
-    for op in form.dead:
-        Rewriter.erase_op(op)
-    inits = list(peeled)
-    new_loop = scf.ForOp(next_lb.result, loop.ub, loop.step, [*inits, m_init, zero.result], loop.detach_region(0))
-    Rewriter.insert_op(new_loop, before)
+    new_loop = _reloop(loop, form, peeled, next_lb.result, (m_next.result, s_next.result), (m_init, zero.result))
     # after the loop: m = maxf(m1, max(M)), s = s1 * exp(m1 - m) + sum(S * exp(M - m))
     after = InsertPoint.after(new_loop)
     n = len(loop.results)
@@ -402,13 +418,7 @@ def _rewrite_thread(loop: scf.ForOp, form: _Form) -> None:
     thread: ``THREAD_COMBINE``)."""
     body = loop.body.blocks[0]
     before = InsertPoint.before(loop)
-    mapping: dict[SSAValue, SSAValue] = {body.args[0]: loop.lb}
-    mapping.update(zip(body.args[1:], loop.iter_args))
-    for op in body.ops:
-        if op is body.last_op:
-            break
-        Rewriter.insert_op(op.clone(value_mapper=mapping), before)
-    peeled = [mapping.get(v, v) for v in body.last_op.operands]
+    peeled = _peel(loop)
     m1 = peeled[form.m_index]
     m_type = m1.type
     rounding = form.exp.rounding.data if form.exp.rounding is not None else None
@@ -435,14 +445,7 @@ def _rewrite_thread(loop: scf.ForOp, form: _Form) -> None:
     own_sum = _scalar(_clone_tagged(form.sum_chain, ex.result, at, THREAD_PARTIAL, False), at)
     st_next = FmaOp(st, scale.result, own_sum)
     Rewriter.insert_op(st_next, at)
-    outs = list(yielded.operands)
-    outs[form.m_index] = body.args[1 + form.m_index]  # carried unchanged (m1, s1)
-    outs[form.s_index] = body.args[1 + form.s_index]
-    Rewriter.replace_op(yielded, scf.YieldOp(*outs, mn.result, st_next.result))
-    for op in form.dead:
-        Rewriter.erase_op(op)
-    new_loop = scf.ForOp(next_lb.result, loop.ub, loop.step, [*peeled, mt_init, zero.result], loop.detach_region(0))
-    Rewriter.insert_op(new_loop, before)
+    new_loop = _reloop(loop, form, peeled, next_lb.result, (mn.result, st_next.result), (mt_init, zero.result))
     n = len(loop.results)
     mt_f, st_f = new_loop.results[n], new_loop.results[n + 1]
     m1c, s1c = new_loop.results[form.m_index], new_loop.results[form.s_index]
