@@ -38,4 +38,11 @@ for variant in registers default; do
     python3 benchmarks/tile_programs.py --out "$S/tile_$variant" --iters 20 --sizes 4096x4096x4096 \
     --programs rmsnorm_gamma_gemm_f16 2>&1 | tee "$S/tile_programs_$variant.log" | grep -v "^{" | tail -n 4
 done
+# Part 3 (S26_TESTS=1 only: past the 120 s of parts 1-2): the GPU tests of the changed paths (torch references,
+# NaN-prefilled outputs): cross entropy / logsumexp / log-softmax programs, gamma under both A paths.
+if [ -n "${S26_TESTS:-}" ]; then
+  timeout ${TEST_TIMEOUT:-60} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 8 \
+    tests/gpu/test_user_sweep15_gpu.py tests/gpu/test_register_a_gpu.py tests/gpu/test_computed_b_gpu.py \
+    -k "cross_entropy or gamma" 2>&1 | tee "$S/gpu_tests.log" | tail -n 6
+fi
 tar czf "$OUT/s26rowred.tgz" -C "$OUT" s26rowred
