@@ -407,12 +407,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         remarks.append("remark: a loop folding per-tile reductions now folds the tiles and reduces once after "
                        "the loop (tileaa-hoist-loop-reductions)")
     if online:
-        from tileorch.transforms.tileaa_to_simt.hoist_online_softmax import min_trips
+        from tileorch.transforms.tileaa_to_simt.hoist_online_softmax import remark as online_remark
 
-        remarks.append(f"remark: {online} online max / sum-of-exp loop(s) keep a running max and sum per element "
-                       f"and reduce them once after the loop, the first iteration peeled, when they run "
-                       f"{min_trips()} iterations or more (else as written) (tileaa-hoist-online-softmax; "
-                       "TILEORCH_ONLINE_SOFTMAX=N, opt-in until measured on a GPU; unset or 0 keeps them as written)")
+        remarks.append(online_remark(online))
     try:
         apply_pass(ctx, fallback, ConvertNvTileaaToSimt())
     except LocatedError as exc:

@@ -106,7 +106,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_CTAS", "auto", ("auto", "sms", "total"), "CTAs of a persistent attention launch"),
     # the GEMM tier: transforms/tileas/
     _s("EPILOGUE_ROUNDS", "1", SWITCH, "the GEMM epilogue round by round", True),
-    _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged"}),
+    _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged", "registers"}),
        "how the GEMM tier lowers a dot operand computed in the K loop", True),
     _s("MATH", "full", ("full", "approx"), "approximate exp and tanh everywhere", True),
     _s("EPILOGUE_DOT_COARSEN", "auto", ("auto", "off", range(1, _MANY)),
@@ -128,9 +128,12 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("GATHER_WARPS", None, range(0, 65), "resident warps asked for a gather kernel; 0: no hint", True),
     _s("SIMT_STORE_CHUNK", "0", range(0, _MANY), "loads per store chunk; 0: off", True),
     _s("PREDICATED_INDEX_LOADS", "1", SWITCH, "predicated index loads", True),
+    _s("SIMT_ONE_ELEMENT_LOADS", "1", SWITCH, "each thread loads a one-element tile itself", True),
     _s("SIMT_VECTOR_BYTES", None, ("4", "8", "16"), "the SIMT path's access width", True),
     _s("SIMT_REDUCE_EXCHANGE", "0", SWITCH, "every SIMT reduction through shared memory", True),
-    _s("ONLINE_SOFTMAX", "0", range(0, _MANY), "the per-element online softmax from N iterations; 0: off", True),
+    _s("ONLINE_SOFTMAX", "1", range(0, _MANY), "the online softmax rewrite from N iterations; 0: off", True),
+    _s("ONLINE_SOFTMAX_FORM", "thread", ("thread", "element"),
+       "the online softmax's running max and sum per thread or per element position", True),
     # compile driver, backend, cache, runtime
     _s("VERIFY_EACH_PASS", "0", SWITCH, "verify the IR after every pass"),
     _s("TRACEBACK", None, ANY, "show internal errors' Python tracebacks"),

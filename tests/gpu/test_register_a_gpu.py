@@ -1,5 +1,6 @@
 """A dot's A operand computed in the K loop as WGMMA's register A (``tileas/register_a_operand.py``, the
-default) and staged (``TILEORCH_COMPUTED_OPERAND=staged``) on the GPU, against torch fp32 references with
+default but for a K-indexed vector in A's map; ``TILEORCH_COMPUTED_OPERAND=registers`` for all here) and staged
+(``TILEORCH_COMPUTED_OPERAND=staged``) on the GPU, against torch fp32 references with
 NaN-prefilled outputs and ragged M, N, K: the RMSNorm weight folded into the next GEMM in f16 and bf16 (bf16
 WGMMA is not emulated on the CPU), relu of A and int8 activations dequantized, one and two consumer warp groups.
 The remark must name the path taken.  Run: ``python -m pytest -q tests/gpu/test_register_a_gpu.py``."""
@@ -19,7 +20,8 @@ if not torch.cuda.is_available():
     pytest.skip("no GPU", allow_module_level=True)
 
 SHAPES = [(1000, 520, 384), (129, 264, 72), (333, 200, 700), (2048, 2048, 2048)]
-PATHS = {"": "WGMMA's register A operand: the producer", "staged": "not WGMMA's register A operand"}
+# "registers": register A also for gamma[k] (a K-indexed vector in A's map, staged by default since session 26)
+PATHS = {"registers": "WGMMA's register A operand: the producer", "staged": "not WGMMA's register A operand"}
 
 
 @pytest.fixture(autouse=True, params=list(PATHS), ids=["register", "staged"])

@@ -53,7 +53,7 @@ def _f16_round(x):
     return np.asarray(x, np.float32).astype(np.float16).astype(np.float64)
 
 
-@pytest.mark.parametrize("switch", ["prefetch", "prefetch,staged", "prefetch,pairs,staged"])
+@pytest.mark.parametrize("switch", ["prefetch,registers", "prefetch,staged", "prefetch,pairs,staged"])
 def test_a_times_gamma_prefetched_ragged(switch, monkeypatch):
     """``(a * gamma[k]) @ b`` with gamma of K tile ``kt + 1`` loaded in step ``kt``: every K tile's product
     uses its own gamma (a step-shifted carry would pair K tile ``kt`` with ``gamma`` of ``kt +- 1``), the
@@ -120,11 +120,12 @@ def test_pairs_pack_f16_products_as_bits(monkeypatch):
     assert prog.ptx.count("ld.global.b16") == 2 * 8
 
 
-@pytest.mark.parametrize("name,switch", [("gamma_ragged", "prefetch"), ("gamma_ragged", "prefetch,staged"),
-                                         ("gamma_ragged_128", "prefetch,pairs,rows"), ("gamma_ragged_128", "")])
+@pytest.mark.parametrize("name,switch", [("gamma_ragged", "prefetch,registers"), ("gamma_ragged", "prefetch,staged"),
+                                         ("gamma_ragged_128", "prefetch,pairs,rows"), ("gamma_ragged_128", "registers"),
+                                         ("gamma_ragged_128", "")])
 def test_prefetched_loop_pipeline_is_proved(tmp_path, monkeypatch, name, switch):
     """``tileorch check`` of the lowered kernel with the carried vectors (and, with ``rows``, each consumer
-    warp group's own transform barrier; by default A as WGMMA's register A, each consumer warp group
+    warp group's own transform barrier; with ``registers`` A as WGMMA's register A, each consumer warp group
     releasing the previous stage after ``wait_group 0`` in the next K step): the producer's fills, the
     consumers' waits, releases and named barriers, for every trip count."""
     monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", switch)
@@ -141,8 +142,9 @@ def test_prefetched_loop_pipeline_is_proved(tmp_path, monkeypatch, name, switch)
     assert kind == "gemm"
     text = str(module)
     assert text.count("scf.for") >= 1
-    # the register A (default): each consumer warp group releases the previous stage after wait_group 0
-    assert ("atom.wgmma_mma_async_reg_a" in text) == ("staged" not in switch and "rows" not in switch)
+    # register A (gamma[k] is a K-indexed vector: only with "registers"; staged by default): each consumer warp
+    # group releases the previous stage after wait_group 0
+    assert ("atom.wgmma_mma_async_reg_a" in text) == ("registers" in switch)
     path = tmp_path / "kernel.mlir"
     path.write_text(text)
     protocols, errors = load_protocols(str(path), None, 3)

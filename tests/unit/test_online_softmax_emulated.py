@@ -11,8 +11,10 @@ elements, misaligned rows), NaN-prefilled outputs:
   ``+inf`` in the row, a first tile of ``-inf`` only -- and otherwise the same value (``-inf``
   elsewhere adds nothing), so the rewrite keeps what the program computes.
 
-The rewrite's remark is checked on each compile (it took the loop).  Needs cuda-tile and
-ml_dtypes, no GPU, no ptxas."""
+Each test runs both forms of the rewrite (``TILEORCH_ONLINE_SOFTMAX_FORM``): ``thread`` (a running
+max and sum per thread, the chains' reductions folding each thread's own elements, combined across
+threads after the loop) and ``element`` (per element position).  The rewrite's remark is checked on
+each compile (it took the loop).  Needs cuda-tile and ml_dtypes, no GPU, no ptxas."""
 
 from __future__ import annotations
 
@@ -28,6 +30,12 @@ import test_user_sweep10_emulated as s10e  # noqa: E402
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
 
 INF = np.float32(np.inf)
+
+
+@pytest.fixture(autouse=True, params=["thread", "element"])
+def _form(request, monkeypatch):
+    monkeypatch.setenv("TILEORCH_ONLINE_SOFTMAX_FORM", request.param)
+    return request.param
 
 
 def _bf16(a):
@@ -63,8 +71,12 @@ def _run(name, kernel, spec, grid, inputs, monkeypatch, online: bool):
     from tileorch.testing.export import cutile_bytecode
 
     prog = compile_once(cutile_bytecode(kernel, spec), name, arch="sm_90a", ptxas=False)
-    took = any("tileaa-hoist-online-softmax" in r for r in prog.remarks)
-    assert took == online, prog.remarks
+    took = [r for r in prog.remarks if "tileaa-hoist-online-softmax" in r]
+    assert bool(took) == online, prog.remarks
+    if online:  # the form the setting asks for
+        import os
+
+        assert ("running max and sum per thread" in took[0]) == (os.environ["TILEORCH_ONLINE_SOFTMAX_FORM"] == "thread")
     return out
 
 

@@ -58,9 +58,11 @@ def _f16(x):
 
 
 @pytest.mark.parametrize("name", ["rega_gamma_128", "rega_gamma_64"])
-def test_gamma_as_register_a_ragged(name):
-    """``(a * gamma[k]) @ b`` (the f16 products the program's f16 multiply makes), M, N and K ragged: every
-    output written (the NaN prefill gone), every K tile with its own gamma, the padding past K zero."""
+def test_gamma_as_register_a_ragged(name, monkeypatch):
+    """``(a * gamma[k]) @ b`` (the f16 products the program's f16 multiply makes) as register A
+    (``TILEORCH_COMPUTED_OPERAND=registers``: staged by default), M, N and K ragged: every output written
+    (the NaN prefill gone), every K tile with its own gamma, the padding past K zero."""
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "registers")
     rows = PROGRAMS[name].spec[0][0][0]
     a = RNG.standard_normal((rows, K)).astype(np.float16)
     g = (RNG.random(K) * 1.5 + 0.25).astype(np.float16)
@@ -104,10 +106,12 @@ def test_relu_as_register_a_ragged():
     assert _compile("rega_relu_64").gemm_config.a_regs
 
 
-def test_register_a_kernel_shape_and_ptxas():
+def test_register_a_kernel_shape_and_ptxas(monkeypatch):
     """The K step: 16 shared loads of the raw tile per consumer thread (one 32-bit word per fragment register),
     the products packed by their bits after ``wgmma.wait_group 0``, wgmma with A from registers, no A
-    operand tile written (no ``st.shared``, ``fence.proxy.async`` or named barrier 3); ptxas: no spill."""
+    operand tile written (no ``st.shared``, ``fence.proxy.async`` or named barrier 3); ptxas: no spill.
+    (``a * gamma[k]`` takes register A only with ``TILEORCH_COMPUTED_OPERAND=registers``.)"""
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "registers")
     prog = _compile("rega_gamma_128")
     cfg = prog.gemm_config
     assert cfg.a_regs and cfg.a_raw_swizzle == 128 and cfg.a_stage_bytes == 0
@@ -139,3 +143,18 @@ def test_staged_switch_keeps_the_staged_a(monkeypatch):
     assert "bar.sync \t3, 256;" in prog.ptx and "}, {%r" not in prog.ptx
     (remark,) = [r for r in prog.remarks if "dot operand A computed in the K loop" in r]
     assert "not WGMMA's register A operand: TILEORCH_COMPUTED_OPERAND asks for the staged path" in remark
+
+
+def test_k_indexed_vector_keeps_a_staged_by_default(monkeypatch):
+    """``(a * gamma[k]) @ b``: A's map reads a vector indexed by the K tile, so the default stages A (0.87x
+    measured as register A, session 25), with a remark naming the vector and the switch; ``relu(a)`` (no
+    vector) stays register A; ``TILEORCH_COMPUTED_OPERAND=registers`` takes register A for gamma."""
+    for name in ("rega_gamma_128", "rega_gamma_bf16_128"):
+        prog = _compile(name)
+        assert not prog.gemm_config.a_regs and "bar.sync \t3, 256;" in prog.ptx and "}, {%r" not in prog.ptx
+        (remark,) = [r for r in prog.remarks if "dot operand A computed in the K loop" in r]
+        assert ("not WGMMA's register A operand: A's map reads 1 vector(s) indexed by the K tile" in remark
+                and "TILEORCH_COMPUTED_OPERAND=registers takes register A" in remark), remark
+    assert _compile("rega_relu_64").gemm_config.a_regs and _compile("rega_a8_128").gemm_config.a_regs
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "registers")
+    assert _compile("rega_gamma_128").gemm_config.a_regs

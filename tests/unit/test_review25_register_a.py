@@ -86,10 +86,8 @@ def _both_paths(monkeypatch, name, kernel, spec, grid, inputs, out):
         key = name + ("_staged" if staged else "")
         p = UserProgram(kernel, spec, grid, "gemm", "", "", (out,))
         s4.add_sweep_programs(monkeypatch, {key: p})
-        if staged:
-            monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "staged")
-        else:
-            monkeypatch.delenv("TILEORCH_COMPUTED_OPERAND", raising=False)
+        # registers: register A also where A's map reads a K-indexed vector (gamma[k]), staged by default
+        monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "staged" if staged else "registers")
         assert compile_cutile(kernel, spec, key, config="cluster_m=1,epilogue=direct").gemm_config.a_regs != staged
         outs.append(np.asarray(s4._s3_gemm(key, inputs)[out], np.float64))
     monkeypatch.delenv("TILEORCH_COMPUTED_OPERAND", raising=False)

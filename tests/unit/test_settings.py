@@ -174,7 +174,7 @@ def test_cli_reports_a_bad_value_as_an_error(tmp_path):
     proc = _cli(["compile", "examples/ws_stream_copy.mlir", "-o", str(out)], TILEORCH_ONLINE_SOFTMAX="on")
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.strip() == ("tileorch compile: error: TILEORCH_ONLINE_SOFTMAX='on': expected an integer >= 0 "
-                                   "(the per-element online softmax from N iterations; 0: off)")
+                                   "(the online softmax rewrite from N iterations; 0: off)")
     assert not out.exists()
 
 

@@ -1,4 +1,6 @@
-// RUN: env TILEORCH_ONLINE_SOFTMAX=8 tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s
+// RUN: env TILEORCH_ONLINE_SOFTMAX=8 TILEORCH_ONLINE_SOFTMAX_FORM=element tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s
+// RUN: env TILEORCH_ONLINE_SOFTMAX=1 tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=THREAD
+// RUN: env TILEORCH_ONLINE_SOFTMAX=8 TILEORCH_ONLINE_SOFTMAX_FORM=thread tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=THREAD8
 // RUN: env TILEORCH_ONLINE_SOFTMAX=0 tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=OFF
 
 // cuTile's scalar form (`m_new = max(m, ct.max(x))`, `s = s * exp(m - m_new) + ct.sum(exp(x - m_new))`):
@@ -49,6 +51,84 @@
 // CHECK: scf.yield %[[W0]], %[[W1]] : f32, f32
 // CHECK: nv_tileaa.log %[[SO]]
 // CHECK: nv_tileaa.addf %[[MO]]
+// The per-thread form (TILEORCH_ONLINE_SOFTMAX_FORM=thread, the default), from one iteration: the first
+// iteration peeled as written; the loop carries two f32 scalars (the thread's running max from m1 and
+// its sum from 0) and keeps the chains' reductions, the one to a single element marked
+// thread_partial (each thread folds its own elements: no exchange); after the loop the running maxima
+// broadcast and reduced across threads (the max chain as written), then each thread's sum rescaled,
+// broadcast and reduced with one value per thread (thread_combine on the chain's first reduction),
+// only when the loop ran past the peeled iteration (else m1, s1).  From one iteration the other branch
+// is the loop that runs none: its initial values.
+// THREAD-LABEL: nv_tileaa.func @online
+// THREAD: %[[LONG:.*]] = arith.cmpi slt, %lb, %n : i32
+// THREAD-NEXT: %[[MO:.*]], %[[SO:.*]] = scf.if %[[LONG]] -> (f32, f32) {
+// THREAD: %[[M1:.*]] = nv_tileaa.maxf %ninf, %{{.*}} : f32
+// THREAD: %[[S1:.*]] = nv_tileaa.fma %zero, %{{.*}}, %{{.*}} : f32
+// THREAD: %[[LB1:.*]] = arith.addi %lb, %st : i32
+// THREAD-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// THREAD-NEXT: %[[R0:.*]], %[[R1:.*]], %[[MT:.*]], %[[ST:.*]] = scf.for %{{.*}} = %[[LB1]] to %n step %st iter_args(%[[MC:.*]] = %[[M1]], %[[SC:.*]] = %[[S1]], %[[M:.*]] = %[[M1]], %[[S:.*]] = %[[Z]]) -> (f32, f32, f32, f32)
+// THREAD: %[[X:.*]] = nv_tileaa.mulf
+// THREAD-NEXT: %[[XR1:.*]] = "nv_tileaa.reduce"(%[[X]])
+// THREAD-NOT: thread_partial
+// THREAD: }) : (tensor<1x256xf32>) -> tensor<256xf32>
+// THREAD-NEXT: %[[XR2:.*]] = "nv_tileaa.reduce"(%[[XR1]])
+// THREAD: }) {tileorch.simt.thread_partial} : (tensor<256xf32>) -> tensor<f32>
+// THREAD-NEXT: %[[OWNMAX:.*]] = nv_tileaa.extract %[[XR2]]
+// THREAD-NEXT: %[[MN:.*]] = nv_tileaa.maxf %[[M]], %[[OWNMAX]] : f32
+// THREAD-NEXT: %[[DM:.*]] = nv_tileaa.subf %[[M]], %[[MN]] : f32
+// THREAD-NEXT: %[[C:.*]] = nv_tileaa.exp %[[DM]] : f32
+// THREAD-NEXT: %[[MNS:.*]] = nv_tileaa.splat %[[MN]] : f32 -> tensor<1x1xf32>
+// THREAD-NEXT: %[[MNB:.*]] = nv_tileaa.broadcast %[[MNS]]
+// THREAD-NEXT: %[[D:.*]] = nv_tileaa.subf %[[X]], %[[MNB]] : tensor<1x256xf32>
+// THREAD-NEXT: %[[E:.*]] = nv_tileaa.exp %[[D]] : tensor<1x256xf32>
+// THREAD-NEXT: %[[ER1:.*]] = "nv_tileaa.reduce"(%[[E]])
+// THREAD: }) {tileorch.simt.thread_partial} : (tensor<256xf32>) -> tensor<f32>
+// THREAD-NEXT: %[[OWNSUM:.*]] = nv_tileaa.extract
+// THREAD-NEXT: %[[SN:.*]] = nv_tileaa.fma %[[S]], %[[C]], %[[OWNSUM]] : f32
+// THREAD-NEXT: scf.yield %[[MC]], %[[SC]], %[[MN]], %[[SN]] : f32, f32, f32, f32
+// THREAD: %[[RAN:.*]] = arith.cmpi slt, %[[LB1]], %n : i32
+// THREAD-NEXT: %[[MJ:.*]], %[[SJ:.*]] = scf.if %[[RAN]] -> (f32, f32) {
+// THREAD-NEXT: %[[MTS:.*]] = nv_tileaa.splat %[[MT]] : f32 -> tensor<1x1xf32>
+// THREAD-NEXT: %[[MTB:.*]] = nv_tileaa.broadcast %[[MTS]]
+// THREAD-NEXT: "nv_tileaa.reduce"(%[[MTB]])
+// THREAD-NOT: thread_
+// THREAD: %[[ALLMAX:.*]] = nv_tileaa.extract
+// THREAD-NEXT: %[[MF:.*]] = nv_tileaa.maxf %[[R0]], %[[ALLMAX]] : f32
+// THREAD-NEXT: %[[DT:.*]] = nv_tileaa.subf %[[MT]], %[[MF]] : f32
+// THREAD-NEXT: %[[ET:.*]] = nv_tileaa.exp %[[DT]] : f32
+// THREAD-NEXT: %[[WT:.*]] = nv_tileaa.mulf %[[ST]], %[[ET]] : f32
+// THREAD-NEXT: %[[WS:.*]] = nv_tileaa.splat %[[WT]] : f32 -> tensor<1x1xf32>
+// THREAD-NEXT: %[[WB:.*]] = nv_tileaa.broadcast %[[WS]]
+// THREAD-NEXT: %[[WR1:.*]] = "nv_tileaa.reduce"(%[[WB]])
+// THREAD: }) {tileorch.simt.thread_combine} : (tensor<1x256xf32>) -> tensor<256xf32>
+// THREAD-NEXT: "nv_tileaa.reduce"(%[[WR1]])
+// THREAD: }) : (tensor<256xf32>) -> tensor<f32>
+// THREAD-NEXT: %[[ALLSUM:.*]] = nv_tileaa.extract
+// THREAD-NEXT: %[[D1:.*]] = nv_tileaa.subf %[[R0]], %[[MF]] : f32
+// THREAD-NEXT: %[[C1:.*]] = nv_tileaa.exp %[[D1]] : f32
+// THREAD-NEXT: %[[SF:.*]] = nv_tileaa.fma %[[R1]], %[[C1]], %[[ALLSUM]] : f32
+// THREAD-NEXT: scf.yield %[[MF]], %[[SF]] : f32, f32
+// THREAD-NEXT: } else {
+// THREAD-NEXT: scf.yield %[[R0]], %[[R1]] : f32, f32
+// THREAD-NEXT: }
+// THREAD-NEXT: scf.yield %[[MJ]], %[[SJ]] : f32, f32
+// THREAD-NEXT: } else {
+// THREAD-NEXT: scf.yield %ninf, %zero : f32, f32
+// THREAD-NEXT: }
+// THREAD-NEXT: nv_tileaa.log %[[SO]]
+// THREAD-NEXT: nv_tileaa.addf %[[MO]]
+// At a minimum of 8 iterations the other branch is the loop as written.
+// THREAD8-LABEL: nv_tileaa.func @online
+// THREAD8: %[[SEVEN:.*]] = arith.constant 7 : i32
+// THREAD8: scf.if
+// THREAD8: thread_partial
+// THREAD8: thread_combine
+// THREAD8: } else {
+// THREAD8-NEXT: scf.yield
+// THREAD8: } else {
+// THREAD8-NEXT: scf.for %{{.*}} = %lb to %n step %st iter_args(%{{.*}} = %ninf, %{{.*}} = %zero)
+// THREAD8-NOT: thread_
+// THREAD8: nv_tileaa.log
 // OFF-LABEL: nv_tileaa.func @online
 // OFF-NOT: scf.if
 // OFF: scf.for
@@ -106,6 +186,9 @@ builtin.module {
 
 // Not taken: the running max is also used for something else in the loop (here yielded twice),
 // so the per-iteration value is needed; the loop stays as written.
+// THREAD-LABEL: nv_tileaa.func @max_used_elsewhere
+// THREAD-NOT: thread_
+// THREAD: nv_tileaa.return
 // CHECK-LABEL: nv_tileaa.func @max_used_elsewhere
 // CHECK-NOT: scf.if
 // CHECK: scf.for
@@ -152,6 +235,9 @@ builtin.module {
 
 // Not taken: the sum is of exp(x - m) with the *old* max (not the max the loop just computed):
 // a different recurrence.
+// THREAD-LABEL: nv_tileaa.func @old_max
+// THREAD-NOT: thread_
+// THREAD: nv_tileaa.return
 // CHECK-LABEL: nv_tileaa.func @old_max
 // CHECK-NOT: scf.if
 // CHECK: scf.for
@@ -198,6 +284,9 @@ builtin.module {
 
 // Not taken: the max and the sum are of row 0 only (each reduced along its row, then element 0
 // extracted), while x has two rows: per-element tiles over all of x would fold row 1 in too.
+// THREAD-LABEL: nv_tileaa.func @first_row_only
+// THREAD-NOT: thread_
+// THREAD: nv_tileaa.return
 // CHECK-LABEL: nv_tileaa.func @first_row_only
 // CHECK-NOT: scf.if
 // CHECK: scf.for

@@ -87,7 +87,8 @@ from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.dense_splat import splat_value
 from tileorch.transforms.math_mode import takes_approx
 from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, gather_occupancy, prints, rematerialize,
-                                                store_chunks, thread_local_reduce, uniform_division, warp_programs)
+                                                store_chunks, thread_local_reduce, thread_partials, uniform_division,
+                                                warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, cmpi, float_attr,
                                                      global_type, integer_attr, is_float, is_fp8, memory_type, reg_type,
                                                      strides_of, supported_element)
@@ -118,6 +119,12 @@ for minutes and grow past 4 GiB; such a dot is refused (a located error) instead
 SCRATCH = "__tileorch_simt_scratch"
 PREDICATED_INDEX_ENV = "TILEORCH_PREDICATED_INDEX_LOADS"
 """``0``: a recomputed index element is loaded inside a branch (see ``load_element``)."""
+ONE_ELEMENT_LOADS_ENV = "TILEORCH_SIMT_ONE_ELEMENT_LOADS"
+"""``0``: a one-element tile load (a cross entropy's label, a scalar read from a device array) is
+loaded by thread 0 alone and handed to the others through shared memory where it is used (a barrier
+pair: every thread waits for that load there, e.g. before a row loop's first tile loads).  By default
+each thread loads the element itself (one request per warp, the same address) and holds it as a
+replicated value: no barrier, and the load's wait comes at its first use."""
 RAGGED_ROWS_ENV = "TILEORCH_RAGGED_ROWS"
 """``0``: a tile access whose tile ends past the array along its last dimension goes run by run
 (each run tested for a vector, else element by element); by default, when the extent left is a
@@ -990,9 +997,14 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         if ordered(op):  # acquire / relaxed: element by element, ordered (ordered_views.py)
             self.ordered_tiled_load(e, op)
             return
-        view: View = self.get(op.view)
         rt: TensorType = op.results[0].type
         shape = tuple(rt.get_shape())
+        if _numel(shape) == 1 and settings.value(ONE_ELEMENT_LOADS_ENV) != "0":  # every thread loads it
+            v = self.load_element(e, op, [e.const(0)] * len(shape))
+            self.vals[op.results[0]] = Tile(shape, rt.element_type, [v] * self.slots_of(rt, op), True)
+            self.vals[op.results[1]] = None
+            return
+        view: View = self.get(op.view)
         elt = rt.element_type
         mt = global_type(elt)
         idx = self._indices(e, op, op.indices)
@@ -1624,6 +1636,27 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             self.vals[res] = Tile(out_shape, srcs[k].element, [vals[k] for vals in per_slot], n_out == 1)
         return True
 
+    def _own_slots(self, e: Emitter, op, srcs: list[Tile]) -> list[Tile] | None:
+        """``thread_partials.py``'s two reductions: a thread's own partial (the result set here;
+        None returned) or the sources reduced to one value per thread (returned)."""
+        shape = srcs[0].shape
+        ids = list(op.identities.data)
+        flats = [self.flat(e, s, shape) for s in range(len(srcs[0].slots))] if self.ragged(shape) else None
+        own = [thread_partials.own_slots(e, t.slots, flats, _numel(shape), _identity(e, ids[k], t.element),
+                                         thread_partials.asks_combine(op)) for k, t in enumerate(srcs)]
+        if thread_partials.asks_combine(op):
+            return [Tile(t.shape, t.element, slots) for t, slots in zip(srcs, own)]
+        out_type = op.results[0].type
+        if _numel(tuple(out_type.get_shape())) != 1:
+            raise LocatedError(op, f"{PASS}: {thread_partials.THREAD_PARTIAL} on a reduction to more than one "
+                                   "element (tileaa-hoist-online-softmax sets it on one-element results only)")
+        body = op.regions[0].blocks[0]
+        partial = thread_partials.fold_in_order(own, lambda accs, nexts: self._combine(e, body, accs, nexts))
+        out_shape = tuple(out_type.get_shape())
+        for k, res in enumerate(op.results):
+            self.vals[res] = Tile(out_shape, srcs[k].element, [partial[k]] * self.layout.slots(out_shape), True)
+        return None
+
     def op_nv_tileaa_reduce(self, e, op):
         """Reduce along ``dim``: in registers, warp shuffles and one shared-memory step
         (``_reduce_in_registers``) for power-of-two shapes.  Otherwise through the scratch: with
@@ -1633,6 +1666,10 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         slots."""
         srcs = [self.tile(v) for v in op.operands]
         dim = op.dim.value.data
+        if thread_partials.asks_partial(op) or thread_partials.asks_combine(op):
+            srcs = self._own_slots(e, op, srcs)
+            if srcs is None:
+                return
         if self._reduce_in_registers(e, op, srcs, dim, op.regions[0].blocks[0]):
             return
         shape = srcs[0].shape

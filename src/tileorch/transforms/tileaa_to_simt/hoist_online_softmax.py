@@ -1,6 +1,7 @@
 """``tileaa-hoist-online-softmax``: a loop folding each tile into a running max and sum of
 exponentials (online softmax / log-sum-exp: cross entropy, logsumexp, a vocabulary softmax) keeps a
-running max and sum *per element* in registers and reduces them once, after the loop.
+running max and sum per thread (or per element) in registers and reduces them across threads once,
+after the loop.
 
 The form taken (``m``, ``s`` iter args; ``x`` a float tile of the body; the reductions may go
 through unit-dimension reductions, ``extract``, ``reshape``, ``expand_dims``, ``splat``,
@@ -11,38 +12,53 @@ through unit-dimension reductions, ``extract``, ``reshape``, ``expand_dims``, ``
 
 Per iteration it reduces two tiles across threads (shuffles, shared memory and barriers, twice per
 tile), the SIMT path's cost for a long row (a 32000-wide cross entropy spends more instructions on
-them than on its exponentials).  Rewritten, the loop carries two tiles of ``x``'s type, ``M``
+them than on its exponentials).  Two rewritten forms (``TILEORCH_ONLINE_SOFTMAX_FORM``); both peel
+the first iteration and compute it as written (``m1``, ``s1``), so special values come out as the
+loop as written gives them: NaN when a NaN or a ``+inf`` is in the row or when its *first* tile is
+all ``-inf`` (``exp(-inf - -inf)``), otherwise ``-inf`` elements add 0.  The later loop starts from
+``m1`` (finite there: no ``-inf - -inf`` in it) and a zero sum; a NaN ``x`` makes its sum NaN, a
+``+inf`` makes the running max ``+inf`` and the final rescale NaN.
+
+**thread** (the default, :func:`_rewrite_thread`): the loop carries two f32 scalars per thread, the
+running max ``mt`` of the elements the thread holds and their sum ``st`` of ``exp(x - mt)``; the
+chains' reductions to one element fold only the thread's own elements
+(``thread_partials.THREAD_PARTIAL``: no shuffle, shared memory or barrier), one more exponential per
+thread and tile rescales ``st``::
+
+    mn = maxf(mt, max_own(x));   st' = st * exp(mt - mn) + sum_own(exp(x - mn));   mt' = mn
+
+and after the loop ``m = maxf(m1, max over threads of mt)``, ``s = s1 * exp(m1 - m) + sum over threads
+of st * exp(mt - m)`` (two reductions across threads, once).  Two registers per thread: the
+rewritten cross entropy assembles at 31 registers (32 as written), where the per-element form takes
+56 (9 resident CTAs of 128 threads per SM instead of 16: its 4096-wide cross entropy lost 13% on an
+H200, session 25).
+
+**element** (session 24's, :func:`_rewrite`): the loop carries two tiles of ``x``'s type, ``M``
 (running max of each element position) and ``S`` (its sum of ``exp(x - M)``), with one
-exponential per element as before:
+exponential per element as before::
 
     d = x - M;   e = exp(-|d|)
     S' = d > 0 ? S * e + 1 : S + e          (a new max at this position: S rescaled to x)
     M' = maxf(M, x)
 
-and after the loop ``m = maxf(m1, max(M))``, ``s = s1 * exp(m1 - m) + sum(S * exp(M - m))``
-(``m1``, ``s1`` below).  ``S`` is ``sum exp(x - M)`` over the position's values in exact arithmetic,
-so ``s`` is the loop's value reassociated (as any reduction order).
+and after the loop ``m = maxf(m1, max(M))``, ``s = s1 * exp(m1 - m) + sum(S * exp(M - m))``.
 
-Special values as the original loop: it yields NaN when a NaN or a ``+inf`` is in the row or
-when its *first* tile is all ``-inf`` (``exp(-inf - -inf)``); otherwise ``-inf`` elements add 0.
-To keep that, the first iteration is *peeled* and computed as written (``m1``, ``s1``: NaN in the
-last case), and the tiles start at ``M = m1`` (finite there: no ``-inf - -inf`` in the loop),
-``S = 0``; a NaN ``x`` makes its ``S`` NaN, a ``+inf`` makes ``M`` ``+inf`` and the final
-``exp(M - m)`` NaN.
-
-The rewritten loop runs when the loop has at least :data:`MIN_TRIPS` iterations (a uniform branch
-on ``lb + (MIN_TRIPS - 1) * step < ub``); a shorter one runs as written, in the other branch.
+In both, ``s`` is the loop's sum in exact arithmetic, reassociated (as any reduction order).  The
+rewritten loop runs when the loop has at least ``TILEORCH_ONLINE_SOFTMAX=N`` iterations (a uniform
+branch on ``lb + (N - 1) * step < ub``; a shorter one runs as written, in the other branch; at
+``N = 1``, the default, the other branch is the loop that runs no iteration: its initial values, no
+copy of the loop; a copy costs registers: the cross entropy with both loops assembles at 56); 0
+keeps every such loop as written.  The per-thread form's combine runs only when the loop ran past
+its peeled iteration, so a one-tile row costs what it did as written, and from three tiles on each
+iteration saves its two cross-thread reductions (PTX emulator, ``benchmarks/rowred_traffic.py``,
+thread-instructions per element as written / per-thread form: cross entropy 4100-wide 45.1 / 38.9,
+32000-wide 27.6 / 19.3; logsumexp 32000-wide 45.6 / 24.2; log-softmax 32000-wide 35.9 / 27.3).
+:data:`MIN_TRIPS` is the emulator's break-even of the element form.
 
 Taken only when the body holds no memory write, no region but reductions' combiners, no load but
 ``tiled_load``, the loop carries nothing but ``m``, ``s`` and memory tokens, ``m`` and ``s`` are f32
-scalars or one-element f32 tiles, and every intermediate value is used only by the form.
-**Opt-in until a GPU measures it**: the rewrite runs only with ``TILEORCH_ONLINE_SOFTMAX=N`` (loops
-of at least ``N`` iterations; :data:`MIN_TRIPS` is the emulator's break-even); unset or ``0`` keeps
-such loops as written.  The CPU evidence is fewer instructions and barriers per element, but the
-rewritten cross entropy needs 56 registers a thread instead of 32 (9 resident CTAs of 128 threads
-per SM instead of 16: fewer bytes in flight, which a memory-bound loop may need more than the
-instructions it saves); ``benchmarks/session24_rowred.sh`` is the A/B that decides.  Run on the SIMT path
-before ``tileaa-hoist-loop-reductions``.
+scalars or one-element f32 tiles, and every intermediate value is used only by the form.  Run on the
+SIMT path before ``tileaa-hoist-loop-reductions``.
 """
 
 from __future__ import annotations
@@ -51,17 +67,20 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IntegerAttr, ModuleOp, TensorType, f32
+from xdsl.dialects.builtin import (DenseIntOrFPElementsAttr, Float32Type, FloatAttr, IntegerAttr, ModuleOp, TensorType,
+                                   UnitAttr, f32)
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tileorch import settings
 from tileorch.dialects.nv_tileaa.attrs import MemTokenType
-from tileorch.dialects.nv_tileaa.ops import (AddFOp, ExpOp, FmaOp, MaxFOp, MinFOp, MulFOp, NegFOp, SubFOp)
+from tileorch.dialects.nv_tileaa.ops import (AddFOp, ExpOp, ExtractOp, FmaOp, MaxFOp, MinFOp, MulFOp, NegFOp, SplatOp,
+                                             SubFOp)
 from tileorch.dialects.nv_tileaa.tile_ops import CmpFOp, SelectOp
 from tileorch.transforms.tileaa_to_simt.hoist_reductions import combiner
 from tileorch.transforms.tileaa_to_simt.prefetch import WRITES
+from tileorch.transforms.tileaa_to_simt.thread_partials import THREAD_COMBINE, THREAD_PARTIAL
 
 SHAPE_OPS = ("nv_tileaa.extract", "nv_tileaa.reshape", "nv_tileaa.expand_dims", "nv_tileaa.splat",
              "nv_tileaa.broadcast")
@@ -76,10 +95,30 @@ tiles a row)."""
 
 
 def min_trips() -> int:
-    """The fewest iterations a loop runs rewritten: ``TILEORCH_ONLINE_SOFTMAX=N`` (1: always
-    rewritten; :data:`MIN_TRIPS` the emulator's break-even); 0, the default: the rewrite is off,
-    every loop as written (opt-in until measured on a GPU, module docstring)."""
+    """The fewest iterations a loop runs rewritten: ``TILEORCH_ONLINE_SOFTMAX=N`` (1, the default:
+    whenever it runs; :data:`MIN_TRIPS` the element form's emulator break-even); 0: the rewrite is off,
+    every loop as written (module docstring)."""
     return settings.integer("TILEORCH_ONLINE_SOFTMAX")
+
+
+def form_name() -> str:
+    """``TILEORCH_ONLINE_SOFTMAX_FORM``: ``thread`` (the default: a running max and sum per thread,
+    :func:`_rewrite_thread`) or ``element`` (session 24's tiles of a running max and sum per element
+    position, :func:`_rewrite`)."""
+    return settings.value("TILEORCH_ONLINE_SOFTMAX_FORM")
+
+
+def remark(count: int) -> str:
+    """The driver's remark for ``count`` loops rewritten under the current settings."""
+    trips, name = min_trips(), form_name()
+    how = ("keep a running max and sum per thread (each iteration folds the thread's own elements: no shuffle, "
+           "shared memory or barrier) and combine the threads' once after the loop"
+           if name == "thread" else "keep a running max and sum per element and reduce them once after the loop")
+    when = ("when they run at least one iteration" if trips == 1 else
+            f"when they run {trips} iterations or more (else as written)")
+    return (f"remark: {count} online max / sum-of-exp loop(s) {how}, the first iteration peeled, {when} "
+            f"(tileaa-hoist-online-softmax; TILEORCH_ONLINE_SOFTMAX=N: from N iterations, 0: as written; "
+            f"TILEORCH_ONLINE_SOFTMAX_FORM={'element' if name == 'thread' else 'thread'}: the other form)")
 
 
 @dataclass
@@ -246,17 +285,41 @@ def _splat_const(t: TensorType, value: float) -> arith.ConstantOp:
     return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value] * _numel(t)))
 
 
-def _rewrite(loop: scf.ForOp, form: _Form) -> None:
+def _peel(loop: scf.ForOp) -> list[SSAValue]:
+    """The loop's first iteration, as written (``iv = lb``, iter args = inits), inserted before the
+    loop: the values it yields."""
     body = loop.body.blocks[0]
     before = InsertPoint.before(loop)
-    # the peeled first iteration, as written (iv = lb, iter args = inits)
     mapping: dict[SSAValue, SSAValue] = {body.args[0]: loop.lb}
     mapping.update(zip(body.args[1:], loop.iter_args))
     for op in body.ops:
         if op is body.last_op:
             break
         Rewriter.insert_op(op.clone(value_mapper=mapping), before)
-    peeled = [mapping.get(v, v) for v in body.last_op.operands]
+    return [mapping.get(v, v) for v in body.last_op.operands]
+
+
+def _reloop(loop: scf.ForOp, form: _Form, peeled: list[SSAValue], lb: SSAValue, nexts, inits) -> scf.ForOp:
+    """The loop's body (given its two new block arguments) in a new loop from ``lb``, inserted before
+    the old one: ``m`` and ``s`` carried unchanged from the peeled iteration, the two new values
+    yielded (``nexts``) from ``inits``; the form's old ops erased."""
+    body = loop.body.blocks[0]
+    yielded = body.last_op
+    outs = list(yielded.operands)
+    outs[form.m_index] = body.args[1 + form.m_index]  # carried unchanged (m1, s1)
+    outs[form.s_index] = body.args[1 + form.s_index]
+    Rewriter.replace_op(yielded, scf.YieldOp(*outs, *nexts))
+    for op in form.dead:
+        Rewriter.erase_op(op)
+    new_loop = scf.ForOp(lb, loop.ub, loop.step, [*peeled, *inits], loop.detach_region(0))
+    Rewriter.insert_op(new_loop, InsertPoint.before(loop))
+    return new_loop
+
+
+def _rewrite(loop: scf.ForOp, form: _Form) -> None:
+    body = loop.body.blocks[0]
+    before = InsertPoint.before(loop)
+    peeled = _peel(loop)
     m1, s1 = peeled[form.m_index], peeled[form.s_index]
     x_type = form.x.type
     rounding = form.exp.rounding.data if form.exp.rounding is not None else None
@@ -281,15 +344,7 @@ def _rewrite(loop: scf.ForOp, form: _Form) -> None:
     m_next = MaxFOp(M, x)
     for op in (d, nd, ad, e, gt, up, keep, s_next, m_next):
         Rewriter.insert_op(op, at)
-    outs = list(yielded.operands)
-    outs[form.m_index] = body.args[1 + form.m_index]  # carried unchanged (m1, s1)
-    outs[form.s_index] = body.args[1 + form.s_index]
-    Rewriter.replace_op(yielded, scf.YieldOp(*outs, m_next.result, s_next.result))
-    for op in form.dead:
-        Rewriter.erase_op(op)
-    inits = list(peeled)
-    new_loop = scf.ForOp(next_lb.result, loop.ub, loop.step, [*inits, m_init, zero.result], loop.detach_region(0))
-    Rewriter.insert_op(new_loop, before)
+    new_loop = _reloop(loop, form, peeled, next_lb.result, (m_next.result, s_next.result), (m_init, zero.result))
     # after the loop: m = maxf(m1, max(M)), s = s1 * exp(m1 - m) + sum(S * exp(M - m))
     after = InsertPoint.after(new_loop)
     n = len(loop.results)
@@ -316,45 +371,162 @@ def _rewrite(loop: scf.ForOp, form: _Form) -> None:
     Rewriter.erase_op(loop)
 
 
-def _dispatch(loop: scf.ForOp, form: _Form, trips: int) -> None:
-    """``if lb + (trips - 1) * step < ub`` the rewritten loop (:func:`_rewrite`), else the loop as written."""
+def _clone_tagged(chain: list[Operation], start: SSAValue, at: InsertPoint, tag: str, first_only: bool) -> SSAValue:
+    """:func:`_clone_chain`, ``tag`` set on the chain's first reduction (``first_only``) or on its first
+    reduction to one element (``thread_partials.py``)."""
+    v, tagged = start, False
+    for op in chain:
+        new = op.clone()
+        new.operands[0] = v  # type: ignore[index]
+        if not tagged and new.name == "nv_tileaa.reduce" and (first_only or _numel(new.results[0].type) == 1):
+            new.attributes[tag] = UnitAttr()
+            tagged = True
+        Rewriter.insert_op(new, at)
+        v = new.results[0]
+    return v
+
+
+def _scalar(v: SSAValue, at: InsertPoint) -> SSAValue:
+    """``v`` (f32, or a one-element f32 tile) as an f32 scalar."""
+    if not isinstance(v.type, TensorType):
+        return v
+    op = ExtractOp(v, [0] * len(v.type.get_shape()), f32)
+    Rewriter.insert_op(op, at)
+    return op.results[0]
+
+
+def _like(v: SSAValue, t, at: InsertPoint) -> SSAValue:
+    """The f32 scalar ``v`` as a value of type ``t`` (f32, or a one-element f32 tile)."""
+    if not isinstance(t, TensorType):
+        return v
+    op = SplatOp.create(operands=[v], result_types=[t])
+    Rewriter.insert_op(op, at)
+    return op.results[0]
+
+
+def _rewrite_thread(loop: scf.ForOp, form: _Form) -> None:
+    """The per-thread form (module docstring): after the peeled first iteration (``m1``, ``s1``, as
+    :func:`_rewrite`), the loop carries two f32 scalars per thread, ``mt`` (from ``m1``) and ``st``
+    (from 0): each iteration folds the thread's own elements of ``x`` (``thread_partials.THREAD_PARTIAL``
+    on the chains' reductions to one element: no shuffle, shared memory or barrier),
+
+        mn = maxf(mt, max_own(x));   st' = st * exp(mt - mn) + sum_own(exp(x - mn));   mt' = mn
+
+    and after the loop, when it ran (``lb + step < ub``; else ``m1``, ``s1``), ``m = maxf(m1, max over
+    threads of mt)`` (the max chain over ``mt`` broadcast to ``x``'s shape), ``s = s1 * exp(m1 - m) + sum
+    over threads of st * exp(mt - m)`` (the sum chain over that product broadcast, one value per
+    thread: ``THREAD_COMBINE``)."""
+    body = loop.body.blocks[0]
     before = InsertPoint.before(loop)
-    span = arith.ConstantOp(IntegerAttr(trips - 1, loop.step.type))
-    last = arith.MuliOp(span.result, loop.step)
-    at_last = arith.AddiOp(loop.lb, last.result)
-    long = arith.CmpiOp(at_last.result, loop.ub, "slt")
-    for op in (span, last, at_last, long):
+    peeled = _peel(loop)
+    m1 = peeled[form.m_index]
+    m_type = m1.type
+    rounding = form.exp.rounding.data if form.exp.rounding is not None else None
+    next_lb = arith.AddiOp(loop.lb, loop.step)
+    zero = arith.ConstantOp(FloatAttr(0.0, f32))
+    for op in (next_lb, zero):
         Rewriter.insert_op(op, before)
+    mt_init = _scalar(m1, before)
+    x, yielded = form.x, body.last_op
+    mt = body.insert_arg(f32, len(body.args))
+    st = body.insert_arg(f32, len(body.args))
+    at = InsertPoint.before(yielded)
+    own_max = _scalar(_clone_tagged(form.max_chain, x, at, THREAD_PARTIAL, False), at)
+    mn = MaxFOp(mt, own_max)
+    dm = SubFOp(mt, mn.result)
+    scale = ExpOp(dm.result, rounding=rounding)
+    for op in (mn, dm, scale):
+        Rewriter.insert_op(op, at)
+    b = _clone_chain(form.bcast_chain, _like(mn.result, m_type, at), at)
+    d = SubFOp(x, b)
+    ex = ExpOp(d.result, rounding=rounding)
+    for op in (d, ex):
+        Rewriter.insert_op(op, at)
+    own_sum = _scalar(_clone_tagged(form.sum_chain, ex.result, at, THREAD_PARTIAL, False), at)
+    st_next = FmaOp(st, scale.result, own_sum)
+    Rewriter.insert_op(st_next, at)
+    new_loop = _reloop(loop, form, peeled, next_lb.result, (mn.result, st_next.result), (mt_init, zero.result))
+    n = len(loop.results)
+    mt_f, st_f = new_loop.results[n], new_loop.results[n + 1]
+    m1c, s1c = new_loop.results[form.m_index], new_loop.results[form.s_index]
+    # the combine only when the loop ran past the peeled iteration (else m1, s1 as they are)
+    ran = arith.CmpiOp(next_lb.result, loop.ub, "slt")
+    combine, keep = Block(), Block()
+    keep.add_op(scf.YieldOp(m1c, s1c))
+    joined = scf.IfOp(ran.result, [m1c.type, s1c.type], Region(combine), Region(keep))
+    Rewriter.insert_op(ran, InsertPoint.after(new_loop))
+    Rewriter.insert_op(joined, InsertPoint.after(ran))
+    after = InsertPoint.at_end(combine)
+    every_mt = _clone_chain(form.max_chain, _clone_chain(form.bcast_chain, _like(mt_f, m_type, after), after), after)
+    mf = MaxFOp(m1c, every_mt)
+    Rewriter.insert_op(mf, after)
+    mf_s = _scalar(mf.result, after)
+    dt = SubFOp(mt_f, mf_s)
+    et = ExpOp(dt.result, rounding=rounding)
+    wt = MulFOp(st_f, et.result)
+    for op in (dt, et, wt):
+        Rewriter.insert_op(op, after)
+    w_tile = _clone_chain(form.bcast_chain, _like(wt.result, m_type, after), after)
+    sx = _clone_tagged(form.sum_chain, w_tile, after, THREAD_COMBINE, True)
+    dm1 = SubFOp(m1c, mf.result)
+    cm = ExpOp(dm1.result, rounding=rounding)
+    sf = FmaOp(s1c, cm.result, sx)
+    for op in (dm1, cm, sf, scf.YieldOp(mf.result, sf.result)):
+        Rewriter.insert_op(op, after)
+    for k, (r_old, r_new) in enumerate(zip(loop.results, new_loop.results)):
+        r_old.replace_all_uses_with(joined.results[0] if k == form.m_index else joined.results[1]
+                                    if k == form.s_index else r_new)
+    Rewriter.erase_op(loop)
+
+
+def _dispatch(loop: scf.ForOp, form: _Form, trips: int, name: str) -> None:
+    """``if lb + (trips - 1) * step < ub`` the rewritten loop (:func:`_rewrite_thread`, or :func:`_rewrite`
+    for ``TILEORCH_ONLINE_SOFTMAX_FORM=element``), else the loop as written (for ``trips`` 1, a loop that
+    runs no iteration: its initial values, no second copy of the loop)."""
+    before = InsertPoint.before(loop)
+    if trips == 1:
+        long = arith.CmpiOp(loop.lb, loop.ub, "slt")
+        Rewriter.insert_op(long, before)
+    else:
+        span = arith.ConstantOp(IntegerAttr(trips - 1, loop.step.type))
+        last = arith.MuliOp(span.result, loop.step)
+        at_last = arith.AddiOp(loop.lb, last.result)
+        long = arith.CmpiOp(at_last.result, loop.ub, "slt")
+        for op in (span, last, at_last, long):
+            Rewriter.insert_op(op, before)
     types = [r.type for r in loop.results]
     then_block, else_block = Block(), Block()
     branch = scf.IfOp(long.result, types, Region(then_block), Region(else_block))
     Rewriter.insert_op(branch, before)
     for r_old, r_new in zip(loop.results, branch.results):
         r_old.replace_all_uses_with(r_new)
-    as_written = loop.clone()
-    else_block.add_ops([as_written, scf.YieldOp(*as_written.results)])
+    if trips == 1:
+        else_block.add_op(scf.YieldOp(*loop.iter_args))
+    else:
+        as_written = loop.clone()
+        else_block.add_ops([as_written, scf.YieldOp(*as_written.results)])
     loop.detach()
     then_block.add_ops([loop, scf.YieldOp(*loop.results)])
-    _rewrite(loop, form)
+    (_rewrite if name == "element" else _rewrite_thread)(loop, form)
 
 
 def hoist_online_softmax(module: Operation) -> int:
     """Apply the rewrite (module docstring) to every ``scf.for`` of ``module``; loops rewritten."""
-    trips = min_trips()
+    trips, name = min_trips(), form_name()
     if trips == 0:
         return 0
     count = 0
     for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
         form = _match(loop)
         if form is not None:
-            _dispatch(loop, form, trips)
+            _dispatch(loop, form, trips, name)
             count += 1
     return count
 
 
 @dataclass(frozen=True)
 class HoistOnlineSoftmax(ModulePass):
-    """Per-element running max and sum in an online softmax loop (module docstring)."""
+    """A per-thread (or per-element) running max and sum in an online softmax loop (module docstring)."""
 
     name = "tileaa-hoist-online-softmax"
 

@@ -17,7 +17,9 @@ def computed_operand_switches() -> set[str]:
     groups: each warp group computes the 64 rows its own WGMMAs read and waits on a named barrier of its
     own, :data:`OWN_ROWS_BARRIER` + its index, over its 128 threads, instead of barrier 3 over both),
     ``staged`` (a computed A that would be WGMMA's register A, :mod:`~tileorch.transforms.tileas.register_a_operand`,
-    is staged in shared memory as before; ``rows`` implies it).  Default: none."""
+    is staged in shared memory as before; ``rows`` implies it), ``registers`` (a computed A reading a vector
+    indexed by the K tile is WGMMA's register A too, as sessions 23-25 compiled it, instead of staged:
+    :func:`~tileorch.transforms.tileas.register_a_operand.register_a_chosen`).  Default: none."""
     return {w.strip() for w in settings.value(COMPUTED_OPERAND_ENV).split(",") if w.strip()}
 
 
@@ -25,6 +27,12 @@ def prefetch_enabled() -> bool:
     """``TILEORCH_COMPUTED_OPERAND`` holds ``prefetch``; default off: the loads stay at the top of the
     K step they feed."""
     return "prefetch" in computed_operand_switches()
+
+
+def registers_requested() -> bool:
+    """``TILEORCH_COMPUTED_OPERAND`` holds ``registers``; default off: a computed A that reads a vector
+    indexed by the K tile is staged (``register_a_operand.register_a_chosen``)."""
+    return "registers" in computed_operand_switches()
 
 
 OWN_ROWS_BARRIER = 12

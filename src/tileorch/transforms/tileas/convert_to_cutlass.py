@@ -1911,7 +1911,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs),
                      c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
                      b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw, c_ld=dk.c_view is not None,
-                     a_regs=register_a_chosen(dk.a_raw, a_major, tk) or dk.a_gather, a_gather=dk.a_gather)
+                     a_regs=register_a_chosen(dk.a_raw, a_major, tk, len(_k_vectors(dk, dk.a_prologue)))
+                     or dk.a_gather, a_gather=dk.a_gather)
     if dk.epi_dot is not None:  # the second dot on the accumulator: its N is C's tile (epilogue_dot)
         cfg = replace(cfg, epi_n=dk.epi_dot.n, epi_major=dk.epi_dot.e_major, epilogue="direct", cluster_m=1,
                       lora_rank=dk.epi_dot.rank if dk.epi_dot.lora else 0, lora_own_acc=dk.epi_dot.own_accumulator,
@@ -2492,12 +2493,14 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
         module.attributes.setdefault(key, value)
 
 
-def _k_vectors(dk: DotKernel) -> list[Operation]:
-    """The vectors a computed B's map loads at indices that change along the K loop."""
+def _k_vectors(dk: DotKernel, *prologues) -> list[Operation]:
+    """The vectors a computed operand's map loads at indices that change along the K loop (of
+    ``prologues``; none named: A's and B's)."""
     from tileorch.transforms.tileas.operand_prologue import reads_loop_value
 
     entry, memo = dk.kernel.body.blocks.first, {}
-    vectors = [ld for pro in (dk.a_prologue, dk.b_prologue) if pro is not None for ld in pro.vectors]
+    prologues = prologues or (dk.a_prologue, dk.b_prologue)
+    vectors = [ld for pro in prologues if pro is not None for ld in pro.vectors]
     return [ld for ld in vectors if any(reads_loop_value(x, entry, memo) for x in ld.operands)]
 
 
@@ -2527,9 +2530,12 @@ def _computed_b_remark(dk: DotKernel, cfg, role: str = "b") -> None:
     ops = ", ".join(dict.fromkeys(o.name.split(".", 1)[1] for o in pro.ops)) or "a copy"
     tiles = (("B" if cfg.a_regs else "A and B") + " operand tiles, "
              + " and ".join(x for x, on in (("raw B", cfg.b_raw), ("raw A", cfg.a_raw)) if on))
-    why = (" (staged in shared memory, not WGMMA's register A operand: TILEORCH_COMPUTED_OPERAND asks for the staged "
-           "path, or A is stored [K, M] or its raw K row is not a 32-, 64- or 128-byte swizzle span)"
-           if role == "a" else "")
+    why = ""
+    if role == "a":
+        from tileorch.transforms.tileas.register_a_operand import staged_a_reason
+
+        moving = len(_k_vectors(dk, dk.a_prologue))
+        why = f" (staged in shared memory, not WGMMA's register A operand: {staged_a_reason(cfg, moving)})"
     how = (f"the producer TMA-loads the raw {tile} tile ({raw} bytes, unswizzled) and the consumer warp groups "
            f"({128 * cfg.consumer_groups} threads) evaluate the program's ops into the stage's {role.upper()} operand "
            f"tile in the swizzled layout the WGMMA reads (fence.proxy.async, then named barrier {TRANSFORM_BARRIER})"

@@ -42,15 +42,48 @@ FRAGMENT = "afrag"
 """The kernel builder's placeholders ``%afrag<j>q<q>``: register ``q`` of K step ``j``'s A fragment."""
 
 
-def register_a_chosen(a_raw: str, a_major: str, tile_k: int) -> bool:
+def register_a_chosen(a_raw: str, a_major: str, tile_k: int, k_vectors: int = 0) -> bool:
     """Whether a computed A of raw element type ``a_raw`` runs as WGMMA's register A: an A stored
-    ``[M, K]`` whose raw K row (``tile_k`` elements) is a swizzle span (32, 64 or 128 bytes), and no
-    switch asks for the staged path (``TILEORCH_COMPUTED_OPERAND`` ``staged``, or ``rows``)."""
+    ``[M, K]`` whose raw K row (``tile_k`` elements) is a swizzle span (32, 64 or 128 bytes), no
+    switch asks for the staged path (``TILEORCH_COMPUTED_OPERAND`` ``staged``, or ``rows``), and A's
+    map reads no vector indexed by the K tile (``k_vectors``, e.g. an RMSNorm weight ``gamma[k]``;
+    :func:`k_vector_staged` says why; ``TILEORCH_COMPUTED_OPERAND=registers`` takes register A anyway)."""
     from tileorch.kernels.gemm.config import ELEMENT_BYTES
     from tileorch.transforms.tileas.computed_operand_switches import staged_requested
 
     return (bool(a_raw) and a_major == "k" and tile_k * ELEMENT_BYTES.get(a_raw, 1) in (32, 64, 128)
-            and not staged_requested())
+            and not staged_requested() and not k_vector_staged(k_vectors))
+
+
+def k_vector_staged(k_vectors: int) -> bool:
+    """A computed A whose map reads ``k_vectors`` > 0 vectors indexed by the K tile is staged, unless
+    ``TILEORCH_COMPUTED_OPERAND=registers``.  Measured (H200, session 25, ``benchmarks/session23_rega.sh``,
+    4096^3): ``(a * gamma[k]) @ b`` 276.0 TFLOP/s as register A against 317.4 staged (0.87x), while
+    register A gains where A's map reads no such vector (relu 1.24x, int8 rows times a scale 1.17x).
+    In register A every consumer thread loads the vector at each of its 16 K positions of a K step
+    (scalar loads, their addresses and bounds, and a scalar multiply per element: about three times the
+    staged thread's 8 loads) while the step's WGMMAs run, and each K step ends waiting for all of its
+    WGMMAs (``wgmma.wait_group 0``: the registers they read are rewritten next step) where the staged
+    kernel keeps one group in flight (``wait_group 1``)."""
+    from tileorch.transforms.tileas.computed_operand_switches import registers_requested
+
+    return k_vectors > 0 and not registers_requested()
+
+
+def staged_a_reason(cfg, k_vectors: int) -> str:
+    """Why a computed A configured as ``cfg``, its map reading ``k_vectors`` vectors indexed by the K
+    tile, is staged rather than WGMMA's register A (:func:`register_a_chosen` said no)."""
+    from tileorch.kernels.gemm.config import ELEMENT_BYTES
+    from tileorch.transforms.tileas.computed_operand_switches import COMPUTED_OPERAND_ENV, staged_requested
+    if staged_requested():
+        return f"{COMPUTED_OPERAND_ENV} asks for the staged path"
+    if cfg.a_major != "k":
+        return "A is stored [K, M]"
+    if cfg.tile_k * ELEMENT_BYTES.get(cfg.a_raw, 1) not in (32, 64, 128):
+        return "its raw K row is not a 32-, 64- or 128-byte swizzle span"
+    return (f"A's map reads {k_vectors} vector(s) indexed by the K tile, which register A loads per thread at each of "
+            "its K positions in every K step and then waits for all of the step's WGMMAs (0.87x the staged path "
+            f"measured for (a * gamma[k]) @ b; {COMPUTED_OPERAND_ENV}=registers takes register A)")
 
 
 def register_a_remark(cfg) -> str:
