@@ -972,7 +972,8 @@ class Emu:
             name, _, off = ops[1][1:-1].replace(" ", "").partition("+")
             off = int(off or 0)
             if name in self.pv and off == 0 and not isinstance(self.pv[name], (bytes, bytearray)):
-                self.set(ops[0], T, np.full(n, self.pv[name], dtype=np.uint64))
+                # (a negative value as its two's-complement bits, as the parameter's bytes hold it)
+                self.set(ops[0], T, np.full(n, int(self.pv[name]) & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64))
             elif name.startswith("%") or name in self.pv:  # through a parameter's address
                 nbytes = int(parts[-1][1:]) // 8
                 self.set(ops[0], T, self.global_load(self.addr(ops[1], T), nbytes))
