@@ -7,7 +7,8 @@ for GPU code:
 * globals get opaque pointer types (xDSL gives typed ones, which break a store of
   another type through ``llvm.mlir.addressof``) and their ``alignment``;
 * loads/stores keep ``volatile``, atomic ordering and ``syncscope``; our
-  ``llvm.atomicrmw``/``cmpxchg``/``fence``/``addrspacecast``/``fptosi``/``fptoui``/
+  ``llvm.atomicrmw``/``cmpxchg``/``fence``/``addrspacecast``/``fptosi``/``fptoui`` (as NVVM's
+  ``cvt.rzi`` intrinsics or ``llvm.fpto{s,u}i.sat``: never poison)/
   ``uitofp``/``mlir.poison``/``extractelement`` and xDSL's ``insertelement`` are translated;
 * a function marked ``nvvm.kernel`` gets the ``ptx_kernel`` calling convention (a PTX
   ``.entry``), and its ``nvvm.maxntid``/``reqntid``/``minctasm``/``maxnreg``/
@@ -178,10 +179,11 @@ def _gep(op: llvm.GEPOp, builder, vals: ValMap) -> None:
 
 _CASTS = {
     llvm_ext.AddrSpaceCastOp: "addrspacecast",
-    llvm_ext.FPToSIOp: "fptosi",
-    llvm_ext.FPToUIOp: "fptoui",
     llvm_ext.UIToFPOp: "uitofp",
 }
+
+_SATURATING = {llvm_ext.FPToSIOp: "fptosi", llvm_ext.FPToUIOp: "fptoui"}
+"""Float -> integer conversions, emitted as intrinsics with defined out-of-range results (:func:`_saturating_cast`)."""
 
 
 def convert_op(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
@@ -196,6 +198,45 @@ def convert_op(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[
 
 def _cast(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
     vals[op.result] = getattr(builder, _CASTS[type(op)])(vals[op.arg], convert_type(op.result.type))
+
+
+def _mangled(t: ir.Type) -> str:
+    """``t``'s suffix in an overloaded intrinsic's name (``i32``, ``f32``, ``v2f32``)."""
+    if isinstance(t, ir.VectorType):
+        return f"v{t.count}{_mangled(t.element)}"
+    if isinstance(t, ir.IntType):
+        return f"i{t.width}"
+    return {ir.HalfType: "f16", ir.FloatType: "f32", ir.DoubleType: "f64"}[type(t)]
+
+
+_NVVM_FTOI = {("f32", 32, True): "f2i", ("f32", 32, False): "f2ui", ("f32", 64, True): "f2ll",
+              ("f32", 64, False): "f2ull", ("f64", 32, True): "d2i", ("f64", 32, False): "d2ui",
+              ("f64", 64, True): "d2ll", ("f64", 64, False): "d2ull"}
+"""NVVM's round-toward-zero conversion intrinsics (``llvm.nvvm.<name>.rz``: PTX ``cvt.rzi``) by (source float, integer
+width, signed)."""
+
+
+def _saturating_cast(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
+    """``llvm.fptosi`` / ``llvm.fptoui`` with the meaning PTX's ``cvt.rzi`` gives them (toward zero, saturating at the
+    integer type's bounds, NaN 0 at 16 and 32 bits), never LLVM's poison: a plain ``fptosi`` of a value outside the
+    integer range is poison, so LLVM folded a constant out-of-range conversion to poison and dropped the store of
+    it (``ct.full((1,), inf, f32).astype(int64)`` stored nothing, review 26), and may use the poison to fold what
+    reads it.  A scalar f32 / f64 (or f16, widened exactly) to a 32- or 64-bit integer is NVVM's ``cvt.rzi``
+    intrinsic (the same PTX as ``fptosi`` gave, folded by LLVM as the hardware computes it); any other (16-bit
+    results, vectors) LLVM's saturating ``llvm.fpto{s,u}i.sat`` (LLVM expands it: compares and selects)."""
+    arg = vals[op.arg]
+    to = convert_type(op.result.type)
+    signed = type(op) is llvm_ext.FPToSIOp
+    if isinstance(arg.type, ir.HalfType) and isinstance(to, ir.IntType) and to.width >= 32:
+        arg = builder.fpext(arg, ir.FloatType())  # (exact)
+    nvvm = (_NVVM_FTOI.get((_mangled(arg.type), to.width, signed))
+            if isinstance(to, ir.IntType) and isinstance(arg.type, ir.FloatType | ir.DoubleType) else None)
+    name = f"llvm.nvvm.{nvvm}.rz" if nvvm else \
+        f"llvm.{_SATURATING[type(op)]}.sat.{_mangled(to)}.{_mangled(arg.type)}"
+    fn = builder.module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(builder.module, ir.FunctionType(to, [arg.type]), name)
+    vals[op.result] = builder.call(fn, [arg])
 
 
 def _extract_element(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
@@ -231,6 +272,8 @@ def _translator(cls: type):
         return _without_blocks(_gep)
     if cls in _CASTS:
         return _cast
+    if cls in _SATURATING:
+        return _saturating_cast
     if issubclass(cls, llvm_ext.ExtractElementOp):
         return _extract_element
     if issubclass(cls, llvm.InsertElementOp):
