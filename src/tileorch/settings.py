@@ -53,7 +53,7 @@ class Setting:
         if self.accepts is ANY:
             return t
         if isinstance(self.accepts, range):
-            if t.isdigit() and int(t) in self.accepts:
+            if t.isascii() and t.isdigit() and int(t) in self.accepts:  # (str.isdigit() takes '²', int() not)
                 return t
         elif isinstance(self.accepts, frozenset):
             words = [w.strip().lower() for w in t.split(",") if w.strip()]
