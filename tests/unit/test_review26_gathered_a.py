@@ -203,3 +203,54 @@ def test_gathered_rows_computed_before_the_dot_are_refused_at_the_dot():
     assert prog.kind == "simt"
     assert any("test_review26_gathered_a.py:" in str(r) and "computed in the kernel" in str(r)
                for r in prog.remarks), prog.remarks
+
+
+@ct.kernel
+def gather_k_loop_of_nk(X, Tok, W, Y, nk: int, tm: C[int], tn: C[int], tk: C[int]):
+    """The K loop's trip count a runtime scalar (``nk`` K tiles, fewer than W's rows hold)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    tok = ct.load(Tok, index=(bm,), shape=(tm,), padding_mode=ZERO)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(nk):
+        cols = k * tk + ct.arange(tk, dtype=ct.int32)
+        a = ct.gather(X, (tok[:, None], cols[None, :]), padding_value=0.5)
+        acc = ct.mma(a, ct.load(W, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(Y, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gather_k_loop_of_x(X, Tok, W, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """The K loop over the gathered array's columns (X narrower than W is tall: W's last rows unused)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    tok = ct.load(Tok, index=(bm,), shape=(tm,), padding_mode=ZERO)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        cols = k * tk + ct.arange(tk, dtype=ct.int32)
+        a = ct.gather(X, (tok[:, None], cols[None, :]), padding_value=0.5)
+        acc = ct.mma(a, ct.load(W, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(Y, index=(bm, bn), tile=acc)
+
+
+@pytest.mark.parametrize("nk", [1, 2, 0])
+def test_the_programs_k_trip_count_not_ws_rows(monkeypatch, nk):
+    """W holds 3 K tiles; the program sums ``nk`` of them (a K step past X's 100 columns reads the padding 0.5)."""
+    rows, m, k, n = 120, 100, 100, 64
+    x, w = RNG.standard_normal((rows, k)).astype(np.float16), (RNG.standard_normal((192, n)) / 4).astype(np.float16)
+    tok = _tokens(m, rows)
+    name, p = _prog(f"rv26_gather_nk_{nk}", gather_k_loop_of_nk,
+                    [((rows, k), "float16"), ((m,), "int32"), ((192, n), "float16"), ((m, n), "float32"), nk,
+                     64, 64, 64], (2, 1), 3)
+    y = _run(monkeypatch, name, p, {0: x, 1: tok, 2: w}, 3)
+    _check(y, _rows(x, tok, 0.5, 64 * nk) @ w[:64 * nk].astype(np.float64))
+
+
+def test_the_k_loop_over_the_gathered_arrays_columns(monkeypatch):
+    """X has 64 columns (one K tile), W 192 rows: the program sums one K tile."""
+    rows, m, n = 120, 100, 64
+    x, w = RNG.standard_normal((rows, 64)).astype(np.float16), (RNG.standard_normal((192, n)) / 4).astype(np.float16)
+    tok = _tokens(m, rows)
+    name, p = _prog("rv26_gather_k_of_x", gather_k_loop_of_x,
+                    [((rows, 64), "float16"), ((m,), "int32"), ((192, n), "float16"), ((m, n), "float32"),
+                     64, 64, 64], (2, 1), 3)
+    y = _run(monkeypatch, name, p, {0: x, 1: tok, 2: w}, 3)
+    _check(y, _rows(x, tok, 0.5, 64) @ w[:64].astype(np.float64))
