@@ -43,6 +43,53 @@ def _same(y, ref, atol=3e-2, rtol=2e-2):
     np.testing.assert_allclose(y[fin], ref[fin], atol=atol, rtol=rtol)
 
 
+import cuda.tile as ct  # noqa: E402
+
+CC = ct.Constant
+
+
+@ct.kernel
+def lora_subtracted(X, W, La, Lb, Y, s: float, R: CC[int], tm: CC[int], tn: CC[int], tk: CC[int]):
+    """``x W - s ((x A) rounded) B`` (the branch subtracted)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        x = ct.load(X, index=(bm, k), shape=(tm, tk))
+        acc = ct.mma(x, ct.load(W, index=(k, bn), shape=(tk, tn)), acc)
+        t = ct.mma(x, ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    lo = ct.mma(t.astype(X.dtype), ct.load(Lb, index=(0, bn), shape=(R, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=(acc - s * lo).astype(Y.dtype))
+
+
+@ct.kernel
+def lora_scaled_after_commuted(X, W, La, Lb, Y, s: float, R: CC[int], tm: CC[int], tn: CC[int], tk: CC[int]):
+    """``(mma(t, B, zeros) * s) + acc``: the operands of the sum and the product in the other order."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        x = ct.load(X, index=(bm, k), shape=(tm, tk))
+        acc = ct.mma(x, ct.load(W, index=(k, bn), shape=(tk, tn)), acc)
+        t = ct.mma(x, ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    lo = ct.mma(t.astype(X.dtype), ct.load(Lb, index=(0, bn), shape=(R, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=(lo * s + acc).astype(Y.dtype))
+
+
+@ct.kernel
+def lora_branch_alone_stored(X, W, La, Lb, Y, R: CC[int], tm: CC[int], tn: CC[int], tk: CC[int]):
+    """The main product discarded (``acc`` computed, never read) and the branch ``mma(t, B, zeros)`` stored."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        x = ct.load(X, index=(bm, k), shape=(tm, tk))
+        acc = ct.mma(x, ct.load(W, index=(k, bn), shape=(tk, tn)), acc)
+        t = ct.mma(x, ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    lo = ct.mma(t.astype(X.dtype), ct.load(Lb, index=(0, bn), shape=(R, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=lo.astype(Y.dtype))
+
+
 def _spec(m, k, n, r, s, rank_tile=None, tn=128):
     a = edp._a
     return [a((m, k)), a((k, n)), a((k, r)), a((r, n)), a((m, n)), s, rank_tile or r, 128, tn, 64]
@@ -120,3 +167,36 @@ def test_k_major_e_through_a_transpose_ragged(h, n):
     assert prog.gemm_config.epi_major == "k", prog.gemm_config
     y = edp._emulate(P.lowrank_e_transposed, spec, {0: x, 1: la, 2: lbt}, 3, 2)
     _same(y, _f16(_f16(_d(x) @ _d(la)) @ _d(lbt).T))
+
+
+@pytest.mark.parametrize("kernel,sign,r", [(lora_subtracted, -1.0, 64), (lora_scaled_after_commuted, 1.0, 128),
+                                          (lora_subtracted, -1.0, 128)])
+def test_lora_own_accumulator_forms(kernel, sign, r):
+    """``acc - s lo`` and ``lo * s + acc`` with ranks 64 and 128, ragged M, N, K, f32 output."""
+    m, k, n, s = 130, 136, 200, 0.75
+    x, w, la, lb = _h(m, k), _h(k, n, scale=0.125), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
+    spec = [edp._a((m, k)), edp._a((k, n)), edp._a((k, r)), edp._a((r, n)), edp._a((m, n), "float32"), s, r, 128, 128,
+            64]
+    y = edp._emulate(kernel, spec, {0: x, 1: w, 2: la, 3: lb}, 4, 3, (2,))
+    t = _f16(_d(x) @ _d(la))
+    np.testing.assert_allclose(y, _d(x) @ _d(w) + sign * s * (t @ _d(lb)), atol=3e-3, rtol=2e-3)
+
+
+def test_the_branch_alone_stored(monkeypatch):
+    """Only the low-rank product stored (the main accumulator never read: its dot is dead): the tier runs
+    ``(x A) B`` as a plain epilogue dot whose first B is A (argument 2); run with the launcher's own operand
+    derivation (test_user_sweep3_emulated's runner), it must be the branch alone."""
+    import test_user_sweep3_emulated as s3
+    import test_user_sweep4_emulated as s4
+
+    from tileorch.testing.user_programs import UserProgram
+
+    m, k, n, r = 130, 136, 200, 64
+    x, w, la, lb = _h(m, k), _h(k, n, scale=0.125), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
+    spec = [edp._a((m, k)), edp._a((k, n)), edp._a((k, r)), edp._a((r, n)), edp._a((m, n), "float32"), r, 128, 128,
+            64]
+    s4.add_sweep_programs(monkeypatch, {"rv26_lora_alone": UserProgram(lora_branch_alone_stored, spec, (1,), "gemm",
+                                                                       outputs=(4,))})
+    y = s3._gemm("rv26_lora_alone", {0: x, 1: w, 2: la, 3: lb})[4].astype(np.float64)
+    assert not np.isnan(y).any()
+    np.testing.assert_allclose(y, _f16(_d(x) @ _d(la)) @ _d(lb), atol=3e-3, rtol=2e-3)
