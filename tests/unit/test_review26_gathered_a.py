@@ -254,3 +254,19 @@ def test_the_k_loop_over_the_gathered_arrays_columns(monkeypatch):
                      64, 64, 64], (2, 1), 3)
     y = _run(monkeypatch, name, p, {0: x, 1: tok, 2: w}, 3)
     _check(y, _rows(x, tok, 0.5, 64) @ w[:64].astype(np.float64))
+
+
+def test_tokens_gathered_through_a_transpose_out_of_range(monkeypatch):
+    """Sweep-25's feature-major program (``XT [K, T]``, the tokens gathered as columns and ``ct.transpose``d into
+    A) on K = 100 (ragged) with ids -1, past T and INT32 extremes (read as 0)."""
+    from tileorch.testing.gathered_dot_programs import feature_major_tokens_transposed
+
+    k, t, m, n = 100, 300, 130, 128
+    xt = RNG.standard_normal((k, t)).astype(np.float16)
+    w = (RNG.standard_normal((k, n)) / 4).astype(np.float16)
+    tok = _tokens(m, t)
+    name, p = _prog("rv26_feature_major_oob", feature_major_tokens_transposed,
+                    [((k, t), "float16"), ((m,), "int32"), ((k, n), "float16"), ((m, n), "float32"), 64, 64, 64],
+                    (3, 2), 3)
+    y = _run(monkeypatch, name, p, {0: xt, 1: tok, 2: w}, 3)
+    _check(y, _rows(np.ascontiguousarray(xt.T), tok, 0.0, k) @ w.astype(np.float64))
