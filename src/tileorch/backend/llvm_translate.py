@@ -7,8 +7,8 @@ for GPU code:
 * globals get opaque pointer types (xDSL gives typed ones, which break a store of
   another type through ``llvm.mlir.addressof``) and their ``alignment``;
 * loads/stores keep ``volatile``, atomic ordering and ``syncscope``; our
-  ``llvm.atomicrmw``/``cmpxchg``/``fence``/``addrspacecast``/``fptosi``/``fptoui`` (as NVVM's
-  ``cvt.rzi`` intrinsics or ``llvm.fpto{s,u}i.sat``: never poison)/
+  ``llvm.atomicrmw``/``cmpxchg``/``fence``/``addrspacecast``/``fptosi``/``fptoui`` (as PTX's ``cvt.rzi``:
+  never LLVM's poison)/
   ``uitofp``/``mlir.poison``/``extractelement`` and xDSL's ``insertelement`` are translated;
 * a function marked ``nvvm.kernel`` gets the ``ptx_kernel`` calling convention (a PTX
   ``.entry``), and its ``nvvm.maxntid``/``reqntid``/``minctasm``/``maxnreg``/
@@ -206,7 +206,7 @@ def _mangled(t: ir.Type) -> str:
         return f"v{t.count}{_mangled(t.element)}"
     if isinstance(t, ir.IntType):
         return f"i{t.width}"
-    return {ir.HalfType: "f16", ir.FloatType: "f32", ir.DoubleType: "f64"}[type(t)]
+    return {ir.HalfType: "f16", ir.FloatType: "f32", ir.DoubleType: "f64"}.get(type(t), str(t))
 
 
 _NVVM_FTOI = {("f32", 32, True): "f2i", ("f32", 32, False): "f2ui", ("f32", 64, True): "f2ll",
@@ -216,27 +216,38 @@ _NVVM_FTOI = {("f32", 32, True): "f2i", ("f32", 32, False): "f2ui", ("f32", 64, 
 width, signed)."""
 
 
+_CONSTRAINT = {"i16": "h", "i32": "r", "i64": "l", "f16": "h", "f32": "f", "f64": "d"}
+"""Inline-asm register constraints of the conversions' operand types."""
+
+
 def _saturating_cast(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
     """``llvm.fptosi`` / ``llvm.fptoui`` with the meaning PTX's ``cvt.rzi`` gives them (toward zero, saturating at the
     integer type's bounds, NaN 0 at 16 and 32 bits), never LLVM's poison: a plain ``fptosi`` of a value outside the
     integer range is poison, so LLVM folded a constant out-of-range conversion to poison and dropped the store of
     it (``ct.full((1,), inf, f32).astype(int64)`` stored nothing, review 26), and may use the poison to fold what
-    reads it.  A scalar f32 / f64 (or f16, widened exactly) to a 32- or 64-bit integer is NVVM's ``cvt.rzi``
-    intrinsic (the same PTX as ``fptosi`` gave, folded by LLVM as the hardware computes it); any other (16-bit
-    results, vectors) LLVM's saturating ``llvm.fpto{s,u}i.sat`` (LLVM expands it: compares and selects)."""
+    reads it.  The same PTX as ``fptosi`` gave: a scalar f32 / f64 to a 32- or 64-bit integer is NVVM's ``cvt.rzi``
+    intrinsic (folded by LLVM as the hardware computes it), a 16-bit result or an f16 source the ``cvt.rzi``
+    instruction itself (inline asm); anything else (vectors, 8-bit results: ``_ftoi`` converts those through i32)
+    LLVM's saturating ``llvm.fpto{s,u}i.sat``."""
     arg = vals[op.arg]
     to = convert_type(op.result.type)
     signed = type(op) is llvm_ext.FPToSIOp
-    if isinstance(arg.type, ir.HalfType) and isinstance(to, ir.IntType) and to.width >= 32:
-        arg = builder.fpext(arg, ir.FloatType())  # (exact)
-    nvvm = (_NVVM_FTOI.get((_mangled(arg.type), to.width, signed))
-            if isinstance(to, ir.IntType) and isinstance(arg.type, ir.FloatType | ir.DoubleType) else None)
-    name = f"llvm.nvvm.{nvvm}.rz" if nvvm else \
-        f"llvm.{_SATURATING[type(op)]}.sat.{_mangled(to)}.{_mangled(arg.type)}"
-    fn = builder.module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(builder.module, ir.FunctionType(to, [arg.type]), name)
+    src, dst = _mangled(arg.type), _mangled(to)
+    nvvm = _NVVM_FTOI.get((src, getattr(to, "width", 0), signed))
+    if nvvm is not None:
+        fn = _declared(builder, f"llvm.nvvm.{nvvm}.rz", to, arg.type)
+    elif src in ("f16", "f32", "f64") and dst in ("i16", "i32", "i64"):
+        asm = f"cvt.rzi.{'s' if signed else 'u'}{dst[1:]}.{src} $0, $1;"
+        fn = ir.InlineAsm(ir.FunctionType(to, [arg.type]), asm, f"={_CONSTRAINT[dst]},{_CONSTRAINT[src]}")
+    else:
+        fn = _declared(builder, f"llvm.{_SATURATING[type(op)]}.sat.{dst}.{src}", to, arg.type)
     vals[op.result] = builder.call(fn, [arg])
+
+
+def _declared(builder: ir.IRBuilder, name: str, ret: ir.Type, arg: ir.Type) -> ir.Function:
+    """The module's declaration of the intrinsic ``name`` (``ret (arg)``), added on first use."""
+    fn = builder.module.globals.get(name)
+    return fn if fn is not None else ir.Function(builder.module, ir.FunctionType(ret, [arg]), name)
 
 
 def _extract_element(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
