@@ -68,6 +68,19 @@ def dot_from_k_start(A, B, Y, k_start: int, tm: C[int], tn: C[int], tk: C[int]):
     ct.store(Y, index=(bm, bn), tile=acc)
 
 
+@ct.kernel
+def k_loop_on_a_loaded_flag(A, B, Flags, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """The K loop runs where the row tile's flag (an int32 array, read per CTA) is set; elsewhere Y is 1."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((tm, tn), 1.0, dtype=ct.float32)
+    f = ct.gather(Flags, bm)
+    if f != 0:
+        for k in range(ct.cdiv(A.shape[1], tk)):
+            acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                         ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(Y, index=(bm, bn), tile=acc)
+
+
 M, K, N = 200, 200, 130
 
 
@@ -139,3 +152,25 @@ def test_dot_from_k_start(monkeypatch, k_start):
         return
     kk = 64 * min(max(k_start, 0), 4)
     np.testing.assert_allclose(y, _mm(a[:, kk:], b[kk:]), atol=2e-2, rtol=2e-3)
+
+
+def test_a_k_loop_under_a_loaded_flag(monkeypatch):
+    """Flags 1, 0, 5, 0 for the four row tiles: tiles 0 and 2 are ``1 + A B``, 1 and 3 all 1."""
+    from tileorch.testing.compile_memo import compile_once
+    from tileorch.testing.export import cutile_bytecode
+
+    a, b = _inputs()
+    flags = np.array([1, 0, 5, 0], np.int32)
+    spec = [((M, K), "float16"), ((K, N), "float16"), ((4,), "int32"), ((M, N), "float32"), 64, 64, 64]
+    prog = compile_once(cutile_bytecode(k_loop_on_a_loaded_flag, spec), "rv26_loaded_flag", arch="sm_90a",
+                        ptxas=False)
+    if prog.kind != "gemm":
+        assert any("test_review26_guarded_k_loop.py:" in str(r) for r in prog.remarks), prog.remarks
+        return
+    s4.add_sweep_programs(monkeypatch, {"rv26_loaded_flag": UserProgram(k_loop_on_a_loaded_flag, spec, (1,), "gemm",
+                                                                        "", "", (3,))})
+    y = s4._s3_gemm("rv26_loaded_flag", {0: a, 1: b, 2: flags})[3].astype(np.float64)
+    want = 1.0 + _mm(a, b)
+    for t in (1, 3):
+        want[64 * t:64 * t + 64] = 1.0
+    np.testing.assert_allclose(y, want, atol=2e-2, rtol=2e-3)
