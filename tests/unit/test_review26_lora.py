@@ -90,6 +90,18 @@ def lora_branch_alone_stored(X, W, La, Lb, Y, R: CC[int], tm: CC[int], tn: CC[in
     ct.store(Y, index=(bm, bn), tile=lo.astype(Y.dtype))
 
 
+@ct.kernel
+def lowrank_e_permuted(X, La, LbT, Y, R: CC[int], tm: CC[int], tn: CC[int], tk: CC[int]):
+    """E given ``[N2, R]`` (K-major), its ``[tn, R]`` tile turned by ``ct.permute(.., (1, 0))``."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    t = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        t = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(La, index=(k, 0), shape=(tk, R)), t)
+    e = ct.permute(ct.load(LbT, index=(bn, 0), shape=(tn, R)), (1, 0))
+    y = ct.mma(t.astype(ct.float16), e, ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
 def _spec(m, k, n, r, s, rank_tile=None, tn=128):
     a = edp._a
     return [a((m, k)), a((k, n)), a((k, r)), a((r, n)), a((m, n)), s, rank_tile or r, 128, tn, 64]
@@ -156,16 +168,19 @@ def test_a_rank_below_the_rank_tile(r):
 
 
 @pytest.mark.parametrize("h,n", [(72, 130), (64, 200), (100, 70)])
-def test_k_major_e_through_a_transpose_ragged(h, n):
-    """``(x A) B`` with B given ``[N, H]`` and read ``ct.transpose`` (K-major E), H and N ragged: H past A's columns
-    is zero in both operands; N past B's rows is not stored."""
+@pytest.mark.parametrize("kernel", ["transpose", "permute", "view"])
+def test_k_major_e_through_a_transpose_ragged(h, n, kernel):
+    """``(x A) B`` with B given ``[N, H]`` and read by ``ct.transpose``, ``ct.permute`` or a transposed view
+    (K-major E), H and N ragged: H past A's columns is zero in both operands; N past B's rows is not stored."""
     m, k = 130, 100
     rank_tile = max(64, 1 << (h - 1).bit_length())
     spec = [edp._a((m, k)), edp._a((k, h)), edp._a((n, h)), edp._a((m, n)), rank_tile, 128, 128, 64]
     x, la, lbt = _h(m, k), _h(k, h, scale=0.125), _h(n, h, scale=0.25)
-    prog = edp._compile(P.lowrank_e_transposed, spec)
+    kern = {"transpose": P.lowrank_e_transposed, "permute": lowrank_e_permuted,
+            "view": P.lowrank_e_view_transposed}[kernel]
+    prog = edp._compile(kern, spec)
     assert prog.gemm_config.epi_major == "k", prog.gemm_config
-    y = edp._emulate(P.lowrank_e_transposed, spec, {0: x, 1: la, 2: lbt}, 3, 2)
+    y = edp._emulate(kern, spec, {0: x, 1: la, 2: lbt}, 3, 2)
     _same(y, _f16(_f16(_d(x) @ _d(la)) @ _d(lbt).T))
 
 
