@@ -66,6 +66,20 @@ def gather_rows_per_k_step(X, Tok, W, Y, tm: C[int], tn: C[int], tk: C[int]):
     ct.store(Y, index=(bm, bn), tile=acc)
 
 
+@ct.kernel
+def gather_weight_nn_linear(X, Tok, W, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """The gathered rows times nn.Linear's weight ``W [N, K]`` (a K-major B, its tile turned by ``ct.transpose``);
+    out-of-range ids read 0.25."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    tok = ct.load(Tok, index=(bm,), shape=(tm,), padding_mode=ZERO)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(W, axis=1, shape=(tn, tk))):
+        cols = k * tk + ct.arange(tk, dtype=ct.int32)
+        a = ct.gather(X, (tok[:, None], cols[None, :]), padding_value=0.25)
+        acc = ct.mma(a, ct.transpose(ct.load(W, index=(bn, k), shape=(tn, tk), padding_mode=ZERO)), acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
+
+
 def _prog(name, kernel, spec, grid, out):
     return name, UserProgram(kernel, spec, grid, "gemm", "", "", (out,))
 
@@ -270,3 +284,17 @@ def test_tokens_gathered_through_a_transpose_out_of_range(monkeypatch):
                     (3, 2), 3)
     y = _run(monkeypatch, name, p, {0: xt, 1: tok, 2: w}, 3)
     _check(y, _rows(np.ascontiguousarray(xt.T), tok, 0.0, k) @ w.astype(np.float64))
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_gathered_rows_times_a_k_major_weight(monkeypatch, dt):
+    """B K-major (``W [N, K]``, K = 100 ragged, N = 130 ragged), the output in the operand type."""
+    np_dt = ml_dtypes.bfloat16 if dt == "bfloat16" else np.float16
+    rows, m, k, n = 150, 130, 100, 130
+    x = RNG.standard_normal((rows, k)).astype(np_dt)
+    w = (RNG.standard_normal((n, k)) / 4).astype(np_dt)
+    tok = _tokens(m, rows)
+    name, p = _prog(f"rv26_gather_wt_{dt}", gather_weight_nn_linear,
+                    [((rows, k), dt), ((m,), "int32"), ((n, k), dt), ((m, n), dt), 64, 64, 64], (3, 3), 3)
+    y = _run(monkeypatch, name, p, {0: x, 1: tok, 2: w}, 3)
+    _check(y, _rows(x, tok, 0.25, k) @ w.astype(np.float64).T, atol=6e-2, rtol=1e-2)
