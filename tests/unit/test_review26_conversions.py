@@ -73,6 +73,19 @@ def int_round_trip(X, F32, F64, BN: C[int]):
     ct.store(F64, index=(i,), tile=x.astype(ct.int64).astype(ct.float64))
 
 
+@ct.kernel
+def to_every_integer(X, I16, U16, I32, U32, I64, U64, BN: C[int]):
+    """One float array (f16, f32 or f64: the spec says) to every integer width of 16 bits and more, both signs."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(I16, index=(i,), tile=x.astype(ct.int16))
+    ct.store(U16, index=(i,), tile=x.astype(ct.uint16))
+    ct.store(I32, index=(i,), tile=x.astype(ct.int32))
+    ct.store(U32, index=(i,), tile=x.astype(ct.uint32))
+    ct.store(I64, index=(i,), tile=x.astype(ct.int64))
+    ct.store(U64, index=(i,), tile=x.astype(ct.uint64))
+
+
 CONSTANTS = [np.inf, -np.inf, np.nan, 2.0 ** 63, -(2.0 ** 63), 2.0 ** 64, 1e30, -1.0]
 
 
@@ -91,7 +104,7 @@ def sqrt_directed(X, D, Rp, Rm, Rz, Dp, Dm, Dz, BN: C[int]):
 
 @pytest.fixture(autouse=True)
 def _wide_types(monkeypatch):
-    monkeypatch.setattr(sweep, "NP", {**sweep.NP, "uint64": np.uint64})
+    monkeypatch.setattr(sweep, "NP", {**sweep.NP, "uint64": np.uint64, "uint16": np.uint16})
 
 
 def _emulate(monkeypatch, name, kernel, spec, grid, inputs):
@@ -132,6 +145,32 @@ def test_floats_to_64_bit_integers(monkeypatch):
         got = [int(v) for v in np.asarray(got)]
         bad = [(float(s), g, w) for s, g, w in zip(src, got, want) if g != w]
         assert not bad, (what, bad[:6])
+
+
+WIDTHS = [("int16", -2 ** 15, 2 ** 15 - 1), ("uint16", 0, 2 ** 16 - 1), ("int32", -2 ** 31, 2 ** 31 - 1),
+          ("uint32", 0, 2 ** 32 - 1), ("int64", *I64), ("uint64", *U64)]
+
+
+@pytest.mark.parametrize("src", ["float16", "float32", "float64"])
+def test_every_source_to_every_integer_width(monkeypatch, src):
+    """NaN, +-inf, values past each width's range, fractions of both signs, -0: saturated toward zero, NaN 0
+    (PTX's cvt.rzi gives INT_MIN for NaN at 64 bits and from f64, which the lowering selects away)."""
+    n = 40
+    vals = [np.nan, np.inf, -np.inf, -np.nan, 65504.0, -65504.0, 40000.0, -40000.0, 70000.5, -1.0, -0.5, 0.99,
+            -0.0, 2.5, -2.5, 32767.9, -32768.9, 3e9, -3e9, 5e9, 1e19, -1e19, 2.0 ** 63, 2.0 ** 64, 1e30, 1e300]
+    x = np.zeros(n, np.float64)
+    x[:len(vals)] = vals
+    x[len(vals):] = np.random.default_rng(2632).standard_normal(n - len(vals)) * 3e4
+    with np.errstate(over="ignore"):
+        x = x.astype(src)
+    spec = [((n,), src), *[((n,), w) for w, _, _ in WIDTHS], 32]
+    sent = {1 + j: np.full(n, 77, w) for j, (w, _, _) in enumerate(WIDTHS)}
+    out = _emulate(monkeypatch, f"rv26_every_int_{src}", to_every_integer, spec, (2,), {0: x, **sent})
+    for j, (w, lo, hi) in enumerate(WIDTHS):
+        want = _saturated(x.astype(np.float64), lo, hi)
+        got = [int(v) for v in np.asarray(out[1 + j])]
+        bad = [(float(s_), g, w_) for s_, g, w_ in zip(x, got, want) if g != w_]
+        assert not bad, (src, w, bad[:6])
 
 
 def test_constant_out_of_range_conversions(monkeypatch):
