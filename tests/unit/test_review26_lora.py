@@ -102,6 +102,39 @@ def lowrank_e_permuted(X, La, LbT, Y, R: CC[int], tm: CC[int], tn: CC[int], tk: 
     ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
 
 
+def _emulate_lora(kernel, spec, inputs, out):
+    """test_epilogue_dot_programs' runner of a LoRA program (X argument 0, W 1, the low-rank A 2, its B 3: E), with
+    NaN results allowed (the caller's sentinel prefill in ``inputs`` shows unwritten outputs)."""
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.testing.gemm_emulation import run_gemm
+    from tileorch.testing.user_programs import UserProgram
+
+    prog = edp._compile(kernel, spec)
+    p = UserProgram(kernel, spec, (1,), "gemm", outputs=(out,))
+    arrays = s3._arrays(p, inputs)
+    bases = {i: (i + 1) << 32 for i in arrays}
+    tile = s3._tile_params(p, s3._described(p, bases), bases)
+    (m, k), n = arrays[0].shape, arrays[out].shape[1]
+    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays if i not in (0, 1, 2, 3)]
+    assert not run_gemm(prog, arrays[0], arrays[1], bases[out], (m, n, k), tile, memory, more_b=[arrays[2]],
+                        epi=arrays[3])
+    return arrays[out].astype(np.float64)
+
+
+def _launched(name, kernel, spec, inputs, out):
+    """Output ``out`` of the program on the emulator with the launcher's own operand derivation
+    (test_user_sweep3_emulated's runner; NaN results allowed: the caller's sentinel shows unwritten ones)."""
+    import test_user_sweep3_emulated as s3
+    import test_user_sweep4_emulated as s4
+
+    from tileorch.testing.user_programs import UserProgram
+
+    with pytest.MonkeyPatch.context() as mp:
+        s4.add_sweep_programs(mp, {name: UserProgram(kernel, spec, (1,), "gemm", outputs=(out,))})
+        return s3._gemm(name, inputs)[out].astype(np.float64)
+
+
 def _spec(m, k, n, r, s, rank_tile=None, tn=128):
     a = edp._a
     return [a((m, k)), a((k, n)), a((k, r)), a((r, n)), a((m, n)), s, rank_tile or r, 128, tn, 64]
@@ -115,9 +148,8 @@ def test_lora_scale_zero_and_negative_onto_the_main_dot(s):
     x, w, la, lb = _h(m, k), _h(k, n, scale=0.125), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
     la[7, :] = np.abs(la[7, :]) + 0.01  # (x[5, 7] = inf: every column of x A infinite of one sign)
     x[5, 7] = np.inf
-    spec = _spec(m, k, n, r, s)
-    y = edp._emulate(P.lora_linear, spec, {0: x, 1: w, 2: la, 3: lb, 4: np.full((m, n), -777.0, np.float16)}, 4, 3,
-                     (2,), nan_ok=True)
+    y = _emulate_lora(P.lora_linear, _spec(m, k, n, r, s),
+                      {0: x, 1: w, 2: la, 3: lb, 4: np.full((m, n), -777.0, np.float16)}, 4)
     assert not (y == -777.0).any(), "unwritten outputs"
     with np.errstate(invalid="ignore", over="ignore"):
         t = _f16(s * (_d(x) @ _d(la)))
@@ -197,21 +229,14 @@ def test_lora_own_accumulator_forms(kernel, sign, r):
     np.testing.assert_allclose(y, _d(x) @ _d(w) + sign * s * (t @ _d(lb)), atol=3e-3, rtol=2e-3)
 
 
-def test_the_branch_alone_stored(monkeypatch):
+def test_the_branch_alone_stored():
     """Only the low-rank product stored (the main accumulator never read: its dot is dead): the tier runs
     ``(x A) B`` as a plain epilogue dot whose first B is A (argument 2); run with the launcher's own operand
-    derivation (test_user_sweep3_emulated's runner), it must be the branch alone."""
-    import test_user_sweep3_emulated as s3
-    import test_user_sweep4_emulated as s4
-
-    from tileorch.testing.user_programs import UserProgram
-
+    derivation, it must be the branch alone."""
     m, k, n, r = 130, 136, 200, 64
     x, w, la, lb = _h(m, k), _h(k, n, scale=0.125), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
     spec = [edp._a((m, k)), edp._a((k, n)), edp._a((k, r)), edp._a((r, n)), edp._a((m, n), "float32"), r, 128, 128,
             64]
-    s4.add_sweep_programs(monkeypatch, {"rv26_lora_alone": UserProgram(lora_branch_alone_stored, spec, (1,), "gemm",
-                                                                       outputs=(4,))})
-    y = s3._gemm("rv26_lora_alone", {0: x, 1: w, 2: la, 3: lb})[4].astype(np.float64)
+    y = _launched("rv26_lora_alone", lora_branch_alone_stored, spec, {0: x, 1: w, 2: la, 3: lb}, 4)
     assert not np.isnan(y).any()
     np.testing.assert_allclose(y, _f16(_d(x) @ _d(la)) @ _d(lb), atol=3e-3, rtol=2e-3)
