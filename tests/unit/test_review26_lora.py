@@ -102,26 +102,6 @@ def lowrank_e_permuted(X, La, LbT, Y, R: CC[int], tm: CC[int], tn: CC[int], tk: 
     ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
 
 
-def _emulate_lora(kernel, spec, inputs, out):
-    """test_epilogue_dot_programs' runner of a LoRA program (X argument 0, W 1, the low-rank A 2, its B 3: E), with
-    NaN results allowed (the caller's sentinel prefill in ``inputs`` shows unwritten outputs)."""
-    import test_user_sweep3_emulated as s3
-
-    from tileorch.testing.gemm_emulation import run_gemm
-    from tileorch.testing.user_programs import UserProgram
-
-    prog = edp._compile(kernel, spec)
-    p = UserProgram(kernel, spec, (1,), "gemm", outputs=(out,))
-    arrays = s3._arrays(p, inputs)
-    bases = {i: (i + 1) << 32 for i in arrays}
-    tile = s3._tile_params(p, s3._described(p, bases), bases)
-    (m, k), n = arrays[0].shape, arrays[out].shape[1]
-    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays if i not in (0, 1, 2, 3)]
-    assert not run_gemm(prog, arrays[0], arrays[1], bases[out], (m, n, k), tile, memory, more_b=[arrays[2]],
-                        epi=arrays[3])
-    return arrays[out].astype(np.float64)
-
-
 def _launched(name, kernel, spec, inputs, out):
     """Output ``out`` of the program on the emulator with the launcher's own operand derivation
     (test_user_sweep3_emulated's runner; NaN results allowed: the caller's sentinel shows unwritten ones)."""
@@ -141,15 +121,16 @@ def _spec(m, k, n, r, s, rank_tile=None, tn=128):
 
 
 @pytest.mark.parametrize("s", [0.0, -2.0])
-def test_lora_scale_zero_and_negative_onto_the_main_dot(s):
+def test_lora_scale_zero_and_negative_onto_the_main_dot(s, monkeypatch):
     """``x W + ((s x A) rounded) B``: row 5 of x infinite in one column makes ``x A`` infinite there; times 0 that
     is NaN (and NaN through B), not 0; a negative scale flips the branch's sign.  Ragged M, N, K."""
     m, k, n, r = 130, 136, 200, 64
     x, w, la, lb = _h(m, k), _h(k, n, scale=0.125), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
     la[7, :] = np.abs(la[7, :]) + 0.01  # (x[5, 7] = inf: every column of x A infinite of one sign)
     x[5, 7] = np.inf
-    y = _emulate_lora(P.lora_linear, _spec(m, k, n, r, s),
-                      {0: x, 1: w, 2: la, 3: lb, 4: np.full((m, n), -777.0, np.float16)}, 4)
+    monkeypatch.setattr(edp, "NAN_RESULTS", True)
+    sentinel = np.full((m, n), -777.0, np.float16)
+    y = edp._emulate(P.lora_linear, _spec(m, k, n, r, s), {0: x, 1: w, 2: la, 3: lb, 4: sentinel}, 4, 3, (2,))
     assert not (y == -777.0).any(), "unwritten outputs"
     with np.errstate(invalid="ignore", over="ignore"):
         t = _f16(s * (_d(x) @ _d(la)))
