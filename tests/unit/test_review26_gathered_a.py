@@ -80,6 +80,20 @@ def gather_weight_nn_linear(X, Tok, W, Y, tm: C[int], tn: C[int], tk: C[int]):
     ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
 
 
+@ct.kernel
+def gather_a_columns(A, KIdx, W, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """A's columns (K) picked by ``KIdx`` (a permutation of A's columns, some repeated), B read densely: A's K
+    gathered, not its rows."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    rows = bm * tm + ct.arange(tm, dtype=ct.int32)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(W, axis=0, shape=(tk, tn))):
+        kk = ct.load(KIdx, index=(k,), shape=(tk,), padding_mode=ZERO)
+        a = ct.gather(A, (rows[:, None], kk[None, :]), padding_value=0)
+        acc = ct.mma(a, ct.load(W, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(Y, index=(bm, bn), tile=acc)
+
+
 def _prog(name, kernel, spec, grid, out):
     return name, UserProgram(kernel, spec, grid, "gemm", "", "", (out,))
 
@@ -298,3 +312,28 @@ def test_gathered_rows_times_a_k_major_weight(monkeypatch, dt):
                     [((rows, k), dt), ((m,), "int32"), ((n, k), dt), ((m, n), dt), 64, 64, 64], (3, 3), 3)
     y = _run(monkeypatch, name, p, {0: x, 1: tok, 2: w}, 3)
     _check(y, _rows(x, tok, 0.25, k) @ w.astype(np.float64).T, atol=6e-2, rtol=1e-2)
+
+
+def test_a_columns_gathered(monkeypatch):
+    """K = 128 picked from A's 150 columns (out of order, repeated, one -1 and one past A: 0), M = 130 ragged."""
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    m, ka, k, n = 130, 150, 128, 64
+    a = RNG.standard_normal((m, ka)).astype(np.float16)
+    w = (RNG.standard_normal((k, n)) / 4).astype(np.float16)
+    kidx = RNG.integers(0, ka, k).astype(np.int32)
+    kidx[5], kidx[9] = -1, ka
+    spec = [((m, ka), "float16"), ((k,), "int32"), ((k, n), "float16"), ((m, n), "float32"), 64, 64, 64]
+    name, p = _prog("rv26_gather_a_cols", gather_a_columns, spec, (3, 1), 3)
+    s4.add_sweep_programs(monkeypatch, {name: p})
+    try:
+        cfg = compile_cutile(gather_a_columns, spec, name, config=CONFIG).gemm_config
+    except Exception as e:  # (refused: located at the program's line)
+        assert "test_review26_gathered_a.py:" in str(e), str(e)
+        return
+    assert cfg.a_gather
+    y = np.asarray(s4._s3_gemm(name, {0: a, 1: kidx, 2: w})[3], np.float64)
+    ok = (kidx >= 0) & (kidx < ka)
+    ag = np.zeros((m, k))
+    ag[:, ok] = a[:, kidx[ok]]
+    _check(y, ag @ w.astype(np.float64))
