@@ -8,11 +8,12 @@ tileiras (``cuda.tile.launch``) and torch (two cuBLAS GEMMs, fp16), one timing m
 (:func:`tileorch.testing.timing.bench_ms`).
 
     python benchmarks/epilogue_dot.py [--shapes 8192x4096x64x4096,...] [--iters 30] [--tn 128] [--no-simt]
-        [--out build/epilogue_dot.json]
+        [--no-tileiras] [--out build/epilogue_dot.json]
 
 A shape is ``M x K x R x N`` (R the rank / hidden width: one tile, 64 or 128).  Outputs are NaN-prefilled
 and checked against fp32 torch first (relative Frobenius error); TFLOP/s = ``2 M R (K + N)`` (LoRA: ``+ 2 M N K``,
-the main dot's).
+the main dot's).  ``tileorch_epi_c``: the N tiles per work tile tileorch's launch took (session 26: the second dot
+over several N tiles, ``TILEORCH_EPILOGUE_DOT_COARSEN``; 1 without the loop).
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ SHAPES = "8192x4096x64x4096,16384x2048x128x2048,4096x8192x64x1024"
 TM, TN, TK = 128, 128, 64
 
 
-def run_one(program: str, m: int, k: int, r: int, n: int, iters: int, tn: int = TN, simt: bool = True) -> dict:
+def run_one(program: str, m: int, k: int, r: int, n: int, iters: int, tn: int = TN, simt: bool = True,
+            tileiras: bool = True) -> dict:
     """One row: ``program`` at ``M x K x R x N`` with the program's tiles ``TM x tn x TK`` (the launcher keeps an
-    epilogue-dot program's tiles); ``simt=False`` leaves out the SIMT-path variant."""
+    epilogue-dot program's tiles); ``simt=False`` leaves out the SIMT-path variant, ``tileiras=False`` tileiras'."""
     import torch
     import torch.nn.functional as F
 
@@ -89,13 +91,18 @@ def run_one(program: str, m: int, k: int, r: int, n: int, iters: int, tn: int = 
         y = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
         time_variant(row, name, launch, kernel, grid, args(y), y, ref, iters, **kw)
 
+    from tileorch.launchers import cutile as rc
+
+    before = {id(p) for p in rc._prepared.values()}
     variant("tileorch", tileorch.cutile.launch)
+    row["tileorch_epi_c"] = sorted({getattr(p, "epi_c", 1) for p in rc._prepared.values() if id(p) not in before})
     if simt:
         variant("tileorch_simt", tileorch.cutile.launch, schedule="simt")
     try:
         import cuda.tile as ct
 
-        variant("tileiras", ct.launch)
+        if tileiras:
+            variant("tileiras", ct.launch)
     except ImportError as exc:
         row["tileiras_error"] = f"cuda.tile not importable: {exc}"
     row["torch_ms"] = bench_ms(torch_fn, iters)
@@ -104,8 +111,8 @@ def run_one(program: str, m: int, k: int, r: int, n: int, iters: int, tn: int = 
     return row
 
 
-SUMMARY = ("tileorch_kind", "tileorch_ms", "tileorch_simt_ms", "tileiras_ms", "torch_ms", "vs_tileorch_simt",
-           "vs_torch", "tileorch_rel_err")
+SUMMARY = ("tileorch_kind", "tileorch_epi_c", "tileorch_ms", "tileorch_simt_ms", "tileiras_ms", "torch_ms",
+           "vs_tileorch_simt", "vs_torch", "tileorch_rel_err")
 
 
 def summary(row: dict) -> str:
@@ -125,13 +132,14 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="build/epilogue_dot.json")
     ap.add_argument("--tn", type=int, default=TN, help="the programs' tn (the second dot's N tile): 128 or 256")
     ap.add_argument("--no-simt", action="store_true", help="leave out the SIMT-path variant")
+    ap.add_argument("--no-tileiras", action="store_true", help="leave out the tileiras variant")
     ap.add_argument("--summary", action="store_true", help="print one line per row (summary()) instead of its JSON")
     opts = ap.parse_args(argv)
     rows = []
     for program in opts.programs.split(","):
         for shape in opts.shapes.split(","):
             m, k, r, n = (int(v) for v in shape.split("x"))
-            row = run_one(program, m, k, r, n, opts.iters, opts.tn, not opts.no_simt)
+            row = run_one(program, m, k, r, n, opts.iters, opts.tn, not opts.no_simt, not opts.no_tileiras)
             rows.append(row)
             print(summary(row) if opts.summary else json.dumps(row), flush=True)
     Path(opts.out).parent.mkdir(parents=True, exist_ok=True)

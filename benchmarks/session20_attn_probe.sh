@@ -30,24 +30,7 @@ variant pp_kernel_late_pack "$PP,TILEORCH_ATTN_LATE_PACK=1" no 35  # + P packed 
 timeout 60 python3 benchmarks/attention.py --dims 256 --seqs-256 1024,4096 --causal both --iters 20 --out "$S/d256" \
   2>&1 | tee "$S/d256.log" | tail -n 6
 # one table of the variants' TFLOP/s (ratio to default) from the per-process JSON
-python3 - "$S" <<'EOF' 2>&1 | tee "$S/summary.log"
-import json, sys
-from pathlib import Path
-s = Path(sys.argv[1]); rows = {}
-for f in sorted(s.glob("*/attention_variants.json")):
-    for r in json.loads(f.read_text())["rows"]:
-        key = (r["d"], r["seq"], r["causal"])
-        rows.setdefault(key, {"cudnn": r["sdpa_cudnn_tflops"]})
-        for k, v in r.items():
-            if k.endswith(("_tflops", "_err", "_error")) and not k.startswith("sdpa"):
-                rows[key][k] = v
-json.dump([{"d": d, "seq": q, "causal": c, **v} for (d, q, c), v in sorted(rows.items())],
-          open(s / "summary.json", "w"), indent=1)
-for (d, q, c), v in sorted(rows.items()):
-    base = v.get("default_tflops")
-    cells = [f"{k[:-7]} {t:.1f}" + (f" ({t / base:.3f})" if base else "") for k, t in v.items() if k.endswith("_tflops")]
-    print(f"d{d} {q} {'causal' if c else 'noncausal'}: " + "; ".join(cells) + f"; cudnn {v['cudnn']}")
-EOF
+python3 benchmarks/attention_variants_summary.py "$S" 2>&1 | tee "$S/summary.log"
 # GPU correctness: bit-identical to the kernel without the turns and the fp32 reference (more instances than SMs, 1024 /
 # 4000 / 77 keys and 1 key, d64/d128, f16/bf16, causal or not, three tile shapes, overlapped and plain loops); the
 # samples' forward and the MLP chain with it (a hang here is a turn protocol the checker missed: the timeout ends it)

@@ -239,6 +239,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
 
             rerolled += flatten_remarks(module)
             rerolled += transpose_computed_operand_remarks(module)
+            from tileorch.transforms.tileas.loopless_chain import loopless_chain_remarks
+
+            rerolled += loopless_chain_remarks(module)
             tier = f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}},{TIER_CLEANUP}"
             run_passes(ctx, module, parse_pipeline(tier))
             if not any(isinstance(f, FuncOp) for f in module.walk()):
@@ -295,6 +298,12 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                     if persistent and persistent.get("early_q"):
                         remarks.append("remark: each instance releases its Q slot right after the consumer loop, "
                                        "before the last tile's second dot (TILEORCH_ATTN_EARLY_Q)")
+                    if persistent and persistent.get("kv_ahead"):
+                        remarks.append(f"remark: the producer loads each instance's first {persistent['kv_ahead']} "
+                                       "K/V tile(s) before its Q, in ring stages the previous instance releases "
+                                       "inside its loop (TILEORCH_ATTN_KV_AHEAD)")
+                    if record.get("kv_ahead_off"):
+                        remarks.append(f"remark: TILEORCH_ATTN_KV_AHEAD not applied: {record['kv_ahead_off']}")
                     if record.get("row_div"):
                         remarks.append("remark: the epilogue's IEEE divisions use one reciprocal per divisor value "
                                        "(rcp + a Newton step) and three instructions per element, with one branch per "

@@ -26,8 +26,9 @@ WORDY_SWITCH = ("0", "1", "false", "true", "no", "yes", "off", "on")
 
 
 class Setting:
-    """One environment variable: ``accepts`` is a tuple of the accepted texts, a ``range`` of
-    accepted integers, a frozenset of words (a comma-separated list of them), or :data:`ANY`; ``codegen``: the value changes the emitted code (part of the
+    """One environment variable: ``accepts`` is a tuple of the accepted texts (and, last, possibly a ``range``
+    of integers it also takes), a ``range`` of accepted integers, a frozenset of words (a comma-separated list of
+    them), or :data:`ANY`; ``codegen``: the value changes the emitted code (part of the
     compile-cache key); ``testing``: read only by the test suite and its tools.  (A plain class, not
     a dataclass: this module is on a relaunch's import path.)"""
     __slots__ = ("name", "default", "accepts", "doc", "codegen", "testing")
@@ -45,7 +46,9 @@ class Setting:
             return "any text"
         if isinstance(self.accepts, frozenset):
             return "comma-separated words of " + ", ".join(repr(v) for v in sorted(self.accepts))
-        return "one of " + ", ".join(repr(v) for v in self.accepts)
+        words = ", ".join(repr(v) for v in self.accepts if isinstance(v, str))
+        counts = [v for v in self.accepts if isinstance(v, range)]
+        return f"one of {words}" + (f" or an integer >= {counts[0].start}" if counts else "")
 
     def check(self, text: str) -> str:
         """``text`` (stripped) when this setting accepts it; else :class:`SettingError`."""
@@ -63,6 +66,8 @@ class Setting:
                 return ",".join(words)
         elif t.lower() in self.accepts:
             return t.lower()
+        elif t.isdigit() and any(isinstance(a, range) and int(t) in a for a in self.accepts):
+            return t
         raise SettingError(f"{self.name}={text!r}: expected {self.describe_accepted()} ({self.doc})")
 
 
@@ -94,6 +99,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_EXP2_FMA", None, range(0, 1 << 16), "one of every K exp2 on the FMA pipe; 0: off", True),
     _s("ATTN_ROW_DIV", "1", SWITCH, "the epilogue's division by the row sum as one reciprocal", True),
     _s("ATTN_EARLY_Q", None, SWITCH, "the next instance's Q loaded early", True),
+    _s("ATTN_KV_AHEAD", "1", SWITCH, "a persistent kernel's next K/V tiles loaded before its Q", True),
     _s("ATTN_STAGES", None, range(1, 5), "the most K/V ring stages", True),
     _s("ATTN_SKIP_RESCALE", "0", SWITCH, "skip the rescale when no row max grew", True),
     _s("ATTN_LATE_RESCALE", "1", SWITCH, "the accumulator rescaled after the second dot is issued", True),
@@ -105,6 +111,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged"}),
        "how the GEMM tier lowers a dot operand computed in the K loop", True),
     _s("MATH", "full", ("full", "approx"), "approximate exp and tanh everywhere", True),
+    _s("EPILOGUE_DOT_COARSEN", "auto", ("auto", "off", range(1, _MANY)),
+       "N tiles per CTA of a dot on the K loop's result (auto, off or a count)", True),
     _s("GATHERED_A", "tier", ("tier", "simt"), "a gathered dot operand A on the GEMM tier or the SIMT path", True),
     # the SIMT path: transforms/tileaa_to_simt/, transforms/tileas/simt_layouts.py
     _s("WARP_PROGRAMS", "1", SWITCH, "several one-warp programs per warp", True),

@@ -150,14 +150,19 @@ SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
                       "snake": {"TILEORCH_ATTN_SCHEDULE": "snake", "TILEORCH_ATTN_PERSISTENT": "1"},
                       "snake_lpt": {"TILEORCH_ATTN_SCHEDULE": "snake_lpt", "TILEORCH_ATTN_PERSISTENT": "1"},
                       "snake_next_s": {"TILEORCH_ATTN_SCHEDULE": "snake", "TILEORCH_ATTN_PERSISTENT": "1",
-                                       "TILEORCH_ATTN_NEXT_S": "1"}}
+                                       "TILEORCH_ATTN_NEXT_S": "1"},
+                      # session 26: each instance's first K/V tiles loaded before its Q
+                      "kv_ahead": {"TILEORCH_ATTN_KV_AHEAD": "1", "TILEORCH_ATTN_PERSISTENT": "1"},
+                      "kv_ahead_snake": {"TILEORCH_ATTN_KV_AHEAD": "1", "TILEORCH_ATTN_SCHEDULE": "snake",
+                                         "TILEORCH_ATTN_PERSISTENT": "1"}}
 
 
 @pytest.mark.parametrize("switches", list(SHORT_SEQ_SWITCHES))
 @_more_instances_than_sms
 def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, tile_n, switches, monkeypatch):
     """TILEORCH_ATTN_ROW_DIV (the epilogue's IEEE division by one reciprocal per row),
-    TILEORCH_ATTN_EARLY_Q (the Q slot released before the last tile's second dot) and session 17's
+    TILEORCH_ATTN_EARLY_Q (the Q slot released before the last tile's second dot), TILEORCH_ATTN_KV_AHEAD
+    (each instance's first K/V tiles loaded before its Q) and session 17's
     TILEORCH_ATTN_LATE_RESCALE / SKIP_RESCALE / LATE_PACK / STAGES change no output bit: the kernel
     with them against the same program without them (same inputs, same launch),
     and against the fp32 reference; more instances than SMs at 1024 / 4000 / 77 keys."""
@@ -186,6 +191,9 @@ def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, ti
         assert program.chained.get("late_rescale") is True, program.chained
     if "early_q" in switches and program.chained.get("persistent") and program.chained.get("pipelined"):
         assert program.chained["persistent"].get("early_q") is True, program.chained
+    persistent = program.chained.get("persistent")
+    if "kv_ahead" in switches and persistent and program.chained["stages"] > 1 and persistent["q_slots"] == 1:
+        assert persistent.get("kv_ahead") == program.chained["stages"] - 1, program.chained
     if "TILEORCH_ATTN_SCHEDULE" in SHORT_SEQ_SWITCHES[switches]:
         want_order = SHORT_SEQ_SWITCHES[switches]["TILEORCH_ATTN_SCHEDULE"]
         assert program.chained["persistent"].get("schedule") == want_order, program.chained

@@ -3,7 +3,9 @@ second dot on the accumulator takes, through ``tileorch.cutile.launch`` on ragge
 NaN-filled buffers: tests/gpu/sweep_harness.gpu_run, the tails must stay NaN, the path checked), against torch
 fp32; and one refused program (a rank beyond one tile) on the SIMT path.  Session 25: E stored ``[N, R]``
 (nn.Linear's layout, K-major) by a transpose and a transposed view, an MLP with both weights in that layout (f16,
-bf16), LoRA's three dots (N-major, and PEFT's layouts in bf16 with a rank short of its tile).  Skipped without a
+bf16), LoRA's three dots (N-major, and PEFT's layouts in bf16 with a rank short of its tile).  Session 26: the
+second dot over several N tiles per work tile (TILEORCH_EPILOGUE_DOT_COARSEN auto, off and counts), and its refusal
+where the hidden activation reads the column tile.  Skipped without a
 GPU; needs torch, cuda-tile and ml_dtypes.  Run: ``python -m pytest -q tests/gpu/test_epilogue_dot_gpu.py``."""
 
 from __future__ import annotations
@@ -178,3 +180,71 @@ def test_lora_peft_layouts_bf16_rank_40():
     y = sweep_harness.gpu_run(TABLE, "lora_peft_bf16", {0: x, 1: w, 2: la, 3: lb, 4: bias})[5]
     t = (0.5 * (_bf(x) @ _bf(la).T)).bfloat16().float()
     _check(y, _bf(x) @ _bf(w).T + t @ _bf(lb).T + _t(bias)[None, :], 6e-2)
+
+
+# ------------------------------------------------------------------- session 26: the second dot over several N tiles
+
+N_WIDE = 600  # 5 N tiles of 128, the last 88 wide
+TABLE.update({
+    "biases_wide": UserProgram(P.mlp_biases_relu, [((M, K), "float16"), ((K, 64), "float16"), ((64,), "float32"),
+                                                   ((64, N_WIDE), "float16"), ((N_WIDE,), "float32"),
+                                                   ((M, N_WIDE), "float16"), 64, 128, 128, 64], (2, 5), "gemm",
+                               outputs=(5,)),
+    "nn_linear_wide_bf16": UserProgram(P.mlp_nn_linear_weights, [((M, K), "bfloat16"), ((64, K), "bfloat16"),
+                                                                ((64,), "float32"), ((N_WIDE, 64), "bfloat16"),
+                                                                ((M, N_WIDE), "bfloat16"), 64, 128, 128, 64], (2, 5),
+                                       "gemm", outputs=(4,)),
+    "column_tile_scaled": UserProgram(P.mlp_hidden_scaled_by_column_tile,
+                                      [((M, K), "float16"), ((K, 64), "float16"), ((64, 384), "float16"),
+                                       ((M, 384), "float16"), 64, 128, 128, 64], (2, 3), "gemm", outputs=(3,)),
+})
+
+
+@pytest.mark.parametrize("coarsen", ["auto", "off", "2", "3", "5"])
+def test_mlp_biases_over_several_n_tiles_per_work_tile(coarsen, monkeypatch):
+    """``TILEORCH_EPILOGUE_DOT_COARSEN``: each work tile computes the first dot once and runs the second dot and
+    C's store for c of the 5 N tiles (2 and 3 do not divide 5; off: one N tile per work tile); ragged M and the
+    last N tile, the second bias at each N tile's columns."""
+    monkeypatch.setenv("TILEORCH_EPILOGUE_DOT_COARSEN", coarsen)
+    x, w1, w2 = _h(M, K), _h(K, 64, scale=0.125), _h(64, N_WIDE, scale=0.25)
+    b1, b2 = (RNG.standard_normal(s).astype(np.float32) for s in (64, N_WIDE))
+    y, counts = _run_counted("biases_wide", {0: x, 1: w1, 2: b1, 3: w2, 4: b2})
+    a = torch.relu(_t(x) @ _t(w1) + _t(b1)[None, :]).half().float()
+    _check(y[5], a @ _t(w2) + _t(b2)[None, :], 3e-2)
+    # (auto: 2 M tiles leave the SMs room for every N tile on its own)
+    assert counts == [1 if coarsen in ("auto", "off") else int(coarsen)], counts
+
+
+def _run_counted(name: str, inputs: dict) -> tuple[dict, list[int]]:
+    """``gpu_run`` from fresh launcher caches (the setting is read at compile and launch), and the N tiles per work
+    tile its launch was prepared with."""
+    from tileorch.launchers import cutile as rc
+
+    rc.clear_caches()
+    try:
+        out = sweep_harness.gpu_run(TABLE, name, inputs)
+        return out, [getattr(p, "epi_c", None) for p in rc._prepared.values()]
+    finally:
+        rc.clear_caches()
+
+
+def test_nn_linear_mlp_bf16_three_n_tiles_per_work_tile(monkeypatch):
+    """K-major E streamed through the two-stage pipeline, 3 of the 5 N tiles per work tile."""
+    monkeypatch.setenv("TILEORCH_EPILOGUE_DOT_COARSEN", "3")
+    x, w1, w2, b1 = _f(M, K), _f(64, K, scale=0.125), _f(N_WIDE, 64, scale=0.25), _f(64)
+    y, counts = _run_counted("nn_linear_wide_bf16", {0: x, 1: w1, 2: b1, 3: w2})
+    a = torch.nn.functional.silu(_bf(x) @ _bf(w1).T + _t(b1)[None, :]).bfloat16().float()
+    _check(y[4], a @ _bf(w2).T, 6e-2)
+    assert counts == [3], counts
+
+
+def test_hidden_activation_reading_the_column_tile(monkeypatch):
+    """``relu(x W1) * (bn + 1)``: the second dot's A reads program id 1, so the kernel keeps one N tile per work
+    tile whatever the setting asks."""
+    monkeypatch.setenv("TILEORCH_EPILOGUE_DOT_COARSEN", "3")
+    x, w1, w2 = _h(M, K), _h(K, 64, scale=0.125), _h(64, 384, scale=0.25)
+    y, counts = _run_counted("column_tile_scaled", {0: x, 1: w1, 2: w2})
+    relu = torch.relu(_t(x) @ _t(w1))
+    ref = torch.cat([(relu * (j + 1)).half().float() @ _t(w2)[:, 128 * j:128 * (j + 1)] for j in range(3)], dim=1)
+    _check(y[3], ref, 3e-2)
+    assert counts == [1], counts

@@ -7,27 +7,21 @@ against the fp32 reference and is bit-identical to the kernel without the switch
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from test_chained_emulated import _compile, _emulate, _lower
+from test_chained_emulated import _compile, _lower, emulate_as_base
 
 
 @pytest.mark.parametrize("cfg,slots", [((300, 64, 128, 128, False), 2), ((300, 128, 128, 128, False), 1)])
 def test_early_q_release_emulated(cfg, slots, monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_KV_AHEAD", "0")  # the early release alone (test_chained_kv_ahead: both)
     monkeypatch.setenv("TILEORCH_ATTN_EARLY_Q", "0")
     base = _compile(*cfg)
     monkeypatch.setenv("TILEORCH_ATTN_EARLY_Q", "1")
     p = _compile(*cfg)
     assert p.chained["persistent"] == {"q_slots": slots, "early_q": True}, p.chained
     assert any("releases its Q slot right after the consumer loop" in r for r in p.remarks), p.remarks
-    out, ref, errors = _emulate(p, *cfg, ctas_persistent=1)
-    assert not errors, errors[:4]
-    assert not np.isnan(out).any(), "unwritten outputs"
-    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
-    want, _, errors = _emulate(base, *cfg, ctas_persistent=1)
-    assert not errors, errors[:4]
-    assert np.array_equal(out.view(np.uint32), want.view(np.uint32))
+    emulate_as_base(p, base, cfg)
 
 
 def test_early_q_not_with_next_s(monkeypatch):

@@ -395,3 +395,71 @@ def test_mlp_chain_next_first_dot(next_s, monkeypatch):
     (proto,) = extract(lowered)
     result = check(proto)
     assert result.ok, result.violation
+
+
+# -- TILEORCH_ATTN_KV_AHEAD: each instance's first min(k, S - 1) tiles loaded before its Q --------------
+
+def _ahead_kernel(monkeypatch, d: int, tile_n: int = 128):
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_KV_AHEAD", "1")
+    module = _lowered(d, 128, tile_n)
+    (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
+    (most,) = [o for o in fn.walk() if o.name == "arith.minui" and o.results[0].name_hint == "kv_ahead"]
+    return module, fn, most
+
+
+def _set_ahead(fn, most, ahead: int) -> None:
+    """The kernel's (and its record's) count of tiles ahead of Q set to ``ahead``."""
+    from tileorch.dialects.record_attr import decode_record, encode_record
+    from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
+
+    _set_constant(most, 1, ahead)
+    record = decode_record(fn.attributes[CHAINED_ATTR])
+    record["persistent"]["kv_ahead"] = ahead
+    fn.attributes[CHAINED_ATTR] = encode_record(record)
+
+
+@pytest.mark.parametrize("d,tile_n,stages", [(128, 128, 3), (256, 64, 2)])
+def test_persistent_kernel_with_kv_ahead_is_proved(d, tile_n, stages, monkeypatch):
+    """The producer's two ring loops (tiles 0 .. min(k, S - 1) before the Q slot's wait and arm, the
+    rest after) read as two loops over one ring; both rings proved for 1-3 instances and every k
+    (d128 128x128: three stages, two tiles ahead; d256 128x64: two stages, one ahead)."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.analysis.protocol import Loop, ProducerAcquire
+
+    module, _, _ = _ahead_kernel(monkeypatch, d, tile_n)
+    (proto,) = extract(module)
+    kv, q = proto.pipelines
+    assert (kv.stages, q.stages) == (stages, 1)
+    (work, *_) = proto.agents[0].program
+    body = work.body
+    assert isinstance(body[0], Loop) and body[0].trip.cap == stages - 1 and isinstance(body[1], ProducerAcquire)
+    assert body[1].pipe == "q" and isinstance(body[-1], Loop) and body[-1].trip.lower == stages - 1
+    result = check(proto)
+    assert result.ok, result.violation
+    assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 2 * stages + 2)
+                                                                     for m in (1, 2, 3)]
+
+
+def test_kv_ahead_past_the_spare_stages_deadlocks(monkeypatch):
+    """S + 1 tiles ahead of Q: the last one's stage is released only once the next instance's tile 0
+    is read, which needs the Q the producer has not loaded yet: the checker finds the deadlock."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    module, fn, most = _ahead_kernel(monkeypatch, 128)
+    _set_ahead(fn, most, 4)
+    (proto,) = extract(module)
+    result = check(proto)
+    assert not result.ok and "deadlock" in str(result.violation).lower(), result.violation
+
+
+def test_kv_ahead_count_unlike_the_record_is_refused(monkeypatch):
+    from tileorch.analysis.extract import extract
+    from tileorch.diagnostics import LocatedError
+
+    module, _, most = _ahead_kernel(monkeypatch, 128)
+    _set_constant(most, 1, 1)  # the record still says 2
+    with pytest.raises(LocatedError, match=r"tiles ahead of Q are not 0 \.\. min\(n, 2\)"):
+        extract(module)

@@ -63,7 +63,7 @@ def a_times_scalar(A, B, C, alpha: float, tm: ct.Constant[int], tn: ct.Constant[
 
 @ct.kernel
 def relu_a_two_dots(A, B1, B2, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    """A computed A shared by two dots (SwiGLU on relu(a)): refused, located."""
+    """A computed A shared by two dots (SwiGLU on relu(a)): one register A per K step feeds both Bs."""
     i, j = ct.bid(0), ct.bid(1)
     g = ct.zeros((tm, tn), dtype=ct.float32)
     u = ct.zeros((tm, tn), dtype=ct.float32)
@@ -115,7 +115,7 @@ PROGRAMS = {
                                                  ((128, 128), "float32"), 64, 64, 64], (2, 2), "gemm", "", "", (3,)),
     "relu_a_two_dots": UserProgram(relu_a_two_dots, [((128, 128), "float16"), ((128, 128), "float16"),
                                                      ((128, 128), "float16"), ((128, 128), "float32"), 128, 128, 64],
-                                   (1, 1), "simt", "", "", (3,)),
+                                   (1, 1), "gemm", "", "", (3,)),
     "group_scale_k32": UserProgram(w8a16_group_scale, [((128, 256), "float16"), ((256, 128), "int8"),
                                                        ((2, 128), "float32"), ((128, 128), "float32"), 64, 64, 32,
                                                        128], (2, 2), "simt", "", "", (3,)),
@@ -375,11 +375,15 @@ def _refusal(name):
     return refusal
 
 
-def test_a_computed_a_shared_by_two_dots_is_refused_at_the_users_line():
-    refusal = _refusal("relu_a_two_dots")
-    line = relu_a_two_dots._annotated_function.pyfunc.__code__.co_firstlineno + 9  # the second dot
-    assert refusal.startswith(f"{__file__}:{line}:"), refusal
-    assert "2 dots in one K loop that do not read the same A tile" in refusal
+def test_a_computed_a_shared_by_two_dots_runs_as_one_register_a():
+    """``relu(a)`` read by both dots (session 26; was refused as "2 dots in one K loop that do not read the same
+    A tile"): the consumers evaluate it once per K step into WGMMA's register A, copied for the second B."""
+    a, b1, b2 = (RNG.standard_normal((128, 128)).astype(np.float16) for _ in range(3))
+    c = s4._s3_gemm("relu_a_two_dots", {0: a, 1: b1, 2: b2})[3]
+    r = np.maximum(a.astype(np.float64), 0)
+    s4._check(c, (r @ b1.astype(np.float64)) * (r @ b2.astype(np.float64)), 1e-2, 1e-3)
+    cfg = _compile("relu_a_two_dots").gemm_config
+    assert cfg.a_regs and cfg.b_operands == 2, cfg
 
 
 def test_a_k_indexed_vector_with_another_k_tile_is_refused_at_its_load():

@@ -44,9 +44,9 @@ def _compile(kernel, spec, config=EMULATE):
     return compile_cutile(kernel, spec, kernel.__name__ if hasattr(kernel, "__name__") else "k", config=config)
 
 
-def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ...] = ()):
-    """Run the program on its spec's shapes (A argument 0, B 1, E ``e``, C ``out``, the other Bs ``more_b``);
-    returns its output."""
+def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ...] = (), epi_c: int = 1):
+    """Run the program on its spec's shapes (A argument 0, B 1, E ``e``, C ``out``, the other Bs ``more_b``; a kernel
+    looping over N tiles, ``epi_c`` of them per work tile); returns its output."""
     import test_user_sweep3_emulated as s3
 
     from tileorch.testing.gemm_emulation import run_gemm
@@ -63,7 +63,7 @@ def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ..
     memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
               if i not in (0, 1, e, *more_b)]
     errors = run_gemm(prog, arrays[0], arrays[1], bases[out], (m, n, k), tile, memory,
-                      more_b=[arrays[i] for i in more_b], epi=arrays[e])
+                      more_b=[arrays[i] for i in more_b], epi=arrays[e], epi_c=epi_c)
     assert not errors, errors[:4]
     y = arrays[out].astype(np.float64)
     assert NAN_RESULTS or not np.isnan(y).any(), "unwritten outputs"
@@ -136,6 +136,72 @@ def test_fused_mlp_with_biases_reads_a_vector_between_the_dots():
     y = _emulate(P.mlp_biases_relu, spec, {0: x, 1: w1, 2: b1, 3: w2, 4: b2}, 5, 3)
     a = _f16(np.maximum(x.astype(np.float64) @ w1.astype(np.float64) + b1[None, :], 0))
     np.testing.assert_allclose(y, a @ w2.astype(np.float64) + b2[None, :], atol=2e-2, rtol=1e-2)
+
+
+N_LOOP_REMARK = "remark: the first dot once per work tile, the second dot over N tiles"
+
+
+@pytest.mark.parametrize("epi_c", [1, 2, 3, 5])
+def test_fused_mlp_loops_over_the_n_tiles_of_a_work_tile(epi_c):
+    """``relu(x W1 + b1) W2 + b2`` on 5 N tiles of 128 columns (the last 88 wide): each work tile computes the
+    first dot once and runs the second dot and C's store for ``epi_c`` N tiles (2 and 3 do not divide 5: the
+    last work tile of each row covers fewer), the second bias read at each N tile's columns; ragged M and K,
+    C NaN-prefilled."""
+    m, k, h, n = 200, 136, 64, 600
+    spec = [_a((m, k)), _a((k, h)), _a((h,), "float32"), _a((h, n)), _a((n,), "float32"), _a((m, n)), h, 128, 128, 64]
+    prog = _compile(P.mlp_biases_relu, spec)
+    assert prog.gemm_config.epi_loop and prog.gemm_config.epi_stages == 2, prog.gemm_config
+    assert any(r.startswith(N_LOOP_REMARK) for r in prog.remarks), prog.remarks
+    x, w1, w2 = _h(m, k), _h(k, h, scale=0.125), _h(h, n, scale=0.25)
+    b1, b2 = (RNG.standard_normal(s).astype(np.float32) for s in (h, n))
+    y = _emulate(P.mlp_biases_relu, spec, {0: x, 1: w1, 2: b1, 3: w2, 4: b2}, 5, 3, epi_c=epi_c)
+    a = _f16(np.maximum(x.astype(np.float64) @ w1.astype(np.float64) + b1[None, :], 0))
+    np.testing.assert_allclose(y, _f16(a @ w2.astype(np.float64) + b2[None, :]), atol=2e-2, rtol=1e-2)
+
+
+def test_nn_linear_mlp_loops_over_n_tiles_with_a_k_major_e():
+    """Both weights in nn.Linear's layout (E ``[N, H]``, K-major): E's tiles stream through the two-stage pipeline
+    as ``epi_n``-row boxes; 3 N tiles per work tile of 4 (the last 44 columns wide); bf16."""
+    m, k, h, n = 130, 200, 64, 300
+    spec = [_a((m, k), "bfloat16"), _a((h, k), "bfloat16"), _a((h,), "float32"), _a((n, h), "bfloat16"),
+            _a((m, n), "bfloat16"), 64, 128, 64, 64]
+    prog = _compile(P.mlp_nn_linear_weights, spec)
+    assert prog.gemm_config.epi_loop and prog.gemm_config.epi_major == "k", prog.gemm_config
+    x, w1, w2 = _bf(m, k), _bf(h, k, scale=0.125), _bf(n, h, scale=0.25)
+    b1 = RNG.standard_normal(h).astype(np.float32)
+    y = _emulate(P.mlp_nn_linear_weights, spec, {0: x, 1: w1, 2: b1, 3: w2, 4: np.full((m, n), np.nan, x.dtype)}, 4,
+                 3, epi_c=3)
+    z = x.astype(np.float64) @ w1.astype(np.float64).T + b1[None, :]
+    a = _round(z / (1 + np.exp(-z)), x)
+    np.testing.assert_allclose(y, _round(a @ w2.astype(np.float64).T, x), atol=3e-2, rtol=2e-2)
+
+
+def test_a_hidden_activation_reading_the_column_tile_keeps_one_n_tile_per_work_tile():
+    """``relu(x W1) * (bn + 1)``: the second dot's A reads program id 1, so the kernel does not loop over N tiles
+    (a remark says why) and still matches numpy, one N tile per work tile."""
+    m, k, h, n = 130, 128, 64, 384
+    spec = [_a((m, k)), _a((k, h)), _a((h, n)), _a((m, n)), h, 128, 128, 64]
+    prog = _compile(P.mlp_hidden_scaled_by_column_tile, spec)
+    assert not prog.gemm_config.epi_loop, prog.gemm_config
+    assert any("one N tile per work tile (the first dot recomputed for each): the second dot's A reads program id 1"
+               in r for r in prog.remarks), prog.remarks
+    x, w1, w2 = _h(m, k), _h(k, h, scale=0.125), _h(h, n, scale=0.25)
+    y = _emulate(P.mlp_hidden_scaled_by_column_tile, spec, {0: x, 1: w1, 2: w2}, 3, 2)
+    relu = np.maximum(x.astype(np.float64) @ w1.astype(np.float64), 0)
+    want = np.concatenate([_f16(relu * (j + 1)) @ w2[:, 128 * j:128 * (j + 1)].astype(np.float64) for j in range(3)],
+                          axis=1)
+    np.testing.assert_allclose(y, _f16(want), atol=2e-2, rtol=1e-2)
+
+
+def test_the_setting_off_keeps_one_n_tile_per_work_tile(monkeypatch):
+    """``TILEORCH_EPILOGUE_DOT_COARSEN=off``: the kernel of session 25 (one N tile per work tile, E's one-stage
+    pipeline), with a remark naming the setting."""
+    monkeypatch.setenv("TILEORCH_EPILOGUE_DOT_COARSEN", "off")
+    spec = [_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 128, 64]
+    prog = _compile(P.mlp_silu_one_hidden_tile, spec, config="")
+    assert not prog.gemm_config.epi_loop and prog.gemm_config.epi_stages == 1, prog.gemm_config
+    assert any("one N tile per work tile (the first dot recomputed for each): TILEORCH_EPILOGUE_DOT_COARSEN=off" in r
+               for r in prog.remarks), prog.remarks
 
 
 def _bf(*shape, scale=1.0):
@@ -244,6 +310,9 @@ REFUSED = {
                            "the second dot's B is not a TMA tile load of an argument", "y = ct.mma("),
     "refused_e_fixed_column": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 64, 64],
                                "column tile index other than program id 1", "ct.load(Lb, index=(0, 0)"),
+    "refused_first_b_at_column_tile": ([_a((200, 256)), _a((256, 384)), _a((64, 384)), _a((200, 384)), 64, 128, 64,
+                                        64], "the first dot's B is read at a column tile index other than the constant "
+                                        "0", "ct.load(W1, index=(k, bn)"),
 }
 
 
@@ -420,6 +489,9 @@ def test_lora_low_rank_branch_accumulates_onto_the_main_dot():
     prog = _compile(P.lora_linear, spec)
     assert prog.gemm_config.lora_rank == r and prog.gemm_config.b_operands == 2, prog.gemm_config
     assert any(r_.startswith("remark: a low-rank branch beside the dot (LoRA, three dots)") for r_ in prog.remarks)
+    # (its second dot accumulates onto the work tile's own x W tile: no loop over N tiles)
+    assert not prog.gemm_config.epi_loop and any("one N tile per work tile (the first dot recomputed for each): a "
+                                                 "low-rank branch" in r_ for r_ in prog.remarks), prog.remarks
     y = _emulate(P.lora_linear, spec, {0: x, 1: w, 2: la, 3: lb}, 4, 3, (2,))
     np.testing.assert_allclose(y, _lora_reference(x, w, la, lb, 0.5), atol=2e-2, rtol=1e-2)
 

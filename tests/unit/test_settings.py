@@ -94,8 +94,8 @@ def test_accepted_values_and_the_default(s, monkeypatch):
         good = [str(s.accepts.start), str(s.accepts.stop - 1)]
     elif isinstance(s.accepts, frozenset):
         good = [",".join(sorted(s.accepts)), min(s.accepts)]
-    else:
-        good = list(s.accepts)
+    else:  # words, and the ends of a range of counts a tuple may end with
+        good = [x for a in s.accepts for x in ([str(a.start), str(a.stop - 1)] if isinstance(a, range) else [a])]
     for text in good:
         monkeypatch.setenv(s.name, f" {text.upper()} ")
         assert settings.value(s.name) == text
@@ -103,6 +103,17 @@ def test_accepted_values_and_the_default(s, monkeypatch):
     assert settings.value(s.name) == s.default
     monkeypatch.delenv(s.name)
     assert settings.value(s.name) == s.default
+
+
+def test_a_setting_of_words_or_a_count_refuses_other_text(monkeypatch):
+    """``TILEORCH_EPILOGUE_DOT_COARSEN`` takes ``auto``, ``off`` or a count of at least 1: 0, a negative count and
+    other words are refused with what it takes."""
+    for bad in ("0", "-2", "on", "2.5"):
+        monkeypatch.setenv("TILEORCH_EPILOGUE_DOT_COARSEN", bad)
+        with pytest.raises(settings.SettingError, match=r"one of 'auto', 'off' or an integer >= 1"):
+            settings.value("TILEORCH_EPILOGUE_DOT_COARSEN")
+    monkeypatch.setenv("TILEORCH_EPILOGUE_DOT_COARSEN", " 12 ")
+    assert settings.value("TILEORCH_EPILOGUE_DOT_COARSEN") == "12"
 
 
 def test_readers_take_the_validated_value(monkeypatch):

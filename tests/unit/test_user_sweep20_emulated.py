@@ -437,6 +437,14 @@ def _case_attn_output_added_to_residual():
     _check(o, r + _softmax_pv(_scores(q, k, 0.125), v), 3e-3)
 
 
+def _case_attn_gqa_group_loop_inside():
+    """GQA, the group's 2 query heads looped over inside each program (session 26: the chained tier's
+    instances): query heads 0, 1 on KV head 0 and 2, 3 on KV head 1, keys ragged (192 in 64-key tiles)."""
+    q, k, v = _h(2, 4, 128, 64), _h(2, 2, 192, 64), _h(2, 2, 192, 64)
+    o = chained("attn_gqa_group_loop_inside", {0: q, 1: k, 2: v})[3]
+    _check(o, _softmax_pv(_scores(q, np.repeat(k, 2, axis=1), 0.125), np.repeat(v, 2, axis=1)), 3e-3)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["gemm_persistent_group_m_swizzle", "gemm_k_loop_inside_runtime_if", "gemm_k_loop_inside_runtime_if__off", "gemm_splitk_contiguous_atomic_add", "bmm_3d_tiles_mma_no_reshape",
@@ -448,7 +456,7 @@ EMULATED = ["gemm_persistent_group_m_swizzle", "gemm_k_loop_inside_runtime_if", 
             "gemm_tf32_weight_nk_transposed", "attn_paged_kv_block_table", "attn_bwd_dk_dv",
             "attn_cross_causal_bottom_right", "gemm_l2_normalize_rows_full_row", "attn_kv_tile_range_from_arrays",
             "gemm_dot_under_if_in_k_loop", "gemm_splitk_bias_by_first_split", "attn_bwd_dv_causal_from_diagonal",
-            "bmm_persistent_bias_relu_bf16", "attn_mask_array_shared_by_heads"]
+            "bmm_persistent_bias_relu_bf16", "attn_mask_array_shared_by_heads", "attn_gqa_group_loop_inside"]
 """The CI-sized subset; ``TILEORCH_EMULATE_ALL=1`` runs every case."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(CASES)

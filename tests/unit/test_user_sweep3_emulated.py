@@ -81,8 +81,10 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
     bases = {i: (i + 1) << 32 for i in arrays}
     args = _described(p, bases)
     a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
-    more_b = [x.position for x in rc.more_b_operands(prog, args, b)]  # dots sharing A: their Bs
-    e = rc.epi_operand(prog, args, b, c)  # a second dot on the accumulator: its B
+    more_b_args = rc.more_b_operands(prog, args, b)  # dots sharing A: their Bs
+    more_b = [x.position for x in more_b_args]
+    lora = getattr(prog.gemm_config, "lora_rank", 0)  # (E's K: the low-rank branch's N, as the launcher reads it)
+    e = rc.epi_operand(prog, args, more_b_args[0] if lora else b, c)  # a second dot on the accumulator: its B
     tile = (_tile_params(p, args, bases) if prog.epilogue_ops else []) + list(more_params)
     # (a gathered A, GemmConfig.a_gather, is read by the consumers' own loads: its array is in memory, as it is)
     gathered = getattr(prog.gemm_config, "a_gather", False)

@@ -228,6 +228,14 @@ def test_q_loaded_inside_the_loop():
     _check(o, _softmax_attn(_scores(q, k, 0.125), v))
 
 
+def test_attention_without_a_loop():
+    """All 128 keys in one tile, a plain softmax between the two dots, no loop (session 26: a key loop of one trip,
+    the chained tier): against the f64 softmax, O NaN-prefilled."""
+    q, k, v = _h(2, 128, 64), _h(2, 128, 64), _h(2, 128, 64)
+    o = s3._chained("attn_short_no_loop", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), v))
+
+
 def test_key_padding_mask_tensor():
     """192 keys (the shared spec's 256; the same program): three key tiles, the middle one of
     batch 1 wholly masked."""

@@ -39,7 +39,10 @@ producer acquires the slot, arms its full barrier and copies Q per instance and 
 before leaving, each consumer thread waits for Q and releases the slot after its loop.  Named
 barriers outside a persistent kernel's loop over instances (``TILEORCH_ATTN_PINGPONG=kernel``:
 warp group 1's first turn before it, warp group 0's last sync after it, once per kernel) are the
-consumer's program before / after that loop.
+consumer's program before / after that loop.  A persistent producer that loads each instance's
+first ``min(k, A)`` K/V tiles before its Q (the record's ``kv_ahead`` = ``A``,
+``TILEORCH_ATTN_KV_AHEAD``) has two ring loops in its work loop, ``0 .. minui(n, A)`` before the Q
+arm and the rest after it: modelled as two loops over the same ring around the Q slot's ops.
 """
 
 from __future__ import annotations
@@ -343,6 +346,13 @@ class _Reader:
                                      for x in lp.walk())), None)
 
         prod_loop, cons_loop = innermost(COPY), innermost(ARRIVE)
+        ahead_loop = None  # TILEORCH_ATTN_KV_AHEAD: a ring loop of each instance's first tiles before its Q
+        ahead = (self.record.get("persistent") or {}).get("kv_ahead")
+        if ahead and prod_loop is not None:
+            ahead_loop = prod_loop
+            prod_loop = next((lp for lp in loops if lp is not ahead_loop and any(o.name == COPY for o in lp.walk())
+                              and not any(x is not lp and x.name == "scf.for" and any(o.name == COPY for o in x.walk())
+                                          for x in lp.walk())), None)
         if prod_loop is None or cons_loop is None or prod_loop is cons_loop:
             raise LocatedError(fn, "check: expected a producer loop (TMA copies) and a consumer loop (empty-barrier "
                                    "arrivals)")
@@ -357,6 +367,8 @@ class _Reader:
             if prod_work is None or cons_work is None:
                 raise LocatedError(fn, "check: a persistent kernel without a work-tile loop around the producer's "
                                        "and the consumers' loops")
+        if ahead_loop is not None:
+            self._check_ahead(ahead_loop, prod_loop, prod_work, int(ahead))
         p_waits = [o for o in prod_loop.walk() if o.name == WAIT]
         refills = [o for o in prod_loop.walk() if o.name == EXPECT_TX]
         c_waits = [o for o in cons_loop.walk() if o.name == WAIT]
@@ -373,28 +385,22 @@ class _Reader:
         full_count = self._init_counts(full, inits, "full")
         empty_count = self._init_counts(empty, inits, "empty")
         refill = self.stage_fill(refills[0])
-        # the producer skips the empty wait for its first L tiles (``scf.if iv >= L``)
-        guard = p_waits[0].parent_op()
-        skip = 0
-        if guard is not prod_loop:
-            cond = guard.operands[0].owner if guard.name == "scf.if" else None
-            iv = prod_loop.regions[0].blocks.first.args[0]
-            counted = cond.operands[0] if isinstance(cond, Operation) and cond.name == "arith.cmpi" else None
-            ring = None
-            if persistent and isinstance(counted, SSAValue) and isinstance(counted.owner, Operation) \
-                    and counted.owner.name == "arith.addi" and counted.owner.operands[0] is iv:
-                ring, counted = counted.owner.operands[1], iv  # iv + the ring tiles of earlier instances
-                if not (isinstance(ring, BlockArgument) and ring.block.parent_op() is prod_work):
-                    raise LocatedError(guard, "check: the producer's ring index is not the work loop's tile count")
-            if not (counted is iv and _const(cond.operands[1]) is not None):
-                raise LocatedError(guard, "check: the producer's empty wait is guarded by other than `iv >= L`")
-            skip = _const(cond.operands[1])
-            if ring is not None and skip > S:
-                raise LocatedError(guard, f"check: a persistent producer skipping its empty wait for {skip} > {S} "
-                                          "ring tiles is not read")
+        skip = self._skip(prod_loop, p_waits[0], prod_work)
+        if ahead_loop is not None:  # the same ring loop from tile 0: the same skip, every acquire modelled
+            a_waits = [o for o in ahead_loop.walk() if o.name == WAIT]
+            a_refills = [o for o in ahead_loop.walk() if o.name == EXPECT_TX]
+            if len(a_waits) != 1 or len(a_refills) != 1:
+                raise LocatedError(ahead_loop, "check: expected one empty-barrier wait and one stage fill in the "
+                                               "producer's loop of the tiles ahead of Q")
+            self._ring_side(c_waits + refills + a_refills, "the full side (consumer wait, producer arms)")
+            self._ring_side(p_waits + arrives + a_waits, "the empty side (producer waits, consumer arrive)")
+            if self._skip(ahead_loop, a_waits[0], prod_work) != skip or skip > S \
+                    or self.stage_fill(a_refills[0]) != self.stage_fill(refills[0]):
+                raise LocatedError(ahead_loop, "check: the producer's loop of the tiles ahead of Q differs from its "
+                                               "ring loop (skipped waits or stage bytes)")
         # the producer's tail: a loop from n to n + T waiting on the empty side (T = S: every stage's
         # last round released before the producer leaves)
-        tails = [lp for lp in loops if lp not in (prod_loop, cons_loop, prod_work, cons_work)
+        tails = [lp for lp in loops if lp not in (prod_loop, cons_loop, prod_work, cons_work, ahead_loop)
                  and any(o.name == WAIT and _ring_base(o.operands[0]) == empty for o in lp.walk())]
         q_tails = [lp for lp in loops if persistent and lp not in tails and not prod_work.is_ancestor(lp)
                    and lp is not prod_work and not cons_work.is_ancestor(lp) and lp is not cons_work
@@ -413,10 +419,10 @@ class _Reader:
         if C % WG:
             raise LocatedError(fn, f"check: {C} consumer threads is not a whole number of warp groups")
 
-        def fill(acquire: bool):
-            return (((ProducerAcquire(RING, "p", origin=p_waits[0]),) if acquire else ())
-                    + (ProducerWrite(RING, "p", nbytes=refill[1], origin=refills[0]),
-                       ProducerCommit(RING, "p", tx_bytes=refill[0], origin=refills[0]), Advance("p")))
+        def fill(acquire: bool, waits=p_waits, arms=refills):
+            return (((ProducerAcquire(RING, "p", origin=waits[0]),) if acquire else ())
+                    + (ProducerWrite(RING, "p", nbytes=refill[1], origin=arms[0]),
+                       ProducerCommit(RING, "p", tx_bytes=refill[0], origin=arms[0]), Advance("p")))
 
         # a first-round acquire passes at once on a fresh empty barrier (the producer's phase starts
         # at 1): skipping the wait there is the same; skipping it beyond the first round is not
@@ -482,10 +488,15 @@ class _Reader:
         pipelines = []
         params = [("k", trip_counts(S))]
         if persistent:
-            q_pipe, q_prod, q_cons = self._q_slots(prod_work, prod_loop, cons_work, around, inits, C)
+            q_pipe, q_prod, q_cons = self._q_slots(prod_work, [prod_loop, ahead_loop], cons_work, around, inits, C)
             pipelines.append(q_pipe)
             params.append(("m", INSTANCES))
             fills, tail = prod[:-1], prod[-1]
+            if ahead_loop is not None:  # tiles 0 .. min(k, A) - 1 before the Q slot, the rest after (skip <= S:
+                # every acquire modelled, a first-round one passes at once)
+                A = int(ahead)
+                q_prod = (Loop(Trip("k", cap=A), fill(True, a_waits, a_refills), origin=ahead_loop), *q_prod)
+                fills = (Loop(Trip("k", lower=A), fill(True), origin=prod_loop),)
             q_tail = ()
             if q_tails:  # the wait for each Q slot's last release: a loop from the instances run, slots long
                 lp, ub = q_tails[0], q_tails[0].operands[1].owner
@@ -520,8 +531,54 @@ class _Reader:
         return Protocol(name, (Pipeline(RING, S, full_count, empty_count, refill[0], origin=ring_init), *pipelines),
                         tuple(agents), params=tuple(params), origin=fn)
 
-    def _q_slots(self, prod_work: Operation, prod_loop: Operation, cons_work: Operation, c_ops: list[Operation],
-                 inits: list[Operation], consumer_threads: int):
+    def _skip(self, loop: Operation, wait: Operation, prod_work: Operation | None) -> int:
+        """``L`` of the guard ``scf.if iv >= L`` (in a persistent kernel ``iv + ring >= L``, ``ring``
+        the work loop's tile count) around the producer ring loop's empty wait: the first ``L``
+        tiles skip it; 0 without a guard."""
+        guard = wait.parent_op()
+        if guard is loop:
+            return 0
+        cond = guard.operands[0].owner if guard.name == "scf.if" else None
+        iv = loop.regions[0].blocks.first.args[0]
+        counted = cond.operands[0] if isinstance(cond, Operation) and cond.name == "arith.cmpi" else None
+        ring = None
+        if prod_work is not None and isinstance(counted, SSAValue) and isinstance(counted.owner, Operation) \
+                and counted.owner.name == "arith.addi" and counted.owner.operands[0] is iv:
+            ring, counted = counted.owner.operands[1], iv  # iv + the ring tiles of earlier instances
+            if not (isinstance(ring, BlockArgument) and ring.block.parent_op() is prod_work):
+                raise LocatedError(guard, "check: the producer's ring index is not the work loop's tile count")
+        if not (counted is iv and _const(cond.operands[1]) is not None):
+            raise LocatedError(guard, "check: the producer's empty wait is guarded by other than `iv >= L`")
+        skip = _const(cond.operands[1])
+        if ring is not None and skip > self.stages:
+            raise LocatedError(guard, f"check: a persistent producer skipping its empty wait for {skip} > "
+                                      f"{self.stages} ring tiles is not read")
+        return skip
+
+    def _check_ahead(self, ahead_loop: Operation, prod_loop: Operation | None, prod_work: Operation | None,
+                     ahead: int) -> None:
+        """The kernel the record says loads ``ahead`` tiles of each instance before its Q
+        (``TILEORCH_ATTN_KV_AHEAD``): two producer ring loops in the work loop's body, the first
+        ``0 .. minui(n, ahead)``, then the Q arm, then the second from that bound."""
+        body = prod_work.regions[0].blocks.first if prod_work is not None else None
+        ub = ahead_loop.operands[1].owner
+        if prod_loop is None or body is None or ahead_loop.parent_block() is not body \
+                or prod_loop.parent_block() is not body or not ahead_loop.is_before_in_block(prod_loop):
+            raise LocatedError(ahead_loop, "check: the tiles ahead of Q need two producer ring loops in the work loop")
+        if not (_const(ahead_loop.operands[0]) == 0 and isinstance(ub, Operation) and ub.name == "arith.minui"
+                and _const(ub.operands[1]) == ahead and ub.operands[0] is prod_loop.operands[1]
+                and prod_loop.operands[0] is ahead_loop.operands[1]):
+            raise LocatedError(ahead_loop, f"check: the producer's tiles ahead of Q are not 0 .. min(n, {ahead}) "
+                                           "followed by the ring loop from there")
+        order = {id(o): i for i, o in enumerate(prod_work.walk())}
+        q_arms = [o for o in prod_work.walk() if o.name == EXPECT_TX and not ahead_loop.is_ancestor(o)
+                  and not prod_loop.is_ancestor(o)]
+        if not q_arms or not all(order[id(ahead_loop)] < order[id(a)] < order[id(prod_loop)]
+                                             for a in q_arms):
+            raise LocatedError(ahead_loop, "check: the Q arm is not between the producer's two ring loops")
+
+    def _q_slots(self, prod_work: Operation, prod_loops: list[Operation | None], cons_work: Operation,
+                 c_ops: list[Operation], inits: list[Operation], consumer_threads: int):
         """A persistent kernel's Q slots as a ring of their own: (the pipeline, the producer's ops per
         instance, the consumers' (wait + read, release + advance) around each instance).  The
         producer waits on the slot's empty barrier from its second use on (a first use passes at
@@ -529,7 +586,7 @@ class _Reader:
         bytes and issues its copies; each consumer thread waits on the full barrier and arrives on
         the empty one after the instance's loop."""
         slots = int(self.record["persistent"].get("q_slots", 1))
-        p_ops = [o for o in prod_work.walk() if not prod_loop.is_ancestor(o)]
+        p_ops = [o for o in prod_work.walk() if not any(lp is not None and lp.is_ancestor(o) for lp in prod_loops)]
         arms = [o for o in p_ops if o.name == EXPECT_TX]
         p_waits = [o for o in p_ops if o.name == WAIT]
         c_arrives = [o for o in c_ops if o.name == ARRIVE]

@@ -18,6 +18,11 @@ for GPU code:
   that shape;
 * every ``llvm.call_intrinsic`` name is checked against the known-intrinsic table.
 
+The module's globals, declarations and function signatures are built with llvmlite; a function
+body is written as text by :mod:`tileorch.backend.llvm_text` (the same text, without building an
+llvmlite object per instruction) unless it holds an op that module does not write, in which case
+:func:`_convert_body` builds it with llvmlite as described here.
+
 Failures are :class:`~tileorch.diagnostics.LocatedError` at the offending op.
 """
 
@@ -30,13 +35,16 @@ from llvmlite.ir import instructions
 from xdsl.backend.llvm import convert as xconvert
 from xdsl.backend.llvm import convert_op as xops
 from xdsl.backend.llvm.convert_op import convert_op as xdsl_convert_op
-from xdsl.backend.llvm.convert_type import convert_type
+from xdsl.backend.llvm.convert_type import convert_type as xdsl_convert_type
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import LLVMTranslationException
 
+from tileorch.backend import llvm_text
 from tileorch.backend.intrinsics import check_known_intrinsics
+from tileorch.backend.llvm_text import (EXT_CASTS, atomicrmw_text, cmpxchg_text, fence_text, load_text,
+                                        store_text)
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext
 from tileorch.dialects import nvvm_common as nvvm  # the kernel attributes' names (not the op classes)
@@ -54,20 +62,33 @@ KERNEL_FN_ATTRS = {
 
 ValMap = dict[SSAValue, ir.Value]
 
+_MEMO_MAX = 20_000
+"""The memos below are emptied when one reaches this many entries (a bound on their memory)."""
+_TYPES: dict[int, tuple[Attribute, ir.Type]] = {}
+"""``id(type attribute)`` -> (the attribute, its llvmlite type): each entry holds its attribute,
+so the id stays that attribute's while the entry exists."""
+_VOID = ir.VoidType()
+
+
+def convert_type(attr: Attribute) -> ir.Type:
+    """xDSL's ``convert_type``, one llvmlite type object per type attribute (attributes are
+    immutable): an llvmlite type formats its text once per object, so the thousands of operands
+    of the same few types in a kernel's IR are formatted once each (xDSL makes a new type object
+    per op), and no attribute is converted twice."""
+    entry = _TYPES.get(id(attr))
+    if entry is None:
+        if len(_TYPES) >= _MEMO_MAX:
+            _TYPES.clear()
+            _ASMS.clear()  # (keyed by the types' ids)
+        entry = _TYPES[id(attr)] = (attr, xdsl_convert_type(attr))
+    return entry[1]
+
+
+if getattr(xops, "convert_type", None) is xdsl_convert_type:  # xDSL's op arms use the memo too
+    xops.convert_type = convert_type
+
 
 # --------------------------------------------------------------------------- instructions llvmlite lacks
-
-
-def _align_of(typ: ir.Type, align: int | None) -> int:
-    if align is not None:
-        return align
-    if isinstance(typ, ir.IntType):
-        return max(1, typ.width // 8)
-    return {ir.HalfType: 2, ir.FloatType: 4, ir.DoubleType: 8}.get(type(typ), 8)
-
-
-def _scope(syncscope: str | None) -> str:
-    return f' syncscope("{syncscope}")' if syncscope else ""
 
 
 class _MemoryInstr(instructions.Instruction):
@@ -93,77 +114,30 @@ def _ordering(attr: IntegerAttr | None) -> str:
 
 def _load(op, builder, vals: ValMap) -> None:
     typ = convert_type(op.results[0].type)
-    ordering = _ordering(op.ordering)
-    atomic = ordering != "not_atomic"
-    volatile = op.properties.get("volatile_") is not None
-    scope = op.properties.get("syncscope")
-    align = op.alignment.value.data if op.alignment is not None else (_align_of(typ, None) if atomic else None)
-
-    def text(ops):
-        (ptr,) = ops
-        head = "load" + (" atomic" if atomic else "") + (" volatile" if volatile else "")
-        tail = f"{_scope(scope.data if scope else None)} {ordering}" if atomic else ""
-        return f"{head} {typ}, {ptr.type} {ptr.get_reference()}{tail}" + (f", align {align}" if align else "")
-
-    vals[op.results[0]] = _emit(builder, typ, "load", [vals[op.ptr]], text)
+    vals[op.results[0]] = _emit(builder, typ, "load", [vals[op.ptr]],
+                                lambda ops: load_text(op, typ, ops[0].type, ops[0].get_reference()))
 
 
 def _store(op, builder, vals: ValMap) -> None:
-    ordering = _ordering(op.ordering)
-    atomic = ordering != "not_atomic"
-    volatile = op.volatile_ is not None
-    value = vals[op.value]
-    align = op.alignment.value.data if op.alignment is not None else (_align_of(value.type, None) if atomic else None)
-
-    def text(ops):
-        val, ptr = ops
-        head = "store" + (" atomic" if atomic else "") + (" volatile" if volatile else "")
-        tail = f" {ordering}" if atomic else ""
-        return f"{head} {val.type} {val.get_reference()}, {ptr.type} {ptr.get_reference()}{tail}" + (
-            f", align {align}" if align else ""
-        )
-
-    _emit(builder, ir.VoidType(), "store", [value, vals[op.ptr]], text)
+    _emit(builder, ir.VoidType(), "store", [vals[op.value], vals[op.ptr]],
+          lambda ops: store_text(op, ops[0].type, ops[0].get_reference(), ops[1].type, ops[1].get_reference()))
 
 
 def _atomicrmw(op: llvm_ext.AtomicRMWOp, builder, vals: ValMap) -> None:
     value = vals[op.val]
-    name = llvm_ext.ATOMIC_BIN_OP_NAMES[op.bin_op.value.data].lstrip("_")
-    align = _align_of(value.type, op.alignment.value.data if op.alignment is not None else None)
-    scope = op.syncscope.data if op.syncscope is not None else None
-
-    def text(ops):
-        ptr, val = ops
-        vol = " volatile" if op.volatile_ is not None else ""
-        return (
-            f"atomicrmw{vol} {name} {ptr.type} {ptr.get_reference()}, {val.type} {val.get_reference()}"
-            f"{_scope(scope)} {_ordering(op.ordering)}, align {align}"
-        )
-
-    vals[op.res] = _emit(builder, value.type, "atomicrmw", [vals[op.ptr], value], text)
+    vals[op.res] = _emit(builder, value.type, "atomicrmw", [vals[op.ptr], value],
+                         lambda ops: atomicrmw_text(op, *((o.type, o.get_reference()) for o in ops)))
 
 
 def _cmpxchg(op: llvm_ext.CmpXchgOp, builder, vals: ValMap) -> None:
     value = vals[op.val]
-    align = _align_of(value.type, op.alignment.value.data if op.alignment is not None else None)
-    scope = op.syncscope.data if op.syncscope is not None else None
-
-    def text(ops):
-        ptr, cmp, new = ops
-        flags = (" weak" if op.weak is not None else "") + (" volatile" if op.volatile_ is not None else "")
-        return (
-            f"cmpxchg{flags} {ptr.type} {ptr.get_reference()}, {cmp.type} {cmp.get_reference()}, "
-            f"{new.type} {new.get_reference()}{_scope(scope)} {_ordering(op.success_ordering)} "
-            f"{_ordering(op.failure_ordering)}, align {align}"
-        )
-
-    typ = ir.LiteralStructType([value.type, ir.IntType(1)])
-    vals[op.res] = _emit(builder, typ, "cmpxchg", [vals[op.ptr], vals[op.cmp], value], text)
+    vals[op.res] = _emit(builder, ir.LiteralStructType([value.type, ir.IntType(1)]), "cmpxchg",
+                         [vals[op.ptr], vals[op.cmp], value],
+                         lambda ops: cmpxchg_text(op, *((o.type, o.get_reference()) for o in ops)))
 
 
 def _fence(op: llvm_ext.FenceOp, builder, vals: ValMap) -> None:
-    scope = op.syncscope.data if op.syncscope is not None else None
-    _emit(builder, ir.VoidType(), "fence", [], lambda ops: f"fence{_scope(scope)} {_ordering(op.ordering)}")
+    _emit(builder, ir.VoidType(), "fence", [], lambda ops: fence_text(op))
 
 
 def _gep(op: llvm.GEPOp, builder, vals: ValMap) -> None:
@@ -177,13 +151,12 @@ def _gep(op: llvm.GEPOp, builder, vals: ValMap) -> None:
     )
 
 
-_CASTS = {
-    llvm_ext.AddrSpaceCastOp: "addrspacecast",
-    llvm_ext.UIToFPOp: "uitofp",
-}
-
 _SATURATING = {llvm_ext.FPToSIOp: "fptosi", llvm_ext.FPToUIOp: "fptoui"}
-"""Float -> integer conversions, emitted as intrinsics with defined out-of-range results (:func:`_saturating_cast`)."""
+"""Float -> integer conversions, emitted as intrinsics with defined out-of-range results (:func:`_saturating_cast`;
+:mod:`llvm_text` leaves a function holding one to this module)."""
+
+_CASTS = {cls: name for cls, name in EXT_CASTS.items() if cls not in _SATURATING}
+"""Our other cast ops -> the llvmlite builder method (and opname) that writes them."""
 
 
 def convert_op(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
@@ -334,13 +307,42 @@ def _escape_ir_string(text: str) -> str:
     return text.replace("\\", "\\5C").replace('"', "\\22")
 
 
+class _SharedAsm(ir.InlineAsm):
+    """An ``ir.InlineAsm`` called from several places: its text (``asm sideeffect "...", "..."``,
+    what every call to it prints) is formatted once, not once per call."""
+
+    _reference: str | None = None
+
+    def get_reference(self) -> str:
+        if self._reference is None:
+            self._reference = super().get_reference()
+        return self._reference
+
+
+_ASMS: dict[tuple, _SharedAsm] = {}
+"""(asm text, constraints, side effect, result type, operand types) -> the one callee of every
+``llvm.inline_asm`` with them (a lowered SIMT kernel repeats a few hundred calls of some ten
+distinct asm strings); the types by identity: :func:`convert_type` gives one object per type."""
+
+
+def shared_asm(op: llvm.InlineAsmOp, args: list[ir.Type]) -> _SharedAsm:
+    """The callee of ``op`` (its operands' types ``args``): one object per distinct asm."""
+    ret = convert_type(op.res.type) if op.res else _VOID
+    side_effect = op.has_side_effects is not None
+    key = (op.asm_string.data, op.constraints.data, side_effect, id(ret), *map(id, args))
+    asm = _ASMS.get(key)
+    if asm is None:
+        if len(_ASMS) >= _MEMO_MAX:
+            _ASMS.clear()
+        asm = _ASMS[key] = _SharedAsm(ir.FunctionType(ret, args), _escape_ir_string(key[0]),
+                                      _escape_ir_string(key[1]), side_effect=side_effect)
+    return asm
+
+
 def _inline_asm(op: llvm.InlineAsmOp, builder: ir.IRBuilder, vals: ValMap) -> None:
     """``llvm.inline_asm`` with its asm and constraint strings escaped for the IR text."""
-    ret = convert_type(op.res.type) if op.res else ir.VoidType()
-    ftype = ir.FunctionType(ret, [convert_type(a.type) for a in op.operands_])
-    asm = ir.InlineAsm(ftype, _escape_ir_string(op.asm_string.data), _escape_ir_string(op.constraints.data),
-                       side_effect=op.has_side_effects is not None)
-    res = builder.call(asm, [vals[a] for a in op.operands_])
+    args = [vals[a] for a in op.operands_]
+    res = builder.call(shared_asm(op, [a.type for a in args]), args)
     if op.res:
         vals[op.results[0]] = res
 
@@ -356,8 +358,23 @@ def _convert_global(op: llvm.GlobalOp, module: ir.Module) -> None:
         gv.align = op.alignment.value.data
 
 
+class _TextBlocks(ir.Block):
+    """The blocks of a function as :func:`llvm_text.function_body` wrote them, printed as they are."""
+
+    def __init__(self, parent: ir.Function, text: str) -> None:
+        super().__init__(parent)
+        self.text = text
+
+    def descr(self, buf: list[str]) -> None:
+        buf.append(self.text)
+
+
 def _convert_body(op: llvm.FuncOp, module: ir.Module) -> None:
     fn = module.get_global(op.sym_name.data)
+    text = llvm_text.function_body(op, fn, module, convert_type, shared_asm)
+    if text is not None:
+        fn.blocks.append(_TextBlocks(fn, text))
+        return
     blocks: dict[Block, ir.Block] = {}
     vals: ValMap = {}
     for i, block in enumerate(op.body.blocks):

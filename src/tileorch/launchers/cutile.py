@@ -1318,15 +1318,27 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if ldc != c_cols and not getattr(gk.cfg, "c_ld", False):  # (tileorch.gemm's own tile program: no c_ld kernel)
         raise LayoutNotSupported(f"{_where(c.name, c.position)}: C is a column slice of a wider array (row stride "
                                  f"{ldc}, {n} columns) and this GEMM kernel stores rows N apart")
+    epi_c = 1
+    if getattr(gk.cfg, "epi_loop", False):  # the second dot loops over epi_c N tiles per work tile
+        from tileorch import settings
+        from tileorch.launchers.gemm_host import epi_tiles_per_cta
+        from tileorch.transforms.tileas.epilogue_dot import COARSEN_ENV
+
+        choice = settings.value(COARSEN_ENV) or "auto"
+        epi_c = epi_tiles_per_cta(gk.cfg, m, n, dev.sm_count, choice)
+        if entry is not None:
+            entry.launch_remarks[tuple(grid)] = (f"remark: the second dot over N tiles: c = {epi_c} of the "
+                                                 f"{-(-n // gk.cfg.epi_n)} N tiles per work tile of {gk.cfg.tile_m} "
+                                                 f"rows ({COARSEN_ENV}={choice}, {dev.sm_count} SMs)")
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
-           sched_l, ldc, c_cols, epi)
+           sched_l, ldc, c_cols, epi, epi_c)
     prepared = _prepared.get(key)
     if prepared is None:
         prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
                                                more_b=more_ptrs, grid=program_grid, sched_l=sched_l,
                                                ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
-                                               operand_batches=counts, epi=epi)
+                                               operand_batches=counts, epi=epi, epi_c=epi_c)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)

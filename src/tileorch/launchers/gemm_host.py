@@ -292,6 +292,29 @@ def scheduler_params(cfg: GemmConfig, m: int, n: int, k: int, sms: int, max_acti
                                       max_active_clusters=mac)
 
 
+def epi_tiles_per_cta(cfg: GemmConfig, m: int, n: int, sms: int, choice: str = "auto") -> int:
+    """The N tiles of C each work tile of a kernel looping over N tiles covers (``cfg.epi_loop``: the kernel's
+    ``epi_c``); 1 for every other kernel.  ``choice``: ``"auto"`` splits each row of ``ceil(N / epi_n)`` N tiles into
+    ``max(1, sms // M tiles)`` groups (the work tiles fill the SMs in one wave: every row whole once the M tiles
+    alone do), ``"off"`` is 1 (each work tile one N tile, the first dot recomputed per N tile), an integer is that
+    many (at most the row's N tiles)."""
+    if not cfg.epi_loop:
+        return 1
+    n_tiles, m_tiles = ceil_div(n, cfg.epi_n), ceil_div(m, cfg.tile_m)
+    if choice == "off":
+        return 1
+    if choice != "auto":
+        return max(1, min(int(choice), n_tiles))
+    groups = min(n_tiles, max(1, sms // m_tiles))
+    return ceil_div(n_tiles, groups)
+
+
+def epi_scheduler_n(cfg: GemmConfig, n: int, epi_c: int) -> int:
+    """The N the scheduler walks for a kernel looping over ``epi_c`` N tiles per work tile (``cfg.epi_loop``): one
+    ``epi_n`` column tile per ``epi_c`` of C's ``ceil(N / epi_n)``; ``n`` itself for every other kernel."""
+    return ceil_div(ceil_div(n, cfg.epi_n), epi_c) * cfg.epi_n if getattr(cfg, "epi_loop", False) else n
+
+
 def check_cluster_grid(cfg: GemmConfig, grid: tuple[int, int, int], sms: int) -> None:
     """Refuse a scheduler grid that is not a whole number of clusters (CUDA would refuse the launch).
 
@@ -474,7 +497,8 @@ class GemmKernel:
                 workspace: Any = None, extra: list[bytes] = (), batch: int = 1,
                 more_b: tuple[int, ...] = (), grid: tuple[int, int, int] | None = None,
                 sched_l: int | None = None, ldc: int = 0, c_cols: int = 0,
-                operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None) -> PreparedGemm:
+                operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None,
+                epi_c: int = 1) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
         configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
@@ -488,9 +512,10 @@ class GemmKernel:
         matrix counts when the kernel reads each operand at its own batch index (default: ``batch``); ``epi``:
         (E's pointer, R) of a configuration with a second dot on the accumulator (``cfg.epi_n``: B is ``[K, R]``
         or, K-major, ``[R, K]``, E ``[R, N]`` or, ``cfg.epi_major == "k"``, ``[N, R]``, all row-major and read in
-        place)."""
+        place); ``epi_c``: the N tiles of C per work tile of a kernel looping over them (``cfg.epi_loop``:
+        :func:`epi_tiles_per_cta`; the scheduler walks ``ceil(N tiles / epi_c)`` column tiles)."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
-                            ldc, c_cols, operand_batches, epi)
+                            ldc, c_cols, operand_batches, epi, epi_c)
 
 
 class PreparedGemm:
@@ -498,7 +523,8 @@ class PreparedGemm:
 
     def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=(), batch=1,
                  more_b=(), grid: tuple[int, int, int] | None = None, sched_l: int | None = None, ldc: int = 0,
-                 c_cols: int = 0, operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None):
+                 c_cols: int = 0, operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None,
+                 epi_c: int = 1):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -527,6 +553,11 @@ class PreparedGemm:
                 raise GemmConfigError(f"{cfg.name} walks a tile program's launch grid: prepare() needs grid=")
             sched_m, sched_n, sched_l = grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, grid[2]
             extra += [struct.pack("<i", g) for g in grid]
+        if epi_c < 1 or (epi_c != 1 and not cfg.epi_loop):
+            raise GemmConfigError(f"{cfg.name}: epi_c = {epi_c} N tiles per work tile needs a kernel looping over N "
+                                  "tiles (epi_loop) and a positive count")
+        sched_n = epi_scheduler_n(cfg, sched_n, epi_c)
+        self.epi_c = epi_c
         p = scheduler_params(cfg, sched_m, sched_n, k, sms, mac, sched_l)
         self.grid = p.grid
         check_cluster_grid(cfg, self.grid, sms)
@@ -566,7 +597,8 @@ class PreparedGemm:
         n_ld = st.pitch["C"] // ESIZE[cfg.out_dtype] if cfg.epilogue == "direct" and not cfg.c_ld else nc
         ld_arg = [struct.pack("<i", st.pitch["C"] // ESIZE[cfg.out_dtype])] if cfg.c_ld else []
         args = [tma_a, tma_b, tma_c, struct.pack("<Q", st.ptr["C"]), struct.pack("<i", m), struct.pack("<i", n_ld),
-                struct.pack("<i", k), record, *tma_more_b, *ld_arg, *extra]
+                struct.pack("<i", k), record, *tma_more_b, *([struct.pack("<i", epi_c)] if cfg.epi_loop else []),
+                *ld_arg, *extra]
         self._storage = [ctypes.create_string_buffer(a, len(a)) for a in args]
         self._pointers = (ctypes.c_void_p * len(args))(*[ctypes.addressof(s) for s in self._storage])
         # what each launch needs, looked up once (a launch is then one driver call and no

@@ -1,10 +1,12 @@
 """Tile programs whose second dot reads a K loop's result after the loop (GEMM then GEMM), for the GEMM
 kernel's second dot on the accumulator (:mod:`tileorch.transforms.tileas.epilogue_dot`): a low-rank chain
 with an epilogue on the second accumulator, a fused MLP whose hidden width is one tile (SiLU and ReLU
-between the dots, biases on both layers, a mask on the hidden positions), and the shapes the lowering refuses at the program's line (a rank beyond one tile, an A
-that reads another tile, a second accumulator that starts from a loaded tile, E loaded with NaN padding, scaled or at a
-fixed column tile, second dots of 8-bit or mixed operand types); E stored K-major ``[N2, R]`` (nn.Linear's
-layout) read by a transpose, a permute or a transposed view, and both weights of an MLP in that layout.  Driven by
+between the dots, biases on both layers, a mask on the hidden positions), and the shapes the lowering refuses at
+the program's line (a rank beyond one tile, an A that reads another tile, a second accumulator that starts from a
+loaded tile, E loaded with NaN padding, scaled or at a fixed column tile, second dots of 8-bit or mixed operand
+types, a first dot whose B is read at the column tile); a hidden activation reading the column tile (the kernel
+then keeps one N tile per work tile); E stored K-major ``[N2, R]`` (nn.Linear's layout) read by a transpose, a
+permute or a transposed view, and both weights of an MLP in that layout.  Driven by
 tests/unit/test_epilogue_dot_programs.py (paths, remarks, refusals, the PTX emulator against numpy) and
 tests/gpu/test_epilogue_dot_gpu.py (torch fp32).  Importing it needs ``cuda.tile``."""
 
@@ -302,3 +304,29 @@ def refused_lora_onto_a_loaded_tile(X, W, La, Lb, Z, Y, R: C[int], tm: C[int], t
     z = ct.load(Z, index=(bm, bn), shape=(tm, tn))
     lo = ct.mma(t.astype(X.dtype), ct.load(Lb, index=(0, bn), shape=(R, tn)), z)
     ct.store(Y, index=(bm, bn), tile=(acc + lo).astype(Y.dtype))
+
+
+@ct.kernel
+def mlp_hidden_scaled_by_column_tile(X, W1, W2, Y, H: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """A fused MLP whose hidden activation reads the program's column tile (``relu(x W1) * (bn + 1)``): the
+    second dot's A differs per N tile, so the kernel keeps one N tile per work tile (no loop over N tiles)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    h = ct.zeros((tm, H), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        h = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(W1, index=(k, 0), shape=(tk, H)), h)
+    a = (ct.maximum(h, 0.0) * (bn + 1)).astype(ct.float16)
+    y = ct.mma(a, ct.load(W2, index=(0, bn), shape=(H, tn)), ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def refused_first_b_at_column_tile(X, W1, W2, Y, H: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: the first dot's B is read at the program's column tile ``(k, bn)``, not at column tile 0 (the
+    kernel reads the ``[K, R]`` block whole at column 0; sessions 24-25 accepted it and read column 0)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    h = ct.zeros((tm, H), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        h = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.load(W1, index=(k, bn), shape=(tk, H)), h)
+    y = ct.mma(ct.maximum(h, 0.0).astype(ct.float16), ct.load(W2, index=(0, bn), shape=(H, tn)),
+               ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))

@@ -1149,10 +1149,15 @@ _add("attn_causal_bm128_bn64_bf16_lse", attn_causal_bm128_bn64_bf16_lse,
      [_a((2, 200, 64), BF16)] * 4 + [_a((2, 200), F32), S64, 128, 64, 64], (2, 2), "chained", outputs=(3, 4))
 _add("attn_gqa_group_loop_inside", attn_gqa_group_loop_inside,
      [_a((2, 4, 128, 64)), _a((2, 2, 192, 64)), _a((2, 2, 192, 64)), _a((2, 4, 128, 64)), S64, 2, 64, 64, 64],
-     (2, 2, 2), "simt", error="the tile is stored inside a loop around its computation", outputs=(3,))
+     (2, 2, 2), "chained", outputs=(3,),
+     notes="session 26: was refused ('the tile is stored inside a loop around its computation'); now the static "
+           "loop over the group's heads runs as G times as many instances of the chained tier's persistent kernel "
+           "(chained_work_loop.flatten_inner_work_loop)")
 _add("attn_scores_to_probs_then_pv_f32_out", attn_scores_to_probs_then_pv_f32_out,
      [_a((2, 200, 64)), _a((2, 100, 64)), _a((2, 100, 64)), _a((2, 200, 64), F32), _a((2, 200, 100)), 0.125, 64,
-      128, 64], (4, 2), "simt", error="this dot is not in a loop", outputs=(3, 4))
+      128, 64], (4, 2), "simt", error="a second store of a [1, 64, 128] tile", outputs=(3, 4),
+     notes="session 26: was refused as 'this dot is not in a loop'; the chain now gets a key loop of one trip, "
+           "and the chained tier refuses the probabilities' store beside O")
 _add("attn_paged_kv_block_table", attn_paged_kv_block_table,
      [_a((3, 6, 64)), _a((10, 64, 64)), _a((10, 64, 64)), _a((3, 4), I32), _a((3, 6, 64)), S64, 16, 64, 64], (3,),
      "chained", outputs=(4,))

@@ -652,9 +652,10 @@ _add("attn_q_in_loop", attn_q_in_loop, _qkv((2, 256, 64), (2, 256, 64)) + [0.125
 _add("attn_key_padding_mask", attn_key_padding_mask, _qkv((2, 256, 64), (2, 256, 64))[:3] + [
     ((2, 256), "int8"), ((2, 256, 64), "float16"), 0.125, 128, 64, 64], (2, 2), "chained", outputs=(4,))
 _add("attn_short_no_loop", attn_short_no_loop, _qkv((2, 128, 64), (2, 128, 64)) + [0.125, 64, 128, 64], (2, 2),
-     "simt", error="this dot is not in a loop", outputs=(3,),
+     "chained", outputs=(3,),
      notes="not taken by the tensor-core tiers (no loop to pipeline); the refusal was an unlocated 'left a kernel "
-           "unlowered' remark, now located at the dot")
+           "unlowered' remark, then located at the dot; since session 26 the chain gets a key loop of one trip "
+           "(loopless_chain.wrap_loopless_chain) and runs on the chained tier")
 _add("attn_vt_layout", attn_vt_layout, [((2, 256, 64), "float16"), ((2, 256, 64), "float16"),
                                         ((2, 64, 256), "float16"), ((2, 256, 64), "float32"), 0.125 * LOG2E, 128, 64,
                                         64], (2, 2), "chained", outputs=(3,))

@@ -5,7 +5,8 @@ Thread ``t = tid.x % 128`` of the warp group holds, for each 8-column group ``g`
 rows below, both at columns ``8g + 2*(t%4) + {0, 1}`` (PTX ISA, "wgmma D matrix fragment").
 Each pair becomes one 4-byte store (``cvt.rn.bf16x2.f32`` / ``cvt.rn.f16x2.f32``; one 8-byte
 store for f32 and s32; one 2-byte store for fp8, ``cvt.rn.satfinite.{e4m3,e5m2}x2.f32``, and for
-``s8``, the two i32 values' low bytes), predicated on ``row < rows && col < cols`` (no branch); with
+``s8``, the two i32 values' low bytes, an f32 fragment's values converted as cuTile's ``astype(int8)``
+first), predicated on ``row < rows && col < cols`` (no branch); with
 ``first_column``/``columns`` only the groups of those columns.  An i32 fragment (s8/u8 WGMMA)
 is stored as it is for ``s32`` (its low byte for ``s8``), else converted (signed) to f32 first.
 """
@@ -59,6 +60,8 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
         col_ok = e.add(arith.CmpiOp(col, op.cols, "slt"))
         for half in range(2):
             vals = [_field(e, op.acc, 4 * g + 2 * half + j, keep_int=dtype in ("s32", "s8")) for j in range(2)]
+            if dtype == "s8" and vals[0].type == f32:  # a float fragment: cuTile's astype(int8) of each value
+                vals = [_f32_to_s8(e, v) for v in vals]
             ok = e.add(arith.AndIOp(row_ok[half], col_ok))
             ptr = e.add(llvm.GEPOp(row_ptr[half], [llvm.GEP_USE_SSA_VAL], i8_type(elem_bytes), ssa_indices=[col],
                                    result_type=PTR_GLOBAL))
@@ -73,6 +76,13 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
             else:  # fp8: the pair's two bytes, the first (lower address) in the low byte
                 _store_if(e, ok, ptr, [e.add(llvm.InlineAsmOp(_CVT[dtype], "=h,f,f", vals, [i16]))], "h", 16)
     return e.ops
+
+
+def _f32_to_s8(e: _Ops, v: SSAValue) -> SSAValue:
+    """An f32 value as cuTile's ``astype(int8)`` converts it, in an i32: rounded toward zero
+    (``cvt.rzi.s32.f32``: NaN 0, saturating), clamped to [-128, 127]."""
+    wide = e.add(arith.FPToSIOp(v, i32))
+    return e.bin(arith.MinSIOp, e.bin(arith.MaxSIOp, wide, e.c(-128)), e.c(127))
 
 
 def _store_if(e: _Ops, ok: SSAValue, ptr: SSAValue, words: list[SSAValue], reg: str, bits: int = 32) -> None:

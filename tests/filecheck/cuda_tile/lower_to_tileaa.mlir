@@ -260,3 +260,33 @@ cuda_tile.module @m {
     %q = ftoi %s signed rounding<nearest_int_to_zero> : tile<f32> -> tile<i8>
   }
 }
+
+// -----
+
+// ftoi of NaN is 0 (Tile IR spec), but PTX cvt.rzi gives the sign-bit pattern for a 64-bit result and
+// for an f64 source (measured on an H200), so those select 0 where the source is NaN (cmpf uno); f32 to
+// i32 stays one fptosi.  An f64 source to i8 selects on the i32 before the clamp.
+// CHECK-LABEL: nv_tileaa.func @ftoi_nan_select
+// CHECK: %[[D:.*]] = nv_tileaa.fptosi %[[X:.*]] : tensor<16xf64> -> tensor<16xi32>
+// CHECK-NEXT: %[[N:.*]] = nv_tileaa.cmpf "uno", %[[X]], %[[X]]
+// CHECK: nv_tileaa.select %[[N]], %{{.*}}, %[[D]]
+// CHECK: %[[L:.*]] = nv_tileaa.fptosi %[[Y:.*]] : tensor<16xf32> -> tensor<16xi64>
+// CHECK-NEXT: %[[M:.*]] = nv_tileaa.cmpf "uno", %[[Y]], %[[Y]]
+// CHECK: nv_tileaa.select %[[M]], %{{.*}}, %[[L]]
+// CHECK: nv_tileaa.fptosi %[[Y]] : tensor<16xf32> -> tensor<16xi32>
+// CHECK-NOT: cmpf
+// CHECK: %[[B:.*]] = nv_tileaa.fptosi %[[X]] : tensor<16xf64> -> tensor<16xi32>
+// CHECK-NEXT: nv_tileaa.cmpf "uno", %[[X]], %[[X]]
+// CHECK: nv_tileaa.select
+// CHECK: arith.maxsi
+// CHECK: nv_tileaa.trunci %{{.*}} : tensor<16xi32> -> tensor<16xi8>
+cuda_tile.module @m {
+  entry @ftoi_nan_select() {
+    %x = constant <f64: 1.5> : tile<16xf64>
+    %y = constant <f32: 2.5> : tile<16xf32>
+    %a = ftoi %x signed rounding<nearest_int_to_zero> : tile<16xf64> -> tile<16xi32>
+    %b = ftoi %y signed rounding<nearest_int_to_zero> : tile<16xf32> -> tile<16xi64>
+    %c = ftoi %y signed rounding<nearest_int_to_zero> : tile<16xf32> -> tile<16xi32>
+    %d = ftoi %x signed rounding<nearest_int_to_zero> : tile<16xf64> -> tile<16xi8>
+  }
+}

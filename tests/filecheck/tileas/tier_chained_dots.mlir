@@ -10,6 +10,7 @@
 // RUN: env TILEORCH_ATTN_SCHEDULE=snake TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SNAKEOFF
 // RUN: env TILEORCH_ATTN_PINGPONG=kernel tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PPK
 // RUN: env TILEORCH_ATTN_PINGPONG=kernel TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PPKOFF
+// RUN: env TILEORCH_ATTN_OVERLAP=0 TILEORCH_ATTN_KV_AHEAD=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=AHEADOFF
 // Without the intra-warp-group overlap (TILEORCH_ATTN_OVERLAP=0; the overlapped kernel's structure:
 // tests/unit/test_chained_overlap.py), one CTA per program instance (TILEORCH_ATTN_PERSISTENT=0;
 // the persistent kernel, the default for this program whose loops all have one trip count, is
@@ -214,6 +215,11 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // PERSIST-NEXT:   %qsebar_o_2 = arith.muli %q_slot_2, %c8
 // PERSIST:        nvvm.mbarrier.arrive %qsebar_2
 // PERSIST:        llvm.store {{.*}} : f16, !llvm.ptr<1>
+
+// TILEORCH_ATTN_KV_AHEAD=1 (tier_chained_dots_kv_ahead.mlir) is for a kernel with one Q slot; with two the next Q
+// waits for no release: not applied, and the record says why.
+// AHEADOFF:     kv_ahead_off = "2 Q slots: the next instance's Q is loaded right after this instance's last tile, without waiting for a release"
+// AHEADOFF-NOT: %kv_ahead =
 
 // TILEORCH_ATTN_NEXT_S=1 (the overlapped, persistent kernel): before the consumers' work loop the
 // CTA's first instance's Q and tile 0 are waited for and its first dot run; the work loop carries S

@@ -1,4 +1,5 @@
-// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
+// RUN: env TILEORCH_EPILOGUE_DOT_COARSEN=off tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
+// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=LOOP
 // A low-rank chain, alpha ((x A) rounded to f16) B + bias[n] (tileorch.testing.epilogue_dot_programs): the second
 // dot reads the K loop's result after the loop, and runs as the GEMM kernel's second dot on the accumulator:
 // the ring of A / B K tiles (B the whole [K, 64] block at column 0), E's [64, 128] tile through a one-stage
@@ -39,6 +40,41 @@
 // CHECK: llvm.load
 // CHECK: "fma.rn.f32 $0, $1, $2, $3;", "=f,f,f,f" %{{[0-9]+}}, %[[E]], %{{[0-9]+}}
 // CHECK: atom.store_fragment
+// By default (LOOP) program id 1 reaches only E's tile, the epilogue and C's store: the kernel (name suffix
+// "_nloop") takes epi_c, computes the first dot once per work tile and loops over its N tiles, E's tiles through
+// a two-stage pipeline (buffer e_off = 147456 + index * 16384), the epilogue's column tile the loop's.
+// LOOP: func.func @gemm_f16_f16_bn_128x64x64_s{{[0-9]+}}_c1x1_persistent_{{.*}}_edirect_dot128_nloop(
+// LOOP-SAME: %tmap_e: !llvm.ptr {{{.*}}}, %epi_c: i32,
+// LOOP-SAME: "the first dot once per work tile, the second dot over N tiles: program id 1 (the column tile) enters only E's tile, the epilogue and C's store
+// LOOP: %eready = cutlass.pipeline.init %epipe {numStages = 2 : i32
+// producer: after the K tiles, E's tile of each N tile tn epi_c .. min(tn epi_c + epi_c, ceil(N / 128)) - 1
+// LOOP: %etile0 = arith.muli %tn, %epi_c : i32
+// LOOP: %[[T:[0-9]+]] = arith.divui
+// LOOP: %[[E:[0-9]+]] = arith.addi %etile0, %epi_c : i32
+// LOOP: %etile_end = arith.minsi %[[E]], %[[T]] : i32
+// LOOP: scf.for %etile = %etile0 to %etile_end step %c1 iter_args(%est = %{{.*}}) -> (!cutlass.pipeline_state<2>)
+// LOOP-NEXT: cutlass.pipeline.producer_acquire %eready, %est
+// LOOP: %e0 = arith.muli %etile,
+// LOOP: %e_off = arith.addi
+// LOOP: nvvm.cp.async.bulk.tensor.shared.cluster.global %edst0, %tmap_e, %efb, box[%ecol0, %c0] {cutlass.tx_bytes = 8192 : i32}
+// LOOP: cutlass.pipeline.producer_commit %eready, %est {transaction_bytes = 16384 : i32}
+// LOOP: cutlass.pipeline.producer_tail %eready
+// consumer: the packs once, after the K loop and before the loop over N tiles
+// LOOP: %acc_out, %{{.*}}, %{{.*}} = scf.for
+// LOOP: %efrag0q0 = llvm.inline_asm
+// LOOP: %efrag3q3 = llvm.inline_asm
+// LOOP-NOT: inline_asm
+// LOOP: %etile_end_1 = arith.minsi
+// LOOP: scf.for %etile_1 = %etile0_1 to %etile_end_1 step %c1 iter_args(%est_1 = %{{.*}}) -> (!cutlass.pipeline_state<2>)
+// LOOP: %e_off_1 = arith.addi
+// LOOP: cutlass.pipeline.consumer_wait %eready, %est_1
+// LOOP: atom.wgmma_mma_async_reg_a %efrag0q0, %efrag0q1, %efrag0q2, %efrag0q3, %de0, %zero2
+// LOOP: %acc2 = atom.wgmma_mma_async_reg_a %efrag3q0, %efrag3q1, %efrag3q2, %efrag3q3, %de3, %e2
+// LOOP: cutlass.pipeline.consumer_release %eready, %est_1
+// LOOP: %n0_1 = arith.muli %etile_1, %bn_out : i32
+// LOOP: llvm.extractvalue %acc2[0] :
+// LOOP: arith.addi %n0_1,
+// LOOP: atom.store_fragment
 builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>} {
   nv_tileaa.func @lowrank_scaled_bias(%0: !nv_tileaa.ptr<f16>, %1: i32, %2: i32, %3: i32, %4: i32, %5: !nv_tileaa.ptr<f16>, %6: i32, %7: i32, %8: i32, %9: i32, %10: !nv_tileaa.ptr<f16>, %11: i32, %12: i32, %13: i32, %14: i32, %15: !nv_tileaa.ptr<f32>, %16: i32, %17: i32, %18: !nv_tileaa.ptr<f16>, %19: i32, %20: i32, %21: i32, %22: i32, %23: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>, tileorch.num_ctas_auto, tileorch.num_warps_auto} {
     %24 = nv_tileaa.create_mem_token

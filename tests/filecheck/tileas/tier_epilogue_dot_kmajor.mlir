@@ -4,9 +4,10 @@
 // one box of 128 N rows x 64 K columns (a 128-byte swizzled K row) at (0, the work tile's column), and its
 // descriptors are K-major ones (LBO 16 B, SBO 1 KiB, 128-byte swizzle: 0x4000004000010000 =
 // 4611686293305360384), each WGMMA step 32 bytes (2 units) along the K row, the instruction's B untransposed
-// (layoutB col: tnspB 0).
-// CHECK: func.func @gemm_f16_f16_bn_128x64x64_s{{[0-9]+}}_c1x1_persistent_{{.*}}_edirect_dot128k(
-// CHECK: %eready = cutlass.pipeline.init %epipe {numStages = 1 : i32
+// (layoutB col: tnspB 0); by default the kernel loops over N tiles (suffix "_nloop", E's pipeline two stages:
+// tier_epilogue_dot.mlir checks the loop), the box at (0, the loop's N tile).
+// CHECK: func.func @gemm_f16_f16_bn_128x64x64_s{{[0-9]+}}_c1x1_persistent_{{.*}}_edirect_dot128k_nloop(
+// CHECK: %eready = cutlass.pipeline.init %epipe {numStages = 2 : i32
 // CHECK-SAME: transaction_size = array<i32: 16384>
 // CHECK: cutlass.pipeline.producer_acquire %eready
 // CHECK: %ek0 = arith.constant 0 : i32

@@ -220,7 +220,17 @@ class _Kernel:
     tmap_e: SSAValue | None = None
     """The tensor map of the second dot's B operand (``cfg.epi_n``)."""
     epi_ready: SSAValue | None = None
-    """The one-stage pipeline handing the second dot's B tile from the producer to the consumers."""
+    """The pipeline (``cfg.epi_stages``) handing the second dot's B tiles from the producer to the consumers."""
+    epi_c: SSAValue | None = None
+    """The N tiles of C per work tile (``cfg.epi_loop``: the kernel's parameter after E's tensor map)."""
+
+    def epi_tiles(self, tn: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """``(first, end)``: the N tiles of C work tile column ``tn`` covers (``cfg.epi_loop``): ``tn epi_c`` up to
+        ``min(tn epi_c + epi_c, ceil(N / epi_n))``."""
+        cfg = self.cfg
+        first = _named(_mul(tn, self.epi_c), "etile0")
+        tiles = arith.DivUIOp(_add(self.n, _const(cfg.epi_n - 1)), _const(cfg.epi_n)).result
+        return first, _named(arith.MinSIOp(_add(first, self.epi_c), tiles).result, "etile_end")
 
     @property
     def tmaps_b(self) -> list[SSAValue]:
@@ -430,6 +440,13 @@ def _producer(k: _Kernel) -> None:
                 pl.ProducerCommitOp(k.ready, st, cfg.tx_bytes)
                 scf.YieldOp(pl.StateIncrementOp(st).results[0])
             after = scf.ForOp(kbeg, kend, k.c1, [s], Region(body)).results[0]
+            if cfg.epi_loop:  # E's tiles of the work tile's N tiles, one per stage of its pipeline
+                t0, t_end = k.epi_tiles(tn)
+                loads = Block(arg_types=[i32, e.type])
+                with ImplicitBuilder(loads) as (j, est):
+                    _named(j, "etile"), _named(est, "est")
+                    scf.YieldOp(_epi_b_load(k, est, j, leader))
+                return after, scf.ForOp(t0, t_end, k.c1, [e], Region(loads)).results[0]
             return (after, _epi_b_load(k, e, tn, leader)) if cfg.epi_n else after
 
         last = k.walk(sched, first, start, unit, "producer")
@@ -553,6 +570,13 @@ def _register_a_slots(k: _Kernel, idx: SSAValue, retire) -> list[list[SSAValue]]
     return [[_const(0, name=f"afrag{j}q{q}") for q in range(4)] for j in range(cfg.tile_k // cfg.mma_k)]
 
 
+def _register_copies(frags: list[list[SSAValue]], b: int) -> list[list[SSAValue]]:
+    """B operand ``b``'s own copies (``mov.b32``, ``%acopy<b>f<j>q<q>``) of a register A's fragments: each
+    in-flight WGMMA reads registers that no other instruction touches until it retires."""
+    return [[_named(llvm.InlineAsmOp("mov.b32 $0, $1;", "=r,r", [r], [i32]).results[0], f"acopy{b}f{j}q{q}")
+             for q, r in enumerate(f)] for j, f in enumerate(frags)]
+
+
 def _release_previous(k: _Kernel, kt: SSAValue, kbeg: SSAValue, prev: SSAValue, in_flight: int) -> None:
     """Wait until at most ``in_flight`` WGMMA batches are pending (the previous K step's done), then
     release the previous K step's stage (not in a work unit's first step)."""
@@ -622,12 +646,15 @@ def _consumer(k: _Kernel, wg: int) -> None:
                 if cfg.a_regs:  # the previous batch read the A registers: retired before they are rewritten
                     frags = _register_a_slots(k, pl.StateGetIndexOp(st).results[0],
                                               lambda: _release_previous(k, kt, kbeg, prev, 0))
+                # a register A read by several B operands' WGMMAs: a copy of its registers per B after the first
+                # (an in-flight WGMMA's A registers may not be read by another instruction, PTX ISA wgmma.mma_async)
+                frags_of = [frags] + [_register_copies(frags, i) for i in range(1, nacc)] if frags else [None] * nacc
                 nvvm.WgmmaFenceAlignedOp()
                 acc_next = []
                 for i, acc in enumerate(accs):  # B i's tile is i * b_stage_bytes after B 0's
                     db_i = db_stage if i == 0 else _named(
                         _add(db_stage, _const(i * cfg.b_stage_bytes // 16, i64)), f"db{i}_stage")
-                    acc_next.append(_wgmma_steps(k, acc, da_stage, db_i, c0_i64, frags, cfg.b_tile_ns[i]))
+                    acc_next.append(_wgmma_steps(k, acc, da_stage, db_i, c0_i64, frags_of[i], cfg.b_tile_ns[i]))
                 nvvm.WgmmaGroupSyncAlignedOp()
                 if not cfg.a_regs:
                     _release_previous(k, kt, kbeg, prev, 1)
@@ -658,13 +685,19 @@ def _consumer(k: _Kernel, wg: int) -> None:
             if cfg.lora_rank:  # the low-rank branch's second dot, accumulating onto the main accumulator (or
                 # into its own, cfg.lora_own_acc: the tier's epilogue reads acc_out beside it)
                 res, e = _epi_dot(k, acc_outs[1], e, None if cfg.lora_own_acc else res)
+            elif cfg.epi_loop:  # the second dot and C's store per N tile of the work tile, from one packed A
+                frags = _epi_pack(k, acc_out)
+                t0, t_end = k.epi_tiles(tn)
+                tiles = Block(arg_types=[i32, e.type])
+                with ImplicitBuilder(tiles) as (j, est):
+                    _named(j, "etile"), _named(est, "est")
+                    res, est = _epi_mma(k, frags, est)
+                    _store_tile(k, wg, res, tm, j, tl, row_wg, ebuf, wg_leader, store)
+                    scf.YieldOp(est)
+                return s_out, scf.ForOp(t0, t_end, k.c1, [e], Region(tiles)).results[0]
             elif cfg.epi_n:  # the second dot on the accumulator
                 res, e = _epi_dot(k, acc_out, e)
-            with _if(store):
-                m0 = _named(_mul(tm, k.bm), "m0")
-                n0 = _named(_mul(tn, _const(cfg.out_tile_n, name="bn_out") if cfg.epi_n else k.bn_tile), "n0")
-                row0 = _named(_add(m0, row_wg), "row0")
-                _epilogue(k, wg, res, row0, n0, tl, ebuf, wg_leader)
+            _store_tile(k, wg, res, tm, tn, tl, row_wg, ebuf, wg_leader, store)
             return (s_out, e) if cfg.epi_n else s_out
 
         k.walk(sched, first, start, unit, "consumer")
@@ -672,6 +705,18 @@ def _consumer(k: _Kernel, wg: int) -> None:
             # shared memory must outlive the last TMA store's reads
             with _if(wg_leader):
                 nvvm.CpAsyncBulkWaitGroupOp(0, read=True)
+
+
+def _store_tile(k: _Kernel, wg: int, res: SSAValue, tm: SSAValue, tn: SSAValue, tl: SSAValue, row_wg: SSAValue,
+                ebuf: SSAValue | None, wg_leader: SSAValue, store: SSAValue) -> None:
+    """Under ``store``, warp group ``wg``'s store of accumulator ``res`` as C's tile ``(tm, tn)`` (``%m0``, ``%n0``
+    and ``%row0``: the names the tier's epilogue finds in the store's block)."""
+    cfg = k.cfg
+    with _if(store):
+        m0 = _named(_mul(tm, k.bm), "m0")
+        n0 = _named(_mul(tn, _const(cfg.out_tile_n, name="bn_out") if cfg.epi_n else k.bn_tile), "n0")
+        row0 = _named(_add(m0, row_wg), "row0")
+        _epilogue(k, wg, res, row0, n0, tl, ebuf, wg_leader)
 
 
 def _epi_b_load(k: _Kernel, st: SSAValue, tn: SSAValue, leader: SSAValue) -> SSAValue:
@@ -688,18 +733,32 @@ def _epi_b_load(k: _Kernel, st: SSAValue, tn: SSAValue, leader: SSAValue) -> SSA
     with _if(leader):
         fb = _named(pl.GetProducerBarrierOp(k.epi_ready, st).results[0], "efb")
         e0 = _named(_mul(tn, _const(cfg.epi_n)), "e0")
+        base = _epi_stage_offset(k, st)
+
+        def at(offset: int) -> SSAValue:
+            return _const(cfg.epi_offset + offset) if base is None else _add(base, _const(offset))
+
         if cfg.epi_major == "k":
             chunk = cfg.epi_n * 128
             for j in range(cfg.epi_k // 64):
-                _tma_load(k, k.tmap_e, _const(cfg.epi_offset + chunk * j), [_const(64 * j, name=f"ek{j}"), e0], fb,
-                          chunk, f"edst{j}")
+                _tma_load(k, k.tmap_e, at(chunk * j), [_const(64 * j, name=f"ek{j}"), e0], fb, chunk, f"edst{j}")
         else:
             chunk = cfg.epi_k * 128
             for j in range(cfg.epi_n // 64):
                 col = _named(_add(e0, _const(64 * j)), f"ecol{j}")
-                _tma_load(k, k.tmap_e, _const(cfg.epi_offset + chunk * j), [col, k.c0], fb, chunk, f"edst{j}")
+                _tma_load(k, k.tmap_e, at(chunk * j), [col, k.c0], fb, chunk, f"edst{j}")
     pl.ProducerCommitOp(k.epi_ready, st, cfg.epi_bytes)
     return pl.StateIncrementOp(st).results[0]
+
+
+def _epi_stage_offset(k: _Kernel, st: SSAValue) -> SSAValue | None:
+    """Where stage ``st`` of E's pipeline starts in dynamic shared memory (``cfg.epi_offset + index * epi_bytes``),
+    or None for a one-stage pipeline (its buffer at the constant ``cfg.epi_offset``)."""
+    cfg = k.cfg
+    if cfg.epi_stages == 1:
+        return None
+    idx = pl.StateGetIndexOp(st).results[0]
+    return _named(_add(_const(cfg.epi_offset), _mul(idx, _const(cfg.epi_bytes))), "e_off")
 
 
 EPI_FRAGMENT = "efrag"
@@ -710,10 +769,14 @@ operands the tier may replace by the program's ops on those elements."""
 
 def _epi_dot(k: _Kernel, acc: SSAValue, st: SSAValue, init: SSAValue | None = None) -> tuple[SSAValue, SSAValue]:
     """The second dot (``cfg.epi_n``) of a consumer warp group after its K loop drained: pack the accumulator
-    ``acc`` (``cfg.epi_k`` columns) as the register A of ``epi_k / 16`` WGMMAs (register ``q`` of K step ``j`` = elements ``8 j + 2 q``,
-    ``+ 1``: the m64nNk16 A fragment is the accumulator's layout), wait for E's tile, run them into a zero
-    ``m64n{epi_n}`` accumulator (``init``, the main accumulator, for a low-rank branch: ``cfg.lora_rank``), wait,
-    release E's stage.  Returns (the second accumulator, the state after E's stage)."""
+    ``acc`` (``cfg.epi_k`` columns) as the register A of ``epi_k / 16`` WGMMAs (:func:`_epi_pack`) and run them
+    (:func:`_epi_mma`).  Returns (the second accumulator, the state after E's stage)."""
+    return _epi_mma(k, _epi_pack(k, acc), st, init)
+
+
+def _epi_pack(k: _Kernel, acc: SSAValue) -> list[list[SSAValue]]:
+    """The accumulator ``acc`` (``cfg.epi_k`` columns) packed as the register A of ``epi_k / 16`` WGMMAs: register
+    ``q`` of K step ``j`` = elements ``8 j + 2 q``, ``+ 1`` (the m64nNk16 A fragment is the accumulator's layout)."""
     cfg = k.cfg
     regs = [llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), acc, f32).results[0]
             for i in range(cfg.epi_k // 2)]
@@ -726,10 +789,20 @@ def _epi_dot(k: _Kernel, acc: SSAValue, st: SSAValue, init: SSAValue | None = No
                                     has_side_effects=True)
             frag.append(_named(pack.results[0], f"{EPI_FRAGMENT}{j}q{q}"))
         frags.append(frag)
+    return frags
+
+
+def _epi_mma(k: _Kernel, frags: list[list[SSAValue]], st: SSAValue,
+             init: SSAValue | None = None) -> tuple[SSAValue, SSAValue]:
+    """The second dot's WGMMAs on the packed register A ``frags``: wait for E's tile in stage ``st``, run them into
+    a zero ``m64n{epi_n}`` accumulator (``init``, the main accumulator, for a low-rank branch: ``cfg.lora_rank``),
+    wait, release E's stage.  Returns (the second accumulator, the state after E's stage)."""
+    cfg = k.cfg
     # E's descriptors, 128-byte swizzle, 8-row atoms of 1 KiB (SBO): N-major, 64-column chunks of tile_n rows
     # (LBO); K-major, rows of 64 K elements (one swizzle span: LBO unused)
     k_major = cfg.epi_major == "k"
-    e_addr = llvm.PtrToIntOp(_gep(k.smem, _const(cfg.epi_offset)), i64).results[0]
+    base = _epi_stage_offset(k, st)
+    e_addr = llvm.PtrToIntOp(_gep(k.smem, _const(cfg.epi_offset) if base is None else base), i64).results[0]
     e_units = arith.ShRUIOp(arith.AndIOp(e_addr, _const(262143, i64)).result, _const(4, i64)).result
     e_bits = descriptor_constant(16, 1024) if k_major else descriptor_constant(cfg.epi_k * 128, 1024)
     de = _named(arith.OrIOp(e_units, _const(e_bits, i64)).result, "de")
@@ -768,15 +841,17 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     more_b = cfg.b_operands - 1
     ldc = [i32] if cfg.c_ld else []  # C's row stride, after the other Bs' maps (a column slice of a wider C)
     epi = [GENERIC_PTR] if cfg.epi_n else []  # the second dot's B map (cfg.epi_n), after the other Bs'
+    epi_c = [i32] if cfg.epi_loop else []  # its N tiles per work tile (cfg.epi_loop), after E's map
     arg_types = [GENERIC_PTR, GENERIC_PTR, GENERIC_PTR, GLOBAL_PTR, i32, i32, i32, t.params, *[GENERIC_PTR] * more_b,
-                 *epi, *ldc]
+                 *epi, *epi_c, *ldc]
     block = Block(arg_types=arg_types)
     names = ("tmap_a", "tmap_b", "tmap_c", "c", "m", "n", "k", "params", *[f"tmap_b{i}" for i in range(1, 1 + more_b)],
-             *(["tmap_e"] if epi else []), *(["ldc"] if ldc else []))
+             *(["tmap_e"] if epi else []), *(["epi_c"] if epi_c else []), *(["ldc"] if ldc else []))
     for arg, name in zip(block.args, names):
         arg.name_hint = name
     with ImplicitBuilder(block) as (tmap_a, tmap_b, tmap_c, c, m, n, kdim, params, *rest):
         ldc_arg = rest.pop() if ldc else None
+        epi_c_arg = rest.pop() if epi_c else None
         tmap_e = rest.pop() if epi else None
         tmap_more_b = rest
         smem = _named(DynamicSmemOp().result, "smem")
@@ -789,11 +864,12 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
         init.properties["compute_capability"] = PipelineComputeCapabilityAttr(PipelineComputeCapability.SM90)
         _named(init.results[0], "ready")
         epi_ready = None
-        if cfg.epi_n:  # the second dot's B tile: one stage, the producer's one arrive, each consumer group's release
-            epipe = _named(pl.PipelineCreateOp(PipelineType(1, 1, cfg.consumer_groups)).results[0], "epipe")
+        if cfg.epi_n:  # the second dot's B tiles: cfg.epi_stages stages, the producer's arrive, each group's release
+            epipe = _named(pl.PipelineCreateOp(PipelineType(cfg.epi_stages, 1, cfg.consumer_groups)).results[0],
+                           "epipe")
             einit = pl.PipelineInitOp(
                 epipe, [0x1], [1 << (w + 1) for w in range(cfg.consumer_groups)], executor="warpgroup",
-                num_stages=1, producer_arv_count=[1], transaction_size=[cfg.epi_bytes])
+                num_stages=cfg.epi_stages, producer_arv_count=[1], transaction_size=[cfg.epi_bytes])
             einit.properties["compute_capability"] = PipelineComputeCapabilityAttr(PipelineComputeCapability.SM90)
             epi_ready = _named(einit.results[0], "eready")
         c0, c1, c64 = _const(0, name="c0"), _const(1, name="c1"), _const(64, name="c64")
@@ -805,7 +881,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
         k_tiles = _named(arith.DivUIOp(_add(kdim, _const(cfg.tile_k - 1)), c_tile_k).result, "k_tiles")
         kernel = _Kernel(cfg, t, tmap_a, tmap_b, tmap_c, c, m, n, params, smem, init.results[0], c0, c1, c64,
                          c_tile_k, c8192, bm, bn_tile, stage_bytes, a_bytes, tid, k_tiles, tuple(tmap_more_b), ldc_arg,
-                         tmap_e, epi_ready)
+                         tmap_e, epi_ready, epi_c_arg)
         _producer(kernel)
         for wg in range(cfg.consumer_groups):
             _consumer(kernel, wg)
@@ -814,7 +890,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     grid_constant = DictionaryAttr({"nvvm.grid_constant": UnitAttr()})
     fn = func.FuncOp(cfg.name, (arg_types, []), Region(block),
                      arg_attrs=ArrayAttr([TMAP_ATTRS] * 3 + [no_attrs] * 4 + [grid_constant] + [TMAP_ATTRS] * (more_b + len(epi))
-                                          + [no_attrs] * len(ldc)))
+                                          + [no_attrs] * (len(epi_c) + len(ldc))))
     fn.attributes["nvvm.kernel"] = UnitAttr()
     fn.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [cfg.threads, 1, 1])
     fn.attributes["nvvm.minctasm"] = IntegerAttr(1, i32)

@@ -38,6 +38,18 @@ ACCUMULATOR_REGISTERS = 128
 """Accumulator registers per consumer thread the builder allows over all its accumulators (a
 64x256 f32 accumulator, or two 64x128): the rest of the 232 a consumer holds goes to descriptors,
 addresses and the epilogue's values; more spills the accumulators to local memory."""
+LOW_RANK_REGISTERS = 32
+"""More accumulator registers a LoRA branch's low-rank accumulator (``lora_rank`` <= 64, its product
+added onto the main accumulator: :attr:`GemmConfig.lora_own_acc` off) may take beside a main one that
+fills :data:`ACCUMULATOR_REGISTERS`: the 128x256 main tile with a rank-64 branch (160 registers) assembles
+without spills (ptxas 13.0, session 26)."""
+
+
+def accumulator_limit(lora_rank: int, lora_own_acc: bool) -> int:
+    """The accumulator registers per consumer thread a kernel may hold: :data:`ACCUMULATOR_REGISTERS`, plus
+    :data:`LOW_RANK_REGISTERS` for a low-rank branch that adds onto the main accumulator (one of its own
+    keeps two ``tile_n`` wide accumulators live after the K loop: no allowance)."""
+    return ACCUMULATOR_REGISTERS + (LOW_RANK_REGISTERS if 0 < lora_rank <= 64 and not lora_own_acc else 0)
 
 
 OVERRIDABLE = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs", "epilogue",
@@ -196,6 +208,14 @@ class GemmConfig:
     layout: ``epi_k / 64`` boxes of ``epi_n`` N rows x 64 K columns, 128-byte swizzled K rows, the descriptors'
     plain B).  16-bit WGMMA reads either; the tier refuses 8-bit and tf32 second dots."""
 
+    epi_loop: bool = False
+    """With :attr:`epi_n` (no low-rank branch): each work tile of the scheduler covers ``epi_c`` N tiles of C
+    (the kernel's i32 parameter after E's tensor map; the host sizes the scheduler's N as ``ceil(N tiles /
+    epi_c)`` tiles of :attr:`out_tile_n`): the first dot and its packed register A are computed once per work
+    tile, then the consumers loop over N tiles ``tn epi_c .. min(tn epi_c + epi_c, ceil(N / epi_n)) - 1``, each
+    the second dot's WGMMAs and C's store, while the producer streams E's tiles through
+    :attr:`epi_stages` buffers (:mod:`tileorch.transforms.tileas.epilogue_dot`'s coarsening)."""
+
     lora_rank: int = 0
     """A low-rank branch beside the main dot (LoRA, three dots: ``C = A B + f(A B1) E``): with
     :attr:`b_operands` 2 and :attr:`epi_n` ``tile_n``, B operand 1 is the ``[K, lora_rank]`` block of B1 (its
@@ -231,6 +251,12 @@ class GemmConfig:
     def epi_bytes(self) -> int:
         """The bytes of the second dot's B tile (:attr:`epi_n`)."""
         return self.epi_k * self.epi_n * self.element_bytes
+
+    @property
+    def epi_stages(self) -> int:
+        """The buffers of E's pipeline: two when the consumers loop over N tiles (:attr:`epi_loop`: the next
+        tile of E lands while they run the current one), else one."""
+        return 2 if self.epi_loop else 1
 
     @property
     def consumer_groups(self) -> int:
@@ -371,7 +397,7 @@ class GemmConfig:
     @property
     def smem_bytes(self) -> int:
         if self.epi_n:
-            return self.epi_offset + self.epi_bytes
+            return self.epi_offset + self.epi_bytes * self.epi_stages
         return self.stages * self.stage_bytes + self.epilogue_bytes + self.scratch_bytes
 
     @property
@@ -409,7 +435,7 @@ class GemmConfig:
                 f"{'_areg' if self.a_regs else ''}{'_agather' if self.a_gather else ''}"
                 f"{f'_dot{self.epi_n}' if self.epi_n else ''}"
                 f"{f'_lora{self.lora_rank}' if self.lora_rank else ''}{'o' if self.lora_own_acc else ''}"
-                f"{'k' if self.epi_n and self.epi_major == 'k' else ''}")
+                f"{'k' if self.epi_n and self.epi_major == 'k' else ''}{'_nloop' if self.epi_loop else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -430,9 +456,10 @@ class GemmConfig:
             (2 <= self.stages <= 16, f"stages must be in [2, 16] (one stage deadlocks: a consumer releases the "
                                      f"previous stage only after waiting for the next), got {self.stages}"),
             (self.b_operands >= 1, f"b_operands must be at least 1, got {self.b_operands}"),
-            (self.accumulator_registers <= ACCUMULATOR_REGISTERS,
+            (self.accumulator_registers <= accumulator_limit(self.lora_rank, self.lora_own_acc),
              f"{self.b_operands} accumulators of 64x{self.tile_n} per consumer warp group need "
-             f"{self.accumulator_registers} registers per thread; at most {ACCUMULATOR_REGISTERS} fit beside the "
+             f"{self.accumulator_registers} registers per thread; at most "
+             f"{accumulator_limit(self.lora_rank, self.lora_own_acc)} fit beside the "
              f"descriptors, addresses and epilogue in {self.consumer_regs} (use a narrower tile_n)"),
             (self.b_operands == 1 or self.schedule != "streamk",
              "several accumulators (b_operands > 1) have no Stream-K fix-up: persistent or dp schedules"),
@@ -457,9 +484,6 @@ class GemmConfig:
              f"B {self.b_dtype!r}"),
             (self.out_dtype != "s32" or self.dtype in INT8,
              f"an s32 output needs integer (s8/u8) inputs (i32 accumulators), got {self.dtype}"),
-            (self.out_dtype != "s8" or self.dtype in INT8,
-             f"an s8 output (the low bytes of the epilogue's i32 values) needs integer (s8/u8) inputs, got "
-             f"{self.dtype}"),
             (self.dtype not in K_MAJOR_ONLY or (self.a_major == "k" and self.b_major == "k"),
              f"{self.dtype} WGMMA reads both operands K-major (only 16-bit types can be transposed in the "
              f"operand buffers): A must be stored [M, K] and B as B^T [N, K], got A {self.a_major}-major, "
@@ -507,8 +531,9 @@ class GemmConfig:
              f"a_raw (a computed A's raw element type) must be one of {RAW_DTYPES}, got {self.a_raw!r}"),
             (not self.a_raw or (self.dtype in ("f16", "bf16") and not self.b_dtype),
              f"a computed A (a_raw) is a 16-bit operand (f16/bf16 A and B), got {self.dtype}"),
-            (not self.a_raw or (self.b_operands == 1 and self.cluster_m == 1 and not self.transpose_a),
-             "a computed A (a_raw) has one B operand, 1-CTA clusters and is read in place"),
+            (not self.a_raw or (not self.lora_rank and self.cluster_m == 1 and not self.transpose_a),
+             "a computed A (a_raw) has no low-rank branch, 1-CTA clusters and is read in place (several B operands "
+             "read the one computed A)"),
             (not self.a_raw or (self.a_raw_chunk_columns * self.a_raw_element_bytes) % 16 == 0,
              "a computed A's raw box rows must be whole 16-byte units"),
             (not self.a_regs or (self.a_raw and self.a_major == "k" and self.a_raw_swizzle),
@@ -526,6 +551,8 @@ class GemmConfig:
                                 and not self.c_transposed),
              "a second dot on the accumulator (epi_n) has one B operand (two with a low-rank branch, lora_rank), "
              "1-CTA clusters, no Stream-K and the direct epilogue of a 2-D, untransposed C"),
+            (not self.epi_loop or (self.epi_n and not self.lora_rank),
+             "a loop over N tiles (epi_loop) is a second dot's on the accumulator (epi_n) without a low-rank branch"),
             (not self.lora_own_acc or self.lora_rank, "lora_own_acc is a low-rank branch's (lora_rank)"),
             (not self.lora_rank or (self.epi_n == self.tile_n and self.lora_rank in (64, 128, 192, 256)),
              f"a low-rank branch (lora_rank) of 64, 128, 192 or 256 columns adds its second dot onto the main "

@@ -866,15 +866,34 @@ NARROW_FTOI_WIDTH = 16
 """``ftoi`` to an integer narrower than this converts through i32 and clamps (see :func:`_ftoi`)."""
 
 
+def _nan_to_zero_unsafe(src_type, width: int) -> bool:
+    """Whether PTX ``cvt.rzi`` of NaN to a ``width``-bit integer may not give 0 (so the lowering
+    selects 0 after it).  Measured on an H200 (sweep 19's GPU test): f32 -> s32 gives 0, f32 -> s64
+    and f64 -> s32 give the sign-bit pattern (INT_MIN); an f64 source or a 64-bit result is treated
+    as unsafe for every width."""
+    elt = src_type.element_type if isinstance(src_type, TensorType) else src_type
+    return width == 64 or getattr(elt, "bitwidth", 32) == 64
+
+
+def _select_nan_to_zero(L, op, src, converted, to):
+    """``converted`` with the elements whose ``src`` is NaN replaced by 0 (``to``'s type)."""
+    tile = isinstance(src.type, TensorType)
+    nan = L.emit((tops.CmpFOp if tile else arith.CmpfOp)(src, src, "uno"), op).results[0]
+    zero = _splat_const(L, 0, to, op)
+    return L.emit((tops.SelectOp if tile else arith.SelectOp)(nan, zero, converted), op).results[0]
+
+
 @handles("FToIOp")
 def _ftoi(L, op):
     """``ftoi`` saturates (the Tile IR spec: a rounded value outside the integer type's range becomes
-    the closest representable one; NaN becomes 0).  PTX ``cvt.rzi`` does that for 16- and 32-bit
-    results, so those are one ``fptosi`` / ``fptoui``; a 64-bit one gives NaN as 0x8000000000000000
-    (measured on an H200: sweep 19's GPU test), so NaN is selected to 0 after it; an i8 (or i1) result has no such ``cvt`` (LLVM
+    the closest representable one; NaN becomes 0).  PTX ``cvt.rzi`` saturates for 16-, 32- and 64-bit
+    results, so those are one ``fptosi`` / ``fptoui``; NaN gives 0 only from an f32 (or narrower)
+    source to a result of at most 32 bits: a 64-bit result (f32 -> s64) and an f64 source (f64 -> s32)
+    give the sign-bit pattern (measured on an H200: sweep 19's GPU test), so NaN is selected to 0
+    after those (:func:`_nan_to_zero_unsafe`).  An i8 (or i1) result has no such ``cvt`` (LLVM
     converts to 16 bits and keeps the low byte: 300.0 became 44), so it converts to i32 (saturating,
-    NaN 0), clamps to the narrow range (signed ``[-2^(w-1), 2^(w-1)-1]``, unsigned ``[0, 2^w-1]``)
-    and truncates."""
+    NaN 0 as above), clamps to the narrow range (signed ``[-2^(w-1), 2^(w-1)-1]``, unsigned
+    ``[0, 2^w-1]``) and truncates."""
     signed = _signed(op)
     src, to = L.v(op.from_), L.type(op.to.type, op)
     tile = isinstance(src.type, TensorType)
@@ -882,15 +901,15 @@ def _ftoi(L, op):
     convert = ((tops.FPToSIOp if tile else arith.FPToSIOp) if signed else
                (tops.FPToUIOp if tile else arith.FPToUIOp))
     if width >= NARROW_FTOI_WIDTH:
-        converted = L.emit(convert(src, to), op)
-        if width == 64:
-            nan = L.emit((tops.CmpFOp if tile else arith.CmpfOp)(src, src, "uno"), op).results[0]
-            zero = _splat_const(L, 0, to, op)
-            converted = L.emit((tops.SelectOp if tile else arith.SelectOp)(nan, zero, converted.results[0]), op)
-        L.bind(op, converted)
+        converted = L.emit(convert(src, to), op).results[0]
+        if _nan_to_zero_unsafe(src.type, width):
+            converted = _select_nan_to_zero(L, op, src, converted, to)
+        L.vm[op.results[0]] = converted
         return
     wide_t = TensorType(i32, to.get_shape()) if tile else i32
     wide = L.emit(convert(src, wide_t), op).results[0]
+    if _nan_to_zero_unsafe(src.type, 32):
+        wide = _select_nan_to_zero(L, op, src, wide, wide_t)
     if signed:
         low = _splat_const(L, -(1 << (width - 1)), wide_t, op)
         wide = L.emit(arith.MaxSIOp(wide, low), op).results[0]

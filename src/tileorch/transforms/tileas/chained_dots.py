@@ -66,6 +66,8 @@ parameters.
 
 from __future__ import annotations
 
+import os
+
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -287,6 +289,28 @@ def early_q_enabled(q_slots: int | None = None) -> bool:
     if value in ("0", "1"):
         return value == "1"
     return q_slots == 1
+
+
+KV_AHEAD_ENV = "TILEORCH_ATTN_KV_AHEAD"
+
+
+def kv_ahead_enabled() -> bool:
+    """Whether a persistent kernel with one Q slot has its producer load each instance's first
+    ``min(n, stages - 1)`` K/V tiles before that instance's Q (:meth:`_Kernel.producer`), instead
+    of after it.  With one Q slot (d128 128x128: three stages; d256 128x64: two) the producer
+    waits for the consumers' release of the current instance's Q before it loads the next Q, and
+    only then issued the next instance's K/V tiles, so the next instance's first dot waited for Q
+    and its first stage (K and V: three tile loads) to land after the release; loaded ahead, those
+    tiles' stages are the current instance's tiles ``n - S .. n - 2``, released inside its loop
+    before the Q release, and only Q is left in flight after it.  With two slots the next Q waits
+    for no release (it follows the current instance's last tile at once): nothing to gain, not
+    applied.  No deadlock: every tile the producer waits for the release of belongs to an
+    instance whose Q and tiles it has issued (``tileorch check`` proves the order, and finds the
+    deadlock of ``stages + 1`` tiles ahead).  On by default since session 26 measured it (H100,
+    one process per variant: d128 1k +2.1% non-causal, +1.6% causal, 4k within noise);
+    ``TILEORCH_ATTN_KV_AHEAD=0`` keeps the old order (read at each compile, part of the disk-cache
+    key)."""
+    return settings.value(KV_AHEAD_ENV) == "1"
 
 
 def early_q_asked() -> bool:
@@ -711,6 +735,10 @@ class ChainedKernel:
     ``tm`` is 64, the WGMMA atom's M, the Q box reads 64 rows (the rows past the tile are the
     array's next rows, zero past its end) and the rows past ``tile_rows`` are never stored
     (:data:`PADDED_ROWS`)."""
+    launch_grid: list | None = None
+    """The launch grid's extents (the persistent kernel's grid parameters) where the program's ``num_programs``
+    is read by its work items' count (:func:`~tileorch.transforms.tileas.chained_work_loop.flatten_inner_work_loop`),
+    else None."""
 
     @property
     def rows(self) -> int:
@@ -1386,6 +1414,7 @@ class _Kernel:
         # emitted by the pipelined consumer right after its loop, before the last tile's second dot
         # (every first dot, the only Q reads, retired there): the early Q release (early_q_enabled)
         self.after_loop: Callable[[], None] | None = None
+        self.kv_ahead = False  # the producer's first K/V tiles of each instance before its Q (kv_ahead_enabled)
         self.pp_per_kernel = False  # TILEORCH_ATTN_PINGPONG=kernel: the first turn / last hand-over once per kernel
 
     # -- insertion point ----------------------------------------------------------------------
@@ -1710,6 +1739,11 @@ class _Kernel:
 
                     def instance(it: SSAValue) -> SSAValue:
                         n = n_tiles_of()
+                        ahead = None
+                        if self.kv_ahead:  # the instance's first tiles before its Q (kv_ahead_enabled)
+                            most = _hint(self.e.const(self.plan.stages - 1), "kv_ahead_n")
+                            ahead = self.v(arith.MinUIOp(n, most), "kv_ahead")
+                            self.fill(ahead, coords_of)
                         slot, use = work.q_slot(it)
                         reuse = self.v(arith.CmpiOp(use, self.small(0), "ugt"), "q_reuse")
 
@@ -1721,7 +1755,7 @@ class _Kernel:
 
                         _if(self.e, reuse, wait_free)
                         self.load_q(work.q_bar(slot), work.q_offset(slot), coords_of)
-                        self.fill(n, coords_of)
+                        self.fill(n, coords_of, ahead)
                         return n
 
                     runs, total = work.loop(instance)
@@ -1748,9 +1782,9 @@ class _Kernel:
             at = dst if k == 0 else self.v(arith.AddiOp(dst, self.e.const(k * _align(ck.a0.bytes))), f"{tag}_dst")
             self.tma_loads(tag, x, ak, coords_of(x, ak, self.small(0), tag), at, bar)
 
-    def fill(self, n_tiles: SSAValue, coords_of) -> None:
-        """The producer loop over the instance's ``n_tiles`` K/V tiles (each into its ring stage
-        once the stage's previous tile is released)."""
+    def fill(self, n_tiles: SSAValue, coords_of, first: SSAValue | None = None) -> None:
+        """The producer loop over the instance's K/V tiles ``first .. n_tiles - 1`` (``first``: 0 if
+        None; each into its ring stage once the stage's previous tile is released)."""
         off = self.off
 
         def fill(le: Emitter, pj: SSAValue, _) -> list[SSAValue]:
@@ -1770,7 +1804,7 @@ class _Kernel:
                 self.stage_loads(pj, coords_of)
             return []
 
-        _for(self.e, self.small(0), n_tiles, self.small(1), [], [], fill)
+        _for(self.e, self.small(0) if first is None else first, n_tiles, self.small(1), [], [], fill)
 
     def drain(self, count: SSAValue) -> None:
         """Wait for the release of the last round of every stage after ``count`` ring tiles."""
@@ -2450,6 +2484,7 @@ class _Site:
         self.tmp = Block()
         self.e = Emitter(self.tmp, 128)
         self.low = FragmentLowering(ck.kernel.body.blocks.first, None, self.store, KernelEnv(args, [], []), self.e)
+        self.low.env.grid = ck.launch_grid
         self.low.loop_iv = ck.loop.body.blocks.first.args[0]
         self.low.exp2_fma = exp2_fma_period(ck.d, ck.dv)
         self.low.unit_coords_own = ck.rows == 1  # a one-row tile padded to 64 rows (PADDED_ROWS)
@@ -3487,8 +3522,20 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         "not a persistent kernel" if not persistent else "the consumer loop is not pipelined" if pipe is None
         else "TILEORCH_ATTN_NEXT_S releases Q itself")
     kb = _Kernel(ck, plan, name)
+    # the next instance's first K/V tiles before its Q: a persistent kernel whose ring has a stage to spare
+    kv_ahead, kv_ahead_off = False, None
+    if kv_ahead_enabled():
+        kv_ahead = persistent and plan.stages >= 2 and plan.q_slots == 1
+        # why not: said only where the environment asked for it (on by default, most kernels do not apply)
+        kv_ahead_off = None if kv_ahead or os.environ.get(KV_AHEAD_ENV) != "1" else (
+            "not a persistent kernel" if not persistent else "one K/V stage: no stage of the ring is free before "
+            "the next Q" if plan.stages < 2 else f"{plan.q_slots} Q slots: the next instance's Q is loaded right "
+            "after this instance's last tile, without waiting for a release")
+    kb.kv_ahead = kv_ahead
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
+    # the program's num_programs(a) reads the launch grid (a static loop's work items: num_programs(a) * G)
+    ck.launch_grid = list(grid) if grid is not None and work_items is not None else None
     kb.entry()
 
     # ---- thread coordinates (entry block, before everything that needs them)
@@ -3752,6 +3799,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 record["persistent"]["schedule_default"] = True
         if early_q:
             record["persistent"]["early_q"] = True
+        if kv_ahead:
+            record["persistent"]["kv_ahead"] = plan.stages - 1
         if next_s != "0":
             record["persistent"]["next_s"] = "back_to_back" if next_s == "2" else "after_last"
         if pingpong:  # only TILEORCH_ATTN_PINGPONG=kernel keeps a ping-pong kernel persistent
@@ -3766,6 +3815,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             "per-instance turns of TILEORCH_ATTN_PINGPONG=1")
     if early_q_off is not None:
         record["early_q_off"] = early_q_off
+    if kv_ahead_off is not None:
+        record["kv_ahead_off"] = kv_ahead_off
     if row_divided:
         record["row_div"] = True
     for what, asked in (("late", late_rescale_enabled()), ("skip", skip_rescale_enabled()),

@@ -65,17 +65,117 @@ def flatten_work_loop(fn: aa.FuncOp) -> bool:
         copy_location(loop, [pid, one, last, t])
         block.insert_ops_before([pid, one, last, t], loop)
         body.args[0].replace_all_uses_with(t.result)
-        for arg, init in zip(body.args[1:], loop.iter_args):  # the memory tokens: the loop's first ones
-            arg.replace_all_uses_with(init)
-        yielded = list(body.last_op.operands)
-        for op in list(body.ops):
-            if op is body.last_op:
-                continue
-            op.detach()
-            block.insert_op_before(op, loop)
-        for old, new in zip(loop.results, yielded):
-            old.replace_all_uses_with(new)
-        loop.detach()
-        loop.erase(safe_erase=False)
+        _inline_body(block, loop)
         return True
     return False
+
+
+def _inline_body(block, loop: scf.ForOp) -> None:
+    """Replace ``loop`` (its induction variable's uses already rewritten) by its body's ops, in ``block``: the
+    carried memory tokens are the loop's first ones, its results the yielded values."""
+    body = loop.body.block
+    for arg, init in zip(body.args[1:], loop.iter_args):  # the memory tokens: the loop's first ones
+        arg.replace_all_uses_with(init)
+    yielded = list(body.last_op.operands)
+    for op in list(body.ops):
+        if op is body.last_op:
+            continue
+        op.detach()
+        block.insert_op_before(op, loop)
+    for old, new in zip(loop.results, yielded):
+        old.replace_all_uses_with(new)
+    loop.detach()
+    loop.erase(safe_erase=False)
+
+
+def _static_count(loop: scf.ForOp) -> int | None:
+    """The trip count of ``for g in range(G)`` (constant bounds 0 .. G, step 1), else None."""
+    from tileorch.dialects.constants import constant_int
+
+    lb, ub, step = (constant_int(v) for v in (loop.lb, loop.ub, loop.step))
+    return ub if lb == 0 and step == 1 and ub is not None and ub > 1 else None
+
+
+def flatten_inner_work_loop(fn: aa.FuncOp) -> bool:
+    """A static loop over work items inside each program (GQA's ``for g in range(G)`` over the query heads
+    sharing one KV head, the key loop and the store inside) becomes ``G`` times as many program instances
+    along an axis ``a`` the program reads (its highest): the loop is replaced by its body with
+    ``g = t % G`` and every read of program id ``a`` by ``t // G``, for ``t = min(pid(a), total - 1)``
+    marked as :func:`flatten_work_loop` marks its work index, ``total = num_programs(a) * G`` (the chained
+    tier's persistent kernel runs ``total`` instances along ``a``).  Instance ``t`` computes what iteration
+    ``t % G`` of program ``t // G`` did; the iterations write disjoint results (each stores its own tiles:
+    no atomics, no loads of a stored array in the loop, checked).  Taken only when: the loop is at the top
+    of the kernel with constant bounds ``0 .. G`` (step 1), carries only memory tokens, holds a chain of
+    two or more dots in an inner loop and tile stores whose indices read ``g`` (each item its own tiles), the
+    kernel has no work loop of its own, and nothing reads the program count along ``a``."""
+    if any(WORK_ITEMS_ATTR in o.attributes for o in fn.walk()):
+        return False
+    block = fn.body.blocks.first
+    for loop in [o for o in block.ops if isinstance(o, scf.ForOp)]:
+        count = _static_count(loop)
+        if count is None or any(not isinstance(a.type, aa.MemTokenType) for a in loop.iter_args):
+            continue
+        inner = [o for o in loop.walk() if isinstance(o, scf.ForOp) and o is not loop]
+        if sum(o.name == "nv_tileaa.dot" for o in loop.walk()) < 2 or not inner:
+            continue
+        stores = [o for o in loop.walk() if isinstance(o, aa.TiledStoreOp)]
+        if not stores or any("atomic" in o.name or "scatter" in o.name for o in loop.walk()):
+            continue
+        stored = {id(s.view) for s in stores}
+        if any(isinstance(o, aa.TiledLoadOp) and id(o.view) in stored for o in loop.walk()):
+            continue
+        if not all(any(_reads(x, loop.body.block.args[0]) for x in st.indices) for st in stores):
+            continue  # a store at the same tile in every iteration: the items' results would race
+        pids = [o for o in fn.walk() if isinstance(o, aa.GetProgramIdOp) and not o.operands]
+        axes = sorted({o.axis.value.data for o in pids})
+        if not axes:
+            continue
+        axis = axes[-1]
+        if any(isinstance(o, aa.GetNumProgramsOp) and o.axis.value.data == axis and o.results[0].uses
+               for o in fn.walk()):
+            continue
+        _replace_by_work_items(block, loop, axis, count, [o for o in pids if o.axis.value.data == axis])
+        return True
+    return False
+
+
+def _reads(v, iv, depth: int = 64) -> bool:
+    """Whether scalar ``v`` is computed from ``iv`` (through its defining ops' operands)."""
+    if v is iv:
+        return True
+    op = v.owner
+    if depth == 0 or not isinstance(op, Operation):
+        return False
+    return any(_reads(x, iv, depth - 1) for x in op.operands)
+
+
+def _replace_by_work_items(block, loop: scf.ForOp, axis: int, count: int, pids: list[Operation]) -> None:
+    """:func:`flatten_inner_work_loop`'s rewrite of ``loop`` (``count`` trips) over axis ``axis``."""
+    first = block.first_op
+    pid = aa.GetProgramIdOp(axis)
+    programs = aa.GetNumProgramsOp.build(properties={"axis": IntegerAttr(axis, i32)}, result_types=[i32])
+    g_count = arith.ConstantOp(IntegerAttr(count, i32))
+    total = arith.MuliOp(programs.results[0], g_count.result)
+    one = arith.ConstantOp(IntegerAttr(1, i32))
+    last = arith.SubiOp(total.result, one.result)
+    t = arith.MinSIOp(pid.results[0], last.result)
+    t.attributes[WORK_ITEMS_ATTR] = IntegerAttr(axis, i32)
+    program = arith.DivUIOp(t.result, g_count.result)
+    item = arith.RemUIOp(t.result, g_count.result)
+    new = [pid, programs, g_count, total, one, last, t, program, item]
+    copy_location(loop, new)
+    block.insert_ops_before(new, first)
+    for old in pids:
+        old.results[0].replace_all_uses_with(program.result)
+        old.detach()
+        old.erase()
+    body = loop.body.block
+    iv = body.args[0]
+    if iv.type != i32:
+        cast = arith.IndexCastOp(item.result, iv.type)
+        copy_location(loop, [cast])
+        block.insert_op_before(cast, loop)
+        iv.replace_all_uses_with(cast.result)
+    else:
+        iv.replace_all_uses_with(item.result)
+    _inline_body(block, loop)

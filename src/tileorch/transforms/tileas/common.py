@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import format_error
+from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.nv_tileaa import (COMPUTE_CAPABILITY, KERNEL_SPEC, TARGET_SPEC, ComputeCapabilityAttr,
                                          KernelSpecAttr)
 
@@ -216,3 +217,28 @@ def k_loop_blocks(dk) -> list[Block]:
         if op is not None and op.body.block not in out:
             out.append(op.body.block)
     return out
+
+
+OPERAND_PATH = ("nv_tileaa.permute", "nv_tileaa.reshape", "nv_tileaa.assume", "nv_tileaa.pragma",
+                "nv_tileas.convert_layout")
+"""Ops a dot operand may pass through from its tile load (one tensor operand each)."""
+
+
+def operand_chain(v: SSAValue) -> list[SSAValue] | None:
+    """The values from a dot operand back to the result of its ``tiled_load`` (operand first),
+    through :data:`OPERAND_PATH` ops of one tensor operand; None when it does not end at a load."""
+    chain = [v]
+    while isinstance(v.owner, Operation) and not isinstance(v.owner, aa.TiledLoadOp):
+        op = v.owner
+        tensors = [x for x in op.operands if isinstance(x.type, TensorType)]
+        if op.name not in OPERAND_PATH or len(tensors) != 1 or len(op.results) != 1:
+            return None
+        v = tensors[0]
+        chain.append(v)
+    return chain if isinstance(v.owner, aa.TiledLoadOp) else None
+
+
+def dot_operand_load(v: SSAValue) -> Operation | None:
+    """The ``tiled_load`` a dot operand comes from (through permutes, reshapes and the like)."""
+    chain = operand_chain(v)
+    return chain[-1].owner if chain is not None else None

@@ -55,7 +55,8 @@ from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragm
                                                          lower_column_reductions, scratch_bytes, scratch_pointer)
 from tileorch.transforms.tileas.common import k_loop_blocks, move_before, num_ctas, source_load
 from tileorch.transforms.tileas.early_transpose import early_transpose_refusal
-from tileorch.transforms.tileas.epilogue_dot import EpilogueDot, check_epilogue_dot, find_epilogue_dot
+from tileorch.transforms.tileas.epilogue_dot import (EpilogueDot, check_epilogue_dot, check_first_dot_b,
+                                                     find_epilogue_dot, n_loop_refusal, n_loop_remark)
 from tileorch.transforms.tileas.gathered_operand import OPERAND_PATH as _OPERAND_PATH
 from tileorch.transforms.tileas.gathered_operand import (gathered_a_prologue, gathered_a_remark, gathered_operand,
                                                          gathered_operand_message, gathered_a_refusal)
@@ -204,6 +205,8 @@ class DotKernel:
     side_stores: list = dataclasses.field(default_factory=list)
     single_tile: dict | None = None
     epi_dot: EpilogueDot | None = None
+    epi_loop: bool = False
+    """The second dot loops over N tiles of C per work tile (``GemmConfig.epi_loop``: :func:`.n_loop_refusal`)."""
     """A second dot on the K loop's result (:mod:`.epilogue_dot`): :attr:`acc` is its result, the
     epilogue's root; the K loop's accumulator is ``epi_dot.acc``."""
     """``{"m": tile_m or 0, "n": tile_n or 0}``: the program computes only tile 0 along the axes with
@@ -679,7 +682,7 @@ def _computed_side(side: _OperandSide, kernel: aa.FuncOp, dot: Operation, dots: 
                                  f"evaluated by the consumer warp groups into the WGMMA's {x} tile", tile_load=load)
     if pro is None:
         raise LocatedError(top.owner, COMPUTED_OPERAND)
-    if len(dots) > 1:
+    if len(dots) > 1 and (side.letter == "B" or any(not _same_a(dot, d, None) for d in dots)):
         fail(pro.top.owner, side.several_dots)
     if pro.reductions:
         fail(pro.reductions[0], f"this {x} is computed from its tile with a reduction, which the WGMMA lowering does "
@@ -958,6 +961,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # gathered A's rows are C's: its tile coordinate is C's row tile, read below)
     a_coord = _tile_coordinate(a_load, fail) if a_gather is None else None
     b_coord = _tile_coordinate(b_load, fail)
+    if ed is not None:  # the first dot's B (a low-rank branch's: B 1) is the [K, R] block at column tile 0
+        first_b = more_b[0] if ed.lora else b_load
+        check_first_dot_b(first_b, _strip_assume(_tile_coordinate(first_b, fail)))
     for ld in more_b if ed is None else ():  # (a low-rank branch's B is read at column tile 0)
         if _strip_assume(_tile_coordinate(ld, fail)) is not _strip_assume(b_coord):
             fail(ld, "dots sharing A read their B tiles at different column tile indices (e.g. one fused gate-up "
@@ -1114,7 +1120,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     except ValueError as exc:  # the stored tile's type, not an operand's
         out_dtype = str(exc)
     if out_dtype == "i8" and truncated_from_i32(sink_tile(st)):
-        out_dtype = "s8"  # a requantised C: the i32 value's low byte (int8 or uint8 alike)
+        # a requantised C (an integer dot's i32 math) or a quantised one (a float dot's value converted to i32,
+        # clamped and truncated: cuTile's ``astype(int8)``): the i32 value's low byte (int8 or uint8 alike)
+        out_dtype = "s8"
     if a_gather is not None:  # evaluated by the consumers at their A fragment's elements (register_a_operand)
         a_prologue = gathered_a_prologue(kernel, dot, a_gather, fail)
         a_raw = _computed_a_dtype(a_prologue, fail)
@@ -1143,11 +1151,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         fail(b_load, "A and B must have the same element type")
     if out_dtype not in OUT_DTYPES:
         fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering "
-                 "(bf16/f16/f32/i32/fp8 e4m3/e5m2; i8 truncated from an integer dot's i32 math)")
+                 "(bf16/f16/f32/i32/fp8 e4m3/e5m2; i8 truncated from i32 math)")
     if out_dtype == "s32" and not integer:
         fail(st, "an i32 output is supported for integer (i8) dots only")
-    if out_dtype == "s8" and not integer:
-        fail(st, "an i8 output is supported for integer (i8) dots only (their i32 math truncated)")
     plain = is_plain_store(st, acc) and not side and not extra and len(dots) == 1 and not c_transposed
     feeding = feeding_reductions(sink_tile(st), [tm, tn_c])
     if feeding and len(dots) > 1:
@@ -1193,6 +1199,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if ed is not None:
         _check_epilogue_dot_kernel(dk, fail)
         dk.remarks.append(ed.remark)
+        why = n_loop_refusal(ed, sw)
+        dk.epi_loop = why is None
+        dk.remarks.append(n_loop_remark(ed) if why is None else
+                          f"the second dot one N tile per work tile (the first dot recomputed for each): {why}")
         dk.retile_safe = False  # the first dot's N is the program's rank: its tile is the program's
     for role, lead in views.items():
         dk.remarks.append(describe_view(kernel, role.upper(), lead))
@@ -1400,6 +1410,21 @@ def _split_k_dot_why(first, second=None) -> str:
             "the head dim into one array)")
 
 
+def _operand_value(v: SSAValue) -> SSAValue:
+    """The value a dot operand is, through the layout conversions the tier put before each dot."""
+    while isinstance(v.owner, Operation) and v.owner.name == "nv_tileas.convert_layout":
+        v = v.owner.operands[0]
+    return v
+
+
+def _same_a(first: Operation, d: Operation, a: Operation | None) -> bool:
+    """Dot ``d`` reads ``first``'s A: the same tile load ``a``, or the same value computed from it (``a =
+    (x * s).astype(f16)`` read by both dots)."""
+    if a is not None and _operand_source(d.lhs) is a:
+        return True
+    return _operand_value(d.lhs) is _operand_value(first.lhs)
+
+
 def _check_shared_a_dots(dots: list, fail, low_rank: bool = False) -> None:
     """Several dots are lowered as dots sharing A (``silu(X @ Wg) * (X @ Wu)``): each of the same
     tile shape (``low_rank``: the second, a LoRA branch's, of its own N), in the same K loop, reading the
@@ -1421,7 +1446,7 @@ def _check_shared_a_dots(dots: list, fail, low_rank: bool = False) -> None:
         if d.result.type != first.result.type and not low_rank:
             fail(d, f"dots sharing A must have one accumulator shape, got {first.result.type.get_shape()} and "
                     f"{d.result.type.get_shape()}")
-        if a is None or _operand_source(d.lhs) is not a:
+        if not _same_a(first, d, a):
             adds_to = _accumulates_into(d, dots)
             if adds_to is not None:
                 raise LocatedError(d, _split_k_dot_why(adds_to, d))
@@ -1727,6 +1752,28 @@ def _param_type(kernel: aa.FuncOp, t):
 TILE_NS = (64, 128, 192, 256)
 
 
+def _accumulator_registers(dk: DotKernel, tile_n: int) -> int:
+    """Accumulator registers per consumer thread at ``tile_n`` columns (as
+    :attr:`GemmConfig.accumulator_registers <tileorch.kernels.gemm.config.GemmConfig.accumulator_registers>`
+    counts them): ``tile_n / 2`` per dot, a LoRA branch's low-rank accumulator ``rank / 2``."""
+    dots = 1 + len(dk.more_accs)
+    return ((dots - 1) * tile_n + _low_rank(dk)) // 2 if _low_rank(dk) else dots * tile_n // 2
+
+
+def _low_rank(dk: DotKernel) -> int:
+    """A LoRA branch's rank whose product adds onto the main accumulator (``GemmConfig.lora_rank``), else 0
+    (none, or one with an accumulator of its own: two ``tile_n`` wide accumulators after the K loop)."""
+    ed = dk.epi_dot
+    return ed.rank if ed is not None and ed.lora and not ed.own_accumulator else 0
+
+
+def _low_rank_words(dk: DotKernel) -> str:
+    """`` (one of them the low-rank [tile_m, R])`` for a LoRA branch: the accumulator count's shapes."""
+    if not _low_rank(dk):
+        return ""
+    return f" (one of them the low-rank {dk.tile[0]}x{dk.epi_dot.rank})"
+
+
 def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int, list[str]]:
     """The (tile_m, tile_n, tile_k) per CTA and cluster the kernel builder runs for ``dk``, and the
     remarks saying where that differs from the program's tile.
@@ -1741,14 +1788,15 @@ def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int
     CTA per cluster).  Other M/N extents (64- or 256-row tiles on one CTA, 32-column tiles, ...)
     are retiled to 128 x the nearest supported N when the epilogue does not depend on the tile
     shape; otherwise a located error names the rule."""
-    from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS
+    from tileorch.kernels.gemm.config import accumulator_limit
 
     tm, tn, tk = dk.tile
     es = {"e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1, "tf32": 4}.get(dk.dtype, 2)
     k_depth = 128 // es
     remarks = []
     dots = 1 + len(dk.more_accs)
-    widest = max((v for v in TILE_NS if dots * v // 2 <= ACCUMULATOR_REGISTERS), default=0)  # registers' limit
+    limit = accumulator_limit(_low_rank(dk), False)
+    widest = max((v for v in TILE_NS if _accumulator_registers(dk, v) <= limit), default=0)  # registers' limit
     # the program's K tiles are observable: its own K range, or a gathered A (the gather's columns read the K index)
     if (dk.k_bounds is not None or dk.a_gather) and tk < k_depth and tk * es in (32, 64):
         k_depth = tk
@@ -1776,9 +1824,10 @@ def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int
     # 128-row CTA tile with a 64-column N underuses the tensor cores: half the B reuse per A stage)
     new_n = min(next((v for v in TILE_NS if v >= max(tn, 128)), TILE_NS[-1]), widest)
     if tn > widest and not dk.retile_safe:
-        raise LocatedError(dk.store, f"convert-nv-tileas-to-cutlass: {dots} accumulators of {tm}x{tn} need "
-                                     f"{dots * tn // 2} registers per consumer thread, more than the "
-                                     f"{ACCUMULATOR_REGISTERS} a consumer keeps for accumulators, and the epilogue "
+        raise LocatedError(dk.store, f"convert-nv-tileas-to-cutlass: {dots} accumulators of {tm}x{tn}"
+                                     f"{_low_rank_words(dk)} need {_accumulator_registers(dk, tn)} registers per "
+                                     "consumer thread, more than the "
+                                     f"{limit} a consumer keeps for accumulators, and the epilogue "
                                      "depends on the tile shape, so it cannot be narrowed: use tiles of at most "
                                      f"{widest} columns")
     if not dk.retile_safe:
@@ -1800,7 +1849,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     """The kernel builder's configuration for ``dk`` (the program's tiles, or the nearest the
     builder takes: :func:`builder_tile`, unless ``override`` names others), with as many pipeline
     stages as shared memory holds, up to the tier's depth.  ``dk.remarks`` receives the choices."""
-    from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS, K_MAJOR_ONLY, GemmConfig, GemmConfigError
+    from tileorch.kernels.gemm.config import (ACCUMULATOR_REGISTERS, K_MAJOR_ONLY, GemmConfig, GemmConfigError,
+                                              accumulator_limit)
     from tileorch.transforms.tileas.register_a_operand import register_a_chosen
 
     (tm, tn, tk), cluster, remarks = builder_tile(dk, num_ctas(dk.kernel))
@@ -1865,6 +1915,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     if dk.epi_dot is not None:  # the second dot on the accumulator: its N is C's tile (epilogue_dot)
         cfg = replace(cfg, epi_n=dk.epi_dot.n, epi_major=dk.epi_dot.e_major, epilogue="direct", cluster_m=1,
                       lora_rank=dk.epi_dot.rank if dk.epi_dot.lora else 0, lora_own_acc=dk.epi_dot.own_accumulator,
+                      epi_loop=dk.epi_loop,
                       schedule="persistent" if schedule == "streamk" else schedule)
     if dk.b_shared:
         if transpose_b:
@@ -1883,11 +1934,13 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         if not dk.retile_safe and int(override.get("tile_n", cfg.tile_n)) != cfg.tile_n:
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
                                          "shape (program ids or tile-local ranges); it cannot be retiled")
+        own_n = cfg.tile_n  # (the low-rank allowance is for the program's own tile, not a wider one asked for)
         cfg = replace(cfg, **{k: v for k, v in override.items() if k in OVERRIDABLE})
         cfg = replace(cfg, c_ld=bool(cfg.c_ld) or dk.c_view is not None)  # (c_ld=1: the launcher's C is a slice)
         if dk.c_transposed and cfg.epilogue != "direct":  # the transposed stores replace the direct store
             cfg = replace(cfg, epilogue="direct")
-        if cfg.accumulator_registers > ACCUMULATOR_REGISTERS:  # the launcher's shape heuristic asked for more
+        limit = accumulator_limit(cfg.lora_rank, cfg.lora_own_acc) if cfg.tile_n == own_n else ACCUMULATOR_REGISTERS
+        if cfg.accumulator_registers > limit:  # the launcher's shape heuristic asked for more
             narrow = max(v for v in TILE_NS if cfg.b_operands * v // 2 <= ACCUMULATOR_REGISTERS)
             cluster_ok = cfg.b_major == "k" or (narrow // cfg.cluster_m) % 64 == 0
             cfg = replace(cfg, tile_n=narrow, cluster_m=cfg.cluster_m if cluster_ok else 1)

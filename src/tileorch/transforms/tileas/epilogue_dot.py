@@ -279,6 +279,82 @@ def check_epilogue_dot(ed: EpilogueDot, sw: Operation) -> None:
                           "elementwise ops on the accumulator, scalars and row or column vectors are taken")
 
 
+COARSEN_ENV = "TILEORCH_EPILOGUE_DOT_COARSEN"
+"""``auto`` (default), ``off`` or a count: the N tiles of C a work tile of the GEMM kernel covers
+(:func:`n_loop_refusal`; the launcher's ``tileorch.launchers.gemm_host.epi_tiles_per_cta``)."""
+
+
+def _reads_axis(values: list[SSAValue], axis: int) -> Operation | None:
+    """A ``get_program_id`` of grid axis ``axis`` that computes one of ``values`` (through every operand, and the
+    operands of the ops nested in region ops on the way), or None."""
+    seen: set[int] = set()
+    todo = [v.owner for v in values]
+    while todo:
+        op = todo.pop()
+        if not isinstance(op, Operation) or id(op) in seen:
+            continue
+        seen.add(id(op))
+        if op.name == "nv_tileaa.get_program_id":
+            if op.axis.value.data == axis:
+                return op
+            continue
+        todo.extend(x.owner for x in op.operands)
+        for region in op.regions:
+            for inner in region.walk():
+                todo.extend(x.owner for x in inner.operands)
+    return None
+
+
+def n_loop_refusal(ed: EpilogueDot, sw: Operation) -> str | None:
+    """Why the GEMM kernel may not compute the first dot once per work tile and loop the second dot over several N
+    tiles of C (``GemmConfig.epi_loop``), or None when it may: the program's column tile (program id 1) must enter
+    only E's tile, the program's epilogue on the second dot's result and C's store (each evaluated per N tile of the
+    loop), not the K loops of the agent switch ``sw`` (the consumers' dots, the producer's loads, their bounds) nor
+    the second dot's A; no low-rank branch; the setting (:data:`COARSEN_ENV`) not ``off``.  (What else would differ
+    per N tile, atomics, side outputs, the program's own K range or tile coordinates, the lowering refuses beside a
+    second dot: :func:`check_epilogue_dot` and the kernel's checks.)"""
+    from tileorch import settings
+
+    if settings.value(COARSEN_ENV) == "off":
+        return f"{COARSEN_ENV}=off"
+    if ed.lora:
+        return ("a low-rank branch (LoRA): its second dot accumulates onto the main dot's accumulator, which is the "
+                "work tile's own column tile of x W")
+    loops = [op for op in sw.walk() if isinstance(op, scf.ForOp)]
+    loop_values = [x for loop in loops for op in (loop, *loop.body.walk()) for x in op.operands]
+    if _reads_axis(loop_values, 1) is not None:
+        return "a K loop reads program id 1 (the column tile): the first dot is not the same for every N tile"
+    if _reads_axis([ed.a_value], 1) is not None:
+        return "the second dot's A reads program id 1 (the column tile): it is not the same for every N tile"
+    return None
+
+
+def check_first_dot_b(load: Operation, column: SSAValue) -> None:
+    """A located refusal when the first dot's B (the ``[K, R]`` block, or a low-rank branch's) is read at a column
+    tile index ``column`` (past assumptions and integer casts) other than the constant 0: the kernel reads that block
+    whole at column 0 (its R columns are the second dot's K)."""
+    if not (isinstance(column.owner, arith.ConstantOp) and column.owner.value.value.data == 0):
+        _fail(load, "the first dot's B is read at a column tile index other than the constant 0: the kernel reads "
+                    "its whole [K, R] block at column tile 0 (R, its N, is the second dot's K; a first dot over "
+                    "several column tiles is not supported yet)")
+
+
+def n_loop_remark(ed: EpilogueDot) -> str:
+    """The remark of a kernel looping the second dot over N tiles (``GemmConfig.epi_loop``)."""
+    return (f"the first dot once per work tile, the second dot over N tiles: program id 1 (the column tile) enters "
+            f"only E's tile, the epilogue and C's store, so each work tile packs the {ed.rank}-column accumulator "
+            f"once and loops over c N tiles of {ed.n} columns (the producer streams E's tiles through a pipeline of "
+            f"two stages, not one, the consumers run the second dot's WGMMAs and store each tile); c is chosen at "
+            f"launch ({COARSEN_ENV}={_setting_text()}: auto splits each row of N tiles into max(1, SMs // M tiles) "
+            "groups)")
+
+
+def _setting_text() -> str:
+    from tileorch import settings
+
+    return settings.value(COARSEN_ENV) or "auto"
+
+
 WGMMA_16BIT = ("f16", "bf16")
 """The element types whose WGMMA B may be either major and whose register A fragment (m64k16: a pair of
 adjacent columns per register) is the f32 accumulator's layout, packed pairwise."""
@@ -358,4 +434,5 @@ def compute_epilogue_a(fn, ed: EpilogueDot, dk, args: list[SSAValue], grid: list
             op.operands[0], op.operands[1] = new
 
 
-__all__ = ["EpilogueDot", "check_epilogue_dot", "compute_epilogue_a", "find_epilogue_dot"]
+__all__ = ["COARSEN_ENV", "EpilogueDot", "check_epilogue_dot", "check_first_dot_b", "compute_epilogue_a",
+           "find_epilogue_dot", "n_loop_refusal", "n_loop_remark"]

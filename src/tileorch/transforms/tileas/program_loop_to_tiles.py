@@ -38,14 +38,17 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.constants import constant_int
-from tileorch.transforms.tileas.chained_work_loop import flatten_work_loop
+from tileorch.transforms.tileas.chained_work_loop import flatten_inner_work_loop, flatten_work_loop
+from tileorch.transforms.tileas.loopless_chain import wrap_loopless_chain
+from tileorch.transforms.tileas.common import dot_operand_load as _dot_operand_load
 from tileorch.transforms.tileas.common import grid_axis
+from tileorch.transforms.tileas.common import operand_chain as _operand_chain
 from tileorch.transforms.tileas.tile_order import coordinate_axes, grouped_coordinates, is_tile_count
 
 DIVS = ("arith.floordivsi", "arith.divsi", "arith.divui", "nv_tileaa.divi", "nv_tileaa.floordivi")
@@ -442,25 +445,6 @@ def split_linear_program_id(fn: aa.FuncOp) -> bool:
     return True
 
 
-OPERAND_PATH = ("nv_tileaa.permute", "nv_tileaa.reshape", "nv_tileaa.assume", "nv_tileaa.pragma",
-                "nv_tileas.convert_layout")
-"""Ops a dot operand may pass through from its tile load (one tensor operand each)."""
-
-
-def _operand_chain(v: SSAValue) -> list[SSAValue] | None:
-    """The values from a dot operand back to the result of its ``tiled_load`` (operand first),
-    through :data:`OPERAND_PATH` ops of one tensor operand; None when it does not end at a load."""
-    chain = [v]
-    while isinstance(v.owner, Operation) and not isinstance(v.owner, aa.TiledLoadOp):
-        op = v.owner
-        tensors = [x for x in op.operands if isinstance(x.type, TensorType)]
-        if op.name not in OPERAND_PATH or len(tensors) != 1 or len(op.results) != 1:
-            return None
-        v = tensors[0]
-        chain.append(v)
-    return chain if isinstance(v.owner, aa.TiledLoadOp) else None
-
-
 def _operand_slice(v: SSAValue, block: Block) -> list[Operation] | None:
     """The ops from a dot operand back to its ``tiled_load`` (load first), each in ``block`` and
     each result used once along the path, the load's token unused; None otherwise."""
@@ -530,12 +514,6 @@ output tile grid's, no longer the launch grid's (the GEMM host side walks the ti
 SINGLE_TILE_AXES = "tileorch.single_tile_axes"
 """On a kernel rewritten by :func:`single_tile_axes`: the grid axes (0 rows, 1 columns) along which
 the program computes only tile 0; the host side must check that the output has one tile there."""
-
-
-def _dot_operand_load(v: SSAValue) -> Operation | None:
-    """The ``tiled_load`` a dot operand comes from (through permutes, reshapes and the like)."""
-    chain = _operand_chain(v)
-    return chain[-1].owner if chain is not None else None
 
 
 def single_tile_axes(fn: aa.FuncOp) -> list[int]:
@@ -707,7 +685,9 @@ class ProgramLoopToTiles(ModulePass):
             # two chained dots (attention) launch on the program's own grid and keep its numbering
             if sum(o.name == "nv_tileaa.dot" for o in fn.walk()) != 1:
                 if sum(o.name == "nv_tileaa.dot" for o in fn.walk()) > 1:
-                    flatten_work_loop(fn)  # a work loop around a chain: the chained kernel's instances
+                    # a work loop around a chain (or a static one inside each program): the chained kernel's
+                    # instances
+                    flatten_work_loop(fn) or flatten_inner_work_loop(fn) or wrap_loopless_chain(fn)
                 continue
             renumbered = False
             for loop in [o for o in fn.body.blocks.first.ops if isinstance(o, scf.ForOp)]:

@@ -1,0 +1,150 @@
+"""A chain of two dots written without a key loop (attention over at most one key tile: ``S = q k^T``, the
+softmax, ``O = P v``, all tiles in one go) gets a key loop of one trip, so the chained tier pipelines it as
+any attention (part of ``tileas-program-loop-to-tiles``).
+
+The key tiles the program reads are the K and V tiles at a constant key-tile index ``c`` (the same in both
+loads).  The rewrite puts every op that reads those loads or the first dot (directly or not) and does not
+read the second dot, and the second dot, into ``for j in [c, c + 1)`` with ``j`` for ``c`` in the two loads'
+key index; the second dot accumulates onto the loop-carried accumulator (its ``acc`` operand before the
+loop), and every other value the program reads after the loop leaves it as a loop result (carried from a
+zero tile: the one trip replaces it).  The program computes the same: the loop runs once, with ``j = c``.
+Taken only when the kernel has exactly two dots, none in a loop, both in the kernel's top block, the
+second reading the first's result through its A, each operand load ``tiled_load`` with one tile dimension of
+the key tile's extent at a constant index (ambiguous: left alone), and the moved ops produce no memory token
+read outside them.  :func:`loopless_chain_remarks` states the rewrite at the second dot (the driver prints it
+once the tier takes the kernel).
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, IntegerType, TensorType
+from xdsl.ir import Block, Operation, SSAValue
+
+from tileorch.diagnostics import copy_location
+from tileorch.dialects import nv_tileaa as aa
+from tileorch.dialects.constants import constant_int
+from tileorch.transforms.tileas.common import dot_operand_load
+
+
+def _key_index(load: Operation, extent: int) -> tuple[int, int] | None:
+    """(operand position, constant) of ``load``'s one index at a constant whose tile dimension is ``extent``."""
+    tile = list(load.result.type.get_shape())
+    hits = [(i, constant_int(x)) for i, x in enumerate(load.indices)
+            if i < len(tile) and tile[i] == extent and constant_int(x) is not None]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _depends(op: Operation, roots: set[int], memo: dict[int, bool]) -> bool:
+    """Whether ``op`` reads (through its operands, transitively in the block) a result of an op in ``roots``."""
+    if id(op) in memo:
+        return memo[id(op)]
+    memo[id(op)] = False
+    hit = id(op) in roots or any(isinstance(x.owner, Operation) and _depends(x.owner, roots, memo)
+                                 for x in op.operands)
+    hit = hit or any(_depends(inner, roots, memo) for r in op.regions for b in r.blocks for inner in b.ops)
+    memo[id(op)] = hit
+    return hit
+
+
+REMARK = ("this chain of two dots has no key loop (all keys in one tile): the chained tier runs it as a key loop "
+          "of one trip (tileas-program-loop-to-tiles, loopless_chain.py)")
+
+
+def loopless_chain_remarks(module: Operation) -> list[str]:
+    """The located remark (at the second dot) for each kernel :func:`wrap_loopless_chain` rewrites, computed on a
+    copy of ``module``."""
+    from tileorch.diagnostics import format_error
+
+    remarks = []
+    for fn in [f for f in module.clone().walk() if isinstance(f, aa.FuncOp)]:
+        dots = [o for o in fn.walk() if isinstance(o, aa.DotOp)]
+        if wrap_loopless_chain(fn):
+            remarks.append(format_error(dots[-1], REMARK, "remark"))
+    return remarks
+
+
+def wrap_loopless_chain(fn: aa.FuncOp) -> bool:
+    """Rewrite the kernel as the module doc says; whether it did."""
+    block = fn.body.blocks.first
+    dots = [o for o in fn.walk() if isinstance(o, aa.DotOp)]
+    if len(dots) != 2 or any(d.parent_block() is not block for d in dots):
+        return False
+    if any(isinstance(o, scf.ForOp | scf.WhileOp) for o in block.ops):
+        return False
+    d1, d2 = sorted(dots, key=block.get_operation_index)
+    k_load, v_load = dot_operand_load(d1.rhs), dot_operand_load(d2.rhs)
+    if k_load is None or v_load is None or k_load is v_load:
+        return False
+    if not _depends(d2.lhs.owner, {id(d1)}, {}) if isinstance(d2.lhs.owner, Operation) else True:
+        return False
+    bn = d1.result.type.get_shape()[-1]
+    keys = [_key_index(k_load, bn), _key_index(v_load, bn)]
+    if None in keys or keys[0][1] != keys[1][1]:
+        return False
+    c = keys[0][1]
+    memo: dict[int, bool] = {}
+    after_d2: dict[int, bool] = {}
+    at = block.get_operation_index(d2)
+    moved = [o for o in block.ops if block.get_operation_index(o) < at and
+             _depends(o, {id(k_load), id(v_load), id(d1)}, memo)] + [d2]
+    if any(_depends(o, {id(d2)}, after_d2) for o in moved[:-1]):
+        return False
+    moved_ids = {id(o) for o in moved}
+    if isinstance(d2.acc.owner, Operation) and id(d2.acc.owner) in moved_ids:
+        return False  # (the accumulator's initial value must be defined before the loop)
+    escaping = []
+    for o in moved:
+        for r in o.results:
+            outside = [u for u in r.uses if id(_top(u.operation, block)) not in moved_ids]
+            if not outside:
+                continue
+            if not isinstance(r.type, TensorType) or (o is not d2 and isinstance(r.type, aa.MemTokenType)):
+                return False
+            escaping.append(r)
+    if d2.result not in escaping:
+        return False
+    escaping.remove(d2.result)
+    _build_loop(block, d2, moved, escaping, [(k_load, keys[0][0]), (v_load, keys[1][0])], c)
+    return True
+
+
+def _top(op: Operation, block: Block) -> Operation:
+    while op.parent_block() is not block:
+        op = op.parent_op()
+    return op
+
+
+def _build_loop(block: Block, d2: Operation, moved: list[Operation], escaping: list[SSAValue],
+                loads: list[tuple[Operation, int]], c: int) -> None:
+    """:func:`wrap_loopless_chain`'s loop ``for j in [c, c + 1)`` at ``d2``'s place."""
+    iv_type = loads[0][0].indices[loads[0][1]].type
+    lb = arith.ConstantOp(IntegerAttr(c, iv_type))
+    ub = arith.ConstantOp(IntegerAttr(c + 1, iv_type))
+    step = arith.ConstantOp(IntegerAttr(1, iv_type))
+    zeros = [arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+        r.type, [0 if isinstance(r.type.element_type, IntegerType) else 0.0] * math.prod(r.type.get_shape())))
+        for r in escaping]
+    head = [lb, ub, step, *zeros]
+    copy_location(d2, head)
+    block.insert_ops_before(head, d2)
+    body = Block(arg_types=[iv_type, d2.acc.type, *(r.type for r in escaping)])
+    init = d2.acc
+    outside = {id(r): [u for u in r.uses if id(_top(u.operation, block)) not in {id(o) for o in moved}]
+               for r in [d2.result, *escaping]}
+    for op in moved:
+        op.detach()
+        body.add_op(op)
+    for load, pos in loads:
+        load.operands[1 + pos] = body.args[0]  # operand 0 is the view, then the indices
+    d2.operands[2] = body.args[1]
+    body.add_op(scf.YieldOp(d2.result, *escaping))
+    loop = scf.ForOp(lb.result, ub.result, step.result, [init, *(z.result for z in zeros)], body)
+    copy_location(d2, [loop])
+    block.insert_op_after(loop, head[-1])
+    for r, res in zip([d2.result, *escaping], loop.results):
+        for use in outside[id(r)]:
+            use.operation.operands[use.index] = res
+
