@@ -478,6 +478,24 @@ def _distinct(values: np.ndarray) -> list[int]:
 
 
 _CONTROL = frozenset(("bra", "call", "ret", "exit"))
+
+_AT_ONCE_MIN = 4
+"""Global loads / stores of at least this many threads go through one numpy gather / scatter
+(:meth:`Emu._one_buffer`); fewer (an atomic's one address) one by one, which costs less there."""
+_BYTE_INDEX = np.arange(8, dtype=np.intp)
+
+_INT_TYPES = {f"{kind}{width}": width for kind in "bsu" for width in (8, 16, 32, 64)}
+"""The integer type suffixes (``.b8`` .. ``.u64``) and their widths."""
+
+_ADDRESSES: dict[str, tuple] = {}
+"""Each address operand's (register or symbol, byte offset): ``[%rd4+16]`` -> ``("%rd4", 16)``."""
+
+_PARTS: dict[str, tuple] = {}
+"""Each opcode's dot-separated parts (``("ld", "global", "v4", "b32")``), split once."""
+
+_IMMEDIATES: dict[str, int] = {}
+"""The bits of each literal operand (``0f3F800000``, ``0d...``, ``-1``, ``0xFFU``) :meth:`Emu.get`
+has read: the same in every kernel, parsed once."""
 """The instructions :meth:`Emu.step` moves threads for itself (the others: :meth:`Emu.execute`)."""
 
 
@@ -494,6 +512,11 @@ class _Decoded:
         self.functions = functions
         self.parsed = [_split(s) for s in self.insts]
         self.kinds = [_kind(op) for _, op, _ in self.parsed]
+        # per pc: a step that progresses moves exactly the threads at pc to pc + 1 and changes no
+        # thread's liveness (no branch, call, return, barrier or warp / warp-group collective):
+        # Emu.run then knows the threads' pcs without counting them again
+        self.straight = tuple(base not in _CONTROL and collective is None and not op.startswith("barrier.")
+                              for (base, collective), (_, op, _) in zip(self.kinds, self.parsed))
         self.shared = re.findall(r"^\s*\.shared\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M)
         self.globals = re.findall(
             r"^\s*\.global\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\](?:\s*=\s*\{([^}]*)\})?\s*;", ptx, re.M)
@@ -603,6 +626,7 @@ class Emu:
         self.ready_since = {}
         self.parsed = decoded.parsed  # (predicate, op, operands) per pc
         self.kinds = decoded.kinds  # (base name, collective unit) per pc
+        self.straight = decoded.straight
 
     _kind = staticmethod(_kind)
 
@@ -618,9 +642,13 @@ class Emu:
         x = x.strip()
         reg = self.regs.get(x)
         if reg is not None:  # a register written before (the common case; never a special register)
-            self._check_pending(x, T)
+            if self.pending.get(x):
+                self._check_pending(x, T)
             return reg[T]
-        if x.startswith("%") or re.match(r"^p$", x):
+        imm = _IMMEDIATES.get(x)
+        if imm is not None:  # a literal read before
+            return np.full(np.count_nonzero(T), imm, dtype=np.uint64)
+        if x.startswith("%") or x == "p":
             if x in ("%tid.x",):
                 return np.arange(self.N, dtype=np.uint64)[T]
             if self.cluster is not None and x in _CLUSTER_X:  # a CTA of a cluster along x
@@ -647,12 +675,14 @@ class Emu:
                 self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
             return self.regs[x][T]
         if x.startswith("0f"):
-            return np.full(T.sum(), int(x[2:], 16), dtype=np.uint64)
+            _IMMEDIATES[x] = int(x[2:], 16)
+            return np.full(T.sum(), _IMMEDIATES[x], dtype=np.uint64)
         if x.startswith("0d"):  # an f64 immediate: its bits
-            return np.full(T.sum(), int(x[2:], 16), dtype=np.uint64)
+            _IMMEDIATES[x] = int(x[2:], 16)
+            return np.full(T.sum(), _IMMEDIATES[x], dtype=np.uint64)
         if re.match(r"^-?\d+U?$", x) or re.match(r"^-?0x[0-9a-fA-F]+U?$", x):  # (U: LLVM's unsigned spelling)
-            v = int(x.rstrip("U"), 0)
-            return np.full(T.sum(), v & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
+            _IMMEDIATES[x] = int(x.rstrip("U"), 0) & 0xFFFFFFFFFFFFFFFF
+            return np.full(T.sum(), _IMMEDIATES[x], dtype=np.uint64)
         if x in self.pv:
             return np.full(T.sum(), self.param_addr(x), dtype=np.uint64)
         if x in ("__tileorch_dynamic_smem", "__tileorch_simt_scratch"):  # the kernel's one shared array
@@ -671,29 +701,33 @@ class Emu:
 
     def set(self, x, T, v):
         x = x.strip()
-        self._check_pending(x, T)
-        if x not in self.regs:
-            self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
-        self.regs[x][T] = np.asarray(v).astype(np.uint64) if np.asarray(v).dtype != np.uint64 else v
-        if x not in self.wtime:
-            self.wtime[x] = np.full(self.N, -1, dtype=np.int64)
-        self.wtime[x][T] = self.clock
+        if self.pending.get(x):
+            self._check_pending(x, T)
+        reg = self.regs.get(x)
+        if reg is None:
+            reg = self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
+        v = np.asarray(v)
+        reg[T] = v if v.dtype == np.uint64 else v.astype(np.uint64)
+        written = self.wtime.get(x)
+        if written is None:
+            written = self.wtime[x] = np.full(self.N, -1, dtype=np.int64)
+        written[T] = self.clock
 
     def _check_pending(self, x, T):
         wgs = self.pending.get(x)
         if wgs:
-            tids = np.nonzero(T)[0]
-            hit = {int(t) // 128 for t in tids} & wgs
+            hit = set((np.nonzero(T)[0] // 128).tolist()) & wgs
             if hit:
                 self.errors.append(f"pc {self.cur_pc}: '{self.insts[self.cur_pc]}' touches {x} of an in-flight WGMMA (wg {hit})")
 
     # ------------------------------------------------------------------ memory
     def addr(self, x, T):
-        x = x.strip()[1:-1]
-        m = re.match(r"^(.*?)\s*\+\s*(-?\d+)$", x)
-        off = 0
-        if m:
-            x, off = m.group(1), int(m.group(2))
+        split = _ADDRESSES.get(x)
+        if split is None:
+            inner = x.strip()[1:-1]
+            m = re.match(r"^(.*?)\s*\+\s*(-?\d+)$", inner)
+            split = _ADDRESSES[x] = (m.group(1), int(m.group(2))) if m else (inner, 0)
+        x, off = split
         base = self.get(x, T)
         return (base + np.uint64(off & 0xFFFFFFFFFFFFFFFF)) & np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -705,6 +739,12 @@ class Emu:
         return a
 
     def global_store(self, a, vals, nbytes):
+        """Store the low ``nbytes`` bytes of each of ``vals`` (little-endian) at the global addresses
+        ``a``, in thread order: each into the first buffer of :attr:`memory` that holds it."""
+        if not self._global_store_at_once(a, vals, nbytes):
+            self._global_store_each(a, vals, nbytes)
+
+    def _global_store_each(self, a, vals, nbytes):
         for addr, v in zip(a.tolist(), vals.tolist()):
             for base, buf, name in self.memory:
                 if base <= addr and addr + nbytes <= base + len(buf):
@@ -715,7 +755,51 @@ class Emu:
                 self.errors.append(f"ILLEGAL global store at {addr:#x}")
                 raise Fault(f"illegal global address {addr:#x}")
 
+    def _global_store_at_once(self, a, vals, nbytes) -> bool:
+        """:meth:`_global_store_each` as one numpy scatter, where that is the same: every address
+        in one buffer (the first that holds it) and no two stores touching the same byte (so the
+        thread order cannot matter).  False (nothing stored) otherwise: the caller stores one by one."""
+        where = self._one_buffer(a, nbytes, vals)
+        if where is None:
+            return False
+        buf, name, off = where
+        if len(off) > 1:
+            ordered = np.sort(off)
+            if (ordered[1:] - ordered[:-1] < nbytes).any():  # overlapping stores: thread order decides
+                return False
+        raw = np.ascontiguousarray(vals, dtype="<u8").view(np.uint8).reshape(-1, 8)[:, :nbytes]
+        buf[off[:, None] + _BYTE_INDEX[:nbytes]] = raw
+        self.traffic["store:" + name] += nbytes * len(off)
+        return True
+
+    def _one_buffer(self, a, nbytes, vals=None):
+        """(buffer, its name, the byte offsets of ``a`` in it) when each address of ``a`` (at least
+        :data:`_AT_ONCE_MIN` of them) lies, ``nbytes`` long, in the same buffer of :attr:`memory` and no
+        earlier buffer holds any of them; else None.  ``vals``: a store's values, which must be
+        uint64 (what the scatter writes)."""
+        if len(a) < _AT_ONCE_MIN or a.dtype != np.uint64 or not 0 < nbytes <= 8 or (
+                vals is not None and (vals.dtype != np.uint64 or vals.shape != a.shape)):
+            return None
+        lo, hi = int(a.min()), int(a.max())
+        for base, buf, name in self.memory:
+            if base <= lo and hi + nbytes <= base + len(buf):
+                if buf.dtype != np.uint8 or buf.ndim != 1:
+                    return None
+                return buf, name, (a - np.uint64(base)).astype(np.intp)
+            if base <= hi + nbytes and lo < base + len(buf):  # holds some of them: one by one
+                return None
+        return None
+
     def global_load(self, a, nbytes):
+        """The ``nbytes``-byte little-endian values at the global addresses ``a`` (uint64), each from
+        the first buffer of :attr:`memory` that holds it."""
+        where = self._one_buffer(a, nbytes)
+        if where is not None:
+            buf, name, off = where
+            raw = np.zeros((len(off), 8), dtype=np.uint8)
+            raw[:, :nbytes] = buf[off[:, None] + _BYTE_INDEX[:nbytes]]
+            self.traffic["load:" + name] += nbytes * len(off)
+            return raw.view("<u8").reshape(-1).astype(np.uint64)
         out = []
         for addr in a.tolist():
             for base, buf, name in self.memory:
@@ -730,7 +814,10 @@ class Emu:
 
     # ------------------------------------------------------------------ mbarrier
     def mb(self, off):
-        return self.mbar.setdefault(int(off), {"phase": 0, "count": None, "pending": None, "tx": 0})
+        b = self.mbar.get(off)
+        if b is None:
+            b = self.mbar[int(off)] = {"phase": 0, "count": None, "pending": None, "tx": 0}
+        return b
 
     def mb_arrive(self, off, n=1):
         b = self.mb(off)
@@ -749,13 +836,17 @@ class Emu:
         steps = 0
         rr = 0
         count = np.count_nonzero  # ndarray.any() / .sum() cost several times more on these small masks
+        straight = self.straight
+        pcs = None
         while True:
-            live = count(self.live)
-            if not live:
-                break
-            every = live == self.N  # every thread live: the masks below need no `self.live &`
-            pcs = _distinct(self.pc if every else self.pc[self.live])
+            if pcs is None:
+                live = count(self.live)
+                if not live:
+                    break
+                every = live == self.N  # every thread live: the masks below need no `self.live &`
+                pcs = _distinct(self.pc if every else self.pc[self.live])
             progressed = False
+            stepped = None
             order = pcs[rr % len(pcs):] + pcs[:rr % len(pcs)]
             rr += 1
             held = []
@@ -772,6 +863,7 @@ class Emu:
                     self.ready_since.pop(pc, None)
                     progressed = True
                     steps += 1
+                    stepped = pc
                     break
             if not progressed and held:
                 pc, T = held[0]
@@ -784,6 +876,11 @@ class Emu:
                 raise Fault(f"deadlock at pcs {[(p, self.insts[p]) for p in pcs]}")
             if steps > max_steps:
                 raise Fault("step limit")
+            if stepped is not None and straight[stepped]:  # its threads, all of them, one pc on
+                pcs = sorted({*pcs, stepped + 1} - {stepped}) if stepped + 1 not in pcs else [
+                    p for p in pcs if p != stepped]
+            else:
+                pcs = None  # recounted from the threads
         for bid, b in self.named.items():
             if b["count"]:
                 self.errors.append(f"CTA exits with {b['count']} threads arrived on named barrier {bid}")
@@ -941,8 +1038,9 @@ class Emu:
     # ------------------------------------------------------------------ instructions
     def execute(self, op, ops, T):
         g = lambda i: self.get(ops[i], T)  # noqa: E731
-        n = np.count_nonzero(T)
-        parts = op.split(".")
+        parts = _PARTS.get(op)
+        if parts is None:
+            parts = _PARTS[op] = tuple(op.split("."))
         base = parts[0]
         if base == "mov" or base == "cvta":
             if "shared" in op and base == "cvta":
@@ -973,7 +1071,8 @@ class Emu:
             off = int(off or 0)
             if name in self.pv and off == 0 and not isinstance(self.pv[name], (bytes, bytearray)):
                 # (a negative value as its two's-complement bits, as the parameter's bytes hold it)
-                self.set(ops[0], T, np.full(n, int(self.pv[name]) & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64))
+                self.set(ops[0], T, np.full(np.count_nonzero(T), int(self.pv[name]) & 0xFFFFFFFFFFFFFFFF,
+                                            dtype=np.uint64))
             elif name.startswith("%") or name in self.pv:  # through a parameter's address
                 nbytes = int(parts[-1][1:]) // 8
                 self.set(ops[0], T, self.global_load(self.addr(ops[1], T), nbytes))
@@ -1083,9 +1182,9 @@ class Emu:
             self.set(ops[0], T, np.asarray(r, dtype=np.float64).view(np.uint64))
             return
         if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem",
-                    "bfe") and (re.fullmatch(r"[bsu](8|16|32|64)", parts[-1]) or parts[-1] == "pred"):  # (a float type not handled
+                    "bfe") and (parts[-1] in _INT_TYPES or parts[-1] == "pred"):  # (a float type not handled
             # above is unhandled, never integer math on its bits)
-            width = int(re.search(r"(\d+)$", parts[-1]).group(1)) if re.search(r"\d+$", parts[-1]) else 1
+            width = _INT_TYPES.get(parts[-1], 1)
             signed = parts[-1].startswith("s")
             if parts[-1] == "pred":
                 a = [g(i).astype(bool) for i in range(1, len(ops))]
@@ -1112,7 +1211,7 @@ class Emu:
                 x, y = a.view(np.float64), b.view(np.float64)
             elif ty == "f16":
                 x, y = ((v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16) for v in (a, b))
-            elif not re.fullmatch(r"[bsu](8|16|32|64)", ty):
+            elif ty not in _INT_TYPES:
                 raise Fault(f"unhandled {op} {ops}")
             else:
                 w = int(ty[1:])
@@ -1296,9 +1395,9 @@ class Emu:
         c = [x & mask for x in self.get(vals[1], T).tolist()] if kind == "cas" else None
         signed = lambda x: x - (1 << width) if ty[0] == "s" and x >> (width - 1) else x  # noqa: E731
         olds = []
-        for k, addr in enumerate(a):
-            one = np.array([addr], dtype=np.uint64)
-            old = int(self.global_load(one, nbytes)[0])
+        read, write = self._atomic_access(a, nbytes)
+        for k in range(len(a)):
+            old = read(k)
             v = b[k]
             if ty in ("f16", "bf16", "f32", "f64"):
                 new = _float_add_bits(ty, old, v)
@@ -1320,10 +1419,36 @@ class Emu:
                 new = 0 if old >= v else old + 1
             else:  # dec
                 new = v if old == 0 or old > v else old - 1
-            self.global_store(one, np.array([new & mask], dtype=np.uint64), nbytes)
+            write(k, new & mask)
             olds.append(old)
         if dst is not None:
             self.set(dst, T, np.array(olds, dtype=np.uint64))
+
+    def _atomic_access(self, addrs, nbytes):
+        """``(read(k), write(k, value))``: the ``nbytes``-byte value at the k-th address of ``addrs``
+        (a list of ints) as an int, and its store, with :meth:`global_load` / :meth:`global_store`'s
+        effects (traffic counted per access, an illegal address raised at its access).  Where every
+        address lies in one buffer (:meth:`_one_buffer`), through a memoryview of its bytes (an
+        atomic is one access per thread: one numpy call per access costs more than the update)."""
+        where = self._one_buffer(np.array(addrs, dtype=np.uint64), nbytes)
+        if where is None or not (where[0].flags.c_contiguous and where[0].flags.writeable):
+            def read(k):
+                return int(self.global_load(np.array([addrs[k]], dtype=np.uint64), nbytes)[0])
+
+            def write(k, value):
+                self.global_store(np.array([addrs[k]], dtype=np.uint64), np.array([value], dtype=np.uint64), nbytes)
+            return read, write
+        buf, name, off = where
+        view, off, traffic = memoryview(buf), off.tolist(), self.traffic
+
+        def read(k):
+            traffic["load:" + name] += nbytes
+            return int.from_bytes(view[off[k]:off[k] + nbytes], "little")
+
+        def write(k, value):
+            traffic["store:" + name] += nbytes
+            view[off[k]:off[k] + nbytes] = value.to_bytes(nbytes, "little")
+        return read, write
 
     def shared_access(self, base, parts, ops, T):
         """``ld.shared`` / ``st.shared`` of 1, 2, 4 or 8 bytes (``.v2`` / ``.v4``: consecutive
@@ -1492,10 +1617,9 @@ class Emu:
         if op.startswith("mbarrier.try_wait.parity") or op.startswith("mbarrier.test_wait.parity"):
             a = self.shared_off(self.addr(ops[1], T))
             par = self.get(ops[2], T)
-            r = []
-            for off, p in zip(a.tolist(), par.tolist()):
-                b = self.mb(off)
-                r.append(int(b["phase"] != (p & 1)))
+            offs = a.tolist()
+            phase = {off: self.mb(off)["phase"] for off in dict.fromkeys(offs)}  # (each barrier once)
+            r = [int(phase[off] != (p & 1)) for off, p in zip(offs, par.tolist())]
             self.set(ops[0], T, np.array(r, dtype=np.uint64))
             return
         raise Fault(op)
@@ -1675,8 +1799,10 @@ class Emu:
                     for ent in grp:
                         vals = ent["compute"]()
                         for name, v in zip(ent["dregs"], vals):
-                            self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))
-                            self.regs[name][ent["ts"]] = v
+                            reg = self.regs.get(name)
+                            if reg is None:
+                                reg = self.regs[name] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
+                            reg[ent["ts"]] = v
             return
         m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|s32)\.(\w+)\.(\w+)$", op)
         if not m or m.group(4) != m.group(5) or m.group(4) not in _WGMMA_BYTES or \
@@ -1697,7 +1823,9 @@ class Emu:
             assert len(ts) == 128, len(ts)
             # registers other instructions wrote since the warp group's last wgmma.fence
             fence = self.fence_t.get(wg, -1)
-            late = [nm for nm in dregs + aregs if nm in self.wtime and (self.wtime[nm][ts] > fence).any()]
+            written = [nm for nm in dregs + aregs if nm in self.wtime]
+            after = (np.stack([self.wtime[nm] for nm in written])[:, ts] > fence).any(axis=1) if written else []
+            late = [nm for nm, hit in zip(written, after) if hit]
             if late:
                 self.fence_errors.append(f"pc {self.cur_pc}: WGMMA registers written after the last wgmma.fence: "
                                          + " ".join(late))
@@ -1731,6 +1859,13 @@ class Emu:
             for name in dregs + aregs:
                 self.pending.setdefault(name, set()).add(wg)
 
+    def _reg_or_nan(self, name):
+        """The register ``name``'s per-thread bits, made (f32 NaN bits) if no instruction wrote it."""
+        reg = self.regs.get(name)
+        if reg is None:
+            reg = self.regs[name] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
+        return reg
+
     def _deferred(self, n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty="f16"):
         """``D = A B (+ D)`` evaluated when the WGMMA retires: shared memory, the A fragment and D
         (the chain's previous result, already retired) as they are then; A and B of ``ty`` (f16, bf16)."""
@@ -1747,8 +1882,7 @@ class Emu:
             exact = ty in ("s8", "u8")  # s32 accumulators: the exact sum, wrapped to 32 bits
             D = np.zeros((64, n), dtype=np.int64 if exact else np.float32)
             if sd:
-                cur = np.stack([self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))[TT]
-                                for name in dregs])
+                cur = np.stack([self._reg_or_nan(name) for name in dregs])[:, TT]
                 D[rows, cols] = (cur & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32) if exact else f32(cur)
             if aregs:
                 A = np.zeros((64, 16), dtype=np.float32)
