@@ -55,7 +55,9 @@ class Setting:
         t = text.strip()
         if self.accepts is ANY:
             return t
-        if isinstance(self.accepts, range):
+        if not t.isascii():  # (no accepted value has other characters; str.isdigit() takes '²', int() does not)
+            pass
+        elif isinstance(self.accepts, range):
             if t.isdigit() and int(t) in self.accepts:
                 return t
         elif isinstance(self.accepts, frozenset):

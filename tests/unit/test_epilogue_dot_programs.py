@@ -21,6 +21,9 @@ from tileorch.testing import epilogue_dot_programs as P  # noqa: E402
 RNG = np.random.default_rng(2024)
 EMULATE = "cluster_m=1,epilogue=direct"
 """The emulator's subset of the kernel (direct stores; the second dot already runs 1-CTA clusters)."""
+NAN_RESULTS = False
+"""Set by a test whose outputs may be NaN (:func:`_emulate` then leaves them; its sentinel prefill shows unwritten
+ones)."""
 
 
 def _spec(*items):
@@ -63,7 +66,7 @@ def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ..
                       more_b=[arrays[i] for i in more_b], epi=arrays[e], epi_c=epi_c)
     assert not errors, errors[:4]
     y = arrays[out].astype(np.float64)
-    assert not np.isnan(y).any(), "unwritten outputs"
+    assert NAN_RESULTS or not np.isnan(y).any(), "unwritten outputs"
     return y
 
 

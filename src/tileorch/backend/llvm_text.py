@@ -9,7 +9,8 @@ arithmetic without flags, comparisons, casts, ``select``, branches and their blo
 ``getelementptr``, ``extractvalue`` / ``insertvalue``, ``insertelement`` / ``extractelement``,
 intrinsic calls and direct ``llvm.call``, ``llvm.inline_asm``, ``fneg``, ``atomicrmw`` /
 ``cmpxchg`` / ``fence``, constants, ``poison`` / ``undef`` / ``zero`` and ``llvm.mlir.addressof``
-(every op of the SIMT kernels and of the GEMM tier's kernels but ``shufflevector``).  On any other op, any flag it does not write, a block with a name, or
+(every op of the SIMT kernels and of the GEMM tier's kernels but ``shufflevector`` and the float -> integer
+conversions, which :func:`llvm_translate._saturating_cast` writes as intrinsic calls).  On any other op, any flag it does not write, a block with a name, or
 anything unexpected it returns None having changed nothing but the intrinsic declarations it
 added (which the llvmlite translation adds in the same order), and the caller translates the
 function with llvmlite; ``FALLBACKS`` counts those functions.
@@ -285,6 +286,8 @@ class _Writer:
                 raise _NotCovered("fcmp flags")
             pred = llvm.FCmpPredicateFlag.from_int(op.predicate.value.data).value
             return self._compare(op, "fcmp", pred)
+        if cls is llvm_ext.FPToSIOp or cls is llvm_ext.FPToUIOp:  # (never LLVM's poison fptosi: llvm_translate's
+            raise _NotCovered("a float -> integer conversion")   # _saturating_cast writes it)
         name = _CASTS.get(cls) or EXT_CASTS.get(cls)
         if name is not None:
             if cls in _CASTS and _cast_flags(op):

@@ -7,7 +7,8 @@ for GPU code:
 * globals get opaque pointer types (xDSL gives typed ones, which break a store of
   another type through ``llvm.mlir.addressof``) and their ``alignment``;
 * loads/stores keep ``volatile``, atomic ordering and ``syncscope``; our
-  ``llvm.atomicrmw``/``cmpxchg``/``fence``/``addrspacecast``/``fptosi``/``fptoui``/
+  ``llvm.atomicrmw``/``cmpxchg``/``fence``/``addrspacecast``/``fptosi``/``fptoui`` (as PTX's ``cvt.rzi``:
+  never LLVM's poison)/
   ``uitofp``/``mlir.poison``/``extractelement`` and xDSL's ``insertelement`` are translated;
 * a function marked ``nvvm.kernel`` gets the ``ptx_kernel`` calling convention (a PTX
   ``.entry``), and its ``nvvm.maxntid``/``reqntid``/``minctasm``/``maxnreg``/
@@ -150,8 +151,12 @@ def _gep(op: llvm.GEPOp, builder, vals: ValMap) -> None:
     )
 
 
-_CASTS = EXT_CASTS
-"""Our cast ops -> the llvmlite builder method (and opname) that writes them."""
+_SATURATING = {llvm_ext.FPToSIOp: "fptosi", llvm_ext.FPToUIOp: "fptoui"}
+"""Float -> integer conversions, emitted as intrinsics with defined out-of-range results (:func:`_saturating_cast`;
+:mod:`llvm_text` leaves a function holding one to this module)."""
+
+_CASTS = {cls: name for cls, name in EXT_CASTS.items() if cls not in _SATURATING}
+"""Our other cast ops -> the llvmlite builder method (and opname) that writes them."""
 
 
 def convert_op(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
@@ -166,6 +171,56 @@ def convert_op(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[
 
 def _cast(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
     vals[op.result] = getattr(builder, _CASTS[type(op)])(vals[op.arg], convert_type(op.result.type))
+
+
+def _mangled(t: ir.Type) -> str:
+    """``t``'s suffix in an overloaded intrinsic's name (``i32``, ``f32``, ``v2f32``)."""
+    if isinstance(t, ir.VectorType):
+        return f"v{t.count}{_mangled(t.element)}"
+    if isinstance(t, ir.IntType):
+        return f"i{t.width}"
+    return {ir.HalfType: "f16", ir.FloatType: "f32", ir.DoubleType: "f64"}.get(type(t), str(t))
+
+
+_NVVM_FTOI = {("f32", 32, True): "f2i", ("f32", 32, False): "f2ui", ("f32", 64, True): "f2ll",
+              ("f32", 64, False): "f2ull", ("f64", 32, True): "d2i", ("f64", 32, False): "d2ui",
+              ("f64", 64, True): "d2ll", ("f64", 64, False): "d2ull"}
+"""NVVM's round-toward-zero conversion intrinsics (``llvm.nvvm.<name>.rz``: PTX ``cvt.rzi``) by (source float, integer
+width, signed)."""
+
+
+_CONSTRAINT = {"i16": "h", "i32": "r", "i64": "l", "f16": "h", "f32": "f", "f64": "d"}
+"""Inline-asm register constraints of the conversions' operand types."""
+
+
+def _saturating_cast(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
+    """``llvm.fptosi`` / ``llvm.fptoui`` with the meaning PTX's ``cvt.rzi`` gives them (toward zero, saturating at the
+    integer type's bounds, NaN 0 at 16 and 32 bits), never LLVM's poison: a plain ``fptosi`` of a value outside the
+    integer range is poison, so LLVM folded a constant out-of-range conversion to poison and dropped the store of
+    it (``ct.full((1,), inf, f32).astype(int64)`` stored nothing, review 26), and may use the poison to fold what
+    reads it.  The same PTX as ``fptosi`` gave: a scalar f32 / f64 to a 32- or 64-bit integer is NVVM's ``cvt.rzi``
+    intrinsic (folded by LLVM as the hardware computes it), a 16-bit result or an f16 source the ``cvt.rzi``
+    instruction itself (inline asm); anything else (vectors, 8-bit results: ``_ftoi`` converts those through i32)
+    LLVM's saturating ``llvm.fpto{s,u}i.sat``."""
+    arg = vals[op.arg]
+    to = convert_type(op.result.type)
+    signed = type(op) is llvm_ext.FPToSIOp
+    src, dst = _mangled(arg.type), _mangled(to)
+    nvvm = _NVVM_FTOI.get((src, getattr(to, "width", 0), signed))
+    if nvvm is not None:
+        fn = _declared(builder, f"llvm.nvvm.{nvvm}.rz", to, arg.type)
+    elif src in ("f16", "f32", "f64") and dst in ("i16", "i32", "i64"):
+        asm = f"cvt.rzi.{'s' if signed else 'u'}{dst[1:]}.{src} $0, $1;"
+        fn = ir.InlineAsm(ir.FunctionType(to, [arg.type]), asm, f"={_CONSTRAINT[dst]},{_CONSTRAINT[src]}")
+    else:
+        fn = _declared(builder, f"llvm.{_SATURATING[type(op)]}.sat.{dst}.{src}", to, arg.type)
+    vals[op.result] = builder.call(fn, [arg])
+
+
+def _declared(builder: ir.IRBuilder, name: str, ret: ir.Type, arg: ir.Type) -> ir.Function:
+    """The module's declaration of the intrinsic ``name`` (``ret (arg)``), added on first use."""
+    fn = builder.module.globals.get(name)
+    return fn if fn is not None else ir.Function(builder.module, ir.FunctionType(ret, [arg]), name)
 
 
 def _extract_element(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
@@ -201,6 +256,8 @@ def _translator(cls: type):
         return _without_blocks(_gep)
     if cls in _CASTS:
         return _cast
+    if cls in _SATURATING:
+        return _saturating_cast
     if issubclass(cls, llvm_ext.ExtractElementOp):
         return _extract_element
     if issubclass(cls, llvm.InsertElementOp):

@@ -1070,7 +1070,9 @@ class Emu:
             name, _, off = ops[1][1:-1].replace(" ", "").partition("+")
             off = int(off or 0)
             if name in self.pv and off == 0 and not isinstance(self.pv[name], (bytes, bytearray)):
-                self.set(ops[0], T, np.full(np.count_nonzero(T), self.pv[name], dtype=np.uint64))
+                # (a negative value as its two's-complement bits, as the parameter's bytes hold it)
+                self.set(ops[0], T, np.full(np.count_nonzero(T), int(self.pv[name]) & 0xFFFFFFFFFFFFFFFF,
+                                            dtype=np.uint64))
             elif name.startswith("%") or name in self.pv:  # through a parameter's address
                 nbytes = int(parts[-1][1:]) // 8
                 self.set(ops[0], T, self.global_load(self.addr(ops[1], T), nbytes))
@@ -1532,9 +1534,10 @@ class Emu:
         if dst == "bf16" and src == "f32":  # nearest even (cvt.rn), NaN -> the canonical 0x7FFF
             self.set(ops[0], T, _bf16_bits(f32(v)))
             return
-        if src in ("f32", "f64") and dst in ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64") and \
+        if src in ("f16", "f32", "f64") and dst in ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64") and \
                 parts[1] in ("rzi", "rni", "rmi", "rpi"):  # float -> integer: rounded, clamped, NaN -> 0 (64-bit: below)
-            x = f32(v).astype(np.float64) if src == "f32" else v.view(np.float64)
+            x = (f32(v).astype(np.float64) if src == "f32" else v.view(np.float64) if src == "f64" else
+                 (v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float64))
             w = int(dst[1:])
             lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if dst[0] == "s" else (0, (1 << w) - 1)
             rnd = {"rzi": np.trunc, "rni": np.rint, "rmi": np.floor, "rpi": np.ceil}[parts[1]]
