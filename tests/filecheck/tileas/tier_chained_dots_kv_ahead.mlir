@@ -14,7 +14,7 @@
 // CHECK-SAME: stages = 3 : i64
 // CHECK:      nvvm.setmaxregister decrease 24
 // CHECK:      scf.for %pg_w = %pg_first to %pg_total step %pg_step iter_args(%pg_it = %pg_c0, %ring = %pg_c0)
-// CHECK:        %n_tiles = arith.select
+// CHECK:        %n_tiles = arith.maxsi
 // CHECK:        %kv_ahead = arith.minui %n_tiles, %kv_ahead_n
 // CHECK-NEXT:   scf.for %pj = %c0 to %kv_ahead step %c1
 // CHECK-NEXT:     %pjr = arith.addi %pj, %ring

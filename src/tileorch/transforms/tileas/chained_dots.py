@@ -3561,7 +3561,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         """The program instance's loop trip count and carried values' initial registers (at the
         insertion point, for the program ids in ``coord``, by default ``tile_coord``)."""
         s = _Site(ck, args, coords, tile_coord if coord is None else coord)
-        n = s.low._i32(s.low.scalar(ck.loop.ub))
+        # the key loop runs max(ub, 0) times (scf.for: an upper bound below the lower bound 0 runs none);
+        # the ring's counting (fill, drain, the tiles loaded ahead of Q) takes n as a count, so clamp it
+        n = s.e.v(arith.MaxSIOp(s.low._i32(s.low.scalar(ck.loop.ub)), s.e.const(0)))
         if guards:  # an instance outside the program's branch around the chain: no tiles, no store (guard_ok)
             ok = None
             for br, then_side in guards:
