@@ -55,20 +55,23 @@ class Setting:
         t = text.strip()
         if self.accepts is ANY:
             return t
-        if not t.isascii():  # (no accepted value has other characters; str.isdigit() takes '²', int() does not)
-            pass
-        elif isinstance(self.accepts, range):
-            if t.isdigit() and int(t) in self.accepts:
-                return t
-        elif isinstance(self.accepts, frozenset):
+        # no accepted value has non-ASCII characters (str.isdigit() takes '²', int() does not)
+        accepted = self._accepted(t) if t.isascii() else None
+        if accepted is None:
+            raise SettingError(f"{self.name}={text!r}: expected {self.describe_accepted()} ({self.doc})")
+        return accepted
+
+    def _accepted(self, t: str) -> str | None:
+        """The normalised form of ASCII ``t`` when it is accepted, else None."""
+        if isinstance(self.accepts, frozenset):
             words = [w.strip().lower() for w in t.split(",") if w.strip()]
-            if all(w in self.accepts for w in words):
-                return ",".join(words)
-        elif t.lower() in self.accepts:
+            return ",".join(words) if all(w in self.accepts for w in words) else None
+        options = (self.accepts,) if isinstance(self.accepts, range) else self.accepts
+        if t.lower() in [o for o in options if isinstance(o, str)]:
             return t.lower()
-        elif t.isdigit() and any(isinstance(a, range) and int(t) in a for a in self.accepts):
+        if t.isdigit() and any(isinstance(o, range) and int(t) in o for o in options):
             return t
-        raise SettingError(f"{self.name}={text!r}: expected {self.describe_accepted()} ({self.doc})")
+        return None
 
 
 class SettingError(ValueError):
@@ -176,6 +179,13 @@ def value(name: str) -> str | None:
     setting = SETTINGS[name]
     text = os.environ.get(name, "")
     return setting.check(text) if text.strip() else setting.default
+
+
+def asked(name: str) -> str | None:
+    """Setting ``name``'s validated text when the environment sets it, None when it is unset or empty
+    (for a remark that explains a choice only where the user asked for it)."""
+    text = os.environ.get(name, "")
+    return SETTINGS[name].check(text) if text.strip() else None
 
 
 def integer(name: str) -> int | None:

@@ -66,8 +66,6 @@ parameters.
 
 from __future__ import annotations
 
-import os
-
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -3527,7 +3525,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     if kv_ahead_enabled():
         kv_ahead = persistent and plan.stages >= 2 and plan.q_slots == 1
         # why not: said only where the environment asked for it (on by default, most kernels do not apply)
-        kv_ahead_off = None if kv_ahead or os.environ.get(KV_AHEAD_ENV) != "1" else (
+        kv_ahead_off = None if kv_ahead or settings.asked(KV_AHEAD_ENV) != "1" else (
             "not a persistent kernel" if not persistent else "one K/V stage: no stage of the ring is free before "
             "the next Q" if plan.stages < 2 else f"{plan.q_slots} Q slots: the next instance's Q is loaded right "
             "after this instance's last tile, without waiting for a release")
