@@ -15,8 +15,6 @@ ct = pytest.importorskip("cuda.tile")
 
 import test_epilogue_dot_programs as edp  # noqa: E402
 
-if "epi_c" not in __import__("inspect").signature(edp._emulate).parameters:  # (this branch before s26-mlp's merge)
-    pytest.skip("needs the epilogue dot's N loop (session 26's s26-mlp)", allow_module_level=True)
 
 RNG = np.random.default_rng(2633)
 C = ct.Constant
