@@ -15,6 +15,10 @@ default is ``full`` and whose ``approx`` asks for the fast hardware approximatio
 forms for every such op, as ``--use_fast_math`` does for CUDA C++: a program-wide speed switch.  An
 op that carries ``rounding = "approx"`` (the program's ``rounding_mode=APPROX``) takes it always.
 :func:`math_remarks` names the choice for each kind of op a module holds.
+
+An ``exp`` that carries :data:`SUM_TERM` takes the ``approx`` form too: a term of a running sum of
+exponentials whose argument is at most 0 (or NaN), marked by ``tileaa-hoist-online-softmax`` under
+``TILEORCH_ONLINE_SOFTMAX_EXP=ex2`` (that pass's docstring bounds the sum's error; its remark names it).
 """
 
 from __future__ import annotations
@@ -33,11 +37,17 @@ def approx_math() -> bool:
     return settings.value(MATH_ENV) == "approx"
 
 
+SUM_TERM = "tileorch.sum_term_exp"
+"""A discardable attribute on an ``nv_tileaa.exp`` (module docstring); no other pass sets or reads it."""
+
+
 def takes_approx(op: Operation) -> bool:
     """Whether ``op`` (an op of :data:`APPROX_KINDS`) is computed by its approximate form: the
-    program asked for it (``rounding = "approx"``) or :func:`approx_math`."""
+    program asked for it (``rounding = "approx"``), :func:`approx_math`, or the op is a sum's term
+    (:data:`SUM_TERM`)."""
     rounding = getattr(op, "rounding", None)
-    return approx_math() or (rounding is not None and rounding.data.startswith("approx"))
+    asked = rounding is not None and rounding.data.startswith("approx")
+    return approx_math() or asked or SUM_TERM in op.attributes
 
 
 FORMS = {

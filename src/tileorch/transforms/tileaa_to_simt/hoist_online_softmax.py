@@ -43,6 +43,17 @@ exponential per element as before::
 
 and after the loop ``m = maxf(m1, max(M))``, ``s = s1 * exp(m1 - m) + sum(S * exp(M - m))``.
 
+**Exponentials** (``TILEORCH_ONLINE_SOFTMAX_EXP``; per-thread form): ``full`` (the default) computes
+the peeled iteration's and the loop's ``exp`` as the program asks (its rounding: the spec's full
+precision by default, ``Emitter.exp_full``, nine instructions each); ``ex2`` marks them
+(``math_mode.SUM_TERM``) to be computed as ``ex2.approx.ftz(d * log2 e)`` (two).  Each such argument
+``d`` is at most 0 (``x`` minus a max that includes it; ``-inf`` padding gives 0, NaN stays NaN) and
+each value only enters the running sum, so the sum's relative error grows by at most ``2^-22 +
+2^-24 E[|d|]`` (the MUFU's error and the product's rounding, weighted by the terms: ``E[|d|]`` is
+the softmax-weighted distance below the max, at most ``ln n`` + a few for ``n`` elements);
+results that would be subnormal (``d < -87.3``) are flushed, below a sum of at least one term
+``e^0`` by more than 2^-126.  The combine after the loop keeps the program's ``exp``.
+
 In both, ``s`` is the loop's sum in exact arithmetic, reassociated (as any reduction order).  The
 rewritten loop runs when the loop has at least ``TILEORCH_ONLINE_SOFTMAX=N`` iterations (a uniform
 branch on ``lb + (N - 1) * step < ub``; a shorter one runs as written, in the other branch; at
@@ -78,6 +89,7 @@ from tileorch.dialects.nv_tileaa.attrs import MemTokenType
 from tileorch.dialects.nv_tileaa.ops import (AddFOp, ExpOp, ExtractOp, FmaOp, MaxFOp, MinFOp, MulFOp, NegFOp, SplatOp,
                                              SubFOp)
 from tileorch.dialects.nv_tileaa.tile_ops import CmpFOp, SelectOp
+from tileorch.transforms.math_mode import SUM_TERM
 from tileorch.transforms.tileaa_to_simt.hoist_reductions import combiner
 from tileorch.transforms.tileaa_to_simt.prefetch import WRITES
 from tileorch.transforms.tileaa_to_simt.thread_partials import THREAD_COMBINE, THREAD_PARTIAL
@@ -108,6 +120,20 @@ def form_name() -> str:
     return settings.value("TILEORCH_ONLINE_SOFTMAX_FORM")
 
 
+def exp_form() -> str:
+    """``TILEORCH_ONLINE_SOFTMAX_EXP``: ``full`` (the default: the per-thread form's exponentials as the
+    program's ``exp``) or ``ex2`` (``ex2.approx.ftz`` of ``d * log2 e``: module docstring)."""
+    return settings.value("TILEORCH_ONLINE_SOFTMAX_EXP")
+
+
+def _as_sum_terms(exps: list[Operation]) -> None:
+    """Mark ``exps`` (each ``exp(d)``, ``d <= 0``, entering only the running sum) as sum terms
+    (``math_mode.SUM_TERM``) under ``TILEORCH_ONLINE_SOFTMAX_EXP=ex2``."""
+    if exp_form() == "ex2":
+        for op in exps:
+            op.attributes[SUM_TERM] = UnitAttr()
+
+
 def remark(count: int) -> str:
     """The driver's remark for ``count`` loops rewritten under the current settings."""
     trips, name = min_trips(), form_name()
@@ -116,7 +142,13 @@ def remark(count: int) -> str:
            if name == "thread" else "keep a running max and sum per element and reduce them once after the loop")
     when = ("when they run at least one iteration" if trips == 1 else
             f"when they run {trips} iterations or more (else as written)")
-    return (f"remark: {count} online max / sum-of-exp loop(s) {how}, the first iteration peeled, {when} "
+    exps = ""
+    if name == "thread":
+        exps = (", their exponentials ex2.approx.ftz of (x - max)*log2(e) (TILEORCH_ONLINE_SOFTMAX_EXP=ex2; full: "
+                "the program's exp)" if exp_form() == "ex2" else
+                ", their exponentials the program's exp (TILEORCH_ONLINE_SOFTMAX_EXP=ex2: ex2.approx.ftz of "
+                "(x - max)*log2(e))")
+    return (f"remark: {count} online max / sum-of-exp loop(s) {how}, the first iteration peeled, {when}{exps} "
             f"(tileaa-hoist-online-softmax; TILEORCH_ONLINE_SOFTMAX=N: from N iterations, 0: as written; "
             f"TILEORCH_ONLINE_SOFTMAX_FORM={'element' if name == 'thread' else 'thread'}: the other form)")
 
@@ -130,6 +162,7 @@ class _Form:
     sum_chain: list[Operation]  # exp(x - b) -> sum(...)
     bcast_chain: list[Operation]  # m_new -> b (x's shape)
     exp: Operation  # exp(x - b): its rounding is the new exponentials'
+    rescale: Operation  # exp(m - m_new)
     dead: list[Operation]  # the form's ops in the body, removed after the rewrite
 
 
@@ -267,7 +300,7 @@ def _match_pair(body, yielded, mi: int, si: int) -> _Form | None:
         return None
     dead = [*scaled_ops, c_exp, c_sub, *reversed(sum_chain), e_exp, e_sub, *reversed(bcast_chain), mx_op,
             *reversed(max_chain)]
-    return _Form(mi, si, x, max_chain, sum_chain, bcast_chain, e_exp, dead)
+    return _Form(mi, si, x, max_chain, sum_chain, bcast_chain, e_exp, c_exp, dead)
 
 
 def _clone_chain(chain: list[Operation], start: SSAValue, at: InsertPoint) -> SSAValue:
@@ -285,9 +318,9 @@ def _splat_const(t: TensorType, value: float) -> arith.ConstantOp:
     return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value] * _numel(t)))
 
 
-def _peel(loop: scf.ForOp) -> list[SSAValue]:
+def _peel(loop: scf.ForOp, exps: tuple[Operation, ...] = ()) -> list[SSAValue]:
     """The loop's first iteration, as written (``iv = lb``, iter args = inits), inserted before the
-    loop: the values it yields."""
+    loop: the values it yields.  The copies of ``exps`` are marked as sum terms (:func:`_as_sum_terms`)."""
     body = loop.body.blocks[0]
     before = InsertPoint.before(loop)
     mapping: dict[SSAValue, SSAValue] = {body.args[0]: loop.lb}
@@ -295,7 +328,10 @@ def _peel(loop: scf.ForOp) -> list[SSAValue]:
     for op in body.ops:
         if op is body.last_op:
             break
-        Rewriter.insert_op(op.clone(value_mapper=mapping), before)
+        copy = op.clone(value_mapper=mapping)
+        if op in exps:
+            _as_sum_terms([copy])
+        Rewriter.insert_op(copy, before)
     return [mapping.get(v, v) for v in body.last_op.operands]
 
 
@@ -418,7 +454,7 @@ def _rewrite_thread(loop: scf.ForOp, form: _Form) -> None:
     thread: ``THREAD_COMBINE``)."""
     body = loop.body.blocks[0]
     before = InsertPoint.before(loop)
-    peeled = _peel(loop)
+    peeled = _peel(loop, (form.exp, form.rescale))
     m1 = peeled[form.m_index]
     m_type = m1.type
     rounding = form.exp.rounding.data if form.exp.rounding is not None else None
@@ -442,6 +478,7 @@ def _rewrite_thread(loop: scf.ForOp, form: _Form) -> None:
     ex = ExpOp(d.result, rounding=rounding)
     for op in (d, ex):
         Rewriter.insert_op(op, at)
+    _as_sum_terms([scale, ex])
     own_sum = _scalar(_clone_tagged(form.sum_chain, ex.result, at, THREAD_PARTIAL, False), at)
     st_next = FmaOp(st, scale.result, own_sum)
     Rewriter.insert_op(st_next, at)
