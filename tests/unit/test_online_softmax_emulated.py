@@ -13,7 +13,10 @@ elements, misaligned rows), NaN-prefilled outputs:
 
 Each test runs both forms of the rewrite (``TILEORCH_ONLINE_SOFTMAX_FORM``): ``thread`` (a running
 max and sum per thread, the chains' reductions folding each thread's own elements, combined across
-threads after the loop) and ``element`` (per element position).  The rewrite's remark is checked on
+threads after the loop) and ``element`` (per element position), and the per-thread form with its
+sum's exponentials as ``ex2.approx.ftz`` of ``d * log2 e`` (``TILEORCH_ONLINE_SOFTMAX_EXP=ex2``: the
+emulator's ``ex2`` is exact, so this checks the form and its special values, not the MUFU's error,
+which the GPU tests measure).  The rewrite's remark is checked on
 each compile (it took the loop).  Needs cuda-tile and ml_dtypes, no GPU, no ptxas."""
 
 from __future__ import annotations
@@ -32,9 +35,11 @@ from tileorch.testing.user_programs import UserProgram  # noqa: E402
 INF = np.float32(np.inf)
 
 
-@pytest.fixture(autouse=True, params=["thread", "element"])
+@pytest.fixture(autouse=True, params=["thread", "element", "thread-ex2"])
 def _form(request, monkeypatch):
-    monkeypatch.setenv("TILEORCH_ONLINE_SOFTMAX_FORM", request.param)
+    form, _, exps = request.param.partition("-")
+    monkeypatch.setenv("TILEORCH_ONLINE_SOFTMAX_FORM", form)
+    monkeypatch.setenv("TILEORCH_ONLINE_SOFTMAX_EXP", exps or "full")
     return request.param
 
 
@@ -77,6 +82,7 @@ def _run(name, kernel, spec, grid, inputs, monkeypatch, online: bool):
         import os
 
         assert ("running max and sum per thread" in took[0]) == (os.environ["TILEORCH_ONLINE_SOFTMAX_FORM"] == "thread")
+        assert ("exponentials ex2.approx.ftz" in took[0]) == (os.environ["TILEORCH_ONLINE_SOFTMAX_EXP"] == "ex2")
     return out
 
 

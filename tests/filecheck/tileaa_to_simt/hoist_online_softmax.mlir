@@ -2,6 +2,7 @@
 // RUN: env TILEORCH_ONLINE_SOFTMAX=1 tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=THREAD
 // RUN: env TILEORCH_ONLINE_SOFTMAX=8 TILEORCH_ONLINE_SOFTMAX_FORM=thread tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=THREAD8
 // RUN: env TILEORCH_ONLINE_SOFTMAX=0 tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=OFF
+// RUN: env TILEORCH_ONLINE_SOFTMAX=1 TILEORCH_ONLINE_SOFTMAX_EXP=ex2 tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=EX2
 
 // cuTile's scalar form (`m_new = max(m, ct.max(x))`, `s = s * exp(m - m_new) + ct.sum(exp(x - m_new))`):
 // the first iteration is peeled as written (both reductions, at iv = lb), the loop runs from
@@ -118,6 +119,23 @@
 // THREAD-NEXT: nv_tileaa.log %[[SO]]
 // THREAD-NEXT: nv_tileaa.addf %[[MO]]
 // At a minimum of 8 iterations the other branch is the loop as written.
+// TILEORCH_ONLINE_SOFTMAX_EXP=ex2: the peeled iteration's two exponentials and the loop's two (each of
+// a difference to a max that includes it, entering only the running sum) are marked as sum terms
+// (math_mode.SUM_TERM: ex2.approx.ftz of d*log2 e); the combine's two after the loop are not.
+// EX2-LABEL: nv_tileaa.func @online
+// EX2: nv_tileaa.exp %dm {tileorch.sum_term_exp} : f32
+// EX2: nv_tileaa.exp %xd {tileorch.sum_term_exp} : tensor<1x256xf32>
+// EX2: scf.for
+// EX2: nv_tileaa.exp %{{.*}} {tileorch.sum_term_exp} : f32
+// EX2: nv_tileaa.exp %{{.*}} {tileorch.sum_term_exp} : tensor<1x256xf32>
+// EX2: scf.yield
+// EX2-NOT: sum_term_exp
+// EX2: nv_tileaa.exp %{{[0-9]+}} : f32
+// EX2-NOT: sum_term_exp
+// EX2: nv_tileaa.exp %{{[0-9]+}} : f32
+// EX2-NOT: sum_term_exp
+// EX2: nv_tileaa.log
+
 // THREAD8-LABEL: nv_tileaa.func @online
 // THREAD8: %[[SEVEN:.*]] = arith.constant 7 : i32
 // THREAD8: scf.if
