@@ -2,7 +2,7 @@
 read and written, shared-memory bytes, barrier arrivals and thread-instructions, per element of the
 row input, beside a check of the outputs against numpy (NaN-prefilled, ragged widths).
 
-    PYTHONPATH=src python benchmarks/rowred_traffic.py [--rows 2] [--json out.json]
+    PYTHONPATH=src python benchmarks/rowred_traffic.py [--rows 2] [--json out.json] [--only TEXT]
 
 Each case is a program of ``tileorch.testing`` at a ragged width, compiled with the default options
 (``compile_program``) and run CTA by CTA by ``tileorch.testing.ptx_emulator`` through the sweep
@@ -64,6 +64,22 @@ def _cases(rows: int):
          ((1,), "int32"), -100, 1024], (rows,),
         {0: wide, 1: wide_labels, 3: np.zeros(1, np.float32), 4: np.zeros(1, np.int32)}, wide_check)
 
+    # the other benchmark row (cross_entropy_bf16_v4096): four whole tiles a row
+    short = bf16r(rng.standard_normal((rows, 4096)) * 3)
+    short_labels = rng.integers(0, 4096, rows).astype(np.int64)
+    short_lse = np.log(np.exp(short.astype(np.float64)).sum(1))
+
+    def short_check(out):
+        loss = (short_lse - short[np.arange(rows), short_labels]).sum()
+        assert out[4][0] == rows, out[4]
+        return max(np.abs(out[2] - short_lse).max(), abs(out[3][0] - loss))
+
+    cases["cross_entropy_fwd_mean_atomic_v4096"] = (
+        u15.cross_entropy_fwd_mean_atomic,
+        [((rows, 4096), "bfloat16"), ((rows,), "int64"), ((rows,), "float32"), ((1,), "float32"),
+         ((1,), "int32"), -100, 1024], (rows,),
+        {0: short, 1: short_labels, 3: np.zeros(1, np.float32), 4: np.zeros(1, np.int32)}, short_check)
+
     v = 4104  # 16-byte aligned rows of f32 and bf16 (vector loads), the last tile ragged (8 of 1024)
     x = rng.standard_normal((rows, v)).astype(np.float32)
     x_lse = np.log(np.exp(x.astype(np.float64)).sum(1))
@@ -90,8 +106,9 @@ def _cases(rows: int):
     return cases
 
 
-def measure(rows: int) -> dict:
-    """name -> the counts per element of the row input and the check's max error."""
+def measure(rows: int, only: str = "") -> dict:
+    """name -> the counts per element of the row input and the check's max error (the cases whose
+    name holds ``only``)."""
     import test_user_sweep10_emulated as s10e
 
     from tileorch.testing import ptx_emulator
@@ -108,6 +125,8 @@ def measure(rows: int) -> dict:
 
     results = {}
     for name, (kernel, spec, grid, inputs, check) in _cases(rows).items():
+        if only not in name:
+            continue
         s10e.PROGRAMS = {name: UserProgram(kernel, spec, grid, "simt")}
         made.clear()
         real, ptx_emulator.Emu = ptx_emulator.Emu, Counted
@@ -134,8 +153,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=2)
     ap.add_argument("--json")
+    ap.add_argument("--only", default="", help="the cases whose name holds this text")
     args = ap.parse_args()
-    results = measure(args.rows)
+    results = measure(args.rows, args.only)
     for name, r in results.items():
         print(f"{name}: read {r['global_read_bytes_per_element']:.3f} B/elt (row input "
               f"{r['row_input_read_bytes_per_element']:.3f}), written {r['global_written_bytes_per_element']:.3f}, "

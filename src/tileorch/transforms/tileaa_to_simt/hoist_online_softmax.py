@@ -44,15 +44,15 @@ exponential per element as before::
 and after the loop ``m = maxf(m1, max(M))``, ``s = s1 * exp(m1 - m) + sum(S * exp(M - m))``.
 
 **Exponentials** (``TILEORCH_ONLINE_SOFTMAX_EXP``; per-thread form): ``full`` (the default) computes
-the peeled iteration's and the loop's ``exp`` as the program asks (its rounding: the spec's full
-precision by default, ``Emitter.exp_full``, nine instructions each); ``ex2`` marks them
-(``math_mode.SUM_TERM``) to be computed as ``ex2.approx.ftz(d * log2 e)`` (two).  Each such argument
-``d`` is at most 0 (``x`` minus a max that includes it; ``-inf`` padding gives 0, NaN stays NaN) and
-each value only enters the running sum, so the sum's relative error grows by at most ``2^-22 +
-2^-24 E[|d|]`` (the MUFU's error and the product's rounding, weighted by the terms: ``E[|d|]`` is
-the softmax-weighted distance below the max, at most ``ln n`` + a few for ``n`` elements);
-results that would be subnormal (``d < -87.3``) are flushed, below a sum of at least one term
-``e^0`` by more than 2^-126.  The combine after the loop keeps the program's ``exp``.
+the form's ``exp`` as the program asks (its rounding: the spec's full precision by default,
+``Emitter.exp_full``, nine instructions each); ``ex2`` marks them all (the peeled iteration's, the
+loop's and the combine's: ``math_mode.SUM_TERM``) to be computed as ``ex2.approx.ftz(d * log2 e)``
+(two).  Each such argument ``d`` is at most 0 (a value minus a max that includes it; ``-inf``
+padding gives 0, NaN stays NaN) and each value only scales a term of the sum, so the sum's relative
+error grows by at most ``2^-22 + 2^-24 E[|d|]`` (the MUFU's error and the product's rounding,
+weighted by the terms: ``E[|d|]`` is the softmax-weighted distance below the max, at most ``ln n`` +
+a few for ``n`` elements); results that would be subnormal (``d < -87.3``) are flushed, below a
+sum of at least one term ``e^0`` by more than 2^-126.
 
 In both, ``s`` is the loop's sum in exact arithmetic, reassociated (as any reduction order).  The
 rewritten loop runs when the loop has at least ``TILEORCH_ONLINE_SOFTMAX=N`` iterations (a uniform
@@ -507,6 +507,7 @@ def _rewrite_thread(loop: scf.ForOp, form: _Form) -> None:
     sx = _clone_tagged(form.sum_chain, w_tile, after, THREAD_COMBINE, True)
     dm1 = SubFOp(m1c, mf.result)
     cm = ExpOp(dm1.result, rounding=rounding)
+    _as_sum_terms([et, cm])
     sf = FmaOp(s1c, cm.result, sx)
     for op in (dm1, cm, sf, scf.YieldOp(mf.result, sf.result)):
         Rewriter.insert_op(op, after)
