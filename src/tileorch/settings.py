@@ -139,6 +139,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ONLINE_SOFTMAX", "1", range(0, _MANY), "the online softmax rewrite from N iterations; 0: off", True),
     _s("ONLINE_SOFTMAX_FORM", "thread", ("thread", "element"),
        "the online softmax's running max and sum per thread or per element position", True),
+    _s("ONLINE_SOFTMAX_RUNS", None, range(1, 17), "vector runs per thread of an online softmax kernel", True),
     _s("ONLINE_SOFTMAX_EXP", "full", ("full", "ex2"),
        "the per-thread online softmax loop's exponentials: the program's exp or ex2.approx of (x - m)*log2(e)", True),
     # compile driver, backend, cache, runtime

@@ -184,6 +184,30 @@ def gathers(fn: Operation) -> bool:
     return has_gather
 
 
+ONLINE_RUNS_ENV = "TILEORCH_ONLINE_SOFTMAX_RUNS"
+"""Vector runs per thread in a kernel holding the per-thread online softmax form (:func:`online_softmax`);
+default 1 (sized as any kernel with a loop)."""
+
+
+def online_softmax(fn: Operation) -> bool:
+    """``fn`` holds a loop that ``tileaa-hoist-online-softmax`` rewrote to its per-thread form: a
+    reduction marked ``thread_partials.THREAD_PARTIAL`` (each thread folds its own elements; the
+    threads meet once, after the loop)."""
+    from tileorch.transforms.tileaa_to_simt.thread_partials import THREAD_PARTIAL  # the SIMT side's name
+
+    return any(op.name == "nv_tileaa.reduce" and THREAD_PARTIAL in op.attributes for op in fn.walk())
+
+
+def online_runs() -> int:
+    """Vector runs per thread of an online softmax kernel (:func:`online_softmax`):
+    ``TILEORCH_ONLINE_SOFTMAX_RUNS``, 1 by default.  Its loop crosses threads nowhere, so what a
+    row costs besides its tiles (the peeled first tile's two reductions across the CTA, the
+    combine's two, the epilogue: about 60% of a 4096-wide cross entropy's instructions at 128
+    threads, PTX emulator) is paid by fewer threads when each holds more runs (4: a 1024-element
+    bf16 tile in one warp, its reductions shuffles only)."""
+    return settings.integer(ONLINE_RUNS_ENV) or 1
+
+
 GATHER_RUNS_ENV = "TILEORCH_GATHER_RUNS"
 """Vector runs per thread in a loop-free gather kernel (:func:`gathers`); default
 :data:`ROW_RUNS`, ``1`` the former sizing (one run per thread)."""
@@ -216,12 +240,14 @@ def choose_threads(fn: Operation) -> int:
     1024-element f16 row fits one warp, so its reductions are shuffles only (no shared
     memory, no ``bar.sync``), and 4096 such rows fit one wave on 132 SMs.  torch's softmax
     uses the same one warp per row of up to 1024 elements.  Kernels with a loop keep ``R = 1``:
-    their loads are issued one iteration ahead (``prefetch.py``), in flight already."""
+    their loads are issued one iteration ahead (``prefetch.py``), in flight already; one holding
+    the per-thread online softmax takes ``TILEORCH_ONLINE_SOFTMAX_RUNS`` (:func:`online_runs`)."""
     spec = fn.kernel_spec()
     threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
     if NUM_WARPS_AUTO not in fn.attributes:
         return threads
-    runs = row_runs() if _single_pass_reduction(fn) else _gather_runs() if gathers(fn) else 1
+    runs = (row_runs() if _single_pass_reduction(fn) else _gather_runs() if gathers(fn)
+            else online_runs() if online_softmax(fn) else 1)
     best = 0
     for op in fn.walk():
         if op.name == "nv_tileaa.dot":
@@ -333,11 +359,13 @@ def layout_remarks(module: Operation) -> list[str]:
                    + (f"; tiles {tiles}" if tiles else "")
                    + (f"; {conversions} layout conversion(s) through shared memory" if conversions else "")
                    + (f"; {row_runs()} vector runs per thread of the row reduction ({ROW_RUNS_ENV}, default {ROW_RUNS})"
-                      if row_runs() != ROW_RUNS and _single_pass_reduction(fn) else ""))
+                      if row_runs() != ROW_RUNS and _single_pass_reduction(fn) else "")
+                   + (f"; {online_runs()} vector runs per thread of the online softmax loop ({ONLINE_RUNS_ENV}, "
+                      f"default 1)" if online_runs() != 1 and online_softmax(fn) else ""))
     return out
 
 
-__all__ = ["GATHER_RUNS_ENV", "MAX_THREADS", "MIN_THREADS", "NUM_WARPS_AUTO", "ROW_RUNS", "ROW_RUNS_ENV", "VECTOR_BYTES",
+__all__ = ["GATHER_RUNS_ENV", "ONLINE_RUNS_ENV", "MAX_THREADS", "MIN_THREADS", "NUM_WARPS_AUTO", "ROW_RUNS", "ROW_RUNS_ENV", "VECTOR_BYTES",
            "VECTOR_BYTES_ENV", "assign_simt_layouts", "choose_run", "choose_threads", "function_layout",
            "is_simt_function", "layout_remarks", "remove_equal_conversions", "row_runs", "vector_bytes",
            "vectorizable_access"]
