@@ -365,7 +365,7 @@ def layout_remarks(module: Operation) -> list[str]:
     return out
 
 
-__all__ = ["GATHER_RUNS_ENV", "ONLINE_RUNS_ENV", "MAX_THREADS", "MIN_THREADS", "NUM_WARPS_AUTO", "ROW_RUNS", "ROW_RUNS_ENV", "VECTOR_BYTES",
-           "VECTOR_BYTES_ENV", "assign_simt_layouts", "choose_run", "choose_threads", "function_layout",
-           "is_simt_function", "layout_remarks", "remove_equal_conversions", "row_runs", "vector_bytes",
-           "vectorizable_access"]
+__all__ = ["GATHER_RUNS_ENV", "MAX_THREADS", "MIN_THREADS", "NUM_WARPS_AUTO", "ONLINE_RUNS_ENV", "ROW_RUNS",
+           "ROW_RUNS_ENV", "VECTOR_BYTES", "VECTOR_BYTES_ENV", "assign_simt_layouts", "choose_run", "choose_threads",
+           "function_layout", "is_simt_function", "layout_remarks", "online_runs", "online_softmax",
+           "remove_equal_conversions", "row_runs", "vector_bytes", "vectorizable_access"]
