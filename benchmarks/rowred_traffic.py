@@ -48,37 +48,10 @@ def _cases(rows: int):
         [((rows, v), "bfloat16"), ((rows,), "int64"), ((rows,), "float32"), ((1,), "float32"), ((1,), "int32"),
          -100, 1024], (rows,), {0: logits, 1: labels, 3: np.zeros(1, np.float32), 4: np.zeros(1, np.int32)},
         ce_check)
-    # the benchmark's row (benchmarks/memory_bound.py cross_entropy_bf16_v32000): 16-byte aligned rows
-    wide = bf16r(rng.standard_normal((rows, 32000)) * 3)
-    wide_labels = rng.integers(0, 32000, rows).astype(np.int64)
-    wide_lse = np.log(np.exp(wide.astype(np.float64)).sum(1))
-
-    def wide_check(out):
-        loss = (wide_lse - wide[np.arange(rows), wide_labels]).sum()
-        assert out[4][0] == rows, out[4]
-        return max(np.abs(out[2] - wide_lse).max(), abs(out[3][0] - loss))
-
-    cases["cross_entropy_fwd_mean_atomic_v32000"] = (
-        u15.cross_entropy_fwd_mean_atomic,
-        [((rows, 32000), "bfloat16"), ((rows,), "int64"), ((rows,), "float32"), ((1,), "float32"),
-         ((1,), "int32"), -100, 1024], (rows,),
-        {0: wide, 1: wide_labels, 3: np.zeros(1, np.float32), 4: np.zeros(1, np.int32)}, wide_check)
-
-    # the other benchmark row (cross_entropy_bf16_v4096): four whole tiles a row
-    short = bf16r(rng.standard_normal((rows, 4096)) * 3)
-    short_labels = rng.integers(0, 4096, rows).astype(np.int64)
-    short_lse = np.log(np.exp(short.astype(np.float64)).sum(1))
-
-    def short_check(out):
-        loss = (short_lse - short[np.arange(rows), short_labels]).sum()
-        assert out[4][0] == rows, out[4]
-        return max(np.abs(out[2] - short_lse).max(), abs(out[3][0] - loss))
-
-    cases["cross_entropy_fwd_mean_atomic_v4096"] = (
-        u15.cross_entropy_fwd_mean_atomic,
-        [((rows, 4096), "bfloat16"), ((rows,), "int64"), ((rows,), "float32"), ((1,), "float32"),
-         ((1,), "int32"), -100, 1024], (rows,),
-        {0: short, 1: short_labels, 3: np.zeros(1, np.float32), 4: np.zeros(1, np.int32)}, short_check)
+    # the benchmark's rows (benchmarks/memory_bound.py cross_entropy_bf16_v32000 / _v4096): 16-byte aligned,
+    # whole tiles (32000: 31 and a ragged one; 4096: four)
+    for width in (32000, 4096):
+        cases[f"cross_entropy_fwd_mean_atomic_v{width}"] = _benchmark_ce_case(rng, rows, width, bf16r)
 
     v = 4104  # 16-byte aligned rows of f32 and bf16 (vector loads), the last tile ragged (8 of 1024)
     x = rng.standard_normal((rows, v)).astype(np.float32)
@@ -104,6 +77,25 @@ def _cases(rows: int):
         u10.log_softmax_vocab_loop, [((rows, 32000), "bfloat16"), ((rows, 32000), "bfloat16"), 1024], (rows,),
         {0: xwb}, lambda out: np.abs(out[1] - (xwb - xwb_lse[:, None])).max())
     return cases
+
+
+def _benchmark_ce_case(rng, rows: int, width: int, bf16r):
+    """A cross entropy case of :func:`_cases` over bf16 rows of ``width`` (scale 3) with no ignored label."""
+    from tileorch.testing import user_programs15 as u15
+
+    logits = bf16r(rng.standard_normal((rows, width)) * 3)
+    labels = rng.integers(0, width, rows).astype(np.int64)
+    lse = np.log(np.exp(logits.astype(np.float64)).sum(1))
+
+    def check(out):
+        loss = (lse - logits[np.arange(rows), labels]).sum()
+        assert out[4][0] == rows, out[4]
+        return max(np.abs(out[2] - lse).max(), abs(out[3][0] - loss))
+
+    spec = [((rows, width), "bfloat16"), ((rows,), "int64"), ((rows,), "float32"), ((1,), "float32"),
+            ((1,), "int32"), -100, 1024]
+    return (u15.cross_entropy_fwd_mean_atomic, spec, (rows,),
+            {0: logits, 1: labels, 3: np.zeros(1, np.float32), 4: np.zeros(1, np.int32)}, check)
 
 
 def measure(rows: int, only: str = "") -> dict:
