@@ -14,8 +14,9 @@
 #   13.3 (4096) per byte, ex2 R=4: 4.0 and 4.9).
 # Should show: ex2 > full on the four online programs, R=2/4 > R=1 most on CE 4096 (its per-row costs: 4 tiles
 #   a row; 32768 rows, many waves); CE near the copy rate if instruction issue was the limit (H200 session 26:
-#   CE 32000 0.66 of copy, CE 4096 0.51, log-softmax 0.62, logsumexp 0.92); log-softmax less (it reads its row twice: 6 B moved per 4 B counted, a
-#   ceiling near 0.67 of copy unless the second read hits L2); softmax / layernorm equal within noise; all correct.
+#   CE 32000 0.66 of copy, CE 4096 0.51, log-softmax 0.62, logsumexp 0.92); log-softmax less (it reads its row twice: 6
+#   B moved per 4 B counted, a ceiling near 0.67 of copy unless the second read hits L2); softmax / layernorm equal
+#   within noise; all correct.
 #   If CE 4096 stays low with few instructions, the two same-address atomics per row (32768 rows) are the next
 #   suspect.
 # Part 2 (tests, 26 s): the ex2 form's accuracy against torch float64 and the full build
