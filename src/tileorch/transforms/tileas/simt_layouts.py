@@ -202,9 +202,11 @@ def online_runs() -> int:
     """Vector runs per thread of an online softmax kernel (:func:`online_softmax`):
     ``TILEORCH_ONLINE_SOFTMAX_RUNS``, 1 by default.  Its loop crosses threads nowhere, so what a
     row costs besides its tiles (the peeled first tile's two reductions across the CTA, the
-    combine's two, the epilogue: about 60% of a 4096-wide cross entropy's instructions at 128
-    threads, PTX emulator) is paid by fewer threads when each holds more runs (4: a 1024-element
-    bf16 tile in one warp, its reductions shuffles only)."""
+    combine's two, the epilogue) is paid by fewer threads when each holds more runs (4: a
+    1024-element bf16 tile in one warp, its reductions shuffles only).  PTX emulator, the cross
+    entropy's 4096- and 32000-wide rows fitted to ``fixed + per element * width``
+    (``benchmarks/results/rowred_traffic_s27.json``, ``TILEORCH_ONLINE_SOFTMAX_EXP=ex2``): about
+    32600 thread-instructions a row at 128 threads (46% of the 4096-wide row's), 8300 at 32."""
     return settings.integer(ONLINE_RUNS_ENV) or 1
 
 
