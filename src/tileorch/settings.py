@@ -141,7 +141,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "the online softmax's running max and sum per thread or per element position", True),
     _s("ONLINE_SOFTMAX_RUNS", None, range(1, 17), "vector runs per thread of an online softmax kernel", True),
     _s("ONLINE_SOFTMAX_EXP", "full", ("full", "ex2"),
-       "the per-thread online softmax loop's exponentials: the program's exp or ex2.approx of (x - m)*log2(e)", True),
+       "the per-thread online softmax's exponentials: the program's exp or ex2.approx of (x - m)*log2(e)", True),
     # compile driver, backend, cache, runtime
     _s("VERIFY_EACH_PASS", "0", SWITCH, "verify the IR after every pass"),
     _s("TRACEBACK", None, ANY, "show internal errors' Python tracebacks"),
