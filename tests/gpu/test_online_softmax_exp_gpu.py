@@ -50,13 +50,17 @@ def _ulp(x: torch.Tensor) -> torch.Tensor:
     return (torch.nextafter(f, torch.full_like(f, float("inf"))) - f).double()
 
 
-def _check_lse(got: dict, want: torch.Tensor) -> None:
+def _check_lse(got: dict, want: torch.Tensor, differs: bool = True) -> None:
+    """ex2's log-sum-exp no further from ``want`` than the full exp's (2e-6 + 2 ulp); ``differs``: the two
+    forms' bits must differ somewhere (where rows are dominated by their maximum, as with logits scaled by 30,
+    every sum term but the maximum's underflows or rounds away and the forms agree bit for bit)."""
     full, ex2 = got["full"], got["ex2"]
     assert torch.equal(torch.isnan(full), torch.isnan(ex2))
     ok = ~torch.isnan(full)
     err_full = (full[ok] - want[ok]).abs()
     err_ex2 = (ex2[ok] - want[ok]).abs()
-    assert not torch.equal(full[ok], ex2[ok])  # the switch took: other exponentials, other low bits
+    if differs:
+        assert not torch.equal(full[ok], ex2[ok])  # the switch took: other exponentials, other low bits
     assert bool((err_ex2 <= err_full + 2e-6 + 2 * _ulp(want[ok])).all()), \
         f"ex2 {err_ex2.max().item():.3g} against full {err_full.max().item():.3g}"
 
@@ -84,7 +88,8 @@ def test_cross_entropy_log_sum_exp(monkeypatch, scale):
                 torch.zeros(1, device="cuda", dtype=torch.int32), -100, 1024)
 
     got = _launch_each_form(monkeypatch, (rows,), kernel, make_args, 2)
-    _check_lse(got, torch.logsumexp(logits.double(), 1))
+    # at scale 30 (H100, session 27): both forms gave the same bits (a row's sum is 1 + terms below f32's ulp)
+    _check_lse(got, torch.logsumexp(logits.double(), 1), differs=scale < 10)
 
 
 def test_logsumexp_f32(monkeypatch):
