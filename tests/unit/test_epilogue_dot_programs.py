@@ -44,15 +44,25 @@ def _compile(kernel, spec, config=EMULATE):
     return compile_cutile(kernel, spec, kernel.__name__ if hasattr(kernel, "__name__") else "k", config=config)
 
 
-def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ...] = (), epi_c: int = 1):
+def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ...] = (), epi_c: int = 1,
+             config: str = EMULATE):
     """Run the program on its spec's shapes (A argument 0, B 1, E ``e``, C ``out``, the other Bs ``more_b``; a kernel
-    looping over N tiles, ``epi_c`` of them per work tile); returns its output."""
+    looping over N tiles, ``epi_c`` of them per work tile; ``config``: the compile's overrides); returns its
+    output."""
+    errors, y = _emulate_program(_compile(kernel, spec, config), kernel, spec, inputs, out, e, more_b, epi_c)
+    assert not errors, errors[:4]
+    assert NAN_RESULTS or not np.isnan(y).any(), "unwritten outputs"
+    return y
+
+
+def _emulate_program(prog, kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ...] = (),
+                     epi_c: int = 1):
+    """:func:`_emulate` of the compiled ``prog`` (its PTX as given): (the emulator's errors, the output)."""
     import test_user_sweep3_emulated as s3
 
     from tileorch.testing.gemm_emulation import run_gemm
     from tileorch.testing.user_programs import UserProgram
 
-    prog = _compile(kernel, spec)
     assert prog.kind == "gemm", prog.remarks
     p = UserProgram(kernel, spec, (1,), "gemm", outputs=(out,))
     arrays = s3._arrays(p, inputs)
@@ -64,10 +74,7 @@ def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ..
               if i not in (0, 1, e, *more_b)]
     errors = run_gemm(prog, arrays[0], arrays[1], bases[out], (m, n, k), tile, memory,
                       more_b=[arrays[i] for i in more_b], epi=arrays[e], epi_c=epi_c)
-    assert not errors, errors[:4]
-    y = arrays[out].astype(np.float64)
-    assert NAN_RESULTS or not np.isnan(y).any(), "unwritten outputs"
-    return y
+    return errors, arrays[out].astype(np.float64)
 
 
 def _f16(x):

@@ -502,9 +502,11 @@ def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, 
               ebuf: SSAValue, wg_leader: SSAValue) -> None:
     """Store the warp group's 64 x tile_n slice of C starting at (row0, n0).
 
-    TMA epilogue: ``tile_n / 64`` rounds through two 8 KiB staging slots (double buffering):
+    TMA epilogue: ``out_tile_n / 64`` rounds through two 8 KiB staging slots (double buffering):
     before round ``r`` writes slot ``r % 2`` the elected thread waits until at most one bulk
-    group is still reading (the previous round's), so round ``r - 2``'s store has left the slot."""
+    group is still reading (the previous round's, in the other slot), so round ``r - 2``'s store has left the
+    slot; round 0 after an odd number of rounds (the previous tile's last round wrote slot 0 too) waits until
+    none is."""
     cfg = k.cfg
     dtype = StringAttr(cfg.out_dtype)
     if cfg.epilogue in ("direct", "atomic"):  # atomic: the tier lowering replaces the store by its adds
@@ -518,9 +520,10 @@ def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, 
         StoreFragmentOp(operands=[res, base, row0, n0, k.m, k.n, ld], properties={"dtype": dtype})
         return
     barrier = EPILOGUE_BARRIER + wg
-    for r in range(cfg.tile_n // 64):
+    rounds = cfg.out_tile_n // 64  # (C's tile: a second dot's epi_n columns)
+    for r in range(rounds):
         with _if(wg_leader):
-            nvvm.CpAsyncBulkWaitGroupOp(1, read=True)
+            nvvm.CpAsyncBulkWaitGroupOp(1 if r or rounds % 2 == 0 else 0, read=True)
         NamedBarrierArriveAndWaitOp(barrier, 128)
         slot = _named(_gep(ebuf, _const(8192 * (r % 2))), f"eslot{r}")
         StageFragmentOp(operands=[res, slot], properties={

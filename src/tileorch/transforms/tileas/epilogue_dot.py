@@ -349,6 +349,31 @@ def n_loop_remark(ed: EpilogueDot) -> str:
             "groups)")
 
 
+TMA_STORE_ENV = "TILEORCH_EPILOGUE_DOT_TMA_STORE"
+"""``1``: a kernel looping the second dot over N tiles (``GemmConfig.epi_loop``) stores each N tile of C through
+the TMA epilogue's shared-memory staging slots (:func:`n_loop_epilogue`); ``0`` (default): direct stores."""
+
+
+def n_loop_epilogue(epi_loop: bool, plain: str) -> tuple[str, str | None]:
+    """The epilogue kind of a kernel with a second dot on the accumulator and its remark (None: nothing asked).
+    ``plain``: the kind the kernel would take without the second dot (``tma`` for a 16-bit, untransposed C,
+    stored, not atomically added).  With :data:`TMA_STORE_ENV` ``=1``, a kernel looping over N tiles
+    (``epi_loop``) stages each N tile's 64-column rounds in shared memory and stores them by TMA, the next N
+    tile's WGMMAs issued while the bulk stores drain; every other kernel, and the default, stores directly."""
+    from tileorch import settings
+
+    if settings.value(TMA_STORE_ENV) != "1":
+        return "direct", None
+    if not epi_loop:
+        return "direct", (f"{TMA_STORE_ENV}=1 not applied: the second dot covers one N tile per work tile (no loop "
+                          "over N tiles whose stores could drain under the next tile's WGMMAs); C stored directly")
+    if plain != "tma":
+        return "direct", (f"{TMA_STORE_ENV}=1 not applied: C is not a 16-bit, untransposed tile stored whole "
+                          f"(the kernel's plain epilogue is {plain}); C stored directly")
+    return "tma", (f"{TMA_STORE_ENV}=1: each N tile of C staged in shared memory (two 64-column slots per consumer "
+                   "warp group) and stored by TMA; the next N tile's WGMMAs run while the bulk stores drain")
+
+
 def _setting_text() -> str:
     from tileorch import settings
 
@@ -434,5 +459,5 @@ def compute_epilogue_a(fn, ed: EpilogueDot, dk, args: list[SSAValue], grid: list
             op.operands[0], op.operands[1] = new
 
 
-__all__ = ["COARSEN_ENV", "EpilogueDot", "check_epilogue_dot", "check_first_dot_b", "compute_epilogue_a",
+__all__ = ["COARSEN_ENV", "TMA_STORE_ENV", "n_loop_epilogue", "EpilogueDot", "check_epilogue_dot", "check_first_dot_b", "compute_epilogue_a",
            "find_epilogue_dot", "n_loop_refusal", "n_loop_remark"]
