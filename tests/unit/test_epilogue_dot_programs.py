@@ -57,7 +57,8 @@ def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ..
 
 def _emulate_program(prog, kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ...] = (),
                      epi_c: int = 1):
-    """:func:`_emulate` of the compiled ``prog`` (its PTX as given): (the emulator's errors, the output)."""
+    """:func:`_emulate` of the compiled ``prog`` (its PTX as given; ``e`` None: no second dot): (the emulator's
+    errors, the output)."""
     import test_user_sweep3_emulated as s3
 
     from tileorch.testing.gemm_emulation import run_gemm
@@ -73,7 +74,7 @@ def _emulate_program(prog, kernel, spec, inputs: dict, out: int, e: int, more_b:
     memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
               if i not in (0, 1, e, *more_b)]
     errors = run_gemm(prog, arrays[0], arrays[1], bases[out], (m, n, k), tile, memory,
-                      more_b=[arrays[i] for i in more_b], epi=arrays[e], epi_c=epi_c)
+                      more_b=[arrays[i] for i in more_b], epi=None if e is None else arrays[e], epi_c=epi_c)
     return errors, arrays[out].astype(np.float64)
 
 

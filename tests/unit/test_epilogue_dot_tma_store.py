@@ -148,3 +148,26 @@ def test_the_tiers_kernel_with_tma_stores_checks_clean(tmp_path, source):
     for result in (check(p) for p in protocols):
         assert result.ok, (result.values, result.violation)
     assert not protocols[0].notes, protocols[0].notes
+
+
+@pytest.mark.parametrize("name", sorted(edp.PROGRAMS))
+def test_default_compiles_with_the_setting_take_the_tier_without_spills(name):
+    """test_epilogue_dot_programs' default compiles (hidden widths 64 and 128, N tiles of 128 and 256, f16 / bf16,
+    N- and K-major E) with the setting on: the same tier, WGMMAs and remarks, ptxas sm_90a without spills."""
+    edp.test_default_compile_takes_the_gemm_tier_and_assembles_without_spills(name)
+
+
+def test_a_plain_gemm_of_64_column_tiles_waits_for_its_last_store_before_restaging():
+    """The builder's TMA epilogue outside the epilogue dot: a GEMM of 64-column tiles (one round per tile) persistent
+    over 2 CTAs, 5 work tiles each: round 0 of a work tile writes the slot the previous tile's only round stored
+    from, so it waits until no bulk store reads (the emulator reports the rewrite otherwise); ragged M and N."""
+    from tileorch.testing import dot_programs as D
+
+    m, k, n = 200, 128, 300
+    spec = [edp._a((m, k)), edp._a((k, n)), edp._a((m, n)), 128, 64, 64]
+    prog = edp._compile(D.gemm, spec, TMA)
+    assert prog.gemm_config.epilogue == "tma" and prog.gemm_config.out_tile_n == 64, prog.gemm_config
+    a, b = edp._h(m, k), edp._h(k, n, scale=0.125)
+    errors, y = edp._emulate_program(prog, D.gemm, spec, {0: a, 1: b, 2: np.full((m, n), np.nan, np.float16)}, 2, None)
+    assert not errors, errors[:4]
+    np.testing.assert_allclose(y, edp._f16(a.astype(np.float64) @ b.astype(np.float64)), atol=2e-2, rtol=1e-2)
