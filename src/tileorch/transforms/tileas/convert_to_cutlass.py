@@ -56,7 +56,7 @@ from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragm
 from tileorch.transforms.tileas.common import k_loop_blocks, move_before, num_ctas, source_load
 from tileorch.transforms.tileas.early_transpose import early_transpose_refusal
 from tileorch.transforms.tileas.epilogue_dot import (EpilogueDot, check_epilogue_dot, check_first_dot_b,
-                                                     find_epilogue_dot, n_loop_epilogue, n_loop_refusal,
+                                                     find_epilogue_dot, fitted_stages, n_loop_epilogue, n_loop_refusal,
                                                      n_loop_remark)
 from tileorch.transforms.tileas.gathered_operand import OPERAND_PATH as _OPERAND_PATH
 from tileorch.transforms.tileas.gathered_operand import (gathered_a_prologue, gathered_a_remark, gathered_operand,
@@ -1955,6 +1955,10 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     need = scratch_bytes(len(column_stores(dk)), 4 * cfg.consumer_groups, tn)
     if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own
         cfg = replace(cfg, scratch_bytes=need)
+    if dk.epi_dot is not None and "stages" not in (override or {}):  # (the schedule's plan reserved E's and C's tiles)
+        cfg, why = fitted_stages(cfg, _fits)
+        if why:
+            dk.remarks.append(why)
     while cfg.stages > 1:
         try:
             cfg = cfg.check()
@@ -1973,6 +1977,17 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         return cfg.check()
     except GemmConfigError as exc:
         raise LocatedError(dk.kernel, f"convert-nv-tileas-to-cutlass: {exc}") from None
+
+
+def _fits(cfg) -> bool:
+    """Whether the ``GemmConfig`` ``cfg`` passes its checks (its shared memory among them)."""
+    from tileorch.kernels.gemm.config import GemmConfigError
+
+    try:
+        cfg.check()
+    except GemmConfigError:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------- the lowered kernel

@@ -374,6 +374,33 @@ def n_loop_epilogue(epi_loop: bool, plain: str) -> tuple[str, str | None]:
                    "warp group) and stored by TMA; the next N tile's WGMMAs run while the bulk stores drain")
 
 
+STAGES_ENV = "TILEORCH_EPILOGUE_DOT_STAGES"
+"""``plan`` (default): the K loop's ring keeps the schedule's stage count (``tileas-materialize-schedule`` reserves
+the shared memory of every tile the program holds outside the loop: E's, the staged C tile's); ``fit``: as many
+stages as the GEMM kernel's own shared memory holds (:func:`fitted_stages`)."""
+MOST_STAGES = 8
+"""The deepest ring :func:`fitted_stages` builds (``tileas-materialize-schedule``'s default ``max-stages``)."""
+
+
+def fitted_stages(cfg, fits) -> tuple[object, str | None]:
+    """``cfg`` (a ``GemmConfig`` with a second dot on the accumulator) with its ring deepened to the most stages, at
+    most :data:`MOST_STAGES`, for which ``fits(cfg)`` holds (the kernel's shared memory: the ring, the epilogue's
+    staging and E's buffers), and the remark; ``cfg`` unchanged and no remark unless :data:`STAGES_ENV` is
+    ``fit``."""
+    from dataclasses import replace
+
+    from tileorch import settings
+
+    if settings.value(STAGES_ENV) != "fit":
+        return cfg, None
+    planned = cfg.stages
+    while cfg.stages < MOST_STAGES and fits(replace(cfg, stages=cfg.stages + 1)):
+        cfg = replace(cfg, stages=cfg.stages + 1)
+    return cfg, (f"{STAGES_ENV}=fit: the K loop's ring has {cfg.stages} stages of {cfg.stage_bytes} bytes (the "
+                 f"schedule planned {planned}; the kernel's shared memory beside it: E's {cfg.epi_stages} x "
+                 f"{cfg.epi_bytes} bytes and {cfg.epilogue_bytes} bytes of C's staging)")
+
+
 def _setting_text() -> str:
     from tileorch import settings
 
@@ -459,5 +486,5 @@ def compute_epilogue_a(fn, ed: EpilogueDot, dk, args: list[SSAValue], grid: list
             op.operands[0], op.operands[1] = new
 
 
-__all__ = ["COARSEN_ENV", "TMA_STORE_ENV", "n_loop_epilogue", "EpilogueDot", "check_epilogue_dot", "check_first_dot_b", "compute_epilogue_a",
+__all__ = ["COARSEN_ENV", "MOST_STAGES", "STAGES_ENV", "TMA_STORE_ENV", "fitted_stages", "n_loop_epilogue", "EpilogueDot", "check_epilogue_dot", "check_first_dot_b", "compute_epilogue_a",
            "find_epilogue_dot", "n_loop_refusal", "n_loop_remark"]
