@@ -401,6 +401,12 @@ def test_the_tiers_kernel_checks_clean(tmp_path, source, tiles):
     """The model checker (``tileorch check``) on the tier's lowering of tests/filecheck/tileas/tier_epilogue_dot.mlir
     (the low-rank chain with its epilogue), of its K-major E variant and of LoRA's three dots: the ring and E's
     one-stage pipeline free of deadlocks and races over every trip count, every load's bytes stated."""
+    _tiers_kernel_checks_clean(tmp_path, source, tiles)
+
+
+def _tiers_kernel_checks_clean(tmp_path, source: str, tiles: tuple):
+    """:func:`test_the_tiers_kernel_checks_clean` of tests/filecheck/tileas/``source`` lowered to ``tiles``; returns
+    the lowering's ``GemmConfig``."""
     from pathlib import Path
 
     from tileorch.analysis.explore import check
@@ -418,6 +424,7 @@ def test_the_tiers_kernel_checks_clean(tmp_path, source, tiles):
     for result in (check(p) for p in protocols):
         assert result.ok, (result.values, result.violation)
     assert not protocols[0].notes, protocols[0].notes
+    return cfg
 
 
 def _launcher_arguments(kernel, spec: list, out: int):

@@ -127,27 +127,13 @@ def test_the_benchmark_shape_assembles_without_spills():
     assert not run_ptxas(prog.ptx, "sm_90a").spill_warnings()
 
 
-@pytest.mark.parametrize("source", ["tier_epilogue_dot.mlir", "tier_epilogue_dot_kmajor.mlir"])
-def test_the_tiers_kernel_with_tma_stores_checks_clean(tmp_path, source):
+@pytest.mark.parametrize("source,tiles", [("tier_epilogue_dot.mlir", (64, 128, 0, "n")),
+                                          ("tier_epilogue_dot_kmajor.mlir", (64, 128, 0, "k"))])
+def test_the_tiers_kernel_with_tma_stores_checks_clean(tmp_path, source, tiles):
     """``tileorch check`` on the tier's lowering with the setting (N-major and K-major E): the ring and E's
     two-stage pipeline free of deadlocks and races over every trip count, every load's bytes stated."""
-    from pathlib import Path
-
-    from tileorch.analysis.explore import check
-    from tileorch.analysis.extract import load
-    from tileorch.transforms.tileas.nv_tileas_to_cutlass import lower_tile_program
-
-    src = Path(__file__).resolve().parents[1] / "filecheck" / "tileas" / source
-    cfg, module = lower_tile_program(src.read_text(), name=str(src))
+    cfg = edp._tiers_kernel_checks_clean(tmp_path, source, tiles)
     assert cfg.epi_loop and cfg.epilogue == "tma", cfg
-    path = tmp_path / "lowered.mlir"
-    path.write_text(str(module))
-    protocols, errors = load(str(path))
-    assert not errors, errors
-    assert [len(p.pipelines) for p in protocols][:1] == [2]
-    for result in (check(p) for p in protocols):
-        assert result.ok, (result.values, result.violation)
-    assert not protocols[0].notes, protocols[0].notes
 
 
 @pytest.mark.parametrize("name", sorted(edp.PROGRAMS))
