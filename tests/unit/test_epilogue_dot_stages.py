@@ -89,3 +89,13 @@ def test_mlp_over_n_tiles_emulated_with_fit(epi_c, monkeypatch):
     (8 stages, deeper than its 3 K tiles: the ring wraps across work tiles)."""
     monkeypatch.setenv(ENV, "fit")
     edp.test_fused_mlp_loops_over_the_n_tiles_of_a_work_tile(epi_c)
+
+
+@pytest.mark.parametrize("source,tiles,stages", [("tier_epilogue_dot.mlir", (64, 128, 0, "n"), 8),
+                                                 ("tier_epilogue_dot_lora.mlir", (128, 128, 64, "n"), 5)])
+def test_the_fitted_rings_check_clean(tmp_path, source, tiles, stages, monkeypatch):
+    """``tileorch check`` on the tier's lowerings with the fitted ring (the low-rank chain's loop over N tiles, LoRA's
+    three dots): free of deadlocks and races over every trip count at the deeper stage count."""
+    monkeypatch.setenv(ENV, "fit")
+    cfg = edp._tiers_kernel_checks_clean(tmp_path, source, tiles)
+    assert cfg.stages == stages, cfg
