@@ -118,6 +118,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "N tiles per CTA of a dot on the K loop's result (auto, off or a count)", True),
     _s("EPILOGUE_DOT_STAGES", "plan", ("plan", "fit"),
        "a dot on the K loop's result: the schedule's ring stages, or as many as the kernel's shared memory fits", True),
+    _s("EPILOGUE_DOT_OVERLAP", "0", SWITCH,
+       "a dot on the K loop's result looping over N tiles issues the next tile's WGMMAs before the store", True),
     _s("EPILOGUE_DOT_TMA_STORE", "0", SWITCH,
        "a dot on the K loop's result looping over N tiles stores C by TMA from shared memory", True),
     _s("GATHERED_A", "tier", ("tier", "simt"), "a gathered dot operand A on the GEMM tier or the SIMT path", True),

@@ -14,6 +14,7 @@ pytest.importorskip("cuda.tile")
 pytest.importorskip("ml_dtypes")
 
 import test_epilogue_dot_programs as edp  # noqa: E402
+import test_epilogue_dot_tma_store as tma  # noqa: E402
 
 from tileorch.testing import epilogue_dot_programs as P  # noqa: E402
 
@@ -21,9 +22,6 @@ ENV = "TILEORCH_EPILOGUE_DOT_STAGES"
 LORA_TN256 = [edp._a((4096, 4096)), edp._a((4096, 4096)), edp._a((4096, 64)), edp._a((64, 4096)), edp._a((4096, 4096)),
               0.5, 128, 256, 64, 64]
 """benchmarks/cover26.py's LoRA (sweep 20's program at rank 64 on 128 x 256 tiles, 4096^3)."""
-MLP = [edp._a((8192, 4096)), edp._a((64, 4096)), edp._a((64,), "float32"), edp._a((4096, 64)), edp._a((8192, 4096)),
-       64, 128, 128, 64]
-"""benchmarks/epilogue_dot.py's nn.Linear MLP (8192 x 4096, hidden 64, N 4096)."""
 
 
 def _lora():
@@ -57,7 +55,7 @@ def test_mlp_ring_fills_what_the_epilogue_leaves(tma_store, monkeypatch):
     32 KiB of staging leave room for the schedule's 6."""
     monkeypatch.setenv(ENV, "fit")
     monkeypatch.setenv("TILEORCH_EPILOGUE_DOT_TMA_STORE", tma_store)
-    cfg = edp._compile(P.mlp_nn_linear_weights, MLP, "").gemm_config
+    cfg = edp._compile(P.mlp_nn_linear_weights, tma.MLP_SPEC, "").gemm_config
     assert (cfg.stages, cfg.epilogue) == ((8, "direct") if tma_store == "0" else (6, "tma")), cfg
 
 

@@ -113,14 +113,17 @@ def test_not_applied_remarks(case, monkeypatch):
     assert any(r.startswith(f"remark: {ENV}=1 not applied: {why}") for r in prog.remarks), prog.remarks
 
 
+MLP_SPEC = [edp._a((8192, 4096)), edp._a((64, 4096)), edp._a((64,), "float32"), edp._a((4096, 64)),
+            edp._a((8192, 4096)), 64, 128, 128, 64]
+"""benchmarks/epilogue_dot.py's nn.Linear MLP (8192 x 4096, hidden 64, N 4096; 128 x 64 first dot, N tiles of 128)."""
+
+
 def test_the_benchmark_shape_assembles_without_spills():
-    """The nn.Linear MLP at the benchmark's tiles (128 x 64 first dot, N tiles of 128) compiled by default with the
-    setting: the TMA epilogue, ptxas sm_90a without spills."""
+    """The nn.Linear MLP at the benchmark's tiles compiled by default with the setting: the TMA epilogue, ptxas
+    sm_90a without spills."""
     from tileorch.backend.ptxas import ptxas_available, run_ptxas
 
-    spec = [edp._a((8192, 4096)), edp._a((64, 4096)), edp._a((64,), "float32"), edp._a((4096, 64)),
-            edp._a((8192, 4096)), 64, 128, 128, 64]
-    prog = edp._compile(P.mlp_nn_linear_weights, spec, "")
+    prog = edp._compile(P.mlp_nn_linear_weights, MLP_SPEC, "")
     assert prog.gemm_config.epilogue == "tma" and prog.gemm_config.epi_loop, prog.gemm_config
     if not ptxas_available():
         pytest.skip("no ptxas")

@@ -216,6 +216,10 @@ class GemmConfig:
     the second dot's WGMMAs and C's store, while the producer streams E's tiles through
     :attr:`epi_stages` buffers (:mod:`tileorch.transforms.tileas.epilogue_dot`'s coarsening)."""
 
+    epi_overlap: bool = False
+    """With :attr:`epi_loop`: each next N tile's second-dot WGMMAs are issued before the current tile's store
+    (two second accumulators live; ``TILEORCH_EPILOGUE_DOT_OVERLAP``)."""
+
     lora_rank: int = 0
     """A low-rank branch beside the main dot (LoRA, three dots: ``C = A B + f(A B1) E``): with
     :attr:`b_operands` 2 and :attr:`epi_n` ``tile_n``, B operand 1 is the ``[K, lora_rank]`` block of B1 (its
@@ -435,7 +439,8 @@ class GemmConfig:
                 f"{'_areg' if self.a_regs else ''}{'_agather' if self.a_gather else ''}"
                 f"{f'_dot{self.epi_n}' if self.epi_n else ''}"
                 f"{f'_lora{self.lora_rank}' if self.lora_rank else ''}{'o' if self.lora_own_acc else ''}"
-                f"{'k' if self.epi_n and self.epi_major == 'k' else ''}{'_nloop' if self.epi_loop else ''}")
+                f"{'k' if self.epi_n and self.epi_major == 'k' else ''}{'_nloop' if self.epi_loop else ''}"
+                f"{'_ov' if self.epi_overlap else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -552,6 +557,7 @@ class GemmConfig:
              "a second dot on the accumulator (epi_n) has one B operand (two with a low-rank branch, lora_rank), "
              "1-CTA clusters, no Stream-K and the direct epilogue of a 2-D, untransposed C (the TMA epilogue with "
              "a loop over N tiles, epi_loop)"),
+            (not self.epi_overlap or self.epi_loop, "epi_overlap is a loop over N tiles' (epi_loop)"),
             (not self.epi_loop or (self.epi_n and not self.lora_rank),
              "a loop over N tiles (epi_loop) is a second dot's on the accumulator (epi_n) without a low-rank branch"),
             (not self.lora_own_acc or self.lora_rank, "lora_own_acc is a low-rank branch's (lora_rank)"),

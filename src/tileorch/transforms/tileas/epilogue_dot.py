@@ -374,6 +374,25 @@ def n_loop_epilogue(epi_loop: bool, plain: str) -> tuple[str, str | None]:
                    "warp group) and stored by TMA; the next N tile's WGMMAs run while the bulk stores drain")
 
 
+OVERLAP_ENV = "TILEORCH_EPILOGUE_DOT_OVERLAP"
+"""``1``: a kernel looping over N tiles (``GemmConfig.epi_overlap``) issues each next N tile's second-dot WGMMAs
+before the current tile's store (:func:`n_loop_overlap`); ``0`` (default): each tile's WGMMAs, then its store."""
+
+
+def n_loop_overlap(epi_loop: bool) -> tuple[bool, str | None]:
+    """Whether a kernel with a second dot on the accumulator issues the next N tile's WGMMAs before the current
+    tile's store (:data:`OVERLAP_ENV`), and the remark (None: nothing asked)."""
+    from tileorch import settings
+
+    if settings.value(OVERLAP_ENV) != "1":
+        return False, None
+    if not epi_loop:
+        return False, (f"{OVERLAP_ENV}=1 not applied: the second dot covers one N tile per work tile (no next "
+                       "tile to issue before the store)")
+    return True, (f"{OVERLAP_ENV}=1: each next N tile's second-dot WGMMAs are issued before the current tile's "
+                  "store (two second accumulators live; the last tile's store after the loop)")
+
+
 STAGES_ENV = "TILEORCH_EPILOGUE_DOT_STAGES"
 """``plan`` (default): the K loop's ring keeps the schedule's stage count (``tileas-materialize-schedule`` reserves
 the shared memory of every tile the program holds outside the loop: E's, the staged C tile's); ``fit``: as many
@@ -486,5 +505,5 @@ def compute_epilogue_a(fn, ed: EpilogueDot, dk, args: list[SSAValue], grid: list
             op.operands[0], op.operands[1] = new
 
 
-__all__ = ["COARSEN_ENV", "MOST_STAGES", "STAGES_ENV", "TMA_STORE_ENV", "fitted_stages", "n_loop_epilogue", "EpilogueDot", "check_epilogue_dot", "check_first_dot_b", "compute_epilogue_a",
+__all__ = ["COARSEN_ENV", "MOST_STAGES", "OVERLAP_ENV", "STAGES_ENV", "TMA_STORE_ENV", "fitted_stages", "n_loop_epilogue", "n_loop_overlap", "EpilogueDot", "check_epilogue_dot", "check_first_dot_b", "compute_epilogue_a",
            "find_epilogue_dot", "n_loop_refusal", "n_loop_remark"]
