@@ -89,3 +89,14 @@ def test_the_overlapped_loop_checks_clean(tmp_path, source, tiles):
     ahead of its release, free of deadlocks and races over every trip count."""
     cfg = edp._tiers_kernel_checks_clean(tmp_path, source, tiles)
     assert cfg.epi_overlap, cfg
+
+
+@pytest.mark.parametrize("epi_c", [2, 5])
+@pytest.mark.parametrize("name", ["one_d", "swapped", "scaled", "transposed"])
+def test_review26_adversarial_programs_overlapped(name, epi_c):
+    """test_review26_epilogue_n_loop's programs (the column tile from a 1-D grid, the grid's axes swapped, the output
+    scaled by the column tile, a transposed store) with the setting: right where they take the loop (the peeled
+    last tile's column the loop's), unchanged where they keep one N tile."""
+    import test_review26_epilogue_n_loop as r26
+
+    r26.test_n_loop_adversarial(name, epi_c)
