@@ -2,7 +2,7 @@
 store (``TILEORCH_EPILOGUE_DOT_OVERLAP=1``, ``GemmConfig.epi_overlap``, ``epilogue_dot.n_loop_overlap``): the PTX
 emulator (which reports an instruction touching an in-flight WGMMA's registers, the A fragments two WGMMAs share
 among them) against numpy, outputs NaN-prefilled, ragged M, N and K, with the direct and the TMA stores; the PTX's
-order; the remarks; ``tileorch check``; ptxas without spills.  Needs cuda-tile and ml_dtypes, no GPU."""
+order; the remarks; ptxas without spills (``tileorch check``: test_epilogue_dot_tma_store).  Needs cuda-tile and ml_dtypes, no GPU."""
 
 from __future__ import annotations
 
@@ -80,15 +80,6 @@ def test_the_benchmark_shape_issues_before_it_stores_without_spills(store, monke
     if not ptxas_available():
         pytest.skip("no ptxas")
     assert not run_ptxas(prog.ptx, "sm_90a").spill_warnings()
-
-
-@pytest.mark.parametrize("source,tiles", [("tier_epilogue_dot.mlir", (64, 128, 0, "n")),
-                                          ("tier_epilogue_dot_kmajor.mlir", (64, 128, 0, "k"))])
-def test_the_overlapped_loop_checks_clean(tmp_path, source, tiles):
-    """``tileorch check`` on the tier's lowering with the setting: E's two-stage pipeline, now waited for one tile
-    ahead of its release, free of deadlocks and races over every trip count."""
-    cfg = edp._tiers_kernel_checks_clean(tmp_path, source, tiles)
-    assert cfg.epi_overlap, cfg
 
 
 @pytest.mark.parametrize("epi_c", [2, 5])

@@ -130,13 +130,17 @@ def test_the_benchmark_shape_assembles_without_spills():
     assert not run_ptxas(prog.ptx, "sm_90a").spill_warnings()
 
 
+@pytest.mark.parametrize("overlap", [False, True])
 @pytest.mark.parametrize("source,tiles", [("tier_epilogue_dot.mlir", (64, 128, 0, "n")),
                                           ("tier_epilogue_dot_kmajor.mlir", (64, 128, 0, "k"))])
-def test_the_tiers_kernel_with_tma_stores_checks_clean(tmp_path, source, tiles):
-    """``tileorch check`` on the tier's lowering with the setting (N-major and K-major E): the ring and E's
-    two-stage pipeline free of deadlocks and races over every trip count, every load's bytes stated."""
+def test_the_tiers_kernel_with_tma_stores_checks_clean(tmp_path, source, tiles, overlap, monkeypatch):
+    """``tileorch check`` on the tier's lowering with the setting (N-major and K-major E), alone and with
+    ``TILEORCH_EPILOGUE_DOT_OVERLAP=1`` (E's stage waited for one tile ahead of its release, the last tile peeled):
+    the ring and E's two-stage pipeline free of deadlocks and races over every trip count, every load's bytes
+    stated."""
+    monkeypatch.setenv("TILEORCH_EPILOGUE_DOT_OVERLAP", "1" if overlap else "0")
     cfg = edp._tiers_kernel_checks_clean(tmp_path, source, tiles)
-    assert cfg.epi_loop and cfg.epilogue == "tma", cfg
+    assert (cfg.epi_loop, cfg.epilogue, cfg.epi_overlap) == (True, "tma", overlap), cfg
 
 
 @pytest.mark.parametrize("name", sorted(edp.PROGRAMS))
