@@ -116,6 +116,12 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("MATH", "full", ("full", "approx"), "approximate exp and tanh everywhere", True),
     _s("EPILOGUE_DOT_COARSEN", "auto", ("auto", "off", range(1, _MANY)),
        "N tiles per CTA of a dot on the K loop's result (auto, off or a count)", True),
+    _s("EPILOGUE_DOT_STAGES", "plan", ("plan", "fit"),
+       "a dot on the K loop's result: the schedule's ring stages, or as many as the kernel's shared memory fits", True),
+    _s("EPILOGUE_DOT_OVERLAP", "0", SWITCH,
+       "a dot on the K loop's result looping over N tiles issues the next tile's WGMMAs before the store", True),
+    _s("EPILOGUE_DOT_TMA_STORE", "0", SWITCH,
+       "a dot on the K loop's result looping over N tiles stores C by TMA from shared memory", True),
     _s("GATHERED_A", "tier", ("tier", "simt"), "a gathered dot operand A on the GEMM tier or the SIMT path", True),
     # the SIMT path: transforms/tileaa_to_simt/, transforms/tileas/simt_layouts.py
     _s("WARP_PROGRAMS", "1", SWITCH, "several one-warp programs per warp", True),

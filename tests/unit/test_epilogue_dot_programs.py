@@ -44,15 +44,26 @@ def _compile(kernel, spec, config=EMULATE):
     return compile_cutile(kernel, spec, kernel.__name__ if hasattr(kernel, "__name__") else "k", config=config)
 
 
-def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ...] = (), epi_c: int = 1):
+def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ...] = (), epi_c: int = 1,
+             config: str = EMULATE):
     """Run the program on its spec's shapes (A argument 0, B 1, E ``e``, C ``out``, the other Bs ``more_b``; a kernel
-    looping over N tiles, ``epi_c`` of them per work tile); returns its output."""
+    looping over N tiles, ``epi_c`` of them per work tile; ``config``: the compile's overrides); returns its
+    output."""
+    errors, y = _emulate_program(_compile(kernel, spec, config), kernel, spec, inputs, out, e, more_b, epi_c)
+    assert not errors, errors[:4]
+    assert NAN_RESULTS or not np.isnan(y).any(), "unwritten outputs"
+    return y
+
+
+def _emulate_program(prog, kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ...] = (),
+                     epi_c: int = 1):
+    """:func:`_emulate` of the compiled ``prog`` (its PTX as given; ``e`` None: no second dot): (the emulator's
+    errors, the output)."""
     import test_user_sweep3_emulated as s3
 
     from tileorch.testing.gemm_emulation import run_gemm
     from tileorch.testing.user_programs import UserProgram
 
-    prog = _compile(kernel, spec)
     assert prog.kind == "gemm", prog.remarks
     p = UserProgram(kernel, spec, (1,), "gemm", outputs=(out,))
     arrays = s3._arrays(p, inputs)
@@ -63,11 +74,8 @@ def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ..
     memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
               if i not in (0, 1, e, *more_b)]
     errors = run_gemm(prog, arrays[0], arrays[1], bases[out], (m, n, k), tile, memory,
-                      more_b=[arrays[i] for i in more_b], epi=arrays[e], epi_c=epi_c)
-    assert not errors, errors[:4]
-    y = arrays[out].astype(np.float64)
-    assert NAN_RESULTS or not np.isnan(y).any(), "unwritten outputs"
-    return y
+                      more_b=[arrays[i] for i in more_b], epi=None if e is None else arrays[e], epi_c=epi_c)
+    return errors, arrays[out].astype(np.float64)
 
 
 def _f16(x):
@@ -393,6 +401,12 @@ def test_the_tiers_kernel_checks_clean(tmp_path, source, tiles):
     """The model checker (``tileorch check``) on the tier's lowering of tests/filecheck/tileas/tier_epilogue_dot.mlir
     (the low-rank chain with its epilogue), of its K-major E variant and of LoRA's three dots: the ring and E's
     one-stage pipeline free of deadlocks and races over every trip count, every load's bytes stated."""
+    _tiers_kernel_checks_clean(tmp_path, source, tiles)
+
+
+def _tiers_kernel_checks_clean(tmp_path, source: str, tiles: tuple):
+    """:func:`test_the_tiers_kernel_checks_clean` of tests/filecheck/tileas/``source`` lowered to ``tiles``; returns
+    the lowering's ``GemmConfig``."""
     from pathlib import Path
 
     from tileorch.analysis.explore import check
@@ -410,6 +424,7 @@ def test_the_tiers_kernel_checks_clean(tmp_path, source, tiles):
     for result in (check(p) for p in protocols):
         assert result.ok, (result.values, result.violation)
     assert not protocols[0].notes, protocols[0].notes
+    return cfg
 
 
 def _launcher_arguments(kernel, spec: list, out: int):

@@ -654,6 +654,9 @@ class _Program:
         st = 1 if step is None else self.ev.constant(step)
         if lo is not None and hi is not None and st:
             return max(0, -(-(hi - lo) // st))
+        less = self._less(ub) if not outer and lo is None else None
+        if less is not None:  # ``x - c``: c fewer iterations than a loop bounded by x (a peeled last iteration)
+            ub, lo = less
         name = self._trip_name(ub) if not outer else "tiles"
         if outer:
             values = (1, 2)
@@ -665,6 +668,15 @@ class _Program:
         if lo is not None and st and st > 0 and (lo, st) != (0, 1):
             return Trip(name, lo, st)
         return name
+
+    def _less(self, ub: SSAValue) -> tuple[SSAValue, int] | None:
+        """``(x, c)`` for a bound ``arith.subi x, c`` of a positive constant ``c`` and a non-constant ``x``, else
+        None."""
+        if not (isinstance(ub.owner, Operation) and ub.owner.name == "arith.subi"):
+            return None
+        x, c = ub.owner.operands
+        less = self.ev.constant(c)
+        return (x, less) if less is not None and less > 0 and self.ev.constant(x) is None else None
 
     def _trip_name(self, ub: SSAValue) -> str:
         """The parameter of a non-constant bound: loops bounded by the same value (up to adding

@@ -4,7 +4,8 @@ tensor maps, C, M, N, K and the scheduler's record, then the tile program's own 
 
 A test and debugging aid shared by the CPU tests of program-grid, K-range and epilogue GEMMs.
 A and B are read through their tensor maps (boxes of 64 elements; A's box ``tile_m`` rows, B's
-64); only the buffers listed in ``memory`` may be stored to (a store elsewhere faults)."""
+64); only the buffers listed in ``memory`` may be stored to (a store elsewhere faults); a TMA epilogue's C map
+(``cfg.epilogue == "tma"``) writes into C's buffer there (its base is ``c_base``)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,9 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
                 # of epi_n N rows x 64 K columns (K-major E [N2, K2])
                 rows = cfg.epi_n if getattr(cfg, "epi_major", "n") == "k" else cfg.epi_k
                 emu.tmaps[emu.params[8 + len(more_b)]] = {"array": epi, "rows": rows, "box": 64}
+            if cfg.epilogue == "tma":  # C's map (the TMA epilogue's stores): boxes of 64 rows x 64 columns
+                emu.tmaps[emu.params[2]] = {"array": _c_array(memory, c_base, cfg.out_dtype, m, n), "rows": 64,
+                                            "box": 64, "name": "C"}
             if getattr(cfg, "b_raw", ""):  # a computed B's raw tile: unswizzled boxes (GemmConfig.b_raw)
                 emu.tmaps[emu.params[1]].update(rows=cfg.tile_k if cfg.b_major == "n" else cfg.tile_n,
                                                 box=cfg.raw_chunk_columns, swizzle=0)
@@ -72,6 +76,18 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
             emu.run()
             errors += emu.errors
     return errors
+
+
+def _c_array(memory, c_base: int, out_dtype: str, m: int, n: int):
+    """C ``[M, N]`` (``out_dtype``: f16 or bf16, the TMA epilogue's) as a view of its buffer in ``memory``."""
+    import numpy as np
+
+    buf = next(b for base, b, _ in memory if base == c_base)
+    if out_dtype == "bf16":
+        from ml_dtypes import bfloat16 as dtype
+    else:
+        dtype = np.float16
+    return buf[:m * n * 2].view(dtype).reshape(m, n)
 
 
 def compile_cutile(kernel, spec: list, name: str | None = None, **options):

@@ -21,7 +21,9 @@ named barrier.  Asynchrony is modelled where it decides correctness:
   thread wrote after the warp group's last fence is reported (:attr:`Emu.fence_errors`);
 * ``cp.async.bulk.tensor`` copies its box at once (2- to 4-D maps; the tensor map's ``box`` contiguous elements,
   64 unless given, and its ``swizzle`` span, 128 bytes unless given; zero fill out of bounds) and
-  completes its bytes on the mbarrier; ``mbarrier`` arrive / expect_tx / try_wait.parity follow the
+  completes its bytes on the mbarrier; a 2-D bulk tensor store (shared to global) writes its box at issue,
+  clipped to the array, and its shared bytes count as read until a ``cp.async.bulk.wait_group`` retires its
+  group (a shared write to them before is reported); ``mbarrier`` arrive / expect_tx / try_wait.parity follow the
   phase rules;
 * WGMMA shared-memory descriptors are decoded for the 128-, 64- and 32-byte swizzles (layout type
   1, 2, 3; K-major: rows of the span, 8-row groups SBO apart; MN-major: span-wide chunks LBO apart,
@@ -622,6 +624,10 @@ class Emu:
         # proxy): 1 unfenced, 2 fenced by the writer but no barrier passed since; the writer's thread
         self.generic_state = np.zeros(len(self.smem), dtype=np.uint8)
         self.generic_writer = np.full(len(self.smem), -1, dtype=np.int64)
+        # bulk (TMA) stores whose shared-memory reads have not been waited for: per thread, its uncommitted
+        # ranges and its committed groups (oldest first), each a list of [lo, hi) shared byte ranges
+        self.bulk_open: dict[int, list[tuple[int, int]]] = {}
+        self.bulk_groups: dict[int, list[list[tuple[int, int]]]] = {}
         self.wait_delay = 0  # steps a ready wgmma.wait_group waits while other threads can run
         self.ready_since = {}
         self.parsed = decoded.parsed  # (predicate, op, operands) per pc
@@ -1316,6 +1322,9 @@ class Emu:
         if base == "mbarrier":
             self.mbarrier(op, ops, T)
             return
+        if base == "cp" and "bulk.tensor" in op and ".global.shared" in op:
+            self.tma_store(op, ops, T)
+            return
         if base == "cp" and "bulk.tensor" in op:
             self.tma(op, ops, T)
             return
@@ -1331,7 +1340,8 @@ class Emu:
         if base in ("prefetch", "fence", "setmaxnreg", "bar", "barrier", "griddepcontrol"):
             return  # (griddepcontrol: one grid, no dependent launch to wait for or to release)
         if op.startswith("cp.async.bulk.wait_group") or op.startswith("cp.async.bulk.commit_group"):
-            return  # no bulk store is in flight in the modelled kernels (their loads complete at once)
+            self.bulk_group(op, ops, T)
+            return
         raise Fault(f"unhandled {op} {ops}")
 
     def c_string(self, addr: int) -> str:
@@ -1688,6 +1698,55 @@ class Emu:
             b["tx"] -= rows * es * width
             self._mb_check_tx(b, int(bar[k]))
 
+    def tma_store(self, op, ops, T):
+        """``cp.async.bulk.tensor.Nd.global.shared::cta...bulk_group [map, {coords}], [src]``: the box (the map's
+        ``rows`` x ``box`` elements, its ``swizzle``) read from shared memory at issue and written into the map's
+        array (a view of a :attr:`memory` buffer), clipped to the array's bounds as TMA clips; the shared bytes
+        stay read by the store (a shared write to them is reported) until a ``cp.async.bulk.wait_group`` of the
+        issuing thread retires its group.  Bytes written by ``st.shared`` must be fenced
+        (``fence.proxy.async``) and, when another thread wrote them, seen through a barrier since."""
+        tm, coords = ops[0][1:-1].split(",", 1)
+        cs = [self.get(c.strip(), T) for c in coords.strip()[1:-1].split(",")]
+        tmv = self.get(tm.strip(), T)
+        src = self.shared_off(self.addr(ops[1], T))
+        for k, tid in enumerate(np.nonzero(T)[0].tolist()):
+            t = self.tmaps[self.params[(int(tmv[k]) - PARAM_BASE) // 256]]
+            arr = t["array"]
+            arr = arr.reshape(arr.shape[-2:])
+            if len(cs) != 2:
+                raise Fault(f"{op}: only 2-D bulk tensor stores are modelled")
+            col0, row0 = [(int(x[k]) & 0xFFFFFFFF) - ((int(x[k]) & 0x80000000) << 1) for x in cs]
+            rows, width, span = t["rows"], t.get("box", 64), t.get("swizzle", 128)
+            es = arr.dtype.itemsize
+            lo = int(src[k])
+            hi = lo + rows * width * es
+            if lo % (8 * span if span else 16):
+                raise Fault(f"{op}: shared source {lo:#x} not aligned to the {span}-byte swizzle's atom")
+            state, writer = self.generic_state[lo:hi], self.generic_writer[lo:hi]
+            if (state == 1).any() or ((state == 2) & (writer != tid)).any():
+                kind = "without fence.proxy.async" if (state == 1).any() else "fenced but before a barrier"
+                self.errors.append(f"pc {self.cur_pc}: a TMA store reads shared bytes {lo:#x}..{hi:#x} written by "
+                                   f"st.shared {kind}")
+            lin = np.arange(lo, hi, dtype=np.int64)
+            box = self.smem[_swizzle(lin, span) if span else lin].copy().view(arr.dtype).reshape(rows, width)
+            r_lo, r_hi = max(0, -row0), min(rows, arr.shape[0] - row0)
+            c_lo, c_hi = max(0, -col0), min(width, arr.shape[1] - col0)
+            if r_lo < r_hi and c_lo < c_hi:
+                arr[row0 + r_lo:row0 + r_hi, col0 + c_lo:col0 + c_hi] = box[r_lo:r_hi, c_lo:c_hi]
+                self.traffic["store:" + t.get("name", "tma")] += (r_hi - r_lo) * (c_hi - c_lo) * es
+            self.bulk_open.setdefault(tid, []).append((lo, hi))
+
+    def bulk_group(self, op, ops, T):
+        """``cp.async.bulk.commit_group`` (the thread's uncommitted bulk stores become a group) and
+        ``cp.async.bulk.wait_group[.read] N`` (all but the thread's N newest groups retired)."""
+        for tid in np.nonzero(T)[0].tolist():
+            if "commit_group" in op:
+                self.bulk_groups.setdefault(tid, []).append(self.bulk_open.pop(tid, []))
+            else:
+                keep = int(ops[0])
+                groups = self.bulk_groups.get(tid, [])
+                self.bulk_groups[tid] = groups[len(groups) - keep:] if keep else []
+
     def _mb_check_tx(self, b, off):
         if b["pending"] <= 0 and b["tx"] == 0:
             b["phase"] ^= 1
@@ -1753,6 +1812,14 @@ class Emu:
                     yield wg, ent
 
     def _check_smem_write(self, lo, hi, what):
+        for tid, ranges in [*self.bulk_open.items(),
+                            *((t, [r for g in gs for r in g]) for t, gs in self.bulk_groups.items())]:
+            for a, b in ranges:
+                if lo < b and a < hi:
+                    self.errors.append(f"pc {self.cur_pc}: {what} writes shared bytes {lo:#x}..{hi:#x} that a bulk "
+                                       f"(TMA) store of thread {tid} still reads ({a:#x}..{b:#x}): no "
+                                       "cp.async.bulk.wait_group.read retired it")
+                    return
         for wg, ent in self._in_flight():
             for a, b in ent["smem"]:
                 if lo < b and a < hi:

@@ -1,5 +1,7 @@
 // RUN: env TILEORCH_EPILOGUE_DOT_COARSEN=off tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
 // RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=LOOP
+// RUN: env TILEORCH_EPILOGUE_DOT_TMA_STORE=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=TMA
+// RUN: env TILEORCH_EPILOGUE_DOT_OVERLAP=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=OV
 // A low-rank chain, alpha ((x A) rounded to f16) B + bias[n] (tileorch.testing.epilogue_dot_programs): the second
 // dot reads the K loop's result after the loop, and runs as the GEMM kernel's second dot on the accumulator:
 // the ring of A / B K tiles (B the whole [K, 64] block at column 0), E's [64, 128] tile through a one-stage
@@ -75,6 +77,54 @@
 // LOOP: llvm.extractvalue %acc2[0] :
 // LOOP: arith.addi %n0_1,
 // LOOP: atom.store_fragment
+// With TILEORCH_EPILOGUE_DOT_TMA_STORE=1 (TMA) each N tile's two 64-column rounds are staged in the warp group's
+// two slots and stored by TMA (name suffix etma): before round 0 and round 1 the elected thread waits until one
+// bulk store at most still reads (the other slot's), and once after the work tiles until none does.
+// TMA: func.func @gemm_f16_f16_bn_128x64x64_s{{[0-9]+}}_c1x1_persistent_{{.*}}_etma_dot128_nloop(
+// TMA-SAME: %tmap_c: !llvm.ptr
+// TMA-SAME: "TILEORCH_EPILOGUE_DOT_TMA_STORE=1: each N tile of C staged in shared memory
+// TMA: scf.for %etile_1 = %etile0_1 to %etile_end_1
+// TMA: cutlass.pipeline.consumer_release %eready, %est_1
+// TMA: nvvm.cp.async.bulk.wait_group 1 read
+// TMA: atom.stage_fragment %{{.*}}, %eslot0 {first_column = 0 : i64, columns = 64 : i64, dtype = "f16"}
+// TMA-NEXT: nvvm.fence.proxy <async.shared>, space = <cta>
+// TMA-NEXT: cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+// TMA: nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot0, box[%ecol0_1, %row0]
+// TMA-NEXT: nvvm.cp.async.bulk.commit.group
+// TMA: nvvm.cp.async.bulk.wait_group 1 read
+// TMA: atom.stage_fragment %{{.*}}, %eslot1 {first_column = 64 : i64, columns = 64 : i64, dtype = "f16"}
+// TMA: nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot1, box[%ecol1_1, %row0]
+// TMA-NEXT: nvvm.cp.async.bulk.commit.group
+// TMA: scf.yield %{{.*}} : !cutlass.pipeline_state<2>
+// TMA: nvvm.cp.async.bulk.wait_group 0 read
+// TMA-NOT: atom.store_fragment
+// With TILEORCH_EPILOGUE_DOT_OVERLAP=1 (OV) the first N tile's WGMMAs are retired before the loop (the next
+// tile's read the same A registers), the loop runs to the last tile but one: the next tile's WGMMAs issued, the
+// current tile's E stage released, its two 64-column stores, the next tile retired before it is carried on; the
+// last tile's release and stores after the loop (name suffix _ov).
+// OV: func.func @gemm_f16_f16_bn_128x64x64_s{{[0-9]+}}_c1x1_persistent_{{.*}}_edirect_dot128_nloop_ov(
+// OV: cutlass.pipeline.consumer_wait %eready
+// OV: %acc2_first = atom.wgmma_mma_async_reg_a %efrag3q0
+// OV-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// OV-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// OV-NEXT: %etile_last = arith.subi %etile_end_1, %c1 : i32
+// OV: %acc2_last, %{{.*}}, %[[LAST:[0-9]+]] = scf.for %etile_1 = %etile0_1 to %etile_last step %c1 iter_args(%acc2_cur = %acc2_first, %est_next = %{{.*}}, %est_1 = %{{.*}})
+// OV: cutlass.pipeline.consumer_wait %eready, %est_next
+// OV: %acc2_next = atom.wgmma_mma_async_reg_a %efrag3q0
+// OV-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// OV-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// OV-NEXT: cutlass.pipeline.consumer_release %eready, %est_1 {cutlass.reads_retired}
+// OV: llvm.extractvalue %acc2_cur[0]
+// OV: atom.store_fragment {{.*}}first_column = 0
+// OV: atom.store_fragment {{.*}}first_column = 64
+// OV-NEXT: }
+// OV-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// OV: scf.yield %acc2_next, %{{.*}}, %est_next
+// OV: nvvm.wgmma.wait.group.sync.aligned 0
+// OV-NEXT: cutlass.pipeline.consumer_release %eready, %[[LAST]] {cutlass.reads_retired}
+// OV: llvm.extractvalue %acc2_last[0]
+// OV: atom.store_fragment {{.*}}first_column = 0
+// OV: atom.store_fragment {{.*}}first_column = 64
 builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>} {
   nv_tileaa.func @lowrank_scaled_bias(%0: !nv_tileaa.ptr<f16>, %1: i32, %2: i32, %3: i32, %4: i32, %5: !nv_tileaa.ptr<f16>, %6: i32, %7: i32, %8: i32, %9: i32, %10: !nv_tileaa.ptr<f16>, %11: i32, %12: i32, %13: i32, %14: i32, %15: !nv_tileaa.ptr<f32>, %16: i32, %17: i32, %18: !nv_tileaa.ptr<f16>, %19: i32, %20: i32, %21: i32, %22: i32, %23: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>, tileorch.num_ctas_auto, tileorch.num_warps_auto} {
     %24 = nv_tileaa.create_mem_token

@@ -502,9 +502,11 @@ def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, 
               ebuf: SSAValue, wg_leader: SSAValue) -> None:
     """Store the warp group's 64 x tile_n slice of C starting at (row0, n0).
 
-    TMA epilogue: ``tile_n / 64`` rounds through two 8 KiB staging slots (double buffering):
+    TMA epilogue: ``out_tile_n / 64`` rounds through two 8 KiB staging slots (double buffering):
     before round ``r`` writes slot ``r % 2`` the elected thread waits until at most one bulk
-    group is still reading (the previous round's), so round ``r - 2``'s store has left the slot."""
+    group is still reading (the previous round's, in the other slot), so round ``r - 2``'s store has left the
+    slot; round 0 after an odd number of rounds (the previous tile's last round wrote slot 0 too) waits until
+    none is."""
     cfg = k.cfg
     dtype = StringAttr(cfg.out_dtype)
     if cfg.epilogue in ("direct", "atomic"):  # atomic: the tier lowering replaces the store by its adds
@@ -518,9 +520,10 @@ def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, 
         StoreFragmentOp(operands=[res, base, row0, n0, k.m, k.n, ld], properties={"dtype": dtype})
         return
     barrier = EPILOGUE_BARRIER + wg
-    for r in range(cfg.tile_n // 64):
+    rounds = cfg.out_tile_n // 64  # (C's tile: a second dot's epi_n columns)
+    for r in range(rounds):
         with _if(wg_leader):
-            nvvm.CpAsyncBulkWaitGroupOp(1, read=True)
+            nvvm.CpAsyncBulkWaitGroupOp(1 if r or rounds % 2 == 0 else 0, read=True)
         NamedBarrierArriveAndWaitOp(barrier, 128)
         slot = _named(_gep(ebuf, _const(8192 * (r % 2))), f"eslot{r}")
         StageFragmentOp(operands=[res, slot], properties={
@@ -688,6 +691,10 @@ def _consumer(k: _Kernel, wg: int) -> None:
             elif cfg.epi_loop:  # the second dot and C's store per N tile of the work tile, from one packed A
                 frags = _epi_pack(k, acc_out)
                 t0, t_end = k.epi_tiles(tn)
+                if cfg.epi_overlap:
+                    return s_out, _epi_overlapped_tiles(
+                        k, frags, e, t0, t_end,
+                        lambda acc, j: _store_tile(k, wg, acc, tm, j, tl, row_wg, ebuf, wg_leader, store))
                 tiles = Block(arg_types=[i32, e.type])
                 with ImplicitBuilder(tiles) as (j, est):
                     _named(j, "etile"), _named(est, "est")
@@ -797,6 +804,22 @@ def _epi_mma(k: _Kernel, frags: list[list[SSAValue]], st: SSAValue,
     """The second dot's WGMMAs on the packed register A ``frags``: wait for E's tile in stage ``st``, run them into
     a zero ``m64n{epi_n}`` accumulator (``init``, the main accumulator, for a low-rank branch: ``cfg.lora_rank``),
     wait, release E's stage.  Returns (the second accumulator, the state after E's stage)."""
+    acc2 = _epi_issue(k, frags, st, init)
+    _epi_retire(k, st, 0)
+    return _named(acc2, "acc2"), pl.StateIncrementOp(st).results[0]
+
+
+def _epi_retire(k: _Kernel, st: SSAValue, pending: int) -> None:
+    """Wait until at most ``pending`` WGMMA groups are in flight (the second dot's on E's stage ``st`` retired),
+    then release that stage to the producer."""
+    nvvm.WgmmaWaitGroupSyncOp(pending)
+    release = pl.ConsumerReleaseOp(k.epi_ready, st)
+    release.attributes["cutlass.reads_retired"] = UnitAttr()
+
+
+def _epi_issue(k: _Kernel, frags: list[list[SSAValue]], st: SSAValue, init: SSAValue | None = None) -> SSAValue:
+    """:func:`_epi_mma`'s wait for E's stage ``st`` and its WGMMAs, committed as one group and left in flight;
+    returns their accumulator."""
     cfg = k.cfg
     # E's descriptors, 128-byte swizzle, 8-row atoms of 1 KiB (SBO): N-major, 64-column chunks of tile_n rows
     # (LBO); K-major, rows of 64 K elements (one swizzle span: LBO unused)
@@ -819,10 +842,34 @@ def _epi_mma(k: _Kernel, frags: list[list[SSAValue]], st: SSAValue,
         dj = _named(_add(de, _const(step, i64)), f"de{j}")
         acc2 = _named(nvp.WgmmaMmaAsyncRegisterAOp(frag, dj, acc2, cfg.epi_n, ta, layout).results[0], f"e{j}")
     nvvm.WgmmaGroupSyncAlignedOp()
+    return acc2
+
+
+def _epi_overlapped_tiles(k: _Kernel, frags: list[list[SSAValue]], est: SSAValue, t0: SSAValue, t_end: SSAValue,
+                          store_tile) -> SSAValue:
+    """The loop over N tiles ``t0 .. t_end - 1`` (at least one) with each next tile's WGMMAs issued before the
+    current tile's store (``cfg.epi_overlap``): tile ``t0``'s WGMMAs first, retired; then per tile ``j`` but the
+    last, tile ``j + 1``'s issued (the only group in flight), ``j``'s E stage released,
+    ``store_tile(accumulator, j)`` while they run, ``j + 1``'s retired before its accumulator is carried on; the
+    last tile's release and store after the loop.  Returns E's state after the last tile's stage."""
+    first = _named(_epi_issue(k, frags, est), "acc2_first")
+    # (retired before the loop: the next tile's WGMMAs read the same A registers, which an in-flight WGMMA's
+    # may not share, and the loop carries the accumulator on)
     nvvm.WgmmaWaitGroupSyncOp(0)
-    release = pl.ConsumerReleaseOp(k.epi_ready, st)
-    release.attributes["cutlass.reads_retired"] = UnitAttr()
-    return _named(acc2, "acc2"), pl.StateIncrementOp(st).results[0]
+    last = _named(arith.SubiOp(t_end, k.c1).result, "etile_last")
+    body = Block(arg_types=[i32, first.type, est.type, est.type])
+    with ImplicitBuilder(body) as (j, acc, est_next, est_cur):
+        _named(j, "etile"), _named(acc, "acc2_cur"), _named(est_next, "est_next"), _named(est_cur, "est")
+        acc_next = _named(_epi_issue(k, frags, est_next), "acc2_next")
+        _epi_retire(k, est_cur, 1)
+        store_tile(acc, j)
+        nvvm.WgmmaWaitGroupSyncOp(0)  # (the next accumulator retired before the loop carries it)
+        scf.YieldOp(acc_next, pl.StateIncrementOp(est_next).results[0], est_next)
+    after = pl.StateIncrementOp(est).results[0]
+    acc_last, est_after, est_last = scf.ForOp(t0, last, k.c1, [first, after, est], Region(body)).results
+    _epi_retire(k, est_last, 0)
+    store_tile(_named(acc_last, "acc2_last"), last)
+    return est_after
 
 
 def accumulator_results(acc_out: SSAValue) -> list[SSAValue]:

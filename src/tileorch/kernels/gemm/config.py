@@ -216,6 +216,10 @@ class GemmConfig:
     the second dot's WGMMAs and C's store, while the producer streams E's tiles through
     :attr:`epi_stages` buffers (:mod:`tileorch.transforms.tileas.epilogue_dot`'s coarsening)."""
 
+    epi_overlap: bool = False
+    """With :attr:`epi_loop`: each next N tile's second-dot WGMMAs are issued before the current tile's store
+    (two second accumulators live; ``TILEORCH_EPILOGUE_DOT_OVERLAP``)."""
+
     lora_rank: int = 0
     """A low-rank branch beside the main dot (LoRA, three dots: ``C = A B + f(A B1) E``): with
     :attr:`b_operands` 2 and :attr:`epi_n` ``tile_n``, B operand 1 is the ``[K, lora_rank]`` block of B1 (its
@@ -435,7 +439,8 @@ class GemmConfig:
                 f"{'_areg' if self.a_regs else ''}{'_agather' if self.a_gather else ''}"
                 f"{f'_dot{self.epi_n}' if self.epi_n else ''}"
                 f"{f'_lora{self.lora_rank}' if self.lora_rank else ''}{'o' if self.lora_own_acc else ''}"
-                f"{'k' if self.epi_n and self.epi_major == 'k' else ''}{'_nloop' if self.epi_loop else ''}")
+                f"{'k' if self.epi_n and self.epi_major == 'k' else ''}{'_nloop' if self.epi_loop else ''}"
+                f"{'_ov' if self.epi_overlap else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -505,7 +510,7 @@ class GemmConfig:
              f"epilogue must be 'tma', 'direct' or 'atomic', got {self.epilogue!r}"),
             (self.epilogue != "tma" or self.out_dtype not in DIRECT_OUT_DTYPES,
              f"an {self.out_dtype} output needs epilogue='direct' (the TMA epilogue stages 16-bit rows of 128 bytes)"),
-            (self.epilogue != "tma" or self.tile_n % 64 == 0, "the TMA epilogue stores whole 64-column boxes"),
+            (self.epilogue != "tma" or self.out_tile_n % 64 == 0, "the TMA epilogue stores whole 64-column boxes"),
             (not self.c_transposed or self.epilogue == "direct",
              "a transposed C (c_transposed) is stored by the tier's epilogue in place of the direct one's fragment "
              f"store: epilogue='direct', got {self.epilogue!r}"),
@@ -547,10 +552,12 @@ class GemmConfig:
              f"first dot, got epi_n {self.epi_n}, {self.dtype}"),
             (self.epi_major in ("n", "k"), f"epi_major must be 'n' or 'k', got {self.epi_major!r}"),
             (not self.epi_n or (self.b_operands == (2 if self.lora_rank else 1) and self.cluster_m == 1
-                                and self.schedule != "streamk" and self.epilogue == "direct" and not self.batched
-                                and not self.c_transposed),
+                                and self.schedule != "streamk" and not self.batched and not self.c_transposed
+                                and (self.epilogue == "direct" or (self.epilogue == "tma" and self.epi_loop))),
              "a second dot on the accumulator (epi_n) has one B operand (two with a low-rank branch, lora_rank), "
-             "1-CTA clusters, no Stream-K and the direct epilogue of a 2-D, untransposed C"),
+             "1-CTA clusters, no Stream-K and the direct epilogue of a 2-D, untransposed C (the TMA epilogue with "
+             "a loop over N tiles, epi_loop)"),
+            (not self.epi_overlap or self.epi_loop, "epi_overlap is a loop over N tiles' (epi_loop)"),
             (not self.epi_loop or (self.epi_n and not self.lora_rank),
              "a loop over N tiles (epi_loop) is a second dot's on the accumulator (epi_n) without a low-rank branch"),
             (not self.lora_own_acc or self.lora_rank, "lora_own_acc is a low-rank branch's (lora_rank)"),

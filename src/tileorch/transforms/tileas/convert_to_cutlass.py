@@ -56,7 +56,8 @@ from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragm
 from tileorch.transforms.tileas.common import k_loop_blocks, move_before, num_ctas, source_load
 from tileorch.transforms.tileas.early_transpose import early_transpose_refusal
 from tileorch.transforms.tileas.epilogue_dot import (EpilogueDot, check_epilogue_dot, check_first_dot_b,
-                                                     find_epilogue_dot, n_loop_refusal, n_loop_remark)
+                                                     find_epilogue_dot, fitted_stages, n_loop_epilogue, n_loop_overlap,
+                                                     n_loop_refusal, n_loop_remark)
 from tileorch.transforms.tileas.gathered_operand import OPERAND_PATH as _OPERAND_PATH
 from tileorch.transforms.tileas.gathered_operand import (gathered_a_prologue, gathered_a_remark, gathered_operand,
                                                          gathered_operand_message, gathered_a_refusal)
@@ -1914,9 +1915,12 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      a_regs=register_a_chosen(dk.a_raw, a_major, tk, len(_k_vectors(dk, dk.a_prologue)))
                      or dk.a_gather, a_gather=dk.a_gather)
     if dk.epi_dot is not None:  # the second dot on the accumulator: its N is C's tile (epilogue_dot)
-        cfg = replace(cfg, epi_n=dk.epi_dot.n, epi_major=dk.epi_dot.e_major, epilogue="direct", cluster_m=1,
+        epi_epilogue, why = n_loop_epilogue(dk.epi_loop, epilogue)
+        overlap, why_overlap = n_loop_overlap(dk.epi_loop)
+        dk.remarks.extend(r for r in (why, why_overlap) if r)
+        cfg = replace(cfg, epi_n=dk.epi_dot.n, epi_major=dk.epi_dot.e_major, epilogue=epi_epilogue, cluster_m=1,
                       lora_rank=dk.epi_dot.rank if dk.epi_dot.lora else 0, lora_own_acc=dk.epi_dot.own_accumulator,
-                      epi_loop=dk.epi_loop,
+                      epi_loop=dk.epi_loop, epi_overlap=overlap,
                       schedule="persistent" if schedule == "streamk" else schedule)
     if dk.b_shared:
         if transpose_b:
@@ -1951,6 +1955,10 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     need = scratch_bytes(len(column_stores(dk)), 4 * cfg.consumer_groups, tn)
     if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own
         cfg = replace(cfg, scratch_bytes=need)
+    if dk.epi_dot is not None and "stages" not in (override or {}):  # (the schedule's plan reserved E's and C's tiles)
+        cfg, why = fitted_stages(cfg, _fits)
+        if why:
+            dk.remarks.append(why)
     while cfg.stages > 1:
         try:
             cfg = cfg.check()
@@ -1969,6 +1977,17 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         return cfg.check()
     except GemmConfigError as exc:
         raise LocatedError(dk.kernel, f"convert-nv-tileas-to-cutlass: {exc}") from None
+
+
+def _fits(cfg) -> bool:
+    """Whether the ``GemmConfig`` ``cfg`` passes its checks (its shared memory among them)."""
+    from tileorch.kernels.gemm.config import GemmConfigError
+
+    try:
+        cfg.check()
+    except GemmConfigError:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------- the lowered kernel

@@ -349,6 +349,77 @@ def n_loop_remark(ed: EpilogueDot) -> str:
             "groups)")
 
 
+TMA_STORE_ENV = "TILEORCH_EPILOGUE_DOT_TMA_STORE"
+"""``1``: a kernel looping the second dot over N tiles (``GemmConfig.epi_loop``) stores each N tile of C through
+the TMA epilogue's shared-memory staging slots (:func:`n_loop_epilogue`); ``0`` (default): direct stores."""
+
+
+def n_loop_epilogue(epi_loop: bool, plain: str) -> tuple[str, str | None]:
+    """The epilogue kind of a kernel with a second dot on the accumulator and its remark (None: nothing asked).
+    ``plain``: the kind the kernel would take without the second dot (``tma`` for a 16-bit, untransposed C,
+    stored, not atomically added).  With :data:`TMA_STORE_ENV` ``=1``, a kernel looping over N tiles
+    (``epi_loop``) stages each N tile's 64-column rounds in shared memory and stores them by TMA, the next N
+    tile's WGMMAs issued while the bulk stores drain; every other kernel, and the default, stores directly."""
+    from tileorch import settings
+
+    if settings.value(TMA_STORE_ENV) != "1":
+        return "direct", None
+    if not epi_loop:
+        return "direct", (f"{TMA_STORE_ENV}=1 not applied: the second dot covers one N tile per work tile (no loop "
+                          "over N tiles whose stores could drain under the next tile's WGMMAs); C stored directly")
+    if plain != "tma":
+        return "direct", (f"{TMA_STORE_ENV}=1 not applied: C is not a 16-bit, untransposed tile stored whole "
+                          f"(the kernel's plain epilogue is {plain}); C stored directly")
+    return "tma", (f"{TMA_STORE_ENV}=1: each N tile of C staged in shared memory (two 64-column slots per consumer "
+                   "warp group) and stored by TMA; the next N tile's WGMMAs run while the bulk stores drain")
+
+
+OVERLAP_ENV = "TILEORCH_EPILOGUE_DOT_OVERLAP"
+"""``1``: a kernel looping over N tiles (``GemmConfig.epi_overlap``) issues each next N tile's second-dot WGMMAs
+before the current tile's store (:func:`n_loop_overlap`); ``0`` (default): each tile's WGMMAs, then its store."""
+
+
+def n_loop_overlap(epi_loop: bool) -> tuple[bool, str | None]:
+    """Whether a kernel with a second dot on the accumulator issues the next N tile's WGMMAs before the current
+    tile's store (:data:`OVERLAP_ENV`), and the remark (None: nothing asked)."""
+    from tileorch import settings
+
+    if settings.value(OVERLAP_ENV) != "1":
+        return False, None
+    if not epi_loop:
+        return False, (f"{OVERLAP_ENV}=1 not applied: the second dot covers one N tile per work tile (no next "
+                       "tile to issue before the store)")
+    return True, (f"{OVERLAP_ENV}=1: each next N tile's second-dot WGMMAs are issued before the current tile's "
+                  "store (two second accumulators live; the last tile's store after the loop)")
+
+
+STAGES_ENV = "TILEORCH_EPILOGUE_DOT_STAGES"
+"""``plan`` (default): the K loop's ring keeps the schedule's stage count (``tileas-materialize-schedule`` reserves
+the shared memory of every tile the program holds outside the loop: E's, the staged C tile's); ``fit``: as many
+stages as the GEMM kernel's own shared memory holds (:func:`fitted_stages`)."""
+MOST_STAGES = 8
+"""The deepest ring :func:`fitted_stages` builds (``tileas-materialize-schedule``'s default ``max-stages``)."""
+
+
+def fitted_stages(cfg, fits) -> tuple[object, str | None]:
+    """``cfg`` (a ``GemmConfig`` with a second dot on the accumulator) with its ring deepened to the most stages, at
+    most :data:`MOST_STAGES`, for which ``fits(cfg)`` holds (the kernel's shared memory: the ring, the epilogue's
+    staging and E's buffers), and the remark; ``cfg`` unchanged and no remark unless :data:`STAGES_ENV` is
+    ``fit``."""
+    from dataclasses import replace
+
+    from tileorch import settings
+
+    if settings.value(STAGES_ENV) != "fit":
+        return cfg, None
+    planned = cfg.stages
+    while cfg.stages < MOST_STAGES and fits(replace(cfg, stages=cfg.stages + 1)):
+        cfg = replace(cfg, stages=cfg.stages + 1)
+    return cfg, (f"{STAGES_ENV}=fit: the K loop's ring has {cfg.stages} stages of {cfg.stage_bytes} bytes (the "
+                 f"schedule planned {planned}; the kernel's shared memory beside it: E's {cfg.epi_stages} x "
+                 f"{cfg.epi_bytes} bytes and {cfg.epilogue_bytes} bytes of C's staging)")
+
+
 def _setting_text() -> str:
     from tileorch import settings
 
@@ -434,5 +505,5 @@ def compute_epilogue_a(fn, ed: EpilogueDot, dk, args: list[SSAValue], grid: list
             op.operands[0], op.operands[1] = new
 
 
-__all__ = ["COARSEN_ENV", "EpilogueDot", "check_epilogue_dot", "check_first_dot_b", "compute_epilogue_a",
+__all__ = ["COARSEN_ENV", "MOST_STAGES", "OVERLAP_ENV", "STAGES_ENV", "TMA_STORE_ENV", "fitted_stages", "n_loop_epilogue", "n_loop_overlap", "EpilogueDot", "check_epilogue_dot", "check_first_dot_b", "compute_epilogue_a",
            "find_epilogue_dot", "n_loop_refusal", "n_loop_remark"]
