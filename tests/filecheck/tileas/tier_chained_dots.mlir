@@ -275,9 +275,21 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // S17:      nvvm.wgmma.commit.group.sync.aligned
 // S17-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 
-// With TILEORCH_ATTN_NEXT_S the late rescale is not applied, and the record says why.
-// S17OFF:     late_rescale_off = "TILEORCH_ATTN_NEXT_S issues the last second dot in the next instance's tail"
-// S17OFF-NOT: late_rescale = true
+// With TILEORCH_ATTN_NEXT_S the late rescale applies too (session 27): the loop carries the unscaled
+// accumulator and the factor's two row registers (%lp_52, %lp_53: the last two of the loop's results),
+// and the instance's tail scales the last tile's C from them (in the branch of an instance with key
+// tiles) right before the last second dot, then waits for it and releases its stage.
+// S17OFF:     late_rescale = true
+// S17OFF-NOT: late_rescale_off
+// S17OFF:     %pf_tiles = arith.cmpi sgt, %n_tiles_3, %c0 : i32
+// S17OFF:     arith.mulf %lp_16, %lp_52 : f32
+// S17OFF:     arith.mulf %lp_18, %lp_53 : f32
+// S17OFF-NOT: nvvm.wgmma.commit.group
+// S17OFF:     %ebar_last = llvm.getelementptr
+// S17OFF:     wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// S17OFF:     nvvm.wgmma.commit.group.sync.aligned
+// S17OFF-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// S17OFF-NEXT: nvvm.mbarrier.arrive %ebar_last
 
 // TILEORCH_ATTN_SCHEDULE=snake (session 19): the CTA's odd rounds of instances are dealt backwards, in the producer's
 // and in the consumers' work loop alike (round it covers [it G, it G + n), n = min(G, total - it G); CTA b takes

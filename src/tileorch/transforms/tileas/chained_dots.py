@@ -356,8 +356,9 @@ def late_rescale_enabled() -> bool:
     runs on the tensor core until the next tile's WGMMAs are issued.  The loop then carries the
     unscaled accumulator and the factor's two row registers (:func:`_late_factor`).  On by default
     (session 17's H200 A/B, same process: d64 non-causal 1k / 4k 1.01x / 1.04x, d128 1.01x / 1.00x);
-    ``TILEORCH_ATTN_LATE_RESCALE=0`` turns it off (read at each compile, part of the disk-cache key).  Not with ``TILEORCH_ATTN_NEXT_S`` (its tail
-    issues the last second dot itself) nor for a C that is not ``acc`` times a row vector."""
+    ``TILEORCH_ATTN_LATE_RESCALE=0`` turns it off (read at each compile, part of the disk-cache key).  With
+    ``TILEORCH_ATTN_NEXT_S`` too (the next instance's tail scales the last tile's C before it issues
+    that tile's second dot); not for a C that is not ``acc`` times a row vector."""
     return settings.value(LATE_RESCALE_ENV) == "1"
 
 
@@ -2964,8 +2965,9 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
     iteration's two dots, so that one group's P overlaps the other's WGMMAs.  ``s0``: tile 0's S
     (``tn / 2`` f32, complete), issued before (:func:`_lower_prefetching_instance`): the instance's
     Q and tile 0 were waited for there.  ``last=False``: the loop's results (P, C and the other
-    carried registers, :class:`Pipelining`), the last tile's second dot left to the caller
-    (:func:`_issue_last`)."""
+    carried registers, :class:`Pipelining`; with the late rescale the factor's two row registers
+    last) and a function that turns them into the last tile's second dot's inputs at the
+    insertion point, that dot left to the caller (:func:`_issue_last`)."""
     ck, off, e = kb.ck, kb.off, kb.e
     body = ck.loop.body.blocks.first
     acc_arg = body.args[1 + ck.carried[pipe.acc][0]]
@@ -3001,7 +3003,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         factor = None
     # TILEORCH_ATTN_LATE_RESCALE: the loop carries the unscaled accumulator and the factor's row
     # registers; C is computed after the next tile's first dot is issued, before its second dot
-    late = _late_factor(ck, acc_arg) if late_rescale_enabled() and s0 is None and last else None
+    late = _late_factor(ck, acc_arg) if late_rescale_enabled() else None
     late_w = _fragment_width(late, ck.rows) if late is not None else None
     if late is not None:
         types = [*types, f32, f32]
@@ -3146,23 +3148,26 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
     outs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_tiles, kb.small(1), list(pro.results), types, iteration)]
     if pingpong:
         kb.pingpong_after(pp_has)
+
+    def last_inputs(outs: list[SSAValue]) -> list[SSAValue]:
+        """The last tile's second dot's inputs from the loop's results, at the insertion point: P
+        (packed), C (with TILEORCH_ATTN_LATE_RESCALE: the carried unscaled accumulator times the
+        factor's rows, which ``outs`` carries last) and the other carried registers."""
+        p_last, c_last = outs[:rpp], outs[rpp:rpp + pipe.rc]
+        if late is not None:
+            c_last = late_c(c_last, outs[rpp + pipe.rc + pipe.ro:])
+        if late_pack:
+            p_last = packed(p_last)
+        return [*p_last, *c_last, *outs[rpp + pipe.rc:rpp + pipe.rc + pipe.ro]]
     if not last:
-        return outs
+        return outs, last_inputs
     if kb.after_loop is not None:  # the loop ends with wait_group 0: tile n-1's first dot has retired
         kb.after_loop()
 
     # the last tile's second dot
-    if late is not None:  # the carried accumulator is unscaled: the last tile's C from it
-        r_last = outs[rpp + pipe.rc + pipe.ro:]
-        outs = outs[:rpp + pipe.rc + pipe.ro]
     last_block = Block()
     with kb.into(last_block) as t:
-        p_last, c_last = outs[:rpp], outs[rpp:rpp + pipe.rc]
-        if late is not None:
-            c_last = late_c(c_last, r_last)
-        if late_pack:
-            p_last = packed(p_last)
-        acc_last, ebar_last = _issue_last(kb, pipe, site_of, n_tiles, [*p_last, *c_last, *outs[rpp + pipe.rc:]])
+        acc_last, ebar_last = _issue_last(kb, pipe, site_of, n_tiles, last_inputs(outs))
         t.add(nvvm.WgmmaWaitGroupSyncOp(0))
         t.add(nvvm.MBarrierArriveOp(ebar_last, with_state=False))
         t.add(scf.YieldOp(*acc_last))
@@ -3336,7 +3341,8 @@ def _lower_prefetching_instance(pf: _Prefetch, it: SSAValue) -> tuple[SSAValue, 
     n, inits = pf.instance_values(work.tile_coord)
     slot, _ = work.q_slot(it)
     kb.da_cur = work.q_descriptor(slot)
-    outs = _lower_pipelined_loop(kb, pipe, pf.site_of, n, inits, pf.masks, s0=list(work.extra), last=False)
+    outs, last_inputs = _lower_pipelined_loop(kb, pipe, pf.site_of, n, inits, pf.masks, s0=list(work.extra),
+                                              last=False)
     kb.da_cur = None
     kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
     kb.e.add(nvvm.MBarrierArriveOp(work.q_empty(slot), with_state=False))  # Q read: the slot is free
@@ -3347,7 +3353,7 @@ def _lower_prefetching_instance(pf: _Prefetch, it: SSAValue) -> tuple[SSAValue, 
     has = kb.v(arith.CmpiOp(n, kb.small(0), "sgt"), "pf_tiles")
 
     def with_last() -> list[SSAValue]:
-        acc, ebar = _issue_last(kb, pipe, pf.site_of, n, outs)
+        acc, ebar = _issue_last(kb, pipe, pf.site_of, n, last_inputs(outs))
         result = _assemble(ck, pipe, outs, acc)
         if not pf.back_to_back:
             kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
@@ -3827,7 +3833,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         elif asked:
             record[f"{key}_off"] = (
                 "the consumer loop is not pipelined" if pipe is None else "TILEORCH_ATTN_NEXT_S issues the last second "
-                "dot in the next instance's tail" if what != "skip" and next_s != "0" else "P in f32 beside S, the "
+                "dot in the next instance's tail" if what == "pack" and next_s != "0" else "P in f32 beside S, the "
                 f"packed P and the accumulator exceeds the {FIRST_DOTS_REGS} registers of the loop (ptxas spills)"
                 if what == "pack" else "the second dot's C is not the accumulator times a row vector")
     if settings.value(STAGES_ENV) is not None:
