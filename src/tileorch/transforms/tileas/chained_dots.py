@@ -362,6 +362,29 @@ def late_rescale_enabled() -> bool:
     return settings.value(LATE_RESCALE_ENV) == "1"
 
 
+S_AHEAD_ENV = "TILEORCH_ATTN_S_AHEAD"
+S_AHEAD_REGS = 232
+"""Registers per consumer thread the S-ahead loop's carried and in-flight tiles may take: two first
+dots' S (``sn``: the next one in flight while this one's softmax runs), P packed twice (``tn / 2``),
+the accumulator (``dv / 2``) and the other carried values, within the 240 of ``setmaxnreg``
+(head dim 64 with 128x128 tiles: 228; head dim 128: 260, refused)."""
+
+
+def s_ahead_enabled() -> bool:
+    """Whether the pipelined loop issues tile ``j + 1``'s first dot (``S_{j+1} = A0 B1_{j+1}``)
+    right behind tile ``j - 1``'s second dot, before tile ``j``'s softmax, instead of before
+    ``P_{j-1} B2`` with a ``wait_group 1`` for it: tile ``j``'s S is complete when the iteration
+    starts (issued one iteration earlier and retired by its ``wait_group 0``), so the tensor core
+    runs both dots while the consumers compute P, and no iteration waits for its own first dot.
+    The loop's last iteration issues tile ``n - 1``'s first dot again (its stage is still held; the
+    result is dropped) so that every iteration issues two dots.  Needs three K/V stages (tiles
+    ``j - 1`` .. ``j + 1`` held at once), the late rescale's or the plain C, no warp-group ping-pong,
+    no late pack, a first dot whose C reads no carried value, and :data:`S_AHEAD_REGS`; refused
+    with a remark otherwise.  On when the environment sets ``TILEORCH_ATTN_S_AHEAD=1`` (read at each
+    compile, part of the disk-cache key); default off until the H200 measures it."""
+    return settings.value(S_AHEAD_ENV) == "1"
+
+
 LATE_PACK_ENV = "TILEORCH_ATTN_LATE_PACK"
 
 
@@ -1415,6 +1438,7 @@ class _Kernel:
         self.after_loop: Callable[[], None] | None = None
         self.kv_ahead = False  # the producer's first K/V tiles of each instance before its Q (kv_ahead_enabled)
         self.pp_per_kernel = False  # TILEORCH_ATTN_PINGPONG=kernel: the first turn / last hand-over once per kernel
+        self.s_ahead = False  # the pipelined loop issues the next tile's first dot before this tile's softmax (s_ahead_enabled)
 
     # -- insertion point ----------------------------------------------------------------------
     @contextmanager
@@ -3027,6 +3051,27 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         return out
     kb.rescale_applied |= {"late"} if late is not None else set()
     kb.rescale_applied |= {"skip"} if factor is not None else set()
+    # TILEORCH_ATTN_S_AHEAD: the loop carries tile j's complete S (sn / 2 f32) after the other registers
+    ahead = kb.s_ahead and not pingpong and not late_pack
+    sn2 = ck.sn // 2
+    if ahead:
+        types = [*types, *([f32] * sn2)]
+        n_last = kb.v(arith.SubiOp(n_tiles, kb.small(1)), "sa_n1")
+
+    def issue_ahead(jn: SSAValue) -> SSAValue | tuple:
+        """Tile ``min(jn, n - 1)``'s first dot, its full barrier waited for, issued and committed at
+        the insertion point (not waited for): S in flight."""
+        t = kb.v(arith.MinSIOp(jn, n_last), "sa_t")
+        st, ph = kb.stage_index(t, "sa")
+        st_l = kb.v(arith.ExtUIOp(st, i64), "sa_st_l")
+        _, fbar = kb.stage_barrier("safb", "sa_fbar", st, off["full"])
+        kb.try_wait(fbar, ph, "K/V ring full barrier (consumer)", kb.off["full"])
+        db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "sa_b1_so", "sa_db1")
+        s_init = _s_init(kb, site_of, t, {}, "sa_init")
+        kb.e.add(nvvm.WgmmaFenceAlignedOp())
+        z = kb.s_chain("sa", s_init, db1)
+        kb.e.add(nvvm.WgmmaGroupSyncAlignedOp())
+        return z
 
     def row_regs(site: _Site) -> list[SSAValue]:
         """The factor's value in each of the thread's two rows (``late``, a row broadcast)."""
@@ -3074,23 +3119,30 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             s = site_of()
             iv0 = s.e.const(0)
             z_last = s0
+        z_ahead = issue_ahead(kb.small(1)) if ahead else None  # tile 1's S runs while tile 0's P is computed
         if peel_masks:  # tile 0 too runs the copy without mask math when its masks hold on the whole tile
             p0, new0 = _versioned(ck, site_of, s, iv0, masks, lambda site: tile(site, iv0, z_last, init),
                                   _frontier(ck.dot2.acc, acc_arg))
         else:
             p0, new0 = tile(s, iv0, z_last, init)
-        a0 = f32_p(s, p0) if late_pack else [pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype)
-                                             for i in range(len(p0) // 2)]
+        if ahead:  # P packed once tile 1's first dot has retired (a WGMMA input defined outside its flight)
+            s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+            a0 = _pack_after_wait(s.e, p0, ck.dtype)
+            s_next = _s_regs(ck, s.e, z_ahead)
+        else:
+            a0 = f32_p(s, p0) if late_pack else [pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype)
+                                                 for i in range(len(p0) // 2)]
+            s_next = []
         if late is None:
             c0 = c_input(s, init[pipe.acc])
             r0 = []
         else:  # carried unscaled, with the factor's rows
             c0, r0 = init[pipe.acc], row_regs(s)
         kb.splice(s.tmp)
-        t.add(scf.YieldOp(*a0, *c0, *new0, *r0))
+        t.add(scf.YieldOp(*a0, *c0, *new0, *r0, *s_next))
     no_tile = Block([scf.YieldOp(*([kb.uf] * rpp if late_pack else [undef_i] * pipe.rp), *init[pipe.acc],
                                  *[x for k in others for x in init[k]],
-                                 *([kb.uf] * 2 if late is not None else []))])
+                                 *([kb.uf] * 2 if late is not None else []), *([kb.uf] * sn2 if ahead else []))])
     pro = e.add(scf.IfOp(has, types, Region(first), Region(no_tile)))
     for x in pro.results:
         _hint(x, "pro")
@@ -3145,7 +3197,52 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
                 c_j = _skipped_rescale(kb, site_of, s, factor, acc_prev, lambda side: c_input(side, acc_prev))
         return [*a_j, *c_j, *new_j]
 
-    outs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_tiles, kb.small(1), list(pro.results), types, iteration)]
+    def iteration_ahead(le: Emitter, j: SSAValue, q: list[SSAValue]) -> list[SSAValue]:
+        """Tile j's S is complete (the loop's last registers): tile j-1's second dot issued, then tile
+        j+1's first dot (tile n-1's again in the last iteration), then tile j's P while both run,
+        ``wait_group 0``, tile j-1's stage released."""
+        with kb.into(le.block):
+            kb.tile_stage(j, q, "q")  # the names; tile j's full barrier was waited for with its first dot
+            jp = kb.v(arith.SubiOp(j, kb.small(1)), "jp")
+            stp = kb.v(arith.RemUIOp(kb.ring_index(jp, "jp"), kb.nstages), "stp")
+            stp_l = kb.v(arith.ExtUIOp(stp, i64), "stp_l")
+            _, ebar = kb.stage_barrier("eb", "ebar", stp, off["empty"])
+            b2_addr = kb.stage_address(stp_l, kb.b2_stage, kb.sbase2, "b2_so", "b2_addr")
+            p_prev, c_prev = q[:rpp], q[rpp:rpp + pipe.rc]
+            o_prev = q[rpp + pipe.rc:rpp + pipe.rc + pipe.ro]
+            rows_prev = q[rpp + pipe.rc + pipe.ro:len(q) - sn2]
+            s_j = q[len(q) - sn2:]
+            carried, k0 = {}, 0
+            for k in others:
+                carried[k] = o_prev[k0:k0 + sizes[k]]
+                k0 += sizes[k]
+            if late is not None:
+                c_prev = late_c(c_prev, rows_prev)
+            s = site_of()
+            acc_prev = _second_dot(ck, s.e, p_prev, c_prev, b2_addr)
+            kb.splice(s.tmp)
+            z_next = issue_ahead(kb.v(arith.AddiOp(j, kb.small(1)), "sa_j1"))
+            p_j, new_j = _versioned(ck, site_of, s, j, masks, lambda site: tile(site, j, s_j, carried),
+                                    _frontier(ck.dot2.acc, acc_arg))
+            s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+            s.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))  # tile j-1's stage is free
+            a_j = _pack_after_wait(s.e, p_j, ck.dtype)
+            s_next = _s_regs(ck, s.e, z_next)
+            if late is not None:
+                r_j = row_regs(s)
+                kb.splice(s.tmp)
+                return [*a_j, *acc_prev, *new_j, *r_j, *s_next]
+            if factor is None:
+                c_j = c_input(s, acc_prev)
+                kb.splice(s.tmp)
+            else:  # TILEORCH_ATTN_SKIP_RESCALE: C = acc where every factor of the warp is 1
+                c_j = _skipped_rescale(kb, site_of, s, factor, acc_prev, lambda side: c_input(side, acc_prev))
+        return [*a_j, *c_j, *new_j, *s_next]
+
+    outs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_tiles, kb.small(1), list(pro.results), types,
+                                         iteration_ahead if ahead else iteration)]
+    if ahead:  # the last iteration's S (tile n-1's again) is dropped
+        outs = outs[:len(outs) - sn2]
     if pingpong:
         kb.pingpong_after(pp_has)
 
@@ -3392,6 +3489,24 @@ threads: 168 registers): head dim 64 (S + accumulator + row statistics = 100) ha
 dim 128 (132) spills 188 bytes and ptxas serializes every WGMMA of the kernel (C7512)."""
 
 
+def _s_ahead(ck: ChainedKernel, pipe: Pipelining | None, plan: Plan, pingpong: bool) -> tuple[bool, str | None]:
+    """(whether the pipelined loop runs :func:`s_ahead_enabled`'s order, why not where the
+    environment asks for it and it does not apply)."""
+    if not s_ahead_enabled():
+        return False, None
+    body = ck.loop.body.blocks.first
+    regs = ck.sn + ck.tn // 2 + ck.dv // 2 + (pipe.ro if pipe is not None else 0)
+    why = ("the consumer loop is not pipelined" if pipe is None
+           else f"{plan.stages} K/V stage(s): tiles j - 1, j and j + 1 need three" if plan.stages < 3
+           else "the warp groups' ping-pong (TILEORCH_ATTN_PINGPONG) hands its turns around the first dot"
+           if pingpong else "TILEORCH_ATTN_LATE_PACK carries P in f32 beside S" if late_pack_enabled()
+           else "the first dot's C reads a carried value, which tile j's softmax computes"
+           if any(_depends_on(dot.acc, a) for dot in (ck.firsts or [ck.dot1]) for a in body.args[1:])
+           else f"two S tiles, two packed P and the accumulator take {regs} registers, over {S_AHEAD_REGS}"
+           if regs > S_AHEAD_REGS else None)
+    return why is None, why
+
+
 def next_s_fits(ck: ChainedKernel, pipe: Pipelining, plan: Plan) -> bool:
     """Whether the next instance's S (``tn / 2`` registers, in flight), the accumulator and the other
     carried registers fit the consumer's registers through the epilogue (with
@@ -3526,6 +3641,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         "not a persistent kernel" if not persistent else "the consumer loop is not pipelined" if pipe is None
         else "TILEORCH_ATTN_NEXT_S releases Q itself")
     kb = _Kernel(ck, plan, name)
+    kb.s_ahead, s_ahead_off = _s_ahead(ck, pipe, plan, pingpong)
     # the next instance's first K/V tiles before its Q: a persistent kernel whose ring has a stage to spare
     kv_ahead, kv_ahead_off = False, None
     if kv_ahead_enabled():
@@ -3813,6 +3929,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             record["persistent"]["pingpong"] = PINGPONG_KERNEL
     if next_s_off is not None:
         record["next_s_off"] = next_s_off
+    if kb.s_ahead:
+        record["s_ahead"] = True
+    elif s_ahead_off is not None:
+        record["s_ahead_off"] = s_ahead_off
     if pingpong_per_kernel() and not (persistent and pingpong):  # asked for, not applied: say why
         record["pingpong_kernel_off"] = (
             "not two consumer warp groups (128-row tiles)" if ck.tm // 64 != 2 else "a K prologue runs in the plain "

@@ -1,0 +1,81 @@
+"""TILEORCH_ATTN_S_AHEAD: the pipelined consumer issues tile ``j + 1``'s first dot right behind tile
+``j - 1``'s second dot, before tile ``j``'s softmax (the loop carries tile j's complete S; the last
+iteration issues tile ``n - 1``'s first dot again).  The PTX emulator runs the kernel against the
+numpy fp32 reference with NaN-prefilled outputs (it reports any read or write of a register an
+in-flight WGMMA owns and any ring stage rewritten under a read), and its outputs must equal the
+default kernel's bit for bit (the same dots and softmax, issued in another order); the refusals
+say why.  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
+pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
+
+
+@pytest.mark.parametrize("cfg,env", [
+    ((300, 64, 128, 128, False), {}),  # three instances on two CTAs, three key tiles each, the last ragged
+    ((300, 64, 128, 128, True), {}),  # causal: 1, 2 and 3 key tiles (one-tile instances issue tile 0 again)
+    ((100, 64, 128, 128, False), {}),  # one key tile: the prologue's tile-1 dot is tile 0's again
+    ((300, 64, 128, 128, False), {"TILEORCH_ATTN_NEXT_S": "2"}),  # the next instance's S in the tail
+    ((300, 64, 128, 128, True), {"TILEORCH_ATTN_NEXT_S": "1", "TILEORCH_ATTN_LATE_RESCALE": "0"}),
+    ((300, 64, 128, 64, False), {"TILEORCH_ATTN_PERSISTENT": "0"}),  # five key tiles, one CTA per instance
+])
+def test_s_ahead_emulated(cfg, env, monkeypatch):
+    from test_chained_emulated import _compile, _emulate
+
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "0")
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    base = _compile(*cfg)
+    assert "s_ahead" not in base.chained, base.chained
+    want, ref, errors = _emulate(base, *cfg, ctas_persistent=2)
+    assert not errors, errors[:4]
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "1")
+    p = _compile(*cfg)
+    assert p.chained.get("s_ahead") is True, p.chained
+    assert any("TILEORCH_ATTN_S_AHEAD" in r and "not applied" not in r for r in p.remarks), p.remarks
+    out, _, errors = _emulate(p, *cfg, ctas_persistent=2)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+    assert np.array_equal(out.view(np.uint16), want.view(np.uint16)), "not bit-identical to the kernel without it"
+
+
+def test_s_ahead_issues_the_next_first_dot_before_the_softmax(monkeypatch):
+    """In the consumer loop the order is: second dot (m64n64k16) of tile j-1, first dot (m64n128k16)
+    of tile j+1, both committed, then the softmax's ex2 with no wait_group between; one wait_group 0
+    per iteration (no wait_group 1)."""
+    from test_chained_emulated import _compile
+
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "1")
+    p = _compile(300, 64, 128, 128, False)
+    order = []
+    for ln in p.ptx.splitlines():
+        for key in ("m64n64k16", "m64n128k16", "wgmma.wait_group", "ex2.approx"):
+            if key in ln and (not order or order[-1] != key):
+                order.append(key)
+    first_pv = order.index("m64n64k16")  # the loop's (the peeled tile issues no second dot)
+    assert order[first_pv:first_pv + 3] == ["m64n64k16", "m64n128k16", "ex2.approx"], order
+    assert "wgmma.wait_group.sync.aligned 1;" not in p.ptx
+
+
+@pytest.mark.parametrize("cfg,env,why", [
+    ((300, 128, 128, 128, False), {}, "registers, over 232"),
+    ((300, 64, 128, 128, False), {"TILEORCH_ATTN_STAGES": "2"}, "2 K/V stage(s)"),
+    ((300, 64, 128, 128, False), {"TILEORCH_ATTN_PINGPONG": "1", "TILEORCH_ATTN_PERSISTENT": "0"}, "ping-pong"),
+    ((300, 64, 128, 128, False), {"TILEORCH_ATTN_OVERLAP": "0"}, "not pipelined"),
+])
+def test_s_ahead_refused_with_a_remark(cfg, env, why, monkeypatch):
+    from test_chained_emulated import _lower
+
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "1")
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    r = _lower(*cfg)
+    rec = r.chained if hasattr(r, "chained") else r["chained"]
+    assert "s_ahead" not in rec and why in rec.get("s_ahead_off", ""), rec
