@@ -1438,7 +1438,7 @@ class _Kernel:
         self.after_loop: Callable[[], None] | None = None
         self.kv_ahead = False  # the producer's first K/V tiles of each instance before its Q (kv_ahead_enabled)
         self.pp_per_kernel = False  # TILEORCH_ATTN_PINGPONG=kernel: the first turn / last hand-over once per kernel
-        self.s_ahead = False  # the pipelined loop issues the next tile's first dot before this tile's softmax (s_ahead_enabled)
+        self.s_ahead = False  # the next tile's first dot before this tile's softmax (s_ahead_enabled)
 
     # -- insertion point ----------------------------------------------------------------------
     @contextmanager
