@@ -79,3 +79,60 @@ def test_s_ahead_refused_with_a_remark(cfg, env, why, monkeypatch):
     r = _lower(*cfg)
     rec = r.chained if hasattr(r, "chained") else r["chained"]
     assert "s_ahead" not in rec and why in rec.get("s_ahead_off", ""), rec
+
+
+@pytest.mark.parametrize("persistent,stages,instances", [("0", "3", 7), ("0", None, 9), ("1", "3", 21),
+                                                         ("1", None, 27)])
+def test_s_ahead_pipelines_are_proved(persistent, stages, instances, monkeypatch):
+    """``tileorch check`` reads the S-ahead consumer (tile 0 and tile min(1, n - 1) waited for before
+    the loop, tile min(j + 1, n - 1) in iteration j, tile j - 1 released there) and proves the ring
+    for every trip count (1 .. 2S + 1) and 1-3 instances per CTA, on three and four stages."""
+    from test_check_chained import _lowered
+
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
+    if stages:
+        monkeypatch.setenv("TILEORCH_ATTN_STAGES", stages)
+    (proto,) = extract(_lowered(64, 128, 128))
+    wg0 = proto.agents[1].program
+    loops = [op for op in (wg0[0].body if persistent == "1" else wg0) if getattr(op, "trip", None) is not None
+             and getattr(op.trip, "param", None) == "k"]
+    assert [(lp.trip.lower, lp.trip.cap) for lp in loops][:4] == [(0, 1), (1, 1), (2, None), (1, 1)], loops
+    result = check(proto)
+    assert result.ok, result.violation
+    assert len(result.instances) == instances
+
+
+def test_s_ahead_on_two_stages_deadlocks(monkeypatch):
+    """Tiles j - 1, j and j + 1 are held at once: with the three-stage refusal lifted, a two-stage
+    kernel deadlocks and the checker finds it."""
+    from test_check_chained import _lowered
+
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.transforms.tileas import chained_dots
+
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_STAGES", "2")
+    monkeypatch.setattr(chained_dots, "_s_ahead", lambda *a: (True, None))
+    (proto,) = extract(_lowered(64, 128, 128))
+    result = check(proto)
+    assert not result.ok and result.violation.prop == "deadlock", result.violation
+
+
+def test_s_ahead_with_next_s_is_not_modelled(monkeypatch):
+    """The checker refuses (located) the S-ahead consumer whose instances take tile 0 in the previous
+    instance's tail (TILEORCH_ATTN_NEXT_S): not modelled, so never reported as proved."""
+    from test_check_chained import _lowered
+
+    from tileorch.analysis.extract import extract
+    from tileorch.diagnostics import LocatedError
+
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    with pytest.raises(LocatedError, match="S_AHEAD with TILEORCH_ATTN_NEXT_S is not modelled"):
+        extract(_lowered(64, 128, 128))

@@ -104,6 +104,15 @@ def _ring_base(v: SSAValue) -> int | None:
     return None
 
 
+def _through_min(v: SSAValue, depth: int = 8) -> bool:
+    """Whether the address ``v`` is computed from an ``arith.minsi`` (within ``depth`` ops): the
+    S-ahead consumer's wait on tile ``min(j + 1, n - 1)``."""
+    o = v.owner
+    if depth == 0 or not isinstance(o, Operation):
+        return False
+    return o.name == "arith.minsi" or any(_through_min(x, depth - 1) for x in o.operands)
+
+
 WGMMA_WAIT = "nvvm.wgmma.wait.group.sync.aligned"
 
 
@@ -447,6 +456,19 @@ class _Reader:
             pro_waits = [o for o in fn.walk() if o.name == WAIT and not _in_loop(o)
                          and _smem_offset(o.operands[0]) == full]
             last_arrives = [o for o in fn.walk() if o.name == ARRIVE and not _in_loop(o)]
+        # TILEORCH_ATTN_S_AHEAD: the peeled tile also waits for tile min(1, n - 1) (a computed stage), and the
+        # loop's one full wait is tile min(j + 1, n - 1)'s
+        ahead_waits = []
+        if self.record.get("s_ahead"):
+            if next_s:
+                raise LocatedError(fn, "check: TILEORCH_ATTN_S_AHEAD with TILEORCH_ATTN_NEXT_S is not modelled")
+            outside = around if persistent else [o for o in fn.walk() if not _in_loop(o)]
+            ahead_waits = [o for o in outside if o.name == WAIT and _ring_base(o.operands[0]) == full
+                           and _through_min(o.operands[0])]
+            pro_waits = [o for o in pro_waits if o not in ahead_waits]
+            if len(ahead_waits) != 1 or len(pro_waits) != 1:
+                raise LocatedError(fn, "check: a consumer that issues the next tile's first dot ahead needs one "
+                                       "wait on tile 0 and one on tile min(1, n - 1) before its loop")
         if pro_waits or last_arrives:
             if len(pro_waits) != 1 or len(last_arrives) != (2 if next_s and len(last_arrives) == 2 else 1) \
                     or any(_ring_base(a.operands[0]) != empty for a in last_arrives):
@@ -472,8 +494,15 @@ class _Reader:
                 if next_s:  # built with the Q slots below
                     programs.append((before, ring_loop, after))
                     continue
-                programs.append((*before, Loop(Trip("k", cap=1), acquire(pro_waits[0])), ring_loop,
-                                 *after, Loop(Trip("k", cap=1), release(last_arrives[0]))))
+                first = (Loop(Trip("k", cap=1), acquire(pro_waits[0])),)
+                if ahead_waits:  # tile 1 before the loop (k >= 2); iteration j takes tile j + 1 but the last
+                    # (its wait, on tile n - 1 again, passes: the consumer holds that stage until its tail)
+                    first += (Loop(Trip("k", lower=1, cap=1), acquire(ahead_waits[0])),)
+                    ring_loop = Loop(Trip("k", lower=2), acquire(c_waits[0]) + sync + arrive + release(arrives[0]))
+                    ring_loop = (ring_loop, Loop(Trip("k", lower=1, cap=1), sync + arrive + release(arrives[0])))
+                else:
+                    ring_loop = (ring_loop,)
+                programs.append((*before, *first, *ring_loop, *after, Loop(Trip("k", cap=1), release(last_arrives[0]))))
             states = (StateDecl("c", RING, 0), StateDecl("r", RING, 0))
         else:
             programs = []
