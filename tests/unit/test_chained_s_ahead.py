@@ -17,15 +17,19 @@ HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.fi
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
 
 
-@pytest.mark.parametrize("cfg,env", [
-    ((300, 64, 128, 128, False), {}),  # three instances on two CTAs, three key tiles each, the last ragged
-    ((300, 64, 128, 128, True), {}),  # causal: 1, 2 and 3 key tiles (one-tile instances issue tile 0 again)
-    ((100, 64, 128, 128, False), {}),  # one key tile: the prologue's tile-1 dot is tile 0's again
-    ((300, 64, 128, 128, False), {"TILEORCH_ATTN_NEXT_S": "2"}),  # the next instance's S in the tail
-    ((300, 64, 128, 128, True), {"TILEORCH_ATTN_NEXT_S": "1", "TILEORCH_ATTN_LATE_RESCALE": "0"}),
-    ((300, 64, 128, 64, False), {"TILEORCH_ATTN_PERSISTENT": "0"}),  # five key tiles, one CTA per instance
+@pytest.mark.parametrize("mode,cfg,env", [
+    ("1", (300, 64, 128, 128, False), {}),  # three instances on two CTAs, three key tiles each, the last ragged
+    ("1", (300, 64, 128, 128, True), {}),  # causal: 1, 2 and 3 key tiles (one-tile instances issue tile 0 again)
+    ("1", (100, 64, 128, 128, False), {}),  # one key tile: the prologue's tile-1 dot is tile 0's again
+    ("1", (300, 64, 128, 128, False), {"TILEORCH_ATTN_NEXT_S": "2"}),  # the next instance's S in the tail
+    ("1", (300, 64, 128, 128, True), {"TILEORCH_ATTN_NEXT_S": "1", "TILEORCH_ATTN_LATE_RESCALE": "0"}),
+    ("1", (300, 64, 128, 64, False), {"TILEORCH_ATTN_PERSISTENT": "0"}),  # five key tiles, one CTA per instance
+    # unrolled by two: 1, 2 and 3 tiles (no pair, the odd one alone, one pair); 4 tiles (a pair and the odd one)
+    ("2", (300, 64, 128, 128, True), {}),
+    ("2", (400, 64, 128, 128, False), {}),
+    ("2", (300, 64, 128, 64, False), {"TILEORCH_ATTN_NEXT_S": "2", "TILEORCH_ATTN_SKIP_RESCALE": "1"}),
 ])
-def test_s_ahead_emulated(cfg, env, monkeypatch):
+def test_s_ahead_emulated(mode, cfg, env, monkeypatch):
     from test_chained_emulated import _compile, _emulate
 
     monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "0")
@@ -35,9 +39,9 @@ def test_s_ahead_emulated(cfg, env, monkeypatch):
     assert "s_ahead" not in base.chained, base.chained
     want, ref, errors = _emulate(base, *cfg, ctas_persistent=2)
     assert not errors, errors[:4]
-    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", mode)
     p = _compile(*cfg)
-    assert p.chained.get("s_ahead") is True, p.chained
+    assert p.chained.get("s_ahead") is True and p.chained.get("s_ahead_unrolled", False) == (mode == "2"), p.chained
     assert any("TILEORCH_ATTN_S_AHEAD" in r and "not applied" not in r for r in p.remarks), p.remarks
     out, _, errors = _emulate(p, *cfg, ctas_persistent=2)
     assert not errors, errors[:4]
@@ -81,18 +85,21 @@ def test_s_ahead_refused_with_a_remark(cfg, env, why, monkeypatch):
     assert "s_ahead" not in rec and why in rec.get("s_ahead_off", ""), rec
 
 
-@pytest.mark.parametrize("persistent,stages,instances", [("0", "3", 7), ("0", None, 9), ("1", "3", 21),
-                                                         ("1", None, 27)])
-def test_s_ahead_pipelines_are_proved(persistent, stages, instances, monkeypatch):
+@pytest.mark.parametrize("mode,persistent,stages,instances", [
+    ("1", "0", "3", 7), ("1", "0", None, 9), ("1", "1", "3", 21), ("1", "1", None, 27),
+    ("2", "0", None, 9), ("2", "1", "3", 21), ("2", "1", None, 27)])
+def test_s_ahead_pipelines_are_proved(mode, persistent, stages, instances, monkeypatch):
     """``tileorch check`` reads the S-ahead consumer (tile 0 and tile min(1, n - 1) waited for before
-    the loop, tile min(j + 1, n - 1) in iteration j, tile j - 1 released there) and proves the ring
-    for every trip count (1 .. 2S + 1) and 1-3 instances per CTA, on three and four stages."""
+    the loop, tile min(j + 1, n - 1) in iteration j, tile j - 1 released there; unrolled: two
+    iterations per trip and the odd last one under an ``scf.if`` after the loop, the same ring ops in
+    the same order) and proves the ring for every trip count (1 .. 2S + 1) and 1-3 instances per
+    CTA, on three and four stages."""
     from test_check_chained import _lowered
 
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
 
-    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", mode)
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
     if stages:
         monkeypatch.setenv("TILEORCH_ATTN_STAGES", stages)
@@ -106,7 +113,8 @@ def test_s_ahead_pipelines_are_proved(persistent, stages, instances, monkeypatch
     assert len(result.instances) == instances
 
 
-def test_s_ahead_on_two_stages_deadlocks(monkeypatch):
+@pytest.mark.parametrize("mode", ["1", "2"])
+def test_s_ahead_on_two_stages_deadlocks(mode, monkeypatch):
     """Tiles j - 1, j and j + 1 are held at once: with the three-stage refusal lifted, a two-stage
     kernel deadlocks and the checker finds it."""
     from test_check_chained import _lowered
@@ -115,7 +123,7 @@ def test_s_ahead_on_two_stages_deadlocks(monkeypatch):
     from tileorch.analysis.extract import extract
     from tileorch.transforms.tileas import chained_dots
 
-    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", mode)
     monkeypatch.setenv("TILEORCH_ATTN_STAGES", "2")
     monkeypatch.setattr(chained_dots, "_s_ahead", lambda *a: (True, None))
     (proto,) = extract(_lowered(64, 128, 128))

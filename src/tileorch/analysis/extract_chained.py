@@ -382,6 +382,9 @@ class _Reader:
         refills = [o for o in prod_loop.walk() if o.name == EXPECT_TX]
         c_waits = [o for o in cons_loop.walk() if o.name == WAIT]
         arrives = [o for o in cons_loop.walk() if o.name == ARRIVE]
+        unrolled = bool(self.record.get("s_ahead_unrolled"))  # TILEORCH_ATTN_S_AHEAD=2: two iterations per trip
+        if unrolled and len(c_waits) == len(arrives) == 2:
+            c_waits, arrives = c_waits[:1], arrives[:1]  # the same ring ops in the same order, one per tile
         for ops, what in ((p_waits, "producer empty-barrier wait"), (refills, "producer stage fill"),
                           (c_waits, "consumer full-barrier wait"), (arrives, "consumer release")):
             if len(ops) != 1:
@@ -466,6 +469,15 @@ class _Reader:
             ahead_waits = [o for o in outside if o.name == WAIT and _ring_base(o.operands[0]) == full
                            and _through_min(o.operands[0])]
             pro_waits = [o for o in pro_waits if o not in ahead_waits]
+            if unrolled:  # the odd last tile's iteration after the loop: its wait and release are the loop's
+                order = {id(o): i for i, o in enumerate(fn.walk())}
+                after_loop = [o for o in ahead_waits if order[id(o)] > order[id(cons_loop)]]
+                rest = after_loop[0].parent_op() if len(after_loop) == 1 else None
+                if rest is None or rest.name != "scf.if":
+                    raise LocatedError(cons_loop, "check: the unrolled S-ahead loop needs its odd last iteration "
+                                                  "under one scf.if after it")
+                ahead_waits = [o for o in ahead_waits if o not in after_loop]
+                last_arrives = [o for o in last_arrives if not rest.is_ancestor(o)]
             if len(ahead_waits) != 1 or len(pro_waits) != 1:
                 raise LocatedError(fn, "check: a consumer that issues the next tile's first dot ahead needs one "
                                        "wait on tile 0 and one on tile min(1, n - 1) before its loop")

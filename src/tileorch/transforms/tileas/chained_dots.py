@@ -381,8 +381,18 @@ def s_ahead_enabled() -> bool:
     ``j - 1`` .. ``j + 1`` held at once), the late rescale's or the plain C, no warp-group ping-pong,
     no late pack, a first dot whose C reads no carried value, and :data:`S_AHEAD_REGS`; refused
     with a remark otherwise.  On when the environment sets ``TILEORCH_ATTN_S_AHEAD=1`` (read at each
-    compile, part of the disk-cache key); default off until the H200 measures it."""
-    return settings.value(S_AHEAD_ENV) == "1"
+    compile, part of the disk-cache key); ``=2`` unrolls the loop by two (:func:`s_ahead_unrolled`);
+    default off until the H200 measures it."""
+    return settings.value(S_AHEAD_ENV) in ("1", "2")
+
+
+def s_ahead_unrolled() -> bool:
+    """``TILEORCH_ATTN_S_AHEAD=2``: the S-ahead loop runs two tiles per trip (tiles j and j + 1, then
+    one more iteration where ``n - 1`` is odd).  One iteration reads its S while the next one's
+    WGMMA writes other registers, so the loop's carried S is copied out of those at its back edge
+    (ptxas 13.0, d64: 64 moves per warp and tile); two iterations per trip alternate the two
+    register sets instead, for one more copy of the loop body."""
+    return settings.value(S_AHEAD_ENV) == "2"
 
 
 LATE_PACK_ENV = "TILEORCH_ATTN_LATE_PACK"
@@ -3239,8 +3249,20 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
                 c_j = _skipped_rescale(kb, site_of, s, factor, acc_prev, lambda side: c_input(side, acc_prev))
         return [*a_j, *c_j, *new_j, *s_next]
 
-    outs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_tiles, kb.small(1), list(pro.results), types,
-                                         iteration_ahead if ahead else iteration)]
+    if ahead and s_ahead_unrolled():  # tiles (1, 2), (3, 4), ... below n - 1, then tile n - 1 where n - 1 is odd
+        def two(le: Emitter, j: SSAValue, q: list[SSAValue]) -> list[SSAValue]:
+            with kb.into(le.block):
+                j1 = kb.v(arith.AddiOp(j, kb.small(1)), "j1")
+            return iteration_ahead(le, j1, iteration_ahead(le, j, q))
+
+        pairs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_last, kb.small(2), list(pro.results), types, two)]
+        odd = kb.v(arith.CmpiOp(kb.v(arith.AndIOp(n_last, kb.small(1)), "sa_odd"), kb.small(1), "eq"), "sa_odd1")
+        rest = kb.v(arith.AndIOp(odd, kb.v(arith.CmpiOp(n_last, kb.small(0), "sgt"), "sa_more")), "sa_rest")
+        outs = [_hint(x, "lp") for x in _if_values(kb, rest, types, lambda: iteration_ahead(kb.e, n_last, pairs),
+                                                   lambda: pairs)]
+    else:
+        outs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_tiles, kb.small(1), list(pro.results), types,
+                                             iteration_ahead if ahead else iteration)]
     if ahead:  # the last iteration's S (tile n-1's again) is dropped
         outs = outs[:len(outs) - sn2]
     if pingpong:
@@ -3931,6 +3953,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["next_s_off"] = next_s_off
     if kb.s_ahead:
         record["s_ahead"] = True
+        if s_ahead_unrolled():
+            record["s_ahead_unrolled"] = True
     elif s_ahead_off is not None:
         record["s_ahead_off"] = s_ahead_off
     if pingpong_per_kernel() and not (persistent and pingpong):  # asked for, not applied: say why
