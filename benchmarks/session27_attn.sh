@@ -8,16 +8,19 @@
 #       CUDA cores through S.  With it both dots run under the softmax.  Only where two S tiles fit (d64 128x128: 228
 #       of 232 registers; d128 refused with a remark).  ptxas 13.0: 168 registers, no spill; SASS +58 instructions
 #       per warp and interior key tile (472 -> 530: the carried S copied out of the WGMMA's registers).
+#   TILEORCH_ATTN_S_AHEAD=2  the same loop unrolled by two (the two S register sets alternate: 464.5 instructions per
+#       warp and interior key tile, 168 registers, no spill; one more copy of the loop body).
 #   TILEORCH_ATTN_NEXT_S=2   (session 8's switch, measured 0.93x at d64 before the late rescale was its default; now
 #       the late rescale applies with it): the next instance's first dot right behind the last second dot, the
 #       epilogue under both.
 # A/B: one process per variant (benchmarks/attention_variants.py, SDPA cuDNN beside each, output checked against SDPA
-# flash), d64 1k/4k causal and not, NEXT_S=2 alone and with S_AHEAD at d64 1k non-causal; then S_AHEAD's GPU tests
+# flash), d64 1k/4k causal and not, NEXT_S=2 alone and with S_AHEAD=2 at d64 1k non-causal; then S_AHEAD's GPU tests
 # at 128x128 tiles (bit-identical to the kernel without it and within tolerance of the fp32 reference; d64 applies,
 # d128 is refused, alone / with NEXT_S=2 in both runs / not persistent).
-# What it should show: s_ahead > 1.0x at d64 (1k and 4k), next_s2 about 1.0-1.03x at 1k; the tests all passed.
+# What it should show: s_ahead / s_ahead2 > 1.0x at d64 (1k and 4k; s_ahead2 >= s_ahead unless the larger loop costs
+# instruction-cache misses), next_s2 about 1.0-1.03x at 1k; the tests all passed (fp16, 128x128: 64 cases).
 # Run: CMD="bash benchmarks/session27_attn.sh" bash benchmarks/device_session.sh shell   -> $OUT/s27attn.tgz
-# (timeouts add up to 142 s; the numbers come first, the tests last)
+# (timeouts add up to 144 s; the numbers come first, the tests last)
 S="$OUT/s27attn"; mkdir -p "$S"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
@@ -26,18 +29,19 @@ variant() {  # name env timeout [dims seqs causal]
     --causal "${6:-both}" --tiles 128x128 --iters 20 --variants "$1:$2" --out "$S/$1" 2>&1 \
     | tee "$S/$1.log" | tail -n 3
 }
-variant default "" 28
-variant s_ahead "TILEORCH_ATTN_S_AHEAD=1" 28
-variant next_s2 "TILEORCH_ATTN_NEXT_S=2" 18 64 1024 no
-variant s_ahead_next_s2 "TILEORCH_ATTN_S_AHEAD=1,TILEORCH_ATTN_NEXT_S=2" 18 64 1024 no
+variant default "" 25
+variant s_ahead "TILEORCH_ATTN_S_AHEAD=1" 25
+variant s_ahead2 "TILEORCH_ATTN_S_AHEAD=2" 25
+variant next_s2 "TILEORCH_ATTN_NEXT_S=2" 12 64 1024 no
+variant s_ahead2_next_s2 "TILEORCH_ATTN_S_AHEAD=2,TILEORCH_ATTN_NEXT_S=2" 12 64 1024 no
 python3 benchmarks/attention_variants_summary.py "$S" 2>&1 | tee "$S/summary.log"
 export TILEORCH_QUICK_GPU=1
 # the switch's GPU tests at 128x128 (where S_AHEAD applies at d64; d128 compiles without it), fp16 and bf16
 mapfile -t IDS < <(timeout 10 python3 -m pytest --collect-only -q -p no:cacheprovider tests/gpu/test_attention_programs.py \
-  -k "short_sequence_switches and s_ahead" 2>/dev/null | grep "::" | grep -F "(128, 128)")
+  -k "short_sequence_switches and s_ahead" 2>/dev/null | grep "::" | grep -F "(128, 128)" | grep -v bfloat16)
 [ "${#IDS[@]}" -gt 0 ] || IDS=(tests/gpu/test_attention_programs.py -k "short_sequence_switches and s_ahead")
 echo "s27 attention GPU tests: ${#IDS[@]} selected"
-timeout 40 python3 -m pytest -v --tb=short -p no:cacheprovider -rfE -n 12 "${IDS[@]}" > "$S/tests.log" 2>&1
+timeout 35 python3 -m pytest -v --tb=short -p no:cacheprovider -rfE -n 12 "${IDS[@]}" > "$S/tests.log" 2>&1
 echo "[s27 attention GPU tests] rc=$? passed=$(grep -cE " PASSED" "$S/tests.log") failed=$(grep -cE " FAILED" "$S/tests.log")"
 grep -E "(FAILED|ERROR) tests" "$S/tests.log" | sort -u | head -10
 tail -n 1 "$S/tests.log"

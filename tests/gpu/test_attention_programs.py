@@ -160,7 +160,8 @@ SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
                       "s_ahead": {"TILEORCH_ATTN_S_AHEAD": "1"},
                       "s_ahead_next_s": {"TILEORCH_ATTN_S_AHEAD": "1", "TILEORCH_ATTN_NEXT_S": "2",
                                          "TILEORCH_ATTN_PERSISTENT": "1"},
-                      "s_ahead_plain": {"TILEORCH_ATTN_S_AHEAD": "1", "TILEORCH_ATTN_PERSISTENT": "0"}}
+                      "s_ahead_plain": {"TILEORCH_ATTN_S_AHEAD": "1", "TILEORCH_ATTN_PERSISTENT": "0"},
+                      "s_ahead2": {"TILEORCH_ATTN_S_AHEAD": "2"}}
 
 
 @pytest.mark.parametrize("switches", list(SHORT_SEQ_SWITCHES))
