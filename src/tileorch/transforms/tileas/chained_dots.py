@@ -3207,12 +3207,14 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
                 c_j = _skipped_rescale(kb, site_of, s, factor, acc_prev, lambda side: c_input(side, acc_prev))
         return [*a_j, *c_j, *new_j]
 
-    def iteration_ahead(le: Emitter, j: SSAValue, q: list[SSAValue]) -> list[SSAValue]:
+    def iteration_ahead(le: Emitter, j: SSAValue, q: list[SSAValue], named: bool = True) -> list[SSAValue]:
         """Tile j's S is complete (the loop's last registers): tile j-1's second dot issued, then tile
         j+1's first dot (tile n-1's again in the last iteration), then tile j's P while both run,
-        ``wait_group 0``, tile j-1's stage released."""
+        ``wait_group 0``, tile j-1's stage released.  ``named``: ``j`` and ``q`` are the loop's
+        (``%j``, ``%q<i>``)."""
         with kb.into(le.block):
-            kb.tile_stage(j, q, "q")  # the names; tile j's full barrier was waited for with its first dot
+            if named:  # tile j's full barrier was waited for with its first dot
+                kb.tile_stage(j, q, "q")
             jp = kb.v(arith.SubiOp(j, kb.small(1)), "jp")
             stp = kb.v(arith.RemUIOp(kb.ring_index(jp, "jp"), kb.nstages), "stp")
             stp_l = kb.v(arith.ExtUIOp(stp, i64), "stp_l")
@@ -3253,12 +3255,12 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         def two(le: Emitter, j: SSAValue, q: list[SSAValue]) -> list[SSAValue]:
             with kb.into(le.block):
                 j1 = kb.v(arith.AddiOp(j, kb.small(1)), "j1")
-            return iteration_ahead(le, j1, iteration_ahead(le, j, q))
+            return iteration_ahead(le, j1, iteration_ahead(le, j, q), named=False)
 
         pairs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_last, kb.small(2), list(pro.results), types, two)]
         odd = kb.v(arith.CmpiOp(kb.v(arith.AndIOp(n_last, kb.small(1)), "sa_odd"), kb.small(1), "eq"), "sa_odd1")
         rest = kb.v(arith.AndIOp(odd, kb.v(arith.CmpiOp(n_last, kb.small(0), "sgt"), "sa_more")), "sa_rest")
-        outs = [_hint(x, "lp") for x in _if_values(kb, rest, types, lambda: iteration_ahead(kb.e, n_last, pairs),
+        outs = [_hint(x, "lp") for x in _if_values(kb, rest, types, lambda: iteration_ahead(kb.e, n_last, pairs, False),
                                                    lambda: pairs)]
     else:
         outs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_tiles, kb.small(1), list(pro.results), types,
