@@ -144,3 +144,40 @@ def test_s_ahead_with_next_s_is_not_modelled(monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     with pytest.raises(LocatedError, match="S_AHEAD with TILEORCH_ATTN_NEXT_S is not modelled"):
         extract(_lowered(64, 128, 128))
+
+
+@pytest.mark.parametrize("mode", ["1", "2"])
+def test_s_ahead_assembles_without_spills(mode, tmp_path, monkeypatch):
+    """ptxas (sm_90a) assembles the d64 128x128 kernel: no spill, no serialized WGMMA (C7510-C7515:
+    the carried S is read while the next first dot writes other registers)."""
+    import shutil
+    import subprocess
+
+    from test_chained_emulated import _compile
+
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        pytest.skip("ptxas not found")
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", mode)
+    p = _compile(300, 64, 128, 128, False)
+    assert p.chained.get("s_ahead") is True, p.chained
+    src = tmp_path / "k.ptx"
+    src.write_text(p.ptx)
+    res = subprocess.run([ptxas, "-arch=sm_90a", "-v", str(src), "-o", str(tmp_path / "k.cubin")],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert " 0 bytes spill stores" in res.stderr and "C751" not in res.stderr, res.stderr[-2000:]
+
+
+def test_s_ahead_mlp_chain_emulated(monkeypatch):
+    """The other two-dot program, ``relu(X W1) W2`` (300 rows: three 128-row instances, three hidden
+    tiles each, on two CTAs), with the unrolled S-ahead loop: against numpy with a NaN-prefilled
+    output, no emulator error."""
+    from test_chained_narrow import _clean, _mlp, emulate_mlp_against_numpy
+
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "2")
+    m, d, hidden, dout, tile_m, tile_h = 300, 64, 192, 64, 128, 64
+    p = _mlp(m, d, hidden, dout, tile_m, tile_h)
+    _clean(p)
+    assert p.chained.get("s_ahead_unrolled") is True, p.chained
+    emulate_mlp_against_numpy(p, m, d, hidden, dout, tile_m, 5, 2)
