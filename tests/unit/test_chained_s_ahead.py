@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 
-import numpy as np
 import pytest
 
 HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
@@ -30,24 +29,18 @@ pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Pytho
     ("2", (300, 64, 128, 64, False), {"TILEORCH_ATTN_NEXT_S": "2", "TILEORCH_ATTN_SKIP_RESCALE": "1"}),
 ])
 def test_s_ahead_emulated(mode, cfg, env, monkeypatch):
-    from test_chained_emulated import _compile, _emulate
+    from test_chained_emulated import _compile, emulate_as_base
 
     monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "0")
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     base = _compile(*cfg)
     assert "s_ahead" not in base.chained, base.chained
-    want, ref, errors = _emulate(base, *cfg, ctas_persistent=2)
-    assert not errors, errors[:4]
     monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", mode)
     p = _compile(*cfg)
     assert p.chained.get("s_ahead") is True and p.chained.get("s_ahead_unrolled", False) == (mode == "2"), p.chained
     assert any("TILEORCH_ATTN_S_AHEAD" in r and "not applied" not in r for r in p.remarks), p.remarks
-    out, _, errors = _emulate(p, *cfg, ctas_persistent=2)
-    assert not errors, errors[:4]
-    assert not np.isnan(out).any(), "unwritten outputs"
-    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
-    assert np.array_equal(out.view(np.uint16), want.view(np.uint16)), "not bit-identical to the kernel without it"
+    emulate_as_base(p, base, cfg, ctas=2)
 
 
 def test_s_ahead_issues_the_next_first_dot_before_the_softmax(monkeypatch):
@@ -147,26 +140,16 @@ def test_s_ahead_with_next_s_is_not_modelled(monkeypatch):
 
 
 @pytest.mark.parametrize("mode", ["1", "2"])
-def test_s_ahead_assembles_without_spills(mode, tmp_path, monkeypatch):
-    """ptxas (sm_90a) assembles the d64 128x128 kernel: no spill, no serialized WGMMA (C7510-C7515:
-    the carried S is read while the next first dot writes other registers)."""
-    import shutil
-    import subprocess
-
+def test_s_ahead_assembles_without_spills(mode, monkeypatch):
+    """The compile's ptxas (sm_90a) assembles the d64 128x128 kernel: no spill, no serialized WGMMA
+    (the carried S is read while the next first dot writes other registers)."""
     from test_chained_emulated import _compile
 
-    ptxas = shutil.which("ptxas")
-    if ptxas is None:
-        pytest.skip("ptxas not found")
     monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", mode)
     p = _compile(300, 64, 128, 128, False)
     assert p.chained.get("s_ahead") is True, p.chained
-    src = tmp_path / "k.ptx"
-    src.write_text(p.ptx)
-    res = subprocess.run([ptxas, "-arch=sm_90a", "-v", str(src), "-o", str(tmp_path / "k.cubin")],
-                         capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stderr[-2000:]
-    assert " 0 bytes spill stores" in res.stderr and "C751" not in res.stderr, res.stderr[-2000:]
+    assert any(r.startswith("remark: ptxas: ") and " 0 spills" in r for r in p.remarks), p.remarks
+    assert not [r for r in p.remarks if "C751" in r or "serialized" in r], p.remarks
 
 
 def test_s_ahead_mlp_chain_emulated(monkeypatch):
