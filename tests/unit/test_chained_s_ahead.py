@@ -164,3 +164,24 @@ def test_s_ahead_mlp_chain_emulated(monkeypatch):
     _clean(p)
     assert p.chained.get("s_ahead_unrolled") is True, p.chained
     emulate_mlp_against_numpy(p, m, d, hidden, dout, tile_m, 5, 2)
+
+
+@pytest.mark.parametrize("mode", ["1", "2"])
+def test_s_ahead_slow_tensor_core_emulated(mode, monkeypatch):
+    """A slow tensor core (each ready ``wait_group`` held 400 steps while the producer and the other
+    warp group run on): the producer refills a stage only once its release came, so no stage is
+    rewritten under the in-flight first dot of tile j + 1 or the second dot of tile j - 1 (the
+    emulator's stage guards report any such write); against the fp32 reference, every output
+    written.  Four instances of four key tiles each on one CTA (the unrolled loop's pair and odd tile)."""
+    import numpy as np
+    from test_chained_emulated import _compile, _emulate
+
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", mode)
+    monkeypatch.setenv("TILEORCH_ATTN_STAGES", "3")
+    cfg = (400, 64, 128, 128, False)
+    p = _compile(*cfg)
+    assert p.chained.get("s_ahead") is True and p.chained["stages"] == 3, p.chained
+    out, ref, errors = _emulate(p, *cfg, wait_delay=400, ctas_persistent=1)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
