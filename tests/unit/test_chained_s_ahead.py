@@ -106,8 +106,8 @@ def test_s_ahead_pipelines_are_proved(mode, persistent, stages, instances, monke
     assert len(result.instances) == instances
 
 
-@pytest.mark.parametrize("mode", ["1", "2"])
-def test_s_ahead_on_two_stages_deadlocks(mode, monkeypatch):
+@pytest.mark.parametrize("mode,next_s", [("1", "0"), ("2", "0"), ("2", "2")])
+def test_s_ahead_on_two_stages_deadlocks(mode, next_s, monkeypatch):
     """Tiles j - 1, j and j + 1 are held at once: with the three-stage refusal lifted, a two-stage
     kernel deadlocks and the checker finds it."""
     from test_check_chained import _lowered
@@ -117,6 +117,8 @@ def test_s_ahead_on_two_stages_deadlocks(mode, monkeypatch):
     from tileorch.transforms.tileas import chained_dots
 
     monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", mode)
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1" if next_s != "0" else "0")
     monkeypatch.setenv("TILEORCH_ATTN_STAGES", "2")
     monkeypatch.setattr(chained_dots, "_s_ahead", lambda *a: (True, None))
     (proto,) = extract(_lowered(64, 128, 128))
@@ -124,19 +126,26 @@ def test_s_ahead_on_two_stages_deadlocks(mode, monkeypatch):
     assert not result.ok and result.violation.prop == "deadlock", result.violation
 
 
-def test_s_ahead_with_next_s_is_not_modelled(monkeypatch):
-    """The checker refuses (located) the S-ahead consumer whose instances take tile 0 in the previous
-    instance's tail (TILEORCH_ATTN_NEXT_S): not modelled, so never reported as proved."""
+@pytest.mark.parametrize("mode,next_s,stages,instances", [("1", "1", None, 27), ("1", "2", "3", 21),
+                                                          ("2", "1", "3", 21), ("2", "2", None, 27)])
+def test_s_ahead_with_next_s_is_proved(mode, next_s, stages, instances, monkeypatch):
+    """With TILEORCH_ATTN_NEXT_S each instance's tile 0 is taken in the previous instance's tail; the
+    S-ahead waits (tile min(1, n - 1) after it, tile min(j + 1, n - 1) in the loop) are read the same
+    way, and the rings are proved for every trip count and 1-3 instances per CTA."""
     from test_check_chained import _lowered
 
+    from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
-    from tileorch.diagnostics import LocatedError
 
-    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", "1")
-    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", mode)
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
-    with pytest.raises(LocatedError, match="S_AHEAD with TILEORCH_ATTN_NEXT_S is not modelled"):
-        extract(_lowered(64, 128, 128))
+    if stages:
+        monkeypatch.setenv("TILEORCH_ATTN_STAGES", stages)
+    (proto,) = extract(_lowered(64, 128, 128))
+    result = check(proto)
+    assert result.ok, result.violation
+    assert len(result.instances) == instances
 
 
 @pytest.mark.parametrize("mode", ["1", "2"])

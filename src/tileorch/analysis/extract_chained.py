@@ -450,9 +450,12 @@ class _Reader:
         # per consumer warp group: its named barriers outside a persistent kernel's loop over instances
         # (("before" | "after", op): the once-per-kernel ping-pong turns)
         kernel_level: list[list] = [[] for _ in range(C // WG)]
+        n_tiles = cons_loop.operands[1]  # the instance's tile count (the unrolled S-ahead loop runs to n - 1)
+        if unrolled and isinstance(n_tiles.owner, Operation) and n_tiles.owner.name == "arith.subi":
+            n_tiles = n_tiles.owner.operands[0]
         if persistent:  # outside the ring loop, inside the work loop (an instance with tiles: k >= 1)
             around = [o for o in cons_work.walk() if not cons_loop.is_ancestor(o)
-                      and not _on_empty_instance(o, cons_loop.operands[1], cons_work)]
+                      and not _on_empty_instance(o, n_tiles, cons_work)]
             pro_waits = [o for o in around if o.name == WAIT and _ring_base(o.operands[0]) == full]
             last_arrives = [o for o in around if o.name == ARRIVE and _ring_base(o.operands[0]) == empty]
         else:
@@ -463,8 +466,6 @@ class _Reader:
         # loop's one full wait is tile min(j + 1, n - 1)'s
         ahead_waits = []
         if self.record.get("s_ahead"):
-            if next_s:
-                raise LocatedError(fn, "check: TILEORCH_ATTN_S_AHEAD with TILEORCH_ATTN_NEXT_S is not modelled")
             outside = around if persistent else [o for o in fn.walk() if not _in_loop(o)]
             ahead_waits = [o for o in outside if o.name == WAIT and _ring_base(o.operands[0]) == full
                            and _through_min(o.operands[0])]
@@ -502,19 +503,17 @@ class _Reader:
                 before, sync, arrive, after = _named_ops(fn, cons_loop, w, lambda n: n % WG == 0 and n <= C,
                                                          c_waits[0], arrives[0], lower=1, work=cons_work,
                                                          kernel_level=kernel_level[w])
-                ring_loop = Loop(Trip("k", lower=1), acquire(c_waits[0]) + sync + arrive + release(arrives[0]))
+                ring_loop = (Loop(Trip("k", lower=1), acquire(c_waits[0]) + sync + arrive + release(arrives[0])),)
+                if ahead_waits:  # tile 1 before the loop (k >= 2); iteration j takes tile j + 1 but the last
+                    # (its wait, on tile n - 1 again, passes: the consumer holds that stage until its tail)
+                    ring_loop = (Loop(Trip("k", lower=1, cap=1), acquire(ahead_waits[0])),
+                                 Loop(Trip("k", lower=2), acquire(c_waits[0]) + sync + arrive + release(arrives[0])),
+                                 Loop(Trip("k", lower=1, cap=1), sync + arrive + release(arrives[0])))
                 if next_s:  # built with the Q slots below
                     programs.append((before, ring_loop, after))
                     continue
-                first = (Loop(Trip("k", cap=1), acquire(pro_waits[0])),)
-                if ahead_waits:  # tile 1 before the loop (k >= 2); iteration j takes tile j + 1 but the last
-                    # (its wait, on tile n - 1 again, passes: the consumer holds that stage until its tail)
-                    first += (Loop(Trip("k", lower=1, cap=1), acquire(ahead_waits[0])),)
-                    ring_loop = Loop(Trip("k", lower=2), acquire(c_waits[0]) + sync + arrive + release(arrives[0]))
-                    ring_loop = (ring_loop, Loop(Trip("k", lower=1, cap=1), sync + arrive + release(arrives[0])))
-                else:
-                    ring_loop = (ring_loop,)
-                programs.append((*before, *first, *ring_loop, *after, Loop(Trip("k", cap=1), release(last_arrives[0]))))
+                programs.append((*before, Loop(Trip("k", cap=1), acquire(pro_waits[0])), *ring_loop, *after,
+                                 Loop(Trip("k", cap=1), release(last_arrives[0]))))
             states = (StateDecl("c", RING, 0), StateDecl("r", RING, 0))
         else:
             programs = []
@@ -661,7 +660,7 @@ class _Reader:
         return pipe, prod, cons
 
     def _next_s_program(self, cons_work: Operation, full: int, q_cons: tuple, next_full: Operation,
-                        last_arrives: list[Operation], before: tuple, ring_loop: Loop, after: tuple,
+                        last_arrives: list[Operation], before: tuple, ring_loop: tuple, after: tuple,
                         acquire, release) -> tuple:
         """A consumer warp group's program when each instance's tile 0 was waited for (and its first
         dot issued) before: the first instance's Q and tile 0 before the work loop, then each
@@ -698,8 +697,8 @@ class _Reader:
         give_last = release(with_next)
         tail = (*take_next, *give_last) if order[id(next_full)] < order[id(with_next)] else (*give_last, *take_next)
         return (first, *acquire(pre_full[0]),
-                Loop(Trip("m", lower=1), (*before, ring_loop, *after, q_release, *tail), origin=cons_work),
-                Loop(Trip("m", cap=1), (*before, ring_loop, *after, q_release, *release(last)), origin=cons_work))
+                Loop(Trip("m", lower=1), (*before, *ring_loop, *after, q_release, *tail), origin=cons_work),
+                Loop(Trip("m", cap=1), (*before, *ring_loop, *after, q_release, *release(last)), origin=cons_work))
 
 
 def extract_chained(module: ModuleOp, kernel: str | None = None) -> list[Protocol]:
