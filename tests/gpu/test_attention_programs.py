@@ -155,11 +155,9 @@ SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
                       "kv_ahead": {"TILEORCH_ATTN_KV_AHEAD": "1", "TILEORCH_ATTN_PERSISTENT": "1"},
                       "kv_ahead_snake": {"TILEORCH_ATTN_KV_AHEAD": "1", "TILEORCH_ATTN_SCHEDULE": "snake",
                                          "TILEORCH_ATTN_PERSISTENT": "1"},
-                      # session 27: tile j+1's first dot issued before tile j's softmax (alone; unrolled by two
-                      # with the next instance's S in the tail, in both runs; without persistence; unrolled)
+                      # session 27: tile j+1's first dot issued before tile j's softmax (alone; without
+                      # persistence; unrolled by two)
                       "s_ahead": {"TILEORCH_ATTN_S_AHEAD": "1"},
-                      "s_ahead_next_s": {"TILEORCH_ATTN_S_AHEAD": "2", "TILEORCH_ATTN_NEXT_S": "2",
-                                         "TILEORCH_ATTN_PERSISTENT": "1"},
                       "s_ahead_plain": {"TILEORCH_ATTN_S_AHEAD": "1", "TILEORCH_ATTN_PERSISTENT": "0"},
                       "s_ahead2": {"TILEORCH_ATTN_S_AHEAD": "2"}}
 

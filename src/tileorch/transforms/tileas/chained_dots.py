@@ -379,8 +379,8 @@ def s_ahead_enabled() -> bool:
     The loop's last iteration issues tile ``n - 1``'s first dot again (its stage is still held; the
     result is dropped) so that every iteration issues two dots.  Needs three K/V stages (tiles
     ``j - 1`` .. ``j + 1`` held at once), the late rescale's or the plain C, no warp-group ping-pong,
-    no late pack, a first dot whose C reads no carried value, and :data:`S_AHEAD_REGS`; refused
-    with a remark otherwise.  On when the environment sets ``TILEORCH_ATTN_S_AHEAD=1`` (read at each
+    no late pack, no ``TILEORCH_ATTN_NEXT_S``, a first dot whose C reads no carried value, and
+    :data:`S_AHEAD_REGS`; refused with a remark otherwise.  On when the environment sets ``TILEORCH_ATTN_S_AHEAD=1`` (read at each
     compile, part of the disk-cache key); ``=2`` unrolls the loop by two (:func:`s_ahead_unrolled`);
     default off until the H200 measures it."""
     return settings.value(S_AHEAD_ENV) in ("1", "2")
@@ -3513,9 +3513,12 @@ threads: 168 registers): head dim 64 (S + accumulator + row statistics = 100) ha
 dim 128 (132) spills 188 bytes and ptxas serializes every WGMMA of the kernel (C7512)."""
 
 
-def _s_ahead(ck: ChainedKernel, pipe: Pipelining | None, plan: Plan, pingpong: bool) -> tuple[bool, str | None]:
+def _s_ahead(ck: ChainedKernel, pipe: Pipelining | None, plan: Plan, pingpong: bool,
+             next_s: bool) -> tuple[bool, str | None]:
     """(whether the pipelined loop runs :func:`s_ahead_enabled`'s order, why not where the
-    environment asks for it and it does not apply)."""
+    environment asks for it and it does not apply).  Not with ``TILEORCH_ATTN_NEXT_S`` (the next
+    instance's S beside the accumulator through the epilogue and the S-ahead loop's second S:
+    ptxas 13.0 spilled 424-604 bytes at d64 128x128 and serialized the WGMMAs, C7512)."""
     if not s_ahead_enabled():
         return False, None
     body = ck.loop.body.blocks.first
@@ -3524,6 +3527,8 @@ def _s_ahead(ck: ChainedKernel, pipe: Pipelining | None, plan: Plan, pingpong: b
            else f"{plan.stages} K/V stage(s): tiles j - 1, j and j + 1 need three" if plan.stages < 3
            else "the warp groups' ping-pong (TILEORCH_ATTN_PINGPONG) hands its turns around the first dot"
            if pingpong else "TILEORCH_ATTN_LATE_PACK carries P in f32 beside S" if late_pack_enabled()
+           else "TILEORCH_ATTN_NEXT_S keeps the next instance's S beside the accumulator through the epilogue "
+                "(with the loop's second S ptxas spills and serializes the WGMMAs)" if next_s
            else "the first dot's C reads a carried value, which tile j's softmax computes"
            if any(_depends_on(dot.acc, a) for dot in (ck.firsts or [ck.dot1]) for a in body.args[1:])
            else f"two S tiles, two packed P and the accumulator take {regs} registers, over {S_AHEAD_REGS}"
@@ -3665,7 +3670,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         "not a persistent kernel" if not persistent else "the consumer loop is not pipelined" if pipe is None
         else "TILEORCH_ATTN_NEXT_S releases Q itself")
     kb = _Kernel(ck, plan, name)
-    kb.s_ahead, s_ahead_off = _s_ahead(ck, pipe, plan, pingpong)
+    kb.s_ahead, s_ahead_off = _s_ahead(ck, pipe, plan, pingpong, next_s != "0")
     # the next instance's first K/V tiles before its Q: a persistent kernel whose ring has a stage to spare
     kv_ahead, kv_ahead_off = False, None
     if kv_ahead_enabled():
