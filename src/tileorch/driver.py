@@ -335,6 +335,13 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                                        f"{record['pingpong_kernel_off']}")
                     if record.get("next_s_off"):
                         remarks.append(f"remark: TILEORCH_ATTN_NEXT_S not applied: {record['next_s_off']}")
+                    if record.get("s_ahead"):
+                        remarks.append("remark: the consumer loop issues tile j+1's first dot right behind tile "
+                                       "j-1's second dot, before tile j's softmax, so both run while P is computed "
+                                       + ("(TILEORCH_ATTN_S_AHEAD=2: two tiles per trip)"
+                                          if record.get("s_ahead_unrolled") else "(TILEORCH_ATTN_S_AHEAD)"))
+                    if record.get("s_ahead_off"):
+                        remarks.append(f"remark: TILEORCH_ATTN_S_AHEAD not applied: {record['s_ahead_off']}")
                     if record.get("early_q_off"):
                         remarks.append(f"remark: TILEORCH_ATTN_EARLY_Q not applied: {record['early_q_off']}")
                     if persistent and persistent.get("next_s"):

@@ -107,6 +107,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_SKIP_RESCALE", "0", SWITCH, "skip the rescale when no row max grew", True),
     _s("ATTN_LATE_RESCALE", "1", SWITCH, "the accumulator rescaled after the second dot is issued", True),
     _s("ATTN_LATE_PACK", "0", SWITCH, "P packed after the row sums", True),
+    _s("ATTN_S_AHEAD", "0", ("0", "1", "2"), "the next key tile's first dot issued before this tile's softmax "
+       "(2: the loop unrolled by two)", True),
     _s("ATTN_SCHEDULE", None, ("snake", "snake_lpt", "off"), "the persistent kernels' tile order", True),
     _s("ATTN_CTAS", "auto", ("auto", "sms", "total"), "CTAs of a persistent attention launch"),
     # the GEMM tier: transforms/tileas/

@@ -154,7 +154,12 @@ SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
                       # session 26: each instance's first K/V tiles loaded before its Q
                       "kv_ahead": {"TILEORCH_ATTN_KV_AHEAD": "1", "TILEORCH_ATTN_PERSISTENT": "1"},
                       "kv_ahead_snake": {"TILEORCH_ATTN_KV_AHEAD": "1", "TILEORCH_ATTN_SCHEDULE": "snake",
-                                         "TILEORCH_ATTN_PERSISTENT": "1"}}
+                                         "TILEORCH_ATTN_PERSISTENT": "1"},
+                      # session 27: tile j+1's first dot issued before tile j's softmax (alone; without
+                      # persistence; unrolled by two)
+                      "s_ahead": {"TILEORCH_ATTN_S_AHEAD": "1"},
+                      "s_ahead_plain": {"TILEORCH_ATTN_S_AHEAD": "1", "TILEORCH_ATTN_PERSISTENT": "0"},
+                      "s_ahead2": {"TILEORCH_ATTN_S_AHEAD": "2"}}
 
 
 @pytest.mark.parametrize("switches", list(SHORT_SEQ_SWITCHES))
@@ -162,7 +167,8 @@ SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
 def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, tile_n, switches, monkeypatch):
     """TILEORCH_ATTN_ROW_DIV (the epilogue's IEEE division by one reciprocal per row),
     TILEORCH_ATTN_EARLY_Q (the Q slot released before the last tile's second dot), TILEORCH_ATTN_KV_AHEAD
-    (each instance's first K/V tiles loaded before its Q) and session 17's
+    (each instance's first K/V tiles loaded before its Q), TILEORCH_ATTN_S_AHEAD (tile j+1's first dot
+    before tile j's softmax) and session 17's
     TILEORCH_ATTN_LATE_RESCALE / SKIP_RESCALE / LATE_PACK / STAGES change no output bit: the kernel
     with them against the same program without them (same inputs, same launch),
     and against the fp32 reference; more instances than SMs at 1024 / 4000 / 77 keys."""
@@ -194,6 +200,8 @@ def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, ti
     persistent = program.chained.get("persistent")
     if "kv_ahead" in switches and persistent and program.chained["stages"] > 1 and persistent["q_slots"] == 1:
         assert persistent.get("kv_ahead") == program.chained["stages"] - 1, program.chained
+    if "s_ahead" in switches and d == 64 and tile_n == 128 and program.chained.get("pipelined"):  # d128: refused
+        assert program.chained.get("s_ahead") is True, program.chained
     if "TILEORCH_ATTN_SCHEDULE" in SHORT_SEQ_SWITCHES[switches]:
         want_order = SHORT_SEQ_SWITCHES[switches]["TILEORCH_ATTN_SCHEDULE"]
         assert program.chained["persistent"].get("schedule") == want_order, program.chained

@@ -79,15 +79,16 @@ def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0, ctas_persi
     return out.astype(np.float32), ref, errors
 
 
-def emulate_as_base(p, base, cfg) -> None:
+def emulate_as_base(p, base, cfg, ctas: int = 1) -> None:
     """``p`` (compiled for ``cfg`` with a switch that changes no output bit) on the PTX emulator,
-    one CTA running every program instance: no emulator error, no unwritten (NaN) output, within
-    tolerance of the fp32 reference, and bit-identical to ``base`` (the same program without it)."""
-    out, ref, errors = _emulate(p, *cfg, ctas_persistent=1)
+    ``ctas`` CTAs running the program instances (a persistent kernel's launch): no emulator error,
+    no unwritten (NaN) output, within tolerance of the fp32 reference, and bit-identical to
+    ``base`` (the same program without it)."""
+    out, ref, errors = _emulate(p, *cfg, ctas_persistent=ctas)
     assert not errors, errors[:4]
     assert not np.isnan(out).any(), "unwritten outputs"
     np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
-    want, _, errors = _emulate(base, *cfg, ctas_persistent=1)
+    want, _, errors = _emulate(base, *cfg, ctas_persistent=ctas)
     assert not errors, errors[:4]
     assert np.array_equal(out.view(np.uint32), want.view(np.uint32))
 

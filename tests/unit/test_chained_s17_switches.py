@@ -181,15 +181,37 @@ def test_late_rescale_is_exact_emulated(cfg, persistent, pingpong, skip, pack, m
     assert np.array_equal(out.view(np.uint32), want.view(np.uint32)), "not bit-identical to the kernel without it"
 
 
-def test_late_rescale_not_with_next_s(monkeypatch):
+@pytest.mark.parametrize("next_s,causal", [("1", False), ("2", True)])
+def test_late_rescale_with_next_s_is_exact_emulated(next_s, causal, monkeypatch):
+    """With TILEORCH_ATTN_NEXT_S the late rescale applies too (the next instance's tail scales the
+    last tile's C): bit-identical outputs to the NEXT_S kernel without it, three instances on two
+    CTAs (a tail that issues the next instance's first dot and one that has none), against the fp32
+    reference, no in-flight register access."""
+    from test_chained_emulated import _compile, emulate_as_base
+
+    cfg = (*CFG[:4], causal)
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
+    monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "0")
+    base = _compile(*cfg)
+    assert "late_rescale" not in base.chained, base.chained
+    monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "1")
+    p = _compile(*cfg)
+    assert p.chained.get("late_rescale") is True and "late_rescale_off" not in p.chained, p.chained
+    assert p.chained["persistent"].get("next_s"), p.chained
+    assert 32 in _muls_between_the_dots(p.ptx), _muls_between_the_dots(p.ptx)
+    emulate_as_base(p, base, cfg, ctas=2)
+
+
+def test_late_pack_not_with_next_s(monkeypatch):
     from test_chained_emulated import _compile
 
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", "1")
-    monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_LATE_PACK", "1")
     p = _compile(*CFG)
-    assert "late_rescale" not in p.chained and "NEXT_S" in p.chained.get("late_rescale_off", ""), p.chained
-    assert any("TILEORCH_ATTN_LATE_RESCALE not applied" in r for r in p.remarks), p.remarks
+    assert "late_pack" not in p.chained and "NEXT_S" in p.chained.get("late_pack_off", ""), p.chained
+    assert any("TILEORCH_ATTN_LATE_PACK not applied" in r for r in p.remarks), p.remarks
 
 
 def test_late_and_skip_rescale_pipelines_are_proved(monkeypatch):

@@ -104,6 +104,15 @@ def _ring_base(v: SSAValue) -> int | None:
     return None
 
 
+def _through_min(v: SSAValue, depth: int = 8) -> bool:
+    """Whether the address ``v`` is computed from an ``arith.minsi`` (within ``depth`` ops): the
+    S-ahead consumer's wait on tile ``min(j + 1, n - 1)``."""
+    o = v.owner
+    if depth == 0 or not isinstance(o, Operation):
+        return False
+    return o.name == "arith.minsi" or any(_through_min(x, depth - 1) for x in o.operands)
+
+
 WGMMA_WAIT = "nvvm.wgmma.wait.group.sync.aligned"
 
 
@@ -373,6 +382,9 @@ class _Reader:
         refills = [o for o in prod_loop.walk() if o.name == EXPECT_TX]
         c_waits = [o for o in cons_loop.walk() if o.name == WAIT]
         arrives = [o for o in cons_loop.walk() if o.name == ARRIVE]
+        unrolled = bool(self.record.get("s_ahead_unrolled"))  # TILEORCH_ATTN_S_AHEAD=2: two iterations per trip
+        if unrolled and len(c_waits) == len(arrives) == 2:
+            c_waits, arrives = c_waits[:1], arrives[:1]  # the same ring ops in the same order, one per tile
         for ops, what in ((p_waits, "producer empty-barrier wait"), (refills, "producer stage fill"),
                           (c_waits, "consumer full-barrier wait"), (arrives, "consumer release")):
             if len(ops) != 1:
@@ -438,15 +450,38 @@ class _Reader:
         # per consumer warp group: its named barriers outside a persistent kernel's loop over instances
         # (("before" | "after", op): the once-per-kernel ping-pong turns)
         kernel_level: list[list] = [[] for _ in range(C // WG)]
+        n_tiles = cons_loop.operands[1]  # the instance's tile count (the unrolled S-ahead loop runs to n - 1)
+        if unrolled and isinstance(n_tiles.owner, Operation) and n_tiles.owner.name == "arith.subi":
+            n_tiles = n_tiles.owner.operands[0]
         if persistent:  # outside the ring loop, inside the work loop (an instance with tiles: k >= 1)
             around = [o for o in cons_work.walk() if not cons_loop.is_ancestor(o)
-                      and not _on_empty_instance(o, cons_loop.operands[1], cons_work)]
+                      and not _on_empty_instance(o, n_tiles, cons_work)]
             pro_waits = [o for o in around if o.name == WAIT and _ring_base(o.operands[0]) == full]
             last_arrives = [o for o in around if o.name == ARRIVE and _ring_base(o.operands[0]) == empty]
         else:
             pro_waits = [o for o in fn.walk() if o.name == WAIT and not _in_loop(o)
                          and _smem_offset(o.operands[0]) == full]
             last_arrives = [o for o in fn.walk() if o.name == ARRIVE and not _in_loop(o)]
+        # TILEORCH_ATTN_S_AHEAD: the peeled tile also waits for tile min(1, n - 1) (a computed stage), and the
+        # loop's one full wait is tile min(j + 1, n - 1)'s
+        ahead_waits = []
+        if self.record.get("s_ahead"):
+            outside = around if persistent else [o for o in fn.walk() if not _in_loop(o)]
+            ahead_waits = [o for o in outside if o.name == WAIT and _ring_base(o.operands[0]) == full
+                           and _through_min(o.operands[0])]
+            pro_waits = [o for o in pro_waits if o not in ahead_waits]
+            if unrolled:  # the odd last tile's iteration after the loop: its wait and release are the loop's
+                order = {id(o): i for i, o in enumerate(fn.walk())}
+                after_loop = [o for o in ahead_waits if order[id(o)] > order[id(cons_loop)]]
+                rest = after_loop[0].parent_op() if len(after_loop) == 1 else None
+                if rest is None or rest.name != "scf.if":
+                    raise LocatedError(cons_loop, "check: the unrolled S-ahead loop needs its odd last iteration "
+                                                  "under one scf.if after it")
+                ahead_waits = [o for o in ahead_waits if o not in after_loop]
+                last_arrives = [o for o in last_arrives if not rest.is_ancestor(o)]
+            if len(ahead_waits) != 1 or len(pro_waits) != 1:
+                raise LocatedError(fn, "check: a consumer that issues the next tile's first dot ahead needs one "
+                                       "wait on tile 0 and one on tile min(1, n - 1) before its loop")
         if pro_waits or last_arrives:
             if len(pro_waits) != 1 or len(last_arrives) != (2 if next_s and len(last_arrives) == 2 else 1) \
                     or any(_ring_base(a.operands[0]) != empty for a in last_arrives):
@@ -468,12 +503,17 @@ class _Reader:
                 before, sync, arrive, after = _named_ops(fn, cons_loop, w, lambda n: n % WG == 0 and n <= C,
                                                          c_waits[0], arrives[0], lower=1, work=cons_work,
                                                          kernel_level=kernel_level[w])
-                ring_loop = Loop(Trip("k", lower=1), acquire(c_waits[0]) + sync + arrive + release(arrives[0]))
+                ring_loop = (Loop(Trip("k", lower=1), acquire(c_waits[0]) + sync + arrive + release(arrives[0])),)
+                if ahead_waits:  # tile 1 before the loop (k >= 2); iteration j takes tile j + 1 but the last
+                    # (its wait, on tile n - 1 again, passes: the consumer holds that stage until its tail)
+                    ring_loop = (Loop(Trip("k", lower=1, cap=1), acquire(ahead_waits[0])),
+                                 Loop(Trip("k", lower=2), acquire(c_waits[0]) + sync + arrive + release(arrives[0])),
+                                 Loop(Trip("k", lower=1, cap=1), sync + arrive + release(arrives[0])))
                 if next_s:  # built with the Q slots below
                     programs.append((before, ring_loop, after))
                     continue
-                programs.append((*before, Loop(Trip("k", cap=1), acquire(pro_waits[0])), ring_loop,
-                                 *after, Loop(Trip("k", cap=1), release(last_arrives[0]))))
+                programs.append((*before, Loop(Trip("k", cap=1), acquire(pro_waits[0])), *ring_loop, *after,
+                                 Loop(Trip("k", cap=1), release(last_arrives[0]))))
             states = (StateDecl("c", RING, 0), StateDecl("r", RING, 0))
         else:
             programs = []
@@ -620,7 +660,7 @@ class _Reader:
         return pipe, prod, cons
 
     def _next_s_program(self, cons_work: Operation, full: int, q_cons: tuple, next_full: Operation,
-                        last_arrives: list[Operation], before: tuple, ring_loop: Loop, after: tuple,
+                        last_arrives: list[Operation], before: tuple, ring_loop: tuple, after: tuple,
                         acquire, release) -> tuple:
         """A consumer warp group's program when each instance's tile 0 was waited for (and its first
         dot issued) before: the first instance's Q and tile 0 before the work loop, then each
@@ -657,8 +697,8 @@ class _Reader:
         give_last = release(with_next)
         tail = (*take_next, *give_last) if order[id(next_full)] < order[id(with_next)] else (*give_last, *take_next)
         return (first, *acquire(pre_full[0]),
-                Loop(Trip("m", lower=1), (*before, ring_loop, *after, q_release, *tail), origin=cons_work),
-                Loop(Trip("m", cap=1), (*before, ring_loop, *after, q_release, *release(last)), origin=cons_work))
+                Loop(Trip("m", lower=1), (*before, *ring_loop, *after, q_release, *tail), origin=cons_work),
+                Loop(Trip("m", cap=1), (*before, *ring_loop, *after, q_release, *release(last)), origin=cons_work))
 
 
 def extract_chained(module: ModuleOp, kernel: str | None = None) -> list[Protocol]:

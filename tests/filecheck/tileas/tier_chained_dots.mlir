@@ -6,6 +6,8 @@
 // RUN: env TILEORCH_ATTN_NEXT_S=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=NEXTS
 // RUN: env TILEORCH_ATTN_LATE_RESCALE=1 TILEORCH_ATTN_SKIP_RESCALE=1 TILEORCH_ATTN_LATE_PACK=1 TILEORCH_ATTN_STAGES=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=S17
 // RUN: env TILEORCH_ATTN_LATE_RESCALE=1 TILEORCH_ATTN_NEXT_S=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=S17OFF
+// RUN: env TILEORCH_ATTN_S_AHEAD=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SAHEAD
+// RUN: env TILEORCH_ATTN_S_AHEAD=2 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SAHEAD2
 // RUN: env TILEORCH_ATTN_SCHEDULE=snake tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SNAKE
 // RUN: env TILEORCH_ATTN_SCHEDULE=snake TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SNAKEOFF
 // RUN: env TILEORCH_ATTN_PINGPONG=kernel tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PPK
@@ -275,9 +277,65 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // S17:      nvvm.wgmma.commit.group.sync.aligned
 // S17-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 
-// With TILEORCH_ATTN_NEXT_S the late rescale is not applied, and the record says why.
-// S17OFF:     late_rescale_off = "TILEORCH_ATTN_NEXT_S issues the last second dot in the next instance's tail"
-// S17OFF-NOT: late_rescale = true
+// With TILEORCH_ATTN_NEXT_S the late rescale applies too (session 27): the loop carries the unscaled
+// accumulator and the factor's two row registers (%lp_52, %lp_53: the last two of the loop's results),
+// and the instance's tail scales the last tile's C from them (in the branch of an instance with key
+// tiles) right before the last second dot, then waits for it and releases its stage.
+// S17OFF:     late_rescale = true
+// S17OFF-NOT: late_rescale_off
+// S17OFF:     %pf_tiles = arith.cmpi sgt, %n_tiles_3, %c0 : i32
+// S17OFF:     arith.mulf %lp_16, %lp_52 : f32
+// S17OFF:     arith.mulf %lp_18, %lp_53 : f32
+// S17OFF-NOT: nvvm.wgmma.commit.group
+// S17OFF:     %ebar_last = llvm.getelementptr
+// S17OFF:     wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// S17OFF:     nvvm.wgmma.commit.group.sync.aligned
+// S17OFF-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// S17OFF-NEXT: nvvm.mbarrier.arrive %ebar_last
+
+// TILEORCH_ATTN_S_AHEAD=1 (session 27): the peeled tile waits for its S, then waits for tile min(1, n - 1) and issues
+// its first dot, and computes tile 0's P (the ex2) while it runs; in the loop (no wait for tile j: its S came with
+// the loop), tile j-1's second dot, then tile min(j + 1, n - 1)'s first dot, both committed, tile j's P with no
+// wait_group before it, then one wait_group 0 and the release of tile j-1's stage.
+// SAHEAD:      tileorch.chained_config = {{{.*}}s_ahead = true
+// SAHEAD:      %sa_n1 = arith.subi %n_tiles_1, %c1 : i32
+// SAHEAD:      nvvm.wgmma.commit.group.sync.aligned
+// SAHEAD-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// SAHEAD-NEXT: %sa_t = arith.minsi %c1, %sa_n1 : i32
+// SAHEAD:      nvvm.mbarrier.try_wait.parity %sa_fbar,
+// SAHEAD:      %sa3 = nvvm.wgmma.mma_async
+// SAHEAD-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// SAHEAD-NOT:  nvvm.wgmma.wait.group
+// SAHEAD:      ex2.approx
+// SAHEAD:      nvvm.wgmma.wait.group.sync.aligned 0
+// SAHEAD:      scf.for %j = %c1 to %n_tiles_1 step %c1
+// SAHEAD-NOT:  nvvm.mbarrier.try_wait.parity
+// SAHEAD:      wgmma.mma_async.sync.aligned.m64n64k16
+// SAHEAD:      nvvm.wgmma.commit.group.sync.aligned
+// SAHEAD-NEXT: %sa_j1 = arith.addi %j, %c1 : i32
+// SAHEAD-NEXT: %sa_t_1 = arith.minsi %sa_j1, %sa_n1 : i32
+// SAHEAD:      nvvm.mbarrier.try_wait.parity %sa_fbar_1,
+// SAHEAD:      %sa3_1 = nvvm.wgmma.mma_async
+// SAHEAD-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// SAHEAD-NOT:  nvvm.wgmma.wait.group
+// SAHEAD:      ex2.approx
+// SAHEAD:      nvvm.wgmma.wait.group.sync.aligned 0
+// SAHEAD-NEXT: nvvm.mbarrier.arrive %ebar :
+
+// TILEORCH_ATTN_S_AHEAD=2: two tiles per trip (the second iteration's tile is %j1), to n - 1 in steps of 2, then
+// the odd last tile's iteration under an scf.if.
+// SAHEAD2:      tileorch.chained_config = {{{.*}}s_ahead = true, s_ahead_unrolled = true
+// SAHEAD2:      scf.for %j = %c1 to %sa_n1 step %c2
+// SAHEAD2-NEXT:   %j1 = arith.addi %j, %c1 : i32
+// SAHEAD2:        %sa_j1 = arith.addi %j, %c1 : i32
+// SAHEAD2:        nvvm.mbarrier.arrive %ebar :
+// SAHEAD2:        %sa_j1_1 = arith.addi %j1, %c1 : i32
+// SAHEAD2:        nvvm.mbarrier.arrive %ebar_1 :
+// SAHEAD2:      %sa_odd = arith.andi %sa_n1, %c1 : i32
+// SAHEAD2:      %sa_rest = arith.andi %sa_odd1, %sa_more : i1
+// SAHEAD2:      = scf.if %sa_rest
+// SAHEAD2:        arith.minsi
+// SAHEAD2:        nvvm.mbarrier.arrive
 
 // TILEORCH_ATTN_SCHEDULE=snake (session 19): the CTA's odd rounds of instances are dealt backwards, in the producer's
 // and in the consumers' work loop alike (round it covers [it G, it G + n), n = min(G, total - it G); CTA b takes

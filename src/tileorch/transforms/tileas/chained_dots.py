@@ -356,9 +356,43 @@ def late_rescale_enabled() -> bool:
     runs on the tensor core until the next tile's WGMMAs are issued.  The loop then carries the
     unscaled accumulator and the factor's two row registers (:func:`_late_factor`).  On by default
     (session 17's H200 A/B, same process: d64 non-causal 1k / 4k 1.01x / 1.04x, d128 1.01x / 1.00x);
-    ``TILEORCH_ATTN_LATE_RESCALE=0`` turns it off (read at each compile, part of the disk-cache key).  Not with ``TILEORCH_ATTN_NEXT_S`` (its tail
-    issues the last second dot itself) nor for a C that is not ``acc`` times a row vector."""
+    ``TILEORCH_ATTN_LATE_RESCALE=0`` turns it off (read at each compile, part of the disk-cache key).  With
+    ``TILEORCH_ATTN_NEXT_S`` too (the next instance's tail scales the last tile's C before it issues
+    that tile's second dot); not for a C that is not ``acc`` times a row vector."""
     return settings.value(LATE_RESCALE_ENV) == "1"
+
+
+S_AHEAD_ENV = "TILEORCH_ATTN_S_AHEAD"
+S_AHEAD_REGS = 232
+"""Registers per consumer thread the S-ahead loop's carried and in-flight tiles may take: two first
+dots' S (``sn``: the next one in flight while this one's softmax runs), P packed twice (``tn / 2``),
+the accumulator (``dv / 2``) and the other carried values, within the 240 of ``setmaxnreg``
+(head dim 64 with 128x128 tiles: 228; head dim 128: 260, refused)."""
+
+
+def s_ahead_enabled() -> bool:
+    """Whether the pipelined loop issues tile ``j + 1``'s first dot (``S_{j+1} = A0 B1_{j+1}``)
+    right behind tile ``j - 1``'s second dot, before tile ``j``'s softmax, instead of before
+    ``P_{j-1} B2`` with a ``wait_group 1`` for it: tile ``j``'s S is complete when the iteration
+    starts (issued one iteration earlier and retired by its ``wait_group 0``), so the tensor core
+    runs both dots while the consumers compute P, and no iteration waits for its own first dot.
+    The loop's last iteration issues tile ``n - 1``'s first dot again (its stage is still held; the
+    result is dropped) so that every iteration issues two dots.  Needs three K/V stages (tiles
+    ``j - 1`` .. ``j + 1`` held at once), the late rescale's or the plain C, no warp-group ping-pong,
+    no late pack, no ``TILEORCH_ATTN_NEXT_S``, a first dot whose C reads no carried value, and
+    :data:`S_AHEAD_REGS`; refused with a remark otherwise.  On when the environment sets ``TILEORCH_ATTN_S_AHEAD=1`` (read at each
+    compile, part of the disk-cache key); ``=2`` unrolls the loop by two (:func:`s_ahead_unrolled`);
+    default off until the H200 measures it."""
+    return settings.value(S_AHEAD_ENV) in ("1", "2")
+
+
+def s_ahead_unrolled() -> bool:
+    """``TILEORCH_ATTN_S_AHEAD=2``: the S-ahead loop runs two tiles per trip (tiles j and j + 1, then
+    one more iteration where ``n - 1`` is odd).  One iteration reads its S while the next one's
+    WGMMA writes other registers, so the loop's carried S is copied out of those at its back edge
+    (ptxas 13.0, d64: 64 moves per warp and tile); two iterations per trip alternate the two
+    register sets instead, for one more copy of the loop body."""
+    return settings.value(S_AHEAD_ENV) == "2"
 
 
 LATE_PACK_ENV = "TILEORCH_ATTN_LATE_PACK"
@@ -1414,6 +1448,7 @@ class _Kernel:
         self.after_loop: Callable[[], None] | None = None
         self.kv_ahead = False  # the producer's first K/V tiles of each instance before its Q (kv_ahead_enabled)
         self.pp_per_kernel = False  # TILEORCH_ATTN_PINGPONG=kernel: the first turn / last hand-over once per kernel
+        self.s_ahead = False  # the next tile's first dot before this tile's softmax (s_ahead_enabled)
 
     # -- insertion point ----------------------------------------------------------------------
     @contextmanager
@@ -2964,8 +2999,9 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
     iteration's two dots, so that one group's P overlaps the other's WGMMAs.  ``s0``: tile 0's S
     (``tn / 2`` f32, complete), issued before (:func:`_lower_prefetching_instance`): the instance's
     Q and tile 0 were waited for there.  ``last=False``: the loop's results (P, C and the other
-    carried registers, :class:`Pipelining`), the last tile's second dot left to the caller
-    (:func:`_issue_last`)."""
+    carried registers, :class:`Pipelining`; with the late rescale the factor's two row registers
+    last) and a function that turns them into the last tile's second dot's inputs at the
+    insertion point, that dot left to the caller (:func:`_issue_last`)."""
     ck, off, e = kb.ck, kb.off, kb.e
     body = ck.loop.body.blocks.first
     acc_arg = body.args[1 + ck.carried[pipe.acc][0]]
@@ -3001,7 +3037,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         factor = None
     # TILEORCH_ATTN_LATE_RESCALE: the loop carries the unscaled accumulator and the factor's row
     # registers; C is computed after the next tile's first dot is issued, before its second dot
-    late = _late_factor(ck, acc_arg) if late_rescale_enabled() and s0 is None and last else None
+    late = _late_factor(ck, acc_arg) if late_rescale_enabled() else None
     late_w = _fragment_width(late, ck.rows) if late is not None else None
     if late is not None:
         types = [*types, f32, f32]
@@ -3025,6 +3061,27 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         return out
     kb.rescale_applied |= {"late"} if late is not None else set()
     kb.rescale_applied |= {"skip"} if factor is not None else set()
+    # TILEORCH_ATTN_S_AHEAD: the loop carries tile j's complete S (sn / 2 f32) after the other registers
+    ahead = kb.s_ahead and not pingpong and not late_pack
+    sn2 = ck.sn // 2
+    if ahead:
+        types = [*types, *([f32] * sn2)]
+        n_last = kb.v(arith.SubiOp(n_tiles, kb.small(1)), "sa_n1")
+
+    def issue_ahead(jn: SSAValue) -> SSAValue | tuple:
+        """Tile ``min(jn, n - 1)``'s first dot, its full barrier waited for, issued and committed at
+        the insertion point (not waited for): S in flight."""
+        t = kb.v(arith.MinSIOp(jn, n_last), "sa_t")
+        st, ph = kb.stage_index(t, "sa")
+        st_l = kb.v(arith.ExtUIOp(st, i64), "sa_st_l")
+        _, fbar = kb.stage_barrier("safb", "sa_fbar", st, off["full"])
+        kb.try_wait(fbar, ph, "K/V ring full barrier (consumer)", kb.off["full"])
+        db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "sa_b1_so", "sa_db1")
+        s_init = _s_init(kb, site_of, t, {}, "sa_init")
+        kb.e.add(nvvm.WgmmaFenceAlignedOp())
+        z = kb.s_chain("sa", s_init, db1)
+        kb.e.add(nvvm.WgmmaGroupSyncAlignedOp())
+        return z
 
     def row_regs(site: _Site) -> list[SSAValue]:
         """The factor's value in each of the thread's two rows (``late``, a row broadcast)."""
@@ -3072,23 +3129,30 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             s = site_of()
             iv0 = s.e.const(0)
             z_last = s0
+        z_ahead = issue_ahead(kb.small(1)) if ahead else None  # tile 1's S runs while tile 0's P is computed
         if peel_masks:  # tile 0 too runs the copy without mask math when its masks hold on the whole tile
             p0, new0 = _versioned(ck, site_of, s, iv0, masks, lambda site: tile(site, iv0, z_last, init),
                                   _frontier(ck.dot2.acc, acc_arg))
         else:
             p0, new0 = tile(s, iv0, z_last, init)
-        a0 = f32_p(s, p0) if late_pack else [pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype)
-                                             for i in range(len(p0) // 2)]
+        if ahead:  # P packed once tile 1's first dot has retired (a WGMMA input defined outside its flight)
+            s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+            a0 = _pack_after_wait(s.e, p0, ck.dtype)
+            s_next = _s_regs(ck, s.e, z_ahead)
+        else:
+            a0 = f32_p(s, p0) if late_pack else [pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype)
+                                                 for i in range(len(p0) // 2)]
+            s_next = []
         if late is None:
             c0 = c_input(s, init[pipe.acc])
             r0 = []
         else:  # carried unscaled, with the factor's rows
             c0, r0 = init[pipe.acc], row_regs(s)
         kb.splice(s.tmp)
-        t.add(scf.YieldOp(*a0, *c0, *new0, *r0))
+        t.add(scf.YieldOp(*a0, *c0, *new0, *r0, *s_next))
     no_tile = Block([scf.YieldOp(*([kb.uf] * rpp if late_pack else [undef_i] * pipe.rp), *init[pipe.acc],
                                  *[x for k in others for x in init[k]],
-                                 *([kb.uf] * 2 if late is not None else []))])
+                                 *([kb.uf] * 2 if late is not None else []), *([kb.uf] * sn2 if ahead else []))])
     pro = e.add(scf.IfOp(has, types, Region(first), Region(no_tile)))
     for x in pro.results:
         _hint(x, "pro")
@@ -3143,26 +3207,88 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
                 c_j = _skipped_rescale(kb, site_of, s, factor, acc_prev, lambda side: c_input(side, acc_prev))
         return [*a_j, *c_j, *new_j]
 
-    outs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_tiles, kb.small(1), list(pro.results), types, iteration)]
+    def iteration_ahead(le: Emitter, j: SSAValue, q: list[SSAValue], named: bool = True) -> list[SSAValue]:
+        """Tile j's S is complete (the loop's last registers): tile j-1's second dot issued, then tile
+        j+1's first dot (tile n-1's again in the last iteration), then tile j's P while both run,
+        ``wait_group 0``, tile j-1's stage released.  ``named``: ``j`` and ``q`` are the loop's
+        (``%j``, ``%q<i>``)."""
+        with kb.into(le.block):
+            if named:  # tile j's full barrier was waited for with its first dot
+                kb.tile_stage(j, q, "q")
+            jp = kb.v(arith.SubiOp(j, kb.small(1)), "jp")
+            stp = kb.v(arith.RemUIOp(kb.ring_index(jp, "jp"), kb.nstages), "stp")
+            stp_l = kb.v(arith.ExtUIOp(stp, i64), "stp_l")
+            _, ebar = kb.stage_barrier("eb", "ebar", stp, off["empty"])
+            b2_addr = kb.stage_address(stp_l, kb.b2_stage, kb.sbase2, "b2_so", "b2_addr")
+            p_prev, c_prev = q[:rpp], q[rpp:rpp + pipe.rc]
+            o_prev = q[rpp + pipe.rc:rpp + pipe.rc + pipe.ro]
+            rows_prev = q[rpp + pipe.rc + pipe.ro:len(q) - sn2]
+            s_j = q[len(q) - sn2:]
+            carried, k0 = {}, 0
+            for k in others:
+                carried[k] = o_prev[k0:k0 + sizes[k]]
+                k0 += sizes[k]
+            if late is not None:
+                c_prev = late_c(c_prev, rows_prev)
+            s = site_of()
+            acc_prev = _second_dot(ck, s.e, p_prev, c_prev, b2_addr)
+            kb.splice(s.tmp)
+            z_next = issue_ahead(kb.v(arith.AddiOp(j, kb.small(1)), "sa_j1"))
+            p_j, new_j = _versioned(ck, site_of, s, j, masks, lambda site: tile(site, j, s_j, carried),
+                                    _frontier(ck.dot2.acc, acc_arg))
+            s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+            s.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))  # tile j-1's stage is free
+            a_j = _pack_after_wait(s.e, p_j, ck.dtype)
+            s_next = _s_regs(ck, s.e, z_next)
+            if late is not None:
+                r_j = row_regs(s)
+                kb.splice(s.tmp)
+                return [*a_j, *acc_prev, *new_j, *r_j, *s_next]
+            if factor is None:
+                c_j = c_input(s, acc_prev)
+                kb.splice(s.tmp)
+            else:  # TILEORCH_ATTN_SKIP_RESCALE: C = acc where every factor of the warp is 1
+                c_j = _skipped_rescale(kb, site_of, s, factor, acc_prev, lambda side: c_input(side, acc_prev))
+        return [*a_j, *c_j, *new_j, *s_next]
+
+    if ahead and s_ahead_unrolled():  # tiles (1, 2), (3, 4), ... below n - 1, then tile n - 1 where n - 1 is odd
+        def two(le: Emitter, j: SSAValue, q: list[SSAValue]) -> list[SSAValue]:
+            with kb.into(le.block):
+                j1 = kb.v(arith.AddiOp(j, kb.small(1)), "j1")
+            return iteration_ahead(le, j1, iteration_ahead(le, j, q), named=False)
+
+        pairs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_last, kb.small(2), list(pro.results), types, two)]
+        odd = kb.v(arith.CmpiOp(kb.v(arith.AndIOp(n_last, kb.small(1)), "sa_odd"), kb.small(1), "eq"), "sa_odd1")
+        rest = kb.v(arith.AndIOp(odd, kb.v(arith.CmpiOp(n_last, kb.small(0), "sgt"), "sa_more")), "sa_rest")
+        outs = [_hint(x, "lp") for x in _if_values(kb, rest, types, lambda: iteration_ahead(kb.e, n_last, pairs, False),
+                                                   lambda: pairs)]
+    else:
+        outs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_tiles, kb.small(1), list(pro.results), types,
+                                             iteration_ahead if ahead else iteration)]
+    if ahead:  # the last iteration's S (tile n-1's again) is dropped
+        outs = outs[:len(outs) - sn2]
     if pingpong:
         kb.pingpong_after(pp_has)
+
+    def last_inputs(outs: list[SSAValue]) -> list[SSAValue]:
+        """The last tile's second dot's inputs from the loop's results, at the insertion point: P
+        (packed), C (with TILEORCH_ATTN_LATE_RESCALE: the carried unscaled accumulator times the
+        factor's rows, which ``outs`` carries last) and the other carried registers."""
+        p_last, c_last = outs[:rpp], outs[rpp:rpp + pipe.rc]
+        if late is not None:
+            c_last = late_c(c_last, outs[rpp + pipe.rc + pipe.ro:])
+        if late_pack:
+            p_last = packed(p_last)
+        return [*p_last, *c_last, *outs[rpp + pipe.rc:rpp + pipe.rc + pipe.ro]]
     if not last:
-        return outs
+        return outs, last_inputs
     if kb.after_loop is not None:  # the loop ends with wait_group 0: tile n-1's first dot has retired
         kb.after_loop()
 
     # the last tile's second dot
-    if late is not None:  # the carried accumulator is unscaled: the last tile's C from it
-        r_last = outs[rpp + pipe.rc + pipe.ro:]
-        outs = outs[:rpp + pipe.rc + pipe.ro]
     last_block = Block()
     with kb.into(last_block) as t:
-        p_last, c_last = outs[:rpp], outs[rpp:rpp + pipe.rc]
-        if late is not None:
-            c_last = late_c(c_last, r_last)
-        if late_pack:
-            p_last = packed(p_last)
-        acc_last, ebar_last = _issue_last(kb, pipe, site_of, n_tiles, [*p_last, *c_last, *outs[rpp + pipe.rc:]])
+        acc_last, ebar_last = _issue_last(kb, pipe, site_of, n_tiles, last_inputs(outs))
         t.add(nvvm.WgmmaWaitGroupSyncOp(0))
         t.add(nvvm.MBarrierArriveOp(ebar_last, with_state=False))
         t.add(scf.YieldOp(*acc_last))
@@ -3336,7 +3462,8 @@ def _lower_prefetching_instance(pf: _Prefetch, it: SSAValue) -> tuple[SSAValue, 
     n, inits = pf.instance_values(work.tile_coord)
     slot, _ = work.q_slot(it)
     kb.da_cur = work.q_descriptor(slot)
-    outs = _lower_pipelined_loop(kb, pipe, pf.site_of, n, inits, pf.masks, s0=list(work.extra), last=False)
+    outs, last_inputs = _lower_pipelined_loop(kb, pipe, pf.site_of, n, inits, pf.masks, s0=list(work.extra),
+                                              last=False)
     kb.da_cur = None
     kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
     kb.e.add(nvvm.MBarrierArriveOp(work.q_empty(slot), with_state=False))  # Q read: the slot is free
@@ -3347,7 +3474,7 @@ def _lower_prefetching_instance(pf: _Prefetch, it: SSAValue) -> tuple[SSAValue, 
     has = kb.v(arith.CmpiOp(n, kb.small(0), "sgt"), "pf_tiles")
 
     def with_last() -> list[SSAValue]:
-        acc, ebar = _issue_last(kb, pipe, pf.site_of, n, outs)
+        acc, ebar = _issue_last(kb, pipe, pf.site_of, n, last_inputs(outs))
         result = _assemble(ck, pipe, outs, acc)
         if not pf.back_to_back:
             kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
@@ -3384,6 +3511,29 @@ NEXT_S_EPILOGUE_REGS = 64
 :func:`next_s_fits` counts.  Calibrated with ptxas 13.0 on the 128x128 attention kernels (384
 threads: 168 registers): head dim 64 (S + accumulator + row statistics = 100) has no spill, head
 dim 128 (132) spills 188 bytes and ptxas serializes every WGMMA of the kernel (C7512)."""
+
+
+def _s_ahead(ck: ChainedKernel, pipe: Pipelining | None, plan: Plan, pingpong: bool,
+             next_s: bool) -> tuple[bool, str | None]:
+    """(whether the pipelined loop runs :func:`s_ahead_enabled`'s order, why not where the
+    environment asks for it and it does not apply).  Not with ``TILEORCH_ATTN_NEXT_S`` (the next
+    instance's S beside the accumulator through the epilogue and the S-ahead loop's second S:
+    ptxas 13.0 spilled 424-604 bytes at d64 128x128 and serialized the WGMMAs, C7512)."""
+    if not s_ahead_enabled():
+        return False, None
+    body = ck.loop.body.blocks.first
+    regs = ck.sn + ck.tn // 2 + ck.dv // 2 + (pipe.ro if pipe is not None else 0)
+    why = ("the consumer loop is not pipelined" if pipe is None
+           else f"{plan.stages} K/V stage(s): tiles j - 1, j and j + 1 need three" if plan.stages < 3
+           else "the warp groups' ping-pong (TILEORCH_ATTN_PINGPONG) hands its turns around the first dot"
+           if pingpong else "TILEORCH_ATTN_LATE_PACK carries P in f32 beside S" if late_pack_enabled()
+           else "TILEORCH_ATTN_NEXT_S keeps the next instance's S beside the accumulator through the epilogue "
+                "(with the loop's second S ptxas spills and serializes the WGMMAs)" if next_s
+           else "the first dot's C reads a carried value, which tile j's softmax computes"
+           if any(_depends_on(dot.acc, a) for dot in (ck.firsts or [ck.dot1]) for a in body.args[1:])
+           else f"two S tiles, two packed P and the accumulator take {regs} registers, over {S_AHEAD_REGS}"
+           if regs > S_AHEAD_REGS else None)
+    return why is None, why
 
 
 def next_s_fits(ck: ChainedKernel, pipe: Pipelining, plan: Plan) -> bool:
@@ -3520,6 +3670,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         "not a persistent kernel" if not persistent else "the consumer loop is not pipelined" if pipe is None
         else "TILEORCH_ATTN_NEXT_S releases Q itself")
     kb = _Kernel(ck, plan, name)
+    kb.s_ahead, s_ahead_off = _s_ahead(ck, pipe, plan, pingpong, next_s != "0")
     # the next instance's first K/V tiles before its Q: a persistent kernel whose ring has a stage to spare
     kv_ahead, kv_ahead_off = False, None
     if kv_ahead_enabled():
@@ -3807,6 +3958,12 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             record["persistent"]["pingpong"] = PINGPONG_KERNEL
     if next_s_off is not None:
         record["next_s_off"] = next_s_off
+    if kb.s_ahead:
+        record["s_ahead"] = True
+        if s_ahead_unrolled():
+            record["s_ahead_unrolled"] = True
+    elif s_ahead_off is not None:
+        record["s_ahead_off"] = s_ahead_off
     if pingpong_per_kernel() and not (persistent and pingpong):  # asked for, not applied: say why
         record["pingpong_kernel_off"] = (
             "not two consumer warp groups (128-row tiles)" if ck.tm // 64 != 2 else "a K prologue runs in the plain "
@@ -3827,7 +3984,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         elif asked:
             record[f"{key}_off"] = (
                 "the consumer loop is not pipelined" if pipe is None else "TILEORCH_ATTN_NEXT_S issues the last second "
-                "dot in the next instance's tail" if what != "skip" and next_s != "0" else "P in f32 beside S, the "
+                "dot in the next instance's tail" if what == "pack" and next_s != "0" else "P in f32 beside S, the "
                 f"packed P and the accumulator exceeds the {FIRST_DOTS_REGS} registers of the loop (ptxas spills)"
                 if what == "pack" else "the second dot's C is not the accumulator times a row vector")
     if settings.value(STAGES_ENV) is not None:
