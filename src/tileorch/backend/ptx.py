@@ -119,11 +119,28 @@ def _import_llvmlite_binding() -> None:
         pass
 
 
-def _init_llvm():
-    global _LLVM_READY, _PREFETCH
+_DIRECT = None
+"""The :class:`tileorch.backend.llvm_direct.Library` a code generation child loaded instead of
+``llvmlite.binding`` (:func:`_init_llvm` with ``direct``), or None."""
+
+
+def _init_llvm(direct: bool = False):
+    """LLVM, loaded and initialised: ``llvmlite.binding``; or, with ``direct`` (a process that
+    only generates code: the :func:`prefork_codegen` child, ``python -m tileorch.backend.ptx``)
+    and where ``llvmlite.binding`` is not loaded yet, llvmlite's library through
+    :mod:`tileorch.backend.llvm_direct` when it can (the same PTX, ~30 ms less CPU)."""
+    global _LLVM_READY, _PREFETCH, _DIRECT
+    if _DIRECT is not None:
+        return _DIRECT
     if _PREFETCH is not None:
         _PREFETCH.join()
         _PREFETCH = None
+    if direct and "llvmlite.binding" not in sys.modules:
+        from tileorch.backend import llvm_direct
+
+        _DIRECT = llvm_direct.load()
+        if _DIRECT is not None:
+            return _DIRECT
     import llvmlite.binding as llvm
 
     if not _LLVM_READY:
@@ -182,6 +199,15 @@ def codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
     poison-reuse guard only where :func:`poison_reuse_guard_needed`)."""
     llvm = _init_llvm()
     guard = poison_reuse_guard_needed(llvm_ir)
+    if llvm is _DIRECT:  # the same calls without llvmlite.binding (tileorch.backend.llvm_direct)
+        features = target_features(ptx_version)
+        try:
+            module = llvm.parse_verified(llvm_ir)
+        except RuntimeError as exc:
+            raise BackendError(f"invalid LLVM IR: {str(exc).strip()}") from None
+        with _POISON_GUARD_LOCK:
+            _set_poison_reuse_guard(llvm, guard)
+            return llvm.emit_assembly(module, arch, features, opt=2)
     try:
         mod = llvm.parse_assembly(llvm_ir)
         mod.verify()
@@ -310,7 +336,7 @@ def _preforked_child(in_r: int, in_w: int, out_r: int, out_w: int, err_r: int, e
     reader = threading.Thread(target=read_request, daemon=True)
     reader.start()  # the pipe is drained while LLVM loads: the parent's write never waits for it
     try:
-        _init_llvm()
+        _init_llvm(direct=True)
         failure = None
     except BaseException as exc:  # noqa: BLE001 - reported if code generation is asked for
         failure = exc
@@ -658,6 +684,7 @@ def cannot_select_intrinsic(message: str) -> str | None:
 def _main(argv: list[str]) -> int:
     arch, version = argv[0], int(argv[1])
     try:
+        _init_llvm(direct=True)  # this process only generates code
         sys.stdout.write(codegen(sys.stdin.read(), arch, version))
     except BackendError as exc:
         print(f"tileorch: {exc}", file=sys.stderr)
