@@ -135,3 +135,21 @@ def test_codegen_subprocess_never_imports_llvmlite_binding():
     """)
     assert theirs.returncode == 0, theirs.stderr
     assert ".entry k" in proc.stdout and proc.stdout == theirs.stdout
+
+
+def test_a_parent_that_forks_for_code_generation_loads_the_library_only():
+    """``llvm_to_ptx(isolate=True)`` (``tileorch.cutile.launch``'s compile) initialises LLVM in the
+    parent before it forks: the library, not ``llvmlite.binding``; the children and a later code
+    generation in process write llvmlite's PTX."""
+    proc = _python(f"""
+        import json, sys
+        from tileorch.backend import ptx
+        isolated = ptx.llvm_to_ptx({KERNEL!r}, "sm_90a", 80, isolate=True)
+        loaded = "llvmlite.binding" in sys.modules
+        in_process = ptx.llvm_to_ptx({NSW_KERNEL!r}, "sm_90a", 80, isolate=False)
+        ptx._DIRECT = None
+        ptx._POISON_GUARD = None
+        theirs = [ptx.codegen(ir, "sm_90a", 80) for ir in ({KERNEL!r}, {NSW_KERNEL!r})]
+        print(json.dumps([loaded, [isolated, in_process] == theirs]))
+    """)
+    assert _last_json(proc) == [False, True]

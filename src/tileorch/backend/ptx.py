@@ -125,10 +125,12 @@ _DIRECT = None
 
 
 def _init_llvm(direct: bool = False):
-    """LLVM, loaded and initialised: ``llvmlite.binding``; or, with ``direct`` (a process that
-    only generates code: the :func:`prefork_codegen` child, ``python -m tileorch.backend.ptx``)
-    and where ``llvmlite.binding`` is not loaded yet, llvmlite's library through
-    :mod:`tileorch.backend.llvm_direct` when it can (the same PTX, ~30 ms less CPU)."""
+    """LLVM, loaded and initialised: ``llvmlite.binding``; or, with ``direct`` (where code is
+    generated in a child: the :func:`prefork_codegen` child, a parent before it forks one,
+    ``python -m tileorch.backend.ptx``) and where ``llvmlite.binding`` is not loaded yet,
+    llvmlite's library through :mod:`tileorch.backend.llvm_direct` when it can (the same PTX,
+    ~30 ms less CPU).  Once loaded, the library answers every later call of the process; its
+    code generations in process (:func:`codegen`) hold :data:`_POISON_GUARD_LOCK` throughout."""
     global _LLVM_READY, _PREFETCH, _DIRECT
     if _DIRECT is not None:
         return _DIRECT
@@ -201,11 +203,11 @@ def codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
     guard = poison_reuse_guard_needed(llvm_ir)
     if llvm is _DIRECT:  # the same calls without llvmlite.binding (tileorch.backend.llvm_direct)
         features = target_features(ptx_version)
-        try:
-            module = llvm.parse_verified(llvm_ir)
-        except RuntimeError as exc:
-            raise BackendError(f"invalid LLVM IR: {str(exc).strip()}") from None
-        with _POISON_GUARD_LOCK:
+        with _POISON_GUARD_LOCK:  # the whole sequence: nothing serialises the library's calls otherwise
+            try:
+                module = llvm.parse_verified(llvm_ir)
+            except RuntimeError as exc:
+                raise BackendError(f"invalid LLVM IR: {str(exc).strip()}") from None
             _set_poison_reuse_guard(llvm, guard)
             return llvm.emit_assembly(module, arch, features, opt=2)
     try:
@@ -396,7 +398,7 @@ def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, int, in
     preforked = _take_preforked(llvm_ir, arch, ptx_version)
     if preforked is not None:
         return preforked
-    _init_llvm()  # once in the parent: children inherit the initialised targets
+    _init_llvm(direct=True)  # once in the parent: children inherit the initialised targets
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     sys.stdout.flush()
