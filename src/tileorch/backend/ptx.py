@@ -12,7 +12,10 @@ the parent's already initialised LLVM.  The PTX is also checked for ``.extern .f
 A one-shot program (``tileorch compile``) forks that child at its start instead
 (:func:`prefork_codegen`): the child loads LLVM while the parent parses and lowers, then waits
 for the LLVM IR; the parent never loads LLVM itself (0.12 s of Python-level work in llvmlite's
-import, which a loading thread in the parent did under the parent's GIL).
+import, which a loading thread in the parent did under the parent's GIL).  Where code is generated
+in a child (that child, or a parent about to fork one), LLVM is llvmlite's shared library called
+through :mod:`tileorch.backend.llvm_direct`, without ``llvmlite.binding``'s own import (~30 ms of
+CPU in a fresh process); ``llvmlite.binding`` where that library cannot be used or is loaded already.
 
 LLVM IR without poison-generating flags (:func:`poison_reuse_guard_needed`: no ``nsw``/``nuw``/
 ``exact``/``disjoint``/``nneg``/``inbounds``/``nusw``/``samesign``/``inrange``, no ``llvm.abs``, no
