@@ -10,6 +10,7 @@ from importlib import import_module
 from typing import Any
 
 import tileorch.dialects.lazy_formats  # noqa: F401,I001  (first: the op formats of dialects defined from here parse on first use)
+import tileorch.dialects.mro_checks  # noqa: F401,I001  (then: IR classes answer isinstance from their MRO)
 from xdsl.context import Context
 
 # dialect name -> "module:Dialect object" (an entry named like an xDSL dialect replaces it)

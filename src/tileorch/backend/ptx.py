@@ -12,7 +12,10 @@ the parent's already initialised LLVM.  The PTX is also checked for ``.extern .f
 A one-shot program (``tileorch compile``) forks that child at its start instead
 (:func:`prefork_codegen`): the child loads LLVM while the parent parses and lowers, then waits
 for the LLVM IR; the parent never loads LLVM itself (0.12 s of Python-level work in llvmlite's
-import, which a loading thread in the parent did under the parent's GIL).
+import, which a loading thread in the parent did under the parent's GIL).  Where code is generated
+in a child (that child, or a parent about to fork one), LLVM is llvmlite's shared library called
+through :mod:`tileorch.backend.llvm_direct`, without ``llvmlite.binding``'s own import (~30 ms of
+CPU in a fresh process); ``llvmlite.binding`` where that library cannot be used or is loaded already.
 
 LLVM IR without poison-generating flags (:func:`poison_reuse_guard_needed`: no ``nsw``/``nuw``/
 ``exact``/``disjoint``/``nneg``/``inbounds``/``nusw``/``samesign``/``inrange``, no ``llvm.abs``, no
@@ -119,11 +122,30 @@ def _import_llvmlite_binding() -> None:
         pass
 
 
-def _init_llvm():
-    global _LLVM_READY, _PREFETCH
+_DIRECT = None
+"""The :class:`tileorch.backend.llvm_direct.Library` a code generation child loaded instead of
+``llvmlite.binding`` (:func:`_init_llvm` with ``direct``), or None."""
+
+
+def _init_llvm(direct: bool = False):
+    """LLVM, loaded and initialised: ``llvmlite.binding``; or, with ``direct`` (where code is
+    generated in a child: the :func:`prefork_codegen` child, a parent before it forks one,
+    ``python -m tileorch.backend.ptx``) and where ``llvmlite.binding`` is not loaded yet,
+    llvmlite's library through :mod:`tileorch.backend.llvm_direct` when it can (the same PTX,
+    ~30 ms less CPU).  Once loaded, the library answers every later call of the process; its
+    code generations in process (:func:`codegen`) hold :data:`_POISON_GUARD_LOCK` throughout."""
+    global _LLVM_READY, _PREFETCH, _DIRECT
+    if _DIRECT is not None:
+        return _DIRECT
     if _PREFETCH is not None:
         _PREFETCH.join()
         _PREFETCH = None
+    if direct and "llvmlite.binding" not in sys.modules:
+        from tileorch.backend import llvm_direct
+
+        _DIRECT = llvm_direct.load()
+        if _DIRECT is not None:
+            return _DIRECT
     import llvmlite.binding as llvm
 
     if not _LLVM_READY:
@@ -182,6 +204,15 @@ def codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
     poison-reuse guard only where :func:`poison_reuse_guard_needed`)."""
     llvm = _init_llvm()
     guard = poison_reuse_guard_needed(llvm_ir)
+    if llvm is _DIRECT:  # the same calls without llvmlite.binding (tileorch.backend.llvm_direct)
+        features = target_features(ptx_version)
+        with _POISON_GUARD_LOCK:  # the whole sequence: nothing serialises the library's calls otherwise
+            try:
+                module = llvm.parse_verified(llvm_ir)
+            except RuntimeError as exc:
+                raise BackendError(f"invalid LLVM IR: {str(exc).strip()}") from None
+            _set_poison_reuse_guard(llvm, guard)
+            return llvm.emit_assembly(module, arch, features, opt=2)
     try:
         mod = llvm.parse_assembly(llvm_ir)
         mod.verify()
@@ -310,7 +341,7 @@ def _preforked_child(in_r: int, in_w: int, out_r: int, out_w: int, err_r: int, e
     reader = threading.Thread(target=read_request, daemon=True)
     reader.start()  # the pipe is drained while LLVM loads: the parent's write never waits for it
     try:
-        _init_llvm()
+        _init_llvm(direct=True)
         failure = None
     except BaseException as exc:  # noqa: BLE001 - reported if code generation is asked for
         failure = exc
@@ -370,7 +401,7 @@ def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, int, in
     preforked = _take_preforked(llvm_ir, arch, ptx_version)
     if preforked is not None:
         return preforked
-    _init_llvm()  # once in the parent: children inherit the initialised targets
+    _init_llvm(direct=True)  # once in the parent: children inherit the initialised targets
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     sys.stdout.flush()
@@ -658,6 +689,7 @@ def cannot_select_intrinsic(message: str) -> str | None:
 def _main(argv: list[str]) -> int:
     arch, version = argv[0], int(argv[1])
     try:
+        _init_llvm(direct=True)  # this process only generates code
         sys.stdout.write(codegen(sys.stdin.read(), arch, version))
     except BackendError as exc:
         print(f"tileorch: {exc}", file=sys.stderr)

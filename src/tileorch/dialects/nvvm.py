@@ -20,6 +20,7 @@ from enum import StrEnum
 from typing import ClassVar
 
 import tileorch.dialects.lazy_formats  # noqa: F401,I001  (first: the op formats of dialects defined from here parse on first use)
+import tileorch.dialects.mro_checks  # noqa: F401,I001  (then: IR classes answer isinstance from their MRO)
 from xdsl.dialects.builtin import I32, I64, BoolAttr, IntAttr, IntegerAttr, IntegerType, UnitAttr, i1, i32, i64
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.dialects.utils.enum_attribute import EnumAttribute

@@ -3,6 +3,7 @@ TileAS tier.  ``cuda_tile`` lowers into it; ``convert-tileaa-to-tileas`` lowers 
 ``nv_tileas``.  See docs/tileas-tier.md."""
 
 import tileorch.dialects.lazy_formats  # noqa: F401,I001  (first: the op formats of dialects defined from here parse on first use)
+import tileorch.dialects.mro_checks  # noqa: F401,I001  (then: IR classes answer isinstance from their MRO)
 from xdsl.ir import Dialect
 
 from .attrs import *  # noqa: F403
