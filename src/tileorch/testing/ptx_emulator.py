@@ -298,6 +298,19 @@ zero is one whose result the program does not keep (a masked-off or padded eleme
 program slot): the emulator computes it instead of raising."""
 
 
+def _max_min(base: str, nan: bool, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """PTX's floating-point ``max`` / ``min`` (``nan``: the ``.NaN`` form) of ``x`` and ``y``: a NaN
+    operand gives the other (``.NaN``: NaN), and when both are zeros "+0.0 > -0.0" (PTX ISA, max /
+    min notes), so ``max(+0, -0) = +0`` and ``min(+0, -0) = -0`` in either order (numpy's
+    ``fmax`` / ``maximum`` return one of them by position)."""
+    r = (np.maximum if nan else np.fmax)(x, y) if base == "max" else (np.minimum if nan else np.fmin)(x, y)
+    both_zero = (x == 0) & (y == 0)
+    if not np.any(both_zero):
+        return r
+    negative = np.signbit(x) & np.signbit(y) if base == "max" else np.signbit(x) | np.signbit(y)
+    return np.where(both_zero, np.where(negative, -np.zeros_like(r), np.zeros_like(r)), r)
+
+
 def _trunc_div(x: int, y: int) -> int:
     """``x / y`` rounded toward zero, exactly (Python integers; ``int(x / y)`` loses bits past 2**53)."""
     q = abs(x) // abs(y)
@@ -337,7 +350,8 @@ def _int_op_exact(base, op, width, signed, a):
     elif base == "xor": r = ux(a[0]) ^ ux(a[1])
     elif base == "not": r = ~ux(a[0])
     elif base == "neg": r = -A[0]
-    elif base == "shl": r = ux(a[0]) << np.array([min(int(x), 64) for x in ux(a[1])], dtype=object)
+    elif base == "shl":  # the amount is a .u32 operand, clamped to the width (PTX ISA, shl)
+        r = ux(a[0]) << np.array([min(int(x), 64) for x in (a[1] & np.uint64(0xFFFFFFFF)).astype(object)], dtype=object)
     elif base == "shr":
         sh = np.array([min(int(x), 63) for x in (a[1] & np.uint64(0xFFFFFFFF)).astype(object)], dtype=object)
         r = (A[0] >> sh)
@@ -376,7 +390,9 @@ def _int_op_fast(base, op, width, signed, a):
         elif base == "xor": r = u[0] ^ u[1]
         elif base == "not": r = ~u[0]
         elif base == "neg": r = u64(0) - u[0]
-        elif base == "shl": r = np.where(u[1] >= u64(64), u64(0), u[0] << np.minimum(u[1], u64(63)))
+        elif base == "shl":
+            sh = u[1] & u64(0xFFFFFFFF)
+            r = np.where(sh >= u64(64), u64(0), u[0] << np.minimum(sh, u64(63)))
         elif base == "shr":
             sh = np.minimum(u[1] & u64(0xFFFFFFFF), u64(63))
             r = (A[0] >> sh.astype(np.int64)).view(u64) if signed else u[0] >> sh
@@ -408,7 +424,7 @@ def _int_op_fast(base, op, width, signed, a):
     elif base == "not": r = ~ux[0]
     elif base == "neg": r = -A[0]
     elif base == "shl":
-        sh = ux[1]
+        sh = (a[1] & u64(0xFFFFFFFF)).astype(np.int64)
         r = np.where(sh >= 64, 0, (ux[0].astype(u64) << np.minimum(sh, 63).astype(u64)).view(np.int64))
     elif base == "shr":
         sh = np.minimum(a[1] & u64(0xFFFFFFFF), u64(63)).astype(np.int64)
@@ -1133,8 +1149,7 @@ class Emu:
                     r = _fma_f32(a[0], a[1], a[2])
                     if "sat" in parts:  # clamped to [0, 1], NaN -> +0
                         r = np.where(np.isnan(r), np.float32(0), np.clip(r, np.float32(0), np.float32(1)))
-                elif base == "max": r = (np.maximum if "NaN" in parts else np.fmax)(a[0], a[1])  # .NaN: NaN in, NaN out
-                elif base == "min": r = (np.minimum if "NaN" in parts else np.fmin)(a[0], a[1])
+                elif base in ("max", "min"): r = _max_min(base, "NaN" in parts, a[0], a[1])
                 elif base == "div": r = a[0] / a[1]
                 elif base == "neg": r = -a[0]
                 elif base == "abs": r = np.abs(a[0])
@@ -1158,8 +1173,8 @@ class Emu:
             with np.errstate(all="ignore"):
                 r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
                      "fma": lambda: a[0] * a[1] + a[2], "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
-                     "max": lambda: (np.maximum if "NaN" in parts else np.fmax)(a[0], a[1]),
-                     "min": lambda: (np.minimum if "NaN" in parts else np.fmin)(a[0], a[1])}[base]()
+                     "max": lambda: _max_min("max", "NaN" in parts, a[0], a[1]),
+                     "min": lambda: _max_min("min", "NaN" in parts, a[0], a[1])}[base]()
             self.set(ops[0], T, r.astype(np.float16).view(np.uint16).astype(np.uint64))
             return
         if base in ("add", "sub", "mul", "fma", "div", "rcp", "sqrt", "max", "min", "neg", "abs") and parts[-1] == "f64":
@@ -1177,8 +1192,8 @@ class Emu:
                          "div": lambda: a[0] / a[1], "rcp": lambda: 1.0 / a[0],
                          "sqrt": lambda: sqrt_rounded(a[0], next((m for m in ("rz", "rm", "rp") if m in parts), "rn")),
                          "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
-                         "max": lambda: (np.maximum if "NaN" in parts else np.fmax)(a[0], a[1]),
-                         "min": lambda: (np.minimum if "NaN" in parts else np.fmin)(a[0], a[1])}[base]()
+                         "max": lambda: _max_min("max", "NaN" in parts, a[0], a[1]),
+                         "min": lambda: _max_min("min", "NaN" in parts, a[0], a[1])}[base]()
             self.set(ops[0], T, np.asarray(r, dtype=np.float64).view(np.uint64))
             return
         if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem",
