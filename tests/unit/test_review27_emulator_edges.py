@@ -80,3 +80,25 @@ def test_division_by_zero_is_the_pinned_value():
     assert _int_op_exact("rem", "rem.s32", 32, True, [u(0xFFFFFFF9), u(0)]).tolist() == [0xFFFFFFF9]
     assert _int_op_exact("div", "div.s32", 32, True, [u(0x80000000), u(0xFFFFFFFF)]).tolist() == [0x80000000]
     assert _int_op_exact("rem", "rem.s32", 32, True, [u(0x80000000), u(0xFFFFFFFF)]).tolist() == [0]
+
+
+@pytest.mark.parametrize("ty, dtype", [("f32", np.float32), ("f64", np.float64)])
+def test_setp_ne_is_ordered(ty, dtype):
+    """``setp.ne`` is false where an operand is NaN, ``setp.neu`` true (PTX ISA, floating-point comparisons:
+    ``ne`` is ``a != b && !isNaN(a) && !isNaN(b)``); the emulator took numpy's ``!=`` for ``ne``."""
+    size, width = (4, "f32") if ty == "f32" else (8, "f64")
+    x = np.array([1.0, np.nan, 1.0, np.nan, 2.0, -0.0], dtype)
+    y = np.array([2.0, 1.0, np.nan, np.nan, 2.0, 0.0], dtype)
+    for cmp, want in (("ne", [1, 0, 0, 0, 0, 0]), ("neu", [1, 1, 1, 1, 0, 0])):
+        data = np.zeros((len(x), 3), dtype)
+        data[:, 0], data[:, 1], data[:, 2] = x, y, 7
+        body = _kernel(ty, "max").replace(f"  max.{ty} %v3, %v1, %v2;\n",
+                                          f"  setp.{cmp}.{ty} %p1, %v1, %v2;\n  selp.{width} %v3, 0d3FF0000000000000, "
+                                          f"0d0000000000000000, %p1;\n" if ty == "f64" else
+                                          f"  setp.{cmp}.{ty} %p1, %v1, %v2;\n  selp.{width} %v3, 0f3F800000, "
+                                          f"0f00000000, %p1;\n").replace(".reg .b32 %r<4>;", ".reg .b32 %r<4>;\n  .reg .pred %p<2>;")
+        memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
+        emu = Emu(body, [1 << 32], 16, len(x), (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
+        emu.run()
+        assert not emu.errors, emu.errors
+        np.testing.assert_array_equal(data[:, 2], np.array(want, dtype), err_msg=cmp)

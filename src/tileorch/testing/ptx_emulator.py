@@ -1237,7 +1237,9 @@ class Emu:
                 else:
                     x, y = a & m, b & m
             with np.errstate(all="ignore"):
-                r = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y,
+                # ne is ordered, as every comparison without u: false where an operand is NaN (PTX ISA,
+                # floating-point comparisons; numpy's != is true there)
+                r = {"eq": x == y, "ne": (x != y) & (x == x) & (y == y), "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y,
                      "ltu": ~(x >= y), "geu": ~(x < y), "gtu": ~(x <= y), "leu": ~(x > y), "neu": ~(x == y),
                      "equ": (x == y) | (x != x) | (y != y), "nan": (x != x) | (y != y), "num": (x == x) & (y == y)}[cmp]
             self.set(ops[0], T, r.astype(np.uint64))
