@@ -82,23 +82,110 @@ def test_division_by_zero_is_the_pinned_value():
     assert _int_op_exact("rem", "rem.s32", 32, True, [u(0x80000000), u(0xFFFFFFFF)]).tolist() == [0]
 
 
+SETP_X = [1.0, np.nan, 1.0, np.nan, 2.0, -0.0]
+SETP_Y = [2.0, 1.0, np.nan, np.nan, 2.0, 0.0]
+
+
+def setp_kernel(ty: str, cmp: str) -> str:
+    """:func:`_kernel`'s layout: 1.0 where ``setp.<cmp>.<ty>`` of the two values holds, else 0."""
+    one, zero = ("0d3FF0000000000000", "0d0000000000000000") if ty == "f64" else ("0f3F800000", "0f00000000")
+    return _kernel(ty, "max").replace(
+        f"  max.{ty} %v3, %v1, %v2;\n", f"  setp.{cmp}.{ty} %p1, %v1, %v2;\n  selp.{ty} %v3, {one}, {zero}, %p1;\n"
+    ).replace(".reg .b32 %r<4>;", ".reg .b32 %r<4>;\n  .reg .pred %p<2>;")
+
+
+def run_setp(ty: str, dtype, cmp: str) -> np.ndarray:
+    data = np.zeros((len(SETP_X), 3), dtype)
+    data[:, 0], data[:, 1], data[:, 2] = SETP_X, SETP_Y, 7
+    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
+    emu = Emu(setp_kernel(ty, cmp), [1 << 32], 16, len(SETP_X), (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
+    emu.run()
+    assert not emu.errors, emu.errors
+    return data[:, 2]
+
+
 @pytest.mark.parametrize("ty, dtype", [("f32", np.float32), ("f64", np.float64)])
 def test_setp_ne_is_ordered(ty, dtype):
     """``setp.ne`` is false where an operand is NaN, ``setp.neu`` true (PTX ISA, floating-point comparisons:
     ``ne`` is ``a != b && !isNaN(a) && !isNaN(b)``); the emulator took numpy's ``!=`` for ``ne``."""
-    size, width = (4, "f32") if ty == "f32" else (8, "f64")
-    x = np.array([1.0, np.nan, 1.0, np.nan, 2.0, -0.0], dtype)
-    y = np.array([2.0, 1.0, np.nan, np.nan, 2.0, 0.0], dtype)
     for cmp, want in (("ne", [1, 0, 0, 0, 0, 0]), ("neu", [1, 1, 1, 1, 0, 0])):
-        data = np.zeros((len(x), 3), dtype)
-        data[:, 0], data[:, 1], data[:, 2] = x, y, 7
-        body = _kernel(ty, "max").replace(f"  max.{ty} %v3, %v1, %v2;\n",
-                                          f"  setp.{cmp}.{ty} %p1, %v1, %v2;\n  selp.{width} %v3, 0d3FF0000000000000, "
-                                          f"0d0000000000000000, %p1;\n" if ty == "f64" else
-                                          f"  setp.{cmp}.{ty} %p1, %v1, %v2;\n  selp.{width} %v3, 0f3F800000, "
-                                          f"0f00000000, %p1;\n").replace(".reg .b32 %r<4>;", ".reg .b32 %r<4>;\n  .reg .pred %p<2>;")
-        memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
-        emu = Emu(body, [1 << 32], 16, len(x), (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
-        emu.run()
-        assert not emu.errors, emu.errors
-        np.testing.assert_array_equal(data[:, 2], np.array(want, dtype), err_msg=cmp)
+        np.testing.assert_array_equal(run_setp(ty, dtype, cmp), np.array(want, dtype), err_msg=cmp)
+
+
+def int_kernel(op: str) -> str:
+    """Thread ``t`` reads operands ``a``, ``b`` from the 8-byte slots at ``param + 24 t`` and ``+ 8`` (in the
+    width ``op`` names; a shift's amount always as .b32) and writes ``op`` of them to the slot at ``+ 16``."""
+    width = int(op.split(".")[-1][1:])
+    if width == 16:
+        body = ("  ld.global.b16 %h1, [%rd2];\n  ld.global.b32 %r2, [%rd2+8];\n"
+                f"  {op} %h3, %h1, %r2;\n  st.global.b16 [%rd2+16], %h3;")
+    elif width == 32:
+        body = ("  ld.global.b32 %r2, [%rd2];\n  ld.global.b32 %r3, [%rd2+8];\n"
+                f"  {op} %r4, %r2, %r3;\n  st.global.b32 [%rd2+16], %r4;")
+    else:
+        amount = op.startswith(("shl", "shr"))
+        body = ("  ld.global.b64 %rd4, [%rd2];\n" + ("  ld.global.b32 %r3, [%rd2+8];\n" if amount else
+                                                   "  ld.global.b64 %rd5, [%rd2+8];\n") +
+                f"  {op} %rd6, %rd4, {'%r3' if amount else '%rd5'};\n  st.global.b64 [%rd2+16], %rd6;")
+    return f""".version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(
+  .param .u64 k_param_0
+)
+{{
+  .reg .b16 %h<4>;
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<7>;
+  ld.param.u64 %rd1, [k_param_0];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 24;
+  add.s64 %rd2, %rd1, %rd3;
+{body}
+  ret;
+}}
+"""
+
+
+M32, M64 = (1 << 32) - 1, (1 << 64) - 1
+INT_CASES = {  # op -> [(a, b, what the PTX ISA defines, or None where it leaves the value unspecified)]
+    "shl.b16": [(3, 15, 0x8000), (3, 16, 0), (3, 0x10000, 0), (3, 0x10001, 0), (1, 0xFFFFFFFF, 0)],
+    "shl.b32": [(3, 31, 1 << 31), (3, 32, 0), (3, 0xFFFFFFFF, 0)],
+    "shr.s32": [(0x80000000, 31, M32), (0x80000000, 40, M32), (0x40000000, 0xFFFFFFFF, 0)],
+    "shr.u32": [(0x80000000, 31, 1), (0x80000000, 32, 0)],
+    "shl.b64": [(3, 63, 1 << 63), (3, 64, 0), (3, 0xFFFFFFFF, 0)],
+    "shr.s64": [(1 << 63, 64, M64), (1 << 63, 0xFFFFFFFF, M64)],
+    "div.s32": [(0x80000000, M32, 0x80000000), (7, 0, None), (M32 - 6, 0, None)],
+    "rem.s32": [(0x80000000, M32, 0), (7, 0, None), (M32 - 6, 0, None)],
+    "div.u32": [(7, 0, None), (M32, 0, None)],
+    "rem.u32": [(7, 0, None)],
+    "div.s64": [(1 << 63, M64, 1 << 63), (7, 0, None), (M64 - 6, 0, None)],
+    "div.u64": [(7, 0, None), (1 << 40, 0, None)],
+}
+
+
+def run_int_case(op: str, cases) -> np.ndarray:
+    """``op`` on the emulator over ``cases``: the result slots (uint64)."""
+    data = np.zeros((len(cases), 3), np.uint64)
+    data[:, 0] = [a for a, _, _ in cases]
+    data[:, 1] = [b for _, b, _ in cases]
+    data[:, 2] = 0x7777777777777777
+    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
+    emu = Emu(int_kernel(op), [1 << 32], 16, len(cases), (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
+    emu.run()
+    assert not emu.errors, emu.errors
+    return data[:, 2]
+
+
+@pytest.mark.parametrize("op", sorted(INT_CASES))
+def test_integer_edges_the_ptx_isa_defines(op):
+    """Shifts clamp the .u32 amount to the width, ``MIN / -1`` wraps (``rem`` 0); the results the ISA leaves
+    unspecified (division by zero) are only required to be written (the GPU test compares them with the H200)."""
+    cases = INT_CASES[op]
+    width = int(op.split(".")[-1][1:])
+    got = run_int_case(op, cases)
+    keep = (1 << width) - 1
+    for (a, b, want), g in zip(cases, got.tolist()):
+        assert g >> width == (0x7777777777777777 >> width if width < 64 else 0), (op, a, b, hex(g))  # only the width written
+        if want is not None:
+            assert g & keep == want, (op, hex(a), hex(b), hex(g & keep), hex(want))
