@@ -107,3 +107,18 @@ def test_setp_emulator_equals_the_gpu(cmp, ty, dtype):
     data[:, 0], data[:, 1], data[:, 2] = edges.SETP_X, edges.SETP_Y, 7
     gpu = _on_gpu(edges.setp_kernel(ty, cmp), data, len(edges.SETP_X))[:, 2]
     assert gpu.tolist() == edges.run_setp(ty, dtype, cmp).tolist(), (cmp, ty, gpu)
+
+
+@pytest.mark.parametrize("op", sorted(edges.CVT_CASES))
+def test_integer_cvt_emulator_equals_the_gpu(op):
+    cases = edges.CVT_CASES[op]
+    data = np.zeros((len(cases), 3), np.uint64)
+    data[:, 0] = [a for a, _ in cases]
+    gpu = _on_gpu(edges.cvt_kernel(op), data.copy(), len(cases))[:, 2]
+    from tileorch.testing.ptx_emulator import Emu
+
+    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
+    emu = Emu(edges.cvt_kernel(op), [1 << 32], 16, len(cases), (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
+    emu.run()
+    assert not emu.errors, emu.errors
+    assert gpu.tolist() == data[:, 2].tolist(), (op, [hex(v) for v in gpu.tolist()], [hex(v) for v in data[:, 2].tolist()])

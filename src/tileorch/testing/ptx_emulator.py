@@ -1583,6 +1583,10 @@ class Emu:
                 xi = x.astype(np.int64)
                 xi = np.where(xi >> (sw - 1) & 1, xi - (1 << sw), xi)
                 x = xi.astype(np.uint64)
+            if "sat" in parts:  # .sat: clamped to the destination's range (PTX ISA, cvt), not truncated
+                lo, hi = (-(1 << (dw - 1)), (1 << (dw - 1)) - 1) if dst[0] == "s" else (0, (1 << dw) - 1)
+                vals = [int(i) - (1 << 64) if src[0] == "s" and int(i) >> 63 else int(i) for i in x.tolist()]
+                x = np.array([min(hi, max(lo, i)) & 0xFFFFFFFFFFFFFFFF for i in vals], dtype=np.uint64)
             x = x & np.uint64((1 << dw) - 1) if dw < 64 else x
             if dst == "s8":  # a sub-word result is sign-extended into its (16-bit) register
                 x = np.where(x >> np.uint64(7) & np.uint64(1), x | np.uint64(0xFF00), x)
