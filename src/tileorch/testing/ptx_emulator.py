@@ -1177,7 +1177,8 @@ class Emu:
                      "min": lambda: _max_min("min", "NaN" in parts, a[0], a[1])}[base]()
             self.set(ops[0], T, r.astype(np.float16).view(np.uint16).astype(np.uint64))
             return
-        if base in ("add", "sub", "mul", "fma", "div", "rcp", "sqrt", "max", "min", "neg", "abs") and parts[-1] == "f64":
+        if base in ("add", "sub", "mul", "fma", "div", "rcp", "sqrt", "max", "min", "neg", "abs", "copysign") and \
+                parts[-1] == "f64":
             # f64 math (IEEE, rounded to nearest even: numpy's f64 is; fma exact in rationals, rounded once)
             a = [g(i).view(np.float64) for i in range(1, len(ops))]
             rounded = {"rn", "rz", "rm", "rp"} if base == "sqrt" else {"rn"}
@@ -1192,6 +1193,7 @@ class Emu:
                          "div": lambda: a[0] / a[1], "rcp": lambda: 1.0 / a[0],
                          "sqrt": lambda: sqrt_rounded(a[0], next((m for m in ("rz", "rm", "rp") if m in parts), "rn")),
                          "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
+                         "copysign": lambda: np.copysign(a[1], a[0]),  # d = b with the sign of a
                          "max": lambda: _max_min("max", "NaN" in parts, a[0], a[1]),
                          "min": lambda: _max_min("min", "NaN" in parts, a[0], a[1])}[base]()
             self.set(ops[0], T, np.asarray(r, dtype=np.float64).view(np.uint64))
@@ -1609,6 +1611,8 @@ class Emu:
         elif dst == "f32" and src == "f32" and parts[1] in _ROUND_TO_INTEGER:
             # cvt.{rni,rzi,rmi,rpi}.f32.f32: the integral value nearest (even) / toward zero / down / up
             self.set(ops[0], T, b32(_ROUND_TO_INTEGER[parts[1]](f32(v)).astype(np.float32)))
+        elif dst == "f64" and src == "f64" and parts[1] in _ROUND_TO_INTEGER:  # the same in f64
+            self.set(ops[0], T, _ROUND_TO_INTEGER[parts[1]](v.view(np.float64)).astype(np.float64).view(np.uint64))
         else:
             raise Fault(f"cvt {op}")
 

@@ -285,13 +285,22 @@ builtin.module {
 
 // -----
 
-// Float remainder (C fmod) and absolute value on tiles.
+// Float remainder (C fmod, exact) and absolute value on tiles: f32 operands widened to f64 (exactly), the
+// remainder fma(-trunc(a / b), b, a) stepped back by |b| where its sign is not a's, a itself for an infinite b,
+// narrowed back (exactly: a remainder of f32 values is an f32 value).
 // CHECK-LABEL: func.func @fmod_abs
-// CHECK: %[[Q:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
-// CHECK: %[[T:.*]] = llvm.inline_asm "cvt.rzi.f32.f32 $0, $1;", "=f,f" %[[Q]] : (f32) -> f32
-// CHECK: %[[BT:.*]] = arith.mulf %{{.*}}, %[[T]] : f32
-// CHECK: %[[R:.*]] = arith.subf %{{.*}}, %[[BT]] : f32
-// CHECK: llvm.inline_asm "abs.f32 $0, $1;", "=f,f" %[[R]] : (f32) -> f32
+// CHECK: %[[A:.*]] = arith.extf %{{.*}} : f32 to f64
+// CHECK: %[[B:.*]] = arith.extf %{{.*}} : f32 to f64
+// CHECK: %[[Q:.*]] = arith.divf %[[A]], %[[B]] : f64
+// CHECK: %[[T:.*]] = llvm.inline_asm "cvt.rzi.f64.f64 $0, $1;", "=d,d" %[[Q]] : (f64) -> f64
+// CHECK: %[[NT:.*]] = arith.negf %[[T]] : f64
+// CHECK: %[[R:.*]] = llvm.inline_asm "fma.rn.f64 $0, $1, $2, $3;", "=d,d,d,d" %[[NT]], %[[B]], %[[A]]
+// CHECK: %[[STEPPED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[R]] : f64
+// CHECK: %[[INF:.*]] = arith.constant 0x7ff0000000000000 : f64
+// CHECK: %[[BINF:.*]] = arith.cmpf oeq, %{{.*}}, %[[INF]] : f64
+// CHECK: %[[KEEP:.*]] = arith.select %{{.*}}, %[[A]], %[[STEPPED]] : f64
+// CHECK: %[[N:.*]] = arith.truncf %[[KEEP]] : f64 to f32
+// CHECK: llvm.inline_asm "abs.f32 $0, $1;", "=f,f" %[[N]] : (f32) -> f32
 builtin.module {
   nv_tileaa.func @fmod_abs(%f: f32, %g: f32) {
     %x = nv_tileaa.splat %f : f32 -> tensor<128xf32>

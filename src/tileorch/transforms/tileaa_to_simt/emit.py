@@ -788,21 +788,32 @@ class Emitter:
         return self.v(arith.BitcastOp(x, dst))
 
     def fmod(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        """C ``fmod``: ``a - b * trunc(a / b)`` (in f32).  In f64: ``fma(-q, b, a)`` with ``q =
-        trunc(a / b)``, one step back where ``a / b`` rounded up to the next integer (the remainder's
-        sign then differs from ``a``'s): exact while ``|a / b| < 2^53``."""
+        """C ``fmod`` (the spec's ``remf``: ``a - b * trunc(a / b)`` exactly, the sign of ``a``, ``a`` itself for a
+        finite ``a`` and an infinite ``b``), in f64: ``fma(-q, b, a)`` with ``q = trunc(a / b)``, one step back
+        where ``a / b`` rounded up to the next integer (the remainder's sign then differs from ``a``'s): exact
+        while ``|a / b| < 2^53``.  f32 / f16 operands are widened to f64 (exactly), so every quotient of theirs
+        below 2^53 is exact too, and the remainder (representable in their type) narrows back exactly; their
+        ``a - b * trunc(a / b)`` in f32 was off past quotients of 2^24 (``50331652 % 3`` gave -1) and NaN for an
+        infinite ``b``."""
         typ = a.type
         if isinstance(typ, Float64Type):
-            q = self.ptx_f64("cvt.rzi.f64.f64 $0, $1;", [self.v(arith.DivfOp(a, b))])
-            r = self.ptx_f64("fma.rn.f64 $0, $1, $2, $3;", [self.v(arith.NegfOp(q)), b, a])
-            zero = self.v(arith.ConstantOp(FloatAttr(0.0, f64)))
-            over = self.v(arith.AndIOp(self.v(arith.CmpfOp(r, zero, "one")), self.v(arith.XOrIOp(
-                self.v(arith.CmpfOp(r, zero, "olt")), self.v(arith.CmpfOp(a, zero, "olt"))))))
-            step = self.ptx_f64("copysign.f64 $0, $1, $2;", [a, self.ptx_f64("abs.f64 $0, $1;", [b])])
-            return self.v(arith.SelectOp(over, self.v(arith.AddfOp(r, step)), r))
-        a, b = self.to_f32(a), self.to_f32(b)
-        q = self.ptx_f32("cvt.rzi.f32.f32 $0, $1;", [self.v(arith.DivfOp(a, b))])
-        return self.from_f32(self.v(arith.SubfOp(a, self.v(arith.MulfOp(b, q)))), typ)
+            return self._fmod_f64(a, b)
+        wide = [self.v(arith.ExtFOp(self.to_f32(x), f64)) for x in (a, b)]
+        return self.from_f32(self.v(arith.TruncFOp(self._fmod_f64(*wide), f32)), typ)
+
+    def _fmod_f64(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        q = self.ptx_f64("cvt.rzi.f64.f64 $0, $1;", [self.v(arith.DivfOp(a, b))])
+        r = self.ptx_f64("fma.rn.f64 $0, $1, $2, $3;", [self.v(arith.NegfOp(q)), b, a])
+        zero = self.v(arith.ConstantOp(FloatAttr(0.0, f64)))
+        over = self.v(arith.AndIOp(self.v(arith.CmpfOp(r, zero, "one")), self.v(arith.XOrIOp(
+            self.v(arith.CmpfOp(r, zero, "olt")), self.v(arith.CmpfOp(a, zero, "olt"))))))
+        abs_b = self.ptx_f64("abs.f64 $0, $1;", [b])
+        step = self.ptx_f64("copysign.f64 $0, $1, $2;", [a, abs_b])
+        r = self.v(arith.SelectOp(over, self.v(arith.AddfOp(r, step)), r))
+        inf = self.v(arith.ConstantOp(FloatAttr(float("inf"), f64)))
+        keep_a = self.v(arith.AndIOp(self.v(arith.CmpfOp(abs_b, inf, "oeq")),
+                                     self.v(arith.CmpfOp(self.ptx_f64("abs.f64 $0, $1;", [a]), inf, "olt"))))
+        return self.v(arith.SelectOp(keep_a, a, r))
 
     def bf16_bits_to_f32(self, bits: SSAValue) -> SSAValue:
         """The f32 value of bf16 ``bits`` (i16): exact; remembered, so that storing the value
