@@ -390,3 +390,33 @@ def test_float_modulo_is_exact_and_keeps_a_finite_dividend_over_infinity(emulate
     np.testing.assert_array_equal(np.isnan(r), np.isnan(want))
     ok = ~np.isnan(want)
     np.testing.assert_array_equal(r[ok], want[ok])
+
+
+# --------------------------------------------------------------------------------------- loops
+
+
+@ct.kernel
+def strided_loop(X, Y, n: int, s: int, BN: C[int]):
+    acc = ct.zeros((BN,), dtype=ct.int32)
+    for i in range(0, n, s):
+        acc = acc + ct.load(X, index=(0,), shape=(BN,)) + i
+    ct.store(Y, index=(0,), tile=acc)
+
+
+@pytest.mark.parametrize("n, s", [(5, 2), (5, 0), (5, -1), (-3, -1)])
+def test_a_runtime_step_of_zero_or_less_runs_no_iteration(monkeypatch, n, s):
+    """A ``for`` needs a positive step (spec; cuTile checks only a constant one): a step of 0 or less at run time
+    now runs no iteration (``convert-scf-while-to-cf``); before, ``range(0, 5, 0)`` never ended (the emulator's
+    step budget, cut to 200000 here, ran out)."""
+    from tileorch.testing.ptx_emulator import Emu
+
+    run = Emu.run
+    monkeypatch.setattr(Emu, "run", lambda self, max_steps=200_000: run(self, max_steps))
+    x = np.arange(N, dtype=np.int32)
+    spec_args = [x, np.full(N, SENTINEL, np.int32)]
+    name = f"rv27_strided_loop_{n}_{s}".replace("-", "m")
+    monkeypatch.setattr(s10e, "PROGRAMS", {name: UserProgram(strided_loop, [(x.shape, "int32"), (x.shape, "int32"),
+                                                                           n, s, N], (1,), "simt")})
+    y = s10e.emulate(name, dict(enumerate(spec_args)))[1]
+    steps = range(0, n, s) if s > 0 else ()
+    np.testing.assert_array_equal(y, sum((x + i for i in steps), np.zeros(N, np.int32)))
