@@ -38,6 +38,7 @@ from test_review27_integer_semantics import (  # noqa: E402,F401  (collected her
     test_floor_division_and_modulo_with_negative_operands, test_integer_sum_and_product_wrap,
     test_min_by_minus_one_wraps, test_select_and_maximum_with_nan_and_signed_zeros,
     test_truncation_and_extension_chains, test_unsigned_max_min_and_compare_with_the_top_bit_set,
+    test_unsigned_modulo_with_the_top_bit_set, test_float_modulo_is_exact_and_keeps_a_finite_dividend_over_infinity,
     test_variable_shift_amounts_past_the_width_clamp)
 
 from tileorch import runtime  # noqa: E402

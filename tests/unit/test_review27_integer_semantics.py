@@ -420,3 +420,23 @@ def test_a_runtime_step_of_zero_or_less_runs_no_iteration(monkeypatch, n, s):
     y = s10e.emulate(name, dict(enumerate(spec_args)))[1]
     steps = range(0, n, s) if s > 0 else ()
     np.testing.assert_array_equal(y, sum((x + i for i in steps), np.zeros(N, np.int32)))
+
+
+@ct.kernel
+def unsigned_modulo(X, Y, R, Z, BN: C[int]):
+    x = ct.load(X, index=(0,), shape=(BN,))
+    y = ct.load(Y, index=(0,), shape=(BN,))
+    ct.store(R, index=(0,), tile=x % y)
+    ct.store(Z, index=(0,), tile=x % (y * 0))  # by a zero LLVM folds: 0
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "uint32", "uint64"])
+def test_unsigned_modulo_with_the_top_bit_set(emulate, dtype):
+    """``remi`` unsigned (cuTile's ``%`` of unsigned integers; its ``//`` is refused with a located error, the
+    spec's negative_inf rounding being signed-only) on values past the signed range, and by a folded zero."""
+    top = np.iinfo(dtype).max
+    x = np.array([top, top - 1, top // 2 + 1, 7, 0, top, 200, 1], dtype)
+    y = np.array([2, top, 3, top, 5, top // 2 + 1, 7, top], dtype)
+    r, z = emulate(unsigned_modulo, [x, y, *_sentinels(dtype, 2)])[2:]
+    np.testing.assert_array_equal(r, x % y)
+    np.testing.assert_array_equal(z, 0)
