@@ -229,3 +229,15 @@ def test_integer_cvt_saturates_only_with_sat(op):
     assert not emu.errors, emu.errors
     keep = (1 << max(width, 8)) - 1 if width > 8 else 0xFF
     assert [int(g) & keep for g in data[:, 2]] == [w for _, w in cases], op
+
+
+def test_bfe_sign_extends_the_field_of_a_signed_type():
+    """``bfe.s32`` fills the bits above the field with its top bit, ``bfe.u32`` with 0; position and length are
+    read ``& 0xff``, a field past bit 31 ends there (PTX ISA, bfe).  The emulator zero-filled ``.s`` too (the
+    compiler emits only ``bfe.u32`` / ``bfe.u64`` today)."""
+    u = lambda *v: np.array(v, dtype=np.uint64)  # noqa: E731
+    x = u(0xF0, 0xF0, 0x80000000, 0x0F, 0xF0)
+    pos, length = u(4, 4, 28, 0x100, 4), u(4, 3, 8, 4, 0)
+    assert _int_op_exact("bfe", "bfe.u32", 32, False, [x, pos, length]).tolist() == [0xF, 0x7, 0x8, 0xF, 0]
+    assert _int_op_exact("bfe", "bfe.s32", 32, True, [x, pos, length]).tolist() == [
+        0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFF8, 0xFFFFFFFF, 0]  # (length 0: all bits the sign x[pos - 1] = 0)

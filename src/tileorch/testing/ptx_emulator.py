@@ -311,6 +311,19 @@ def _max_min(base: str, nan: bool, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(both_zero, np.where(negative, -np.zeros_like(r), np.zeros_like(r)), r)
 
 
+def _bfe(x: int, pos: int, length: int, width: int, signed: bool) -> int:
+    """PTX ``bfe``: ``length`` bits of ``x`` from bit ``pos`` (both taken ``& 0xff``), the bits past the
+    field or past the width filled with the sign bit ``x[min(pos + length - 1, width - 1)]`` for ``.s``
+    types, else 0 (PTX ISA, bfe)."""
+    pos, length = pos & 0xFF, length & 0xFF
+    n = max(0, min(length, width - pos))
+    field = (x >> pos) & ((1 << n) - 1)
+    top = pos + length - 1
+    if not signed or top < 0 or not (x >> min(top, width - 1)) & 1:
+        return field
+    return field | (((1 << width) - 1) & ~((1 << n) - 1))
+
+
 def _trunc_div(x: int, y: int) -> int:
     """``x / y`` rounded toward zero, exactly (Python integers; ``int(x / y)`` loses bits past 2**53)."""
     q = abs(x) // abs(y)
@@ -362,8 +375,7 @@ def _int_op_exact(base, op, width, signed, a):
     elif base == "rem": r = np.array([x if y == 0 else x - _trunc_div(x, y) * y if signed else x % y
                                       for x, y in zip(A[0], A[1])], dtype=object)
     elif base == "bfe":
-        pos = ux(a[1]); ln = ux(a[2])
-        r = np.array([(int(x) >> int(p)) & ((1 << int(l)) - 1) for x, p, l in zip(ux(a[0]), pos, ln)], dtype=object)
+        r = np.array([_bfe(int(x), int(p), int(n), width, signed) for x, p, n in zip(ux(a[0]), a[1], a[2])], dtype=object)
     return np.array([int(x) & mask for x in r], dtype=np.uint64)
 
 
