@@ -87,12 +87,7 @@ def test_max_min_emulator_equals_the_gpu(op, ty, dtype):
     data[:, 2] = 7
     ptx = edges._kernel(ty, op)
     gpu = _on_gpu(ptx, data, len(pairs))[:, 2]
-    from tileorch.testing.ptx_emulator import Emu
-
-    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
-    emu = Emu(ptx, [1 << 32], 16, len(pairs), (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
-    emu.run()
-    assert not emu.errors, emu.errors
+    edges.emulate(ptx, data, len(pairs))
     emulated = data[:, 2]
     # bit for bit except NaN payloads (the emulator keeps an input NaN's; the GPU's canonical NaN): NaN-ness equal
     assert np.array_equal(np.isnan(gpu), np.isnan(emulated)), (op, ty, gpu, emulated)
@@ -116,10 +111,5 @@ def test_integer_cvt_emulator_equals_the_gpu(op):
     data = np.zeros((len(cases), 3), np.uint64)
     data[:, 0] = [a for a, _ in cases]
     gpu = _on_gpu(edges.cvt_kernel(op), data.copy(), len(cases))[:, 2]
-    from tileorch.testing.ptx_emulator import Emu
-
-    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
-    emu = Emu(edges.cvt_kernel(op), [1 << 32], 16, len(cases), (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
-    emu.run()
-    assert not emu.errors, emu.errors
+    edges.emulate(edges.cvt_kernel(op), data, len(cases))
     assert gpu.tolist() == data[:, 2].tolist(), (op, [hex(v) for v in gpu.tolist()], [hex(v) for v in data[:, 2].tolist()])

@@ -21,6 +21,16 @@ from tileorch.testing.ptx_emulator import Emu, _int_op_exact, _int_op_fast
 PAIRS = [(0.0, -0.0), (-0.0, 0.0), (0.0, 0.0), (-0.0, -0.0), (1.0, -0.0), (-1.0, 0.0), (np.nan, -0.0), (2.0, 3.0)]
 
 
+def emulate(ptx: str, data: np.ndarray, threads: int) -> np.ndarray:
+    """``ptx``'s kernel ``k`` on the emulator, one CTA of ``threads``, its parameter the address of ``data``
+    (updated in place, and returned)."""
+    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
+    emu = Emu(ptx, [1 << 32], 16, threads, (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
+    emu.run()
+    assert not emu.errors, emu.errors
+    return data
+
+
 def _kernel(ty: str, op: str) -> str:
     """Thread ``t`` reads two ``ty`` values at ``param + 8 t`` and ``+ size``, writes ``op`` of them after."""
     size = {"f16": 2, "f32": 4, "f64": 8}[ty]
@@ -55,10 +65,7 @@ def test_max_min_order_signed_zeros(op, ty, dtype):
     data = np.zeros((len(PAIRS), 3), dtype)
     data[:, :2] = PAIRS
     data[:, 2] = 7
-    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
-    emu = Emu(_kernel(ty, op), [1 << 32], 16, len(PAIRS), (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
-    emu.run()
-    assert not emu.errors, emu.errors
+    emulate(_kernel(ty, op), data, len(PAIRS))
     got = data[:, 2]
     want = np.array([0.0, 0.0, 0.0, -0.0, 1.0, 0.0, -0.0, 3.0] if op == "max" else
                     [-0.0, -0.0, 0.0, -0.0, -0.0, -1.0, -0.0, 2.0], dtype)
@@ -97,10 +104,7 @@ def setp_kernel(ty: str, cmp: str) -> str:
 def run_setp(ty: str, dtype, cmp: str) -> np.ndarray:
     data = np.zeros((len(SETP_X), 3), dtype)
     data[:, 0], data[:, 1], data[:, 2] = SETP_X, SETP_Y, 7
-    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
-    emu = Emu(setp_kernel(ty, cmp), [1 << 32], 16, len(SETP_X), (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
-    emu.run()
-    assert not emu.errors, emu.errors
+    emulate(setp_kernel(ty, cmp), data, len(SETP_X))
     return data[:, 2]
 
 
@@ -170,10 +174,7 @@ def run_int_case(op: str, cases) -> np.ndarray:
     data[:, 0] = [a for a, _, _ in cases]
     data[:, 1] = [b for _, b, _ in cases]
     data[:, 2] = 0x7777777777777777
-    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
-    emu = Emu(int_kernel(op), [1 << 32], 16, len(cases), (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
-    emu.run()
-    assert not emu.errors, emu.errors
+    emulate(int_kernel(op), data, len(cases))
     return data[:, 2]
 
 
@@ -223,10 +224,7 @@ def test_integer_cvt_saturates_only_with_sat(op):
     width = int(op.split(".")[-2][1:])
     data = np.zeros((len(cases), 3), np.uint64)
     data[:, 0] = [a for a, _ in cases]
-    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
-    emu = Emu(cvt_kernel(op), [1 << 32], 16, len(cases), (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
-    emu.run()
-    assert not emu.errors, emu.errors
+    emulate(cvt_kernel(op), data, len(cases))
     keep = (1 << max(width, 8)) - 1 if width > 8 else 0xFF
     assert [int(g) & keep for g in data[:, 2]] == [w for _, w in cases], op
 
