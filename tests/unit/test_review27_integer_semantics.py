@@ -380,7 +380,7 @@ def test_float_modulo_is_exact_and_keeps_a_finite_dividend_over_infinity(emulate
     where the signs differ, as numpy's ``mod``.  Before: f32 (and f16) computed ``a - b * trunc(a / b)`` in f32,
     off once the quotient passed 2^24 (``50331652 % 3`` gave -1 where numpy gives 1), and NaN for ``x % inf``
     (f64 too); the f64 sequence faulted on the emulator (``cvt.rzi.f64.f64``, ``copysign.f64`` unmodelled).
-    (f64 quotients of 2^53 and more stay inexact: see the review-27 note.)"""
+    (f64 quotients of 2^53 and more stay inexact: docs/cuda-tile.md, remf.)"""
     big = {"float16": 2049.0 * 3 + 3, "float32": 50331652.0, "float64": 2.0 ** 52 * 3 + 4}[dtype]
     x = np.array([5.5, -5.5, 7.0, -7.0, 1e-3, np.inf, 3.0, big], dtype)
     y = np.array([2.0, 2.0, np.inf, np.inf, 7e-4, 2.0, 0.0, 3.0], dtype)
