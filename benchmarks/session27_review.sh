@@ -13,7 +13,7 @@ python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
 export TILEORCH_GPU_FAILURE_LOG="$S/failures.log"
 echo "=== tests ($(date -u +%T))"
-timeout ${T1:-100} python3 -m pytest -v --tb=short -p no:cacheprovider -rfE -n 8 tests/gpu/test_review27_gpu.py \
+timeout ${T1:-55} python3 -m pytest -v --tb=short -p no:cacheprovider -rfE -n 8 tests/gpu/test_review27_gpu.py \
   > "$S/tests.log" 2>&1
 echo "[tests] rc=$? passed=$(grep -cE " PASSED" "$S/tests.log") failed=$(grep -cE " FAILED" "$S/tests.log")"
 grep -E "(FAILED|ERROR) tests" "$S/tests.log" | sort -u | head -30; tail -n 1 "$S/tests.log"
