@@ -50,9 +50,9 @@ def emulate(monkeypatch):
     """The CPU tests' ``emulate`` on the GPU: ``kernel(*arrays, N)`` launched, every array after the run."""
     monkeypatch.setattr(interp, "NP", {**interp.NP, "uint64": np.uint64, "uint16": np.uint16})
 
-    def run(kernel, arrays, grid=(1,)):
-        name = f"rv27gpu_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}"
-        spec = [(a.shape, a.dtype.name) for a in arrays] + [N]
+    def run(kernel, arrays, grid=(1,), bn=N):
+        name = f"rv27gpu_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}_{bn}"
+        spec = [(a.shape, a.dtype.name) for a in arrays] + [bn]
         out = sweep_harness.gpu_run({name: UserProgram(kernel, spec, grid, "simt")}, name, dict(enumerate(arrays)))
         return [out[i] for i in range(len(arrays))]
     return run

@@ -37,13 +37,13 @@ SENTINEL = 77
 
 @pytest.fixture
 def emulate(monkeypatch):
-    """``emulate(kernel, arrays, grid=(1,))``: ``kernel(*arrays, N)`` on the emulator; every array after the run."""
+    """``emulate(kernel, arrays, grid=(1,), bn=N)``: ``kernel(*arrays, bn)`` on the emulator; every array after the run."""
     monkeypatch.setitem(sweep.NP, "uint16", np.uint16)
     monkeypatch.setitem(sweep.NP, "uint64", np.uint64)
 
-    def run(kernel, arrays, grid=(1,)):
-        name = f"rv27_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}"
-        spec = [(a.shape, a.dtype.name) for a in arrays] + [N]
+    def run(kernel, arrays, grid=(1,), bn=N):
+        name = f"rv27_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}_{bn}"
+        spec = [(a.shape, a.dtype.name) for a in arrays] + [bn]
         monkeypatch.setattr(s10e, "PROGRAMS", {name: UserProgram(kernel, spec, grid, "simt")})
         out = s10e.emulate(name, dict(enumerate(arrays)))
         return [out[i] for i in range(len(arrays))]
@@ -380,11 +380,12 @@ def test_float_modulo_is_exact_and_keeps_a_finite_dividend_over_infinity(emulate
     where the signs differ, as numpy's ``mod``.  Before: f32 (and f16) computed ``a - b * trunc(a / b)`` in f32,
     off once the quotient passed 2^24 (``50331652 % 3`` gave -1 where numpy gives 1), and NaN for ``x % inf``
     (f64 too); the f64 sequence faulted on the emulator (``cvt.rzi.f64.f64``, ``copysign.f64`` unmodelled).
-    (f64 quotients of 2^53 and more stay inexact: docs/cuda-tile.md, remf.)"""
+    f64 quotients of 2^53 and more (``1e300 % 7e-300``, ``x`` over a subnormal ``y``) are reduced exactly first."""
     big = {"float16": 2049.0 * 3 + 3, "float32": 50331652.0, "float64": 2.0 ** 52 * 3 + 4}[dtype]
-    x = np.array([5.5, -5.5, 7.0, -7.0, 1e-3, np.inf, 3.0, big], dtype)
-    y = np.array([2.0, 2.0, np.inf, np.inf, 7e-4, 2.0, 0.0, 3.0], dtype)
-    r, = emulate(float_modulo, [x, y, np.full(N, np.nan, dtype)])[2:]
+    huge = {"float16": (60000.0, 3e-7), "float32": (1e30, 3.0), "float64": (1e300, 7e-300)}[dtype]
+    x = np.array([5.5, -5.5, 7.0, -7.0, 1e-3, np.inf, 3.0, big, -huge[0], huge[0], 5e-324 * 7] + [1.0] * 5, dtype)
+    y = np.array([2.0, 2.0, np.inf, np.inf, 7e-4, 2.0, 0.0, 3.0, huge[1], 5e-324 * 3, 5e-324 * 2] + [1.0] * 5, dtype)
+    r, = emulate(float_modulo, [x, y, np.full(16, np.nan, dtype)], bn=16)[2:]
     with np.errstate(all="ignore"):
         want = np.mod(x, y)
     np.testing.assert_array_equal(np.isnan(r), np.isnan(want))
