@@ -5,7 +5,8 @@
 #   the PTX ISA leaves unspecified: a failure there means the emulator's pinned value is not the machine's);
 #   review 27's integer programs (division by a folded / constant / loaded zero, MIN // -1, unsigned cdiv near the
 #   largest value, shifts past the width, unsigned max/min, chains, bitcast, ragged arange, wrapping reductions,
-#   maximum of +-0) launched by tileorch.cutile.launch against the same numpy references as on the emulator.
+#   maximum of +-0, float % exact in f64) launched by tileorch.cutile.launch against the same numpy references as on
+#   the emulator; sweep 2's float % / // against torch (its remainder now computed in f64).
 # Expect: all passed (about 90 cases, 2 skipped: no max.NaN.f64).
 # Run (carry .whl):  CMD="bash benchmarks/session27_review.sh" bash benchmarks/device_session.sh shell
 S="$OUT/s27_review"; mkdir -p "$S"
@@ -14,7 +15,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 export TILEORCH_GPU_FAILURE_LOG="$S/failures.log"
 echo "=== tests ($(date -u +%T))"
 timeout ${T1:-55} python3 -m pytest -v --tb=short -p no:cacheprovider -rfE -n 8 tests/gpu/test_review27_gpu.py \
-  > "$S/tests.log" 2>&1
+  tests/gpu/test_user_sweep2_gpu.py::test_float_mod_floordiv > "$S/tests.log" 2>&1
 echo "[tests] rc=$? passed=$(grep -cE " PASSED" "$S/tests.log") failed=$(grep -cE " FAILED" "$S/tests.log")"
 grep -E "(FAILED|ERROR) tests" "$S/tests.log" | sort -u | head -30; tail -n 1 "$S/tests.log"
 grep -E "^E  " "$S/tests.log" | head -20
