@@ -17,6 +17,7 @@ from tileorch.transforms.arith_to_llvm import ConvertArithToLLVM, LowerArith
 from tileorch.transforms.index_to_llvm import convert_index_types
 from tileorch.transforms.rewrite_once import rewrite_once
 
+# (shifts and divisions by the constant %k: those by a variable lower to several ops, defined_integer_llvm)
 ALL = """func.func @f(%a: i32, %b: i32, %x: f32, %y: f32, %c: i1, %i: index, %v: vector<4xi32>) -> i32 {
   %k = arith.constant 7 : i32
   %kf = arith.constant 0.5 : f32
@@ -24,16 +25,16 @@ ALL = """func.func @f(%a: i32, %b: i32, %x: f32, %y: f32, %c: i1, %i: index, %v:
   %s0 = arith.addi %a, %b : i32
   %s1 = arith.subi %s0, %k : i32
   %s2 = arith.muli %s1, %b : i32
-  %s3 = arith.divui %s2, %b : i32
-  %s4 = arith.divsi %s3, %b : i32
-  %s5 = arith.remui %s4, %b : i32
-  %s6 = arith.remsi %s5, %b : i32
+  %s3 = arith.divui %s2, %k : i32
+  %s4 = arith.divsi %s3, %k : i32
+  %s5 = arith.remui %s4, %k : i32
+  %s6 = arith.remsi %s5, %k : i32
   %s7 = arith.andi %s6, %b : i32
   %s8 = arith.ori %s7, %b : i32
   %s9 = arith.xori %s8, %b : i32
-  %sa = arith.shli %s9, %b : i32
-  %sb = arith.shrui %sa, %b : i32
-  %sc = arith.shrsi %sb, %b : i32
+  %sa = arith.shli %s9, %k : i32
+  %sb = arith.shrui %sa, %k : i32
+  %sc = arith.shrsi %sb, %k : i32
   %f0 = arith.addf %x, %y : f32
   %f1 = arith.subf %f0, %kf : f32
   %f2 = arith.mulf %f1, %y : f32

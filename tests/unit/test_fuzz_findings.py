@@ -285,7 +285,8 @@ CONSTANT_OPERANDS = """cuda_tile.module @m {
 
 def test_constant_operand_warnings_name_each_op():
     """A division or remainder by a constant 0 (undefined behaviour: LLVM dropped the stores of
-    the hand-written ``t // 0`` edge case) and a shift by the width or more are located warnings;
+    the hand-written ``t // 0`` edge case until review 27 defined it) and a shift by the width or more are
+    located warnings;
     a division by 3 and a shift by 31 are not."""
     from tileorch.diagnostics import parse_module
     from tileorch.registry import make_context
@@ -293,10 +294,10 @@ def test_constant_operand_warnings_name_each_op():
 
     module = parse_module(make_context(), CONSTANT_OPERANDS, "k.mlir")
     assert constant_operand_warnings(module) == [
-        "k.mlir:8:5: warning: integer division by the constant 0 is undefined behaviour: the result (and any "
-        "store of it) is undefined",
-        "k.mlir:9:5: warning: integer remainder by the constant 0 is undefined behaviour: the result (and any "
-        "store of it) is undefined",
+        "k.mlir:8:5: warning: integer division by the constant 0 is undefined behaviour in CUDA Tile IR: each "
+        "element becomes the dividend",
+        "k.mlir:9:5: warning: integer remainder by the constant 0 is undefined behaviour in CUDA Tile IR: each "
+        "element becomes 0",
         "k.mlir:11:5: warning: shift of 32-bit integers by 4294967295 (the amount is unsigned, at least the width): "
         "each element becomes -1 or 0 (its sign)",
     ]

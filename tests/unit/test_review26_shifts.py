@@ -1,8 +1,9 @@
 """Shift amounts of the width or more (review 26): PTX's ``shl`` / ``shr`` clamp the amount to the width (0, or
 the sign for an arithmetic right shift), which ``cudatile_to_tileaa._arith_binary`` keeps for a constant amount
 (LLVM's ``shl`` / ``lshr`` / ``ashr`` make it poison and drop the store of the result).  An amount that only LLVM
-folds to a constant (``x << (x * 0 + 35)``) still reaches LLVM as a poison shift: the store is dropped
-(strict xfail: the output keeps its sentinel; a fix turns it into an XPASS).  Needs cuda-tile."""
+folds to a constant (``x << (x * 0 + 35)``) reached LLVM as a poison shift and its store was dropped (review 26's
+strict xfail); since review 27 ``convert-arith-to-llvm`` guards every shift whose amount is not a constant below
+the width (``transforms/defined_integer_llvm.py``).  Needs cuda-tile."""
 
 from __future__ import annotations
 
@@ -47,8 +48,6 @@ def test_constant_amounts_clamp_like_ptx(monkeypatch):
     np.testing.assert_array_equal(y[1], np.where(X < 0, -1, 0))
 
 
-@pytest.mark.xfail(strict=True, reason="an amount LLVM folds to >= the width is poison: the store is dropped "
-                                       "(review 26; not fixed: a guard on every runtime shift costs a setp + selp)")
 def test_an_amount_llvm_folds_past_the_width(monkeypatch):
     y = _emulate(monkeypatch, "rv26_folded_shift", folded_shift_past_the_width, 1)
     np.testing.assert_array_equal(y[0], 0)

@@ -300,6 +300,32 @@ zero is one whose result the program does not keep (a masked-off or padded eleme
 program slot): the emulator computes it instead of raising."""
 
 
+def _max_min(base: str, nan: bool, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """PTX's floating-point ``max`` / ``min`` (``nan``: the ``.NaN`` form) of ``x`` and ``y``: a NaN
+    operand gives the other (``.NaN``: NaN), and when both are zeros "+0.0 > -0.0" (PTX ISA, max /
+    min notes), so ``max(+0, -0) = +0`` and ``min(+0, -0) = -0`` in either order (numpy's
+    ``fmax`` / ``maximum`` return one of them by position)."""
+    r = (np.maximum if nan else np.fmax)(x, y) if base == "max" else (np.minimum if nan else np.fmin)(x, y)
+    both_zero = (x == 0) & (y == 0)
+    if not np.any(both_zero):
+        return r
+    negative = np.signbit(x) & np.signbit(y) if base == "max" else np.signbit(x) | np.signbit(y)
+    return np.where(both_zero, np.where(negative, -np.zeros_like(r), np.zeros_like(r)), r)
+
+
+def _bfe(x: int, pos: int, length: int, width: int, signed: bool) -> int:
+    """PTX ``bfe``: ``length`` bits of ``x`` from bit ``pos`` (both taken ``& 0xff``), the bits past the
+    field or past the width filled with the sign bit ``x[min(pos + length - 1, width - 1)]`` for ``.s``
+    types, else 0 (PTX ISA, bfe)."""
+    pos, length = pos & 0xFF, length & 0xFF
+    n = max(0, min(length, width - pos))
+    field = (x >> pos) & ((1 << n) - 1)
+    top = pos + length - 1
+    if not signed or top < 0 or not (x >> min(top, width - 1)) & 1:
+        return field
+    return field | (((1 << width) - 1) & ~((1 << n) - 1))
+
+
 def _trunc_div(x: int, y: int) -> int:
     """``x / y`` rounded toward zero, exactly (Python integers; ``int(x / y)`` loses bits past 2**53)."""
     q = abs(x) // abs(y)
@@ -339,7 +365,8 @@ def _int_op_exact(base, op, width, signed, a):
     elif base == "xor": r = ux(a[0]) ^ ux(a[1])
     elif base == "not": r = ~ux(a[0])
     elif base == "neg": r = -A[0]
-    elif base == "shl": r = ux(a[0]) << np.array([min(int(x), 64) for x in ux(a[1])], dtype=object)
+    elif base == "shl":  # the amount is a .u32 operand, clamped to the width (PTX ISA, shl)
+        r = ux(a[0]) << np.array([min(int(x), 64) for x in (a[1] & np.uint64(0xFFFFFFFF)).astype(object)], dtype=object)
     elif base == "shr":
         sh = np.array([min(int(x), 63) for x in (a[1] & np.uint64(0xFFFFFFFF)).astype(object)], dtype=object)
         r = (A[0] >> sh)
@@ -350,8 +377,7 @@ def _int_op_exact(base, op, width, signed, a):
     elif base == "rem": r = np.array([x if y == 0 else x - _trunc_div(x, y) * y if signed else x % y
                                       for x, y in zip(A[0], A[1])], dtype=object)
     elif base == "bfe":
-        pos = ux(a[1]); ln = ux(a[2])
-        r = np.array([(int(x) >> int(p)) & ((1 << int(l)) - 1) for x, p, l in zip(ux(a[0]), pos, ln)], dtype=object)
+        r = np.array([_bfe(int(x), int(p), int(n), width, signed) for x, p, n in zip(ux(a[0]), a[1], a[2])], dtype=object)
     return np.array([int(x) & mask for x in r], dtype=np.uint64)
 
 
@@ -378,7 +404,9 @@ def _int_op_fast(base, op, width, signed, a):
         elif base == "xor": r = u[0] ^ u[1]
         elif base == "not": r = ~u[0]
         elif base == "neg": r = u64(0) - u[0]
-        elif base == "shl": r = np.where(u[1] >= u64(64), u64(0), u[0] << np.minimum(u[1], u64(63)))
+        elif base == "shl":
+            sh = u[1] & u64(0xFFFFFFFF)
+            r = np.where(sh >= u64(64), u64(0), u[0] << np.minimum(sh, u64(63)))
         elif base == "shr":
             sh = np.minimum(u[1] & u64(0xFFFFFFFF), u64(63))
             r = (A[0] >> sh.astype(np.int64)).view(u64) if signed else u[0] >> sh
@@ -410,7 +438,7 @@ def _int_op_fast(base, op, width, signed, a):
     elif base == "not": r = ~ux[0]
     elif base == "neg": r = -A[0]
     elif base == "shl":
-        sh = ux[1]
+        sh = (a[1] & u64(0xFFFFFFFF)).astype(np.int64)
         r = np.where(sh >= 64, 0, (ux[0].astype(u64) << np.minimum(sh, 63).astype(u64)).view(np.int64))
     elif base == "shr":
         sh = np.minimum(a[1] & u64(0xFFFFFFFF), u64(63)).astype(np.int64)
@@ -1139,8 +1167,7 @@ class Emu:
                     r = _fma_f32(a[0], a[1], a[2])
                     if "sat" in parts:  # clamped to [0, 1], NaN -> +0
                         r = np.where(np.isnan(r), np.float32(0), np.clip(r, np.float32(0), np.float32(1)))
-                elif base == "max": r = (np.maximum if "NaN" in parts else np.fmax)(a[0], a[1])  # .NaN: NaN in, NaN out
-                elif base == "min": r = (np.minimum if "NaN" in parts else np.fmin)(a[0], a[1])
+                elif base in ("max", "min"): r = _max_min(base, "NaN" in parts, a[0], a[1])
                 elif base == "div": r = a[0] / a[1]
                 elif base == "neg": r = -a[0]
                 elif base == "abs": r = np.abs(a[0])
@@ -1164,11 +1191,12 @@ class Emu:
             with np.errstate(all="ignore"):
                 r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
                      "fma": lambda: a[0] * a[1] + a[2], "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
-                     "max": lambda: (np.maximum if "NaN" in parts else np.fmax)(a[0], a[1]),
-                     "min": lambda: (np.minimum if "NaN" in parts else np.fmin)(a[0], a[1])}[base]()
+                     "max": lambda: _max_min("max", "NaN" in parts, a[0], a[1]),
+                     "min": lambda: _max_min("min", "NaN" in parts, a[0], a[1])}[base]()
             self.set(ops[0], T, r.astype(np.float16).view(np.uint16).astype(np.uint64))
             return
-        if base in ("add", "sub", "mul", "fma", "div", "rcp", "sqrt", "max", "min", "neg", "abs") and parts[-1] == "f64":
+        if base in ("add", "sub", "mul", "fma", "div", "rcp", "sqrt", "max", "min", "neg", "abs", "copysign") and \
+                parts[-1] == "f64":
             # f64 math (IEEE, rounded to nearest even: numpy's f64 is; fma exact in rationals, rounded once)
             a = [g(i).view(np.float64) for i in range(1, len(ops))]
             rounded = {"rn", "rz", "rm", "rp"} if base == "sqrt" else {"rn"}
@@ -1183,8 +1211,9 @@ class Emu:
                          "div": lambda: a[0] / a[1], "rcp": lambda: 1.0 / a[0],
                          "sqrt": lambda: sqrt_rounded(a[0], next((m for m in ("rz", "rm", "rp") if m in parts), "rn")),
                          "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
-                         "max": lambda: (np.maximum if "NaN" in parts else np.fmax)(a[0], a[1]),
-                         "min": lambda: (np.minimum if "NaN" in parts else np.fmin)(a[0], a[1])}[base]()
+                         "copysign": lambda: np.copysign(a[1], a[0]),  # d = b with the sign of a
+                         "max": lambda: _max_min("max", "NaN" in parts, a[0], a[1]),
+                         "min": lambda: _max_min("min", "NaN" in parts, a[0], a[1])}[base]()
             self.set(ops[0], T, np.asarray(r, dtype=np.float64).view(np.uint64))
             return
         if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem",
@@ -1228,7 +1257,9 @@ class Emu:
                 else:
                     x, y = a & m, b & m
             with np.errstate(all="ignore"):
-                r = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y,
+                # ne is ordered, as every comparison without u: false where an operand is NaN (PTX ISA,
+                # floating-point comparisons; numpy's != is true there)
+                r = {"eq": x == y, "ne": (x != y) & (x == x) & (y == y), "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y,
                      "ltu": ~(x >= y), "geu": ~(x < y), "gtu": ~(x <= y), "leu": ~(x > y), "neu": ~(x == y),
                      "equ": (x == y) | (x != x) | (y != y), "nan": (x != x) | (y != y), "num": (x == x) & (y == y)}[cmp]
             self.set(ops[0], T, r.astype(np.uint64))
@@ -1576,6 +1607,10 @@ class Emu:
                 xi = x.astype(np.int64)
                 xi = np.where(xi >> (sw - 1) & 1, xi - (1 << sw), xi)
                 x = xi.astype(np.uint64)
+            if "sat" in parts:  # .sat: clamped to the destination's range (PTX ISA, cvt), not truncated
+                lo, hi = (-(1 << (dw - 1)), (1 << (dw - 1)) - 1) if dst[0] == "s" else (0, (1 << dw) - 1)
+                vals = [int(i) - (1 << 64) if src[0] == "s" and int(i) >> 63 else int(i) for i in x.tolist()]
+                x = np.array([min(hi, max(lo, i)) & 0xFFFFFFFFFFFFFFFF for i in vals], dtype=np.uint64)
             x = x & np.uint64((1 << dw) - 1) if dw < 64 else x
             if dst == "s8":  # a sub-word result is sign-extended into its (16-bit) register
                 x = np.where(x >> np.uint64(7) & np.uint64(1), x | np.uint64(0xFF00), x)
@@ -1598,6 +1633,8 @@ class Emu:
         elif dst == "f32" and src == "f32" and parts[1] in _ROUND_TO_INTEGER:
             # cvt.{rni,rzi,rmi,rpi}.f32.f32: the integral value nearest (even) / toward zero / down / up
             self.set(ops[0], T, b32(_ROUND_TO_INTEGER[parts[1]](f32(v)).astype(np.float32)))
+        elif dst == "f64" and src == "f64" and parts[1] in _ROUND_TO_INTEGER:  # the same in f64
+            self.set(ops[0], T, _ROUND_TO_INTEGER[parts[1]](v.view(np.float64)).astype(np.float64).view(np.uint64))
         else:
             raise Fault(f"cvt {op}")
 

@@ -2,7 +2,10 @@
 
 ``index`` is ``i64`` (see :mod:`index_to_llvm`).  Predicates of ``arith.cmpi``/``cmpf``
 use the same integer encoding as ``llvm.icmp``/``fcmp`` and are copied.  min/max become
-``icmp`` + ``select``; ``ceildivui`` becomes ``(a + b - 1) / b``.
+``icmp`` + ``select``; ``ceildivui`` becomes ``a == 0 ? 0 : (a - 1) / b + 1``.  A shift or division
+whose right operand is not a constant where LLVM's op is defined becomes a sequence defined for
+every value (:mod:`tileorch.transforms.defined_integer_llvm`: PTX's clamped shift amounts, no
+division by zero or signed ``MIN / -1`` left for LLVM to fold into deleted stores).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import llvm_ext
+from tileorch.transforms import defined_integer_llvm as defined
 from tileorch.transforms.index_to_llvm import ToLLVMPass, llvm_type
 
 BINARY: dict[type[Operation], type[Operation]] = {
@@ -101,6 +105,8 @@ class LowerArith(RewritePattern):
             return None
         t = type(op)
         if t in BINARY:
+            if (t in defined.SHIFTS or t in defined.DIVISIONS) and not defined.defined_as_is(op):
+                return defined.lowering(op)
             return [BINARY[t](op.lhs, op.rhs)]
         if t in CASTS:
             return [CASTS[t](op.input, llvm_type(op.result.type))]
@@ -120,10 +126,7 @@ class LowerArith(RewritePattern):
             cmp = llvm.ICmpOp(op.lhs, op.rhs, IntegerAttr(MINMAX[t], i64))
             return [cmp, llvm.SelectOp(cmp, op.lhs, op.rhs)]
         if isinstance(op, arith.CeilDivUIOp):
-            one = llvm.ConstantOp(IntegerAttr(1, op.lhs.type), op.lhs.type)
-            bm1 = llvm.SubOp(op.rhs, one.result)
-            num = llvm.AddOp(op.lhs, bm1.res)
-            return [one, bm1, num, llvm.UDivOp(num.res, op.rhs)]
+            return defined.ceil_div_unsigned(op)
         if isinstance(op, arith.IndexCastOp):
             return _index_cast(op, signed=True)
         if op.name == "arith.index_castui":
@@ -188,6 +191,8 @@ def _rule(op: Operation) -> tuple[type[Operation], dict, list] | None:
     t = type(op)
     dst = BINARY.get(t)
     if dst is not None:
+        if (t in defined.SHIFTS or t in defined.DIVISIONS) and not defined.defined_as_is(op):
+            return None  # lower() builds the sequence defined for every value
         return dst, _template(dst), [op.lhs.type]
     dst = CASTS.get(t)
     if dst is not None:
@@ -247,8 +252,9 @@ def _rules_agree() -> bool:
 
     ints = Block(arg_types=[i32, i32, i1]).args
     floats = Block(arg_types=[f32, f32]).args
-    samples: list[Operation] = [cls(*ints[:2]) for cls in BINARY if cls not in (arith.AddfOp, arith.SubfOp,
-                                                                                  arith.MulfOp, arith.DivfOp)]
+    three = arith.ConstantOp(IntegerAttr(3, i32)).result  # a shift amount / divisor where the llvm op is defined
+    samples: list[Operation] = [cls(ints[0], three if cls in defined.SHIFTS or cls in defined.DIVISIONS else ints[1])
+                                for cls in BINARY if cls not in (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp)]
     samples += [cls(*floats) for cls in (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp)]
     samples += [cls(ints[0], i64) for cls in CASTS]
     samples += [arith.ConstantOp(IntegerAttr(7, i32)), arith.ConstantOp(FloatAttr(0.5, f32)),

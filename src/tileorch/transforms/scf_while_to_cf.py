@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import cf, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import arith, cf, scf
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
@@ -84,6 +84,30 @@ class ConvertScfWhileToCf(ModulePass):
         rewrite_to_fixpoint(walker, op.body, frozenset(c.name for c in _LOWERED))  # (by name: no subclasses)
 
 
+class PositiveStepFor(ForLowering):
+    """xDSL's ``scf.for`` lowering (``iv < ub``, ``iv += step``) after, where the step is not a positive
+    constant, the upper bound is replaced by ``step > 0 ? ub : lb``: a loop whose step is 0 or negative
+    at run time (undefined in CUDA Tile IR, whose ``for`` needs a positive step; cuTile checks only a
+    constant step) runs no iteration instead of never ending (``range(0, n, s)`` with ``s = 0`` hung)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if isinstance(op, scf.ForOp) and not _positive_constant(op.step):
+            t = op.step.type
+            zero = arith.ConstantOp(IntegerAttr(0, t))
+            positive = arith.CmpiOp(op.step, zero.result, "sgt")
+            bound = arith.SelectOp(positive.result, op.ub, op.lb)
+            guard = [zero, positive, bound]
+            copy_location(op, guard)
+            rewriter.insert(guard, InsertPoint.before(op))
+            op.operands[1] = bound.result
+        super().match_and_rewrite(op, rewriter)
+
+
+def _positive_constant(v) -> bool:
+    owner = v.owner
+    return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) and owner.value.value.data > 0
+
+
 _LOWERED = (scf.WhileOp, scf.IfOp, scf.ForOp, scf.IndexSwitchOp)
 """The ops :class:`ConvertScfWhileToCf`'s patterns act on."""
 
@@ -97,7 +121,7 @@ class _ByClass(RewritePattern):
 
     def __init__(self) -> None:
         self._pairs = ((scf.WhileOp, LowerWhile()), (scf.IndexSwitchOp, SwitchLowering()), (scf.IfOp, IfLowering()),
-                       (scf.ForOp, ForLowering()))
+                       (scf.ForOp, PositiveStepFor()))
         self._by_class: dict[type, tuple[RewritePattern, ...]] = {}
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):

@@ -68,17 +68,38 @@ func.func @arith(%a: i32, %b: i32, %f: f32, %x: index) -> i32 attributes {nvvm.k
 // CHECK-LABEL: llvm.func @ext(i32, i32, f32) -> i32
 // CHECK-LABEL: llvm.func @arith(%a: i32, %b: i32, %f: f32, %x: i64) -> i32 attributes {nvvm.kernel} {
 // CHECK-NEXT:    %[[MUL:.*]] = llvm.mul %a, %b : i32
-// CHECK-NEXT:    %[[DIV:.*]] = llvm.udiv %[[MUL]], %b : i32
-// CHECK-NEXT:    %[[REM:.*]] = llvm.srem %[[DIV]], %a : i32
-// CHECK-NEXT:    %[[SHR:.*]] = llvm.lshr %[[REM]], %b : i32
+// (divisions and shifts by a variable: defined for every value, transforms/defined_integer_llvm.py)
+// CHECK-NEXT:    %[[ONE0:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[ZERO0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[BZ:.*]] = llvm.icmp "eq" %b, %[[ZERO0]] : i32
+// CHECK-NEXT:    %[[BSAFE:.*]] = llvm.select %[[BZ]], %[[ONE0]], %b : i1, i32
+// CHECK-NEXT:    %[[DIV:.*]] = llvm.udiv %[[MUL]], %[[BSAFE]] : i32
+// CHECK-NEXT:    %[[ONE1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[AP1:.*]] = llvm.add %a, %[[ONE1]] : i32
+// CHECK-NEXT:    %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    %[[ABAD:.*]] = llvm.icmp "ult" %[[AP1]], %[[TWO]] : i32
+// CHECK-NEXT:    %[[ASAFE:.*]] = llvm.select %[[ABAD]], %[[ONE1]], %a : i1, i32
+// CHECK-NEXT:    %[[REM:.*]] = llvm.srem %[[DIV]], %[[ASAFE]] : i32
+// CHECK-NEXT:    %[[TOP:.*]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT:    %[[PAST:.*]] = llvm.icmp "ugt" %b, %[[TOP]] : i32
+// CHECK-NEXT:    %[[AMT:.*]] = llvm.and %b, %[[TOP]] : i32
+// CHECK-NEXT:    %[[SHIFTED:.*]] = llvm.lshr %[[REM]], %[[AMT]] : i32
+// CHECK-NEXT:    %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[SHR:.*]] = llvm.select %[[PAST]], %[[Z]], %[[SHIFTED]] : i1, i32
 // CHECK-NEXT:    %[[SGT:.*]] = llvm.icmp "sgt" %[[SHR]], %a : i32
 // CHECK-NEXT:    %[[MAX:.*]] = llvm.select %[[SGT]], %[[SHR]], %a : i1, i32
 // CHECK-NEXT:    %[[ULT:.*]] = llvm.icmp "ult" %[[MAX]], %b : i32
 // CHECK-NEXT:    %[[MIN:.*]] = llvm.select %[[ULT]], %[[MAX]], %b : i1, i32
+// ceildivui: a == 0 ? 0 : (a - 1) / b + 1
+// CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    %[[BM1:.*]] = llvm.sub %b, %[[ONE]] : i32
-// CHECK-NEXT:    %[[NUM:.*]] = llvm.add %[[MIN]], %[[BM1]] : i32
-// CHECK-NEXT:    %[[CEIL:.*]] = llvm.udiv %[[NUM]], %b : i32
+// CHECK-NEXT:    %[[BZ2:.*]] = llvm.icmp "eq" %b, %[[ZERO]] : i32
+// CHECK-NEXT:    %[[BSAFE2:.*]] = llvm.select %[[BZ2]], %[[ONE]], %b : i1, i32
+// CHECK-NEXT:    %[[AM1:.*]] = llvm.sub %[[MIN]], %[[ONE]] : i32
+// CHECK-NEXT:    %[[Q:.*]] = llvm.udiv %[[AM1]], %[[BSAFE2]] : i32
+// CHECK-NEXT:    %[[Q1:.*]] = llvm.add %[[Q]], %[[ONE]] : i32
+// CHECK-NEXT:    %[[MIN0:.*]] = llvm.icmp "eq" %[[MIN]], %[[ZERO]] : i32
+// CHECK-NEXT:    %[[CEIL:.*]] = llvm.select %[[MIN0]], %[[ZERO]], %[[Q1]] : i1, i32
 // CHECK-NEXT:    %[[X32:.*]] = llvm.trunc %x : i64 to i32
 // CHECK-NEXT:    %[[X64:.*]] = llvm.zext %[[X32]] : i32 to i64
 // CHECK-NEXT:    %[[XT:.*]] = llvm.trunc %[[X64]] : i64 to i32

@@ -285,13 +285,35 @@ builtin.module {
 
 // -----
 
-// Float remainder (C fmod) and absolute value on tiles.
+// Float remainder (C fmod, exact) and absolute value on tiles: f32 operands widened to f64 (exactly); a
+// quotient of 2^53 or more first reduced exactly (44 steps, each the remainder by |b| 2^k, k the exponent gap
+// less 50); the remainder fma(-trunc(a / b), b, a) stepped back by |b| where its sign is not a's, a itself for
+// an infinite b, narrowed back (exactly: a remainder of f32 values is an f32 value).
 // CHECK-LABEL: func.func @fmod_abs
-// CHECK: %[[Q:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
-// CHECK: %[[T:.*]] = llvm.inline_asm "cvt.rzi.f32.f32 $0, $1;", "=f,f" %[[Q]] : (f32) -> f32
-// CHECK: %[[BT:.*]] = arith.mulf %{{.*}}, %[[T]] : f32
-// CHECK: %[[R:.*]] = arith.subf %{{.*}}, %[[BT]] : f32
-// CHECK: llvm.inline_asm "abs.f32 $0, $1;", "=f,f" %[[R]] : (f32) -> f32
+// CHECK: %[[A:.*]] = arith.extf %{{.*}} : f32 to f64
+// CHECK: %[[B:.*]] = arith.extf %{{.*}} : f32 to f64
+// CHECK: %[[AA:.*]] = llvm.inline_asm "abs.f64 $0, $1;", "=d,d" %[[A]]
+// CHECK: %[[AB:.*]] = llvm.inline_asm "abs.f64 $0, $1;", "=d,d" %[[B]]
+// CHECK: %[[RATIO:.*]] = arith.divf %[[AA]], %[[AB]] : f64
+// CHECK: %[[TWO53:.*]] = arith.constant 0x4340000000000000 : f64
+// CHECK: arith.cmpf oge, %[[RATIO]], %[[TWO53]] : f64
+// CHECK: %[[RED:.*]] = scf.if %{{.*}} -> (f64) {
+// CHECK: %[[STEPS:.*]] = arith.constant 44 : i32
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[STEPS]] step %{{.*}} iter_args(%[[X:.*]] = %[[AA]]) -> (f64)
+// CHECK: llvm.inline_asm "cvt.rzi.f64.f64 $0, $1;"
+// CHECK: llvm.inline_asm "fma.rn.f64 $0, $1, $2, $3;"
+// CHECK: scf.yield
+// CHECK: llvm.inline_asm "copysign.f64 $0, $1, $2;", "=d,d,d" %[[A]]
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[A]] : f64
+// CHECK: %[[Q:.*]] = arith.divf %[[RED]], %[[B]] : f64
+// CHECK: %[[T:.*]] = llvm.inline_asm "cvt.rzi.f64.f64 $0, $1;", "=d,d" %[[Q]] : (f64) -> f64
+// CHECK: %[[NT:.*]] = arith.negf %[[T]] : f64
+// CHECK: %[[R:.*]] = llvm.inline_asm "fma.rn.f64 $0, $1, $2, $3;", "=d,d,d,d" %[[NT]], %[[B]], %[[RED]]
+// CHECK: %[[STEPPED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[R]] : f64
+// CHECK: %[[KEEP:.*]] = arith.select %{{.*}}, %[[RED]], %[[STEPPED]] : f64
+// CHECK: %[[N:.*]] = arith.truncf %[[KEEP]] : f64 to f32
+// CHECK: llvm.inline_asm "abs.f32 $0, $1;", "=f,f" %[[N]] : (f32) -> f32
 builtin.module {
   nv_tileaa.func @fmod_abs(%f: f32, %g: f32) {
     %x = nv_tileaa.splat %f : f32 -> tensor<128xf32>

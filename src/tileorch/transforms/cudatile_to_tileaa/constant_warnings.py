@@ -3,8 +3,9 @@ result undefined or surprising, located at the op (the user's line through the d
 
 :func:`constant_operand_warnings` returns ``FILE:L:C: warning: ...`` lines for
 
-* ``divi`` / ``remi`` by a constant 0: undefined behaviour in CUDA Tile IR; LLVM may drop the
-  stores of the result, so the kernel silently writes nothing;
+* ``divi`` / ``remi`` by a constant 0: undefined behaviour in CUDA Tile IR; tileorch defines it
+  (``transforms/defined_integer_llvm.py``: the quotient is the dividend, the remainder 0), which
+  is rarely what the program meant;
 * ``shli`` / ``shri`` by a constant of the element width or more (the amount is unsigned): the
   conversion gives PTX's clamped value (0, or the sign for an arithmetic right shift), which is
   rarely what the program meant.
@@ -37,8 +38,9 @@ def constant_operand_warnings(module: ModuleOp) -> list[str]:
         name = op.name
         if (name == divi or name == remi) and _uniform_int(op.rhs) == 0:
             what = "division" if name == divi else "remainder"
-            out.append(format_error(op, f"integer {what} by the constant 0 is undefined behaviour: the result "
-                                        "(and any store of it) is undefined", "warning"))
+            value = "the dividend" if name == divi else "0"
+            out.append(format_error(op, f"integer {what} by the constant 0 is undefined behaviour in CUDA Tile IR: "
+                                        f"each element becomes {value}", "warning"))
         elif name == shli or name == shri:
             width, amount = _width(op), _uniform_int(op.rhs)
             if width is None or amount is None or amount % (1 << width) < width:

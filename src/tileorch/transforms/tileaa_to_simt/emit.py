@@ -788,21 +788,78 @@ class Emitter:
         return self.v(arith.BitcastOp(x, dst))
 
     def fmod(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        """C ``fmod``: ``a - b * trunc(a / b)`` (in f32).  In f64: ``fma(-q, b, a)`` with ``q =
-        trunc(a / b)``, one step back where ``a / b`` rounded up to the next integer (the remainder's
-        sign then differs from ``a``'s): exact while ``|a / b| < 2^53``."""
+        """C ``fmod`` (the spec's ``remf``: ``a - b * trunc(a / b)`` exactly, the sign of ``a``, ``a`` itself for a
+        finite ``a`` and an infinite ``b``), in f64: ``fma(-q, b, a)`` with ``q = trunc(a / b)``, one step back
+        where ``a / b`` rounded up to the next integer (the remainder's sign then differs from ``a``'s), exact
+        while ``|a / b| < 2^53``; a larger quotient's ``|a|`` is first reduced exactly (:meth:`_fmod_reduce`, in
+        a branch).  f32 / f16 operands are widened to f64 (exactly) and the remainder (representable in their
+        type) narrows back exactly; their ``a - b * trunc(a / b)`` in f32 was off past quotients of 2^24
+        (``50331652 % 3`` gave -1) and NaN for an infinite ``b``."""
         typ = a.type
         if isinstance(typ, Float64Type):
-            q = self.ptx_f64("cvt.rzi.f64.f64 $0, $1;", [self.v(arith.DivfOp(a, b))])
-            r = self.ptx_f64("fma.rn.f64 $0, $1, $2, $3;", [self.v(arith.NegfOp(q)), b, a])
-            zero = self.v(arith.ConstantOp(FloatAttr(0.0, f64)))
-            over = self.v(arith.AndIOp(self.v(arith.CmpfOp(r, zero, "one")), self.v(arith.XOrIOp(
-                self.v(arith.CmpfOp(r, zero, "olt")), self.v(arith.CmpfOp(a, zero, "olt"))))))
-            step = self.ptx_f64("copysign.f64 $0, $1, $2;", [a, self.ptx_f64("abs.f64 $0, $1;", [b])])
-            return self.v(arith.SelectOp(over, self.v(arith.AddfOp(r, step)), r))
-        a, b = self.to_f32(a), self.to_f32(b)
-        q = self.ptx_f32("cvt.rzi.f32.f32 $0, $1;", [self.v(arith.DivfOp(a, b))])
-        return self.from_f32(self.v(arith.SubfOp(a, self.v(arith.MulfOp(b, q)))), typ)
+            return self._fmod_f64(a, b)
+        wide = [self.v(arith.ExtFOp(self.to_f32(x), f64)) for x in (a, b)]
+        return self.from_f32(self.v(arith.TruncFOp(self._fmod_f64(*wide), f32)), typ)
+
+    FMOD_GAP = 50
+    """Exponent bits one reduction step of :meth:`_fmod_reduce` removes (its quotients stay below 2^51)."""
+    FMOD_STEPS = 44
+    """Steps of :meth:`_fmod_reduce`: the widest f64 exponent gap (2^1024 over 2^-1074) in steps of
+    :data:`FMOD_GAP`."""
+
+    def _fmod_f64(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        abs_a, abs_b = (self.ptx_f64("abs.f64 $0, $1;", [x]) for x in (a, b))
+        inf = self.v(arith.ConstantOp(FloatAttr(float("inf"), f64)))
+        zero = self.v(arith.ConstantOp(FloatAttr(0.0, f64)))
+        # a quotient of 2^53 or more (finite a, nonzero b): reduce |a| first, exactly, to below |b| 2^51
+        big = self.v(arith.AndIOp(
+            self.v(arith.CmpfOp(self.v(arith.DivfOp(abs_a, abs_b)), self.fconst(2.0 ** 53, f64), "oge")),
+            self.v(arith.AndIOp(self.v(arith.CmpfOp(abs_a, inf, "olt")), self.v(arith.CmpfOp(abs_b, zero, "ogt"))))))
+        a = self.if_(big, lambda e: [e.ptx_f64("copysign.f64 $0, $1, $2;", [a, e._fmod_reduce(abs_a, abs_b)])],
+                     lambda e: [a], [f64])[0]
+        q = self.ptx_f64("cvt.rzi.f64.f64 $0, $1;", [self.v(arith.DivfOp(a, b))])
+        r = self.ptx_f64("fma.rn.f64 $0, $1, $2, $3;", [self.v(arith.NegfOp(q)), b, a])
+        over = self.v(arith.AndIOp(self.v(arith.CmpfOp(r, zero, "one")), self.v(arith.XOrIOp(
+            self.v(arith.CmpfOp(r, zero, "olt")), self.v(arith.CmpfOp(a, zero, "olt"))))))
+        step = self.ptx_f64("copysign.f64 $0, $1, $2;", [a, abs_b])
+        r = self.v(arith.SelectOp(over, self.v(arith.AddfOp(r, step)), r))
+        keep_a = self.v(arith.AndIOp(self.v(arith.CmpfOp(abs_b, inf, "oeq")),
+                                     self.v(arith.CmpfOp(self.ptx_f64("abs.f64 $0, $1;", [a]), inf, "olt"))))
+        return self.v(arith.SelectOp(keep_a, a, r))
+
+    def _exponent(self, x: SSAValue) -> SSAValue:
+        """The biased exponent field of the f64 ``x`` (i64)."""
+        bits = self.v(arith.BitcastOp(x, i64))
+        return self.v(arith.AndIOp(self.v(arith.ShRUIOp(bits, self.const(52, i64))), self.const(0x7FF, i64)))
+
+    def _fmod_reduce(self, r: SSAValue, b: SSAValue) -> SSAValue:
+        """``fmod(r, b)`` up to a multiple of ``b`` below ``b 2^51`` (``r``, ``b`` positive and finite): each of
+        :data:`FMOD_STEPS` steps takes the exact remainder of ``r`` by ``b 2^k`` (``k`` the exponent gap less
+        :data:`FMOD_GAP`, at least 0; the quotient then below 2^51, so ``fma(-trunc(r / d), d, r)`` is exact,
+        one ``d`` added back where the quotient rounded up); a subnormal ``b``'s exponent is read scaled by 2^64."""
+        scaled = self.v(arith.SubiOp(self._exponent(self.v(arith.MulfOp(b, self.fconst(2.0 ** 64, f64)))),
+                                     self.const(64, i64)))
+        tiny = self.v(arith.CmpfOp(b, self.fconst(2.0 ** -1022, f64), "olt"))
+        eb = self.v(arith.SelectOp(tiny, scaled, self._exponent(b)))
+
+        def power(e: Emitter, k: SSAValue) -> SSAValue:  # 2^k, 0 <= k <= 1023
+            return e.v(arith.BitcastOp(e.v(arith.ShLIOp(e.v(arith.AddiOp(k, e.const(1023, i64))), e.const(52, i64))),
+                                       f64))
+
+        def step(e: Emitter, _i: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
+            x = carried[0]
+            gap = e.v(arith.SubiOp(e.v(arith.SubiOp(e._exponent(x), eb)), e.const(self.FMOD_GAP, i64)))
+            k = e.v(arith.MaxSIOp(gap, e.const(0, i64)))
+            third = e.v(arith.DivUIOp(k, e.const(3, i64)))
+            rest = e.v(arith.SubiOp(k, e.v(arith.MuliOp(third, e.const(2, i64)))))
+            d = e.v(arith.MulfOp(e.v(arith.MulfOp(e.v(arith.MulfOp(b, power(e, third))), power(e, third))),
+                                 power(e, rest)))
+            q = e.ptx_f64("cvt.rzi.f64.f64 $0, $1;", [e.v(arith.DivfOp(x, d))])
+            y = e.ptx_f64("fma.rn.f64 $0, $1, $2, $3;", [e.v(arith.NegfOp(q)), d, x])
+            under = e.v(arith.CmpfOp(y, e.v(arith.ConstantOp(FloatAttr(0.0, f64))), "olt"))
+            return [e.v(arith.SelectOp(under, e.v(arith.AddfOp(y, d)), y))]
+
+        return self.for_(self.const(0), self.const(self.FMOD_STEPS), self.const(1), [r], step)[0]
 
     def bf16_bits_to_f32(self, bits: SSAValue) -> SSAValue:
         """The f32 value of bf16 ``bits`` (i16): exact; remembered, so that storing the value
