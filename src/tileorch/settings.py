@@ -107,8 +107,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_SKIP_RESCALE", "0", SWITCH, "skip the rescale when no row max grew", True),
     _s("ATTN_LATE_RESCALE", "1", SWITCH, "the accumulator rescaled after the second dot is issued", True),
     _s("ATTN_LATE_PACK", "0", SWITCH, "P packed after the row sums", True),
-    _s("ATTN_S_AHEAD", "0", ("0", "1", "2"), "the next key tile's first dot issued before this tile's softmax "
-       "(2: the loop unrolled by two)", True),
+    _s("ATTN_S_AHEAD", "0", ("auto", "0", "1", "2"), "the next key tile's first dot issued before this tile's "
+       "softmax (2: the loop unrolled by two; auto: 2 without a heavy-first axis, else off)", True),
     _s("ATTN_SCHEDULE", None, ("snake", "snake_lpt", "off"), "the persistent kernels' tile order", True),
     _s("ATTN_CTAS", "auto", ("auto", "sms", "total"), "CTAs of a persistent attention launch"),
     # the GEMM tier: transforms/tileas/
@@ -118,11 +118,11 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("MATH", "full", ("full", "approx"), "approximate exp and tanh everywhere", True),
     _s("EPILOGUE_DOT_COARSEN", "auto", ("auto", "off", range(1, _MANY)),
        "N tiles per CTA of a dot on the K loop's result (auto, off or a count)", True),
-    _s("EPILOGUE_DOT_STAGES", "plan", ("plan", "fit"),
+    _s("EPILOGUE_DOT_STAGES", "fit", ("plan", "fit"),
        "a dot on the K loop's result: the schedule's ring stages, or as many as the kernel's shared memory fits", True),
     _s("EPILOGUE_DOT_OVERLAP", "0", SWITCH,
        "a dot on the K loop's result looping over N tiles issues the next tile's WGMMAs before the store", True),
-    _s("EPILOGUE_DOT_TMA_STORE", "0", SWITCH,
+    _s("EPILOGUE_DOT_TMA_STORE", "1", SWITCH,
        "a dot on the K loop's result looping over N tiles stores C by TMA from shared memory", True),
     _s("GATHERED_A", "tier", ("tier", "simt"), "a gathered dot operand A on the GEMM tier or the SIMT path", True),
     # the SIMT path: transforms/tileaa_to_simt/, transforms/tileas/simt_layouts.py
@@ -148,7 +148,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ONLINE_SOFTMAX_FORM", "thread", ("thread", "element"),
        "the online softmax's running max and sum per thread or per element position", True),
     _s("ONLINE_SOFTMAX_RUNS", None, range(1, 17), "vector runs per thread of an online softmax kernel", True),
-    _s("ONLINE_SOFTMAX_EXP", "full", ("full", "ex2"),
+    _s("ONLINE_SOFTMAX_EXP", "ex2", ("full", "ex2"),
        "the per-thread online softmax's exponentials: the program's exp or ex2.approx of (x - m)*log2(e)", True),
     # compile driver, backend, cache, runtime
     _s("VERIFY_EACH_PASS", "0", SWITCH, "verify the IR after every pass"),

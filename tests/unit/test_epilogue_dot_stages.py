@@ -32,12 +32,11 @@ def _lora():
 
 @pytest.mark.parametrize("fit", [False, True])
 def test_lora_tn256_ring_of_three_stages_with_fit(fit, monkeypatch):
-    """By default the schedule's 2 stages of 56 KiB; with ``fit`` 3 (+ E's 32 KiB: 200 KiB), said by a remark;
-    ptxas sm_90a without spills either way."""
+    """With ``plan`` the schedule's 2 stages of 56 KiB; with ``fit`` (the default since session 27) 3 (+ E's
+    32 KiB: 200 KiB), said by a remark; ptxas sm_90a without spills either way."""
     from tileorch.backend.ptxas import ptxas_available, run_ptxas
 
-    if fit:
-        monkeypatch.setenv(ENV, "fit")
+    monkeypatch.setenv(ENV, "fit" if fit else "plan")
     prog = edp._compile(_lora(), LORA_TN256, "")
     assert prog.gemm_config.stages == (3 if fit else 2), prog.gemm_config
     said = [r for r in prog.remarks if r.startswith(f"remark: {ENV}=fit:")]
@@ -93,7 +92,9 @@ def test_mlp_over_n_tiles_emulated_with_fit(epi_c, monkeypatch):
                                                  ("tier_epilogue_dot_lora.mlir", (128, 128, 64, "n"), 5)])
 def test_the_fitted_rings_check_clean(tmp_path, source, tiles, stages, monkeypatch):
     """``tileorch check`` on the tier's lowerings with the fitted ring (the low-rank chain's loop over N tiles, LoRA's
-    three dots): free of deadlocks and races over every trip count at the deeper stage count."""
+    three dots): free of deadlocks and races over every trip count at the deeper stage count (the direct-store
+    epilogue: the TMA store's staging would leave room for fewer stages)."""
     monkeypatch.setenv(ENV, "fit")
+    monkeypatch.setenv("TILEORCH_EPILOGUE_DOT_TMA_STORE", "0")
     cfg = edp._tiers_kernel_checks_clean(tmp_path, source, tiles)
     assert cfg.stages == stages, cfg

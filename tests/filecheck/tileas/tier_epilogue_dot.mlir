@@ -1,7 +1,7 @@
 // RUN: env TILEORCH_EPILOGUE_DOT_COARSEN=off tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
-// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=LOOP
+// RUN: env TILEORCH_EPILOGUE_DOT_TMA_STORE=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=LOOP
 // RUN: env TILEORCH_EPILOGUE_DOT_TMA_STORE=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=TMA
-// RUN: env TILEORCH_EPILOGUE_DOT_OVERLAP=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=OV
+// RUN: env TILEORCH_EPILOGUE_DOT_OVERLAP=1 TILEORCH_EPILOGUE_DOT_TMA_STORE=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=OV
 // A low-rank chain, alpha ((x A) rounded to f16) B + bias[n] (tileorch.testing.epilogue_dot_programs): the second
 // dot reads the K loop's result after the loop, and runs as the GEMM kernel's second dot on the accumulator:
 // the ring of A / B K tiles (B the whole [K, 64] block at column 0), E's [64, 128] tile through a one-stage

@@ -1,4 +1,4 @@
-// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
+// RUN: env TILEORCH_EPILOGUE_DOT_TMA_STORE=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
 // tier_epilogue_dot.mlir's low-rank chain with E stored [N2, R] (nn.Linear's layout, K-major): its [128, 64]
 // tile at (program id 1, 0) reaches the second dot through a permute.  The kernel (name suffix "k") loads E as
 // one box of 128 N rows x 64 K columns (a 128-byte swizzled K row) at (0, the work tile's column), and its

@@ -370,29 +370,35 @@ the accumulator (``dv / 2``) and the other carried values, within the 240 of ``s
 (head dim 64 with 128x128 tiles: 228; head dim 128: 260, refused)."""
 
 
-def s_ahead_enabled() -> bool:
-    """Whether the pipelined loop issues tile ``j + 1``'s first dot (``S_{j+1} = A0 B1_{j+1}``)
-    right behind tile ``j - 1``'s second dot, before tile ``j``'s softmax, instead of before
-    ``P_{j-1} B2`` with a ``wait_group 1`` for it: tile ``j``'s S is complete when the iteration
-    starts (issued one iteration earlier and retired by its ``wait_group 0``), so the tensor core
-    runs both dots while the consumers compute P, and no iteration waits for its own first dot.
-    The loop's last iteration issues tile ``n - 1``'s first dot again (its stage is still held; the
-    result is dropped) so that every iteration issues two dots.  Needs three K/V stages (tiles
-    ``j - 1`` .. ``j + 1`` held at once), the late rescale's or the plain C, no warp-group ping-pong,
-    no late pack, no ``TILEORCH_ATTN_NEXT_S``, a first dot whose C reads no carried value, and
-    :data:`S_AHEAD_REGS`; refused with a remark otherwise.  On when the environment sets ``TILEORCH_ATTN_S_AHEAD=1`` (read at each
-    compile, part of the disk-cache key); ``=2`` unrolls the loop by two (:func:`s_ahead_unrolled`);
-    default off until the H200 measures it."""
-    return settings.value(S_AHEAD_ENV) in ("1", "2")
+def s_ahead_form(heavy_first: int | None) -> str:
+    """Which S-ahead loop the pipelined consumer runs: ``"0"`` none, ``"1"`` the next key tile's first dot
+    (``S_{j+1} = A0 B1_{j+1}``) right behind tile ``j - 1``'s second dot, before tile ``j``'s softmax,
+    instead of before ``P_{j-1} B2`` with a ``wait_group 1`` for it (tile ``j``'s S is complete when the
+    iteration starts, so the tensor core runs both dots while the consumers compute P, and no iteration
+    waits for its own first dot), ``"2"`` that loop unrolled by two (:func:`s_ahead_unrolled`).  The
+    loop's last iteration issues tile ``n - 1``'s first dot again (its stage is still held; the result is
+    dropped) so that every iteration issues two dots.  Needs three K/V stages (tiles ``j - 1`` .. ``j + 1``
+    held at once), the late rescale's or the plain C, no warp-group ping-pong, no late pack, no
+    ``TILEORCH_ATTN_NEXT_S``, a first dot whose C reads no carried value, and :data:`S_AHEAD_REGS`
+    (:func:`_s_ahead` checks them).  ``TILEORCH_ATTN_S_AHEAD`` (read at each compile, part of the
+    disk-cache key; default ``"0"``): ``auto`` is ``"2"`` for programs without a heavy-first axis and ``"0"``
+    for those with one (``heavy_first``: causal attention, whose masked diagonal loop lost with it).
+    Measured on an H100 (session 27, `benchmarks/session27_attn.sh`, one process per variant, d64 128x128
+    tiles, TFLOP/s against the default then): non-causal 1k 392.9 -> 404.4 (1.029x), 4k 450.8 -> 474.3
+    (1.052x); causal 1k 0.907x, 4k 0.965x; ``=1`` 0.98-0.99x non-causal."""
+    value = settings.value(S_AHEAD_ENV)
+    if value == "auto":
+        return "2" if heavy_first is None else "0"
+    return value
 
 
-def s_ahead_unrolled() -> bool:
-    """``TILEORCH_ATTN_S_AHEAD=2``: the S-ahead loop runs two tiles per trip (tiles j and j + 1, then
-    one more iteration where ``n - 1`` is odd).  One iteration reads its S while the next one's
+def s_ahead_unrolled(form: str) -> bool:
+    """Form ``"2"`` of :func:`s_ahead_form`: the S-ahead loop runs two tiles per trip (tiles j and j + 1,
+    then one more iteration where ``n - 1`` is odd).  One iteration reads its S while the next one's
     WGMMA writes other registers, so the loop's carried S is copied out of those at its back edge
     (ptxas 13.0, d64: 64 moves per warp and tile); two iterations per trip alternate the two
     register sets instead, for one more copy of the loop body."""
-    return settings.value(S_AHEAD_ENV) == "2"
+    return form == "2"
 
 
 LATE_PACK_ENV = "TILEORCH_ATTN_LATE_PACK"
@@ -1448,7 +1454,8 @@ class _Kernel:
         self.after_loop: Callable[[], None] | None = None
         self.kv_ahead = False  # the producer's first K/V tiles of each instance before its Q (kv_ahead_enabled)
         self.pp_per_kernel = False  # TILEORCH_ATTN_PINGPONG=kernel: the first turn / last hand-over once per kernel
-        self.s_ahead = False  # the next tile's first dot before this tile's softmax (s_ahead_enabled)
+        self.s_ahead = False  # the next tile's first dot before this tile's softmax (s_ahead_form)
+        self.s_ahead_form = "0"  # s_ahead_form's answer for this kernel
 
     # -- insertion point ----------------------------------------------------------------------
     @contextmanager
@@ -3251,7 +3258,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
                 c_j = _skipped_rescale(kb, site_of, s, factor, acc_prev, lambda side: c_input(side, acc_prev))
         return [*a_j, *c_j, *new_j, *s_next]
 
-    if ahead and s_ahead_unrolled():  # tiles (1, 2), (3, 4), ... below n - 1, then tile n - 1 where n - 1 is odd
+    if ahead and s_ahead_unrolled(kb.s_ahead_form):  # tiles (1, 2), (3, 4), ... below n - 1, then tile n - 1 where n - 1 is odd
         def two(le: Emitter, j: SSAValue, q: list[SSAValue]) -> list[SSAValue]:
             with kb.into(le.block):
                 j1 = kb.v(arith.AddiOp(j, kb.small(1)), "j1")
@@ -3514,12 +3521,13 @@ dim 128 (132) spills 188 bytes and ptxas serializes every WGMMA of the kernel (C
 
 
 def _s_ahead(ck: ChainedKernel, pipe: Pipelining | None, plan: Plan, pingpong: bool,
-             next_s: bool) -> tuple[bool, str | None]:
-    """(whether the pipelined loop runs :func:`s_ahead_enabled`'s order, why not where the
-    environment asks for it and it does not apply).  Not with ``TILEORCH_ATTN_NEXT_S`` (the next
+             next_s: bool, form: str) -> tuple[bool, str | None]:
+    """(whether the pipelined loop runs :func:`s_ahead_form`'s order ``form``, why not where the
+    environment asks for it and it does not apply: under ``auto`` a kernel it does not apply to says
+    nothing).  Not with ``TILEORCH_ATTN_NEXT_S`` (the next
     instance's S beside the accumulator through the epilogue and the S-ahead loop's second S:
     ptxas 13.0 spilled 424-604 bytes at d64 128x128 and serialized the WGMMAs, C7512)."""
-    if not s_ahead_enabled():
+    if form == "0":
         return False, None
     body = ck.loop.body.blocks.first
     regs = ck.sn + ck.tn // 2 + ck.dv // 2 + (pipe.ro if pipe is not None else 0)
@@ -3533,6 +3541,8 @@ def _s_ahead(ck: ChainedKernel, pipe: Pipelining | None, plan: Plan, pingpong: b
            if any(_depends_on(dot.acc, a) for dot in (ck.firsts or [ck.dot1]) for a in body.args[1:])
            else f"two S tiles, two packed P and the accumulator take {regs} registers, over {S_AHEAD_REGS}"
            if regs > S_AHEAD_REGS else None)
+    if why is not None and settings.asked(S_AHEAD_ENV) not in ("1", "2"):
+        return False, None
     return why is None, why
 
 
@@ -3670,7 +3680,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         "not a persistent kernel" if not persistent else "the consumer loop is not pipelined" if pipe is None
         else "TILEORCH_ATTN_NEXT_S releases Q itself")
     kb = _Kernel(ck, plan, name)
-    kb.s_ahead, s_ahead_off = _s_ahead(ck, pipe, plan, pingpong, next_s != "0")
+    kb.s_ahead_form = s_ahead_form(heavy)
+    kb.s_ahead, s_ahead_off = _s_ahead(ck, pipe, plan, pingpong, next_s != "0", kb.s_ahead_form)
     # the next instance's first K/V tiles before its Q: a persistent kernel whose ring has a stage to spare
     kv_ahead, kv_ahead_off = False, None
     if kv_ahead_enabled():
@@ -3960,7 +3971,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["next_s_off"] = next_s_off
     if kb.s_ahead:
         record["s_ahead"] = True
-        if s_ahead_unrolled():
+        if s_ahead_unrolled(kb.s_ahead_form):
             record["s_ahead_unrolled"] = True
     elif s_ahead_off is not None:
         record["s_ahead_off"] = s_ahead_off

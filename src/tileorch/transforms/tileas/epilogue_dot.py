@@ -351,7 +351,8 @@ def n_loop_remark(ed: EpilogueDot) -> str:
 
 TMA_STORE_ENV = "TILEORCH_EPILOGUE_DOT_TMA_STORE"
 """``1``: a kernel looping the second dot over N tiles (``GemmConfig.epi_loop``) stores each N tile of C through
-the TMA epilogue's shared-memory staging slots (:func:`n_loop_epilogue`); ``0`` (default): direct stores."""
+the TMA epilogue's shared-memory staging slots (:func:`n_loop_epilogue`; the default: session 27's H100 call, MLP
+8192x4096x64x4096 0.116 -> 0.063 ms, 0.58x -> 1.08x torch, same process); ``0``: direct stores."""
 
 
 def n_loop_epilogue(epi_loop: bool, plain: str) -> tuple[str, str | None]:
@@ -364,6 +365,8 @@ def n_loop_epilogue(epi_loop: bool, plain: str) -> tuple[str, str | None]:
 
     if settings.value(TMA_STORE_ENV) != "1":
         return "direct", None
+    if settings.asked(TMA_STORE_ENV) != "1" and (not epi_loop or plain != "tma"):
+        return "direct", None  # the default's "not applied" is said only where the environment asks for it
     if not epi_loop:
         return "direct", (f"{TMA_STORE_ENV}=1 not applied: the second dot covers one N tile per work tile (no loop "
                           "over N tiles whose stores could drain under the next tile's WGMMAs); C stored directly")
@@ -394,9 +397,10 @@ def n_loop_overlap(epi_loop: bool) -> tuple[bool, str | None]:
 
 
 STAGES_ENV = "TILEORCH_EPILOGUE_DOT_STAGES"
-"""``plan`` (default): the K loop's ring keeps the schedule's stage count (``tileas-materialize-schedule`` reserves
+"""``plan``: the K loop's ring keeps the schedule's stage count (``tileas-materialize-schedule`` reserves
 the shared memory of every tile the program holds outside the loop: E's, the staged C tile's); ``fit``: as many
-stages as the GEMM kernel's own shared memory holds (:func:`fitted_stages`)."""
+stages as the GEMM kernel's own shared memory holds (:func:`fitted_stages`; the default: session 27's H100 call,
+LoRA at 128x256 tiles 3 stages instead of 2, 0.504 -> 0.271 ms, 0.50x -> 0.92x torch)."""
 MOST_STAGES = 8
 """The deepest ring :func:`fitted_stages` builds (``tileas-materialize-schedule``'s default ``max-stages``)."""
 
