@@ -948,6 +948,37 @@ def more_b_operands(program: Any, arguments: list[Argument], b: ArrayArg, batch:
     return out
 
 
+def more_a_operands(program: Any, arguments: list[Argument], a: ArrayArg, batch: int = 1) -> list[ArrayArg]:
+    """The A operands after the first of a program whose dots read an A each (``gemm_config.a_operands > 1``;
+    ``program.gemm_args`` after the other Bs), each checked to be laid out as ``a`` (A as
+    :func:`gemm_problem_batched` returns it: shape, strides and element type; a batched A's first matrix, ``batch``
+    its L contiguous matrices): the kernel reads every A through a tensor map laid out as A's, over A's K."""
+    cfg = program.gemm_config
+    more = getattr(cfg, "a_operands", 1) - 1
+    if more <= 0:
+        return []
+    start = 3 + cfg.b_operands - 1
+    flat = flat_parameters(arguments)
+    by_pos = {x.position: x for x in arguments}
+    out = []
+    for i, index in enumerate(list(program.gemm_args)[start:start + more], start=1):
+        if index is None or not 0 <= index < len(flat) or flat[index][1] != "ptr":
+            raise RuntimeError(f"compile_program reported GEMM operand A{i} at entry parameter {index}, which is not "
+                               f"an array's base pointer (entry parameters: {flat})")
+        x = by_pos[flat[index][0]]
+        if getattr(cfg, "batched", False):
+            if x.ndim != 3 or x.shape[0] != batch or (batch > 1 and x.strides[0] != x.shape[1] * x.shape[2]):
+                raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs {batch} contiguous "
+                                         f"matrices, got strides {x.strides} for shape {x.shape}")
+            x = _matrix(x)
+        if (x.shape, x.strides, x.dtype) != (a.shape, a.strides, a.dtype):
+            raise LayoutNotSupported(f"{_where(x.name, x.position)}: the dots with an A each read every A like "
+                                     f"{_where(a.name, a.position)} (shape {a.shape}, strides {a.strides}, {a.dtype}: "
+                                     f"one K); got shape {x.shape}, strides {x.strides}, {x.dtype}")
+        out.append(x)
+    return out
+
+
 _GEMM_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": "float32", "e4m3": "float8_e4m3fn",
                 "e5m2": "float8_e5m2", "s8": "int8", "u8": "uint8", "s32": "int32"}
 
@@ -1229,6 +1260,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     # the operands as the kernel reads them: a column-major array as its row-major transpose
     a, b, c, m, n, k, batch, counts = gemm_problem_operand_batches(program, stored_arguments(arguments), arguments)
     more_b = more_b_operands(program, stored_arguments(arguments), b, counts[1])  # dots sharing A: the other Bs
+    more_a = more_a_operands(program, stored_arguments(arguments), a, counts[0])  # dots with an A each: the other As
     given = {x.position: x for x in arguments}
     major = program.gemm_config.b_major if program.gemm_config.b_major == "k" else b_major(b)
     if major != program.gemm_config.b_major and getattr(program.gemm_config, "b_shared", False):
@@ -1317,6 +1349,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         b_reason = "; ".join(filter(None, [b_reason, "A: M-major, the kernel reads a K-major copy made at each launch "
                                                       "(one extra pass over A)"]))
     more_ptrs = tuple(x.ptr for x in more_b)
+    more_a_ptrs = tuple(x.ptr for x in more_a)
     # (E's K is the first dot's N: the low-rank branch's, with one)
     e = epi_operand(program, stored_arguments(arguments), more_b[0] if getattr(gk.cfg, "lora_rank", 0) else b, c)
     epi = (e.ptr, e.shape[1] if getattr(gk.cfg, "epi_major", "n") == "k" else e.shape[0]) if e is not None else None
@@ -1337,14 +1370,14 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                                  f"{-(-n // gk.cfg.epi_n)} N tiles per work tile of {gk.cfg.tile_m} "
                                                  f"rows ({COARSEN_ENV}={choice}, {dev.sm_count} SMs)")
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
-           sched_l, ldc, c_cols, epi, epi_c)
+           sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs)
     prepared = _prepared.get(key)
     if prepared is None:
         prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
                                                more_b=more_ptrs, grid=program_grid, sched_l=sched_l,
                                                ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
-                                               operand_batches=counts, epi=epi, epi_c=epi_c)
+                                               operand_batches=counts, epi=epi, epi_c=epi_c, more_a=more_a_ptrs)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)

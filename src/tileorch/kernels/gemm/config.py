@@ -133,6 +133,16 @@ class GemmConfig:
     consumers keep ``b_operands`` accumulators and issue one WGMMA batch per B each K step; the
     epilogue (the tier's) combines them.  The extra B tensor maps follow ``params`` in the kernel's
     parameters."""
+    a_operands: int = 1
+    """The distinct A operands of the K loop's dots: 1 (every dot reads the one A tile, :attr:`b_operands`
+    dots sharing A) or :attr:`b_operands` (dot ``i`` reads A ``i`` and B ``i``: ``acc1 += x @ w1; acc2 += z @ w2``,
+    or one product split over two operand pairs along K).  Every stage holds the ``a_operands`` A tiles, then
+    the B tiles; the producer issues one TMA per operand tile on the stage's full barrier (its transaction
+    count the sum of their bytes: :attr:`tx_bytes`); the consumers run one WGMMA batch per (A ``i``, B ``i``)
+    pair.  The extra A tensor maps follow the extra B maps in the kernel's parameters."""
+    one_accumulator: bool = False
+    """With :attr:`b_operands` > 1: the dots accumulate in order into one accumulator (``acc = z @ w2 + (x @ w1
+    + acc)``, one product over several operand pairs) instead of one accumulator each."""
     c_transposed: bool = False
     """The program stores the accumulator transposed: C is a row-major ``[N, M]`` array (``C^T``).
     The kernel builder's fragment store of C (``direct``) is replaced by the tier's epilogue, which
@@ -375,14 +385,19 @@ class GemmConfig:
         return sum(self.b_tile_ns) * self.tile_k * self.element_bytes
 
     @property
+    def a_operand_bytes(self) -> int:
+        """Bytes of a stage's A operand tiles (:attr:`a_operands` of :attr:`a_stage_bytes`); the B tiles follow."""
+        return self.a_operands * self.a_stage_bytes
+
+    @property
     def stage_bytes(self) -> int:
-        return self.a_stage_bytes + self.b_operand_bytes + self.b_raw_stage_bytes + self.a_raw_stage_bytes
+        return self.a_operand_bytes + self.b_operand_bytes + self.b_raw_stage_bytes + self.a_raw_stage_bytes
 
     @property
     def tx_bytes(self) -> int:
         """Bytes the producer's TMA loads bring into a stage (the full barrier's transaction count):
         A's tile (or its raw tile, :attr:`a_raw`) and B's tiles (or B's raw tile, :attr:`b_raw`)."""
-        a = self.a_raw_bytes if self.a_raw else self.a_stage_bytes
+        a = self.a_raw_bytes if self.a_raw else self.a_operand_bytes
         return a + (self.b_raw_bytes if self.b_raw else self.b_operand_bytes)
 
     @property
@@ -418,8 +433,9 @@ class GemmConfig:
 
     @property
     def accumulator_registers(self) -> int:
-        """Accumulator registers per consumer thread over all ``b_operands`` accumulators."""
-        return sum(self.b_tile_ns) // 2
+        """Accumulator registers per consumer thread over all ``b_operands`` accumulators (one with
+        :attr:`one_accumulator`)."""
+        return self.tile_n // 2 if self.one_accumulator else sum(self.b_tile_ns) // 2
 
     @property
     def name(self) -> str:
@@ -428,7 +444,8 @@ class GemmConfig:
                 f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}{'_batched' if self.batched else ''}"
                 f"{'_ta' if self.transpose_a else ''}{'_gl' if self.grid_l else ''}"
                 f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}"
-                f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}{'_ct' if self.c_transposed else ''}"
+                f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}"
+                f"{f'_a{self.a_operands}' if self.a_operands != 1 else ''}{'_acc1' if self.one_accumulator else ''}{'_ct' if self.c_transposed else ''}"
                 f"{'_ld' if self.c_ld else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
                 f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}"
@@ -461,6 +478,14 @@ class GemmConfig:
              f"{self.accumulator_registers} registers per thread; at most "
              f"{accumulator_limit(self.lora_rank, self.lora_own_acc)} fit beside the "
              f"descriptors, addresses and epilogue in {self.consumer_regs} (use a narrower tile_n)"),
+            (self.a_operands in (1, self.b_operands),
+             f"a_operands must be 1 (dots sharing A) or b_operands = {self.b_operands} (an A per dot), got "
+             f"{self.a_operands}"),
+            (self.a_operands == 1 or not (self.a_raw or self.b_raw or self.epi_n or self.lora_rank or self.transpose_a),
+             "an A per dot (a_operands > 1) reads every operand as loaded: no computed A or B, no second dot, "
+             "no launch-time transposed A"),
+            (not self.one_accumulator or (self.b_operands > 1 and not self.lora_rank),
+             "one accumulator for several dots (one_accumulator) needs b_operands > 1 of one tile_n"),
             (self.b_operands == 1 or self.schedule != "streamk",
              "several accumulators (b_operands > 1) have no Stream-K fix-up: persistent or dp schedules"),
             (self.b_operands == 1 or self.epilogue != "atomic", "several accumulators need the tier's epilogue "
