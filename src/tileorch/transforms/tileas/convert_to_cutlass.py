@@ -1725,6 +1725,9 @@ def _chain_result(loop: scf.ForOp, dots: list, fail) -> SSAValue:
     iteration argument, and the loop yields the last dot's result there."""
     r = _loop_result(loop, dots[0], fail)
     yielded, _ = _through_layouts(loop.body.block.last_op.operands[r.index])
+    while isinstance(yielded.owner, Operation) and yielded.owner.name == "nv_tileas.async.pipeline.consumer_read":
+        # (the consumer's read of a stage yields what its region computes from the stage's tiles)
+        yielded, _ = _through_layouts(yielded.owner.regions[0].block.last_op.operands[yielded.index])
     if yielded is not dots[-1].result:
         fail(dots[-1], "the K loop carries a value other than the last dot's result of a chain of dots "
                        "(acc = ct.mma(z, w2, ct.mma(x, w1, acc)))")
