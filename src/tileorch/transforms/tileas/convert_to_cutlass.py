@@ -1488,7 +1488,9 @@ def own_a_dots(dots: list) -> bool:
     srcs = [_operand_source(d.lhs) for d in dots]
     if len(dots) < 2 or any(s is None or _operand_compute_op(d.lhs) is not None for s, d in zip(srcs, dots)):
         return False
-    return len({id(s) for s in srcs}) == len(dots)
+    # (two K tiles of one A array per trip, a K loop unrolled by hand, keep their own refusal: _split_k_dot_why)
+    roots = [_memref_root(s.view) if hasattr(s, "view") else None for s in srcs]
+    return None not in roots and len({id(r) for r in roots}) == len(dots) == len({id(s) for s in srcs})
 
 
 def _own_a_loads(dots: list, found: list, kinds: dict, fail) -> dict:
