@@ -80,10 +80,11 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
     arrays = _arrays(p, inputs)
     bases = {i: (i + 1) << 32 for i in arrays}
     args = _described(p, bases)
-    a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
-    more_b_args = rc.more_b_operands(prog, args, b)  # dots sharing A: their Bs
+    a, b, c, m, n, k, batch = rc.gemm_problem_batched(prog, args)
+    batch = batch if getattr(prog.gemm_config, "batched", False) else 1  # (the other operands' matrices)
+    more_b_args = rc.more_b_operands(prog, args, b, batch)  # dots sharing A: their Bs
     more_b = [x.position for x in more_b_args]
-    more_a = [x.position for x in rc.more_a_operands(prog, args, a)]  # dots with an A each: their other As
+    more_a = [x.position for x in rc.more_a_operands(prog, args, a, batch)]  # dots with an A each: their other As
     lora = getattr(prog.gemm_config, "lora_rank", 0)  # (E's K: the low-rank branch's N, as the launcher reads it)
     e = rc.epi_operand(prog, args, more_b_args[0] if lora else b, c)  # a second dot on the accumulator: its B
     tile = (_tile_params(p, args, bases) if prog.epilogue_ops else []) + list(more_params)

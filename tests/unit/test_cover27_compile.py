@@ -1,0 +1,89 @@
+"""Session 27's cover set (``tileorch.testing.cover27_programs``: dots with different A operands in one K loop,
+two K loops one after the other): each program, exported through cuTile's exporter (no GPU) and compiled for
+sm_90a, takes the path its table entry names -- "gemm" (the TileAS tier's TMA + WGMMA kernel with an A tile per
+dot in each stage, with the tier's remark) or "simt" with a *located* warning (``file:line:col`` at the program's
+second loop) saying why not -- its PTX assembles with ptxas without spills, and ``tileorch check`` proves its
+pipeline.  Results: test_cover27_emulated.py (the PTX emulator against numpy) and tests/gpu/test_cover27_gpu.py
+(the GPU against torch)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+from tileorch.testing import cover27_programs  # noqa: E402
+from tileorch.testing.cover27_programs import PROGRAMS  # noqa: E402
+from dot_sweep_checks import assert_dot_sweep, assert_takes_its_path, compile_sweep_program, spilled_programs  # noqa: E402
+
+
+def compiled(name):
+    """The program's compile for sm_90a, shared by the tests of a run (``compile_once``)."""
+    return compile_sweep_program(PROGRAMS, name)
+
+
+def test_the_set_has_its_programs():
+    assert_dot_sweep(PROGRAMS, 8, 6)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_takes_its_path_and_says_so(name):
+    assert_takes_its_path(PROGRAMS[name], compiled(name), cover27_programs.__file__)
+
+
+# (program, A operands per stage, one accumulator for all the dots, the K loops fused from two)
+SHAPES = {"concat_k_linear_bt": (2, True, False), "summed_products_relu": (2, True, False),
+          "dual_input_gated_batched": (2, False, False), "three_operand_pairs": (3, True, False),
+          "two_k_loops_two_accumulators": (2, False, True), "two_k_loops_continued_bt": (2, False, True)}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_each_stage_holds_an_a_per_dot(name):
+    """The kernel's stages hold an A and a B tile per dot (the transaction count their sum); a chain of dots runs
+    into one accumulator, separate dots (two loops' accumulators too: the second's start hoisted to the epilogue)
+    into one each; the remark names the path."""
+    cfg = compiled(name).gemm_config
+    a, one, fused = SHAPES[name]
+    assert (cfg.a_operands, cfg.b_operands, cfg.one_accumulator) == (a, a, one), cfg
+    assert cfg.tx_bytes == a * (cfg.tile_m + cfg.tile_n) * cfg.tile_k * cfg.element_bytes
+    remarks = compiled(name).remarks
+    assert any(f"{a} dots each reading an A tile of its own in one K loop" in r for r in remarks), remarks
+    assert fused == any("2 K loops one after the other over the same K tiles run as one loop" in r
+                        for r in remarks), remarks
+
+
+def test_the_ptx_issues_a_tma_per_operand_tile_and_a_wgmma_batch_per_pair():
+    """Three operand pairs: six TMA tile loads per stage, 3 x (tile_k / 16) WGMMAs per K step, one wait per step."""
+    ptx = compiled("three_operand_pairs").ptx
+    assert len(re.findall(r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global", ptx)) == 6
+    cfg = compiled("three_operand_pairs").gemm_config
+    per_step = 3 * cfg.tile_k // cfg.mma_k
+    assert len(re.findall(r"wgmma\.mma_async", ptx)) == per_step * cfg.consumer_groups
+
+
+def test_every_program_assembles_without_spills():
+    assert spilled_programs(PROGRAMS, compiled) == set()
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in PROGRAMS.items() if p.path != "simt"))
+def test_the_tensor_core_kernel_is_proved(name):
+    """``tileorch check`` on each kernel: its pipeline (several operand tiles per stage on one full barrier) free
+    of deadlocks and races over every trip count."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS[name]
+    ctx = make_context()
+    kind, lowered = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx, remarks=[])
+    assert kind == p.path
+    protocols = extract(lowered)
+    assert protocols
+    for result in (check(proto) for proto in protocols):
+        assert result.ok, (result.values, result.violation)
