@@ -49,7 +49,7 @@ from tileorch.dialects.nv_tileaa.attrs import PointerType, ints
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import decode_record, encode_record
-from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, OUT_DTYPES, OVERRIDABLE
+from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, OUT_DTYPES, OVERRIDABLE, SMEM_LIMIT
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragment, in_staging,
                                                          lower_column_reductions, scratch_bytes, scratch_pointer)
@@ -2061,6 +2061,14 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             cfg = replace(cfg, tile_n=narrow, cluster_m=cfg.cluster_m if cluster_ok else 1)
             dk.remarks.append(f"tile_n {override.get('tile_n')} asked for runs as {narrow}: {cfg.b_operands} "
                               f"accumulators of 64x{narrow} per consumer warp group fill its accumulator registers")
+        if cfg.a_operands > 1 and cfg.tile_n > own_n and replace(cfg, stages=2).smem_bytes > SMEM_LIMIT:
+            # (an operand pair per dot in each stage: the widest tile that keeps 2 stages)
+            fit = max(v for v in (own_n, *TILE_NS) if own_n <= v <= cfg.tile_n
+                      and replace(cfg, tile_n=v, stages=2).smem_bytes <= SMEM_LIMIT)
+            dk.remarks.append(f"tile_n {cfg.tile_n} asked for runs as {fit}: {cfg.a_operands} operand pairs per "
+                              f"stage {cfg.tile_n} wide leave no shared memory for 2 stages")
+            cfg = replace(cfg, tile_n=fit, cluster_m=cfg.cluster_m if cfg.b_major == "k" or
+                          (fit // cfg.cluster_m) % 64 == 0 else 1)
     # (after the override: an overridden direct epilogue has no TMA staging buffer for the exchange)
     need = scratch_bytes(len(column_stores(dk)), 4 * cfg.consumer_groups, tn)
     if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own
