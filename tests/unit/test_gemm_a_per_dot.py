@@ -50,6 +50,21 @@ def test_stage_holds_a_tile_per_dot_and_one_tma_per_tile(pairs, one, a_major):
     assert cfg.accumulator_registers == (32 if one else pairs * 32)
 
 
+def test_dots_sharing_b_read_the_one_b_tile():
+    """An A per dot beside one B (``A1 B - A2 B``): the stage holds both A tiles and one B tile, both pairs' WGMMAs
+    read B's descriptor, two accumulators."""
+    cfg = replace(BASE, b_operands=1, a_operands=2).check()
+    assert cfg.pairs == 2 and cfg.tx_bytes == 2 * 128 * 64 * 2 + 64 * 64 * 2 and cfg.accumulator_registers == 64
+    module = build_gemm_kernel(cfg)
+    module.verify()
+    assert len(_ops(module, CpAsyncBulkTensorGlobalToSharedClusterOp)) == 3
+    mmas = _ops(module, WgmmaMmaAsyncOp)[:8]
+    assert len(_ops(module, WgmmaMmaAsyncOp)) == 2 * 2 * 4
+    base = [(m.operands[1].owner.operands[0], m.operands[2].owner.operands[0]) for m in mmas]  # (A's, B's stage base)
+    assert {b for _, b in base[:4]} == {b for _, b in base[4:]} and len({b for _, b in base}) == 1  # the one B tile
+    assert len({a for a, _ in base[:4]} | {a for a, _ in base[4:]}) == 2  # each pair its own A tile
+
+
 def test_one_accumulator_chains_the_pairs():
     """One accumulator: each pair's first WGMMA reads the previous pair's last result, a single loop-carried value."""
     cfg = replace(BASE, b_operands=2, a_operands=2, one_accumulator=True).check()
@@ -68,6 +83,7 @@ def test_two_accumulators_keep_the_pairs_apart():
 
 @pytest.mark.parametrize("kw,why", [
     (dict(b_operands=2, a_operands=3), "a_operands must be 1"),
+    (dict(b_operands=3, a_operands=2), "a_operands must be 1"),
     (dict(b_operands=2, a_operands=2, a_raw="f16"), "an A per dot"),
     (dict(b_operands=2, a_operands=2, transpose_a=True, dtype="e4m3", b_major="k", out_dtype="f32"), "an A per dot"),
     (dict(one_accumulator=True), "one_accumulator"),

@@ -642,8 +642,8 @@ def _consumer(k: _Kernel, wg: int) -> None:
             # released once that batch has completed (wait_group 1)
             # one accumulator per B operand (cfg.b_operands; one for all, cfg.one_accumulator): all of a K tile's
             # WGMMAs are one batch
-            nacc = cfg.b_operands
-            acc_ns = cfg.b_tile_ns[:1] if cfg.one_accumulator else cfg.b_tile_ns
+            nacc = cfg.pairs  # (dots sharing B, cfg.b_operands 1: each pair reads B 0)
+            acc_ns = cfg.b_tile_ns[:1] if cfg.one_accumulator else cfg.b_tile_ns * (nacc // cfg.b_operands)
             acc_types = [_acc_type(cfg, n) for n in acc_ns]
             body = Block(arg_types=[i32, *acc_types, t.state, t.state])
             with ImplicitBuilder(body) as (kt, *accs, st, prev):
@@ -667,12 +667,13 @@ def _consumer(k: _Kernel, wg: int) -> None:
                 nvvm.WgmmaFenceAlignedOp()
                 acc_next = list(accs)
                 for i in range(nacc):  # B i's tile is i * b_stage_bytes after B 0's (A i's, i * a_stage_bytes)
-                    db_i = db_stage if i == 0 else _named(
+                    db_i = db_stage if i == 0 or cfg.b_operands == 1 else _named(
                         _add(db_stage, _const(i * cfg.b_stage_bytes // 16, i64)), f"db{i}_stage")
                     da_i = da_stage if i == 0 or cfg.a_operands == 1 else _named(
                         _add(da_stage, _const(i * cfg.a_stage_bytes // 16, i64)), f"da{i}_stage")
                     j = 0 if cfg.one_accumulator else i  # (one accumulator: the pairs' WGMMAs chain on it)
-                    acc_next[j] = _wgmma_steps(k, acc_next[j], da_i, db_i, c0_i64, frags_of[i], cfg.b_tile_ns[i])
+                    acc_next[j] = _wgmma_steps(k, acc_next[j], da_i, db_i, c0_i64, frags_of[i],
+                                               cfg.b_tile_ns[i if cfg.b_operands > 1 else 0])
                 nvvm.WgmmaGroupSyncAlignedOp()
                 if not cfg.a_regs:
                     _release_previous(k, kt, kbeg, prev, 1)

@@ -135,8 +135,9 @@ class GemmConfig:
     parameters."""
     a_operands: int = 1
     """The distinct A operands of the K loop's dots: 1 (every dot reads the one A tile, :attr:`b_operands`
-    dots sharing A) or :attr:`b_operands` (dot ``i`` reads A ``i`` and B ``i``: ``acc1 += x @ w1; acc2 += z @ w2``,
-    or one product split over two operand pairs along K).  Every stage holds the ``a_operands`` A tiles, then
+    dots sharing A), or one per dot (:attr:`pairs` of them): dot ``i`` reads A ``i`` and B ``i`` (``acc1 += x @ w1;
+    acc2 += z @ w2``, or one product split over two operand pairs along K), or, with one B operand, A ``i`` and the
+    one B (``A1 B - A2 B``: dots sharing B).  Every stage holds the ``a_operands`` A tiles, then
     the B tiles; the producer issues one TMA per operand tile on the stage's full barrier (its transaction
     count the sum of their bytes: :attr:`tx_bytes`); the consumers run one WGMMA batch per (A ``i``, B ``i``)
     pair.  The extra A tensor maps follow the extra B maps in the kernel's parameters."""
@@ -385,6 +386,11 @@ class GemmConfig:
         return sum(self.b_tile_ns) * self.tile_k * self.element_bytes
 
     @property
+    def pairs(self) -> int:
+        """The dots of the K loop (operand pairs): one per A or per B operand, whichever there are several of."""
+        return max(self.a_operands, self.b_operands)
+
+    @property
     def a_operand_bytes(self) -> int:
         """Bytes of a stage's A operand tiles (:attr:`a_operands` of :attr:`a_stage_bytes`); the B tiles follow."""
         return self.a_operands * self.a_stage_bytes
@@ -435,7 +441,9 @@ class GemmConfig:
     def accumulator_registers(self) -> int:
         """Accumulator registers per consumer thread over all ``b_operands`` accumulators (one with
         :attr:`one_accumulator`)."""
-        return self.tile_n // 2 if self.one_accumulator else sum(self.b_tile_ns) // 2
+        if self.one_accumulator:
+            return self.tile_n // 2
+        return self.pairs * self.tile_n // 2 if self.a_operands > self.b_operands else sum(self.b_tile_ns) // 2
 
     @property
     def name(self) -> str:
@@ -478,17 +486,17 @@ class GemmConfig:
              f"{self.accumulator_registers} registers per thread; at most "
              f"{accumulator_limit(self.lora_rank, self.lora_own_acc)} fit beside the "
              f"descriptors, addresses and epilogue in {self.consumer_regs} (use a narrower tile_n)"),
-            (self.a_operands in (1, self.b_operands),
-             f"a_operands must be 1 (dots sharing A) or b_operands = {self.b_operands} (an A per dot), got "
-             f"{self.a_operands}"),
+            (self.a_operands >= 1 and (self.a_operands == 1 or self.b_operands in (1, self.a_operands)),
+             f"a_operands must be 1 (dots sharing A) or, with b_operands 1 or equal, the dots' count (an A per dot), "
+             f"got a_operands {self.a_operands}, b_operands {self.b_operands}"),
             (self.a_operands == 1 or not (self.a_raw or self.b_raw or self.epi_n or self.lora_rank or self.transpose_a),
              "an A per dot (a_operands > 1) reads every operand as loaded: no computed A or B, no second dot, "
              "no launch-time transposed A"),
-            (not self.one_accumulator or (self.b_operands > 1 and not self.lora_rank),
-             "one accumulator for several dots (one_accumulator) needs b_operands > 1 of one tile_n"),
-            (self.b_operands == 1 or self.schedule != "streamk",
+            (not self.one_accumulator or (self.pairs > 1 and not self.lora_rank),
+             "one accumulator for several dots (one_accumulator) needs several operand pairs of one tile_n"),
+            (self.pairs == 1 or self.schedule != "streamk",
              "several accumulators (b_operands > 1) have no Stream-K fix-up: persistent or dp schedules"),
-            (self.b_operands == 1 or self.epilogue != "atomic", "several accumulators need the tier's epilogue "
+            (self.pairs == 1 or self.epilogue != "atomic", "several accumulators need the tier's epilogue "
              "(tma or direct), not the atomic one"),
             (self.smem_bytes <= SMEM_LIMIT,
              f"{self.stages} stages of {self.stage_bytes} bytes (+ {self.epilogue_bytes} epilogue bytes"

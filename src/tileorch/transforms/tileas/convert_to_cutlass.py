@@ -870,7 +870,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if refused:
         raise LocatedError(gathered[0], gathered_operand_message(gathered[1], gathered[2], refused))
     a_gather = gathered[0] if gathered is not None else None
-    if a_gather is None and (len(loads) != (len(dots) if own_a else 1) + len(dots)
+    n_b = len({id(_operand_source(d.rhs)) for d in dots}) if own_a else len(dots)  # (own A: one B may serve all)
+    if a_gather is None and (len(loads) != (len(dots) if own_a else 1) + n_b
                              or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads)):
         computed = _computed_operand(dots)
         if computed is not None:
@@ -929,7 +930,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                 b_found.append((ld, role[1]))
             else:
                 fail(ld, "a second A tile load feeding the dot")
-    if (a_load is None) == (a_gather is None) or len(b_found) != len(dots):
+    if (a_load is None) == (a_gather is None) or len(b_found) != n_b:
         fail(sw, f"expected one A and {'one B tile load' if len(dots) == 1 else f'{len(dots)} B tile loads'}")
     if a_gather is not None:  # the gather stands for A's load: 2-D (no batch index), its row tile C's (below)
         a_load = a_gather
@@ -953,8 +954,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         if len(dots) > 1 and not match:
             fail(d, "this dot's B is not one of the B tile loads at (k, program id 1) or B^T at (program id 1, k)")
         b_of[d] = match[0] if match else b_found[0]
-    if len({id(b_of[d][0]) for d in dots}) != len(dots):
-        fail(dots[1], "two dots sharing A read the same B tile (write one dot)")
+    if len({id(b_of[d][0]) for d in dots}) != n_b or (own_a and n_b not in (1, len(dots))):
+        fail(dots[1], "dots with an A each read some B tiles together and others apart: the WGMMA kernel reads a B "
+                      "per dot or one B for all" if own_a else "two dots sharing A read the same B tile (write one "
+                      "dot)")
     b_load, b_major = b_of[dot]
     # the roles read from the indices must be the loads the dot reads (square tiles cannot tell)
     for d in dots:
@@ -969,7 +972,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             if "nv_tileaa.permute" not in names and not _unit_dim_transpose(d.rhs):
                 fail(*(early_transpose_refusal("B", "(program id 1, k)", d.rhs)
                        or (d, "B tile (program id 1, k) reaches the dot without a transpose")))
-    more_b = [b_of[d][0] for d in dots[1:]]
+    more_b = [b_of[d][0] for d in dots[1:]] if n_b > 1 else []  # (dots with an A each sharing B: the one B)
     if any(b_of[d][1] != b_major for d in dots) or any(
             ints(ld.view.type.order) != ints(b_load.view.type.order) for ld in more_b):
         fail(dots[1], "dots sharing A read their B tiles in different layouts (one B^T, another B, or a view "
@@ -1179,8 +1182,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if own_a and (a_prologue is not None or b_prologue is not None):
         fail(dot, "dots with an A each read their operands as loaded (a computed A or B beside them is not "
                   "supported yet by the WGMMA lowering)")
-    for d, ld_a, ld_b in zip(dots[1:], more_a, more_b) if own_a else ():  # every pair of the WGMMA's types
-        for operand, ld, s, what in ((d.lhs, ld_a, signed[0], "A"), (d.rhs, ld_b, signed[1], "B")):
+    for d in dots[1:] if own_a else ():  # every pair of the WGMMA's types
+        for operand, ld, s, what in ((d.lhs, a_of[d][0], signed[0], "A"), (d.rhs, b_of[d][0], signed[1], "B")):
             _check_folded_conversion(operand, ld, s, what, fail)
             if ld.result.type.element_type != (a_load if what == "A" else b_load).result.type.element_type:
                 fail(ld, f"dots with an A each read {what} tiles of different element types: the WGMMA kernel runs "
@@ -1279,7 +1282,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                           "stores each element at its transposed coordinates from the accumulator's registers "
                           "(predicated on the bounds), after the program's epilogue ops")
     if own_a:
-        dk.remarks.append(OWN_A_REMARK.format(n=len(dots)) + (
+        dk.remarks.append(OWN_A_REMARK.format(n=len(dots), nb=n_b) + (
             ", all into one accumulator (the dots' chain: one product over the operand pairs)" if one_acc else
             f", one accumulator per dot, which the epilogue combines"))
     elif more_b and ed is None:  # (a low-rank branch says what it does in its own remark)
@@ -1469,7 +1472,7 @@ def _same_a(first: Operation, d: Operation, a: Operation | None) -> bool:
     return _operand_value(d.lhs) is _operand_value(first.lhs)
 
 
-OWN_A_REMARK = ("{n} dots each reading an A tile of its own in one K loop: each stage holds {n} A and {n} B tiles "
+OWN_A_REMARK = ("{n} dots each reading an A tile of its own in one K loop: each stage holds {n} A and {nb} B tile(s) "
                 "(one TMA per tile on the stage's full barrier, the transaction count their sum), the consumers run "
                 "one WGMMA batch per operand pair")
 """The remark of dots with an A each (:func:`own_a_dots`), before what the accumulators are."""
@@ -1996,9 +1999,9 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     if dk.batch_exprs is not None and not dk.program_grid and schedule == "streamk":
         schedule = "persistent"
         remarks.append("Stream-K not applied: the batch indices are evaluated per work tile (persistent schedule)")
-    if dk.more_b_loads and schedule == "streamk":
+    if (dk.more_b_loads or dk.more_a_loads) and schedule == "streamk":
         schedule = "persistent"
-        remarks.append("Stream-K not applied: its fix-up carries one accumulator and the dots sharing A keep "
+        remarks.append("Stream-K not applied: its fix-up carries one accumulator and the dots keep "
                        f"{1 + len(dk.more_accs)} (persistent schedule)" if dk.more_accs else
                        "Stream-K not applied: its fix-up reads one operand pair per stage (persistent schedule)")
     if dk.more_a_loads and transpose_a:
@@ -2056,10 +2059,10 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             cfg = replace(cfg, epilogue="direct")
         limit = accumulator_limit(cfg.lora_rank, cfg.lora_own_acc) if cfg.tile_n == own_n else ACCUMULATOR_REGISTERS
         if cfg.accumulator_registers > limit:  # the launcher's shape heuristic asked for more
-            narrow = max(v for v in TILE_NS if cfg.b_operands * v // 2 <= ACCUMULATOR_REGISTERS)
+            narrow = max(v for v in TILE_NS if (1 if cfg.one_accumulator else cfg.pairs) * v // 2 <= ACCUMULATOR_REGISTERS)
             cluster_ok = cfg.b_major == "k" or (narrow // cfg.cluster_m) % 64 == 0
             cfg = replace(cfg, tile_n=narrow, cluster_m=cfg.cluster_m if cluster_ok else 1)
-            dk.remarks.append(f"tile_n {override.get('tile_n')} asked for runs as {narrow}: {cfg.b_operands} "
+            dk.remarks.append(f"tile_n {override.get('tile_n')} asked for runs as {narrow}: {cfg.pairs} "
                               f"accumulators of 64x{narrow} per consumer warp group fill its accumulator registers")
         if cfg.a_operands > 1 and cfg.tile_n > own_n and replace(cfg, stages=2).smem_bytes > SMEM_LIMIT:
             # (an operand pair per dot in each stage: the widest tile that keeps 2 stages)
