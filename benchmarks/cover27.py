@@ -12,11 +12,11 @@ Sizes: M = N = K = 4096 per operand pair (the batched gated layer: 4 batches of 
 
 from __future__ import annotations
 
-import argparse
-import json
+import sys
 from pathlib import Path
 
-from tileorch.testing.timing import bench_ms, rates, time_variant
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cover26  # noqa: E402  (the runner: each variant timed and checked, one JSON row per program)
 
 M = N = K = 4096
 PROGRAMS = "concat_k,summed,gated_batched,three_pairs,two_loops,two_loops_bt"
@@ -71,45 +71,9 @@ def _case(program: str, g):
 def run_one(program: str, iters: int, simt: bool = True) -> dict:
     import torch
 
-    import tileorch.cutile
-
     g = torch.Generator(device="cuda").manual_seed(27)
-    kernel, grid, args, fresh, ref, torch_fn, flops = _case(program, g)
-    row: dict = {"program": program}
-
-    def variant(name, **kw):
-        y = fresh()
-        time_variant(row, name, tileorch.cutile.launch, kernel, grid, args(y), y, ref, iters, **kw)
-
-    variant("tileorch")
-    if simt:
-        variant("tileorch_simt", schedule="simt")
-    row["torch_ms"] = bench_ms(torch_fn, iters)
-    rates(row, flops, ("tileorch", "tileorch_simt", "torch"))
-    return row
-
-
-SUMMARY = ("tileorch_kind", "tileorch_ms", "tileorch_simt_kind", "tileorch_simt_ms", "torch_ms", "vs_tileorch_simt",
-           "vs_torch", "tileorch_tflops", "tileorch_rel_err", "tileorch_simt_rel_err")
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--programs", default=PROGRAMS)
-    ap.add_argument("--iters", type=int, default=10)
-    ap.add_argument("--no-simt", action="store_true", help="leave out the SIMT-path variant")
-    ap.add_argument("--out", default="build/cover27.json")
-    opts = ap.parse_args(argv)
-    rows = []
-    for program in opts.programs.split(","):
-        row = run_one(program, opts.iters, not opts.no_simt)
-        rows.append(row)
-        print(" ".join([program, *[f"{k}={row.get(k)}" for k in SUMMARY],
-                        *[f"{k}={row[k]}" for k in row if k.endswith(("_error", "_spills"))]]), flush=True)
-    Path(opts.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(opts.out).write_text(json.dumps(rows, indent=1))
-    return 0
+    return cover26.run_case(program, _case(program, g), iters, simt)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(cover26.main(None, __doc__, PROGRAMS, "build/cover27.json", run_one))

@@ -925,10 +925,7 @@ def more_b_operands(program: Any, arguments: list[Argument], b: ArrayArg, batch:
 
             x = operand_view(x, f"B{i}", lead, arguments, flat)
         if getattr(program.gemm_config, "batched", False):
-            if x.ndim != 3 or x.shape[0] != batch or (batch > 1 and x.strides[0] != x.shape[1] * x.shape[2]):
-                raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs {batch} contiguous "
-                                         f"matrices, got strides {x.strides} for shape {x.shape}")
-            x = _matrix(x)
+            x = _batch_matrix(x, batch)
         lora = getattr(program.gemm_config, "lora_rank", 0)
         if lora:  # a low-rank branch's B (LoRA): [K, R] (or [R, K], K-major), R up to its lora_rank tile
             r = x.shape[0] if program.gemm_config.b_major == "k" else x.shape[-1]
@@ -967,10 +964,7 @@ def more_a_operands(program: Any, arguments: list[Argument], a: ArrayArg, batch:
                                f"an array's base pointer (entry parameters: {flat})")
         x = by_pos[flat[index][0]]
         if getattr(cfg, "batched", False):
-            if x.ndim != 3 or x.shape[0] != batch or (batch > 1 and x.strides[0] != x.shape[1] * x.shape[2]):
-                raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs {batch} contiguous "
-                                         f"matrices, got strides {x.strides} for shape {x.shape}")
-            x = _matrix(x)
+            x = _batch_matrix(x, batch)
         if (x.shape, x.strides, x.dtype) != (a.shape, a.strides, a.dtype):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the dots with an A each read every A like "
                                      f"{_where(a.name, a.position)} (shape {a.shape}, strides {a.strides}, {a.dtype}: "
@@ -1155,6 +1149,14 @@ def _gathered_a_operand(a: ArrayArg, b: ArrayArg, c: ArrayArg, cfg: Any) -> Arra
     k_major_b = cfg.b_major == "k" and not getattr(cfg, "transpose_b", False)
     k = b.shape[-1] if k_major_b else b.shape[-2]
     return dataclasses.replace(a, shape=(rows, k), strides=(k, 1))
+
+
+def _batch_matrix(x: ArrayArg, batch: int) -> ArrayArg:
+    """The first matrix of a batched operand ``x`` of ``batch`` contiguous ``[rows, cols]`` matrices (checked)."""
+    if x.ndim != 3 or x.shape[0] != batch or (batch > 1 and x.strides[0] != x.shape[1] * x.shape[2]):
+        raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs {batch} contiguous "
+                                 f"matrices, got strides {x.strides} for shape {x.shape}")
+    return _matrix(x)
 
 
 def _matrix(x: ArrayArg) -> ArrayArg:
