@@ -136,6 +136,18 @@ def _case_two_dots_two_a_summed_products():
     s14e._check(y, _mm(x, w1) + _mm(z, w2), 2e-2, 1e-2)
 
 
+def _case_two_k_loops_one_accumulator():
+    """Two K loops (K1 = 128, K2 = 200), fused into the WGMMA kernel of an A per dot over A's K: the launcher refuses
+    these shapes (X2's K is not X1's), naming the argument, so the SIMT path runs them; the check is the launcher's
+    own, the same on the CPU and beside a GPU."""
+    import test_cover27_compile as c27
+
+    from tileorch.launchers.cutile import LayoutNotSupported
+
+    with pytest.raises(LayoutNotSupported, match=r"argument 2 \('X2'\).*one K"):
+        c27.launch_check(PROGRAMS["two_k_loops_one_accumulator"].spec, PROGRAMS["two_k_loops_one_accumulator"])
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 

@@ -37,7 +37,8 @@ def test_program_takes_its_path_and_says_so(name):
 # (program, A operands per stage, one accumulator for all the dots, the K loops fused from two)
 SHAPES = {"concat_k_linear_bt": (2, True, False), "summed_products_relu": (2, True, False),
           "dual_input_gated_batched": (2, False, False), "three_operand_pairs": (3, True, False),
-          "two_k_loops_two_accumulators": (2, False, True), "two_k_loops_continued_bt": (2, False, True)}
+          "two_k_loops_two_accumulators": (2, False, True), "two_k_loops_continued_bt": (2, False, True),
+          "two_k_loops_own_bounds": (2, False, True)}
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
@@ -62,6 +63,36 @@ def test_the_ptx_issues_a_tma_per_operand_tile_and_a_wgmma_batch_per_pair():
     cfg = compiled("three_operand_pairs").gemm_config
     per_step = 3 * cfg.tile_k // cfg.mma_k
     assert len(re.findall(r"wgmma\.mma_async", ptx)) == per_step * cfg.consumer_groups
+
+
+def launch_check(spec: list, program=None):
+    """The other As the launcher passes for ``program`` (``two_k_loops_own_bounds`` by default) compiled for
+    ``spec`` (``more_a_operands``' check), its operands derived as test_user_sweep3_emulated's runner does."""
+    import dataclasses
+
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    p = dataclasses.replace(program or PROGRAMS["two_k_loops_own_bounds"], spec=spec)
+    prog = compile_cutile(p.kernel, p.spec, "two_k_loops_own_bounds_k2")
+    assert prog.kind == "gemm" and prog.gemm_config.a_operands == 2
+    args = s3._described(p, {i: (i + 1) << 32 for i in range(len(spec))})
+    a = rc.gemm_problem_batched(prog, args)[0]
+    return rc.more_a_operands(prog, args, a)
+
+
+def test_two_loops_bounded_by_their_own_operands_need_one_k_at_launch():
+    """The loops' bounds are each its own A's K: fused, the kernel runs A's K for both pairs, so a launch whose
+    second A has another K is the launcher's refusal (the SIMT path runs it, the warning naming the argument)."""
+    from tileorch.launchers.cutile import LayoutNotSupported
+
+    spec = list(PROGRAMS["two_k_loops_own_bounds"].spec)
+    assert [x.position for x in launch_check(spec)] == [2]
+    spec[0], spec[1] = ((200, 128), "float16"), ((128, 192), "float16")  # K1 = 128, K2 = 200
+    with pytest.raises(LayoutNotSupported, match=r"argument 2 \('X2'\).*one K"):
+        launch_check(spec)
 
 
 def test_every_program_assembles_without_spills():

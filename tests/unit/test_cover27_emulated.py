@@ -94,6 +94,13 @@ def _case_two_k_loops_continued_bt():
     s14e._check(y, _mm(x1, w1.T) + _mm(x2, w2.T), 6e-2, 1e-2)
 
 
+def _case_two_k_loops_own_bounds():
+    """Two K loops each bounded by its own A's K (one K here), fused: ``x1 @ w1 + x2 @ w2``."""
+    x1, x2, w1, w2 = _h(200, 200), _h(200, 200), _h(200, 192, scale=0.25), _h(200, 192, scale=0.25)
+    y = emulate("two_k_loops_own_bounds", {0: x1, 1: w1, 2: x2, 3: w2, 4: _nan((200, 192))})[4]
+    s14e._check(y, _mm(x1, w1) + _mm(x2, w2), 2e-2, 1e-2)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 

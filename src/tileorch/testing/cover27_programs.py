@@ -9,10 +9,13 @@ kernel holds an A tile per dot in every stage (``GemmConfig.a_operands``: one TM
 stage's full barrier, one WGMMA batch per pair, into one accumulator or one each).
 
 Two K loops one after the other: over the same K tiles, two independent accumulators combined in the
-epilogue, or the second loop continuing the first's accumulator; ``tileas-fuse-split-loops`` makes them one
-loop (:mod:`tileorch.transforms.tileas.same_range_loops`) and the kernel is the one above.  Still refused,
-with the located reason at the second loop: loops over different K lengths, and a second loop that reads the
-first's result (``acc2 += f(acc1) @ w2``).
+epilogue, or the second loop continuing the first's accumulator, each loop's bound from its own operand
+(``cdiv(X1.shape[1], tk)``, ``cdiv(X2.shape[1], tk)``); ``tileas-fuse-split-loops`` makes them one loop
+(:mod:`tileorch.transforms.tileas.same_range_loops`) and the kernel is the one above; a launch whose two K
+differ runs on the SIMT path (the launcher's check of the other A, with a warning naming it).  Still refused,
+with the located reason at the second loop: loops over ranges that are not the same function of the operands'
+extents (a scalar trip count per loop), and a second loop that reads the first's result
+(``acc2 += f(acc1) @ w2``).
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` ("gemm" = TMA + WGMMA,
 "simt" with ``error`` = the located remark saying why not), driven by tests/unit/test_cover27_compile.py (path,
@@ -140,14 +143,30 @@ def two_k_loops_continued_bt(X1, W1, X2, W2, Y, tm: C[int], tn: C[int], tk: C[in
 
 
 @ct.kernel
-def two_k_loops_different_k(X1, W1, X2, W2, Y, tm: C[int], tn: C[int], tk: C[int]):
-    """``y = x1 @ w1 + x2 @ w2`` as two K loops over different K lengths (K1 = 128, K2 = 200)."""
+def two_k_loops_own_bounds(X1, W1, X2, W2, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """``y = x1 @ w1 + x2 @ w2`` as two K loops, each bounded by its own A's K (``cdiv(X1.shape[1], tk)``, then
+    ``cdiv(X2.shape[1], tk)``): one K at the spec's shapes."""
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
     for k in range(ct.cdiv(X1.shape[1], tk)):
         acc = ct.mma(ct.load(X1, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
                      ct.load(W1, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
     for k in range(ct.cdiv(X2.shape[1], tk)):
+        acc = ct.mma(ct.load(X2, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(W2, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
+
+
+@ct.kernel
+def two_k_loops_scalar_trip_counts(X1, W1, X2, W2, Y, n1: int, n2: int, tm: C[int], tn: C[int], tk: C[int]):
+    """``y = x1 @ w1 + x2 @ w2`` as two K loops whose trip counts are scalar arguments (``range(n1)``, ``range(n2)``:
+    two K lengths the program does not tie to its operands)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(n1):
+        acc = ct.mma(ct.load(X1, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(W1, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    for k in range(n2):
         acc = ct.mma(ct.load(X2, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
                      ct.load(W2, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
     ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
@@ -189,8 +208,11 @@ _add("two_k_loops_two_accumulators", two_k_loops_two_accumulators,
 _add("two_k_loops_continued_bt", two_k_loops_continued_bt,
      [_a((_M, _K), BF16), _a((_N, _K), BF16), _a((_M, _K), BF16), _a((_N, _K), BF16), _a((_M, _N), BF16), 128, 64,
       64], (2, 3), "gemm", outputs=(4,))
-_add("two_k_loops_different_k", two_k_loops_different_k,
-     [_a((_M, 128)), _a((128, _N)), _a((_M, _K)), _a((_K, _N)), _a((_M, _N)), 128, 64, 64], (2, 3), "simt",
+_add("two_k_loops_own_bounds", two_k_loops_own_bounds,
+     [_a((_M, _K)), _a((_K, _N)), _a((_M, _K)), _a((_K, _N)), _a((_M, _N)), 128, 64, 64], (2, 3), "gemm",
+     outputs=(4,))
+_add("two_k_loops_scalar_trip_counts", two_k_loops_scalar_trip_counts,
+     [_a((_M, 128)), _a((128, _N)), _a((_M, _K)), _a((_K, _N)), _a((_M, _N)), 2, 4, 128, 64, 64], (2, 3), "simt",
      error="they run different ranges of K tiles", outputs=(4,))
 _add("two_k_loops_second_reads_first", two_k_loops_second_reads_first,
      [_a((_M, _K)), _a((_K, 64)), _a((64, _N)), _a((_M, _N)), 128, 64], (2,), "simt",

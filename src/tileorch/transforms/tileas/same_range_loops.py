@@ -92,9 +92,68 @@ def reads_first_why(l1: scf.ForOp, l2: scf.ForOp) -> str | None:
             "E per step) is the form the WGMMA kernel takes")
 
 
+def _operand_extents(loop: scf.ForOp) -> dict[int, tuple[int, int]]:
+    """``{id(extent): (operand, dimension)}`` of the arrays ``loop``'s dots read their A (operand 0) and B (1) tiles
+    from: each dynamic extent of the array's ``make_memref``, through ``assume``."""
+    from tileorch.transforms.tileas.convert_to_cutlass import _memref_root, _operand_source
+
+    out = {}
+    for d in (o for o in loop.walk() if o.name.endswith(".dot")):
+        for operand in (0, 1):
+            ld = _operand_source(d.operands[operand])
+            mk = _memref_root(ld.view) if ld is not None and hasattr(ld, "view") else None
+            for dim, e in enumerate(mk.shape if mk is not None else ()):
+                out[id(_strip_assume(e))] = (operand, dim)
+    return out
+
+
+def _strip_assume(v: SSAValue) -> SSAValue:
+    while isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.assume":
+        v = v.owner.operands[0]
+    return v
+
+
+def _same_up_to_operands(x: SSAValue, y: SSAValue, e1: dict, e2: dict) -> bool:
+    """``x`` (of the first loop) and ``y`` (of the second) are the same function of the same extents of the two
+    loops' operand arrays (``cdiv(X1.shape[1], tk)`` and ``cdiv(X2.shape[1], tk)``, X1 and X2 each its loop's A):
+    equal wherever the launcher finds each pair's operands laid out alike (the WGMMA kernel's other As and Bs,
+    ``launchers/cutile.more_a_operands`` / ``more_b_operands``; else the SIMT path runs the launch)."""
+    if _same_scalar(x, y):
+        return True
+    a, b = _strip_assume(x), _strip_assume(y)
+    if isinstance(a, BlockArgument) and isinstance(b, BlockArgument):
+        return id(a) in e1 and e1.get(id(a)) == e2.get(id(b))
+    ox, oy = a.owner, b.owner
+    if not (isinstance(ox, Operation) and isinstance(oy, Operation)) or ox.regions or oy.regions:
+        return False
+    if ox.name != oy.name or not _pure(ox) or a.type != b.type or len(ox.results) != 1:
+        return False
+    if ox.properties != oy.properties or ox.attributes != oy.attributes or len(ox.operands) != len(oy.operands):
+        return False
+    return all(_same_up_to_operands(u, v, e1, e2) for u, v in zip(ox.operands, oy.operands))
+
+
+def _only_accumulations(loop: scf.ForOp) -> bool:
+    """Every value ``loop`` carries is a sum of its dots' products (a GEMM's K loop: :func:`_accumulation`)."""
+    y = loop.body.block.last_op
+    return all(_accumulation(arg, v) for arg, v in zip(loop.body.block.args[1:], y.operands))
+
+
+def _same_iterations(l1: scf.ForOp, l2: scf.ForOp) -> bool:
+    """The two loops run the same iterations: the same bounds and step, or (GEMM K loops: every carried value a
+    sum of dot products) bounds the same function of the same extents of their own operand arrays
+    (:func:`_same_up_to_operands`)."""
+    if _same_scalar(l1.lb, l2.lb) and _same_scalar(l1.ub, l2.ub) and _same_scalar(l1.step, l2.step):
+        return True
+    if not (_only_accumulations(l1) and _only_accumulations(l2)):
+        return False
+    e1, e2 = _operand_extents(l1), _operand_extents(l2)
+    return all(_same_up_to_operands(x, y, e1, e2) for x, y in ((l1.lb, l2.lb), (l1.ub, l2.ub), (l1.step, l2.step)))
+
+
 def why_not_fused(l1: scf.ForOp, l2: scf.ForOp) -> str | None:
     """Why two consecutive dot loops are not one loop (None: :func:`fuse_same_range` fuses them)."""
-    if not (_same_scalar(l1.lb, l2.lb) and _same_scalar(l1.ub, l2.ub) and _same_scalar(l1.step, l2.step)):
+    if not _same_iterations(l1, l2):
         return ("they run different ranges of K tiles (another bound or step): one K loop per product over "
                 "the same tiles is fused, two K lengths are not yet (write one loop over the longer K with both "
                 "dots, their tiles zero-padded, or concatenate the operands along K)")
@@ -181,7 +240,11 @@ def same_range_remarks(module: Operation) -> list[str]:
     for l1 in [o for o in module.walk() if isinstance(o, scf.ForOp) and any(x.name.endswith(".dot") for x in o.walk())]:
         l2 = _next_dot_loop(l1)
         if l2 is not None and why_not_fused(l1, l2) is None:
+            own = not (_same_scalar(l1.lb, l2.lb) and _same_scalar(l1.ub, l2.ub) and _same_scalar(l1.step, l2.step))
             out.append("remark: 2 K loops one after the other over the same K tiles run as one loop, each step both "
                        "loops' dots (tileas-fuse-split-loops; an accumulator continued from the first loop into the "
-                       "second sums its products in another order)")
+                       "second sums its products in another order)" + (
+                           "; the second loop's bound is the first's on its own operands: the launcher runs the kernel "
+                           "where those operands' extents agree (one K), else the SIMT path with a warning naming the "
+                           "operand" if own else ""))
     return out
