@@ -8,7 +8,10 @@ A program may write two products as two K loops in sequence, each accumulating w
 
 (``acc1 += x @ w1`` then ``acc2 += z @ w2`` combined in the epilogue, or the second loop continuing the
 first's accumulator, ``%i2 = %r1``: ``y = x1 @ w1 + x2 @ w2`` over one K).  When both loops run the same
-iterations (the same lower bound, upper bound and step values), neither body writes memory, the second
+iterations (the same lower bound, upper bound and step values; or, for two GEMM K loops whose carried values are
+all sums of dot products, bounds that are the same function of the same extents of each loop's own operand arrays,
+``cdiv(X1.shape[1], tk)`` and ``cdiv(X2.shape[1], tk)``: equal where the launcher finds the other A laid out as A,
+one K, else it sends the launch to the SIMT path), neither body writes memory, the second
 reads no result of the first except as the initial value of an accumulator it continues, and every
 carried value that continues from the first loop into the second is a pure accumulation in both (the
 iteration argument's only use is a dot's accumulator, and the yielded value is that dot chain's result),
