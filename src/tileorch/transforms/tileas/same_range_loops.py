@@ -121,19 +121,11 @@ def _same_up_to_operands(x: SSAValue, y: SSAValue, e1: dict, e2: dict) -> bool:
     loops' operand arrays (``cdiv(X1.shape[1], tk)`` and ``cdiv(X2.shape[1], tk)``, X1 and X2 each its loop's A):
     equal wherever the launcher finds each pair's operands laid out alike (the WGMMA kernel's other As and Bs,
     ``launchers/cutile.more_a_operands`` / ``more_b_operands``; else the SIMT path runs the launch)."""
-    if _same_scalar(x, y):
-        return True
-    a, b = _strip_assume(x), _strip_assume(y)
-    if isinstance(a, BlockArgument) and isinstance(b, BlockArgument):
-        return id(a) in e1 and e1.get(id(a)) == e2.get(id(b))
-    ox, oy = a.owner, b.owner
-    if not (isinstance(ox, Operation) and isinstance(oy, Operation)) or ox.regions or oy.regions:
-        return False
-    if ox.name != oy.name or not _pure(ox) or a.type != b.type or len(ox.results) != 1:
-        return False
-    if ox.properties != oy.properties or ox.attributes != oy.attributes or len(ox.operands) != len(oy.operands):
-        return False
-    return all(_same_up_to_operands(u, v, e1, e2) for u, v in zip(ox.operands, oy.operands))
+    def extent(a: SSAValue, b: SSAValue) -> bool:
+        return (isinstance(a, BlockArgument) and isinstance(b, BlockArgument) and id(a) in e1
+                and e1[id(a)] == e2.get(id(b)))
+
+    return _same_scalar(x, y, extent)
 
 
 def _only_accumulations(loop: scf.ForOp) -> bool:
