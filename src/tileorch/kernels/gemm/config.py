@@ -141,6 +141,13 @@ class GemmConfig:
     the B tiles; the producer issues one TMA per operand tile on the stage's full barrier (its transaction
     count the sum of their bytes: :attr:`tx_bytes`); the consumers run one WGMMA batch per (A ``i``, B ``i``)
     pair.  The extra A tensor maps follow the extra B maps in the kernel's parameters."""
+    k_segments: bool = False
+    """With an A and a B per dot (:attr:`a_operands` = :attr:`b_operands` = :attr:`pairs` > 1): the pairs' K loops run
+    one after the other, each over its own K (two K loops in sequence: ``acc += x1 @ w1`` over K1, then ``x2 @ w2``
+    over K2), instead of every pair each K step.  A stage holds one pair's A and B tiles; the producer loads pair 0's
+    K tiles, then pair 1's, ... through the one pipeline, the consumers run the same K segments in the same order
+    (the pipeline's state carried across them); pair ``i``'s K is the kernel's i32 parameter ``k<i>`` after the
+    other As' tensor maps (pair 0's is ``k``)."""
     one_accumulator: bool = False
     """With :attr:`b_operands` > 1: the dots accumulate in order into one accumulator (``acc = z @ w2 + (x @ w1
     + acc)``, one product over several operand pairs) instead of one accumulator each."""
@@ -382,8 +389,8 @@ class GemmConfig:
 
     @property
     def b_operand_bytes(self) -> int:
-        """Bytes of a stage's B operand tiles (:attr:`b_tile_ns` wide each)."""
-        return sum(self.b_tile_ns) * self.tile_k * self.element_bytes
+        """Bytes of a stage's B operand tiles (:attr:`b_tile_ns` wide each; one pair's with :attr:`k_segments`)."""
+        return (self.b_tile_ns[0] if self.k_segments else sum(self.b_tile_ns)) * self.tile_k * self.element_bytes
 
     @property
     def pairs(self) -> int:
@@ -393,7 +400,7 @@ class GemmConfig:
     @property
     def a_operand_bytes(self) -> int:
         """Bytes of a stage's A operand tiles (:attr:`a_operands` of :attr:`a_stage_bytes`); the B tiles follow."""
-        return self.a_operands * self.a_stage_bytes
+        return (1 if self.k_segments else self.a_operands) * self.a_stage_bytes
 
     @property
     def stage_bytes(self) -> int:
@@ -453,7 +460,7 @@ class GemmConfig:
                 f"{'_ta' if self.transpose_a else ''}{'_gl' if self.grid_l else ''}"
                 f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}"
                 f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}"
-                f"{f'_a{self.a_operands}' if self.a_operands != 1 else ''}{'_acc1' if self.one_accumulator else ''}{'_ct' if self.c_transposed else ''}"
+                f"{f'_a{self.a_operands}' if self.a_operands != 1 else ''}{'_acc1' if self.one_accumulator else ''}{'_seg' if self.k_segments else ''}{'_ct' if self.c_transposed else ''}"
                 f"{'_ld' if self.c_ld else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
                 f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}"
@@ -492,6 +499,8 @@ class GemmConfig:
             (self.a_operands == 1 or not (self.a_raw or self.b_raw or self.epi_n or self.lora_rank or self.transpose_a),
              "an A per dot (a_operands > 1) reads every operand as loaded: no computed A or B, no second dot, "
              "no launch-time transposed A"),
+            (not self.k_segments or (self.a_operands == self.b_operands > 1 and self.schedule != "streamk"),
+             "K segments (k_segments) run pairs of an A and a B each (a_operands = b_operands > 1), not Stream-K"),
             (not self.one_accumulator or (self.pairs > 1 and not self.lora_rank),
              "one accumulator for several dots (one_accumulator) needs several operand pairs of one tile_n"),
             (self.pairs == 1 or self.schedule != "streamk",
