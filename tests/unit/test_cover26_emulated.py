@@ -137,15 +137,12 @@ def _case_two_dots_two_a_summed_products():
 
 
 def _case_two_k_loops_one_accumulator():
-    """Two K loops (K1 = 128, K2 = 200), fused into the WGMMA kernel of an A per dot over A's K: the launcher refuses
-    these shapes (X2's K is not X1's), naming the argument, so the SIMT path runs them; the check is the launcher's
-    own, the same on the CPU and beside a GPU."""
-    import test_cover27_compile as c27
-
-    from tileorch.launchers.cutile import LayoutNotSupported
-
-    with pytest.raises(LayoutNotSupported, match=r"argument 2 \('X2'\).*one K"):
-        c27.launch_check(PROGRAMS["two_k_loops_one_accumulator"].spec, PROGRAMS["two_k_loops_one_accumulator"])
+    """Two K loops over K1 = 128 then K2 = 200 (since session 27 the WGMMA kernel's K segments: pair 0's K tiles,
+    then pair 1's, through one pipeline): ``x1 @ w1 + x2 @ w2``, Y NaN-prefilled."""
+    x1, w1, x2, w2 = _h(200, 128), _h(128, 192, scale=0.25), _h(200, 200), _h(200, 192, scale=0.25)
+    y = emulate("two_k_loops_one_accumulator", {0: x1, 1: w1, 2: x2, 3: w2,
+                                                4: np.full((200, 192), np.nan, np.float16)})[4]
+    s14e._check(y, _mm(x1, w1) + _mm(x2, w2), 2e-2, 1e-2)
 
 
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}

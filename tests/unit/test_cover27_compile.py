@@ -37,8 +37,7 @@ def test_program_takes_its_path_and_says_so(name):
 # (program, A operands per stage, one accumulator for all the dots, the K loops fused from two)
 SHAPES = {"concat_k_linear_bt": (2, True, False), "summed_products_relu": (2, True, False),
           "dual_input_gated_batched": (2, False, False), "three_operand_pairs": (3, True, False),
-          "two_k_loops_two_accumulators": (2, False, True), "two_k_loops_continued_bt": (2, False, True),
-          "two_k_loops_own_bounds": (2, False, True)}
+          "two_k_loops_two_accumulators": (2, False, True), "two_k_loops_continued_bt": (2, False, True)}
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
@@ -48,12 +47,22 @@ def test_each_stage_holds_an_a_per_dot(name):
     into one each; the remark names the path."""
     cfg = compiled(name).gemm_config
     a, one, fused = SHAPES[name]
-    assert (cfg.a_operands, cfg.b_operands, cfg.one_accumulator) == (a, a, one), cfg
+    assert (cfg.a_operands, cfg.b_operands, cfg.one_accumulator, cfg.k_segments) == (a, a, one, False), cfg
     assert cfg.tx_bytes == a * (cfg.tile_m + cfg.tile_n) * cfg.tile_k * cfg.element_bytes
     remarks = compiled(name).remarks
     assert any(f"{a} dots each reading an A tile of its own in one K loop" in r for r in remarks), remarks
     assert fused == any("2 K loops one after the other over the same K tiles run as one loop" in r
                         for r in remarks), remarks
+
+
+def test_two_loops_each_over_its_own_k_are_k_segments():
+    """Loops bounded each by its own A's K: K segments, a stage holding one pair's tiles, both remarks."""
+    cfg = compiled("two_k_loops_own_bounds").gemm_config
+    assert (cfg.a_operands, cfg.b_operands, cfg.k_segments) == (2, 2, True), cfg
+    assert cfg.tx_bytes == cfg.stage_bytes == (cfg.tile_m + cfg.tile_n) * cfg.tile_k * cfg.element_bytes
+    remarks = compiled("two_k_loops_own_bounds").remarks
+    assert any("each bounded by its own operands' K, are one dot kernel of K segments" in r for r in remarks)
+    assert any("as K segments: each stage holds one pair's A and B tile" in r for r in remarks), remarks
 
 
 def test_the_ptx_issues_a_tma_per_operand_tile_and_a_wgmma_batch_per_pair():
@@ -66,8 +75,9 @@ def test_the_ptx_issues_a_tma_per_operand_tile_and_a_wgmma_batch_per_pair():
 
 
 def launch_check(spec: list, program=None):
-    """The other As the launcher passes for ``program`` (``two_k_loops_own_bounds`` by default) compiled for
-    ``spec`` (``more_a_operands``' check), its operands derived as test_user_sweep3_emulated's runner does."""
+    """The K of each later segment the launcher passes for ``program`` (``two_k_loops_own_bounds`` by default)
+    compiled for ``spec`` (``more_a_operands``, ``more_b_operands``, ``segment_ks``), its operands derived as
+    test_user_sweep3_emulated's runner does."""
     import dataclasses
 
     import test_user_sweep3_emulated as s3
@@ -79,19 +89,20 @@ def launch_check(spec: list, program=None):
     prog = compile_cutile(p.kernel, p.spec, "two_k_loops_own_bounds_k2")
     assert prog.kind == "gemm" and prog.gemm_config.a_operands == 2
     args = s3._described(p, {i: (i + 1) << 32 for i in range(len(spec))})
-    a = rc.gemm_problem_batched(prog, args)[0]
-    return rc.more_a_operands(prog, args, a)
+    a, b = rc.gemm_problem_batched(prog, args)[:2]
+    return rc.segment_ks(prog, rc.more_a_operands(prog, args, a), rc.more_b_operands(prog, args, b))
 
 
-def test_two_loops_bounded_by_their_own_operands_need_one_k_at_launch():
-    """The loops' bounds are each its own A's K: fused, the kernel runs A's K for both pairs, so a launch whose
-    second A has another K is the launcher's refusal (the SIMT path runs it, the warning naming the argument)."""
+def test_each_segment_runs_its_own_k_and_its_b_must_match_its_a():
+    """K segments at launch: the later pair's K is its A's (200 beside K1 = 128); a B whose K is not its A's is the
+    launcher's refusal (LayoutNotSupported naming it: the SIMT path runs that launch)."""
     from tileorch.launchers.cutile import LayoutNotSupported
 
     spec = list(PROGRAMS["two_k_loops_own_bounds"].spec)
-    assert [x.position for x in launch_check(spec)] == [2]
     spec[0], spec[1] = ((200, 128), "float16"), ((128, 192), "float16")  # K1 = 128, K2 = 200
-    with pytest.raises(LayoutNotSupported, match=r"argument 2 \('X2'\).*one K"):
+    assert launch_check(spec) == (200,)
+    spec[3] = ((136, 192), "float16")  # W2 of K 136 beside X2's 200
+    with pytest.raises(LayoutNotSupported, match=r"argument 3 \('W2'\).*K = 136.*K = 200"):
         launch_check(spec)
 
 

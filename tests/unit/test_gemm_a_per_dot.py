@@ -65,6 +65,32 @@ def test_dots_sharing_b_read_the_one_b_tile():
     assert len({a for a, _ in base[:4]} | {a for a, _ in base[4:]}) == 2  # each pair its own A tile
 
 
+@pytest.mark.parametrize("one", [False, True])
+def test_k_segments_run_the_pairs_one_after_the_other(one):
+    """K segments: a stage holds one pair (the transaction count one A and one B tile), the producer and each consumer
+    run one K loop per pair, the later pairs' K tile counts from the kernel's ``k1``; pair i's loads read A i's and
+    B i's maps."""
+    from xdsl.dialects import scf
+
+    cfg = replace(BASE, b_operands=2, a_operands=2, k_segments=True, one_accumulator=one).check()
+    assert cfg.stage_bytes == cfg.tx_bytes == (128 + 64) * 64 * 2
+    module = build_gemm_kernel(cfg)
+    module.verify()
+    fn = module.body.block.ops.first
+    args = fn.body.block.args
+    assert [a.name_hint for a in args[8:11]] == ["tmap_b1", "tmap_a1", "k1"]
+    k_loops = [o for o in module.walk() if isinstance(o, scf.ForOp) and any(
+        isinstance(x, (CpAsyncBulkTensorGlobalToSharedClusterOp, WgmmaMmaAsyncOp)) for x in o.walk())]
+    assert len(k_loops) == 2 * (1 + cfg.consumer_groups)  # two segments in the producer and in each consumer
+    producer = k_loops[:2]
+    for seg, loop in enumerate(producer):
+        maps = {op.tmaDescriptor for op in loop.walk() if isinstance(op, CpAsyncBulkTensorGlobalToSharedClusterOp)}
+        assert maps == ({args[0], args[1]} if seg == 0 else {args[8], args[9]})
+    assert producer[1].lb is producer[0].ub  # the second segment's K tiles follow the first's
+    consumer = k_loops[2:4]
+    assert len(consumer[0].results) == (1 if one else 2) + 2 and consumer[1].operands[3:] == consumer[0].results
+
+
 def test_one_accumulator_chains_the_pairs():
     """One accumulator: each pair's first WGMMA reads the previous pair's last result, a single loop-carried value."""
     cfg = replace(BASE, b_operands=2, a_operands=2, one_accumulator=True).check()
@@ -88,6 +114,7 @@ def test_two_accumulators_keep_the_pairs_apart():
     (dict(b_operands=2, a_operands=2, transpose_a=True, dtype="e4m3", b_major="k", out_dtype="f32"), "an A per dot"),
     (dict(one_accumulator=True), "one_accumulator"),
     (dict(b_operands=2, a_operands=2, schedule="streamk"), "Stream-K"),
+    (dict(b_operands=1, a_operands=2, k_segments=True), "K segments"),
 ])
 def test_the_rules_refuse_what_the_builder_does_not_make(kw, why):
     with pytest.raises(GemmConfigError, match=why):

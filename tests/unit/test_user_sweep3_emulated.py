@@ -84,7 +84,9 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
     batch = batch if getattr(prog.gemm_config, "batched", False) else 1  # (the other operands' matrices)
     more_b_args = rc.more_b_operands(prog, args, b, batch)  # dots sharing A: their Bs
     more_b = [x.position for x in more_b_args]
-    more_a = [x.position for x in rc.more_a_operands(prog, args, a, batch)]  # dots with an A each: their other As
+    more_a_args = rc.more_a_operands(prog, args, a, batch)  # dots with an A each: their other As
+    more_a = [x.position for x in more_a_args]
+    seg_k = rc.segment_ks(prog, more_a_args, more_b_args)  # (K segments: each later pair's own K)
     lora = getattr(prog.gemm_config, "lora_rank", 0)  # (E's K: the low-rank branch's N, as the launcher reads it)
     e = rc.epi_operand(prog, args, more_b_args[0] if lora else b, c)  # a second dot on the accumulator: its B
     tile = (_tile_params(p, args, bases) if prog.epilogue_ops else []) + list(more_params)
@@ -101,7 +103,7 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
         bv = np.ascontiguousarray(np.swapaxes(bv, -1, -2))
     errors = run_gemm(prog, av, bv, bases[c.position], (m, n, k), tile, memory,
                       problem(prog.gemm_config, m, n, k) if problem else None, more_b=[arrays[i] for i in more_b],
-                      more_a=[arrays[i] for i in more_a],
+                      more_a=[arrays[i] for i in more_a], seg_k=seg_k,
                       **({"epi": arrays[e.position]} if e else {}))
     assert not errors, errors[:4]
     return arrays

@@ -14,7 +14,7 @@ the shared computed A (one register A per K step, a copy of its registers for th
 group's heads (:func:`~tileorch.transforms.tileas.chained_work_loop.flatten_inner_work_loop`) and the
 loop-less attention (:mod:`~tileorch.transforms.tileas.loopless_chain`), and since session 27 the two dots
 reading different A tiles in one K loop (an A tile per dot in each stage: ``GemmConfig.a_operands``) and the two
-K loops one after the other (fused into one: a launch whose two K differ, as this entry's, runs on the SIMT path).
+K loops one after the other (K segments of one pipeline: ``GemmConfig.k_segments``).
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``:
 "gemm" = TMA + WGMMA, "chained" = the chained tensor-core tier, "simt" with ``error`` = the located
@@ -224,9 +224,8 @@ _add("two_k_loops_one_accumulator", two_k_loops_one_accumulator,
      [_a((200, 128)), _a((128, 192)), _a((200, 200)), _a((200, 192)), _a((200, 192)), 128, 64, 64], (2, 3), "gemm",
      outputs=(4,),
      notes="was refused ('2 loops with dots one after another'); since session 27 the loops, each bounded by its own "
-           "A's K, are one loop of the WGMMA kernel with an A per dot, which the launcher runs where both K agree: at "
-           "these shapes (K1 = 128, K2 = 200) it refuses the launch (LayoutNotSupported naming X2) and the SIMT path "
-           "runs it")
+           "A's K, are the WGMMA kernel's K segments (GemmConfig.k_segments: pair 0's 2 K tiles, then pair 1's 4, "
+           "through one pipeline)")
 _add("two_dots_share_computed_a", two_dots_share_computed_a,
      [_a((200, 200)), _a((200, 192)), _a((200, 192)), _a((200, 192)), 0.5, 128, 64, 64], (2, 3), "gemm", outputs=(3,),
      notes="was refused ('2 dots in one K loop that do not read the same A tile': the dots read the computed A "

@@ -50,6 +50,7 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import decode_record, encode_record
 from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, OUT_DTYPES, OVERRIDABLE, SMEM_LIMIT
+from tileorch.transforms.tileas.same_range_loops import K_SEGMENTS
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragment, in_staging,
                                                          lower_column_reductions, scratch_bytes, scratch_pointer)
@@ -236,6 +237,9 @@ class DotKernel:
     acc2 += z @ w2``: :func:`own_a_dots`), in the order of :attr:`more_b_loads`; empty for dots sharing A."""
     one_accumulator: bool = False
     """The dots chain into one accumulator (:func:`dot_chain`): :attr:`more_accs` is empty."""
+    k_segments: bool = False
+    """The dots come from K loops one after the other, each bounded by its own operands' K
+    (:data:`~tileorch.transforms.tileas.same_range_loops.K_SEGMENTS`): the kernel runs each pair over its own K."""
     c_transposed: bool = False
     """C is stored transposed: the accumulator's element (row, col) goes to element (col, row) of a
     row-major [N, M] array (:func:`_c_orientation`)."""
@@ -1124,6 +1128,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     k_bounds, k_used, k_remark = _k_range(loop, a_load if a_gather is None else None, index_majors, b_load,
                                           [*more_b, *more_a], tk, fail)
     one_acc = own_a and dot_chain(dots)  # the dots' products chained into one accumulator
+    segments = K_SEGMENTS in kernel.attributes  # (two K loops fused: a K segment per pair)
+    if segments and (not own_a or n_b != len(dots) or k_bounds is not None or k_used):
+        fail(dots[-1], "two K loops one after the other, each over its own operands' K, run as K segments of an A "
+                       "and a B per dot over the whole K of each: not these (a shared operand, or a K range of the "
+                       "program's own)")
     accs = [_chain_result(loop, dots, fail)] if one_acc else [_loop_result(loop, d, fail) for d in dots]
     if len(set(accs)) != (1 if one_acc else len(dots)):
         fail(loop, f"the K loop must carry one accumulator per dot ({len(dots)})")
@@ -1232,7 +1241,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    grid_l=(uses_axis2 and not is_batched) or batch_exprs is not None, side_stores=side,
                    padded_rows_defined=_padding_defined(a_load), padded_cols_defined=_padding_defined(b_load),
                    row_feeding=feeding, tile_stores=extra, more_b_loads=more_b, more_accs=accs[1:],
-                   more_a_loads=more_a, one_accumulator=one_acc,
+                   more_a_loads=more_a, one_accumulator=one_acc, k_segments=segments,
                    c_transposed=c_transposed, c_swapped=c_swapped, coords=coords, guard=guard, k_used=k_used,
                    b_shared=b_shared, batch_exprs=batch_exprs,
                    batch_grid=batch_exprs is not None and not _reads_program_id_2_only(
@@ -1281,7 +1290,13 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         dk.remarks.append("the accumulator is stored transposed (C^T, a row-major [N, M] array): the epilogue "
                           "stores each element at its transposed coordinates from the accumulator's registers "
                           "(predicated on the bounds), after the program's epilogue ops")
-    if own_a:
+    if own_a and segments:
+        dk.remarks.append(f"{len(dots)} K loops one after the other, each over its own operands' K, as K segments: "
+                          "each stage holds one pair's A and B tile, the producer loads pair 0's K tiles, then pair "
+                          "1's ... through one pipeline (its state carried across), the consumers run the segments in "
+                          "the same order" + (", into one accumulator" if one_acc else ", an accumulator each, which "
+                                              "the epilogue combines"))
+    elif own_a:
         dk.remarks.append(OWN_A_REMARK.format(n=len(dots), nb=n_b) + (
             ", all into one accumulator (the dots' chain: one product over the operand pairs)" if one_acc else
             f", one accumulator per dot, which the epilogue combines"))
@@ -2026,6 +2041,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
                      transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_b_loads),
                      a_operands=1 + len(dk.more_a_loads), one_accumulator=dk.one_accumulator,
+                     k_segments=dk.k_segments,
                      c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
                      b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw, c_ld=dk.c_view is not None,
                      a_regs=register_a_chosen(dk.a_raw, a_major, tk, len(_k_vectors(dk, dk.a_prologue)))

@@ -29,9 +29,15 @@ the program's terms, why a pair of dot loops is not fused.
 from __future__ import annotations
 
 from xdsl.dialects import scf
+from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.transforms.tileas.loop_pair_fusion import _pure, _same_scalar
+
+K_SEGMENTS = "tileas.k_segments"
+"""The function attribute :func:`fuse_same_range` sets where it fused two loops whose bounds are each its own
+operands' (:func:`_same_up_to_operands`): the dots' pairs run their own K tile counts, one after the other
+(``GemmConfig.k_segments``)."""
 
 WRITES = ("store", "tiled_store", "atomic_rmw", "atomic_cas", "print")
 """The op name suffixes that write memory (or print): a body holding one is not reordered."""
@@ -200,6 +206,13 @@ def fuse_same_range(l1: scf.ForOp, l2: scf.ForOp) -> bool:
     out += [y2.operands[i] for i in fresh]
     body.add_op(scf.YieldOp(*out))
     new = scf.ForOp(l1.lb, l1.ub, l1.step, inits, body)
+    if not (_same_scalar(l1.lb, l2.lb) and _same_scalar(l1.ub, l2.ub) and _same_scalar(l1.step, l2.step)):
+        # each loop's bound its own operands' (two K): the WGMMA kernel runs the pairs as K segments
+        fn = l1.parent_op()
+        while fn is not None and not hasattr(fn, "sym_name"):
+            fn = fn.parent_op()
+        if fn is not None:
+            fn.attributes[K_SEGMENTS] = UnitAttr()
     block = l1.parent_block()
     block.insert_op_before(new, l1)
     from tileorch.diagnostics import copy_location
@@ -236,10 +249,9 @@ def same_range_remarks(module: Operation) -> list[str]:
         l2 = _next_dot_loop(l1)
         if l2 is not None and why_not_fused(l1, l2) is None:
             own = not (_same_scalar(l1.lb, l2.lb) and _same_scalar(l1.ub, l2.ub) and _same_scalar(l1.step, l2.step))
-            out.append("remark: 2 K loops one after the other over the same K tiles run as one loop, each step both "
+            out.append("remark: 2 K loops one after the other, each bounded by its own operands' K, are one dot kernel "
+                       "of K segments (tileas-fuse-split-loops; GemmConfig.k_segments)" if own else
+                       "remark: 2 K loops one after the other over the same K tiles run as one loop, each step both "
                        "loops' dots (tileas-fuse-split-loops; an accumulator continued from the first loop into the "
-                       "second sums its products in another order)" + (
-                           "; the second loop's bound is the first's on its own operands: the launcher runs the kernel "
-                           "where those operands' extents agree (one K), else the SIMT path with a warning naming the "
-                           "operand" if own else ""))
+                       "second sums its products in another order)")
     return out
