@@ -699,20 +699,25 @@ def _consumer(k: _Kernel, wg: int) -> None:
                                                    cfg.b_tile_ns[i if cfg.b_operands > 1 else 0])
                     nvvm.WgmmaGroupSyncAlignedOp()
                     if not cfg.a_regs:
-                        _release_previous(k, kt, kbeg, prev, 1)
+                        _release_previous(k, kt, lo, prev, 1)
                     scf.YieldOp(*acc_next, pl.StateIncrementOp(st).results[0], st)
                 return list(scf.ForOp(lo, hi, k.c1, inits, Region(body)).results)
 
             zeros = [zero if ty == t.acc else _named(llvm.ZeroOp(result_types=[ty]).results[0], f"zero_n{n}")
                      for ty, n in zip(acc_types, acc_ns)]
-            if cfg.k_segments:  # the pairs' K loops one after the other: K tiles counted on across them (the first
-                # step of a later segment releases the previous segment's last stage), the states carried
+            if cfg.k_segments:  # the pairs' K loops one after the other, the states carried: each segment's last
+                # stage released once its WGMMAs completed (as after the whole K loop), before the next segment
                 outs, lo = [*zeros, s, s], kbeg
                 for i, n_i in enumerate(k.segment_tiles):
                     hi = _named(_add(lo, n_i), f"kseg{i}_end")
                     outs = k_loop(lo, hi, outs, [i])
-                    lo = hi
-                kend = lo
+                    if i + 1 < len(k.segment_tiles):
+                        nvvm.WgmmaWaitGroupSyncOp(0)
+                        with _if(arith.CmpiOp(lo, hi, "slt").result):
+                            release = pl.ConsumerReleaseOp(k.ready, outs[-1])
+                            release.attributes["cutlass.reads_retired"] = UnitAttr()
+                        lo = hi
+                kbeg, kend = lo, hi  # (the last segment's stage, released below)
             else:
                 outs = k_loop(kbeg, kend, [*zeros, s, s], list(range(nacc)))
             *acc_outs, s_out, prev_out = outs
