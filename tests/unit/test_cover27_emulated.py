@@ -101,6 +101,15 @@ def _case_two_k_loops_own_bounds():
     s14e._check(y, _mm(x1, w1) + _mm(x2, w2), 2e-2, 1e-2)
 
 
+def _case_two_k_lengths_difference_bt():
+    """K segments of two lengths (K1 = 128: 2 K tiles, K2 = 200: 4, the last ragged): ``x1 @ W1^T - x2 @ W2^T``,
+    bf16, Y NaN-prefilled."""
+    x1, x2 = _h(200, 128, dtype=BF16), _h(200, 200, dtype=BF16)
+    w1, w2 = _h(192, 128, scale=0.25, dtype=BF16), _h(192, 200, scale=0.25, dtype=BF16)
+    y = emulate("two_k_lengths_difference_bt", {0: x1, 1: w1, 2: x2, 3: w2, 4: _nan((200, 192), BF16)})[4]
+    s14e._check(y, _mm(x1, w1.T) - _mm(x2, w2.T), 6e-2, 1e-2)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 

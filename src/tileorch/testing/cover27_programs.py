@@ -8,14 +8,14 @@ products (``acc += x @ w1 + z @ w2``), a dual-input layer with two accumulators 
 kernel holds an A tile per dot in every stage (``GemmConfig.a_operands``: one TMA per operand tile on the
 stage's full barrier, one WGMMA batch per pair, into one accumulator or one each).
 
-Two K loops one after the other: over the same K tiles, two independent accumulators combined in the
-epilogue, or the second loop continuing the first's accumulator, each loop's bound from its own operand
-(``cdiv(X1.shape[1], tk)``, ``cdiv(X2.shape[1], tk)``); ``tileas-fuse-split-loops`` makes them one loop
-(:mod:`tileorch.transforms.tileas.same_range_loops`) and the kernel is the one above; a launch whose two K
-differ runs on the SIMT path (the launcher's check of the other A, with a warning naming it).  Still refused,
-with the located reason at the second loop: loops over ranges that are not the same function of the operands'
-extents (a scalar trip count per loop), and a second loop that reads the first's result
-(``acc2 += f(acc1) @ w2``).
+Two K loops one after the other: over the same K tiles (the same bound value), two independent accumulators
+combined in the epilogue or the second loop continuing the first's accumulator: ``tileas-fuse-split-loops`` makes
+them one loop (:mod:`tileorch.transforms.tileas.same_range_loops`) and the kernel is the one above; each loop
+bounded by its own operand's K (``cdiv(X1.shape[1], tk)``, ``cdiv(X2.shape[1], tk)``, K1 = 128 and K2 = 200 in
+``two_k_lengths_difference_bt``): K segments of one pipeline (pair 0's K tiles, then pair 1's:
+``GemmConfig.k_segments``).  Still refused, with the located reason at the second loop: loops over ranges that
+are not the same function of the operands' extents (a scalar trip count per loop), and a second loop that reads
+the first's result (``acc2 += f(acc1) @ w2``).
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` ("gemm" = TMA + WGMMA,
 "simt" with ``error`` = the located remark saying why not), driven by tests/unit/test_cover27_compile.py (path,
@@ -158,6 +158,22 @@ def two_k_loops_own_bounds(X1, W1, X2, W2, Y, tm: C[int], tn: C[int], tk: C[int]
 
 
 @ct.kernel
+def two_k_lengths_difference_bt(X1, W1, X2, W2, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """Two K loops of two K lengths (K1 = 128, K2 = 200), nn.Linear's ``[N, K]`` weights, bf16, their accumulators
+    combined in the epilogue: ``y = x1 @ W1^T - x2 @ W2^T``."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc1 = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(X1.shape[1], tk)):
+        w = ct.load(W1, index=(bn, k), shape=(tn, tk), padding_mode=ZERO)
+        acc1 = ct.mma(ct.load(X1, index=(bm, k), shape=(tm, tk), padding_mode=ZERO), ct.transpose(w), acc1)
+    acc2 = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(X2.shape[1], tk)):
+        w = ct.load(W2, index=(bn, k), shape=(tn, tk), padding_mode=ZERO)
+        acc2 = ct.mma(ct.load(X2, index=(bm, k), shape=(tm, tk), padding_mode=ZERO), ct.transpose(w), acc2)
+    ct.store(Y, index=(bm, bn), tile=(acc1 - acc2).astype(Y.dtype))
+
+
+@ct.kernel
 def two_k_loops_scalar_trip_counts(X1, W1, X2, W2, Y, n1: int, n2: int, tm: C[int], tn: C[int], tk: C[int]):
     """``y = x1 @ w1 + x2 @ w2`` as two K loops whose trip counts are scalar arguments (``range(n1)``, ``range(n2)``:
     two K lengths the program does not tie to its operands)."""
@@ -211,6 +227,9 @@ _add("two_k_loops_continued_bt", two_k_loops_continued_bt,
 _add("two_k_loops_own_bounds", two_k_loops_own_bounds,
      [_a((_M, _K)), _a((_K, _N)), _a((_M, _K)), _a((_K, _N)), _a((_M, _N)), 128, 64, 64], (2, 3), "gemm",
      outputs=(4,))
+_add("two_k_lengths_difference_bt", two_k_lengths_difference_bt,
+     [_a((_M, 128), BF16), _a((_N, 128), BF16), _a((_M, _K), BF16), _a((_N, _K), BF16), _a((_M, _N), BF16), 128, 64,
+      64], (2, 3), "gemm", outputs=(4,))
 _add("two_k_loops_scalar_trip_counts", two_k_loops_scalar_trip_counts,
      [_a((_M, 128)), _a((128, _N)), _a((_M, _K)), _a((_K, _N)), _a((_M, _N)), 2, 4, 128, 64, 64], (2, 3), "simt",
      error="they run different ranges of K tiles", outputs=(4,))
