@@ -4,10 +4,11 @@ loop, two K loops one after the other): each program the tensor-core tier now ta
 and the torch equivalent (cuBLAS, fp16 / bf16), one timing method (:func:`tileorch.testing.timing.bench_ms`); outputs
 NaN-prefilled and checked against torch fp32 first (relative Frobenius error).
 
-    python benchmarks/cover27.py [--programs concat_k,summed,gated_batched,three_pairs,two_loops,two_loops_bt]
+    python benchmarks/cover27.py [--programs concat_k,summed,gated_batched,three_pairs,two_loops,two_loops_bt,two_k]
         [--iters 10] [--no-simt] [--out build/cover27.json]
 
-Sizes: M = N = K = 4096 per operand pair (the batched gated layer: 4 batches of 2048 x 2048 x 2048).
+Sizes: M = N = K = 4096 per operand pair (the batched gated layer: 4 batches of 2048 x 2048 x 2048; ``two_k``: the
+K segments of K1 = 2048 and K2 = 4096, bf16, [N, K] weights).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cover26  # noqa: E402  (the runner: each variant timed and checked, one JSON row per program)
 
 M = N = K = 4096
-PROGRAMS = "concat_k,summed,gated_batched,three_pairs,two_loops,two_loops_bt"
+PROGRAMS = "concat_k,summed,gated_batched,three_pairs,two_loops,two_loops_bt,two_k"
 
 
 def _case(program: str, g):
@@ -42,6 +43,13 @@ def _case(program: str, g):
         return (P.dual_input_gated_batched, (n // 128, n // 64, b), lambda y: (x, wg, z, wu, y, 128, 64, 64),
                 nan(b, n, n), torch.nn.functional.silu(gg) * uu,
                 lambda: torch.nn.functional.silu(torch.bmm(x, wg)) * torch.bmm(z, wu), 4.0 * b * n ** 3)
+    if program == "two_k":
+        bf, k1 = torch.bfloat16, K // 2
+        x1, w1 = rnd(M, k1, dtype=bf), rnd(N, k1, dtype=bf, scale=k1 ** -0.5)
+        x2, w2 = rnd(M, K, dtype=bf), rnd(N, K, dtype=bf, scale=s)
+        return (P.two_k_lengths_difference_bt, (M // 128, N // 64, 1), lambda y: (x1, w1, x2, w2, y, 128, 64, 64),
+                nan(M, N, dtype=bf), x1.float() @ w1.float().T - x2.float() @ w2.float().T,
+                lambda: x1 @ w1.T - x2 @ w2.T, 2.0 * M * N * (k1 + K))
     if program in ("concat_k", "two_loops_bt"):
         bf = torch.bfloat16
         x1, x2, w1, w2 = rnd(M, K, dtype=bf), rnd(M, K, dtype=bf), rnd(N, K, dtype=bf, scale=s), rnd(N, K, dtype=bf, scale=s)

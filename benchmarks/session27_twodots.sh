@@ -2,9 +2,10 @@
 # benchmarks/session26_cover.sh: carry .whl), e.g.  CMD="bash benchmarks/session27_twodots.sh" bash benchmarks/device_session.sh shell
 #  1. tests/gpu/test_cover27_gpu.py (dots with an A tile each in one K loop: a concatenated-K bf16 linear with [N, K]
 #     weights and a bias, a sum of products with relu, a batched dual-input gated layer with two accumulators, three
-#     operand pairs; two K loops over the same K tiles, fused: two accumulators, and one continued across them) and
+#     operand pairs; two K loops over the same K tiles, fused: two accumulators, and one continued across them; two
+#     K loops of two K lengths as K segments of one pipeline, K1 = 128 / K2 = 200, also launched from a one-K spec) and
 #     the earlier sets' programs this branch moved onto the WGMMA kernel (cover26's three two-A programs, sweep 14's
-#     two_products_one_acc, sweep 9's A1 B - A2 B sharing one B): all pass against float64 numpy (NaN-prefilled outputs, ragged M / N / K);
+#     two_products_one_acc, sweep 9's A1 B - A2 B sharing one B, cover26's two K loops K1 = 128 / K2 = 200): all pass against float64 numpy (NaN-prefilled outputs, ragged M / N / K);
 #  2. benchmarks/cover27.py: each program (tileorch_kind gemm) against the same program on the SIMT path
 #     (tileorch_simt_kind simt) and torch (fp32 references: rel_err ~1e-3).
 # Writes $OUT/s27_twodots/{gpu_tests.log,bench.log,cover27.json}; prints the test summary and one line per program.
@@ -15,6 +16,7 @@ timeout ${TEST_TIMEOUT:-50} python3 -m pytest -q -p no:cacheprovider -rfE -n ${W
   "tests/gpu/test_cover26_gpu.py::test_emulated_case_on_the_gpu[two_dots_two_a_two_accumulators]" \
   "tests/gpu/test_cover26_gpu.py::test_emulated_case_on_the_gpu[two_dots_two_a_one_accumulator]" \
   "tests/gpu/test_cover26_gpu.py::test_emulated_case_on_the_gpu[two_dots_two_a_summed_products]" \
+  "tests/gpu/test_cover26_gpu.py::test_emulated_case_on_the_gpu[two_k_loops_one_accumulator]" \
   tests/gpu/test_user_sweep14_gpu.py::test_two_products_one_acc tests/gpu/test_user_sweep9_gpu.py::test_two_dots_shared_b \
   > "$S/gpu_tests.log" 2>&1
 echo "cover27 tests rc=$?"; grep -E "FAILED|ERROR|passed|failed" "$S/gpu_tests.log" | tail -n 12
