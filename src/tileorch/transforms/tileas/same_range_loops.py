@@ -104,16 +104,28 @@ def reads_first_why(l1: scf.ForOp, l2: scf.ForOp) -> str | None:
 def _operand_extents(loop: scf.ForOp) -> dict[int, tuple[int, int]]:
     """``{id(extent): (operand, dimension)}`` of the arrays ``loop``'s dots read their A (operand 0) and B (1) tiles
     from: each dynamic extent of the array's ``make_memref``, through ``assume``."""
-    from tileorch.transforms.tileas.convert_to_cutlass import _memref_root, _operand_source
-
     out = {}
     for d in (o for o in loop.walk() if o.name.endswith(".dot")):
         for operand in (0, 1):
-            ld = _operand_source(d.operands[operand])
-            mk = _memref_root(ld.view) if ld is not None and hasattr(ld, "view") else None
+            mk = _array_of(d.operands[operand])
             for dim, e in enumerate(mk.shape if mk is not None else ()):
                 out[id(_strip_assume(e))] = (operand, dim)
     return out
+
+
+def _array_of(v: SSAValue) -> Operation | None:
+    """The ``make_memref`` of the tile load a dot operand reads (through transposes, reshapes and layout
+    conversions, and the view's ``block_tile``), or None."""
+    while isinstance(v.owner, Operation) and v.owner.name in ("nv_tileaa.permute", "nv_tileaa.reshape",
+                                                               "nv_tileas.convert_layout"):
+        v = v.owner.operands[0]
+    ld = v.owner
+    if not isinstance(ld, Operation) or not ld.name.endswith("tiled_load"):
+        return None
+    view = ld.operands[0]
+    while isinstance(view.owner, Operation) and view.owner.name == "nv_tileaa.block_tile":
+        view = view.owner.operands[0]
+    return view.owner if isinstance(view.owner, Operation) and view.owner.name == "nv_tileaa.make_memref" else None
 
 
 def _strip_assume(v: SSAValue) -> SSAValue:
