@@ -17,7 +17,8 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import cover27_programs  # noqa: E402
 from tileorch.testing.cover27_programs import PROGRAMS  # noqa: E402
-from dot_sweep_checks import assert_dot_sweep, assert_takes_its_path, compile_sweep_program, spilled_programs  # noqa: E402
+from dot_sweep_checks import (assert_dot_sweep, assert_pipelines_proved, assert_takes_its_path,  # noqa: E402
+                              compile_sweep_program, spilled_programs)
 
 
 def compiled(name):
@@ -114,18 +115,4 @@ def test_every_program_assembles_without_spills():
 def test_the_tensor_core_kernel_is_proved(name):
     """``tileorch check`` on each kernel: its pipeline (several operand tiles per stage on one full barrier) free
     of deadlocks and races over every trip count."""
-    from tileorch.analysis.explore import check
-    from tileorch.analysis.extract import extract
-    from tileorch.driver import lower_program
-    from tileorch.frontend.cutile import load
-    from tileorch.registry import make_context
-    from tileorch.testing.export import cutile_bytecode
-
-    p = PROGRAMS[name]
-    ctx = make_context()
-    kind, lowered = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx, remarks=[])
-    assert kind == p.path
-    protocols = extract(lowered)
-    assert protocols
-    for result in (check(proto) for proto in protocols):
-        assert result.ok, (result.values, result.violation)
+    assert_pipelines_proved(PROGRAMS[name], name)
