@@ -2058,7 +2058,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                                           "tensor cores")
         dk.remarks.append("one B matrix for every batch (a 2-D B, or B read at batch index 0): its tensor map has "
                           "one matrix and every work tile loads B at batch 0")
-    if dk.more_b_loads and not dk.epi_dot and transpose_b:
+    if dk.more_b_loads and transpose_b:
         raise LocatedError(dk.more_b_loads[0], f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and "
                                                "the dots sharing A read N-major Bs [K, N]: store them as [N, K] "
                                                "(nn.Linear's layout) to run them on tensor cores")
