@@ -101,11 +101,17 @@ def _one_key_tile_case(g):
 def run_one(program: str, iters: int, simt: bool = True) -> dict:
     import torch
 
-    import tileorch.cutile
-
     g = torch.Generator(device="cuda").manual_seed(26)
     case = {"gqa_heads_loop": _gqa_case, "one_key_tile": _one_key_tile_case}.get(program)
-    kernel, grid, args, fresh, ref, torch_fn, flops = case(g) if case else _gemm_case(program, g)
+    return run_case(program, case(g) if case else _gemm_case(program, g), iters, simt)
+
+
+def run_case(program: str, case: tuple, iters: int, simt: bool = True) -> dict:
+    """The row of one program's ``case`` ``(kernel, grid, args(y), y factory, fp32 reference, torch call, flops)``:
+    tileorch's path, its SIMT path (``simt``) and torch, each timed, the first two checked against the reference."""
+    import tileorch.cutile
+
+    kernel, grid, args, fresh, ref, torch_fn, flops = case
     row: dict = {"program": program}
 
     def variant(name, **kw):
@@ -124,16 +130,19 @@ SUMMARY = ("tileorch_kind", "tileorch_ms", "tileorch_simt_kind", "tileorch_simt_
            "vs_torch", "tileorch_tflops", "tileorch_rel_err", "tileorch_simt_rel_err")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--programs", default=PROGRAMS)
+def main(argv=None, doc: str = __doc__, programs: str = PROGRAMS, out: str = "build/cover26.json",
+         run=None) -> int:
+    """The command line (``doc``'s first line, the ``programs`` list, the ``out`` file); ``run(program, iters, simt)``
+    times one program (:func:`run_one` by default: another cover set's benchmark passes its own)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--programs", default=programs)
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--no-simt", action="store_true", help="leave out the SIMT-path variant")
-    ap.add_argument("--out", default="build/cover26.json")
+    ap.add_argument("--out", default=out)
     opts = ap.parse_args(argv)
     rows = []
     for program in opts.programs.split(","):
-        row = run_one(program, opts.iters, not opts.no_simt)
+        row = (run or run_one)(program, opts.iters, not opts.no_simt)
         rows.append(row)
         print(" ".join([program, *[f"{k}={row.get(k)}" for k in SUMMARY],
                         *[f"{k}={row[k]}" for k in row if k.endswith(("_error", "_spills"))]]), flush=True)

@@ -223,7 +223,10 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         _choose_clusters(module)
         from tileorch.transforms.tileas.fuse_split_loops import innermost_dot_loops
 
-        split_loops = len(innermost_dot_loops(module))
+        from tileorch.transforms.tileas.same_range_loops import same_range_remarks
+
+        same_range = same_range_remarks(module)  # (fused too: not pairs of consecutive ranges)
+        split_loops = len(innermost_dot_loops(module)) - len(same_range)
         opts = f"schedule={schedule}" + (f' config="{config}"' if config else "")
         try:
             from tileorch.transforms.tileas.reroll_unrolled_loops import reroll_remarks
@@ -242,6 +245,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             from tileorch.transforms.tileas.loopless_chain import loopless_chain_remarks
 
             rerolled += loopless_chain_remarks(module)
+            rerolled += same_range
             tier = f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}},{TIER_CLEANUP}"
             run_passes(ctx, module, parse_pipeline(tier))
             if not any(isinstance(f, FuncOp) for f in module.walk()):

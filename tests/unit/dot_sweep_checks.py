@@ -51,6 +51,25 @@ def assert_takes_its_path(p, prog, source_file: str) -> None:
     assert any("the SIMT path computes this" in r and "on tensor cores with mma.sync" in r for r in remarks), remarks
 
 
+def assert_pipelines_proved(p, name: str) -> None:
+    """``tileorch check`` on the kernel of table entry ``p`` (lowered on its path): every pipeline protocol it
+    extracts free of deadlocks and races over every trip count the checker explores."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing.export import cutile_bytecode
+
+    ctx = make_context()
+    kind, lowered = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx, remarks=[])
+    assert kind == p.path
+    protocols = extract(lowered)
+    assert protocols
+    for result in (check(proto) for proto in protocols):
+        assert result.ok, (result.values, result.violation)
+
+
 def spilled_programs(programs: dict, compile_fn) -> set[str]:
     """The programs whose PTX ptxas (sm_90a) assembles with a spill warning (skips without ptxas)."""
     from tileorch.backend.ptxas import ptxas_available, run_ptxas
@@ -60,4 +79,5 @@ def spilled_programs(programs: dict, compile_fn) -> set[str]:
     return {name for name in sorted(programs) if run_ptxas(compile_fn(name).ptx, "sm_90a").spill_warnings()}
 
 
-__all__ = ["TENSOR_CORES", "assert_dot_sweep", "assert_takes_its_path", "compile_sweep_program", "spilled_programs"]
+__all__ = ["TENSOR_CORES", "assert_dot_sweep", "assert_pipelines_proved", "assert_takes_its_path",
+           "compile_sweep_program", "spilled_programs"]

@@ -111,6 +111,40 @@ def _case_attn_one_key_tile_no_loop():
     s14e._check(o, _softmax_pv(s, v), 3e-3)
 
 
+def _case_two_dots_two_a_two_accumulators():
+    """``acc1 += x @ w1; acc2 += z @ w2`` (an A tile per dot, since session 27): Y1 f16 and Y2 f32, NaN-prefilled."""
+    x, z, w1, w2 = _h(200, 200), _h(200, 200), _h(200, 192, scale=0.25), _h(200, 192, scale=0.25)
+    out = emulate("two_dots_two_a_two_accumulators", {0: x, 1: w1, 2: z, 3: w2, 4: np.full((200, 192), np.nan, np.float16),
+                                                      5: np.full((200, 192), np.nan, np.float32)})
+    s14e._check(out[4], _mm(x, w1), 2e-2, 1e-2)
+    s14e._check(out[5], _mm(z, w2), 1e-3, 1e-4)
+
+
+def _case_two_dots_two_a_one_accumulator():
+    """``acc = mma(z, w2, mma(x, w1, acc))``: one accumulator over both operand pairs."""
+    x, z, w1, w2 = _h(200, 200), _h(200, 200), _h(200, 192, scale=0.25), _h(200, 192, scale=0.25)
+    y = emulate("two_dots_two_a_one_accumulator", {0: x, 1: w1, 2: z, 3: w2,
+                                                   4: np.full((200, 192), np.nan, np.float16)})[4]
+    s14e._check(y, _mm(x, w1) + _mm(z, w2), 2e-2, 1e-2)
+
+
+def _case_two_dots_two_a_summed_products():
+    """``acc = acc + (x @ w1 + z @ w2)``: the products chained into one accumulator (f32, not rounded to f16)."""
+    x, z, w1, w2 = _h(200, 200), _h(200, 200), _h(200, 192, scale=0.25), _h(200, 192, scale=0.25)
+    y = emulate("two_dots_two_a_summed_products", {0: x, 1: w1, 2: z, 3: w2,
+                                                   4: np.full((200, 192), np.nan, np.float16)})[4]
+    s14e._check(y, _mm(x, w1) + _mm(z, w2), 2e-2, 1e-2)
+
+
+def _case_two_k_loops_one_accumulator():
+    """Two K loops over K1 = 128 then K2 = 200 (since session 27 the WGMMA kernel's K segments: pair 0's K tiles,
+    then pair 1's, through one pipeline): ``x1 @ w1 + x2 @ w2``, Y NaN-prefilled."""
+    x1, w1, x2, w2 = _h(200, 128), _h(128, 192, scale=0.25), _h(200, 200), _h(200, 192, scale=0.25)
+    y = emulate("two_k_loops_one_accumulator", {0: x1, 1: w1, 2: x2, 3: w2,
+                                                4: np.full((200, 192), np.nan, np.float16)})[4]
+    s14e._check(y, _mm(x1, w1) + _mm(x2, w2), 2e-2, 1e-2)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 

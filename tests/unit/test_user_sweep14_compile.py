@@ -67,10 +67,8 @@ def test_program_takes_its_path_and_says_so(name):
 
 
 def test_a_refusal_points_at_the_line_that_causes_it():
-    """The gathered A whose product is scattered is named at its ``ct.gather``; the second dot of a split
-    product at its ``ct.mma``; the argmax at its store."""
-    for name, text in (("moe_ragged_groups_offsets", "a = ct.gather("), ("two_products_one_acc", "A2, index="),
-                       ("logits_lse_and_argmax", "ct.store(Am")):
+    """The gathered A whose product is scattered is named at its ``ct.gather``; the argmax at its store."""
+    for name, text in (("moe_ragged_groups_offsets", "a = ct.gather("), ("logits_lse_and_argmax", "ct.store(Am")):
         want = f"{user_programs14.__file__}:{_line_of(name, text)}:"
         assert any(r.startswith(want) and PROGRAMS[name].error in r for r in compiled(name).remarks), name
 
@@ -89,12 +87,12 @@ def test_the_split_k_second_kernel_is_simt():
     assert compiled("splitk_sum_partials").kind == "simt"
 
 
-SPILLS = {"logits_lse_and_argmax", "logits_row_max_only", "two_products_one_acc", "w4_nibbles_two_halves",
-          "splitk_sum_partials"}
-"""Programs whose PTX ptxas assembles with spills (session 22): four of the tier's refusals, whose SIMT
-fallback keeps a 128-row f32 accumulator (128 x 128: 128 registers of it per thread; 128 x 64 with two
-dots' operands) on the default 4 warps: 255 registers and 28 to 424 B of spill stores (the row max /
-logsumexp programs 416 B, the W4 halves 384 B, the two products 28 B); and the split-K's second kernel
+SPILLS = {"logits_lse_and_argmax", "logits_row_max_only", "w4_nibbles_two_halves", "splitk_sum_partials"}
+"""Programs whose PTX ptxas assembles with spills (session 22): three of the tier's refusals, whose SIMT
+fallback keeps a 128-row f32 accumulator (128 x 128: 128 registers of it per thread) on the default 4
+warps: 255 registers and 384 to 424 B of spill stores (the row max / logsumexp programs 416 B, the W4
+halves 384 B; the two products, 28 B on the SIMT path, left the list in session 27: the WGMMA kernel takes
+them); and the split-K's second kernel
 (no dot: a loop summing ``(1, 128, 128)`` f32 tiles, which the SIMT layout gives 512 threads, capping a
 thread at 128 registers: 12 B of spill stores).  Listed so that the spill is not silent; a program
 leaving the list (or joining it) fails."""

@@ -222,14 +222,23 @@ def _case_grouped_experts_bid2_offsets_aligned():
     _check(y, np.concatenate([_mm(x[offs[g]:offs[g + 1]], w[g]) for g in range(3)]), 2e-2)
 
 
+def _case_two_products_one_acc():
+    """``A1 @ B1 + A2 @ B2`` chained into one accumulator (an A per dot in each stage), f16 output NaN-prefilled,
+    M = 200 ragged."""
+    a1, b1, a2, b2 = _h(200, 128), _h(128, 192, scale=0.25), _h(200, 128), _h(128, 192, scale=0.25)
+    y = emulate("two_products_one_acc", {0: a1, 1: b1, 2: a2, 3: b2, 4: np.full((200, 192), np.nan, np.float16)})[4]
+    _check(y, _mm(a1, b1) + _mm(a2, b2), 2e-2)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["k40", "skinny_n16", "tile_64x32", "group_m_raster", "splitk_linear_pid_atomic",
             "w8_group_scale_zero_point", "epi_clamp_then_e4m3", "bmm_4d_a_per_head_b", "logits_and_row_max_1d", "colsum_1d_beside_c",
-            "persistent_batched_tiles", "grouped_experts_bid2_offsets_aligned"]
+            "persistent_batched_tiles", "grouped_experts_bid2_offsets_aligned", "two_products_one_acc"]
 """The CI-sized subset (a ragged K tile alone, N = 16, 64 x 32 tiles, a raster from a runtime group size,
 split-K folded into the program id, a computed B with two per-group vectors, a saturating fp8 output,
-a 4-D A against a per-head B, the 1-D row and column reductions, the batched persistent loop); ``TILEORCH_EMULATE_ALL=1`` runs every case."""
+a 4-D A against a per-head B, the 1-D row and column reductions, the batched persistent loop, two products
+chained into one accumulator); ``TILEORCH_EMULATE_ALL=1`` runs every case."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(CASES)
 

@@ -80,15 +80,19 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
     arrays = _arrays(p, inputs)
     bases = {i: (i + 1) << 32 for i in arrays}
     args = _described(p, bases)
-    a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
-    more_b_args = rc.more_b_operands(prog, args, b)  # dots sharing A: their Bs
+    a, b, c, m, n, k, batch = rc.gemm_problem_batched(prog, args)
+    batch = batch if getattr(prog.gemm_config, "batched", False) else 1  # (the other operands' matrices)
+    more_b_args = rc.more_b_operands(prog, args, b, batch)  # dots sharing A: their Bs
     more_b = [x.position for x in more_b_args]
+    more_a_args = rc.more_a_operands(prog, args, a, batch)  # dots with an A each: their other As
+    more_a = [x.position for x in more_a_args]
+    seg_k = rc.segment_ks(prog, more_a_args, more_b_args)  # (K segments: each later pair's own K)
     lora = getattr(prog.gemm_config, "lora_rank", 0)  # (E's K: the low-rank branch's N, as the launcher reads it)
     e = rc.epi_operand(prog, args, more_b_args[0] if lora else b, c)  # a second dot on the accumulator: its B
     tile = (_tile_params(p, args, bases) if prog.epilogue_ops else []) + list(more_params)
     # (a gathered A, GemmConfig.a_gather, is read by the consumers' own loads: its array is in memory, as it is)
     gathered = getattr(prog.gemm_config, "a_gather", False)
-    tma_only = (*(() if gathered else (a.position,)), b.position, *more_b, *([e.position] if e else []))
+    tma_only = (*(() if gathered else (a.position,)), b.position, *more_b, *more_a, *([e.position] if e else []))
     memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays if i not in tma_only]
     views = getattr(prog, "operand_views", None) or {}
     av = _matrix_of(arrays[a.position], a, bases, "a" in views)
@@ -99,6 +103,7 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
         bv = np.ascontiguousarray(np.swapaxes(bv, -1, -2))
     errors = run_gemm(prog, av, bv, bases[c.position], (m, n, k), tile, memory,
                       problem(prog.gemm_config, m, n, k) if problem else None, more_b=[arrays[i] for i in more_b],
+                      more_a=[arrays[i] for i in more_a], seg_k=seg_k,
                       **({"epi": arrays[e.position]} if e else {}))
     assert not errors, errors[:4]
     return arrays

@@ -121,11 +121,11 @@ def _s3_gemm(name, inputs):
     p = PROGRAMS[name]
     real = gemm_emulation.run_gemm
 
-    def run_gemm(prog, a, b, c_base, mnk, tile_params=(), memory=(), problem=None, sms=2, more_b=()):
+    def run_gemm(prog, a, b, c_base, mnk, tile_params=(), memory=(), problem=None, sms=2, more_b=(), **more):
         if (getattr(prog.gemm_config, "grid_l", False) or getattr(prog.gemm_config, "batched", False)) \
                 and problem is None:
             problem = (*mnk, p.grid[2])
-        return real(prog, a, b, c_base, mnk, tile_params, memory, problem, sms, more_b)
+        return real(prog, a, b, c_base, mnk, tile_params, memory, problem, sms, more_b, **more)
 
     gemm_emulation.run_gemm = run_gemm
     try:

@@ -57,6 +57,16 @@ def test_a_transposed_by_ct_transpose():
     s4._check(c, s4._mm(at.T, b), 4e-3, 5e-3)
 
 
+def test_two_dots_sharing_b():
+    """``A1 B - A2 B``: each stage holds A1's and A2's tiles beside the one B tile (since session 27), two
+    accumulators; the output NaN-prefilled."""
+    a1, a2, b = _h(256, 256), _h(256, 256), _h(256, 128)
+    c = s4._s3_gemm("mm_two_dots_shared_b", {0: a1, 1: a2, 2: b, 3: np.full((256, 128), np.nan, np.float16)})[3]
+    ref = a1.astype(np.float64) @ b.astype(np.float64) - a2.astype(np.float64) @ b.astype(np.float64)
+    assert not np.isnan(c.astype(np.float64)).any()
+    np.testing.assert_allclose(c.astype(np.float64), ref, atol=2e-2, rtol=1e-2)
+
+
 def test_row_bias_column_broadcast():
     a, b = _h(256, 256), _h(256, 128)
     bias = RNG.standard_normal(256).astype(np.float32)

@@ -925,10 +925,7 @@ def more_b_operands(program: Any, arguments: list[Argument], b: ArrayArg, batch:
 
             x = operand_view(x, f"B{i}", lead, arguments, flat)
         if getattr(program.gemm_config, "batched", False):
-            if x.ndim != 3 or x.shape[0] != batch or (batch > 1 and x.strides[0] != x.shape[1] * x.shape[2]):
-                raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs {batch} contiguous "
-                                         f"matrices, got strides {x.strides} for shape {x.shape}")
-            x = _matrix(x)
+            x = _batch_matrix(x, batch)
         lora = getattr(program.gemm_config, "lora_rank", 0)
         if lora:  # a low-rank branch's B (LoRA): [K, R] (or [R, K], K-major), R up to its lora_rank tile
             r = x.shape[0] if program.gemm_config.b_major == "k" else x.shape[-1]
@@ -940,10 +937,42 @@ def more_b_operands(program: Any, arguments: list[Argument], b: ArrayArg, batch:
                                          f"{'[R, K]' if program.gemm_config.b_major == 'k' else '[K, R]'} {b.dtype} "
                                          f"array, R <= its tile of {lora}, 16-byte aligned rows of whole 16-byte "
                                          f"units (read by TMA in place), got {x.shape}")
+        elif getattr(program.gemm_config, "k_segments", False):  # (a K segment's B: its own K, N as B's)
+            _check_segment_operand(x, b, 1 if program.gemm_config.b_major == "n" else 0, "B")
         elif (x.shape, x.strides, x.dtype) != (b.shape, b.strides, b.dtype):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the dots sharing A read every B like "
                                      f"{_where(b.name, b.position)} (shape {b.shape}, strides {b.strides}, {b.dtype}); "
                                      f"got shape {x.shape}, strides {x.strides}, {x.dtype}")
+        out.append(x)
+    return out
+
+
+def more_a_operands(program: Any, arguments: list[Argument], a: ArrayArg, batch: int = 1) -> list[ArrayArg]:
+    """The A operands after the first of a program whose dots read an A each (``gemm_config.a_operands > 1``;
+    ``program.gemm_args`` after the other Bs), each checked to be laid out as ``a`` (A as
+    :func:`gemm_problem_batched` returns it: shape, strides and element type; a batched A's first matrix, ``batch``
+    its L contiguous matrices): the kernel reads every A through a tensor map laid out as A's, over A's K."""
+    cfg = program.gemm_config
+    more = getattr(cfg, "a_operands", 1) - 1
+    if more <= 0:
+        return []
+    start = 3 + cfg.b_operands - 1
+    flat = flat_parameters(arguments)
+    by_pos = {x.position: x for x in arguments}
+    out = []
+    for i, index in enumerate(list(program.gemm_args)[start:start + more], start=1):
+        if index is None or not 0 <= index < len(flat) or flat[index][1] != "ptr":
+            raise RuntimeError(f"compile_program reported GEMM operand A{i} at entry parameter {index}, which is not "
+                               f"an array's base pointer (entry parameters: {flat})")
+        x = by_pos[flat[index][0]]
+        if getattr(cfg, "batched", False):
+            x = _batch_matrix(x, batch)
+        if getattr(cfg, "k_segments", False):  # (a K segment's A: its own K, M as A's)
+            _check_segment_operand(x, a, 0 if cfg.a_major == "k" else 1, "A")
+        elif (x.shape, x.strides, x.dtype) != (a.shape, a.strides, a.dtype):
+            raise LayoutNotSupported(f"{_where(x.name, x.position)}: the dots with an A each read every A like "
+                                     f"{_where(a.name, a.position)} (shape {a.shape}, strides {a.strides}, {a.dtype}: "
+                                     f"one K); got shape {x.shape}, strides {x.strides}, {x.dtype}")
         out.append(x)
     return out
 
@@ -1126,6 +1155,41 @@ def _gathered_a_operand(a: ArrayArg, b: ArrayArg, c: ArrayArg, cfg: Any) -> Arra
     return dataclasses.replace(a, shape=(rows, k), strides=(k, 1))
 
 
+def _check_segment_operand(x: ArrayArg, first: ArrayArg, axis: int, role: str) -> None:
+    """A later K segment's operand ``x`` (``GemmConfig.k_segments``): row-major, ``first``'s element type and its
+    extent along ``axis`` (A's M, B's N); its K its own (:func:`segment_ks` pairs it with its A's)."""
+    if x.ndim != 2 or not _row_major(x) or x.dtype != first.dtype or x.shape[axis] != first.shape[axis]:
+        raise LayoutNotSupported(f"{_where(x.name, x.position)}: a K segment's {role} is a row-major {first.dtype} array "
+                                 f"with {first.shape[axis]} {'rows' if axis == 0 else 'columns'} like "
+                                 f"{_where(first.name, first.position)}; got shape {x.shape}, strides {x.strides}, "
+                                 f"{x.dtype}")
+
+
+def segment_ks(program: Any, more_a: list[ArrayArg], more_b: list[ArrayArg]) -> tuple[int, ...]:
+    """The K of each later K segment (``gemm_config.k_segments``: pair ``i`` of A ``i`` and B ``i``): its A's K,
+    which its B's must be (else LayoutNotSupported: the SIMT path runs the launch); () for other programs."""
+    cfg = program.gemm_config
+    if not getattr(cfg, "k_segments", False):
+        return ()
+    out = []
+    for x, w in zip(more_a, more_b):
+        k_a = x.shape[1] if cfg.a_major == "k" else x.shape[0]
+        k_b = w.shape[0] if cfg.b_major == "n" else w.shape[1]
+        if k_a != k_b:
+            raise LayoutNotSupported(f"{_where(w.name, w.position)}: a K segment's B has K = {k_b}, its A "
+                                     f"{_where(x.name, x.position)} K = {k_a}")
+        out.append(k_a)
+    return tuple(out)
+
+
+def _batch_matrix(x: ArrayArg, batch: int) -> ArrayArg:
+    """The first matrix of a batched operand ``x`` of ``batch`` contiguous ``[rows, cols]`` matrices (checked)."""
+    if x.ndim != 3 or x.shape[0] != batch or (batch > 1 and x.strides[0] != x.shape[1] * x.shape[2]):
+        raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs {batch} contiguous "
+                                 f"matrices, got strides {x.strides} for shape {x.shape}")
+    return _matrix(x)
+
+
 def _matrix(x: ArrayArg) -> ArrayArg:
     """The first matrix of a 3-D array (same pointer, the last two dimensions)."""
     return dataclasses.replace(x, shape=tuple(x.shape[1:]), strides=tuple(x.strides[1:]))
@@ -1229,6 +1293,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     # the operands as the kernel reads them: a column-major array as its row-major transpose
     a, b, c, m, n, k, batch, counts = gemm_problem_operand_batches(program, stored_arguments(arguments), arguments)
     more_b = more_b_operands(program, stored_arguments(arguments), b, counts[1])  # dots sharing A: the other Bs
+    more_a = more_a_operands(program, stored_arguments(arguments), a, counts[0])  # dots with an A each: the other As
+    seg_k = segment_ks(program, more_a, more_b)  # (K segments: each later pair's own K)
     given = {x.position: x for x in arguments}
     major = program.gemm_config.b_major if program.gemm_config.b_major == "k" else b_major(b)
     if major != program.gemm_config.b_major and getattr(program.gemm_config, "b_shared", False):
@@ -1317,6 +1383,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         b_reason = "; ".join(filter(None, [b_reason, "A: M-major, the kernel reads a K-major copy made at each launch "
                                                       "(one extra pass over A)"]))
     more_ptrs = tuple(x.ptr for x in more_b)
+    more_a_ptrs = tuple(x.ptr for x in more_a)
     # (E's K is the first dot's N: the low-rank branch's, with one)
     e = epi_operand(program, stored_arguments(arguments), more_b[0] if getattr(gk.cfg, "lora_rank", 0) else b, c)
     epi = (e.ptr, e.shape[1] if getattr(gk.cfg, "epi_major", "n") == "k" else e.shape[0]) if e is not None else None
@@ -1337,14 +1404,15 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                                  f"{-(-n // gk.cfg.epi_n)} N tiles per work tile of {gk.cfg.tile_m} "
                                                  f"rows ({COARSEN_ENV}={choice}, {dev.sm_count} SMs)")
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
-           sched_l, ldc, c_cols, epi, epi_c)
+           sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k)
     prepared = _prepared.get(key)
     if prepared is None:
         prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
                                                more_b=more_ptrs, grid=program_grid, sched_l=sched_l,
                                                ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
-                                               operand_batches=counts, epi=epi, epi_c=epi_c)
+                                               operand_batches=counts, epi=epi, epi_c=epi_c, more_a=more_a_ptrs,
+                                               seg_k=seg_k)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)

@@ -163,24 +163,32 @@ class OperandRows:
 
 def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
                  batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0,
-                 c_cols: int = 0, operand_batches: tuple[int, int] = ()) -> tuple[OperandRows, ...]:
+                 c_cols: int = 0, operand_batches: tuple[int, int] = (),
+                 more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = ()) -> tuple[OperandRows, ...]:
     """A, B, C as row sets: A ``[M, K]`` (``[K, M]`` M-major), B ``[N, K]`` (K-major) or ``[K, N]``,
     C ``[M, N]``, then the other B operands (``more_b``: ``B1``, ``B2``, ... laid out as B) of a
     configuration with ``b_operands > 1``; a batched problem stacks its L matrices' rows; ``ldc``: C's
     row stride in elements when C is a column slice of a wider array (``cfg.c_ld``), 0 for N; ``c_cols``:
     C's columns when they are not N (a program-grid kernel storing its tiles at columns it computes,
     into an output wider than B), 0 for N; ``operand_batches``: (A's, B's) matrix counts when they are
-    not C's ``batch`` (a kernel reading each operand at its own batch index per work tile)."""
+    not C's ``batch`` (a kernel reading each operand at its own batch index per work tile); ``more_a``: the other A
+    operands (``A1``, ``A2``, ... laid out as A) of a configuration with ``a_operands > 1``, after them; ``seg_k``:
+    the K of each later pair's A and B (``cfg.k_segments``; default: K)."""
     es, eo = ESIZE[cfg.dtype], ESIZE[cfg.out_dtype]
 
     la, nb = operand_batches or (batch, 1 if getattr(cfg, "b_shared", False) else batch)  # one B for every batch
 
-    def b_rows(name, ptr, es=ESIZE[getattr(cfg, "b_raw", "") or cfg.dtype]):  # a computed B: its raw array
+    def b_rows(name, ptr, es=ESIZE[getattr(cfg, "b_raw", "") or cfg.dtype], k=k):  # a computed B: its raw array
         return OperandRows(name, ptr, n * nb, k * es) if cfg.b_major == "k" else OperandRows(name, ptr, k * nb, n * es)
 
     ea = ESIZE[getattr(cfg, "a_raw", "") or cfg.dtype]  # a computed A: its raw array
-    a = OperandRows("A", a_ptr, m * la, k * ea) if cfg.a_major == "k" else OperandRows("A", a_ptr, k * la, m * ea)
-    more = tuple(b_rows(f"B{i}", ptr) for i, ptr in enumerate(more_b, start=1))
+    def a_rows(name, ptr, k=k):
+        return OperandRows(name, ptr, m * la, k * ea) if cfg.a_major == "k" else OperandRows(name, ptr, k * la, m * ea)
+
+    ks = tuple(seg_k) or (k,) * max(len(more_a), len(more_b))
+    a = a_rows("A", a_ptr)
+    more = (*(b_rows(f"B{i}", ptr, k=ks[i - 1]) for i, ptr in enumerate(more_b, start=1)),
+            *(a_rows(f"A{i}", ptr, ks[i - 1]) for i, ptr in enumerate(more_a, start=1)))
     nc = c_cols or n
     pair = 0 if cfg.epilogue == "tma" else 2 * eo  # (TMA's stores stop at the map's last column)
     c = OperandRows("C", c_ptr, m * batch, nc * eo, ldc * eo if ldc and ldc != nc else 0, pair)
@@ -191,11 +199,13 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
 
 def staging_reasons(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
                     batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0, c_cols: int = 0,
-                    operand_batches: tuple[int, int] = ()) -> list[str]:
+                    operand_batches: tuple[int, int] = (), more_a: tuple[int, ...] = (),
+                    seg_k: tuple[int, ...] = ()) -> list[str]:
     """Why operands of this problem go through padded copies (empty: TMA reads them in place; a gathered A,
     read by the kernel's own loads, never)."""
     out = []
-    for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols, operand_batches):
+    for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols, operand_batches, more_a,
+                           seg_k):
         if op.in_place:
             continue
         why = (f"row stride {op.pitch} bytes is not a multiple of 16" if op.pitch % 16
@@ -214,7 +224,8 @@ class StagingPlan:
     and copied out after it.  ``reasons`` says what was staged (the launcher reports it)."""
 
     def __init__(self, cfg: GemmConfig, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b: tuple[int, ...] = (),
-                 ldc: int = 0, c_cols: int = 0, operand_batches: tuple[int, int] = ()):
+                 ldc: int = 0, c_cols: int = 0, operand_batches: tuple[int, int] = (), more_a: tuple[int, ...] = (),
+                 seg_k: tuple[int, ...] = ()):
         self.copies_in: list[tuple[int, int, int, int, int, int]] = []  # src, src pitch, dst, dst pitch, width, rows
         self.copies_out: list[tuple[int, int, int, int, int, int]] = []
         self.pitch: dict[str, int] = {}
@@ -224,11 +235,11 @@ class StagingPlan:
         # C addressed in place by the tier's own stores (atomic adds, transposed stores): never staged
         c_in_place = cfg.epilogue == "atomic" or getattr(cfg, "c_transposed", False)
         self.reasons = [r for r in staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols,
-                                                   counts)
+                                                   counts, more_a, seg_k)
                         if not (c_in_place and r.startswith("C:"))]
         self._buffers: list[Any] = []
         self.pitch["A"], self.ptr["A"] = 0, a_ptr  # (a gathered A has no rows here: its pointer as it is)
-        for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols, counts):
+        for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols, counts, more_a, seg_k):
             if op.in_place or (op.name == "C" and c_in_place):  # the program's stores address C itself
                 self.pitch[op.name], self.ptr[op.name] = op.pitch, op.ptr
                 continue
@@ -409,14 +420,29 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
         dims, row_bytes = ((k, m), (k * ra,)) if cfg.a_major == "k" else ((m, k), (m * ra,))
         box = (cfg.a_raw_chunk_columns, cfg.tile_m if cfg.a_major == "k" else cfg.tile_k)
         tma_a = tmap(a_ptr, a_raw, dims, row_bytes, box, "A", getattr(cfg, "a_raw_swizzle", 0))
-    elif cfg.a_major == "k":
-        tma_a = tmap(a_ptr, cfg.dtype, (k, m), (k * es,), (cfg.tile_k, cfg.tile_m), "A", cfg.k_row_bytes)
-    else:  # A stored [K, M]: 64 M x tile_k K boxes
-        tma_a = tmap(a_ptr, cfg.dtype, (m, k), (m * es,), (64, cfg.tile_k), "A")
+    else:
+        tma_a = a_tensor_map(cfg, a_ptr, m, k, la if cfg.batched else 1, pitch, "A")
     tma_b = b_tensor_map(cfg, b_ptr, n, k, lb, pitch, "B")
     nc = c_cols or n  # C's columns (a program-grid kernel's C may be wider than B)
     tma_c = tmap(c_ptr, cfg.out_dtype, (nc, m), (nc * 2,), (64, 64), "C") if cfg.epilogue == "tma" else bytes(128)
     return tma_a, tma_b, tma_c
+
+
+def a_tensor_map(cfg: GemmConfig, a_ptr: int, m: int, k: int, batch: int = 1, pitch: dict[str, int] | None = None,
+                 name: str = "A") -> bytes:
+    """The tensor map of an A operand as loaded (``name``: ``A``, or ``A1``... for the other A operands of an
+    ``a_operands > 1`` configuration, laid out as A): ``[tile_k K, tile_m M]`` boxes swizzled by
+    ``cfg.k_row_bytes`` (A ``[M, K]``) or ``[64 M, tile_k K]`` (A stored ``[K, M]``, 128-byte swizzle); a
+    batched configuration's ``batch`` matrices; its pitch from ``pitch[name]`` when staged."""
+    es = ESIZE[cfg.dtype]
+    if cfg.a_major == "k":
+        dims, row_bytes, box, swizzle = (k, m), (k * es,), (cfg.tile_k, cfg.tile_m), cfg.k_row_bytes
+    else:  # A stored [K, M]: 64 M x tile_k K boxes
+        dims, row_bytes, box, swizzle = (m, k), (m * es,), (64, cfg.tile_k), 128
+    row_bytes = ((pitch or {}).get(name, row_bytes[0]),)
+    if cfg.batched:
+        dims, row_bytes, box = (*dims, batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
+    return encode_tensor_map(a_ptr, cfg.dtype, dims, row_bytes, box, swizzle)
 
 
 def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pitch: dict[str, int] | None = None,
@@ -498,7 +524,7 @@ class GemmKernel:
                 more_b: tuple[int, ...] = (), grid: tuple[int, int, int] | None = None,
                 sched_l: int | None = None, ldc: int = 0, c_cols: int = 0,
                 operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None,
-                epi_c: int = 1) -> PreparedGemm:
+                epi_c: int = 1, more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = ()) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
         configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
@@ -513,9 +539,11 @@ class GemmKernel:
         (E's pointer, R) of a configuration with a second dot on the accumulator (``cfg.epi_n``: B is ``[K, R]``
         or, K-major, ``[R, K]``, E ``[R, N]`` or, ``cfg.epi_major == "k"``, ``[N, R]``, all row-major and read in
         place); ``epi_c``: the N tiles of C per work tile of a kernel looping over them (``cfg.epi_loop``:
-        :func:`epi_tiles_per_cta`; the scheduler walks ``ceil(N tiles / epi_c)`` column tiles)."""
+        :func:`epi_tiles_per_cta`; the scheduler walks ``ceil(N tiles / epi_c)`` column tiles); ``more_a``: the other A
+        operands' pointers (``cfg.a_operands - 1``, laid out as A); ``seg_k``: each later pair's K (``cfg.k_segments``:
+        the kernel's ``k<i>`` parameters, A i's and B i's tensor maps that K)."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
-                            ldc, c_cols, operand_batches, epi, epi_c)
+                            ldc, c_cols, operand_batches, epi, epi_c, more_a, seg_k)
 
 
 class PreparedGemm:
@@ -524,7 +552,7 @@ class PreparedGemm:
     def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=(), batch=1,
                  more_b=(), grid: tuple[int, int, int] | None = None, sched_l: int | None = None, ldc: int = 0,
                  c_cols: int = 0, operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None,
-                 epi_c: int = 1):
+                 epi_c: int = 1, more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = ()):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -532,6 +560,10 @@ class PreparedGemm:
         check_problem(m, n, k, cfg)
         if len(more_b) != cfg.b_operands - 1:
             raise GemmConfigError(f"{cfg.name} reads {cfg.b_operands} B operands; got {1 + len(more_b)}")
+        if len(more_a) != getattr(cfg, "a_operands", 1) - 1:
+            raise GemmConfigError(f"{cfg.name} reads {cfg.a_operands} A operands; got {1 + len(more_a)}")
+        if len(seg_k) != (cfg.pairs - 1 if getattr(cfg, "k_segments", False) else 0):
+            raise GemmConfigError(f"{cfg.name}: {len(seg_k)} K segment lengths (seg_k) for {cfg.pairs} pairs")
         if c_cols and c_cols != n and not cfg.program_grid:
             raise GemmConfigError(f"{cfg.name} stores C at the scheduler's tiles of N = {n} columns; got C of {c_cols} "
                                   "(only a program-grid kernel computes its own C tiles)")
@@ -574,12 +606,18 @@ class PreparedGemm:
         counts = tuple(operand_batches) if cfg.batched else ()
         # (a low-rank branch's B is [K, R], not laid out as B: the launcher checked TMA reads it in place)
         plan_b = () if cfg.lora_rank else tuple(more_b)
-        self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, plan_b, ldc, c_cols, counts)
+        self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, plan_b, ldc, c_cols, counts,
+                                        tuple(more_a), tuple(seg_k))
+        ks = tuple(seg_k) or (k,) * max(len(plan_b), len(more_a))  # (each later pair's K: its own, or K)
         tma_a, tma_b, tma_c = tensor_maps(cfg, st.ptr["A"], st.ptr["B"], st.ptr["C"], m, n, k,
                                           batch if cfg.batched else 1, st.pitch, c_cols, counts)
-        tma_more_b = [b_tensor_map(cfg, st.ptr[f"B{i}"], n, k, counts[1] if counts else batch if cfg.batched else 1,
-                                   st.pitch, f"B{i}")
+        tma_more_b = [b_tensor_map(cfg, st.ptr[f"B{i}"], n, ks[i - 1],
+                                   counts[1] if counts else batch if cfg.batched else 1, st.pitch, f"B{i}")
                       for i in range(1, len(plan_b) + 1)]
+        tma_more_b += [a_tensor_map(cfg, st.ptr[f"A{i}"], m, ks[i - 1],
+                                    counts[0] if counts else batch if cfg.batched else 1, st.pitch, f"A{i}")
+                       for i in range(1, len(more_a) + 1)]  # (after the Bs' maps)
+        tma_more_b += [struct.pack("<i", x) for x in seg_k]  # (the later segments' K, after the As' maps)
         if bool(cfg.epi_n) != (epi is not None):
             raise GemmConfigError(f"{cfg.name}: {'a second dot on the accumulator needs' if cfg.epi_n else 'no'} "
                                   "epi=(E's pointer, R)")

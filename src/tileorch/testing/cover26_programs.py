@@ -12,9 +12,9 @@ Taken now (each entry's ``notes`` says what refused it): the int8 and fp8 output
 stores the program's converted values), LoRA at tn 256 (the low-rank accumulator counted at its rank),
 the shared computed A (one register A per K step, a copy of its registers for the second B), GQA over the
 group's heads (:func:`~tileorch.transforms.tileas.chained_work_loop.flatten_inner_work_loop`) and the
-loop-less attention (:mod:`~tileorch.transforms.tileas.loopless_chain`).  Still refused, with the located
-reason at the user's line: two dots reading different A tiles in one K loop (the WGMMA kernel's stage holds
-one A tile) and two K loops one after the other (it runs one K loop).
+loop-less attention (:mod:`~tileorch.transforms.tileas.loopless_chain`), and since session 27 the two dots
+reading different A tiles in one K loop (an A tile per dot in each stage: ``GemmConfig.a_operands``) and the two
+K loops one after the other (K segments of one pipeline: ``GemmConfig.k_segments``).
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``:
 "gemm" = TMA + WGMMA, "chained" = the chained tensor-core tier, "simt" with ``error`` = the located
@@ -207,16 +207,25 @@ _add("gemm_f16_fp8_e4m3_out", gemm_f16_fp8_e4m3_out,
      [_a((200, 200)), _a((200, 192)), _a((200, 192), F8), 0.5, 128, 64, 64], (2, 3), "gemm", outputs=(2,))
 _add("two_dots_two_a_two_accumulators", two_dots_two_a_two_accumulators,
      [_a((200, 200)), _a((200, 192)), _a((200, 200)), _a((200, 192)), _a((200, 192)), _a((200, 192), F32), 128, 64,
-      64], (2, 3), "simt", error="2 dots in one K loop that do not read the same A tile", outputs=(4, 5))
+      64], (2, 3), "gemm", outputs=(4, 5),
+     notes="was refused ('2 dots in one K loop that do not read the same A tile'); since session 27 the WGMMA kernel's stages hold an A tile per dot "
+           "(GemmConfig.a_operands)")
 _add("two_dots_two_a_one_accumulator", two_dots_two_a_one_accumulator,
-     [_a((200, 200)), _a((200, 192)), _a((200, 200)), _a((200, 192)), _a((200, 192)), 128, 64, 64], (2, 3), "simt",
-     error="this dot adds its product to the result of the dot at line", outputs=(4,))
+     [_a((200, 200)), _a((200, 192)), _a((200, 200)), _a((200, 192)), _a((200, 192)), 128, 64, 64], (2, 3), "gemm",
+     outputs=(4,),
+     notes="was refused ('this dot adds its product to the result of the dot at line'); since session 27 the WGMMA kernel's stages hold an A tile per dot "
+           "(GemmConfig.a_operands), the chain into one accumulator")
 _add("two_dots_two_a_summed_products", two_dots_two_a_summed_products,
-     [_a((200, 200)), _a((200, 192)), _a((200, 200)), _a((200, 192)), _a((200, 192)), 128, 64, 64], (2, 3), "simt",
-     error="2 dots in one K loop that do not read the same A tile", outputs=(4,))
+     [_a((200, 200)), _a((200, 192)), _a((200, 200)), _a((200, 192)), _a((200, 192)), 128, 64, 64], (2, 3), "gemm",
+     outputs=(4,),
+     notes="was refused ('2 dots in one K loop that do not read the same A tile'); since session 27 the WGMMA kernel's stages hold an A tile per dot "
+           "(GemmConfig.a_operands) and tileas-fold-dot-accumulate chains the summed products into one accumulator")
 _add("two_k_loops_one_accumulator", two_k_loops_one_accumulator,
-     [_a((200, 128)), _a((128, 192)), _a((200, 200)), _a((200, 192)), _a((200, 192)), 128, 64, 64], (2, 3), "simt",
-     error="2 loops with dots one after another", outputs=(4,))
+     [_a((200, 128)), _a((128, 192)), _a((200, 200)), _a((200, 192)), _a((200, 192)), 128, 64, 64], (2, 3), "gemm",
+     outputs=(4,),
+     notes="was refused ('2 loops with dots one after another'); since session 27 the loops, each bounded by its own "
+           "A's K, are the WGMMA kernel's K segments (GemmConfig.k_segments: pair 0's 2 K tiles, then pair 1's 4, "
+           "through one pipeline)")
 _add("two_dots_share_computed_a", two_dots_share_computed_a,
      [_a((200, 200)), _a((200, 192)), _a((200, 192)), _a((200, 192)), 0.5, 128, 64, 64], (2, 3), "gemm", outputs=(3,),
      notes="was refused ('2 dots in one K loop that do not read the same A tile': the dots read the computed A "

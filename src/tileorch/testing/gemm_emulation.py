@@ -19,7 +19,7 @@ def array_params(base: int, shape: tuple[int, ...]) -> list[int]:
 
 
 def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), memory=(), problem=None,
-             sms: int = 2, more_b=(), epi=None, epi_c: int = 1) -> list[str]:
+             sms: int = 2, more_b=(), epi=None, epi_c: int = 1, more_a=(), seg_k=()) -> list[str]:
     """Run every CTA of the persistent grid of the GEMM program ``p`` (``compile_program``'s result,
     ``p.gemm_config`` set) on A ``a`` [M, K] and B ``b`` [K, N] (``[N, K]`` for a K-major B, 64-wide K
     tiles; a batched kernel's ``[L, M, K]`` and ``[L, K, N]``); return the emulator's errors.
@@ -32,7 +32,9 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
     ``b_operands > 1`` configuration: their tensor maps follow the scheduler's record, laid out as B);
     ``epi``: the second dot's B ``[K2, N2]`` (a ``cfg.epi_n`` configuration: its tensor map follows theirs;
     ``[N2, K2]`` for ``cfg.epi_major == "k"``); ``epi_c``: the N tiles per work tile of a kernel looping over
-    them (``cfg.epi_loop``: its parameter after E's map; the scheduler walks ``ceil(N tiles / epi_c)`` of them)."""
+    them (``cfg.epi_loop``: its parameter after E's map; the scheduler walks ``ceil(N tiles / epi_c)`` of them);
+    ``more_a``: the other A operands of dots with an A each (``a_operands > 1``: their maps follow the Bs', laid
+    out as A); ``seg_k``: each later pair's K (``cfg.k_segments``: the kernel's ``k<i>`` after those maps)."""
     from tileorch.launchers.gemm_host import epi_scheduler_n, scheduler_params
     from tileorch.schedulers.device_params import pack_device_params
     from tileorch.testing.ptx_emulator import Emu
@@ -41,7 +43,7 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
     m, n, k = mnk
     sm, sn, sk, sl = problem or (m, n, k, 1)
     sched = scheduler_params(cfg, sm, epi_scheduler_n(cfg, sn, epi_c), sk, sms, 0, sl)
-    params = [0, 0, 0, c_base, m, n, k, pack_device_params(sched, 0, 0, 0), *([0] * len(more_b)),
+    params = [0, 0, 0, c_base, m, n, k, pack_device_params(sched, 0, 0, 0), *([0] * len(more_b)), *([0] * len(more_a)), *seg_k,
               *([0] if epi is not None else []), *([epi_c] if getattr(cfg, "epi_loop", False) else []), *tile_params]
     errors: list[str] = []
     for x in range(sched.grid[0]):
@@ -60,6 +62,8 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
                 emu.tmaps[emu.params[i]] = {"array": more.reshape(-1, *more.shape[-2:]), **b_map}
                 if getattr(cfg, "lora_rank", 0) and cfg.b_major == "k":  # a low-rank branch's B: lora_rank rows
                     emu.tmaps[emu.params[i]]["rows"] = cfg.lora_rank
+            for i, more in enumerate(more_a, start=8 + len(more_b)):  # (after the other Bs' maps)
+                emu.tmaps[emu.params[i]] = {"array": more.reshape(-1, *more.shape[-2:]), **a_map}
             if epi is not None:  # the second dot's B: boxes of tile_n K rows x 64 N columns (N-major E [K2, N2]),
                 # of epi_n N rows x 64 K columns (K-major E [N2, K2])
                 rows = cfg.epi_n if getattr(cfg, "epi_major", "n") == "k" else cfg.epi_k

@@ -28,7 +28,9 @@ the same swizzle.
 The kernel's parameters are ``(tmap_a, tmap_b, tmap_c, c, m, n, k, params)``, then, for
 ``b_operands > 1`` (dots sharing A: one A tile and ``b_operands`` B tiles per stage, one
 accumulator and one WGMMA batch per B each K step), the other B operands' tensor maps, then, for
-``c_ld`` (C a column slice of a wider array), C's row stride ``ldc`` in elements; the epilogue is
+``a_operands > 1`` (an A per dot: ``a_operands`` A tiles then the B tiles per stage, one WGMMA batch
+per (A i, B i) pair, into accumulator i or, ``one_accumulator``, all into one), the other A operands'
+tensor maps, then, for ``c_ld`` (C a column slice of a wider array), C's row stride ``ldc`` in elements; the epilogue is
 ``atom.stage_fragment`` + TMA stores (``epilogue = "tma"``) or ``atom.store_fragment``
 (``"direct"``), which the TileAS lowering may rewrite to compile a program's own epilogue.
 """
@@ -223,6 +225,10 @@ class _Kernel:
     """The pipeline (``cfg.epi_stages``) handing the second dot's B tiles from the producer to the consumers."""
     epi_c: SSAValue | None = None
     """The N tiles of C per work tile (``cfg.epi_loop``: the kernel's parameter after E's tensor map)."""
+    tmap_more_a: tuple = ()
+    """The tensor maps of the A operands after the first (``cfg.a_operands > 1``: an A per dot)."""
+    segment_tiles: tuple = ()
+    """The K tiles of each pair's K segment (``cfg.k_segments``): ``k_tiles``, then each later pair's from its ``k<i>``."""
 
     def epi_tiles(self, tn: SSAValue) -> tuple[SSAValue, SSAValue]:
         """``(first, end)``: the N tiles of C work tile column ``tn`` covers (``cfg.epi_loop``): ``tn epi_c`` up to
@@ -235,6 +241,10 @@ class _Kernel:
     @property
     def tmaps_b(self) -> list[SSAValue]:
         return [self.tmap_b, *self.tmap_more_b]
+
+    @property
+    def tmaps_a(self) -> list[SSAValue]:
+        return [self.tmap_a, *self.tmap_more_a]
 
     # -- tile scheduler
     def scheduler(self) -> tuple[SSAValue, SSAValue]:
@@ -309,8 +319,9 @@ def _tma_load(k: _Kernel, tmap: SSAValue, offset: SSAValue, coords: list[SSAValu
     load.attributes["cutlass.tx_bytes"] = IntegerAttr(tx_bytes, i32)
 
 
-def _a_loads(k: _Kernel, a_off: SSAValue, kc: SSAValue, m0: SSAValue, fb: SSAValue, tl: SSAValue) -> None:
-    """TMA loads of the A tile: one ``[tile_m, tile_k]`` box (A ``[M, K]``, K-major) or, for A stored
+def _a_loads(k: _Kernel, a_off: SSAValue, kc: SSAValue, m0: SSAValue, fb: SSAValue, tl: SSAValue,
+             tmap: SSAValue | None = None, suffix: str = "") -> None:
+    """TMA loads of the A tile through ``tmap`` (A's own by default; A ``i``'s for an A per dot): one ``[tile_m, tile_k]`` box (A ``[M, K]``, K-major) or, for A stored
     ``[K, M]`` (M-major), ``tile_m / 64`` boxes of ``tile_k`` K rows x 64 M columns, box j at
     + ``mn_chunk_bytes * j`` (warp group j's 64 rows); none for a gathered A (``cfg.a_gather``)."""
     cfg = k.cfg
@@ -319,14 +330,15 @@ def _a_loads(k: _Kernel, a_off: SSAValue, kc: SSAValue, m0: SSAValue, fb: SSAVal
     if cfg.a_raw:
         _raw_a_loads(k, a_off, kc, m0, fb, tl)
         return
+    tmap = k.tmap_a if tmap is None else tmap
     if cfg.a_major == "k":
-        _tma_load(k, k.tmap_a, a_off, k.box(kc, m0, batch=tl), fb, cfg.a_stage_bytes, "adst")
+        _tma_load(k, tmap, a_off, k.box(kc, m0, batch=tl), fb, cfg.a_stage_bytes, f"adst{suffix}")
         return
     chunk = cfg.mn_chunk_bytes
     for j in range(cfg.tile_m // 64):
-        row = _named(_add(m0, _const(64 * j)), f"arow{j}")
-        off = _named(_add(a_off, _const(chunk * j)), f"aoff{j}")
-        _tma_load(k, k.tmap_a, off, k.box(row, kc, batch=tl), fb, chunk, f"adst{j}")
+        row = _named(_add(m0, _const(64 * j)), f"arow{suffix}{j}")
+        off = _named(_add(a_off, _const(chunk * j)), f"aoff{suffix}{j}")
+        _tma_load(k, tmap, off, k.box(row, kc, batch=tl), fb, chunk, f"adst{suffix}{j}")
 
 
 def _b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SSAValue, tl: SSAValue,
@@ -404,7 +416,8 @@ def _producer(k: _Kernel) -> None:
         leader = _named(nvvm.ElectSyncOp().results[0], "leader")
         with _if(leader):
             if not cfg.a_gather:  # (a gathered A has no tensor map of its own)
-                nvp.PrefetchOp(k.tmap_a)
+                for tmap in k.tmaps_a:
+                    nvp.PrefetchOp(tmap)
             for tmap in [*k.tmaps_b, *([k.tmap_e] if cfg.epi_n else [])]:
                 nvp.PrefetchOp(tmap)
         rank = _named(nvvm.SPECIAL_REGISTERS["cluster.ctarank"]().results[0], "rank")
@@ -419,27 +432,46 @@ def _producer(k: _Kernel) -> None:
             # branch, cfg.lora_rank, B operand 1 is: B 0 is the main dot's, at the work tile's column)
             n0 = _const(0, name="n0") if cfg.epi_n and not cfg.lora_rank else _named(_mul(tn, k.bn_tile), "n0")
             kbeg, kend = k.k_range(sched, w)
-            body = Block(arg_types=[i32, t.state])
-            with ImplicitBuilder(body) as (kt, st):
-                _named(kt, "kt"), _named(st, "st")
-                # wait until every consumer (of every CTA reading this stage) has released it
-                pl.ProducerAcquireOp(k.ready, st)
-                with _if(leader):
-                    fb = _named(pl.GetProducerBarrierOp(k.ready, st).results[0], "fb")
-                    idx = _named(pl.StateGetIndexOp(st).results[0], "idx")
-                    a_off = _named(_mul(idx, k.stage_bytes), "a_off")
-                    b_off = _named(_add(a_off, k.a_bytes), "b_off")
-                    kc = _named(_mul(kt, k.c_tile_k), "kc")
-                    _a_loads(k, a_off, kc, m0, fb, tl)
-                    for i, tmap in enumerate(k.tmaps_b):  # B i's tile follows B i-1's in the stage
-                        off = b_off if i == 0 else _named(_add(b_off, _const(i * cfg.b_stage_bytes)), f"b{i}_off")
-                        low_rank = cfg.lora_rank and i == 1  # (its column block 0, lora_rank wide)
-                        _b_loads(k, off, kc, _const(0, name="lora_n0") if low_rank else n0, fb, tl, rank, mcast,
-                                 tmap, "" if i == 0 else f"_{i}_", cfg.b_tile_ns[i])
-                # the elected thread arrives expecting the stage's bytes (A + all B slices)
-                pl.ProducerCommitOp(k.ready, st, cfg.tx_bytes)
-                scf.YieldOp(pl.StateIncrementOp(st).results[0])
-            after = scf.ForOp(kbeg, kend, k.c1, [s], Region(body)).results[0]
+
+            def k_loop(lo: SSAValue, hi: SSAValue, s_in: SSAValue, pairs: list[int], origin: SSAValue | None):
+                """The producer's K steps ``lo .. hi - 1`` loading operand pairs ``pairs`` (all of them; one, from
+                the stage's first slots, for a K segment: ``cfg.k_segments``, its K tiles counted from ``origin``)."""
+                body = Block(arg_types=[i32, t.state])
+                with ImplicitBuilder(body) as (kt, st):
+                    _named(kt, "kt"), _named(st, "st")
+                    # wait until every consumer (of every CTA reading this stage) has released it
+                    pl.ProducerAcquireOp(k.ready, st)
+                    with _if(leader):
+                        fb = _named(pl.GetProducerBarrierOp(k.ready, st).results[0], "fb")
+                        idx = _named(pl.StateGetIndexOp(st).results[0], "idx")
+                        a_off = _named(_mul(idx, k.stage_bytes), "a_off")
+                        b_off = _named(_add(a_off, k.a_bytes), "b_off")
+                        kc = _named(_mul(kt if origin is None else arith.SubiOp(kt, origin).result, k.c_tile_k), "kc")
+                        a_maps = [(i, k.tmaps_a[i]) for i in pairs if i < len(k.tmaps_a)]
+                        for slot, (i, tmap) in enumerate(a_maps):  # A i's tile follows A i-1's (an A per dot)
+                            off = a_off if slot == 0 else _named(_add(a_off, _const(slot * cfg.a_stage_bytes)),
+                                                                 f"a{i}_off")
+                            _a_loads(k, off, kc, m0, fb, tl, tmap, "" if i == 0 else f"_{i}_")
+                        b_maps = [(i, k.tmaps_b[i]) for i in pairs if i < len(k.tmaps_b)]
+                        for slot, (i, tmap) in enumerate(b_maps):  # B i's tile follows B i-1's in the stage
+                            off = b_off if slot == 0 else _named(_add(b_off, _const(slot * cfg.b_stage_bytes)),
+                                                                 f"b{i}_off")
+                            low_rank = cfg.lora_rank and i == 1  # (its column block 0, lora_rank wide)
+                            _b_loads(k, off, kc, _const(0, name="lora_n0") if low_rank else n0, fb, tl, rank, mcast,
+                                     tmap, "" if i == 0 else f"_{i}_", cfg.b_tile_ns[i])
+                    # the elected thread arrives expecting the stage's bytes (all A tiles + all B slices)
+                    pl.ProducerCommitOp(k.ready, st, cfg.tx_bytes)
+                    scf.YieldOp(pl.StateIncrementOp(st).results[0])
+                return scf.ForOp(lo, hi, k.c1, [s_in], Region(body)).results[0]
+
+            if cfg.k_segments:  # the pairs' K loops one after the other, the pipeline's state carried across
+                after, lo = s, kbeg
+                for i, n_i in enumerate(k.segment_tiles):
+                    hi = _named(_add(lo, n_i), f"kseg{i}_end")
+                    after = k_loop(lo, hi, after, [i], lo)
+                    lo = hi
+            else:
+                after = k_loop(kbeg, kend, s, list(range(cfg.pairs)), None)
             if cfg.epi_loop:  # E's tiles of the work tile's N tiles, one per stage of its pipeline
                 t0, t_end = k.epi_tiles(tn)
                 loads = Block(arg_types=[i32, e.type])
@@ -630,41 +662,68 @@ def _consumer(k: _Kernel, wg: int) -> None:
             kbeg, kend = k.k_range(sched, w)
             # mainloop: one wgmma batch stays in flight; the stage read by the previous batch is
             # released once that batch has completed (wait_group 1)
-            # one accumulator per B operand (cfg.b_operands): all of a K tile's WGMMAs are one batch
-            nacc = cfg.b_operands
-            acc_types = [_acc_type(cfg, n) for n in cfg.b_tile_ns]
-            body = Block(arg_types=[i32, *acc_types, t.state, t.state])
-            with ImplicitBuilder(body) as (kt, *accs, st, prev):
-                _named(kt, "kt"), _named(st, "st"), _named(prev, "prev")
-                for i, acc in enumerate(accs):
-                    _named(acc, "acc" if i == 0 else f"acc{i}")
-                pl.ConsumerWaitOp(k.ready, st)
-                idx64 = arith.ExtUIOp(pl.StateGetIndexOp(st).results[0], i64).result
-                soff = _mul(idx64, stage_units)
-                da_stage = _named(_add(da_base, soff), "da_stage")
-                db_stage = _named(_add(db_base, soff), "db_stage")
-                if cfg.b_raw or (cfg.a_raw and not cfg.a_regs):
-                    _computed_b(k, pl.StateGetIndexOp(st).results[0])
-                frags = None
-                if cfg.a_regs:  # the previous batch read the A registers: retired before they are rewritten
-                    frags = _register_a_slots(k, pl.StateGetIndexOp(st).results[0],
-                                              lambda: _release_previous(k, kt, kbeg, prev, 0))
-                # a register A read by several B operands' WGMMAs: a copy of its registers per B after the first
-                # (an in-flight WGMMA's A registers may not be read by another instruction, PTX ISA wgmma.mma_async)
-                frags_of = [frags] + [_register_copies(frags, i) for i in range(1, nacc)] if frags else [None] * nacc
-                nvvm.WgmmaFenceAlignedOp()
-                acc_next = []
-                for i, acc in enumerate(accs):  # B i's tile is i * b_stage_bytes after B 0's
-                    db_i = db_stage if i == 0 else _named(
-                        _add(db_stage, _const(i * cfg.b_stage_bytes // 16, i64)), f"db{i}_stage")
-                    acc_next.append(_wgmma_steps(k, acc, da_stage, db_i, c0_i64, frags_of[i], cfg.b_tile_ns[i]))
-                nvvm.WgmmaGroupSyncAlignedOp()
-                if not cfg.a_regs:
-                    _release_previous(k, kt, kbeg, prev, 1)
-                scf.YieldOp(*acc_next, pl.StateIncrementOp(st).results[0], st)
+            # one accumulator per B operand (cfg.b_operands; one for all, cfg.one_accumulator): all of a K tile's
+            # WGMMAs are one batch
+            nacc = cfg.pairs  # (dots sharing B, cfg.b_operands 1: each pair reads B 0)
+            acc_ns = cfg.b_tile_ns[:1] if cfg.one_accumulator else cfg.b_tile_ns * (nacc // cfg.b_operands)
+            acc_types = [_acc_type(cfg, n) for n in acc_ns]
+
+            def k_loop(lo: SSAValue, hi: SSAValue, inits: list[SSAValue], pairs: list[int]) -> list[SSAValue]:
+                """The consumer's K steps ``lo .. hi - 1`` over operand pairs ``pairs`` (all; one, from the stage's
+                first slots, for a K segment: ``cfg.k_segments``); returns the accumulators and the two states."""
+                body = Block(arg_types=[i32, *acc_types, t.state, t.state])
+                with ImplicitBuilder(body) as (kt, *accs, st, prev):
+                    _named(kt, "kt"), _named(st, "st"), _named(prev, "prev")
+                    for i, acc in enumerate(accs):
+                        _named(acc, "acc" if i == 0 else f"acc{i}")
+                    pl.ConsumerWaitOp(k.ready, st)
+                    idx64 = arith.ExtUIOp(pl.StateGetIndexOp(st).results[0], i64).result
+                    soff = _mul(idx64, stage_units)
+                    da_stage = _named(_add(da_base, soff), "da_stage")
+                    db_stage = _named(_add(db_base, soff), "db_stage")
+                    if cfg.b_raw or (cfg.a_raw and not cfg.a_regs):
+                        _computed_b(k, pl.StateGetIndexOp(st).results[0])
+                    frags = None
+                    if cfg.a_regs:  # the previous batch read the A registers: retired before they are rewritten
+                        frags = _register_a_slots(k, pl.StateGetIndexOp(st).results[0],
+                                                  lambda: _release_previous(k, kt, kbeg, prev, 0))
+                    # a register A read by several B operands' WGMMAs: a copy of its registers per B after the first
+                    # (an in-flight WGMMA's A registers may not be read by another instruction, PTX ISA wgmma.mma_async)
+                    frags_of = [frags] + [_register_copies(frags, i) for i in range(1, nacc)] if frags else [None] * nacc
+                    nvvm.WgmmaFenceAlignedOp()
+                    acc_next = list(accs)
+                    for slot, i in enumerate(pairs):  # B i's tile is i * b_stage_bytes after B 0's (A i's likewise)
+                        db_i = db_stage if slot == 0 or cfg.b_operands == 1 else _named(
+                            _add(db_stage, _const(slot * cfg.b_stage_bytes // 16, i64)), f"db{i}_stage")
+                        da_i = da_stage if slot == 0 or cfg.a_operands == 1 else _named(
+                            _add(da_stage, _const(slot * cfg.a_stage_bytes // 16, i64)), f"da{i}_stage")
+                        j = 0 if cfg.one_accumulator else i  # (one accumulator: the pairs' WGMMAs chain on it)
+                        acc_next[j] = _wgmma_steps(k, acc_next[j], da_i, db_i, c0_i64, frags_of[i],
+                                                   cfg.b_tile_ns[i if cfg.b_operands > 1 else 0])
+                    nvvm.WgmmaGroupSyncAlignedOp()
+                    if not cfg.a_regs:
+                        _release_previous(k, kt, lo, prev, 1)
+                    scf.YieldOp(*acc_next, pl.StateIncrementOp(st).results[0], st)
+                return list(scf.ForOp(lo, hi, k.c1, inits, Region(body)).results)
+
             zeros = [zero if ty == t.acc else _named(llvm.ZeroOp(result_types=[ty]).results[0], f"zero_n{n}")
-                     for ty, n in zip(acc_types, cfg.b_tile_ns)]
-            *acc_outs, s_out, prev_out = scf.ForOp(kbeg, kend, k.c1, [*zeros, s, s], Region(body)).results
+                     for ty, n in zip(acc_types, acc_ns)]
+            if cfg.k_segments:  # the pairs' K loops one after the other, the states carried: each segment's last
+                # stage released once its WGMMAs completed (as after the whole K loop), before the next segment
+                outs, lo = [*zeros, s, s], kbeg
+                for i, n_i in enumerate(k.segment_tiles):
+                    hi = _named(_add(lo, n_i), f"kseg{i}_end")
+                    outs = k_loop(lo, hi, outs, [i])
+                    if i + 1 < len(k.segment_tiles):
+                        nvvm.WgmmaWaitGroupSyncOp(0)
+                        with _if(arith.CmpiOp(lo, hi, "slt").result):
+                            release = pl.ConsumerReleaseOp(k.ready, outs[-1])
+                            release.attributes["cutlass.reads_retired"] = UnitAttr()
+                        lo = hi
+                kbeg, kend = lo, hi  # (the last segment's stage, released below)
+            else:
+                outs = k_loop(kbeg, kend, [*zeros, s, s], list(range(nacc)))
+            *acc_outs, s_out, prev_out = outs
             # the fragment stores read accumulator 0; the others are the loop's next results (the
             # tier's epilogue reads them there: :func:`accumulator_results`)
             for i, acc_out in enumerate(acc_outs):
@@ -886,13 +945,16 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     cfg.check()
     t = _Types.of(cfg)
     more_b = cfg.b_operands - 1
+    more_a = cfg.a_operands - 1  # an A per dot: the other As' maps, after the other Bs'
+    seg_k = [i32] * (cfg.pairs - 1) if cfg.k_segments else []  # the later K segments' K, after the other As' maps
     ldc = [i32] if cfg.c_ld else []  # C's row stride, after the other Bs' maps (a column slice of a wider C)
     epi = [GENERIC_PTR] if cfg.epi_n else []  # the second dot's B map (cfg.epi_n), after the other Bs'
     epi_c = [i32] if cfg.epi_loop else []  # its N tiles per work tile (cfg.epi_loop), after E's map
     arg_types = [GENERIC_PTR, GENERIC_PTR, GENERIC_PTR, GLOBAL_PTR, i32, i32, i32, t.params, *[GENERIC_PTR] * more_b,
-                 *epi, *epi_c, *ldc]
+                 *[GENERIC_PTR] * more_a, *seg_k, *epi, *epi_c, *ldc]
     block = Block(arg_types=arg_types)
     names = ("tmap_a", "tmap_b", "tmap_c", "c", "m", "n", "k", "params", *[f"tmap_b{i}" for i in range(1, 1 + more_b)],
+             *[f"tmap_a{i}" for i in range(1, 1 + more_a)], *[f"k{i}" for i in range(1, 1 + len(seg_k))],
              *(["tmap_e"] if epi else []), *(["epi_c"] if epi_c else []), *(["ldc"] if ldc else []))
     for arg, name in zip(block.args, names):
         arg.name_hint = name
@@ -900,7 +962,8 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
         ldc_arg = rest.pop() if ldc else None
         epi_c_arg = rest.pop() if epi_c else None
         tmap_e = rest.pop() if epi else None
-        tmap_more_b = rest
+        seg_args = rest[more_b + more_a:]
+        tmap_more_b, tmap_more_a = rest[:more_b], rest[more_b:more_b + more_a]
         smem = _named(DynamicSmemOp().result, "smem")
         # `stages` stages of A + B; the producer group is warp group 0 (one elected arrive); each
         # consumer warp group is a consumer group of its own.
@@ -923,12 +986,14 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
         c_tile_k = _const(cfg.tile_k, name="c_tile_k")
         c8192 = _const(cfg.mn_chunk_bytes, name="c8192" if cfg.mn_chunk_bytes == 8192 else "c_chunk")
         bm, bn_tile = _const(cfg.tile_m, name="bm"), _const(cfg.tile_n, name="bn_tile")
-        stage_bytes, a_bytes = _const(cfg.stage_bytes, name="stage_bytes"), _const(cfg.a_stage_bytes, name="a_bytes")
+        stage_bytes, a_bytes = _const(cfg.stage_bytes, name="stage_bytes"), _const(cfg.a_operand_bytes, name="a_bytes")
         tid = _named(nvvm.SPECIAL_REGISTERS["tid.x"]().results[0], "tid")
         k_tiles = _named(arith.DivUIOp(_add(kdim, _const(cfg.tile_k - 1)), c_tile_k).result, "k_tiles")
         kernel = _Kernel(cfg, t, tmap_a, tmap_b, tmap_c, c, m, n, params, smem, init.results[0], c0, c1, c64,
                          c_tile_k, c8192, bm, bn_tile, stage_bytes, a_bytes, tid, k_tiles, tuple(tmap_more_b), ldc_arg,
-                         tmap_e, epi_ready, epi_c_arg)
+                         tmap_e, epi_ready, epi_c_arg, tuple(tmap_more_a),
+                         (k_tiles, *(_named(arith.DivUIOp(_add(x, _const(cfg.tile_k - 1)), c_tile_k).result,
+                                            f"k_tiles{i}") for i, x in enumerate(seg_args, start=1))))
         _producer(kernel)
         for wg in range(cfg.consumer_groups):
             _consumer(kernel, wg)
@@ -936,7 +1001,8 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     no_attrs = DictionaryAttr({})
     grid_constant = DictionaryAttr({"nvvm.grid_constant": UnitAttr()})
     fn = func.FuncOp(cfg.name, (arg_types, []), Region(block),
-                     arg_attrs=ArrayAttr([TMAP_ATTRS] * 3 + [no_attrs] * 4 + [grid_constant] + [TMAP_ATTRS] * (more_b + len(epi))
+                     arg_attrs=ArrayAttr([TMAP_ATTRS] * 3 + [no_attrs] * 4 + [grid_constant] + [TMAP_ATTRS] * (more_b + more_a)
+                                          + [no_attrs] * len(seg_k) + [TMAP_ATTRS] * len(epi)
                                           + [no_attrs] * (len(epi_c) + len(ldc))))
     fn.attributes["nvvm.kernel"] = UnitAttr()
     fn.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [cfg.threads, 1, 1])

@@ -133,6 +133,24 @@ class GemmConfig:
     consumers keep ``b_operands`` accumulators and issue one WGMMA batch per B each K step; the
     epilogue (the tier's) combines them.  The extra B tensor maps follow ``params`` in the kernel's
     parameters."""
+    a_operands: int = 1
+    """The distinct A operands of the K loop's dots: 1 (every dot reads the one A tile, :attr:`b_operands`
+    dots sharing A), or one per dot (:attr:`pairs` of them): dot ``i`` reads A ``i`` and B ``i`` (``acc1 += x @ w1;
+    acc2 += z @ w2``, or one product split over two operand pairs along K), or, with one B operand, A ``i`` and the
+    one B (``A1 B - A2 B``: dots sharing B).  Every stage holds the ``a_operands`` A tiles, then
+    the B tiles; the producer issues one TMA per operand tile on the stage's full barrier (its transaction
+    count the sum of their bytes: :attr:`tx_bytes`); the consumers run one WGMMA batch per (A ``i``, B ``i``)
+    pair.  The extra A tensor maps follow the extra B maps in the kernel's parameters."""
+    k_segments: bool = False
+    """With an A and a B per dot (:attr:`a_operands` = :attr:`b_operands` = :attr:`pairs` > 1): the pairs' K loops run
+    one after the other, each over its own K (two K loops in sequence: ``acc += x1 @ w1`` over K1, then ``x2 @ w2``
+    over K2), instead of every pair each K step.  A stage holds one pair's A and B tiles; the producer loads pair 0's
+    K tiles, then pair 1's, ... through the one pipeline, the consumers run the same K segments in the same order
+    (the pipeline's state carried across them); pair ``i``'s K is the kernel's i32 parameter ``k<i>`` after the
+    other As' tensor maps (pair 0's is ``k``)."""
+    one_accumulator: bool = False
+    """With :attr:`b_operands` > 1: the dots accumulate in order into one accumulator (``acc = z @ w2 + (x @ w1
+    + acc)``, one product over several operand pairs) instead of one accumulator each."""
     c_transposed: bool = False
     """The program stores the accumulator transposed: C is a row-major ``[N, M]`` array (``C^T``).
     The kernel builder's fragment store of C (``direct``) is replaced by the tier's epilogue, which
@@ -375,18 +393,28 @@ class GemmConfig:
 
     @property
     def b_operand_bytes(self) -> int:
-        """Bytes of a stage's B operand tiles (:attr:`b_tile_ns` wide each)."""
-        return sum(self.b_tile_ns) * self.tile_k * self.element_bytes
+        """Bytes of a stage's B operand tiles (:attr:`b_tile_ns` wide each; one pair's with :attr:`k_segments`)."""
+        return (self.b_tile_ns[0] if self.k_segments else sum(self.b_tile_ns)) * self.tile_k * self.element_bytes
+
+    @property
+    def pairs(self) -> int:
+        """The dots of the K loop (operand pairs): one per A or per B operand, whichever there are several of."""
+        return max(self.a_operands, self.b_operands)
+
+    @property
+    def a_operand_bytes(self) -> int:
+        """Bytes of a stage's A operand tiles (:attr:`a_operands` of :attr:`a_stage_bytes`); the B tiles follow."""
+        return (1 if self.k_segments else self.a_operands) * self.a_stage_bytes
 
     @property
     def stage_bytes(self) -> int:
-        return self.a_stage_bytes + self.b_operand_bytes + self.b_raw_stage_bytes + self.a_raw_stage_bytes
+        return self.a_operand_bytes + self.b_operand_bytes + self.b_raw_stage_bytes + self.a_raw_stage_bytes
 
     @property
     def tx_bytes(self) -> int:
         """Bytes the producer's TMA loads bring into a stage (the full barrier's transaction count):
         A's tile (or its raw tile, :attr:`a_raw`) and B's tiles (or B's raw tile, :attr:`b_raw`)."""
-        a = self.a_raw_bytes if self.a_raw else self.a_stage_bytes
+        a = self.a_raw_bytes if self.a_raw else self.a_operand_bytes
         return a + (self.b_raw_bytes if self.b_raw else self.b_operand_bytes)
 
     @property
@@ -422,8 +450,11 @@ class GemmConfig:
 
     @property
     def accumulator_registers(self) -> int:
-        """Accumulator registers per consumer thread over all ``b_operands`` accumulators."""
-        return sum(self.b_tile_ns) // 2
+        """Accumulator registers per consumer thread over all ``b_operands`` accumulators (one with
+        :attr:`one_accumulator`)."""
+        if self.one_accumulator:
+            return self.tile_n // 2
+        return self.pairs * self.tile_n // 2 if self.a_operands > self.b_operands else sum(self.b_tile_ns) // 2
 
     @property
     def name(self) -> str:
@@ -432,7 +463,8 @@ class GemmConfig:
                 f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}{'_batched' if self.batched else ''}"
                 f"{'_ta' if self.transpose_a else ''}{'_gl' if self.grid_l else ''}"
                 f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}"
-                f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}{'_ct' if self.c_transposed else ''}"
+                f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}"
+                f"{f'_a{self.a_operands}' if self.a_operands != 1 else ''}{'_acc1' if self.one_accumulator else ''}{'_seg' if self.k_segments else ''}{'_ct' if self.c_transposed else ''}"
                 f"{'_ld' if self.c_ld else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
                 f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}"
@@ -466,9 +498,19 @@ class GemmConfig:
              f"{self.accumulator_registers} registers per thread; at most "
              f"{accumulator_limit(self.lora_rank, self.lora_own_acc)} fit beside the "
              f"descriptors, addresses and epilogue in {self.consumer_regs} (use a narrower tile_n)"),
-            (self.b_operands == 1 or self.schedule != "streamk",
+            (self.a_operands >= 1 and (self.a_operands == 1 or self.b_operands in (1, self.a_operands)),
+             f"a_operands must be 1 (dots sharing A) or, with b_operands 1 or equal, the dots' count (an A per dot), "
+             f"got a_operands {self.a_operands}, b_operands {self.b_operands}"),
+            (self.a_operands == 1 or not (self.a_raw or self.b_raw or self.epi_n or self.lora_rank or self.transpose_a),
+             "an A per dot (a_operands > 1) reads every operand as loaded: no computed A or B, no second dot, "
+             "no launch-time transposed A"),
+            (not self.k_segments or (self.a_operands == self.b_operands > 1 and self.schedule != "streamk"),
+             "K segments (k_segments) run pairs of an A and a B each (a_operands = b_operands > 1), not Stream-K"),
+            (not self.one_accumulator or (self.pairs > 1 and not self.lora_rank),
+             "one accumulator for several dots (one_accumulator) needs several operand pairs of one tile_n"),
+            (self.pairs == 1 or self.schedule != "streamk",
              "several accumulators (b_operands > 1) have no Stream-K fix-up: persistent or dp schedules"),
-            (self.b_operands == 1 or self.epilogue != "atomic", "several accumulators need the tier's epilogue "
+            (self.pairs == 1 or self.epilogue != "atomic", "several accumulators need the tier's epilogue "
              "(tma or direct), not the atomic one"),
             (self.smem_bytes <= SMEM_LIMIT,
              f"{self.stages} stages of {self.stage_bytes} bytes (+ {self.epilogue_bytes} epilogue bytes"

@@ -49,7 +49,8 @@ from tileorch.dialects.nv_tileaa.attrs import PointerType, ints
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import decode_record, encode_record
-from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, OUT_DTYPES, OVERRIDABLE
+from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, OUT_DTYPES, OVERRIDABLE, SMEM_LIMIT
+from tileorch.transforms.tileas.same_range_loops import K_SEGMENTS
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragment, in_staging,
                                                          lower_column_reductions, scratch_bytes, scratch_pointer)
@@ -232,6 +233,14 @@ class DotKernel:
     MLP's ``X @ Wg`` and ``X @ Wu``), in the order of :attr:`more_accs`."""
     more_accs: list = dataclasses.field(default_factory=list)
     """Those dots' accumulators (K loop results), read by the epilogue beside :attr:`acc`."""
+    more_a_loads: list = dataclasses.field(default_factory=list)
+    """The A tile loads of the dots after the first when each dot reads an A of its own (``acc1 += x @ w1;
+    acc2 += z @ w2``: :func:`own_a_dots`), in the order of :attr:`more_b_loads`; empty for dots sharing A."""
+    one_accumulator: bool = False
+    """The dots chain into one accumulator (:func:`dot_chain`): :attr:`more_accs` is empty."""
+    k_segments: bool = False
+    """The dots come from K loops one after the other, each bounded by its own operands' K
+    (:data:`~tileorch.transforms.tileas.same_range_loops.K_SEGMENTS`): the kernel runs each pair over its own K."""
     c_transposed: bool = False
     """C is stored transposed: the accumulator's element (row, col) goes to element (col, row) of a
     row-major [N, M] array (:func:`_c_orientation`)."""
@@ -283,8 +292,9 @@ class DotKernel:
     def operand_args(self) -> list[int | None]:
         sink = self.store.ptr if self.store.name == ATOMIC_SINK else self.store.view  # C's pointer tile or view
         views = (_operand_view(self.a_load), self.b_load.view, sink, *(ld.view for ld in self.more_b_loads),
+                 *(ld.view for ld in self.more_a_loads),
                  *((self.epi_dot.load.view,) if self.epi_dot is not None else ()))
-        return [_base_argument(self.kernel, v) for v in views]  # A, B, C, the other Bs, then E (epi_dot)
+        return [_base_argument(self.kernel, v) for v in views]  # A, B, C, the other Bs, the other As, then E
 
 
 BATCH_EXPR = "expr"
@@ -836,8 +846,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         dots = [d for d in dots if d is not ed.dot]
         if ed.lora:  # the main dot first (C's tile), the low-rank one as the second B
             dots = [ed.main, *[d for d in dots if d is not ed.main]]
+    own_a = ed is None and own_a_dots(dots)  # an A tile per dot (a_operands > 1)
     if len(dots) > 1:
-        _check_shared_a_dots(dots, fail, low_rank=ed is not None and ed.lora)
+        _check_shared_a_dots(dots, fail, low_rank=ed is not None and ed.lora, own_a=own_a)
     dot = dots[0]
     shape = list(dot.result.type.get_shape())
     small_tile = len(shape) == 2 and shape[0] < 64
@@ -864,7 +875,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if refused:
         raise LocatedError(gathered[0], gathered_operand_message(gathered[1], gathered[2], refused))
     a_gather = gathered[0] if gathered is not None else None
-    if a_gather is None and (len(loads) != 1 + len(dots)
+    n_b = len({id(_operand_source(d.rhs)) for d in dots}) if own_a else len(dots)  # (own A: one B may serve all)
+    if a_gather is None and (len(loads) != (len(dots) if own_a else 1) + n_b
                              or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads)):
         computed = _computed_operand(dots)
         if computed is not None:
@@ -882,12 +894,16 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     batched = set()
     kinds = {}  # load -> True / False / "shared" (its batch index: program id 2, none, the constant 0)
     b_found = []  # (load, major) of every B-role load
+    a_more = []  # (load, major) of the A-role loads after the first (own_a: an A per dot)
     for ld in loads:
         indices, shape, is_batched = _batch_split(ld, list(ld.indices), list(ld.result.type.get_shape()), fail)
         kinds[ld] = is_batched
         ax0, ax1 = program_axis(indices[0]), program_axis(indices[1])
-        if ax0 == 0 and _is_iv(indices[1]) and shape == [tm, tk] and a_load is None:
-            a_load = ld
+        if ax0 == 0 and _is_iv(indices[1]) and shape == [tm, tk] and (a_load is None or own_a):
+            if a_load is None:
+                a_load = ld
+            else:
+                a_more.append((ld, "k"))
         elif _is_iv(indices[0]) and ax1 == 1 and shape == [tk, tn] and (ed is None or ed.lora):
             b_found.append((ld, "n"))
         elif ed is not None and _is_iv(indices[0]) and _is_zero_index(indices[1]) and shape == [tk, ed.rank]:
@@ -897,7 +913,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         elif ax0 == 1 and _is_iv(indices[1]) and shape == [tn, tk]:
             b_found.append((ld, "k"))
         elif _is_iv(indices[0]) and ax1 == 0 and shape == [tk, tm]:
-            a_load, a_major = ld, "m"
+            if own_a and a_load is not None:
+                a_more.append((ld, "m"))
+            else:
+                a_load, a_major = ld, "m"
         else:  # tile indices other than program ids: the role of the dot operand it feeds
             role = _operand_role(ld, dots, indices, shape, (tm, tn, tk))
             computed = _computed_operand(dots) if role is None else None
@@ -910,16 +929,24 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                          "arguments in place of the program id)")
             if role[0] == "a" and a_load is None:
                 a_load, a_major = ld, role[1]
+            elif role[0] == "a" and own_a:
+                a_more.append((ld, role[1]))
             elif role[0] == "b":
                 b_found.append((ld, role[1]))
             else:
                 fail(ld, "a second A tile load feeding the dot")
-    if (a_load is None) == (a_gather is None) or len(b_found) != len(dots):
+    if (a_load is None) == (a_gather is None) or len(b_found) != n_b:
         fail(sw, f"expected one A and {'one B tile load' if len(dots) == 1 else f'{len(dots)} B tile loads'}")
     if a_gather is not None:  # the gather stands for A's load: 2-D (no batch index), its row tile C's (below)
         a_load = a_gather
         kinds[a_load] = False
-    for ld, role in (*(((a_load, "A"),) if a_gather is None else ()), *((b, "B") for b, _ in b_found)):
+    a_of = {d: (a_load, a_major) for d in dots}  # each dot's A: the one A, or (own_a) the A-role load it reads
+    if own_a:
+        a_of = _own_a_loads(dots, [(a_load, a_major), *a_more], kinds, fail)
+        a_load, a_major = a_of[dot]
+    more_a = [a_of[d][0] for d in dots[1:]] if own_a else []
+    for ld, role in (*(((a_load, "A"),) if a_gather is None else ()), *((b, "B") for b, _ in b_found),
+                     *((x, "A") for x in more_a)):
         why = argument_view_mismatch(kernel, ld.view)
         if why is not None:
             fail(ld, f"{role}'s view: {why}; the WGMMA kernel reads {role} through a tensor map of the whole "
@@ -932,12 +959,14 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         if len(dots) > 1 and not match:
             fail(d, "this dot's B is not one of the B tile loads at (k, program id 1) or B^T at (program id 1, k)")
         b_of[d] = match[0] if match else b_found[0]
-    if len({id(b_of[d][0]) for d in dots}) != len(dots):
-        fail(dots[1], "two dots sharing A read the same B tile (write one dot)")
+    if len({id(b_of[d][0]) for d in dots}) != n_b or (own_a and n_b not in (1, len(dots))):
+        fail(dots[1], "dots with an A each read some B tiles together and others apart: the WGMMA kernel reads a B "
+                      "per dot or one B for all" if own_a else "two dots sharing A read the same B tile (write one "
+                      "dot)")
     b_load, b_major = b_of[dot]
     # the roles read from the indices must be the loads the dot reads (square tiles cannot tell)
     for d in dots:
-        for ld, operand, role, want in ((a_load, d.lhs, "A", "(program id 0, k) or A^T at (k, program id 0)"),
+        for ld, operand, role, want in ((a_of[d][0], d.lhs, "A", "(program id 0, k) or A^T at (k, program id 0)"),
                                         (b_of[d][0], d.rhs, "B", "(k, program id 1) or B^T at (program id 1, k)")):
             src = _operand_source(operand)
             if src is not None and src is not ld:
@@ -948,16 +977,16 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             if "nv_tileaa.permute" not in names and not _unit_dim_transpose(d.rhs):
                 fail(*(early_transpose_refusal("B", "(program id 1, k)", d.rhs)
                        or (d, "B tile (program id 1, k) reaches the dot without a transpose")))
-    more_b = [b_of[d][0] for d in dots[1:]]
+    more_b = [b_of[d][0] for d in dots[1:]] if n_b > 1 else []  # (dots with an A each sharing B: the one B)
     if any(b_of[d][1] != b_major for d in dots) or any(
             ints(ld.view.type.order) != ints(b_load.view.type.order) for ld in more_b):
         fail(dots[1], "dots sharing A read their B tiles in different layouts (one B^T, another B, or a view "
                       "with another dimension order): the WGMMA kernel reads every B alike")
-    if a_major == "m":
-        lhs, names = _through_layouts(dot.lhs)
-        if "nv_tileaa.permute" not in names and not _unit_dim_transpose(dot.lhs):
-            fail(*(early_transpose_refusal("A", "(k, program id 0)", dot.lhs)
-                   or (dot, "A tile (k, program id 0) reaches the dot without a transpose")))
+    for d in (dots if own_a else [dot]) if a_major == "m" else ():
+        lhs, names = _through_layouts(d.lhs)
+        if "nv_tileaa.permute" not in names and not _unit_dim_transpose(d.lhs):
+            fail(*(early_transpose_refusal("A", "(k, program id 0)", d.lhs)
+                   or (d, "A tile (k, program id 0) reaches the dot without a transpose")))
     # the operands' tile coordinates (the index beside K): program ids 0 / 1 on the scheduler's tiles (a
     # gathered A's rows are C's: its tile coordinate is C's row tile, read below)
     a_coord = _tile_coordinate(a_load, fail) if a_gather is None else None
@@ -965,6 +994,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if ed is not None:  # the first dot's B (a low-rank branch's: B 1) is the [K, R] block at column tile 0
         first_b = more_b[0] if ed.lora else b_load
         check_first_dot_b(first_b, _strip_assume(_tile_coordinate(first_b, fail)))
+    for ld in more_a:
+        if _strip_assume(_tile_coordinate(ld, fail)) is not _strip_assume(a_coord):
+            fail(ld, "dots with an A each read their A tiles at different row tile indices: the WGMMA kernel reads "
+                     "every A at C's row tile")
     for ld in more_b if ed is None else ():  # (a low-rank branch's B is read at column tile 0)
         if _strip_assume(_tile_coordinate(ld, fail)) is not _strip_assume(b_coord):
             fail(ld, "dots sharing A read their B tiles at different column tile indices (e.g. one fused gate-up "
@@ -986,6 +1019,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             a_major = flip[a_major]
         elif ld is b_load:  # the other Bs have B's order (checked above)
             b_major = {"k": "n", "n": "k"}[b_major]
+    if any(ints(ld.view.type.order) != ints(a_load.view.type.order) for ld in more_a):
+        fail(more_a[0], "dots with an A each read their A tiles in different layouts (a view with another dimension "
+                        "order): the WGMMA kernel reads every A alike")
     stores = [o for o in sw.walk() if isinstance(o, ts.TiledStoreOp)]
     # side outputs: [tile_m, 1] tiles of a row reduction of an accumulator-shaped tile (row max/sum),
     # [1, tile_n] tiles of a column reduction (column sum/max)
@@ -1080,8 +1116,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         loop = loop.parent_op()
     if loop is None:
         fail(dot, "the dot is not in a K loop")
-    guard = _tile_guard(st, [*extra, *side, *atomics], [loop, dot, *dots[1:], a_load, b_load, *more_b], kernel,
-                        fail)
+    guard = _tile_guard(st, [*extra, *side, *atomics], [loop, dot, *dots[1:], a_load, b_load, *more_b, *more_a],
+                        kernel, fail)
     coords = None
     if a_gather is not None:
         if c_coords is None:
@@ -1090,10 +1126,16 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     default_c = c_coords is None or tuple(program_axis(v) for v in c_coords) in ((0, 1), (1, 0))
     if not (program_axis(a_coord) == 0 and (program_axis(b_coord) == 1 or ed is not None) and default_c):
         coords = {"a": a_coord, "b": b_coord, "c": c_coords}
-    k_bounds, k_used, k_remark = _k_range(loop, a_load if a_gather is None else None, index_majors, b_load, more_b,
-                                          tk, fail)
-    accs = [_loop_result(loop, d, fail) for d in dots]
-    if len(set(accs)) != len(dots):
+    k_bounds, k_used, k_remark = _k_range(loop, a_load if a_gather is None else None, index_majors, b_load,
+                                          [*more_b, *more_a], tk, fail)
+    one_acc = own_a and dot_chain(dots)  # the dots' products chained into one accumulator
+    segments = K_SEGMENTS in kernel.attributes  # (two K loops fused: a K segment per pair)
+    if segments and (not own_a or n_b != len(dots) or k_bounds is not None or k_used):
+        fail(dots[-1], "two K loops one after the other, each over its own operands' K, run as K segments of an A "
+                       "and a B per dot over the whole K of each: not these (a shared operand, or a K range of the "
+                       "program's own)")
+    accs = [_chain_result(loop, dots, fail)] if one_acc else [_loop_result(loop, d, fail) for d in dots]
+    if len(set(accs)) != (1 if one_acc else len(dots)):
         fail(loop, f"the K loop must carry one accumulator per dot ({len(dots)})")
     for d, r in zip(dots, accs):
         init, _ = _through_layouts(loop.iter_args[r.index])
@@ -1147,6 +1189,15 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                                       (dot.rhs, b_load, b_prologue, signed[1], "B")):
         if pro is None:  # the dot reads the load's values: a conversion between them must be one the WGMMA folds
             _check_folded_conversion(operand, ld, s, what, fail)
+    if own_a and (a_prologue is not None or b_prologue is not None):
+        fail(dot, "dots with an A each read their operands as loaded (a computed A or B beside them is not "
+                  "supported yet by the WGMMA lowering)")
+    for d in dots[1:] if own_a else ():  # every pair of the WGMMA's types
+        for operand, ld, s, what in ((d.lhs, a_of[d][0], signed[0], "A"), (d.rhs, b_of[d][0], signed[1], "B")):
+            _check_folded_conversion(operand, ld, s, what, fail)
+            if ld.result.type.element_type != (a_load if what == "A" else b_load).result.type.element_type:
+                fail(ld, f"dots with an A each read {what} tiles of different element types: the WGMMA kernel runs "
+                         "one operand type")
     integer = dtype in INT8_NAMES.values()
     if b_dtype != dtype and not (integer and b_dtype in INT8_NAMES.values()):
         fail(b_load, "A and B must have the same element type")
@@ -1191,6 +1242,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    grid_l=(uses_axis2 and not is_batched) or batch_exprs is not None, side_stores=side,
                    padded_rows_defined=_padding_defined(a_load), padded_cols_defined=_padding_defined(b_load),
                    row_feeding=feeding, tile_stores=extra, more_b_loads=more_b, more_accs=accs[1:],
+                   more_a_loads=more_a, one_accumulator=one_acc, k_segments=segments,
                    c_transposed=c_transposed, c_swapped=c_swapped, coords=coords, guard=guard, k_used=k_used,
                    b_shared=b_shared, batch_exprs=batch_exprs,
                    batch_grid=batch_exprs is not None and not _reads_program_id_2_only(
@@ -1239,7 +1291,17 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         dk.remarks.append("the accumulator is stored transposed (C^T, a row-major [N, M] array): the epilogue "
                           "stores each element at its transposed coordinates from the accumulator's registers "
                           "(predicated on the bounds), after the program's epilogue ops")
-    if more_b and ed is None:  # (a low-rank branch says what it does in its own remark)
+    if own_a and segments:
+        dk.remarks.append(f"{len(dots)} K loops one after the other, each over its own operands' K, as K segments: "
+                          "each stage holds one pair's A and B tile, the producer loads pair 0's K tiles, then pair "
+                          "1's ... through one pipeline (its state carried across), the consumers run the segments in "
+                          "the same order" + (", into one accumulator" if one_acc else ", an accumulator each, which "
+                                              "the epilogue combines"))
+    elif own_a:
+        dk.remarks.append(OWN_A_REMARK.format(n=len(dots), nb=n_b) + (
+            ", all into one accumulator (the dots' chain: one product over the operand pairs)" if one_acc else
+            f", one accumulator per dot, which the epilogue combines"))
+    elif more_b and ed is None:  # (a low-rank branch says what it does in its own remark)
         dk.remarks.append(f"{len(dots)} dots sharing the A tile in one K loop: each stage holds A and {len(dots)} B "
                           f"tiles, the consumers keep {len(dots)} accumulators and the epilogue combines them")
     if extra:
@@ -1426,9 +1488,58 @@ def _same_a(first: Operation, d: Operation, a: Operation | None) -> bool:
     return _operand_value(d.lhs) is _operand_value(first.lhs)
 
 
-def _check_shared_a_dots(dots: list, fail, low_rank: bool = False) -> None:
-    """Several dots are lowered as dots sharing A (``silu(X @ Wg) * (X @ Wu)``): each of the same
-    tile shape (``low_rank``: the second, a LoRA branch's, of its own N), in the same K loop, reading the
+OWN_A_REMARK = ("{n} dots each reading an A tile of its own in one K loop: each stage holds {n} A and {nb} B tile(s) "
+                "(one TMA per tile on the stage's full barrier, the transaction count their sum), the consumers run "
+                "one WGMMA batch per operand pair")
+"""The remark of dots with an A each (:func:`own_a_dots`), before what the accumulators are."""
+
+
+def dot_chain(dots: list) -> bool:
+    """Whether each dot after the first accumulates onto the previous one's result (through layout
+    conversions): ``acc = ct.mma(z, w2, ct.mma(x, w1, acc))``, one product over several operand pairs."""
+    return len(dots) > 1 and all(_through_layouts(d.acc)[0] is p.result for p, d in zip(dots, dots[1:]))
+
+
+def own_a_dots(dots: list) -> bool:
+    """Whether every dot reads an A tile load of its own (none shared; no computed A): ``acc1 += x @ w1;
+    acc2 += z @ w2``, the WGMMA kernel's A per dot (:attr:`GemmConfig.a_operands
+    <tileorch.kernels.gemm.config.GemmConfig.a_operands>`)."""
+    srcs = [_operand_source(d.lhs) for d in dots]
+    if len(dots) < 2 or any(s is None or _operand_compute_op(d.lhs) is not None for s, d in zip(srcs, dots)):
+        return False
+    # (two K tiles of one A array per trip, a K loop unrolled by hand, keep their own refusal: _split_k_dot_why)
+    roots = [_memref_root(s.view) if hasattr(s, "view") else None for s in srcs]
+    return None not in roots and len({id(r) for r in roots}) == len(dots) == len({id(s) for s in srcs})
+
+
+def _own_a_loads(dots: list, found: list, kinds: dict, fail) -> dict:
+    """``{dot: (its A tile load, major)}`` of dots each reading an A of its own (:func:`own_a_dots`) from the
+    A-role loads ``found`` (``(load, major)``): every load read by one dot, all of one major and one batch kind
+    (all 2-D or all batched at program id 2; the WGMMA kernel reads every A through a tensor map laid out as
+    A's)."""
+    out = {}
+    for d in dots:
+        src = _operand_source(d.lhs)
+        match = [x for x in found if x[0] is src]
+        if not match:
+            fail(d, "this dot's A is not one of the A tile loads at (program id 0, k) or A^T at (k, program id 0)")
+        out[d] = match[0]
+    first = out[dots[0]]
+    for d in dots[1:]:
+        ld, major = out[d]
+        if major != first[1]:
+            fail(ld, "dots with an A each read their A tiles in different layouts (one A^T, another A): the WGMMA "
+                     "kernel reads every A alike")
+        if kinds[ld] != kinds[first[0]] or kinds[ld] not in (True, False):
+            fail(ld, "dots with an A each read them at other batch indices than program id 2 alike (or not "
+                     "batched alike): not supported yet by the WGMMA lowering")
+    return out
+
+
+def _check_shared_a_dots(dots: list, fail, low_rank: bool = False, own_a: bool = False) -> None:
+    """Several dots are lowered as dots sharing A (``silu(X @ Wg) * (X @ Wu)``), or, ``own_a``, as dots each
+    reading an A of its own (:func:`own_a_dots`), into an accumulator each or chained into one
+    (:func:`dot_chain`): each of the same tile shape (``low_rank``: the second, a LoRA branch's, of its own N), in the same K loop, reading the
     same A tile, each accumulating into its own loop-carried accumulator; at most as many as the
     accumulator registers hold at the narrowest tile (:data:`~tileorch.kernels.gemm.config.ACCUMULATOR_REGISTERS`)."""
     from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS
@@ -1447,13 +1558,14 @@ def _check_shared_a_dots(dots: list, fail, low_rank: bool = False) -> None:
         if d.result.type != first.result.type and not low_rank:
             fail(d, f"dots sharing A must have one accumulator shape, got {first.result.type.get_shape()} and "
                     f"{d.result.type.get_shape()}")
-        if not _same_a(first, d, a):
+        if not own_a and not _same_a(first, d, a):
             adds_to = _accumulates_into(d, dots)
             if adds_to is not None:
                 raise LocatedError(d, _split_k_dot_why(adds_to, d))
             fail(d, f"{len(dots)} dots in one K loop that do not read the same A tile: the WGMMA lowering takes dots "
                     "sharing A (one A tile, a B and an accumulator per dot)")
-        if any(x is first.result for x in d.operands) or any(x is d.result for x in first.operands):
+        reads = (d.lhs, d.rhs) if own_a and dot_chain(dots) else d.operands  # (a chain's acc is the previous dot's)
+        if any(x is first.result for x in reads) or any(x is d.result for x in first.operands):
             fail(d, "a dot reading another dot's result (chained dots) is not a dot sharing A")
 
 
@@ -1627,6 +1739,20 @@ def _is_zero_tile(v: SSAValue) -> bool:
                                                                 "nv_tileaa.broadcast", "nv_tileaa.expand_dims"):
         v = v.owner.operands[0]
     return is_zero(v)
+
+
+def _chain_result(loop: scf.ForOp, dots: list, fail) -> SSAValue:
+    """The K loop's result that carries a chain of dots (:func:`dot_chain`): the first dot accumulates into its
+    iteration argument, and the loop yields the last dot's result there."""
+    r = _loop_result(loop, dots[0], fail)
+    yielded, _ = _through_layouts(loop.body.block.last_op.operands[r.index])
+    while isinstance(yielded.owner, Operation) and yielded.owner.name == "nv_tileas.async.pipeline.consumer_read":
+        # (the consumer's read of a stage yields what its region computes from the stage's tiles)
+        yielded, _ = _through_layouts(yielded.owner.regions[0].block.last_op.operands[yielded.index])
+    if yielded is not dots[-1].result:
+        fail(dots[-1], "the K loop carries a value other than the last dot's result of a chain of dots "
+                       "(acc = ct.mma(z, w2, ct.mma(x, w1, acc)))")
+    return r
 
 
 def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
@@ -1889,10 +2015,15 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     if dk.batch_exprs is not None and not dk.program_grid and schedule == "streamk":
         schedule = "persistent"
         remarks.append("Stream-K not applied: the batch indices are evaluated per work tile (persistent schedule)")
-    if dk.more_accs and schedule == "streamk":
+    if (dk.more_b_loads or dk.more_a_loads) and schedule == "streamk":
         schedule = "persistent"
-        remarks.append("Stream-K not applied: its fix-up carries one accumulator and the dots sharing A keep "
-                       f"{1 + len(dk.more_accs)} (persistent schedule)")
+        remarks.append("Stream-K not applied: its fix-up carries one accumulator and the dots keep "
+                       f"{1 + len(dk.more_accs)} (persistent schedule)" if dk.more_accs else
+                       "Stream-K not applied: its fix-up reads one operand pair per stage (persistent schedule)")
+    if dk.more_a_loads and transpose_a:
+        raise LocatedError(dk.more_a_loads[0], f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads A K-major and "
+                                               "the dots with an A each read M-major As [K, M]: store them as [M, K] "
+                                               "to run them on tensor cores")
     if dk.b_prologue is not None or dk.a_prologue is not None:
         _check_k_vectors(dk, tk)
         which = "a B" if dk.a_prologue is None else "an A" if dk.b_prologue is None else "A and B"
@@ -1909,7 +2040,9 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=cluster,
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
-                     transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs),
+                     transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_b_loads),
+                     a_operands=1 + len(dk.more_a_loads), one_accumulator=dk.one_accumulator,
+                     k_segments=dk.k_segments,
                      c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
                      b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw, c_ld=dk.c_view is not None,
                      a_regs=register_a_chosen(dk.a_raw, a_major, tk, len(_k_vectors(dk, dk.a_prologue)))
@@ -1929,7 +2062,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                                           "tensor cores")
         dk.remarks.append("one B matrix for every batch (a 2-D B, or B read at batch index 0): its tensor map has "
                           "one matrix and every work tile loads B at batch 0")
-    if dk.more_accs and transpose_b:
+    if dk.more_b_loads and transpose_b:
         raise LocatedError(dk.more_b_loads[0], f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and "
                                                "the dots sharing A read N-major Bs [K, N]: store them as [N, K] "
                                                "(nn.Linear's layout) to run them on tensor cores")
@@ -1946,11 +2079,19 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             cfg = replace(cfg, epilogue="direct")
         limit = accumulator_limit(cfg.lora_rank, cfg.lora_own_acc) if cfg.tile_n == own_n else ACCUMULATOR_REGISTERS
         if cfg.accumulator_registers > limit:  # the launcher's shape heuristic asked for more
-            narrow = max(v for v in TILE_NS if cfg.b_operands * v // 2 <= ACCUMULATOR_REGISTERS)
+            narrow = max(v for v in TILE_NS if (1 if cfg.one_accumulator else cfg.pairs) * v // 2 <= ACCUMULATOR_REGISTERS)
             cluster_ok = cfg.b_major == "k" or (narrow // cfg.cluster_m) % 64 == 0
             cfg = replace(cfg, tile_n=narrow, cluster_m=cfg.cluster_m if cluster_ok else 1)
-            dk.remarks.append(f"tile_n {override.get('tile_n')} asked for runs as {narrow}: {cfg.b_operands} "
+            dk.remarks.append(f"tile_n {override.get('tile_n')} asked for runs as {narrow}: {cfg.pairs} "
                               f"accumulators of 64x{narrow} per consumer warp group fill its accumulator registers")
+        if cfg.a_operands > 1 and cfg.tile_n > own_n and replace(cfg, stages=2).smem_bytes > SMEM_LIMIT:
+            # (an operand pair per dot in each stage: the widest tile that keeps 2 stages)
+            fit = max(v for v in (own_n, *TILE_NS) if own_n <= v <= cfg.tile_n
+                      and replace(cfg, tile_n=v, stages=2).smem_bytes <= SMEM_LIMIT)
+            dk.remarks.append(f"tile_n {cfg.tile_n} asked for runs as {fit}: {cfg.a_operands} operand pairs per "
+                              f"stage {cfg.tile_n} wide leave no shared memory for 2 stages")
+            cfg = replace(cfg, tile_n=fit, cluster_m=cfg.cluster_m if cfg.b_major == "k" or
+                          (fit // cfg.cluster_m) % 64 == 0 else 1)
     # (after the override: an overridden direct epilogue has no TMA staging buffer for the exchange)
     need = scratch_bytes(len(column_stores(dk)), 4 * cfg.consumer_groups, tn)
     if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own

@@ -38,6 +38,12 @@ FlashAttention's second dot.
 Fourth rewrite: an f16 dot from zeros whose result feeds another dot's operand through tile ops
 (``h = relu(x @ w1)`` then ``y += h @ w2``) becomes the f32 dot and one ``fp_to_fp`` back to f16:
 the chained kernels' first dot accumulates in f32 (rounded once: at least as accurate).
+
+Fifth rewrite: a loop-carried accumulator plus a sum of products, ``acc += x @ w1 + z @ w2`` (an add of
+two dots from zeros, each through at most two casts, the sum through at most two), becomes the chain
+``acc = ct.mma(z, w2, ct.mma(x, w1, acc))`` (one product over two operand pairs, the form the tier's
+WGMMA kernel runs with an A per dot): the products and their sum are not rounded to the operands'
+16-bit type (f32 accumulation: at least as accurate), and the additions are reassociated.
 """
 
 from __future__ import annotations
@@ -101,6 +107,46 @@ def fold(add: Operation) -> bool:
         add.parent_block().insert_op_before(new, add)
         add.results[0].replace_all_uses_with(new.result)
         for op in (add, *casts, dot):
+            op.detach()
+            op.erase()
+        return True
+    return False
+
+
+def _strip_casts(v: SSAValue) -> tuple[SSAValue, list[Operation]]:
+    """``v`` through at most two single-use ``fp_to_fp`` casts, and those casts."""
+    casts = []
+    while isinstance(v.owner, aa.FpToFpOp) and len(casts) < 2 and len(list(v.uses)) == 1:
+        casts.append(v.owner)
+        v = v.owner.operands[0]
+    return v, casts
+
+
+def fold_sum(add: Operation) -> bool:
+    """The fifth rewrite (module doc): ``acc + (dot(x, w1, 0) + dot(z, w2, 0))`` with ``acc`` carried by the loop
+    becomes ``dot(z, w2, dot(x, w1, acc))``."""
+    for acc, other in ((add.operands[0], add.operands[1]), (add.operands[1], add.operands[0])):
+        if not _carried(acc, add):
+            continue
+        total, outer = _strip_casts(other)
+        inner = total.owner
+        if not isinstance(inner, type(add)) or len(list(inner.results[0].uses)) != 1:
+            continue
+        parts = [_strip_casts(v) for v in inner.operands]
+        dots = [v.owner for v, _ in parts]
+        if not all(isinstance(d, aa.DotOp) and is_zero(d.acc) and len(list(d.result.uses)) == 1
+                   and d.result.type.get_shape() == acc.type.get_shape() for d in dots) or dots[0] is dots[1]:
+            continue
+        chained = acc
+        for d in dots:
+            new = aa.DotOp(d.lhs, d.rhs, chained)
+            for key in ("matmul_fast_accum", "signedness_a", "signedness_b"):
+                if key in d.properties:
+                    new.properties[key] = d.properties[key]
+            add.parent_block().insert_op_before(new, add)
+            chained = new.result
+        add.results[0].replace_all_uses_with(chained)
+        for op in (add, *outer, inner, *(c for _, cs in parts for c in cs), *dots):
             op.detach()
             op.erase()
         return True
@@ -247,8 +293,8 @@ class FoldDotAccumulate(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for add in [o for o in op.walk() if isinstance(o, aa.AddFOp | aa.AddIOp)]:
-            if add.parent is not None:
-                fold(add)
+            if add.parent is not None and not fold(add):
+                fold_sum(add)
         for cast in [o for o in op.walk() if isinstance(o, aa.FpToFpOp)]:
             if cast.parent is not None:
                 widen(cast)

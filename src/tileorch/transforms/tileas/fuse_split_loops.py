@@ -22,6 +22,8 @@ over the same iterations in the same order (``[a, min(n, X))`` then ``[max(a, X)
 diagonal, then the masked diagonal ones), is fused over ``[min(a, X), max(X, n))`` with the branch
 at X; the side-effect-free ops between the two loops (the second loop's views, ranges and bounds)
 move before the first, and repeated ones are merged, so that the bodies can match.  Two dot loops
+over the same range, one after the other, whose bodies only accumulate dots become one loop running
+both bodies (:mod:`tileorch.transforms.tileas.same_range_loops`).  Two dot loops
 left after this are a located error (the tier's kernels run one dot loop; the driver then takes the
 SIMT path with the error as a warning).
 
@@ -55,6 +57,7 @@ from tileorch.transforms.pass_kinds import ModuleTransform
 from tileorch.transforms.tileas.loop_pair_fusion import (fuse, fuse_pure_differences, hoist_between, match_bodies,
                                                          split_point, wrap_peeled_step)
 from tileorch.transforms.tileas.peeled_first_step import fuse_peeled_first_steps
+from tileorch.transforms.tileas.same_range_loops import fuse_same_range, reads_first_why, why_not_fused
 
 def fuse_split_loops(module: Operation) -> int:
     """Fuse every such pair of dot loops, and every dot loop with a first step written out before
@@ -76,6 +79,10 @@ def fuse_split_loops(module: Operation) -> int:
             if split is None:
                 if peeled is not None:
                     peeled.abort()
+                elif fuse_same_range(l1, l2):  # two K loops over the same tiles, one after the other
+                    count += 1
+                    changed = True
+                    break
                 continue
             m = match_bodies(l1.body.block, l2.body.block)
             lb2, a, n = split
@@ -132,11 +139,18 @@ def _check_function(func: Operation) -> None:
                                      "loop that every program runs; launch one kernel per branch, or stack the "
                                      "weights into one array ([3, K, N]) read at the program id's index in one loop")
     if len(loops) > 1:
-        raise LocatedError(loops[1], f"{len(loops)} loops with dots one after another: the tensor-core kernels run "
-                                     "the dots of one loop (two loops over consecutive ranges, range(a, X) then "
-                                     "range(X, n) with bodies that differ only by side-effect-free ops such as a "
-                                     "mask, are fused into one; these are not: write one loop, the mask under "
-                                     "ct.where on the tile index)")
+        l1, l2 = loops[0], loops[1]
+        why = None
+        if l1.parent_block() is l2.parent_block():
+            why = why_not_fused(l1, l2) if l1.next_op is l2 else reads_first_why(l1, l2)
+        if why is not None:
+            raise LocatedError(l2, f"{len(loops)} loops with dots one after another: the tensor-core kernels run the "
+                                   f"dots of one loop, and these two are not fused into one: {why}")
+        raise LocatedError(l2, f"{len(loops)} loops with dots one after another: the tensor-core kernels run "
+                               "the dots of one loop (two loops over consecutive ranges, range(a, X) then "
+                               "range(X, n) with bodies that differ only by side-effect-free ops such as a "
+                               "mask, are fused into one, and two over the same range whose dots accumulate "
+                               "apart; these are not: write one loop, the mask under ct.where on the tile index)")
 
 
 def _in_other_branches(a: Operation, b: Operation) -> bool:

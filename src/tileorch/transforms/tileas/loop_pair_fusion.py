@@ -50,10 +50,11 @@ def _other(minmax: Operation, kind: type, known: SSAValue) -> SSAValue | None:
     return b if a is known else a if b is known else None
 
 
-def _same_scalar(x: SSAValue, y: SSAValue) -> bool:
+def _same_scalar(x: SSAValue, y: SSAValue, leaf=None) -> bool:
     """``x`` and ``y`` are one value: the same SSA value, or the same pure op (casts, arithmetic,
-    constants) of the same operands, compared recursively (cuTile may emit a bound twice)."""
-    if x is y:
+    constants) of the same operands, compared recursively (cuTile may emit a bound twice); ``leaf(x, y)``:
+    values other than one SSA value that count as the same (e.g. the same extent of two arrays)."""
+    if x is y or (leaf is not None and leaf(x, y)):
         return True
     ox, oy = x.owner, y.owner
     if not (isinstance(ox, Operation) and isinstance(oy, Operation)) or ox.regions or oy.regions:
@@ -62,7 +63,7 @@ def _same_scalar(x: SSAValue, y: SSAValue) -> bool:
         return False
     if ox.properties != oy.properties or ox.attributes != oy.attributes or len(ox.operands) != len(oy.operands):
         return False
-    return all(_same_scalar(a, b) for a, b in zip(ox.operands, oy.operands))
+    return all(_same_scalar(a, b, leaf) for a, b in zip(ox.operands, oy.operands))
 
 
 def split_point(l1: scf.ForOp, l2: scf.ForOp) -> tuple[SSAValue, SSAValue | None, SSAValue | None] | None:
