@@ -7,8 +7,8 @@ can hide a compiler bug).
 * ``shl``: the amount is a ``.u32`` operand and amounts past the register width clamp to it (PTX ISA,
   ``shl``); the emulator read only the low ``width`` bits of the amount (``shl.b16`` by 0x10000 shifted by
   0).  ``shr`` already read 32 bits.
-* ``div`` / ``rem`` by zero: "unspecified, machine-specific" (PTX ISA); the emulator's choice (all ones,
-  the dividend) is pinned here, and the compiler no longer lets a zero divisor reach either
+* ``div`` / ``rem`` by zero: "unspecified, machine-specific" (PTX ISA); the H100's value (all ones for
+  both, session 27's GPU call) is pinned here, and the compiler no longer lets a zero divisor reach either
   (``test_review27_integer_semantics``)."""
 
 from __future__ import annotations
@@ -84,7 +84,8 @@ def test_division_by_zero_is_the_pinned_value():
     u = lambda *v: np.array(v, dtype=np.uint64)  # noqa: E731
     assert _int_op_exact("div", "div.u32", 32, False, [u(5), u(0)]).tolist() == [0xFFFFFFFF]
     assert _int_op_exact("div", "div.s32", 32, True, [u(5), u(0)]).tolist() == [0xFFFFFFFF]
-    assert _int_op_exact("rem", "rem.s32", 32, True, [u(0xFFFFFFF9), u(0)]).tolist() == [0xFFFFFFF9]
+    assert _int_op_exact("rem", "rem.s32", 32, True, [u(0xFFFFFFF9), u(0)]).tolist() == [0xFFFFFFFF]
+    assert _int_op_exact("rem", "rem.u32", 32, False, [u(7), u(0)]).tolist() == [0xFFFFFFFF]
     assert _int_op_exact("div", "div.s32", 32, True, [u(0x80000000), u(0xFFFFFFFF)]).tolist() == [0x80000000]
     assert _int_op_exact("rem", "rem.s32", 32, True, [u(0x80000000), u(0xFFFFFFFF)]).tolist() == [0]
 

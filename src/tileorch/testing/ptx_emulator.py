@@ -295,7 +295,8 @@ def parse(ptx, entry_prefix=".visible .entry", functions=None):
 
 _div0 = -1
 """What ``div`` by zero gives (PTX: "an unspecified, machine-specific value"; no trap): all ones,
-as the GPU's unsigned division does.  ``rem`` by zero gives the dividend.  A lane whose divisor is
+as the GPU's division does; ``rem`` by zero gives all ones too (an H100, session 27's GPU call:
+``rem.s32`` of 7 and of -7 by 0 and ``rem.u32`` of 7 by 0 all gave 0xFFFFFFFF).  A lane whose divisor is
 zero is one whose result the program does not keep (a masked-off or padded element, a warp's idle
 program slot): the emulator computes it instead of raising."""
 
@@ -374,7 +375,7 @@ def _int_op_exact(base, op, width, signed, a):
     elif base == "max": r = np.maximum(A[0], A[1])
     elif base == "div": r = np.array([_div0 if y == 0 else _trunc_div(x, y) if signed else x // y
                                       for x, y in zip(A[0], A[1])], dtype=object)
-    elif base == "rem": r = np.array([x if y == 0 else x - _trunc_div(x, y) * y if signed else x % y
+    elif base == "rem": r = np.array([_div0 if y == 0 else x - _trunc_div(x, y) * y if signed else x % y
                                       for x, y in zip(A[0], A[1])], dtype=object)
     elif base == "bfe":
         r = np.array([_bfe(int(x), int(p), int(n), width, signed) for x, p, n in zip(ux(a[0]), a[1], a[2])], dtype=object)
