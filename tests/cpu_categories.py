@@ -50,7 +50,16 @@ _STACK: list[list[float]] = []
 
 def _now() -> tuple[float, float]:
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime + served_cpu_s()
+
+
+def served_cpu_s() -> float:
+    """CPU seconds of the code generation server's children so far (tileorch.backend.codegen_server:
+    they count in ``RUSAGE_CHILDREN`` only once the server is reaped, at the session's end)."""
+    import sys
+
+    codegen = sys.modules.get("tileorch.backend.codegen_server")
+    return codegen.children_cpu_s() if codegen is not None and codegen.running() else 0.0
 
 
 def _wrap(fn, category: str):

@@ -364,12 +364,18 @@ def _take_preforked(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, int
     return pid, out_r, err_r
 
 
-def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, int, int] | None:
-    """Start code generation in a forked child (or the child :func:`prefork_codegen` started):
-    (pid, stdout fd, stderr fd) for :func:`_fork_finish`, or None if the process cannot fork."""
+def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, ...] | None:
+    """Start code generation in a forked child (or the child :func:`prefork_codegen` started, or
+    one the :mod:`~tileorch.backend.codegen_server` forked): (pid, stdout fd, stderr fd) for
+    :func:`_fork_finish`, plus the status fd of a server's child; None if the process cannot fork."""
     preforked = _take_preforked(llvm_ir, arch, ptx_version)
     if preforked is not None:
         return preforked
+    from tileorch.backend import codegen_server
+
+    served = codegen_server.submit(llvm_ir, arch, ptx_version) if codegen_server.running() else None
+    if served is not None:
+        return served
     _init_llvm()  # once in the parent: children inherit the initialised targets
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -402,36 +408,49 @@ def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, int, in
     return pid, out_r, err_r
 
 
-def _fork_finish(child: tuple[int, int, int]) -> tuple[int | None, int | None, str, str]:
+def _fork_finish(child: tuple[int, ...]) -> tuple[int | None, int | None, str, str]:
     """(exit code, signal, stdout, stderr) of a child :func:`_fork_start` started."""
     import signal
 
-    pid, out_r, err_r = child
+    pid, out_r, err_r = child[:3]
     timeout = codegen_timeout()
     try:
         out, err = _read_all([out_r, err_r], timeout)
     except TimeoutError:  # a hung child: stopped, reported as its error (never a wait without end)
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        _wait_child(child)
         return 1, None, "", f"tileorch: {_timed_out('LLVM code generation (a forked child)', timeout)}\n"
     finally:
         os.close(out_r)
         os.close(err_r)
-    _, status = os.waitpid(pid, 0)
+    status = _wait_child(child)
+    if status is None:
+        return 1, None, out.decode(errors="replace"), "tileorch: LLVM code generation failed: the code generation " \
+                                                       "server stopped before its child finished\n"
     if os.WIFSIGNALED(status):
         return None, os.WTERMSIG(status), out.decode(errors="replace"), err.decode(errors="replace")
     return os.WEXITSTATUS(status), None, out.decode(errors="replace"), err.decode(errors="replace")
 
 
-def _fork_cancel(child: tuple[int, int, int]) -> None:
+def _wait_child(child: tuple[int, ...]) -> int | None:
+    """The wait status of a child :func:`_fork_start` started, once it exited: reaped here, or
+    reported by the code generation server that forked it (None if the server stopped first)."""
+    if len(child) == 4:
+        from tileorch.backend import codegen_server
+
+        return codegen_server.wait_status(child[3])
+    return os.waitpid(child[0], 0)[1]
+
+
+def _fork_cancel(child: tuple[int, ...]) -> None:
     """Stop a child :func:`_fork_start` started and reap it."""
     import signal
 
-    pid, out_r, err_r = child
+    pid, out_r, err_r = child[:3]
     with contextlib.suppress(ProcessLookupError):  # the child may have exited already
         os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+    _wait_child(child)
     os.close(out_r)
     os.close(err_r)
 
@@ -570,7 +589,7 @@ class PendingCodegen:
     :func:`start_codegen` makes one, or returns None where the code generation memo is on or
     the process cannot fork (the caller then takes the sequential path)."""
 
-    def __init__(self, child: tuple[int, int, int], llvm_ir: str, arch: str, ptx_version: int,
+    def __init__(self, child: tuple[int, ...], llvm_ir: str, arch: str, ptx_version: int,
                  then: Callable[[str], object]):
         import threading
 
