@@ -180,9 +180,7 @@ def _serve(sock) -> int:
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    keep = sorted({0, 1, 2, sock.fileno()})
-    for low, high in zip(keep, keep[1:] + [os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536]):
-        os.closerange(low + 1, high)
+    ptx.close_all_but({0, 1, 2, sock.fileno()})
     import faulthandler
 
     faulthandler.disable()  # an abort in a child is the owner's to report (as in ptx._fork_start)

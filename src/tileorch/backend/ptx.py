@@ -284,6 +284,14 @@ def prefork_codegen() -> bool:
     return True
 
 
+def close_all_but(keep: set[int]) -> None:
+    """Close every file descriptor of this process except ``keep`` (a child that must hold none of
+    its parent's files: a reader of the parent's output sees its end when the parent exits)."""
+    kept = sorted(keep)
+    for low, high in zip(kept, kept[1:] + [os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536]):
+        os.closerange(low + 1, high)
+
+
 def _preforked_child(in_r: int, in_w: int, out_r: int, out_w: int, err_r: int, err_w: int) -> int:
     """The body of :func:`prefork_codegen`'s child: its exit status."""
     import threading
@@ -294,9 +302,7 @@ def _preforked_child(in_r: int, in_w: int, out_r: int, out_w: int, err_r: int, e
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.dup2(err_w, 2)  # LLVM writes "LLVM ERROR: ..." to fd 2 before it aborts
-    keep = sorted({0, 1, 2, in_r, out_w, err_w})
-    for low, high in zip(keep, keep[1:] + [os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536]):
-        os.closerange(low + 1, high)
+    close_all_but({0, 1, 2, in_r, out_w, err_w})
     import faulthandler
 
     faulthandler.disable()  # as in _fork_start's child
