@@ -156,3 +156,9 @@ def test_a_process_forked_from_the_owner_does_not_use_its_server(server):
     os.waitpid(child, 0)
     assert os.read(read, 1) == b"0" and codegen_server.running()
     os.close(read)
+
+
+def test_the_suites_processes_run_their_code_generation_through_a_server():
+    """tests/conftest.py starts one in every process that runs tests (xdist worker or ``-n 0``)."""
+    assert codegen_server.running()
+    os.kill(codegen_server._SERVER[1], 0)
