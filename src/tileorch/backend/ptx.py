@@ -374,14 +374,14 @@ def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, ...] | 
     """Start code generation in a forked child (or the child :func:`prefork_codegen` started, or
     one the :mod:`~tileorch.backend.codegen_server` forked): (pid, stdout fd, stderr fd) for
     :func:`_fork_finish`, plus the status fd of a server's child; None if the process cannot fork."""
-    preforked = _take_preforked(llvm_ir, arch, ptx_version)
-    if preforked is not None:
-        return preforked
     from tileorch.backend import codegen_server
 
     served = codegen_server.submit(llvm_ir, arch, ptx_version) if codegen_server.running() else None
-    if served is not None:
+    if served is not None:  # (a process with a server has no preforked child: tileorch compile starts none)
         return served
+    preforked = _take_preforked(llvm_ir, arch, ptx_version)
+    if preforked is not None:
+        return preforked
     _init_llvm()  # once in the parent: children inherit the initialised targets
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
