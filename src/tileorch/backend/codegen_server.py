@@ -190,6 +190,12 @@ def _serve(sock) -> int:
         failure = None
     except BaseException as exc:  # noqa: BLE001 - reported by each child, as a preforked child does
         failure = exc
+    import gc
+
+    # what the server holds is never garbage, and a child runs one code generation and exits:
+    # no collection of the inherited heap in either (a child's would also fault its pages in)
+    gc.freeze()
+    gc.disable()
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.signal(signal.SIGCHLD, lambda *_: None)
