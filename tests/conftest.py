@@ -231,6 +231,9 @@ def pytest_sessionfinish(session, exitstatus):
     server = sys.modules.get("tool_forkserver")
     if server is not None:
         server.stop_shared()
+    codegen = sys.modules.get("tileorch.backend.codegen_server")
+    if codegen is not None:  # reaped: its children's CPU then counts in this process's
+        codegen.stop()
     directory = session.config.getoption("cpu_categories")
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if directory and (worker or not getattr(session.config.option, "numprocesses", None)):
@@ -286,6 +289,20 @@ def _categories():
 def pytest_configure(config):
     if config.getoption("cpu_categories"):
         _categories().install()
+    _start_codegen_server(config)
+
+
+def _start_codegen_server(config) -> None:
+    """In each process that runs tests (an xdist worker, or the one process of ``-n 0``), fork
+    tileorch's code generation server now, while the process is small: every forked LLVM code
+    generation of the tests then forks from it (tileorch.backend.codegen_server: a fork's cost
+    grows with the forking process's memory, and a worker grows to gigabytes of compile memos and
+    lowered modules).  The xdist controller runs no test and starts none."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") and getattr(config.option, "numprocesses", None):
+        return
+    from tileorch.backend import codegen_server
+
+    codegen_server.start()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -316,7 +333,7 @@ def _cpu_seconds() -> float:
     import resource
 
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + _categories().served_cpu_s()
 
 
 @pytest.hookimpl(hookwrapper=True)

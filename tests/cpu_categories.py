@@ -50,7 +50,16 @@ _STACK: list[list[float]] = []
 
 def _now() -> tuple[float, float]:
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime + served_cpu_s()
+
+
+def served_cpu_s() -> float:
+    """CPU seconds of the code generation server's children so far (tileorch.backend.codegen_server:
+    they count in ``RUSAGE_CHILDREN`` only once the server is reaped, at the session's end)."""
+    import sys
+
+    codegen = sys.modules.get("tileorch.backend.codegen_server")
+    return codegen.children_cpu_s() if codegen is not None and codegen.running() else 0.0
 
 
 def _wrap(fn, category: str):
@@ -168,8 +177,9 @@ def record_test(category: str, s: float) -> None:
 
 def write(directory: str, worker: str, session_cpu: tuple[float, float]) -> None:
     os.makedirs(directory, exist_ok=True)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # a fork's cost grows with it
     with open(os.path.join(directory, f"{worker}.json"), "w") as f:
-        json.dump({"session": session_cpu, "categories": dict(_TOTALS)}, f, indent=1)
+        json.dump({"session": session_cpu, "categories": dict(_TOTALS), "peak_rss_mb": peak_mb}, f, indent=1)
     with open(os.path.join(directory, f"{worker}.inputs.jsonl"), "w") as f:
         f.writelines(json.dumps(r) + "\n" for r in _INPUTS)
 
@@ -177,11 +187,13 @@ def write(directory: str, worker: str, session_cpu: tuple[float, float]) -> None
 def report(directory: str, write_line) -> None:
     sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
     session = [0.0, 0.0]
+    peaks = []
     for name in sorted(os.listdir(directory)):
         if not name.endswith(".json"):
             continue
         with open(os.path.join(directory, name)) as f:
             data = json.load(f)
+        peaks.append(f"{name[:-5]} {data.get('peak_rss_mb', 0):.0f} MB")
         session[0] += data["session"][0]
         session[1] += data["session"][1]
         for category, (s, c, n) in data["categories"].items():
@@ -193,7 +205,7 @@ def report(directory: str, write_line) -> None:
     children = session[1] - sum(v[1] for v in sums.values())
     sums["other: test code, numpy references, pytest, imports (own); tool subprocesses (children)"] = [own, children, 0]
     write_line(f"CPU of the pytest processes: {session[0] + session[1]:.1f} s ({session[0]:.1f} own + "
-               f"{session[1]:.1f} children)")
+               f"{session[1]:.1f} children); peak resident memory: {', '.join(peaks)}")
     for category, (s, c, n) in sorted(sums.items(), key=lambda kv: -(kv[1][0] + kv[1][1])):
         write_line(f"{s + c:8.1f} s ({s:7.1f} own + {c:7.1f} children) {int(n):7d} calls  {category}")
     for category, (s, c, n) in apart.items():

@@ -315,6 +315,14 @@ def prefork_codegen() -> bool:
     return True
 
 
+def close_all_but(keep: set[int]) -> None:
+    """Close every file descriptor of this process except ``keep`` (a child that must hold none of
+    its parent's files: a reader of the parent's output sees its end when the parent exits)."""
+    kept = sorted(keep)
+    for low, high in zip(kept, kept[1:] + [os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536]):
+        os.closerange(low + 1, high)
+
+
 def _preforked_child(in_r: int, in_w: int, out_r: int, out_w: int, err_r: int, err_w: int) -> int:
     """The body of :func:`prefork_codegen`'s child: its exit status."""
     import threading
@@ -325,9 +333,7 @@ def _preforked_child(in_r: int, in_w: int, out_r: int, out_w: int, err_r: int, e
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.dup2(err_w, 2)  # LLVM writes "LLVM ERROR: ..." to fd 2 before it aborts
-    keep = sorted({0, 1, 2, in_r, out_w, err_w})
-    for low, high in zip(keep, keep[1:] + [os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536]):
-        os.closerange(low + 1, high)
+    close_all_but({0, 1, 2, in_r, out_w, err_w})
     import faulthandler
 
     faulthandler.disable()  # as in _fork_start's child
@@ -395,9 +401,15 @@ def _take_preforked(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, int
     return pid, out_r, err_r
 
 
-def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, int, int] | None:
-    """Start code generation in a forked child (or the child :func:`prefork_codegen` started):
-    (pid, stdout fd, stderr fd) for :func:`_fork_finish`, or None if the process cannot fork."""
+def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, ...] | None:
+    """Start code generation in a forked child (or the child :func:`prefork_codegen` started, or
+    one the :mod:`~tileorch.backend.codegen_server` forked): (pid, stdout fd, stderr fd) for
+    :func:`_fork_finish`, plus the status fd of a server's child; None if the process cannot fork."""
+    from tileorch.backend import codegen_server
+
+    served = codegen_server.submit(llvm_ir, arch, ptx_version) if codegen_server.running() else None
+    if served is not None:  # (a process with a server has no preforked child: tileorch compile starts none)
+        return served
     preforked = _take_preforked(llvm_ir, arch, ptx_version)
     if preforked is not None:
         return preforked
@@ -433,36 +445,49 @@ def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, int, in
     return pid, out_r, err_r
 
 
-def _fork_finish(child: tuple[int, int, int]) -> tuple[int | None, int | None, str, str]:
+def _fork_finish(child: tuple[int, ...]) -> tuple[int | None, int | None, str, str]:
     """(exit code, signal, stdout, stderr) of a child :func:`_fork_start` started."""
     import signal
 
-    pid, out_r, err_r = child
+    pid, out_r, err_r = child[:3]
     timeout = codegen_timeout()
     try:
         out, err = _read_all([out_r, err_r], timeout)
     except TimeoutError:  # a hung child: stopped, reported as its error (never a wait without end)
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        _wait_child(child)
         return 1, None, "", f"tileorch: {_timed_out('LLVM code generation (a forked child)', timeout)}\n"
     finally:
         os.close(out_r)
         os.close(err_r)
-    _, status = os.waitpid(pid, 0)
+    status = _wait_child(child)
+    if status is None:
+        return 1, None, out.decode(errors="replace"), "tileorch: LLVM code generation failed: the code generation " \
+                                                       "server stopped before its child finished\n"
     if os.WIFSIGNALED(status):
         return None, os.WTERMSIG(status), out.decode(errors="replace"), err.decode(errors="replace")
     return os.WEXITSTATUS(status), None, out.decode(errors="replace"), err.decode(errors="replace")
 
 
-def _fork_cancel(child: tuple[int, int, int]) -> None:
+def _wait_child(child: tuple[int, ...]) -> int | None:
+    """The wait status of a child :func:`_fork_start` started, once it exited: reaped here, or
+    reported by the code generation server that forked it (None if the server stopped first)."""
+    if len(child) == 4:
+        from tileorch.backend import codegen_server
+
+        return codegen_server.wait_status(child[3])
+    return os.waitpid(child[0], 0)[1]
+
+
+def _fork_cancel(child: tuple[int, ...]) -> None:
     """Stop a child :func:`_fork_start` started and reap it."""
     import signal
 
-    pid, out_r, err_r = child
+    pid, out_r, err_r = child[:3]
     with contextlib.suppress(ProcessLookupError):  # the child may have exited already
         os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+    _wait_child(child)
     os.close(out_r)
     os.close(err_r)
 
@@ -601,7 +626,7 @@ class PendingCodegen:
     :func:`start_codegen` makes one, or returns None where the code generation memo is on or
     the process cannot fork (the caller then takes the sequential path)."""
 
-    def __init__(self, child: tuple[int, int, int], llvm_ir: str, arch: str, ptx_version: int,
+    def __init__(self, child: tuple[int, ...], llvm_ir: str, arch: str, ptx_version: int,
                  then: Callable[[str], object]):
         import threading
 
