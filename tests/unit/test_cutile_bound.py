@@ -567,3 +567,40 @@ def test_a_learnt_reader_treats_an_interface_that_raises_as_call_key_does():
                 read(**call)
             with pytest.raises(RuntimeError):
                 cb.call_key(**call)
+
+
+@pytest.mark.parametrize("ptr", [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 0x7000, 0x7002, 0x7004, 0x7008, 0x7010,
+                                 0x7E0000000000, 0x7E0000000008, (1 << 47) + 4])
+def test_a_pointer_s_alignment_in_a_layout_is_its_largest_power_of_two_divisor_up_to_16(ptr):
+    """Both the generated split and :func:`layout_of` put in a pointer's place the largest power
+    of two (at most 16) that divides it, 16 for a null pointer (computed here by trial division)."""
+    expected = 16 if ptr == 0 else max(a for a in (1, 2, 4, 8, 16) if ptr % a == 0)
+    k = call(t=dict(ptr=ptr), d=dict(ptr=0x9000))
+    cb.learn(KERNEL, (FakeTensor(), Dev(), 2.0, 16))
+    layout, pointers = cb.layout_of(k)
+    assert pointers == (ptr, 0x9000) and layout[6] == expected and layout[12] == 16
+    cb.keep(k, lambda stream: None)
+    asked = []
+    cb.keep_layout(k, lambda ps: asked.append(ps) or (lambda stream: None), ((0, 48), (0, 32)))
+    other = ptr + 0x100000  # 0x100000 is a multiple of 16: the same alignment
+    assert cb.hot_launchers[KERNEL](0, (4,), (FakeTensor(ptr=other), Dev(), 2.0, 16), "sm_90a", "auto", "auto")
+    assert asked == [(other, 0x9000)]
+
+
+@pytest.mark.parametrize("change", [dict(t=dict(ptr=0x27008)), dict(t=dict(ptr=0x27004)), dict(d=dict(ptr=0x39002)),
+                                    dict(t=dict(strides=(1, 4))), dict(t=dict(strides=(12, 2))),
+                                    dict(d=dict(strides=(8,))), dict(t=dict(shape=(4, 7), strides=(7, 1)))])
+def test_a_hot_launcher_re_points_no_launch_for_another_stride_or_alignment(change):
+    """After a bound call, a call at other addresses whose stride or an array's alignment differs
+    is neither launched nor re-pointed by the kernel's hot launcher: it returns the call's key,
+    and the launcher takes the full path (a kernel variant of its own)."""
+    cb.learn(KERNEL, (FakeTensor(), Dev(), 2.0, 16))
+    hot = cb.hot_launchers[KERNEL]
+    asked = bind(call(t=dict(ptr=0x7000), d=dict(ptr=0x9000)))
+    base = dict(t=dict(ptr=0x27000), d=dict(ptr=0x39000))
+    moved = base | {side: base[side] | change[side] for side in ("t", "d") if side in change}
+    args = (FakeTensor(**moved["t"]), Dev(**moved["d"]), 2.0, 16)
+    assert hot(0, (4,), args, "sm_90a", "auto", "auto") == call(**moved)
+    assert asked == [] and call(**moved) not in cb.bound_launches
+    same = (FakeTensor(ptr=0x27000), Dev(ptr=0x39000), 2.0, 16)  # addresses only: re-pointed
+    assert hot(0, (4,), same, "sm_90a", "auto", "auto") is True and asked == [(0x27000, 0x39000)]

@@ -343,7 +343,7 @@ class BoundLaunch:
             buf = buffer_type.from_buffer_copy(template)
             base = addressof(buf)
             if offsets:
-                table.pack_into(buf, 0, *map(base.__add__, offsets))
+                table.pack_into(buf, 0, *[base + o for o in offsets])  # (no method-wrapper call per entry)
             for offset, ptr in zip(places, pointers):
                 pack_into(buf, offset, ptr)
             if direct_launcher is not None:
