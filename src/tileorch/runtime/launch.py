@@ -336,6 +336,7 @@ class BoundLaunch:
         n, launch_ex, function, label, configs = len(slots), self._launch_ex, self._function, self._label, self._configs
         stream_config, device, addressof, pack_into = self.stream_config, self._device, ctypes.addressof, _U64.pack_into
         direct_launcher, reason = (None if self._direct is None else self._direct.launcher), self._path_reason
+        make = stream_launchers(launch_ex, function, label, configs, stream_config, check, device, reason)
 
         def repoint(pointers: tuple[int, ...]) -> Any:
             if len(pointers) != n:
@@ -348,8 +349,7 @@ class BoundLaunch:
                 pack_into(buf, offset, ptr)
             if direct_launcher is not None:
                 return direct_launcher(buf, base if offsets else 0)
-            return stream_launcher(buf, launch_ex, function, base if offsets else 0, label, configs, stream_config,
-                                   check, device, reason)
+            return make(buf, base if offsets else 0)
 
         return repoint
 
@@ -384,19 +384,30 @@ def stream_launcher(bound: Any, launch_ex: Any, function: Any, params: Any, labe
     context raises first.  ``launch.bound`` keeps ``bound`` (and with it the parameters the driver
     reads) alive; ``launch.path`` is ``"cuda-python"`` and ``launch.path_reason`` ``path_reason``
     (why not the ctypes path)."""
+    return stream_launchers(launch_ex, function, label, configs, stream_config, check_result, device,
+                            path_reason)(bound, params)
 
-    def launch(stream: int = 0) -> None:
-        if device is not None and device.poisoned_by is not None:
-            device.require_healthy()
-        try:
-            config = configs[stream]
-        except KeyError:
-            config = stream_config(stream)
-        result = launch_ex(config, function, params, 0)
-        if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
-            check_result(result, label)
 
-    launch.bound = bound  # type: ignore[attr-defined]
-    launch.path = "cuda-python"  # type: ignore[attr-defined]
-    launch.path_reason = path_reason  # type: ignore[attr-defined]
-    return launch
+def stream_launchers(launch_ex: Any, function: Any, label: str, configs: dict, stream_config: Any,
+                     check_result: Any, device: Any = None, path_reason: str = "") -> Any:
+    """``make(bound, params)``: :func:`stream_launcher`'s closure for one kernel launch with the
+    parameter address table at ``params`` (owned by ``bound``), everything else fixed here once
+    (a re-pointed launch, :meth:`BoundLaunch.repointer`, makes one closure cell per call, not one
+    per captured value)."""
+
+    def make(bound: Any, params: Any) -> Any:
+        def launch(stream: int = 0) -> None:
+            if device is not None and device.poisoned_by is not None:
+                device.require_healthy()
+            try:
+                config = configs[stream]
+            except KeyError:
+                config = stream_config(stream)
+            result = launch_ex(config, function, params, 0)
+            if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
+                check_result(result, label)
+
+        launch.__dict__ = {"bound": bound, "path": "cuda-python", "path_reason": path_reason}  # one store
+        return launch
+
+    return make
