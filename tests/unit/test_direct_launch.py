@@ -225,3 +225,26 @@ def test_the_default_path_says_it_is_the_default(monkeypatch):
     assert path == "cuda-python" and why.startswith("the default") and f"{dl.ENV}=1" in why
     monkeypatch.setenv(dl.ENV, "0")
     assert dl.planned_path()[1] == f"{dl.ENV}=0"
+
+
+def test_a_re_pointed_ctypes_launch_outlives_its_bound_launch(drv):
+    """A re-pointed launch reads its other parameters in place from the bound launch's buffer:
+    it keeps that buffer alive once the bound launch and its re-pointer are gone (on the ctypes
+    path nothing else holds the bound launch), and passes the pointer asked for, the rest as bound."""
+    import gc
+
+    from tileorch.runtime.launch import BoundLaunch
+
+    kernel = runtime.Module(PTX).kernel("fill")
+    out, other = runtime.DeviceBuffer(4 * 8), runtime.DeviceBuffer(4 * 8)
+    fake = FakeLibcuda(lambda name: drv.params[name])
+    with dl.use_library(fake):
+        bound = BoundLaunch(kernel, (4, 2), 64, [out, 7, 2.5])
+        moved = bound.repointer([0])((other.ptr,))
+        size = ctypes.sizeof(bound._blob)
+        del bound
+        gc.collect()
+        junk = [(ctypes.c_char * size).from_buffer_copy(b"\xff" * size) for _ in range(256)]  # takes freed memory
+        moved(3)
+        del junk
+    assert fake.launches[-1]["params"] == [struct.pack("<Q", other.ptr), struct.pack("<i", 7), struct.pack("<f", 2.5)]

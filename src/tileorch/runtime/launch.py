@@ -321,35 +321,40 @@ class BoundLaunch:
         parameter byte as bound, the stream configurations shared; no driver call).  Raises
         ValueError at once for a slot that is no 8-byte parameter.
 
-        Each call copies the bound buffer once (a new buffer: launches made earlier keep their
-        bytes, and a launch in flight on another thread never sees a buffer change), writes the
-        address table for the copy and the pointers, and closes :func:`stream_launcher` over it;
-        the launcher's ``.bound`` is that buffer (:meth:`repointed` gives a whole BoundLaunch)."""
+        Each call makes one small buffer (launches made earlier keep their bytes, and a launch in
+        flight on another thread never sees a buffer change): the address table, whose entries for
+        the ``slots`` point at the ``pointers`` written after it and whose other entries point at
+        this launch's own parameter bytes (never written after binding), and closes
+        :func:`stream_launchers`'s closure over it; the launcher's ``.bound`` is (that buffer, this
+        launch's buffer) (:meth:`repointed` gives a whole BoundLaunch)."""
         for slot in slots:
             if self._sizes[slot] != 8:
                 raise ValueError(f"parameter {slot} of '{self.kernel.name}' has {self._sizes[slot]} bytes, not a "
                                  "pointer's 8")
-        template, buffer_type = bytes(self._blob), type(self._blob)
-        offsets = tuple(self._offsets)
-        table = struct.Struct(f"<{len(offsets)}Q")
-        places = tuple(self._offsets[s] for s in slots)
-        n, launch_ex, function, label, configs = len(slots), self._launch_ex, self._function, self._label, self._configs
-        stream_config, device, addressof, pack_into = self.stream_config, self._device, ctypes.addressof, _U64.pack_into
-        direct_launcher, reason = (None if self._direct is None else self._direct.launcher), self._path_reason
-        make = stream_launchers(launch_ex, function, label, configs, stream_config, check, device, reason)
+        blob, n = self._blob, len(slots)
+        origin, head = ctypes.addressof(blob), 8 * len(self._offsets)
+        template = struct.pack(f"<{len(self._offsets)}Q", *[origin + o for o in self._offsets]) + bytes(8 * n)
+        buffer_type = ctypes.c_char * max(len(template), 1)
+        template = template or b"\0"
+        # (the table entry of each slot, where its pointer goes): the entry holds base + the pointer's place
+        places = tuple((8 * s, head + 8 * i) for i, s in enumerate(slots))
+        values = struct.Struct(f"<{n}Q")
+        addressof, pack_into, has_table = ctypes.addressof, _U64.pack_into, bool(self._offsets)
+        direct_launcher = None if self._direct is None else self._direct.launcher
+        make = stream_launchers(self._launch_ex, self._function, self._label, self._configs, self.stream_config, check,
+                                self._device, self._path_reason)
 
         def repoint(pointers: tuple[int, ...]) -> Any:
             if len(pointers) != n:
                 raise ValueError(f"{n} pointers expected, got {len(pointers)}")
             buf = buffer_type.from_buffer_copy(template)
             base = addressof(buf)
-            if offsets:
-                table.pack_into(buf, 0, *[base + o for o in offsets])  # (no method-wrapper call per entry)
-            for offset, ptr in zip(places, pointers):
-                pack_into(buf, offset, ptr)
+            values.pack_into(buf, head, *pointers)
+            for entry, place in places:
+                pack_into(buf, entry, base + place)
             if direct_launcher is not None:
-                return direct_launcher(buf, base if offsets else 0)
-            return make(buf, base if offsets else 0)
+                return direct_launcher((buf, blob), base if has_table else 0)
+            return make((buf, blob), base if has_table else 0)
 
         return repoint
 
