@@ -1,6 +1,7 @@
 # Session 27 (s27-launch): host time per repeated tileorch.cutile.launch vs cuda.tile.launch (issue 22 item 3), same
 # process, after the miss path (arrays at new addresses each call: re-pointed bound launches) was trimmed on the CPU
-# (benchmarks/launch_instructions.py, stand-in driver: cutile_new_arrays 51711 -> see the branch's report).
+# (`benchmarks/launch_instructions.py --calls 500`, stand-in driver: cutile_new_arrays 51743 -> 39375 instructions
+# per call; the repeated-arrays cases unchanged: cutile_cai 10726 -> 10718, cutile_tensor 9753 -> 9756).
 # What it should show: cutile_launch_new_arrays below session 27's 19.2 us (H100, launch_overhead_gpu_2026-12-05-s27.json),
 # cutile_launch (repeated arrays) unchanged within noise (8.9 us there; the hit path was not changed), cuda_tile_launch
 # ~7.2 us as the same-run baseline; then the GPU tests of bound and re-pointed launches (torch references,
