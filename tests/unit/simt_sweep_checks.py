@@ -39,8 +39,10 @@ def assert_on_the_simt_path(prog, name: str, ptx_needs: dict) -> None:
         assert re.search(pattern, prog.ptx), (name, pattern)
 
 
-def assert_assembles_without_spills(programs: dict, compile_fn, cubin: bool = False) -> None:
-    """ptxas (sm_90a) on every program's PTX: no spill warning (and a cubin when ``cubin``)."""
+def assert_assembles_without_spills(programs: dict, compile_fn, cubin: bool = False,
+                                    spills_allowed: dict | None = None) -> None:
+    """ptxas (sm_90a) on every program's PTX: no spill warning (and a cubin when ``cubin``); a program of
+    ``spills_allowed`` may spill at most its bytes of stores (the file names why)."""
     from tileorch.backend.ptxas import ptxas_available, run_ptxas
 
     if not ptxas_available():
@@ -49,10 +51,15 @@ def assert_assembles_without_spills(programs: dict, compile_fn, cubin: bool = Fa
         result = run_ptxas(compile_fn(name).ptx, "sm_90a")
         if cubin:
             assert result.cubin_bytes > 0, name
+        if name in (spills_allowed or {}):
+            stored = [int(b) for b in re.findall(r"(\d+) B spill stores", result.summary())]
+            assert all(b <= spills_allowed[name] for b in stored), (name, result.summary())
+            continue
         assert not result.spill_warnings(), (name, result.summary())
 
 
-def simt_sweep_compile_tests(programs: dict, at_least: int, ptx_needs: dict, cubin: bool = True):
+def simt_sweep_compile_tests(programs: dict, at_least: int, ptx_needs: dict, cubin: bool = True,
+                             spills_allowed: dict | None = None):
     """The three tests of a SIMT sweep's ``_compile`` file, for ``programs``: the table's shape
     (:func:`assert_simt_sweep` with ``at_least``), each program on the SIMT path with the idioms of
     ``ptx_needs`` (parametrized by name) and ptxas without spills.  A file binds them to its
@@ -70,7 +77,7 @@ def simt_sweep_compile_tests(programs: dict, at_least: int, ptx_needs: dict, cub
         assert_on_the_simt_path(compiled(name), name, ptx_needs)
 
     def test_every_program_assembles_without_spills():
-        assert_assembles_without_spills(programs, compiled, cubin=cubin)
+        assert_assembles_without_spills(programs, compiled, cubin=cubin, spills_allowed=spills_allowed)
 
     return test_the_sweep_has_its_programs, test_program_compiles_on_the_simt_path, \
         test_every_program_assembles_without_spills

@@ -38,4 +38,8 @@ PTX_NEEDS = {
 
 
 (test_the_sweep_has_its_programs, test_program_compiles_on_the_simt_path,
- test_every_program_assembles_without_spills) = simt_sweep_compile_tests(PROGRAMS, 25, PTX_NEEDS)
+ test_every_program_assembles_without_spills) = simt_sweep_compile_tests(
+    PROGRAMS, 25, PTX_NEEDS,
+    # review 27: float % computed exactly in f64 (a - b*trunc(a/b) in f32 was off past quotients of 2^24);
+    # ptxas 13.0 keeps 4 bytes of it on the stack at this program's 80 registers
+    spills_allowed={"float_floordiv_mod_mixed_signs": 8})

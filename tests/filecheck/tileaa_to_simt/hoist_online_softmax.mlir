@@ -1,6 +1,6 @@
-// RUN: env TILEORCH_ONLINE_SOFTMAX=8 TILEORCH_ONLINE_SOFTMAX_FORM=element tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s
-// RUN: env TILEORCH_ONLINE_SOFTMAX=1 tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=THREAD
-// RUN: env TILEORCH_ONLINE_SOFTMAX=8 TILEORCH_ONLINE_SOFTMAX_FORM=thread tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=THREAD8
+// RUN: env TILEORCH_ONLINE_SOFTMAX_EXP=full TILEORCH_ONLINE_SOFTMAX=8 TILEORCH_ONLINE_SOFTMAX_FORM=element tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s
+// RUN: env TILEORCH_ONLINE_SOFTMAX_EXP=full TILEORCH_ONLINE_SOFTMAX=1 tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=THREAD
+// RUN: env TILEORCH_ONLINE_SOFTMAX_EXP=full TILEORCH_ONLINE_SOFTMAX=8 TILEORCH_ONLINE_SOFTMAX_FORM=thread tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=THREAD8
 // RUN: env TILEORCH_ONLINE_SOFTMAX=0 tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=OFF
 // RUN: env TILEORCH_ONLINE_SOFTMAX=1 TILEORCH_ONLINE_SOFTMAX_EXP=ex2 tileorch-opt %s --split-input-file -p tileaa-hoist-online-softmax | filecheck %s --check-prefix=EX2
 
