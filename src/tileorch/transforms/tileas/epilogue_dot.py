@@ -365,14 +365,13 @@ def n_loop_epilogue(epi_loop: bool, plain: str) -> tuple[str, str | None]:
 
     if settings.value(TMA_STORE_ENV) != "1":
         return "direct", None
-    if settings.asked(TMA_STORE_ENV) != "1" and (not epi_loop or plain != "tma"):
-        return "direct", None  # the default's "not applied" is said only where the environment asks for it
-    if not epi_loop:
-        return "direct", (f"{TMA_STORE_ENV}=1 not applied: the second dot covers one N tile per work tile (no loop "
-                          "over N tiles whose stores could drain under the next tile's WGMMAs); C stored directly")
-    if plain != "tma":
-        return "direct", (f"{TMA_STORE_ENV}=1 not applied: C is not a 16-bit, untransposed tile stored whole "
-                          f"(the kernel's plain epilogue is {plain}); C stored directly")
+    why = ("the second dot covers one N tile per work tile (no loop over N tiles whose stores could drain under the "
+           "next tile's WGMMAs)" if not epi_loop
+           else f"C is not a 16-bit, untransposed tile stored whole (the kernel's plain epilogue is {plain})"
+           if plain != "tma" else None)
+    if why is not None:  # the default's "not applied" is said only where the environment asks for it
+        asked = settings.asked(TMA_STORE_ENV) == "1"
+        return "direct", (f"{TMA_STORE_ENV}=1 not applied: {why}; C stored directly" if asked else None)
     return "tma", (f"{TMA_STORE_ENV}=1: each N tile of C staged in shared memory (two 64-column slots per consumer "
                    "warp group) and stored by TMA; the next N tile's WGMMAs run while the bulk stores drain")
 
