@@ -6,7 +6,7 @@ Usage::
 
 Each round runs, for each source tree in turn, :data:`compile_time.RELAUNCH` (``import tileorch;
 tileorch.compile(FILE)`` answered by the on-disk cache, the command ``benchmarks/compile_time.py``
-times as ``relaunch_s``) in a new process with ``PYTHONPATH`` set to that tree, and a bare
+times as ``relaunch_s``) in a new process with that tree first on ``PYTHONPATH``, and a bare
 ``python -c pass`` once.  The cache directory is filled once per tree first (a temporary one,
 or ``TILEORCH_CACHE_DIR`` when set), and each tree's ``tileorch`` is byte-compiled first
 (``compileall``, as ``compile_time.py`` does: an installed package has its ``.pyc``).  Printed per tree and program: the best and median wall
@@ -57,7 +57,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     programs = [str(ROOT / p) for p in (args.program or PROGRAMS)]
     cache = os.environ.get("TILEORCH_CACHE_DIR") or tempfile.mkdtemp(prefix="tileorch-relaunch-ab-")
-    envs = [dict(os.environ, PYTHONPATH=str(Path(s).resolve()), TILEORCH_CACHE_DIR=cache) for s in args.src]
+    # each tree first on the path (the rest of PYTHONPATH kept: where the device session puts xDSL)
+    rest = os.environ.get("PYTHONPATH", "")
+    envs = [dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(Path(s).resolve()), rest) if p),
+                 TILEORCH_CACHE_DIR=cache) for s in args.src]
     for src in args.src:
         compileall.compile_dir(str(Path(src) / "tileorch"), quiet=1)
     for env in envs:  # fill the cache (each tree computes its own key; equal sources share entries)
