@@ -73,6 +73,11 @@ class Kernel:
 
     __hash__ = None  # (mutable, as the dataclass was)
 
+    def __reduce__(self):
+        """Pickled (and copied) by its fields, the LLVM IR read (a cache hit's deferred read is a
+        function), the loaded module left out (loaded again on use)."""
+        return Kernel, tuple(getattr(self, f) for f in _KERNEL_FIELDS)
+
     def __repr__(self) -> str:
         return f"Kernel({', '.join(f'{f}={getattr(self, f)!r}' for f in _KERNEL_REPR)})"
 

@@ -308,6 +308,10 @@ def test_a_compile_cache_hit_reads_the_llvm_ir_when_it_is_read(cache_dir):
     assert hit.from_cache and hit.llvm_ir == ir
     hit = api.compile(text, ptxas=False)
     assert hit.entries == ["k"] and hit.ptx == stored.ptx
+    import pickle
+
+    again = pickle.loads(pickle.dumps(api.compile(text, ptxas=False)))  # the deferred read pickles as its text
+    assert again.llvm_ir == ir and again.key == key and again.from_cache
     (cache.entry_dir(key) / "kernel.ll").write_text(ir.replace("ret void", "unreachable"))
     with pytest.warns(cache.CacheWarning, match="corrupt"):
         assert hit.llvm_ir == ""  # read now, after the hit: not the stored IR
