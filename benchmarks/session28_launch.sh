@@ -10,6 +10,9 @@
 #    show: each wall best < 0.100 s, the call a few ms.
 # 3. The bound / re-pointed launch GPU tests (torch references, NaN-prefilled outputs): all pass.
 # < 60 s on a warm H100 host.  Run:  CMD="bash benchmarks/session28_launch.sh" bash benchmarks/device_session.sh shell
+# cuda.tile.launch needs tileiras: on a machine where `device_session.sh stage_tc` (or bench) unpacked it
+# into /tmp/tc (shell mode then puts it on PATH); without it cuda_tile_launch is reported skipped (as in
+# session 27's launch call) and only session 27's 7.16 us (H100, another call) is there to compare with.
 S="$OUT/s28launch"; mkdir -p "$S"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
 export TILEORCH_CACHE_DIR=${TILEORCH_CACHE_DIR:-/tmp/tileorch-cache}
