@@ -42,7 +42,8 @@ class Kernel:
 
     ``Kernel(ptx, cubin, arch, entries, llvm_ir="", ptxas_messages=[], key="", from_cache=False,
     timings={}, remarks=[], ptxas_resources={})`` (positional or by name); equal when the fields
-    are; its repr leaves out the PTX, cubin and LLVM IR.  A plain class, not a dataclass: a cache
+    are; its repr leaves out the PTX, cubin and LLVM IR (``llvm_ir`` may be given as a function
+    returning the text, called on first read: a cache hit's).  A plain class, not a dataclass: a cache
     hit in a new process imports this module, and ``dataclasses`` costs ``inspect``/``ast`` (a
     third of a relaunch's import).
 
@@ -51,7 +52,7 @@ class Kernel:
     a tile program was compiled (TileAS tier GEMM or SIMT path, refusals, a schedule not applied).
     ``ptxas_resources``: per function: registers, spill_stores, spill_loads, stack, smem (``ptxas -v``)."""
 
-    __slots__ = (*_KERNEL_FIELDS, "_module")
+    __slots__ = (*(f for f in _KERNEL_FIELDS if f != "llvm_ir"), "_llvm_ir", "_module")
 
     def __init__(self, ptx: str, cubin: bytes, arch: str, entries: list[str], llvm_ir: str = "",
                  ptxas_messages: list[str] | None = None, key: str = "", from_cache: bool = False,
@@ -72,8 +73,27 @@ class Kernel:
 
     __hash__ = None  # (mutable, as the dataclass was)
 
+    def __reduce__(self):
+        """Pickled (and copied) by its fields, the LLVM IR read (a cache hit's deferred read is a
+        function), the loaded module left out (loaded again on use)."""
+        return Kernel, tuple(getattr(self, f) for f in _KERNEL_FIELDS)
+
     def __repr__(self) -> str:
         return f"Kernel({', '.join(f'{f}={getattr(self, f)!r}' for f in _KERNEL_REPR)})"
+
+    @property
+    def llvm_ir(self) -> str:
+        """The LLVM IR the PTX was generated from.  A cache hit reads it from the entry on first
+        use (:meth:`tileorch.cache.Entry.deferred_text`: a GEMM's is a megabyte that a relaunch
+        does not need)."""
+        text = self._llvm_ir
+        if text.__class__ is not str:  # the deferred read of a cache hit
+            text = self._llvm_ir = text()
+        return text
+
+    @llvm_ir.setter
+    def llvm_ir(self, text: str) -> None:
+        self._llvm_ir = text
 
     @property
     def ptxas_remarks(self) -> list[str]:
@@ -233,13 +253,14 @@ def cache_key(text: str | bytes, arch: str | None, ptx_version: int, ptxas: bool
 def _load_cached(key: str) -> Kernel | None:
     from tileorch import cache
 
-    entry = cache.load(key)
+    entry = cache.load(key, defer=("kernel.ll",))  # the LLVM IR only when Kernel.llvm_ir is read
     if entry is None or entry.meta.get("kind") != "kernel":
         return None
     meta = entry.meta
     try:
         return Kernel(entry.text("kernel.ptx"), entry.files.get("kernel.cubin", b""), meta["arch"],
-                      list(meta["entries"]), entry.text("kernel.ll"), list(meta.get("ptxas_messages", [])), key,
+                      list(meta["entries"]), lambda: entry.deferred_text("kernel.ll"),
+                      list(meta.get("ptxas_messages", [])), key,
                       from_cache=True, remarks=list(meta.get("remarks", [])),
                       ptxas_resources=dict(meta.get("ptxas_resources", {})))
     except (KeyError, TypeError, ValueError) as exc:  # a record without what this reader needs

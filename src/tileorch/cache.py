@@ -309,12 +309,32 @@ def make_key(namespace: str, program: str | bytes, *options: object, ptxas: bool
 
 class Entry:
     """A cache entry read back: the stored record and its files' bytes by name (a plain class:
-    ``dataclasses`` would cost a relaunch's import ``inspect``)."""
+    ``dataclasses`` would cost a relaunch's import ``inspect``).  ``files`` leaves out the files
+    :func:`load` was asked to defer; :meth:`deferred_text` reads one of those when it is wanted."""
 
     __slots__ = ("key", "meta", "files")
 
     def __init__(self, key: str, meta: dict, files: dict[str, bytes]):
         self.key, self.meta, self.files = key, meta, files
+
+    def deferred_text(self, name: str) -> str:
+        """The text of the stored file ``name`` that :func:`load` left unread, read now and checked
+        against the sha256 the record holds; ``""`` when the record has no such file (as
+        :meth:`text`), and with a :class:`CacheWarning` naming it when it no longer reads back as
+        stored (the entry's other files were checked when it was loaded: what the caller took
+        from them stays valid)."""
+        if name not in self.meta.get("files", ()):
+            return ""
+        path = os.path.join(entry_path(self.key), name)
+        try:
+            data = _read_bytes(path)
+        except OSError:
+            data = None
+        if data is None or self.meta.get("digests", {}).get(name) != _digest(data):
+            _warn(f"tileorch cache: {path} is not the file stored in the entry "
+                  f"({'missing' if data is None else 'corrupt'}); its text is not available")
+            return ""
+        return data.decode()
 
     def __repr__(self) -> str:
         return f"Entry(key={self.key!r}, meta={self.meta!r}, files={sorted(self.files)!r})"
@@ -366,19 +386,22 @@ def _digest(data: bytes) -> str:
     return sha256(data).hexdigest()
 
 
-def load(key: str) -> Entry | None:
+def load(key: str, defer: tuple[str, ...] = ()) -> Entry | None:
     """The entry stored under ``key``, or None (absent, unreadable, stored for another key, or a
-    file that does not match its recorded sha256: a :class:`CacheWarning` names it)."""
-    return _read(key, warn=True)
+    file that does not match its recorded sha256: a :class:`CacheWarning` names it).  The files
+    named in ``defer`` are neither read nor checked now (a relaunch that does not need a large
+    one, such as a GEMM's megabyte of LLVM IR, does not pay for it): :meth:`Entry.deferred_text`."""
+    return _read(key, warn=True, defer=defer)
 
 
-def _read(key: str, warn: bool) -> Entry | None:
+def _read(key: str, warn: bool, defer: tuple[str, ...] = ()) -> Entry | None:
     directory = entry_path(key)
     try:
         meta = json.loads(_read_bytes(os.path.join(directory, "meta.json")))
         if meta.get("key") != key or meta.get("format") != FORMAT:
             return None
-        files = {name: _read_bytes(os.path.join(directory, name)) for name in meta.get("files", [])}
+        files = {name: _read_bytes(os.path.join(directory, name)) for name in meta.get("files", [])
+                 if name not in defer}
         digests = meta.get("digests", {})
         bad = [name for name, data in files.items() if digests.get(name) != _digest(data)]
     except (OSError, ValueError, TypeError, AttributeError):

@@ -270,3 +270,49 @@ def test_an_entry_its_reader_cannot_use_is_reported_and_dropped(cache_dir, reade
     assert not cache.entry_dir(key).exists()
     cache.store(key, {"kind": kind, "arch": "sm_90a"}, {"kernel.ptx": "ptx"})  # the next store writes it anew
     assert cache.load(key).meta["arch"] == "sm_90a"
+
+
+def test_a_deferred_file_is_read_and_checked_only_when_asked(cache_dir):
+    """``load(key, defer=...)`` leaves the named files unread (a truncated one is not noticed at
+    load time); ``deferred_text`` reads one then and checks it against the record's sha256."""
+    key = cache.make_key("kernel", "deferred", ptxas=False)
+    cache.store(key, {"kind": "kernel"}, {"kernel.ptx": "ptx", "kernel.ll": "define void @k() { ret void }"})
+    entry = cache.load(key, defer=("kernel.ll",))
+    assert sorted(entry.files) == ["kernel.ptx"]
+    assert entry.deferred_text("kernel.ll") == "define void @k() { ret void }"
+    assert entry.deferred_text("kernel.none") == ""  # not in the record: as Entry.text's default
+    (cache.entry_dir(key) / "kernel.ll").write_text("define void @k(")  # truncated after the store
+    entry = cache.load(key, defer=("kernel.ll",))
+    assert entry is not None and entry.text("kernel.ptx") == "ptx"
+    with pytest.warns(cache.CacheWarning, match=r"kernel\.ll is not the file stored in the entry \(corrupt\)"):
+        assert entry.deferred_text("kernel.ll") == ""
+    (cache.entry_dir(key) / "kernel.ll").unlink()
+    with pytest.warns(cache.CacheWarning, match=r"\(missing\)"):
+        assert entry.deferred_text("kernel.ll") == ""
+    assert cache.load(key) is None  # read whole, the entry is a miss (a listed file is gone)
+
+
+def test_a_compile_cache_hit_reads_the_llvm_ir_when_it_is_read(cache_dir):
+    """tileorch.compile answered by the cache: PTX and cubin read and checked at once, the LLVM IR
+    (a GEMM's is a megabyte) when ``Kernel.llvm_ir`` is read; an entry whose IR file went bad after
+    the hit gives ``""`` with a warning, the kernel itself intact."""
+    from tileorch import api
+    from tileorch.backend.target_versions import DEFAULT_PTX_VERSION
+
+    text = "module {}"
+    key = api.cache_key(text, "sm_90a", DEFAULT_PTX_VERSION, False, "", None)
+    ir = "define void @k() {\n  ret void\n}\n"
+    stored = api.Kernel(".visible .entry k()\n{ ret; }\n", b"", "sm_90a", ["k"], ir, key=key)
+    api._store(stored)
+    hit = api.compile(text, ptxas=False)
+    assert hit.from_cache and hit.llvm_ir == ir
+    hit = api.compile(text, ptxas=False)
+    assert hit.entries == ["k"] and hit.ptx == stored.ptx
+    import pickle
+
+    again = pickle.loads(pickle.dumps(api.compile(text, ptxas=False)))  # the deferred read pickles as its text
+    assert again.llvm_ir == ir and again.key == key and again.from_cache
+    (cache.entry_dir(key) / "kernel.ll").write_text(ir.replace("ret void", "unreachable"))
+    with pytest.warns(cache.CacheWarning, match="corrupt"):
+        assert hit.llvm_ir == ""  # read now, after the hit: not the stored IR
+    assert hit.llvm_ir == "" and hit.ptx == stored.ptx  # read once

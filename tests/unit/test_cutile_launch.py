@@ -250,6 +250,15 @@ def test_bad_grid_kernel_and_options():
         rc.launch(0, (1,), add, good, schedule="fast")
     with pytest.raises(ValueError, match="arch must be one of"):
         rc.launch(0, (1,), add, good, arch="sm_80")
+    # the options by position (arch, schedule, sync, tiles), checked as by name
+    with pytest.raises(ValueError, match="arch must be one of"):
+        rc.launch(0, (1,), add, good, "sm_80")
+    with pytest.raises(ValueError, match="schedule must be one of"):
+        rc.launch(0, (1,), add, good, "sm_90a", "fast")
+    with pytest.raises(TypeError, match="sync must be True or False, got 'no'"):
+        rc.launch(0, (1,), add, good, "sm_90a", "auto", "no")
+    with pytest.raises(ValueError, match="tiles must be 'auto' or 'program'"):
+        rc.launch(0, (1,), add, good, "sm_90a", "auto", False, "big")
     with pytest.raises(TypeError, match="kernel arguments must be a tuple"):
         rc.launch(0, (1,), add, a)
     with pytest.raises(TypeError, match="stream must be a CUDA stream"):

@@ -240,3 +240,49 @@ def shadowing(x, y, tile: ct.Constant[int]):
         assert why == "" and identity is not None
     finally:
         sys.modules.pop("kernels_shadow", None)
+
+
+RELAUNCH_CHILD = """
+import os, sys, importlib.util
+from types import SimpleNamespace
+step, path = sys.argv[1], sys.argv[2]
+spec = importlib.util.spec_from_file_location("kernels_relaunch", path)
+mod = importlib.util.module_from_spec(spec)
+sys.modules["kernels_relaunch"] = mod
+spec.loader.exec_module(mod)
+from tileorch.launchers import cutile as rc
+from tileorch.testing.export import FakeDeviceArray
+if step == "fill":  # the compile stood in for (the entry holds a cubin: it is stored)
+    import tileorch.driver as frontend
+    frontend.compile_program = lambda data, name, **_: SimpleNamespace(
+        kind="simt", ptx=".version 8.0\\n", cubin=b"\\x7fELF" + data[:16], kernel="k1", threads=128,
+        gemm_config=None, gemm_args=None, seconds=0.0)
+args = (FakeDeviceArray(0x10000, (4096,)), FakeDeviceArray(0x20000, (4096,)), 256)
+entry = rc.compiled(mod.scale, rc.describe_arguments(mod.scale, args), "sm_90a", "persistent")
+print(entry.program.kernel, entry.source_key_remark)
+print(sorted(m for m in ("xdsl", "llvmlite", "tileorch.driver", "tileorch.dialects", "tileorch.transforms",
+                         "tileorch.frontend", "cuda.tile._compile") if m in sys.modules))
+"""
+
+
+def test_a_relaunch_in_a_new_process_imports_no_compiler(tmp_path):
+    """The cuTile launcher's cache-hit path in a fresh process (the kernel found by its source
+    identity): no xDSL, no tileorch compiler layer, no cuTile exporter is imported."""
+    import os
+    import subprocess
+
+    path = tmp_path / "kernels_relaunch.py"
+    path.write_text(textwrap.dedent(KERNELS))
+    script = tmp_path / "child.py"
+    script.write_text(RELAUNCH_CHILD)
+    env = {**os.environ, "TILEORCH_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("TILEORCH_CACHE", None)
+    outs = []
+    for step in ("fill", "hit"):
+        proc = subprocess.run([sys.executable, str(script), step, str(path)], capture_output=True, text=True,
+                              env=env, timeout=240)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        outs.append(proc.stdout.strip().splitlines())
+    assert outs[0][1] != "[]"  # the filling process did export and (stood-in) compile
+    assert outs[1][0] == "k1 read by the kernel's source identity (no bytecode export)", outs[1]
+    assert outs[1][1] == "[]", outs[1]

@@ -1527,7 +1527,7 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
          fast)
 
 
-def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90a", schedule: str = "auto",
+def launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str = "sm_90a", schedule: str = "auto",
            sync: bool = False, tiles: str = "auto") -> None:
     """``cuda.tile.launch(stream, grid, kernel, args)`` with tileorch as the compiler.
 
@@ -1541,7 +1541,11 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     ``sync=True`` waits for the kernel (with the runtime's hang watchdog) instead of returning
     once it is queued.  With ``TILEORCH_CUTILE_NATIVE=1`` the calls of plain SIMT programs (with
     the default options, not ``sync``) go through cuTile's own C++ launcher with tileorch's program
-    (:mod:`tileorch.launchers.cutile_native`); every other call as described above."""
+    (:mod:`tileorch.launchers.cutile_native`); every other call as described above.
+
+    The options may also be given by position, in this order (they were keyword-only: Python
+    fills each omitted keyword-only default by a dictionary lookup, ~580 of a repeated call's
+    ~9.8k instructions, ``benchmarks/launch_instructions.py``)."""
     if native_on[0] and not sync:  # TILEORCH_CUTILE_NATIVE=1: cuTile's C++ launcher (cutile_native.py)
         try:
             route = native_routes[kernel]  # (launch_extended, the kernel's shadow, (threads,)); None: refused
