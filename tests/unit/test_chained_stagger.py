@@ -1,0 +1,72 @@
+"""TILEORCH_ATTN_STAGGER: in a persistent chained kernel, consumer warp group ``w`` sleeps ``w`` x C
+cycles after its first instance's Q wait (stagger_consumers.py).  Only timing changes: the PTX
+emulator runs several instances on one CTA (d64 and d128, causal and not, ragged sequences,
+NaN-prefilled outputs) against numpy, bit-identical to the kernel without the switch; ptxas
+assembles it without spills and without divergence checks in the key-tile loop."""
+
+from __future__ import annotations
+
+import pytest
+from test_chained_emulated import _compile, _lower, emulate_as_base
+
+
+@pytest.mark.parametrize("cfg", [(300, 64, 128, 128, False), (300, 64, 128, 128, True), (300, 128, 128, 128, False)])
+def test_stagger_emulated(cfg, monkeypatch):
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_STAGGER", "0")
+    base = _compile(*cfg)
+    monkeypatch.setenv("TILEORCH_ATTN_STAGGER", "2500")
+    p = _compile(*cfg)
+    assert p.chained["persistent"]["stagger"] == 2500 and "stagger" not in base.chained["persistent"], p.chained
+    assert "nanosleep" in p.ptx and "nanosleep" not in base.ptx
+    emulate_as_base(p, base, cfg)
+
+
+def test_stagger_no_spills_no_divergence_checks(monkeypatch):
+    """ptxas sm_90a: no spills; the loop's shuffles get no BRA.DIV (a guard read from the thread id
+    around the sleep loop made ptxas add two per key tile)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("ptxas") is None or shutil.which("nvdisasm") is None:
+        pytest.skip("needs ptxas and nvdisasm")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_STAGGER", "2500")
+    p = _compile(1024, 64, 128, 128, False)
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / "k.ptx"
+        src.write_text(p.ptx)
+        info = subprocess.run(["ptxas", "-arch=sm_90a", "-v", str(src), "-o", str(Path(d) / "v.cubin")],
+                              capture_output=True, text=True, check=True).stderr
+        assert "0 bytes spill stores, 0 bytes spill loads" in info and "bytes spill stores" in info, info
+        f = Path(d) / "k.cubin"
+        f.write_bytes(p.cubin)
+        sass = subprocess.run([shutil.which("nvdisasm"), "-c", str(f)], capture_output=True, text=True,
+                              check=True).stdout
+    assert "NANOSLEEP 0x64" in sass and "BRA.DIV" not in sass
+
+
+def test_stagger_remark(monkeypatch):
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_STAGGER", "3000")
+    p = _lower(300, 64, 128, 128, False)
+    assert any("w x 3000 cycles" in r and "TILEORCH_ATTN_STAGGER" in r for r in p.remarks), p.remarks
+
+
+def test_stagger_not_applied_says_why(monkeypatch):
+    """One CTA per instance: no first instance of several to start apart; a remark says so."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "0")
+    monkeypatch.setenv("TILEORCH_ATTN_STAGGER", "3000")
+    p = _lower(300, 64, 128, 128, False)
+    assert p.chained.get("stagger_off") == "not a persistent kernel", p.chained
+    assert any("TILEORCH_ATTN_STAGGER not applied: not a persistent kernel" in r for r in p.remarks), p.remarks
+
+
+def test_stagger_off_by_default(monkeypatch):
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.delenv("TILEORCH_ATTN_STAGGER", raising=False)
+    p = _lower(300, 64, 128, 128, False)
+    assert "stagger" not in p.chained["persistent"] and "stagger_off" not in p.chained, p.chained
