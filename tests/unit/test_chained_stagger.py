@@ -70,3 +70,51 @@ def test_stagger_off_by_default(monkeypatch):
     monkeypatch.delenv("TILEORCH_ATTN_STAGGER", raising=False)
     p = _lower(300, 64, 128, 128, False)
     assert "stagger" not in p.chained["persistent"] and "stagger_off" not in p.chained, p.chained
+
+
+def _protocol(monkeypatch, stagger: str, d: int = 64):
+    from test_check_chained import _lowered
+
+    from tileorch.analysis.extract import extract
+
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_STAGGER", stagger)
+    module = _lowered(d, 128, 128)
+    (proto,) = extract(module)
+    return module, proto
+
+
+@pytest.mark.parametrize("d,stages", [(64, 4), (128, 3)])
+def test_stagger_pipelines_are_proved(d, stages, monkeypatch):
+    """``tileorch check`` proves both rings (K/V with the kernel's stages, the Q slots) with the
+    sleep in the first instance, for 1-3 instances and every trip count 1 .. 2S + 1; the protocol
+    read from the kernel is the default kernel's (the sleep is no hand-off)."""
+    from tileorch.analysis.explore import check
+
+    _, proto = _protocol(monkeypatch, "2500", d)
+    _, base = _protocol(monkeypatch, "0", d)
+    kv = proto.pipelines[0]
+    assert kv.stages == stages
+    assert repr(proto.agents) == repr(base.agents) and repr(proto.pipelines) == repr(base.pipelines)
+    result = check(proto)
+    assert result.ok, result.violation
+    assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 2 * stages + 2)
+                                                                      for m in (1, 2, 3)]
+
+
+def test_stagger_broken_release_count_is_caught(monkeypatch):
+    """The staggered kernel with its empty barriers (K/V stages, Q slots) initialised for one warp
+    group (128 arrivals) while both release: ``tileorch check`` finds the refill of a stage the late
+    group still reads."""
+    from test_check_chained import _ring_inits, _set_constant
+
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    module, _ = _protocol(monkeypatch, "2500")
+    empty = _ring_inits(module, 256)  # the K/V stages' and the Q slots' empty barriers
+    assert len(empty) == 4 + 2
+    for op in empty:
+        _set_constant(op, 1, 128)
+    (proto,) = extract(module)
+    assert not check(proto).ok, "a stage released by half its readers was proved"
