@@ -53,20 +53,25 @@ def emit_stagger(e: Emitter, wg: SSAValue, it: SSAValue, cycles: int, groups: in
     warp group ``wg`` (i32, of ``groups``) sleeps ``wg`` times for ``cycles`` (warp group 0 not at
     all): ``groups - 1`` guarded loops of a constant trip count (a trip count computed from the
     thread id made ptxas put divergence checks before the key-tile loop's shuffles)."""
-    first = e.v(arith.CmpiOp(it, e.const(0), "eq"))
+    first = _named(e.v(arith.CmpiOp(it, e.const(0), "eq")), "stg_first")
     # the warp group as lane 0 has it: a value ptxas sees as the warp's one (from the thread id, a guard around a
     # loop made it put divergence checks before the key-tile loop's shuffles)
-    wg = e.v(inline_asm(LANE0, "=r,r", [wg], [i32]))
+    wg = _named(e.v(inline_asm(LANE0, "=r,r", [wg], [i32])), "stg_wg")
     for g in range(1, groups):
-        run = e.v(arith.AndIOp(first, e.v(arith.CmpiOp(wg, e.const(g), "uge"))))
+        run = _named(e.v(arith.AndIOp(first, e.v(arith.CmpiOp(wg, e.const(g), "uge")))), "stg_run")
         then = Block()
         t = e.nested(then)
         body = Block(arg_types=[i32])
         body.add_op(nvvm.NanosleepOp(e.nested(body).const(SLEEP_NS)))
         body.add_op(scf.YieldOp())
-        t.add(scf.ForOp(t.const(0), t.const(sleeps(cycles)), t.const(1), [], Region(body)))
+        t.add(scf.ForOp(t.const(0), _named(t.const(sleeps(cycles)), "stg_turns"), t.const(1), [], Region(body)))
         then.add_op(scf.YieldOp())
         e.add(scf.IfOp(run, [], Region(then), Region()))
+
+
+def _named(v: SSAValue, name: str) -> SSAValue:
+    v.name_hint = name
+    return v
 
 
 def sleeps(cycles: int) -> int:
