@@ -686,9 +686,6 @@ class Emu:
         if x.startswith("%") or x == "p":
             if x in ("%tid.x",):
                 return np.arange(self.N, dtype=np.uint64)[T]
-            if x in ("%clock64", "%clock"):  # the steps executed so far (a timed wait ends)
-                return np.full(T.sum(), self.clock & (0xFFFFFFFF if x == "%clock" else 0xFFFFFFFFFFFFFFFF),
-                               dtype=np.uint64)
             if self.cluster is not None and x in _CLUSTER_X:  # a CTA of a cluster along x
                 cl, rank = self.cluster
                 v = {"%cluster_ctarank": rank, "%cluster_ctaid.x": rank, "%cluster_nctarank": cl.size,
@@ -1373,8 +1370,8 @@ class Emu:
         if base == "trap":
             raise Fault(f"trap at pc {self.cur_pc}")
         if base in ("prefetch", "fence", "setmaxnreg", "bar", "barrier", "griddepcontrol", "nanosleep"):
-            return  # (griddepcontrol: one grid, no dependent launch to wait for or to release; nanosleep: the
-            # emulator's clock is its steps, %clock64, which a sleeping warp's loop sees advance)
+            return  # (griddepcontrol: one grid, no dependent launch to wait for or to release; nanosleep: a warp's
+            # timing, which the emulator's interleaving does not model)
         if op.startswith("cp.async.bulk.wait_group") or op.startswith("cp.async.bulk.commit_group"):
             self.bulk_group(op, ops, T)
             return
