@@ -2,8 +2,8 @@
 # H100: 406.9 and 548.3).
 # Switch (default off; tests/unit/test_chained_stagger.py: emulated bit-identical to the default kernel, tileorch check
 # proves the same protocol, no spills, no BRA.DIV in the key-tile loop):
-#   TILEORCH_ATTN_STAGGER=C  in the persistent kernel, consumer warp group w sleeps w x C cycles (nanosleep turns of
-#       100 ns, counted at 1.75 GHz) after its first instance's Q wait.  Both groups read every K/V tile, so they run
+#   TILEORCH_ATTN_STAGGER=C  in the persistent kernel, consumer warp group w sleeps (64 ns nanosleep turns) until lane 0
+#       has seen w x C cycles of %clock64 pass after its first instance's Q wait.  Both groups read every K/V tile, so they run
 #       in step and each instance's serial parts (tile 0's S and softmax with no second dot beside them, the last
 #       second dot, the epilogue) idle the tensor core for both at once: session 27's 1k/4k numbers put ~1.6 key
 #       tiles of time per instance there at d64.  Started apart, one group's serial parts run beside the other's key

@@ -7,9 +7,9 @@
 // TILEORCH_ATTN_STAGGER (session 28): the textbook FlashAttention forward at head dim 128 with 128x128 tiles (the
 // input of tier_chained_dots_kv_ahead.mlir) compiles to the persistent chained kernel with two consumer warp groups.
 // With C = 2500 cycles, each consumer warp group right after its Q wait tests whether this is the CTA's first
-// instance (%pg_it = 0) and whether it is warp group 1 or later (the warp group read from lane 0: a warp-uniform
-// value for ptxas); warp group 1 then sleeps 14 turns of 100 ns (2500 cycles at 1.75 GHz), before its first dot.
-// No barrier is added: the waits that follow are the default kernel's.
+// instance (%pg_it = 0) and whether it is not warp group 0 (the warp group read from lane 0: a warp-uniform value for
+// ptxas); warp group w then sleeps in 64 ns turns until lane 0 has seen w x 2500 cycles of %clock64 pass (the exit
+// lane 0's too), before its first dot.  No barrier is added: the waits that follow are the default kernel's.
 
 // CHECK:      persistent = {early_q = true, kv_ahead = 2 : i64, q_slots = 1 : i64, stagger = 2500 : i64}
 // CHECK:      nvvm.setmaxregister increase 240
@@ -18,14 +18,27 @@
 // CHECK-NEXT:   %[[ZERO:.*]] = arith.constant 0 : i32
 // CHECK-NEXT:   %stg_first = arith.cmpi eq, %pg_it_1, %[[ZERO]] : i32
 // CHECK-NEXT:   %stg_wg = llvm.inline_asm "shfl.sync.idx.b32 $0, $1, 0, 31, -1;", "=r,r" %wg : (i32) -> i32
-// CHECK-NEXT:   %[[ONE:.*]] = arith.constant 1 : i32
-// CHECK-NEXT:   %[[LATE:.*]] = arith.cmpi uge, %stg_wg, %[[ONE]] : i32
+// CHECK-NEXT:   %[[Z2:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:   %[[LATE:.*]] = arith.cmpi ne, %stg_wg, %[[Z2]] : i32
 // CHECK-NEXT:   %stg_run = arith.andi %stg_first, %[[LATE]] : i1
 // CHECK-NEXT:   scf.if %stg_run {
-// CHECK:          %stg_turns = arith.constant 14 : i32
-// CHECK:          scf.for {{.*}} to %stg_turns
-// CHECK-NEXT:       %[[NS:.*]] = arith.constant 100 : i32
+// CHECK-NEXT:     %stg_t0 = nvvm.read.ptx.sreg.clock64 : i64
+// CHECK-NEXT:     %[[W:.*]] = arith.extui %stg_wg : i32 to i64
+// CHECK-NEXT:     %[[C:.*]] = arith.constant 2500 : i64
+// CHECK-NEXT:     %stg_delay = arith.muli %[[W]], %[[C]] : i64
+// CHECK-NEXT:     scf.while () : () -> () {
+// CHECK-NEXT:       %[[NOW:.*]] = nvvm.read.ptx.sreg.clock64 : i64
+// CHECK-NEXT:       %[[EL:.*]] = arith.subi %[[NOW]], %stg_t0 : i64
+// CHECK-NEXT:       %[[LT:.*]] = arith.cmpi ult, %[[EL]], %stg_delay : i64
+// CHECK-NEXT:       %[[LT32:.*]] = arith.extui %[[LT]] : i1 to i32
+// CHECK-NEXT:       %[[L0:.*]] = llvm.inline_asm "shfl.sync.idx.b32 $0, $1, 0, 31, -1;", "=r,r" %[[LT32]] : (i32) -> i32
+// CHECK-NEXT:       %[[Z3:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:       %stg_waiting = arith.cmpi ne, %[[L0]], %[[Z3]] : i32
+// CHECK-NEXT:       scf.condition(%stg_waiting)
+// CHECK-NEXT:     } do {
+// CHECK-NEXT:       %[[NS:.*]] = arith.constant 64 : i32
 // CHECK-NEXT:       nvvm.nanosleep %[[NS]]
+// CHECK-NEXT:       scf.yield
 // CHECK-NEXT:     }
 // CHECK-NEXT:   }
 // CHECK-NOT:    nvvm.nanosleep

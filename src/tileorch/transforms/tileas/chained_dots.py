@@ -1515,7 +1515,7 @@ class _Kernel:
         """Wait for the current program instance's Q tile (A0); with a Q prologue, apply it."""
         self.try_wait(*(self.q_wait or (self.qbar, self.small(0))), "Q tile full barrier")
         if self.stagger_it is not None:  # TILEORCH_ATTN_STAGGER: the groups' first instance out of step
-            emit_stagger(self.e, self.wg, self.stagger_it, stagger_cycles(), self.plan.consumers)
+            emit_stagger(self.e, self.wg, self.stagger_it, stagger_cycles())
         pro = self.ck.q_prologue
         if pro is not None and pro.rowwise:  # the warp group's 64 rows, two threads per row
             lane = self.v(arith.RemUIOp(self.tid, self.small(128)), "qr_t")

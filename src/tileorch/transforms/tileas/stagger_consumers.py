@@ -9,8 +9,8 @@ key tiles, 464.9 at 32).  Started ``C`` cycles apart, one group's serial parts r
 other's key tiles.
 
 Mechanism: in the CTA's first program instance, right after its Q wait, consumer warp group
-``w`` sleeps (``nanosleep`` in a loop on ``%clock64``, the exit voted per warp) until ``w * C``
-cycles have passed.  Only
+``w`` sleeps (``nanosleep`` turns) until lane 0 of its warp has seen ``w * C`` cycles of
+``%clock64`` pass.  Only
 the groups' timing changes: no barrier is added or moved, every wait and release of the K/V and
 Q rings is the same op in the same order, so the protocol ``tileorch check`` proves is the
 default kernel's, and the results are bit-identical (a group that runs ahead is held back by
@@ -33,13 +33,9 @@ from tileorch.dialects import nvvm
 from tileorch.transforms.tileaa_to_simt.emit import Emitter, inline_asm
 
 STAGGER_ENV = "TILEORCH_ATTN_STAGGER"
-SLEEP_NS = 100
+SLEEP_NS = 64
 """``nanosleep`` of one turn of the wait (a sleeping warp issues nothing; the other group's warps
-take its issue slots).  PTX promises a sleep in ``[0, 2 t]``: the skew is approximate."""
-CLOCK_GHZ = 1.75
-"""Cycles per ns the wait assumes (H100/H200 under a tensor-core load run at ~1.6-1.98 GHz)."""
-
-
+take its issue slots; PTX promises a sleep in ``[0, 2 t]``, so the wait ends by the clock)."""
 LANE0 = "shfl.sync.idx.b32 $0, $1, 0, 31, -1;"
 
 
@@ -48,33 +44,36 @@ def stagger_cycles() -> int:
     return int(settings.value(STAGGER_ENV) or 0)
 
 
-def emit_stagger(e: Emitter, wg: SSAValue, it: SSAValue, cycles: int, groups: int) -> None:
+def emit_stagger(e: Emitter, wg: SSAValue, it: SSAValue, cycles: int) -> None:
     """At ``e``'s insertion point: when ``it`` (the CTA's instance count so far, i32) is 0, consumer
-    warp group ``wg`` (i32, of ``groups``) sleeps ``wg`` times for ``cycles`` (warp group 0 not at
-    all): ``groups - 1`` guarded loops of a constant trip count (a trip count computed from the
-    thread id made ptxas put divergence checks before the key-tile loop's shuffles)."""
+    warp group ``wg`` (i32) sleeps in turns of :data:`SLEEP_NS` until lane 0 of its warp has seen
+    ``wg * cycles`` cycles of ``%clock64`` pass (warp group 0 not at all).  The guard and the loop's
+    exit are lane 0's values (``shfl.sync.idx``): a value computed from the thread id or a lane's
+    own clock made ptxas put divergence checks (``BRA.DIV``) before the key-tile loop's shuffles."""
     first = _named(e.v(arith.CmpiOp(it, e.const(0), "eq")), "stg_first")
-    # the warp group as lane 0 has it: a value ptxas sees as the warp's one (from the thread id, a guard around a
-    # loop made it put divergence checks before the key-tile loop's shuffles)
     wg = _named(e.v(inline_asm(LANE0, "=r,r", [wg], [i32])), "stg_wg")
-    for g in range(1, groups):
-        run = _named(e.v(arith.AndIOp(first, e.v(arith.CmpiOp(wg, e.const(g), "uge")))), "stg_run")
-        then = Block()
-        t = e.nested(then)
-        body = Block(arg_types=[i32])
-        body.add_op(nvvm.NanosleepOp(e.nested(body).const(SLEEP_NS)))
-        body.add_op(scf.YieldOp())
-        t.add(scf.ForOp(t.const(0), _named(t.const(sleeps(cycles)), "stg_turns"), t.const(1), [], Region(body)))
-        then.add_op(scf.YieldOp())
-        e.add(scf.IfOp(run, [], Region(then), Region()))
+    run = _named(e.v(arith.AndIOp(first, e.v(arith.CmpiOp(wg, e.const(0), "ne")))), "stg_run")
+    then = Block()
+    t = e.nested(then)
+    t0 = _named(t.v(nvvm.SPECIAL_REGISTERS["clock64"]()), "stg_t0")
+    delay = _named(t.v(arith.MuliOp(t.v(arith.ExtUIOp(wg, i64)), t.v(arith.ConstantOp.from_int_and_width(cycles, 64)))),
+                   "stg_delay")
+    before = Block()
+    b = e.nested(before)
+    elapsed = b.v(arith.SubiOp(b.v(nvvm.SPECIAL_REGISTERS["clock64"]()), t0))
+    lane = b.v(arith.ExtUIOp(b.v(arith.CmpiOp(elapsed, delay, "ult")), i32))
+    waiting = _named(b.v(arith.CmpiOp(b.v(inline_asm(LANE0, "=r,r", [lane], [i32])), b.const(0), "ne")),
+                     "stg_waiting")
+    before.add_op(scf.ConditionOp(waiting))
+    after = Block()
+    a = e.nested(after)
+    a.add(nvvm.NanosleepOp(a.const(SLEEP_NS)))
+    after.add_op(scf.YieldOp())
+    t.add(scf.WhileOp([], [], Region(before), Region(after)))
+    then.add_op(scf.YieldOp())
+    e.add(scf.IfOp(run, [], Region(then), Region()))
 
 
 def _named(v: SSAValue, name: str) -> SSAValue:
     v.name_hint = name
     return v
-
-
-def sleeps(cycles: int) -> int:
-    """``nanosleep`` turns of one group's wait: ``cycles`` at :data:`CLOCK_GHZ` in turns of
-    :data:`SLEEP_NS` (at least one)."""
-    return max(1, round(cycles / CLOCK_GHZ / SLEEP_NS))
