@@ -1,7 +1,8 @@
 """TILEORCH_ATTN_STAGGER: in a persistent chained kernel, consumer warp group ``w`` sleeps until ``w`` x C
 cycles of ``%clock64`` passed after its first instance's Q wait (stagger_consumers.py).  Only timing changes: the PTX
 emulator runs several instances on one CTA (d64 and d128, causal and not, ragged sequences,
-NaN-prefilled outputs) against numpy, bit-identical to the kernel without the switch; ptxas
+NaN-prefilled outputs; four consumer groups at 256x64) against numpy, bit-identical to the kernel without the
+switch; ptxas
 assembles it without spills and without divergence checks in the key-tile loop."""
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import pytest
 from test_chained_emulated import _compile, _lower, emulate_as_base
 
 
-@pytest.mark.parametrize("cfg", [(300, 64, 128, 128, False), (300, 64, 128, 128, True), (300, 128, 128, 128, False)])
+@pytest.mark.parametrize("cfg", [(300, 64, 128, 128, False), (300, 64, 128, 128, True), (300, 128, 128, 128, False),
+                                 (600, 64, 256, 64, False)])  # the last: four consumer groups (w x C, w = 1 .. 3)
 def test_stagger_emulated(cfg, monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     monkeypatch.setenv("TILEORCH_ATTN_STAGGER", "0")
