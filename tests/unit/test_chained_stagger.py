@@ -120,3 +120,13 @@ def test_stagger_broken_release_count_is_caught(monkeypatch):
         _set_constant(op, 1, 128)
     (proto,) = extract(module)
     assert not check(proto).ok, "a stage released by half its readers was proved"
+
+
+def test_stagger_not_with_next_s(monkeypatch):
+    """TILEORCH_ATTN_NEXT_S builds its instances without the hook: not applied, the remark says why."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_STAGGER", "3000")
+    p = _lower(300, 64, 128, 128, False)
+    assert p.chained["persistent"].get("next_s") and "stagger" not in p.chained["persistent"], p.chained
+    assert any("TILEORCH_ATTN_STAGGER not applied: TILEORCH_ATTN_NEXT_S" in r for r in p.remarks), p.remarks
