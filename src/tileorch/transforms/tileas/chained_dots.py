@@ -3905,15 +3905,15 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         else:
             kb.splice(s.tmp)
 
+    # TILEORCH_ATTN_STAGGER: the consumer warp groups' first instance started out of step (not with the ping-pong's
+    # turns, which put the groups in step by construction, nor in NEXT_S's instances, built without the hook)
+    stagger = persistent and next_s == "0" and stagger_cycles() > 0 and plan.consumers > 1 and not pingpong
     if persistent and next_s != "0":
         pf = _Prefetch(work, pipe, masks, lambda coord: _Site(ck, args, coords, coord), site_of, instance_values,
                        lambda outs: store(outs), back_to_back=next_s == "2")
         s_first = pf.first_instance()
         work.loop(lambda it: _lower_prefetching_instance(pf, it), s_first, [f32] * len(s_first))
     elif persistent:
-        # TILEORCH_ATTN_STAGGER: the consumer warp groups' first instance started out of step (not with the
-        # ping-pong's turns, which put the groups in step by construction)
-        stagger = stagger_cycles() > 0 and plan.consumers > 1 and not pingpong
         if pingpong:  # TILEORCH_ATTN_PINGPONG=kernel (FA3): warp group 1 gives the first turn once per kernel
             kb.pp_per_kernel = True
             kb.pingpong_kernel_first()
@@ -3973,7 +3973,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             record["persistent"]["kv_ahead"] = plan.stages - 1
         if next_s != "0":
             record["persistent"]["next_s"] = "back_to_back" if next_s == "2" else "after_last"
-        if stagger_cycles() and plan.consumers > 1 and not pingpong and next_s == "0":
+        if stagger:
             record["persistent"]["stagger"] = stagger_cycles()
         if pingpong:  # only TILEORCH_ATTN_PINGPONG=kernel keeps a ping-pong kernel persistent
             record["persistent"]["pingpong"] = PINGPONG_KERNEL
@@ -3993,7 +3993,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             "per-instance turns of TILEORCH_ATTN_PINGPONG=1")
     if early_q_off is not None:
         record["early_q_off"] = early_q_off
-    if stagger_cycles() and "stagger" not in record.get("persistent", {}):  # asked for, not applied: say why
+    if stagger_cycles() and not stagger:  # asked for, not applied: say why
         record["stagger_off"] = ("not a persistent kernel" if not persistent else "one consumer warp group"
                                  if plan.consumers < 2 else "the warp groups' ping-pong turns keep them in step"
                                  if pingpong else "TILEORCH_ATTN_NEXT_S: its instances are built without the hook")
