@@ -24,30 +24,36 @@ def test_stagger_emulated(cfg, monkeypatch):
     emulate_as_base(p, base, cfg)
 
 
-def test_stagger_no_spills_no_divergence_checks(monkeypatch):
-    """ptxas sm_90a: no spills; the loop's shuffles get no BRA.DIV (a guard read from the thread id
-    or an exit from each lane's own clock made ptxas add two per key tile)."""
+def _stagger_d64_1k(monkeypatch):
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_STAGGER", "2500")
+    return _compile(1024, 64, 128, 128, False)
+
+
+def test_stagger_no_spills(monkeypatch, tmp_path):
+    """ptxas sm_90a assembles the staggered d64 kernel without spills."""
     import shutil
     import subprocess
 
-    if shutil.which("ptxas") is None or shutil.which("nvdisasm") is None:
-        pytest.skip("needs ptxas and nvdisasm")
-    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
-    monkeypatch.setenv("TILEORCH_ATTN_STAGGER", "2500")
-    p = _compile(1024, 64, 128, 128, False)
-    import tempfile
-    from pathlib import Path
+    if shutil.which("ptxas") is None:
+        pytest.skip("needs ptxas")
+    (tmp_path / "k.ptx").write_text(_stagger_d64_1k(monkeypatch).ptx)
+    info = subprocess.run(["ptxas", "-arch=sm_90a", "-v", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")],
+                          capture_output=True, text=True, check=True).stderr
+    assert "bytes spill stores" in info and "0 bytes spill stores, 0 bytes spill loads" in info, info
 
-    with tempfile.TemporaryDirectory() as d:
-        src = Path(d) / "k.ptx"
-        src.write_text(p.ptx)
-        info = subprocess.run(["ptxas", "-arch=sm_90a", "-v", str(src), "-o", str(Path(d) / "v.cubin")],
-                              capture_output=True, text=True, check=True).stderr
-        assert "0 bytes spill stores, 0 bytes spill loads" in info and "bytes spill stores" in info, info
-        f = Path(d) / "k.cubin"
-        f.write_bytes(p.cubin)
-        sass = subprocess.run([shutil.which("nvdisasm"), "-c", str(f)], capture_output=True, text=True,
-                              check=True).stdout
+
+def test_stagger_no_divergence_checks(monkeypatch, tmp_path):
+    """The sleep is in the SASS, and the key-tile loop's shuffles get no BRA.DIV (a guard read from
+    the thread id or an exit from each lane's own clock made ptxas add two per key tile)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("nvdisasm") is None:
+        pytest.skip("needs nvdisasm")
+    (tmp_path / "k.cubin").write_bytes(_stagger_d64_1k(monkeypatch).cubin)
+    sass = subprocess.run(["nvdisasm", "-c", str(tmp_path / "k.cubin")], capture_output=True, text=True,
+                          check=True).stdout
     assert "NANOSLEEP 0x40" in sass and "SR_CLOCKLO" in sass and "BRA.DIV" not in sass
 
 
