@@ -15,7 +15,7 @@
 #   also causal d64/d128 1k); stagger1k (1200: about half a key tile, the groups' softmax and dots interleaved like
 #   FlashAttention-3's ping-pong, but free-running) and peeled (TILEORCH_ATTN_PEELED_MASKS=1, an older switch: tile 0
 #   without mask math where its masks hold; tools/chained_sass_counts.py --seq 1024: per warp and instance outside
-#   the key-tile loop 1616 -> 1525 SASS instructions at d64, 2444 -> 2332 at d128; the H200 measured 1.01-1.02x,
+#   the key-tile loop 926 -> 835 SASS instructions at d64, 1198 -> 1085 at d128; the H200 measured 1.01-1.02x,
 #   attention_variants_d64_2026-12-04-s15.json and attention_variants_d128_2026-12-03e.json, never made default) at
 #   d64/d128 1k non-causal.  Then the switch's
 #   GPU tests (bit-identical to the kernel without it, within tolerance of the fp32 reference), d64 and d128, fp16,
