@@ -136,3 +136,17 @@ def test_stagger_not_with_next_s(monkeypatch):
     p = _lower(300, 64, 128, 128, False)
     assert p.chained["persistent"].get("next_s") and "stagger" not in p.chained["persistent"], p.chained
     assert any("TILEORCH_ATTN_STAGGER not applied: TILEORCH_ATTN_NEXT_S" in r for r in p.remarks), p.remarks
+
+
+def test_stagger_snake_order_on_more_ctas_than_instances_emulated(monkeypatch):
+    """Causal d64 by default (the snake order's persistent kernel) with the stagger, three instances
+    on four CTAs (one runs none: no sleep, no hang), bit-identical to the kernel without it."""
+    monkeypatch.delenv("TILEORCH_ATTN_PERSISTENT", raising=False)
+    monkeypatch.delenv("TILEORCH_ATTN_SCHEDULE", raising=False)
+    cfg = (300, 64, 128, 128, True)
+    monkeypatch.setenv("TILEORCH_ATTN_STAGGER", "0")
+    base = _compile(*cfg)
+    monkeypatch.setenv("TILEORCH_ATTN_STAGGER", "2500")
+    p = _compile(*cfg)
+    assert p.chained["persistent"].get("schedule") == "snake" and p.chained["persistent"]["stagger"] == 2500
+    emulate_as_base(p, base, cfg, ctas=4)
