@@ -108,8 +108,9 @@ def main(argv=None) -> int:
                 row = run_case(max(1, ns.tokens // seq), seq, d, causal, tiles, ns.iters, variants)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-    (out / "attention_variants.json").write_text(json.dumps({"device": torch.cuda.get_device_name(),
-                                                             "variants": ns.variants, "rows": rows}, indent=1))
+                # after every case: a run cut by its time limit keeps the cases it finished
+                (out / "attention_variants.json").write_text(json.dumps(
+                    {"device": torch.cuda.get_device_name(), "variants": ns.variants, "rows": rows}, indent=1))
     names = [n for n, _ in variants]
     print(f"{'d':>4s} {'seq':>6s} {'causal':>6s} " + " ".join(f"{n:>10s}" for n in names) + f" {'cudnn':>7s}")
     for r in rows:

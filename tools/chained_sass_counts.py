@@ -16,7 +16,8 @@ reported with its instruction count and the counts of the opcodes that matter fo
 (MUFU, FMNMX, FSEL, SHFL, FFMA, FMUL, FADD, F2FP, MOV, ISETP, ...).  Instructions are per warp
 and key tile.  In a persistent kernel the loop over program instances is walked too
 (:func:`instance_path`): the instructions each instance costs besides its key tiles (the peeled
-first tile, the last tile's second dot, the epilogue and the stores).  The PTX of the loop is
+first tile, the last tile's second dot, the epilogue and the stores; with the row division, its in-range path: the
+``div.rn`` fallback's second copy of the stores is left out).  The PTX of the loop is
 counted by opcode as well (between the loop's label and its backward branch).
 """
 
@@ -92,8 +93,8 @@ def paths(insts, labels, head: int, back: int) -> list[list[int]]:
         nxt = []
         if op.startswith("BRA") and t and head <= labels[t.group(1)] <= back and labels[t.group(1)] > i:
             nxt.append(labels[t.group(1)])
-        if not (op.startswith(("BRA", "EXIT", "RET")) and not pred):
-            nxt.append(i + 1)
+        if not (op.startswith(("BRA", "EXIT", "RET")) and not pred) or op == "BRA.DIV":  # (BRA.DIV: taken only
+            nxt.append(i + 1)                                                     # by a diverged warp)
         elif op.startswith("BRA") and not nxt:  # an unconditional jump out of the range or backwards
             nxt = []
         succ[i] = nxt
@@ -162,6 +163,10 @@ are: the packed path of a whole tile) and passes the tile loop once (its instruc
     inside = set(range(inner[0], inner[1] + 1))
     stores = [i for i in range(head, back) if insts[i][2].startswith("STG") and i not in inside]
     wide = [i for i in stores if insts[i][2] != "STG.E.U16"]  # the packed stores' path, where there is one
+    for k in range(1, len(wide)):  # its first run: with the row division, the div.rn fallback stores the tile
+        if wide[k] - wide[k - 1] > 8:  # again further on, a path the in-range instances never take
+            wide = wide[:k]
+            break
     marks = sorted({i for i in range(head, back) if insts[i][2].startswith("HGMMA") and i not in inside}
                    | set(wide or stores))
     before = [i for i in marks if i < inner[0]]

@@ -348,6 +348,12 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                         remarks.append(f"remark: TILEORCH_ATTN_S_AHEAD not applied: {record['s_ahead_off']}")
                     if record.get("early_q_off"):
                         remarks.append(f"remark: TILEORCH_ATTN_EARLY_Q not applied: {record['early_q_off']}")
+                    if persistent and persistent.get("stagger"):
+                        remarks.append(f"remark: consumer warp group w starts the CTA's first instance w x "
+                                       f"{persistent['stagger']} cycles after its Q landed, so that the groups' "
+                                       "per-instance serial parts fall apart (TILEORCH_ATTN_STAGGER)")
+                    if record.get("stagger_off"):
+                        remarks.append(f"remark: TILEORCH_ATTN_STAGGER not applied: {record['stagger_off']}")
                     if persistent and persistent.get("next_s"):
                         remarks.append("remark: each instance's epilogue runs while the next instance's first dot is "
                                        "in flight (TILEORCH_ATTN_NEXT_S, "

@@ -159,7 +159,9 @@ SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
                       # persistence; unrolled by two)
                       "s_ahead": {"TILEORCH_ATTN_S_AHEAD": "1"},
                       "s_ahead_plain": {"TILEORCH_ATTN_S_AHEAD": "1", "TILEORCH_ATTN_PERSISTENT": "0"},
-                      "s_ahead2": {"TILEORCH_ATTN_S_AHEAD": "2"}}
+                      "s_ahead2": {"TILEORCH_ATTN_S_AHEAD": "2"},
+                      # session 28: the consumer warp groups' first instance started 2500 cycles apart
+                      "stagger": {"TILEORCH_ATTN_STAGGER": "2500", "TILEORCH_ATTN_PERSISTENT": "1"}}
 
 
 @pytest.mark.parametrize("switches", list(SHORT_SEQ_SWITCHES))

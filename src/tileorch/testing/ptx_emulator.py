@@ -686,6 +686,8 @@ class Emu:
         if x.startswith("%") or x == "p":
             if x in ("%tid.x",):
                 return np.arange(self.N, dtype=np.uint64)[T]
+            if x == "%clock64":  # the steps executed so far: a wait on the clock ends
+                return np.full(T.sum(), self.clock, dtype=np.uint64)
             if self.cluster is not None and x in _CLUSTER_X:  # a CTA of a cluster along x
                 cl, rank = self.cluster
                 v = {"%cluster_ctarank": rank, "%cluster_ctaid.x": rank, "%cluster_nctarank": cl.size,
@@ -1369,8 +1371,9 @@ class Emu:
             return
         if base == "trap":
             raise Fault(f"trap at pc {self.cur_pc}")
-        if base in ("prefetch", "fence", "setmaxnreg", "bar", "barrier", "griddepcontrol"):
-            return  # (griddepcontrol: one grid, no dependent launch to wait for or to release)
+        if base in ("prefetch", "fence", "setmaxnreg", "bar", "barrier", "griddepcontrol", "nanosleep"):
+            return  # (griddepcontrol: one grid, no dependent launch to wait for or to release; nanosleep: a warp's
+            # timing, which the emulator's interleaving does not model; its %clock64 counts steps)
         if op.startswith("cp.async.bulk.wait_group") or op.startswith("cp.async.bulk.commit_group"):
             self.bulk_group(op, ops, T)
             return

@@ -103,6 +103,7 @@ from tileorch.transforms.tileas.pack16 import pack16, rounded_from
 from tileorch.transforms.tileas.program_order import heavy_first_axis
 from tileorch.transforms.tileas.rebase_k_loop import rebase_k_loop
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
+from tileorch.transforms.tileas.stagger_consumers import emit_stagger, stagger_cycles
 
 PASS = "convert-nv-tileas-to-cutlass"
 CHAINED_ATTR = "tileorch.chained_config"
@@ -1456,6 +1457,7 @@ class _Kernel:
         self.pp_per_kernel = False  # TILEORCH_ATTN_PINGPONG=kernel: the first turn / last hand-over once per kernel
         self.s_ahead = False  # the next tile's first dot before this tile's softmax (s_ahead_form)
         self.s_ahead_form = "0"  # s_ahead_form's answer for this kernel
+        self.stagger_it: SSAValue | None = None  # the persistent instance's count, where TILEORCH_ATTN_STAGGER applies
 
     # -- insertion point ----------------------------------------------------------------------
     @contextmanager
@@ -1512,6 +1514,8 @@ class _Kernel:
     def wait_q(self) -> None:
         """Wait for the current program instance's Q tile (A0); with a Q prologue, apply it."""
         self.try_wait(*(self.q_wait or (self.qbar, self.small(0))), "Q tile full barrier")
+        if self.stagger_it is not None:  # TILEORCH_ATTN_STAGGER: the groups' first instance out of step
+            emit_stagger(self.e, self.wg, self.stagger_it, stagger_cycles())
         pro = self.ck.q_prologue
         if pro is not None and pro.rowwise:  # the warp group's 64 rows, two threads per row
             lane = self.v(arith.RemUIOp(self.tid, self.small(128)), "qr_t")
@@ -3901,6 +3905,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         else:
             kb.splice(s.tmp)
 
+    # TILEORCH_ATTN_STAGGER: the consumer warp groups' first instance started out of step (not with the ping-pong's
+    # turns, which put the groups in step by construction, nor in NEXT_S's instances, built without the hook)
+    stagger = persistent and next_s == "0" and stagger_cycles() > 0 and plan.consumers > 1 and not pingpong
     if persistent and next_s != "0":
         pf = _Prefetch(work, pipe, masks, lambda coord: _Site(ck, args, coords, coord), site_of, instance_values,
                        lambda outs: store(outs), back_to_back=next_s == "2")
@@ -3927,8 +3934,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 released.append(True)
 
             kb.after_loop = release_q if early_q else None
+            kb.stagger_it = it if stagger else None
             outs = consume(n, inits)
-            kb.after_loop = None
+            kb.after_loop = kb.stagger_it = None
             if not released:
                 release_q()
             kb.q_wait = kb.da_cur = kb.q_off = None
@@ -3965,6 +3973,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             record["persistent"]["kv_ahead"] = plan.stages - 1
         if next_s != "0":
             record["persistent"]["next_s"] = "back_to_back" if next_s == "2" else "after_last"
+        if stagger:
+            record["persistent"]["stagger"] = stagger_cycles()
         if pingpong:  # only TILEORCH_ATTN_PINGPONG=kernel keeps a ping-pong kernel persistent
             record["persistent"]["pingpong"] = PINGPONG_KERNEL
     if next_s_off is not None:
@@ -3983,6 +3993,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             "per-instance turns of TILEORCH_ATTN_PINGPONG=1")
     if early_q_off is not None:
         record["early_q_off"] = early_q_off
+    if stagger_cycles() and not stagger:  # asked for, not applied: say why
+        record["stagger_off"] = ("not a persistent kernel" if not persistent else "one consumer warp group"
+                                 if plan.consumers < 2 else "the warp groups' ping-pong turns keep them in step"
+                                 if pingpong else "TILEORCH_ATTN_NEXT_S: its instances are built without the hook")
     if kv_ahead_off is not None:
         record["kv_ahead_off"] = kv_ahead_off
     if row_divided:
