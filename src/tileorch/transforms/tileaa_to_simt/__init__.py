@@ -97,6 +97,7 @@ from tileorch.transforms.tileaa_to_simt.layout import SimtLayout
 from tileorch.transforms.tileaa_to_simt.mma import MmaDotLowering, MmaPlan, plan_dot
 from tileorch.transforms.tileaa_to_simt.ordered_views import OrderedViewLowering, ordered
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
+from tileorch.transforms.tileaa_to_simt.predicated_tails import predicated_tails
 from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, prefetchable_loads, unrolled
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 from tileorch.transforms.tileas.simt_layouts import gathers, vectorizable_access
@@ -1027,6 +1028,10 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             vals = []
             for j in range(width):
                 p, ok = self._run_element(b, run, j, mt, extra)
+                got = b.load_element_if(ok, p, mt, fill) if raw and predicated_tails() else None
+                if got is not None:
+                    vals.append(got)
+                    continue
                 get = (lambda bb, p=p: [bb.load_global(p, mt)]) if raw else (lambda bb, p=p: [self._load_global(bb, p, elt)])
                 vals.append(b.if_(ok, get, lambda bb: [fill], [mt if raw else reg_type(elt)])[0])
             return vals
@@ -1143,6 +1148,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                 def scalar(b: Emitter, run=run, values=values, extra=extra):
                     for j, value in enumerate(values):
                         p, ok = self._run_element(b, run, j, mt, extra)
+                        if predicated_tails() and b.store_element_if(ok, self._to_memory(b, value, elt), p):
+                            continue
                         b.if_(ok, lambda bb, p=p, v=value: bb.store_global(self._to_memory(bb, v, elt), p))
 
                 if width == 1:
