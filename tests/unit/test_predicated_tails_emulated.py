@@ -111,6 +111,30 @@ def test_axpby_f32_of_a_column_strided_x_and_a_transposed_y(monkeypatch):
     assert np.isnan(z_on[:, 198:]).all()
 
 
+@pytest.mark.parametrize("dtype,a,b", [(np.float64, 2.0, -0.5), (np.int32, 2, -1), (np.int64, 2, -1)])
+def test_axpby_of_other_element_types(monkeypatch, dtype, a, b):
+    """The other register classes (f64 ``d``, i32 ``r``, i64 ``l``): column-strided x, transposed
+    y, rows of 50 in rows of 51; the column outside the view keeps its fill."""
+    xb = (RNG.standard_normal((20, 100)) * 10).astype(dtype)
+    yb = (RNG.standard_normal((50, 20)) * 10).astype(dtype)
+    x, y = xb[:, ::2], yb.T
+    width = np.dtype(dtype).itemsize * 8
+
+    def run(tag):
+        zb = np.full((20, 51), -7, dtype)
+        prog = emulate_views(up.pair2d_axpby, f"axpby_{np.dtype(dtype).name}_{tag}", [x, y, zb[:, :50], a, b, 16, 32],
+                             (2, 2))
+        return prog, zb
+
+    (off, z_off), (on, z_on) = _both(monkeypatch, run)
+    assert _predicated(off, width) == (0, 0)
+    loads, stores = _predicated(on, width)
+    assert loads > 0 and stores > 0, (loads, stores)
+    np.testing.assert_array_equal(z_on[:, :50], (a * x.astype(np.float64) + b * y).astype(dtype))
+    np.testing.assert_array_equal(z_on, z_off)
+    assert (z_on[:, 50] == -7).all()
+
+
 @pytest.mark.parametrize("value,on", [(None, False), ("0", False), ("1", True)])
 def test_the_switch_reads_0_or_1_else_an_error(monkeypatch, value, on):
     from tileorch.settings import SettingError

@@ -90,8 +90,8 @@ from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, gather_o
                                                 store_chunks, thread_local_reduce, thread_partials, uniform_division,
                                                 warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, cmpi, float_attr,
-                                                     global_type, integer_attr, is_float, is_fp8, memory_type, reg_type,
-                                                     strides_of, supported_element)
+                                                     global_type, integer_attr, is_float, is_fp8, memory_type,
+                                                     predicated_form, reg_type, strides_of, supported_element)
 from tileorch.transforms.tileaa_to_simt.hoist import MAX_HOISTED_WORDS, loads_first, split_loads_first
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout
 from tileorch.transforms.tileaa_to_simt.mma import MmaDotLowering, MmaPlan, plan_dot
@@ -1148,7 +1148,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                 def scalar(b: Emitter, run=run, values=values, extra=extra):
                     for j, value in enumerate(values):
                         p, ok = self._run_element(b, run, j, mt, extra)
-                        if predicated_tails() and b.store_element_if(ok, self._to_memory(b, value, elt), p):
+                        if predicated_tails() and predicated_form(mt) is not None:
+                            b.store_element_if(ok, self._to_memory(b, value, elt), p)
                             continue
                         b.if_(ok, lambda bb, p=p, v=value: bb.store_global(self._to_memory(bb, v, elt), p))
 

@@ -466,7 +466,7 @@ class Emitter:
         """The ``typ`` element at the global ``ptr`` where ``pred`` (i1) holds, else ``fill``: one
         predicated ``ld.global.b{16,32,64}`` (inline PTX), no branch; None for a type it does not
         take (8-bit elements: the caller branches)."""
-        form = _predicated_form(typ)
+        form = predicated_form(typ)
         if form is None or fill.type != typ:
             return None
         bits, letter = form
@@ -479,7 +479,7 @@ class Emitter:
         """``value`` into the global ``ptr`` where ``pred`` (i1) holds: one predicated
         ``st.global.b{16,32,64}`` (inline PTX), no branch; False (nothing emitted) for a type it
         does not take (8-bit elements: the caller branches)."""
-        form = _predicated_form(value.type)
+        form = predicated_form(value.type)
         if form is None:
             return False
         bits, letter = form
@@ -989,7 +989,7 @@ def memory_type(t: Attribute) -> Attribute:
     return i8 if t == i1 else t
 
 
-def _predicated_form(t: Attribute) -> tuple[int, str] | None:
+def predicated_form(t: Attribute) -> tuple[int, str] | None:
     """(PTX bit width, inline-asm register letter) of an element of type ``t`` in a predicated
     scalar access (:meth:`Emitter.load_element_if` / :meth:`Emitter.store_element_if`): 16-bit
     integers and f16 ``h``, i32 ``r``, i64 ``l``, f32 ``f``, f64 ``d``; None for any other type
@@ -1012,4 +1012,4 @@ def global_type(t: Attribute) -> Attribute:
 
 
 __all__ = ["Emitter", "FP8_KINDS", "GLOBAL_PTR", "SHARED_PTR", "Tile", "byte_size", "global_type", "is_float",
-           "is_fp8", "memory_type", "reg_type", "strides_of", "supported_element"]
+           "is_fp8", "memory_type", "predicated_form", "reg_type", "strides_of", "supported_element"]
