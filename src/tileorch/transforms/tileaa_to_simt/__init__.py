@@ -1025,12 +1025,15 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             """The run's elements one by one, each predicated on the bounds (the padding
             outside); ``raw``: as loaded (``global_type``), not widened."""
             fill = self._to_memory(b, pad, elt) if raw else pad
+            # predicated_tails.py: the padding in memory form is what a predicated load leaves
+            mem_fill = (fill if raw else self._to_memory(b, pad, elt)) \
+                if predicated_tails() and predicated_form(mt) is not None else None
             vals = []
             for j in range(width):
                 p, ok = self._run_element(b, run, j, mt, extra)
-                got = b.load_element_if(ok, p, mt, fill) if raw and predicated_tails() else None
+                got = b.load_element_if(ok, p, mt, mem_fill) if mem_fill is not None else None
                 if got is not None:
-                    vals.append(got)
+                    vals.append(got if raw else self._from_memory(b, got, elt))
                     continue
                 get = (lambda bb, p=p: [bb.load_global(p, mt)]) if raw else (lambda bb, p=p: [self._load_global(bb, p, elt)])
                 vals.append(b.if_(ok, get, lambda bb: [fill], [mt if raw else reg_type(elt)])[0])
