@@ -118,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="also time tileiras on each .tileirbc input in the same rounds")
     ap.add_argument("--out", type=Path, default=None, help="JSON record")
     ap.add_argument("--after-env", action="append", default=[], metavar="VAR=VALUE",
-                    help="settings of the after tree's compiles of FILES (repeatable; not --gemm): a switch's A/B; no PTX comparison")
+                    help="settings of the after tree's compiles of FILES (repeatable; not --gemm): a switch's A/B; "
+                         "no PTX comparison")
     args = ap.parse_args(argv)
     after_env = dict(item.split("=", 1) for item in args.after_env)
     trees = {"before": str(Path(args.before).resolve()), "after": str(Path(args.after).resolve())}
