@@ -12,14 +12,14 @@
 #   part 3: the memory-bound GPU tests under the switch (ragged, misaligned, strided views, NaN-filled outputs whose
 #           tails must stay NaN): all passed.
 # Run (carry .whl):  CMD="bash benchmarks/session28_compile.sh" bash benchmarks/device_session.sh shell
-#   -> $OUT/s28compile.  Timeouts: 2 x 25 + 2 x 12 + 40 s.
+#   -> $OUT/s28compile.  Timeouts: 2 x 22 + 2 x 18 + 35 s (115 s at most).
 S="$OUT/s28compile"; mkdir -p "$S"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
 export TILEORCH_CACHE_DIR=${TILEORCH_CACHE_DIR:-/tmp/tileorch-cache}
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
-CASES="softmax_f16_4096x1000 softmax_f16_rows_x1024 layernorm_f16 rmsnorm_f16 axpby_bf16 row_sum_bf16_12000x10000"
+CASES="softmax_f16_4096x1000 softmax_f16_rows_x1024 layernorm_f16 rmsnorm_f16"
 for v in 0 1; do
-  TILEORCH_SIMT_PREDICATED_TAILS=$v timeout 25 python3 benchmarks/memory_bound.py --no-tileiras --out "$S/bench_pt$v" \
+  TILEORCH_SIMT_PREDICATED_TAILS=$v timeout 22 python3 benchmarks/memory_bound.py --no-tileiras --out "$S/bench_pt$v" \
     --iters 20 --sizes default --only $CASES > "$S/bench_pt$v.log" 2>&1
   echo "[bench TILEORCH_SIMT_PREDICATED_TAILS=$v] rc=$?"
 done
@@ -38,7 +38,7 @@ for case, r in rows.items():
               f"{b['tileorch_ms'] / a['tileorch_ms']:.3f}  correct {a['correct']}/{b['correct']}")
 PY
 for v in 0 1; do
-  TILEORCH_SIMT_PREDICATED_TAILS=$v timeout 12 python3 - "$v" > "$S/tails_pt$v.log" 2>&1 <<'PY'
+  TILEORCH_SIMT_PREDICATED_TAILS=$v timeout 18 python3 - "$v" > "$S/tails_pt$v.log" 2>&1 <<'PY'
 import sys, torch, tileorch.cutile
 from tileorch.testing.memory_programs import layernorm, softmax
 from tileorch.testing.timing import best_batch_ms
@@ -65,7 +65,7 @@ print(f"{'layernorm misaligned+3':24s} TILEORCH_SIMT_PREDICATED_TAILS={sys.argv[
 PY
   echo "[misaligned/strided rows, TILEORCH_SIMT_PREDICATED_TAILS=$v] rc=$?"; cat "$S/tails_pt$v.log" | tail -n 4
 done
-TILEORCH_SIMT_PREDICATED_TAILS=1 timeout 40 python3 -m pytest -q -p no:cacheprovider -rfE -n 4 \
+TILEORCH_SIMT_PREDICATED_TAILS=1 timeout 35 python3 -m pytest -q -p no:cacheprovider -rfE -n 4 \
   tests/gpu/test_memory_bound_gpu.py -k "softmax or layernorm or rmsnorm or axpby or row_sum or transpose" \
   > "$S/tests.log" 2>&1
 echo "[memory-bound GPU tests, TILEORCH_SIMT_PREDICATED_TAILS=1] rc=$?"; tail -n 3 "$S/tests.log"
