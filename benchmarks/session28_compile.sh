@@ -1,8 +1,8 @@
 # Session 28 (s28-compile): TILEORCH_SIMT_PREDICATED_TAILS=1 (off by default), issue 22.  The SIMT path's per-element
 # global loads and stores (the scalar path of a run that is not one aligned vector: misaligned rows, strided views,
 # a run straddling a ragged row's end) become one predicated ld.global / st.global each instead of a branch per
-# element.  CPU (2-core machine, fresh `tileorch compile --no-ptxas`, CPU seconds min of 5 alternated, load ~5):
-# softmax_f16 0.466 -> 0.437 s, layernorm_bf16 0.547 -> 0.494 s; PTX basic blocks 71 -> 19 (softmax), 136 -> 28
+# element.  CPU (2-core machine, fresh `tileorch compile --no-ptxas` under callgrind): softmax_f16 2.82e9 -> 2.58e9
+# instructions (0.915x), layernorm_bf16 3.49e9 -> 2.87e9 (0.823x); PTX basic blocks 71 -> 19 (softmax), 136 -> 28
 # (layernorm); same registers (56 / 96 / 48), no spills; ptxas time unchanged (0.093 -> 0.096 s, 0.073 -> 0.082 s).
 # It changes the SASS, so it stays off until this A/B.  Should show:
 #   part 1: the aligned rows (memory_bound.py cases, their fast vector paths unchanged in the PTX) equal within noise
