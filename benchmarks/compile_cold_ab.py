@@ -23,6 +23,10 @@ cubins of the two trees are compared each round) to the inputs.
 ``LD_LIBRARY_PATH`` and ``PATH``'s directory joins ``PATH``, for its libraries and ptxas), so the
 three are compared under the same load: its row is ``tileiras``, and ``after/tileiras`` is
 printed for wall and CPU.
+
+``--after-env VAR=VALUE`` (repeatable) runs the ``after`` tree's compiles with these settings: a
+switch's A/B (``BEFORE_SRC`` and ``AFTER_SRC`` may then be the same tree).  Its PTX differs by
+design, so the PTX comparison is skipped (the record's ``after_env`` says so).
 """
 
 from __future__ import annotations
@@ -45,11 +49,13 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def cold_run(tree: str, path: Path, out: Path) -> tuple[float, float, dict[str, float]]:
-    """(wall, CPU, --timings phases) of one cold compile of ``path`` with ``tree`` on PYTHONPATH."""
+def cold_run(tree: str, path: Path, out: Path, extra_env: dict[str, str] | None = None
+             ) -> tuple[float, float, dict[str, float]]:
+    """(wall, CPU, --timings phases) of one cold compile of ``path`` with ``tree`` on PYTHONPATH
+    (and ``extra_env`` set)."""
     from tileorch import timing
 
-    env = {**os.environ, "TILEORCH_CACHE": "0", "PYTHONPATH": tree}
+    env = {**os.environ, "TILEORCH_CACHE": "0", "PYTHONPATH": tree, **(extra_env or {})}
     c0, t0 = _children_cpu(), time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "tileorch", "compile", str(path), "-o", str(out), "--timings"],
                           capture_output=True, text=True, env=env)
@@ -111,7 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tileiras", default=None, metavar="PATH",
                     help="also time tileiras on each .tileirbc input in the same rounds")
     ap.add_argument("--out", type=Path, default=None, help="JSON record")
+    ap.add_argument("--after-env", action="append", default=[], metavar="VAR=VALUE",
+                    help="settings of the after tree's compiles of FILES (repeatable; not --gemm): a switch's A/B; "
+                         "no PTX comparison")
     args = ap.parse_args(argv)
+    after_env = dict(item.split("=", 1) for item in args.after_env)
     trees = {"before": str(Path(args.before).resolve()), "after": str(Path(args.after).resolve())}
     results: dict[str, dict] = {}
     print(f"load average {os.getloadavg()[0]:.1f}; min of {args.repeat} cold runs per tree, trees alternated")
@@ -126,12 +136,12 @@ def main(argv: list[str] | None = None) -> int:
                 ptx = {}
                 for t, tree in trees.items():
                     out = Path(tmp) / f"{t}.ptx"
-                    wall, cpu, phases = cold_run(tree, path, out)
+                    wall, cpu, phases = cold_run(tree, path, out, after_env if t == "after" else None)
                     _note_run(best[t], wall, cpu)
                     if wall < best[t]["wall"]:
                         best[t].update(wall=wall, phases=phases)
                     ptx[t] = out.read_text()
-                if ptx["before"] != ptx["after"]:
+                if ptx["before"] != ptx["after"] and not after_env:
                     raise SystemExit(f"{path}: the PTX differs between the trees")
                 if with_tileiras:
                     wall, cpu = tileiras_run(args.tileiras, path, Path(tmp) / "tileiras.cubin")
@@ -165,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                       + " ".join(f"{k} {v:.3f}" for k, v in b["phases"].items()), flush=True)
     if args.out:
         args.out.write_text(json.dumps({"load": os.getloadavg(), "repeat": args.repeat, "trees": trees,
+                                        "after_env": after_env, "ptx_compared": not after_env,
                                         "results": results}, indent=1))
     return 0
 

@@ -141,6 +141,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("UNIFORM_DIV", "1", SWITCH, "divisions by a shared divisor as one reciprocal", True),
     _s("GATHER_WARPS", None, range(0, 65), "resident warps asked for a gather kernel; 0: no hint", True),
     _s("SIMT_STORE_CHUNK", "0", range(0, _MANY), "loads per store chunk; 0: off", True),
+    _s("SIMT_PREDICATED_TAILS", "0", SWITCH, "per-element global accesses of the SIMT path predicated, not branched",
+       True),
     _s("PREDICATED_INDEX_LOADS", "1", SWITCH, "predicated index loads", True),
     _s("SIMT_ONE_ELEMENT_LOADS", "1", SWITCH, "each thread loads a one-element tile itself", True),
     _s("SIMT_VECTOR_BYTES", None, ("4", "8", "16"), "the SIMT path's access width", True),

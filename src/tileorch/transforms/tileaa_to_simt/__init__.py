@@ -90,13 +90,14 @@ from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, gather_o
                                                 store_chunks, thread_local_reduce, thread_partials, uniform_division,
                                                 warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, cmpi, float_attr,
-                                                     global_type, integer_attr, is_float, is_fp8, memory_type, reg_type,
-                                                     strides_of, supported_element)
+                                                     global_type, integer_attr, is_float, is_fp8, memory_type,
+                                                     predicated_form, reg_type, strides_of, supported_element)
 from tileorch.transforms.tileaa_to_simt.hoist import MAX_HOISTED_WORDS, loads_first, split_loads_first
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout
 from tileorch.transforms.tileaa_to_simt.mma import MmaDotLowering, MmaPlan, plan_dot
 from tileorch.transforms.tileaa_to_simt.ordered_views import OrderedViewLowering, ordered
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
+from tileorch.transforms.tileaa_to_simt.predicated_tails import predicated_tails
 from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, prefetchable_loads, unrolled
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 from tileorch.transforms.tileas.simt_layouts import gathers, vectorizable_access
@@ -1024,9 +1025,16 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             """The run's elements one by one, each predicated on the bounds (the padding
             outside); ``raw``: as loaded (``global_type``), not widened."""
             fill = self._to_memory(b, pad, elt) if raw else pad
+            # predicated_tails.py: the padding in memory form is what a predicated load leaves
+            mem_fill = (fill if raw else self._to_memory(b, pad, elt)) \
+                if predicated_tails() and predicated_form(mt) is not None else None
             vals = []
             for j in range(width):
                 p, ok = self._run_element(b, run, j, mt, extra)
+                got = b.load_element_if(ok, p, mt, mem_fill) if mem_fill is not None else None
+                if got is not None:
+                    vals.append(got if raw else self._from_memory(b, got, elt))
+                    continue
                 get = (lambda bb, p=p: [bb.load_global(p, mt)]) if raw else (lambda bb, p=p: [self._load_global(bb, p, elt)])
                 vals.append(b.if_(ok, get, lambda bb: [fill], [mt if raw else reg_type(elt)])[0])
             return vals
@@ -1143,6 +1151,9 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                 def scalar(b: Emitter, run=run, values=values, extra=extra):
                     for j, value in enumerate(values):
                         p, ok = self._run_element(b, run, j, mt, extra)
+                        if predicated_tails() and predicated_form(mt) is not None:
+                            b.store_element_if(ok, self._to_memory(b, value, elt), p)
+                            continue
                         b.if_(ok, lambda bb, p=p, v=value: bb.store_global(self._to_memory(bb, v, elt), p))
 
                 if width == 1:

@@ -462,6 +462,33 @@ class Emitter:
         st = self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [_words_struct(nwords)], has_side_effects=True))
         return [self.v(llvm.ExtractValueOp(position(i), st, i32)) for i in range(nwords)]
 
+    def load_element_if(self, pred: SSAValue, ptr: SSAValue, typ: Attribute, fill: SSAValue) -> SSAValue | None:
+        """The ``typ`` element at the global ``ptr`` where ``pred`` (i1) holds, else ``fill``: one
+        predicated ``ld.global.b{16,32,64}`` (inline PTX), no branch; None for a type it does not
+        take (8-bit elements: the caller branches)."""
+        form = predicated_form(typ)
+        if form is None or fill.type != typ:
+            return None
+        bits, letter = form
+        p32 = self.v(arith.ExtUIOp(pred, i32))
+        addr = self.v(llvm.PtrToIntOp(ptr, i64))
+        asm = f"{{ .reg .pred p; setp.ne.b32 p, $1, 0; mov.b{bits} $0, $3; @p ld.global.b{bits} $0, [$2]; }}"
+        return self.v(inline_asm(asm, f"={letter},r,l,{letter}", [p32, addr, fill], [typ], has_side_effects=True))
+
+    def store_element_if(self, pred: SSAValue, value: SSAValue, ptr: SSAValue) -> bool:
+        """``value`` into the global ``ptr`` where ``pred`` (i1) holds: one predicated
+        ``st.global.b{16,32,64}`` (inline PTX), no branch; False (nothing emitted) for a type it
+        does not take (8-bit elements: the caller branches)."""
+        form = predicated_form(value.type)
+        if form is None:
+            return False
+        bits, letter = form
+        p32 = self.v(arith.ExtUIOp(pred, i32))
+        addr = self.v(llvm.PtrToIntOp(ptr, i64))
+        asm = f"{{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.global.b{bits} [$1], $2; }}"
+        self.add(inline_asm(asm, f"r,l,{letter}", [p32, addr, value], [], has_side_effects=True))
+        return True
+
     def words_to_elements(self, words: Sequence[SSAValue], elem: Attribute, count: int) -> list[SSAValue]:
         """The ``count`` elements of type ``elem`` (1, 2, 4 or 8 bytes) packed little-endian in the
         32-bit ``words`` (as a vector load of them would give)."""
@@ -962,6 +989,16 @@ def memory_type(t: Attribute) -> Attribute:
     return i8 if t == i1 else t
 
 
+def predicated_form(t: Attribute) -> tuple[int, str] | None:
+    """(PTX bit width, inline-asm register letter) of an element of type ``t`` in a predicated
+    scalar access (:meth:`Emitter.load_element_if` / :meth:`Emitter.store_element_if`): 16-bit
+    integers and f16 ``h``, i32 ``r``, i64 ``l``, f32 ``f``, f64 ``d``; None for any other type
+    (8-bit elements, which PTX registers do not hold as such)."""
+    if isinstance(t, IntegerType):
+        return {16: (16, "h"), 32: (32, "r"), 64: (64, "l")}.get(t.width.data)
+    return {Float16Type: (16, "h"), Float32Type: (32, "f"), Float64Type: (64, "d")}.get(type(t))
+
+
 def global_type(t: Attribute) -> Attribute:
     """The type an element is loaded from / stored to global memory as: its bits for the
     floats held as f32 (bf16 as i16, fp8 as i8), i1 as i8."""
@@ -975,4 +1012,4 @@ def global_type(t: Attribute) -> Attribute:
 
 
 __all__ = ["Emitter", "FP8_KINDS", "GLOBAL_PTR", "SHARED_PTR", "Tile", "byte_size", "global_type", "is_float",
-           "is_fp8", "memory_type", "reg_type", "strides_of", "supported_element"]
+           "is_fp8", "memory_type", "predicated_form", "reg_type", "strides_of", "supported_element"]
