@@ -1,0 +1,120 @@
+"""A ring stage per operand pair (``GemmConfig.pair_stages``, ``TILEORCH_PAIR_STAGES=1``;
+:mod:`tileorch.transforms.tileas.pair_stages`): the configuration's stage bytes and rules, the tier's choice and its
+remark, the kernel's producer (one full barrier's expected bytes per pair per K tile) on session 27's cover programs,
+their PTX under the PTX emulator against numpy float64 (ragged M and K, NaN-prefilled outputs), ptxas without spills
+at the launcher's 128 x 256 retile, and ``tileorch check`` on the pipeline."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import pytest
+
+pytest.importorskip("xdsl")
+
+from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError  # noqa: E402
+from tileorch.transforms.tileas.pair_stages import PAIR_STAGES_ENV, pair_stages_chosen  # noqa: E402
+
+THREE = GemmConfig(tile_m=128, tile_n=128, tile_k=64, stages=2, schedule="persistent", dtype="f16", out_dtype="f32",
+                   epilogue="direct", a_operands=3, b_operands=3, one_accumulator=True)
+RETILE = "tile_n=256,stages=4,cluster_m=2,raster=heuristic,max_swizzle=1,producer_regs=40,consumer_regs=232,epilogue=direct"
+"""The launcher's override for 4096 x 4096 x 4096 f16 -> f32 (``tileorch.launchers.gemm.default_config``)."""
+
+
+def test_a_stage_holds_one_pairs_tiles():
+    ps = replace(THREE, pair_stages=True).check()
+    one_pair = (128 + 128) * 64 * 2
+    assert THREE.stage_bytes == 3 * one_pair and ps.stage_bytes == ps.tx_bytes == one_pair
+    assert ps.name.endswith("_ps") and not THREE.name.endswith("_ps")
+
+
+@pytest.mark.parametrize("change, rule", [
+    ({"a_operands": 1, "b_operands": 1, "one_accumulator": False}, "a stage per operand pair"),
+    ({"a_operands": 2, "b_operands": 1, "one_accumulator": False, "tile_n": 64}, "a stage per operand pair"),
+    ({"k_segments": True}, "not K segments"),
+])
+def test_the_rules_refuse_a_stage_per_pair_without_pairs(change, rule):
+    with pytest.raises(GemmConfigError, match=rule):
+        replace(THREE, pair_stages=True, **change).check()
+
+
+def test_the_tier_chooses_it_only_when_asked(monkeypatch):
+    monkeypatch.delenv(PAIR_STAGES_ENV, raising=False)
+    cfg, why = pair_stages_chosen(THREE)
+    assert cfg is THREE and f"{PAIR_STAGES_ENV}=1: a stage per operand pair" in why
+    monkeypatch.setenv(PAIR_STAGES_ENV, "1")
+    cfg, why = pair_stages_chosen(THREE)
+    assert (cfg.pair_stages, cfg.stages) == (True, 6) and "3 consecutive stages" in why
+    seg = replace(THREE, k_segments=True, one_accumulator=False)
+    assert pair_stages_chosen(seg) == (seg, "each stage holds all 3 operand pairs' tiles; no stage per operand "
+                                            "pair: K segments already hold one pair a stage")
+    single = replace(THREE, a_operands=1, b_operands=1, one_accumulator=False)
+    assert pair_stages_chosen(single) == (single, "")
+
+
+# ------------------------------------------------------------------------------------- the cover programs' kernels
+
+pytest.importorskip("cuda.tile")
+from tileorch.testing.cover27_programs import PROGRAMS  # noqa: E402
+
+
+def _compile(name: str, config: str = "", ptxas: bool = False):
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    p = PROGRAMS[name]
+    return compile_cutile(p.kernel, p.spec, name, config=config, ptxas=ptxas)
+
+
+@pytest.fixture
+def pair_stages(monkeypatch):
+    monkeypatch.setenv(PAIR_STAGES_ENV, "1")
+
+
+def test_three_pairs_fill_three_stages_per_k_tile(monkeypatch):
+    """The producer's K loop commits three stages (three expected-byte arrivals, each one pair's bytes) where the
+    whole-pair kernel commits one; the consumers' WGMMAs per K step are the same."""
+    monkeypatch.delenv(PAIR_STAGES_ENV, raising=False)
+    assert len(re.findall(r"mbarrier\.arrive\.expect_tx", _compile("three_operand_pairs").ptx)) == 1
+    monkeypatch.setenv(PAIR_STAGES_ENV, "1")
+    prog = _compile("three_operand_pairs")
+    cfg = prog.gemm_config
+    assert cfg.pair_stages and cfg.stage_bytes == (cfg.tile_m + cfg.tile_n) * cfg.tile_k * 2
+    assert any("a stage per operand pair instead" in r for r in prog.remarks), prog.remarks
+    assert len(re.findall(r"mbarrier\.arrive\.expect_tx", prog.ptx)) == 3
+    assert len(re.findall(r"wgmma\.mma_async", prog.ptx)) == 3 * cfg.tile_k // cfg.mma_k * cfg.consumer_groups
+
+
+def test_the_launchers_retile_keeps_256_columns_without_spills(pair_stages):
+    """At the launcher's 128 x 256 tile, three pairs a stage were narrowed to 128 columns and 2 stages; a stage per
+    pair keeps 256 columns in 4 stages, and ptxas assembles it without spills."""
+    from tileorch.backend.ptxas import ptxas_available, run_ptxas
+
+    cfg = _compile("three_operand_pairs", RETILE).gemm_config
+    assert (cfg.tile_n, cfg.stages, cfg.pair_stages) == (256, 4, True)
+    if not ptxas_available():
+        pytest.skip("no ptxas")
+    for name in ("three_operand_pairs", "concat_k_linear_bt"):
+        assert not run_ptxas(_compile(name, RETILE).ptx, "sm_90a").spill_warnings(), name
+
+
+def test_the_pipeline_is_proved(pair_stages):
+    import dot_sweep_checks
+
+    dot_sweep_checks.assert_pipelines_proved(PROGRAMS["three_operand_pairs"], "three_operand_pairs")
+
+
+@pytest.mark.parametrize("case", ["three_operand_pairs", "concat_k_linear_bt", "two_k_loops_two_accumulators",
+                                  "dual_input_gated_batched"])
+def test_the_ptx_against_numpy(pair_stages, monkeypatch, case):
+    """Session 27's emulator cases (ragged M = 200 and K = 136 / 200, NaN-prefilled outputs) on the kernel of a
+    stage per pair: one accumulator, nn.Linear's [N, K] weights, two accumulators, a batch grid dimension."""
+    pytest.importorskip("ml_dtypes")
+    import test_cover27_emulated as c27
+    import test_user_sweep4_emulated as s4
+    import test_user_sweep14_emulated as s14e
+
+    s4.add_sweep_programs(monkeypatch, PROGRAMS)
+    monkeypatch.setattr(s14e, "PROGRAMS", {**s14e.PROGRAMS, **PROGRAMS})
+    assert _compile(case, s14e.CONFIG).gemm_config.pair_stages
+    c27.CASES[case]()  # (NaN-prefilled output against numpy: the case's own assertions)
