@@ -111,6 +111,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "softmax (2: the loop unrolled by two; auto: 2 without a heavy-first axis, else off)", True),
     _s("ATTN_SCHEDULE", None, ("snake", "snake_lpt", "off"), "the persistent kernels' tile order", True),
     _s("ATTN_CTAS", "auto", ("auto", "sms", "total"), "CTAs of a persistent attention launch"),
+    _s("ATTN_CTAS_PER_SM", "1", ("1", "2"), "resident CTAs per SM of a persistent chained kernel of one consumer "
+       "warp group (64-row tiles)", True),
     # the GEMM tier: transforms/tileas/
     _s("EPILOGUE_ROUNDS", "1", SWITCH, "the GEMM epilogue round by round", True),
     _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged", "registers"}),

@@ -1485,8 +1485,12 @@ def chained_ctas(record: dict, grid3: tuple[int, int, int], sm_count: int) -> tu
     ``TILEORCH_ATTN_CTAS`` (read at each launch of new arguments) ``=sms`` / ``=total`` forces either."""
 
     total = grid3[0] * grid3[1] * grid3[2]
-    sms = max(1, min(total, sm_count))
     persistent = record.get("persistent") or {}
+    per_sm = int(persistent.get("ctas_per_sm", 1))  # (a kernel built for two resident CTAs: chained_occupancy)
+    if per_sm > 1:
+        ctas = max(1, min(total, per_sm * sm_count))
+        return ctas, f"remark: {ctas} CTAs ({per_sm} per SM at most) for {total} instances"
+    sms = max(1, min(total, sm_count))
     order, heavy = persistent.get("schedule"), record.get("heavy_first")
     forced = settings.value(CHAINED_CTAS_ENV)
     if forced in ("sms", "total"):
