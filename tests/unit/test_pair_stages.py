@@ -98,10 +98,24 @@ def test_the_launchers_retile_keeps_256_columns_without_spills(pair_stages):
         assert not run_ptxas(_compile(name, RETILE).ptx, "sm_90a").spill_warnings(), name
 
 
-def test_the_pipeline_is_proved(pair_stages):
-    import dot_sweep_checks
+def test_the_pipeline_is_proved_at_the_launchers_retile(pair_stages):
+    """``tileorch check`` on concat-K's kernel at the launcher's 128 x 256 tile in 2-CTA clusters (nn.Linear's
+    K-major Bs): two stages per K tile, their B tiles multicast, free of deadlocks and races."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing.export import cutile_bytecode
 
-    dot_sweep_checks.assert_pipelines_proved(PROGRAMS["three_operand_pairs"], "three_operand_pairs")
+    p, ctx = PROGRAMS["concat_k_linear_bt"], make_context()
+    kind, lowered = lower_program(load(cutile_bytecode(p.kernel, p.spec), "concat_k_linear_bt", ctx), ctx,
+                                  config=RETILE, remarks=[])
+    protocols = extract(lowered)
+    assert kind == "gemm" and protocols
+    assert all(proto.name.endswith("_c2x1_persistent_r40_232_heuristic_sw1_edirect_d2_a2_acc1_ps") for proto in protocols)
+    for result in (check(proto) for proto in protocols):
+        assert result.ok, (result.values, result.violation)
 
 
 @pytest.mark.parametrize("case", ["three_operand_pairs", "concat_k_linear_bt", "two_k_loops_two_accumulators",
