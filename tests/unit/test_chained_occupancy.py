@@ -89,3 +89,23 @@ def test_gqa_against_numpy(two_ctas, monkeypatch):
     monkeypatch.setattr(s14e, "PROGRAMS", {**s14e.PROGRAMS, **PROGRAMS})
     assert _compile().chained["persistent"]["ctas_per_sm"] == 2
     c26.CASES[NAME]()  # (O NaN-prefilled against the f64 softmax: the case's own assertions)
+
+
+def test_the_launcher_asks_for_the_largest_shared_memory_carveout_once():
+    """Two resident CTAs need their shared memory in one SM's carveout: ``prefer_max_shared`` sets the kernel's
+    PREFERRED_SHARED_MEMORY_CARVEOUT to 100 (percent) the first time only (a stand-in driver records the calls)."""
+    from types import SimpleNamespace
+
+    from tileorch.runtime.driver import use_api
+    from tileorch.runtime.launch import prefer_max_shared
+    from tileorch.runtime.module import Kernel
+
+    calls = []
+    drv = SimpleNamespace(
+        CUfunction_attribute=SimpleNamespace(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT="carveout"),
+        cuFuncSetAttribute=lambda fn, attr, value: calls.append((fn, attr, value)) or (0,))
+    kernel = Kernel("chained_dots_64x64x64_64_f16", "fn", None)
+    with use_api(drv):
+        prefer_max_shared(kernel)
+        prefer_max_shared(kernel)
+    assert calls == [("fn", "carveout", 100)] and kernel.max_shared_carveout

@@ -1524,6 +1524,10 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
     launch_grid = grid3
     if record.get("persistent"):
         params += [struct.pack("<i", g) for g in grid3]
+        if int(record["persistent"].get("ctas_per_sm", 1)) > 1:  # (both CTAs' shared memory in one SM's carveout)
+            from tileorch.runtime.launch import prefer_max_shared
+
+            prefer_max_shared(entry.image)
         ctas, remark = chained_ctas(record, grid3, sm_count)
         entry.launch_remarks[grid3] = remark
         launch_grid = (ctas, 1, 1)
