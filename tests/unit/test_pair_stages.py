@@ -132,3 +132,14 @@ def test_the_ptx_against_numpy(pair_stages, monkeypatch, case):
     monkeypatch.setattr(s14e, "PROGRAMS", {**s14e.PROGRAMS, **PROGRAMS})
     assert _compile(case, s14e.CONFIG).gemm_config.pair_stages
     c27.CASES[case]()  # (NaN-prefilled output against numpy: the case's own assertions)
+
+
+def test_the_launchers_stages_count_whole_pairs(pair_stages):
+    """The launcher's ``stages=4`` (whole pairs' stages) becomes 4 x 2 stages of one pair, trimmed to what fits beside
+    the epilogue's staging: two accumulators narrowed to 128 columns, 32 KiB a pair, 32 KiB of TMA staging."""
+    from tileorch.kernels.gemm.config import SMEM_LIMIT
+
+    cfg = _compile("two_k_loops_two_accumulators", RETILE.replace("epilogue=direct", "epilogue=tma")).gemm_config
+    assert cfg.pair_stages and cfg.tile_n == 128 and cfg.stage_bytes == (128 + 128) * 64 * 2
+    fits = max(s for s in range(2, 4 * 2 + 1) if s * cfg.stage_bytes + cfg.epilogue_bytes <= SMEM_LIMIT)
+    assert cfg.stages == fits

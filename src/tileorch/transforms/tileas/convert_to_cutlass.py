@@ -50,7 +50,7 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import decode_record, encode_record
 from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, OUT_DTYPES, OVERRIDABLE, SMEM_LIMIT
-from tileorch.transforms.tileas.pair_stages import pair_stages_chosen
+from tileorch.transforms.tileas.pair_stages import pair_stages_chosen, per_pair_stages
 from tileorch.transforms.tileas.same_range_loops import K_SEGMENTS
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragment, in_staging,
@@ -2078,6 +2078,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                                          "shape (program ids or tile-local ranges); it cannot be retiled")
         own_n = cfg.tile_n  # (the low-rank allowance is for the program's own tile, not a wider one asked for)
         cfg = replace(cfg, **{k: v for k, v in override.items() if k in OVERRIDABLE})
+        if cfg.pair_stages and "stages" in override:  # (the stages asked for hold whole pairs: as many per pair)
+            cfg = per_pair_stages(cfg)
         cfg = replace(cfg, c_ld=bool(cfg.c_ld) or dk.c_view is not None)  # (c_ld=1: the launcher's C is a slice)
         if dk.c_transposed and cfg.epilogue != "direct":  # the transposed stores replace the direct store
             cfg = replace(cfg, epilogue="direct")

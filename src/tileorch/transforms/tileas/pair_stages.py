@@ -7,7 +7,7 @@ f16 tiles are 96 KiB, two stages fill the shared memory, and the launcher's 128 
 batches, with one stage in flight.  With ``TILEORCH_PAIR_STAGES=1`` (``GemmConfig.pair_stages``) a stage holds one
 pair's A and B tiles and each K tile takes ``pairs`` consecutive stages, in the program's order of the dots: the ring
 is the plain GEMM's (128 x 256: four stages of 48 KiB), and the stage count is the whole-pair count times the pairs
-(the shared memory's fit trims it).
+(the shared memory's fit trims it; a launcher's stage count likewise: :func:`per_pair_stages`).
 
 :func:`pair_stages_chosen` decides, with the remark saying which way and why."""
 
@@ -35,7 +35,13 @@ def pair_stages_chosen(cfg):
            "the A operand is read through registers" if cfg.a_regs else "")
     if why:
         return cfg, f"{whole}; no stage per operand pair: {why}"
-    per_pair = replace(cfg, pair_stages=True, stages=min(MOST_STAGES, cfg.stages * cfg.pairs))
+    per_pair = per_pair_stages(replace(cfg, pair_stages=True))
     return per_pair, (f"a stage per operand pair instead ({PAIR_STAGES_ENV}=1): each K tile takes {cfg.pairs} "
                       "consecutive stages of one pair's A and B tiles (pair 0's, then pair 1's, ...), each refilled "
                       "after its pair's WGMMA batch")
+
+
+def per_pair_stages(cfg):
+    """``cfg`` (``pair_stages``) with ``pairs`` stages for each of its stages, which count whole pairs' tiles (the
+    tier's ring depth, or a launcher's override): at most :data:`MOST_STAGES`; the shared memory's fit trims it."""
+    return replace(cfg, stages=min(MOST_STAGES, cfg.stages * cfg.pairs))
