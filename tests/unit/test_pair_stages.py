@@ -39,6 +39,33 @@ def test_the_rules_refuse_a_stage_per_pair_without_pairs(change, rule):
         replace(THREE, pair_stages=True, **change).check()
 
 
+@pytest.mark.parametrize("pairs,one", [(2, False), (3, True)])
+def test_the_builder_commits_a_stage_per_pair(pairs, one):
+    """The kernel builder: the pipeline's transaction size and each of the ``pairs`` producer commits per K tile one
+    pair's A and B tiles, every pair's TMA loads into its stage's first slots (no offset past one pair), the WGMMAs
+    per K step unchanged."""
+    from tileorch.dialects.cutlass.pipeline import PipelineInitOp, ProducerCommitOp
+    from tileorch.dialects.nvvm_payload import CpAsyncBulkTensorGlobalToSharedClusterOp, WgmmaMmaAsyncOp
+    from tileorch.kernels.gemm.build import build_gemm_kernel
+
+    cfg = replace(THREE, tile_n=64, stages=4, out_dtype="f16", a_operands=pairs, b_operands=pairs,
+                  one_accumulator=one, pair_stages=True).check()
+    module = build_gemm_kernel(cfg)
+    module.verify()
+    one_pair = (128 + 64) * 64 * 2
+
+    def ops(cls):
+        return [op for op in module.walk() if isinstance(op, cls)]
+
+    (init,) = ops(PipelineInitOp)
+    assert list(init.transaction_size.get_values()) == [one_pair]
+    commits = ops(ProducerCommitOp)
+    assert [c.transaction_bytes.value.data for c in commits] == [one_pair] * pairs
+    assert len(ops(CpAsyncBulkTensorGlobalToSharedClusterOp)) == 2 * pairs
+    assert not [v for op in module.walk() for v in op.results if (v.name_hint or "").startswith(("a1_off", "b1_off"))]
+    assert len(ops(WgmmaMmaAsyncOp)) == cfg.consumer_groups * pairs * (64 // 16)
+
+
 def test_the_tier_chooses_it_only_when_asked(monkeypatch):
     monkeypatch.delenv(PAIR_STAGES_ENV, raising=False)
     cfg, why = pair_stages_chosen(THREE)
