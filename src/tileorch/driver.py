@@ -262,7 +262,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                 if chained:
                     record = decode_record(chained[0].attributes[CHAINED_ATTR])
                     persistent = record.get("persistent")
-                    where = ("a persistent kernel: at most one CTA per SM, each running program instances in turn "
+                    per_sm = int((persistent or {}).get("ctas_per_sm", 1))
+                    where = (f"a persistent kernel: at most {'one CTA' if per_sm == 1 else f'{per_sm} CTAs'} per SM, "
+                             "each running program instances in turn "
                              f"({persistent['q_slots']} Q slot(s): the next instance's loads overlap this one's end)"
                              if persistent else "one CTA per program instance")
                     remarks.append("remark: chained dots compiled through the TileAS tier to TMA + WGMMA (the "

@@ -112,6 +112,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_STAGGER", "0", range(0, 1 << 20), "cycles between the consumer warp groups' starts; 0: off", True),
     _s("ATTN_SCHEDULE", None, ("snake", "snake_lpt", "off"), "the persistent kernels' tile order", True),
     _s("ATTN_CTAS", "auto", ("auto", "sms", "total"), "CTAs of a persistent attention launch"),
+    _s("ATTN_CTAS_PER_SM", "1", ("1", "2"), "resident CTAs per SM of a persistent chained kernel of one consumer "
+       "warp group (64-row tiles)", True),
     # the GEMM tier: transforms/tileas/
     _s("EPILOGUE_ROUNDS", "1", SWITCH, "the GEMM epilogue round by round", True),
     _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged", "registers"}),
@@ -125,6 +127,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "a dot on the K loop's result looping over N tiles issues the next tile's WGMMAs before the store", True),
     _s("EPILOGUE_DOT_TMA_STORE", "1", SWITCH,
        "a dot on the K loop's result looping over N tiles stores C by TMA from shared memory", True),
+    _s("PAIR_STAGES", "0", SWITCH, "a GEMM ring stage per operand pair of dots with an A and a B each", True),
     _s("GATHERED_A", "tier", ("tier", "simt"), "a gathered dot operand A on the GEMM tier or the SIMT path", True),
     # the SIMT path: transforms/tileaa_to_simt/, transforms/tileas/simt_layouts.py
     _s("WARP_PROGRAMS", "1", SWITCH, "several one-warp programs per warp", True),

@@ -110,6 +110,15 @@ def _case_two_k_lengths_difference_bt():
     s14e._check(y, _mm(x1, w1.T) - _mm(x2, w2.T), 6e-2, 1e-2)
 
 
+def _case_second_loop_as_column_tiles():
+    """``relu(x @ w1) @ w2`` with the second dot per column tile (program id 1): the epilogue dot looping over Y's
+    column tiles, ``relu(h)`` rounded to f16 as the program does, Y NaN-prefilled (M and K ragged)."""
+    x, w1, w2 = _h(200, 200), _h(200, 64, scale=0.25), _h(64, 192, scale=0.25)
+    y = emulate("second_loop_as_column_tiles", {0: x, 1: w1, 2: w2, 3: _nan((200, 192))})[3]
+    a = np.maximum(_mm(x, w1), 0.0).astype(np.float16)
+    s14e._check(y, _mm(a, w2), 3e-2, 1e-2)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 

@@ -26,9 +26,10 @@ def entry_regs(warp_groups: int, ctas_per_sm: int = 1) -> int:
     return min(MAX_THREAD_REGS // 8 * 8, REGISTER_FILE // (WARP_GROUP * warp_groups * max(1, ctas_per_sm)) // 8 * 8)
 
 
-def slot_budget(warp_groups: int) -> int:
-    """Registers per lane slot the warp groups' ``setmaxnreg`` counts share (their sum must not pass it)."""
-    return warp_groups * entry_regs(warp_groups)
+def slot_budget(warp_groups: int, ctas_per_sm: int = 1) -> int:
+    """Registers per lane slot the warp groups' ``setmaxnreg`` counts share (their sum must not pass it), for
+    ``ctas_per_sm`` resident CTAs."""
+    return warp_groups * entry_regs(warp_groups, ctas_per_sm)
 
 
 def fits(producer: int, consumer: int, consumers: int) -> bool:
@@ -37,10 +38,11 @@ def fits(producer: int, consumer: int, consumers: int) -> bool:
     return producer + consumers * consumer <= slot_budget(consumers + 1)
 
 
-def most_consumer_regs(producer: int, consumers: int, cap: int) -> int:
+def most_consumer_regs(producer: int, consumers: int, cap: int, ctas_per_sm: int = 1) -> int:
     """The largest ``setmaxnreg`` count (a multiple of 8, at most ``cap``) that each of ``consumers``
-    consumer warp groups may take beside a producer warp group of ``producer`` registers."""
-    return min(cap, (slot_budget(consumers + 1) - producer) // consumers // 8 * 8)
+    consumer warp groups may take beside a producer warp group of ``producer`` registers (``ctas_per_sm``
+    such CTAs resident)."""
+    return min(cap, (slot_budget(consumers + 1, ctas_per_sm) - producer) // consumers // 8 * 8)
 
 
 __all__ = ["entry_regs", "fits", "most_consumer_regs", "slot_budget"]

@@ -1485,8 +1485,12 @@ def chained_ctas(record: dict, grid3: tuple[int, int, int], sm_count: int) -> tu
     ``TILEORCH_ATTN_CTAS`` (read at each launch of new arguments) ``=sms`` / ``=total`` forces either."""
 
     total = grid3[0] * grid3[1] * grid3[2]
-    sms = max(1, min(total, sm_count))
     persistent = record.get("persistent") or {}
+    per_sm = int(persistent.get("ctas_per_sm", 1))  # (a kernel built for two resident CTAs: chained_occupancy)
+    if per_sm > 1:
+        ctas = max(1, min(total, per_sm * sm_count))
+        return ctas, f"remark: {ctas} CTAs ({per_sm} per SM at most) for {total} instances"
+    sms = max(1, min(total, sm_count))
     order, heavy = persistent.get("schedule"), record.get("heavy_first")
     forced = settings.value(CHAINED_CTAS_ENV)
     if forced in ("sms", "total"):
@@ -1520,6 +1524,10 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
     launch_grid = grid3
     if record.get("persistent"):
         params += [struct.pack("<i", g) for g in grid3]
+        if int(record["persistent"].get("ctas_per_sm", 1)) > 1:  # (both CTAs' shared memory in one SM's carveout)
+            from tileorch.runtime.launch import prefer_max_shared
+
+            prefer_max_shared(entry.image)
         ctas, remark = chained_ctas(record, grid3, sm_count)
         entry.launch_remarks[grid3] = remark
         launch_grid = (ctas, 1, 1)

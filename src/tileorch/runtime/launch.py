@@ -173,6 +173,19 @@ def _prepare(kernel: Kernel, cfg: LaunchConfig) -> None:
         )
 
 
+def prefer_max_shared(kernel: Kernel) -> None:
+    """Ask the driver for the SM's largest shared-memory carveout for ``kernel`` (once per kernel): a kernel built
+    for several resident CTAs per SM (``.minnctapersm`` > 1) needs their shared memory together in one SM's
+    carveout, which the driver's default choice need not give."""
+    if kernel.max_shared_carveout:
+        return
+    drv = api()
+    check(drv.cuFuncSetAttribute(kernel.function,
+                                 drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100),
+          f"cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT=100) for '{kernel.name}'")
+    kernel.max_shared_carveout = True
+
+
 def launch(
     kernel: Kernel, grid: Any, block: Any, args: tuple[Any, ...] | list[Any] = (),
     cluster: Any = 1, smem: int = 0, stream: int = 0, timeout_s: float = 10.0, wait: bool = True,

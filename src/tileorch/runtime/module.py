@@ -22,6 +22,7 @@ class Kernel:
     module: Module
     param_sizes: list[int] = field(default_factory=list)
     max_dynamic_smem: int = 0
+    max_shared_carveout: bool = False  # (the largest shared-memory carveout asked for: launch.prefer_max_shared)
     _registers: int | None = None
 
     def registers(self) -> int:

@@ -15,7 +15,8 @@ bounded by its own operand's K (``cdiv(X1.shape[1], tk)``, ``cdiv(X2.shape[1], t
 ``two_k_lengths_difference_bt``): K segments of one pipeline (pair 0's K tiles, then pair 1's:
 ``GemmConfig.k_segments``).  Still refused, with the located reason at the second loop: loops over ranges that
 are not the same function of the operands' extents (a scalar trip count per loop), and a second loop that reads
-the first's result (``acc2 += f(acc1) @ w2``).
+the first's result (``acc2 += f(acc1) @ w2``), whose refusal names the rewrite the WGMMA kernel takes (the second
+loop's index as the grid's axis 1: ``second_loop_as_column_tiles``).
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` ("gemm" = TMA + WGMMA,
 "simt" with ``error`` = the located remark saying why not), driven by tests/unit/test_cover27_compile.py (path,
@@ -205,6 +206,21 @@ def two_k_loops_second_reads_first(X, W1, W2, Y, tm: C[int], tk: C[int]):
         acc = ct.zeros((tm, tk), dtype=ct.float32)
 
 
+@ct.kernel
+def second_loop_as_column_tiles(X, W1, W2, Y, tm: C[int], tk: C[int]):
+    """``two_k_loops_second_reads_first`` written as its refusal says: the second loop's index is the grid's axis 1
+    (``j = ct.bid(1)``), one dot of ``relu(h)`` with ``W2``'s tile ``j`` after the K loop and its store (the WGMMA
+    kernel computes ``h`` once per row tile and loops the second dot over ``Y``'s column tiles itself)."""
+    bm, j = ct.bid(0), ct.bid(1)
+    h = ct.zeros((tm, tk), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[1], tk)):
+        h = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                   ct.load(W1, index=(k, 0), shape=(tk, tk), padding_mode=ZERO), h)
+    a = ct.maximum(h, 0.0).astype(ct.float16)
+    y = ct.mma(a, ct.load(W2, index=(0, j), shape=(tk, tk), padding_mode=ZERO), ct.zeros((tm, tk), dtype=ct.float32))
+    ct.store(Y, index=(bm, j), tile=y.astype(Y.dtype))
+
+
 _M, _K, _N = 200, 200, 192  # ragged M and K against the 128 x 64 x 64 tiles; N two whole tiles and a half
 _add("concat_k_linear_bt", concat_k_linear_bt,
      [_a((_M, _K), BF16), _a((_N + 40, _K), BF16), _a((_M, _K), BF16), _a((_N + 40, _K), BF16), _a((_N + 40,), BF16),
@@ -236,3 +252,7 @@ _add("two_k_loops_scalar_trip_counts", two_k_loops_scalar_trip_counts,
 _add("two_k_loops_second_reads_first", two_k_loops_second_reads_first,
      [_a((_M, _K)), _a((_K, 64)), _a((64, _N)), _a((_M, _N)), 128, 64], (2,), "simt",
      error="the second loop reads the first loop's result", outputs=(3,))
+_add("second_loop_as_column_tiles", second_loop_as_column_tiles,
+     [_a((_M, _K)), _a((_K, 64)), _a((64, _N)), _a((_M, _N)), 128, 64], (2, 3), "gemm", outputs=(3,),
+     notes="the rewrite two_k_loops_second_reads_first's refusal names: a second dot on the K loop's result per "
+           "column tile (the epilogue dot, GemmConfig.epi_n)")

@@ -435,34 +435,42 @@ def _producer(k: _Kernel) -> None:
 
             def k_loop(lo: SSAValue, hi: SSAValue, s_in: SSAValue, pairs: list[int], origin: SSAValue | None):
                 """The producer's K steps ``lo .. hi - 1`` loading operand pairs ``pairs`` (all of them; one, from
-                the stage's first slots, for a K segment: ``cfg.k_segments``, its K tiles counted from ``origin``)."""
+                the stage's first slots, for a K segment: ``cfg.k_segments``, its K tiles counted from ``origin``),
+                into one stage per K step, or one stage per pair (``cfg.pair_stages``: pair 0's, pair 1's, ...)."""
                 body = Block(arg_types=[i32, t.state])
                 with ImplicitBuilder(body) as (kt, st):
                     _named(kt, "kt"), _named(st, "st")
-                    # wait until every consumer (of every CTA reading this stage) has released it
-                    pl.ProducerAcquireOp(k.ready, st)
-                    with _if(leader):
-                        fb = _named(pl.GetProducerBarrierOp(k.ready, st).results[0], "fb")
-                        idx = _named(pl.StateGetIndexOp(st).results[0], "idx")
-                        a_off = _named(_mul(idx, k.stage_bytes), "a_off")
-                        b_off = _named(_add(a_off, k.a_bytes), "b_off")
-                        kc = _named(_mul(kt if origin is None else arith.SubiOp(kt, origin).result, k.c_tile_k), "kc")
-                        a_maps = [(i, k.tmaps_a[i]) for i in pairs if i < len(k.tmaps_a)]
-                        for slot, (i, tmap) in enumerate(a_maps):  # A i's tile follows A i-1's (an A per dot)
-                            off = a_off if slot == 0 else _named(_add(a_off, _const(slot * cfg.a_stage_bytes)),
-                                                                 f"a{i}_off")
-                            _a_loads(k, off, kc, m0, fb, tl, tmap, "" if i == 0 else f"_{i}_")
-                        b_maps = [(i, k.tmaps_b[i]) for i in pairs if i < len(k.tmaps_b)]
-                        for slot, (i, tmap) in enumerate(b_maps):  # B i's tile follows B i-1's in the stage
-                            off = b_off if slot == 0 else _named(_add(b_off, _const(slot * cfg.b_stage_bytes)),
-                                                                 f"b{i}_off")
-                            low_rank = cfg.lora_rank and i == 1  # (its column block 0, lora_rank wide)
-                            _b_loads(k, off, kc, _const(0, name="lora_n0") if low_rank else n0, fb, tl, rank, mcast,
-                                     tmap, "" if i == 0 else f"_{i}_", cfg.b_tile_ns[i])
-                    # the elected thread arrives expecting the stage's bytes (all A tiles + all B slices)
-                    pl.ProducerCommitOp(k.ready, st, cfg.tx_bytes)
-                    scf.YieldOp(pl.StateIncrementOp(st).results[0])
+                    for group in ([[i] for i in pairs] if cfg.pair_stages else [pairs]):
+                        st = fill(kt, st, group, origin)
+                    scf.YieldOp(st)
                 return scf.ForOp(lo, hi, k.c1, [s_in], Region(body)).results[0]
+
+            def fill(kt: SSAValue, st: SSAValue, pairs: list[int], origin: SSAValue | None) -> SSAValue:
+                """Stage ``st`` filled with K tile ``kt`` of operand pairs ``pairs`` (from the stage's first slots);
+                returns the state after it."""
+                # wait until every consumer (of every CTA reading this stage) has released it
+                pl.ProducerAcquireOp(k.ready, st)
+                with _if(leader):
+                    fb = _named(pl.GetProducerBarrierOp(k.ready, st).results[0], "fb")
+                    idx = _named(pl.StateGetIndexOp(st).results[0], "idx")
+                    a_off = _named(_mul(idx, k.stage_bytes), "a_off")
+                    b_off = _named(_add(a_off, k.a_bytes), "b_off")
+                    kc = _named(_mul(kt if origin is None else arith.SubiOp(kt, origin).result, k.c_tile_k), "kc")
+                    a_maps = [(i, k.tmaps_a[i]) for i in pairs if i < len(k.tmaps_a)]
+                    for slot, (i, tmap) in enumerate(a_maps):  # A i's tile follows A i-1's (an A per dot)
+                        off = a_off if slot == 0 else _named(_add(a_off, _const(slot * cfg.a_stage_bytes)),
+                                                             f"a{i}_off")
+                        _a_loads(k, off, kc, m0, fb, tl, tmap, "" if i == 0 else f"_{i}_")
+                    b_maps = [(i, k.tmaps_b[i]) for i in pairs if i < len(k.tmaps_b)]
+                    for slot, (i, tmap) in enumerate(b_maps):  # B i's tile follows B i-1's in the stage
+                        off = b_off if slot == 0 else _named(_add(b_off, _const(slot * cfg.b_stage_bytes)),
+                                                             f"b{i}_off")
+                        low_rank = cfg.lora_rank and i == 1  # (its column block 0, lora_rank wide)
+                        _b_loads(k, off, kc, _const(0, name="lora_n0") if low_rank else n0, fb, tl, rank, mcast,
+                                 tmap, "" if i == 0 else f"_{i}_", cfg.b_tile_ns[i])
+                # the elected thread arrives expecting the stage's bytes (all A tiles + all B slices)
+                pl.ProducerCommitOp(k.ready, st, cfg.tx_bytes)
+                return pl.StateIncrementOp(st).results[0]
 
             if cfg.k_segments:  # the pairs' K loops one after the other, the pipeline's state carried across
                 after, lo = s, kbeg
@@ -612,10 +620,15 @@ def _register_copies(frags: list[list[SSAValue]], b: int) -> list[list[SSAValue]
              for q, r in enumerate(f)] for j, f in enumerate(frags)]
 
 
-def _release_previous(k: _Kernel, kt: SSAValue, kbeg: SSAValue, prev: SSAValue, in_flight: int) -> None:
+def _release_previous(k: _Kernel, kt: SSAValue, kbeg: SSAValue, prev: SSAValue, in_flight: int,
+                      first: bool = True) -> None:
     """Wait until at most ``in_flight`` WGMMA batches are pending (the previous K step's done), then
-    release the previous K step's stage (not in a work unit's first step)."""
+    release the previous K step's stage (not in a work unit's first step; ``first`` False: a later stage of
+    the K step, ``cfg.pair_stages``, whose previous stage is the step's own, released unconditionally)."""
     nvvm.WgmmaWaitGroupSyncOp(in_flight)
+    if not first:
+        pl.ConsumerReleaseOp(k.ready, prev).attributes["cutlass.reads_retired"] = UnitAttr()
+        return
     with _if(_named(arith.CmpiOp(kt, kbeg, "ne").result, "not_first")):
         release = pl.ConsumerReleaseOp(k.ready, prev)
         release.attributes["cutlass.reads_retired"] = UnitAttr()
@@ -676,35 +689,46 @@ def _consumer(k: _Kernel, wg: int) -> None:
                     _named(kt, "kt"), _named(st, "st"), _named(prev, "prev")
                     for i, acc in enumerate(accs):
                         _named(acc, "acc" if i == 0 else f"acc{i}")
-                    pl.ConsumerWaitOp(k.ready, st)
-                    idx64 = arith.ExtUIOp(pl.StateGetIndexOp(st).results[0], i64).result
-                    soff = _mul(idx64, stage_units)
-                    da_stage = _named(_add(da_base, soff), "da_stage")
-                    db_stage = _named(_add(db_base, soff), "db_stage")
-                    if cfg.b_raw or (cfg.a_raw and not cfg.a_regs):
-                        _computed_b(k, pl.StateGetIndexOp(st).results[0])
-                    frags = None
-                    if cfg.a_regs:  # the previous batch read the A registers: retired before they are rewritten
-                        frags = _register_a_slots(k, pl.StateGetIndexOp(st).results[0],
-                                                  lambda: _release_previous(k, kt, kbeg, prev, 0))
-                    # a register A read by several B operands' WGMMAs: a copy of its registers per B after the first
-                    # (an in-flight WGMMA's A registers may not be read by another instruction, PTX ISA wgmma.mma_async)
-                    frags_of = [frags] + [_register_copies(frags, i) for i in range(1, nacc)] if frags else [None] * nacc
-                    nvvm.WgmmaFenceAlignedOp()
-                    acc_next = list(accs)
-                    for slot, i in enumerate(pairs):  # B i's tile is i * b_stage_bytes after B 0's (A i's likewise)
-                        db_i = db_stage if slot == 0 or cfg.b_operands == 1 else _named(
-                            _add(db_stage, _const(slot * cfg.b_stage_bytes // 16, i64)), f"db{i}_stage")
-                        da_i = da_stage if slot == 0 or cfg.a_operands == 1 else _named(
-                            _add(da_stage, _const(slot * cfg.a_stage_bytes // 16, i64)), f"da{i}_stage")
-                        j = 0 if cfg.one_accumulator else i  # (one accumulator: the pairs' WGMMAs chain on it)
-                        acc_next[j] = _wgmma_steps(k, acc_next[j], da_i, db_i, c0_i64, frags_of[i],
-                                                   cfg.b_tile_ns[i if cfg.b_operands > 1 else 0])
-                    nvvm.WgmmaGroupSyncAlignedOp()
-                    if not cfg.a_regs:
-                        _release_previous(k, kt, lo, prev, 1)
-                    scf.YieldOp(*acc_next, pl.StateIncrementOp(st).results[0], st)
+                    accs = list(accs)
+                    for g, group in enumerate([[i] for i in pairs] if cfg.pair_stages else [pairs]):
+                        accs = step(kt, accs, st, prev, group, lo, g == 0)
+                        st, prev = pl.StateIncrementOp(st).results[0], st
+                    scf.YieldOp(*accs, st, prev)
                 return list(scf.ForOp(lo, hi, k.c1, inits, Region(body)).results)
+
+            def step(kt: SSAValue, accs: list[SSAValue], st: SSAValue, prev: SSAValue, pairs: list[int],
+                     lo: SSAValue, first: bool) -> list[SSAValue]:
+                """The WGMMA batches of operand pairs ``pairs`` on stage ``st`` (from its first slots), then the
+                previous stage ``prev`` released (not in the work unit's first K step, when ``first``: the
+                step's first stage); returns the accumulators."""
+                pl.ConsumerWaitOp(k.ready, st)
+                idx64 = arith.ExtUIOp(pl.StateGetIndexOp(st).results[0], i64).result
+                soff = _mul(idx64, stage_units)
+                da_stage = _named(_add(da_base, soff), "da_stage")
+                db_stage = _named(_add(db_base, soff), "db_stage")
+                if cfg.b_raw or (cfg.a_raw and not cfg.a_regs):
+                    _computed_b(k, pl.StateGetIndexOp(st).results[0])
+                frags = None
+                if cfg.a_regs:  # the previous batch read the A registers: retired before they are rewritten
+                    frags = _register_a_slots(k, pl.StateGetIndexOp(st).results[0],
+                                              lambda: _release_previous(k, kt, kbeg, prev, 0))
+                # a register A read by several B operands' WGMMAs: a copy of its registers per B after the first
+                # (an in-flight WGMMA's A registers may not be read by another instruction, PTX ISA wgmma.mma_async)
+                frags_of = [frags] + [_register_copies(frags, i) for i in range(1, nacc)] if frags else [None] * nacc
+                nvvm.WgmmaFenceAlignedOp()
+                acc_next = list(accs)
+                for slot, i in enumerate(pairs):  # B i's tile is i * b_stage_bytes after B 0's (A i's likewise)
+                    db_i = db_stage if slot == 0 or cfg.b_operands == 1 else _named(
+                        _add(db_stage, _const(slot * cfg.b_stage_bytes // 16, i64)), f"db{i}_stage")
+                    da_i = da_stage if slot == 0 or cfg.a_operands == 1 else _named(
+                        _add(da_stage, _const(slot * cfg.a_stage_bytes // 16, i64)), f"da{i}_stage")
+                    j = 0 if cfg.one_accumulator else i  # (one accumulator: the pairs' WGMMAs chain on it)
+                    acc_next[j] = _wgmma_steps(k, acc_next[j], da_i, db_i, c0_i64, frags_of[i],
+                                               cfg.b_tile_ns[i if cfg.b_operands > 1 else 0])
+                nvvm.WgmmaGroupSyncAlignedOp()
+                if not cfg.a_regs:
+                    _release_previous(k, kt, lo, prev, 1, first)
+                return acc_next
 
             zeros = [zero if ty == t.acc else _named(llvm.ZeroOp(result_types=[ty]).results[0], f"zero_n{n}")
                      for ty, n in zip(acc_types, acc_ns)]

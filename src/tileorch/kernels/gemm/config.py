@@ -148,6 +148,11 @@ class GemmConfig:
     K tiles, then pair 1's, ... through the one pipeline, the consumers run the same K segments in the same order
     (the pipeline's state carried across them); pair ``i``'s K is the kernel's i32 parameter ``k<i>`` after the
     other As' tensor maps (pair 0's is ``k``)."""
+    pair_stages: bool = False
+    """With an A and a B per dot (:attr:`a_operands` = :attr:`b_operands` = :attr:`pairs` > 1) over one K: a stage
+    holds one pair's A and B tiles, and each K tile takes :attr:`pairs` consecutive stages (pair 0's, pair 1's, ...)
+    instead of one stage holding every pair's.  The order of the WGMMA batches is the same; the ring's stages are
+    :attr:`pairs` times smaller, so as many more fit and a stage is refilled after one pair's batch, not all of them."""
     one_accumulator: bool = False
     """With :attr:`b_operands` > 1: the dots accumulate in order into one accumulator (``acc = z @ w2 + (x @ w1
     + acc)``, one product over several operand pairs) instead of one accumulator each."""
@@ -394,7 +399,7 @@ class GemmConfig:
     @property
     def b_operand_bytes(self) -> int:
         """Bytes of a stage's B operand tiles (:attr:`b_tile_ns` wide each; one pair's with :attr:`k_segments`)."""
-        return (self.b_tile_ns[0] if self.k_segments else sum(self.b_tile_ns)) * self.tile_k * self.element_bytes
+        return (self.b_tile_ns[0] if self.one_pair_per_stage else sum(self.b_tile_ns)) * self.tile_k * self.element_bytes
 
     @property
     def pairs(self) -> int:
@@ -404,7 +409,13 @@ class GemmConfig:
     @property
     def a_operand_bytes(self) -> int:
         """Bytes of a stage's A operand tiles (:attr:`a_operands` of :attr:`a_stage_bytes`); the B tiles follow."""
-        return (1 if self.k_segments else self.a_operands) * self.a_stage_bytes
+        return (1 if self.one_pair_per_stage else self.a_operands) * self.a_stage_bytes
+
+    @property
+    def one_pair_per_stage(self) -> bool:
+        """Whether a stage holds one operand pair's tiles (:attr:`k_segments` or :attr:`pair_stages`), not every
+        pair's."""
+        return self.k_segments or self.pair_stages
 
     @property
     def stage_bytes(self) -> int:
@@ -464,7 +475,7 @@ class GemmConfig:
                 f"{'_ta' if self.transpose_a else ''}{'_gl' if self.grid_l else ''}"
                 f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}"
                 f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}"
-                f"{f'_a{self.a_operands}' if self.a_operands != 1 else ''}{'_acc1' if self.one_accumulator else ''}{'_seg' if self.k_segments else ''}{'_ct' if self.c_transposed else ''}"
+                f"{f'_a{self.a_operands}' if self.a_operands != 1 else ''}{'_acc1' if self.one_accumulator else ''}{'_seg' if self.k_segments else ''}{'_ps' if self.pair_stages else ''}{'_ct' if self.c_transposed else ''}"
                 f"{'_ld' if self.c_ld else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
                 f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}"
@@ -506,6 +517,10 @@ class GemmConfig:
              "no launch-time transposed A"),
             (not self.k_segments or (self.a_operands == self.b_operands > 1 and self.schedule != "streamk"),
              "K segments (k_segments) run pairs of an A and a B each (a_operands = b_operands > 1), not Stream-K"),
+            (not self.pair_stages or (self.a_operands == self.b_operands > 1 and not self.k_segments
+                                      and self.schedule != "streamk"),
+             "a stage per operand pair (pair_stages) runs pairs of an A and a B each (a_operands = b_operands > 1) "
+             "over one K, not K segments, not Stream-K"),
             (not self.one_accumulator or (self.pairs > 1 and not self.lora_rank),
              "one accumulator for several dots (one_accumulator) needs several operand pairs of one tile_n"),
             (self.pairs == 1 or self.schedule != "streamk",

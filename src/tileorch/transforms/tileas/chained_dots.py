@@ -68,7 +68,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
@@ -93,6 +93,7 @@ from tileorch.kernels.gemm.build import CLUSTER_PTR, GENERIC_PTR, TMAP_ATTRS, de
 from tileorch.transforms.bound_waits import WAIT_RING, WAIT_SITE
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, lower_scalar_op
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, SHARED_PTR, Emitter, inline_asm, memory_type
+from tileorch.transforms.tileas.chained_occupancy import ctas_per_sm
 from tileorch.transforms.tileas.common import producer_load, source_load
 from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONLY, Coord, EpilogueLowering, KernelEnv,
                                                   unsupported)
@@ -487,14 +488,14 @@ addresses, the loop's bookkeeping and the softmax's temporaries beside S, P and 
 margin of 20 was kept after 256x32 at d128 spilled 12 bytes)."""
 
 
-def consumer_regs(consumers: int) -> int:
+def consumer_regs(consumers: int, ctas_per_sm: int = 1) -> int:
     """setmaxnreg of each of ``consumers`` warp groups beside the producer's :data:`PRODUCER_REGS`, a
     multiple of 8, at most :data:`CONSUMER_REGS`, within what the CTA starts with
     (:func:`tileorch.dialects.register_budget.slot_budget`): one or two warp groups 240; four (a 256-row tile)
     112, not the 120 of 512 / 4 (a CTA of 640 threads starts with 96 registers: 5 x 96 = 480 < 24 + 4 x
     120, and the fourth group's increase waited forever: sweep 6's attn_bm256 never finished on the
     H200 or the H100, sessions 22 and 23, while the PTX emulator, which has no register pool, passed)."""
-    return most_consumer_regs(PRODUCER_REGS, consumers, CONSUMER_REGS)
+    return most_consumer_regs(PRODUCER_REGS, consumers, CONSUMER_REGS, ctas_per_sm)
 _DT = {Float16Type: "f16", BFloat16Type: "bf16"}
 
 
@@ -1269,6 +1270,8 @@ class Plan:
     q_slots: int = 1
     """Q tiles in shared memory (2 in a persistent kernel where they fit: the next instance's Q
     loads while this one's is read)."""
+    ctas_per_sm: int = 1
+    """Resident CTAs per SM the kernel is built for (:mod:`~tileorch.transforms.tileas.chained_occupancy`)."""
 
     @property
     def consumers(self) -> int:
@@ -1441,7 +1444,7 @@ class _Kernel:
                               arg_attrs=ArrayAttr([TMAP_ATTRS] * len(names)))
         self.fn.attributes["nvvm.kernel"] = UnitAttr()
         self.fn.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [plan.threads, 1, 1])
-        self.fn.attributes["nvvm.minctasm"] = IntegerAttr(1, i32)
+        self.fn.attributes["nvvm.minctasm"] = IntegerAttr(plan.ctas_per_sm, i32)
         self.args = _append_parameters(self.fn, ck.kernel)
         self.e = Emitter(block, 128)
         # the persistent kernel's current work tile (None: one program instance per CTA): the ring
@@ -1876,7 +1879,7 @@ class _Kernel:
         self.consumer = Block()
         self.e = self.e.nested(self.consumer)
         ck, plan, off, e = self.ck, self.plan, self.off, self.e
-        e.add(nvvm.SetMaxRegisterOp(nvvm.SetMaxRegisterAction.INCREASE, consumer_regs(self.plan.consumers)))
+        e.add(nvvm.SetMaxRegisterOp(nvvm.SetMaxRegisterAction.INCREASE, consumer_regs(self.plan.consumers, self.plan.ctas_per_sm)))
         smem_i = self.v(llvm.PtrToIntOp(self.smem, i64), "smem_i")
         amask = _hint(e.const(262143, i64), "amask")
         c4_l = _hint(e.const(4, i64), "c4_l")
@@ -3650,6 +3653,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         if ck.q_prologue is not None or ck.b_prologue is not None:
             _fail((ck.q_prologue or ck.b_prologue).top.owner, f"a Q or K prologue with {ck.tm}-row tiles (four "
                                                              "consumer warp groups) is not supported")
+    occupancy, occupancy_why = ctas_per_sm(plan.consumers, plan.persistent, plan.smem)
+    plan = replace(plan, ctas_per_sm=occupancy)
     persistent = plan.persistent
     snake = schedule(heavy is not None) if persistent else None  # the snake order of the instances (_WorkTiles.snaked)
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_x{ck.k1}" if ck.k1 > 1 else "")
@@ -3963,6 +3968,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "guards": _stage_guards(ck, plan)}
     if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters
         record["persistent"] = {"q_slots": plan.q_slots}
+        if plan.ctas_per_sm > 1:
+            record["persistent"]["ctas_per_sm"] = plan.ctas_per_sm
         if snake:
             record["persistent"]["schedule"] = snake
             if schedule_by_default():
@@ -4027,6 +4034,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                                                    f"instances along axis {work_items[1]} (their count computed in "
                                                    "the kernel), on as many CTAs as the launch has programs (at "
                                                    "most one per SM)", "remark"))
+    if occupancy_why:
+        located.append(occupancy_why)
     if located:  # remarks at the user's lines (the driver prints them with the tier's remark)
         record["remarks"] = located
     if ck.q_prologue is not None:  # applied in place to the Q tile after each Q load

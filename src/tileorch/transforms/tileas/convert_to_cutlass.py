@@ -50,6 +50,7 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import decode_record, encode_record
 from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, OUT_DTYPES, OVERRIDABLE, SMEM_LIMIT
+from tileorch.transforms.tileas.pair_stages import pair_stages_chosen, per_pair_stages
 from tileorch.transforms.tileas.same_range_loops import K_SEGMENTS
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragment, in_staging,
@@ -2047,6 +2048,9 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw, c_ld=dk.c_view is not None,
                      a_regs=register_a_chosen(dk.a_raw, a_major, tk, len(_k_vectors(dk, dk.a_prologue)))
                      or dk.a_gather, a_gather=dk.a_gather)
+    cfg, why_pairs = pair_stages_chosen(cfg)  # (before a retiling's fit: the stage bytes it checks)
+    if why_pairs:
+        dk.remarks.append(why_pairs)
     if dk.epi_dot is not None:  # the second dot on the accumulator: its N is C's tile (epilogue_dot)
         epi_epilogue, why = n_loop_epilogue(dk.epi_loop, epilogue)
         overlap, why_overlap = n_loop_overlap(dk.epi_loop)
@@ -2074,6 +2078,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                                          "shape (program ids or tile-local ranges); it cannot be retiled")
         own_n = cfg.tile_n  # (the low-rank allowance is for the program's own tile, not a wider one asked for)
         cfg = replace(cfg, **{k: v for k, v in override.items() if k in OVERRIDABLE})
+        if cfg.pair_stages and "stages" in override:  # (the stages asked for hold whole pairs: as many per pair)
+            cfg = per_pair_stages(cfg)
         cfg = replace(cfg, c_ld=bool(cfg.c_ld) or dk.c_view is not None)  # (c_ld=1: the launcher's C is a slice)
         if dk.c_transposed and cfg.epilogue != "direct":  # the transposed stores replace the direct store
             cfg = replace(cfg, epilogue="direct")

@@ -97,8 +97,10 @@ def reads_first_why(l1: scf.ForOp, l2: scf.ForOp) -> str | None:
     if not reads_first(l1, l2):
         return None
     return ("the second loop reads the first loop's result (e.g. acc2 += f(acc1) @ w2): its K steps need the "
-            "first loop complete; a second dot on the accumulator after the loop (C = f(A B) E, one N tile of "
-            "E per step) is the form the WGMMA kernel takes")
+            "first loop complete; write the second loop's index as the grid's axis 1 instead (j = ct.bid(1): after "
+            "the first loop, one dot of f(acc1) with the second operand's tile j and its store), which the WGMMA "
+            "kernel takes: it computes the first loop once per row tile and loops that dot over the output's "
+            "column tiles (C = f(A B) E)")
 
 
 def _operand_extents(loop: scf.ForOp) -> dict[int, tuple[int, int]]:
