@@ -69,10 +69,12 @@ def _line(kernel, marker: str) -> int:
 
 
 def _warnings(kernel, spec: list) -> tuple[str, list[str]]:
-    from tileorch.driver import compile_program
+    """The kind the driver chose and the tier's refusals: the lowering only (``lower_once``: the SIMT fallback's
+    back end, most of the compile, makes no refusal)."""
+    from tileorch.testing.compile_memo import lower_once
     from tileorch.testing.export import cutile_bytecode
 
-    p = compile_program(cutile_bytecode(kernel, spec), "<chained refusal>", ptxas=False)
+    p = lower_once(cutile_bytecode(kernel, spec), "<chained refusal>")
     return p.kind, [r for r in p.remarks if "the tensor-core path refused this kernel" in r]
 
 

@@ -44,6 +44,17 @@ def _compile(kernel, spec, config=EMULATE):
     return compile_cutile(kernel, spec, kernel.__name__ if hasattr(kernel, "__name__") else "k", config=config)
 
 
+def _lower(kernel, spec, config=""):
+    """The lowering's record of ``kernel`` (its kind, remarks, GEMM configuration) without the back end, for the
+    tests whose point is the tier's decision and not the PTX (``tileorch.testing.compile_memo.lower_once``: a
+    refused program's SIMT back end was ~4/5 of its compile's CPU)."""
+    from tileorch.testing.compile_memo import lower_once
+    from tileorch.testing.export import cutile_bytecode
+
+    return lower_once(cutile_bytecode(kernel, spec), kernel.__name__ if hasattr(kernel, "__name__") else "k",
+                      arch="sm_90a", config=config)
+
+
 def _emulate(kernel, spec, inputs: dict, out: int, e: int, more_b: tuple[int, ...] = (), epi_c: int = 1,
              config: str = EMULATE):
     """Run the program on its spec's shapes (A argument 0, B 1, E ``e``, C ``out``, the other Bs ``more_b``; a kernel
@@ -206,7 +217,7 @@ def test_the_setting_off_keeps_one_n_tile_per_work_tile(monkeypatch):
     pipeline), with a remark naming the setting."""
     monkeypatch.setenv("TILEORCH_EPILOGUE_DOT_COARSEN", "off")
     spec = [_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 128, 64]
-    prog = _compile(P.mlp_silu_one_hidden_tile, spec, config="")
+    prog = _lower(P.mlp_silu_one_hidden_tile, spec)
     assert not prog.gemm_config.epi_loop and prog.gemm_config.epi_stages == 1, prog.gemm_config
     assert any("one N tile per work tile (the first dot recomputed for each): TILEORCH_EPILOGUE_DOT_COARSEN=off" in r
                for r in prog.remarks), prog.remarks
@@ -330,7 +341,7 @@ def test_refused_at_the_programs_line(name):
 
     spec, words, source = REFUSED[name]
     kernel = getattr(P, name.split("@")[0])
-    prog = _compile(kernel, spec, config="")
+    prog = _lower(kernel, spec)
     assert prog.kind == "simt", prog.remarks
     here = re.escape(P.__file__)
     hits = [r for r in prog.remarks if re.match(rf"{here}:\d+:\d+: warning: convert-nv-tileas-to-cutlass: a dot on "
@@ -347,7 +358,7 @@ def test_e_padded_with_nan_is_refused_at_its_load():
     import inspect
 
     spec = [_a((200, 256)), _a((256, 48)), _a((48, 192)), _a((200, 192)), 64, 128, 64, 64]
-    prog = _compile(P.refused_e_padded_nan, spec, config="")
+    prog = _lower(P.refused_e_padded_nan, spec)
     assert prog.kind == "simt", prog.remarks
     here = re.escape(P.__file__)
     hits = [r for r in prog.remarks if re.match(rf"{here}:\d+:\d+: warning: this dot operand is loaded with "

@@ -204,18 +204,19 @@ def gather_scaled_rows(X, Tok, S, W, Y, tm: C[int], tn: C[int], tk: C[int]):
     ct.store(Y, index=(bm, bn), tile=acc)
 
 
-def _default_compile(kernel, spec, name):
-    from tileorch.testing.compile_memo import compile_once
+def _lowered(kernel, spec, name):
+    """The lowering's record only (``lower_once``): for a refusal, whose SIMT fallback's PTX no test here reads."""
+    from tileorch.testing.compile_memo import lower_once
     from tileorch.testing.export import cutile_bytecode
 
-    return compile_once(cutile_bytecode(kernel, spec), name, arch="sm_90a", ptxas=False)
+    return lower_once(cutile_bytecode(kernel, spec), name, arch="sm_90a")
 
 
 def test_int8_gathered_rows_are_refused_at_the_gather():
     """The register-A path loads f16 / bf16 elements only: an int8 gathered A is refused at the gather's line
     (the SIMT path runs it), not run as 16-bit loads."""
     spec = [((150, 64), "int8"), ((130,), "int32"), ((64, 64), "int8"), ((130, 64), "int32"), 64, 64, 64]
-    prog = _default_compile(gather_int8_rows_i32, spec, "rv26_gather_int8")
+    prog = _lowered(gather_int8_rows_i32, spec, "rv26_gather_int8")
     line = next(i for i, t in enumerate(open(__file__), 1) if "padding_value=3)" in t)
     assert prog.kind == "simt"
     said = [r for r in prog.remarks if f"test_review26_gathered_a.py:{line}:" in str(r)]
@@ -227,7 +228,7 @@ def test_gathered_rows_computed_before_the_dot_are_refused_at_the_dot():
     between the gather and the dot): refused with the computed-operand reason at the dot, the SIMT path runs it."""
     spec = [((200, 160), "float16"), ((100,), "int32"), ((160,), "float32"), ((160, 64), "float16"),
             ((100, 64), "float32"), 64, 64, 64]
-    prog = _default_compile(gather_scaled_rows, spec, "rv26_gather_scaled")
+    prog = _lowered(gather_scaled_rows, spec, "rv26_gather_scaled")
     assert prog.kind == "simt"
     assert any("test_review26_gathered_a.py:" in str(r) and "computed in the kernel" in str(r)
                for r in prog.remarks), prog.remarks

@@ -186,7 +186,7 @@ def _serve(sock) -> int:
     faulthandler.disable()  # an abort in a child is the owner's to report (as in ptx._fork_start)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the owner decides; its exit closes the socket
     try:
-        ptx._init_llvm()
+        ptx._init_llvm(direct=True)  # llvm_direct, as ptx._fork_start: no llvmlite.binding import
         failure = None
     except BaseException as exc:  # noqa: BLE001 - reported by each child, as a preforked child does
         failure = exc
