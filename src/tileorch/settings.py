@@ -148,6 +148,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ONLINE_SOFTMAX_FORM", "thread", ("thread", "element"),
        "the online softmax's running max and sum per thread or per element position", True),
     _s("ONLINE_SOFTMAX_RUNS", None, range(1, 17), "vector runs per thread of an online softmax kernel", True),
+    _s("ATOMIC_FENCES", "each", ("each", "holders"),
+       "an ordered atomic of a tile: every thread fences (each), or a CTA barrier and the fences only in "
+       "threads holding a live element (holders)", True),
     _s("ONLINE_SOFTMAX_EXP", "ex2", ("full", "ex2"),
        "the per-thread online softmax's exponentials: the program's exp or ex2.approx of (x - m)*log2(e)", True),
     # compile driver, backend, cache, runtime

@@ -28,7 +28,12 @@ Contract (a mixin of ``FunctionLowering``):
   (``atom.acquire.gpu.global.cas.b32``); ``atomic_rmw`` is ``llvm.atomicrmw`` monotonic
   between fences (``fence.release`` before a release/acq_rel one, ``fence.acquire`` after an
   acquire/acq_rel one: LLVM 22's NVPTX backend drops atomicrmw's own ordering and scope), so
-  ``atom.global.<op>`` runs at ``.gpu`` scope; a ``sys``-scope ``atomic_rmw`` is refused
+  ``atom.global.<op>`` runs at ``.gpu`` scope.  The fences of a tile's ordered ``atomic_rmw``
+  (``TILEORCH_ATOMIC_FENCES``): ``each`` (default), every thread fences around its elements;
+  ``holders``, the CTA passes a ``bar.sync`` before a release (every thread's earlier accesses
+  precede it, cumulativity) and after an acquire (the CTA's later accesses follow it), and only
+  the threads holding a live element fence (a one-element tile: one thread, not every warp's
+  ``MEMBAR.GPU`` and ``CCTL.IVALL``); a ``sys``-scope ``atomic_rmw`` is refused
   ("not supported yet") rather than compiled at a narrower scope.  A bf16 ``addf`` (held as f32)
   is an inline ``atom.global.add.noftz.bf16`` of the value rounded to bf16 (sm_90; llvmlite's IR
   has no ``bfloat``); other bf16 atomics are refused.  Scopes: ``cta`` ->
@@ -42,6 +47,7 @@ from xdsl.dialects.builtin import (BFloat16Type, IntegerAttr, IntegerType, Strin
                                    i16, i32, i64)
 from xdsl.ir import Attribute, SSAValue
 
+from tileorch import settings
 from tileorch.dialects import llvm_ext
 from tileorch.dialects.nv_tileaa.attrs import PointerType
 from tileorch.transforms.tileaa_to_simt.contiguity import last_dim_step
@@ -353,17 +359,27 @@ class PointerLowering:
             return b.fconst(0.0, rtype) if is_float(rtype) else b.const(0, rtype)
 
         sem, scope, _ = _order(op)
+        release, acquire = fences and sem in ("release", "acq_rel"), fences and sem in ("acquire", "acq_rel")
+        holders = not scalar and (release or acquire) and settings.value("TILEORCH_ATOMIC_FENCES") == "holders"
+
+        def fence(b: Emitter, ordering: str, live: SSAValue | None) -> None:
+            self._guarded(b, live, lambda bb: bb.add(llvm_ext.FenceOp(ordering, scope)), None, None)
 
         def each(b: Emitter, conds) -> list[SSAValue]:
-            if fences and sem in ("release", "acq_rel"):
-                b.add(llvm_ext.FenceOp("release", scope))
+            conds = [self._and(b, masks[s] if masks else None, conds[s]) for s in range(len(ptrs))]
+            live = _any(b, conds) if holders else None
+            if holders and release:
+                b.barrier()  # the CTA's earlier accesses, whichever thread made them, precede the release
+            if release:
+                fence(b, "release", live)
             out = []
             for s, p in enumerate(ptrs):
-                cond = self._and(b, masks[s] if masks else None, conds[s])
                 args = [v[s] for v in vals]
-                out.append(self._guarded(b, cond, lambda bb, p=p, args=args: one(bb, p, *args), zero, rtype))
-            if fences and sem in ("acquire", "acq_rel"):
-                b.add(llvm_ext.FenceOp("acquire", scope))
+                out.append(self._guarded(b, conds[s], lambda bb, p=p, args=args: one(bb, p, *args), zero, rtype))
+            if acquire:
+                fence(b, "acquire", live)
+            if holders and acquire:
+                b.barrier()  # the CTA's later accesses come after the acquire
             return out
 
         if scalar:
@@ -410,6 +426,17 @@ class PointerLowering:
             return b.v(arith.BitcastOp(old, elt)) if is_float(elt) else old
 
         self._atomic(e, op, [op.cmp, op.value], one)
+
+
+def _any(b: Emitter, conds: list[SSAValue | None]) -> SSAValue | None:
+    """Whether this thread holds a live element: the ``or`` of the slots' predicates (None, always,
+    when some slot has none)."""
+    if not conds or any(c is None for c in conds):
+        return None
+    live = conds[0]
+    for c in conds[1:]:
+        live = b.v(arith.OrIOp(live, c))
+    return live
 
 
 def _bf16_atomic_add(b: Emitter, p: SSAValue, v: SSAValue) -> SSAValue:
