@@ -58,5 +58,5 @@ def test_cross_entropy_atomics_fenced_by_holders(v, monkeypatch):
     each, each_ptx = _run("each", v, x, labels, monkeypatch)
     np.testing.assert_array_equal(got[2], each[2])
     assert each[4][0] == got[4][0]
-    # the two forms were compiled (the switch took): holders adds the barrier after each acquire
+    # the two forms were compiled (the switch took): holders adds the barrier before the first release
     assert ptx.count("bar.sync") > each_ptx.count("bar.sync"), (ptx.count("bar.sync"), each_ptx.count("bar.sync"))
