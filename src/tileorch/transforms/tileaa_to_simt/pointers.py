@@ -371,8 +371,13 @@ class PointerLowering:
             self._guarded(b, live, lambda bb: bb.add(llvm_ext.FenceOp(ordering, scope)), None, None)
 
         def each(b: Emitter, conds) -> list[SSAValue]:
-            conds = [self._and(b, masks[s] if masks else None, conds[s]) for s in range(len(ptrs))]
-            live = _any(b, conds) if holders else None
+            def cond(s: int) -> SSAValue | None:  # slot s's element is live
+                return self._and(b, masks[s] if masks else None, conds[s])
+
+            live = None
+            if holders:  # the predicates first: whether this thread fences
+                conds = [cond(s) for s in range(len(ptrs))]
+                live, cond = _any(b, conds), conds.__getitem__
             if barrier_before:
                 b.barrier()  # the CTA's earlier accesses, whichever thread made them, precede the release
             if release:
@@ -380,7 +385,7 @@ class PointerLowering:
             out = []
             for s, p in enumerate(ptrs):
                 args = [v[s] for v in vals]
-                out.append(self._guarded(b, conds[s], lambda bb, p=p, args=args: one(bb, p, *args), zero, rtype))
+                out.append(self._guarded(b, cond(s), lambda bb, p=p, args=args: one(bb, p, *args), zero, rtype))
             if acquire:
                 fence(b, "acquire", live)
             if barrier_after:
