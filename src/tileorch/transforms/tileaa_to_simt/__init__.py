@@ -355,6 +355,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             raise LocatedError(fn, f"{PASS}: a kernel returns no values")
         entry = Block(arg_types=arg_types)
         self.rematerialized = 0  # shape ops recomputed in registers (rematerialize.py)
+        self.rematerialized_tiles: dict = {}  # (program copy, source, op name, shape, block) -> Tile
         self.assert_strings: dict[str, str] = {}  # text -> symbol of the asserts' strings (asserts.py)
         self.print_strings: dict[str, str] = {}  # text -> symbol of the prints' formats (prints.py)
         self.print_buffer = None  # the prints' vprintf argument buffer (prints.py)
@@ -1272,6 +1273,14 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         an exchange through shared memory; False (nothing emitted) when its source is not
         recomputable.  Along the last dimension of a broadcast from a column, one element per
         run (its ``v`` slots share it)."""
+        # under TILEORCH_REMATERIALIZE_FLOAT_LOADS, a shape op of a source already recomputed to this
+        # shape in this block, by this program (a warp's programs: ``self.copy``), takes that tile (its
+        # loads made then, before any write since)
+        memo = ((self.copy, op.operands[0], op.name, shape, op.parent_block()) if rematerialize.float_loads()
+                else None)
+        if memo is not None and memo in self.rematerialized_tiles:
+            self.vals[op.results[0]] = self.rematerialized_tiles[memo]
+            return True
         if not rematerialize.enabled() or not rematerialize.recomputable(op.results[0], op):
             return False
         self.rematerialized += 1
@@ -1285,6 +1294,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             self.vals[op.results[0]] = Tile(shape, src.element, [x for x in per_run for _ in range(v)])
         else:
             self.vals[op.results[0]] = Tile(shape, src.element, self._gather(e, shape, pick))
+        if memo is not None:
+            self.rematerialized_tiles[memo] = self.vals[op.results[0]]
         return True
 
     def load_element(self, e: Emitter, op, coords: list[SSAValue]) -> SSAValue:
