@@ -1,8 +1,9 @@
 """The summary of ``benchmarks/session27_rowred.sh``: each ``bench_<name>/memory_bound.json`` under the
-directory given (``full``, ``ex2``, ``runs``), every case's TB/s, fraction of the same process's copy rate,
-ratio to torch and correctness, one line each, sorted by case.
+directory given (``full``, ``ex2``, ``runs``, or the names given after it: session28_rowred.sh's), every
+case's TB/s, fraction of the same process's copy rate, ratio to torch and correctness, one line each,
+sorted by case.
 
-    python benchmarks/session27_rowred_summary.py DIR
+    python benchmarks/session27_rowred_summary.py DIR [NAME ...]
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import sys
 from pathlib import Path
 
 
-def main(root: Path) -> None:
+def main(root: Path, names=("full", "ex2", "runs")) -> None:
     rows = []
-    for name in ("full", "ex2", "runs"):
+    for name in names:
         p = root / f"bench_{name}" / "memory_bound.json"
         if not p.exists():
             print(f"[{name}] no result")
@@ -25,8 +26,8 @@ def main(root: Path) -> None:
     for name, c in sorted(rows, key=lambda r: r[1]["case"]):
         tbs = (f"{c['tileorch_tbs']:.2f} TB/s ({c['vs_copy']:.2f} of copy, {c['vs_torch']:.2f}x torch)"
                if "tileorch_tbs" in c else "-")
-        print(f"  {name:5s} {c['case']:56s} {tbs} correct={c.get('correct')}")
+        print(f"  {name:7s} {c['case']:56s} {tbs} correct={c.get('correct')}")
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), sys.argv[2:] or ("full", "ex2", "runs"))

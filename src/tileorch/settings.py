@@ -135,9 +135,12 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("CLUSTER_SPLIT", "1", SWITCH, "a program's loop split over a cluster", True),
     _s("CLUSTER_SPLIT_MAX", None, range(1, 17), "the largest cluster a split loop may use", True),
     _s("PREFETCH_UNROLL", "1", SWITCH, "two-iteration prefetching loops", True),
+    _s("EARLY_PREFETCH", "0", SWITCH, "a prefetching loop's first loads issued as early as its block allows", True),
     _s("SIMT_MMA", "1", SWITCH, "mma.sync for dots on the SIMT path", True),
     _s("F32_DOT", "f32", ("f32", "tf32"), "f32 x f32 dots as tf32", True),
     _s("REMATERIALIZE", "1", SWITCH, "broadcasts recomputed instead of kept", True),
+    _s("REMATERIALIZE_FLOAT_LOADS", "0", SWITCH,
+       "a broadcast float tile load loaded again by each thread, not exchanged through shared memory", True),
     _s("RAGGED_ROWS", "1", SWITCH, "the ragged-row vector path", True),
     _s("GATHER_RUNS", None, range(1, _MANY), "runs per thread of a gather", True),
     _s("ROW_RUNS", None, range(1, _MANY), "runs per thread of a single-pass row reduction", True),
@@ -154,6 +157,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ONLINE_SOFTMAX_FORM", "thread", ("thread", "element"),
        "the online softmax's running max and sum per thread or per element position", True),
     _s("ONLINE_SOFTMAX_RUNS", None, range(1, 17), "vector runs per thread of an online softmax kernel", True),
+    _s("ATOMIC_FENCES", "each", ("each", "holders"),
+       "an ordered atomic of a tile: every thread fences (each), or a CTA barrier and the fences only in "
+       "threads holding a live element (holders)", True),
     _s("ONLINE_SOFTMAX_EXP", "ex2", ("full", "ex2"),
        "the per-thread online softmax's exponentials: the program's exp or ex2.approx of (x - m)*log2(e)", True),
     # compile driver, backend, cache, runtime

@@ -86,8 +86,8 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.dense_splat import splat_value
 from tileorch.transforms.math_mode import takes_approx
-from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, gather_occupancy, prints, rematerialize,
-                                                store_chunks, thread_local_reduce, thread_partials, uniform_division,
+from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, early_prefetch, gather_occupancy, prints,
+                                                rematerialize, store_chunks, thread_local_reduce, thread_partials, uniform_division,
                                                 warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, cmpi, float_attr,
                                                      global_type, integer_attr, is_float, is_fp8, memory_type,
@@ -235,6 +235,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         self.per_warp = 1
         """Programs each warp runs (``warp_programs.py``); ``self.copy``: the one being lowered."""
         self.copy = 0
+        self.early_ahead: dict = {}
+        """(program copy, loop) -> its first loads' slots, issued early (``early_prefetch.py``)."""
         self.packed: dict[SSAValue, tuple] = {}
         """A loaded tile -> (the 32-bit words it was loaded as, unpack(emitter, words) -> slots):
         a prefetching loop carries the words and unpacks them where the tile is used."""
@@ -356,6 +358,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             raise LocatedError(fn, f"{PASS}: a kernel returns no values")
         entry = Block(arg_types=arg_types)
         self.rematerialized = 0  # shape ops recomputed in registers (rematerialize.py)
+        self.rematerialized_tiles: dict = {}  # (program copy, source, op name, shape, block) -> Tile
         self.assert_strings: dict[str, str] = {}  # text -> symbol of the asserts' strings (asserts.py)
         self.print_strings: dict[str, str] = {}  # text -> symbol of the prints' formats (prints.py)
         self.print_buffer = None  # the prints' vprintf argument buffer (prints.py)
@@ -613,7 +616,12 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         return -(-self.slots_of(t, op) * byte_size(global_type(t.element_type)) // 4)
 
     def lower_ops(self, e: Emitter, ops) -> None:
-        for op in list(ops):
+        ops = list(ops)
+        early = self._early_points(ops)
+        self._issue_early(e, early.get(-1, ()))
+        for i, op in enumerate(ops):
+            if early:
+                self._issue_early(e, early.get(i - 1, ()) if i else ())
             try:
                 self.lower_op(e, op)
                 if self.scratch_bytes > self._scratch_seen:  # (an enclosing op's call sees it recorded)
@@ -1283,6 +1291,14 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         an exchange through shared memory; False (nothing emitted) when its source is not
         recomputable.  Along the last dimension of a broadcast from a column, one element per
         run (its ``v`` slots share it)."""
+        # under TILEORCH_REMATERIALIZE_FLOAT_LOADS, a shape op of a source already recomputed to this
+        # shape in this block, by this program (a warp's programs: ``self.copy``), takes that tile (its
+        # loads made then, before any write since)
+        memo = ((self.copy, op.operands[0], op.name, shape, op.parent_block()) if rematerialize.float_loads()
+                else None)
+        if memo is not None and memo in self.rematerialized_tiles:
+            self.vals[op.results[0]] = self.rematerialized_tiles[memo]
+            return True
         if not rematerialize.enabled() or not rematerialize.recomputable(op.results[0], op):
             return False
         self.rematerialized += 1
@@ -1296,6 +1312,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             self.vals[op.results[0]] = Tile(shape, src.element, [x for x in per_run for _ in range(v)])
         else:
             self.vals[op.results[0]] = Tile(shape, src.element, self._gather(e, shape, pick))
+        if memo is not None:
+            self.rematerialized_tiles[memo] = self.vals[op.results[0]]
         return True
 
     def load_element(self, e: Emitter, op, coords: list[SSAValue]) -> SSAValue:
@@ -1915,18 +1933,11 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         slice_ops, loads = prefetchable_loads(op, self.slots_of)
 
         def issue(b: Emitter, iv: SSAValue) -> list[SSAValue]:
-            """The prefetched loads' slots at induction value ``iv``."""
-            self.vals[old.args[0]] = iv
-            for inner in slice_ops:
-                self.lower_op(b, inner)
-            out = []
-            for ld in loads:
-                self.lower_op(b, ld)
-                r = ld.results[0]
-                out.extend(self.packed[r][0] if r in self.packed else self.tile(r).slots)
-            return out
+            return self._issue_prefetch(b, op, iv, slice_ops, loads)
 
-        ahead = issue(e, lb) if loads else []
+        ahead = self.early_ahead.pop((self.copy, op), None)
+        if ahead is None:
+            ahead = issue(e, lb) if loads else []
         n_ahead = len(ahead)
 
         def one(b: Emitter, iv, flat):
@@ -1984,9 +1995,42 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         for r, val in zip(op.results, self.unflatten([r.type for r in op.results], results, op)):
             self.vals[r] = val
 
+    def _issue_prefetch(self, b: Emitter, loop: scf.ForOp, iv: SSAValue, slice_ops, loads) -> list[SSAValue]:
+        """The prefetched loads' slots of ``loop`` at induction value ``iv``."""
+        self.vals[loop.body.blocks[0].args[0]] = iv
+        for inner in slice_ops:
+            self.lower_op(b, inner)
+        out = []
+        for ld in loads:
+            self.lower_op(b, ld)
+            r = ld.results[0]
+            out.extend(self.packed[r][0] if r in self.packed else self.tile(r).slots)
+        return out
+
+    def _early_points(self, ops: list[Operation]) -> dict:
+        """``early_prefetch.issue_points`` of a block's ops (empty unless ``TILEORCH_EARLY_PREFETCH=1``;
+        a loop split over a cluster starts at its rank's iteration: not moved)."""
+        if not early_prefetch.enabled() or not any(isinstance(o, scf.ForOp) for o in ops):
+            return {}
+        return early_prefetch.issue_points(
+            ops, lambda loop: prefetchable_loads(loop, self.slots_of),
+            lambda loop: self.split is None or loop is not self.split.loop)
+
+    def _issue_early(self, e: Emitter, loops) -> None:
+        """Issue the first loads of ``loops`` (with the scalar ops their indices need) here."""
+        for loop, moved in loops:
+            self.lower_ops(e, moved)
+            slice_ops, loads = prefetchable_loads(loop, self.slots_of)
+            self.early_ahead[(self.copy, loop)] = self._issue_prefetch(e, loop, self.get(loop.lb), slice_ops, loads)
+
     def lower_region_yield(self, e: Emitter, block: Block, owner: Operation) -> list[SSAValue]:
         """Lower ``block``'s ops; return the flattened values of its ``scf.yield``."""
-        for inner in block.ops:
+        ops = list(block.ops)
+        early = self._early_points(ops)
+        self._issue_early(e, early.get(-1, ()))
+        for i, inner in enumerate(ops):
+            if early and i:
+                self._issue_early(e, early.get(i - 1, ()))
             if isinstance(inner, scf.YieldOp):
                 return [x for v in inner.operands for x in self.flatten(v)]
             try:

@@ -28,7 +28,14 @@ Contract (a mixin of ``FunctionLowering``):
   (``atom.acquire.gpu.global.cas.b32``); ``atomic_rmw`` is ``llvm.atomicrmw`` monotonic
   between fences (``fence.release`` before a release/acq_rel one, ``fence.acquire`` after an
   acquire/acq_rel one: LLVM 22's NVPTX backend drops atomicrmw's own ordering and scope), so
-  ``atom.global.<op>`` runs at ``.gpu`` scope; a ``sys``-scope ``atomic_rmw`` is refused
+  ``atom.global.<op>`` runs at ``.gpu`` scope.  The fences of a tile's ordered ``atomic_rmw``
+  (``TILEORCH_ATOMIC_FENCES``): ``each`` (default), every thread fences around its elements;
+  ``holders``, the CTA passes a ``bar.sync`` before a release (every thread's earlier accesses
+  precede it, cumulativity) and after an acquire (the CTA's later accesses follow it), and only
+  the threads holding a live element fence (a one-element tile: one thread, not every warp's
+  ``MEMBAR.GPU`` and ``CCTL.IVALL``); the kernel's final atomics (nothing after them accesses
+  memory but ordered atomics of the same shape, held by the same threads) pass one barrier
+  before the first and none after, so the other warps end while the holders fence; a ``sys``-scope ``atomic_rmw`` is refused
   ("not supported yet") rather than compiled at a narrower scope.  A bf16 ``addf`` (held as f32)
   is an inline ``atom.global.add.noftz.bf16`` of the value rounded to bf16 (sm_90; llvmlite's IR
   has no ``bfloat``); other bf16 atomics are refused.  Scopes: ``cta`` ->
@@ -40,8 +47,9 @@ from __future__ import annotations
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (BFloat16Type, IntegerAttr, IntegerType, StringAttr, TensorType, i1,
                                    i16, i32, i64)
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
+from tileorch import settings
 from tileorch.dialects import llvm_ext
 from tileorch.dialects.nv_tileaa.attrs import PointerType
 from tileorch.transforms.tileaa_to_simt.contiguity import last_dim_step
@@ -353,17 +361,35 @@ class PointerLowering:
             return b.fconst(0.0, rtype) if is_float(rtype) else b.const(0, rtype)
 
         sem, scope, _ = _order(op)
+        release, acquire = fences and sem in ("release", "acq_rel"), fences and sem in ("acquire", "acq_rel")
+        holders = not scalar and (release or acquire) and settings.value("TILEORCH_ATOMIC_FENCES") == "holders"
+        tail = holders and _in_final_atomics(op)
+        barrier_before = holders and release and not (tail and _after_final_atomic(op))
+        barrier_after = holders and acquire and not tail
+
+        def fence(b: Emitter, ordering: str, live: SSAValue | None) -> None:
+            self._guarded(b, live, lambda bb: bb.add(llvm_ext.FenceOp(ordering, scope)), None, None)
 
         def each(b: Emitter, conds) -> list[SSAValue]:
-            if fences and sem in ("release", "acq_rel"):
-                b.add(llvm_ext.FenceOp("release", scope))
+            def cond(s: int) -> SSAValue | None:  # slot s's element is live
+                return self._and(b, masks[s] if masks else None, conds[s])
+
+            live = None
+            if holders:  # the predicates first: whether this thread fences
+                conds = [cond(s) for s in range(len(ptrs))]
+                live, cond = _any(b, conds), conds.__getitem__
+            if barrier_before:
+                b.barrier()  # the CTA's earlier accesses, whichever thread made them, precede the release
+            if release:
+                fence(b, "release", live)
             out = []
             for s, p in enumerate(ptrs):
-                cond = self._and(b, masks[s] if masks else None, conds[s])
                 args = [v[s] for v in vals]
-                out.append(self._guarded(b, cond, lambda bb, p=p, args=args: one(bb, p, *args), zero, rtype))
-            if fences and sem in ("acquire", "acq_rel"):
-                b.add(llvm_ext.FenceOp("acquire", scope))
+                out.append(self._guarded(b, cond(s), lambda bb, p=p, args=args: one(bb, p, *args), zero, rtype))
+            if acquire:
+                fence(b, "acquire", live)
+            if barrier_after:
+                b.barrier()  # the CTA's later accesses come after the acquire
             return out
 
         if scalar:
@@ -410,6 +436,59 @@ class PointerLowering:
             return b.v(arith.BitcastOp(old, elt)) if is_float(elt) else old
 
         self._atomic(e, op, [op.cmp, op.value], one)
+
+
+ACCESSES = ("nv_tileaa.tiled_load", "nv_tileaa.tiled_store", "nv_tileaa.load", "nv_tileaa.store",
+            "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas", "nv_tileaa.print", "nv_tileaa.assert")
+"""Ops that access memory or have another visible effect (a final atomic run admits none after it)."""
+
+
+def _final_atomic(op: Operation, like: Operation) -> bool:
+    """``op`` is an ordered ``atomic_rmw`` of a tile of ``like``'s shape (a SIMT layout is a function
+    of the shape alone: the same threads hold its elements)."""
+    a, b = op.results[0].type, like.results[0].type
+    return (op.name == "nv_tileaa.atomic_rmw" and isinstance(a, TensorType) and isinstance(b, TensorType)
+            and a.get_shape() == b.get_shape() and _order(op)[0] not in ("weak", "relaxed"))
+
+
+def _in_final_atomics(op: Operation) -> bool:
+    """``op`` (an ordered tile ``atomic_rmw``) is in the kernel's final atomics: in the function's
+    body, followed until its return by ops without regions that access no memory and by ordered
+    atomics of the same shape only.  No thread accesses memory after such an atomic but the
+    threads that hold its elements (program order and their own acquire fences order those), so
+    no CTA barrier need follow it: the other warps end while the holders fence."""
+    block = op.parent_block()
+    if block is None or not isinstance(block.parent_op(), Operation) or block.parent_op().name != "nv_tileaa.func":
+        return False
+    later = list(block.ops)
+    for o in later[later.index(op) + 1:]:
+        if o.name == "nv_tileaa.return":
+            return True
+        if o.regions or (o.name in ACCESSES and not _final_atomic(o, op)):
+            return False
+    return False
+
+
+def _after_final_atomic(op: Operation) -> bool:
+    """The last op before ``op`` that accesses memory (or has regions) is a final atomic of a tile of
+    ``op``'s shape: the threads holding the elements made it, after the CTA barrier before it, and
+    the others made no access since, so ``op``'s release needs no new barrier."""
+    earlier = list(op.parent_block().ops)
+    for o in reversed(earlier[:earlier.index(op)]):
+        if o.regions or o.name in ACCESSES:
+            return _final_atomic(o, op)
+    return False
+
+
+def _any(b: Emitter, conds: list[SSAValue | None]) -> SSAValue | None:
+    """Whether this thread holds a live element: the ``or`` of the slots' predicates (None, always,
+    when some slot has none)."""
+    if not conds or any(c is None for c in conds):
+        return None
+    live = conds[0]
+    for c in conds[1:]:
+        live = b.v(arith.OrIOp(live, c))
+    return live
 
 
 def _bf16_atomic_add(b: Emitter, p: SSAValue, v: SSAValue) -> SSAValue:

@@ -14,10 +14,12 @@ itself, as Triton rematerializes cheap producers instead of converting layouts:
   ``cmpi``, ``andi``/``ori``/``xori``, ``select``) of such tiles and scalars, with an integer (or
   ``i1``) result: the op on the elements (a gather's ``rows < n`` and ``cols < d`` masks, a row
   index ``arange + program * rows``; no division, which could trap);
-* a ``tiled_load`` of a tile in the same block with no memory write between it and the use
-  (the index tile of a gather): the element loaded again by this thread, bounds-checked, the
+* a ``tiled_load`` of an integer tile in the same block with no memory write between it and the
+  use (the index tile of a gather): the element loaded again by this thread, bounds-checked, the
   view's padding outside (threads that need the same element read the same address: one
-  transaction per warp, served by L1).
+  transaction per warp, served by L1); with ``TILEORCH_REMATERIALIZE_FLOAT_LOADS=1`` (default 0)
+  a float tile's too (a rotary's cos / sin table row broadcast over the heads: each thread loads
+  the elements it multiplies instead of two ``bar.sync`` and the shared-memory round trip).
 
 :func:`recomputable` decides from the IR alone (a bounded walk, :data:`MAX_DEPTH` ops);
 :func:`element_at` emits the scalar code for one element.  ``TILEORCH_REMATERIALIZE=0`` turns it
@@ -51,6 +53,11 @@ INT_ELEMENTWISE = frozenset({"nv_tileaa.addi", "nv_tileaa.subi", "nv_tileaa.muli
 def enabled() -> bool:
     """Rematerialization is on unless ``TILEORCH_REMATERIALIZE=0``."""
     return settings.value(ENV) != "0"
+
+
+def float_loads() -> bool:
+    """Float ``tiled_load`` tiles are recomputed too (``TILEORCH_REMATERIALIZE_FLOAT_LOADS=1``)."""
+    return settings.value("TILEORCH_REMATERIALIZE_FLOAT_LOADS") == "1"
 
 
 def _static_shape(v: SSAValue) -> tuple[int, ...] | None:
@@ -88,7 +95,7 @@ def recomputable(v: SSAValue, use: Operation, depth: int = MAX_DEPTH) -> bool:
         return recomputable(op.operands[0], use, depth - 1)
     if name == "nv_tileaa.tiled_load":
         elt = v.type.element_type
-        return isinstance(elt, IntegerType) and _no_write_between(op, use)
+        return (isinstance(elt, IntegerType) or float_loads()) and _no_write_between(op, use)
     if name in INT_ELEMENTWISE and len(op.results) == 1 and not op.regions:
         return isinstance(v.type.element_type, IntegerType) and all(
             recomputable(x, use, depth - 1) if isinstance(x.type, TensorType) else isinstance(x.type, IntegerType)
@@ -125,4 +132,4 @@ def element_at(lowering, e: Emitter, v: SSAValue, coords: list[SSAValue]) -> SSA
     return lowering.load_element(e, op, coords)
 
 
-__all__ = ["ATTR", "ENV", "INT_ELEMENTWISE", "MAX_DEPTH", "element_at", "enabled", "recomputable"]
+__all__ = ["ATTR", "ENV", "INT_ELEMENTWISE", "MAX_DEPTH", "element_at", "enabled", "float_loads", "recomputable"]
