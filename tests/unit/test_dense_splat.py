@@ -87,3 +87,36 @@ def test_what_is_not_a_dense_constant_is_not_a_splat():
     from xdsl.dialects.builtin import IntegerAttr
 
     assert splat_value(IntegerAttr(3, i32)) == (False, None)
+
+
+def _zero_by_float_set(attr) -> bool:
+    """``fold_dot_accumulate.is_zero``'s test before it read the bytes: the elements as floats
+    make a set of one value, and that value is 0.0."""
+    values = attr.get_values()
+    return len(set(float(x) for x in values)) == 1 and float(values[0]) == 0.0
+
+
+def _constant(attr):
+    from xdsl.dialects import arith
+
+    return arith.ConstantOp(attr).result
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(int_attrs(), float_attrs()))
+def test_is_zero_of_a_dense_constant_is_the_float_set_test(attr):
+    from tileorch.transforms.tileas.fold_dot_accumulate import is_zero
+
+    assert is_zero(_constant(attr)) == _zero_by_float_set(attr), attr.get_values()
+
+
+@pytest.mark.parametrize("values, zero", [([0.0], True), ([0.0, -0.0, -0.0], True), ([-0.0], True),
+                                          ([0.0, 0.0, 1e-30], False), ([math.nan], False),
+                                          ([0.0, math.nan], False)])
+def test_is_zero_reads_signed_zeros_and_nans(values, zero):
+    from tileorch.transforms.tileas.fold_dot_accumulate import is_zero
+
+    n = 128 * 256
+    full = (values * (n // len(values) + 1))[:n] if len(values) > 1 else values
+    attr = DenseIntOrFPElementsAttr.from_list(TensorType(f32, [128, 256]), full)
+    assert is_zero(_constant(attr)) is zero

@@ -1,14 +1,14 @@
 """``tileorch.transforms.op_init.fast_irdl_op_init`` builds the op xDSL's ``irdl_op_init``
 builds (operands, result types, properties, attributes, defaults filled in, generic print),
-also for variadic/optional operands, results and successors, and leaves every other case
-(regions, options, an ``Operation`` as an operand, wrong counts) to ``irdl_op_init``, with its
+also for variadic/optional operands, results and successors and segment-size options, and leaves every other case
+(regions, other options, an ``Operation`` as an operand, wrong counts) to ``irdl_op_init``, with its
 errors."""
 
 from __future__ import annotations
 
 import pytest
 import xdsl.irdl.operations as irdl_ops
-from xdsl.dialects import arith, cf, llvm, scf
+from xdsl.dialects import arith, cf, llvm, scf, test
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, StringAttr, f32, i1, i32, i64
 from xdsl.ir import Block
 
@@ -92,7 +92,13 @@ def test_variadic_operands_results_and_successors_are_built_as_xdsl_builds_them(
         lambda: llvm.InlineAsmOp("bar.sync 0;", "", [], []),  # no result: the optional result absent
         lambda: llvm.GEPOp(p, [1, 2], pointee_type=llvm.LLVMArrayType(4, i32)),
         lambda: llvm.GEPOp(p, [llvm.GEP_USE_SSA_VAL], ssa_indices=[a], pointee_type=i32),
-        lambda: cf.ConditionalBranchOp(c, dest, [a], other, []),  # options (segment sizes): xDSL's
+        # segment-size options (operandSegmentSizes as a property or an attribute, resultSegmentSizes)
+        lambda: cf.ConditionalBranchOp(c, dest, [a], other, []),
+        lambda: cf.ConditionalBranchOp(c, other, [], dest, [b]),
+        lambda: llvm.CallIntrinsicOp("llvm.nvvm.barrier0", [], []),
+        lambda: llvm.CallIntrinsicOp("llvm.smax.i32", [a, b], [i32]),
+        lambda: test.TestAllocatableOp([a, b], [], [i32], [i32, i64]),
+        lambda: test.TestAllocatableOp([], [c], [], []),
     ]
     for build in builders:
         fast, slow = _both(build)
@@ -104,7 +110,31 @@ def test_variadic_operands_results_and_successors_are_built_as_xdsl_builds_them(
                         lambda *args, **kw: slow_calls.append(args[1].name) or real(*args, **kw))
     for build in builders:
         build()
-    assert slow_calls == ["cf.cond_br"]  # the only one not built directly
+    assert slow_calls == []  # every one built directly
+    a_op = llvm.CallIntrinsicOp("llvm.smax.i32", [a, b], [i32])
+    assert a_op.properties["operandSegmentSizes"] is llvm.CallIntrinsicOp("llvm.smin.i32", [b, a], [i32]).properties[
+        "operandSegmentSizes"]  # one shared array per list of sizes
+
+
+def test_other_options_go_through_xdsl(monkeypatch):
+    from xdsl.irdl import SameVariadicOperandSize, irdl_op_definition, var_operand_def
+
+    @irdl_op_definition
+    class SameSizes(irdl_ops.IRDLOperation):
+        name = "test.same_sizes"
+        xs = var_operand_def()
+        ys = var_operand_def()
+        irdl_options = (SameVariadicOperandSize(),)
+
+    a, b = Block(arg_types=[i32, i32]).args
+    slow_calls = []
+    real = op_init._XDSL_OP_INIT
+    monkeypatch.setattr(op_init, "_XDSL_OP_INIT",
+                        lambda *args, **kw: slow_calls.append(args[1].name) or real(*args, **kw))
+    irdl_ops.IRDLOperation.__init__(SameSizes.__new__(SameSizes), operands=[[a], [b]])
+    with pytest.raises(ValueError, match="different sizes"):
+        irdl_ops.IRDLOperation.__init__(SameSizes.__new__(SameSizes), operands=[[a, b], [b]])
+    assert slow_calls == ["test.same_sizes"] * 2
 
 
 def test_variadic_ops_with_wrong_arguments_raise_xdsls_errors():

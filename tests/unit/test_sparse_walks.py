@@ -70,6 +70,44 @@ def test_only_converting_visits_only_ops_carrying_a_converted_type():
     assert "cutlass.pipeline_state" not in text and "!llvm.struct<(i32, i32, i32)>" in text
 
 
+def _unchanged_class_samples():
+    from xdsl.dialects.builtin import (FloatAttr, IndexType, IntAttr, StringAttr, UnitAttr, f16, f32, i1)
+
+    return [IntegerAttr(3, i32), IntegerAttr(-1, i1), IntegerAttr(7, IndexType()), IntAttr(5), FloatAttr(1.5, f32),
+            FloatAttr(-0.0, f16), StringAttr("cutlass.pipeline_state"), UnitAttr(), DenseArrayBase.from_list(i64, [1, 2]),
+            DenseArrayBase.from_list(i32, [])]
+
+
+def test_unchanged_classes_are_what_the_conversions_leave_unchanged():
+    # OnlyConverting skips the conversion of an attribute of these classes: every sample is
+    # the conversion's own "unchanged" (the same object back), for both composed conversions
+    from tileorch.transforms.pipeline_to_nvvm.scheduler import LowerSchedulerTypes
+    from tileorch.transforms.pipeline_to_nvvm.types import LowerTypes
+
+    samples = _unchanged_class_samples()
+    assert {type(a) for a in samples} == set(LowerRemainingTypes.UNCHANGED_CLASSES)
+    for conversion in (LowerRemainingTypes, LowerTypes, LowerSchedulerTypes):
+        assert conversion.UNCHANGED_CLASSES == LowerRemainingTypes.UNCHANGED_CLASSES
+        conv = conversion(recursive=True)
+        assert all(conv._convert_type_rec(a) is a for a in samples)
+
+
+def test_only_converting_with_unchanged_classes_answers_as_without():
+    # the same wants on ops carrying such attributes, beside ones that do convert (a property
+    # holding a source type, a result of one), as the conversion answers with the skip off
+    state = PipelineStateType(4)
+    ops = [test.TestOp(result_types=[i32], attributes={"a": a}, properties={"p": a}) for a in _unchanged_class_samples()]
+    ops += [test.TestOp(result_types=[state]), test.TestOp(properties={"t": state}),
+            test.TestOp(attributes={"s": llvm.LLVMStructType.from_type_list([state, i32])})]
+    fast = OnlyConverting(LowerRemainingTypes(recursive=True))
+
+    class NoSkip(LowerRemainingTypes):
+        UNCHANGED_CLASSES = frozenset()
+
+    slow = OnlyConverting(NoSkip(recursive=True))
+    assert [fast.wants(op) for op in ops] == [slow.wants(op) for op in ops] == [False] * 10 + [True] * 3
+
+
 def test_integer_attributes_are_shared_but_bools_are_not_folded_into_ints():
     from xdsl.dialects.builtin import IntegerAttr, i1
 

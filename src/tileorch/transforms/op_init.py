@@ -18,8 +18,13 @@ results or successors (``llvm.inline_asm``, ``llvm.br``, ``cf.br``, ``scf.yield`
 ``llvm.getelementptr``: a third of the ops a compile builds) is built directly too when each
 argument is in the simple form (:func:`_flatten`: an SSA value, type or block for one entry, a
 list or tuple of them for a variadic one, ``None`` for an absent optional one): the flattened
-lists are what ``irdl_op_init`` passes on (without options it uses the segment sizes for
-nothing).  Any other form goes through ``irdl_op_init``.
+lists are what ``irdl_op_init`` passes on.  Its only use of the lists' segment sizes is the
+array an ``AttrSizedOperandSegments`` / ``...ResultSegments`` / ``...SuccessorSegments`` option
+adds (``llvm.call_intrinsic``, ``llvm.call``, ``cf.cond_br``: built by ``irdl_op_init`` they
+cost 4-6 times a plain op, mostly packing and verifying that array anew): such an op is built
+directly too, the array added after the given properties (or attributes) as ``irdl_op_init``
+adds it, one shared array per list of sizes.  Any other form, or any other option, goes
+through ``irdl_op_init``.
 
 Both direct paths then initialise the op with :func:`init_operation`, which sets the fields
 ``Operation.__init__`` sets, to the same values, in one function (no property setters replacing
@@ -35,9 +40,10 @@ ops are built by ``Operation.__init__`` itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 import xdsl.irdl.operations as irdl_ops
-from xdsl.dialects.builtin import UNKNOWN_LOC
+from xdsl.dialects.builtin import UNKNOWN_LOC, DenseArrayBase, i32
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue, SSAValues, Use
 
 from tileorch.transforms.xdsl_code import code_names
@@ -61,28 +67,50 @@ def _plain(op_def) -> tuple[object, int, int] | None:
     return found
 
 
-def _simple(op_def) -> bool:
-    """No options and no regions: ``irdl_op_init`` then only flattens the arguments."""
+_SEGMENT_OPTIONS = {irdl_ops.AttrSizedOperandSegments: 0, irdl_ops.AttrSizedResultSegments: 1,
+                    irdl_ops.AttrSizedSuccessorSegments: 2}
+"""The options ``irdl_op_init`` answers with the sizes of the flattened arguments alone -> which
+sizes (operands, results, successors)."""
+
+
+def _simple(op_def) -> tuple | None:
+    """No regions and, of the options ``irdl_op_init`` reads, only operand, result or successor
+    segment sizes: it then only flattens the arguments and adds each such option's sizes array.  Those options as
+    (which sizes, whether a property, the name), in the definition's order; None otherwise."""
     key = id(op_def)
     found = _SIMPLE.get(key)
     if found is None:
-        found = _SIMPLE[key] = (op_def, not op_def.options and not op_def.regions)
+        segments = tuple((_SEGMENT_OPTIONS[type(o)], o.as_property, o.attribute_name) for o in op_def.options
+                         if type(o) in _SEGMENT_OPTIONS)
+        # (irdl_op_init reads no other option but region segments and same variadic sizes)
+        ok = not op_def.regions and not any(
+            type(o) not in _SEGMENT_OPTIONS and isinstance(o, (irdl_ops.AttrSizedSegments, irdl_ops.SameVariadicSize))
+            for o in op_def.options)
+        found = _SIMPLE[key] = (op_def, segments if ok else None)
     return found[1]
 
 
-_SIMPLE: dict[int, tuple[object, bool]] = {}
+_SIMPLE: dict[int, tuple[object, tuple | None]] = {}
 """id(op definition) -> (the definition, :func:`_simple`'s answer)."""
 
 
-def _flatten(args, defs, single: type | None, none_ok: type) -> list | None:
+@cache
+def _segment_sizes(sizes: tuple[int, ...]):
+    """``DenseArrayBase.from_list(i32, sizes)`` (the same object for the same sizes)."""
+    return DenseArrayBase.from_list(i32, sizes)
+
+
+def _flatten(args, defs, single: type | None, none_ok: type, sizes: list | None = None) -> list | None:
     """``irdl_build_arg_list``'s flat list for ``args`` against ``defs`` when every argument is
     in the simple form (``single``: the class of one entry, None for a result type: an attribute
     that is not a sequence; a list or tuple of such for a variadic definition; ``None`` for a
-    definition of class ``none_ok``), else None (``irdl_op_init`` then builds it, or raises)."""
+    definition of class ``none_ok``), else None (``irdl_op_init`` then builds it, or raises).
+    ``sizes``: its sizes list (entries per definition) is appended there."""
     if len(args) != len(defs):
         return None
     out: list = []
     for arg, (_, d) in zip(args, defs):
+        before = len(out)
         if arg is None:
             if not isinstance(d, none_ok):
                 return None
@@ -102,6 +130,8 @@ def _flatten(args, defs, single: type | None, none_ok: type) -> list | None:
             out.extend(arg)
         else:
             return None
+        if sizes is not None:
+            sizes.append(len(out) - before)
     return out
 
 
@@ -241,20 +271,25 @@ def fast_irdl_op_init(self, op_def, *, operands, result_types, properties, attri
     plain = _plain(op_def)
     if (plain is None or successors or regions or len(operands) != plain[1] or len(result_types) != plain[2]
             or not all(isinstance(o, SSAValue) for o in operands) or not all(_is_type(t) for t in result_types)):
-        if regions or not _simple(op_def):
+        segments = None if regions else _simple(op_def)
+        if segments is None:
             _XDSL_OP_INIT(self, op_def, operands=operands, result_types=result_types, properties=properties,
                           attributes=attributes, successors=successors, regions=regions)
             return
         # variadic / optional operands, results or successors (see the module's doc)
-        built_operands = _flatten(operands, op_def.operands, SSAValue, irdl_ops.VariadicDef)
-        built_types = _flatten(result_types, op_def.results, None, irdl_ops.OptionalDef)
-        built_successors = _flatten(successors, op_def.successors, Block, irdl_ops.OptionalDef)
+        sizes: tuple[list, list, list] | None = ([], [], []) if segments else None
+        built_operands = _flatten(operands, op_def.operands, SSAValue, irdl_ops.VariadicDef, sizes and sizes[0])
+        built_types = _flatten(result_types, op_def.results, None, irdl_ops.OptionalDef, sizes and sizes[1])
+        built_successors = _flatten(successors, op_def.successors, Block, irdl_ops.OptionalDef, sizes and sizes[2])
         if built_operands is None or built_types is None or built_successors is None:
             _XDSL_OP_INIT(self, op_def, operands=operands, result_types=result_types, properties=properties,
                           attributes=attributes, successors=successors, regions=regions)
             return
-        _init(self, built_operands, built_types, {k: v for k, v in properties.items() if v is not None},
-              {k: v for k, v in attributes.items() if v is not None}, built_successors)
+        built_properties = {k: v for k, v in properties.items() if v is not None}
+        built_attributes = {k: v for k, v in attributes.items() if v is not None}
+        for which, as_property, name in segments:  # after the given ones, as irdl_op_init adds them
+            (built_properties if as_property else built_attributes)[name] = _segment_sizes(tuple(sizes[which]))
+        _init(self, built_operands, built_types, built_properties, built_attributes, built_successors)
         return
     _init(self, list(operands), list(result_types), {k: v for k, v in properties.items() if v is not None},
           {k: v for k, v in attributes.items() if v is not None}, [])

@@ -14,12 +14,13 @@ is stored as it is for ``s32`` (its low byte for ``s8``), else converted (signed
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import IntegerType, f32, i1, i16, i32, i64
+from xdsl.dialects.builtin import f32, i1, i8, i16, i32, i64
 from xdsl.ir import Operation, SSAValue
 
 from tileorch.dialects import nvvm
 from tileorch.dialects.atoms import PTR_GLOBAL, PTR_SHARED, StageFragmentOp, StoreFragmentOp
 from tileorch.transforms.attr_cache import position
+from tileorch.transforms.llvm_ops import gep, store
 from tileorch.transforms.op_collector import OpCollector
 
 _CVT = {"bf16": "cvt.rn.bf16x2.f32 $0, $2, $1;", "f16": "cvt.rn.f16x2.f32 $0, $2, $1;",
@@ -52,7 +53,7 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
     row_ptr = []
     for r in rows:
         off = e.add(arith.MuliOp(e.add(arith.ExtUIOp(r, i64)), e.add(arith.ExtUIOp(op.ld, i64))))
-        row_ptr.append(e.add(llvm.GEPOp(op.base, [llvm.GEP_USE_SSA_VAL], i8_type(elem_bytes), ssa_indices=[off],
+        row_ptr.append(e.add(gep(op.base, [llvm.GEP_USE_SSA_VAL], i8_type(elem_bytes), ssa_indices=[off],
                                         result_type=PTR_GLOBAL)))
     first, columns = op.column_range()
     for g in range(first // 8, (first + columns) // 8):
@@ -63,7 +64,7 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
             if dtype == "s8" and vals[0].type == f32:  # a float fragment: cuTile's astype(int8) of each value
                 vals = [_f32_to_s8(e, v) for v in vals]
             ok = e.add(arith.AndIOp(row_ok[half], col_ok))
-            ptr = e.add(llvm.GEPOp(row_ptr[half], [llvm.GEP_USE_SSA_VAL], i8_type(elem_bytes), ssa_indices=[col],
+            ptr = e.add(gep(row_ptr[half], [llvm.GEP_USE_SSA_VAL], i8_type(elem_bytes), ssa_indices=[col],
                                    result_type=PTR_GLOBAL))
             if elem_bytes == 4:
                 _store_if(e, ok, ptr, vals, "f" if dtype == "f32" else "r")
@@ -138,7 +139,7 @@ def lower_stage_fragment(op: StageFragmentOp) -> list[Operation]:
         for half in range(2):
             vals = [_field(e, op.acc, 4 * g + 2 * half + j) for j in range(2)]
             off = e.bin(arith.AddiOp, e.bin(arith.AddiOp, row_bytes[half], col_bytes), e.c(8192 * box))
-            ptr = e.add(llvm.GEPOp(op.buf, [llvm.GEP_USE_SSA_VAL], IntegerType(8), ssa_indices=[off], result_type=PTR_SHARED))
+            ptr = e.add(gep(op.buf, [llvm.GEP_USE_SSA_VAL], i8, ssa_indices=[off], result_type=PTR_SHARED))
             packed = e.add(llvm.InlineAsmOp(_CVT[op.dtype.data], "=r,f,f", vals, [i32]))
-            e.add(llvm.StoreOp(packed, ptr, alignment=4))
+            e.add(store(packed, ptr, alignment=4))
     return e.ops

@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, UnrealizedConversionCastOp, i32
+from xdsl.dialects.builtin import (ArrayAttr, DenseArrayBase, DictionaryAttr, FloatAttr, FunctionType, IntAttr, IntegerAttr,
+                                   StringAttr, UnitAttr, UnrealizedConversionCastOp, i32)
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, TypeConversionPattern
 
@@ -74,6 +75,9 @@ class MemoizedTypeConversion(TypeConversionPattern):
     """A recursive type conversion that converts each distinct attribute once: xDSL recurses into
     every parameter of every type it meets, which is quadratic-ish on wide ``!llvm.struct``s (a
     128-register WGMMA accumulator) without the memo."""
+
+    UNCHANGED_CLASSES: frozenset[type] = frozenset()
+    """Attribute classes whose every instance the conversion leaves unchanged (none known here)."""
 
     def _convert_type_rec(self, typ: Attribute) -> Attribute | None:
         # keyed by identity first (the parser and the builders share attribute objects, and
@@ -149,11 +153,14 @@ class OnlyConverting(RewritePattern):
 
     def converts(self, op: Operation) -> bool:
         conv = self.conversion._convert_type_rec
+        plain = self.conversion.UNCHANGED_CLASSES
         for result in op.results:
             if conv(t := result.type) is not t:
                 return True
         for attrs in (op.attributes, op.properties):
             for a in attrs.values():
+                if type(a) in plain:
+                    continue
                 if conv(a) is not a:
                     return True
         for region in op.regions:
@@ -170,7 +177,17 @@ class OnlyConverting(RewritePattern):
 
 class ElementwiseTypeConversion(MemoizedTypeConversion):
     """Convert each type by :meth:`lower` (None: unchanged), a function signature input by input
-    and output by output; subclasses set ``lower``."""
+    and output by output; subclasses set ``lower``, which lowers dialect types, never a builtin
+    integer, index or float type.
+
+    ``UNCHANGED_CLASSES``: attribute classes whose every instance the conversion leaves as it is
+    (builtin integer, float, string, unit and dense-array attributes: their parameters are
+    Python data and builtin integer, index or float types); :class:`OnlyConverting` skips the
+    memo's hash of each (an op's properties are mostly fresh ``IntegerAttr``-s, met once each).
+    A subclass whose ``lower`` acts on a builtin type sets it to ``frozenset()``."""
+
+    UNCHANGED_CLASSES: frozenset[type] = frozenset({IntegerAttr, IntAttr, FloatAttr, StringAttr, UnitAttr,
+                                                    DenseArrayBase})
 
     @staticmethod
     def lower(typ: Attribute) -> Attribute | None:
