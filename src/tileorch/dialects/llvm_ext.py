@@ -90,7 +90,7 @@ def _print_atomic(printer: Printer, ordering: int, scope: StringAttr | None) -> 
     if ordering != 0:
         printer.print_string(" atomic")
         _print_syncscope(printer, scope)
-        printer.print_string(f" {ORDERING_NAMES[ordering]}")
+        printer.print_string(f" {ORDERING_NAMES.get(ordering, ordering)}")  # an invalid one prints as its number (the verifier names it)
 
 
 def ordering_name(attr: IntegerAttr | None) -> str:
