@@ -1,4 +1,4 @@
-"""Review 28: a new cuTile user's first hour -- 54 programs written with cuTile's Python API the way users
+"""Review 28: a new cuTile user's first hour -- 67 programs written with cuTile's Python API the way users
 write them, over what no other test exercises, each exported to bytecode on the CPU, compiled for sm_90a and
 run CTA by CTA on the PTX emulator against numpy with NaN / sentinel-prefilled outputs.
 
@@ -15,7 +15,8 @@ run CTA by CTA on the PTX emulator against numpy with NaN / sentinel-prefilled o
   NaN (``propagate_nan`` both ways), scans (int16 wrapping, uint8 down the columns, reversed cumprod),
   gathers / scatters with masks on ragged sizes, uint8 / uint16 / uint32 / int16 / int64 arithmetic,
   float <-> integer and narrowing conversions, ``ct.where`` on NaN, reshape / permute of unit dims, loops
-  with runtime bounds and early exits, a negative runtime tile index, f16 atomics.
+  with runtime bounds and early exits (an int64 one near the int64 maximum), a negative runtime tile index, f16
+  atomics, 3-D scans / permutes / broadcasts, 2-D gathers by int64 indices, atomics to repeated indices.
 * A tile too large for the registers stops at the user's line.
 
 Found and fixed here: ``abs.s16`` (LLVM's form of ``where(p > 0, p, -p)`` on int8) was an emulator
@@ -518,6 +519,87 @@ def uint16_reduce_max_min(X, Y, BN: C[int]):
     ct.store(Y, index=(0,), tile=ct.max(x, axis=0) - ct.min(x, axis=0))
 
 
+@ct.kernel
+def cumsum_3d_mid(X, Y, A: C[int], B: C[int], N: C[int]):
+    x = ct.load(X, index=(0, 0, 0), shape=(A, B, N))
+    ct.store(Y, index=(0, 0, 0), tile=ct.cumsum(x, axis=1))
+
+
+@ct.kernel
+def argmax_3d_axis0(X, I, A: C[int], B: C[int], N: C[int]):
+    x = ct.load(X, index=(0, 0, 0), shape=(A, B, N))
+    ct.store(I, index=(0, 0), tile=ct.argmax(x, axis=0).astype(ct.int32))
+
+
+@ct.kernel
+def int8_sum(X, Y, BN: C[int]):
+    x = ct.load(X, index=(0, 0), shape=(4, BN))
+    ct.store(Y, index=(0,), tile=ct.sum(x, axis=0))
+
+
+@ct.kernel
+def gather_2d_i64(X, R, Cc, Y, BM: C[int], BN: C[int]):
+    r = ct.load(R, index=(0,), shape=(BM,))
+    c = ct.load(Cc, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0, 0), tile=ct.gather(X, (r[:, None], c[None, :]), padding_value=-5.0))
+
+
+@ct.kernel
+def permute_201(X, Y, A: C[int], B: C[int], N: C[int]):
+    x = ct.load(X, index=(0, 0, 0), shape=(A, B, N))
+    ct.store(Y, index=(0, 0, 0), tile=ct.permute(x, (2, 0, 1)))
+
+
+@ct.kernel
+def loop_i64_bounds(X, Y, start: ct.ScalarInt64, stop: ct.ScalarInt64, BN: C[int]):
+    acc = ct.zeros((BN,), dtype=ct.int64)
+    for i in range(start, stop, 5):
+        acc = acc + (i - start)
+    ct.store(Y, index=(0,), tile=acc)
+
+
+@ct.kernel
+def bcast_3d_mix(X, V, W, Y, A: C[int], B: C[int], N: C[int]):
+    x = ct.load(X, index=(0, 0, 0), shape=(A, B, N))
+    v = ct.load(V, index=(0,), shape=(B,))
+    w = ct.load(W, index=(0,), shape=(N,))
+    ct.store(Y, index=(0, 0, 0), tile=x * v[None, :, None] + w[None, None, :] - 1.0)
+
+
+@ct.kernel
+def f16_math(X, Y, BN: C[int]):
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0,), tile=ct.exp2(x) + ct.log(ct.abs(x) + 1.0) + ct.sqrt(ct.abs(x)))
+
+
+@ct.kernel
+def float_mod_neg(X, Y, Z, BN: C[int]):
+    x = ct.load(X, index=(0,), shape=(BN,))
+    y = ct.load(Y, index=(0,), shape=(BN,))
+    ct.store(Z, index=(0,), tile=x % y)
+
+
+@ct.kernel
+def where_int_scalar(X, Y, BN: C[int]):
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0,), tile=ct.where(x > 0, x, -1) * 3)
+
+
+@ct.kernel
+def scatter_dup_add(X, Idx, Y, BN: C[int]):
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,))
+    i = ct.load(Idx, index=(ct.bid(0),), shape=(BN,))
+    ct.atomic_add(Y, i, x)
+
+
+@ct.kernel
+def unsigned_loop_index(X, Y, n: ct.uint32, BN: C[int]):
+    acc = ct.zeros((BN,), dtype=ct.float32)
+    for i in range(n):
+        acc = acc + ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(0,), tile=acc)
+
+
 # ----------------------------------------------------------------------------------------------- specs and paths
 
 SPECS = {
@@ -656,9 +738,14 @@ def test_split_k_by_hand_with_atomics(gemm):
 
 @pytest.fixture
 def emulate(monkeypatch):
-    """``emulate(kernel, arrays, scalars, grid=(1,))``: the kernel on the emulator; every array after the run."""
+    """``emulate(kernel, arrays, scalars, grid=(1,))``: the kernel on the emulator; every array after the run.  A CTA
+    stops after 200,000 steps (a loop that never ends fails in seconds)."""
+    from tileorch.testing import ptx_emulator
+
     for name in ("uint8", "uint16", "uint32", "uint64"):
         monkeypatch.setitem(sweep.NP, name, getattr(np, name))
+    run_ctas = ptx_emulator.Emu.run
+    monkeypatch.setattr(ptx_emulator.Emu, "run", lambda self, max_steps=200_000: run_ctas(self, max_steps))
 
     def run(kernel, arrays, scalars, grid=(1,)):
         name = f"rv28_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}"
@@ -901,3 +988,73 @@ def test_an_out_of_range_int8_constant_is_cutiles_wrapped_value(emulate):
     """``ct.full((BN,), 300, dtype=ct.int8)``: cuTile's exporter writes 44 (300 mod 256) into the bytecode."""
     y = emulate(full_int8_out_of_range, [np.full(16, SENTINEL, np.int8)], [16])[0]
     np.testing.assert_array_equal(y, 44)
+
+
+
+# ----------------------------------------------------------------------------------------------- 3-D tiles, int64 loops
+
+
+MAX64 = 2**63 - 1
+
+
+def test_scans_permutes_and_broadcasts_of_3d_tiles(emulate):
+    x = _f32(2, 4, 8)
+    y = emulate(cumsum_3d_mid, [x, _nan((2, 4, 8), np.float32)], [2, 4, 8])[1]
+    _close(y, np.cumsum(x.astype(np.float64), 1))
+    z = emulate(permute_201, [x, _nan((8, 2, 4), np.float32)], [2, 4, 8])[1]
+    np.testing.assert_array_equal(z, x.transpose(2, 0, 1))
+    v, w = _f32(4), _f32(8)
+    b = emulate(bcast_3d_mix, [x, v, w, _nan((2, 4, 8), np.float32)], [2, 4, 8])[3]
+    _close(b, x * v[None, :, None] + w[None, None, :] - 1.0)
+    t = RNG.integers(0, 3, (4, 2, 8)).astype(np.float32)
+    i = emulate(argmax_3d_axis0, [t, np.full((2, 8), -7, np.int32)], [4, 2, 8])[1]
+    np.testing.assert_array_equal(i, t.argmax(0))
+
+
+def test_int8_sum_wraps_and_where_with_an_int_scalar(emulate):
+    x = RNG.integers(-128, 128, (4, 16)).astype(np.int8)
+    y = emulate(int8_sum, [x, np.full(16, SENTINEL, np.int8)], [16])[1]
+    np.testing.assert_array_equal(y, ((x.astype(np.int64).sum(0) + 128) % 256 - 128).astype(np.int8))
+    v = np.array([3, -3, 0, 7, -100, 2**30, -2**31, 1], np.int32)
+    w = emulate(where_int_scalar, [v, np.full(8, SENTINEL, np.int32)], [8])[1]
+    np.testing.assert_array_equal(w, (np.where(v > 0, v, -1).astype(np.int64) * 3).astype(np.int32))
+
+
+def test_a_2d_gather_by_int64_indices_pads_out_of_range(emulate):
+    table = _f32(20, 12)
+    r = np.array([0, 19, 25, -1, 3, 7, 7, 2], np.int64)
+    c = np.array([0, 11, 12, 5, -2, 1, 1, 3], np.int64)
+    y = emulate(gather_2d_i64, [table, r, c, _nan((8, 8), np.float32)], [8, 8])[3]
+    inside = (r[:, None] >= 0) & (r[:, None] < 20) & (c[None, :] >= 0) & (c[None, :] < 12)
+    np.testing.assert_array_equal(y, np.where(inside, table[np.clip(r, 0, 19)[:, None], np.clip(c, 0, 11)[None, :]],
+                                              -5.0).astype(np.float32))
+
+
+def test_atomic_adds_to_repeated_indices(emulate):
+    x, i = np.arange(32, dtype=np.float32), np.array([0, 1, 0, 1, 2, 2, 2, 0] * 4, np.int32)
+    y = emulate(scatter_dup_add, [x, i, np.zeros(4, np.float32)], [8], grid=(4,))[2]
+    np.testing.assert_array_equal(y, np.bincount(i, weights=x, minlength=4).astype(np.float32))
+
+
+def test_f16_math_and_float_modulo_of_negative_operands(emulate):
+    x = (RNG.standard_normal(16) * 3).astype(np.float16)
+    y = emulate(f16_math, [x, _nan(16)], [16])[1]
+    xf = x.astype(np.float64)
+    _close(y, np.exp2(xf) + np.log(np.abs(xf) + 1) + np.sqrt(np.abs(xf)), 1e-2, 1e-2)
+    a = np.array([5.5, -5.5, 5.5, -5.5, 0.0, -0.0, 1e10, 3.0], np.float32)
+    b = np.array([2, 2, -2, -2, 3, 3, 3, np.inf], np.float32)
+    m = emulate(float_mod_neg, [a, b, np.full(8, SENTINEL, np.float32)], [8])[2]
+    np.testing.assert_array_equal(m, np.mod(a.astype(np.float64), b.astype(np.float64)).astype(np.float32))
+
+
+def test_a_loop_over_an_unsigned_count(emulate):
+    x = _f32(64)
+    y = emulate(unsigned_loop_index, [x, _nan(8, np.float32)], [5, 8])[1]
+    _close(y, x[:40].reshape(5, 8).sum(0))
+
+
+@pytest.mark.parametrize("start, stop", [(MAX64 - 12, MAX64), (0, 23), (-MAX64 - 1, -MAX64 + 9)])
+def test_an_int64_loop_near_the_int64_maximum(emulate, start, stop):
+    """``range(start, stop, 5)`` over ``ct.ScalarInt64`` bounds: before review 28, ``MAX - 12`` never ended."""
+    y = emulate(loop_i64_bounds, [np.zeros(8, np.int64), np.full(8, SENTINEL, np.int64)], [start, stop, 8])[1]
+    np.testing.assert_array_equal(y, sum(i - start for i in range(start, stop, 5)))
