@@ -36,19 +36,19 @@ MAX32 = 2**31 - 1
 
 @pytest.fixture
 def emulate(monkeypatch):
-    """``emulate(kernel, arrays, scalars)``: ``kernel(*arrays, *scalars)`` on the emulator, one program; every
-    array after the run.  The emulator stops a CTA after 200,000 steps (a loop that never ends fails fast)."""
+    """``emulate(kernel, arrays, scalars, grid=(1,))``: ``kernel(*arrays, *scalars)`` on the emulator; every array
+    after the run.  The emulator stops a CTA after 200,000 steps (a loop that never ends fails fast)."""
     from tileorch.testing import ptx_emulator
 
-    for name in ("uint16", "uint32", "uint64"):
+    for name in ("uint8", "uint16", "uint32", "uint64"):
         monkeypatch.setitem(sweep.NP, name, getattr(np, name))
     run_ctas = ptx_emulator.Emu.run
     monkeypatch.setattr(ptx_emulator.Emu, "run", lambda self, max_steps=200_000: run_ctas(self, max_steps))
 
-    def run(kernel, arrays, scalars):
+    def run(kernel, arrays, scalars, grid=(1,)):
         name = f"rv28_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}"
         spec = [(a.shape, a.dtype.name) for a in arrays] + list(scalars)
-        monkeypatch.setattr(s10e, "PROGRAMS", {name: UserProgram(kernel, spec, (1,), "simt")})
+        monkeypatch.setattr(s10e, "PROGRAMS", {name: UserProgram(kernel, spec, grid, "simt")})
         out = s10e.emulate(name, dict(enumerate(arrays)))
         return [out[i] for i in range(len(arrays))]
     return run

@@ -1,4 +1,4 @@
-"""Review 28: a new cuTile user's first hour -- 67 programs written with cuTile's Python API the way users
+"""Review 28: a new cuTile user's first hour -- 65 programs written with cuTile's Python API the way users
 write them, over what no other test exercises, each exported to bytecode on the CPU, compiled for sm_90a and
 run CTA by CTA on the PTX emulator against numpy with NaN / sentinel-prefilled outputs.
 
@@ -33,9 +33,8 @@ ct = pytest.importorskip("cuda.tile")
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
 import test_user_sweep4_emulated as s4  # noqa: E402
-import test_user_sweep10_emulated as s10e  # noqa: E402
 import test_user_sweep14_emulated as s14e  # noqa: E402
-import test_user_sweep_interp as sweep  # noqa: E402
+from test_review28_integer_loops import emulate  # noqa: E402,F401  (the fixture: SIMT programs on the emulator)
 
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
 
@@ -326,9 +325,10 @@ def full_int8_out_of_range(Y, BN: C[int]):
 
 
 @ct.kernel
-def f64_dot(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+def k_loop_dot(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """A plain K loop accumulating in Y's type (f64 x f64 -> f64, uint8 x int8 -> int32)."""
     bm, bn = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((tm, tn), dtype=ct.float64)
+    acc = ct.zeros((tm, tn), dtype=Y.dtype)
     for k in range(ct.cdiv(A.shape[1], tk)):
         acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
                      ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
@@ -370,22 +370,6 @@ def masked_a_dot(A, B, Y, kv: int, tm: C[int], tn: C[int], tk: C[int]):
 def atomic_add_f16(X, Y, BN: C[int]):
     x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
     ct.atomic_add(Y, ct.arange(BN, dtype=ct.int32) % 4, x)
-
-
-@ct.kernel
-def u8_s8_dot(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
-    bm, bn = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((tm, tn), dtype=ct.int32)
-    for k in range(ct.cdiv(A.shape[1], tk)):
-        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
-                     ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
-    ct.store(Y, index=(bm, bn), tile=acc)
-
-
-@ct.kernel
-def shift_by_big_constant(X, Y, BN: C[int]):
-    x = ct.load(X, index=(0,), shape=(BN,))
-    ct.store(Y, index=(0,), tile=x << 40)
 
 
 @ct.kernel
@@ -637,11 +621,19 @@ SIMT_DOTS = {"f64_dot": "not f64", "tiny_dot": "this dot is not in a loop",
 computes the dot)."""
 
 
+KERNELS = {"f64_dot": "k_loop_dot", "u8_s8_dot": "k_loop_dot"}
+"""Programs named apart from their kernel (one kernel, two specs)."""
+
+
+def kernel_of(name):
+    return globals()[KERNELS.get(name, name)]
+
+
 def _compile(name):
     from tileorch.testing.compile_memo import compile_once
     from tileorch.testing.export import cutile_bytecode
 
-    return compile_once(cutile_bytecode(globals()[name], SPECS[name]), name, arch="sm_90a", ptxas=False)
+    return compile_once(cutile_bytecode(kernel_of(name), SPECS[name]), name, arch="sm_90a", ptxas=False)
 
 
 @pytest.mark.parametrize("name", TENSOR_CORE)
@@ -683,7 +675,7 @@ GEMM_RUNS = {"gemm_row_col_scalar_epi": ((2, 3), (4,)), "gemm_batched_at": ((2, 
 
 @pytest.fixture
 def gemm(monkeypatch):
-    programs = {n: UserProgram(globals()[n], SPECS[n], grid, "gemm", outputs=out) for n, (grid, out) in GEMM_RUNS.items()}
+    programs = {n: UserProgram(kernel_of(n), SPECS[n], grid, "gemm", outputs=out) for n, (grid, out) in GEMM_RUNS.items()}
     s4.add_sweep_programs(monkeypatch, programs)
     monkeypatch.setattr(s14e, "PROGRAMS", {**s14e.PROGRAMS, **programs})
     return s14e.emulate
@@ -734,26 +726,6 @@ def test_split_k_by_hand_with_atomics(gemm):
 
 
 # ----------------------------------------------------------------------------------------------- SIMT, emulated
-
-
-@pytest.fixture
-def emulate(monkeypatch):
-    """``emulate(kernel, arrays, scalars, grid=(1,))``: the kernel on the emulator; every array after the run.  A CTA
-    stops after 200,000 steps (a loop that never ends fails in seconds)."""
-    from tileorch.testing import ptx_emulator
-
-    for name in ("uint8", "uint16", "uint32", "uint64"):
-        monkeypatch.setitem(sweep.NP, name, getattr(np, name))
-    run_ctas = ptx_emulator.Emu.run
-    monkeypatch.setattr(ptx_emulator.Emu, "run", lambda self, max_steps=200_000: run_ctas(self, max_steps))
-
-    def run(kernel, arrays, scalars, grid=(1,)):
-        name = f"rv28_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}"
-        spec = [(a.shape, a.dtype.name) for a in arrays] + list(scalars)
-        monkeypatch.setattr(s10e, "PROGRAMS", {name: UserProgram(kernel, spec, grid, "simt")})
-        out = s10e.emulate(name, dict(enumerate(arrays)))
-        return [out[i] for i in range(len(arrays))]
-    return run
 
 
 def _f32(*shape):
