@@ -547,14 +547,16 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
 
     def _split_bounds(self, e: Emitter, lb: SSAValue, ub: SSAValue, st: SSAValue) -> tuple[SSAValue, SSAValue]:
         """This rank's first iteration and step: ``lb + rank * step`` and ``step * nranks``, where neither
-        wraps.  A step of 2^(width - 5) or more (at most 16 iterations; negative: none) is not split
+        wraps.  A step of 2^(width - 5) or more (at most 32 iterations; negative: none) is not split
         (rank 0 runs every iteration: ``step * nranks`` could wrap); a first iteration past the type's
         largest value (``lb`` near it, ``lb + rank * step`` wrapped negative and ran about 2^31
-        iterations) is ``ub``: the rank has none."""
+        iterations) is ``ub``: the rank has none.  The rank is sign-extended to an int64 counter's type
+        (``rank * step`` of i32 and i64 was an internal error)."""
         typ = st.type
         rank = self.rank if typ == self.rank.type else e.sext(self.rank, typ)
         nranks = self.nranks if typ == self.nranks.type else e.sext(self.nranks, typ)
-        big = e.v(cmpi(st, e.const(1 << (typ.width.data - 5), typ), "uge"))
+        width = typ.width.data if isinstance(typ, IntegerType) else 64  # (an index counter: 64 bits)
+        big = e.v(cmpi(st, e.const(1 << (width - 5), typ), "uge"))
         first = e.add_i(lb, e.mul_i(rank, st))
         wrapped = e.v(cmpi(first, lb, "slt"))
         idle = e.v(arith.OrIOp(wrapped, e.v(arith.AndIOp(big, e.v(cmpi(rank, e.const(0, typ), "ne"))))))
