@@ -433,8 +433,8 @@ def unsigned_modulo(X, Y, R, Z, BN: C[int]):
 
 @pytest.mark.parametrize("dtype", ["uint8", "uint32", "uint64"])
 def test_unsigned_modulo_with_the_top_bit_set(emulate, dtype):
-    """``remi`` unsigned (cuTile's ``%`` of unsigned integers; its ``//`` is refused with a located error, the
-    spec's negative_inf rounding being signed-only) on values past the signed range, and by a folded zero."""
+    """``remi`` unsigned (cuTile's ``%`` of unsigned integers; its ``//`` (truncating: test_review28_integer_loops.py)) on
+    values past the signed range, and by a folded zero."""
     top = np.iinfo(dtype).max
     x = np.array([top, top - 1, top // 2 + 1, 7, 0, top, 200, 1], dtype)
     y = np.array([2, top, 3, top, 5, top // 2 + 1, 7, top], dtype)

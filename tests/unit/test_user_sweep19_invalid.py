@@ -1,5 +1,5 @@
 """The nineteenth user sweep's invalid half (``tileorch.testing.user_programs19``): programs a user
-gets wrong.  :data:`INVALID` (cuTile's front end accepts them: an unsigned ``//``, tiles too large
+gets wrong.  :data:`INVALID` (cuTile's front end accepts them: tiles too large
 for the registers or for shared memory in a ``cumsum`` / ``permute`` / ``full`` / ``cat``, a
 system-scope ``atomic_xchg``, conversions and scans rounded toward zero, an e8m0 tile): compiled by
 the driver and by ``tileorch compile`` on the exported ``.tileirbc``, each stops with
@@ -24,6 +24,6 @@ from invalid_sweep_checks import cutile_rejects_tests, invalid_sweep_tests  # no
 SOURCE = user_programs19.__file__
 
 test_the_driver_stops_at_the_users_line, test_tileorch_compile_exits_non_zero_with_the_located_error = \
-    invalid_sweep_tests(INVALID, SOURCE, ["uint32_floor_division", "cumsum_down_512x512_f32", "e8m0_scales_widened"])
+    invalid_sweep_tests(INVALID, SOURCE, ["cumsum_down_512x512_f32", "e8m0_scales_widened"])
 
 test_cutile_rejects_at_the_users_line = cutile_rejects_tests(REJECTED_BY_CUTILE, SOURCE)

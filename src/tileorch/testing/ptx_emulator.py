@@ -366,6 +366,7 @@ def _int_op_exact(base, op, width, signed, a):
     elif base == "xor": r = ux(a[0]) ^ ux(a[1])
     elif base == "not": r = ~ux(a[0])
     elif base == "neg": r = -A[0]
+    elif base == "abs": r = np.array([abs(x) for x in A[0]], dtype=object)  # (PTX ISA: abs of the minimum wraps to it)
     elif base == "shl":  # the amount is a .u32 operand, clamped to the width (PTX ISA, shl)
         r = ux(a[0]) << np.array([min(int(x), 64) for x in (a[1] & np.uint64(0xFFFFFFFF)).astype(object)], dtype=object)
     elif base == "shr":
@@ -1220,7 +1221,7 @@ class Emu:
             self.set(ops[0], T, np.asarray(r, dtype=np.float64).view(np.uint64))
             return
         if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem",
-                    "bfe") and (parts[-1] in _INT_TYPES or parts[-1] == "pred"):  # (a float type not handled
+                    "bfe", "abs") and (parts[-1] in _INT_TYPES or parts[-1] == "pred"):  # (a float type not handled
             # above is unhandled, never integer math on its bits)
             width = _INT_TYPES.get(parts[-1], 1)
             signed = parts[-1].startswith("s")

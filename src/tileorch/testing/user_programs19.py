@@ -896,15 +896,6 @@ _add("ordered_view_loads_and_stores", ordered_view_loads_and_stores,
 
 
 @ct.kernel
-def uint32_floor_division(A, Q, BN: C[int]):
-    """``//`` of a uint32 tile: cuTile 1.7 writes ``divi`` unsigned with ``rounding<negative_inf>``,
-    which CUDA Tile IR rejects; the error says how to write the division instead."""
-    i = ct.bid(0)
-    a = ct.load(A, index=(i,), shape=(BN,), padding_mode=ZERO)
-    ct.store(Q, index=(i,), tile=a // 3)
-
-
-@ct.kernel
 def cumsum_down_512x512_f32(X, Y, BN: C[int]):
     """A ``cumsum`` along axis 0 of a ``512 x 512`` f32 tile: its exchange through shared memory
     needs about 1 MiB (the error names the ``cumsum`` line)."""
@@ -972,8 +963,6 @@ INVALID: dict[str, UserProgram] = {}
 """The programs above as :class:`UserProgram` with path "error": ``error`` is part of the message and
 ``notes`` the source text of the line the error must name."""
 _bad = registrar(INVALID)
-_bad("uint32_floor_division", uint32_floor_division, [((300,), U32), ((300,), U32), 128], (3,), "error",
-     error="rounding mode 'negative_inf' is not supported with unsigned integers", notes="tile=a // 3")
 _bad("cumsum_down_512x512_f32", cumsum_down_512x512_f32, [((512, 512), F32), ((512, 512), F32), 512], (1,), "error",
      error="bytes of shared scratch", notes="tile=ct.cumsum(x, axis=0)")
 _bad("permute_3d_tile_of_128k_elements", permute_3d_tile_of_128k_elements,

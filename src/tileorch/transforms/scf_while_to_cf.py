@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
@@ -85,13 +85,24 @@ class ConvertScfWhileToCf(ModulePass):
 
 
 class PositiveStepFor(ForLowering):
-    """xDSL's ``scf.for`` lowering (``iv < ub``, ``iv += step``) after, where the step is not a positive
-    constant, the upper bound is replaced by ``step > 0 ? ub : lb``: a loop whose step is 0 or negative
-    at run time (undefined in CUDA Tile IR, whose ``for`` needs a positive step; cuTile checks only a
-    constant step) runs no iteration instead of never ending (``range(0, n, s)`` with ``s = 0`` hung)."""
+    """xDSL's ``scf.for`` lowering (``iv < ub``, ``iv += step``) with two guards.
+
+    Where the step is not a positive constant, the upper bound is replaced by ``step > 0 ? ub : lb``: a
+    loop whose step is 0 or negative at run time (undefined in CUDA Tile IR, whose ``for`` needs a positive
+    step; cuTile checks only a constant step) runs no iteration instead of never ending (``range(0, n, s)``
+    with ``s = 0`` hung).
+
+    Where ``iv + step`` can pass the largest value of the counter's type (a step other than the constant 1,
+    unless a constant ``ub`` keeps every ``iv + step`` in range), the stepped counter is
+    ``iv + step < iv ? ub : iv + step``: the increment that wraps ends the loop (``range(2**31 - 8, 2**31 - 1,
+    4)`` wrapped to a negative counter and never ended; with step ``2**31 - 1`` LLVM's trip count wrapped to
+    0 iterations).  The step is positive here (the guard above), so a signed wrap is exactly ``iv + step <
+    iv``."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if isinstance(op, scf.ForOp) and not _positive_constant(op.step):
+        if not isinstance(op, scf.ForOp):
+            return
+        if not _positive_constant(op.step):
             t = op.step.type
             zero = arith.ConstantOp(IntegerAttr(0, t))
             positive = arith.CmpiOp(op.step, zero.result, "sgt")
@@ -100,12 +111,44 @@ class PositiveStepFor(ForLowering):
             copy_location(op, guard)
             rewriter.insert(guard, InsertPoint.before(op))
             op.operands[1] = bound.result
+        header, step, ub, may_wrap = op.body.first_block, op.step, op.ub, _may_wrap(op)
         super().match_and_rewrite(op, rewriter)
+        if may_wrap and rewriter.has_done_action:
+            iv = header.args[0]
+            for back in [u.operation for u in iv.uses]:  # the latch's `iv + step`, then `cf.br ^header(iv + step, ...)`
+                if not (isinstance(back, arith.AddiOp) and back.lhs is iv and back.rhs is step):
+                    continue
+                for branch in [u.operation for u in back.result.uses]:
+                    if isinstance(branch, cf.BranchOp) and branch.successor is header and branch.operands[0] is back.result:
+                        wrapped = arith.CmpiOp(back.result, iv, "slt")
+                        following = arith.SelectOp(wrapped.result, ub, back.result)
+                        copy_location(op, [wrapped, following])
+                        rewriter.insert([wrapped, following], InsertPoint.before(branch))
+                        branch.operands[0] = following.result
+
+
+def _constant_int(v) -> int | None:
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
 
 
 def _positive_constant(v) -> bool:
-    owner = v.owner
-    return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) and owner.value.value.data > 0
+    value = _constant_int(v)
+    return value is not None and value > 0
+
+
+def _may_wrap(op: scf.ForOp) -> bool:
+    """Whether ``iv + step`` can pass the counter type's largest value for some ``iv < ub``: not for the
+    constant step 1, nor for constants with ``ub - 1 + step`` in range."""
+    step, ub = _constant_int(op.step), _constant_int(op.ub)
+    if step == 1:
+        return False
+    if step is None or ub is None:
+        return True
+    width = op.step.type.width.data if isinstance(op.step.type, IntegerType) else 64  # index: 64 bits
+    return ub - 1 + step > (1 << (width - 1)) - 1
 
 
 _LOWERED = (scf.WhileOp, scf.IfOp, scf.ForOp, scf.IndexSwitchOp)

@@ -2,7 +2,8 @@
 
 // A loop that folds a tile into its accumulator (here: adds a splat each iteration) and writes
 // no memory is split over the CTAs of a cluster (cluster_split.py): the program id is the
-// cluster's, rank r runs iterations lb + r * step, lb + (r + n) * step, ...; ranks other than
+// cluster's, rank r runs iterations lb + r * step, lb + (r + n) * step, ... (a first iteration that wraps past the
+// largest value is ub: none; a step of 2^27 or more is not split, rank 0 runs it all); ranks other than
 // 0 start from the fold's identity (0.0 for addf); after the loop each CTA writes its slots to
 // shared memory between two cluster barriers rank 0 reads the other ranks' (mapa) and adds
 // them; the store after the loop runs on rank 0 only.
@@ -13,10 +14,17 @@
 // CHECK: %[[RANK0:.*]] = arith.cmpi eq, %[[RANK]], %{{.*}} : i32
 // CHECK: nvvm.read.ptx.sreg.clusterid.x : i32
 // CHECK: %[[INIT:.*]] = arith.select %[[RANK0]], %{{.*}}, %{{.*}} : f32
-// CHECK: %[[SKIP:.*]] = arith.muli %[[RANK]], %[[STEP:[0-9]+]] : i32
-// CHECK: %[[LB:.*]] = arith.addi %{{.*}}, %[[SKIP]] : i32
-// CHECK: %[[ST:.*]] = arith.muli %[[STEP]], %[[NRANKS]] : i32
-// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %[[LB]] to %{{.*}} step %[[ST]] iter_args(%{{.*}} = %[[INIT]]) -> (f32) : i32 {
+// CHECK: %[[BIG:.*]] = arith.cmpi uge, %[[STEP:[0-9]+]], %{{.*}} : i32
+// CHECK: %[[SKIP:.*]] = arith.muli %[[RANK]], %[[STEP]] : i32
+// CHECK: %[[FIRST:.*]] = arith.addi %[[LB0:[0-9]+]], %[[SKIP]] : i32
+// CHECK: %[[WRAP:.*]] = arith.cmpi slt, %[[FIRST]], %[[LB0]] : i32
+// CHECK: %[[OTHER:.*]] = arith.cmpi ne, %[[RANK]], %{{.*}} : i32
+// CHECK: %[[NOTR0:.*]] = arith.andi %[[BIG]], %[[OTHER]] : i1
+// CHECK: %[[IDLE:.*]] = arith.ori %[[WRAP]], %[[NOTR0]] : i1
+// CHECK: %[[LB:.*]] = arith.select %[[IDLE]], %[[UB:[0-9]+]], %[[FIRST]] : i32
+// CHECK: %[[SPLITST:.*]] = arith.muli %[[STEP]], %[[NRANKS]] : i32
+// CHECK: %[[ST:.*]] = arith.select %[[BIG]], %[[STEP]], %[[SPLITST]] : i32
+// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %[[LB]] to %[[UB]] step %[[ST]] iter_args(%{{.*}} = %[[INIT]]) -> (f32) : i32 {
 // CHECK: nvvm.barrier
 // CHECK: llvm.store %[[ACC]], %[[MINE:[0-9]+]] : f32, !llvm.ptr<3>
 // CHECK-NEXT: nvvm.cluster.arrive aligned

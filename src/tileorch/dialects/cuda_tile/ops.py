@@ -224,15 +224,12 @@ class DivIOp(_Binary):
     traits = traits_def()
 
     def verify_op(self) -> None:
+        """``negative_inf`` with ``unsigned`` is accepted: cuTile 1.7 writes it for every ``//`` of unsigned
+        integers, and the floor of a quotient of two non-negative integers is the truncated quotient."""
         rm = (self.rounding or A.RoundingModeAttr(A.RoundingMode.ZERO)).data
         if rm not in (A.RoundingMode.ZERO, A.RoundingMode.POSITIVE_INF, A.RoundingMode.NEGATIVE_INF):
             raise VerifyException("rounding mode must be one of 'zero', 'positive_inf' or 'negative_inf', got "
                                   f"'{rm.value}'")
-        if rm == A.RoundingMode.NEGATIVE_INF and self.signedness.data == A.Signedness.UNSIGNED:
-            # cuTile 1.7 writes this for `//` of unsigned tiles (CUDA Tile IR rejects it)
-            raise VerifyException("rounding mode 'negative_inf' is not supported with unsigned integers (cuTile "
-                                  "writes it for '//' of unsigned integers: divide them as signed integers of a "
-                                  "wider type, e.g. (x.astype(ct.int64) // n).astype(x.dtype))")
 
 
 class _BinaryXY(CtOp):

@@ -694,7 +694,8 @@ for _c in _ARITH_BINARY:
 @handles("DivIOp")
 def _divi(L, op):
     rm = (op.rounding or A.RoundingModeAttr(A.RoundingMode.ZERO)).data
-    if rm == A.RoundingMode.ZERO:
+    if rm == A.RoundingMode.ZERO or (rm == A.RoundingMode.NEGATIVE_INF and not _signed(op)):
+        # unsigned: the floor of a non-negative quotient is its truncation (cuTile's `//` of unsigned tiles)
         cls = arith.DivSIOp if _signed(op) else arith.DivUIOp
     elif rm == A.RoundingMode.POSITIVE_INF:
         cls = arith.CeilDivSIOp if _signed(op) else arith.CeilDivUIOp

@@ -549,6 +549,23 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                 out.append(e.v(arith.SelectOp(self.rank0, x, c)))
         return out
 
+    def _split_bounds(self, e: Emitter, lb: SSAValue, ub: SSAValue, st: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """This rank's first iteration and step: ``lb + rank * step`` and ``step * nranks``, where neither
+        wraps.  A step of 2^(width - 5) or more (at most 32 iterations; negative: none) is not split
+        (rank 0 runs every iteration: ``step * nranks`` could wrap); a first iteration past the type's
+        largest value (``lb`` near it, ``lb + rank * step`` wrapped negative and ran about 2^31
+        iterations) is ``ub``: the rank has none.  The rank is sign-extended to an int64 counter's type
+        (``rank * step`` of i32 and i64 was an internal error)."""
+        typ = st.type
+        rank = self.rank if typ == self.rank.type else e.sext(self.rank, typ)
+        nranks = self.nranks if typ == self.nranks.type else e.sext(self.nranks, typ)
+        width = typ.width.data if isinstance(typ, IntegerType) else 64  # (an index counter: 64 bits)
+        big = e.v(cmpi(st, e.const(1 << (width - 5), typ), "uge"))
+        first = e.add_i(lb, e.mul_i(rank, st))
+        wrapped = e.v(cmpi(first, lb, "slt"))
+        idle = e.v(arith.OrIOp(wrapped, e.v(arith.AndIOp(big, e.v(cmpi(rank, e.const(0, typ), "ne"))))))
+        return e.v(arith.SelectOp(idle, ub, first)), e.v(arith.SelectOp(big, st, e.mul_i(st, nranks)))
+
     def _cluster_fold(self, e: Emitter, op: scf.ForOp, flat: list[SSAValue]) -> list[SSAValue]:
         """Fold every rank's accumulators into rank 0's (through distributed shared memory,
         between two cluster barriers); the flattened loop results rank 0 continues with."""
@@ -1928,8 +1945,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         split = self.split is not None and op is self.split.loop
         if split:  # this rank's iterations: lb + rank * step, every nranks-th
             inits = self._split_inits(e, op)
-            lb = e.add_i(lb, e.mul_i(self.rank, st))
-            st = e.mul_i(st, self.nranks)
+            lb, st = self._split_bounds(e, lb, ub, st)
         slice_ops, loads = prefetchable_loads(op, self.slots_of)
 
         def issue(b: Emitter, iv: SSAValue) -> list[SSAValue]:
