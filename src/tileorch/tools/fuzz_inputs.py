@@ -97,6 +97,11 @@ _RESULT = re.compile(r"^\s*(%[\w.$-]+)(?::\d+)? = ", re.M)
 _TWO_OPERANDS = re.compile(r"(%[\w.$-]+), (%[\w.$-]+)")
 
 
+def _in_comment(text: str, pos: int) -> bool:
+    """Whether ``pos`` lies in a ``//`` comment (mutating a comment changes nothing)."""
+    return "//" in text[text.rfind("\n", 0, pos) + 1:pos]
+
+
 class SemanticMutator:
     """Mutations that mostly keep the text parseable and make the program wrong; each returns
     the new text or None where it does not apply."""
@@ -118,7 +123,7 @@ class SemanticMutator:
         return self.generic.mutate(text, self.rng.choice([1, 1, 2]))
 
     def _replace_one(self, text: str, pattern: re.Pattern, make) -> str | None:
-        matches = list(pattern.finditer(text))
+        matches = [m for m in pattern.finditer(text) if not _in_comment(text, m.start())]
         if not matches:
             return None
         m = self.rng.choice(matches)
@@ -347,8 +352,9 @@ def _warm_up() -> None:
 
 
 def fuzz_inputs(*, seed: int, cases: int, jobs: int = 1, timeout: int = 60, doors: tuple[str, ...] | None = None,
-                out_dir: Path | None = None, log=print) -> tuple[Counter, list[tuple[str, str, str, str]]]:
-    """Run ``cases`` inputs (fixed for ``seed``); returns the outcome table ``Counter[(door,
+                out_dir: Path | None = None, log=print, accepted_log=None) -> tuple[Counter, list[tuple[str, str, str, str]]]:
+    """Run ``cases`` inputs (fixed for ``seed``; ``accepted_log(name, mode, data)`` sees each
+    accepted one); returns the outcome table ``Counter[(door,
     class)]`` and the findings ``(class, input name, mode, output)``."""
     rng = random.Random(seed)
     text_seeds = load_text_seeds()
@@ -388,6 +394,8 @@ def fuzz_inputs(*, seed: int, cases: int, jobs: int = 1, timeout: int = 60, door
 
     def handle(name: str, mode: str, data, outcome: Outcome) -> None:
         table[(door_of(mode), outcome.kind)] += 1
+        if outcome.kind == "accepted" and accepted_log is not None:
+            accepted_log(name, mode, data)
         if outcome.kind in FINDINGS:
             findings.append((outcome.kind, name, mode, outcome.output))
             log(f"FINDING {outcome.kind}: {name} ({mode})\n    "
@@ -417,6 +425,21 @@ def format_table(table: Counter) -> str:
     return "\n".join(rows)
 
 
+def _accepted_logger(out_dir: Path | None):
+    """Prints each accepted input's name (and saves it under ``out_dir`` as ``acceptedNNNN.*``)."""
+    count = [0]
+
+    def log(name: str, mode: str, data) -> None:
+        count[0] += 1
+        print(f"accepted {count[0]:04d}: {name} ({mode})")
+        if out_dir is not None:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            p = out_dir / f"accepted{count[0]:04d}.{door_of(mode)}" \
+                f"{'.tileirbc' if isinstance(data, bytes) else ('.json' if mode in ('gemm', 'api') else '.mlir')}"
+            p.write_bytes(data) if isinstance(data, bytes) else p.write_text(data)
+    return log
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="fuzz_inputs", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
@@ -425,6 +448,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=60, help="seconds per input")
     parser.add_argument("--doors", default="", help="comma-separated subset of compile,opt,bc-front,bc-opt,gemm,api")
     parser.add_argument("--out", type=Path, default=None, help="save each finding's input and output here")
+    parser.add_argument("--show-accepted", action="store_true", help="print the name of each accepted input")
     parser.add_argument("--replay", metavar="MODE:PATH", help="run one saved input (MODE as in the findings)")
     args = parser.parse_args(argv)
     if args.replay:
@@ -432,7 +456,8 @@ def main(argv: list[str] | None = None) -> int:
         return _run(mode, path)
     start = time.monotonic()
     table, findings = fuzz_inputs(seed=args.seed, cases=args.cases, jobs=args.jobs, timeout=args.timeout,
-                                  doors=tuple(args.doors.split(",")) if args.doors else None, out_dir=args.out)
+                                  doors=tuple(args.doors.split(",")) if args.doors else None, out_dir=args.out,
+                                  accepted_log=_accepted_logger(args.out) if args.show_accepted else None)
     print(f"fuzz_inputs: seed {args.seed}, {sum(table.values())} cases in {time.monotonic() - start:.0f} s")
     print(format_table(table))
     print(f"fuzz_inputs: {len(findings)} finding(s)")
