@@ -24,8 +24,8 @@ Every outcome gets one class (:data:`CLASSES`): ``located`` (non-zero exit, ever
 argument, or for the Python API a ``ValueError``/``TypeError``/tileorch error), ``unlocated``,
 ``traceback`` (also "internal error" and, for the API, an exception such as ``KeyError``),
 ``timeout``, ``crash`` (a signal or an unexpected exit status) or ``accepted`` (exit 0: not a bug
-in itself, a mutant may stay valid).  ``unlocated``, ``traceback``, ``timeout`` and ``crash`` are
-findings; exit status 1 when there is one.  Deterministic for one ``--seed`` and ``--cases``.
+in itself for a mutant, which may stay valid; a finding for the argument doors, whose every case is
+bad).  ``unlocated``, ``traceback``, ``timeout`` and ``crash`` are findings; exit status 1 when there is one.  Deterministic for one ``--seed`` and ``--cases``.
 """
 
 from __future__ import annotations
@@ -196,8 +196,8 @@ GEMM_BAD = [  # one bad argument each; M N K positional
 
 _VALID_EXAMPLE = "examples/ws_stream_copy.mlir"
 API_BAD = [  # (function, positional args, keyword args) as JSON; "@EXAMPLE" is the example's text
-    ("compile", [None], {}), ("compile", [42], {}), ("compile", [""], {}), ("compile", ["   \n"], {}),
-    ("compile", [b""], {}), ("compile", [b"\x7fTileIR\x00"], {}), ("compile", ["/nonexistent/x.mlir"], {}),
+    ("compile", [None], {}), ("compile", [42], {}), ("compile", [b""], {}), ("compile", [b"\x7fTi"], {}),
+    ("compile", [b"\xff\xfe garbage"], {}), ("compile", ["func.func @k() {"], {}), ("compile", [b"\x7fTileIR\x00"], {}), ("compile", ["/nonexistent/x.mlir"], {}),
     ("compile", ["@EXAMPLE"], {"arch": "sm_80"}), ("compile", ["@EXAMPLE"], {"arch": ""}),
     ("compile", ["@EXAMPLE"], {"arch": 90}), ("compile", ["@EXAMPLE"], {"ptx_version": -1}),
     ("compile", ["@EXAMPLE"], {"ptx_version": "8.0"}), ("compile", ["@EXAMPLE"], {"schedule": "bogus"}),
@@ -366,20 +366,22 @@ def fuzz_inputs(*, seed: int, cases: int, jobs: int = 1, timeout: int = 60, door
     # the argument doors are fixed lists: each case is walked in turn, the mutated ones drawn
     fixed = [("gemm", f"gemm {' '.join(a)}", json.dumps(a)) for a in GEMM_BAD]
     fixed += [("api", f"api {f}{tuple(a)!r:.60} {k}", _api_spec(f, a, k)) for f, a, k in API_BAD]
-    kinds = [("text", 6), ("bytecode", 3), ("args", 1)]
     wanted = doors or ("compile", "opt", "bc-front", "bc-opt", "gemm", "api")
+    kinds = [(k, w) for k, w, ds in (("text", 6, ("compile", "opt")), ("bytecode", 3, ("bc-front", "bc-opt")),
+                                     ("args", 1, ("gemm", "api"))) if set(ds) & set(wanted)]
+    fixed = [f for f in fixed if f[0] in wanted]
     _warm_up()
 
     def make():
         kind = rng.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
         if kind == "text":
             s = rng.choices(text_seeds, [x.weight for x in text_seeds])[0]
-            mode = rng.choice(s.modes)
+            mode = rng.choice([m for m in s.modes if door_of(m) in wanted] or s.modes)
             text, applied = text_mut.mutate(s.text)
             item = (f"{s.name} [{', '.join(applied)}]", mode, text) if applied else None
         elif kind == "bytecode":
             s = rng.choice(bc_seeds)
-            mode = rng.choice(["bc-front", "bc-front", "bc-opt"])
+            mode = rng.choice([m for m in ("bc-front", "bc-front", "bc-opt") if m in wanted])
             data, applied = bc_mut.mutate(s, rng.choice([1, 1, 2]))
             item = (f"{s.name} [{', '.join(applied)}]", mode, data) if applied else None
         else:
@@ -396,7 +398,7 @@ def fuzz_inputs(*, seed: int, cases: int, jobs: int = 1, timeout: int = 60, door
         table[(door_of(mode), outcome.kind)] += 1
         if outcome.kind == "accepted" and accepted_log is not None:
             accepted_log(name, mode, data)
-        if outcome.kind in FINDINGS:
+        if outcome.kind in FINDINGS or (outcome.kind == "accepted" and mode in ("gemm", "api")):
             findings.append((outcome.kind, name, mode, outcome.output))
             log(f"FINDING {outcome.kind}: {name} ({mode})\n    "
                 + "\n    ".join(outcome.output.strip().splitlines()[-6:]))
