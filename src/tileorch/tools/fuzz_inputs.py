@@ -318,7 +318,7 @@ class Runner(fuzz.Runner):
     SUFFIX = ".input"
 
     def submit(self, key, mode: str, data, timeout: int | None = None) -> None:
-        self.SUFFIX = ".tileirbc" if mode.startswith("bc-") else (".json" if mode in ("gemm", "api") else ".mlir")
+        self.SUFFIX = suffix_of(mode)
         super().submit(key, mode, data, timeout)
 
     def _write(self, path: Path, data) -> None:
@@ -340,6 +340,11 @@ class Runner(fuzz.Runner):
 
 def door_of(mode: str) -> str:
     return "opt" if mode.startswith("opt:") else mode
+
+
+def suffix_of(mode: str) -> str:
+    """The file suffix of an input of ``mode``."""
+    return ".tileirbc" if mode.startswith("bc-") else (".json" if mode in ("gemm", "api") else ".mlir")
 
 
 def _warm_up() -> None:
@@ -405,8 +410,7 @@ def fuzz_inputs(*, seed: int, cases: int, jobs: int = 1, timeout: int = 60, door
             if out_dir is not None:
                 out_dir.mkdir(parents=True, exist_ok=True)
                 idx = len(findings)
-                suffix = ".tileirbc" if isinstance(data, bytes) else (".json" if mode in ("gemm", "api") else ".mlir")
-                p = out_dir / f"finding{idx:04d}.{door_of(mode)}{suffix}"
+                p = out_dir / f"finding{idx:04d}.{door_of(mode)}{suffix_of(mode)}"
                 p.write_bytes(data) if isinstance(data, bytes) else p.write_text(data)
                 (out_dir / f"finding{idx:04d}.out").write_text(f"# {outcome.kind}: {name} ({mode})\n{outcome.output}")
 
@@ -436,8 +440,7 @@ def _accepted_logger(out_dir: Path | None):
         print(f"accepted {count[0]:04d}: {name} ({mode})")
         if out_dir is not None:
             out_dir.mkdir(parents=True, exist_ok=True)
-            p = out_dir / f"accepted{count[0]:04d}.{door_of(mode)}" \
-                f"{'.tileirbc' if isinstance(data, bytes) else ('.json' if mode in ('gemm', 'api') else '.mlir')}"
+            p = out_dir / f"accepted{count[0]:04d}.{door_of(mode)}{suffix_of(mode)}"
             p.write_bytes(data) if isinstance(data, bytes) else p.write_text(data)
     return log
 
