@@ -114,13 +114,18 @@ class SemanticMutator:
                     (self.operand_swap, 2)]
 
     def mutate(self, text: str) -> tuple[str, list[str]]:
-        """One semantic mutation (three tries), else one or two generic ones."""
-        for _ in range(3):
-            op = self.rng.choices([o for o, _ in self.ops], [w for _, w in self.ops])[0]
-            new = op(text)
-            if new is not None and new != text:
-                return new, [op.__name__]
-        return self.generic.mutate(text, self.rng.choice([1, 1, 2]))
+        """One semantic mutation (a second one for a third of the inputs; three tries each), else
+        one or two generic ones."""
+        applied: list[str] = []
+        for _ in range(1 if self.rng.random() < 2 / 3 else 2):
+            for _ in range(3):
+                op = self.rng.choices([o for o, _ in self.ops], [w for _, w in self.ops])[0]
+                new = op(text)
+                if new is not None and new != text:
+                    text = new
+                    applied.append(op.__name__)
+                    break
+        return (text, applied) if applied else self.generic.mutate(text, self.rng.choice([1, 1, 2]))
 
     def _replace_one(self, text: str, pattern: re.Pattern, make) -> str | None:
         matches = [m for m in pattern.finditer(text) if not _in_comment(text, m.start())]
