@@ -406,6 +406,8 @@ def fuzz_inputs(*, seed: int, cases: int, jobs: int = 1, timeout: int = 60, door
 
     def handle(name: str, mode: str, data, outcome: Outcome) -> None:
         table[(door_of(mode), outcome.kind)] += 1
+        if outcome.seconds > timeout / 3:  # a stall in the fork (re-run in a fresh process) or a slow compile
+            log(f"slow: {name} ({mode}): {outcome.seconds:.0f} s, {outcome.kind}")
         if outcome.kind == "accepted" and accepted_log is not None:
             accepted_log(name, mode, data)
         if outcome.kind in FINDINGS or (outcome.kind == "accepted" and mode in ("gemm", "api")):
