@@ -159,12 +159,13 @@ BYTECODE_SUFFIXES = (".tileirbc", ".bytecode")
 """Names of CUDA Tile IR bytecode files (cuTile's export; its own dumps end in ``.bytecode``)."""
 
 
-def bytecode_input_error(data: bytes, name: str) -> str | None:
+def bytecode_input_error(data: bytes, name: str, bytecode: bool = False) -> str | None:
     """The located error for input that stands for CUDA Tile IR bytecode without being it: an
-    empty file named ``.tileirbc`` / ``.bytecode`` (an export that failed), or the first bytes of
-    the bytecode's magic number alone (a truncated file); else None."""
+    empty file named ``.tileirbc`` / ``.bytecode`` or empty ``bytes`` given as the program
+    (``bytecode``; an export that failed), or the first bytes of the bytecode's magic number alone
+    (a truncated file); else None."""
     base = os.path.basename(name)
-    if not data and name.lower().endswith(BYTECODE_SUFFIXES):
+    if not data and (bytecode or name.lower().endswith(BYTECODE_SUFFIXES)):
         return (f"{name}:1:1: error: {base} is empty: CUDA Tile IR bytecode starts with the 8-byte magic number "
                 "\\x7fTileIR\\x00 (cuda.tile.compilation.export_kernel(..., output_format='tileir_bytecode') writes it)")
     if 0 < len(data) < len(TILE_IR_MAGIC) and TILE_IR_MAGIC.startswith(data):
@@ -213,7 +214,13 @@ def _read(source) -> tuple[str | bytes, str]:
             raise CompileError([problem])
         return data, path
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return bytes(source), "<bytes>"
+        data = bytes(source)
+        problem = bytecode_input_error(data, "<bytes>", bytecode=True)
+        if problem is not None:  # b"": an export that wrote nothing
+            from tileorch.backend.compile import CompileError
+
+            raise CompileError([problem])
+        return data, "<bytes>"
     if isinstance(source, str):
         return source, "<string>"
     from xdsl.dialects.builtin import ModuleOp

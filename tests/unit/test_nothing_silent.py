@@ -113,3 +113,23 @@ def test_tileorch_opt_reports_a_pass_crash_located_with_exit_1(tmp_path, monkeyp
     assert f"{src}:5:3: error: internal error in pass 'crash-on-second-op' on 'func.func' (KeyError: 'missing')" \
         in err, err
     assert "Traceback" not in err
+
+
+def test_an_unhandled_exception_in_a_subcommand_names_the_input_and_exits_70(tmp_path, monkeypatch, capsys):
+    """The CLI's last resort (a tileorch bug no subcommand reported): one line naming the input file,
+    exit 70, no traceback (was 'tileorch compile: error: internal error ...' without the file)."""
+    from tileorch.cli import compile as compile_cmd
+    from tileorch.cli.main import main
+
+    def crash(args):
+        {}["missing"]
+
+    monkeypatch.setattr(compile_cmd, "run", crash)
+    src = tmp_path / "k.mlir"
+    src.write_text(MODULE)
+    with pytest.raises(SystemExit) as status:
+        main(["compile", str(src)])
+    err = capsys.readouterr().err
+    assert status.value.code == 70, err
+    assert err == (f"{src}: error: internal error in tileorch compile (KeyError: 'missing'); "
+                   "rerun with TILEORCH_TRACEBACK=1\n"), err

@@ -171,3 +171,18 @@ def test_an_unreadable_file_says_why(tmp_path, monkeypatch, capsys):
         main(["compile", str(path), "--emit=mlir"])
     assert info.value.code == 1
     assert f"tileorch compile: error: cannot read {path}: Permission denied" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"", "<bytes>:1:1: error: <bytes> is empty: CUDA Tile IR bytecode starts with the 8-byte magic number"),
+    (b"\x7fTile", "<bytes>:1:1: error: <bytes> is truncated CUDA Tile IR bytecode: 5 byte(s)"),
+])
+def test_tileorch_compile_api_refuses_empty_or_truncated_bytecode_bytes(data, message):
+    """``tileorch.compile(b"")`` was accepted as an empty MLIR module (exit 0, a PTX file without an
+    entry point and a warning); bytes stand for bytecode (found by tools/fuzz_inputs.py)."""
+    import tileorch
+    from tileorch.diagnostics import CompileError
+
+    with pytest.raises(CompileError) as info:
+        tileorch.compile(data, cache=False)
+    assert message in str(info.value)

@@ -150,8 +150,10 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(1)
         if os.environ.get("TILEORCH_TRACEBACK"):
             raise
-        print(f"tileorch {args.command}: error: internal error ({type(exc).__name__}: {exc}); "
-              "rerun with TILEORCH_TRACEBACK=1", file=sys.stderr)
+        path = getattr(args, "file", None)  # the input it failed on, as every other error names it
+        where = f"{'<stdin>' if path == '-' else path}: error: internal error in tileorch {args.command}" \
+            if isinstance(path, str) else f"tileorch {args.command}: error: internal error"
+        print(f"{where} ({type(exc).__name__}: {exc}); rerun with TILEORCH_TRACEBACK=1", file=sys.stderr)
         code = 70
     sys.exit(code)
 
