@@ -29,14 +29,17 @@ STD_LOWERING: list[str] = [
     "convert-nvvm-to-llvm",
     "convert-arith-to-llvm",
     "convert-cf-to-llvm",
-    "convert-func-to-llvm",
-    "convert-index-to-llvm",
+    "convert-func-to-llvm",  # (no convert-index-to-llvm after it: see below)
     "reconcile-unrealized-casts",
 ]
 """``convert-scf-while-to-cf`` applies xDSL's ``convert-scf-to-cf`` patterns together with its
 ``scf.while`` pattern until none applies, so xDSL's pass after it found nothing to lower and is
 not run (it walked the module for 1-3% of a SIMT compile; the PTX of every input of
-``tools/ptx_identity.py`` is unchanged without it)."""
+``tools/ptx_identity.py`` is unchanged without it).  Nor is ``convert-index-to-llvm``: each of
+the arith/cf/func-to-llvm passes first turns every ``index`` type into ``i64``
+(:class:`tileorch.transforms.index_to_llvm.ToLLVMPass`) and their patterns build no ``index``
+type, so after ``convert-func-to-llvm`` it found nothing to convert and only walked the module
+(3-4% of a SIMT program's lowering); the pass stays for ``tileorch-opt -p``."""
 
 PIPELINE: list[str] = CUTLASS_LOWERING + STD_LOWERING
 

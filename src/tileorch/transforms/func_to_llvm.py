@@ -90,7 +90,9 @@ def kernel_to_llvm_func(fn: func.FuncOp) -> llvm.FuncOp:
                 Rewriter.insert_op(cast, InsertPoint.at_start(entry))
                 for use in uses:
                     use.operation.operands[use.index] = cast.results[0]
-        for ret in [o for o in fn.walk() if isinstance(o, func.ReturnOp)]:  # one value at most (_result_type)
+        # ``func.return`` is a terminator of the function's own blocks (its HasParent(func.func)
+        # rule): their last ops, in block order, are what a walk of the body would find
+        for ret in [b.last_op for b in fn.body.blocks if isinstance(b.last_op, func.ReturnOp)]:  # one value at most
             new_ret = llvm.ReturnOp(ret.arguments[0] if ret.arguments else None)
             copy_location(ret, [new_ret])
             Rewriter.replace_op(ret, new_ret)
@@ -112,10 +114,12 @@ def kernel_to_llvm_func(fn: func.FuncOp) -> llvm.FuncOp:
     return new
 
 
-def convert_kernels_to_llvm_func(module: ModuleOp) -> None:
-    """:func:`kernel_to_llvm_func` on every ``func.func`` marked ``nvvm.kernel`` in ``module``."""
+def convert_kernels_to_llvm_func(module: ModuleOp, walked: list[Operation] | None = None) -> None:
+    """:func:`kernel_to_llvm_func` on every ``func.func`` marked ``nvvm.kernel`` in ``module``;
+    ``walked``: ``module``'s ops in walk order, collected by the caller (not walked again: the
+    caller's rewrites since then must have added and erased no function)."""
     from tileorch.dialects.nvvm import KERNEL_ATTR
 
-    for op in list(module.walk()):
+    for op in list(module.walk()) if walked is None else walked:
         if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes:
             kernel_to_llvm_func(op)

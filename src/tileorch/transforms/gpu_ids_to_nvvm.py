@@ -74,5 +74,6 @@ class ConvertGpuIdsToNVVM(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from tileorch.transforms.func_to_llvm import convert_kernels_to_llvm_func
 
-        rewrite_once(LowerGpuId(), op.body)  # the reads it inserts match nothing: one walk
-        convert_kernels_to_llvm_func(op)
+        walked = list(op.walk())  # one walk for both steps: the gpu ops' rewrite keeps every function
+        rewrite_once(LowerGpuId(), op.body, walked[1:])  # the reads it inserts match nothing: one walk
+        convert_kernels_to_llvm_func(op, walked)
