@@ -73,10 +73,11 @@ def test_per_head_weights_launch_with_their_own_batch_count():
         assert (batch, counts) == (6, (6, b_count)), name
 
 
-SPILLS = {"k_unrolled_by_two", "attn_prefix_cache_then_new", "attn_varlen_zero_past_end"}
+SPILLS = {"attn_prefix_cache_then_new", "attn_varlen_zero_past_end"}
 """Programs whose PTX ptxas assembles with spills (session 23, ptxas 13.0, 255 registers each): four of
 the tier's refusals, whose SIMT fallback keeps the f32 accumulators on the default 4 warps -- the hand
-unrolled K loop's 128 x 64 accumulator beside two K tiles' operands (12 B of spill stores), the prefix
+unrolled K loop's 128 x 64 accumulator beside two K tiles' operands (12 B of spill stores until review 28's
+loop lowering, f0d8a187, when it left the list), the prefix
 + new keys attention's two key loops (420 B) and the varlen attention with its zero-store branch (120 B).
 (The differential attention's two chains spilled 976 B there; the chained tier takes them since s23-bwd.)
 Listed so that the spill is not silent; a program leaving the list (or joining it) fails."""
