@@ -62,7 +62,7 @@ GPU_ONLY = {"gemm_tf32": (2, 3), "gemm_fp8_scaled": (2, 2), "gemm_int8_rowscale"
 
 
 def _run(name, inputs):
-    p = UserProgram(getattr(programs, name), programs.SPECS[name], GPU_ONLY[name], "gemm")
+    p = UserProgram(getattr(programs, programs.KERNELS.get(name, name)), programs.SPECS[name], GPU_ONLY[name], "gemm")
     return sweep_harness.gpu_run({name: p}, name, inputs)
 
 
