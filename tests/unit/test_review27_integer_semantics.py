@@ -43,10 +43,7 @@ def emulate(monkeypatch):
 
     def run(kernel, arrays, grid=(1,), bn=N):
         name = f"rv27_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}_{bn}"
-        spec = [(a.shape, a.dtype.name) for a in arrays] + [bn]
-        monkeypatch.setattr(s10e, "PROGRAMS", {name: UserProgram(kernel, spec, grid, "simt")})
-        out = s10e.emulate(name, dict(enumerate(arrays)))
-        return [out[i] for i in range(len(arrays))]
+        return s10e.emulate_kernel(monkeypatch, name, kernel, arrays, [bn], grid)
     return run
 
 

@@ -26,7 +26,6 @@ pytest.importorskip("ml_dtypes")
 import test_user_sweep10_emulated as s10e  # noqa: E402
 import test_user_sweep_interp as sweep  # noqa: E402
 
-from tileorch.testing.user_programs import UserProgram  # noqa: E402
 
 C = ct.Constant
 N = 8
@@ -47,10 +46,7 @@ def emulate(monkeypatch):
 
     def run(kernel, arrays, scalars, grid=(1,)):
         name = f"rv28_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}"
-        spec = [(a.shape, a.dtype.name) for a in arrays] + list(scalars)
-        monkeypatch.setattr(s10e, "PROGRAMS", {name: UserProgram(kernel, spec, grid, "simt")})
-        out = s10e.emulate(name, dict(enumerate(arrays)))
-        return [out[i] for i in range(len(arrays))]
+        return s10e.emulate_kernel(monkeypatch, name, kernel, arrays, scalars, grid)
     return run
 
 

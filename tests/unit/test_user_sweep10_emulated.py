@@ -44,6 +44,17 @@ PRINTED: list[str] = []
 """What the emulated kernels printed (``vprintf``), CTA by CTA."""
 
 
+def emulate_kernel(monkeypatch, name, kernel, arrays, spec_tail=(), grid=(1,)):
+    """:func:`emulate` of one SIMT-path ``kernel`` not in the sweep: ``kernel(*arrays, *spec_tail)`` registered
+    as program ``name`` (``monkeypatch`` restores the table); every array after the run, in order."""
+    from tileorch.testing.user_programs import UserProgram
+
+    spec = [(a.shape, a.dtype.name) for a in arrays] + list(spec_tail)
+    monkeypatch.setattr(sys.modules[__name__], "PROGRAMS", {name: UserProgram(kernel, spec, grid, "simt")})
+    out = emulate(name, dict(enumerate(arrays)))
+    return [out[i] for i in range(len(arrays))]
+
+
 def emulate(name, inputs: dict):
     """:func:`test_user_sweep_interp.run`'s contract, on the PTX: program ``name`` on its spec's
     shapes and grid; returns every argument after the run (bf16 as float32 values)."""
