@@ -112,7 +112,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_STAGGER", "0", range(0, 1 << 20), "cycles between the consumer warp groups' starts; 0: off", True),
     _s("ATTN_SCHEDULE", None, ("snake", "snake_lpt", "off"), "the persistent kernels' tile order", True),
     _s("ATTN_CTAS", "auto", ("auto", "sms", "total"), "CTAs of a persistent attention launch"),
-    _s("ATTN_CTAS_PER_SM", "1", ("1", "2"), "resident CTAs per SM of a persistent chained kernel of one consumer "
+    _s("ATTN_CTAS_PER_SM", "2", ("1", "2"), "resident CTAs per SM of a persistent chained kernel of one consumer "
        "warp group (64-row tiles)", True),
     # the GEMM tier: transforms/tileas/
     _s("EPILOGUE_ROUNDS", "1", SWITCH, "the GEMM epilogue round by round", True),
@@ -127,7 +127,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "a dot on the K loop's result looping over N tiles issues the next tile's WGMMAs before the store", True),
     _s("EPILOGUE_DOT_TMA_STORE", "1", SWITCH,
        "a dot on the K loop's result looping over N tiles stores C by TMA from shared memory", True),
-    _s("PAIR_STAGES", "0", SWITCH, "a GEMM ring stage per operand pair of dots with an A and a B each", True),
+    _s("PAIR_STAGES", "1", SWITCH, "a GEMM ring stage per operand pair of dots with an A and a B each", True),
     _s("GATHERED_A", "tier", ("tier", "simt"), "a gathered dot operand A on the GEMM tier or the SIMT path", True),
     # the SIMT path: transforms/tileaa_to_simt/, transforms/tileas/simt_layouts.py
     _s("WARP_PROGRAMS", "1", SWITCH, "several one-warp programs per warp", True),
@@ -139,7 +139,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("SIMT_MMA", "1", SWITCH, "mma.sync for dots on the SIMT path", True),
     _s("F32_DOT", "f32", ("f32", "tf32"), "f32 x f32 dots as tf32", True),
     _s("REMATERIALIZE", "1", SWITCH, "broadcasts recomputed instead of kept", True),
-    _s("REMATERIALIZE_FLOAT_LOADS", "0", SWITCH,
+    _s("REMATERIALIZE_FLOAT_LOADS", "1", SWITCH,
        "a broadcast float tile load loaded again by each thread, not exchanged through shared memory", True),
     _s("RAGGED_ROWS", "1", SWITCH, "the ragged-row vector path", True),
     _s("GATHER_RUNS", None, range(1, _MANY), "runs per thread of a gather", True),
@@ -147,7 +147,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("UNIFORM_DIV", "1", SWITCH, "divisions by a shared divisor as one reciprocal", True),
     _s("GATHER_WARPS", None, range(0, 65), "resident warps asked for a gather kernel; 0: no hint", True),
     _s("SIMT_STORE_CHUNK", "0", range(0, _MANY), "loads per store chunk; 0: off", True),
-    _s("SIMT_PREDICATED_TAILS", "0", SWITCH, "per-element global accesses of the SIMT path predicated, not branched",
+    _s("SIMT_PREDICATED_TAILS", "1", SWITCH, "per-element global accesses of the SIMT path predicated, not branched",
        True),
     _s("PREDICATED_INDEX_LOADS", "1", SWITCH, "predicated index loads", True),
     _s("SIMT_ONE_ELEMENT_LOADS", "1", SWITCH, "each thread loads a one-element tile itself", True),
@@ -157,7 +157,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ONLINE_SOFTMAX_FORM", "thread", ("thread", "element"),
        "the online softmax's running max and sum per thread or per element position", True),
     _s("ONLINE_SOFTMAX_RUNS", None, range(1, 17), "vector runs per thread of an online softmax kernel", True),
-    _s("ATOMIC_FENCES", "each", ("each", "holders"),
+    _s("ATOMIC_FENCES", "holders", ("each", "holders"),
        "an ordered atomic of a tile: every thread fences (each), or a CTA barrier and the fences only in "
        "threads holding a live element (holders)", True),
     _s("ONLINE_SOFTMAX_EXP", "ex2", ("full", "ex2"),

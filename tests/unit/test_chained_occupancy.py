@@ -25,16 +25,20 @@ def test_two_resident_ctas_share_the_register_file():
 
 
 def test_the_choice_and_its_remark(monkeypatch):
-    monkeypatch.delenv(CTAS_PER_SM_ENV, raising=False)
+    monkeypatch.setenv(CTAS_PER_SM_ENV, "1")
     assert ctas_per_sm(1, True, 80_000) == (1, "")
-    monkeypatch.setenv(CTAS_PER_SM_ENV, "2")
+    monkeypatch.delenv(CTAS_PER_SM_ENV, raising=False)
     n, why = ctas_per_sm(1, True, 80_000)
     assert n == 2 and "two CTAs per SM" in why and "232 registers" in why
+    # by default, kernels of another kind take one CTA per SM without a remark; asked for, the remark says why not
+    assert ctas_per_sm(2, True, 80_000) == (1, "")
+    assert ctas_per_sm(1, False, 80_000) == (1, "")
+    n, why = ctas_per_sm(1, True, HALF_SMEM + 16)
+    assert n == 1 and f"exceed half the SM's ({HALF_SMEM})" in why
+    monkeypatch.setenv(CTAS_PER_SM_ENV, "2")
     assert ctas_per_sm(2, True, 80_000) == (1, f"remark: {CTAS_PER_SM_ENV}=2 not applied: not one consumer warp "
                                                "group (64-row tiles)")
     assert ctas_per_sm(1, False, 80_000)[1].endswith("not a persistent kernel")
-    n, why = ctas_per_sm(1, True, HALF_SMEM + 16)
-    assert n == 1 and f"exceed half the SM's ({HALF_SMEM})" in why
 
 
 pytest.importorskip("cuda.tile")
@@ -52,7 +56,7 @@ def _compile(ptxas: bool = False):
 
 @pytest.fixture
 def two_ctas(monkeypatch):
-    monkeypatch.setenv(CTAS_PER_SM_ENV, "2")
+    monkeypatch.delenv(CTAS_PER_SM_ENV, raising=False)  # the default
 
 
 def test_the_kernel_asks_for_two_resident_ctas(two_ctas):
@@ -71,8 +75,8 @@ def test_the_kernel_asks_for_two_resident_ctas(two_ctas):
     assert not run_ptxas(prog.ptx, "sm_90a").spill_warnings()
 
 
-def test_one_cta_per_sm_by_default(monkeypatch):
-    monkeypatch.delenv(CTAS_PER_SM_ENV, raising=False)
+def test_one_cta_per_sm_when_asked(monkeypatch):
+    monkeypatch.setenv(CTAS_PER_SM_ENV, "1")
     prog = _compile()
     assert re.search(r"\.minnctapersm 1\b", prog.ptx) and "ctas_per_sm" not in prog.chained["persistent"]
     assert re.findall(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+(\d+)", prog.ptx) == ["240"]

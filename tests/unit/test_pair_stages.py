@@ -66,11 +66,11 @@ def test_the_builder_commits_a_stage_per_pair(pairs, one):
     assert len(ops(WgmmaMmaAsyncOp)) == cfg.consumer_groups * pairs * (64 // 16)
 
 
-def test_the_tier_chooses_it_only_when_asked(monkeypatch):
-    monkeypatch.delenv(PAIR_STAGES_ENV, raising=False)
+def test_the_tier_chooses_it_by_default_and_0_turns_it_off(monkeypatch):
+    monkeypatch.setenv(PAIR_STAGES_ENV, "0")
     cfg, why = pair_stages_chosen(THREE)
     assert cfg is THREE and f"{PAIR_STAGES_ENV}=1: a stage per operand pair" in why
-    monkeypatch.setenv(PAIR_STAGES_ENV, "1")
+    monkeypatch.delenv(PAIR_STAGES_ENV, raising=False)
     cfg, why = pair_stages_chosen(THREE)
     assert (cfg.pair_stages, cfg.stages) == (True, 6) and "3 consecutive stages" in why
     seg = replace(THREE, k_segments=True, one_accumulator=False)
@@ -101,9 +101,9 @@ def pair_stages(monkeypatch):
 def test_three_pairs_fill_three_stages_per_k_tile(monkeypatch):
     """The producer's K loop commits three stages (three expected-byte arrivals, each one pair's bytes) where the
     whole-pair kernel commits one; the consumers' WGMMAs per K step are the same."""
-    monkeypatch.delenv(PAIR_STAGES_ENV, raising=False)
+    monkeypatch.setenv(PAIR_STAGES_ENV, "0")
     assert len(re.findall(r"mbarrier\.arrive\.expect_tx", _compile("three_operand_pairs").ptx)) == 1
-    monkeypatch.setenv(PAIR_STAGES_ENV, "1")
+    monkeypatch.delenv(PAIR_STAGES_ENV, raising=False)
     prog = _compile("three_operand_pairs")
     cfg = prog.gemm_config
     assert cfg.pair_stages and cfg.stage_bytes == (cfg.tile_m + cfg.tile_n) * cfg.tile_k * 2

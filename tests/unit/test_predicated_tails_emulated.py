@@ -135,7 +135,7 @@ def test_axpby_of_other_element_types(monkeypatch, dtype, a, b):
     assert (z_on[:, 50] == -7).all()
 
 
-@pytest.mark.parametrize("value,on", [(None, False), ("0", False), ("1", True)])
+@pytest.mark.parametrize("value,on", [(None, True), ("0", False), ("1", True)])
 def test_the_switch_reads_0_or_1_else_an_error(monkeypatch, value, on):
     from tileorch.settings import SettingError
     from tileorch.transforms.tileaa_to_simt.predicated_tails import predicated_tails

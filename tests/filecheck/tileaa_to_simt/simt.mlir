@@ -1,4 +1,4 @@
-// RUN: tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt --verify-diagnostics | filecheck %s
+// RUN: env TILEORCH_SIMT_PREDICATED_TAILS=0 tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt --verify-diagnostics | filecheck %s
 
 // Elementwise math stays in registers: a 256-element f32 tile on 128 threads is one run of two
 // contiguous elements per thread (layout.py).  The whole tile in bounds and its origin aligned

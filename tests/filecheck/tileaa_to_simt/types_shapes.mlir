@@ -1,4 +1,4 @@
-// RUN: tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt --verify-diagnostics | filecheck %s
+// RUN: env TILEORCH_SIMT_PREDICATED_TAILS=0 tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt --verify-diagnostics | filecheck %s
 
 // Element types and tile shape ops of the SIMT lowering (issue 21).  types_shapes_ptx.mlir takes
 // the same kernels to PTX and through ptxas.

@@ -1,4 +1,4 @@
-// RUN: tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=ONE
+// RUN: env TILEORCH_ATTN_CTAS_PER_SM=1 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=ONE
 // RUN: env TILEORCH_ATTN_CTAS_PER_SM=2 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=TWO
 // RUN: env TILEORCH_ATTN_CTAS_PER_SM=2 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin

@@ -1,4 +1,4 @@
-// RUN: tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=WHOLE
+// RUN: env TILEORCH_PAIR_STAGES=0 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=WHOLE
 // RUN: env TILEORCH_PAIR_STAGES=1 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PS
 // cover27's three_operand_pairs (acc = x1 @ w1 + x2 @ w2 + x3 @ w3, 128 x 64 x 64 f16 tiles, f32 out) as cuTile
 // exports it.  By default a stage holds all three pairs' A and B tiles: one acquire and one commit of

@@ -29,8 +29,8 @@ Contract (a mixin of ``FunctionLowering``):
   between fences (``fence.release`` before a release/acq_rel one, ``fence.acquire`` after an
   acquire/acq_rel one: LLVM 22's NVPTX backend drops atomicrmw's own ordering and scope), so
   ``atom.global.<op>`` runs at ``.gpu`` scope.  The fences of a tile's ordered ``atomic_rmw``
-  (``TILEORCH_ATOMIC_FENCES``): ``each`` (default), every thread fences around its elements;
-  ``holders``, the CTA passes a ``bar.sync`` before a release (every thread's earlier accesses
+  (``TILEORCH_ATOMIC_FENCES``): ``each``, every thread fences around its elements (other
+  threads' earlier stores are not ordered before the release); ``holders`` (default since session 29), the CTA passes a ``bar.sync`` before a release (every thread's earlier accesses
   precede it, cumulativity) and after an acquire (the CTA's later accesses follow it), and only
   the threads holding a live element fence (a one-element tile: one thread, not every warp's
   ``MEMBAR.GPU`` and ``CCTL.IVALL``); the kernel's final atomics (nothing after them accesses

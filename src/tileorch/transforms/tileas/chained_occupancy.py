@@ -9,7 +9,8 @@ instances, on every SM: the kernel asks ptxas for two resident CTAs (``.minnctap
 :func:`tileorch.dialects.register_budget.most_consumer_regs` at 2 CTAs), each CTA holds at most half of the SM's
 shared memory (:data:`HALF_SMEM`), and the launcher runs twice as many persistent CTAs as SMs.
 
-``TILEORCH_ATTN_CTAS_PER_SM=2`` asks for it (default 1 until measured on the GPU); :func:`ctas_per_sm` decides,
+``TILEORCH_ATTN_CTAS_PER_SM=2`` asks for it (the default since session 29: GQA's
+64-row program 0.52x -> 0.76x torch on the H200; ``=1`` for one CTA per SM); :func:`ctas_per_sm` decides,
 with the remark saying which way and why."""
 
 from __future__ import annotations
@@ -27,13 +28,18 @@ def ctas_per_sm(consumers: int, persistent: bool, smem: int) -> tuple[int, str]:
     """``(n, remark)``: the CTAs per SM a chained kernel of ``consumers`` consumer warp groups, ``persistent`` or
     not, of ``smem`` bytes of dynamic shared memory is built for: 2 when :data:`CTAS_PER_SM_ENV` asks and the kernel
     is persistent with one consumer warp group and at most :data:`HALF_SMEM` bytes, else 1.  ``remark``: ``""``
-    when the setting is not asked, else what was applied or why not."""
+    when the setting is ``1``, or when the kernel is not of that kind (several consumer groups, not persistent)
+    and the environment did not ask; else what was applied or why not (a one-group persistent kernel too large
+    for two is always said)."""
     if settings.value(CTAS_PER_SM_ENV) != "2":
         return 1, ""
-    why = ("not one consumer warp group (64-row tiles)" if consumers != 1 else
-           "not a persistent kernel" if not persistent else
-           f"its {smem} bytes of shared memory exceed half the SM's ({HALF_SMEM})" if smem > HALF_SMEM else "")
-    if why:
-        return 1, f"remark: {CTAS_PER_SM_ENV}=2 not applied: {why}"
+    structural = ("not one consumer warp group (64-row tiles)" if consumers != 1 else
+                  "not a persistent kernel" if not persistent else "")
+    if structural:
+        return 1, (f"remark: {CTAS_PER_SM_ENV}=2 not applied: {structural}"
+                   if settings.asked(CTAS_PER_SM_ENV) else "")
+    if smem > HALF_SMEM:
+        return 1, (f"remark: one CTA per SM: its {smem} bytes of shared memory exceed half the SM's ({HALF_SMEM}), "
+                   f"so two ({CTAS_PER_SM_ENV}=2) do not fit")
     return 2, (f"remark: two CTAs per SM ({CTAS_PER_SM_ENV}=2): .minnctapersm 2, the consumer warp group at "
                f"232 registers, {smem} bytes of shared memory each, twice as many persistent CTAs as SMs")

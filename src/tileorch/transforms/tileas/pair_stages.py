@@ -4,7 +4,8 @@
 Holding every pair's tiles in one stage makes a stage ``pairs`` times a plain GEMM's: three pairs of 128 x 128 x 64
 f16 tiles are 96 KiB, two stages fill the shared memory, and the launcher's 128 x 256 tile is narrowed to 128 (no
 2 stages of 144 KiB fit).  The producer then refills a stage only after the consumers ran all of its pairs' WGMMA
-batches, with one stage in flight.  With ``TILEORCH_PAIR_STAGES=1`` (``GemmConfig.pair_stages``) a stage holds one
+batches, with one stage in flight.  With ``TILEORCH_PAIR_STAGES=1`` (the default since session 29;
+``GemmConfig.pair_stages``) a stage holds one
 pair's A and B tiles and each K tile takes ``pairs`` consecutive stages, in the program's order of the dots: the ring
 is the plain GEMM's (128 x 256: four stages of 48 KiB), and the stage count is the whole-pair count times the pairs
 (the shared memory's fit trims it; a launcher's stage count likewise: :func:`per_pair_stages`).

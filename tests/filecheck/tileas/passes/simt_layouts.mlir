@@ -1,7 +1,7 @@
 // RUN: tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts | filecheck %s --check-prefix=ASSIGN
 // RUN: tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions | filecheck %s --check-prefix=REMOVE
-// RUN: env TILEORCH_WARP_PROGRAMS=0 tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=SIMT
-// RUN: env TILEORCH_WARP_PROGRAMS=0 tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=KEEP
+// RUN: env TILEORCH_WARP_PROGRAMS=0 TILEORCH_REMATERIALIZE_FLOAT_LOADS=0 tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=SIMT
+// RUN: env TILEORCH_WARP_PROGRAMS=0 TILEORCH_REMATERIALIZE_FLOAT_LOADS=0 tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=KEEP
 
 // The SIMT route (kernels without a dot stay in nv_tileaa): tileas-assign-load-store-layouts
 // decides the register layouts (transforms/tileas/simt_layouts.py) and attaches them as
