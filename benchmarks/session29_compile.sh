@@ -4,7 +4,7 @@
 # R=4 and R=2 not interleaved; tileiras from another run of the same hour):
 #   softmax_f16    R=4 0.490 s CPU (PTX 2502 lines, ptxas 0.088 s)  R=2 0.373 s (1355, 0.055)  tileiras 0.144
 #   layernorm_bf16 R=4 0.505 s      (2201,       0.074)           R=2 0.398 s (1212, 0.046)  tileiras 0.193
-# Session 22's H200 A/B (before predicated tails, uniform division, rematerialized loads) had R=2 equal on
+# Session 22's H200 A/B (before predicated tails and rematerialized float loads) had R=2 equal on
 # layernorm_f16 (4.06 / 4.06 TB/s) and rmsnorm_f16 (4.13 / 4.13), slower on softmax_f16_rows_x1024 (4.00 -> 3.71) and
 # argmax_f32_x512 (3.95 -> 2.78), faster on softmax_f16_4096x1000 (1.74 -> 2.16).  Should show, per case, R=2 / R=4
 # time (ratio < 1: R=2 faster) and both correct; a case where R=2 is within +-2% could take R=2 (a per-kind choice in
