@@ -8,8 +8,8 @@ Usage::
 Compiles ``attention_fwd`` (tileorch.testing.attention_programs) for fake device arrays with the
 ptxas the driver finds, disassembles the cubin with ``nvdisasm`` (``--nvdisasm``, else
 ``$NVDISASM``, else on PATH; the pip wheel ``nvidia-cuda-nvdisasm`` has one) and finds the
-consumer loop: the loop (a backward branch) whose body holds both the shared-memory ``HGMMA`` of
-the first dot and the register-A ``HGMMA`` of the second.  Its shortest and longest paths from
+consumer loop: the loop (a backward branch) whose body holds both dots' ``HGMMA`` s (two
+accumulators: the first dot's A from shared memory, or from registers with ``TILEORCH_ATTN_Q_REGS``).  Its shortest and longest paths from
 its head to its backward branch along forward edges (the out-of-line retry blocks of the mbarrier
 waits not taken: every wait passes at once) are the interior and the masked key tile; each is
 reported with its instruction count and the counts of the opcodes that matter for the softmax
@@ -65,7 +65,7 @@ def parse_sass(text: str) -> tuple[list[tuple[int, str, str, str]], dict[str, in
 
 
 def consumer_loop(insts, labels) -> tuple[int, int]:
-    """(head, index of the backward branch) of the innermost loop holding both kinds of HGMMA."""
+    """(head, index of the backward branch) of the innermost loop holding both dots' HGMMAs."""
     best = None
     for i, (_, _, op, args) in enumerate(insts):
         t = TARGET.search(args)
@@ -73,9 +73,10 @@ def consumer_loop(insts, labels) -> tuple[int, int]:
             continue
         head = labels[t.group(1)]
         body = insts[head:i + 1]
-        smem = any(o.startswith("HGMMA") and "gdesc" in a.split(",")[1] for _, _, o, a in body)
-        rega = any(o.startswith("HGMMA") and "gdesc" not in a.split(",")[1] for _, _, o, a in body)
-        if smem and rega and (best is None or i - head < best[1] - best[0]):
+        # both dots: HGMMAs into two accumulators (the first dot's A from shared memory, or from registers
+        # with TILEORCH_ATTN_Q_REGS; the second dot's A always from registers)
+        accs = {a.split(",")[0].strip() for _, _, o, a in body if o.startswith("HGMMA")}
+        if len(accs) >= 2 and (best is None or i - head < best[1] - best[0]):
             best = (head, i)
     if best is None:
         raise SystemExit("no loop with both dots' HGMMAs found")

@@ -354,6 +354,13 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                         remarks.append(f"remark: consumer warp group w starts the CTA's first instance w x "
                                        f"{persistent['stagger']} cycles after its Q landed, so that the groups' "
                                        "per-instance serial parts fall apart (TILEORCH_ATTN_STAGGER)")
+                    if record.get("q_regs"):
+                        remarks.append(f"remark: the first dot reads Q from registers: each consumer thread loads "
+                                       f"its {record['q_regs']} A-fragment registers of the instance's Q tile once, "
+                                       "after its wait, and every key tile's wgmma.mma_async takes A from them "
+                                       "(TILEORCH_ATTN_Q_REGS)")
+                    if record.get("q_regs_off"):
+                        remarks.append(f"remark: TILEORCH_ATTN_Q_REGS not applied: {record['q_regs_off']}")
                     if record.get("stagger_off"):
                         remarks.append(f"remark: TILEORCH_ATTN_STAGGER not applied: {record['stagger_off']}")
                     if persistent and persistent.get("next_s"):

@@ -110,6 +110,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_S_AHEAD", "0", ("auto", "0", "1", "2"), "the next key tile's first dot issued before this tile's "
        "softmax (2: the loop unrolled by two; auto: 2 without a heavy-first axis, else off)", True),
     _s("ATTN_STAGGER", "0", range(0, 1 << 20), "cycles between the consumer warp groups' starts; 0: off", True),
+    _s("ATTN_Q_REGS", "0", SWITCH, "the first dot's A (Q) read once per instance into WGMMA's register A "
+       "operand", True),
     _s("ATTN_SCHEDULE", None, ("snake", "snake_lpt", "off"), "the persistent kernels' tile order", True),
     _s("ATTN_CTAS", "auto", ("auto", "sms", "total"), "CTAs of a persistent attention launch"),
     _s("ATTN_CTAS_PER_SM", "2", ("1", "2"), "resident CTAs per SM of a persistent chained kernel of one consumer "

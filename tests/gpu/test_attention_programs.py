@@ -161,7 +161,11 @@ SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
                       "s_ahead_plain": {"TILEORCH_ATTN_S_AHEAD": "1", "TILEORCH_ATTN_PERSISTENT": "0"},
                       "s_ahead2": {"TILEORCH_ATTN_S_AHEAD": "2"},
                       # session 28: the consumer warp groups' first instance started 2500 cycles apart
-                      "stagger": {"TILEORCH_ATTN_STAGGER": "2500", "TILEORCH_ATTN_PERSISTENT": "1"}}
+                      "stagger": {"TILEORCH_ATTN_STAGGER": "2500", "TILEORCH_ATTN_PERSISTENT": "1"},
+                      # session 29: the first dot's A (Q) read once per instance into registers (persistent: the
+                      # Q slot released right after; one CTA per instance)
+                      "q_regs": {"TILEORCH_ATTN_Q_REGS": "1", "TILEORCH_ATTN_PERSISTENT": "1"},
+                      "q_regs_plain": {"TILEORCH_ATTN_Q_REGS": "1", "TILEORCH_ATTN_PERSISTENT": "0"}}
 
 
 @pytest.mark.parametrize("switches", list(SHORT_SEQ_SWITCHES))
@@ -204,6 +208,8 @@ def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, ti
         assert persistent.get("kv_ahead") == program.chained["stages"] - 1, program.chained
     if "s_ahead" in switches and d == 64 and tile_n == 128 and program.chained.get("pipelined"):  # d128: refused
         assert program.chained.get("s_ahead") is True, program.chained
+    if "q_regs" in switches:  # applies to every 64/128-row kernel of this program (not NEXT_S, not 4 groups)
+        assert program.chained.get("q_regs") == d // 4, program.chained
     if "TILEORCH_ATTN_SCHEDULE" in SHORT_SEQ_SWITCHES[switches]:
         want_order = SHORT_SEQ_SWITCHES[switches]["TILEORCH_ATTN_SCHEDULE"]
         assert program.chained["persistent"].get("schedule") == want_order, program.chained

@@ -554,10 +554,15 @@ class _Reader:
                                                  acquire, release) for program in programs]
             else:
                 order = {id(o): i for i, o in enumerate(cons_work.walk())}
-                q_first = bool(last_arrives) and order[id(q_cons[1].body[0].origin)] < order[id(last_arrives[0])]
-                # the Q slot released where the kernel has it: after the last tile's release, or before
-                # it (TILEORCH_ATTN_EARLY_Q: right after the ring loop)
-                programs = [(Loop(Trip("m"), (q_cons[0], *program[:-1], q_cons[1], program[-1]) if q_first
+                q_release = order[id(q_cons[1].body[0].origin)]
+                q_first = bool(last_arrives) and q_release < order[id(last_arrives[0])]
+                kv_first = min((order[id(o)] for o in cons_work.walk() if o.name == WAIT
+                                and _ring_base(o.operands[0]) == full), default=len(order))
+                # the Q slot released where the kernel has it: after the last tile's release, before
+                # it (TILEORCH_ATTN_EARLY_Q: right after the ring loop), or before the instance's first K/V
+                # wait (TILEORCH_ATTN_Q_REGS: right after Q was read into registers)
+                programs = [(Loop(Trip("m"), (q_cons[0], q_cons[1], *program) if q_release < kv_first
+                                  else (q_cons[0], *program[:-1], q_cons[1], program[-1]) if q_first
                                   else (q_cons[0], *program, q_cons[1]), origin=cons_work),)
                             for program in programs]
             states = (*states, StateDecl("cq", Q_RING, 0))

@@ -13,6 +13,8 @@
 // RUN: env TILEORCH_ATTN_PINGPONG=kernel tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PPK
 // RUN: env TILEORCH_ATTN_PINGPONG=kernel TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PPKOFF
 // RUN: env TILEORCH_ATTN_OVERLAP=0 TILEORCH_ATTN_KV_AHEAD=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=AHEADOFF
+// RUN: env TILEORCH_ATTN_Q_REGS=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=QREGS
+// RUN: env TILEORCH_ATTN_Q_REGS=1 TILEORCH_ATTN_NEXT_S=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=QREGSOFF
 // Without the intra-warp-group overlap (TILEORCH_ATTN_OVERLAP=0; the overlapped kernel's structure:
 // tests/unit/test_chained_overlap.py), one CTA per program instance (TILEORCH_ATTN_PERSISTENT=0;
 // the persistent kernel, the default for this program whose loops all have one trip count, is
@@ -380,3 +382,27 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // PPKOFF:     pingpong_kernel_off = "not a persistent kernel
 // PPKOFF-NOT: persistent =
 // PPKOFF:     %pp_first = arith.andi %pp_wg1, %pp_has
+
+// TILEORCH_ATTN_Q_REGS=1 (transforms/tileas/q_registers.py): after each instance's Q wait every consumer thread
+// loads its 16 A-fragment registers of the warp group's Q rows (head dim 64: four K steps x four 32-bit words),
+// releases the Q slot right there (before the instance's first K/V wait), and every first dot of the instance
+// (tile 0's and the loop's) takes A from those registers: no descriptor of the Q slot is read.
+// QREGS:      tileorch.chained_config = {{{.*}}persistent = {q_slots = 2 : i64}{{.*}}q_regs = 16 : i64
+// QREGS:      nvvm.setmaxregister increase 240
+// QREGS:      nvvm.mbarrier.try_wait.parity %qsbar_1, %q_ph
+// QREGS:      %qf0r0 = llvm.load %qf_p : !llvm.ptr<3> -> i32
+// QREGS:      %qf3r3 = llvm.load %qf_p_15 : !llvm.ptr<3> -> i32
+// QREGS-NOT:  mma_async
+// QREGS:      nvvm.wgmma.wait.group.sync.aligned 0
+// QREGS:      nvvm.mbarrier.arrive %qsebar_2
+// QREGS:      nvvm.mbarrier.try_wait.parity %f0bar, %f0ph
+// QREGS:      %z0 = atom.wgmma_mma_async_reg_a %qf0r0, %qf0r1, %qf0r2, %qf0r3, %zb0, %s_init0 {n = 64 : i64
+// QREGS:      %z3 = atom.wgmma_mma_async_reg_a %qf3r0, %qf3r1, %qf3r2, %qf3r3, %zb3, %z2 {n = 64 : i64
+// QREGS:      %s0 = atom.wgmma_mma_async_reg_a %qf0r0, %qf0r1, %qf0r2, %qf0r3, %sb0, %s_init {n = 64 : i64
+// QREGS-NOT:  nvvm.mbarrier.arrive %qsebar
+// QREGS-NOT:  nvvm.wgmma.mma_async
+
+// Beside TILEORCH_ATTN_NEXT_S (the next instance's Q waited for inside the previous one's tail) it is refused
+// and the record says why.
+// QREGSOFF:     tileorch.chained_config = {{{.*}}q_regs_off = "TILEORCH_ATTN_NEXT_S waits for the next instance's Q inside the previous instance's tail"
+// QREGSOFF-NOT: atom.wgmma_mma_async_reg_a %qf

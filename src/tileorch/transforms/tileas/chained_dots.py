@@ -102,6 +102,7 @@ from tileorch.transforms.tileas.operand_prologue import PROLOGUE_SHAPE_OPS as _P
 from tileorch.transforms.tileas.operand_prologue import QPrologue, operand_prologue, strip_layouts
 from tileorch.transforms.tileas.pack16 import pack16, rounded_from
 from tileorch.transforms.tileas.program_order import heavy_first_axis
+from tileorch.transforms.tileas.q_registers import load_q_fragment, q_regs_asked, q_regs_refusal
 from tileorch.transforms.tileas.rebase_k_loop import rebase_k_loop
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
 from tileorch.transforms.tileas.stagger_consumers import emit_stagger, stagger_cycles
@@ -1461,6 +1462,9 @@ class _Kernel:
         self.s_ahead = False  # the next tile's first dot before this tile's softmax (s_ahead_form)
         self.s_ahead_form = "0"  # s_ahead_form's answer for this kernel
         self.stagger_it: SSAValue | None = None  # the persistent instance's count, where TILEORCH_ATTN_STAGGER applies
+        self.q_regs = False  # TILEORCH_ATTN_Q_REGS: the first dot's A from registers (q_registers.py)
+        self.q_frag: list[list[SSAValue]] | None = None  # the current instance's Q fragment, by K step
+        self.after_q_frag: Callable[[], None] | None = None  # the persistent kernel's Q release after the fragment
 
     # -- insertion point ----------------------------------------------------------------------
     @contextmanager
@@ -1531,6 +1535,21 @@ class _Kernel:
             e.add(nvvm.BarrierOp(self.v(arith.AddiOp(self.wg, e.const(Q_PROLOGUE_BARRIER)), "qp_bar"), self.small(128)))
         elif pro is not None:
             self.q_prologue()
+        if self.q_regs:  # TILEORCH_ATTN_Q_REGS: the warp group's Q rows read once into the A fragment
+            self.q_frag = self.load_q_fragment()
+            if self.after_q_frag is not None:  # the persistent kernel's Q slot released right here
+                self.after_q_frag()
+
+    def load_q_fragment(self) -> list[list[SSAValue]]:
+        """The thread's A-fragment registers of the current instance's Q tile (its slot: ``q_off``),
+        by K step (:func:`~tileorch.transforms.tileas.q_registers.load_q_fragment`)."""
+        op, e = self.ck.a0, self.e
+        lane = self.v(arith.RemUIOp(self.tid, self.small(128)), "qf_t")
+        base = self.v(arith.MuliOp(self.wg, e.const(64 * op.row_bytes)), "qf_rows")
+        if self.q_off is not None:
+            base = self.v(arith.AddiOp(base, self.q_off), "qf_b")
+        return load_q_fragment(e, lane, base, self.ck.d, op.box, op.row_bytes, op.chunk_bytes,
+                               lambda off: self.gep(off, "qf_p"))
 
     def k_prologue(self, st_l: SSAValue) -> None:
         """The first dot's B prologue (:attr:`ChainedKernel.b_prologue`) on the K tile of stage
@@ -1931,6 +1950,13 @@ class _Kernel:
                 out.append(acc)
             return tuple(out)
         acc = init
+        if self.q_frag is not None:  # TILEORCH_ATTN_Q_REGS: A from the instance's fragment registers
+            for s in range(ksteps):
+                bc = _hint(e.const(b1_offs[s] // 16, i64), f"{pre}b{s}c")
+                db = self.v(arith.AddiOp(db1, bc), f"{pre}b{s}")
+                acc = self.v(nvp.WgmmaMmaAsyncRegisterAOp(self.q_frag[s], db, acc, ck.sn, dtype, layout_b),
+                             f"{pre}{s}")
+            return acc
         for s in range(ksteps):
             ac = _hint(e.const(a_offs[s] // 16, i64), f"{pre}a{s}c")
             bc = _hint(e.const(b1_offs[s] // 16, i64), f"{pre}b{s}c")
@@ -3520,6 +3546,10 @@ def _lower_prefetching_instance(pf: _Prefetch, it: SSAValue) -> tuple[SSAValue, 
     return n, _if_values(kb, has, types, with_last, without_tiles)
 
 
+Q_REGS_MARGIN = 40
+"""Registers per consumer thread beside the Q fragment, S, the packed P and the accumulator that
+TILEORCH_ATTN_Q_REGS counts (row statistics, addresses, the loop's state): the switch is refused where
+their sum exceeds the consumer's registers (four consumer warp groups' 112 at head dim 64)."""
 NEXT_S_EPILOGUE_REGS = 64
 """Registers per consumer thread the epilogue and the work loop's state need beside the registers
 :func:`next_s_fits` counts.  Calibrated with ptxas 13.0 on the 128x128 attention kernels (384
@@ -3683,14 +3713,23 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     if row_div and ck.dv + NEXT_S_EPILOGUE_REGS > consumer_regs(plan.consumers):
         row_div, row_div_off = False, (f"the {ck.dv // 2} quotients beside the {ck.dv // 2} accumulator registers "
                                        "exceed the consumer's registers (ptxas spills)")
-    # the early Q release: the persistent, pipelined consumer without the next-S tail
-    early_q = early_q_enabled(plan.q_slots) and persistent and pipe is not None and next_s == "0"
+    # TILEORCH_ATTN_Q_REGS: the first dot's A (Q) from registers, read once per instance (q_registers.py);
+    # a persistent kernel then releases the Q slot right after the fragment's loads
+    s_form = s_ahead_form(heavy)
+    s_ahead, s_ahead_off = _s_ahead(ck, pipe, plan, pingpong, next_s != "0", s_form)
+    q_regs_off = q_regs_refusal(ck.own_a, next_s != "0", s_ahead and not s_ahead_unrolled(s_form),
+                                ck.d // 4 + ck.sn // 2 + ck.tn // 4 + ck.dv // 2 + Q_REGS_MARGIN,
+                                consumer_regs(plan.consumers, plan.ctas_per_sm)) if q_regs_asked() else None
+    q_regs = q_regs_asked() and q_regs_off is None
+    # the early Q release: the persistent, pipelined consumer without the next-S tail (nor the fragment's release)
+    early_q = early_q_enabled(plan.q_slots) and persistent and pipe is not None and next_s == "0" and not q_regs
     early_q_off = None if early_q or not early_q_asked() else (
         "not a persistent kernel" if not persistent else "the consumer loop is not pipelined" if pipe is None
-        else "TILEORCH_ATTN_NEXT_S releases Q itself")
+        else "TILEORCH_ATTN_NEXT_S releases Q itself" if next_s != "0"
+        else "TILEORCH_ATTN_Q_REGS releases Q right after reading it into registers")
     kb = _Kernel(ck, plan, name)
-    kb.s_ahead_form = s_ahead_form(heavy)
-    kb.s_ahead, s_ahead_off = _s_ahead(ck, pipe, plan, pingpong, next_s != "0", kb.s_ahead_form)
+    kb.q_regs = q_regs
+    kb.s_ahead_form, kb.s_ahead = s_form, s_ahead
     # the next instance's first K/V tiles before its Q: a persistent kernel whose ring has a stage to spare
     kv_ahead, kv_ahead_off = False, None
     if kv_ahead_enabled():
@@ -3928,7 +3967,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             slot, use = work.q_slot(it)
             kb.q_wait = (work.q_bar(slot), kb.v(arith.AndIOp(use, kb.small(1)), "q_ph"))
             kb.da_cur = work.q_descriptor(slot)
-            if ck.q_prologue is not None:
+            if ck.q_prologue is not None or kb.q_regs:  # the prologue's / the fragment's rows in the slot
                 kb.q_off = work.q_offset(slot)
             released = []
 
@@ -3939,9 +3978,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 released.append(True)
 
             kb.after_loop = release_q if early_q else None
+            kb.after_q_frag = release_q if kb.q_regs else None  # Q read into registers: the slot is free
             kb.stagger_it = it if stagger else None
             outs = consume(n, inits)
-            kb.after_loop = kb.stagger_it = None
+            kb.after_loop = kb.stagger_it = kb.after_q_frag = None
             if not released:
                 release_q()
             kb.q_wait = kb.da_cur = kb.q_off = None
@@ -4006,6 +4046,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                                  if pingpong else "TILEORCH_ATTN_NEXT_S: its instances are built without the hook")
     if kv_ahead_off is not None:
         record["kv_ahead_off"] = kv_ahead_off
+    if kb.q_regs:
+        record["q_regs"] = ck.d // 4
+    elif q_regs_off is not None:
+        record["q_regs_off"] = q_regs_off
     if row_divided:
         record["row_div"] = True
     for what, asked in (("late", late_rescale_enabled()), ("skip", skip_rescale_enabled()),
