@@ -79,11 +79,15 @@ def test_one_copy_of_the_consumer(monkeypatch):
     assert default.count("wgmma.mma_async") == 2 * per_k_tile and "bar.sync \t14, 128;" in default
     assert shared.count("wgmma.mma_async") == per_k_tile and "bar.sync \t14, 256;" in shared
     assert "bar.sync \t15" in default and "bar.sync \t15" not in shared
+    from tileorch.kernels.gemm.build import shared_consumer_remark
+
     for other in (replace(cfg, tile_m=64).check(), replace(cfg, schedule="streamk").check()):
         monkeypatch.setenv(ENV, "0")
         left = _ptx(other)
         monkeypatch.setenv(ENV, "1")
         assert _ptx(other) == left
+    assert shared_consumer_remark(replace(cfg, tile_m=64).check()) == ""  # one group: nothing to share
+    assert "not taken: stream-K" in shared_consumer_remark(replace(cfg, schedule="streamk").check())
 
 
 def test_the_emulator_still_sees_a_missing_wait_in_the_shared_body(monkeypatch):
@@ -104,3 +108,24 @@ def test_the_emulator_still_sees_a_missing_wait_in_the_shared_body(monkeypatch):
     errors = run_gemm(SimpleNamespace(gemm_config=cfg, ptx=ptx.replace(wait, "")), a, b, 1 << 40, (m, n, k),
                       memory=[(1 << 40, c.view(np.uint8).reshape(-1), "C")])
     assert any("no cp.async.bulk.wait_group.read retired it" in e for e in errors), errors[:3]
+
+
+@pytest.mark.parametrize("switch", ["0", "1"])
+def test_the_cutile_route_says_which_body(monkeypatch, switch):
+    """A cuTile GEMM's remarks say that the consumer warp groups share one body when the switch takes it, and
+    nothing about it when the switch is off."""
+    pytest.importorskip("cuda.tile")
+    from tileorch.testing.gemm_emulation import compile_cutile
+    from tileorch.testing.k_range_programs import mm_first_tiles
+
+    monkeypatch.setenv(ENV, switch)
+    m, n, k = 200, 96, 100
+    p = compile_cutile(mm_first_tiles, [((m, k), "float16"), ((k, n), "float16"), ((m, n), "float32"), 128, 64, 64],
+                       "shared_consumer")
+    said = [r for r in p.remarks if ENV in r]
+    assert p.kind == "gemm" and p.gemm_config.consumer_groups == 2, p.remarks
+    if switch == "1":
+        assert len(said) == 1 and "run one body" in said[0], p.remarks
+        assert p.ptx.count("wgmma.mma_async") == 4
+    else:
+        assert not said and p.ptx.count("wgmma.mma_async") == 8

@@ -191,6 +191,19 @@ def shared_consumer(cfg: GemmConfig) -> bool:
             and settings.value(SHARED_CONSUMER_ENV) == "1")
 
 
+def shared_consumer_remark(cfg: GemmConfig) -> str:
+    """What ``TILEORCH_GEMM_SHARED_CONSUMER=1`` did to ``cfg``'s kernel (``""`` when it is not set or the kernel
+    has one consumer warp group)."""
+    if cfg.consumer_groups == 1 or settings.value(SHARED_CONSUMER_ENV) != "1":
+        return ""
+    if shared_consumer(cfg):
+        return (f"the {cfg.consumer_groups} consumer warp groups run one body ({SHARED_CONSUMER_ENV}=1: the warp "
+                "group's rows and epilogue buffer from %tid at run time; the K loop and the epilogue compiled once)")
+    why = ("stream-K's fix-up names a barrier per warp group" if cfg.schedule == "streamk" else
+           "the kernel has a second dot, register or computed operands or K segments")
+    return f"one body per consumer warp group ({SHARED_CONSUMER_ENV}=1 not taken: {why})"
+
+
 def consumer_masks(cfg: GemmConfig) -> list[int]:
     """The pipeline's consumer groups: each consumer warp group alone, or all of them (one shared body)."""
     if shared_consumer(cfg):
