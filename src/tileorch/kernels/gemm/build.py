@@ -577,9 +577,10 @@ def _wgmma_steps(k: _Kernel, acc: SSAValue, da_stage: SSAValue, db_stage: SSAVal
     return acc
 
 
-def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, tl: SSAValue,
+def _epilogue(k: _Kernel, wg: int | None, res: SSAValue, row0: SSAValue, n0: SSAValue, tl: SSAValue,
               ebuf: SSAValue, wg_leader: SSAValue) -> None:
-    """Store the warp group's 64 x tile_n slice of C starting at (row0, n0).
+    """Store the warp group's 64 x tile_n slice of C starting at (row0, n0) (``wg`` None: the body every consumer
+    warp group runs, :func:`shared_consumer`).
 
     TMA epilogue: ``out_tile_n / 64`` rounds through two 8 KiB staging slots (double buffering):
     before round ``r`` writes slot ``r % 2`` the elected thread waits until at most one bulk
@@ -674,8 +675,9 @@ def _release_previous(k: _Kernel, kt: SSAValue, kbeg: SSAValue, prev: SSAValue, 
         release.attributes["cutlass.reads_retired"] = UnitAttr()
 
 
-def _consumer(k: _Kernel, wg: int) -> None:
-    """Consumer warp group ``wg + 1``: rows ``64 wg .. 64 wg + 63`` of every tile; reads every stage."""
+def _consumer(k: _Kernel, wg: int | None) -> None:
+    """Consumer warp group ``wg + 1``: rows ``64 wg .. 64 wg + 63`` of every tile; reads every stage.  ``wg``
+    None: the one body of every consumer warp group (:func:`shared_consumer`), ``wg`` from ``%tid``."""
     cfg, t = k.cfg, k.t
     # K-major: rows of k_row_bytes, 8-row atoms SBO apart (the row's swizzle); M/N-major: 128-byte
     # swizzle, 64-column chunks LBO apart, 8 K rows (1 KiB) SBO apart
@@ -713,8 +715,9 @@ def _consumer(k: _Kernel, wg: int) -> None:
         row_wg = per_wg(64, "row_wg")
         t_in_wg = arith.AndIOp(k.tid, _const(127)).result
         wg_leader = _named(arith.CmpiOp(t_in_wg, k.c0, "eq").result, "wg_leader")
-        ebuf = _named(_gep(k.smem, _add(_const(cfg.stages * cfg.stage_bytes), per_wg(64 * cfg.epilogue_columns * 2))),
-                      "ebuf")
+        ebuf_at = cfg.stages * cfg.stage_bytes  # (after the ring; each warp group's 64 rows of C staged apart)
+        ebuf = _named(_gep(k.smem, _add(_const(ebuf_at), per_wg(64 * cfg.epilogue_columns * 2)) if shared else
+                           _const(ebuf_at + wg * 64 * cfg.epilogue_columns * 2)), "ebuf")
         sched, first = k.scheduler()
         start = _named(pl.StateCreateOp(k.ready, "consumer").results[0], "start")
         zero = _named(llvm.ZeroOp(result_types=[t.acc]).results[0], "zero")
@@ -846,7 +849,7 @@ def _consumer(k: _Kernel, wg: int) -> None:
                 nvvm.CpAsyncBulkWaitGroupOp(0, read=True)
 
 
-def _store_tile(k: _Kernel, wg: int, res: SSAValue, tm: SSAValue, tn: SSAValue, tl: SSAValue, row_wg: SSAValue,
+def _store_tile(k: _Kernel, wg: int | None, res: SSAValue, tm: SSAValue, tn: SSAValue, tl: SSAValue, row_wg: SSAValue,
                 ebuf: SSAValue | None, wg_leader: SSAValue, store: SSAValue) -> None:
     """Under ``store``, warp group ``wg``'s store of accumulator ``res`` as C's tile ``(tm, tn)`` (``%m0``, ``%n0``
     and ``%row0``: the names the tier's epilogue finds in the store's block)."""
@@ -1039,7 +1042,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
         tmap_more_b, tmap_more_a = rest[:more_b], rest[more_b:more_b + more_a]
         smem = _named(DynamicSmemOp().result, "smem")
         # `stages` stages of A + B; the producer group is warp group 0 (one elected arrive); each
-        # consumer warp group is a consumer group of its own.
+        # consumer warp group is a consumer group of its own (shared_consumer: one group of all of them).
         pipe = _named(pl.PipelineCreateOp(t.pipeline).results[0], "pipe")
         init = pl.PipelineInitOp(
             pipe, [0x1], consumer_masks(cfg), executor="warpgroup",
