@@ -137,7 +137,8 @@ def test_gemm_host_and_api_share_the_cache(cache_dir, monkeypatch):
     compiled = []
 
     def compile_module(module, **kwargs):
-        assert kwargs == {"isolate": True}  # LLVM in a forked child, overlapped with the verification
+        # LLVM in a forked child, overlapped with the verification; the tier's kernel verified once
+        assert kwargs == {"isolate": True, "kind": "gemm"}
         compiled.append(module)
         return SimpleNamespace(ptxas=SimpleNamespace(cubin=b"\x7fELF gemm"), timings={})
 

@@ -89,8 +89,10 @@ def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
                 module = lower_gemm(cfg)  # the tile program through the TileAS tier
             # isolated code generation, as tileorch.cutile.launch compiles: LLVM runs in a forked child
             # (an abort is an error, not the end of the caller's process) while this process verifies
-            # the lowered module, and ptxas starts as soon as the PTX is there
-            result = compile_module(module, isolate=True)
+            # the lowered module, and ptxas starts as soon as the PTX is there.  kind="gemm": the
+            # module is the tier's own lowering of a verified tile program (as the cuTile route's
+            # kind says), so the backend verifies it once, after its pipeline, not also before it
+            result = compile_module(module, isolate=True, kind="gemm")
     seconds = timer.as_dict()
     cubin = result.ptxas.cubin
     if store:

@@ -1515,8 +1515,13 @@ class Emu:
                 self.set(reg, T, v)
                 continue
             v = self.get(reg, T)
-            lo, hi = int(at.min()), int(at.max()) + nbytes
-            self._check_smem_write(lo, hi, "a shared store (st.shared)")
+            # the written bytes' extent per warp group: the groups of a body shared by several warp groups run
+            # its stores together, each into its own region (the extent over all of them would span the others')
+            first, last = int(tids[0]) >> 7, int(tids[-1]) >> 7
+            for g in range(first, last + 1):
+                mine = at if first == last else at[(tids >> 7) == g]
+                if len(mine):
+                    self._check_smem_write(int(mine.min()), int(mine.max()) + nbytes, "a shared store (st.shared)")
             for b in range(nbytes):
                 self.smem[at + b] = ((v >> np.uint64(8 * b)) & np.uint64(0xFF)).astype(np.uint8)
                 self.generic_state[at + b] = 1

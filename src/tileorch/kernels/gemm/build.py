@@ -47,6 +47,7 @@ from xdsl.dialects.builtin import (ArrayAttr, DenseArrayBase, DictionaryAttr, In
                                    StringAttr, UnitAttr, f32, i1, i8, i16, i32, i64)
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
+from tileorch import settings
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects import nvvm_payload as nvp
 from tileorch.dialects.atoms import DynamicSmemOp, StageFragmentOp, StoreFragmentOp
@@ -160,7 +161,7 @@ class _Types:
         streamk = cfg.schedule == "streamk"
         cga = (cfg.cluster_m, 1, 1)
         params = StreamKParamsType(cga, "heuristic") if streamk else StaticPersistentParamsType(cga, "heuristic")
-        pipe = PipelineType(cfg.stages, 1, cfg.consumer_groups)
+        pipe = PipelineType(cfg.stages, 1, 1 if shared_consumer(cfg) else cfg.consumer_groups)
         return _Types(
             streamk=streamk,
             params=params,
@@ -170,6 +171,44 @@ class _Types:
             pipeline=pipe,
             acc=llvm.LLVMStructType.from_type_list([accumulator_element(cfg)] * cfg.accumulators),
         )
+
+
+SHARED_CONSUMER_ENV = "TILEORCH_GEMM_SHARED_CONSUMER"
+
+
+def shared_consumer(cfg: GemmConfig) -> bool:
+    """Whether the kernel's consumer warp groups run one body (``TILEORCH_GEMM_SHARED_CONSUMER=1``, opt-in):
+    one ``cutlass.async.exec`` over all of them, one consumer group of the pipeline (each warp group still
+    releases a stage on its own), the warp group's A rows, C rows and epilogue buffer offsets computed from
+    ``%tid`` at run time, and one named barrier over all of them in the TMA epilogue.  The compiler then
+    lowers, translates and assembles the K loop and the epilogue once instead of once per warp group
+    (``benchmarks/gemm_consumer_copies.py``: ptxas ~0.23 -> ~0.13 s for a 128x256 tile).  Taken by a
+    plain GEMM with two consumer warp groups (not stream-K, whose fix-up names a barrier per warp group; not
+    the configurations with a second dot, register or computed operands or K segments: their per-group code
+    is left as it is)."""
+    return (cfg.consumer_groups > 1 and cfg.schedule != "streamk"
+            and not (cfg.epi_n or cfg.lora_rank or cfg.epi_loop or cfg.a_regs or cfg.b_raw or cfg.a_raw or cfg.k_segments)
+            and settings.value(SHARED_CONSUMER_ENV) == "1")
+
+
+def shared_consumer_remark(cfg: GemmConfig) -> str:
+    """What ``TILEORCH_GEMM_SHARED_CONSUMER=1`` did to ``cfg``'s kernel (``""`` when it is not set or the kernel
+    has one consumer warp group)."""
+    if cfg.consumer_groups == 1 or settings.value(SHARED_CONSUMER_ENV) != "1":
+        return ""
+    if shared_consumer(cfg):
+        return (f"the {cfg.consumer_groups} consumer warp groups run one body ({SHARED_CONSUMER_ENV}=1: the warp "
+                "group's rows and epilogue buffer from %tid at run time; the K loop and the epilogue compiled once)")
+    why = ("stream-K's fix-up names a barrier per warp group" if cfg.schedule == "streamk" else
+           "the kernel has a second dot, register or computed operands or K segments")
+    return f"one body per consumer warp group ({SHARED_CONSUMER_ENV}=1 not taken: {why})"
+
+
+def consumer_masks(cfg: GemmConfig) -> list[int]:
+    """The pipeline's consumer groups: each consumer warp group alone, or all of them (one shared body)."""
+    if shared_consumer(cfg):
+        return [(1 << (cfg.consumer_groups + 1)) - 2]
+    return [1 << (w + 1) for w in range(cfg.consumer_groups)]
 
 
 def _acc_type(cfg: GemmConfig, n: int) -> Attribute:
@@ -538,9 +577,10 @@ def _wgmma_steps(k: _Kernel, acc: SSAValue, da_stage: SSAValue, db_stage: SSAVal
     return acc
 
 
-def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, tl: SSAValue,
+def _epilogue(k: _Kernel, wg: int | None, res: SSAValue, row0: SSAValue, n0: SSAValue, tl: SSAValue,
               ebuf: SSAValue, wg_leader: SSAValue) -> None:
-    """Store the warp group's 64 x tile_n slice of C starting at (row0, n0).
+    """Store the warp group's 64 x tile_n slice of C starting at (row0, n0) (``wg`` None: the body every consumer
+    warp group runs, :func:`shared_consumer`).
 
     TMA epilogue: ``out_tile_n / 64`` rounds through two 8 KiB staging slots (double buffering):
     before round ``r`` writes slot ``r % 2`` the elected thread waits until at most one bulk
@@ -559,18 +599,19 @@ def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, 
         ld = k.ldc if k.ldc is not None else k.n  # C's row stride: N, or a wider array's (cfg.c_ld)
         StoreFragmentOp(operands=[res, base, row0, n0, k.m, k.n, ld], properties={"dtype": dtype})
         return
-    barrier = EPILOGUE_BARRIER + wg
+    # (a shared body: one barrier over both warp groups, which store the same tiles' rounds together)
+    barrier, threads = (EPILOGUE_BARRIER, 128 * cfg.consumer_groups) if wg is None else (EPILOGUE_BARRIER + wg, 128)
     rounds = cfg.out_tile_n // 64  # (C's tile: a second dot's epi_n columns)
     for r in range(rounds):
         with _if(wg_leader):
             nvvm.CpAsyncBulkWaitGroupOp(1 if r or rounds % 2 == 0 else 0, read=True)
-        NamedBarrierArriveAndWaitOp(barrier, 128)
+        NamedBarrierArriveAndWaitOp(barrier, threads)
         slot = _named(_gep(ebuf, _const(8192 * (r % 2))), f"eslot{r}")
         StageFragmentOp(operands=[res, slot], properties={
             "first_column": IntegerAttr(64 * r, i64), "columns": IntegerAttr(64, i64), "dtype": dtype})
         # generic-proxy writes must be visible to the TMA (async proxy) before the store
         nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA)
-        NamedBarrierArriveAndWaitOp(barrier, 128)
+        NamedBarrierArriveAndWaitOp(barrier, threads)
         with _if(wg_leader):
             col = _named(_add(n0, _const(64 * r)), f"ecol{r}")
             nvp.CpAsyncBulkTensorSharedCTAToGlobalOp(k.tmap_c, slot, k.box(col, row0, batch=tl))
@@ -634,8 +675,9 @@ def _release_previous(k: _Kernel, kt: SSAValue, kbeg: SSAValue, prev: SSAValue, 
         release.attributes["cutlass.reads_retired"] = UnitAttr()
 
 
-def _consumer(k: _Kernel, wg: int) -> None:
-    """Consumer warp group ``wg + 1``: rows ``64 wg .. 64 wg + 63`` of every tile; reads every stage."""
+def _consumer(k: _Kernel, wg: int | None) -> None:
+    """Consumer warp group ``wg + 1``: rows ``64 wg .. 64 wg + 63`` of every tile; reads every stage.  ``wg``
+    None: the one body of every consumer warp group (:func:`shared_consumer`), ``wg`` from ``%tid``."""
     cfg, t = k.cfg, k.t
     # K-major: rows of k_row_bytes, 8-row atoms SBO apart (the row's swizzle); M/N-major: 128-byte
     # swizzle, 64-column chunks LBO apart, 8 K rows (1 KiB) SBO apart
@@ -643,10 +685,18 @@ def _consumer(k: _Kernel, wg: int) -> None:
     mn_desc = descriptor_constant(cfg.mn_chunk_bytes, 1024)
     a_desc = k_desc if cfg.a_major == "k" else mn_desc
     b_desc = k_desc if cfg.b_major == "k" else mn_desc
-    with _exec("warpgroup", 1 << (wg + 1), cfg.consumer_regs):
+    shared = wg is None  # one body for every consumer warp group (shared_consumer): wg read at run time
+    mask = (1 << (cfg.consumer_groups + 1)) - 2 if shared else 1 << (wg + 1)
+    with _exec("warpgroup", mask, cfg.consumer_regs):
+        wg_at = _named(arith.SubiOp(arith.ShRUIOp(k.tid, _const(7)).result, k.c1).result, "wg") if shared else None
+
+        def per_wg(step: int, name: str | None = None) -> SSAValue:
+            """``wg * step``: a constant, or the warp group's at run time (shared body)."""
+            return _const(wg * step, name=name) if not shared else _named(_mul(wg_at, _const(step)), name or "wg_off")
+
         # WGMMA descriptors of stage 0; stage i is + i*stage_bytes/16; warp group wg's 64 rows of A
         # start 64 rows of tile_k elements in (K-major) or one 64-column chunk in (M-major)
-        a0_ptr = _gep(k.smem, _const(wg * 64 * cfg.k_row_bytes))
+        a0_ptr = _gep(k.smem, per_wg(64 * cfg.k_row_bytes))
         b0_ptr = _gep(k.smem, k.a_bytes)
         a0 = llvm.PtrToIntOp(a0_ptr, i64).results[0]
         b0 = llvm.PtrToIntOp(b0_ptr, i64).results[0]
@@ -662,10 +712,12 @@ def _consumer(k: _Kernel, wg: int) -> None:
         da_base = _named(arith.OrIOp(a0s, a_bits).result, "da_base")
         db_base = _named(arith.OrIOp(b0s, b_bits).result, "db_base")
         stage_units = _const(cfg.stage_bytes // 16, i64, "stage_units")
-        row_wg = _const(64 * wg, name="row_wg")
+        row_wg = per_wg(64, "row_wg")
         t_in_wg = arith.AndIOp(k.tid, _const(127)).result
         wg_leader = _named(arith.CmpiOp(t_in_wg, k.c0, "eq").result, "wg_leader")
-        ebuf = _named(_gep(k.smem, _const(cfg.stages * cfg.stage_bytes + wg * 64 * cfg.epilogue_columns * 2)), "ebuf")
+        ebuf_at = cfg.stages * cfg.stage_bytes  # (after the ring; each warp group's 64 rows of C staged apart)
+        ebuf = _named(_gep(k.smem, _add(_const(ebuf_at), per_wg(64 * cfg.epilogue_columns * 2)) if shared else
+                           _const(ebuf_at + wg * 64 * cfg.epilogue_columns * 2)), "ebuf")
         sched, first = k.scheduler()
         start = _named(pl.StateCreateOp(k.ready, "consumer").results[0], "start")
         zero = _named(llvm.ZeroOp(result_types=[t.acc]).results[0], "zero")
@@ -797,7 +849,7 @@ def _consumer(k: _Kernel, wg: int) -> None:
                 nvvm.CpAsyncBulkWaitGroupOp(0, read=True)
 
 
-def _store_tile(k: _Kernel, wg: int, res: SSAValue, tm: SSAValue, tn: SSAValue, tl: SSAValue, row_wg: SSAValue,
+def _store_tile(k: _Kernel, wg: int | None, res: SSAValue, tm: SSAValue, tn: SSAValue, tl: SSAValue, row_wg: SSAValue,
                 ebuf: SSAValue | None, wg_leader: SSAValue, store: SSAValue) -> None:
     """Under ``store``, warp group ``wg``'s store of accumulator ``res`` as C's tile ``(tm, tn)`` (``%m0``, ``%n0``
     and ``%row0``: the names the tier's epilogue finds in the store's block)."""
@@ -990,10 +1042,10 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
         tmap_more_b, tmap_more_a = rest[:more_b], rest[more_b:more_b + more_a]
         smem = _named(DynamicSmemOp().result, "smem")
         # `stages` stages of A + B; the producer group is warp group 0 (one elected arrive); each
-        # consumer warp group is a consumer group of its own.
+        # consumer warp group is a consumer group of its own (shared_consumer: one group of all of them).
         pipe = _named(pl.PipelineCreateOp(t.pipeline).results[0], "pipe")
         init = pl.PipelineInitOp(
-            pipe, [0x1], [1 << (w + 1) for w in range(cfg.consumer_groups)], executor="warpgroup",
+            pipe, [0x1], consumer_masks(cfg), executor="warpgroup",
             num_stages=cfg.stages, producer_arv_count=[1], transaction_size=[cfg.tx_bytes])
         init.properties["compute_capability"] = PipelineComputeCapabilityAttr(PipelineComputeCapability.SM90)
         _named(init.results[0], "ready")
@@ -1019,7 +1071,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
                          (k_tiles, *(_named(arith.DivUIOp(_add(x, _const(cfg.tile_k - 1)), c_tile_k).result,
                                             f"k_tiles{i}") for i, x in enumerate(seg_args, start=1))))
         _producer(kernel)
-        for wg in range(cfg.consumer_groups):
+        for wg in ([None] if shared_consumer(cfg) else range(cfg.consumer_groups)):
             _consumer(kernel, wg)
         func.ReturnOp()
     no_attrs = DictionaryAttr({})

@@ -2601,13 +2601,15 @@ def _batch_indices_per_tile(tl: SSAValue, producer: bool, exprs: dict, lowering:
 
 def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: str,
                  override: dict | None = None) -> None:
-    from tileorch.kernels.gemm.build import build_gemm_kernel
+    from tileorch.kernels.gemm.build import build_gemm_kernel, shared_consumer_remark
     from tileorch.transforms.tileas.epilogue_dot import compute_epilogue_a
     from tileorch.transforms.tileas.register_a_operand import compute_register_a
 
     dk = analyze_dot_kernel(kernel)
     cfg = configure(dk, schedule, override)
     lowered = build_gemm_kernel(cfg)
+    if remark := shared_consumer_remark(cfg):
+        dk.remarks.append(remark)
     new_funcs = [op for op in lowered.ops if isinstance(op, func.FuncOp)]
     takes_params = (not dk.plain_epilogue or dk.epi_dot is not None or dk.k_bounds is not None or dk.program_grid or dk.batch_exprs is not None
                     or dk.b_prologue is not None or dk.a_prologue is not None)
