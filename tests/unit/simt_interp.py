@@ -201,6 +201,17 @@ class Interpreter:
             out[threads[sel]] = chunk.view(dt).reshape(len(sel), lanes)
         return out if isinstance(typ, VectorType) else out[:, 0]
 
+    def _predicated_element_load(self, op, ins, mask):
+        """``Emitter.load_element_if``: ``{ ...; mov.b{n} $0, fill; @p ld.global.b{n} $0, [addr]; }``
+        -> the element where the predicate holds, else the fill value (the operand), one per thread."""
+        pred, addrs, fill = ins
+        on = mask & (pred != 0)
+        out = np.array(fill, copy=True)
+        if on.any():
+            loaded = self._load(addrs, op.results[0].type, on, None)
+            out[on] = loaded[on]
+        return out
+
     def _predicated_load(self, op, ins, mask):
         """``Emitter.load_words_if``: ``{ ...; @p ld.global.v{n}.b32 {words}, [addr]; }`` ->
         the words (where the predicate is false: the ``mov`` immediates before the load, zeros
@@ -480,8 +491,13 @@ class Interpreter:
         elif name in ("arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf"):
             a, b = ins
             put((np.fmax if "max" in name else np.fmin)(a, b))
+        elif name == "llvm.inline_asm" and "ld.global" in op.asm_string.data and len(ins) == 3:
+            put(self._predicated_element_load(op, ins, mask))
         elif name == "llvm.inline_asm" and "ld.global" in op.asm_string.data:
             put(self._predicated_load(op, ins, mask))
+        elif name == "llvm.inline_asm" and "@p st.global" in op.asm_string.data:
+            pred, addrs, value = ins
+            self._store(addrs, value, op.operands[2].type, mask & (pred != 0), None)
         elif name == "llvm.inline_asm" and op.asm_string.data.startswith("atom.global.add.noftz.bf16"):
             put(self._bf16_atomic_add(ins[0], ins[1], mask))
         elif name == "llvm.inline_asm":
