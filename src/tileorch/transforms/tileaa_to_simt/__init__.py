@@ -98,7 +98,8 @@ from tileorch.transforms.tileaa_to_simt.mma import MmaDotLowering, MmaPlan, plan
 from tileorch.transforms.tileaa_to_simt.ordered_views import OrderedViewLowering, ordered
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.predicated_tails import predicated_tails
-from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, prefetchable_loads, unrolled
+from tileorch.transforms.tileaa_to_simt.prefetch import (PAST_STORES_ATTR, WRITES, prefetchable_loads, stores_in,
+                                                        unrolled)
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 from tileorch.transforms.tileas.simt_layouts import gathers, vectorizable_access
 
@@ -366,6 +367,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         self.entry_block = entry
         self.uniform_divisions = 0  # divisions by one shared register (uniform_division.py)
         self.thread_local_reductions = 0  # reductions whose result needs no exchange (thread_local_reduce.py)
+        self.prefetched_past_stores: set[int] = set()  # loops with stores that prefetch (prefetch.past_stores)
         e = Emitter(entry, self.threads, share_constants=True, fold_constants=True)  # (its emitters only append)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         v = 2
@@ -392,6 +394,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             new.attributes[uniform_division.ATTR] = IntegerAttr(self.uniform_divisions, i32)
         if self.thread_local_reductions:
             new.attributes[thread_local_reduce.ATTR] = IntegerAttr(self.thread_local_reductions, i32)
+        if self.prefetched_past_stores:
+            new.attributes[PAST_STORES_ATTR] = IntegerAttr(len(self.prefetched_past_stores), i32)
         if self.split is not None:
             new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.max_cluster(), i32)
         threads = self.threads
@@ -1947,6 +1951,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             inits = self._split_inits(e, op)
             lb, st = self._split_bounds(e, lb, ub, st)
         slice_ops, loads = prefetchable_loads(op, self.slots_of)
+        if loads and stores_in(op):
+            self.prefetched_past_stores.add(id(op))
 
         def issue(b: Emitter, iv: SSAValue) -> list[SSAValue]:
             return self._issue_prefetch(b, op, iv, slice_ops, loads)
