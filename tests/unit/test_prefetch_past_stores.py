@@ -88,7 +88,7 @@ def test_log_softmax_second_pass_prefetched(which, monkeypatch):
 
 
 def test_tied_in_place_carry_keeps_its_order(monkeypatch):
-    from prefetch_past_stores_programs import carry_along_row_in_place as kernel
+    from prefetch_programs import carry_along_row_in_place as kernel
 
     bv, v = 128, 5 * 128 - 3
     x = np.random.default_rng(4).standard_normal((3, v)).astype(np.float32)
@@ -104,7 +104,7 @@ def test_tied_in_place_carry_keeps_its_order(monkeypatch):
 
 
 def test_loop_with_an_atomic_keeps_its_order(monkeypatch):
-    from prefetch_past_stores_programs import scaled_copy_counting as kernel
+    from prefetch_programs import scaled_copy_counting as kernel
 
     v = 3 * 128 + 5
     x = np.random.default_rng(5).standard_normal((2, v)).astype(np.float32)

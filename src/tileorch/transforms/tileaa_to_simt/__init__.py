@@ -98,8 +98,8 @@ from tileorch.transforms.tileaa_to_simt.mma import MmaDotLowering, MmaPlan, plan
 from tileorch.transforms.tileaa_to_simt.ordered_views import OrderedViewLowering, ordered
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.predicated_tails import predicated_tails
-from tileorch.transforms.tileaa_to_simt.prefetch import (PAST_STORES_ATTR, WRITES, prefetchable_loads, stores_in,
-                                                        unrolled)
+from tileorch.transforms.tileaa_to_simt.prefetch import (PAST_STORES_ATTR, WRITES, prefetch_depth, prefetchable_loads,
+                                                        stores_in, unrolled)
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 from tileorch.transforms.tileas.simt_layouts import gathers, vectorizable_access
 
@@ -1960,14 +1960,21 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         ahead = self.early_ahead.pop((self.copy, op), None)
         if ahead is None:
             ahead = issue(e, lb) if loads else []
+        n_set = len(ahead)  # the words of one iteration's prefetched tiles
+        depth = prefetch_depth(n_set) if loads else 1
+        for j in range(1, depth):  # iterations lb + step .. lb + (depth - 1) step in flight too
+            ahead += issue(e, e.v(arith.AddiOp(lb, e.v(arith.MuliOp(st, e.const(j, st.type))))))
         n_ahead = len(ahead)
 
         def one(b: Emitter, iv, flat):
-            """One iteration at ``iv``: the next iteration's loads issued first, then the
-            iteration's ops on the carried tiles; the flattened yield followed by the new tiles."""
+            """One iteration at ``iv``: the loads ``depth`` iterations ahead issued first, then the
+            iteration's ops on the oldest carried tiles; the flattened yield followed by the other
+            carried tiles and the new ones."""
             carried = flat[len(flat) - n_ahead:]
             flat = flat[:len(flat) - n_ahead]
-            nxt = issue(b, b.v(arith.AddiOp(iv, st))) if loads else []
+            later, carried = carried[n_set:], carried[:n_set]
+            far = st if depth == 1 else b.v(arith.MuliOp(st, b.const(depth, st.type)))
+            nxt = later + issue(b, b.v(arith.AddiOp(iv, far))) if loads else []
             self.vals[old.args[0]] = iv
             for arg, val in zip(old.args[1:], self.unflatten(types, flat, op)):
                 self.vals[arg] = val
@@ -2007,7 +2014,21 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             return b.if_(more, lambda bb: one(bb, iv2, first), lambda bb: first[:len(first) - n_ahead] + kept,
                          types=[x.type for x in first])
 
-        if loads and unrolled():
+        def rotation(b: Emitter, iv, flat):
+            """``depth + 1`` iterations from ``iv`` (each after the first when in range): the carried
+            tile sets rotate once around, so the back edge copies none (:func:`prefetch.depth`)."""
+            cur = one(b, iv, flat)
+            for j in range(1, depth + 1):
+                ivj = b.v(arith.AddiOp(iv, b.v(arith.MuliOp(st, b.const(j, st.type)))))
+                prev = cur
+                cur = b.if_(b.v(cmpi(ivj, ub, "slt")), lambda bb, ivj=ivj, prev=prev: one(bb, ivj, prev),
+                            lambda bb, prev=prev: prev, types=[x.type for x in prev])
+            return cur
+
+        if loads and depth > 1:
+            trip = e.v(arith.MuliOp(st, e.const(depth + 1, st.type)))
+            results = e.for_(lb, ub, trip, inits + ahead, rotation)
+        elif loads and unrolled():
             results = e.for_(lb, ub, e.v(arith.AddiOp(st, st)), inits + ahead, two)
         else:
             results = e.for_(lb, ub, st, inits + ahead, one)

@@ -88,6 +88,21 @@ def stores_in(loop: scf.ForOp) -> bool:
     return any(inner.name in STORES for inner in loop.walk())
 
 
+MAX_DEPTH_WORDS = 64
+"""The most 32-bit words per thread that a loop's prefetched iterations hold together (:func:`prefetch_depth`)."""
+
+
+def prefetch_depth(words: int = 0) -> int:
+    """Iterations whose loads a prefetching loop keeps in flight: ``TILEORCH_PREFETCH_DEPTH`` (default 1, the
+    next iteration's), at most :data:`MAX_DEPTH_WORDS` words of ``words`` each (one iteration's prefetched
+    tiles, packed).  With ``D > 1`` the loop runs ``D + 1`` iterations per trip, each loading the tiles of the
+    iteration ``D`` ahead into the registers of the one it consumes, so the back edge copies none (as
+    :func:`unrolled` does for ``D = 1``).  A switch for measuring (issue 21): more bytes in flight per CTA,
+    for kernels run with fewer CTAs per SM (``TILEORCH_SIMT_CTAS_PER_SM``)."""
+    depth = settings.integer("TILEORCH_PREFETCH_DEPTH") or 1
+    return max(1, min(depth, MAX_DEPTH_WORDS // words)) if words else depth
+
+
 def unrolled() -> bool:
     """Whether prefetching loops run two iterations per trip (module docstring);
     ``TILEORCH_PREFETCH_UNROLL=0`` keeps one (for measuring the difference)."""
@@ -146,5 +161,5 @@ def prefetchable_loads(loop: scf.ForOp, slots_of) -> tuple[list[Operation], list
     return slice_ops, loads
 
 
-__all__ = ["MAX_PREFETCH_SLOTS", "PAST_STORES_ATTR", "STORES", "past_stores", "prefetchable_loads", "stores_in",
-           "unrolled"]
+__all__ = ["MAX_DEPTH_WORDS", "MAX_PREFETCH_SLOTS", "PAST_STORES_ATTR", "STORES", "past_stores", "prefetch_depth",
+           "prefetchable_loads", "stores_in", "unrolled"]
