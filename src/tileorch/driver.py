@@ -642,6 +642,8 @@ _SIMT_KERNEL_REMARKS = (
     ("tileorch.store_chunk", "stores interleaved with the loads: each group of {n} runs of a tile store issued right "
      "after the loads it needs (fewer registers live; tileaa_to_simt/store_chunks.py; TILEORCH_SIMT_STORE_CHUNK, "
      "default off)"),
+    ("tileorch.ctas_per_sm", "at most {n} CTAs per SM: each asks for the shared memory that leaves room for no more "
+     "(tileaa_to_simt/occupancy_cap.py; TILEORCH_SIMT_CTAS_PER_SM, default unset)"),
     ("tileorch.dynamic_smem", "{n} bytes of shared scratch, as dynamic shared memory (more than the 48 KiB a "
      "kernel may declare statically)"),
 )

@@ -136,6 +136,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("CLUSTER_SPLIT_MAX", None, range(1, 17), "the largest cluster a split loop may use", True),
     _s("PREFETCH_UNROLL", "1", SWITCH, "two-iteration prefetching loops", True),
     _s("EARLY_PREFETCH", "0", SWITCH, "a prefetching loop's first loads issued as early as its block allows", True),
+    _s("SIMT_CTAS_PER_SM", None, range(1, 33), "at most this many CTAs of a SIMT kernel per SM (shared memory asked)",
+       True),
     _s("PREFETCH_DEPTH", None, range(1, 9), "iterations a prefetching loop keeps in flight (default 1)", True),
     _s("PREFETCH_PAST_STORES", "0", SWITCH,
        "a loop that stores prefetches the weak loads cuTile left unordered with its stores (token not tied)", True),

@@ -86,9 +86,9 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.dense_splat import splat_value
 from tileorch.transforms.math_mode import takes_approx
-from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, early_prefetch, gather_occupancy, prints,
-                                                rematerialize, store_chunks, thread_local_reduce, thread_partials, uniform_division,
-                                                warp_programs)
+from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, early_prefetch, gather_occupancy, occupancy_cap,
+                                                prints, rematerialize, store_chunks, thread_local_reduce, thread_partials,
+                                                uniform_division, warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, cmpi, float_attr,
                                                      global_type, integer_attr, is_float, is_fp8, memory_type,
                                                      predicated_form, reg_type, strides_of, supported_element)
@@ -2318,6 +2318,7 @@ class ConvertNvTileaaToSimt(ModulePass):
         cc = op.attributes.get("nv_tileaa.compute_capability")
         sm = cc.sm.data if cc is not None and hasattr(cc, "sm") else None
         chunk = store_chunks.chunk_loads()
+        dynamic = False  # a kernel's scratch is dynamic shared memory: one extern declaration
         for fn in [f for f in op.walk() if isinstance(f, TileFuncOp)]:
             interleave = chunk and store_chunks.unordered_memory(fn)
             lowering = FunctionLowering(fn, sm)
@@ -2330,8 +2331,13 @@ class ConvertNvTileaaToSimt(ModulePass):
                 raise LocatedError(at, f"{PASS}: kernel @{fn.sym_name.data} needs {nbytes} bytes of shared "
                                        f"scratch (tiles exchanged through shared memory), more than the "
                                        f"{MAX_DYNAMIC_SMEM} a CTA can have: use smaller tiles")
-            if nbytes > MAX_STATIC_SMEM:  # dynamic shared memory, sized at launch
+            capped = occupancy_cap.reserve(sm, nbytes)
+            if capped > nbytes:  # TILEORCH_SIMT_CTAS_PER_SM: at most that many CTAs fit an SM
+                nbytes = capped
+                new.attributes[occupancy_cap.ATTR] = IntegerAttr(occupancy_cap.cap(), i32)
+            if nbytes > MAX_STATIC_SMEM or occupancy_cap.ATTR in new.attributes:  # dynamic, sized at launch
                 new.attributes[DYNAMIC_SMEM_ATTR] = IntegerAttr(nbytes, i32)
+                dynamic = True
             scratch = max(scratch, nbytes)
             fn.parent_block().insert_op_before(new, fn)
             fn.detach()
@@ -2339,7 +2345,7 @@ class ConvertNvTileaaToSimt(ModulePass):
         asserts.add_globals(op)
         prints.add_globals(op)
         if scratch or any(isinstance(f, func.FuncOp) for f in op.body.block.ops):
-            if scratch > MAX_STATIC_SMEM:  # the launch gives the kernel ``tileorch.dynamic_smem`` bytes
+            if dynamic:  # the launch gives the kernel ``tileorch.dynamic_smem`` bytes
                 glob = llvm.GlobalOp(llvm.LLVMArrayType(0, i8), SCRATCH, "external", addr_space=3, alignment=16)
             else:
                 glob = llvm.GlobalOp(llvm.LLVMArrayType(max(scratch, 16), i8), SCRATCH, "internal",
