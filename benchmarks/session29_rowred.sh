@@ -10,15 +10,20 @@
 #                                      = 35 / 69 MB between a row's two reads (32000 columns: 138 MB; L2 50 MB)
 #   new  TILEORCH_PREFETCH_PAST_STORES=1: the log-softmax's second pass (load x, store x - lse) issues the next tile's
 #        load before this tile's store (cuTile leaves them untied): ptxas 40 registers instead of 31 (12 CTAs/SM
-#        instead of 16), 2 tiles in flight per CTA in the second pass instead of 1.  One process, the rows it changes
-#        (CE / logsumexp / softmax / layernorm have no loop that stores: the same PTX) and softmax as the control.
+#        instead of 16), 2 tiles in flight per CTA in the second pass instead of 1.  Beside it, in the same process,
+#        fewer rows in flight with as many bytes (the probes' v8192 case on the 32000-wide rows):
+#        TILEORCH_SIMT_CTAS_PER_SM=4 (528 resident rows x 64 KB = 35 MB between a row's two reads) with
+#        TILEORCH_PREFETCH_DEPTH=4 / 8 (4 / 8 tiles in flight per CTA: 32 / 64 KB per SM; 48 / 72 registers, no
+#        spills), and CTAS_PER_SM=6 with depth 4 (52 MB).  Only the log-softmax: the cap applies to every kernel.
 # Should show: (1) CE 4096: row_loss >> acq_rel and relaxed ~ acq_rel  -> the same-address atomics (their
 #   throughput) are the cost, not the fences; relaxed >> acq_rel -> the fences; all three alike -> neither (the per-row
 #   latency chain / CTA turnover).  (2) log-softmax v8192 near 0.85-0.95 of copy, v16384 between, v32000 0.63 ->
 #   the second read's L2 misses (footprint = resident rows x row bytes) are the cause, and the fix is fewer rows in
 #   flight with the same bytes in flight (a row over several warp groups), not instructions.  (3) new vs old:
 #   log-softmax 32000 equal or faster (if slower: the lost occupancy costs more than the second tile in flight).
-#   (4) tests: all passed.
+#   (4) a capped + deep row (C4 D4 / C4 D8) near v8192's fraction -> the design holds: fewer rows in flight with as
+#   many bytes in flight; the lasting form is a row over several warp groups of one CTA (same bytes in flight, no
+#   shared memory held idle), not the cap.  (5) tests: all passed.
 # Run (carry .whl):  CMD="bash benchmarks/session29_rowred.sh" bash benchmarks/device_session.sh shell
 #   WITH_TILEIRAS=1 (where `device_session.sh stage_tc` ran on the warm machine first) adds tileiras's column: whether
 #   tileiras's cross entropy 4096 meets the same limit (give BENCH_TIMEOUT=70 then: it compiles each case twice).
@@ -38,10 +43,13 @@ bench() {  # name, time limit, environment (VAR=VALUE ...), then memory_bound.py
 bench old 48 "TILEORCH_PREFETCH_PAST_STORES=0" --only cross_entropy_bf16_v4096 cross_entropy_bf16_v32000 \
   log_softmax_bf16_v32000 logsumexp_f32_v32000 softmax_f16_rows_x1024 layernorm_f16 probe_ce_relaxed_bf16_v4096 \
   probe_ce_row_loss_bf16_v4096 probe_log_softmax_bf16_v8192 probe_log_softmax_bf16_v16384
-bench new 26 "TILEORCH_PREFETCH_PAST_STORES=1" --only log_softmax_bf16_v32000 probe_log_softmax_bf16_v8192 \
-  probe_log_softmax_bf16_v16384 softmax_f16_rows_x1024
+P=TILEORCH_PREFETCH_PAST_STORES=1
+bench new 40 "$P" --only log_softmax_bf16_v32000 --env "$P" \
+  --env "$P,TILEORCH_SIMT_CTAS_PER_SM=4,TILEORCH_PREFETCH_DEPTH=4" \
+  --env "$P,TILEORCH_SIMT_CTAS_PER_SM=4,TILEORCH_PREFETCH_DEPTH=8" \
+  --env "$P,TILEORCH_SIMT_CTAS_PER_SM=6,TILEORCH_PREFETCH_DEPTH=4"
 python3 benchmarks/session27_rowred_summary.py "$S" old new
-TILEORCH_PREFETCH_PAST_STORES=1 timeout ${TEST_TIMEOUT:-30} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE \
+TILEORCH_PREFETCH_PAST_STORES=1 timeout ${TEST_TIMEOUT:-26} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE \
   -n 8 tests/gpu/test_memory_bound_gpu.py tests/gpu/test_online_softmax_exp_gpu.py > "$S/tests.log" 2>&1
 echo "[tests] rc=$?"; grep -E "(FAILED|ERROR) tests" "$S/tests.log" | sort -u | head -20; tail -n 1 "$S/tests.log"
 tar czf "$OUT/s29rowred.tgz" -C "$OUT" s29rowred
