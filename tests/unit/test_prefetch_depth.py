@@ -72,8 +72,13 @@ def test_log_softmax_depths(v, monkeypatch):
         np.testing.assert_array_equal(_bits(got), _bits(base))
 
 
-def test_cross_entropy_depths(monkeypatch):
+@pytest.mark.parametrize("early", ["0", "1"])
+def test_cross_entropy_depths(early, monkeypatch):
+    """Also with the loop's first loads issued early (``TILEORCH_EARLY_PREFETCH=1``: with the peeled tile; the
+    other ``D - 1`` iterations' just before the loop)."""
     from tileorch.testing.user_programs15 import cross_entropy_fwd_mean_atomic as kernel
+
+    monkeypatch.setenv("TILEORCH_EARLY_PREFETCH", early)
 
     v = 5 * BV - 3
     x = _x(4, v, 3)
