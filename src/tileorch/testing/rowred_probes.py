@@ -20,10 +20,10 @@ C = ct.Constant
 NEG_INF = ct.PaddingMode.NEG_INF
 
 
-@ct.kernel
-def cross_entropy_fwd_relaxed_atomics(Logits, Labels, Lse, LossSum, Count, ignore_index: int, BV: C[int]):
-    """Sweep 15's cross-entropy forward with ``memory_order=RELAXED`` atomics (module docstring)."""
-    r = ct.bid(0)
+@ct.function
+def _row_loss(Logits, Labels, Lse, ignore_index, BV, r):
+    """Sweep 15's cross entropy of row ``r`` up to its atomics: the online log-sum-exp over ``BV`` tiles,
+    stored at ``Lse[r]``; returns ``(loss, keep)`` (``loss`` 0 where the label is ``ignore_index``)."""
     label = ct.load(Labels, index=(r,), shape=(1,)).item()
     m = -float("inf")
     s = 0.0
@@ -36,7 +36,13 @@ def cross_entropy_fwd_relaxed_atomics(Logits, Labels, Lse, LossSum, Count, ignor
     ct.store(Lse, index=(r,), tile=ct.reshape(lse, (1,)))
     keep = label != ignore_index
     target = ct.gather(Logits, (r, ct.where(keep, label, 0))).astype(ct.float32)
-    loss = ct.where(keep, lse - target, 0.0)
+    return ct.where(keep, lse - target, 0.0), keep
+
+
+@ct.kernel
+def cross_entropy_fwd_relaxed_atomics(Logits, Labels, Lse, LossSum, Count, ignore_index: int, BV: C[int]):
+    """Sweep 15's cross-entropy forward with ``memory_order=RELAXED`` atomics (module docstring)."""
+    loss, keep = _row_loss(Logits, Labels, Lse, ignore_index, BV, ct.bid(0))
     zero = ct.zeros((1,), dtype=ct.int32)
     ct.atomic_add(LossSum, zero, ct.reshape(loss, (1,)), memory_order=ct.MemoryOrder.RELAXED)
     ct.atomic_add(Count, zero, ct.reshape(ct.where(keep, 1, 0), (1,)).astype(ct.int32),
@@ -47,19 +53,8 @@ def cross_entropy_fwd_relaxed_atomics(Logits, Labels, Lse, LossSum, Count, ignor
 def cross_entropy_fwd_row_loss(Logits, Labels, Lse, Loss, ignore_index: int, BV: C[int]):
     """Sweep 15's cross-entropy forward with the row's loss stored, no atomics (module docstring)."""
     r = ct.bid(0)
-    label = ct.load(Labels, index=(r,), shape=(1,)).item()
-    m = -float("inf")
-    s = 0.0
-    for k in range(ct.num_tiles(Logits, axis=1, shape=(1, BV))):
-        x = ct.load(Logits, index=(r, k), shape=(1, BV), padding_mode=NEG_INF).astype(ct.float32)
-        m_new = ct.maximum(m, ct.max(x))
-        s = s * ct.exp(m - m_new) + ct.sum(ct.exp(x - m_new))
-        m = m_new
-    lse = m + ct.log(s)
-    ct.store(Lse, index=(r,), tile=ct.reshape(lse, (1,)))
-    keep = label != ignore_index
-    target = ct.gather(Logits, (r, ct.where(keep, label, 0))).astype(ct.float32)
-    ct.store(Loss, index=(r,), tile=ct.reshape(ct.where(keep, lse - target, 0.0), (1,)))
+    loss, _ = _row_loss(Logits, Labels, Lse, ignore_index, BV, r)
+    ct.store(Loss, index=(r,), tile=ct.reshape(loss, (1,)))
 
 
 __all__ = ["cross_entropy_fwd_relaxed_atomics", "cross_entropy_fwd_row_loss"]
