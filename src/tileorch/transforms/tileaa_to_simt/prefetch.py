@@ -13,7 +13,7 @@ are in flight while iteration ``i`` reduces.
   ``atomic_rmw``, ``atomic_cas``): a load issued one iteration early then reads what it would
   have read -- or, with ``TILEORCH_PREFETCH_PAST_STORES=1`` (:func:`past_stores`, default off), its
   only writes are weak ``tiled_store`` / ``store`` ops and no access of the body has a memory order
-  other than weak: the loads that move take a token defined outside the loop (below), so no store
+  other than weak: the loads that move take a token, defined outside the loop (below), so no store
   of the loop is ordered before them (cuTile ties a load to a store that may touch the same memory
   by threading the store's result token into it, through the loop's carried token when they are in
   one loop; accesses not so tied are unordered, as ``store_chunks.py`` also reads them), and
@@ -125,6 +125,7 @@ def prefetchable_loads(loop: scf.ForOp, slots_of) -> tuple[list[Operation], list
     body = loop.body.blocks[0]
     if _writes_block(loop):
         return [], []
+    stores = stores_in(loop)  # (only where past_stores() let the loop through)
     iv = body.args[0]
     computable: set[SSAValue] = {iv}
     slice_ops: list[Operation] = []
@@ -143,6 +144,8 @@ def prefetchable_loads(loop: scf.ForOp, slots_of) -> tuple[list[Operation], list
                                                            if t is not inner.view and t not in inner.indices)):
                 continue
             if not all(ok(i) for i in inner.indices):
+                continue
+            if stores and inner.token is None:  # beside stores, only a load cuTile ordered by a token
                 continue
             slots = slots_of(inner.results[0].type, inner)
             if slots > budget:
