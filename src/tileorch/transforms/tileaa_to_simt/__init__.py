@@ -2016,7 +2016,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
 
         def rotation(b: Emitter, iv, flat):
             """``depth + 1`` iterations from ``iv`` (each after the first when in range): the carried
-            tile sets rotate once around, so the back edge copies none (:func:`prefetch.depth`)."""
+            tile sets rotate once around, so the back edge copies none (:func:`prefetch.prefetch_depth`)."""
             cur = one(b, iv, flat)
             for j in range(1, depth + 1):
                 ivj = b.v(arith.AddiOp(iv, b.v(arith.MuliOp(st, b.const(j, st.type)))))
