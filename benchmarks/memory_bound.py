@@ -24,6 +24,9 @@ rows named ``case@small`` / ``case@large``.  The issue's sweep, the lead's one c
 
     python benchmarks/memory_bound.py --sizes small,default,large
 
+Cases named ``probe_*`` (measuring variants: the cross entropy 4096 with relaxed atomics or none, the
+log-softmax at 8192 / 16384 columns; ``tileorch.testing.rowred_probes``) run only when ``--only`` names them.
+
 ``--env`` (repeatable) runs the chosen cases once per setting of tileorch's compile switches, in
 one process (tileorch's in-process caches cleared between settings; the disk cache keys the
 switches), each row named ``case[setting]``; ``--env default`` (or ``""``) is the defaults.
