@@ -24,6 +24,9 @@ rows named ``case@small`` / ``case@large``.  The issue's sweep, the lead's one c
 
     python benchmarks/memory_bound.py --sizes small,default,large
 
+Cases named ``probe_*`` (measuring variants: the cross entropy 4096 with relaxed atomics or none, the
+log-softmax at 8192 / 16384 columns; ``tileorch.testing.rowred_probes``) run only when ``--only`` names them.
+
 ``--env`` (repeatable) runs the chosen cases once per setting of tileorch's compile switches, in
 one process (tileorch's in-process caches cleared between settings; the disk cache keys the
 switches), each row named ``case[setting]``; ``--env default`` (or ``""``) is the defaults.
@@ -61,6 +64,7 @@ from tileorch.testing.user_programs3 import logsumexp_online  # noqa: E402
 from tileorch.testing.user_programs10 import log_softmax_vocab_loop  # noqa: E402
 from tileorch.testing.user_programs15 import (adamw_step_inplace, cross_entropy_fwd_mean_atomic,  # noqa: E402
                                               rope_halves_table_rows)
+from tileorch.testing.rowred_probes import cross_entropy_fwd_relaxed_atomics, cross_entropy_fwd_row_loss  # noqa: E402
 
 
 SIZES = {"small": 64 << 20, "large": 1 << 30}
@@ -181,8 +185,28 @@ def _cases(k: float = 1.0):
         "adamw_f32_bf16_grads": (adamw_step_inplace, lambda: _adam_make(adam_n, randn), (math.ceil(adam_n / 1024), 1, 1),
                                  _adam_torch, 1e-5, {"check": _adam_check,
                                                      "moved": lambda i, o: 26 * i[0].numel()}),
+        # probes (PROBE: only when --only names them, never in the targets' sweep; session 29, issue 21):
+        # the cross entropy 4096 with its two atomics RELAXED (no fences) or gone (the row's loss stored), and
+        # the log-softmax at 8192 / 16384 columns (same bytes): 2112 resident rows x 16 / 32 KB = 35 / 69 MB
+        # between a row's two reads against the 32000-wide rows' 138 MB and a 50 MB L2
+        "probe_ce_relaxed_bf16_v4096": (cross_entropy_fwd_relaxed_atomics,
+                                        lambda: _ce_make(ce_rows * 8, 4096, randn), (ce_rows * 8, 1, 1), _ce_torch,
+                                        1e-3, {"check": _ce_check}),
+        "probe_ce_row_loss_bf16_v4096": (cross_entropy_fwd_row_loss, lambda: _ce_rows_make(ce_rows * 8, 4096, randn),
+                                         (ce_rows * 8, 1, 1), _ce_torch, 1e-3, {"check": _ce_rows_check}),
+        **{f"probe_log_softmax_bf16_v{v}": (log_softmax_vocab_loop,
+                                            lambda v=v: ([randn(ce_rows * 32000 // v, v, dtype=bf16)],
+                                                         [nan(ce_rows * 32000 // v, v, dtype=bf16)], [1024]),
+                                            (ce_rows * 32000 // v, 1, 1),
+                                            lambda i: torch.log_softmax(i[0].float(), 1).to(bf16), 0.07)
+           for v in (8192, 16384)},
     }
     return cases
+
+
+PROBE = "probe_"
+"""Cases named so run only when ``--only`` names them (:func:`_sized`): measuring variants, not issue 21's
+programs."""
 
 
 def _ce_make(rows: int, vocab: int, randn):
@@ -214,6 +238,28 @@ def _ce_check(inputs, outputs, launch) -> float:
     mean = F.cross_entropy(logits, inputs[1], ignore_index=-100)
     err_lse = (outputs[0] - torch.logsumexp(logits, 1)).abs().max().item()
     return max(err_lse, abs((outputs[1][0] / outputs[2][0]).item() - mean.item()))
+
+
+def _ce_rows_make(rows: int, vocab: int, randn):
+    """:func:`_ce_make`'s logits and labels for ``cross_entropy_fwd_row_loss``: lse and the row's loss out."""
+    import torch
+
+    (logits, labels), _, consts = _ce_make(rows, vocab, randn)
+    nan = lambda: torch.full((rows,), float("nan"), device="cuda")  # noqa: E731
+    return [logits, labels], [nan(), nan()], consts
+
+
+def _ce_rows_check(inputs, outputs, launch) -> float:
+    """The log-sum-exp and each row's loss (0 where ignored) against torch in f32 (after one launch)."""
+    import torch
+    import torch.nn.functional as F
+
+    launch()
+    torch.cuda.synchronize()
+    logits = inputs[0].float()
+    loss = F.cross_entropy(logits, inputs[1], ignore_index=-100, reduction="none")
+    err_lse = (outputs[0] - torch.logsumexp(logits, 1)).abs().max().item()
+    return max(err_lse, (outputs[1] - loss).abs().max().item())
 
 
 def _rope_make(tokens: int, randn, nan):
@@ -294,7 +340,8 @@ def _sized(size: str, small: bool, only: list[str] | None):
     """(label suffix, cases) of one ``--sizes`` entry, the cases named in ``only`` (all without):
     ``default`` -> the cases as they are (or / 16 with ``--small``), ``small``/``large`` -> each
     case scaled along its leading dimension to about ``SIZES[size]`` bytes."""
-    base = {k: v for k, v in _cases(1 / 16 if small else 1.0).items() if not only or k in only}
+    base = {k: v for k, v in _cases(1 / 16 if small else 1.0).items()
+            if (k in only if only else not k.startswith(PROBE))}
     if size == "default":
         return "", base
     return f"@{size}", {name: _cases(SIZES[size] / _bytes_of(case))[name] for name, case in base.items()}

@@ -626,6 +626,9 @@ def simt_kernel_remarks(kernel) -> list[str]:
 _SIMT_KERNEL_REMARKS = (
     ("tileorch.cluster_split", "its reduction loop is split over a cluster of up to {n} CTAs when the grid leaves "
      "SMs idle (the accumulators folded through distributed shared memory; floating-point sums reassociated)"),
+    ("tileorch.prefetched_past_stores", "{n} loop(s) that store issue their next iteration's loads before this "
+     "iteration's stores (the loads' tokens are not tied to the stores: cuTile leaves them unordered; "
+     "tileaa_to_simt/prefetch.py, TILEORCH_PREFETCH_PAST_STORES=1)"),
     ("tileorch.warp_programs", "one program per warp, up to {n} per CTA (a one-warp program: more warps in flight "
      "per SM)"),
     ("tileorch.rematerialized", "{n} broadcast/reshape(s) of a range, splat or index load recomputed by each thread "
@@ -646,6 +649,8 @@ _SIMT_KERNEL_REMARKS = (
     ("tileorch.store_chunk", "stores interleaved with the loads: each group of {n} runs of a tile store issued right "
      "after the loads it needs (fewer registers live; tileaa_to_simt/store_chunks.py; TILEORCH_SIMT_STORE_CHUNK, "
      "default off)"),
+    ("tileorch.ctas_per_sm", "at most {n} CTAs per SM: each asks for the shared memory that leaves room for no more "
+     "(tileaa_to_simt/occupancy_cap.py; TILEORCH_SIMT_CTAS_PER_SM, default unset)"),
     ("tileorch.dynamic_smem", "{n} bytes of shared scratch, as dynamic shared memory (more than the 48 KiB a "
      "kernel may declare statically)"),
 )

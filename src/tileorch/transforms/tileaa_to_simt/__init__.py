@@ -86,9 +86,9 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.dense_splat import splat_value
 from tileorch.transforms.math_mode import takes_approx
-from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, early_prefetch, gather_occupancy, prints,
-                                                rematerialize, store_chunks, thread_local_reduce, thread_partials, uniform_division,
-                                                warp_programs)
+from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, early_prefetch, gather_occupancy, occupancy_cap,
+                                                prints, rematerialize, store_chunks, thread_local_reduce, thread_partials,
+                                                uniform_division, warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, cmpi, float_attr,
                                                      global_type, integer_attr, is_float, is_fp8, memory_type,
                                                      predicated_form, reg_type, strides_of, supported_element)
@@ -98,7 +98,8 @@ from tileorch.transforms.tileaa_to_simt.mma import MmaDotLowering, MmaPlan, plan
 from tileorch.transforms.tileaa_to_simt.ordered_views import OrderedViewLowering, ordered
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.predicated_tails import predicated_tails
-from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, prefetchable_loads, unrolled
+from tileorch.transforms.tileaa_to_simt.prefetch import (PAST_STORES_ATTR, WRITES, prefetch_depth, prefetchable_loads,
+                                                        stores_in, unrolled)
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 from tileorch.transforms.tileas.simt_layouts import gathers, vectorizable_access
 
@@ -366,6 +367,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         self.entry_block = entry
         self.uniform_divisions = 0  # divisions by one shared register (uniform_division.py)
         self.thread_local_reductions = 0  # reductions whose result needs no exchange (thread_local_reduce.py)
+        self.prefetched_past_stores: set[int] = set()  # loops with stores that prefetch (prefetch.past_stores)
         e = Emitter(entry, self.threads, share_constants=True, fold_constants=True)  # (its emitters only append)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         v = 2
@@ -392,6 +394,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             new.attributes[uniform_division.ATTR] = IntegerAttr(self.uniform_divisions, i32)
         if self.thread_local_reductions:
             new.attributes[thread_local_reduce.ATTR] = IntegerAttr(self.thread_local_reductions, i32)
+        if self.prefetched_past_stores:
+            new.attributes[PAST_STORES_ATTR] = IntegerAttr(len(self.prefetched_past_stores), i32)
         if self.split is not None:
             new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.max_cluster(), i32)
         threads = self.threads
@@ -1947,6 +1951,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             inits = self._split_inits(e, op)
             lb, st = self._split_bounds(e, lb, ub, st)
         slice_ops, loads = prefetchable_loads(op, self.slots_of)
+        if loads and stores_in(op):
+            self.prefetched_past_stores.add(id(op))
 
         def issue(b: Emitter, iv: SSAValue) -> list[SSAValue]:
             return self._issue_prefetch(b, op, iv, slice_ops, loads)
@@ -1954,14 +1960,21 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         ahead = self.early_ahead.pop((self.copy, op), None)
         if ahead is None:
             ahead = issue(e, lb) if loads else []
+        n_set = len(ahead)  # the words of one iteration's prefetched tiles
+        depth = prefetch_depth(n_set) if loads else 1
+        for j in range(1, depth):  # iterations lb + step .. lb + (depth - 1) step in flight too
+            ahead += issue(e, e.v(arith.AddiOp(lb, e.v(arith.MuliOp(st, e.const(j, st.type))))))
         n_ahead = len(ahead)
 
         def one(b: Emitter, iv, flat):
-            """One iteration at ``iv``: the next iteration's loads issued first, then the
-            iteration's ops on the carried tiles; the flattened yield followed by the new tiles."""
+            """One iteration at ``iv``: the loads ``depth`` iterations ahead issued first, then the
+            iteration's ops on the oldest carried tiles; the flattened yield followed by the other
+            carried tiles and the new ones."""
             carried = flat[len(flat) - n_ahead:]
             flat = flat[:len(flat) - n_ahead]
-            nxt = issue(b, b.v(arith.AddiOp(iv, st))) if loads else []
+            later, carried = carried[n_set:], carried[:n_set]
+            far = st if depth == 1 else b.v(arith.MuliOp(st, b.const(depth, st.type)))
+            nxt = later + issue(b, b.v(arith.AddiOp(iv, far))) if loads else []
             self.vals[old.args[0]] = iv
             for arg, val in zip(old.args[1:], self.unflatten(types, flat, op)):
                 self.vals[arg] = val
@@ -2001,7 +2014,21 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             return b.if_(more, lambda bb: one(bb, iv2, first), lambda bb: first[:len(first) - n_ahead] + kept,
                          types=[x.type for x in first])
 
-        if loads and unrolled():
+        def rotation(b: Emitter, iv, flat):
+            """``depth + 1`` iterations from ``iv`` (each after the first when in range): the carried
+            tile sets rotate once around, so the back edge copies none (:func:`prefetch.prefetch_depth`)."""
+            cur = one(b, iv, flat)
+            for j in range(1, depth + 1):
+                ivj = b.v(arith.AddiOp(iv, b.v(arith.MuliOp(st, b.const(j, st.type)))))
+                prev = cur
+                cur = b.if_(b.v(cmpi(ivj, ub, "slt")), lambda bb, ivj=ivj, prev=prev: one(bb, ivj, prev),
+                            lambda bb, prev=prev: prev, types=[x.type for x in prev])
+            return cur
+
+        if loads and depth > 1:
+            trip = e.v(arith.MuliOp(st, e.const(depth + 1, st.type)))
+            results = e.for_(lb, ub, trip, inits + ahead, rotation)
+        elif loads and unrolled():
             results = e.for_(lb, ub, e.v(arith.AddiOp(st, st)), inits + ahead, two)
         else:
             results = e.for_(lb, ub, st, inits + ahead, one)
@@ -2291,6 +2318,7 @@ class ConvertNvTileaaToSimt(ModulePass):
         cc = op.attributes.get("nv_tileaa.compute_capability")
         sm = cc.sm.data if cc is not None and hasattr(cc, "sm") else None
         chunk = store_chunks.chunk_loads()
+        dynamic = False  # a kernel's scratch is dynamic shared memory: one extern declaration
         for fn in [f for f in op.walk() if isinstance(f, TileFuncOp)]:
             interleave = chunk and store_chunks.unordered_memory(fn)
             lowering = FunctionLowering(fn, sm)
@@ -2303,8 +2331,13 @@ class ConvertNvTileaaToSimt(ModulePass):
                 raise LocatedError(at, f"{PASS}: kernel @{fn.sym_name.data} needs {nbytes} bytes of shared "
                                        f"scratch (tiles exchanged through shared memory), more than the "
                                        f"{MAX_DYNAMIC_SMEM} a CTA can have: use smaller tiles")
-            if nbytes > MAX_STATIC_SMEM:  # dynamic shared memory, sized at launch
+            capped = occupancy_cap.reserve(sm, nbytes)
+            if capped > nbytes:  # TILEORCH_SIMT_CTAS_PER_SM: at most that many CTAs fit an SM
+                nbytes = capped
+                new.attributes[occupancy_cap.ATTR] = IntegerAttr(occupancy_cap.cap(), i32)
+            if nbytes > MAX_STATIC_SMEM or occupancy_cap.ATTR in new.attributes:  # dynamic, sized at launch
                 new.attributes[DYNAMIC_SMEM_ATTR] = IntegerAttr(nbytes, i32)
+                dynamic = True
             scratch = max(scratch, nbytes)
             fn.parent_block().insert_op_before(new, fn)
             fn.detach()
@@ -2312,7 +2345,7 @@ class ConvertNvTileaaToSimt(ModulePass):
         asserts.add_globals(op)
         prints.add_globals(op)
         if scratch or any(isinstance(f, func.FuncOp) for f in op.body.block.ops):
-            if scratch > MAX_STATIC_SMEM:  # the launch gives the kernel ``tileorch.dynamic_smem`` bytes
+            if dynamic:  # the launch gives the kernel ``tileorch.dynamic_smem`` bytes
                 glob = llvm.GlobalOp(llvm.LLVMArrayType(0, i8), SCRATCH, "external", addr_space=3, alignment=16)
             else:
                 glob = llvm.GlobalOp(llvm.LLVMArrayType(max(scratch, 16), i8), SCRATCH, "internal",

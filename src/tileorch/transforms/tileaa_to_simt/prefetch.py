@@ -11,7 +11,14 @@ are in flight while iteration ``i`` reduces.
 
 * the loop body (nested regions included) writes no memory (no ``tiled_store``, ``store``,
   ``atomic_rmw``, ``atomic_cas``): a load issued one iteration early then reads what it would
-  have read;
+  have read -- or, with ``TILEORCH_PREFETCH_PAST_STORES=1`` (:func:`past_stores`, default off), its
+  only writes are weak ``tiled_store`` / ``store`` ops and no access of the body has a memory order
+  other than weak: the loads that move take a token, defined outside the loop (below), so no store
+  of the loop is ordered before them (cuTile ties a load to a store that may touch the same memory
+  by threading the store's result token into it, through the loop's carried token when they are in
+  one loop; accesses not so tied are unordered, as ``store_chunks.py`` also reads them), and
+  issuing them before the previous iteration's stores is a permitted order (a log-softmax's second
+  pass, ``y = x - lse`` tile by tile: its next tile of ``x`` in flight while this tile is stored);
 * the load is a weak ``tiled_load`` at the top level of the body whose view and token are
   defined outside the loop and whose indices are computed from values defined outside the
   loop and the induction variable by scalar ``arith`` ops of the body (the *slice*, returned
@@ -56,6 +63,46 @@ def ordered_access(op: Operation) -> bool:
 SCALAR_INT_OPS = ("nv_tileaa.addi", "nv_tileaa.subi", "nv_tileaa.muli")
 
 
+PAST_STORES_ATTR = "tileorch.prefetched_past_stores"
+"""On a SIMT kernel: how many of its loops holding stores prefetch their loads (:func:`past_stores`)."""
+STORES = ("nv_tileaa.tiled_store", "nv_tileaa.store")
+"""The writes :func:`past_stores` lets a prefetching loop hold (weak: :func:`ordered_access` refuses others)."""
+
+
+def past_stores() -> bool:
+    """Whether a loop whose writes are weak stores may prefetch its untied loads
+    (``TILEORCH_PREFETCH_PAST_STORES=1``; module docstring)."""
+    return settings.value("TILEORCH_PREFETCH_PAST_STORES") == "1"
+
+
+def _writes_block(loop: scf.ForOp) -> bool:
+    """Whether ``loop``'s writes keep its loads in place (module docstring): any write, or with
+    :func:`past_stores` an atomic, a print or an access with a memory order other than weak."""
+    if not past_stores():
+        return any(inner.name in WRITES for inner in loop.walk())
+    return any((inner.name in WRITES and inner.name not in STORES) or ordered_access(inner) for inner in loop.walk())
+
+
+def stores_in(loop: scf.ForOp) -> bool:
+    """Whether ``loop``'s body (nested regions included) holds a ``tiled_store`` or ``store``."""
+    return any(inner.name in STORES for inner in loop.walk())
+
+
+MAX_DEPTH_WORDS = 64
+"""The most 32-bit words per thread that a loop's prefetched iterations hold together (:func:`prefetch_depth`)."""
+
+
+def prefetch_depth(words: int = 0) -> int:
+    """Iterations whose loads a prefetching loop keeps in flight: ``TILEORCH_PREFETCH_DEPTH`` (default 1, the
+    next iteration's), at most :data:`MAX_DEPTH_WORDS` words of ``words`` each (one iteration's prefetched
+    tiles, packed).  With ``D > 1`` the loop runs ``D + 1`` iterations per trip, each loading the tiles of the
+    iteration ``D`` ahead into the registers of the one it consumes, so the back edge copies none (as
+    :func:`unrolled` does for ``D = 1``).  A switch for measuring (issue 21): more bytes in flight per CTA,
+    for kernels run with fewer CTAs per SM (``TILEORCH_SIMT_CTAS_PER_SM``)."""
+    depth = settings.integer("TILEORCH_PREFETCH_DEPTH") or 1
+    return max(1, min(depth, MAX_DEPTH_WORDS // words)) if words else depth
+
+
 def unrolled() -> bool:
     """Whether prefetching loops run two iterations per trip (module docstring);
     ``TILEORCH_PREFETCH_UNROLL=0`` keeps one (for measuring the difference)."""
@@ -76,9 +123,9 @@ def prefetchable_loads(loop: scf.ForOp, slots_of) -> tuple[list[Operation], list
     """``(slice ops, loads)`` of ``loop`` to prefetch (see the module docstring); ``slots_of(type,
     op)`` gives the register slots of a tile type."""
     body = loop.body.blocks[0]
-    for inner in loop.walk():
-        if inner.name in WRITES:
-            return [], []
+    if _writes_block(loop):
+        return [], []
+    stores = stores_in(loop)  # (only where past_stores() let the loop through)
     iv = body.args[0]
     computable: set[SSAValue] = {iv}
     slice_ops: list[Operation] = []
@@ -98,6 +145,8 @@ def prefetchable_loads(loop: scf.ForOp, slots_of) -> tuple[list[Operation], list
                 continue
             if not all(ok(i) for i in inner.indices):
                 continue
+            if stores and inner.token is None:  # beside stores, only a load cuTile ordered by a token
+                continue
             slots = slots_of(inner.results[0].type, inner)
             if slots > budget:
                 continue
@@ -115,4 +164,5 @@ def prefetchable_loads(loop: scf.ForOp, slots_of) -> tuple[list[Operation], list
     return slice_ops, loads
 
 
-__all__ = ["MAX_PREFETCH_SLOTS", "prefetchable_loads", "unrolled"]
+__all__ = ["MAX_DEPTH_WORDS", "MAX_PREFETCH_SLOTS", "PAST_STORES_ATTR", "STORES", "past_stores", "prefetch_depth",
+           "prefetchable_loads", "stores_in", "unrolled"]
