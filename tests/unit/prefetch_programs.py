@@ -1,4 +1,4 @@
-"""cuTile programs for tests/unit/test_prefetch_past_stores.py and test_prefetch_depth.py: loops that store,
+"""cuTile programs for tests/unit/test_prefetch_past_stores.py, test_prefetch_depth.py and test_ordered_loads_kept.py: loops that store,
 whose loads cuTile ties to the stores (an in-place carry along the row) or that hold an atomic -- the loops
 ``TILEORCH_PREFETCH_PAST_STORES=1`` must leave as written -- and loops that stop a tile before the row's end
 (an iteration too many would be seen: the last tile summed or stored)."""
@@ -50,3 +50,18 @@ def sum_all_but_last_tile(X, S, BV: C[int]):
     for k in range(ct.num_tiles(X, axis=1, shape=(1, BV)) - 1):
         acc = acc + ct.load(X, index=(r, k), shape=(1, BV), padding_mode=ZERO)
     ct.store(S, index=(r,), tile=ct.sum(acc, axis=1))
+
+
+@ct.kernel
+def sum_tiles_after_acquired_flags(X, F, S, BV: C[int]):
+    """``S[r]`` = the sum over k of row ``r``'s tile k times ``F[k]``, each flag read with ACQUIRE before its
+    tile (a consumer reading what a producer released): no tile's load may move above its flag's."""
+    r = ct.bid(0)
+    acc = ct.zeros((1, BV), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(1, BV))):
+        f = ct.load(F, index=(k,), shape=(1,), memory_order=ct.MemoryOrder.ACQUIRE,
+                    memory_scope=ct.MemoryScope.DEVICE)
+        x = ct.load(X, index=(r, k), shape=(1, BV), padding_mode=ZERO)
+        acc = acc + x * ct.reshape(f, (1, 1))
+    ct.store(S, index=(r,), tile=ct.sum(acc, axis=1))
+

@@ -76,10 +76,11 @@ def past_stores() -> bool:
 
 
 def _writes_block(loop: scf.ForOp) -> bool:
-    """Whether ``loop``'s writes keep its loads in place (module docstring): any write, or with
-    :func:`past_stores` an atomic, a print or an access with a memory order other than weak."""
-    if not past_stores():
-        return any(inner.name in WRITES for inner in loop.walk())
+    """Whether ``loop``'s writes or ordered accesses keep its loads in place (module docstring): any write or
+    access with a memory order other than weak, or with :func:`past_stores` an atomic, a print or such an
+    access (weak stores then let it through)."""
+    if not past_stores():  # an ordered access (an acquire load) keeps the next iteration's loads below it too
+        return any(inner.name in WRITES or ordered_access(inner) for inner in loop.walk())
     return any((inner.name in WRITES and inner.name not in STORES) or ordered_access(inner) for inner in loop.walk())
 
 

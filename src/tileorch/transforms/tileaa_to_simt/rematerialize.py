@@ -36,7 +36,7 @@ from xdsl.ir import Operation, SSAValue
 
 from tileorch import settings
 from tileorch.transforms.tileaa_to_simt.emit import Emitter
-from tileorch.transforms.tileaa_to_simt.prefetch import WRITES
+from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, ordered_access
 
 ENV = "TILEORCH_REMATERIALIZE"
 ATTR = "tileorch.rematerialized"
@@ -96,7 +96,10 @@ def recomputable(v: SSAValue, use: Operation, depth: int = MAX_DEPTH) -> bool:
         return recomputable(op.operands[0], use, depth - 1)
     if name == "nv_tileaa.tiled_load":
         elt = v.type.element_type
-        return (isinstance(elt, IntegerType) or float_loads()) and _no_write_between(op, use)
+        # an ordered load (acquire, relaxed, ...) is one access the program placed: reloaded by each thread as a
+        # weak load it could read a newer value than the one ordered (a flag a producer is still writing)
+        return ((isinstance(elt, IntegerType) or float_loads()) and not ordered_access(op)
+                and _no_write_between(op, use))
     if name in INT_ELEMENTWISE and len(op.results) == 1 and not op.regions:
         return isinstance(v.type.element_type, IntegerType) and all(
             recomputable(x, use, depth - 1) if isinstance(x.type, TensorType) else isinstance(x.type, IntegerType)
