@@ -68,6 +68,28 @@ def _case_mlp_loops_silu_linear_bt():
     s14e._check(y, _mm(a, w2.T), 6e-2, 1e-2)
 
 
+def _case_mlp_loops_scalar_k():
+    """The K loop over the scalar argument's count of K tiles: 2 (a prefix of K = 200's 4 tiles), 4 (all, the last
+    ragged) and 0 (an empty K loop: y = relu(b1) @ W2), each against numpy over that prefix."""
+    x, w1, b1, w2 = _h(200, 200), _h(200, 64, scale=0.25), _h(64), _h(64, 232, scale=0.25)
+    for nk in (2, 4, 0):
+        y = emulate(with_scalar("mlp_loops_scalar_k", 5, nk), {0: x, 1: w1, 2: b1, 3: w2, 4: _nan((200, 232))})[4]
+        h = _mm(x[:, :64 * nk], w1[:64 * nk]) + b1.astype(np.float64)[None, :]
+        s14e._check(y, _mm(np.maximum(h, 0.0).astype(np.float16), w2), 3e-2, 1e-2)
+
+
+def with_scalar(name: str, position: int, value) -> str:
+    """``name``'s program with its scalar argument ``position`` set to ``value`` in its spec, registered for the
+    runner under a name of its own (its compile is its own: the scalar is a launch argument)."""
+    import dataclasses
+
+    spec = list(PROGRAMS[name].spec)
+    spec[position] = value
+    new = f"{name}_{position}_{value}"
+    s14e.PROGRAMS[new] = dataclasses.replace(PROGRAMS[name], spec=spec)
+    return new
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 

@@ -94,6 +94,23 @@ def mlp_loops_hidden_512(X, W1, W2, Y, tm: C[int], th: C[int], tn: C[int], tk: C
         ct.store(Y, index=(bm, j), tile=y.astype(Y.dtype))
 
 
+@ct.kernel
+def mlp_loops_scalar_k(X, W1, B1, W2, Y, nk: int, tm: C[int], tk: C[int]):
+    """The MLP block's K loop over a scalar argument's count of K tiles (``range(nk)``: the first ``nk`` K tiles of x
+    and W1, a K prefix the program chooses), then ``relu(h + b1)`` and the loop over Y's column tiles."""
+    bm = ct.bid(0)
+    h = ct.zeros((tm, tk), dtype=ct.float32)
+    for k in range(nk):
+        h = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                   ct.load(W1, index=(k, 0), shape=(tk, tk), padding_mode=ZERO), h)
+    b = ct.load(B1, index=(0,), shape=(tk,), padding_mode=ZERO).astype(ct.float32)
+    a = ct.maximum(h + b[None, :], 0.0).astype(ct.float16)
+    for j in range(ct.cdiv(Y.shape[1], tk)):
+        y = ct.mma(a, ct.load(W2, index=(0, j), shape=(tk, tk), padding_mode=ZERO),
+                   ct.zeros((tm, tk), dtype=ct.float32))
+        ct.store(Y, index=(bm, j), tile=y.astype(Y.dtype))
+
+
 _M, _K, _N = 200, 200, 232  # ragged M, K and N against the 128 x 64 x 64 tiles
 _add("mlp_loops_gelu_bias", mlp_loops_gelu_bias,
      [_a((_M, _K)), _a((_K, 128)), _a((128,)), _a((128, _N)), _a((_N,)), _a((_M, _N)), 128, 128, 64, 64], (2,),
@@ -101,6 +118,8 @@ _add("mlp_loops_gelu_bias", mlp_loops_gelu_bias,
 _add("mlp_loops_silu_linear_bt", mlp_loops_silu_linear_bt,
      [_a((_M, _K), BF16), _a((64, _K), BF16), _a((_N, 64), BF16), _a((_M, _N), BF16), 128, 64, 64, 64], (2,),
      "gemm", outputs=(3,))
+_add("mlp_loops_scalar_k", mlp_loops_scalar_k,
+     [_a((_M, _K)), _a((_K, 64)), _a((64,)), _a((64, _N)), _a((_M, _N)), 2, 128, 64], (2,), "gemm", outputs=(4,))
 _add("mlp_loops_running_sum", mlp_loops_running_sum,
      [_a((_M, _K)), _a((_K, 64)), _a((64, _N)), _a((_M, _N)), 128, 64], (2,), "simt",
      error="it carries a value from one iteration to the next", outputs=(3,))
@@ -110,3 +129,4 @@ ERRORS: dict[str, UserProgram] = {}
 registrar(ERRORS)("mlp_loops_hidden_512", mlp_loops_hidden_512,
                   [_a((_M, _K)), _a((_K, 512)), _a((512, _N)), _a((_M, _N)), 128, 512, 64, 64], (2,), "error",
                   error="the hidden width) is 512 columns", outputs=(3,))
+

@@ -1355,7 +1355,6 @@ def _main_accumulator(acc2: SSAValue) -> list[SSAValue]:
 def _check_epilogue_dot_kernel(dk: DotKernel, fail) -> None:
     """What the GEMM kernel's second dot on the accumulator (:mod:`.epilogue_dot`) does not take beside it."""
     why = ("a computed A" if dk.a_prologue is not None else "a computed B" if dk.b_prologue is not None
-           else "the program's own K range" if dk.k_bounds is not None
            else "dots sharing A" if len(dk.more_accs) > (1 if dk.epi_dot.lora else 0)
            else "a batched GEMM" if dk.batched else "a transposed C" if dk.c_transposed
            else "the program's own tile coordinates" if dk.program_grid else "outputs beside C"
