@@ -78,6 +78,15 @@ def _case_mlp_loops_scalar_k():
         s14e._check(y, _mm(np.maximum(h, 0.0).astype(np.float16), w2), 3e-2, 1e-2)
 
 
+def _case_own_a_scale_after_the_loop():
+    """The rewrite ``own_a_beside_computed_a``'s refusal names: ``x @ w1 + s[:, None] * (z @ w2)``, two loaded As and an
+    accumulator each, the per-row scale in the epilogue (N = 232 ragged)."""
+    x, z, s = _h(200, 200), _h(200, 200), _h(200, dtype=np.float32)
+    w1, w2 = _h(200, 232, scale=0.25), _h(200, 232, scale=0.25)
+    y = emulate("own_a_scale_after_the_loop", {0: x, 1: w1, 2: z, 3: s, 4: w2, 5: _nan((200, 232))})[5]
+    s14e._check(y, _mm(x, w1) + s.astype(np.float64)[:, None] * _mm(z, w2), 3e-2, 1e-2)
+
+
 def with_scalar(name: str, position: int, value) -> str:
     """``name``'s program with its scalar argument ``position`` set to ``value`` in its spec, registered for the
     runner under a name of its own (its compile is its own: the scalar is a launch argument)."""

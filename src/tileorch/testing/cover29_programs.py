@@ -130,3 +130,44 @@ registrar(ERRORS)("mlp_loops_hidden_512", mlp_loops_hidden_512,
                   [_a((_M, _K)), _a((_K, 512)), _a((512, _N)), _a((_M, _N)), 128, 512, 64, 64], (2,), "error",
                   error="the hidden width) is 512 columns", outputs=(3,))
 
+
+
+@ct.kernel
+def own_a_beside_computed_a(X, W1, Z, S, W2, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """Refused: two dots in one K loop into one accumulator, ``x @ w1`` with x's tile as it is loaded (TMA) and
+    ``(z * s) @ w2`` with its A computed in the loop (z scaled by a per-row vector, rounded to f16): the WGMMA kernel
+    reads an A per dot by TMA or one computed A, not both yet (the refusal names the rewrites)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    s = ct.load(S, index=(bm,), shape=(tm,), padding_mode=ZERO).astype(ct.float32)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[1], tk)):
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(W1, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+        z = ct.load(Z, index=(bm, k), shape=(tm, tk), padding_mode=ZERO).astype(ct.float32)
+        acc = ct.mma((z * s[:, None]).astype(ct.float16),
+                     ct.load(W2, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
+
+
+@ct.kernel
+def own_a_scale_after_the_loop(X, W1, Z, S, W2, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """``own_a_beside_computed_a`` written as its refusal says: the per-row scale after the loop, each dot's A
+    loaded and an accumulator each (``y = x @ w1 + s[:, None] * (z @ w2)``)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc1 = ct.zeros((tm, tn), dtype=ct.float32)
+    acc2 = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[1], tk)):
+        acc1 = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                      ct.load(W1, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc1)
+        acc2 = ct.mma(ct.load(Z, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                      ct.load(W2, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc2)
+    s = ct.load(S, index=(bm,), shape=(tm,), padding_mode=ZERO)
+    ct.store(Y, index=(bm, bn), tile=(acc1 + s[:, None] * acc2).astype(Y.dtype))
+
+
+_add("own_a_beside_computed_a", own_a_beside_computed_a,
+     [_a((_M, _K)), _a((_K, _N)), _a((_M, _K)), _a((_M,), F32), _a((_K, _N)), _a((_M, _N)), 64, 64, 64], (4, 4),
+     "simt", error="this dot's A is computed in the K loop", outputs=(5,))
+_add("own_a_scale_after_the_loop", own_a_scale_after_the_loop,
+     [_a((_M, _K)), _a((_K, _N)), _a((_M, _K)), _a((_M,), F32), _a((_K, _N)), _a((_M, _N)), 128, 64, 64], (2, 4),
+     "gemm", outputs=(5,))
