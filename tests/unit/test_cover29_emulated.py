@@ -39,8 +39,16 @@ def _nan(shape, dtype=np.float16):
 
 
 def emulate(name: str, inputs: dict) -> dict:
-    """A GEMM program on its spec's shapes (test_user_sweep14_emulated's runner)."""
-    return s14e.emulate(name, inputs)
+    """A GEMM program on its spec's shapes (test_user_sweep14_emulated's runner); an ``int`` in ``inputs`` is that
+    scalar argument's value (the spec's otherwise), as tests/gpu/sweep_harness.gpu_run takes it."""
+    import dataclasses
+
+    scalars = {i: v for i, v in inputs.items() if isinstance(v, int)}
+    if scalars:  # (a program of its own for the runner: its spec holds the scalars)
+        program = PROGRAMS[name]
+        name += "".join(f"_{i}_{v}" for i, v in sorted(scalars.items()))
+        s14e.PROGRAMS[name] = dataclasses.replace(program, spec=[scalars.get(i, x) for i, x in enumerate(program.spec)])
+    return s14e.emulate(name, {i: v for i, v in inputs.items() if i not in scalars})
 
 
 def _mm(a, b):
@@ -73,7 +81,7 @@ def _case_mlp_loops_scalar_k():
     ragged) and 0 (an empty K loop: y = relu(b1) @ W2), each against numpy over that prefix."""
     x, w1, b1, w2 = _h(200, 200), _h(200, 64, scale=0.25), _h(64), _h(64, 232, scale=0.25)
     for nk in (2, 4, 0):
-        y = emulate(with_scalar("mlp_loops_scalar_k", 5, nk), {0: x, 1: w1, 2: b1, 3: w2, 4: _nan((200, 232))})[4]
+        y = emulate("mlp_loops_scalar_k", {0: x, 1: w1, 2: b1, 3: w2, 4: _nan((200, 232)), 5: nk})[4]
         h = _mm(x[:, :64 * nk], w1[:64 * nk]) + b1.astype(np.float64)[None, :]
         s14e._check(y, _mm(np.maximum(h, 0.0).astype(np.float16), w2), 3e-2, 1e-2)
 
@@ -85,18 +93,6 @@ def _case_own_a_scale_after_the_loop():
     w1, w2 = _h(200, 232, scale=0.25), _h(200, 232, scale=0.25)
     y = emulate("own_a_scale_after_the_loop", {0: x, 1: w1, 2: z, 3: s, 4: w2, 5: _nan((200, 232))})[5]
     s14e._check(y, _mm(x, w1) + s.astype(np.float64)[:, None] * _mm(z, w2), 3e-2, 1e-2)
-
-
-def with_scalar(name: str, position: int, value) -> str:
-    """``name``'s program with its scalar argument ``position`` set to ``value`` in its spec, registered for the
-    runner under a name of its own (its compile is its own: the scalar is a launch argument)."""
-    import dataclasses
-
-    spec = list(PROGRAMS[name].spec)
-    spec[position] = value
-    new = f"{name}_{position}_{value}"
-    s14e.PROGRAMS[new] = dataclasses.replace(PROGRAMS[name], spec=spec)
-    return new
 
 
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
