@@ -16,11 +16,11 @@ export TILEORCH_CACHE_DIR=${TILEORCH_CACHE_DIR:-/tmp/tileorch-cache}
 export TILEORCH_PAIR_STAGES=1 TILEORCH_ATTN_CTAS_PER_SM=2 TILEORCH_SIMT_PREDICATED_TAILS=1 \
   TILEORCH_REMATERIALIZE_FLOAT_LOADS=1 TILEORCH_ATOMIC_FENCES=holders
 nvidia-smi --query-gpu=name --format=csv,noheader | tee "$S/device.txt"
-timeout ${TEST_TIMEOUT:-45} python3 -m pytest -q -p no:cacheprovider -rfE -n ${WORKERS:-8} tests/gpu/test_cover29_gpu.py \
+timeout ${TEST_TIMEOUT:-40} python3 -m pytest -q -p no:cacheprovider -rfE -n ${WORKERS:-8} tests/gpu/test_cover29_gpu.py \
   "tests/gpu/test_cover27_gpu.py::test_emulated_case_on_the_gpu[two_k_loops_second_reads_first]" \
   > "$S/gpu_tests.log" 2>&1
 echo "GPU tests rc=$?"; grep -E "FAILED|ERROR|passed|failed" "$S/gpu_tests.log" | tail -n 12
-timeout ${BENCH_TIMEOUT:-60} python3 benchmarks/cover29.py --no-simt --iters 10 --out "$S/cover29.json" \
+timeout ${BENCH_TIMEOUT:-70} python3 benchmarks/cover29.py --no-simt --iters 10 --out "$S/cover29.json" \
   > "$S/cover29.log" 2>&1
 echo "cover29 rc=$?"
 grep -E "^(mlp_|scale_after)" "$S/cover29.log" | while read -r line; do

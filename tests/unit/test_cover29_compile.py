@@ -80,3 +80,29 @@ def test_a_hidden_width_past_the_registers_is_a_located_error_naming_the_limit()
     assert note and re.match(HERE + r":\d+:\d+: note: ", note[0]), str(err.value)
     assert p.error in note[0] and "at most 256 columns" in note[0], note
     assert "split the hidden dimension into chunks" in note[0] and "as a second GEMM" in note[0], note
+
+
+def test_the_second_dots_ring_released_by_half_its_readers_is_caught():
+    """The column loop's kernel has two rings, the K loop's (the program's stages) and the second dot's B tiles
+    (W2's column tiles streamed in 2 stages, released by both consumer warp groups: 256 arrivals).  ``tileorch check``
+    proves both; the same protocol with the B ring's empty barrier counting one warp group (128 arrivals) is caught
+    (the producer refills a W2 tile the other group still reads)."""
+    import dataclasses
+
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS["mlp_loops_gelu_bias"]
+    ctx = make_context()
+    _, lowered = lower_program(load(cutile_bytecode(p.kernel, p.spec), "mlp_loops_gelu_bias", ctx), ctx, remarks=[])
+    (proto,) = extract(lowered)
+    ring, e_ring = proto.pipelines
+    assert (e_ring.stages, e_ring.empty_count, e_ring.stage_bytes) == (2, 256, 128 * 64 * 2), e_ring
+    assert ring.stage_bytes == (128 + 128) * 64 * 2, ring
+    assert check(proto).ok
+    broken = dataclasses.replace(proto, pipelines=(ring, dataclasses.replace(e_ring, empty_count=128)))
+    assert not check(broken).ok, "a W2 stage released by half its readers was proved"
