@@ -1573,13 +1573,29 @@ def _check_shared_a_dots(dots: list, fail, low_rank: bool = False, own_a: bool =
 
 
 def _computed_a_beside_loaded_a(dots: list) -> tuple[Operation, Operation] | None:
-    """``(a dot whose A the program computes in the K loop, a dot reading its own loaded A)`` of ``dots`` (an A per
-    dot, one of them computed: ``x @ w1 + (z * s).astype(f16) @ w2``), else None."""
-    computed = [d for d in dots if _operand_compute_op(d.lhs) is not None]
+    """``(a dot whose A the program computes in the K loop, not from a dot's result, a dot reading its own loaded A)``
+    of ``dots`` (an A per dot, one of them computed: ``x @ w1 + (z * s).astype(f16) @ w2``), else None."""
+    computed = [d for d in dots if _operand_compute_op(d.lhs) is not None and not _reads_a_dot(d.lhs)]
     loaded = [d for d in dots if _operand_compute_op(d.lhs) is None and _operand_source(d.lhs) is not None]
     if not computed or not loaded:
         return None
     return computed[0], loaded[0]
+
+
+def _reads_a_dot(v: SSAValue) -> bool:
+    """Whether ``v`` is computed from a dot's result (a chain of dots, attention's P: not a computed operand)."""
+    seen: set[int] = set()
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        op = x.owner
+        if not isinstance(op, Operation) or id(op) in seen:
+            continue
+        seen.add(id(op))
+        if op.name.endswith(".dot"):
+            return True
+        todo.extend(op.operands)
+    return False
 
 
 def _computed_a_beside_loaded_a_why(computed: Operation, loaded: Operation) -> str:
