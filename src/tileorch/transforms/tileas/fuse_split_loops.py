@@ -144,7 +144,9 @@ def _check_function(func: Operation) -> None:
         why = None
         if l1.parent_block() is l2.parent_block():
             why = why_not_fused(l1, l2) if l1.next_op is l2 else reads_first_why(l1, l2)
-            column = column_loop_refusal(l2, func) if reads_first(l1, l2) and l2.parent_op() is func else None
+            stores = any(o.name == "nv_tileaa.tiled_store" for o in l2.walk())  # (an output tile per iteration)
+            column = (column_loop_refusal(l2, func) if stores and reads_first(l1, l2) and l2.parent_op() is func
+                      else None)
             if why is not None and column is not None:
                 why = ("the second loop reads the first loop's result (e.g. acc2 += f(acc1) @ w2), so its steps need "
                        "the first loop complete; a loop over the output's column tiles whose iterations are "
