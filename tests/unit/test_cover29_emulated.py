@@ -17,10 +17,10 @@ ml_dtypes = pytest.importorskip("ml_dtypes")
 
 import test_user_sweep4_emulated as s4  # noqa: E402
 import test_user_sweep14_emulated as s14e  # noqa: E402
+from test_cover27_emulated import _h, _mm, _nan  # noqa: E402  (random f16 / bf16 arrays, float64 products, NaN)
 
 from tileorch.testing.cover29_programs import PROGRAMS  # noqa: E402
 
-RNG = np.random.default_rng(2929)
 BF16 = ml_dtypes.bfloat16
 
 
@@ -28,14 +28,6 @@ BF16 = ml_dtypes.bfloat16
 def _cover_set(monkeypatch):
     s4.add_sweep_programs(monkeypatch, PROGRAMS)
     monkeypatch.setattr(s14e, "PROGRAMS", {**s14e.PROGRAMS, **PROGRAMS})
-
-
-def _h(*shape, scale=1.0, dtype=np.float16):
-    return (RNG.standard_normal(shape) * scale).astype(dtype)
-
-
-def _nan(shape, dtype=np.float16):
-    return np.full(shape, np.nan, dtype)
 
 
 def emulate(name: str, inputs: dict) -> dict:
@@ -49,10 +41,6 @@ def emulate(name: str, inputs: dict) -> dict:
         name += "".join(f"_{i}_{v}" for i, v in sorted(scalars.items()))
         s14e.PROGRAMS[name] = dataclasses.replace(program, spec=[scalars.get(i, x) for i, x in enumerate(program.spec)])
     return s14e.emulate(name, {i: v for i, v in inputs.items() if i not in scalars})
-
-
-def _mm(a, b):
-    return np.asarray(a, np.float64) @ np.asarray(b, np.float64)
 
 
 def _case_mlp_loops_gelu_bias():
