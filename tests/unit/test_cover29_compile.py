@@ -57,6 +57,14 @@ def test_the_column_loop_is_the_epilogue_dot_over_column_tiles(name):
     assert len(re.findall(r"wgmma\.mma_async", prog.ptx)) > 0
 
 
+def test_the_k_loops_own_trip_count_beside_the_second_dot_says_so():
+    """``range(nk)`` beside the second dot (refused until session 29): the K loop's own trip count per work tile,
+    the remark naming what an empty range runs."""
+    remarks = compiled("mlp_loops_scalar_k").remarks
+    said = [r for r in remarks if "runs the program's own trip count per work tile" in r]
+    assert said and "an empty range runs the second dot on the program's ops of the zero accumulator" in said[0]
+
+
 def test_every_program_assembles_without_spills():
     assert spilled_programs(PROGRAMS, compiled) == set()
 

@@ -1266,6 +1266,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         dk.retile_safe = False  # (kept simple: the program's tile shape, no retiling)
     if dk.program_grid:  # the launch grid's programs are the work tiles: L is the grid's z as it is
         dk.grid_l = False
+    if k_remark and k_bounds is not None and ed is not None:  # (the epilogue is the second dot's: f(0) @ E)
+        k_remark = k_remark.replace("an empty range stores the zero accumulator's epilogue",
+                                    "an empty range runs the second dot on the program's ops of the zero accumulator")
     if k_remark:
         dk.remarks.append(k_remark)
     if dk.batch_exprs is not None:
