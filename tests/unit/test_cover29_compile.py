@@ -39,7 +39,7 @@ def test_program_takes_its_path_and_says_so(name):
 
 
 # (program, the hidden width: the second dot's K, E's major)
-LOOPS = {"mlp_loops_gelu_bias": (128, "n"), "mlp_loops_silu_linear_bt": (64, "k")}
+LOOPS = {"mlp_loops_gelu_bias": (128, "n"), "mlp_loops_gelu_hidden_256": (256, "n"), "mlp_loops_silu_linear_bt": (64, "k")}
 
 
 @pytest.mark.parametrize("name", sorted(LOOPS))

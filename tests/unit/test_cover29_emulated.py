@@ -43,15 +43,25 @@ def emulate(name: str, inputs: dict) -> dict:
     return s14e.emulate(name, {i: v for i, v in inputs.items() if i not in scalars})
 
 
-def _case_mlp_loops_gelu_bias():
-    """``gelu(x @ W1 + b1) @ W2 + b2`` (hidden 128, f16), gelu's tanh form rounded to f16 as the program does;
-    N = 232: three whole column tiles and a ragged one."""
-    x, w1, b1 = _h(200, 200), _h(200, 128, scale=0.1), _h(128, scale=0.5)
-    w2, b2 = _h(128, 232, scale=0.1), _h(232, scale=0.5)
-    y = emulate("mlp_loops_gelu_bias", {0: x, 1: w1, 2: b1, 3: w2, 4: b2, 5: _nan((200, 232))})[5]
+def _gelu_mlp(name: str, hidden: int, scale2: float):
+    """``gelu(x @ W1 + b1) @ W2 + b2`` (f16, gelu's tanh form rounded to f16 as the program does) through program
+    ``name`` at a hidden width of ``hidden``; N = 232: three whole column tiles and a ragged one."""
+    x, w1, b1 = _h(200, 200), _h(200, hidden, scale=0.1), _h(hidden, scale=0.5)
+    w2, b2 = _h(hidden, 232, scale=scale2), _h(232, scale=0.5)
+    y = emulate(name, {0: x, 1: w1, 2: b1, 3: w2, 4: b2, 5: _nan((200, 232))})[5]
     h = _mm(x, w1) + b1.astype(np.float64)[None, :]
     a = (0.5 * h * (1.0 + np.tanh(0.7978845608028654 * (h + 0.044715 * h ** 3)))).astype(np.float16)
     s14e._check(y, _mm(a, w2) + b2.astype(np.float64)[None, :], 2e-2, 1e-2)
+
+
+def _case_mlp_loops_gelu_bias():
+    """The MLP block at a hidden width of 128."""
+    _gelu_mlp("mlp_loops_gelu_bias", 128, 0.1)
+
+
+def _case_mlp_loops_gelu_hidden_256():
+    """The same program at a hidden width of 256 (the second dot's register A at its widest)."""
+    _gelu_mlp("mlp_loops_gelu_hidden_256", 256, 0.07)
 
 
 def _case_mlp_loops_silu_linear_bt():

@@ -115,6 +115,10 @@ _M, _K, _N = 200, 200, 232  # ragged M, K and N against the 128 x 64 x 64 tiles
 _add("mlp_loops_gelu_bias", mlp_loops_gelu_bias,
      [_a((_M, _K)), _a((_K, 128)), _a((128,)), _a((128, _N)), _a((_N,)), _a((_M, _N)), 128, 128, 64, 64], (2,),
      "gemm", outputs=(5,))
+_add("mlp_loops_gelu_hidden_256", mlp_loops_gelu_bias,
+     [_a((_M, _K)), _a((_K, 256)), _a((256,)), _a((256, _N)), _a((_N,)), _a((_M, _N)), 128, 256, 64, 64], (2,),
+     "gemm", outputs=(5,), notes="the widest hidden tile the second dot's register A takes (256 columns: 128 "
+                                 "accumulator registers a thread), without spills")
 _add("mlp_loops_silu_linear_bt", mlp_loops_silu_linear_bt,
      [_a((_M, _K), BF16), _a((64, _K), BF16), _a((_N, 64), BF16), _a((_M, _N), BF16), 128, 64, 64, 64], (2,),
      "gemm", outputs=(3,))
