@@ -245,6 +245,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             from tileorch.transforms.tileas.loopless_chain import loopless_chain_remarks
 
             rerolled += loopless_chain_remarks(module)
+            from tileorch.transforms.tileas.column_loop_to_tiles import column_loop_remarks
+
+            column_loops = column_loop_remarks(module)
+            rerolled += column_loops
+            split_loops -= len(column_loops)  # (a column loop becomes the grid's axis 1: no range of the K loop)
             rerolled += same_range
             tier = f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}},{TIER_CLEANUP}"
             run_passes(ctx, module, parse_pipeline(tier))

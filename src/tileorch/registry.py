@@ -62,6 +62,7 @@ PASSES: dict[str, str] = {
     "sink-negf-through-shapes": "tileorch.transforms.tileas.sink_negf_through_shapes:SinkNegFThroughShapes",
     "tileas-split-batch-tiles": "tileorch.transforms.tileas.split_batch_tiles:SplitBatchTiles",
     "tileas-squeeze-unit-batch-dots": "tileorch.transforms.tileas.squeeze_unit_batch:SqueezeUnitBatchDots",
+    "tileas-column-loop-to-tiles": "tileorch.transforms.tileas.column_loop_to_tiles:ColumnLoopToTiles",
     "tileas-program-loop-to-tiles": "tileorch.transforms.tileas.program_loop_to_tiles:ProgramLoopToTiles",
     "tileas-fold-dot-accumulate": "tileorch.transforms.tileas.fold_dot_accumulate:FoldDotAccumulate",
     "tileas-fold-tf32-operands": "tileorch.transforms.tileas.fold_tf32_operands:FoldTf32Operands",

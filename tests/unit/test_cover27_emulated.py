@@ -119,6 +119,15 @@ def _case_second_loop_as_column_tiles():
     s14e._check(y, _mm(a, w2), 3e-2, 1e-2)
 
 
+def _case_two_k_loops_second_reads_first():
+    """The second loop over w2's column tiles, refused until session 29 (``tileas-column-loop-to-tiles``): ``relu(x @ w1)`` rounded to f16, then its dot with each of w2's
+    column tiles (N = 192)."""
+    x, w1, w2 = _h(200, 200), _h(200, 64, scale=0.25), _h(64, 192, scale=0.25)
+    y = emulate("two_k_loops_second_reads_first", {0: x, 1: w1, 2: w2, 3: _nan((200, 192))})[3]
+    a = np.maximum(_mm(x, w1), 0.0).astype(np.float16)
+    s14e._check(y, _mm(a, w2), 3e-2, 1e-2)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 

@@ -300,11 +300,20 @@ def test_sweep18_squared_relu_mlp_with_w2_stored_n_by_h():
     np.testing.assert_allclose(y, _f16(_f16(z * z) @ w2t.astype(np.float64).T), atol=2e-2, rtol=1e-2)
 
 
+def test_a_k_range_of_the_programs_own_beside_the_second_dot():
+    """``range(1, K tiles)`` (the first K tile skipped) beside the second dot: the K loop's trip count and first tile
+    evaluated per work tile, as in the plain GEMM (refused until session 29); ragged M and K, Y NaN-prefilled."""
+    m, k, r, n = 200, 200, 64, 192
+    spec = [_a((m, k)), _a((k, r)), _a((r, n)), _a((m, n)), r, 128, 64, 64]
+    x, la, lb = _h(m, k), _h(k, r, scale=0.125), _h(r, n, scale=0.25)
+    y = _emulate(P.k_range_from_tile_one, spec, {0: x, 1: la, 2: lb}, 3, 2)
+    t = _f16(x[:, 64:].astype(np.float64) @ la[64:].astype(np.float64))
+    np.testing.assert_allclose(y, t @ lb.astype(np.float64), atol=2e-2, rtol=1e-2)
+
+
 REFUSED = {
     "lowrank_scaled_bias@R32": ([_a((200, 256)), _a((256, 32)), _a((32, 192)), _a((192,), "float32"), _a((200, 192)),
                                  0.5, 32, 128, 64, 64], "the first dot's N (the second dot's K) is 32", "y = ct.mma("),
-    "refused_own_k_range": ([_a((200, 256)), _a((256, 64)), _a((64, 192)), _a((200, 192)), 64, 128, 64, 64],
-                            "the program's own K range beside it is not supported yet", "y = ct.mma("),
     "refused_rank_tile_one": ([_a((200, 256)), _a((256, 64)), _a((128, 192)), _a((200, 192)), 64, 128, 64, 64],
                               "row tile index other than the constant 0", "Lb, index=(1, bn)"),
     "refused_a_reads_a_tile": ([_a((200, 256)), _a((256, 64)), _a((200, 64)), _a((64, 192)), _a((200, 192)), 64, 128,

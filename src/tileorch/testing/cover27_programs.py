@@ -14,9 +14,10 @@ them one loop (:mod:`tileorch.transforms.tileas.same_range_loops`) and the kerne
 bounded by its own operand's K (``cdiv(X1.shape[1], tk)``, ``cdiv(X2.shape[1], tk)``, K1 = 128 and K2 = 200 in
 ``two_k_lengths_difference_bt``): K segments of one pipeline (pair 0's K tiles, then pair 1's:
 ``GemmConfig.k_segments``).  Still refused, with the located reason at the second loop: loops over ranges that
-are not the same function of the operands' extents (a scalar trip count per loop), and a second loop that reads
-the first's result (``acc2 += f(acc1) @ w2``), whose refusal names the rewrite the WGMMA kernel takes (the second
-loop's index as the grid's axis 1: ``second_loop_as_column_tiles``).
+are not the same function of the operands' extents (a scalar trip count per loop).  A second loop that reads the
+first's result over the output's column tiles (``two_k_loops_second_reads_first``) was refused until session 29,
+its refusal naming the rewrite (the second loop's index as the grid's axis 1: ``second_loop_as_column_tiles``);
+``tileas-column-loop-to-tiles`` now makes that rewrite itself.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` ("gemm" = TMA + WGMMA,
 "simt" with ``error`` = the located remark saying why not), driven by tests/unit/test_cover27_compile.py (path,
@@ -250,8 +251,9 @@ _add("two_k_loops_scalar_trip_counts", two_k_loops_scalar_trip_counts,
      [_a((_M, 128)), _a((128, _N)), _a((_M, _K)), _a((_K, _N)), _a((_M, _N)), 2, 4, 128, 64, 64], (2, 3), "simt",
      error="they run different ranges of K tiles", outputs=(4,))
 _add("two_k_loops_second_reads_first", two_k_loops_second_reads_first,
-     [_a((_M, _K)), _a((_K, 64)), _a((64, _N)), _a((_M, _N)), 128, 64], (2,), "simt",
-     error="the second loop reads the first loop's result", outputs=(3,))
+     [_a((_M, _K)), _a((_K, 64)), _a((64, _N)), _a((_M, _N)), 128, 64], (2,), "gemm", outputs=(3,),
+     notes="refused until session 29; tileas-column-loop-to-tiles makes its second loop the grid's axis 1 "
+           "(the epilogue dot over column tiles, as second_loop_as_column_tiles)")
 _add("second_loop_as_column_tiles", second_loop_as_column_tiles,
      [_a((_M, _K)), _a((_K, 64)), _a((64, _N)), _a((_M, _N)), 128, 64], (2, 3), "gemm", outputs=(3,),
      notes="the rewrite two_k_loops_second_reads_first's refusal names: a second dot on the K loop's result per "

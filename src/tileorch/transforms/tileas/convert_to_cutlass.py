@@ -1266,6 +1266,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         dk.retile_safe = False  # (kept simple: the program's tile shape, no retiling)
     if dk.program_grid:  # the launch grid's programs are the work tiles: L is the grid's z as it is
         dk.grid_l = False
+    if k_remark and k_bounds is not None and ed is not None:  # (the epilogue is the second dot's: f(0) @ E)
+        k_remark = k_remark.replace("an empty range stores the zero accumulator's epilogue",
+                                    "an empty range runs the second dot on the program's ops of the zero accumulator")
     if k_remark:
         dk.remarks.append(k_remark)
     if dk.batch_exprs is not None:
@@ -1355,7 +1358,6 @@ def _main_accumulator(acc2: SSAValue) -> list[SSAValue]:
 def _check_epilogue_dot_kernel(dk: DotKernel, fail) -> None:
     """What the GEMM kernel's second dot on the accumulator (:mod:`.epilogue_dot`) does not take beside it."""
     why = ("a computed A" if dk.a_prologue is not None else "a computed B" if dk.b_prologue is not None
-           else "the program's own K range" if dk.k_bounds is not None
            else "dots sharing A" if len(dk.more_accs) > (1 if dk.epi_dot.lora else 0)
            else "a batched GEMM" if dk.batched else "a transposed C" if dk.c_transposed
            else "the program's own tile coordinates" if dk.program_grid else "outputs beside C"
@@ -1560,6 +1562,9 @@ def _check_shared_a_dots(dots: list, fail, low_rank: bool = False, own_a: bool =
             fail(d, f"dots sharing A must have one accumulator shape, got {first.result.type.get_shape()} and "
                     f"{d.result.type.get_shape()}")
         if not own_a and not _same_a(first, d, a):
+            beside = _computed_a_beside_loaded_a(dots)
+            if beside is not None:
+                raise LocatedError(beside[0], _computed_a_beside_loaded_a_why(*beside))
             adds_to = _accumulates_into(d, dots)
             if adds_to is not None:
                 raise LocatedError(d, _split_k_dot_why(adds_to, d))
@@ -1568,6 +1573,47 @@ def _check_shared_a_dots(dots: list, fail, low_rank: bool = False, own_a: bool =
         reads = (d.lhs, d.rhs) if own_a and dot_chain(dots) else d.operands  # (a chain's acc is the previous dot's)
         if any(x is first.result for x in reads) or any(x is d.result for x in first.operands):
             fail(d, "a dot reading another dot's result (chained dots) is not a dot sharing A")
+
+
+def _computed_a_beside_loaded_a(dots: list) -> tuple[Operation, Operation] | None:
+    """``(a dot whose A the program computes in the K loop, not from a dot's result, a dot reading its own loaded A)``
+    of ``dots`` (an A per dot, one of them computed: ``x @ w1 + (z * s).astype(f16) @ w2``), else None."""
+    computed = [d for d in dots if _operand_compute_op(d.lhs) is not None and not _reads_a_dot(d.lhs)]
+    loaded = [d for d in dots if _operand_compute_op(d.lhs) is None and _operand_source(d.lhs) is not None]
+    if not computed or not loaded:
+        return None
+    return computed[0], loaded[0]
+
+
+def _reads_a_dot(v: SSAValue) -> bool:
+    """Whether ``v`` is computed from a dot's result (a chain of dots, attention's P: not a computed operand)."""
+    seen: set[int] = set()
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        op = x.owner
+        if not isinstance(op, Operation) or id(op) in seen:
+            continue
+        seen.add(id(op))
+        if op.name.endswith(".dot"):
+            return True
+        todo.extend(op.operands)
+    return False
+
+
+def _computed_a_beside_loaded_a_why(computed: Operation, loaded: Operation) -> str:
+    """The refusal of a computed A beside a dot with a loaded A of its own, in the program's terms."""
+    from tileorch.diagnostics import source_position
+
+    pos = source_position(loaded.location)
+    at = f" at line {pos.line.data}" if pos is not None else ""
+    op = _operand_compute_op(computed.lhs)
+    return (f"this dot's A is computed in the K loop ({op.name.split('.', 1)[-1]}) beside the dot{at}, which reads an "
+            "A tile of its own as loaded: the WGMMA kernel runs dots with an A each (every A a TMA tile of the "
+            "stage) or one computed A (WGMMA's register A, the kernel's only A), not both yet; where the computation "
+            "commutes with the dot (a per-row scale s: (z * s) @ w2 = s * (z @ w2)), give this dot an accumulator "
+            "of its own and apply it after the loop (y = acc1 + s[:, None] * acc2); else compute the A into an "
+            "array first (a kernel of its own) and pass that array as a loaded A")
 
 
 def _check_shared_a_epilogue(second, atomics: list, side: list, fail) -> None:

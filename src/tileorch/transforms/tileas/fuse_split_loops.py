@@ -54,10 +54,11 @@ from xdsl.ir import Operation
 
 from tileorch.diagnostics import copy_location
 from tileorch.transforms.pass_kinds import ModuleTransform
+from tileorch.transforms.tileas.column_loop_to_tiles import column_loop_refusal
 from tileorch.transforms.tileas.loop_pair_fusion import (fuse, fuse_pure_differences, hoist_between, match_bodies,
                                                          split_point, wrap_peeled_step)
 from tileorch.transforms.tileas.peeled_first_step import fuse_peeled_first_steps
-from tileorch.transforms.tileas.same_range_loops import fuse_same_range, reads_first_why, why_not_fused
+from tileorch.transforms.tileas.same_range_loops import fuse_same_range, reads_first, reads_first_why, why_not_fused
 
 def fuse_split_loops(module: Operation) -> int:
     """Fuse every such pair of dot loops, and every dot loop with a first step written out before
@@ -143,6 +144,15 @@ def _check_function(func: Operation) -> None:
         why = None
         if l1.parent_block() is l2.parent_block():
             why = why_not_fused(l1, l2) if l1.next_op is l2 else reads_first_why(l1, l2)
+            stores = any(o.name == "nv_tileaa.tiled_store" for o in l2.walk())  # (an output tile per iteration)
+            column = (column_loop_refusal(l2, func) if stores and reads_first(l1, l2) and l2.parent_op() is func
+                      else None)
+            if why is not None and column is not None:
+                why = ("the second loop reads the first loop's result (e.g. acc2 += f(acc1) @ w2), so its steps need "
+                       "the first loop complete; a loop over the output's column tiles whose iterations are "
+                       "independent (each one dot of f(acc1) with the second operand's tile j from zeros, and its "
+                       "store at column tile j) runs as the grid's axis 1 (tileas-column-loop-to-tiles), but this one "
+                       f"is not: {column}")
         if why is not None:
             raise LocatedError(l2, f"{len(loops)} loops with dots one after another: the tensor-core kernels run the "
                                    f"dots of one loop, and these two are not fused into one: {why}")

@@ -169,9 +169,12 @@ def _same_iterations(l1: scf.ForOp, l2: scf.ForOp) -> bool:
 def why_not_fused(l1: scf.ForOp, l2: scf.ForOp) -> str | None:
     """Why two consecutive dot loops are not one loop (None: :func:`fuse_same_range` fuses them)."""
     if not _same_iterations(l1, l2):
-        return ("they run different ranges of K tiles (another bound or step): one K loop per product over "
-                "the same tiles is fused, two K lengths are not yet (write one loop over the longer K with both "
-                "dots, their tiles zero-padded, or concatenate the operands along K)")
+        return ("they run different ranges of K tiles (another bound or step): loops over the same tiles are "
+                "fused, and so are loops each over its own operands' K (range(ct.cdiv(X1.shape[1], tk)) then "
+                "range(ct.cdiv(X2.shape[1], tk)): K segments of one pipeline), not other ranges yet (scalar trip "
+                "counts such as range(n1) then range(n2)): bound each loop by its own operands' K where the arrays "
+                "hold just the K tiles they sum, or write one loop over the longer K with both dots, their tiles "
+                "zero-padded, or concatenate the operands along K")
     for lp in (l1, l2):
         w = _writes(lp)
         if w is not None:
