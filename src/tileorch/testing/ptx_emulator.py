@@ -1604,6 +1604,8 @@ class Emu:
             self.set(ops[0], T, f32(v).astype(np.float16).view(np.uint16).astype(np.uint64))
         elif dst == "f32" and src == "f16":
             self.set(ops[0], T, b32((v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)))
+        elif dst == "f64" and src == "f16":  # exact (a printf of an f16 value passes a double)
+            self.set(ops[0], T, (v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float64).view(np.uint64))
         elif dst in ("u64", "s64", "u32", "s32", "u16", "s16", "u8", "s8") and \
                 src in ("u32", "s32", "u64", "s64", "u16", "s16", "u8", "s8"):
             sw = int(src[1:]); dw = int(dst[1:])
