@@ -316,3 +316,48 @@ def test_bf16_math_and_nan_propagating_row_max(emulate):
     x = xb.astype(np.float32)
     _close(got_e, np.exp2(x) - np.log(np.abs(x) + 1), 2e-2, 2e-2)
     _close(got_m, np.max(x, 1))
+
+
+@ct.kernel
+def directed_divisions(X, Y, Z, Dn, Up, BN: C[int]):
+    x = ct.load(X, index=(0,), shape=(BN,))
+    y = ct.load(Y, index=(0,), shape=(BN,))
+    ct.store(Z, index=(0,), tile=ct.truediv(x, y, rounding_mode=ct.RoundingMode.RZ))
+    ct.store(Dn, index=(0,), tile=ct.truediv(x, y, rounding_mode=ct.RoundingMode.RM))
+    ct.store(Up, index=(0,), tile=ct.truediv(x, y, rounding_mode=ct.RoundingMode.RP))
+
+
+def _directed(x: float, y: float, mode: str, dtype) -> float:
+    """``x / y`` rounded toward zero (``z``), -inf (``m``) or +inf (``p``) in ``dtype``, from the exact quotient
+    (a quotient past the largest value: infinity where the rounding goes outward, else the largest value)."""
+    from fractions import Fraction
+    if x == 0 or y == 0 or not (np.isfinite(x) and np.isfinite(y)):
+        with np.errstate(all="ignore"):
+            return dtype(x) / dtype(y)
+    q = Fraction(x) / Fraction(y)
+    big = Fraction(float(np.finfo(dtype).max))
+    if abs(q) > big:
+        outward = mode == "p" if q > 0 else mode == "m"
+        return dtype(np.inf if outward else np.finfo(dtype).max) * (1 if q > 0 else -1)
+    near = dtype(float(q))
+    if Fraction(float(near)) == q:
+        return near
+    lo, hi = (near, np.nextafter(near, dtype(np.inf))) if Fraction(float(near)) < q else \
+        (np.nextafter(near, dtype(-np.inf)), near)
+    return {"z": lo if q > 0 else hi, "m": lo, "p": hi}[mode]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_truediv_with_directed_roundings(emulate, dtype):
+    """``ct.truediv(..., rounding_mode=RZ / RM / RP)`` of f32 and f64 tiles: PTX ``div.rz`` / ``.rm`` / ``.rp``
+    (refused as "not supported yet" before review 29; f16 / bf16 still are: they compute in f32)."""
+    x = np.array([1, -1, 2, -2, 1, 10, 0, -0.0, 1e-30, -7, 3, 1, 5, -1e38, 1, 2], dtype)
+    y = np.array([3, 3, 3, 3, 0, 7, 0, 5, 3e30, 0.1, -np.inf, 1e-40 if dtype == np.float32 else 1e-300,
+                  -3, 1e-3, 49, np.nan], dtype)
+    _, _, z, dn, up = emulate(directed_divisions, [x, y, *_nans(16, dtype, 3)], [16])
+    for got, mode in ((z, "z"), (dn, "m"), (up, "p")):
+        want = np.array([_directed(float(a), float(b), mode, dtype) for a, b in zip(x, y)], dtype)
+        _close(got, want, 0)
+        _same_sign(got, want)
+    ok = ~np.isnan(dn)
+    assert (dn[ok] <= up[ok]).all() and (dn < up).sum() >= 8, (dn, up)

@@ -158,6 +158,32 @@ def _float_add_bits(ty, a, b):
     return int(_bf16_bits_f64(s))
 
 
+def div_rounded(a, b, mode: str) -> np.ndarray:
+    """``a / b`` of f32 or f64 arrays rounded ``mode`` (``rn``, or the directed ``rz`` / ``rm`` / ``rp`` of PTX
+    ``div.<mode>``), in their type: the nearest quotient, moved one step toward zero, -inf or +inf where the exact
+    quotient (Python rationals) lies on the other side of it.  Infinities, NaN and division by zero as IEEE has
+    them (exact)."""
+    with np.errstate(all="ignore"):
+        near = np.asarray(a / b)
+    if mode == "rn":
+        return near
+    out = near.copy()
+    for i, (x, y, r) in enumerate(zip(np.ravel(a), np.ravel(b), near.reshape(-1))):
+        if not (np.isfinite(x) and np.isfinite(y) and y != 0) or x == 0:
+            continue
+        q = Fraction(float(x)) / Fraction(float(y))
+        if not np.isfinite(r):  # past the largest value: rz / the bound's direction give the largest finite
+            if mode == "rz" or (mode == "rm") == (q > 0):
+                out.reshape(-1)[i] = np.copysign(np.finfo(r.dtype).max, r)
+            continue
+        rq = Fraction(float(r))
+        if rq > q and (mode == "rm" or (mode == "rz" and q > 0)):
+            out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(-np.inf))
+        elif rq < q and (mode == "rp" or (mode == "rz" and q < 0)):
+            out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(np.inf))
+    return out
+
+
 def sqrt_rounded(x, mode: str) -> np.ndarray:
     """``sqrt`` of f32 or f64 values ``x`` rounded ``mode`` (``rn``, or the directed ``rz`` / ``rm`` /
     ``rp`` of PTX ``sqrt.<mode>``), in ``x``'s type: the nearest root, moved one step toward zero or
@@ -1172,7 +1198,7 @@ class Emu:
                     if "sat" in parts:  # clamped to [0, 1], NaN -> +0
                         r = np.where(np.isnan(r), np.float32(0), np.clip(r, np.float32(0), np.float32(1)))
                 elif base in ("max", "min"): r = _max_min(base, "NaN" in parts, a[0], a[1])
-                elif base == "div": r = a[0] / a[1]
+                elif base == "div": r = div_rounded(a[0], a[1], next((m for m in ("rz", "rm", "rp") if m in parts), "rn"))
                 elif base == "neg": r = -a[0]
                 elif base == "abs": r = np.abs(a[0])
                 elif base == "ex2":
@@ -1203,7 +1229,7 @@ class Emu:
                 parts[-1] == "f64":
             # f64 math (IEEE, rounded to nearest even: numpy's f64 is; fma exact in rationals, rounded once)
             a = [g(i).view(np.float64) for i in range(1, len(ops))]
-            rounded = {"rn", "rz", "rm", "rp"} if base == "sqrt" else {"rn"}
+            rounded = {"rn", "rz", "rm", "rp"} if base in ("sqrt", "div") else {"rn"}
             if base in ("div", "rcp", "sqrt") and not rounded & set(parts):
                 raise Fault(f"unhandled {op} {ops}")  # (the approximate / other-rounding forms: not modelled)
             with np.errstate(all="ignore"):
@@ -1212,7 +1238,8 @@ class Emu:
                                   else x * y + z for x, y, z in zip(*a)], dtype=np.float64)
                 else:
                     r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
-                         "div": lambda: a[0] / a[1], "rcp": lambda: 1.0 / a[0],
+                         "div": lambda: div_rounded(a[0], a[1], next((m for m in ("rz", "rm", "rp") if m in parts), "rn")),
+                         "rcp": lambda: 1.0 / a[0],
                          "sqrt": lambda: sqrt_rounded(a[0], next((m for m in ("rz", "rm", "rp") if m in parts), "rn")),
                          "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
                          "copysign": lambda: np.copysign(a[1], a[0]),  # d = b with the sign of a
