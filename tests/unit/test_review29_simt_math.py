@@ -10,6 +10,13 @@ Found and fixed here (``tileaa_to_simt/emit.py``; each test named fails before):
   both operands infinite (NaN instead of an odd multiple of ``pi / 4``) -- ``test_atan2_signed_zeros_and_infinities``;
 * ``ct.sinh`` / ``ct.cosh`` overflowed to infinity for 88.7 < |x| < 89.4, where the f32 result is finite
   (``e^x`` was formed before halving); ``ct.sin`` / ``ct.tan`` of ``-0`` gave ``+0`` -- ``test_hyperbolic_near_overflow``.
+* ``ct.log2`` / ``ct.log`` of a subnormal f32 gave ``-inf`` on the GPU (``lg2.approx.ftz``, now ``lg2.approx``); the
+  emulator ignored the ``.ftz`` and hid it (now modelled) -- ``test_exp2_log2_rsqrt_sqrt_specials``;
+* ``ct.truediv(..., rounding_mode=RZ / RM / RP)`` of f32 / f64 was refused; it is PTX ``div.rz`` / ``.rm`` / ``.rp``
+  now (the emulator ran ``div.rz.f32`` as nearest; it now rounds as asked) -- ``test_truediv_with_directed_roundings``.
+
+Left as it is (docs/cuda-tile.md): ``ct.exp2`` flushes a subnormal result (x < -126) to 0 (``ex2.approx.ftz``, the
+attention tier's exponential too).
 
 The rest held: exp2 / log2 / rsqrt / sqrt of the IEEE specials and a subnormal, f16 floor / ceil, NaN in
 ``maximum`` / ``minimum`` both ways, integer wrap-around (``abs`` / ``-`` of the minimum), u64 shifts past the width,

@@ -1207,7 +1207,10 @@ class Emu:
                         r = np.where(np.abs(r) < np.float32(1.1754944e-38), np.float32(0), r)
                 elif base == "rcp": r = (1.0 / a[0]).astype(np.float32)
                 elif base == "tanh": r = np.tanh(a[0])
-                elif base == "lg2": r = np.log2(a[0])
+                elif base == "lg2":  # .ftz: a subnormal input is a zero of its sign (log2: -inf)
+                    x = np.where(np.abs(a[0]) < np.float32(1.1754944e-38), a[0] * np.float32(0), a[0]) \
+                        if "ftz" in parts else a[0]
+                    r = np.log2(x)
                 elif base == "sqrt": r = sqrt_rounded(a[0], next((m for m in ("rz", "rm", "rp") if m in parts), "rn"))
                 elif base == "rsqrt": r = (1.0 / np.sqrt(a[0].astype(np.float64))).astype(np.float32)
                 elif base == "copysign": r = np.copysign(a[1], a[0])  # d = b with the sign of a

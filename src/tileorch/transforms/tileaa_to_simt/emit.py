@@ -613,10 +613,10 @@ class Emitter:
             r = self.ptx_f32("rsqrt.approx.f32 $0, $1;", [y])
         elif kind == "tanh":
             r = self.ptx_f32("tanh.approx.f32 $0, $1;", [y])
-        elif kind == "log2":
-            r = self.ptx_f32("lg2.approx.ftz.f32 $0, $1;", [y])
+        elif kind == "log2":  # (not .ftz: a subnormal x has its logarithm, not -inf)
+            r = self.ptx_f32("lg2.approx.f32 $0, $1;", [y])
         elif kind == "log":  # ln x = log2(x) ln 2
-            r = self.v(arith.MulfOp(self.ptx_f32("lg2.approx.ftz.f32 $0, $1;", [y]), self.fconst(0.6931471805599453)))
+            r = self.v(arith.MulfOp(self.ptx_f32("lg2.approx.f32 $0, $1;", [y]), self.fconst(0.6931471805599453)))
         elif kind == "abs":
             r = self.ptx_f32("abs.f32 $0, $1;", [y])
         elif kind == "neg":
