@@ -15,6 +15,10 @@ Found and fixed here (``tileaa_to_simt/emit.py``; each test named fails before):
 * ``ct.truediv(..., rounding_mode=RZ / RM / RP)`` of f32 / f64 was refused; it is PTX ``div.rz`` / ``.rm`` / ``.rp``
   now (the emulator ran ``div.rz.f32`` as nearest; it now rounds as asked) -- ``test_truediv_with_directed_roundings``.
 
+* f64, int32 and int64 to bf16 rounded twice (through f32 rounded to nearest; now through f32 rounded to odd:
+  ``Emitter.to_f32_odd``; fp8 and tf32 from f64 too); the emulator had no ``cvt.rn.f16.f64`` and ran ``cvt.rz.f32``
+  of integers to nearest -- ``test_f64_and_wide_integers_to_bf16_round_once``.
+
 Left as it is (docs/cuda-tile.md): ``ct.exp2`` flushes a subnormal result (x < -126) to 0 (``ex2.approx.ftz``, the
 attention tier's exponential too).
 
@@ -368,3 +372,23 @@ def test_truediv_with_directed_roundings(emulate, dtype):
         _same_sign(got, want)
     ok = ~np.isnan(dn)
     assert (dn[ok] <= up[ok]).all() and (dn < up).sum() >= 8, (dn, up)
+
+
+@ct.kernel
+def to_bf16(X, I, L, B, Bi, Bl, BN: C[int]):
+    ct.store(B, index=(0,), tile=ct.load(X, index=(0,), shape=(BN,)).astype(ct.bfloat16))
+    ct.store(Bi, index=(0,), tile=ct.load(I, index=(0,), shape=(BN,)).astype(ct.bfloat16))
+    ct.store(Bl, index=(0,), tile=ct.load(L, index=(0,), shape=(BN,)).astype(ct.bfloat16))
+
+
+def test_f64_and_wide_integers_to_bf16_round_once(emulate):
+    """f64, int32 and int64 tiles to bf16: one rounding to nearest even (ml_dtypes').  Through f32 rounded to nearest
+    they rounded twice: ``1 + 2^-8 + 2^-40`` gave 1 (not ``1 + 2^-7``), ``2^24 + 2^16 + 1`` gave ``2^24``."""
+    x = np.array([1 + 2**-8 + 2**-40, 1 + 2**-8, -(1 + 2**-8 + 2**-30), 3, 1e39, -1e300, 2**-130, np.nan])
+    i = np.array([2**24 + 2**16 + 1, -(2**24 + 2**16 + 1), 2**31 - 1, -2**31, 2**24 + 2**16, 257, 0, -1], np.int32)
+    lw = np.array([2**62 + 2**54 + 1, -(2**40 + 2**32 + 1), 2**63 - 1, -2**63, 2**32 + 2**24 + 1, 385, 3, -7], np.int64)
+    bf = ml_dtypes.bfloat16
+    _, _, _, b, bi, bl = emulate(to_bf16, [x, i, lw, *[np.full(8, 7, bf) for _ in range(3)]], [8])
+    with np.errstate(over="ignore"):
+        for got, src in ((b, x), (bi, i), (bl, lw)):
+            np.testing.assert_array_equal(got, src.astype(bf).astype(np.float32))

@@ -1630,10 +1630,19 @@ class Emu:
             self.set(ops[0], T, f32(v).astype(np.float64).view(np.uint64))
         elif dst == "f32" and src == "f64" and parts[1] == "rn":
             self.set(ops[0], T, b32(v.view(np.float64).astype(np.float32)))
+        elif dst == "f32" and src == "f64" and parts[1] == "rz":  # toward zero (past f32's range: its largest)
+            x = v.view(np.float64)
+            with np.errstate(over="ignore"):
+                r = x.astype(np.float32)
+            r = np.where(np.abs(r.astype(np.float64)) > np.abs(x), np.nextafter(r, np.float32(0)), r)
+            self.set(ops[0], T, b32(r))
         elif dst == "f16" and src == "f32":
             self.set(ops[0], T, f32(v).astype(np.float16).view(np.uint16).astype(np.uint64))
         elif dst == "f32" and src == "f16":
             self.set(ops[0], T, b32((v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)))
+        elif dst == "f16" and src == "f64" and parts[1] == "rn":  # one rounding (numpy's f64 -> f16 is)
+            with np.errstate(over="ignore"):
+                self.set(ops[0], T, v.view(np.float64).astype(np.float16).view(np.uint16).astype(np.uint64))
         elif dst == "f64" and src == "f16":  # exact (a printf of an f16 value passes a double)
             self.set(ops[0], T, (v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float64).view(np.uint64))
         elif dst in ("u64", "s64", "u32", "s32", "u16", "s16", "u8", "s8") and \
@@ -1659,12 +1668,15 @@ class Emu:
             y = x.astype(np.float16) if dst == "f16" else x.astype(np.float32)  # (|x| < 2**16: rounded as cvt.rn)
             self.set(ops[0], T, y.view(np.uint16).astype(np.uint64) if dst == "f16" else b32(y))
         elif dst in ("f16", "f32", "f64") and src in ("s32", "u32", "s64", "u64"):  # rounded to nearest even
-            w = int(src[1:])
+            w = int(src[1:])  # (cvt.rz to f32: toward zero)
             x = [i - (1 << w) if src[0] == "s" and i >> (w - 1) & 1 else i
                  for i in (v & np.uint64((1 << w) - 1)).tolist()]
             ints = np.array(x, dtype=np.uint64 if src == "u64" else np.int64)
             with np.errstate(over="ignore"):  # numpy's cast from the integer type: one rounding (f16: inf past 65519)
                 y = ints.astype({"f16": np.float16, "f32": np.float32, "f64": np.float64}[dst])
+            if dst == "f32" and parts[1] == "rz":
+                y = np.array([np.nextafter(f, np.float32(0)) if abs(int(f)) > abs(i) else f for f, i in zip(y, x)],
+                             np.float32)
             self.set(ops[0], T, y.view(np.uint16).astype(np.uint64) if dst == "f16" else b32(y) if dst == "f32"
                      else y.view(np.uint64))
         elif dst == "f32" and src == "f32" and parts[1] in _ROUND_TO_INTEGER:

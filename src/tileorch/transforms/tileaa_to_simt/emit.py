@@ -965,6 +965,29 @@ class Emitter:
             return self.v(arith.BitcastOp(bits, Float16Type()))
         raise NotImplementedError(f"a conversion toward zero to {dst}")
 
+    def to_f32_odd(self, x: SSAValue, signed: bool = True) -> SSAValue:
+        """``x`` (f64, or an integer read ``signed`` or not) in f32 rounded to odd: toward zero, the last mantissa
+        bit set where that dropped anything.  A value rounded to odd in f32 then rounded to bf16 / tf32 / fp8 (7 or
+        fewer mantissa bits, at least 2 below f32's) rounds as ``x`` itself would, once; through f32 rounded to
+        nearest it rounded twice (``1 + 2^-8 + 2^-40`` to bf16 gave 1, not ``1 + 2^-7``).  A finite ``x`` past f32's
+        range gives the rounded-to-nearest infinity, not the largest finite value toward zero."""
+        if isinstance(x.type, Float64Type):
+            f = self.v(inline_asm("cvt.rz.f32.f64 $0, $1;", "=f,d", [x], [f32]))
+            inexact = self.v(arith.CmpfOp(self.v(arith.ExtFOp(f, f64)), x, "one"))
+            near = self.v(arith.TruncFOp(x, f32))
+        else:
+            width = x.type.width.data
+            kind = ("s" if signed else "u") + str(width)
+            f = self.v(inline_asm(f"cvt.rz.f32.{kind} $0, $1;", f"=f,{'l' if width == 64 else 'r'}", [x], [f32]))
+            back = self.v((arith.FPToSIOp if signed else arith.FPToUIOp)(f, x.type))  # |f| <= |x|: in range
+            inexact = self.v(arith.CmpiOp(back, x, "ne"))
+            near = f  # (an integer is always inside f32's range)
+        bits = self.v(arith.BitcastOp(f, i32))
+        odd = self.v(arith.BitcastOp(self.v(arith.OrIOp(bits, self.v(arith.ConstantOp(IntegerAttr(1, 32))))), f32))
+        r = self.v(arith.SelectOp(inexact, odd, f))
+        inf = self.v(arith.CmpfOp(self.ptx_f32("abs.f32 $0, $1;", [near]), self.fconst(float("inf")), "oeq"))
+        return self.v(arith.SelectOp(inf, near, r))
+
     def round_to_bf16(self, x: SSAValue) -> SSAValue:
         """``x`` (f32) rounded to the nearest bf16, held as f32."""
         return self.bf16_bits_to_f32(self.f32_to_bf16_bits(x))
