@@ -12,7 +12,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -26,8 +25,7 @@ UNIT = str(Path(__file__).resolve().parents[1] / "unit")
 if UNIT not in sys.path:  # the CPU tests (appended: tests/gpu's modules come first)
     sys.path.append(UNIT)
 
-import sweep_harness  # noqa: E402
-import test_user_sweep_interp as interp  # noqa: E402
+from test_review28_gpu import emulate  # noqa: E402,F401  (the CPU tests' emulate, launched on the GPU)
 from test_review29_simt_math import (  # noqa: E402,F401  (collected here with this module's ``emulate``)
     test_atan2_signed_zeros_and_infinities, test_bf16_math_and_nan_propagating_row_max,
     test_exp2_log2_rsqrt_sqrt_specials, test_float_mod_and_floordiv_negative, test_float_to_integer_saturates_nan_to_zero,
@@ -43,18 +41,3 @@ from test_review29_simt_memory import (  # noqa: E402,F401
     test_reversed_custom_scan_down_the_columns, test_scatter_2d_broadcast_mask_and_bounds,
     test_slice_with_runtime_bounds_then_tiled_view, test_tiled_view_and_xor_min_on_a_ragged_tile,
     test_uint32_bit_atomics_and_unsigned_max, test_uint8_reductions_compare_unsigned_and_wrap)
-
-from tileorch.testing.user_programs import UserProgram  # noqa: E402
-
-
-@pytest.fixture
-def emulate(monkeypatch):
-    """The CPU tests' ``emulate`` on the GPU: ``kernel(*arrays, *scalars)`` launched, every array after the run."""
-    monkeypatch.setattr(interp, "NP", {**interp.NP, "uint16": np.uint16, "uint64": np.uint64})
-
-    def run(kernel, arrays, scalars, grid=(1,)):
-        name = f"rv29gpu_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}"
-        spec = [(a.shape, "bool_" if a.dtype == np.bool_ else a.dtype.name) for a in arrays] + list(scalars)
-        out = sweep_harness.gpu_run({name: UserProgram(kernel, spec, grid, "simt")}, name, dict(enumerate(arrays)))
-        return [out[i] for i in range(len(arrays))]
-    return run

@@ -46,12 +46,12 @@ SENTINEL = 77
 @pytest.fixture
 def emulate(monkeypatch):
     """``emulate(kernel, arrays, scalars, grid=(1,))``: ``kernel(*arrays, *scalars)`` on the emulator; every array
-    after the run."""
+    after the run (the emulator applies a warp's atomics one thread at a time, in lane order)."""
     for name in ("uint16", "uint64"):
         monkeypatch.setitem(sweep.NP, name, getattr(np, name))
 
     def run(kernel, arrays, scalars, grid=(1,)):
-        name = f"rv29m_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}"
+        name = f"rv29_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}"
         return s10e.emulate_kernel(monkeypatch, name, kernel, arrays, scalars, grid)
     return run
 

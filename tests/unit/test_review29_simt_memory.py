@@ -28,7 +28,7 @@ ct = pytest.importorskip("cuda.tile")
 pytest.importorskip("ml_dtypes")
 
 import test_user_sweep10_emulated as s10e  # noqa: E402
-import test_user_sweep_interp as sweep  # noqa: E402
+from test_review29_simt_math import _close, _nans, emulate  # noqa: E402,F401  (the fixture: SIMT programs on the emulator)
 
 C = ct.Constant
 SENTINEL = 77
@@ -36,30 +36,8 @@ RLX, ACQ, REL = ct.MemoryOrder.RELAXED, ct.MemoryOrder.ACQUIRE, ct.MemoryOrder.R
 BLOCK = ct.MemoryScope.BLOCK
 
 
-@pytest.fixture
-def emulate(monkeypatch):
-    """``emulate(kernel, arrays, scalars, grid=(1,))``: ``kernel(*arrays, *scalars)`` on the emulator; every array
-    after the run.  The emulator applies a warp's atomics one thread at a time, in lane order."""
-    for name in ("uint16", "uint64"):
-        monkeypatch.setitem(sweep.NP, name, getattr(np, name))
-
-    def run(kernel, arrays, scalars, grid=(1,)):
-        name = f"rv29s_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}"
-        return s10e.emulate_kernel(monkeypatch, name, kernel, arrays, scalars, grid)
-    return run
-
-
-def _close(got, want, rtol=1e-6, atol=0.0):
-    np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64), rtol=rtol, atol=atol,
-                               equal_nan=True)
-
-
 def _sent(shape, dtype, count=1):
     return [np.full(shape, SENTINEL, dtype) for _ in range(count)]
-
-
-def _nans(shape, dtype, count=1):
-    return [np.full(shape, np.nan, dtype) for _ in range(count)]
 
 
 def _in_order(init, idx, step):
