@@ -28,7 +28,8 @@ if UNIT not in sys.path:  # the CPU tests (appended: tests/gpu's modules come fi
 from test_review28_gpu import emulate  # noqa: E402,F401  (the CPU tests' emulate, launched on the GPU)
 from test_review29_simt_math import (  # noqa: E402,F401  (collected here with this module's ``emulate``)
     test_atan2_signed_zeros_and_infinities, test_bf16_math_and_nan_propagating_row_max,
-    test_exp2_log2_rsqrt_sqrt_specials, test_float_mod_and_floordiv_negative, test_float_to_integer_saturates_nan_to_zero,
+    test_exp2_log2_rsqrt_sqrt_specials, test_float_mod_and_floordiv_negative,
+    test_float_to_integer_saturates_nan_to_zero,
     test_floor_ceil_f16, test_hyperbolic_near_overflow, test_i16_bit_operations_and_arithmetic_shift,
     test_int64_divmod_signs_and_wide_divisors, test_integer_to_float_rounds_to_nearest_even,
     test_integer_wrap_around_at_the_minimum, test_maximum_minimum_with_nan_both_ways, test_pow_special_cases,
@@ -37,7 +38,8 @@ from test_review29_simt_memory import (  # noqa: E402,F401
     test_bool_tiles, test_float_reductions_with_nan_on_each_axis, test_gather_pads_masked_and_out_of_bounds_from_a_tile,
     test_insert_a_block_at_a_tile_index, test_int16_reductions_down_the_first_axis_of_a_3d_tile,
     test_int64_cumsum_and_reversed_cumprod_of_a_3d_tile, test_one_by_n_and_n_by_one_tiles,
-    test_overlapping_tiled_view_windows, test_padding_mode_bits_on_f16, test_reduce_over_a_tuple_custom_argmax_ties_first,
+    test_overlapping_tiled_view_windows, test_padding_mode_bits_on_f16,
+    test_reduce_over_a_tuple_custom_argmax_ties_first,
     test_reversed_custom_scan_down_the_columns, test_scatter_2d_broadcast_mask_and_bounds,
     test_slice_with_runtime_bounds_then_tiled_view, test_tiled_view_and_xor_min_on_a_ragged_tile,
     test_uint32_bit_atomics_and_unsigned_max, test_uint8_reductions_compare_unsigned_and_wrap)

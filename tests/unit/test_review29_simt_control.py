@@ -18,7 +18,7 @@ pytest.importorskip("xdsl")
 ct = pytest.importorskip("cuda.tile")
 pytest.importorskip("ml_dtypes")
 
-from test_review29_simt_math import _close, _nans, emulate  # noqa: E402,F401  (the fixture: SIMT programs on the emulator)
+from test_review29_simt_math import _close, _nans, emulate  # noqa: E402,F401  (emulate: the fixture)
 
 C = ct.Constant
 SENTINEL = 77

@@ -9,7 +9,8 @@ Found and fixed here (``tileaa_to_simt/emit.py``; each test named fails before):
 * ``ct.atan2``: the signed zeros (``atan2(-0, -1)`` gave ``+pi``, ``atan2(0, -0)`` 0, ``atan2(-0, 0)`` ``+0``) and
   both operands infinite (NaN instead of an odd multiple of ``pi / 4``) -- ``test_atan2_signed_zeros_and_infinities``;
 * ``ct.sinh`` / ``ct.cosh`` overflowed to infinity for 88.7 < |x| < 89.4, where the f32 result is finite
-  (``e^x`` was formed before halving); ``ct.sin`` / ``ct.tan`` of ``-0`` gave ``+0`` -- ``test_hyperbolic_near_overflow``.
+  (``e^x`` was formed before halving); ``ct.sin`` / ``ct.tan`` of ``-0`` gave ``+0`` --
+  ``test_hyperbolic_near_overflow``.
 * ``ct.log2`` / ``ct.log`` of a subnormal f32 gave ``-inf`` on the GPU (``lg2.approx.ftz``, now ``lg2.approx``); the
   emulator ignored the ``.ftz`` and hid it (now modelled) -- ``test_exp2_log2_rsqrt_sqrt_specials``;
 * ``ct.truediv(..., rounding_mode=RZ / RM / RP)`` of f32 / f64 was refused; it is PTX ``div.rz`` / ``.rm`` / ``.rp``

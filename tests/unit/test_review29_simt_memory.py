@@ -28,7 +28,7 @@ ct = pytest.importorskip("cuda.tile")
 pytest.importorskip("ml_dtypes")
 
 import test_user_sweep10_emulated as s10e  # noqa: E402
-from test_review29_simt_math import _close, _nans, emulate  # noqa: E402,F401  (the fixture: SIMT programs on the emulator)
+from test_review29_simt_math import _close, _nans, emulate  # noqa: E402,F401  (emulate: the fixture)
 
 C = ct.Constant
 SENTINEL = 77

@@ -158,6 +158,11 @@ def _float_add_bits(ty, a, b):
     return int(_bf16_bits_f64(s))
 
 
+def _directed_mode(parts) -> str:
+    """The rounding of an instruction's dot-separated ``parts``: ``rz`` / ``rm`` / ``rp``, else ``rn``."""
+    return next((m for m in ("rz", "rm", "rp") if m in parts), "rn")
+
+
 def div_rounded(a, b, mode: str) -> np.ndarray:
     """``a / b`` of f32 or f64 arrays rounded ``mode`` (``rn``, or the directed ``rz`` / ``rm`` / ``rp`` of PTX
     ``div.<mode>``), in their type: the nearest quotient, moved one step toward zero, -inf or +inf where the exact
@@ -1198,7 +1203,7 @@ class Emu:
                     if "sat" in parts:  # clamped to [0, 1], NaN -> +0
                         r = np.where(np.isnan(r), np.float32(0), np.clip(r, np.float32(0), np.float32(1)))
                 elif base in ("max", "min"): r = _max_min(base, "NaN" in parts, a[0], a[1])
-                elif base == "div": r = div_rounded(a[0], a[1], next((m for m in ("rz", "rm", "rp") if m in parts), "rn"))
+                elif base == "div": r = div_rounded(a[0], a[1], _directed_mode(parts))
                 elif base == "neg": r = -a[0]
                 elif base == "abs": r = np.abs(a[0])
                 elif base == "ex2":
@@ -1211,7 +1216,7 @@ class Emu:
                     x = np.where(np.abs(a[0]) < np.float32(1.1754944e-38), a[0] * np.float32(0), a[0]) \
                         if "ftz" in parts else a[0]
                     r = np.log2(x)
-                elif base == "sqrt": r = sqrt_rounded(a[0], next((m for m in ("rz", "rm", "rp") if m in parts), "rn"))
+                elif base == "sqrt": r = sqrt_rounded(a[0], _directed_mode(parts))
                 elif base == "rsqrt": r = (1.0 / np.sqrt(a[0].astype(np.float64))).astype(np.float32)
                 elif base == "copysign": r = np.copysign(a[1], a[0])  # d = b with the sign of a
                 elif base in ("sin", "cos"): r = (np.sin if base == "sin" else np.cos)(a[0].astype(np.float64))
@@ -1241,9 +1246,9 @@ class Emu:
                                   else x * y + z for x, y, z in zip(*a)], dtype=np.float64)
                 else:
                     r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
-                         "div": lambda: div_rounded(a[0], a[1], next((m for m in ("rz", "rm", "rp") if m in parts), "rn")),
+                         "div": lambda: div_rounded(a[0], a[1], _directed_mode(parts)),
                          "rcp": lambda: 1.0 / a[0],
-                         "sqrt": lambda: sqrt_rounded(a[0], next((m for m in ("rz", "rm", "rp") if m in parts), "rn")),
+                         "sqrt": lambda: sqrt_rounded(a[0], _directed_mode(parts)),
                          "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
                          "copysign": lambda: np.copysign(a[1], a[0]),  # d = b with the sign of a
                          "max": lambda: _max_min("max", "NaN" in parts, a[0], a[1]),
@@ -1644,7 +1649,8 @@ class Emu:
             with np.errstate(over="ignore"):
                 self.set(ops[0], T, v.view(np.float64).astype(np.float16).view(np.uint16).astype(np.uint64))
         elif dst == "f64" and src == "f16":  # exact (a printf of an f16 value passes a double)
-            self.set(ops[0], T, (v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float64).view(np.uint64))
+            h = (v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16)
+            self.set(ops[0], T, h.astype(np.float64).view(np.uint64))
         elif dst in ("u64", "s64", "u32", "s32", "u16", "s16", "u8", "s8") and \
                 src in ("u32", "s32", "u64", "s64", "u16", "s16", "u8", "s8"):
             sw = int(src[1:]); dw = int(dst[1:])
