@@ -1,9 +1,9 @@
 # Session 29's review 2 GPU check (repository root, compiler installed; results under $OUT/s29_review2; < 60 s):
-# tests/gpu/test_review29_simt_gpu.py -- review 29's SIMT programs (tests/unit/test_review29_simt_math.py and
-# test_review29_simt_memory.py) launched on the GPU instead of the PTX emulator: the MUFU-based pow / atan2 /
+# tests/gpu/test_review29_simt_gpu.py -- review 29's SIMT programs (tests/unit/test_review29_simt_math.py, _memory.py,
+# _control.py) launched on the GPU instead of the PTX emulator: the MUFU-based pow / atan2 /
 # sinh / cosh / log2 of a subnormal against numpy float64, div.rz / .rm / .rp against exact rational quotients,
 # order-free atomics, gathers / scatters / views / reductions / scans against numpy, outputs NaN / sentinel-prefilled.
-# Expect: all passed (32 cases).
+# Expect: all passed (47 cases).
 # Run (carry .whl):  CMD="bash benchmarks/session29_review2.sh" bash benchmarks/device_session.sh shell
 S="$OUT/s29_review2"; mkdir -p "$S"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1

@@ -1,12 +1,12 @@
 """Review 29 on the GPU, where the PTX emulator cannot be the oracle: the SIMT programs of
-tests/unit/test_review29_simt_math.py and test_review29_simt_memory.py with their emulator run swapped for a launch
-through ``tileorch.cutile.launch`` (``sweep_harness.gpu_run``: outputs NaN / sentinel-prefilled inside larger
-buffers).  The emulator computes ``ex2.approx`` / ``lg2.approx`` / ``sin.approx`` exactly and runs a warp's atomics
-in lane order; here the hardware's MUFU results meet the same tolerances (pow, atan2, sinh / cosh near overflow,
-log2 of a subnormal: ``lg2.approx`` without ``.ftz``), PTX ``div.rz`` / ``.rm`` / ``.rp`` are checked against exact
-rational quotients, and the atomics whose result is order-free (a tiled view's and / xor / min; the old values
-the CPU tests check in lane order are not).  Skipped without a
-GPU; needs torch, cuda-tile and ml_dtypes.  Run: ``python -m pytest -q tests/gpu/test_review29_simt_gpu.py``."""
+tests/unit/test_review29_simt_math.py, test_review29_simt_memory.py and test_review29_simt_control.py with their
+emulator run swapped for a launch through ``tileorch.cutile.launch`` (``sweep_harness.gpu_run``: outputs NaN /
+sentinel-prefilled inside larger buffers).  The emulator computes ``ex2.approx`` / ``lg2.approx`` / ``sin.approx``
+exactly and runs a warp's atomics in lane order; here the hardware's MUFU results meet the same tolerances (pow,
+atan2, sinh / cosh near overflow, log2 of a subnormal: ``lg2.approx`` without ``.ftz``), PTX ``div.rz`` / ``.rm`` /
+``.rp`` are checked against exact rational quotients, and only the atomics whose result is order-free (a tiled
+view's and / xor / min; the old values the CPU tests check in lane order are not).  Skipped without a GPU; needs
+torch, cuda-tile and ml_dtypes.  Run: ``python -m pytest -q tests/gpu/test_review29_simt_gpu.py``."""
 
 from __future__ import annotations
 
@@ -35,6 +35,12 @@ from test_review29_simt_math import (  # noqa: E402,F401  (collected here with t
     test_int64_divmod_signs_and_wide_divisors, test_integer_to_float_rounds_to_nearest_even,
     test_integer_wrap_around_at_the_minimum, test_maximum_minimum_with_nan_both_ways, test_pow_special_cases,
     test_truediv_with_directed_roundings, test_u64_shifts_by_runtime_amounts_past_the_width)
+from test_review29_simt_control import (  # noqa: E402,F401
+    test_3d_gather_by_three_broadcast_index_tiles, test_a_loop_bound_read_from_memory,
+    test_a_tile_index_past_either_end_loads_padding_and_stores_nothing, test_advanced_indexing_rows_in_and_out,
+    test_bool_reductions_any_all_count_and_running_count, test_int8_and_int64_indices_past_32_bits_are_out_of_bounds,
+    test_pack_to_bytes_and_unpack_as_int16, test_powers_by_python_ints_keep_signs_and_specials,
+    test_while_loop_breaks_on_a_loaded_value)
 from test_review29_simt_memory import (  # noqa: E402,F401
     test_bool_tiles, test_float_reductions_with_nan_on_each_axis, test_gather_pads_masked_and_out_of_bounds_from_a_tile,
     test_insert_a_block_at_a_tile_index, test_int16_reductions_down_the_first_axis_of_a_3d_tile,

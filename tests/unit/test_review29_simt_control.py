@@ -5,9 +5,10 @@ numpy with NaN / sentinel-prefilled outputs: a scalar from ``Tile.item()`` decid
 iterations), nested loops carrying a maximum, ``ct.static_iter``, a rank-5 ``permute``, ``cat`` along the last axis
 and ``extract`` at a non-zero tile index, loads / gathers / stores / atomics with ``check_bounds=False``, 3-D
 gathers by three broadcast index tiles with out-of-bounds padding, ``load_advanced_indexing`` /
-``store_advanced_indexing`` of gathered rows, ``pack_to_bytes`` / ``unpack_from_bytes``, int64 argmax / argmin with
-ties, int8 and uint64 floor division and remainder at the edges, f32 / f64 / uint64 atomic adds and an f32
-``atomic_xchg``, and program ids on a 3-D grid.  All held (nothing found here).  Needs cuda-tile."""
+``store_advanced_indexing`` of gathered rows, ``pack_to_bytes`` / ``unpack_from_bytes``, tiles past either end of
+the array, int8 and int64 (past 32 bits) gather / scatter indices, powers by Python ints, bool reductions, int64
+argmax / argmin with ties, int8 and uint64 floor division and remainder at the edges, f32 / f64 / uint64 atomic
+adds and an f32 ``atomic_xchg``, and program ids on a 3-D grid.  All held (nothing found here).  Needs cuda-tile."""
 
 from __future__ import annotations
 
@@ -284,3 +285,83 @@ def grid_3d_program_ids(Y, BN: C[int]):
 def test_program_ids_and_counts_on_a_3d_grid(emulate):
     (y,) = emulate(grid_3d_program_ids, [*_sent(2 * 3 * 2 * 4, np.int32)], [4], grid=(2, 3, 2))
     assert (y == np.repeat(np.arange(12), 4) + 2000).all(), y
+
+
+@ct.kernel
+def tiles_past_the_end(X, Y, Z, k: int, BN: C[int]):
+    t = ct.load(X, index=(k,), shape=(BN,), padding_mode=ct.PaddingMode.POS_INF)
+    ct.store(Y, index=(0,), tile=t)
+    ct.store(Z, index=(k,), tile=t * 0 + 5)
+
+
+@pytest.mark.parametrize("k", [2, 3, 100, -1])
+def test_a_tile_index_past_either_end_loads_padding_and_stores_nothing(emulate, k):
+    x = np.arange(10, dtype=np.float32)
+    _, y, z = emulate(tiles_past_the_end, [x, *_nans(4, np.float32), *_nans(10, np.float32)], [k, 4])
+    want_y, want_z = np.full(4, np.inf, np.float32), np.full(10, np.nan, np.float32)
+    if k >= 0:
+        seg = x[4 * k: 4 * k + 4]
+        want_y[:len(seg)] = seg
+        want_z[4 * k: 4 * k + 4] = 5
+    np.testing.assert_array_equal(y, want_y)
+    np.testing.assert_array_equal(z, want_z)
+
+
+@ct.kernel
+def int8_and_int64_ids(X, I8, I64, A, B, BN: C[int]):
+    a = ct.gather(X, ct.load(I8, index=(0,), shape=(BN,)), padding_value=-7.0)
+    b = ct.gather(X, ct.load(I64, index=(0,), shape=(BN,)), padding_value=-9.0)
+    ct.store(A, index=(0,), tile=a)
+    ct.store(B, index=(0,), tile=b)
+    ct.scatter(X, ct.load(I64, index=(0,), shape=(BN,)), b * 0 + 100.0)
+
+
+def test_int8_and_int64_indices_past_32_bits_are_out_of_bounds(emulate):
+    x = np.arange(10, dtype=np.float32)
+    i8 = np.array([-128, 127, 9, 0, -1, 5, 10, 3], np.int8)
+    i64 = np.array([2**32 + 1, -2**40, 9, 2**63 - 1, 0, 2**32, -1, 7], np.int64)
+    x_after, _, _, a, b = emulate(int8_and_int64_ids, [x.copy(), i8, i64, *_nans(8, np.float32, 2)], [8])
+    np.testing.assert_array_equal(a, np.where((i8 >= 0) & (i8 < 10), x[np.clip(i8, 0, 9)], -7))
+    np.testing.assert_array_equal(b, np.where((i64 >= 0) & (i64 < 10), x[np.clip(i64, 0, 9)], -9))
+    want = x.copy()
+    want[[9, 0, 7]] = 100
+    np.testing.assert_array_equal(x_after, want)
+
+
+@ct.kernel
+def integer_powers(X, P2, P3, Pm1, P0, P5, BN: C[int]):
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(P2, index=(0,), tile=x ** 2)
+    ct.store(P3, index=(0,), tile=x ** 3)
+    ct.store(Pm1, index=(0,), tile=x ** -1)
+    ct.store(P0, index=(0,), tile=x ** 0)
+    ct.store(P5, index=(0,), tile=x ** 5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_powers_by_python_ints_keep_signs_and_specials(emulate, dtype):
+    with np.errstate(over="ignore"):
+        x = np.array([-2, -0.0, 0, np.nan, np.inf, -np.inf, 1e-3, 3.5, -1, 1e10, 1e-30, -40, 300, 0.5, 2, -3], dtype)
+    _, *got = emulate(integer_powers, [x, *_nans(16, dtype, 5)], [16])
+    for g, n in zip(got, (2, 3, -1, 0, 5)):
+        with np.errstate(all="ignore"):
+            want = (x.astype(np.float64) ** n).astype(dtype)
+        _close(g, want, 2e-3 if dtype == np.float16 else 2e-6)
+        assert (np.signbit(g) == np.signbit(want))[~np.isnan(want)].all(), (n, g, want)
+
+
+@ct.kernel
+def bool_row_reductions(A, Mx, Mn, S, Cs, BM: C[int], BN: C[int]):
+    a = ct.load(A, index=(0, 0), shape=(BM, BN))
+    ct.store(Mx, index=(0,), tile=ct.max(a, axis=1))
+    ct.store(Mn, index=(0,), tile=ct.min(a, axis=1))
+    ct.store(S, index=(0,), tile=ct.sum(a, axis=1))
+    ct.store(Cs, index=(0, 0), tile=ct.cumsum(a, axis=1))
+
+
+def test_bool_reductions_any_all_count_and_running_count(emulate):
+    """cuTile reduces bool tiles as int32: max is "any", min "all", sum a count."""
+    a = np.array([[1, 0, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0], [0, 1, 0, 1]], bool)
+    _, mx, mn, s, cs = emulate(bool_row_reductions, [a, *_sent(4, np.int32, 3), *_sent((4, 4), np.int32)], [4, 4])
+    assert (mx == a.any(1)).all() and (mn == a.all(1)).all() and (s == a.sum(1)).all(), (mx, mn, s)
+    assert (cs == np.cumsum(a, 1)).all(), cs
