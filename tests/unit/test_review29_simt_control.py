@@ -19,6 +19,7 @@ pytest.importorskip("xdsl")
 ct = pytest.importorskip("cuda.tile")
 pytest.importorskip("ml_dtypes")
 
+from test_review27_integer_semantics import floor_div_mod  # noqa: E402  (x // y and x % y of two loaded tiles)
 from test_review29_simt_math import _close, _nans, emulate  # noqa: E402,F401  (emulate: the fixture)
 
 C = ct.Constant
@@ -218,14 +219,6 @@ def test_int64_argmax_argmin_with_ties_and_extremes(emulate):
     x[1, 5] = -2**63
     _, i, j = emulate(int64_arg_extremes, [x, *_sent(4, np.int32), *_sent(8, np.int32)], [4, 8])
     assert (i == x.argmax(1)).all() and (j == x.argmin(0)).all(), (i, j)
-
-
-@ct.kernel
-def floor_div_mod(X, Y, Q, R, BN: C[int]):
-    x = ct.load(X, index=(0,), shape=(BN,))
-    y = ct.load(Y, index=(0,), shape=(BN,))
-    ct.store(Q, index=(0,), tile=x // y)
-    ct.store(R, index=(0,), tile=x % y)
 
 
 def test_int8_floor_division_at_the_edges(emulate):
