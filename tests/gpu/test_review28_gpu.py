@@ -51,7 +51,7 @@ def emulate(monkeypatch):
 
     def run(kernel, arrays, scalars, grid=(1,)):
         name = f"rv28gpu_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}"
-        spec = [(a.shape, a.dtype.name) for a in arrays] + list(scalars)
+        spec = [(a.shape, "bool_" if a.dtype == np.bool_ else a.dtype.name) for a in arrays] + list(scalars)
         out = sweep_harness.gpu_run({name: UserProgram(kernel, spec, grid, "simt")}, name, dict(enumerate(arrays)))
         return [out[i] for i in range(len(arrays))]
     return run

@@ -46,10 +46,11 @@ PRINTED: list[str] = []
 
 def emulate_kernel(monkeypatch, name, kernel, arrays, spec_tail=(), grid=(1,)):
     """:func:`emulate` of one SIMT-path ``kernel`` not in the sweep: ``kernel(*arrays, *spec_tail)`` registered
-    as program ``name`` (``monkeypatch`` restores the table); every array after the run, in order."""
+    as program ``name`` (``monkeypatch`` restores the table); every array after the run, in order (a bool
+    array is cuTile's ``bool_``)."""
     from tileorch.testing.user_programs import UserProgram
 
-    spec = [(a.shape, a.dtype.name) for a in arrays] + list(spec_tail)
+    spec = [(a.shape, "bool_" if a.dtype == np.bool_ else a.dtype.name) for a in arrays] + list(spec_tail)
     monkeypatch.setattr(sys.modules[__name__], "PROGRAMS", {name: UserProgram(kernel, spec, grid, "simt")})
     out = emulate(name, dict(enumerate(arrays)))
     return [out[i] for i in range(len(arrays))]

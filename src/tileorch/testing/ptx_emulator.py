@@ -158,6 +158,37 @@ def _float_add_bits(ty, a, b):
     return int(_bf16_bits_f64(s))
 
 
+def _directed_mode(parts) -> str:
+    """The rounding of an instruction's dot-separated ``parts``: ``rz`` / ``rm`` / ``rp``, else ``rn``."""
+    return next((m for m in ("rz", "rm", "rp") if m in parts), "rn")
+
+
+def div_rounded(a, b, mode: str) -> np.ndarray:
+    """``a / b`` of f32 or f64 arrays rounded ``mode`` (``rn``, or the directed ``rz`` / ``rm`` / ``rp`` of PTX
+    ``div.<mode>``), in their type: the nearest quotient, moved one step toward zero, -inf or +inf where the exact
+    quotient (Python rationals) lies on the other side of it.  Infinities, NaN and division by zero as IEEE has
+    them (exact)."""
+    with np.errstate(all="ignore"):
+        near = np.asarray(a / b)
+    if mode == "rn":
+        return near
+    out = near.copy()
+    for i, (x, y, r) in enumerate(zip(np.ravel(a), np.ravel(b), near.reshape(-1))):
+        if not (np.isfinite(x) and np.isfinite(y) and y != 0) or x == 0:
+            continue
+        q = Fraction(float(x)) / Fraction(float(y))
+        if not np.isfinite(r):  # past the largest value: rz / the bound's direction give the largest finite
+            if mode == "rz" or (mode == "rm") == (q > 0):
+                out.reshape(-1)[i] = np.copysign(np.finfo(r.dtype).max, r)
+            continue
+        rq = Fraction(float(r))
+        if rq > q and (mode == "rm" or (mode == "rz" and q > 0)):
+            out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(-np.inf))
+        elif rq < q and (mode == "rp" or (mode == "rz" and q < 0)):
+            out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(np.inf))
+    return out
+
+
 def sqrt_rounded(x, mode: str) -> np.ndarray:
     """``sqrt`` of f32 or f64 values ``x`` rounded ``mode`` (``rn``, or the directed ``rz`` / ``rm`` /
     ``rp`` of PTX ``sqrt.<mode>``), in ``x``'s type: the nearest root, moved one step toward zero or
@@ -1172,7 +1203,7 @@ class Emu:
                     if "sat" in parts:  # clamped to [0, 1], NaN -> +0
                         r = np.where(np.isnan(r), np.float32(0), np.clip(r, np.float32(0), np.float32(1)))
                 elif base in ("max", "min"): r = _max_min(base, "NaN" in parts, a[0], a[1])
-                elif base == "div": r = a[0] / a[1]
+                elif base == "div": r = div_rounded(a[0], a[1], _directed_mode(parts))
                 elif base == "neg": r = -a[0]
                 elif base == "abs": r = np.abs(a[0])
                 elif base == "ex2":
@@ -1181,8 +1212,11 @@ class Emu:
                         r = np.where(np.abs(r) < np.float32(1.1754944e-38), np.float32(0), r)
                 elif base == "rcp": r = (1.0 / a[0]).astype(np.float32)
                 elif base == "tanh": r = np.tanh(a[0])
-                elif base == "lg2": r = np.log2(a[0])
-                elif base == "sqrt": r = sqrt_rounded(a[0], next((m for m in ("rz", "rm", "rp") if m in parts), "rn"))
+                elif base == "lg2":  # .ftz: a subnormal input is a zero of its sign (log2: -inf)
+                    x = np.where(np.abs(a[0]) < np.float32(1.1754944e-38), a[0] * np.float32(0), a[0]) \
+                        if "ftz" in parts else a[0]
+                    r = np.log2(x)
+                elif base == "sqrt": r = sqrt_rounded(a[0], _directed_mode(parts))
                 elif base == "rsqrt": r = (1.0 / np.sqrt(a[0].astype(np.float64))).astype(np.float32)
                 elif base == "copysign": r = np.copysign(a[1], a[0])  # d = b with the sign of a
                 elif base in ("sin", "cos"): r = (np.sin if base == "sin" else np.cos)(a[0].astype(np.float64))
@@ -1203,7 +1237,7 @@ class Emu:
                 parts[-1] == "f64":
             # f64 math (IEEE, rounded to nearest even: numpy's f64 is; fma exact in rationals, rounded once)
             a = [g(i).view(np.float64) for i in range(1, len(ops))]
-            rounded = {"rn", "rz", "rm", "rp"} if base == "sqrt" else {"rn"}
+            rounded = {"rn", "rz", "rm", "rp"} if base in ("sqrt", "div") else {"rn"}
             if base in ("div", "rcp", "sqrt") and not rounded & set(parts):
                 raise Fault(f"unhandled {op} {ops}")  # (the approximate / other-rounding forms: not modelled)
             with np.errstate(all="ignore"):
@@ -1212,8 +1246,9 @@ class Emu:
                                   else x * y + z for x, y, z in zip(*a)], dtype=np.float64)
                 else:
                     r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
-                         "div": lambda: a[0] / a[1], "rcp": lambda: 1.0 / a[0],
-                         "sqrt": lambda: sqrt_rounded(a[0], next((m for m in ("rz", "rm", "rp") if m in parts), "rn")),
+                         "div": lambda: div_rounded(a[0], a[1], _directed_mode(parts)),
+                         "rcp": lambda: 1.0 / a[0],
+                         "sqrt": lambda: sqrt_rounded(a[0], _directed_mode(parts)),
                          "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
                          "copysign": lambda: np.copysign(a[1], a[0]),  # d = b with the sign of a
                          "max": lambda: _max_min("max", "NaN" in parts, a[0], a[1]),
@@ -1605,10 +1640,22 @@ class Emu:
             self.set(ops[0], T, f32(v).astype(np.float64).view(np.uint64))
         elif dst == "f32" and src == "f64" and parts[1] == "rn":
             self.set(ops[0], T, b32(v.view(np.float64).astype(np.float32)))
+        elif dst == "f32" and src == "f64" and parts[1] == "rz":  # toward zero (past f32's range: its largest)
+            x = v.view(np.float64)
+            with np.errstate(over="ignore"):
+                r = x.astype(np.float32)
+            r = np.where(np.abs(r.astype(np.float64)) > np.abs(x), np.nextafter(r, np.float32(0)), r)
+            self.set(ops[0], T, b32(r))
         elif dst == "f16" and src == "f32":
             self.set(ops[0], T, f32(v).astype(np.float16).view(np.uint16).astype(np.uint64))
         elif dst == "f32" and src == "f16":
             self.set(ops[0], T, b32((v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)))
+        elif dst == "f16" and src == "f64" and parts[1] == "rn":  # one rounding (numpy's f64 -> f16 is)
+            with np.errstate(over="ignore"):
+                self.set(ops[0], T, v.view(np.float64).astype(np.float16).view(np.uint16).astype(np.uint64))
+        elif dst == "f64" and src == "f16":  # exact (a printf of an f16 value passes a double)
+            h = (v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16)
+            self.set(ops[0], T, h.astype(np.float64).view(np.uint64))
         elif dst in ("u64", "s64", "u32", "s32", "u16", "s16", "u8", "s8") and \
                 src in ("u32", "s32", "u64", "s64", "u16", "s16", "u8", "s8"):
             sw = int(src[1:]); dw = int(dst[1:])
@@ -1632,12 +1679,15 @@ class Emu:
             y = x.astype(np.float16) if dst == "f16" else x.astype(np.float32)  # (|x| < 2**16: rounded as cvt.rn)
             self.set(ops[0], T, y.view(np.uint16).astype(np.uint64) if dst == "f16" else b32(y))
         elif dst in ("f16", "f32", "f64") and src in ("s32", "u32", "s64", "u64"):  # rounded to nearest even
-            w = int(src[1:])
+            w = int(src[1:])  # (cvt.rz to f32: toward zero)
             x = [i - (1 << w) if src[0] == "s" and i >> (w - 1) & 1 else i
                  for i in (v & np.uint64((1 << w) - 1)).tolist()]
             ints = np.array(x, dtype=np.uint64 if src == "u64" else np.int64)
             with np.errstate(over="ignore"):  # numpy's cast from the integer type: one rounding (f16: inf past 65519)
                 y = ints.astype({"f16": np.float16, "f32": np.float32, "f64": np.float64}[dst])
+            if dst == "f32" and parts[1] == "rz":
+                y = np.array([np.nextafter(f, np.float32(0)) if abs(int(f)) > abs(i) else f for f, i in zip(y, x)],
+                             np.float32)
             self.set(ops[0], T, y.view(np.uint16).astype(np.uint64) if dst == "f16" else b32(y) if dst == "f32"
                      else y.view(np.uint64))
         elif dst == "f32" and src == "f32" and parts[1] in _ROUND_TO_INTEGER:

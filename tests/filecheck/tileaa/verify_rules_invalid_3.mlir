@@ -87,7 +87,7 @@
     %c0 = "arith.constant"() <{value = 0 : i32}> : () -> i32
     %f = "arith.constant"() <{value = 1.0 : f32}> : () -> f32
     %t = "nv_tileaa.splat"(%f) : (f32) -> tensor<16xf32>
-    // expected-error @+1 {{'nv_tileaa.divf' rounding 'nearest': approx or full, optionally .ftz (or none: IEEE)}}
+    // expected-error @+1 {{'nv_tileaa.divf' rounding 'nearest': approx, full, rz, rm or rp, optionally .ftz (or none: IEEE)}}
     %d = "nv_tileaa.divf"(%t, %t) <{rounding = "nearest"}> : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
     "nv_tileaa.return"() : () -> ()
   }) : () -> ()

@@ -604,11 +604,16 @@ class MulFOp(_ElementwiseOp):
     name = "nv_tileaa.mulf"
 
 
+DIVF_ROUNDINGS = ("approx", "full", "rz", "rm", "rp")
+"""``nv_tileaa.divf``'s roundings (before an optional ``.ftz``): PTX ``div``'s modifiers."""
+
+
 @irdl_op_definition
 class DivFOp(_ElementwiseOp):
     """Elementwise ``lhs / rhs``: IEEE (round to nearest even) unless ``rounding`` says ``approx``
-    or ``full``, each optionally ``.ftz`` (the program's ``rounding_mode`` and ``flush_to_zero``: PTX
-    ``div.approx`` / ``div.full`` for f32)."""
+    or ``full`` (PTX ``div.approx`` / ``div.full`` for f32) or a directed IEEE rounding, ``rz`` / ``rm`` / ``rp``
+    (toward zero / -inf / +inf: ``div.rz`` / ``.rm`` / ``.rp``, f32 and f64), each optionally ``.ftz`` (the
+    program's ``rounding_mode`` and ``flush_to_zero``)."""
 
     name = "nv_tileaa.divf"
     rounding = opt_prop_def(StringAttr)
@@ -621,9 +626,9 @@ class DivFOp(_ElementwiseOp):
 
     def verify_(self) -> None:
         super().verify_()
-        if self.rounding is not None and self.rounding.data not in ("approx", "full", "approx.ftz", "full.ftz"):
-            raise VerifyException(f"'{self.name}' rounding '{self.rounding.data}': approx or full, optionally .ftz "
-                                  "(or none: IEEE)")
+        if self.rounding is not None and self.rounding.data.removesuffix(".ftz") not in DIVF_ROUNDINGS:
+            raise VerifyException(f"'{self.name}' rounding '{self.rounding.data}': approx, full, rz, rm or rp, "
+                                  "optionally .ftz (or none: IEEE)")
 
 
 @irdl_op_definition

@@ -613,7 +613,8 @@ no cuda_tile class is defined for a program that does not have the op)."""
 
 
 _DIRECTED = {A.RoundingMode.ZERO: "rz", A.RoundingMode.NEGATIVE_INF: "rm", A.RoundingMode.POSITIVE_INF: "rp"}
-"""The directed roundings of ``cuda_tile.sqrt`` and their PTX modifiers (``sqrt.rz`` / ``.rm`` / ``.rp``)."""
+"""The directed roundings of ``cuda_tile.sqrt`` / ``divf`` and their PTX modifiers (``sqrt.rz`` / ``.rm`` /
+``.rp``, ``div.rz`` / ...)."""
 
 
 def _elementwise(L, op):
@@ -623,9 +624,9 @@ def _elementwise(L, op):
             rm.data != A.RoundingMode.NEAREST_EVEN:
         raise _unsupported(op, f"with rounding<{rm.data.value}>")
     if kind == "DivFOp" and rm.data not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX,
-                                            A.RoundingMode.FULL):
+                                            A.RoundingMode.FULL, *_DIRECTED):
         raise _unsupported(op, f"with rounding<{rm.data.value}>")
-    directed = _DIRECTED.get(rm.data) if kind == "SqrtOp" and rm is not None else None
+    directed = _DIRECTED.get(rm.data) if kind in ("SqrtOp", "DivFOp") and rm is not None else None
     if directed is not None and str(op.result.type.element_type) not in ("f32", "f64"):
         # (f16 / bf16 compute in f32: the conversion back would round to nearest a second time)
         raise _unsupported(op, f"with rounding<{rm.data.value}> of {op.result.type.element_type}")
@@ -637,6 +638,9 @@ def _elementwise(L, op):
         new = aa.DivFOp(*[L.v(v) for v in op.operands], rounding=mode + ftz)
     elif kind in ("TanHOp", "ExpOp") and rm is not None and rm.data == A.RoundingMode.APPROX:
         new = (aa.TanhOp if kind == "TanHOp" else aa.ExpOp)(L.v(op.source), rounding="approx")
+    elif directed is not None and kind == "DivFOp":
+        new = aa.DivFOp(*[L.v(v) for v in op.operands],
+                        rounding=directed + (".ftz" if op.flush_to_zero is not None else ""))
     elif directed is not None:
         new = aa.SqrtOp(L.v(op.source), rounding=directed)
     else:

@@ -20,7 +20,7 @@ from tileorch.dialects.cuda_tile import ops as ct
 KEPT_SUBNORMALS = tuple(ct.op_name(c) for c in ("AddFOp", "SubFOp", "MulFOp", "FmaOp", "MaxFOp", "MinFOp",
                                                  "SqrtOp", "RsqrtOp"))
 """Ops (by name: their classes are defined on first use) whose ``flush_to_zero`` the lowering does
-not apply (a ``divf`` also, at its IEEE rounding)."""
+not apply (a ``divf`` also, at its IEEE nearest-even rounding)."""
 _DIVF = ct.op_name("DivFOp")
 
 
@@ -28,7 +28,7 @@ def _ignored(op) -> bool:
     if getattr(op, "flush_to_zero", None) is None:
         return False
     if op.name == _DIVF:
-        return op.rounding_mode.data not in (A.RoundingMode.APPROX, A.RoundingMode.FULL)
+        return op.rounding_mode.data == A.RoundingMode.NEAREST_EVEN
     return op.name in KEPT_SUBNORMALS
 
 

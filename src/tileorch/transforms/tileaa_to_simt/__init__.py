@@ -2182,8 +2182,11 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
         if kind in ("max", "min"):
             return e.max_min(kind, *args)
         rounding = getattr(op, "rounding", None) if kind == "divf" else None
-        if rounding is not None and all(a.type == f32 for a in args):  # the program's approximate division
+        if rounding is not None and all(a.type == f32 for a in args):  # approximate, full or directed
             return e.ptx_f32(f"div.{rounding.data}.f32 $0, $1, $2;", args)
+        directed = rounding is not None and rounding.data[:2] in ("rz", "rm", "rp")
+        if directed and all(isinstance(a.type, Float64Type) for a in args):
+            return e.ptx_f64(f"div.{rounding.data[:2]}.f64 $0, $1, $2;", args)  # (no .ftz for f64)
         return e.v(ARITH_OF[kind](*args))
     if name in ("arith.floordivsi", "arith.ceildivsi"):
         return _signed_div_rounded(e, name == "arith.floordivsi", *args)
@@ -2201,13 +2204,15 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
 
 def convert_float(b: Emitter, x: SSAValue, dst: Attribute) -> SSAValue:
     """``nv_tileaa.fp_to_fp`` of one element ``x`` (a register value, see ``reg_type``): bf16 and
-    fp8 are held as f32, rounded to their precision (from f64 through f32)."""
+    fp8 are held as f32, rounded to their precision (from f64 through f32 rounded to odd: one rounding)."""
+    if isinstance(dst, (BFloat16Type, FloatTF32Type)) or is_fp8(dst):
+        x = b.to_f32_odd(x) if isinstance(x.type, Float64Type) else b.to_f32(x)
     if isinstance(dst, BFloat16Type):
-        return b.round_to_bf16(b.to_f32(x))
+        return b.round_to_bf16(x)
     if is_fp8(dst):
-        return b.round_to_fp8(b.to_f32(x), dst)
+        return b.round_to_fp8(x, dst)
     if isinstance(dst, FloatTF32Type):
-        return b.round_to_tf32(b.to_f32(x))
+        return b.round_to_tf32(x)
     dst = reg_type(dst)
     sw, dw = _fwidth(x.type), _fwidth(dst)
     if x.type == dst:
@@ -2221,12 +2226,14 @@ def convert_float(b: Emitter, x: SSAValue, dst: Attribute) -> SSAValue:
 
 def _cast(e: Emitter, name: str, x: SSAValue, dst: Attribute) -> SSAValue:
     """One element of an integer/float cast (``nv_tileaa.extsi`` ... or ``arith.extsi`` ...);
-    ``x`` in its register type.  An integer converted to bf16/fp8 is converted to f32, then
-    rounded to the destination's precision."""
+    ``x`` in its register type.  An integer converted to bf16/fp8 is converted to f32 (rounded to odd where f32
+    cannot hold it: :meth:`Emitter.to_f32_odd`), then rounded to the destination's precision."""
     dst = dst.element_type if isinstance(dst, TensorType) else dst
     cls = _ARITH_CASTS[CASTS.get(name, name)]
     if cls in (arith.SIToFPOp, arith.UIToFPOp) and reg_type(dst) != dst:
-        return convert_float(e, e.v(cls(x, f32)), dst)
+        wide = isinstance(x.type, IntegerType) and x.type.width.data >= 32
+        f = e.to_f32_odd(x, signed=cls is arith.SIToFPOp) if wide else e.v(cls(x, f32))
+        return convert_float(e, f, dst)
     return e.v(cls(x, reg_type(dst)))
 
 

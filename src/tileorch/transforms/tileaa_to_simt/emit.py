@@ -613,10 +613,10 @@ class Emitter:
             r = self.ptx_f32("rsqrt.approx.f32 $0, $1;", [y])
         elif kind == "tanh":
             r = self.ptx_f32("tanh.approx.f32 $0, $1;", [y])
-        elif kind == "log2":
-            r = self.ptx_f32("lg2.approx.ftz.f32 $0, $1;", [y])
+        elif kind == "log2":  # (not .ftz: a subnormal x has its logarithm, not -inf)
+            r = self.ptx_f32("lg2.approx.f32 $0, $1;", [y])
         elif kind == "log":  # ln x = log2(x) ln 2
-            r = self.v(arith.MulfOp(self.ptx_f32("lg2.approx.ftz.f32 $0, $1;", [y]), self.fconst(0.6931471805599453)))
+            r = self.v(arith.MulfOp(self.ptx_f32("lg2.approx.f32 $0, $1;", [y]), self.fconst(0.6931471805599453)))
         elif kind == "abs":
             r = self.ptx_f32("abs.f32 $0, $1;", [y])
         elif kind == "neg":
@@ -727,7 +727,8 @@ class Emitter:
     def trig(self, kind: str, x: SSAValue) -> SSAValue:
         """``sin`` / ``cos`` / ``tan`` in f32: the argument reduced to [-pi, pi] (x - 2 pi k, k the
         nearest integer to x / 2 pi, 2 pi in two f32 parts with ``fma``), then ``sin.approx`` /
-        ``cos.approx`` (absolute error about 2^-21 there); ``tan = sin / cos``."""
+        ``cos.approx`` (absolute error about 2^-21 there); ``tan = sin / cos``; ``sin`` / ``tan`` of ``-0``
+        are ``-0`` (the reduction's ``fma`` gives ``+0``)."""
         typ, y = x.type, self._f32_math(kind, x)
         k = self.ptx_f32("cvt.rni.f32.f32 $0, $1;", [self._mul(y, 0.15915494309189535)])
         nk = self.v(arith.NegfOp(k))
@@ -738,18 +739,21 @@ class Emitter:
                                       self.ptx_f32("cos.approx.f32 $0, $1;", [r])))
         else:
             out = self.ptx_f32(f"{kind}.approx.f32 $0, $1;", [r])
+        if kind != "cos":
+            out = self._select_f("oeq", y, 0.0, y, out)
         return self.from_f32(out, typ)
 
     def hyperbolic(self, kind: str, x: SSAValue) -> SSAValue:
-        """``sinh`` / ``cosh`` in f32 from ``e^x`` and ``e^-x`` (``ex2.approx``); ``sinh`` of
-        |x| < 0.5 by its Taylor series to x^9 (no cancellation)."""
+        """``sinh`` / ``cosh`` in f32 from ``e^x / 2`` and ``e^-x / 2`` (``ex2.approx`` of ``+-x log2 e - 1``:
+        finite up to |x| = 89.4, where f32's ``sinh`` / ``cosh`` are, though ``e^x`` alone overflows past 88.7);
+        ``sinh`` of |x| < 0.5 by its Taylor series to x^9 (no cancellation)."""
         typ, y = x.type, self._f32_math(kind, x)
         t = self._mul(y, 1.4426950408889634)
-        ep = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [t])
-        em = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self.v(arith.NegfOp(t))])
+        ep = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self._add(t, -1.0)])
+        em = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self._add(self.v(arith.NegfOp(t)), -1.0)])
         if kind == "cosh":
-            return self.from_f32(self._mul(self._add(ep, em), 0.5), typ)
-        big = self._mul(self.v(arith.SubfOp(ep, em)), 0.5)
+            return self.from_f32(self._add(ep, em), typ)
+        big = self.v(arith.SubfOp(ep, em))
         s = self._mul(y, y)
         p = self.fconst(1.0 / 362880)
         for c in (1.0 / 5040, 1.0 / 120, 1.0 / 6, 1.0):
@@ -760,8 +764,9 @@ class Emitter:
 
     def pow(self, x: SSAValue, e: SSAValue) -> SSAValue:
         """``x ** e`` in f32 as ``2^(e log2 |x|)`` (``lg2.approx``, ``ex2.approx``), with C ``powf``'s
-        signs: a negative ``x`` gives the odd-power sign for an integral ``e`` and NaN otherwise;
-        ``x ** 0`` is 1."""
+        special cases: a negative ``x`` gives the odd-power sign for an integral ``e`` and NaN otherwise, a
+        ``-0`` the odd-power sign too (``(-0) ** 3 = -0``, ``(-0) ** -1 = -inf``); ``x ** 0`` and ``1 ** e`` are
+        1 (a NaN ``e`` included), ``(-1) ** inf`` is 1."""
         typ, b, y = x.type, self._f32_math("pow", x), self._f32_math("pow", e)
         ab = self.ptx_f32("abs.f32 $0, $1;", [b])
         r = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self._mul(y, self.ptx_f32("lg2.approx.f32 $0, $1;", [ab]))])
@@ -770,11 +775,20 @@ class Emitter:
         odd = self.v(arith.CmpfOp(self.ptx_f32("cvt.rzi.f32.f32 $0, $1;", [half]), half, "one"))
         integral = self.v(arith.CmpfOp(yi, y, "oeq"))
         neg = self.v(arith.CmpfOp(b, self.fconst(0.0), "olt"))
-        flip = self.v(arith.AndIOp(neg, self.v(arith.AndIOp(integral, odd))))
+        flip = self.v(arith.AndIOp(self.sign_bit(b), self.v(arith.AndIOp(integral, odd))))
         r = self.v(arith.SelectOp(flip, self.v(arith.NegfOp(r)), r))
         nan = self.v(arith.AndIOp(neg, self.v(arith.XOrIOp(integral, self.v(arith.ConstantOp(IntegerAttr(1, 1)))))))
         r = self.v(arith.SelectOp(nan, self.fconst(float("nan")), r))
-        return self.from_f32(self._select_f("oeq", y, 0.0, self.fconst(1.0), r), typ)
+        unit = self.v(arith.CmpfOp(ab, self.fconst(1.0), "oeq"))
+        inf = self.v(arith.CmpfOp(self.ptx_f32("abs.f32 $0, $1;", [y]), self.fconst(float("inf")), "oeq"))
+        one = self.v(arith.OrIOp(self.v(arith.CmpfOp(b, self.fconst(1.0), "oeq")), self.v(arith.AndIOp(unit, inf))))
+        one = self.v(arith.OrIOp(one, self.v(arith.CmpfOp(y, self.fconst(0.0), "oeq"))))
+        return self.from_f32(self.v(arith.SelectOp(one, self.fconst(1.0), r)), typ)
+
+    def sign_bit(self, x: SSAValue) -> SSAValue:
+        """The sign bit of the f32 ``x`` as an ``i1`` (set for ``-0`` and negative NaNs too)."""
+        bits = self.v(arith.BitcastOp(x, IntegerType(32)))
+        return self.v(arith.CmpiOp(bits, self.v(arith.ConstantOp(IntegerAttr(0, 32))), "slt"))
 
     # atan(a) / a as a polynomial in a^2 on [0, 1] (a least-squares fit with Lawson weights,
     # made for this lowering; |error| of atan(a) below 1.3e-7 in f32)
@@ -783,13 +797,16 @@ class Emitter:
 
     def atan2(self, y: SSAValue, x: SSAValue) -> SSAValue:
         """``atan2(y, x)`` in f32: ``atan`` of min/max of the magnitudes (:attr:`_ATAN`), mirrored
-        into the octant and quadrant of (x, y); 0 at the origin."""
+        into the octant and quadrant of (x, y) by the operands' sign bits, as C ``atan2f``: ``atan2(+-0, -0)
+        = +-pi``, ``atan2(+-0, +0) = +-0``, ``atan2(+-inf, +-inf)`` an odd multiple of ``pi / 4``; NaN when
+        either is NaN."""
         typ, a, b = y.type, self._f32_math("atan2", y), self._f32_math("atan2", x)
         ay = self.ptx_f32("abs.f32 $0, $1;", [a])
         ax = self.ptx_f32("abs.f32 $0, $1;", [b])
         hi = self.ptx_f32("max.f32 $0, $1, $2;", [ax, ay])
         lo = self.ptx_f32("min.f32 $0, $1, $2;", [ax, ay])
         q = self.v(arith.DivfOp(lo, hi))
+        q = self._select_f("oeq", lo, hi, self.fconst(1.0), q)  # equal magnitudes, the infinities included
         q = self._select_f("oeq", hi, 0.0, self.fconst(0.0), q)
         s = self._mul(q, q)
         p = self.fconst(self._ATAN[-1])
@@ -797,8 +814,9 @@ class Emitter:
             p = self._add(self._mul(p, s), c)
         t = self._mul(p, q)
         t = self._select_f("ogt", ay, ax, self.v(arith.SubfOp(self.fconst(1.5707963267948966), t)), t)
-        t = self._select_f("olt", b, 0.0, self.v(arith.SubfOp(self.fconst(3.141592653589793), t)), t)
-        t = self._select_f("olt", a, 0.0, self.v(arith.NegfOp(t)), t)
+        t = self.v(arith.SelectOp(self.sign_bit(b), self.v(arith.SubfOp(self.fconst(3.141592653589793), t)), t))
+        t = self.v(arith.SelectOp(self.sign_bit(a), self.v(arith.NegfOp(t)), t))
+        t = self._select_f("uno", a, b, self._add(a, b), t)
         return self.from_f32(t, typ)
 
     def bitcast(self, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:
@@ -946,6 +964,29 @@ class Emitter:
             bits = self.v(llvm.InlineAsmOp("cvt.rz.f16.f32 $0, $1;", "=h,f", [self.to_f32(x)], [IntegerType(16)]))
             return self.v(arith.BitcastOp(bits, Float16Type()))
         raise NotImplementedError(f"a conversion toward zero to {dst}")
+
+    def to_f32_odd(self, x: SSAValue, signed: bool = True) -> SSAValue:
+        """``x`` (f64, or an integer read ``signed`` or not) in f32 rounded to odd: toward zero, the last mantissa
+        bit set where that dropped anything.  A value rounded to odd in f32 then rounded to bf16 / tf32 / fp8 (7 or
+        fewer mantissa bits, at least 2 below f32's) rounds as ``x`` itself would, once; through f32 rounded to
+        nearest it rounded twice (``1 + 2^-8 + 2^-40`` to bf16 gave 1, not ``1 + 2^-7``).  A finite ``x`` past f32's
+        range gives the rounded-to-nearest infinity, not the largest finite value toward zero."""
+        if isinstance(x.type, Float64Type):
+            f = self.v(inline_asm("cvt.rz.f32.f64 $0, $1;", "=f,d", [x], [f32]))
+            inexact = self.v(arith.CmpfOp(self.v(arith.ExtFOp(f, f64)), x, "one"))
+            near = self.v(arith.TruncFOp(x, f32))
+        else:
+            width = x.type.width.data
+            kind = ("s" if signed else "u") + str(width)
+            f = self.v(inline_asm(f"cvt.rz.f32.{kind} $0, $1;", f"=f,{'l' if width == 64 else 'r'}", [x], [f32]))
+            back = self.v((arith.FPToSIOp if signed else arith.FPToUIOp)(f, x.type))  # |f| <= |x|: in range
+            inexact = self.v(arith.CmpiOp(back, x, "ne"))
+            near = f  # (an integer is always inside f32's range)
+        bits = self.v(arith.BitcastOp(f, i32))
+        odd = self.v(arith.BitcastOp(self.v(arith.OrIOp(bits, self.v(arith.ConstantOp(IntegerAttr(1, 32))))), f32))
+        r = self.v(arith.SelectOp(inexact, odd, f))
+        inf = self.v(arith.CmpfOp(self.ptx_f32("abs.f32 $0, $1;", [near]), self.fconst(float("inf")), "oeq"))
+        return self.v(arith.SelectOp(inf, near, r))
 
     def round_to_bf16(self, x: SSAValue) -> SSAValue:
         """``x`` (f32) rounded to the nearest bf16, held as f32."""
