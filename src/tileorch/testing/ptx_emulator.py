@@ -1598,8 +1598,14 @@ class Emu:
             return
         if dst == "f64" and src == "f32":  # exact
             self.set(ops[0], T, f32(v).astype(np.float64).view(np.uint64))
-        elif dst == "f32" and src == "f64" and parts[1] == "rn":
-            self.set(ops[0], T, b32(v.view(np.float64).astype(np.float32)))
+        elif dst == "f32" and src == "f64" and parts[1] in ("rn", "rz"):
+            x = v.view(np.float64)
+            with np.errstate(over="ignore"):
+                y = x.astype(np.float32)
+            if parts[1] == "rz":  # toward zero: the nearest's neighbour toward 0 where it overshot (inf: FLT_MAX)
+                over = np.isfinite(x) & (np.abs(y.astype(np.float64)) > np.abs(x))
+                y = np.where(over, np.nextafter(y, np.float32(0)), y).astype(np.float32)
+            self.set(ops[0], T, b32(y))
         elif dst == "f16" and src == "f32":
             self.set(ops[0], T, f32(v).astype(np.float16).view(np.uint16).astype(np.uint64))
         elif dst == "f32" and src == "f16":
@@ -1633,6 +1639,11 @@ class Emu:
             ints = np.array(x, dtype=np.uint64 if src == "u64" else np.int64)
             with np.errstate(over="ignore"):  # numpy's cast from the integer type: one rounding (f16: inf past 65519)
                 y = ints.astype({"f16": np.float16, "f32": np.float32, "f64": np.float64}[dst])
+            if parts[1] == "rz" and dst == "f32":  # toward zero: the nearest's neighbour toward 0 where it overshot
+                over = np.array([abs(int(f)) > abs(int(i)) for f, i in zip(y.tolist(), x)], dtype=bool)
+                y = np.where(over, np.nextafter(y, np.float32(0)), y).astype(np.float32)
+            elif parts[1] in ("rz", "rm", "rp"):
+                raise Fault(f"cvt {op}: rounding {parts[1]} from an integer")
             self.set(ops[0], T, y.view(np.uint16).astype(np.uint64) if dst == "f16" else b32(y) if dst == "f32"
                      else y.view(np.uint64))
         elif dst == "f32" and src == "f32" and parts[1] in _ROUND_TO_INTEGER:

@@ -2174,13 +2174,14 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
 
 def convert_float(b: Emitter, x: SSAValue, dst: Attribute) -> SSAValue:
     """``nv_tileaa.fp_to_fp`` of one element ``x`` (a register value, see ``reg_type``): bf16 and
-    fp8 are held as f32, rounded to their precision (from f64 through f32)."""
+    fp8 are held as f32, rounded to their precision (from f64 through f32 rounded to odd: one rounding,
+    ``Emitter.to_f32_odd``)."""
     if isinstance(dst, BFloat16Type):
-        return b.round_to_bf16(b.to_f32(x))
+        return b.round_to_bf16(b.to_f32_odd(x))
     if is_fp8(dst):
-        return b.round_to_fp8(b.to_f32(x), dst)
+        return b.round_to_fp8(b.to_f32_odd(x), dst)
     if isinstance(dst, FloatTF32Type):
-        return b.round_to_tf32(b.to_f32(x))
+        return b.round_to_tf32(b.to_f32_odd(x))
     dst = reg_type(dst)
     sw, dw = _fwidth(x.type), _fwidth(dst)
     if x.type == dst:
@@ -2194,12 +2195,12 @@ def convert_float(b: Emitter, x: SSAValue, dst: Attribute) -> SSAValue:
 
 def _cast(e: Emitter, name: str, x: SSAValue, dst: Attribute) -> SSAValue:
     """One element of an integer/float cast (``nv_tileaa.extsi`` ... or ``arith.extsi`` ...);
-    ``x`` in its register type.  An integer converted to bf16/fp8 is converted to f32, then
-    rounded to the destination's precision."""
+    ``x`` in its register type.  An integer converted to bf16/fp8 is converted to f32 rounded to
+    odd (``Emitter.to_f32_odd``), then rounded to the destination's precision: one rounding."""
     dst = dst.element_type if isinstance(dst, TensorType) else dst
     cls = _ARITH_CASTS[CASTS.get(name, name)]
     if cls in (arith.SIToFPOp, arith.UIToFPOp) and reg_type(dst) != dst:
-        return convert_float(e, e.v(cls(x, f32)), dst)
+        return convert_float(e, e.to_f32_odd(x, signed=cls is arith.SIToFPOp), dst)
     return e.v(cls(x, reg_type(dst)))
 
 

@@ -947,6 +947,29 @@ class Emitter:
             return self.v(arith.BitcastOp(bits, Float16Type()))
         raise NotImplementedError(f"a conversion toward zero to {dst}")
 
+    def to_f32_odd(self, x: SSAValue, signed: bool = True) -> SSAValue:
+        """``x`` (f64, or a 32/64-bit integer, ``signed`` or not) in f32 rounded to odd: truncated
+        toward zero (``cvt.rz.f32``), its last mantissa bit set when that was inexact.  Rounding this to a
+        format of at most 22 mantissa bits (bf16, fp8, tf32) rounds ``x`` once; rounding ``x`` to the
+        nearest f32 first rounds twice (i32 16842753 -> f32 16842752, a tie, -> bf16 16777216 instead of
+        16908288).  Other sources are exact in f32 (their f32 value is returned)."""
+        typ = x.type
+        if isinstance(typ, Float64Type):
+            t = self.v(inline_asm("cvt.rz.f32.f64 $0, $1;", "=f,d", [x], [f32]))
+            inexact = self.v(arith.CmpfOp(self.v(arith.ExtFOp(t, f64)), x, "one"))  # (a NaN stays as it is)
+        elif isinstance(typ, IntegerType) and typ.width.data in (32, 64):
+            w = typ.width.data
+            t = self.v(inline_asm(f"cvt.rz.f32.{'s' if signed else 'u'}{w} $0, $1;", "=f," + ("r" if w == 32 else "l"),
+                                  [x], [f32]))
+            back = self.v((arith.FPToSIOp if signed else arith.FPToUIOp)(t, typ))  # exact: |t| <= |x|, integral
+            inexact = self.v(cmpi(back, x, "ne"))
+        elif isinstance(typ, IntegerType):
+            return self.v((arith.SIToFPOp if signed else arith.UIToFPOp)(x, f32))
+        else:
+            return self.to_f32(x)
+        bits = self.v(arith.OrIOp(self.v(arith.BitcastOp(t, i32)), self.v(arith.ExtUIOp(inexact, i32))))
+        return self.v(arith.BitcastOp(bits, f32))
+
     def round_to_bf16(self, x: SSAValue) -> SSAValue:
         """``x`` (f32) rounded to the nearest bf16, held as f32."""
         return self.bf16_bits_to_f32(self.f32_to_bf16_bits(x))
