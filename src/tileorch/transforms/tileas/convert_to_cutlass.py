@@ -900,6 +900,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         indices, shape, is_batched = _batch_split(ld, list(ld.indices), list(ld.result.type.get_shape()), fail)
         kinds[ld] = is_batched
         ax0, ax1 = program_axis(indices[0]), program_axis(indices[1])
+        sides = _fed_sides(ld, dots)  # (a tile of tm == tn at program id 1 is A's when it feeds A only)
+        if sides == {"a"} and ax0 == 1 and _is_iv(indices[1]) and shape == [tm, tk] and (a_load is None or own_a):
+            ax0 = None  # A at (program id 1, k): not B^T; its role by the operand it feeds (below)
         if ax0 == 0 and _is_iv(indices[1]) and shape == [tm, tk] and (a_load is None or own_a):
             if a_load is None:
                 a_load = ld
@@ -1648,6 +1651,13 @@ def _operand_role(ld: Operation, dots: list, indices: list, shape: list, tile: t
             if shape == [tn, tk] and _is_iv(indices[1]):
                 return "b", "k"
     return None
+
+
+def _fed_sides(ld: Operation, dots: list) -> set[str]:
+    """Which operands of ``dots`` the tile load ``ld`` reaches through layouts, permutes and unit-dimension
+    reshapes (:func:`_operand_source`): ``"a"`` (a dot's lhs), ``"b"`` (a rhs); empty when it reaches none
+    that way (e.g. through a conversion: a computed operand)."""
+    return {side for d in dots for side, v in (("a", d.lhs), ("b", d.rhs)) if _operand_source(v) is ld}
 
 
 def _k_coordinate(ld: Operation, fail) -> SSAValue:
