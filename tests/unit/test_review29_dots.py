@@ -8,8 +8,8 @@ NaN-prefilled outputs (``test_user_sweep14_emulated``'s runner).
   ``ct.matmul`` (an f16 product per step) summed in f32; a 3-D grid whose batch index is computed from
   ``num_blocks`` (reversed); program ids swapped (N on axis 0, M on axis 1); M on axis 1 with N one tile at
   the constant index 0.
-* Compiled only (the emulator cannot be the oracle): N = 5 (C's 20-byte rows go through the launcher's padded
-  copy, which the emulator's runner does not make), int8 x int8 -> int32 with a tanh epilogue and an int32
+* Compiled only (the emulator cannot be the oracle): N = 5 and N = 1 (C's 20- and 2-byte rows go through the
+  launcher's padded copy, which the emulator's runner does not make), K = 0 with an epilogue operand, int8 x int8 -> int32 with a tanh epilogue and an int32
   accumulator stored as bf16 (the emulator's WGMMA is f16 / bf16 only): ``benchmarks/session29_review.sh``
   runs them on the GPU.
 * Dot programs the tensor-core tier refuses say why at the user's line (never a silent slow path): a dot
@@ -248,11 +248,14 @@ SPECS = {
     "grid_3d_reversed_batch": [_a((3, 130, 96)), _a((3, 96, 80)), _a((3, 130, 80)), 64, 64, 32],
     "swapped_program_ids": [_a((130, 96)), _a((96, 80)), _a((130, 80), F32), 64, 64, 32],
     "m_on_axis1_one_n_tile": [_a((130, 96)), _a((96, 64)), _a((130, 64), F32), 64, 64, 32],
+    "n1_column": [_a((128, 256)), _a((256, 1)), _a((128, 1)), 64, 8, 64],
+    "k0_with_epilogue": [_a((130, 0)), _a((72, 0)), _a((72, 130)), _a((130, 72)), 64, 64, 32],
 }
 
 TENSOR_CORE = ["k_ragged_m17", "matmul_op_n5", "batch1_3d", "batch4_per_program", "bt_with_ct_epilogue",
                "f16_cast_to_bf16", "int8_tanh_epilogue", "int8_store_bf16", "dot_loop_under_if",
-               "matmul_fn_f16_steps", "grid_3d_reversed_batch", "swapped_program_ids", "m_on_axis1_one_n_tile"]
+               "matmul_fn_f16_steps", "grid_3d_reversed_batch", "swapped_program_ids", "m_on_axis1_one_n_tile",
+               "n1_column", "k0_with_epilogue"]
 """Dot programs that take the TMA + WGMMA kernel."""
 
 SIMT_DOTS = {"dot_under_if_in_loop": "this dot runs under a condition inside its loop",
@@ -261,7 +264,8 @@ SIMT_DOTS = {"dot_under_if_in_loop": "this dot runs under a condition inside its
 """Dot programs the tensor-core tier refuses: the located warning's reason."""
 
 
-KERNELS = {"dot_loop_under_if_off": "dot_loop_under_if"}
+KERNELS = {"dot_loop_under_if_off": "dot_loop_under_if", "n1_column": "k_ragged_m17",
+           "k0_with_epilogue": "bt_with_ct_epilogue"}
 """Specs named apart from their kernel."""
 
 
