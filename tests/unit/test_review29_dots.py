@@ -14,13 +14,15 @@ NaN-prefilled outputs (``test_user_sweep14_emulated``'s runner).
   runs them on the GPU.
 * Dot programs the tensor-core tier refuses say why at the user's line (never a silent slow path): a dot
   under an ``if`` inside its loop, one accumulator carried through two K loops, 3-D tiles of 4 matrices of
-  32 x 32 whose epilogue depends on the tile.
+  32 x 32 whose epilogue depends on the tile, both operands loaded with ``allow_tma=False``.
 
 Found and fixed here: M read from program id 1 with N one tile at index 0 took the SIMT path with
 "expected one A and one B tile load" (A's ``[tm, tk]`` tile at (program id 1, k) was taken for B^T when
 tm == tn; now its role is the operand it feeds: ``convert_to_cutlass._fed_sides``), and 4 matrices of 32 x 32
 per program were refused with the same words at the ``def`` line (now: the 32x32 tile and its epilogue, at
-the loop); their tests failed before.  Needs cuda-tile and ml_dtypes."""
+the loop); A and B both loaded with ``allow_tma=False`` gave the unlocated "the TileAS tier left a kernel
+unlowered" (a silent slow path; now the hint is named at the load, ``driver._unlowered_remark``); their
+tests failed before.  Needs cuda-tile and ml_dtypes."""
 
 from __future__ import annotations
 
@@ -221,6 +223,17 @@ def swapped_program_ids(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
 
 
 @ct.kernel
+def operands_without_tma(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """Both operands and the store with ``allow_tma=False``."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], tk)):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO, allow_tma=False),
+                     ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO, allow_tma=False), acc)
+    ct.store(Y, index=(bm, bn), tile=acc, allow_tma=False)
+
+
+@ct.kernel
 def m_on_axis1_one_n_tile(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
     """Row tiles on program id 1, N one tile at the constant index 0 (tm == tn)."""
     bm = ct.bid(1)
@@ -248,6 +261,7 @@ SPECS = {
     "grid_3d_reversed_batch": [_a((3, 130, 96)), _a((3, 96, 80)), _a((3, 130, 80)), 64, 64, 32],
     "swapped_program_ids": [_a((130, 96)), _a((96, 80)), _a((130, 80), F32), 64, 64, 32],
     "m_on_axis1_one_n_tile": [_a((130, 96)), _a((96, 64)), _a((130, 64), F32), 64, 64, 32],
+    "operands_without_tma": [_a((130, 96)), _a((96, 80)), _a((130, 80), F32), 64, 64, 32],
     "n1_column": [_a((128, 256)), _a((256, 1)), _a((128, 1)), 64, 8, 64],
     "k0_with_epilogue": [_a((130, 0)), _a((72, 0)), _a((72, 130)), _a((130, 72)), 64, 64, 32],
 }
@@ -260,7 +274,8 @@ TENSOR_CORE = ["k_ragged_m17", "matmul_op_n5", "batch1_3d", "batch4_per_program"
 
 SIMT_DOTS = {"dot_under_if_in_loop": "this dot runs under a condition inside its loop",
              "acc_through_two_loops": "2 loops with dots one after another",
-             "batch4_small_tiles": "the program's 32x32 tile"}
+             "batch4_small_tiles": "the program's 32x32 tile",
+             "operands_without_tma": "this dot operand is loaded with allow_tma=False"}
 """Dot programs the tensor-core tier refuses: the located warning's reason."""
 
 

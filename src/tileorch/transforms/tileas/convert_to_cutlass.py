@@ -582,7 +582,7 @@ NO_TMA_OPERAND = ("this dot operand is loaded with allow_tma=False, which the te
                   "taking the kernel: it reads A and B through TMA (drop the hint to run on it)")
 
 
-def _no_tma_operand(dots) -> Operation | None:
+def no_tma_operand(dots) -> Operation | None:
     """The tile load a dot operand is read from (through layout, shape and element-type changes)
     whose ``allow_tma`` hint is false, if any."""
     for dot in dots:
@@ -882,7 +882,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         computed = _computed_operand(dots)
         if computed is not None:
             raise LocatedError(computed, CONSTANT_OPERAND if _is_constant_tile(computed) else COMPUTED_OPERAND)
-        no_tma = _no_tma_operand(dots)
+        no_tma = no_tma_operand(dots)
         if no_tma is not None:
             raise LocatedError(no_tma, NO_TMA_OPERAND)
         padded = padded_operand(dots)
