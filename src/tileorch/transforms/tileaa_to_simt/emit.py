@@ -783,7 +783,9 @@ class Emitter:
 
     def atan2(self, y: SSAValue, x: SSAValue) -> SSAValue:
         """``atan2(y, x)`` in f32: ``atan`` of min/max of the magnitudes (:attr:`_ATAN`), mirrored
-        into the octant and quadrant of (x, y); 0 at the origin."""
+        into the octant and quadrant of (x, y) by the sign bits (C99 / IEEE: ``atan2(+-0, -0) = +-pi``,
+        ``atan2(-0, x > 0) = -0``); both magnitudes infinite: the octant's diagonal (``+-pi/4``,
+        ``+-3pi/4``); a NaN operand gives NaN."""
         typ, a, b = y.type, self._f32_math("atan2", y), self._f32_math("atan2", x)
         ay = self.ptx_f32("abs.f32 $0, $1;", [a])
         ax = self.ptx_f32("abs.f32 $0, $1;", [b])
@@ -791,14 +793,17 @@ class Emitter:
         lo = self.ptx_f32("min.f32 $0, $1, $2;", [ax, ay])
         q = self.v(arith.DivfOp(lo, hi))
         q = self._select_f("oeq", hi, 0.0, self.fconst(0.0), q)
+        q = self._select_f("oeq", lo, float("inf"), self.fconst(1.0), q)  # (inf / inf)
         s = self._mul(q, q)
         p = self.fconst(self._ATAN[-1])
         for c in reversed(self._ATAN[:-1]):
             p = self._add(self._mul(p, s), c)
         t = self._mul(p, q)
         t = self._select_f("ogt", ay, ax, self.v(arith.SubfOp(self.fconst(1.5707963267948966), t)), t)
-        t = self._select_f("olt", b, 0.0, self.v(arith.SubfOp(self.fconst(3.141592653589793), t)), t)
-        t = self._select_f("olt", a, 0.0, self.v(arith.NegfOp(t)), t)
+        x_negative = self.v(cmpi(self.v(arith.BitcastOp(b, i32)), self.const(0), "slt"))  # (-0.0 too)
+        t = self.v(arith.SelectOp(x_negative, self.v(arith.SubfOp(self.fconst(3.141592653589793), t)), t))
+        t = self.v(llvm.InlineAsmOp("copysign.f32 $0, $1, $2;", "=f,f,f", [a, t], [f32]))  # y's sign
+        t = self._select_f("uno", a, b, self._add(a, b), t)
         return self.from_f32(t, typ)
 
     def bitcast(self, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:
