@@ -2,8 +2,10 @@
 
 * ``ct.atan2``: NaN operands gave pi/4 (``max.f32`` / ``min.f32`` drop a NaN), ``atan2(-0, x > 0)`` gave +0,
   ``atan2(+-0, -0)`` gave +-0 instead of +-pi (the quadrant was chosen by ``x < 0``, false for -0), and both
-  operands infinite gave NaN (inf / inf) instead of +-pi/4 or +-3pi/4.  Fixed in ``Emitter.atan2``; the
-  test failed before.
+  operands infinite gave NaN (inf / inf) instead of +-pi/4 or +-3pi/4.  Fixed in ``Emitter.atan2``.
+* ``ct.pow`` (``**``): (-0) ** odd gave +0 / +inf, (-inf) ** non-integer gave NaN, 1 ** NaN and (-1) ** +-inf
+  gave NaN (C ``powf``: -0 / -inf, inf / 0, 1).  Fixed in ``Emitter.pow``.
+Both tests failed before.
 Needs cuda-tile and ml_dtypes."""
 
 from __future__ import annotations
@@ -41,3 +43,28 @@ def test_atan2_at_zeros_infinities_and_nan(emulate):
     finite = ~np.isnan(want)
     np.testing.assert_allclose(a[finite], want[finite], rtol=4e-7, atol=0)
     np.testing.assert_array_equal(np.signbit(a[finite]), np.signbit(want[finite]))  # (+-0 and +-pi)
+
+
+@ct.kernel
+def pow_of(X, E, P, BN: C[int]):
+    ct.store(P, index=(0,), tile=ct.load(X, index=(0,), shape=(BN,)) ** ct.load(E, index=(0,), shape=(BN,)))
+
+
+POW = [(-0.0, 3.0), (-0.0, 2.0), (-0.0, 0.5), (-0.0, -3.0), (-0.0, -0.5), (0.0, -1.0), (-INF, 3.0), (-INF, 0.5),
+       (-INF, -3.0), (-INF, -0.5), (-INF, 2.0), (1.0, NAN), (1.0, INF), (-1.0, INF), (-1.0, -INF), (NAN, 0.0),
+       (NAN, 1.0), (2.0, NAN), (-2.0, 0.5), (-8.0, 1 / 3), (-2.0, 3.0), (-2.0, -2.0), (-0.5, INF), (-2.0, INF),
+       (5.5, 2.0), (2.0, 10.0), (0.5, -3.0), (3.0, 0.0), (-3.0, -0.0), (INF, -1.0), (INF, 0.5), (1e-3, 1.5)]
+
+
+def test_pow_signs_and_special_cases(emulate):
+    """C ``powf``: failed before at (-0) ** odd (+0 instead of -0, +inf instead of -inf), (-inf) ** 0.5 and
+    (-inf) ** -0.5 (NaN instead of inf / 0), 1 ** NaN and (-1) ** +-inf (NaN instead of 1)."""
+    x = np.array([p[0] for p in POW], np.float32)
+    e = np.array([p[1] for p in POW], np.float32)
+    got = np.asarray(emulate(pow_of, [x, e, np.full(len(POW), np.nan, np.float32)], [len(POW)])[2], np.float64)
+    with np.errstate(all="ignore"):
+        want = np.power(x.astype(np.float64), e.astype(np.float64))  # (C pow: numpy follows it)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    finite = ~np.isnan(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=2e-6, atol=0)  # (lg2 / ex2.approx: a few ulp)
+    np.testing.assert_array_equal(np.signbit(got[finite]), np.signbit(want[finite]))

@@ -760,8 +760,10 @@ class Emitter:
 
     def pow(self, x: SSAValue, e: SSAValue) -> SSAValue:
         """``x ** e`` in f32 as ``2^(e log2 |x|)`` (``lg2.approx``, ``ex2.approx``), with C ``powf``'s
-        signs: a negative ``x`` gives the odd-power sign for an integral ``e`` and NaN otherwise;
-        ``x ** 0`` is 1."""
+        signs and special cases: a negative ``x`` (-0 and -inf included: the sign bit) gives the odd-power
+        sign for an odd integral ``e``; a finite negative ``x`` with a non-integral ``e`` gives NaN (-0 and
+        -inf do not: ``(-0) ** 0.5 = 0``, ``(-inf) ** 0.5 = inf``); ``x ** 0``, ``1 ** e`` (NaN too) and
+        ``(-1) ** +-inf`` are 1."""
         typ, b, y = x.type, self._f32_math("pow", x), self._f32_math("pow", e)
         ab = self.ptx_f32("abs.f32 $0, $1;", [b])
         r = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self._mul(y, self.ptx_f32("lg2.approx.f32 $0, $1;", [ab]))])
@@ -769,12 +771,20 @@ class Emitter:
         half = self._mul(yi, 0.5)
         odd = self.v(arith.CmpfOp(self.ptx_f32("cvt.rzi.f32.f32 $0, $1;", [half]), half, "one"))
         integral = self.v(arith.CmpfOp(yi, y, "oeq"))
-        neg = self.v(arith.CmpfOp(b, self.fconst(0.0), "olt"))
-        flip = self.v(arith.AndIOp(neg, self.v(arith.AndIOp(integral, odd))))
+        sign = self.v(cmpi(self.v(arith.BitcastOp(b, i32)), self.const(0), "slt"))  # (-0.0 and -inf too)
+        flip = self.v(arith.AndIOp(sign, self.v(arith.AndIOp(integral, odd))))
         r = self.v(arith.SelectOp(flip, self.v(arith.NegfOp(r)), r))
-        nan = self.v(arith.AndIOp(neg, self.v(arith.XOrIOp(integral, self.v(arith.ConstantOp(IntegerAttr(1, 1)))))))
+        finite_negative = self.v(arith.AndIOp(self.v(arith.CmpfOp(b, self.fconst(0.0), "olt")),
+                                              self.v(arith.CmpfOp(ab, self.fconst(float("inf")), "one"))))
+        nan = self.v(arith.AndIOp(finite_negative,
+                                  self.v(arith.XOrIOp(integral, self.v(arith.ConstantOp(IntegerAttr(1, 1)))))))
         r = self.v(arith.SelectOp(nan, self.fconst(float("nan")), r))
-        return self.from_f32(self._select_f("oeq", y, 0.0, self.fconst(1.0), r), typ)
+        one = self.v(arith.OrIOp(self.v(arith.CmpfOp(y, self.fconst(0.0), "oeq")),
+                                 self.v(arith.CmpfOp(b, self.fconst(1.0), "oeq"))))
+        minus_one_to_inf = self.v(arith.AndIOp(self.v(arith.CmpfOp(b, self.fconst(-1.0), "oeq")), self.v(
+            arith.CmpfOp(self.ptx_f32("abs.f32 $0, $1;", [y]), self.fconst(float("inf")), "oeq"))))
+        one = self.v(arith.OrIOp(one, minus_one_to_inf))
+        return self.from_f32(self.v(arith.SelectOp(one, self.fconst(1.0), r)), typ)
 
     # atan(a) / a as a polynomial in a^2 on [0, 1] (a least-squares fit with Lawson weights,
     # made for this lowering; |error| of atan(a) below 1.3e-7 in f32)
