@@ -5,7 +5,9 @@
   operands infinite gave NaN (inf / inf) instead of +-pi/4 or +-3pi/4.  Fixed in ``Emitter.atan2``.
 * ``ct.pow`` (``**``): (-0) ** odd gave +0 / +inf, (-inf) ** non-integer gave NaN, 1 ** NaN and (-1) ** +-inf
   gave NaN (C ``powf``: -0 / -inf, inf / 0, 1).  Fixed in ``Emitter.pow``.
-Both tests failed before.
+* ``ct.bitcast`` of a bf16 NaN gave the canonical 0x7FFF (``cvt.rn.bf16.f32``), its sign and payload lost.
+  Fixed in ``Emitter.bitcast``.
+The three tests failed before.
 Needs cuda-tile and ml_dtypes."""
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import pytest
 
 pytest.importorskip("xdsl")
 ct = pytest.importorskip("cuda.tile")
-pytest.importorskip("ml_dtypes")
+ml_dtypes = pytest.importorskip("ml_dtypes")
 
 from test_review28_integer_loops import emulate  # noqa: E402,F401  (the fixture: SIMT programs on the emulator)
 
@@ -68,3 +70,19 @@ def test_pow_signs_and_special_cases(emulate):
     finite = ~np.isnan(want)
     np.testing.assert_allclose(got[finite], want[finite], rtol=2e-6, atol=0)  # (lg2 / ex2.approx: a few ulp)
     np.testing.assert_array_equal(np.signbit(got[finite]), np.signbit(want[finite]))
+
+
+@ct.kernel
+def bf16_bits(X, Y, BN: C[int]):
+    """The sign bit flipped through the bits (a bounds-checked load: its element merged with the padding)."""
+    ct.store(Y, index=(0,), tile=ct.bitcast(ct.load(X, index=(0,), shape=(BN,)), ct.int16) ^ -32768)
+
+
+def test_bitcast_of_a_bf16_nan_keeps_its_bits(emulate):
+    """A bf16 NaN's sign and payload survive ``ct.bitcast`` (failed before: 0x7FC0 and 0xFFC0 both read 0x7FFF,
+    ``cvt.rn.bf16.f32``'s canonical NaN)."""
+    bits = np.array([0x7FC0, 0xFFC0, 0x7F81, 0xFF80, 0x7F80, 0x0000, 0x8000, 0x3FC0, 0xBF80, 0x0001, 0x7F7F, 0xFFFF,
+                     0x7FFF, 0x1234, 0x8001, 0xC000], np.uint16)
+    x = bits.view(ml_dtypes.bfloat16)
+    y = emulate(bf16_bits, [x, np.full(16, 77, np.int16)], [16])[1]
+    np.testing.assert_array_equal(np.asarray(y, np.int16).view(np.uint16), bits ^ 0x8000)

@@ -818,11 +818,16 @@ class Emitter:
 
     def bitcast(self, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:
         """The bits of ``x`` (an element of type ``src``, held as :func:`reg_type`) read as ``dst``:
-        bf16 through its 16-bit pattern; other register types as they are."""
+        bf16 through its 16-bit pattern (a NaN's as held: the f32's high half, its sign and payload kept,
+        where ``cvt.rn.bf16.f32`` gives the canonical 0x7FFF); other register types as they are."""
         if is_fp8(src) or is_fp8(dst) or isinstance(src, FloatTF32Type) or isinstance(dst, FloatTF32Type):
             raise NotImplementedError(f"bitcast from {src} to {dst}")
         if isinstance(src, BFloat16Type):
             bits = self.f32_to_bf16_bits(x)
+            if self.fp8_bits.get(x) is None:  # (not an element as loaded: a NaN keeps its bits)
+                high = self.v(arith.TruncIOp(self.v(arith.ShRUIOp(self.v(arith.BitcastOp(x, i32)), self.const(16))),
+                                             IntegerType(16)))
+                bits = self.v(arith.SelectOp(self.v(arith.CmpfOp(x, x, "uno")), high, bits))
             return bits if isinstance(dst, IntegerType) else self.v(arith.BitcastOp(bits, dst))
         if isinstance(dst, BFloat16Type):
             bits = x if isinstance(src, IntegerType) else self.v(arith.BitcastOp(x, IntegerType(16)))
