@@ -7,7 +7,9 @@
   gave NaN (C ``powf``: -0 / -inf, inf / 0, 1).  Fixed in ``Emitter.pow``.
 * ``ct.bitcast`` of a bf16 NaN gave the canonical 0x7FFF (``cvt.rn.bf16.f32``), its sign and payload lost.
   Fixed in ``Emitter.bitcast``.
-The three tests failed before.
+* ``ct.sin`` / ``ct.tan`` of -0 gave +0; ``ct.sinh`` / ``ct.cosh`` of |x| in 88.8 .. 89.4 gave inf (``e^x``
+  overflowed where ``e^x / 2`` does not).  Fixed in ``Emitter.trig`` / ``Emitter.hyperbolic``.
+The four tests failed before.
 Needs cuda-tile and ml_dtypes."""
 
 from __future__ import annotations
@@ -86,3 +88,31 @@ def test_bitcast_of_a_bf16_nan_keeps_its_bits(emulate):
     x = bits.view(ml_dtypes.bfloat16)
     y = emulate(bf16_bits, [x, np.full(16, 77, np.int16)], [16])[1]
     np.testing.assert_array_equal(np.asarray(y, np.int16).view(np.uint16), bits ^ 0x8000)
+
+
+@ct.kernel
+def trig_hyperbolic(X, S, T, SH, CH, BN: C[int]):
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(S, index=(0,), tile=ct.sin(x))
+    ct.store(T, index=(0,), tile=ct.tan(x))
+    ct.store(SH, index=(0,), tile=ct.sinh(x))
+    ct.store(CH, index=(0,), tile=ct.cosh(x))
+
+
+def test_sin_tan_of_zeros_and_sinh_cosh_near_the_f32_maximum(emulate):
+    """Failed before: ``sin(-0)`` and ``tan(-0)`` gave +0; ``sinh`` / ``cosh`` of 88.8 .. 89.4 gave inf (``e^x``
+    overflows before ``e^x / 2`` does)."""
+    x = np.array([-0.0, 0.0, 89.0, -89.0, 89.4, 88.8, -88.8, 90.0, 1.0, -1.0, 0.25, -0.25, 10.0, 3.0, -2.0, 50.0],
+                 np.float32)
+    s, t, sh, ch = (np.asarray(v, np.float64) for v in
+                    emulate(trig_hyperbolic, [x] + [np.full(16, np.nan, np.float32) for _ in range(4)], [16])[1:])
+    x64 = x.astype(np.float64)
+    # (sinh / cosh: x log2(e) rounded to f32 costs up to ~5e-6 relative at |x| near 89: the existing approximation)
+    for got, want, rtol in ((s, np.sin(x64), 3e-6), (t, np.tan(x64), 3e-6), (sh, np.sinh(x64), 8e-6),
+                            (ch, np.cosh(x64), 8e-6)):
+        with np.errstate(over="ignore"):
+            want = want.astype(np.float32).astype(np.float64)  # (90: inf in f32)
+        finite = np.isfinite(want)
+        np.testing.assert_allclose(got[finite], want[finite], rtol=rtol, atol=1e-7 if got is s or got is t else 0)
+        np.testing.assert_array_equal(got[~finite], want[~finite])
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

@@ -727,7 +727,8 @@ class Emitter:
     def trig(self, kind: str, x: SSAValue) -> SSAValue:
         """``sin`` / ``cos`` / ``tan`` in f32: the argument reduced to [-pi, pi] (x - 2 pi k, k the
         nearest integer to x / 2 pi, 2 pi in two f32 parts with ``fma``), then ``sin.approx`` /
-        ``cos.approx`` (absolute error about 2^-21 there); ``tan = sin / cos``."""
+        ``cos.approx`` (absolute error about 2^-21 there); ``tan = sin / cos``; ``sin`` / ``tan`` of a zero is
+        that zero (-0 kept: the reduction's ``-k * 2 pi + x`` gives +0)."""
         typ, y = x.type, self._f32_math(kind, x)
         k = self.ptx_f32("cvt.rni.f32.f32 $0, $1;", [self._mul(y, 0.15915494309189535)])
         nk = self.v(arith.NegfOp(k))
@@ -738,18 +739,21 @@ class Emitter:
                                       self.ptx_f32("cos.approx.f32 $0, $1;", [r])))
         else:
             out = self.ptx_f32(f"{kind}.approx.f32 $0, $1;", [r])
+        if kind != "cos":
+            out = self._select_f("oeq", y, 0.0, y, out)
         return self.from_f32(out, typ)
 
     def hyperbolic(self, kind: str, x: SSAValue) -> SSAValue:
-        """``sinh`` / ``cosh`` in f32 from ``e^x`` and ``e^-x`` (``ex2.approx``); ``sinh`` of
-        |x| < 0.5 by its Taylor series to x^9 (no cancellation)."""
+        """``sinh`` / ``cosh`` in f32 from ``e^x / 2`` and ``e^-x / 2`` (``ex2.approx`` of ``+-x log2(e) - 1``:
+        finite up to |x| of 89.4, where ``e^x`` alone overflows past 88.7); ``sinh`` of |x| < 0.5 by its
+        Taylor series to x^9 (no cancellation)."""
         typ, y = x.type, self._f32_math(kind, x)
         t = self._mul(y, 1.4426950408889634)
-        ep = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [t])
-        em = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self.v(arith.NegfOp(t))])
+        ep = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self._add(t, -1.0)])
+        em = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self._add(self.v(arith.NegfOp(t)), -1.0)])
         if kind == "cosh":
-            return self.from_f32(self._mul(self._add(ep, em), 0.5), typ)
-        big = self._mul(self.v(arith.SubfOp(ep, em)), 0.5)
+            return self.from_f32(self._add(ep, em), typ)
+        big = self.v(arith.SubfOp(ep, em))
         s = self._mul(y, y)
         p = self.fconst(1.0 / 362880)
         for c in (1.0 / 5040, 1.0 / 120, 1.0 / 6, 1.0):
