@@ -2,10 +2,11 @@
 # $OUT/s29_review; < 60 s): tests/gpu/test_review29_gpu.py --
 #   dot programs the PTX emulator's runner cannot run (N = 5 and N = 1 through the launcher's padded C, K = 0 with an
 #   epilogue operand, int8 with a tanh epilogue, an int32 accumulator stored as bf16 past 2^24 -- exact one rounding),
-#   the program the tier now takes (rows on program id 1, one column tile), 4 matrices per program;
+#   the programs the tier now takes (rows on program id 1 with one column tile; a block-diagonal product into a C
+#   narrower than B), 4 matrices per program;
 #   conversions to bf16 of int32 / int64 / uint32 / uint64 / f64 rounded once (cvt.rz.f32 + the inexact bit: what the
 #   emulator assumes of cvt.rz.f32.{s,u}{32,64} / .f64 is checked here), int32 -> e4m3, astype between six types.
-# Expect: all passed (19 cases).  K = 0 with an epilogue is a probe (a tensor map of a zero dimension): a failure
+# Expect: all passed (20 cases).  K = 0 with an epilogue is a probe (a tensor map of a zero dimension): a failure
 # there is a finding for the launcher, not a regression.
 # Run (carry .whl):  CMD="bash benchmarks/session29_review.sh" bash benchmarks/device_session.sh shell
 S="$OUT/s29_review"; mkdir -p "$S"

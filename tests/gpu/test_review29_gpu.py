@@ -3,7 +3,8 @@
 * The dot programs of tests/unit/test_review29_dots.py the emulator's runner cannot run: N = 5 and N = 1 (C's
   rows staged through the launcher's padded copy), K = 0 with an epilogue operand (y = Ct^T), int8 x int8 with
   a tanh epilogue, an int32 accumulator stored as bf16 with sums past 2^24 (one rounding: exact int64 product
-  rounded to bf16 once), and the program the tier now takes (rows on program id 1, one column tile).
+  rounded to bf16 once), and the programs the tier now takes (rows on program id 1 with one column tile; a
+  block-diagonal product into a C narrower than B).
 * The conversion tests of tests/unit/test_review29_conversions.py (integers and f64 to bf16 once, int32 to
   e4m3) and the six-type ``astype`` test of test_review29_tiles.py with their emulator run swapped for the GPU.
 Skipped without a GPU; needs torch, cuda-tile and ml_dtypes.  Run: ``python -m pytest -q tests/gpu/test_review29_gpu.py``."""
@@ -52,7 +53,8 @@ def emulate(monkeypatch):
 
 
 GRIDS = {"matmul_op_n5": (3, 1), "n1_column": (2, 1), "k0_with_epilogue": (3, 2), "int8_tanh_epilogue": (3, 2),
-         "int8_store_bf16": (2, 2), "m_on_axis1_one_n_tile": (1, 3), "batch4_per_program": (1, 1, 2)}
+         "int8_store_bf16": (2, 2), "m_on_axis1_one_n_tile": (1, 3), "batch4_per_program": (1, 1, 2),
+         "diagonal_blocks_narrow_c": (2,)}
 RNG = np.random.default_rng(2931)
 
 
@@ -114,3 +116,12 @@ def test_four_matrices_per_program():
     a, b = _h(8, 64, 64), _h(8, 64, 64, scale=0.25)
     _check(_run("batch4_per_program", {0: a, 1: b})[2],
            np.einsum("lmk,lkn->lmn", a.astype(np.float64), b.astype(np.float64)))
+
+
+def test_diagonal_blocks_into_a_narrow_c():
+    """Block-diagonal product stored at (b, 0): C [128, 64] narrower than B [96, 128] (the tier takes it since
+    review 29; the launcher passes C's columns)."""
+    a, b = _h(128, 96), _h(96, 128, scale=0.25)
+    y = _run("diagonal_blocks_narrow_c", {0: a, 1: b})[2]
+    want = np.concatenate([a[:64].astype(np.float64) @ b[:, :64], a[64:].astype(np.float64) @ b[:, 64:]])
+    _check(y, want)

@@ -8,7 +8,8 @@ NaN-prefilled outputs (``test_user_sweep14_emulated``'s runner).
   ``ct.matmul`` (an f16 product per step) summed in f32; a 3-D grid whose batch index is computed from
   ``num_blocks`` (reversed); program ids swapped (N on axis 0, M on axis 1); M on axis 1 with N one tile at
   the constant index 0.
-* Compiled only (the emulator cannot be the oracle): N = 5 and N = 1 (C's 20- and 2-byte rows go through the
+* Compiled only (the emulator cannot be the oracle): a block-diagonal product into a C narrower than B (the
+  launcher passes C's columns, the emulator's runner does not), N = 5 and N = 1 (C's 20- and 2-byte rows go through the
   launcher's padded copy, which the emulator's runner does not make), K = 0 with an epilogue operand, int8 x int8 -> int32 with a tanh epilogue and an int32
   accumulator stored as bf16 (the emulator's WGMMA is f16 / bf16 only): ``benchmarks/session29_review.sh``
   runs them on the GPU.
@@ -18,7 +19,8 @@ NaN-prefilled outputs (``test_user_sweep14_emulated``'s runner).
 
 Found and fixed here: M read from program id 1 with N one tile at index 0 took the SIMT path with
 "expected one A and one B tile load" (A's ``[tm, tk]`` tile at (program id 1, k) was taken for B^T when
-tm == tn; now its role is the operand it feeds: ``convert_to_cutlass._fed_sides``), and 4 matrices of 32 x 32
+tm == tn; now its role is the operand it feeds: ``convert_to_cutlass._fed_sides``), likewise a B tile at
+(k, program id 0) taken for A^T (block-diagonal products), and 4 matrices of 32 x 32
 per program were refused with the same words at the ``def`` line (now: the 32x32 tile and its epilogue, at
 the loop); A and B both loaded with ``allow_tma=False`` gave the unlocated "the TileAS tier left a kernel
 unlowered" (a silent slow path; now the hint is named at the load, ``driver._unlowered_remark``); their
@@ -243,6 +245,26 @@ def m_on_axis1_one_n_tile(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
     ct.store(Y, index=(bm, 0), tile=acc)
 
 
+@ct.kernel
+def diagonal_blocks(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """Block-diagonal product: A's row tile and B's column tile both program id 0 (tm == tn), stored at
+    (b, b) (``narrow_c``: one column tile, C narrower than B)."""
+    b = ct.bid(0)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], tk)):
+        acc = ct.mma(*_loads(A, B, b, b, k, tm, tn, tk), acc)
+    ct.store(Y, index=(b, b), tile=acc)
+
+
+@ct.kernel
+def diagonal_blocks_narrow_c(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+    b = ct.bid(0)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], tk)):
+        acc = ct.mma(*_loads(A, B, b, b, k, tm, tn, tk), acc)
+    ct.store(Y, index=(b, 0), tile=acc)
+
+
 SPECS = {
     "k_ragged_m17": [_a((17, 100)), _a((100, 72)), _a((17, 72)), 64, 64, 64],
     "matmul_op_n5": [_a((130, 80)), _a((80, 5)), _a((130, 5), F32), 64, 8, 32],
@@ -262,6 +284,8 @@ SPECS = {
     "swapped_program_ids": [_a((130, 96)), _a((96, 80)), _a((130, 80), F32), 64, 64, 32],
     "m_on_axis1_one_n_tile": [_a((130, 96)), _a((96, 64)), _a((130, 64), F32), 64, 64, 32],
     "operands_without_tma": [_a((130, 96)), _a((96, 80)), _a((130, 80), F32), 64, 64, 32],
+    "diagonal_blocks": [_a((128, 96)), _a((96, 128)), _a((128, 128), F32), 64, 64, 32],
+    "diagonal_blocks_narrow_c": [_a((128, 96)), _a((96, 128)), _a((128, 64), F32), 64, 64, 32],
     "n1_column": [_a((128, 256)), _a((256, 1)), _a((128, 1)), 64, 8, 64],
     "k0_with_epilogue": [_a((130, 0)), _a((72, 0)), _a((72, 130)), _a((130, 72)), 64, 64, 32],
 }
@@ -269,7 +293,7 @@ SPECS = {
 TENSOR_CORE = ["k_ragged_m17", "matmul_op_n5", "batch1_3d", "batch4_per_program", "bt_with_ct_epilogue",
                "f16_cast_to_bf16", "int8_tanh_epilogue", "int8_store_bf16", "dot_loop_under_if",
                "matmul_fn_f16_steps", "grid_3d_reversed_batch", "swapped_program_ids", "m_on_axis1_one_n_tile",
-               "n1_column", "k0_with_epilogue"]
+               "n1_column", "k0_with_epilogue", "diagonal_blocks", "diagonal_blocks_narrow_c"]
 """Dot programs that take the TMA + WGMMA kernel."""
 
 SIMT_DOTS = {"dot_under_if_in_loop": "this dot runs under a condition inside its loop",
@@ -321,7 +345,7 @@ RUNS = {"k_ragged_m17": ((1, 2), (2,)), "batch1_3d": ((3, 2, 1), (2,)), "batch4_
         "bt_with_ct_epilogue": ((3, 2), (3,)), "f16_cast_to_bf16": ((2, 1), (2,)),
         "dot_loop_under_if": ((3, 2), (2,)), "dot_loop_under_if_off": ((3, 2), (2,)), "matmul_fn_f16_steps": ((3, 2), (2,)),
         "grid_3d_reversed_batch": ((3, 2, 3), (2,)), "swapped_program_ids": ((2, 3), (2,)),
-        "m_on_axis1_one_n_tile": ((1, 3), (2,))}
+        "m_on_axis1_one_n_tile": ((1, 3), (2,)), "diagonal_blocks": ((2,), (2,))}
 """name -> (launch grid, written arguments) of the tensor-core programs the emulator runs."""
 
 
@@ -399,6 +423,16 @@ def test_a_3d_grid_with_a_batch_index_from_num_blocks(gemm):
 def test_program_ids_swapped(gemm):
     a, b = _h(130, 96), _h(96, 80, scale=0.25)
     s14e._check(gemm("swapped_program_ids", {0: a, 1: b, 2: _nan((130, 80), np.float32)})[2], _mm(a, b), 3e-2, 1e-2)
+
+
+def test_diagonal_blocks(gemm):
+    """Failed before: B's tile at (k, program id 0) was taken for A^T and the program sent to the SIMT path."""
+    a, b = _h(128, 96), _h(96, 128, scale=0.25)
+    y = gemm("diagonal_blocks", {0: a, 1: b, 2: _nan((128, 128), np.float32)})[2]
+    want = np.full((128, 128), np.nan)
+    want[:64, :64], want[64:, 64:] = _mm(a[:64], b[:, :64]), _mm(a[64:], b[:, 64:])
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(want))  # (the other blocks unwritten)
+    np.testing.assert_allclose(y[~np.isnan(want)], want[~np.isnan(want)], atol=3e-2, rtol=1e-2)
 
 
 def test_rows_on_program_id_1_and_one_column_tile(gemm):

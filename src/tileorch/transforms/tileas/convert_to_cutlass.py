@@ -900,23 +900,24 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         indices, shape, is_batched = _batch_split(ld, list(ld.indices), list(ld.result.type.get_shape()), fail)
         kinds[ld] = is_batched
         ax0, ax1 = program_axis(indices[0]), program_axis(indices[1])
-        sides = _fed_sides(ld, dots)  # (a tile of tm == tn at program id 1 is A's when it feeds A only)
-        if sides == {"a"} and ax0 == 1 and _is_iv(indices[1]) and shape == [tm, tk] and (a_load is None or own_a):
-            ax0 = None  # A at (program id 1, k): not B^T; its role by the operand it feeds (below)
-        if ax0 == 0 and _is_iv(indices[1]) and shape == [tm, tk] and (a_load is None or own_a):
+        # the operands the load feeds (when it reaches a dot through layouts and unit reshapes): with tm == tn an
+        # A tile at (program id 1, k) reads like B^T and a B tile at (k, program id 0) like A^T
+        sides = _fed_sides(ld, dots)
+        may_a, may_b = not sides or "a" in sides, not sides or "b" in sides
+        if may_a and ax0 == 0 and _is_iv(indices[1]) and shape == [tm, tk] and (a_load is None or own_a):
             if a_load is None:
                 a_load = ld
             else:
                 a_more.append((ld, "k"))
-        elif _is_iv(indices[0]) and ax1 == 1 and shape == [tk, tn] and (ed is None or ed.lora):
+        elif may_b and _is_iv(indices[0]) and ax1 == 1 and shape == [tk, tn] and (ed is None or ed.lora):
             b_found.append((ld, "n"))
         elif ed is not None and _is_iv(indices[0]) and _is_zero_index(indices[1]) and shape == [tk, ed.rank]:
             b_found.append((ld, "n"))  # the first dot's B (or the low-rank one's): the whole [K, R] column block
         elif ed is not None and _is_zero_index(indices[0]) and _is_iv(indices[1]) and shape == [ed.rank, tk]:
             b_found.append((ld, "k"))  # ... read transposed from [R, K] (nn.Linear's layout)
-        elif ax0 == 1 and _is_iv(indices[1]) and shape == [tn, tk]:
+        elif may_b and ax0 == 1 and _is_iv(indices[1]) and shape == [tn, tk]:
             b_found.append((ld, "k"))
-        elif _is_iv(indices[0]) and ax1 == 0 and shape == [tk, tm]:
+        elif may_a and _is_iv(indices[0]) and ax1 == 0 and shape == [tk, tm]:
             if own_a and a_load is not None:
                 a_more.append((ld, "m"))
             else:
