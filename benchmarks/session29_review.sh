@@ -5,8 +5,10 @@
 #   the programs the tier now takes (rows on program id 1 with one column tile; a block-diagonal product into a C
 #   narrower than B), 4 matrices per program;
 #   conversions to bf16 of int32 / int64 / uint32 / uint64 / f64 rounded once (cvt.rz.f32 + the inexact bit: what the
-#   emulator assumes of cvt.rz.f32.{s,u}{32,64} / .f64 is checked here), int32 -> e4m3, astype between six types.
-# Expect: all passed (20 cases).  K = 0 with an epilogue is a probe (a tensor map of a zero dimension): a failure
+#   emulator assumes of cvt.rz.f32.{s,u}{32,64} / .f64 is checked here), int32 -> e4m3, astype between six types;
+#   math edges the emulator models (atan2 at zeros / infinities / NaN, pow at -0 / -inf / 1, bitcast of a bf16 NaN,
+#   sin / tan of -0, sinh / cosh near the f32 maximum).
+# Expect: all passed (24 cases).  K = 0 with an epilogue is a probe (a tensor map of a zero dimension): a failure
 # there is a finding for the launcher, not a regression.
 # Run (carry .whl):  CMD="bash benchmarks/session29_review.sh" bash benchmarks/device_session.sh shell
 S="$OUT/s29_review"; mkdir -p "$S"

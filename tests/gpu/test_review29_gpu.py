@@ -6,7 +6,9 @@
   rounded to bf16 once), and the programs the tier now takes (rows on program id 1 with one column tile; a
   block-diagonal product into a C narrower than B).
 * The conversion tests of tests/unit/test_review29_conversions.py (integers and f64 to bf16 once, int32 to
-  e4m3) and the six-type ``astype`` test of test_review29_tiles.py with their emulator run swapped for the GPU.
+  e4m3), the six-type ``astype`` test of test_review29_tiles.py and the math edge tests of test_review29_math.py
+  (atan2, pow, bitcast of a bf16 NaN, sin / tan of -0, sinh / cosh near the f32 maximum) with their emulator run
+  swapped for the GPU.
 Skipped without a GPU; needs torch, cuda-tile and ml_dtypes.  Run: ``python -m pytest -q tests/gpu/test_review29_gpu.py``."""
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ import test_review29_dots as dots  # noqa: E402
 import test_user_sweep_interp as interp  # noqa: E402
 from test_review29_conversions import (  # noqa: E402,F401  (collected here with this module's ``emulate``)
     _round, test_an_int32_rounds_to_e4m3_once, test_an_integer_rounds_to_bf16_once, test_f64_rounds_to_bf16_once)
+from test_review29_math import (  # noqa: E402,F401
+    test_atan2_at_zeros_infinities_and_nan, test_bitcast_of_a_bf16_nan_keeps_its_bits, test_pow_signs_and_special_cases,
+    test_sin_tan_of_zeros_and_sinh_cosh_near_the_f32_maximum)
 from test_review29_tiles import test_astype_between_six_types_at_edge_values  # noqa: E402,F401
 
 from tileorch.testing.user_programs import UserProgram  # noqa: E402

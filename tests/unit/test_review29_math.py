@@ -70,7 +70,7 @@ def test_pow_signs_and_special_cases(emulate):
         want = np.power(x.astype(np.float64), e.astype(np.float64))  # (C pow: numpy follows it)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     finite = ~np.isnan(want)
-    np.testing.assert_allclose(got[finite], want[finite], rtol=2e-6, atol=0)  # (lg2 / ex2.approx: a few ulp)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=4e-6, atol=0)  # (lg2 / ex2.approx: a few ulp)
     np.testing.assert_array_equal(np.signbit(got[finite]), np.signbit(want[finite]))
 
 
