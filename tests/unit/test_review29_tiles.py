@@ -422,3 +422,24 @@ def test_a_refused_program_stops_at_the_users_line(name):
     message = str(info.value)
     assert message.startswith(f"{__file__}:") and ": error: " in message and words in message, message
     assert "Traceback" not in message and "internal error" not in message
+
+
+def test_the_command_line_names_the_users_line_and_fails(tmp_path):
+    """``tileorch compile`` of a refused program's bytecode: ``file:line:col: error:`` at the kernel's line, a
+    non-zero exit, no traceback."""
+    import os
+    import subprocess
+    import sys
+
+    from tileorch.testing.export import cutile_bytecode
+
+    src = tmp_path / "f64_exp.tileirbc"
+    src.write_bytes(cutile_bytecode(f64_exp, REFUSED["f64_exp"][0]))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(
+        __import__("tileorch").__file__)), os.environ.get("PYTHONPATH")]))}
+    run = subprocess.run([sys.executable, "-m", "tileorch", "compile", str(src), "--no-ptxas", "--no-cache", "-o",
+                          str(tmp_path / "out.ptx")], capture_output=True, text=True, timeout=300, env=env)
+    line = f64_exp._pyfunc.__code__.co_firstlineno + 2  # (the decorator's line, the def, the body's one line)
+    assert run.returncode != 0
+    assert run.stderr.startswith(f"{__file__}:{line}:") and ": error: " in run.stderr and "exp on f64" in run.stderr
+    assert "Traceback" not in run.stderr + run.stdout
