@@ -8,8 +8,8 @@
 #   emulator assumes of cvt.rz.f32.{s,u}{32,64} / .f64 is checked here), int32 -> e4m3, astype between six types;
 #   math edges the emulator models (atan2 at zeros / infinities / NaN, pow at -0 / -inf / 1, bitcast of a bf16 NaN,
 #   sin / tan of -0, sinh / cosh near the f32 maximum).
-# Expect: all passed (24 cases).  K = 0 with an epilogue is a probe (a tensor map of a zero dimension): a failure
-# there is a finding for the launcher, not a regression.
+# Expect: all passed (24 cases).  (K = 0 with an epilogue operand read transposed: tests/gpu/test_first_hour_gpu.py
+# covers K = 0 with a bias epilogue on the GEMM kernel; this one adds a transposed epilogue operand.)
 # Run (carry .whl):  CMD="bash benchmarks/session29_review.sh" bash benchmarks/device_session.sh shell
 S="$OUT/s29_review"; mkdir -p "$S"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
