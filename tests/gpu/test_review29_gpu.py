@@ -33,7 +33,7 @@ if UNIT not in sys.path:  # the CPU tests (appended: tests/gpu's modules come fi
 
 import sweep_harness  # noqa: E402
 import test_review29_dots as dots  # noqa: E402
-import test_user_sweep_interp as interp  # noqa: E402
+from test_review28_gpu import emulate  # noqa: E402,F401  (the CPU tests' ``emulate`` on the GPU)
 from test_review29_conversions import (  # noqa: E402,F401  (collected here with this module's ``emulate``)
     _round, test_an_int32_rounds_to_e4m3_once, test_an_integer_rounds_to_bf16_once, test_f64_rounds_to_bf16_once)
 from test_review29_math import (  # noqa: E402,F401
@@ -42,19 +42,6 @@ from test_review29_math import (  # noqa: E402,F401
 from test_review29_tiles import test_astype_between_six_types_at_edge_values  # noqa: E402,F401
 
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
-
-
-@pytest.fixture
-def emulate(monkeypatch):
-    """The CPU tests' ``emulate`` on the GPU: ``kernel(*arrays, *scalars)`` launched, every array after the run."""
-    monkeypatch.setattr(interp, "NP", {**interp.NP, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64})
-
-    def run(kernel, arrays, scalars, grid=(1,)):
-        name = f"rv29gpu_{kernel._pyfunc.__name__}_{'_'.join(a.dtype.name for a in arrays)}"
-        spec = [(a.shape, a.dtype.name) for a in arrays] + list(scalars)
-        out = sweep_harness.gpu_run({name: UserProgram(kernel, spec, grid, "simt")}, name, dict(enumerate(arrays)))
-        return [out[i] for i in range(len(arrays))]
-    return run
 
 
 GRIDS = {"matmul_op_n5": (3, 1), "n1_column": (2, 1), "k0_with_epilogue": (3, 2), "int8_tanh_epilogue": (3, 2),

@@ -37,18 +37,9 @@ ml_dtypes = pytest.importorskip("ml_dtypes")
 
 import test_user_sweep4_emulated as s4  # noqa: E402
 import test_user_sweep14_emulated as s14e  # noqa: E402
+from test_review28_programs import BF16, C, F16, F32, NP_BF16, ZERO, _a, _h, _mm, _nan  # noqa: E402,F401
 
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
-
-C = ct.Constant
-ZERO = ct.PaddingMode.ZERO
-F16, BF16, F32 = "float16", "bfloat16", "float32"
-NP_BF16 = ml_dtypes.bfloat16
-RNG = np.random.default_rng(2929)
-
-
-def _a(shape, dt=F16):
-    return (tuple(shape), dt)
 
 
 def _loads(A, B, bm, bn, k, tm, tn, tk):
@@ -356,18 +347,6 @@ def gemm(monkeypatch):
     s4.add_sweep_programs(monkeypatch, programs)
     monkeypatch.setattr(s14e, "PROGRAMS", {**s14e.PROGRAMS, **programs})
     return lambda name, inputs: s14e.emulate(f"rv29_{name}", inputs)
-
-
-def _h(*shape, scale=1.0, dtype=np.float16):
-    return (RNG.standard_normal(shape) * scale).astype(dtype)
-
-
-def _nan(shape, dtype=np.float16):
-    return np.full(shape, np.nan, dtype)
-
-
-def _mm(a, b):
-    return np.asarray(a, np.float64) @ np.asarray(b, np.float64)
 
 
 def _bmm(a, b):
