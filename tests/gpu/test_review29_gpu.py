@@ -4,7 +4,7 @@
   rows staged through the launcher's padded copy), K = 0 with an epilogue operand (y = Ct^T), int8 x int8 with
   a tanh epilogue, an int32 accumulator stored as bf16 with sums past 2^24 (one rounding: exact int64 product
   rounded to bf16 once), and the programs the tier now takes (rows on program id 1 with one column tile; a
-  block-diagonal product into a C narrower than B).
+  block-diagonal product into a C narrower than B), and the accumulator scaled in the loop (now the SIMT path).
 * The conversion tests of tests/unit/test_review29_conversions.py (integers and f64 to bf16 once, int32 to
   e4m3), the six-type ``astype`` test of test_review29_tiles.py and the math edge tests of test_review29_math.py
   (atan2, pow, bitcast of a bf16 NaN, sin / tan of -0, sinh / cosh near the f32 maximum) with their emulator run
@@ -116,4 +116,16 @@ def test_diagonal_blocks_into_a_narrow_c():
     a, b = _h(128, 96), _h(96, 128, scale=0.25)
     y = _run("diagonal_blocks_narrow_c", {0: a, 1: b})[2]
     want = np.concatenate([a[:64].astype(np.float64) @ b[:, :64], a[64:].astype(np.float64) @ b[:, 64:]])
+    _check(y, want)
+
+
+def test_an_accumulator_scaled_in_the_loop_decays():
+    """``ct.mma(a, b, acc * 0.5)``: refused by the tensor-core tier since review 29 (it dropped the scaling), the
+    SIMT path's mma.sync kernel on the GPU."""
+    a, b = _h(130, 96), _h(96, 80, scale=0.25)
+    p = UserProgram(dots.acc_scaled_in_loop, dots.SPECS["acc_scaled_in_loop"], (3, 2), "simt")
+    y = sweep_harness.gpu_run({"acc_scaled_in_loop": p}, "acc_scaled_in_loop", {0: a, 1: b})[2]
+    want = np.zeros((130, 80))
+    for k in range(3):
+        want = want * 0.5 + a[:, 32 * k:32 * k + 32].astype(np.float64) @ b[32 * k:32 * k + 32].astype(np.float64)
     _check(y, want)

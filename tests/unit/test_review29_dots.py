@@ -24,7 +24,10 @@ tm == tn; now its role is the operand it feeds: ``convert_to_cutlass._fed_sides`
 per program were refused with the same words at the ``def`` line (now: the 32x32 tile and its epilogue, at
 the loop); A and B both loaded with ``allow_tma=False`` gave the unlocated "the TileAS tier left a kernel
 unlowered" (a silent slow path; now the hint is named at the load, ``driver._unlowered_remark``); their
-tests failed before.  Needs cuda-tile and ml_dtypes."""
+tests failed before.  **Wrong result fixed:** ``ct.mma(a, b, acc * 0.5)`` (the accumulator scaled in every K
+step) took the tensor cores and computed the plain product (``convert_to_cutlass._loop_result`` took the loop's
+only accumulator-typed result without checking what the dot read); now refused at the dot (the SIMT path
+computes it).  Needs cuda-tile and ml_dtypes."""
 
 from __future__ import annotations
 
@@ -237,6 +240,16 @@ def m_on_axis1_one_n_tile(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
 
 
 @ct.kernel
+def acc_scaled_in_loop(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """acc = 0.5 * acc + A_k @ B_k: the accumulator decays each K step."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], tk)):
+        acc = ct.mma(*_loads(A, B, bm, bn, k, tm, tn, tk), acc * 0.5)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
+
+
+@ct.kernel
 def diagonal_blocks(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
     """Block-diagonal product: A's row tile and B's column tile both program id 0 (tm == tn), stored at
     (b, b) (``narrow_c``: one column tile, C narrower than B)."""
@@ -275,6 +288,7 @@ SPECS = {
     "swapped_program_ids": [_a((130, 96)), _a((96, 80)), _a((130, 80), F32), 64, 64, 32],
     "m_on_axis1_one_n_tile": [_a((130, 96)), _a((96, 64)), _a((130, 64), F32), 64, 64, 32],
     "operands_without_tma": [_a((130, 96)), _a((96, 80)), _a((130, 80), F32), 64, 64, 32],
+    "acc_scaled_in_loop": [_a((130, 96)), _a((96, 80)), _a((130, 80)), 64, 64, 32],
     "diagonal_blocks": [_a((128, 96)), _a((96, 128)), _a((128, 128), F32), 64, 64, 32],
     "diagonal_blocks_narrow_c": [_a((128, 96)), _a((96, 128)), _a((128, 64), F32), 64, 64, 32],
     "n1_column": [_a((128, 256)), _a((256, 1)), _a((128, 1)), 64, 8, 64],
@@ -290,7 +304,8 @@ TENSOR_CORE = ["k_ragged_m17", "matmul_op_n5", "batch1_3d", "batch4_per_program"
 SIMT_DOTS = {"dot_under_if_in_loop": "this dot runs under a condition inside its loop",
              "acc_through_two_loops": "2 loops with dots one after another",
              "batch4_small_tiles": "the program's 32x32 tile",
-             "operands_without_tma": "this dot operand is loaded with allow_tma=False"}
+             "operands_without_tma": "this dot operand is loaded with allow_tma=False",
+             "acc_scaled_in_loop": "the accumulator is changed in the K loop before this dot adds its product"}
 """Dot programs the tensor-core tier refuses: the located warning's reason."""
 
 
@@ -321,6 +336,22 @@ def test_a_refused_dot_says_why_at_the_users_line(name):
     assert warnings and warnings[0].startswith(f"{__file__}:"), p.remarks
     assert "[the tensor-core path refused this kernel: the SIMT path compiles it" in warnings[0]
     assert any(": remark: the SIMT path computes this" in r for r in p.remarks), p.remarks
+
+
+def test_an_accumulator_scaled_in_the_loop_decays(monkeypatch):
+    """``ct.mma(a, b, acc * 0.5)``: the SIMT path's lowering, run by the sweeps' interpreter (the PTX emulator has
+    no ``ldmatrix``), computes the decayed sum.  Before review 29 the tensor-core tier took this program and
+    dropped the scaling (the plain product, found on the emulator)."""
+    import test_user_sweep_interp as interp
+
+    monkeypatch.setattr(interp, "PROGRAMS", {"rv29_acc_scaled_in_loop": UserProgram(
+        acc_scaled_in_loop, SPECS["acc_scaled_in_loop"], (3, 2), "simt")})
+    a, b = _h(130, 96), _h(96, 80, scale=0.25)
+    y = np.asarray(interp.run("rv29_acc_scaled_in_loop", {0: a, 1: b})[2], np.float64)
+    want = np.zeros((130, 80))
+    for k in range(3):
+        want = want * 0.5 + _mm(a[:, 32 * k:32 * k + 32], b[32 * k:32 * k + 32])
+    s14e._check(y, want, 3e-2, 1e-2)
 
 
 def test_an_int32_accumulator_stored_as_bf16_rounds_once():

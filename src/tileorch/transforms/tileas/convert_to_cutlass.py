@@ -1773,6 +1773,11 @@ def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
     acc, _ = _through_layouts(dot.acc)
     if isinstance(acc, BlockArgument) and acc.owner is loop.body.blocks.first and acc.index >= 1:
         return loop.results[acc.index - 1]
+    if _reads_loop_carry(acc, loop):
+        fail(dot, "the accumulator is changed in the K loop before this dot adds its product to it (e.g. "
+                  "ct.mma(a, b, acc * decay)): the WGMMA lowering accumulates the products of the K loop on the tensor "
+                  "cores, so per-K-step math on the accumulator is not supported yet (math on the result after the "
+                  "loop is)")
     results = [r for r in loop.results if r.type == dot.result.type]
     if len(results) == 1:
         return results[0]
@@ -1783,6 +1788,25 @@ def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
                   "product is not supported yet (scales per tensor, per row of A or per column of B apply to the "
                   "accumulator after the loop: acc = ct.mma(a, b, acc), then acc * scales)")
     fail(dot, "the dot does not accumulate into a tile the K loop carries")
+
+
+def _reads_loop_carry(v: SSAValue, loop: scf.ForOp) -> bool:
+    """Whether ``v`` is computed in ``loop``'s body from one of the values the loop carries (its block
+    arguments after the induction variable)."""
+    body = loop.body.blocks.first
+    seen, todo = set(), [v]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, BlockArgument):
+            if x.owner is body and x.index >= 1:
+                return True
+            continue
+        op = x.owner
+        if id(op) in seen or not isinstance(op, Operation) or not loop.is_ancestor(op):
+            continue
+        seen.add(id(op))
+        todo.extend(op.operands)
+    return False
 
 
 def _extra_tile_stores(stores: list, acc_shape: list[int], fail) -> list:
