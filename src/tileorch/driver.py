@@ -455,17 +455,23 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
 def _unlowered_remark(module: ModuleOp) -> str:
     """Why the TileAS tier left a dot kernel unlowered (no refusal raised), at the user's line where
     the reason has one: a dot operand loaded with a padding other than zeros (the tier's TMA pads
-    with zeros), dots outside any loop or in a ``while`` loop only (the tier's kernels pipeline a
-    counted loop over K or key tiles)."""
+    with zeros) or with ``allow_tma=False`` (the tier reads A and B through TMA), dots outside any loop
+    or in a ``while`` loop only (the tier's kernels pipeline a counted loop over K or key tiles)."""
     from xdsl.dialects import scf
 
     from tileorch.diagnostics import LocatedError
 
-    from tileorch.transforms.tileas.convert_to_cutlass import padded_operand, padded_operand_message
+    from tileorch.transforms.tileas.convert_to_cutlass import (NO_TMA_OPERAND, no_tma_operand, padded_operand,
+                                                               padded_operand_message)
 
-    padded = padded_operand([op for op in module.walk() if op.name == "nv_tileaa.dot"])
+    dots = [op for op in module.walk() if op.name == "nv_tileaa.dot"]
+    padded = padded_operand(dots)
     if padded is not None:
         located = str(LocatedError(padded[0], padded_operand_message(padded[1])))
+        return f"{_as_warning(located)} [the tensor-core path refused this kernel: {_simt_dots(module)}]"
+    no_tma = no_tma_operand(dots)
+    if no_tma is not None:
+        located = str(LocatedError(no_tma, NO_TMA_OPERAND))
         return f"{_as_warning(located)} [the tensor-core path refused this kernel: {_simt_dots(module)}]"
     for op in module.walk():
         if op.name != "nv_tileaa.dot":

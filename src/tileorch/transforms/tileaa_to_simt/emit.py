@@ -777,7 +777,10 @@ class Emitter:
         neg = self.v(arith.CmpfOp(b, self.fconst(0.0), "olt"))
         flip = self.v(arith.AndIOp(self.sign_bit(b), self.v(arith.AndIOp(integral, odd))))
         r = self.v(arith.SelectOp(flip, self.v(arith.NegfOp(r)), r))
-        nan = self.v(arith.AndIOp(neg, self.v(arith.XOrIOp(integral, self.v(arith.ConstantOp(IntegerAttr(1, 1)))))))
+        finite_negative = self.v(arith.AndIOp(self.v(arith.CmpfOp(b, self.fconst(0.0), "olt")),
+                                              self.v(arith.CmpfOp(ab, self.fconst(float("inf")), "one"))))
+        nan = self.v(arith.AndIOp(finite_negative,
+                                  self.v(arith.XOrIOp(integral, self.v(arith.ConstantOp(IntegerAttr(1, 1)))))))
         r = self.v(arith.SelectOp(nan, self.fconst(float("nan")), r))
         unit = self.v(arith.CmpfOp(ab, self.fconst(1.0), "oeq"))
         inf = self.v(arith.CmpfOp(self.ptx_f32("abs.f32 $0, $1;", [y]), self.fconst(float("inf")), "oeq"))
@@ -808,6 +811,7 @@ class Emitter:
         q = self.v(arith.DivfOp(lo, hi))
         q = self._select_f("oeq", lo, hi, self.fconst(1.0), q)  # equal magnitudes, the infinities included
         q = self._select_f("oeq", hi, 0.0, self.fconst(0.0), q)
+        q = self._select_f("oeq", lo, float("inf"), self.fconst(1.0), q)  # (inf / inf)
         s = self._mul(q, q)
         p = self.fconst(self._ATAN[-1])
         for c in reversed(self._ATAN[:-1]):
@@ -821,11 +825,16 @@ class Emitter:
 
     def bitcast(self, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:
         """The bits of ``x`` (an element of type ``src``, held as :func:`reg_type`) read as ``dst``:
-        bf16 through its 16-bit pattern; other register types as they are."""
+        bf16 through its 16-bit pattern (a NaN's as held: the f32's high half, its sign and payload kept,
+        where ``cvt.rn.bf16.f32`` gives the canonical 0x7FFF); other register types as they are."""
         if is_fp8(src) or is_fp8(dst) or isinstance(src, FloatTF32Type) or isinstance(dst, FloatTF32Type):
             raise NotImplementedError(f"bitcast from {src} to {dst}")
         if isinstance(src, BFloat16Type):
             bits = self.f32_to_bf16_bits(x)
+            if self.fp8_bits.get(x) is None:  # (not an element as loaded: a NaN keeps its bits)
+                high = self.v(arith.TruncIOp(self.v(arith.ShRUIOp(self.v(arith.BitcastOp(x, i32)), self.const(16))),
+                                             IntegerType(16)))
+                bits = self.v(arith.SelectOp(self.v(arith.CmpfOp(x, x, "uno")), high, bits))
             return bits if isinstance(dst, IntegerType) else self.v(arith.BitcastOp(bits, dst))
         if isinstance(dst, BFloat16Type):
             bits = x if isinstance(src, IntegerType) else self.v(arith.BitcastOp(x, IntegerType(16)))

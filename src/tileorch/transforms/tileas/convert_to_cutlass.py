@@ -582,7 +582,7 @@ NO_TMA_OPERAND = ("this dot operand is loaded with allow_tma=False, which the te
                   "taking the kernel: it reads A and B through TMA (drop the hint to run on it)")
 
 
-def _no_tma_operand(dots) -> Operation | None:
+def no_tma_operand(dots) -> Operation | None:
     """The tile load a dot operand is read from (through layout, shape and element-type changes)
     whose ``allow_tma`` hint is false, if any."""
     for dot in dots:
@@ -882,7 +882,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         computed = _computed_operand(dots)
         if computed is not None:
             raise LocatedError(computed, CONSTANT_OPERAND if _is_constant_tile(computed) else COMPUTED_OPERAND)
-        no_tma = _no_tma_operand(dots)
+        no_tma = no_tma_operand(dots)
         if no_tma is not None:
             raise LocatedError(no_tma, NO_TMA_OPERAND)
         padded = padded_operand(dots)
@@ -900,20 +900,24 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         indices, shape, is_batched = _batch_split(ld, list(ld.indices), list(ld.result.type.get_shape()), fail)
         kinds[ld] = is_batched
         ax0, ax1 = program_axis(indices[0]), program_axis(indices[1])
-        if ax0 == 0 and _is_iv(indices[1]) and shape == [tm, tk] and (a_load is None or own_a):
+        # the operands the load feeds (when it reaches a dot through layouts and unit reshapes): with tm == tn an
+        # A tile at (program id 1, k) reads like B^T and a B tile at (k, program id 0) like A^T
+        sides = _fed_sides(ld, dots)
+        may_a, may_b = not sides or "a" in sides, not sides or "b" in sides
+        if may_a and ax0 == 0 and _is_iv(indices[1]) and shape == [tm, tk] and (a_load is None or own_a):
             if a_load is None:
                 a_load = ld
             else:
                 a_more.append((ld, "k"))
-        elif _is_iv(indices[0]) and ax1 == 1 and shape == [tk, tn] and (ed is None or ed.lora):
+        elif may_b and _is_iv(indices[0]) and ax1 == 1 and shape == [tk, tn] and (ed is None or ed.lora):
             b_found.append((ld, "n"))
         elif ed is not None and _is_iv(indices[0]) and _is_zero_index(indices[1]) and shape == [tk, ed.rank]:
             b_found.append((ld, "n"))  # the first dot's B (or the low-rank one's): the whole [K, R] column block
         elif ed is not None and _is_zero_index(indices[0]) and _is_iv(indices[1]) and shape == [ed.rank, tk]:
             b_found.append((ld, "k"))  # ... read transposed from [R, K] (nn.Linear's layout)
-        elif ax0 == 1 and _is_iv(indices[1]) and shape == [tn, tk]:
+        elif may_b and ax0 == 1 and _is_iv(indices[1]) and shape == [tn, tk]:
             b_found.append((ld, "k"))
-        elif _is_iv(indices[0]) and ax1 == 0 and shape == [tk, tm]:
+        elif may_a and _is_iv(indices[0]) and ax1 == 0 and shape == [tk, tm]:
             if own_a and a_load is not None:
                 a_more.append((ld, "m"))
             else:
@@ -1696,6 +1700,13 @@ def _operand_role(ld: Operation, dots: list, indices: list, shape: list, tile: t
     return None
 
 
+def _fed_sides(ld: Operation, dots: list) -> set[str]:
+    """Which operands of ``dots`` the tile load ``ld`` reaches through layouts, permutes and unit-dimension
+    reshapes (:func:`_operand_source`): ``"a"`` (a dot's lhs), ``"b"`` (a rhs); empty when it reaches none
+    that way (e.g. through a conversion: a computed operand)."""
+    return {side for d in dots for side, v in (("a", d.lhs), ("b", d.rhs)) if _operand_source(v) is ld}
+
+
 def _k_coordinate(ld: Operation, fail) -> SSAValue:
     """The K tile index of an operand load (the one index that reads the K loop's iv)."""
     indices, _, _ = _batch_split(ld, list(ld.indices), list(ld.result.type.get_shape()), fail)
@@ -1808,6 +1819,11 @@ def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
     acc, _ = _through_layouts(dot.acc)
     if isinstance(acc, BlockArgument) and acc.owner is loop.body.blocks.first and acc.index >= 1:
         return loop.results[acc.index - 1]
+    if _reads_loop_carry(acc, loop):
+        fail(dot, "the accumulator is changed in the K loop before this dot adds its product to it (e.g. "
+                  "ct.mma(a, b, acc * decay)): the WGMMA lowering accumulates the products of the K loop on the tensor "
+                  "cores, so per-K-step math on the accumulator is not supported yet (math on the result after the "
+                  "loop is)")
     results = [r for r in loop.results if r.type == dot.result.type]
     if len(results) == 1:
         return results[0]
@@ -1818,6 +1834,25 @@ def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
                   "product is not supported yet (scales per tensor, per row of A or per column of B apply to the "
                   "accumulator after the loop: acc = ct.mma(a, b, acc), then acc * scales)")
     fail(dot, "the dot does not accumulate into a tile the K loop carries")
+
+
+def _reads_loop_carry(v: SSAValue, loop: scf.ForOp) -> bool:
+    """Whether ``v`` is computed in ``loop``'s body from one of the values the loop carries (its block
+    arguments after the induction variable)."""
+    body = loop.body.blocks.first
+    seen, todo = set(), [v]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, BlockArgument):
+            if x.owner is body and x.index >= 1:
+                return True
+            continue
+        op = x.owner
+        if id(op) in seen or not isinstance(op, Operation) or not loop.is_ancestor(op):
+            continue
+        seen.add(id(op))
+        todo.extend(op.operands)
+    return False
 
 
 def _extra_tile_stores(stores: list, acc_shape: list[int], fail) -> list:
