@@ -1,7 +1,8 @@
 """The K loop's ring of a GEMM whose epilogue stores C from registers, over the shared memory the schedule kept for
 C's TMA store staging (``TILEORCH_DIRECT_EPILOGUE_STAGES=1``, :mod:`tileorch.transforms.tileas.direct_epilogue_stages`):
 the choice and its remark on configurations, session 27's ``three_operand_pairs`` (f32 C at its own 128 x 64 tile:
-3 whole-pair stages where the schedule planned 2, 9 per-pair stages where it planned 6), its PTX under the PTX
+3 whole-pair stages where the schedule planned 2, 9 per-pair stages where it planned 6) and an f32 GEMM at 128 x 128
+(7 stages where 6 were planned), their PTX under the PTX
 emulator against numpy float64 (ragged M and K, NaN-prefilled output), ptxas without spills and ``tileorch check``."""
 
 from __future__ import annotations
@@ -139,3 +140,24 @@ def test_the_deeper_pipeline_is_proved(monkeypatch, pairs, stages):
     assert all(f"_s{stages}_" in proto.name for proto in protocols), [proto.name for proto in protocols]
     for result in (check(proto) for proto in protocols):
         assert result.ok, (result.values, result.violation)
+
+
+def test_an_f32_gemm_at_128x128_emulated_against_numpy(on):
+    """``mm_clamp_tanh`` (f16 in, ``tanh(clamp(acc))`` stored as f32) at its 128 x 128 tiles: 7 stages where the
+    schedule planned 6 beside 64 KiB of C's staging; ragged M = 200, N = 192, K = 136, C prefilled with NaN."""
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.testing.gemm_emulation import compile_cutile
+    from tileorch.testing.user_programs import PROGRAMS as USER
+
+    p = replace(USER["mm_clamp_tanh"], spec=[((200, 136), "float16"), ((136, 192), "float16"),
+                                             ((200, 192), "float32"), -1.0, 2.0, 128, 128, 64], grid=(2, 2))
+    prog = compile_cutile(p.kernel, p.spec, "mm_clamp_tanh", config="cluster_m=1,epilogue=direct")  # (s3._gemm's compile)
+    assert prog.gemm_config.stages == 7 and any("ring has 7 stages" in r and "planned 6" in r for r in prog.remarks)
+    rng = np.random.default_rng(290)
+    a = rng.standard_normal((200, 136)).astype(np.float16)
+    b = (rng.standard_normal((136, 192)) * 0.25).astype(np.float16)
+    c = s3._gemm("mm_clamp_tanh", {0: a, 1: b, 2: np.full((200, 192), np.nan, np.float32)}, program=p)[2]
+    ref = np.tanh(np.clip(a.astype(np.float64) @ b.astype(np.float64), -1.0, 2.0))
+    assert not np.isnan(c).any(), "unwritten outputs"
+    np.testing.assert_allclose(c, ref, atol=2e-3, rtol=2e-3)
