@@ -7,8 +7,9 @@ sentinel) and checked against torch fp32 first (relative Frobenius error).
     python benchmarks/cover26.py [--programs int8_out,fp8_out,lora_tn256,shared_computed_a,gqa_heads_loop,one_key_tile]
         [--iters 10] [--no-simt] [--tiles auto|program] [--out build/cover26.json]
 
-``--tiles program``: the tensor-core path runs the program's own tiles (``tileorch.cutile.launch(..., tiles="program")``)
-instead of the launcher's choice for the shape (the tier's own stage count: a switch of the tier's ring, A/B'd).
+``--tiles program``: the tensor-core path runs the program's own tiles (``tileorch.cutile.launch(...,
+tiles="program")``) instead of the launcher's choice for the shape (the tier's own stage count: a switch of the
+tier's ring, A/B'd).
 
 Sizes: the GEMMs 4096 x 4096 x 4096 (LoRA rank 64), GQA batch 4, 8 KV heads of 4 query heads, 2048 tokens,
 head dim 64; one key tile: 64 (batch x head) of 4096 queries over 128 keys.

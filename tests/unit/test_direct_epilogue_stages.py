@@ -2,8 +2,8 @@
 C's TMA store staging (``TILEORCH_DIRECT_EPILOGUE_STAGES=1``, :mod:`tileorch.transforms.tileas.direct_epilogue_stages`):
 the choice and its remark on configurations, session 27's ``three_operand_pairs`` (f32 C at its own 128 x 64 tile:
 3 whole-pair stages where the schedule planned 2, 9 per-pair stages where it planned 6) and an f32 GEMM at 128 x 128
-(7 stages where 6 were planned), their PTX under the PTX
-emulator against numpy float64 (ragged M and K, NaN-prefilled output), ptxas without spills and ``tileorch check``."""
+(7 stages where 6 were planned), their PTX under the PTX emulator against numpy float64 (ragged shapes, NaN-prefilled
+outputs), ptxas without spills and ``tileorch check``."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def test_a_launchers_stage_count_is_kept(on, monkeypatch):
 
 @pytest.mark.parametrize("pairs", ["0", "1"])
 def test_three_operand_pairs_emulated_against_numpy(monkeypatch, pairs):
-    """The deeper ring's kernel on ragged M = 200, K = 136 (two full K tiles and an 8-wide one), C prefilled with NaN."""
+    """The deeper ring's kernel on ragged M = 200, K = 136 (two full K tiles and an 8-wide one), C NaN-prefilled."""
     import test_cover27_emulated as c27
 
     monkeypatch.setenv(PAIR_STAGES_ENV, pairs)
@@ -152,7 +152,7 @@ def test_an_f32_gemm_at_128x128_emulated_against_numpy(on):
 
     p = replace(USER["mm_clamp_tanh"], spec=[((200, 136), "float16"), ((136, 192), "float16"),
                                              ((200, 192), "float32"), -1.0, 2.0, 128, 128, 64], grid=(2, 2))
-    prog = compile_cutile(p.kernel, p.spec, "mm_clamp_tanh", config="cluster_m=1,epilogue=direct")  # (s3._gemm's compile)
+    prog = compile_cutile(p.kernel, p.spec, "mm_clamp_tanh", config="cluster_m=1,epilogue=direct")  # (s3._gemm's)
     assert prog.gemm_config.stages == 7 and any("ring has 7 stages" in r and "planned 6" in r for r in prog.remarks)
     rng = np.random.default_rng(290)
     a = rng.standard_normal((200, 136)).astype(np.float16)
