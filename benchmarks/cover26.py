@@ -5,7 +5,11 @@ SDPA, fp16), one timing method (:func:`tileorch.testing.timing.bench_ms`); outpu
 sentinel) and checked against torch fp32 first (relative Frobenius error).
 
     python benchmarks/cover26.py [--programs int8_out,fp8_out,lora_tn256,shared_computed_a,gqa_heads_loop,one_key_tile]
-        [--iters 10] [--no-simt] [--out build/cover26.json]
+        [--iters 10] [--no-simt] [--tiles auto|program] [--out build/cover26.json]
+
+``--tiles program``: the tensor-core path runs the program's own tiles (``tileorch.cutile.launch(...,
+tiles="program")``) instead of the launcher's choice for the shape (the tier's own stage count: a switch of the
+tier's ring, A/B'd).
 
 Sizes: the GEMMs 4096 x 4096 x 4096 (LoRA rank 64), GQA batch 4, 8 KV heads of 4 query heads, 2048 tokens,
 head dim 64; one key tile: 64 (batch x head) of 4096 queries over 128 keys.
@@ -20,6 +24,8 @@ from pathlib import Path
 from tileorch.testing.timing import bench_ms, rates, time_variant
 
 M = N = K = 4096
+LAUNCH: dict = {}
+"""Launch options of the ``tileorch`` variant (``--tiles program``: ``{"tiles": "program"}``)."""
 PROGRAMS = "int8_out,fp8_out,lora_tn256,shared_computed_a,gqa_heads_loop,one_key_tile"
 
 
@@ -118,7 +124,9 @@ def run_case(program: str, case: tuple, iters: int, simt: bool = True) -> dict:
         y = fresh()
         time_variant(row, name, tileorch.cutile.launch, kernel, grid, args(y), y, ref, iters, **kw)
 
-    variant("tileorch")
+    variant("tileorch", **LAUNCH)
+    if LAUNCH:
+        row["tileorch_launch"] = dict(LAUNCH)
     if simt:
         variant("tileorch_simt", schedule="simt")
     row["torch_ms"] = bench_ms(torch_fn, iters)
@@ -138,8 +146,13 @@ def main(argv=None, doc: str = __doc__, programs: str = PROGRAMS, out: str = "bu
     ap.add_argument("--programs", default=programs)
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--no-simt", action="store_true", help="leave out the SIMT-path variant")
+    ap.add_argument("--tiles", default="auto", choices=("auto", "program"),
+                    help="program: the tensor-core variant keeps the program's own tiles")
     ap.add_argument("--out", default=out)
     opts = ap.parse_args(argv)
+    LAUNCH.clear()
+    if opts.tiles == "program":
+        LAUNCH["tiles"] = "program"
     rows = []
     for program in opts.programs.split(","):
         row = (run or run_one)(program, opts.iters, not opts.no_simt)

@@ -5,7 +5,7 @@ and the torch equivalent (cuBLAS, fp16 / bf16), one timing method (:func:`tileor
 NaN-prefilled and checked against torch fp32 first (relative Frobenius error).
 
     python benchmarks/cover27.py [--programs concat_k,summed,gated_batched,three_pairs,two_loops,two_loops_bt,two_k]
-        [--iters 10] [--no-simt] [--out build/cover27.json]
+        [--iters 10] [--no-simt] [--tiles auto|program] [--out build/cover27.json]
 
 Sizes: M = N = K = 4096 per operand pair (the batched gated layer: 4 batches of 2048 x 2048 x 2048; ``two_k``: the
 K segments of K1 = 2048 and K2 = 4096, bf16, [N, K] weights).

@@ -132,6 +132,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("PAIR_STAGES", "1", SWITCH, "a GEMM ring stage per operand pair of dots with an A and a B each", True),
     _s("GEMM_SHARED_CONSUMER", "0", SWITCH,
        "one consumer body for a GEMM kernel's consumer warp groups (the warp group read at run time)", True),
+    _s("DIRECT_EPILOGUE_STAGES", "0", SWITCH,
+       "a GEMM whose epilogue stores C from registers: as many ring stages as fit without C's TMA store staging",
+       True),
     _s("GATHERED_A", "tier", ("tier", "simt"), "a gathered dot operand A on the GEMM tier or the SIMT path", True),
     # the SIMT path: transforms/tileaa_to_simt/, transforms/tileas/simt_layouts.py
     _s("WARP_PROGRAMS", "1", SWITCH, "several one-warp programs per warp", True),

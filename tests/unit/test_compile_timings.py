@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tileorch import timing
-from tileorch.backend.pipeline import PIPELINE
+from tileorch.backend.pipeline import PIPELINE, pass_name
 from tileorch.backend.ptxas import ptxas_available
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,9 +73,9 @@ def test_cli_cutlass_example_names_every_phase_and_pass():
     for phase in ("read", "parse", "verify", "lower", "translate", "codegen", "ptxas", timing.TOTAL):
         assert phase in t, (phase, proc.stderr)
     for name in PIPELINE:
-        assert f"lower/{name}" in t, (name, proc.stderr)
+        assert f"lower/{pass_name(name)}" in t, (name, proc.stderr)
     passes = [k for k in t if k.startswith("lower/") and k != "lower/verify"]
-    assert passes == [f"lower/{n}" for n in PIPELINE]  # in pipeline order
+    assert passes == [f"lower/{pass_name(n)}" for n in PIPELINE]  # in pipeline order
     assert sum(t[k] for k in passes) <= t[timing.TOTAL]
     check_sums(t, slack=2e-3)
 
@@ -89,7 +89,7 @@ def test_cli_tile_program_times_the_tier_pass_by_pass():
     for name in TILEAS_PASSES:
         assert f"tile-program/tileas-tier/{name}" in t, name
     for name in PIPELINE:
-        assert f"lower/{name}" in t, name
+        assert f"lower/{pass_name(name)}" in t, name
     check_sums(t, slack=2e-3)
 
 
@@ -129,7 +129,7 @@ def test_python_field_holds_the_report_data(capsys, monkeypatch):
     assert list(printed) == list(t)  # the table printed is the field
     assert printed == pytest.approx(t, abs=1e-4)
     for name in PIPELINE:
-        assert f"lower/{name}" in t
+        assert f"lower/{pass_name(name)}" in t
     for phase in ("read", "parse", "verify", "translate", "codegen", "ptxas"):
         assert phase in t
     check_sums(t)

@@ -1,9 +1,12 @@
-"""STD_LOWERING leaves out ``convert-index-to-llvm``: after ``convert-func-to-llvm`` no ``index``
-type is left anywhere (op results, block arguments, constants, function and call types), so the
-pass had nothing to convert.  Checked on a module that has index types in each of those places."""
+"""STD_LOWERING converts ``index`` types once: ``convert-index-to-llvm`` before the arith/cf/func-to-llvm
+passes, which run with ``index-types=false`` (their patterns build no ``index`` type); after
+``convert-func-to-llvm`` no ``index`` type is left anywhere (op results, block arguments, constants,
+function and call types).  Each of those passes run alone (``tileorch-opt -p convert-cf-to-llvm``)
+still converts them first.  Checked on a module that has index types in each of those places."""
 
 from __future__ import annotations
 
+import pytest
 from xdsl.dialects.builtin import IndexType
 from xdsl.parser import Parser
 
@@ -50,16 +53,34 @@ def _index_types(module) -> list[str]:
     return found
 
 
-def test_pipeline_has_no_index_pass():
-    assert "convert-index-to-llvm" not in pipeline.STD_LOWERING
-    assert pipeline.STD_LOWERING.index("convert-func-to-llvm") == len(pipeline.STD_LOWERING) - 2
+def test_the_pipeline_converts_index_types_once():
+    names = [pipeline.pass_name(n) for n in pipeline.STD_LOWERING]
+    first = names.index("convert-index-to-llvm")
+    assert names[first + 1:first + 4] == ["convert-arith-to-llvm", "convert-cf-to-llvm", "convert-func-to-llvm"]
+    passes = pipeline.make_passes(pipeline.STD_LOWERING)
+    assert [p.index_types for p in passes[first + 1:first + 4]] == [False] * 3
+    assert names.index("convert-func-to-llvm") == len(names) - 2
+
+
+@pytest.mark.parametrize("name", ["convert-arith-to-llvm", "convert-cf-to-llvm", "convert-func-to-llvm"])
+def test_each_pass_alone_converts_index_types(name):
+    """Standalone (its default ``index-types=true``) every index type is gone after the pass; with
+    ``index-types=false`` the pass leaves the ones its patterns do not rewrite."""
+    ctx = make_context()
+    module = Parser(ctx, PROGRAM).parse_module()
+    pipeline.run_passes(ctx, module, pipeline.make_passes([name]))
+    assert _index_types(module) == []
+    module = Parser(ctx, PROGRAM).parse_module()
+    pipeline.run_passes(ctx, module, pipeline.make_passes([name + "{index-types=false}"]))
+    assert _index_types(module)
 
 
 def test_no_index_type_after_func_to_llvm():
     ctx = make_context()
     module = Parser(ctx, PROGRAM).parse_module()
     assert _index_types(module)  # the input has them
-    upto = pipeline.STD_LOWERING[: pipeline.STD_LOWERING.index("convert-func-to-llvm") + 1]
+    names = [pipeline.pass_name(n) for n in pipeline.STD_LOWERING]
+    upto = pipeline.STD_LOWERING[: names.index("convert-func-to-llvm") + 1]
     pipeline.run_passes(ctx, module, pipeline.make_passes(upto))
     assert _index_types(module) == []
     module.verify()

@@ -9,6 +9,7 @@ takes scf/cf/arith/func/nvvm down to the ``llvm`` dialect.  ``scf`` must be gone
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -27,25 +28,33 @@ STD_LOWERING: list[str] = [
     "convert-gpu-ids-to-nvvm",
     "convert-scf-while-to-cf",  # scf.while, if, for and index_switch (no convert-scf-to-cf after it: see below)
     "convert-nvvm-to-llvm",
-    "convert-arith-to-llvm",
-    "convert-cf-to-llvm",
-    "convert-func-to-llvm",  # (no convert-index-to-llvm after it: see below)
+    "convert-index-to-llvm",  # once, for the three passes after it (index-types=false: see below)
+    "convert-arith-to-llvm{index-types=false}",
+    "convert-cf-to-llvm{index-types=false}",
+    "convert-func-to-llvm{index-types=false}",
     "reconcile-unrealized-casts",
 ]
 """``convert-scf-while-to-cf`` applies xDSL's ``convert-scf-to-cf`` patterns together with its
 ``scf.while`` pattern until none applies, so xDSL's pass after it found nothing to lower and is
 not run (it walked the module for 1-3% of a SIMT compile; the PTX of every input of
-``tools/ptx_identity.py`` is unchanged without it).  Nor is ``convert-index-to-llvm``: each of
-the arith/cf/func-to-llvm passes first turns every ``index`` type into ``i64``
-(:class:`tileorch.transforms.index_to_llvm.ToLLVMPass`) and their patterns build no ``index``
-type, so after ``convert-func-to-llvm`` it found nothing to convert and only walked the module
-(3-4% of a SIMT program's lowering); the pass stays for ``tileorch-opt -p``."""
+``tools/ptx_identity.py`` is unchanged without it).  ``convert-index-to-llvm`` turns every
+``index`` type into ``i64`` once, where the first of the arith/cf/func-to-llvm passes did it
+before: each of them converts index types first when run alone
+(:class:`tileorch.transforms.index_to_llvm.ToLLVMPass`), and since their patterns build no
+``index`` type, the second and third conversion found nothing and only walked the module; here they
+run with ``index-types=false``."""
 
 PIPELINE: list[str] = CUTLASS_LOWERING + STD_LOWERING
 
 CUTLASS_OPS: tuple[str, ...] = ("cutlass.", "nv_tileas.", "atom.", "cute_nvgpu.", "nvvm.tcgen05.")
 """Name prefixes of the ops :data:`CUTLASS_LOWERING`'s passes lower or check.  Those passes create
 no such op from other ops, so a module without one gains none on the way."""
+
+
+def pass_name(spec: str) -> str:
+    """The pass name of a pipeline entry (``"convert-cf-to-llvm{index-types=false}"`` -> ``"convert-cf-to-llvm"``):
+    what the pass reports itself as (``--timings``' ``lower/<name>``)."""
+    return spec.split("{", 1)[0]
 
 
 def has_cutlass_ops(module: ModuleOp) -> bool:
@@ -116,7 +125,14 @@ def make_passes(names: Iterable[str]) -> list[ModulePass]:
     unknown = [n for n in names if n.split("{", 1)[0] not in factories]
     if unknown:
         raise ValueError(f"unknown passes in the lowering pipeline: {unknown}")
-    return [parse_pipeline(n)[0] if "{" in n else factories[n]()() for n in names]
+    return [_pass_with_options(n) if "{" in n else factories[n]()() for n in names]
+
+
+@functools.lru_cache(maxsize=64)
+def _pass_with_options(spec: str) -> ModulePass:
+    """The pass of one ``p{opt=...}`` spec, parsed once per process (passes are frozen dataclasses:
+    one instance serves every compile; :data:`STD_LOWERING` names three such specs)."""
+    return parse_pipeline(spec)[0]
 
 
 def apply_pass(ctx: Context, module: ModuleOp, p: ModulePass) -> None:

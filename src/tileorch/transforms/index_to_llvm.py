@@ -2,7 +2,10 @@
 
 :func:`convert_index_types` rewrites, in place, op result types, block-argument types,
 ``func.func`` signatures and ``index``-typed integer attributes.  The other std-to-llvm
-passes call it first, so a partially lowered module always type-checks.
+passes (:class:`ToLLVMPass`) call it first, so a partially lowered module always type-checks
+(``tileorch-opt -p convert-arith-to-llvm`` alone); the standard lowering
+(:data:`tileorch.backend.pipeline.STD_LOWERING`) runs ``convert-index-to-llvm`` once instead and
+those passes with ``index-types=false`` (their patterns build no ``index`` type).
 """
 
 from __future__ import annotations
@@ -63,21 +66,31 @@ def convert_index_types(module: Operation) -> list[Operation]:
 
 @dataclass(frozen=True)
 class ToLLVMPass(ModulePass):
-    """Rewrite every ``index`` type to ``i64``, then run each of ``PATTERNS`` over the module in
-    turn (one walk each, not re-applied to the ops a pattern creates: :func:`rewrite_once`; the
-    first pattern visits the ops the conversion's walk collected)."""
+    """Rewrite every ``index`` type to ``i64`` (unless ``index_types`` is off), then run each of
+    ``PATTERNS`` over the module in turn (one walk each, not re-applied to the ops a pattern
+    creates: :func:`rewrite_once`; the first pattern visits the ops the conversion's walk
+    collected)."""
 
     PATTERNS: ClassVar[tuple[type[RewritePattern], ...]] = ()
 
+    index_types: bool = True
+    """Convert the module's ``index`` types first (:func:`convert_index_types`); ``false``
+    (``{index-types=false}``) where ``convert-index-to-llvm`` already ran and nothing since made
+    an ``index`` type: the standard lowering, which converts them once."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        walked = convert_index_types(op)  # the first pattern's walk too: the conversion adds or removes no op
+        # the conversion's walk is the first pattern's too: the conversion adds or removes no op
+        walked = convert_index_types(op) if self.index_types else None
         for pattern in self.PATTERNS:
             rewrite_once(pattern(), op.body, walked)
             walked = None
 
 
 @dataclass(frozen=True)
-class ConvertIndexToLLVM(ToLLVMPass):
-    """Rewrite every ``index`` type to ``i64``."""
+class ConvertIndexToLLVM(ModulePass):
+    """Rewrite every ``index`` type to ``i64`` (:func:`convert_index_types`)."""
 
     name = "convert-index-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        convert_index_types(op)

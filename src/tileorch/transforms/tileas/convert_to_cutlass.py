@@ -50,6 +50,7 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import decode_record, encode_record
 from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, OUT_DTYPES, OVERRIDABLE, SMEM_LIMIT
+from tileorch.transforms.tileas.direct_epilogue_stages import direct_epilogue_stages
 from tileorch.transforms.tileas.pair_stages import pair_stages_chosen, per_pair_stages
 from tileorch.transforms.tileas.same_range_loops import K_SEGMENTS
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
@@ -2185,6 +2186,10 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         cfg = replace(cfg, scratch_bytes=need)
     if dk.epi_dot is not None and "stages" not in (override or {}):  # (the schedule's plan reserved E's and C's tiles)
         cfg, why = fitted_stages(cfg, _fits)
+        if why:
+            dk.remarks.append(why)
+    elif "stages" not in (override or {}):  # (the schedule's plan reserved C's TMA store staging)
+        cfg, why = direct_epilogue_stages(cfg, _fits)
         if why:
             dk.remarks.append(why)
     while cfg.stages > 1:

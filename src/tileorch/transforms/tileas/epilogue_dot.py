@@ -409,15 +409,13 @@ def fitted_stages(cfg, fits) -> tuple[object, str | None]:
     most :data:`MOST_STAGES`, for which ``fits(cfg)`` holds (the kernel's shared memory: the ring, the epilogue's
     staging and E's buffers), and the remark; ``cfg`` unchanged and no remark unless :data:`STAGES_ENV` is
     ``fit``."""
-    from dataclasses import replace
-
     from tileorch import settings
+    from tileorch.transforms.tileas.direct_epilogue_stages import deepest_fit
 
     if settings.value(STAGES_ENV) != "fit":
         return cfg, None
     planned = cfg.stages
-    while cfg.stages < MOST_STAGES and fits(replace(cfg, stages=cfg.stages + 1)):
-        cfg = replace(cfg, stages=cfg.stages + 1)
+    cfg = deepest_fit(cfg, fits, MOST_STAGES)
     return cfg, (f"{STAGES_ENV}=fit: the K loop's ring has {cfg.stages} stages of {cfg.stage_bytes} bytes (the "
                  f"schedule planned {planned}; the kernel's shared memory beside it: E's {cfg.epi_stages} x "
                  f"{cfg.epi_bytes} bytes and {cfg.epilogue_bytes} bytes of C's staging)")
