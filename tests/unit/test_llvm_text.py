@@ -110,6 +110,18 @@ BODIES = {
     llvm.fence seq_cst
     %acq = llvm.load %p atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
     llvm.return""",
+    "large_structs": """
+    %c0 = llvm.mlir.constant(0 : i32) : i32
+    %z = llvm.mlir.zero : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+    llvm.br ^bb1(%c0, %z : i32, !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>)
+  ^bb1(%i: i32, %acc: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>):
+    %w = llvm.inline_asm "mov.b32 $0, $8;", "=f,=f,=f,=f,=f,=f,=f,=f,f" %x : (f32) -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+    %e = llvm.extractvalue %w[7] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+    %acc2 = llvm.insertvalue %e, %acc[0] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+    %q = llvm.icmp "slt" %i, %n : i32
+    llvm.cond_br %q, ^bb1(%n, %acc2 : i32, !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>), ^bb2
+  ^bb2:
+    llvm.return""",
     "control_flow": """
     %c0 = llvm.mlir.constant(0 : i32) : i32
     %c1 = llvm.mlir.constant(1 : i32) : i32

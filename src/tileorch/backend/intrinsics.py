@@ -11,7 +11,7 @@ from __future__ import annotations
 from itertools import product
 
 from xdsl.dialects import llvm
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 
 from tileorch.diagnostics import LocatedError
 
@@ -137,12 +137,19 @@ KNOWN_INTRINSICS: frozenset[str] = frozenset(
 )
 
 
-def check_known_intrinsics(module: Operation) -> None:
-    """Raise a located error at the first ``llvm.call_intrinsic`` whose name is not known."""
+def check_known_intrinsics(module: Operation) -> list[Attribute]:
+    """Raise a located error at the first ``llvm.call_intrinsic`` whose name is not known; else
+    return the struct result types of the intrinsic calls (LLVM accepts only literal struct types
+    in an intrinsic's signature: the translation must not name them)."""
+    structs: list[Attribute] = []
     for op in module.walk():
-        if isinstance(op, llvm.CallIntrinsicOp) and op.intrin.data not in KNOWN_INTRINSICS:
-            raise LocatedError(
-                op,
-                f"unknown intrinsic '{op.intrin.data}' (not in tileorch's LLVM 22 intrinsic table; "
-                "ptxas would reject it as an undefined .extern .func)",
-            )
+        if isinstance(op, llvm.CallIntrinsicOp):
+            if op.intrin.data not in KNOWN_INTRINSICS:
+                raise LocatedError(
+                    op,
+                    f"unknown intrinsic '{op.intrin.data}' (not in tileorch's LLVM 22 intrinsic table; "
+                    "ptxas would reject it as an undefined .extern .func)",
+                )
+            if op.ress is not None and isinstance(op.ress.type, llvm.LLVMStructType):
+                structs.append(op.ress.type)
+    return structs

@@ -16,7 +16,10 @@ for GPU code:
   ``.maxntid``/``.minnctapersm``/``.reqnctapercluster``); a kernel without
   ``nvvm.cluster_dim`` in a module with ``cutlass.cluster_shape`` other than 1x1x1 gets
   that shape;
-* every ``llvm.call_intrinsic`` name is checked against the known-intrinsic table.
+* every ``llvm.call_intrinsic`` name is checked against the known-intrinsic table;
+* a literal struct type of 8 or more members (a WGMMA accumulator: 64 or 128 floats, spelled at
+  some 1300 places of a GEMM's text) is written as one named type, defined once
+  (:mod:`tileorch.backend.llvm_struct_names`; every type :func:`convert_type` gives goes through it).
 
 The module's globals, declarations and function signatures are built with llvmlite; a function
 body is written as text by :mod:`tileorch.backend.llvm_text` (the same text, without building an
@@ -29,6 +32,7 @@ Failures are :class:`~tileorch.diagnostics.LocatedError` at the offending op.
 from __future__ import annotations
 
 import re
+import threading
 
 import llvmlite.ir as ir
 from llvmlite.ir import instructions
@@ -43,6 +47,7 @@ from xdsl.utils.exceptions import LLVMTranslationException
 
 from tileorch.backend import llvm_text
 from tileorch.backend.intrinsics import check_known_intrinsics
+from tileorch.backend.llvm_struct_names import StructNames
 from tileorch.backend.llvm_text import (EXT_CASTS, atomicrmw_text, cmpxchg_text, fence_text, load_text,
                                         store_text)
 from tileorch.diagnostics import LocatedError
@@ -81,11 +86,22 @@ def convert_type(attr: Attribute) -> ir.Type:
             _TYPES.clear()
             _ASMS.clear()  # (keyed by the types' ids)
         entry = _TYPES[id(attr)] = (attr, xdsl_convert_type(attr))
-    return entry[1]
+    names = _NAMES.current
+    return entry[1] if names is None else names.named(entry[1])
 
 
-if getattr(xops, "convert_type", None) is xdsl_convert_type:  # xDSL's op arms use the memo too
-    xops.convert_type = convert_type
+class _Translating(threading.local):
+    current: StructNames | None = None
+
+
+_NAMES = _Translating()
+"""``current``: the struct names of the module :func:`translate_module` is translating in this
+thread (None outside it): every type :func:`convert_type` gives is named by it, so a large struct
+is spelled with one name."""
+
+for _xdsl_module in (xops, xconvert):  # xDSL's op arms, signatures and globals use the memo too
+    if getattr(_xdsl_module, "convert_type", None) is xdsl_convert_type:
+        _xdsl_module.convert_type = convert_type
 
 
 # --------------------------------------------------------------------------- instructions llvmlite lacks
@@ -473,10 +489,19 @@ def _annotate_grid_constants(lm: ir.Module, fn: ir.Function, indices: list[int])
 
 
 def translate_module(module: ModuleOp) -> str:
-    """LLVM IR text (NVPTX triple) for a module of ``llvm`` dialect ops."""
-    check_known_intrinsics(module)
-    lm = ir.Module()
+    """LLVM IR text (NVPTX triple) for a module of ``llvm`` dialect ops, its large struct types named
+    (in a context of its own: the text defines this module's named types only)."""
+    intrinsic_results = check_known_intrinsics(module)
+    lm = ir.Module(context=ir.Context())  # its own context: the module's named struct types only
     lm.triple = TRIPLE
+    _NAMES.current = StructNames(lm.context, {str(xdsl_convert_type(t)) for t in intrinsic_results})
+    try:
+        return _translate(module, lm)
+    finally:
+        _NAMES.current = None
+
+
+def _translate(module: ModuleOp, lm: ir.Module) -> str:
     globals_, funcs = [], []
     for op in module.ops:
         if isinstance(op, llvm.GlobalOp):
