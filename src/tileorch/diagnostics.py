@@ -69,6 +69,24 @@ class LocatingParser(Parser):
         self._op_starts: list[int] = []
         self._deferred_ops: list[tuple[Operation, FileLineColLoc]] = []
         self._deferred_spans: dict[str, Span] = {}
+        self._forward_uses: dict[str, Span] = {}  # each value used before its definition: its first use
+
+    def resolve_operand(self, operand, type):
+        if operand.operand_name not in self.ssa_values:
+            self._forward_uses.setdefault(operand.operand_name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def parse_module(self, *args, **kwargs):
+        """xDSL's, with a value used but never defined reported at its first use (xDSL places the
+        error at the end of the input)."""
+        try:
+            return super().parse_module(*args, **kwargs)
+        except ParseError as exc:
+            undefined = [name for name in self.forward_ssa_references if name in self._forward_uses]
+            if undefined and "values used but not defined" in str(exc):
+                name = min(undefined, key=lambda n: self._forward_uses[n].start)
+                raise ParseError(self._forward_uses[name], f"use of undeclared SSA value name '%{name}'") from None
+            raise
 
     def _line_col(self, pos: int) -> tuple[int, int]:
         if pos < self._scan_pos:
