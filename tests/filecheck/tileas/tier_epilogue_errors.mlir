@@ -51,7 +51,8 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     nv_tileaa.return
   }
 }
-// CHECK: tier_epilogue_errors.mlir:30:7: error: convert-nv-tileas-to-cutlass: this tile feeds the dot as A, but its indices do not read A's tile of the stored C
+// (s29-review's operand-role check runs after the program-id rewrite, which refuses this case first)
+// CHECK: tier_epilogue_errors.mlir:30:7: error: convert-nv-tileas-to-cutlass: the program's ids were rewritten onto the output tile grid
 
 // -----
 // A^T, B^T, C stored untransposed at tile (pn, pm): after the axis swap, index roles disagree with the dot's operands.
