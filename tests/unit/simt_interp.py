@@ -17,6 +17,11 @@ float conversions an 8-byte double), formatted with C's rules; the text of every
 to ``Interpreter.printed`` in the order the threads make the calls.  Module globals other than the
 scratch (the format strings, the print lock) are placed in global memory; an ``llvm.alloca`` is
 per-thread memory in the entry block.
+
+Each op runs in decoded form, made at its first execution (``Interpreter._decode``): the ops
+kernels run most have a decoder (``_DECODERS``) that reads the op's operands, result, widths and
+attributes once and returns the function that computes it; every other op runs
+``Interpreter._general``.  No op has both: each op's meaning is written once.
 """
 
 from __future__ import annotations
