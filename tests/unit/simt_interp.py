@@ -110,6 +110,44 @@ def _unsigned(x, w: int):
     return (x & ((1 << w) - 1)).astype(np.uint64)
 
 
+_LOAD_INTS = {1: np.int8, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+_STORE_INTS = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+_FLOATS = {Float16Type: np.float16, Float32Type: np.float32, Float64Type: np.float64}
+
+
+def _load_plan(typ, align) -> tuple:
+    """What a load of ``typ`` (a scalar or a vector) with alignment ``align`` (None: the element's
+    size) needs, worked out once per op: (lanes, bytes per thread, alignment, the values' numpy
+    type, the numpy type its bytes are read as (None: an integer width without one, raised after
+    the addresses are checked), the element width, the byte offsets 0..size-1, whether a vector)."""
+    vector = isinstance(typ, VectorType)
+    elt = typ.element_type if vector else typ
+    lanes = typ.get_shape()[0] if vector else 1
+    width = _width(elt)
+    w = width // 8 if width > 1 else 1
+    size = w * lanes
+    integer = isinstance(elt, IntegerType)
+    out_dt = np.int64 if integer else _np_float(elt)
+    return (lanes, size, align or w, out_dt, _LOAD_INTS.get(width) if integer else out_dt, width, np.arange(size),
+            vector)
+
+
+def _store_plan(typ, align) -> tuple:
+    """What a store of ``typ`` with alignment ``align`` needs (as :func:`_load_plan`): (lanes,
+    bytes per thread, alignment, whether integer, the numpy type its bytes are written as (None:
+    none for the width or float type, raised after the addresses are checked: the look-up key
+    follows), the element width, that key, the byte offsets 0..size-1)."""
+    vector = isinstance(typ, VectorType)
+    elt = typ.element_type if vector else typ
+    lanes = typ.get_shape()[0] if vector else 1
+    width = _width(elt)
+    w = max(1, width // 8)
+    size = w * lanes
+    integer = isinstance(elt, IntegerType)
+    dt = _STORE_INTS.get(max(8, width)) if integer else _FLOATS.get(type(elt))
+    return lanes, size, align or w, integer, dt, width, max(8, width) if integer else type(elt), np.arange(size)
+
+
 class Memory:
     """Global memory: buffers placed at 256-byte aligned addresses (plus an optional offset)."""
 
@@ -162,7 +200,7 @@ class Interpreter:
         is the message) or outside every region raises the error a thread-by-thread walk
         reports first."""
         threads = np.nonzero(mask)[0]
-        a = np.asarray(addrs)[threads].astype(np.int64)
+        a = np.asarray(addrs)[threads].astype(np.int64, copy=False)  # (the indexing made a new array)
         one = self._one_region(a, size, need)
         if one is not None:
             return threads, one
@@ -198,7 +236,7 @@ class Interpreter:
         """The common case of :meth:`_gather_plan`: every address of ``a`` aligned to ``need`` and
         all ``size``-byte accesses inside one buffer (or the scratch) -> that one group, as the
         general walk finds it then (the buffers do not overlap); None otherwise (the walk decides)."""
-        if not len(a) or (a % need).any():
+        if not len(a) or (need > 1 and ((a & (need - 1)) if need & (need - 1) == 0 else a % need).any()):
             return None
         lo, hi = int(a.min()), int(a.max())
         if lo >= SHARED_BASE:
@@ -213,22 +251,20 @@ class Interpreter:
         return None
 
     def _load(self, addrs, typ, mask, align):
-        elt = typ.element_type if isinstance(typ, VectorType) else typ
-        lanes = typ.get_shape()[0] if isinstance(typ, VectorType) else 1
-        w = _width(elt) // 8 if _width(elt) > 1 else 1
-        size = w * lanes
-        need = align or w
-        integer = isinstance(elt, IntegerType)
-        out = np.zeros((self.T, lanes), dtype=np.int64 if integer else _np_float(elt))
+        return self._load_planned(_load_plan(typ, align), addrs, mask)
+
+    def _load_planned(self, plan, addrs, mask):
+        """A load of the type and alignment ``plan`` (:func:`_load_plan`) describes."""
+        lanes, size, need, out_dt, dt, width, span, vector = plan
+        out = np.zeros((self.T, lanes), dtype=out_dt)
         threads, groups = self._gather_plan(
             addrs, mask, size, need, lambda a: f"misaligned load of {size} bytes at {a:#x} (align {need})")
-        dt = {1: np.int8, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[_width(elt)] if integer \
-            else _np_float(elt)
-        span = np.arange(size)
+        if dt is None:
+            raise KeyError(width)
         for raw, off, sel in groups:
             chunk = raw[off[:, None] + span]  # (threads, size) bytes, C-contiguous
             out[threads[sel]] = chunk.view(dt).reshape(len(sel), lanes)
-        return out if isinstance(typ, VectorType) else out[:, 0]
+        return out if vector else out[:, 0]
 
     def _predicated_load(self, op, ins, mask):
         """``Emitter.load_words_if``: ``{ ...; @p ld.global.v{n}.b32 {words}, [addr]; }`` ->
@@ -248,22 +284,19 @@ class Interpreter:
         return out if n > 1 else out[:, 0]
 
     def _store(self, addrs, value, typ, mask, align):
-        """Thread by thread in thread order: a later thread's bytes win where two overlap."""
-        elt = typ.element_type if isinstance(typ, VectorType) else typ
-        lanes = typ.get_shape()[0] if isinstance(typ, VectorType) else 1
-        w = max(1, _width(elt) // 8)
-        size = w * lanes
-        need = align or w
+        self._store_planned(_store_plan(typ, align), addrs, value, mask)
+
+    def _store_planned(self, plan, addrs, value, mask):
+        """A store of the type and alignment ``plan`` (:func:`_store_plan`) describes, thread by
+        thread in thread order: a later thread's bytes win where two overlap."""
+        lanes, size, need, integer, dt, width, key, span = plan
         vals = value.reshape(self.T, lanes)
         threads, groups = self._gather_plan(
             addrs, mask, size, need, lambda a: f"misaligned store of {size} bytes at {a:#x} (align {need})")
-        if isinstance(elt, IntegerType):
-            dt = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[max(8, _width(elt))]
-            data = _wrap(vals[threads], _width(elt)).astype(dt)
-        else:
-            data = vals[threads].astype(_np_float(elt))
+        if dt is None:
+            raise KeyError(key)
+        data = _wrap(vals[threads], width).astype(dt) if integer else vals[threads].astype(dt)
         data = np.ascontiguousarray(data).view(np.uint8).reshape(len(threads), size)
-        span = np.arange(size)
         for raw, off, sel in groups:
             # sel ascends: numpy's assignment through repeated indices keeps the last (a later thread's)
             raw[(off[:, None] + span).reshape(-1)] = data[sel].reshape(-1)
@@ -839,20 +872,20 @@ def _alignment(op):
 
 
 def _d_load(interp, op):
-    addr, res, load, align = op.operands[0], op.results[0], interp._load, _alignment(op)
-    rt = res.type
+    addr, res, load = op.operands[0], op.results[0], interp._load_planned
+    plan = _load_plan(res.type, _alignment(op))
 
     def run(env, mask):
-        env[res] = load(env[addr], rt, mask, align)
+        env[res] = load(plan, env[addr], mask)
     return run
 
 
 def _d_store(interp, op):
-    (val, addr), store, align = op.operands, interp._store, _alignment(op)
-    typ = val.type
+    (val, addr), store = op.operands, interp._store_planned
+    plan = _store_plan(val.type, _alignment(op))
 
     def run(env, mask):
-        store(env[addr], env[val], typ, mask, align)
+        store(plan, env[addr], env[val], mask)
     return run
 
 
