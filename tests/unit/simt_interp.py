@@ -17,6 +17,11 @@ float conversions an 8-byte double), formatted with C's rules; the text of every
 to ``Interpreter.printed`` in the order the threads make the calls.  Module globals other than the
 scratch (the format strings, the print lock) are placed in global memory; an ``llvm.alloca`` is
 per-thread memory in the entry block.
+
+Each op runs in decoded form, made at its first execution (``Interpreter._decode``): the ops
+kernels run most have a decoder (``_DECODERS``) that reads the op's operands, result, widths and
+attributes once and returns the function that computes it; every other op runs
+``Interpreter._general``.  No op has both: each op's meaning is written once.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ _FLOAT_BINARY = {"arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": 
 
 def _whole_warps(mask: np.ndarray) -> bool:
     """Every warp of the CTA either all active or all inactive (a shuffle needs its whole warp)."""
+    if mask.all():  # the common case: one reduction
+        return True
     m = mask.reshape(-1, 32) if mask.size % 32 == 0 else mask.reshape(1, -1)
     return bool((m.all(axis=1) | ~m.any(axis=1)).all())
 
@@ -103,6 +110,44 @@ def _unsigned(x, w: int):
     return (x & ((1 << w) - 1)).astype(np.uint64)
 
 
+_LOAD_INTS = {1: np.int8, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+_STORE_INTS = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+_FLOATS = {Float16Type: np.float16, Float32Type: np.float32, Float64Type: np.float64}
+
+
+def _load_plan(typ, align) -> tuple:
+    """What a load of ``typ`` (a scalar or a vector) with alignment ``align`` (None: the element's
+    size) needs, worked out once per op: (lanes, bytes per thread, alignment, the values' numpy
+    type, the numpy type its bytes are read as (None: an integer width without one, raised after
+    the addresses are checked), the element width, the byte offsets 0..size-1, whether a vector)."""
+    vector = isinstance(typ, VectorType)
+    elt = typ.element_type if vector else typ
+    lanes = typ.get_shape()[0] if vector else 1
+    width = _width(elt)
+    w = width // 8 if width > 1 else 1
+    size = w * lanes
+    integer = isinstance(elt, IntegerType)
+    out_dt = np.int64 if integer else _np_float(elt)
+    return (lanes, size, align or w, out_dt, _LOAD_INTS.get(width) if integer else out_dt, width, np.arange(size),
+            vector)
+
+
+def _store_plan(typ, align) -> tuple:
+    """What a store of ``typ`` with alignment ``align`` needs (as :func:`_load_plan`): (lanes,
+    bytes per thread, alignment, whether integer, the numpy type its bytes are written as (None:
+    none for the width or float type, raised after the addresses are checked: the look-up key
+    follows), the element width, that key, the byte offsets 0..size-1)."""
+    vector = isinstance(typ, VectorType)
+    elt = typ.element_type if vector else typ
+    lanes = typ.get_shape()[0] if vector else 1
+    width = _width(elt)
+    w = max(1, width // 8)
+    size = w * lanes
+    integer = isinstance(elt, IntegerType)
+    dt = _STORE_INTS.get(max(8, width)) if integer else _FLOATS.get(type(elt))
+    return lanes, size, align or w, integer, dt, width, max(8, width) if integer else type(elt), np.arange(size)
+
+
 class Memory:
     """Global memory: buffers placed at 256-byte aligned addresses (plus an optional offset)."""
 
@@ -133,10 +178,11 @@ class Interpreter:
         self.globals = globals_ or {}
         """Module global name -> its address in ``memory`` (the scratch is not one of them)."""
         self.printed: list[str] = []
-        self._constants: dict = {}
-        self._block_ops: dict = {}  # block -> its ops (a tuple)
-        """``arith.constant`` op -> its value over the threads (read-only: no op writes its operands),
-        made once instead of at every execution (a quarter of the ops a kernel's loops run)."""
+        self._runs: dict = {}
+        """op -> its decoded form (:meth:`_decode`), made at its first execution."""
+        self._block_ops: dict = {}
+        """block -> its ops, each with its decoded form (None for the terminator), listed once (the IR
+        is not changed while it runs)."""
 
     # ---------------------------------------------------------------- memory
     def _region(self, addr: int, size: int):
@@ -154,7 +200,10 @@ class Interpreter:
         is the message) or outside every region raises the error a thread-by-thread walk
         reports first."""
         threads = np.nonzero(mask)[0]
-        a = np.asarray(addrs)[threads].astype(np.int64)
+        a = np.asarray(addrs)[threads].astype(np.int64, copy=False)  # (the indexing made a new array)
+        one = self._one_region(a, size, need)
+        if one is not None:
+            return threads, one
         bad_align = (a % need) != 0
         placed = np.zeros(len(a), bool)
         groups = []
@@ -183,23 +232,39 @@ class Interpreter:
             self._region(addr, size)  # raises its error
         return threads, groups
 
+    def _one_region(self, a, size: int, need: int):
+        """The common case of :meth:`_gather_plan`: every address of ``a`` aligned to ``need`` and
+        all ``size``-byte accesses inside one buffer (or the scratch) -> that one group, as the
+        general walk finds it then (the buffers do not overlap); None otherwise (the walk decides)."""
+        if not len(a) or (need > 1 and ((a & (need - 1)) if need & (need - 1) == 0 else a % need).any()):
+            return None
+        lo, hi = int(a.min()), int(a.max())
+        if lo >= SHARED_BASE:
+            if hi - SHARED_BASE + size <= len(self.smem):
+                return [(self.smem, a - SHARED_BASE, np.arange(len(a)))]
+            return None
+        if hi >= SHARED_BASE:
+            return None
+        for base, raw in self.mem.buffers:
+            if base <= lo and hi + size <= base + len(raw):
+                return [(raw, a - base, np.arange(len(a)))]
+        return None
+
     def _load(self, addrs, typ, mask, align):
-        elt = typ.element_type if isinstance(typ, VectorType) else typ
-        lanes = typ.get_shape()[0] if isinstance(typ, VectorType) else 1
-        w = _width(elt) // 8 if _width(elt) > 1 else 1
-        size = w * lanes
-        need = align or w
-        integer = isinstance(elt, IntegerType)
-        out = np.zeros((self.T, lanes), dtype=np.int64 if integer else _np_float(elt))
+        return self._load_planned(_load_plan(typ, align), addrs, mask)
+
+    def _load_planned(self, plan, addrs, mask):
+        """A load of the type and alignment ``plan`` (:func:`_load_plan`) describes."""
+        lanes, size, need, out_dt, dt, width, span, vector = plan
+        out = np.zeros((self.T, lanes), dtype=out_dt)
         threads, groups = self._gather_plan(
             addrs, mask, size, need, lambda a: f"misaligned load of {size} bytes at {a:#x} (align {need})")
-        dt = {1: np.int8, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[_width(elt)] if integer \
-            else _np_float(elt)
-        span = np.arange(size)
+        if dt is None:
+            raise KeyError(width)
         for raw, off, sel in groups:
             chunk = raw[off[:, None] + span]  # (threads, size) bytes, C-contiguous
             out[threads[sel]] = chunk.view(dt).reshape(len(sel), lanes)
-        return out if isinstance(typ, VectorType) else out[:, 0]
+        return out if vector else out[:, 0]
 
     def _predicated_element_load(self, op, ins, mask):
         """``Emitter.load_element_if``: ``{ ...; mov.b{n} $0, fill; @p ld.global.b{n} $0, [addr]; }``
@@ -230,22 +295,19 @@ class Interpreter:
         return out if n > 1 else out[:, 0]
 
     def _store(self, addrs, value, typ, mask, align):
-        """Thread by thread in thread order: a later thread's bytes win where two overlap."""
-        elt = typ.element_type if isinstance(typ, VectorType) else typ
-        lanes = typ.get_shape()[0] if isinstance(typ, VectorType) else 1
-        w = max(1, _width(elt) // 8)
-        size = w * lanes
-        need = align or w
+        self._store_planned(_store_plan(typ, align), addrs, value, mask)
+
+    def _store_planned(self, plan, addrs, value, mask):
+        """A store of the type and alignment ``plan`` (:func:`_store_plan`) describes, thread by
+        thread in thread order: a later thread's bytes win where two overlap."""
+        lanes, size, need, integer, dt, width, key, span = plan
         vals = value.reshape(self.T, lanes)
         threads, groups = self._gather_plan(
             addrs, mask, size, need, lambda a: f"misaligned store of {size} bytes at {a:#x} (align {need})")
-        if isinstance(elt, IntegerType):
-            dt = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[max(8, _width(elt))]
-            data = _wrap(vals[threads], _width(elt)).astype(dt)
-        else:
-            data = vals[threads].astype(_np_float(elt))
+        if dt is None:
+            raise KeyError(key)
+        data = _wrap(vals[threads], width).astype(dt) if integer else vals[threads].astype(dt)
         data = np.ascontiguousarray(data).view(np.uint8).reshape(len(threads), size)
-        span = np.arange(size)
         for raw, off, sel in groups:
             # sel ascends: numpy's assignment through repeated indices keeps the last (a later thread's)
             raw[(off[:, None] + span).reshape(-1)] = data[sel].reshape(-1)
@@ -316,26 +378,46 @@ class Interpreter:
                     self.block(block, env, np.ones(self.T, bool))
 
     def block(self, block, env, mask):
-        ops = self._block_ops.get(block)
-        if ops is None:  # the IR is not changed while it runs: a loop body's ops listed once
-            ops = self._block_ops[block] = tuple(block.ops)
-        constants = self._constants
-        for op in ops:
-            name = op.name
-            if name == "arith.constant":  # made already: no dispatch
-                const = constants.get(op)
-                if const is not None:
-                    env[op.results[0]] = const
-                    continue
-            elif name in ("scf.yield", "func.return"):
+        plan = self._block_ops.get(block)
+        if plan is None:
+            plan = self._block_ops[block] = tuple(
+                (op, None if op.name in _TERMINATORS else self._run_of(op)) for op in block.ops)
+        for op, run in plan:
+            if run is None:  # scf.yield, func.return
                 return [env[v] for v in op.operands]
-            self.op(op, env, mask)
+            run(env, mask)
         return []
 
     def v(self, env, val):
         return env[val]
 
-    def op(self, op, env, mask):  # noqa: C901 - one dispatch
+    def op(self, op, env, mask):
+        """Run ``op`` for the threads of ``mask`` (its decoded form, :meth:`_decode`)."""
+        self._run_of(op)(env, mask)
+
+    def _run_of(self, op):
+        run = self._runs.get(op)
+        if run is None:
+            run = self._runs[op] = self._decode(op)
+        return run
+
+    def _decode(self, op):
+        """``op`` as a function of (env, mask): the ops kernels run most are decoded by their entry
+        of :data:`_DECODERS` (operands, result, widths and attributes looked up once, here); every
+        other op runs :meth:`_general`.  Each op has one of the two, never both.  A decoder that
+        raises on the op (an unsupported type) gives a function that raises the same error when
+        the op runs, where the op would have raised it."""
+        decoder = _DECODERS.get(op.name)
+        if decoder is None:
+            return functools.partial(self._general, op)
+        try:
+            return decoder(self, op)
+        except Exception as exc:  # noqa: BLE001 - raised where the op runs, as before decoding
+            def fail(env, mask, exc=exc):
+                raise exc
+            return fail
+
+    def _general(self, op, env, mask):  # noqa: C901 - one dispatch for the ops without a decoder
         name = op.name
         T = self.T
         ins = [env[v] for v in op.operands]
@@ -345,87 +427,10 @@ class Interpreter:
         def put(x):
             env[res] = x
 
-        if name == "arith.constant":
-            const = self._constants.get(op)
-            if const is None:
-                val = op.value
-                if isinstance(val, IntegerAttr):
-                    const = np.full(T, _wrap(val.value.data, _width(rt)), np.int64)
-                elif isinstance(val, FloatAttr):
-                    const = np.full(T, val.value.data, _np_float(rt))
-                else:
-                    raise SimtError(f"constant {val}")
-                const.flags.writeable = False
-                self._constants[op] = const
-            put(const)
-        elif name in ("arith.addi", "arith.subi", "arith.muli", "arith.andi", "arith.ori", "arith.xori"):
-            a, b = ins
-            f = _INT_BINARY[name]
-            if rt == _I1:
-                put(f(a.astype(bool), b.astype(bool)) if name != "arith.xori" else a.astype(bool) ^ b.astype(bool))
-            else:
-                put(_wrap(f(a.astype(np.int64), b.astype(np.int64)), _width(rt)))
-        # the llvm ops kernels run most, early in the chain (every branch tests a distinct op name)
-        elif name == "llvm.extractvalue":
-            (pos,) = op.position.get_values()
-            put(ins[0][:, pos])
-        elif name == "llvm.getelementptr":
-            base = ins[0]
-            idx = ins[1] if len(ins) > 1 else np.zeros(T, np.int64)
-            elem = op.elem_type
-            size = max(1, _width(elem) // 8)
-            put(base + idx * size)
-        elif name == "llvm.bitcast" and isinstance(rt, VectorType):  # i32 -> vector<2xf16>
-            words = _wrap(ins[0], 32).astype(np.int32)
-            put(words.view(np.float16).reshape(T, 2))
-        elif name == "llvm.store":
-            align = op.properties.get("alignment")
-            self._store(ins[1], ins[0], op.operands[0].type, mask, align.value.data if align is not None else None)
-        elif name == "llvm.load":
-            align = op.properties.get("alignment")
-            put(self._load(ins[0], rt, mask, align.value.data if align is not None else None))
-        elif name in ("arith.maxsi", "arith.minsi"):  # values are held sign-extended
-            put((np.maximum if name == "arith.maxsi" else np.minimum)(*ins))
-        elif name in ("arith.maxui", "arith.minui"):
+        if name in ("arith.maxui", "arith.minui"):
             w = _width(rt)
             pick = (np.maximum if name == "arith.maxui" else np.minimum)(_unsigned(ins[0], w), _unsigned(ins[1], w))
             put(_wrap(pick.astype(np.int64), w))
-        elif name in ("arith.divsi", "arith.remsi", "arith.divui", "arith.remui"):
-            a, b = ins
-            w = _width(rt)
-            bs = np.where(mask, b, 1)
-            bs = np.where(bs == 0, 1, bs)
-            if name.endswith("ui"):
-                ua, ub = _unsigned(a, w), _unsigned(bs, w)
-                r = ua // ub if name == "arith.divui" else ua % ub
-                put(_wrap(r.astype(np.int64), w))
-            else:
-                # truncation toward zero in integers (a float quotient loses digits past 2**53)
-                a, bs = np.asarray(a, np.int64), np.asarray(bs, np.int64)
-                with np.errstate(over="ignore"):
-                    q = a // bs
-                q = q + ((a % bs != 0) & ((a < 0) != (bs < 0)))
-                put(_wrap(q if name == "arith.divsi" else a - q * bs, w))
-        elif name in ("arith.shli", "arith.shrui", "arith.shrsi"):
-            a, b = ins
-            w = _width(rt)
-            if name == "arith.shli":
-                put(_wrap(np.left_shift(a, b), w))
-            elif name == "arith.shrui":
-                put(_wrap((_unsigned(a, w) >> _unsigned(b, 64)).astype(np.int64), w))
-            else:
-                put(_wrap(np.right_shift(a, b), w))
-        elif name == "arith.cmpi":
-            a, b = ins
-            pred = op.predicate.value.data
-            w = _width(op.operands[0].type)
-            names = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
-            p = names[pred]
-            if p.startswith("u"):
-                a, b = _unsigned(a, w), _unsigned(b, w)
-            f = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
-                 "ge": np.greater_equal}[p.lstrip("su") if p not in ("eq", "ne") else p]
-            put(f(a, b))
         elif name == "arith.cmpf":
             a, b = ins
             p = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une",
@@ -444,17 +449,6 @@ class Interpreter:
                 else:
                     r = base[p[1:]] | unord
             put(r)
-        elif name == "arith.select":
-            c, a, b = ins
-            c = c.astype(bool)
-            put(np.where(c.reshape(-1, *([1] * (a.ndim - 1))), a, b))
-        elif name in ("arith.extsi", "arith.trunci"):
-            put(_wrap(ins[0].astype(np.int64), _width(rt)) if rt != _I1 else ins[0].astype(np.int64) & 1)
-        elif name == "arith.extui":
-            w = _width(op.operands[0].type)
-            put(_unsigned(ins[0].astype(np.int64), w).astype(np.int64))
-        elif name == "arith.sitofp":
-            put(ins[0].astype(_np_float(rt)))
         elif name == "arith.uitofp":  # integers are held sign-wrapped: read the operand's bits unsigned
             put(_unsigned(ins[0].astype(np.int64), _width(op.operands[0].type)).astype(_np_float(rt)))
         elif name in ("arith.fptosi", "arith.fptoui"):  # toward zero, saturated to the range, NaN 0 (cvt.rzi)
@@ -466,42 +460,6 @@ class Interpreter:
             else:  # 64-bit: Python integers, read back as int64 bits
                 put(np.array([(max(lo, min(hi, int(v))) + (1 << 63)) % (1 << 64) - (1 << 63) for v in x.reshape(-1)],
                              dtype=np.int64).reshape(x.shape))
-        elif name in ("arith.extf", "arith.truncf"):
-            put(ins[0].astype(_np_float(rt)))
-        elif name == "arith.bitcast":
-            src = op.operands[0].type
-            x = ins[0]
-            if isinstance(rt, IntegerType) and isinstance(src, IntegerType):  # a signedness change: same bits
-                put(x)
-            elif isinstance(rt, IntegerType):
-                dt = {16: np.int16, 32: np.int32, 64: np.int64}[_width(rt)]
-                put(x.astype(_np_float(src)).view(dt).astype(np.int64))
-            else:
-                dt = {16: np.int16, 32: np.int32, 64: np.int64}[_width(src)]
-                put(_wrap(x, _width(src)).astype(dt).view(_np_float(rt)))
-        elif name == "arith.index_cast":
-            put(ins[0].astype(np.int64))
-        elif name in ("arith.addf", "arith.subf", "arith.mulf", "arith.divf"):
-            a, b = ins
-            f = _FLOAT_BINARY[name]
-            with np.errstate(all="ignore"):
-                put(f(a, b).astype(_np_float(rt)))
-        elif name == "arith.negf":
-            put(-ins[0])
-        elif name in ("arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf"):
-            a, b = ins
-            put((np.fmax if "max" in name else np.fmin)(a, b))
-        elif name == "llvm.inline_asm" and "ld.global" in op.asm_string.data and len(ins) == 3:
-            put(self._predicated_element_load(op, ins, mask))
-        elif name == "llvm.inline_asm" and "ld.global" in op.asm_string.data:
-            put(self._predicated_load(op, ins, mask))
-        elif name == "llvm.inline_asm" and "@p st.global" in op.asm_string.data:
-            pred, addrs, value = ins
-            self._store(addrs, value, op.operands[2].type, mask & (pred != 0), None)
-        elif name == "llvm.inline_asm" and op.asm_string.data.startswith("atom.global.add.noftz.bf16"):
-            put(self._bf16_atomic_add(ins[0], ins[1], mask))
-        elif name == "llvm.inline_asm":
-            self.asm(op, ins, put)
         elif name == "llvm.call_intrinsic":
             intr = op.intrin.data
             if intr == "llvm.nvvm.shfl.sync.bfly.i32":
@@ -554,9 +512,6 @@ class Interpreter:
             for t in np.nonzero(mask)[0]:
                 self.printed.append(self._vprintf(int(ins[0][t]), int(ins[1][t])))
             put(np.zeros(T, np.int64))
-        elif name == "llvm.select":
-            c, a, b = ins
-            put(np.where(c.astype(bool), a, b))
         elif name == "llvm.fence":
             pass
         elif name == "llvm.atomicrmw":
@@ -589,20 +544,10 @@ class Interpreter:
                 self.region(op.after_region, env, active)
             else:
                 raise SimtError("scf.while did not end (a lock never released?)")
-        elif name in ("llvm.ptrtoint", "llvm.inttoptr"):  # addresses are int64 here
-            put(ins[0])
         elif name == "llvm.mlir.poison":
             lanes = rt.get_shape()[0]
             dt = np.int64 if isinstance(rt.element_type, IntegerType) else _np_float(rt.element_type)
             put(np.zeros((T, lanes), dt))
-        elif name == "llvm.extractelement":
-            vec, pos = ins
-            put(vec[np.arange(T), pos.astype(np.int64)])
-        elif name == "llvm.insertelement":
-            vec, val, pos = ins
-            out = vec.copy()
-            out[np.arange(T), pos.astype(np.int64)] = val
-            put(out)
         elif name.startswith("nvvm.read.ptx.sreg."):
             reg = name[len("nvvm.read.ptx.sreg."):]
             if reg == "tid.x":
@@ -840,6 +785,332 @@ class Interpreter:
             put(np.fmin(d[0], d[1]))
         else:
             raise SimtError(f"inline asm {text!r}")
+
+
+# ---------------------------------------------------------------- decoded ops
+# The meaning of the ops kernels run most, one decoder per op (Interpreter._decode): it reads the
+# op's operands, result, widths and attributes once and returns run(env, mask), which computes the
+# op for the threads.  The ops without a decoder run Interpreter._general.
+
+_TERMINATORS = frozenset({"scf.yield", "func.return"})
+_INT64 = np.dtype(np.int64)
+
+
+def _d_constant(interp, op):
+    res, val, T = op.results[0], op.value, interp.T
+    if isinstance(val, IntegerAttr):
+        const = np.full(T, _wrap(val.value.data, _width(res.type)), np.int64)
+    elif isinstance(val, FloatAttr):
+        const = np.full(T, val.value.data, _np_float(res.type))
+    else:
+        raise SimtError(f"constant {val}")
+    const.flags.writeable = False  # shared by every execution: no op writes its operands
+
+    def run(env, mask):
+        env[res] = const
+    return run
+
+
+def _d_int_binary(interp, op):
+    (x, y), res, name = op.operands, op.results[0], op.name
+    f = _INT_BINARY[name]
+    if res.type == _I1:
+        if name == "arith.xori":
+            def run(env, mask):
+                env[res] = env[x].astype(bool) ^ env[y].astype(bool)
+        else:
+            def run(env, mask):
+                env[res] = f(env[x].astype(bool), env[y].astype(bool))
+        return run
+    w = _width(res.type)
+    if not (1 < w < 63 or w == 64):
+        def run(env, mask):
+            env[res] = _wrap(f(env[x].astype(np.int64), env[y].astype(np.int64)), w)
+        return run
+    h, m = 1 << (w - 1), (1 << w) - 1
+
+    def run(env, mask):
+        a, b = env[x], env[y]
+        if a.dtype is not _INT64:  # (integers are held as int64: no copy then)
+            a = a.astype(np.int64)
+        if b.dtype is not _INT64:
+            b = b.astype(np.int64)
+        v = f(a, b)  # a fresh array, wrapped to w bits in place (_wrap's arithmetic)
+        if w != 64:
+            v += h
+            v &= m
+            v -= h
+        env[res] = v
+    return run
+
+
+def _d_extractvalue(interp, op):
+    (pos,), src, res = op.position.get_values(), op.operands[0], op.results[0]
+
+    def run(env, mask):
+        env[res] = env[src][:, pos]
+    return run
+
+
+def _d_getelementptr(interp, op):
+    base, res, size = op.operands[0], op.results[0], max(1, _width(op.elem_type) // 8)
+    if len(op.operands) > 1:
+        idx = op.operands[1]
+
+        def run(env, mask):
+            env[res] = env[base] + env[idx] * size
+    else:
+        zero = np.zeros(interp.T, np.int64)
+
+        def run(env, mask):
+            env[res] = env[base] + zero
+    return run
+
+
+def _d_llvm_bitcast(interp, op):
+    src, res, T = op.operands[0], op.results[0], interp.T
+    if not isinstance(res.type, VectorType):
+        raise SimtError(f"op {op.name} not modelled")
+
+    def run(env, mask):  # i32 -> vector<2xf16>
+        env[res] = _wrap(env[src], 32).astype(np.int32).view(np.float16).reshape(T, 2)
+    return run
+
+
+def _alignment(op):
+    align = op.properties.get("alignment")
+    return align.value.data if align is not None else None
+
+
+def _d_load(interp, op):
+    addr, res, load = op.operands[0], op.results[0], interp._load_planned
+    plan = _load_plan(res.type, _alignment(op))
+
+    def run(env, mask):
+        env[res] = load(plan, env[addr], mask)
+    return run
+
+
+def _d_store(interp, op):
+    (val, addr), store = op.operands, interp._store_planned
+    plan = _store_plan(val.type, _alignment(op))
+
+    def run(env, mask):
+        store(plan, env[addr], env[val], mask)
+    return run
+
+
+def _d_extremum(interp, op):
+    (x, y), res, name = op.operands, op.results[0], op.name
+    # signed integers are held sign-extended; floats: maxnum / minnum forms
+    f = {"arith.maxsi": np.maximum, "arith.minsi": np.minimum}.get(name) or (np.fmax if "max" in name else np.fmin)
+
+    def run(env, mask):
+        env[res] = f(env[x], env[y])
+    return run
+
+
+def _d_division(interp, op):
+    (x, y), res, name = op.operands, op.results[0], op.name
+    w = _width(res.type)
+    if name in ("arith.divui", "arith.remui"):
+        divide = name == "arith.divui"
+
+        def run(env, mask):
+            bs = np.where(mask, env[y], 1)
+            bs = np.where(bs == 0, 1, bs)
+            ua, ub = _unsigned(env[x], w), _unsigned(bs, w)
+            env[res] = _wrap((ua // ub if divide else ua % ub).astype(np.int64), w)
+        return run
+    quotient = name == "arith.divsi"
+
+    def run(env, mask):
+        bs = np.where(mask, env[y], 1)
+        bs = np.where(bs == 0, 1, bs)
+        # truncation toward zero in integers (a float quotient loses digits past 2**53)
+        a, bs = np.asarray(env[x], np.int64), np.asarray(bs, np.int64)
+        with np.errstate(over="ignore"):
+            q = a // bs
+        q = q + ((a % bs != 0) & ((a < 0) != (bs < 0)))
+        env[res] = _wrap(q if quotient else a - q * bs, w)
+    return run
+
+
+def _d_shift(interp, op):
+    (x, y), res, name = op.operands, op.results[0], op.name
+    w = _width(res.type)
+    if name == "arith.shli":
+        def run(env, mask):
+            env[res] = _wrap(np.left_shift(env[x], env[y]), w)
+    elif name == "arith.shrui":
+        def run(env, mask):
+            env[res] = _wrap((_unsigned(env[x], w) >> _unsigned(env[y], 64)).astype(np.int64), w)
+    else:
+        def run(env, mask):
+            env[res] = _wrap(np.right_shift(env[x], env[y]), w)
+    return run
+
+
+_CMPI = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+_CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+        "ge": np.greater_equal}
+
+
+def _d_cmpi(interp, op):
+    (x, y), res = op.operands, op.results[0]
+    p, w = _CMPI[op.predicate.value.data], _width(x.type)
+    f = _CMP[p.lstrip("su") if p not in ("eq", "ne") else p]
+    if p.startswith("u"):
+        def run(env, mask):
+            env[res] = f(_unsigned(env[x], w), _unsigned(env[y], w))
+    else:
+        def run(env, mask):
+            env[res] = f(env[x], env[y])
+    return run
+
+
+def _d_select(interp, op):
+    (c, x, y), res = op.operands, op.results[0]
+    if op.name == "llvm.select":
+        def run(env, mask):
+            env[res] = np.where(env[c].astype(bool), env[x], env[y])
+    else:
+        def run(env, mask):
+            a = env[x]
+            env[res] = np.where(env[c].astype(bool).reshape(-1, *([1] * (a.ndim - 1))), a, env[y])
+    return run
+
+
+def _d_int_cast(interp, op):
+    src, res = op.operands[0], op.results[0]
+    if op.name == "arith.extui":
+        w = _width(src.type)
+
+        def run(env, mask):
+            env[res] = _unsigned(env[src].astype(np.int64), w).astype(np.int64)
+    elif res.type == _I1:  # trunci to i1
+        def run(env, mask):
+            env[res] = env[src].astype(np.int64) & 1
+    else:
+        w = _width(res.type)
+
+        def run(env, mask):
+            env[res] = _wrap(env[src].astype(np.int64), w)
+    return run
+
+
+def _d_astype(interp, op):
+    src, res = op.operands[0], op.results[0]
+    dt = np.int64 if op.name == "arith.index_cast" else _np_float(res.type)
+
+    def run(env, mask):
+        env[res] = env[src].astype(dt)
+    return run
+
+
+def _d_arith_bitcast(interp, op):
+    src, res = op.operands[0], op.results[0]
+    st, rt = src.type, res.type
+    if isinstance(rt, IntegerType) and isinstance(st, IntegerType):
+        def run(env, mask):  # a signedness change: same bits
+            env[res] = env[src]
+    elif isinstance(rt, IntegerType):
+        dt, ft = {16: np.int16, 32: np.int32, 64: np.int64}[_width(rt)], _np_float(st)
+
+        def run(env, mask):
+            env[res] = env[src].astype(ft).view(dt).astype(np.int64)
+    else:
+        w = _width(st)
+        dt, ft = {16: np.int16, 32: np.int32, 64: np.int64}[w], _np_float(rt)
+
+        def run(env, mask):
+            env[res] = _wrap(env[src], w).astype(dt).view(ft)
+    return run
+
+
+def _d_float_binary(interp, op):
+    (x, y), res = op.operands, op.results[0]
+    f, dt = _FLOAT_BINARY[op.name], _np_float(res.type)
+
+    def run(env, mask):
+        with np.errstate(all="ignore"):
+            env[res] = f(env[x], env[y]).astype(dt)
+    return run
+
+
+def _d_negf(interp, op):
+    src, res = op.operands[0], op.results[0]
+
+    def run(env, mask):
+        env[res] = -env[src]
+    return run
+
+
+def _d_same(interp, op):
+    src, res = op.operands[0], op.results[0]
+
+    def run(env, mask):  # addresses are int64 here
+        env[res] = env[src]
+    return run
+
+
+def _d_inline_asm(interp, op):
+    text, operands = op.asm_string.data, op.operands
+    res = op.results[0] if op.results else None
+    if "ld.global" in text and len(operands) == 3:  # Emitter.load_element_if: (predicate, address, fill)
+        def run(env, mask):
+            env[res] = interp._predicated_element_load(op, [env[v] for v in operands], mask)
+    elif "ld.global" in text:
+        def run(env, mask):
+            env[res] = interp._predicated_load(op, [env[v] for v in operands], mask)
+    elif "@p st.global" in text:  # Emitter.store_element_if: (predicate, address, value)
+        typ = operands[2].type
+
+        def run(env, mask):
+            pred, addrs, value = (env[v] for v in operands)
+            interp._store(addrs, value, typ, mask & (pred != 0), None)
+    elif text.startswith("atom.global.add.noftz.bf16"):
+        def run(env, mask):
+            env[res] = interp._bf16_atomic_add(env[operands[0]], env[operands[1]], mask)
+    else:
+        def run(env, mask):
+            interp.asm(op, [env[v] for v in operands], functools.partial(env.__setitem__, res))
+    return run
+
+
+def _d_element(interp, op):
+    res, rows = op.results[0], np.arange(interp.T)
+    if op.name == "llvm.extractelement":
+        vec, pos = op.operands
+
+        def run(env, mask):
+            env[res] = env[vec][rows, env[pos].astype(np.int64)]
+    else:
+        vec, val, pos = op.operands
+
+        def run(env, mask):
+            out = env[vec].copy()
+            out[rows, env[pos].astype(np.int64)] = env[val]
+            env[res] = out
+    return run
+
+
+_DECODERS = {
+    "arith.constant": _d_constant, **dict.fromkeys(_INT_BINARY, _d_int_binary),
+    "llvm.extractvalue": _d_extractvalue, "llvm.getelementptr": _d_getelementptr, "llvm.bitcast": _d_llvm_bitcast,
+    "llvm.load": _d_load, "llvm.store": _d_store,
+    **dict.fromkeys(("arith.maxsi", "arith.minsi", "arith.maximumf", "arith.minimumf", "arith.maxnumf",
+                     "arith.minnumf"), _d_extremum),
+    **dict.fromkeys(("arith.divsi", "arith.remsi", "arith.divui", "arith.remui"), _d_division),
+    **dict.fromkeys(("arith.shli", "arith.shrui", "arith.shrsi"), _d_shift),
+    "arith.cmpi": _d_cmpi, "arith.select": _d_select, "llvm.select": _d_select,
+    **dict.fromkeys(("arith.extsi", "arith.trunci", "arith.extui"), _d_int_cast),
+    **dict.fromkeys(("arith.sitofp", "arith.extf", "arith.truncf", "arith.index_cast"), _d_astype),
+    "arith.bitcast": _d_arith_bitcast, **dict.fromkeys(_FLOAT_BINARY, _d_float_binary), "arith.negf": _d_negf,
+    "llvm.ptrtoint": _d_same, "llvm.inttoptr": _d_same, "llvm.inline_asm": _d_inline_asm,
+    "llvm.extractelement": _d_element, "llvm.insertelement": _d_element,
+}
+"""Op name -> its decoder (:meth:`Interpreter._decode`)."""
 
 
 # ---------------------------------------------------------------- mma.sync
