@@ -17,13 +17,12 @@ pytest.importorskip("xdsl")
 ct = pytest.importorskip("cuda.tile")
 pytest.importorskip("ml_dtypes")
 
-import test_user_sweep10_emulated as s10e  # noqa: E402
+from test_review28_integer_loops import MAX32, emulate  # noqa: E402, F401  (the emulator, a 200,000-step limit)
 
 
 C = ct.Constant
 N = 8
 SENTINEL = 77.0
-MAX32 = 2**31 - 1
 
 
 @ct.kernel
@@ -34,18 +33,6 @@ def count_loaded_tiles(X, Y, start: int, stop: int, step: int, BN: C[int]):
     for i in range(start, stop, step):
         acc = acc + ct.load(X, index=((i - start) % 2,), shape=(BN,)) + 1.0
     ct.store(Y, index=(0,), tile=acc)
-
-
-@pytest.fixture
-def emulate(monkeypatch):
-    from tileorch.testing import ptx_emulator
-
-    run_ctas = ptx_emulator.Emu.run
-    monkeypatch.setattr(ptx_emulator.Emu, "run", lambda self, max_steps=200_000: run_ctas(self, max_steps))
-
-    def run(kernel, arrays, scalars, tag):
-        return s10e.emulate_kernel(monkeypatch, f"s29wc_{kernel._pyfunc.__name__}_{tag}", kernel, arrays, scalars, (1,))
-    return run
 
 
 def _want(x, start, stop, step):
@@ -63,5 +50,5 @@ def test_prefetching_loop_near_the_maximum(emulate, monkeypatch, depth, start, s
     """Before (depth 1, the default two-iteration trip): ``range(MAX - 2, MAX, 4)`` ran 2 iterations, not 1."""
     monkeypatch.setenv("TILEORCH_PREFETCH_DEPTH", depth)
     x = np.arange(2 * N, dtype=np.float32)
-    y = emulate(count_loaded_tiles, [x, np.full(N, SENTINEL, np.float32)], [start, stop, step, N], f"d{depth}")[1]
+    y = emulate(count_loaded_tiles, [x, np.full(N, SENTINEL, np.float32)], [start, stop, step, N])[1]
     np.testing.assert_array_equal(y, _want(x, start, stop, step))
