@@ -1182,6 +1182,17 @@ def segment_ks(program: Any, more_a: list[ArrayArg], more_b: list[ArrayArg]) -> 
     return tuple(out)
 
 
+def empty_product(k: int, seg_k: tuple[int, ...]) -> bool:
+    """Whether a GEMM's product is empty: its K (the first pair's) and every later K segment's (``seg_k``,
+    :func:`segment_ks`) are 0, so the launcher may store zeros without a kernel. A program whose segments
+    are empty only in part raises LayoutNotSupported (the TMA maps take no zero extent, and zeros would drop
+    the other segments' products): the SIMT path runs the launch."""
+    ks = (k, *seg_k)
+    if 0 in ks and any(ks):
+        raise LayoutNotSupported(f"K segments {ks}: the WGMMA GEMM takes no empty segment beside others")
+    return not any(ks)
+
+
 def _batch_matrix(x: ArrayArg, batch: int) -> ArrayArg:
     """The first matrix of a batched operand ``x`` of ``batch`` contiguous ``[rows, cols]`` matrices (checked)."""
     if x.ndim != 3 or x.shape[0] != batch or (batch > 1 and x.strides[0] != x.shape[1] * x.shape[2]):
@@ -1311,7 +1322,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     dense_c = batch != 1 or getattr(program.gemm_config, "c_transposed", False)
     c_cols = c.shape[1] if getattr(program.gemm_config, "program_grid", False) and not dense_c else n
     ldc = n if dense_c else c_row_stride(c)  # C a column slice of a wider array: its rows ldc apart
-    if k == 0 and not program.epilogue_ops and batch == 1 and not getattr(program.gemm_config, "grid_l", False):  # an empty K loop stores zeros
+    if empty_product(k, seg_k) and not program.epilogue_ops and batch == 1 and not getattr(program.gemm_config, "grid_l", False):  # an empty K loop stores zeros
         if ldc != n:  # only the slice's own columns
             check(api().cuMemsetD2D8Async(c.ptr, ldc * c.itemsize, 0, n * c.itemsize, m, api().CUstream(stream)),
                   "cuMemsetD2D8Async(C)")

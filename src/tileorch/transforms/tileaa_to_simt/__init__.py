@@ -101,6 +101,7 @@ from tileorch.transforms.tileaa_to_simt.predicated_tails import predicated_tails
 from tileorch.transforms.tileaa_to_simt.prefetch import (PAST_STORES_ATTR, WRITES, prefetch_depth, prefetchable_loads,
                                                         stores_in, unrolled)
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
+from tileorch.transforms.tileaa_to_simt.unrolled_trips import trip_counter
 from tileorch.transforms.tileas.simt_layouts import gathers, vectorizable_access
 
 PASS = "convert-nv-tileaa-to-simt"
@@ -2002,34 +2003,34 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                     raise _unsupported(inner, str(exc)) from None
             raise LocatedError(op, f"{PASS}: region without scf.yield")
 
-        def two(b: Emitter, iv, flat):
+        def two(b: Emitter, wide_iv, flat):
             """Iterations ``iv`` and (when in range) ``iv + step``: the tiles of ``iv + step`` are
             loaded into registers of their own while ``iv``'s are used, and those of ``iv + 2 step``
             into the registers ``iv``'s held, so the carried tiles need no copy at the back edge
-            (:func:`prefetch.unrolled`)."""
+            (:func:`prefetch.unrolled`; the guard and the trip loop's counter: :mod:`unrolled_trips`)."""
+            iv = trips.counter(b, wide_iv)
             first = one(b, iv, flat)
             iv2 = b.v(arith.AddiOp(iv, st))
-            more = b.v(cmpi(iv2, ub, "slt"))
+            more = trips.runs(b, wide_iv, 1)
             kept = flat[len(flat) - n_ahead:]  # dead after the first iteration: its registers are reused
             return b.if_(more, lambda bb: one(bb, iv2, first), lambda bb: first[:len(first) - n_ahead] + kept,
                          types=[x.type for x in first])
 
-        def rotation(b: Emitter, iv, flat):
+        def rotation(b: Emitter, wide_iv, flat):
             """``depth + 1`` iterations from ``iv`` (each after the first when in range): the carried
             tile sets rotate once around, so the back edge copies none (:func:`prefetch.prefetch_depth`)."""
+            iv = trips.counter(b, wide_iv)
             cur = one(b, iv, flat)
             for j in range(1, depth + 1):
                 ivj = b.v(arith.AddiOp(iv, b.v(arith.MuliOp(st, b.const(j, st.type)))))
                 prev = cur
-                cur = b.if_(b.v(cmpi(ivj, ub, "slt")), lambda bb, ivj=ivj, prev=prev: one(bb, ivj, prev),
+                cur = b.if_(trips.runs(b, wide_iv, j), lambda bb, ivj=ivj, prev=prev: one(bb, ivj, prev),
                             lambda bb, prev=prev: prev, types=[x.type for x in prev])
             return cur
 
-        if loads and depth > 1:
-            trip = e.v(arith.MuliOp(st, e.const(depth + 1, st.type)))
-            results = e.for_(lb, ub, trip, inits + ahead, rotation)
-        elif loads and unrolled():
-            results = e.for_(lb, ub, e.v(arith.AddiOp(st, st)), inits + ahead, two)
+        if loads and (depth > 1 or unrolled()):
+            trips = trip_counter(e, lb, ub, st, depth + 1 if depth > 1 else 2)
+            results = e.for_(trips.lb, trips.ub, trips.trip, inits + ahead, rotation if depth > 1 else two)
         else:
             results = e.for_(lb, ub, st, inits + ahead, one)
         results = results[:len(results) - n_ahead]

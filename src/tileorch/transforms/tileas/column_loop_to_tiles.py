@@ -48,7 +48,7 @@ from tileorch.dialects import nv_tileaa as aa
 from tileorch.transforms.pass_kinds import ModuleTransform
 from tileorch.transforms.tileas.common import constant_int
 from tileorch.transforms.tileas.same_range_loops import WRITES, reads_first
-from tileorch.transforms.tileas.tile_order import coordinate_axes, is_tile_count
+from tileorch.transforms.tileas.tile_order import Axis, coordinate_axes, is_tile_count
 
 REMARK = ("a loop over the output's column tiles after the K loop whose result it reads (a second dot on it per "
           "column tile, e.g. an MLP block's y[:, j] = f(x @ W1) @ W2[:, j]) runs as the grid's axis 1 "
@@ -76,6 +76,22 @@ def _memref(view: SSAValue) -> SSAValue | None:
 def _same_constant(x: SSAValue, y: SSAValue) -> bool:
     return x is y or (isinstance(x.owner, arith.ConstantOp) and isinstance(y.owner, arith.ConstantOp)
                       and x.owner.value == y.owner.value and x.type == y.type)
+
+
+def _dot_b_load(v: SSAValue) -> aa.TiledLoadOp | None:
+    """The tile load a dot's B operand ``v`` is, through single-operand ops (a transpose, a cast), or None."""
+    while isinstance(v.owner, Operation) and not isinstance(v.owner, aa.TiledLoadOp) and len(v.owner.operands) == 1:
+        v = v.owner.operands[0]
+    return v.owner if isinstance(v.owner, aa.TiledLoadOp) else None
+
+
+def _column_axes(iv: SSAValue, ops: list[Operation], dots: list[aa.DotOp]) -> Axis:
+    """The uses of ``iv`` that bound the kernel's column tiles: its tile stores' (the output's columns, which the
+    kernel covers) and its dots' B loads' (the launcher checks that B has the output's columns,
+    :func:`tileorch.launchers.cutile.epi_operand`); an operand like a bias may have fewer."""
+    bounding = [o for o in ops if isinstance(o, aa.TiledStoreOp)] + [x for x in map(_dot_b_load, (d.rhs for d in dots))
+                                                                      if x is not None]
+    return coordinate_axes(iv, bounding)
 
 
 def _reads_axis_1(fn: Operation) -> bool:
@@ -108,6 +124,10 @@ def column_loop_refusal(loop: scf.ForOp, fn: Operation) -> str | None:
     if not is_tile_count(loop.ub, coordinate_axes(iv, ops)):
         return ("its trip count is not the tile count of an axis its index indexes (ct.cdiv(W2.shape[1], tn) or "
                 "ct.cdiv(Y.shape[1], tn))")
+    if not is_tile_count(loop.ub, _column_axes(iv, ops, dots)):
+        return ("its trip count is not the tile count of the stored array's columns or of the second dot's B "
+                "(ct.cdiv(Y.shape[1], tn) or ct.cdiv(W2.shape[1], tn)): the kernel covers every column tile of the "
+                "output, more than the loop's when the array it counts has fewer")
     for use in iv.uses:
         user = use.operation
         if not isinstance(user, aa.TiledLoadOp | aa.TiledStoreOp) or user.parent_block() is not body \
