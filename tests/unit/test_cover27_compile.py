@@ -43,13 +43,15 @@ SHAPES = {"concat_k_linear_bt": (2, True, False), "summed_products_relu": (2, Tr
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_each_stage_holds_an_a_per_dot(name):
-    """The kernel's stages hold an A and a B tile per dot (the transaction count their sum); a chain of dots runs
-    into one accumulator, separate dots (two loops' accumulators too: the second's start hoisted to the epilogue)
-    into one each; the remark names the path."""
+    """The kernel reads an A and a B tile per dot each K tile, a stage per operand pair (``TILEORCH_PAIR_STAGES=1``,
+    the default since session 29: each stage's transaction count one pair's tiles, a K tile taking ``a`` stages); a
+    chain of dots runs into one accumulator, separate dots (two loops' accumulators too: the second's start hoisted
+    to the epilogue) into one each; the remark names the path."""
     cfg = compiled(name).gemm_config
     a, one, fused = SHAPES[name]
     assert (cfg.a_operands, cfg.b_operands, cfg.one_accumulator, cfg.k_segments) == (a, a, one, False), cfg
-    assert cfg.tx_bytes == a * (cfg.tile_m + cfg.tile_n) * cfg.tile_k * cfg.element_bytes
+    assert cfg.pair_stages, cfg
+    assert cfg.tx_bytes == (cfg.tile_m + cfg.tile_n) * cfg.tile_k * cfg.element_bytes
     remarks = compiled(name).remarks
     assert any(f"{a} dots each reading an A tile of its own in one K loop" in r for r in remarks), remarks
     assert fused == any("2 K loops one after the other over the same K tiles run as one loop" in r
