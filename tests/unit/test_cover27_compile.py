@@ -114,7 +114,10 @@ def test_every_program_assembles_without_spills():
 
 
 @pytest.mark.parametrize("name", sorted(n for n, p in PROGRAMS.items() if p.path != "simt"))
-def test_the_tensor_core_kernel_is_proved(name):
+def test_the_tensor_core_kernel_is_proved(name, monkeypatch):
     """``tileorch check`` on each kernel: its pipeline (several operand tiles per stage on one full barrier) free
-    of deadlocks and races over every trip count."""
+    of deadlocks and races over every trip count.  With all pairs' tiles in one stage (``TILEORCH_PAIR_STAGES=0``):
+    a stage per pair multiplies the ring's stages (6-9 at the program's tile), past what the checker explores in
+    CI's time; ``test_pair_stages.py`` proves that form's pipeline at the launcher's retile."""
+    monkeypatch.setenv("TILEORCH_PAIR_STAGES", "0")
     assert_pipelines_proved(PROGRAMS[name], name)
