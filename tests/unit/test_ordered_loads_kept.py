@@ -26,6 +26,7 @@ def test_acquired_flag_broadcast_is_not_reloaded_weakly(monkeypatch):
     from tileorch.testing.compile_memo import compile_once
     from tileorch.testing.export import cutile_bytecode
 
+    monkeypatch.setenv("TILEORCH_REMATERIALIZE_FLOAT_LOADS", "1")  # the switch that reloaded the flag weakly
     bv, v = 128, 5 * 128 + 3
     spec = [((2, v), "float32"), ((6,), "float32"), ((2,), "float32"), bv]
     prog = compile_once(cutile_bytecode(kernel, spec), "sum_tiles_after_acquired_flags", arch="sm_90a", ptxas=False)
