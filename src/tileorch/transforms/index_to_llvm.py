@@ -88,9 +88,27 @@ class ToLLVMPass(ModulePass):
 
 @dataclass(frozen=True)
 class ConvertIndexToLLVM(ModulePass):
-    """Rewrite every ``index`` type to ``i64`` (:func:`convert_index_types`)."""
+    """Rewrite every ``index`` type to ``i64`` (:func:`convert_index_types`); an ``arith.index_cast`` /
+    ``index_castui``, now between two integer types, becomes its operand (same width), ``arith.extsi`` /
+    ``extui`` or ``arith.trunci`` (what ``convert-arith-to-llvm`` lowers it to), so the module verifies after
+    this pass alone (``TILEORCH_VERIFY_EACH_PASS``)."""
 
     name = "convert-index-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        convert_index_types(op)
+        from xdsl.dialects import arith
+
+        for inner in convert_index_types(op):
+            if inner.name not in ("arith.index_cast", "arith.index_castui"):
+                continue
+            src, dst = inner.operands[0].type, inner.results[0].type
+            if src == dst:
+                inner.results[0].replace_by(inner.operands[0])
+                inner.detach()
+                inner.erase()
+                continue
+            if src.width.data < dst.width.data:
+                new = (arith.ExtSIOp if inner.name == "arith.index_cast" else arith.ExtUIOp)(inner.operands[0], dst)
+            else:
+                new = arith.TruncIOp(inner.operands[0], dst)
+            Rewriter.replace_op(inner, new)
