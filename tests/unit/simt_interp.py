@@ -741,6 +741,8 @@ class Interpreter:
             elif text.startswith(("cvt.rzi.f", "cvt.rmi.f", "cvt.rpi.f", "cvt.rni.f")):
                 rnd = {"rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil, "rni": np.rint}[text[4:7]]
                 put(rnd(ins[0]) if ".f64.f64" in text else rnd(f32[0]))
+            elif re.match(r"cvt\.rz\.f32\.(f64|[su](32|64)) ", text):  # toward zero (Emitter.to_f32_odd)
+                put(_rz_to_f32(ins[0], text.split()[0].rsplit(".", 1)[1]))
             elif text.startswith("cvt.rz.bf16.f32"):  # the high half (NaN: the canonical 0x7FFF)
                 bits = f32[0].view(np.uint32).astype(np.int64) >> 16
                 put(_wrap(np.where(np.isnan(f32[0]), 0x7FFF, bits), 16))
@@ -1052,6 +1054,35 @@ def _d_same(interp, op):
     def run(env, mask):  # addresses are int64 here
         env[res] = env[src]
     return run
+
+
+def _rz_to_f32(x, src: str) -> np.ndarray:
+    """``cvt.rz.f32.<src>`` per element: the f32 of largest magnitude not above ``|x|`` (NaN and infinities
+    kept), ``x`` read as ``src`` (f64, s32/u32/s64/u64 held as int64), compared exactly."""
+    from fractions import Fraction
+
+    out = np.empty(len(x), np.float32)
+    for i, v in enumerate(np.asarray(x).tolist()):
+        if src == "f64":
+            v = float(v)
+            if v != v or v in (float("inf"), float("-inf")):
+                out[i] = np.float32(v)
+                continue
+        else:
+            bits = int(src[1:])
+            v = int(v) & ((1 << bits) - 1) if src[0] == "u" else int(v)
+        exact = Fraction(v)
+        with np.errstate(over="ignore"):
+            f = np.float32(float(v))
+        while np.isinf(f) or abs(Fraction(float(f))) > abs(exact):
+            f = np.nextafter(f, np.float32(0), dtype=np.float32)
+        while True:
+            up = np.nextafter(f, np.float32(np.inf if exact > 0 else -np.inf), dtype=np.float32)
+            if np.isinf(up) or abs(Fraction(float(up))) > abs(exact):
+                break
+            f = up
+        out[i] = f
+    return out
 
 
 def _d_inline_asm(interp, op):
