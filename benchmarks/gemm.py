@@ -65,6 +65,8 @@ def variants() -> dict[str, GemmConfig]:
         "n128_persistent_f16": replace(base, tile_n=128, stages=6, dtype="f16", out_dtype="f16"),
         "n128_bn": replace(base, tile_n=128, stages=6, b_major="n"),
         "direct_c1": replace(base, epilogue="direct", cluster_m=1),
+        "streamk_n192": replace(base, tile_n=192, stages=4, schedule="streamk"),
+        "dp_n192": replace(base, tile_n=192, stages=4, schedule="dp"),
     }
 
 
