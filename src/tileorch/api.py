@@ -162,8 +162,9 @@ BYTECODE_SUFFIXES = (".tileirbc", ".bytecode")
 def bytecode_input_error(data: bytes, name: str, bytecode: bool = False) -> str | None:
     """The located error for input that stands for CUDA Tile IR bytecode without being it: an
     empty file named ``.tileirbc`` / ``.bytecode`` or empty ``bytes`` given as the program
-    (``bytecode``; an export that failed), or the first bytes of the bytecode's magic number alone
-    (a truncated file); else None."""
+    (``bytecode``; an export that failed), the first bytes of the bytecode's magic number alone
+    (a truncated file), or a file so named that is neither bytecode nor UTF-8 text (random bytes, a
+    different binary); else None."""
     base = os.path.basename(name)
     if not data and (bytecode or name.lower().endswith(BYTECODE_SUFFIXES)):
         return (f"{name}:1:1: error: {base} is empty: CUDA Tile IR bytecode starts with the 8-byte magic number "
@@ -171,7 +172,18 @@ def bytecode_input_error(data: bytes, name: str, bytecode: bool = False) -> str 
     if 0 < len(data) < len(TILE_IR_MAGIC) and TILE_IR_MAGIC.startswith(data):
         return (f"{name}:1:1: error: {base} is truncated CUDA Tile IR bytecode: {len(data)} byte(s), not even the "
                 "8-byte magic number")
+    if name.lower().endswith(BYTECODE_SUFFIXES) and data[:len(TILE_IR_MAGIC)] != TILE_IR_MAGIC and not _is_utf8(data):
+        return (f"{name}:1:1: error: {base} is not CUDA Tile IR bytecode: it starts with {data[:8].hex(' ')}, not the "
+                "8-byte magic number \\x7fTileIR\\x00, and it is not UTF-8 text (MLIR) either")
     return None
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 PYTHON_SUFFIXES = (".py", ".pyw")

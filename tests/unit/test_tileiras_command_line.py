@@ -113,6 +113,10 @@ def test_a_cubin_in_a_missing_directory_is_refused_before_compiling(tmp_path, pr
     ("t.tileirbc", b"\x7fTile", "t.tileirbc:1:1: error: t.tileirbc is truncated CUDA Tile IR bytecode: 5 byte(s), "
                                 "not even the 8-byte magic number"),
     ("t.mlir", b"\x7fTileIR", "t.mlir:1:1: error: t.mlir is truncated CUDA Tile IR bytecode: 7 byte(s)"),
+    # random bytes named as bytecode: was "invalid UTF-8 byte 0xc7 (the input must be UTF-8 text)" at 1:1
+    ("r.tileirbc", bytes([0xC7, 0x9A, 0x3E, 0xCD]) * 40,
+     "r.tileirbc:1:1: error: r.tileirbc is not CUDA Tile IR bytecode: it starts with c7 9a 3e cd c7 9a 3e cd"),
+    ("r.bytecode", b"\x7fELF\xff\xfe" + bytes(50), "r.bytecode:1:1: error: r.bytecode is not CUDA Tile IR bytecode"),
 ])
 def test_empty_or_truncated_bytecode_is_an_error(tmp_path, name, data, message):
     """Was: an empty .tileirbc compiled as an empty MLIR module (a warning, exit 0); a truncated
