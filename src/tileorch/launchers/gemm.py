@@ -50,19 +50,37 @@ def choose_schedule(m: int, n: int, k: int, cfg: GemmConfig, sms: int) -> str:
     return "persistent"
 
 
-def default_config(m: int, n: int, k: int, dtype: str, out_dtype: str, b_major: str, schedule: str, sms: int) -> GemmConfig:
+N192_EFFICIENCY = 0.92
+"""Full-wave speed of the 128 x 192 tile relative to 128 x 256 (session 30's suite run on an H100, same
+process: persistent_n192 / wave efficiency over persistent / wave efficiency, median 0.93, 0.83 on the
+N >= 13312 shapes; `benchmarks/results/gemm_suite_h100_2026-12-06-s30.json`)."""
+
+
+def default_config(m: int, n: int, k: int, dtype: str, out_dtype: str, b_major: str, schedule: str, sms: int,
+                   tile_192: bool = True) -> GemmConfig:
     """The configuration ``schedule="auto"`` picks: 128 x 256 tiles, 4 stages, 2x1 clusters, TMA
     epilogue; 128 x 128 tiles (6 stages) for short-K problems of at most two waves whose wave
-    efficiency the narrower tile improves by >= 0.15; f32 and s32 outputs store directly."""
+    efficiency the narrower tile improves by >= 0.15; 128 x 192 tiles (4 stages) where their wave
+    efficiency times :data:`N192_EFFICIENCY` beats the chosen tile's (the wave-quantised shapes, e.g.
+    1344 x 6272 x 2048: 0.74 -> 0.90 of cuBLAS; ``tile_192=False``: not considered); Stream-K on the
+    128 x 256 tiles where no data-parallel walk keeps 85% of the SM-waves busy and K >= 8192; f32 and
+    s32 outputs store directly."""
     cfg = GemmConfig(dtype=dtype, out_dtype=out_dtype, b_major=b_major,
                      epilogue="direct" if out_dtype in DIRECT_OUT_DTYPES else "tma")
     cfg = replace(cfg, tile_k=128 // cfg.element_bytes)
     if schedule == "auto":
         tiles = -(-m // 128) * -(-n // 256)
+        best, score = 256, wave_efficiency(m, n, 256, sms)
         if (k <= 2048 and tiles <= 2 * sms
                 and wave_efficiency(m, n, 128, sms) >= wave_efficiency(m, n, 256, sms) + 0.15):
-            cfg = replace(cfg, tile_n=128, stages=6)
-        schedule = choose_schedule(m, n, k, cfg, sms) if cfg.tile_n == 256 else "persistent"
+            best, score = 128, wave_efficiency(m, n, 128, sms)
+        if tile_192 and N192_EFFICIENCY * wave_efficiency(m, n, 192, sms) > score:
+            best, score = 192, N192_EFFICIENCY * wave_efficiency(m, n, 192, sms)
+        if best != 256:
+            cfg = replace(cfg, tile_n=best, stages=6 if best == 128 else 4)
+        schedule = "streamk" if score < 0.85 and k >= 8192 else "persistent"
+        if schedule == "streamk":
+            cfg = replace(cfg, tile_n=256, stages=GemmConfig().stages)
     return replace(cfg, schedule=schedule).check()
 
 

@@ -1,0 +1,63 @@
+"""``tileorch.gemm``'s automatic configuration (``launchers.gemm.default_config``): the tile width whose
+wave efficiency (weighted by its measured full-wave speed) is best, Stream-K only where no data-parallel
+walk keeps 85% of the SM-waves busy and K >= 8192."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tileorch.launchers.gemm import N192_EFFICIENCY, default_config, wave_efficiency
+
+SMS = 132
+
+
+def _score(m, n, tile_n):
+    return (N192_EFFICIENCY if tile_n == 192 else 1.0) * wave_efficiency(m, n, tile_n, SMS)
+
+
+def test_wave_efficiency_counts_the_last_wave():
+    # 11 x 25 = 275 tiles of 128 x 256: three waves of 132, the last holding 11
+    assert math.isclose(wave_efficiency(1344, 6272, 256, SMS), 275 / 396)
+    assert math.isclose(wave_efficiency(1344, 6272, 192, SMS), 363 / 396)
+
+
+def test_a_wave_quantised_shape_takes_192_wide_tiles():
+    """1344 x 6272 x 2048 (the suite): 0.739 of cuBLAS at 128 x 256, 0.902 at 128 x 192 (H100, session 30)."""
+    cfg = default_config(1344, 6272, 2048, "bf16", "bf16", "k", "auto", SMS)
+    assert (cfg.tile_n, cfg.stages, cfg.schedule) == (192, 4, "persistent")
+
+
+def test_full_waves_keep_256_wide_tiles():
+    for m, n, k in ((4096, 4096, 4096), (8192, 8192, 8192), (1920, 1920, 16384)):
+        cfg = default_config(m, n, k, "bf16", "bf16", "k", "auto", SMS)
+        assert (cfg.tile_n, cfg.schedule) == (256, "persistent"), (m, n, k)
+
+
+def test_long_k_with_no_good_wave_takes_stream_k_on_256_wide_tiles():
+    cfg = default_config(2016, 2176, 8192, "bf16", "bf16", "k", "auto", SMS)
+    assert (cfg.tile_n, cfg.schedule) == (256, "streamk")
+
+
+def test_the_cutile_path_can_leave_192_out():
+    cfg = default_config(1344, 6272, 2048, "bf16", "bf16", "k", "auto", SMS, tile_192=False)
+    assert cfg.tile_n == 256
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 16384), st.integers(8, 16384), st.integers(8, 32768))
+def test_the_choice_is_the_best_scored_tile(m, n, k):
+    n, k = n // 8 * 8 or 8, k // 8 * 8 or 8
+    cfg = default_config(m, n, k, "bf16", "bf16", "k", "auto", SMS)
+    best = max(_score(m, n, t) for t in (256, 192))
+    if cfg.schedule == "streamk":
+        assert cfg.tile_n == 256 and k >= 8192
+        assert max(best, _score(m, n, 128) if cfg.tile_n == 128 else 0) < 0.85
+    elif cfg.tile_n == 192:
+        assert _score(m, n, 192) > _score(m, n, 256)
+    elif cfg.tile_n == 256:
+        assert _score(m, n, 256) >= _score(m, n, 192)
+    else:  # the short-K rule's 128-wide tile, then kept unless 192 scores higher
+        assert k <= 2048 and cfg.tile_n == 128 and _score(m, n, 128) >= _score(m, n, 192)
