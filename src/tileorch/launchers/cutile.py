@@ -1318,10 +1318,11 @@ def _aligned_entry(entry: _Compiled, cov: Any, kernel: Any, arguments: list[Argu
 
 def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, schedule: str,
                  stream: int, dev: Any, sync: bool, tiles: str = "auto", args: Any = (),
-                 fast: tuple | None = None, grid_l: int = 1, grid: tuple[int, int, int] = (1, 1, 1)) -> None:
+                 fast: tuple | None = None, grid_l: int = 1, grid: tuple[int, int, int] | None = None) -> None:
     """Launch a ``gemm`` program; ``grid_l``: the launch grid's third extent, the L a ``grid_l``
     configuration walks (split-K programs read it as program id 2); ``grid``: the launch grid, which
-    a ``program_grid`` configuration walks (one work tile per program)."""
+    a ``program_grid`` configuration walks (one work tile per program) and which bounds the tiles any
+    other computes (:func:`_covered`); None: (1, 1, 1) for a program grid, all of C otherwise."""
     from tileorch.launchers.gemm import choose_schedule
     from tileorch.launchers.gemm_host import GemmKernel
     from tileorch.runtime.driver import api, check
@@ -1342,7 +1343,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major B")
     if m == 0 or n == 0 or batch == 0:
         return
-    cov = _covered(program, grid, m, n, batch)  # the part of C the programs launched compute; None: all of it
+    cov = _covered(program, grid, m, n, batch) if grid is not None else None  # the part of C launched; None: all
+    grid = grid or (1, 1, 1)
     # C's columns: N, or C's own when a program-grid kernel stores at columns the program computes
     # a C stored transposed (c_transposed, given [N, M]) is row-major contiguous (gemm_problem_batched checks
     # it): dense, never a column slice (its row stride is M, not N)
