@@ -100,25 +100,32 @@ def test_no_recorded_map_is_the_whole_output():
     assert covered(None, (1, 1, 1), 500, 300, 2) == Covered(500, 300, 2, (500, 300, 2))
 
 
-def _kernel_stores(cov, tile_m, tile_n, cluster_m):
-    """The rows and columns a kernel stores: its scheduler's tiles of ``cov.m`` x ``cov.n`` (the row tiles a whole
-    number of clusters), each masked at C's full M and N."""
+def _kernel_stores(cov, tile_m, tile_n, cluster_m, max_swizzle):
+    """The rows and columns a kernel stores: its scheduler's tiles of ``cov.m`` x ``cov.n`` (CUTLASS's rounding of
+    the tile counts: whole clusters along M, then ``2**log_swizzle`` clusters along both, the swizzle the
+    scheduler's own choice for those counts), each masked at C's full M and N."""
+    from tileorch.schedulers.raster import log_swizzle_size
+
     m, n, _ = cov.full
-    row_tiles = _cdiv(_cdiv(cov.m, tile_m), cluster_m) * cluster_m
-    rows = {r for t in range(row_tiles) for r in range(t * tile_m, min((t + 1) * tile_m, m))}
-    cols = {c for t in range(_cdiv(cov.n, tile_n)) for c in range(t * tile_n, min((t + 1) * tile_n, n))}
+    bm, bn = _cdiv(_cdiv(cov.m, tile_m), cluster_m) * cluster_m, _cdiv(cov.n, tile_n)
+    s = 1 << log_swizzle_size(bm, bn, max_swizzle)
+    bm, bn = _cdiv(bm, s * cluster_m) * s * cluster_m, _cdiv(bn, s) * s
+    rows = {r for t in range(bm) for r in range(t * tile_m, min((t + 1) * tile_m, m))}
+    cols = {c for t in range(bn) for c in range(t * tile_n, min((t + 1) * tile_n, n))}
     return rows, cols
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(m=st.integers(1, 1200), n=st.integers(1, 1200), gm=st.integers(1, 12), gn=st.integers(1, 12),
        ptm=st.sampled_from([16, 32, 64, 128, 256]), ptn=st.sampled_from([16, 32, 64, 128, 256]),
-       tile_m=st.sampled_from([64, 128]), tile_n=st.sampled_from([64, 128, 192, 256]), cluster_m=st.sampled_from([1, 2]))
-def test_a_kernel_let_run_stores_exactly_the_covered_part(m, n, gm, gn, ptm, ptn, tile_m, tile_n, cluster_m):
+       tile_m=st.sampled_from([64, 128]), tile_n=st.sampled_from([64, 128, 192, 256]), cluster_m=st.sampled_from([1, 2]),
+       max_swizzle=st.sampled_from([1, 2, 4, 8]))
+def test_a_kernel_let_run_stores_exactly_the_covered_part(m, n, gm, gn, ptm, ptn, tile_m, tile_n, cluster_m,
+                                                         max_swizzle):
     cov = covered({"axes": [(0, 1), (1, 1), (2, 1)], "tile": [ptm, ptn]}, (gm, gn, 1), m, n, 1)
-    rows, cols = _kernel_stores(cov, tile_m, tile_n, cluster_m)
+    rows, cols = _kernel_stores(cov, tile_m, tile_n, cluster_m, max_swizzle)
     exact = rows == set(range(cov.m)) and cols == set(range(cov.n))
-    why = kernel_refusal(cov, tile_m, tile_n, cluster_m)
+    why = kernel_refusal(cov, tile_m, tile_n, cluster_m, max_swizzle)
     assert (why is None) == exact, why
     if not cov.clipped:
         assert why is None  # (a full or longer grid: any kernel)
@@ -154,6 +161,31 @@ def test_the_tier_records_how_the_launch_grid_maps_onto_the_tiles(module, name, 
     p, prog = _lowered(module, name)
     assert prog.kind == "gemm", prog.remarks
     assert prog.grid_axes["axes"] == axes
+
+
+@needs_cutile
+@pytest.mark.parametrize("grid,changed", [((3, 9, 1), {"cluster_m": 1, "max_swizzle": 1}),
+                                          ((8, 3, 1), {"tile_n": 192, "cluster_m": 1, "max_swizzle": 1}),
+                                          ((8, 9, 1), None)])
+def test_a_straddling_configuration_is_aligned_by_its_overridable_fields(grid, changed):
+    """mm_tiled_view's configuration made 128 x 256 in 2-CTA clusters with a swizzle of up to 4, C 1000 x 520 in
+    the program's 128 x 64 tiles: three row tiles (half a cluster) take 1-CTA clusters; three 64-column tiles
+    (192 columns, not a 256-column tile) take 192-column tiles (1-CTA clusters: an N-major B tile of 192 columns does
+    not split into two 64-column multicast boxes); a full grid keeps the configuration."""
+    import dataclasses
+
+    from tileorch.launchers.user_grid import aligned_config
+
+    _, prog = _lowered("user_programs3", "mm_tiled_view")
+    cfg = dataclasses.replace(prog.gemm_config, tile_n=256, stages=4, cluster_m=2, max_swizzle=4).check()
+    cov = covered(prog.grid_axes, grid, 1000, 520, 1)
+    new = aligned_config(cfg, cov)
+    if changed is None:
+        assert new is None
+        return
+    assert kernel_refusal(cov, cfg.tile_m, cfg.out_tile_n, cfg.cluster_m, cfg.max_swizzle) is not None
+    assert {f: getattr(new, f) for f in changed} == changed
+    assert kernel_refusal(cov, new.tile_m, new.out_tile_n, new.cluster_m, new.max_swizzle) is None
 
 
 # ----------------------------------------------------------------------------------------------- the launcher

@@ -1441,7 +1441,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if cov is not None:  # the scheduler walks the covered tiles only
         from tileorch.launchers.user_grid import kernel_refusal
 
-        why = kernel_refusal(cov, gk.cfg.tile_m, gk.cfg.out_tile_n, gk.cfg.cluster_m)
+        why = kernel_refusal(cov, gk.cfg.tile_m, gk.cfg.out_tile_n, gk.cfg.cluster_m, gk.cfg.max_swizzle)
         if why is not None:
             raise LayoutNotSupported(f"{why}: the GEMM kernel cannot compute exactly the tiles of the programs "
                                      f"launched (grid {tuple(grid)})")

@@ -9,7 +9,7 @@ tile space computes it all (the extra programs' tiles lie outside the output: cu
 
 :func:`covered` is that host math; :func:`kernel_refusal` says when the kernel chosen to run cannot stop
 exactly there (its tile or cluster straddles the edge of the covered part), :func:`aligned_config` the same
-configuration with overridable fields that can (1-CTA clusters, narrower N tiles); when none can, the launcher
+configuration with overridable fields that can (1-CTA clusters, no swizzle, narrower N tiles); when none can, the launcher
 runs the program on a path that launches the user's grid as it is (the SIMT path), with the reason as a remark."""
 
 from __future__ import annotations
@@ -73,41 +73,52 @@ def covered(grid_axes: dict | None, grid: tuple[int, int, int], m: int, n: int, 
     return Covered(out[0], out[1], out[2], full, remark)
 
 
-def kernel_refusal(cov: Covered, tile_m: int, tile_n: int, cluster_m: int = 1) -> str | None:
+def kernel_refusal(cov: Covered, tile_m: int, tile_n: int, cluster_m: int = 1, max_swizzle: int = 1) -> str | None:
     """Why a kernel of ``tile_m`` x ``tile_n`` tiles in clusters of ``cluster_m`` along M, its scheduler walking
-    ``cov.m`` rows and ``cov.n`` columns, would store past the covered part (it masks stores at the output's
-    full extents only): a tile or a cluster's last tile straddling the edge; None when it stops exactly there."""
+    ``cov.m`` rows and ``cov.n`` columns, would store past the covered part (its stores are masked at C's full
+    extents only): the scheduler's tile counts, rounded up to whole clusters and to its swizzle's
+    (:func:`tileorch.schedulers.raster.swizzle_padded`, up to ``max_swizzle``), ending past the edge of a covered
+    axis; None when they stop exactly there."""
+    from tileorch.schedulers.raster import swizzle_padded
+
     m, n, _ = cov.full
-    if cov.m < m and (cov.m % tile_m or (cov.m // tile_m) % cluster_m):
-        return (f"the launch grid covers C's first {cov.m} of {m} rows and the GEMM kernel's row tiles of {tile_m}"
-                f"{f' in clusters of {cluster_m}' if cluster_m > 1 else ''} do not end there")
-    if cov.n < n and cov.n % tile_n:
+    blocks_m = _cdiv(_cdiv(cov.m, tile_m), cluster_m) * cluster_m
+    _, padded_m, padded_n = swizzle_padded((blocks_m, _cdiv(cov.n, tile_n), 1), (cluster_m, 1), max_swizzle)
+    how = f" in clusters of {cluster_m}" if cluster_m > 1 else ""
+    how += f" (swizzle up to {max_swizzle})" if max_swizzle > 1 else ""
+    if cov.m < m and padded_m * tile_m != cov.m:
+        return (f"the launch grid covers C's first {cov.m} of {m} rows and the GEMM kernel's row tiles of {tile_m}{how} "
+                f"end at row {padded_m * tile_m}")
+    if cov.n < n and padded_n * tile_n != cov.n:
         return (f"the launch grid covers C's first {cov.n} of {n} columns and the GEMM kernel's column tiles of "
-                f"{tile_n} do not end there")
+                f"{tile_n}{how} end at column {padded_n * tile_n}")
     return None
 
 
 def aligned_config(cfg: Any, cov: Covered) -> Any:
-    """``cfg`` (a :class:`~tileorch.kernels.gemm.config.GemmConfig`) with 1-CTA clusters and / or the widest
-    N tile of at most its own that ends at the covered columns, when ``cfg``'s tiles straddle the edge of ``cov``
+    """``cfg`` (a :class:`~tileorch.kernels.gemm.config.GemmConfig`) with 1-CTA clusters, no swizzle and / or the
+    widest N tile of at most its own that ends at the covered columns, when ``cfg``'s tiles straddle the edge of ``cov``
     (:func:`kernel_refusal`) and those do not; None when ``cfg`` fits or no such change does (its row tile is
     the tier's, not an override; a second dot's N tile neither)."""
     from tileorch.kernels.gemm.config import GemmConfigError
     from tileorch.transforms.tileas.convert_to_cutlass import TILE_NS
 
-    if kernel_refusal(cov, cfg.tile_m, cfg.out_tile_n, cfg.cluster_m) is None:
+    if kernel_refusal(cov, cfg.tile_m, cfg.out_tile_n, cfg.cluster_m, cfg.max_swizzle) is None:
         return None
     changes = {}
     if cfg.cluster_m > 1 and cov.m < cov.full[0]:
         changes["cluster_m"] = 1
+    if cfg.max_swizzle > 1:
+        changes["max_swizzle"] = 1
     if cov.n < cov.full[1] and cov.n % cfg.out_tile_n and not cfg.epi_n:
         tile_n = next((v for v in sorted(TILE_NS, reverse=True) if v <= cfg.tile_n and cov.n % v == 0), None)
         if tile_n is not None:
             changes["tile_n"] = tile_n
-    if not changes:
-        return None
-    try:
-        new = dataclasses.replace(cfg, **changes).check()
-    except GemmConfigError:
-        return None
-    return new if kernel_refusal(cov, new.tile_m, new.out_tile_n, new.cluster_m) is None else None
+    for ask in (changes, {**changes, "cluster_m": 1}):  # (a narrower N-major B tile may not split across a cluster)
+        try:
+            new = dataclasses.replace(cfg, **ask).check()
+        except GemmConfigError:
+            continue
+        if kernel_refusal(cov, new.tile_m, new.out_tile_n, new.cluster_m, new.max_swizzle) is None:
+            return new
+    return None
