@@ -1609,7 +1609,9 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str = "sm_90a",
     the paths.  ``tiles`` (GEMM programs
     only): ``"auto"`` lets tileorch choose the tile shape, cluster and stages for the problem
     (the computation is the recognised ``C = A @ B``; measured 0.91x cuBLAS against 0.77x with
-    the program's 128x128 tiles, docs/cuda-tile.md), ``"program"`` keeps the program's tiles.
+    the program's 128x128 tiles, docs/cuda-tile.md), ``"program"`` keeps the program's tiles.  A GEMM program
+    computes the output tiles of the programs ``grid`` launches, as cuTile does (a grid shorter than the output's
+    tile space: the program's tiles over the part it covers, :mod:`tileorch.launchers.user_grid`).
     ``sync=True`` waits for the kernel (with the runtime's hang watchdog) instead of returning
     once it is queued.  With ``TILEORCH_CUTILE_NATIVE=1`` the calls of plain SIMT programs (with
     the default options, not ``sync``) go through cuTile's own C++ launcher with tileorch's program
