@@ -3,10 +3,11 @@
 # tests/unit/test_user_grid.py::test_the_kernel_walking_the_launchers_tiles_writes_those_and_no_other shows the old
 # full walk writing 39424 elements outside a (1, 3) grid's tiles of mm_tiled_view).
 # Runs tests/gpu/test_user_grid_gpu.py: short, exact and long grids of a plain GEMM, a bias + relu epilogue in 2-CTA
-# clusters, the transposed grid, a batched GEMM with the batch on grid axis 0 (short along L, M and N), an MLP block
-# whose column loop the kernel runs, a persistent loop, a linear program id (short: the SIMT path) and attention,
-# each against torch fp32 with the output NaN-prefilled (the tiles not launched must stay NaN).
-# What it should show: every test passes (25 cases).  A failure naming "elements written outside" is the old bug
+# clusters, two operand pairs over one K, the transposed grid, a batched GEMM with the batch on grid axis 0 (short
+# along L, M and N), an MLP block whose column loop the kernel runs, a persistent loop, a linear program id (short:
+# the SIMT path) and attention, each against torch fp32 with the output NaN-prefilled (the tiles not launched must
+# stay NaN).
+# What it should show: every test passes (28 cases).  A failure naming "elements written outside" is the old bug
 # on that route; one in assert_close a wrong value inside the covered tiles.
 # Run: CMD="bash benchmarks/session30_grid.sh" bash benchmarks/device_session.sh shell   -> $OUT/s30grid.tgz
 # (one pytest call under a 110 s timeout; the compiles dominate: about 25 distinct kernels)

@@ -1,14 +1,14 @@
 """cuTile programs the tier compiles as GEMMs (and a chained attention kernel), launched through
-``tileorch.cutile.launch`` with grids shorter than, equal to and longer than the output's tile space: exactly
-the tiles of the programs launched are written (against torch fp32 on the same inputs), every other element keeps
-its NaN prefill (cuTile's rule: a program not launched stores nothing; before session 30 a GEMM program's kernel
-walked all of C's tiles whatever the grid).  Routes: a plain GEMM (the program's tiles, and retiled for a full
-grid), a fused bias + relu epilogue with 2-CTA clusters (a short grid of an odd row-tile count compiled with 1-CTA
-clusters), the transposed grid (row tiles on grid axis 1), a batched GEMM with the batch on grid axis 0 (short along
-the batch, M and N), an MLP block whose loop over column tiles the kernel runs (the grid covers rows only), a
-persistent loop (any grid computes everything), a linear program id split into tiles (launched short: the SIMT
-path, with a PerformanceWarning), and attention (the chained kernel walks the launch grid itself).
-Skipped without a GPU (tests/gpu/conftest.py); needs torch and cuda-tile."""
+``tileorch.cutile.launch`` with grids shorter than, equal to and longer than the output's tile space: exactly the
+tiles of the programs launched are written (against torch fp32 on the same inputs), every other element keeps its
+NaN prefill (cuTile's rule: a program not launched stores nothing; before session 30 a GEMM program's kernel walked
+all of C's tiles whatever the grid).  Routes: a plain GEMM (the program's tiles, and retiled for a full grid), a
+fused bias + relu epilogue with 2-CTA clusters (a short grid of an odd row-tile count compiled with 1-CTA clusters),
+two operand pairs over one K (a concatenated K), the transposed grid (row tiles on grid axis 1), a batched GEMM with
+the batch on grid axis 0 (short along the batch, M and N), an MLP block whose loop over column tiles the kernel runs
+(the grid covers rows only), a persistent loop (any grid computes everything), a linear program id split into tiles
+(launched short: the SIMT path, with a PerformanceWarning), and attention (the chained kernel walks the launch grid
+itself). Skipped without a GPU (tests/gpu/conftest.py); needs torch and cuda-tile."""
 
 from __future__ import annotations
 
@@ -104,6 +104,22 @@ def test_batched_with_the_batch_on_grid_axis_0(grid, covered):
     c = _nan(3, 256, 320, dtype=torch.bfloat16)
     _run(mm_batched_bid0, grid, (a, b, c, 64, 64, 64))
     _check(c, a.float() @ b.float(), covered, atol=6e-2, rtol=3e-2)
+
+
+@pytest.mark.parametrize("grid,covered", [((3, 2), (slice(0, 384), slice(0, 128))), ((8, 4), (slice(None),) * 2),
+                                          ((9, 6), (slice(None),) * 2)], ids=["short", "exact", "long"])
+def test_two_operand_pairs_over_one_k(grid, covered):
+    """concat_k_linear_bt: x1 @ W1^T + x2 @ W2^T + bias (bf16, nn.Linear's [N, K] weights), Y 1000 x 232 in 128 x 64
+    tiles (8 x 4)."""
+    from tileorch.testing.cover27_programs import concat_k_linear_bt
+
+    x1, x2 = _randn(1000, 200, dtype=torch.bfloat16), _randn(1000, 200, dtype=torch.bfloat16, seed=1)
+    w1 = _randn(232, 200, dtype=torch.bfloat16, scale=0.1)
+    w2 = _randn(232, 200, dtype=torch.bfloat16, seed=2, scale=0.1)
+    bias, y = _randn(232, dtype=torch.bfloat16), _nan(1000, 232, dtype=torch.bfloat16)
+    _run(concat_k_linear_bt, grid, (x1, w1, x2, w2, bias, y, 128, 64, 64))
+    ref = x1.float() @ w1.float().T + x2.float() @ w2.float().T + bias.float()[None, :]
+    _check(y, ref, covered, atol=6e-2, rtol=3e-2)
 
 
 @pytest.mark.parametrize("grid,rows", [((3,), 384), ((8,), 1000), ((12,), 1000)], ids=["short", "exact", "long"])

@@ -118,8 +118,8 @@ def _kernel_stores(cov, tile_m, tile_n, cluster_m, max_swizzle):
 @settings(max_examples=400, deadline=None)
 @given(m=st.integers(1, 1200), n=st.integers(1, 1200), gm=st.integers(1, 12), gn=st.integers(1, 12),
        ptm=st.sampled_from([16, 32, 64, 128, 256]), ptn=st.sampled_from([16, 32, 64, 128, 256]),
-       tile_m=st.sampled_from([64, 128]), tile_n=st.sampled_from([64, 128, 192, 256]), cluster_m=st.sampled_from([1, 2]),
-       max_swizzle=st.sampled_from([1, 2, 4, 8]))
+       tile_m=st.sampled_from([64, 128]), tile_n=st.sampled_from([64, 128, 192, 256]),
+       cluster_m=st.sampled_from([1, 2]), max_swizzle=st.sampled_from([1, 2, 4, 8]))
 def test_a_kernel_let_run_stores_exactly_the_covered_part(m, n, gm, gn, ptm, ptn, tile_m, tile_n, cluster_m,
                                                          max_swizzle):
     cov = covered({"axes": [(0, 1), (1, 1), (2, 1)], "tile": [ptm, ptn]}, (gm, gn, 1), m, n, 1)
@@ -141,6 +141,7 @@ MAPS = [  # (module, program, the map its source says: [launch axis, tiles per p
     ("user_programs2", "gemm_persistent", [[WHOLE, 1], [WHOLE, 1], [2, 1]]),  # for t in range(bid(0), T, nb(0))
     ("cover29_programs", "mlp_loops_gelu_bias", [[0, 1], [WHOLE, 1], [2, 1]]),  # for j in range(column tiles)
     ("user_programs8", "bmm_broadcast_b_in_tile", [[0, 1], [1, 1], [2, 2]]),  # (2, tm, tk) A tiles at bid(2)
+    ("cover27_programs", "concat_k_linear_bt", [[0, 1], [1, 1], [2, 1]]),  # two operand pairs, bm, bn = bid(0), bid(1)
 ]
 
 
@@ -262,6 +263,16 @@ def test_a_cluster_straddling_the_covered_rows_runs_one_cta_per_cluster(monkeypa
     grid (1, 1) covers one row tile, half a cluster: compiled again with cluster_m=1."""
     prog, seen, asked, entry = _prepared(monkeypatch, "user_programs3", "mm_grid_nm", (1, 1, 1))
     assert prog.gemm_config.cluster_m == 2
+    assert len(asked) == 1 and "cluster_m=1" in asked[0][1].split(","), asked
+
+
+@needs_cutile
+def test_two_operand_pairs_in_clusters(monkeypatch):
+    """concat_k_linear_bt (x1 @ W1^T + x2 @ W2^T + bias): Y 200 x 232 in 128 x 64 tiles, 2-CTA clusters; grid (1, 2)
+    covers rows 0..127 and columns 0..127: one row tile, half a cluster, so 1-CTA clusters."""
+    prog, seen, asked, entry = _prepared(monkeypatch, "cover27_programs", "concat_k_linear_bt", (1, 2, 1))
+    assert prog.gemm_config.a_operands == 2 and prog.gemm_config.cluster_m == 2
+    assert [kw["sched_mn"] for kw in seen] == [(128, 128)]
     assert len(asked) == 1 and "cluster_m=1" in asked[0][1].split(","), asked
 
 

@@ -1,16 +1,16 @@
 """The output a user's launch grid covers, for a cuTile program the tier compiled as a GEMM.
 
-cuTile runs one program per point of the launch grid, and a program that is not launched stores nothing. The
-tier's GEMM kernels walk the output's tile space with their own (persistent) scheduler instead, so the launcher
-sizes that walk from the grid: along each output axis whose tiles a launch-grid axis numbers (the map the tier
-recorded, :func:`tileorch.transforms.tileas.convert_to_cutlass.launch_grid_record`), the scheduler walks the
-tiles of the programs launched, ``min(extent, programs * tiles per program * tile)``; a grid longer than the
-tile space computes it all (the extra programs' tiles lie outside the output: cuTile drops their stores).
+cuTile runs one program per point of the launch grid, and a program that is not launched stores nothing. The tier's
+GEMM kernels walk the output's tile space with their own (persistent) scheduler instead, so the launcher sizes that
+walk from the grid: along each output axis whose tiles a launch-grid axis numbers (the map the tier recorded,
+:func:`tileorch.transforms.tileas.convert_to_cutlass.launch_grid_record`), the scheduler walks the tiles of the
+programs launched, ``min(extent, programs * tiles per program * tile)``; a grid longer than the tile space computes
+it all (the extra programs' tiles lie outside the output: cuTile drops their stores).
 
-:func:`covered` is that host math; :func:`kernel_refusal` says when the kernel chosen to run cannot stop
-exactly there (its tile or cluster straddles the edge of the covered part), :func:`aligned_config` the same
-configuration with overridable fields that can (1-CTA clusters, no swizzle, narrower N tiles); when none can, the launcher
-runs the program on a path that launches the user's grid as it is (the SIMT path), with the reason as a remark."""
+:func:`covered` is that host math; :func:`kernel_refusal` says when the kernel chosen to run cannot stop exactly
+there (its tile or cluster straddles the edge of the covered part), :func:`aligned_config` the same configuration
+with overridable fields that can (1-CTA clusters, no swizzle, narrower N tiles); when none can, the launcher runs
+the program on a path that launches the user's grid as it is (the SIMT path), the reason in a PerformanceWarning."""
 
 from __future__ import annotations
 
@@ -87,8 +87,8 @@ def kernel_refusal(cov: Covered, tile_m: int, tile_n: int, cluster_m: int = 1, m
     how = f" in clusters of {cluster_m}" if cluster_m > 1 else ""
     how += f" (swizzle up to {max_swizzle})" if max_swizzle > 1 else ""
     if cov.m < m and padded_m * tile_m != cov.m:
-        return (f"the launch grid covers C's first {cov.m} of {m} rows and the GEMM kernel's row tiles of {tile_m}{how} "
-                f"end at row {padded_m * tile_m}")
+        return (f"the launch grid covers C's first {cov.m} of {m} rows and the GEMM kernel's row tiles of "
+                f"{tile_m}{how} end at row {padded_m * tile_m}")
     if cov.n < n and padded_n * tile_n != cov.n:
         return (f"the launch grid covers C's first {cov.n} of {n} columns and the GEMM kernel's column tiles of "
                 f"{tile_n}{how} end at column {padded_n * tile_n}")
