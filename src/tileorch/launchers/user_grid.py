@@ -44,14 +44,14 @@ def _cdiv(a: int, b: int) -> int:
 def covered(grid_axes: dict | None, grid: tuple[int, int, int], m: int, n: int, batch: int) -> Covered | str:
     """The part of an ``m`` x ``n`` output of ``batch`` matrices that launch ``grid`` computes, for a program whose
     tier record maps the grid as ``grid_axes`` (``{"axes": [[launch axis, tiles per program]] * 3, "tile": [rows,
-    columns]}``; None: the identity map of 1x1 tiles is not assumed, the whole output is); a reason (str) when the
-    launched programs compute a part that is not a leading block of tiles (a linear program id launched short)."""
+    columns]}``; None, no record: all of it); a reason (str) when the launched programs compute a part that is not
+    a leading block of tiles (a linear program id launched short)."""
     full = (m, n, batch)
     if not grid_axes:
         return Covered(m, n, batch, full)
     tm, tn = grid_axes["tile"]
     extents, tiles, out = (m, n, batch), (tm, tn, 1), []
-    for axis, ((a, per), extent, tile) in enumerate(zip(grid_axes["axes"], extents, tiles)):
+    for (a, per), extent, tile in zip(grid_axes["axes"], extents, tiles):
         if a == WHOLE:
             out.append(extent)
         elif a == LINEAR:
