@@ -11,7 +11,7 @@ walked all of C's tiles whatever the grid (found in session 29: a grid (1, 3) ov
 * the launcher (:func:`tileorch.launchers.cutile._launch_gemm`, a stand-in kernel image recording what it is
   prepared with): the scheduler's M and N for short grids, none for exact and longer ones, 1-CTA clusters asked
   for when a cluster would straddle the covered rows, and the SIMT path for a linear id launched short;
-* the kernel itself on the CPU (``tileorch.testing.ptx_emulator``, C NaN-prefilled): with the launcher's M and N
+* the kernel itself on the CPU (``tileorch.testing.ptx_emulator``, C NaN-prefilled): with the launcher's M, N and L
   it writes the covered tiles (against numpy) and leaves every other element NaN.
 
 Needs cuda-tile for the compiled programs."""
@@ -312,3 +312,22 @@ def test_the_kernel_walking_the_launchers_tiles_writes_those_and_no_other(monkey
     outside = np.ones(c.shape, bool)
     outside[:rows, :cols] = False
     assert np.isnan(c[outside]).all(), f"{np.count_nonzero(~np.isnan(c[outside]))} elements outside the grid's tiles"
+
+
+@needs_cutile
+def test_a_grid_short_along_a_split_batch_tile_leaves_the_other_matrices(monkeypatch):
+    """bmm_broadcast_b_in_tile: (2, 64, 64) A tiles at program id 2 (the tier splits them into one matrix per work
+    tile), C [4, 128, 64] f32; grid (2, 1, 1) launches the programs of matrices 0 and 1 only: the launcher's L is 2,
+    and the kernel on the CPU with it writes C[0:2] (against numpy) and leaves C[2:4] NaN."""
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.testing.user_programs8 import PROGRAMS
+
+    _, seen, asked, _ = _prepared(monkeypatch, "user_programs8", "bmm_broadcast_b_in_tile", (2, 1, 1))
+    assert [(kw["sched_mn"], kw["sched_l"]) for kw in seen] == [((128, 64), 2)] and not asked
+    rng = np.random.default_rng(31)
+    a, b = rng.standard_normal((4, 128, 128)).astype(np.float16), rng.standard_normal((128, 64)).astype(np.float16)
+    c = s3._gemm("bmm_broadcast_b_in_tile", {0: a, 1: b}, program=PROGRAMS["bmm_broadcast_b_in_tile"],
+                 problem=lambda cfg, m, n, k: (m, n, k, 2))[2]
+    np.testing.assert_allclose(c[:2], a[:2].astype(np.float64) @ b.astype(np.float64), rtol=5e-3, atol=5e-3)
+    assert np.isnan(c[2:]).all()
