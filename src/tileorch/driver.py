@@ -567,6 +567,11 @@ class CutileProgram:
     single_tile: dict | None = None
     """``kind == "gemm"``: ``{"m": extent or 0, "n": extent or 0}`` when the program computes only tile
     0 along those output axes (valid for outputs of at most that extent; the launcher checks)."""
+    grid_axes: dict | None = None
+    """``kind == "gemm"``: how the launch grid maps onto the output's tiles
+    (:func:`tileorch.transforms.tileas.convert_to_cutlass.launch_grid_record`): the launcher computes the tiles of
+    the programs launched (:mod:`tileorch.launchers.user_grid`); None: not recorded (a program-grid kernel reads
+    the launch grid itself)."""
     operand_views: dict | None = None
     """``kind == "gemm"``: ``{"a" | "b": leading indices}`` for an operand the kernel reads as one matrix
     of its argument at indices the host computes at launch (``["arg", entry parameter]`` or
@@ -735,6 +740,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
         return CutileProgram(kind, "", None, "", 0, gemm_config, gemm_args, time.perf_counter() - start,
                              bool(record.get("epilogue_ops", False)), bool(record.get("retile_safe", True)),
                              remarks, None, single_tile=record.get("single_tile"),
+                             grid_axes=record.get("grid_axes"),
                              operand_views=record.get("views"), c_view=record.get("c_view"), deferred=True,
                              tier_output=tier)
     result = _backend(kind, lowered, ctx, arch, ptxas, remarks)
@@ -742,7 +748,8 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
                          bool(record.get("retile_safe", True)), remarks, chained, smem=smem,
-                         single_tile=record.get("single_tile"), operand_views=record.get("views"),
+                         single_tile=record.get("single_tile"), grid_axes=record.get("grid_axes"),
+                         operand_views=record.get("views"),
                          c_view=record.get("c_view"),
                          warp_programs=warp_programs,
                          cluster_split=cluster_split, programs_per_warp=programs_per_warp)

@@ -1290,12 +1290,39 @@ def _k_major_copy(obj: Any, b: ArrayArg, stream: int, operand: str = "B") -> int
     return int(buf.data_ptr())
 
 
+def _covered(program: Any, grid: tuple[int, int, int], m: int, n: int, batch: int) -> Any:
+    """The part of C that the programs of launch ``grid`` compute when it is less than all of C
+    (:func:`tileorch.launchers.user_grid.covered`), else None; :class:`LayoutNotSupported` (the SIMT path
+    launches the grid as it is) when the GEMM kernel's scheduler cannot walk exactly that part.  A program-grid
+    kernel walks the launch grid itself, and a ``grid_l`` kernel's L is the grid's z already."""
+    from tileorch.launchers.user_grid import covered
+
+    cfg = program.gemm_config
+    if getattr(cfg, "program_grid", False):
+        return None
+    cov = covered(getattr(program, "grid_axes", None), grid, m, n, 1 if getattr(cfg, "grid_l", False) else batch)
+    if isinstance(cov, str):
+        raise LayoutNotSupported(cov)
+    return cov if cov.clipped else None
+
+
+def _aligned_entry(entry: _Compiled, cov: Any, kernel: Any, arguments: list[Argument], arch: str) -> _Compiled:
+    """``entry``, or the program compiled with the overrides of :func:`tileorch.launchers.user_grid.aligned_config`
+    when ``entry``'s tiles or clusters straddle the edge of the part ``cov`` of C that the launch covers."""
+    from tileorch.kernels.gemm.config import override_string
+    from tileorch.launchers.user_grid import aligned_config
+
+    new = aligned_config(entry.program.gemm_config, cov)
+    return entry if new is None else compiled(kernel, arguments, arch, new.schedule, override_string(new))
+
+
 def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, schedule: str,
                  stream: int, dev: Any, sync: bool, tiles: str = "auto", args: Any = (),
-                 fast: tuple | None = None, grid_l: int = 1, grid: tuple[int, int, int] = (1, 1, 1)) -> None:
+                 fast: tuple | None = None, grid_l: int = 1, grid: tuple[int, int, int] | None = None) -> None:
     """Launch a ``gemm`` program; ``grid_l``: the launch grid's third extent, the L a ``grid_l``
     configuration walks (split-K programs read it as program id 2); ``grid``: the launch grid, which
-    a ``program_grid`` configuration walks (one work tile per program)."""
+    a ``program_grid`` configuration walks (one work tile per program) and which bounds the tiles any
+    other computes (:func:`_covered`); None: (1, 1, 1) for a program grid, all of C otherwise."""
     from tileorch.launchers.gemm import choose_schedule
     from tileorch.launchers.gemm_host import GemmKernel
     from tileorch.runtime.driver import api, check
@@ -1316,6 +1343,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major B")
     if m == 0 or n == 0 or batch == 0:
         return
+    cov = _covered(program, grid, m, n, batch) if grid is not None else None  # the part of C launched; None: all
+    grid = grid or (1, 1, 1)
     # C's columns: N, or C's own when a program-grid kernel stores at columns the program computes
     # a C stored transposed (c_transposed, given [N, M]) is row-major contiguous (gemm_problem_batched checks
     # it): dense, never a column slice (its row stride is M, not N)
@@ -1323,7 +1352,12 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     c_cols = c.shape[1] if getattr(program.gemm_config, "program_grid", False) and not dense_c else n
     ldc = n if dense_c else c_row_stride(c)  # C a column slice of a wider array: its rows ldc apart
     if empty_product(k, seg_k) and not program.epilogue_ops and batch == 1 and not getattr(program.gemm_config, "grid_l", False):  # an empty K loop stores zeros
-        if ldc != n:  # only the slice's own columns
+        if cov is not None:  # only the covered rows and columns (C^T: the covered columns' rows)
+            swap = getattr(program.gemm_config, "c_transposed", False)
+            rows, cols, pitch = (cov.n, cov.m, m) if swap else (cov.m, cov.n, ldc)
+            check(api().cuMemsetD2D8Async(c.ptr, pitch * c.itemsize, 0, cols * c.itemsize, rows,
+                                          api().CUstream(stream)), "cuMemsetD2D8Async(C)")
+        elif ldc != n:  # only the slice's own columns
             check(api().cuMemsetD2D8Async(c.ptr, ldc * c.itemsize, 0, n * c.itemsize, m, api().CUstream(stream)),
                   "cuMemsetD2D8Async(C)")
         else:
@@ -1343,6 +1377,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     # an M-major A read through a launch-time K-major copy keeps the program's tiles: retiled (128x256,
     # 2x1 clusters) its last M rows came back unwritten on the H200 for M = 129 and 1000 (2026-12-02 run)
     retile = not getattr(cfg, "transpose_a", False)
+    if cov is not None and major == program.gemm_config.b_major:
+        retile = False  # the program's own tiles: the covered part is whole tiles of them
     if tiles == "auto" and retile and (not program.epilogue_ops or program.retile_safe):
         # tileorch picks tiles, cluster and scheduler for the shape (tileorch.gemm's heuristic),
         # keeping the program's element types, operand layouts and epilogue
@@ -1365,11 +1401,13 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
             entry = None
     elif (schedule == "auto" and not getattr(cfg, "grid_l", False) and cfg.epilogue != "atomic"
           and not getattr(cfg, "program_grid", False)):  # a program grid runs its tiles whole: no Stream-K
-        chosen_schedule = choose_schedule(m, n, k, cfg, dev.sm_count)
+        chosen_schedule = choose_schedule(cov.m if cov else m, cov.n if cov else n, k, cfg, dev.sm_count)
         if chosen_schedule != cfg.schedule or ld_config:
             entry = compiled(kernel, arguments, arch, chosen_schedule, ld_config)
     elif ld_config:
         entry = compiled(kernel, arguments, arch, cfg.schedule, ld_config)
+    if entry is not None and cov is not None:  # tiles that end where the covered part does, if the tier's do not
+        entry = _aligned_entry(entry, cov, kernel, arguments, arch)
     if getattr(program, "tier_output", None) is not None and (entry is None or entry.program is not program):
         program.tier_output = None  # another configuration runs: the deferred program's lowering is not needed
     if entry is not None:
@@ -1400,6 +1438,17 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     e = epi_operand(program, stored_arguments(arguments), more_b[0] if getattr(gk.cfg, "lora_rank", 0) else b, c)
     epi = (e.ptr, e.shape[1] if getattr(gk.cfg, "epi_major", "n") == "k" else e.shape[0]) if e is not None else None
     program_grid = tuple(grid) if getattr(gk.cfg, "program_grid", False) else None
+    sched_mn = None
+    if cov is not None:  # the scheduler walks the covered tiles only
+        from tileorch.launchers.user_grid import kernel_refusal
+
+        why = kernel_refusal(cov, gk.cfg.tile_m, gk.cfg.out_tile_n, gk.cfg.cluster_m, gk.cfg.max_swizzle)
+        if why is not None:
+            raise LayoutNotSupported(f"{why}: the GEMM kernel cannot compute exactly the tiles of the programs "
+                                     f"launched (grid {tuple(grid)})")
+        sched_mn = (cov.m, cov.n)
+        if getattr(gk.cfg, "batched", False) and sched_l is None:
+            sched_l = cov.batch
     if ldc != c_cols and not getattr(gk.cfg, "c_ld", False):  # (tileorch.gemm's own tile program: no c_ld kernel)
         raise LayoutNotSupported(f"{_where(c.name, c.position)}: C is a column slice of a wider array (row stride "
                                  f"{ldc}, {n} columns) and this GEMM kernel stores rows N apart")
@@ -1410,13 +1459,17 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         from tileorch.transforms.tileas.epilogue_dot import COARSEN_ENV
 
         choice = settings.value(COARSEN_ENV) or "auto"
-        epi_c = epi_tiles_per_cta(gk.cfg, m, n, dev.sm_count, choice)
+        # (a grid covering part of C's columns: one N tile per work tile, so none past the covered ones)
+        epi_c = 1 if cov is not None and cov.n < n else epi_tiles_per_cta(gk.cfg, m, n, dev.sm_count, choice)
         if entry is not None:
             entry.launch_remarks[tuple(grid)] = (f"remark: the second dot over N tiles: c = {epi_c} of the "
                                                  f"{-(-n // gk.cfg.epi_n)} N tiles per work tile of {gk.cfg.tile_m} "
                                                  f"rows ({COARSEN_ENV}={choice}, {dev.sm_count} SMs)")
+    if cov is not None and entry is not None:  # (beside the second dot's remark of this launch)
+        said = entry.launch_remarks.get(tuple(grid), "") if getattr(gk.cfg, "epi_loop", False) else ""
+        entry.launch_remarks[tuple(grid)] = "\n".join(filter(None, (said, cov.remark)))
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
-           sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k)
+           sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn)
     prepared = _prepared.get(key)
     if prepared is None:
         prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
@@ -1424,7 +1477,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                                ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
                                                operand_batches=counts, epi=epi, epi_c=epi_c, more_a=more_a_ptrs,
-                                               seg_k=seg_k)
+                                               seg_k=seg_k, sched_mn=sched_mn)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
@@ -1557,7 +1610,9 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str = "sm_90a",
     the paths.  ``tiles`` (GEMM programs
     only): ``"auto"`` lets tileorch choose the tile shape, cluster and stages for the problem
     (the computation is the recognised ``C = A @ B``; measured 0.91x cuBLAS against 0.77x with
-    the program's 128x128 tiles, docs/cuda-tile.md), ``"program"`` keeps the program's tiles.
+    the program's 128x128 tiles, docs/cuda-tile.md), ``"program"`` keeps the program's tiles.  A GEMM program
+    computes the output tiles of the programs ``grid`` launches, as cuTile does (a grid shorter than the output's
+    tile space: the program's tiles over the part it covers, :mod:`tileorch.launchers.user_grid`).
     ``sync=True`` waits for the kernel (with the runtime's hang watchdog) instead of returning
     once it is queued.  With ``TILEORCH_CUTILE_NATIVE=1`` the calls of plain SIMT programs (with
     the default options, not ``sync``) go through cuTile's own C++ launcher with tileorch's program

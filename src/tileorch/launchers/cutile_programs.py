@@ -39,6 +39,7 @@ class CachedProgram:
     chained: dict | None = None
     smem: int = 0
     single_tile: dict | None = None
+    grid_axes: dict | None = None
     operand_views: dict | None = None
     c_view: dict | None = None
     warp_programs: int = 0
@@ -63,7 +64,8 @@ def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas:
 
 
 _RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained",
-                  "smem", "single_tile", "operand_views", "c_view", "warp_programs", "cluster_split", "programs_per_warp")
+                  "smem", "single_tile", "grid_axes", "operand_views", "c_view", "warp_programs", "cluster_split",
+                  "programs_per_warp")
 
 
 def _read_cached(key: str) -> CachedProgram | None:
@@ -103,6 +105,7 @@ def _write_cached(key: str, program: Any) -> None:
               "remarks": list(getattr(program, "remarks", None) or []),
               "chained": getattr(program, "chained", None), "smem": int(getattr(program, "smem", 0) or 0),
               "single_tile": getattr(program, "single_tile", None),
+              "grid_axes": getattr(program, "grid_axes", None),
               "operand_views": getattr(program, "operand_views", None),
               "c_view": getattr(program, "c_view", None),
               "warp_programs": int(getattr(program, "warp_programs", 0) or 0),

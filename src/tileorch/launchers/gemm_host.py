@@ -526,7 +526,8 @@ class GemmKernel:
                 more_b: tuple[int, ...] = (), grid: tuple[int, int, int] | None = None,
                 sched_l: int | None = None, ldc: int = 0, c_cols: int = 0,
                 operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None,
-                epi_c: int = 1, more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = ()) -> PreparedGemm:
+                epi_c: int = 1, more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = (),
+                sched_mn: tuple[int, int] | None = None) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
         configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
@@ -543,9 +544,11 @@ class GemmKernel:
         place); ``epi_c``: the N tiles of C per work tile of a kernel looping over them (``cfg.epi_loop``:
         :func:`epi_tiles_per_cta`; the scheduler walks ``ceil(N tiles / epi_c)`` column tiles); ``more_a``: the other A
         operands' pointers (``cfg.a_operands - 1``, laid out as A); ``seg_k``: each later pair's K (``cfg.k_segments``:
-        the kernel's ``k<i>`` parameters, A i's and B i's tensor maps that K)."""
+        the kernel's ``k<i>`` parameters, A i's and B i's tensor maps that K); ``sched_mn``: the M and N the scheduler
+        walks when they are less than ``m`` and ``n`` (the tiles a user's launch grid covers,
+        :mod:`tileorch.launchers.user_grid`: multiples of the kernel's tiles; the stores stay masked at ``m``, ``n``)."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
-                            ldc, c_cols, operand_batches, epi, epi_c, more_a, seg_k)
+                            ldc, c_cols, operand_batches, epi, epi_c, more_a, seg_k, sched_mn)
 
 
 class PreparedGemm:
@@ -554,7 +557,8 @@ class PreparedGemm:
     def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=(), batch=1,
                  more_b=(), grid: tuple[int, int, int] | None = None, sched_l: int | None = None, ldc: int = 0,
                  c_cols: int = 0, operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None,
-                 epi_c: int = 1, more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = ()):
+                 epi_c: int = 1, more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = (),
+                 sched_mn: tuple[int, int] | None = None):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -582,6 +586,11 @@ class PreparedGemm:
             raise GemmConfigError(f"batch = {batch} needs a batched (or grid_l) configuration")
         extra = list(extra)
         sched_m, sched_n, sched_l = m, n, batch if sched_l is None else sched_l
+        if sched_mn is not None:
+            if cfg.program_grid or sched_mn[0] > m or sched_mn[1] > n:
+                raise GemmConfigError(f"{cfg.name}: the scheduler's M x N {sched_mn} must be within the problem's "
+                                      f"{m} x {n} (and not a program-grid kernel's)")
+            sched_m, sched_n = sched_mn
         if cfg.program_grid:  # one work tile per program of the launch grid
             if grid is None:
                 raise GemmConfigError(f"{cfg.name} walks a tile program's launch grid: prepare() needs grid=")

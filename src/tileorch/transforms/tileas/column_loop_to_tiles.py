@@ -46,6 +46,7 @@ from xdsl.ir import Operation, SSAValue
 from tileorch.diagnostics import format_error
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.transforms.pass_kinds import ModuleTransform
+from tileorch.transforms.tileas import launch_grid_axes as grid_axes
 from tileorch.transforms.tileas.common import constant_int
 from tileorch.transforms.tileas.same_range_loops import WRITES, reads_first
 from tileorch.transforms.tileas.tile_order import Axis, coordinate_axes, is_tile_count
@@ -198,6 +199,7 @@ def column_loops_to_tiles(module: ModuleOp, remarks: list[str] | None = None) ->
                     dot = next(o for o in loop.body.block.ops if isinstance(o, aa.DotOp))
                     remarks.append(format_error(dot, REMARK, "remark"))
                 _rewrite(loop)
+                grid_axes.covered_whole(fn, [1])  # each launched program loops over all the column tiles
                 count += 1
     return count
 

@@ -71,6 +71,7 @@ from tileorch.transforms.tileas.k_range import KLoop, KRangeError, k_loop, tile_
 from tileorch.transforms.tileas.operand_views import (C_VIEW_KEY, VIEWS_KEY, column_slice, describe_column_slice,
                                                       describe_view, host_view)
 from tileorch.transforms.tileas.pack16 import pack16
+from tileorch.transforms.tileas import launch_grid_axes
 from tileorch.transforms.tileas.program_loop_to_tiles import SINGLE_TILE_AXES, TILE_GRID_IDS
 
 DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i32": "s32"}
@@ -2733,7 +2734,8 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
             _program_grid_tiles(f, dk, args, grid)
         f.detach()
         record = {**cfg.as_dict(), "args": dk.operand_args, "epilogue_ops": takes_params,
-                  "retile_safe": dk.retile_safe, "remarks": dk.remarks, "single_tile": dk.single_tile}
+                  "retile_safe": dk.retile_safe, "remarks": dk.remarks, "single_tile": dk.single_tile,
+                  "grid_axes": launch_grid_record(dk)}
         if dk.views:
             record[VIEWS_KEY] = dk.views
         if dk.c_view is not None:
@@ -2745,6 +2747,14 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
     kernel.erase(safe_erase=False)
     for key, value in lowered.attributes.items():
         module.attributes.setdefault(key, value)
+
+
+def launch_grid_record(dk: DotKernel) -> dict:
+    """How the user's launch grid maps onto the output's tiles, for the launcher to compute exactly the tiles of the
+    programs launched (:mod:`~tileorch.transforms.tileas.launch_grid_axes`): ``{"axes": [[launch axis or WHOLE or
+    LINEAR, tiles per program] of the row tiles, the column tiles, the batch], "tile": [C's tile rows, columns]}``."""
+    tn_c = dk.epi_dot.n if dk.epi_dot is not None else dk.tile[1]
+    return {"axes": [list(x) for x in launch_grid_axes.read(dk.kernel)], "tile": [dk.tile[0], tn_c]}
 
 
 def _k_vectors(dk: DotKernel, *prologues) -> list[Operation]:

@@ -44,6 +44,7 @@ from xdsl.passes import ModulePass
 
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.constants import constant_int
+from tileorch.transforms.tileas import launch_grid_axes as grid_axes
 from tileorch.transforms.tileas.chained_work_loop import flatten_inner_work_loop, flatten_work_loop
 from tileorch.transforms.tileas.loopless_chain import wrap_loopless_chain
 from tileorch.transforms.tileas.common import dot_operand_load as _dot_operand_load
@@ -564,6 +565,7 @@ def single_tile_axes(fn: aa.FuncOp) -> list[int]:
         from xdsl.dialects.builtin import DenseArrayBase, i32
 
         fn.attributes[SINGLE_TILE_AXES] = DenseArrayBase.from_list(i32, done)
+        grid_axes.covered_whole(fn, done)  # (the axes' one tile: computed by any launched program)
     return done
 
 
@@ -602,6 +604,7 @@ def batch_axis_to_2(fn: aa.FuncOp) -> bool:
     for op in fn.walk():
         if isinstance(op, aa.GetProgramIdOp | aa.GetNumProgramsOp) and op.axis.value.data in (p, 2):
             op.properties["axis"] = IntegerAttr(2 if op.axis.value.data == p else p, i32)
+    grid_axes.permuted(fn, {p: 2, 2: p})
     return True
 
 
@@ -667,6 +670,7 @@ def canonicalize_program_axes(fn: aa.FuncOp) -> bool:
     for op in fn.walk():
         if isinstance(op, aa.GetProgramIdOp | aa.GetNumProgramsOp):
             op.properties["axis"] = IntegerAttr(perm[op.axis.value.data], i32)
+    grid_axes.permuted(fn, perm)
     return True
 
 
@@ -693,10 +697,15 @@ class ProgramLoopToTiles(ModulePass):
             for loop in [o for o in fn.body.blocks.first.ops if isinstance(o, scf.ForOp)]:
                 rewrite = _match(loop)
                 if rewrite is not None and any(o.name == "nv_tileaa.dot" for o in loop.walk()):
+                    before = grid_axes.program_id_ops(fn)
                     flatten(loop, rewrite)
+                    grid_axes.replaced(fn, before)  # every launched program walks all of the loop's tiles
                     renumbered = True
             wrap_loopless_dot(fn)
-            renumbered |= split_linear_program_id(fn)
+            before = grid_axes.program_id_ops(fn)
+            if split_linear_program_id(fn):
+                grid_axes.replaced(fn, before, grid_axes.LINEAR)  # launched programs: the first tiles of a raster
+                renumbered = True
             renumbered |= bool(single_tile_axes(fn))
             renumbered |= canonicalize_program_axes(fn)
             if renumbered:

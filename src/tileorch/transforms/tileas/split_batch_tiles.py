@@ -39,6 +39,7 @@ from tileorch.dialects.nv_tileaa.attrs import TiledViewType, ints
 from tileorch.transforms.pass_kinds import OpTransform
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE
 from tileorch.transforms.tileas.common import set_type
+from tileorch.transforms.tileas import launch_grid_axes as grid_axes
 from tileorch.transforms.tileas.program_loop_to_tiles import TILE_GRID_IDS, batch_axis_to_2, single_tile_axes
 from tileorch.transforms.dense_splat import splat_value
 
@@ -156,7 +157,7 @@ def split_batch_tiles(fn: Operation) -> int | None:
     plan = _plan(fn)
     if plan is None:
         return None
-    tb, _axis = plan
+    tb, axis = plan
     for op in list(fn.walk()):
         if op.name == "arith.constant" and any(_batch_tile(r.type) == tb for r in op.results):
             t = _retyped(op.results[0].type, tb)
@@ -172,6 +173,7 @@ def split_batch_tiles(fn: Operation) -> int | None:
         if t is not v.type:
             set_type(v, t)
     fn.attributes[ATTR] = IntegerAttr(tb, i64)
+    grid_axes.scaled(fn, axis, tb)  # a launched program along the axis: tb matrices of the batch
     if batch_axis_to_2(fn):
         single_tile_axes(fn)
         fn.attributes[TILE_GRID_IDS] = UnitAttr()

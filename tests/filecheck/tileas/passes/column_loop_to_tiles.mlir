@@ -44,6 +44,7 @@ builtin.module {
   }
 }
 // CHECK:      nv_tileaa.func @mlp
+// CHECK-SAME: tileorch.launch_grid_axes = array<i32: 0, -1, 2, 1, 1, 1>
 // CHECK:      %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
 // CHECK:      scf.for
 // CHECK:      nv_tileaa.dot
@@ -97,6 +98,7 @@ builtin.module {
   }
 }
 // CHECK:      nv_tileaa.func @running_sum
+// CHECK-NOT:  launch_grid_axes
 // CHECK-NOT:  nv_tileaa.get_program_id {axis = 1 : i32}
 // CHECK:      scf.for
 // CHECK:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args

@@ -49,6 +49,7 @@ builtin.module {
   }
 }
 // CHECK:      nv_tileaa.func @persistent
+// CHECK-SAME: tileorch.launch_grid_axes = array<i32: -1, -1, 2, 1, 1, 1>
 // CHECK:      %[[PM:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
 // CHECK-NEXT: %[[PN:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
 // CHECK-NOT:  arith.floordivsi
@@ -84,6 +85,7 @@ builtin.module {
   }
 }
 // CHECK:      nv_tileaa.func @not_persistent
+// CHECK-NOT:  launch_grid_axes
 // CHECK:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // CHECK:      arith.floordivsi
 
@@ -181,6 +183,7 @@ builtin.module {
   }
 }
 // CHECK:      nv_tileaa.func @linear_pid
+// CHECK-SAME: tileorch.launch_grid_axes = array<i32: -2, -2, 2, 1, 1, 1>
 // CHECK:      %[[QM:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
 // CHECK-NEXT: %[[QN:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
 // CHECK-NOT:  arith.floordivsi
@@ -249,6 +252,7 @@ builtin.module {
   }
 }
 // CHECK:      nv_tileaa.func @grouped
+// CHECK-SAME: tileorch.launch_grid_axes = array<i32: -2, -2, 2, 1, 1, 1>
 // CHECK:      %[[GM:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
 // CHECK-NEXT: %[[GN:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
 // CHECK-NOT:  arith.minsi
@@ -449,6 +453,7 @@ builtin.module {
   }
 }
 // CHECK:      nv_tileaa.func @grouped_pid_used_elsewhere
+// CHECK-NOT:  launch_grid_axes
 // CHECK:      arith.minsi
 // CHECK:      arith.floordivsi
 
@@ -489,6 +494,7 @@ builtin.module {
   }
 }
 // CHECK:      nv_tileaa.func @batch_first
+// CHECK-SAME: tileorch.launch_grid_axes = array<i32: 1, 2, 0, 1, 1, 1>
 // CHECK:      %[[L:.*]] = nv_tileaa.get_program_id {axis = 2 : i32} : i32
 // CHECK-NEXT: %[[M:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
 // CHECK-NEXT: %[[N:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
@@ -527,6 +533,7 @@ builtin.module {
   }
 }
 // CHECK:      nv_tileaa.func @swapped_axes
+// CHECK-SAME: tileorch.launch_grid_axes = array<i32: 1, 0, 2, 1, 1, 1>
 // CHECK:      %[[N:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
 // CHECK-NEXT: %[[M:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
 // CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%[[M]], %[[N]]]
@@ -663,6 +670,7 @@ builtin.module {
 }
 // CHECK:      nv_tileaa.func @one_n_tile
 // CHECK-SAME: tileorch.single_tile_axes = array<i32: 1>
+// CHECK-SAME: tileorch.launch_grid_axes = array<i32: 0, -1, 2, 1, 1, 1>
 // CHECK:      %[[N:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
 // CHECK:      nv_tileaa.tiled_load %{{.*}}[%{{.*}}, %[[N]]]
 // CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%{{.*}}, %[[N]]]
@@ -885,6 +893,7 @@ builtin.module {
   }
 }
 // CHECK:      nv_tileaa.func @linearised_2d_grid
+// CHECK-SAME: tileorch.launch_grid_axes = array<i32: -1, -1, 2, 1, 1, 1>
 // CHECK:      %[[PM:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
 // CHECK-NEXT: %[[PN:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
 // CHECK-NOT:  arith.divui
@@ -1004,6 +1013,7 @@ builtin.module {
   }
 }
 // CHECK-LABEL: nv_tileaa.func @persistent_batched
+// CHECK-SAME: tileorch.launch_grid_axes = array<i32: -1, -1, -1, 1, 1, 1>
 // CHECK-DAG:  %[[PM:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
 // CHECK-DAG:  %[[PN:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
 // CHECK-DAG:  %[[PB:.*]] = nv_tileaa.get_program_id {axis = 2 : i32} : i32

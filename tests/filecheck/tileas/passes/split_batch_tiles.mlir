@@ -31,8 +31,10 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     nv_tileaa.return
   }
 }
-// The batch tile becomes 1: views, tiles, the carried accumulator and its zero constant.
+// The batch tile becomes 1: views, tiles, the carried accumulator and its zero constant; a launched program along
+// the batch's axis 2 covers 2 matrices (tileorch.launch_grid_axes: the axes, then the tiles per program).
 // CHECK:      nv_tileaa.func @bmm({{.*}} attributes {{{.*}}tileorch.split_batch_tile = 2 : i64
+// CHECK-SAME: tileorch.launch_grid_axes = array<i32: 0, 1, 2, 1, 1, 2>
 // CHECK:      arith.constant dense<0.000000e+00> : tensor<1x128x128xf32>
 // CHECK:      scf.for {{.*}} -> (tensor<1x128x128xf32>)
 // CHECK:        nv_tileaa.tiled_load %va[%pl, %pm, %i] : !nv_tileaa.tiled_view<array<i32: 1, 128, 64>, array<i32: 1, 128, 64>

@@ -32,7 +32,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     nv_tileaa.return
   }
 }
-// CHECK:      nv_tileaa.func @bmm2({{.*}} attributes {{{.*}}tileorch.split_batch_tile = 2 : i64, tileorch.single_tile_axes = array<i32: 0, 1>, tileorch.tile_grid_ids}
+// CHECK:      nv_tileaa.func @bmm2({{.*}} attributes {{{.*}}tileorch.split_batch_tile = 2 : i64, tileorch.launch_grid_axes = array<i32: -1, -1, 0, 1, 1, 2>, tileorch.single_tile_axes = array<i32: 0, 1>, tileorch.tile_grid_ids}
 // CHECK-DAG:  %[[PN:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
 // CHECK-DAG:  %[[PM:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
 // CHECK-DAG:  %pb = nv_tileaa.get_program_id {axis = 2 : i32} : i32
