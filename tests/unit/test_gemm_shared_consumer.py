@@ -1,5 +1,5 @@
-"""``TILEORCH_GEMM_SHARED_CONSUMER=1``: the GEMM builder's consumer warp groups run one body (the warp group
-read from ``%tid`` at run time) instead of one body each.  The kernels run on the CPU through
+"""``TILEORCH_GEMM_SHARED_CONSUMER=1`` (the default since session 30): the GEMM builder's consumer warp groups run
+one body (the warp group read from ``%tid`` at run time) instead of one body each (``=0``).  The kernels run on the CPU through
 ``tileorch.testing.ptx_emulator`` (every CTA of the persistent grid) against numpy: ragged M, N and K, C
 NaN-prefilled, TMA and direct epilogues, K- and N-major B, persistent and data-parallel
 schedules; the shared kernel holds one copy of the K loop's WGMMAs, the default two; the switch leaves the
