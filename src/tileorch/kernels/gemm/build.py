@@ -67,8 +67,9 @@ from tileorch.kernels.gemm.config import TRANSFORM_BARRIER, WGMMA_TYPES, GemmCon
 SWIZZLE_LAYOUT = {128: 1, 64: 2, 32: 3}
 """WGMMA descriptor layout type (bits 62-63) of each swizzle span in bytes (128B, 64B, 32B)."""
 EPILOGUE_BARRIER = 14
-"""Named barriers 14 and 15 sync the two consumer warp groups' epilogues (claimed by
-``cutlass-allocate-barrier-ids`` from the constant ids)."""
+"""Named barrier 14 syncs the one consumer body's epilogue over every consumer warp group (:func:`shared_consumer`);
+with a body per warp group, 14 and 15 sync each group's own (claimed by ``cutlass-allocate-barrier-ids`` from the
+constant ids)."""
 
 GENERIC_PTR = nvvm.PTR
 SHARED_PTR = nvvm.PTR_SHARED
