@@ -24,9 +24,10 @@ cubins of the two trees are compared each round) to the inputs.
 three are compared under the same load: its row is ``tileiras``, and ``after/tileiras`` is
 printed for wall and CPU.
 
-``--after-env VAR=VALUE`` (repeatable) runs the ``after`` tree's compiles with these settings: a
-switch's A/B (``BEFORE_SRC`` and ``AFTER_SRC`` may then be the same tree).  Its PTX differs by
-design, so the PTX comparison is skipped (the record's ``after_env`` says so).
+``--after-env VAR=VALUE`` (repeatable) runs the ``after`` tree's compiles (the files' and ``--gemm``'s) with
+these settings: a switch's A/B (``BEFORE_SRC`` and ``AFTER_SRC`` may then be the same tree; the ``before`` runs
+take the caller's environment).  Its PTX differs by design, so the PTX and cubin comparisons are skipped (the
+record's ``after_env`` says so).
 """
 
 from __future__ import annotations
@@ -65,11 +66,13 @@ def cold_run(tree: str, path: Path, out: Path, extra_env: dict[str, str] | None 
     return wall, cpu, timing.parse_report(proc.stderr)
 
 
-def gemm_run(tree: str, shape: str, cache: Path) -> tuple[float, float, dict[str, float], bytes]:
-    """(wall, CPU, phases, cubin) of one cold ``tileorch gemm M N K --compile`` with ``tree``."""
+def gemm_run(tree: str, shape: str, cache: Path, extra_env: dict[str, str] | None = None
+             ) -> tuple[float, float, dict[str, float], bytes]:
+    """(wall, CPU, phases, cubin) of one cold ``tileorch gemm M N K --compile`` with ``tree`` (and ``extra_env``
+    set)."""
     import re
 
-    env = {**os.environ, "TILEORCH_CACHE_DIR": str(cache), "PYTHONPATH": tree}
+    env = {**os.environ, "TILEORCH_CACHE_DIR": str(cache), "PYTHONPATH": tree, **(extra_env or {})}
     c0, t0 = _children_cpu(), time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "tileorch", "gemm", *shape.split("x"), "--compile"],
                           capture_output=True, text=True, env=env)
@@ -118,8 +121,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="also time tileiras on each .tileirbc input in the same rounds")
     ap.add_argument("--out", type=Path, default=None, help="JSON record")
     ap.add_argument("--after-env", action="append", default=[], metavar="VAR=VALUE",
-                    help="settings of the after tree's compiles of FILES (repeatable; not --gemm): a switch's A/B; "
-                         "no PTX comparison")
+                    help="settings of the after tree's compiles (FILES and --gemm; repeatable): a switch's A/B; "
+                         "no PTX or cubin comparison")
     args = ap.parse_args(argv)
     after_env = dict(item.split("=", 1) for item in args.after_env)
     trees = {"before": str(Path(args.before).resolve()), "after": str(Path(args.after).resolve())}
@@ -163,11 +166,12 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(args.repeat):
                 cubins = {}
                 for t, tree in trees.items():
-                    wall, cpu, phases, cubins[t] = gemm_run(tree, shape, Path(tmp) / f"cache-{t}")
+                    wall, cpu, phases, cubins[t] = gemm_run(tree, shape, Path(tmp) / f"cache-{t}",
+                                                            after_env if t == "after" else None)
                     _note_run(best[t], wall, cpu)
                     if wall < best[t]["wall"]:
                         best[t].update(wall=wall, phases=phases)
-                if cubins["before"] != cubins["after"]:
+                if cubins["before"] != cubins["after"] and not after_env:
                     raise SystemExit(f"gemm {shape}: the cubin differs between the trees")
             results[f"gemm_cli_{shape}"] = best
             for t, b in best.items():

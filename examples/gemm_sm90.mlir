@@ -18,10 +18,10 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
       attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32} {
     %smem = atom.dynamic_smem : !llvm.ptr<3>
     // 4 stages of A (16384 B) + B (32768 B); the producer group is warp
-    // group 0 (one elected arrive); each consumer warp group is a consumer group of its own.
-    %pipe = cutlass.pipeline.create : !cutlass.pipeline<stages = 4, producers = 1, consumers = 2>
+    // group 0 (one elected arrive); the consumer warp groups 1 and 2 are one consumer group (one body).
+    %pipe = cutlass.pipeline.create : !cutlass.pipeline<stages = 4, producers = 1, consumers = 1>
     %ready = cutlass.pipeline.init %pipe {numStages = 4 : i32, executor = #cutlass<executor_type warpgroup>,
-        participants = array<i64: 0x1>, consumers = array<i64: 0x2, 0x4>, producer_arv_count = array<i32: 1>,
+        participants = array<i64: 0x1>, consumers = array<i64: 0x6>, producer_arv_count = array<i32: 1>,
         transaction_size = array<i32: 49152>, compute_capability = #cutlass<pipeline_compute_capability sm90>}
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -95,10 +95,16 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
         cutlass.pipeline.producer_tail %ready, %last
       }
     }
-    // ---- consumer warp group 1: rows 0..63 of every tile; reads every stage.
-    cutlass.async.exec warpgroup mask(0x2) regs(232) {
-      // WGMMA descriptors of stage 0 (128B swizzle, 1024-byte atoms); stage i is + i*stage_bytes/16
-      %a_wg = arith.constant 0 : i32
+    // ---- consumers: warp groups 1 and 2 run one body (TILEORCH_GEMM_SHARED_CONSUMER=1, the default);
+    //      warp group wg = tid / 128 - 1 owns rows 64 wg .. 64 wg + 63 of every tile; both read every stage.
+    cutlass.async.exec warpgroup mask(0x6) regs(232) {
+      %c7 = arith.constant 7 : i32
+      %tid_wg = arith.shrui %tid, %c7 : i32
+      %wg = arith.subi %tid_wg, %c1 : i32
+      // WGMMA descriptors of stage 0 (128B swizzle, 1024-byte atoms); stage i is + i*stage_bytes/16;
+      // warp group wg's 64 rows of A start 64 rows of 128 bytes in
+      %a_rows = arith.constant 8192 : i32
+      %a_wg = arith.muli %wg, %a_rows : i32
       %a0 = llvm.getelementptr %smem[%a_wg] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
       %b0 = llvm.getelementptr %smem[%a_bytes] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
       %a0i = llvm.ptrtoint %a0 : !llvm.ptr<3> to i64
@@ -115,11 +121,16 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
       %da_base = arith.ori %a0s, %a_bits : i64
       %db_base = arith.ori %b0s, %b_bits : i64
       %stage_units = arith.constant 3072 : i64
-      %row_wg = arith.constant 0 : i32
+      %rows_wg = arith.constant 64 : i32
+      %row_wg = arith.muli %wg, %rows_wg : i32
       %c127 = arith.constant 127 : i32
       %t_in_wg = arith.andi %tid, %c127 : i32
       %wg_leader = arith.cmpi eq, %t_in_wg, %c0 : i32
-      %ebuf_off = arith.constant 196608 : i32
+      // C's staging buffer after the ring: 64 rows x 128 bytes (two 8 KiB slots) per warp group
+      %ebuf0 = arith.constant 196608 : i32
+      %ebuf_wg = arith.constant 16384 : i32
+      %ebuf_wg_off = arith.muli %wg, %ebuf_wg : i32
+      %ebuf_off = arith.addi %ebuf0, %ebuf_wg_off : i32
       %ebuf = llvm.getelementptr %smem[%ebuf_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
       %sched = cutlass.tile_scheduler.create_static_persistent_params %params : !cutlass.tile_scheduler_static_persistent_params<cga = [2, 1, 1], raster = heuristic> -> !cutlass.tile_scheduler<static_persistent>
       %first = cutlass.tile_scheduler.initial_work_tile_info %sched : !cutlass.tile_scheduler<static_persistent> -> !cutlass.static_persistent_work_tile_info
@@ -180,17 +191,18 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
           %m0 = arith.muli %tm, %bm : i32
           %n0 = arith.muli %tn, %bn_tile : i32
           %row0 = arith.addi %m0, %row_wg : i32
-          // 4 rounds of 64 columns through 2 swizzled 8 KiB slots; one thread TMA-stores each
+          // 4 rounds of 64 columns through each warp group's 2 swizzled 8 KiB slots; one thread of each
+          // warp group TMA-stores its rows; one named barrier over both warp groups (256 threads)
           scf.if %wg_leader {
             nvvm.cp.async.bulk.wait_group 1 {read}
           }
-          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 256
           %eslot0_off = arith.constant 0 : i32
           %eslot0 = llvm.getelementptr %ebuf[%eslot0_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
           atom.stage_fragment %acc_out, %eslot0 {first_column = 0 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
           // generic-proxy writes must be visible to the TMA (async proxy) before the store
           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 256
           scf.if %wg_leader {
             %ec0 = arith.constant 0 : i32
             %ecol0 = arith.addi %n0, %ec0 : i32
@@ -200,13 +212,13 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
           scf.if %wg_leader {
             nvvm.cp.async.bulk.wait_group 1 {read}
           }
-          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 256
           %eslot1_off = arith.constant 8192 : i32
           %eslot1 = llvm.getelementptr %ebuf[%eslot1_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
           atom.stage_fragment %acc_out, %eslot1 {first_column = 64 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
           // generic-proxy writes must be visible to the TMA (async proxy) before the store
           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 256
           scf.if %wg_leader {
             %ec1 = arith.constant 64 : i32
             %ecol1 = arith.addi %n0, %ec1 : i32
@@ -216,13 +228,13 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
           scf.if %wg_leader {
             nvvm.cp.async.bulk.wait_group 1 {read}
           }
-          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 256
           %eslot2_off = arith.constant 0 : i32
           %eslot2 = llvm.getelementptr %ebuf[%eslot2_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
           atom.stage_fragment %acc_out, %eslot2 {first_column = 128 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
           // generic-proxy writes must be visible to the TMA (async proxy) before the store
           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 256
           scf.if %wg_leader {
             %ec2 = arith.constant 128 : i32
             %ecol2 = arith.addi %n0, %ec2 : i32
@@ -232,172 +244,13 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
           scf.if %wg_leader {
             nvvm.cp.async.bulk.wait_group 1 {read}
           }
-          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 256
           %eslot3_off = arith.constant 8192 : i32
           %eslot3 = llvm.getelementptr %ebuf[%eslot3_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
           atom.stage_fragment %acc_out, %eslot3 {first_column = 192 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
           // generic-proxy writes must be visible to the TMA (async proxy) before the store
           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
-          scf.if %wg_leader {
-            %ec3 = arith.constant 192 : i32
-            %ecol3 = arith.addi %n0, %ec3 : i32
-            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot3, box[%ecol3, %row0] : !llvm.ptr, !llvm.ptr<3>
-            nvvm.cp.async.bulk.commit.group
-          }
-        }
-        %next, %inc = cutlass.tile_scheduler.static_fetch_next_work %sched, %w : !cutlass.tile_scheduler<static_persistent>, !cutlass.static_persistent_work_tile_info
-        scf.yield %next, %s_out : !cutlass.static_persistent_work_tile_info, !cutlass.pipeline_state<4>
-      }
-      // shared memory must outlive the last TMA store's reads
-      scf.if %wg_leader {
-        nvvm.cp.async.bulk.wait_group 0 {read}
-      }
-    }
-    // ---- consumer warp group 2: rows 64..127 of every tile; reads every stage.
-    cutlass.async.exec warpgroup mask(0x4) regs(232) {
-      // WGMMA descriptors of stage 0 (128B swizzle, 1024-byte atoms); stage i is + i*stage_bytes/16
-      %a_wg = arith.constant 8192 : i32
-      %a0 = llvm.getelementptr %smem[%a_wg] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-      %b0 = llvm.getelementptr %smem[%a_bytes] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-      %a0i = llvm.ptrtoint %a0 : !llvm.ptr<3> to i64
-      %b0i = llvm.ptrtoint %b0 : !llvm.ptr<3> to i64
-      %addr_mask = arith.constant 262143 : i64
-      %c4_i64 = arith.constant 4 : i64
-      %c0_i64 = arith.constant 0 : i64
-      %a0m = arith.andi %a0i, %addr_mask : i64
-      %b0m = arith.andi %b0i, %addr_mask : i64
-      %a0s = arith.shrui %a0m, %c4_i64 : i64
-      %b0s = arith.shrui %b0m, %c4_i64 : i64
-      %a_bits = arith.constant 4611686293305360384 : i64
-      %b_bits = arith.constant 4611686293305360384 : i64
-      %da_base = arith.ori %a0s, %a_bits : i64
-      %db_base = arith.ori %b0s, %b_bits : i64
-      %stage_units = arith.constant 3072 : i64
-      %row_wg = arith.constant 64 : i32
-      %c127 = arith.constant 127 : i32
-      %t_in_wg = arith.andi %tid, %c127 : i32
-      %wg_leader = arith.cmpi eq, %t_in_wg, %c0 : i32
-      %ebuf_off = arith.constant 212992 : i32
-      %ebuf = llvm.getelementptr %smem[%ebuf_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-      %sched = cutlass.tile_scheduler.create_static_persistent_params %params : !cutlass.tile_scheduler_static_persistent_params<cga = [2, 1, 1], raster = heuristic> -> !cutlass.tile_scheduler<static_persistent>
-      %first = cutlass.tile_scheduler.initial_work_tile_info %sched : !cutlass.tile_scheduler<static_persistent> -> !cutlass.static_persistent_work_tile_info
-      %start = cutlass.pipeline.state.create %ready consumer
-      %zero = llvm.mlir.zero : !acc
-      %lastw, %last = scf.while (%w = %first, %s = %start) : (!cutlass.static_persistent_work_tile_info, !cutlass.pipeline_state<4>) -> (!cutlass.static_persistent_work_tile_info, !cutlass.pipeline_state<4>) {
-        %valid = cutlass.tile_scheduler.work_tile_info_get_value %w {field = #cutlass<static_persistent_work_tile_info_field is_valid_tile>} : !cutlass.static_persistent_work_tile_info -> i1
-        scf.condition(%valid) %w, %s : !cutlass.static_persistent_work_tile_info, !cutlass.pipeline_state<4>
-      } do {
-      ^bb0(%w: !cutlass.static_persistent_work_tile_info, %s: !cutlass.pipeline_state<4>):
-        %tm, %tn, %tk, %tl = cutlass.tile_scheduler.work_tile_info_to_coord_mnkl %w : !cutlass.static_persistent_work_tile_info
-        %kbeg = arith.constant 0 : i32
-        %kend = arith.addi %k_tiles, %c0 : i32
-        // mainloop: one wgmma batch stays in flight; the stage read by the previous batch is
-        // released once that batch has completed (wait_group 1)
-        %acc_out, %s_out, %prev_out = scf.for %kt = %kbeg to %kend step %c1 iter_args(%acc = %zero, %st = %s, %prev = %s) -> (!acc, !cutlass.pipeline_state<4>, !cutlass.pipeline_state<4>) : i32 {
-          cutlass.pipeline.consumer_wait %ready, %st
-          %idx = cutlass.pipeline.state.get_index %st
-          %idx64 = arith.extui %idx : i32 to i64
-          %soff = arith.muli %idx64, %stage_units : i64
-          %da_stage = arith.addi %da_base, %soff : i64
-          %db_stage = arith.addi %db_base, %soff : i64
-          nvvm.wgmma.fence.aligned
-          %ka1 = arith.constant 2 : i64
-          %ka2 = arith.constant 4 : i64
-          %ka3 = arith.constant 6 : i64
-          %kb1 = arith.constant 2 : i64
-          %kb2 = arith.constant 4 : i64
-          %kb3 = arith.constant 6 : i64
-          %da0 = arith.addi %da_stage, %c0_i64 : i64
-          %db0 = arith.addi %db_stage, %c0_i64 : i64
-          %d0 = nvvm.wgmma.mma_async %da0, %db0, %acc, <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !acc -> !acc
-          %da1 = arith.addi %da_stage, %ka1 : i64
-          %db1 = arith.addi %db_stage, %kb1 : i64
-          %d1 = nvvm.wgmma.mma_async %da1, %db1, %d0, <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !acc -> !acc
-          %da2 = arith.addi %da_stage, %ka2 : i64
-          %db2 = arith.addi %db_stage, %kb2 : i64
-          %d2 = nvvm.wgmma.mma_async %da2, %db2, %d1, <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !acc -> !acc
-          %da3 = arith.addi %da_stage, %ka3 : i64
-          %db3 = arith.addi %db_stage, %kb3 : i64
-          %d3 = nvvm.wgmma.mma_async %da3, %db3, %d2, <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !acc -> !acc
-          nvvm.wgmma.commit.group.sync.aligned
-          nvvm.wgmma.wait.group.sync.aligned 1
-          %not_first = arith.cmpi ne, %kt, %kbeg : i32
-          scf.if %not_first {
-            cutlass.pipeline.consumer_release %ready, %prev {cutlass.reads_retired}
-          }
-          %nx = cutlass.pipeline.state.increment %st
-          scf.yield %d3, %nx, %st : !acc, !cutlass.pipeline_state<4>, !cutlass.pipeline_state<4>
-        }
-        nvvm.wgmma.wait.group.sync.aligned 0
-        %ran = arith.cmpi slt, %kbeg, %kend : i32
-        scf.if %ran {
-          cutlass.pipeline.consumer_release %ready, %prev_out {cutlass.reads_retired}
-        }
-        %store = arith.constant true
-        scf.if %store {
-          %m0 = arith.muli %tm, %bm : i32
-          %n0 = arith.muli %tn, %bn_tile : i32
-          %row0 = arith.addi %m0, %row_wg : i32
-          // 4 rounds of 64 columns through 2 swizzled 8 KiB slots; one thread TMA-stores each
-          scf.if %wg_leader {
-            nvvm.cp.async.bulk.wait_group 1 {read}
-          }
-          cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
-          %eslot0_off = arith.constant 0 : i32
-          %eslot0 = llvm.getelementptr %ebuf[%eslot0_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-          atom.stage_fragment %acc_out, %eslot0 {first_column = 0 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
-          // generic-proxy writes must be visible to the TMA (async proxy) before the store
-          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-          cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
-          scf.if %wg_leader {
-            %ec0 = arith.constant 0 : i32
-            %ecol0 = arith.addi %n0, %ec0 : i32
-            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot0, box[%ecol0, %row0] : !llvm.ptr, !llvm.ptr<3>
-            nvvm.cp.async.bulk.commit.group
-          }
-          scf.if %wg_leader {
-            nvvm.cp.async.bulk.wait_group 1 {read}
-          }
-          cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
-          %eslot1_off = arith.constant 8192 : i32
-          %eslot1 = llvm.getelementptr %ebuf[%eslot1_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-          atom.stage_fragment %acc_out, %eslot1 {first_column = 64 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
-          // generic-proxy writes must be visible to the TMA (async proxy) before the store
-          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-          cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
-          scf.if %wg_leader {
-            %ec1 = arith.constant 64 : i32
-            %ecol1 = arith.addi %n0, %ec1 : i32
-            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot1, box[%ecol1, %row0] : !llvm.ptr, !llvm.ptr<3>
-            nvvm.cp.async.bulk.commit.group
-          }
-          scf.if %wg_leader {
-            nvvm.cp.async.bulk.wait_group 1 {read}
-          }
-          cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
-          %eslot2_off = arith.constant 0 : i32
-          %eslot2 = llvm.getelementptr %ebuf[%eslot2_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-          atom.stage_fragment %acc_out, %eslot2 {first_column = 128 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
-          // generic-proxy writes must be visible to the TMA (async proxy) before the store
-          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-          cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
-          scf.if %wg_leader {
-            %ec2 = arith.constant 128 : i32
-            %ecol2 = arith.addi %n0, %ec2 : i32
-            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot2, box[%ecol2, %row0] : !llvm.ptr, !llvm.ptr<3>
-            nvvm.cp.async.bulk.commit.group
-          }
-          scf.if %wg_leader {
-            nvvm.cp.async.bulk.wait_group 1 {read}
-          }
-          cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
-          %eslot3_off = arith.constant 8192 : i32
-          %eslot3 = llvm.getelementptr %ebuf[%eslot3_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-          atom.stage_fragment %acc_out, %eslot3 {first_column = 192 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
-          // generic-proxy writes must be visible to the TMA (async proxy) before the store
-          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-          cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
+          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 256
           scf.if %wg_leader {
             %ec3 = arith.constant 192 : i32
             %ecol3 = arith.addi %n0, %ec3 : i32

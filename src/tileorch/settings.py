@@ -130,7 +130,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("EPILOGUE_DOT_TMA_STORE", "1", SWITCH,
        "a dot on the K loop's result looping over N tiles stores C by TMA from shared memory", True),
     _s("PAIR_STAGES", "1", SWITCH, "a GEMM ring stage per operand pair of dots with an A and a B each", True),
-    _s("GEMM_SHARED_CONSUMER", "0", SWITCH,
+    _s("GEMM_SHARED_CONSUMER", "1", SWITCH,
        "one consumer body for a GEMM kernel's consumer warp groups (the warp group read at run time)", True),
     _s("DIRECT_EPILOGUE_STAGES", "0", SWITCH,
        "a GEMM whose epilogue stores C from registers: as many ring stages as fit without C's TMA store staging",

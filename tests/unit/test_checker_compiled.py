@@ -39,10 +39,21 @@ PROTOCOLS = {
 }
 
 
-def _gemm():
+def _gemm(per_group_dir: Path | None = None):
+    """The default GEMM's protocol: examples/gemm_sm90.mlir (one consumer body for both warp groups), or, with
+    ``per_group_dir``, the builder's default kernel with a body per consumer warp group
+    (``TILEORCH_GEMM_SHARED_CONSUMER=0``: two symmetric consumer agents per CTA) written there."""
     pytest.importorskip("xdsl")
     from tileorch.analysis.extract import load
     path = Path(__file__).resolve().parents[2] / "examples" / "gemm_sm90.mlir"
+    if per_group_dir is not None:
+        from tileorch.kernels.gemm.config import GemmConfig
+        from tileorch.kernels.gemm.ir import gemm_kernel_ir
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("TILEORCH_GEMM_SHARED_CONSUMER", "0")
+            path = per_group_dir / "gemm_per_group.mlir"
+            path.write_text(gemm_kernel_ir(GemmConfig()))
     protocols, errors = load(str(path))
     assert not errors
     return protocols[0]
@@ -98,10 +109,13 @@ def test_fast_path_equals_the_interpreter_on_the_default_gemm():
     assert _compare(m, limit=1500) > 1000      # the fast path does the work here
 
 
-def test_canonical_form_is_constant_on_orbits():
-    proto = _gemm()
+@pytest.mark.parametrize("per_group", [False, True], ids=["one_body", "body_per_warp_group"])
+def test_canonical_form_is_constant_on_orbits(per_group, tmp_path):
+    """The 2-CTA cluster's permutation, and with a body per consumer warp group also the swap of the two
+    consumer agents of a CTA (the one shared body is one agent: nothing to swap)."""
+    proto = _gemm(tmp_path if per_group else None)
     m = Machine(proto, {"k_tiles": 3, "tiles": 2})
-    assert m.cta_perms and m.symmetry
+    assert m.cta_perms and bool(m.symmetry) == per_group
     for n, s in enumerate(_walk(Machine(proto, {"k_tiles": 3, "tiles": 2}, symmetry=False),
                                 limit=800)):
         c = m.canonical(s)

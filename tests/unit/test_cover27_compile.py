@@ -17,6 +17,7 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import cover27_programs  # noqa: E402
 from tileorch.testing.cover27_programs import PROGRAMS  # noqa: E402
+from tileorch.testing.gemm_structure import ptx_consumer_bodies  # noqa: E402
 from dot_sweep_checks import (assert_dot_sweep, assert_pipelines_proved, assert_takes_its_path,  # noqa: E402
                               compile_sweep_program, spilled_programs)
 
@@ -74,7 +75,9 @@ def test_the_ptx_issues_a_tma_per_operand_tile_and_a_wgmma_batch_per_pair():
     assert len(re.findall(r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global", ptx)) == 6
     cfg = compiled("three_operand_pairs").gemm_config
     per_step = 3 * cfg.tile_k // cfg.mma_k
-    assert len(re.findall(r"wgmma\.mma_async", ptx)) == per_step * cfg.consumer_groups
+    # one consumer body for both warp groups (TILEORCH_GEMM_SHARED_CONSUMER, default): one copy of the K step
+    assert cfg.consumer_groups == 2 and ptx_consumer_bodies(ptx) == 1
+    assert len(re.findall(r"wgmma\.mma_async", ptx)) == per_step
 
 
 def launch_check(spec: list, program=None):

@@ -23,6 +23,7 @@ import cuda.tile as ct  # noqa: E402
 from tileorch.backend.ptxas import ptxas_available  # noqa: E402
 from tileorch.testing.dot_programs import PROGRAMS  # noqa: E402
 from tileorch.testing.gemm_emulation import array_params, compile_cutile, run_gemm  # noqa: E402
+from tileorch.testing.gemm_structure import ptx_consumer_bodies  # noqa: E402
 
 needs_ptxas = pytest.mark.skipif(not ptxas_available(), reason="no ptxas (pip install nvidia-cuda-nvcc)")
 TMA_STORE = re.compile(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared::cta")
@@ -51,24 +52,30 @@ def _tanh_per_store(ptx: str) -> list[int]:
 
 
 @needs_ptxas
-def test_gelu_128x256_epilogue_runs_in_rounds_without_spills():
+@pytest.mark.parametrize("bodies", ["1", "2"])
+def test_gelu_128x256_epilogue_runs_in_rounds_without_spills(bodies, monkeypatch):
+    """4 rounds, each TMA store of C preceded by its round's 64 x 64 / 128 = 32 tanh: once in the one consumer body
+    the two warp groups share (the default), twice with a body per warp group (``TILEORCH_GEMM_SHARED_CONSUMER=0``)."""
+    monkeypatch.setenv("TILEORCH_GEMM_SHARED_CONSUMER", "1" if bodies == "1" else "0")
     p = _linear_gelu_128x256()
     cfg = p.gemm_config
     assert p.kind == "gemm" and cfg.tile_n == 256 and cfg.epilogue == "tma", p.remarks
     assert any("epilogue round by round: 4 rounds of 64 accumulator columns" in r for r in p.remarks), p.remarks
-    # 2 consumer warp groups x 4 rounds: each TMA store preceded by its round's 64 x 64 / 128 = 32 tanh
-    assert _tanh_per_store(p.ptx) == [32] * 8 + [0]
+    assert ptx_consumer_bodies(p.ptx) == int(bodies)
+    assert _tanh_per_store(p.ptx) == [32] * 4 * int(bodies) + [0]
     assert _spill_bytes(p) == 0, [r for r in p.remarks if "ptxas" in r]
 
 
 @needs_ptxas
 def test_whole_fragment_first_behind_the_switch(monkeypatch):
-    """``TILEORCH_EPILOGUE_ROUNDS=0``: each warp group's 128 tanh before its first TMA store, and ptxas
-    spills (the reason for the rounds: 460 B stores / 444 B loads measured with ptxas 13.0)."""
+    """``TILEORCH_EPILOGUE_ROUNDS=0``: the consumer body's 128 tanh before its first TMA store (one body, shared
+    by the two warp groups), and ptxas spills (the reason for the rounds: 460 B stores / 444 B loads measured with
+    ptxas 13.0)."""
     monkeypatch.setenv("TILEORCH_EPILOGUE_ROUNDS", "0")
     p = _linear_gelu_128x256()
     assert any("whole fragment computed before its first store" in r for r in p.remarks), p.remarks
-    assert _tanh_per_store(p.ptx) == [128, 0, 0, 0, 128, 0, 0, 0, 0]
+    assert ptx_consumer_bodies(p.ptx) == 1
+    assert _tanh_per_store(p.ptx) == [128, 0, 0, 0, 0]
     assert _spill_bytes(p) > 0
 
 

@@ -14,6 +14,7 @@ from tileorch.dialects.cutlass.pipeline import PipelineInitOp, ProducerCommitOp
 from tileorch.dialects.nvvm_payload import CpAsyncBulkTensorGlobalToSharedClusterOp, WgmmaMmaAsyncOp
 from tileorch.kernels.gemm.build import build_gemm_kernel
 from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
+from tileorch.testing.gemm_structure import consumer_exec_masks
 
 BASE = GemmConfig(tile_m=128, tile_n=64, tile_k=64, stages=4, cluster_m=1, dtype="f16", out_dtype="f16", b_major="n",
                   epilogue="direct")
@@ -46,7 +47,9 @@ def test_stage_holds_a_tile_per_dot_and_one_tma_per_tile(pairs, one, a_major):
         assert sum(op.attributes["cutlass.tx_bytes"].value.data for op in loads if op.tmaDescriptor is tmap) == b_tile
     assert len(loads) == pairs * (a_boxes + 1)
     mmas = _ops(module, WgmmaMmaAsyncOp)
-    assert len(mmas) == cfg.consumer_groups * pairs * (64 // 16)
+    # one consumer body over both warp groups (TILEORCH_GEMM_SHARED_CONSUMER, default): one copy of the WGMMAs
+    assert consumer_exec_masks(module) == [0b110]
+    assert len(mmas) == pairs * (64 // 16)
     assert cfg.accumulator_registers == (32 if one else pairs * 32)
 
 
@@ -58,8 +61,8 @@ def test_dots_sharing_b_read_the_one_b_tile():
     module = build_gemm_kernel(cfg)
     module.verify()
     assert len(_ops(module, CpAsyncBulkTensorGlobalToSharedClusterOp)) == 3
-    mmas = _ops(module, WgmmaMmaAsyncOp)[:8]
-    assert len(_ops(module, WgmmaMmaAsyncOp)) == 2 * 2 * 4
+    mmas = _ops(module, WgmmaMmaAsyncOp)
+    assert len(mmas) == 2 * 4  # (2 pairs x 4 K steps in the one consumer body of both warp groups)
     base = [(m.operands[1].owner.operands[0], m.operands[2].owner.operands[0]) for m in mmas]  # (A's, B's stage base)
     assert {b for _, b in base[:4]} == {b for _, b in base[4:]} and len({b for _, b in base}) == 1  # the one B tile
     assert len({a for a, _ in base[:4]} | {a for a, _ in base[4:]}) == 2  # each pair its own A tile

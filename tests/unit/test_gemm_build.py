@@ -47,6 +47,14 @@ def _ids(cfg: GemmConfig) -> str:
     return cfg.name
 
 
+def _bodies(cfg: GemmConfig) -> int:
+    """The consumer bodies the builder writes for these configurations (two consumer warp groups each): one that
+    both warp groups run (``TILEORCH_GEMM_SHARED_CONSUMER=1``, the default), one per warp group for stream-K (its
+    fix-up names a barrier per warp group)."""
+    assert cfg.consumer_groups == 2
+    return cfg.consumer_groups if cfg.schedule == "streamk" else 1
+
+
 def _ops(module, cls) -> list:
     return [op for op in module.walk() if isinstance(op, cls)]
 
@@ -56,8 +64,8 @@ def test_wgmma_count_and_shape_follow_the_configuration(cfg):
     module = build_gemm_kernel(cfg)
     module.verify()
     mmas = _ops(module, WgmmaMmaAsyncOp)
-    # every consumer warp group issues tile_k / mma_k WGMMAs (32 bytes of K each) per stage
-    assert len(mmas) == cfg.consumer_groups * cfg.tile_k * ELEMENT_BYTES[cfg.dtype] // 32
+    # every consumer body issues tile_k / mma_k WGMMAs (32 bytes of K each) per stage
+    assert len(mmas) == _bodies(cfg) * cfg.tile_k * ELEMENT_BYTES[cfg.dtype] // 32
     layout_a = "row" if cfg.a_major == "k" else "col"
     layout_b = "col" if cfg.b_major == "k" else "row"
     for mma in mmas:
@@ -94,21 +102,22 @@ def test_agents_scheduler_and_epilogue_follow_the_configuration(cfg):
     module = build_gemm_kernel(cfg)
     names = Counter(op.name for op in module.walk())
     outer = [op for op in _ops(module, AsyncExecOp) if op.executor_kind() == "warpgroup"]
-    assert [(op.mask_bits(), op.max_regs.value.data) for op in outer] == [
-        (0x1, cfg.producer_regs), *((1 << (w + 1), cfg.consumer_regs) for w in range(cfg.consumer_groups))]
+    bodies = _bodies(cfg)
+    consumers = [(0b110, cfg.consumer_regs)] if bodies == 1 else [(0b10, cfg.consumer_regs), (0b100, cfg.consumer_regs)]
+    assert [(op.mask_bits(), op.max_regs.value.data) for op in outer] == [(0x1, cfg.producer_regs), *consumers]
     streamk = cfg.schedule == "streamk"
     creates = names["cutlass.tile_scheduler.create_streamk_params"] if streamk else \
         names["cutlass.tile_scheduler.create_static_persistent_params"]
-    assert creates == 1 + cfg.consumer_groups  # the producer walks the same tiles as each consumer
+    assert creates == 1 + bodies  # the producer walks the same tiles as each consumer body
     assert names["cutlass.tile_scheduler.fixup"] == (cfg.consumer_groups if streamk else 0)
     if cfg.epilogue == "tma":
-        rounds = cfg.consumer_groups * cfg.tile_n // 64
+        rounds = bodies * cfg.tile_n // 64
         assert len(_ops(module, StageFragmentOp)) == rounds
         assert len(_ops(module, CpAsyncBulkTensorSharedCTAToGlobalOp)) == rounds
         assert not _ops(module, StoreFragmentOp)
     else:
         stores = _ops(module, StoreFragmentOp)
-        assert len(stores) == cfg.consumer_groups and all(s.dtype.data == cfg.out_dtype for s in stores)
+        assert len(stores) == bodies and all(s.dtype.data == cfg.out_dtype for s in stores)
         assert not _ops(module, StageFragmentOp)
     fn = module.body.block.ops.first
     assert fn.sym_name.data == cfg.name

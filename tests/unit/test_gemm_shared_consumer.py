@@ -1,9 +1,9 @@
-"""``TILEORCH_GEMM_SHARED_CONSUMER=1``: the GEMM builder's consumer warp groups run one body (the warp group
-read from ``%tid`` at run time) instead of one body each.  The kernels run on the CPU through
-``tileorch.testing.ptx_emulator`` (every CTA of the persistent grid) against numpy: ragged M, N and K, C
-NaN-prefilled, TMA and direct epilogues, K- and N-major B, persistent and data-parallel
-schedules; the shared kernel holds one copy of the K loop's WGMMAs, the default two; the switch leaves the
-configurations it does not take (stream-K, one consumer warp group) as they are.  Needs no GPU, no ptxas."""
+"""``TILEORCH_GEMM_SHARED_CONSUMER=1`` (the default since session 30): the GEMM builder's consumer warp groups run
+one body (the warp group read from ``%tid`` at run time) instead of one body each (``=0``).  The kernels run on
+the CPU through ``tileorch.testing.ptx_emulator`` (every CTA of the persistent grid) against numpy: ragged M, N and
+K, C NaN-prefilled, TMA and direct epilogues, K- and N-major B, persistent and data-parallel schedules; the shared
+kernel holds one copy of the K loop's WGMMAs, the per-group kernel two; the switch leaves the configurations it
+does not take (stream-K, one consumer warp group) as they are.  Needs no GPU, no ptxas."""
 
 from __future__ import annotations
 
@@ -56,29 +56,29 @@ def _emulate(cfg: GemmConfig, m: int, n: int, k: int, seed: int = 0) -> np.ndarr
     (200, 130, 72, dict(tile_n=128, stages=4)),
     (140, 70, 128, dict(schedule="dp", tile_n=128)),
 ])
-def test_shared_consumer_matches_numpy_and_the_default(monkeypatch, m, n, k, change):
-    """The shared body's C is numpy's, and bit for bit the default kernel's (the same WGMMAs and stores)."""
+def test_shared_consumer_matches_numpy_and_the_per_group_kernel(monkeypatch, m, n, k, change):
+    """The shared body's C is numpy's, and bit for bit the per-group kernel's (=0: the same WGMMAs and stores)."""
     cfg = replace(BASE, **change).check()
     monkeypatch.setenv(ENV, "1")
     shared = _emulate(cfg, m, n, k, seed=3)
     monkeypatch.setenv(ENV, "0")
-    default = _emulate(cfg, m, n, k, seed=3)
-    np.testing.assert_array_equal(shared, default)
+    per_group = _emulate(cfg, m, n, k, seed=3)
+    np.testing.assert_array_equal(shared, per_group)
 
 
 def test_one_copy_of_the_consumer(monkeypatch):
-    """Two consumer warp groups: the default kernel has the K loop's WGMMAs twice and a named barrier of 128
+    """Two consumer warp groups: the per-group kernel (=0) has the K loop's WGMMAs twice and a named barrier of 128
     threads per group, the shared one once and one barrier of 256; one consumer group (a 64-row tile) and
     stream-K are left as they are."""
     cfg = replace(BASE, tile_n=128).check()
     per_k_tile = cfg.tile_k // 16
     monkeypatch.setenv(ENV, "0")
-    default = _ptx(cfg)
+    per_group = _ptx(cfg)
     monkeypatch.setenv(ENV, "1")
     shared = _ptx(cfg)
-    assert default.count("wgmma.mma_async") == 2 * per_k_tile and "bar.sync \t14, 128;" in default
+    assert per_group.count("wgmma.mma_async") == 2 * per_k_tile and "bar.sync \t14, 128;" in per_group
     assert shared.count("wgmma.mma_async") == per_k_tile and "bar.sync \t14, 256;" in shared
-    assert "bar.sync \t15" in default and "bar.sync \t15" not in shared
+    assert "bar.sync \t15" in per_group and "bar.sync \t15" not in shared
     from tileorch.kernels.gemm.build import shared_consumer_remark
 
     for other in (replace(cfg, tile_m=64).check(), replace(cfg, schedule="streamk").check()):

@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("xdsl")
 
 from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError  # noqa: E402
+from tileorch.testing.gemm_structure import ptx_consumer_bodies  # noqa: E402
 from tileorch.transforms.tileas.pair_stages import PAIR_STAGES_ENV, pair_stages_chosen  # noqa: E402
 
 THREE = GemmConfig(tile_m=128, tile_n=128, tile_k=64, stages=2, schedule="persistent", dtype="f16", out_dtype="f32",
@@ -47,6 +48,7 @@ def test_the_builder_commits_a_stage_per_pair(pairs, one):
     from tileorch.dialects.cutlass.pipeline import PipelineInitOp, ProducerCommitOp
     from tileorch.dialects.nvvm_payload import CpAsyncBulkTensorGlobalToSharedClusterOp, WgmmaMmaAsyncOp
     from tileorch.kernels.gemm.build import build_gemm_kernel
+    from tileorch.testing.gemm_structure import consumer_exec_masks
 
     cfg = replace(THREE, tile_n=64, stages=4, out_dtype="f16", a_operands=pairs, b_operands=pairs,
                   one_accumulator=one, pair_stages=True).check()
@@ -63,7 +65,9 @@ def test_the_builder_commits_a_stage_per_pair(pairs, one):
     assert [c.transaction_bytes.value.data for c in commits] == [one_pair] * pairs
     assert len(ops(CpAsyncBulkTensorGlobalToSharedClusterOp)) == 2 * pairs
     assert not [v for op in module.walk() for v in op.results if (v.name_hint or "").startswith(("a1_off", "b1_off"))]
-    assert len(ops(WgmmaMmaAsyncOp)) == cfg.consumer_groups * pairs * (64 // 16)
+    # one consumer body over both warp groups (TILEORCH_GEMM_SHARED_CONSUMER, default): one copy of the WGMMAs
+    assert consumer_exec_masks(module) == [0b110]
+    assert len(ops(WgmmaMmaAsyncOp)) == pairs * (64 // 16)
 
 
 def test_the_tier_chooses_it_by_default_and_0_turns_it_off(monkeypatch):
@@ -109,7 +113,9 @@ def test_three_pairs_fill_three_stages_per_k_tile(monkeypatch):
     assert cfg.pair_stages and cfg.stage_bytes == (cfg.tile_m + cfg.tile_n) * cfg.tile_k * 2
     assert any("a stage per operand pair instead" in r for r in prog.remarks), prog.remarks
     assert len(re.findall(r"mbarrier\.arrive\.expect_tx", prog.ptx)) == 3
-    assert len(re.findall(r"wgmma\.mma_async", prog.ptx)) == 3 * cfg.tile_k // cfg.mma_k * cfg.consumer_groups
+    # (one consumer body for both warp groups: TILEORCH_GEMM_SHARED_CONSUMER, default)
+    assert cfg.consumer_groups == 2 and ptx_consumer_bodies(prog.ptx) == 1
+    assert len(re.findall(r"wgmma\.mma_async", prog.ptx)) == 3 * cfg.tile_k // cfg.mma_k
 
 
 def test_the_launchers_retile_keeps_256_columns_without_spills(pair_stages):

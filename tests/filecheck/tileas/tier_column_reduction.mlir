@@ -2,6 +2,7 @@
 // RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: filecheck %s --check-prefix=PTX < %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
+// RUN: env TILEORCH_GEMM_SHARED_CONSUMER=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=GROUPS
 // RUN: sed 's/{allow_tma = true}/{allow_tma = true, padding_value = #nv_tileaa.padding_value<zero>}/' %s | tileorch-opt -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=ZERO
 // A GEMM that stores C and, beside it, two column reductions of its 128x128 tile as [1, 128] tiles:
 // P = max(alpha * acc, axis 0) and Q = sum(relu(acc), axis 0).  Each consumer thread folds its two
@@ -71,8 +72,10 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // CHECK-SAME: remarks = ["2 column reduction(s) of the result stored beside it
 // CHECK-SAME: retile_safe = false
 // CHECK-SAME: scratch_bytes = 0
-// Consumer warp group 0's epilogue: the staging buffer (after 6 stages of 32 KiB) is free once this
-// warp group's TMA stores have read it; then the exchange barrier (a previous tile's readers are done)
+// The one consumer body both warp groups run (TILEORCH_GEMM_SHARED_CONSUMER=1, the default): the staging
+// buffer (after 6 stages of 32 KiB) is free once this warp group's TMA stores have read it; then the
+// exchange barrier (a previous tile's readers are done)
+// CHECK:      cutlass.async.exec warpgroup mask(0x6)
 // CHECK:      %consumer = arith.subi %{{.*}}, %{{.*}} : i32
 // CHECK:      arith.constant 196608 : i32
 // CHECK-NEXT: %scratch = llvm.getelementptr %smem[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
@@ -126,16 +129,26 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
 // CHECK-NEXT: scf.if %wg_leader {
 // CHECK-NEXT:   nvvm.cp.async.bulk.wait_group 1 read
-// CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+// C's rounds: one epilogue barrier over both warp groups' 256 threads, no second consumer body
+// CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 256
 // CHECK:      atom.stage_fragment
-// Warp group 1 runs the same exchange on the same barrier
-// CHECK:      nvvm.cp.async.bulk.wait_group 0 read
-// CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
-// CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
-// CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
-// CHECK-NEXT: scf.if %wg_leader{{.*}} {
-// CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
-// CHECK:      atom.stage_fragment
+// CHECK-NOT:  cutlass.async.exec
+// CHECK-NOT:  barrier_id = 15
+// CHECK:      func.return
+// With TILEORCH_GEMM_SHARED_CONSUMER=0 each warp group runs the same exchange on the same barrier in a body of
+// its own, C's rounds on a barrier of its own (14, 15) over its 128 threads
+// GROUPS:      cutlass.async.exec warpgroup mask(0x2)
+// GROUPS:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
+// GROUPS:      cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+// GROUPS:      atom.stage_fragment
+// GROUPS:      cutlass.async.exec warpgroup mask(0x4)
+// GROUPS:      nvvm.cp.async.bulk.wait_group 0 read
+// GROUPS:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
+// GROUPS:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
+// GROUPS:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
+// GROUPS-NEXT: scf.if %wg_leader{{.*}} {
+// GROUPS:      cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
+// GROUPS:      atom.stage_fragment
 
 // A's padding zero: the program defines the rows outside the array, folded in as they are
 // ZERO:       cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
@@ -150,7 +163,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // ZERO-NEXT:  "max.f32 $0, $1, $2;"
 // ZERO-NOT:   0xff800000
 
-// In the PTX, the exchange barrier over the 256 consumer threads, three per warp group; the shuffles
+// In the PTX, the exchange barrier over the 256 consumer threads, three times in the one consumer body; the shuffles
 // PTX:        .entry gemm_f16_f16_bk_128x128x64_
 // PTX:        cp.async.bulk.wait_group.read 0;
 // PTX:        bar.sync 1, 256;
@@ -163,4 +176,5 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // PTX:        st.global.b32
 // PTX:        bar.sync 1, 256;
 // PTX:        cp.async.bulk.wait_group.read 1;
-// PTX:        bar.sync 14, 128;
+// PTX:        bar.sync 14, 256;
+// PTX-NOT:    setmaxnreg.inc

@@ -11,10 +11,15 @@
 // The example tile GEMM, through the TileAS tier, lowered onto the cutlass pipeline and tile
 // scheduler ops and the TMA + WGMMA payload, to PTX that ptxas accepts for sm_90a.
 // CUTLASS: func.func @gemm_f16_f16_bn_128x256x64_s4_c2x1_persistent{{.*}} attributes {{{.*}}tileorch.gemm_config = {{{.*}}stages = 4 : i64{{.*}}}, tileorch.tile_kernel = "tile_gemm"
-// CUTLASS: cutlass.pipeline.create : !cutlass.pipeline<stages = 4, producers = 1, consumers = 2>
+// One consumer group of the pipeline: the two consumer warp groups run one body (TILEORCH_GEMM_SHARED_CONSUMER=1,
+// the default): its consumer mask holds warp groups 1 and 2
+// CUTLASS: cutlass.pipeline.create : !cutlass.pipeline<stages = 4, producers = 1, consumers = 1>
+// CUTLASS: consumers = array<i64: 6>
 // CUTLASS: cutlass.tile_scheduler.create_static_persistent_params
 // CUTLASS: cutlass.pipeline.producer_acquire
+// CUTLASS: cutlass.async.exec warpgroup mask(0x6) regs(232)
 // CUTLASS: nvvm.wgmma.mma_async
+// CUTLASS-NOT: cutlass.async.exec
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global{{.*}}.multicast::cluster
 // PTX: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16

@@ -10,8 +10,9 @@ Structure (CUTLASS ``KernelTmaWarpSpecializedCooperative``, docs/gemm.md has the
   scheduler and, per K tile, acquires a stage (``cutlass.pipeline.producer_acquire``), lets one
   elected thread issue the TMA loads of A and B into it (B split into ``cluster_m`` slices, each
   multicast to every CTA of the cluster) and commits the stage's transaction bytes;
-* warp groups 1..tile_m/64 = one consumer group (``setmaxnreg`` up to ``consumer_regs``); per K tile
-  they wait for the stage, issue ``tile_k / mma_k`` ``wgmma.mma_async m64n{tile_n}k{mma_k}``
+* warp groups 1..tile_m/64 = the consumers (``setmaxnreg`` up to ``consumer_regs``), one body shared by
+  all of them for a plain GEMM (:func:`shared_consumer`, the warp group read from ``%tid``), else one body
+  each; per K tile they wait for the stage, issue ``tile_k / mma_k`` ``wgmma.mma_async m64n{tile_n}k{mma_k}``
   (warp group ``w`` owns rows ``64w..64w+63`` of the tile), keep one wgmma batch in flight
   (``wait_group 1``) and release the previous stage; after the last K tile of a work unit they
   drain (``wait_group 0``), fix up Stream-K partials (``cutlass.tile_scheduler.fixup``) and
@@ -66,8 +67,9 @@ from tileorch.kernels.gemm.config import TRANSFORM_BARRIER, WGMMA_TYPES, GemmCon
 SWIZZLE_LAYOUT = {128: 1, 64: 2, 32: 3}
 """WGMMA descriptor layout type (bits 62-63) of each swizzle span in bytes (128B, 64B, 32B)."""
 EPILOGUE_BARRIER = 14
-"""Named barriers 14 and 15 sync the two consumer warp groups' epilogues (claimed by
-``cutlass-allocate-barrier-ids`` from the constant ids)."""
+"""Named barrier 14 syncs the one consumer body's epilogue over every consumer warp group (:func:`shared_consumer`);
+with a body per warp group, 14 and 15 sync each group's own (claimed by ``cutlass-allocate-barrier-ids`` from the
+constant ids)."""
 
 GENERIC_PTR = nvvm.PTR
 SHARED_PTR = nvvm.PTR_SHARED
@@ -177,7 +179,8 @@ SHARED_CONSUMER_ENV = "TILEORCH_GEMM_SHARED_CONSUMER"
 
 
 def shared_consumer(cfg: GemmConfig) -> bool:
-    """Whether the kernel's consumer warp groups run one body (``TILEORCH_GEMM_SHARED_CONSUMER=1``, opt-in):
+    """Whether the kernel's consumer warp groups run one body (``TILEORCH_GEMM_SHARED_CONSUMER=1``, the default;
+    ``=0`` gives each warp group a body of its own):
     one ``cutlass.async.exec`` over all of them, one consumer group of the pipeline (each warp group still
     releases a stage on its own), the warp group's A rows, C rows and epilogue buffer offsets computed from
     ``%tid`` at run time, and one named barrier over all of them in the TMA epilogue.  The compiler then
@@ -192,8 +195,8 @@ def shared_consumer(cfg: GemmConfig) -> bool:
 
 
 def shared_consumer_remark(cfg: GemmConfig) -> str:
-    """What ``TILEORCH_GEMM_SHARED_CONSUMER=1`` did to ``cfg``'s kernel (``""`` when it is not set or the kernel
-    has one consumer warp group)."""
+    """What ``TILEORCH_GEMM_SHARED_CONSUMER=1`` (the default) did to ``cfg``'s kernel (``""`` when it is 0 or the
+    kernel has one consumer warp group)."""
     if cfg.consumer_groups == 1 or settings.value(SHARED_CONSUMER_ENV) != "1":
         return ""
     if shared_consumer(cfg):
