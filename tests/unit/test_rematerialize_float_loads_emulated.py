@@ -38,3 +38,40 @@ def test_rope_tables_rematerialized(on, monkeypatch):
     ptx = _ptx("rope_halves_table_rows")
     assert ("bar.sync" in ptx) == (on == "0")
     assert ("st.shared" in ptx) == (on == "0")
+
+
+ct = pytest.importorskip("cuda.tile")
+C = ct.Constant
+
+
+@ct.kernel
+def column_scaled_tile_sum(X, S, Y, tm: C[int], tn: C[int]):
+    """``Y = sum_k X[:, k tile] * S[:, k]``: per K step a ``(tm, 1)`` float column of ``S`` broadcast over
+    the ``(tm, tn)`` tile of ``X``, in a loop whose loads are prefetched (two iterations a trip)."""
+    bm = ct.bid(0)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(S, axis=1, shape=(tm, 1))):
+        acc = acc + ct.load(X, index=(bm, k), shape=(tm, tn)) * ct.load(S, index=(bm, k), shape=(tm, 1))
+    ct.store(Y, index=(bm, 0), tile=acc)
+
+
+@pytest.mark.parametrize("depth", ["1", "2"])
+@pytest.mark.parametrize("on", ["1", "0"])
+def test_broadcast_column_reloaded_per_iteration_of_a_trip(on, depth, monkeypatch):
+    """The loop body is lowered once per iteration of a trip (``prefetch.unrolled``: two; depth 2's rotation:
+    three); with the switch on, each iteration's broadcast reloads its own column.  Before the fix the
+    rematerialized-tile memo was keyed by the IR block only, so a trip's later iterations took the first's
+    column (odd K steps scaled by the even step's column).  5 K steps: a trip's guard off at the end."""
+    import numpy as np
+
+    monkeypatch.setenv("TILEORCH_REMATERIALIZE_FLOAT_LOADS", on)
+    monkeypatch.setenv("TILEORCH_PREFETCH_DEPTH", depth)
+    rng = np.random.default_rng(30)
+    tm, tn, k = 16, 32, 5
+    x = rng.standard_normal((2 * tm, k * tn)).astype(np.float32)
+    s = rng.standard_normal((2 * tm, k)).astype(np.float32)
+    y = np.full((2 * tm, tn), np.nan, np.float32)
+    out = s10e.emulate_kernel(monkeypatch, f"remat_column_scaled_sum_{on}_{depth}", column_scaled_tile_sum,
+                              [x, s, y], [tm, tn], grid=(2,))[2]
+    ref = sum(x[:, j * tn:(j + 1) * tn].astype(np.float64) * s[:, j:j + 1] for j in range(k))
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
