@@ -647,9 +647,9 @@ _SIMT_KERNEL_REMARKS = (
      "tileaa_to_simt/prefetch.py, TILEORCH_PREFETCH_PAST_STORES=1)"),
     ("tileorch.warp_programs", "one program per warp, up to {n} per CTA (a one-warp program: more warps in flight "
      "per SM)"),
-    ("tileorch.rematerialized", "{n} broadcast/reshape(s) of a range, splat or index load recomputed by each thread "
-     "instead of exchanged through shared memory (tileaa_to_simt/rematerialize.py; TILEORCH_REMATERIALIZE=0: the "
-     "exchange)"),
+    ("tileorch.rematerialized", "{n} broadcast/reshape(s) of a range, splat or tile load recomputed by each "
+     "thread (a load: loaded again) instead of exchanged through shared memory (tileaa_to_simt/rematerialize.py; "
+     "TILEORCH_REMATERIALIZE=0: the exchange; TILEORCH_REMATERIALIZE_FLOAT_LOADS=0: float loads exchanged)"),
     ("tileorch.uniform_divisions", "{n} tile division(s) by a value shared by the whole tile (a row's sum) use one "
      "reciprocal per thread and three FMA per element, one branch per thread to div.rn where an operand lies "
      "outside [2^-60, 2^60] (zero numerators, such as a ragged row's padding, stay on the fast path; "

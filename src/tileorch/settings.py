@@ -151,7 +151,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("SIMT_MMA", "1", SWITCH, "mma.sync for dots on the SIMT path", True),
     _s("F32_DOT", "f32", ("f32", "tf32"), "f32 x f32 dots as tf32", True),
     _s("REMATERIALIZE", "1", SWITCH, "broadcasts recomputed instead of kept", True),
-    _s("REMATERIALIZE_FLOAT_LOADS", "0", SWITCH,
+    _s("REMATERIALIZE_FLOAT_LOADS", "1", SWITCH,
        "a broadcast float tile load loaded again by each thread, not exchanged through shared memory", True),
     _s("RAGGED_ROWS", "1", SWITCH, "the ragged-row vector path", True),
     _s("GATHER_RUNS", None, range(1, _MANY), "runs per thread of a gather", True),

@@ -1315,9 +1315,11 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         run (its ``v`` slots share it)."""
         # under TILEORCH_REMATERIALIZE_FLOAT_LOADS, a shape op of a source already recomputed to this
         # shape in this block, by this program (a warp's programs: ``self.copy``), takes that tile (its
-        # loads made then, before any write since)
-        memo = ((self.copy, op.operands[0], op.name, shape, op.parent_block()) if rematerialize.float_loads()
-                else None)
+        # loads made then, before any write since).  Keyed by the emitted block too: a loop body lowered
+        # twice (``prefetch.unrolled``'s two iterations a trip, ``prefetch_depth``'s rotation) lowers
+        # one IR block into several, and the second iteration's tile is not the first's
+        memo = ((self.copy, op.operands[0], op.name, shape, op.parent_block(), e.block)
+                if rematerialize.float_loads() else None)
         if memo is not None and memo in self.rematerialized_tiles:
             self.vals[op.results[0]] = self.rematerialized_tiles[memo]
             return True

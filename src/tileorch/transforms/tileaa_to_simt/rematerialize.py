@@ -17,10 +17,9 @@ itself, as Triton rematerializes cheap producers instead of converting layouts:
 * a ``tiled_load`` of an integer tile in the same block with no memory write between it and the
   use (the index tile of a gather): the element loaded again by this thread, bounds-checked, the
   view's padding outside (threads that need the same element read the same address: one
-  transaction per warp, served by L1); with ``TILEORCH_REMATERIALIZE_FLOAT_LOADS=1`` (default 0: flipped and
-  reverted in session 29, three sweep-9 programs disagreed on the SIMT interpreter with it on)
-  a float tile's too (a rotary's cos / sin table row broadcast over the heads: each thread loads
-  the elements it multiplies instead of two ``bar.sync`` and the shared-memory round trip).
+  transaction per warp, served by L1); unless ``TILEORCH_REMATERIALIZE_FLOAT_LOADS=0`` (default 1 since
+  session 30) a float tile's too (a rotary's cos / sin table row broadcast over the heads: each thread
+  loads the elements it multiplies instead of two ``bar.sync`` and the shared-memory round trip).
 
 :func:`recomputable` decides from the IR alone (a bounded walk, :data:`MAX_DEPTH` ops);
 :func:`element_at` emits the scalar code for one element.  ``TILEORCH_REMATERIALIZE=0`` turns it
@@ -57,7 +56,7 @@ def enabled() -> bool:
 
 
 def float_loads() -> bool:
-    """Float ``tiled_load`` tiles are recomputed too (``TILEORCH_REMATERIALIZE_FLOAT_LOADS=1``)."""
+    """Float ``tiled_load`` tiles are recomputed too (unless ``TILEORCH_REMATERIALIZE_FLOAT_LOADS=0``)."""
     return settings.value("TILEORCH_REMATERIALIZE_FLOAT_LOADS") == "1"
 
 
