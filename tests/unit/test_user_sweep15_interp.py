@@ -261,8 +261,10 @@ def test_quant_fp8_per_group_1x128():
     _close(out[2], scale, rtol=1e-6, atol=0)
     q = (g / scale[:, :, None]).reshape(10, 256)
     want = np.clip(q, -448, 448).astype(np.float32).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
-    # the conversion rounds from f32: compare values, one e4m3 step apart at most
-    _close(_e4m3(out[1]), _e4m3(want), rtol=0.07, atol=2 ** -9)
+    # the conversion rounds from f32: compare values, one e4m3 step apart at most (a step is 2^-3 of the
+    # binade's lower end: 0.125 relative at mantissa 1.0, 0.1 at 1.25; rtol 0.07 failed on -176 vs -160
+    # when the module's generator reached this test in another order)
+    _close(_e4m3(out[1]), _e4m3(want), rtol=0.125, atol=2 ** -9)
     assert (np.abs(_e4m3(out[1])).reshape(10, 2, 128).max(2)[[0, 1, 2, 4, 5, 6, 7, 8, 9]] == 448).all()
 
 
