@@ -408,6 +408,12 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     from tileorch.transforms.tileaa_to_simt.hoist_online_softmax import hoist_online_softmax
     from tileorch.transforms.tileaa_to_simt.hoist_reductions import hoist_loop_reductions
 
+    from tileorch.transforms.tileaa_to_simt import row_smem_cache
+
+    if row_smem_cache.enabled():  # before the hoisting: it peels the first loop (the marks travel with the loads)
+        with timing.timed("tileaa-row-smem-cache"):
+            row_smem_cache.mark_module(fallback)
+        remarks.extend(row_smem_cache.remarks(fallback))
     with timing.timed("tileaa-hoist-online-softmax"):
         online = hoist_online_softmax(fallback)
     with timing.timed("tileaa-hoist-loop-reductions"):
@@ -579,6 +585,10 @@ class CutileProgram:
     smem: int = 0
     """``kind == "simt"``: bytes of dynamic shared memory the launch gives the kernel (its scratch,
     when more than the 48 KiB of static shared memory)."""
+    row_cache: list | None = None
+    """``kind == "simt"`` with a row kept in shared memory (``tileaa_to_simt/row_cache_lowering.py``):
+    ``[parameter index, elements per slot, slot bytes]``; the launch gives ``smem`` plus a slot per tile of
+    the parameter's extent (:func:`tileorch.launchers.row_cache_smem.launch_smem`)."""
     cluster_split: int = 0
     """``kind == "simt"``: when > 0, the kernel's reduction loop is split over the CTAs of a cluster
     of up to this many (``transforms/tileaa_to_simt/cluster_split.py``): the launch multiplies the
@@ -728,6 +738,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     warp_programs = attrs["tileorch.warp_programs"].value.data if "tileorch.warp_programs" in attrs else 0
     programs_per_warp = attrs["tileorch.programs_per_warp"].value.data if "tileorch.programs_per_warp" in attrs else 1
     smem = attrs["tileorch.dynamic_smem"].value.data if "tileorch.dynamic_smem" in attrs else smem
+    row_cache = [a.value.data for a in attrs["tileorch.row_cache"].data] if "tileorch.row_cache" in attrs else None
     if kind == "gemm" and not codegen:  # the launcher compiles the configuration it chooses
         tier = TierOutput(lowered, ctx, kernel.sym_name.data if kernel is not None else "", threads, list(remarks))
         remarks.append("remark: lowered through the tier only (its GEMM configuration read to choose the launch's "
@@ -745,7 +756,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          single_tile=record.get("single_tile"), operand_views=record.get("views"),
                          c_view=record.get("c_view"),
                          warp_programs=warp_programs,
-                         cluster_split=cluster_split, programs_per_warp=programs_per_warp)
+                         cluster_split=cluster_split, programs_per_warp=programs_per_warp, row_cache=row_cache)
 
 
 def _backend(kind: str, lowered: ModuleOp, ctx: Context, arch: str, ptxas: bool, remarks: list[str]):

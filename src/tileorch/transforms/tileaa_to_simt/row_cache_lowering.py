@@ -1,0 +1,227 @@
+"""The SIMT lowering of the row cache's marks (:mod:`tileorch.transforms.tileaa_to_simt.row_smem_cache`):
+a ``fill`` load leaves its tile in shared memory, the ``read`` load of its pair takes it from there.
+
+Contract (``RowCacheLowering``, a mixin of ``FunctionLowering``):
+
+* a pair is lowered when its loads take the packed path (vector runs of 32-bit words) with the same
+  layout, run width and word count, the kernel is not split over a cluster nor packed several programs a
+  warp, and it is the kernel's first pair (one cache per kernel); otherwise the marks are ignored (the
+  global reload) and :attr:`row_cache_dropped` says why (a remark);
+* slot ``k`` (the tile index along the pair's loop axis) holds ``S = threads * words * 4`` bytes, each
+  thread's words of run ``r`` at ``base + k * S + (r * threads + tid) * 4 * words`` (one ``st.shared.v4`` /
+  ``ld.shared.v4`` per run, conflict-free): every thread reads back only what it wrote, so no barrier; the
+  words are the fill's loaded words (its padding in the tail's padded elements);
+* ``base`` is the kernel's shared scratch rounded up to 16 bytes (its value patched into the kernel when
+  the lowering knows the scratch), the slots after it in the dynamic shared memory the launch gives
+  (``%dynamic_smem_size``); slot ``k`` is used when ``base + (k + 1) * S <= %dynamic_smem_size`` (uniform:
+  the fill writes it and the read reads it under the same test), otherwise the read loads from global
+  memory as without the cache: never wrong, whatever the launch gave;
+* a fill whose loop is prefetched writes its slot where the iteration unpacks the tile (not where its
+  load is issued, so the store waits for the load there);
+* a read whose padding differs from its fill's (a ``NEG_INF`` first pass, a ``ZERO`` second) puts its own
+  padding in the elements outside the array, on a tile that does not lie wholly inside (one uniform test);
+* the kernel records ``tileorch.row_cache = [parameter, elements a slot spans along the axis, S]``: the
+  launcher gives ``S * ceil(parameter / elements)`` bytes more (capped at the opt-in limit), the parameter
+  being the array's extent along the axis.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, llvm
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, VectorType, i8, i32, i64
+from xdsl.ir import Block, Operation, SSAValue
+
+from tileorch.dialects import llvm_ext
+from tileorch.transforms.tileaa_to_simt.emit import SHARED_PTR, Emitter, cmpi, global_type
+from tileorch.transforms.tileaa_to_simt.row_smem_cache import AXIS, FILL, READ, enabled
+
+ATTR = "tileorch.row_cache"
+"""On a SIMT kernel with a row cache: ``[parameter index, elements per slot along the axis, slot bytes]``."""
+
+
+def axis_of(op: Operation) -> int:
+    return op.attributes[AXIS].value.data
+
+
+def _group(op: Operation) -> int:
+    return op.attributes[FILL if FILL in op.attributes else READ].value.data
+
+
+def _pad_kind(op: Operation) -> str:
+    return str(op.padding_value.value.data) if op.padding_value is not None else "zero"
+
+
+def _asm(e: Emitter, text: str) -> SSAValue:
+    return e.v(llvm.InlineAsmOp(text, "=r", [], [i32], has_side_effects=False))
+
+
+class RowCacheLowering:
+    """The row cache's part of ``FunctionLowering`` (the module's contract)."""
+
+    row_cache_group: int | None = None
+    row_cache_dropped: str | None = None
+
+    def row_cache_setup(self, e: Emitter) -> None:
+        """Choose the kernel's pair and read ``%dynamic_smem_size`` (before the ops are lowered)."""
+        self.row_cache_group = None
+        self.row_cache_dropped = None
+        self.row_cache_issuing = False
+        self.row_cache_record: list[int] | None = None
+        marked = [op for op in self.fn.walk() if FILL in op.attributes or READ in op.attributes]
+        if not marked or not enabled():
+            return
+        if self.split is not None or self.per_warp > 1:
+            self.row_cache_dropped = "the kernel is split over a cluster or runs several programs per warp"
+            return
+        group = min(_group(op) for op in marked)
+        ops = [op for op in marked if _group(op) == group]
+        layouts = {str(op.attributes.get("nv_tileaa.layout")) for op in ops}
+        if len(layouts) != 1:
+            self.row_cache_dropped = "the two loads' register layouts differ"
+            return
+        if len({n for op in ops for n in [self.row_cache_words(op)]}) != 1 or self.row_cache_words(ops[0]) == 0:
+            self.row_cache_dropped = "the loads are not moved as vector runs of 32-bit words"
+            return
+        self.row_cache_group = group
+        self.row_cache_fill_pad = next((_pad_kind(op) for op in ops if FILL in op.attributes), None)
+        self.row_cache_dyn = _asm(e, "mov.u32 $0, %dynamic_smem_size;")
+        self.row_cache_base_op = e.add(llvm.InlineAsmOp("mov.u32 $0, 0;", "=r", [], [i32], has_side_effects=False))
+        self.row_cache_base = self.row_cache_base_op.results[0]
+
+    def row_cache_words(self, op: Operation) -> int:
+        """32-bit words a thread holds of ``op``'s tile on the packed path (0: not that path)."""
+        from tileorch.transforms.tileaa_to_simt import _words
+        from tileorch.transforms.tileas.simt_layouts import vectorizable_access
+
+        rt = op.results[0].type
+        shape = tuple(rt.get_shape())
+        width = min(self.vec(shape), vectorizable_access(op))
+        if width <= 1:
+            return 0
+        runs = len(range(0, self.slots_of(rt, op), width))
+        return runs * _words(width, global_type(rt.element_type))
+
+    def row_cache_nw(self, op: Operation) -> int:
+        """32-bit words of one run of ``op``'s tile (the packed path's vector width)."""
+        from tileorch.transforms.tileaa_to_simt import _words
+        from tileorch.transforms.tileas.simt_layouts import vectorizable_access
+
+        rt = op.results[0].type
+        width = min(self.vec(tuple(rt.get_shape())), vectorizable_access(op))
+        return _words(width, global_type(rt.element_type))
+
+    def _pad_fix(self, op: Operation, view, idx: list[SSAValue], shape, width: int, nw: int):
+        """``fix(b, words)`` putting a read's own padding into the words its slot holds (on a tile not wholly
+        inside the array), or None when the fill's padding is the read's (or the read's is ``undef``)."""
+        from tileorch.transforms.tileaa_to_simt import _padding
+
+        if not self._cached(op, READ):
+            return None
+        kind = _pad_kind(op)
+        if kind in (self.row_cache_fill_pad, "undef"):
+            return None
+        rt = op.results[0].type
+        elt = rt.element_type
+        mt = global_type(elt)
+        mem = view.memref
+        slots = self.slots_of(rt, op)
+
+        def fix(b: Emitter, words: list[SSAValue]) -> list[SSAValue]:
+            inside = None
+            for i, d in enumerate(shape):
+                g0 = b.mul_i(idx[i], b.const(view.step[i]))
+                ok = b.v(arith.AndIOp(b.v(cmpi(g0, b.const(0), "sge")),
+                                      b.v(cmpi(b.add_i(g0, b.const(d)), mem.shape[view.order[i]], "sle"))))
+                inside = ok if inside is None else b.v(arith.AndIOp(inside, ok))
+
+            def padded(bb: Emitter) -> list[SSAValue]:
+                pad = self._to_memory(bb, _padding(bb, kind, elt), elt)
+                out = []
+                for n, (_, w_, f0, extra) in enumerate(self._runs(bb, op, shape, slots)):
+                    run = self._run_address(bb, view, idx, bb.unravel(f0, shape))
+                    elems = bb.words_to_elements(words[n * nw:(n + 1) * nw], mt, width)
+                    out += bb.elements_to_words([bb.v(arith.SelectOp(self._run_element(bb, run, j, mt, extra)[1],
+                                                                     x, pad)) for j, x in enumerate(elems)], mt)
+                return out
+
+            return b.if_(inside, lambda bb: list(words), padded, [i32] * len(words))
+
+        return fix
+
+    def _cached(self, op: Operation, mark: str) -> bool:
+        return (self.row_cache_group is not None and mark in op.attributes
+                and op.attributes[mark].value.data == self.row_cache_group)
+
+    def _slot(self, e: Emitter, op: Operation) -> tuple[SSAValue, SSAValue]:
+        """(address of this thread's first word of the slot ``op`` reads / writes, the slot fits)."""
+        nwords = self.row_cache_words(op)
+        size = self.threads * nwords * 4
+        k = self._cast_int(e, self.get(op.indices[axis_of(op)]), i32)
+        k64 = e.v(arith.ExtUIOp(k, i64))
+        end = e.v(arith.AddiOp(e.v(arith.ExtUIOp(self.row_cache_base, i64)),
+                               e.v(arith.MuliOp(e.v(arith.AddiOp(k64, e.const(1, i64))), e.const(size, i64)))))
+        fits = e.v(cmpi(end, e.v(arith.ExtUIOp(self.row_cache_dyn, i64)), "ule"))
+        self._row_cache_note(op, size)
+        return k, fits
+
+    def _run_ptr(self, e: Emitter, op: Operation, k: SSAValue, run: int, nw: int) -> SSAValue:
+        size = self.threads * self.row_cache_words(op) * 4
+        off = e.v(arith.AddiOp(self.row_cache_base, e.v(arith.MuliOp(k, e.const(size)))))
+        off = e.v(arith.AddiOp(off, e.const(run * self.threads * nw * 4)))
+        off = e.v(arith.AddiOp(off, e.v(arith.MuliOp(e.tid, e.const(nw * 4)))))
+        return e.gep(self.smem, off, i8, SHARED_PTR)
+
+    def row_cache_fill(self, e: Emitter, op: Operation, words: list[SSAValue], nw: int) -> None:
+        """Leave a fill load's words in its slot (when the load is the kernel's pair's fill and not
+        being issued ahead of its iteration)."""
+        if not self._cached(op, FILL) or self.row_cache_issuing:
+            return
+        k, fits = self._slot(e, op)
+
+        def store(b: Emitter) -> None:
+            for r in range(0, len(words), nw):
+                vec = b.v(llvm_ext.PoisonOp(VectorType(i32, [nw])))
+                for j in range(nw):
+                    vec = b.v(llvm.InsertElementOp(vec, words[r + j], b.const(j)))
+                b.add(llvm.StoreOp(vec, self._run_ptr(b, op, k, r // nw, nw), alignment=4 * nw))
+
+        e.if_(fits, store)
+
+    def row_cache_read(self, e: Emitter, op: Operation, nw: int, count: int, from_global, fix_padding):
+        """A read load's words: its slot's where it fits, else ``from_global(e)``; ``fix_padding(b, words)``
+        puts the read's own padding in (None: the fill's padding is the read's)."""
+        if not self._cached(op, READ):
+            return None
+        k, fits = self._slot(e, op)
+
+        def from_slot(b: Emitter) -> list[SSAValue]:
+            out = []
+            for r in range(count // nw):
+                vec = b.v(llvm.LoadOp(self._run_ptr(b, op, k, r, nw), VectorType(i32, [nw]), alignment=4 * nw))
+                out += [b.v(llvm_ext.ExtractElementOp(vec, b.const(j))) for j in range(nw)]
+            return out if fix_padding is None else fix_padding(b, out)
+
+        return e.if_(fits, from_slot, from_global, [i32] * count)
+
+    def _row_cache_note(self, op: Operation, size: int) -> None:
+        """Record the launcher's sizing (the array's extent along the axis, when it is a kernel parameter)."""
+        if self.row_cache_record is not None:
+            return
+        view = self.get(op.view)
+        i = axis_of(op)
+        extent = view.memref.shape[view.order[i]]
+        index = extent.index if isinstance(extent.owner, Block) and extent.owner is self.entry_block else -1
+        self.row_cache_record = [index, view.step[i], size]
+
+    def row_cache_finish(self, new: Operation, scratch: int) -> int:
+        """Patch the slots' base past the scratch, record the launch's sizing on ``new``; the scratch
+        bytes the kernel now needs before its slots (16-byte aligned)."""
+        if self.row_cache_group is None or self.row_cache_record is None:
+            return scratch
+        base = -(-scratch // 16) * 16
+        self.row_cache_base_op.properties["asm_string"] = StringAttr(f"mov.u32 $0, {base};")
+        new.attributes[ATTR] = ArrayAttr([IntegerAttr(v, i32) for v in self.row_cache_record])
+        return base
+
+
+__all__ = ["ATTR", "AXIS", "RowCacheLowering", "axis_of"]

@@ -1,0 +1,259 @@
+"""``tileaa-row-smem-cache``: a row read twice (a two-pass log-softmax / cross-entropy backward / softmax
+or layernorm with a column loop) keeps the tiles its first loop loaded in shared memory, and its second
+loop reads them from there instead of global memory (``TILEORCH_ROW_SMEM_CACHE=1``; default off).
+
+The analysis (this module) marks load pairs on the ``nv_tileaa`` kernel before the SIMT lowering's
+loop rewrites (the online-softmax hoisting peels the first iteration: the marks travel with the cloned
+loads); ``convert-nv-tileaa-to-simt`` (:mod:`tileorch.transforms.tileaa_to_simt.row_cache_lowering`)
+emits the copies.  Contract of a pair taken (``fill`` = the first loop's load ``A``, ``read`` = the
+second loop's load ``B``):
+
+* ``A`` and ``B`` are weak ``tiled_load`` ops directly in the bodies of two ``scf.for`` loops ``L1``
+  before ``L2`` in one block, the loops from the constant 0 by the constant 1 to the same upper bound
+  (one SSA value or equal constants): every tile index ``L2`` reads, ``L1`` read first;
+* their views tile the same ``make_memref`` with the same tile type and their result types agree;
+  their indices are equal along every dimension but one, values defined outside ``L1`` (so the same
+  in both loops), and along that one each is its loop's induction variable: the tile index ``k``
+  along it names the slot;
+* nothing in ``L1``, between the loops or in ``L2`` may have written the tile between the two
+  reads: a write to the same ``make_memref`` is refused, except a ``tiled_store`` directly in ``L2``
+  after ``B`` at ``B``'s index with ``B``'s view type (it writes tile ``k`` after tile ``k`` was read,
+  and no later iteration reads tile ``k``: an in-place program, output = input, stays exact; the same
+  holds for such a store to another array that aliases the input element for element); a write whose
+  result token ``B``'s token chain contains (cuTile ties a load to each store that may alias it) is
+  refused; other writes to other arrays are unordered with ``B`` by the program's tokens (cuTile's
+  no-alias statement) and do not stop the pair.
+
+Marks: ``A`` gets ``tileorch.row_cache_fill = g`` and ``B`` ``tileorch.row_cache_read = g`` (``g``
+numbers the pairs of a kernel); a near pair refused (``B`` reads the memref ``A`` read in an earlier
+loop) gets ``tileorch.row_cache_refused = "<the failing condition>"`` on ``B``.  The driver reports
+each as a remark located at the load (:func:`remarks`).  What the lowering does at run time (slot ``k``
+only when it fits the launch's dynamic shared memory, else the global reload) is its module's contract.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i32
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from tileorch import settings
+
+ENV = "TILEORCH_ROW_SMEM_CACHE"
+FILL = "tileorch.row_cache_fill"
+READ = "tileorch.row_cache_read"
+REFUSED = "tileorch.row_cache_refused"
+AXIS = "tileorch.row_cache_axis"
+"""On both loads of a pair: the tile dimension along which the loop walks (the slot's index)."""
+WRITES = ("nv_tileaa.tiled_store", "nv_tileaa.store", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas")
+
+
+def enabled() -> bool:
+    """``TILEORCH_ROW_SMEM_CACHE=1``."""
+    return settings.value(ENV) == "1"
+
+
+def _const(v: SSAValue) -> int | None:
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _same_scalar(a: SSAValue, b: SSAValue) -> bool:
+    return a is b or (_const(a) is not None and _const(a) == _const(b))
+
+
+def _memref(load: Operation) -> SSAValue | None:
+    """The ``make_memref`` value ``load``'s view tiles (through ``block_tile``), or None."""
+    view = load.view.owner
+    if isinstance(view, Operation) and view.name == "nv_tileaa.block_tile":
+        return view.operands[0]
+    return None
+
+
+def _inside(op: Operation, region_owner: Operation) -> bool:
+    while op is not None:
+        if op is region_owner:
+            return True
+        op = op.parent_op()
+    return False
+
+
+def _defined_outside(v: SSAValue, loop: Operation) -> bool:
+    owner = v.owner
+    op = owner.parent_op() if isinstance(owner, Block) else owner
+    return op is None or not _inside(op, loop)
+
+
+def _weak(load: Operation) -> bool:
+    sem = load.mem_semantic
+    return sem is None or sem.value.data == "weak"
+
+
+def _axis(a: Operation, l1: scf.ForOp, b: Operation, l2: scf.ForOp) -> int | str:
+    """The dimension along which ``a`` reads at ``l1``'s induction variable and ``b`` at ``l2``'s, the
+    others equal and loop-invariant; or the reason they are not so."""
+    iv1, iv2 = l1.body.blocks[0].args[0], l2.body.blocks[0].args[0]
+    if len(a.indices) != len(b.indices):
+        return "different index (ranks differ)"
+    axis = None
+    for d, (x, y) in enumerate(zip(a.indices, b.indices)):
+        if x is iv1 and y is iv2:
+            if axis is not None:
+                return "different index (the induction variable along two dimensions)"
+            axis = d
+        elif not (_same_scalar(x, y) and _defined_outside(x, l1)):
+            return f"different index (dimension {d}: not the loop's induction variable and not one value)"
+    return "different index (no dimension at the loop's induction variable)" if axis is None else axis
+
+
+def _trip_range(l1: scf.ForOp, l2: scf.ForOp) -> str | None:
+    if _const(l1.lb) != 0 or _const(l2.lb) != 0 or _const(l1.step) != 1 or _const(l2.step) != 1:
+        return "different trip range (the loops must run from 0 by 1)"
+    if not _same_scalar(l1.ub, l2.ub):
+        return "different trip range (the loops' upper bounds differ)"
+    return None
+
+
+def _token_writes(token: SSAValue | None, seen: set) -> set[Operation]:
+    """The write ops whose result tokens flow into ``token`` (through joins and loop-carried tokens)."""
+    out: set[Operation] = set()
+    work = [token] if token is not None else []
+    while work:
+        t = work.pop()
+        if t in seen:
+            continue
+        seen.add(t)
+        if isinstance(t, BlockArgument):
+            blk = t.block
+            loop = blk.parent_op()
+            if isinstance(loop, scf.ForOp) and t.index >= 1:
+                work.append(loop.iter_args[t.index - 1])
+                work.append(blk.last_op.operands[t.index - 1])
+            continue
+        owner = t.owner
+        if owner.name in WRITES:
+            out.add(owner)
+        if isinstance(owner, (scf.ForOp, scf.IfOp)):
+            for region in owner.regions:
+                for blk in region.blocks:
+                    if blk.last_op is not None and t.index < len(blk.last_op.operands):
+                        work.append(blk.last_op.operands[t.index])
+            if isinstance(owner, scf.ForOp):
+                work.append(owner.iter_args[t.index])
+            continue
+        work.extend(o for o in owner.operands if "mem_token" in str(o.type))
+    return out
+
+
+def _writes_in(ops) -> list[Operation]:
+    return [w for op in ops for w in op.walk() if w.name in WRITES]
+
+
+def _write_refusal(a: Operation, l1: scf.ForOp, b: Operation, l2: scf.ForOp, axis: int) -> str | None:
+    blk = l1.parent_block()
+    ops = list(blk.ops)
+    between = ops[ops.index(l1) + 1:ops.index(l2)]
+    writes = _writes_in([l1, *between, l2])
+    chained = _token_writes(b.token, set())
+    mem = _memref(b)
+    body = list(l2.body.blocks[0].ops)
+    for w in writes:
+        same_tile = (w.name == "nv_tileaa.tiled_store" and w.parent_op() is l2 and body.index(w) > body.index(b)
+                     and w.view.type == b.view.type and isinstance(_axis(b, l2, w, l2), int)
+                     and _axis(b, l2, w, l2) == axis)
+        if same_tile:
+            continue
+        if w.name == "nv_tileaa.tiled_store" and _memref(w) is mem:
+            return "a store to the same array before the second read (not at its tile after it)"
+        if w in chained:
+            return "aliasing store (the second load's memory token follows a store before it)"
+    return None
+
+
+def pair_refusal(a: Operation, l1: scf.ForOp, b: Operation, l2: scf.ForOp) -> int | str:
+    """The axis of the slot index when ``(a, b)`` is a pair (the module's contract), else why not."""
+    if not (_weak(a) and _weak(b)):
+        return "an ordered load (not weak)"
+    if a.view.type != b.view.type or a.results[0].type != b.results[0].type:
+        return "different view (tile shape or element type)"
+    why = _trip_range(l1, l2)
+    if why is not None:
+        return why
+    axis = _axis(a, l1, b, l2)
+    if isinstance(axis, str):
+        return axis
+    why = _write_refusal(a, l1, b, l2, axis)
+    return why if why is not None else axis
+
+
+def mark_pairs(fn: Operation) -> int:
+    """Mark the pairs of one kernel (the module's contract); the number taken."""
+    taken = 0
+    for blk in [b for op in fn.walk() for r in op.regions for b in r.blocks]:
+        loops = [op for op in blk.ops if isinstance(op, scf.ForOp)]
+        for j, l2 in enumerate(loops):
+            for b in [op for op in l2.body.blocks[0].ops if op.name == "nv_tileaa.tiled_load"]:
+                mem = _memref(b)
+                if mem is None or FILL in b.attributes or READ in b.attributes:
+                    continue
+                why: str | None = None
+                for l1 in reversed(loops[:j]):
+                    firsts = [op for op in l1.body.blocks[0].ops
+                              if op.name == "nv_tileaa.tiled_load" and _memref(op) is mem]
+                    for a in firsts:
+                        got = pair_refusal(a, l1, b, l2)
+                        if isinstance(got, int):
+                            a.attributes[FILL] = IntegerAttr(taken, i32)
+                            b.attributes[READ] = IntegerAttr(taken, i32)
+                            a.attributes[AXIS] = b.attributes[AXIS] = IntegerAttr(got, i32)
+                            taken += 1
+                            why = None
+                            break
+                        why = why or got
+                    if READ in b.attributes:
+                        break
+                if why is not None and READ not in b.attributes:
+                    b.attributes[REFUSED] = StringAttr(why)
+    return taken
+
+
+def mark_module(module: ModuleOp) -> int:
+    """:func:`mark_pairs` of every ``nv_tileaa.func`` of ``module``."""
+    return sum(mark_pairs(fn) for fn in module.walk() if fn.name == "nv_tileaa.func")
+
+
+TAKEN = ("the second loop reads this tile from shared memory, where the first loop's load of it left it "
+         "(2 bytes of global traffic per element less; a slot past the launch's dynamic shared memory "
+         "reloads from global memory; tileaa_to_simt/row_smem_cache.py, TILEORCH_ROW_SMEM_CACHE=1)")
+
+
+def remarks(module: Operation) -> list[str]:
+    """One located remark per marked second load: taken, or the condition that failed."""
+    from tileorch.diagnostics import format_error
+
+    out = []
+    for op in module.walk():
+        if READ in op.attributes:
+            out.append(format_error(op, TAKEN, "remark"))
+        elif REFUSED in op.attributes:
+            out.append(format_error(op, "the row is not kept in shared memory between the two loops: "
+                                        f"{op.attributes[REFUSED].data} (tileaa_to_simt/row_smem_cache.py)",
+                                    "remark"))
+    return out
+
+
+class RowSmemCache(ModulePass):
+    """Mark the two-pass rows' load pairs (the module's contract); runs whatever the setting says (the driver
+    runs it only under ``TILEORCH_ROW_SMEM_CACHE=1``)."""
+
+    name = "tileaa-row-smem-cache"
+
+    def apply(self, ctx, op: ModuleOp) -> None:
+        mark_module(op)
+
+
+__all__ = ["AXIS", "ENV", "FILL", "READ", "REFUSED", "RowSmemCache", "enabled", "mark_module", "mark_pairs", "pair_refusal",
+           "remarks"]
