@@ -25,7 +25,7 @@ second loop's load ``B``):
   no-alias statement) and do not stop the pair.
 
 Marks: ``A`` gets ``tileorch.row_cache_fill = g`` and ``B`` ``tileorch.row_cache_read = g`` (``g``
-numbers the pairs of a kernel); a near pair refused (``B`` reads the memref ``A`` read in an earlier
+numbers the fills of a kernel; a fill may serve the reads of several later loops); a near pair refused (``B`` reads the memref ``A`` read in an earlier
 loop) gets ``tileorch.row_cache_refused = "<the failing condition>"`` on ``B``.  The driver reports
 each as a remark located at the load (:func:`remarks`).  What the lowering does at run time (slot ``k``
 only when it fits the launch's dynamic shared memory, else the global reload) is its module's contract.
@@ -190,7 +190,7 @@ def pair_refusal(a: Operation, l1: scf.ForOp, b: Operation, l2: scf.ForOp) -> in
 
 
 def mark_pairs(fn: Operation) -> int:
-    """Mark the pairs of one kernel (the module's contract); the number taken."""
+    """Mark the pairs of one kernel (the module's contract); the number of fills."""
     taken = 0
     for blk in [b for op in fn.walk() for r in op.regions for b in r.blocks]:
         loops = [op for op in blk.ops if isinstance(op, scf.ForOp)]
@@ -202,14 +202,15 @@ def mark_pairs(fn: Operation) -> int:
                 why: str | None = None
                 for l1 in reversed(loops[:j]):
                     firsts = [op for op in l1.body.blocks[0].ops
-                              if op.name == "nv_tileaa.tiled_load" and _memref(op) is mem]
+                              if op.name == "nv_tileaa.tiled_load" and _memref(op) is mem and READ not in op.attributes]
                     for a in firsts:
                         got = pair_refusal(a, l1, b, l2)
                         if isinstance(got, int):
-                            a.attributes[FILL] = IntegerAttr(taken, i32)
-                            b.attributes[READ] = IntegerAttr(taken, i32)
+                            if FILL not in a.attributes:  # (a fill may serve several later loops)
+                                a.attributes[FILL] = IntegerAttr(taken, i32)
+                                taken += 1
+                            b.attributes[READ] = a.attributes[FILL]
                             a.attributes[AXIS] = b.attributes[AXIS] = IntegerAttr(got, i32)
-                            taken += 1
                             why = None
                             break
                         why = why or got
