@@ -1970,7 +1970,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         if ahead is None:
             ahead = issue(e, lb) if loads else []
         n_set = len(ahead)  # the words of one iteration's prefetched tiles
-        depth = prefetch_depth(n_set) if loads else 1
+        depth = self.row_cache_depth(loads, n_set, prefetch_depth(n_set)) if loads else 1
         for j in range(1, depth):  # iterations lb + step .. lb + (depth - 1) step in flight too
             ahead += issue(e, e.v(arith.AddiOp(lb, e.v(arith.MuliOp(st, e.const(j, st.type))))))
         n_ahead = len(ahead)

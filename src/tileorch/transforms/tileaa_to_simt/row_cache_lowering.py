@@ -17,7 +17,9 @@ Contract (``RowCacheLowering``, a mixin of ``FunctionLowering``):
   the fill writes it and the read reads it under the same test), otherwise the read loads from global
   memory as without the cache: never wrong, whatever the launch gave;
 * a fill whose loop is prefetched writes its slot where the iteration unpacks the tile (not where its
-  load is issued, so the store waits for the load there);
+  load is issued, so the store waits for the load there), and the loop keeps :func:`fill_depth` iterations'
+  loads in flight (fewer CTAs share an SM when each holds a row: more bytes in flight per CTA; unless
+  ``TILEORCH_PREFETCH_DEPTH`` is set);
 * a read whose padding differs from its fill's (a ``NEG_INF`` first pass, a ``ZERO`` second) puts its own
   padding in the elements outside the array, on a tile that does not lie wholly inside (one uniform test);
 * the kernel records ``tileorch.row_cache = [parameter, elements a slot spans along the axis, S]``: the
@@ -41,6 +43,27 @@ ATTR = "tileorch.row_cache"
 
 def axis_of(op: Operation) -> int:
     return op.attributes[AXIS].value.data
+
+
+SMEM_PER_SM = 228 * 1024
+"""Shared memory of one Hopper SM (each resident CTA also reserves :data:`CTA_RESERVED`)."""
+CTA_RESERVED = 1024
+DESIGN_ROW_BYTES = 64000
+"""The row the prefetch depth is chosen for: the benchmarks' 32000-wide bf16 vocabulary row (issue 21), whose
+slots leave room for 3 CTAs per SM."""
+IN_FLIGHT_PER_SM = 32 * 1024
+"""Global bytes an SM keeps in flight to stream at the memory's rate (Little's law: ~4.3 TB/s x ~1 us of
+loaded latency over 132 SMs)."""
+MAX_ROW_CACHE_DEPTH = 4
+"""The deepest prefetch chosen (the depths ``test_prefetch_depth.py`` holds bit-identical to one ahead)."""
+
+
+def fill_depth(slot_bytes: int) -> int:
+    """Iterations a loop holding a fill keeps in flight: a CTA whose row lives in shared memory shares its SM
+    with few others (3 at :data:`DESIGN_ROW_BYTES`), so each keeps ``D`` tiles of ``slot_bytes`` in flight,
+    ``ctas * D * slot_bytes >= IN_FLIGHT_PER_SM``, at most :data:`MAX_ROW_CACHE_DEPTH`."""
+    ctas = max(1, SMEM_PER_SM // (DESIGN_ROW_BYTES + CTA_RESERVED))
+    return max(1, min(MAX_ROW_CACHE_DEPTH, -(-IN_FLIGHT_PER_SM // (ctas * slot_bytes))))
 
 
 def _group(op: Operation) -> int:
@@ -100,6 +123,19 @@ class RowCacheLowering:
             return 0
         runs = len(range(0, self.slots_of(rt, op), width))
         return runs * _words(width, global_type(rt.element_type))
+
+    def row_cache_depth(self, loads: list[Operation], words: int, depth: int) -> int:
+        """The prefetch depth of a loop whose prefetched ``loads`` (``words`` a thread an iteration) hold the
+        kernel's fill: :func:`fill_depth` unless ``TILEORCH_PREFETCH_DEPTH`` says (then ``depth``), within the
+        prefetch's register budget."""
+        from tileorch import settings
+        from tileorch.transforms.tileaa_to_simt.prefetch import MAX_DEPTH_WORDS
+
+        fills = [ld for ld in loads if self._cached(ld, FILL)]
+        if not fills or settings.asked("TILEORCH_PREFETCH_DEPTH") is not None:
+            return depth
+        chosen = fill_depth(self.threads * self.row_cache_words(fills[0]) * 4)
+        return max(depth, min(chosen, MAX_DEPTH_WORDS // max(1, words)))
 
     def row_cache_nw(self, op: Operation) -> int:
         """32-bit words of one run of ``op``'s tile (the packed path's vector width)."""
@@ -224,4 +260,4 @@ class RowCacheLowering:
         return base
 
 
-__all__ = ["ATTR", "AXIS", "RowCacheLowering", "axis_of"]
+__all__ = ["ATTR", "AXIS", "RowCacheLowering", "axis_of", "fill_depth"]
