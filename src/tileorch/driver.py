@@ -639,8 +639,19 @@ def simt_kernel_remarks(kernel) -> list[str]:
     if kernel is None:
         return []
     attrs, name = kernel.attributes, kernel.sym_name.data
-    return [f"remark: @{name}: " + text.format(n=attrs[attr].value.data)
-            for attr, text in _SIMT_KERNEL_REMARKS if attr in attrs]
+    cached = "tileorch.row_cache" in attrs  # (its dynamic shared memory: the scratch, then the row's slots)
+    out = [f"remark: @{name}: " + text.format(n=attrs[attr].value.data)
+           for attr, text in _SIMT_KERNEL_REMARKS if attr in attrs and not (cached and attr == "tileorch.dynamic_smem")]
+    if cached:
+        slot = attrs["tileorch.row_cache"].data[2].value.data
+        out.append(f"remark: @{name}: a row kept in shared memory between its loops: {slot} bytes a tile after "
+                   f"{attrs['tileorch.dynamic_smem'].value.data} bytes of scratch, the launch "
+                   "gives a slot per tile of the row (dynamic shared memory, at most 227 KiB; a tile past them "
+                   "reloads from global memory) (tileaa_to_simt/row_cache_lowering.py, TILEORCH_ROW_SMEM_CACHE=1)")
+    if "tileorch.row_cache_dropped" in attrs:
+        out.append(f"remark: @{name}: the row is not kept in shared memory: "
+                   f"{attrs['tileorch.row_cache_dropped'].data} (tileaa_to_simt/row_cache_lowering.py)")
+    return out
 
 
 # (kernel attribute, remark text with {n} for its value), in the order the remarks are printed

@@ -38,6 +38,8 @@ from tileorch.transforms.tileaa_to_simt.emit import SHARED_PTR, Emitter, cmpi, g
 from tileorch.transforms.tileaa_to_simt.row_smem_cache import AXIS, FILL, READ, enabled
 
 ATTR = "tileorch.row_cache"
+DROPPED_ATTR = "tileorch.row_cache_dropped"
+"""On a SIMT kernel whose marks were ignored: why (a remark)."""
 """On a SIMT kernel with a row cache: ``[parameter index, elements per slot along the axis, slot bytes]``."""
 
 
@@ -252,6 +254,10 @@ class RowCacheLowering:
     def row_cache_finish(self, new: Operation, scratch: int) -> int:
         """Patch the slots' base past the scratch, record the launch's sizing on ``new``; the scratch
         bytes the kernel now needs before its slots (16-byte aligned)."""
+        if self.row_cache_group is not None and self.row_cache_record is not None and self.row_cache_record[0] < 0:
+            self.row_cache_dropped = "the row's extent is not a kernel parameter (the launch gives no slot)"
+        if self.row_cache_dropped is not None:
+            new.attributes[DROPPED_ATTR] = StringAttr(self.row_cache_dropped)
         if self.row_cache_group is None or self.row_cache_record is None:
             return scratch
         base = -(-scratch // 16) * 16
