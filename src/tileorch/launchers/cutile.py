@@ -1711,6 +1711,10 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
     params = pack_simt_arguments(arguments)
     smem = launch_smem(program, params)  # (a row kept in shared memory: a slot per tile of the row)
+    if getattr(program, "row_cache", None):  # several such CTAs per SM need the largest carveout
+        from tileorch.runtime.launch import prefer_max_shared
+
+        prefer_max_shared(entry.image)
     block = program.threads
     most = int(getattr(program, "warp_programs", 0) or 0)
     if most:  # one program per warp (warp_programs.py): the programs along x as a trailing parameter
