@@ -90,14 +90,15 @@ def max_then_zero_padded_sum(X, Out, BV: C[int]):
 
 @ct.kernel
 def shifted_second_pass(X, Y, BV: C[int]):
-    """A second loop reading tile ``k + 1`` of what the first read at ``k`` (a different index: refused)."""
+    """A second loop reading tile ``k + 1`` of what the first read at ``k`` (a different index: refused; the last
+    iteration reads past the row: its padding, stored nowhere)."""
     r = ct.bid(0)
     nv = ct.num_tiles(X, axis=1, shape=(1, BV))
     m = ct.full((1, 1), -float("inf"), dtype=ct.float32)
     for k in range(nv):
         x = ct.load(X, index=(r, k), shape=(1, BV), padding_mode=NEG_INF).astype(ct.float32)
         m = ct.maximum(m, ct.max(x, axis=1, keepdims=True))
-    for k in range(nv - 1):
+    for k in range(nv):
         x = ct.load(X, index=(r, k + 1), shape=(1, BV), padding_mode=ZERO).astype(ct.float32)
         ct.store(Y, index=(r, k), tile=(x - m).astype(Y.dtype))
 
