@@ -50,7 +50,7 @@ def test_refused_remark_names_the_condition(monkeypatch):
     from tileorch.testing.row_cache_programs import shifted_second_pass as kernel
 
     prog = _compile(kernel, [((3, 4000), "bfloat16"), ((3, 4000), "bfloat16"), 1024], monkeypatch)
-    line = _line(kernel, "ct.load(X", 1)
+    line = _line(kernel, "ct.load(X", 0)  # (the first loop's load: in row_cache_programs._row_max)
     refused = [r for r in prog.remarks if "not kept in shared memory" in r]
     assert len(refused) == 1 and f":{line}:" in refused[0] and "different index" in refused[0], prog.remarks
     assert prog.row_cache is None and "ld.shared.v" not in prog.ptx

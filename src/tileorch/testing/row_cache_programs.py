@@ -12,16 +12,36 @@ ZERO = ct.PaddingMode.ZERO
 NEG_INF = ct.PaddingMode.NEG_INF
 
 
+@ct.function
+def _row_max(X, r, nv, BV):
+    """The max of row ``r`` of ``X`` over ``nv`` tiles of ``BV`` (NEG_INF padding), a ``(1, 1)`` f32 tile."""
+    m = ct.full((1, 1), -float("inf"), dtype=ct.float32)
+    for k in range(nv):
+        x = ct.load(X, index=(r, k), shape=(1, BV), padding_mode=NEG_INF).astype(ct.float32)
+        m = ct.maximum(m, ct.max(x, axis=1, keepdims=True))
+    return m
+
+
+@ct.function
+def _row_lse(X, r, nv, BV):
+    """The log-sum-exp of row ``r`` of ``X`` by an online max and sum over ``nv`` tiles (NEG_INF padding)."""
+    m = ct.full((1, 1), -float("inf"), dtype=ct.float32)
+    s = ct.zeros((1, 1), dtype=ct.float32)
+    for k in range(nv):
+        x = ct.load(X, index=(r, k), shape=(1, BV), padding_mode=NEG_INF).astype(ct.float32)
+        m_new = ct.maximum(m, ct.max(x, axis=1, keepdims=True))
+        s = s * ct.exp(m - m_new) + ct.sum(ct.exp(x - m_new), axis=1, keepdims=True)
+        m = m_new
+    return m + ct.log(s)
+
+
 @ct.kernel
 def softmax_three_loops(X, Y, BV: C[int]):
     """Softmax of one f16 row: a max loop, a sum-of-exp loop (both ``NEG_INF`` padding), a loop writing
     ``exp(x - m) / s`` (ZERO padding): the last two read the tiles the first left in shared memory."""
     r = ct.bid(0)
     nv = ct.num_tiles(X, axis=1, shape=(1, BV))
-    m = ct.full((1, 1), -float("inf"), dtype=ct.float32)
-    for k in range(nv):
-        x = ct.load(X, index=(r, k), shape=(1, BV), padding_mode=NEG_INF).astype(ct.float32)
-        m = ct.maximum(m, ct.max(x, axis=1, keepdims=True))
+    m = _row_max(X, r, nv, BV)
     s = ct.zeros((1, 1), dtype=ct.float32)
     for k in range(nv):
         x = ct.load(X, index=(r, k), shape=(1, BV), padding_mode=NEG_INF).astype(ct.float32)
@@ -58,15 +78,8 @@ def log_softmax_in_place(X, BV: C[int]):
     """log-softmax of one bf16 row written over itself (output = input): the second loop stores tile ``k``
     after reading it, and no later iteration reads tile ``k``."""
     r = ct.bid(0)
-    m = ct.full((1, 1), -float("inf"), dtype=ct.float32)
-    s = ct.zeros((1, 1), dtype=ct.float32)
     nv = ct.num_tiles(X, axis=1, shape=(1, BV))
-    for k in range(nv):
-        x = ct.load(X, index=(r, k), shape=(1, BV), padding_mode=NEG_INF).astype(ct.float32)
-        m_new = ct.maximum(m, ct.max(x, axis=1, keepdims=True))
-        s = s * ct.exp(m - m_new) + ct.sum(ct.exp(x - m_new), axis=1, keepdims=True)
-        m = m_new
-    lse = m + ct.log(s)
+    lse = _row_lse(X, r, nv, BV)
     for k in range(nv):
         x = ct.load(X, index=(r, k), shape=(1, BV), padding_mode=ZERO).astype(ct.float32)
         ct.store(X, index=(r, k), tile=(x - lse).astype(X.dtype))
@@ -94,10 +107,7 @@ def shifted_second_pass(X, Y, BV: C[int]):
     iteration reads past the row: its padding, stored nowhere)."""
     r = ct.bid(0)
     nv = ct.num_tiles(X, axis=1, shape=(1, BV))
-    m = ct.full((1, 1), -float("inf"), dtype=ct.float32)
-    for k in range(nv):
-        x = ct.load(X, index=(r, k), shape=(1, BV), padding_mode=NEG_INF).astype(ct.float32)
-        m = ct.maximum(m, ct.max(x, axis=1, keepdims=True))
+    m = _row_max(X, r, nv, BV)
     for k in range(nv):
         x = ct.load(X, index=(r, k + 1), shape=(1, BV), padding_mode=ZERO).astype(ct.float32)
         ct.store(Y, index=(r, k), tile=(x - m).astype(Y.dtype))

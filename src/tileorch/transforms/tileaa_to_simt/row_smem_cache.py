@@ -33,12 +33,13 @@ only when it fits the launch's dynamic shared memory, else the global reload) is
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i32
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tileorch import settings
+from tileorch.transforms.tileas.common import constant_int, defined_inside
 
 ENV = "TILEORCH_ROW_SMEM_CACHE"
 FILL = "tileorch.row_cache_fill"
@@ -54,15 +55,8 @@ def enabled() -> bool:
     return settings.value(ENV) == "1"
 
 
-def _const(v: SSAValue) -> int | None:
-    owner = v.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _same_scalar(a: SSAValue, b: SSAValue) -> bool:
-    return a is b or (_const(a) is not None and _const(a) == _const(b))
+    return a is b or (constant_int(a) is not None and constant_int(a) == constant_int(b))
 
 
 def _memref(load: Operation) -> SSAValue | None:
@@ -71,20 +65,6 @@ def _memref(load: Operation) -> SSAValue | None:
     if isinstance(view, Operation) and view.name == "nv_tileaa.block_tile":
         return view.operands[0]
     return None
-
-
-def _inside(op: Operation, region_owner: Operation) -> bool:
-    while op is not None:
-        if op is region_owner:
-            return True
-        op = op.parent_op()
-    return False
-
-
-def _defined_outside(v: SSAValue, loop: Operation) -> bool:
-    owner = v.owner
-    op = owner.parent_op() if isinstance(owner, Block) else owner
-    return op is None or not _inside(op, loop)
 
 
 def _weak(load: Operation) -> bool:
@@ -104,13 +84,13 @@ def _axis(a: Operation, l1: scf.ForOp, b: Operation, l2: scf.ForOp) -> int | str
             if axis is not None:
                 return "different index (the induction variable along two dimensions)"
             axis = d
-        elif not (_same_scalar(x, y) and _defined_outside(x, l1)):
+        elif not (_same_scalar(x, y) and not defined_inside(x, l1)):
             return f"different index (dimension {d}: not the loop's induction variable and not one value)"
     return "different index (no dimension at the loop's induction variable)" if axis is None else axis
 
 
 def _trip_range(l1: scf.ForOp, l2: scf.ForOp) -> str | None:
-    if _const(l1.lb) != 0 or _const(l2.lb) != 0 or _const(l1.step) != 1 or _const(l2.step) != 1:
+    if constant_int(l1.lb) != 0 or constant_int(l2.lb) != 0 or constant_int(l1.step) != 1 or constant_int(l2.step) != 1:
         return "different trip range (the loops must run from 0 by 1)"
     if not _same_scalar(l1.ub, l2.ub):
         return "different trip range (the loops' upper bounds differ)"
