@@ -402,7 +402,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         if self.split is not None:
             new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.max_cluster(), i32)
         threads = self.threads
-        if warp_programs.eligible(new, self.threads, self.scratch_bytes):
+        if self.row_cache_group is None and warp_programs.eligible(new, self.threads, self.scratch_bytes):
             # one program (or per_warp programs) per warp, several warps per CTA
             warp_programs.pack_warp_programs(new, self.per_warp)
             threads = 32 * warp_programs.MAX_WARP_PROGRAMS
@@ -1996,7 +1996,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                 n = len(packed[0]) if packed else len(t.slots)
                 chunk = carried[at:at + n]
                 if packed:
-                    self.row_cache_fill(b, ld, chunk, self.row_cache_nw(ld))
+                    self.row_cache_fill(b, ld, chunk)
                 slots = packed[1](b, chunk) if packed else chunk
                 self.vals[ld.results[0]] = Tile(t.shape, t.element, slots)
                 self.vals[ld.results[1]] = None

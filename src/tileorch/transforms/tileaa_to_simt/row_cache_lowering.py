@@ -209,11 +209,12 @@ class RowCacheLowering:
         off = e.v(arith.AddiOp(off, e.v(arith.MuliOp(e.tid, e.const(nw * 4)))))
         return e.gep(self.smem, off, i8, SHARED_PTR)
 
-    def row_cache_fill(self, e: Emitter, op: Operation, words: list[SSAValue], nw: int) -> None:
-        """Leave a fill load's words in its slot (when the load is the kernel's pair's fill and not
-        being issued ahead of its iteration)."""
+    def row_cache_fill(self, e: Emitter, op: Operation, words: list[SSAValue], nw: int | None = None) -> None:
+        """Leave a fill load's words (``nw`` a run; None: :meth:`row_cache_nw`) in its slot, when the load is
+        the kernel's pair's fill and not being issued ahead of its iteration."""
         if not self._cached(op, FILL) or self.row_cache_issuing:
             return
+        nw = nw if nw is not None else self.row_cache_nw(op)
         k, fits = self._slot(e, op)
 
         def store(b: Emitter) -> None:
