@@ -683,6 +683,8 @@ _SIMT_KERNEL_REMARKS = (
      "default off)"),
     ("tileorch.ctas_per_sm", "at most {n} CTAs per SM: each asks for the shared memory that leaves room for no more "
      "(tileaa_to_simt/occupancy_cap.py; TILEORCH_SIMT_CTAS_PER_SM, default unset)"),
+    ("tileorch.row_cache_others", "{n} more pair(s) of loads of a row read twice reload from global memory (one "
+     "row kept in shared memory per kernel: tileaa_to_simt/row_cache_lowering.py)"),
     ("tileorch.dynamic_smem", "{n} bytes of shared scratch, as dynamic shared memory (more than the 48 KiB a "
      "kernel may declare statically)"),
 )

@@ -168,3 +168,18 @@ def test_read_puts_its_own_padding(v, monkeypatch):
     spec = [((3, v), "float32"), ((3,), "float32"), BV]
     got, _ = _emulate(monkeypatch, "rowcache_pad", kernel, spec, (3,), {0: x}, "1")
     np.testing.assert_allclose(got[1], x.max(1) + x.astype(np.float64).sum(1), rtol=1e-5, atol=1e-4)
+
+
+def test_two_rows_one_cache(monkeypatch):
+    """Two arrays read twice: the first fill's row is kept, the other's second read reloads (a remark says so)."""
+    from tileorch.testing.row_cache_programs import two_rows_read_twice as kernel
+
+    v = 3 * BV - 2
+    rng = np.random.default_rng(10)
+    x, d = rng.standard_normal((2, 3, v)).astype(np.float32)
+    spec = [((3, v), "float32"), ((3, v), "float32"), ((3, v), "float32"), BV]
+    got, prog = _emulate(monkeypatch, "rowcache_two", kernel, spec, (3,), {0: x, 1: d}, "1")
+    assert any("1 more pair(s) of loads of a row read twice reload" in r for r in prog.remarks), prog.remarks
+    xd, dd = x.astype(np.float64), d.astype(np.float64)
+    want = xd * dd.sum(1, keepdims=True) + dd * xd.sum(1, keepdims=True)
+    np.testing.assert_allclose(got[2], want, rtol=1e-4, atol=1e-3)

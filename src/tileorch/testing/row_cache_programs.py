@@ -102,6 +102,23 @@ def max_then_zero_padded_sum(X, Out, BV: C[int]):
 
 
 @ct.kernel
+def two_rows_read_twice(X, D, Y, BV: C[int]):
+    """``y = x * sum(d) + d * sum(x)`` of one f32 row of each of two arrays (a normalisation backward's shape):
+    two fills, one cache per kernel -- X's second read comes from shared memory, D's from global memory."""
+    r = ct.bid(0)
+    nv = ct.num_tiles(X, axis=1, shape=(1, BV))
+    sx = ct.zeros((1, 1), dtype=ct.float32)
+    sd = ct.zeros((1, 1), dtype=ct.float32)
+    for k in range(nv):
+        sx = sx + ct.sum(ct.load(X, index=(r, k), shape=(1, BV), padding_mode=ZERO), axis=1, keepdims=True)
+        sd = sd + ct.sum(ct.load(D, index=(r, k), shape=(1, BV), padding_mode=ZERO), axis=1, keepdims=True)
+    for k in range(nv):
+        x = ct.load(X, index=(r, k), shape=(1, BV), padding_mode=ZERO)
+        d = ct.load(D, index=(r, k), shape=(1, BV), padding_mode=ZERO)
+        ct.store(Y, index=(r, k), tile=x * sd + d * sx)
+
+
+@ct.kernel
 def shifted_second_pass(X, Y, BV: C[int]):
     """A second loop reading tile ``k + 1`` of what the first read at ``k`` (a different index: refused; the last
     iteration reads past the row: its padding, stored nowhere)."""
@@ -113,4 +130,5 @@ def shifted_second_pass(X, Y, BV: C[int]):
         ct.store(Y, index=(r, k), tile=(x - m).astype(Y.dtype))
 
 
-__all__ = ["layernorm_column_loop", "log_softmax_in_place", "max_then_zero_padded_sum", "shifted_second_pass", "softmax_three_loops"]
+__all__ = ["layernorm_column_loop", "log_softmax_in_place", "max_then_zero_padded_sum",
+           "two_rows_read_twice", "shifted_second_pass", "softmax_three_loops"]

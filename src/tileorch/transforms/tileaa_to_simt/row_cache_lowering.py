@@ -5,8 +5,9 @@ Contract (``RowCacheLowering``, a mixin of ``FunctionLowering``):
 
 * a pair is lowered when its loads take the packed path (vector runs of 32-bit words) with the same
   layout, run width and word count, the kernel is not split over a cluster nor packed several programs a
-  warp, and it is the kernel's first pair (one cache per kernel); otherwise the marks are ignored (the
-  global reload) and :attr:`row_cache_dropped` says why (a remark);
+  warp, and it is the kernel's first fill (one cache per kernel: the other fills' reads reload from global
+  memory, :data:`OTHERS_ATTR` counts them); otherwise the marks are ignored (the global reload) and
+  :data:`DROPPED_ATTR` says why (a remark);
 * slot ``k`` (the tile index along the pair's loop axis) holds ``S = threads * words * 4`` bytes, each
   thread's words of run ``r`` at ``base + k * S + (r * threads + tid) * 4 * words`` (one ``st.shared.v4`` /
   ``ld.shared.v4`` per run, conflict-free): every thread reads back only what it wrote, so no barrier; the
@@ -38,9 +39,11 @@ from tileorch.transforms.tileaa_to_simt.emit import SHARED_PTR, Emitter, cmpi, g
 from tileorch.transforms.tileaa_to_simt.row_smem_cache import AXIS, FILL, READ, enabled
 
 ATTR = "tileorch.row_cache"
+"""On a SIMT kernel with a row cache: ``[parameter index, elements per slot along the axis, slot bytes]``."""
 DROPPED_ATTR = "tileorch.row_cache_dropped"
 """On a SIMT kernel whose marks were ignored: why (a remark)."""
-"""On a SIMT kernel with a row cache: ``[parameter index, elements per slot along the axis, slot bytes]``."""
+OTHERS_ATTR = "tileorch.row_cache_others"
+"""On a SIMT kernel with a row cache: the fills of other pairs, whose reads reload from global memory (a remark)."""
 
 
 def axis_of(op: Operation) -> int:
@@ -108,6 +111,7 @@ class RowCacheLowering:
             self.row_cache_dropped = "the loads are not moved as vector runs of 32-bit words"
             return
         self.row_cache_group = group
+        self.row_cache_others = len({_group(op) for op in marked}) - 1
         self.row_cache_fill_pad = next((_pad_kind(op) for op in ops if FILL in op.attributes), None)
         self.row_cache_dyn = _asm(e, "mov.u32 $0, %dynamic_smem_size;")
         self.row_cache_base_op = e.add(llvm.InlineAsmOp("mov.u32 $0, 0;", "=r", [], [i32], has_side_effects=False))
@@ -262,9 +266,11 @@ class RowCacheLowering:
         if self.row_cache_group is None or self.row_cache_record is None:
             return scratch
         base = -(-scratch // 16) * 16
+        if self.row_cache_others:
+            new.attributes[OTHERS_ATTR] = IntegerAttr(self.row_cache_others, i32)
         self.row_cache_base_op.properties["asm_string"] = StringAttr(f"mov.u32 $0, {base};")
         new.attributes[ATTR] = ArrayAttr([IntegerAttr(v, i32) for v in self.row_cache_record])
         return base
 
 
-__all__ = ["ATTR", "AXIS", "RowCacheLowering", "axis_of", "fill_depth"]
+__all__ = ["ATTR", "AXIS", "DROPPED_ATTR", "OTHERS_ATTR", "RowCacheLowering", "axis_of", "fill_depth"]
