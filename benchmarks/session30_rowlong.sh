@@ -14,8 +14,11 @@
 # Should show: log-softmax 32000 from ~0.63 of copy (default) to >= 0.85 with the switch; probe_ce_fwd_bwd and
 #   probe_softmax_three_loops up likewise (the three-loop softmax reads the row once instead of three times);
 #   CE 4096 / 32000, softmax x1024, layernorm equal within noise (no pair: same PTX); every case correct; tests all
-#   passed.  If log-softmax gains but stays < 0.85: the bytes in flight per SM (3 CTAs x 4 tiles x 2 KiB) are short
-#   -- try TILEORCH_PREFETCH_DEPTH=8 beside (the last bench line).  If slower than default: the occupancy loss.
+#   passed.  The depth line (switch on, the fill loop's depth 1 / 2 / 8 against the chosen 4 in the ab line): the
+#   emulator counts 18.65 thread-instructions per element (default), 18.93 (cache, depth 1), 19.99 (depth 2), 21.17
+#   (depth 4) -- with 12 warps per SM the issue rate may bound it; the best depth there is the one to make the
+#   rule (row_cache_lowering.fill_depth).  If every depth stays < 0.85: neither bytes in flight nor instructions
+#   alone; if the switch is slower than default: the occupancy loss (3 CTAs of 128 threads per SM).
 # Run (carry .whl):  CMD="bash benchmarks/session30_rowlong.sh" bash benchmarks/device_session.sh shell
 S="$OUT/s30rowlong"; mkdir -p "$S"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
@@ -33,6 +36,7 @@ echo "[tests] rc=$?"; grep -E "(FAILED|ERROR) tests" "$S/tests.log" | sort -u | 
 bench ab 55 --only log_softmax_bf16_v32000 cross_entropy_bf16_v4096 cross_entropy_bf16_v32000 \
   softmax_f16_rows_x1024 layernorm_f16 probe_ce_fwd_bwd_bf16_v32000 probe_softmax_three_loops_bf16_v32000 \
   --env default --env TILEORCH_ROW_SMEM_CACHE=1
-bench deep 20 --only log_softmax_bf16_v32000 --env TILEORCH_ROW_SMEM_CACHE=1,TILEORCH_PREFETCH_DEPTH=8
-python3 benchmarks/session27_rowred_summary.py "$S" ab deep
+bench depth 25 --only log_softmax_bf16_v32000 --env TILEORCH_ROW_SMEM_CACHE=1,TILEORCH_PREFETCH_DEPTH=1 \
+  --env TILEORCH_ROW_SMEM_CACHE=1,TILEORCH_PREFETCH_DEPTH=2 --env TILEORCH_ROW_SMEM_CACHE=1,TILEORCH_PREFETCH_DEPTH=8
+python3 benchmarks/session27_rowred_summary.py "$S" ab depth
 tar czf "$OUT/s30rowlong.tgz" -C "$OUT" s30rowlong

@@ -14,9 +14,9 @@ Contract (``RowCacheLowering``, a mixin of ``FunctionLowering``):
   words are the fill's loaded words (its padding in the tail's padded elements);
 * ``base`` is the kernel's shared scratch rounded up to 16 bytes (its value patched into the kernel when
   the lowering knows the scratch), the slots after it in the dynamic shared memory the launch gives
-  (``%dynamic_smem_size``); slot ``k`` is used when ``base + (k + 1) * S <= %dynamic_smem_size`` (uniform:
-  the fill writes it and the read reads it under the same test), otherwise the read loads from global
-  memory as without the cache: never wrong, whatever the launch gave;
+  (``%dynamic_smem_size``); slot ``k`` is used when ``k < (%dynamic_smem_size - base) / S`` (computed once;
+  uniform: the fill writes it and the read reads it under the same test), otherwise the read loads from
+  global memory as without the cache: never wrong, whatever the launch gave;
 * a fill whose loop is prefetched writes its slot where the iteration unpacks the tile (not where its
   load is issued, so the store waits for the load there), and the loop keeps :func:`fill_depth` iterations'
   loads in flight (fewer CTAs share an SM when each holds a row: more bytes in flight per CTA; unless
@@ -113,9 +113,14 @@ class RowCacheLowering:
         self.row_cache_group = group
         self.row_cache_others = len({_group(op) for op in marked}) - 1
         self.row_cache_fill_pad = next((_pad_kind(op) for op in ops if FILL in op.attributes), None)
-        self.row_cache_dyn = _asm(e, "mov.u32 $0, %dynamic_smem_size;")
+        self.row_cache_size = self.threads * self.row_cache_words(ops[0]) * 4  # S, the bytes of a slot
+        dyn = _asm(e, "mov.u32 $0, %dynamic_smem_size;")
         self.row_cache_base_op = e.add(llvm.InlineAsmOp("mov.u32 $0, 0;", "=r", [], [i32], has_side_effects=False))
-        self.row_cache_base = self.row_cache_base_op.results[0]
+        base = self.row_cache_base_op.results[0]
+        # the slots that fit (once: uniform; negative below the scratch: none) and this thread's first word
+        self.row_cache_nfit = e.v(arith.DivSIOp(e.v(arith.SubiOp(dyn, base)), e.const(self.row_cache_size)))
+        nw = self.row_cache_nw(ops[0])
+        self.row_cache_thread = e.v(arith.AddiOp(base, e.v(arith.MuliOp(e.tid, e.const(nw * 4)))))
 
     def row_cache_words(self, op: Operation) -> int:
         """32-bit words a thread holds of ``op``'s tile on the packed path (0: not that path)."""
@@ -195,22 +200,16 @@ class RowCacheLowering:
                 and op.attributes[mark].value.data == self.row_cache_group)
 
     def _slot(self, e: Emitter, op: Operation) -> tuple[SSAValue, SSAValue]:
-        """(address of this thread's first word of the slot ``op`` reads / writes, the slot fits)."""
-        nwords = self.row_cache_words(op)
-        size = self.threads * nwords * 4
+        """(the slot ``op`` reads / writes, whether it fits: ``k < nfit``, one compare)."""
         k = self._cast_int(e, self.get(op.indices[axis_of(op)]), i32)
-        k64 = e.v(arith.ExtUIOp(k, i64))
-        end = e.v(arith.AddiOp(e.v(arith.ExtUIOp(self.row_cache_base, i64)),
-                               e.v(arith.MuliOp(e.v(arith.AddiOp(k64, e.const(1, i64))), e.const(size, i64)))))
-        fits = e.v(cmpi(end, e.v(arith.ExtUIOp(self.row_cache_dyn, i64)), "ule"))
-        self._row_cache_note(op, size)
-        return k, fits
+        self._row_cache_note(op, self.row_cache_size)
+        return k, e.v(cmpi(k, self.row_cache_nfit, "slt"))
 
     def _run_ptr(self, e: Emitter, op: Operation, k: SSAValue, run: int, nw: int) -> SSAValue:
-        size = self.threads * self.row_cache_words(op) * 4
-        off = e.v(arith.AddiOp(self.row_cache_base, e.v(arith.MuliOp(k, e.const(size)))))
-        off = e.v(arith.AddiOp(off, e.const(run * self.threads * nw * 4)))
-        off = e.v(arith.AddiOp(off, e.v(arith.MuliOp(e.tid, e.const(nw * 4)))))
+        """This thread's words of run ``run`` in slot ``k``."""
+        off = e.v(arith.AddiOp(self.row_cache_thread, e.v(arith.MuliOp(k, e.const(self.row_cache_size)))))
+        if run:
+            off = e.v(arith.AddiOp(off, e.const(run * self.threads * nw * 4)))
         return e.gep(self.smem, off, i8, SHARED_PTR)
 
     def row_cache_fill(self, e: Emitter, op: Operation, words: list[SSAValue], nw: int | None = None) -> None:
