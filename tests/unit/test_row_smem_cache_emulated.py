@@ -52,8 +52,10 @@ def _emulate(monkeypatch, name, kernel, spec, grid, inputs, cache: str):
     return s10e.emulate(name, inputs), prog
 
 
-@pytest.mark.parametrize("v", [BV - 7, 1000, 4 * BV - 1, 3 * BV + 1, 32001])
+@pytest.mark.parametrize("v", [BV - 7, 1000, 2 * BV, 4 * BV - 1, 3 * BV + 1, 6 * BV - 3, 11 * BV + 5, 32001])
 def test_log_softmax(v, monkeypatch):
+    """1 to 32 tiles a row: the hoisted first loop runs 0 to 31 iterations with 4 tiles in flight (5 iterations a
+    trip, ``fill_depth``), so every remainder of the rotation writes its slots."""
     from tileorch.testing.user_programs10 import log_softmax_vocab_loop as kernel
 
     x = _x(3, v, 2)
