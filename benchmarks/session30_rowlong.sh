@@ -10,10 +10,12 @@
 #   bench  benchmarks/memory_bound.py, one process, the copy beside, --env default --env TILEORCH_ROW_SMEM_CACHE=1:
 #          log-softmax 32000 (262 MB), CE 4096 / 32000 (one loop each: the switch must not change them), softmax
 #          x1024 and layernorm (one-pass rows: unchanged), and two more two-pass rows (probe_*): the CE forward +
-#          backward at 32000 (sweep 10's) and a softmax written as three loops.
+#          backward at 32000 (sweep 10's) and a softmax written as three loops; the log-softmax at 8192 columns
+#          (shorter rows: the second read hit L2 more often, the switch costs registers 31 -> 48 and 16 KiB a CTA).
 # Should show: log-softmax 32000 from ~0.63 of copy (default) to >= 0.85 with the switch; probe_ce_fwd_bwd and
 #   probe_softmax_three_loops up likewise (the three-loop softmax reads the row once instead of three times);
-#   CE 4096 / 32000, softmax x1024, layernorm equal within noise (no pair: same PTX); every case correct; tests all
+#   CE 4096 / 32000, softmax x1024, layernorm equal within noise (no pair: same PTX); v8192 not slower (if slower:
+#   the switch is a long-row choice, default only with a row-length test); every case correct; tests all
 #   passed.  The depth line (switch on, the fill loop's depth 1 / 2 / 8 against the chosen 4 in the ab line): the
 #   emulator counts 18.65 thread-instructions per element (default), 18.93 (cache, depth 1), 19.99 (depth 2), 21.17
 #   (depth 4) -- with 12 warps per SM the issue rate may bound it; the best depth there is the one to make the
@@ -35,6 +37,7 @@ TILEORCH_ROW_SMEM_CACHE=1 timeout ${TEST_TIMEOUT:-30} python3 -m pytest -q --tb=
 echo "[tests] rc=$?"; grep -E "(FAILED|ERROR) tests" "$S/tests.log" | sort -u | head -20; tail -n 1 "$S/tests.log"
 bench ab 55 --only log_softmax_bf16_v32000 cross_entropy_bf16_v4096 cross_entropy_bf16_v32000 \
   softmax_f16_rows_x1024 layernorm_f16 probe_ce_fwd_bwd_bf16_v32000 probe_softmax_three_loops_bf16_v32000 \
+  probe_log_softmax_bf16_v8192 \
   --env default --env TILEORCH_ROW_SMEM_CACHE=1
 bench depth 25 --only log_softmax_bf16_v32000 --env TILEORCH_ROW_SMEM_CACHE=1,TILEORCH_PREFETCH_DEPTH=1 \
   --env TILEORCH_ROW_SMEM_CACHE=1,TILEORCH_PREFETCH_DEPTH=2 --env TILEORCH_ROW_SMEM_CACHE=1,TILEORCH_PREFETCH_DEPTH=8
