@@ -5,7 +5,8 @@
 // tileorch.row_cache_fill); a near pair refused names the failing condition.  taken: y = x tile by tile twice;
 // in_place: the second loop stores x's tile k after reading it (exact); same_array_store: it stores x's tile
 // k - 1 before reading tile k; aliasing_store: the second load's token follows the first loop's stores;
-// different_index: tile k + 1; different_trip_range: another upper bound; other_array: the second loop reads y.
+// different_index: tile k + 1; different_trip_range: another upper bound; other_array: the second loop reads y;
+// pointer_store_to_the_row / _elsewhere: a pointer-tile store between the loops based on x (refused) / on y.
 
 // CHECK-LABEL: @taken
 // CHECK: nv_tileaa.tiled_load %vx[%r, %i] {{.*}}tileorch.row_cache_fill = 0 : i32, tileorch.row_cache_axis = 1 : i32
@@ -204,6 +205,65 @@ builtin.module {
     scf.for %j = %c0 to %nt step %c1 : i32 {
       %b, %b_t = nv_tileaa.tiled_load %vy[%r, %j] token %tok {padding_value = #nv_tileaa.padding_value<zero>} : !vv[i32, i32] -> tensor<1x1024xbf16>
       %st = nv_tileaa.tiled_store %b, %vx[%r, %j] token %tok : tensor<1x1024xbf16>, !vv[i32, i32]
+    }
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+// CHECK-LABEL: @pointer_store_to_the_row
+// CHECK: nv_tileaa.tiled_load %vx2[%r, %j] {{.*}}tileorch.row_cache_refused = "a pointer store or atomic that may write the row's array"
+// CHECK-LABEL: @pointer_store_elsewhere
+// CHECK: nv_tileaa.tiled_load %vx2[%r, %j] {{.*}}tileorch.row_cache_read = 0 : i32
+!mm = !nv_tileaa.memref<bf16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!vv = !nv_tileaa.tiled_view<array<i32: 1, 1024>, array<i32: 1, 1024>, array<i32: 0, 1>, !mm>
+builtin.module {
+  nv_tileaa.func @pointer_store_to_the_row(%x: !nv_tileaa.ptr<bf16>, %y: !nv_tileaa.ptr<bf16>, %rows: i32, %n: i32, %s: i32, %nt: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %mx = nv_tileaa.make_memref %x[%rows, %n] [%s] : !nv_tileaa.ptr<bf16>[i32, i32] [i32] -> !mm
+    %my = nv_tileaa.make_memref %y[%rows, %n] [%s] : !nv_tileaa.ptr<bf16>[i32, i32] [i32] -> !mm
+    %vx = nv_tileaa.block_tile %mx : !mm -> !vv
+    %vx2 = nv_tileaa.block_tile %mx : !mm -> !vv
+    %vy = nv_tileaa.block_tile %my : !mm -> !vv
+    %r = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %i = %c0 to %nt step %c1 : i32 {
+      %a, %a_t = nv_tileaa.tiled_load %vx[%r, %i] token %tok : !vv[i32, i32] -> tensor<1x1024xbf16>
+    }
+    %p1 = nv_tileaa.splat %x : !nv_tileaa.ptr<bf16> -> tensor<4x!nv_tileaa.ptr<bf16>>
+    %off = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi32>
+    %p = nv_tileaa.offset %p1, %off : tensor<4x!nv_tileaa.ptr<bf16>>, tensor<4xi32> -> tensor<4x!nv_tileaa.ptr<bf16>>
+    %zero = arith.constant dense<0.0> : tensor<4xbf16>
+    %t0 = nv_tileaa.store %zero, %p : tensor<4xbf16>, tensor<4x!nv_tileaa.ptr<bf16>>
+    scf.for %j = %c0 to %nt step %c1 : i32 {
+      %b, %b_t = nv_tileaa.tiled_load %vx2[%r, %j] token %tok : !vv[i32, i32] -> tensor<1x1024xbf16>
+      %st = nv_tileaa.tiled_store %b, %vy[%r, %j] token %tok : tensor<1x1024xbf16>, !vv[i32, i32]
+    }
+    nv_tileaa.return
+  }
+  nv_tileaa.func @pointer_store_elsewhere(%x: !nv_tileaa.ptr<bf16>, %y: !nv_tileaa.ptr<bf16>, %rows: i32, %n: i32, %s: i32, %nt: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %mx = nv_tileaa.make_memref %x[%rows, %n] [%s] : !nv_tileaa.ptr<bf16>[i32, i32] [i32] -> !mm
+    %my = nv_tileaa.make_memref %y[%rows, %n] [%s] : !nv_tileaa.ptr<bf16>[i32, i32] [i32] -> !mm
+    %vx = nv_tileaa.block_tile %mx : !mm -> !vv
+    %vx2 = nv_tileaa.block_tile %mx : !mm -> !vv
+    %vy = nv_tileaa.block_tile %my : !mm -> !vv
+    %r = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %i = %c0 to %nt step %c1 : i32 {
+      %a, %a_t = nv_tileaa.tiled_load %vx[%r, %i] token %tok : !vv[i32, i32] -> tensor<1x1024xbf16>
+    }
+    %p1 = nv_tileaa.splat %y : !nv_tileaa.ptr<bf16> -> tensor<4x!nv_tileaa.ptr<bf16>>
+    %off = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi32>
+    %p = nv_tileaa.offset %p1, %off : tensor<4x!nv_tileaa.ptr<bf16>>, tensor<4xi32> -> tensor<4x!nv_tileaa.ptr<bf16>>
+    %zero = arith.constant dense<0.0> : tensor<4xbf16>
+    %t0 = nv_tileaa.store %zero, %p : tensor<4xbf16>, tensor<4x!nv_tileaa.ptr<bf16>>
+    scf.for %j = %c0 to %nt step %c1 : i32 {
+      %b, %b_t = nv_tileaa.tiled_load %vx2[%r, %j] token %tok : !vv[i32, i32] -> tensor<1x1024xbf16>
+      %st = nv_tileaa.tiled_store %b, %vy[%r, %j] token %tok : tensor<1x1024xbf16>, !vv[i32, i32]
     }
     nv_tileaa.return
   }

@@ -21,8 +21,9 @@ second loop's load ``B``):
   and no later iteration reads tile ``k``: an in-place program, output = input, stays exact; the same
   holds for such a store to another array that aliases the input element for element); a write whose
   result token ``B``'s token chain contains (cuTile ties a load to each store that may alias it) is
-  refused; other writes to other arrays are unordered with ``B`` by the program's tokens (cuTile's
-  no-alias statement) and do not stop the pair.
+  refused; so is a pointer-tile store or atomic whose pointers derive from the row's array's parameter (or
+  from no parameter found); other writes to other arrays are unordered with ``B`` by the program's tokens
+  (cuTile's no-alias statement) and do not stop the pair.
 
 Marks: ``A`` gets ``tileorch.row_cache_fill = g`` and ``B`` ``tileorch.row_cache_read = g`` (``g``
 numbers the fills of a kernel; a fill may serve the reads of several later loops); a near pair refused (``B`` reads the memref ``A`` read in an earlier
@@ -59,12 +60,29 @@ def _same_scalar(a: SSAValue, b: SSAValue) -> bool:
     return a is b or (constant_int(a) is not None and constant_int(a) == constant_int(b))
 
 
-def _memref(load: Operation) -> SSAValue | None:
-    """The ``make_memref`` value ``load``'s view tiles (through ``block_tile``), or None."""
-    view = load.view.owner
+def _memref(access: Operation) -> SSAValue | None:
+    """The ``make_memref`` value the view of ``access`` (a tile load, store or view atomic) tiles (through
+    ``block_tile``), or None."""
+    view = getattr(access, "view", None)
+    view = view.owner if isinstance(view, SSAValue) else None
     if isinstance(view, Operation) and view.name == "nv_tileaa.block_tile":
         return view.operands[0]
     return None
+
+
+def _pointer_roots(v: SSAValue) -> set[SSAValue]:
+    """The kernel parameters a pointer (tile) value derives from, through every op's pointer operands."""
+    roots, seen, work = set(), set(), [v]
+    while work:
+        x = work.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        if isinstance(x, BlockArgument):
+            roots.add(x)
+            continue
+        work.extend(o for o in x.owner.operands if "ptr" in str(o.type))
+    return roots
 
 
 def _weak(load: Operation) -> bool:
@@ -139,6 +157,8 @@ def _write_refusal(a: Operation, l1: scf.ForOp, b: Operation, l2: scf.ForOp, axi
     writes = _writes_in([l1, *between, l2])
     chained = _token_writes(b.token, set())
     mem = _memref(b)
+    made = mem.owner if isinstance(mem.owner, Operation) and mem.owner.name == "nv_tileaa.make_memref" else None
+    rows = _pointer_roots(made.ptr) if made is not None else None  # (the row's array's parameter; None: unknown)
     body = list(l2.body.blocks[0].ops)
     for w in writes:
         same_tile = (w.name == "nv_tileaa.tiled_store" and w.parent_op() is l2 and body.index(w) > body.index(b)
@@ -146,8 +166,11 @@ def _write_refusal(a: Operation, l1: scf.ForOp, b: Operation, l2: scf.ForOp, axi
                      and _axis(b, l2, w, l2) == axis)
         if same_tile:
             continue
-        if w.name == "nv_tileaa.tiled_store" and _memref(w) is mem:
+        if _memref(w) is mem:
             return "a store to the same array before the second read (not at its tile after it)"
+        ptr = getattr(w, "ptr", None) if _memref(w) is None else None
+        if isinstance(ptr, SSAValue) and (rows is None or not _pointer_roots(ptr) or _pointer_roots(ptr) & rows):
+            return "a pointer store or atomic that may write the row's array"
         if w in chained:
             return "aliasing store (the second load's memory token follows a store before it)"
     return None
