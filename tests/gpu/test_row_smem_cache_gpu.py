@@ -37,15 +37,20 @@ def _randn(rows, cols, seed, dtype=torch.bfloat16, scale=3.0):
     return (scale * torch.randn(rows, cols, device="cuda", generator=g)).to(dtype)
 
 
+def _row_to_row(kernel, x, ref, atol):
+    """``kernel(x, y, 1024)`` over ``x``'s rows into a NaN ``y``, against ``ref`` (fp32), the cache carried."""
+    y = torch.full_like(x, float("nan"))
+    _launch((x.shape[0],), kernel, (x, y, 1024))
+    _carries_cache(kernel, (x, y, 1024))
+    torch.testing.assert_close(y.float(), ref, atol=atol, rtol=2e-2)
+
+
 @pytest.mark.parametrize("v", [32000, 32001, 4095, 1000, 120000])
 def test_log_softmax(v):
     from tileorch.testing.user_programs10 import log_softmax_vocab_loop as kernel
 
     x = _randn(64, v, v)
-    y = torch.full_like(x, float("nan"))
-    _launch((64,), kernel, (x, y, 1024))
-    _carries_cache(kernel, (x, y, 1024))
-    torch.testing.assert_close(y.float(), torch.log_softmax(x.float(), 1), atol=7e-2, rtol=2e-2)
+    _row_to_row(kernel, x, torch.log_softmax(x.float(), 1), 7e-2)
 
 
 @pytest.mark.parametrize("v", [32000, 4095])
@@ -74,10 +79,7 @@ def test_softmax_three_loops(v):
     from tileorch.testing.row_cache_programs import softmax_three_loops as kernel
 
     x = _randn(64, v, 11)
-    y = torch.full_like(x, float("nan"))
-    _launch((64,), kernel, (x, y, 1024))
-    _carries_cache(kernel, (x, y, 1024))
-    torch.testing.assert_close(y.float(), torch.softmax(x.float(), 1), atol=1e-4, rtol=2e-2)
+    _row_to_row(kernel, x, torch.softmax(x.float(), 1), 1e-4)
 
 
 @pytest.mark.parametrize("v", [32000, 4095])

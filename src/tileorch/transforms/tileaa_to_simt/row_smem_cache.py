@@ -70,19 +70,24 @@ def _memref(access: Operation) -> SSAValue | None:
     return None
 
 
-def _pointer_roots(v: SSAValue) -> set[SSAValue]:
-    """The kernel parameters a pointer (tile) value derives from, through every op's pointer operands."""
-    roots, seen, work = set(), set(), [v]
+def _reachable(start: list[SSAValue], preds):
+    """Each value reachable from ``start`` backwards through ``preds(value) -> values``, once."""
+    seen: set[SSAValue] = set()
+    work = list(start)
     while work:
         x = work.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        if isinstance(x, BlockArgument):
-            roots.add(x)
-            continue
-        work.extend(o for o in x.owner.operands if "ptr" in str(o.type))
-    return roots
+        if x not in seen:
+            seen.add(x)
+            yield x
+            work.extend(preds(x))
+
+
+def _pointer_roots(v: SSAValue) -> set[SSAValue]:
+    """The kernel parameters a pointer (tile) value derives from, through every op's pointer operands."""
+    def preds(x):
+        return [] if isinstance(x, BlockArgument) else [o for o in x.owner.operands if "ptr" in str(o.type)]
+
+    return {x for x in _reachable([v], preds) if isinstance(x, BlockArgument)}
 
 
 def _weak(load: Operation) -> bool:
@@ -115,35 +120,23 @@ def _trip_range(l1: scf.ForOp, l2: scf.ForOp) -> str | None:
     return None
 
 
-def _token_writes(token: SSAValue | None, seen: set) -> set[Operation]:
-    """The write ops whose result tokens flow into ``token`` (through joins and loop-carried tokens)."""
-    out: set[Operation] = set()
-    work = [token] if token is not None else []
-    while work:
-        t = work.pop()
-        if t in seen:
-            continue
-        seen.add(t)
+def _token_writes(token: SSAValue | None) -> set[Operation]:
+    """The write ops whose result tokens flow into ``token`` (through joins, branches and loop-carried tokens)."""
+    def preds(t):
         if isinstance(t, BlockArgument):
-            blk = t.block
-            loop = blk.parent_op()
+            loop = t.block.parent_op()
             if isinstance(loop, scf.ForOp) and t.index >= 1:
-                work.append(loop.iter_args[t.index - 1])
-                work.append(blk.last_op.operands[t.index - 1])
-            continue
+                return [loop.iter_args[t.index - 1], t.block.last_op.operands[t.index - 1]]
+            return []
         owner = t.owner
-        if owner.name in WRITES:
-            out.add(owner)
         if isinstance(owner, (scf.ForOp, scf.IfOp)):
-            for region in owner.regions:
-                for blk in region.blocks:
-                    if blk.last_op is not None and t.index < len(blk.last_op.operands):
-                        work.append(blk.last_op.operands[t.index])
-            if isinstance(owner, scf.ForOp):
-                work.append(owner.iter_args[t.index])
-            continue
-        work.extend(o for o in owner.operands if "mem_token" in str(o.type))
-    return out
+            out = [blk.last_op.operands[t.index] for region in owner.regions for blk in region.blocks
+                   if blk.last_op is not None and t.index < len(blk.last_op.operands)]
+            return out + ([owner.iter_args[t.index]] if isinstance(owner, scf.ForOp) else [])
+        return [o for o in owner.operands if "mem_token" in str(o.type)]
+
+    start = [token] if token is not None else []
+    return {t.owner for t in _reachable(start, preds) if not isinstance(t, BlockArgument) and t.owner.name in WRITES}
 
 
 def _writes_in(ops) -> list[Operation]:
@@ -155,7 +148,7 @@ def _write_refusal(a: Operation, l1: scf.ForOp, b: Operation, l2: scf.ForOp, axi
     ops = list(blk.ops)
     between = ops[ops.index(l1) + 1:ops.index(l2)]
     writes = _writes_in([l1, *between, l2])
-    chained = _token_writes(b.token, set())
+    chained = _token_writes(b.token)
     mem = _memref(b)
     made = mem.owner if isinstance(mem.owner, Operation) and mem.owner.name == "nv_tileaa.make_memref" else None
     rows = _pointer_roots(made.ptr) if made is not None else None  # (the row's array's parameter; None: unknown)
