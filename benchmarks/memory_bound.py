@@ -61,7 +61,8 @@ import cuda.tile as ct  # noqa: E402
 from tileorch.testing.memory_programs import (argmax, axpby, col_sum, cumsum, gather_rows, layernorm,  # noqa: E402
                                               rmsnorm, row_sum, scatter_rows, softmax, transpose)
 from tileorch.testing.user_programs3 import logsumexp_online  # noqa: E402
-from tileorch.testing.user_programs10 import log_softmax_vocab_loop  # noqa: E402
+from tileorch.testing.user_programs10 import cross_entropy_fwd_bwd_vocab, log_softmax_vocab_loop  # noqa: E402
+from tileorch.testing.row_cache_programs import softmax_three_loops  # noqa: E402
 from tileorch.testing.user_programs15 import (adamw_step_inplace, cross_entropy_fwd_mean_atomic,  # noqa: E402
                                               rope_halves_table_rows)
 from tileorch.testing.rowred_probes import cross_entropy_fwd_relaxed_atomics, cross_entropy_fwd_row_loss  # noqa: E402
@@ -200,8 +201,54 @@ def _cases(k: float = 1.0):
                                             (ce_rows * 32000 // v, 1, 1),
                                             lambda i: torch.log_softmax(i[0].float(), 1).to(bf16), 0.07)
            for v in (8192, 16384)},
+        # two-pass rows beyond the log-softmax (session 30, TILEORCH_ROW_SMEM_CACHE): the cross entropy forward and
+        # backward (sweep 10: online lse, the loss, a second loop writing the bf16 gradient) and a softmax written
+        # as three loops (max, sum, write: the row read three times as written)
+        "probe_ce_fwd_bwd_bf16_v32000": (cross_entropy_fwd_bwd_vocab, lambda: _ce_fwd_bwd_make(ce_rows, 32000, randn),
+                                         (ce_rows, 1, 1), _ce_fwd_bwd_torch, 1e-2, {"check": _ce_fwd_bwd_check}),
+        "probe_softmax_three_loops_bf16_v32000": (softmax_three_loops,
+                                                  lambda: ([randn(ce_rows, 32000, dtype=bf16) * 3],
+                                                           [nan(ce_rows, 32000, dtype=bf16)], [1024]),
+                                                  (ce_rows, 1, 1), lambda i: torch.softmax(i[0].float(), 1).to(bf16),
+                                                  1e-2),
     }
     return cases
+
+
+def _ce_fwd_bwd_make(rows: int, vocab: int, randn):
+    """:func:`_ce_make`'s logits and labels for ``cross_entropy_fwd_bwd_vocab``: each row's loss and the bf16
+    gradient of the mean out."""
+    import torch
+
+    (logits, labels), _, _ = _ce_make(rows, vocab, randn)
+    count = int((labels != -100).sum())
+    return [logits, labels], [torch.full((rows,), float("nan"), device="cuda"),
+                              torch.full_like(logits, float("nan"))], [-100, 1.0 / count, 1024]
+
+
+def _ce_fwd_bwd_torch(i):
+    """torch's loss and gradient of the mean cross entropy, bf16 gradient (the timed baseline)."""
+    import torch
+    import torch.nn.functional as F
+
+    x = i[0].float().requires_grad_(True)
+    F.cross_entropy(x, i[1], ignore_index=-100).backward()
+    return x.grad.to(torch.bfloat16)
+
+
+def _ce_fwd_bwd_check(inputs, outputs, launch) -> float:
+    """The row losses and the gradient against torch in f32 (after one launch)."""
+    import torch
+    import torch.nn.functional as F
+
+    launch()
+    torch.cuda.synchronize()
+    x = inputs[0].float().requires_grad_(True)
+    loss = F.cross_entropy(x, inputs[1], ignore_index=-100, reduction="none")
+    count = int((inputs[1] != -100).sum())
+    (loss.sum() / count).backward()
+    return max((outputs[0] - loss.detach()).abs().max().item(),
+               (outputs[1].float() - x.grad).abs().max().item() * count)
 
 
 PROBE = "probe_"

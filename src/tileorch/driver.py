@@ -408,6 +408,12 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     from tileorch.transforms.tileaa_to_simt.hoist_online_softmax import hoist_online_softmax
     from tileorch.transforms.tileaa_to_simt.hoist_reductions import hoist_loop_reductions
 
+    from tileorch.transforms.tileaa_to_simt import row_smem_cache
+
+    if row_smem_cache.enabled():  # before the hoisting: it peels the first loop (the marks travel with the loads)
+        with timing.timed("tileaa-row-smem-cache"):
+            row_smem_cache.mark_module(fallback)
+        remarks.extend(row_smem_cache.remarks(fallback))
     with timing.timed("tileaa-hoist-online-softmax"):
         online = hoist_online_softmax(fallback)
     with timing.timed("tileaa-hoist-loop-reductions"):
@@ -584,6 +590,10 @@ class CutileProgram:
     smem: int = 0
     """``kind == "simt"``: bytes of dynamic shared memory the launch gives the kernel (its scratch,
     when more than the 48 KiB of static shared memory)."""
+    row_cache: list | None = None
+    """``kind == "simt"`` with a row kept in shared memory (``tileaa_to_simt/row_cache_lowering.py``):
+    ``[parameter index, elements per slot, slot bytes]``; the launch gives ``smem`` plus a slot per tile of
+    the parameter's extent (:func:`tileorch.launchers.row_cache_smem.launch_smem`)."""
     cluster_split: int = 0
     """``kind == "simt"``: when > 0, the kernel's reduction loop is split over the CTAs of a cluster
     of up to this many (``transforms/tileaa_to_simt/cluster_split.py``): the launch multiplies the
@@ -634,8 +644,19 @@ def simt_kernel_remarks(kernel) -> list[str]:
     if kernel is None:
         return []
     attrs, name = kernel.attributes, kernel.sym_name.data
-    return [f"remark: @{name}: " + text.format(n=attrs[attr].value.data)
-            for attr, text in _SIMT_KERNEL_REMARKS if attr in attrs]
+    cached = "tileorch.row_cache" in attrs  # (its dynamic shared memory: the scratch, then the row's slots)
+    out = [f"remark: @{name}: " + text.format(n=attrs[attr].value.data)
+           for attr, text in _SIMT_KERNEL_REMARKS if attr in attrs and not (cached and attr == "tileorch.dynamic_smem")]
+    if cached:
+        slot = attrs["tileorch.row_cache"].data[2].value.data
+        out.append(f"remark: @{name}: a row kept in shared memory between its loops: {slot} bytes a tile after "
+                   f"{attrs['tileorch.dynamic_smem'].value.data} bytes of scratch, the launch "
+                   "gives a slot per tile of the row (dynamic shared memory, at most 227 KiB; a tile past them "
+                   "reloads from global memory) (tileaa_to_simt/row_cache_lowering.py, TILEORCH_ROW_SMEM_CACHE=1)")
+    if "tileorch.row_cache_dropped" in attrs:
+        out.append(f"remark: @{name}: the row is not kept in shared memory: "
+                   f"{attrs['tileorch.row_cache_dropped'].data} (tileaa_to_simt/row_cache_lowering.py)")
+    return out
 
 
 # (kernel attribute, remark text with {n} for its value), in the order the remarks are printed
@@ -667,6 +688,8 @@ _SIMT_KERNEL_REMARKS = (
      "default off)"),
     ("tileorch.ctas_per_sm", "at most {n} CTAs per SM: each asks for the shared memory that leaves room for no more "
      "(tileaa_to_simt/occupancy_cap.py; TILEORCH_SIMT_CTAS_PER_SM, default unset)"),
+    ("tileorch.row_cache_others", "{n} more pair(s) of loads of a row read twice reload from global memory (one "
+     "row kept in shared memory per kernel: tileaa_to_simt/row_cache_lowering.py)"),
     ("tileorch.dynamic_smem", "{n} bytes of shared scratch, as dynamic shared memory (more than the 48 KiB a "
      "kernel may declare statically)"),
 )
@@ -733,6 +756,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     warp_programs = attrs["tileorch.warp_programs"].value.data if "tileorch.warp_programs" in attrs else 0
     programs_per_warp = attrs["tileorch.programs_per_warp"].value.data if "tileorch.programs_per_warp" in attrs else 1
     smem = attrs["tileorch.dynamic_smem"].value.data if "tileorch.dynamic_smem" in attrs else smem
+    row_cache = [a.value.data for a in attrs["tileorch.row_cache"].data] if "tileorch.row_cache" in attrs else None
     if kind == "gemm" and not codegen:  # the launcher compiles the configuration it chooses
         tier = TierOutput(lowered, ctx, kernel.sym_name.data if kernel is not None else "", threads, list(remarks))
         remarks.append("remark: lowered through the tier only (its GEMM configuration read to choose the launch's "
@@ -752,7 +776,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          operand_views=record.get("views"),
                          c_view=record.get("c_view"),
                          warp_programs=warp_programs,
-                         cluster_split=cluster_split, programs_per_warp=programs_per_warp)
+                         cluster_split=cluster_split, programs_per_warp=programs_per_warp, row_cache=row_cache)
 
 
 def _backend(kind: str, lowered: ModuleOp, ctx: Context, arch: str, ptxas: bool, remarks: list[str]):

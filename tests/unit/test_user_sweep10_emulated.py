@@ -98,6 +98,11 @@ def emulate(name, inputs: dict):
               struct.unpack("<Q", struct.pack("<d", v))[0] if t == "f64" else int(v) & 0xFFFFFFFFFFFFFFFF
               for t, v in zip(types, values)]
     smem = int(getattr(prog, "smem", 0) or 0) or (1 << 16)
+    if getattr(prog, "row_cache", None):  # a row kept in shared memory: sized by the launcher's rule
+        from tileorch.launchers.row_cache_smem import launch_smem
+
+        smem = launch_smem(prog, [struct.pack("<Q", p) if t.endswith("64") else struct.pack("<I", p & 0xFFFFFFFF)
+                                  for t, p in zip(types, params)])
     cluster = split_cluster_size(grid[0] * grid[1] * grid[2], prog.cluster_split, H200_SMS) if prog.cluster_split else 1
     grid = (grid[0] * cluster, grid[1], grid[2])
     for z in range(grid[2]):

@@ -33,6 +33,7 @@ from tileorch import settings
 from tileorch.cache import compile_environment
 from tileorch.gc_deferral import gc_deferred
 from tileorch.launchers.cutile_bound import clear as forget_bound
+from tileorch.launchers.row_cache_smem import launch_smem
 from tileorch.launchers.cutile_bound import (generic_hot, hot_launchers, keep, keep_layout, last_hot, learn,
                                              stream_handle)
 from tileorch.launchers.cutile_native import enabled as native_on
@@ -1765,7 +1766,11 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
     params = pack_simt_arguments(arguments)
-    smem = int(getattr(program, "smem", 0) or 0)
+    smem = launch_smem(program, params)  # (a row kept in shared memory: a slot per tile of the row)
+    if getattr(program, "row_cache", None):  # several such CTAs per SM need the largest carveout
+        from tileorch.runtime.launch import prefer_max_shared
+
+        prefer_max_shared(entry.image)
     block = program.threads
     most = int(getattr(program, "warp_programs", 0) or 0)
     if most:  # one program per warp (warp_programs.py): the programs along x as a trailing parameter

@@ -46,6 +46,7 @@ class CachedProgram:
     cluster_split: int = 0
     programs_per_warp: int = 1
     deferred: bool = False
+    row_cache: list | None = None
 
 
 LOWERED_ONLY = "#lowered-only"
@@ -65,7 +66,7 @@ def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas:
 
 _RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained",
                   "smem", "single_tile", "grid_axes", "operand_views", "c_view", "warp_programs", "cluster_split",
-                  "programs_per_warp")
+                  "programs_per_warp", "row_cache")
 
 
 def _read_cached(key: str) -> CachedProgram | None:
@@ -111,6 +112,7 @@ def _write_cached(key: str, program: Any) -> None:
               "warp_programs": int(getattr(program, "warp_programs", 0) or 0),
               "cluster_split": int(getattr(program, "cluster_split", 0) or 0),
               "programs_per_warp": int(getattr(program, "programs_per_warp", 1) or 1),
+              "row_cache": getattr(program, "row_cache", None),
               "deferred": bool(getattr(program, "deferred", False))}
     files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
     if program.cubin is not None:

@@ -655,6 +655,7 @@ class Emu:
         self.local_size = local
         self.printed = []  # what vprintf printed, one string per call, in the order the threads called it
         self.smem = np.zeros(self.dynamic_smem + smem_bytes + 1024, dtype=np.uint8)
+        self.dynamic_smem_size = smem_bytes  # %dynamic_smem_size: the launch's dynamic shared memory
         self.ctaid = ctaid
         self.nctaid = nctaid  # the grid; a kernel reading %nctaid needs it
         self.tmaps = tmaps  # param name -> dict(array, box rows, ...)
@@ -718,6 +719,8 @@ class Emu:
         if x.startswith("%") or x == "p":
             if x in ("%tid.x",):
                 return np.arange(self.N, dtype=np.uint64)[T]
+            if x == "%dynamic_smem_size":
+                return np.full(T.sum(), self.dynamic_smem_size, dtype=np.uint64)
             if x == "%clock64":  # the steps executed so far: a wait on the clock ends
                 return np.full(T.sum(), self.clock, dtype=np.uint64)
             if self.cluster is not None and x in _CLUSTER_X:  # a CTA of a cluster along x

@@ -100,6 +100,7 @@ from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.predicated_tails import predicated_tails
 from tileorch.transforms.tileaa_to_simt.prefetch import (PAST_STORES_ATTR, WRITES, prefetch_depth, prefetchable_loads,
                                                         stores_in, unrolled)
+from tileorch.transforms.tileaa_to_simt.row_cache_lowering import ATTR as ROW_CACHE_ATTR, RowCacheLowering
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 from tileorch.transforms.tileaa_to_simt.unrolled_trips import trip_counter
 from tileorch.transforms.tileas.simt_layouts import gathers, vectorizable_access
@@ -207,7 +208,7 @@ def _padding_words(kind: str, elt: Attribute, count: int) -> list[int] | None:
     return [struct.unpack("<I", raw[k:k + 4])[0] for k in range(0, len(raw), 4)]
 
 
-class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDotLowering):
+class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDotLowering, RowCacheLowering):
     """Lower one ``nv_tileaa.func`` into a ``func.func`` kernel."""
 
     store_groups = 0
@@ -378,6 +379,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         self.smem = e.v(llvm.AddressOfOp(SCRATCH, SHARED_PTR))
         for old, new in zip(fn.body.blocks[0].args, entry.args):
             self.vals[old] = new
+        self.row_cache_setup(e)  # (row_cache_lowering.py: a two-pass row's tiles kept in shared memory)
         ops = list(loads_first(fn.body.blocks[0].ops, self._load_words))
         if self.split is not None:
             self._lower_split(e, ops)
@@ -400,7 +402,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         if self.split is not None:
             new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.max_cluster(), i32)
         threads = self.threads
-        if warp_programs.eligible(new, self.threads, self.scratch_bytes):
+        if self.row_cache_group is None and warp_programs.eligible(new, self.threads, self.scratch_bytes):
             # one program (or per_warp programs) per warp, several warps per CTA
             warp_programs.pack_warp_programs(new, self.per_warp)
             threads = 32 * warp_programs.MAX_WARP_PROGRAMS
@@ -409,7 +411,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         if ctas is not None:  # two latencies in a row: resident warps hide them (gather_occupancy.py)
             new.attributes["nvvm.minctasm"] = IntegerAttr(ctas, i32)
             new.attributes[gather_occupancy.ATTR] = IntegerAttr(ctas, i32)
-        return new, self.scratch_bytes
+        return new, self.row_cache_finish(new, self.scratch_bytes)
 
     # -- several programs per warp (warp_programs.py) ------------------------------------------
     def _lower_copies(self, e: Emitter) -> None:
@@ -1112,12 +1114,18 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                     issued2 += got if fill is None else [b.v(arith.SelectOp(ok, w, f)) for w, f in zip(got, fill)]
                 return b.if_(cond2, lambda bb: issued2, by_runs, [i32] * len(issued2))
 
-            if whole is None:
-                words = by_runs(e)
-            else:
+            def from_global(e: Emitter) -> list[SSAValue]:
+                if whole is None:
+                    return by_runs(e)
                 cond, runs, address = whole[:3]
                 issued = [x for _, coords in runs for x in e.load_words_if(cond, address(e, coords), nw)]
-                words = e.if_(cond, lambda b: issued, by_rows if rows else by_runs, [i32] * len(issued))
+                return e.if_(cond, lambda b: issued, by_rows if rows else by_runs, [i32] * len(issued))
+
+            count = len(range(0, slots, width)) * nw
+            words = self.row_cache_read(e, op, nw, count, from_global, self._pad_fix(op, view, idx, shape, width, nw))
+            if words is None:
+                words = from_global(e)
+                self.row_cache_fill(e, op, words, nw)
             def unpack_all(b: Emitter, words: list[SSAValue]) -> list[SSAValue]:
                 return [x for r in range(0, len(words), nw) for x in unpack(b, words[r:r + nw], width)]
 
@@ -1964,7 +1972,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         if ahead is None:
             ahead = issue(e, lb) if loads else []
         n_set = len(ahead)  # the words of one iteration's prefetched tiles
-        depth = prefetch_depth(n_set) if loads else 1
+        depth = self.row_cache_depth(loads, n_set, prefetch_depth(n_set)) if loads else 1
         for j in range(1, depth):  # iterations lb + step .. lb + (depth - 1) step in flight too
             ahead += issue(e, e.v(arith.AddiOp(lb, e.v(arith.MuliOp(st, e.const(j, st.type))))))
         n_ahead = len(ahead)
@@ -1989,6 +1997,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                 # wait for this iteration's tile comes where it is used, not where it is issued
                 n = len(packed[0]) if packed else len(t.slots)
                 chunk = carried[at:at + n]
+                if packed:
+                    self.row_cache_fill(b, ld, chunk)
                 slots = packed[1](b, chunk) if packed else chunk
                 self.vals[ld.results[0]] = Tile(t.shape, t.element, slots)
                 self.vals[ld.results[1]] = None
@@ -2048,7 +2058,11 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             self.lower_op(b, inner)
         out = []
         for ld in loads:
-            self.lower_op(b, ld)
+            self.row_cache_issuing = True  # (a fill leaves its slot where its iteration unpacks it)
+            try:
+                self.lower_op(b, ld)
+            finally:
+                self.row_cache_issuing = False
             r = ld.results[0]
             out.extend(self.packed[r][0] if r in self.packed else self.tile(r).slots)
         return out
@@ -2345,7 +2359,7 @@ class ConvertNvTileaaToSimt(ModulePass):
             if capped > nbytes:  # TILEORCH_SIMT_CTAS_PER_SM: at most that many CTAs fit an SM
                 nbytes = capped
                 new.attributes[occupancy_cap.ATTR] = IntegerAttr(occupancy_cap.cap(), i32)
-            if nbytes > MAX_STATIC_SMEM or occupancy_cap.ATTR in new.attributes:  # dynamic, sized at launch
+            if nbytes > MAX_STATIC_SMEM or occupancy_cap.ATTR in new.attributes or ROW_CACHE_ATTR in new.attributes:
                 new.attributes[DYNAMIC_SMEM_ATTR] = IntegerAttr(nbytes, i32)
                 dynamic = True
             scratch = max(scratch, nbytes)
