@@ -189,3 +189,15 @@ def test_natural_lse_sequence_major():
     s = _scores(q.transpose(0, 2, 1, 3), k.transpose(0, 2, 1, 3), 0.125)
     _check(out[3], _attn(s, v.transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3))
     np.testing.assert_allclose(out[4], _lse(s), atol=2e-3, rtol=1e-3)
+
+
+@pytest.mark.parametrize("persistent", ["1", "0"])
+def test_query_tiles_taken_last_first(persistent, monkeypatch):
+    """``qt = num_blocks(0) - 1 - bid(0)`` (refused before this session: 'reads the grid size
+    (num_blocks) in a kernel whose work tiles are not the launch grid's programs'): the persistent
+    kernel reads the program grid from its grid parameters, the one-CTA-per-program kernel
+    (``TILEORCH_ATTN_PERSISTENT=0``) from ``nctaid``; causal, 200 ragged rows in 4 tiles."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
+    q, k, v = _h(2, 200, 64), _h(2, 200, 64), _h(2, 200, 64)
+    o = _run("zoo_reversed_q_tiles_causal", {0: q, 1: k, 2: v}, (4, 2))[3]
+    _check(o, _attn(_masked(_scores(q, k, 0.125), _causal(200, 200)), v))

@@ -3742,13 +3742,16 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     kb.kv_ahead = kv_ahead
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
-    # the program's num_programs(a) reads the launch grid (a static loop's work items: num_programs(a) * G)
-    ck.launch_grid = list(grid) if grid is not None and work_items is not None else None
+    # the program's num_programs(a) reads the launch grid: a persistent kernel's grid parameters (a static
+    # loop's work items: num_programs(a) * G), else the CTA grid (nctaid, read in the entry block below)
+    ck.launch_grid = list(grid) if grid is not None else None
     kb.entry()
 
     # ---- thread coordinates (entry block, before everything that needs them)
     site = _Site(ck, args)
     e = site.e
+    if grid is None:  # one CTA per program: the launch's CTA grid is the program grid
+        ck.launch_grid = [e.v(nvvm.SPECIAL_REGISTERS[f"nctaid.{x}"]()) for x in "xyz"]
     tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
     warp = e.v(arith.ShRUIOp(tid, e.const(5)))
     lane = e.v(arith.AndIOp(tid, e.const(31)))
