@@ -201,3 +201,41 @@ def test_query_tiles_taken_last_first(persistent, monkeypatch):
     q, k, v = _h(2, 200, 64), _h(2, 200, 64), _h(2, 200, 64)
     o = _run("zoo_reversed_q_tiles_causal", {0: q, 1: k, 2: v}, (4, 2))[3]
     _check(o, _attn(_masked(_scores(q, k, 0.125), _causal(200, 200)), v))
+
+
+def test_gqa_two_query_heads_per_program():
+    """Query heads 2g and 2g + 1 on KV head g, each K / V tile read once for both."""
+    q, k, v = _h(2, 4, 128, 64), _h(2, 2, 192, 64), _h(2, 2, 192, 64)
+    o = _run("zoo_gqa_two_heads_per_program", {0: q, 1: k, 2: v}, (2, 2, 2))[3]
+    _check(o, _attn(_scores(q, np.repeat(k, 2, axis=1), 0.125), np.repeat(v, 2, axis=1)))
+
+
+def test_fused_qkv_in_place_merged_heads_out():
+    """``[B, S, 3 H D]`` with H = 2, D = 64 (Q, K, V column tiles h, H + h, 2H + h), 150 ragged rows;
+    O ``[B, S, H D]``, the LSE ``[B, S, H]``."""
+    qkv = _h(2, 150, 3 * 2 * 64)
+    out = _run("zoo_fused_qkv_hidden", {0: qkv}, (3, 2, 2))
+    for h in range(2):
+        q, k, v = (qkv[:, :, 64 * (c * 2 + h):64 * (c * 2 + h + 1)] for c in range(3))
+        s = _scores(q, k, 0.125)
+        _check(out[1][:, :, 64 * h:64 * (h + 1)], _attn(s, v))
+        np.testing.assert_allclose(out[2][:, :, h], _lse(s), atol=2e-3, rtol=1e-3)
+
+
+def test_dropout_from_a_position_hash():
+    q, k, v = _h(2, 128, 64), _h(2, 180, 64), _h(2, 180, 64)
+    o = _run("zoo_hash_dropout", {0: q, 1: k, 2: v}, (2, 2))[3]
+    i, j = np.arange(128)[:, None], np.arange(180)[None, :]
+    h = i * 7919 + j * 104729 + 1234  # below 2^31 for these positions: no int32 wrap
+    keep = ((h ^ (h >> 5)) & 7) != 0
+    s = _scores(q, k, 0.125)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    pd = np.where(keep, p * (8.0 / 7.0), 0.0)
+    _check(o, (pd / p.sum(-1, keepdims=True)) @ v.astype(np.float64))
+
+
+def test_mixed_layouts_q_head_major_kv_sequence_major():
+    q, k, v = _h(2, 2, 160, 64), _h(2, 160, 2, 64), _h(2, 160, 2, 64)
+    o = _run("zoo_mixed_layouts_causal_bf16", {0: q, 1: k, 2: v}, (3, 2, 2))[3]
+    kk, vv = k.transpose(0, 2, 1, 3), v.transpose(0, 2, 1, 3)
+    _check(o, _attn(_masked(_scores(q, kk, 0.125), _causal(160, 160)), vv))

@@ -164,6 +164,46 @@ def zoo_f32_arrays_cast_bf16(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int]
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).reshape((1, BM, D)))
 
 
+@ct.kernel
+def zoo_gqa_two_heads_per_program(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """GQA with a program per KV head (group of 2): each K / V tile read once for both query heads
+    (two score dots sharing K, two online states, two ``P V`` dots sharing V); grid (query tile,
+    KV head, batch)."""
+    qt, kh, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    q0 = ct.load(Q, index=(b, 2 * kh, qt, 0), shape=(1, 1, BM, D)).reshape((BM, D))
+    q1 = ct.load(Q, index=(b, 2 * kh + 1, qt, 0), shape=(1, 1, BM, D)).reshape((BM, D))
+    m0, l0, acc0 = _state(BM, D)
+    m1, l1, acc1 = _state(BM, D)
+    for j in range(ct.num_tiles(K, axis=2, shape=(1, 1, BN, D))):
+        k = ct.load(K, index=(b, kh, j, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        v = ct.load(V, index=(b, kh, j, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        s0 = ct.mma(q0, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s1 = ct.mma(q1, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m0, l0, acc0 = _online(s0, m0, l0, acc0, v, V.dtype)
+        m1, l1, acc1 = _online(s1, m1, l1, acc1, v, V.dtype)
+    ct.store(O, index=(b, 2 * kh, qt, 0), tile=(acc0 / l0).astype(O.dtype).reshape((1, 1, BM, D)))
+    ct.store(O, index=(b, 2 * kh + 1, qt, 0), tile=(acc1 / l1).astype(O.dtype).reshape((1, 1, BM, D)))
+
+
+@ct.kernel
+def zoo_fused_qkv_hidden(QKV, O, LSE, sm_scale: float, H: C[int], BM: C[int], BN: C[int], D: C[int]):
+    """The fused QKV projection's output ``[B, S, 3 H D]`` read in place (head ``h``'s Q at column
+    tile ``h``, K at ``H + h``, V at ``2 H + h``), O stored merged ``[B, S, H D]`` for the output
+    projection, the natural LSE ``[B, S, H]`` (a column of the head); natural ``exp``, ragged."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    seq = QKV.shape[1]
+    q = ct.load(QKV, index=(b, qt, h), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(QKV, index=(b, j, H + h), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * sm_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < seq, s, -math.inf)
+        v = ct.load(QKV, index=(b, j, 2 * H + h), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        m_i, l_i, acc = _online_exp(s, m_i, l_i, acc, v, QKV.dtype)
+    ct.store(O, index=(b, qt, h), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+    ct.store(LSE, index=(b, qt, h), tile=(m_i + ct.log(l_i)).reshape((1, BM, 1)))
+
+
 # ----------------------------------------------------------------------------------------------- masks, scores
 
 
@@ -315,6 +355,53 @@ def zoo_window_safe_max_from_zero(Q, K, V, O, qk_scale: float, W: int, BM: C[int
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def zoo_hash_dropout(Q, K, V, O, qk_scale: float, seed: int, BM: C[int], BN: C[int], D: C[int]):
+    """Dropout on P from a hash of the (query, key) positions and a seed (no random array):
+    ``h = 7919 q + 104729 k + seed``, dropped where ``(h ^ (h >> 5)) & 7 == 0`` (1/8), kept ``p``
+    scaled by 8/7; the denominator from the undropped ``p``; ragged keys masked."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        s = ct.where(kpos < seq, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        h = qpos * 7919 + kpos * 104729 + seed
+        keep = ct.bitwise_and(ct.bitwise_xor(h, ct.bitwise_rshift(h, 5)), 7) != 0
+        pd = ct.where(keep, p * (8.0 / 7.0), 0.0)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(pd.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def zoo_mixed_layouts_causal(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Q and O ``[B, H, S, D]``, K and V ``[B, S, H, D]`` (a KV cache kept sequence-major); causal,
+    ragged."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(b, h, qt, 0), shape=(1, 1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        k = ct.load(K, index=(b, j, h, 0), shape=(1, BN, 1, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        v = ct.load(V, index=(b, j, h, 0), shape=(1, BN, 1, D), padding_mode=ZERO).reshape((BN, D))
+        m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(b, h, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, 1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- softmax forms
 
 
@@ -455,10 +542,14 @@ _add("zoo_kt_stored_gqa_bf16", zoo_kt_stored_gqa,
 _add("zoo_heads_on_axis0_causal", zoo_heads_on_axis0,
      _qkv((4, 150, 64), (4, 150, 64)) + [((4, 150, 64), F16), _S64, 64, 64, 64], (4, 3), "chained", outputs=(3,))
 _add("zoo_reversed_q_tiles_causal", zoo_reversed_q_tiles_causal,
-     _qkv((2, 200, 64), (2, 200, 64)) + [((2, 200, 64), F16), _S64, 64, 64, 64], (4, 2), "chained", outputs=(3,))
+     _qkv((2, 200, 64), (2, 200, 64)) + [((2, 200, 64), F16), _S64, 64, 64, 64], (4, 2), "chained", outputs=(3,),
+     notes="found by this set: refused ('reads the grid size (num_blocks) in a kernel whose work tiles are not the "
+           "launch grid's programs'): every chained kernel now reads the program grid (grid parameters, or nctaid)")
 _add("zoo_f32_arrays_cast_bf16", zoo_f32_arrays_cast_bf16,
-     _qkv((2, 128, 64), (2, 128, 64), F32) + [((2, 128, 64), F32), _S64, 64, 64, 64], (2, 2), "chained",
-     outputs=(3,))
+     _qkv((2, 128, 64), (2, 128, 64), F32) + [((2, 128, 64), F32), _S64, 64, 64, 64], (2, 2), "simt",
+     outputs=(3,), error="the first dot's A element type f32: f16/bf16 operands are supported",
+     notes="the tier's WGMMA reads the tiles TMA loads as stored; an in-kernel f32 -> bf16 conversion of the "
+           "operand tiles is not built")
 _add("zoo_window_causal_from_lo_bf16_d128", zoo_window_causal_from_lo,
      _qkv((2, 200, 128), (2, 200, 128), BF16) + [((2, 200, 128), BF16), LOG2E / math.sqrt(128), 70, 64, 64, 128],
      (4, 2), "chained", outputs=(3,))
@@ -480,7 +571,10 @@ _add("zoo_t5_bucket_bias_gather", zoo_t5_bucket_bias_gather,
 _add("zoo_window_safe_max_from_zero", zoo_window_safe_max_from_zero,
      _qkv((2, 200, 64), (2, 200, 64)) + [((2, 200, 64), F16), _S64, 50, 64, 64, 64], (4, 2), "chained", outputs=(3,))
 _add("zoo_two_pass_max_then_sum", zoo_two_pass_max_then_sum,
-     _qkv((2, 128, 64), (2, 200, 64)) + [((2, 128, 64), F16), _S64, 64, 64, 64], (2, 2), "chained", outputs=(3,))
+     _qkv((2, 128, 64), (2, 200, 64)) + [((2, 128, 64), F16), _S64, 64, 64, 64], (2, 2), "simt", outputs=(3,),
+     error="2 loops with dots one after another",
+     notes="the second loop reads the first loop's row max: the tier runs the dots of one loop (the two-stage "
+           "causal form fuses: its loops carry one state)")
 _add("zoo_causal_two_stage_loops", zoo_causal_two_stage_loops,
      _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), F16), _S64, 128, 64, 64], (2, 2), "chained", outputs=(3,))
 _add("zoo_q_prescaled_exp_d32_causal", zoo_q_prescaled_exp,
@@ -498,3 +592,15 @@ _add("zoo_log2_lse_d64_bf16", zoo_log2_lse,
 _add("zoo_lse_natural_bshd", zoo_lse_natural_bshd,
      _qkv((2, 100, 2, 64), (2, 150, 2, 64)) + [((2, 100, 2, 64), F16), ((2, 2, 100), F32), 0.125, 64, 64, 64],
      (2, 2, 2), "chained", outputs=(3, 4))
+_add("zoo_gqa_two_heads_per_program", zoo_gqa_two_heads_per_program,
+     [((2, 4, 128, 64), F16), ((2, 2, 192, 64), F16), ((2, 2, 192, 64), F16), ((2, 4, 128, 64), F16), _S64, 64, 64,
+      64], (2, 2, 2), "chained", outputs=(3,))
+_add("zoo_fused_qkv_hidden", zoo_fused_qkv_hidden,
+     [((2, 150, 3 * 2 * 64), F16), ((2, 150, 2 * 64), F16), ((2, 150, 2), F32), 0.125, 2, 64, 64, 64], (3, 2, 2),
+     "chained", outputs=(1, 2))
+_add("zoo_hash_dropout", zoo_hash_dropout,
+     _qkv((2, 128, 64), (2, 180, 64)) + [((2, 128, 64), F16), _S64, 1234, 64, 64, 64], (2, 2), "chained",
+     outputs=(3,))
+_add("zoo_mixed_layouts_causal_bf16", zoo_mixed_layouts_causal,
+     [((2, 2, 160, 64), BF16), ((2, 160, 2, 64), BF16), ((2, 160, 2, 64), BF16), ((2, 2, 160, 64), BF16), _S64, 64,
+      64, 64], (3, 2, 2), "chained", outputs=(3,))
