@@ -220,6 +220,25 @@ def test_mixed_layouts_causal_bf16():
     _launch("zoo_mixed_layouts_causal_bf16", {0: q, 1: k, 2: v}, {3: ref})
 
 
+def test_q_loaded_in_loop():
+    q, k, v = _arrays("zoo_q_loaded_in_loop")
+    _launch("zoo_q_loaded_in_loop", {0: q, 1: k, 2: v}, {3: _attn(q, k, v, 0.125)})
+
+
+def test_normalized_online():
+    q, k, v = _arrays("zoo_normalized_online")
+    i, j = _pos(190, 190)
+    _launch("zoo_normalized_online", {0: q, 1: k, 2: v}, {3: _attn(q, k, v, 0.125, j <= i)})
+
+
+def test_dv_wider_than_dqk():
+    """f16 inputs, a bf16 O (the bf16 tolerance)."""
+    q, k, v = _arrays("zoo_dv_wider_than_dqk")
+    args = run("zoo_dv_wider_than_dqk", {0: q, 1: k, 2: v})
+    close(args[3], _attn(q, k, v, 0.125), **TOL["bfloat16"])
+    sweep.check_path("zoo_dv_wider_than_dqk", args)
+
+
 def test_every_program_has_a_test():
     import sys
 

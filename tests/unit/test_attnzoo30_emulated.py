@@ -239,3 +239,22 @@ def test_mixed_layouts_q_head_major_kv_sequence_major():
     o = _run("zoo_mixed_layouts_causal_bf16", {0: q, 1: k, 2: v}, (3, 2, 2))[3]
     kk, vv = k.transpose(0, 2, 1, 3), v.transpose(0, 2, 1, 3)
     _check(o, _attn(_masked(_scores(q, kk, 0.125), _causal(160, 160)), vv))
+
+
+def test_q_loaded_inside_the_key_loop():
+    q, k, v = _h(2, 128, 64), _h(2, 170, 64), _h(2, 170, 64)
+    o = _run("zoo_q_loaded_in_loop", {0: q, 1: k, 2: v}, (2, 2))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))
+
+
+def test_accumulator_kept_normalized():
+    q, k, v = _h(2, 190, 64), _h(2, 190, 64), _h(2, 190, 64)
+    o = _run("zoo_normalized_online", {0: q, 1: k, 2: v}, (3, 2))[3]
+    _check(o, _attn(_masked(_scores(q, k, 0.125), _causal(190, 190)), v))
+
+
+def test_v_wider_than_q_and_k():
+    """V 128 wide, Q / K 64 (the bf16 O runs here as f16: the emulator's arrays have no bf16)."""
+    q, k, v = _h(2, 128, 64), _h(2, 150, 64), _h(2, 150, 128)
+    o = _run("zoo_dv_wider_than_dqk", {0: q, 1: k, 2: v}, (2, 2))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))

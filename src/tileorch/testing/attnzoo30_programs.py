@@ -520,6 +520,63 @@ def zoo_lse_natural_bshd(Q, K, V, O, LSE, sm_scale: float, BM: C[int], BN: C[int
     ct.store(LSE, index=(b, h, qt), tile=(m_i + ct.log(l_i)).reshape((1, 1, BM)))
 
 
+@ct.kernel
+def zoo_q_loaded_in_loop(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The Q tile loaded inside the key loop (the same tile every step: a loop-invariant load the user
+    did not hoist); ragged keys masked."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < seq, s, -math.inf)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def zoo_normalized_online(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The accumulator kept normalized at every step (``acc = acc * (l alpha / l_new) + (p / l_new) V``,
+    FlashAttention-1's form): no division after the loop; causal, ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_new = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma((p / l_new).astype(V.dtype), v, acc * (l_i * alpha / l_new))
+        m_i, l_i = m_new, l_new
+    ct.store(O, index=(bh, qt, 0), tile=acc.astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def zoo_dv_wider_than_dqk(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], DQK: C[int], DV: C[int]):
+    """V's head dim (128) twice Q / K's (64); O stored bf16 from f16 inputs; ragged keys masked."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, DQK), padding_mode=ZERO).reshape((BM, DQK))
+    m_i, l_i, acc = _state(BM, DV)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, DQK), padding_mode=ZERO).reshape((BN, DQK))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < seq, s, -math.inf)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, DV), padding_mode=ZERO).reshape((BN, DV))
+        m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, DV)))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 F16, BF16, F32, I32 = "float16", "bfloat16", "float32", "int32"
@@ -604,3 +661,10 @@ _add("zoo_hash_dropout", zoo_hash_dropout,
 _add("zoo_mixed_layouts_causal_bf16", zoo_mixed_layouts_causal,
      [((2, 2, 160, 64), BF16), ((2, 160, 2, 64), BF16), ((2, 160, 2, 64), BF16), ((2, 2, 160, 64), BF16), _S64, 64,
       64, 64], (3, 2, 2), "chained", outputs=(3,))
+_add("zoo_q_loaded_in_loop", zoo_q_loaded_in_loop,
+     _qkv((2, 128, 64), (2, 170, 64)) + [((2, 128, 64), F16), _S64, 64, 64, 64], (2, 2), "chained", outputs=(3,))
+_add("zoo_normalized_online", zoo_normalized_online,
+     _qkv((2, 190, 64), (2, 190, 64)) + [((2, 190, 64), F16), _S64, 64, 64, 64], (3, 2), "chained", outputs=(3,))
+_add("zoo_dv_wider_than_dqk", zoo_dv_wider_than_dqk,
+     [((2, 128, 64), F16), ((2, 150, 64), F16), ((2, 150, 128), F16), ((2, 128, 128), BF16), _S64, 64, 64, 64, 128],
+     (2, 2), "chained", outputs=(3,))
