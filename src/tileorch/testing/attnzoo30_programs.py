@@ -629,9 +629,10 @@ _add("zoo_window_safe_max_from_zero", zoo_window_safe_max_from_zero,
      _qkv((2, 200, 64), (2, 200, 64)) + [((2, 200, 64), F16), _S64, 50, 64, 64, 64], (4, 2), "chained", outputs=(3,))
 _add("zoo_two_pass_max_then_sum", zoo_two_pass_max_then_sum,
      _qkv((2, 128, 64), (2, 200, 64)) + [((2, 128, 64), F16), _S64, 64, 64, 64], (2, 2), "simt", outputs=(3,),
-     error="2 loops with dots one after another",
-     notes="the second loop reads the first loop's row max: the tier runs the dots of one loop (the two-stage "
-           "causal form fuses: its loops carry one state)")
+     error="the second loop reads a row statistic the first loop reduces from its dot's result (a two-pass softmax",
+     notes="found by this set: the refusal named a GEMM remedy ('write the second loop's index as the grid's axis "
+           "1'); it now says the second loop reads the first loop's row max and that the online softmax takes the "
+           "tensor cores (the two-stage causal form fuses: its loops carry one state)")
 _add("zoo_causal_two_stage_loops", zoo_causal_two_stage_loops,
      _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), F16), _S64, 128, 64, 64], (2, 2), "chained", outputs=(3,))
 _add("zoo_q_prescaled_exp_d32_causal", zoo_q_prescaled_exp,
