@@ -239,6 +239,37 @@ def test_dv_wider_than_dqk():
     sweep.check_path("zoo_dv_wider_than_dqk", args)
 
 
+def test_gqa_group_rows_causal():
+    q, k, v = _arrays("zoo_gqa_group_rows_causal")
+    i, j = _pos(128, 128)
+    ref = _attn(q, k.repeat_interleave(2, 1), v.repeat_interleave(2, 1), 0.125, j <= i)
+    _launch("zoo_gqa_group_rows_causal", {0: q, 1: k, 2: v}, {3: ref})
+
+
+def test_runtime_causal_flag():
+    q, k, v = _arrays("zoo_runtime_causal_flag")
+    i, j = _pos(150, 150)
+    _launch("zoo_runtime_causal_flag", {0: q, 1: k, 2: v}, {3: _attn(q, k, v, 0.125, j <= i)})
+    args = run("zoo_runtime_causal_flag", {0: q, 1: k, 2: v, 5: 0})  # the same kernel, the flag off
+    close(args[3], _attn(q, k, v, 0.125), **TOL["float16"])
+
+
+def test_fp8_e4m3():
+    """P rounded to e4m3 for P V as the kernel casts it (the reference rounds it too)."""
+    q, k, v = _arrays("zoo_fp8_e4m3")
+    s = (q.float() @ k.float().transpose(-1, -2)) * 0.125
+    p = torch.exp(s - s.amax(-1, keepdim=True))
+    ref = (p.to(torch.float8_e4m3fn).float() @ v.float()) / p.sum(-1, keepdim=True)
+    args = run("zoo_fp8_e4m3", {0: q, 1: k, 2: v})
+    close(args[3], ref, atol=3e-2, rtol=3e-2)
+    sweep.check_path("zoo_fp8_e4m3", args)
+
+
+def test_o_stored_transposed():
+    q, k, v = _arrays("zoo_o_stored_transposed")
+    _launch("zoo_o_stored_transposed", {0: q, 1: k, 2: v}, {3: _attn(q, k, v, 0.125).transpose(-1, -2)})
+
+
 def test_every_program_has_a_test():
     import sys
 

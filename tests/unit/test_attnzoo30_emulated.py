@@ -258,3 +258,21 @@ def test_v_wider_than_q_and_k():
     q, k, v = _h(2, 128, 64), _h(2, 150, 64), _h(2, 150, 128)
     o = _run("zoo_dv_wider_than_dqk", {0: q, 1: k, 2: v}, (2, 2))[3]
     _check(o, _attn(_scores(q, k, 0.125), v))
+
+
+def test_gqa_group_rows_in_one_tile_causal():
+    """Query heads 2 kh and 2 kh + 1 as the 128 rows of one Q tile (row r: query qt 64 + r % 64)."""
+    q, k, v = _h(2, 4, 128, 64), _h(2, 2, 128, 64), _h(2, 2, 128, 64)
+    o = _run("zoo_gqa_group_rows_causal", {0: q, 1: k, 2: v}, (2, 2, 2))[3]
+    ref = _attn(_masked(_scores(q, np.repeat(k, 2, axis=1), 0.125), _causal(128, 128)), np.repeat(v, 2, axis=1))
+    _check(o, ref)
+
+
+@pytest.mark.parametrize("causal", [1, 0])
+def test_causal_by_a_runtime_flag(causal):
+    """The same compiled kernel with the run-time flag 1 and 0."""
+    q, k, v = _h(2, 150, 64), _h(2, 150, 64), _h(2, 150, 64)
+    prog = s3.resized("zoo_runtime_causal_flag", {}, {5: causal})
+    o = s3._chained("zoo_runtime_causal_flag", {0: q, 1: k, 2: v}, (3, 2, 1), program=prog)[3]
+    s = _scores(q, k, 0.125)
+    _check(o, _attn(_masked(s, _causal(150, 150)) if causal else s, v))

@@ -22,6 +22,7 @@ RNG = np.random.default_rng(30021)
 @pytest.fixture(autouse=True)
 def _zoo(monkeypatch):
     monkeypatch.setattr(sweep, "PROGRAMS", {**sweep.PROGRAMS, **PROGRAMS})
+    monkeypatch.setattr(sweep, "NP", {**sweep.NP, "float8_e4m3fn": np.uint8})  # e4m3 arrays passed as their bytes
 
 
 def _attn(q, k, v, scale=0.125):
@@ -47,3 +48,23 @@ def test_f32_arrays_cast_to_bf16_on_the_simt_path():
     q, k, v = (sample(RNG, s) for s in ((2, 128, 64),) * 3)
     o = run("zoo_f32_arrays_cast_bf16", {0: q, 1: k, 2: v})[3]
     _close(o, _attn(bf16(q), bf16(k), bf16(v)), 2e-2, 2e-2)
+
+
+def test_o_stored_transposed_on_the_simt_path():
+    """O^T ``[BH, D, S]``; 170 keys (ragged, masked)."""
+    q, k, v = (sample(RNG, s, "float16") for s in ((2, 128, 64), (2, 170, 64), (2, 170, 64)))
+    o = run("zoo_o_stored_transposed", {0: q, 1: k, 2: v})[3]
+    _close(o, np.swapaxes(_attn(q, k, v), -1, -2), 3e-3, 1e-2)
+
+
+def test_fp8_e4m3_on_the_simt_path():
+    """e4m3 Q, K, V (P rounded to e4m3 for P V, as the kernel casts it): the reference rounds P too."""
+    import ml_dtypes
+
+    e4 = ml_dtypes.float8_e4m3fn
+    q, k, v = (sample(RNG, s, "float32").astype(e4) for s in ((2, 128, 64),) * 3)
+    o = run("zoo_fp8_e4m3", {0: q.view(np.uint8), 1: k.view(np.uint8), 2: v.view(np.uint8)})[3]
+    s = (np.asarray(q, np.float64) @ np.swapaxes(np.asarray(k, np.float64), -1, -2)) * 0.125
+    p = np.exp(s - s.max(-1, keepdims=True))
+    ref = (p.astype(e4).astype(np.float64) @ np.asarray(v, np.float64)) / p.sum(-1, keepdims=True)
+    _close(o, ref, 3e-2, 3e-2)

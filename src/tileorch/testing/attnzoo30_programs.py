@@ -577,6 +577,75 @@ def zoo_dv_wider_than_dqk(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, DV)))
 
 
+@ct.kernel
+def zoo_gqa_group_rows_causal(Q, K, V, O, qk_scale: float, G: C[int], BM: C[int], BN: C[int], D: C[int]):
+    """GQA with the group's ``G`` query heads stacked as the rows of one ``(1, G, BM, D)`` tile of
+    ``Q [B, H, S, D]`` (reshaped to ``(G BM, D)``): row ``r`` is query ``qt BM + r % BM`` of head
+    ``G kh + r // BM``; causal from those positions; grid (query tile, KV head, batch)."""
+    qt, kh, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    q = ct.load(Q, index=(b, kh, qt, 0), shape=(1, G, BM, D)).reshape((G * BM, D))
+    qpos = (qt * BM + ct.arange(G * BM, dtype=ct.int32) % BM)[:, None]
+    m_i, l_i, acc = _state(G * BM, D)
+    for j in range(ct.cdiv((qt + 1) * BM, BN)):
+        k = ct.load(K, index=(b, kh, j, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((G * BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] <= qpos, s, -math.inf)
+        v = ct.load(V, index=(b, kh, j, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(b, kh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, G, BM, D)))
+
+
+@ct.kernel
+def zoo_runtime_causal_flag(Q, K, V, O, qk_scale: float, causal: int, BM: C[int], BN: C[int], D: C[int]):
+    """Causal or not by a run-time ``int`` argument (not a constant): the mask ``kpos < seq and (kpos <=
+    qpos or causal == 0)`` and the loop bound chosen by ``ct.where``-free scalar math; ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i, l_i, acc = _state(BM, D)
+    hi = min((qt + 1) * BM, seq) * causal + seq * (1 - causal)
+    for j in range(ct.cdiv(hi, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        s = ct.where((kpos < seq) & ((kpos <= qpos) | (causal == 0)), s, -math.inf)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def zoo_fp8_e4m3(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """FP8 (e4m3) Q / K / V as FlashAttention-3's fp8 forward takes them: P cast to e4m3 for ``P V``,
+    f16 O; the descale folded into ``qk_scale``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def zoo_o_stored_transposed(Q, K, V, OT, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """O stored transposed into ``OT [BH, D, S]`` (``ct.transpose`` of the normalized tile); ragged keys."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < seq, s, -math.inf)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(OT, index=(bh, 0, qt), tile=ct.transpose((acc / l_i).astype(OT.dtype)).reshape((1, D, BM)))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 F16, BF16, F32, I32 = "float16", "bfloat16", "float32", "int32"
@@ -670,3 +739,15 @@ _add("zoo_normalized_online", zoo_normalized_online,
 _add("zoo_dv_wider_than_dqk", zoo_dv_wider_than_dqk,
      [((2, 128, 64), F16), ((2, 150, 64), F16), ((2, 150, 128), F16), ((2, 128, 128), BF16), _S64, 64, 64, 64, 128],
      (2, 2), "chained", outputs=(3,))
+_add("zoo_gqa_group_rows_causal", zoo_gqa_group_rows_causal,
+     [((2, 4, 128, 64), F16), ((2, 2, 128, 64), F16), ((2, 2, 128, 64), F16), ((2, 4, 128, 64), F16), _S64, 2, 64,
+      64, 64], (2, 2, 2), "chained", outputs=(3,))
+_add("zoo_runtime_causal_flag", zoo_runtime_causal_flag,
+     _qkv((2, 150, 64), (2, 150, 64)) + [((2, 150, 64), F16), _S64, 1, 64, 64, 64], (3, 2), "chained", outputs=(3,))
+_add("zoo_fp8_e4m3", zoo_fp8_e4m3,
+     _qkv((2, 128, 64), (2, 128, 64), "float8_e4m3fn") + [((2, 128, 64), F16), _S64, 64, 64, 64], (2, 2), "simt",
+     outputs=(3,), error="the first dot's A element type f8E4M3FN: f16/bf16 operands are supported",
+     notes="the chained tier's WGMMAs are f16 / bf16 (an e4m3 WGMMA needs K-major B tiles and 32-wide K steps)")
+_add("zoo_o_stored_transposed", zoo_o_stored_transposed,
+     _qkv((2, 128, 64), (2, 170, 64)) + [((2, 64, 128), F16), _S64, 64, 64, 64], (2, 2), "simt", outputs=(3,),
+     error="the epilogue reads a register tile at coordinates other than its own")
