@@ -113,10 +113,10 @@ def zoo_kt_stored_gqa(Q, KT, V, O, qk_scale: float, G: C[int], BM: C[int], BN: C
     ct.store(O, index=(b, h, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, 1, BM, D)))
 
 
-@ct.kernel
-def zoo_heads_on_axis0(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
-    """The grid transposed: ``bh = bid(0)``, the query tile ``bid(1)``; causal, ragged."""
-    bh, qt = ct.bid(0), ct.bid(1)
+def _causal_query_tile(Q, K, V, O, qk_scale, bh, qt, BM, BN, D):
+    """Query tile ``qt`` of head ``bh`` of ``[BH, S, D]`` arrays, causal, the ragged sequence masked (the body
+    of :func:`zoo_heads_on_axis0` and :func:`zoo_reversed_q_tiles_causal`, which differ in how they read
+    ``bh`` and ``qt`` off the grid)."""
     seq = K.shape[1]
     q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
     qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
@@ -129,25 +129,20 @@ def zoo_heads_on_axis0(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C
         v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
         m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def zoo_heads_on_axis0(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The grid transposed: ``bh = bid(0)``, the query tile ``bid(1)``; causal, ragged."""
+    _causal_query_tile(Q, K, V, O, qk_scale, ct.bid(0), ct.bid(1), BM, BN, D)
 
 
 @ct.kernel
 def zoo_reversed_q_tiles_causal(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
     """Causal with the query tiles taken last-first (``qt = num_blocks(0) - 1 - bid(0)``: the
     longest rows start first), ragged."""
-    qt, bh = ct.num_blocks(0) - 1 - ct.bid(0), ct.bid(1)
-    seq = K.shape[1]
-    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
-    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
-    m_i, l_i, acc = _state(BM, D)
-    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
-        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
-        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
-        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
-        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
-        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
-        m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
-    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+    qt = ct.num_blocks(0) - 1 - ct.bid(0)
+    _causal_query_tile(Q, K, V, O, qk_scale, ct.bid(1), qt, BM, BN, D)
 
 
 @ct.kernel

@@ -855,19 +855,6 @@ class ChainedKernel:
             provided[dot.result] = (self.tn, list(regs[k * n:(k + 1) * n]))
 
 
-def _derives_from(v: SSAValue, root: SSAValue, limit: int = 64) -> bool:
-    """Whether ``v`` is computed from ``root`` (through at most ``limit`` ops of its def chain)."""
-    todo, seen = [v], set()
-    while todo and len(seen) < limit:
-        x = todo.pop()
-        if x is root:
-            return True
-        if isinstance(x.owner, Operation) and id(x.owner) not in seen:
-            seen.add(id(x.owner))
-            todo.extend(x.owner.operands)
-    return False
-
-
 def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool,
              grouped: bool = False) -> tuple[Operand, list[str]]:
     """The TMA tile ``v`` is loaded from (a located refusal when it is not one the kernel reads).
@@ -900,7 +887,7 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
                   "tiles is not supported yet")
     elt = ld.result.type.element_type
     if type(elt) not in _DT:
-        used = next((o.type.element_type for o in dot.operands[:2] if _derives_from(o, ld.result)), None)
+        used = next((o.type.element_type for o in dot.operands[:2] if _depends_on(o, ld.result)), None)
         converted = (f" (converted to {used} in the kernel: the tier's WGMMA reads the tile in shared memory as TMA "
                      "writes it, in the array's type, and converts no operand tile; convert the array before the "
                      "launch)" if type(used) in _DT else "")
