@@ -1,7 +1,7 @@
 # s30-attnzoo's GPU check (< 120 s; run from the repository root with the compiler installed, carry .whl), e.g.
 #   CMD="bash benchmarks/session30_attnzoo.sh" bash benchmarks/device_session.sh shell   -> $OUT/s30attnzoo.tgz
-# 1. tests/gpu/test_attnzoo30_gpu.py: the 27 programs of tileorch.testing.attnzoo30_programs (25 on the chained
-#    tier, 2 on the SIMT path) against torch fp32, NaN-prefilled; each takes its tabled path.  Expected: all pass
+# 1. tests/gpu/test_attnzoo30_gpu.py: the 31 programs of tileorch.testing.attnzoo30_programs (27 on the chained
+#    tier, 4 on the SIMT path) against torch fp32, NaN-prefilled; each takes its tabled path.  Expected: all pass
 #    (the CPU emulator passed every chained one against numpy; bf16 ones ran there as f16 twins).
 # 2. benchmarks/attnzoo30.py: four programs at model sizes (GQA [B, S, H, D] 4x4096 32/8 heads d128; a causal
 #    1024-key window bf16 d128; soft cap + key lengths + LSE bf16 d128; causal with the query tiles last-first)

@@ -5,26 +5,40 @@ features those sets test one at a time or using a spelling they never use.
 
 Heads and layouts: GQA in the sequence-major layout ``[B, S, H, D]`` for a 1000 x 777 cross
 attention at head dim 96; MQA whose program loops over the query heads; K stored transposed
-``[B, HKV, D, S]`` with GQA; the heads on the grid's first axis; the query tiles taken in reverse
-(heavy causal tiles first); f32 arrays cast to bf16 in the kernel.
+``[B, HKV, D, S]`` with GQA; GQA with a program per KV head (two score dots sharing K); a GQA group's
+query heads as the rows of one Q tile; Q / O head-major beside a sequence-major KV cache; the fused QKV
+projection's output read in place with O stored merged ``[B, S, H D]``; the heads on the grid's first
+axis; the query tiles taken in reverse (heavy causal tiles first); f32 arrays cast to bf16 in the
+kernel; fp8 (e4m3) operands; V twice Q's head dim with a bf16 O from f16 inputs; O stored transposed.
 
 Masks and scores: a causal sliding window whose loop starts at the window's first tile; causal
 bottom-right aligned with the offset read off the arrays' shapes; an additive f32 bias ``[H, Sq, Sk]``
 broadcast over the batch; ALiBi computed from the head index in the causal, sequence-major form; a
 soft cap with key padding from a per-batch length array and the natural LSE; T5's relative-position
 bias gathered from a ``[H, 2R + 1]`` table by bucket; the "safe softmax" guard for rows whose tiles
-are all masked (``where(m == -inf, 0, m)``).
+are all masked (``where(m == -inf, 0, m)``); dropout from a hash of the positions; causal by a run-time
+``int`` flag.
 
 Softmax forms: two passes over the keys (the row max by ``ct.max`` first, then ``exp``, ``ct.sum``
 and ``P V`` without rescaling); Triton's two-stage causal loop (the unmasked tiles below the
 diagonal, then the masked diagonal tiles, one running state); Q scaled before the first dot with
-natural ``exp`` at head dim 32; the log2 LSE at head dim 256; natural LSE beside a sequence-major O.
+natural ``exp`` at head dim 32; the log2 LSE at head dim 256; natural LSE beside a sequence-major O;
+the accumulator kept normalized every step; Q loaded inside the key loop.
+
+Found by this set: ``ct.num_blocks`` in a chained kernel without a work loop was refused ("reads the
+grid size (num_blocks) in a kernel whose work tiles are not the launch grid's programs"): every chained
+kernel reads the program grid now; the two-pass softmax's refusal named a GEMM remedy (it names the row
+statistic and the online softmax now); the f32-array refusal says the kernel converts the tile.  Still
+refused, located: the two-pass softmax, f32 arrays cast in the kernel, fp8 operands, O stored
+transposed (their SIMT runs: tests/unit/test_attnzoo30_interp.py).  No program of the set computes a
+wrong result on the PTX emulator.
 
 Each entry is a :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``:
 what the compiler does with it; ``error``: the located refusal's text where the tensor-core tier
 refuses); driven by tests/unit/test_attnzoo30_compile.py (path, located remarks),
 tests/unit/test_attnzoo30_emulated.py (the chained kernels' PTX on the emulator against numpy,
-NaN-prefilled outputs) and tests/gpu/test_attnzoo30_gpu.py (torch fp32).  Importing it needs
+NaN-prefilled outputs), tests/unit/test_attnzoo30_interp.py (the refused ones on the SIMT interpreter)
+and tests/gpu/test_attnzoo30_gpu.py (torch fp32).  Importing it needs
 ``cuda.tile``.
 """
 
