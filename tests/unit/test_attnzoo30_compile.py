@@ -66,9 +66,10 @@ def test_num_blocks_refusal_is_gone_at_its_line():
     assert not [r for r in remarks if "num_blocks" in r], remarks
 
 
-SPILL_CHECKED = ["zoo_gqa_bshd_cross_1000x777_d96", "zoo_gqa_two_heads_per_program", "zoo_softcap_lens_lse_bf16_d128",
-                 "zoo_log2_lse_d256_causal", "zoo_t5_bucket_bias_gather", "zoo_hash_dropout",
-                 "zoo_reversed_q_tiles_causal", "zoo_window_causal_from_lo_bf16_d128"]
+SPILL_CHECKED = ["zoo_gqa_two_heads_per_program", "zoo_softcap_lens_lse_bf16_d128", "zoo_log2_lse_d256_causal"]
+"""The register-heaviest chained kernels of the set (two accumulators; head dim 128 with the soft cap, the key
+lengths and the LSE; head dim 256).  Session 30 also assembled the 1000 x 777 GQA (d96), T5 bucket, hash
+dropout, reversed-tile and d128 window kernels without spills (5 ptxas runs, about 8 CPU s: not repeated in CI)."""
 
 
 @pytest.mark.parametrize("name", SPILL_CHECKED)
