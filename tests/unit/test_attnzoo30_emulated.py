@@ -6,7 +6,7 @@ program runs as its f16 twin (its bf16 form compiles in test_attnzoo30_compile.p
 in tests/gpu/test_attnzoo30_gpu.py).  Keys past a sequence's end hold large finite values where the
 kernel must not read them (a leak shows).  CI runs a subset (each feature once, the 1000 x 777 cross attention
 resized to 130 x 100: the same compiled kernel); ``TILEORCH_EMULATE_ALL=1`` runs every case (session 30, 2 shared
-cores: about 63 CPU s for all, 30 for the subset).  Needs cuda-tile."""
+cores: about 65 CPU s for all, 30 for the subset).  Needs cuda-tile."""
 
 from __future__ import annotations
 
@@ -99,6 +99,7 @@ def test_heads_on_the_grid_first_axis_causal():
     _check(o, _attn(_masked(_scores(q, k, 0.125), _causal(150, 150)), v))
 
 
+@EXTENDED
 def test_causal_window_loop_from_the_window_start_d128():
     """A 70-key causal window over 200 keys (64-key tiles): the loop starts at the window's first tile."""
     q, k, v = _h(2, 200, 128), _h(2, 200, 128), _h(2, 200, 128)
@@ -257,6 +258,7 @@ def test_mixed_layouts_q_head_major_kv_sequence_major():
     _check(o, _attn(_masked(_scores(q, kk, 0.125), _causal(160, 160)), vv))
 
 
+@EXTENDED
 def test_q_loaded_inside_the_key_loop():
     q, k, v = _h(2, 128, 64), _h(2, 170, 64), _h(2, 170, 64)
     o = _run("zoo_q_loaded_in_loop", {0: q, 1: k, 2: v}, (2, 2))[3]
@@ -270,6 +272,7 @@ def test_accumulator_kept_normalized():
     _check(o, _attn(_masked(_scores(q, k, 0.125), _causal(190, 190)), v))
 
 
+@EXTENDED
 def test_v_wider_than_q_and_k():
     """V 128 wide, Q / K 64 (the bf16 O runs here as f16: the emulator's arrays have no bf16)."""
     q, k, v = _h(2, 128, 64), _h(2, 150, 64), _h(2, 150, 128)
