@@ -887,7 +887,11 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
                   "tiles is not supported yet")
     elt = ld.result.type.element_type
     if type(elt) not in _DT:
-        _fail(ld, f"{what} element type {elt}: f16/bf16 operands are supported")
+        used = next((o.type.element_type for o in dot.operands[:2] if _depends_on(o, ld.result)), None)
+        converted = (f" (converted to {used} in the kernel: the tier's WGMMA reads the tile in shared memory as TMA "
+                     "writes it, in the array's type, and converts no operand tile; convert the array before the "
+                     "launch)" if type(used) in _DT else "")
+        _fail(ld, f"{what} element type {elt}: f16/bf16 operands are supported{converted}")
     rows, cols = shape[-1:-3:-1] if swapped else (shape[rows_dim], shape[-1])  # as stored in the array
     group = shape[group_dim] if group_dim >= 0 else 1
     rows *= group
@@ -3742,13 +3746,16 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     kb.kv_ahead = kv_ahead
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
-    # the program's num_programs(a) reads the launch grid (a static loop's work items: num_programs(a) * G)
-    ck.launch_grid = list(grid) if grid is not None and work_items is not None else None
+    # the program's num_programs(a) reads the launch grid: a persistent kernel's grid parameters (a static
+    # loop's work items: num_programs(a) * G), else the CTA grid (nctaid, read in the entry block below)
+    ck.launch_grid = list(grid) if grid is not None else None
     kb.entry()
 
     # ---- thread coordinates (entry block, before everything that needs them)
     site = _Site(ck, args)
     e = site.e
+    if grid is None:  # one CTA per program: the launch's CTA grid is the program grid
+        ck.launch_grid = [e.v(nvvm.SPECIAL_REGISTERS[f"nctaid.{x}"]()) for x in "xyz"]
     tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
     warp = e.v(arith.ShRUIOp(tid, e.const(5)))
     lane = e.v(arith.AndIOp(tid, e.const(31)))

@@ -77,11 +77,11 @@ def _continued(l1: scf.ForOp, l2: scf.ForOp) -> dict[int, int] | None:
     return out
 
 
-def reads_first(l1: scf.ForOp, l2: Operation) -> bool:
-    """Whether ``l2`` (a later op of ``l1``'s block) reads ``l1``'s results other than as a loop's initial
-    values: inside its body, or through the ops between them (``a = relu(h).astype(f16)`` read by the second
-    loop)."""
-    derived = set(l1.results)
+def reads_first(l1: scf.ForOp, l2: Operation, results: list[SSAValue] | None = None) -> bool:
+    """Whether ``l2`` (a later op of ``l1``'s block) reads ``l1``'s results (those in ``results`` when given)
+    other than as a loop's initial values: inside its body, or through the ops between them
+    (``a = relu(h).astype(f16)`` read by the second loop)."""
+    derived = set(l1.results if results is None else results)
     op = l1.next_op
     while op is not None and op is not l2:
         if any(x in derived for sub in op.walk() for x in sub.operands):
@@ -92,10 +92,58 @@ def reads_first(l1: scf.ForOp, l2: Operation) -> bool:
     return any(x in derived for o in l2.regions[0].walk() for x in o.operands) if l2.regions else False
 
 
+def _reduced_statistic(l1: scf.ForOp, l2: Operation) -> bool:
+    """Whether a result of ``l1`` that ``l2`` reads (:func:`reads_first`) is carried as a reduction of a dot's
+    result in ``l1``'s body (``m = max(m, ct.max(q @ k.T, axis=1))``: a two-pass softmax's row max), not a dot's
+    accumulator: its yielded value depends on an ``nv_tileaa.reduce`` of a value that depends on a dot."""
+    body = l1.body.block
+    y = body.last_op
+    for r in l1.results:
+        if not reads_first(l1, l2, [r]):
+            continue
+        carried = y.operands[r.index]
+        if isinstance(carried.owner, Operation) and carried.owner.name.endswith(".dot"):
+            continue  # a dot's accumulator
+        seen, todo = set(), [carried]
+        while todo:
+            op = todo.pop().owner
+            if not isinstance(op, Operation) or op.parent_block() is not body or id(op) in seen:
+                continue
+            seen.add(id(op))
+            if op.name == "nv_tileaa.reduce" and _depends_on_dot(op, body):
+                return True
+            todo.extend(op.operands)
+    return False
+
+
+def _depends_on_dot(op: Operation, body: Block) -> bool:
+    """Whether an operand of ``op`` depends on a dot's result within ``body``."""
+    seen, todo = set(), list(op.operands)
+    while todo:
+        o = todo.pop().owner
+        if not isinstance(o, Operation) or o.parent_block() is not body or id(o) in seen:
+            continue
+        if o.name.endswith(".dot"):
+            return True
+        seen.add(id(o))
+        todo.extend(o.operands)
+    return False
+
+
+TWO_PASS_WHY = ("the second loop reads a row statistic the first loop reduces from its dot's result (a two-pass "
+                "softmax: the row max of Q K^T over every key tile, then exp, sum and P V): the tensor-core kernels "
+                "run the dots of one loop, and no kernel runs the key tiles twice; written as the online softmax (one "
+                "loop: the running max, the running sum and the accumulator rescaled by exp(m_old - m_new)) it takes "
+                "the TMA + WGMMA chained kernel")
+"""The refusal of a second dot loop that reads a row statistic the first loop reduces (:func:`reads_first_why`)."""
+
+
 def reads_first_why(l1: scf.ForOp, l2: scf.ForOp) -> str | None:
     """The refusal of a second dot loop that reads the first's result (:func:`reads_first`), else None."""
     if not reads_first(l1, l2):
         return None
+    if _reduced_statistic(l1, l2):
+        return TWO_PASS_WHY
     return ("the second loop reads the first loop's result (e.g. acc2 += f(acc1) @ w2): its K steps need the "
             "first loop complete; write the second loop's index as the grid's axis 1 instead (j = ct.bid(1): after "
             "the first loop, one dot of f(acc1) with the second operand's tile j and its store), which the WGMMA "

@@ -99,3 +99,36 @@ builtin.module {
     nv_tileaa.return
   }
 }
+
+// -----
+// A two-pass softmax: the first loop carries the row max of its dot's result (a reduce), the second reads it.
+builtin.module {
+  func.func @two_pass_row_max(%q: tensor<128x64xf16>, %kt: tensor<64x64xf16>, %v: tensor<64x64xf16>, %n: i32) -> tensor<128x64xf32> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+    %ninf = arith.constant dense<0xFF800000> : tensor<128x1xf32>
+    %m = scf.for %i = %c0 to %n step %c1 iter_args(%mi = %ninf) -> (tensor<128x1xf32>) : i32 {
+      %s = nv_tileaa.dot %q, %kt, %zero : tensor<128x64xf16>, tensor<64x64xf16>, tensor<128x64xf32> -> tensor<128x64xf32>
+      %r = "nv_tileaa.reduce"(%s) <{dim = 1 : i32, identities = [0xff800000 : f32]}> ({
+      ^bb0(%x: f32, %y: f32):
+        %z = nv_tileaa.maxf %x, %y : f32
+        "nv_tileaa.yield"(%z) : (f32) -> ()
+      }) : (tensor<128x64xf32>) -> tensor<128xf32>
+      %rm = nv_tileaa.expand_dims %r {dim = 1 : i32} : tensor<128xf32> -> tensor<128x1xf32>
+      %mn = nv_tileaa.maxf %mi, %rm : tensor<128x1xf32>
+      scf.yield %mn : tensor<128x1xf32>
+    }
+    // expected-error@+1 {{the second loop reads a row statistic the first loop reduces from its dot's result (a two-pass softmax: the row max of Q K^T over every key tile, then exp, sum and P V)}}
+    %o = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf32>) : i32 {
+      %s2 = nv_tileaa.dot %q, %kt, %zero : tensor<128x64xf16>, tensor<64x64xf16>, tensor<128x64xf32> -> tensor<128x64xf32>
+      %mb = nv_tileaa.broadcast %m : tensor<128x1xf32> -> tensor<128x64xf32>
+      %d = nv_tileaa.subf %s2, %mb : tensor<128x64xf32>
+      %p = nv_tileaa.exp2 %d : tensor<128x64xf32>
+      %ph = nv_tileaa.fp_to_fp %p : tensor<128x64xf32> -> tensor<128x64xf16>
+      %a2 = nv_tileaa.dot %ph, %v, %acc : tensor<128x64xf16>, tensor<64x64xf16>, tensor<128x64xf32> -> tensor<128x64xf32>
+      scf.yield %a2 : tensor<128x64xf32>
+    }
+    func.return %o : tensor<128x64xf32>
+  }
+}
