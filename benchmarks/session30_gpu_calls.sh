@@ -1,15 +1,15 @@
 # Session 30's device calls, grouped so each stays under the 600 s per-call limit (every step bounded by timeouts).
-#   part A: user grids on the GEMM path (session30_grid.sh, <= 110 s), the one GEMM consumer body as the default
-#           (session30_consumer.sh, <= 120 s), REMATERIALIZE_FLOAT_LOADS=1 as the default (session30_remat.sh, <= 110 s),
-#           the auto GEMM rule with 192-wide tiles beside its columns (session30_gemm_suite.sh, <= 60 s)
-#   part B: the shared-memory row cache (session30_rowlong.sh), review 30 (session30_review.sh), attention
-#           variants (session30_attnzoo.sh)
+#   part A: user grids on the GEMM path (session30_grid.sh, <= 110 s), REMATERIALIZE_FLOAT_LOADS=1 as the default
+#           (session30_remat.sh, <= 110 s), the shared-memory row cache A/B (session30_rowlong.sh), the auto GEMM
+#           rule with 192-wide tiles beside its columns (session30_gemm_suite.sh, <= 60 s)
+#   part B: the one GEMM consumer body as the default (session30_consumer.sh, <= 120 s), attention variants
+#           (session30_attnzoo.sh), review 30 (session30_review.sh)
 # Each script says what it should show.
 # Run (carry .whl):  CMD="bash benchmarks/session30_gpu_calls.sh A" bash benchmarks/device_session.sh shell
 set -u
 case "${1:-}" in
-  A) parts="grid remat consumer gemm_suite"; export VARIANTS=${VARIANTS:-persistent,streamk,persistent_n192} ;;
-  B) parts="rowlong review attnzoo" ;;
+  A) parts="grid remat rowlong gemm_suite"; export VARIANTS=${VARIANTS:-persistent,streamk,persistent_n192} ;;
+  B) parts="consumer attnzoo review" ;;
   *) parts="$*" ;;
 esac
 for p in $parts; do
