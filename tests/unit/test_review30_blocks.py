@@ -33,10 +33,11 @@ class _DeviceView:
     the view's first element in :func:`run`'s memory, its shape, its strides in bytes and its element type."""
 
     def __init__(self, ptr: int, a: np.ndarray):
-        typestr = "<f2" if a.dtype == BF16 else a.dtype.str  # (the interface has no bf16: set afterwards)
+        ml = a.dtype.kind == "V" or a.dtype.name.startswith("float8")  # an ml_dtypes type (bf16, fp8): the interface has none, set afterwards
+        typestr = f"<u{a.dtype.itemsize}" if ml else a.dtype.str
         self.__cuda_array_interface__ = {"data": (ptr, False), "shape": a.shape, "typestr": typestr,
                                          "strides": a.strides, "version": 3}
-        self.dtype_name = "bfloat16" if a.dtype == BF16 else "bool_" if a.dtype == np.bool_ else a.dtype.name
+        self.dtype_name = "bool_" if a.dtype == np.bool_ else a.dtype.name
 
 
 def _root(a: np.ndarray) -> np.ndarray:
@@ -59,7 +60,7 @@ def compile_for(kernel, args, name):
     for a in args:
         if isinstance(a, np.ndarray):
             r = _root(a)
-            base = roots.setdefault(id(r), (r, (len(roots) + 1) << 32))[1]
+            base = roots.setdefault(id(r), (r, (len(roots) + 1) << 40))[1]
             v = _DeviceView(base + _address(a) - _address(r), a)
             described.append(v)
         else:
@@ -79,9 +80,12 @@ def _param_values(ptx: str, packed: list[bytes]) -> list[int]:
     return [int.from_bytes(b, "little", signed=False) for b in packed]
 
 
-def run(kernel, args, grid, name=None, kind="simt"):
+def run(kernel, args, grid, name=None, kind="simt", windows=()):
     """``kernel[grid](*args)`` on the PTX emulator (a SIMT-path program); the arrays of ``args`` are updated in
-    place (views write through to their base arrays).  Returns the compiled program (``kind`` checked)."""
+    place (views write through to their base arrays).  Returns the compiled program (``kind`` checked).
+    ``windows``: ``(argument position, byte offset, uint8 array)`` -- the memory of that argument's array, at
+    that offset from its address (the far rows of an array too large to hold, given as an ``as_strided`` view
+    whose own memory is not read)."""
     from tileorch.launchers import cutile as rc
     from tileorch.launchers.cutile import split_cluster_size
     from tileorch.testing.ptx_emulator import Cluster, Emu
@@ -90,10 +94,15 @@ def run(kernel, args, grid, name=None, kind="simt"):
     prog, arguments, roots = compile_for(kernel, args, name)
     assert prog.kind == kind, (name, prog.kind, prog.remarks)
     memory = []
-    for r, base in roots.values():
+    held = {id(_root(args[pos])) for pos, _, _ in windows}  # (an array given by its windows alone)
+    for key, (r, base) in roots.items():
+        if key in held:
+            continue
         assert r.flags.c_contiguous or r.flags.f_contiguous, "a view's base array must be contiguous"
         raw = r.ravel(order="K").view(np.uint8)  # (the memory itself, in address order)
         memory.append((base, raw, f"root{base >> 32}"))
+    for pos, offset, raw in windows:
+        memory.append((arguments[pos].ptr + offset, raw, f"window{pos}_{offset}"))
     values = _param_values(prog.ptx, rc.pack_simt_arguments(arguments))
     grid = tuple(grid) + (1,) * (3 - len(grid))
     threads = prog.threads

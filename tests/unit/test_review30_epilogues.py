@@ -103,6 +103,32 @@ def fp8_scales_silu(A, Bt, Sa, Sb, Y, tm: C[int], tn: C[int], tk: C[int]):
     ct.store(Y, index=(bm, bn), tile=(z / (1.0 + ct.exp(-z))).astype(Y.dtype))
 
 
+@ct.kernel
+def plain_product(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    ct.store(Y, index=(bm, bn), tile=_acc(A, B, bm, bn, tm, tn, tk).astype(Y.dtype))
+
+
+@ct.kernel
+def two_outputs(A, B, Bias, Z, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """The pre-activation z = acc + bias (f32, kept for the backward pass) and y = f16(relu(z)): two stores."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    z = _acc(A, B, bm, bn, tm, tn, tk) + ct.load(Bias, index=(bn,), shape=(tn,), padding_mode=ZERO)[None, :]
+    ct.store(Z, index=(bm, bn), tile=z)
+    ct.store(Y, index=(bm, bn), tile=ct.maximum(z, 0.0).astype(Y.dtype))
+
+
+@ct.kernel
+def residual_rms_scale(A, B, R, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """y = bf16(residual + acc * rsqrt(mean over the tile's columns of acc^2 + 1e-6)): a row statistic of the
+    accumulator tile (one column tile: N = tn)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = _acc(A, B, bm, bn, tm, tn, tk)
+    ms = ct.sum(acc * acc, axis=1, keepdims=True) / tn
+    r = ct.load(R, index=(bm, bn), shape=(tm, tn), padding_mode=ZERO).astype(ct.float32)
+    ct.store(Y, index=(bm, bn), tile=(r + acc * ct.rsqrt(ms + 1e-6)).astype(Y.dtype))
+
+
 def _a(shape, dt=F16):
     return (tuple(shape), dt)
 
@@ -116,8 +142,15 @@ SPECS = {
                           _a((80,), F32), _a((130, 80), "bfloat16"), 64, 64, 64],
     "fp8_scales_silu": [_a((130, 128), "float8_e4m3fn"), _a((80, 128), "float8_e4m3fn"), _a((130,), F32),
                         _a((80,), F32), _a((130, 80), "bfloat16"), 64, 64, 64],
+    "tiny_tiles_one_row": [_a((1, 96)), _a((96, 80)), _a((1, 80), F32), 16, 16, 16],
+    "seven_rows": [_a((7, 40)), _a((40, 24)), _a((7, 24), F32), 64, 64, 32],
+    "two_outputs": [_a((130, 96)), _a((96, 80)), _a((80,), F32), _a((130, 80), F32), _a((130, 80)), 64, 64, 32],
+    "residual_rms_scale": [_a((130, 96)), _a((96, 64)), _a((130, 64)), _a((130, 64)), 64, 64, 32],
 }
-RUNS = {"bias_gelu_tanh": (3, 2), "bias_gelu_erf": (3, 2), "silu_row_col_scales": (3, 2), "relu_squared_bias": (3, 2)}
+KERNELS = {"tiny_tiles_one_row": "plain_product", "seven_rows": "plain_product"}
+"""Specs named apart from their kernel."""
+RUNS = {"bias_gelu_tanh": (3, 2), "bias_gelu_erf": (3, 2), "silu_row_col_scales": (3, 2), "relu_squared_bias": (3, 2),
+        "tiny_tiles_one_row": (1, 5), "seven_rows": (1, 1), "two_outputs": (3, 2), "residual_rms_scale": (3, 1)}
 """The f16 programs the emulator runs: their launch grids."""
 
 
@@ -125,7 +158,8 @@ def _compile(name):
     from tileorch.testing.compile_memo import compile_once
     from tileorch.testing.export import cutile_bytecode
 
-    return compile_once(cutile_bytecode(globals()[name], SPECS[name]), f"rv30_{name}", arch="sm_90a", ptxas=False)
+    return compile_once(cutile_bytecode(globals()[KERNELS.get(name, name)], SPECS[name]), f"rv30_{name}",
+                        arch="sm_90a", ptxas=False)
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
@@ -138,8 +172,8 @@ def test_epilogue_programs_take_the_tensor_cores(name):
 
 @pytest.fixture
 def gemm(monkeypatch):
-    programs = {f"rv30_{n}": UserProgram(globals()[n], SPECS[n], grid, "gemm", outputs=(len(SPECS[n]) - 4,))
-                for n, grid in RUNS.items()}
+    programs = {f"rv30_{n}": UserProgram(globals()[KERNELS.get(n, n)], SPECS[n], grid, "gemm",
+                                         outputs=(len(SPECS[n]) - 4,)) for n, grid in RUNS.items()}
     s4.add_sweep_programs(monkeypatch, programs)
     monkeypatch.setattr(s14e, "PROGRAMS", {**s14e.PROGRAMS, **programs})
     return lambda name, inputs: s14e.emulate(f"rv30_{name}", inputs)
@@ -187,3 +221,24 @@ def test_relu_squared_with_an_f16_bias(gemm):
     y = gemm("relu_squared_bias", {0: a, 1: b, 2: bias, 3: _nan((130, 80), np.float32)})[3]
     z = np.maximum(_mm(a, b) + bias.astype(np.float64), 0)
     s14e._check(y, z * z, 6e-2, 1e-2)
+
+
+@pytest.mark.parametrize("name,m,k,n", [("tiny_tiles_one_row", 1, 96, 80), ("seven_rows", 7, 40, 24)])
+def test_one_row_and_seven_rows(gemm, name, m, k, n):
+    a, b = _h(m, k), _h(k, n, scale=0.25)
+    s14e._check(gemm(name, {0: a, 1: b, 2: _nan((m, n), np.float32)})[2], _mm(a, b), 3e-2, 1e-2)
+
+
+def test_two_outputs_pre_activation_and_relu(gemm):
+    a, b, bias = _h(130, 96), _h(96, 80, scale=0.25), RNG.standard_normal(80).astype(np.float32)
+    out = gemm("two_outputs", {0: a, 1: b, 2: bias, 3: _nan((130, 80), np.float32), 4: _nan((130, 80))})
+    z = _mm(a, b) + bias
+    s14e._check(out[3], z, 3e-2, 1e-2)
+    s14e._check(out[4], np.maximum(z, 0), 3e-2, 1e-2)
+
+
+def test_a_row_statistic_of_the_accumulator_with_a_residual(gemm):
+    a, b, r = _h(130, 96), _h(96, 64, scale=0.25), _h(130, 64)
+    y = gemm("residual_rms_scale", {0: a, 1: b, 2: r, 3: _nan((130, 64))})[3]
+    acc = _mm(a, b)
+    s14e._check(y, r.astype(np.float64) + acc / np.sqrt((acc * acc).mean(1, keepdims=True) + 1e-6), 3e-2, 1e-2)

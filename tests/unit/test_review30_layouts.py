@@ -145,3 +145,24 @@ def test_a_tile_at_index_minus_one():
     xp = np.concatenate([np.zeros((8, 8), np.float32), x, np.zeros((4, 8), np.float32)])
     want = np.concatenate([xp[8 * (t + 1):8 * (t + 2)] - xp[8 * t:8 * (t + 1)] for t in range(3)])[:20]
     close(y, want, 0, 0)
+
+
+@ct.kernel
+def rows_from_tile(X, Y, start: int, BM: C[int], BN: C[int]):
+    """y[r] = the sum of row start * BM + r of X and its double (f16 in, f32 out); X's row tile ``start``."""
+    x = ct.load(X, index=(start, 0), shape=(BM, BN)).astype(ct.float32)
+    ct.store(Y, index=(0, 0), tile=ct.sum(x, axis=1, keepdims=True) + x * 2.0)
+
+
+def test_rows_past_4_gib_of_an_array():
+    """X: (2^22 + 8, 1024) f16, 8 GiB + 16 KiB -- element offsets past 2^31 (int32 indices, 64-bit addresses);
+    only the 4 rows at tile 2^20 are real memory."""
+    rows, n, bm = (1 << 22) + 8, 1024, 4
+    real = np.zeros(bm * n, np.float16)
+    huge = np.lib.stride_tricks.as_strided(real, shape=(rows, n), strides=(2 * n, 2), writeable=False)
+    tile = 1 << 20
+    vals = randn(bm, n, dtype=np.float16)
+    y = nans((bm, n))
+    run(rows_from_tile, [huge, y, tile, bm, n], (1,), windows=[(0, tile * bm * n * 2, vals.view(np.uint8).reshape(-1))])
+    v = vals.astype(np.float64)
+    close(y, v.sum(1, keepdims=True) + 2 * v, 1e-5, 1e-4)
