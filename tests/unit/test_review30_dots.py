@@ -6,6 +6,9 @@ cores: math on the accumulator *after* the dot in the same K step (``acc = ct.mm
 ``acc = ct.where(k == 1, 0, acc)``), the gate and up halves of one accumulator tile, a row sum of A carried beside
 the accumulator (an int8 zero point).
 
+A loop of its own after the K loop was refused with the K loop's words ("a tile that the K loop computes beside
+the dot"): it now says what it is and that ``ct.static_iter`` (which the tier takes) unrolls it.
+
 **Wrong results fixed** (``convert_to_cutlass._carried_result``): ``acc = ct.mma(a, b, acc) + x`` and
 ``acc = ct.where(k == 1, zeros, acc)`` took the TMA + WGMMA kernel, which dropped the per-step math (the plain
 product; maximum error 6.5 and 8.5 on the emulator); now refused at the dot, and the SIMT path computes them
@@ -151,6 +154,50 @@ def zero_point_row_sum(A, B, Zb, Y, tm: C[int], tn: C[int], tk: C[int]):
     ct.store(Y, index=(bm, bn), tile=acc - asum * zb[None, :])
 
 
+@ct.kernel
+def loop_after_the_dots(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = _acc(A, B, bm, bn, tm, tn, tk)
+    for i in range(3):  # (a loop of its own after the dots)
+        acc = acc * 0.5 + 1.0
+    ct.store(Y, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def static_loop_after_the_dots(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """The same loop unrolled by cuTile (what the refusal above suggests)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = _acc(A, B, bm, bn, tm, tn, tk)
+    for i in ct.static_iter(range(3)):
+        acc = acc * 0.5 + 1.0
+    ct.store(Y, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def if_after_the_dots(A, B, Y, flag: int, tm: C[int], tn: C[int], tk: C[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = _acc(A, B, bm, bn, tm, tn, tk)
+    if flag > 0:
+        acc = acc * 2.0
+    ct.store(Y, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def store_unless_row_tile_1(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = _acc(A, B, bm, bn, tm, tn, tk)
+    if bm != 1:
+        ct.store(Y, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def add_into_y(A, B, Y, tm: C[int], tn: C[int], tk: C[int]):
+    """Y += A @ B in place: Y's tile read, then stored."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = _acc(A, B, bm, bn, tm, tn, tk)
+    ct.store(Y, index=(bm, bn), tile=ct.load(Y, index=(bm, bn), shape=(tm, tn), padding_mode=ZERO) + acc)
+
+
 MN = [_a((130, 96)), _a((96, 80)), _a((130, 80), F32), 64, 64, 32]
 SPECS = {
     "beta_c_start": ([_a((130, 96)), _a((96, 80)), _a((130, 80)), _a((130, 80), F32), 0.5, 64, 64, 32], (3, 2), 3),
@@ -164,13 +211,19 @@ SPECS = {
     "reset_after_step_1": (MN, (3, 2), 2),
     "swiglu_halves_of_one_acc": ([_a((130, 96)), _a((96, 256)), _a((130, 128)), 64, 64, 32], (3, 2), 2),
     "zero_point_row_sum": ([_a((130, 96)), _a((96, 80)), _a((80,), F32), _a((130, 80), F32), 64, 64, 32], (3, 2), 3),
+    "loop_after_the_dots": (MN, (3, 2), 2),
+    "static_loop_after_the_dots": (MN, (3, 2), 2),
+    "if_after_the_dots": ([_a((130, 96)), _a((96, 80)), _a((130, 80), F32), 1, 64, 64, 32], (3, 2), 2),
+    "store_unless_row_tile_1": (MN, (3, 2), 2),
+    "add_into_y": (MN, (3, 2), 2),
 }
 """name -> (spec, launch grid, the written argument)."""
 
 REFUSED = {"plus_a_after_the_dot": ("the accumulator is changed in the K loop after this dot", "the dot, then math"),
            "reset_after_step_1": ("the accumulator is changed in the K loop after this dot", "the dot, then a reset"),
            "swiglu_halves_of_one_acc": ("is not the 64x128 accumulator tile", "(halves of the accumulator)"),
-           "zero_point_row_sum": ("a tile that the K loop computes beside the dot", "(the K loop carrying the row sum)")}
+           "zero_point_row_sum": ("a tile that the K loop computes beside the dot", "(the K loop carrying the row sum)"),
+           "loop_after_the_dots": ("in a loop of its own after the dots", "(a loop of its own after the dots)")}
 """Dot programs the tensor-core tier refuses: (the warning's words, a marker on the line it names)."""
 
 
@@ -280,3 +333,19 @@ def test_the_accumulator_changed_after_the_dot(simt):
     a, b = _h(130, 96), _h(96, 80, scale=0.25)
     y = np.asarray(simt("reset_after_step_1", {0: a, 1: b})[2], np.float64)
     s14e._check(y, _steps(a, b)[2], 1e-4, 1e-4)
+
+
+def test_math_after_the_k_loop(gemm):
+    """An unrolled loop, a runtime ``if``, a store under an ``if``, and ``Y += A @ B`` in place."""
+    a, b = _h(130, 96), _h(96, 80, scale=0.25)
+    p = _mm(a, b)
+    y = gemm("static_loop_after_the_dots", {0: a, 1: b, 2: _nan((130, 80), np.float32)})[2]
+    s14e._check(y, p * 0.125 + 1.75, 1e-4, 1e-4)
+    y = gemm("if_after_the_dots", {0: a, 1: b, 2: _nan((130, 80), np.float32)})[2]
+    s14e._check(y, 2 * p, 1e-4, 1e-4)
+    y = np.asarray(gemm("store_unless_row_tile_1", {0: a, 1: b, 2: _nan((130, 80), np.float32)})[2], np.float64)
+    assert np.isnan(y[64:128]).all()
+    s14e._check(np.concatenate([y[:64], y[128:]]), np.concatenate([p[:64], p[128:]]), 1e-4, 1e-4)
+    y0 = np.random.default_rng(7).standard_normal((130, 80)).astype(np.float32)
+    y = gemm("add_into_y", {0: a, 1: b, 2: y0.copy()})[2]
+    s14e._check(y, p + y0, 1e-4, 1e-4)
