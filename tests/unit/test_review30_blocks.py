@@ -25,7 +25,6 @@ NEG_INF = ct.PaddingMode.NEG_INF
 BF16 = ml_dtypes.bfloat16
 RNG = np.random.default_rng(3030)
 SENTINEL = 77
-H200_SMS = 132
 
 
 class _DeviceView:
@@ -86,9 +85,8 @@ def run(kernel, args, grid, name=None, kind="simt", windows=()):
     ``windows``: ``(argument position, byte offset, uint8 array)`` -- the memory of that argument's array, at
     that offset from its address (the far rows of an array too large to hold, given as an ``as_strided`` view
     whose own memory is not read)."""
+    import test_user_sweep10_emulated as s10e
     from tileorch.launchers import cutile as rc
-    from tileorch.launchers.cutile import split_cluster_size
-    from tileorch.testing.ptx_emulator import Cluster, Emu
 
     name = name or f"rv30_{kernel._pyfunc.__name__}"
     prog, arguments, roots = compile_for(kernel, args, name)
@@ -103,27 +101,7 @@ def run(kernel, args, grid, name=None, kind="simt", windows=()):
         memory.append((base, raw, f"root{base >> 32}"))
     for pos, offset, raw in windows:
         memory.append((arguments[pos].ptr + offset, raw, f"window{pos}_{offset}"))
-    values = _param_values(prog.ptx, rc.pack_simt_arguments(arguments))
-    grid = tuple(grid) + (1,) * (3 - len(grid))
-    threads = prog.threads
-    if prog.warp_programs:  # one warp per CTA, programs_per_warp programs each
-        values.append(grid[0])
-        threads = 32
-        grid = (-(-grid[0] // prog.programs_per_warp), grid[1], grid[2])
-    smem = int(getattr(prog, "smem", 0) or 0) or (1 << 16)
-    cluster = split_cluster_size(grid[0] * grid[1] * grid[2], prog.cluster_split, H200_SMS) if prog.cluster_split else 1
-    grid = (grid[0] * cluster, grid[1], grid[2])
-    for z in range(grid[2]):
-        for y in range(grid[1]):
-            for x in range(0, grid[0], cluster):
-                if cluster == 1:
-                    ctas = [Emu(prog.ptx, values, smem, threads, (x, y, z), {}, memory, nctaid=grid)]
-                    ctas[0].run()
-                else:
-                    ctas = Cluster(cluster, lambda rank, cl: Emu(prog.ptx, values, smem, threads, (x + rank, y, z), {},
-                                                                 memory, nctaid=grid, cluster=(cl, rank))).run()
-                for emu in ctas:
-                    assert not emu.errors, (name, (x, y, z), emu.errors[:3])
+    s10e.run_grid(name, prog, _param_values(prog.ptx, rc.pack_simt_arguments(arguments)), memory, grid)
     return prog
 
 
