@@ -259,3 +259,39 @@ def test_column_cumsum_both_ways_on_a_ragged_tile():
     run(column_cumsums, [x, f, r, 8, 16], (1,))
     np.testing.assert_array_equal(f, np.cumsum(x, 0))
     np.testing.assert_array_equal(r, np.cumsum(x[::-1], 0)[::-1])
+
+
+@ct.kernel
+def layernorm_bwd_dw_db(X, DY, Mean, Rstd, DW, DB, Lock, G: C[int], BN: C[int]):
+    """Triton's LayerNorm backward, its dW / dB part: each row adds dy * xhat and dy to its group's partial sums under
+    a spin lock (``atomic_cas`` with acquire until it reads 0, ``atomic_xchg`` with release)."""
+    row = ct.bid(0)
+    x = ct.load(X, index=(row, 0), shape=(1, BN), padding_mode=ZERO).astype(ct.float32)
+    dy = ct.load(DY, index=(row, 0), shape=(1, BN), padding_mode=ZERO).astype(ct.float32)
+    xhat = (x - ct.load(Mean, index=(row,), shape=(1,))[:, None]) * ct.load(Rstd, index=(row,), shape=(1,))[:, None]
+    g = row % G
+    gi = ct.full((1,), g, dtype=ct.int32)
+    one, zero = ct.ones((1,), dtype=ct.int32), ct.zeros((1,), dtype=ct.int32)
+    while ct.atomic_cas(Lock, gi, zero, one, memory_order=ct.MemoryOrder.ACQUIRE).item() == 1:
+        pass
+    ct.store(DW, index=(g, 0), tile=ct.load(DW, index=(g, 0), shape=(1, BN), padding_mode=ZERO) + dy * xhat)
+    ct.store(DB, index=(g, 0), tile=ct.load(DB, index=(g, 0), shape=(1, BN), padding_mode=ZERO) + dy)
+    ct.atomic_xchg(Lock, gi, zero, memory_order=ct.MemoryOrder.RELEASE)
+
+
+def test_layernorm_backward_partial_sums_under_a_spin_lock():
+    m, n, groups = 10, 40, 3
+    x, dy = randn(m, n, dtype=np.float16), randn(m, n, dtype=np.float16)
+    x32 = x.astype(np.float32)
+    mean, rstd = x32.mean(1), (1 / np.sqrt(x32.var(1) + 1e-5)).astype(np.float32)
+    dw, db, lock = np.zeros((groups, n), np.float32), np.zeros((groups, n), np.float32), np.zeros(groups, np.int32)
+    prog = run(layernorm_bwd_dw_db, [x, dy, mean, rstd, dw, db, lock, groups, 64], (m,))
+    xh = (x32.astype(np.float64) - mean[:, None]) * rstd[:, None]
+    want_dw, want_db = np.zeros((groups, n)), np.zeros((groups, n))
+    for r in range(m):
+        want_dw[r % groups] += dy[r] * xh[r]
+        want_db[r % groups] += dy[r]
+    close(dw, want_dw, 1e-5, 1e-5)
+    close(db, want_db, 1e-5, 1e-5)
+    assert (lock == 0).all()
+    assert "atom.acquire.gpu.global.cas" in prog.ptx and "fence.release.gpu" in prog.ptx  # (the orders kept)
