@@ -2,7 +2,8 @@
 
 * The int8 and fp8 dequantizing epilogues of tests/unit/test_review30_epilogues.py (the emulator's WGMMA is f16 only).
 * The two K loops whose per-step math the tensor-core tier dropped before review 30 (``acc = ct.mma(a, b, acc) + a``,
-  a reset after step 1): refused now, the SIMT path computes them (tests/unit/test_review30_dots.py).
+  a reset after step 1), and the chained MLP loops with math after the second dot (the chained kernel raced the
+  WGMMA): refused now, the SIMT path computes them (tests/unit/test_review30_dots.py, test_review30_chained.py).
 * GEMM-path programs whose arrays' shapes disagree (a K loop over B's rows with a wider A, an output taller than the
   product, fewer Bs than As): the launch runs them on the SIMT path with a warning (it raised "GEMM shapes do not
   agree" before; tests/unit/test_review30_launch.py).
@@ -30,6 +31,7 @@ UNIT = str(Path(__file__).resolve().parents[1] / "unit")
 if UNIT not in sys.path:  # the CPU tests (appended: tests/gpu's modules come first)
     sys.path.append(UNIT)
 
+import test_review30_chained as chained  # noqa: E402
 import test_review30_dots as dots  # noqa: E402
 import test_review30_epilogues as epi  # noqa: E402
 import test_review30_launch as launch  # noqa: E402
@@ -89,6 +91,15 @@ def test_math_on_the_accumulator_after_the_dot():
     y = _nan(130, 80)
     _run((3, 2), dots.reset_after_step_1, a, b, y, 64, 64, 32)
     _check(y, a[:, 64:].double() @ b[64:].double(), 1e-3, 1e-3)
+
+
+def test_math_after_the_second_dot_of_a_chained_loop():
+    x, w1, w2, steps = (torch.from_numpy(a).cuda() if isinstance(a, np.ndarray) else a for a in chained._data())
+    steps = [torch.from_numpy(s_).cuda() for s_ in steps]
+    for kernel, want in ((chained.chain_plus_one, sum(steps) + 3), (chained.chain_reset, steps[1] + steps[2])):
+        y = _nan(chained.M, chained.DOUT)
+        _run((-(-chained.M // 64),), kernel, x, w1, w2, y, 64, 32, chained.D, chained.DOUT)
+        _check(y, want, 1e-3, 1e-3)
 
 
 def test_arrays_whose_shapes_disagree_run_on_the_simt_path():
