@@ -56,15 +56,48 @@ def emulate_kernel(monkeypatch, name, kernel, arrays, spec_tail=(), grid=(1,)):
     return [out[i] for i in range(len(arrays))]
 
 
+def run_grid(name, prog, params: list[int], memory: list, grid) -> None:
+    """Every CTA of the launch ``grid`` of the SIMT-path program ``prog`` on the emulator, as the launcher runs it:
+    ``params`` the entry's parameter values (f32 / f64 as their bits; a warp-program kernel's program count is
+    appended here), the clusters of a split reduction run together; asserts no CTA reported an error and keeps
+    what they printed (:data:`PRINTED`)."""
+    from tileorch.launchers.cutile import split_cluster_size
+    from tileorch.testing.ptx_emulator import Cluster, Emu
+
+    grid = tuple(grid) + (1,) * (3 - len(grid))
+    threads = prog.threads
+    if prog.warp_programs:  # one warp per CTA, programs_per_warp programs each
+        params = [*params, grid[0]]
+        threads = 32
+        grid = (-(-grid[0] // prog.programs_per_warp), grid[1], grid[2])
+    smem = int(getattr(prog, "smem", 0) or 0) or (1 << 16)
+    if getattr(prog, "row_cache", None):  # a row kept in shared memory: sized by the launcher's rule
+        from tileorch.launchers.row_cache_smem import launch_smem
+
+        smem = launch_smem(prog, [struct.pack("<Q", p) if t.endswith("64") else struct.pack("<I", p & 0xFFFFFFFF)
+                                  for t, p in zip(_params_of(prog.ptx), params)])
+    cluster = split_cluster_size(grid[0] * grid[1] * grid[2], prog.cluster_split, H200_SMS) if prog.cluster_split else 1
+    grid = (grid[0] * cluster, grid[1], grid[2])
+    for z in range(grid[2]):
+        for y in range(grid[1]):
+            for x in range(0, grid[0], cluster):
+                if cluster == 1:
+                    ctas = [Emu(prog.ptx, params, smem, threads, (x, y, z), {}, memory, nctaid=grid)]
+                    ctas[0].run()
+                else:  # the launcher's cluster of CTAs along x, run together
+                    ctas = Cluster(cluster, lambda rank, cl: Emu(prog.ptx, params, smem, threads, (x + rank, y, z), {},
+                                                                 memory, nctaid=grid, cluster=(cl, rank))).run()
+                for emu in ctas:
+                    assert not emu.errors, (name, (x, y, z), emu.errors[:3])
+                    PRINTED.extend(emu.printed)
+
+
 def emulate(name, inputs: dict):
     """:func:`test_user_sweep_interp.run`'s contract, on the PTX: program ``name`` on its spec's
     shapes and grid; returns every argument after the run (bf16 as float32 values)."""
     from tileorch.launchers import cutile as rc
     from tileorch.testing.compile_memo import compile_once
     from tileorch.testing.export import FakeDeviceArray, cutile_bytecode
-    from tileorch.launchers.cutile import split_cluster_size
-    from tileorch.testing.ptx_emulator import Cluster, Emu
-
     p = PROGRAMS[name]
     prog = compile_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a", ptxas=False)
     assert prog.kind == "simt", name
@@ -86,37 +119,12 @@ def emulate(name, inputs: dict):
             values += [base, *shape, *[st // buf.itemsize for st in buf.strides]]
         else:
             values.append(inputs.get(i, s))
-    grid = tuple(p.grid) + (1,) * (3 - len(p.grid))
-    threads = prog.threads
-    if prog.warp_programs:  # one warp per CTA, programs_per_warp programs each
-        values.append(grid[0])
-        threads = 32
-        grid = (-(-grid[0] // prog.programs_per_warp), grid[1], grid[2])
     types = _params_of(prog.ptx)
-    assert len(types) == len(values), (name, types, values)
+    assert len(types) == len(values) + bool(prog.warp_programs), (name, types, values)
     params = [struct.unpack("<I", struct.pack("<f", v))[0] if t == "f32" else
               struct.unpack("<Q", struct.pack("<d", v))[0] if t == "f64" else int(v) & 0xFFFFFFFFFFFFFFFF
               for t, v in zip(types, values)]
-    smem = int(getattr(prog, "smem", 0) or 0) or (1 << 16)
-    if getattr(prog, "row_cache", None):  # a row kept in shared memory: sized by the launcher's rule
-        from tileorch.launchers.row_cache_smem import launch_smem
-
-        smem = launch_smem(prog, [struct.pack("<Q", p) if t.endswith("64") else struct.pack("<I", p & 0xFFFFFFFF)
-                                  for t, p in zip(types, params)])
-    cluster = split_cluster_size(grid[0] * grid[1] * grid[2], prog.cluster_split, H200_SMS) if prog.cluster_split else 1
-    grid = (grid[0] * cluster, grid[1], grid[2])
-    for z in range(grid[2]):
-        for y in range(grid[1]):
-            for x in range(0, grid[0], cluster):
-                if cluster == 1:
-                    ctas = [Emu(prog.ptx, params, smem, threads, (x, y, z), {}, memory, nctaid=grid)]
-                    ctas[0].run()
-                else:  # the launcher's cluster of CTAs along x, run together
-                    ctas = Cluster(cluster, lambda rank, cl: Emu(prog.ptx, params, smem, threads, (x + rank, y, z), {},
-                                                                 memory, nctaid=grid, cluster=(cl, rank))).run()
-                for emu in ctas:
-                    assert not emu.errors, (name, (x, y, z), emu.errors[:3])
-                    PRINTED.extend(emu.printed)
+    run_grid(name, prog, params, memory, p.grid)
     return {i: sweep._bf16_value(buf) if dt == "bfloat16" else buf for i, buf, dt in placed}
 
 

@@ -1047,7 +1047,7 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         # its tensor map holds its own matrices
         counts = (a.shape[0], b.shape[0] if b.ndim == 3 else 1) if per_tile else (batch, 1 if shared else batch)
         if not per_tile and ((b.shape[0] != batch and not shared) or c.shape[0] != batch):
-            raise ValueError(f"batch sizes do not agree: A {a.shape}, B {b.shape}, C {c.shape}")
+            raise LayoutNotSupported(f"batch sizes do not agree: A {a.shape}, B {b.shape}, C {c.shape} {_DISAGREE}")
         for x in (a, c) if shared else (a, b, c):
             if x.strides[0] != x.shape[1] * x.shape[2] and x.shape[0] > 1:
                 raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs contiguous "
@@ -1081,9 +1081,9 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
     # columns are C's own, any number (the launcher passes them as the kernel's column bound)
     wide_c = bool(getattr(cfg, "program_grid", False)) and not c_transposed and not batched
     if k2 != k or (c.shape != ((n, m) if c_transposed else (m, n)) and not (wide_c and c.shape[0] == m)):
-        raise ValueError(f"GEMM shapes do not agree: A {a.shape}{' (read as A^T)' if a_major == 'm' else ''}, "
-                         f"B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, C {c.shape}"
-                         f"{' (stored as C^T)' if c_transposed else ''}")
+        raise LayoutNotSupported(f"GEMM shapes do not agree: A {a.shape}{' (read as A^T)' if a_major == 'm' else ''}, "
+                                 f"B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, C {c.shape}"
+                                 f"{' (stored as C^T)' if c_transposed else ''} {_DISAGREE}")
     for x in (a, c) + ((b,) if cfg.b_major == "k" or batched else ()):
         if x is a and getattr(cfg, "transpose_a", False):
             continue  # the launcher copies A (any layout torch can transpose)
@@ -1096,6 +1096,12 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the WGMMA GEMM needs B row-major or column-major "
                                  f"(a transposed view), got strides {b.strides} for shape {b.shape}")
     return a, b, c, m, n, k, batch, counts
+
+
+_DISAGREE = ("(a valid program: its loads pad what lies outside an array, e.g. a K loop over B's rows with a wider A, "
+             "or an output larger than the product; the WGMMA kernel computes one problem whose A, B and C agree)")
+"""Why arrays of shapes that disagree are not an error: :func:`gemm_problem_batched` raises LayoutNotSupported for
+them, and the launch runs the program on the SIMT path (a warning says why)."""
 
 
 def stored_arguments(arguments: list[Argument]) -> list[Argument]:

@@ -345,6 +345,19 @@ def _max_min(base: str, nan: bool, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(both_zero, np.where(negative, -np.zeros_like(r), np.zeros_like(r)), r)
 
 
+def _sign_extended(v: np.ndarray, ty: str, reg: str) -> np.ndarray:
+    """A loaded ``.s8`` / ``.s16`` value ``v`` (its bytes, zero-extended) as PTX's ``ld`` leaves it in register
+    ``reg``: sign-extended to the register's width (LLVM's names: ``%rs`` 16 bits, ``%r`` 32, ``%rd`` 64), held
+    masked to that width as the emulator holds every register.  Other types are returned as they are."""
+    if ty not in ("s8", "s16"):
+        return v
+    width = 64 if reg.startswith("%rd") else 16 if reg.startswith("%rs") else 32
+    bits = int(ty[1:])
+    negative = (v >> np.uint64(bits - 1)) & np.uint64(1)
+    high = np.uint64(((1 << width) - 1) ^ ((1 << bits) - 1))
+    return np.where(negative.astype(bool), v | high, v)
+
+
 def _bfe(x: int, pos: int, length: int, width: int, signed: bool) -> int:
     """PTX ``bfe``: ``length`` bits of ``x`` from bit ``pos`` (both taken ``& 0xff``), the bits past the
     field or past the width filled with the sign bit ``x[min(pos + length - 1, width - 1)]`` for ``.s``
@@ -1376,9 +1389,9 @@ class Emu:
             nbytes = int(parts[-1][1:]) // 8
             if ops[0].startswith("{"):  # ld.global.v2 / .v4: consecutive elements into each register
                 for i, reg in enumerate(r.strip() for r in ops[0].strip("{}").split(",")):
-                    self.set(reg, T, self.global_load(a + np.uint64(i * nbytes), nbytes))
+                    self.set(reg, T, _sign_extended(self.global_load(a + np.uint64(i * nbytes), nbytes), parts[-1], reg))
                 return
-            self.set(ops[0], T, self.global_load(a, nbytes))
+            self.set(ops[0], T, _sign_extended(self.global_load(a, nbytes), parts[-1], ops[0]))
             return
         if base == "st" and ("global" in op or parts[1] == "local"):
             a = self.addr(ops[0], T)
@@ -1550,7 +1563,7 @@ class Emu:
                 v = np.zeros(len(at), dtype=np.uint64)
                 for b in range(nbytes):
                     v |= self.smem[at + b].astype(np.uint64) << np.uint64(8 * b)
-                self.set(reg, T, v)
+                self.set(reg, T, _sign_extended(v, parts[-1], reg))
                 continue
             v = self.get(reg, T)
             # the written bytes' extent per warp group: the groups of a body shared by several warp groups run

@@ -936,6 +936,22 @@ def _padded_wgmma(dot: Operation) -> bool:
     return m in PADDED_ROWS and choose_sm90_atom(64, n, k, ts.bit_width(dot.lhs.type.element_type)) is not None
 
 
+def _check_yields_after_second_dots(seconds: list, yields: list) -> None:
+    """Refuse a loop that carries a value computed from a second dot's result other than that result itself
+    (``acc = ct.mma(p, v, acc) + x``; a reset ``acc = ct.where(j == 0, 0, acc)`` after the dot): the lowering
+    evaluates the loop's values while the second dot's WGMMA may still run, so such math would read and write its
+    accumulator registers in flight (the emulator's race report; a reset came out wrong).  Math on the accumulator
+    before the dot (its C, ``acc * alpha``) is what the lowering takes."""
+    for y in yields:
+        base = strip_layouts(y)[0]
+        for dot in seconds:
+            if base is not dot.result and _depends_on(y, dot.result):
+                _fail(dot, "the loop carries a value computed from this second dot's result in the same step (e.g. "
+                           "acc = ct.mma(p, v, acc) + x, or a reset after the dot): the chained lowering runs the "
+                           "step's math while the dot's WGMMA is in flight; apply it to the accumulator before the "
+                           "next dot (its C: ct.mma(p, v, acc * alpha)) or after the loop")
+
+
 def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     sets = chained_dot_sets(kernel)
     if sets is None:
@@ -1073,6 +1089,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
             y = y.owner.regions[0].blocks.first.last_op.operands[y.index]
         carried.append((i, width))
         yields.append(y)
+    _check_yields_after_second_dots(seconds, yields)
     branches = []
     for br in loop.walk():
         if not isinstance(br, scf.IfOp) or br is loop:

@@ -1141,7 +1141,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         fail(dots[-1], "two K loops one after the other, each over its own operands' K, run as K segments of an A "
                        "and a B per dot over the whole K of each: not these (a shared operand, or a K range of the "
                        "program's own)")
-    accs = [_chain_result(loop, dots, fail)] if one_acc else [_loop_result(loop, d, fail) for d in dots]
+    accs = [_chain_result(loop, dots, fail)] if one_acc else [_carried_result(loop, d, fail) for d in dots]
     if len(set(accs)) != (1 if one_acc else len(dots)):
         fail(loop, f"the K loop must carry one accumulator per dot ({len(dots)})")
     for d, r in zip(dots, accs):
@@ -1805,13 +1805,33 @@ def _chain_result(loop: scf.ForOp, dots: list, fail) -> SSAValue:
     """The K loop's result that carries a chain of dots (:func:`dot_chain`): the first dot accumulates into its
     iteration argument, and the loop yields the last dot's result there."""
     r = _loop_result(loop, dots[0], fail)
+    if _yielded(loop, r) is not dots[-1].result:
+        fail(dots[-1], "the K loop carries a value other than the last dot's result of a chain of dots "
+                       "(acc = ct.mma(z, w2, ct.mma(x, w1, acc)))")
+    return r
+
+
+def _yielded(loop: scf.ForOp, r: SSAValue) -> SSAValue:
+    """What ``loop`` yields for its result ``r`` in each K step, through layout conversions and pipeline stage
+    reads."""
     yielded, _ = _through_layouts(loop.body.block.last_op.operands[r.index])
     while isinstance(yielded.owner, Operation) and yielded.owner.name == "nv_tileas.async.pipeline.consumer_read":
         # (the consumer's read of a stage yields what its region computes from the stage's tiles)
         yielded, _ = _through_layouts(yielded.owner.regions[0].block.last_op.operands[yielded.index])
-    if yielded is not dots[-1].result:
-        fail(dots[-1], "the K loop carries a value other than the last dot's result of a chain of dots "
-                       "(acc = ct.mma(z, w2, ct.mma(x, w1, acc)))")
+    return yielded
+
+
+def _carried_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
+    """:func:`_loop_result`, where the dot accumulates into the loop's iteration argument: the loop must carry the
+    dot's result itself to the next K step (the WGMMA kernel keeps the accumulator on the tensor cores; math on
+    it after the dot, ``acc = ct.mma(a, b, acc) + x``, would be dropped)."""
+    r = _loop_result(loop, dot, fail)
+    acc, _ = _through_layouts(dot.acc)
+    if isinstance(acc, BlockArgument) and acc.owner is loop.body.blocks.first and _yielded(loop, r) is not dot.result:
+        fail(dot, "the accumulator is changed in the K loop after this dot adds its product to it (e.g. "
+                  "acc = ct.mma(a, b, acc) + x): the WGMMA lowering accumulates the products of the K loop on the "
+                  "tensor cores, so per-K-step math on the accumulator is not supported yet (math on the result after "
+                  "the loop is)")
     return r
 
 

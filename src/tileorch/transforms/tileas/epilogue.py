@@ -71,6 +71,10 @@ def sink_tile(sink: Operation) -> SSAValue:
     return sink.value if sink.name == ATOMIC_SINK else sink.tile
 
 
+_DOTS = ("nv_tileaa.dot", "nv_tileas.dot")
+"""The dot ops: a loop holding one is a K loop (:meth:`at`'s ``scf.for``)."""
+
+
 def unsupported(op: Operation, why: str) -> LocatedError:
     return LocatedError(op, f"{PASS}: not supported yet in the accumulator's register layout: the epilogue {why}")
 
@@ -381,6 +385,11 @@ class EpilogueLowering:
             return self._load(op, coords)
         if name == "scf.if":
             return self._if_select(op, v, coords)
+        if name == "scf.for" and not any(o.name in _DOTS for o in op.walk()):  # a loop after the K loop
+            raise unsupported(op, "computes this tile in a loop of its own after the dots (e.g. for i in range(3): "
+                                  "acc = acc * 0.5 + 1): the WGMMA kernel's epilogue is straight-line math on the "
+                                  "accumulator; unroll the loop (for i in ct.static_iter(range(3))) or run it in its "
+                                  "own kernel")
         if name == "scf.for":  # a tile the K loop carries beside the accumulator
             carried = op.body.block.last_op.operands[list(op.results).index(v)]
             at = carried.owner if isinstance(carried.owner, Operation) else op
