@@ -1103,6 +1103,12 @@ def _d_inline_asm(interp, op):
     elif text.startswith("atom.global.add.noftz.bf16"):
         def run(env, mask):
             env[res] = interp._bf16_atomic_add(env[operands[0]], env[operands[1]], mask)
+    elif re.fullmatch(r"mov\.u32 \$0, (%dynamic_smem_size|\d+);", text):  # a row cache's sizes (row_cache_lowering.py)
+        word = text.split(", ")[1].rstrip(";")
+        const = np.full(interp.T, interp.smem_bytes if word == "%dynamic_smem_size" else int(word), np.int64)
+
+        def run(env, mask):
+            env[res] = const
     else:
         def run(env, mask):
             interp.asm(op, [env[v] for v in operands], functools.partial(env.__setitem__, res))

@@ -10,7 +10,8 @@ second loop's load ``B``):
 
 * ``A`` and ``B`` are weak ``tiled_load`` ops directly in the bodies of two ``scf.for`` loops ``L1``
   before ``L2`` in one block, the loops from the constant 0 by the constant 1 to the same upper bound
-  (one SSA value or equal constants): every tile index ``L2`` reads, ``L1`` read first;
+  (one SSA value, equal constants, or one pure computation of such, ``cdiv(n, B)`` written twice): every
+  tile index ``L2`` reads, ``L1`` read first;
 * their views tile the same ``make_memref`` with the same tile type and their result types agree;
   their indices are equal along every dimension but one, values defined outside ``L1`` (so the same
   in both loops), and along that one each is its loop's induction variable: the tile index ``k``
@@ -56,8 +57,27 @@ def enabled() -> bool:
     return settings.value(ENV) == "1"
 
 
-def _same_scalar(a: SSAValue, b: SSAValue) -> bool:
-    return a is b or (constant_int(a) is not None and constant_int(a) == constant_int(b))
+PURE_SCALARS = ("nv_tileaa.get_dim_size", "nv_tileaa.get_dim_stride", "nv_tileaa.get_program_id",
+                "nv_tileaa.get_num_programs", "nv_tileaa.assume")
+"""Ops (besides ``arith``) whose equal operands give equal scalars (a bound computed twice, ``cdiv(n, B)``)."""
+
+
+def _same_scalar(a: SSAValue, b: SSAValue, depth: int = 6) -> bool:
+    """``a`` and ``b`` hold the same value: one SSA value, equal constants, or the same pure op (``arith``,
+    :data:`PURE_SCALARS`; same attributes and properties) of operands that are the same, ``depth`` ops deep."""
+    if a is b:
+        return True
+    if constant_int(a) is not None or constant_int(b) is not None:
+        return constant_int(a) == constant_int(b)
+    oa, ob = a.owner, b.owner
+    if depth == 0 or not isinstance(oa, Operation) or not isinstance(ob, Operation) or oa.name != ob.name:
+        return False
+    if not (oa.name.startswith("arith.") or oa.name in PURE_SCALARS) or oa.regions or ob.regions:
+        return False
+    if (oa.attributes != ob.attributes or oa.properties != ob.properties or len(oa.operands) != len(ob.operands)
+            or list(oa.results).index(a) != list(ob.results).index(b)):
+        return False
+    return all(_same_scalar(x, y, depth - 1) for x, y in zip(oa.operands, ob.operands))
 
 
 def _memref(access: Operation) -> SSAValue | None:
@@ -107,7 +127,7 @@ def _axis(a: Operation, l1: scf.ForOp, b: Operation, l2: scf.ForOp) -> int | str
             if axis is not None:
                 return "different index (the induction variable along two dimensions)"
             axis = d
-        elif not (_same_scalar(x, y) and not defined_inside(x, l1)):
+        elif not (_same_scalar(x, y) and not defined_inside(x, l1) and not defined_inside(y, l2)):
             return f"different index (dimension {d}: not the loop's induction variable and not one value)"
     return "different index (no dimension at the loop's induction variable)" if axis is None else axis
 
@@ -252,5 +272,5 @@ class RowSmemCache(ModulePass):
         mark_module(op)
 
 
-__all__ = ["AXIS", "ENV", "FILL", "READ", "REFUSED", "RowSmemCache", "enabled", "mark_module", "mark_pairs", "pair_refusal",
+__all__ = ["AXIS", "ENV", "PURE_SCALARS", "FILL", "READ", "REFUSED", "RowSmemCache", "enabled", "mark_module", "mark_pairs", "pair_refusal",
            "remarks"]
