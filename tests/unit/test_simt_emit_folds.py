@@ -1,5 +1,5 @@
 """The SIMT emitter's constant fold (``Emitter.fold_constants``: the sign extension of a constant)
-and its shared-attribute op builders (``cmpi``, ``gep``), issue 22: the fold gives the value
+and its shared-attribute op builders (``cmpi``, ``gep``, ``constant_op``), issue 22: the fold gives the value
 the op would compute, and neither it nor the builders change the PTX of a kernel (compared here with both undone: the LLVM IR before LLVM's
 optimizations differs by the folded instructions)."""
 
@@ -12,12 +12,12 @@ pytest.importorskip("xdsl")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from xdsl.dialects import arith, llvm, test  # noqa: E402
-from xdsl.dialects.builtin import IntegerAttr, f16, i1, i8, i32, i64  # noqa: E402
+from xdsl.dialects.builtin import IntegerAttr, f16, f32, i1, i8, i32, i64  # noqa: E402
 from xdsl.ir import Block  # noqa: E402
 
 import tileorch.transforms  # noqa: E402,F401  (the lowering passes' op construction)
 from tileorch.transforms.tileaa_to_simt import emit  # noqa: E402
-from tileorch.transforms.tileaa_to_simt.emit import Emitter, cmpi, gep, int_constant  # noqa: E402
+from tileorch.transforms.tileaa_to_simt.emit import Emitter, cmpi, constant_op, gep, int_constant  # noqa: E402
 from test_simt_shared_constants import compile_first_kernel  # noqa: E402  (tests/unit is on the path)
 
 WIDTHS = {8: i8, 32: i32, 64: i64}
@@ -77,6 +77,17 @@ def test_cmpi_and_gep_build_the_constructors_ops():
     ours.verify()
 
 
+@pytest.mark.parametrize("attr", [emit.integer_attr(0, i32), emit.integer_attr(-7, i64), emit.integer_attr(1, i1),
+                                  emit.float_attr(-0.0, f32), emit.float_attr(float("nan"), f32),
+                                  emit.float_attr(1.5, f16)], ids=str)
+def test_constant_op_builds_the_constructors_op(attr):
+    ours, theirs = constant_op(attr), arith.ConstantOp(attr)
+    assert type(ours) is type(theirs) and list(ours.properties.items()) == list(theirs.properties.items())
+    assert ours.properties["value"] is attr and ours.result_types == theirs.result_types
+    assert str(ours) == str(theirs) and ours.attributes == theirs.attributes == {}
+    ours.verify()
+
+
 def _ptx() -> tuple[str, int]:
     """(PTX, ops of the lowered module) of the first kernel of test_simt_shared_constants's program."""
     return compile_first_kernel("ptx", lambda op: True)
@@ -88,6 +99,7 @@ def test_folds_and_shared_attributes_leave_the_ptx_unchanged(monkeypatch):
     monkeypatch.setattr(Emitter, "sext", lambda self, v, typ: self.v(arith.ExtSIOp(v, typ)))
     monkeypatch.setattr(emit, "gep", lambda base, index, elem, ptr_type: llvm.GEPOp(
         base, [llvm.GEP_USE_SSA_VAL], elem, ssa_indices=[index], result_type=ptr_type))
+    monkeypatch.setattr(emit, "constant_op", arith.ConstantOp)
     plain, plain_ops = _ptx()
     assert folded_ops < plain_ops
     assert folded == plain

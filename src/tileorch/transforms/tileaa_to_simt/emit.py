@@ -126,6 +126,13 @@ def cmpi(a: SSAValue | Operation, b: SSAValue | Operation, predicate: str | int)
     return create_op(arith.CmpiOp, [a, b], [i1], {"predicate": integer_attr(value, i64)})
 
 
+def constant_op(attr: IntegerAttr | FloatAttr) -> arith.ConstantOp:
+    """``arith.ConstantOp(attr)`` for an integer or float attribute: the same op (result type the
+    attribute's, the attribute its ``value``), built by :func:`create_op` (the constants of a
+    chained kernel's per-element epilogue: 2% of its lowering in xDSL's builder)."""
+    return create_op(arith.ConstantOp, [], [attr.get_type()], {"value": attr})
+
+
 @lru_cache(maxsize=256)
 def _gep_properties(elem: Attribute) -> tuple[tuple[str, Attribute], ...]:
     return (("rawConstantIndices", DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL])), ("elem_type", elem),
@@ -258,11 +265,11 @@ class Emitter:
         :func:`float_attr` share one object per value, and the entry keeps it alive): equal
         floats that differ in bits (``0.0``/``-0.0``, NaN payloads) are never merged."""
         if not self.share_constants:
-            return self.v(arith.ConstantOp(attr))
+            return self.v(constant_op(attr))
         entry = self.consts.get(id(attr))
         if entry is not None:
             return entry[1]
-        value = self.v(arith.ConstantOp(attr))
+        value = self.v(constant_op(attr))
         self.consts[id(attr)] = (attr, value)
         return value
 

@@ -92,7 +92,7 @@ from tileorch.dialects.record_attr import encode_record
 from tileorch.kernels.gemm.build import CLUSTER_PTR, GENERIC_PTR, TMAP_ATTRS, descriptor_constant
 from tileorch.transforms.bound_waits import WAIT_RING, WAIT_SITE
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, lower_scalar_op
-from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, SHARED_PTR, Emitter, inline_asm, memory_type
+from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, SHARED_PTR, Emitter, cmpi, inline_asm, memory_type
 from tileorch.transforms.tileas.chained_occupancy import ctas_per_sm
 from tileorch.transforms.tileas.common import producer_load, source_load
 from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONLY, Coord, EpilogueLowering, KernelEnv,
@@ -1724,7 +1724,7 @@ class _Kernel:
                              *[ck.b1_chunk_offset(k, c) for k in range(ck.k1) for c in range(ck.b1.chunks)]})
         self.ci = {c: _hint(e.const(c), f"c{c}_i") for c in consts}
         self.tid = self.v(nvvm.SPECIAL_REGISTERS["tid.x"](), "tid")
-        t0 = self.v(arith.CmpiOp(self.tid, self.small(0), "eq"), "t0")
+        t0 = self.v(cmpi(self.tid, self.small(0), "eq"), "t0")
         self.wg = self.v(arith.DivUIOp(self.tid, self.small(128)), "wg")
         self.qbar = self.gep(self.ci[off["bars"]], "qbar")
         self.nstages = _hint(e.const(plan.stages), "nstages")
@@ -1814,7 +1814,7 @@ class _Kernel:
         blk = Block()
         with self.into(blk) as e:
             e.add(nvvm.SetMaxRegisterOp(nvvm.SetMaxRegisterAction.DECREASE, PRODUCER_REGS))
-            tp = self.v(arith.CmpiOp(self.tid, self.ci[self.plan.consumer_threads], "eq"), "tp")
+            tp = self.v(cmpi(self.tid, self.ci[self.plan.consumer_threads], "eq"), "tp")
 
             def thread0(t: Emitter) -> None:
                 with self.into(t.block):
@@ -1832,7 +1832,7 @@ class _Kernel:
                             ahead = self.v(arith.MinUIOp(n, most), "kv_ahead")
                             self.fill(ahead, coords_of)
                         slot, use = work.q_slot(it)
-                        reuse = self.v(arith.CmpiOp(use, self.small(0), "ugt"), "q_reuse")
+                        reuse = self.v(cmpi(use, self.small(0), "ugt"), "q_reuse")
 
                         def wait_free(w: Emitter) -> None:
                             with self.into(w.block):
@@ -1879,7 +1879,7 @@ class _Kernel:
             with self.into(le.block):
                 r = self.ring_index(pj, "pj")
                 pst, pph = self.stage_index(r, "p", ringed=True)
-                refill = self.v(arith.CmpiOp(r, self.nstages, "uge"), "refill")
+                refill = self.v(cmpi(r, self.nstages, "uge"), "refill")
 
                 def wait_empty(w: Emitter) -> None:
                     with self.into(w.block):
@@ -1995,10 +1995,10 @@ class _Kernel:
         threads = self.ci[self.plan.consumer_threads]
         bar = self.v(arith.AddiOp(self.wg, self.small(mine)), "pp_bar")
         nxt = self.v(arith.SubiOp(self.small(other), self.wg), "pp_next")
-        has = self.v(arith.CmpiOp(n_tiles, self.small(lower), "sgt"), "pp_has")
+        has = self.v(cmpi(n_tiles, self.small(lower), "sgt"), "pp_has")
         if self.pp_per_kernel:  # warp group 1 gave the first turn before the work loop (pingpong_kernel_first)
             return bar, nxt, has
-        wg1 = self.v(arith.CmpiOp(self.wg, self.small(1), "eq"), "pp_wg1")
+        wg1 = self.v(cmpi(self.wg, self.small(1), "eq"), "pp_wg1")
         first = self.v(arith.AndIOp(wg1, has), "pp_first")
         _if(self.e, first, lambda t: t.add(nvvm.BarrierArriveOp(self.small(mine), threads)))
         return bar, nxt, has
@@ -2009,7 +2009,7 @@ class _Kernel:
         once, unconditionally; the instances' loops then only sync and hand over."""
         mine = PINGPONG_BARRIERS[0]
         threads = self.ci[self.plan.consumer_threads]
-        wg1 = self.v(arith.CmpiOp(self.wg, self.small(1), "eq"), "pp_wg1")
+        wg1 = self.v(cmpi(self.wg, self.small(1), "eq"), "pp_wg1")
         _if(self.e, wg1, lambda t: t.add(nvvm.BarrierArriveOp(self.small(mine), threads)))
 
     def pingpong_kernel_last(self) -> None:
@@ -2019,7 +2019,7 @@ class _Kernel:
         ``T`` times each (``T``: the turns of all the CTA's instances, the same for both groups)."""
         mine = PINGPONG_BARRIERS[0]
         threads = self.ci[self.plan.consumer_threads]
-        wg0 = self.v(arith.CmpiOp(self.wg, self.small(0), "eq"), "pp_wg0")
+        wg0 = self.v(cmpi(self.wg, self.small(0), "eq"), "pp_wg0")
         _if(self.e, wg0, lambda t: t.add(nvvm.BarrierOp(self.small(mine), threads)))
 
     def pingpong_after(self, has: SSAValue) -> None:
@@ -2030,7 +2030,7 @@ class _Kernel:
             return
         mine = PINGPONG_BARRIERS[0]
         threads = self.ci[self.plan.consumer_threads]
-        wg0 = self.v(arith.CmpiOp(self.wg, self.small(0), "eq"), "pp_wg0")
+        wg0 = self.v(cmpi(self.wg, self.small(0), "eq"), "pp_wg0")
         last = self.v(arith.AndIOp(wg0, has), "pp_last")
         _if(self.e, last, lambda t: t.add(nvvm.BarrierOp(self.small(mine), threads)))
 
@@ -2039,7 +2039,7 @@ class _Kernel:
         block or the consumers') and the return.  The finished function."""
         self.consumer.add_op(scf.YieldOp())
         self.e = self.e.nested(self.fn.body.blocks.first)
-        is_prod = self.v(arith.CmpiOp(self.tid, self.ci[self.plan.consumer_threads], "uge"), "is_prod")
+        is_prod = self.v(cmpi(self.tid, self.ci[self.plan.consumer_threads], "uge"), "is_prod")
         self.e.add(scf.IfOp(is_prod, [], Region(producer), Region(self.consumer)))
         self.e.add(func.ReturnOp())
         return self.fn
@@ -2459,7 +2459,7 @@ def _element_address(low: FragmentLowering, st: Operation, coords: tuple[Coord, 
         idx = low._i32(low.scalar(st.indices[i]))
         g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
         dim = view.order[i]
-        inb = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, mem.shape[dim], "slt")), e.v(arith.CmpiOp(g, e.const(0), "sge"))))
+        inb = e.v(arith.AndIOp(e.v(cmpi(g, mem.shape[dim], "slt")), e.v(cmpi(g, e.const(0), "sge"))))
         ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
         term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
         offset = term if offset is None else e.v(arith.AddiOp(offset, term))
@@ -2527,13 +2527,13 @@ def _packed_store_test(low: FragmentLowering, st: Operation) -> SSAValue | None:
         first = e.mul_i(low._i32(low.scalar(index)), e.const(view.step[i]))
         end = e.add_i(first, e.const(view.tile[i]))
         dim = view.order[i]
-        ok = both(ok, e.v(arith.CmpiOp(first, e.const(0), "sge")))
-        ok = both(ok, e.v(arith.CmpiOp(end, mem.shape[dim], "sle")))
+        ok = both(ok, e.v(cmpi(first, e.const(0), "sge")))
+        ok = both(ok, e.v(cmpi(end, mem.shape[dim], "sle")))
     for dim, stride in enumerate(mem.strides[:-1]):
         if static[dim] < 0:
-            ok = both(ok, e.v(arith.CmpiOp(e.v(arith.AndIOp(stride, e.const(1))), e.const(0), "eq")))
+            ok = both(ok, e.v(cmpi(e.v(arith.AndIOp(stride, e.const(1))), e.const(0), "eq")))
     addr = e.v(llvm.PtrToIntOp(mem.ptr, i64))
-    return both(ok, e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(3, i64))), e.const(0, i64), "eq")))
+    return both(ok, e.v(cmpi(e.v(arith.AndIOp(addr, e.const(3, i64))), e.const(0, i64), "eq")))
 
 
 def _store_pair(low: FragmentLowering, coords: tuple[Coord, ...], lo: SSAValue, hi: SSAValue) -> None:
@@ -3168,7 +3168,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         kb.wait_q()
     undef_i = kb.v(llvm.UndefOp(i32), "ui")
     kb.uf = kb.v(llvm.UndefOp(f32), "uf")
-    has = kb.v(arith.CmpiOp(n_tiles, kb.small(0), "sgt"), "has")
+    has = kb.v(cmpi(n_tiles, kb.small(0), "sgt"), "has")
     if pingpong:  # one turn per loop iteration (tiles 1 .. n-1)
         pp_bar, pp_next, pp_has = kb.pingpong_before(n_tiles, lower=1)
         threads = kb.ci[kb.plan.consumer_threads]
@@ -3319,8 +3319,8 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             return iteration_ahead(le, j1, iteration_ahead(le, j, q), named=False)
 
         pairs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_last, kb.small(2), list(pro.results), types, two)]
-        odd = kb.v(arith.CmpiOp(kb.v(arith.AndIOp(n_last, kb.small(1)), "sa_odd"), kb.small(1), "eq"), "sa_odd1")
-        rest = kb.v(arith.AndIOp(odd, kb.v(arith.CmpiOp(n_last, kb.small(0), "sgt"), "sa_more")), "sa_rest")
+        odd = kb.v(cmpi(kb.v(arith.AndIOp(n_last, kb.small(1)), "sa_odd"), kb.small(1), "eq"), "sa_odd1")
+        rest = kb.v(arith.AndIOp(odd, kb.v(cmpi(n_last, kb.small(0), "sgt"), "sa_more")), "sa_rest")
         outs = [_hint(x, "lp") for x in _if_values(kb, rest, types, lambda: iteration_ahead(kb.e, n_last, pairs, False),
                                                    lambda: pairs)]
     else:
@@ -3416,7 +3416,7 @@ def _skipped_rescale(kb: _Kernel, site_of, s: _Site, factor: SSAValue, acc: list
                                                        for i in range(1, len(uniq)))
     asm = "{ .reg .pred p, q; " + body + "vote.sync.all.pred p, p, -1; selp.u32 $0, 1, 0, p; }"
     ones = kb.v(inline_asm(asm, "=r" + ",f" * len(uniq), uniq, [i32], has_side_effects=True), "all_one")
-    skip = kb.v(arith.CmpiOp(ones, kb.small(0), "ne"), "skip_rescale")
+    skip = kb.v(cmpi(ones, kb.small(0), "ne"), "skip_rescale")
 
     def scaled() -> list[SSAValue]:
         side = site_of()
@@ -3492,11 +3492,11 @@ class _Prefetch:
         kb, work = self.work.kb, self.work
         types = [f32] * (kb.ck.sn // 2)
         coord = work.coords(work.dealt(w, it))
-        valid = kb.v(arith.CmpiOp(w, work.total, "ult"), "pf_valid")
+        valid = kb.v(cmpi(w, work.total, "ult"), "pf_valid")
 
         def has_tiles() -> list[SSAValue]:
             n = self.instance_values(coord)[0]
-            return [kb.v(arith.CmpiOp(n, kb.small(0), "sgt"), "pf_has")]
+            return [kb.v(cmpi(n, kb.small(0), "sgt"), "pf_has")]
 
         has = _if_values(kb, valid, [i1], has_tiles, lambda: [kb.v(arith.ConstantOp(IntegerAttr(0, i1)), "pf_none")])[0]
         return _if_values(kb, has, types, lambda: issue(self.first_dot(coord, it, ring)), otherwise)
@@ -3532,7 +3532,7 @@ def _lower_prefetching_instance(pf: _Prefetch, it: SSAValue) -> tuple[SSAValue, 
     it1 = kb.v(arith.AddiOp(it, kb.small(1)), "nx_it")
     ring1 = kb.v(arith.AddiOp(ring, n), "nx_ring")
     w1 = kb.v(arith.AddiOp(w, work.step), "nx_w")
-    has = kb.v(arith.CmpiOp(n, kb.small(0), "sgt"), "pf_tiles")
+    has = kb.v(cmpi(n, kb.small(0), "sgt"), "pf_tiles")
 
     def with_last() -> list[SSAValue]:
         acc, ebar = _issue_last(kb, pipe, pf.site_of, n, last_inputs(outs))
@@ -3907,7 +3907,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                     q, m = s.e.v(arith.DivUIOp(r, s.e.const(bm))), s.e.v(arith.RemUIOp(r, s.e.const(bm)))
                 row_split[id(r)] = (q, m)
         # a tile padded to the WGMMA's 64 rows: its rows past the program's are not stored
-        keep = ([s.e.v(arith.CmpiOp(r, s.e.const(ck.rows), "ult")) for r in rows] if ck.tile_rows else None)
+        keep = ([s.e.v(cmpi(r, s.e.const(ck.rows), "ult")) for r in rows] if ck.tile_rows else None)
 
         def exact(side: _Site, h: int, g: int, j: int) -> SSAValue:
             return side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
@@ -3958,7 +3958,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 regions.append(Region(side.tmp))
             s.e.add(scf.IfOp(in_range, [], regions[0], regions[1]))
         # row vectors stored beside the tile (a log-sum-exp): the quad's thread holding column 0 of the row
-        first = (s.e.v(arith.CmpiOp(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq"))
+        first = (s.e.v(cmpi(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq"))
                  if ck.row_stores and rows_too else None)
         for rst, v in ck.row_stores if rows_too else []:
             shape = list(rst.tile.type.get_shape())

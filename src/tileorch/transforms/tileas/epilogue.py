@@ -44,7 +44,7 @@ from tileorch.diagnostics import LocatedError
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, TiledViewType, ints
 from tileorch.transforms.dense_splat import splat_value
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, Memref, View, convert_float, lower_scalar_op
-from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, Emitter, float_attr, global_type, integer_attr, is_float,
+from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, Emitter, cmpi, float_attr, global_type, integer_attr, is_float,
                                                    memory_type, reg_type)
 
 PASS = "convert-nv-tileas-to-cutlass"
@@ -120,7 +120,10 @@ def program_axis(v: SSAValue) -> int | None:
 
 
 def _shape(v: SSAValue) -> list[int]:
-    return list(v.type.get_shape()) if isinstance(v.type, TensorType) else []
+    """``list(v.type.get_shape())`` for a tile, else ``[]`` (read straight from the type's shape
+    array: the per-element lowering asks it for every broadcast on the way to each element)."""
+    t = v.type
+    return [d.data for d in t.shape.data] if isinstance(t, TensorType) else []
 
 
 @dataclass
@@ -317,7 +320,7 @@ class EpilogueLowering:
             else:
                 idx = self._i32(self.scalar(store.indices[i]))
                 g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
-            inb = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, mem.shape[dim], "slt")), e.v(arith.CmpiOp(g, e.const(0), "sge"))))
+            inb = e.v(arith.AndIOp(e.v(cmpi(g, mem.shape[dim], "slt")), e.v(cmpi(g, e.const(0), "sge"))))
             ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
             term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
             offset = term if offset is None else e.v(arith.AddiOp(offset, term))
@@ -520,7 +523,7 @@ class EpilogueLowering:
                 idx = self._i32(self.scalar(indices[i]))
                 g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
             # 0 <= g < extent in one unsigned compare (extents are non-negative)
-            inb = e.v(arith.CmpiOp(g, mem.shape[dim], "ult"))
+            inb = e.v(cmpi(g, mem.shape[dim], "ult"))
             ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
             at.append((g, dim))
         # out of bounds: read element 0 (any element of a non-empty array) and select the padding; the
