@@ -4,9 +4,9 @@
 #  2. three cuTile GEMM programs at 1344x6272x2048 and 2432x1792x1024 through tileorch.cutile.launch with the
 #     192-wide retile on (the default) and off (retile_config's tile_192=False), torch.matmul beside (same process).
 S="$OUT/s30_retile192"; mkdir -p "$S"
-timeout 50 python3 -m pytest -q -p no:cacheprovider -rfE tests/gpu/test_retile192_gpu.py > "$S/gpu_tests.log" 2>&1
+timeout 45 python3 -m pytest -q -p no:cacheprovider -rfE tests/gpu/test_retile192_gpu.py > "$S/gpu_tests.log" 2>&1
 echo "tests rc=$?"; grep -E "FAILED|ERROR|passed|failed" "$S/gpu_tests.log" | tail -n 10
-timeout 35 python3 - "$S" <<'PY' 2>&1 | tee "$S/bench.log"
+timeout 40 python3 - "$S" <<'PY' 2>&1 | tee "$S/bench.log"
 import functools, json, sys
 import torch
 import tileorch.cutile

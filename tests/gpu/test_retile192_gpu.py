@@ -56,7 +56,7 @@ def test_rowscale_colbias_f32_out():
     r = torch.randn(M, device="cuda", generator=_gen(3))
     cb = torch.randn(N, device="cuda", generator=_gen(4))
     c = _nan(M, N, dtype=torch.float32)
-    why = _launch("mm_rowscale_colbias", [a, b, r, cb, c], (M // 128 + (M % 128 > 0), N // 128, 1))
+    why = _launch("mm_rowscale_colbias", [a, b, r, cb, c], (-(-M // 128), N // 128, 1))
     _rel(c, (a.float() @ b.float()) * r[:, None] + cb, 1e-3)
     if _sms() == 132:
         assert "128 x 192 tiles" in why, why

@@ -141,3 +141,62 @@ def test_8bit_programs_compile_at_192_without_spills(name):
     shapes = {0: (M, 2 * K if dt == "int8" else K), 1: (2 * K if dt == "int8" else K, N), 2: (M, N)}
     _, config, prog = _compiled192(name, shapes)
     assert "tile_n=192" in config and prog.kind == "gemm"
+
+
+# ----------------------------------------------------------------------------------------------- the launch decision
+
+
+class _FakeImage:
+    """A kernel image that records what it is prepared and launched with (no device)."""
+
+    def __init__(self, cfg, seen):
+        self.cfg, self.seen = cfg, seen
+
+    def prepare(self, *args, **kw):
+        staging = type("S", (), {"warn": staticmethod(lambda *a, **k: None)})()
+        seen = self.seen
+        seen.append(("prepare", self.cfg.tile_n))
+        return type("P", (), {"staging": staging, "launcher": lambda self: (lambda stream: seen.append("launched"))})()
+
+
+def _launched(monkeypatch, spilled_192: bool):
+    """``_launch_gemm`` of ``mm_rowscale_colbias`` at ``M x N x K`` on :data:`SMS` SMs, the tile program's
+    auto retile, with a stand-in compile (its program's remarks: a ptxas spill at 192 when
+    ``spilled_192``): (the overrides compiled, the tile widths prepared, the own entry's remarks)."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    p = _resized("mm_rowscale_colbias", {0: (M, K), 1: (K, N), 2: (M,), 3: (N,), 4: (M, N)})
+    prog = compile_cutile(p.kernel, p.spec, "mm_rowscale_colbias")
+    seen, asked = [], []
+
+    def fake_compiled(kernel, arguments, arch, schedule, config=""):
+        asked.append(config)
+        tile_n = int(dict(f.split("=") for f in config.split(","))["tile_n"])
+        remarks = ["warning: ptxas spilled registers of k: 8 B stores, 4 B loads (168 registers)"] \
+            if spilled_192 and tile_n == 192 else []
+        cfg = dataclasses.replace(prog.gemm_config, tile_n=tile_n)
+        return rc._Compiled(dataclasses.replace(prog, gemm_config=cfg, remarks=remarks, kernel=cfg.name),
+                            image=_FakeImage(cfg, seen))
+
+    monkeypatch.setattr(rc, "compiled", fake_compiled)
+    monkeypatch.setattr(rc, "_prepared", type(rc._prepared)())
+    monkeypatch.setattr(rc, "pack_simt_arguments", lambda arguments: [])
+    own = rc._Compiled(prog, image=_FakeImage(prog.gemm_config, seen))
+    args = s3._described(p, {i: (i + 1) << 32 for i in range(5)})
+    rc._launch_gemm(own, p.kernel, args, "sm_90a", "auto", 7, type("D", (), {"sm_count": SMS})(), False)
+    return asked, [s[1] for s in seen if isinstance(s, tuple)], own.launch_remarks[(1, 1, 1)]
+
+
+def test_the_launch_retiles_to_192_and_says_why(monkeypatch):
+    asked, prepared, why = _launched(monkeypatch, spilled_192=False)
+    assert len(asked) == 1 and asked[0].startswith("tile_n=192,stages=4,cluster_m=1,"), asked
+    assert prepared == [192]
+    assert why.startswith("remark: retiled to 128 x 192 tiles") and "192-wide 1.00" in why, why
+
+
+def test_a_spilled_192_kernel_falls_back_to_the_rule_without_192(monkeypatch):
+    asked, prepared, why = _launched(monkeypatch, spilled_192=True)
+    assert [a.split(",")[0] for a in asked] == ["tile_n=192", "tile_n=256"], asked
+    assert prepared == [256]
+    assert "retiled to 128 x 256 tiles" in why and "192-wide tiles not taken: ptxas spilled" in why, why

@@ -1432,6 +1432,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         else:  # B's layout differs from the compiled program's (no epilogue): tileorch.gemm's tile program
             gk = kernel_for(chosen)
             entry = None
+        if own is not None:  # (the program's own entry, the one its launches look up)
+            own.launch_remarks[tuple(grid)] = why
     elif (schedule == "auto" and not getattr(cfg, "grid_l", False) and cfg.epilogue != "atomic"
           and not getattr(cfg, "program_grid", False)):  # a program grid runs its tiles whole: no Stream-K
         chosen_schedule = choose_schedule(cov.m if cov else m, cov.n if cov else n, k, cfg, dev.sm_count)
@@ -1439,8 +1441,6 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
             entry = compiled(kernel, arguments, arch, chosen_schedule, ld_config)
     elif ld_config:
         entry = compiled(kernel, arguments, arch, cfg.schedule, ld_config)
-        if own is not None:  # (the program's own entry, the one its launches look up)
-            own.launch_remarks[tuple(grid)] = why
     if entry is not None and cov is not None:  # tiles that end where the covered part does, if the tier's do not
         entry = _aligned_entry(entry, cov, kernel, arguments, arch)
     if getattr(program, "tier_output", None) is not None and (entry is None or entry.program is not program):
