@@ -200,3 +200,30 @@ def test_a_spilled_192_kernel_falls_back_to_the_rule_without_192(monkeypatch):
     assert [a.split(",")[0] for a in asked] == ["tile_n=192", "tile_n=256"], asked
     assert prepared == [256]
     assert "retiled to 128 x 256 tiles" in why and "192-wide tiles not taken: ptxas spilled" in why, why
+
+
+def test_c_stored_transposed():
+    """``Ct [N, M]`` written through the store's ``order=(1, 0)``: the ``[192, 128]`` transposed tiles."""
+    a, b = _h(M, K), _h(K, N, scale=0.25)
+    out = _run("mm_store_order_transposed", {0: (M, K), 1: (K, N), 2: (N, M)}, {0: a, 1: b},
+               table="user_programs8")[2]
+    _check(out, _mm(a, b).T, 2e-2, 2e-2)
+
+
+def test_batched_b_shared_by_every_batch_f32_out():
+    """``A [2, M, K]`` times ``B [1, K, N]`` read at batch 0 (``b_shared``), an f32 C."""
+    a, b = _h(2, M, K), _h(1, K, N, scale=0.25)
+    out = _run("mm_broadcast_b_unit_batch", {0: (2, M, K), 1: (1, K, N), 2: (2, M, N)}, {0: a, 1: b},
+               table="user_programs4", rows=2 * M, sms=12, problem=lambda cfg, m, n, k: (m, n, k, 2))[2]
+    _check(out, _mm(a, b), 1e-4, 1e-4)
+
+
+@pytest.mark.parametrize("table, name", [("user_programs8", "mm_fp8_e5m2_both"),
+                                         ("user_programs9", "mm_fp8_rowwise_scales"),
+                                         ("user_programs5", "mm_fp8_tensor_scales")])
+def test_fp8_input_programs_compile_at_192_without_spills(table, name):
+    """fp8 operands (B copied K-major at launch, ``transpose_b``) with and without scale epilogues:
+    retiled to 192 in 2x1 clusters (the launcher's choice at ``M x N x K``) and assembled, at the
+    program's own array shapes (results: the GPU test)."""
+    _, config, prog = _compiled192(name, {}, table)
+    assert "tile_n=192" in config and prog.gemm_config.transpose_b
