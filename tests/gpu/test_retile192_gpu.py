@@ -101,3 +101,14 @@ def test_batched_3d():
     c = _nan(2, m, N)
     _launch("gemm_batched_3d", [a, b, c], (-(-m // 64), N // 64, 2), table="user_programs2")
     _rel(c, a.float() @ b.float(), 1e-2)
+
+
+def test_fp8_e5m2_inputs_bf16_out():
+    """e5m2 x e5m2 with B ``[K, N]``: the launcher's K-major copy of B (``transpose_b``), 192-wide tiles."""
+    a = torch.randn(M, K, device="cuda", generator=_gen(17)).to(torch.float8_e5m2)
+    b = (torch.randn(K, N, device="cuda", generator=_gen(18)) * 0.1).to(torch.float8_e5m2)
+    c = _nan(M, N, dtype=torch.bfloat16)
+    why = _launch("mm_fp8_e5m2_both", [a, b, c], (-(-M // 64), N // 64, 1), table="user_programs8")
+    _rel(c, a.float() @ b.float(), 1e-2)
+    if _sms() == 132:
+        assert "128 x 192 tiles" in why, why
