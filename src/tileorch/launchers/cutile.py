@@ -1323,6 +1323,34 @@ def _aligned_entry(entry: _Compiled, cov: Any, kernel: Any, arguments: list[Argu
     return entry if new is None else compiled(kernel, arguments, arch, new.schedule, override_string(new))
 
 
+def spilled(entry: _Compiled) -> bool:
+    """Whether ptxas spilled the registers of ``entry``'s kernel (its program's ``warning:`` remark)."""
+    return any(r.startswith("warning: ptxas spilled") for r in (getattr(entry.program, "remarks", None) or []))
+
+
+def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, sms: int, c_ld: bool,
+                  tile_192: bool = True):
+    """(configuration, remark) of a retiled GEMM program: tileorch.gemm's auto rule
+    (:func:`tileorch.launchers.gemm.default_config`: 128 x 256, 128 x 128 or 128 x 192 tiles by their wave
+    efficiency on ``sms`` SMs) for the ``m x n x k`` problem (M: every batch's rows), keeping the
+    program's ``cfg`` element types, operand layouts and batching; ``schedule``: ``auto`` or the one
+    asked for; the remark names the tile width chosen and the wave efficiencies it was chosen by;
+    ``tile_192=False``: 128 x 192 tiles not considered (their kernel spilled)."""
+    from tileorch.launchers.gemm import N192_EFFICIENCY, default_config, wave_efficiency
+
+    chosen = default_config(m, n, k, cfg.dtype, cfg.out_dtype, major, schedule, sms, tile_192)
+    chosen = dataclasses.replace(chosen, batched=cfg.batched, b_shared=getattr(cfg, "b_shared", False),
+                                 a_major=getattr(cfg, "a_major", "k"), transpose_b=getattr(cfg, "transpose_b", False),
+                                 transpose_a=getattr(cfg, "transpose_a", False), b_dtype=getattr(cfg, "b_dtype", ""),
+                                 c_ld=c_ld).check()
+    eff = {t: wave_efficiency(m, n, t, sms) for t in (256, 192, 128)}
+    why = (f"remark: retiled to {chosen.tile_m} x {chosen.tile_n} tiles ({chosen.schedule}, {chosen.cluster_m}x1 "
+           f"clusters) for {m} x {n} x {k} on {sms} SMs: wave efficiency 256-wide {eff[256]:.2f}, 192-wide "
+           f"{eff[192]:.2f} (x {N192_EFFICIENCY} full-wave speed: {N192_EFFICIENCY * eff[192]:.2f}), 128-wide "
+           f"{eff[128]:.2f}")
+    return chosen, why
+
+
 def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, schedule: str,
                  stream: int, dev: Any, sync: bool, tiles: str = "auto", args: Any = (),
                  fast: tuple | None = None, grid_l: int = 1, grid: tuple[int, int, int] | None = None) -> None:
@@ -1390,22 +1418,22 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         # tileorch picks tiles, cluster and scheduler for the shape (tileorch.gemm's heuristic),
         # keeping the program's element types, operand layouts and epilogue
         from tileorch.kernels.gemm.config import override_string
-        from tileorch.launchers.gemm import default_config, kernel_for
+        from tileorch.launchers.gemm import kernel_for
 
-        chosen = default_config(m * batch, n, k, cfg.dtype, cfg.out_dtype, major,
-                                "auto" if schedule == "auto" else schedule, dev.sm_count,
-                                tile_192=False)  # the tier's retile to 192-wide tiles is not tested yet
-        chosen = dataclasses.replace(chosen, batched=cfg.batched, b_shared=getattr(cfg, "b_shared", False),
-                                     a_major=getattr(cfg, "a_major", "k"),
-                                     transpose_b=getattr(cfg, "transpose_b", False),
-                                     transpose_a=getattr(cfg, "transpose_a", False),
-                                     b_dtype=getattr(cfg, "b_dtype", ""), c_ld=c_ld).check()
+        own = entry
+        chosen, why = retile_config(cfg, m * batch, n, k, major, schedule, dev.sm_count, c_ld)
         if major == program.gemm_config.b_major:
             # the program itself, retiled through the tier
             entry = compiled(kernel, arguments, arch, chosen.schedule, override_string(chosen))
+            if chosen.tile_n == 192 and spilled(entry):  # (an epilogue's operands on top of 96 accumulators)
+                chosen, why = retile_config(cfg, m * batch, n, k, major, schedule, dev.sm_count, c_ld, False)
+                why += "; 192-wide tiles not taken: ptxas spilled the 128 x 192 kernel's registers"
+                entry = compiled(kernel, arguments, arch, chosen.schedule, override_string(chosen))
         else:  # B's layout differs from the compiled program's (no epilogue): tileorch.gemm's tile program
             gk = kernel_for(chosen)
             entry = None
+        if own is not None:  # (the program's own entry, the one its launches look up)
+            own.launch_remarks[tuple(grid)] = why
     elif (schedule == "auto" and not getattr(cfg, "grid_l", False) and cfg.epilogue != "atomic"
           and not getattr(cfg, "program_grid", False)):  # a program grid runs its tiles whole: no Stream-K
         chosen_schedule = choose_schedule(cov.m if cov else m, cov.n if cov else n, k, cfg, dev.sm_count)

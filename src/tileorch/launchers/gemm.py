@@ -62,9 +62,10 @@ def default_config(m: int, n: int, k: int, dtype: str, out_dtype: str, b_major: 
     epilogue; 128 x 128 tiles (6 stages) for short-K problems of at most two waves whose wave
     efficiency the narrower tile improves by >= 0.15; 128 x 192 tiles (4 stages) where their wave
     efficiency times :data:`N192_EFFICIENCY` beats the chosen tile's (the wave-quantised shapes, e.g.
-    1344 x 6272 x 2048: 0.74 -> 0.90 of cuBLAS; ``tile_192=False``: not considered); Stream-K on the
-    128 x 256 tiles where no data-parallel walk keeps 85% of the SM-waves busy and K >= 8192; f32 and
-    s32 outputs store directly."""
+    1344 x 6272 x 2048: 0.74 -> 0.90 of cuBLAS; ``tile_192=False``: not considered; an N-major B
+    runs them in 1x1 clusters, its 192-column tile not two multicast halves of 64-column boxes);
+    Stream-K on the 128 x 256 tiles where no data-parallel walk keeps 85% of the SM-waves busy and
+    K >= 8192; f32 and s32 outputs store directly."""
     cfg = GemmConfig(dtype=dtype, out_dtype=out_dtype, b_major=b_major,
                      epilogue="direct" if out_dtype in DIRECT_OUT_DTYPES else "tma")
     cfg = replace(cfg, tile_k=128 // cfg.element_bytes)
@@ -78,6 +79,8 @@ def default_config(m: int, n: int, k: int, dtype: str, out_dtype: str, b_major: 
             best, score = 192, N192_EFFICIENCY * wave_efficiency(m, n, 192, sms)
         if best != 256:
             cfg = replace(cfg, tile_n=best, stages=6 if best == 128 else 4)
+        if best == 192 and b_major == "n":  # (2 multicast slices of 96 N-major columns: not whole 64-column boxes)
+            cfg = replace(cfg, cluster_m=1)
         schedule = "streamk" if score < 0.85 and k >= 8192 else "persistent"
         if schedule == "streamk":
             cfg = replace(cfg, tile_n=256, stages=GemmConfig().stages)
