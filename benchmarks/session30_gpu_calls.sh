@@ -10,6 +10,9 @@ set -u
 case "${1:-}" in
   A) parts="grid remat rowlong gemm_suite"; export VARIANTS=${VARIANTS:-persistent,streamk,persistent_n192} ;;
   B) parts="consumer attnzoo review" ;;
+  C) echo "##### gemm + zoo GPU tests ($(date -u +%T))"
+     timeout 120 python3 -m pytest -q -p no:cacheprovider -rfE -n 8 tests/gpu/test_gemm.py tests/gpu/test_attnzoo30_gpu.py 2>&1 | tail -n 12
+     parts="retile192" ;;
   *) parts="$*" ;;
 esac
 for p in $parts; do
@@ -18,3 +21,6 @@ for p in $parts; do
   timeout ${PART_TIMEOUT:-170} bash "benchmarks/session30_$p.sh"
   echo "##### session30_$p.sh rc=$?"
 done
+# part C (after the first two calls): tests/gpu/test_gemm.py (the 192-wide auto tile with a row-major B crashed there:
+# fixed by s30-retile192), the two attention-zoo tests whose fixture unpacked four arrays, the retile to 192 of cuTile
+# GEMM programs (session30_retile192.sh)
