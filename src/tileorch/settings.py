@@ -148,6 +148,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("PREFETCH_DEPTH", None, range(1, 9), "iterations a prefetching loop keeps in flight (default 1)", True),
     _s("ROW_SMEM_CACHE", "0", SWITCH,
        "a two-pass row keeps the tiles its first loop loaded in shared memory for its second loop", True),
+    _s("ROW_SMEM_CACHE_BYTES", "232448", range(0, 232449),
+       "bytes of shared memory a launch gives a cached row (the rest of the row reloads from global memory)"),
     _s("PREFETCH_PAST_STORES", "0", SWITCH,
        "a loop that stores prefetches the weak loads cuTile left unordered with its stores (token not tied)", True),
     _s("SIMT_MMA", "1", SWITCH, "mma.sync for dots on the SIMT path", True),
