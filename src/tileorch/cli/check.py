@@ -58,6 +58,22 @@ def _at(proto, file: str) -> str:
     return file if where == "<unknown>" else where
 
 
+def _violation_at(proto, result, file: str) -> str:
+    """Where a failed check is reported: the source op of the violating step (for a deadlock, the
+    op the first blocked agent waits at), else the last step's op, else the kernel."""
+    from xdsl.ir import Operation
+
+    from tileorch.diagnostics import location_str
+
+    violation = result.violation
+    candidates = [getattr(getattr(violation, "op", None), "origin", None)]
+    candidates += [getattr(step, "origin", None) for step in reversed(result.trace)]
+    for origin in candidates:
+        if isinstance(origin, Operation) and location_str(origin) != "<unknown>":
+            return location_str(origin)
+    return _at(proto, file)
+
+
 def too_large(proto, exc: StateSpaceTooLarge) -> str:
     """What a search that reached its state bound says: inconclusive, and what makes the model large."""
     ctas = getattr(proto, "ctas", 1)
@@ -133,6 +149,9 @@ def run(args: argparse.Namespace) -> int:
             continue
         failed += 1
         print(f"{proto.name}: FAILED; {summary}")
+        # the located verdict, as every other rejection reads (the counterexample follows)
+        print(f"{_violation_at(proto, result, args.file)}: error: {proto.name}: "
+              f"{result.violation.headline() if result.violation else 'check failed'}", file=sys.stderr)
         print(format_text(result))
         if args.trace:
             write_chrome_trace(result, args.trace)
