@@ -11,6 +11,7 @@
 // RUN: not tileorch check %s --kernel bad_pingpong_no_arrive --jobs 1 2>&1 | filecheck %s --check-prefix=PINGPONG-NO-ARRIVE
 // RUN: not tileorch check %s --kernel bad_sk_final_no_wait --jobs 1 2>&1 | filecheck %s --check-prefix=SK-FINAL-NO-WAIT
 // RUN: not tileorch check %s --kernel bad_sk_no_increment --jobs 1 2>&1 | filecheck %s --check-prefix=SK-NO-INCREMENT
+// RUN: not tileorch check %s --kernel bad_named_mismatch --jobs 1 2>&1 | filecheck %s --check-prefix=NAMED-MISMATCH
 
 builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: 1, 1, 1>} {
   // bad_no_release: 3-stage ring, 3 consumer warps that never release a stage: the producer's tail (and its 4th acquire) waits forever.
@@ -355,6 +356,18 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
             : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
         scf.yield %next : !cutlass.streamk_work_tile_info
       }
+    }
+    func.return
+  }
+  // bad_named_mismatch: the two sides of named barrier 3 disagree on its thread count (256 vs 384).
+  func.func @bad_named_mismatch() attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>} {
+    cutlass.async.exec warpgroup mask(0x1) {
+      cutlass.named_barrier.arrive barrier_id = 3 num_threads = 256
+    }
+    cutlass.async.exec warpgroup mask(0x2) {
+      // NAMED-MISMATCH-NOT: {{^}}bad_named_mismatch: OK
+      // NAMED-MISMATCH: ported_kernels_broken.mlir:[[# @LINE + 1]]:7: error: bad_named_mismatch: named-barrier-count [agent1]: bar 3: bar with count 384 joins a generation started with count 256
+      cutlass.named_barrier.arrive_and_wait barrier_id = 3 num_threads = 384
     }
     func.return
   }

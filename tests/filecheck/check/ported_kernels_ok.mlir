@@ -245,4 +245,15 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
     }
     func.return
   }
+  // named_wg_handoff: warp group 0 signals warp group 1 on named barrier 3 (bar.arrive 256 / bar.sync 256).
+  // CHECKER-DAG: {{^}}named_wg_handoff: OK: all properties hold
+  func.func @named_wg_handoff() attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>} {
+    cutlass.async.exec warpgroup mask(0x1) {
+      cutlass.named_barrier.arrive barrier_id = 3 num_threads = 256
+    }
+    cutlass.async.exec warpgroup mask(0x2) {
+      cutlass.named_barrier.arrive_and_wait barrier_id = 3 num_threads = 256
+    }
+    func.return
+  }
 }

@@ -111,3 +111,17 @@ func.func @regs_over_budget() attributes {nvvm.kernel, nvvm.maxntid = array<i32:
   func.return
 }
 // CHECK: ported_kernels_invalid.mlir:[[# @LINE - 6]]:3: error: cutlass.async.exec: the warp groups' regs(N) need 40 (warp group 0) + 240 (warp group 1) + 240 (warp group 2) = 520 registers per lane slot, more than the 3 x 168 = 504 they start with
+
+// -----
+
+// Named barrier 3 waits for 384 threads in a CTA of 256.
+func.func @named_count_over_cta() attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>} {
+  cutlass.async.exec warpgroup mask(0x1) {
+    cutlass.named_barrier.arrive barrier_id = 3 num_threads = 256
+  }
+  cutlass.async.exec warpgroup mask(0x2) {
+    cutlass.named_barrier.arrive_and_wait barrier_id = 3 num_threads = 384
+  }
+  func.return
+}
+// CHECK: ported_kernels_invalid.mlir:[[# @LINE - 4]]:5: error: 'cutlass.named_barrier.arrive_and_wait' op arrive count (from num_threads) is 384, more than the 256 threads of the CTA (the kernel's nvvm.maxntid): the barrier could never complete
