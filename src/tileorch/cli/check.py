@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from tileorch.analysis.counterexample import format_text, write_chrome_trace
+from tileorch.analysis.counterexample import format_text, violation_origin, write_chrome_trace
 from tileorch.analysis.explore import MAX_STATES, ParallelSearchFailed, StateSpaceTooLarge, check
 from tileorch.analysis.extract import MAX_ITERATIONS, load  # MAX_ITERATIONS: the largest --iterations
 
@@ -59,19 +59,13 @@ def _at(proto, file: str) -> str:
 
 
 def _violation_at(proto, result, file: str) -> str:
-    """Where a failed check is reported: the source op of the violating step (for a deadlock, the
-    op the first blocked agent waits at), else the last step's op, else the kernel."""
+    """``file:line:col`` of a failed check (:func:`violation_origin`), else the kernel's."""
     from xdsl.ir import Operation
 
     from tileorch.diagnostics import location_str
 
-    violation = result.violation
-    candidates = [getattr(getattr(violation, "op", None), "origin", None)]
-    candidates += [getattr(step, "origin", None) for step in reversed(result.trace)]
-    for origin in candidates:
-        if isinstance(origin, Operation) and location_str(origin) != "<unknown>":
-            return location_str(origin)
-    return _at(proto, file)
+    origin = violation_origin(result)
+    return location_str(origin) if isinstance(origin, Operation) else _at(proto, file)
 
 
 def too_large(proto, exc: StateSpaceTooLarge) -> str:
