@@ -12,6 +12,7 @@
 // RUN: not tileorch check %s --kernel bad_sk_final_no_wait --jobs 1 2>&1 | filecheck %s --check-prefix=SK-FINAL-NO-WAIT
 // RUN: not tileorch check %s --kernel bad_sk_no_increment --jobs 1 2>&1 | filecheck %s --check-prefix=SK-NO-INCREMENT
 // RUN: not tileorch check %s --kernel bad_named_mismatch --jobs 1 2>&1 | filecheck %s --check-prefix=NAMED-MISMATCH
+// RUN: not tileorch check %s --kernel bad_crossed_same_stages --jobs 1 2>&1 | filecheck %s --check-prefix=CROSSED
 
 builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: 1, 1, 1>} {
   // bad_no_release: 3-stage ring, 3 consumer warps that never release a stage: the producer's tail (and its 4th acquire) waits forever.
@@ -368,6 +369,54 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
       // NAMED-MISMATCH-NOT: {{^}}bad_named_mismatch: OK
       // NAMED-MISMATCH: ported_kernels_broken.mlir:[[# @LINE + 1]]:7: error: bad_named_mismatch: named-barrier-count [agent1]: bar 3: bar with count 384 joins a generation started with count 256
       cutlass.named_barrier.arrive_and_wait barrier_id = 3 num_threads = 384
+    }
+    func.return
+  }
+  // bad_crossed_same_stages: two 2-stage rings; the middle warp drives the epilogue ring with the load
+  // ring's state (same type, so only the checker sees it).
+  func.func @bad_crossed_same_stages(%k_tiles: i32, %smem: !llvm.ptr<3>, %smem2: !llvm.ptr<3>) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 96, 1, 1>} {
+    %lp = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %load = cutlass.pipeline.init %lp {numStages = 2 : i32, executor = #cutlass<executor_type warp>, participants = array<i64: 0x1>, consumers = array<i64: 0x2>}
+    %ep = cutlass.pipeline.create storage(%smem2) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %epi = cutlass.pipeline.init %ep {numStages = 2 : i32, executor = #cutlass<executor_type warp>, participants = array<i64: 0x2>, consumers = array<i64: 0x4>}
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    cutlass.async.exec warp mask(0x7) {
+      cutlass.pipeline.switch_by_executor case masks(0x1) args(%p = %load, %p2 = %epi) {
+        %start = cutlass.pipeline.state.create %p producer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<2>) : i32 {
+          cutlass.pipeline.producer_acquire %p, %s
+          cutlass.pipeline.producer_commit %p, %s
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<2>
+        }
+        cutlass.pipeline.producer_tail %p, %last
+      } case masks(0x2) args(%q = %load, %e = %epi) {
+        %start = cutlass.pipeline.state.create %q consumer
+        %estart = cutlass.pipeline.state.create %e producer
+        %last:2 = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start, %es = %estart) -> (!cutlass.pipeline_state<2>, !cutlass.pipeline_state<2>) : i32 {
+          %tok = cutlass.pipeline.consumer_try_wait %q, %s
+          cutlass.pipeline.consumer_wait %q, %s token(%tok)
+          cutlass.pipeline.consumer_release %q, %s
+          // CROSSED-NOT: {{^}}bad_crossed_same_stages: OK
+          // CROSSED: ported_kernels_broken.mlir:[[# @LINE + 1]]:11: error: bad_crossed_same_stages: deadlock: every unfinished agent is blocked: producer1 at ProducerAcquire(pipe=epi, state=s0)
+          cutlass.pipeline.producer_acquire %e, %s
+          cutlass.pipeline.producer_commit %e, %s
+          %next = cutlass.pipeline.state.increment %s
+          %enext = cutlass.pipeline.state.increment %es
+          scf.yield %next, %enext : !cutlass.pipeline_state<2>, !cutlass.pipeline_state<2>
+        }
+        cutlass.pipeline.producer_tail %e, %last#1
+      } case masks(0x4) args(%r2 = %load, %r = %epi) {
+        %start = cutlass.pipeline.state.create %r consumer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<2>) : i32 {
+          %tok = cutlass.pipeline.consumer_try_wait %r, %s
+          cutlass.pipeline.consumer_wait %r, %s token(%tok)
+          cutlass.pipeline.consumer_release %r, %s
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<2>
+        }
+      }
     }
     func.return
   }
