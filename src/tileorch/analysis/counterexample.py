@@ -45,6 +45,22 @@ def replay(m: Machine, path: list[tuple], last: tuple[str, int] | None,
     return violation, steps
 
 
+def violation_origin(result: CheckResult, default: object = None) -> object:
+    """The source op a failed check is reported at: the op of the violating step (for a deadlock,
+    the op the first blocked agent waits at), else the last step's op, else ``default`` (the
+    kernel).  An op without a source location is skipped for the next candidate."""
+    from xdsl.ir import Operation
+
+    from tileorch.diagnostics import location_str
+
+    candidates = [getattr(getattr(result.violation, "op", None), "origin", None)]
+    candidates += [getattr(step, "origin", None) for step in reversed(result.trace)]
+    for origin in candidates:
+        if isinstance(origin, Operation) and location_str(origin) != "<unknown>":
+            return origin
+    return default
+
+
 def format_text(result: CheckResult) -> str:
     """The violated property and the numbered interleaving that violates it."""
     v = result.violation

@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from tileorch.analysis.counterexample import format_text, write_chrome_trace
+from tileorch.analysis.counterexample import format_text, violation_origin, write_chrome_trace
 from tileorch.analysis.explore import MAX_STATES, ParallelSearchFailed, StateSpaceTooLarge, check
 from tileorch.analysis.extract import MAX_ITERATIONS, load  # MAX_ITERATIONS: the largest --iterations
 
@@ -56,6 +56,16 @@ def _at(proto, file: str) -> str:
     origin = getattr(proto, "origin", None)
     where = location_str(origin) if isinstance(origin, Operation) else "<unknown>"
     return file if where == "<unknown>" else where
+
+
+def _violation_at(proto, result, file: str) -> str:
+    """``file:line:col`` of a failed check (:func:`violation_origin`), else the kernel's."""
+    from xdsl.ir import Operation
+
+    from tileorch.diagnostics import location_str
+
+    origin = violation_origin(result)
+    return location_str(origin) if isinstance(origin, Operation) else _at(proto, file)
 
 
 def too_large(proto, exc: StateSpaceTooLarge) -> str:
@@ -133,6 +143,9 @@ def run(args: argparse.Namespace) -> int:
             continue
         failed += 1
         print(f"{proto.name}: FAILED; {summary}")
+        # the located verdict, as every other rejection reads (the counterexample follows)
+        print(f"{_violation_at(proto, result, args.file)}: error: {proto.name}: "
+              f"{result.violation.headline() if result.violation else 'check failed'}", file=sys.stderr)
         print(format_text(result))
         if args.trace:
             write_chrome_trace(result, args.trace)

@@ -10,6 +10,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from tileorch.analysis.counterexample import violation_origin
 from tileorch.analysis.explore import StateSpaceTooLarge, check
 from tileorch.analysis.extract import MAX_ITERATIONS, extract
 from tileorch.diagnostics import LocatedError
@@ -40,6 +41,6 @@ class VerifyPipelines(ModulePass):
             if result.ok:
                 continue
             v = result.violation
-            where = getattr(v.op, "origin", None) or proto.origin
+            where = violation_origin(result, proto.origin)
             agent = f" ({v.agent})" if v.agent else ""
             raise LocatedError(where, f"{proto.name}: {v.prop}{agent}: {v.message}")

@@ -1,6 +1,6 @@
 // RUN: not tileorch-opt %s --split-input-file -p cutlass-stamp-arrive-counts,convert-pipeline-to-nvvm 2>&1 | filecheck %s
 // Arrive counts the lowering cannot produce are located errors, not silent hangs: every selected
-// thread arrives once per phase, so a group needs at least as many threads as its arrive count.
+// thread arrives once per phase, so a group needs at least as many threads (a verifier rule at the init).
 
 builtin.module {
   func.func @too_many(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) {
@@ -10,7 +10,7 @@ builtin.module {
     func.return
   }
 }
-// CHECK: patterns_errors.mlir:9:5: error: producer group 0 has 2 threads but its arrive count is 4: each thread arrives once per phase, so the barrier could never complete
+// CHECK: patterns_errors.mlir:8:5: error: cutlass.pipeline.init: producer_arv_count[0] = 4 but its group (mask 0x3, thread) has 2 threads; each thread arrives once per phase, so the barrier could never complete
 
 // -----
 
@@ -22,7 +22,7 @@ builtin.module {
     func.return
   }
 }
-// CHECK: patterns_errors.mlir:21:5: error: consumer group 0 has 32 threads but its arrive count is 33
+// CHECK: patterns_errors.mlir:20:5: error: cutlass.pipeline.init: consumer_arv_count[0] = 33 but its group (mask 0x2, warp) has 32 threads
 
 // -----
 

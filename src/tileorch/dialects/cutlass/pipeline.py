@@ -451,6 +451,8 @@ class PipelineInitOp(IRDLOperation):
         self._verify_per_group("producer_arv_count", self.producer_arrive_counts(), pipe.producers, "producer", 1)
         self._verify_per_group("consumer_arv_count", self.consumer_arrive_counts(), pipe.consumers, "consumer", 1)
         self._verify_per_group("transaction_size", self.transaction_sizes(), pipe.producers, "producer", 0)
+        self._verify_arrive_counts_fit(executor, "producer_arv_count", self.producer_arrive_counts(), producers)
+        self._verify_arrive_counts_fit(executor, "consumer_arv_count", self.consumer_arrive_counts(), consumers)
         if self.transaction_size is not None and pipe.elide is FULL:
             raise VerifyException(
                 "cutlass.pipeline.init: transaction_size needs the full barrier, but the pipeline elides it"
@@ -579,6 +581,22 @@ class PipelineInitOp(IRDLOperation):
                 raise VerifyException(
                     f"cutlass.pipeline.init: {key}[{i}] = {value} does not fit an mbarrier's 20-bit "
                     f"{'transaction' if key == 'transaction_size' else 'arrive'} count (at most {MBARRIER_MAX_COUNT})"
+                )
+
+    def _verify_arrive_counts_fit(self, executor: ExecutorType, key: str, counts: list[int] | None,
+                                  masks: list[int]) -> None:
+        """Each selected thread of a group arrives once per phase, so an explicit arrive count above
+        the group's thread count never completes its barrier (the lowering's check, made a verifier
+        rule so ``tileorch-opt`` rejects it too)."""
+        if counts is None or len(counts) != len(masks):
+            return
+        for i, (count, mask) in enumerate(zip(counts, masks)):
+            threads = executor_threads(executor, mask)
+            if count > threads:
+                raise VerifyException(
+                    f"cutlass.pipeline.init: {key}[{i}] = {count} but its group (mask {mask:#x}, "
+                    f"{executor.value}) has {threads} threads; each thread arrives once per phase, so the "
+                    f"barrier could never complete"
                 )
 
     def _verify_barrier_ids(self) -> None:
