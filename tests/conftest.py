@@ -89,7 +89,7 @@ LONGEST_FIRST = (
     # the fixtures run on one worker only (split by a steal in the 14:21 run: 38 s instead of 20)
     "unit/test_upstream_mlir.py",
     "unit/test_fuzz_bytecode.py",  # one 27 s campaign: early, so that it never runs last
-    # CPU s of the file alone (-n 0, memos cold; 2026-12-06, s30-ci2 and s30-ci's A/B:
+    # CPU s of the file (-n 0, memos cold; 2026-12-06: s30-ci2 and s30-ci, the file alone or in one process with others:
     # benchmarks/results/ci_s30b_2026-12-06.json), longest first
     "unit/test_cover27_compile.py",  # ~125
     "unit/test_chained_emulated.py",  # 57.2
