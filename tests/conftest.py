@@ -89,6 +89,22 @@ LONGEST_FIRST = (
     # the fixtures run on one worker only (split by a steal in the 14:21 run: 38 s instead of 20)
     "unit/test_upstream_mlir.py",
     "unit/test_fuzz_bytecode.py",  # one 27 s campaign: early, so that it never runs last
+    # CPU s of the file (-n 0, memos cold; 2026-12-06: s30-ci2 and s30-ci, the file alone or in one process with others:
+    # benchmarks/results/ci_s30b_2026-12-06.json), longest first
+    "unit/test_cover27_compile.py",  # ~125
+    "unit/test_chained_emulated.py",  # 57.2
+    "unit/test_chained_s_ahead.py",  # 40.6
+    "unit/test_chained_q_regs.py",  # 37.5
+    "unit/test_chained_s17_switches.py",  # 37.3
+    "unit/test_cover29_compile.py",  # 27.3
+    "unit/test_attnzoo30_emulated.py",  # 25.3
+    "unit/test_check_chained.py",  # 18.1
+    "unit/test_computed_b_gemm.py",  # 17.2
+    "unit/test_attnzoo30_compile.py",  # 15.3
+    "unit/test_row_smem_cache_emulated.py",  # 13.3
+    "unit/test_cover26_compile.py",  # 13.2
+    "unit/test_review30_dots.py",  # 9.9
+    "unit/test_review30_epilogues.py",  # 5.9
     # single tests of 6-10 CPU s (2026-12-03, load ~3): early too
     "unit/test_user_sweep2_interp.py",
     "unit/test_chained_row_div.py",
@@ -104,7 +120,6 @@ LONGEST_FIRST = (
     "unit/test_examples_compile.py",
     "unit/test_chained_narrow.py",
     "unit/test_checker_gemm.py",
-    "unit/test_chained_emulated.py",
     "unit/test_column_major_gemm.py",
     "unit/test_chained_overlap.py",
     "unit/test_cutile_op_coverage.py",

@@ -51,20 +51,29 @@ def assert_takes_its_path(p, prog, source_file: str) -> None:
     assert any("the SIMT path computes this" in r and "on tensor cores with mma.sync" in r for r in remarks), remarks
 
 
-def assert_pipelines_proved(p, name: str) -> None:
-    """``tileorch check`` on the kernel of table entry ``p`` (lowered on its path): every pipeline protocol it
-    extracts free of deadlocks and races over every trip count the checker explores."""
-    from tileorch.analysis.explore import check
+def compiled_with_protocols(programs: dict, name: str):
+    """``(program, protocols)``: :func:`compile_sweep_program`'s compile of ``programs[name]`` and the
+    pipeline protocols ``tileorch check`` extracts from the kernel that compile lowered, both once
+    per test run (``compile_once_deriving``: the program is lowered once for its compile tests and
+    its proof).  The protocols are kept without their IR references (``without_ir``: stored in the
+    run's memo), so a violation's diagnostics name no source location."""
+    from tileorch.analysis.explore import without_ir
     from tileorch.analysis.extract import extract
-    from tileorch.driver import lower_program
-    from tileorch.frontend.cutile import load
-    from tileorch.registry import make_context
+    from tileorch.testing.compile_memo import compile_once_deriving
     from tileorch.testing.export import cutile_bytecode
 
-    ctx = make_context()
-    kind, lowered = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx, remarks=[])
-    assert kind == p.path
-    protocols = extract(lowered)
+    p = programs[name]
+    return compile_once_deriving(cutile_bytecode(p.kernel, p.spec), name, lambda m: without_ir(extract(m)),
+                                 "protocols", arch="sm_90a", ptxas=False)
+
+
+def assert_pipelines_proved(programs: dict, name: str) -> None:
+    """``tileorch check`` on the kernel of table entry ``programs[name]`` (lowered on its path): every
+    pipeline protocol it extracts free of deadlocks and races over every trip count the checker explores."""
+    from tileorch.analysis.explore import check
+
+    program, protocols = compiled_with_protocols(programs, name)
+    assert program.kind == programs[name].path
     assert protocols
     for result in (check(proto) for proto in protocols):
         assert result.ok, (result.values, result.violation)
@@ -80,4 +89,4 @@ def spilled_programs(programs: dict, compile_fn) -> set[str]:
 
 
 __all__ = ["TENSOR_CORES", "assert_dot_sweep", "assert_pipelines_proved", "assert_takes_its_path",
-           "compile_sweep_program", "spilled_programs"]
+           "compile_sweep_program", "compiled_with_protocols", "spilled_programs"]

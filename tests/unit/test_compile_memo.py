@@ -155,3 +155,40 @@ def test_compile_once_seeing_lowered_failures(monkeypatch, tmp_path):
     assert shown == (None, True)
     assert not list(tmp_path.glob("*.pickle")) and not compile_memo._PROGRAMS
     assert driver.compile_module is step
+
+
+def test_compile_once_deriving_lowers_once_and_keeps_what_it_derived(monkeypatch, tmp_path):
+    """A miss: one compile, ``derive`` on its lowering (the driver's ``lower_program`` once), both stored.  The
+    next call (this process's memo, then only the directory's) neither lowers nor compiles.  A program compiled
+    before without the derived value (``compile_once``) is lowered again once, without the back end."""
+    import tileorch.driver as driver
+    from tileorch.analysis.explore import without_ir
+    from tileorch.analysis.extract import extract
+    from tileorch.testing import compile_memo
+
+    monkeypatch.setenv(compile_memo.MEMO_ENV, str(tmp_path))
+    monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+    data, name = _bytecode("mm_tiled_view"), "mm_tiled_view"
+    lowered, real = [], driver.lower_program
+
+    def counting(*args, **kwargs):
+        lowered.append(name)
+        return real(*args, **kwargs)
+
+    def pipelines(module):
+        return [proto.pipelines for proto in without_ir(extract(module))]  # picklable: no IR references
+
+    monkeypatch.setattr(driver, "lower_program", counting)
+    program, derived = compile_memo.compile_once_deriving(data, name, pipelines, "pipes", ptxas=False)
+    assert program.kind == "gemm" and "wgmma.mma_async" in program.ptx and lowered == [name]
+    assert derived and all(ring and ring[0].stages >= 2 for ring in derived), derived
+    assert len(list(tmp_path.glob("*.pickle"))) == 2  # the compile and the derived value
+    _no_back_end(monkeypatch)
+    for memo in ({"kept": True}, {}):  # this process's memo, then the directory's
+        if not memo:
+            monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+        again = compile_memo.compile_once_deriving(data, name, pytest.fail, "pipes", ptxas=False)
+        assert again[0].ptx == program.ptx and again[1] == derived and lowered == [name]
+    # another tag over the stored compile: lowered once more, the back end not run (it now fails the test)
+    other = compile_memo.compile_once_deriving(data, name, pipelines, "pipes again", ptxas=False)
+    assert other[0].ptx == program.ptx and other[1] == derived and lowered == [name, name]

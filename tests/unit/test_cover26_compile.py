@@ -16,12 +16,13 @@ pytest.importorskip("cuda.tile")
 from tileorch.testing import cover26_programs  # noqa: E402
 from tileorch.testing.cover26_programs import PROGRAMS  # noqa: E402
 from dot_sweep_checks import (assert_dot_sweep, assert_pipelines_proved, assert_takes_its_path,  # noqa: E402
-                              compile_sweep_program, spilled_programs)
+                              compiled_with_protocols, spilled_programs)
 
 
 def compiled(name):
-    """The program's compile for sm_90a, shared by the tests of a run (``compile_once``)."""
-    return compile_sweep_program(PROGRAMS, name)
+    """The program's compile for sm_90a, shared by the tests of a run with the pipeline protocols of the kernel
+    it lowered (``compiled_with_protocols``: the proof below reads them instead of lowering the program again)."""
+    return compiled_with_protocols(PROGRAMS, name)[0]
 
 
 def test_the_set_has_its_programs():
@@ -61,7 +62,7 @@ def test_every_program_assembles_without_spills():
 def test_the_tensor_core_kernel_is_proved(name):
     """``tileorch check`` on each tensor-core kernel: its pipelines free of deadlocks and races over every trip
     count (the shared computed A's register copies, the low-rank branch's second B, the 8-bit direct stores)."""
-    assert_pipelines_proved(PROGRAMS[name], name)
+    assert_pipelines_proved(PROGRAMS, name)
 
 
 def test_the_one_trip_key_loop_says_so_at_the_second_dot():

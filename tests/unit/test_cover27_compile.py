@@ -123,4 +123,4 @@ def test_the_tensor_core_kernel_is_proved(name, monkeypatch):
     a stage per pair multiplies the ring's stages (6-9 at the program's tile), past what the checker explores in
     CI's time; ``test_pair_stages.py`` proves that form's pipeline at the launcher's retile."""
     monkeypatch.setenv("TILEORCH_PAIR_STAGES", "0")
-    assert_pipelines_proved(PROGRAMS[name], name)
+    assert_pipelines_proved(PROGRAMS, name)

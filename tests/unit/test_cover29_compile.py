@@ -19,14 +19,15 @@ pytest.importorskip("cuda.tile")
 from tileorch.testing import cover29_programs  # noqa: E402
 from tileorch.testing.cover29_programs import ERRORS, PROGRAMS  # noqa: E402
 from dot_sweep_checks import (assert_dot_sweep, assert_pipelines_proved, assert_takes_its_path,  # noqa: E402
-                              compile_sweep_program, spilled_programs)
+                              compiled_with_protocols, spilled_programs)
 
 HERE = re.escape(cover29_programs.__file__)
 
 
 def compiled(name):
-    """The program's compile for sm_90a, shared by the tests of a run (``compile_once``)."""
-    return compile_sweep_program(PROGRAMS, name)
+    """The program's compile for sm_90a, shared by the tests of a run with the pipeline protocols of the kernel
+    it lowered (``compiled_with_protocols``: the proof below reads them instead of lowering the program again)."""
+    return compiled_with_protocols(PROGRAMS, name)[0]
 
 
 def test_the_set_has_its_programs():
@@ -71,7 +72,7 @@ def test_every_program_assembles_without_spills():
 
 @pytest.mark.parametrize("name", sorted(n for n, p in PROGRAMS.items() if p.path != "simt"))
 def test_the_tensor_core_kernel_is_proved(name):
-    assert_pipelines_proved(PROGRAMS[name], name)
+    assert_pipelines_proved(PROGRAMS, name)
 
 
 def test_a_hidden_width_past_the_registers_is_a_located_error_naming_the_limit():
@@ -98,16 +99,8 @@ def test_the_second_dots_ring_released_by_half_its_readers_is_caught():
     import dataclasses
 
     from tileorch.analysis.explore import check
-    from tileorch.analysis.extract import extract
-    from tileorch.driver import lower_program
-    from tileorch.frontend.cutile import load
-    from tileorch.registry import make_context
-    from tileorch.testing.export import cutile_bytecode
 
-    p = PROGRAMS["mlp_loops_gelu_bias"]
-    ctx = make_context()
-    _, lowered = lower_program(load(cutile_bytecode(p.kernel, p.spec), "mlp_loops_gelu_bias", ctx), ctx, remarks=[])
-    (proto,) = extract(lowered)
+    _, (proto,) = compiled_with_protocols(PROGRAMS, "mlp_loops_gelu_bias")  # the protocols the proof checks
     ring, e_ring = proto.pipelines
     assert (e_ring.stages, e_ring.empty_count, e_ring.stage_bytes) == (2, 256, 128 * 64 * 2), e_ring
     assert ring.stage_bytes == (128 + 128) * 64 * 2, ring

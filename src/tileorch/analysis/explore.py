@@ -164,6 +164,15 @@ class _NoIR(pickle.Pickler):
         return NotImplemented
 
 
+def without_ir(value):
+    """A copy of ``value`` (a protocol, a list of them) with every IR reference (the ``origin``
+    fields, xDSL operations) None, as the parallel check's workers get it: picklable, checked the
+    same (``origin`` takes no part in a protocol's steps), its diagnostics without locations."""
+    buf = io.BytesIO()
+    _NoIR(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return pickle.loads(buf.getvalue())
+
+
 def _worker_main(payload: bytes, conn) -> None:
     """A worker process: take the parallel check from ``payload``, then answer each instance index
     received on ``conn`` with ``(index, states, transitions, violated)`` (``(index,

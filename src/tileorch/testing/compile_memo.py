@@ -81,17 +81,31 @@ def _write(directory: str, path: str, program) -> None:
         pass
 
 
-def _once(key: str, compile_it):
-    program = _PROGRAMS.get(key)
+def _stored(key: str):
+    """The value stored under ``key`` in this process or the run's memo directory (kept in this
+    process from then on), or None."""
+    value = _PROGRAMS.get(key)
     directory = os.environ.get(MEMO_ENV, "")
-    path = os.path.join(directory, key + ".pickle") if directory else ""
-    if program is None and path:
-        program = _read(path)
+    if value is None and directory:
+        value = _read(os.path.join(directory, key + ".pickle"))
+        if value is not None:
+            _PROGRAMS[key] = value
+    return value
+
+
+def _store(key: str, value) -> None:
+    """``value`` under ``key`` in this process and the run's memo directory."""
+    _PROGRAMS[key] = value
+    directory = os.environ.get(MEMO_ENV, "")
+    if directory and os.path.isdir(directory):
+        _write(directory, os.path.join(directory, key + ".pickle"), value)
+
+
+def _once(key: str, compile_it):
+    program = _stored(key)
     if program is None:
         program = compile_it()
-        if path and os.path.isdir(directory):
-            _write(directory, path, program)
-    _PROGRAMS[key] = program
+        _store(key, program)
     return copy.deepcopy(program)
 
 
@@ -157,16 +171,19 @@ def compile_once_seeing_lowered(data: bytes, name: str, see, **options):
     return program, state["seen"]
 
 
-def lowered_program(data: bytes, name: str, **options):
+def lowered_program(data: bytes, name: str, see=None, **options):
     """``compile_program(data, name, ptxas=False, **options)`` with its back-end step
     (``tileorch.driver.compile_module``) replaced, for this call, by one that compiles nothing: the
     driver's own lowering and its record of it (``kind``, the lowering's remarks, ``gemm_config``,
     ``gemm_args``, ``chained``, ``threads``, ``smem``, ...), with ``ptx == ""``, ``cubin is None``
-    and none of the remarks ptxas adds (registers, spills)."""
+    and none of the remarks ptxas adds (registers, spills).  ``see``, when given, is called on the
+    lowered module (what the back end would have been given)."""
     from tileorch import driver
     from tileorch.backend.compile import CompileResult
 
     def no_backend(module, ctx=None, *, arch=None, kind="", **_):
+        if see is not None:
+            see(module)
         return CompileResult(arch=arch or "sm_90a", kind=kind)
 
     real = driver.compile_module
@@ -177,6 +194,36 @@ def lowered_program(data: bytes, name: str, **options):
         driver.compile_module = real
 
 
+def compile_once_deriving(data: bytes, name: str, derive, tag: str, **options):
+    """:func:`compile_once`'s program and ``derive(lowered module)``, each once per key in this
+    process and the run's memo directory: ``(program, derived)``.
+
+    ``derive`` reads the module the driver's lowering made (what ``lower_program`` returns; it must
+    not change it) and returns a picklable value, stored under the compile's key and ``tag`` (one
+    tag per ``derive``).  A test that needs something of the lowered kernel beside the compiled
+    program (``tileorch check``'s protocols: the dot sweeps' pipeline proofs) so lowers each program
+    once: the compile that fills the memo derives it on the way (:func:`compile_once_seeing_lowered`);
+    only when the program was compiled before without it (a memo hit) is the program lowered again,
+    without the back end (:func:`lowered_program`).  ``derived`` is a copy (a test may change it).
+    A compile that raises propagates (nothing is stored)."""
+    key = memo_key(data, name, {**options, "derived": tag})
+    derived = _stored(key)
+    if derived is not None:
+        return compile_once(data, name, **options), copy.deepcopy(derived)
+    box: dict = {}
+
+    def see(module):
+        box["derived"] = derive(module)
+
+    program, seen = compile_once_seeing_lowered(data, name, see, **options)
+    if program is None:  # the compile raised after the lowering: compile_once raises it again
+        program = compile_once(data, name, **options)
+    if not seen:
+        lowered_program(data, name, see, **{k: v for k, v in options.items() if k != "ptxas"})
+    _store(key, box["derived"])
+    return program, copy.deepcopy(box["derived"])
+
+
 def lower_once(data: bytes, name: str, **options):
     """:func:`lowered_program`, once per key (its own, apart from :func:`compile_once`'s) in this
     process and the test run's memo directory."""
@@ -184,5 +231,5 @@ def lower_once(data: bytes, name: str, **options):
     return _once(key, lambda: lowered_program(data, name, **options))
 
 
-__all__ = ["MEMO_ENV", "canonical_options", "compile_once", "compile_once_seeing_lowered", "lower_once",
-           "lowered_program", "memo_key"]
+__all__ = ["MEMO_ENV", "canonical_options", "compile_once", "compile_once_deriving", "compile_once_seeing_lowered",
+           "lower_once", "lowered_program", "memo_key"]
