@@ -61,3 +61,12 @@ def test_the_choice_is_the_best_scored_tile(m, n, k):
         assert _score(m, n, 256) >= _score(m, n, 192)
     else:  # the short-K rule's 128-wide tile, then kept unless 192 scores higher
         assert k <= 2048 and cfg.tile_n == 128 and _score(m, n, 128) >= _score(m, n, 192)
+
+
+def test_stream_k_keeps_the_multicast_cluster_for_an_n_major_b():
+    """Stream-K runs 128 x 256 tiles in 2x1 clusters whatever tile the data-parallel choice scored best
+    (the 192 rule's 1x1 cluster for an N-major B was kept on the Stream-K kernel: the final review)."""
+    for m, n, k in ((2016, 2176, 8192), (4096, 2176, 16384), (1088, 15232, 16384)):
+        cfg = default_config(m, n, k, "bf16", "bf16", "n", "auto", SMS)
+        if cfg.schedule == "streamk":
+            assert (cfg.tile_n, cfg.cluster_m) == (256, 2), (m, n, k, cfg)

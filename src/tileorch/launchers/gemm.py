@@ -64,8 +64,9 @@ def default_config(m: int, n: int, k: int, dtype: str, out_dtype: str, b_major: 
     efficiency times :data:`N192_EFFICIENCY` beats the chosen tile's (the wave-quantised shapes, e.g.
     1344 x 6272 x 2048: 0.74 -> 0.90 of cuBLAS; ``tile_192=False``: not considered; an N-major B
     runs them in 1x1 clusters, its 192-column tile not two multicast halves of 64-column boxes);
-    Stream-K on the 128 x 256 tiles where no data-parallel walk keeps 85% of the SM-waves busy and
-    K >= 8192; f32 and s32 outputs store directly."""
+    Stream-K on the 128 x 256 tiles (2x1 clusters) where the chosen data-parallel tile's score (its wave
+    efficiency; times :data:`N192_EFFICIENCY` for 192) is below 0.85 and K >= 8192; f32 and s32 outputs
+    store directly."""
     cfg = GemmConfig(dtype=dtype, out_dtype=out_dtype, b_major=b_major,
                      epilogue="direct" if out_dtype in DIRECT_OUT_DTYPES else "tma")
     cfg = replace(cfg, tile_k=128 // cfg.element_bytes)
@@ -83,7 +84,7 @@ def default_config(m: int, n: int, k: int, dtype: str, out_dtype: str, b_major: 
             cfg = replace(cfg, cluster_m=1)
         schedule = "streamk" if score < 0.85 and k >= 8192 else "persistent"
         if schedule == "streamk":
-            cfg = replace(cfg, tile_n=256, stages=GemmConfig().stages)
+            cfg = replace(cfg, tile_n=256, stages=GemmConfig().stages, cluster_m=GemmConfig().cluster_m)
     return replace(cfg, schedule=schedule).check()
 
 
