@@ -54,7 +54,8 @@ def replaced(fn: Operation, before: set[Operation], how: int = WHOLE) -> None:
     """A rewrite created program ids of ``fn`` that are not launch-grid axes (``before``: the function's
     ``get_program_id`` ops before it): each program axis a created one reads becomes ``how`` (:data:`WHOLE` or
     :data:`LINEAR`); an axis that an op from before also reads still holds launch-grid coordinates beside the
-    new ones, which no map can say: :data:`LINEAR` (not clipped)."""
+    new ones, which no map can say: :data:`LINEAR` (the launcher then refuses a launch of fewer programs than
+    tiles along it: the SIMT path, with a warning; ``launchers.user_grid.covered``)."""
     axes = read(fn)
     now = program_id_ops(fn)
     new = {o.axis.value.data for o in now - before if any(True for _ in o.results[0].uses)}
