@@ -89,8 +89,13 @@ def test_a_linear_program_id_is_covered_whole_or_refused(x, m, n, batch):
     axes = [(LINEAR, 1), (LINEAR, 1), (2, 1)]
     cov = covered({"axes": axes, "tile": [128, 128]}, (x, 1, batch), m, n, batch)
     if isinstance(cov, str):
-        assert "linear program id" in cov and _programs_compute(axes, (x, 1, batch), m, n, batch, 128, 128) != \
-            _block(Covered(m, n, batch, (m, n, batch)), 128, 128)
+        done = _programs_compute(axes, (x, 1, batch), m, n, batch, 128, 128)
+        assert "linear program id" in cov and done != _block(Covered(m, n, batch, (m, n, batch)), 128, 128)
+        total = _cdiv(m, 128) * _cdiv(n, 128)
+        assert len(done) == x * batch < total * batch  # (the first x tiles of each matrix)
+        # the reason says why and how to avoid it: the grid that runs the GEMM kernel, or two program ids
+        assert f"the first {x} tile" in cov and f"launch {total} programs along x (or more" in cov, cov
+        assert "two program ids" in cov and "no tile-count bound" in cov, cov
     else:
         assert not cov.clipped
         assert _block(cov, 128, 128) == _programs_compute(axes, (x, 1, batch), m, n, batch, 128, 128)
@@ -421,3 +426,16 @@ def test_a_launch_that_falls_back_replaces_an_earlier_launchs_remark(monkeypatch
                                                     "agree"), own.launch_remarks
     own, simt, texts, ran = _launches(monkeypatch, "user_programs3", "mm_tiled_view", [full])
     assert ran == ["gemm"] and own.launch_remarks[(2, 5, 1)].startswith("remark: retiled to "), own.launch_remarks
+
+
+@needs_cutile
+def test_a_linear_program_id_launched_short_warns_why_and_how_to_avoid_it(monkeypatch):
+    """mm_divmod_grid (``i, j = divmod(bid(0), tiles_n)``; C 256 x 384 in 128 x 128 tiles: 6) on grid (5,): the
+    SIMT path runs it, and the PerformanceWarning says the grid that takes the GEMM kernel and the other numbering;
+    grid (6,) takes the GEMM kernel."""
+    own, simt, texts, ran = _launches(monkeypatch, "user_programs3", "mm_divmod_grid",
+                                      [((5, 1, 1), {}), ((6, 1, 1), {})])
+    assert ran == ["simt", "gemm"], ran
+    assert len(texts) == 1 and "[the SIMT path runs it]" in texts[0], texts
+    assert "the first 5 tiles" in texts[0] and "launch 6 programs along x (or more" in texts[0], texts
+    assert "bid(0) for the row tile and bid(1) for the column tile" in texts[0], texts
