@@ -63,8 +63,8 @@ SPECS = {
     "helper_stores_1d_tile_into_2d": [((128,), F32), ((4, 128), F32), 128],
     "helper_in_helper_stores_1d_tile": [((128,), F32), ((4, 128), F32), 128],
     "helper_system_scope_atomic": [((128,), F32), ((128,), F32), 128],
-    "mm_helper_loads_neg_inf_padded_a": [((256, 128), "float16"), ((128, 256), "float16"), ((256, 256), "float16"),
-                                         128, 128, 64],
+    "mm_helper_loads_neg_inf_padded_a": [((64, 32), "float16"), ((32, 64), "float16"), ((64, 64), "float16"),
+                                         64, 64, 32],
 }
 KERNELS = {"helper_stores_1d_tile_into_2d": helper_stores_1d_tile_into_2d,
            "helper_in_helper_stores_1d_tile": helper_in_helper_stores_1d_tile,
