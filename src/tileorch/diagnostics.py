@@ -324,19 +324,47 @@ def source_position(loc: Attribute | None) -> FileLineColLoc | None:
     return None
 
 
+def call_sites(loc: Attribute | None) -> list[FileLineColLoc]:
+    """The calls the code at ``loc`` was inlined through, innermost first: the positions of the callers of the
+    call-site locations on the path :func:`source_position` takes (a ``ct.function`` helper's op: the kernel's call
+    of the helper; MLIR prints them as ``note: called from``); [] for a location that is no call site."""
+    if isinstance(loc, NameLoc):
+        return call_sites(loc.location)
+    if isinstance(loc, CallSiteLoc):
+        if source_position(loc.callee) is None:  # (source_position takes the caller: it is the position)
+            return call_sites(loc.caller)
+        caller = source_position(loc.caller)
+        return call_sites(loc.callee) + ([caller] if caller is not None else []) + call_sites(loc.caller)
+    if isinstance(loc, FusedLoc):
+        return next((call_sites(m) for m in loc.locations.data if source_position(m) is not None), [])
+    return []
+
+
+def called_from_notes(loc: Attribute | None) -> str:
+    """``\nFILE:L:C: note: called from`` for each of :func:`call_sites` of ``loc`` (the lines a diagnostic at an
+    inlined op ends with); "" when it is no call site."""
+    return "".join(f"\n{p.filename.data}:{p.line.data}:{p.column.data}: note: called from" for p in call_sites(loc))
+
+
+def _located(op: Operation | None) -> Attribute | None:
+    """The location of ``op`` or of its closest ancestor with a source position; None when none has one."""
+    while op is not None:
+        if source_position(op.location) is not None:
+            return op.location
+        op = op.parent_op()
+    return None
+
+
 def location_str(op: Operation | None) -> str:
     """``file:line:col`` of ``op`` (or of its closest located ancestor)."""
-    while op is not None:
-        loc = source_position(op.location)
-        if loc is not None:
-            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-        op = op.parent_op()
-    return "<unknown>"
+    loc = source_position(_located(op))
+    return "<unknown>" if loc is None else f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
 
 
 def format_error(op: Operation | None, message: str, severity: str = "error") -> str:
-    """One diagnostic line in the ``file:line:col: error: message`` convention."""
-    return f"{location_str(op)}: {severity}: {message}"
+    """One diagnostic in the ``file:line:col: error: message`` convention; an op inlined from a called function
+    (a call-site location) adds a ``file:line:col: note: called from`` line per call (:func:`called_from_notes`)."""
+    return f"{location_str(op)}: {severity}: {message}{called_from_notes(_located(op))}"
 
 
 def first_line(exc: BaseException) -> str:

@@ -206,8 +206,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     if has_dot and hopper and debug is not None:  # the tier's kernels do not check/print these: not dropped
         from tileorch.diagnostics import format_error
 
-        remarks.append(format_error(debug, _SIMT_ONLY.get(debug.name, TOWARD_ZERO), "warning")
-                       + f" [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
+        remarks.append(_refused(format_error(debug, _SIMT_ONLY.get(debug.name, TOWARD_ZERO), "warning"), fallback))
         hopper = False
     if has_dot and hopper:
         from tileorch.transforms.tileaa_to_simt.mma import f32_dots_as_tf32, is_f32_dot
@@ -216,8 +215,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         if f32_dot is not None and not f32_dots_as_tf32():
             from tileorch.diagnostics import format_error
 
-            remarks.append(format_error(f32_dot, _F32_DOT_REMARK, "remark")
-                           + f" [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
+            remarks.append(_refused(format_error(f32_dot, _F32_DOT_REMARK, "remark"), fallback))
             hopper = False
     if has_dot and hopper:
         _choose_clusters(module)
@@ -397,7 +395,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             if config:
                 raise
             # a warning, not an error: the program compiles (an error line would read as a failure)
-            remarks.append(f"{_as_warning(str(exc))} [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
+            remarks.append(_refused(_as_warning(str(exc)), fallback))
         except Exception as exc:  # noqa: BLE001 - a tier bug must not stop a program the SIMT path compiles
             if config:
                 raise
@@ -474,11 +472,11 @@ def _unlowered_remark(module: ModuleOp) -> str:
     padded = padded_operand(dots)
     if padded is not None:
         located = str(LocatedError(padded[0], padded_operand_message(padded[1])))
-        return f"{_as_warning(located)} [the tensor-core path refused this kernel: {_simt_dots(module)}]"
+        return _refused(_as_warning(located), module)
     no_tma = no_tma_operand(dots)
     if no_tma is not None:
         located = str(LocatedError(no_tma, NO_TMA_OPERAND))
-        return f"{_as_warning(located)} [the tensor-core path refused this kernel: {_simt_dots(module)}]"
+        return _refused(_as_warning(located), module)
     for op in module.walk():
         if op.name != "nv_tileaa.dot":
             continue
@@ -496,15 +494,23 @@ def _unlowered_remark(module: ModuleOp) -> str:
                    "step of a counted loop; loop over the blocks that run instead (a range from a block count), "
                    "or keep the dot unconditional")
             located = str(LocatedError(op, why))
-            return f"{_as_warning(located)} [the tensor-core path refused this kernel: {_simt_dots(module)}]"
+            return _refused(_as_warning(located), module)
         if parent is None:
             why = ("this dot is in a while loop: the tensor-core kernels (TMA + WGMMA) pipeline a counted loop "
                    "over K or key tiles (write it as 'for k in range(...)')" if in_while else
                    "this dot is not in a loop: the tensor-core kernels (TMA + WGMMA) pipeline a loop over K or key "
                    "tiles")
             located = str(LocatedError(op, why))
-            return f"{_as_warning(located)} [the tensor-core path refused this kernel: {_simt_dots(module)}]"
+            return _refused(_as_warning(located), module)
     return "remark: the TileAS tier left a kernel unlowered; the SIMT path compiles it"
+
+
+def _refused(diagnostic: str, module: ModuleOp) -> str:
+    """``diagnostic`` (``FILE:L:C: warning: MSG``, maybe followed by ``note: called from`` lines) as the remark of
+    the tensor-core path's refusal: `` [the tensor-core path refused this kernel: ...]`` ends its first line (the
+    notes stay under it)."""
+    first, nl, notes = diagnostic.partition("\n")
+    return f"{first} [the tensor-core path refused this kernel: {_simt_dots(module)}]{nl}{notes}"
 
 
 def _as_warning(located: str) -> str:
@@ -516,7 +522,8 @@ def _refusal_note(refusal: str) -> str:
     """The tier's refusal ``FILE:L:C: warning: MSG [...]`` as a located note under the SIMT path's
     error (``FILE:L:C: note: ...``): an ``error:`` inside a note line would read as a second,
     unlocated error."""
-    refusal = re.sub(r" \[the tensor-core path refused this kernel: [^\]]*\]$", "", refusal)  # "compiles it": not here
+    # ("compiles it": not here; the bracket ends the first line, above any "called from" notes)
+    refusal = re.sub(r" \[the tensor-core path refused this kernel: [^\]]*\]$", "", refusal, count=1, flags=re.M)
     m = re.match(r"(?s)([^\s:][^:]*:\d+:\d+): (?:error|warning): (.*)", refusal)
     if m:
         return f"{m[1]}: note: the SIMT path was taken because the tensor-core path refused the kernel here: {m[2]}"

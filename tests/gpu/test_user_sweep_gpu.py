@@ -58,10 +58,14 @@ def _unwritten(x):
 
 
 def run(name, inputs: dict, **overrides):
-    """Launch program ``name`` with ``inputs`` (argument position -> tensor) and the spec's other
-    values (``overrides``: position -> value); the arrays not given start filled.  Returns the
-    argument list after the launch; checks that no buffer's tail was written."""
+    """Launch program ``name`` with ``inputs`` (argument position -> tensor or value) and the spec's other
+    values (``overrides``: kernel parameter name -> value, e.g. ``alpha=0.5``, in place of the spec's scalar;
+    :meth:`~tileorch.testing.user_programs.UserProgram.overridden`: an unknown name raises); the arrays not
+    given start filled.  Returns the argument list after the launch; checks that no buffer's tail was written.
+    (Overrides were looked up by position among the keyword names, so never applied: session 31.)"""
     p = PROGRAMS[name]
+    overrides = p.overridden(overrides)  # position -> value
+    assert not set(overrides) & set(inputs), f"{name}: arguments {set(overrides) & set(inputs)} given twice"
     args, bufs = [], []
     for i, s in enumerate(p.spec):
         if i in inputs:

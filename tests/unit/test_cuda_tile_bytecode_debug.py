@@ -32,7 +32,18 @@ def _function(name: str) -> ast.FunctionDef:
 
 
 def _located(module, mnemonic: str) -> list[tuple[str, int, int]]:
-    return [(op.location.filename.data, op.location.line.data, op.location.column.data)
+    """(file, line, col) of each ``mnemonic`` op: where its code is (the callee of a call-site location)."""
+    from tileorch.diagnostics import source_position
+
+    return [(p.filename.data, p.line.data, p.column.data) for op in module.walk()
+            if op.name == f"cuda_tile.{mnemonic}" for p in [source_position(op.location)]]
+
+
+def _called_from(module, mnemonic: str) -> list[list[tuple[str, int, int]]]:
+    """The calls each ``mnemonic`` op was inlined through, innermost first (diagnostics.call_sites)."""
+    from tileorch.diagnostics import call_sites
+
+    return [[(p.filename.data, p.line.data, p.column.data) for p in call_sites(op.location)]
             for op in module.walk() if op.name == f"cuda_tile.{mnemonic}"]
 
 
@@ -55,15 +66,20 @@ def test_ops_carry_the_python_line_and_column_cuTile_recorded():
 
 
 def test_inlined_calls_are_located_at_the_users_line():
-    """A call to a plain Python helper is inlined (a CallSite): the op is located in the helper;
-    ``x.astype`` is inlined from cuTile's own library, so its ftof is located at the call."""
+    """A call to a plain Python helper is inlined (a CallSite): the op is located in the helper, and the
+    kernel's call of the helper is kept as its caller (a diagnostic's ``note: called from``);
+    ``x.astype`` is inlined from cuTile's own library, so its ftof is located at the call, with no caller."""
     m = read_bytecode(_fixture("helper_call"), "helper_call.tileirbc")
     helper = _function("scaled")
     assert _located(m, "fma") == [("kernels.py", helper.body[0].lineno, helper.body[0].value.col_offset)]
+    call = next(n for n in ast.walk(_function("helper_call")) if isinstance(n, ast.Call)
+                and getattr(n.func, "id", "") == "scaled")
+    assert _called_from(m, "fma") == [[("kernels.py", call.lineno, call.col_offset)]]
     for name in ("gemm", "softmax", "layernorm"):
         m = read_bytecode(_fixture(name), name)
         ftofs = _located(m, "ftof")
         assert ftofs and all(f == "kernels.py" for f, _, _ in ftofs), ftofs
+        assert all(not c for c in _called_from(m, "ftof")), _called_from(m, "ftof")
         lines = SOURCE.splitlines()
         assert all(".astype(" in lines[line - 1] for _, line, _ in ftofs), ftofs
 

@@ -89,8 +89,13 @@ def test_a_linear_program_id_is_covered_whole_or_refused(x, m, n, batch):
     axes = [(LINEAR, 1), (LINEAR, 1), (2, 1)]
     cov = covered({"axes": axes, "tile": [128, 128]}, (x, 1, batch), m, n, batch)
     if isinstance(cov, str):
-        assert "linear program id" in cov and _programs_compute(axes, (x, 1, batch), m, n, batch, 128, 128) != \
-            _block(Covered(m, n, batch, (m, n, batch)), 128, 128)
+        done = _programs_compute(axes, (x, 1, batch), m, n, batch, 128, 128)
+        assert "linear program id" in cov and done != _block(Covered(m, n, batch, (m, n, batch)), 128, 128)
+        total = _cdiv(m, 128) * _cdiv(n, 128)
+        assert len(done) == x * batch < total * batch  # (the first x tiles of each matrix)
+        # the reason says why and how to avoid it: the grid that runs the GEMM kernel, or two program ids
+        assert f"the first {x} tile" in cov and f"launch {total} programs along x (or more" in cov, cov
+        assert "two program ids" in cov and "no tile-count bound" in cov, cov
     else:
         assert not cov.clipped
         assert _block(cov, 128, 128) == _programs_compute(axes, (x, 1, batch), m, n, batch, 128, 128)
@@ -331,3 +336,106 @@ def test_a_grid_short_along_a_split_batch_tile_leaves_the_other_matrices(monkeyp
                  problem=lambda cfg, m, n, k: (m, n, k, 2))[2]
     np.testing.assert_allclose(c[:2], a[:2].astype(np.float64) @ b.astype(np.float64), rtol=5e-3, atol=5e-3)
     assert np.isnan(c[2:]).all()
+
+
+# ----------------------------------------------------------------------------------------------- the launch's remarks
+
+
+def _launches(monkeypatch, module, name, launches, b_read=None):
+    """:func:`tileorch.launchers.cutile._launch` of program ``name`` once per ``(grid, shapes)`` of ``launches``
+    (``shapes``: argument position -> shape, in place of the program's; contiguous arrays) with no device: driver and
+    device stand-ins, compiles that return the tier's program (a GEMM entry) or a stand-in SIMT program
+    (``schedule="simt"``), ``tileorch.gemm``'s kernels and the SIMT launch recorded; ``b_read``: what
+    :func:`~tileorch.launchers.cutile.b_major` says of B (the B of an entry compiled for the other layout; no
+    argument reaches it through ``compiled()``, whose key has the layout).  Returns (the GEMM entry, the SIMT entry
+    or None, the PerformanceWarnings' texts, the path each launch ran)."""
+    import dataclasses
+    import warnings
+
+    from tileorch.diagnostics import PerformanceWarning
+    from tileorch.launchers import cutile as rc
+    from tileorch.launchers import gemm as tg
+    from tileorch.runtime import driver
+    from tileorch.testing.export import FakeDeviceArray
+
+    p, prog = _lowered(module, name)
+    own = rc._Compiled(dataclasses.replace(prog, deferred=False, tier_output=None))
+    own.image = _Image(prog.gemm_config)
+    simt, ran = [], []
+
+    def compiled(kernel, arguments, arch, schedule, config="", **_):
+        if schedule == "simt":
+            if not simt:
+                simt.append(rc._Compiled(SimpleNamespace(kind="simt", threads=128, remarks=[], kernel=name),
+                                         image=object()))
+            return simt[0]
+        if not config:
+            return own
+        again = rc._Compiled(dataclasses.replace(prog, gemm_config=dataclasses.replace(prog.gemm_config, **{
+            k: int(v) if v.isdigit() else v for k, v in (f.split("=") for f in config.split(","))})))
+        again.image = _Image(again.program.gemm_config)
+        return again
+
+    monkeypatch.setattr(rc, "compiled", compiled)
+    monkeypatch.setattr(rc, "_check_device", lambda arch: SimpleNamespace(sm_count=132))
+    monkeypatch.setattr(driver, "api", lambda: None)
+    monkeypatch.setattr(tg, "kernel_for", lambda cfg: _Image(cfg))
+    monkeypatch.setattr(rc, "_run", lambda *a, **k: ran.append("simt"))
+    if b_read is not None:
+        monkeypatch.setattr(rc, "b_major", lambda b: b_read)
+    rc.clear_caches()
+    caught_all = []
+    for grid, shapes in launches:
+        args = tuple(FakeDeviceArray((i + 1) << 32, shapes.get(i, s[0])) if isinstance(s, tuple) else s
+                     for i, s in enumerate(p.spec))
+        before = len(ran)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rc._launch(0, grid, p.kernel, args, "sm_90a", "auto", False, "auto", None)
+        caught_all += [str(w.message) for w in caught if issubclass(w.category, PerformanceWarning)]
+        if len(ran) == before:
+            ran.append("gemm")
+    return own, (simt[0] if simt else None), caught_all, ran
+
+
+@needs_cutile
+def test_a_short_grid_with_a_retiled_kernel_that_falls_back_says_the_fallback_only(monkeypatch):
+    """mm_tiled_view (compiled for a row-major B; C 200 x 320 in 128 x 64 tiles) on grid (1, 1) with a B read
+    column-major: the launcher retiles to tileorch.gemm's kernel for B's layout, whose tiles straddle the covered
+    128 x 64 corner of C: the SIMT path runs the launch.  Its remark says that, never the retile that did not run
+    (noticed in session 30: the "retiled ..." remark was recorded before the path fell back)."""
+    own, simt, texts, ran = _launches(monkeypatch, "user_programs3", "mm_tiled_view", [((1, 1, 1), {})], b_read="k")
+    assert ran == ["simt"]
+    said = [r for e in (own, simt) for r in e.launch_remarks.values()]
+    assert not any("retiled" in r for r in said), said
+    assert own.launch_remarks[(1, 1, 1)].startswith("remark: the SIMT path runs the launch: "), said
+    assert "cannot compute exactly the tiles of the programs launched" in own.launch_remarks[(1, 1, 1)]
+    assert len(texts) == 1 and "[the SIMT path runs it]" in texts[0], texts
+
+
+@needs_cutile
+def test_a_launch_that_falls_back_replaces_an_earlier_launchs_remark(monkeypatch):
+    """mm_tiled_view on its full grid (2, 5): retiled (the remark says so); the same grid again with an A whose K
+    (100) is not B's: the SIMT path runs it, and the grid's remark says that, not the earlier launch's retile; a
+    third launch, the GEMM path again, says its retile again."""
+    full = ((2, 5, 1), {})
+    own, simt, texts, ran = _launches(monkeypatch, "user_programs3", "mm_tiled_view",
+                                      [full, ((2, 5, 1), {0: (200, 100)})])
+    assert ran == ["gemm", "simt"]
+    assert own.launch_remarks[(2, 5, 1)].startswith("remark: the SIMT path runs the launch: GEMM shapes do not "
+                                                    "agree"), own.launch_remarks
+    own, simt, texts, ran = _launches(monkeypatch, "user_programs3", "mm_tiled_view", [full])
+    assert ran == ["gemm"] and own.launch_remarks[(2, 5, 1)].startswith("remark: retiled to "), own.launch_remarks
+
+
+@needs_cutile
+def test_a_linear_program_id_launched_short_warns_why_and_how_to_avoid_it(monkeypatch):
+    """mm_divmod_grid (``i, j = divmod(bid(0), tiles_n)``; C 256 x 384 in 128 x 128 tiles: 6) on grid (5,): the
+    SIMT path runs it, and the PerformanceWarning says the grid that takes the GEMM kernel and the other numbering;
+    grid (6,) takes the GEMM kernel."""
+    own, simt, texts, ran = _launches(monkeypatch, "user_programs3", "mm_divmod_grid",
+                                      [((5, 1, 1), {}), ((6, 1, 1), {})])
+    assert ran == ["simt", "gemm"], ran
+    assert len(texts) == 1 and "[the SIMT path runs it]" in texts[0], texts
+    assert "the first 5 tiles" in texts[0] and "launch 6 programs along x (or more" in texts[0], texts
+    assert "bid(0) for the row tile and bid(1) for the column tile" in texts[0], texts

@@ -35,8 +35,8 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, BoolAttr, DenseArrayBase, DictionaryAttr, FileLineColLoc,
-                                   Float4E2M1FNType, Float8E4M3FNType, Float8E5M2Type, Float8E8M0FNUType, Float16Type,
+from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, BoolAttr, CallSiteLoc, DenseArrayBase, DictionaryAttr,
+                                   FileLineColLoc, Float4E2M1FNType, Float8E4M3FNType, Float8E5M2Type, Float8E8M0FNUType, Float16Type,
                                    Float32Type, Float64Type, FloatAttr, FloatTF32Type, FunctionType, IntAttr,
                                    IntegerAttr, IntegerType, ModuleOp, StringAttr, SymbolRefAttr, UnitAttr, i32)
 from xdsl.ir import Attribute, Block, Region
@@ -64,12 +64,13 @@ message's beginning."""
 def _raise_at_source(loc, message: str, otherwise: Exception):
     """A :class:`~tileorch.diagnostics.CompileError` ``message`` at the program line ``loc``
     points at; ``otherwise`` when the bytecode has no debug location there."""
-    from tileorch.diagnostics import CompileError, source_position
+    from tileorch.diagnostics import CompileError, called_from_notes, source_position
 
     pos = source_position(loc)
     if pos is None:
         raise otherwise
-    raise CompileError([f"{pos.filename.data}:{pos.line.data}:{pos.column.data}: error: {message}"]) from None
+    raise CompileError([f"{pos.filename.data}:{pos.line.data}:{pos.column.data}: error: {message}"
+                        f"{called_from_notes(loc)}"]) from None
 
 
 class BytecodeError(Exception):
@@ -520,11 +521,14 @@ class BytecodeReader:
                                     f"({n} functions have debug info)")
         return _LocationCursor(self, self.debug.index_offsets[loc_index - 1], fn)
 
-    def debug_location(self, index: int, at: int, what: str) -> FileLineColLoc | None:
+    def debug_location(self, index: int, at: int, what: str) -> FileLineColLoc | CallSiteLoc | None:
         """Debug attribute ``index`` (read at ``at``) as the location of ``what``: a ``DILoc``'s
         file, line and column, None for the unknown location.  A ``CallSite`` (code inlined from a
         called function) is located at its innermost frame outside cuTile's own library: ``x.astype``
-        is inlined from cuTile's ``_stub.py``, and the user's line is the call."""
+        is inlined from cuTile's ``_stub.py``, and the user's line is the call.  Frames outside the
+        library around that one (a ``ct.function`` helper inlined into the kernel) stay as a
+        ``CallSiteLoc`` (callee: that frame; caller: the next, itself a call site when there are more),
+        so a diagnostic there also names the calls (``note: called from``)."""
         if index == 0:
             return None
         if self.debug is not None and index in self.debug.locations:
@@ -545,8 +549,10 @@ class BytecodeReader:
                     frames.append((filename, line, col))
         loc = None
         if frames:
-            filename, line, col = next((f for f in frames if not _in_cutile_library(f[0])), frames[0])
-            loc = FileLineColLoc(StringAttr(filename), IntAttr(line), IntAttr(col))
+            user = [f for f in frames if not _in_cutile_library(f[0])] or frames[:1]
+            for filename, line, col in reversed(user):  # the outermost call first: each frame calls the one inside
+                here = FileLineColLoc(StringAttr(filename), IntAttr(line), IntAttr(col))
+                loc = here if loc is None else CallSiteLoc(here, loc)
         self.debug.locations[index] = loc
         return loc
 

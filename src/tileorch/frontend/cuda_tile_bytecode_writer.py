@@ -54,7 +54,7 @@ class _Writer:
         self.type_index: dict[Attribute, int] = {}
         self.constants: list[bytes] = []
         self.const_index: dict[Attribute, int] = {}
-        self.locs: list[tuple[str, int, int] | None] | None = None  # the current function's op positions
+        self.locs: list[tuple | None] | None = None  # the current function's op positions (_source_position)
 
     # ---------------------------------------------------------------- tables
     def string(self, s: str) -> int:
@@ -340,19 +340,22 @@ def _table(count_entries: list[bytes], width: int, start: int) -> bytes:
     return bytes(out)
 
 
-def _source_position(op: Operation) -> tuple[str, int, int] | None:
-    """``op``'s source file, line and column; None for no position (or a byte offset: line 0)."""
-    from tileorch.diagnostics import source_position
+def _source_position(op: Operation) -> tuple[tuple[str, int, int], ...] | None:
+    """``op``'s source file, line and column, then those of the calls it was inlined through (a call-site
+    location: :func:`tileorch.diagnostics.call_sites`, innermost first); None for no position (or a byte
+    offset: line 0)."""
+    from tileorch.diagnostics import call_sites, source_position
 
     loc = source_position(op.location)  # also a debug-info location (fused<#scope>[file:line:col])
     if loc is not None and loc.line.data > 0:
-        return loc.filename.data, loc.line.data, loc.column.data
+        return tuple((p.filename.data, p.line.data, p.column.data) for p in [loc, *call_sites(op.location)])
     return None
 
 
 def _debug_section(w: _Writer, functions: list[tuple[str, list]]) -> bytes:
     """The debug-info section for ``functions`` (name, [function position, op positions...]),
-    in cuTile's layout: attribute indices are 1-based, 0 is the unknown location."""
+    in cuTile's layout: attribute indices are 1-based, 0 is the unknown location; an op's calls (the
+    frames after its own) as ``CallSite`` attributes (callee, caller), the outermost call the last caller."""
     attrs: list[bytes] = []
     index: dict[bytes, int] = {}
 
@@ -366,16 +369,19 @@ def _debug_section(w: _Writer, functions: list[tuple[str, list]]) -> bytes:
     offsets: list[int] = []
     for name, positions in functions:
         offsets.append(len(indices))
-        first = next(p for p in positions if p is not None)
+        first = next(p for p in positions if p is not None)[0]
         head, _, tail = first[0].rpartition("/")
         file = attr(b"\x02" + _varint(w.string(tail)) + _varint(w.string(head)))
         unit = attr(b"\x01" + _varint(file))
-        line = positions[0][1] if positions[0] is not None else first[1]
+        line = positions[0][0][1] if positions[0] is not None else first[1]
         sub = attr(b"\x05" + _varint(file) + _varint(line) + _varint(w.string(name)) + _varint(w.string(name)) +
                    _varint(unit) + _varint(line) + (_varint(0) if w.version >= (13, 5) else b""))  # 13.5: flags
-        for p in positions:
-            indices.append(0 if p is None else attr(b"\x04" + _varint(sub) + _varint(w.string(p[0])) +
-                                                    _varint(p[1]) + _varint(p[2])))
+        for frames in positions:
+            loc = 0
+            for p in reversed(frames or ()):  # the outermost call first: each frame calls the one inside
+                here = attr(b"\x04" + _varint(sub) + _varint(w.string(p[0])) + _varint(p[1]) + _varint(p[2]))
+                loc = here if not loc else attr(b"\x06" + _varint(here) + _varint(loc))  # CallSite(callee, caller)
+            indices.append(loc)
     out = bytearray(_varint(len(functions)))
     out += b"\xcb" * ((-len(out)) % 4)
     out += b"".join(o.to_bytes(4, "little") for o in offsets)

@@ -1357,12 +1357,22 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     """Launch a ``gemm`` program; ``grid_l``: the launch grid's third extent, the L a ``grid_l``
     configuration walks (split-K programs read it as program id 2); ``grid``: the launch grid, which
     a ``program_grid`` configuration walks (one work tile per program) and which bounds the tiles any
-    other computes (:func:`_covered`); None: (1, 1, 1) for a program grid, all of C otherwise."""
+    other computes (:func:`_covered`); None: (1, 1, 1) for a program grid, all of C otherwise.
+
+    The launch's remarks (a retile, the second dot's N tiles, the part of C covered) are recorded in
+    ``launch_remarks[grid]`` of the program's entry and of the entry that runs only once the kernel is prepared: a
+    :class:`LayoutNotSupported` raised before that (the SIMT path runs the launch, :func:`_fell_back`) leaves
+    none of them, and none from an earlier launch of this grid."""
     from tileorch.launchers.gemm import choose_schedule
     from tileorch.launchers.gemm_host import GemmKernel
     from tileorch.runtime.driver import api, check
 
     program = entry.program
+    own_entry, said = entry, {}  # said: id(entry) -> (entry, [this launch's remarks]), recorded once it runs
+    own_entry.launch_remarks.pop(tuple(grid or (1, 1, 1)), None)
+
+    def say(on: _Compiled, remark: str) -> None:
+        said.setdefault(id(on), (on, []))[1].append(remark)
     # the operands as the kernel reads them: a column-major array as its row-major transpose
     a, b, c, m, n, k, batch, counts = gemm_problem_operand_batches(program, stored_arguments(arguments), arguments)
     more_b = more_b_operands(program, stored_arguments(arguments), b, counts[1])  # dots sharing A: the other Bs
@@ -1433,7 +1443,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
             gk = kernel_for(chosen)
             entry = None
         if own is not None:  # (the program's own entry, the one its launches look up)
-            own.launch_remarks[tuple(grid)] = why
+            say(own, why)
     elif (schedule == "auto" and not getattr(cfg, "grid_l", False) and cfg.epilogue != "atomic"
           and not getattr(cfg, "program_grid", False)):  # a program grid runs its tiles whole: no Stream-K
         chosen_schedule = choose_schedule(cov.m if cov else m, cov.n if cov else n, k, cfg, dev.sm_count)
@@ -1497,12 +1507,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         # (a grid covering part of C's columns: one N tile per work tile, so none past the covered ones)
         epi_c = 1 if cov is not None and cov.n < n else epi_tiles_per_cta(gk.cfg, m, n, dev.sm_count, choice)
         if entry is not None:
-            entry.launch_remarks[tuple(grid)] = (f"remark: the second dot over N tiles: c = {epi_c} of the "
-                                                 f"{-(-n // gk.cfg.epi_n)} N tiles per work tile of {gk.cfg.tile_m} "
-                                                 f"rows ({COARSEN_ENV}={choice}, {dev.sm_count} SMs)")
+            say(entry, f"remark: the second dot over N tiles: c = {epi_c} of the {-(-n // gk.cfg.epi_n)} N tiles per "
+                       f"work tile of {gk.cfg.tile_m} rows ({COARSEN_ENV}={choice}, {dev.sm_count} SMs)")
     if cov is not None and entry is not None:  # (beside the second dot's remark of this launch)
-        said = entry.launch_remarks.get(tuple(grid), "") if getattr(gk.cfg, "epi_loop", False) else ""
-        entry.launch_remarks[tuple(grid)] = "\n".join(filter(None, (said, cov.remark)))
+        say(entry, cov.remark)
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
            sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn)
     prepared = _prepared.get(key)
@@ -1516,6 +1524,13 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
+    for on in (own_entry, entry):  # the GEMM path runs the launch: its remarks, in place of an earlier launch's
+        if on is not None:
+            lines = said.get(id(on), (on, []))[1]
+            if lines:
+                on.launch_remarks[tuple(grid)] = "\n".join(lines)
+            else:
+                on.launch_remarks.pop(tuple(grid), None)
     _prepared.move_to_end(key)
     again = prepared.launcher()
     again(stream)
@@ -1739,6 +1754,15 @@ def synchronize(stream: Any = None, timeout_s: float | None = None) -> None:
                        config=f"tileorch.cutile.synchronize, stream {handle}", subject=subject)
 
 
+def _fell_back(entry: _Compiled, simt: _Compiled, grid3: tuple[int, int, int], exc: Exception) -> _Compiled:
+    """``simt`` (the program compiled by the SIMT lowering), whose launch on ``grid3`` replaces the tier
+    kernel's of ``entry`` (which raised ``exc``): the launch's remark on ``entry`` (the program's, the one its
+    launches look up) says so, in place of any remark of the path that did not run (a retile decided before the
+    refusal, an earlier launch's).  (Not on ``simt``: no launch of the tier's kernel would replace it there.)"""
+    entry.launch_remarks[tuple(grid3)] = f"remark: the SIMT path runs the launch: {exc}"
+    return simt
+
+
 def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule: str, sync: bool, tiles: str,
             fast: tuple | None) -> None:
     """:func:`launch` for arguments not seen before: describe them, compile (through the caches),
@@ -1778,7 +1802,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
             _launch_chained(entry, kernel, arguments, grid3, handle, sync, fast, dev.sm_count)
             return
         except LayoutNotSupported as exc:
-            entry = compiled(kernel, arguments, arch, "simt")
+            entry = _fell_back(entry, compiled(kernel, arguments, arch, "simt"), grid3, exc)
             _warn_slow_path(entry, kernel, f"{exc} [the SIMT path runs it]")
     if entry.program.kind == "gemm":
         try:
@@ -1787,7 +1811,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
             return
         except LayoutNotSupported as exc:
             # e.g. a transposed A: the same program, compiled by the SIMT lowering, takes any strides
-            entry = compiled(kernel, arguments, arch, "simt")
+            entry = _fell_back(entry, compiled(kernel, arguments, arch, "simt"), grid3, exc)
             _warn_slow_path(entry, kernel, f"{exc} [the SIMT path runs it]")
     else:
         _warn_slow_path(entry, kernel)  # a dot program the tier refused runs on the SIMT path

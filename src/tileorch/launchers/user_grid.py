@@ -41,11 +41,31 @@ def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def linear_refusal(x: int, tiles_m: int, tiles_n: int, tm: int, tn: int) -> str:
+    """Why the GEMM kernel cannot run a launch of ``x`` programs along x of a program that numbers its ``tiles_m``
+    x ``tiles_n`` output tiles (``tm`` x ``tn``) with one linear program id (:data:`LINEAR`), fewer than the tiles,
+    and how to avoid it.
+
+    The programs launched compute the first ``x`` tiles of the program's own order (``pid // tiles_n, pid %
+    tiles_n``, the transposed one or a grouped raster).  The GEMM kernel's persistent scheduler cannot be clipped
+    to that prefix: it stops only at the edges of its M x N x L tile counts (no bound on the tile count: its
+    device record holds those counts, rounded up to whole clusters and swizzle bands), so a prefix ending inside
+    a row of tiles is not a block it walks, and the tier's map does not record which of the orders the program
+    uses (the prefix of whole rows of one order is a block of columns of another)."""
+    return (f"the program numbers its {tiles_m} x {tiles_n} output tiles ({tm}x{tn}) with one linear program id "
+            f"split into tile coordinates, and the launch grid's x, {x}, is below their {tiles_m * tiles_n}: the "
+            f"programs launched compute the first {x} tile{'s' if x != 1 else ''} of the program's order, which the "
+            "GEMM kernel's scheduler cannot stop at (it walks whole rows and columns of tiles in its own order, "
+            f"with no tile-count bound); to run the GEMM kernel, launch {tiles_m * tiles_n} programs along x (or "
+            "more: each program stores its own tile), or number the tiles with two program ids (bid(0) for the row "
+            "tile and bid(1) for the column tile) so that a shorter grid covers a block of C")
+
+
 def covered(grid_axes: dict | None, grid: tuple[int, int, int], m: int, n: int, batch: int) -> Covered | str:
     """The part of an ``m`` x ``n`` output of ``batch`` matrices that launch ``grid`` computes, for a program whose
     tier record maps the grid as ``grid_axes`` (``{"axes": [[launch axis, tiles per program]] * 3, "tile": [rows,
     columns]}``; None, no record: all of it); a reason (str) when the launched programs compute a part that is not
-    a leading block of tiles (a linear program id launched short)."""
+    a leading block of tiles (a linear program id launched short: :func:`linear_refusal`)."""
     full = (m, n, batch)
     if not grid_axes:
         return Covered(m, n, batch, full)
@@ -57,10 +77,7 @@ def covered(grid_axes: dict | None, grid: tuple[int, int, int], m: int, n: int, 
         elif a == LINEAR:
             total = _cdiv(m, tm) * _cdiv(n, tn)
             if grid[0] < total:
-                return (f"the program numbers its {_cdiv(m, tm)} x {_cdiv(n, tn)} output tiles with one linear program "
-                        f"id (split into tile coordinates) and the launch grid's x, {grid[0]}, is below their "
-                        f"{total}: the programs launched compute tiles that are not a block the GEMM kernel's "
-                        "scheduler walks")
+                return linear_refusal(grid[0], _cdiv(m, tm), _cdiv(n, tn), tm, tn)
             out.append(extent)
         else:
             out.append(min(extent, grid[a] * per * tile))

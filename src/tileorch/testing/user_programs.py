@@ -37,6 +37,24 @@ class UserProgram:
     notes: str = ""
     outputs: tuple = field(default=())  # argument positions the kernel writes
 
+    def overridden(self, overrides: dict) -> dict[int, object]:
+        """``overrides`` (kernel parameter name -> value, in place of the spec's scalar or constant) by argument
+        position; TypeError naming the parameter for a name the kernel does not have or an array parameter
+        (arrays are the runners' ``inputs``), so a misspelt override is never silently the spec's value."""
+        from tileorch.launchers.cutile import _parameters
+
+        names = _parameters(self.kernel)[0]
+        out = {}
+        for name, value in overrides.items():
+            if name not in names:
+                raise TypeError(f"{getattr(self.kernel, '__name__', self.kernel)} has no parameter {name!r} "
+                                f"(its parameters: {', '.join(names)})")
+            i = names.index(name)
+            if isinstance(self.spec[i], (tuple, list)):
+                raise TypeError(f"parameter {name!r} is an array: pass it in inputs (position {i})")
+            out[i] = value
+        return out
+
 
 NEG_INF = ct.PaddingMode.NEG_INF
 LOG2E = 1.4426950408889634

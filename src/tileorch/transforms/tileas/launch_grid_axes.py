@@ -13,7 +13,8 @@ tiles one launched program covers along it, or
   program, a loop over the column tiles, an axis of one tile): any launch grid computes all of it;
 * :data:`LINEAR`: the row and column tiles are one linear program id along launch axis 0 split into
   coordinates (``pid // tiles_n``, ``pid % tiles_n`` or a grouped raster): a launch of fewer programs than
-  tiles computes a set of tiles that is not a rectangle.
+  tiles computes the first tiles of that order, which the GEMM kernel's scheduler cannot stop at (the launcher
+  runs it on the SIMT path: ``launchers.user_grid.linear_refusal`` says why and how to avoid it).
 
 The map is a ``DenseArray<i32>`` of six values: the three axes, then the three tile counts per program.
 Contract: a function without the attribute has the identity map (no rewrite renumbered its program ids)."""
