@@ -204,13 +204,19 @@ def _cases(k: float = 1.0):
         # two-pass rows beyond the log-softmax (session 30, TILEORCH_ROW_SMEM_CACHE): the cross entropy forward and
         # backward (sweep 10: online lse, the loss, a second loop writing the bf16 gradient) and a softmax written
         # as three loops (max, sum, write: the row read three times as written)
-        "probe_ce_fwd_bwd_bf16_v32000": (cross_entropy_fwd_bwd_vocab, lambda: _ce_fwd_bwd_make(ce_rows, 32000, randn),
-                                         (ce_rows, 1, 1), _ce_fwd_bwd_torch, 1e-2, {"check": _ce_fwd_bwd_check}),
-        "probe_softmax_three_loops_bf16_v32000": (softmax_three_loops,
-                                                  lambda: ([randn(ce_rows, 32000, dtype=bf16) * 3],
-                                                           [nan(ce_rows, 32000, dtype=bf16)], [1024]),
-                                                  (ce_rows, 1, 1), lambda i: torch.softmax(i[0].float(), 1).to(bf16),
-                                                  1e-2),
+        # (and at 8192 / 16384 columns, the same bytes: session 31's TILEORCH_ROW_SMEM_CACHE=auto keeps rows of at
+        # most 32 KiB in shared memory)
+        **{f"probe_ce_fwd_bwd_bf16_v{v}": (cross_entropy_fwd_bwd_vocab,
+                                           lambda v=v: _ce_fwd_bwd_make(ce_rows * 32000 // v, v, randn),
+                                           (ce_rows * 32000 // v, 1, 1), _ce_fwd_bwd_torch, 1e-2,
+                                           {"check": _ce_fwd_bwd_check})
+           for v in (8192, 16384, 32000)},
+        **{f"probe_softmax_three_loops_bf16_v{v}": (softmax_three_loops,
+                                                    lambda v=v: ([randn(ce_rows * 32000 // v, v, dtype=bf16) * 3],
+                                                                 [nan(ce_rows * 32000 // v, v, dtype=bf16)], [1024]),
+                                                    (ce_rows * 32000 // v, 1, 1),
+                                                    lambda i: torch.softmax(i[0].float(), 1).to(bf16), 1e-2)
+           for v in (8192, 16384, 32000)},
     }
     return cases
 

@@ -146,8 +146,12 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("SIMT_CTAS_PER_SM", None, range(1, 33), "at most this many CTAs of a SIMT kernel per SM (shared memory asked)",
        True),
     _s("PREFETCH_DEPTH", None, range(1, 9), "iterations a prefetching loop keeps in flight (default 1)", True),
-    _s("ROW_SMEM_CACHE", "0", SWITCH,
-       "a two-pass row keeps the tiles its first loop loaded in shared memory for its second loop", True),
+    _s("ROW_SMEM_CACHE", "auto", ("0", "1", "auto"),
+       "a two-pass row keeps the tiles its first loop loaded in shared memory for its second loop (auto: "
+       "compiled so; tileorch.cutile.launch runs a launch whose row needs more than ROW_SMEM_CACHE_AUTO_BYTES "
+       "with the kernel compiled without it)", True),
+    _s("ROW_SMEM_CACHE_AUTO_BYTES", "32768", range(0, 232449),
+       "ROW_SMEM_CACHE=auto: the most shared-memory bytes a launch's row may take to be kept there"),
     _s("ROW_SMEM_CACHE_BYTES", "232448", range(0, 232449),
        "bytes of shared memory a launch gives a cached row (the rest of the row reloads from global memory)"),
     _s("PREFETCH_PAST_STORES", "0", SWITCH,
@@ -225,6 +229,27 @@ def asked(name: str) -> str | None:
     (for a remark that explains a choice only where the user asked for it)."""
     text = os.environ.get(name, "")
     return SETTINGS[name].check(text) if text.strip() else None
+
+
+class overridden:  # noqa: N801 - used as a context manager, like contextlib's
+    """``with overridden(name, text):`` the environment holds setting ``name`` = ``text`` (checked) inside the
+    block and its earlier value (or none) after it: a launcher compiling one program under another value of a
+    compile switch (the value is part of the compile key, :data:`CODEGEN`).  The process's environment is
+    shared: not for use by two threads at once."""
+
+    def __init__(self, name: str, text: str):
+        self.name, self.text = name, SETTINGS[name].check(text)
+        self.saved: str | None = None
+
+    def __enter__(self) -> None:
+        self.saved = os.environ.get(self.name)
+        os.environ[self.name] = self.text
+
+    def __exit__(self, *exc) -> None:
+        if self.saved is None:
+            os.environ.pop(self.name, None)
+        else:
+            os.environ[self.name] = self.saved
 
 
 def integer(name: str) -> int | None:

@@ -16,6 +16,8 @@ from test_cutile_launch import Dev, needs_cutile, stand_in_gpu  # noqa: F401  (t
 @pytest.mark.parametrize("cols,slots", [(32000, 32), (4095, 4), (1_000_000, (232448 - 544) // 2048)])
 def test_row_cache_launch_sizes_the_shared_memory(stand_in_gpu, monkeypatch, cols, slots):  # noqa: F811
     import tileorch.driver as frontend
+
+    monkeypatch.setenv("TILEORCH_ROW_SMEM_CACHE", "1")  # the cache whatever the row (auto: below)
     from tileorch.launchers import cutile as rc
     from tileorch.testing.user_programs10 import log_softmax_vocab_loop as kernel
 
@@ -33,3 +35,48 @@ def test_row_cache_launch_sizes_the_shared_memory(stand_in_gpu, monkeypatch, col
     rc.launch(5, (3,), kernel, (x, y, 1024))
     assert drv.launches[0]["config"].sharedMemBytes == 544 + slots * 2048
     assert ("carveout", 100) in set_attributes and ("dyn", 544 + slots * 2048) in set_attributes
+
+
+@needs_cutile
+@pytest.mark.parametrize("cols,cached", [(8192, True), (16384, True), (16385, False), (32000, False)])
+def test_auto_keeps_short_rows_and_runs_long_rows_without_the_cache(stand_in_gpu, monkeypatch, cols, cached):  # noqa: F811
+    """``TILEORCH_ROW_SMEM_CACHE`` unset (auto): the program compiled with the cache runs a row of at most
+    ``TILEORCH_ROW_SMEM_CACHE_AUTO_BYTES`` (32 KiB: 16 slots of 2 KiB = 16384 bf16 columns) with it; a longer row
+    runs the program compiled again under ``TILEORCH_ROW_SMEM_CACHE=0`` (no slots, no carveout), with a launch
+    remark on both entries; the environment is as before after the launch."""
+    import tileorch.driver as frontend
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.user_programs10 import log_softmax_vocab_loop as kernel
+
+    drv = stand_in_gpu
+    monkeypatch.delenv("TILEORCH_ROW_SMEM_CACHE", raising=False)
+    monkeypatch.delenv("TILEORCH_ROW_SMEM_CACHE_AUTO_BYTES", raising=False)
+    stand_in = frontend.compile_program
+    asked = []
+    drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = "carveout"
+    drv.cuFuncSetAttribute = lambda fn, attr, value: (0,)
+
+    def as_the_switch_says(*args, **kwargs):  # the lowering records a row cache unless the switch is 0
+        import os
+
+        switch = os.environ.get("TILEORCH_ROW_SMEM_CACHE", "")
+        asked.append(switch)
+        extra = {} if switch == "0" else {"row_cache": [2, 1024, 2048]}
+        return SimpleNamespace(**vars(stand_in(*args, **kwargs)), smem=544, **extra)
+
+    monkeypatch.setattr(frontend, "compile_program", as_the_switch_says, raising=False)
+    rc.clear_caches()
+    x, y = Dev(0x100000, (3, cols), "<f2"), Dev(0x900000, (3, cols), "<f2")
+    rc.launch(5, (3,), kernel, (x, y, 1024))
+    import os
+
+    assert "TILEORCH_ROW_SMEM_CACHE" not in os.environ
+    smem = drv.launches[0]["config"].sharedMemBytes
+    if cached:
+        assert asked == [""] and smem == 544 + -(-cols // 1024) * 2048
+        assert not any(e.launch_remarks for e in rc._programs.values())
+    else:
+        assert asked == ["", "0"] and smem == 544
+        entries = {id(e): e for e in rc._programs.values()}.values()  # (one entry may be under two keys)
+        said = [r for e in entries for r in e.launch_remarks.values()]
+        assert len(said) == 2 and all("not kept in shared memory" in r and "32768" in r for r in said), said

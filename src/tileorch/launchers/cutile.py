@@ -1817,13 +1817,14 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         _warn_slow_path(entry, kernel)  # a dot program the tier refused runs on the SIMT path
     from tileorch.runtime.module import Module
 
+    params = pack_simt_arguments(arguments)
+    entry = _row_cache_choice(entry, kernel, arguments, arch, params, grid3)
     program = entry.program
     if not isinstance(program.threads, int) or program.threads < 1:
         raise RuntimeError(f"compile_program reported no block size for {program.kernel!r} (threads={program.threads!r})")
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
-    params = pack_simt_arguments(arguments)
     smem = launch_smem(program, params)  # (a row kept in shared memory: a slot per tile of the row)
     if getattr(program, "row_cache", None):  # several such CTAs per SM need the largest carveout
         from tileorch.runtime.launch import prefer_max_shared
@@ -1848,6 +1849,28 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
 
 
 # --------------------------------------------------------------------------- repeated launches
+
+
+def _row_cache_choice(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, params: list[bytes],
+                      grid3: tuple) -> _Compiled:
+    """The SIMT entry to launch: ``entry``, or, when the default ``TILEORCH_ROW_SMEM_CACHE=auto`` declines its
+    row cache for this launch (:func:`tileorch.launchers.row_cache_smem.auto_declines`: a long row), the same
+    program compiled without the cache (the switch's other value: its own compile key and cache entries),
+    with a launch remark on both entries saying why."""
+    from tileorch.launchers.row_cache_smem import auto_declines
+
+    why = auto_declines(entry.program, params)
+    if why is None:
+        entry.launch_remarks.pop(tuple(grid3), None)
+        return entry
+    from tileorch.settings import overridden
+
+    schedule, config = entry.asked if entry.asked else ("simt", "")
+    with overridden("TILEORCH_ROW_SMEM_CACHE", "0"):
+        plain = compiled(kernel, arguments, arch, schedule, config)
+    remark = f"remark: the row is not kept in shared memory for this launch: {why}"
+    entry.launch_remarks[tuple(grid3)] = plain.launch_remarks[tuple(grid3)] = remark
+    return plain
 
 
 def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int, cluster: tuple, stream: int,

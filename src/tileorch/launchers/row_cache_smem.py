@@ -4,7 +4,8 @@
 :func:`launch_smem`: the kernel's scratch (``program.smem``) plus one slot of ``slot bytes`` per tile of the
 row, the row's extent read from the launch's own parameter (``program.row_cache = [parameter index,
 elements per slot, slot bytes]``), capped at what a CTA may opt into and at ``TILEORCH_ROW_SMEM_CACHE_BYTES``
-(a measuring switch: fewer bytes, more CTAs per SM).  The kernel tests each slot
+(a measuring switch: fewer bytes, more CTAs per SM).  :func:`auto_declines`: under the default
+``TILEORCH_ROW_SMEM_CACHE=auto``, the launches whose row is too long to gain from the cache.  The kernel tests each slot
 against ``%dynamic_smem_size``: a row longer than the cap keeps what fits and reloads the rest from
 global memory, so the size is a performance choice, never a correctness one.
 """
@@ -15,6 +16,38 @@ import struct
 
 from tileorch import settings
 from tileorch.runtime.launch import MAX_DYNAMIC_SMEM
+
+
+def row_bytes(program, params: list[bytes]) -> int | None:
+    """Shared-memory bytes the row of this launch takes when all of it is kept (a slot per tile of the row);
+    None when ``program`` keeps no row or the row's extent is not one of its parameters."""
+    record = getattr(program, "row_cache", None)
+    if not record:
+        return None
+    index, per_slot, slot_bytes = record
+    if index < 0 or index >= len(params) or len(params[index]) != 4:
+        return None
+    extent = struct.unpack("<i", params[index])[0]
+    return max(0, -(-extent // per_slot)) * slot_bytes
+
+
+def auto_declines(program, params: list[bytes]) -> str | None:
+    """Under ``TILEORCH_ROW_SMEM_CACHE=auto`` (the default): why this launch of ``program`` (compiled with the
+    cache) should run the kernel compiled without it, or None to run it as it is.  Measured on an H100
+    (session 31, ``benchmarks/session31_rowcap.sh``): a 16 KiB row (log-softmax, 8192 bf16 columns) 0.67 -> 1.00
+    of the copy rate with the cache; a 64 KiB row (32000 columns) leaves 3 CTAs an SM and loses (CE forward +
+    backward 0.64 -> 0.57, a three-loop softmax 0.46 -> 0.42, also with the cache capped or given no bytes: the
+    cached kernel's own code), so rows above ``TILEORCH_ROW_SMEM_CACHE_AUTO_BYTES`` (32 KiB) run without it."""
+    if not getattr(program, "row_cache", None) or settings.value("TILEORCH_ROW_SMEM_CACHE") != "auto":
+        return None
+    size = row_bytes(program, params)
+    limit = settings.integer("TILEORCH_ROW_SMEM_CACHE_AUTO_BYTES")
+    if size is None:
+        return "the row's length is not a parameter of the launch (no shared memory is sized for it)"
+    if size > limit:
+        return (f"its row takes {size} bytes of shared memory, more than TILEORCH_ROW_SMEM_CACHE_AUTO_BYTES={limit} "
+                "(fewer CTAs an SM: slower than reading the row again)")
+    return None
 
 
 def launch_smem(program, params: list[bytes]) -> int:
@@ -32,4 +65,4 @@ def launch_smem(program, params: list[bytes]) -> int:
     return smem + min(tiles, room) * slot_bytes
 
 
-__all__ = ["launch_smem"]
+__all__ = ["auto_declines", "launch_smem", "row_bytes"]

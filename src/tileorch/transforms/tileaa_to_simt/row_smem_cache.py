@@ -53,8 +53,9 @@ WRITES = ("nv_tileaa.tiled_store", "nv_tileaa.store", "nv_tileaa.atomic_rmw", "n
 
 
 def enabled() -> bool:
-    """``TILEORCH_ROW_SMEM_CACHE=1``."""
-    return settings.value(ENV) == "1"
+    """``TILEORCH_ROW_SMEM_CACHE=1`` or ``auto`` (the default: compiled with the cache; the cuTile launcher
+    chooses per launch, :func:`tileorch.launchers.row_cache_smem.auto_declines`)."""
+    return settings.value(ENV) in ("1", "auto")
 
 
 PURE_SCALARS = ("nv_tileaa.get_dim_size", "nv_tileaa.get_dim_stride", "nv_tileaa.get_program_id",
