@@ -644,6 +644,21 @@ def test_acquire_release():
     assert torch.equal(args[2], data + 1.0) and int(flag) == 2
 
 
+def test_round_toward_zero():
+    """f32 -> f16 with ``RoundingMode.RZ`` (compiled since the dialect took cuTile 1.7's rounding modes): numpy's
+    nearest f16 stepped one ulp toward zero wherever it rounded away (65504 for what overflows)."""
+    import numpy as np
+
+    x = randn((256,), seed=97) * 1000.0
+    x[:4] = torch.tensor([70000.0, -70000.0, 1.0 + 2.0 ** -11, -(1.0 + 2.0 ** -11)])
+    xs = x.cpu().numpy().astype(np.float32)
+    near = xs.astype(np.float16)
+    away = np.abs(near.astype(np.float32)) > np.abs(xs)
+    ref = np.where(away, np.nextafter(near, np.float16(0)), near)
+    got = run("round_toward_zero", {0: x})[1]
+    assert np.array_equal(got.cpu().numpy().view(np.uint16), ref.view(np.uint16))
+
+
 def test_insert_op():
     """``ct.insert`` of zeros over the first half (lowered since issue 21's op audit)."""
     x = randn((64,), seed=99)
