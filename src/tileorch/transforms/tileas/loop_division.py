@@ -51,14 +51,11 @@ def _width(low, v: SSAValue) -> int | None:
     return shape[1]
 
 
-def uniform_quotients(low, v: SSAValue, coords: tuple) -> SSAValue | None:
-    """The element of ``v`` (an IEEE ``divf`` of the consumer loop) at ``coords`` with every element of the
-    thread's fragment divided at once (module docstring), or None where the division does not qualify (the
-    caller divides element by element).  ``low``: the site's ``FragmentLowering`` (its ``uniform_divs``
-    collects the ids of the divisions taken)."""
-    op = v.owner
-    if low.uniform_divs is None or not isinstance(op, Operation) or not is_ieee_division(op):
-        return None
+def loop_tile_places(low, op: Operation, v: SSAValue, coords: tuple) -> list | None:
+    """The (row, column) coordinates of every register of this thread's fragment of ``v`` (``op``'s f32
+    ``[R, X]`` result, ``op`` inside the consumer loop, read at accumulator coordinates ``coords``), in
+    register order (:func:`fragment_order`); None where ``v`` is no such tile (the caller evaluates it
+    element by element)."""
     if low.loop_iv is None or not low.loop_iv.block.is_ancestor(op):
         return None
     if len(coords) != 2 or id(coords[0].value) not in low.row_of or id(coords[1].value) not in low.col_of:
@@ -68,7 +65,20 @@ def uniform_quotients(low, v: SSAValue, coords: tuple) -> SSAValue | None:
         return None
     from tileorch.transforms.tileas.epilogue import Coord
 
-    places = [(Coord(low.rows[h], 0), Coord(low.cols[(g, j)], 1)) for h, g, j in fragment_order(width)]
+    return [(Coord(low.rows[h], 0), Coord(low.cols[(g, j)], 1)) for h, g, j in fragment_order(width)]
+
+
+def uniform_quotients(low, v: SSAValue, coords: tuple) -> SSAValue | None:
+    """The element of ``v`` (an IEEE ``divf`` of the consumer loop) at ``coords`` with every element of the
+    thread's fragment divided at once (module docstring), or None where the division does not qualify (the
+    caller divides element by element).  ``low``: the site's ``FragmentLowering`` (its ``uniform_divs``
+    collects the ids of the divisions taken)."""
+    op = v.owner
+    if low.uniform_divs is None or not isinstance(op, Operation) or not is_ieee_division(op):
+        return None
+    places = loop_tile_places(low, op, v, coords)
+    if places is None:
+        return None
     divisors = [low.e.to_f32(low.at(op.operands[1], c)) for c in places]
     if len(set(divisors)) != 1:
         return None
@@ -76,7 +86,7 @@ def uniform_quotients(low, v: SSAValue, coords: tuple) -> SSAValue | None:
     if len(set(numerators)) < uniform_division.MIN_SLOTS:
         return None
     quotients = uniform_division.divide(low.e, numerators, divisors[0])
-    low.provided[v] = (width, quotients)  # every read of the tile, this one too, finds its element there
+    low.provided[v] = (2 * len(places), quotients)  # every read of the tile, this one too, finds its element there
     low.uniform_divs.add(id(op))
     return low.at(v, coords)
 
@@ -86,4 +96,4 @@ def enabled() -> bool:
     return uniform_division.enabled()
 
 
-__all__ = ["enabled", "fragment_order", "uniform_quotients"]
+__all__ = ["enabled", "fragment_order", "loop_tile_places", "uniform_quotients"]
