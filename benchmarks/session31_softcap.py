@@ -7,9 +7,11 @@ Programs (the ablations are the zoo program less one feature, same arguments): `
 ``softcap_ragged`` (the zoo's, batch lengths 4059), ``no_cap``, ``no_lens`` (the loop over ``K.shape``),
 ``no_lse``, ``plain_exp`` (none of the three: natural ``exp`` online softmax), ``tanh_approx`` (the zoo's with
 ``ct.tanh(..., rounding_mode=APPROX)``: the program asking for ``tanh.approx.f32``).
-Configurations, each in its own process (the switches are read at compile): ``default``, ``div_rn``
-(``TILEORCH_UNIFORM_DIV=0``: the loop's ``s / cap`` as ``div.rn.f32`` per element, before session 31),
-``approx`` (``TILEORCH_MATH=approx``: every ``exp`` and ``tanh`` in its approximate form).
+Configurations, each in its own process (the switches are read at compile): ``default``, ``s30``
+(``TILEORCH_UNIFORM_DIV=0 TILEORCH_ATTN_TANH_BRANCH=0``: the loop's ``s / cap`` as ``div.rn.f32`` per element
+and the full ``tanh`` computing both its forms per element, as session 30 compiled it), ``approx``
+(``TILEORCH_MATH=approx``: every ``exp`` and ``tanh`` in its approximate form; not the programs' semantics,
+a bound).
 SDPA (flash backend) on the plain attention of the same size, in the default configuration's process.
 
 TFLOP/s counts the two dots (``4 BH S S D``).  Each output's first two heads against torch fp32 (max abs
@@ -17,7 +19,7 @@ error).  One JSON row per (configuration, program).  Run on the device::
 
     python3 benchmarks/session31_softcap.py --out $OUT/softcap31.json
 
-(``--configs default,div_rn`` / ``--only softcap,no_cap`` for fewer rows; about 3 s per row after the
+(``--configs default,s30`` / ``--only softcap,no_cap`` for fewer rows; about 3 s per row after the
 compile).  ``--compile-only`` (no GPU) compiles each program per configuration and prints its path, ptxas's
 registers and spills, the kernel's SASS size and the ``div.rn`` / ``tanh.approx`` count of its PTX.  The ablation
 kernels: benchmarks/session31_softcap_programs.py."""
@@ -31,7 +33,8 @@ import os
 import subprocess
 import sys
 
-CONFIGS = {"default": {}, "div_rn": {"TILEORCH_UNIFORM_DIV": "0"}, "approx": {"TILEORCH_MATH": "approx"}}
+CONFIGS = {"default": {}, "s30": {"TILEORCH_UNIFORM_DIV": "0", "TILEORCH_ATTN_TANH_BRANCH": "0"},
+           "approx": {"TILEORCH_MATH": "approx"}}
 BH, HEADS, S, D, TILE = 32, 16, 4096, 128, 128
 
 
@@ -47,7 +50,7 @@ def _kernels():
             "tanh_approx": (sp.s31_tanh_approx, True, False)}
 
 
-def compile_only(only: list[str]) -> list[dict]:
+def compile_only(config: str, only: list[str]) -> list[dict]:
     """No GPU: each program compiled for sm_90a as the launcher would at the benchmark's size (this process's
     configuration), with ptxas's registers / spills and the kernel's SASS size (its cubin section, 16 bytes an
     instruction: no disassembly)."""
@@ -63,7 +66,8 @@ def compile_only(only: list[str]) -> list[dict]:
             continue
         prog = compile_program(cutile_bytecode(kernel, spec), name, arch="sm_90a", ptxas=False)
         res = run_ptxas(prog.ptx, "sm_90a")
-        row = {"program": name, "path": prog.kind, "ptxas": res.summary(), "sass": sass_sizes(res.cubin),
+        row = {"config": config, "program": name, "path": prog.kind, "ptxas": res.summary(),
+               "sass": sass_sizes(res.cubin),
                "ptx_div_rn": prog.ptx.count("div.rn.f32"), "ptx_tanh_approx": prog.ptx.count("tanh.approx.f32"),
                "remarks": [x[:160] for x in prog.remarks if "division" in x or "tanh:" in x or "exp:" in x]}
         rows.append(row)
@@ -153,7 +157,7 @@ def main(argv: list[str]) -> int:
     only = [x for x in ns.only.split(",") if x]
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     if ns.child and ns.compile_only:
-        print("ROWS " + json.dumps(compile_only(only)), flush=True)
+        print("ROWS " + json.dumps(compile_only(ns.child, only)), flush=True)
         return 0
     if ns.child:  # one configuration, this process: its rows as the last line
         rows = run_config(ns.child, only, ns.iters)
