@@ -318,6 +318,18 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                                        "(rcp + a Newton step) and three instructions per element, with one branch per "
                                        "thread to div.rn where an operand lies outside [2^-60, 2^60] "
                                        "(TILEORCH_ATTN_ROW_DIV, row_division.py)")
+                    if record.get("loop_uniform_div"):
+                        remarks.append(f"remark: {record['loop_uniform_div']} IEEE division(s) of the consumer loop "
+                                       "by a value shared by the whole tile use one reciprocal per thread and three "
+                                       "instructions per element, one branch per thread and tile to div.rn where an "
+                                       "operand lies outside [2^-60, 2^60] (bit for bit div.rn; loop_division.py, "
+                                       "TILEORCH_UNIFORM_DIV=0: div.rn per element)")
+                    if record.get("loop_tanh_branch"):
+                        remarks.append(f"remark: {record['loop_tanh_branch']} full-precision tanh(s) of the consumer "
+                                       "loop take their polynomial alone where every |x| of the warp's elements is "
+                                       "below 0.9 (vote.sync.all, one warp-uniform branch per tile; bit for bit the "
+                                       "full form; loop_tanh.py, TILEORCH_ATTN_TANH_BRANCH=0: both forms for every "
+                                       "element)")
                     if record.get("late_rescale"):
                         remarks.append("remark: the second dot's C (the accumulator times a row vector) is computed "
                                        "after the next tile's first dot is issued, before the second dot "

@@ -105,6 +105,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_KV_AHEAD", "1", SWITCH, "a persistent kernel's next K/V tiles loaded before its Q", True),
     _s("ATTN_STAGES", None, range(1, 5), "the most K/V ring stages", True),
     _s("ATTN_SKIP_RESCALE", "0", SWITCH, "skip the rescale when no row max grew", True),
+    _s("ATTN_TANH_BRANCH", "1", SWITCH, "the loop's full tanh as its polynomial alone where a warp's |x| < 0.9",
+       True),
     _s("ATTN_LATE_RESCALE", "1", SWITCH, "the accumulator rescaled after the second dot is issued", True),
     _s("ATTN_LATE_PACK", "0", SWITCH, "P packed after the row sums", True),
     _s("ATTN_S_AHEAD", "0", ("auto", "0", "1", "2"), "the next key tile's first dot issued before this tile's "

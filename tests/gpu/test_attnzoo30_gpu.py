@@ -128,13 +128,16 @@ def test_alibi_causal_bshd_bf16():
     _launch("zoo_alibi_causal_bshd_bf16", {0: q, 1: k, 2: v}, {3: t(ref)})
 
 
-def test_softcap_lens_lse_bf16_d128():
+@pytest.mark.parametrize("cap", [30.0, -30.0])
+def test_softcap_lens_lse_bf16_d128(cap):
+    """``cap = -30`` is the same attention (``tanh`` is odd) with a negative divisor: the consumer loop's
+    ``s / cap`` takes ``div.rn`` in its per-thread branch (tileas/loop_division.py), 30 the shared reciprocal."""
     q, k, v = _arrays("zoo_softcap_lens_lse_bf16_d128")
     lens = torch.tensor([200, 137], device="cuda", dtype=torch.int32)
     keep = torch.arange(200, device="cuda")[None, None, :] < lens.repeat_interleave(2)[:, None, None]
     s = 30.0 * torch.tanh((q.float() @ k.float().transpose(-1, -2)) / math.sqrt(128) / 30.0)
     s = s.masked_fill(~keep, float("-inf"))
-    _launch("zoo_softcap_lens_lse_bf16_d128", {0: q, 1: k, 2: v, 3: lens},
+    _launch("zoo_softcap_lens_lse_bf16_d128", {0: q, 1: k, 2: v, 3: lens, 7: cap},
             {4: torch.softmax(s, -1) @ v.float(), 5: torch.logsumexp(s, -1)})
 
 

@@ -74,3 +74,12 @@ def test_thread_instructions_when_asked():
     emu, _, _ = _run(True)
     # 17 instructions besides the predicated load, bar.sync and ret, run by all 64 threads; that load by 32
     assert emu.traffic["instructions"] == 17 * 64 + 32
+
+
+def test_thread_instructions_per_opcode_when_asked():
+    """``op:OPCODE``: the same count split by opcode (the predicated load's 32 threads under its own opcode)."""
+    t = _run(True)[0].traffic
+    ops = {k[3:]: v for k, v in t.items() if k.startswith("op:")}
+    assert sum(ops.values()) == t["instructions"]
+    assert ops["ld.global.b32"] == 32 and ops["ld.global.v4.b32"] == 64 and ops["xor.b32"] == 64
+    assert "bar.sync" not in ops and not [k for k in _run(False)[0].traffic if k.startswith("op:")]

@@ -43,7 +43,7 @@ named barrier.  Asynchrony is modelled where it decides correctness:
   ``"shared"`` bytes of ``ld.shared`` / ``st.shared``, ``"bar"`` thread arrivals at barriers and,
   when :attr:`Emu.count_instructions` is set (a cost per step: off by default), ``"instructions"``
   thread-instructions executed other than branches, calls and barriers (predicated-off threads not
-  counted).
+  counted), and ``"op:OPCODE"`` those of each opcode (``"op:div.rn.f32"``).
 
 Not modelled: CTAs of other clusters, timing, memory ordering beyond the above.
 Unknown instructions raise :class:`Fault`.
@@ -1045,6 +1045,7 @@ class Emu:
         if self.count_instructions:
             active = np.count_nonzero(E)
             self.traffic["instructions"] += active
+            self.traffic["op:" + op] += active
         else:
             active = E is T or np.count_nonzero(E)
         if active:

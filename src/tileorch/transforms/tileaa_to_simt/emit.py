@@ -695,11 +695,7 @@ class Emitter:
             raise NotImplementedError(f64_math("tanh"))
         y = self.to_f32(x)
         a = self.ptx_f32("abs.f32 $0, $1;", [y])
-        u = self.v(arith.MulfOp(a, a))
-        q = self.fconst(self.TANH_POLY[-1])
-        for c in reversed(self.TANH_POLY[:-1]):
-            q = self.fma(q, u, self.fconst(c))
-        small = self.fma(a, self.v(arith.MulfOp(u, q)), a)
+        small = self.tanh_poly(a)
         e2a = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self.v(arith.MulfOp(a, self.fconst(2.8853900817779268)))])
         r = self.ptx_f32("rcp.approx.ftz.f32 $0, $1;", [self.v(arith.AddfOp(e2a, self.fconst(1.0)))])
         large = self.fma(r, self.fconst(-2.0), self.fconst(1.0))
@@ -707,6 +703,17 @@ class Emitter:
         mag = self.v(arith.SelectOp(lt, small, large))
         r = self.v(llvm.InlineAsmOp("copysign.f32 $0, $1, $2;", "=f,f,f", [y, mag], [f32]))
         return self.from_f32(r, typ)
+
+    def tanh_poly(self, a: SSAValue) -> SSAValue:
+        """``a + a u Q(u)``, ``u = a^2`` (:data:`TANH_POLY`: a ``mul``, five ``fma``, a ``mul``, an ``fma``), f32:
+        :meth:`tanh_full` below :data:`TANH_SMALL`.  Every step is odd in ``a`` and rounds to nearest even, so
+        for a signed ``x`` with ``|x| <`` :data:`TANH_SMALL` ``tanh_poly(x)`` is bit for bit ``tanh_full(x)``
+        (the copysign of ``tanh_poly(|x|)``; ``-0`` included)."""
+        u = self.v(arith.MulfOp(a, a))
+        q = self.fconst(self.TANH_POLY[-1])
+        for c in reversed(self.TANH_POLY[:-1]):
+            q = self.fma(q, u, self.fconst(c))
+        return self.fma(a, self.v(arith.MulfOp(u, q)), a)
 
     def rounded(self, kind: str, x: SSAValue) -> SSAValue:
         """``floor`` / ``ceil`` of ``x``: ``cvt.rmi`` / ``cvt.rpi`` to an integral float (exact)."""

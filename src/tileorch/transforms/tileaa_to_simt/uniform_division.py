@@ -32,7 +32,9 @@ so the registers live across it are those of the unbranched code.
 
 On by default; ``TILEORCH_UNIFORM_DIV=0`` turns it off (read at each compile, part of the disk
 cache key).  The kernel records how many divisions took it (:data:`ATTR`, the driver's remark).
-The chained-dot epilogue has its own form of this (``tileas/row_division.py``, zeros excluded).
+The chained-dot epilogue has its own form of this (``tileas/row_division.py``, zeros excluded); the
+chained consumer loop calls :func:`divide` for a tile divided by a scalar (``tileas/loop_division.py``,
+the same switch).
 """
 
 from __future__ import annotations

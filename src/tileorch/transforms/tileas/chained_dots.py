@@ -104,6 +104,10 @@ from tileorch.transforms.tileas.pack16 import pack16, rounded_from
 from tileorch.transforms.tileas.program_order import heavy_first_axis
 from tileorch.transforms.tileas.q_registers import load_q_fragment, q_regs_asked, q_regs_refusal
 from tileorch.transforms.tileas.rebase_k_loop import rebase_k_loop
+from tileorch.transforms.tileas.loop_division import enabled as loop_div_enabled
+from tileorch.transforms.tileas.loop_division import uniform_quotients
+from tileorch.transforms.tileas.loop_tanh import enabled as loop_tanh_enabled
+from tileorch.transforms.tileas.loop_tanh import uniform_tanh
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
 from tileorch.transforms.tileas.stagger_consumers import emit_stagger, stagger_cycles
 
@@ -776,6 +780,10 @@ class ChainedKernel:
     ``tm`` is 64, the WGMMA atom's M, the Q box reads 64 rows (the rows past the tile are the
     array's next rows, zero past its end) and the rows past ``tile_rows`` are never stored
     (:data:`PADDED_ROWS`)."""
+    uniform_divided: set = field(default_factory=set)
+    """The ids of the loop's IEEE divisions evaluated with one reciprocal per thread (``loop_division.py``)."""
+    small_tanh: set = field(default_factory=set)
+    """The ids of the loop's full-precision ``tanh`` ops under the warp-uniform branch (``loop_tanh.py``)."""
     launch_grid: list | None = None
     """The launch grid's extents (the persistent kernel's grid parameters) where the program's ``num_programs``
     is read by its work items' count (:func:`~tileorch.transforms.tileas.chained_work_loop.flatten_inner_work_loop`),
@@ -2196,6 +2204,8 @@ class FragmentLowering(EpilogueLowering):
     assumed_true: set = field(default_factory=set)  # id() of comparisons known to hold on every element
     exp2_fma: int = 0  # exp2_fma_period(): one column group in K takes its exp2 on the FMA pipe
     row_div: RowDivision | None = None  # IEEE divisions by one reciprocal per divisor value (row_division)
+    uniform_divs: set | None = None  # the loop's divisions by one register per thread taken (loop_division)
+    small_tanh: set | None = None  # the loop's full tanh ops under the warp-uniform branch taken (loop_tanh)
 
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         return super().at(v, tuple(self._canon(c) for c in coords))
@@ -2257,6 +2267,14 @@ class FragmentLowering(EpilogueLowering):
         if self.row_div is not None and isinstance(v.owner, Operation) and is_ieee_division(v.owner):
             a, b = (self.e.to_f32(self.at(x, coords)) for x in v.owner.operands)
             return self.row_div.divide(a, b)
+        if self.uniform_divs is not None and self.row_div is None:
+            q = uniform_quotients(self, v, coords)
+            if q is not None:
+                return q
+        if self.small_tanh is not None and self.row_div is None:
+            t = uniform_tanh(self, v, coords)
+            if t is not None:
+                return t
         if isinstance(v, BlockArgument) and isinstance(v.type, TensorType):
             ld = producer_load(v)
             if ld is not None and self.loop_iv in self.scalars:
@@ -2581,6 +2599,8 @@ class _Site:
         self.low.env.grid = ck.launch_grid
         self.low.loop_iv = ck.loop.body.blocks.first.args[0]
         self.low.exp2_fma = exp2_fma_period(ck.d, ck.dv)
+        self.low.uniform_divs = ck.uniform_divided if loop_div_enabled() else None
+        self.low.small_tanh = ck.small_tanh if loop_tanh_enabled() else None
         self.low.unit_coords_own = ck.rows == 1  # a one-row tile padded to 64 rows (PADDED_ROWS)
         if coords is not None:
             self.bind(coords, tile_coord)
@@ -4076,6 +4096,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["q_regs_off"] = q_regs_off
     if row_divided:
         record["row_div"] = True
+    if ck.uniform_divided:
+        record["loop_uniform_div"] = len(ck.uniform_divided)
+    if ck.small_tanh:
+        record["loop_tanh_branch"] = len(ck.small_tanh)
     for what, asked in (("late", late_rescale_enabled()), ("skip", skip_rescale_enabled()),
                         ("pack", late_pack_enabled())):
         key = "late_pack" if what == "pack" else f"{what}_rescale"
