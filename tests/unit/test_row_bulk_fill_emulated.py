@@ -214,3 +214,31 @@ def test_row_loop_not_bulk_filled(monkeypatch):
     assert not copied and any("not bulk-filled: the fill loop runs inside another loop" in r for r in prog.remarks), \
         prog.remarks
     np.testing.assert_allclose(got[1], _lsm(x), rtol=2e-2, atol=5e-2)
+
+
+def test_fill_loop_under_a_branch(monkeypatch):
+    """The loops under ``if r < R``: the copies are issued in the branch (the fill loop's block), so a program that
+    skips it copies nothing (the emulator also reports a CTA exiting before a bulk copy's barrier was waited for)."""
+    from tileorch.testing.row_cache_programs import log_softmax_rows_below as kernel
+
+    v = 2 * BV
+    x = _x(3, v, 20)
+    spec = [((3, v), "bfloat16"), ((3, v), "bfloat16"), 1, BV]
+    got, _, copied = _emulate(monkeypatch, "bulk_below", kernel, spec, (3,), {0: x}, True)
+    assert dict(copied) == {0: v * 2}
+    np.testing.assert_allclose(got[1][:1], _lsm(x)[:1], rtol=2e-2, atol=5e-2)
+    assert np.isnan(got[1][1:]).all()
+
+
+def test_loop_shorter_than_the_row(monkeypatch):
+    """Loops over the first 2 of a row's 5 tiles: only those 2 are copied (the copies are bounded by the fill
+    loop's trips), the rest of the row is neither read nor written."""
+    from tileorch.testing.row_cache_programs import log_softmax_first_tiles as kernel
+
+    v = 5 * BV
+    x = _x(3, v, 21)
+    spec = [((3, v), "bfloat16"), ((3, v), "bfloat16"), 2, BV]
+    got, _, copied = _emulate(monkeypatch, "bulk_first", kernel, spec, (3,), {0: x}, True)
+    assert dict(copied) == {r: 2 * BV * 2 for r in range(3)}
+    np.testing.assert_allclose(got[1][:, :2 * BV], _lsm(x[:, :2 * BV]), rtol=2e-2, atol=5e-2)
+    assert np.isnan(got[1][:, 2 * BV:]).all()

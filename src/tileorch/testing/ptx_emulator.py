@@ -27,7 +27,7 @@ named barrier.  Asynchrony is modelled where it decides correctness:
   phase rules;
 * ``cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`` (1-D, a cluster of one) copies its bytes
   at issue and completes them on its mbarrier; a thread's ``ld.shared`` of them before its
-  ``mbarrier.try_wait.parity`` saw that phase complete is reported;
+  ``mbarrier.try_wait.parity`` saw that phase complete is reported, so is a CTA exiting before any thread saw it;
 * WGMMA shared-memory descriptors are decoded for the 128-, 64- and 32-byte swizzles (layout type
   1, 2, 3; K-major: rows of the span, 8-row groups SBO apart; MN-major: span-wide chunks LBO apart,
   8-row K groups SBO apart); the swizzle XORs byte-address bits 4.. with bits 7.. (3, 2 or 1 bits);
@@ -977,6 +977,10 @@ class Emu:
         for wg, gs in self.groups.items():
             if gs or self.open.get(wg):
                 self.errors.append(f"warpgroup {wg} exits with WGMMAs in flight")
+        for lo, hi, bar, phase, seen in self.bulk_loads:
+            if not seen:  # (on the GPU the copy may still be writing the shared memory the CTA gave back)
+                self.errors.append(f"CTA exits with a bulk copy into shared bytes {lo:#x}..{hi:#x} whose mbarrier "
+                                   f"{bar} phase {phase} no thread waited for")
         return True
 
     def units_complete(self, T, size):

@@ -646,8 +646,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         for i, op in enumerate(ops):
             if early:
                 self._issue_early(e, early.get(i - 1, ()) if i else ())
-            if e.block is self.entry_block:
-                self.bulk_before(e, op)  # (row_bulk_fill.py: the row's copies issued before its first fill)
+            self.bulk_before(e, op)  # (row_bulk_fill.py: the row's copies issued before its first fill)
             try:
                 self.lower_op(e, op)
                 if self.scratch_bytes > self._scratch_seen:  # (an enclosing op's call sees it recorded)
@@ -709,6 +708,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             self.vals[r] = self.get(v)
 
     def op_nv_tileaa_return(self, e, op):
+        self.bulk_drain(e, op.parent_block())  # (row_bulk_fill.py: no bulk copy outlives the CTA)
         e.add(func.ReturnOp())
 
     # program ids
@@ -2093,7 +2093,9 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             if early and i:
                 self._issue_early(e, early.get(i - 1, ()))
             if isinstance(inner, scf.YieldOp):
+                self.bulk_drain(e, block)  # (row_bulk_fill.py: no bulk copy outlives the fill loop's block)
                 return [x for v in inner.operands for x in self.flatten(v)]
+            self.bulk_before(e, inner)
             try:
                 self.lower_op(e, inner)
             except NotImplementedError as exc:

@@ -11,9 +11,10 @@ Contract (``RowBulkFill``, a mixin of ``RowCacheLowering``; the slot layout is t
   run ``r`` (tile elements ``(r * threads + tid) * v ..``) sits at byte ``(r * threads + tid) * 4 * words``
   of the slot, which is the tile's byte offset of those elements; and the slot's bytes are a multiple of 16.
   A plan reserves :data:`BARRIERS` mbarriers (8 bytes each) just below the slots;
-* issued (:meth:`bulk_issue`) where the kernel's first fill load is lowered, when that is in the kernel's
-  entry block (every later fill is then dominated by the issue), the axis' stride is statically 1 and the
-  fill loop's trip count is known there; otherwise no copy is issued and every fill takes the cache's
+* issued (:meth:`bulk_issue`) in the block of the fill loop (one loop, in no other loop: each barrier
+  completes one phase), before its op that is or holds the kernel's first fill (every fill is then
+  dominated by the issue), when the axis' stride is statically 1 and the row's view, its other coordinates
+  and the fill loop's trip count are known there; otherwise no copy is issued and every fill takes the cache's
   global path (the reason: :data:`~tileorch.transforms.tileaa_to_simt.row_cache_lowering.DROPPED_ATTR`'s
   sibling :data:`BULK_DROPPED_ATTR`, a remark);
 * the tiles bulk-copied are ``0 .. nbulk - 1``, ``nbulk`` uniform over the CTA: 0 unless tile 0's global
@@ -28,7 +29,9 @@ Contract (``RowBulkFill``, a mixin of ``RowCacheLowering``; the slot layout is t
   and takes its words from its slot (``ld.shared``, the thread's own words as the global path would
   have loaded them); a prefetched issue of such a tile loads nothing; tile ``k >= nbulk`` takes the
   cache's global path (loaded words, ``st.shared`` into a slot that fits).  One row per CTA: each
-  barrier completes one phase.
+  barrier completes one phase.  At the end of the fill loop's block thread 0 waits for every barrier with
+  copies (already complete where the fill loop ran; no copy outlives the block, nor writes the shared memory of
+  an exited CTA).
 """
 
 from __future__ import annotations
@@ -111,7 +114,12 @@ class RowBulkFill:
         if why is not None:
             self.row_bulk_dropped = why
             return
-        self.row_bulk = {"loops": [lp for lp in map(_fill_loop, fills) if lp is not None], "esize": byte_size(mt)}
+        loops = [lp for lp in map(_fill_loop, fills) if lp is not None]
+        homes = {id(lp.parent_block()): lp.parent_block() for lp in loops}
+        if len(homes) != 1:
+            self.row_bulk_dropped = "the fill is not in one loop"
+            return
+        self.row_bulk = {"loops": loops, "home": next(iter(homes.values()))}
 
     def _bulk_barrier(self, e: Emitter, j: SSAValue | int) -> SSAValue:
         """The shared address of barrier ``j`` (just below the slots' base)."""
@@ -120,13 +128,19 @@ class RowBulkFill:
         return e.gep(self.smem, e.v(arith.AddiOp(off, e.v(arith.MuliOp(j, e.const(8))))), i8, SHARED_PTR)
 
     def bulk_before(self, e: Emitter, top: Operation) -> None:
-        """Before the entry block's op ``top`` is lowered: issue the copies when ``top`` is or holds the
-        kernel's first fill."""
-        if self.row_bulk is None or self.row_bulk_state is not None:
+        """Before ``top`` is lowered: issue the copies when ``top`` is an op of the fill loop's block that is or
+        holds the kernel's first fill."""
+        if self.row_bulk is None or self.row_bulk_state is not None or top.parent_block() is not self.row_bulk["home"]:
             return
         fill = next((x for x in top.walk() if self._cached(x, FILL)), None)
         if fill is not None:
             self.bulk_issue(e, fill)
+
+    def bulk_unissued(self) -> None:
+        """A fill is lowered before any copy was issued (outside the fill loop's block): no bulk fill."""
+        if self.row_bulk is not None and self.row_bulk_state is None:
+            self.row_bulk_state = False
+            self.row_bulk_dropped = "a fill is lowered outside the fill loop's block"
 
     def bulk_issue(self, e: Emitter, op: Operation) -> None:
         """Issue the row's bulk copies at the first fill ``op`` lowered (the module's contract)."""
@@ -135,9 +149,6 @@ class RowBulkFill:
         if self.row_bulk is None or self.row_bulk_state is not None:
             return
         self.row_bulk_state = False
-        if e.block is not self.entry_block:
-            self.row_bulk_dropped = "the first fill is not in the kernel's entry block"
-            return
         trips = [self.vals.get(lp.ub) for lp in self.row_bulk["loops"]]
         if not trips or any(t is None for t in trips):
             self.row_bulk_dropped = "the fill loop's trip count is not known before it"
@@ -189,6 +200,24 @@ class RowBulkFill:
         e.if_(first, issue)
         e.barrier()
         self.row_bulk_state = (nbulk, chunk)
+
+    def bulk_drain(self, e: Emitter, block) -> None:
+        """At the end of the fill loop's block (``block``, before its terminator): thread 0 waits for every
+        barrier that has copies (already complete where the fill loop ran; a CTA never exits with a bulk copy
+        writing its shared memory)."""
+        if not self.row_bulk_state or block is not self.row_bulk["home"]:
+            return
+        nbulk, chunk = self.row_bulk_state
+
+        def drain(b: Emitter) -> None:
+            for j in range(BARRIERS):
+                def wait(bb: Emitter, j=j) -> None:
+                    bb.add(nvvm.MBarrierTryWaitParitySharedOp(self._bulk_barrier(bb, j), bb.const(0),
+                                                              bb.const(WAIT_TICKS)))
+
+                b.if_(b.v(cmpi(b.v(arith.MuliOp(chunk, b.const(j))), nbulk, "slt")), wait)
+
+        e.if_(e.v(cmpi(e.tid, e.const(0), "eq")), drain)
 
     def bulk_words(self, e: Emitter, op: Operation, k: SSAValue, nw: int, count: int, otherwise) -> list[SSAValue] | None:
         """The fill ``op``'s words of tile ``k``: waited for and read from its slot when ``k < nbulk``, else

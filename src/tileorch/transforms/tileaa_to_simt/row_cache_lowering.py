@@ -247,7 +247,7 @@ class RowCacheLowering(RowBulkFill):
         (:meth:`row_cache_fill`); a bulk-filled tile's from its slot (nothing loaded when issued ahead)."""
         if not self._cached(op, FILL):
             return from_global(e)
-        self.bulk_issue(e, op)
+        self.bulk_unissued()
         if self.row_bulk_state and self.row_cache_issuing:
             k, _ = self._slot(e, op)
             return self.bulk_words(e, op, k, nw, count, from_global)
