@@ -86,9 +86,10 @@ def test_log_softmax(v, monkeypatch):
     if copied:
         assert "cp.async.bulk.shared::cluster.global" in prog.ptx and "mbarrier.try_wait.parity" in prog.ptx
     np.testing.assert_allclose(got[1], _lsm(x), rtol=2e-2, atol=5e-2)
-    base, _, none = _emulate(monkeypatch, "bulk_lsm", kernel, spec, (3,), {0: x}, False)
-    assert not none
-    np.testing.assert_array_equal(_bits(got[1]), _bits(base[1]))
+    if v <= 8 * BV:  # (the same bits as the cache's loaded fill; 32001 columns: numpy alone, for CI time)
+        base, _, none = _emulate(monkeypatch, "bulk_lsm", kernel, spec, (3,), {0: x}, False)
+        assert not none
+        np.testing.assert_array_equal(_bits(got[1]), _bits(base[1]))
 
 
 def test_row_longer_than_the_shared_memory(monkeypatch):
@@ -242,3 +243,17 @@ def test_loop_shorter_than_the_row(monkeypatch):
     assert dict(copied) == {r: 2 * BV * 2 for r in range(3)}
     np.testing.assert_allclose(got[1][:, :2 * BV], _lsm(x[:, :2 * BV]), rtol=2e-2, atol=5e-2)
     assert np.isnan(got[1][:, 2 * BV:]).all()
+
+
+@pytest.mark.parametrize("v", [4 * BV, 4 * BV - 1])
+def test_log_softmax_in_place(v, monkeypatch):
+    """Output = input: the second loop stores tile ``k`` over the row after the bulk copies have landed."""
+    from tileorch.testing.row_cache_programs import log_softmax_in_place as kernel
+
+    x = _x(3, v, 22)
+    spec = [((3, v), "bfloat16"), BV]
+    got, _, copied = _emulate(monkeypatch, "bulk_inplace", kernel, spec, (3,), {0: x}, True)
+    assert dict(copied) == _expected(3, v, 2)
+    np.testing.assert_allclose(got[0], _lsm(x), rtol=2e-2, atol=5e-2)
+    base, _, _ = _emulate(monkeypatch, "bulk_inplace", kernel, spec, (3,), {0: x}, False)
+    np.testing.assert_array_equal(_bits(got[0]), _bits(base[0]))
