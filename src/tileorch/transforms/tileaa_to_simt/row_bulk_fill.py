@@ -108,7 +108,7 @@ class RowBulkFill:
         elif min(v, vectorizable_access(op)) != v or (v * byte_size(mt)) % 4 or self.ragged(shape):
             why = "the tile's packed words are not its bytes in order"
         elif (numel * byte_size(mt)) % 16 or numel * byte_size(mt) != self.row_cache_size:
-            why = "the tile's bytes are not a multiple of 16"
+            why = "the tile's bytes are not its slot's or not a multiple of 16"
         if why is None and any(_outer_loop(f) for f in fills):
             why = "the fill loop runs inside another loop (its barriers complete one phase)"
         if why is not None:

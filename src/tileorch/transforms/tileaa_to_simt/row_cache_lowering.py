@@ -12,7 +12,9 @@ Contract (``RowCacheLowering``, a mixin of ``FunctionLowering``):
   thread's words of run ``r`` at ``base + k * S + (r * threads + tid) * 4 * words`` (one ``st.shared.v4`` /
   ``ld.shared.v4`` per run, conflict-free): every thread reads back only what it wrote, so no barrier; the
   words are the fill's loaded words (its padding in the tail's padded elements);
-* ``base`` is the kernel's shared scratch rounded up to 16 bytes (its value patched into the kernel when
+* ``base`` is the kernel's shared scratch rounded up to 16 bytes, plus the bulk fill's barriers when it is
+  planned (:mod:`tileorch.transforms.tileaa_to_simt.row_bulk_fill`: the row's whole tiles copied into their
+  slots before the fill loop, ``TILEORCH_ROW_BULK_FILL=1``) (its value patched into the kernel when
   the lowering knows the scratch), the slots after it in the dynamic shared memory the launch gives
   (``%dynamic_smem_size``); slot ``k`` is used when ``k < (%dynamic_smem_size - base) / S`` (computed once;
   uniform: the fill writes it and the read reads it under the same test), otherwise the read loads from
