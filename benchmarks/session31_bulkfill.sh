@@ -8,14 +8,17 @@
 # and the cache's register-staged fill keeps ~24 KB/SM in flight.
 #   tests  tests/gpu/test_row_smem_cache_gpu.py with both switches on (each kernel checked to carry the bulk copies;
 #          32001 / 4095 columns: rows not 16-byte aligned take the loaded path; 120000: the slots past 227 KiB reload)
-#   bench  benchmarks/memory_bound.py, one process, copy beside: default / cache / cache + bulk fill.
+#   bench  benchmarks/memory_bound.py, one process, copy beside: default (ROW_SMEM_CACHE=auto: the cache only for rows
+#          of <= 32 KiB, so at 32000 columns no cache) / cache forced (=1) / cache forced + bulk fill.
 # Should show: the 32000-column rows (log-softmax, CE fwd+bwd, three loops) with bulk fill >= 0.85 of copy (the fill
 #   at memory speed, passes 2 and 3 from shared memory); v8192 keeps ~0.99; cross_entropy_bf16_v32000 and
 #   layernorm_f16 (one-pass rows, no pair) equal within noise.  If bulk < cache: the issue is not bytes in flight
 #   (look at the fill's wait: one barrier per 2 tiles at 32000 columns) -- try TILEORCH_PREFETCH_DEPTH=1 (the fill's
-#   prefetch carries registers for nothing on bulk tiles).  Tests all passed; every case correct.
+#   prefetch carries registers for nothing on bulk tiles).  Tests all passed; every case correct.  If cache + bulk beats
+#   default at 32000 columns: make the bulk fill the default and let auto (launchers/row_cache_smem.auto_declines) keep
+#   the cache for a bulk-filled program's long rows.
 # Run in the repo root on the device with the compiler installed (< 150 s; carry .whl):
-#   CMD="bash benchmarks/session31_bulkfill.sh" bash benchmarks/device_session.sh shell
+#   CMD="bash benchmarks/session31_gpu_calls.sh bulkfill" bash benchmarks/device_session.sh shell
 S="$OUT/s31bulkfill"; mkdir -p "$S"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
 export TILEORCH_CACHE_DIR=${TILEORCH_CACHE_DIR:-/tmp/tileorch-cache}
