@@ -193,7 +193,7 @@ def test_a_read_before_the_wait_is_reported(monkeypatch):
     from tileorch.driver import compile_program
     from tileorch.testing import compile_memo
 
-    monkeypatch.setattr(row_bulk_fill.RowBulkFill, "_bulk_wait", lambda self, b, k, chunk: None)
+    monkeypatch.setattr(row_bulk_fill.RowBulkFill, "_bulk_wait", lambda self, b, k, shift: None)
     # (a patched compile is not memoised: compile_memo's rule)
     monkeypatch.setattr(compile_memo, "compile_once", lambda data, name, **options: compile_program(data, name, **options))
     x = _x(3, 2 * BV, 18)

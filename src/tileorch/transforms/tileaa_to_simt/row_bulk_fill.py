@@ -23,9 +23,9 @@ Contract (``RowBulkFill``, a mixin of ``RowCacheLowering``; the slot layout is t
   copy outlives the loop that waits for it);
 * thread 0 initialises the barriers (count 1), fences the initialisation (``fence.mbarrier_init``,
   ``fence.proxy.async.shared::cta``) and, per barrier ``j``, arrives with ``expect_tx`` of and issues one
-  bulk copy of tiles ``[j C, min((j + 1) C, nbulk))`` (``C = ceil(nbulk / BARRIERS)``: one contiguous run
-  of bytes, global and shared); a CTA barrier follows (the other threads see the barriers initialised);
-* the fill of tile ``k < nbulk`` waits for phase 0 of barrier ``k / C`` (``mbarrier.try_wait.parity``)
+  bulk copy of tiles ``[j C, min((j + 1) C, nbulk))`` (``C``: the least power of two with
+  ``C * BARRIERS >= nbulk``; one contiguous run of bytes, global and shared); a CTA barrier follows (the other threads see the barriers initialised);
+* the fill of tile ``k < nbulk`` waits for phase 0 of barrier ``k / C`` (a shift) (``mbarrier.try_wait.parity``)
   and takes its words from its slot (``ld.shared``, the thread's own words as the global path would
   have loaded them); a prefetched issue of such a tile loads nothing; tile ``k >= nbulk`` takes the
   cache's global path (loaded words, ``st.shared`` into a slot that fits).  One row per CTA: each
@@ -54,6 +54,8 @@ BULK_ATTR = "tileorch.row_bulk_fill"
 """On a SIMT kernel whose row cache is bulk-filled: the mbarriers (a remark)."""
 BULK_DROPPED_ATTR = "tileorch.row_bulk_fill_dropped"
 """On a SIMT kernel whose bulk fill was planned but not issued: why (a remark)."""
+MAX_SHIFT = 11
+"""Barrier tiles up to ``2^11``: ``BARRIERS << 11`` tiles exceed what 227 KiB holds in 16-byte tiles."""
 WAIT_TICKS = 0x989680
 """The try-wait's suspend-time hint (the pipelines' value)."""
 
@@ -90,7 +92,7 @@ class RowBulkFill:
         from tileorch.transforms.tileas.simt_layouts import vectorizable_access
 
         self.row_bulk = None
-        self.row_bulk_state = None  # None: not issued yet; False: not issued; else (nbulk, chunk)
+        self.row_bulk_state = None  # None: not issued yet; False: not issued; else (nbulk, shift)
         self.row_bulk_dropped = None
         if not enabled() or not fills:
             return
@@ -171,7 +173,13 @@ class RowBulkFill:
             n = e.v(arith.MinSIOp(n, self._cast_int(e, t, i32)))
         n = e.v(arith.MaxSIOp(n, e.const(0)))
         nbulk = e.v(arith.SelectOp(ok, n, e.const(0)))
-        chunk = e.v(arith.DivSIOp(e.v(arith.AddiOp(nbulk, e.const(BARRIERS - 1))), e.const(BARRIERS)))
+        # a barrier's tiles: 2^shift, the least power of two that puts nbulk tiles on BARRIERS barriers (a shift,
+        # not a division, in the fill loop)
+        shift = e.const(0)
+        for i in range(MAX_SHIFT):
+            more = e.v(arith.ExtUIOp(e.v(cmpi(nbulk, e.const(BARRIERS << i), "sgt")), i32))
+            shift = e.v(arith.AddiOp(shift, more))
+        chunk = e.v(arith.ShLIOp(e.const(1), shift))
         size = self.row_cache_size
         first = e.v(cmpi(e.tid, e.const(0), "eq"))
 
@@ -181,7 +189,7 @@ class RowBulkFill:
             b.add(nvvm.FenceMbarrierInitOp())
             b.add(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
             for j in range(BARRIERS):
-                lo = b.v(arith.MuliOp(chunk, b.const(j)))
+                lo = b.v(arith.ShLIOp(b.const(j), shift))
 
                 def copy(bb: Emitter, j=j, lo=lo) -> None:
                     hi = bb.v(arith.MinSIOp(bb.v(arith.AddiOp(lo, chunk)), nbulk))
@@ -199,7 +207,7 @@ class RowBulkFill:
 
         e.if_(first, issue)
         e.barrier()
-        self.row_bulk_state = (nbulk, chunk)
+        self.row_bulk_state = (nbulk, shift)
 
     def bulk_drain(self, e: Emitter, block) -> None:
         """At the end of the fill loop's block (``block``, before its terminator): thread 0 waits for every
@@ -207,7 +215,7 @@ class RowBulkFill:
         writing its shared memory)."""
         if not self.row_bulk_state or block is not self.row_bulk["home"]:
             return
-        nbulk, chunk = self.row_bulk_state
+        nbulk, shift = self.row_bulk_state
 
         def drain(b: Emitter) -> None:
             for j in range(BARRIERS):
@@ -215,7 +223,7 @@ class RowBulkFill:
                     bb.add(nvvm.MBarrierTryWaitParitySharedOp(self._bulk_barrier(bb, j), bb.const(0),
                                                               bb.const(WAIT_TICKS)))
 
-                b.if_(b.v(cmpi(b.v(arith.MuliOp(chunk, b.const(j))), nbulk, "slt")), wait)
+                b.if_(b.v(cmpi(b.v(arith.ShLIOp(b.const(j), shift)), nbulk, "slt")), wait)
 
         e.if_(e.v(cmpi(e.tid, e.const(0), "eq")), drain)
 
@@ -224,19 +232,19 @@ class RowBulkFill:
         ``otherwise(b)``; None when the row is not bulk-filled."""
         if not self.row_bulk_state:
             return None
-        nbulk, chunk = self.row_bulk_state
-        from_slot = None if self.row_cache_issuing else self._bulk_read(op, k, nw, count, chunk)
+        nbulk, shift = self.row_bulk_state
+        from_slot = None if self.row_cache_issuing else self._bulk_read(op, k, nw, count, shift)
         empty = (lambda b: [b.const(0)] * count)
         return e.if_(e.v(cmpi(k, nbulk, "slt")), from_slot or empty, otherwise, [i32] * count)
 
-    def _bulk_wait(self, b: Emitter, k: SSAValue, chunk: SSAValue) -> None:
-        """Wait for phase 0 of tile ``k``'s barrier (``k / chunk``)."""
-        bar = self._bulk_barrier(b, b.v(arith.DivSIOp(k, chunk)))
+    def _bulk_wait(self, b: Emitter, k: SSAValue, shift: SSAValue) -> None:
+        """Wait for phase 0 of tile ``k``'s barrier (``k >> shift``)."""
+        bar = self._bulk_barrier(b, b.v(arith.ShRSIOp(k, shift)))
         b.add(nvvm.MBarrierTryWaitParitySharedOp(bar, b.const(0), b.const(WAIT_TICKS)))
 
-    def _bulk_read(self, op: Operation, k: SSAValue, nw: int, count: int, chunk: SSAValue):
+    def _bulk_read(self, op: Operation, k: SSAValue, nw: int, count: int, shift: SSAValue):
         def read(b: Emitter) -> list[SSAValue]:
-            self._bulk_wait(b, k, chunk)
+            self._bulk_wait(b, k, shift)
             out = []
             for r in range(count // nw):
                 vec = b.v(llvm.LoadOp(self._run_ptr(b, op, k, r, nw), VectorType(i32, [nw]), alignment=4 * nw))
