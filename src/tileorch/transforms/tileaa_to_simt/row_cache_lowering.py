@@ -22,7 +22,7 @@ Contract (``RowCacheLowering``, a mixin of ``FunctionLowering``):
 * a fill whose loop is prefetched writes its slot where the iteration unpacks the tile (not where its
   load is issued, so the store waits for the load there), and the loop keeps :func:`fill_depth` iterations'
   loads in flight (fewer CTAs share an SM when each holds a row: more bytes in flight per CTA; unless
-  ``TILEORCH_PREFETCH_DEPTH`` is set);
+  ``TILEORCH_PREFETCH_DEPTH`` is set, or the row is bulk-filled: its copies are all in flight at once);
 * a read whose padding differs from its fill's (a ``NEG_INF`` first pass, a ``ZERO`` second) puts its own
   padding in the elements outside the array, on a tile that does not lie wholly inside (one uniform test);
 * the kernel records ``tileorch.row_cache = [parameter, elements a slot spans along the axis, S]``: the
@@ -150,8 +150,8 @@ class RowCacheLowering(RowBulkFill):
         from tileorch.transforms.tileaa_to_simt.prefetch import MAX_DEPTH_WORDS
 
         fills = [ld for ld in loads if self._cached(ld, FILL)]
-        if not fills or settings.asked("TILEORCH_PREFETCH_DEPTH") is not None:
-            return depth
+        if not fills or settings.asked("TILEORCH_PREFETCH_DEPTH") is not None or self.row_bulk is not None:
+            return depth  # (a bulk fill keeps the row's bytes in flight itself: row_bulk_fill.py)
         chosen = fill_depth(self.threads * self.row_cache_words(fills[0]) * 4)
         return max(depth, min(chosen, MAX_DEPTH_WORDS // max(1, words)))
 
