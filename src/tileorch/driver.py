@@ -672,6 +672,14 @@ def simt_kernel_remarks(kernel) -> list[str]:
                    f"{attrs['tileorch.dynamic_smem'].value.data} bytes of scratch, the launch "
                    "gives a slot per tile of the row (dynamic shared memory, at most 227 KiB; a tile past them "
                    "reloads from global memory) (tileaa_to_simt/row_cache_lowering.py, TILEORCH_ROW_SMEM_CACHE=1)")
+    if "tileorch.row_bulk_fill" in attrs:
+        out.append(f"remark: @{name}: the row's whole tiles are bulk-copied into their slots before the first loop "
+                   f"(cp.async.bulk, {attrs['tileorch.row_bulk_fill'].data}; a row not 16-byte aligned, its tail "
+                   "tile and the slots past the launch's shared memory take the loaded path) "
+                   "(tileaa_to_simt/row_bulk_fill.py, TILEORCH_ROW_BULK_FILL=1)")
+    if "tileorch.row_bulk_fill_dropped" in attrs:
+        out.append(f"remark: @{name}: the row cache is not bulk-filled: {attrs['tileorch.row_bulk_fill_dropped'].data} "
+                   "(tileaa_to_simt/row_bulk_fill.py)")
     if "tileorch.row_cache_dropped" in attrs:
         out.append(f"remark: @{name}: the row is not kept in shared memory: "
                    f"{attrs['tileorch.row_cache_dropped'].data} (tileaa_to_simt/row_cache_lowering.py)")

@@ -2,10 +2,13 @@
 backward over vocabulary rows (32000, 32001, 4095, 1000 columns), the three-loop softmax, a layernorm with a column
 loop, the in-place log-softmax, and a row longer than a CTA's shared memory (120000 bf16 columns: 118 slots of 2 KiB
 do not fit 227 KiB, the tail reloads from global memory), against torch in fp32, outputs in NaN buffers.  The
-kernels are checked to carry the cache (``program.row_cache``), so a silent fallback fails.  Skipped without a GPU;
+kernels are checked to carry the cache (``program.row_cache``; with ``TILEORCH_ROW_BULK_FILL=1`` in the environment
+also its bulk copies), so a silent fallback fails.  Skipped without a GPU;
 needs torch and cuda-tile."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -30,6 +33,8 @@ def _carries_cache(kernel, args):
 
     entry = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent")
     assert entry.program.row_cache is not None, entry.program.remarks
+    if os.environ.get("TILEORCH_ROW_BULK_FILL") == "1":  # (row_bulk_fill.py: the whole tiles bulk-copied)
+        assert "cp.async.bulk.shared::cluster.global" in entry.program.ptx, entry.program.remarks
 
 
 def _randn(rows, cols, seed, dtype=torch.bfloat16, scale=3.0):

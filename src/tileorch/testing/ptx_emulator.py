@@ -25,6 +25,9 @@ named barrier.  Asynchrony is modelled where it decides correctness:
   clipped to the array, and its shared bytes count as read until a ``cp.async.bulk.wait_group`` retires its
   group (a shared write to them before is reported); ``mbarrier`` arrive / expect_tx / try_wait.parity follow the
   phase rules;
+* ``cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`` (1-D, a cluster of one) copies its bytes
+  at issue and completes them on its mbarrier; a thread's ``ld.shared`` of them before its
+  ``mbarrier.try_wait.parity`` saw that phase complete is reported, so is a CTA exiting before any thread saw it;
 * WGMMA shared-memory descriptors are decoded for the 128-, 64- and 32-byte swizzles (layout type
   1, 2, 3; K-major: rows of the span, 8-row groups SBO apart; MN-major: span-wide chunks LBO apart,
   8-row K groups SBO apart); the swizzle XORs byte-address bits 4.. with bits 7.. (3, 2 or 1 bits);
@@ -703,6 +706,8 @@ class Emu:
         # ranges and its committed groups (oldest first), each a list of [lo, hi) shared byte ranges
         self.bulk_open: dict[int, list[tuple[int, int]]] = {}
         self.bulk_groups: dict[int, list[list[tuple[int, int]]]] = {}
+        # bulk copies into shared memory (cp.async.bulk ... complete_tx): [lo, hi, mbarrier, phase, threads that saw it]
+        self.bulk_loads: list = []
         self.wait_delay = 0  # steps a ready wgmma.wait_group waits while other threads can run
         self.ready_since = {}
         self.parsed = decoded.parsed  # (predicate, op, operands) per pc
@@ -972,6 +977,10 @@ class Emu:
         for wg, gs in self.groups.items():
             if gs or self.open.get(wg):
                 self.errors.append(f"warpgroup {wg} exits with WGMMAs in flight")
+        for lo, hi, bar, phase, seen in self.bulk_loads:
+            if not seen:  # (on the GPU the copy may still be writing the shared memory the CTA gave back)
+                self.errors.append(f"CTA exits with a bulk copy into shared bytes {lo:#x}..{hi:#x} whose mbarrier "
+                                   f"{bar} phase {phase} no thread waited for")
         return True
 
     def units_complete(self, T, size):
@@ -1415,6 +1424,9 @@ class Emu:
         if base == "cp" and "bulk.tensor" in op:
             self.tma(op, ops, T)
             return
+        if base == "cp" and op.startswith("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx"):
+            self.bulk_copy(op, ops, T)
+            return
         if base == "wgmma":
             self.wgmma(op, ops, T)
             return
@@ -1561,6 +1573,8 @@ class Emu:
         for i, reg in enumerate(regs):
             at = a + i * nbytes
             if base == "ld":
+                if self.bulk_loads:
+                    self._check_bulk_read(at, nbytes, tids)
                 v = np.zeros(len(at), dtype=np.uint64)
                 for b in range(nbytes):
                     v |= self.smem[at + b].astype(np.uint64) << np.uint64(8 * b)
@@ -1744,6 +1758,8 @@ class Emu:
             offs = a.tolist()
             phase = {off: self.mb(off)["phase"] for off in dict.fromkeys(offs)}  # (each barrier once)
             r = [int(phase[off] != (p & 1)) for off, p in zip(offs, par.tolist())]
+            if self.bulk_loads:
+                self._bulk_observed(offs, par.tolist(), r, tids.tolist())
             self.set(ops[0], T, np.array(r, dtype=np.uint64))
             return
         raise Fault(op)
@@ -1811,6 +1827,57 @@ class Emu:
             b = self.mb(int(bar[k]))
             b["tx"] -= rows * es * width
             self._mb_check_tx(b, int(bar[k]))
+
+    def bulk_copy(self, op, ops, T):
+        """``cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]`` (a
+        cluster of one: ``dst`` is this CTA's): ``size`` bytes copied at issue, completed on the mbarrier; the
+        destination bytes stay in flight for each thread until it observes the phase they complete
+        (``mbarrier.try_wait.parity`` true): an ``ld.shared`` of them before is reported (:meth:`_check_bulk_read`).
+        Addresses and size must be multiples of 16."""
+        dst = self.shared_off(self.addr(ops[0], T))
+        src = self.addr(ops[1], T)
+        size = self.get(ops[2], T)
+        bar = self.shared_off(self.addr(ops[3], T))
+        for d, g, n, m in zip(dst.tolist(), src.tolist(), size.tolist(), bar.tolist()):
+            n &= 0xFFFFFFFF
+            if d % 16 or g % 16 or n % 16:
+                raise Fault(f"{op}: shared {d:#x}, global {g:#x} or size {n} not a multiple of 16")
+            for base, buf, name in self.memory:
+                if base <= g and g + n <= base + len(buf):
+                    data = buf[g - base:g - base + n]
+                    self.traffic["load:" + name] += n
+                    break
+            else:
+                self.errors.append(f"ILLEGAL bulk copy from {g:#x} ({n} bytes)")
+                raise Fault(f"illegal global address {g:#x}")
+            self._check_smem_write(d, d + n, "a bulk copy")
+            self.smem[d:d + n] = data
+            self.generic_state[d:d + n] = 0
+            b = self.mb(m)
+            self.bulk_loads.append([d, d + n, m, b["phase"], set()])
+            b["tx"] -= n
+            self._mb_check_tx(b, m)
+
+    def _bulk_observed(self, offs, parities, done, tids):
+        """Threads ``tids`` whose try-wait on barrier ``offs`` for ``parities`` succeeded (``done``) now see the
+        bytes of the bulk copies that completed that phase."""
+        for rec in self.bulk_loads:
+            for off, p, ok, t in zip(offs, parities, done, tids):
+                if ok and off == rec[2] and (p & 1) == rec[3]:
+                    rec[4].add(int(t))
+        self.bulk_loads = [r for r in self.bulk_loads if len(r[4]) < self.N]
+
+    def _check_bulk_read(self, at, nbytes, tids):
+        """An ``ld.shared`` of ``nbytes`` from ``at`` (per thread ``tids``) of bytes a bulk copy writes, by a thread
+        that has not observed its barrier's phase."""
+        for lo, hi, bar, phase, seen in self.bulk_loads:
+            hit = (at < hi) & (at + nbytes > lo)
+            if hit.any():
+                bad = [int(t) for t, h in zip(tids.tolist(), hit.tolist()) if h and int(t) not in seen]
+                if bad:
+                    self.errors.append(f"pc {self.cur_pc}: ld.shared of bytes {lo:#x}..{hi:#x} of a bulk copy before "
+                                       f"thread(s) {bad[:4]} waited for phase {phase} of mbarrier {bar}")
+                    seen.update(bad)  # (reported once)
 
     def tma_store(self, op, ops, T):
         """``cp.async.bulk.tensor.Nd.global.shared::cta...bulk_group [map, {coords}], [src]``: the box (the map's

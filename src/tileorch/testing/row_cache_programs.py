@@ -132,3 +132,39 @@ def shifted_second_pass(X, Y, BV: C[int]):
 
 __all__ = ["layernorm_column_loop", "log_softmax_in_place", "max_then_zero_padded_sum",
            "two_rows_read_twice", "shifted_second_pass", "softmax_three_loops"]
+
+
+@ct.kernel
+def log_softmax_rows_loop(X, Y, BV: C[int]):
+    """log-softmax of rows ``bid, bid + grid, ...``: the two-pass row inside a loop over rows (the row cache
+    serves each row in turn; its bulk fill, one phase per barrier, is not taken)."""
+    nv = ct.num_tiles(X, axis=1, shape=(1, BV))
+    for r in range(ct.bid(0), X.shape[0], ct.num_blocks(0)):
+        lse = _row_lse(X, r, nv, BV)
+        for k in range(nv):
+            x = ct.load(X, index=(r, k), shape=(1, BV), padding_mode=ZERO).astype(ct.float32)
+            ct.store(Y, index=(r, k), tile=(x - lse).astype(Y.dtype))
+
+
+@ct.kernel
+def log_softmax_rows_below(X, Y, R: int, BV: C[int]):
+    """log-softmax of the rows below ``R`` only (``Y``'s other rows left as they are): both loops under a branch
+    (the row cache's bulk fill is issued in the branch)."""
+    r = ct.bid(0)
+    nv = ct.num_tiles(X, axis=1, shape=(1, BV))
+    if r < R:
+        lse = _row_lse(X, r, nv, BV)
+        for k in range(nv):
+            x = ct.load(X, index=(r, k), shape=(1, BV), padding_mode=ZERO).astype(ct.float32)
+            ct.store(Y, index=(r, k), tile=(x - lse).astype(Y.dtype))
+
+
+@ct.kernel
+def log_softmax_first_tiles(X, Y, NT: int, BV: C[int]):
+    """log-softmax over each row's first ``NT`` tiles only (the rest of ``Y`` left as it is): both loops run fewer
+    trips than the row has tiles (a bulk fill copies no tile its loop does not wait for)."""
+    r = ct.bid(0)
+    lse = _row_lse(X, r, NT, BV)
+    for k in range(NT):
+        x = ct.load(X, index=(r, k), shape=(1, BV), padding_mode=ZERO).astype(ct.float32)
+        ct.store(Y, index=(r, k), tile=(x - lse).astype(Y.dtype))

@@ -646,6 +646,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         for i, op in enumerate(ops):
             if early:
                 self._issue_early(e, early.get(i - 1, ()) if i else ())
+            self.bulk_before(e, op)  # (row_bulk_fill.py: the row's copies issued before its first fill)
             try:
                 self.lower_op(e, op)
                 if self.scratch_bytes > self._scratch_seen:  # (an enclosing op's call sees it recorded)
@@ -707,6 +708,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             self.vals[r] = self.get(v)
 
     def op_nv_tileaa_return(self, e, op):
+        self.bulk_drain(e, op.parent_block())  # (row_bulk_fill.py: no bulk copy outlives the CTA)
         e.add(func.ReturnOp())
 
     # program ids
@@ -1124,8 +1126,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             count = len(range(0, slots, width)) * nw
             words = self.row_cache_read(e, op, nw, count, from_global, self._pad_fix(op, view, idx, shape, width, nw))
             if words is None:
-                words = from_global(e)
-                self.row_cache_fill(e, op, words, nw)
+                words = self.row_cache_fill_load(e, op, nw, count, from_global)
             def unpack_all(b: Emitter, words: list[SSAValue]) -> list[SSAValue]:
                 return [x for r in range(0, len(words), nw) for x in unpack(b, words[r:r + nw], width)]
 
@@ -1998,7 +1999,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                 n = len(packed[0]) if packed else len(t.slots)
                 chunk = carried[at:at + n]
                 if packed:
-                    self.row_cache_fill(b, ld, chunk)
+                    chunk = self.row_cache_fill(b, ld, chunk)
                 slots = packed[1](b, chunk) if packed else chunk
                 self.vals[ld.results[0]] = Tile(t.shape, t.element, slots)
                 self.vals[ld.results[1]] = None
@@ -2092,7 +2093,9 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             if early and i:
                 self._issue_early(e, early.get(i - 1, ()))
             if isinstance(inner, scf.YieldOp):
+                self.bulk_drain(e, block)  # (row_bulk_fill.py: no bulk copy outlives the fill loop's block)
                 return [x for v in inner.operands for x in self.flatten(v)]
+            self.bulk_before(e, inner)
             try:
                 self.lower_op(e, inner)
             except NotImplementedError as exc:

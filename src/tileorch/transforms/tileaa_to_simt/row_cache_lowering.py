@@ -12,7 +12,9 @@ Contract (``RowCacheLowering``, a mixin of ``FunctionLowering``):
   thread's words of run ``r`` at ``base + k * S + (r * threads + tid) * 4 * words`` (one ``st.shared.v4`` /
   ``ld.shared.v4`` per run, conflict-free): every thread reads back only what it wrote, so no barrier; the
   words are the fill's loaded words (its padding in the tail's padded elements);
-* ``base`` is the kernel's shared scratch rounded up to 16 bytes (its value patched into the kernel when
+* ``base`` is the kernel's shared scratch rounded up to 16 bytes, plus the bulk fill's barriers when it is
+  planned (:mod:`tileorch.transforms.tileaa_to_simt.row_bulk_fill`: the row's whole tiles copied into their
+  slots before the fill loop, ``TILEORCH_ROW_BULK_FILL=1``) (its value patched into the kernel when
   the lowering knows the scratch), the slots after it in the dynamic shared memory the launch gives
   (``%dynamic_smem_size``); slot ``k`` is used when ``k < (%dynamic_smem_size - base) / S`` (computed once;
   uniform: the fill writes it and the read reads it under the same test), otherwise the read loads from
@@ -20,7 +22,7 @@ Contract (``RowCacheLowering``, a mixin of ``FunctionLowering``):
 * a fill whose loop is prefetched writes its slot where the iteration unpacks the tile (not where its
   load is issued, so the store waits for the load there), and the loop keeps :func:`fill_depth` iterations'
   loads in flight (fewer CTAs share an SM when each holds a row: more bytes in flight per CTA; unless
-  ``TILEORCH_PREFETCH_DEPTH`` is set);
+  ``TILEORCH_PREFETCH_DEPTH`` is set, or the row is bulk-filled: its copies are all in flight at once);
 * a read whose padding differs from its fill's (a ``NEG_INF`` first pass, a ``ZERO`` second) puts its own
   padding in the elements outside the array, on a tile that does not lie wholly inside (one uniform test);
 * the kernel records ``tileorch.row_cache = [parameter, elements a slot spans along the axis, S]``: the
@@ -36,6 +38,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from tileorch.dialects import llvm_ext
 from tileorch.transforms.tileaa_to_simt.emit import SHARED_PTR, Emitter, cmpi, global_type
+from tileorch.transforms.tileaa_to_simt.row_bulk_fill import RESERVED, RowBulkFill
 from tileorch.transforms.tileaa_to_simt.row_smem_cache import AXIS, FILL, READ, enabled
 
 ATTR = "tileorch.row_cache"
@@ -83,7 +86,7 @@ def _asm(e: Emitter, text: str) -> SSAValue:
     return e.v(llvm.InlineAsmOp(text, "=r", [], [i32], has_side_effects=False))
 
 
-class RowCacheLowering:
+class RowCacheLowering(RowBulkFill):
     """The row cache's part of ``FunctionLowering`` (the module's contract)."""
 
     row_cache_group: int | None = None
@@ -95,6 +98,9 @@ class RowCacheLowering:
         self.row_cache_dropped = None
         self.row_cache_issuing = False
         self.row_cache_record: list[int] | None = None
+        self.row_bulk = None
+        self.row_bulk_state = None
+        self.row_bulk_dropped = None
         marked = [op for op in self.fn.walk() if FILL in op.attributes or READ in op.attributes]
         if not marked or not enabled():
             return
@@ -121,6 +127,7 @@ class RowCacheLowering:
         self.row_cache_nfit = e.v(arith.DivSIOp(e.v(arith.SubiOp(dyn, base)), e.const(self.row_cache_size)))
         nw = self.row_cache_nw(ops[0])
         self.row_cache_thread = e.v(arith.AddiOp(base, e.v(arith.MuliOp(e.tid, e.const(nw * 4)))))
+        self.bulk_plan([op for op in ops if FILL in op.attributes])
 
     def row_cache_words(self, op: Operation) -> int:
         """32-bit words a thread holds of ``op``'s tile on the packed path (0: not that path)."""
@@ -143,8 +150,8 @@ class RowCacheLowering:
         from tileorch.transforms.tileaa_to_simt.prefetch import MAX_DEPTH_WORDS
 
         fills = [ld for ld in loads if self._cached(ld, FILL)]
-        if not fills or settings.asked("TILEORCH_PREFETCH_DEPTH") is not None:
-            return depth
+        if not fills or settings.asked("TILEORCH_PREFETCH_DEPTH") is not None or self.row_bulk is not None:
+            return depth  # (a bulk fill keeps the row's bytes in flight itself: row_bulk_fill.py)
         chosen = fill_depth(self.threads * self.row_cache_words(fills[0]) * 4)
         return max(depth, min(chosen, MAX_DEPTH_WORDS // max(1, words)))
 
@@ -212,12 +219,19 @@ class RowCacheLowering:
             off = e.v(arith.AddiOp(off, e.const(run * self.threads * nw * 4)))
         return e.gep(self.smem, off, i8, SHARED_PTR)
 
-    def row_cache_fill(self, e: Emitter, op: Operation, words: list[SSAValue], nw: int | None = None) -> None:
+    def row_cache_fill(self, e: Emitter, op: Operation, words: list[SSAValue], nw: int | None = None) -> list[SSAValue]:
         """Leave a fill load's words (``nw`` a run; None: :meth:`row_cache_nw`) in its slot, when the load is
-        the kernel's pair's fill and not being issued ahead of its iteration."""
+        the kernel's pair's fill and not being issued ahead of its iteration; the words the fill yields
+        (a bulk-filled tile's from its slot, :mod:`row_bulk_fill`)."""
         if not self._cached(op, FILL) or self.row_cache_issuing:
-            return
+            return words
         nw = nw if nw is not None else self.row_cache_nw(op)
+        if self.row_bulk_state:
+            k, _ = self._slot(e, op)
+            return self.bulk_words(e, op, k, nw, len(words), lambda b: self._fill_store(b, op, words, nw))
+        return self._fill_store(e, op, words, nw)
+
+    def _fill_store(self, e: Emitter, op: Operation, words: list[SSAValue], nw: int) -> list[SSAValue]:
         k, fits = self._slot(e, op)
 
         def store(b: Emitter) -> None:
@@ -228,6 +242,21 @@ class RowCacheLowering:
                 b.add(llvm.StoreOp(vec, self._run_ptr(b, op, k, r // nw, nw), alignment=4 * nw))
 
         e.if_(fits, store)
+        return list(words)
+
+    def row_cache_fill_load(self, e: Emitter, op: Operation, nw: int, count: int, from_global) -> list[SSAValue]:
+        """A (non-read) load's words: ``from_global(e)``, left in its slot when it is the pair's fill
+        (:meth:`row_cache_fill`); a bulk-filled tile's from its slot (nothing loaded when issued ahead)."""
+        if not self._cached(op, FILL):
+            return from_global(e)
+        self.bulk_unissued()
+        if self.row_bulk_state and self.row_cache_issuing:
+            k, _ = self._slot(e, op)
+            return self.bulk_words(e, op, k, nw, count, from_global)
+        if self.row_bulk_state:
+            k, _ = self._slot(e, op)
+            return self.bulk_words(e, op, k, nw, count, lambda b: self._fill_store(b, op, from_global(b), nw))
+        return self.row_cache_fill(e, op, from_global(e), nw)
 
     def row_cache_read(self, e: Emitter, op: Operation, nw: int, count: int, from_global, fix_padding):
         """A read load's words: its slot's where it fits, else ``from_global(e)``; ``fix_padding(b, words)``
@@ -260,11 +289,12 @@ class RowCacheLowering:
         bytes the kernel now needs before its slots (16-byte aligned)."""
         if self.row_cache_group is not None and self.row_cache_record is not None and self.row_cache_record[0] < 0:
             self.row_cache_dropped = "the row's extent is not a kernel parameter (the launch gives no slot)"
+        self.bulk_finish(new)
         if self.row_cache_dropped is not None:
             new.attributes[DROPPED_ATTR] = StringAttr(self.row_cache_dropped)
         if self.row_cache_group is None or self.row_cache_record is None:
             return scratch
-        base = -(-scratch // 16) * 16
+        base = -(-scratch // 16) * 16 + (RESERVED if self.row_bulk is not None else 0)  # (the bulk fill's mbarriers)
         if self.row_cache_others:
             new.attributes[OTHERS_ATTR] = IntegerAttr(self.row_cache_others, i32)
         self.row_cache_base_op.properties["asm_string"] = StringAttr(f"mov.u32 $0, {base};")
