@@ -729,6 +729,8 @@ class SecondDot:
 
 @dataclass
 class ChainedKernel:
+    """A kernel of two chained dots as :func:`chained_dots` found it."""
+
     kernel: aa.FuncOp
     dot1: Operation
     dot2: Operation
