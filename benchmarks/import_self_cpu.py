@@ -4,6 +4,7 @@ are on a cold compile's path, and what each costs by itself).
 Usage::
 
     PYTHONPATH=TREE/src python benchmarks/import_self_cpu.py FILE [--repeat 5] [--top 40] [--out J.json] [-- COMPILE ARGS]
+    PYTHONPATH=TREE/src python benchmarks/import_self_cpu.py --gemm 4096x4096x4096 [--repeat 5] ...
 
 Each round is a fresh process running ``tileorch compile FILE -o OUT.ptx --no-ptxas`` (plus the
 arguments after ``--``) as the ``tileorch`` program runs it (the dataclass-code table installed,
@@ -68,9 +69,12 @@ def package(name: str) -> str:
     return ".".join(parts[:2]) if parts[0] in ("xdsl", "tileorch") and len(parts) > 1 else parts[0]
 
 
-def one_round(path: Path, extra: list[str], tmp: str) -> dict:
+def one_round(path: Path, extra: list[str], tmp: str, gemm: str | None = None) -> dict:
     record = os.path.join(tmp, "imports.json")
-    argv = ["compile", str(path), "-o", os.path.join(tmp, "out.ptx"), "--no-ptxas", *extra]
+    if gemm:  # ``tileorch gemm M N K --compile`` (ptxas included: it runs as a child)
+        argv = ["gemm", *gemm.split("x"), "--compile", *extra]
+    else:
+        argv = ["compile", str(path), "-o", os.path.join(tmp, "out.ptx"), "--no-ptxas", *extra]
     env = {**os.environ, "TILEORCH_CACHE": "0"}
     proc = subprocess.run([sys.executable, "-c", CHILD, record, *argv], capture_output=True, text=True, env=env)
     if proc.returncode != 0:
@@ -86,13 +90,17 @@ def main(argv: list[str] | None = None) -> int:
         at = argv.index("--")
         argv, extra = argv[:at], argv[at + 1:]
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("file", type=Path)
+    ap.add_argument("file", type=Path, nargs="?", default=None)
+    ap.add_argument("--gemm", default=None, metavar="MxNxK",
+                    help="time `tileorch gemm M N K --compile` instead of compiling FILE")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
+    if (args.file is None) == (args.gemm is None):
+        ap.error("give FILE or --gemm MxNxK")
     with tempfile.TemporaryDirectory(prefix="tileorch-imports-") as tmp:
-        rounds = [one_round(args.file, extra, tmp) for _ in range(args.repeat)]
+        rounds = [one_round(args.file, extra, tmp, args.gemm) for _ in range(args.repeat)]
     names = set().union(*(r["modules"] for r in rounds))
     best = {m: min(r["modules"].get(m, float("inf")) for r in rounds) for m in names}
     best = {m: v for m, v in best.items() if v != float("inf")}
@@ -101,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         groups[package(m)] += v
     process = min(r["process_cpu"] for r in rounds)
     total = sum(best.values())
-    print(f"{args.file.name}: {len(best)} modules, import self CPU {total:.3f} s of the process's {process:.3f} s "
+    label = f"gemm {args.gemm}" if args.gemm else args.file.name
+    print(f"{label}: {len(best)} modules, import self CPU {total:.3f} s of the process's {process:.3f} s "
           f"(min of {args.repeat} rounds each)")
     print("per package (ms):")
     for g, v in groups.most_common(16):
@@ -110,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     for m, v in sorted(best.items(), key=lambda kv: -kv[1])[:args.top]:
         print(f"  {1000 * v:7.2f}  {m}")
     if args.out:
-        args.out.write_text(json.dumps({"file": str(args.file), "repeat": args.repeat, "process_cpu_min": process,
+        args.out.write_text(json.dumps({"file": str(args.file or f"gemm {args.gemm}"), "repeat": args.repeat, "process_cpu_min": process,
                                         "import_self_cpu_sum": total, "packages": dict(groups.most_common()),
                                         "modules": dict(sorted(best.items(), key=lambda kv: -kv[1]))}, indent=1))
     return 0

@@ -252,7 +252,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             tier = f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}},{TIER_CLEANUP}"
             run_passes(ctx, module, parse_pipeline(tier))
             if not any(isinstance(f, FuncOp) for f in module.walk()):
-                from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
+                from tileorch.transforms.tileas.chained_detect import CHAINED_ATTR
 
                 remarks.extend(rerolled)
 
@@ -769,7 +769,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
         gemm_args = tuple(args) if args is not None else None
     chained = None
     if kind == "chained":
-        from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
+        from tileorch.transforms.tileas.chained_detect import CHAINED_ATTR
 
         fn = next(op for op in lowered.walk() if CHAINED_ATTR in op.attributes)
         chained = decode_record(fn.attributes[CHAINED_ATTR])

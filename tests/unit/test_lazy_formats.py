@@ -125,3 +125,24 @@ def test_install_refuses_an_op_definition_it_does_not_mirror(monkeypatch):
     assert lazy_formats._mirrors_xdsl()
     monkeypatch.setattr(irdl_ops, "get_accessors_from_op_def", get_accessors_from_op_def)
     assert not lazy_formats._mirrors_xdsl()
+
+
+def test_the_gemm_route_parses_no_format():
+    """``tileorch gemm`` and ``tileorch.gemm`` reach xDSL's arith and scf through the tile-program
+    frontend (``tileorch.launchers.gemm_host`` -> ``tileorch.driver`` -> ``tileorch.frontend.tile``)
+    before any module that installed the lazy formats: their 49 formats were parsed eagerly there
+    (~10 ms of a cold GEMM compile).  In a fresh process, importing what ``compile_gemm`` imports
+    first leaves every arith and scf format pending."""
+    code = textwrap.dedent("""
+        from tileorch.driver import compile_module  # noqa: F401  (compile_gemm's first import)
+        from xdsl.dialects.arith import Arith
+        from xdsl.dialects.scf import Scf
+        from tileorch.dialects import lazy_formats
+        names = {p.op_def.name for p in lazy_formats.pending()}
+        formatted = [op.name for d in (Arith, Scf) for op in d.operations
+                     if op.get_irdl_definition().assembly_format is not None]
+        eager = sorted(set(formatted) - names)
+        assert len(formatted) > 40 and not eager, eager
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr

@@ -5,7 +5,8 @@ dialect and compiles it; ``convert-blackwell-cluster-emitters`` on a module with
 ops does not import their dialects (cute_nvgpu, nvvm.tcgen05); ``import tileorch`` imports no compiler and no heavy
 library (xDSL, llvmlite, torch, numpy, sympy, matplotlib, hypothesis, iree); a cache hit in a new
 process imports neither the compiler nor ``dataclasses``/``pathlib``/``hashlib``; a compile of
-cuTile bytecode defines the cuda_tile op classes (and nvvm special registers) it uses, not all."""
+cuTile bytecode defines the cuda_tile op classes (and nvvm special registers) it uses, not all; a GEMM
+through the TileAS tier does not import the chained-dots lowering."""
 
 from __future__ import annotations
 
@@ -175,3 +176,24 @@ def test_cuda_tile_op_names_and_classes_agree():
     assert len(OPS) == len(ct.OP_NAMES) == 105
     for cls in OPS:
         assert ct.op_name(cls.__name__) == cls.name and ct.op_class(cls.name) is cls is getattr(ct, cls.__name__)
+
+
+def test_a_gemm_through_the_tier_does_not_import_the_chained_lowering_nor_the_bytecode_reader():
+    """``convert-nv-tileas-to-cutlass`` asks :mod:`~tileorch.transforms.tileas.chained_detect`
+    whether a dot kernel chains; the chained-dots lowering (``chained_dots``, ~4,000 lines, and the
+    modules only it uses) is imported for a kernel that does, not for a GEMM (``tileorch gemm``'s
+    tier, no backend); nor is the cuTile bytecode reader, which the driver's frontend imports when
+    a program is read."""
+    code = textwrap.dedent("""
+        import sys
+        from tileorch.driver import compile_module  # noqa: F401  (compile_gemm's first import)
+        from tileorch.launchers.gemm import default_config
+        from tileorch.launchers.gemm_program import lower_gemm
+        module = lower_gemm(default_config(256, 256, 256, "bf16", "bf16", "k", "auto", 132))
+        print(sorted(m for m in sys.modules if m.startswith(("tileorch.transforms.tileas.", "tileorch.frontend."))
+                     and m.rsplit(".", 1)[1] in ("chained_dots", "q_registers", "row_division", "stagger_consumers",
+                                                 "cuda_tile_bytecode")))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]", proc.stdout

@@ -34,6 +34,8 @@ STAGES = ("mlir", "llvm", "ptx")
 
 @dataclass
 class CompileResult:
+    """The outputs of :func:`compile_lowered`: lowered MLIR, LLVM IR, PTX, the ptxas result and the phase timings."""
+
     mlir: str = ""  # the module after the lowering pipeline (llvm dialect)
     llvm_ir: str = ""
     ptx: str = ""

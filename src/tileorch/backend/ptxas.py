@@ -55,6 +55,8 @@ def setmaxnreg_kernels(ptx: str) -> list[str]:
 
 @dataclass(frozen=True)
 class PtxasResult:
+    """What ptxas produced: the cubin, its size, warning lines and ``-v`` resource lines."""
+
     cubin_bytes: int
     messages: list[str]  # ptxas warning lines (e.g. C7508 'setmaxnreg ignored')
     cubin: bytes = field(default=b"", repr=False)  # the assembled ELF
@@ -164,6 +166,8 @@ _EXE = "ptxas.exe" if os.name == "nt" else "ptxas"
 
 @dataclass(frozen=True)
 class PtxasLocation:
+    """The ptxas executable found and where it was found."""
+
     path: str
     source: str  # "TILEORCH_PTXAS", "nvidia-cuda-nvcc wheel" or "PATH"
 

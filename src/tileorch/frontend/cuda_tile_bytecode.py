@@ -222,6 +222,8 @@ def _type_str(t: Attribute) -> str:
 
 @dataclass
 class _Tables:
+    """The bytecode's string, type and constant tables as read so far."""
+
     version: tuple[int, int]
     strings: list[str] = field(default_factory=list)
     type_offsets: list[int] = field(default_factory=list)
@@ -1047,6 +1049,8 @@ UNSUPPORTED_OPS = {0x7A: ("memory_fence_alias_tko", "13.4"),
 
 @dataclass
 class _Field:
+    """One field of an op's bytecode encoding: attribute or operand, name, kind, optional, first version."""
+
     is_attr: bool
     name: str
     kind: str

@@ -8,14 +8,28 @@ decision, the cuTile compile).
 
 from __future__ import annotations
 
+import sys
+
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from tileorch.frontend.cuda_tile_bytecode import MAGIC, BytecodeError, read_bytecode
+_BYTECODE = "tileorch.frontend.cuda_tile_bytecode"
+"""The bytecode reader: imported when a program is read (not by a GEMM compile, which imports the
+driver and with it this module: ~1.5 ms of a cold ``tileorch gemm --compile``)."""
+
+
+def __getattr__(name: str):
+    if name == "BytecodeError":  # re-exported (``__all__``), loaded on first use
+        from tileorch.frontend.cuda_tile_bytecode import BytecodeError
+
+        return BytecodeError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_cuda_tile_input(data: bytes) -> bool:
     """Bytecode (by its magic number) or text holding a ``cuda_tile.module``."""
+    from tileorch.frontend.cuda_tile_bytecode import MAGIC
+
     return data[:8] == MAGIC or b"cuda_tile.module" in data[:1 << 20]
 
 
@@ -25,6 +39,7 @@ def load(data: bytes, name: str, ctx: Context) -> ModuleOp:
     failing op (as MLIR verifies what it parses: the lowering may assume a verified program)."""
     from tileorch import timing
     from tileorch.diagnostics import CompileError, decode_source, parse_module, verify_located
+    from tileorch.frontend.cuda_tile_bytecode import MAGIC, read_bytecode
 
     with timing.timed("parse"):
         if data[:8] == MAGIC:
@@ -86,7 +101,8 @@ def compile_error_lines(exc: BaseException, name: str) -> list[str] | None:
 
     from tileorch.diagnostics import CompileError, SourceError, format_exception
 
-    if isinstance(exc, BytecodeError):
+    bytecode = sys.modules.get(_BYTECODE)  # (an exception of its type means it was imported)
+    if bytecode is not None and isinstance(exc, bytecode.BytecodeError):
         return [f"{name}: error: invalid CUDA Tile IR bytecode at {exc}"]
     if isinstance(exc, SourceError):
         return [exc.format("tileorch compile")]

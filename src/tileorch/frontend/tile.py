@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import tileorch.dialects.lazy_formats  # noqa: F401,I001  (first: the op formats of dialects defined from here parse on first use)
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (BFloat16Type, DenseIntOrFPElementsAttr, Float8E4M3FNType, Float8E5M2Type,
                                    Float16Type, Float32Type, FunctionType, IntegerAttr, ModuleOp, TensorType, i1, i32)

@@ -52,6 +52,8 @@ def _cluster_launch_config(drv: Any, cfg: GemmConfig, grid: tuple[int, int, int]
 
 @dataclass
 class CompiledGemm:
+    """A GEMM configuration's cubin and each compile phase's seconds (``{"cache": s}`` from the cache)."""
+
     cfg: GemmConfig
     cubin: bytes
     seconds: dict[str, float] = field(default_factory=dict)

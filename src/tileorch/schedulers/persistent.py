@@ -97,6 +97,8 @@ def _work_at(p: StaticPersistentParams, lin: int, tile_idx: int,
 
 @dataclass(frozen=True)
 class AdvanceResult:
+    """:func:`persistent_advance`'s answer: the next work tile, whether it is valid, whether the pipe advances."""
+
     tile: StaticPersistentWorkTileInfo
     is_valid_tile: bool
     increment_pipe: bool

@@ -23,6 +23,8 @@ from .workspace import WorkspaceSizes, workspace_sizes
 
 @dataclass(frozen=True)
 class Sm100StreamKParams:
+    """Stream-K parameters of an sm_100 launch: the sm_90 parameters, problem in blocks, cluster shape."""
+
     sk: StreamKParams
     problem_blocks: tuple[int, int, int]
     cluster: tuple[int, int]

@@ -21,6 +21,8 @@ BARRIER_BITS = 32
 
 @dataclass(frozen=True)
 class WorkspaceSizes:
+    """Bytes of a scheduler's global workspace: the reduction buffer and the barrier flags."""
+
     reduction: int
     barrier: int
 

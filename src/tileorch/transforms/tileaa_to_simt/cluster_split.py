@@ -63,6 +63,8 @@ def carried_fold(body: Block, arg: SSAValue, value: SSAValue) -> Operation | Non
 
 @dataclass
 class SplitLoop:
+    """A reduction loop to split over a cluster's CTAs and the op folding each of its iter args."""
+
     loop: scf.ForOp
     folds: list[Operation | None]
     """Per iter arg: the op that folds it (None: a memory token or a value carried unchanged)."""

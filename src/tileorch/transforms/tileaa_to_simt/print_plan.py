@@ -33,12 +33,16 @@ MAX_ARGS = 32
 
 @dataclass
 class Call:
+    """One ``vprintf`` call: its format and the elements ``(argument, flat index)`` it prints, in order."""
+
     fmt: str = ""
     elems: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
 class Loop:
+    """``units`` ``vprintf`` calls over one argument's elements, ``unit`` elements each (see the module's doc)."""
+
     arg: int
     unit: int
     units: int

@@ -163,6 +163,8 @@ def reserved_smem(func: Operation, loop: scf.ForOp) -> int:
 
 @dataclass
 class _Plan:
+    """A K loop to pipeline: the loads the producer issues and the ops its slice needs."""
+
     loop: scf.ForOp
     loads: list[ts.TiledLoadOp]
     producer_slice: list[Operation]

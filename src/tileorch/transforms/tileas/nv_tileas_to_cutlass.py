@@ -5,7 +5,8 @@ A kernel of two chained dots (the second's A the first's result) is lowered by
 (:mod:`.epilogue_dot`: the GEMM kernel's second dot on the accumulator); every other dot kernel by
 the GEMM lowering of :mod:`.convert_to_cutlass`
 (the kernel builder of :mod:`tileorch.kernels.gemm` plus the program's epilogue).  This module
-is the pass and the dispatch; neither lowering imports it.
+is the pass and the dispatch; neither lowering imports it.  Which kernels chain is
+:mod:`.chained_detect`'s to answer: the chained lowering is imported only for a kernel that does.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from xdsl.passes import ModulePass
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.nv_tileas import AgentSwitchOp
-from tileorch.transforms.tileas.chained_dots import (check_dots_outside_the_chain_loop, check_several_second_dots,
-                                                     chained_dots, lower_chained_kernel)
+from tileorch.transforms.tileas.chained_detect import (check_dots_outside_the_chain_loop, check_several_second_dots,
+                                                      chained_dots)
 from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, lower_kernel, parse_override, read_config
 from tileorch.transforms.tileas.epilogue_dot import find_epilogue_dot
 
@@ -51,6 +52,8 @@ class ConvertNvTileasToCutlass(ModulePass):
                     continue
                 if chained_dots(kernel) is not None:  # two dots, the second's A from the first's result
                     check_dots_outside_the_chain_loop(kernel, peeled_only=True)
+                    from tileorch.transforms.tileas.chained_dots import lower_chained_kernel  # chains only
+
                     lower_chained_kernel(ctx, op, kernel)
                     continue
                 check_dots_outside_the_chain_loop(kernel)  # a chain with a step peeled out of its loop

@@ -32,6 +32,8 @@ from tileorch.transforms.tileas.propagate_execution_unit import propagate_execut
 
 @dataclass
 class Entry:
+    """One agent of the warp mapping: warps, first warp id, stride, region (None: a hole), register cap, group."""
+
     num_warps: int
     warp_id: int
     stride: int
