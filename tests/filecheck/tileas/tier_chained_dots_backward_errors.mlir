@@ -934,7 +934,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
       %166, %167 = nv_tileaa.tiled_load %147[%118, %152, %146] token %53 {allow_tma = true, mem_semantic = #nv_tileaa.mem_semantic<weak>} : !nv_tileaa.tiled_view<array<i32: 1, 64, 64>, array<i32: 1, 64, 64>, array<i32: 0, 1, 2>, !nv_tileaa.memref<f16, array<i64: ?, ?, ?>, array<i64: ?, ?, 1>, i32>>[i32, i32, i32] -> tensor<1x64x64xf16>
       %168 = nv_tileaa.reshape %166 : tensor<1x64x64xf16> -> tensor<64x64xf16>
       %169 = nv_tileaa.fp_to_fp %165 {rounding = #nv_tileaa.rounding_mode<rn>} : tensor<64x64xf32> -> tensor<64x64xf16>
-      // expected-error @+1 {{chained dots: a second dot of a chain feeding several accumulators must accumulate into a value the loop carries (its result the next iteration's C)}}
+      // expected-error @+1 {{chained dots: the loop carries a value computed from this second dot's result in the same step}}
       %270 = nv_tileaa.dot %169, %168, %154 {matmul_fast_accum = false} : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
       %170 = nv_tileaa.mulf %270, %145 : tensor<64x64xf32>
       %171, %172 = nv_tileaa.tiled_load %148[%118, %152] token %53 {allow_tma = true, mem_semantic = #nv_tileaa.mem_semantic<weak>} : !nv_tileaa.tiled_view<array<i32: 1, 64>, array<i32: 1, 64>, array<i32: 0, 1>, !nv_tileaa.memref<f32, array<i64: ?, ?>, array<i64: ?, 1>, i32>>[i32, i32] -> tensor<1x64xf32>
