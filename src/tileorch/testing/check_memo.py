@@ -3,9 +3,12 @@ same pipeline protocol (the default-switch kernel proved by the tests of two swi
 and the mutation test beside it) share one search.
 
 Key
-    :func:`tileorch.cache.make_key` (so the compiler's fingerprint, the checker's sources among it) of
-    the protocol pickled without its IR references (:func:`~tileorch.analysis.explore.without_ir`'s
-    pickling: ``origin`` takes no part in a protocol's steps) and the keyword arguments of the check.
+    The sha256 of the compiler's fingerprint (:func:`tileorch.cache.compiler_fingerprint`: the checker's
+    sources among it), the protocol pickled without its IR references (:func:`~tileorch.analysis.explore.
+    without_ir`'s pickling: ``origin`` takes no part in a protocol's steps) and the keyword arguments of the
+    check.  Not the ``TILEORCH_*`` switches (the checker reads none; the compile switches a test sets
+    changed the protocol, if anything): two tests that set different switches and lower to one protocol
+    share its search.
 Where
     In this process and the run's memo directory (``$TILEORCH_TEST_COMPILE_MEMO``, shared by the xdist
     workers), as :mod:`tileorch.testing.compile_memo` keeps compiles.
@@ -24,12 +27,14 @@ import pickle
 
 def check_key(protocol, kwargs: dict) -> str:
     """The memo key of ``check(protocol, **kwargs)``."""
+    from hashlib import sha256
+
     from tileorch.analysis.explore import _NoIR
-    from tileorch.cache import make_key
+    from tileorch.cache import compiler_fingerprint
 
     buf = io.BytesIO()
     _NoIR(buf, protocol=pickle.HIGHEST_PROTOCOL).dump((protocol, sorted(kwargs.items())))
-    return make_key("test-check-memo", buf.getvalue(), ptxas=False)
+    return "check-" + sha256(compiler_fingerprint().encode() + b"\0" + buf.getvalue()).hexdigest()
 
 
 def check_once(protocol, **kwargs):
