@@ -92,6 +92,7 @@ LONGEST_FIRST = (
     # CPU s of the file (-n 0, memos cold; 2026-12-06: s30-ci2 and s30-ci, the file alone or in one process with others:
     # benchmarks/results/ci_s30b_2026-12-06.json), longest first
     "unit/test_cover27_compile.py",  # ~125
+    "unit/test_epilogue_dot_programs.py",  # 61.3 (s31-ci, the file alone, load 7-9: three 5-8 s tier proofs)
     "unit/test_chained_emulated.py",  # 57.2
     "unit/test_chained_s_ahead.py",  # 40.6
     "unit/test_chained_q_regs.py",  # 37.5

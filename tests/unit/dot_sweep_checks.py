@@ -51,28 +51,35 @@ def assert_takes_its_path(p, prog, source_file: str) -> None:
     assert any("the SIMT path computes this" in r and "on tensor cores with mma.sync" in r for r in remarks), remarks
 
 
-def compiled_with_protocols(programs: dict, name: str):
+def compiled_with_protocols(programs: dict, name: str, back_end: bool = True):
     """``(program, protocols)``: :func:`compile_sweep_program`'s compile of ``programs[name]`` and the
     pipeline protocols ``tileorch check`` extracts from the kernel that compile lowered, both once
     per test run (``compile_once_deriving``: the program is lowered once for its compile tests and
     its proof).  The protocols are kept without their IR references (``without_ir``: stored in the
-    run's memo), so a violation's diagnostics name no source location."""
+    run's memo), so a violation's diagnostics name no source location.  ``back_end=False``: the
+    lowering alone (``lower_once_deriving``: no LLVM code generation; the program has no PTX), for a
+    proof of a variant no compile test compiles."""
     from tileorch.analysis.explore import without_ir
     from tileorch.analysis.extract import extract
-    from tileorch.testing.compile_memo import compile_once_deriving
+    from tileorch.testing.compile_memo import compile_once_deriving, lower_once_deriving
     from tileorch.testing.export import cutile_bytecode
 
     p = programs[name]
+    if not back_end:
+        return lower_once_deriving(cutile_bytecode(p.kernel, p.spec), name, lambda m: without_ir(extract(m)),
+                                   "protocols", arch="sm_90a")
     return compile_once_deriving(cutile_bytecode(p.kernel, p.spec), name, lambda m: without_ir(extract(m)),
                                  "protocols", arch="sm_90a", ptxas=False)
 
 
-def assert_pipelines_proved(programs: dict, name: str) -> None:
+def assert_pipelines_proved(programs: dict, name: str, back_end: bool = True) -> None:
     """``tileorch check`` on the kernel of table entry ``programs[name]`` (lowered on its path): every
-    pipeline protocol it extracts free of deadlocks and races over every trip count the checker explores."""
-    from tileorch.analysis.explore import check
+    pipeline protocol it extracts free of deadlocks and races over every trip count the checker explores.
+    ``back_end=False``: from the lowering alone (:func:`compiled_with_protocols`).  Each protocol searched once
+    per test run (``check_once``: two programs of a table, or of two tables, may lower to one protocol)."""
+    from tileorch.testing.check_memo import check_once as check
 
-    program, protocols = compiled_with_protocols(programs, name)
+    program, protocols = compiled_with_protocols(programs, name, back_end)
     assert program.kind == programs[name].path
     assert protocols
     for result in (check(proto) for proto in protocols):

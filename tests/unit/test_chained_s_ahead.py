@@ -89,7 +89,7 @@ def test_s_ahead_pipelines_are_proved(mode, persistent, stages, instances, monke
     CTA, on three and four stages."""
     from test_check_chained import _lowered
 
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     monkeypatch.setenv("TILEORCH_ATTN_S_AHEAD", mode)
@@ -112,7 +112,7 @@ def test_s_ahead_on_two_stages_deadlocks(mode, next_s, monkeypatch):
     kernel deadlocks and the checker finds it."""
     from test_check_chained import _lowered
 
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
     from tileorch.transforms.tileas import chained_dots
 
@@ -135,7 +135,7 @@ def test_s_ahead_with_next_s_is_proved(mode, next_s, stages, instances, monkeypa
     refuses the pair for its registers; forced here, the protocol is sound.)"""
     from test_check_chained import _lowered
 
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
     from tileorch.transforms.tileas import chained_dots
 

@@ -54,7 +54,7 @@ def _set_constant(op, index: int, value: int) -> None:
 
 
 def test_chained_kernel_pipeline_is_proved(lowered):
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     (proto,) = extract(lowered)
@@ -75,7 +75,7 @@ def _ring_inits(module, count: int):
 
 def test_wrong_arrive_count_is_caught():
     """Every full barrier initialised for two arrivals, armed by one: the consumers wait forever."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     module = _lowered()
@@ -91,7 +91,7 @@ def test_wrong_arrive_count_is_caught():
 def test_wrong_release_count_is_caught(lowered):
     """Empty barriers waiting for the producer warp group's threads too (384 arrivals, 256 come):
     the producer never refills."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     module = lowered.clone()
@@ -107,7 +107,7 @@ def test_wrong_release_count_is_caught(lowered):
 
 def test_refill_without_waiting_for_the_release_is_caught(lowered):
     """The producer skipping its empty wait for one tile too many overwrites a stage still read."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     module = lowered.clone()
@@ -121,7 +121,7 @@ def test_refill_without_waiting_for_the_release_is_caught(lowered):
 
 def test_wrong_transaction_bytes_are_caught(lowered):
     """The refill expects more bytes than its copies deliver (the ring's stage size): caught."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     module = lowered.clone()
@@ -146,7 +146,7 @@ def test_tileorch_check_cli_on_the_lowered_kernel(lowered, tmp_path, capsys):
 
 def test_one_stage_ring_is_proved():
     """Head dim 256 with 128x128 tiles runs its K/V ring on one stage: also deadlock- and race-free."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     (proto,) = extract(_lowered(256, 128, 128))
@@ -158,7 +158,7 @@ def test_one_stage_ring_is_proved():
 def test_head_dim_32_pipeline_is_proved():
     """Head dim 32: 32-element (64-byte swizzled) boxes; the checker sizes each copy by the record's
     box, so the stage's transaction bytes (a 64x32 K tile and a 64x32 V tile) balance."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     (proto,) = extract(_lowered(d=32))
@@ -206,7 +206,7 @@ def _q_inits(module):
 
 def test_persistent_kernel_pipelines_are_proved(monkeypatch):
     """Both rings (K/V and the two Q slots) for 1-3 instances per CTA and every trip count."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     (proto,) = extract(_persistent(monkeypatch))
@@ -221,7 +221,7 @@ def test_persistent_kernel_pipelines_are_proved(monkeypatch):
 def test_persistent_kernel_with_packed_epilogue_and_versioned_first_tile_is_proved(monkeypatch):
     """TILEORCH_ATTN_EPILOGUE=packed and TILEORCH_ATTN_PEELED_MASKS=1 add branches (the whole-tile
     store test, the peeled tile's mask versions) but no hand-off: both rings are still proved."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     monkeypatch.setenv("TILEORCH_ATTN_EPILOGUE", "packed")
@@ -239,7 +239,7 @@ def test_persistent_kernel_with_row_division_is_proved(next_s, monkeypatch):
     """TILEORCH_ATTN_ROW_DIV=1 adds a per-thread branch around the epilogue's stores (the in-range
     row-reciprocal division, else div.rn) but no hand-off: both rings are still proved, with and
     without the next instance's first dot in the tail."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     monkeypatch.setenv("TILEORCH_ATTN_ROW_DIV", "1")
@@ -260,7 +260,7 @@ def test_persistent_kernel_with_row_division_is_proved(next_s, monkeypatch):
 def test_persistent_kernel_with_early_q_release_is_proved(monkeypatch):
     """TILEORCH_ATTN_EARLY_Q=1: the Q slot released right after the ring loop, before the last
     tile's release (the model keeps the kernel's order); both rings proved."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
     from tileorch.analysis.protocol import ConsumerRelease, Loop
 
@@ -280,7 +280,7 @@ def test_persistent_kernel_with_early_q_release_is_proved(monkeypatch):
 def test_persistent_q_release_count_is_caught(monkeypatch):
     """The Q slots' empty barriers initialised for one warp group (128) while both release: a
     slot's phase completes while the other group may still read Q."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     module = _persistent(monkeypatch)
@@ -295,7 +295,7 @@ def test_persistent_q_release_count_is_caught(monkeypatch):
 
 def test_persistent_without_q_tail_is_caught(monkeypatch):
     """The producer leaving without waiting for the last release of each Q slot."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     module = _persistent(monkeypatch)
@@ -319,7 +319,7 @@ def test_persistent_next_first_dot_pipelines_are_proved(next_s, monkeypatch):
     """The first instance's Q and tile 0 waited for before the work loop; each later instance's
     in the previous one's tail, after (``=1``) or before (``=2``) the release of its last tile:
     both rings proved for 1-3 instances per CTA and every trip count (four K/V stages)."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
     from tileorch.analysis.protocol import ConsumerRelease, ConsumerWait, Loop
 
@@ -345,7 +345,7 @@ def test_pipelined_consumer_on_one_stage(monkeypatch):
     """The pipelined consumer waits for tile j before it releases tile j - 1: on a one-stage ring
     the producer can never load tile j.  A kernel with one K/V stage therefore takes the plain loop
     (proved), and with that refusal lifted the checker finds the deadlock (two tiles)."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
     from tileorch.dialects.record_attr import decode_record
     from tileorch.transforms.tileas import chained_dots
@@ -374,7 +374,7 @@ def test_mlp_chain_next_first_dot(next_s, monkeypatch):
     128-wide accumulator fit), ptxas without spills or serialized WGMMAs, both rings proved."""
     from test_chained_dots import Dev, _compile
 
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
     from tileorch.driver import lower_program
     from tileorch.frontend.cutile import load
@@ -424,7 +424,7 @@ def test_persistent_kernel_with_kv_ahead_is_proved(d, tile_n, stages, monkeypatc
     """The producer's two ring loops (tiles 0 .. min(k, S - 1) before the Q slot's wait and arm, the
     rest after) read as two loops over one ring; both rings proved for 1-3 instances and every k
     (d128 128x128: three stages, two tiles ahead; d256 128x64: two stages, one ahead)."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
     from tileorch.analysis.protocol import Loop, ProducerAcquire
 
@@ -445,7 +445,7 @@ def test_persistent_kernel_with_kv_ahead_is_proved(d, tile_n, stages, monkeypatc
 def test_kv_ahead_past_the_spare_stages_deadlocks(monkeypatch):
     """S + 1 tiles ahead of Q: the last one's stage is released only once the next instance's tile 0
     is read, which needs the Q the producer has not loaded yet: the checker finds the deadlock."""
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     module, fn, most = _ahead_kernel(monkeypatch, 128)

@@ -192,3 +192,37 @@ def test_compile_once_deriving_lowers_once_and_keeps_what_it_derived(monkeypatch
     # another tag over the stored compile: lowered once more, the back end not run (it now fails the test)
     other = compile_memo.compile_once_deriving(data, name, pipelines, "pipes again", ptxas=False)
     assert other[0].ptx == program.ptx and other[1] == derived and lowered == [name, name]
+
+
+def test_lower_once_deriving_lowers_once_without_the_back_end(monkeypatch, tmp_path):
+    """A miss: one lowering (the driver's ``lower_program``), no back end, ``derive`` on that lowering; what it
+    derived is what ``compile_once_deriving`` derives from the whole compile's lowering.  The next call (this
+    process's memo, then only the directory's) neither lowers nor derives."""
+    import tileorch.driver as driver
+    from tileorch.analysis.explore import without_ir
+    from tileorch.analysis.extract import extract
+    from tileorch.testing import compile_memo
+
+    monkeypatch.setenv(compile_memo.MEMO_ENV, str(tmp_path))
+    monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+    data, name = _bytecode("mm_tiled_view"), "mm_tiled_view"
+    lowered, real = [], driver.lower_program
+
+    def counting(*args, **kwargs):
+        lowered.append(name)
+        return real(*args, **kwargs)
+
+    def pipelines(module):
+        return [proto.pipelines for proto in without_ir(extract(module))]  # picklable: no IR references
+
+    whole = compile_memo.compile_once_deriving(data, name, pipelines, "pipes", ptxas=False)
+    monkeypatch.setattr(driver, "lower_program", counting)
+    _no_back_end(monkeypatch)
+    program, derived = compile_memo.lower_once_deriving(data, name, pipelines, "pipes")
+    assert program.kind == whole[0].kind == "gemm" and program.ptx == "" and lowered == [name]
+    assert derived == whole[1] and derived and all(ring and ring[0].stages >= 2 for ring in derived), derived
+    for memo in ({"kept": True}, {}):  # this process's memo, then the directory's
+        if not memo:
+            monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+        again = compile_memo.lower_once_deriving(data, name, pytest.fail, "pipes")
+        assert again[0].kind == "gemm" and again[1] == derived and lowered == [name]

@@ -121,6 +121,7 @@ def test_the_tensor_core_kernel_is_proved(name, monkeypatch):
     """``tileorch check`` on each kernel: its pipeline (several operand tiles per stage on one full barrier) free
     of deadlocks and races over every trip count.  With all pairs' tiles in one stage (``TILEORCH_PAIR_STAGES=0``):
     a stage per pair multiplies the ring's stages (6-9 at the program's tile), past what the checker explores in
-    CI's time; ``test_pair_stages.py`` proves that form's pipeline at the launcher's retile."""
+    CI's time; ``test_pair_stages.py`` proves that form's pipeline at the launcher's retile.  No compile test
+    compiles that form: its protocols come from the lowering alone (no LLVM code generation)."""
     monkeypatch.setenv("TILEORCH_PAIR_STAGES", "0")
-    assert_pipelines_proved(PROGRAMS, name)
+    assert_pipelines_proved(PROGRAMS, name, back_end=False)

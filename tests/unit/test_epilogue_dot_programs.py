@@ -426,10 +426,11 @@ def test_the_tiers_kernel_checks_clean(tmp_path, source, tiles):
 
 def _tiers_kernel_checks_clean(tmp_path, source: str, tiles: tuple):
     """:func:`test_the_tiers_kernel_checks_clean` of tests/filecheck/tileas/``source`` lowered to ``tiles``; returns
-    the lowering's ``GemmConfig``."""
+    the lowering's ``GemmConfig``.  Each protocol searched once per test run (``check_once``: the default switches'
+    kernel is proved here and by test_epilogue_dot_tma_store.py with its switch set to the default)."""
     from pathlib import Path
 
-    from tileorch.analysis.explore import check
+    from tileorch.testing.check_memo import check_once as check
     from tileorch.analysis.extract import load
     from tileorch.transforms.tileas.nv_tileas_to_cutlass import lower_tile_program
 

@@ -23,6 +23,9 @@ a refusal and the line it names, the GEMM configuration, the chained-dots launch
 not the PTX: ``compile_program`` without the back end (no backend pipeline, LLVM or ptxas; about
 three quarters of a tier compile's CPU, nearly all of a SIMT fallback's).
 
+:func:`lower_once_deriving` is :func:`lower_once` and a value derived from the lowered module (the pipeline
+protocols of a variant no compile test compiles), the back end not run.
+
 :func:`compile_once_seeing_lowered` is :func:`compile_once` for a test that also runs the lowered
 module (the sweeps' SIMT interpreter files): the compile that fills the memo shows it its
 lowering before the back end, so a program is lowered once for its compile test and its
@@ -224,6 +227,28 @@ def compile_once_deriving(data: bytes, name: str, derive, tag: str, **options):
     return program, copy.deepcopy(box["derived"])
 
 
+def lower_once_deriving(data: bytes, name: str, derive, tag: str, **options):
+    """:func:`lower_once`'s program and ``derive(lowered module)``, each once per key in this process
+    and the run's memo directory: ``(program, derived)``, both copies.
+
+    For a test that reads only the lowering and something derived from the lowered kernel (a pipeline
+    proof of a variant no compile test compiles: ``tileorch check``'s protocols of cover27's kernels
+    with ``TILEORCH_PAIR_STAGES=0``): the program is lowered once, without the back end (no LLVM code
+    generation, no ptxas; :func:`lowered_program`), and ``derive`` reads the module that lowering
+    made.  A lowering that raises propagates (nothing is stored)."""
+    key = memo_key(data, name, {**options, "ptxas": False, "back end": "none", "derived": tag})
+    stored = _stored(key)
+    if stored is None:
+        box: dict = {}
+
+        def see(module):
+            box["derived"] = derive(module)
+
+        stored = (lowered_program(data, name, see, **options), box["derived"])
+        _store(key, stored)
+    return copy.deepcopy(stored)
+
+
 def lower_once(data: bytes, name: str, **options):
     """:func:`lowered_program`, once per key (its own, apart from :func:`compile_once`'s) in this
     process and the test run's memo directory."""
@@ -232,4 +257,4 @@ def lower_once(data: bytes, name: str, **options):
 
 
 __all__ = ["MEMO_ENV", "canonical_options", "compile_once", "compile_once_deriving", "compile_once_seeing_lowered",
-           "lower_once", "lowered_program", "memo_key"]
+           "lower_once", "lower_once_deriving", "lowered_program", "memo_key"]
