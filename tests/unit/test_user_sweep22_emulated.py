@@ -129,16 +129,18 @@ def _case_gemm_uint8_uint8_int32():
 
 
 def _case_gemm_fp8_e4m3_weight_nk_tensor_scales_bf16():
+    """fp8 arrays passed as their bytes (the GPU harness's convention), the references from their values."""
     x, w = _f(200, 192).astype(E4M3), _f(136, 192, scale=0.5).astype(E4M3)
     sx, sw = np.array([0.5], np.float32), np.array([0.125], np.float32)
-    y = emulate("gemm_fp8_e4m3_weight_nk_tensor_scales_bf16", {0: x, 1: w, 2: sx, 3: sw})[4]
+    y = emulate("gemm_fp8_e4m3_weight_nk_tensor_scales_bf16", {0: x.view(np.uint8), 1: w.view(np.uint8), 2: sx, 3: sw})[4]
     _check(y, _mm(x, w.T) * 0.0625, 1e-2, 8e-3)
 
 
 def _case_gemm_fp8_e4m3_f16_accumulator():
     """An f16 accumulator over K = 192: small values (sums far below f16's range), tolerance of f16 sums."""
     a, b = _f(200, 192, scale=0.5).astype(E4M3), _f(192, 136, scale=0.25).astype(E4M3)
-    _check(emulate("gemm_fp8_e4m3_f16_accumulator", {0: a, 1: b})[2], _mm(a, b), 3e-2, 1e-2)
+    y = emulate("gemm_fp8_e4m3_f16_accumulator", {0: a.view(np.uint8), 1: b.view(np.uint8)})[2]
+    _check(y, _mm(a, b), 3e-2, 1e-2)
 
 
 def _case_gemm_bf16_a_f16_b_cast_to_bf16():
