@@ -2,7 +2,41 @@
 correct"): cuTile 1.7 dot programs written the ways users write them, in the variants the dot zoo, the
 epilogue / computed-B / gathered / K-range / operand-view collections and sweeps 3-20 do not hold.
 
-FILLED IN BELOW (the module's summary is rewritten once the table's paths are known).
+On the WGMMA tier (``path`` "gemm", results checked on the PTX emulator or, for fp8 and the launcher's
+staged / strided operands, on the GPU): the cuTile samples' matmul as users copy it (a plain ``swizzle_2d``
+helper, GROUP_SIZE_M 8 with a short group, ``ct.tfloat32 if A.dtype == ct.float32 else A.dtype``,
+``num_ctas=ct.ByTarget(sm_100=2)``) on f32 (tf32) and f16 arrays; M = 129, N = 67, K = 93 in f16 (rows
+that are not 16-byte multiples); A as a column-major ``x.t()`` view; ``A^T`` read by ``order="F"``; ``C^T``
+stored by ``ct.store(..., order="F")``; K made a compile-time constant by ``ct.ArrayAnnotation
+(static_shape_dims=(1,))`` with an int64-indexed output; two batches per ``(2, tm, tk)`` tile against one
+2-D B (``ct.mma`` broadcasting); W8A8 with nn.Linear's ``[N, K]`` int8 weight (K = 100) and bf16
+dequantised output; uint8 x uint8 -> int32; e4m3 x e4m3 with ``[N, K]`` B by ``ct.permute`` and
+per-tensor scales from 0-d loads to bf16; e4m3 into an f16 accumulator; bf16 A with f16 B converted to
+bf16; an f16 accumulator plus an f16 bias after the loop; ``R + gamma * gelu_tanh(X W + b)`` into bf16; a
+log-softmax classifier head over a masked full-N tile; ``relu(X W1 + b1) W2 + b2`` in one kernel.
+
+Refused by the tensor-core tiers, each with a located warning, on the SIMT path's mma.sync (results on the
+SIMT interpreter): a shared-prompt A ``[1, M, K]`` read at batch 0 against a batched B (the mirror of
+sweep 18's shared B: not taken for A); an f16 accumulator started from the bias; f32 tiles by ``@`` (the
+documented f32 rule: 3xTF32, a located remark); a runtime logical K with A's tail masked by ``ct.where`` on
+``k * tk + arange`` (the mask reads the loop variable); a GEMV by 1-D ``ct.matmul``; a grouped GEMM over
+ragged offsets by ``Array.slice`` with early returns; LayerNorm fused into the K loop (A computed from the
+loop variable's mask); RMSNorm rows as A with no K loop; split-K whose last program (an ``atomic_add``
+ticket) reduces the partials; SwiGLU from one fused ``[2N, K]`` gate-up weight.
+:data:`REJECTED_BY_CUTILE`: bf16 x f16 by ``ct.matmul`` and by ``ct.mma`` (cuTile's own errors).
+
+Found by this sweep (the entries' ``notes``; each fix has a test that failed before it): a kernel annotated
+with ``ct.ArrayAnnotation(static_shape_dims=...)`` failed every launch with cuTile's "no constant shape
+value is available" (the launcher passed no constants; now the signature's, calling convention v2); an f16
+accumulator plus an f16 tile after the K loop crashed with an unlocated verifier error (the tier's epilogue
+read the f32 registers; now rounded to f16).  No program computed a wrong result on the emulator or the
+interpreter.
+
+Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
+tests/unit/test_user_sweep22_compile.py (path, located reason, ptxas spills, cuTile's rejections),
+tests/unit/test_user_sweep22_emulated.py (the PTX emulator against numpy), tests/unit/test_user_sweep22_interp.py
+(the SIMT interpreter against numpy) and tests/gpu/test_user_sweep22_gpu.py (the GPU, the same references).
+Importing it needs ``cuda.tile``.
 """
 
 from __future__ import annotations
@@ -499,7 +533,10 @@ _add("gemm_at_b_load_order_f", gemm_at_b_load_order_f,
 _add("gemm_store_order_f_transposed", gemm_store_order_f_transposed,
      [_a((200, 128)), _a((128, 136)), _a((136, 200), BF16), 128, 64, 64], (2, 3), "gemm", outputs=(2,))
 _add("gemm_static_k_annotated", gemm_static_k_annotated,
-     [_a((200, 192)), _a((192, 136)), _a((200, 136), F32), 128, 64, 64], (2, 3), "gemm", outputs=(2,))
+     [_a((200, 192)), _a((192, 136)), _a((200, 136), F32), 128, 64, 64], (2, 3), "gemm", outputs=(2,),
+     notes="found by this sweep: every launch raised cuTile's TypeError 'Axis 1 is annotated in static_shape_dims, "
+           "but no constant shape value is available there' (tileorch's signature passed no constants); now "
+           "launchers/cutile.py passes the annotated extents (calling convention v2)")
 _add("gemm_runtime_k_masked_tail", gemm_runtime_k_masked_tail,
      [_a((200, 256)), _a((256, 136)), _a((200, 136), F32), 150, 128, 64, 64], (2, 3), "simt",
      error="the dot's A is computed from its tile by", outputs=(2,))
