@@ -112,6 +112,12 @@ def _case_bmm_two_batches_per_tile_shared_b():
     _check(emulate("bmm_two_batches_per_tile_shared_b", {0: a, 1: b})[2], _mm(a, b), 2e-2)
 
 
+def _case_bmm_shared_a_batched_b():
+    """A ``[1, 200, 128]`` read at batch 0 by every program, 3 batches of B and C."""
+    a, b = _h(1, 200, 128), _h(3, 128, 136, scale=0.25)
+    _check(emulate("bmm_shared_a_batched_b", {0: a, 1: b})[2], _mm(a, b), 2e-2)
+
+
 def _case_gemm_int8_odd_k_weight_nk_dequant_bf16():
     x = RNG.integers(-128, 128, (200, 100)).astype(np.int8)
     w = RNG.integers(-128, 128, (136, 100)).astype(np.int8)
@@ -211,7 +217,7 @@ EMULATED = ["samples_matmul_swizzle_helper", "gemm_at_b_load_order_f",
             "gemm_int8_odd_k_weight_nk_dequant_bf16", "gemm_uint8_uint8_int32", "gemm_bf16_a_f16_b_cast_to_bf16",
             "gemm_gelu_tanh_bias_layer_scale_residual_bf16", "gemm_masked_log_softmax_full_row",
             "mlp_relu_two_dots_biases", "gemm_static_k_annotated", "gemm_f16_acc_plus_f16_bias_after_loop",
-            "gemm_f16_acc_from_bias"]
+            "gemm_f16_acc_from_bias", "bmm_shared_a_batched_b"]
 """The CI-sized subset; ``TILEORCH_EMULATE_ALL=1`` runs every emulable case."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(set(CASES) - GPU_ONLY)

@@ -13,11 +13,11 @@ stored by ``ct.store(..., order="F")``; K made a compile-time constant by ``ct.A
 dequantised output; uint8 x uint8 -> int32; e4m3 x e4m3 with ``[N, K]`` B by ``ct.permute`` and
 per-tensor scales from 0-d loads to bf16; e4m3 into an f16 accumulator; bf16 A with f16 B converted to
 bf16; an f16 accumulator plus an f16 bias after the loop and one started from the bias row; ``R + gamma * gelu_tanh(X W + b)`` into bf16; a
-log-softmax classifier head over a masked full-N tile; ``relu(X W1 + b1) W2 + b2`` in one kernel.
+log-softmax classifier head over a masked full-N tile; ``relu(X W1 + b1) W2 + b2`` in one kernel; a
+shared-prompt A ``[1, M, K]`` read at batch 0 against a batched B.
 
 Refused by the tensor-core tiers, each with a located warning, on the SIMT path's mma.sync (results on the
-SIMT interpreter): a shared-prompt A ``[1, M, K]`` read at batch 0 against a batched B (the mirror of
-sweep 18's shared B: not taken for A); f32 tiles by ``@`` (the
+SIMT interpreter): f32 tiles by ``@`` (the
 documented f32 rule: 3xTF32, a located remark); a runtime logical K with A's tail masked by ``ct.where`` on
 ``k * tk + arange`` (the mask reads the loop variable); a GEMV by 1-D ``ct.matmul``; a grouped GEMM over
 ragged offsets by ``Array.slice`` with early returns; LayerNorm fused into the K loop (A computed from the
@@ -31,7 +31,8 @@ value is available" (the launcher passed no constants; now the signature's, call
 accumulator plus an f16 tile after the K loop crashed with an unlocated verifier error (the tier's epilogue
 read the f32 registers; now rounded to f16); an f16 accumulator started from a tile was refused
 (tileas-fold-dot-accumulate now adds an f16 start in the epilogue too; sweep 3's ``mm_f16_acc_into_c``
-moved to the tier with it).  No program computed a wrong result on the emulator or the
+moved to the tier with it); an A read at the constant batch index 0 beside a batched B and C was refused
+(the mirror of sweep 18's shared B; now a batch expression).  No program computed a wrong result on the emulator or the
 interpreter.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
@@ -545,8 +546,9 @@ _add("gemm_runtime_k_masked_tail", gemm_runtime_k_masked_tail,
 _add("bmm_two_batches_per_tile_shared_b", bmm_two_batches_per_tile_shared_b,
      [_a((4, 100, 128)), _a((128, 136)), _a((4, 100, 136), F32), 64, 64, 64], (2, 3, 2), "gemm", outputs=(2,))
 _add("bmm_shared_a_batched_b", bmm_shared_a_batched_b,
-     [_a((1, 200, 128)), _a((3, 128, 136)), _a((3, 200, 136), F32), 128, 64, 64], (2, 3, 3), "simt",
-     error='is taken for B only',
+     [_a((1, 200, 128)), _a((3, 128, 136)), _a((3, 200, 136), F32), 128, 64, 64], (2, 3, 3), "gemm",
+     notes="found by this sweep: refused ('a 3-D operand tile at the constant batch index 0 is taken for B only'); "
+           "now A's constant batch index is one of the batch expressions each agent evaluates (the 2-D A's route)",
      outputs=(2,))
 _add("splitk_last_program_reduces", splitk_last_program_reduces,
      [_a((200, 320)), _a((320, 136)), _a((3, 200, 136), F32), _a((6,), I32), _a((200, 136), F32), 128, 64, 64],

@@ -1103,10 +1103,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             if lead is not None:
                 views[role], kinds[ld] = lead, False
     batch_exprs = None
-    if BATCH_EXPR in set(kinds.values()) | batched or (True in batched and kinds[a_load] is False) or (
+    if BATCH_EXPR in set(kinds.values()) | batched or (True in batched and kinds[a_load] in (False, "shared")) or (
             batched == {False} and kinds[a_load] is False and kinds[b_load] is True
             and _reads_program_id(list(st.indices), 2)):
-        # (a 2-D A beside a batched C: split-K into a [S, M, N] workspace, the split as C's batch)
+        # (a 2-D A beside a batched C: split-K into a [S, M, N] workspace, the split as C's batch; an A read at
+        # the constant batch index 0 beside a batched C: one A shared by every batch, its batch index the
+        # constant each agent evaluates)
         batch_exprs = _batch_expressions(kinds, a_load, b_load, more_b, st, batched, fail)
         kinds = dict.fromkeys(kinds, True)
         batched = {True}
