@@ -118,6 +118,24 @@ def _case_bmm_shared_a_batched_b():
     _check(emulate("bmm_shared_a_batched_b", {0: a, 1: b})[2], _mm(a, b), 2e-2)
 
 
+def _case_gemm_runtime_k_masked_tail():
+    """K = 150 of A's 256 columns (3 K tiles of 64, the last masked from column 150): A's and B's values
+    past K must not count."""
+    a, b = _h(200, 256), _h(256, 136, scale=0.25)
+    _check(emulate("gemm_runtime_k_masked_tail", {0: a, 1: b})[2], _mm(a[:, :150], b[:150]), 2e-2)
+
+
+def _case_gemm_runtime_k_masked_tail_tk32():
+    a, b = _h(200, 256), _h(256, 136, scale=0.25)
+    _check(emulate("gemm_runtime_k_masked_tail_tk32", {0: a, 1: b})[2], _mm(a[:, :150], b[:150]), 2e-2)
+
+
+def _case_gemm_full_k_loop_masked_past_k():
+    """All 4 K tiles of 64 read, columns 150.. zeroed by the mask."""
+    a, b = _h(200, 256), _h(256, 136, scale=0.25)
+    _check(emulate("gemm_full_k_loop_masked_past_k", {0: a, 1: b})[2], _mm(a[:, :150], b[:150]), 2e-2)
+
+
 def _case_gemm_int8_odd_k_weight_nk_dequant_bf16():
     x = RNG.integers(-128, 128, (200, 100)).astype(np.int8)
     w = RNG.integers(-128, 128, (136, 100)).astype(np.int8)
@@ -217,7 +235,8 @@ EMULATED = ["samples_matmul_swizzle_helper", "gemm_at_b_load_order_f",
             "gemm_int8_odd_k_weight_nk_dequant_bf16", "gemm_uint8_uint8_int32", "gemm_bf16_a_f16_b_cast_to_bf16",
             "gemm_gelu_tanh_bias_layer_scale_residual_bf16", "gemm_masked_log_softmax_full_row",
             "mlp_relu_two_dots_biases", "gemm_static_k_annotated", "gemm_f16_acc_plus_f16_bias_after_loop",
-            "gemm_f16_acc_from_bias", "bmm_shared_a_batched_b"]
+            "gemm_f16_acc_from_bias", "bmm_shared_a_batched_b", "gemm_runtime_k_masked_tail",
+            "gemm_full_k_loop_masked_past_k"]
 """The CI-sized subset; ``TILEORCH_EMULATE_ALL=1`` runs every emulable case."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(set(CASES) - GPU_ONLY)

@@ -44,10 +44,11 @@ def test_f32_tiles_by_the_operator_to_f32_accuracy():
     _close(run("gemm_f32_operator_no_cast", {0: a, 1: b})[2], _d(a) @ _d(b), 2e-4, 1e-5)
 
 
-def test_runtime_k_masks_the_columns_past_k():
-    """K = 150 of A's 256 columns: columns 150.. of A hold values that must not count (B's rows too)."""
+def test_full_k_loop_masks_the_columns_past_k_on_k_tiles_of_32():
+    """K = 150 of A's 256 columns, every K tile of 32 masked: columns 150.. of A hold values that must not count (B's
+    rows too)."""
     a, b = _h(200, 256), _h(256, 136, scale=0.25)
-    y = run("gemm_runtime_k_masked_tail", {0: a, 1: b})[2]
+    y = run("gemm_full_k_loop_masked_past_k_tk32", {0: a, 1: b})[2]
     _close(y, _d(a[:, :150]) @ _d(b[:150]), 2e-3, 2e-3)
 
 

@@ -14,12 +14,14 @@ dequantised output; uint8 x uint8 -> int32; e4m3 x e4m3 with ``[N, K]`` B by ``c
 per-tensor scales from 0-d loads to bf16; e4m3 into an f16 accumulator; bf16 A with f16 B converted to
 bf16; an f16 accumulator plus an f16 bias after the loop and one started from the bias row; ``R + gamma * gelu_tanh(X W + b)`` into bf16; a
 log-softmax classifier head over a masked full-N tile; ``relu(X W1 + b1) W2 + b2`` in one kernel; a
-shared-prompt A ``[1, M, K]`` read at batch 0 against a batched B.
+shared-prompt A ``[1, M, K]`` read at batch 0 against a batched B; a runtime logical K below A's width with
+A's tail masked by ``ct.where(k * tk + ct.arange(tk) < K, a, 0)`` (Triton's K mask), on K tiles of 64 and
+32, and the same mask on a K loop over all of A's tiles.
 
 Refused by the tensor-core tiers, each with a located warning, on the SIMT path's mma.sync (results on the
 SIMT interpreter): f32 tiles by ``@`` (the
-documented f32 rule: 3xTF32, a located remark); a runtime logical K with A's tail masked by ``ct.where`` on
-``k * tk + arange`` (the mask reads the loop variable); a GEMV by 1-D ``ct.matmul``; a grouped GEMM over
+documented f32 rule: 3xTF32, a located remark); a full K loop masked past a runtime K on K tiles of 32 (the
+mask reads the program's K tile, which the kernel's 64-deep stages are not); a GEMV by 1-D ``ct.matmul``; a grouped GEMM over
 ragged offsets by ``Array.slice`` with early returns; LayerNorm fused into the K loop (A computed from the
 loop variable's mask); RMSNorm rows as A with no K loop; split-K whose last program (an ``atomic_add``
 ticket) reduces the partials; SwiGLU from one fused ``[2N, K]`` gate-up weight.
@@ -32,7 +34,9 @@ accumulator plus an f16 tile after the K loop crashed with an unlocated verifier
 read the f32 registers; now rounded to f16); an f16 accumulator started from a tile was refused
 (tileas-fold-dot-accumulate now adds an f16 start in the epilogue too; sweep 3's ``mm_f16_acc_into_c``
 moved to the tier with it); an A read at the constant batch index 0 beside a batched B and C was refused
-(the mirror of sweep 18's shared B; now a batch expression).  No program computed a wrong result on the emulator or the
+(the mirror of sweep 18's shared B; now a batch expression); the K-tail mask reading the loop's index and
+``ct.arange`` was refused at the mask (now the computed operand's map reads the consumer's K tile and the
+element's position, the program's K tile the kernel's).  No program computed a wrong result on the emulator or the
 interpreter.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
@@ -182,6 +186,19 @@ def gemm_runtime_k_masked_tail(A, B, Y, K: int, tm: ConstInt, tn: ConstInt, tk: 
         a = ct.where(cols[None, :] < K, a, 0.0)
         b = ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO)
         acc = ct.mma(a, b, acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
+
+
+@ct.kernel
+def gemm_full_k_loop_masked_past_k(A, B, Y, K: int, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """The K loop over all of A's K tiles, A's columns ``>= K`` (a runtime scalar) zeroed in every tile by
+    ``ct.where(k * tk + ct.arange(tk) < K, a, 0)`` (a mask a user writes instead of shortening the loop)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO)
+        a = ct.where(k * tk + ct.arange(tk, dtype=ct.int32)[None, :] < K, a, 0.0)
+        acc = ct.mma(a, ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
     ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
 
 
@@ -541,8 +558,17 @@ _add("gemm_static_k_annotated", gemm_static_k_annotated,
            "but no constant shape value is available there' (tileorch's signature passed no constants); now "
            "launchers/cutile.py passes the annotated extents (calling convention v2)")
 _add("gemm_runtime_k_masked_tail", gemm_runtime_k_masked_tail,
-     [_a((200, 256)), _a((256, 136)), _a((200, 136), F32), 150, 128, 64, 64], (2, 3), "simt",
-     error="the dot's A is computed from its tile by", outputs=(2,))
+     [_a((200, 256)), _a((256, 136)), _a((200, 136), F32), 150, 128, 64, 64], (2, 3), "gemm", outputs=(2,),
+     notes="found by this sweep: refused at the mask ('computed from its tile by nv_tileaa.muli, a scalar other than "
+           "constants and kernel arguments: a block argument ...'); now operand_prologue takes the K loop's index and "
+           "element positions (the consumer's K tile and the element's coordinates) on the GEMM tier")
+_add("gemm_runtime_k_masked_tail_tk32", gemm_runtime_k_masked_tail,
+     [_a((200, 256)), _a((256, 136)), _a((200, 136), F32), 150, 128, 64, 32], (2, 3), "gemm", outputs=(2,))
+_add("gemm_full_k_loop_masked_past_k", gemm_full_k_loop_masked_past_k,
+     [_a((200, 256)), _a((256, 136)), _a((200, 136), F32), 150, 128, 64, 64], (2, 3), "gemm", outputs=(2,))
+_add("gemm_full_k_loop_masked_past_k_tk32", gemm_full_k_loop_masked_past_k,
+     [_a((200, 256)), _a((256, 136)), _a((200, 136), F32), 150, 128, 64, 32], (2, 3), "simt",
+     error="and the program's K tile (32) is not the WGMMA kernel's (64", outputs=(2,))
 _add("bmm_two_batches_per_tile_shared_b", bmm_two_batches_per_tile_shared_b,
      [_a((4, 100, 128)), _a((128, 136)), _a((4, 100, 136), F32), 64, 64, 64], (2, 3, 2), "gemm", outputs=(2,))
 _add("bmm_shared_a_batched_b", bmm_shared_a_batched_b,

@@ -2793,6 +2793,19 @@ def _k_vectors(dk: DotKernel, *prologues) -> list[Operation]:
 def _check_k_vectors(dk: DotKernel, tile_k: int) -> None:
     """A vector loaded at the K loop's index (a group's scale row) is read by the consumers at their
     own K tile ``kt``: the program's K loop must be the kernel's (K tiles of ``tile_k`` from 0)."""
+    positional = [op for pro in (dk.a_prologue, dk.b_prologue) if pro is not None
+                  for op in getattr(pro, "positional", ())]
+    if positional and dk.tile[2] != tile_k:
+        raise LocatedError(positional[0], f"convert-nv-tileas-to-cutlass: a computed operand reads the K loop's index "
+                                          f"or the tile's element positions (a K-tail mask), and the program's K tile "
+                                          f"({dk.tile[2]}) is not the WGMMA kernel's ({tile_k}: one 128-byte row of "
+                                          f"{dk.dtype}): write the K loop with tiles of {tile_k} to run it on tensor "
+                                          "cores")
+    if positional and dk.k_bounds is not None and (dk.k_bounds.start_c, dk.k_bounds.step_c) != (0, 1):
+        # (the consumers' K index is the iteration count i; the program's index is start + step * i)
+        raise LocatedError(positional[0], "convert-nv-tileas-to-cutlass: a computed operand reading the K loop's "
+                                          "index in a K loop with its own range other than range(0, n, 1) is not "
+                                          "supported yet by the WGMMA lowering")
     moving = _k_vectors(dk)
     if not moving:
         return
