@@ -21,7 +21,8 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs22  # noqa: E402
 from tileorch.testing.user_programs22 import PROGRAMS, REJECTED_BY_CUTILE  # noqa: E402
-from dot_sweep_checks import assert_dot_sweep, assert_takes_its_path, compile_sweep_program, spilled_programs  # noqa: E402
+from dot_sweep_checks import (  # noqa: E402
+    assert_dot_sweep, assert_takes_its_path, compile_sweep_program, spilled_programs)
 from invalid_sweep_checks import cutile_rejects_tests  # noqa: E402
 
 SOURCE = user_programs22.__file__

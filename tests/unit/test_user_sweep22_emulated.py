@@ -156,7 +156,8 @@ def _case_gemm_fp8_e4m3_weight_nk_tensor_scales_bf16():
     """fp8 arrays passed as their bytes (the GPU harness's convention), the references from their values."""
     x, w = _f(200, 192).astype(E4M3), _f(136, 192, scale=0.5).astype(E4M3)
     sx, sw = np.array([0.5], np.float32), np.array([0.125], np.float32)
-    y = emulate("gemm_fp8_e4m3_weight_nk_tensor_scales_bf16", {0: x.view(np.uint8), 1: w.view(np.uint8), 2: sx, 3: sw})[4]
+    y = emulate("gemm_fp8_e4m3_weight_nk_tensor_scales_bf16",
+                {0: x.view(np.uint8), 1: w.view(np.uint8), 2: sx, 3: sw})[4]
     _check(y, _mm(x, w.T) * 0.0625, 1e-2, 8e-3)
 
 

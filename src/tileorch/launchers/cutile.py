@@ -583,7 +583,8 @@ def kernel_signature(arguments: list[Argument]) -> Any:
     extent and stride still passed)."""
     ct, compilation = _require_cutile()
     static = any(isinstance(a, ArrayArg) and any(d is not None for d in a.static_shape) for a in arguments)
-    cc = (compilation.CallingConvention.cutile_python_v2 if static else compilation.CallingConvention.cutile_python_v1)()
+    conventions = compilation.CallingConvention
+    cc = (conventions.cutile_python_v2 if static else conventions.cutile_python_v1)()
     return compilation.KernelSignature([_constraint(a, ct, compilation) for a in arguments], cc)
 
 

@@ -1,49 +1,49 @@
-"""The twenty-second user sweep (session 31, the principal issue: "every dot program on tensor cores,
-correct"): cuTile 1.7 dot programs written the ways users write them, in the variants the dot zoo, the
-epilogue / computed-B / gathered / K-range / operand-view collections and sweeps 3-20 do not hold.
+"""The twenty-second user sweep (session 31, the principal issue: "every dot program on tensor cores, correct"):
+cuTile 1.7 dot programs written the ways users write them, in the variants the dot zoo, the epilogue /
+computed-B / gathered / K-range / operand-view collections and sweeps 3-20 do not hold.
 
-On the WGMMA tier (``path`` "gemm", results checked on the PTX emulator or, for fp8 and the launcher's
-staged / strided operands, on the GPU): the cuTile samples' matmul as users copy it (a plain ``swizzle_2d``
-helper, GROUP_SIZE_M 8 with a short group, ``ct.tfloat32 if A.dtype == ct.float32 else A.dtype``,
-``num_ctas=ct.ByTarget(sm_100=2)``) on f32 (tf32) and f16 arrays; M = 129, N = 67, K = 93 in f16 (rows
-that are not 16-byte multiples); A as a column-major ``x.t()`` view; ``A^T`` read by ``order="F"``; ``C^T``
-stored by ``ct.store(..., order="F")``; K made a compile-time constant by ``ct.ArrayAnnotation
-(static_shape_dims=(1,))`` with an int64-indexed output; two batches per ``(2, tm, tk)`` tile against one
-2-D B (``ct.mma`` broadcasting); W8A8 with nn.Linear's ``[N, K]`` int8 weight (K = 100) and bf16
-dequantised output; uint8 x uint8 -> int32; e4m3 x e4m3 with ``[N, K]`` B by ``ct.permute`` and
-per-tensor scales from 0-d loads to bf16; e4m3 into an f16 accumulator; bf16 A with f16 B converted to
-bf16; an f16 accumulator plus an f16 bias after the loop and one started from the bias row; ``R + gamma * gelu_tanh(X W + b)`` into bf16; a
+On the WGMMA tier (``path`` "gemm", results checked on the PTX emulator or, for fp8 and the launcher's staged
+/ strided operands, on the GPU): the cuTile samples' matmul as users copy it (a plain ``swizzle_2d`` helper,
+GROUP_SIZE_M 8 with a short group, ``ct.tfloat32 if A.dtype == ct.float32 else A.dtype``,
+``num_ctas=ct.ByTarget(sm_100=2)``) on f32 (tf32) and f16 arrays; M = 129, N = 67, K = 93 in f16 (rows that
+are not 16-byte multiples); A as a column-major ``x.t()`` view; ``A^T`` read by ``order="F"``; ``C^T`` stored
+by ``ct.store(..., order="F")``; K made a compile-time constant by ``ct.ArrayAnnotation
+(static_shape_dims=(1,))`` with an int64-indexed output; two batches per ``(2, tm, tk)`` tile against one 2-D
+B (``ct.mma`` broadcasting); W8A8 with nn.Linear's ``[N, K]`` int8 weight (K = 100) and bf16 dequantised
+output; uint8 x uint8 -> int32; e4m3 x e4m3 with ``[N, K]`` B by ``ct.permute`` and per-tensor scales from 0-d
+loads to bf16; e4m3 into an f16 accumulator; bf16 A with f16 B converted to bf16; an f16 accumulator plus an
+f16 bias after the loop and one started from the bias row; ``R + gamma * gelu_tanh(X W + b)`` into bf16; a
 log-softmax classifier head over a masked full-N tile; ``relu(X W1 + b1) W2 + b2`` in one kernel; a
 shared-prompt A ``[1, M, K]`` read at batch 0 against a batched B; a runtime logical K below A's width with
-A's tail masked by ``ct.where(k * tk + ct.arange(tk) < K, a, 0)`` (Triton's K mask), on K tiles of 64 and
-32, and the same mask on a K loop over all of A's tiles.
+A's tail masked by ``ct.where(k * tk + ct.arange(tk) < K, a, 0)`` (Triton's K mask), on K tiles of 64 and 32,
+and the same mask on a K loop over all of A's tiles.
 
 Refused by the tensor-core tiers, each with a located warning, on the SIMT path's mma.sync (results on the
-SIMT interpreter): f32 tiles by ``@`` (the
-documented f32 rule: 3xTF32, a located remark); a full K loop masked past a runtime K on K tiles of 32 (the
-mask reads the program's K tile, which the kernel's 64-deep stages are not); a GEMV by 1-D ``ct.matmul``; a grouped GEMM over
-ragged offsets by ``Array.slice`` with early returns; LayerNorm fused into the K loop (A computed from the
-loop variable's mask); RMSNorm rows as A with no K loop; split-K whose last program (an ``atomic_add``
-ticket) reduces the partials; SwiGLU from one fused ``[2N, K]`` gate-up weight.
-:data:`REJECTED_BY_CUTILE`: bf16 x f16 by ``ct.matmul`` and by ``ct.mma`` (cuTile's own errors).
+SIMT interpreter): f32 tiles by ``@`` (the documented f32 rule: 3xTF32, a located remark); a full K loop
+masked past a runtime K on K tiles of 32 (the mask reads the program's K tile, which the kernel's 64-deep
+stages are not); a GEMV by 1-D ``ct.matmul``; a grouped GEMM over ragged offsets by ``Array.slice`` with early
+returns; LayerNorm fused into the K loop (A computed from row statistics an earlier loop computes); RMSNorm
+rows as A with no K loop; split-K whose last program (an ``atomic_add`` ticket) reduces the partials; SwiGLU
+from one fused ``[2N, K]`` gate-up weight. :data:`REJECTED_BY_CUTILE`: bf16 x f16 by ``ct.matmul`` and by
+``ct.mma`` (cuTile's own errors).
 
 Found by this sweep (the entries' ``notes``; each fix has a test that failed before it): a kernel annotated
-with ``ct.ArrayAnnotation(static_shape_dims=...)`` failed every launch with cuTile's "no constant shape
-value is available" (the launcher passed no constants; now the signature's, calling convention v2); an f16
+with ``ct.ArrayAnnotation(static_shape_dims=...)`` failed every launch with cuTile's "no constant shape value
+is available" (the launcher passed no constants; now the signature's, calling convention v2); an f16
 accumulator plus an f16 tile after the K loop crashed with an unlocated verifier error (the tier's epilogue
 read the f32 registers; now rounded to f16); an f16 accumulator started from a tile was refused
-(tileas-fold-dot-accumulate now adds an f16 start in the epilogue too; sweep 3's ``mm_f16_acc_into_c``
-moved to the tier with it); an A read at the constant batch index 0 beside a batched B and C was refused
-(the mirror of sweep 18's shared B; now a batch expression); the K-tail mask reading the loop's index and
-``ct.arange`` was refused at the mask (now the computed operand's map reads the consumer's K tile and the
-element's position, the program's K tile the kernel's).  No program computed a wrong result on the emulator or the
+(tileas-fold-dot-accumulate now adds an f16 start in the epilogue too; sweep 3's ``mm_f16_acc_into_c`` moved
+to the tier with it); an A read at the constant batch index 0 beside a batched B and C was refused (the mirror
+of sweep 18's shared B; now a batch expression); the K-tail mask reading the loop's index and ``ct.arange``
+was refused at the mask (now the computed operand's map reads the consumer's K tile and the element's
+position, the program's K tile the kernel's).  No program computed a wrong result on the emulator or the
 interpreter.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep22_compile.py (path, located reason, ptxas spills, cuTile's rejections),
-tests/unit/test_user_sweep22_emulated.py (the PTX emulator against numpy), tests/unit/test_user_sweep22_interp.py
-(the SIMT interpreter against numpy) and tests/gpu/test_user_sweep22_gpu.py (the GPU, the same references).
-Importing it needs ``cuda.tile``.
+tests/unit/test_user_sweep22_emulated.py (the PTX emulator against numpy),
+tests/unit/test_user_sweep22_interp.py (the SIMT interpreter against numpy) and
+tests/gpu/test_user_sweep22_gpu.py (the GPU, the same references). Importing it needs ``cuda.tile``.
 """
 
 from __future__ import annotations
@@ -620,7 +620,7 @@ _add("mlp_relu_two_dots_biases", mlp_relu_two_dots_biases,
 _add("layernorm_then_linear_k_loop", layernorm_then_linear_k_loop,
      [_a((200, 200)), _a((200,), F32), _a((200,), F32), _a((200, 136)), _a((200, 136), F32), 1e-5, 128, 64, 64],
      (2, 3), "simt",
-     error="the dot's A is computed from its tile by", outputs=(4,))
+     error="'scf.for', a tile the program computes in a loop or branch of its own", outputs=(4,))
 _add("rmsnorm_rows_then_dot_one_tile", rmsnorm_rows_then_dot_one_tile,
      [_a((200, 128)), _a((128,), F32), _a((128, 136)), _a((200, 136), F32), 1e-6, 128, 64, 128], (2, 3), "simt",
      error='this dot is not in a loop',

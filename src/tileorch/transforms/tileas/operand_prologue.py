@@ -226,6 +226,9 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
                  else "col" if "col" in ks else "uniform")
             if k == "q":
                 ops.append(op)
+        elif op.regions:  # (a loop's or branch's result: per-row statistics from an earlier loop, say)
+            refuse(op, "a tile the program computes in a loop or branch of its own (the consumers evaluate the map "
+                       "from the operand's tile alone, per K step)")
         else:
             refuse(op, "which depends on the element's position")
         return k
