@@ -39,6 +39,14 @@ if HAVE_CUTILE:
         t = ct.load(x, index=(r, 0), shape=(1, tn)).astype(ct.float32)
         ct.store(out, index=(r, 0), tile=(t * scale).astype(out.dtype))
 
+    from typing import Annotated
+
+    @ct.kernel
+    def static_dims(x: Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=(-1,))],
+                    y: Annotated[ct.Array, ct.ArrayAnnotation(static_stride_dims=(0, 1))], tile: ct.Constant[int]):
+        t = ct.load(x, index=(ct.bid(0), 0), shape=(1, tile))
+        ct.store(y, index=(ct.bid(0), 0), tile=t)
+
     @ct.kernel
     def wide(x: ct.IndexedWithInt64, n: ct.ScalarInt64, tile: ct.Constant[int]):
         t = ct.load(x, index=(ct.bid(0),), shape=(tile,))
@@ -116,6 +124,31 @@ def test_signature_constraints_follow_the_arguments():
     strided = Dev(0x10008, (4, 6), "<f4", strides=(8, 32))  # strides (2, 8): neither major
     p = rc.kernel_signature(rc.describe_arguments(rows, (32, strided, o, 1.0))).parameters
     assert p[1].stride_constant == (None, None)
+
+
+@needs_cutile
+def test_array_annotations_static_dims_are_the_signatures_constants():
+    """``ct.ArrayAnnotation(static_shape_dims=..., static_stride_dims=...)`` (cuTile 1.7): the launch-time
+    extents / strides the annotation names become the signature's constants (calling convention v2 for a
+    static shape, which cuTile requires), cuTile exports the kernel, its entry's parameters are still the
+    ones packed, and another extent is another compile (was: cuTile's TypeError "no constant shape value
+    is available" from every launch of such a kernel, the launcher passing no constants)."""
+    from tileorch.frontend.cuda_tile_bytecode import read_bytecode
+
+    x, y = Dev(0x10000, (4, 6), "<f4"), Dev(0x20000, (4, 6), "<f4")
+    args = rc.describe_arguments(static_dims, (x, y, 8))
+    assert args[0].static_shape == (None, 6) and args[0].static_strides == ()
+    assert args[1].static_shape == () and args[1].static_strides == (6, 1)
+    p = rc.kernel_signature(args).parameters
+    assert p[0].shape_constant == (None, 6) and p[0].stride_constant == (None, 1)
+    assert p[1].shape_constant == (None, None) and p[1].stride_constant == (6, 1)
+    module = read_bytecode(rc.export_bytecode(static_dims, args))
+    entry = module.body.block.first_op.body.block.first_op
+    assert len(entry.function_type.inputs.data) == len(rc.pack_simt_arguments(args)) == 10
+    wider = rc.describe_arguments(static_dims, (Dev(0x10000, (4, 8), "<f4"), y, 8))
+    assert rc.signature_key(wider) != rc.signature_key(args)
+    plain = rc.describe_arguments(add, tuple(Dev(0x10000 * (i + 1), (1000,), "<f4") for i in range(3)) + (2.0, 256))
+    assert "v1" in str(rc.kernel_signature(plain).calling_convention)  # unchanged without static shapes
 
 
 @needs_cutile

@@ -99,6 +99,11 @@ class ArrayArg:
     ptr: int
     index_dtype: str = "int32"
     alias_groups: tuple[str, ...] = ()
+    static_shape: tuple[int | None, ...] = ()
+    """Per dimension the extent the kernel is specialised to (``ct.ArrayAnnotation(static_shape_dims=...)``),
+    None on the other dimensions; () when the parameter's annotation lists none."""
+    static_strides: tuple[int | None, ...] = ()
+    """Likewise for ``static_stride_dims`` (in elements)."""
 
     @property
     def ndim(self) -> int:
@@ -149,7 +154,8 @@ class ArrayArg:
 
     def key(self) -> tuple:
         return ("array", self.dtype, self.ndim, self.index_dtype, self.strides[-1:] == (1,), self.column_major,
-                self.alignment, tuple(s >= 0 for s in self.strides), self.may_alias_internally, self.alias_groups)
+                self.alignment, tuple(s >= 0 for s in self.strides), self.may_alias_internally, self.alias_groups,
+                self.static_shape, self.static_strides)
 
 
 @dataclass(frozen=True)
@@ -464,7 +470,9 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
             if any(not lo <= v <= hi for v in (*shape, *strides)):
                 raise ValueError(f"{where}: shape {shape} or strides {strides} exceed the int32 index range; annotate "
                                  "the parameter with ct.IndexedWithInt64")
-            out.append(ArrayArg(pos, name, dtype, shape, strides, ptr, "int64" if wide else "int32"))
+            static_shape, static_strides = _static_dims(node.array, shape, strides, where)
+            out.append(ArrayArg(pos, name, dtype, shape, strides, ptr, "int64" if wide else "int32",
+                                static_shape=static_shape, static_strides=static_strides))
     # alias groups over every array, the lists' items included (an item overlapping an array
     # argument shares a group with it: the list's element constraint carries its items' groups)
     arrays = [x for a in out if isinstance(a, ArrayArg | ListArg)
@@ -478,6 +486,26 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
             a = dataclasses.replace(a, items=tuple(next(grouped) for _ in a.items))
         result.append(a)
     return result
+
+
+def _static_dims(annotation: Any, shape: tuple, strides: tuple, where: str) -> tuple[tuple, tuple]:
+    """``(static_shape, static_strides)`` of an array parameter annotated with ``ct.ArrayAnnotation``:
+    per dimension the launch-time extent (stride) where ``static_shape_dims`` (``static_stride_dims``)
+    names it, negative axes counting from the last, None elsewhere; () for a field that names none
+    (the kernel is then compiled for any value, as without the annotation)."""
+    nd = len(shape)
+
+    def pick(field: str, values: tuple) -> tuple:
+        dims = tuple(getattr(annotation, field, ()) or ()) if annotation is not None else ()
+        if not dims:
+            return ()
+        bad = [d for d in dims if not -nd <= d < nd]
+        if bad:
+            raise ValueError(f"{where}: ct.ArrayAnnotation({field}={dims}) names axis {bad[0]} of a {nd}-D array")
+        chosen = {d % nd for d in dims}
+        return tuple(v if i in chosen else None for i, v in enumerate(values))
+
+    return pick("static_shape_dims", shape), pick("static_stride_dims", strides)
 
 
 def _require_element_alignment(ptr: int, dtype: str, where: str) -> None:
@@ -538,18 +566,25 @@ def _constraint(a: Argument, ct: Any, compilation: Any) -> Any:
     stride_constant: tuple = (None,) * (nd - 1) + ((1 if a.strides[-1] == 1 else None),) if nd else ()
     if a.column_major:  # compiled for the unit stride on dimension -2 (read as the transpose)
         stride_constant = (None,) * (nd - 2) + (1, None)
+    if a.static_strides:  # ct.ArrayAnnotation(static_stride_dims=...): the sole source of constant strides
+        stride_constant = a.static_strides
     return compilation.ArrayConstraint(
         getattr(ct, a.dtype), nd, index_dtype=getattr(ct, a.index_dtype),
         stride_lower_bound_incl=tuple(0 if s >= 0 else None for s in a.strides),
         alias_groups=a.alias_groups, may_alias_internally=a.may_alias_internally,
-        stride_constant=stride_constant,
+        stride_constant=stride_constant, shape_constant=a.static_shape or (None,) * nd,
         stride_divisible_by=(1,) * nd, shape_divisible_by=(1,) * nd, base_addr_divisible_by=a.alignment)
 
 
 def kernel_signature(arguments: list[Argument]) -> Any:
-    """The ``KernelSignature`` (calling convention ``cutile_python_v1``) of the described arguments."""
+    """The ``KernelSignature`` of the described arguments: calling convention ``cutile_python_v1``, or
+    ``cutile_python_v2`` where an array's extent is a constant (``ct.ArrayAnnotation(static_shape_dims=...)``:
+    cuTile takes static shapes from v2 on; its entry's parameters are v1's for arrays and scalars, every
+    extent and stride still passed)."""
     ct, compilation = _require_cutile()
-    cc = compilation.CallingConvention.cutile_python_v1()
+    static = any(isinstance(a, ArrayArg) and any(d is not None for d in a.static_shape) for a in arguments)
+    conventions = compilation.CallingConvention
+    cc = (conventions.cutile_python_v2 if static else conventions.cutile_python_v1)()
     return compilation.KernelSignature([_constraint(a, ct, compilation) for a in arguments], cc)
 
 

@@ -1186,10 +1186,12 @@ _add("attn_head_dim_32_tiles_128", attn_head_dim_32_tiles_128,
       32], (2, 2), "chained", outputs=(3,))
 _add("bmm_varlen_k_from_array", bmm_varlen_k_from_array,
      [_a((3, 200, 256)), _a((3, 256, 192)), _a((3,), I32), _a((3, 200, 192), F32), 128, 64, 64], (2, 3, 3), "simt",
-     error="a block argument of an enclosing region (a loop's induction variable", outputs=(3,),
+     error="a scalar other than constants and kernel arguments", outputs=(3,),
      notes="found by this sweep: the refusal named 'nv_tileas.dot' as the op computing A from its tile (the "
            "K-tail mask reads the loop's induction variable, a block argument); now the op reading it, at the "
-           "user's k * tk")
+           "user's k * tk.  Session 31: the GEMM tier's computed operands read the K loop's index and ct.arange "
+           "(sweep 22's K-tail masks); this mask's bound is still refused: Klen[b] is loaded from memory (at the "
+           "user's ct.load(Klen, ...).item())")
 _add("attn_kv_tile_range_from_arrays", attn_kv_tile_range_from_arrays,
      [_a((3, 128, 64)), _a((3, 320, 64)), _a((3, 320, 64)), _a((3,), I32), _a((3,), I32), _a((3, 128, 64)), S64, 64,
       64, 64], (2, 3), "chained", outputs=(5,))

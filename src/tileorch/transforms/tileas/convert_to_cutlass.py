@@ -1103,10 +1103,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             if lead is not None:
                 views[role], kinds[ld] = lead, False
     batch_exprs = None
-    if BATCH_EXPR in set(kinds.values()) | batched or (True in batched and kinds[a_load] is False) or (
+    if BATCH_EXPR in set(kinds.values()) | batched or (True in batched and kinds[a_load] in (False, "shared")) or (
             batched == {False} and kinds[a_load] is False and kinds[b_load] is True
             and _reads_program_id(list(st.indices), 2)):
-        # (a 2-D A beside a batched C: split-K into a [S, M, N] workspace, the split as C's batch)
+        # (a 2-D A beside a batched C: split-K into a [S, M, N] workspace, the split as C's batch; an A read at
+        # the constant batch index 0 beside a batched C: one A shared by every batch, its batch index the
+        # constant each agent evaluates)
         batch_exprs = _batch_expressions(kinds, a_load, b_load, more_b, st, batched, fail)
         kinds = dict.fromkeys(kinds, True)
         batched = {True}
@@ -2791,6 +2793,19 @@ def _k_vectors(dk: DotKernel, *prologues) -> list[Operation]:
 def _check_k_vectors(dk: DotKernel, tile_k: int) -> None:
     """A vector loaded at the K loop's index (a group's scale row) is read by the consumers at their
     own K tile ``kt``: the program's K loop must be the kernel's (K tiles of ``tile_k`` from 0)."""
+    positional = [op for pro in (dk.a_prologue, dk.b_prologue) if pro is not None
+                  for op in getattr(pro, "positional", ())]
+    if positional and dk.tile[2] != tile_k:
+        raise LocatedError(positional[0], f"convert-nv-tileas-to-cutlass: a computed operand reads the K loop's index "
+                                          f"or the tile's element positions (a K-tail mask), and the program's K tile "
+                                          f"({dk.tile[2]}) is not the WGMMA kernel's ({tile_k}: one 128-byte row of "
+                                          f"{dk.dtype}): write the K loop with tiles of {tile_k} to run it on tensor "
+                                          "cores")
+    if positional and dk.k_bounds is not None and (dk.k_bounds.start_c, dk.k_bounds.step_c) != (0, 1):
+        # (the consumers' K index is the iteration count i; the program's index is start + step * i)
+        raise LocatedError(positional[0], "convert-nv-tileas-to-cutlass: a computed operand reading the K loop's "
+                                          "index in a K loop with its own range other than range(0, n, 1) is not "
+                                          "supported yet by the WGMMA lowering")
     moving = _k_vectors(dk)
     if not moving:
         return

@@ -348,7 +348,11 @@ class EpilogueLowering:
             if len(coords) != 2 or coords[0].acc_dim != 0 or coords[1].acc_dim != 1:
                 raise unsupported(self.store, "reads the accumulator at other coordinates (a transpose or "
                                               "slice of it)")
-            return self.acc_element() if v is self.acc else self.others[v]()
+            x = self.acc_element() if v is self.acc else self.others[v]()
+            t = v.type.element_type
+            if is_float(t) and x.type != t:  # an f16 accumulator: the WGMMA kernel's f32 registers, rounded to f16
+                x = convert_float(self.e, x, t)
+            return x
         op = v.owner
         if not isinstance(op, Operation):
             raise unsupported(self.store, "reads a tile carried into a region")

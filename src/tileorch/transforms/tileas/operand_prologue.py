@@ -70,6 +70,11 @@ class QPrologue:
     vector_values: dict = field(default_factory=dict)
     """id(the value a vector is read as, layout and shape ops stripped: a load's result, or the
     consumer's pipeline read of a load the producer staged) -> that load."""
+    positional: list = field(default_factory=list)
+    """With a ``tile_load`` (the GEMM tier): the ops of the map that read the K loop's induction variable
+    or an element position (``ct.arange``: ``k * tk + ct.arange(tk) < K``, a K-tail mask), evaluated per
+    element at the consumer's K tile and the element's coordinates; the program's K tile must then be
+    the kernel's (``convert_to_cutlass._check_k_vectors``)."""
 
 
 PROLOGUE_SHAPE_OPS = (*LAYOUT_ONLY, "nv_tileaa.reshape")
@@ -100,6 +105,11 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
     vectors: list[Operation] = []
     vector_values: dict = {}
     reductions: list[Operation] = []
+    positional: list[Operation] = []
+    # the K loop's bodies as the agents run it (the producer's around the tile load, the consumers' around
+    # the dot: convert_to_cutlass's k_loop_blocks): their first argument is the K index
+    k_blocks = [] if tile_load is None else [lp.body.blocks.first for lp in (_enclosing_loop(tile_load),
+                                                                          _enclosing_loop(d1)) if lp is not None]
     top_shape = list(top.type.get_shape()) if isinstance(top.type, TensorType) else []
     cols = top_shape[-1] if top_shape else 0
 
@@ -116,6 +126,10 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
         induction variable or carried value), at the op reading it (``reader``, else the op kind()
         classifies)."""
         if isinstance(v, BlockArgument) and v.owner is entry:
+            return
+        if isinstance(v, BlockArgument) and v.index == 0 and any(v.owner is b for b in k_blocks):
+            # the K loop's index: the consumer's K tile (OperandLowering.kt)
+            positional.append(reader or (readers[-1] if readers else d1))
             return
         o = v.owner
         if isinstance(o, Operation) and not o.regions and not isinstance(o.results[0].type, TensorType) \
@@ -193,6 +207,9 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
             k = kind(op.operands[0])
             if k == "q":
                 refuse(op, "which spreads the tile")
+        elif name == "nv_tileaa.make_range" and tile_load is not None:
+            positional.append(op)  # the element's position along the range's dimension
+            k = "vec"
         elif name == "nv_tileaa.reduce":
             body = op.regions[0].blocks.first
             comb = [o for o in body.ops if o is not body.last_op]
@@ -209,6 +226,9 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
                  else "col" if "col" in ks else "uniform")
             if k == "q":
                 ops.append(op)
+        elif op.regions:  # (a loop's or branch's result: per-row statistics from an earlier loop, say)
+            refuse(op, "a tile the program computes in a loop or branch of its own (the consumers evaluate the map "
+                       "from the operand's tile alone, per K step)")
         else:
             refuse(op, "which depends on the element's position")
         return k
@@ -218,7 +238,8 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
     order = {id(o): i for i, o in enumerate(entry.walk())}
     ops.sort(key=lambda o: order.get(id(o), 0))
     rowwise = any(x in ("row", "col") for x in kinds.values())
-    return roots[0], QPrologue(top, roots, ops, seen, rowwise, kinds, vectors, reductions, vector_values)
+    return roots[0], QPrologue(top, roots, ops, seen, rowwise, kinds, vectors, reductions, vector_values,
+                               positional)
 
 
 @dataclass
