@@ -611,7 +611,7 @@ class CutileProgram:
     when more than the 48 KiB of static shared memory)."""
     row_cache: list | None = None
     """``kind == "simt"`` with a row kept in shared memory (``tileaa_to_simt/row_cache_lowering.py``):
-    ``[parameter index, elements per slot, slot bytes]``; the launch gives ``smem`` plus a slot per tile of
+    ``[parameter index, elements per slot, slot bytes, bulk-filled (0/1)]``; the launch gives ``smem`` plus a slot per tile of
     the parameter's extent (:func:`tileorch.launchers.row_cache_smem.launch_smem`)."""
     cluster_split: int = 0
     """``kind == "simt"``: when > 0, the kernel's reduction loop is split over the CTAs of a cluster
@@ -784,6 +784,8 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     programs_per_warp = attrs["tileorch.programs_per_warp"].value.data if "tileorch.programs_per_warp" in attrs else 1
     smem = attrs["tileorch.dynamic_smem"].value.data if "tileorch.dynamic_smem" in attrs else smem
     row_cache = [a.value.data for a in attrs["tileorch.row_cache"].data] if "tileorch.row_cache" in attrs else None
+    if row_cache is not None:  # a fourth entry: 1 when the row's tiles are bulk-copied into their slots
+        row_cache.append(int("tileorch.row_bulk_fill" in attrs))
     if kind == "gemm" and not codegen:  # the launcher compiles the configuration it chooses
         tier = TierOutput(lowered, ctx, kernel.sym_name.data if kernel is not None else "", threads, list(remarks))
         remarks.append("remark: lowered through the tier only (its GEMM configuration read to choose the launch's "

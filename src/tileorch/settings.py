@@ -154,7 +154,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "with the kernel compiled without it)", True),
     _s("ROW_SMEM_CACHE_AUTO_BYTES", "32768", range(0, 232449),
        "ROW_SMEM_CACHE=auto: the most shared-memory bytes a launch's row may take to be kept there"),
-    _s("ROW_BULK_FILL", "0", SWITCH,
+    _s("ROW_BULK_FILL", "1", SWITCH,
        "the row cache's whole tiles are bulk-copied (cp.async.bulk + mbarrier) into shared memory before the fill loop",
        True),
     _s("ROW_SMEM_CACHE_BYTES", "232448", range(0, 232449),

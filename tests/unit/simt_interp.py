@@ -570,6 +570,23 @@ class Interpreter:
         elif name == "nvvm.barrier":
             if not mask.all():
                 raise SimtError("bar.sync under divergent control flow")
+        elif name in ("nvvm.mbarrier.init.shared", "nvvm.fence.mbarrier.init", "nvvm.fence.proxy",
+                      "nvvm.mbarrier.arrive.expect_tx.shared"):
+            pass  # the row cache's bulk fill (row_bulk_fill.py): its copies complete when issued (below)
+        elif name == "llvm.addrspacecast":
+            put(ins[0])  # one address space here: shared addresses are SHARED_BASE + offset
+        elif name == "nvvm.cp.async.bulk.shared.cluster.global":
+            # (dst, src, mbarrier, bytes): the copy done at issue by each active thread; the emulator
+            # (tileorch.testing.ptx_emulator) checks the waits' order, this interpreter only the values
+            for t in np.nonzero(mask)[0]:
+                n = int(ins[3][t])
+                if int(ins[0][t]) % 16 or int(ins[1][t]) % 16 or n % 16:
+                    raise SimtError(f"cp.async.bulk of {n} bytes from {int(ins[1][t]):#x} not 16-byte aligned")
+                src, so = self._region(int(ins[1][t]), n)
+                dst, do = self._region(int(ins[0][t]), n)
+                dst[do:do + n] = src[so:so + n]
+        elif name == "nvvm.mbarrier.try_wait.parity.shared":
+            put(np.ones(T, np.int64))  # the copies completed when issued
         elif name == "scf.if":
             cond = ins[0].astype(bool)
             then_mask, else_mask = mask & cond, mask & ~cond

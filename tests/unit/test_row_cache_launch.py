@@ -38,12 +38,15 @@ def test_row_cache_launch_sizes_the_shared_memory(stand_in_gpu, monkeypatch, col
 
 
 @needs_cutile
-@pytest.mark.parametrize("cols,cached", [(8192, True), (16384, True), (16385, False), (32000, False)])
-def test_auto_keeps_short_rows_and_runs_long_rows_without_the_cache(stand_in_gpu, monkeypatch, cols, cached):  # noqa: F811
+@pytest.mark.parametrize("cols,bulk,cached", [(8192, 0, True), (16384, 0, True), (16385, 0, False), (32000, 0, False),
+                                              (32000, 1, True), (120000, 1, True)])
+def test_auto_keeps_short_rows_and_runs_long_rows_without_the_cache(stand_in_gpu, monkeypatch, cols, bulk,  # noqa: F811
+                                                                    cached):
     """``TILEORCH_ROW_SMEM_CACHE`` unset (auto): the program compiled with the cache runs a row of at most
     ``TILEORCH_ROW_SMEM_CACHE_AUTO_BYTES`` (32 KiB: 16 slots of 2 KiB = 16384 bf16 columns) with it; a longer row
     runs the program compiled again under ``TILEORCH_ROW_SMEM_CACHE=0`` (no slots, no carveout), with a launch
-    remark on both entries; the environment is as before after the launch."""
+    remark on both entries, unless the kernel bulk-fills its slots (the record's fourth entry): then any row keeps
+    the cache; the environment is as before after the launch."""
     import tileorch.driver as frontend
     from tileorch.launchers import cutile as rc
     from tileorch.testing.user_programs10 import log_softmax_vocab_loop as kernel
@@ -61,7 +64,7 @@ def test_auto_keeps_short_rows_and_runs_long_rows_without_the_cache(stand_in_gpu
 
         switch = os.environ.get("TILEORCH_ROW_SMEM_CACHE", "")
         asked.append(switch)
-        extra = {} if switch == "0" else {"row_cache": [2, 1024, 2048]}
+        extra = {} if switch == "0" else {"row_cache": [2, 1024, 2048, bulk]}
         return SimpleNamespace(**vars(stand_in(*args, **kwargs)), smem=544, **extra)
 
     monkeypatch.setattr(frontend, "compile_program", as_the_switch_says, raising=False)
@@ -73,7 +76,7 @@ def test_auto_keeps_short_rows_and_runs_long_rows_without_the_cache(stand_in_gpu
     assert "TILEORCH_ROW_SMEM_CACHE" not in os.environ
     smem = drv.launches[0]["config"].sharedMemBytes
     if cached:
-        assert asked == [""] and smem == 544 + -(-cols // 1024) * 2048
+        assert asked == [""] and smem == 544 + min(-(-cols // 1024), (232448 - 544) // 2048) * 2048
         assert not any(e.launch_remarks for e in rc._programs.values())
     else:
         assert asked == ["", "0"] and smem == 544

@@ -36,8 +36,9 @@ def test_taken_remark_at_the_second_load(monkeypatch):
     taken = [r for r in prog.remarks if "reads this tile from shared memory" in r]
     assert len(taken) == 1 and f":{line}:" in taken[0], prog.remarks
     assert any("a row kept in shared memory between its loops: 2048 bytes a tile" in r for r in prog.remarks)
-    # X's extent along the columns is parameter 2 (pointer, rows, columns, row stride...); 1024 elements a slot
-    assert prog.row_cache == [2, 1024, 2048]
+    # X's extent along the columns is parameter 2 (pointer, rows, columns, row stride...); 1024 elements a slot;
+    # the row's tiles bulk-copied into their slots (TILEORCH_ROW_BULK_FILL's default)
+    assert prog.row_cache == [2, 1024, 2048, 1]
     from tileorch.launchers.row_cache_smem import launch_smem
 
     params = [bytes(8), struct.pack("<i", 3), struct.pack("<i", 32000)]

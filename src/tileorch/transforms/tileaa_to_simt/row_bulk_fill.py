@@ -61,8 +61,9 @@ WAIT_TICKS = 0x989680
 
 
 def enabled() -> bool:
-    """``TILEORCH_ROW_BULK_FILL=1``."""
-    return settings.value(ENV) == "1"
+    """On unless ``TILEORCH_ROW_BULK_FILL=0`` (the default since session 31: H100, log-softmax 32000 columns 0.68 ->
+    0.95 of the copy rate with the cache, CE forward + backward 0.57 -> 0.77)."""
+    return settings.value(ENV) != "0"
 
 
 def _fill_loop(load: Operation):
