@@ -671,7 +671,7 @@ def simt_kernel_remarks(kernel) -> list[str]:
         out.append(f"remark: @{name}: a row kept in shared memory between its loops: {slot} bytes a tile after "
                    f"{attrs['tileorch.dynamic_smem'].value.data} bytes of scratch, the launch "
                    "gives a slot per tile of the row (dynamic shared memory, at most 227 KiB; a tile past them "
-                   "reloads from global memory) (tileaa_to_simt/row_cache_lowering.py, TILEORCH_ROW_SMEM_CACHE=1)")
+                   "reloads from global memory) (tileaa_to_simt/row_cache_lowering.py, TILEORCH_ROW_SMEM_CACHE)")
     if "tileorch.row_bulk_fill" in attrs:
         out.append(f"remark: @{name}: the row's whole tiles are bulk-copied into their slots before the first loop "
                    f"(cp.async.bulk, {attrs['tileorch.row_bulk_fill'].data}; a row not 16-byte aligned, its tail "

@@ -151,7 +151,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ROW_SMEM_CACHE", "auto", ("0", "1", "auto"),
        "a two-pass row keeps the tiles its first loop loaded in shared memory for its second loop (auto: "
        "compiled so; tileorch.cutile.launch runs a launch whose row needs more than ROW_SMEM_CACHE_AUTO_BYTES "
-       "with the kernel compiled without it)", True),
+       "with the kernel compiled without it, unless the kernel bulk-copies 16-byte aligned rows)", True),
     _s("ROW_SMEM_CACHE_AUTO_BYTES", "32768", range(0, 232449),
        "ROW_SMEM_CACHE=auto: the most shared-memory bytes a launch's row may take to be kept there"),
     _s("ROW_BULK_FILL", "1", SWITCH,

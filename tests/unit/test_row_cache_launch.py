@@ -39,13 +39,15 @@ def test_row_cache_launch_sizes_the_shared_memory(stand_in_gpu, monkeypatch, col
 
 @needs_cutile
 @pytest.mark.parametrize("cols,bulk,cached", [(8192, 0, True), (16384, 0, True), (16385, 0, False), (32000, 0, False),
-                                              (32000, 1, True), (120000, 1, True)])
+                                              (32000, 1, True), (120000, 1, True), (32001, 1, False),
+                                              (16392, 1, True)])
 def test_auto_keeps_short_rows_and_runs_long_rows_without_the_cache(stand_in_gpu, monkeypatch, cols, bulk,  # noqa: F811
                                                                     cached):
     """``TILEORCH_ROW_SMEM_CACHE`` unset (auto): the program compiled with the cache runs a row of at most
     ``TILEORCH_ROW_SMEM_CACHE_AUTO_BYTES`` (32 KiB: 16 slots of 2 KiB = 16384 bf16 columns) with it; a longer row
     runs the program compiled again under ``TILEORCH_ROW_SMEM_CACHE=0`` (no slots, no carveout), with a launch
-    remark on both entries, unless the kernel bulk-fills its slots (the record's fourth entry): then any row keeps
+    remark on both entries, unless the kernel bulk-fills its slots (the record's fourth entry) and the rows are
+    16-byte aligned (32001 bf16 columns are not: the bulk copy would run on one row in eight): then any row keeps
     the cache; the environment is as before after the launch."""
     import tileorch.driver as frontend
     from tileorch.launchers import cutile as rc

@@ -78,3 +78,17 @@ def test_every_program_assembles_without_spills():
 
 
 test_cutile_rejects_at_the_users_line = cutile_rejects_tests(REJECTED_BY_CUTILE, SOURCE)
+
+
+def test_a_k_tail_mask_keeps_the_programs_tiles():
+    """A computed operand that reads element positions (the K mask of ``gemm_full_k_loop_masked_past_k``) is
+    evaluated at the program's tile coordinates: the compiled program says it may not be retiled (the launcher's
+    ``tiles="auto"`` would otherwise run it on tileorch.gemm's tiles, where those positions mean other elements)."""
+    from tileorch.testing.compile_memo import lower_once
+    from tileorch.testing.export import cutile_bytecode
+    from tileorch.testing.user_programs22 import PROGRAMS as P22
+
+    p = P22["gemm_full_k_loop_masked_past_k"]
+    lowered = lower_once(cutile_bytecode(p.kernel, p.spec), "gemm_full_k_loop_masked_past_k", arch="sm_90a")
+    assert lowered.kind == "gemm", lowered.remarks
+    assert lowered.retile_safe is False

@@ -7,8 +7,8 @@ not compiled again here.
 
 Found by this sweep (each failed before its fix): ``Array.slice`` operands of a GEMM were
 multiplied whole (the tier read the entry arrays' tensor maps: now refused, the SIMT path runs
-it); ``C += A @ B`` dropped C's start (now added in the epilogue; an f16 accumulator started from C,
-refused until session 31, too); ``tiled_view(traversal_steps=...)`` (``make_strided_view``) did not lower; an fp8
+it); ``C += A @ B`` dropped C's start (now added in the epilogue; an f16 accumulator started from C
+is refused); ``tiled_view(traversal_steps=...)`` (``make_strided_view``) did not lower; an fp8
 GEMM output, attention on a packed ``[B, S, 3, H, D]`` QKV tensor (unit tile dimensions between
 rows and columns), scores from ``ct.matmul`` of f16 tiles (an f16 dot) and 1-D running max / sum
 were refused by the tensor-core tiers.  Still refused (a remark at the user's line; the SIMT

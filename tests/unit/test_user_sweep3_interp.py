@@ -162,6 +162,16 @@ def test_overlapping_row_tiles_on_the_simt_path():
     np.testing.assert_allclose(c, ref, atol=2e-3, rtol=1e-3)
 
 
+def test_f16_accumulator_started_from_c_on_the_simt_path():
+    """The tier refuses an f16 accumulator started from C (test_user_sweep3_compile.py); the SIMT
+    path's mma.sync dots add into C's tile, rounding to f16 after each 64-deep step."""
+    a, b = _f((128, 128), "float16", 0.5), _f((128, 128), "float16", 0.5)
+    c0 = _f((128, 128), "float16")
+    c = run("mm_f16_acc_into_c", {0: a, 1: b, 2: c0})[2].astype(np.float64)
+    ref = c0.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, ref, atol=0.06, rtol=1e-2)
+
+
 def test_swiglu_three_dots_on_the_simt_path():
     """SwiGLU's three dots per hidden tile (two sharing x, then the down projection of their gated
     product) on the SIMT path's mma.sync dots: its fallback (the chained kernel takes it on sm_90a:

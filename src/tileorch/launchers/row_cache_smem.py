@@ -1,5 +1,5 @@
 """The dynamic shared memory of a SIMT kernel that keeps a row in shared memory between two loops
-(``TILEORCH_ROW_SMEM_CACHE=1``, ``transforms/tileaa_to_simt/row_cache_lowering.py``).
+(``TILEORCH_ROW_SMEM_CACHE=auto`` -- the default -- or ``1``, ``transforms/tileaa_to_simt/row_cache_lowering.py``).
 
 :func:`launch_smem`: the kernel's scratch (``program.smem``) plus one slot of ``slot bytes`` per tile of the
 row, the row's extent read from the launch's own parameter (``program.row_cache = [parameter index,
@@ -31,6 +31,18 @@ def row_bytes(program, params: list[bytes]) -> int | None:
     return max(0, -(-extent // per_slot)) * slot_bytes
 
 
+def _rows_aligned(record, params: list[bytes]) -> bool:
+    """The rows of this launch start 16-byte aligned when the first does (the row's bytes, its extent times the
+    element size ``slot bytes / elements per slot``, a multiple of 16: a contiguous array's row pitch), so the
+    bulk fill copies every row; otherwise most rows take the cache's loaded path, whose fill is no faster than
+    reading the row again (``row_bulk_fill``'s run-time test; the session 31 review)."""
+    index, per_slot, slot_bytes = record[:3]
+    if index < 0 or index >= len(params) or len(params[index]) != 4 or slot_bytes % per_slot:
+        return False
+    extent = struct.unpack("<i", params[index])[0]
+    return extent * (slot_bytes // per_slot) % 16 == 0
+
+
 def auto_declines(program, params: list[bytes]) -> str | None:
     """Under ``TILEORCH_ROW_SMEM_CACHE=auto`` (the default): why this launch of ``program`` (compiled with the
     cache) should run the kernel compiled without it, or None to run it as it is.  Measured on an H100
@@ -44,8 +56,8 @@ def auto_declines(program, params: list[bytes]) -> str | None:
     record = getattr(program, "row_cache", None)
     if not record or settings.value("TILEORCH_ROW_SMEM_CACHE") != "auto":
         return None
-    if len(record) > 3 and record[3]:  # bulk-filled (row_bulk_fill.py): the whole row in flight at once, any length
-        return None
+    if len(record) > 3 and record[3] and _rows_aligned(record, params):
+        return None  # bulk-filled (row_bulk_fill.py): the whole row in flight at once, any length
     size = row_bytes(program, params)
     limit = settings.integer("TILEORCH_ROW_SMEM_CACHE_AUTO_BYTES")
     if size is None:

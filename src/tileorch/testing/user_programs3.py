@@ -126,8 +126,8 @@ def mm_accumulate_into_c(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk
 
 @ct.kernel
 def mm_f16_acc_into_c(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    """``C += A @ B`` with the f16 C tile itself as the (f16) accumulator (the tier starts its accumulator at
-    zero and adds C's start in the epilogue: tileas-fold-dot-accumulate, session 31)."""
+    """``C += A @ B`` with the f16 C tile itself as the (f16) accumulator: the f16 sum's roundings
+    depend on the start, so the tier (whose accumulators start at zero) refuses it."""
     i, j = ct.bid(0), ct.bid(1)
     acc = ct.load(C, index=(i, j), shape=(tm, tn))
     for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
@@ -193,9 +193,9 @@ _add("mm_accumulate_into_c", mm_accumulate_into_c, _SMALL + [((128, 256), "float
      notes="found by this sweep: the tier dropped C's start (computed A @ B); tileas-fold-dot-accumulate now adds "
            "it in the epilogue", outputs=(2,))
 _add("mm_f16_acc_into_c", mm_f16_acc_into_c, [((128, 128), "float16"), ((128, 128), "float16"),
-                                              ((128, 128), "float16"), 64, 64, 64], (2, 2), "gemm", outputs=(2,),
-     notes="found by this sweep: the tier dropped the start (computed A @ B); refused until session 31, when "
-           "tileas-fold-dot-accumulate took f16 starts too (added in the epilogue: test_user_sweep3_emulated.py)")
+                                              ((128, 128), "float16"), 64, 64, 64], (2, 2), "simt",
+     error="the K loop's accumulator starts from a value other than zeros", outputs=(2,),
+     notes="found by this sweep: the tier dropped the start (computed A @ B)")
 _add("mm_tf32", mm_tf32, [((128, 128), "float32"), ((128, 128), "float32"), ((128, 128), "float32"), 128, 128, 32],
      (1, 1), "gemm", outputs=(2,))
 _add("mm_int8_i32", mm_int8_i32, [((128, 256), "int8"), ((256, 128), "int8"), ((128, 128), "int32"), 128, 128, 128],

@@ -1,5 +1,5 @@
-"""The row cache's fill by the Hopper bulk copy (``TILEORCH_ROW_BULK_FILL=1`` with ``TILEORCH_ROW_SMEM_CACHE=1``;
-default off until measured on a GPU): the row's whole tiles are copied into their slots by
+"""The row cache's fill by the Hopper bulk copy (``TILEORCH_ROW_BULK_FILL``, on by default since session 31's H100
+measurement, wherever the row cache is compiled: ``TILEORCH_ROW_SMEM_CACHE=auto`` or ``1``): the row's whole tiles are copied into their slots by
 ``cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`` before the fill loop, all in flight at
 once, and the fill loop reads them from shared memory instead of loading them from global memory.
 

@@ -1,6 +1,7 @@
 """``tileaa-row-smem-cache``: a row read twice (a two-pass log-softmax / cross-entropy backward / softmax
 or layernorm with a column loop) keeps the tiles its first loop loaded in shared memory, and its second
-loop reads them from there instead of global memory (``TILEORCH_ROW_SMEM_CACHE=1``; default off).
+loop reads them from there instead of global memory (``TILEORCH_ROW_SMEM_CACHE``: ``auto``, the default since
+session 31, compiles it and lets the cuTile launcher choose per launch; ``1`` always; ``0`` never).
 
 The analysis (this module) marks load pairs on the ``nv_tileaa`` kernel before the SIMT lowering's
 loop rewrites (the online-softmax hoisting peels the first iteration: the marks travel with the cloned
@@ -245,7 +246,7 @@ def mark_module(module: ModuleOp) -> int:
 
 TAKEN = ("the second loop reads this tile from shared memory, where the first loop's load of it left it "
          "(2 bytes of global traffic per element less; a slot past the launch's dynamic shared memory "
-         "reloads from global memory; tileaa_to_simt/row_smem_cache.py, TILEORCH_ROW_SMEM_CACHE=1)")
+         "reloads from global memory; tileaa_to_simt/row_smem_cache.py, TILEORCH_ROW_SMEM_CACHE)")
 
 
 def remarks(module: Operation) -> list[str]:
@@ -265,7 +266,7 @@ def remarks(module: Operation) -> list[str]:
 
 class RowSmemCache(ModulePass):
     """Mark the two-pass rows' load pairs (the module's contract); runs whatever the setting says (the driver
-    runs it only under ``TILEORCH_ROW_SMEM_CACHE=1``)."""
+    runs it unless ``TILEORCH_ROW_SMEM_CACHE=0``)."""
 
     name = "tileaa-row-smem-cache"
 

@@ -2795,6 +2795,8 @@ def _check_k_vectors(dk: DotKernel, tile_k: int) -> None:
     own K tile ``kt``: the program's K loop must be the kernel's (K tiles of ``tile_k`` from 0)."""
     positional = [op for pro in (dk.a_prologue, dk.b_prologue) if pro is not None
                   for op in getattr(pro, "positional", ())]
+    if positional:  # element positions are the program's tile's: the launcher must not retile the kernel
+        dk.retile_safe = False
     if positional and dk.tile[2] != tile_k:
         raise LocatedError(positional[0], f"convert-nv-tileas-to-cutlass: a computed operand reads the K loop's index "
                                           f"or the tile's element positions (a K-tail mask), and the program's K tile "

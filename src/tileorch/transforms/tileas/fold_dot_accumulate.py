@@ -24,10 +24,9 @@ Second rewrite: a K loop whose accumulator starts from a tile other than zeros (
     %r = scf.for ... iter_args(%acc = %c0) { %d = nv_tileaa.dot %a, %b, %acc; yield %d }
     ->  %r0 = scf.for ... iter_args(%acc = zeros) {...};  %r = nv_tileaa.addf %r0, %c0
 
-(the tier's GEMM accumulators start at zero; the add is its epilogue).  Taken for an f32, f16 or i32
+(the tier's GEMM accumulators start at zero; the add is its epilogue).  Taken for an f32 or i32
 accumulator whose loop argument only feeds the dot's accumulator and is yielded back as the dot's
-result: the sum is the same up to the order of f32 additions (i32: exact; f16: the start becomes the
-last f16-rounded addend instead of the first, an order an f16-accumulating MMA does not fix either).
+result: the sum is the same up to the order of f32 additions (i32: exact).
 
 Third rewrite: a 16-bit float dot from zeros whose only use widens it to f32 (``(q @ k.T).astype(
 ct.float32)``: cuTile's ``@`` / ``ct.matmul`` of f16 tiles is an f16 dot) becomes the f32 dot
@@ -176,18 +175,17 @@ def hoist_start(loop: scf.ForOp, i: int) -> bool:
         return False
     t = start.type
     elt = t.element_type if isinstance(t, TensorType) else None
-    floating = isinstance(elt, Float32Type | Float16Type)
-    if not (floating or (isinstance(elt, IntegerType) and elt.width.data == 32)):
+    if not (isinstance(elt, Float32Type) or (isinstance(elt, IntegerType) and elt.width.data == 32)):
         return False
     n = 1
     for d in t.get_shape():
         n *= d
-    zero = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [0.0 if floating else 0] * n))
+    zero = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [0.0 if isinstance(elt, Float32Type) else 0] * n))
     loop.parent_block().insert_op_before(zero, loop)
     loop.operands[3 + i] = zero.result
     result = loop.results[i]
     later = list(result.uses)
-    add = (aa.AddFOp if floating else aa.AddIOp)(result, start)
+    add = (aa.AddFOp if isinstance(elt, Float32Type) else aa.AddIOp)(result, start)
     loop.parent_block().insert_op_after(add, loop)
     for use in later:
         use.operation.operands[use.index] = add.results[0]

@@ -86,27 +86,6 @@ builtin.module {
 // CHECK-NEXT:  func.return %[[S]]
 
 // -----
-// An f16 accumulator started from a tile (C += A @ B with C f16; a bias row as the start): the same, the
-// start added in f16 after the loop.
-builtin.module {
-  func.func @loaded_start_f16(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>, %c: tensor<128x128xf16>, %n: i32) -> tensor<128x128xf16> {
-    %c0 = arith.constant 0 : i32
-    %c1 = arith.constant 1 : i32
-    %acc = scf.for %i = %c0 to %n step %c1 iter_args(%x = %c) -> (tensor<128x128xf16>) : i32 {
-      %d = nv_tileaa.dot %a, %b, %x : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf16> -> tensor<128x128xf16>
-      scf.yield %d : tensor<128x128xf16>
-    }
-    func.return %acc : tensor<128x128xf16>
-  }
-}
-// CHECK-LABEL: func.func @loaded_start_f16
-// CHECK-SAME:  (%{{.*}}: tensor<128x64xf16>, %{{.*}}: tensor<64x128xf16>, %[[C:.*]]: tensor<128x128xf16>, %{{.*}}: i32)
-// CHECK:       %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<128x128xf16>
-// CHECK-NEXT:  %[[R:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[Z]])
-// CHECK:       %[[S:.*]] = nv_tileaa.addf %[[R]], %[[C]] : tensor<128x128xf16>
-// CHECK-NEXT:  func.return %[[S]]
-
-// -----
 // The carried start feeds something besides the dot (here the yield's second value): kept.
 builtin.module {
   func.func @start_used_twice(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>, %c: tensor<128x128xf32>, %n: i32) -> tensor<128x128xf32> {
