@@ -16,3 +16,5 @@ timeout 150 python3 benchmarks/memory_bound.py --out "$S/rows" --iters 20 --size
   probe_ce_fwd_bwd_bf16_v8192 probe_softmax_three_loops_bf16_v8192 log_softmax_bf16_v32000 probe_ce_fwd_bwd_bf16_v32000 \
   probe_softmax_three_loops_bf16_v32000 --env default --env TILEORCH_ROW_SMEM_CACHE=0 > "$S/rows.log" 2>&1
 echo "[rows] rc=$?"; python3 benchmarks/session27_rowred_summary.py "$S" rows 2>&1 | tail -n 20
+timeout 120 python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 8 tests/gpu/test_user_sweep22_gpu.py \
+  tests/gpu/test_user_sweep3_gpu.py tests/gpu/test_row_smem_cache_gpu.py 2>&1 | tail -n 4
