@@ -24,6 +24,9 @@ def _compile(kernel, spec, cap, monkeypatch):
     from tileorch.testing.compile_memo import compile_once
     from tileorch.testing.export import cutile_bytecode
 
+    # the cap's own shared memory only: no row cache (its slots and the bulk fill's barriers are the default's
+    # scratch since session 31: TILEORCH_ROW_SMEM_CACHE=auto, TILEORCH_ROW_BULK_FILL=1)
+    monkeypatch.setenv("TILEORCH_ROW_SMEM_CACHE", "0")
     if cap is None:
         monkeypatch.delenv("TILEORCH_SIMT_CTAS_PER_SM", raising=False)
     else:

@@ -612,11 +612,12 @@ SPECS = {
 
 TENSOR_CORE = ["gemm_row_col_scalar_epi", "gemm_batched_at", "gemm_tf32", "gemm_f32_inputs_cast_bf16", "gemm_fp8_scaled",
                "gemm_split_k_atomic", "gemm_bt_strided_bias_relu", "gemm_int8_rowscale", "u8_s8_dot",
-               "dot_f16_acc_epilogue", "dot_no_loop_runtime_k", "gemv_dot"]
-"""Dot programs that take the TMA + WGMMA kernel."""
+               "dot_f16_acc_epilogue", "dot_no_loop_runtime_k", "gemv_dot", "masked_a_dot"]
+"""Dot programs that take the TMA + WGMMA kernel (``masked_a_dot``, A masked past a runtime column by
+``k * tk + arange``, since session 31's K-tail masks on computed operands: sweep 22's emulated twins)."""
 
 SIMT_DOTS = {"f64_dot": "not f64", "tiny_dot": "this dot is not in a loop",
-             "batched_3d_tile_dot": "a 3-D dot of tile [2, 64, 64]", "masked_a_dot": "the dot's A is computed"}
+             "batched_3d_tile_dot": "a 3-D dot of tile [2, 64, 64]"}
 """Dot programs the tensor-core tier refuses: the located warning's reason (the SIMT path then says how it
 computes the dot)."""
 
