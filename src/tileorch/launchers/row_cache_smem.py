@@ -18,17 +18,22 @@ from tileorch import settings
 from tileorch.runtime.launch import MAX_DYNAMIC_SMEM
 
 
+def _extent(record, params: list[bytes]) -> int | None:
+    """The row's extent (elements along the axis) this launch passes, or None when it is not a parameter."""
+    index = record[0]
+    if index < 0 or index >= len(params) or len(params[index]) != 4:
+        return None
+    return struct.unpack("<i", params[index])[0]
+
+
 def row_bytes(program, params: list[bytes]) -> int | None:
     """Shared-memory bytes the row of this launch takes when all of it is kept (a slot per tile of the row);
     None when ``program`` keeps no row or the row's extent is not one of its parameters."""
     record = getattr(program, "row_cache", None)
     if not record:
         return None
-    index, per_slot, slot_bytes = record[:3]
-    if index < 0 or index >= len(params) or len(params[index]) != 4:
-        return None
-    extent = struct.unpack("<i", params[index])[0]
-    return max(0, -(-extent // per_slot)) * slot_bytes
+    extent = _extent(record, params)
+    return None if extent is None else max(0, -(-extent // record[1])) * record[2]
 
 
 def _rows_aligned(record, params: list[bytes]) -> bool:
@@ -36,11 +41,9 @@ def _rows_aligned(record, params: list[bytes]) -> bool:
     element size ``slot bytes / elements per slot``, a multiple of 16: a contiguous array's row pitch), so the
     bulk fill copies every row; otherwise most rows take the cache's loaded path, whose fill is no faster than
     reading the row again (``row_bulk_fill``'s run-time test; the session 31 review)."""
-    index, per_slot, slot_bytes = record[:3]
-    if index < 0 or index >= len(params) or len(params[index]) != 4 or slot_bytes % per_slot:
-        return False
-    extent = struct.unpack("<i", params[index])[0]
-    return extent * (slot_bytes // per_slot) % 16 == 0
+    per_slot, slot_bytes = record[1:3]
+    extent = _extent(record, params)
+    return extent is not None and not slot_bytes % per_slot and extent * (slot_bytes // per_slot) % 16 == 0
 
 
 def auto_declines(program, params: list[bytes]) -> str | None:
@@ -74,13 +77,12 @@ def launch_smem(program, params: list[bytes]) -> int:
     record = getattr(program, "row_cache", None)
     if not record:
         return smem
-    index, per_slot, slot_bytes = record[:3]
-    if index < 0 or index >= len(params) or len(params[index]) != 4:
+    need = row_bytes(program, params)
+    if need is None:
         return smem  # extent not a parameter: no slot (every read reloads from global memory)
-    extent = struct.unpack("<i", params[index])[0]
-    tiles = max(0, -(-extent // per_slot))
+    slot_bytes = record[2]
     room = min(MAX_DYNAMIC_SMEM - smem, int(settings.value("TILEORCH_ROW_SMEM_CACHE_BYTES") or MAX_DYNAMIC_SMEM)) // slot_bytes
-    return smem + min(tiles, room) * slot_bytes
+    return smem + min(need // slot_bytes, room) * slot_bytes
 
 
 __all__ = ["auto_declines", "launch_smem", "row_bytes"]
