@@ -22,16 +22,7 @@ import test_user_sweep10_emulated as s10e  # noqa: E402
 
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
 
-BV = 1024
-
-
-def _x(rows: int, v: int, seed: int) -> np.ndarray:
-    x = (np.random.default_rng(seed).standard_normal((rows, v)) * 3).astype(np.float32)
-    return (x.view(np.uint32) & 0xFFFF0000).view(np.float32)  # bf16 values
-
-
-def _bits(a) -> np.ndarray:
-    return np.asarray(a, np.float64).view(np.uint64)
+from test_row_smem_cache_emulated import BV, _bits, _x  # noqa: E402  (the row cache's inputs and bit views)
 
 
 def _emulate(monkeypatch, name, kernel, spec, grid, inputs, bulk: bool):
