@@ -31,7 +31,7 @@
 # default and default2 by more than their spread at 1k is the candidate default (nexts1/nexts2 for d64, stages2 for
 # d128); the fit's F / t about 1.2-1.7 at d64.
 # Run: CMD="bash benchmarks/session32_attn.sh" bash benchmarks/device_session.sh shell   -> $OUT/s32attn.tgz
-# (timeouts add up to 225 s; each step's JSON is written after every case, so a cut run keeps what it finished)
+# (timeouts add up to 230 s; each step's JSON is written after every case, so a cut run keeps what it finished)
 S="$OUT/s32attn"; mkdir -p "$S"
 export TILEORCH_CACHE_DIR=${TILEORCH_CACHE_DIR:-/tmp/tileorch-cache-s32}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
@@ -41,8 +41,8 @@ ab() {  # name timeout dims variants
     --iters 20 --flash --variants "$4" --out "$S/$1" > "$S/$1.log" 2>&1
   echo "[$1] rc=$?"; grep -A20 "^   d " "$S/$1.log" || tail -n 5 "$S/$1.log"
 }
-ab d64 110 64 "default:;nexts1:TILEORCH_ATTN_NEXT_S=1;nexts2:TILEORCH_ATTN_NEXT_S=2;sahead2:TILEORCH_ATTN_S_AHEAD=2;default2:"
-ab d128 65 128 "default:;stages2:TILEORCH_ATTN_STAGES=2;default2:"
+ab d64 120 64 "default:;nexts1:TILEORCH_ATTN_NEXT_S=1;nexts2:TILEORCH_ATTN_NEXT_S=2;sahead2:TILEORCH_ATTN_S_AHEAD=2;default2:"
+ab d128 60 128 "default:;stages2:TILEORCH_ATTN_STAGES=2;default2:"
 timeout 50 python3 benchmarks/attention_variants.py --dims 64,128 --seqs 512,1024,2048,4096,8192 --causal no \
   --tiles 128x128 --iters 20 --variants "default:" --out "$S/sweep" > "$S/sweep.log" 2>&1
 echo "[sweep] rc=$?"
