@@ -31,7 +31,8 @@
 # tiles (what a fix of the instance boundary can win at 1k: F / (8 + F)).
 # What it should show: the err column <= 1e-3 (fp16 output against SDPA flash; session 31: 1.2e-4 .. 9.8e-4) on every line; a variant that beats
 # default and default2 by more than their spread at 1k is the candidate default (nexts1/nexts2 for d64, stages2 or
-# peeled for d128); the fit's F / t about 1.7 at d64 and 2.2 at d128 (what session 31's 1k/4k rows give).
+# peeled for d128); the fit's F / t about 1.7 at d64 and 2.2 at d128 (what session 31's 1k/4k rows give); the tail
+# probe's T64/T128 (below 1: a 64-row half instance on one consumer group is faster than a whole one on two).
 # Run: CMD="bash benchmarks/session32_attn.sh" bash benchmarks/device_session.sh shell   -> $OUT/s32attn.tgz
 # (timeouts add up to 235 s; each step's JSON is written after every case, so a cut run keeps what it finished)
 S="$OUT/s32attn"; mkdir -p "$S"
@@ -43,9 +44,9 @@ ab() {  # name timeout dims variants
     --iters 20 --flash --variants "$4" --out "$S/$1" > "$S/$1.log" 2>&1
   echo "[$1] rc=$?"; grep -A20 "^   d " "$S/$1.log" || tail -n 5 "$S/$1.log"
 }
-ab d64 115 64 "default:;nexts1:TILEORCH_ATTN_NEXT_S=1;nexts2:TILEORCH_ATTN_NEXT_S=2;sahead2:TILEORCH_ATTN_S_AHEAD=2;default2:"
-ab d128 75 128 "default:;stages2:TILEORCH_ATTN_STAGES=2;peeled:TILEORCH_ATTN_PEELED_MASKS=1;default2:"
-timeout 45 python3 benchmarks/attention_variants.py --dims 64,128 --seqs 512,1024,2048,4096,8192 --causal no \
+ab d64 110 64 "default:;nexts1:TILEORCH_ATTN_NEXT_S=1;nexts2:TILEORCH_ATTN_NEXT_S=2;sahead2:TILEORCH_ATTN_S_AHEAD=2;default2:"
+ab d128 70 128 "default:;stages2:TILEORCH_ATTN_STAGES=2;peeled:TILEORCH_ATTN_PEELED_MASKS=1;default2:"
+timeout 40 python3 benchmarks/attention_variants.py --dims 64,128 --seqs 512,1024,2048,4096,8192 --causal no \
   --tiles 128x128 --iters 20 --variants "default:" --out "$S/sweep" > "$S/sweep.log" 2>&1
 echo "[sweep] rc=$?"
 python3 - "$S/sweep/attention_variants.json" <<'EOF' 2>&1 | tee "$S/fit.txt"
@@ -63,5 +64,23 @@ for d in sorted({r["d"] for r in rows}):
     print(f"d{d}: kernel ms = {f:.4f} + {t:.4f} x key tiles per instance; F/t = {f / t:.2f} key tiles per instance; "
           f"at 1k the instance boundary is {f / (8 * t + f):.1%} of the time; points " +
           ", ".join(f"{x}:{y:.4f}" for x, y in pts))
+EOF
+# The wave-tail probe: one consumer group alone on a 64-row instance (64x128 tiles: 4096 instances, one CTA per SM as
+# the 4 stages take 147552 / 229456 B) against the 128-row instance (both groups) of the same 1k rows; prints T64 / T128
+# per instance.  A row split of the persistent kernel's last partial round (68 of 132 CTAs busy at 2048 instances) would
+# run each tail instance as two such halves on two CTAs: the gain at this shape is about (1 - T64/T128) / 16.
+timeout 15 python3 benchmarks/attention_variants.py --dims 64,128 --seqs 1024 --causal no --tiles 64x128 --iters 10 \
+  --variants "default:" --out "$S/tail64" > "$S/tail64.log" 2>&1
+echo "[tail64] rc=$?"
+python3 - "$S/tail64/attention_variants.json" "$S/sweep/attention_variants.json" <<'EOF' 2>&1 | tee "$S/tail.txt"
+import json, math, sys
+half = {r["d"]: r for r in json.load(open(sys.argv[1]))["rows"] if r["seq"] == 1024 and r.get("default_tflops")}
+full = {r["d"]: r for r in json.load(open(sys.argv[2]))["rows"] if r["seq"] == 1024 and r.get("default_tflops")}
+for d in sorted(set(half) & set(full)):
+    ms = lambda r: 4.0 * r["bh"] * r["seq"] ** 2 * d / (r["default_tflops"] * 1e9)  # noqa: E731
+    t64 = ms(half[d]) / math.ceil(half[d]["bh"] * 1024 // 64 / 132)
+    t128 = ms(full[d]) / math.ceil(full[d]["bh"] * 1024 // 128 / 132)
+    print(f"d{d} 1k: per instance 64-row {t64 * 1e3:.2f} us (one group), 128-row {t128 * 1e3:.2f} us (two groups): "
+          f"T64/T128 = {t64 / t128:.3f}; a row-split tail would gain ~{(1 - t64 / t128) / 16:.1%} at 2048 instances")
 EOF
 tar czf "$OUT/s32attn.tgz" -C "$OUT" s32attn
