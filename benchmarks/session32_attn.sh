@@ -67,8 +67,9 @@ for d in sorted({r["d"] for r in rows}):
 EOF
 # The wave-tail probe: one consumer group alone on a 64-row instance (64x128 tiles: 4096 instances, one CTA per SM as
 # the 4 stages take 147552 / 229456 B) against the 128-row instance (both groups) of the same 1k rows; prints T64 / T128
-# per instance.  A row split of the persistent kernel's last partial round (68 of 132 CTAs busy at 2048 instances) would
-# run each tail instance as two such halves on two CTAs: the gain at this shape is about (1 - T64/T128) / 16.
+# per instance.  A row split of a persistent kernel's last partial round (r = total mod G instances on G CTAs) would run
+# each tail instance as two such halves on two CTAs: worth (1 - T64/T128) / rounds where 2r <= G; at this shape
+# (2048 on 132: r = 68 > 66) four CTAs would run two halves, so nothing (the script prints both numbers).
 timeout 15 python3 benchmarks/attention_variants.py --dims 64,128 --seqs 1024 --causal no --tiles 64x128 --iters 10 \
   --variants "default:" --out "$S/tail64" > "$S/tail64.log" 2>&1
 echo "[tail64] rc=$?"
@@ -81,6 +82,7 @@ for d in sorted(set(half) & set(full)):
     t64 = ms(half[d]) / math.ceil(half[d]["bh"] * 1024 // 64 / 132)
     t128 = ms(full[d]) / math.ceil(full[d]["bh"] * 1024 // 128 / 132)
     print(f"d{d} 1k: per instance 64-row {t64 * 1e3:.2f} us (one group), 128-row {t128 * 1e3:.2f} us (two groups): "
-          f"T64/T128 = {t64 / t128:.3f}; a row-split tail would gain ~{(1 - t64 / t128) / 16:.1%} at 2048 instances")
+          f"T64/T128 = {t64 / t128:.3f}; a row-split tail would gain ~{(1 - t64 / t128) / 16:.1%} where the tail "
+          f"fits one half round (here 2048 mod 132 = 68 > 66: it does not)")
 EOF
 tar czf "$OUT/s32attn.tgz" -C "$OUT" s32attn
