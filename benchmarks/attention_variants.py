@@ -7,7 +7,10 @@ output checked against SDPA flash (max abs error) and timed with
 TFLOP/s per variant and the ratio to the first variant; writes ``attention_variants.json``.
 
     python3 benchmarks/attention_variants.py [--dims 64,128] [--seqs 1024,4096,16384] [--causal both]
-        [--variants 'default:;pingpong:TILEORCH_ATTN_OVERLAP=0,TILEORCH_ATTN_PINGPONG=1']
+        [--variants 'default:;pingpong:TILEORCH_ATTN_OVERLAP=0,TILEORCH_ATTN_PINGPONG=1'] [--flash]
+
+``--flash`` times SDPA's flash backend beside cuDNN.  The last column is the largest max-abs error of any variant
+against SDPA flash (NaN: a variant failed, its ``_error`` is in the JSON row).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ def parse_variants(spec: str) -> list[tuple[str, dict[str, str]]]:
 
 
 def run_case(bh: int, seq: int, d: int, causal: bool, tiles: tuple[int, int], iters: int,
-             variants: list[tuple[str, dict[str, str]]]) -> dict:
+             variants: list[tuple[str, dict[str, str]]], flash: bool = False) -> dict:
     import torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -55,6 +58,10 @@ def run_case(bh: int, seq: int, d: int, causal: bool, tiles: tuple[int, int], it
     with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
         row["sdpa_cudnn_tflops"] = round(flops / bench_ms(
             lambda: F.scaled_dot_product_attention(q4, k4, v4, is_causal=causal), iters) / 1e9, 1)
+    if flash:
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            row["sdpa_flash_tflops"] = round(flops / bench_ms(
+                lambda: F.scaled_dot_product_attention(q4, k4, v4, is_causal=causal), iters) / 1e9, 1)
     stream = torch.cuda.current_stream()
     args_of = lambda out: (q, k, v, out, 1.0 / math.sqrt(d) * LOG2E, seq, tm, tn, d, causal)  # noqa: E731
     for name, env in variants:
@@ -84,6 +91,12 @@ def run_case(bh: int, seq: int, d: int, causal: bool, tiles: tuple[int, int], it
     return row
 
 
+def _worst_error(row: dict, names: list[str]) -> float:
+    """The largest max-abs error of the variants against SDPA flash; NaN if any variant has none."""
+    errs = [row.get(f"{n}_err") for n in names]
+    return float("nan") if any(e is None or e != e for e in errs) else max(errs)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dims", default="64,128")
@@ -93,6 +106,7 @@ def main(argv=None) -> int:
     ap.add_argument("--tiles", default="128x128")
     ap.add_argument("--variants", default=DEFAULT_VARIANTS)
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--flash", action="store_true", help="time SDPA's flash backend too (column 'flash')")
     ap.add_argument("--out", default="build/attention_variants")
     ns = ap.parse_args(argv)
     import torch
@@ -105,22 +119,25 @@ def main(argv=None) -> int:
     for d in (int(x) for x in ns.dims.split(",")):
         for seq in (int(x) for x in ns.seqs.split(",")):
             for causal in {"no": [False], "yes": [True], "both": [False, True]}[ns.causal]:
-                row = run_case(max(1, ns.tokens // seq), seq, d, causal, tiles, ns.iters, variants)
+                row = run_case(max(1, ns.tokens // seq), seq, d, causal, tiles, ns.iters, variants, ns.flash)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
                 # after every case: a run cut by its time limit keeps the cases it finished
                 (out / "attention_variants.json").write_text(json.dumps(
                     {"device": torch.cuda.get_device_name(), "variants": ns.variants, "rows": rows}, indent=1))
     names = [n for n, _ in variants]
-    print(f"{'d':>4s} {'seq':>6s} {'causal':>6s} " + " ".join(f"{n:>10s}" for n in names) + f" {'cudnn':>7s}")
+    print(f"{'d':>4s} {'seq':>6s} {'causal':>6s} " + " ".join(f"{n:>12s}" for n in names) + f" {'cudnn':>7s}"
+          + (f" {'flash':>7s}" if ns.flash else "") + f" {'max err':>8s}")
     for r in rows:
         base = r.get(f"{names[0]}_tflops")
         cells = []
         for n in names:
             t = r.get(f"{n}_tflops")
-            cells.append(f"{t:6.1f}" + (f"/{t / base:.2f}" if t and base else "") if t else f"{'err':>10s}")
-        print(f"{r['d']:4d} {r['seq']:6d} {str(r['causal']):>6s} " + " ".join(f"{c:>10s}" for c in cells)
-              + f" {r['sdpa_cudnn_tflops']:7.1f}")
+            cells.append(f"{t:6.1f}" + (f"/{t / base:.3f}" if t and base else "") if t else f"{'err':>12s}")
+        print(f"{r['d']:4d} {r['seq']:6d} {str(r['causal']):>6s} " + " ".join(f"{c:>12s}" for c in cells)
+              + f" {r['sdpa_cudnn_tflops']:7.1f}"
+              + (f" {r.get('sdpa_flash_tflops', float('nan')):7.1f}" if ns.flash else "")
+              + f" {_worst_error(r, names):8.1e}")
     return 0
 
 
