@@ -258,3 +258,20 @@ def test_a_gemm_through_the_tier_does_not_import_the_chained_lowering_nor_the_by
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]", proc.stdout
+
+
+def test_importing_the_cutile_launcher_asks_no_signatures():
+    """``import tileorch.cutile`` (a fresh process's first launch imports it) makes no ``inspect.signature``
+    call: each of its dataclasses has a docstring of its own, which ``dataclasses`` would otherwise write from the
+    signature (issue 22: the relaunch's import)."""
+    code = textwrap.dedent("""
+        import inspect
+        asked = []
+        signature = inspect.signature
+        inspect.signature = lambda obj, *a, **k: asked.append(getattr(obj, "__qualname__", obj)) or signature(obj, *a, **k)
+        import tileorch.cutile
+        print(asked)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
