@@ -115,12 +115,15 @@ def _dependency_files() -> list[str]:
     by the import system's path finder, which a new process has loaded (``importlib.util``, whose
     ``find_spec`` also asks the other finders, costs a relaunch ``contextlib`` and ``collections``:
     asked only for a dependency the path finder does not find, e.g. an editable install's)."""
-    from _frozen_importlib_external import PathFinder
+    try:
+        from _frozen_importlib_external import PathFinder  # (CPython's import system, loaded at start-up)
+    except ImportError:
+        PathFinder = None
 
     out = []
     for dist in DEPENDENCIES:
         try:
-            spec = PathFinder.find_spec(dist)
+            spec = PathFinder.find_spec(dist) if PathFinder is not None else None
         except (ImportError, ValueError):
             spec = None
         if spec is None or not spec.origin:
