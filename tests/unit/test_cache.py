@@ -355,3 +355,15 @@ def test_every_module_a_compile_runs_is_in_the_compiler_fingerprint():
     fingerprinted = {os.path.relpath(f, os.path.dirname(cache.__file__)) for f in
                      cache._source_files(os.path.dirname(cache.__file__))}
     assert {"driver.py", "api.py", "dominance.py", "verify_prechecks.py"} <= fingerprinted
+
+
+def test_the_dependencies_files_are_those_importlib_finds(monkeypatch):
+    """``cache._dependency_files`` (the path finder, no ``importlib.util`` on a relaunch) names the ``__init__.py``
+    that ``importlib.util.find_spec`` names, with or without CPython's path finder."""
+    import importlib.util
+    import sys
+
+    expected = [s.origin for s in map(importlib.util.find_spec, cache.DEPENDENCIES) if s is not None and s.origin]
+    assert expected and cache._dependency_files() == expected
+    monkeypatch.setitem(sys.modules, "_frozen_importlib_external", None)  # the import raises ImportError
+    assert cache._dependency_files() == expected
