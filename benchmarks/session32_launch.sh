@@ -39,6 +39,10 @@ for shape, r in g.get("gemm", {}).items():
     t = g.get("torch_matmul", {}).get(shape)
     print(f"[launch] tileorch.gemm {shape:16s} {r['median_us']:6.2f} us vs torch.matmul "
           f"{t['median_us'] if t else float('nan'):6.2f} us")
+n = g.get("native_route", {})
+for k in ("cutile_launch_native", "cutile_launch", "cuda_tile_launch"):
+    if k in n:
+        print(f"[launch] native route (TILEORCH_CUTILE_NATIVE=1 round) {k:22s} {n[k]['median_us']:6.2f} us")
 b = g.get("breakdown", {})
 for k in ("key", "bound_launch", "hot_launcher", "cuLaunchKernelEx"):
     if k in b:
