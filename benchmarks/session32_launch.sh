@@ -15,6 +15,8 @@
 #              not reproducible on the CPU host: 4-5 ms for all): the call's phases and its top functions;
 #   [cold]     softmax / layernorm / row_sum cold compile vs tileiras (with tileiras staged in /tmp/tc; else tileorch
 #              only) and the phases: ptxas alone was ~= tileiras's whole time for softmax in s27 (0.176 vs 0.177 s).
+# cuda.tile.launch compiles with tileiras: without tileiras staged (device_session.sh stage_tc, /tmp/tc) its lines are
+# "skipped" (the reason printed) and the [cold] ratios are absent (first run, 2026-12-06 09:22, H100: so).
 # Run (carry .whl):  CMD="bash benchmarks/session32_launch.sh" bash benchmarks/device_session.sh shell
 #   -> $OUT/s32launch.  Timeouts: 100 + 40 + 30 + 60 s (230 s at most).
 S="$OUT/s32launch"; mkdir -p "$S"
@@ -39,6 +41,9 @@ for shape, r in g.get("gemm", {}).items():
     t = g.get("torch_matmul", {}).get(shape)
     print(f"[launch] tileorch.gemm {shape:16s} {r['median_us']:6.2f} us vs torch.matmul "
           f"{t['median_us'] if t else float('nan'):6.2f} us")
+for k in ("cuda_tile_launch", "cuda_tile_launch_created_stream"):
+    if k + "_skipped" in g:
+        print(f"[launch] {k:34s} skipped: {g[k + '_skipped'][:160]}")
 n = g.get("native_route", {})
 for k in ("cutile_launch_native", "cutile_launch", "cuda_tile_launch"):
     if k in n:
