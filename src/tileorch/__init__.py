@@ -18,13 +18,12 @@ def __getattr__(name):
     # that later reads find the function itself: ``tileorch.gemm`` is
     # tileorch.launchers.gemm.gemm (``out = a @ b`` on torch CUDA tensors with tileorch's TMA +
     # WGMMA kernel) and ``tileorch.cutile`` the cuTile launcher; no wrapper adds to a call's host
-    # time (issue 22)
-    import importlib
-
+    # time (issue 22).  ``from tileorch import timing`` asks here first for a submodule not
+    # imported yet: nothing is imported for those (``importlib`` cost a relaunch ``warnings``)
     if name == "gemm":
-        value = importlib.import_module("tileorch.launchers.gemm").gemm
+        from tileorch.launchers.gemm import gemm as value
     elif name == "cutile":
-        value = importlib.import_module("tileorch.cutile")
+        import tileorch.cutile as value
     else:
         raise AttributeError(f"module 'tileorch' has no attribute {name!r}")
     globals()[name] = value

@@ -25,7 +25,6 @@ kernel has compiled.  The runtime loads the cubin (or, compiled without ptxas, t
 from __future__ import annotations
 
 import os
-import re
 
 from tileorch.cache import CACHE_DIR_ENV, CACHE_SWITCH_ENV, cache_root, compiler_fingerprint  # noqa: F401
 from tileorch.cache import enabled as cache_enabled
@@ -147,8 +146,14 @@ def _looks_like_path(source: str) -> bool:
     if "\n" in source:
         return False
     text = source.strip()
+    # ``re.fullmatch(r"[\w.~/\\:+-]+", text)`` without ``re`` (a tenth of a relaunch's import, with
+    # ``enum``): ``\w`` of a str pattern is str.isalnum() or ``_``
     return (text.lower().endswith(SOURCE_SUFFIXES) or os.path.exists(source)
-            or (re.fullmatch(r"[\w.~/\\:+-]+", text) is not None and ("/" in text or "." in text.lstrip("."))))
+            or (text != "" and all(c.isalnum() or c in _PATH_PUNCTUATION for c in text)
+                and ("/" in text or "." in text.lstrip("."))))
+
+
+_PATH_PUNCTUATION = frozenset("_.~/\\:+-")
 
 
 TILE_IR_MAGIC = b"\x7fTileIR\x00"

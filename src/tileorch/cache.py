@@ -28,9 +28,7 @@ entries compiled elsewhere).
 
 from __future__ import annotations
 
-import json
 import os
-import warnings
 
 try:  # CPython's own SHA-256 (the same digests as hashlib's): ``hashlib`` loads OpenSSL and
     from _sha256 import sha256  # blake2 on import, a tenth of a relaunch's import (3.11; _sha2 from 3.12)
@@ -48,8 +46,12 @@ FORMAT = 3
 """Bumped when the entry layout or a record's meaning changes: older entries then miss."""
 
 COMPILER_PARTS = ("analysis", "backend", "dialects", "frontend", "kernels", "schedulers", "transforms",
-                  "diagnostics.py", "registry.py", "settings.py")
-"""What of the ``tileorch`` package decides a compiled program (relative to the package)."""
+                  "api.py", "diagnostics.py", "dominance.py", "driver.py", "registry.py", "settings.py",
+                  "verify_prechecks.py")
+"""What of the ``tileorch`` package decides a compiled program (relative to the package): every module a compile
+runs but the package's imports, this cache, the dataclass code table, the collector's thresholds, the lazy imports
+and the phase timer (``tests/unit/test_cache.py`` checks it; ``driver.py``, the route of every input kind, was left
+out when it moved out of ``frontend``)."""
 
 
 def _base() -> str:
@@ -109,15 +111,28 @@ DEPENDENCIES = ("xdsl", "llvmlite")
 
 
 def _dependency_files() -> list[str]:
-    """The ``__init__.py`` of each dependency (an upgrade rewrites it), found without importing."""
-    import importlib.util
+    """The ``__init__.py`` of each dependency (an upgrade rewrites it), found without importing:
+    by the import system's path finder, which a new process has loaded (``importlib.util``, whose
+    ``find_spec`` also asks the other finders, costs a relaunch ``contextlib`` and ``collections``:
+    asked only for a dependency the path finder does not find, e.g. an editable install's)."""
+    try:
+        from _frozen_importlib_external import PathFinder  # (CPython's import system, loaded at start-up)
+    except ImportError:
+        PathFinder = None
 
     out = []
     for dist in DEPENDENCIES:
         try:
-            spec = importlib.util.find_spec(dist)
+            spec = PathFinder.find_spec(dist) if PathFinder is not None else None
         except (ImportError, ValueError):
             spec = None
+        if spec is None or not spec.origin:
+            import importlib.util
+
+            try:
+                spec = importlib.util.find_spec(dist)
+            except (ImportError, ValueError):
+                spec = None
         if spec is not None and spec.origin:
             out.append(spec.origin)
     return out
@@ -287,6 +302,8 @@ def compile_environment() -> str:
     text = "".join(f"{k}={env[k]};" for k in COMPILE_ENV if k in env)
     if text not in _validated:
         for message in settings.check_environment():
+            import warnings  # (only for a message: a relaunch's import stays lean)
+
             warnings.warn(message, settings.SettingWarning, stacklevel=2)
         _validated.add(text)
     return text
@@ -365,6 +382,43 @@ def _warn(message: str) -> None:
     warnings.warn(message, CacheWarning, stacklevel=3)
 
 
+class _JsonContext:
+    """The options ``_json.make_scanner`` reads (those of ``json.loads`` with no arguments)."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int = float, int
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
+
+
+try:  # the C scanner ``json.loads`` uses, without the ``json`` package: its decoder and encoder
+    from _json import make_scanner as _make_scanner  # import ``re`` (and ``enum``), a fifth of a relaunch's import
+    _scan = _make_scanner(_JsonContext())
+except ImportError:  # an interpreter without the C accelerator
+    _scan = None
+
+
+def loads(data: bytes | str):
+    """``json.loads(data)`` for the cache's records (``meta.json``): read by CPython's C scanner
+    when the whole text is one JSON value between whitespace; anything else (bad JSON, a BOM, no
+    C scanner) goes to ``json.loads``, which gives the same value or raises its ``ValueError``."""
+    if _scan is not None:
+        try:
+            text = data.decode() if isinstance(data, (bytes, bytearray)) else data
+            start = len(text) - len(text.lstrip(" \t\n\r"))
+            value, end = _scan(text, start)
+            if not text[end:].strip(" \t\n\r"):
+                return value
+        except (StopIteration, ValueError, UnicodeDecodeError, RecursionError):
+            pass
+    import json
+
+    return json.loads(data)
+
+
 def entry_path(key: str) -> str:
     """The directory of the entry ``key`` (a string; it may not exist)."""
     return os.path.join(_base(), "kernels", key[:2], key)
@@ -397,7 +451,7 @@ def load(key: str, defer: tuple[str, ...] = ()) -> Entry | None:
 def _read(key: str, warn: bool, defer: tuple[str, ...] = ()) -> Entry | None:
     directory = entry_path(key)
     try:
-        meta = json.loads(_read_bytes(os.path.join(directory, "meta.json")))
+        meta = loads(_read_bytes(os.path.join(directory, "meta.json")))
         if meta.get("key") != key or meta.get("format") != FORMAT:
             return None
         files = {name: _read_bytes(os.path.join(directory, name)) for name in meta.get("files", [])
@@ -442,6 +496,8 @@ def store(key: str, meta: dict, files: dict[str, bytes | str]) -> None:
         tmp = Path(tempfile.mkdtemp(prefix=f".{key[:16]}-", dir=directory.parent))
         for name, data in raw.items():
             (tmp / name).write_bytes(data)
+        import json
+
         (tmp / "meta.json").write_text(json.dumps(record))
         if directory.exists() and _read(key, warn=False) is None:  # a corrupt or partial entry: replace it
             shutil.rmtree(directory, ignore_errors=True)

@@ -19,9 +19,7 @@ up to it (what the parent does between them is its own time).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar  # (a C module: no ``contextlib``/``collections`` on a relaunch's import path)
 
 TOTAL = "total"
 REST = "(rest)"
@@ -36,21 +34,37 @@ class Timer:
         self._start = time.perf_counter()
         self.total = 0.0
 
-    @contextmanager
-    def phase(self, name: str) -> Iterator[None]:
-        path = "/".join((*self._stack, name.replace("/", "_")))
-        self.entries.setdefault(path, 0.0)  # the parent is listed before its children
-        self._stack.append(name.replace("/", "_"))
-        t0 = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.entries[path] += time.perf_counter() - t0
-            self._stack.pop()
+    def phase(self, name: str) -> _Phase:
+        """A context manager recording the enclosed block as phase ``name`` (nested under the open ones)."""
+        return _Phase(self, name)
 
     def as_dict(self) -> dict[str, float]:
         """The entries and ``total`` (the time so far while the scope is still open)."""
         return {**self.entries, TOTAL: self.total or time.perf_counter() - self._start}
+
+
+class _Phase:
+    """:meth:`Timer.phase`'s context manager (a class, not ``contextlib.contextmanager``: a cache
+    hit in a new process enters these, and ``contextlib`` costs it ``collections`` and
+    ``functools``)."""
+
+    __slots__ = ("timer", "name", "path", "t0")
+
+    def __init__(self, timer: Timer, name: str):
+        self.timer, self.name = timer, name.replace("/", "_")
+
+    def __enter__(self) -> None:
+        timer = self.timer
+        path = self.path = "/".join((*timer._stack, self.name))
+        timer.entries.setdefault(path, 0.0)  # the parent is listed before its children
+        timer._stack.append(self.name)
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc) -> bool:
+        timer = self.timer
+        timer.entries[self.path] += time.perf_counter() - self.t0
+        timer._stack.pop()
+        return False
 
 
 _CURRENT: ContextVar[Timer | None] = ContextVar("tileorch_timer", default=None)
@@ -60,33 +74,48 @@ def active() -> Timer | None:
     return _CURRENT.get()
 
 
-@contextmanager
-def collect() -> Iterator[Timer]:
-    """A timing scope: the phases run inside it are recorded into the yielded :class:`Timer`
-    (whose ``total`` is set on exit).  Inside another scope it yields that scope's timer (one
-    report per compile, however the driver's functions call each other)."""
-    outer = _CURRENT.get()
-    if outer is not None:
-        yield outer
-        return
-    timer = Timer()
-    token = _CURRENT.set(timer)
-    try:
-        yield timer
-    finally:
-        timer.total = time.perf_counter() - timer._start
-        _CURRENT.reset(token)
+class collect:  # noqa: N801  (used as a function: ``with timing.collect() as timer``)
+    """A timing scope: the phases run inside it are recorded into the :class:`Timer` that
+    ``with collect() as timer`` gives (whose ``total`` is set on exit).  Inside another scope it
+    gives that scope's timer (one report per compile, however the driver's functions call each
+    other)."""
+
+    __slots__ = ("timer", "token")
+
+    def __enter__(self) -> Timer:
+        outer = _CURRENT.get()
+        if outer is not None:
+            self.token = None
+            return outer
+        timer = self.timer = Timer()
+        self.token = _CURRENT.set(timer)
+        return timer
+
+    def __exit__(self, *exc) -> bool:
+        if self.token is not None:
+            self.timer.total = time.perf_counter() - self.timer._start
+            _CURRENT.reset(self.token)
+        return False
 
 
-@contextmanager
-def timed(name: str) -> Iterator[None]:
+class timed:  # noqa: N801  (used as a function: ``with timing.timed("parse")``)
     """Record the enclosed block as phase ``name`` of the active scope (nothing without one)."""
-    timer = _CURRENT.get()
-    if timer is None:
-        yield
-        return
-    with timer.phase(name):
-        yield
+
+    __slots__ = ("name", "phase")
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __enter__(self) -> None:
+        timer = _CURRENT.get()
+        self.phase = None if timer is None else _Phase(timer, self.name)
+        if self.phase is not None:
+            self.phase.__enter__()
+
+    def __exit__(self, *exc) -> bool:
+        if self.phase is not None:
+            self.phase.__exit__()
+        return False
 
 
 def format_report(timings: dict[str, float], title: str = "tileorch compile timing report") -> str:

@@ -317,3 +317,53 @@ def test_a_compile_cache_hit_reads_the_llvm_ir_when_it_is_read(cache_dir):
     with pytest.warns(cache.CacheWarning, match="corrupt"):
         assert hit.llvm_ir == ""  # read now, after the hit: not the stored IR
     assert hit.llvm_ir == "" and hit.ptx == stored.ptx  # read once
+
+
+NOT_DECIDING_OUTPUT = ("__init__.py", "cache.py", "dataclass_code.py", "gc_deferral.py", "lazy_import.py", "timing.py")
+"""The modules of a compile's process whose edits cannot change a compiled program (the package's imports, the cache
+itself (its record layout is versioned by ``FORMAT``), the dataclass code table, the collector's thresholds, the
+lazy imports, the phase timer): left out of the compiler fingerprint."""
+
+
+def test_every_module_a_compile_runs_is_in_the_compiler_fingerprint():
+    """An edit of any module a compile imports (but those of :data:`NOT_DECIDING_OUTPUT`) must miss the cache: each is
+    under :data:`tileorch.cache.COMPILER_PARTS` (driver.py, which routes every input kind, dominance.py and
+    verify_prechecks.py (the verifier's), api.py (the Kernel record) were not: an edit of the route or the verifier
+    was answered by the entries compiled before it)."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import os, sys
+        import tileorch
+        tileorch.compile("examples/ws_stream_copy.mlir", ptxas=False, cache=False)
+        root = os.path.dirname(tileorch.__file__)
+        print(" ".join(sorted(os.path.relpath(m.__file__, root) for name, m in list(sys.modules.items())
+                              if name.startswith("tileorch") and getattr(m, "__file__", None))))
+    """)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, TILEORCH_CACHE="0")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root, env=env)
+    assert proc.returncode == 0, proc.stderr
+    files = proc.stdout.split()
+    assert "driver.py" in files and len(files) > 50
+    parts = set(cache.COMPILER_PARTS)
+    missing = [f for f in files if f.split(os.sep)[0] not in parts and f not in NOT_DECIDING_OUTPUT]
+    assert missing == [], f"modules a compile runs that the fingerprint leaves out: {missing}"
+    fingerprinted = {os.path.relpath(f, os.path.dirname(cache.__file__)) for f in
+                     cache._source_files(os.path.dirname(cache.__file__))}
+    assert {"driver.py", "api.py", "dominance.py", "verify_prechecks.py"} <= fingerprinted
+
+
+def test_the_dependencies_files_are_those_importlib_finds(monkeypatch):
+    """``cache._dependency_files`` (the path finder, no ``importlib.util`` on a relaunch) names the ``__init__.py``
+    that ``importlib.util.find_spec`` names, with or without CPython's path finder."""
+    import importlib.util
+    import sys
+
+    expected = [s.origin for s in map(importlib.util.find_spec, cache.DEPENDENCIES) if s is not None and s.origin]
+    assert expected and cache._dependency_files() == expected
+    monkeypatch.setitem(sys.modules, "_frozen_importlib_external", None)  # the import raises ImportError
+    assert cache._dependency_files() == expected

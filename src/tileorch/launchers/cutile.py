@@ -160,6 +160,8 @@ class ArrayArg:
 
 @dataclass(frozen=True)
 class ScalarArg:
+    """A Python ``int`` / ``float`` argument at ``position``: a kernel parameter of ``dtype`` holding ``value``."""
+
     position: int
     name: str
     dtype: str  # int32, int64 or float32
@@ -171,6 +173,8 @@ class ScalarArg:
 
 @dataclass(frozen=True)
 class ConstantArg:
+    """A ``ct.Constant`` argument at ``position``: ``value`` is compiled into the kernel (part of its key)."""
+
     position: int
     name: str
     value: bool | int | float
@@ -728,6 +732,8 @@ def normalize_grid(grid: Any) -> tuple[int, int, int]:
 
 @dataclass
 class _Compiled:
+    """A compiled program of :func:`compiled` and what its launches keep with it (the loaded image, remarks said)."""
+
     program: Any
     image: Any = None  # the loaded Module (simt) or GemmKernel (gemm)
     warned: bool = False  # its slower-path remarks were issued as a PerformanceWarning

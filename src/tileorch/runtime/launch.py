@@ -36,6 +36,9 @@ MAX_DYNAMIC_SMEM = 232448  # 227 KB: the opt-in limit per CTA on sm_90 / sm_100
 
 @dataclass(frozen=True)
 class LaunchConfig:
+    """A kernel launch's grid, block and cluster shapes (3-tuples) and dynamic shared memory bytes.  (A docstring of
+    its own: ``dataclasses`` otherwise writes one from ``inspect.signature``, at the import of a fresh process.)"""
+
     grid: Dim3
     block: Dim3
     cluster: Dim3 = (1, 1, 1)
