@@ -29,13 +29,16 @@ EMULATED = ["test_collatz_steps_while_loop", "test_segment_sum_csr_runtime_trip"
             "test_uint32_min_max_shift_high_values", "test_casts_nan_inf_overflow_f16_bf16",
             "test_fp8_e4m3_per_row_scale_clamp", "test_gather_scatter_index_holes",
             "test_whole_array_stats_one_program", "test_bool_mask_logic_counts", "test_column_nanmax_argmin_propagate",
-            "test_softmax_additive_mask_torch_nan_rows", "test_scalar_args_every_width"]
+            "test_softmax_additive_mask_torch_nan_rows", "test_scalar_args_every_width",
+            "test_scale_heads_of_a_transposed_view", "test_row_stats_of_a_column_major_view",
+            "test_add_bias_to_a_sliced_3d_view"]
 """The tests of test_user_sweep23_interp.py run here on the PTX (a CI-sized subset; ``TILEORCH_EMULATE_ALL=1``
 runs all but the two dots on mma.sync): the data-dependent ``while`` loop, a runtime-trip reduction loop split
 over a cluster, ``atom.add`` of u32 and f32, f64 ``exp`` / ``log`` / division, ``div.s32`` / ``rem`` with the
 floor correction, unsigned ``min`` / ``max`` / ``shr``, ``cvt`` of NaN / inf / overflow to f16 and bf16, the
 saturating e4m3 conversion, masked gathers, a grid of one program, bool bytes, NaN-propagating column
-reductions, NaN rows of a softmax, scalar parameters of each width."""
+reductions, NaN rows of a softmax, scalar parameters of each width, strided views (a transposed 4-D, a
+column-major 2-D, a sliced 3-D array)."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(n for n in dir(s23) if n.startswith("test_") and "scores" not in n and "onehot" not in n)
 

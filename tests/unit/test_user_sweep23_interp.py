@@ -373,6 +373,27 @@ def test_maxpool2x2_odd_image_neg_inf():
     np.testing.assert_array_equal(y, p.reshape(3, 19, 2, 15, 2).max((2, 4)))
 
 
+def test_scale_heads_of_a_transposed_view():
+    """X the ``[2, 4, 50, 32]`` view of a ``[2, 50, 4, 32]`` buffer (the values are the view's: the runner lays
+    them out with the view's strides)."""
+    x, g = _f((2, 4, 50, 32), "float16"), _f(4)
+    y = run("scale_heads_of_a_transposed_view", {0: x, 1: g})[2]
+    _close(y, _d(x) * _d(g)[None, :, None, None], 2e-3, 1e-3)
+
+
+def test_row_stats_of_a_column_major_view():
+    x = _f((70, 45))
+    out = run("row_stats_of_a_column_major_view", {0: x})
+    _close(out[1], _d(x).mean(1), 1e-6, 1e-6)
+    np.testing.assert_array_equal(out[2], np.abs(x).max(1))
+
+
+def test_add_bias_to_a_sliced_3d_view():
+    x, bias = _f((2, 30, 50)), _f(50)
+    y = run("add_bias_to_a_sliced_3d_view", {0: x, 1: bias})[2]
+    np.testing.assert_array_equal(y, x + bias)
+
+
 def test_gather_scatter_index_holes():
     x, src = _f(60), _f(150)
     idx = np.where(RNG.random(150) < 0.3, -1, RNG.integers(0, 60, 150)).astype(np.int32)

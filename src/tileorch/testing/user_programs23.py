@@ -46,8 +46,8 @@ I8, I16, I32, I64, U8, U16, U32, B = "int8", "int16", "int32", "int64", "uint8",
 E4M3 = "float8_e4m3fn"
 
 
-def _a(shape, dt=F32):
-    return (tuple(shape), dt)
+def _a(shape, dt=F32, strides=None):
+    return (tuple(shape), dt) if strides is None else (tuple(shape), dt, tuple(strides))
 
 
 # ----------------------------------------------------------------------------------------------- norms, backward
@@ -476,6 +476,37 @@ def whole_array_stats_one_program(X, Out, BLOCK: ConstInt):
     ct.store(Out, index=(3,), tile=ct.max(hi))
 
 
+@ct.kernel
+def scale_heads_of_a_transposed_view(X, Scale, Y, TS: ConstInt, D: ConstInt):
+    """Per-head scaling of ``q.transpose(1, 2)`` handed over without ``.contiguous()``: X is ``[B, H, S, D]``
+    with the strides of a ``[B, S, H, D]`` buffer (``(S H D, D, H D, 1)``), a ``(1, 1, TS, D)`` tile per
+    (sequence tile, head, batch) on a 3-axis grid, ragged S; Y contiguous."""
+    s, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    x = ct.load(X, index=(b, h, s, 0), shape=(1, 1, TS, D), padding_mode=ZERO).astype(ct.float32)
+    g = ct.load(Scale, index=(h,), shape=())
+    ct.store(Y, index=(b, h, s, 0), tile=(x * g).astype(Y.dtype))
+
+
+@ct.kernel
+def row_stats_of_a_column_major_view(X, Mean, Amax, BM: ConstInt, BN: ConstInt):
+    """Row means and absolute maxima of ``w.t()`` (a column-major ``[M, N]`` view, strides ``(1, M)``): the
+    reduced axis is the strided one; ragged M and N (zero padding, the max over ``abs``)."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(BM, BN), padding_mode=ZERO)
+    ct.store(Mean, index=(r,), tile=ct.sum(x, axis=1) / X.shape[1])
+    ct.store(Amax, index=(r,), tile=ct.max(ct.abs(x), axis=1))
+
+
+@ct.kernel
+def add_bias_to_a_sliced_3d_view(X, Bias, Y, BR: ConstInt, BC: ConstInt):
+    """``x[:, :, :50] + bias`` where the slice of a ``[2, 30, 64]`` buffer keeps its row stride 64 (a view the
+    caller did not copy), a ``(1, BR, BC)`` tile per (row tile, batch)."""
+    i, b = ct.bid(0), ct.bid(1)
+    x = ct.load(X, index=(b, i, 0), shape=(1, BR, BC), padding_mode=ZERO)
+    bias = ct.load(Bias, index=(0,), shape=(BC,), padding_mode=ZERO)
+    ct.store(Y, index=(b, i, 0), tile=x + bias[None, None, :])
+
+
 # ----------------------------------------------------------------------------------------------- dtypes
 
 
@@ -647,6 +678,13 @@ _add("maxpool2x2_odd_image_neg_inf", maxpool2x2_odd_image_neg_inf,
      [_a((3, 37, 29)), _a((3, 19, 15)), 8, 8], (3, 2, 3), "simt", outputs=(1,))
 _add("gather_scatter_index_holes", gather_scatter_index_holes,
      [_a((60,)), _a((150,), I32), _a((150,)), _a((150,)), _a((60,)), 64], (3,), "simt", outputs=(3, 4))
+_add("scale_heads_of_a_transposed_view", scale_heads_of_a_transposed_view,
+     [_a((2, 4, 50, 32), F16, (50 * 4 * 32, 32, 4 * 32, 1)), _a((4,)), _a((2, 4, 50, 32), F16), 16, 32], (4, 4, 2),
+     "simt", outputs=(2,))
+_add("row_stats_of_a_column_major_view", row_stats_of_a_column_major_view,
+     [_a((70, 45), F32, (1, 70)), _a((70,)), _a((70,)), 16, 64], (5,), "simt", outputs=(1, 2))
+_add("add_bias_to_a_sliced_3d_view", add_bias_to_a_sliced_3d_view,
+     [_a((2, 30, 50), F32, (30 * 64, 64, 1)), _a((50,)), _a((2, 30, 50)), 16, 64], (2, 2), "simt", outputs=(2,))
 _add("whole_array_stats_one_program", whole_array_stats_one_program,
      [_a((1000,)), _a((4,)), 256], (1,), "simt", outputs=(1,))
 _add("bool_mask_logic_counts", bool_mask_logic_counts,
