@@ -31,7 +31,7 @@ EMULATED = ["test_collatz_steps_while_loop", "test_segment_sum_csr_runtime_trip"
             "test_whole_array_stats_one_program", "test_bool_mask_logic_counts", "test_column_nanmax_argmin_propagate",
             "test_softmax_additive_mask_torch_nan_rows", "test_scalar_args_every_width",
             "test_scale_heads_of_a_transposed_view", "test_row_stats_of_a_column_major_view",
-            "test_add_bias_to_a_sliced_3d_view"]
+            "test_add_bias_to_a_sliced_3d_view", "test_first_above_threshold_while_break"]
 """The tests of test_user_sweep23_interp.py run here on the PTX (a CI-sized subset; ``TILEORCH_EMULATE_ALL=1``
 runs all but the two dots on mma.sync): the data-dependent ``while`` loop, a runtime-trip reduction loop split
 over a cluster, ``atom.add`` of u32 and f32, f64 ``exp`` / ``log`` / division, ``div.s32`` / ``rem`` with the

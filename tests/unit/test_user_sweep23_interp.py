@@ -221,6 +221,26 @@ def test_collatz_steps_while_loop():
     np.testing.assert_array_equal(out[1], [_collatz(int(v)) for v in n])
 
 
+def test_first_above_threshold_while_break():
+    """Rows with no hit, a hit at column 0, at the last column only, two hits (the first counts)."""
+    x = _f((6, 100))
+    x[0] = 0.0
+    x[1] = 0.0
+    x[1, 99] = 3.0
+    x[2, 0] = 3.0
+    x[3, :50] = 0.0
+    x[3, [50, 70]] = 3.0
+    out = run("first_above_threshold_while_break", {0: x})
+    np.testing.assert_array_equal(out[1], [int(np.argmax(r > 2)) if (r > 2).any() else -1 for r in x])
+
+
+def test_nested_loops_segments_rows():
+    offs = np.array([0, 5, 5, 20, 21, 40, 40, 41, 60], np.int32)
+    x = _f((60, 16))
+    y = run("nested_loops_segments_rows", {0: offs, 1: x})[2]
+    _close(y, np.stack([_d(x[offs[s]:offs[s + 1]]).sum(0) for s in range(8)]), 1e-5, 1e-5)
+
+
 # ----------------------------------------------------------------------------------------------- scans
 
 

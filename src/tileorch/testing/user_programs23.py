@@ -245,6 +245,41 @@ def collatz_steps_while_loop(N, Steps):
     ct.store(Steps, index=(i,), tile=k)
 
 
+@ct.kernel
+def first_above_threshold_while_break(X, Out, thr: float, T: ConstInt):
+    """``(x > thr).int().argmax()`` with "none" as -1, the way a user scans: ``while True`` over the row's
+    tiles, ``break`` at the row's end or at the first tile holding a hit (its smallest column by ``ct.min``)."""
+    r = ct.bid(0)
+    n = X.shape[1]
+    k = 0
+    found = -1
+    while True:
+        if k * T >= n:
+            break
+        x = ct.load(X, index=(r, k), shape=(1, T), padding_mode=ZERO)
+        cols = k * T + ct.arange(T, dtype=ct.int32)
+        m = ct.min(ct.where((x > thr) & (cols[None, :] < n), cols[None, :], 2147483647))
+        if m < 2147483647:
+            found = m
+            break
+        k = k + 1
+    ct.store(Out, index=(r,), tile=found)
+
+
+@ct.kernel
+def nested_loops_segments_rows(Offs, X, Y, SEGS: ConstInt, D: ConstInt):
+    """Two segments per program in an outer loop, each summed row by row in an inner loop whose bounds are
+    the segment's offsets (empty segments: no trip)."""
+    p = ct.bid(0)
+    for s in range(SEGS * p, SEGS * p + SEGS):
+        a = ct.load(Offs, index=(s,), shape=())
+        b = ct.load(Offs, index=(s + 1,), shape=())
+        acc = ct.zeros((1, D), dtype=ct.float32)
+        for r in range(a, b):
+            acc = acc + ct.load(X, index=(r, 0), shape=(1, D), padding_mode=ZERO)
+        ct.store(Y, index=(s, 0), tile=acc)
+
+
 # ----------------------------------------------------------------------------------------------- scans
 
 
@@ -646,6 +681,10 @@ _add("segment_sum_csr_runtime_trip", segment_sum_csr_runtime_trip,
      [_a((150, 32)), _a((7,), I32), _a((6, 32)), 16, 32], (6,), "simt", outputs=(2,))
 _add("collatz_steps_while_loop", collatz_steps_while_loop,
      [_a((40,), I64), _a((40,), I32)], (40,), "simt", outputs=(1,))
+_add("first_above_threshold_while_break", first_above_threshold_while_break,
+     [_a((6, 100)), _a((6,), I32), 2.0, 16], (6,), "simt", outputs=(1,))
+_add("nested_loops_segments_rows", nested_loops_segments_rows,
+     [_a((9,), I32), _a((60, 16)), _a((8, 16)), 2, 16], (4,), "simt", outputs=(2,))
 _add("cumsum_axis0_carry_row_tiles", cumsum_axis0_carry_row_tiles,
      [_a((300, 40)), _a((300, 40)), 64, 32], (2,), "simt", outputs=(1,))
 _add("cumprod_axis1_f64_reverse", cumprod_axis1_f64_reverse,
