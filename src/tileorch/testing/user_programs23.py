@@ -1,33 +1,43 @@
-"""The twenty-third user sweep (session 32: acceptance runs cuTile programs nobody here has seen): thirty
-cuTile 1.7 programs written as users write them, mostly without a dot (memory-bound, elementwise,
-reductions, scans), in the areas the earlier sweeps covered least.
+"""The twenty-third user sweep (session 32: acceptance runs cuTile programs nobody here has seen): 39 cuTile 1.7
+programs written as users write them, 36 without a dot (memory-bound, elementwise, reductions, scans), in the
+areas the earlier sweeps covered least.
 
-Normalization backward: RMSNorm backward with dgamma partial sums per program (a loop over the
-program's rows), LayerNorm backward over a block of rows per program (dx, and dgamma / dbeta partials
-stored per program for a second reduction).  Rotary embedding on the half-split layout (NeoX: the
-halves as the last axis' two tiles) and on the interleaved layout (GPT-J: even / odd columns by
-``ct.gather``).  Softmax with an additive mask whose rows can be all ``-inf``, twice: as torch
-computes it (NaN rows) and the "safe" variant users write (0 rows).  Top-1 with ties (``ct.argmax``
-gives the first index) along rows and columns; the max and argmin of columns with NaNs
-(``propagate_nan=True``).  A float histogram by ``atomic_add`` (torch.histc's bins, values out of
-range dropped); segment sums over CSR offsets with a data-dependent trip count; a Collatz step count
-by a scalar ``while`` loop.  Scans: cumsum down axis 0 with a carry across row tiles, cumprod along
-axis 1 in f64, exclusive int64 positions of a bool mask.  Quantization: int8 per-row with saturation
-and ``rounding_mode=RN``, e4m3 with a per-row scale and an explicit clamp to +-448, int8 dequant with
-per-group f16 scales to bf16.  Integers: Python ``//`` and ``%`` of negatives, arithmetic and logical
-right shifts, bitwise ops, min / max of uint32 above 2**31, saturating uint8 adds.  Casts of NaN / inf /
-overflow to f16 and bf16, clamp with NaN by ``ct.minimum(..., propagate_nan=True)``, ``ct.where`` with
-a row and a column broadcast, keepdims reductions along each axis of a 3-D tile, a ``[B, H, S, D]`` to
-``[B, S, H, D]`` permute on a 3-axis grid, 2 x 2 max pooling of odd-sized images (``NEG_INF`` padding),
-gather / scatter through an index array with -1 holes, a one-program reduction (grid of 1), bool
-tiles, f64 variance, f16 * bf16 + f32 in one expression, scalar arguments of every width.  With a dot:
-a Gram matrix ``X^T X`` (the A tile transposed by ``ct.transpose``), a per-head causal score tile on a
-3-axis grid, a one-hot matmul (the embedding gradient as ``onehot^T @ dY``).
+Normalization backward: RMSNorm backward with dgamma partial sums per program (a loop over the program's rows),
+LayerNorm backward over a block of rows per program (dx, and dgamma / dbeta partials stored per program for a
+second reduction).  Rotary embedding on the half-split layout (NeoX: the halves as the last axis' two tiles) and
+on the interleaved layout (GPT-J: even / odd columns by ``ct.gather`` / ``ct.scatter``).  Softmax with an
+additive mask whose rows can be all ``-inf``, twice: as torch computes it (NaN rows) and the "safe" variant
+users write (0 rows).  Top-1 with ties (``ct.argmax`` gives the first index) along rows and columns; the max and
+argmin of columns with NaNs (``propagate_nan=True``).  A float histogram by ``atomic_add`` (torch.histc's bins,
+values out of range dropped); segment sums over CSR offsets with a data-dependent trip count; a Collatz step
+count by a scalar ``while`` loop; a ``while True`` scan with ``break``; nested loops whose inner bounds are
+loaded offsets.  Scans: cumsum down axis 0 with a carry across row tiles, cumprod along axis 1 in f64 (and
+reversed), exclusive int64 positions of a bool mask.  Quantization: int8 per row with saturation, e4m3 with a
+per-row scale and an explicit clamp to +-448, int8 dequant with per-group f16 scales to bf16.  Integers: Python
+``//`` and ``%`` of negatives, arithmetic and logical right shifts, bitwise ops, min / max of uint32 above
+2**31, a wrapping uint32 multiply, saturating uint8 adds.  Casts of NaN / inf / overflow to f16 and bf16, clamp
+with NaN by ``ct.minimum(..., propagate_nan=True)``, ``ct.where`` with a row and a column broadcast, keepdims
+reductions along each axis of a 3-D tile, a ``[B, H, S, D]`` to ``[B, S, H, D]`` permute on a 3-axis grid, 2 x 2
+max pooling of odd-sized images (``NEG_INF`` padding), gather / scatter through an index array with -1 holes, a
+one-program reduction (grid of 1), strided views (``q.transpose(1, 2)`` not made contiguous, a column-major
+``w.t()``, a slice keeping its row stride), bool tiles, f64 variance and logsumexp, f16 * bf16 + f32 in one
+expression, scalar arguments of each kind.  With a dot: a Gram matrix ``X^T X`` (the A tile transposed by
+``ct.transpose``; the WGMMA tier), a per-head causal score tile stored per key tile on a 3-axis grid and a
+one-hot matmul (the embedding gradient as ``onehot^T @ dY``), both refused by the tier with a located warning
+and run on the SIMT path's mma.sync.
 
-Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
-tests/unit/test_user_sweep23_compile.py (path, remarks, ptxas), tests/unit/test_user_sweep23_interp.py
-(the SIMT interpreter against numpy), tests/unit/test_user_sweep23_emulated.py (the PTX emulator) and
-tests/gpu/test_user_sweep23_gpu.py (the GPU, the same references).  Importing it needs ``cuda.tile``.
+Found by this sweep: ``ct.exp`` / ``ct.log`` of f64 tiles stopped the compile ("exp on f64 ... not supported",
+located): now computed in f64 within 2 ulp (tileaa_to_simt/f64_math.py; tests/unit/test_f64_math_emulated.py
+failed before).  cuTile's own: a Python float literal in an f64 expression reaches the bytecode rounded to f32
+(``x * 1.4426950408889634`` multiplies by ``1.4426950216293335``; ``ct.full(..., 0.1, dtype=ct.float64)``
+likewise), and :data:`REJECTED_BY_CUTILE` (a float -> int cast with a rounding mode).  No program computed a
+wrong result on the interpreter or the PTX emulator.
+
+Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (a spec entry
+``(shape, dtype, strides)`` is a strided view), driven by tests/unit/test_user_sweep23_compile.py (path,
+remarks, ptxas), tests/unit/test_user_sweep23_interp.py (the SIMT interpreter against numpy),
+tests/unit/test_user_sweep23_emulated.py (the PTX emulator) and tests/gpu/test_user_sweep23_gpu.py (the GPU,
+the same references).  Importing it needs ``cuda.tile``.
 """
 
 from __future__ import annotations
