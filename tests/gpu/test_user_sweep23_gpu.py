@@ -107,3 +107,17 @@ def test_f64_exp_and_log_within_two_ulp_on_the_gpu():
     for name, got, ref in zip(("exp", "exp2", "log", "log2"), outs, refs):
         u = fm._ulps(got.cpu().numpy(), ref)
         assert u.max() <= 2, (name, int(np.argmax(u)), u.max())
+
+
+def test_f64_pow_on_the_gpu(monkeypatch):
+    """tests/unit/test_f64_math_emulated.py's ``pow`` case on the GPU: within 4 ulp of numpy, C's special cases."""
+    import numpy as np
+    import test_f64_math_emulated as fm
+
+    def on_gpu(_monkeypatch, _name, kernel, arrays, spec_tail=(), grid=(1,)):
+        ins = [torch.from_numpy(np.ascontiguousarray(a)).cuda() for a in arrays]
+        _launch(grid, kernel, (*ins, *spec_tail))
+        return [t.cpu().numpy() for t in ins]
+
+    monkeypatch.setattr(fm.s10e, "emulate_kernel", on_gpu)
+    fm.test_f64_pow_within_four_ulp_and_c_special_cases_on_the_ptx(monkeypatch)

@@ -820,7 +820,11 @@ class Interpreter:
             def fma(a, b, c):
                 if not all(map(math.isfinite, (a, b, c))):
                     return a * b + c
-                return float(Fraction(a) * Fraction(b) + Fraction(c))
+                v = Fraction(a) * Fraction(b) + Fraction(c)
+                try:
+                    return float(v)
+                except OverflowError:  # past the largest finite f64: an infinity of the sum's sign
+                    return math.copysign(math.inf, v)
 
             put(np.array([fma(float(a), float(b), float(c)) for a, b, c in
                           zip(*(x.ravel() for x in np.broadcast_arrays(d[0], d[1], d[2])))]).reshape(np.shape(d[0])))

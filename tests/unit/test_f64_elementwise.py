@@ -2,7 +2,7 @@
 refused as ``neg on f64``, ``abs``/``sqrt``/``rsqrt`` likewise, and ``ct.maximum``/``ct.minimum``/
 ``%`` of float64 produced invalid LLVM IR reported at the program's 0:0).  Each runs in the
 lockstep interpreter (tests/unit/simt_interp.py, its f64 instructions exact in float64) against
-numpy float64; the transcendental functions on f64 other than exp / exp2 / log / log2 (f64_math.py, session 32)
+numpy float64; the transcendental functions on f64 other than exp / exp2 / log / log2 / pow (f64_math.py, session 32)
 stay refused, located, with the way around."""
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""``ct.exp`` / ``ct.exp2`` / ``ct.log`` / ``ct.log2`` of f64 tiles on the SIMT path
+"""``ct.exp`` / ``ct.exp2`` / ``ct.log`` / ``ct.log2`` / ``ct.pow`` of f64 tiles on the SIMT path
 (tileaa_to_simt/f64_math.py; before session 32 a located "exp on f64 ... not supported" error, found by
 user sweep 23's f64 logsumexp): the PTX run by the CPU's PTX emulator against numpy's float64 functions,
 within 2 ulp over the whole range (random arguments whose results span normal and subnormal values, the
 overflow / underflow edges, subnormal and huge logarithm arguments) and bit for bit on the special values
-(NaN, +-inf, +-0, negative arguments, ``exp(0) = 1``, ``log(1) = 0``).  Needs cuda-tile, no GPU."""
+(NaN, +-inf, +-0, negative arguments, ``exp(0) = 1``, ``log(1) = 0``); ``pow`` within 4 ulp (2 measured) and C
+``pow``'s special cases.  Needs cuda-tile, no GPU."""
 
 from __future__ import annotations
 
@@ -74,3 +75,40 @@ def test_f64_exp_and_log_within_two_ulp_on_the_ptx(monkeypatch):
         u = _ulps(got, ref)
         worst = int(np.argmax(u))
         assert u.max() <= 2, (name, worst, arg[worst], got[worst], ref[worst])
+
+
+@ct.kernel
+def f64_pow_tiles(X, Y, P, B: ct.Constant[int]):
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(B,), padding_mode=ct.PaddingMode.ZERO)
+    y = ct.load(Y, index=(i,), shape=(B,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(P, index=(i,), tile=ct.pow(x, y))
+
+
+POW_X = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, np.inf, -np.inf, np.nan, 5e-324, 1e300]
+POW_Y = [0.0, -0.0, 1.0, -1.0, 2.0, 3.0, -3.0, 0.5, -0.5, np.inf, -np.inf, np.nan, 1e300, 1e-300]
+
+
+def test_f64_pow_within_four_ulp_and_c_special_cases_on_the_ptx(monkeypatch):
+    """``ct.pow`` of f64 tiles (before session 32 refused: "pow on f64"): random bases over the whole range with
+    exponents keeping the result finite or past its edges, negative bases with integral exponents, and every
+    pair of :data:`POW_X` x :data:`POW_Y` bit for bit as numpy's (C ``pow``) special cases."""
+    n = 1024
+    x = np.ldexp(RNG.uniform(1.0, 2.0, n), RNG.integers(-1074, 1024, n))
+    y = RNG.uniform(-1.0, 1.0, n) * 700.0 / np.maximum(np.abs(np.log(x)), 1e-3)
+    x[:300] = RNG.uniform(0.01, 10.0, 300)
+    y[:300] = RNG.uniform(-60.0, 60.0, 300)
+    x[300:400] = -RNG.uniform(0.5, 2.0, 100)
+    y[300:400] = RNG.integers(-200, 200, 100)
+    sx, sy = np.meshgrid(POW_X, POW_Y)
+    k = sx.size
+    x[400:400 + k], y[400:400 + k] = sx.ravel(), sy.ravel()
+    p = s10e.emulate_kernel(monkeypatch, "f64_pow_tiles", f64_pow_tiles, [x, y, np.full(n, np.nan)], (128,),
+                            grid=(n // 128,))[2]
+    with np.errstate(all="ignore"):
+        ref = np.power(x, y)
+    u = _ulps(p, ref)
+    worst = int(np.argmax(u))
+    assert u.max() <= 4, (worst, x[worst], y[worst], p[worst], ref[worst], u.max())
+    num = ~np.isnan(ref[400:400 + k])  # (the sign of zeros and infinities; a NaN's sign is not C pow's)
+    np.testing.assert_array_equal(np.signbit(p[400:400 + k][num]), np.signbit(ref[400:400 + k][num]))

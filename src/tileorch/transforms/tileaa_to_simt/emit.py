@@ -784,6 +784,8 @@ class Emitter:
         special cases: a negative ``x`` gives the odd-power sign for an integral ``e`` and NaN otherwise, a
         ``-0`` the odd-power sign too (``(-0) ** 3 = -0``, ``(-0) ** -1 = -inf``); ``x ** 0`` and ``1 ** e`` are
         1 (a NaN ``e`` included), ``(-1) ** inf`` is 1."""
+        if isinstance(x.type, Float64Type) and isinstance(e.type, Float64Type):  # f64_math.py: a few ulp
+            return _f64.power(self, x, e)
         typ, b, y = x.type, self._f32_math("pow", x), self._f32_math("pow", e)
         ab = self.ptx_f32("abs.f32 $0, $1;", [b])
         r = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self._mul(y, self.ptx_f32("lg2.approx.f32 $0, $1;", [ab]))])

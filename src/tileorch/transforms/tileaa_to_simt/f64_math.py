@@ -1,7 +1,7 @@
-"""``exp``, ``exp2``, ``log`` and ``log2`` of f64 elements on the SIMT path, at double precision (a few ulp),
+"""``exp``, ``exp2``, ``log``, ``log2`` and ``pow`` of f64 elements on the SIMT path, at double precision (a few ulp),
 from IEEE f64 adds, multiplies, fused multiply-adds, one division and integer bit operations (no MUFU
 instruction: those are f32 only).  Before session 32 the SIMT path refused these four on f64 with a
-located error (a user's f64 ``logsumexp`` did not compile).
+located error (a user's f64 ``logsumexp`` did not compile; ``x ** 0.5`` of f64 neither).
 
 The algorithms (textbook, no library's code):
 
@@ -17,14 +17,19 @@ The algorithms (textbook, no library's code):
   terms, truncation below 2^-60), ``log x = e ln2_hi + (e ln2_lo + log m)``; ``log(0) = -inf``, ``log`` of
   a negative number or NaN is NaN, ``log(inf) = inf``.
 * ``log2(x) = e + log(m) log2 e``.
+* ``pow(x, y)``: ``exp(y ln|x|)`` with ``ln|x|`` a double-double (the quotient ``s`` with its remainder by
+  ``fma``, TwoSum for the power-of-two part) and the product's rounding error ``d`` carried as ``e^p (1 + d)``;
+  C ``pow``'s special cases (signs of odd integral powers, NaN for a negative base and a non-integral exponent,
+  ``x ** 0 = 1 ** y = 1``).
 
-The SIMT interpreter runs them in numpy float64 (tests/unit/test_f64_math_interp.py checks them against
-numpy's ``exp`` / ``log`` over the whole range, subnormals and the special values)."""
+tests/unit/test_f64_math_emulated.py runs their PTX on the PTX emulator against numpy over the whole range,
+subnormals and the special values (exp / exp2 within 1 ulp, log / log2 / pow within 2, measured in session 32);
+the SIMT interpreter runs the same ops in numpy float64."""
 
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import f64, i64
+from xdsl.dialects.builtin import IntegerAttr, f64, i64
 from xdsl.ir import SSAValue
 
 LOG2E = 1.4426950408889634
@@ -151,6 +156,81 @@ def log2(e, x: SSAValue) -> SSAValue:
     """``log2 x`` of an f64 ``x`` (module docstring)."""
     k, log_m = _log_parts(e, x)
     return _special(e, x, _add(e, k, _mul(e, log_m, _f(e, LOG2E))))
+
+
+def _two_sum(e, a, b):
+    """``(s, t)`` with ``s = fl(a + b)`` and ``s + t = a + b`` exactly (Knuth's TwoSum)."""
+    s_ = _add(e, a, b)
+    bb = _sub(e, s_, a)
+    t = _add(e, _sub(e, a, _sub(e, s_, bb)), _sub(e, b, bb))
+    return s_, t
+
+
+def _log_dd(e, a: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """``ln a`` as an unevaluated sum ``hi + lo`` (about 2^-100 relative) for a positive finite ``a``: the
+    quotient ``s = (m - 1) / (m + 1)`` kept with its remainder (``fma``), the power-of-two part added by
+    TwoSum."""
+    small = e.v(arith.CmpfOp(a, _f(e, MIN_NORMAL), "olt"))
+    xs = e.v(arith.SelectOp(small, _mul(e, a, _f(e, 18014398509481984.0)), a))
+    bits = e.v(arith.BitcastOp(xs, i64))
+    exponent = e.v(arith.SubiOp(e.v(arith.ShRSIOp(bits, e.const(52, i64))), e.const(1023, i64)))
+    mbits = e.v(arith.OrIOp(e.v(arith.AndIOp(bits, e.const((1 << 52) - 1, i64))), e.const(1023 << 52, i64)))
+    m = e.v(arith.BitcastOp(mbits, f64))
+    big = e.v(arith.CmpfOp(m, _f(e, SQRT2), "oge"))
+    m = e.v(arith.SelectOp(big, _mul(e, m, _f(e, 0.5)), m))
+    exponent = e.v(arith.AddiOp(exponent, e.v(arith.SelectOp(big, e.const(1, i64), e.const(0, i64)))))
+    exponent = e.v(arith.SubiOp(exponent, e.v(arith.SelectOp(small, e.const(54, i64), e.const(0, i64)))))
+    k = e.v(arith.SIToFPOp(exponent, f64))
+    f = _sub(e, m, _f(e, 1.0))  # exact
+    t = _add(e, f, _f(e, 2.0))
+    t_err = _sub(e, f, _sub(e, t, _f(e, 2.0)))  # t + t_err = f + 2 exactly
+    s_hi = e.v(arith.DivfOp(f, t))
+    rem = e.fma(e.v(arith.NegfOp(s_hi)), t, f)  # f - s_hi t, exact
+    s_lo = e.v(arith.DivfOp(_sub(e, rem, _mul(e, s_hi, t_err)), t))
+    z = _mul(e, s_hi, s_hi)
+    q = _f(e, ATANH_TERMS[0])
+    for c in ATANH_TERMS[1:]:
+        q = _add(e, _mul(e, q, z), _f(e, c))
+    two_s = _add(e, s_hi, s_hi)
+    tail = _add(e, _add(e, s_lo, s_lo), _mul(e, two_s, _mul(e, z, q)))
+    hi, lo = _two_sum(e, _mul(e, k, _f(e, LN2_HI)), two_s)
+    lo = _add(e, lo, _add(e, _mul(e, k, _f(e, LN2_LO)), tail))
+    return _two_sum(e, hi, lo)
+
+
+def power(e, x: SSAValue, y: SSAValue) -> SSAValue:
+    """``x ** y`` of f64 ``x`` and ``y`` as C ``pow``: ``exp(y ln|x|)`` with ``ln|x|`` as a double-double and the
+    product's rounding error carried into the exponential (``e^(p + d) = e^p + e^p d``), within a few ulp; the
+    sign of an odd integral power of a negative ``x`` (``-0`` included), NaN for a negative finite ``x`` and a
+    non-integral ``y``, ``x ** 0 = 1 ** y = 1`` (NaN operands included), ``(-1) ** +-inf = 1``."""
+    ab = e.ptx_f64("abs.f64 $0, $1;", [x])
+    hi, lo = _log_dd(e, ab)
+    big = float("inf")
+    regular = e.v(arith.AndIOp(e.v(arith.CmpfOp(ab, _f(e, 0.0), "ogt")), e.v(arith.CmpfOp(ab, _f(e, big), "olt"))))
+    hi = e.v(arith.SelectOp(regular, hi, e.v(arith.SelectOp(
+        e.v(arith.CmpfOp(ab, _f(e, 0.0), "oeq")), _f(e, float("-inf")), ab))))  # ln 0 = -inf, ln inf = inf, NaN
+    lo = e.v(arith.SelectOp(regular, lo, _f(e, 0.0)))
+    p = _mul(e, y, hi)
+    d = _add(e, e.fma(y, hi, e.v(arith.NegfOp(p))), _mul(e, y, lo))
+    d = _select(e, "olt", e.ptx_f64("abs.f64 $0, $1;", [p]), _f(e, 1e300), d, _f(e, 0.0))
+    r = exp(e, p)
+    r = _select(e, "olt", r, _f(e, big), e.fma(r, d, r), r)  # (an infinite e^p stays itself)
+    yi = e.ptx_f64("cvt.rzi.f64.f64 $0, $1;", [y])
+    half = _mul(e, yi, _f(e, 0.5))
+    odd = e.v(arith.CmpfOp(e.ptx_f64("cvt.rzi.f64.f64 $0, $1;", [half]), half, "one"))
+    integral = e.v(arith.CmpfOp(yi, y, "oeq"))
+    negative_sign = e.v(arith.CmpiOp(e.v(arith.BitcastOp(x, i64)), e.const(0, i64), "slt"))
+    flip = e.v(arith.AndIOp(negative_sign, e.v(arith.AndIOp(integral, odd))))
+    r = e.v(arith.SelectOp(flip, e.v(arith.NegfOp(r)), r))
+    finite_negative = e.v(arith.AndIOp(e.v(arith.CmpfOp(x, _f(e, 0.0), "olt")),
+                                       e.v(arith.CmpfOp(ab, _f(e, big), "one"))))
+    not_integral = e.v(arith.XOrIOp(integral, e.v(arith.ConstantOp(IntegerAttr(1, 1)))))
+    r = e.v(arith.SelectOp(e.v(arith.AndIOp(finite_negative, not_integral)), _f(e, float("nan")), r))
+    unit_inf = e.v(arith.AndIOp(e.v(arith.CmpfOp(ab, _f(e, 1.0), "oeq")),
+                                e.v(arith.CmpfOp(e.ptx_f64("abs.f64 $0, $1;", [y]), _f(e, big), "oeq"))))
+    one = e.v(arith.OrIOp(e.v(arith.CmpfOp(x, _f(e, 1.0), "oeq")), unit_inf))
+    one = e.v(arith.OrIOp(one, e.v(arith.CmpfOp(y, _f(e, 0.0), "oeq"))))
+    return e.v(arith.SelectOp(one, _f(e, 1.0), r))
 
 
 KINDS = {"exp": exp, "exp2": exp2, "log": log, "log2": log2}
