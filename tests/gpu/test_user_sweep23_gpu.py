@@ -109,8 +109,9 @@ def test_f64_exp_and_log_within_two_ulp_on_the_gpu():
         assert u.max() <= 2, (name, int(np.argmax(u)), u.max())
 
 
-def test_f64_pow_on_the_gpu(monkeypatch):
-    """tests/unit/test_f64_math_emulated.py's ``pow`` case on the GPU: within 4 ulp of numpy, C's special cases."""
+def test_f64_pow_and_tanh_on_the_gpu(monkeypatch):
+    """tests/unit/test_f64_math_emulated.py's ``pow`` and ``tanh`` cases on the GPU: within 4 ulp of numpy, C's
+    special cases."""
     import numpy as np
     import test_f64_math_emulated as fm
 
@@ -121,3 +122,4 @@ def test_f64_pow_on_the_gpu(monkeypatch):
 
     monkeypatch.setattr(fm.s10e, "emulate_kernel", on_gpu)
     fm.test_f64_pow_within_four_ulp_and_c_special_cases_on_the_ptx(monkeypatch)
+    fm.test_f64_tanh_within_four_ulp_on_the_ptx(monkeypatch)

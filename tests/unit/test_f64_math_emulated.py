@@ -4,7 +4,7 @@ user sweep 23's f64 logsumexp): the PTX run by the CPU's PTX emulator against nu
 within 2 ulp over the whole range (random arguments whose results span normal and subnormal values, the
 overflow / underflow edges, subnormal and huge logarithm arguments) and bit for bit on the special values
 (NaN, +-inf, +-0, negative arguments, ``exp(0) = 1``, ``log(1) = 0``); ``pow`` within 4 ulp (2 measured) and C
-``pow``'s special cases.  Needs cuda-tile, no GPU."""
+``pow``'s special cases; ``tanh`` within 4 ulp.  Needs cuda-tile, no GPU."""
 
 from __future__ import annotations
 
@@ -112,3 +112,24 @@ def test_f64_pow_within_four_ulp_and_c_special_cases_on_the_ptx(monkeypatch):
     assert u.max() <= 4, (worst, x[worst], y[worst], p[worst], ref[worst], u.max())
     num = ~np.isnan(ref[400:400 + k])  # (the sign of zeros and infinities; a NaN's sign is not C pow's)
     np.testing.assert_array_equal(np.signbit(p[400:400 + k][num]), np.signbit(ref[400:400 + k][num]))
+
+
+@ct.kernel
+def f64_tanh_tiles(X, T, B: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(T, index=(i,), tile=ct.tanh(ct.load(X, index=(i,), shape=(B,), padding_mode=ct.PaddingMode.ZERO)))
+
+
+def test_f64_tanh_within_four_ulp_on_the_ptx(monkeypatch):
+    """``ct.tanh`` of f64 tiles (before session 32 refused: "tanh on f64"): arguments from 1e-300 to 40 of both
+    signs (the polynomial and the ``exp`` sides of ``expm1``, the saturation to +-1), ``+-0``, ``+-inf``, NaN."""
+    n = 512
+    x = np.copysign(np.exp(RNG.uniform(np.log(1e-300), np.log(40.0), n)), RNG.uniform(-1, 1, n))
+    x[:200] = RNG.uniform(-1.0, 1.0, 200)
+    x[:8] = [0.0, -0.0, np.inf, -np.inf, np.nan, 0.175, -0.17500001, 19.06]
+    t = s10e.emulate_kernel(monkeypatch, "f64_tanh_tiles", f64_tanh_tiles, [x, np.full(n, np.nan)], (128,),
+                            grid=(n // 128,))[1]
+    u = _ulps(t, np.tanh(x))
+    worst = int(np.argmax(u))
+    assert u.max() <= 4, (worst, x[worst], t[worst], np.tanh(x[worst]), u.max())
+    assert np.signbit(t[1]) and not np.signbit(t[0])

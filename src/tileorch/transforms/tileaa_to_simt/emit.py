@@ -695,7 +695,7 @@ class Emitter:
         (tests/gpu/test_epilogue_math_gpu.py); NaN stays NaN, ``tanh(+-inf) = +-1``, signed zeros kept."""
         typ = x.type
         if isinstance(typ, Float64Type):
-            raise NotImplementedError(f64_math("tanh"))
+            return _f64.tanh(self, x)
         y = self.to_f32(x)
         a = self.ptx_f32("abs.f32 $0, $1;", [y])
         small = self.tanh_poly(a)

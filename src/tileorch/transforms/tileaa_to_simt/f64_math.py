@@ -1,4 +1,4 @@
-"""``exp``, ``exp2``, ``log``, ``log2`` and ``pow`` of f64 elements on the SIMT path, at double precision (a few ulp),
+"""``exp``, ``exp2``, ``log``, ``log2``, ``pow`` and ``tanh`` of f64 elements on the SIMT path, at double precision (a few ulp),
 from IEEE f64 adds, multiplies, fused multiply-adds, one division and integer bit operations (no MUFU
 instruction: those are f32 only).  Before session 32 the SIMT path refused these four on f64 with a
 located error (a user's f64 ``logsumexp`` did not compile; ``x ** 0.5`` of f64 neither).
@@ -21,6 +21,7 @@ The algorithms (textbook, no library's code):
   ``fma``, TwoSum for the power-of-two part) and the product's rounding error ``d`` carried as ``e^p (1 + d)``;
   C ``pow``'s special cases (signs of odd integral powers, NaN for a negative base and a non-integral exponent,
   ``x ** 0 = 1 ** y = 1``).
+* ``tanh(x) = sign(x) m / (m + 2)``, ``m = expm1(2|x|)`` (the Taylor polynomial below 0.35, ``exp - 1`` above).
 
 tests/unit/test_f64_math_emulated.py runs their PTX on the PTX emulator against numpy over the whole range,
 subnormals and the special values (exp / exp2 within 1 ulp, log / log2 / pow within 2, measured in session 32);
@@ -233,5 +234,24 @@ def power(e, x: SSAValue, y: SSAValue) -> SSAValue:
     return e.v(arith.SelectOp(one, _f(e, 1.0), r))
 
 
-KINDS = {"exp": exp, "exp2": exp2, "log": log, "log2": log2}
+def _expm1_nonnegative(e, t: SSAValue) -> SSAValue:
+    """``e^t - 1`` for ``0 <= t <= 40``: below 0.35 its Taylor polynomial without the 1 (no cancellation), above
+    ``exp(t) - 1`` (``e^t >= 1.42`` there: the subtraction costs under 2 bits)."""
+    p = _f(e, EXP_TAYLOR[0])
+    for c in EXP_TAYLOR[1:-1]:
+        p = _add(e, _mul(e, p, t), _f(e, c))
+    small = _mul(e, p, t)
+    large = _sub(e, exp(e, t), _f(e, 1.0))
+    return _select(e, "olt", t, _f(e, 0.35), small, large)
+
+
+def tanh(e, x: SSAValue) -> SSAValue:
+    """``tanh x`` of an f64 ``x``: ``m / (m + 2)`` with ``m = e^(2|x|) - 1`` (|x| clamped to 20, where tanh rounds
+    to 1), the sign of ``x`` copied back (``-0`` kept, NaN stays NaN)."""
+    a = _clamped(e, e.ptx_f64("abs.f64 $0, $1;", [x]), 0.0, 20.0)
+    m = _expm1_nonnegative(e, _add(e, a, a))
+    return e.ptx_f64("copysign.f64 $0, $1, $2;", [x, e.v(arith.DivfOp(m, _add(e, m, _f(e, 2.0))))])
+
+
+KINDS = {"exp": exp, "exp2": exp2, "log": log, "log2": log2, "tanh": tanh}
 """The f64 functions this module computes, by the SIMT lowering's kind name."""
