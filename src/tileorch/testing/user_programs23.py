@@ -28,7 +28,8 @@ and run on the SIMT path's mma.sync.
 
 Found by this sweep: ``ct.exp`` / ``ct.log`` of f64 tiles stopped the compile ("exp on f64 ... not supported",
 located): now computed in f64 within 2 ulp (tileaa_to_simt/f64_math.py; tests/unit/test_f64_math_emulated.py
-failed before).  cuTile's own: a Python float literal in an f64 expression reaches the bytecode rounded to f32
+failed before), and with them ``exp2`` / ``log2``, ``ct.pow`` (``x ** 0.5``: "pow on f64" before) and ``ct.tanh``
+of f64.  cuTile's own: a Python float literal in an f64 expression reaches the bytecode rounded to f32
 (``x * 1.4426950408889634`` multiplies by ``1.4426950216293335``; ``ct.full(..., 0.1, dtype=ct.float64)``
 likewise), and :data:`REJECTED_BY_CUTILE` (a float -> int cast with a rounding mode).  No program computed a
 wrong result on the interpreter or the PTX emulator.
