@@ -7,7 +7,8 @@ the interpreter's runs (NaN, the integer type's minimum / unsigned maximum, the 
 the byte 2 for bool: neither False nor True); each array lies inside a larger buffer of the fill
 whose :data:`TAIL` must stay the fill.  Returns every array argument after the run (host numpy:
 bf16 as float32 values, fp8 and bool as their bytes), and checks that the compiled program took
-the path its table entry names.  Needs torch, a GPU, cuda-tile and ml_dtypes (the test modules
+the path its table entry names.  A spec entry ``(shape, dtype, strides)`` is a strided view of a buffer the
+fill spans (test_user_sweep_interp.strided_buffer).  Needs torch, a GPU, cuda-tile and ml_dtypes (the test modules
 skip without them before importing this one)."""
 
 from __future__ import annotations
@@ -48,6 +49,15 @@ def gpu_run(programs: dict, name: str, inputs: dict) -> dict:
         if not isinstance(s, tuple):
             args.append(inputs.get(i, s))
             continue
+        if len(s) == 3:  # (shape, dtype, strides): a strided view (test_user_sweep_interp.strided_buffer)
+            shape, dtype, strides = s
+            flat, view = interp.strided_buffer(shape, dtype, strides, inputs.get(i))
+            n = flat.size
+            host = np.concatenate([flat, interp._empty((TAIL,), dtype)])
+            device = torch.from_numpy(host.view(np.uint8).copy()).cuda().view(sweep.DT[dtype])
+            args.append(torch.as_strided(device, tuple(shape), tuple(strides)))
+            placed.append((i, device, view, dtype, n, host[n:].copy()))
+            continue
         shape, dtype = s
         n = int(np.prod(shape, dtype=np.int64))
         host = interp._empty((n + TAIL,), dtype)
@@ -64,7 +74,7 @@ def gpu_run(programs: dict, name: str, inputs: dict) -> dict:
     for i, device, shape, dtype, n, tail in placed:
         back = device.view(torch.uint8).cpu().numpy().view(_storage(dtype))
         assert np.array_equal(back[n:].view(np.uint8), tail.view(np.uint8)), f"{name}: argument {i} written past its end"
-        got = back[:n].reshape(shape)
+        got = shape(back[:n]) if callable(shape) else back[:n].reshape(shape)
         out[i] = interp._bf16_value(got) if dtype == "bfloat16" else got
     program = rc.compiled(p.kernel, rc.describe_arguments(p.kernel, tuple(args)), "sm_90a", "persistent").program
     assert program.kind == p.path, program.remarks

@@ -528,9 +528,9 @@ class Interpreter:
                     self._store(ins[0], ins[2], typ, one, None)
                 out[t] = (old, int(ok))
             put(out)
+        elif name == "scf.while" and (op.arguments or op.results):
+            env.update(zip(op.results, self._while_with_values(op, env, mask, ins)))
         elif name == "scf.while":
-            if op.arguments or op.results:
-                raise SimtError("scf.while with values")
             active = mask.copy()
             for _ in range(1 << 16):
                 before = op.before_region.blocks[0]
@@ -705,6 +705,34 @@ class Interpreter:
             carried = [np.where(live.reshape(-1, *([1] * (np.ndim(o) - 1))), o, c) for o, c in zip(outs, carried)]
         return carried
 
+    def _while_with_values(self, op, env, mask, ins):
+        """``scf.while`` carrying values (a data-dependent loop: ``while n != 1``) for the threads of ``mask``:
+        each round runs the before region under the threads still looping; a thread whose ``scf.condition``
+        is false leaves with the values it forwards (the op's results), the others run the after region
+        with them and loop on its yield.  Returns the results per thread."""
+        before, after = op.before_region.blocks[0], op.after_region.blocks[0]
+        vals, active = list(ins), mask.copy()
+        final = [self._placeholder(r.type) for r in op.results]
+
+        def pick(keep, new, old):
+            return np.where(keep.reshape(-1, *([1] * (np.ndim(new) - 1))), new, old)
+
+        for _ in range(1 << 20):
+            env.update(zip(before.args, vals))
+            for inner in before.ops:
+                if inner.name == "scf.condition":
+                    cond = env[inner.condition].astype(bool)
+                    fwd = [env[a] for a in inner.args]
+                    break
+                self.op(inner, env, active)
+            final = [pick(active & ~cond, f, old) for f, old in zip(fwd, final)]
+            active = active & cond
+            if not active.any():
+                return final
+            env.update(zip(after.args, fwd))
+            vals = [pick(active, o, v) for o, v in zip(self.block(after, env, active), vals)]
+        raise SimtError("scf.while did not end")
+
     def region(self, region, env, mask):
         if not region.blocks:
             return []
@@ -792,7 +820,11 @@ class Interpreter:
             def fma(a, b, c):
                 if not all(map(math.isfinite, (a, b, c))):
                     return a * b + c
-                return float(Fraction(a) * Fraction(b) + Fraction(c))
+                v = Fraction(a) * Fraction(b) + Fraction(c)
+                try:
+                    return float(v)
+                except OverflowError:  # past the largest finite f64: an infinity of the sum's sign
+                    return math.copysign(math.inf, v)
 
             put(np.array([fma(float(a), float(b), float(c)) for a, b, c in
                           zip(*(x.ravel() for x in np.broadcast_arrays(d[0], d[1], d[2])))]).reshape(np.shape(d[0])))

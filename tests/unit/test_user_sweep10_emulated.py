@@ -107,7 +107,14 @@ def emulate(name, inputs: dict):
     for i, (s, d) in enumerate(zip(p.spec, described)):
         if isinstance(d, rc.ConstantArg):
             continue
-        if isinstance(s, tuple):
+        if isinstance(s, tuple) and len(s) == 3:  # (shape, dtype, strides): a view of a buffer
+            shape, dt, strides = s
+            flat, view = sweep.strided_buffer(shape, dt, strides, inputs.get(i))
+            base = (i + 1) << 32
+            memory.append((base, flat.view(np.uint8), f"arg{i}"))
+            placed.append((i, flat, dt, view))
+            values += [base, *shape, *strides]
+        elif isinstance(s, tuple):
             shape, dt = s
             a = inputs.get(i)
             buf = sweep._empty(shape, dt) if a is None else sweep._bf16_bits(a) if dt == "bfloat16" else \
@@ -115,7 +122,7 @@ def emulate(name, inputs: dict):
             buf = np.array(buf, order="C").reshape(shape)
             base = (i + 1) << 32
             memory.append((base, buf.reshape(-1).view(np.uint8), f"arg{i}"))
-            placed.append((i, buf, dt))
+            placed.append((i, buf, dt, None))
             values += [base, *shape, *[st // buf.itemsize for st in buf.strides]]
         else:
             values.append(inputs.get(i, s))
@@ -125,7 +132,11 @@ def emulate(name, inputs: dict):
               struct.unpack("<Q", struct.pack("<d", v))[0] if t == "f64" else int(v) & 0xFFFFFFFFFFFFFFFF
               for t, v in zip(types, values)]
     run_grid(name, prog, params, memory, p.grid)
-    return {i: sweep._bf16_value(buf) if dt == "bfloat16" else buf for i, buf, dt in placed}
+    out = {}
+    for i, buf, dt, view in placed:
+        got = buf if view is None else view(buf)
+        out[i] = sweep._bf16_value(got) if dt == "bfloat16" else got
+    return out
 
 
 EMULATED = sorted(n for n in dir(s10) if n.startswith("test_"))

@@ -150,7 +150,13 @@ def run(name, inputs: dict, program=None):
     assert p.kernel is PROGRAMS[name].kernel, f"{name}: another program"
     mem, args, placed = Memory(), [], []
     for i, s in enumerate(p.spec):
-        if isinstance(s, tuple):
+        if isinstance(s, tuple) and len(s) == 3:  # (shape, dtype, strides): a view of a buffer (strided)
+            shape, dt, strides = s
+            flat, view = strided_buffer(shape, dt, strides, inputs.get(i))
+            base = mem.place(flat)
+            placed.append((i, base, flat, dt, view))
+            args += [base, *shape, *strides]
+        elif isinstance(s, tuple):
             shape, dt = s
             a = inputs.get(i)
             buf = _empty(shape, dt) if a is None else _bf16_bits(a) if dt == "bfloat16" else \
@@ -158,7 +164,7 @@ def run(name, inputs: dict, program=None):
             assert buf.shape == tuple(shape), (name, i)
             buf = np.ascontiguousarray(buf).reshape(buf.shape)  # (ascontiguousarray makes a 0-d array 1-d)
             base = mem.place(buf)
-            placed.append((i, base, buf, dt))
+            placed.append((i, base, buf, dt, None))
             args += [base, *shape, *[st // buf.itemsize for st in buf.strides]]
         else:
             args.append(inputs.get(i, s))
@@ -178,11 +184,32 @@ def run(name, inputs: dict, program=None):
     if not _run_on_shared_compile(name, execute):
         execute(*_kernel(name))
     out = {}
-    for i, base, buf, dt in placed:
+    for i, base, buf, dt, view in placed:
         raw, off = mem.find(base, buf.nbytes)
         got = np.frombuffer(raw[off:off + buf.nbytes].tobytes(), buf.dtype).reshape(buf.shape)
+        got = got if view is None else view(got)
         out[i] = _bf16_value(got) if dt == "bfloat16" else got
     return out
+
+
+def strided_buffer(shape, dt, strides, values=None):
+    """The buffer behind an array of ``shape`` with element ``strides`` (a permuted or padded view, what
+    ``x.transpose(1, 2)`` hands a kernel): ``(flat, view)``, ``flat`` the fill of the elements the view spans
+    (:func:`_empty`) with ``values`` (the logical array, bf16 as float32 values) written through it, ``view(b)``
+    the logical array (a copy) of a buffer ``b`` like ``flat``."""
+    from numpy.lib.stride_tricks import as_strided
+
+    span = 1 + sum((d - 1) * st for d, st in zip(shape, strides))
+    flat = _empty((span,), dt)
+
+    def view(b):
+        return np.array(as_strided(b, tuple(shape), tuple(st * b.itemsize for st in strides)))
+
+    if values is not None:
+        v = _bf16_bits(values) if dt == "bfloat16" else np.asarray(values, np.uint8 if dt == "bool_" else NP[dt])
+        assert v.shape == tuple(shape), (v.shape, shape)
+        as_strided(flat, tuple(shape), tuple(st * flat.itemsize for st in strides), writeable=True)[...] = v
+    return flat, view
 
 
 def wrap_bits(values, bits):

@@ -166,6 +166,15 @@ def _directed_mode(parts) -> str:
     return next((m for m in ("rz", "rm", "rp") if m in parts), "rn")
 
 
+def _exact_to_f64(v: Fraction) -> float:
+    """The rational ``v`` rounded once to f64 (nearest even), an infinity of its sign past the largest finite value
+    (``float`` raises OverflowError there: an ``fma`` of finite operands can overflow)."""
+    try:
+        return float(v)
+    except OverflowError:
+        return float("inf") if v > 0 else float("-inf")
+
+
 def div_rounded(a, b, mode: str) -> np.ndarray:
     """``a / b`` of f32 or f64 arrays rounded ``mode`` (``rn``, or the directed ``rz`` / ``rm`` / ``rp`` of PTX
     ``div.<mode>``), in their type: the nearest quotient, moved one step toward zero, -inf or +inf where the exact
@@ -1268,7 +1277,7 @@ class Emu:
                 raise Fault(f"unhandled {op} {ops}")  # (the approximate / other-rounding forms: not modelled)
             with np.errstate(all="ignore"):
                 if base == "fma":
-                    r = np.array([float(Fraction(x) * Fraction(y) + Fraction(z)) if np.isfinite([x, y, z]).all()
+                    r = np.array([_exact_to_f64(Fraction(x) * Fraction(y) + Fraction(z)) if np.isfinite([x, y, z]).all()
                                   else x * y + z for x, y, z in zip(*a)], dtype=np.float64)
                 else:
                     r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],

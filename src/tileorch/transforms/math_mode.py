@@ -56,7 +56,16 @@ FORMS = {
     ("exp", True): "ex2.approx.ftz of x*log2(e) (rounding<approx>: about 2^-21 relative, subnormals flushed)",
     ("tanh", False): "full precision (the spec's default rounding<full>: polynomial / 1 - 2/(e^2a + 1))",
     ("tanh", True): "tanh.approx.f32 (rounding<approx>: about 2^-11 relative)",
+    ("exp", "f64"): "f64 arithmetic (tileaa_to_simt/f64_math.py: Cody-Waite reduction, a degree-13 polynomial, "
+                    "an exact power-of-two scale; within 2 ulp, subnormals kept)",
+    ("tanh", "f64"): "f64 arithmetic (tileaa_to_simt/f64_math.py: expm1(2|x|) / (expm1(2|x|) + 2); within 4 ulp)",
 }
+
+
+def _is_f64(op: Operation) -> bool:
+    """Whether ``op``'s result holds f64 elements (computed by f64_math.py whatever the rounding mode)."""
+    typ = op.results[0].type if op.results else None
+    return getattr(getattr(typ, "element_type", typ), "name", "") == "f64"
 
 
 def math_remarks(module: Operation) -> list[str]:
@@ -66,11 +75,12 @@ def math_remarks(module: Operation) -> list[str]:
     for op in module.walk():
         kind = APPROX_KINDS.get(op.name)
         if kind is not None:
-            key = (kind, takes_approx(op))
+            key = (kind, "f64" if _is_f64(op) and (kind, "f64") in FORMS else takes_approx(op))
             seen[key] = seen.get(key, 0) + 1
     out = []
-    for (kind, approx), count in sorted(seen.items()):
-        why = (f"{MATH_ENV}=approx" if approx_math() else "the program's rounding_mode=APPROX") if approx else \
+    for (kind, approx), count in sorted(seen.items(), key=str):
+        why = "float64: no fast form" if approx == "f64" else \
+            (f"{MATH_ENV}=approx" if approx_math() else "the program's rounding_mode=APPROX") if approx else \
             f"{MATH_ENV}=approx or rounding_mode=APPROX takes the fast form"
         out.append(f"remark: {kind}: {count} op(s) computed by {FORMS[(kind, approx)]} ({why})")
     return out

@@ -22,6 +22,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.nv_tileaa.attrs import PointerType
 from tileorch.transforms.op_init import create_op
+from tileorch.transforms.tileaa_to_simt import f64_math as _f64
 
 GLOBAL_PTR = nvvm.PTR_GLOBAL
 SHARED_PTR = nvvm.PTR_SHARED
@@ -598,7 +599,7 @@ class Emitter:
 
     def unary_math(self, kind: str, x: SSAValue) -> SSAValue:
         typ = x.type
-        if isinstance(typ, Float64Type):  # exact in f64 (rsqrt: two roundings); the others refused
+        if isinstance(typ, Float64Type):  # exact in f64 (rsqrt: two roundings), exp / log in f64_math; others refused
             if kind == "neg":
                 return self.v(arith.NegfOp(x))
             if kind == "abs":
@@ -607,6 +608,8 @@ class Emitter:
                 return self.ptx_f64("sqrt.rn.f64 $0, $1;", [x])
             if kind == "rsqrt":
                 return self.ptx_f64("rcp.rn.f64 $0, $1;", [self.ptx_f64("sqrt.rn.f64 $0, $1;", [x])])
+            if kind in _f64.KINDS:  # exp, exp2, log, log2 at double precision (f64_math.py)
+                return _f64.KINDS[kind](self, x)
             raise NotImplementedError(f64_math(kind))
         y = self.to_f32(x)
         if kind == "exp":  # e^x = 2^(x log2 e)
@@ -660,7 +663,7 @@ class Emitter:
         subnormal and overflowing results.  Half-precision inputs run in f32."""
         typ = x.type
         if isinstance(typ, Float64Type):
-            raise NotImplementedError(f64_math("exp"))
+            return _f64.exp(self, x)
         y = self.to_f32(x)
         span = float(self.EXP_KMAX - self.EXP_KMIN)  # 253
         t = self.ptx_f32("fma.rn.sat.f32 $0, $1, $2, $3;",
@@ -692,7 +695,7 @@ class Emitter:
         (tests/gpu/test_epilogue_math_gpu.py); NaN stays NaN, ``tanh(+-inf) = +-1``, signed zeros kept."""
         typ = x.type
         if isinstance(typ, Float64Type):
-            raise NotImplementedError(f64_math("tanh"))
+            return _f64.tanh(self, x)
         y = self.to_f32(x)
         a = self.ptx_f32("abs.f32 $0, $1;", [y])
         small = self.tanh_poly(a)
@@ -781,6 +784,8 @@ class Emitter:
         special cases: a negative ``x`` gives the odd-power sign for an integral ``e`` and NaN otherwise, a
         ``-0`` the odd-power sign too (``(-0) ** 3 = -0``, ``(-0) ** -1 = -inf``); ``x ** 0`` and ``1 ** e`` are
         1 (a NaN ``e`` included), ``(-1) ** inf`` is 1."""
+        if isinstance(x.type, Float64Type) and isinstance(e.type, Float64Type):  # f64_math.py: a few ulp
+            return _f64.power(self, x, e)
         typ, b, y = x.type, self._f32_math("pow", x), self._f32_math("pow", e)
         ab = self.ptx_f32("abs.f32 $0, $1;", [b])
         r = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self._mul(y, self.ptx_f32("lg2.approx.f32 $0, $1;", [ab]))])
