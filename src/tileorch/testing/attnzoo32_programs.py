@@ -536,13 +536,18 @@ _add("z32_split_kv_combine_online", z32_split_kv_combine_online,
      [((2, 2, 5, 64), F32), ((2, 2, 5), F32), ((2, 2, 64), F16), 5, 64], (2, 2), "simt", outputs=(2,))
 _add("z32_paged_slot_gather", z32_paged_slot_gather,
      [((2, 2, 64), F16), ((2, 512, 64), F16), ((2, 512, 64), F16), ((2, 16), I32), ((2,), I32),
-      ((2, 2, 64), F16), _S64, 16, 64, 64], (2, 2), "chained", outputs=(5,))
+      ((2, 2, 64), F16), _S64, 16, 64, 64], (2, 2), "simt", outputs=(5,),
+     error="this dot operand is gathered: B's columns (N) are gathered",
+     notes="found by this set: an unlocated 'the TileAS tier left a kernel unlowered' (every operand tile of the loop "
+           "gathered: no TMA load, no pipeline); now a warning at the gather naming the paged-cache remedy")
 _add("z32_chunk_prefill_lens", z32_chunk_prefill_lens,
      _qkv((4, 150, 64), (4, 300, 64)) + [((2,), I32), ((2,), I32), ((4, 150, 64), F16), _S64, 2, 64, 64, 64],
      (3, 4), "chained", outputs=(5,))
 _add("z32_cascade_shared_prefix", z32_cascade_shared_prefix,
      [((4, 130, 64), F16), ((2, 100, 64), F16), ((2, 100, 64), F16), ((4, 130, 64), F16), ((4, 130, 64), F16),
-      ((4, 130, 64), F16), _S64, 2, 64, 64, 64], (3, 4), "chained", outputs=(5,))
+      ((4, 130, 64), F16), _S64, 2, 64, 64, 64], (3, 4), "simt", outputs=(5,),
+     error="2 loops with dots one after another",
+     notes="two key loops over different arrays (other bounds) carrying one state: not fused by the tier")
 _add("z32_sink_tile_peeled_window", z32_sink_tile_peeled_window,
      _qkv((2, 300, 64), (2, 300, 64)) + [((2, 300, 64), F16), _S64, 100, 64, 64, 64], (5, 2), "chained",
      outputs=(3,))
@@ -566,24 +571,32 @@ _add("z32_causal_d160", z32_causal_d160,
      _qkv((2, 150, 160), (2, 150, 160)) + [((2, 150, 160), F16), LOG2E / math.sqrt(160), 64, 64, 256], (3, 2),
      "chained", outputs=(3,))
 _add("z32_two_mha_heads", z32_two_mha_heads,
-     _qkv((2, 4, 128, 64), (2, 4, 192, 64)) + [((2, 4, 128, 64), F16), _S64, 64, 64, 64], (2, 2, 2), "chained",
-     outputs=(3,))
+     _qkv((2, 4, 128, 64), (2, 4, 192, 64)) + [((2, 4, 128, 64), F16), _S64, 64, 64, 64], (2, 2, 2), "simt",
+     outputs=(3,), error="second dots reading different B tiles of their own",
+     notes="two chains over different K / V tiles in one loop: the chained kernel's stage holds one V tile")
 _add("z32_mla_absorbed_decode", z32_mla_absorbed_decode,
      [((2, 32, 128), BF16), ((2, 32, 64), BF16), ((2, 300, 128), BF16), ((2, 300, 64), BF16),
-      ((2, 32, 128), BF16), 1 / math.sqrt(192), 16, 64, 128, 64], (2, 2), "chained", outputs=(4,))
+      ((2, 32, 128), BF16), 1 / math.sqrt(192), 16, 64, 128, 64], (2, 2), "simt", outputs=(4,),
+     error="this dot adds its product to the result of the dot at line",
+     notes="one product split over two operand pairs along K (latent + RoPE parts): not taken by the tensor-core "
+           "tiers (concatenating the parts along the head dim in memory is the remedy the refusal names)")
 _add("z32_qk_rmsnorm", z32_qk_rmsnorm,
      _qkv((2, 128, 64), (2, 150, 64)) + [((64,), F32), ((64,), F32), ((2, 128, 64), F16), _S64, 1e-6, 64, 64, 64],
      (2, 2), "chained", outputs=(5,))
 _add("z32_int8_kv_token_scales", z32_int8_kv_token_scales,
      [((2, 128, 64), F16), ((2, 150, 64), I8), ((2, 150, 64), I8), ((2, 150), F32), ((2, 150), F32),
-      ((2, 128, 64), F16), _S64, 64, 64, 64], (2, 2), "chained", outputs=(5,))
+      ((2, 128, 64), F16), _S64, 64, 64, 64], (2, 2), "simt", outputs=(5,),
+     error="the first dot's B (K) is computed from its tile by a ct.load, a per-column vector loaded",
+     notes="an int8 tile dequantised by a per-key scale tile loaded in the loop: a computed B with a loaded vector")
 _add("z32_lse_only", z32_lse_only,
-     [((2, 150, 64), F16), ((2, 170, 64), F16), ((2, 150), F32), 0.125, 64, 64, 64], (3, 2), "chained",
-     outputs=(2,))
+     [((2, 150, 64), F16), ((2, 170, 64), F16), ((2, 150), F32), 0.125, 64, 64, 64], (3, 2), "simt",
+     outputs=(2,), error="this dot's product is not accumulated over its loop",
+     notes="found by this set: refused as 'expected a producer agent with 2 TMA tile loads (A and 1 B); found 1 "
+           "staged loads' (the tier's words); now the reason at the dot")
 _add("z32_bwd_ds_tile", z32_bwd_ds_tile,
      _qkv((2, 150, 64), (2, 130, 64)) + [((2, 150, 64), F16), ((2, 150), F32), ((2, 150), F32),
-                                         ((2, 150, 130), F16), 0.125, 64, 64, 64], (3, 3, 2), "chained",
-     outputs=(6,))
+                                         ((2, 150, 130), F16), 0.125, 64, 64, 64], (3, 3, 2), "simt",
+     outputs=(6,), error="this dot is not in a loop")
 _add("z32_bwd_delta_bshd_bf16", z32_bwd_delta_bshd,
      [((2, 150, 2, 128), BF16), ((2, 150, 2, 128), BF16), ((2, 2, 150), F32), 64, 128], (3, 2, 2), "simt",
      outputs=(2,))
