@@ -125,8 +125,8 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
 
     def refuse(op: Operation, why: str):
         fail(op, f"{what} is computed from its tile by {_user_spelling(op.name)}, {why}; only elementwise ops "
-                  "whose other operands are scalars (constants, kernel arguments), row reductions along the tile's contiguous "
-                  "dimension and per-column vectors loaded before the loop are " + how)
+                  "whose other operands are scalars (constants, kernel arguments), row reductions along the tile's "
+                  "contiguous dimension and per-column vectors loaded before the loop are " + how)
 
     readers: list[Operation] = []  # the ops whose operands kind() is classifying, innermost last
 
