@@ -256,3 +256,13 @@ def test_bwd_delta_bshd_bf16():
     name = "z32_bwd_delta_bshd_bf16"
     o, do = _t(name, 0), _t(name, 1)
     _launch(name, {0: o, 1: do}, {2: (o.float() * do.float()).sum(-1).transpose(1, 2)}, tol=dict(atol=1e-3, rtol=1e-4))
+
+
+def test_int8_scales_on_scores():
+    name = "z32_int8_scales_on_scores"
+    q = _t(name, 0)
+    g = torch.Generator(device="cuda").manual_seed(4)
+    k8, v8 = (torch.randint(-127, 128, (2, 150, 64), device="cuda", generator=g).to(torch.int8) for _ in range(2))
+    ks, vs = (torch.rand(2, 150, device="cuda", generator=g) * 0.02 + 0.005 for _ in range(2))
+    s = (q.float() @ k8.float().transpose(-1, -2)) * ks[:, None, :] * S64
+    _launch(name, {0: q, 1: k8, 2: v8, 3: ks, 4: vs}, {5: torch.softmax(s, -1) @ (v8.float() * vs[..., None])})

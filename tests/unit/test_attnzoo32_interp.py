@@ -101,3 +101,14 @@ def test_int8_cache_dequantised_on_the_simt_path():
     k = (k8 * ks[..., None]).astype(np.float16)
     v = (v8 * vs[..., None]).astype(np.float16)
     _close(o, _attn(_s(q, k, 0.125), v), 3e-3, 1e-2)
+
+
+def test_int8_cache_scales_on_scores_on_the_simt_path():
+    q = sample(RNG, (2, 128, 64), "float16")
+    k8, v8 = (RNG.integers(-127, 128, (2, 150, 64)).astype(np.int8) for _ in range(2))
+    ks, vs = (RNG.uniform(0.005, 0.025, (2, 150)).astype(np.float32) for _ in range(2))
+    o = run("z32_int8_scales_on_scores", {0: q, 1: k8, 2: v8, 3: ks, 4: vs})[5]
+    s = _s(q, k8, 0.125) * ks[:, None, :]
+    e = np.exp(s - s.max(-1, keepdims=True))
+    p16 = (e * vs[:, None, :]).astype(np.float16)  # the kernel's (p * vs) cast for the second dot
+    _close(o, (p16 @ v8.astype(np.float64)) / e.sum(-1, keepdims=True), 3e-3, 1e-2)

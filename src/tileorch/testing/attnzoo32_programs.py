@@ -18,7 +18,8 @@ logit: ``m`` starts at 0, ``l`` at 1); the key loop walked last tile first.
 Shapes: head dims 112 (bf16, f32 out, cross attention ragged both ways) and 160 (causal) in
 power-of-two tiles; two independent MHA heads per program (four dots, two chains); DeepSeek's MLA
 decode with absorbed projections (two score dots summed, V the latent itself); q-k RMSNorm of the Q
-tile and each K tile before the dot; an int8 KV cache with per-token scales.
+tile and each K tile before the dot; an int8 KV cache with per-token scales (on the dequantised tiles, and moved
+onto the scores and P).
 
 Backward pieces and statistics: the natural LSE alone (no V); ``dS = P (dO V^T - delta)`` per
 (query tile, key tile) with P recomputed from the LSE; ``delta = rowsum(dO O)`` from sequence-major
@@ -465,6 +466,31 @@ def z32_int8_kv_token_scales(Q, K8, V8, KS, VS, O, qk_scale: float, BM: C[int], 
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
+
+@ct.kernel
+def z32_int8_scales_on_scores(Q, K8, V8, KS, VS, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The int8 cache of :func:`z32_int8_kv_token_scales` written the KIVI way: the tiles only cast to f16 in the
+    loop, the per-token scales moved off the operands (K's onto the scores' columns, ``s * ks``; V's onto P's
+    columns, ``(p * vs) V``); ragged keys."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K8.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        ks = ct.load(KS, index=(bh, j), shape=(1, BN), padding_mode=ZERO)
+        vs = ct.load(VS, index=(bh, j), shape=(1, BN), padding_mode=ZERO)
+        k = ct.load(K8, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D)).astype(Q.dtype)
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * (ks * qk_scale)
+        s = ct.where(_kpos(j, BN) < seq, s, -math.inf)
+        v = ct.load(V8, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D)).astype(Q.dtype)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma((p * vs).astype(Q.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
 # ----------------------------------------------------------------------------------------------- backward, statistics
 
 
@@ -588,6 +614,12 @@ _add("z32_int8_kv_token_scales", z32_int8_kv_token_scales,
       ((2, 128, 64), F16), _S64, 64, 64, 64], (2, 2), "simt", outputs=(5,),
      error="the first dot's B (K) is computed from its tile by a ct.load, a per-column vector loaded",
      notes="an int8 tile dequantised by a per-key scale tile loaded in the loop: a computed B with a loaded vector")
+_add("z32_int8_scales_on_scores", z32_int8_scales_on_scores,
+     [((2, 128, 64), F16), ((2, 150, 64), I8), ((2, 150, 64), I8), ((2, 150), F32), ((2, 150), F32),
+      ((2, 128, 64), F16), _S64, 64, 64, 64], (2, 2), "simt", outputs=(5,),
+     error="the first dot's B element type i8: f16/bf16 operands are supported (converted to f16 in the kernel",
+     notes="found by this set: the refusal of a B tile converted in the kernel lacked the conversion's words (the "
+           "staged B no longer reads its load); the tier's WGMMA converts no operand tile")
 _add("z32_lse_only", z32_lse_only,
      [((2, 150, 64), F16), ((2, 170, 64), F16), ((2, 150), F32), 0.125, 64, 64, 64], (3, 2), "simt",
      outputs=(2,), error="this dot's product is not accumulated over its loop",

@@ -763,6 +763,8 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     elt = ld.result.type.element_type
     if type(elt) not in _DT:
         used = next((o.type.element_type for o in dot.operands[:2] if _depends_on(o, ld.result)), None)
+        if used is None:  # (a B tile staged by the producer: the consumer's operand no longer reads the load)
+            used = dot.operands[1 if "'s B" in what else 0].type.element_type
         converted = (f" (converted to {used} in the kernel: the tier's WGMMA reads the tile in shared memory as TMA "
                      "writes it, in the array's type, and converts no operand tile; convert the array before the "
                      "launch)" if type(used) in _DT else "")
