@@ -1,7 +1,7 @@
 # s32-attnzoo's GPU check (< 240 s; run from the repository root with the compiler installed, carry .whl), e.g.
 #   CMD="bash benchmarks/session32_attnzoo.sh" bash benchmarks/device_session.sh shell   -> $OUT/s32attnzoo.tgz
-# 1. tests/gpu/test_attnzoo32_gpu.py: the 22 programs of tileorch.testing.attnzoo32_programs (12 on the chained
-#    tier, 8 refused at the user's line and 2 without dots, on the SIMT path) against torch fp32, NaN-prefilled;
+# 1. tests/gpu/test_attnzoo32_gpu.py: the 23 programs of tileorch.testing.attnzoo32_programs (12 on the chained
+#    tier, 9 refused at the user's line and 2 without dots, on the SIMT path) against torch fp32, NaN-prefilled;
 #    each takes its tabled path.  Expected: all pass (the CPU emulator passed the 12 chained kernels against numpy;
 #    bf16 ones ran there as f16 twins; the SIMT ones and the torch references themselves run here the first time).
 # 2. benchmarks/attnzoo32.py: the 12 chained programs at model sizes beside SDPA flash in the same process (one JSON

@@ -266,3 +266,11 @@ def test_int8_scales_on_scores():
     ks, vs = (torch.rand(2, 150, device="cuda", generator=g) * 0.02 + 0.005 for _ in range(2))
     s = (q.float() @ k8.float().transpose(-1, -2)) * ks[:, None, :] * S64
     _launch(name, {0: q, 1: k8, 2: v8, 3: ks, 4: vs}, {5: torch.softmax(s, -1) @ (v8.float() * vs[..., None])})
+
+
+def test_mod_routed_queries():
+    name = "z32_mod_routed_queries"
+    q, k, v = _qkv(name)
+    idx = torch.randperm(200, generator=torch.Generator().manual_seed(6))[:64].sort().values.to(torch.int32).cuda()
+    i, j = idx[:, None], torch.arange(200, device="cuda")[None, :]
+    _launch(name, {0: q, 1: k, 2: v, 3: idx}, {4: _attn(q[:, idx.long()], k, v, S64, j <= i)})

@@ -8,6 +8,7 @@ with ptxas without spilling.  Needs cuda-tile."""
 from __future__ import annotations
 
 import inspect
+import math
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,10 @@ import pytest
 pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
+import cuda.tile as ct  # noqa: E402
+
 from tileorch.testing import attnzoo32_programs  # noqa: E402
-from tileorch.testing.attnzoo32_programs import PROGRAMS  # noqa: E402
+from tileorch.testing.attnzoo32_programs import _S64, PROGRAMS, _kpos, _online, _state  # noqa: E402
 
 SOURCE = str(Path(attnzoo32_programs.__file__))
 TENSOR_CORES = "chained dots compiled through the TileAS tier to TMA + WGMMA"
@@ -95,3 +98,37 @@ def test_chained_kernel_assembles_without_spills(name):
     assert "wgmma.mma_async" in prog.ptx
     result = run_ptxas(prog.ptx, "sm_90a")
     assert not result.spill_warnings(), (name, result.summary())
+
+
+
+@ct.kernel
+def _v_gathered(Q, K, Vc, Slots, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """K tile-loaded, V's rows gathered by a slot list (a test program of this file)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ct.PaddingMode.ZERO).reshape((BM, D))
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ct.PaddingMode.ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where(_kpos(j, BN) < seq, s, -math.inf)
+        rows = ct.load(Slots, index=(j,), shape=(BN,), padding_mode=ct.PaddingMode.ZERO)[:, None]
+        v = ct.gather(Vc, (bh, rows, ct.arange(D, dtype=ct.int32)[None, :]))  # the gather
+        m_i, l_i, acc = _online(s, m_i, l_i, acc, v, Vc.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+def test_gathered_v_is_refused_at_the_gather():
+    """K tile-loaded, V gathered by a slot list: refused before this session at the helper's dot as "the second
+    dot's B is not a TMA tile load of the loop"; now at the user's ct.gather, saying it is gathered."""
+    from tileorch.testing.compile_memo import lower_once
+    from tileorch.testing.export import cutile_bytecode
+
+    f16 = "float16"
+    spec = [((2, 128, 64), f16), ((2, 150, 64), f16), ((2, 150, 64), f16), ((192,), "int32"), ((2, 128, 64), f16),
+            _S64, 64, 64, 64]
+    prog = lower_once(cutile_bytecode(_v_gathered, spec), "z32_test_v_gathered", arch="sm_90a")
+    line = _line_of(_v_gathered, "# the gather")
+    assert prog.kind == "simt"
+    assert any(r.startswith(f"{Path(__file__)}:{line}:") and "the second dot's B is gathered (ct.gather)" in r
+               for r in prog.remarks), list(prog.remarks)

@@ -112,3 +112,12 @@ def test_int8_cache_scales_on_scores_on_the_simt_path():
     e = np.exp(s - s.max(-1, keepdims=True))
     p16 = (e * vs[:, None, :]).astype(np.float16)  # the kernel's (p * vs) cast for the second dot
     _close(o, (p16 @ v8.astype(np.float64)) / e.sum(-1, keepdims=True), 3e-3, 1e-2)
+
+
+def test_routed_queries_gathered_on_the_simt_path():
+    """64 routed tokens (ascending positions of 200) attend causally to all 200 keys."""
+    q, k, v = (sample(RNG, (2, 200, 64), "float16") for _ in range(3))
+    idx = np.sort(RNG.choice(200, 64, replace=False)).astype(np.int32)
+    o = run("z32_mod_routed_queries", {0: q, 1: k, 2: v, 3: idx})[4]
+    keep = np.arange(200)[None, :] <= idx[:, None]
+    _close(o, _attn(np.where(keep, _s(q[:, idx], k, 0.125), -np.inf), v), 3e-3, 1e-2)

@@ -7,9 +7,9 @@ group's 8 query heads as the rows of one tile and the valid length a scalar; fla
 count is the grid's (``ct.num_blocks(0)``, an empty last split) and its combine kernel written as a
 running (online) merge in log2 units; a paged cache of 16-token pages narrower than the key tile
 (the slot of each key gathered row by row, ``ct.gather``); batched chunked prefill whose bottom-right
-offset is each sequence's ``KLens[b] - QLens[b]``; cascade attention (a shared prefix cache without a batch
-axis, then the sequence's own keys, one running state); StreamingLLM's sink tile peeled before the loop
-plus a causal window.
+offset is each sequence's ``KLens[b] - QLens[b]``; Mixture-of-Depths' routed queries gathered by index;
+cascade attention (a shared prefix cache without a batch axis, then the sequence's own keys, one running
+state); StreamingLLM's sink tile peeled before the loop plus a causal window.
 
 Scores and masks: ALiBi from loaded position ids of a left-padded batch; Hugging Face's additive f16
 mask ``[B, 1, 1, Sk]``; a per-query temperature read as a column; the off-by-one softmax (a virtual zero
@@ -24,6 +24,16 @@ onto the scores and P).
 Backward pieces and statistics: the natural LSE alone (no V); ``dS = P (dO V^T - delta)`` per
 (query tile, key tile) with P recomputed from the LSE; ``delta = rowsum(dO O)`` from sequence-major
 bf16.
+
+Found by this set (each test failing before its fix): the slot-gathered paged cache fell to the SIMT path
+with only an unlocated "the TileAS tier left a kernel unlowered" (no TMA load left in its loop): now a
+warning at the user's ``ct.gather`` naming the paged-cache remedy; a chained operand read by ``ct.gather``
+(the routed queries; a gathered V) was refused as "computed from its tile by 'nv_tileaa.load'" or "not a
+TMA tile load" at the dot: now "is gathered (ct.gather)" at the gather; the LSE alone was refused with the
+tier's "expected a producer agent with 2 TMA tile loads": now "this dot's product is not accumulated over
+its loop" at the dot; an int8 K cast to f16 was refused without the conversion clause (a staged B no
+longer reads its load); a computed operand's refusal names the user's ``ct.load`` / ``ct.gather``, not
+the tier's op.  No chained program computes a wrong result on the PTX emulator.
 
 Each entry is a :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``:
 what the compiler does with it today; ``error``: the located refusal's text where the tensor-core tier
@@ -240,6 +250,25 @@ def z32_sink_tile_peeled_window(Q, K, V, O, qk_scale: float, W: int, BM: C[int],
         m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
+
+
+@ct.kernel
+def z32_mod_routed_queries(Q, K, V, Idx, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Mixture-of-Depths: the ``C`` routed tokens ``Idx [C]`` (ascending positions) attend causally to every key;
+    each query tile's rows gathered from ``Q [BH, S, D]`` by ``ct.gather``, O stored compact ``[BH, C, D]``."""
+    ci, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    rows = ct.load(Idx, index=(ci,), shape=(BM,), padding_mode=ZERO)[:, None]
+    q = ct.gather(Q, (bh, rows, ct.arange(D, dtype=ct.int32)[None, :]))
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = _kpos(j, BN)
+        s = ct.where((kpos <= rows) & (kpos < seq), s, -math.inf)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(bh, ci, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 # ----------------------------------------------------------------------------------------------- scores, masks
 
@@ -574,6 +603,11 @@ _add("z32_cascade_shared_prefix", z32_cascade_shared_prefix,
       ((4, 130, 64), F16), _S64, 2, 64, 64, 64], (3, 4), "simt", outputs=(5,),
      error="2 loops with dots one after another",
      notes="two key loops over different arrays (other bounds) carrying one state: not fused by the tier")
+_add("z32_mod_routed_queries", z32_mod_routed_queries,
+     _qkv((2, 200, 64), (2, 200, 64)) + [((64,), I32), ((2, 64, 64), F16), _S64, 64, 64, 64], (1, 2), "simt",
+     outputs=(4,), error="the first dot's A (Q) is gathered (ct.gather)",
+     notes="found by this set: refused as 'computed from its tile by 'nv_tileaa.load', which depends on the "
+           "element's position' (the tier's op, a prologue's words); now the gather named at its line")
 _add("z32_sink_tile_peeled_window", z32_sink_tile_peeled_window,
      _qkv((2, 300, 64), (2, 300, 64)) + [((2, 300, 64), F16), _S64, 100, 64, 64, 64], (5, 2), "chained",
      outputs=(3,))
