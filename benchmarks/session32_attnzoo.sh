@@ -29,4 +29,8 @@ for line in sys.stdin:
           'ms', r.get('tileorch_ms'), 'TF', r.get('tileorch_tflops'), 'GB/s', r.get('tileorch_gbps'),
           '| sdpa ms', r.get('sdpa_flash_ms'), 'TF', r.get('sdpa_flash_tflops'), 'GB/s', r.get('sdpa_gbps'),
           'same_work', r.get('sdpa_same_work'), r.get('error', ''))"
+# 3. the HF-mask program (natural ct.exp: the spec's full-precision expf by default, 175 TFLOP/s against SDPA's 304 in
+#    the 09:18 run) with TILEORCH_MATH=approx (ex2.approx of x log2 e): how much of the gap the exp form is.
+TILEORCH_MATH=approx timeout ${ABLATE_TIMEOUT:-40} python3 benchmarks/attnzoo32.py --iters 20 \
+  --only z32_hf_additive_mask_f16 2>&1 | tail -n 1 | sed 's/^/[TILEORCH_MATH=approx] /'
 tar czf "$OUT/s32attnzoo.tgz" -C "$OUT" s32attnzoo
