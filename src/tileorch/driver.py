@@ -479,6 +479,7 @@ def _unlowered_remark(module: ModuleOp) -> str:
 
     from tileorch.transforms.tileas.convert_to_cutlass import (NO_TMA_OPERAND, no_tma_operand, padded_operand,
                                                                padded_operand_message)
+    from tileorch.transforms.tileas.gathered_operand import gathered_operand, gathered_operand_message
 
     dots = [op for op in module.walk() if op.name == "nv_tileaa.dot"]
     padded = padded_operand(dots)
@@ -488,6 +489,11 @@ def _unlowered_remark(module: ModuleOp) -> str:
     no_tma = no_tma_operand(dots)
     if no_tma is not None:
         located = str(LocatedError(no_tma, NO_TMA_OPERAND))
+        return _refused(_as_warning(located), module)
+    gathered = gathered_operand(dots)
+    if gathered is not None:  # every operand tile of the loop gathered: no TMA load, no pipeline was built
+        located = str(LocatedError(gathered[0], gathered_operand_message(gathered[1], gathered[2],
+                                                                         _gathered_why(gathered[1], dots))))
         return _refused(_as_warning(located), module)
     for op in module.walk():
         if op.name != "nv_tileaa.dot":
@@ -515,6 +521,18 @@ def _unlowered_remark(module: ModuleOp) -> str:
             located = str(LocatedError(op, why))
             return _refused(_as_warning(located), module)
     return "remark: the TileAS tier left a kernel unlowered; the SIMT path compiles it"
+
+
+def _gathered_why(role: str, dots: list) -> str:
+    """Why the tier built no pipeline for a kernel whose dot operand is gathered (``role``: "A" / "B") and whose
+    loop has no tile load left to pipeline: for chained dots (attention over a paged cache) the remedy."""
+    if len(dots) > 1:
+        return ("the chained (attention) kernels read every K / V tile through TMA tile loads; gathered rows "
+                "(e.g. a paged KV cache with pages smaller than the key tile) are not taken: a cache whose pages "
+                "hold a whole key tile, read by ct.load at the page's index (the page number from the block table "
+                "by ct.load(...).item()), takes the tensor cores")
+    return ("the loop has no tile load (ct.load) left for TMA to pipeline" if role == "A" else
+            "a gathered B is not taken (WGMMA reads B from shared memory only; only A may be gathered)")
 
 
 def _refused(diagnostic: str, module: ModuleOp) -> str:

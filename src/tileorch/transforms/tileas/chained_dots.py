@@ -740,6 +740,11 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     src, seen = strip_layouts(v)
     ld = source_load(src)
     if not isinstance(ld, ts.TiledLoadOp) or not isinstance(ld.atom, ts.TmaLoadAtomAttr):
+        from tileorch.transforms.tileas.gathered_operand import gather_source
+
+        gathered = gather_source(v)
+        if gathered is not None:
+            _fail(gathered[0], gathered_operand_why(what))
         _fail(dot, f"{what} is not a TMA tile load{' of the loop' if in_loop else ' made before the loop'}")
     shape = list(ld.result.type.get_shape())
     vt = ld.view.type
@@ -763,6 +768,8 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     elt = ld.result.type.element_type
     if type(elt) not in _DT:
         used = next((o.type.element_type for o in dot.operands[:2] if _depends_on(o, ld.result)), None)
+        if used is None:  # (a B tile staged by the producer: the consumer's operand no longer reads the load)
+            used = dot.operands[1 if "'s B" in what else 0].type.element_type
         converted = (f" (converted to {used} in the kernel: the tier's WGMMA reads the tile in shared memory as TMA "
                      "writes it, in the array's type, and converts no operand tile; convert the array before the "
                      "launch)" if type(used) in _DT else "")
@@ -785,10 +792,23 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
                    group_dim=group_dim, group=group), seen
 
 
+def gathered_operand_why(what: str) -> str:
+    """The refusal of a chained dot's operand ``what`` read by ``ct.gather``."""
+    return (f"{what} is gathered (ct.gather): the chained kernels read their operand tiles through TMA tile loads "
+            "(ct.load), and Hopper's TMA has no row gather; a paged cache whose pages hold a whole key tile, read by "
+            "ct.load at the page's index (the page number from the block table by ct.load(...).item()), takes the "
+            "tensor cores, and so do gathered rows copied into a contiguous array before the launch")
+
+
 def _q_prologue(kernel: aa.FuncOp, d1: Operation, operand: SSAValue | None = None,
                 what: str = "the first dot's A (Q)") -> tuple[SSAValue, QPrologue | None]:
     """:func:`~tileorch.transforms.tileas.operand_prologue.operand_prologue`, refused as a chained-dots
-    error."""
+    error (an operand read by ``ct.gather``: :func:`gathered_operand_why`, at the gather)."""
+    from tileorch.transforms.tileas.gathered_operand import gather_source
+
+    gathered = gather_source(operand if operand is not None else d1.lhs)
+    if gathered is not None:
+        _fail(gathered[0], gathered_operand_why(what))
     return operand_prologue(kernel, d1, _fail, operand, what)
 
 

@@ -828,6 +828,32 @@ def _refuse_writes_outside(kernel: aa.FuncOp, sw: Operation, fail) -> None:
                     "zeros)")
 
 
+UNACCUMULATED_DOT = (
+    "this dot's product is not accumulated over its loop (each step's product starts from zeros and is only reduced "
+    "or stored, e.g. a log-sum-exp or the row statistics of attention scores without the second dot P V): the "
+    "tensor-core kernels (TMA + WGMMA) take a dot accumulated over a loop of K tiles (a GEMM) or a chain of two dots "
+    "(attention); the SIMT path runs this one on mma.sync (an LSE alone: compute it beside O in the forward, whose "
+    "chained kernel stores the row statistics)")
+"""The refusal of a loop whose one dot reads a constant accumulator and whose result is not carried by the loop."""
+
+
+def _loop_carried_acc(dot: Operation, limit: int = 64) -> bool:
+    """Whether ``dot``'s accumulator reads a loop's carried value (a block argument of an ``scf.for`` body), through
+    at most ``limit`` ops: a GEMM's ``acc = mma(a, b, acc)``; a product from ``ct.zeros`` every step is not."""
+    stack, seen = [dot.acc], set()
+    while stack and len(seen) < limit:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, BlockArgument):
+            if isinstance(v.block.parent_op(), scf.ForOp):
+                return True
+            continue
+        stack.extend(v.owner.operands)
+    return False
+
+
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     """Read the tier's warp-specialized dot kernel; a located error says why one cannot be lowered."""
 
@@ -890,6 +916,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         padded = padded_operand(dots)
         if padded is not None:
             raise LocatedError(padded[0], padded_operand_message(padded[1]))
+        if len(dots) == 1 and not _loop_carried_acc(dots[0]):
+            raise LocatedError(dots[0], UNACCUMULATED_DOT)
         fail(sw, f"expected a producer agent with {1 + len(dots)} TMA tile loads (A and {len(dots)} B); found "
                  f"{len(loads)} staged loads")
     a_load = b_load = None

@@ -44,14 +44,22 @@ def gathered_operand(dots) -> tuple[Operation, str, tuple[int, ...]] | None:
     dimension read from memory) gives ``()``."""
     for dot in dots:
         for role, v in (("A", dot.lhs), ("B", dot.rhs)):
-            op, swapped = v.owner, False
-            while isinstance(op, Operation) and op.name in OPERAND_PATH and op.operands:
-                swapped ^= op.name == "nv_tileaa.permute"
-                op = op.operands[0].owner
-            if isinstance(op, Operation) and op.name == "nv_tileaa.load":
+            found = gather_source(v)
+            if found is not None:
+                op, swapped = found
                 dims = _indexed_dimensions(op)
                 return op, role, tuple(sorted(1 - d for d in dims)) if swapped else dims
     return None
+
+
+def gather_source(v: SSAValue) -> tuple[Operation, bool] | None:
+    """(the pointer-tile load, ``ct.gather``, that the dot operand ``v`` is read from through :data:`OPERAND_PATH`;
+    whether a permute on the way swaps its dimensions), or None."""
+    op, swapped = v.owner, False
+    while isinstance(op, Operation) and op.name in OPERAND_PATH and op.operands:
+        swapped ^= op.name == "nv_tileaa.permute"
+        op = op.operands[0].owner
+    return (op, swapped) if isinstance(op, Operation) and op.name == "nv_tileaa.load" else None
 
 
 def _indexed_dimensions(load: Operation) -> tuple[int, ...]:

@@ -82,6 +82,16 @@ ROWWISE_COMBINERS = ("nv_tileaa.addf", "nv_tileaa.maxf", "nv_tileaa.minf", "nv_t
                       "arith.maximumf", "arith.minimumf", "arith.mulf")
 
 
+USER_SPELLINGS = {"nv_tileas.tiled_load": "ct.load", "nv_tileaa.tiled_load": "ct.load", "nv_tileaa.load": "ct.gather",
+                  "nv_tileaa.dot": "ct.mma", "nv_tileas.dot": "ct.mma"}
+"""The cuTile call a user wrote for an op a refusal names (the tier's op names mean nothing at the user's line)."""
+
+
+def _user_spelling(name: str) -> str:
+    """``'a ct.load'`` for the tier's ``nv_tileas.tiled_load``; other ops as ``'NAME'``."""
+    return f"a {USER_SPELLINGS[name]}" if name in USER_SPELLINGS else f"'{name}'"
+
+
 def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation, str], None],
                      operand: SSAValue | None = None, what: str = "the first dot's A (Q)",
                      how: str = "applied to the tile in place", tile_load: Operation | None = None
@@ -114,9 +124,9 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
     cols = top_shape[-1] if top_shape else 0
 
     def refuse(op: Operation, why: str):
-        fail(op, f"{what} is computed from its tile by '{op.name}', {why}; only elementwise ops whose other "
-                  "operands are scalars (constants, kernel arguments), row reductions along the tile's contiguous "
-                  "dimension and per-column vectors loaded before the loop are " + how)
+        fail(op, f"{what} is computed from its tile by {_user_spelling(op.name)}, {why}; only elementwise ops "
+                  "whose other operands are scalars (constants, kernel arguments), row reductions along the tile's "
+                  "contiguous dimension and per-column vectors loaded before the loop are " + how)
 
     readers: list[Operation] = []  # the ops whose operands kind() is classifying, innermost last
 

@@ -1,0 +1,134 @@
+"""Session 32's attention zoo (``tileorch.testing.attnzoo32_programs``, issue 20): each program exported
+through the launcher's argument description and cuTile's exporter (no GPU) and lowered for sm_90a
+(``compile_memo.lower_once``: the driver's decision and remarks) takes the path its table entry names; a
+program the tensor-core tier refuses says why at the user's line (a located warning holding the table's
+text), never a silent SIMT fallback or the tier's internal words; the heaviest chained kernels assemble
+with ptxas without spilling.  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import inspect
+import math
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+import cuda.tile as ct  # noqa: E402
+
+from tileorch.testing import attnzoo32_programs  # noqa: E402
+from tileorch.testing.attnzoo32_programs import _S64, PROGRAMS, _kpos, _online, _state  # noqa: E402
+
+SOURCE = str(Path(attnzoo32_programs.__file__))
+TENSOR_CORES = "chained dots compiled through the TileAS tier to TMA + WGMMA"
+
+
+def _lowered(name):
+    from tileorch.testing.compile_memo import lower_once
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS[name]
+    return lower_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a")
+
+
+def _line_of(kernel, text):
+    src, first = inspect.getsourcelines(kernel._annotated_function.pyfunc)
+    return first + next(i for i, ln in enumerate(src) if text in ln)
+
+
+def test_the_zoo_has_its_programs():
+    assert len(PROGRAMS) >= 20
+    assert sum(p.path == "chained" for p in PROGRAMS.values()) >= 12
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_takes_its_path(name):
+    """The table's path; a chained kernel says it took the tensor cores; a refused one names the refusal at a
+    line of this set's file; no internal error, no unlocated 'left a kernel unlowered', no tier op name."""
+    p = PROGRAMS[name]
+    prog = _lowered(name)
+    remarks = list(prog.remarks)
+    assert prog.kind == p.path, remarks
+    assert not [r for r in remarks if "internal error" in r or "left a kernel unlowered" in r], remarks
+    assert not [r for r in remarks if "refused" in r and ("producer agent" in r or "'nv_tile" in r)], remarks
+    refusals = [r for r in remarks if "refused" in r]
+    if p.error:
+        assert any(r.startswith(SOURCE + ":") and p.error in r for r in refusals), remarks
+    else:
+        assert not refusals, remarks
+    if p.path == "chained":
+        assert any(TENSOR_CORES in r for r in remarks), remarks
+
+
+def test_gathered_kv_is_refused_at_the_gather():
+    """Pages narrower than the key tile, K gathered by slot: every operand tile of the loop is a gather, so the tier
+    built no pipeline; before this session the only word was an unlocated 'the TileAS tier left a kernel
+    unlowered'.  Now a warning at the user's ct.gather of K naming the paged-cache remedy."""
+    line = _line_of(attnzoo32_programs.z32_paged_slot_gather, "k = ct.gather(Kc")
+    remarks = list(_lowered("z32_paged_slot_gather").remarks)
+    hit = [r for r in remarks if r.startswith(f"{SOURCE}:{line}:") and "warning:" in r.split("\n")[0]]
+    assert hit and "pages hold a whole key tile" in hit[0], remarks
+
+
+def test_unaccumulated_dot_is_refused_with_its_reason():
+    """The LSE alone (one dot per key tile from zeros, reduced by rows): refused before this session with the
+    tier's 'expected a producer agent with 2 TMA tile loads'; now at the dot, saying the product is not
+    accumulated."""
+    line = _line_of(attnzoo32_programs.z32_lse_only, "s = ct.mma(")
+    remarks = list(_lowered("z32_lse_only").remarks)
+    assert any(r.startswith(f"{SOURCE}:{line}:") and "not accumulated over its loop" in r for r in remarks), remarks
+
+
+SPILL_CHECKED = ["z32_causal_d160", "z32_decode_gqa8_bshd_lens"]
+"""The register-heaviest chained kernels of the set (head dim 160 in a 256-wide tile; 8-row decode at d128)."""
+
+
+@pytest.mark.parametrize("name", SPILL_CHECKED)
+def test_chained_kernel_assembles_without_spills(name):
+    from tileorch.backend.ptxas import ptxas_available, run_ptxas
+    from tileorch.testing.compile_memo import compile_once
+    from tileorch.testing.export import cutile_bytecode
+
+    if not ptxas_available():
+        pytest.skip("ptxas not installed")
+    p = PROGRAMS[name]
+    prog = compile_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a", ptxas=False)
+    assert "wgmma.mma_async" in prog.ptx
+    result = run_ptxas(prog.ptx, "sm_90a")
+    assert not result.spill_warnings(), (name, result.summary())
+
+
+
+@ct.kernel
+def _v_gathered(Q, K, Vc, Slots, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """K tile-loaded, V's rows gathered by a slot list (a test program of this file)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ct.PaddingMode.ZERO).reshape((BM, D))
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ct.PaddingMode.ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where(_kpos(j, BN) < seq, s, -math.inf)
+        rows = ct.load(Slots, index=(j,), shape=(BN,), padding_mode=ct.PaddingMode.ZERO)[:, None]
+        v = ct.gather(Vc, (bh, rows, ct.arange(D, dtype=ct.int32)[None, :]))  # the gather
+        m_i, l_i, acc = _online(s, m_i, l_i, acc, v, Vc.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+def test_gathered_v_is_refused_at_the_gather():
+    """K tile-loaded, V gathered by a slot list: refused before this session at the helper's dot as "the second
+    dot's B is not a TMA tile load of the loop"; now at the user's ct.gather, saying it is gathered."""
+    from tileorch.testing.compile_memo import lower_once
+    from tileorch.testing.export import cutile_bytecode
+
+    f16 = "float16"
+    spec = [((2, 128, 64), f16), ((2, 150, 64), f16), ((2, 150, 64), f16), ((192,), "int32"), ((2, 128, 64), f16),
+            _S64, 64, 64, 64]
+    prog = lower_once(cutile_bytecode(_v_gathered, spec), "z32_test_v_gathered", arch="sm_90a")
+    line = _line_of(_v_gathered, "# the gather")
+    assert prog.kind == "simt"
+    assert any(r.startswith(f"{Path(__file__)}:{line}:") and "the second dot's B is gathered (ct.gather)" in r
+               for r in prog.remarks), list(prog.remarks)
