@@ -93,14 +93,18 @@ LONGEST_FIRST = (
     # benchmarks/results/ci_s30b_2026-12-06.json), longest first
     "unit/test_cover27_compile.py",  # ~125
     "unit/test_epilogue_dot_programs.py",  # 61.3 (s31-ci, the file alone, load 7-9: three 5-8 s tier proofs)
-    "unit/test_chained_emulated.py",  # 57.2
-    "unit/test_chained_s_ahead.py",  # 40.6
-    "unit/test_chained_q_regs.py",  # 37.5
-    "unit/test_chained_s17_switches.py",  # 37.3
+    # s32-ci: the eight chained emulation files in one -n 0 process, in this order, memos cold at its start (as
+    # a CI worker shares them: benchmarks/results/ci_s32_2026-12-06.json), load 6-9
+    "unit/test_chained_emulated.py",  # 58.7
+    "unit/test_chained_s_ahead.py",  # 48.3
+    "unit/test_chained_s17_switches.py",  # 32.1
+    "unit/test_chained_q_regs.py",  # 31.4
     "unit/test_cover29_compile.py",  # 27.3
+    "unit/test_chained_stagger.py",  # 27.2 (s32-ci)
     "unit/test_attnzoo30_emulated.py",  # 25.3
     "unit/test_check_chained.py",  # 18.1
     "unit/test_computed_b_gemm.py",  # 17.2
+    "unit/test_chained_kv_ahead.py",  # 16.9 (s32-ci)
     "unit/test_attnzoo30_compile.py",  # 15.3
     "unit/test_row_smem_cache_emulated.py",  # 13.3
     "unit/test_cover26_compile.py",  # 13.2

@@ -46,7 +46,20 @@ def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0, ctas_persi
     """(output, reference, errors) of every CTA of the program on one head (``wait_delay``: the
     emulator's, a tensor core that lets the producer run before a ``wait_group`` returns;
     ``ctas_persistent``: the CTAs a persistent kernel is launched on; ``adjust(q, k, v)``: changes
-    the random inputs in place)."""
+    the random inputs in place).  Without ``adjust``, once per input in a test run
+    (``emulate_once``: the default kernel that many switch tests compare against is emulated once;
+    emulated every time while a test patches the emulator)."""
+    from tileorch.testing.emulation_memo import emulate_once
+
+    args = (seq, d, tile_m, tile_n, causal, seed, wait_delay, ctas_persistent)
+    if adjust is None:
+        return emulate_once("test_chained_emulated._emulate", (p.ptx, p.chained, args),
+                            lambda: _emulate_now(p, *args))
+    return _emulate_now(p, *args, adjust=adjust)
+
+
+def _emulate_now(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0, ctas_persistent=1, adjust=None):
+    """:func:`_emulate`, emulated here."""
     from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
 
     rng = np.random.default_rng(seed)

@@ -2189,3 +2189,12 @@ class Cluster:
             if not progressed:
                 raise Fault("deadlock: every CTA of the cluster waits on barrier.cluster.wait")
         return self.ctas
+
+
+def _pristine() -> tuple[type, dict, dict]:
+    """(``Emu``, its namespace, this module's namespace) as imported, before any test patched them
+    (:func:`tileorch.testing.emulation_memo.emulator_unpatched` compares against it)."""
+    return Emu, dict(vars(Emu)), dict(globals())
+
+
+PRISTINE = _pristine()
