@@ -8,7 +8,9 @@ result undefined or surprising, located at the op (the user's line through the d
   is rarely what the program meant;
 * ``shli`` / ``shri`` by a constant of the element width or more (the amount is unsigned): the
   conversion gives PTX's clamped value (0, or the sign for an arithmetic right shift), which is
-  rarely what the program meant.
+  rarely what the program meant;
+* ``assert`` of a constant false condition: it fails whenever it is reached (the program traps
+  with the assert's message), which is seldom meant outside a branch.
 
 It only reads the module."""
 
@@ -32,11 +34,14 @@ def constant_operand_warnings(module: ModuleOp) -> list[str]:
     """One located ``warning:`` line per op of the kinds above (see the module docstring)."""
     from tileorch.transforms.cudatile_to_tileaa import _uniform_int
 
-    divi, remi, shli, shri = (ct.op_name(c) for c in ("DivIOp", "RemIOp", "ShLIOp", "ShRIOp"))  # (by name:
-    out: list[str] = []  # the classes are defined on first use, only for programs that have the ops)
+    divi, remi, shli, shri, check = (ct.op_name(c) for c in ("DivIOp", "RemIOp", "ShLIOp", "ShRIOp", "AssertOp"))
+    out: list[str] = []  # (by name: the classes are defined on first use, only for programs that have the ops)
     for op in module.walk():
         name = op.name
-        if (name == divi or name == remi) and _uniform_int(op.rhs) == 0:
+        if name == check and _uniform_int(op.condition) == 0:
+            out.append(format_error(op, f"assert of a condition that is always false: it fails whenever it is reached "
+                                        f"(the program traps with {op.message.data!r})", "warning"))
+        elif (name == divi or name == remi) and _uniform_int(op.rhs) == 0:
             what = "division" if name == divi else "remainder"
             value = "the dividend" if name == divi else "0"
             out.append(format_error(op, f"integer {what} by the constant 0 is undefined behaviour in CUDA Tile IR: "
