@@ -7,7 +7,7 @@ sweeps 17, 19 and 21 did not try, in three tables.
 * :data:`WARNED`: programs that compile but whose result is rarely what the user meant: integer
   ``//`` and ``%`` by a constant 0 (undefined in CUDA Tile IR; tileorch defines them), a shape
   divided by 0, shifts by the element width or more, an ``assert_`` of a constant false condition,
-  and the launch hints ``num_ctas=16`` / ``occupancy=32`` tileorch does not apply: each gets a
+  a load and a store at the tile index -1 (Python's "last tile"), and the launch hints ``num_ctas=16`` / ``occupancy=32`` tileorch does not apply: each gets a
   located ``warning:`` at the user's line.
 * :data:`REJECTED_BY_CUTILE`: a dot whose inner dims differ after a ``reshape``, ``mma`` with an int8
   or (f16 operands) an int32 accumulator, a loop-carried tile changing dtype, a gather by a bool
@@ -104,6 +104,14 @@ def assert_false_left_from_debugging(X, Y, BN: C[int]):
     ct.store(Y, index=(0,), tile=x)
 
 
+@ct.kernel
+def last_tile_by_a_negative_index(X, Y, BN: C[int]):
+    """The last tile of ``X`` read and written as ``index=(-1,)`` (Python's negative indexing: a view's
+    tiles count from 0, so the load gives padding and the store writes nothing)."""
+    x = ct.load(X, index=(-1,), shape=(BN,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(Y, index=(-1,), tile=x + 1.0)
+
+
 @ct.kernel(num_ctas=16)
 def copy_with_a_cluster_of_16(X, Y, BN: C[int]):
     """A copy with ``num_ctas=16`` (H100's largest, non-portable cluster): one CTA per program."""
@@ -131,6 +139,10 @@ WARNED: dict[str, tuple] = {
                                        "shift of 64-bit integers by 64", "tile=x >> 64"),
     "assert_false_left_from_debugging": (assert_false_left_from_debugging, [((128,), F32), ((128,), F32), 128],
                                          "assert of a condition that is always false", "ct.assert_("),
+    "last_tile_read_by_a_negative_index": (last_tile_by_a_negative_index, [((256,), F32), ((256,), F32), 128],
+                                           "tile index -1 along dimension 0 is negative", "index=(-1,), shape=(BN,)"),
+    "last_tile_written_by_a_negative_index": (last_tile_by_a_negative_index, [((256,), F32), ((256,), F32), 128],
+                                              "so the store writes nothing", "ct.store(Y, index=(-1,)"),
     "copy_with_a_cluster_of_16": (copy_with_a_cluster_of_16, [((128,), F32), ((128,), F32), 128],
                                   "num_ctas=16 (cuTile's CTAs per cluster) is not applied", None),
     "copy_with_occupancy_32": (copy_with_occupancy_32, [((128,), F32), ((128,), F32), 128],
