@@ -137,10 +137,18 @@ def test_a_launch_mistake_raises_naming_what_is_wrong(name, monkeypatch):
     assert "internal error" not in str(exc) and not drv.loaded and not drv.launches
 
 
-def test_a_float_for_an_int_constant_is_cutiles_error_at_the_users_line(monkeypatch):
-    exc, drv = _launch((2,), (_x(0), _x(1), 128.0), monkeypatch)
-    assert "Expected a tuple of integers" in str(exc), repr(exc)
-    assert f'"{SOURCE}", line {line_of(LAUNCH, "ct.store(Y")}' in str(exc), str(exc)
+@pytest.mark.parametrize("value", [128.0, True])
+def test_a_float_or_bool_for_a_constant_int_names_the_parameter_and_the_kernel(value, monkeypatch):
+    """Before: cuTile typed 128.0 as a float tile and failed at the load's ``shape=(BN,)`` ("Expected a
+    tuple of integers, but element #0 has type Tile[float32,()]"), naming neither the parameter nor the
+    value (and would have computed silently with 0.5 where a float is allowed)."""
+    import inspect
+
+    exc, drv = _launch((2,), (_x(0), _x(1), value), monkeypatch)
+    first = inspect.getsourcelines(LAUNCH._annotated_function.pyfunc)[1]
+    assert isinstance(exc, TypeError), repr(exc)
+    assert (f"argument 2 ('BN') is declared ct.Constant[int] (kernel 'scale_by_two', {SOURCE}:{first}), "
+            f"got {type(value).__name__} {value!r}: pass an int") in str(exc), str(exc)
     assert not drv.loaded
 
 

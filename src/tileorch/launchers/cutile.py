@@ -386,6 +386,19 @@ def _parameters(kernel: Any) -> tuple[list[str], list[Any]]:
     return list(ann.pysig.parameters), list(ann.parameter_annotations)
 
 
+def _constant_declares_int(kernel: Any, name: str) -> bool:
+    """Whether the kernel declares parameter ``name`` as ``ct.Constant[int]`` (its Python type hint
+    ``Annotated[int, ConstantAnnotation()]``); False where the hints cannot be read (a name a string
+    annotation cannot resolve): then nothing is checked."""
+    import typing
+
+    try:
+        hint = typing.get_type_hints(kernel._annotated_function.pyfunc, include_extras=True).get(name)
+    except Exception:  # noqa: BLE001 - an unresolvable annotation: cuTile's own typing decides
+        return False
+    return typing.get_origin(hint) is typing.Annotated and typing.get_args(hint)[0] is int
+
+
 def _assign_alias_groups(arrays: list[ArrayArg]) -> list[ArrayArg]:
     """Arrays whose byte ranges overlap share an alias group (cuTile assumes no aliasing otherwise)."""
     ranges = [a.byte_range() for a in arrays]
@@ -436,6 +449,13 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
             if _is_array(value) or not isinstance(value, _PY_SCALARS):
                 raise TypeError(f"{where} is a ct.Constant parameter: it takes a Python bool, int or float, "
                                 f"got {type(value).__name__}")
+            if isinstance(value, (float, bool)) and _constant_declares_int(kernel, name):
+                # cuTile would type it as a float / bool tile and fail later at some use (a shape: "Expected a
+                # tuple of integers"), or compute with it silently where a float is allowed
+                code = kernel._annotated_function.pyfunc.__code__
+                raise TypeError(f"{where} is declared ct.Constant[int] (kernel '{fname}', {code.co_filename}:"
+                                f"{code.co_firstlineno}), got {type(value).__name__} {value!r}: pass an int"
+                                f"{f' ({int(value)})' if isinstance(value, float) and value.is_integer() else ''}")
             out.append(ConstantArg(pos, name, value))
         elif isinstance(value, _PY_SCALARS):
             if node.array is not None:
