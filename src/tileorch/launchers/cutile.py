@@ -25,6 +25,7 @@ import io
 import math
 import struct
 import sys
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -386,17 +387,26 @@ def _parameters(kernel: Any) -> tuple[list[str], list[Any]]:
     return list(ann.pysig.parameters), list(ann.parameter_annotations)
 
 
+_INT_CONSTANTS: Any = weakref.WeakKeyDictionary()  # kernel function -> its ct.Constant[int] parameters
+
+
 def _constant_declares_int(kernel: Any, name: str) -> bool:
     """Whether the kernel declares parameter ``name`` as ``ct.Constant[int]`` (its Python type hint
     ``Annotated[int, ConstantAnnotation()]``); False where the hints cannot be read (a name a string
-    annotation cannot resolve): then nothing is checked."""
+    annotation cannot resolve): then nothing is checked.  Read once per kernel function (a float
+    given to a ``ct.Constant[float]`` asks on every described call)."""
     import typing
 
-    try:
-        hint = typing.get_type_hints(kernel._annotated_function.pyfunc, include_extras=True).get(name)
-    except Exception:  # noqa: BLE001 - an unresolvable annotation: cuTile's own typing decides
-        return False
-    return typing.get_origin(hint) is typing.Annotated and typing.get_args(hint)[0] is int
+    fn = kernel._annotated_function.pyfunc
+    names = _INT_CONSTANTS.get(fn)
+    if names is None:
+        try:
+            hints = typing.get_type_hints(fn, include_extras=True)
+        except Exception:  # noqa: BLE001 - an unresolvable annotation: cuTile's own typing decides
+            hints = {}
+        names = _INT_CONSTANTS[fn] = frozenset(
+            n for n, h in hints.items() if typing.get_origin(h) is typing.Annotated and typing.get_args(h)[0] is int)
+    return name in names
 
 
 def _assign_alias_groups(arrays: list[ArrayArg]) -> list[ArrayArg]:
