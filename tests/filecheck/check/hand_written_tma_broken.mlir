@@ -7,7 +7,7 @@
 // RUN: not tileorch check %s --kernel bad_no_commit --jobs 1 2>&1 | filecheck %s --check-prefix=NOCOMMIT
 
 builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: 1, 1, 1>} {
-  // bad_commit_bytes_short: the producer commits 2048 transaction bytes for a stage its bulk copy fills with 4096: the full barrier's tx-count goes negative and the phase never completes (consumers wait forever).
+  // bad_commit_bytes_short: the producer commits 2048 transaction bytes for a stage its bulk copy fills with 4096: the full barrier's tx-count goes negative and the phase never completes (the checker reports the landing that overflows it, at the commit).
   func.func @bad_commit_bytes_short(%k_tiles: i32, %smem: !llvm.ptr<3>, %src: !llvm.ptr<1>) attributes {nvvm.kernel} {
     %pipe = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 4, producers = 1, consumers = 2>
     %ready = cutlass.pipeline.init %pipe {numStages = 4 : i32, executor = #cutlass<executor_type warp>, participants = array<i64: 0x1>, consumers = array<i64: 0xf0, 0xf00>, transaction_size = array<i32: 4096>}
@@ -29,12 +29,12 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
             %from = llvm.getelementptr %src[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
             atom.bulk_copy_g2s %dst, %from, %full, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
           }
+          // BYTES-NOT: {{^}}bad_commit_bytes_short: OK
+          // BYTES: hand_written_tma_broken.mlir:[[# @LINE + 1]]:11: error: bad_commit_bytes_short: over-arrival [tma->cta0]: ready.full[0]: the copies landed 2048 bytes more than the phase's arrivals expect (tx-count -2048 with no arrival left: the phase never completes); the commit's transaction_bytes (or the init's transaction_size) is smaller than the bytes the stage's copies deliver
           cutlass.pipeline.producer_commit %p, %s {transaction_bytes = 2048 : i32}
           %next = cutlass.pipeline.state.increment %s
           scf.yield %next : !cutlass.pipeline_state<4>
         }
-        // BYTES-NOT: {{^}}bad_commit_bytes_short: OK
-        // BYTES: hand_written_tma_broken.mlir:[[# @LINE + 1]]:9: error: bad_commit_bytes_short: deadlock: every unfinished agent is blocked: producer0 at ProducerAcquire({{.*}}consumer1.g0 at ConsumerWait({{.*}}tx=-2048
         cutlass.pipeline.producer_tail %p, %last
       } case masks(0xff0) args(%q = %ready) {
         %start = cutlass.pipeline.state.create %q consumer
