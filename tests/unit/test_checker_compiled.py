@@ -82,8 +82,8 @@ def _compare(m: Machine, limit: int = 3000) -> int:
                 assert m.compiled.enabled(s, i) == m.enabled(s, i)
         for ch in m.transitions(s):
             out = m.fire(s, ch)
-            if ch[0] == "land":
-                assert m.compiled.land(s, ch[1]) == out.state
+            if ch[0] == "land":  # None exactly where the interpreter reports a violation (bytes past the phase's)
+                assert m.compiled.land(s, ch[1]) == (None if out.violation is not None else out.state)
                 continue
             if ch[0] != "agent":
                 continue

@@ -101,12 +101,15 @@ def _mutant(tmp_path, text, old, new, count=1):
 
 
 def test_unelected_tma_issue_overfills_the_stage(tmp_path):
-    """Every lane of the producer warp issuing the loads delivers 32 x the bytes."""
+    """Every lane of the producer warp issuing the loads delivers 32 x the bytes: the landing that
+    takes the full barrier's transaction count below 0 with no arrival left is the violation
+    (over-arrival since session 32; it was found as the deadlock it leads to)."""
     text = _ir(tmp_path, 2, 2, "persistent").read_text()
     path = _mutant(tmp_path, text, "          scf.if %leader {\n              %fb",
                    "          %all = arith.constant true\n          scf.if %all {\n              %fb")
     _protocols, results = _check_all(path)
-    assert not results[0].ok and results[0].violation.prop == P.DEADLOCK
+    assert not results[0].ok and results[0].violation.prop == P.OVER_ARRIVAL, results[0].violation
+    assert "bytes more than the phase's arrivals expect" in results[0].violation.message
 
 
 def test_release_of_the_previous_stage_in_the_first_iteration_is_caught(tmp_path):

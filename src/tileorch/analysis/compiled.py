@@ -247,13 +247,16 @@ class CompiledSteps:
                 inflight if new_copies is None else tuple(sorted(new_copies)),
                 landed if land_l is None else tuple(land_l)) + state[4:]
 
-    def land(self, state: tuple, j: int) -> tuple:
-        """:meth:`Machine._land` without the trace step."""
+    def land(self, state: tuple, j: int) -> tuple | None:
+        """:meth:`Machine._land` without the trace step; None where its check fails (more bytes
+        than the phase expects, with no arrival left)."""
         pipe, cta, slot, nbytes, _round = state[2][j]
         g = self.m.slot_base[pipe] + slot
         k = cta * 2 * self.nslots + g
         barriers = list(state[1])
-        barriers[k] = barriers[k].complete_tx(nbytes)
+        b = barriers[k] = barriers[k].complete_tx(nbytes)
+        if b.pending == 0 and b.tx < 0:
+            return None
         landed = list(state[3])
         landed[cta * self.nslots + g] += nbytes
         return (state[0], tuple(barriers), state[2][:j] + state[2][j + 1:],

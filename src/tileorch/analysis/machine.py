@@ -590,7 +590,11 @@ class Machine:
         path (:mod:`~tileorch.analysis.compiled`) when it applies, else :meth:`fire`."""
         kind, x = choice
         if kind == "land":
-            return self.compiled.land(state, x), None
+            nxt = self.compiled.land(state, x)
+            if nxt is not None:
+                return nxt, None
+            out = self.fire(state, choice)  # more bytes than the phase expects: _land's violation
+            return out.state, out.violation
         if kind == "agent" and self.fuse_invisible:
             nxt = self.compiled.step(state, x)
             if nxt is not None:
@@ -866,7 +870,24 @@ class Machine:
         b = barriers[k]
         step = Step(f"tma->cta{cta}", f"complete_tx {nbytes} B on {name}.full[{slot}]", slot,
                     None, b.describe)
-        return Outcome((state[0], tuple(barriers), inflight, tuple(landed)) + state[4:], step)
+        nxt = (state[0], tuple(barriers), inflight, tuple(landed)) + state[4:]
+        if b.pending == 0 and b.tx < 0:  # every arrival (and its expect_tx) is in: nothing can raise tx
+            commit = self._commit_of(name)  # again, so the phase never completes
+            return Outcome(nxt, step, P.Violation(
+                P.OVER_ARRIVAL, f"{self.barrier_name(k)}: the copies landed {-b.tx} bytes more than the phase's "
+                f"arrivals expect (tx-count {b.tx} with no arrival left: the phase never completes); the commit's "
+                "transaction_bytes (or the init's transaction_size) is smaller than the bytes the stage's copies "
+                "deliver", f"tma->cta{cta}", commit))
+        return Outcome(nxt, step)
+
+    def _commit_of(self, pipe: str) -> Op | None:
+        """The first ``ProducerCommit`` of pipeline ``pipe`` in any agent (the op whose expected bytes a
+        byte overflow names), None if there is none."""
+        for program in self.programs:
+            for op in program:
+                if isinstance(op, ProducerCommit) and op.pipe == pipe:
+                    return op
+        return None
 
     # --- terminal checks -----------------------------------------------------------------
 

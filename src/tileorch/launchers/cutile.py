@@ -25,6 +25,7 @@ import io
 import math
 import struct
 import sys
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -390,6 +391,28 @@ def _parameters(kernel: Any) -> tuple[list[str], list[Any]]:
     return list(ann.pysig.parameters), list(ann.parameter_annotations)
 
 
+_INT_CONSTANTS: Any = weakref.WeakKeyDictionary()  # kernel function -> its ct.Constant[int] parameters
+
+
+def _constant_declares_int(kernel: Any, name: str) -> bool:
+    """Whether the kernel declares parameter ``name`` as ``ct.Constant[int]`` (its Python type hint
+    ``Annotated[int, ConstantAnnotation()]``); False where the hints cannot be read (a name a string
+    annotation cannot resolve): then nothing is checked.  Read once per kernel function (a float
+    given to a ``ct.Constant[float]`` asks on every described call)."""
+    import typing
+
+    fn = kernel._annotated_function.pyfunc
+    names = _INT_CONSTANTS.get(fn)
+    if names is None:
+        try:
+            hints = typing.get_type_hints(fn, include_extras=True)
+        except Exception:  # noqa: BLE001 - an unresolvable annotation: cuTile's own typing decides
+            hints = {}
+        names = _INT_CONSTANTS[fn] = frozenset(
+            n for n, h in hints.items() if typing.get_origin(h) is typing.Annotated and typing.get_args(h)[0] is int)
+    return name in names
+
+
 def _assign_alias_groups(arrays: list[ArrayArg]) -> list[ArrayArg]:
     """Arrays whose byte ranges overlap share an alias group (cuTile assumes no aliasing otherwise)."""
     ranges = [a.byte_range() for a in arrays]
@@ -440,6 +463,13 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
             if _is_array(value) or not isinstance(value, _PY_SCALARS):
                 raise TypeError(f"{where} is a ct.Constant parameter: it takes a Python bool, int or float, "
                                 f"got {type(value).__name__}")
+            if isinstance(value, (float, bool)) and _constant_declares_int(kernel, name):
+                # cuTile would type it as a float / bool tile and fail later at some use (a shape: "Expected a
+                # tuple of integers"), or compute with it silently where a float is allowed
+                code = kernel._annotated_function.pyfunc.__code__
+                raise TypeError(f"{where} is declared ct.Constant[int] (kernel '{fname}', {code.co_filename}:"
+                                f"{code.co_firstlineno}), got {type(value).__name__} {value!r}: pass an int"
+                                f"{f' ({int(value)})' if isinstance(value, float) and value.is_integer() else ''}")
             out.append(ConstantArg(pos, name, value))
         elif isinstance(value, _PY_SCALARS):
             if node.array is not None:

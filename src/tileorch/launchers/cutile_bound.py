@@ -345,10 +345,26 @@ def generic_hot(kernel: Any, stream: Any, grid: Any, args: Any, arch: str, sched
 _TORCH_STREAM_TYPES: set[type] = set()  # torch.cuda.Stream and ExternalStream, once seen
 
 
+def _require_stream_on_device_0(stream: Any) -> None:
+    """Kernels run on device 0 (as its arrays must be): a stream object that says it belongs to
+    another device (torch's ``device_index``, or a ``device`` with an ``index``) is refused with a
+    ValueError; the driver would reject the launch into another context's stream, or order it
+    after nothing the user meant.  Objects that do not say (ints, CUstreams) pass."""
+    index = getattr(stream, "device_index", None)
+    if index is None:
+        device = getattr(stream, "device", None)
+        index = device if isinstance(device, int) else getattr(device, "index", None)
+    if isinstance(index, int) and not isinstance(index, bool) and index != 0:
+        raise ValueError(f"stream {stream!r} is on cuda:{index}; tileorch.cutile.launch runs kernels on device 0 "
+                         "(cuda:0): launch on a stream of device 0 (torch.cuda.current_stream(0)), or make the GPU "
+                         "device 0 with CUDA_VISIBLE_DEVICES")
+
+
 def stream_handle(stream: Any) -> int:
     """The CUstream handle of ``stream``: an int, ``None`` (the legacy default stream), a torch or
     cupy stream, an object with ``__cuda_stream__`` or ``cuda_stream``, or a ``CUstream``."""
     if type(stream) in _TORCH_STREAM_TYPES:  # their __cuda_stream__() is (0, cuda_stream)
+        _require_stream_on_device_0(stream)
         return stream.cuda_stream
     if stream is None:
         return 0
@@ -363,7 +379,9 @@ def stream_handle(stream: Any) -> int:
     if torch_cuda is not None and type(stream) in (getattr(torch_cuda, "Stream", None),
                                                    getattr(torch_cuda, "ExternalStream", None)):
         _TORCH_STREAM_TYPES.add(type(stream))
+        _require_stream_on_device_0(stream)
         return stream.cuda_stream
+    _require_stream_on_device_0(stream)
     proto = getattr(stream, "__cuda_stream__", None)
     if proto is not None:
         return int(proto()[1])

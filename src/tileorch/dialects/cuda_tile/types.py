@@ -277,7 +277,9 @@ def _parse_view_tile_shape(parser: AttrParser) -> list[int]:
     dims = parser.parse_dimension_list()
     parser.parse_punctuation(")")
     for i, v in enumerate(dims):
-        if v <= 0 or v > 2**31 - 1:
+        if v <= 0:  # a zero-size view tile: nothing to load or store (cuTile says "is not positive")
+            error_at(parser, start, f"tile dimension {i} is {v}: a view's tile extents must be strictly positive")
+        if v > 2**31 - 1:
             error_at(parser, start, f"tile dimension {i} exceeds i32 limitations (got {v}, expected strictly "
                                     f"positive and less than or equal to {2**31 - 1})")
     return dims
