@@ -637,6 +637,11 @@ class Emu:
 
     count_instructions = False
     """Count thread-instructions in :attr:`traffic` (module docstring)."""
+    rcp_approx_ulps = 0
+    """``rcp.approx.f32`` off by this many ulps (up for inputs with an even last bit, down for odd ones), as the
+    hardware's approximation may be (1 ulp at most): a test of a sequence that must correct it (0: the correctly
+    rounded reciprocal, as before).  ``.ftz`` flushes a subnormal input and result to a zero of its sign either
+    way, as the hardware does."""
 
     def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory, guards=None, nctaid=None,
                  cluster=None):
@@ -931,6 +936,22 @@ class Emu:
             b["pending"] = b["count"]
 
     # ------------------------------------------------------------------ run
+    def _rcp_f32(self, x: np.ndarray, parts: list) -> np.ndarray:
+        """``rcp[.approx][.ftz].f32`` of f32 ``x`` (see :attr:`rcp_approx_ulps`)."""
+        tiny = np.float32(1.1754944e-38)
+        if "ftz" in parts:
+            x = np.where(np.abs(x) < tiny, x * np.float32(0), x)
+        r = (np.float32(1) / x).astype(np.float32)
+        if "approx" in parts and self.rcp_approx_ulps:
+            up = (x.view(np.uint32) & np.uint32(1)) == 0
+            nudged = r.copy()
+            for _ in range(self.rcp_approx_ulps):
+                nudged = np.where(up, np.nextafter(nudged, np.float32(np.inf)), np.nextafter(nudged, np.float32(-np.inf)))
+            r = np.where(np.isfinite(r) & (r != 0), nudged, r).astype(np.float32)
+        if "ftz" in parts:
+            r = np.where(np.abs(r) < tiny, r * np.float32(0), r)
+        return r
+
     def run(self, max_steps=5_000_000):
         steps = 0
         rr = 0
@@ -1245,7 +1266,7 @@ class Emu:
                     r = np.exp2(a[0].astype(np.float64)).astype(np.float32)
                     if "ftz" in op:
                         r = np.where(np.abs(r) < np.float32(1.1754944e-38), np.float32(0), r)
-                elif base == "rcp": r = (1.0 / a[0]).astype(np.float32)
+                elif base == "rcp": r = self._rcp_f32(a[0], parts)
                 elif base == "tanh": r = np.tanh(a[0])
                 elif base == "lg2":  # .ftz: a subnormal input is a zero of its sign (log2: -inf)
                     x = np.where(np.abs(a[0]) < np.float32(1.1754944e-38), a[0] * np.float32(0), a[0]) \
