@@ -51,6 +51,7 @@ named barrier.  Asynchrony is modelled where it decides correctness:
 Not modelled: CTAs of other clusters, timing, memory ordering beyond the above.
 Unknown instructions raise :class:`Fault`.
 """
+import math
 import re
 from collections import Counter
 from fractions import Fraction
@@ -197,6 +198,49 @@ def div_rounded(a, b, mode: str) -> np.ndarray:
         if rq > q and (mode == "rm" or (mode == "rz" and q > 0)):
             out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(-np.inf))
         elif rq < q and (mode == "rp" or (mode == "rz" and q < 0)):
+            out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(np.inf))
+    return out
+
+
+def arith_rounded(base: str, args: list, near, mode: str) -> np.ndarray:
+    """``add`` / ``sub`` / ``mul`` / ``fma`` of f32 or f64 arrays ``args`` rounded ``mode`` (``rn``, or the directed
+    ``rz`` / ``rm`` / ``rp`` of PTX ``add.<mode>`` ...), in their type, from ``near`` (the result rounded to
+    nearest): moved one step toward zero, -inf or +inf where the exact result (Python rationals) lies on the other
+    side of it, the largest finite value for ``rz`` / the bound's direction past it, and an exact zero sum of
+    addends that are not both +0 a -0 under ``rm`` (IEEE 754's rule; +0 under the others).  Infinities and NaN as
+    IEEE has them (exact)."""
+    near = np.asarray(near)
+    if mode == "rn":
+        return near
+    out = near.copy()
+    flat = [np.ravel(a) for a in args]
+    for i, r in enumerate(near.reshape(-1)):
+        xs = [float(f[i]) for f in flat]
+        if not all(np.isfinite(xs)):
+            continue
+        x = [Fraction(v) for v in xs]
+        if base == "mul":
+            exact, addends = x[0] * x[1], None
+        elif base == "fma":
+            exact = x[0] * x[1] + x[2]
+            addends = (np.float64(xs[0]) * np.float64(xs[1]) if exact == 0 else 1.0, xs[2])
+        else:
+            second = x[1] if base == "add" else -x[1]
+            exact, addends = x[0] + second, (xs[0], xs[1] if base == "add" else -xs[1])
+        if exact == 0:
+            if addends is not None and mode == "rm" and not all(a == 0 and math.copysign(1, a) > 0 for a in addends):
+                out.reshape(-1)[i] = -0.0
+            elif addends is not None and r == 0 and not all(a == 0 and math.copysign(1, a) < 0 for a in addends):
+                out.reshape(-1)[i] = 0.0
+            continue
+        if not np.isfinite(r):  # past the largest value: rz / the bound's direction give the largest finite
+            if mode == "rz" or (mode == "rm") == (exact > 0):
+                out.reshape(-1)[i] = np.copysign(np.finfo(r.dtype).max, r)
+            continue
+        rq = Fraction(float(r))
+        if rq > exact and (mode == "rm" or (mode == "rz" and exact > 0)):
+            out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(-np.inf))
+        elif rq < exact and (mode == "rp" or (mode == "rz" and exact < 0)):
             out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(np.inf))
     return out
 
@@ -1249,10 +1293,6 @@ class Emu:
             with np.errstate(all="ignore"):
                 if base == "add": r = a[0] + a[1]
                 elif base == "sub": r = a[0] - a[1]
-                elif base == "mul" and "rz" in parts:  # the exact product (f64) rounded toward zero
-                    exact = a[0].astype(np.float64) * a[1].astype(np.float64)
-                    r = exact.astype(np.float32)
-                    r = np.where(np.abs(r.astype(np.float64)) > np.abs(exact), np.nextafter(r, np.float32(0)), r)
                 elif base == "mul": r = a[0] * a[1]
                 elif base in ("fma", "mad"):
                     r = _fma_f32(a[0], a[1], a[2])
@@ -1276,6 +1316,8 @@ class Emu:
                 elif base == "rsqrt": r = (1.0 / np.sqrt(a[0].astype(np.float64))).astype(np.float32)
                 elif base == "copysign": r = np.copysign(a[1], a[0])  # d = b with the sign of a
                 elif base in ("sin", "cos"): r = (np.sin if base == "sin" else np.cos)(a[0].astype(np.float64))
+                if base in ("add", "sub", "mul", "fma") and _directed_mode(parts) != "rn":
+                    r = arith_rounded(base, a, r.astype(np.float32), _directed_mode(parts))
             self.set(ops[0], T, b32(r.astype(np.float32)))
             return
         if base in ("add", "sub", "mul", "fma", "max", "min", "neg", "abs") and parts[-1] == "f16":
@@ -1293,7 +1335,7 @@ class Emu:
                 parts[-1] == "f64":
             # f64 math (IEEE, rounded to nearest even: numpy's f64 is; fma exact in rationals, rounded once)
             a = [g(i).view(np.float64) for i in range(1, len(ops))]
-            rounded = {"rn", "rz", "rm", "rp"} if base in ("sqrt", "div") else {"rn"}
+            rounded = {"rn", "rz", "rm", "rp"} if base in ("sqrt", "div", "add", "sub", "mul", "fma") else {"rn"}
             if base in ("div", "rcp", "sqrt") and not rounded & set(parts):
                 raise Fault(f"unhandled {op} {ops}")  # (the approximate / other-rounding forms: not modelled)
             with np.errstate(all="ignore"):
@@ -1309,6 +1351,8 @@ class Emu:
                          "copysign": lambda: np.copysign(a[1], a[0]),  # d = b with the sign of a
                          "max": lambda: _max_min("max", "NaN" in parts, a[0], a[1]),
                          "min": lambda: _max_min("min", "NaN" in parts, a[0], a[1])}[base]()
+                if base in ("add", "sub", "mul", "fma") and _directed_mode(parts) != "rn":
+                    r = arith_rounded(base, a, np.asarray(r, dtype=np.float64), _directed_mode(parts))
             self.set(ops[0], T, np.asarray(r, dtype=np.float64).view(np.uint64))
             return
         if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem",
