@@ -19,17 +19,9 @@ from test_user_sweep13_strided import emulate_views, spec_of  # noqa: E402
 
 from tileorch.launchers import cutile as rc  # noqa: E402
 from tileorch.testing.export import described_arguments  # noqa: E402
+from tileorch.testing.noticed32_programs import scaled_rows  # noqa: E402
 
 RNG = np.random.default_rng(2201)
-
-
-@ct.kernel
-def scaled_rows(x: Annotated[ct.Array, ct.ArrayAnnotation(static_stride_dims=(0,))],
-                y: Annotated[ct.Array, ct.ArrayAnnotation(static_stride_dims=(-2,))], tile: ct.Constant[int]):
-    """``y[r, :] = 2 x[r, :] + 1``, one row per program, the row strides of x and y compile-time constants."""
-    r = ct.bid(0)
-    t = ct.load(x, index=(r, 0), shape=(1, tile), padding_mode=ct.PaddingMode.ZERO)
-    ct.store(y, index=(r, 0), tile=t * 2.0 + 1.0)
 
 
 def _case(width_in: int, width_out: int, offset: int):

@@ -30,15 +30,9 @@ from hypothesis import strategies as st  # noqa: E402
 from test_user_sweep13_strided import emulate_views  # noqa: E402
 
 from tileorch.testing import ptx_emulator  # noqa: E402
+from tileorch.testing.noticed32_programs import divide_by_scalar  # noqa: E402
 
 N = 512
-
-
-@ct.kernel
-def divide_by_scalar(x, y, s: float, tile: ct.Constant[int]):
-    """``y = x / s`` over tiles of ``tile`` elements."""
-    i = ct.bid(0)
-    ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) / s)
 
 
 def _f32(v) -> np.float32:
