@@ -77,7 +77,8 @@ def division() -> None:
         s = float(np.float32(s))
         for regime in (0, -60, 60, -126, 120):
             x = (rng.uniform(1, 2, N) * rng.choice([-1.0, 1.0], N) * 2.0 ** regime).astype(np.float32)
-            x[rng.choice(N, 16, replace=False)] = rng.choice(np.array([0.0, -0.0, np.inf, np.nan, 1e-45], np.float32), 16)
+            specials = np.array([0.0, -0.0, np.inf, np.nan, 1e-45], np.float32)
+            x[rng.choice(N, 16, replace=False)] = rng.choice(specials, 16)
             dx = torch.from_numpy(x).cuda()
             out = torch.full((N,), float("nan"), dtype=torch.float32, device="cuda")
             tc.launch(torch.cuda.current_stream(), (N // TILE,), P.divide_by_scalar, (dx, out, s, TILE))
@@ -95,7 +96,8 @@ def static_strides() -> None:
         x, y = xb[:, off:off + 100], yb[:, off:off + 100]
         tc.launch(torch.cuda.current_stream(), (40,), P.scaled_rows, (x, y, 128))
         torch.cuda.synchronize()
-        bad = int((y != x * 2.0 + 1.0).sum()) + int((~torch.isnan(yb[:, :off])).sum() + (~torch.isnan(yb[:, off + 100:])).sum())
+        outside = (~torch.isnan(yb[:, :off])).sum() + (~torch.isnan(yb[:, off + 100:])).sum()
+        bad = int((y != x * 2.0 + 1.0).sum()) + int(outside)
         _report("static_strides", f"rows {w_in}->{w_out}", bad)
 
 

@@ -371,6 +371,13 @@ def format_error(op: Operation | None, message: str, severity: str = "error") ->
     return f"{location_str(op)}: {severity}: {first}{called_from_notes(_located(op))}{nl}{rest}"
 
 
+def suffixed(diagnostic: str, suffix: str) -> str:
+    """``diagnostic`` (``FILE:L:C: error: MSG`` maybe followed by ``note:`` lines) with ``suffix`` ending its first
+    line, the notes kept under it (a suffix appended to the whole text would end the last note instead)."""
+    first, nl, notes = diagnostic.partition("\n")
+    return f"{first}{suffix}{nl}{notes}"
+
+
 def first_line(exc: BaseException) -> str:
     """The message of an xDSL exception without the IR dump xDSL appends to it.
 

@@ -468,7 +468,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             with timing.timed("verify"):
                 errors = verify_located(fallback)
             if errors:
-                raise CompileError([f"{e} (after {layout_pass.name})" for e in errors])
+                from tileorch.diagnostics import suffixed
+
+                raise CompileError([suffixed(e, f" (after {layout_pass.name})") for e in errors])
     remarks.extend(layout_remarks(fallback))
     from tileorch.transforms.tileaa_to_simt.ordered_views import ordered_view_remarks
 

@@ -180,3 +180,13 @@ def test_the_same_message_through_tileorch_compile_and_the_cutile_launchers_comp
     with pytest.raises((LocatedError, CompileError)) as info:
         rc.compiled(progs.KERNELS[name], args, "sm_90a", "persistent")
     _expect_combined(str(info.value).splitlines())
+
+
+def test_a_suffix_ends_the_first_line_not_the_last_note():
+    """``(after PASS)`` of a verifier error found after a pass (``TILEORCH_VERIFY_EACH_PASS``, the driver's layout
+    passes) ends the error's line; its notes stay under it (was: appended to the last note)."""
+    from tileorch.diagnostics import suffixed
+
+    text = "h.py:3:7: error: bad\nk.py:9:2: note: called from"
+    assert suffixed(text, " (after p)") == "h.py:3:7: error: bad (after p)\nk.py:9:2: note: called from"
+    assert suffixed("h.py:3:7: error: bad", " (after p)") == "h.py:3:7: error: bad (after p)"

@@ -120,12 +120,16 @@ def numerators_at(e):
     return numerators(st.just(e))
 
 
+HYP = settings(max_examples=40, deadline=None, derandomize=True,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
 def _case(x, s):
     s = float(_f32(s))
     _check(x, s, _run(x, s))
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@HYP
 @given(x=numerators(), s=DIVISORS)
 @example(x=np.full(N, 2.0 ** -60, np.float32), s=2.0 ** 60)
 @example(x=np.full(N, 1.0, np.float32), s=2.0 ** 127)  # a reciprocal that flushes to zero
@@ -141,7 +145,7 @@ def test_division_by_a_shared_divisor_is_div_rn_bit_for_bit(x, s):
     _case(x, s)
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@HYP
 @given(case=corners())
 @example(case=(np.full(N, 1.9 * 2.0 ** 99, np.float32), 2.0 ** -30))  # past f32's largest
 def test_quotients_at_the_ends_of_f32_are_div_rn_bit_for_bit(case):
