@@ -158,15 +158,22 @@ DIRECTED_NO_HOIST = ("remark: the loop reductions and online softmax are not rew
                      "with a directed rounding (rounding_mode=RZ / RM / RP), which their rewrites would not keep")
 
 
+_DIRECTED_OPS = frozenset({"nv_tileaa.addf", "nv_tileaa.subf", "nv_tileaa.mulf", "nv_tileaa.fma"})
+
+
+def _directed(op) -> bool:
+    """``op`` is an ``addf`` / ``subf`` / ``mulf`` / ``fma`` with a directed rounding (by name: no dialect import on
+    the walk of every op)."""
+    return op.name in _DIRECTED_OPS and op.properties.get("rounding") is not None
+
+
 def _simt_only_reason(op) -> str | None:
     """Why ``op`` keeps a dot program off the tensor-core tier (its kernels would drop it), or None."""
-    from tileorch.dialects.nv_tileaa import directed_rounding
-
     if op.name in _SIMT_ONLY:
         return _SIMT_ONLY[op.name]
     if _rounds_toward_zero(op):
         return TOWARD_ZERO
-    if directed_rounding(op) is not None:
+    if _directed(op):
         return DIRECTED_ARITHMETIC
     return None
 
@@ -445,10 +452,8 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         with timing.timed("tileaa-row-smem-cache"):
             row_smem_cache.mark_module(fallback)
         remarks.extend(row_smem_cache.remarks(fallback))
-    from tileorch.dialects.nv_tileaa import directed_rounding
-
     online = hoisted = 0
-    if any(directed_rounding(op) is not None for op in fallback.walk()):
+    if any(_directed(op) for op in fallback.walk()):
         if any(op.name == "scf.for" for op in fallback.walk()):  # (else there is nothing they would rewrite)
             remarks.append(DIRECTED_NO_HOIST)
     else:
