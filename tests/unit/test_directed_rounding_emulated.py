@@ -185,7 +185,7 @@ def _check_ops(width: int, x, y, z) -> None:
     _same(outs[2], reference("fma", "rz", [m, y, s], dt), f"fma.rz.{width}")
 
 
-HYP = settings(max_examples=12, deadline=None, derandomize=True,
+HYP = settings(max_examples=8, deadline=None, derandomize=True,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                       HealthCheck.large_base_example])
 
