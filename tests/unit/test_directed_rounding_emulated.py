@@ -185,6 +185,18 @@ def _check_ops(width: int, x, y, z) -> None:
     _same(outs[2], reference("fma", "rz", [m, y, s], dt), f"fma.rz.{width}")
 
 
+def test_signed_zeros_of_exact_sums_and_products():
+    """Every pair of +-0, +-1 and +-2^-1074 / 2^-149 (f64 / f32) at fixed places: the sign of each exact zero (two
+    zeros of one sign keep it, ``x - x`` is -0 under rm only; the fma of ``x = y = -0`` is ``+0 * -0 + -0 = -0``)
+    and the smallest subnormals (found by the f64 draws: the emulator's f64 fma gave +0 for a -0 sum)."""
+    for width, dt in ((32, np.float32), (64, np.float64)):
+        tiny = dt(np.nextafter(dt(0), dt(1)))
+        vals = np.array([0.0, -0.0, 1.0, -1.0, tiny, -tiny], dt)
+        pairs = np.array([(a, b) for a in vals for b in vals], dt)
+        x, y = (np.resize(pairs[:, k], N).astype(dt) for k in (0, 1))
+        _check_ops(width, x, y, np.zeros(N, dt))
+
+
 HYP = settings(max_examples=8, deadline=None, derandomize=True,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                       HealthCheck.large_base_example])

@@ -228,10 +228,9 @@ def arith_rounded(base: str, args: list, near, mode: str) -> np.ndarray:
             second = x[1] if base == "add" else -x[1]
             exact, addends = x[0] + second, (xs[0], xs[1] if base == "add" else -xs[1])
         if exact == 0:
-            if addends is not None and mode == "rm" and not all(a == 0 and math.copysign(1, a) > 0 for a in addends):
-                out.reshape(-1)[i] = -0.0
-            elif addends is not None and r == 0 and not all(a == 0 and math.copysign(1, a) < 0 for a in addends):
-                out.reshape(-1)[i] = 0.0
+            if addends is not None:  # two zeros of one sign keep it; any other exact zero sum is -0 under rm only
+                same = all(a == 0 for a in addends) and math.copysign(1, addends[0]) == math.copysign(1, addends[1])
+                out.reshape(-1)[i] = math.copysign(0.0, addends[0]) if same else -0.0 if mode == "rm" else 0.0
             continue
         if not np.isfinite(r):  # past the largest value: rz / the bound's direction give the largest finite
             if mode == "rz" or (mode == "rm") == (exact > 0):
@@ -1342,6 +1341,8 @@ class Emu:
                 if base == "fma":
                     r = np.array([_exact_to_f64(Fraction(x) * Fraction(y) + Fraction(z)) if np.isfinite([x, y, z]).all()
                                   else x * y + z for x, y, z in zip(*a)], dtype=np.float64)
+                    # an exact zero of a zero product: IEEE's sign (-0 * x + -0 is -0), which the rationals drop
+                    r = np.where((r == 0) & ((a[0] == 0) | (a[1] == 0)), a[0] * a[1] + a[2], r)
                 else:
                     r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
                          "div": lambda: div_rounded(a[0], a[1], _directed_mode(parts)),
