@@ -294,12 +294,12 @@ _validated: set[str] = set()
 
 
 def compile_environment() -> str:
-    """The values of :data:`COMPILE_ENV` as text (``NAME=value;`` for each one that is set).  The
+    """The values of :data:`COMPILE_ENV` as text (``NAME=value;`` for each one that is set, in the environment
+    or by this thread's :class:`tileorch.settings.overridden`).  The
     first time an environment is seen, every ``TILEORCH_*`` variable is checked
     (:func:`tileorch.settings.check_environment`): a value a setting does not accept raises
     :class:`~tileorch.settings.SettingError`; a name that is not a setting is warned about once."""
-    env = os.environ
-    text = "".join(f"{k}={env[k]};" for k in COMPILE_ENV if k in env)
+    text = "".join(f"{k}={v};" for k in COMPILE_ENV if (v := settings.raw(k)) or k in os.environ)
     if text not in _validated:
         for message in settings.check_environment():
             import warnings  # (only for a message: a relaunch's import stays lean)

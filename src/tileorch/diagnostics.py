@@ -363,8 +363,19 @@ def location_str(op: Operation | None) -> str:
 
 def format_error(op: Operation | None, message: str, severity: str = "error") -> str:
     """One diagnostic in the ``file:line:col: error: message`` convention; an op inlined from a called function
-    (a call-site location) adds a ``file:line:col: note: called from`` line per call (:func:`called_from_notes`)."""
-    return f"{location_str(op)}: {severity}: {message}{called_from_notes(_located(op))}"
+    (a call-site location) adds a ``file:line:col: note: called from`` line per call (:func:`called_from_notes`)
+    right under the first line: a message of several lines (the SIMT path's error with the tier's refusal as a
+    located note, which has its own calls) keeps its later lines below the notes of its first, so each "called
+    from" follows the line it belongs to."""
+    first, nl, rest = message.partition("\n")
+    return f"{location_str(op)}: {severity}: {first}{called_from_notes(_located(op))}{nl}{rest}"
+
+
+def suffixed(diagnostic: str, suffix: str) -> str:
+    """``diagnostic`` (``FILE:L:C: error: MSG`` maybe followed by ``note:`` lines) with ``suffix`` ending its first
+    line, the notes kept under it (a suffix appended to the whole text would end the last note instead)."""
+    first, nl, notes = diagnostic.partition("\n")
+    return f"{first}{suffix}{nl}{notes}"
 
 
 def first_line(exc: BaseException) -> str:

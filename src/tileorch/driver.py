@@ -150,6 +150,34 @@ TOWARD_ZERO = ("a conversion rounding toward zero (astype with rounding_mode=RZ)
 """The warning of a dot program taking the SIMT path for an ``fp_to_fp`` rounding toward zero."""
 
 
+DIRECTED_ARITHMETIC = ("a directed rounding of add / sub / mul / fma (rounding_mode=RZ / RM / RP) runs on the SIMT "
+                       "path only (the tensor-core kernels' epilogues round to nearest)")
+"""The warning of a dot program taking the SIMT path for an ``addf`` / ``subf`` / ``mulf`` / ``fma`` rounded
+toward zero, -inf or +inf."""
+DIRECTED_NO_HOIST = ("remark: the loop reductions and online softmax are not rewritten: the kernel has arithmetic "
+                     "with a directed rounding (rounding_mode=RZ / RM / RP), which their rewrites would not keep")
+
+
+_DIRECTED_OPS = frozenset({"nv_tileaa.addf", "nv_tileaa.subf", "nv_tileaa.mulf", "nv_tileaa.fma"})
+
+
+def _directed(op) -> bool:
+    """``op`` is an ``addf`` / ``subf`` / ``mulf`` / ``fma`` with a directed rounding (by name: no dialect import on
+    the walk of every op)."""
+    return op.name in _DIRECTED_OPS and op.properties.get("rounding") is not None
+
+
+def _simt_only_reason(op) -> str | None:
+    """Why ``op`` keeps a dot program off the tensor-core tier (its kernels would drop it), or None."""
+    if op.name in _SIMT_ONLY:
+        return _SIMT_ONLY[op.name]
+    if _rounds_toward_zero(op):
+        return TOWARD_ZERO
+    if _directed(op):
+        return DIRECTED_ARITHMETIC
+    return None
+
+
 def _rounds_toward_zero(op) -> bool:
     """``op`` is a float conversion rounding toward zero (cuTile's ``astype(..., rounding_mode=RZ)``)."""
     rounding = op.properties.get("rounding") if op.name == "nv_tileaa.fp_to_fp" else None
@@ -202,11 +230,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     if has_dot and not hopper:
         remarks.append(f"remark: dot kernel compiled by the SIMT path: "
                        f"{'asked for (schedule=simt)' if schedule == 'simt' else f'the WGMMA lowering targets sm_90a, not {arch}'}")
-    debug = next((op for op in module.walk() if op.name in _SIMT_ONLY or _rounds_toward_zero(op)), None)
+    debug = next((op for op in module.walk() if _simt_only_reason(op) is not None), None)
     if has_dot and hopper and debug is not None:  # the tier's kernels do not check/print these: not dropped
         from tileorch.diagnostics import format_error
 
-        remarks.append(_refused(format_error(debug, _SIMT_ONLY.get(debug.name, TOWARD_ZERO), "warning"), fallback))
+        remarks.append(_refused(format_error(debug, _simt_only_reason(debug), "warning"), fallback))
         hopper = False
     if has_dot and hopper:
         from tileorch.transforms.tileaa_to_simt.mma import f32_dots_as_tf32, is_f32_dot
@@ -424,10 +452,15 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         with timing.timed("tileaa-row-smem-cache"):
             row_smem_cache.mark_module(fallback)
         remarks.extend(row_smem_cache.remarks(fallback))
-    with timing.timed("tileaa-hoist-online-softmax"):
-        online = hoist_online_softmax(fallback)
-    with timing.timed("tileaa-hoist-loop-reductions"):
-        hoisted = hoist_loop_reductions(fallback)
+    online = hoisted = 0
+    if any(_directed(op) for op in fallback.walk()):
+        if any(op.name == "scf.for" for op in fallback.walk()):  # (else there is nothing they would rewrite)
+            remarks.append(DIRECTED_NO_HOIST)
+    else:
+        with timing.timed("tileaa-hoist-online-softmax"):
+            online = hoist_online_softmax(fallback)
+        with timing.timed("tileaa-hoist-loop-reductions"):
+            hoisted = hoist_loop_reductions(fallback)
     # the layout passes decide the SIMT route's register layouts (#nv_tileaa.blocked attributes,
     # transforms/tileas/simt_layouts.py); convert-nv-tileaa-to-simt holds the tiles so
     from tileorch.transforms.tileas.assign_load_store_layouts import AssignLoadStoreLayouts
@@ -440,7 +473,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             with timing.timed("verify"):
                 errors = verify_located(fallback)
             if errors:
-                raise CompileError([f"{e} (after {layout_pass.name})" for e in errors])
+                from tileorch.diagnostics import suffixed
+
+                raise CompileError([suffixed(e, f" (after {layout_pass.name})") for e in errors])
     remarks.extend(layout_remarks(fallback))
     from tileorch.transforms.tileaa_to_simt.ordered_views import ordered_view_remarks
 

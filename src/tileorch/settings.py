@@ -15,6 +15,7 @@ This module imports nothing of tileorch: every layer may read settings.
 from __future__ import annotations
 
 import os
+import threading
 
 PREFIX = "TILEORCH_"
 
@@ -221,40 +222,70 @@ CODEGEN: tuple[str, ...] = tuple(name for name, s in SETTINGS.items() if s.codeg
 without it."""
 
 
+_local = threading.local()
+"""This thread's overrides (:class:`overridden`): ``_local.texts``, setting name -> checked text."""
+
+
+def _overrides() -> dict[str, str]:
+    texts = getattr(_local, "texts", None)
+    if texts is None:
+        texts = _local.texts = {}
+    return texts
+
+
+def raw(name: str) -> str:
+    """The text setting ``name`` has for this thread, unchecked: this thread's :class:`overridden` value,
+    else the environment's, else "" (unset)."""
+    texts = getattr(_local, "texts", None)
+    if texts and name in texts:
+        return texts[name]
+    return os.environ.get(name, "")
+
+
 def value(name: str) -> str | None:
     """The text of setting ``name`` (validated, stripped; lower-cased for a set of words), or its
-    default when unset or empty; :class:`SettingError` when the text is not accepted."""
+    default when unset or empty; :class:`SettingError` when the text is not accepted.  This thread's
+    :class:`overridden` value wins over the environment's."""
     setting = SETTINGS[name]
-    text = os.environ.get(name, "")
+    text = raw(name)
     return setting.check(text) if text.strip() else setting.default
 
 
 def asked(name: str) -> str | None:
-    """Setting ``name``'s validated text when the environment sets it, None when it is unset or empty
-    (for a remark that explains a choice only where the user asked for it)."""
-    text = os.environ.get(name, "")
+    """Setting ``name``'s validated text when the environment (or this thread's :class:`overridden`) sets it,
+    None when it is unset or empty (for a remark that explains a choice only where the user asked for it)."""
+    text = raw(name)
     return SETTINGS[name].check(text) if text.strip() else None
 
 
 class overridden:  # noqa: N801 - used as a context manager, like contextlib's
-    """``with overridden(name, text):`` the environment holds setting ``name`` = ``text`` (checked) inside the
-    block and its earlier value (or none) after it: a launcher compiling one program under another value of a
-    compile switch (the value is part of the compile key, :data:`CODEGEN`).  The process's environment is
-    shared: not for use by two threads at once."""
+    """``with overridden(name, text):`` setting ``name`` reads ``text`` (checked) in this thread inside the block
+    (:func:`value`, :func:`asked`, :func:`raw`, so the compile key too), and what it read before after it: a
+    launcher compiling one program under another value of a compile switch (the value is part of the compile
+    key, :data:`CODEGEN`).  A layer per thread over the environment, which is left alone: another thread
+    launching at the same time reads its own value (was: ``os.environ`` set and restored, which every
+    thread saw).  Blocks nest (the inner one's value inside it)."""
 
     def __init__(self, name: str, text: str):
         self.name, self.text = name, SETTINGS[name].check(text)
-        self.saved: str | None = None
+        self.saved: list[str] = []
 
     def __enter__(self) -> None:
-        self.saved = os.environ.get(self.name)
-        os.environ[self.name] = self.text
+        texts = _overrides()
+        self.saved.append(texts.get(self.name, _UNSET))
+        texts[self.name] = self.text
 
     def __exit__(self, *exc) -> None:
-        if self.saved is None:
-            os.environ.pop(self.name, None)
+        texts = _overrides()
+        before = self.saved.pop()
+        if before is _UNSET:
+            texts.pop(self.name, None)
         else:
-            os.environ[self.name] = self.saved
+            texts[self.name] = before
+
+
+_UNSET = "\0unset"
+"""(:class:`overridden`: no override of the name before the block)"""
 
 
 def integer(name: str) -> int | None:

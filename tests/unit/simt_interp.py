@@ -742,7 +742,11 @@ class Interpreter:
         text = op.asm_string.data
         f32 = [x.astype(np.float32) for x in ins]
         with np.errstate(all="ignore"):
-            if ".f64 " in text and not text.startswith("cvt."):  # f64 forms: exact in float64
+            directed = re.match(r"(add|sub|mul|fma)\.(rz|rm|rp)\.f(32|64) ", text)
+            if directed:  # a directed rounding (Emitter.arith_directed): the exact result rounded that way
+                put(_directed(directed.group(1), directed.group(2), ins, np.float32 if directed.group(3) == "32"
+                              else np.float64))
+            elif ".f64 " in text and not text.startswith("cvt."):  # f64 forms: exact in float64
                 self.asm_f64(text, [np.asarray(x, np.float64) for x in ins], put)
             elif text.startswith("ex2.approx"):
                 put(np.exp2(f32[0]).astype(np.float32))
@@ -1346,3 +1350,27 @@ def run_cutile(kernel, spec: list, arrays: list, grid: tuple, arch: str = "sm_90
         raw, off = mem.find(base, buf.nbytes)
         out.append(np.frombuffer(raw[off:off + buf.nbytes].tobytes(), buf.dtype).reshape(buf.shape))
     return out
+
+
+def _directed(base: str, mode: str, ins: list, dt) -> np.ndarray:
+    """PTX ``<base>.<mode>.f32`` / ``.f64`` (``add`` / ``sub`` / ``mul`` / ``fma``, ``rz`` / ``rm`` / ``rp``) of
+    ``ins``: the exact result rounded in that direction (:func:`tileorch.testing.ptx_emulator.arith_rounded`, from
+    the nearest: numpy's IEEE result, the fma's rounded once from rationals)."""
+    from fractions import Fraction
+
+    from tileorch.testing.ptx_emulator import arith_rounded
+
+    a = [np.asarray(x, dt) for x in np.broadcast_arrays(*ins)]
+    if base == "fma":
+        def one(x, y, z):
+            if not all(map(math.isfinite, (x, y, z))):
+                return x * y + z
+            try:
+                return float(Fraction(x) * Fraction(y) + Fraction(z))
+            except OverflowError:
+                return math.inf if Fraction(x) * Fraction(y) + Fraction(z) > 0 else -math.inf
+        near = np.array([one(float(x), float(y), float(z)) for x, y, z in zip(*(v.ravel() for v in a))]).astype(dt)
+        near = near.reshape(a[0].shape)
+    else:
+        near = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1]}[base]()
+    return arith_rounded(base, a, np.asarray(near, dt), mode)

@@ -141,3 +141,52 @@ def test_tileorch_compile_on_text_with_a_call_site_location_prints_the_notes(tmp
     assert code != 0
     i = next(i for i, ln in enumerate(lines) if ln.startswith("helper.py:6:4: error: "))
     assert lines[i + 1:i + 3] == ["mid.py:11:4: note: called from", "kernel.py:17:4: note: called from"], lines
+
+
+def _expect_combined(lines: list[str]) -> None:
+    """The SIMT path's error at the helper's atomic, its own call right under it, then the refusal as one located
+    note (no ``error:``/``warning:`` word, no ``[...]`` bracket) with the refusal's call under it."""
+    assert lines[0].startswith(_position("the SIMT lowering's error", "ct.atomic_add") + ": error: "), lines
+    assert lines[0].endswith("(LLVM's NVPTX backend would emit it at device scope)"), lines
+    assert lines[1] == _position("the failing call", "_system_add(Y") + ": note: called from", lines
+    assert lines[2].startswith(_position("the tier's refusal", "ct.load") + ": note: the SIMT path was taken because "
+                               "the tensor-core path refused the kernel here: this dot operand is loaded with "
+                               "padding_mode=NEG_INF"), lines
+    assert lines[2].endswith("(ZERO, or no padding mode, runs on it)"), lines
+    assert lines[3:] == [_position("the refused call", "_neg_inf_tile(A, i, k, tm, tk)") + ": note: called from"]
+    assert not any(" error: " in ln or " warning: " in ln or "[" in ln for ln in lines[1:]), lines
+
+
+def test_the_simt_error_with_a_refusal_note_keeps_each_call_under_its_own_line():
+    """(issue 22, item 3) Was: the error's own "called from" printed after the refusal note's, where it read as
+    the refusal's call."""
+    _expect_combined(_error("mm_helper_refused_then_helper_atomic"))
+
+
+def test_the_same_message_through_tileorch_compile_and_the_cutile_launchers_compile():
+    """The Python exception of ``tileorch.compile`` (a CompileError whose lines are the diagnostic's lines) and
+    of the cuTile launcher's compile step (``tileorch.cutile.launch`` before any GPU work) read the same."""
+    import tileorch
+    from tileorch.diagnostics import CompileError, LocatedError
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.export import cutile_bytecode, described_arguments
+
+    name = "mm_helper_refused_then_helper_atomic"
+    with pytest.raises(CompileError) as info:
+        tileorch.compile(cutile_bytecode(progs.KERNELS[name], progs.SPECS[name]), "sm_90a", name=name, ptxas=False,
+                         cache=False)
+    _expect_combined(str(info.value).splitlines())
+    args = described_arguments(progs.KERNELS[name], progs.SPECS[name])
+    with pytest.raises((LocatedError, CompileError)) as info:
+        rc.compiled(progs.KERNELS[name], args, "sm_90a", "persistent")
+    _expect_combined(str(info.value).splitlines())
+
+
+def test_a_suffix_ends_the_first_line_not_the_last_note():
+    """``(after PASS)`` of a verifier error found after a pass (``TILEORCH_VERIFY_EACH_PASS``, the driver's layout
+    passes) ends the error's line; its notes stay under it (was: appended to the last note)."""
+    from tileorch.diagnostics import suffixed
+
+    text = "h.py:3:7: error: bad\nk.py:9:2: note: called from"
+    assert suffixed(text, " (after p)") == "h.py:3:7: error: bad (after p)\nk.py:9:2: note: called from"
+    assert suffixed("h.py:3:7: error: bad", " (after p)") == "h.py:3:7: error: bad (after p)"

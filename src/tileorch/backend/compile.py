@@ -26,7 +26,7 @@ from tileorch.backend.llvm_translate import translate_module
 from tileorch.backend.ptx import (DEFAULT_ARCH, DEFAULT_PTX_VERSION, BackendError, cannot_select_intrinsic, llvm_to_ptx,
                                   start_codegen)
 from tileorch.backend.ptxas import PtxasResult, run_ptxas
-from tileorch.diagnostics import (CompileError, LocatedError, format_error, format_exception, parse_module,
+from tileorch.diagnostics import (CompileError, LocatedError, format_error, format_exception, parse_module, suffixed,
                                   verify_located)
 
 STAGES = ("mlir", "llvm", "ptx")
@@ -63,7 +63,7 @@ def _verify(module: ModuleOp, stage: str) -> None:
     with timing.timed("verify"):
         errors = verify_located(module)
     if errors:
-        raise CompileError(errors if stage == "input" else [f"{e} (after {stage})" for e in errors])
+        raise CompileError(errors if stage == "input" else [suffixed(e, f" (after {stage})") for e in errors])
 
 
 VERIFY_EACH_PASS_ENV = "TILEORCH_VERIFY_EACH_PASS"

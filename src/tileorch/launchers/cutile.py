@@ -600,8 +600,9 @@ def _constraint(a: Argument, ct: Any, compilation: Any) -> Any:
     stride_constant: tuple = (None,) * (nd - 1) + ((1 if a.strides[-1] == 1 else None),) if nd else ()
     if a.column_major:  # compiled for the unit stride on dimension -2 (read as the transpose)
         stride_constant = (None,) * (nd - 2) + (1, None)
-    if a.static_strides:  # ct.ArrayAnnotation(static_stride_dims=...): the sole source of constant strides
-        stride_constant = a.static_strides
+    if a.static_strides:  # ct.ArrayAnnotation(static_stride_dims=...): the named dimensions' strides, the
+        # defaults (the unit last stride, a column-major matrix's unit stride) kept on the dimensions it does not name
+        stride_constant = tuple(s if s is not None else d for s, d in zip(a.static_strides, stride_constant))
     return compilation.ArrayConstraint(
         getattr(ct, a.dtype), nd, index_dtype=getattr(ct, a.index_dtype),
         stride_lower_bound_incl=tuple(0 if s >= 0 else None for s in a.strides),

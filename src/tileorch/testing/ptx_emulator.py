@@ -51,6 +51,7 @@ named barrier.  Asynchrony is modelled where it decides correctness:
 Not modelled: CTAs of other clusters, timing, memory ordering beyond the above.
 Unknown instructions raise :class:`Fault`.
 """
+import math
 import re
 from collections import Counter
 from fractions import Fraction
@@ -197,6 +198,48 @@ def div_rounded(a, b, mode: str) -> np.ndarray:
         if rq > q and (mode == "rm" or (mode == "rz" and q > 0)):
             out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(-np.inf))
         elif rq < q and (mode == "rp" or (mode == "rz" and q < 0)):
+            out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(np.inf))
+    return out
+
+
+def arith_rounded(base: str, args: list, near, mode: str) -> np.ndarray:
+    """``add`` / ``sub`` / ``mul`` / ``fma`` of f32 or f64 arrays ``args`` rounded ``mode`` (``rn``, or the directed
+    ``rz`` / ``rm`` / ``rp`` of PTX ``add.<mode>`` ...), in their type, from ``near`` (the result rounded to
+    nearest): moved one step toward zero, -inf or +inf where the exact result (Python rationals) lies on the other
+    side of it, the largest finite value for ``rz`` / the bound's direction past it, and an exact zero sum of
+    addends that are not both +0 a -0 under ``rm`` (IEEE 754's rule; +0 under the others).  Infinities and NaN as
+    IEEE has them (exact)."""
+    near = np.asarray(near)
+    if mode == "rn":
+        return near
+    out = near.copy()
+    flat = [np.ravel(a) for a in args]
+    for i, r in enumerate(near.reshape(-1)):
+        xs = [float(f[i]) for f in flat]
+        if not all(np.isfinite(xs)):
+            continue
+        x = [Fraction(v) for v in xs]
+        if base == "mul":
+            exact, addends = x[0] * x[1], None
+        elif base == "fma":
+            exact = x[0] * x[1] + x[2]
+            addends = (np.float64(xs[0]) * np.float64(xs[1]) if exact == 0 else 1.0, xs[2])
+        else:
+            second = x[1] if base == "add" else -x[1]
+            exact, addends = x[0] + second, (xs[0], xs[1] if base == "add" else -xs[1])
+        if exact == 0:
+            if addends is not None:  # two zeros of one sign keep it; any other exact zero sum is -0 under rm only
+                same = all(a == 0 for a in addends) and math.copysign(1, addends[0]) == math.copysign(1, addends[1])
+                out.reshape(-1)[i] = math.copysign(0.0, addends[0]) if same else -0.0 if mode == "rm" else 0.0
+            continue
+        if not np.isfinite(r):  # past the largest value: rz / the bound's direction give the largest finite
+            if mode == "rz" or (mode == "rm") == (exact > 0):
+                out.reshape(-1)[i] = np.copysign(np.finfo(r.dtype).max, r)
+            continue
+        rq = Fraction(float(r))
+        if rq > exact and (mode == "rm" or (mode == "rz" and exact > 0)):
+            out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(-np.inf))
+        elif rq < exact and (mode == "rp" or (mode == "rz" and exact < 0)):
             out.reshape(-1)[i] = np.nextafter(r, r.dtype.type(np.inf))
     return out
 
@@ -637,6 +680,11 @@ class Emu:
 
     count_instructions = False
     """Count thread-instructions in :attr:`traffic` (module docstring)."""
+    rcp_approx_ulps = 0
+    """``rcp.approx.f32`` off by this many ulps (up for inputs with an even last bit, down for odd ones), as the
+    hardware's approximation may be (1 ulp at most): a test of a sequence that must correct it (0: the correctly
+    rounded reciprocal, as before).  ``.ftz`` flushes a subnormal input and result to a zero of its sign either
+    way, as the hardware does."""
 
     def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory, guards=None, nctaid=None,
                  cluster=None):
@@ -931,6 +979,22 @@ class Emu:
             b["pending"] = b["count"]
 
     # ------------------------------------------------------------------ run
+    def _rcp_f32(self, x: np.ndarray, parts: list) -> np.ndarray:
+        """``rcp[.approx][.ftz].f32`` of f32 ``x`` (see :attr:`rcp_approx_ulps`)."""
+        tiny = np.float32(1.1754944e-38)
+        if "ftz" in parts:
+            x = np.where(np.abs(x) < tiny, x * np.float32(0), x)
+        r = (np.float32(1) / x).astype(np.float32)
+        if "approx" in parts and self.rcp_approx_ulps:
+            up = (x.view(np.uint32) & np.uint32(1)) == 0
+            nudged = r.copy()
+            for _ in range(self.rcp_approx_ulps):
+                nudged = np.where(up, np.nextafter(nudged, np.float32(np.inf)), np.nextafter(nudged, np.float32(-np.inf)))
+            r = np.where(np.isfinite(r) & (r != 0), nudged, r).astype(np.float32)
+        if "ftz" in parts:
+            r = np.where(np.abs(r) < tiny, r * np.float32(0), r)
+        return r
+
     def run(self, max_steps=5_000_000):
         steps = 0
         rr = 0
@@ -1228,10 +1292,6 @@ class Emu:
             with np.errstate(all="ignore"):
                 if base == "add": r = a[0] + a[1]
                 elif base == "sub": r = a[0] - a[1]
-                elif base == "mul" and "rz" in parts:  # the exact product (f64) rounded toward zero
-                    exact = a[0].astype(np.float64) * a[1].astype(np.float64)
-                    r = exact.astype(np.float32)
-                    r = np.where(np.abs(r.astype(np.float64)) > np.abs(exact), np.nextafter(r, np.float32(0)), r)
                 elif base == "mul": r = a[0] * a[1]
                 elif base in ("fma", "mad"):
                     r = _fma_f32(a[0], a[1], a[2])
@@ -1245,7 +1305,7 @@ class Emu:
                     r = np.exp2(a[0].astype(np.float64)).astype(np.float32)
                     if "ftz" in op:
                         r = np.where(np.abs(r) < np.float32(1.1754944e-38), np.float32(0), r)
-                elif base == "rcp": r = (1.0 / a[0]).astype(np.float32)
+                elif base == "rcp": r = self._rcp_f32(a[0], parts)
                 elif base == "tanh": r = np.tanh(a[0])
                 elif base == "lg2":  # .ftz: a subnormal input is a zero of its sign (log2: -inf)
                     x = np.where(np.abs(a[0]) < np.float32(1.1754944e-38), a[0] * np.float32(0), a[0]) \
@@ -1255,6 +1315,8 @@ class Emu:
                 elif base == "rsqrt": r = (1.0 / np.sqrt(a[0].astype(np.float64))).astype(np.float32)
                 elif base == "copysign": r = np.copysign(a[1], a[0])  # d = b with the sign of a
                 elif base in ("sin", "cos"): r = (np.sin if base == "sin" else np.cos)(a[0].astype(np.float64))
+                if base in ("add", "sub", "mul", "fma") and _directed_mode(parts) != "rn":
+                    r = arith_rounded(base, a, r.astype(np.float32), _directed_mode(parts))
             self.set(ops[0], T, b32(r.astype(np.float32)))
             return
         if base in ("add", "sub", "mul", "fma", "max", "min", "neg", "abs") and parts[-1] == "f16":
@@ -1272,13 +1334,15 @@ class Emu:
                 parts[-1] == "f64":
             # f64 math (IEEE, rounded to nearest even: numpy's f64 is; fma exact in rationals, rounded once)
             a = [g(i).view(np.float64) for i in range(1, len(ops))]
-            rounded = {"rn", "rz", "rm", "rp"} if base in ("sqrt", "div") else {"rn"}
+            rounded = {"rn", "rz", "rm", "rp"} if base in ("sqrt", "div", "add", "sub", "mul", "fma") else {"rn"}
             if base in ("div", "rcp", "sqrt") and not rounded & set(parts):
                 raise Fault(f"unhandled {op} {ops}")  # (the approximate / other-rounding forms: not modelled)
             with np.errstate(all="ignore"):
                 if base == "fma":
                     r = np.array([_exact_to_f64(Fraction(x) * Fraction(y) + Fraction(z)) if np.isfinite([x, y, z]).all()
                                   else x * y + z for x, y, z in zip(*a)], dtype=np.float64)
+                    # an exact zero of a zero product: IEEE's sign (-0 * x + -0 is -0), which the rationals drop
+                    r = np.where((r == 0) & ((a[0] == 0) | (a[1] == 0)), a[0] * a[1] + a[2], r)
                 else:
                     r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
                          "div": lambda: div_rounded(a[0], a[1], _directed_mode(parts)),
@@ -1288,6 +1352,8 @@ class Emu:
                          "copysign": lambda: np.copysign(a[1], a[0]),  # d = b with the sign of a
                          "max": lambda: _max_min("max", "NaN" in parts, a[0], a[1]),
                          "min": lambda: _max_min("min", "NaN" in parts, a[0], a[1])}[base]()
+                if base in ("add", "sub", "mul", "fma") and _directed_mode(parts) != "rn":
+                    r = arith_rounded(base, a, np.asarray(r, dtype=np.float64), _directed_mode(parts))
             self.set(ops[0], T, np.asarray(r, dtype=np.float64).view(np.uint64))
             return
         if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem",

@@ -58,7 +58,8 @@ program id 1)" for the indices ``(bm, 0, 0)``, now what the tile is).  Still ref
 an int8 C, 3-D / 4-D C tiles with more than two wide dimensions or a unit dimension between rows and
 columns, two dots accumulating the halves of one A tile, a C rounded toward zero, an operand padded
 with other than zeros.  Located errors
-(not supported yet): ``astype(f64 -> f32, rounding_mode=RZ)`` and ``ct.sub(..., rounding_mode=RZ)``.
+(not supported yet): ``astype(f64 -> f32, rounding_mode=RZ)``; ``ct.sub(..., rounding_mode=RZ)`` of f32 was one too,
+lowered since session 32 (``sub.rz.f32``).
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep8_*.py (CPU compile, the SIMT interpreter, the PTX emulator) and
@@ -264,9 +265,9 @@ _add("astype_toward_zero", astype_toward_zero, [((256,), "float32"), ((256,), "f
 _add("astype_f64_toward_zero", astype_f64_toward_zero, [((128,), "float64"), ((128,), "float32"), 64], (2,),
      "error", outputs=(1,), error="with rounding<zero> from f64 to f32 is not supported yet",
      notes="RZ conversions are lowered for f32 -> f16 / bf16 only: the located 'not supported yet' at the astype")
-_add("sub_toward_zero", sub_toward_zero, [((128,), "float32")] * 3 + [64], (2,), "error", outputs=(2,),
-     error="with rounding<zero> is not supported yet",
-     notes="directed rounding of add / sub / mul / fma is not lowered yet: the located 'not supported yet' at the op")
+_add("sub_toward_zero", sub_toward_zero, [((128,), "float32")] * 3 + [64], (2,), "simt", outputs=(2,),
+     notes="directed rounding of an f32 sub: sub.rz.f32 on the SIMT path since session 32 (was: the located "
+           "'not supported yet' at the op)")
 _add("f16_abs_by_bitcast", f16_abs_by_bitcast,
      [((256,), "float16"), ((256,), "float16"), ((256,), "uint16"), 128], (2,), "simt", outputs=(1, 2))
 _add("negative_sub_bitwise_or", negative_sub_bitwise_or,

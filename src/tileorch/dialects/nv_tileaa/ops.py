@@ -11,10 +11,11 @@ import math
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (AnyFloat, BoolAttr, DenseArrayBase, DictionaryAttr, FunctionType, IndexType,
+from xdsl.dialects.builtin import (AnyFloat, BoolAttr, DenseArrayBase, DictionaryAttr, Float32Type, Float64Type,
+                                   FunctionType, IndexType,
                                    IntegerAttr, IntegerType, StringAttr, SymbolNameConstraint, TensorType, i1, i32, i64)
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
-from xdsl.ir import Attribute, Region, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import (AnyAttr, AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, VarConstraint,
                        irdl_op_definition, operand_def, opt_operand_def, opt_prop_def, prop_def, region_def, result_def,
                        traits_def, var_operand_def, var_result_def)
@@ -583,23 +584,63 @@ class _IntBinaryOp(_ElementwiseOp):
     KIND: ClassVar[str] = "int"
 
 
+DIRECTED_ROUNDINGS = ("rz", "rm", "rp")
+"""The directed IEEE roundings ``addf`` / ``subf`` / ``mulf`` / ``fma`` take (toward zero / -inf / +inf: PTX
+``add.rz`` / ``.rm`` / ``.rp`` ...); none is round to nearest even."""
+
+
+class _DirectedArithOp(_ElementwiseOp):
+    """Float arithmetic rounded once, to nearest even unless ``rounding`` is one of :data:`DIRECTED_ROUNDINGS`
+    (cuTile's ``ct.add(..., rounding_mode=RZ)`` ...: CUDA Tile IR's ``rounding<zero>`` / ``<negative_inf>`` /
+    ``<positive_inf>``), which f32 and f64 elements take (f16 / bf16 arithmetic is computed in f32 and rounded
+    back, a second rounding).  A pass that rewrites the op (folds, contracts, reassociates) must keep the
+    rounding or leave an op that has one alone (:func:`directed_rounding`)."""
+
+    rounding = opt_prop_def(StringAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, *operands: SSAValue, rounding: str | None = None):
+        super().__init__(*operands)
+        if rounding is not None:
+            self.rounding = StringAttr(rounding)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.rounding is None:
+            return
+        if self.rounding.data not in DIRECTED_ROUNDINGS:
+            raise VerifyException(f"'{self.name}' rounding '{self.rounding.data}': rz, rm or rp (or none: to "
+                                  "nearest even)")
+        elt = element_of(self.result.type)
+        if not isinstance(elt, Float32Type | Float64Type):
+            raise VerifyException(f"'{self.name}' rounding '{self.rounding.data}' takes f32 or f64 elements, got "
+                                  f"{elt} (computed in f32, it would be rounded a second time)")
+
+
+def directed_rounding(op: Operation) -> str | None:
+    """``rz`` / ``rm`` / ``rp`` of an ``addf`` / ``subf`` / ``mulf`` / ``fma`` rounded so, else None."""
+    if not isinstance(op, _DirectedArithOp) or op.rounding is None:
+        return None
+    return op.rounding.data
+
+
 @irdl_op_definition
-class AddFOp(_ElementwiseOp):
-    """Elementwise ``lhs + rhs``."""
+class AddFOp(_DirectedArithOp):
+    """Elementwise ``lhs + rhs`` (``rounding``: see :class:`_DirectedArithOp`)."""
 
     name = "nv_tileaa.addf"
 
 
 @irdl_op_definition
-class SubFOp(_ElementwiseOp):
-    """Elementwise ``lhs - rhs``."""
+class SubFOp(_DirectedArithOp):
+    """Elementwise ``lhs - rhs`` (``rounding``: see :class:`_DirectedArithOp`)."""
 
     name = "nv_tileaa.subf"
 
 
 @irdl_op_definition
-class MulFOp(_ElementwiseOp):
-    """Elementwise ``lhs * rhs``."""
+class MulFOp(_DirectedArithOp):
+    """Elementwise ``lhs * rhs`` (``rounding``: see :class:`_DirectedArithOp`)."""
 
     name = "nv_tileaa.mulf"
 
@@ -646,8 +687,8 @@ class MinFOp(_ElementwiseOp):
 
 
 @irdl_op_definition
-class FmaOp(_ElementwiseOp):
-    """Elementwise ``a * b + c with one rounding``."""
+class FmaOp(_DirectedArithOp):
+    """Elementwise ``a * b + c with one rounding`` (``rounding``: see :class:`_DirectedArithOp`)."""
 
     name = "nv_tileaa.fma"
     ARITY: ClassVar[int] = 3

@@ -613,16 +613,33 @@ no cuda_tile class is defined for a program that does not have the op)."""
 
 
 _DIRECTED = {A.RoundingMode.ZERO: "rz", A.RoundingMode.NEGATIVE_INF: "rm", A.RoundingMode.POSITIVE_INF: "rp"}
-"""The directed roundings of ``cuda_tile.sqrt`` / ``divf`` and their PTX modifiers (``sqrt.rz`` / ``.rm`` /
-``.rp``, ``div.rz`` / ...)."""
+"""The directed roundings of ``cuda_tile.sqrt`` / ``divf`` / ``addf`` / ``subf`` / ``mulf`` / ``fma`` and their PTX
+modifiers (``sqrt.rz`` / ``.rm`` / ``.rp``, ``div.rz`` / ..., ``add.rz`` / ...)."""
+
+
+def _in_combiner(op) -> bool:
+    """``op`` is inside the body of a ``cuda_tile.reduce`` or ``scan`` (its combiner)."""
+    parent = op.parent_op()
+    while parent is not None:
+        if parent.name in ("cuda_tile.reduce", "cuda_tile.scan"):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 def _elementwise(L, op):
     rm = getattr(op, "rounding_mode", None)
     kind = type(op).__name__
+    arith_directed = None
     if kind in ("AddFOp", "SubFOp", "MulFOp", "FmaOp") and rm is not None and \
             rm.data != A.RoundingMode.NEAREST_EVEN:
-        raise _unsupported(op, f"with rounding<{rm.data.value}>")
+        arith_directed = _DIRECTED.get(rm.data)
+        if arith_directed is None or _in_combiner(op):
+            # (a reduction's or scan's combiner: the SIMT folds and loop rewrites do not keep a rounding)
+            raise _unsupported(op, f"with rounding<{rm.data.value}>")
+        if str(op.result.type.element_type) not in ("f32", "f64"):
+            # (f16 / bf16 compute in f32: the conversion back would round to nearest a second time)
+            raise _unsupported(op, f"with rounding<{rm.data.value}> of {op.result.type.element_type}")
     if kind == "DivFOp" and rm.data not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX,
                                             A.RoundingMode.FULL, *_DIRECTED):
         raise _unsupported(op, f"with rounding<{rm.data.value}>")
@@ -638,6 +655,8 @@ def _elementwise(L, op):
         new = aa.DivFOp(*[L.v(v) for v in op.operands], rounding=mode + ftz)
     elif kind in ("TanHOp", "ExpOp") and rm is not None and rm.data == A.RoundingMode.APPROX:
         new = (aa.TanhOp if kind == "TanHOp" else aa.ExpOp)(L.v(op.source), rounding="approx")
+    elif arith_directed is not None:
+        new = _AA_ELEMENTWISE[kind](*[L.v(v) for v in op.operands], rounding=arith_directed)
     elif directed is not None and kind == "DivFOp":
         new = aa.DivFOp(*[L.v(v) for v in op.operands],
                         rounding=directed + (".ftz" if op.flush_to_zero is not None else ""))

@@ -80,6 +80,7 @@ from tileorch import settings
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.nv_tileaa import FuncOp as TileFuncOp
+from tileorch.dialects.nv_tileaa import directed_rounding
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, MemTokenType, PointerType, TiledViewType
 from tileorch.dialects.nv_tileaa.blocked import SOURCE_LAYOUT
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
@@ -2181,6 +2182,12 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
             return e.sqrt_directed(args[0], op.rounding.data)
         if kind in ("exp", "exp2", "sqrt", "rsqrt", "tanh", "log", "log2", "neg", "abs"):
             return e.unary_math(kind, args[0])
+        directed = directed_rounding(op)
+        if directed is not None:  # rz / rm / rp (the verifier: f32 / f64 elements, held as they are)
+            if not all(isinstance(a.type, Float32Type | Float64Type) and a.type == args[0].type for a in args):
+                raise LocatedError(op, f"{op.name} rounding '{directed}' of {args[0].type} registers: only f32 "
+                                       "and f64 operands round once in that direction")
+            return e.arith_directed(kind, args, directed)
         if kind == "fma":
             return e.fma(*args)
         if kind == "remf":

@@ -597,6 +597,16 @@ class Emitter:
             return self.ptx_f64(f"sqrt.{mode}.f64 $0, $1;", [x])
         return self.ptx_f32(f"sqrt.{mode}.f32 $0, $1;", [x])
 
+    def arith_directed(self, kind: str, args: Sequence[SSAValue], mode: str) -> SSAValue:
+        """``kind`` (``addf`` / ``subf`` / ``mulf`` / ``fma``) of f32 or f64 ``args`` rounded ``mode`` (``rz`` /
+        ``rm`` / ``rp``): PTX ``add.<mode>`` / ``sub`` / ``mul`` / ``fma`` (IEEE, rounded once in that direction,
+        subnormals kept; inline assembly, which LLVM neither contracts nor folds)."""
+        op = {"addf": "add", "subf": "sub", "mulf": "mul", "fma": "fma"}[kind]
+        operands = ", ".join(f"${i + 1}" for i in range(len(args)))
+        if isinstance(args[0].type, Float64Type):
+            return self.ptx_f64(f"{op}.{mode}.f64 $0, {operands};", list(args))
+        return self.ptx_f32(f"{op}.{mode}.f32 $0, {operands};", list(args))
+
     def unary_math(self, kind: str, x: SSAValue) -> SSAValue:
         typ = x.type
         if isinstance(typ, Float64Type):  # exact in f64 (rsqrt: two roundings), exp / log in f64_math; others refused

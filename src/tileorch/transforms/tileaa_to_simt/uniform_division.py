@@ -25,7 +25,10 @@ element: the high side a ``max.NaN`` tree of ``|a|``, the low side an unsigned `
 ``[2^-60, 2^60]`` (positive).  Inside that range the quotient, reciprocal and remainder are
 normal, the remainder exact, and the result the correctly rounded ``a / b`` (CUDA's fast-path
 argument; checked exactly with rationals for reciprocals up to 2 ulp off, and on the CPU
-interpreter bit for bit against numpy, signed zeros included); where the test fails (a negative
+interpreter bit for bit against numpy, signed zeros included; on the PTX emulator, its ``rcp.approx.ftz`` 1 ulp
+off and flushing, bit for bit against numpy's ``x / y`` on hypothesis-drawn operands:
+tests/unit/test_uniform_division_bits_emulated.py, which fails when a bound is widened past where the sequence stays
+exact); where the test fails (a negative
 divisor, a subnormal, infinite, NaN or extreme operand) the thread computes every element with
 ``div.rn`` as before.  Numerators stay live through the branch, quotients are computed inside it,
 so the registers live across it are those of the unbranched code.
