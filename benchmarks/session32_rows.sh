@@ -1,0 +1,36 @@
+# Session 32 (s32-rows), issue 21's rows that miss 0.85 of the copy rate.  One memory_bound.py process per group,
+# the device copy beside (its line first), 20 iterations, default sizes (256-537 MB; softmax 1000: 16 MB).
+#   rows  the two-pass / three-pass rows (bulk-filled row cache, the defaults): CE forward + backward and the
+#         three-loop softmax at 8192 / 16384 / 32000 columns, log-softmax 32000, the short-row softmax
+#         (1000 and 1024 columns: no row cache, unchanged) under
+#           default                          128 threads a row (12 warps an SM at 32000 columns: 3 CTAs of 64 KB)
+#           TILEORCH_ROW_CACHE_THREADS=256   8-byte accesses, 256 threads a row (24 warps an SM at 32000)
+#           TILEORCH_ROW_CACHE_THREADS=512   4-byte accesses, 512 threads a row (48 warps an SM at 32000)
+#   ce4k  the one-pass cross entropy over 4096 columns (4 tiles a row; today one 2 KB tile in flight a CTA: the
+#         peeled tile is reduced across the CTA before the loop's first load is issued) under
+#           default / TILEORCH_PREFETCH_DEPTH=3 (3 tiles ahead, 46 registers) /
+#           TILEORCH_PREFETCH_DEPTH=3,TILEORCH_EARLY_PREFETCH=1 (the loop's first tile issued before the peel's
+#           reductions, 40 registers)
+# Should show: rows at 32000 columns (CE fwd+bwd 0.77, three loops 0.48 by default) rise with the threads (if
+#   they do not: the 32000-column rows are not short of warps -- look at instructions per element: the three
+#   loops' two full-precision exps); 8192 / 16384 stay >= their default; softmax 1000 / 1024 equal (same PTX).
+#   CE 4096 above 0.749 with depth 3 (+ early): bytes in flight were the limit; equal: the row's tail (lse
+#   store, label gather, two acq_rel atomics with fences, all serial in thread 0) is.
+# Run (carry .whl):  CMD="bash benchmarks/session32_rows.sh" bash benchmarks/device_session.sh shell
+S="$OUT/s32rows"; mkdir -p "$S"
+python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
+export TILEORCH_CACHE_DIR=${TILEORCH_CACHE_DIR:-/tmp/tileorch-cache}
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
+timeout ${ROWS_TIMEOUT:-150} python3 benchmarks/memory_bound.py --out "$S/bench_rows" --iters 20 --sizes default \
+  --no-tileiras --only probe_ce_fwd_bwd_bf16_v8192 probe_ce_fwd_bwd_bf16_v16384 probe_ce_fwd_bwd_bf16_v32000 \
+  probe_softmax_three_loops_bf16_v8192 probe_softmax_three_loops_bf16_v16384 probe_softmax_three_loops_bf16_v32000 \
+  log_softmax_bf16_v32000 softmax_f16_4096x1000 softmax_f16_rows_x1024 \
+  --env default --env TILEORCH_ROW_CACHE_THREADS=256 --env TILEORCH_ROW_CACHE_THREADS=512 > "$S/bench_rows.log" 2>&1
+echo "[rows] rc=$?"; grep -E "^device copy" "$S/bench_rows.log"
+timeout ${CE_TIMEOUT:-60} python3 benchmarks/memory_bound.py --out "$S/bench_ce4k" --iters 20 --sizes default \
+  --no-tileiras --only cross_entropy_bf16_v4096 cross_entropy_bf16_v32000 \
+  --env default --env TILEORCH_PREFETCH_DEPTH=3 --env TILEORCH_PREFETCH_DEPTH=3,TILEORCH_EARLY_PREFETCH=1 \
+  > "$S/bench_ce4k.log" 2>&1
+echo "[ce4k] rc=$?"; grep -E "^device copy" "$S/bench_ce4k.log"
+python3 benchmarks/session27_rowred_summary.py "$S" rows ce4k 2>&1 | tail -n 45
+tar czf "$OUT/s32rows.tgz" -C "$OUT" s32rows
