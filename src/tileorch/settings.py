@@ -157,6 +157,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ROW_BULK_FILL", "1", SWITCH,
        "the row cache's whole tiles are bulk-copied (cp.async.bulk + mbarrier) into shared memory before the fill loop",
        True),
+    _s("HOIST_RESHAPED_REDUCTIONS", "1", SWITCH,
+       "a loop's per-tile reduction folded through expand_dims / reshape (keepdims=True) hoisted after the loop",
+       True),
     _s("ROW_CACHE_THREADS", None, ("128", "256", "512"),
        "threads of a kernel keeping a bulk-filled row in shared memory (narrower accesses, more warps per row); "
        "unset: sized as any kernel", True),
