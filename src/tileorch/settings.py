@@ -160,6 +160,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("HOIST_RESHAPED_REDUCTIONS", "1", SWITCH,
        "a loop's per-tile reduction folded through expand_dims / reshape (keepdims=True) hoisted after the loop",
        True),
+    _s("SUM_AFTER_MAX", "1", SWITCH,
+       "a sum of exp(x - m) after a loop taking the row's max m over the same tiles: its exps as sum terms (ex2)",
+       True),
     _s("ROW_CACHE_THREADS", None, ("128", "256", "512"),
        "threads of a kernel keeping a bulk-filled row in shared memory (narrower accesses, more warps per row); "
        "unset: sized as any kernel", True),
