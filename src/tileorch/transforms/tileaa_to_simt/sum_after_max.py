@@ -11,7 +11,8 @@ Contract.  An ``nv_tileaa.exp`` ``E`` directly in the body of an ``scf.for`` ``L
   ``expand_dims`` / ``reshape``, one use each) an ``addf`` that folds an iter arg of ``L2`` (the loop's running sum):
   ``E``'s value only enters the sum;
 * ``E``'s operand is ``subf(x2, b)``, ``b`` a shape op chain (``broadcast`` / ``expand_dims`` / ``reshape``) of a
-  result ``m`` of an ``scf.for`` ``L1`` before ``L2`` in the same block, whose iter arg at ``m``'s position is folded
+  one-element result ``m`` (one row's max: a max per row of a multi-row tile is not proven to meet its own row
+  after the shape ops) of an ``scf.for`` ``L1`` before ``L2`` in the same block, whose iter arg at ``m``'s position is folded
   by ``maxf`` with the (shape-op chain of a) ``reduce`` with a ``maxf`` combiner of a tile ``x1``: ``m`` is at least
   every element of every ``x1`` the loop saw (whatever its initial value; NaN stays NaN);
 * ``x1`` and ``x2`` are the same ops (``fp_to_fp`` / ``extf`` conversions, same result types and attributes, or
@@ -28,7 +29,7 @@ cache computes the same exponentials).  Run on the SIMT path before the hoisting
 from __future__ import annotations
 
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import ModuleOp, UnitAttr
+from xdsl.dialects.builtin import ModuleOp, TensorType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -126,7 +127,10 @@ def sum_term_refusal(exp: Operation, l2: scf.ForOp, before: list[Operation]) -> 
     if sub is None or sub.name != "nv_tileaa.subf":
         return "not exp(x - m)"
     x2, b = sub.operands
-    found = _max_tile(_strip(b, SPREADS), before)
+    m = _strip(b, SPREADS)
+    if not isinstance(m.type, TensorType) or any(d != 1 for d in m.type.get_shape()):
+        return "m is not one element (a max per row of several rows is not proven to meet its row)"
+    found = _max_tile(m, before)
     if found is None:
         return "m is not an earlier loop's running max"
     l1, x1 = found
