@@ -191,9 +191,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ONLINE_SOFTMAX_FORM", "thread", ("thread", "element"),
        "the online softmax's running max and sum per thread or per element position", True),
     _s("ONLINE_SOFTMAX_RUNS", None, range(1, 17), "vector runs per thread of an online softmax kernel", True),
-    _s("ATOMIC_LAST_ACQUIRE", "1", SWITCH,
-       "the acquire fence after the kernel's last access (an ordered atomic); 0: left out (it orders nothing)",
-       True),
+    _s("ATOMIC_FENCE_TRIM", "0", SWITCH,
+       "the kernel's final ordered atomics fenced less: no acquire after the last access, one acq_rel fence "
+       "between two", True),
     _s("ATOMIC_FENCES", "holders", ("each", "holders"),
        "an ordered atomic of a tile: every thread fences (each), or a CTA barrier and the fences only in "
        "threads holding a live element (holders)", True),
