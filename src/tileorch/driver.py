@@ -457,6 +457,12 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         if any(op.name == "scf.for" for op in fallback.walk()):  # (else there is nothing they would rewrite)
             remarks.append(DIRECTED_NO_HOIST)
     else:
+        from tileorch.transforms.tileaa_to_simt import sum_after_max
+
+        with timing.timed("tileaa-sum-after-max"):  # on the loops as written (before the hoisting)
+            sum_terms = sum_after_max.mark_sum_terms(fallback)
+        if sum_terms:
+            remarks.append(sum_after_max.remark(sum_terms))
         with timing.timed("tileaa-hoist-online-softmax"):
             online = hoist_online_softmax(fallback)
         with timing.timed("tileaa-hoist-loop-reductions"):

@@ -34,6 +34,7 @@ PASSES: dict[str, str] = {
     "tileaa-hoist-loop-reductions": "tileorch.transforms.tileaa_to_simt.hoist_reductions:HoistLoopReductions",
     "tileaa-hoist-online-softmax": "tileorch.transforms.tileaa_to_simt.hoist_online_softmax:HoistOnlineSoftmax",
     "tileaa-row-smem-cache": "tileorch.transforms.tileaa_to_simt.row_smem_cache:RowSmemCache",
+    "tileaa-sum-after-max": "tileorch.transforms.tileaa_to_simt.sum_after_max:SumAfterMax",
     "convert-atoms-to-nvvm": "tileorch.transforms.atoms_to_nvvm:ConvertAtomsToNVVM",
     "cutlass-stamp-arrive-counts": "tileorch.transforms.arrive_counts:StampArriveCounts",
     "cutlass-allocate-barrier-ids": "tileorch.transforms.barrier_ids:AllocateBarrierIds",

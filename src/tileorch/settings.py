@@ -158,6 +158,15 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ROW_BULK_FILL", "1", SWITCH,
        "the row cache's whole tiles are bulk-copied (cp.async.bulk + mbarrier) into shared memory before the fill loop",
        True),
+    _s("HOIST_RESHAPED_REDUCTIONS", "1", SWITCH,
+       "a loop's per-tile reduction folded through expand_dims / reshape (keepdims=True) hoisted after the loop",
+       True),
+    _s("SUM_AFTER_MAX", "1", SWITCH,
+       "a sum of exp(x - m) after a loop taking the row's max m over the same tiles: its exps as sum terms (ex2)",
+       True),
+    _s("ROW_CACHE_THREADS", None, ("128", "256", "512"),
+       "threads of a kernel keeping a bulk-filled row in shared memory (narrower accesses, more warps per row); "
+       "unset: sized as any kernel", True),
     _s("ROW_SMEM_CACHE_BYTES", "232448", range(0, 232449),
        "bytes of shared memory a launch gives a cached row (the rest of the row reloads from global memory)"),
     _s("PREFETCH_PAST_STORES", "0", SWITCH,
@@ -183,6 +192,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ONLINE_SOFTMAX_FORM", "thread", ("thread", "element"),
        "the online softmax's running max and sum per thread or per element position", True),
     _s("ONLINE_SOFTMAX_RUNS", None, range(1, 17), "vector runs per thread of an online softmax kernel", True),
+    _s("ATOMIC_FENCE_TRIM", "0", SWITCH,
+       "the kernel's final ordered atomics fenced less: no acquire after the last access, one acq_rel fence "
+       "between two", True),
     _s("ATOMIC_FENCES", "holders", ("each", "holders"),
        "an ordered atomic of a tile: every thread fences (each), or a CTA barrier and the fences only in "
        "threads holding a live element (holders)", True),

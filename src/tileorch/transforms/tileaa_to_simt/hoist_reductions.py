@@ -16,6 +16,15 @@ and its combiner is the same op as ``fold`` applied to its two block arguments. 
 arg is then carried unchanged (yielded as it is); the tile-shaped accumulator is a new iter arg.
 Exact for integer folds and max/min; float sums and products are reassociated (as any
 reduction order change).  Run on the SIMT path before ``convert-nv-tileaa-to-simt``.
+
+The reduction may reach the fold through ``nv_tileaa.expand_dims`` / ``nv_tileaa.reshape`` ops (each
+value of the chain used once, in the body): ``ct.sum(x, axis=1, keepdims=True)`` as users write it, the
+reduction's ``(1,)`` expanded to the accumulator's ``(1, 1)``.  A reshape keeps the row-major order of
+the elements, so it commutes with an element-wise fold: ``fold(reshape(a), reshape(b)) =
+reshape(fold(a, b))``, and after the loop the chain is applied to the one reduction
+(``acc = fold(acc_init, reshape(reduce(acc_tile)))``).  ``TILEORCH_HOIST_RESHAPED_REDUCTIONS=0`` keeps
+such loops as written (before session 32 they were: a three-loop softmax reduced every tile across the
+CTA twice, ~60 thread-instructions an element against ~37 for the cross entropy's two loops).
 """
 
 from __future__ import annotations
@@ -29,10 +38,21 @@ from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tileorch import settings
 from tileorch.transforms.tileaa_to_simt.cluster_split import IDENTITIES, carried_fold
 
 FOLDS = tuple(IDENTITIES)
 """The fold ops taken: those with an identity (``cluster_split.IDENTITIES``)."""
+
+
+RESHAPES = ("nv_tileaa.expand_dims", "nv_tileaa.reshape")
+"""Ops between a reduction and its fold that only relabel the elements (row-major order kept)."""
+
+
+def through_reshapes() -> bool:
+    """``TILEORCH_HOIST_RESHAPED_REDUCTIONS`` (default 1): a reduction reaching its fold through
+    :data:`RESHAPES` is hoisted too."""
+    return settings.value("TILEORCH_HOIST_RESHAPED_REDUCTIONS") != "0"
 
 
 @dataclass
@@ -40,6 +60,8 @@ class _Candidate:
     index: int  # iter arg position (after the induction variable)
     fold: Operation
     reduce: Operation
+    chain: tuple[Operation, ...] = ()
+    """The :data:`RESHAPES` ops from the reduction's result to the fold's operand, in order."""
 
 
 def combiner(reduce: Operation) -> str | None:
@@ -63,10 +85,16 @@ def _candidates(loop: scf.ForOp) -> list[_Candidate]:
             continue
         other = fold.operands[1] if fold.operands[0] is arg else fold.operands[0]
         red = other.owner
+        chain: list[Operation] = []
+        while (through_reshapes() and isinstance(red, Operation) and red.name in RESHAPES
+               and red.parent_block() is body and other.uses.get_length() == 1):
+            chain.insert(0, red)
+            other = red.operands[0]
+            red = other.owner
         if (not isinstance(red, Operation) or red.name != "nv_tileaa.reduce" or red.parent_block() is not body
                 or len(red.operands) != 1 or other.uses.get_length() != 1 or combiner(red) != fold.name):
             continue
-        out.append(_Candidate(k, fold, red))
+        out.append(_Candidate(k, fold, red, tuple(chain)))
     return out
 
 
@@ -97,8 +125,10 @@ def _hoist(loop: scf.ForOp, cands: list[_Candidate]) -> scf.ForOp:
         outs.append(folded.results[0])
     new_yield = scf.YieldOp(*outs)
     Rewriter.replace_op(yielded, new_yield)
-    for c in cands:  # the per-iteration fold and reduce are dead now
+    for c in cands:  # the per-iteration fold, reshapes and reduce are dead now
         Rewriter.erase_op(c.fold)
+        for op in reversed(c.chain):
+            Rewriter.erase_op(op)
         Rewriter.erase_op(c.reduce)
     new_body = Block(arg_types=[a.type for a in body.args])
     for old, new in zip(body.args, new_body.args):
@@ -115,11 +145,16 @@ def _hoist(loop: scf.ForOp, cands: list[_Candidate]) -> scf.ForOp:
     for c, acc in zip(cands, new_loop.results[len(loop.results):]):
         red = c.reduce.clone()
         red.operands[0] = acc  # type: ignore[index]
+        made = [red]
+        for op in c.chain:  # the reshapes, applied to the one reduction
+            step = op.clone()
+            step.operands[0] = made[-1].results[0]  # type: ignore[index]
+            made.append(step)
         res = new_loop.results[c.index]
-        final = type(c.fold).create(operands=[res, red.results[0]], result_types=[res.type],
+        final = type(c.fold).create(operands=[res, made[-1].results[0]], result_types=[res.type],
                                     properties=dict(c.fold.properties), attributes=dict(c.fold.attributes))
         res.replace_uses_with_if(final.results[0], lambda use, final=final: use.operation is not final)
-        tail += [red, final]
+        tail += [*made, final]
     for op in tail:  # `after` is the point before the op that followed the loop: in order
         Rewriter.insert_op(op, after)
     Rewriter.erase_op(loop)
@@ -147,4 +182,4 @@ class HoistLoopReductions(ModulePass):
         hoist_loop_reductions(op)
 
 
-__all__ = ["FOLDS", "HoistLoopReductions", "combiner", "hoist_loop_reductions"]
+__all__ = ["FOLDS", "RESHAPES", "HoistLoopReductions", "combiner", "hoist_loop_reductions", "through_reshapes"]

@@ -366,6 +366,16 @@ class PointerLowering:
         tail = holders and _in_final_atomics(op)
         barrier_before = holders and release and not (tail and _after_final_atomic(op))
         barrier_after = holders and acquire and not tail
+        trim = settings.value("TILEORCH_ATOMIC_FENCE_TRIM") == "1"
+        if trim and acquire and _last_access(op):
+            acquire = False  # nothing after it for the acquire to order (the kernel's last access)
+        # two final atomics in a row of one shape (the same threads hold their elements): the first's acquire and
+        # the second's release are one fence.acq_rel after the first, made by the threads live for the first; the
+        # second's release is then made only by a thread live for it and not for the first (its masks may differ)
+        merged_first = trim and tail and acquire and _merges_with_next(op)
+        acquire_order = "acq_rel" if merged_first else "acquire"
+        merged = self.__dict__.setdefault("_merged_fences", {})
+        first_live = merged.pop(id(op), False) if trim and holders and release and _merges_with_previous(op) else False
 
         def fence(b: Emitter, ordering: str, live: SSAValue | None) -> None:
             self._guarded(b, live, lambda bb: bb.add(llvm_ext.FenceOp(ordering, scope)), None, None)
@@ -380,14 +390,19 @@ class PointerLowering:
                 live, cond = _any(b, conds), conds.__getitem__
             if barrier_before:
                 b.barrier()  # the CTA's earlier accesses, whichever thread made them, precede the release
-            if release:
+            if release and first_live is False:
                 fence(b, "release", live)
+            elif release and first_live is not None:  # (None: every thread fenced after the first atomic)
+                fenced = b.v(arith.XOrIOp(first_live, b.const(1, i1)))
+                fence(b, "release", fenced if live is None else b.v(arith.AndIOp(live, fenced)))
             out = []
             for s, p in enumerate(ptrs):
                 args = [v[s] for v in vals]
                 out.append(self._guarded(b, cond(s), lambda bb, p=p, args=args: one(bb, p, *args), zero, rtype))
             if acquire:
-                fence(b, "acquire", live)
+                fence(b, acquire_order, live)
+            if merged_first:
+                merged[id(_next_access(op))] = live  # (this block dominates the next atomic's: both at top level)
             if barrier_after:
                 b.barrier()  # the CTA's later accesses come after the acquire
             return out
@@ -467,6 +482,53 @@ def _in_final_atomics(op: Operation) -> bool:
         if o.regions or (o.name in ACCESSES and not _final_atomic(o, op)):
             return False
     return False
+
+
+def _last_access(op: Operation) -> bool:
+    """``op`` is the kernel's last access: in the function's body, followed until its return only by ops
+    without regions that access no memory (:data:`ACCESSES`).  An acquire fence after it orders nothing
+    (an acquire constrains the accesses that follow it in the thread; the kernel's end orders the rest), and
+    without it an atomic whose old value is unused need not be waited for (``TILEORCH_ATOMIC_FENCE_TRIM=1``:
+    the cross entropy's 4096-column rows end in two acq_rel atomics fenced four times by thread 0; H100,
+    session 32: 0.75 of the copy rate, 0.88 with the atomics relaxed, 0.97 with the loss stored instead)."""
+    block = op.parent_block()
+    if block is None or not isinstance(block.parent_op(), Operation) or block.parent_op().name != "nv_tileaa.func":
+        return False
+    later = list(block.ops)
+    for o in later[later.index(op) + 1:]:
+        if o.name == "nv_tileaa.return":
+            return True
+        if o.regions or o.name in ACCESSES:
+            return False
+    return False
+
+
+def _next_access(op: Operation) -> Operation | None:
+    """The op after ``op`` in its block that accesses memory or has regions (None: none before the block's end)."""
+    later = list(op.parent_block().ops)
+    return next((o for o in later[later.index(op) + 1:] if o.regions or o.name in ACCESSES), None)
+
+
+def _merged_pair(first: Operation, second: Operation) -> bool:
+    """``second`` is the access right after ``first``, both final atomics (:func:`_in_final_atomics`) of one shape
+    (the same threads hold their elements), of one scope, the first acquiring and the second releasing:
+    ``fence.acquire; fence.release`` between them is one ``fence.acq_rel`` (an acquire fence for the first, a
+    release fence for the second) in a thread live for both; a thread live for the second only fences before it."""
+    if _next_access(first) is not second or not _in_final_atomics(first) or not _final_atomic(second, first):
+        return False
+    (s1, scope1, _), (s2, scope2, _) = _order(first), _order(second)
+    return scope1 == scope2 and s1 in ("acquire", "acq_rel") and s2 in ("release", "acq_rel")
+
+
+def _merges_with_next(op: Operation) -> bool:
+    nxt = _next_access(op)
+    return nxt is not None and _merged_pair(op, nxt)
+
+
+def _merges_with_previous(op: Operation) -> bool:
+    earlier = list(op.parent_block().ops)
+    prev = next((o for o in reversed(earlier[:earlier.index(op)]) if o.regions or o.name in ACCESSES), None)
+    return prev is not None and _merged_pair(prev, op)
 
 
 def _after_final_atomic(op: Operation) -> bool:

@@ -137,6 +137,43 @@ def vectorizable_access(op: Operation) -> int:
     return max(1, vector_bytes() // size)
 
 
+ROW_CACHE_THREADS_ENV = "TILEORCH_ROW_CACHE_THREADS"
+
+
+def row_cache_run(fn: Operation) -> int | None:
+    """Elements per access of a kernel that keeps a bulk-filled row in shared memory, when
+    ``TILEORCH_ROW_CACHE_THREADS=T`` asks for ``T`` threads: the row cache's fill (``tileaa-row-smem-cache``'s
+    mark, before the layouts) loads a ``1 x ... x n`` tile along its last dimension and the bulk fill is on
+    (``TILEORCH_ROW_BULK_FILL``: the row arrives by ``cp.async.bulk``, so the width of the threads' own accesses
+    -- shared-memory reads, global stores -- does not set the bytes in flight), so the run narrows to
+    ``n / T`` elements, at least 4 bytes (the row cache's slots hold 32-bit words) and at most the access's
+    own width; None otherwise (the kernel sized as any other).  Why: a CTA holding a long row in shared memory
+    shares its SM with few others (a 64 KB row: 3 CTAs), and at 128 threads those are 12 warps an SM, too few
+    to hide the latency of a loop's arithmetic and shared-memory reads (H100, session 31: CE forward +
+    backward 0.96 / 0.94 / 0.77 of the copy rate at 8192 / 16384 / 32000 columns, the same bytes)."""
+    threads = settings.integer(ROW_CACHE_THREADS_ENV)
+    if not threads:
+        return None
+    from tileorch.transforms.tileaa_to_simt import row_bulk_fill, row_smem_cache
+    from tileorch.transforms.tileaa_to_simt.emit import byte_size, global_type
+
+    if not (row_smem_cache.enabled() and row_bulk_fill.enabled()):
+        return None
+    for op in fn.walk():
+        if op.name != "nv_tileaa.tiled_load" or row_smem_cache.FILL not in op.attributes:
+            continue
+        shape = _shape(op.results[0].type)
+        axis = op.attributes.get(row_smem_cache.AXIS)
+        if shape is None or axis is None or axis.value.data != len(shape) - 1 or any(d != 1 for d in shape[:-1]):
+            return None
+        width = vectorizable_access(op)
+        least = max(1, 4 // byte_size(global_type(op.view.type.memref.element)))
+        if width < least:
+            return None
+        return max(least, min(width, shape[-1] // threads))
+    return None
+
+
 def access_width(op: Operation) -> int:
     """Elements per vector access of a global tile access ``op`` (:data:`MOVES`), 1 if scalar."""
     if op.name in ("nv_tileaa.tiled_load", "nv_tileaa.tiled_store"):
@@ -250,6 +287,7 @@ def choose_threads(fn: Operation) -> int:
         return threads
     runs = (row_runs() if _single_pass_reduction(fn) else _gather_runs() if gathers(fn)
             else online_runs() if online_softmax(fn) else 1)
+    narrow = row_cache_run(fn)
     best = 0
     for op in fn.walk():
         if op.name == "nv_tileaa.dot":
@@ -262,6 +300,7 @@ def choose_threads(fn: Operation) -> int:
         if op.name not in MOVES:
             continue
         w = access_width(op)  # a pointer tile's too: a gather/scatter moves its tile as a view access does
+        w = w if narrow is None else min(w, narrow)
         t = moved_tile(op)
         if w <= 1 or not isinstance(t, TensorType) or any(d <= 0 for d in t.get_shape()):
             continue
@@ -281,6 +320,10 @@ def choose_run(fn: Operation) -> tuple[int, str]:
     """(the widest run of ``fn``'s tiles, why): see the module docstring."""
     widths = [(access_width(op), op) for op in fn.walk() if op.name in MOVES]
     vec = max((w for w, _ in widths), default=1)
+    narrow = row_cache_run(fn)
+    if narrow is not None and vec > narrow:
+        return narrow, (f"{ROW_CACHE_THREADS_ENV}={settings.integer(ROW_CACHE_THREADS_ENV)}: the bulk-filled row "
+                        f"cache's kernel at {narrow} element(s) per access")
     if vec == 1:
         if widths and vector_bytes() != VECTOR_BYTES:
             return 1, f"{VECTOR_BYTES_ENV}={vector_bytes()}: at most {vector_bytes()} bytes per access"
