@@ -62,9 +62,9 @@ def test_auto_keeps_short_rows_and_runs_long_rows_without_the_cache(stand_in_gpu
     drv.cuFuncSetAttribute = lambda fn, attr, value: (0,)
 
     def as_the_switch_says(*args, **kwargs):  # the lowering records a row cache unless the switch is 0
-        import os
+        from tileorch import settings  # this thread's override (settings.overridden), as the lowering reads it
 
-        switch = os.environ.get("TILEORCH_ROW_SMEM_CACHE", "")
+        switch = settings.raw("TILEORCH_ROW_SMEM_CACHE")
         asked.append(switch)
         extra = {} if switch == "0" else {"row_cache": [2, 1024, 2048, bulk]}
         return SimpleNamespace(**vars(stand_in(*args, **kwargs)), smem=544, **extra)
@@ -109,7 +109,7 @@ def test_a_repeated_or_re_pointed_launch_redoes_nothing_of_the_first(stand_in_gp
     drv.cuFuncSetAttribute = lambda fn, attr, value: (0,)
 
     def as_the_switch_says(*args, **kwargs):
-        extra = {} if os.environ.get("TILEORCH_ROW_SMEM_CACHE", "") == "0" else {"row_cache": [2, 1024, 2048, 0]}
+        extra = {} if settings.raw("TILEORCH_ROW_SMEM_CACHE") == "0" else {"row_cache": [2, 1024, 2048, 0]}
         return SimpleNamespace(**vars(stand_in(*args, **kwargs)), smem=544, **extra)
 
     monkeypatch.setattr(frontend, "compile_program", as_the_switch_says, raising=False)
