@@ -57,7 +57,9 @@ last_hot: list[tuple[Any, Any]] = [(None, None)]
 _hot_makers: dict[tuple[Any, tuple[type, ...]], Callable[[Any], Callable[..., Any]]] = {}
 READERS_MAX = 256  # kernels with a learnt reader; the oldest is forgotten first
 # bound launches that can be re-pointed, by layout key (see layout_of); the oldest is dropped first
-_layouts: OrderedDict[tuple, tuple[Callable[[tuple[int, ...]], Callable[[int], None]], tuple, frozenset]] = OrderedDict()
+# (repoint, extents, overlaps, go, the bound pointers, two arrays' overlap range): see keep_layout
+_layouts: OrderedDict[tuple, tuple[Callable[[tuple[int, ...]], Callable[[int], None]], tuple, frozenset, Any]] = \
+    OrderedDict()
 
 
 def call_key(kernel: Any, grid: Any, args: Any, arch: str, schedule: str, tiles: str) -> tuple | None:
@@ -242,7 +244,7 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
     head = f"if type(args) is tuple and len(args) == {len(pattern)} and plain_grid(grid):"
     # the hot launcher: the grid object of the last launched call's key was checked then
     hot_head = (f"if type(args) is tuple and len(args) == {len(pattern)} and "
-                "(grid is entry[2] or plain_grid(grid)):")
+                "(grid is entry[2] or grid is shaped[2] or plain_grid(grid)):")
     test = " and ".join(tests) or "True"
     if pointers:
         ps = [f"p{j}" for j in range(len(pointers))]
@@ -256,6 +258,7 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
                  + f"    return tuple(layout), ({', '.join(ps)},)\n")
     else:
         split = "split = layout_of\n"
+    moved_source = _moved_source(5 + len(facts), pointers, "                    ")
     source = (
         "def read(kernel, grid, args, arch, schedule, tiles):\n"
         f"    {head}\n"
@@ -272,8 +275,13 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
         "    # stream's handle is fixed for its life, which the reference held here extends\n"
         "    streamed = (None, 0)\n"
         "\n"
+        "    # the layout (what layout_of gives) of the last re-pointed call, its launch through pointers\n"
+        "    # (keep_layout's go), its grid (checked then), the bound call's pointers, then what checks the\n"
+        "    # arrays' overlaps (_moved_source) (one tuple: read whole)\n"
+        "    shaped = (None, None, NO_GRID, None, 0, 0, False)\n"
+        "\n"
         "    def hot(stream, grid, args, arch, schedule, tiles):\n"
-        "        nonlocal last, streamed\n"
+        "        nonlocal last, streamed, shaped\n"
         "        entry = last\n"
         f"        {hot_head}\n"
         f"            {unpack}\n"
@@ -282,6 +290,7 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
                "                if key == entry[0]:\n"
                "                    launch = entry[1]\n"
                "                else:\n"
+               + moved_source +
                "                    try:\n"  # _lookup inlined (one call less on a dict hit or a miss)
                "                        launch = bound_get(key)\n"
                "                    except TypeError:\n"  # an unhashable key: never bound
@@ -291,18 +300,8 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
                "                        if launch is None:\n"
                "                            return key\n"
                "                    last = (key, launch, grid)\n"
-               "                if type(stream) is int:\n"
-               "                    launch(stream)\n"
-               "                else:\n"
-               "                    held = streamed\n"
-               "                    if stream is held[0]:\n"
-               "                        launch(held[1])\n"
-               "                    elif type(stream) in stream_types:\n"
-               "                        handle = stream.cuda_stream\n"
-               "                        streamed = (stream, handle)\n"
-               "                        launch(handle)\n"
-               "                    else:\n"
-               "                        launch(stream_handle(stream))\n"
+               + streamed_source("                ") +
+               "                launch(handle)\n"
                "                return True\n",
                "return None")
         + "        return generic_hot(kernel, stream, grid, args, arch, schedule, tiles)\n"
@@ -313,9 +312,75 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
     namespace.update(call_key=call_key, layout_of=layout_of, bound_get=bound_launches.get, module=sys.modules[__name__],
                      generic_hot=generic_hot,
                      plain_grid=plain_grid, NO_GRID=object(),
-                     stream_types=_TORCH_STREAM_TYPES, stream_handle=stream_handle)
+                     stream_types=_TORCH_STREAM_TYPES, stream_handle=stream_handle, layouts_get=_layouts.get,
+                     overlaps=_overlaps)
     exec(compile(source, f"<cutile_bound key reader {len(pattern)} arguments>", "exec"), namespace)
     return namespace["read"], namespace["make"]
+
+
+def streamed_source(indent: str) -> str:
+    """The generated statements setting ``handle`` to ``stream``'s handle (an int as it is; the
+    last torch stream's handle held in ``streamed``; :func:`stream_handle` otherwise)."""
+    return (f"{indent}if type(stream) is int:\n"
+            f"{indent}    handle = stream\n"
+            f"{indent}else:\n"
+            f"{indent}    held = streamed\n"
+            f"{indent}    if stream is held[0]:\n"
+            f"{indent}        handle = held[1]\n"
+            f"{indent}    elif type(stream) in stream_types:\n"
+            f"{indent}        handle = stream.cuda_stream\n"
+            f"{indent}        streamed = (stream, handle)\n"
+            f"{indent}    else:\n"
+            f"{indent}        handle = stream_handle(stream)\n")
+
+
+def _moved_source(n: int, pointers: list[int], indent: str) -> str:
+    """The generated statements of a hot launcher for a call whose ``key`` (of ``n`` items, the
+    arrays' pointers at the positions ``pointers``) is not its last launched call's: where every
+    array pointer is an int, the call's layout (the key with each pointer replaced by its
+    alignment: :func:`layout_of`'s, built from the key's items) compared with the last
+    re-pointed call's in one tuple compare, and the arrays' overlaps with the layout's (two
+    arrays at p and q overlap iff ``lo0 - hi1 < q - p < hi0 - lo1``: one chained compare); on a
+    match (or one found in :data:`_layouts` with a pointer launcher, which then becomes the last
+    re-pointed one) with other pointers than the bound call's, the launch is enqueued with the
+    call's pointers written into a parameter buffer (``go``: nothing bound, nothing kept) and the
+    launcher returns True.  Otherwise nothing: the statements after it look the key up as before
+    (the bound call's own pointers: its bound launch, which becomes the last call's)."""
+    if not pointers:
+        return ""
+    qs = [f"q{j}" for j in range(len(pointers))]
+    items = [f"key[{i}]" for i in range(n)]
+    for pos, q in zip(pointers, qs):
+        items[pos] = f"(16 if not {q} & 15 else {q} & -{q})"
+    if len(qs) == 2:
+        same = "(m[4] < q1 - q0 < m[5]) is m[6]"
+        found_same = "((pair := found[5])[0] < q1 - q0 < pair[1]) is pair[2]"
+        shaped = "(layout, found[3], grid, found[4], pair[0], pair[1], pair[2])"
+    elif len(qs) == 1:
+        same, found_same, shaped = "True", "True", "(layout, found[3], grid, found[4])"
+    else:
+        same = "overlaps(ptrs, m[4]) == m[5]"
+        found_same = "overlaps(ptrs, found[1]) == found[2]"
+        shaped = "(layout, found[3], grid, found[4], found[1], found[2])"
+    i = indent
+    return ("".join(f"{i}{q} = key[{pos}]\n" for pos, q in zip(pointers, qs))
+            + f"{i}if {' and '.join(f'type({q}) is int' for q in qs)}:\n"
+            + f"{i}    ptrs = ({', '.join(qs)},)\n"
+            + f"{i}    layout = ({', '.join(items)})\n"
+            + f"{i}    m = shaped\n"
+            + f"{i}    if layout != m[0] or not {same}:\n"
+            + f"{i}        try:\n"
+            + f"{i}            found = layouts_get(layout)\n"
+            + f"{i}        except TypeError:\n"  # an unhashable fact: the lookup below says so
+            + f"{i}            found = None\n"
+            + f"{i}        if found is not None and found[3] is not None and {found_same}:\n"
+            + f"{i}            m = shaped = {shaped}\n"
+            + f"{i}        else:\n"
+            + f"{i}            m = None\n"
+            + f"{i}    if m is not None and ptrs != m[3]:\n"
+            + streamed_source(i + "        ")
+            + f"{i}        m[1](handle, ptrs)\n"
+            + f"{i}        return True\n")
 
 
 def _lookup(key: tuple, split: Callable[[tuple], tuple | None] | None = None) -> Callable[[int], None] | None | bool:
@@ -430,16 +495,25 @@ def _overlaps(pointers: tuple[int, ...], extents: tuple[tuple[int, int], ...]) -
 
 
 def keep_layout(key: tuple, repoint: Callable[[tuple[int, ...]], Callable[[int], None]],
-                extents: tuple[tuple[int, int], ...]) -> None:
+                extents: tuple[tuple[int, int], ...],
+                go: Callable[[int, tuple[int, ...]], None] | None = None) -> None:
     """Let calls of ``key``'s layout with other pointers re-point the launch bound under ``key``:
     ``repoint(pointers)`` gives the launch with the arrays at ``pointers`` (everything else as
-    bound); ``extents``: each array's bytes ``(lo, hi)`` relative to its pointer."""
+    bound); ``extents``: each array's bytes ``(lo, hi)`` relative to its pointer.  ``go(stream,
+    pointers)`` (optional; :meth:`~tileorch.runtime.launch.BoundLaunch.pointer_launcher`) enqueues
+    that launch without binding one: the hot launchers re-point through it (nothing made or kept
+    per call); without it they re-point through :func:`rebound`."""
     found = layout_of(key)
     if found is None:
         return
     layout, pointers = found
     try:
-        _layouts[layout] = (repoint, extents, _overlaps(pointers, extents))
+        overlaps = _overlaps(pointers, extents)
+        pair = None
+        if len(pointers) == 2:  # the pair's overlap as a range of q - p (see _moved_source)
+            (lo0, hi0), (lo1, hi1) = extents
+            pair = (lo0 - hi1, hi0 - lo1, bool(overlaps))
+        _layouts[layout] = (repoint, extents, overlaps, go, pointers, pair)
     except TypeError:  # unhashable
         return
     while len(_layouts) > BOUND_MAX:
@@ -458,7 +532,7 @@ def rebound(key: tuple, split: Callable[[tuple], tuple | None] | None = None) ->
     entry = _layouts.get(layout)
     if entry is None:
         return None
-    repoint, extents, overlaps = entry
+    repoint, extents, overlaps = entry[:3]
     if _overlaps(pointers, extents) != overlaps:  # other alias groups: another kernel variant
         return None
     launch = repoint(pointers)

@@ -374,6 +374,104 @@ class BoundLaunch:
 
         return repoint
 
+    def pointer_launcher(self, slots: list[int] | tuple[int, ...]) -> Any:
+        """The function ``go(stream, pointers)`` enqueuing this launch on the stream handle
+        ``stream`` with the 8-byte parameters ``slots`` holding ``pointers`` (a tuple of as many
+        ints), everything else as bound: what :meth:`repointer`'s launchers do, without making a
+        buffer or a closure per call.  Raises ValueError at once for a slot that is no 8-byte
+        parameter.
+
+        The parameters go to the driver from a buffer taken from a pool (a list: ``pop`` and
+        ``append`` are atomic, so two threads never hold one buffer at once; a thread that finds
+        the pool empty makes one, so the pool holds as many as ever ran at once): its address
+        table's entries for the slots point at its own tail, the others at this launch's
+        parameter bytes (never written after binding), and the call writes the pointers into the
+        tail with one ``pack_into``.  ``cuLaunchKernelEx`` copies the parameters before it returns
+        (CUDA's launch contract), after which the buffer goes back to the pool.  A wrong number of
+        pointers raises ``struct.error`` before the driver is called."""
+        for slot in slots:
+            if self._sizes[slot] != 8:
+                raise ValueError(f"parameter {slot} of '{self.kernel.name}' has {self._sizes[slot]} bytes, not a "
+                                 "pointer's 8")
+        blob, n, m = self._blob, len(slots), len(self._offsets)
+        origin, head = ctypes.addressof(blob), 8 * m
+        template = struct.pack(f"<{m}Q", *[origin + o for o in self._offsets]) + bytes(8 * n)
+        buffer_type = ctypes.c_char * max(len(template), 1)
+        places = tuple((8 * s, head + 8 * i) for i, s in enumerate(slots))
+        values = struct.Struct(f"<{n}Q")
+        pack_into, direct_launch = values.pack_into, self._direct
+        device = self._device
+        pool: list[tuple[Any, Any]] = []
+
+        def fresh() -> tuple[Any, Any]:
+            buf = buffer_type.from_buffer_copy(template or b"\0")
+            base = ctypes.addressof(buf)
+            for entry, place in places:
+                _U64.pack_into(buf, entry, base + place)
+            if direct_launch is None:
+                return buf, base if m else 0
+            from tileorch.runtime.direct_launch import _Ref
+
+            ref = _Ref(base if m else None)
+            ref.keep = (buf, blob)  # type: ignore[attr-defined]
+            return buf, ref
+
+        take, give = pool.pop, pool.append
+        if direct_launch is not None:
+            from tileorch.runtime.direct_launch import error
+
+            launch_ex, fn, configs, config_for = (direct_launch.launch_ex, direct_launch.function, direct_launch.configs,
+                                                  direct_launch.config)
+            lib, label = direct_launch.lib, direct_launch.label
+
+            def go(stream: int, pointers: tuple[int, ...]) -> None:
+                if device is not None and device.poisoned_by is not None:
+                    device.require_healthy()
+                try:
+                    config = configs[stream]
+                except KeyError:
+                    config = config_for(stream)
+                try:
+                    item = take()
+                except IndexError:
+                    item = fresh()
+                try:
+                    pack_into(item[0], head, *pointers)
+                    result = launch_ex(config, fn, item[1], None)
+                finally:
+                    give(item)
+                if result:  # CUDA_SUCCESS is 0
+                    raise error(lib, result, label)
+
+            go.path = "ctypes"  # type: ignore[attr-defined]
+        else:
+            launch_ex, fn, configs, config_for = self._launch_ex, self._function, self._configs, self.stream_config
+            label = self._label
+
+            def go(stream: int, pointers: tuple[int, ...]) -> None:
+                if device is not None and device.poisoned_by is not None:
+                    device.require_healthy()
+                try:
+                    config = configs[stream]
+                except KeyError:
+                    config = config_for(stream)
+                try:
+                    item = take()
+                except IndexError:
+                    item = fresh()
+                try:
+                    pack_into(item[0], head, *pointers)
+                    result = launch_ex(config, fn, item[1], 0)
+                finally:
+                    give(item)
+                if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
+                    check(result, label)
+
+            go.path = "cuda-python"  # type: ignore[attr-defined]
+        go.bound = self  # type: ignore[attr-defined]
+        go.pool = pool  # type: ignore[attr-defined]
+        return go
+
     def repointed(self, slots: list[int] | tuple[int, ...], pointers: tuple[int, ...]) -> BoundLaunch:
         """The same launch with the 8-byte parameters ``slots`` holding ``pointers`` (see
         :meth:`repointer`), as a BoundLaunch of its own."""
