@@ -219,11 +219,13 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
                       f'None if s{i} is None else s{i} if type(s{i}) is tuple else tuple(s{i})', f'c{i}["typestr"]']
     key = f"(kernel, grid, arch, schedule, tiles{''.join(', ' + f for f in facts)})"
 
-    def body(indent: str, found: str, missing: str) -> str:
-        """The statements computing ``key`` for a call of the pattern, then ``found`` (None when
-        an array interface is malformed: ``missing``)."""
+    def body(indent: str, found: str, missing: str, compute: Callable[[str], str] | None = None) -> str:
+        """The statements computing ``key`` (or what ``compute(indent)`` gives) for a call of the
+        pattern, then ``found`` (None when an array interface is malformed: ``missing``)."""
+        if compute is None:
+            compute = lambda ind: f"{ind}key = {key}\n"  # noqa: E731
         if not cais:
-            return f"{indent}key = {key}\n{found}"
+            return compute(indent) + found
         # the attribute read in place (no getattr call); a missing one is what getattr's None
         # gives (no key), any other exception of the read propagates as it does from getattr
         return (f"{indent}try:\n"
@@ -233,7 +235,7 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
                 + f"{indent}if {' and '.join(f'type(c{i}) is dict' for i in cais)}:\n"
                 + f"{indent}    try:\n"
                 + "".join(f'{indent}        s{i} = c{i}.get("strides")\n' for i in cais)
-                + f"{indent}        key = {key}\n"
+                + compute(indent + "        ")
                 + f"{indent}    except (KeyError, TypeError, IndexError):\n"
                 + f"{indent}        {missing}\n"
                 + f"{indent}else:\n"
@@ -244,7 +246,7 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
     head = f"if type(args) is tuple and len(args) == {len(pattern)} and plain_grid(grid):"
     # the hot launcher: the grid object of the last launched call's key was checked then
     hot_head = (f"if type(args) is tuple and len(args) == {len(pattern)} and "
-                "(grid is entry[2] or grid is shaped[2] or plain_grid(grid)):")
+                "(grid is entry[2] or plain_grid(grid)):")
     test = " and ".join(tests) or "True"
     if pointers:
         ps = [f"p{j}" for j in range(len(pointers))]
@@ -258,7 +260,6 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
                  + f"    return tuple(layout), ({', '.join(ps)},)\n")
     else:
         split = "split = layout_of\n"
-    moved_source = _moved_source(5 + len(facts), pointers, "                    ")
     source = (
         "def read(kernel, grid, args, arch, schedule, tiles):\n"
         f"    {head}\n"
@@ -268,42 +269,23 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
         + "    return call_key(kernel, grid, args, arch, schedule, tiles)\n"
         + split
         + "def make(kernel):\n"
-        "    # the key, the launch and the grid (checked then) of the last call launched (one tuple: read whole)\n"
-        "    last = (None, None, NO_GRID)\n"
+        "    # the last call launched (one tuple: read whole): its hk (_hot_facts), its launch, its grid\n"
+        "    # (checked then), its layout's launch through pointers (keep_layout's go), the layout's\n"
+        "    # alignments and what checks the arrays' overlaps (_hot_found)\n"
+        "    last = ((None,) * 65, None, NO_GRID, None, None, None, None, None)\n"
         "\n"
         "    # the last torch stream object launched on and its handle (one tuple: read whole); a torch\n"
         "    # stream's handle is fixed for its life, which the reference held here extends\n"
         "    streamed = (None, 0)\n"
         "\n"
-        "    # the layout (what layout_of gives) of the last re-pointed call, its launch through pointers\n"
-        "    # (keep_layout's go), its grid (checked then), the bound call's pointers, then what checks the\n"
-        "    # arrays' overlaps (_moved_source) (one tuple: read whole)\n"
-        "    shaped = (None, None, NO_GRID, None, 0, 0, False)\n"
-        "\n"
         "    def hot(stream, grid, args, arch, schedule, tiles):\n"
-        "        nonlocal last, streamed, shaped\n"
+        "        nonlocal last, streamed\n"
         "        entry = last\n"
         f"        {hot_head}\n"
         f"            {unpack}\n"
         f"            if {test}:\n"
-        + body("                ",
-               "                if key == entry[0]:\n"
-               "                    launch = entry[1]\n"
-               "                else:\n"
-               + moved_source +
-               "                    try:\n"  # _lookup inlined (one call less on a dict hit or a miss)
-               "                        launch = bound_get(key)\n"
-               "                    except TypeError:\n"  # an unhashable key: never bound
-               "                        return None\n"
-               "                    if launch is None:\n"
-               "                        launch = module.rebound(key, split)\n"  # read at the call: tests replace it
-               "                        if launch is None:\n"
-               "                            return key\n"
-               "                    last = (key, launch, grid)\n"
-               + streamed_source("                ") +
-               "                launch(handle)\n"
-               "                return True\n",
-               "return None")
+        + body("                ", _hot_found(5 + len(facts), pointers, "                "), "return None",
+               lambda ind: _hot_facts(key, facts, pointers, ind))
         + "        return generic_hot(kernel, stream, grid, args, arch, schedule, tiles)\n"
         "\n"
         "    return hot\n"
@@ -313,7 +295,7 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
                      generic_hot=generic_hot,
                      plain_grid=plain_grid, NO_GRID=object(),
                      stream_types=_TORCH_STREAM_TYPES, stream_handle=stream_handle, layouts_get=_layouts.get,
-                     overlaps=_overlaps)
+                     overlaps=_overlaps, masks=_masks)
     exec(compile(source, f"<cutile_bound key reader {len(pattern)} arguments>", "exec"), namespace)
     return namespace["read"], namespace["make"]
 
@@ -334,53 +316,129 @@ def streamed_source(indent: str) -> str:
             f"{indent}        handle = stream_handle(stream)\n")
 
 
-def _moved_source(n: int, pointers: list[int], indent: str) -> str:
-    """The generated statements of a hot launcher for a call whose ``key`` (of ``n`` items, the
-    arrays' pointers at the positions ``pointers``) is not its last launched call's: where every
-    array pointer is an int, the call's layout (the key with each pointer replaced by its
-    alignment: :func:`layout_of`'s, built from the key's items) compared with the last
-    re-pointed call's in one tuple compare, and the arrays' overlaps with the layout's (two
-    arrays at p and q overlap iff ``lo0 - hi1 < q - p < hi0 - lo1``: one chained compare); on a
-    match (or one found in :data:`_layouts` with a pointer launcher, which then becomes the last
-    re-pointed one) with other pointers than the bound call's, the launch is enqueued with the
-    call's pointers written into a parameter buffer (``go``: nothing bound, nothing kept) and the
-    launcher returns True.  Otherwise nothing: the statements after it look the key up as before
-    (the bound call's own pointers: its bound launch, which becomes the last call's)."""
+def _masks(alignments: tuple[int, ...]) -> tuple[int, ...]:
+    """(mask, value) per pointer alignment (as :func:`layout_of` writes it: 1, 2, 4, 8 or 16),
+    flattened: a pointer ``q`` has that alignment iff ``q & mask == value`` (one ``&`` and one
+    compare where computing the alignment takes four operations on a two-digit int)."""
+    out: list[int] = []
+    for a in alignments:
+        out += (15, 0) if a == 16 else (2 * a - 1, a)
+    return tuple(out)
+
+
+def _hot_facts(key: str, facts: list[str], pointers: list[int], indent: str) -> str:
+    """The generated statements of a hot launcher computing ``hk``, the call's key in the hot
+    launcher's own order: the arrays' pointers read first (``q0``, ``q1``, ...), ``facts`` the
+    key without them, ``hk`` ``(q0, q1, ..., facts)`` (the pointers first: calls with other
+    arrays differ at the first item): two calls' ``hk`` are equal where their keys are, and
+    their ``facts`` where their keys differ in the pointers only.  A call without
+    arrays: ``hk`` is its key."""
     if not pointers:
-        return ""
+        return f"{indent}hk = {key}\n"
     qs = [f"q{j}" for j in range(len(pointers))]
-    items = [f"key[{i}]" for i in range(n)]
-    for pos, q in zip(pointers, qs):
-        items[pos] = f"(16 if not {q} & 15 else {q} & -{q})"
-    if len(qs) == 2:
-        same = "(m[4] < q1 - q0 < m[5]) is m[6]"
-        found_same = "((pair := found[5])[0] < q1 - q0 < pair[1]) is pair[2]"
-        shaped = "(layout, found[3], grid, found[4], pair[0], pair[1], pair[2])"
-    elif len(qs) == 1:
-        same, found_same, shaped = "True", "True", "(layout, found[3], grid, found[4])"
-    else:
-        same = "overlaps(ptrs, m[4]) == m[5]"
-        found_same = "overlaps(ptrs, found[1]) == found[2]"
-        shaped = "(layout, found[3], grid, found[4], found[1], found[2])"
+    rest = [f for k, f in enumerate(facts) if k + 5 not in pointers]
     i = indent
-    return ("".join(f"{i}{q} = key[{pos}]\n" for pos, q in zip(pointers, qs))
-            + f"{i}if {' and '.join(f'type({q}) is int' for q in qs)}:\n"
-            + f"{i}    ptrs = ({', '.join(qs)},)\n"
-            + f"{i}    layout = ({', '.join(items)})\n"
-            + f"{i}    m = shaped\n"
-            + f"{i}    if layout != m[0] or not {same}:\n"
-            + f"{i}        try:\n"
-            + f"{i}            found = layouts_get(layout)\n"
-            + f"{i}        except TypeError:\n"  # an unhashable fact: the lookup below says so
-            + f"{i}            found = None\n"
-            + f"{i}        if found is not None and found[3] is not None and {found_same}:\n"
-            + f"{i}            m = shaped = {shaped}\n"
-            + f"{i}        else:\n"
-            + f"{i}            m = None\n"
-            + f"{i}    if m is not None and ptrs != m[3]:\n"
+    return ("".join(f"{i}{q} = {facts[pos - 5]}\n" for pos, q in zip(pointers, qs))
+            + f"{i}facts = (kernel, grid, arch, schedule, tiles{''.join(', ' + f for f in rest)})\n"
+            + f"{i}hk = ({', '.join(qs)}, facts)\n")
+
+
+def _hot_found(n: int, pointers: list[int], indent: str) -> str:
+    """The generated statements of a hot launcher once ``hk`` is known (:func:`_hot_facts`;
+    ``n``: the key's length, the pointers at the positions ``pointers``):
+
+    * the last call's ``hk``: its launch;
+    * its facts (one tuple compare), int pointers of the alignments and overlaps the last
+      call's layout had (two arrays at p and q overlap iff ``lo0 - hi1 < q - p < hi0 - lo1``:
+      one chained compare) and a launch through pointers for that layout: that launch with the
+      call's pointers written into a parameter buffer (keep_layout's ``go``: nothing bound or
+      kept per call);
+    * otherwise the key (:func:`call_key`'s order) built from the facts and pointers, looked up
+      in :data:`bound_launches`, the layout in :data:`_layouts`: the bound launch, or the
+      layout's launch through pointers, or one re-pointed by :func:`rebound`, which becomes the
+      last call's; none: the launcher returns the key (None for an unhashable one).
+
+    Then the launch on the stream's handle, and the launcher returns True."""
+    i = indent
+    stream = streamed_source(i)
+    if not pointers:
+        return (f"{i}if hk == entry[0]:\n"
+                f"{i}    launch = entry[1]\n"
+                f"{i}else:\n"
+                f"{i}    key = hk\n"
+                f"{i}    try:\n"
+                f"{i}        launch = bound_get(key)\n"
+                f"{i}    except TypeError:\n"
+                f"{i}        return None\n"
+                f"{i}    if launch is None:\n"
+                f"{i}        launch = module.rebound(key, split)\n"  # read at the call: tests replace it
+                f"{i}        if launch is None:\n"
+                f"{i}            return key\n"
+                f"{i}    last = (hk, launch, grid, None, None, None, None, None)\n"
+                + stream + f"{i}launch(handle)\n{i}return True\n")
+    qs = [f"q{j}" for j in range(len(pointers))]
+    ints = " and ".join(f"type({q}) is int" for q in qs)
+    alignments = "(" + "".join(f"(16 if not {q} & 15 else {q} & -{q}), " for q in qs) + ")"
+    if len(qs) == 2:
+        same = "(entry[4] < q1 - q0 < entry[5]) is entry[6]"
+        found_same = "((pair := found[5])[0] < q1 - q0 < pair[1]) is pair[2]"
+        moved = "found[3], pair[0], pair[1], pair[2], masks(al)"
+    elif len(qs) == 1:
+        same, found_same, moved = "True", "True", "found[3], None, None, None, masks(al)"
+    else:
+        same = f"overlaps(({', '.join(qs)},), entry[4]) == entry[5]"
+        found_same = f"overlaps(({', '.join(qs)},), found[1]) == found[2]"
+        moved = "found[3], found[1], found[2], None, masks(al)"
+    key_items, layout_items, k = [], [], 0
+    for pos in range(n):
+        if pos in pointers:
+            q = qs[pointers.index(pos)]
+            key_items.append(q)
+            layout_items.append(f"al[{pointers.index(pos)}]")
+        else:
+            key_items.append(f"facts[{k}]")
+            layout_items.append(f"facts[{k}]")
+            k += 1
+    ptrs = f"({', '.join(qs)},)"
+    return (f"{i}if hk == entry[0]:\n"
+            f"{i}    launch = entry[1]\n"
+            f"{i}else:\n"
+            f"{i}    if (entry[3] is not None and facts == entry[0][{len(qs)}] and {ints}\n"
+            f"{i}            and {' and '.join(f'{q} & (mv := entry[7])[{2 * j}] == mv[{2 * j + 1}]' if j == 0 else f'{q} & mv[{2 * j}] == mv[{2 * j + 1}]' for j, q in enumerate(qs))}\n"
+            f"{i}            and {same}):\n"
             + streamed_source(i + "        ")
-            + f"{i}        m[1](handle, ptrs)\n"
-            + f"{i}        return True\n")
+            + f"{i}        entry[3](handle, {ptrs})\n"
+            f"{i}        return True\n"
+            f"{i}    key = ({', '.join(key_items)})\n"
+            f"{i}    try:\n"
+            f"{i}        launch = bound_get(key)\n"
+            f"{i}    except TypeError:\n"
+            f"{i}        return None\n"
+            f"{i}    found = None\n"
+            f"{i}    if {ints}:\n"
+            f"{i}        al = {alignments}\n"
+            f"{i}        try:\n"
+            f"{i}            found = layouts_get(({', '.join(layout_items)}))\n"
+            f"{i}        except TypeError:\n"
+            f"{i}            pass\n"
+            f"{i}        if found is not None and (found[3] is None or not {found_same}):\n"
+            f"{i}            found = None\n"
+            f"{i}    if launch is not None:\n"
+            f"{i}        last = ((hk, launch, grid, None, None, None, None, None) if found is None else\n"
+            f"{i}                (hk, launch, grid, {moved}))\n"
+            f"{i}    elif found is not None:\n"
+            f"{i}        last = (({'None, ' * len(qs)}facts), None, grid, {moved})\n"  # equal to no call's hk
+            + streamed_source(i + "        ")
+            + f"{i}        found[3](handle, {ptrs})\n"
+            f"{i}        return True\n"
+            f"{i}    else:\n"
+            f"{i}        launch = module.rebound(key, split)\n"  # read at the call: tests replace it
+            f"{i}        if launch is None:\n"
+            f"{i}            return key\n"
+            f"{i}        last = (hk, launch, grid, None, None, None, None, None)\n"
+            + stream
+            + f"{i}launch(handle)\n"
+            f"{i}return True\n")
 
 
 def _lookup(key: tuple, split: Callable[[tuple], tuple | None] | None = None) -> Callable[[int], None] | None | bool:
