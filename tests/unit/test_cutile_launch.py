@@ -1009,8 +1009,14 @@ def test_re_pointed_launches_use_each_call_s_pointers_and_re_derive_on_other_fac
                               (Dev(0x33000, (4, 6), strides=(2, 8)), 4)):
         rc.launch(0, (4,), rows, (8, change, Dev(0x50000, (4, 6)), 1.0))
         assert len(drv.described) == described, change
-    rc.launch(0, (4,), rows, (8, Dev(0x90000, (4, 6)), Dev(0x90000, (4, 6)), 1.0))  # aliasing: another variant
-    assert len(drv.described) == 5 and drv.launches[-1]["fn"] != first["fn"]
+    for x, o in ((0xA0000, 0xA0030), (0xB0030, 0xB0000)):  # 48-byte arrays side by side: apart, re-pointed
+        rc.launch(0, (4,), rows, (8, Dev(x, (4, 6)), Dev(o, (4, 6)), 1.0))
+        assert len(drv.described) == 4 and drv.launches[-1]["params"][0] == u64(x)
+    # 16 bytes short of apart: overlapping, re-derived (an aliasing variant), then re-pointed onto that variant
+    for x, o in ((0xC0000, 0xC0020), (0xD0020, 0xD0000)):
+        rc.launch(0, (4,), rows, (8, Dev(x, (4, 6)), Dev(o, (4, 6)), 1.0))
+        assert drv.launches[-1]["fn"] != first["fn"] and drv.launches[-1]["params"][0] == u64(x)
+        assert len(drv.described) == 5
 
 
 @needs_cutile

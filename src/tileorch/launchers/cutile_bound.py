@@ -26,9 +26,12 @@ argument's facts in straight-line code; for arguments of other classes it return
 :func:`call_key` returns, so the two always agree.
 
 :func:`hot_launcher` gives the function ``tileorch.cutile.launch`` calls first: the same key
-(the learnt pattern's straight-line reads), compared with the kernel's last bound call's key
-(no hashing when the call repeats), else looked up in :data:`bound_launches`, else re-pointed
-(:func:`rebound`); on a hit it enqueues the launch on the stream's handle itself.
+(the learnt pattern's straight-line reads, the pointers first), compared with the kernel's last
+call's (no hashing when the call repeats); a call differing from it in the arrays' addresses only
+(same alignments, same overlaps) is enqueued through the layout's pointer launcher (the pointers
+written into a pooled parameter buffer: nothing bound, kept or made per call); else the key is
+looked up in :data:`bound_launches` and the layout in ``_layouts`` (else re-pointed by
+:func:`rebound`); on a hit it enqueues the launch on the stream's handle itself.
 
 Nothing here touches the GPU or imports torch.
 """
@@ -183,9 +186,12 @@ def hot_launcher(kernel: Any, pattern: tuple[type, ...]) -> Callable[..., Any] |
     :func:`generic_hot` does) and then
 
     * the key equal to that of the last call it launched (tuple equality, no hash): that launch,
-    * else the launch bound under the key (:data:`bound_launches`) or re-pointed for it
-      (:func:`rebound`; the split of the key into layout and pointers generated for the pattern),
-      which becomes the last call's,
+    * the key differing from it in the arrays' pointers only, of the alignments and overlaps of
+      a layout with a pointer launcher (:func:`keep_layout`'s ``go``): that launch with these
+      pointers, nothing bound (:func:`_hot_found`),
+    * else the launch bound under the key (:data:`bound_launches`), the layout's pointer launcher,
+      or a launch re-pointed for it (:func:`rebound`; the split of the key into layout and
+      pointers generated for the pattern), which becomes the last call's,
 
     enqueued on ``stream``'s handle (:func:`stream_handle`), and returns True; otherwise it
     launches nothing and returns the key (None: no key, or an unhashable one)."""
