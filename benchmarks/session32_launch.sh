@@ -20,8 +20,8 @@
 # s32-repoint (issue 22 item 3): `cutile_launch_new_arrays` (new tensors of the same layout each call, PyTorch's
 # pattern) is re-pointed without binding a launch per call (BoundLaunch.pointer_launcher: one slice write of the
 # pointers into a pooled parameter buffer); callgrind on the CPU (benchmarks/launch_instructions.py --calls 500,
-# stubbed driver): cutile_tensor_new_arrays 38644 -> 14911 instructions per call, cutile_tensor (repeated)
-# 9178 -> 9605.  Should show [launch] cutile_launch_new_arrays within ~1-1.5 us of cutile_launch (was 15.25 vs
+# stubbed driver): cutile_tensor_new_arrays 38644 -> 15291 instructions per call, cutile_tensor (repeated)
+# 9178 -> 9615; cutile_new_arrays 38804 -> 16412, cutile_cai 10142 -> 10726.  Should show [launch] cutile_launch_new_arrays within ~1-1.5 us of cutile_launch (was 15.25 vs
 # 8.33 us), cutile_launch itself about as before.
 # Run (carry .whl):  CMD="bash benchmarks/session32_launch.sh" bash benchmarks/device_session.sh shell
 #   -> $OUT/s32launch.  Timeouts: 100 + 40 + 30 + 60 s (230 s at most).

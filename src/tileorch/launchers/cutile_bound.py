@@ -278,7 +278,7 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
         "    # the last call launched (one tuple: read whole): its hk (_hot_facts), its launch, its grid\n"
         "    # (checked then), its layout's launch through pointers (keep_layout's go), the layout's\n"
         "    # alignments and what checks the arrays' overlaps (_hot_found)\n"
-        "    last = ((None,) * 65, None, NO_GRID, None, None, None, None, None)\n"
+        "    last = ((None,) * 65, None, NO_GRID, None, None, None, None, None, None)\n"
         "\n"
         "    # the last torch stream object launched on and its handle (one tuple: read whole); a torch\n"
         "    # stream's handle is fixed for its life, which the reference held here extends\n"
@@ -354,8 +354,8 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
     ``n``: the key's length, the pointers at the positions ``pointers``):
 
     * the last call's ``hk``: its launch;
-    * its facts (one tuple compare), int pointers of the alignments and overlaps the last
-      call's layout had (two arrays at p and q overlap iff ``lo0 - hi1 < q - p < hi0 - lo1``:
+    * its facts (one tuple compare), int pointers (not the bound call's) of the alignments and
+      overlaps the last call's layout had (two arrays at p and q overlap iff ``lo0 - hi1 < q - p < hi0 - lo1``:
       one chained compare) and a launch through pointers for that layout: that launch with the
       call's pointers written into a parameter buffer (keep_layout's ``go``: nothing bound or
       kept per call);
@@ -380,7 +380,7 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
                 f"{i}        launch = module.rebound(key, split)\n"  # read at the call: tests replace it
                 f"{i}        if launch is None:\n"
                 f"{i}            return key\n"
-                f"{i}    last = (hk, launch, grid, None, None, None, None, None)\n"
+                f"{i}    last = (hk, launch, grid, None, None, None, None, None, None)\n"
                 + stream + f"{i}launch(handle)\n{i}return True\n")
     qs = [f"q{j}" for j in range(len(pointers))]
     ints = " and ".join(f"type({q}) is int" for q in qs)
@@ -388,13 +388,13 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
     if len(qs) == 2:
         same = "(entry[4] < q1 - q0 < entry[5]) is entry[6]"
         found_same = "((pair := found[5])[0] < q1 - q0 < pair[1]) is pair[2]"
-        moved = "found[3], pair[0], pair[1], pair[2], masks(al)"
+        moved = "found[3], pair[0], pair[1], pair[2], masks(al), found[4]"
     elif len(qs) == 1:
-        same, found_same, moved = "True", "True", "found[3], None, None, None, masks(al)"
+        same, found_same, moved = "True", "True", "found[3], None, None, None, masks(al), found[4]"
     else:
         same = f"overlaps(({', '.join(qs)},), entry[4]) == entry[5]"
         found_same = f"overlaps(({', '.join(qs)},), found[1]) == found[2]"
-        moved = "found[3], found[1], found[2], None, masks(al)"
+        moved = "found[3], found[1], found[2], None, masks(al), found[4]"
     key_items, layout_items, k = [], [], 0
     for pos in range(n):
         if pos in pointers:
@@ -411,9 +411,9 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
             f"{i}else:\n"
             f"{i}    if (entry[3] is not None and facts == entry[0][{len(qs)}] and {ints}\n"
             f"{i}            and {' and '.join(f'{q} & (mv := entry[7])[{2 * j}] == mv[{2 * j + 1}]' if j == 0 else f'{q} & mv[{2 * j}] == mv[{2 * j + 1}]' for j, q in enumerate(qs))}\n"
-            f"{i}            and {same}):\n"
+            f"{i}            and {same} and (ptrs := {ptrs}) != entry[8]):\n"
             + streamed_source(i + "        ")
-            + f"{i}        entry[3](handle, {ptrs})\n"
+            + f"{i}        entry[3](handle, ptrs)\n"
             f"{i}        return True\n"
             f"{i}    key = ({', '.join(key_items)})\n"
             f"{i}    try:\n"
@@ -430,7 +430,7 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
             f"{i}        if found is not None and (found[3] is None or not {found_same}):\n"
             f"{i}            found = None\n"
             f"{i}    if launch is not None:\n"
-            f"{i}        last = ((hk, launch, grid, None, None, None, None, None) if found is None else\n"
+            f"{i}        last = ((hk, launch, grid, None, None, None, None, None, None) if found is None else\n"
             f"{i}                (hk, launch, grid, {moved}))\n"
             f"{i}    elif found is not None:\n"
             f"{i}        last = (({'None, ' * len(qs)}facts), None, grid, {moved})\n"  # equal to no call's hk
@@ -441,7 +441,7 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
             f"{i}        launch = module.rebound(key, split)\n"  # read at the call: tests replace it
             f"{i}        if launch is None:\n"
             f"{i}            return key\n"
-            f"{i}        last = (hk, launch, grid, None, None, None, None, None)\n"
+            f"{i}        last = (hk, launch, grid, None, None, None, None, None, None)\n"
             + stream
             + f"{i}launch(handle)\n"
             f"{i}return True\n")
