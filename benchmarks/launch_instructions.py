@@ -24,6 +24,8 @@ Cases:
 * ``cutile_torch_stream``: ``cutile_tensor`` on a stand-in ``torch.cuda.Stream``;
 * ``cutile_new_arrays``: ``cutile_cai`` with an ``x`` not seen in the last 512 calls at each call
   (16-byte aligned addresses; more than the launcher keeps bound);
+* ``cutile_tensor_new_arrays``: ``cutile_tensor`` with an ``x`` not seen in the last 512 calls
+  (the re-pointed launch of the usual PyTorch pattern: new tensors of the same shapes each call);
 * ``gemm``: ``tileorch.gemm(a, b, c)`` against the stand-in torch and driver of
   ``tests/unit/test_gemm_bound.py``.
 
@@ -45,7 +47,7 @@ import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = ("cutile_cai", "cutile_tensor", "cutile_torch_stream", "cutile_new_arrays", "gemm")
+CASES = ("cutile_cai", "cutile_tensor", "cutile_torch_stream", "cutile_new_arrays", "cutile_tensor_new_arrays", "gemm")
 _HELPER_SOURCE = """#include <valgrind/callgrind.h>
 void cg_start(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION; }
 void cg_stop(void) { CALLGRIND_STOP_INSTRUMENTATION; CALLGRIND_DUMP_STATS; }
@@ -85,7 +87,8 @@ def _cutile_calls(case: str):
     import launch_overhead as lo
 
     stream = 0
-    if case in ("cutile_tensor", "cutile_torch_stream"):
+    tensors = case in ("cutile_tensor", "cutile_torch_stream", "cutile_tensor_new_arrays")
+    if tensors:
         sys.modules["torch"] = types.SimpleNamespace(Tensor=_Tensor, __name__="torch")
     if case == "cutile_torch_stream":
         stream_type = type("Stream", (), {"cuda_stream": 0})
@@ -93,13 +96,13 @@ def _cutile_calls(case: str):
         stream = stream_type()
     context = lo.stubbed_cutile()
     _, scale, dev = context.__enter__()
-    array = _Tensor if case in ("cutile_tensor", "cutile_torch_stream") else dev
+    array = _Tensor if tensors else dev
     args = (array(0x7F0000000000, 1 << 20), array(0x7F0001000000, 1 << 20), 2.0, 1024)
     import tileorch.cutile
 
     launch = tileorch.cutile.launch  # the public entry (the launcher's own function since s9-launch)
-    if case == "cutile_new_arrays":
-        fresh = itertools.cycle([(dev(0x7E0000000000 + (i << 22), 1 << 20), *args[1:]) for i in range(lo.FRESH)])
+    if case in ("cutile_new_arrays", "cutile_tensor_new_arrays"):
+        fresh = itertools.cycle([(array(0x7E0000000000 + (i << 22), 1 << 20), *args[1:]) for i in range(lo.FRESH)])
         return context, lambda: launch(stream, (1024,), scale, next(fresh))
     return context, lambda: launch(stream, (1024,), scale, args)
 

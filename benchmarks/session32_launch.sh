@@ -17,6 +17,12 @@
 #              only) and the phases: ptxas alone was ~= tileiras's whole time for softmax in s27 (0.176 vs 0.177 s).
 # cuda.tile.launch compiles with tileiras: without tileiras staged (device_session.sh stage_tc, /tmp/tc) its lines are
 # "skipped" (the reason printed) and the [cold] ratios are absent (first run, 2026-12-06 09:22, H100: so).
+# s32-repoint (issue 22 item 3): `cutile_launch_new_arrays` (new tensors of the same layout each call, PyTorch's
+# pattern) is re-pointed without binding a launch per call (BoundLaunch.pointer_launcher: one slice write of the
+# pointers into a pooled parameter buffer); callgrind on the CPU (benchmarks/launch_instructions.py --calls 500,
+# stubbed driver): cutile_tensor_new_arrays 38644 -> 15291 instructions per call, cutile_tensor (repeated)
+# 9178 -> 9615; cutile_new_arrays 38804 -> 16412, cutile_cai 10142 -> 10726.  Should show [launch] cutile_launch_new_arrays within ~1-1.5 us of cutile_launch (was 15.25 vs
+# 8.33 us), cutile_launch itself about as before.
 # Run (carry .whl):  CMD="bash benchmarks/session32_launch.sh" bash benchmarks/device_session.sh shell
 #   -> $OUT/s32launch.  Timeouts: 100 + 40 + 30 + 60 s (230 s at most).
 S="$OUT/s32launch"; mkdir -p "$S"
@@ -34,9 +40,14 @@ try:
     g = json.load(open(sys.argv[1]))["gpu"]
 except (OSError, ValueError, KeyError) as exc:
     sys.exit(f"[launch] no record: {exc}")
-for k in ("cutile_launch", "cuda_tile_launch", "cutile_launch_created_stream", "cuda_tile_launch_created_stream"):
+for k in ("cutile_launch", "cuda_tile_launch", "cutile_launch_created_stream", "cuda_tile_launch_created_stream",
+          "cutile_launch_new_arrays", "cuda_tile_launch_new_arrays"):
     if k in g:
         print(f"[launch] {k:34s} {g[k]['median_us']:7.2f} us median (p10 {g[k]['p10_us']:.2f})")
+if "cutile_launch" in g and "cutile_launch_new_arrays" in g:  # s32-repoint: target <= ~1 us
+    print(f"[launch] re-pointed (new tensors each call) minus repeated: "
+          f"{g['cutile_launch_new_arrays']['median_us'] - g['cutile_launch']['median_us']:+.2f} us "
+          "(s32 before s32-repoint: 15.25 - 8.33 = +6.92 us)")
 for shape, r in g.get("gemm", {}).items():
     t = g.get("torch_matmul", {}).get(shape)
     print(f"[launch] tileorch.gemm {shape:16s} {r['median_us']:6.2f} us vs torch.matmul "

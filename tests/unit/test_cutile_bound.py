@@ -604,3 +604,39 @@ def test_a_hot_launcher_re_points_no_launch_for_another_stride_or_alignment(chan
     assert asked == [] and call(**moved) not in cb.bound_launches
     same = (FakeTensor(ptr=0x27000), Dev(ptr=0x39000), 2.0, 16)  # addresses only: re-pointed
     assert hot(0, (4,), same, "sm_90a", "auto", "auto") is True and asked == [(0x27000, 0x39000)]
+
+
+@pytest.mark.parametrize("arrays", [1, 2, 3])
+def test_a_hot_launcher_re_points_through_the_layout_s_pointer_launcher(arrays):
+    """With a pointer launcher kept for the layout (keep_layout's ``go``), a call at other
+    addresses of the same alignments and overlaps is enqueued through it with its pointers (no
+    launch bound, no rebound), the call bound first through its bound launch; another alignment
+    or an overlap that the layout does not have: no launch, the key returned."""
+    def args(*ptrs):
+        return tuple(FakeTensor(ptr=p) for p in ptrs) + (2.0, 16)
+
+    base = [0x10000 * (i + 1) for i in range(arrays)]
+    cb.learn(KERNEL, args(*base))
+    hot = cb.hot_launchers[KERNEL]
+    first = cb.call_key(KERNEL, (4,), args(*base), "sm_90a", "auto", "auto")
+    ran, went = [], []
+    cb.keep(first, lambda stream: ran.append(stream))
+    cb.keep_layout(first, lambda pointers: pytest.fail("rebound used"), ((0, 48),) * arrays,
+                   lambda stream, pointers: went.append((stream, pointers)))
+    moved = [p + 0x100000 for p in base]
+    for _ in range(2):
+        assert hot(3, (4,), args(*moved), "sm_90a", "auto", "auto") is True
+    assert went == [(3, tuple(moved))] * 2 and ran == []
+    assert hot(5, (4,), args(*base), "sm_90a", "auto", "auto") is True and ran == [5]  # the bound call's own launch
+    assert hot(3, (4,), args(*moved), "sm_90a", "auto", "auto") is True and len(went) == 3
+    assert len(cb.bound_launches) == 1
+    odd = [moved[0] + 8] + moved[1:]  # 8-byte aligned
+    assert hot(3, (4,), args(*odd), "sm_90a", "auto", "auto") == cb.call_key(KERNEL, (4,), args(*odd), "sm_90a",
+                                                                             "auto", "auto")
+    if arrays > 1:
+        close = [moved[0], moved[0] + 32] + moved[2:]  # the first two overlap
+        assert hot(3, (4,), args(*close), "sm_90a", "auto", "auto") == cb.call_key(KERNEL, (4,), args(*close),
+                                                                                   "sm_90a", "auto", "auto")
+        apart = [moved[0], moved[0] + 48] + moved[2:]
+        assert hot(3, (4,), args(*apart), "sm_90a", "auto", "auto") is True and went[-1] == (3, tuple(apart))
+    assert len(cb.bound_launches) == 1 and len(went) == 3 + (arrays > 1)

@@ -86,6 +86,10 @@ def test_a_bound_launch_passes_the_driver_what_the_cuda_python_path_passes(drv, 
     bound, launch = _bound_launches(kernel, out, streams, **options)
     assert launch.path == bound.path == "cuda-python" and "not the cuda.bindings.driver" in launch.path_reason
     bound.repointer([0])((other.ptr,))(7)
+    go = bound.pointer_launcher([0])  # the same launch through a pooled parameter buffer
+    assert go.path == "cuda-python"
+    go(3, (other.ptr,))
+    go(3, (out.ptr,))
     expected = [cuda_python_launch(x["config"], x["fn"], x["params"]) for x in drv.launches]
     fake = FakeLibcuda(lambda name: drv.params[name])
     with dl.use_library(fake):
@@ -94,13 +98,19 @@ def test_a_bound_launch_passes_the_driver_what_the_cuda_python_path_passes(drv, 
         moved = bound.repointer([0])((other.ptr,))
         assert moved.path == "ctypes"
         moved(7)
+        go = bound.pointer_launcher([0])
+        assert go.path == "ctypes"
+        go(3, (other.ptr,))
+        go(3, (out.ptr,))
+        assert len(go.pool) == 1  # one buffer, reused
     assert fake.launches == expected
     first = fake.launches[0]  # and what that is, by hand
     assert first["grid"] == (4, 2, 1) and first["block"] == (64, 1, 1)
-    assert first["smem"] == options.get("smem", 0) and [x["stream"] for x in fake.launches] == [5, 9, 0, 5, 7]
+    assert first["smem"] == options.get("smem", 0) and [x["stream"] for x in fake.launches] == [5, 9, 0, 5, 7, 3, 3]
     assert first["attrs"] == ([(4, (2, 1, 1))] if "cluster" in options else [])
     assert first["params"] == [u64(out.ptr), struct.pack("<i", 7), struct.pack("<f", 2.5)]
-    assert fake.launches[-1]["params"] == [u64(other.ptr)] + first["params"][1:]
+    assert fake.launches[-3]["params"] == [u64(other.ptr)] + first["params"][1:]
+    assert fake.launches[-2]["params"] == fake.launches[-3]["params"] and fake.launches[-1]["params"] == first["params"]
 
 
 def test_streams_share_one_configuration_each_across_re_pointed_launches(lib, monkeypatch):

@@ -1968,7 +1968,7 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
     keep(fast, again)
     if layout is not None:
         slots, extents = layout
-        keep_layout(fast, bound.repointer(slots), extents)
+        keep_layout(fast, bound.repointer(slots), extents, bound.pointer_launcher(slots))
 
 
 __all__ = [

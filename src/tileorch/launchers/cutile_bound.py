@@ -26,9 +26,12 @@ argument's facts in straight-line code; for arguments of other classes it return
 :func:`call_key` returns, so the two always agree.
 
 :func:`hot_launcher` gives the function ``tileorch.cutile.launch`` calls first: the same key
-(the learnt pattern's straight-line reads), compared with the kernel's last bound call's key
-(no hashing when the call repeats), else looked up in :data:`bound_launches`, else re-pointed
-(:func:`rebound`); on a hit it enqueues the launch on the stream's handle itself.
+(the learnt pattern's straight-line reads, the pointers first), compared with the kernel's last
+call's (no hashing when the call repeats); a call differing from it in the arrays' addresses only
+(same alignments, same overlaps) is enqueued through the layout's pointer launcher (the pointers
+written into a pooled parameter buffer: nothing bound, kept or made per call); else the key is
+looked up in :data:`bound_launches` and the layout in ``_layouts`` (else re-pointed by
+:func:`rebound`); on a hit it enqueues the launch on the stream's handle itself.
 
 Nothing here touches the GPU or imports torch.
 """
@@ -57,7 +60,9 @@ last_hot: list[tuple[Any, Any]] = [(None, None)]
 _hot_makers: dict[tuple[Any, tuple[type, ...]], Callable[[Any], Callable[..., Any]]] = {}
 READERS_MAX = 256  # kernels with a learnt reader; the oldest is forgotten first
 # bound launches that can be re-pointed, by layout key (see layout_of); the oldest is dropped first
-_layouts: OrderedDict[tuple, tuple[Callable[[tuple[int, ...]], Callable[[int], None]], tuple, frozenset]] = OrderedDict()
+# (repoint, extents, overlaps, go, the bound pointers, two arrays' overlap range): see keep_layout
+_layouts: OrderedDict[tuple, tuple[Callable[[tuple[int, ...]], Callable[[int], None]], tuple, frozenset, Any]] = \
+    OrderedDict()
 
 
 def call_key(kernel: Any, grid: Any, args: Any, arch: str, schedule: str, tiles: str) -> tuple | None:
@@ -181,9 +186,12 @@ def hot_launcher(kernel: Any, pattern: tuple[type, ...]) -> Callable[..., Any] |
     :func:`generic_hot` does) and then
 
     * the key equal to that of the last call it launched (tuple equality, no hash): that launch,
-    * else the launch bound under the key (:data:`bound_launches`) or re-pointed for it
-      (:func:`rebound`; the split of the key into layout and pointers generated for the pattern),
-      which becomes the last call's,
+    * the key differing from it in the arrays' pointers only, of the alignments and overlaps of
+      a layout with a pointer launcher (:func:`keep_layout`'s ``go``): that launch with these
+      pointers, nothing bound (:func:`_hot_found`),
+    * else the launch bound under the key (:data:`bound_launches`), the layout's pointer launcher,
+      or a launch re-pointed for it (:func:`rebound`; the split of the key into layout and
+      pointers generated for the pattern), which becomes the last call's,
 
     enqueued on ``stream``'s handle (:func:`stream_handle`), and returns True; otherwise it
     launches nothing and returns the key (None: no key, or an unhashable one)."""
@@ -217,11 +225,13 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
                       f'None if s{i} is None else s{i} if type(s{i}) is tuple else tuple(s{i})', f'c{i}["typestr"]']
     key = f"(kernel, grid, arch, schedule, tiles{''.join(', ' + f for f in facts)})"
 
-    def body(indent: str, found: str, missing: str) -> str:
-        """The statements computing ``key`` for a call of the pattern, then ``found`` (None when
-        an array interface is malformed: ``missing``)."""
+    def body(indent: str, found: str, missing: str, compute: Callable[[str], str] | None = None) -> str:
+        """The statements computing ``key`` (or what ``compute(indent)`` gives) for a call of the
+        pattern, then ``found`` (None when an array interface is malformed: ``missing``)."""
+        if compute is None:
+            compute = lambda ind: f"{ind}key = {key}\n"  # noqa: E731
         if not cais:
-            return f"{indent}key = {key}\n{found}"
+            return compute(indent) + found
         # the attribute read in place (no getattr call); a missing one is what getattr's None
         # gives (no key), any other exception of the read propagates as it does from getattr
         return (f"{indent}try:\n"
@@ -231,7 +241,7 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
                 + f"{indent}if {' and '.join(f'type(c{i}) is dict' for i in cais)}:\n"
                 + f"{indent}    try:\n"
                 + "".join(f'{indent}        s{i} = c{i}.get("strides")\n' for i in cais)
-                + f"{indent}        key = {key}\n"
+                + compute(indent + "        ")
                 + f"{indent}    except (KeyError, TypeError, IndexError):\n"
                 + f"{indent}        {missing}\n"
                 + f"{indent}else:\n"
@@ -265,8 +275,10 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
         + "    return call_key(kernel, grid, args, arch, schedule, tiles)\n"
         + split
         + "def make(kernel):\n"
-        "    # the key, the launch and the grid (checked then) of the last call launched (one tuple: read whole)\n"
-        "    last = (None, None, NO_GRID)\n"
+        "    # the last call launched (one tuple: read whole): its hk (_hot_facts), its launch, its grid\n"
+        "    # (checked then), its layout's launch through pointers (keep_layout's go), the layout's\n"
+        "    # alignments and what checks the arrays' overlaps (_hot_found)\n"
+        "    last = ((None,) * 65, None, NO_GRID, None, None, None, None, None, None)\n"
         "\n"
         "    # the last torch stream object launched on and its handle (one tuple: read whole); a torch\n"
         "    # stream's handle is fixed for its life, which the reference held here extends\n"
@@ -278,33 +290,8 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
         f"        {hot_head}\n"
         f"            {unpack}\n"
         f"            if {test}:\n"
-        + body("                ",
-               "                if key == entry[0]:\n"
-               "                    launch = entry[1]\n"
-               "                else:\n"
-               "                    try:\n"  # _lookup inlined (one call less on a dict hit or a miss)
-               "                        launch = bound_get(key)\n"
-               "                    except TypeError:\n"  # an unhashable key: never bound
-               "                        return None\n"
-               "                    if launch is None:\n"
-               "                        launch = module.rebound(key, split)\n"  # read at the call: tests replace it
-               "                        if launch is None:\n"
-               "                            return key\n"
-               "                    last = (key, launch, grid)\n"
-               "                if type(stream) is int:\n"
-               "                    launch(stream)\n"
-               "                else:\n"
-               "                    held = streamed\n"
-               "                    if stream is held[0]:\n"
-               "                        launch(held[1])\n"
-               "                    elif type(stream) in stream_types:\n"
-               "                        handle = stream.cuda_stream\n"
-               "                        streamed = (stream, handle)\n"
-               "                        launch(handle)\n"
-               "                    else:\n"
-               "                        launch(stream_handle(stream))\n"
-               "                return True\n",
-               "return None")
+        + body("                ", _hot_found(5 + len(facts), pointers, "                "), "return None",
+               lambda ind: _hot_facts(key, facts, pointers, ind))
         + "        return generic_hot(kernel, stream, grid, args, arch, schedule, tiles)\n"
         "\n"
         "    return hot\n"
@@ -313,9 +300,151 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
     namespace.update(call_key=call_key, layout_of=layout_of, bound_get=bound_launches.get, module=sys.modules[__name__],
                      generic_hot=generic_hot,
                      plain_grid=plain_grid, NO_GRID=object(),
-                     stream_types=_TORCH_STREAM_TYPES, stream_handle=stream_handle)
+                     stream_types=_TORCH_STREAM_TYPES, stream_handle=stream_handle, layouts_get=_layouts.get,
+                     overlaps=_overlaps, masks=_masks)
     exec(compile(source, f"<cutile_bound key reader {len(pattern)} arguments>", "exec"), namespace)
     return namespace["read"], namespace["make"]
+
+
+def streamed_source(indent: str) -> str:
+    """The generated statements setting ``handle`` to ``stream``'s handle (an int as it is; the
+    last torch stream's handle held in ``streamed``; :func:`stream_handle` otherwise)."""
+    return (f"{indent}if type(stream) is int:\n"
+            f"{indent}    handle = stream\n"
+            f"{indent}else:\n"
+            f"{indent}    held = streamed\n"
+            f"{indent}    if stream is held[0]:\n"
+            f"{indent}        handle = held[1]\n"
+            f"{indent}    elif type(stream) in stream_types:\n"
+            f"{indent}        handle = stream.cuda_stream\n"
+            f"{indent}        streamed = (stream, handle)\n"
+            f"{indent}    else:\n"
+            f"{indent}        handle = stream_handle(stream)\n")
+
+
+def _masks(alignments: tuple[int, ...]) -> tuple[int, ...]:
+    """(mask, value) per pointer alignment (as :func:`layout_of` writes it: 1, 2, 4, 8 or 16),
+    flattened: a pointer ``q`` has that alignment iff ``q & mask == value`` (one ``&`` and one
+    compare where computing the alignment takes four operations on a two-digit int)."""
+    out: list[int] = []
+    for a in alignments:
+        out += (15, 0) if a == 16 else (2 * a - 1, a)
+    return tuple(out)
+
+
+def _hot_facts(key: str, facts: list[str], pointers: list[int], indent: str) -> str:
+    """The generated statements of a hot launcher computing ``hk``, the call's key in the hot
+    launcher's own order: the arrays' pointers read first (``q0``, ``q1``, ...), ``facts`` the
+    key without them, ``hk`` ``(q0, q1, ..., facts)`` (the pointers first: calls with other
+    arrays differ at the first item): two calls' ``hk`` are equal where their keys are, and
+    their ``facts`` where their keys differ in the pointers only.  A call without
+    arrays: ``hk`` is its key."""
+    if not pointers:
+        return f"{indent}hk = {key}\n"
+    qs = [f"q{j}" for j in range(len(pointers))]
+    rest = [f for k, f in enumerate(facts) if k + 5 not in pointers]
+    i = indent
+    return ("".join(f"{i}{q} = {facts[pos - 5]}\n" for pos, q in zip(pointers, qs))
+            + f"{i}facts = (kernel, grid, arch, schedule, tiles{''.join(', ' + f for f in rest)})\n"
+            + f"{i}hk = ({', '.join(qs)}, facts)\n")
+
+
+def _hot_found(n: int, pointers: list[int], indent: str) -> str:
+    """The generated statements of a hot launcher once ``hk`` is known (:func:`_hot_facts`;
+    ``n``: the key's length, the pointers at the positions ``pointers``):
+
+    * the last call's ``hk``: its launch;
+    * its facts (one tuple compare), int pointers (not the bound call's) of the alignments and
+      overlaps the last call's layout had (two arrays at p and q overlap iff ``lo0 - hi1 < q - p < hi0 - lo1``:
+      one chained compare) and a launch through pointers for that layout: that launch with the
+      call's pointers written into a parameter buffer (keep_layout's ``go``: nothing bound or
+      kept per call);
+    * otherwise the key (:func:`call_key`'s order) built from the facts and pointers, looked up
+      in :data:`bound_launches`, the layout in :data:`_layouts`: the bound launch, or the
+      layout's launch through pointers, or one re-pointed by :func:`rebound`, which becomes the
+      last call's; none: the launcher returns the key (None for an unhashable one).
+
+    Then the launch on the stream's handle, and the launcher returns True."""
+    i = indent
+    stream = streamed_source(i)
+    if not pointers:
+        return (f"{i}if hk == entry[0]:\n"
+                f"{i}    launch = entry[1]\n"
+                f"{i}else:\n"
+                f"{i}    key = hk\n"
+                f"{i}    try:\n"
+                f"{i}        launch = bound_get(key)\n"
+                f"{i}    except TypeError:\n"
+                f"{i}        return None\n"
+                f"{i}    if launch is None:\n"
+                f"{i}        launch = module.rebound(key, split)\n"  # read at the call: tests replace it
+                f"{i}        if launch is None:\n"
+                f"{i}            return key\n"
+                f"{i}    last = (hk, launch, grid, None, None, None, None, None, None)\n"
+                + stream + f"{i}launch(handle)\n{i}return True\n")
+    qs = [f"q{j}" for j in range(len(pointers))]
+    ints = " and ".join(f"type({q}) is int" for q in qs)
+    alignments = "(" + "".join(f"(16 if not {q} & 15 else {q} & -{q}), " for q in qs) + ")"
+    if len(qs) == 2:
+        same = "(entry[4] < q1 - q0 < entry[5]) is entry[6]"
+        found_same = "((pair := found[5])[0] < q1 - q0 < pair[1]) is pair[2]"
+        moved = "found[3], pair[0], pair[1], pair[2], masks(al), found[4]"
+    elif len(qs) == 1:
+        same, found_same, moved = "True", "True", "found[3], None, None, None, masks(al), found[4]"
+    else:
+        same = f"overlaps(({', '.join(qs)},), entry[4]) == entry[5]"
+        found_same = f"overlaps(({', '.join(qs)},), found[1]) == found[2]"
+        moved = "found[3], found[1], found[2], None, masks(al), found[4]"
+    key_items, layout_items, k = [], [], 0
+    for pos in range(n):
+        if pos in pointers:
+            q = qs[pointers.index(pos)]
+            key_items.append(q)
+            layout_items.append(f"al[{pointers.index(pos)}]")
+        else:
+            key_items.append(f"facts[{k}]")
+            layout_items.append(f"facts[{k}]")
+            k += 1
+    ptrs = f"({', '.join(qs)},)"
+    return (f"{i}if hk == entry[0]:\n"
+            f"{i}    launch = entry[1]\n"
+            f"{i}else:\n"
+            f"{i}    if (entry[3] is not None and facts == entry[0][{len(qs)}] and {ints}\n"
+            f"{i}            and {' and '.join(f'{q} & (mv := entry[7])[{2 * j}] == mv[{2 * j + 1}]' if j == 0 else f'{q} & mv[{2 * j}] == mv[{2 * j + 1}]' for j, q in enumerate(qs))}\n"
+            f"{i}            and {same} and (ptrs := {ptrs}) != entry[8]):\n"
+            + streamed_source(i + "        ")
+            + f"{i}        entry[3](handle, ptrs)\n"
+            f"{i}        return True\n"
+            f"{i}    key = ({', '.join(key_items)})\n"
+            f"{i}    try:\n"
+            f"{i}        launch = bound_get(key)\n"
+            f"{i}    except TypeError:\n"
+            f"{i}        return None\n"
+            f"{i}    found = None\n"
+            f"{i}    if {ints}:\n"
+            f"{i}        al = {alignments}\n"
+            f"{i}        try:\n"
+            f"{i}            found = layouts_get(({', '.join(layout_items)}))\n"
+            f"{i}        except TypeError:\n"
+            f"{i}            pass\n"
+            f"{i}        if found is not None and (found[3] is None or not {found_same}):\n"
+            f"{i}            found = None\n"
+            f"{i}    if launch is not None:\n"
+            f"{i}        last = ((hk, launch, grid, None, None, None, None, None, None) if found is None else\n"
+            f"{i}                (hk, launch, grid, {moved}))\n"
+            f"{i}    elif found is not None:\n"
+            f"{i}        last = (({'None, ' * len(qs)}facts), None, grid, {moved})\n"  # equal to no call's hk
+            + streamed_source(i + "        ")
+            + f"{i}        found[3](handle, {ptrs})\n"
+            f"{i}        return True\n"
+            f"{i}    else:\n"
+            f"{i}        launch = module.rebound(key, split)\n"  # read at the call: tests replace it
+            f"{i}        if launch is None:\n"
+            f"{i}            return key\n"
+            f"{i}        last = (hk, launch, grid, None, None, None, None, None, None)\n"
+            + stream
+            + f"{i}launch(handle)\n"
+            f"{i}return True\n")
 
 
 def _lookup(key: tuple, split: Callable[[tuple], tuple | None] | None = None) -> Callable[[int], None] | None | bool:
@@ -448,16 +577,25 @@ def _overlaps(pointers: tuple[int, ...], extents: tuple[tuple[int, int], ...]) -
 
 
 def keep_layout(key: tuple, repoint: Callable[[tuple[int, ...]], Callable[[int], None]],
-                extents: tuple[tuple[int, int], ...]) -> None:
+                extents: tuple[tuple[int, int], ...],
+                go: Callable[[int, tuple[int, ...]], None] | None = None) -> None:
     """Let calls of ``key``'s layout with other pointers re-point the launch bound under ``key``:
     ``repoint(pointers)`` gives the launch with the arrays at ``pointers`` (everything else as
-    bound); ``extents``: each array's bytes ``(lo, hi)`` relative to its pointer."""
+    bound); ``extents``: each array's bytes ``(lo, hi)`` relative to its pointer.  ``go(stream,
+    pointers)`` (optional; :meth:`~tileorch.runtime.launch.BoundLaunch.pointer_launcher`) enqueues
+    that launch without binding one: the hot launchers re-point through it (nothing made or kept
+    per call); without it they re-point through :func:`rebound`."""
     found = layout_of(key)
     if found is None:
         return
     layout, pointers = found
     try:
-        _layouts[layout] = (repoint, extents, _overlaps(pointers, extents))
+        overlaps = _overlaps(pointers, extents)
+        pair = None
+        if len(pointers) == 2:  # the pair's overlap as a range of q - p (see _moved_source)
+            (lo0, hi0), (lo1, hi1) = extents
+            pair = (lo0 - hi1, hi0 - lo1, bool(overlaps))
+        _layouts[layout] = (repoint, extents, overlaps, go, pointers, pair)
     except TypeError:  # unhashable
         return
     while len(_layouts) > BOUND_MAX:
@@ -476,7 +614,7 @@ def rebound(key: tuple, split: Callable[[tuple], tuple | None] | None = None) ->
     entry = _layouts.get(layout)
     if entry is None:
         return None
-    repoint, extents, overlaps = entry
+    repoint, extents, overlaps = entry[:3]
     if _overlaps(pointers, extents) != overlaps:  # other alias groups: another kernel variant
         return None
     launch = repoint(pointers)

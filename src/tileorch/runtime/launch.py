@@ -374,6 +374,103 @@ class BoundLaunch:
 
         return repoint
 
+    def pointer_launcher(self, slots: list[int] | tuple[int, ...]) -> Any:
+        """The function ``go(stream, pointers)`` enqueuing this launch on the stream handle
+        ``stream`` with the 8-byte parameters ``slots`` holding ``pointers`` (a tuple of as many
+        ints), everything else as bound: what :meth:`repointer`'s launchers do, without making a
+        buffer or a closure per call.  Raises ValueError at once for a slot that is no 8-byte
+        parameter.
+
+        The parameters go to the driver from a buffer taken from a pool (a list: ``pop`` and
+        ``append`` are atomic, so two threads never hold one buffer at once; a thread that finds
+        the pool empty makes one, so the pool holds as many as ever ran at once): a ``c_uint64``
+        array, the address table whose entries for the slots point at the array's own tail and
+        whose other entries point at this launch's parameter bytes (never written after binding),
+        then the tail, where the call writes the pointers with one slice assignment (about half
+        the instructions of a ``Struct.pack_into``, benchmarks/launch_instructions.py).
+        ``cuLaunchKernelEx`` copies the parameters before it returns (CUDA's launch contract),
+        after which the buffer goes back to the pool.  A wrong number of pointers raises
+        ValueError before the driver is called."""
+        for slot in slots:
+            if self._sizes[slot] != 8:
+                raise ValueError(f"parameter {slot} of '{self.kernel.name}' has {self._sizes[slot]} bytes, not a "
+                                 "pointer's 8")
+        blob, n, m = self._blob, len(slots), len(self._offsets)
+        origin, end = ctypes.addressof(blob), m + len(slots)
+        table = [origin + o for o in self._offsets]
+        buffer_type = ctypes.c_uint64 * max(end, 1)
+        direct_launch, device = self._direct, self._device
+        pool: list[tuple[Any, Any]] = []
+
+        def fresh() -> tuple[Any, Any]:
+            buf = buffer_type(*table)
+            base = ctypes.addressof(buf)
+            for i, s in enumerate(slots):
+                buf[s] = base + 8 * (m + i)
+            if direct_launch is None:
+                return buf, base if m else 0
+            from tileorch.runtime.direct_launch import _Ref
+
+            ref = _Ref(base if m else None)
+            ref.keep = (buf, blob)  # type: ignore[attr-defined]
+            return buf, ref
+
+        take, give = pool.pop, pool.append
+        if direct_launch is not None:
+            from tileorch.runtime.direct_launch import error
+
+            launch_ex, fn, configs, config_for = (direct_launch.launch_ex, direct_launch.function, direct_launch.configs,
+                                                  direct_launch.config)
+            lib, label = direct_launch.lib, direct_launch.label
+
+            def go(stream: int, pointers: tuple[int, ...]) -> None:
+                if device is not None and device.poisoned_by is not None:
+                    device.require_healthy()
+                try:
+                    config = configs[stream]
+                except KeyError:
+                    config = config_for(stream)
+                try:
+                    item = take()
+                except IndexError:
+                    item = fresh()
+                try:
+                    item[0][m:end] = pointers
+                    result = launch_ex(config, fn, item[1], None)
+                finally:
+                    give(item)
+                if result:  # CUDA_SUCCESS is 0
+                    raise error(lib, result, label)
+
+            go.path = "ctypes"  # type: ignore[attr-defined]
+        else:
+            launch_ex, fn, configs, config_for = self._launch_ex, self._function, self._configs, self.stream_config
+            label = self._label
+
+            def go(stream: int, pointers: tuple[int, ...]) -> None:
+                if device is not None and device.poisoned_by is not None:
+                    device.require_healthy()
+                try:
+                    config = configs[stream]
+                except KeyError:
+                    config = config_for(stream)
+                try:
+                    item = take()
+                except IndexError:
+                    item = fresh()
+                try:
+                    item[0][m:end] = pointers
+                    result = launch_ex(config, fn, item[1], 0)
+                finally:
+                    give(item)
+                if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
+                    check(result, label)
+
+            go.path = "cuda-python"  # type: ignore[attr-defined]
+        go.bound = self  # type: ignore[attr-defined]
+        go.pool = pool  # type: ignore[attr-defined]
+        return go
+
     def repointed(self, slots: list[int] | tuple[int, ...], pointers: tuple[int, ...]) -> BoundLaunch:
         """The same launch with the 8-byte parameters ``slots`` holding ``pointers`` (see
         :meth:`repointer`), as a BoundLaunch of its own."""
