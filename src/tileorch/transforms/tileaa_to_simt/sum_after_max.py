@@ -37,7 +37,7 @@ from tileorch import settings
 from tileorch.transforms.math_mode import SUM_TERM
 from tileorch.transforms.tileaa_to_simt.cluster_split import carried_fold
 from tileorch.transforms.tileaa_to_simt.hoist_reductions import RESHAPES, combiner
-from tileorch.transforms.tileaa_to_simt.row_smem_cache import pair_refusal
+from tileorch.transforms.tileaa_to_simt.row_smem_cache import _memref, pair_refusal
 
 SPREADS = (*RESHAPES, "nv_tileaa.broadcast")
 """Shape ops from the row's max to the tile it is subtracted from."""
@@ -138,6 +138,9 @@ def sum_term_refusal(exp: Operation, l2: scf.ForOp, before: list[Operation]) -> 
     if s1 is None or s2 is None or not _same_conversions(s1[1], s2[1]):
         return "x is not the max loop's tile, loaded again and converted alike"
     a, ld = s1[0], s2[0]
+    mem = _memref(a)
+    if mem is None or _memref(ld) is not mem:  # (pair_refusal compares the views, not the arrays they tile)
+        return "the sum loop reads another array than the max loop"
     if a.parent_op() is not l1 or ld.parent_op() is not l2 or not isinstance(pair_refusal(a, l1, ld, l2), int):
         return "the sum loop's load does not read the tiles the max loop read"
     if _padding(ld) not in (_padding(a), "neg_inf"):
