@@ -394,6 +394,14 @@ def _parameters(kernel: Any) -> tuple[list[str], list[Any]]:
 _INT_CONSTANTS: Any = weakref.WeakKeyDictionary()  # kernel function -> its ct.Constant[int] parameters
 
 
+def _declared_int_text(kernel: Any, fname: str, where: str, value: float) -> str:
+    """The words for a float given to a ``ct.Constant[int]`` parameter (a warning at the launch, a note on
+    cuTile's error when the export fails at an integer use of it)."""
+    code = kernel._annotated_function.pyfunc.__code__
+    return (f"{where} is declared ct.Constant[int] (kernel '{fname}', {code.co_filename}:{code.co_firstlineno}), "
+            f"got float {value!r}: pass an int{f' ({int(value)})' if value.is_integer() else ''}")
+
+
 def _constant_declares_int(kernel: Any, name: str) -> bool:
     """Whether the kernel declares parameter ``name`` as ``ct.Constant[int]`` (its Python type hint
     ``Annotated[int, ConstantAnnotation()]``); False where the hints cannot be read (a name a string
@@ -463,13 +471,14 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
             if _is_array(value) or not isinstance(value, _PY_SCALARS):
                 raise TypeError(f"{where} is a ct.Constant parameter: it takes a Python bool, int or float, "
                                 f"got {type(value).__name__}")
-            if isinstance(value, (float, bool)) and _constant_declares_int(kernel, name):
-                # cuTile would type it as a float / bool tile and fail later at some use (a shape: "Expected a
-                # tuple of integers"), or compute with it silently where a float is allowed
-                code = kernel._annotated_function.pyfunc.__code__
-                raise TypeError(f"{where} is declared ct.Constant[int] (kernel '{fname}', {code.co_filename}:"
-                                f"{code.co_firstlineno}), got {type(value).__name__} {value!r}: pass an int"
-                                f"{f' ({int(value)})' if isinstance(value, float) and value.is_integer() else ''}")
+            if isinstance(value, float) and _constant_declares_int(kernel, name):
+                # cuTile types it as a float tile (it never reads the T of Constant[T]): it computes with it
+                # where a float is allowed and fails at an integer use (a shape: "Expected a tuple of
+                # integers"), naming neither; so a warning here, and a note on cuTile's error at the export.
+                # A bool is what cuTile takes for an int flag (``if FLAG:``): accepted as it is.
+                import warnings
+
+                warnings.warn(_declared_int_text(kernel, fname, where, value), UserWarning, stacklevel=3)
             out.append(ConstantArg(pos, name, value))
         elif isinstance(value, _PY_SCALARS):
             if node.array is not None:
@@ -671,6 +680,9 @@ def export_bytecode(kernel: Any, arguments: list[Argument]) -> bytes:
     except ct_error_types() as exc:  # cuTile's own (located at the kernel's source): say which call it typed
         exc.add_note(f"(tileorch.cutile.launch compiled kernel '{kernel_name(kernel)}' for the arguments "
                      f"{describe_signature(arguments)})")
+        for a in arguments:
+            if isinstance(a, ConstantArg) and isinstance(a.value, float) and _constant_declares_int(kernel, a.name):
+                exc.add_note(_declared_int_text(kernel, kernel_name(kernel), _where(a.name, a.position), a.value))
         raise
     except OSError as exc:  # inspect's: a kernel defined in `python -c`, a stdin script, an exec'd string
         code = getattr(getattr(kernel, "_annotated_function", None), "pyfunc", None)
