@@ -1020,6 +1020,49 @@ def test_re_pointed_launches_use_each_call_s_pointers_and_re_derive_on_other_fac
 
 
 @needs_cutile
+def test_a_null_pointer_never_takes_a_re_pointed_launch(stand_in_gpu):
+    """A null pointer of a non-empty array counts as 16-byte aligned, so it matched a bound layout: the
+    re-pointed fast path (and ``rebound``) launched it where the full path refuses it (review, session
+    32).  Now it is refused on every route, the first call and after the layout is bound and hot."""
+    drv = stand_in_gpu
+    rc.launch(0, (4,), rows, (8, Dev(0x10000, (4, 6)), Dev(0x20000, (4, 6)), 1.0))
+    rc.launch(0, (4,), rows, (8, Dev(0x11000, (4, 6)), Dev(0x21000, (4, 6)), 1.0))  # re-pointed once: hot
+    launched = len(drv.launches)
+    for x, o in ((0, 0x22000), (0x12000, 0)):
+        with pytest.raises(ValueError, match="null pointer"):
+            rc.launch(0, (4,), rows, (8, Dev(x, (4, 6)), Dev(o, (4, 6)), 1.0))
+    assert len(drv.launches) == launched
+
+
+@needs_cutile
+def test_a_hot_launch_checks_the_device_of_each_new_torch_stream(stand_in_gpu):
+    """The generated hot launcher read a torch stream's handle directly once the stream's type was known,
+    so a torch stream of cuda:1 reached the driver after the first launch (review, session 32); each new
+    stream object is now read by ``stream_handle`` (its device checked), the same object again is not."""
+    from tileorch.launchers import cutile_bound as cb
+
+    class FakeTorchStream:
+        def __init__(self, device_index, handle):
+            self.device_index, self.cuda_stream = device_index, handle
+
+    drv = stand_in_gpu
+    cb._TORCH_STREAM_TYPES.add(FakeTorchStream)
+    try:
+        s0 = FakeTorchStream(0, 0x55)
+        args = (8, Dev(0x10000, (4, 6)), Dev(0x20000, (4, 6)), 1.0)
+        for _ in range(3):  # bound, then hot
+            rc.launch(s0, (4,), rows, args)
+        launched = len(drv.launches)
+        with pytest.raises(ValueError, match="is on cuda:1"):
+            rc.launch(FakeTorchStream(1, 0x66), (4,), rows, args)
+        assert len(drv.launches) == launched
+        rc.launch(FakeTorchStream(0, 0x77), (4,), rows, args)
+        assert len(drv.launches) == launched + 1
+    finally:
+        cb._TORCH_STREAM_TYPES.discard(FakeTorchStream)
+
+
+@needs_cutile
 def test_threads_re_pointing_one_kernel_never_mix_pointers(stand_in_gpu, monkeypatch):
     """Two threads launch the same kernel with their own new arrays (each on its own stream) while
     the driver yields the GIL inside the launch: every recorded launch has its thread's pointers."""

@@ -308,15 +308,16 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
 
 def streamed_source(indent: str) -> str:
     """The generated statements setting ``handle`` to ``stream``'s handle (an int as it is; the
-    last torch stream's handle held in ``streamed``; :func:`stream_handle` otherwise)."""
+    last torch stream's handle held in ``streamed``, read by :func:`stream_handle` (its device checked)
+    when the stream object changes; :func:`stream_handle` otherwise)."""
     return (f"{indent}if type(stream) is int:\n"
             f"{indent}    handle = stream\n"
             f"{indent}else:\n"
             f"{indent}    held = streamed\n"
             f"{indent}    if stream is held[0]:\n"
             f"{indent}        handle = held[1]\n"
-            f"{indent}    elif type(stream) in stream_types:\n"
-            f"{indent}        handle = stream.cuda_stream\n"
+            f"{indent}    elif type(stream) in stream_types:  # (checked once per stream object: device 0)\n"
+            f"{indent}        handle = stream_handle(stream)\n"
             f"{indent}        streamed = (stream, handle)\n"
             f"{indent}    else:\n"
             f"{indent}        handle = stream_handle(stream)\n")
@@ -383,7 +384,8 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
                 f"{i}    last = (hk, launch, grid, None, None, None, None, None, None)\n"
                 + stream + f"{i}launch(handle)\n{i}return True\n")
     qs = [f"q{j}" for j in range(len(pointers))]
-    ints = " and ".join(f"type({q}) is int" for q in qs)
+    # (a null pointer never takes a re-pointed launch: the full path refuses it for a non-empty array)
+    ints = " and ".join(f"type({q}) is int and {q}" for q in qs)
     alignments = "(" + "".join(f"(16 if not {q} & 15 else {q} & -{q}), " for q in qs) + ")"
     if len(qs) == 2:
         same = "(entry[4] < q1 - q0 < entry[5]) is entry[6]"
@@ -611,6 +613,8 @@ def rebound(key: tuple, split: Callable[[tuple], tuple | None] | None = None) ->
     if found is None:
         return None
     layout, pointers = found
+    if 0 in pointers:  # a null pointer: the full path's check (refused for a non-empty array)
+        return None
     entry = _layouts.get(layout)
     if entry is None:
         return None
