@@ -86,3 +86,29 @@ builtin.module {
     nv_tileaa.return
   }
 }
+
+// -----
+
+// A fold rounded toward -inf (ct.add(..., rounding_mode=RM)) is not split: the cluster's partial
+// sums would change the order of the roundings the program wrote (review, session 32).
+// CHECK-LABEL: func.func @directed_fold
+// CHECK-NOT: tileorch.cluster_split
+// CHECK-NOT: cluster.ctarank
+// CHECK: nvvm.read.ptx.sreg.ctaid.x
+builtin.module {
+  nv_tileaa.func @directed_fold(%y: !nv_tileaa.ptr<f32>, %f: f32, %n: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %my = nv_tileaa.make_memref %y[%n] [] : !nv_tileaa.ptr<f32>[i32] [] -> !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>
+    %vy = nv_tileaa.block_tile %my : !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32> -> !nv_tileaa.tiled_view<array<i32: 128>, array<i32: 128>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>
+    %b = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %z = arith.constant dense<0.0> : tensor<128xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %z) -> (tensor<128xf32>) : i32 {
+      %t = nv_tileaa.splat %f : f32 -> tensor<128xf32>
+      %a2 = nv_tileaa.addf %a, %t {rounding = "rm"} : tensor<128xf32>
+      scf.yield %a2 : tensor<128xf32>
+    }
+    %s = nv_tileaa.tiled_store %acc, %vy[%b] : tensor<128xf32>, !nv_tileaa.tiled_view<array<i32: 128>, array<i32: 128>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>[i32]
+    nv_tileaa.return
+  }
+}

@@ -34,6 +34,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from tileorch import settings
 from tileorch.dialects.nv_tileaa.attrs import MemTokenType
+from tileorch.dialects.nv_tileaa.ops import directed_rounding
 from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, ordered_access
 
 CLUSTER_SPLIT_ATTR = "tileorch.cluster_split"
@@ -109,6 +110,8 @@ def split_loop(fn: Operation) -> SplitLoop | None:
             return None
     if _writes(loop) or _ordered(loop):
         return None
+    if any(directed_rounding(inner) for inner in loop.walk()):  # split, the folds' order would change the
+        return None  # bits a directed rounding keeps as written (the driver's remark says they are not rewritten)
     body = loop.body.blocks[0]
     yielded = body.last_op
     if not isinstance(yielded, scf.YieldOp):
