@@ -330,6 +330,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                                        "below 0.9 (vote.sync.all, one warp-uniform branch per tile; bit for bit the "
                                        "full form; loop_tanh.py, TILEORCH_ATTN_TANH_BRANCH=0: both forms for every "
                                        "element)")
+                    if record.get("loop_softmax_exp"):
+                        remarks.append(f"remark: {record['loop_softmax_exp']} online-softmax exp(s) of the consumer "
+                                       "loop (argument a value minus a max including it: at most 0) computed by "
+                                       "ex2.approx.ftz of x*log2(e) (TILEORCH_ATTN_SOFTMAX_EXP=ex2; about 2^-22 + "
+                                       "2^-24 |x| relative, results below 2^-126 flushed; loop_softmax_exp.py)")
                     if record.get("late_rescale"):
                         remarks.append("remark: the second dot's C (the accumulator times a row vector) is computed "
                                        "after the next tile's first dot is issued, before the second dot "

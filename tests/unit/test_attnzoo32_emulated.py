@@ -127,8 +127,11 @@ def test_alibi_from_left_padded_position_ids():
             _check(o[b, h][real], ref)
 
 
-def test_hf_additive_f16_mask_broadcast():
-    """``[B, 1, 1, Sk]`` f16 mask: batch 1 drops keys 120.. (``finfo(f16).min``), batch 0 keys 7 and 50."""
+@pytest.mark.parametrize("softmax_exp", ["full", "ex2"])
+def test_hf_additive_f16_mask_broadcast(monkeypatch, softmax_exp):
+    """``[B, 1, 1, Sk]`` f16 mask: batch 1 drops keys 120.. (``finfo(f16).min``), batch 0 keys 7 and 50; the
+    loop's natural exp as the program asks (full) and as ``ex2.approx`` (``TILEORCH_ATTN_SOFTMAX_EXP=ex2``)."""
+    monkeypatch.setenv("TILEORCH_ATTN_SOFTMAX_EXP", softmax_exp)
     q, k, v = _h(4, 100, 64), _h(4, 170, 64), _h(4, 170, 64)
     mask = np.zeros((2, 1, 1, 170), np.float16)
     mask[1, ..., 120:] = np.finfo(np.float16).min

@@ -108,6 +108,8 @@ from tileorch.transforms.tileas.loop_division import enabled as loop_div_enabled
 from tileorch.transforms.tileas.loop_division import uniform_quotients
 from tileorch.transforms.tileas.loop_tanh import enabled as loop_tanh_enabled
 from tileorch.transforms.tileas.loop_tanh import uniform_tanh
+from tileorch.transforms.tileas.loop_softmax_exp import enabled as softmax_exp_enabled
+from tileorch.transforms.tileas.loop_softmax_exp import softmax_exp
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
 from tileorch.transforms.tileas.stagger_consumers import emit_stagger, stagger_cycles
 
@@ -651,6 +653,8 @@ class ChainedKernel:
     """The ids of the loop's IEEE divisions evaluated with one reciprocal per thread (``loop_division.py``)."""
     small_tanh: set = field(default_factory=set)
     """The ids of the loop's full-precision ``tanh`` ops under the warp-uniform branch (``loop_tanh.py``)."""
+    softmax_exps: set = field(default_factory=set)
+    """The ids of the loop's online-softmax ``exp`` ops taken as ``ex2.approx`` (``loop_softmax_exp.py``)."""
     launch_grid: list | None = None
     """The launch grid's extents (the persistent kernel's grid parameters) where the program's ``num_programs``
     is read by its work items' count (:func:`~tileorch.transforms.tileas.chained_work_loop.flatten_inner_work_loop`),
@@ -2093,6 +2097,7 @@ class FragmentLowering(EpilogueLowering):
     row_div: RowDivision | None = None  # IEEE divisions by one reciprocal per divisor value (row_division)
     uniform_divs: set | None = None  # the loop's divisions by one register per thread taken (loop_division)
     small_tanh: set | None = None  # the loop's full tanh ops under the warp-uniform branch taken (loop_tanh)
+    softmax_exps: set | None = None  # the loop's online-softmax exp ops taken as ex2.approx (loop_softmax_exp)
 
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         return super().at(v, tuple(self._canon(c) for c in coords))
@@ -2145,6 +2150,10 @@ class FragmentLowering(EpilogueLowering):
             return regs[4 * gj[0] + 2 * h + gj[1]]
         if isinstance(v.type, TensorType) and isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.reduce":
             return self._reduce(v.owner, coords)
+        if self.softmax_exps is not None:
+            x = softmax_exp(self, v, coords)
+            if x is not None:
+                return x
         if self.exp2_fma and isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.exp2" and len(coords) == 2 \
                 and isinstance(v.type.element_type, Float32Type):
             gj = self.col_of.get(id(coords[1].value))
@@ -2488,6 +2497,7 @@ class _Site:
         self.low.exp2_fma = exp2_fma_period(ck.d, ck.dv)
         self.low.uniform_divs = ck.uniform_divided if loop_div_enabled() else None
         self.low.small_tanh = ck.small_tanh if loop_tanh_enabled() else None
+        self.low.softmax_exps = ck.softmax_exps if softmax_exp_enabled() else None
         self.low.unit_coords_own = ck.rows == 1  # a one-row tile padded to 64 rows (PADDED_ROWS)
         if coords is not None:
             self.bind(coords, tile_coord)
@@ -3987,6 +3997,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["loop_uniform_div"] = len(ck.uniform_divided)
     if ck.small_tanh:
         record["loop_tanh_branch"] = len(ck.small_tanh)
+    if ck.softmax_exps:
+        record["loop_softmax_exp"] = len(ck.softmax_exps)
     for what, asked in (("late", late_rescale_enabled()), ("skip", skip_rescale_enabled()),
                         ("pack", late_pack_enabled())):
         key = "late_pack" if what == "pack" else f"{what}_rescale"

@@ -1,0 +1,97 @@
+"""``TILEORCH_ATTN_SOFTMAX_EXP=ex2`` (``transforms/tileas/loop_softmax_exp.py``): the chained consumer loop's
+natural ``exp`` of an argument at most 0 (a value minus a max including it) as ``ex2.approx.ftz(x log2 e)``;
+any other ``exp`` keeps the spec's full form.  Structural (the lowered PTX and the remark; no GPU); the
+emulated outputs are in test_attnzoo32_emulated.py (the HF-mask program under both settings).  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+import cuda.tile as ct  # noqa: E402
+
+from tileorch.testing.attnzoo32_programs import PROGRAMS, _kpos, _state  # noqa: E402
+
+ZERO = ct.PaddingMode.ZERO
+C = ct.Constant
+FULL_EXP = "fma.rn.sat.f32"  # Emitter.exp_full's clamped range reduction: one per full-precision exp
+
+
+@ct.kernel
+def _shifted_exp(Q, K, V, O, sm_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """An online softmax in natural exp whose P is ``exp(s - m_new - 0.25)`` (an argument not of the form
+    'value minus a max including it': keeps the full form); its ``alpha = exp(m_old - m_new)`` qualifies."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * sm_scale
+        s = ct.where(_kpos(j, BN) < seq, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - m_new - 0.25)
+        alpha = ct.exp(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+_F16 = "float16"
+_SPEC = [((2, 128, 64), _F16), ((2, 150, 64), _F16), ((2, 150, 64), _F16), ((2, 128, 64), _F16), 0.125, 64, 64,
+         64]  # the zoo's spec form (attnzoo32_programs._add): (shape, dtype) arrays, scalars, constants
+
+
+def _loop_ptx(ptx: str) -> str:
+    """The PTX between the label of the loop holding the wgmma chains and its backward branch."""
+    lines = ptx.splitlines()
+    labels = {ln.strip()[:-1]: i for i, ln in enumerate(lines) if re.match(r"^\$L__BB\d+_\d+:", ln.strip())}
+    best = None
+    for i, ln in enumerate(lines):
+        m = re.search(r"bra(?:\.uni)?\s+(\$L__BB\d+_\d+);", ln)
+        if m and labels.get(m.group(1), i + 1) <= i:
+            body = lines[labels[m.group(1)]:i + 1]
+            if sum("wgmma.mma_async" in x for x in body) >= 2 and (best is None or len(body) < len(best)):
+                best = body
+    assert best is not None
+    return "\n".join(best)
+
+
+def _compile(kernel, spec, name, monkeypatch, mode):
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    monkeypatch.setenv("TILEORCH_ATTN_SOFTMAX_EXP", mode)
+    prog = compile_cutile(kernel, spec, name)
+    assert prog.kind == "chained", prog.remarks
+    return prog
+
+
+def _remark(prog):
+    return [r for r in prog.remarks if "online-softmax exp(s)" in r]
+
+
+def test_hf_mask_loop_takes_ex2_under_the_switch(monkeypatch):
+    """The HF-mask program's two loop exps (P and alpha): full form by default (its clamp in the loop, no
+    remark), ex2.approx alone under the switch, with a remark counting 2."""
+    p = PROGRAMS["z32_hf_additive_mask_f16"]
+    full = _compile(p.kernel, p.spec, "z32_hf_additive_mask_f16", monkeypatch, "full")
+    assert FULL_EXP in _loop_ptx(full.ptx) and not _remark(full)
+    fast = _compile(p.kernel, p.spec, "z32_hf_additive_mask_f16", monkeypatch, "ex2")
+    loop = _loop_ptx(fast.ptx)
+    assert FULL_EXP not in loop and "ex2.approx.ftz.f32" in loop
+    assert [r for r in _remark(fast) if r.startswith("remark: 2 online-softmax")], fast.remarks
+
+
+def test_exp_of_another_argument_keeps_its_full_form(monkeypatch):
+    """``exp(s - m_new - 0.25)`` keeps the full form (its clamp stays in the loop); ``exp(m_old - m_new)`` is
+    taken: the remark counts 1."""
+    prog = _compile(_shifted_exp, _SPEC, "shifted_exp", monkeypatch, "ex2")
+    assert FULL_EXP in _loop_ptx(prog.ptx)
+    assert [r for r in _remark(prog) if r.startswith("remark: 1 online-softmax")], prog.remarks
