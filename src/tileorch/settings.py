@@ -102,6 +102,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_EXP2_FMA", None, range(0, 1 << 16), "one of every K exp2 on the FMA pipe; 0: off", True),
     _s("ATTN_SOFTMAX_EXP", "full", ("full", "ex2"),
        "the consumer loop's online-softmax exp: the program's (full) or ex2.approx of x*log2(e)", True),
+    _s("ATTN_ROW_PREFETCH", "0", SWITCH,
+       "the loop's per-key-tile row loads (a bias row) issued before the wait for S", True),
     _s("ATTN_ROW_DIV", "1", SWITCH, "the epilogue's division by the row sum as one reciprocal", True),
     _s("ATTN_EARLY_Q", None, SWITCH, "the next instance's Q loaded early", True),
     _s("ATTN_KV_AHEAD", "1", SWITCH, "a persistent kernel's next K/V tiles loaded before its Q", True),

@@ -111,9 +111,12 @@ def test_sink_tile_peeled_before_the_window_loop():
     _check(o, _attn(_masked(_scores(q, k, 0.125), (j <= i) & ((j < 64) | (j > i - 100))), v))
 
 
-def test_alibi_from_left_padded_position_ids():
+@pytest.mark.parametrize("prefetch", ["0", "1"])
+def test_alibi_from_left_padded_position_ids(monkeypatch, prefetch):
     """Batch 0 unpadded, batch 1 left-padded by 70 tokens (position -1: masked as keys; its pad query rows not
-    compared); ALiBi from the loaded positions, causal by position."""
+    compared); ALiBi from the loaded positions, causal by position; the key positions' loads after / before the
+    wait for S (``TILEORCH_ATTN_ROW_PREFETCH``)."""
+    monkeypatch.setenv("TILEORCH_ATTN_ROW_PREFETCH", prefetch)
     q, k, v = _h(2, 2, 160, 64), _h(2, 2, 160, 64), _h(2, 2, 160, 64)
     pos = np.stack([np.arange(160), np.r_[np.full(70, -1), np.arange(90)]]).astype(np.int32)
     o = _run("z32_alibi_position_ids_bf16", {0: q, 1: k, 2: v, 3: pos}, (3, 2, 2))[4]
@@ -127,11 +130,13 @@ def test_alibi_from_left_padded_position_ids():
             _check(o[b, h][real], ref)
 
 
-@pytest.mark.parametrize("softmax_exp", ["full", "ex2"])
-def test_hf_additive_f16_mask_broadcast(monkeypatch, softmax_exp):
+@pytest.mark.parametrize("softmax_exp,prefetch", [("full", "0"), ("ex2", "1")])
+def test_hf_additive_f16_mask_broadcast(monkeypatch, softmax_exp, prefetch):
     """``[B, 1, 1, Sk]`` f16 mask: batch 1 drops keys 120.. (``finfo(f16).min``), batch 0 keys 7 and 50; the
-    loop's natural exp as the program asks (full) and as ``ex2.approx`` (``TILEORCH_ATTN_SOFTMAX_EXP=ex2``)."""
+    loop's natural exp as the program asks (full) and as ``ex2.approx`` (``TILEORCH_ATTN_SOFTMAX_EXP=ex2``), the
+    mask row's loads after / before the wait for S (``TILEORCH_ATTN_ROW_PREFETCH``)."""
     monkeypatch.setenv("TILEORCH_ATTN_SOFTMAX_EXP", softmax_exp)
+    monkeypatch.setenv("TILEORCH_ATTN_ROW_PREFETCH", prefetch)
     q, k, v = _h(4, 100, 64), _h(4, 170, 64), _h(4, 170, 64)
     mask = np.zeros((2, 1, 1, 170), np.float16)
     mask[1, ..., 120:] = np.finfo(np.float16).min

@@ -95,3 +95,20 @@ def test_exp_of_another_argument_keeps_its_full_form(monkeypatch):
     prog = _compile(_shifted_exp, _SPEC, "shifted_exp", monkeypatch, "ex2")
     assert FULL_EXP in _loop_ptx(prog.ptx)
     assert [r for r in _remark(prog) if r.startswith("remark: 1 online-softmax")], prog.remarks
+
+
+def test_row_loads_issued_before_the_wait_for_s(monkeypatch):
+    """``TILEORCH_ATTN_ROW_PREFETCH=1`` (loop_row_prefetch.py): the HF-mask program's 16 mask loads of a key tile
+    (64 columns, 16 a thread) come before the loop's ``wait_group 1`` (tile j's S), merged across the loop's
+    whole-tile and masked copies (16, not 32); by default all come after it."""
+    p = PROGRAMS["z32_hf_additive_mask_f16"]
+    for mode, before in (("0", 0), ("1", 16)):
+        monkeypatch.setenv("TILEORCH_ATTN_ROW_PREFETCH", mode)
+        prog = _compile(p.kernel, p.spec, "z32_hf_additive_mask_f16", monkeypatch, "full")
+        loop = _loop_ptx(prog.ptx)
+        parts = re.split(r"wgmma\.wait_group\.sync\.aligned\s+1;", loop)
+        assert len(parts) == 2, loop
+        head, tail = parts
+        assert (head.count("ld.global.b16"), head.count("ld.global.b16") + tail.count("ld.global.b16")) == (before, 16)
+        hit = [r for r in prog.remarks if "producer-loaded tiles" in r]
+        assert (hit[0].startswith("remark: 16 load(s)") if before else not hit), prog.remarks

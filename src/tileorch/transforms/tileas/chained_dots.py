@@ -110,6 +110,9 @@ from tileorch.transforms.tileas.loop_tanh import enabled as loop_tanh_enabled
 from tileorch.transforms.tileas.loop_tanh import uniform_tanh
 from tileorch.transforms.tileas.loop_softmax_exp import enabled as softmax_exp_enabled
 from tileorch.transforms.tileas.loop_softmax_exp import softmax_exp
+from tileorch.transforms.tileas.loop_row_prefetch import enabled as row_prefetch_enabled
+from tileorch.transforms.tileas.loop_row_prefetch import hoist as hoist_row_loads
+from tileorch.transforms.tileas.loop_row_prefetch import record as record_row_load
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
 from tileorch.transforms.tileas.stagger_consumers import emit_stagger, stagger_cycles
 
@@ -655,6 +658,10 @@ class ChainedKernel:
     """The ids of the loop's full-precision ``tanh`` ops under the warp-uniform branch (``loop_tanh.py``)."""
     softmax_exps: set = field(default_factory=set)
     """The ids of the loop's online-softmax ``exp`` ops taken as ``ex2.approx`` (``loop_softmax_exp.py``)."""
+    row_loads: list = field(default_factory=list)
+    """The op groups of the producer-loaded loop tiles' reads of the tile being lowered (``loop_row_prefetch.py``)."""
+    row_prefetched: int = 0
+    """The loads :func:`~tileorch.transforms.tileas.loop_row_prefetch.hoist` moved before the wait for S."""
     launch_grid: list | None = None
     """The launch grid's extents (the persistent kernel's grid parameters) where the program's ``num_programs``
     is read by its work items' count (:func:`~tileorch.transforms.tileas.chained_work_loop.flatten_inner_work_loop`),
@@ -2098,6 +2105,7 @@ class FragmentLowering(EpilogueLowering):
     uniform_divs: set | None = None  # the loop's divisions by one register per thread taken (loop_division)
     small_tanh: set | None = None  # the loop's full tanh ops under the warp-uniform branch taken (loop_tanh)
     softmax_exps: set | None = None  # the loop's online-softmax exp ops taken as ex2.approx (loop_softmax_exp)
+    row_loads: list | None = None  # groups of ops of the producer-loaded tiles' reads (loop_row_prefetch)
 
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         return super().at(v, tuple(self._canon(c) for c in coords))
@@ -2181,7 +2189,7 @@ class FragmentLowering(EpilogueLowering):
                     ploop = ploop.parent_op()
                 if ploop is not None:
                     self.scalars[ploop.body.blocks.first.args[0]] = self.scalars[self.loop_iv]
-                return self._load(ld, coords)
+                return record_row_load(self.row_loads, self.e.block, lambda: self._load(ld, coords))
             raise unsupported(self.store, "reads a tile carried into a region that is not the loop's")
         return super()._at(v, coords)
 
@@ -2498,6 +2506,7 @@ class _Site:
         self.low.uniform_divs = ck.uniform_divided if loop_div_enabled() else None
         self.low.small_tanh = ck.small_tanh if loop_tanh_enabled() else None
         self.low.softmax_exps = ck.softmax_exps if softmax_exp_enabled() else None
+        self.low.row_loads = ck.row_loads if row_prefetch_enabled() else None
         self.low.unit_coords_own = ck.rows == 1  # a one-row tile padded to 64 rows (PADDED_ROWS)
         if coords is not None:
             self.bind(coords, tile_coord)
@@ -3168,9 +3177,13 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             acc_prev = _second_dot(ck, s.e, p_prev, c_prev, b2_addr)
             if pingpong:  # both issued: the other group's turn
                 s.e.add(nvvm.BarrierArriveOp(pp_next, threads))
-            s.e.add(nvvm.WgmmaWaitGroupSyncOp(1))  # tile j's S has landed; tile j-1's second dot may run on
+            wait_s = s.e.add(nvvm.WgmmaWaitGroupSyncOp(1))  # tile j's S has landed; j-1's second dot may run on
+            ck.row_loads.clear()
             p_j, new_j = _versioned(ck, site_of, s, j, masks, lambda site: tile(site, j, s_last, carried),
                                     _frontier(ck.dot2.acc, acc_arg))
+            if row_prefetch_enabled():  # the bias rows' loads issued before the wait (loop_row_prefetch.py)
+                ck.row_prefetched += hoist_row_loads(ck.row_loads, s.tmp, wait_s)
+            ck.row_loads.clear()
             s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
             s.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))  # tile j-1's stage is free
             a_j = f32_p(s, p_j) if late_pack else _pack_after_wait(s.e, p_j, ck.dtype)
@@ -3999,6 +4012,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["loop_tanh_branch"] = len(ck.small_tanh)
     if ck.softmax_exps:
         record["loop_softmax_exp"] = len(ck.softmax_exps)
+    if ck.row_prefetched:
+        record["loop_row_prefetch"] = ck.row_prefetched
     for what, asked in (("late", late_rescale_enabled()), ("skip", skip_rescale_enabled()),
                         ("pack", late_pack_enabled())):
         key = "late_pack" if what == "pack" else f"{what}_rescale"
