@@ -9,10 +9,13 @@
 #   TILEORCH_ATTN_ROW_PREFETCH=1     the per-key-tile row loads (HF mask row, ALiBi key positions) issued before the
 #                                    wait for S instead of after it (loop_row_prefetch.py; SASS: LDGs move from
 #                                    after WARPGROUP.DEPBAR to before the S HGMMAs);
-#   both; TILEORCH_MATH=approx       (every exp approximate: the HF mask's ceiling from the exp form alone).
+#   TILEORCH_ATTN_K_AHEAD=1          q-k norm: tile j+1's K normalised in its stage while tile j's first dot runs
+#                                    (the loop with a K prologue is not pipelined: before, K_j was normalised, then
+#                                    S_j issued and waited for, nothing overlapping);
+#   all three; TILEORCH_MATH=approx  (every exp approximate: the HF mask's ceiling from the exp form alone).
 # Expected: HF mask ex2 above default (CPU: SASS per interior key tile 783 -> 577; textbook 291), prefetch above
-# default for HF mask and ALiBi (latency, not instruction count: 574 vs 577); q-k norm (neither applies) and the
-# control unchanged within noise; err < 5e-3 (f16) / 2e-2 (bf16).  Then the GPU tests of the HF-mask and ALiBi
+# default for HF mask and ALiBi (latency, not instruction count: 574 vs 577); q-k norm above default with K_AHEAD;
+# the control unchanged within noise (none applies to it: SASS 291 either way); err < 5e-3 (f16) / 2e-2 (bf16).  Then the GPU tests of the HF-mask and ALiBi
 # programs under both switches (NaN-prefilled, torch fp32 reference).
 S="$OUT/s32attnperf"; mkdir -p "$S"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl \
@@ -35,15 +38,19 @@ for line in sys.stdin:
 }
 timeout ${BENCH_TIMEOUT:-80} python3 benchmarks/attnzoo32.py --iters 20 --only $ZOO --out "$S/default.json" 2>&1 \
   | tee "$S/default.log" | show default
-TILEORCH_ATTN_SOFTMAX_EXP=ex2 TILEORCH_ATTN_ROW_PREFETCH=1 timeout ${BENCH_TIMEOUT:-80} python3 benchmarks/attnzoo32.py \
-  --iters 20 --only $ZOO --out "$S/both.json" 2>&1 | tee "$S/both.log" | show SOFTMAX_EXP=ex2+ROW_PREFETCH=1
+TILEORCH_ATTN_SOFTMAX_EXP=ex2 TILEORCH_ATTN_ROW_PREFETCH=1 TILEORCH_ATTN_K_AHEAD=1 timeout ${BENCH_TIMEOUT:-80} \
+  python3 benchmarks/attnzoo32.py --iters 20 --only $ZOO --out "$S/all.json" 2>&1 | tee "$S/all.log" \
+  | show SOFTMAX_EXP=ex2+ROW_PREFETCH=1+K_AHEAD=1
 TILEORCH_ATTN_SOFTMAX_EXP=ex2 timeout ${ABLATE_TIMEOUT:-40} python3 benchmarks/attnzoo32.py --iters 20 \
   --only z32_hf_additive_mask_f16 2>&1 | show SOFTMAX_EXP=ex2
 TILEORCH_ATTN_ROW_PREFETCH=1 timeout ${ABLATE_TIMEOUT:-50} python3 benchmarks/attnzoo32.py --iters 20 \
   --only z32_hf_additive_mask_f16,z32_alibi_position_ids_bf16 2>&1 | show ROW_PREFETCH=1
+TILEORCH_ATTN_K_AHEAD=1 timeout ${ABLATE_TIMEOUT:-40} python3 benchmarks/attnzoo32.py --iters 20 \
+  --only z32_qk_rmsnorm 2>&1 | show K_AHEAD=1
 TILEORCH_MATH=approx timeout ${ABLATE_TIMEOUT:-40} python3 benchmarks/attnzoo32.py --iters 20 \
   --only z32_hf_additive_mask_f16 2>&1 | show MATH=approx
-TILEORCH_ATTN_SOFTMAX_EXP=ex2 TILEORCH_ATTN_ROW_PREFETCH=1 timeout ${TEST_TIMEOUT:-40} python3 -m pytest -q \
-  -p no:cacheprovider -rfE -n 4 tests/gpu/test_attnzoo32_gpu.py -k "hf_additive or alibi" > "$S/tests_both.log" 2>&1
-echo "[s32 attnperf GPU tests, hf mask + alibi under both switches] rc=$?"; tail -n 1 "$S/tests_both.log"
+TILEORCH_ATTN_SOFTMAX_EXP=ex2 TILEORCH_ATTN_ROW_PREFETCH=1 TILEORCH_ATTN_K_AHEAD=1 timeout ${TEST_TIMEOUT:-40} \
+  python3 -m pytest -q -p no:cacheprovider -rfE -n 4 tests/gpu/test_attnzoo32_gpu.py -k "hf_additive or alibi or qk" \
+  > "$S/tests_all.log" 2>&1
+echo "[s32 attnperf GPU tests, hf mask + alibi + q-k norm under all three switches] rc=$?"; tail -n 1 "$S/tests_all.log"
 tar czf "$OUT/s32attnperf.tgz" -C "$OUT" s32attnperf

@@ -339,6 +339,10 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                         remarks.append(f"remark: {record['loop_row_prefetch']} load(s) of the consumer loop's "
                                        "producer-loaded tiles (a bias row per key tile) issued before the wait for "
                                        "the tile's first dot (TILEORCH_ATTN_ROW_PREFETCH=1, loop_row_prefetch.py)")
+                    if record.get("k_ahead"):
+                        remarks.append("remark: the K prologue (applied in place to each K tile in its stage) runs "
+                                       "on tile j+1 while tile j's first dot runs, tile 0's before the loop "
+                                       "(TILEORCH_ATTN_K_AHEAD=1)")
                     if record.get("late_rescale"):
                         remarks.append("remark: the second dot's C (the accumulator times a row vector) is computed "
                                        "after the next tile's first dot is issued, before the second dot "

@@ -182,8 +182,12 @@ def test_causal_d160(seq):
     _check(o, _attn(_masked(_scores(q, k, 1 / math.sqrt(160)), _causal(seq, seq)), v))
 
 
-def test_qk_rmsnorm_before_the_dot():
-    """Q's and each K tile's rows RMS-normalised (f32, weights), rounded to f16 as the kernel casts them."""
+@pytest.mark.parametrize("k_ahead", ["0", "1"])
+def test_qk_rmsnorm_before_the_dot(monkeypatch, k_ahead):
+    """Q's and each K tile's rows RMS-normalised (f32, weights), rounded to f16 as the kernel casts them; the K
+    prologue in the tile's own iteration / one tile ahead (``TILEORCH_ATTN_K_AHEAD``; two CTAs of two instances
+    each: the ring's index runs on across instances)."""
+    monkeypatch.setenv("TILEORCH_ATTN_K_AHEAD", k_ahead)
     q, k, v = _h(2, 128, 64), _h(2, 150, 64), _h(2, 150, 64)
     wq, wk = RNG.uniform(0.5, 1.5, 64).astype(np.float32), RNG.uniform(0.5, 1.5, 64).astype(np.float32)
     o = _run("z32_qk_rmsnorm", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2))[5]

@@ -127,6 +127,11 @@ MAX_STAGES = 4
 OVERLAP_ENV = "TILEORCH_ATTN_OVERLAP"
 
 
+def k_ahead_enabled() -> bool:
+    """``TILEORCH_ATTN_K_AHEAD=1`` (default off): the plain loop's K prologue one tile ahead."""
+    return settings.value("TILEORCH_ATTN_K_AHEAD") == "1"
+
+
 def overlap_enabled() -> bool:
     """Intra-warp-group overlap (:class:`Pipelining`): on by default, off when the environment sets
     ``TILEORCH_ATTN_OVERLAP=0`` (read at each compile, part of the disk-cache key).  On the H200
@@ -661,6 +666,8 @@ class ChainedKernel:
     row_loads: list = field(default_factory=list)
     """The op groups of the producer-loaded loop tiles' reads of the tile being lowered (``loop_row_prefetch.py``)."""
     row_prefetched: int = 0
+    k_ahead: bool = False
+    """The plain loop applied tile j+1's K prologue while tile j's first dot ran (``TILEORCH_ATTN_K_AHEAD``)."""
     """The loads :func:`~tileorch.transforms.tileas.loop_row_prefetch.hoist` moved before the wait for S."""
     launch_grid: list | None = None
     """The launch grid's extents (the persistent kernel's grid parameters) where the program's ``num_programs``
@@ -2658,13 +2665,27 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
     if pingpong:
         pp_bar, pp_next, pp_has = kb.pingpong_before(n_tiles)
     threads = kb.ci[kb.plan.consumer_threads]
+    # TILEORCH_ATTN_K_AHEAD: tile j+1's K prologue while tile j's first dot runs (tile 0's before the loop)
+    k_ahead = ck.b_prologue is not None and k_ahead_enabled() and kb.plan.stages >= 2
+
+    def k_prologue_of(j: SSAValue, pre: str) -> None:
+        """Wait for tile ``j``'s full barrier and apply the K prologue to its stage."""
+        st_n, ph_n = kb.stage_index(j, pre)
+        _, fbar_n = kb.stage_barrier(f"{pre}fb", f"{pre}fbar", st_n, off["full"])
+        kb.try_wait(fbar_n, ph_n, "K/V ring full barrier (consumer)", kb.off["full"])
+        kb.k_prologue(kb.v(arith.ExtUIOp(st_n, i64), f"{pre}st_l"))
+
+    if k_ahead:
+        ck.k_ahead = True
+        any_tile = kb.v(cmpi(n_tiles, kb.small(0), "sgt"), "ka_any")
+        _if_values(kb, any_tile, [], lambda: (k_prologue_of(kb.small(0), "ka0"), [])[1], lambda: [])
 
     def iteration(le: Emitter, j: SSAValue, regs: list[SSAValue]) -> list[SSAValue]:
         with kb.into(le.block) as e:
             st, ph, st_l, fb_off0, fbar = kb.tile_stage(j, regs, "r")
             ebar = kb.gep(kb.v(arith.AddiOp(fb_off0, kb.ci[off["empty"]]), "eb_off"), "ebar")
             kb.try_wait(fbar, ph, "K/V ring full barrier (consumer)", kb.off["full"])
-            if ck.b_prologue is not None:  # K computed from its tile: in place in the stage, then the WGMMAs
+            if ck.b_prologue is not None and not k_ahead:  # K computed from its tile: in place, then the WGMMAs
                 kb.k_prologue(st_l)
             db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "b1_so", "db1")
             # 16-byte units of this stage's B2 tile
@@ -2685,6 +2706,10 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
             e.add(nvvm.WgmmaFenceAlignedOp())
             s_last = kb.s_chain("s", s_init, db1)
             e.add(nvvm.WgmmaGroupSyncAlignedOp())
+            if k_ahead:  # tile j+1's K normalised in its stage while this tile's first dot runs
+                j1 = kb.v(arith.AddiOp(j, kb.small(1)), "ka_j1")
+                more = kb.v(cmpi(j1, n_tiles, "slt"), "ka_more")
+                _if_values(kb, more, [], lambda: (k_prologue_of(j1, "ka"), [])[1], lambda: [])
             e.add(nvvm.WgmmaWaitGroupSyncOp(0))
             ck.provide_s(low.provided, _s_regs(ck, s.e, s_last))
             for br in ck.branches:  # the loop's branches on scalars: real branches over whole fragments
@@ -4014,6 +4039,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["loop_softmax_exp"] = len(ck.softmax_exps)
     if ck.row_prefetched:
         record["loop_row_prefetch"] = ck.row_prefetched
+    if ck.k_ahead:
+        record["k_ahead"] = True
     for what, asked in (("late", late_rescale_enabled()), ("skip", skip_rescale_enabled()),
                         ("pack", late_pack_enabled())):
         key = "late_pack" if what == "pack" else f"{what}_rescale"

@@ -1,7 +1,12 @@
-"""``TILEORCH_ATTN_SOFTMAX_EXP=ex2`` (``transforms/tileas/loop_softmax_exp.py``): the chained consumer loop's
-natural ``exp`` of an argument at most 0 (a value minus a max including it) as ``ex2.approx.ftz(x log2 e)``;
-any other ``exp`` keeps the spec's full form.  Structural (the lowered PTX and the remark; no GPU); the
-emulated outputs are in test_attnzoo32_emulated.py (the HF-mask program under both settings).  Needs cuda-tile."""
+"""Session 32's attention-performance switches of the chained tier, structurally (the lowered PTX and the remarks;
+no GPU); the emulated outputs under each are in test_attnzoo32_emulated.py (HF mask, ALiBi, q-k norm).
+
+* ``TILEORCH_ATTN_SOFTMAX_EXP=ex2`` (``loop_softmax_exp.py``): the consumer loop's natural ``exp`` of an argument
+  at most 0 (a value minus a max including it) as ``ex2.approx.ftz(x log2 e)``; any other ``exp`` keeps the
+  spec's full form;
+* ``TILEORCH_ATTN_ROW_PREFETCH=1`` (``loop_row_prefetch.py``): the per-key-tile row loads before the wait for S;
+* ``TILEORCH_ATTN_K_AHEAD=1``: the K prologue (q-k norm) of tile j+1 while tile j's first dot runs.
+Needs cuda-tile."""
 
 from __future__ import annotations
 
@@ -112,3 +117,18 @@ def test_row_loads_issued_before_the_wait_for_s(monkeypatch):
         assert (head.count("ld.global.b16"), head.count("ld.global.b16") + tail.count("ld.global.b16")) == (before, 16)
         hit = [r for r in prog.remarks if "producer-loaded tiles" in r]
         assert (hit[0].startswith("remark: 16 load(s)") if before else not hit), prog.remarks
+
+
+def test_k_prologue_runs_one_tile_ahead(monkeypatch):
+    """q-k norm: by default the loop normalises K (its consumers' named barrier) before the tile's first dot is
+    issued; with ``TILEORCH_ATTN_K_AHEAD=1`` not there (the next tile's K is normalised after the commit, in a
+    block of its own where a next tile exists), with the remark."""
+    p = PROGRAMS["z32_qk_rmsnorm"]
+    for mode in ("0", "1"):
+        monkeypatch.setenv("TILEORCH_ATTN_K_AHEAD", mode)
+        prog = _compile(p.kernel, p.spec, "z32_qk_rmsnorm", monkeypatch, "full")
+        loop = _loop_ptx(prog.ptx)
+        first_commit = loop.index("wgmma.commit_group.sync.aligned")
+        first_bar = loop.find("bar.sync")
+        assert (0 <= first_bar < first_commit) == (mode == "0"), loop
+        assert any("runs on tile j+1" in r for r in prog.remarks) == (mode == "1"), prog.remarks
