@@ -196,3 +196,26 @@ def test_qk_rmsnorm_before_the_dot(monkeypatch, k_ahead):
         x = x.astype(np.float64)
         return (x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w).astype(np.float16)
     _check(o, _attn(_scores(norm(q, wq), norm(k, wk), 0.125), v))
+
+
+@EXTENDED
+def test_qk_rmsnorm_k_ahead_two_consumer_groups(monkeypatch):
+    """The q-k norm program at 128 x 128 tiles (two consumer warp groups sharing the K prologue, the benchmark's
+    form) with ``TILEORCH_ATTN_K_AHEAD=1``: three key tiles, ragged."""
+    import dataclasses
+
+    p = PROGRAMS["z32_qk_rmsnorm"]
+    spec = list(p.spec)
+    spec[0], spec[1], spec[2], spec[5] = ((2, 256, 64), "float16"), ((2, 300, 64), "float16"), \
+        ((2, 300, 64), "float16"), ((2, 256, 64), "float16")
+    spec[-3] = spec[-2] = 128
+    s4.add_sweep_programs(monkeypatch, {"z32_qk_rmsnorm_128": dataclasses.replace(p, spec=spec, grid=(2, 2))})
+    monkeypatch.setenv("TILEORCH_ATTN_K_AHEAD", "1")
+    q, k, v = _h(2, 256, 64), _h(2, 300, 64), _h(2, 300, 64)
+    wq, wk = RNG.uniform(0.5, 1.5, 64).astype(np.float32), RNG.uniform(0.5, 1.5, 64).astype(np.float32)
+    o = s3._chained("z32_qk_rmsnorm_128", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2, 1))[5]
+
+    def norm(x, w):
+        x = x.astype(np.float64)
+        return (x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w).astype(np.float16)
+    _check(o, _attn(_scores(norm(q, wq), norm(k, wk), 0.125), v))
