@@ -2,7 +2,7 @@
 
 Usage::
 
-    python tools/chained_sass_counts.py [--d 64] [--causal] [--tiles 128x128] [--seq 4096] [--env K=V,..]
+    python tools/chained_sass_counts.py [--d 64] [--causal] [--tiles 128x128] [--seq 4096] [--zoo NAME] [--env K=V,..]
         [--nvdisasm PATH] [--save DIR]
 
 Compiles ``attention_fwd`` (tileorch.testing.attention_programs) for fake device arrays with the
@@ -48,6 +48,20 @@ def compile_program(d: int, causal: bool, tiles: tuple[int, int], seq: int):
 
     tm, tn = tiles
     return _compile(attention_fwd, _arrays(4, (64, seq, d)) + (0.18, seq, tm, tn, d, causal))
+
+
+def compile_zoo(name: str, tiles: tuple[int, int] | None = None):
+    """A program of ``tileorch.testing.attnzoo32_programs`` (its spec's sizes; ``tiles``: its ``BM, BN`` constants,
+    the spec's third- and second-last entries, replaced), compiled for sm_90a with ptxas."""
+    from tileorch.driver import compile_program
+    from tileorch.testing.attnzoo32_programs import PROGRAMS
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS[name]
+    spec = list(p.spec)
+    if tiles is not None:
+        spec[-3], spec[-2] = tiles
+    return compile_program(cutile_bytecode(p.kernel, spec), name, arch="sm_90a")
 
 
 def parse_sass(text: str) -> tuple[list[tuple[int, str, str, str]], dict[str, int]]:
@@ -251,6 +265,8 @@ def main(argv=None) -> int:
     ap.add_argument("--causal", action="store_true")
     ap.add_argument("--tiles", default="128x128")
     ap.add_argument("--seq", type=int, default=4096)
+    ap.add_argument("--zoo", default=None, help="a program of tileorch.testing.attnzoo32_programs instead")
+    ap.add_argument("--zoo-tiles", default=None, help="BMxBN for --zoo (default: the program's spec)")
     ap.add_argument("--env", default="", help="K=V,K=V: compile-time switches")
     ap.add_argument("--nvdisasm", default=os.environ.get("NVDISASM") or shutil.which("nvdisasm"))
     ap.add_argument("--save", default=None, help="directory for the PTX, cubin and SASS")
@@ -258,7 +274,8 @@ def main(argv=None) -> int:
     for kv in (x for x in ns.env.split(",") if x.strip()):
         k, v = kv.split("=", 1)
         os.environ[k] = v
-    p = compile_program(ns.d, ns.causal, tuple(int(x) for x in ns.tiles.split("x")), ns.seq)
+    p = compile_zoo(ns.zoo, tuple(int(x) for x in ns.zoo_tiles.split("x")) if ns.zoo_tiles else None) if ns.zoo else \
+        compile_program(ns.d, ns.causal, tuple(int(x) for x in ns.tiles.split("x")), ns.seq)
     regs = [r for r in p.remarks if "registers" in str(r)]
     print(regs[0] if regs else "(no ptxas remark)")
     if ns.save:

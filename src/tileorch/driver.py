@@ -358,6 +358,19 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                                        "below 0.9 (vote.sync.all, one warp-uniform branch per tile; bit for bit the "
                                        "full form; loop_tanh.py, TILEORCH_ATTN_TANH_BRANCH=0: both forms for every "
                                        "element)")
+                    if record.get("loop_softmax_exp"):
+                        remarks.append(f"remark: {record['loop_softmax_exp']} online-softmax exp(s) of the consumer "
+                                       "loop (argument a value minus a max including it: at most 0) computed by "
+                                       "ex2.approx.ftz of x*log2(e) (TILEORCH_ATTN_SOFTMAX_EXP=ex2; about 2^-22 + "
+                                       "2^-24 |x| relative, results below 2^-126 flushed; loop_softmax_exp.py)")
+                    if record.get("loop_row_prefetch"):
+                        remarks.append(f"remark: {record['loop_row_prefetch']} load(s) of the consumer loop's "
+                                       "producer-loaded tiles (a bias row per key tile) issued before the wait for "
+                                       "the tile's first dot (TILEORCH_ATTN_ROW_PREFETCH=1, loop_row_prefetch.py)")
+                    if record.get("k_ahead"):
+                        remarks.append("remark: the K prologue (applied in place to each K tile in its stage) runs "
+                                       "on tile j+1 while tile j's first dot runs, tile 0's before the loop "
+                                       "(TILEORCH_ATTN_K_AHEAD=1)")
                     if record.get("late_rescale"):
                         remarks.append("remark: the second dot's C (the accumulator times a row vector) is computed "
                                        "after the next tile's first dot is issued, before the second dot "

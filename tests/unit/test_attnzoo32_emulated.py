@@ -111,9 +111,12 @@ def test_sink_tile_peeled_before_the_window_loop():
     _check(o, _attn(_masked(_scores(q, k, 0.125), (j <= i) & ((j < 64) | (j > i - 100))), v))
 
 
-def test_alibi_from_left_padded_position_ids():
+@pytest.mark.parametrize("prefetch", ["0", "1"])
+def test_alibi_from_left_padded_position_ids(monkeypatch, prefetch):
     """Batch 0 unpadded, batch 1 left-padded by 70 tokens (position -1: masked as keys; its pad query rows not
-    compared); ALiBi from the loaded positions, causal by position."""
+    compared); ALiBi from the loaded positions, causal by position; the key positions' loads after / before the
+    wait for S (``TILEORCH_ATTN_ROW_PREFETCH``)."""
+    monkeypatch.setenv("TILEORCH_ATTN_ROW_PREFETCH", prefetch)
     q, k, v = _h(2, 2, 160, 64), _h(2, 2, 160, 64), _h(2, 2, 160, 64)
     pos = np.stack([np.arange(160), np.r_[np.full(70, -1), np.arange(90)]]).astype(np.int32)
     o = _run("z32_alibi_position_ids_bf16", {0: q, 1: k, 2: v, 3: pos}, (3, 2, 2))[4]
@@ -127,8 +130,13 @@ def test_alibi_from_left_padded_position_ids():
             _check(o[b, h][real], ref)
 
 
-def test_hf_additive_f16_mask_broadcast():
-    """``[B, 1, 1, Sk]`` f16 mask: batch 1 drops keys 120.. (``finfo(f16).min``), batch 0 keys 7 and 50."""
+@pytest.mark.parametrize("softmax_exp,prefetch", [("full", "0"), ("ex2", "1")])
+def test_hf_additive_f16_mask_broadcast(monkeypatch, softmax_exp, prefetch):
+    """``[B, 1, 1, Sk]`` f16 mask: batch 1 drops keys 120.. (``finfo(f16).min``), batch 0 keys 7 and 50; the
+    loop's natural exp as the program asks (full) and as ``ex2.approx`` (``TILEORCH_ATTN_SOFTMAX_EXP=ex2``), the
+    mask row's loads after / before the wait for S (``TILEORCH_ATTN_ROW_PREFETCH``)."""
+    monkeypatch.setenv("TILEORCH_ATTN_SOFTMAX_EXP", softmax_exp)
+    monkeypatch.setenv("TILEORCH_ATTN_ROW_PREFETCH", prefetch)
     q, k, v = _h(4, 100, 64), _h(4, 170, 64), _h(4, 170, 64)
     mask = np.zeros((2, 1, 1, 170), np.float16)
     mask[1, ..., 120:] = np.finfo(np.float16).min
@@ -174,11 +182,38 @@ def test_causal_d160(seq):
     _check(o, _attn(_masked(_scores(q, k, 1 / math.sqrt(160)), _causal(seq, seq)), v))
 
 
-def test_qk_rmsnorm_before_the_dot():
-    """Q's and each K tile's rows RMS-normalised (f32, weights), rounded to f16 as the kernel casts them."""
+@pytest.mark.parametrize("k_ahead", ["0", "1"])
+def test_qk_rmsnorm_before_the_dot(monkeypatch, k_ahead):
+    """Q's and each K tile's rows RMS-normalised (f32, weights), rounded to f16 as the kernel casts them; the K
+    prologue in the tile's own iteration / one tile ahead (``TILEORCH_ATTN_K_AHEAD``; two CTAs of two instances
+    each: the ring's index runs on across instances)."""
+    monkeypatch.setenv("TILEORCH_ATTN_K_AHEAD", k_ahead)
     q, k, v = _h(2, 128, 64), _h(2, 150, 64), _h(2, 150, 64)
     wq, wk = RNG.uniform(0.5, 1.5, 64).astype(np.float32), RNG.uniform(0.5, 1.5, 64).astype(np.float32)
     o = _run("z32_qk_rmsnorm", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2))[5]
+
+    def norm(x, w):
+        x = x.astype(np.float64)
+        return (x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w).astype(np.float16)
+    _check(o, _attn(_scores(norm(q, wq), norm(k, wk), 0.125), v))
+
+
+@EXTENDED
+def test_qk_rmsnorm_k_ahead_two_consumer_groups(monkeypatch):
+    """The q-k norm program at 128 x 128 tiles (two consumer warp groups sharing the K prologue, the benchmark's
+    form) with ``TILEORCH_ATTN_K_AHEAD=1``: three key tiles, ragged."""
+    import dataclasses
+
+    p = PROGRAMS["z32_qk_rmsnorm"]
+    spec = list(p.spec)
+    spec[0], spec[1], spec[2], spec[5] = ((2, 256, 64), "float16"), ((2, 300, 64), "float16"), \
+        ((2, 300, 64), "float16"), ((2, 256, 64), "float16")
+    spec[-3] = spec[-2] = 128
+    s4.add_sweep_programs(monkeypatch, {"z32_qk_rmsnorm_128": dataclasses.replace(p, spec=spec, grid=(2, 2))})
+    monkeypatch.setenv("TILEORCH_ATTN_K_AHEAD", "1")
+    q, k, v = _h(2, 256, 64), _h(2, 300, 64), _h(2, 300, 64)
+    wq, wk = RNG.uniform(0.5, 1.5, 64).astype(np.float32), RNG.uniform(0.5, 1.5, 64).astype(np.float32)
+    o = s3._chained("z32_qk_rmsnorm_128", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2, 1))[5]
 
     def norm(x, w):
         x = x.astype(np.float64)

@@ -108,6 +108,11 @@ from tileorch.transforms.tileas.loop_division import enabled as loop_div_enabled
 from tileorch.transforms.tileas.loop_division import uniform_quotients
 from tileorch.transforms.tileas.loop_tanh import enabled as loop_tanh_enabled
 from tileorch.transforms.tileas.loop_tanh import uniform_tanh
+from tileorch.transforms.tileas.loop_softmax_exp import enabled as softmax_exp_enabled
+from tileorch.transforms.tileas.loop_softmax_exp import softmax_exp
+from tileorch.transforms.tileas.loop_row_prefetch import enabled as row_prefetch_enabled
+from tileorch.transforms.tileas.loop_row_prefetch import hoist as hoist_row_loads
+from tileorch.transforms.tileas.loop_row_prefetch import record as record_row_load
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
 from tileorch.transforms.tileas.stagger_consumers import emit_stagger, stagger_cycles
 
@@ -120,6 +125,11 @@ MAX_STAGES = 4
 """K/V ring depth (as many as shared memory holds, at most this): the producer loads tile
 ``j + stages`` once every consumer thread has released tile ``j`` (the stage's empty barrier)."""
 OVERLAP_ENV = "TILEORCH_ATTN_OVERLAP"
+
+
+def k_ahead_enabled() -> bool:
+    """``TILEORCH_ATTN_K_AHEAD=1`` (default off): the plain loop's K prologue one tile ahead."""
+    return settings.value("TILEORCH_ATTN_K_AHEAD") == "1"
 
 
 def overlap_enabled() -> bool:
@@ -651,6 +661,14 @@ class ChainedKernel:
     """The ids of the loop's IEEE divisions evaluated with one reciprocal per thread (``loop_division.py``)."""
     small_tanh: set = field(default_factory=set)
     """The ids of the loop's full-precision ``tanh`` ops under the warp-uniform branch (``loop_tanh.py``)."""
+    softmax_exps: set = field(default_factory=set)
+    """The ids of the loop's online-softmax ``exp`` ops taken as ``ex2.approx`` (``loop_softmax_exp.py``)."""
+    row_loads: list = field(default_factory=list)
+    """The op groups of the producer-loaded loop tiles' reads of the tile being lowered (``loop_row_prefetch.py``)."""
+    row_prefetched: int = 0
+    k_ahead: bool = False
+    """The plain loop applied tile j+1's K prologue while tile j's first dot ran (``TILEORCH_ATTN_K_AHEAD``)."""
+    """The loads :func:`~tileorch.transforms.tileas.loop_row_prefetch.hoist` moved before the wait for S."""
     launch_grid: list | None = None
     """The launch grid's extents (the persistent kernel's grid parameters) where the program's ``num_programs``
     is read by its work items' count (:func:`~tileorch.transforms.tileas.chained_work_loop.flatten_inner_work_loop`),
@@ -2093,6 +2111,8 @@ class FragmentLowering(EpilogueLowering):
     row_div: RowDivision | None = None  # IEEE divisions by one reciprocal per divisor value (row_division)
     uniform_divs: set | None = None  # the loop's divisions by one register per thread taken (loop_division)
     small_tanh: set | None = None  # the loop's full tanh ops under the warp-uniform branch taken (loop_tanh)
+    softmax_exps: set | None = None  # the loop's online-softmax exp ops taken as ex2.approx (loop_softmax_exp)
+    row_loads: list | None = None  # groups of ops of the producer-loaded tiles' reads (loop_row_prefetch)
 
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         return super().at(v, tuple(self._canon(c) for c in coords))
@@ -2145,6 +2165,10 @@ class FragmentLowering(EpilogueLowering):
             return regs[4 * gj[0] + 2 * h + gj[1]]
         if isinstance(v.type, TensorType) and isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.reduce":
             return self._reduce(v.owner, coords)
+        if self.softmax_exps is not None:
+            x = softmax_exp(self, v, coords)
+            if x is not None:
+                return x
         if self.exp2_fma and isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.exp2" and len(coords) == 2 \
                 and isinstance(v.type.element_type, Float32Type):
             gj = self.col_of.get(id(coords[1].value))
@@ -2172,7 +2196,7 @@ class FragmentLowering(EpilogueLowering):
                     ploop = ploop.parent_op()
                 if ploop is not None:
                     self.scalars[ploop.body.blocks.first.args[0]] = self.scalars[self.loop_iv]
-                return self._load(ld, coords)
+                return record_row_load(self.row_loads, self.e.block, lambda: self._load(ld, coords))
             raise unsupported(self.store, "reads a tile carried into a region that is not the loop's")
         return super()._at(v, coords)
 
@@ -2488,6 +2512,8 @@ class _Site:
         self.low.exp2_fma = exp2_fma_period(ck.d, ck.dv)
         self.low.uniform_divs = ck.uniform_divided if loop_div_enabled() else None
         self.low.small_tanh = ck.small_tanh if loop_tanh_enabled() else None
+        self.low.softmax_exps = ck.softmax_exps if softmax_exp_enabled() else None
+        self.low.row_loads = ck.row_loads if row_prefetch_enabled() else None
         self.low.unit_coords_own = ck.rows == 1  # a one-row tile padded to 64 rows (PADDED_ROWS)
         if coords is not None:
             self.bind(coords, tile_coord)
@@ -2639,13 +2665,27 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
     if pingpong:
         pp_bar, pp_next, pp_has = kb.pingpong_before(n_tiles)
     threads = kb.ci[kb.plan.consumer_threads]
+    # TILEORCH_ATTN_K_AHEAD: tile j+1's K prologue while tile j's first dot runs (tile 0's before the loop)
+    k_ahead = ck.b_prologue is not None and k_ahead_enabled() and kb.plan.stages >= 2
+
+    def k_prologue_of(j: SSAValue, pre: str) -> None:
+        """Wait for tile ``j``'s full barrier and apply the K prologue to its stage."""
+        st_n, ph_n = kb.stage_index(j, pre)
+        _, fbar_n = kb.stage_barrier(f"{pre}fb", f"{pre}fbar", st_n, off["full"])
+        kb.try_wait(fbar_n, ph_n, "K/V ring full barrier (consumer)", kb.off["full"])
+        kb.k_prologue(kb.v(arith.ExtUIOp(st_n, i64), f"{pre}st_l"))
+
+    if k_ahead:
+        ck.k_ahead = True
+        any_tile = kb.v(cmpi(n_tiles, kb.small(0), "sgt"), "ka_any")
+        _if_values(kb, any_tile, [], lambda: (k_prologue_of(kb.small(0), "ka0"), [])[1], lambda: [])
 
     def iteration(le: Emitter, j: SSAValue, regs: list[SSAValue]) -> list[SSAValue]:
         with kb.into(le.block) as e:
             st, ph, st_l, fb_off0, fbar = kb.tile_stage(j, regs, "r")
             ebar = kb.gep(kb.v(arith.AddiOp(fb_off0, kb.ci[off["empty"]]), "eb_off"), "ebar")
             kb.try_wait(fbar, ph, "K/V ring full barrier (consumer)", kb.off["full"])
-            if ck.b_prologue is not None:  # K computed from its tile: in place in the stage, then the WGMMAs
+            if ck.b_prologue is not None and not k_ahead:  # K computed from its tile: in place, then the WGMMAs
                 kb.k_prologue(st_l)
             db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "b1_so", "db1")
             # 16-byte units of this stage's B2 tile
@@ -2666,6 +2706,10 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
             e.add(nvvm.WgmmaFenceAlignedOp())
             s_last = kb.s_chain("s", s_init, db1)
             e.add(nvvm.WgmmaGroupSyncAlignedOp())
+            if k_ahead:  # tile j+1's K normalised in its stage while this tile's first dot runs
+                j1 = kb.v(arith.AddiOp(j, kb.small(1)), "ka_j1")
+                more = kb.v(cmpi(j1, n_tiles, "slt"), "ka_more")
+                _if_values(kb, more, [], lambda: (k_prologue_of(j1, "ka"), [])[1], lambda: [])
             e.add(nvvm.WgmmaWaitGroupSyncOp(0))
             ck.provide_s(low.provided, _s_regs(ck, s.e, s_last))
             for br in ck.branches:  # the loop's branches on scalars: real branches over whole fragments
@@ -3158,9 +3202,13 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             acc_prev = _second_dot(ck, s.e, p_prev, c_prev, b2_addr)
             if pingpong:  # both issued: the other group's turn
                 s.e.add(nvvm.BarrierArriveOp(pp_next, threads))
-            s.e.add(nvvm.WgmmaWaitGroupSyncOp(1))  # tile j's S has landed; tile j-1's second dot may run on
+            wait_s = s.e.add(nvvm.WgmmaWaitGroupSyncOp(1))  # tile j's S has landed; j-1's second dot may run on
+            ck.row_loads.clear()
             p_j, new_j = _versioned(ck, site_of, s, j, masks, lambda site: tile(site, j, s_last, carried),
                                     _frontier(ck.dot2.acc, acc_arg))
+            if row_prefetch_enabled():  # the bias rows' loads issued before the wait (loop_row_prefetch.py)
+                ck.row_prefetched += hoist_row_loads(ck.row_loads, s.tmp, wait_s)
+            ck.row_loads.clear()
             s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
             s.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))  # tile j-1's stage is free
             a_j = f32_p(s, p_j) if late_pack else _pack_after_wait(s.e, p_j, ck.dtype)
@@ -3987,6 +4035,12 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["loop_uniform_div"] = len(ck.uniform_divided)
     if ck.small_tanh:
         record["loop_tanh_branch"] = len(ck.small_tanh)
+    if ck.softmax_exps:
+        record["loop_softmax_exp"] = len(ck.softmax_exps)
+    if ck.row_prefetched:
+        record["loop_row_prefetch"] = ck.row_prefetched
+    if ck.k_ahead:
+        record["k_ahead"] = True
     for what, asked in (("late", late_rescale_enabled()), ("skip", skip_rescale_enabled()),
                         ("pack", late_pack_enabled())):
         key = "late_pack" if what == "pack" else f"{what}_rescale"
