@@ -15,7 +15,7 @@ This module imports nothing of tileorch: every layer may read settings.
 from __future__ import annotations
 
 import os
-import threading
+from _thread import _local as _ThreadLocal  # threading.local itself, without threading's imports
 
 PREFIX = "TILEORCH_"
 
@@ -240,7 +240,7 @@ CODEGEN: tuple[str, ...] = tuple(name for name, s in SETTINGS.items() if s.codeg
 without it."""
 
 
-_local = threading.local()
+_local = _ThreadLocal()  # (`threading` imports collections and functools, which a cached relaunch does not)
 """This thread's overrides (:class:`overridden`): ``_local.texts``, setting name -> checked text."""
 
 

@@ -771,7 +771,8 @@ for _c in _MATH:
 def _uniform_int(v: SSAValue) -> int | None:
     """The one integer every element of the ``cuda_tile`` value ``v`` holds when it is a constant
     (through broadcasts and reshapes), else None."""
-    while isinstance(v.owner, (ct.BroadcastOp, ct.ReshapeOp)):
+    through = (ct.op_name("BroadcastOp"), ct.op_name("ReshapeOp"))  # (by name: asking for a class defines it)
+    while isinstance(v.owner, Operation) and v.owner.name in through:
         v = v.owner.source
     if not isinstance(v.owner, ct.ConstantOp):
         return None
