@@ -69,3 +69,15 @@ def test_a_raising_emulation_stores_nothing(memo_dir):
         with pytest.raises(ptx_emulator.Fault):
             emulation_memo.emulate_once("helper", ("fails",), fails)
     assert not compile_memo._PROGRAMS and not list(memo_dir.iterdir())
+
+
+def test_a_warning_raised_in_the_emulator_is_no_patch(monkeypatch):
+    """A warning raised in the emulator module's code (numpy's overflow in a cast, say) adds
+    ``__warningregistry__`` to its globals: not a patch (the clean-clone CI of session 32 ran the
+    suite with every memo bypassed and these tests failing after one such warning)."""
+    from tileorch.testing import ptx_emulator
+
+    monkeypatch.setitem(vars(ptx_emulator), "__warningregistry__", {"version": 1})
+    assert emulation_memo.emulator_unpatched()
+    monkeypatch.setitem(vars(ptx_emulator), "SOME_NEW_GLOBAL", 1)
+    assert not emulation_memo.emulator_unpatched()

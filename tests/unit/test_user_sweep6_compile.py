@@ -306,6 +306,21 @@ def test_qk_norm_kernel_is_proved(name, persistent, monkeypatch):
     assert result.ok, result.violation
 
 
+def test_the_k_prologue_one_tile_ahead_is_not_yet_provable(monkeypatch):
+    """``TILEORCH_ATTN_K_AHEAD=1`` (q-k norm 198 -> 222 TFLOP/s on an H100, session 32) waits for two full
+    barriers in the loop (tile j's and, ahead, tile j+1's): the protocol extractor takes one, so
+    ``tileorch check`` refuses the kernel with a located error -- which is why the switch stays off by
+    default (issue 20: every default kernel's pipelines proved)."""
+    from tileorch.analysis.extract import extract
+    from tileorch.diagnostics import LocatedError
+
+    kind, lowered, _ = _lowered("attn_qk_norm", {"TILEORCH_ATTN_PERSISTENT": "0", "TILEORCH_ATTN_K_AHEAD": "1"},
+                                monkeypatch)
+    assert kind == "chained"
+    with pytest.raises(LocatedError, match="expected one consumer full-barrier wait in its loop, found 2"):
+        extract(lowered)
+
+
 @pytest.mark.parametrize("name, text", [
     ("attn_qk_norm", "q = q.astype(Q.dtype)"),
     ("attn_qk_norm", "k = (k * ct.rsqrt("),
