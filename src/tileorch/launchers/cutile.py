@@ -923,6 +923,65 @@ def warp_program_launch(programs_x: int, most: int, per_warp: int, sms: int, reg
     return 32 * warps, -(-programs_x // (warps * per_warp))
 
 
+def instances_per_cta(grid: tuple, resident: int, sms: int) -> int:
+    """Program instances along x per CTA of a kernel whose final atomics are combined over them
+    (``transforms/tileaa_to_simt/combined_atomics.py``) launched over ``grid`` programs, when ``resident`` CTAs fit
+    one SM: the fewest that make the CTAs one wave (``sms * resident``), so every CTA runs the same number of
+    instances (give or take one) and each makes its atomics once; 1 when the grid is one wave already.
+    ``TILEORCH_CTA_PROGRAMS=N`` forces ``N`` (for measuring)."""
+    from tileorch import settings
+
+    forced = settings.integer("TILEORCH_CTA_PROGRAMS")
+    if forced:
+        return forced
+    x, rest = grid[0], max(1, grid[1] * grid[2])
+    wave_x = max(1, sms * max(1, resident) // rest)  # CTAs along x of one wave
+    return max(1, -(-x // wave_x))
+
+
+def combined_launch(grid: tuple, per_cta: int) -> tuple[list[int], tuple]:
+    """The two trailing ``i32`` parameters (the programs along x, ``per_cta``) and the grid of a launch of a kernel
+    with combined atomics (``CutileProgram.cta_programs``) over ``grid`` programs, ``per_cta`` instances a CTA."""
+    return [grid[0], per_cta], (-(-grid[0] // per_cta), *grid[1:])
+
+
+EMULATED_CTA_PROGRAMS = 3
+"""Instances per CTA the CPU emulators run a kernel with combined atomics with (``TILEORCH_CTA_PROGRAMS`` when
+set): several, and a last CTA with fewer for grids that are not a multiple of 3."""
+
+
+def emulated_instances_per_cta() -> int:
+    from tileorch import settings
+
+    return settings.integer("TILEORCH_CTA_PROGRAMS") or EMULATED_CTA_PROGRAMS
+
+
+def resident_ctas(image: Any, threads: int, smem: int) -> int:
+    """CTAs of ``threads`` threads and ``smem`` bytes of dynamic shared memory of the kernel ``image`` one SM holds
+    (the driver's occupancy calculator; else an estimate from its registers: 64 K registers, 2048 threads and 32
+    CTAs an SM)."""
+    found = getattr(image, "resident", None)
+    if found is None:
+        found = image.resident = {}
+    key = (threads, smem)
+    if key not in found:
+        n = 0
+        try:
+            from tileorch.runtime.driver import api
+
+            drv = api()
+            err, n = drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(image.function, threads, smem)
+            n = int(n) if int(err) == 0 else 0
+        except Exception:  # noqa: BLE001 - a driver (or a test's fake) without the call: the estimate
+            n = 0
+        if n <= 0:
+            warps = -(-threads // 32)
+            per_warp = -(-max(1, image.registers()) * 32 // 256) * 256
+            n = max(1, min(32, 2048 // (warps * 32), 65536 // (per_warp * warps)))
+        found[key] = n
+    return found[key]
+
+
 def split_cluster_size(programs: int, most: int, sms: int) -> int:
     """CTAs per program for a kernel whose reduction loop is split over a cluster: the largest
     power of two up to ``most`` with every CTA of the grid on its own SM (1: the grid already
@@ -1921,6 +1980,10 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         params = params + [struct.pack("<i", grid3[0])]
         block, grid_x = warp_program_launch(grid3[0], most, per_warp, dev.sm_count, entry.image.registers())
         grid3 = (grid_x, grid3[1], grid3[2])
+    if getattr(program, "cta_programs", 0):  # several instances per CTA, their final atomics combined
+        per_cta = instances_per_cta(grid3, resident_ctas(entry.image, block, smem), dev.sm_count)
+        extra, grid3 = combined_launch(grid3, per_cta)
+        params = params + [struct.pack("<i", v) for v in extra]
     cluster = 1
     most = int(getattr(program, "cluster_split", 0) or 0)
     if most:  # the reduction loop split over a cluster (cluster_split.py): clusters of `cluster` CTAs along x

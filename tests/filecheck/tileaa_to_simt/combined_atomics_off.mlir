@@ -1,0 +1,85 @@
+// RUN: tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s
+
+// Atomics that may not be combined: one instance per CTA, and the reason on the kernel (the driver's remark).
+// An address that depends on the program id along x (each instance its own counter):
+// CHECK-LABEL: func.func @per_row
+// CHECK-SAME: (%{{[0-9]+}}: !llvm.ptr<1>)
+// CHECK-SAME: tileorch.combined_atomics_off = "its address or mask differs between instances: it depends on the program id along x"
+// CHECK-NOT: scf.for
+// CHECK: func.return
+builtin.module {
+  nv_tileaa.func @per_row(%cnt: !nv_tileaa.ptr<i32>) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %pid = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %p1 = nv_tileaa.splat %pid : i32 -> tensor<1xi32>
+    %c1 = nv_tileaa.splat %cnt : !nv_tileaa.ptr<i32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %pc = nv_tileaa.offset %c1, %p1 : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %o, %t = nv_tileaa.atomic_rmw %pc, %p1 {rmw_mode = #nv_tileaa.rmw_mode<add>, mem_semantic = #nv_tileaa.mem_semantic<acq_rel>, mem_scope = #nv_tileaa.mem_scope<gpu>} : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1xi32>
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+// An address loaded from memory (a histogram's bins):
+// CHECK-LABEL: func.func @loaded_bin
+// CHECK-SAME: (%{{[0-9]+}}: !llvm.ptr<1>, %{{[0-9]+}}: !llvm.ptr<1>)
+// CHECK-SAME: tileorch.combined_atomics_off = "its address or mask differs between instances: it depends on a value loaded from memory"
+// CHECK-NOT: scf.for
+// CHECK: func.return
+builtin.module {
+  nv_tileaa.func @loaded_bin(%bins: !nv_tileaa.ptr<i32>, %cnt: !nv_tileaa.ptr<i32>) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %z = arith.constant dense<0> : tensor<1xi32>
+    %b1 = nv_tileaa.splat %bins : !nv_tileaa.ptr<i32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %pb = nv_tileaa.offset %b1, %z : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %bin, %t0 = nv_tileaa.load %pb : tensor<1x!nv_tileaa.ptr<i32>> -> tensor<1xi32>
+    %c1 = nv_tileaa.splat %cnt : !nv_tileaa.ptr<i32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %pc = nv_tileaa.offset %c1, %bin : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %one = arith.constant dense<1> : tensor<1xi32>
+    %o, %t = nv_tileaa.atomic_rmw %pc, %one {rmw_mode = #nv_tileaa.rmw_mode<add>, mem_semantic = #nv_tileaa.mem_semantic<acq_rel>, mem_scope = #nv_tileaa.mem_scope<gpu>} : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1xi32>
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+// The old value used; an exchange (not a fold); another atomic before (an instance could wait for another):
+// CHECK-LABEL: func.func @old_used
+// CHECK-SAME: tileorch.combined_atomics_off = "its old value is used"
+// CHECK-NOT: scf.for
+// CHECK-LABEL: func.func @swap
+// CHECK-SAME: tileorch.combined_atomics_off = "its xchg is not an associative and commutative fold"
+// CHECK-NOT: scf.for
+// CHECK-LABEL: func.func @after_cas
+// CHECK-SAME: tileorch.combined_atomics_off = "the program has other atomics (an instance could wait for one the same CTA runs later)"
+// CHECK-NOT: scf.for
+// CHECK: func.return
+builtin.module {
+  nv_tileaa.func @old_used(%cnt: !nv_tileaa.ptr<i32>) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %z = arith.constant dense<0> : tensor<1xi32>
+    %c1 = nv_tileaa.splat %cnt : !nv_tileaa.ptr<i32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %pc = nv_tileaa.offset %c1, %z : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %one = arith.constant dense<1> : tensor<1xi32>
+    %o, %t = nv_tileaa.atomic_rmw %pc, %one {rmw_mode = #nv_tileaa.rmw_mode<add>, mem_semantic = #nv_tileaa.mem_semantic<acq_rel>, mem_scope = #nv_tileaa.mem_scope<gpu>} : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1xi32>
+    %u = nv_tileaa.addi %o, %one : tensor<1xi32>
+    nv_tileaa.return
+  }
+  nv_tileaa.func @swap(%cnt: !nv_tileaa.ptr<i32>) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %z = arith.constant dense<0> : tensor<1xi32>
+    %c1 = nv_tileaa.splat %cnt : !nv_tileaa.ptr<i32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %pc = nv_tileaa.offset %c1, %z : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %one = arith.constant dense<1> : tensor<1xi32>
+    %o, %t = nv_tileaa.atomic_rmw %pc, %one {rmw_mode = #nv_tileaa.rmw_mode<xchg>, mem_semantic = #nv_tileaa.mem_semantic<acq_rel>, mem_scope = #nv_tileaa.mem_scope<gpu>} : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1xi32>
+    nv_tileaa.return
+  }
+  nv_tileaa.func @after_cas(%lock: !nv_tileaa.ptr<i32>, %cnt: !nv_tileaa.ptr<i32>) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %c0 = arith.constant 0 : i32
+    %c1i = arith.constant 1 : i32
+    %was, %t0 = nv_tileaa.atomic_cas %lock, %c0, %c1i {mem_semantic = #nv_tileaa.mem_semantic<acquire>, mem_scope = #nv_tileaa.mem_scope<gpu>} : !nv_tileaa.ptr<i32>, i32, i32 -> i32
+    %z = arith.constant dense<0> : tensor<1xi32>
+    %c1 = nv_tileaa.splat %cnt : !nv_tileaa.ptr<i32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %pc = nv_tileaa.offset %c1, %z : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %w = nv_tileaa.splat %was : i32 -> tensor<1xi32>
+    %o, %t = nv_tileaa.atomic_rmw %pc, %w {rmw_mode = #nv_tileaa.rmw_mode<add>, mem_semantic = #nv_tileaa.mem_semantic<acq_rel>, mem_scope = #nv_tileaa.mem_scope<gpu>} : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1xi32>
+    nv_tileaa.return
+  }
+}
