@@ -83,3 +83,32 @@ builtin.module {
     nv_tileaa.return
   }
 }
+
+// -----
+
+// Two combined atomics of one value (the column min and max of a row): each atomic takes its own fold (a value
+// shared by two atomics once gave both the last fold).
+// CHECK-LABEL: func.func @min_max_same_value
+// CHECK-SAME: tileorch.combined_atomics = 2 : i32, tileorch.reassociated_atomics = 0 : i32
+// CHECK: %[[MN:.*]], %[[MX:.*]] = scf.for
+// CHECK: arith.minsi
+// CHECK: arith.maxsi
+// CHECK: llvm.atomicrmw min %{{.*}}, %[[MN]] syncscope("device") monotonic
+// CHECK: llvm.atomicrmw max %{{.*}}, %[[MX]] syncscope("device") monotonic
+builtin.module {
+  nv_tileaa.func @min_max_same_value(%x: !nv_tileaa.ptr<i32>, %mn: !nv_tileaa.ptr<i32>, %mx: !nv_tileaa.ptr<i32>) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %pid = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %p1 = nv_tileaa.splat %pid : i32 -> tensor<1xi32>
+    %x1 = nv_tileaa.splat %x : !nv_tileaa.ptr<i32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %px = nv_tileaa.offset %x1, %p1 : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %v, %t0 = nv_tileaa.load %px : tensor<1x!nv_tileaa.ptr<i32>> -> tensor<1xi32>
+    %z = arith.constant dense<0> : tensor<1xi32>
+    %n1 = nv_tileaa.splat %mn : !nv_tileaa.ptr<i32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %pn = nv_tileaa.offset %n1, %z : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %o1, %t1 = nv_tileaa.atomic_rmw %pn, %v {rmw_mode = #nv_tileaa.rmw_mode<min>, mem_semantic = #nv_tileaa.mem_semantic<relaxed>, mem_scope = #nv_tileaa.mem_scope<gpu>} : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1xi32>
+    %m1 = nv_tileaa.splat %mx : !nv_tileaa.ptr<i32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %pm = nv_tileaa.offset %m1, %z : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1x!nv_tileaa.ptr<i32>>
+    %o2, %t2 = nv_tileaa.atomic_rmw %pm, %v {rmw_mode = #nv_tileaa.rmw_mode<max>, mem_semantic = #nv_tileaa.mem_semantic<relaxed>, mem_scope = #nv_tileaa.mem_scope<gpu>} : tensor<1x!nv_tileaa.ptr<i32>>, tensor<1xi32> -> tensor<1xi32>
+    nv_tileaa.return
+  }
+}

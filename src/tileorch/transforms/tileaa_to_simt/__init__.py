@@ -485,16 +485,18 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             return b.if_(b.v(cmpi(inst, programs, "ult")), run, lambda bb: acc, types=types)
 
         folded = e.for_(e.const(0), per_cta, e.const(1), inits, instance)
-        i = 0
+        mine, i = {}, 0  # each atomic's folded value (two atomics may fold one value: min and max of x)
         for a in plan.atomics:
             n = len(self.flatten_type(a.value.type, a))
             value = held[a]
-            if isinstance(value, Tile):
-                self.vals[a.value] = Tile(value.shape, value.element, folded[i:i + n], value.replicated)
-            else:
-                self.vals[a.value] = folded[i]
+            mine[a] = (Tile(value.shape, value.element, folded[i:i + n], value.replicated)
+                       if isinstance(value, Tile) else folded[i])
             i += n
-        self.lower_ops(e, [op for op in ops if op in plan.after])
+        for op in ops:
+            if op in plan.after:
+                if op in mine:
+                    self.vals[op.value] = mine[op]
+                self.lower_ops(e, [op])
 
     @staticmethod
     def _fold(e: Emitter, rmw: str, acc: SSAValue, x: SSAValue) -> SSAValue:
