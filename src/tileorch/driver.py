@@ -794,6 +794,9 @@ _SIMT_KERNEL_REMARKS = (
     ("tileorch.gather_min_ctas", "a gather without a loop: ptxas asked to keep {n} CTAs resident per SM "
      "(.minnctapersm; more warps hide the index load's and then the rows' latency; "
      "tileaa_to_simt/gather_occupancy.py; TILEORCH_GATHER_WARPS=0: no hint)"),
+    ("tileorch.combined_min_ctas", "several instances a CTA: ptxas asked to keep {n} CTAs resident per SM "
+     "(.minnctapersm: the instance loop's registers would cut the resident CTAs the launch's one wave counts; "
+     "dropped where ptxas spills to meet it; tileaa_to_simt/combined_atomics.py)"),
     ("tileorch.store_chunk", "stores interleaved with the loads: each group of {n} runs of a tile store issued right "
      "after the loads it needs (fewer registers live; tileaa_to_simt/store_chunks.py; TILEORCH_SIMT_STORE_CHUNK, "
      "default off)"),

@@ -360,16 +360,16 @@ class Interpreter:
         parameter and runs ``T / 32`` warps per CTA, each ``tileorch.programs_per_warp``
         programs (1 when absent), the last CTA partly idle; one whose final atomics are combined
         (``tileorch.combined_atomics``) its two trailing parameters, as the launcher gives them, with
-        ``tileorch.launchers.cutile.emulated_instances_per_cta()`` instances per CTA."""
+        ``tileorch.launchers.cutile.emulated_launch``'s instances per CTA."""
         if "tileorch.warp_programs" in self.fn.attributes:
             per_warp = self.fn.attributes.get("tileorch.programs_per_warp")
             per_cta = self.T // 32 * (per_warp.value.data if per_warp is not None else 1)
             args = [*args, grid[0]]
             grid = (-(-grid[0] // per_cta), grid[1], grid[2])
         if "tileorch.combined_atomics" in self.fn.attributes:  # several instances per CTA (combined_atomics.py)
-            from tileorch.launchers.cutile import combined_launch, emulated_instances_per_cta
+            from tileorch.launchers.cutile import emulated_launch
 
-            extra, grid = combined_launch(tuple(grid), emulated_instances_per_cta())
+            extra, grid = emulated_launch(tuple(grid))
             args = [*args, *extra]
         self.grid = grid
         for z in range(grid[2]):

@@ -152,3 +152,21 @@ def test_per_row_address_not_combined(monkeypatch):
                               (ROWS,))
     sums = x.sum(1)
     np.testing.assert_array_equal(got[1], [sums[0::2].sum(), sums[1::2].sum()])
+
+
+def test_launch_is_one_wave_of_resident_ctas(monkeypatch):
+    """The launch's choice (``tileorch.launchers.cutile.instances_per_cta``): one wave of resident CTAs along x
+    (over the grid's y and z), each CTA every G-th instance, ceil(x / G) of them; one instance a CTA for a grid
+    that is one wave already; ``TILEORCH_CTA_PROGRAMS`` forces the instances per CTA."""
+    from tileorch.launchers.cutile import combined_launch, instances_per_cta
+
+    monkeypatch.delenv("TILEORCH_CTA_PROGRAMS", raising=False)
+    assert instances_per_cta((32768, 1, 1), 16, 132) == (2112, 16)  # CE 4096: 16 CTAs of 128 threads an SM
+    assert instances_per_cta((1000, 1, 1), 16, 132) == (1000, 1)
+    assert instances_per_cta((5000, 2, 1), 16, 132) == (1056, 5)
+    assert instances_per_cta((7, 1, 1), 0, 1) == (1, 7)  # (nothing resident reported: one)
+    assert combined_launch((32768, 1, 1), 2112, 16) == ([32768, 16], (2112, 1, 1))
+    with pytest.raises(AssertionError):
+        combined_launch((32768, 1, 1), 2048, 15)  # would miss instances
+    monkeypatch.setenv("TILEORCH_CTA_PROGRAMS", "5")
+    assert instances_per_cta((32768, 1, 1), 16, 132) == (6554, 5)

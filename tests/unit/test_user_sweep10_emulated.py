@@ -71,9 +71,9 @@ def run_grid(name, prog, params: list[int], memory: list, grid) -> None:
         threads = 32
         grid = (-(-grid[0] // prog.programs_per_warp), grid[1], grid[2])
     if getattr(prog, "cta_programs", 0):  # several instances per CTA, their final atomics combined
-        from tileorch.launchers.cutile import combined_launch, emulated_instances_per_cta
+        from tileorch.launchers.cutile import emulated_launch
 
-        extra, grid = combined_launch(grid, emulated_instances_per_cta())
+        extra, grid = emulated_launch(grid)
         params = [*params, *extra]
     smem = int(getattr(prog, "smem", 0) or 0) or (1 << 16)
     if getattr(prog, "row_cache", None):  # a row kept in shared memory: sized by the launcher's rule

@@ -923,37 +923,43 @@ def warp_program_launch(programs_x: int, most: int, per_warp: int, sms: int, reg
     return 32 * warps, -(-programs_x // (warps * per_warp))
 
 
-def instances_per_cta(grid: tuple, resident: int, sms: int) -> int:
-    """Program instances along x per CTA of a kernel whose final atomics are combined over them
-    (``transforms/tileaa_to_simt/combined_atomics.py``) launched over ``grid`` programs, when ``resident`` CTAs fit
-    one SM: the fewest that make the CTAs one wave (``sms * resident``), so every CTA runs the same number of
-    instances (give or take one) and each makes its atomics once; 1 when the grid is one wave already.
-    ``TILEORCH_CTA_PROGRAMS=N`` forces ``N`` (for measuring)."""
+def instances_per_cta(grid: tuple, resident: int, sms: int) -> tuple[int, int]:
+    """(CTAs along x, instances per CTA) of a kernel whose final atomics are combined over the instances a CTA
+    runs (``transforms/tileaa_to_simt/combined_atomics.py``) launched over ``grid`` programs, when ``resident``
+    CTAs fit one SM: one wave of resident CTAs (``sms * resident`` over the grid's y and z), each running every
+    ``G``-th instance along x (``ceil(x / G)`` of them, or one fewer), so each makes its atomics once; one
+    instance per CTA when the grid is one wave already.  ``TILEORCH_CTA_PROGRAMS=N`` forces ``N`` instances per
+    CTA (``ceil(x / N)`` CTAs; for measuring)."""
     from tileorch import settings
 
+    x, rest = grid[0], max(1, grid[1] * grid[2])
     forced = settings.integer("TILEORCH_CTA_PROGRAMS")
     if forced:
-        return forced
-    x, rest = grid[0], max(1, grid[1] * grid[2])
-    wave_x = max(1, sms * max(1, resident) // rest)  # CTAs along x of one wave
-    return max(1, -(-x // wave_x))
+        return -(-x // forced), forced
+    ctas = max(1, min(x, sms * max(1, resident) // rest))  # CTAs along x of one wave
+    return ctas, -(-x // ctas)
 
 
-def combined_launch(grid: tuple, per_cta: int) -> tuple[list[int], tuple]:
-    """The two trailing ``i32`` parameters (the programs along x, ``per_cta``) and the grid of a launch of a kernel
-    with combined atomics (``CutileProgram.cta_programs``) over ``grid`` programs, ``per_cta`` instances a CTA."""
-    return [grid[0], per_cta], (-(-grid[0] // per_cta), *grid[1:])
+def combined_launch(grid: tuple, ctas: int, per_cta: int) -> tuple[list[int], tuple]:
+    """The two trailing ``i32`` parameters (the programs along x, ``per_cta``) and the grid (``ctas`` along x,
+    ``ctas * per_cta`` covering the programs) of a launch of a kernel with combined atomics
+    (``CutileProgram.cta_programs``) over ``grid`` programs."""
+    assert ctas * per_cta >= grid[0], (grid, ctas, per_cta)
+    return [grid[0], per_cta], (ctas, *grid[1:])
 
 
 EMULATED_CTA_PROGRAMS = 3
 """Instances per CTA the CPU emulators run a kernel with combined atomics with (``TILEORCH_CTA_PROGRAMS`` when
-set): several, and a last CTA with fewer for grids that are not a multiple of 3."""
+set): several, and CTAs with one fewer for grids that are not a multiple of 3."""
 
 
-def emulated_instances_per_cta() -> int:
+def emulated_launch(grid: tuple) -> tuple[list[int], tuple]:
+    """:func:`combined_launch` as the CPU emulators run it: ``TILEORCH_CTA_PROGRAMS`` (else
+    :data:`EMULATED_CTA_PROGRAMS`) instances per CTA."""
     from tileorch import settings
 
-    return settings.integer("TILEORCH_CTA_PROGRAMS") or EMULATED_CTA_PROGRAMS
+    per_cta = settings.integer("TILEORCH_CTA_PROGRAMS") or EMULATED_CTA_PROGRAMS
+    return combined_launch(grid, -(-grid[0] // per_cta), per_cta)
 
 
 def resident_ctas(image: Any, threads: int, smem: int) -> int:
@@ -1981,8 +1987,8 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         block, grid_x = warp_program_launch(grid3[0], most, per_warp, dev.sm_count, entry.image.registers())
         grid3 = (grid_x, grid3[1], grid3[2])
     if getattr(program, "cta_programs", 0):  # several instances per CTA, their final atomics combined
-        per_cta = instances_per_cta(grid3, resident_ctas(entry.image, block, smem), dev.sm_count)
-        extra, grid3 = combined_launch(grid3, per_cta)
+        ctas, per_cta = instances_per_cta(grid3, resident_ctas(entry.image, block, smem), dev.sm_count)
+        extra, grid3 = combined_launch(grid3, ctas, per_cta)
         params = params + [struct.pack("<i", v) for v in extra]
     cluster = 1
     most = int(getattr(program, "cluster_split", 0) or 0)

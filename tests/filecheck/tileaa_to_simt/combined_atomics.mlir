@@ -8,18 +8,23 @@
 // Several program instances per CTA, their final atomics combined (tileaa_to_simt/combined_atomics.py).  A row
 // program stores its row's sum at its program id, then adds the sum into one f32 (acq_rel addf) and its program id
 // into one i32 (acq_rel max): both addresses are the same for every instance.  The kernel takes two more i32
-// parameters (the programs along x, R); CTA c runs instances c*R + k, k < R, those below the programs; the
-// instance's ops see that id; the values are folded in loop-carried registers from the operations' identities
-// (-0.0 for the add, INT_MIN for the max); the atomics, with their fences, follow the loop, once per CTA.
+// parameters (the programs along x, R); CTA c of G runs instances c + k*G, k < R, those below the programs (the
+// CTAs sweep the rows together); the instance's ops see that id; the values are folded in loop-carried registers from the operations' identities
+// (-0.0 for the add, INT_MIN for the max); the atomics, with their fences, follow the loop, once per CTA.  ptxas is
+// asked for 16 resident CTAs of 128 threads (the instance loop's registers would cut them; the launch's one wave
+// counts them).
 // CHECK-LABEL: func.func @row_sums
 // CHECK-SAME: %[[PROGS:[0-9a-z_]+]]: i32, %[[R:[0-9a-z_]+]]: i32)
 // CHECK-SAME: tileorch.combined_atomics = 2 : i32, tileorch.reassociated_atomics = 1 : i32
+// CHECK-SAME: nvvm.minctasm = 16 : i32
+// CHECK-SAME: tileorch.combined_min_ctas = 16 : i32
 // CHECK-DAG: %[[NEG0:.*]] = arith.constant -0.000000e+00 : f32
 // CHECK-DAG: %[[IMIN:.*]] = arith.constant -2147483648 : i32
 // CHECK: %[[CTA:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
-// CHECK: %[[FIRST:.*]] = arith.muli %[[CTA]], %[[R]] : i32
+// CHECK: %[[NCTA:.*]] = nvvm.read.ptx.sreg.nctaid.x : i32
 // CHECK: %[[SUM:.*]], %[[MAX:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[R]] step %{{.*}} iter_args(%[[ACCF:.*]] = %[[NEG0]], %[[ACCI:.*]] = %[[IMIN]]) -> (f32, i32)
-// CHECK: %[[ID:.*]] = arith.addi %[[FIRST]], %[[K]] : i32
+// CHECK: %[[STRIDE:.*]] = arith.muli %[[K]], %[[NCTA]] : i32
+// CHECK: %[[ID:.*]] = arith.addi %[[CTA]], %[[STRIDE]] : i32
 // CHECK: %[[LIVE:.*]] = arith.cmpi ult, %[[ID]], %[[PROGS]] : i32
 // CHECK: scf.if %[[LIVE]] -> (f32, i32)
 // CHECK-NOT: nvvm.read.ptx.sreg.ctaid
@@ -58,6 +63,7 @@
 // In the PTX the instance loop's bound is the last parameter, the live test the one before; one release fence, one
 // atom.global.add.f32 and one atom.global.max.s32 after the loop.
 // PTX-LABEL: .entry row_sums(
+// PTX: .minnctapersm 16
 // PTX: ld.param.b32 %r{{[0-9]+}}, [row_sums_param_5];
 // PTX: ld.param.b32 %r{{[0-9]+}}, [row_sums_param_4];
 // PTX: mov.u32 %r{{[0-9]+}}, %ctaid.x;

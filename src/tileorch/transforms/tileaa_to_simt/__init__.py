@@ -429,6 +429,10 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         if ctas is not None:  # two latencies in a row: resident warps hide them (gather_occupancy.py)
             new.attributes["nvvm.minctasm"] = IntegerAttr(ctas, i32)
             new.attributes[gather_occupancy.ATTR] = IntegerAttr(ctas, i32)
+        full = combined_atomics.min_ctas(threads) if self.combine is not None else None
+        if full is not None and (ctas is None or full > ctas):  # (the instance loop's registers: combined_atomics.py)
+            new.attributes["nvvm.minctasm"] = IntegerAttr(full, i32)
+            new.attributes[combined_atomics.MIN_CTAS_ATTR] = IntegerAttr(full, i32)
         return new, self.row_cache_finish(new, self.scratch_bytes)
 
     # -- several instances per CTA, their final atomics combined (combined_atomics.py) ----------
@@ -447,10 +451,11 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         self.combine, self.combine_off = plan, why
 
     def _lower_instances(self, e: Emitter, ops: list[Operation], programs: SSAValue, per_cta: SSAValue) -> None:
-        """The kernel body as ``per_cta`` instances in turn (program id x ``%ctaid.x * per_cta + k``, those below
-        ``programs``), a CTA barrier after each; the combined atomics' values folded over the instances
-        (loop-carried registers from the operation's identity) and the atomics made once after the loop, their
-        pointers and masks computed once before it (``combined_atomics.py``)."""
+        """The kernel body as ``per_cta`` instances in turn (program id x ``%ctaid.x + k * %nctaid.x``, those below
+        ``programs``: the grid's CTAs sweep the instances together), a CTA barrier after each where the body uses
+        the shared scratch; the combined atomics' values folded over the instances (loop-carried registers from
+        the operation's identity) and the atomics made once after the loop, their pointers and masks computed
+        once before it (``combined_atomics.py``)."""
         plan = self.combine
         self.programs = programs
         self.lower_ops(e, [op for op in ops if op in plan.invariant])
@@ -461,11 +466,12 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             for t in self.flatten_type(a.value.type, a):
                 ident = combined_atomics.identity(a.rmw_mode.value.data, t)
                 inits.append(e.fconst(ident, t) if is_float(t) else e.const(ident, t))
-        first = e.mul_i(e.v(nvvm.SPECIAL_REGISTERS["ctaid.x"]()), per_cta)
+        cta = e.v(nvvm.SPECIAL_REGISTERS["ctaid.x"]())
+        ctas = e.v(nvvm.SPECIAL_REGISTERS["nctaid.x"]())
         held: dict = {}  # atomic -> its value's Tile as the body lowered it (shape, element, replicated)
 
         def instance(b: Emitter, k: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
-            inst = b.add_i(first, k)
+            inst = b.add_i(cta, b.mul_i(k, ctas))
 
             def run(bb: Emitter) -> list[SSAValue]:
                 self.instance = inst

@@ -11,12 +11,13 @@ own operation), and makes each atomic once after the last instance, with the op'
 Contract of the rewritten kernel (attribute :data:`ATTR` = the combined atomics; :data:`REASSOC_ATTR` = how many
 of them are float adds):
 
-* two extra trailing ``i32`` parameters: the programs along x (the tile grid's x) and ``R``, the instances per
-  CTA; launched with the grid's x divided by ``R`` (rounded up), the block unchanged; the launch picks ``R``
-  (``tileorch.launchers.cutile.instances_per_cta``: one wave of resident CTAs);
-* CTA ``c`` runs instances ``c R .. c R + R - 1`` below the programs along x (program id x of each; its
-  ``num_programs(0)`` is the parameter); each instance's ops as one CTA would run them, a CTA barrier after each
-  (its shared scratch is the next one's);
+* two extra trailing ``i32`` parameters: the programs along x (the tile grid's x, ``P``) and ``R``, the instances
+  per CTA; launched with ``G >= P / R`` CTAs along x, the block unchanged; the launch picks ``G`` and ``R``
+  (``tileorch.launchers.cutile.instances_per_cta``: ``G`` one wave of resident CTAs, ``R = ceil(P / G)``);
+* CTA ``c`` runs instances ``c, c + G, ..., c + (R - 1) G`` below ``P`` (program id x of each; its
+  ``num_programs(0)`` is ``P``): the CTAs sweep the instances together, each runs ``R`` or ``R - 1``; each
+  instance's ops as one CTA would run them, a CTA barrier after each where they use the shared scratch (it is
+  the next one's);
 * the combined atomics run after the last instance, their pointers and masks computed once (they are the same
   for every instance: :func:`plan` requires it), their values the fold of the instances' values from the
   operation's identity.
@@ -67,6 +68,11 @@ ATTR = "tileorch.combined_atomics"
 """On a SIMT kernel: the final atomics combined over the instances a CTA runs (module docstring)."""
 REASSOC_ATTR = "tileorch.reassociated_atomics"
 """On a SIMT kernel with :data:`ATTR`: how many of them are float adds (their terms reassociated)."""
+MIN_CTAS_ATTR = "tileorch.combined_min_ctas"
+"""On a SIMT kernel with :data:`ATTR`: the resident CTAs per SM asked of ptxas (``nvvm.minctasm``; the backend drops
+the hint where ptxas spills to meet it, as for ``tileorch.gather_min_ctas``)."""
+MAX_THREADS_PER_SM = 2048
+MAX_CTAS_PER_SM = 32
 OFF_ATTR = "tileorch.combined_atomics_off"
 """On a SIMT kernel ending in atomics that were not combined: why (the driver's remark)."""
 
@@ -213,6 +219,19 @@ def plan(fn: Operation) -> tuple[Plan | None, str | None]:
     return found, None
 
 
+def min_ctas(threads: int) -> int | None:
+    """The resident CTAs of ``threads`` threads to ask ptxas for (as many as an SM's 2048 threads hold, at most
+    32), or None for one.  The instance loop keeps a few more values live than the body alone, and ptxas then
+    spends registers freely: sweep 15's cross entropy over 4096 columns took 31 registers as one instance per CTA
+    and 48 in the loop (10 CTAs of 128 threads an SM instead of 16); asked for 16 it fits 31 again without
+    spilling (ptxas 13).  The launch's one wave counts the resident CTAs, so fewer would mean fewer rows in
+    flight."""
+    if threads <= 0:
+        return None
+    n = min(MAX_THREADS_PER_SM // threads, MAX_CTAS_PER_SM)
+    return n if n >= 2 else None
+
+
 def remark(name: str, combined: int, reassociated: int) -> str:
     """The driver's remark for a kernel with :data:`ATTR`."""
     floats = (f"; {reassociated} of them float adds: the instances' terms summed in registers first, another "
@@ -225,5 +244,5 @@ def remark(name: str, combined: int, reassociated: int) -> str:
             "TILEORCH_COMBINE_ATOMICS=0: one instance per CTA)")
 
 
-__all__ = ["ATTR", "ENV", "OFF_ATTR", "EXACT_MODES", "FLOAT_MODES", "PER_CTA_ENV", "Plan", "REASSOC_ATTR", "identity", "mode",
+__all__ = ["ATTR", "ENV", "MIN_CTAS_ATTR", "OFF_ATTR", "min_ctas", "EXACT_MODES", "FLOAT_MODES", "PER_CTA_ENV", "Plan", "REASSOC_ATTR", "identity", "mode",
            "plan", "remark"]
