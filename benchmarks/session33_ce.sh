@@ -10,28 +10,38 @@
 #           TILEORCH_CTA_PROGRAMS=4 / 16   combined, 4 / 16 rows a CTA (several waves / about one)
 #   ctl   the same process form, defaults only: CE 4096 again, and programs without atomics (same PTX as main):
 #         log-softmax 32000, softmax 4096x1000, CE fwd+bwd 32000 (the 64 KB row cached in shared memory)
+#   r32k  CE forward + backward over 32000 columns (0.77 of copy in s32: the 64 KB row bulk-copied into shared
+#         memory, 3 CTAs an SM), defaults vs TILEORCH_MATH=approx (every exp as ex2.approx: the gradient loop's
+#         exp(x - lse), full precision by default, is ~6 instructions an element more; an upper bound for an ex2
+#         rewrite of that exp, whose argument is <= 0) vs TILEORCH_ROW_SMEM_CACHE_BYTES=32768 (half the row cached,
+#         6 CTAs an SM, the rest re-read from L2; last measured before the bulk fill)
 #   gpu   tests/gpu/test_combined_atomics_gpu.py (CE against torch at 32768 / 1000 / 7 rows, auto and forced
 #         1 / 5 / 64 rows a CTA; the same bits with the rewrite off; integer folds exactly), and the sweep 10 / 15
 #         GPU tests of the programs with atomics (CE, histograms, dgamma by atomic_add, min / max / bitwise).
 # Should show: ce: default >= 0.85 of copy for cross_entropy_bf16_v4096 (near probe_ce_row_loss, ~0.97 in s32),
 #   COMBINE_ATOMICS=0 ~0.73; probe rows equal under default and COMBINE_ATOMICS=0 except relaxed (its atomics are
-#   combined too); CE 32000 no slower.  ctl: unchanged programs as in s32.  gpu: all passed.
+#   combined too); CE 32000 no slower.  ctl: unchanged programs as in s32.  r32k: whether the exp form or the
+#   cache size moves CE fwd+bwd 32000.  gpu: all passed.
 # Run (carry .whl):  CMD="bash benchmarks/session33_ce.sh" bash benchmarks/device_session.sh shell
 S="$OUT/s33ce"; mkdir -p "$S"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
 export TILEORCH_CACHE_DIR=${TILEORCH_CACHE_DIR:-/tmp/tileorch-cache}
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
-timeout ${CE_TIMEOUT:-110} python3 benchmarks/memory_bound.py --out "$S/bench_ce" --iters 20 --sizes default \
+timeout ${CE_TIMEOUT:-95} python3 benchmarks/memory_bound.py --out "$S/bench_ce" --iters 20 --sizes default \
   --no-tileiras --only cross_entropy_bf16_v4096 cross_entropy_bf16_v32000 probe_ce_relaxed_bf16_v4096 \
   probe_ce_row_loss_bf16_v4096 --env default --env TILEORCH_COMBINE_ATOMICS=0 --env TILEORCH_CTA_PROGRAMS=4 \
   --env TILEORCH_CTA_PROGRAMS=16 > "$S/bench_ce.log" 2>&1
 echo "[ce] rc=$?"; grep -E "^device copy" "$S/bench_ce.log"
-timeout ${CTL_TIMEOUT:-50} python3 benchmarks/memory_bound.py --out "$S/bench_ctl" --iters 20 --sizes default \
+timeout ${CTL_TIMEOUT:-40} python3 benchmarks/memory_bound.py --out "$S/bench_ctl" --iters 20 --sizes default \
   --no-tileiras --only cross_entropy_bf16_v4096 log_softmax_bf16_v32000 softmax_f16_4096x1000 \
   probe_ce_fwd_bwd_bf16_v32000 > "$S/bench_ctl.log" 2>&1
 echo "[ctl] rc=$?"; grep -E "^device copy" "$S/bench_ctl.log"
-python3 benchmarks/session27_rowred_summary.py "$S" ce ctl 2>&1 | tail -n 30
-timeout ${GPU_TIMEOUT:-75} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 4 \
+timeout ${R32K_TIMEOUT:-40} python3 benchmarks/memory_bound.py --out "$S/bench_r32k" --iters 20 --sizes default \
+  --no-tileiras --only probe_ce_fwd_bwd_bf16_v32000 --env default --env TILEORCH_MATH=approx \
+  --env TILEORCH_ROW_SMEM_CACHE_BYTES=32768 > "$S/bench_r32k.log" 2>&1
+echo "[r32k] rc=$?"; grep -E "^device copy" "$S/bench_r32k.log"
+python3 benchmarks/session27_rowred_summary.py "$S" ce ctl r32k 2>&1 | tail -n 30
+timeout ${GPU_TIMEOUT:-60} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 4 \
   tests/gpu/test_combined_atomics_gpu.py tests/gpu/test_user_sweep15_gpu.py tests/gpu/test_user_sweep10_gpu.py \
   -k "combined or cross_entropy or atomic or histogram or dgamma or bincount" > "$S/gpu_tests.log" 2>&1
 echo "[gpu] rc=$?"; tail -n 15 "$S/gpu_tests.log"
