@@ -112,3 +112,33 @@ builtin.module {
     nv_tileaa.return
   }
 }
+
+// -----
+
+// A one-warp program with relaxed tile atomics (no barrier, no shared memory) would also pack one program per warp
+// (warp_programs.py), whose rewrite of %ctaid.x / %nctaid.x and trailing parameter would break the instance
+// loop's: the combined kernel is not packed (its two parameters only, one warp a CTA).
+// CHECK-LABEL: func.func @one_warp_bins
+// CHECK-SAME: (%{{[0-9]+}}: !llvm.ptr<1>, %{{[0-9]+}}: !llvm.ptr<1>, %{{[0-9]+}}: i32, %{{[0-9]+}}: i32)
+// CHECK-NOT: tileorch.warp_programs
+// CHECK-SAME: tileorch.combined_atomics = 1 : i32
+// CHECK-NOT: tileorch.warp_programs
+// CHECK-SAME: nvvm.maxntid = array<i32: 32, 1, 1>
+// CHECK: scf.for
+builtin.module {
+  nv_tileaa.func @one_warp_bins(%x: !nv_tileaa.ptr<i32>, %bins: !nv_tileaa.ptr<i32>) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 1>} {
+    %pid = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %c64 = arith.constant 64 : i32
+    %base = arith.muli %pid, %c64 : i32
+    %r = nv_tileaa.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+    %b = nv_tileaa.splat %base : i32 -> tensor<64xi32>
+    %idx = nv_tileaa.addi %r, %b : tensor<64xi32>
+    %x1 = nv_tileaa.splat %x : !nv_tileaa.ptr<i32> -> tensor<64x!nv_tileaa.ptr<i32>>
+    %px = nv_tileaa.offset %x1, %idx : tensor<64x!nv_tileaa.ptr<i32>>, tensor<64xi32> -> tensor<64x!nv_tileaa.ptr<i32>>
+    %v, %t0 = nv_tileaa.load %px : tensor<64x!nv_tileaa.ptr<i32>> -> tensor<64xi32>
+    %b1 = nv_tileaa.splat %bins : !nv_tileaa.ptr<i32> -> tensor<64x!nv_tileaa.ptr<i32>>
+    %pb = nv_tileaa.offset %b1, %r : tensor<64x!nv_tileaa.ptr<i32>>, tensor<64xi32> -> tensor<64x!nv_tileaa.ptr<i32>>
+    %o, %t = nv_tileaa.atomic_rmw %pb, %v {rmw_mode = #nv_tileaa.rmw_mode<add>, mem_semantic = #nv_tileaa.mem_semantic<relaxed>, mem_scope = #nv_tileaa.mem_scope<gpu>} : tensor<64x!nv_tileaa.ptr<i32>>, tensor<64xi32> -> tensor<64xi32>
+    nv_tileaa.return
+  }
+}

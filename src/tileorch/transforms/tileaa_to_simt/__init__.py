@@ -420,7 +420,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         elif self.combine_off is not None:
             new.attributes[combined_atomics.OFF_ATTR] = StringAttr(self.combine_off)
         threads = self.threads
-        if self.row_cache_group is None and warp_programs.eligible(new, self.threads, self.scratch_bytes):
+        if (self.row_cache_group is None and self.combine is None  # (combined: its own instance loop and grid)
+                and warp_programs.eligible(new, self.threads, self.scratch_bytes)):
             # one program (or per_warp programs) per warp, several warps per CTA
             warp_programs.pack_warp_programs(new, self.per_warp)
             threads = 32 * warp_programs.MAX_WARP_PROGRAMS
