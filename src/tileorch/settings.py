@@ -204,6 +204,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("COMBINE_ATOMICS", "auto", ("0", "exact", "auto"),
        "a program ending in atomics on addresses every instance shares runs several instances per CTA, their "
        "atomics folded in registers and made once (exact: integer folds only; auto: float adds too)", True),
+    _s("COMBINED_WARPS", None, range(0, 65),
+       "resident warps a kernel with combined atomics asks ptxas for (default 64; 0: no hint)", True),
     _s("CTA_PROGRAMS", None, range(1, _MANY),
        "instances per CTA of a kernel with combined atomics, forced (unset: one wave of resident CTAs)"),
     _s("ATOMIC_FENCES", "holders", ("each", "holders"),

@@ -430,7 +430,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         if ctas is not None:  # two latencies in a row: resident warps hide them (gather_occupancy.py)
             new.attributes["nvvm.minctasm"] = IntegerAttr(ctas, i32)
             new.attributes[gather_occupancy.ATTR] = IntegerAttr(ctas, i32)
-        full = combined_atomics.min_ctas(threads) if self.combine is not None else None
+        full = (combined_atomics.min_ctas(threads, any(op.name == "nv_tileaa.dot" for op in self.fn.walk()))
+                if self.combine is not None else None)
         if full is not None and (ctas is None or full > ctas):  # (the instance loop's registers: combined_atomics.py)
             new.attributes["nvvm.minctasm"] = IntegerAttr(full, i32)
             new.attributes[combined_atomics.MIN_CTAS_ATTR] = IntegerAttr(full, i32)

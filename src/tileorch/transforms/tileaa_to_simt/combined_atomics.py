@@ -219,16 +219,24 @@ def plan(fn: Operation) -> tuple[Plan | None, str | None]:
     return found, None
 
 
-def min_ctas(threads: int) -> int | None:
-    """The resident CTAs of ``threads`` threads to ask ptxas for (as many as an SM's 2048 threads hold, at most
-    32), or None for one.  The instance loop keeps a few more values live than the body alone, and ptxas then
-    spends registers freely: sweep 15's cross entropy over 4096 columns took 31 registers as one instance per CTA
-    and 48 in the loop (10 CTAs of 128 threads an SM instead of 16); asked for 16 it fits 31 again without
-    spilling (ptxas 13).  The launch's one wave counts the resident CTAs, so fewer would mean fewer rows in
-    flight."""
-    if threads <= 0:
+WARPS_ENV = "TILEORCH_COMBINED_WARPS"
+DEFAULT_WARPS = 64
+
+
+def min_ctas(threads: int, has_dot: bool) -> int | None:
+    """The resident CTAs of ``threads`` threads to ask ptxas for, or None for no hint: ``TILEORCH_COMBINED_WARPS``
+    resident warps an SM (default 64: as many as an SM's 2048 threads hold; 0: no hint), at most 32 CTAs; none for
+    a kernel with a dot (its accumulators and staged operands need registers: a SIMT GEMM with column sums by
+    atomics spilled to meet 16 CTAs).  The instance loop keeps a few more values live than the body alone, and
+    ptxas then spends registers freely: sweep 15's cross entropy over 4096 columns took 31 registers as one
+    instance per CTA and 48 in the loop (10 CTAs of 128 threads an SM instead of 16); asked for 16 it fits 31
+    again without spilling (ptxas 13).  The launch's one wave counts the resident CTAs, so fewer would mean fewer
+    rows in flight.  Where ptxas spills to meet the hint the backend drops it (as for a gather's)."""
+    warps = settings.integer(WARPS_ENV)
+    warps = DEFAULT_WARPS if warps is None else warps
+    if threads <= 0 or warps == 0 or has_dot:
         return None
-    n = min(MAX_THREADS_PER_SM // threads, MAX_CTAS_PER_SM)
+    n = min(warps * 32 // threads, MAX_CTAS_PER_SM)
     return n if n >= 2 else None
 
 
