@@ -1987,7 +1987,12 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         block, grid_x = warp_program_launch(grid3[0], most, per_warp, dev.sm_count, entry.image.registers())
         grid3 = (grid_x, grid3[1], grid3[2])
     if getattr(program, "cta_programs", 0):  # several instances per CTA, their final atomics combined
-        ctas, per_cta = instances_per_cta(grid3, resident_ctas(entry.image, block, smem), dev.sm_count)
+        resident = resident_ctas(entry.image, block, smem)
+        ctas, per_cta = instances_per_cta(grid3, resident, dev.sm_count)
+        entry.launch_remarks[tuple(grid3)] = (
+            f"remark: {ctas} CTA(s) along x run the {grid3[0]} program instances, {per_cta} or one fewer each, their "
+            f"final atomics made once a CTA ({resident} resident CTAs an SM, {dev.sm_count} SMs; "
+            "tileaa_to_simt/combined_atomics.py, TILEORCH_CTA_PROGRAMS)")
         extra, grid3 = combined_launch(grid3, ctas, per_cta)
         params = params + [struct.pack("<i", v) for v in extra]
     cluster = 1
