@@ -4,7 +4,8 @@ GPU through ``tileorch.cutile.launch``: sweep 15's cross entropy forward over bf
 CTA), 1000 and 7 rows, with the instances per CTA the launch picks and forced to 1, 5 and 64 (more than the rows:
 a CTA with one live instance), against torch's ``logsumexp`` and ``F.cross_entropy``; the same launch with the
 rewrite off (``TILEORCH_COMBINE_ATOMICS=0``): the same log-sum-exp bits and count; integer folds (add, max,
-min, or, xor) over 5000 rows exactly against numpy.  Skipped without a GPU; needs torch and cuda-tile."""
+min, or, xor) over 5000 rows exactly against numpy.  The rewrite is off by default (session 33): every test
+asks for it (TILEORCH_COMBINE_ATOMICS=auto).  Skipped without a GPU; needs torch and cuda-tile."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def _ce(rows: int, seed: int = 0):
 def test_cross_entropy_against_torch(rows, per_cta, monkeypatch):
     import torch.nn.functional as F
 
-    _fresh(monkeypatch, TILEORCH_COMBINE_ATOMICS=None, TILEORCH_CTA_PROGRAMS=per_cta)
+    _fresh(monkeypatch, TILEORCH_COMBINE_ATOMICS="auto", TILEORCH_CTA_PROGRAMS=per_cta)
     logits, labels, lse, total, count = _ce(rows, seed=rows)
     x = logits.float()
     torch.testing.assert_close(lse, torch.logsumexp(x, 1), rtol=1e-5, atol=1e-4)
@@ -70,7 +71,7 @@ def test_cross_entropy_against_torch(rows, per_cta, monkeypatch):
 def test_combined_equals_one_instance_per_cta(monkeypatch):
     _fresh(monkeypatch, TILEORCH_COMBINE_ATOMICS="0", TILEORCH_CTA_PROGRAMS=None)
     _, _, lse0, total0, count0 = _ce(32768, seed=1)
-    _fresh(monkeypatch, TILEORCH_COMBINE_ATOMICS=None)
+    _fresh(monkeypatch, TILEORCH_COMBINE_ATOMICS="auto")
     _, _, lse1, total1, count1 = _ce(32768, seed=1)
     assert torch.equal(lse0, lse1)  # the row's ops are the same; only the atomics moved
     assert int(count0.item()) == int(count1.item())
@@ -80,7 +81,7 @@ def test_combined_equals_one_instance_per_cta(monkeypatch):
 def test_integer_folds_exact(monkeypatch):
     from test_combined_atomics_emulated import _int_folds
 
-    _fresh(monkeypatch, TILEORCH_COMBINE_ATOMICS=None, TILEORCH_CTA_PROGRAMS=None)
+    _fresh(monkeypatch, TILEORCH_COMBINE_ATOMICS="auto", TILEORCH_CTA_PROGRAMS=None)
     rng = np.random.default_rng(11)
     rows, b, nb = 5000, 32, 29
     x = rng.integers(-1000, 1000, (rows, b), dtype=np.int32)

@@ -95,8 +95,5 @@ def test_cross_entropy_sums_emulated(trim, monkeypatch):
     np.testing.assert_allclose(got[3][0], (lse - xd[np.arange(4), np.where(keep, labels, 0)])[keep].sum(), rtol=1e-5)
     ops = sum((emu.traffic for emu in made), start=collections.Counter())
     fences = {k[3:]: v for k, v in ops.items() if k.startswith("op:fence.")}
-    from tileorch.launchers.cutile import emulated_launch
-
-    ctas = emulated_launch((4, 1, 1))[1][0]  # (4 rows; the final atomics combined over a CTA's instances)
-    assert fences == ({"fence.release.gpu": ctas, "fence.acq_rel.gpu": ctas} if trim else
-                      {"fence.release.gpu": 2 * ctas, "fence.acquire.gpu": 2 * ctas}), fences  # (thread 0 each)
+    assert fences == ({"fence.release.gpu": 4, "fence.acq_rel.gpu": 4} if trim else
+                      {"fence.release.gpu": 8, "fence.acquire.gpu": 8}), fences  # (4 CTAs, thread 0 each)

@@ -1,7 +1,8 @@
-// RUN: tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s
+// RUN: env TILEORCH_COMBINE_ATOMICS=auto tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s
 // RUN: env TILEORCH_COMBINE_ATOMICS=exact tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=EXACT
+// RUN: tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=OFF
 // RUN: env TILEORCH_COMBINE_ATOMICS=0 tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=OFF
-// RUN: tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt,lower-to-llvm -t ptx > %t.ptx
+// RUN: env TILEORCH_COMBINE_ATOMICS=auto tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt,lower-to-llvm -t ptx > %t.ptx
 // RUN: filecheck %s --check-prefix=PTX < %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 
@@ -55,6 +56,7 @@
 // EXACT-SAME: tileorch.combined_atomics_off = "a float addf would be reassociated (TILEORCH_COMBINE_ATOMICS=exact folds integer operations only)"
 // EXACT-NOT: scf.for
 // EXACT: func.return
+// Off by default (session 33: not yet measured on a GPU), and under TILEORCH_COMBINE_ATOMICS=0.
 // OFF-LABEL: func.func @row_sums
 // OFF-NOT: tileorch.combined_atomics
 // OFF-NOT: scf.for

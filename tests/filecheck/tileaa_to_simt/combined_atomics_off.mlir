@@ -1,4 +1,4 @@
-// RUN: tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s
+// RUN: env TILEORCH_COMBINE_ATOMICS=auto tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s
 
 // Atomics that may not be combined: one instance per CTA, and the reason on the kernel (the driver's remark).
 // An address that depends on the program id along x (each instance its own counter):

@@ -47,9 +47,10 @@ instead of ``(L + a) + b``.  The program's sum is already in an unspecified orde
 instances land in any order, so its result differs from run to run by the rounding of that order); the folded
 sum obeys the same bound (any bracketing of n terms: within (n - 1) u sum |x_i| of the exact sum, u = 2^-24 for
 f32, to first order), but it is a bracketing no order of single atomics gives, and a partial sum can overflow
-where every single-atomic order would not.  ``TILEORCH_COMBINE_ATOMICS=auto`` (the default) folds float adds too,
+where every single-atomic order would not.  ``TILEORCH_COMBINE_ATOMICS=auto`` folds float adds too,
 with a remark that says so; ``exact`` folds the exact operations only (a program whose final atomics include a
-float add then keeps one instance per CTA: its atomics stay in program order); ``0`` turns the rewrite off.
+float add then keeps one instance per CTA: its atomics stay in program order); ``0`` (the default, session 33:
+not yet measured on a GPU) turns the rewrite off.
 bf16 and f16 adds are folded in their register type (f32 for bf16) and rounded once by the combined atomic.
 """
 
@@ -86,8 +87,9 @@ _ORDERED = ("nv_tileaa.load", "nv_tileaa.store", "nv_tileaa.tiled_load", "nv_til
 
 
 def mode() -> str:
-    """``auto`` (integer ops and float adds), ``exact`` (integer ops only) or ``0`` (off)."""
-    return settings.value(ENV) or "auto"
+    """``auto`` (integer ops and float adds), ``exact`` (integer ops only) or ``0`` (off, the default until the
+    rewrite is measured on a GPU)."""
+    return settings.value(ENV) or "0"
 
 
 @dataclass
@@ -249,7 +251,7 @@ def remark(name: str, combined: int, reassociated: int) -> str:
     return (f"remark: @{name}: several program instances along x per CTA, one after another (the launch picks how "
             f"many: one wave of resident CTAs), their {combined} final atomic(s) folded in registers and made once "
             f"per CTA with the program's ordering{floats} (tileaa_to_simt/combined_atomics.py; "
-            "TILEORCH_COMBINE_ATOMICS=0: one instance per CTA)")
+            "TILEORCH_COMBINE_ATOMICS=auto / exact; 0, the default: one instance per CTA)")
 
 
 __all__ = ["ATTR", "ENV", "MIN_CTAS_ATTR", "OFF_ATTR", "min_ctas", "EXACT_MODES", "FLOAT_MODES", "PER_CTA_ENV", "Plan", "REASSOC_ATTR", "identity", "mode",
