@@ -40,7 +40,7 @@ def _line_of(kernel, text):
 
 def test_the_zoo_has_its_programs():
     assert len(PROGRAMS) >= 20
-    assert sum(p.path == "chained" for p in PROGRAMS.values()) >= 12
+    assert sum(p.path == "chained" for p in PROGRAMS.values()) >= 13
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -132,3 +132,33 @@ def test_gathered_v_is_refused_at_the_gather():
     assert prog.kind == "simt"
     assert any(r.startswith(f"{Path(__file__)}:{line}:") and "the second dot's B is gathered (ct.gather)" in r
                for r in prog.remarks), list(prog.remarks)
+
+
+def test_two_heads_a_program_split_into_two_chains():
+    """Two MHA heads a program, side by side in one key loop: refused before session 33 ("second dots reading
+    different B tiles of their own"); now split into two programs of one chain (tileas-split-chains), said at the
+    loop, the record's grid_split doubling the launch's axis 0."""
+    line = _line_of(attnzoo32_programs.z32_two_mha_heads, "for j in range(")
+    prog = _lowered("z32_two_mha_heads")
+    assert prog.kind == "chained", list(prog.remarks)
+    assert prog.chained["grid_split"] == [0, 2]
+    assert any(r.startswith(f"{SOURCE}:{line}:") and "2 independent chains in one program" in r
+               for r in prog.remarks), list(prog.remarks)
+
+
+def test_split_two_heads_kernel_is_proved():
+    """``tileorch check`` proves the chained kernel the two-heads program became (tileas-split-chains): its
+    pipeline's barriers and phases as for any one-chain program."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.testing.compile_memo import lower_once_deriving
+    from tileorch.testing.export import cutile_bytecode
+
+    def prove(module):
+        results = [check(proto) for proto in extract(module)]
+        return [(r.ok, str(r.violation)) for r in results]
+
+    p = PROGRAMS["z32_two_mha_heads"]
+    prog, results = lower_once_deriving(cutile_bytecode(p.kernel, p.spec), "z32_two_mha_heads", prove,
+                                        "check", arch="sm_90a")
+    assert prog.kind == "chained" and results and all(ok for ok, _ in results), results

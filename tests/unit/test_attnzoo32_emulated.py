@@ -219,3 +219,16 @@ def test_qk_rmsnorm_k_ahead_two_consumer_groups(monkeypatch):
         x = x.astype(np.float64)
         return (x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w).astype(np.float16)
     _check(o, _attn(_scores(norm(q, wq), norm(k, wk), 0.125), v))
+
+
+def test_two_heads_a_program_split_into_chains():
+    """Two MHA heads a program (four dots, two chains in one key loop): split by tileas-split-chains into two
+    programs of one chain each (the launch's axis 0 doubled); both heads of every pair against numpy, ragged keys
+    (170: a partial last key tile; the program does not mask it: padded keys are zeros, as the program's math says)
+    and a partial query tile."""
+    q, k, v = _h(2, 4, 100, 64), _h(2, 4, 128, 64), _h(2, 4, 128, 64)
+    o = _run("z32_two_mha_heads", {0: q, 1: k, 2: v}, (2, 2, 2),
+             {0: q.shape, 1: k.shape, 2: v.shape, 3: (2, 4, 100, 64)})[3]
+    for b in range(2):
+        for h in range(4):
+            _check(o[b, h], _attn(_scores(q[b, h], k[b, h], 0.125), v[b, h]))

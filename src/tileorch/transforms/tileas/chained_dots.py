@@ -3985,6 +3985,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                          **({"group_dim": o.group_dim, "group": o.group} if o.group_dim >= 0 else {})}
                         for o in _tmap_operands(ck)],
               "guards": _stage_guards(ck, plan)}
+    from tileorch.transforms.tileas.split_chains import GRID_SPLIT
+
+    if GRID_SPLIT in kernel.attributes:  # G chains of one program: G launched programs each (tileas-split-chains)
+        record["grid_split"] = [int(x) for x in kernel.attributes[GRID_SPLIT].get_values()]
     if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters
         record["persistent"] = {"q_slots": plan.q_slots}
         if plan.ctas_per_sm > 1:
