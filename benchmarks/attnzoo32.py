@@ -149,7 +149,16 @@ def _cases(torch):
                     got=lambda: o[0, :2], ref=lambda: attn(q[0, :2], k[0, :2], v[0, :2], d ** -0.5),
                     flops=4 * b * h * s * s * d, sdpa=(b, h, s, s, d, False, True), dt="float16")
 
-    return {"z32_two_mha_heads": two_heads, "z32_decode_gqa8_bshd_lens": decode_gqa8, "z32_split_kv_grid_splits": split_kv,
+    def lse_only(bh=64, s=4096, d=64):
+        q, k = r(bh, s, d, seed=28), r(bh, s, d, seed=29)
+        lse = nan(bh, s, dt="float32")
+
+        def ref():
+            return torch.logsumexp((q[:2].float() @ k[:2].float().transpose(-1, -2)) * d ** -0.5, -1)
+        return dict(args=(q, k, lse, 1 / math.sqrt(d), 128, 128, d), grid=(s // 128, bh, 1), got=lambda: lse[:2],
+                    ref=ref, flops=2 * bh * s * s * d, sdpa=(1, bh, s, s, d, False, False), dt="float16")
+
+    return {"z32_two_mha_heads": two_heads, "z32_lse_only": lse_only, "z32_decode_gqa8_bshd_lens": decode_gqa8, "z32_split_kv_grid_splits": split_kv,
             "z32_chunk_prefill_lens": chunk_prefill, "z32_sink_tile_peeled_window": sink_window,
             "z32_alibi_position_ids_bf16": alibi, "z32_hf_additive_mask_f16": hf_mask,
             "z32_row_temperature": temperature, "z32_softmax_off_by_one": off_by_one,

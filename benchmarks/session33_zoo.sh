@@ -1,7 +1,9 @@
 # s33-zoo's GPU check (< 240 s; run from the repository root with the compiler installed, carry .whl), e.g.
 #   CMD="bash benchmarks/session33_zoo.sh" bash benchmarks/device_session.sh shell   -> $OUT/s33zoo.tgz
 # Zoo 32 programs that session 33 moved from the SIMT path (a located refusal) to the chained tensor-core kernel:
-#   z32_two_mha_heads (tileas-split-chains: two heads a program -> two programs of one chain, grid axis 0 x 2).
+#   z32_two_mha_heads (tileas-split-chains: two heads a program -> two programs of one chain, grid axis 0 x 2);
+#   z32_lse_only (tileas-row-statistics-chain: the LSE alone on the chained kernel with an unread second dot; its
+#   TFLOP/s count the program's one dot, 2 rows keys D; SDPA's line is the whole forward: a speed line only).
 # 1. tests/gpu/test_attnzoo32_gpu.py + test_attnzoo30_gpu.py against torch fp32, NaN-prefilled; each program takes its
 #    tabled path (the moved ones: "chained").  Expected: all pass (the PTX emulator passed them against numpy).
 # 2. benchmarks/attnzoo32.py --only <moved>: the chained kernel beside SDPA flash in the same process (one line each),
@@ -9,7 +11,7 @@
 #    Expected: tileorch_path chained, unwritten 0, err < 5e-3; TFLOP/s near the plain attention's (zoo 32's
 #    keys-last-first plain program: ~411 on the H100 at 09:18), several times the SIMT line.
 S="$OUT/s33zoo"; mkdir -p "$S"
-MOVED=${MOVED:-z32_two_mha_heads}
+MOVED=${MOVED:-z32_two_mha_heads,z32_lse_only}
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl \
   >/dev/null 2>&1
 export TILEORCH_CACHE_DIR=${TILEORCH_CACHE_DIR:-/tmp/tileorch-cache}

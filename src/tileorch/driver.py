@@ -277,6 +277,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
 
             split_chains = split_chains_remarks(module)
             rerolled += split_chains
+            from tileorch.transforms.tileas.row_statistics_chain import row_statistics_remarks
+
+            rerolled += row_statistics_remarks(module)
             column_loops = column_loop_remarks(module)
             rerolled += column_loops
             split_loops -= len(column_loops)  # (a column loop becomes the grid's axis 1: no range of the K loop)

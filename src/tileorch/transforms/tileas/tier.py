@@ -25,6 +25,7 @@ TILEAS_PASSES = (
     "tileas-reroll-unrolled-loops",
     "tileas-flatten-nested-k-loops",
     "tileas-split-chains",
+    "tileas-row-statistics-chain",
     "tileas-column-loop-to-tiles",
     "tileas-program-loop-to-tiles",
     "tileas-unpeel-k-loop",
