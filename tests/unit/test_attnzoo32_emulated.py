@@ -247,3 +247,51 @@ def test_lse_alone_on_the_chained_kernel(monkeypatch, softmax_exp):
     ref = s.max(-1) + np.log(np.exp(s - s.max(-1, keepdims=True)).sum(-1))
     assert not np.isnan(lse).any()
     np.testing.assert_allclose(lse, ref, atol=2e-3, rtol=1e-3)
+
+
+import cuda.tile as ct  # noqa: E402
+
+from tileorch.testing.attnzoo32_programs import _kpos, _online, _state  # noqa: E402
+from tileorch.testing.user_programs import UserProgram  # noqa: E402
+
+
+@ct.kernel
+def _two_heads_causal(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """Heads 2p and 2p + 1 of ``[BH, S, D]`` arrays in one causal key loop, the mask computed once and read by both
+    chains (a shared op), the trip count growing with the query tile (heavy first); a test program of this file."""
+    qt, bp = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    z = ct.PaddingMode.ZERO
+    q0 = ct.load(Q, index=(2 * bp, qt, 0), shape=(1, BM, D), padding_mode=z).reshape((BM, D))
+    q1 = ct.load(Q, index=(2 * bp + 1, qt, 0), shape=(1, BM, D), padding_mode=z).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m0, l0, a0 = _state(BM, D)
+    m1, l1, a1 = _state(BM, D)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        kpos = _kpos(j, BN)
+        ok = (kpos <= qpos) & (kpos < seq)
+        k0 = ct.load(K, index=(2 * bp, j, 0), shape=(1, BN, D), padding_mode=z).reshape((BN, D))
+        s0 = ct.where(ok, ct.mma(q0, ct.transpose(k0), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale, -math.inf)
+        v0 = ct.load(V, index=(2 * bp, j, 0), shape=(1, BN, D), padding_mode=z).reshape((BN, D))
+        m0, l0, a0 = _online(s0, m0, l0, a0, v0, V.dtype)
+        k1 = ct.load(K, index=(2 * bp + 1, j, 0), shape=(1, BN, D), padding_mode=z).reshape((BN, D))
+        s1 = ct.where(ok, ct.mma(q1, ct.transpose(k1), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale, -math.inf)
+        v1 = ct.load(V, index=(2 * bp + 1, j, 0), shape=(1, BN, D), padding_mode=z).reshape((BN, D))
+        m1, l1, a1 = _online(s1, m1, l1, a1, v1, V.dtype)
+    ct.store(O, index=(2 * bp, qt, 0), tile=(a0 / l0).astype(O.dtype).reshape((1, BM, D)))
+    ct.store(O, index=(2 * bp + 1, qt, 0), tile=(a1 / l1).astype(O.dtype).reshape((1, BM, D)))
+
+
+@pytest.mark.parametrize("persistent", ["0", "1"])
+def test_two_heads_causal_shared_mask_split(monkeypatch, persistent):
+    """The causal two-heads program split into one-chain programs (grid axis 0 doubled: heavy first along it, the
+    snake-dealt persistent kernel and one CTA per instance): 4 heads of 150 queries / keys against numpy."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
+    f16 = "float16"
+    s4.add_sweep_programs(monkeypatch, {"z33_two_heads_causal": UserProgram(
+        _two_heads_causal, [((4, 150, 64), f16)] * 4 + [0.125 * 1.4426950408889634, 64, 64, 64], (3, 2), "chained",
+        outputs=(3,))})
+    q, k, v = _h(4, 150, 64), _h(4, 150, 64), _h(4, 150, 64)
+    o = s3._chained("z33_two_heads_causal", {0: q, 1: k, 2: v}, (3, 2, 1))[3]
+    for bh in range(4):
+        _check(o[bh], _attn(_masked(_scores(q[bh], k[bh], 0.125), _causal(150, 150)), v[bh]))
