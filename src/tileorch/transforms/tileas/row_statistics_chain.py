@@ -20,7 +20,7 @@ by the TMA ring and the WGMMA first dot against the SIMT path's mma.sync.
 
 Matched: a function with one dot, in its only top-level dot loop; the dot's accumulator is not carried (a constant),
 its B a 2-D f16 / bf16 tile the loop loads (through reshapes), or the transpose (``permute [1, 0]``) of one (the
-second dot then reads the loaded tile: N-major, or its transpose: K-major); its result read only inside the loop.  The function carries :data:`ATTR` (the chained record's ``unread_second_dot``, the
+second dot then reads the loaded tile: N-major, or its transpose: K-major); its result read only inside the loop and reaching the loop's carried values only through reductions.  The function carries :data:`ATTR` (the chained record's ``unread_second_dot``, the
 driver's remark).  Anything else is left as written."""
 
 from __future__ import annotations
@@ -90,9 +90,29 @@ def match(fn: Operation) -> _Match | None:
         return None
     if not isinstance(b.type.element_type, Float16Type | BFloat16Type):
         return None
-    if any(not loop.is_ancestor(u.operation) for u in dot.results[0].uses):
+    if any(not loop.is_ancestor(u.operation) for u in dot.results[0].uses) or not _only_reduced(dot, body):
         return None
     return _Match(loop, dot, b)
+
+
+def _only_reduced(dot: Operation, body) -> bool:
+    """Whether every use of ``dot``'s product that reaches the loop's yield passes a reduction first (the row
+    statistics); ``acc = acc + dot(a, b, zeros)`` (a GEMM written with a fresh product, which
+    ``tileas-fold-dot-accumulate`` folds) carries the product itself."""
+    work, seen = [dot.results[0]], set()
+    while work:
+        v = work.pop()
+        for use in v.uses:
+            op = use.operation
+            if id(op) in seen:
+                continue
+            seen.add(id(op))
+            if op is body.last_op:
+                return False
+            if op.name == "nv_tileaa.reduce":
+                continue
+            work.extend(op.results)
+    return True
 
 
 def apply(m: _Match) -> None:

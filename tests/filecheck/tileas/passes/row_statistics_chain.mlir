@@ -84,3 +84,40 @@ builtin.module {
 // CHECK-NOT:   tileorch.unread_second_dot
 // CHECK-COUNT-1: nv_tileaa.dot
 // CHECK-NOT:   nv_tileaa.dot
+
+// -----
+// A fresh product added to a carried tile (acc = acc + dot(q, k^T, zeros): a GEMM written that way, folded by
+// tileas-fold-dot-accumulate): the product itself is carried, not only reduced: left as written.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!mo = !nv_tileaa.memref<f32, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!v = !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !m>
+!vo = !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !mo>
+builtin.module {
+  nv_tileaa.func @added(%q: !nv_tileaa.ptr<f16>, %k: !nv_tileaa.ptr<f16>, %o: !nv_tileaa.ptr<f32>, %s: i32, %n: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %mq = nv_tileaa.make_memref %q[%s, %s] [%s] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mk = nv_tileaa.make_memref %k[%s, %s] [%s] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mo = nv_tileaa.make_memref %o[%s, %s] [%s] : !nv_tileaa.ptr<f32> [i32, i32] [i32] -> !mo
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %qt = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %vq = nv_tileaa.block_tile %mq : !m -> !v
+    %vk = nv_tileaa.block_tile %mk : !m -> !v
+    %vo = nv_tileaa.block_tile %mo : !mo -> !vo
+    %acc = scf.for %j = %c0 to %n step %c1 iter_args(%a = %zero) -> (tensor<64x64xf32>) : i32 {
+      %qq, %t0 = nv_tileaa.tiled_load %vq[%qt, %j] token %tok : !v [i32, i32] -> tensor<64x64xf16>
+      %kk, %t1 = nv_tileaa.tiled_load %vk[%j, %c0] token %tok : !v [i32, i32] -> tensor<64x64xf16>
+      %kt = "nv_tileaa.permute"(%kk) <{permutation = array<i32: 1, 0>}> : (tensor<64x64xf16>) -> tensor<64x64xf16>
+      %d = nv_tileaa.dot %qq, %kt, %zero : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+      %sum = nv_tileaa.addf %a, %d : tensor<64x64xf32>
+      scf.yield %sum : tensor<64x64xf32>
+    }
+    %st = nv_tileaa.tiled_store %acc, %vo[%qt, %c0] token %tok : tensor<64x64xf32>, !vo [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK-LABEL: nv_tileaa.func @added
+// CHECK-NOT:   tileorch.unread_second_dot
+// CHECK-COUNT-1: nv_tileaa.dot
+// CHECK-NOT:   nv_tileaa.dot
