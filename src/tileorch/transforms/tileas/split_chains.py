@@ -192,20 +192,6 @@ def _scalar_int_op(op: Operation) -> bool:
                                                              "nv_tileaa.assume")))
 
 
-def _array(view: SSAValue) -> SSAValue:
-    """The base pointer a view reads (through block_tile / make_memref / assume)."""
-    v = view
-    for _ in range(8):
-        if not isinstance(v, OpResult) or not v.owner.operands:
-            break
-        if v.owner.name in ("nv_tileaa.block_tile", "nv_tileaa.make_memref", "nv_tileaa.assume",
-                            "nv_tileaa.view", "nv_tileaa.reshape_view", "nv_tileaa.permute_view"):
-            v = v.owner.operands[0]
-        else:
-            break
-    return v
-
-
 def plan(fn: Operation) -> Plan:
     """The split of ``fn`` (a :class:`_Why` says why there is none)."""
     from tileorch.transforms.tileas.fuse_split_loops import innermost_dot_loops
@@ -379,11 +365,28 @@ def _match(p: Plan) -> None:
             raise _Why("corresponding stores write the same tile")
 
 
+def _bases(v: SSAValue, fn: Operation, limit: int = 256) -> set[int]:
+    """The function's pointer arguments ``v`` (a view, a pointer tile) is computed from."""
+    out, work, seen = set(), [v], set()
+    while work and len(seen) < limit:
+        x = work.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, BlockArgument):
+            if x.block.parent_op() is fn and "ptr" in str(x.type):
+                out.add(id(x))
+            continue
+        work.extend(y for y in x.owner.operands if not _is_token(y))
+    return out
+
+
 def _check_memory(p: Plan, fn: Operation) -> None:
-    stored = {id(_array(s.operands[0])) for st in p.stores for s in st}
+    """No load of the function reads an array (a pointer argument) a store writes."""
+    stored = set().union(*(_bases(s.operands[0], fn) for st in p.stores for s in st))
     for op in fn.walk():
         if any(op.name.startswith(n) for n in _LOAD_NAMES) and op.operands:
-            if id(_array(op.operands[0])) in stored:
+            if _bases(op.operands[0], fn) & stored:
                 raise _Why("a load reads an array the program stores")
 
 
