@@ -295,3 +295,20 @@ def test_two_heads_causal_shared_mask_split(monkeypatch, persistent):
     o = s3._chained("z33_two_heads_causal", {0: q, 1: k, 2: v}, (3, 2, 1))[3]
     for bh in range(4):
         _check(o[bh], _attn(_masked(_scores(q[bh], k[bh], 0.125), _causal(150, 150)), v[bh]))
+
+
+def test_lse_alone_128_tiles_two_consumer_groups(monkeypatch):
+    """The LSE alone at 128 x 128 tiles (two consumer warp groups, the benchmark's form), 200 queries x 300 keys."""
+    import dataclasses
+
+    p = PROGRAMS["z32_lse_only"]
+    spec = list(p.spec)
+    spec[0], spec[1], spec[2] = ((2, 200, 64), "float16"), ((2, 300, 64), "float16"), ((2, 200), "float32")
+    spec[-3] = spec[-2] = 128
+    s4.add_sweep_programs(monkeypatch, {"z32_lse_only_128": dataclasses.replace(p, spec=spec, grid=(2, 2))})
+    q, k = _h(2, 200, 64), _h(2, 300, 64)
+    lse = s3._chained("z32_lse_only_128", {0: q, 1: k}, (2, 2, 1))[2]
+    s = _scores(q, k, 0.125)
+    ref = s.max(-1) + np.log(np.exp(s - s.max(-1, keepdims=True)).sum(-1))
+    assert not np.isnan(lse).any()
+    np.testing.assert_allclose(lse, ref, atol=2e-3, rtol=1e-3)
