@@ -20,7 +20,8 @@ by the TMA ring and the WGMMA first dot against the SIMT path's mma.sync.
 
 Matched: a function with one dot, in its only top-level dot loop; the dot's accumulator is not carried (a constant),
 its B a 2-D f16 / bf16 tile the loop loads (through reshapes), or the transpose (``permute [1, 0]``) of one (the
-second dot then reads the loaded tile: N-major, or its transpose: K-major); its result read only inside the loop and reaching the loop's carried values only through reductions.  The function carries :data:`ATTR` (the chained record's ``unread_second_dot``, the
+second dot then reads the loaded tile: N-major, or its transpose: K-major); its result read only inside the loop and reaching the loop's carried values only through reductions; no store in
+the loop (a score tile stored per key tile is not row statistics).  The function carries :data:`ATTR` (the chained record's ``unread_second_dot``, the
 driver's remark).  Anything else is left as written."""
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ def match(fn: Operation) -> _Match | None:
     body = loop.body.block
     if dot.parent_block() is not body or _carried(dot.operands[2]):
         return None
+    if any(any(w in o.name for w in ("store", "atomic", "scatter", "print")) for o in loop.walk()):
+        return None  # (a product stored per key tile: the scores themselves, not row statistics)
     bt = dot.operands[1]
     if (isinstance(bt, OpResult) and bt.owner.name == "nv_tileaa.permute"
             and list(bt.owner.permutation.get_values()) == [1, 0]):
