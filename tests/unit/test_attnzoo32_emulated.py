@@ -312,3 +312,50 @@ def test_lse_alone_128_tiles_two_consumer_groups(monkeypatch):
     ref = s.max(-1) + np.log(np.exp(s - s.max(-1, keepdims=True)).sum(-1))
     assert not np.isnan(lse).any()
     np.testing.assert_allclose(lse, ref, atol=2e-3, rtol=1e-3)
+
+
+def _kv(A, h, j, BN, D):
+    return ct.load(A, index=(h, j, 0), shape=(1, BN, D), padding_mode=ct.PaddingMode.ZERO).reshape((BN, D))
+
+
+@ct.kernel
+def _three_heads(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """Heads 3p, 3p + 1 and 3p + 2 of ``[BH, S, D]`` arrays side by side in one key loop (three chains: the grid's
+    axis 0 tripled, a progression of step 1); ragged keys masked; a test program of this file."""
+    qt, p = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q0 = _kv(Q, 3 * p, qt, BM, D)
+    q1 = _kv(Q, 3 * p + 1, qt, BM, D)
+    q2 = _kv(Q, 3 * p + 2, qt, BM, D)
+    m0, l0, a0 = _state(BM, D)
+    m1, l1, a1 = _state(BM, D)
+    m2, l2, a2 = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        ok = _kpos(j, BN) < seq
+        z = ct.zeros((BM, BN), dtype=ct.float32)
+        s0 = ct.where(ok, ct.mma(q0, ct.transpose(_kv(K, 3 * p, j, BN, D)), z) * qk_scale, -math.inf)
+        s1 = ct.where(ok, ct.mma(q1, ct.transpose(_kv(K, 3 * p + 1, j, BN, D)), z) * qk_scale, -math.inf)
+        s2 = ct.where(ok, ct.mma(q2, ct.transpose(_kv(K, 3 * p + 2, j, BN, D)), z) * qk_scale, -math.inf)
+        m0, l0, a0 = _online(s0, m0, l0, a0, _kv(V, 3 * p, j, BN, D), V.dtype)
+        m1, l1, a1 = _online(s1, m1, l1, a1, _kv(V, 3 * p + 1, j, BN, D), V.dtype)
+        m2, l2, a2 = _online(s2, m2, l2, a2, _kv(V, 3 * p + 2, j, BN, D), V.dtype)
+    ct.store(O, index=(3 * p, qt, 0), tile=(a0 / l0).astype(O.dtype).reshape((1, BM, D)))
+    ct.store(O, index=(3 * p + 1, qt, 0), tile=(a1 / l1).astype(O.dtype).reshape((1, BM, D)))
+    ct.store(O, index=(3 * p + 2, qt, 0), tile=(a2 / l2).astype(O.dtype).reshape((1, BM, D)))
+
+
+def test_three_heads_a_program_split_into_three_chains(monkeypatch):
+    """Three chains (G = 3: program x -> 3x + part, pid // 3) over 6 heads, 100 queries x 150 keys, against numpy."""
+    from tileorch.testing.compile_memo import lower_once
+    from tileorch.testing.export import cutile_bytecode
+
+    f16 = "float16"
+    prog = UserProgram(_three_heads, [((6, 100, 64), f16)] + [((6, 150, 64), f16)] * 2 + [((6, 100, 64), f16),
+                       0.125 * 1.4426950408889634, 64, 64, 64], (2, 2), "chained", outputs=(3,))
+    low = lower_once(cutile_bytecode(prog.kernel, prog.spec), "z33_three_heads", arch="sm_90a")
+    assert low.kind == "chained" and low.chained["grid_split"] == [0, 3], list(low.remarks)
+    s4.add_sweep_programs(monkeypatch, {"z33_three_heads": prog})
+    q, k, v = _h(6, 100, 64), _h(6, 150, 64), _h(6, 150, 64)
+    o = s3._chained("z33_three_heads", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    for bh in range(6):
+        _check(o[bh], _attn(_scores(q[bh], k[bh], 0.125), v[bh]))
