@@ -157,12 +157,21 @@ def apply(m: _Match) -> None:
     loop.erase()
 
 
+def _match_or_none(fn: Operation) -> tuple[_Match | None, str | None]:
+    """(the match or None, None), or (None, the error) where the analysis itself failed (a tileorch bug: the function
+    is left as written, and :func:`row_statistics_remarks` says so)."""
+    try:
+        return match(fn), None
+    except Exception as exc:  # noqa: BLE001 - an optional rewrite's bug must not stop the program's compile
+        return None, f"{type(exc).__name__}: {exc}"
+
+
 def row_statistics_chain(module: Operation) -> int:
     n = 0
     for fn in [o for o in module.walk() if o.name == "nv_tileaa.func"]:
         if ATTR in fn.attributes:
             continue
-        m = match(fn)
+        m, _ = _match_or_none(fn)
         if m is None:
             continue
         apply(m)
@@ -175,7 +184,10 @@ def row_statistics_remarks(module: Operation) -> list[str]:
     """The remark per function the pass rewrites, at its dot (read before the tier runs)."""
     out = []
     for fn in [o for o in module.walk() if o.name == "nv_tileaa.func"]:
-        m = match(fn)
+        m, error = _match_or_none(fn)
+        if error is not None:
+            out.append(f"warning: internal error in tileas-row-statistics-chain on {fn.sym_name.data} ({error}); the "
+                       "program is left as written (this is a tileorch bug, please report it)")
         if m is not None:
             out.append(format_error(m.dot, "this dot's product is only reduced over its loop (row statistics such as a "
                                            "log-sum-exp): the chained tensor-core kernel runs it as its first dot, "
