@@ -132,6 +132,12 @@ def k_ahead_enabled() -> bool:
     return settings.value("TILEORCH_ATTN_K_AHEAD") == "1"
 
 
+K_AHEAD_MIN_STAGES = 2
+"""The K-ahead loop holds tiles ``j`` and ``j + 1`` at once (tile j + 1 waited for while tile j is
+read): on one stage it waits for a tile the producer cannot load (``tileorch check`` finds the
+deadlock, tests/unit/test_kahead_check.py)."""
+
+
 def overlap_enabled() -> bool:
     """Intra-warp-group overlap (:class:`Pipelining`): on by default, off when the environment sets
     ``TILEORCH_ATTN_OVERLAP=0`` (read at each compile, part of the disk-cache key).  On the H200
@@ -2666,7 +2672,7 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
         pp_bar, pp_next, pp_has = kb.pingpong_before(n_tiles)
     threads = kb.ci[kb.plan.consumer_threads]
     # TILEORCH_ATTN_K_AHEAD: tile j+1's K prologue while tile j's first dot runs (tile 0's before the loop)
-    k_ahead = ck.b_prologue is not None and k_ahead_enabled() and kb.plan.stages >= 2
+    k_ahead = ck.b_prologue is not None and k_ahead_enabled() and kb.plan.stages >= K_AHEAD_MIN_STAGES
 
     def k_prologue_of(j: SSAValue, pre: str) -> None:
         """Wait for tile ``j``'s full barrier and apply the K prologue to its stage."""
