@@ -674,6 +674,8 @@ class ChainedKernel:
     row_prefetched: int = 0
     k_ahead: bool = False
     """The plain loop applied tile j+1's K prologue while tile j's first dot ran (``TILEORCH_ATTN_K_AHEAD``)."""
+    k_ahead_off: str | None = None
+    """Why a K prologue asked to run one tile ahead runs in its tile's own iteration (a remark)."""
     """The loads :func:`~tileorch.transforms.tileas.loop_row_prefetch.hoist` moved before the wait for S."""
     launch_grid: list | None = None
     """The launch grid's extents (the persistent kernel's grid parameters) where the program's ``num_programs``
@@ -2673,6 +2675,9 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
     threads = kb.ci[kb.plan.consumer_threads]
     # TILEORCH_ATTN_K_AHEAD: tile j+1's K prologue while tile j's first dot runs (tile 0's before the loop)
     k_ahead = ck.b_prologue is not None and k_ahead_enabled() and kb.plan.stages >= K_AHEAD_MIN_STAGES
+    if ck.b_prologue is not None and k_ahead_enabled() and not k_ahead:
+        ck.k_ahead_off = (f"the K/V ring has {kb.plan.stages} stage(s): the loop would hold tiles j and j+1 at once "
+                          f"(at least {K_AHEAD_MIN_STAGES})")
 
     def k_prologue_of(j: SSAValue, pre: str) -> None:
         """Wait for tile ``j``'s full barrier and apply the K prologue to its stage."""
@@ -4047,6 +4052,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["loop_row_prefetch"] = ck.row_prefetched
     if ck.k_ahead:
         record["k_ahead"] = True
+    elif ck.k_ahead_off:
+        record["k_ahead_off"] = ck.k_ahead_off
     for what, asked in (("late", late_rescale_enabled()), ("skip", skip_rescale_enabled()),
                         ("pack", late_pack_enabled())):
         key = "late_pack" if what == "pack" else f"{what}_rescale"
