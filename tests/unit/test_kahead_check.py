@@ -303,3 +303,21 @@ def test_state_counts_of_protocols_without_again_waits(name, env, counts, monkey
     assert not any(getattr(op, "again", False) for a in proto.agents for op in _flat(a.program))
     result = _check(proto)
     assert result.ok and (result.states, result.transitions) == counts
+
+
+def test_k_ahead_is_the_default_where_it_applies_and_says_so(monkeypatch):
+    """No switch set: the q-k norm kernel takes K ahead with its remark; a kernel without a K prologue (the
+    textbook attention) has neither; on a one-stage ring the remark says why the K prologue stays in its
+    tile's iteration."""
+    from tileorch.testing.user_programs6 import PROGRAMS
+
+    monkeypatch.delenv("TILEORCH_ATTN_K_AHEAD", raising=False)
+    ahead = "on tile j+1 while tile j's first dot runs"
+    _, remarks = _lowered("attn_qk_norm", {"TILEORCH_ATTN_PERSISTENT": "0"}, monkeypatch)
+    assert any(ahead in r and "the default" in r for r in remarks), remarks
+    assert "attn_causal_greater_equal" in PROGRAMS
+    _, remarks = _lowered("attn_causal_greater_equal", {}, monkeypatch)
+    assert not any("K prologue" in r for r in remarks), remarks
+    _, remarks = _lowered("attn_qk_norm", {"TILEORCH_ATTN_STAGES": "1"}, monkeypatch)
+    assert not any(ahead in r for r in remarks), remarks
+    assert any("runs in each tile's own iteration" in r and "1 stage(s)" in r for r in remarks), remarks

@@ -291,13 +291,15 @@ def _lowered(name, env, monkeypatch):
 @pytest.mark.parametrize("name, persistent", [("attn_qk_norm", "0"), ("attn_qk_norm_bm128", "0"),
                                               ("attn_qk_norm_bm128", "1")])
 def test_qk_norm_kernel_is_proved(name, persistent, monkeypatch):
-    """``tileorch check`` proves the QK-norm kernel: the Q prologue's per-warp-group barriers and,
-    per tile, the K prologue's barrier of every consumer thread (named barrier 5) between the full
-    barrier's wait and the WGMMAs."""
+    """``tileorch check`` proves the QK-norm kernel with the K prologue in each tile's own iteration
+    (``TILEORCH_ATTN_K_AHEAD=0``; the default K-ahead form: the test below): the Q prologue's
+    per-warp-group barriers and, per tile, the K prologue's barrier of every consumer thread (named
+    barrier 5) between the full barrier's wait and the WGMMAs."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
 
-    kind, lowered, _ = _lowered(name, {"TILEORCH_ATTN_PERSISTENT": persistent}, monkeypatch)
+    kind, lowered, _ = _lowered(name, {"TILEORCH_ATTN_PERSISTENT": persistent, "TILEORCH_ATTN_K_AHEAD": "0"},
+                                monkeypatch)
     assert kind == "chained"
     bars = [o for o in lowered.walk() if o.name == "nvvm.barrier" and len(o.operands) == 2]
     assert len(bars) == 2  # the Q prologue's (3 + wg) and the K prologue's (5)

@@ -128,7 +128,8 @@ OVERLAP_ENV = "TILEORCH_ATTN_OVERLAP"
 
 
 def k_ahead_enabled() -> bool:
-    """``TILEORCH_ATTN_K_AHEAD=1`` (default off): the plain loop's K prologue one tile ahead."""
+    """``TILEORCH_ATTN_K_AHEAD`` (default ``1`` since session 33, when ``tileorch check`` proved its loop):
+    the plain loop's K prologue one tile ahead; ``0``: in the tile's own iteration."""
     return settings.value("TILEORCH_ATTN_K_AHEAD") == "1"
 
 
