@@ -207,6 +207,28 @@ def test_ahead_wait_on_tile_j_plus_2_with_two_stages_deadlocks(monkeypatch):
     assert not result.ok and result.violation.prop == "deadlock", result.violation
 
 
+def test_a_wait_two_tiles_ahead_on_four_stages_is_read_and_proved(monkeypatch):
+    """The same mutation on four stages: the loop's waits on tiles j and j + 2 (the guard j + 2 < n) are read
+    as two states and two trip segments (all but the last two iterations with the ahead wait); tile j + 1 is
+    then first waited for at its own iteration's top -- the K prologue normalises the wrong tile (the
+    emulator's business), but the ring is sound, and the checker proves it."""
+    from tileorch.analysis.extract import extract
+
+    lowered, _ = _lowered("attn_qk_norm", {"TILEORCH_ATTN_K_AHEAD": "1", "TILEORCH_ATTN_PERSISTENT": "0"},
+                          monkeypatch)
+    _, _, ahead, _ = _loop_waits(lowered)
+    _set_constant(_tile_of(ahead), 1, 2)
+    (proto,) = extract(lowered)
+    (wg0,) = [a for a in proto.agents if a.role == "consumer"]
+    assert [s.name for s in wg0.states] == ["t0", "t2"] and wg0.program[0] == Advance("t2", 2)
+    loops = [op for op in wg0.program if isinstance(op, Loop)]
+    assert [op.trip for op in loops] == [Trip("k", 0, cap=1), Trip("k", 2), Trip("k", 0, cap=2)]
+    assert [op.state for op in loops[1].body if isinstance(op, ConsumerWait)] == ["t0", "t2"]
+    assert [op.state for op in loops[2].body if isinstance(op, ConsumerWait)] == ["t0"]
+    result = _check(proto)
+    assert result.ok, result.violation
+
+
 def test_release_of_tile_j_plus_1_is_found(monkeypatch):
     """Seeded: the loop's empty arrive on tile j + 1's stage (tile j never released; tile j + 1 released
     before the next iteration waits on it again, and in the last iteration a tile never waited for)."""

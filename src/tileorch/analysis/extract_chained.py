@@ -43,6 +43,10 @@ consumer's program before / after that loop.  A persistent producer that loads e
 first ``min(k, A)`` K/V tiles before its Q (the record's ``kv_ahead`` = ``A``,
 ``TILEORCH_ATTN_KV_AHEAD``) has two ring loops in its work loop, ``0 .. minui(n, A)`` before the Q
 arm and the rest after it: modelled as two loops over the same ring around the Q slot's ops.
+A consumer loop with several full waits an iteration (``TILEORCH_ATTN_K_AHEAD``: tile ``j``'s and,
+ahead, tile ``j + 1``'s) is read op by op with each ring op's tile by
+:mod:`tileorch.analysis.chained_tiles` (its waits are ``ConsumerWait(again=True)``: the checker
+decides which acquire and which wait again on a held round).
 """
 
 from __future__ import annotations
