@@ -314,6 +314,7 @@ def test_seeded_protocol_bugs_are_found(plain_proto, what, mutation, prop):
 @pytest.mark.parametrize("name, env, counts", [
     ("attn_qk_norm", {"TILEORCH_ATTN_PERSISTENT": "0", "TILEORCH_ATTN_K_AHEAD": "0"}, (656, 732)),
     ("attn_qk_norm_bm128", {"TILEORCH_ATTN_PERSISTENT": "1", "TILEORCH_ATTN_K_AHEAD": "0"}, (34387, 51833)),
+    ("attn_causal_greater_equal", {"TILEORCH_ATTN_PERSISTENT": "1"}, (3793, 4408)),
 ])
 def test_state_counts_of_protocols_without_again_waits(name, env, counts, monkeypatch):
     """The checker's effort on kernels whose loops wait once an iteration is what it was before
