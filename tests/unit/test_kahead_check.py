@@ -338,9 +338,11 @@ def test_k_ahead_is_the_default_where_it_applies_and_says_so(monkeypatch):
     ahead = "on tile j+1 while tile j's first dot runs"
     _, remarks = _lowered("attn_qk_norm", {"TILEORCH_ATTN_PERSISTENT": "0"}, monkeypatch)
     assert any(ahead in r and "the default" in r for r in remarks), remarks
+    assert any("this K operand" in r and "tile j+1's while tile j's first dot runs" in r for r in remarks), remarks
     assert "attn_causal_greater_equal" in PROGRAMS
     _, remarks = _lowered("attn_causal_greater_equal", {}, monkeypatch)
     assert not any("K prologue" in r for r in remarks), remarks
     _, remarks = _lowered("attn_qk_norm", {"TILEORCH_ATTN_STAGES": "1"}, monkeypatch)
     assert not any(ahead in r for r in remarks), remarks
     assert any("runs in each tile's own iteration" in r and "1 stage(s)" in r for r in remarks), remarks
+    assert any("this K operand" in r and "the loop runs without overlap" in r for r in remarks), remarks

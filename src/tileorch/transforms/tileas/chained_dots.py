@@ -2579,7 +2579,9 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
     for pro, which, how in ((ck.q_prologue, "Q", "in place to the Q tile after its load, each consumer warp group "
                              "its 64 rows (two threads per row)"),
                             (ck.b_prologue, "K", "in place to each K tile in its ring stage by every consumer "
-                             "thread, then a barrier of the consumers; the loop runs without overlap")):
+                             "thread, then a barrier of the consumers; " + (
+                                 "tile j+1's while tile j's first dot runs (TILEORCH_ATTN_K_AHEAD)" if ck.k_ahead
+                                 else "the loop runs without overlap"))):
         if pro is not None and pro.rowwise:
             out.append(format_error(pro.top.owner, f"chained-dots tier (TMA + WGMMA): this {which} operand, computed "
                                                    "from its tile with row reductions, is applied " + how + " "
