@@ -29,7 +29,7 @@ released, a skipped round, or parity aliasing."""
 
 from __future__ import annotations
 
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from tileorch.analysis.protocol import (Advance, BarArrive, BarSync, ConsumerRead, ConsumerRelease, ConsumerWait,
                                         Loop, StateDecl, Trip)
