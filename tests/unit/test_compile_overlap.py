@@ -208,3 +208,18 @@ def test_ptxas_imports_are_made_while_the_child_generates_code(monkeypatch):
             "print(all(m in sys.modules for m in ('subprocess', 'tempfile')))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120).stdout.strip() == "True"
+
+
+def test_ptxas_starts_on_the_whole_ptx_before_the_child_is_reaped(monkeypatch):
+    """The child writes :data:`ptx.PTX_END` after the whole PTX: ``then`` (ptxas) runs as soon as it is
+    read, while the child exits (the teardown of its LLVM comes before its pipes' end and its status),
+    and the child is reaped after ``then``, never left behind; no reader sees the marker."""
+    monkeypatch.delenv(memo.ENV, raising=False)
+    order = []
+    wait = ptx._wait_child
+    monkeypatch.setattr(ptx, "_wait_child", lambda child: order.append("reaped") or wait(child))
+    pending = ptx.start_codegen(IR, "sm_90a", ptx.DEFAULT_PTX_VERSION, lambda text: order.append("then") or len(text))
+    assert pending is not None and pending.then_result() == len(pending.ptx())
+    assert order == ["then", "reaped"] and _no_child_left()
+    plain = ptx.llvm_to_ptx(IR, isolate=True)
+    assert pending.ptx() == plain and "\0" not in plain and _no_child_left()
