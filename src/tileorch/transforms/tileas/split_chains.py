@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, IndexType, i32
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from tileorch.diagnostics import copy_location, format_error
 from tileorch.transforms.pass_kinds import ModuleTransform
