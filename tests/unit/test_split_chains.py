@@ -50,3 +50,22 @@ def test_failed_analysis_leaves_the_program_with_a_warning(monkeypatch):
         (warning,) = remarks(module)
         assert warning.startswith("warning: internal error in tileas-") and "RuntimeError: boom" in warning
         assert run(module) == 0 and str(module) == before
+
+
+def test_switches_leave_the_programs_as_written(monkeypatch):
+    """``TILEORCH_ATTN_SPLIT_CHAINS=0`` / ``TILEORCH_ATTN_UNREAD_SECOND_DOT=0``: neither pass rewrites (the programs
+    then take the SIMT path, as before session 33)."""
+    from tileorch.transforms.tileas import row_statistics_chain as rs
+    from tileorch.transforms.tileas import split_chains as sc
+
+    monkeypatch.setenv(sc.ENV, "0")
+    monkeypatch.setenv(rs.ENV, "0")
+    for module, remarks, run in ((_module("split_chains.mlir"), sc.split_chains_remarks, sc.split_chains),
+                                 (_module("row_statistics_chain.mlir"), rs.row_statistics_remarks,
+                                  rs.row_statistics_chain)):
+        before = str(module)
+        assert remarks(module) == [] and run(module) == 0 and str(module) == before
+    monkeypatch.setenv(sc.ENV, "1")
+    monkeypatch.setenv(rs.ENV, "1")
+    assert sc.split_chains(_module("split_chains.mlir")) == 1
+    assert rs.row_statistics_chain(_module("row_statistics_chain.mlir")) == 1

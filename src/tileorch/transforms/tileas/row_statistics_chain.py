@@ -37,6 +37,8 @@ from tileorch.diagnostics import copy_location, format_error
 from tileorch.transforms.pass_kinds import ModuleTransform
 
 ATTR = "tileorch.unread_second_dot"
+ENV = "TILEORCH_ATTN_UNREAD_SECOND_DOT"
+"""``0``: no second dot added (such a program then takes the SIMT path)."""
 _DOT = "nv_tileaa.dot"
 
 
@@ -160,6 +162,10 @@ def apply(m: _Match) -> None:
 def _match_or_none(fn: Operation) -> tuple[_Match | None, str | None]:
     """(the match or None, None), or (None, the error) where the analysis itself failed (a tileorch bug: the function
     is left as written, and :func:`row_statistics_remarks` says so)."""
+    from tileorch import settings
+
+    if settings.value(ENV) == "0":
+        return None, None
     try:
         return match(fn), None
     except Exception as exc:  # noqa: BLE001 - an optional rewrite's bug must not stop the program's compile

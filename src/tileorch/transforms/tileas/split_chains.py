@@ -47,6 +47,8 @@ GRID_SPLIT = "tileorch.grid_split"
 """``DenseArray<i32>`` ``[axis, G]`` on a function whose program ``x`` along ``axis`` is G launched programs."""
 
 AXIS = 0
+ENV = "TILEORCH_ATTN_SPLIT_CHAINS"
+"""``0``: no function is split (the program as written: such a program then takes the SIMT path)."""
 _STORE = "nv_tileaa.tiled_store"
 _LOAD_NAMES = ("nv_tileaa.tiled_load", "nv_tileaa.load", "nv_tileaa.gather")
 
@@ -514,6 +516,10 @@ def _drop_positions(loop: scf.ForOp, keep: list[int]) -> None:
 def _plan_or_none(fn: Operation) -> tuple[Plan | None, str | None]:
     """(the split, None), (None, None) where the function does not match, or (None, the error) where the analysis
     itself failed (a tileorch bug: the function is left as written, and :func:`split_chains_remarks` says so)."""
+    from tileorch import settings
+
+    if settings.value(ENV) == "0":
+        return None, None
     try:
         return plan(fn), None
     except _Why:
