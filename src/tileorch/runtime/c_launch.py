@@ -1,0 +1,430 @@
+"""Bound launches through a small compiled C launcher (issue 22: host time per launch).
+
+A repeated launch's foreign call is the largest part of its host time that Python code can
+change: cuda-python's ``cuLaunchKernelEx`` converts its four arguments and builds a result tuple
+(~4.3k instructions a call, ``benchmarks/launch_paths_stub.py``), a ctypes call prepares libffi's
+call each time (~4.8k).  Here a CPython extension of a few dozen lines (:data:`SOURCE`) is built
+with the C compiler at the first bound launch of a process that finds none built (once per
+machine: kept in ``<cache base>/c_launch/``, named by the digest of its source, the Python version
+and the compiler command) and loaded; its ``Launcher`` objects are what a bound launch calls:
+
+* ``Launcher(launch_ex, function, table, grid, block, smem, cluster, slots, n_params, device,
+  fail, keep)``: ``launch_ex`` the address of libcuda's ``cuLaunchKernelEx`` (or a stand-in's),
+  ``function`` the raw ``CUfunction``, ``table`` the address of the parameters' address table
+  (0: none), grid / block 3-tuples, ``smem`` bytes, ``cluster`` a 3-tuple (the cluster dimension
+  attribute) or None, ``slots`` None or the parameters (8 bytes each) a pointer launch writes,
+  ``n_params`` the table's entries, ``device`` None or the runtime's device (its ``poisoned_by``
+  read at each call: a poisoned context calls ``device.require_healthy()``, which raises, before
+  the driver is asked), ``fail(code)`` called with a non-zero CUresult (it raises the error), and
+  ``keep`` held for the launcher's life (what owns the table and the parameters).
+* ``launcher(stream=0)``: the launch on the stream handle ``stream`` (an int) with the table as
+  bound; ``launcher(stream, pointers)`` (``slots`` given): with the slots' parameters holding
+  ``pointers`` (a tuple or list of as many ints), the table and the pointers copied to the call's
+  own stack, so that nothing is shared between calls (threads) and nothing is allocated.
+* The ``CUlaunchConfig`` (cuda.h's layout: seven ``unsigned int``, the stream, the attributes
+  pointer, their count; 56 bytes) is copied to the stack at each call and its stream set there.
+  The GIL is released around the driver call, as cuda-python and ctypes release it (a launch that
+  waits for room in a full queue must not stop the other Python threads).
+* Instances take attributes (``path``, ``path_reason``, ``bound``), as the Python launchers do.
+
+:func:`module` gives the loaded extension, or None; :func:`why_not` says why not: the switch
+``TILEORCH_LAUNCH_C=0``, no C compiler, no ``Python.h``, a failed build (its first lines), an
+unwritable cache directory (then a private temporary one is used).  Which path a bound launch
+takes is :mod:`tileorch.runtime.direct_launch`'s choice; nothing here runs at import."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from typing import Any
+
+from tileorch import settings
+
+ENV = "TILEORCH_LAUNCH_C"
+VERSION = 1  # part of the built module's digest: bump to rebuild on every machine
+
+SOURCE = r"""
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* cuda.h's CUlaunchAttribute (id, padding, a 64-byte value) and CUlaunchConfig (56 bytes on a
+   64-bit host), written from the header's documented layout */
+typedef struct { unsigned int x, y, z; } cl_dim3;
+typedef struct { int id; char pad[4]; union { char raw[64]; cl_dim3 cluster; } value; } cl_attribute;
+typedef struct {
+    unsigned int grid_x, grid_y, grid_z, block_x, block_y, block_z, smem;
+    void *stream;
+    cl_attribute *attrs;
+    unsigned int n_attrs;
+} cl_config;
+typedef int (*cl_launch_ex)(const cl_config *, void *, void **, void **);
+
+#define CL_STACK 64  /* parameters (and pointers) a call keeps on its stack; more: from the heap */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *dict;
+    cl_launch_ex launch_ex;
+    void *function;
+    void **table;
+    Py_ssize_t n_params, n_slots;  /* n_slots -1: no pointer launches */
+    Py_ssize_t *slots;
+    cl_config config;
+    cl_attribute attr;
+    PyObject *device, *fail, *keep;
+} Launcher;
+
+static PyObject *s_poisoned_by, *s_require_healthy;
+
+static int check_device(Launcher *self) {
+    if (self->device == Py_None) return 0;
+    PyObject *p = PyObject_GetAttr(self->device, s_poisoned_by);
+    if (p == NULL) return -1;
+    int poisoned = p != Py_None;
+    Py_DECREF(p);
+    if (!poisoned) return 0;
+    PyObject *r = PyObject_CallMethodNoArgs(self->device, s_require_healthy);
+    if (r == NULL) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+static PyObject *failed(Launcher *self, int code) {
+    PyObject *c = PyLong_FromLong(code);
+    if (c == NULL) return NULL;
+    PyObject *r = PyObject_CallOneArg(self->fail, c);
+    Py_DECREF(c);
+    if (r == NULL) return NULL;
+    Py_DECREF(r);
+    PyErr_Format(PyExc_RuntimeError, "cuLaunchKernelEx returned CUresult %d", code);
+    return NULL;
+}
+
+static PyObject *launcher_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Launcher *self = (Launcher *)op;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0) {
+        PyErr_SetString(PyExc_TypeError, "a launcher takes its arguments by position: (stream[, pointers])");
+        return NULL;
+    }
+    if (nargs > 2 || (nargs == 2 && self->n_slots < 0)) {
+        PyErr_Format(PyExc_TypeError, "this launcher takes %s, got %zd arguments",
+                     self->n_slots < 0 ? "(stream=0)" : "(stream, pointers)", nargs);
+        return NULL;
+    }
+    void *stream = NULL;
+    if (nargs >= 1) {
+        if (!PyLong_Check(args[0])) {
+            PyErr_Format(PyExc_TypeError, "the stream must be an int handle, got %.100s", Py_TYPE(args[0])->tp_name);
+            return NULL;
+        }
+        unsigned long long s = PyLong_AsUnsignedLongLong(args[0]);
+        if (s == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+        stream = (void *)(uintptr_t)s;
+    }
+    if (check_device(self) < 0) return NULL;
+    cl_config config = self->config;
+    config.stream = stream;
+    config.attrs = config.n_attrs ? &self->attr : NULL;
+    void **params = self->table;
+    void *table_stack[CL_STACK];
+    unsigned long long values_stack[CL_STACK];
+    void **table = NULL;
+    unsigned long long *values = NULL;
+    if (nargs == 2) {
+        PyObject *seq = PySequence_Fast(args[1], "the pointers must be a tuple or list of ints");
+        if (seq == NULL) return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        if (n != self->n_slots) {
+            PyErr_Format(PyExc_ValueError, "%zd pointers expected, got %zd", self->n_slots, n);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        table = self->n_params <= CL_STACK ? table_stack : PyMem_Malloc(sizeof(void *) * self->n_params);
+        values = n <= CL_STACK ? values_stack : PyMem_Malloc(sizeof(unsigned long long) * (n ? n : 1));
+        if (table == NULL || values == NULL) {
+            Py_DECREF(seq);
+            if (table != NULL && table != table_stack) PyMem_Free(table);
+            if (values != NULL && values != values_stack) PyMem_Free(values);
+            return PyErr_NoMemory();
+        }
+        PyObject **items = PySequence_Fast_ITEMS(seq);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            values[i] = PyLong_AsUnsignedLongLong(items[i]);
+            if (values[i] == (unsigned long long)-1 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                if (table != table_stack) PyMem_Free(table);
+                if (values != values_stack) PyMem_Free(values);
+                return NULL;
+            }
+        }
+        Py_DECREF(seq);
+        if (self->n_params) memcpy(table, self->table, sizeof(void *) * self->n_params);
+        for (Py_ssize_t i = 0; i < n; i++) table[self->slots[i]] = &values[i];
+        params = self->n_params ? table : self->table;
+    }
+    int code;
+    Py_BEGIN_ALLOW_THREADS
+    code = self->launch_ex(&config, self->function, params, NULL);
+    Py_END_ALLOW_THREADS
+    if (table != NULL && table != table_stack) PyMem_Free(table);
+    if (values != NULL && values != values_stack) PyMem_Free(values);
+    if (code != 0) return failed(self, code);
+    Py_RETURN_NONE;
+}
+
+static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    unsigned long long launch_ex, function, table;
+    unsigned int g[3], b[3], smem;
+    PyObject *cluster, *slots, *device, *fail, *keep;
+    Py_ssize_t n_params;
+    if (kw != NULL && PyDict_GET_SIZE(kw) != 0) {
+        PyErr_SetString(PyExc_TypeError, "Launcher takes its arguments by position");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "KKK(III)(III)IOOnOOO:Launcher", &launch_ex, &function, &table, &g[0], &g[1], &g[2],
+                          &b[0], &b[1], &b[2], &smem, &cluster, &slots, &n_params, &device, &fail, &keep))
+        return NULL;
+    if (launch_ex == 0 || n_params < 0 || (n_params > 0 && table == 0)) {
+        PyErr_SetString(PyExc_ValueError, "Launcher: no cuLaunchKernelEx, or a parameter count without a table");
+        return NULL;
+    }
+    Launcher *self = (Launcher *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    self->vectorcall = launcher_call;
+    self->launch_ex = (cl_launch_ex)(uintptr_t)launch_ex;
+    self->function = (void *)(uintptr_t)function;
+    self->table = (void **)(uintptr_t)table;
+    self->n_params = n_params;
+    self->n_slots = -1;
+    memset(&self->config, 0, sizeof(self->config));
+    memset(&self->attr, 0, sizeof(self->attr));
+    self->config.grid_x = g[0]; self->config.grid_y = g[1]; self->config.grid_z = g[2];
+    self->config.block_x = b[0]; self->config.block_y = b[1]; self->config.block_z = b[2];
+    self->config.smem = smem;
+    if (cluster != Py_None) {
+        if (!PyArg_ParseTuple(cluster, "III", &self->attr.value.cluster.x, &self->attr.value.cluster.y,
+                              &self->attr.value.cluster.z)) {
+            Py_DECREF(self);
+            return NULL;
+        }
+        self->attr.id = 4;  /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
+        self->config.n_attrs = 1;
+    }
+    if (slots != Py_None) {
+        PyObject *seq = PySequence_Fast(slots, "slots must be a tuple or list of ints");
+        if (seq == NULL) { Py_DECREF(self); return NULL; }
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        self->slots = PyMem_Malloc(sizeof(Py_ssize_t) * (n ? n : 1));
+        if (self->slots == NULL) { Py_DECREF(seq); Py_DECREF(self); return PyErr_NoMemory(); }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_ssize_t s = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(seq, i));
+            if (s == -1 && PyErr_Occurred()) { Py_DECREF(seq); Py_DECREF(self); return NULL; }
+            if (s < 0 || s >= n_params) {
+                PyErr_Format(PyExc_ValueError, "slot %zd is not one of the %zd parameters", s, n_params);
+                Py_DECREF(seq); Py_DECREF(self);
+                return NULL;
+            }
+            self->slots[i] = s;
+        }
+        self->n_slots = n;
+        Py_DECREF(seq);
+    }
+    Py_INCREF(device); self->device = device;
+    Py_INCREF(fail); self->fail = fail;
+    Py_INCREF(keep); self->keep = keep;
+    return (PyObject *)self;
+}
+
+static int launcher_traverse(Launcher *self, visitproc visit, void *arg) {
+    Py_VISIT(self->dict);
+    Py_VISIT(self->device);
+    Py_VISIT(self->fail);
+    Py_VISIT(self->keep);
+    return 0;
+}
+
+static int launcher_clear(Launcher *self) {
+    Py_CLEAR(self->dict);
+    Py_CLEAR(self->device);
+    Py_CLEAR(self->fail);
+    Py_CLEAR(self->keep);
+    return 0;
+}
+
+static void launcher_dealloc(Launcher *self) {
+    PyObject_GC_UnTrack(self);
+    launcher_clear(self);
+    PyMem_Free(self->slots);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyGetSetDef launcher_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL}
+};
+
+static PyTypeObject LauncherType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "tileorch_c_launch.Launcher",
+    .tp_basicsize = sizeof(Launcher),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A bound kernel launch: launcher(stream=0) or launcher(stream, pointers).",
+    .tp_new = launcher_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Launcher, vectorcall),
+    .tp_dictoffset = offsetof(Launcher, dict),
+    .tp_traverse = (traverseproc)launcher_traverse,
+    .tp_clear = (inquiry)launcher_clear,
+    .tp_dealloc = (destructor)launcher_dealloc,
+    .tp_getset = launcher_getset,
+};
+
+static PyObject *config_size(PyObject *m, PyObject *unused) {
+    return Py_BuildValue("nnnn", (Py_ssize_t)sizeof(cl_config), (Py_ssize_t)offsetof(cl_config, stream),
+                         (Py_ssize_t)offsetof(cl_config, attrs), (Py_ssize_t)sizeof(cl_attribute));
+}
+
+static PyMethodDef methods[] = {
+    {"layout", config_size, METH_NOARGS,
+     "(sizeof CUlaunchConfig, offsetof hStream, offsetof attrs, sizeof CUlaunchAttribute) as compiled"},
+    {NULL}
+};
+
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, CL_MODULE_NAME, NULL, -1, methods};
+
+PyMODINIT_FUNC CL_MODULE_INIT(void) {
+    s_poisoned_by = PyUnicode_InternFromString("poisoned_by");
+    s_require_healthy = PyUnicode_InternFromString("require_healthy");
+    if (s_poisoned_by == NULL || s_require_healthy == NULL || PyType_Ready(&LauncherType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL) return NULL;
+    Py_INCREF(&LauncherType);
+    if (PyModule_AddObject(m, "Launcher", (PyObject *)&LauncherType) < 0) {
+        Py_DECREF(&LauncherType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+"""
+
+_state: list[Any] = []  # [module or None, why not]: decided once per process (reset() forgets it)
+
+
+def reset() -> None:
+    """Forget the decision (tests)."""
+    _state.clear()
+
+
+def compiler() -> list[str]:
+    """The C compiler command: ``$CC``, else the one Python was built with, else ``cc``."""
+    text = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    return shlex.split(text) or ["cc"]
+
+
+def _digest(command: list[str]) -> str:
+    text = "\0".join([SOURCE, str(VERSION), sys.version, sysconfig.get_config_var("EXT_SUFFIX") or "", *command])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _directory() -> str:
+    from tileorch.cache import cache_base
+
+    return os.path.join(str(cache_base()), "c_launch")
+
+
+def build(directory: str | None = None) -> tuple[str | None, str]:
+    """(the path of the built extension, '') or (None, why not): built into ``directory`` (default
+    ``<cache base>/c_launch``) unless it is there already; written to a temporary name, then
+    renamed (processes building at once each write their own and one wins)."""
+    command = compiler()
+    name = f"_tileorch_launch_{_digest(command)}"
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    include = sysconfig.get_paths().get("include") or ""
+    if not os.path.isfile(os.path.join(include, "Python.h")):
+        return None, f"no Python.h in {include!r} (the Python development headers are not installed)"
+    for where in ([directory] if directory else [_directory(), tempfile.gettempdir()]):
+        path = os.path.join(where, name + suffix)
+        if os.path.isfile(path):
+            return path, ""
+        try:
+            os.makedirs(where, exist_ok=True)
+            fd, tmp_src = tempfile.mkstemp(suffix=".c", prefix=name, dir=where)
+        except OSError as exc:
+            why = f"cannot write into {where} ({exc})"
+            continue
+        tmp_out = tmp_src[:-2] + suffix
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(SOURCE)
+            argv = [*command, "-O2", "-shared", "-fPIC", f"-I{include}", f"-DCL_MODULE_NAME=\"{name}\"",
+                    f"-DCL_MODULE_INIT=PyInit_{name}", "-o", tmp_out, tmp_src]
+            try:
+                done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+            except (OSError, subprocess.SubprocessError) as exc:
+                return None, f"the C compiler {command[0]!r} could not run ({type(exc).__name__}: {exc})"
+            if done.returncode != 0:
+                first = " | ".join((done.stderr or done.stdout).strip().splitlines()[:3])
+                return None, f"the C launcher did not build ({shlex.join(argv[:1])} exit {done.returncode}: {first})"
+            os.replace(tmp_out, path)
+            return path, ""
+        finally:
+            for p in (tmp_src, tmp_out):
+                try:
+                    os.unlink(p)
+                except OSError:
+                    pass
+    return None, why
+
+
+def _load(path: str) -> Any:
+    import importlib.machinery
+    import importlib.util
+
+    name = os.path.basename(path).split(".")[0]
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def module() -> Any | None:
+    """The compiled launcher module (built and loaded on the first call of a process), or None
+    (:func:`why_not` says why)."""
+    if settings.value(ENV) == "0":
+        return None
+    if not _state:
+        path, why = build()
+        mod = None
+        if path is not None:
+            try:
+                mod = _load(path)
+                layout = mod.layout()
+                if layout != (56, 32, 40, 72):  # cuda.h's layout on a 64-bit host
+                    mod, why = None, f"the C launcher's CUlaunchConfig layout {layout} is not cuda.h's 64-bit one"
+            except (ImportError, OSError) as exc:
+                mod, why = None, f"the C launcher did not load ({type(exc).__name__}: {exc})"
+        _state[:] = [mod, why]
+    return _state[0]
+
+
+def why_not() -> str:
+    """Why :func:`module` gives None ('' when it gives the module)."""
+    if settings.value(ENV) == "0":
+        return f"{ENV}=0"
+    module()
+    return _state[1] if _state[0] is None else ""
+
+
+__all__ = ["ENV", "SOURCE", "build", "compiler", "module", "reset", "why_not"]
