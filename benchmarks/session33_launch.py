@@ -1,0 +1,149 @@
+"""Session 33 (issue 22 item 3): host time per launch, same process, several cuTile programs.
+
+For each program, in alternating rounds (``launch_overhead.compared_us``: ROUNDS rounds, the
+stream synchronised every SYNC_EVERY calls outside the timed calls), microseconds per call of
+
+* ``tileorch``: ``tileorch.cutile.launch`` on the default path (the compiled C launcher where it
+  builds; its ``path`` printed),
+* ``tileorch_cuda_python``: the same on cuda-python's binding (another kernel object of the same
+  function, bound with ``TILEORCH_LAUNCH_CTYPES=0``),
+* ``cuda_tile``: ``cuda.tile.launch`` (needs tileiras; else skipped with the reason),
+* ``bare_c``: the bound launch's C launcher called alone (the driver call and nothing else),
+* ``bare_cuda_python``: cuda-python's ``cuLaunchKernelEx`` alone with the bound launch's objects,
+* ``torch``: a torch op of the same kind (an elementwise op on the same tensors),
+
+and the kernel's output checked against torch (NaN-prefilled).  Programs: ``scale_1m`` (1M floats,
+1024 CTAs), ``scale_small`` (1024 floats, one CTA: GPU time below the host time, so the queue
+never backs up), ``add_2d`` (three 2-D arrays, 2-D grid), ``axpy_4`` (four arguments after
+three arrays).  One line per program and launcher: ``[s33] PROGRAM LAUNCHER  X.XX us median``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import launch_overhead as lo  # noqa: E402
+
+CALLS = int(os.environ.get("S33_CALLS", "2000"))
+
+
+def main() -> int:
+    import cuda.tile as ct
+    import torch
+
+    import tileorch.cutile
+    from tileorch.launchers import cutile_bound as cb
+    from tileorch.runtime import c_launch
+
+    globals()["ct"] = ct
+
+    @ct.kernel
+    def scale(x, y, alpha, tile: ct.Constant[int]):
+        i = ct.bid(0)
+        ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) * alpha)
+
+    @ct.kernel
+    def add_2d(x, y, z, tm: ct.Constant[int], tn: ct.Constant[int]):
+        i, j = ct.bid(0), ct.bid(1)
+        ct.store(z, index=(i, j), tile=ct.load(x, index=(i, j), shape=(tm, tn)) + ct.load(y, index=(i, j),
+                                                                                           shape=(tm, tn)))
+
+    @ct.kernel
+    def axpy(x, y, z, a, b, tile: ct.Constant[int]):
+        i = ct.bid(0)
+        ct.store(z, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) * a + ct.load(y, index=(i,),
+                                                                                          shape=(tile,)) * b)
+
+    launch = tileorch.cutile.launch
+    stream = torch.cuda.current_stream()
+    sync = torch.cuda.synchronize
+    nan = float("nan")
+    x1, x1b = torch.randn(1 << 20, device="cuda"), torch.randn(1 << 20, device="cuda")
+    xs = torch.randn(1024, device="cuda")
+    a2, b2 = torch.randn(512, 512, device="cuda"), torch.randn(512, 512, device="cuda")
+    programs = {
+        "scale_1m": (scale, (1024,), (x1, torch.full_like(x1, nan), 2.0, 1024),
+                     lambda a: torch.mul(a[0], a[2], out=a[1]), lambda a: a[0] * 2.0, 1),
+        "scale_small": (scale, (1,), (xs, torch.full_like(xs, nan), 3.0, 1024),
+                        lambda a: torch.mul(a[0], a[2], out=a[1]), lambda a: a[0] * 3.0, 1),
+        "add_2d": (add_2d, (8, 8), (a2, b2, torch.full_like(a2, nan), 64, 64),
+                   lambda a: torch.add(a[0], a[1], out=a[2]), lambda a: a[0] + a[1], 2),
+        "axpy_4": (axpy, (1024,), (x1, x1b, torch.full_like(x1, nan), 0.5, -2.0, 1024),
+                   lambda a: torch.add(a[0], a[1], alpha=a[4], out=a[2]), lambda a: a[0] * 0.5 + a[1] * -2.0, 2),
+    }
+    record: dict = {"device": torch.cuda.get_device_name(), "calls": CALLS, "c_launcher": c_launch.why_not() or "built",
+                    "programs": {}}
+    print(f"[s33] {record['device']}; C launcher: {record['c_launcher']}; {CALLS} calls per launcher, "
+          f"{lo.ROUNDS} alternating rounds, sync every {lo.SYNC_EVERY}", flush=True)
+    for name, (kernel, grid, args, torch_op, expect, out_index) in programs.items():
+        own = ct.kernel(kernel._annotated_function.pyfunc)  # separate kernel objects: separate bound launches
+        cp = ct.kernel(kernel._annotated_function.pyfunc)
+        out = args[out_index]
+        launch(stream, grid, own, args)
+        sync()
+        ok = bool(torch.allclose(out, expect(args), rtol=1e-5, atol=1e-5))
+        out.fill_(nan)
+        saved = os.environ.get("TILEORCH_LAUNCH_CTYPES")
+        os.environ["TILEORCH_LAUNCH_CTYPES"] = "0"
+        try:
+            launch(stream, grid, cp, args)
+        finally:
+            if saved is None:
+                del os.environ["TILEORCH_LAUNCH_CTYPES"]
+            else:
+                os.environ["TILEORCH_LAUNCH_CTYPES"] = saved
+        sync()
+        ok_cp = bool(torch.allclose(out, expect(args), rtol=1e-5, atol=1e-5))
+        key = cb.reader(own)(own, grid, args, "sm_90a", "auto", "auto")
+        bound_c = cb.bound_launches.get(key)
+        bound_cp = cb.bound_launches.get(cb.reader(cp)(cp, grid, args, "sm_90a", "auto", "auto"))
+        fns = {"tileorch": lambda: launch(stream, grid, own, args),
+               "tileorch_cuda_python": lambda: launch(stream, grid, cp, args),
+               "cuda_tile": lambda: ct.launch(stream, grid, kernel, args),
+               "torch": lambda: torch_op(args)}
+        handle = stream.cuda_stream
+        if bound_c is not None:
+            fns["bare_c"] = lambda: bound_c(handle)
+        b = getattr(bound_cp, "bound", None)
+        if b is not None and hasattr(b, "stream_config"):
+            from tileorch.runtime.driver import api
+
+            drv, cfg, fn, params = api(), b.stream_config(handle), b._function, b._params
+            fns["bare_cuda_python"] = lambda: drv.cuLaunchKernelEx(cfg, fn, params, 0)
+        timed = lo.compared_us(fns, CALLS, sync)
+        sync()
+        out.fill_(nan)
+        launch(stream, grid, own, args)
+        sync()
+        ok_after = bool(torch.allclose(out, expect(args), rtol=1e-5, atol=1e-5))
+        paths = [getattr(bound_c, "path", None), getattr(bound_cp, "path", None)]
+        record["programs"][name] = {"paths": paths, "output_ok": [ok, ok_cp, ok_after], **timed}
+        print(f"[s33] {name:12s} paths tileorch={paths[0]} tileorch_cuda_python={paths[1]}; output ok "
+              f"{ok and ok_cp and ok_after}", flush=True)
+        for which in ("tileorch", "cuda_tile", "tileorch_cuda_python", "bare_c", "bare_cuda_python", "torch"):
+            if which in timed:
+                r = timed[which]
+                print(f"[s33] {name:12s} {which:22s} {r['median_us']:6.2f} us median (p10 {r['p10_us']:.2f}, "
+                      f"p90 {r['p90_us']:.2f})", flush=True)
+            elif which + "_skipped" in timed:
+                print(f"[s33] {name:12s} {which:22s} skipped: {timed[which + '_skipped'][:140]}", flush=True)
+        if "tileorch" in timed and "cuda_tile" in timed:
+            t, c = timed["tileorch"]["median_us"], timed["cuda_tile"]["median_us"]
+            print(f"[s33] {name:12s} tileorch / cuda.tile.launch = {t / c:.3f} ({'met' if t <= c else 'NOT met'})",
+                  flush=True)
+    path = Path(os.environ.get("S33_JSON", "build/session33_launch.json"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    t0 = time.perf_counter()
+    rc = main()
+    print(f"[s33] done in {time.perf_counter() - t0:.1f} s")
+    sys.exit(rc)
