@@ -327,9 +327,17 @@ def reset() -> None:
 
 
 def compiler() -> list[str]:
-    """The C compiler command: ``$CC``, else the one Python was built with, else ``cc``."""
-    text = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
-    return shlex.split(text) or ["cc"]
+    """The C compiler command: ``$CC``; else the one Python was built with where it is on the
+    PATH, else ``cc``, else ``gcc``."""
+    import shutil
+
+    if os.environ.get("CC"):
+        return shlex.split(os.environ["CC"]) or ["cc"]
+    for text in (sysconfig.get_config_var("CC") or "", "cc", "gcc"):
+        command = shlex.split(text)
+        if command and shutil.which(command[0]):
+            return command
+    return ["cc"]
 
 
 def _digest(command: list[str]) -> str:
