@@ -127,6 +127,14 @@ def calls_of(with_cutile: bool) -> tuple[dict, dict]:
         d = via_ctypes._direct
         cfg, fn, table = d.config(0), d.function, direct_launch._Ref(via_ctypes._params)
         fns["ctypes cuLaunchKernelEx (the call alone)"] = lambda: d.launch_ex(cfg, fn, table, None)
+        os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)  # unset: the compiled C launcher (s33), where it builds
+        via_c = BoundLaunch(kernel, (1024, 1, 1), 128, [0x7000_0000_0000, 7, 2.5])
+        facts["c_path"] = via_c.path == "c" or via_c.path_reason
+        if via_c.path == "c":
+            launchers["c"] = via_c.launcher()
+            go = via_c.pointer_launcher([0])
+            fns["pointer launch, c, stream 0"] = lambda: go(0, (0x7000_0000_1000,))
+        os.environ["TILEORCH_LAUNCH_CTYPES"] = "1"
     config = via_binding.stream_config(0)
     fns["cuda-python cuLaunchKernelEx (the call alone)"] = lambda: drv.cuLaunchKernelEx(
         config, kernel.function, via_binding._params, 0)
@@ -183,8 +191,11 @@ def cutile(ct, stub, have_ctypes: bool) -> dict:
     kernels = {"cuda-python": ct.kernel(scale)}
     if have_ctypes:
         kernels["ctypes"] = ct.kernel(scale)
+        kernels["c"] = ct.kernel(scale)  # TILEORCH_LAUNCH_CTYPES unset: the C launcher (s33), where it builds
     for path, kernel in kernels.items():
-        os.environ["TILEORCH_LAUNCH_CTYPES"] = "0" if path == "cuda-python" else "1"
+        os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)
+        if path != "c":
+            os.environ["TILEORCH_LAUNCH_CTYPES"] = "0" if path == "cuda-python" else "1"
         launch(0, (1024,), kernel, args)  # compiled (the stand-in) and bound
         os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)
     fns = {f"tileorch.cutile.launch repeated, {path}": (lambda kernel=kernel: launch(0, (1024,), kernel, args))

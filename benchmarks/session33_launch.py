@@ -5,10 +5,12 @@ stream synchronised every SYNC_EVERY calls outside the timed calls), microsecond
 
 * ``tileorch``: ``tileorch.cutile.launch`` on the default path (the compiled C launcher where it
   builds; its ``path`` printed),
-* ``tileorch_cuda_python``: the same on cuda-python's binding (another kernel object of the same
-  function, bound with ``TILEORCH_LAUNCH_CTYPES=0``),
+* ``tileorch_s32``: the same as before session 33 (another kernel object of the same function,
+  bound with ``TILEORCH_LAUNCH_CTYPES=0 TILEORCH_LAUNCH_C=0``: cuda-python's binding, the
+  repeated call's key checked in Python),
 * ``cuda_tile``: ``cuda.tile.launch`` (needs tileiras; else skipped with the reason),
-* ``bare_c``: the bound launch's C launcher called alone (the driver call and nothing else),
+* ``bare_c``: the bound launch's C launcher called alone (the driver call and nothing else; the
+  default path's repeated call is ``Memo`` (the key checked in C) then this),
 * ``bare_cuda_python``: cuda-python's ``cuLaunchKernelEx`` alone with the bound launch's objects,
 * ``torch``: a torch op of the same kind (an elementwise op on the same tensors),
 
@@ -88,22 +90,23 @@ def main() -> int:
         sync()
         ok = bool(torch.allclose(out, expect(args), rtol=1e-5, atol=1e-5))
         out.fill_(nan)
-        saved = os.environ.get("TILEORCH_LAUNCH_CTYPES")
-        os.environ["TILEORCH_LAUNCH_CTYPES"] = "0"
+        saved = {k: os.environ.get(k) for k in ("TILEORCH_LAUNCH_CTYPES", "TILEORCH_LAUNCH_C")}
+        os.environ.update({k: "0" for k in saved})
         try:
             launch(stream, grid, cp, args)
         finally:
-            if saved is None:
-                del os.environ["TILEORCH_LAUNCH_CTYPES"]
-            else:
-                os.environ["TILEORCH_LAUNCH_CTYPES"] = saved
+            for k, v in saved.items():
+                if v is None:
+                    del os.environ[k]
+                else:
+                    os.environ[k] = v
         sync()
         ok_cp = bool(torch.allclose(out, expect(args), rtol=1e-5, atol=1e-5))
         key = cb.reader(own)(own, grid, args, "sm_90a", "auto", "auto")
         bound_c = cb.bound_launches.get(key)
         bound_cp = cb.bound_launches.get(cb.reader(cp)(cp, grid, args, "sm_90a", "auto", "auto"))
-        fns = {"tileorch": lambda: launch(stream, grid, own, args),
-               "tileorch_cuda_python": lambda: launch(stream, grid, cp, args),
+        fns = {"tileorch": lambda: launch(stream, grid, own, args),  # noqa: B023 - called in this iteration
+               "tileorch_s32": lambda: launch(stream, grid, cp, args),
                "cuda_tile": lambda: ct.launch(stream, grid, kernel, args),
                "torch": lambda: torch_op(args)}
         handle = stream.cuda_stream
@@ -121,11 +124,13 @@ def main() -> int:
         launch(stream, grid, own, args)
         sync()
         ok_after = bool(torch.allclose(out, expect(args), rtol=1e-5, atol=1e-5))
-        paths = [getattr(bound_c, "path", None), getattr(bound_cp, "path", None)]
+        paths = [getattr(bound_c, "path", None), getattr(bound_cp, "path", None),
+                 type(cb.hot_launchers.get(own)).__name__, type(cb.hot_launchers.get(cp)).__name__]
         record["programs"][name] = {"paths": paths, "output_ok": [ok, ok_cp, ok_after], **timed}
-        print(f"[s33] {name:12s} paths tileorch={paths[0]} tileorch_cuda_python={paths[1]}; output ok "
+        print(f"[s33] {name:12s} paths tileorch={paths[0]} (hot launcher {paths[2]}) tileorch_s32={paths[1]} "
+              f"(hot launcher {paths[3]}); output ok "
               f"{ok and ok_cp and ok_after}", flush=True)
-        for which in ("tileorch", "cuda_tile", "tileorch_cuda_python", "bare_c", "bare_cuda_python", "torch"):
+        for which in ("tileorch", "cuda_tile", "tileorch_s32", "bare_c", "bare_cuda_python", "torch"):
             if which in timed:
                 r = timed[which]
                 print(f"[s33] {name:12s} {which:22s} {r['median_us']:6.2f} us median (p10 {r['p10_us']:.2f}, "

@@ -2,16 +2,17 @@
 # What changed: bound launches (tileorch.cutile.launch's repeated and re-pointed calls, tileorch.gemm) call libcuda's
 # cuLaunchKernelEx through a compiled C launcher (src/tileorch/runtime/c_launch.py: a small CPython extension built
 # with the C compiler at the first bound launch, kept in $TILEORCH_CACHE_DIR/c_launch) instead of cuda-python's
-# binding; TILEORCH_LAUNCH_CTYPES=0 keeps cuda-python's (the same-process baseline below), TILEORCH_LAUNCH_C=0 turns
-# the C launcher off.  CPU (callgrind, benchmarks/launch_instructions.py, stand-in libcuda of one C function):
+# binding, and a repeated tileorch.cutile.launch call with torch tensors and Python scalars is checked against the
+# last launched call in C (c_launch.Memo in front of cutile_bound's hot launcher); TILEORCH_LAUNCH_CTYPES=0 keeps
+# cuda-python's binding, TILEORCH_LAUNCH_C=0 turns both off (the same-process baseline "tileorch_s32" below).  CPU (callgrind, benchmarks/launch_instructions.py, stand-in libcuda of one C function):
 # see benchmarks/results/README.md's session 33 entry.
 # Should show:
 #   [build]  the C launcher built on the H100 host (else why not: then every number below is cuda-python's);
 #   [launch] launch_overhead.py as in s32: cutile_launch (now the C path; "paths" says so) vs cuda_tile_launch vs
-#            cutile_launch_cuda_python (the old path, same rounds), breakdown (bound_launch = the C launcher alone vs
+#            cutile_launch_cuda_python (cuda-python's binding behind the C memo, same rounds), breakdown (bound_launch = the C launcher alone vs
 #            cuLaunchKernelEx through cuda-python), tileorch.gemm vs torch.matmul (gemm on the C path too: keep met);
 #   [s33]    per program (scale 1M, scale on one CTA, a 2-D add, axpy with 3 arrays + 2 scalars), same process,
-#            alternating rounds: tileorch (C) / cuda.tile.launch / tileorch on cuda-python / the bare C launcher /
+#            alternating rounds: tileorch (C) / cuda.tile.launch / tileorch as in s32 / the bare C launcher /
 #            bare cuda-python cuLaunchKernelEx / a torch op, us per call; the ratio tileorch / cuda.tile.launch;
 #            outputs checked (NaN-prefilled, against torch);
 #   [tests]  the GPU tests of the bound launches on the c, ctypes and cuda-python paths, and the cuTile GPU tests.

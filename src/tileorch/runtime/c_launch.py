@@ -46,7 +46,7 @@ from typing import Any
 from tileorch import settings
 
 ENV = "TILEORCH_LAUNCH_C"
-VERSION = 1  # part of the built module's digest: bump to rebuild on every machine
+VERSION = 3  # part of the built module's digest: bump to rebuild on every machine
 
 SOURCE = r"""
 #define PY_SSIZE_T_CLEAN
@@ -289,7 +289,294 @@ static PyTypeObject LauncherType = {
     .tp_getset = launcher_getset,
 };
 
+
+/* ------------------------------------------------------------------ Memo: a repeated call's key in C
+
+   Memo(types, kinds, stream_types): one kernel's last launched call (cutile_bound's hot launchers): per argument
+   its class (types) and kind ('T' a torch tensor: data_ptr(), shape, stride(), dtype, device read
+   as the key reads them; 'f' a float, compared by its bits; 'i' an int or bool, compared by value).
+   memo(stream, grid, args, arch, schedule, tiles): when the call's facts equal the recorded call's
+   (the grid an int or a tuple of ints, as plain_grid() asks) and the stream is an int or the
+   an object of one of the classes of the set stream_types (torch's stream classes, as
+   cutile_bound's stream_handle() has seen them: its cuda_stream when its device_index is 0, the
+   last one's kept), launch(handle) and True; otherwise (or on any exception while reading)
+   what miss(...) -- the Python hot launcher, attach() -- returns for the same arguments.
+   record(stream, grid, args, arch, schedule, tiles, launch, stream_object, handle): the call just
+   launched through launch(handle); stream_object (None: none) the non-int stream whose handle is
+   handle. */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *dict;
+    PyObject *miss, *types, *kinds;  /* kinds: a bytes object, one letter per argument */
+    PyObject *stream_types;          /* a set: the torch stream classes (cutile_bound._TORCH_STREAM_TYPES) */
+    PyObject *facts;                 /* NULL or the recorded call's facts (a tuple) */
+    PyObject *launch, *stream, *handle;
+} Memo;
+
+static PyObject *s_data_ptr, *s_shape, *s_stride, *s_dtype, *s_device, *s_device_index, *s_cuda_stream;
+
+static int plain_grid(PyObject *grid) {
+    if (PyLong_CheckExact(grid)) return 1;
+    if (!PyTuple_CheckExact(grid)) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(grid); i++)
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(grid, i))) return 0;
+    return 1;
+}
+
+/* the facts of one argument of kind k appended to list (0), or -1 with an exception set */
+static int read_facts(char k, PyObject *a, PyObject *list) {
+    if (k == 'T') {
+        PyObject *v[5];
+        v[0] = PyObject_VectorcallMethod(s_data_ptr, &a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        v[1] = v[0] ? PyObject_GetAttr(a, s_shape) : NULL;
+        v[2] = v[1] ? PyObject_VectorcallMethod(s_stride, &a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL) : NULL;
+        v[3] = v[2] ? PyObject_GetAttr(a, s_dtype) : NULL;
+        v[4] = v[3] ? PyObject_GetAttr(a, s_device) : NULL;
+        int rc = v[4] ? 0 : -1;
+        for (int i = 0; i < 5; i++) {
+            if (rc == 0 && PyList_Append(list, v[i]) < 0) rc = -1;
+            Py_XDECREF(v[i]);
+        }
+        return rc;
+    }
+    return PyList_Append(list, a);
+}
+
+/* 1: argument a of kind k has the facts at facts[*at...] (advanced past them); 0: not; -1: an exception */
+static int same_facts(char k, PyObject *a, PyObject *facts, Py_ssize_t *at) {
+    if (k == 'T') {
+        PyObject *v;
+        int eq;
+        v = PyObject_VectorcallMethod(s_data_ptr, &a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        if (v == NULL) return -1;
+        eq = PyObject_RichCompareBool(v, PyTuple_GET_ITEM(facts, (*at)++), Py_EQ);
+        Py_DECREF(v);
+        if (eq != 1) return eq;
+        v = PyObject_GetAttr(a, s_shape);
+        if (v == NULL) return -1;
+        eq = PyObject_RichCompareBool(v, PyTuple_GET_ITEM(facts, (*at)++), Py_EQ);
+        Py_DECREF(v);
+        if (eq != 1) return eq;
+        v = PyObject_VectorcallMethod(s_stride, &a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        if (v == NULL) return -1;
+        eq = PyObject_RichCompareBool(v, PyTuple_GET_ITEM(facts, (*at)++), Py_EQ);
+        Py_DECREF(v);
+        if (eq != 1) return eq;
+        v = PyObject_GetAttr(a, s_dtype);
+        if (v == NULL) return -1;
+        eq = PyObject_RichCompareBool(v, PyTuple_GET_ITEM(facts, (*at)++), Py_EQ);
+        Py_DECREF(v);
+        if (eq != 1) return eq;
+        v = PyObject_GetAttr(a, s_device);
+        if (v == NULL) return -1;
+        eq = PyObject_RichCompareBool(v, PyTuple_GET_ITEM(facts, (*at)++), Py_EQ);
+        Py_DECREF(v);
+        return eq;
+    }
+    PyObject *f = PyTuple_GET_ITEM(facts, (*at)++);
+    if (k == 'f') {  /* the same bits (a float zero keeps its sign; a NaN equals itself) */
+        double x = PyFloat_AS_DOUBLE(a), y = PyFloat_AS_DOUBLE(f);
+        return memcmp(&x, &y, sizeof(double)) == 0;
+    }
+    return PyObject_RichCompareBool(a, f, Py_EQ);
+}
+
+/* the handle of a stream of the recorded stream object's class (a torch stream): its cuda_stream when
+   its device_index is 0 (a new reference), else NULL (no exception set) */
+static PyObject *torch_stream_handle(PyObject *stream) {
+    PyObject *index = PyObject_GetAttr(stream, s_device_index);
+    int ok = index != NULL && PyLong_CheckExact(index) && PyLong_AsLong(index) == 0;
+    Py_XDECREF(index);
+    PyObject *handle = ok ? PyObject_GetAttr(stream, s_cuda_stream) : NULL;
+    if (handle != NULL && !PyLong_CheckExact(handle)) Py_CLEAR(handle);
+    if (handle == NULL) PyErr_Clear();
+    return handle;
+}
+
+static PyObject *memo_call(PyObject *op, PyObject *const *argv, size_t nargsf, PyObject *kwnames) {
+    Memo *self = (Memo *)op;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *facts = self->facts, *handle = NULL;
+    if (facts == NULL || nargs != 6 || kwnames != NULL || self->miss == NULL) goto miss;
+    PyObject *stream = argv[0], *grid = argv[1], *args = argv[2];
+    Py_ssize_t n = PyBytes_GET_SIZE(self->kinds);
+    if (!PyTuple_CheckExact(args) || PyTuple_GET_SIZE(args) != n || !plain_grid(grid)) goto miss;
+    if (PyLong_CheckExact(stream)) {
+        handle = stream;
+        Py_INCREF(handle);
+    } else if (stream == self->stream && self->stream != NULL && self->stream != Py_None) {
+        handle = self->handle;
+        Py_INCREF(handle);
+    } else if (PySet_Contains(self->stream_types, (PyObject *)Py_TYPE(stream)) == 1) {
+        handle = torch_stream_handle(stream);
+        if (handle == NULL) goto miss;
+        Py_INCREF(stream);  /* the next call on this stream object: its handle without reading it */
+        Py_XSETREF(self->stream, stream);
+        Py_INCREF(handle);
+        Py_XSETREF(self->handle, handle);
+    } else {
+        PyErr_Clear();
+        goto miss;
+    }
+    Py_INCREF(facts);  /* a read below may run Python code that records another call */
+    int eq = 1;
+    for (int i = 0; i < 4 && eq == 1; i++)
+        eq = PyObject_RichCompareBool(argv[i == 0 ? 1 : i + 2], PyTuple_GET_ITEM(facts, i), Py_EQ);
+    const char *kinds = PyBytes_AS_STRING(self->kinds);
+    Py_ssize_t at = 4;
+    for (Py_ssize_t i = 0; i < n && eq == 1; i++) {
+        PyObject *a = PyTuple_GET_ITEM(args, i);
+        if ((PyObject *)Py_TYPE(a) != PyTuple_GET_ITEM(self->types, i)) eq = 0;
+        else eq = same_facts(kinds[i], a, facts, &at);
+    }
+    Py_DECREF(facts);
+    if (eq < 0) PyErr_Clear();  /* the Python path reads again and raises what it raises */
+    if (eq != 1 || self->launch == NULL) goto miss;
+    PyObject *launch = self->launch;
+    Py_INCREF(launch);
+    PyObject *r = PyObject_CallOneArg(launch, handle);
+    Py_DECREF(handle);
+    Py_DECREF(launch);
+    if (r == NULL) return NULL;
+    Py_DECREF(r);
+    Py_RETURN_TRUE;
+miss:
+    Py_XDECREF(handle);
+    if (self->miss == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Memo: no hot launcher attached");
+        return NULL;
+    }
+    return PyObject_Vectorcall(self->miss, argv, nargsf, kwnames);
+}
+
+static PyObject *memo_record(PyObject *op, PyObject *const *argv, Py_ssize_t nargs) {
+    Memo *self = (Memo *)op;
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "record(stream, grid, args, arch, schedule, tiles, launch, stream_object, "
+                                         "handle)");
+        return NULL;
+    }
+    PyObject *args = argv[2];
+    Py_ssize_t n = PyBytes_GET_SIZE(self->kinds);
+    Py_CLEAR(self->facts);
+    if (!PyTuple_CheckExact(args) || PyTuple_GET_SIZE(args) != n) Py_RETURN_NONE;
+    PyObject *list = PyList_New(0);
+    if (list == NULL) return NULL;
+    int rc = PyList_Append(list, argv[1]) | PyList_Append(list, argv[3]) | PyList_Append(list, argv[4])
+             | PyList_Append(list, argv[5]);
+    const char *kinds = PyBytes_AS_STRING(self->kinds);
+    for (Py_ssize_t i = 0; i < n && rc == 0; i++) {
+        PyObject *a = PyTuple_GET_ITEM(args, i);
+        if ((PyObject *)Py_TYPE(a) != PyTuple_GET_ITEM(self->types, i)) rc = 1;
+        else rc = read_facts(kinds[i], a, list);
+    }
+    if (rc != 0) {  /* an argument of another class, or a read that raised: nothing recorded */
+        Py_DECREF(list);
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *facts = PyList_AsTuple(list);
+    Py_DECREF(list);
+    if (facts == NULL) return NULL;
+    Py_INCREF(argv[6]); Py_XSETREF(self->launch, argv[6]);
+    if (argv[7] != Py_None) {  /* a torch stream object and its handle */
+        Py_INCREF(argv[7]); Py_XSETREF(self->stream, argv[7]);
+        Py_INCREF(argv[8]); Py_XSETREF(self->handle, argv[8]);
+    }
+    self->facts = facts;
+    Py_RETURN_NONE;
+}
+
+static PyObject *memo_attach(PyObject *op, PyObject *miss) {
+    Memo *self = (Memo *)op;
+    Py_INCREF(miss);
+    Py_XSETREF(self->miss, miss);
+    Py_RETURN_NONE;
+}
+
+static PyObject *memo_forget(PyObject *op, PyObject *unused) {
+    (void)unused;
+    Py_CLEAR(((Memo *)op)->facts);
+    Py_RETURN_NONE;
+}
+
+static PyObject *memo_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    PyObject *types, *kinds, *stream_types;
+    if ((kw != NULL && PyDict_GET_SIZE(kw) != 0) || !PyArg_ParseTuple(args, "O!O!O!:Memo", &PyTuple_Type, &types,
+                                                                      &PyBytes_Type, &kinds, &PySet_Type,
+                                                                      &stream_types))
+        return NULL;
+    if (PyTuple_GET_SIZE(types) != PyBytes_GET_SIZE(kinds)) {
+        PyErr_SetString(PyExc_ValueError, "Memo: one kind per class");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(kinds); i++) {
+        char k = PyBytes_AS_STRING(kinds)[i];
+        PyObject *t = PyTuple_GET_ITEM(types, i);
+        if (!PyType_Check(t) || (k != 'T' && k != 'f' && k != 'i')
+                || (k == 'f' && t != (PyObject *)&PyFloat_Type)) {
+            PyErr_Format(PyExc_ValueError, "Memo: argument %zd: kind %c of class %R", i, k, t);
+            return NULL;
+        }
+    }
+    Memo *self = (Memo *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    self->vectorcall = memo_call;
+    Py_INCREF(types); self->types = types;
+    Py_INCREF(kinds); self->kinds = kinds;
+    Py_INCREF(stream_types); self->stream_types = stream_types;
+    return (PyObject *)self;
+}
+
+static int memo_traverse(Memo *self, visitproc visit, void *arg) {
+    Py_VISIT(self->dict); Py_VISIT(self->miss); Py_VISIT(self->types); Py_VISIT(self->kinds);
+    Py_VISIT(self->stream_types);
+    Py_VISIT(self->facts); Py_VISIT(self->launch); Py_VISIT(self->stream); Py_VISIT(self->handle);
+    return 0;
+}
+
+static int memo_clear(Memo *self) {
+    Py_CLEAR(self->dict); Py_CLEAR(self->miss); Py_CLEAR(self->types); Py_CLEAR(self->kinds);
+    Py_CLEAR(self->stream_types);
+    Py_CLEAR(self->facts); Py_CLEAR(self->launch); Py_CLEAR(self->stream); Py_CLEAR(self->handle);
+    return 0;
+}
+
+static void memo_dealloc(Memo *self) {
+    PyObject_GC_UnTrack(self);
+    memo_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef memo_methods[] = {
+    {"record", (PyCFunction)(void (*)(void))memo_record, METH_FASTCALL,
+     "record(stream, grid, args, arch, schedule, tiles, launch, stream_object, handle)"},
+    {"attach", memo_attach, METH_O, "attach(miss): the hot launcher a call that is no repeat goes to"},
+    {"forget", memo_forget, METH_NOARGS, "forget the recorded call"},
+    {NULL}
+};
+
+static PyTypeObject MemoType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "tileorch_c_launch.Memo",
+    .tp_basicsize = sizeof(Memo),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "One kernel's last launched call: memo(stream, grid, args, arch, schedule, tiles).",
+    .tp_new = memo_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Memo, vectorcall),
+    .tp_dictoffset = offsetof(Memo, dict),
+    .tp_traverse = (traverseproc)memo_traverse,
+    .tp_clear = (inquiry)memo_clear,
+    .tp_dealloc = (destructor)memo_dealloc,
+    .tp_getset = launcher_getset,
+    .tp_methods = memo_methods,
+};
+
 static PyObject *config_size(PyObject *m, PyObject *unused) {
+    (void)m; (void)unused;
     return Py_BuildValue("nnnn", (Py_ssize_t)sizeof(cl_config), (Py_ssize_t)offsetof(cl_config, stream),
                          (Py_ssize_t)offsetof(cl_config, attrs), (Py_ssize_t)sizeof(cl_attribute));
 }
@@ -305,12 +592,23 @@ static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, CL_MODULE_NAME, N
 PyMODINIT_FUNC CL_MODULE_INIT(void) {
     s_poisoned_by = PyUnicode_InternFromString("poisoned_by");
     s_require_healthy = PyUnicode_InternFromString("require_healthy");
-    if (s_poisoned_by == NULL || s_require_healthy == NULL || PyType_Ready(&LauncherType) < 0) return NULL;
+    s_data_ptr = PyUnicode_InternFromString("data_ptr");
+    s_shape = PyUnicode_InternFromString("shape");
+    s_stride = PyUnicode_InternFromString("stride");
+    s_dtype = PyUnicode_InternFromString("dtype");
+    s_device = PyUnicode_InternFromString("device");
+    s_device_index = PyUnicode_InternFromString("device_index");
+    s_cuda_stream = PyUnicode_InternFromString("cuda_stream");
+    if (s_poisoned_by == NULL || s_require_healthy == NULL || s_data_ptr == NULL || s_shape == NULL
+            || s_stride == NULL || s_dtype == NULL || s_device == NULL || s_device_index == NULL || s_cuda_stream == NULL || PyType_Ready(&LauncherType) < 0
+            || PyType_Ready(&MemoType) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL) return NULL;
     Py_INCREF(&LauncherType);
-    if (PyModule_AddObject(m, "Launcher", (PyObject *)&LauncherType) < 0) {
-        Py_DECREF(&LauncherType);
+    Py_INCREF(&MemoType);
+    if (PyModule_AddObject(m, "Launcher", (PyObject *)&LauncherType) < 0
+            || PyModule_AddObject(m, "Memo", (PyObject *)&MemoType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

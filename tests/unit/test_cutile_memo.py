@@ -1,0 +1,177 @@
+"""The C check of a repeated ``tileorch.cutile.launch`` call (``c_launch.Memo`` in front of the
+generated hot launcher, :func:`tileorch.launchers.cutile_bound.learn`): a call whose facts equal
+the last one the Python launcher launched through a bound launch is launched in C; a call that
+differs in any fact the key holds (pointer, shape, strides, dtype, device, a scalar's value, type
+or zero sign, the grid, the options), a stream object it cannot read, keyword arguments, a read
+that raises, all go to the Python launcher, which launches what is bound under
+:func:`call_key`'s key or returns that key, as without the memo.  No GPU, no cuTile, no torch
+(stand-in tensors)."""
+
+from __future__ import annotations
+
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from tileorch.launchers import cutile_bound as cb
+from tileorch.runtime import c_launch
+
+pytestmark = pytest.mark.skipif(c_launch.module() is None, reason=f"no C launcher: {c_launch.why_not()}")
+
+
+class FakeTensor:
+    def __init__(self, dtype="torch.float16", shape=(4, 6), strides=(6, 1), ptr=0x7000, device="cuda:0"):
+        self.dtype, self.shape, self._strides, self._ptr, self.device = dtype, shape, strides, ptr, device
+
+    def stride(self):
+        return self._strides
+
+    def data_ptr(self):
+        return self._ptr
+
+
+class SubTensor(FakeTensor):
+    pass
+
+
+class Stream:
+    """A stand-in torch stream class (registered as torch.cuda.Stream)."""
+
+    def __init__(self, handle, device_index=0):
+        self.cuda_stream, self.device_index = handle, device_index
+
+
+@pytest.fixture(autouse=True)
+def fake_torch(monkeypatch):
+    monkeypatch.delenv(c_launch.ENV, raising=False)
+    monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(Tensor=FakeTensor, __name__="torch"))
+    monkeypatch.setitem(sys.modules, "torch.cuda", SimpleNamespace(Stream=Stream, ExternalStream=None))
+    monkeypatch.setattr(cb, "_tensor", None)
+    cb.clear()
+    yield
+    cb.clear()
+
+
+KERNEL = object()
+
+
+def call(t=None, alpha=2.0, n=16, u=None, flag=True, **options):
+    args = (FakeTensor(**(t or {})), alpha, n, SubTensor(**(u or {"ptr": 0xB000})), flag)
+    return dict(kernel=KERNEL, grid=(4,), args=args, arch="sm_90a", schedule="auto", tiles="auto") | options
+
+
+def positional(c):
+    return c["grid"], c["args"], c["arch"], c["schedule"], c["tiles"]
+
+
+CHANGES = [dict(t=dict(ptr=0x7100)), dict(t=dict(dtype="torch.bfloat16")), dict(t=dict(strides=(1, 4))),
+           dict(t=dict(shape=(4, 7), strides=(7, 1))), dict(t=dict(device="cuda:1")), dict(u=dict(ptr=0xB100)),
+           dict(alpha=-0.0), dict(alpha=0.0), dict(alpha=2.5), dict(n=17), dict(flag=False),
+           dict(grid=(8,)), dict(grid=4), dict(grid=(4, 1)), dict(schedule="streamk"), dict(tiles="program"),
+           dict(arch="sm_100a")]
+
+
+def memo_with_counter():
+    """The kernel's hot launcher (a Memo) and the list that counts the calls its Python launcher takes."""
+    hot = cb.hot_launchers[KERNEL]
+    assert type(hot).__name__ == "Memo"
+    python, taken = hot.python, []
+    hot.attach(lambda *a, **k: taken.append(1) or python(*a, **k))
+    return hot, taken
+
+
+def test_a_repeat_launches_in_c_and_every_changed_fact_goes_to_the_python_launcher():
+    calls = [call()] + [call(**change) for change in CHANGES]
+    keys = [cb.call_key(**c) for c in calls]
+    assert len(set(keys)) == len(keys)  # every change is a change of the key
+    ran = []
+    for i, key in enumerate(keys):
+        cb.keep(key, lambda stream, i=i: ran.append((i, stream)))
+    cb.learn(KERNEL, calls[0]["args"])
+    hot, taken = memo_with_counter()
+    for i, c in enumerate(calls):
+        assert hot(5, *positional(c)) is True and ran[-1] == (i, 5)
+        before = len(taken)
+        assert hot(6, *positional(c)) is True and ran[-1] == (i, 6)  # a repeat on another int stream: in C
+        assert len(taken) == before, c
+        following = calls[(i + 1) % len(calls)]
+        assert hot(5, *positional(following)) is True and len(taken) == before + 1, following  # a change: Python
+        hot(5, *positional(c))  # back (Python: it launched the other one last)
+    assert hot(7, *positional(calls[0])) is True and ran[-1] == (0, 7)
+    # not launched in C: keyword arguments, a grid of bools (refused by the key: no launch at all)
+    before = len(taken)
+    assert hot(5, grid=(4,), args=calls[0]["args"], arch="sm_90a", schedule="auto", tiles="auto") is True
+    assert hot(5, (True,), *positional(calls[0])[1:]) is None
+    assert len(taken) == before + 2
+
+
+def test_the_same_objects_changed_in_place_are_read_again():
+    c = call()
+    t = c["args"][0]
+    ran = []
+    cb.keep(cb.call_key(**c), lambda stream: ran.append("first"))
+    cb.learn(KERNEL, c["args"])
+    hot, taken = memo_with_counter()
+    assert hot(1, *positional(c)) is True and hot(1, *positional(c)) is True and ran == ["first"] * 2
+    assert len(taken) == 1
+    t._ptr = 0x7400  # the tensor re-pointed in place (set_): nothing bound for it
+    assert hot(1, *positional(c)) == cb.call_key(**c) and ran == ["first"] * 2 and len(taken) == 2
+    t._ptr, t.shape = 0x7000, (4, 5)  # a shape changed in place (resize_)
+    assert hot(1, *positional(c)) == cb.call_key(**c) and len(taken) == 3
+    t.shape = (4, 6)
+    assert hot(1, *positional(c)) is True and ran == ["first"] * 3
+
+
+def test_torch_stream_objects_are_read_in_c_only_on_device_0():
+    c = call()
+    ran = []
+    cb.keep(cb.call_key(**c), ran.append)
+    cb.learn(KERNEL, c["args"])
+    hot, taken = memo_with_counter()
+    first = Stream(0x51)
+    assert hot(first, *positional(c)) is True and ran == [0x51] and len(taken) == 1
+    assert hot(first, *positional(c)) is True and hot(Stream(0x52), *positional(c)) is True
+    assert ran == [0x51, 0x51, 0x52] and len(taken) == 1  # the same class, device 0: in C
+    with pytest.raises(ValueError, match="is on cuda:1"):
+        hot(Stream(0x53, device_index=1), *positional(c))
+    assert hot(SimpleNamespace(cuda_stream=0x54), *positional(c)) is True and ran[-1] == 0x54  # another class
+    assert hot(None, *positional(c)) is True and ran[-1] == 0  # the legacy default stream
+    assert len(taken) == 4 and ran.count(0x53) == 0
+
+
+def test_a_read_that_raises_is_raised_by_the_python_launcher():
+    class Flaky(FakeTensor):
+        fail = False
+
+        def data_ptr(self):
+            if self.fail:
+                raise RuntimeError("the tensor's storage was freed")
+            return self._ptr
+
+    args = (Flaky(), 2.0)
+    c = dict(kernel=KERNEL, grid=(4,), args=args, arch="sm_90a", schedule="auto", tiles="auto")
+    ran = []
+    cb.keep(cb.call_key(**c), ran.append)
+    cb.learn(KERNEL, args)
+    hot, taken = memo_with_counter()
+    assert hot(3, *positional(c)) is True and hot(3, *positional(c)) is True and len(taken) == 1
+    args[0].fail = True
+    with pytest.raises(RuntimeError, match="storage was freed"):
+        hot(3, *positional(c))
+    assert ran == [3, 3] and len(taken) == 2
+
+
+def test_patterns_the_memo_does_not_read_and_the_switch_keep_the_python_launcher(monkeypatch):
+    dev = SimpleNamespace(__cuda_array_interface__={"data": (0x9000, False), "shape": (8,), "typestr": "<f4",
+                                                    "strides": None, "version": 3})
+    cb.learn(KERNEL, (dev, 1.0))
+    assert type(cb.hot_launchers[KERNEL]).__name__ == "function"
+    monkeypatch.setenv(c_launch.ENV, "0")
+    cb.learn(KERNEL, (FakeTensor(), 1.0))
+    assert type(cb.hot_launchers[KERNEL]).__name__ == "function"
+    monkeypatch.delenv(c_launch.ENV)
+    cb.learn(KERNEL, (FakeTensor(), 1.0))
+    assert type(cb.hot_launchers[KERNEL]).__name__ == "Memo"
+    with pytest.raises(ValueError, match="kind"):
+        c_launch.module().Memo((int,), b"f", set())
