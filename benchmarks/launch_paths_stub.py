@@ -200,6 +200,32 @@ def cutile(ct, stub, have_ctypes: bool) -> dict:
         os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)
     fns = {f"tileorch.cutile.launch repeated, {path}": (lambda kernel=kernel: launch(0, (1024,), kernel, args))
            for path, kernel in kernels.items()}
+    if "torch" not in sys.modules:  # (s33) stand-in torch tensors: the hot path's torch pattern (C-checked repeats)
+        class Tensor:  # what the launcher reads of a torch tensor; the reads are Python-level (torch's are C getters)
+            is_cuda = True
+
+            def __init__(self, ptr, n):
+                self._ptr, self.shape, self._strides, self.dtype, self.device = ptr, (n,), (1,), "torch.float32", \
+                    "cuda:0"
+
+            def data_ptr(self):
+                return self._ptr
+
+            def stride(self):
+                return self._strides
+
+        sys.modules["torch"] = types.SimpleNamespace(Tensor=Tensor, __name__="torch")
+        targs = (Tensor(0x7F00_0000_0000, 1 << 20), Tensor(0x7F00_0100_0000, 1 << 20), 2.0, 1024)
+        for path in list(kernels):
+            kernel = ct.kernel(scale)
+            os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)
+            if path != "c":
+                os.environ["TILEORCH_LAUNCH_CTYPES"] = "0" if path == "cuda-python" else "1"
+            launch(0, (1024,), kernel, targs)
+            launch(0, (1024,), kernel, targs)  # (learnt on the first call: the hot launcher from the second)
+            os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)
+            fns[f"tileorch.cutile.launch repeated, torch-like tensors, {path}"] = \
+                lambda kernel=kernel: launch(0, (1024,), kernel, targs)
     # cuTile's own launcher (C++) on the same stand-in: cuda.tile.launch of a kernel whose compile is
     # a stand-in, and tileorch.cutile.launch with TILEORCH_CUTILE_NATIVE=1 (tileorch's stand-in program)
     own = ct.kernel(scale)

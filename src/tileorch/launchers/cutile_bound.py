@@ -31,7 +31,11 @@ call's (no hashing when the call repeats); a call differing from it in the array
 (same alignments, same overlaps) is enqueued through the layout's pointer launcher (the pointers
 written into a pooled parameter buffer: nothing bound, kept or made per call); else the key is
 looked up in :data:`bound_launches` and the layout in ``_layouts`` (else re-pointed by
-:func:`rebound`); on a hit it enqueues the launch on the stream's handle itself.
+:func:`rebound`); on a hit it enqueues the launch on the stream's handle itself.  Where the compiled launcher module
+builds (:mod:`tileorch.runtime.c_launch`) and the pattern holds torch tensors and Python scalars
+only, the kernel's hot launcher is a ``c_launch.Memo`` in front of the generated one: a repeat of
+the last call the generated one launched through a bound launch (which it records) is checked and
+launched in C, anything else is the generated one's.
 
 Nothing here touches the GPU or imports torch.
 """

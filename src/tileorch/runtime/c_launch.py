@@ -27,6 +27,15 @@ and the compiler command) and loaded; its ``Launcher`` objects are what a bound 
   waits for room in a full queue must not stop the other Python threads).
 * Instances take attributes (``path``, ``path_reason``, ``bound``), as the Python launchers do.
 
+``Memo(types, kinds, stream_types)`` is a repeated ``tileorch.cutile.launch`` call's check in C
+(:func:`tileorch.launchers.cutile_bound.learn` puts one in front of a kernel's generated hot
+launcher where every argument is a torch tensor or a Python ``float``/``int``/``bool``): the facts
+of the last call the Python launcher launched through a bound launch (``memo.record(...)``), the
+call's facts read and compared in C (a tensor's ``data_ptr()``, ``shape``, ``stride()``,
+``dtype``, ``device``; a float's bits; an int's or bool's value; the grid, an int or a tuple of
+ints; the options), the stream an int or an object of a torch stream class of device 0; equal:
+that launch, ``True``; otherwise (or on any exception) the Python launcher's answer for the call.
+
 :func:`module` gives the loaded extension, or None; :func:`why_not` says why not: the switch
 ``TILEORCH_LAUNCH_C=0``, no C compiler, no ``Python.h``, a failed build (its first lines), an
 unwritable cache directory (then a private temporary one is used).  Which path a bound launch
