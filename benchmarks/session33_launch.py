@@ -51,15 +51,18 @@ def main() -> int:
 
     @ct.kernel
     def add_2d(x, y, z, tm: ct.Constant[int], tn: ct.Constant[int]):
-        i, j = ct.bid(0), ct.bid(1)
-        ct.store(z, index=(i, j), tile=ct.load(x, index=(i, j), shape=(tm, tn)) + ct.load(y, index=(i, j),
-                                                                                           shape=(tm, tn)))
+        i = ct.bid(0)
+        j = ct.bid(1)
+        a = ct.load(x, index=(i, j), shape=(tm, tn))
+        b = ct.load(y, index=(i, j), shape=(tm, tn))
+        ct.store(z, index=(i, j), tile=a + b)
 
     @ct.kernel
     def axpy(x, y, z, a, b, tile: ct.Constant[int]):
         i = ct.bid(0)
-        ct.store(z, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) * a + ct.load(y, index=(i,),
-                                                                                          shape=(tile,)) * b)
+        u = ct.load(x, index=(i,), shape=(tile,))
+        v = ct.load(y, index=(i,), shape=(tile,))
+        ct.store(z, index=(i,), tile=u * a + v * b)
 
     launch = tileorch.cutile.launch
     stream = torch.cuda.current_stream()
@@ -82,69 +85,80 @@ def main() -> int:
                     "programs": {}}
     print(f"[s33] {record['device']}; C launcher: {record['c_launcher']}; {CALLS} calls per launcher, "
           f"{lo.ROUNDS} alternating rounds, sync every {lo.SYNC_EVERY}", flush=True)
-    for name, (kernel, grid, args, torch_op, expect, out_index) in programs.items():
-        own = ct.kernel(kernel._annotated_function.pyfunc)  # separate kernel objects: separate bound launches
-        cp = ct.kernel(kernel._annotated_function.pyfunc)
-        out = args[out_index]
-        launch(stream, grid, own, args)
-        sync()
-        ok = bool(torch.allclose(out, expect(args), rtol=1e-5, atol=1e-5))
-        out.fill_(nan)
-        saved = {k: os.environ.get(k) for k in ("TILEORCH_LAUNCH_CTYPES", "TILEORCH_LAUNCH_C")}
-        os.environ.update({k: "0" for k in saved})
+    for name, program in programs.items():
         try:
-            launch(stream, grid, cp, args)
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    del os.environ[k]
-                else:
-                    os.environ[k] = v
-        sync()
-        ok_cp = bool(torch.allclose(out, expect(args), rtol=1e-5, atol=1e-5))
-        key = cb.reader(own)(own, grid, args, "sm_90a", "auto", "auto")
-        bound_c = cb.bound_launches.get(key)
-        bound_cp = cb.bound_launches.get(cb.reader(cp)(cp, grid, args, "sm_90a", "auto", "auto"))
-        fns = {"tileorch": lambda: launch(stream, grid, own, args),  # noqa: B023 - called in this iteration
-               "tileorch_s32": lambda: launch(stream, grid, cp, args),
-               "cuda_tile": lambda: ct.launch(stream, grid, kernel, args),
-               "torch": lambda: torch_op(args)}
-        handle = stream.cuda_stream
-        if bound_c is not None:
-            fns["bare_c"] = lambda: bound_c(handle)
-        b = getattr(bound_cp, "bound", None)
-        if b is not None and hasattr(b, "stream_config"):
-            from tileorch.runtime.driver import api
-
-            drv, cfg, fn, params = api(), b.stream_config(handle), b._function, b._params
-            fns["bare_cuda_python"] = lambda: drv.cuLaunchKernelEx(cfg, fn, params, 0)
-        timed = lo.compared_us(fns, CALLS, sync)
-        sync()
-        out.fill_(nan)
-        launch(stream, grid, own, args)
-        sync()
-        ok_after = bool(torch.allclose(out, expect(args), rtol=1e-5, atol=1e-5))
-        paths = [getattr(bound_c, "path", None), getattr(bound_cp, "path", None),
-                 type(cb.hot_launchers.get(own)).__name__, type(cb.hot_launchers.get(cp)).__name__]
-        record["programs"][name] = {"paths": paths, "output_ok": [ok, ok_cp, ok_after], **timed}
-        print(f"[s33] {name:12s} paths tileorch={paths[0]} (hot launcher {paths[2]}) tileorch_s32={paths[1]} "
-              f"(hot launcher {paths[3]}); output ok "
-              f"{ok and ok_cp and ok_after}", flush=True)
-        for which in ("tileorch", "cuda_tile", "tileorch_s32", "bare_c", "bare_cuda_python", "torch"):
-            if which in timed:
-                r = timed[which]
-                print(f"[s33] {name:12s} {which:22s} {r['median_us']:6.2f} us median (p10 {r['p10_us']:.2f}, "
-                      f"p90 {r['p90_us']:.2f})", flush=True)
-            elif which + "_skipped" in timed:
-                print(f"[s33] {name:12s} {which:22s} skipped: {timed[which + '_skipped'][:140]}", flush=True)
-        if "tileorch" in timed and "cuda_tile" in timed:
-            t, c = timed["tileorch"]["median_us"], timed["cuda_tile"]["median_us"]
-            print(f"[s33] {name:12s} tileorch / cuda.tile.launch = {t / c:.3f} ({'met' if t <= c else 'NOT met'})",
-                  flush=True)
+            measure(name, program, record, launch, stream, sync, ct, torch, cb)
+        except Exception as exc:  # noqa: BLE001 - one program's failure is reported, the others still run
+            record["programs"][name] = {"failed": f"{type(exc).__name__}: {exc}"}
+            print(f"[s33] {name:12s} FAILED: {type(exc).__name__}: {str(exc)[:300]}", flush=True)
     path = Path(os.environ.get("S33_JSON", "build/session33_launch.json"))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1))
     return 0
+
+
+def measure(name, program, record, launch, stream, sync, ct, torch, cb) -> None:
+    """One program: outputs checked, then the launchers timed in alternating rounds (see the module's doc)."""
+    nan = float("nan")
+    kernel, grid, args, torch_op, expect, out_index = program
+    own = ct.kernel(kernel._annotated_function.pyfunc)  # separate kernel objects: separate bound launches
+    cp = ct.kernel(kernel._annotated_function.pyfunc)
+    out = args[out_index]
+    launch(stream, grid, own, args)
+    sync()
+    ok = bool(torch.allclose(out, expect(args), rtol=1e-5, atol=1e-5))
+    out.fill_(nan)
+    saved = {k: os.environ.get(k) for k in ("TILEORCH_LAUNCH_CTYPES", "TILEORCH_LAUNCH_C")}
+    os.environ.update({k: "0" for k in saved})
+    try:
+        launch(stream, grid, cp, args)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                del os.environ[k]
+            else:
+                os.environ[k] = v
+    sync()
+    ok_cp = bool(torch.allclose(out, expect(args), rtol=1e-5, atol=1e-5))
+    key = cb.reader(own)(own, grid, args, "sm_90a", "auto", "auto")
+    bound_c = cb.bound_launches.get(key)
+    bound_cp = cb.bound_launches.get(cb.reader(cp)(cp, grid, args, "sm_90a", "auto", "auto"))
+    fns = {"tileorch": lambda: launch(stream, grid, own, args),  # noqa: B023 - called in this iteration
+           "tileorch_s32": lambda: launch(stream, grid, cp, args),
+           "cuda_tile": lambda: ct.launch(stream, grid, kernel, args),
+           "torch": lambda: torch_op(args)}
+    handle = stream.cuda_stream
+    if bound_c is not None:
+        fns["bare_c"] = lambda: bound_c(handle)
+    b = getattr(bound_cp, "bound", None)
+    if b is not None and hasattr(b, "stream_config"):
+        from tileorch.runtime.driver import api
+
+        drv, cfg, fn, params = api(), b.stream_config(handle), b._function, b._params
+        fns["bare_cuda_python"] = lambda: drv.cuLaunchKernelEx(cfg, fn, params, 0)
+    timed = lo.compared_us(fns, CALLS, sync)
+    sync()
+    out.fill_(nan)
+    launch(stream, grid, own, args)
+    sync()
+    ok_after = bool(torch.allclose(out, expect(args), rtol=1e-5, atol=1e-5))
+    paths = [getattr(bound_c, "path", None), getattr(bound_cp, "path", None),
+             type(cb.hot_launchers.get(own)).__name__, type(cb.hot_launchers.get(cp)).__name__]
+    record["programs"][name] = {"paths": paths, "output_ok": [ok, ok_cp, ok_after], **timed}
+    print(f"[s33] {name:12s} paths tileorch={paths[0]} (hot launcher {paths[2]}) tileorch_s32={paths[1]} "
+          f"(hot launcher {paths[3]}); output ok "
+          f"{ok and ok_cp and ok_after}", flush=True)
+    for which in ("tileorch", "cuda_tile", "tileorch_s32", "bare_c", "bare_cuda_python", "torch"):
+        if which in timed:
+            r = timed[which]
+            print(f"[s33] {name:12s} {which:22s} {r['median_us']:6.2f} us median (p10 {r['p10_us']:.2f}, "
+                  f"p90 {r['p90_us']:.2f})", flush=True)
+        elif which + "_skipped" in timed:
+            print(f"[s33] {name:12s} {which:22s} skipped: {timed[which + '_skipped'][:140]}", flush=True)
+    if "tileorch" in timed and "cuda_tile" in timed:
+        t, c = timed["tileorch"]["median_us"], timed["cuda_tile"]["median_us"]
+        print(f"[s33] {name:12s} tileorch / cuda.tile.launch = {t / c:.3f} ({'met' if t <= c else 'NOT met'})",
+              flush=True)
 
 
 if __name__ == "__main__":
