@@ -175,3 +175,48 @@ def test_patterns_the_memo_does_not_read_and_the_switch_keep_the_python_launcher
     assert type(cb.hot_launchers[KERNEL]).__name__ == "Memo"
     with pytest.raises(ValueError, match="kind"):
         c_launch.module().Memo((int,), b"f", set())
+
+
+def _run_sequence(monkeypatch, memo: bool):
+    """A sequence of calls with arrays at other addresses (the same layout, other alignments,
+    overlapping, null) against one bound launch with a pointer launcher: what each call launched
+    (and the hot launcher's answer), and how many calls the Python launcher took."""
+    if memo:
+        monkeypatch.delenv(c_launch.ENV, raising=False)
+    else:
+        monkeypatch.setenv(c_launch.ENV, "0")
+    cb.clear()
+    ran = []
+    first = call(t=dict(ptr=0x10000), u=dict(ptr=0x20000))
+    key = cb.call_key(**first)
+    cb.keep(key, lambda stream: ran.append(("bound", stream)))
+    cb.keep_layout(key, lambda pointers: (lambda stream: ran.append(("rebound", stream, pointers))),
+                   ((0, 48), (0, 48)), lambda stream, pointers: ran.append(("go", stream, pointers)))
+    cb.learn(KERNEL, first["args"])
+    hot = cb.hot_launchers[KERNEL]
+    taken = []
+    if memo:
+        hot, taken = memo_with_counter()
+    answers = []
+    sequence = [first, first] + [call(t=dict(ptr=p), u=dict(ptr=q)) for p, q in [
+        (0x30000, 0x40000), (0x30000, 0x40000), (0x50000, 0x20000), (0x10000, 0x20000),  # moved, moved back
+        (0x30008, 0x40000),  # another alignment
+        (0x30000, 0x30010),  # overlapping
+        (0, 0x40000),  # a null pointer
+        (0x60000, 0x70000)]] + [call(t=dict(ptr=0x80000), u=dict(ptr=0x90000), alpha=3.0), first]
+    for i, c in enumerate(sequence):
+        answer = hot(i, *positional(c))
+        answers.append(answer if answer is True or answer is None else "key")
+    return ran, answers, len(taken)
+
+
+def test_arrays_at_other_addresses_are_re_pointed_in_c_as_the_python_launcher_re_points_them(monkeypatch):
+    python_ran, python_answers, _ = _run_sequence(monkeypatch, memo=False)
+    ran, answers, taken = _run_sequence(monkeypatch, memo=True)
+    assert (ran, answers) == (python_ran, python_answers)
+    assert ("go", 2, (0x30000, 0x40000)) in ran and ("go", 9, (0x60000, 0x70000)) in ran
+    assert answers[6:9] == ["key", "key", "key"]  # another alignment, an overlap, a null pointer: nothing bound
+    # the Python launcher took the first call, the calls of another alignment, overlap or null pointer and the
+    # other scalar (nothing bound: it answers the key); C the repeat, the moves of the layout (re-pointed) and
+    # the first call again (still the one recorded)
+    assert taken == 5, (taken, answers)

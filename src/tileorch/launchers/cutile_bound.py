@@ -427,7 +427,7 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
                 f"{i}    last = (hk, launch, grid, None, None, None, None, None, None)\n"
                 + stream + f"{i}if fresh and record is not None:  # (the C memo of this call, c_launch.Memo)\n"
                 f"{i}    record(stream, grid, args, arch, schedule, tiles, launch, stream if stream is streamed[0] else None, "
-                "handle)\n" + f"{i}launch(handle)\n{i}return True\n")
+                "handle, None)\n" + f"{i}launch(handle)\n{i}return True\n")
     qs = [f"q{j}" for j in range(len(pointers))]
     # (a null pointer never takes a re-pointed launch: the full path refuses it for a non-empty array)
     ints = " and ".join(f"type({q}) is int and {q}" for q in qs)
@@ -492,9 +492,9 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
             f"{i}            return key\n"
             f"{i}        last = (hk, launch, grid, None, None, None, None, None, None)\n"
             + stream
-            + f"{i}if fresh and record is not None:  # (the C memo of this call, c_launch.Memo)\n"
+            + f"{i}if fresh and record is not None:  # (the C memo of this call and its layout, c_launch.Memo)\n"
                 f"{i}    record(stream, grid, args, arch, schedule, tiles, launch, stream if stream is streamed[0] else None, "
-                "handle)\n"
+                "handle, found)\n"
             + f"{i}launch(handle)\n"
             f"{i}return True\n")
 

@@ -34,7 +34,10 @@ of the last call the Python launcher launched through a bound launch (``memo.rec
 call's facts read and compared in C (a tensor's ``data_ptr()``, ``shape``, ``stride()``,
 ``dtype``, ``device``; a float's bits; an int's or bool's value; the grid, an int or a tuple of
 ints; the options), the stream an int or an object of a torch stream class of device 0; equal:
-that launch, ``True``; otherwise (or on any exception) the Python launcher's answer for the call.
+that launch, ``True``; equal but for the tensors' pointers, where the recorded call's layout has a
+pointer launcher (``cutile_bound.keep_layout``): non-null pointers of the recorded alignments and
+overlaps are launched through it, ``True``; otherwise (or on any exception) the Python launcher's
+answer for the call.
 
 :func:`module` gives the loaded extension, or None; :func:`why_not` says why not: the switch
 ``TILEORCH_LAUNCH_C=0``, no C compiler, no ``Python.h``, a failed build (its first lines), an
@@ -55,7 +58,7 @@ from typing import Any
 from tileorch import settings
 
 ENV = "TILEORCH_LAUNCH_C"
-VERSION = 3  # part of the built module's digest: bump to rebuild on every machine
+VERSION = 4  # part of the built module's digest: bump to rebuild on every machine
 
 SOURCE = r"""
 #define PY_SSIZE_T_CLEAN
@@ -77,6 +80,7 @@ typedef struct {
 typedef int (*cl_launch_ex)(const cl_config *, void *, void **, void **);
 
 #define CL_STACK 64  /* parameters (and pointers) a call keeps on its stack; more: from the heap */
+#define CL_MEMO_PTRS 11  /* tensors a Memo re-points (their overlapping pairs: bits of one 64-bit word) */
 
 typedef struct {
     PyObject_HEAD
@@ -322,6 +326,12 @@ typedef struct {
     PyObject *stream_types;          /* a set: the torch stream classes (cutile_bound._TORCH_STREAM_TYPES) */
     PyObject *facts;                 /* NULL or the recorded call's facts (a tuple) */
     PyObject *launch, *stream, *handle;
+    /* re-pointing (the recorded call's layout has a pointer launcher, cutile_bound's keep_layout):
+       go(handle, pointers) launches it with other pointers of the same alignments and overlaps */
+    PyObject *go;
+    Py_ssize_t n_ptrs;
+    long long ptrs[CL_MEMO_PTRS], lo[CL_MEMO_PTRS], hi[CL_MEMO_PTRS];
+    unsigned long long overlaps;
 } Memo;
 
 static PyObject *s_data_ptr, *s_shape, *s_stride, *s_dtype, *s_device, *s_device_index, *s_cuda_stream;
@@ -355,14 +365,16 @@ static int read_facts(char k, PyObject *a, PyObject *list) {
 
 /* 1: argument a of kind k has the facts at facts[*at...] (advanced past them); 0: not; -1: an exception */
 static int same_facts(char k, PyObject *a, PyObject *facts, Py_ssize_t *at) {
-    if (k == 'T') {
+    if (k == 'T' || k == 't') {  /* 't': the facts after the pointer (read and compared by the caller) */
         PyObject *v;
         int eq;
-        v = PyObject_VectorcallMethod(s_data_ptr, &a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-        if (v == NULL) return -1;
-        eq = PyObject_RichCompareBool(v, PyTuple_GET_ITEM(facts, (*at)++), Py_EQ);
-        Py_DECREF(v);
-        if (eq != 1) return eq;
+        if (k == 'T') {
+            v = PyObject_VectorcallMethod(s_data_ptr, &a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+            if (v == NULL) return -1;
+            eq = PyObject_RichCompareBool(v, PyTuple_GET_ITEM(facts, (*at)++), Py_EQ);
+            Py_DECREF(v);
+            if (eq != 1) return eq;
+        }
         v = PyObject_GetAttr(a, s_shape);
         if (v == NULL) return -1;
         eq = PyObject_RichCompareBool(v, PyTuple_GET_ITEM(facts, (*at)++), Py_EQ);
@@ -404,14 +416,31 @@ static PyObject *torch_stream_handle(PyObject *stream) {
     return handle;
 }
 
+/* the pairs (i < j) of arrays at ptrs whose byte ranges [p + lo, p + hi) overlap, as bits */
+static unsigned long long overlap_bits(Py_ssize_t n, const long long *ptrs, const long long *lo, const long long *hi) {
+    unsigned long long bits = 0;
+    int bit = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (Py_ssize_t j = i + 1; j < n; j++, bit++)
+            if (ptrs[i] + lo[i] < ptrs[j] + hi[j] && ptrs[j] + lo[j] < ptrs[i] + hi[i]) bits |= 1ULL << bit;
+    return bits;
+}
+
+static long long alignment(long long p) {  /* the largest power of two (at most 16) dividing p; 16 for 0 */
+    return (p & 15) == 0 ? 16 : (p & -p);
+}
+
 static PyObject *memo_call(PyObject *op, PyObject *const *argv, size_t nargsf, PyObject *kwnames) {
     Memo *self = (Memo *)op;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    PyObject *facts = self->facts, *handle = NULL;
+    PyObject *facts = self->facts, *handle = NULL, *pv[64];
+    long long qs[CL_MEMO_PTRS];
+    Py_ssize_t np = 0;
+    int moved = 0, movable = self->go != NULL;
     if (facts == NULL || nargs != 6 || kwnames != NULL || self->miss == NULL) goto miss;
     PyObject *stream = argv[0], *grid = argv[1], *args = argv[2];
     Py_ssize_t n = PyBytes_GET_SIZE(self->kinds);
-    if (!PyTuple_CheckExact(args) || PyTuple_GET_SIZE(args) != n || !plain_grid(grid)) goto miss;
+    if (!PyTuple_CheckExact(args) || PyTuple_GET_SIZE(args) != n || n > 64 || !plain_grid(grid)) goto miss;
     if (PyLong_CheckExact(stream)) {
         handle = stream;
         Py_INCREF(handle);
@@ -437,20 +466,69 @@ static PyObject *memo_call(PyObject *op, PyObject *const *argv, size_t nargsf, P
     Py_ssize_t at = 4;
     for (Py_ssize_t i = 0; i < n && eq == 1; i++) {
         PyObject *a = PyTuple_GET_ITEM(args, i);
-        if ((PyObject *)Py_TYPE(a) != PyTuple_GET_ITEM(self->types, i)) eq = 0;
-        else eq = same_facts(kinds[i], a, facts, &at);
+        if ((PyObject *)Py_TYPE(a) != PyTuple_GET_ITEM(self->types, i)) {
+            eq = 0;
+        } else if (kinds[i] == 'T') {
+            /* the pointer: equal, or (a recorded layout with a pointer launcher) another int to re-point to */
+            PyObject *v = PyObject_VectorcallMethod(s_data_ptr, &a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+            if (v == NULL) { eq = -1; break; }
+            pv[np] = v;
+            if (np < CL_MEMO_PTRS) {
+                qs[np] = PyLong_CheckExact(v) ? PyLong_AsLongLong(v) : 0;
+                if (qs[np] == -1 && PyErr_Occurred()) { PyErr_Clear(); qs[np] = 0; }
+            }
+            np++;
+            eq = PyObject_RichCompareBool(v, PyTuple_GET_ITEM(facts, at++), Py_EQ);
+            if (eq == 0 && movable) {
+                moved = 1;
+                eq = 1;
+            }
+            if (eq == 1) eq = same_facts('t', a, facts, &at);  /* the tensor's other facts */
+        } else {
+            eq = same_facts(kinds[i], a, facts, &at);
+        }
     }
     Py_DECREF(facts);
     if (eq < 0) PyErr_Clear();  /* the Python path reads again and raises what it raises */
-    if (eq != 1 || self->launch == NULL) goto miss;
-    PyObject *launch = self->launch;
-    Py_INCREF(launch);
-    PyObject *r = PyObject_CallOneArg(launch, handle);
+    if (eq == 1 && moved) {  /* the same alignments (no null pointer) and the same overlaps: re-pointed */
+        if (np != self->n_ptrs || np > CL_MEMO_PTRS) eq = 0;
+        for (Py_ssize_t i = 0; i < np && eq == 1; i++) {
+            long long a = alignment(self->ptrs[i]);
+            if (qs[i] <= 0 || alignment(qs[i]) != a) eq = 0;
+        }
+        if (eq == 1 && overlap_bits(np, qs, self->lo, self->hi) != self->overlaps) eq = 0;
+    }
+    if (eq != 1 || self->launch == NULL) goto miss_ptrs;
+    PyObject *r;
+    if (moved) {
+        PyObject *pointers = PyTuple_New(np);
+        if (pointers == NULL) goto fail;
+        for (Py_ssize_t i = 0; i < np; i++) PyTuple_SET_ITEM(pointers, i, pv[i]);  /* the references move */
+        np = 0;
+        PyObject *go = self->go;
+        Py_INCREF(go);
+        PyObject *call[2] = {handle, pointers};
+        r = PyObject_Vectorcall(go, call, 2, NULL);
+        Py_DECREF(go);
+        Py_DECREF(pointers);
+    } else {
+        PyObject *launch = self->launch;
+        Py_INCREF(launch);
+        r = PyObject_CallOneArg(launch, handle);
+        Py_DECREF(launch);
+    }
+    for (Py_ssize_t i = 0; i < np; i++) Py_DECREF(pv[i]);
     Py_DECREF(handle);
-    Py_DECREF(launch);
     if (r == NULL) return NULL;
     Py_DECREF(r);
     Py_RETURN_TRUE;
+fail:
+    for (Py_ssize_t i = 0; i < np; i++) Py_DECREF(pv[i]);
+    Py_XDECREF(handle);
+    return NULL;
+miss_ptrs:
+    for (Py_ssize_t i = 0; i < np; i++) Py_DECREF(pv[i]);
+    np = 0;
 miss:
     Py_XDECREF(handle);
     if (self->miss == NULL) {
@@ -462,24 +540,39 @@ miss:
 
 static PyObject *memo_record(PyObject *op, PyObject *const *argv, Py_ssize_t nargs) {
     Memo *self = (Memo *)op;
-    if (nargs != 9) {
+    if (nargs != 10) {
         PyErr_SetString(PyExc_TypeError, "record(stream, grid, args, arch, schedule, tiles, launch, stream_object, "
-                                         "handle)");
+                                         "handle, layout)");
         return NULL;
     }
     PyObject *args = argv[2];
     Py_ssize_t n = PyBytes_GET_SIZE(self->kinds);
     Py_CLEAR(self->facts);
+    Py_CLEAR(self->go);
     if (!PyTuple_CheckExact(args) || PyTuple_GET_SIZE(args) != n) Py_RETURN_NONE;
     PyObject *list = PyList_New(0);
     if (list == NULL) return NULL;
     int rc = PyList_Append(list, argv[1]) | PyList_Append(list, argv[3]) | PyList_Append(list, argv[4])
              | PyList_Append(list, argv[5]);
     const char *kinds = PyBytes_AS_STRING(self->kinds);
+    Py_ssize_t np = 0;
+    int pointers_ok = 1;
     for (Py_ssize_t i = 0; i < n && rc == 0; i++) {
         PyObject *a = PyTuple_GET_ITEM(args, i);
-        if ((PyObject *)Py_TYPE(a) != PyTuple_GET_ITEM(self->types, i)) rc = 1;
-        else rc = read_facts(kinds[i], a, list);
+        if ((PyObject *)Py_TYPE(a) != PyTuple_GET_ITEM(self->types, i)) {
+            rc = 1;
+        } else {
+            Py_ssize_t before = PyList_GET_SIZE(list);
+            rc = read_facts(kinds[i], a, list);
+            if (rc == 0 && kinds[i] == 'T') {  /* the pointer just read */
+                PyObject *p = PyList_GET_ITEM(list, before);
+                long long q = PyLong_CheckExact(p) ? PyLong_AsLongLong(p) : 0;
+                if (q == -1 && PyErr_Occurred()) { PyErr_Clear(); q = 0; }
+                if (q <= 0 || np >= CL_MEMO_PTRS) pointers_ok = 0;
+                else self->ptrs[np] = q;
+                np++;
+            }
+        }
     }
     if (rc != 0) {  /* an argument of another class, or a read that raised: nothing recorded */
         Py_DECREF(list);
@@ -495,6 +588,27 @@ static PyObject *memo_record(PyObject *op, PyObject *const *argv, Py_ssize_t nar
         Py_INCREF(argv[8]); Py_XSETREF(self->handle, argv[8]);
     }
     self->facts = facts;
+    /* layout: cutile_bound's _layouts entry of this call, (repoint, extents, overlaps, go, ...), or None */
+    PyObject *layout = argv[9];
+    if (pointers_ok && np > 0 && PyTuple_Check(layout) && PyTuple_GET_SIZE(layout) >= 4
+            && PyTuple_GET_ITEM(layout, 3) != Py_None && PyTuple_Check(PyTuple_GET_ITEM(layout, 1))
+            && PyTuple_GET_SIZE(PyTuple_GET_ITEM(layout, 1)) == np) {
+        PyObject *extents = PyTuple_GET_ITEM(layout, 1);
+        int ok = 1;
+        for (Py_ssize_t i = 0; i < np && ok; i++) {
+            PyObject *e = PyTuple_GET_ITEM(extents, i);
+            if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 2) { ok = 0; break; }
+            self->lo[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
+            self->hi[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 1));
+            if (PyErr_Occurred()) { PyErr_Clear(); ok = 0; }
+        }
+        if (ok) {
+            self->n_ptrs = np;
+            self->overlaps = overlap_bits(np, self->ptrs, self->lo, self->hi);
+            self->go = PyTuple_GET_ITEM(layout, 3);
+            Py_INCREF(self->go);
+        }
+    }
     Py_RETURN_NONE;
 }
 
@@ -508,6 +622,7 @@ static PyObject *memo_attach(PyObject *op, PyObject *miss) {
 static PyObject *memo_forget(PyObject *op, PyObject *unused) {
     (void)unused;
     Py_CLEAR(((Memo *)op)->facts);
+    Py_CLEAR(((Memo *)op)->go);
     Py_RETURN_NONE;
 }
 
@@ -543,6 +658,7 @@ static int memo_traverse(Memo *self, visitproc visit, void *arg) {
     Py_VISIT(self->dict); Py_VISIT(self->miss); Py_VISIT(self->types); Py_VISIT(self->kinds);
     Py_VISIT(self->stream_types);
     Py_VISIT(self->facts); Py_VISIT(self->launch); Py_VISIT(self->stream); Py_VISIT(self->handle);
+    Py_VISIT(self->go);
     return 0;
 }
 
@@ -550,6 +666,7 @@ static int memo_clear(Memo *self) {
     Py_CLEAR(self->dict); Py_CLEAR(self->miss); Py_CLEAR(self->types); Py_CLEAR(self->kinds);
     Py_CLEAR(self->stream_types);
     Py_CLEAR(self->facts); Py_CLEAR(self->launch); Py_CLEAR(self->stream); Py_CLEAR(self->handle);
+    Py_CLEAR(self->go);
     return 0;
 }
 
@@ -561,7 +678,7 @@ static void memo_dealloc(Memo *self) {
 
 static PyMethodDef memo_methods[] = {
     {"record", (PyCFunction)(void (*)(void))memo_record, METH_FASTCALL,
-     "record(stream, grid, args, arch, schedule, tiles, launch, stream_object, handle)"},
+     "record(stream, grid, args, arch, schedule, tiles, launch, stream_object, handle, layout)"},
     {"attach", memo_attach, METH_O, "attach(miss): the hot launcher a call that is no repeat goes to"},
     {"forget", memo_forget, METH_NOARGS, "forget the recorded call"},
     {NULL}
