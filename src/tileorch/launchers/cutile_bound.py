@@ -484,6 +484,9 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
             f"{i}    elif found is not None:\n"
             f"{i}        last = (({'None, ' * len(qs)}facts), None, grid, {moved})\n"  # equal to no call's hk
             + streamed_source(i + "        ")
+            + f"{i}        if record is not None:  # (the C memo of this call: launched through its layout)\n"
+            f"{i}            record(stream, grid, args, arch, schedule, tiles, None, "
+            "stream if stream is streamed[0] else None, handle, found)\n"
             + f"{i}        found[3](handle, {ptrs})\n"
             f"{i}        return True\n"
             f"{i}    else:\n"

@@ -58,7 +58,7 @@ from typing import Any
 from tileorch import settings
 
 ENV = "TILEORCH_LAUNCH_C"
-VERSION = 4  # part of the built module's digest: bump to rebuild on every machine
+VERSION = 6  # part of the built module's digest: bump to rebuild on every machine
 
 SOURCE = r"""
 #define PY_SSIZE_T_CLEAN
@@ -331,6 +331,7 @@ typedef struct {
     PyObject *go;
     Py_ssize_t n_ptrs;
     long long ptrs[CL_MEMO_PTRS], lo[CL_MEMO_PTRS], hi[CL_MEMO_PTRS];
+    long long bound[CL_MEMO_PTRS];  /* the layout's bound call's pointers (that call takes its own launch) */
     unsigned long long overlaps;
 } Memo;
 
@@ -490,6 +491,10 @@ static PyObject *memo_call(PyObject *op, PyObject *const *argv, size_t nargsf, P
     }
     Py_DECREF(facts);
     if (eq < 0) PyErr_Clear();  /* the Python path reads again and raises what it raises */
+    if (eq == 1 && !moved && self->launch == NULL) {  /* recorded launched through its layout: re-pointed too */
+        if (movable) moved = 1;
+        else eq = 0;
+    }
     if (eq == 1 && moved) {  /* the same alignments (no null pointer) and the same overlaps: re-pointed */
         if (np != self->n_ptrs || np > CL_MEMO_PTRS) eq = 0;
         for (Py_ssize_t i = 0; i < np && eq == 1; i++) {
@@ -497,8 +502,13 @@ static PyObject *memo_call(PyObject *op, PyObject *const *argv, size_t nargsf, P
             if (qs[i] <= 0 || alignment(qs[i]) != a) eq = 0;
         }
         if (eq == 1 && overlap_bits(np, qs, self->lo, self->hi) != self->overlaps) eq = 0;
+        if (eq == 1) {  /* the layout's bound call: its own bound launch (the Python launcher finds it) */
+            int same = 1;
+            for (Py_ssize_t i = 0; i < np && same; i++) same = qs[i] == self->bound[i];
+            if (same) eq = 0;
+        }
     }
-    if (eq != 1 || self->launch == NULL) goto miss_ptrs;
+    if (eq != 1) goto miss_ptrs;
     PyObject *r;
     if (moved) {
         PyObject *pointers = PyTuple_New(np);
@@ -582,7 +592,11 @@ static PyObject *memo_record(PyObject *op, PyObject *const *argv, Py_ssize_t nar
     PyObject *facts = PyList_AsTuple(list);
     Py_DECREF(list);
     if (facts == NULL) return NULL;
-    Py_INCREF(argv[6]); Py_XSETREF(self->launch, argv[6]);
+    Py_CLEAR(self->launch);
+    if (argv[6] != Py_None) {  /* None: launched through the layout's pointer launcher (below) */
+        Py_INCREF(argv[6]);
+        self->launch = argv[6];
+    }
     if (argv[7] != Py_None) {  /* a torch stream object and its handle */
         Py_INCREF(argv[7]); Py_XSETREF(self->stream, argv[7]);
         Py_INCREF(argv[8]); Py_XSETREF(self->handle, argv[8]);
@@ -601,6 +615,14 @@ static PyObject *memo_record(PyObject *op, PyObject *const *argv, Py_ssize_t nar
             self->lo[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
             self->hi[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 1));
             if (PyErr_Occurred()) { PyErr_Clear(); ok = 0; }
+        }
+        PyObject *bound = PyTuple_GET_SIZE(layout) >= 5 ? PyTuple_GET_ITEM(layout, 4) : NULL;
+        for (Py_ssize_t i = 0; i < np && ok; i++) {
+            self->bound[i] = 0;
+            if (bound != NULL && PyTuple_Check(bound) && PyTuple_GET_SIZE(bound) == np) {
+                self->bound[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(bound, i));
+                if (PyErr_Occurred()) { PyErr_Clear(); self->bound[i] = 0; }
+            }
         }
         if (ok) {
             self->n_ptrs = np;
