@@ -58,7 +58,7 @@ from typing import Any
 from tileorch import settings
 
 ENV = "TILEORCH_LAUNCH_C"
-VERSION = 6  # part of the built module's digest: bump to rebuild on every machine
+VERSION = 7  # part of the built module's digest: bump to rebuild on every machine
 
 SOURCE = r"""
 #define PY_SSIZE_T_CLEAN
@@ -97,6 +97,35 @@ typedef struct {
 } Launcher;
 
 static PyObject *s_poisoned_by, *s_require_healthy;
+
+/* an int as 64 unsigned bits (0, or -1 with OverflowError / TypeError set); a word-sized int without
+   _PyLong_AsByteArray (what PyLong_AsUnsignedLongLong takes for any int of more than one digit) */
+static int as_u64(PyObject *o, unsigned long long *out) {
+    int overflow;
+    long v = PyLong_AsLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (overflow == 0) {
+        if (v < 0) {
+            PyErr_SetString(PyExc_OverflowError, "can't convert negative int to unsigned");
+            return -1;
+        }
+        *out = (unsigned long long)v;
+        return 0;
+    }
+    unsigned long long u = PyLong_AsUnsignedLongLong(o);
+    if (u == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    *out = u;
+    return 0;
+}
+
+/* a pointer as a positive long long, else 0 (no exception left set) */
+static long long as_pointer(PyObject *o) {
+    if (!PyLong_CheckExact(o)) return 0;
+    int overflow;
+    long v = PyLong_AsLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
+    return overflow || v < 0 ? 0 : (long long)v;
+}
 
 static int check_device(Launcher *self) {
     if (self->device == Py_None) return 0;
@@ -140,8 +169,8 @@ static PyObject *launcher_call(PyObject *op, PyObject *const *args, size_t nargs
             PyErr_Format(PyExc_TypeError, "the stream must be an int handle, got %.100s", Py_TYPE(args[0])->tp_name);
             return NULL;
         }
-        unsigned long long s = PyLong_AsUnsignedLongLong(args[0]);
-        if (s == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+        unsigned long long s;
+        if (as_u64(args[0], &s) < 0) return NULL;
         stream = (void *)(uintptr_t)s;
     }
     if (check_device(self) < 0) return NULL;
@@ -172,8 +201,10 @@ static PyObject *launcher_call(PyObject *op, PyObject *const *args, size_t nargs
         }
         PyObject **items = PySequence_Fast_ITEMS(seq);
         for (Py_ssize_t i = 0; i < n; i++) {
-            values[i] = PyLong_AsUnsignedLongLong(items[i]);
-            if (values[i] == (unsigned long long)-1 && PyErr_Occurred()) {
+            if (!PyLong_Check(items[i])) {
+                PyErr_Format(PyExc_TypeError, "a pointer must be an int, got %.100s", Py_TYPE(items[i])->tp_name);
+            }
+            if (PyErr_Occurred() || as_u64(items[i], &values[i]) < 0) {
                 Py_DECREF(seq);
                 if (table != table_stack) PyMem_Free(table);
                 if (values != values_stack) PyMem_Free(values);
@@ -473,12 +504,7 @@ static PyObject *memo_call(PyObject *op, PyObject *const *argv, size_t nargsf, P
             /* the pointer: equal, or (a recorded layout with a pointer launcher) another int to re-point to */
             PyObject *v = PyObject_VectorcallMethod(s_data_ptr, &a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
             if (v == NULL) { eq = -1; break; }
-            pv[np] = v;
-            if (np < CL_MEMO_PTRS) {
-                qs[np] = PyLong_CheckExact(v) ? PyLong_AsLongLong(v) : 0;
-                if (qs[np] == -1 && PyErr_Occurred()) { PyErr_Clear(); qs[np] = 0; }
-            }
-            np++;
+            pv[np++] = v;
             eq = PyObject_RichCompareBool(v, PyTuple_GET_ITEM(facts, at++), Py_EQ);
             if (eq == 0 && movable) {
                 moved = 1;
@@ -497,6 +523,7 @@ static PyObject *memo_call(PyObject *op, PyObject *const *argv, size_t nargsf, P
     }
     if (eq == 1 && moved) {  /* the same alignments (no null pointer) and the same overlaps: re-pointed */
         if (np != self->n_ptrs || np > CL_MEMO_PTRS) eq = 0;
+        for (Py_ssize_t i = 0; i < np && eq == 1; i++) qs[i] = as_pointer(pv[i]);
         for (Py_ssize_t i = 0; i < np && eq == 1; i++) {
             long long a = alignment(self->ptrs[i]);
             if (qs[i] <= 0 || alignment(qs[i]) != a) eq = 0;
@@ -575,9 +602,7 @@ static PyObject *memo_record(PyObject *op, PyObject *const *argv, Py_ssize_t nar
             Py_ssize_t before = PyList_GET_SIZE(list);
             rc = read_facts(kinds[i], a, list);
             if (rc == 0 && kinds[i] == 'T') {  /* the pointer just read */
-                PyObject *p = PyList_GET_ITEM(list, before);
-                long long q = PyLong_CheckExact(p) ? PyLong_AsLongLong(p) : 0;
-                if (q == -1 && PyErr_Occurred()) { PyErr_Clear(); q = 0; }
+                long long q = as_pointer(PyList_GET_ITEM(list, before));
                 if (q <= 0 || np >= CL_MEMO_PTRS) pointers_ok = 0;
                 else self->ptrs[np] = q;
                 np++;
@@ -619,10 +644,8 @@ static PyObject *memo_record(PyObject *op, PyObject *const *argv, Py_ssize_t nar
         PyObject *bound = PyTuple_GET_SIZE(layout) >= 5 ? PyTuple_GET_ITEM(layout, 4) : NULL;
         for (Py_ssize_t i = 0; i < np && ok; i++) {
             self->bound[i] = 0;
-            if (bound != NULL && PyTuple_Check(bound) && PyTuple_GET_SIZE(bound) == np) {
-                self->bound[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(bound, i));
-                if (PyErr_Occurred()) { PyErr_Clear(); self->bound[i] = 0; }
-            }
+            if (bound != NULL && PyTuple_Check(bound) && PyTuple_GET_SIZE(bound) == np)
+                self->bound[i] = as_pointer(PyTuple_GET_ITEM(bound, i));
         }
         if (ok) {
             self->n_ptrs = np;
