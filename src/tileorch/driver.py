@@ -370,7 +370,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                     if record.get("k_ahead"):
                         remarks.append("remark: the K prologue (applied in place to each K tile in its stage) runs "
                                        "on tile j+1 while tile j's first dot runs, tile 0's before the loop "
-                                       "(TILEORCH_ATTN_K_AHEAD=1)")
+                                       "(TILEORCH_ATTN_K_AHEAD=1, the default; =0: each tile's in its own "
+                                       "iteration)")
+                    if record.get("k_ahead_off"):
+                        remarks.append("remark: the K prologue runs in each tile's own iteration, not one tile ahead "
+                                       f"(TILEORCH_ATTN_K_AHEAD): {record['k_ahead_off']}")
                     if record.get("late_rescale"):
                         remarks.append("remark: the second dot's C (the accumulator times a row vector) is computed "
                                        "after the next tile's first dot is issued, before the second dot "
