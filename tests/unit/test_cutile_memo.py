@@ -220,3 +220,25 @@ def test_arrays_at_other_addresses_are_re_pointed_in_c_as_the_python_launcher_re
     # other scalar (nothing bound: it answers the key); C the repeat, the moves of the layout (re-pointed) and
     # the first call again (still the one recorded)
     assert taken == 5, (taken, answers)
+
+
+def test_a_call_recorded_while_the_memo_reads_makes_it_miss():
+    """A read that runs Python code which records another call (another thread's launch, say) leaves
+    the memo's answer to the Python launcher: the launch read then is no longer the compared facts'."""
+    hooks = []
+
+    class Hooked(FakeTensor):
+        def data_ptr(self):
+            for hook in hooks:
+                hook()
+            return self._ptr
+
+    args = (Hooked(), 2.0)
+    c = dict(kernel=KERNEL, grid=(4,), args=args, arch="sm_90a", schedule="auto", tiles="auto")
+    ran = []
+    cb.keep(cb.call_key(**c), ran.append)
+    cb.learn(KERNEL, args)
+    hot, taken = memo_with_counter()
+    assert hot(3, *positional(c)) is True and hot(3, *positional(c)) is True and len(taken) == 1
+    hooks.append(hot.forget)  # the memo changes while it compares
+    assert hot(3, *positional(c)) is True and len(taken) == 2 and ran == [3, 3, 3]

@@ -58,7 +58,7 @@ from typing import Any
 from tileorch import settings
 
 ENV = "TILEORCH_LAUNCH_C"
-VERSION = 7  # part of the built module's digest: bump to rebuild on every machine
+VERSION = 8  # part of the built module's digest: bump to rebuild on every machine
 
 SOURCE = r"""
 #define PY_SSIZE_T_CLEAN
@@ -364,6 +364,7 @@ typedef struct {
     long long ptrs[CL_MEMO_PTRS], lo[CL_MEMO_PTRS], hi[CL_MEMO_PTRS];
     long long bound[CL_MEMO_PTRS];  /* the layout's bound call's pointers (that call takes its own launch) */
     unsigned long long overlaps;
+    unsigned long long generation;  /* records so far: a call whose reads ran Python code that recorded misses */
 } Memo;
 
 static PyObject *s_data_ptr, *s_shape, *s_stride, *s_dtype, *s_device, *s_device_index, *s_cuda_stream;
@@ -491,6 +492,7 @@ static PyObject *memo_call(PyObject *op, PyObject *const *argv, size_t nargsf, P
         goto miss;
     }
     Py_INCREF(facts);  /* a read below may run Python code that records another call */
+    unsigned long long generation = self->generation;
     int eq = 1;
     for (int i = 0; i < 4 && eq == 1; i++)
         eq = PyObject_RichCompareBool(argv[i == 0 ? 1 : i + 2], PyTuple_GET_ITEM(facts, i), Py_EQ);
@@ -517,6 +519,7 @@ static PyObject *memo_call(PyObject *op, PyObject *const *argv, size_t nargsf, P
     }
     Py_DECREF(facts);
     if (eq < 0) PyErr_Clear();  /* the Python path reads again and raises what it raises */
+    if (eq == 1 && self->generation != generation) eq = 0;  /* another call recorded meanwhile (another thread) */
     if (eq == 1 && !moved && self->launch == NULL) {  /* recorded launched through its layout: re-pointed too */
         if (movable) moved = 1;
         else eq = 0;
@@ -584,6 +587,7 @@ static PyObject *memo_record(PyObject *op, PyObject *const *argv, Py_ssize_t nar
     }
     PyObject *args = argv[2];
     Py_ssize_t n = PyBytes_GET_SIZE(self->kinds);
+    self->generation++;
     Py_CLEAR(self->facts);
     Py_CLEAR(self->go);
     if (!PyTuple_CheckExact(args) || PyTuple_GET_SIZE(args) != n) Py_RETURN_NONE;
@@ -666,6 +670,7 @@ static PyObject *memo_attach(PyObject *op, PyObject *miss) {
 
 static PyObject *memo_forget(PyObject *op, PyObject *unused) {
     (void)unused;
+    ((Memo *)op)->generation++;
     Py_CLEAR(((Memo *)op)->facts);
     Py_CLEAR(((Memo *)op)->go);
     Py_RETURN_NONE;
