@@ -3,7 +3,7 @@
 A repeated launch's foreign call is the largest part of its host time that Python code can
 change: cuda-python's ``cuLaunchKernelEx`` converts its four arguments and builds a result tuple
 (~4.3k instructions a call, ``benchmarks/launch_paths_stub.py``), a ctypes call prepares libffi's
-call each time (~4.8k).  Here a CPython extension of a few dozen lines (:data:`SOURCE`) is built
+call each time (~4.8k).  Here a small CPython extension in C (:data:`SOURCE`, ~700 lines) is built
 with the C compiler at the first bound launch of a process that finds none built (once per
 machine: kept in ``<cache base>/c_launch/``, named by the digest of its source, the Python version
 and the compiler command) and loaded; its ``Launcher`` objects are what a bound launch calls:
