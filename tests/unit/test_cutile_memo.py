@@ -163,10 +163,12 @@ def test_a_read_that_raises_is_raised_by_the_python_launcher():
 
 
 def test_patterns_the_memo_does_not_read_and_the_switch_keep_the_python_launcher(monkeypatch):
-    dev = SimpleNamespace(__cuda_array_interface__={"data": (0x9000, False), "shape": (8,), "typestr": "<f4",
-                                                    "strides": None, "version": 3})
-    cb.learn(KERNEL, (dev, 1.0))
-    assert type(cb.hot_launchers[KERNEL]).__name__ == "function"
+    import numpy as np
+
+    cb.learn(KERNEL, (FakeTensor(), np.float64(1.0)))  # a float subclass: no generated reader, no memo
+    assert KERNEL not in cb.hot_launchers
+    cb.learn(KERNEL, (FakeTensor(), True, 1.0))
+    assert type(cb.hot_launchers[KERNEL]).__name__ == "Memo"
     monkeypatch.setenv(c_launch.ENV, "0")
     cb.learn(KERNEL, (FakeTensor(), 1.0))
     assert type(cb.hot_launchers[KERNEL]).__name__ == "function"
@@ -242,3 +244,53 @@ def test_a_call_recorded_while_the_memo_reads_makes_it_miss():
     assert hot(3, *positional(c)) is True and hot(3, *positional(c)) is True and len(taken) == 1
     hooks.append(hot.forget)  # the memo changes while it compares
     assert hot(3, *positional(c)) is True and len(taken) == 2 and ran == [3, 3, 3]
+
+
+class Dev:
+    def __init__(self, ptr=0x9000, shape=(8,), typestr="<f4", strides=None, data=None):
+        self.__cuda_array_interface__ = {"data": data or (ptr, False), "shape": shape, "typestr": typestr,
+                                         "strides": strides, "version": 3}
+
+
+def test_array_interfaces_are_read_in_c_as_the_key_reads_them(monkeypatch):
+    """``__cuda_array_interface__`` arrays (cupy, numba): a repeat in C, every changed fact (pointer,
+    shape given as a list, strides, typestr) and a malformed interface to the Python launcher, which
+    answers as without the memo; moves of the layout re-pointed in C as it re-points them."""
+    def run(memo):
+        if memo:
+            monkeypatch.delenv(c_launch.ENV, raising=False)
+        else:
+            monkeypatch.setenv(c_launch.ENV, "0")
+        cb.clear()
+        base = dict(kernel=KERNEL, grid=(4,), arch="sm_90a", schedule="auto", tiles="auto")
+        calls = [(Dev(), Dev(ptr=0xA000), 2.0), (Dev(), Dev(ptr=0xA000), 2.0), (Dev(shape=[8]), Dev(ptr=0xA000), 2.0),
+                 (Dev(strides=(8,)), Dev(ptr=0xA000), 2.0), (Dev(typestr="<f2"), Dev(ptr=0xA000), 2.0),
+                 (Dev(ptr=0x19000), Dev(ptr=0x1A000), 2.0), (Dev(ptr=0x29000), Dev(ptr=0x2A000), 2.0),
+                 (Dev(ptr=0x29004), Dev(ptr=0x2A000), 2.0), (Dev(data=[0x39000]), Dev(ptr=0x3A000), 2.0),
+                 (Dev(data=(None, False)), Dev(ptr=0x3A000), 2.0), (SimpleNamespace(__cuda_array_interface__=3),
+                                                                     Dev(), 2.0)]
+        ran = []
+        first = cb.call_key(**base, args=calls[0])
+        cb.keep(first, lambda stream: ran.append(("bound", stream)))
+        cb.keep(cb.call_key(**base, args=calls[2]), lambda stream: ran.append(("list shape", stream)))
+        cb.keep_layout(first, lambda pointers: (lambda stream: ran.append(("rebound", stream, pointers))),
+                       ((0, 32), (0, 32)), lambda stream, pointers: ran.append(("go", stream, pointers)))
+        cb.learn(KERNEL, calls[0])
+        hot = cb.hot_launchers[KERNEL]
+        taken = []
+        if memo:
+            hot, taken = memo_with_counter()
+        answers = []
+        for i, args in enumerate(calls + calls[:2]):
+            try:
+                answer = hot(i, *positional(base | dict(args=args)))
+            except Exception as exc:  # noqa: BLE001 - the same error either way
+                answer = type(exc).__name__
+            answers.append(answer if answer in (True, None) or isinstance(answer, str) else "key")
+        return ran, answers, len(taken)
+
+    python = run(memo=False)
+    ran, answers, taken = run(memo=True)
+    assert (ran, answers) == python[:2]
+    assert ("go", 6, (0x29000, 0x2A000)) in ran and ("list shape", 2) in ran and answers[7] == "key"
+    assert taken < len(answers) - 2, (taken, answers)  # some calls were answered in C

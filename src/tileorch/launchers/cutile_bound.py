@@ -32,8 +32,8 @@ call's (no hashing when the call repeats); a call differing from it in the array
 written into a pooled parameter buffer: nothing bound, kept or made per call); else the key is
 looked up in :data:`bound_launches` and the layout in ``_layouts`` (else re-pointed by
 :func:`rebound`); on a hit it enqueues the launch on the stream's handle itself.  Where the compiled launcher module
-builds (:mod:`tileorch.runtime.c_launch`) and the pattern holds torch tensors and Python scalars
-only, the kernel's hot launcher is a ``c_launch.Memo`` in front of the generated one: a repeat of
+builds (:mod:`tileorch.runtime.c_launch`) and the pattern has a generated reader, the kernel's hot
+launcher is a ``c_launch.Memo`` in front of the generated one: a repeat of
 the last call the generated one launched through a bound launch (which it records) is checked and
 launched in C, anything else is the generated one's.
 
@@ -166,8 +166,8 @@ def learn(kernel: Any, args: Any) -> None:
 
 def _memo_kinds(pattern: tuple[type, ...]) -> bytes | None:
     """The kinds :class:`tileorch.runtime.c_launch` ``Memo`` reads the arguments of ``pattern`` as
-    (``T`` a torch tensor, ``f`` a float, ``i`` an int or bool), or None where it reads no such
-    pattern (an array read through ``__cuda_array_interface__``: the Python hot launcher alone)."""
+    (``T`` a torch tensor, ``c`` an array read through ``__cuda_array_interface__``, ``f`` a float,
+    ``i`` an int or bool), or None for a pattern with a scalar subclass (no generated reader)."""
     kinds = []
     for t in pattern:
         if t is float:
@@ -176,8 +176,10 @@ def _memo_kinds(pattern: tuple[type, ...]) -> bytes | None:
             kinds.append("i")
         elif _tensor_class(t):
             kinds.append("T")
-        else:
+        elif issubclass(t, (int, float)):  # a scalar subclass: no generated reader either
             return None
+        else:  # read through __cuda_array_interface__, as the generated reader reads it
+            kinds.append("c")
     return "".join(kinds).encode()
 
 

@@ -29,12 +29,13 @@ and the compiler command) and loaded; its ``Launcher`` objects are what a bound 
 
 ``Memo(types, kinds, stream_types)`` is a repeated ``tileorch.cutile.launch`` call's check in C
 (:func:`tileorch.launchers.cutile_bound.learn` puts one in front of a kernel's generated hot
-launcher where every argument is a torch tensor or a Python ``float``/``int``/``bool``): the facts
-of the last call the Python launcher launched through a bound launch (``memo.record(...)``), the
-call's facts read and compared in C (a tensor's ``data_ptr()``, ``shape``, ``stride()``,
-``dtype``, ``device``; a float's bits; an int's or bool's value; the grid, an int or a tuple of
-ints; the options), the stream an int or an object of a torch stream class of device 0; equal:
-that launch, ``True``; equal but for the tensors' pointers, where the recorded call's layout has a
+launcher where every argument is a torch tensor, an array with ``__cuda_array_interface__`` or a
+Python ``float``/``int``/``bool``): the facts of the last call the Python launcher launched
+through a bound launch (``memo.record(...)``); a call's facts read and compared in C (a tensor's
+``data_ptr()``, ``shape``, ``stride()``, ``dtype``, ``device``; an array interface's pointer,
+shape, strides and typestr; a float's bits; an int's or bool's value; the grid, an int or a tuple
+of ints; the options), the stream an int or an object of a torch stream class of device 0; equal:
+that launch, ``True``; equal but for the arrays' pointers, where the recorded call's layout has a
 pointer launcher (``cutile_bound.keep_layout``): non-null pointers of the recorded alignments and
 overlaps are launched through it, ``True``; otherwise (or on any exception) the Python launcher's
 answer for the call.
@@ -58,7 +59,7 @@ from typing import Any
 from tileorch import settings
 
 ENV = "TILEORCH_LAUNCH_C"
-VERSION = 8  # part of the built module's digest: bump to rebuild on every machine
+VERSION = 9  # part of the built module's digest: bump to rebuild on every machine
 
 SOURCE = r"""
 #define PY_SSIZE_T_CLEAN
@@ -338,7 +339,8 @@ static PyTypeObject LauncherType = {
 
    Memo(types, kinds, stream_types): one kernel's last launched call (cutile_bound's hot launchers): per argument
    its class (types) and kind ('T' a torch tensor: data_ptr(), shape, stride(), dtype, device read
-   as the key reads them; 'f' a float, compared by its bits; 'i' an int or bool, compared by value).
+   as the key reads them; 'c' an array read through __cuda_array_interface__: its pointer, shape,
+   strides, typestr as the key reads them; 'f' a float, compared by its bits; 'i' an int or bool, compared by value).
    memo(stream, grid, args, arch, schedule, tiles): when the call's facts equal the recorded call's
    (the grid an int or a tuple of ints, as plain_grid() asks) and the stream is an int or the
    an object of one of the classes of the set stream_types (torch's stream classes, as
@@ -368,6 +370,7 @@ typedef struct {
 } Memo;
 
 static PyObject *s_data_ptr, *s_shape, *s_stride, *s_dtype, *s_device, *s_device_index, *s_cuda_stream;
+static PyObject *s_cai, *s_data, *s_shape_key, *s_typestr, *s_strides;
 
 static int plain_grid(PyObject *grid) {
     if (PyLong_CheckExact(grid)) return 1;
@@ -377,8 +380,56 @@ static int plain_grid(PyObject *grid) {
     return 1;
 }
 
+/* an array's __cuda_array_interface__ facts as cutile_bound's key reads them: out[0] the data pointer,
+   out[1] the shape (a tuple), out[2] the strides (None or a tuple), out[3] the typestr (new references);
+   0, or -1 (an exception set, or none where the key would be None: no interface, not a dict, an entry
+   missing or of the wrong kind) */
+static int cai_facts(PyObject *a, PyObject *out[4]) {
+    out[0] = out[1] = out[2] = out[3] = NULL;
+    PyObject *c = PyObject_GetAttr(a, s_cai);
+    if (c == NULL) return -1;
+    int rc = -1;
+    if (PyDict_CheckExact(c)) {
+        PyObject *data = PyDict_GetItemWithError(c, s_data);
+        PyObject *shape = data ? PyDict_GetItemWithError(c, s_shape_key) : NULL;
+        PyObject *typestr = shape ? PyDict_GetItemWithError(c, s_typestr) : NULL;
+        if (typestr != NULL) {
+            PyObject *strides = PyDict_GetItemWithError(c, s_strides);
+            if (strides != NULL || !PyErr_Occurred()) {
+                out[0] = PySequence_GetItem(data, 0);
+                out[1] = out[0] == NULL ? NULL : PyTuple_CheckExact(shape) ? (Py_INCREF(shape), shape)
+                                                                           : PySequence_Tuple(shape);
+                if (out[1] != NULL) {
+                    if (strides == NULL || strides == Py_None) out[2] = Py_NewRef(Py_None);
+                    else out[2] = PyTuple_CheckExact(strides) ? Py_NewRef(strides) : PySequence_Tuple(strides);
+                }
+                if (out[2] != NULL) {
+                    out[3] = Py_NewRef(typestr);
+                    rc = 0;
+                }
+            }
+        }
+    }
+    Py_DECREF(c);
+    if (rc < 0) {
+        for (int i = 0; i < 4; i++) Py_CLEAR(out[i]);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_LookupError, "no array interface the key reads");
+    }
+    return rc;
+}
+
 /* the facts of one argument of kind k appended to list (0), or -1 with an exception set */
 static int read_facts(char k, PyObject *a, PyObject *list) {
+    if (k == 'c') {
+        PyObject *v[4];
+        if (cai_facts(a, v) < 0) return -1;
+        int rc = 0;
+        for (int i = 0; i < 4; i++) {
+            if (rc == 0 && PyList_Append(list, v[i]) < 0) rc = -1;
+            Py_DECREF(v[i]);
+        }
+        return rc;
+    }
     if (k == 'T') {
         PyObject *v[5];
         v[0] = PyObject_VectorcallMethod(s_data_ptr, &a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
@@ -502,9 +553,14 @@ static PyObject *memo_call(PyObject *op, PyObject *const *argv, size_t nargsf, P
         PyObject *a = PyTuple_GET_ITEM(args, i);
         if ((PyObject *)Py_TYPE(a) != PyTuple_GET_ITEM(self->types, i)) {
             eq = 0;
-        } else if (kinds[i] == 'T') {
+        } else if (kinds[i] == 'T' || kinds[i] == 'c') {
             /* the pointer: equal, or (a recorded layout with a pointer launcher) another int to re-point to */
-            PyObject *v = PyObject_VectorcallMethod(s_data_ptr, &a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+            PyObject *v, *cv[4];
+            if (kinds[i] == 'T') {
+                v = PyObject_VectorcallMethod(s_data_ptr, &a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+            } else {
+                v = cai_facts(a, cv) < 0 ? NULL : cv[0];
+            }
             if (v == NULL) { eq = -1; break; }
             pv[np++] = v;
             eq = PyObject_RichCompareBool(v, PyTuple_GET_ITEM(facts, at++), Py_EQ);
@@ -512,7 +568,14 @@ static PyObject *memo_call(PyObject *op, PyObject *const *argv, size_t nargsf, P
                 moved = 1;
                 eq = 1;
             }
-            if (eq == 1) eq = same_facts('t', a, facts, &at);  /* the tensor's other facts */
+            if (kinds[i] == 'T') {
+                if (eq == 1) eq = same_facts('t', a, facts, &at);  /* the tensor's other facts */
+            } else {
+                for (int j = 1; j < 4; j++) {  /* the array interface's other facts */
+                    if (eq == 1) eq = PyObject_RichCompareBool(cv[j], PyTuple_GET_ITEM(facts, at++), Py_EQ);
+                    Py_DECREF(cv[j]);
+                }
+            }
         } else {
             eq = same_facts(kinds[i], a, facts, &at);
         }
@@ -605,7 +668,7 @@ static PyObject *memo_record(PyObject *op, PyObject *const *argv, Py_ssize_t nar
         } else {
             Py_ssize_t before = PyList_GET_SIZE(list);
             rc = read_facts(kinds[i], a, list);
-            if (rc == 0 && kinds[i] == 'T') {  /* the pointer just read */
+            if (rc == 0 && (kinds[i] == 'T' || kinds[i] == 'c')) {  /* the pointer just read */
                 long long q = as_pointer(PyList_GET_ITEM(list, before));
                 if (q <= 0 || np >= CL_MEMO_PTRS) pointers_ok = 0;
                 else self->ptrs[np] = q;
@@ -689,7 +752,7 @@ static PyObject *memo_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(kinds); i++) {
         char k = PyBytes_AS_STRING(kinds)[i];
         PyObject *t = PyTuple_GET_ITEM(types, i);
-        if (!PyType_Check(t) || (k != 'T' && k != 'f' && k != 'i')
+        if (!PyType_Check(t) || (k != 'T' && k != 'c' && k != 'f' && k != 'i')
                 || (k == 'f' && t != (PyObject *)&PyFloat_Type)) {
             PyErr_Format(PyExc_ValueError, "Memo: argument %zd: kind %c of class %R", i, k, t);
             return NULL;
@@ -774,6 +837,12 @@ PyMODINIT_FUNC CL_MODULE_INIT(void) {
     s_dtype = PyUnicode_InternFromString("dtype");
     s_device = PyUnicode_InternFromString("device");
     s_device_index = PyUnicode_InternFromString("device_index");
+    s_cai = PyUnicode_InternFromString("__cuda_array_interface__");
+    s_data = PyUnicode_InternFromString("data");
+    s_shape_key = PyUnicode_InternFromString("shape");
+    s_typestr = PyUnicode_InternFromString("typestr");
+    s_strides = PyUnicode_InternFromString("strides");
+    if (s_cai == NULL || s_data == NULL || s_shape_key == NULL || s_typestr == NULL || s_strides == NULL) return NULL;
     s_cuda_stream = PyUnicode_InternFromString("cuda_stream");
     if (s_poisoned_by == NULL || s_require_healthy == NULL || s_data_ptr == NULL || s_shape == NULL
             || s_stride == NULL || s_dtype == NULL || s_device == NULL || s_device_index == NULL || s_cuda_stream == NULL || PyType_Ready(&LauncherType) < 0
