@@ -211,9 +211,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     from tileorch.transforms.tileaa_to_simt import ConvertNvTileaaToSimt
 
     remarks = remarks if remarks is not None else []
-    from tileorch.transforms.math_mode import math_remarks
+    from tileorch.transforms.math_mode import math_counts, math_remarks
 
-    remarks.extend(math_remarks(module))  # exp/tanh: full precision or the fast form, and why
+    # exp/tanh: full precision or the fast form, and why: counted here (the tier's lowering consumes the ops),
+    # placed here once the path is known (the SIMT path's softmax passes may still take some as ex2)
+    math_at, math_before = len(remarks), math_counts(module)
     # a column-major array (its unit stride on dimension -2, stated by the signature) is read as its
     # transpose through transposed views, on both paths: the tier's TMA loads need the unit stride last
     from tileorch.transforms.transpose_column_major import transpose_column_major
@@ -443,9 +445,12 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                     if heavy is not None:
                         remarks.append(f"remark: the loop's trip count grows with program id {heavy}: programs "
                                        f"along axis {heavy} start heaviest first (reversed block order)")
+                    remarks[math_at:math_at] = math_remarks(counts=math_before,
+                                                            ex2_terms=int(record.get("loop_softmax_exp") or 0))
                     return "chained", module
                 remarks.append("remark: dot kernel compiled through the TileAS tier to the warp-specialized "
                                "TMA/WGMMA kernel")
+                remarks[math_at:math_at] = math_remarks(counts=math_before)
                 return "gemm", module
             remarks.append(_unlowered_remark(fallback))
         except LocatedError as exc:
@@ -515,6 +520,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         from tileorch.transforms.tileaa_to_simt.hoist_online_softmax import remark as online_remark
 
         remarks.append(online_remark(online))
+    remarks[math_at:math_at] = math_remarks(fallback)  # the kernel as the SIMT conversion lowers it
     try:
         apply_pass(ctx, fallback, ConvertNvTileaaToSimt())
     except LocatedError as exc:
