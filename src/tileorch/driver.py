@@ -70,7 +70,8 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     ``convert-cudatile-to-tileaa`` (its errors propagate, located), then
     :func:`lower_tileaa_program`; ``remarks`` also gets a located ``warning:`` per integer op whose
     constant operand makes its result undefined or surprising (``constant_warnings.py``) and per
-    float op whose ``flush_to_zero`` is not applied (``ftz_warnings.py``), per attribute nothing
+    float op whose ``flush_to_zero`` is not applied (``ftz_warnings.py``), per float -> bool cast
+    (``bool_cast_warnings.py``: truncation, not ``x != 0``), per attribute nothing
     reads (``ignored_attributes.py``) and per loop no path leaves (``endless_loops.py``)."""
     from tileorch import timing
     from tileorch.backend.compile import CompileError, verify_each_pass
@@ -78,12 +79,14 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     from tileorch.diagnostics import verify_located
     from tileorch.transforms.cudatile_to_tileaa.constant_warnings import constant_operand_warnings
     from tileorch.transforms.cudatile_to_tileaa.endless_loops import endless_loop_warnings
+    from tileorch.transforms.cudatile_to_tileaa.bool_cast_warnings import bool_cast_warnings
     from tileorch.transforms.cudatile_to_tileaa.ftz_warnings import flush_to_zero_warnings
     from tileorch.transforms.cudatile_to_tileaa.ignored_attributes import ignored_attribute_warnings
 
     remarks = remarks if remarks is not None else []
     remarks.extend(constant_operand_warnings(module))  # a division by 0, a shift by the width or more
     remarks.extend(flush_to_zero_warnings(module))  # a flush_to_zero the lowering does not apply
+    remarks.extend(bool_cast_warnings(module))  # astype(bool) of a float: truncation, not x != 0
     remarks.extend(ignored_attribute_warnings(module))  # {name = value} on an op: no property, dropped
     remarks.extend(endless_loop_warnings(module))  # a loop without a break: the kernel never finishes
     run_passes(ctx, module, parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"))
