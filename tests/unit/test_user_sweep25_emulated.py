@@ -4,7 +4,9 @@ sentinel prefilled, ragged shapes:
 
 * the GEMMs the TileAS tier takes (TMA + WGMMA: test_user_sweep14_emulated's runner, the launcher's own problem
   derivation, compiled with the direct epilogue on 1-CTA clusters): :data:`GEMMS` (the two fp8 GEMMs run on
-  the GPU alone: the emulator's WGMMA models f16, bf16, tf32 and s8 operands);
+  the GPU alone: the emulator's WGMMA models f16, bf16, tf32 and s8 operands; so does the column-major B view:
+  this runner describes arrays by their shapes, not the view's strides the launcher reads through
+  ``stored_arguments``);
 * the SIMT programs (test_user_sweep25_interp.py's tests with its ``run`` swapped for
   test_user_sweep10_emulated.emulate): :data:`EMULATED`.
 
@@ -148,6 +150,28 @@ def _case_gemm_256_row_tiles():
 def _case_gemm_f16_accumulator():
     a, b = _h(128, 64, scale=0.5), _h(64, 64, scale=0.5)
     _check(emulate("gemm_f16_accumulator", {0: a, 1: b})[2], _mm(a, b), 2e-2, 5e-3)
+
+
+def _case_bmm_batch_tile_of_two():
+    a, b = _h(5, 64, 64), _h(5, 64, 64)
+    _check(emulate("bmm_batch_tile_of_two", {0: a, 1: b})[2], np.einsum("lmk,lkn->lmn", a.astype(np.float64), b),
+           2e-2)
+
+
+def _case_gemm_fp8_e4m3_output_clamped():
+    a, b = _h(128, 64, scale=2.0), _h(64, 128, scale=2.0)
+    out = emulate("gemm_fp8_e4m3_output_clamped", {0: a, 1: b})[2]
+    ref = np.clip(_mm(a, b) * 2.0, -448, 448)
+    got = np.asarray(out, np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    assert not np.isnan(got).any()
+    np.testing.assert_allclose(got, ref, rtol=2 ** -3, atol=2 ** -9)  # e4m3: 3 mantissa bits (half an ulp: 2^-4)
+
+
+def _case_gemm_32_by_256_tiles_relu_bf16():
+    a, b, bias = _bf(70, 64), _bf(64, 256), _bf(256)
+    out = emulate("gemm_32_by_256_tiles_relu_bf16", {0: a, 1: b, 2: bias, 3: _unset((70, 256), "bfloat16")})[3]
+    ref = np.maximum(_mm(a.astype(np.float32), b.astype(np.float32)) + bias.astype(np.float64), 0)
+    _check(out.astype(np.float32), ref, 3e-2, 1e-2)
 
 
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}

@@ -66,6 +66,12 @@ def test_gemv_one_row_tile():
     _close(y, _d(x) @ _d(w), 2e-3, 2e-3)
 
 
+def test_gemm_one_column_tile():
+    a, v = _f((100, 64), "float16"), _f((64, 1), "float16")
+    y = run("gemm_one_column_tile", {0: a, 1: v})[2]
+    _close(y, _d(a) @ _d(v), 2e-3, 2e-3)
+
+
 # ----------------------------------------------------------------------------------------------- reductions
 
 

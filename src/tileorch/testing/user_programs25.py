@@ -290,6 +290,72 @@ def gemm_f16_accumulator(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     ct.store(C, index=(bm, bn), tile=acc)
 
 
+@ct.kernel
+def gemm_b_column_major_view(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """``x @ w.t()`` where ``w.t()`` (a column-major ``[K, N]`` view, strides ``(1, K)``) is handed over without
+    ``.contiguous()``; the kernel loads it as if row-major."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def bmm_batch_tile_of_two(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A batched GEMM whose tiles hold two matrices of the batch, ``(2, TM, TK) @ (2, TK, TN)`` (an odd batch of
+    5: the last tile's second matrix padding)."""
+    bm, bn, l = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((2, TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[2], TK)):
+        a = ct.load(A, index=(l, bm, k), shape=(2, TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(l, k, bn), shape=(2, TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(l, bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_fp8_e4m3_output_clamped(A, Bm, C, inv_scale: float, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A GEMM writing its output in e4m3 for the next fp8 layer: ``clamp(acc * inv_scale, -448, 448)`` cast to
+    e4m3; f16 in."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    y = ct.minimum(ct.maximum(acc * inv_scale, -448.0), 448.0)
+    ct.store(C, index=(bm, bn), tile=y.astype(ct.float8_e4m3fn))
+
+
+@ct.kernel
+def gemm_32_by_256_tiles_relu_bf16(A, Bm, Bias, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """32-row by 256-column tiles (a wide, short tile a user picks for N = 256), ``relu(x @ W + b)`` by
+    ``ct.maximum(..., 0)``, bf16 in and out."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    bias = ct.load(Bias, index=(bn,), shape=(TN,), padding_mode=ZERO).astype(ct.float32)
+    ct.store(C, index=(bm, bn), tile=ct.maximum(acc + bias[None, :], 0.0).astype(C.dtype))
+
+
+@ct.kernel
+def gemm_one_column_tile(A, Bm, C, TM: ConstInt, TK: ConstInt):
+    """A matrix-vector product ``A @ v`` with v a ``[K, 1]`` column: ``(TM, TK) @ (TK, 1)`` tiles."""
+    bm = ct.bid(0)
+    acc = ct.zeros((TM, 1), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        v = ct.load(Bm, index=(k, 0), shape=(TK, 1), padding_mode=ZERO)
+        acc = ct.mma(a, v, acc)
+    ct.store(C, index=(bm, 0), tile=acc)
+
+
 # ----------------------------------------------------------------------------------------------- reductions
 
 
@@ -654,6 +720,19 @@ _add("gemm_256_row_tiles", gemm_256_row_tiles,
      [_a((300, 128), F16), _a((128, 256), F16), _a((300, 256), F16), 256, 128, 64], (2, 2), "gemm", outputs=(2,))
 _add("gemm_f16_accumulator", gemm_f16_accumulator,
      [_a((128, 64), F16), _a((64, 64), F16), _a((128, 64), F16), 64, 64, 32], (2, 1), "gemm", outputs=(2,))
+
+_add("gemm_b_column_major_view", gemm_b_column_major_view,
+     [_a((100, 96), F16), _a((96, 80), F16, (1, 96)), _a((100, 80)), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
+_add("bmm_batch_tile_of_two", bmm_batch_tile_of_two,
+     [_a((5, 64, 64), F16), _a((5, 64, 64), F16), _a((5, 64, 64)), 64, 64, 32], (1, 1, 3), "gemm", outputs=(2,))
+_add("gemm_fp8_e4m3_output_clamped", gemm_fp8_e4m3_output_clamped,
+     [_a((128, 64), F16), _a((64, 128), F16), _a((128, 128), E4M3), 2.0, 64, 64, 32], (2, 2), "gemm", outputs=(2,))
+_add("gemm_32_by_256_tiles_relu_bf16", gemm_32_by_256_tiles_relu_bf16,
+     [_a((70, 64), BF16), _a((64, 256), BF16), _a((256,), BF16), _a((70, 256), BF16), 32, 256, 64], (3, 1), "gemm",
+     outputs=(3,))
+_add("gemm_one_column_tile", gemm_one_column_tile,
+     [_a((100, 64), F16), _a((64, 1), F16), _a((100, 1)), 64, 32], (2,), "simt", outputs=(2,),
+     error="a matrix-vector product")
 
 _add("argmin_ties_both_axes", argmin_ties_both_axes,
      [_a((13, 21), I32), _a((16,), I32), _a((32,), I32), 16, 32], (1,), "simt", outputs=(1, 2))
