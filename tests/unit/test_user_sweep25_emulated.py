@@ -195,7 +195,8 @@ EMULATED = sorted(n for n in dir(s25) if n.startswith("test_") and "gemv" not in
     "test_f32_to_fp8_both_formats_saturating", "test_bf16_f16_round_trips", "test_int_float_conversions_rounding",
     "test_bool_to_and_from_numbers", "test_newton_sqrt_while_until_converged", "test_atomic_cas_first_wins_and_xchg_last",
     "test_atomic_min_max_signed_and_unsigned", "test_atomic_bit_sets_and_or_xor", "test_every_padding_mode",
-    "test_running_max_scan_and_reverse_int_cumsum", "test_masked_gather_scatter_permutation"]
+    "test_running_max_scan_and_reverse_int_cumsum", "test_masked_gather_scatter_permutation",
+    "test_atomic_add_f16_and_uint64_counters", "test_atomic_cas_f32_and_xchg_f64"]
 """The tests of test_user_sweep25_interp.py run here on the PTX (the GEMV on mma.sync needs ``ldmatrix``, which the
 emulator does not model)."""
 

@@ -304,6 +304,32 @@ def test_atomic_bit_sets_and_or_xor():
         np.testing.assert_array_equal(got.view(np.uint32), np.array(ref, np.uint32))
 
 
+def test_atomic_add_f16_and_uint64_counters():
+    x = RNG.integers(-8, 9, 150).astype(np.float16)
+    out = run("atomic_add_f16_and_uint64_counters", {0: x, 1: np.zeros(4, np.float16), 2: np.zeros(4, np.uint64)})
+    b = np.arange(150) % 4
+    np.testing.assert_array_equal(out[1], [x[b == k].astype(np.float64).sum() for k in range(4)])
+    np.testing.assert_array_equal(out[2], np.bincount(b, minlength=4))
+
+
+def test_atomic_cas_f32_and_xchg_f64():
+    f = _f(100)
+    f[::3], f[1] = 0.0, -0.0
+    d = RNG.standard_normal(100)
+    out = run("atomic_cas_f32_and_xchg_f64", {0: f.copy(), 1: d})
+    j = np.arange(100)
+    matched = f.view(np.uint32) == 0  # bit for bit (atom.cas.b32): -0.0 is no match for 0.0
+    np.testing.assert_array_equal(out[0], np.where(matched, j + 0.5, f).astype(np.float32))
+    assert np.signbit(out[0][1])
+    np.testing.assert_array_equal(out[1], j * -2.0)
+    np.testing.assert_array_equal(out[2], d)
+
+
+def test_cumsum_axis0_of_a_3d_tile():
+    x = _f((6, 10, 20))
+    _close(run("cumsum_axis0_of_a_3d_tile", {0: x})[1], np.cumsum(_d(x), 0), 1e-5)
+
+
 def test_column_tiles_normalize():
     x = _f((50, 7))
     y = run("column_tiles_normalize", {0: x})[1]

@@ -620,6 +620,38 @@ def atomic_bit_sets_and_or_xor(Bits, Flags, AndOut, OrOut, XorOut, BLOCK: ConstI
 
 
 @ct.kernel
+def atomic_add_f16_and_uint64_counters(X, T16, Cnt, BLOCK: ConstInt):
+    """Scatter-add of f16 values (small integers: exact in any order) into 4 f16 bins by ``atomic_add``, and a
+    uint64 count per bin."""
+    i = ct.bid(0)
+    idx = i * BLOCK + ct.arange(BLOCK, dtype=ct.int32)
+    bins = ct.where(idx < X.shape[0], idx % 4, 4)
+    x = ct.load(X, index=(i,), shape=(BLOCK,), padding_mode=ZERO)
+    ct.atomic_add(T16, bins, x)
+    ct.atomic_add(Cnt, bins, ct.ones((BLOCK,), dtype=ct.uint64))
+
+
+@ct.kernel
+def atomic_cas_f32_and_xchg_f64(F, D, Old, BLOCK: ConstInt):
+    """``atomic_cas`` on f32 slots (expected 0.0, the value stored where it matched: only the slots that held 0
+    change, compared bit for bit as the hardware's ``atom.cas.b32`` compares, so a -0.0 slot keeps its value) and
+    ``atomic_xchg`` of f64 values returning the old ones."""
+    i = ct.bid(0)
+    j = i * BLOCK + ct.arange(BLOCK, dtype=ct.int32)
+    ct.atomic_cas(F, j, ct.zeros((BLOCK,), dtype=ct.float32), j.astype(ct.float32) + 0.5)
+    old = ct.atomic_xchg(D, j, j.astype(ct.float64) * -2.0)
+    ct.store(Old, index=(i,), tile=old)
+
+
+@ct.kernel
+def cumsum_axis0_of_a_3d_tile(X, Y, BA: ConstInt, BB: ConstInt, BC: ConstInt):
+    """``torch.cumsum(x, 0)`` of an ``[A, B, C]`` tensor held whole along axis 0 in each program's tile."""
+    b = ct.bid(0)
+    x = ct.load(X, index=(0, b, 0), shape=(BA, BB, BC), padding_mode=ZERO)
+    ct.store(Y, index=(0, b, 0), tile=ct.cumsum(x, axis=0))
+
+
+@ct.kernel
 def column_tiles_normalize(X, Y, BM: ConstInt):
     """Each program one column of a row-major matrix as a ``(BM, 1)`` tile (the whole column, ragged): the
     column divided by its L2 norm."""
@@ -778,6 +810,12 @@ _add("atomic_min_max_signed_and_unsigned", atomic_min_max_signed_and_unsigned,
 _add("atomic_bit_sets_and_or_xor", atomic_bit_sets_and_or_xor,
      [_a((130,), I32), _a((130,), I32), _a((8,), I32), _a((8,), I32), _a((8,), I32), 64], (3,), "simt",
      outputs=(2, 3, 4))
+_add("atomic_add_f16_and_uint64_counters", atomic_add_f16_and_uint64_counters,
+     [_a((150,), F16), _a((4,), F16), _a((4,), U64), 64], (3,), "simt", outputs=(1, 2))
+_add("atomic_cas_f32_and_xchg_f64", atomic_cas_f32_and_xchg_f64,
+     [_a((100,)), _a((100,), F64), _a((100,), F64), 64], (2,), "simt", outputs=(0, 1, 2))
+_add("cumsum_axis0_of_a_3d_tile", cumsum_axis0_of_a_3d_tile,
+     [_a((6, 10, 20)), _a((6, 10, 20)), 8, 4, 32], (3,), "simt", outputs=(1,))
 _add("column_tiles_normalize", column_tiles_normalize,
      [_a((50, 7)), _a((50, 7)), 64], (7,), "simt", outputs=(1,))
 _add("every_other_column_view", every_other_column_view,
