@@ -838,3 +838,35 @@ REJECTED_BY_CUTILE: dict[str, tuple] = {
 }
 """Mixed fp8 operand formats in one ``mma``: cuTile's front end refuses it at the user's line (tileorch never
 sees it)."""
+
+
+# ----------------------------------------------------------------------------------------------- invalid programs
+
+
+@ct.kernel
+def mx_block_scaled_mma_on_hopper(A, Bm, SA, SB, Cc, BM: ConstInt):
+    """An MX block-scaled fp8 product by ``ct.mma_scaled`` (e8m0 scales per 32 elements of K): a Blackwell
+    tensor-core instruction; tileorch's sm_90a paths have no lowering for it."""
+    a = ct.load(A, index=(0, 0), shape=(BM, 64))
+    b = ct.load(Bm, index=(0, 0), shape=(64, BM))
+    sa = ct.load(SA, index=(0, 0), shape=(BM, 2))
+    sb = ct.load(SB, index=(0, 0), shape=(2, BM))
+    ct.store(Cc, index=(0, 0), tile=ct.mma_scaled(a, sa, b, sb, ct.zeros((BM, BM), dtype=ct.float32)))
+
+
+@ct.kernel
+def whole_vector_in_one_tile(X, Y, BN: ConstInt):
+    """A user's "one program does everything": the whole 4M-element vector as one tile (32 MB of registers)."""
+    ct.store(Y, index=(0,), tile=ct.load(X, index=(0,), shape=(BN,)) * 2.0)
+
+
+INVALID: dict[str, UserProgram] = {}
+"""Programs cuTile's front end accepts that tileorch cannot run: each stops with ``file:line:col: error:`` at the
+user's line (``error``: words of the message; ``notes``: the source text of the line)."""
+_bad = registrar(INVALID)
+_bad("mx_block_scaled_mma_on_hopper", mx_block_scaled_mma_on_hopper,
+     [_a((64, 64), E4M3), _a((64, 64), E4M3), _a((64, 2), "float8_e8m0fnu"), _a((2, 64), "float8_e8m0fnu"),
+      _a((64, 64)), 64], (1,), "error", error="'cuda_tile.mmaf_scaled' is not supported yet",
+     notes="ct.mma_scaled(a, sa, b, sb")
+_bad("whole_vector_in_one_tile", whole_vector_in_one_tile, [_a((1 << 22,)), _a((1 << 22,)), 1 << 22], (1,), "error",
+     error="a tile of 4194304 elements is too large", notes="ct.load(X, index=(0,), shape=(BN,))")
