@@ -16,7 +16,8 @@ def _said(remarks):
     """{(form, why): count} of the exp remarks."""
     out = {}
     for r in remarks:
-        m = re.match(r"remark: exp: (\d+) op\(s\) computed by (full precision|ex2\.approx\.ftz)[^(]*\(.*\) \((.*)\)$", r)
+        m = re.match(r"remark: exp: (\d+) op\(s\) computed by (full precision|ex2\.approx\.ftz)[^(]*\(.*\) "
+                     r"\((.*)\)$", r)
         if m:
             out[(m.group(2), m.group(3))] = int(m.group(1))
     return out
@@ -45,6 +46,7 @@ def test_the_chained_loops_softmax_exps_move_to_the_fast_form():
     default = "TILEORCH_MATH=approx or rounding_mode=APPROX takes the fast form"
     said = _said(math_remarks(counts={("exp", False, default): 3}, ex2_terms=2))
     assert said[("full precision", default)] == 1
-    assert [n for (form, why), n in said.items() if form == "ex2.approx.ftz" and "TILEORCH_ATTN_SOFTMAX_EXP" in why] == [2]
+    fast = [n for (form, why), n in said.items() if form == "ex2.approx.ftz" and "TILEORCH_ATTN_SOFTMAX_EXP" in why]
+    assert fast == [2]
     assert _said(math_remarks(counts={("exp", False, default): 2}, ex2_terms=2)) == {
         ("ex2.approx.ftz", next(w for f, w in said if f == "ex2.approx.ftz")): 2}

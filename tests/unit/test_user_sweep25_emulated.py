@@ -193,7 +193,8 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 EMULATED = sorted(n for n in dir(s25) if n.startswith("test_") and "gemv" not in n) if ALL else [
     "test_int64_floordiv_mod_negative_divisors", "test_uint64_and_int64_shifts_bitwise",
     "test_f32_to_fp8_both_formats_saturating", "test_bf16_f16_round_trips", "test_int_float_conversions_rounding",
-    "test_bool_to_and_from_numbers", "test_newton_sqrt_while_until_converged", "test_atomic_cas_first_wins_and_xchg_last",
+    "test_bool_to_and_from_numbers", "test_newton_sqrt_while_until_converged",
+    "test_atomic_cas_first_wins_and_xchg_last",
     "test_atomic_min_max_signed_and_unsigned", "test_atomic_bit_sets_and_or_xor", "test_every_padding_mode",
     "test_running_max_scan_and_reverse_int_cumsum", "test_masked_gather_scatter_permutation",
     "test_atomic_add_f16_and_uint64_counters", "test_atomic_cas_f32_and_xchg_f64"]
