@@ -2,7 +2,7 @@
 exporter (no GPU) and compiled for sm_90a, takes the path its table entry names with no internal error.  The
 dots: the TileAS tier's TMA/WGMMA kernel with the tier's remark (and the operand types' WGMMA in the PTX: e4m3,
 e5m2, s8 -> s32, f16 accumulators), or -- the one-row GEMV -- the SIMT path's mma.sync after a *located* warning
-inside the kernel naming why (no silent fallback).  The programs without a dot: the SIMT path with no refusal,
+inside the kernel naming why (no silent fallback); so does the one-column product.  The programs without a dot: the SIMT path with no refusal,
 their PTX holding what the idiom needs (``atom.cas`` / ``atom.exch`` / signed and unsigned ``atom.min`` /
 ``atom.max`` / ``atom.and|or|xor``, 64-bit ``div`` / ``rem`` / shifts, the saturating fp8 conversions, 8- and
 16-bit unsigned min / max).  A float -> bool ``astype`` gets its located warning (truncation, not ``x != 0``).
@@ -36,7 +36,8 @@ PTX_NEEDS = {
     "gemm_f16_accumulator": [WGMMA.format("f32", "f16", "f16")],  # (f32 registers: the remark below)
     "gemm_b_stored_nk_permuted": [WGMMA.format("f32", "bf16", "bf16")],
     "split_k_by_user_atomics": [r"(red|atom)(\.\w+)*\.global(\.\w+)*\.add(\.\w+)*\.f32"],
-    "gemv_one_row_tile": [r"mma\.sync\.aligned\.m16n8k16\S*\.f16\.f16"],
+    "decode_gemv_one_row_tile": [r"mma\.sync\.aligned\.m16n8k16\S*\.f16\.f16"],
+    "gemm_one_column_tile": [r"mma\.sync\.aligned\.m16n8k16\S*\.f16\.f16"],
     "atomic_cas_first_wins_and_xchg_last": [ATOM.format("cas", r"b32"), ATOM.format("exch", r"b32")],
     "atomic_min_max_signed_and_unsigned": [ATOM.format("min", "s32"), ATOM.format("max", "s32"),
                                            ATOM.format("min", "u32"), ATOM.format("max", "u32")],
@@ -50,7 +51,8 @@ PTX_NEEDS = {
     "uint8_uint16_min_max_across_the_sign_bit": [r"min\.u(16|32)", r"max\.u(16|32)"],
 }
 """Per program: regular expressions its PTX must match (the idiom lowered, not refused)."""
-DOTS = {n for n, p in PROGRAMS.items() if p.path == "gemm"} | {"gemv_one_row_tile"}
+DOTS = {n for n, p in PROGRAMS.items() if p.path == "gemm" or p.error}
+"""The programs with a dot: the tier's, and the two it refuses (their entries name the refusal's words)."""
 
 
 def compiled(name):

@@ -56,13 +56,13 @@ def every_case(test) -> None:
 # ------------------------------------------------------------------------------------- the dots the tier refuses
 
 
-def test_gemv_one_row_tile():
+def test_decode_gemv_one_row_tile():
     """On the interpreter K = 80 (two K tiles, the second partial) and one column block of the spec's three (the
     same compiled program; the GPU runs the spec's K = 200 and N = 96)."""
     k, n = (80, 32) if not _FULL else (200, 96)
     x, w = _f((1, k), "float16"), _f((k, n), "float16", 0.5)
-    p = dataclasses.replace(sweep.resized("gemv_one_row_tile", {0: (1, k), 1: (k, n), 2: (1, n)}), grid=(n // 32,))
-    y = run("gemv_one_row_tile", {0: x, 1: w}, program=p)[2]
+    p = dataclasses.replace(sweep.resized("decode_gemv_one_row_tile", {0: (1, k), 1: (k, n), 2: (1, n)}), grid=(n // 32,))
+    y = run("decode_gemv_one_row_tile", {0: x, 1: w}, program=p)[2]
     _close(y, _d(x) @ _d(w), 2e-3, 2e-3)
 
 

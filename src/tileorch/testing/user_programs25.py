@@ -241,7 +241,7 @@ def k_loop_bound_from_an_argument(A, Bm, C, k_tiles: int, TM: ConstInt, TN: Cons
 
 
 @ct.kernel
-def gemv_one_row_tile(X, W, Y, TN: ConstInt, TK: ConstInt):
+def decode_gemv_one_row_tile(X, W, Y, TN: ConstInt, TK: ConstInt):
     """A decode step's GEMV ``y = x @ W`` with x one row: ``(1, TK) @ (TK, TN)`` tiles, one program per column
     block."""
     bn = ct.bid(0)
@@ -743,7 +743,7 @@ _add("two_dots_summed_one_accumulator", two_dots_summed_one_accumulator,
      (2, 1), "gemm", outputs=(4,))
 _add("k_loop_bound_from_an_argument", k_loop_bound_from_an_argument,
      [_a((128, 96), F16), _a((96, 64), F16), _a((128, 64)), 3, 64, 64, 32], (2, 1), "gemm", outputs=(2,))
-_add("gemv_one_row_tile", gemv_one_row_tile,
+_add("decode_gemv_one_row_tile", decode_gemv_one_row_tile,
      [_a((1, 200), F16), _a((200, 96), F16), _a((1, 96)), 32, 64], (3,), "simt", outputs=(2,),
      error="has no WGMMA shape")
 _add("gemm_tiny_tiles_16", gemm_tiny_tiles_16,
