@@ -174,6 +174,37 @@ def _case_gemm_32_by_256_tiles_relu_bf16():
     _check(out.astype(np.float32), ref, 3e-2, 1e-2)
 
 
+def _case_gemm_alpha_beta_in_place():
+    a, b = _h(130, 64), _h(64, 100)
+    c0 = RNG.standard_normal((130, 100)).astype(np.float32)
+    out = emulate("gemm_alpha_beta_in_place", {0: a, 1: b, 2: c0})[2]
+    _check(out, 1.5 * _mm(a, b) - 0.5 * c0, 2e-2)
+
+
+def _case_gemm_grid_axis0_over_columns():
+    a, b = _h(130, 64), _h(64, 200)
+    _check(emulate("gemm_grid_axis0_over_columns", {0: a, 1: b})[2], _mm(a, b), 2e-2)
+
+
+def _case_gemm_lower_triangle_where_epilogue():
+    a, b = _h(150, 64), _h(64, 150)
+    _check(emulate("gemm_lower_triangle_where_epilogue", {0: a, 1: b})[2], np.tril(_mm(a, b)), 2e-2)
+
+
+def _case_int8_gemm_dequant_epilogue_f16():
+    a = RNG.integers(-128, 128, (100, 128)).astype(np.int8)
+    b = RNG.integers(-128, 128, (128, 96)).astype(np.int8)
+    sa, sb = (RNG.random(100) * 1e-3).astype(np.float32), (RNG.random(96) * 1e-2).astype(np.float32)
+    out = emulate("int8_gemm_dequant_epilogue_f16", {0: a, 1: b, 2: sa, 3: sb})[4]
+    ref = (a.astype(np.int64) @ b.astype(np.int64)) * sa[:, None].astype(np.float64) * sb[None, :]
+    _check(out, ref, 1e-3, 2e-3)  # f16 out
+
+
+def _case_gemm_bias_as_a_column_tile():
+    a, b, bias = _h(100, 64), _h(64, 96), RNG.standard_normal((100, 1)).astype(np.float32)
+    _check(emulate("gemm_bias_as_a_column_tile", {0: a, 1: b, 2: bias})[3], _mm(a, b) + bias, 2e-2)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 GEMMS = sorted(CASES) if ALL else ["gemm_k_not_a_multiple_of_the_tile", "int8_gemm_int32_accumulate",
                                    "split_k_by_user_atomics", "two_dots_summed_one_accumulator",

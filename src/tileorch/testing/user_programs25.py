@@ -356,6 +356,74 @@ def gemm_one_column_tile(A, Bm, C, TM: ConstInt, TK: ConstInt):
     ct.store(C, index=(bm, 0), tile=acc)
 
 
+@ct.kernel
+def gemm_alpha_beta_in_place(A, Bm, C, alpha: float, beta: float, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """BLAS's ``C = alpha * A @ B + beta * C`` in place: the epilogue reads the tile of C it then overwrites."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    c = ct.load(C, index=(bm, bn), shape=(TM, TN), padding_mode=ZERO)
+    ct.store(C, index=(bm, bn), tile=alpha * acc + beta * c)
+
+
+@ct.kernel
+def gemm_grid_axis0_over_columns(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A GEMM whose grid axis 0 walks the column tiles and axis 1 the row tiles (the reverse of the samples)."""
+    bn, bm = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_lower_triangle_where_epilogue(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """``torch.tril(A @ B)``: the epilogue keeps the elements on or below the diagonal by ``ct.where`` on the
+    global row and column indices (a causal mask)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    rows = bm * TM + ct.arange(TM, dtype=ct.int32)
+    cols = bn * TN + ct.arange(TN, dtype=ct.int32)
+    ct.store(C, index=(bm, bn), tile=ct.where(rows[:, None] >= cols[None, :], acc, 0.0))
+
+
+@ct.kernel
+def int8_gemm_dequant_epilogue_f16(A, Bm, SA, SB, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """W8A8: int8 x int8 into int32, then ``acc.astype(f32) * sa[:, None] * sb[None, :]`` to f16 (the per-token
+    and per-channel scales)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.int32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    sa = ct.load(SA, index=(bm,), shape=(TM,), padding_mode=ZERO)
+    sb = ct.load(SB, index=(bn,), shape=(TN,), padding_mode=ZERO)
+    ct.store(C, index=(bm, bn), tile=(acc.astype(ct.float32) * sa[:, None] * sb[None, :]).astype(ct.float16))
+
+
+@ct.kernel
+def gemm_bias_as_a_column_tile(A, Bm, Bias, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A per-row bias loaded as a ``(TM, 1)`` tile of a ``[M, 1]`` array and broadcast along the columns."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    bias = ct.load(Bias, index=(bm, 0), shape=(TM, 1), padding_mode=ZERO)
+    ct.store(C, index=(bm, bn), tile=acc + bias)
+
+
 # ----------------------------------------------------------------------------------------------- reductions
 
 
@@ -765,6 +833,18 @@ _add("gemm_32_by_256_tiles_relu_bf16", gemm_32_by_256_tiles_relu_bf16,
 _add("gemm_one_column_tile", gemm_one_column_tile,
      [_a((100, 64), F16), _a((64, 1), F16), _a((100, 1)), 64, 32], (2,), "simt", outputs=(2,),
      error="a matrix-vector product")
+
+_add("gemm_alpha_beta_in_place", gemm_alpha_beta_in_place,
+     [_a((130, 64), F16), _a((64, 100), F16), _a((130, 100)), 1.5, -0.5, 64, 64, 32], (3, 2), "gemm", outputs=(2,))
+_add("gemm_grid_axis0_over_columns", gemm_grid_axis0_over_columns,
+     [_a((130, 64), F16), _a((64, 200), F16), _a((130, 200)), 64, 64, 32], (4, 3), "gemm", outputs=(2,))
+_add("gemm_lower_triangle_where_epilogue", gemm_lower_triangle_where_epilogue,
+     [_a((150, 64), F16), _a((64, 150), F16), _a((150, 150)), 64, 64, 32], (3, 3), "gemm", outputs=(2,))
+_add("int8_gemm_dequant_epilogue_f16", int8_gemm_dequant_epilogue_f16,
+     [_a((100, 128), I8), _a((128, 96), I8), _a((100,)), _a((96,)), _a((100, 96), F16), 64, 64, 32], (2, 2), "gemm",
+     outputs=(4,))
+_add("gemm_bias_as_a_column_tile", gemm_bias_as_a_column_tile,
+     [_a((100, 64), F16), _a((64, 96), F16), _a((100, 1)), _a((100, 96)), 64, 64, 32], (2, 2), "gemm", outputs=(3,))
 
 _add("argmin_ties_both_axes", argmin_ties_both_axes,
      [_a((13, 21), I32), _a((16,), I32), _a((32,), I32), 16, 32], (1,), "simt", outputs=(1, 2))
