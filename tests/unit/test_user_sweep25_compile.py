@@ -46,6 +46,8 @@ PTX_NEEDS = {
                                            r"(red|atom)(\.\w+)*\.global(\.\w+)*\.add(\.\w+)*\.u64"],
     "atomic_cas_f32_and_xchg_f64": [ATOM.format("cas", "b32"), ATOM.format("exch", "b64")],
     "int64_floordiv_mod_negative_divisors": [r"div\.s64"],
+    "narrow_int_div_mod_and_unsigned_div": [r"div\.u32", r"rem\.u32"],
+    "float_to_narrow_ints_saturating": [r"cvt\.rzi\.s64\.f32"],
     "uint64_and_int64_shifts_bitwise": [r"shl\.b64", r"shr\.u64", r"shr\.s64"],
     "f32_to_fp8_both_formats_saturating": [r"cvt\.rn\.satfinite\.e4m3x2\.f32", r"cvt\.rn\.satfinite\.e5m2x2\.f32"],
     "uint8_uint16_min_max_across_the_sign_bit": [r"min\.u(16|32)", r"max\.u(16|32)"],

@@ -228,7 +228,9 @@ EMULATED = sorted(n for n in dir(s25) if n.startswith("test_") and "gemv" not in
     "test_atomic_cas_first_wins_and_xchg_last",
     "test_atomic_min_max_signed_and_unsigned", "test_atomic_bit_sets_and_or_xor", "test_every_padding_mode",
     "test_running_max_scan_and_reverse_int_cumsum", "test_masked_gather_scatter_permutation",
-    "test_atomic_add_f16_and_uint64_counters", "test_atomic_cas_f32_and_xchg_f64"]
+    "test_atomic_add_f16_and_uint64_counters", "test_atomic_cas_f32_and_xchg_f64",
+    "test_narrow_int_div_mod_and_unsigned_div", "test_float_mod_floordiv_pow_atan2",
+    "test_float_to_narrow_ints_saturating", "test_floor_ceil_abs_min_signed_zeros"]
 """The tests of test_user_sweep25_interp.py run here on the PTX (the GEMV on mma.sync needs ``ldmatrix``, which the
 emulator does not model)."""
 

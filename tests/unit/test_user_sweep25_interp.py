@@ -156,6 +156,76 @@ def test_uint8_uint16_min_max_across_the_sign_bit():
     np.testing.assert_array_equal(out[7], np.maximum(a16, b16))
 
 
+def _py_floordiv_mod(a, b, bits):
+    """Python's ``//`` and ``%`` wrapped to ``bits`` bits (int8 -128 // -1 is 128, which wraps to -128)."""
+    m = 1 << bits
+    wrap = lambda v: ((v + m // 2) % m) - m // 2  # noqa: E731
+    return [wrap(int(x) // int(y)) for x, y in zip(a, b)], [wrap(int(x) % int(y)) for x, y in zip(a, b)]
+
+
+def test_narrow_int_div_mod_and_unsigned_div():
+    a8, b8 = RNG.integers(-128, 128, 100).astype(np.int8), RNG.integers(-128, 128, 100).astype(np.int8)
+    a8[:4], b8[:4] = [-128, -7, 7, -128], [-1, 2, -2, 3]
+    a16, b16 = RNG.integers(-32768, 32768, 100).astype(np.int16), RNG.integers(-300, 300, 100).astype(np.int16)
+    a16[:2], b16[:2] = [-32768, -1], [-1, 7]
+    au = RNG.integers(0, 2**32, 100, dtype=np.uint64).astype(np.uint32)
+    bu = RNG.integers(1, 2**32, 100, dtype=np.uint64).astype(np.uint32)
+    au[:3], bu[:3] = [2**32 - 1, 2**31 + 5, 7], [2**31, 3, 2**32 - 1]
+    out = run("narrow_int_div_mod_and_unsigned_div", {0: a8, 1: b8, 2: a16, 3: b16, 4: au, 5: bu})
+    bb8 = np.where(b8 == 0, 1, b8)
+    bb16 = np.where(b16 == 0, 1, b16)
+    bbu = np.where(bu == 0, 1, bu)
+    for (q, r), qi, ri in ((_py_floordiv_mod(a8, bb8, 8), 6, 7), (_py_floordiv_mod(a16, bb16, 16), 8, 9)):
+        np.testing.assert_array_equal(out[qi], q)
+        np.testing.assert_array_equal(out[ri], r)
+    np.testing.assert_array_equal(out[10], [int(x) // int(y) for x, y in zip(au, bbu)])
+    np.testing.assert_array_equal(out[11], [int(x) % int(y) for x, y in zip(au, bbu)])
+
+
+def test_float_mod_floordiv_pow_atan2():
+    x, y = _f(100, scale=5.0), _f(100, scale=3.0)
+    x[:8] = [7.0, -7.0, 7.0, -7.0, -2.0, 0.0, -0.0, 5.0]
+    y[:8] = [-2.0, 2.0, 2.0, -2.0, 0.0, -1.0, -1.0, 5.0]
+    out = run("float_mod_floordiv_pow_atan2", {0: x, 1: y})
+    with np.errstate(all="ignore"):
+        r = np.fmod(x, y)  # cuTile's %: remf, then + y where the signs differ and r != 0 (Python's sign rule)
+        md = np.where((r != 0) & ((r < 0) != (y < 0)), r + y, r).astype(np.float32)
+        fd = np.floor(x / y)  # cuTile's //: floor of the IEEE quotient
+        cube, root = np.power(_d(x), 3.0), np.power(_d(x), 0.5)
+        at = np.arctan2(_d(y), _d(x))
+    np.testing.assert_array_equal(out[2], md)
+    np.testing.assert_array_equal(out[3], fd)
+    _close(out[4][:, 0], cube, 1e-30, 2e-6)
+    assert np.array_equal(np.isnan(out[4][:, 1]), np.isnan(root))
+    _close(out[4][:, 1][~np.isnan(root)], root[~np.isnan(root)], 1e-30, 2e-6)
+    _close(out[5], at, 2e-6, 2e-6)
+    assert np.signbit(out[5][6]) == np.signbit(at[6])  # atan2(-1, -0) = -pi
+
+
+def test_float_to_narrow_ints_saturating():
+    x = _f(100, scale=200.0)
+    x[:10] = [300.0, -300.0, np.nan, 127.9, -128.9, -0.9, 255.5, 1e10, -3e9, 2.5]
+    out = run("float_to_narrow_ints_saturating", {0: x})
+    with np.errstate(invalid="ignore"):
+        t = np.where(np.isnan(x), 0, np.trunc(_d(x)))
+    np.testing.assert_array_equal(out[1], np.clip(t, -128, 127))
+    np.testing.assert_array_equal(out[2], np.clip(t, 0, 255))
+    np.testing.assert_array_equal(out[3], np.clip(t, -(2**63), 2**63 - 1).astype(np.int64))
+
+
+def test_floor_ceil_abs_min_signed_zeros():
+    x = _f(100, scale=4.0)
+    x[:6] = [-0.5, 0.5, -0.0, -1.0, 2.5, 0.0]
+    x.view(np.int32)[6] = -(2**31)  # (-0.0's bits: the int32 abs of -2**31 wraps to itself)
+    out = run("floor_ceil_abs_min_signed_zeros", {0: x})
+    np.testing.assert_array_equal(out[1], np.floor(x))
+    np.testing.assert_array_equal(out[2], np.ceil(x))
+    assert np.signbit(out[2][0]) and np.signbit(out[1][2])  # ceil(-0.5) = -0.0; floor(-0.0) = -0.0
+    bits = x.view(np.int32).astype(np.int64)
+    np.testing.assert_array_equal(out[3], [int(v) if v == -(2**31) else abs(int(v)) for v in bits])
+    np.testing.assert_array_equal(out[4], np.minimum(x, np.float32(0)))  # (the sign of min(-0.0, 0.0): not checked)
+
+
 # ----------------------------------------------------------------------------------------------- conversions
 
 

@@ -532,6 +532,65 @@ def uint8_uint16_min_max_across_the_sign_bit(A8, B8, A16, B16, Mn8, Mx8, Mn16, M
     ct.store(Mx16, index=(i,), tile=ct.maximum(a16, b16))
 
 
+@ct.kernel
+def narrow_int_div_mod_and_unsigned_div(A8, B8, A16, B16, AU, BU, Q8, R8, Q16, R16, QU, RU, BLOCK: ConstInt):
+    """Python ``//`` and ``%`` of int8 and int16 negatives (-128 // -1 wraps to -128 in int8, as torch), and uint32
+    ``//`` / ``%`` of values above 2**31 (an unsigned division)."""
+    i = ct.bid(0)
+    a8 = ct.load(A8, index=(i,), shape=(BLOCK,), padding_mode=ZERO)
+    b8 = ct.load(B8, index=(i,), shape=(BLOCK,), padding_mode=ZERO)
+    a16 = ct.load(A16, index=(i,), shape=(BLOCK,), padding_mode=ZERO)
+    b16 = ct.load(B16, index=(i,), shape=(BLOCK,), padding_mode=ZERO)
+    au = ct.load(AU, index=(i,), shape=(BLOCK,), padding_mode=ZERO)
+    bu = ct.load(BU, index=(i,), shape=(BLOCK,), padding_mode=ZERO)
+    b8 = ct.where(b8 == 0, 1, b8)
+    b16 = ct.where(b16 == 0, 1, b16)
+    bu = ct.where(bu == 0, 1, bu)
+    ct.store(Q8, index=(i,), tile=a8 // b8)
+    ct.store(R8, index=(i,), tile=a8 % b8)
+    ct.store(Q16, index=(i,), tile=a16 // b16)
+    ct.store(R16, index=(i,), tile=a16 % b16)
+    ct.store(QU, index=(i,), tile=au // bu)
+    ct.store(RU, index=(i,), tile=au % bu)
+
+
+@ct.kernel
+def float_mod_floordiv_pow_atan2(X, Y, Md, Fd, Pw, At, BLOCK: ConstInt):
+    """Float ``x % y`` and ``x // y`` with negative operands (Python's: the remainder takes the divisor's sign),
+    ``x ** 3.0`` and ``x ** 0.5`` of negatives, ``atan2(y, x)`` in every quadrant and at signed zeros."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BLOCK,), padding_mode=ZERO)
+    y = ct.load(Y, index=(i,), shape=(BLOCK,), padding_mode=ct.PaddingMode.NAN)
+    ct.store(Md, index=(i,), tile=x % y)
+    ct.store(Fd, index=(i,), tile=x // y)
+    ct.store(Pw, index=(i, 0), tile=ct.reshape(x ** 3.0, (BLOCK, 1)))
+    ct.store(Pw, index=(i, 1), tile=ct.reshape(x ** 0.5, (BLOCK, 1)))
+    ct.store(At, index=(i,), tile=ct.atan2(y, x))
+
+
+@ct.kernel
+def float_to_narrow_ints_saturating(X, I8o, U8o, I64o, BLOCK: ConstInt):
+    """f32 to int8 and uint8 (saturating: 300 -> 127 / 255, -300 -> -128 / 0, NaN -> 0, toward zero) and f32 to
+    int64 past 2**31."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BLOCK,), padding_mode=ZERO)
+    ct.store(I8o, index=(i,), tile=x.astype(ct.int8))
+    ct.store(U8o, index=(i,), tile=x.astype(ct.uint8))
+    ct.store(I64o, index=(i,), tile=x.astype(ct.int64))
+
+
+@ct.kernel
+def floor_ceil_abs_min_signed_zeros(X, Fl, Ce, Ab, Mn, BLOCK: ConstInt):
+    """``floor`` / ``ceil`` of negatives and -0.5 (-0.0 for ceil), int32 ``abs`` of -2**31 (wraps, as torch), f32
+    ``minimum(x, 0.0)`` (a ReLU's mirror)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BLOCK,), padding_mode=ZERO)
+    ct.store(Fl, index=(i,), tile=ct.floor(x))
+    ct.store(Ce, index=(i,), tile=ct.ceil(x))
+    ct.store(Ab, index=(i,), tile=ct.abs(ct.bitcast(x, ct.int32)))
+    ct.store(Mn, index=(i,), tile=ct.minimum(x, 0.0))
+
+
 # ----------------------------------------------------------------------------------------------- conversions
 
 
@@ -865,6 +924,17 @@ _add("uint64_and_int64_shifts_bitwise", uint64_and_int64_shifts_bitwise,
 _add("uint8_uint16_min_max_across_the_sign_bit", uint8_uint16_min_max_across_the_sign_bit,
      [_a((90,), U8), _a((90,), U8), _a((90,), U16), _a((90,), U16), _a((90,), U8), _a((90,), U8), _a((90,), U16),
       _a((90,), U16), 64], (2,), "simt", outputs=(4, 5, 6, 7))
+_add("narrow_int_div_mod_and_unsigned_div", narrow_int_div_mod_and_unsigned_div,
+     [_a((100,), I8), _a((100,), I8), _a((100,), I16), _a((100,), I16), _a((100,), U32), _a((100,), U32),
+      _a((100,), I8), _a((100,), I8), _a((100,), I16), _a((100,), I16), _a((100,), U32), _a((100,), U32), 64], (2,),
+     "simt", outputs=(6, 7, 8, 9, 10, 11))
+_add("float_mod_floordiv_pow_atan2", float_mod_floordiv_pow_atan2,
+     [_a((100,)), _a((100,)), _a((100,)), _a((100,)), _a((100, 2)), _a((100,)), 64], (2,), "simt",
+     outputs=(2, 3, 4, 5))
+_add("float_to_narrow_ints_saturating", float_to_narrow_ints_saturating,
+     [_a((100,)), _a((100,), I8), _a((100,), U8), _a((100,), I64), 64], (2,), "simt", outputs=(1, 2, 3))
+_add("floor_ceil_abs_min_signed_zeros", floor_ceil_abs_min_signed_zeros,
+     [_a((100,)), _a((100,)), _a((100,)), _a((100,), I32), _a((100,)), 64], (2,), "simt", outputs=(1, 2, 3, 4))
 _add("f32_to_fp8_both_formats_saturating", f32_to_fp8_both_formats_saturating,
      [_a((120,)), _a((120,), E4M3), _a((120,), E5M2), 64], (2,), "simt", outputs=(1, 2))
 _add("bf16_f16_round_trips", bf16_f16_round_trips,
