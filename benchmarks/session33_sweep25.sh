@@ -1,9 +1,10 @@
 # Session 33, user sweep 25 (branch s33-sweep25): correctness on the GPU, no timings.  Every program of
 # tileorch.testing.user_programs25 against its numpy reference on ragged shapes (NaN-filled outputs and tails):
-# 20 tier GEMMs (K not a multiple of the tile, transposed / permuted / column-major operands, 3-D and batched
+# 25 tier GEMMs (K not a multiple of the tile, transposed / permuted / column-major operands, 3-D and batched
 # tiles, fp8 e4m3 / e5m2, int8 -> int32, f16 accumulator, epilogue vectors, bias + GELU + residual, user split-K
-# by atomics, a dot under an `if`, two dots summed, an argument K bound, 16 / 256 tiles), the GEMV and the
-# one-column product the tier refuses (mma.sync), 28 SIMT programs (reductions, integer math, conversions,
+# by atomics, a dot under an `if`, two dots summed, an argument K bound, 16 / 256 tiles, C = aAB + bC in place,
+# tril / dequant epilogues), the GEMV and the
+# one-column product the tier refuses (mma.sync), 32 SIMT programs (reductions, integer math, conversions,
 # control flow, atomics of every kind, padding modes, 1-D / 2-D / 3-D grids, 4000 programs), and three GEMMs at
 # larger sizes against torch.  Expect: every test passed (one line per failing test otherwise), well under 240 s.
 # Run (carry .whl):  bash benchmarks/session33_sweep25.sh

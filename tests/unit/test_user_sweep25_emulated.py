@@ -221,18 +221,15 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
-EMULATED = sorted(n for n in dir(s25) if n.startswith("test_") and "gemv" not in n) if ALL else [
-    "test_int64_floordiv_mod_negative_divisors", "test_uint64_and_int64_shifts_bitwise",
-    "test_f32_to_fp8_both_formats_saturating", "test_bf16_f16_round_trips", "test_int_float_conversions_rounding",
-    "test_bool_to_and_from_numbers", "test_newton_sqrt_while_until_converged",
-    "test_atomic_cas_first_wins_and_xchg_last",
-    "test_atomic_min_max_signed_and_unsigned", "test_atomic_bit_sets_and_or_xor", "test_every_padding_mode",
-    "test_running_max_scan_and_reverse_int_cumsum", "test_masked_gather_scatter_permutation",
-    "test_atomic_add_f16_and_uint64_counters", "test_atomic_cas_f32_and_xchg_f64",
-    "test_narrow_int_div_mod_and_unsigned_div", "test_float_mod_floordiv_pow_atan2",
-    "test_float_to_narrow_ints_saturating", "test_floor_ceil_abs_min_signed_zeros"]
-"""The tests of test_user_sweep25_interp.py run here on the PTX (the GEMV on mma.sync needs ``ldmatrix``, which the
-emulator does not model)."""
+EMULATED = sorted(n for n in dir(s25) if n.startswith("test_") and "gemv" not in n and "one_column" not in n) \
+    if ALL else ["test_int64_floordiv_mod_negative_divisors", "test_uint64_and_int64_shifts_bitwise",
+                 "test_f32_to_fp8_both_formats_saturating", "test_int_float_conversions_rounding",
+                 "test_newton_sqrt_while_until_converged", "test_atomic_cas_f32_and_xchg_f64",
+                 "test_atomic_min_max_signed_and_unsigned", "test_every_padding_mode",
+                 "test_narrow_int_div_mod_and_unsigned_div", "test_float_mod_floordiv_pow_atan2"]
+"""The tests of test_user_sweep25_interp.py run here on the PTX (a CI-sized subset: every test but the two mma.sync
+dots, which need ``ldmatrix`` the emulator does not model, passed on the emulator in session 33 with
+``TILEORCH_EMULATE_ALL=1``)."""
 
 
 @pytest.mark.parametrize("test", EMULATED)

@@ -20,10 +20,20 @@ wins), ``atomic_xchg``, ``atomic_min`` / ``atomic_max`` on int32 and uint32, ``a
 a column tile ``(BM, 1)``, an every-other-column view, every padding mode, 1-D / 2-D / 3-D grids and a grid of
 4000 programs (more than the machine holds at once).
 
+Found by this sweep (each silent before, now said where the user looks; no program computed a wrong result on
+the SIMT interpreter or the PTX emulator -- the fp8 GEMMs and the column-major B view run on the GPU only):
+``x.astype(ct.bool_)`` of a float is cuTile's ``ftoi`` to ``i1`` (truncation saturating to [0, 1]: 0.5 and
+negatives false, not ``x != 0``): a located warning (``bool_cast_warnings.py``); an f16 accumulator
+(``ct.zeros(..., dtype=ct.float16)``) is kept in f32 by the WGMMA kernel: a located remark at the dot; a float
+given to a parameter annotated ``int`` compiles a float32 variant (cuTile types scalars by value): a launch
+warning naming the parameter.  cuTile's own: :data:`REJECTED_BY_CUTILE` (e5m2 x e4m3 in one ``mma``).
+:data:`INVALID`: an MX ``mma_scaled`` and a 4M-element tile, located errors.
+
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep25_compile.py (path, remarks, ptxas), tests/unit/test_user_sweep25_interp.py (the
-SIMT interpreter against numpy), tests/unit/test_user_sweep25_emulated.py (the PTX emulator) and
-tests/gpu/test_user_sweep25_gpu.py (the GPU, the same references).  Importing it needs ``cuda.tile``.
+SIMT interpreter against numpy), tests/unit/test_user_sweep25_emulated.py (the PTX emulator; the tier's GEMMs on
+its WGMMA), tests/unit/test_user_sweep25_invalid.py (the invalid inputs) and tests/gpu/test_user_sweep25_gpu.py
+(the GPU, the same references).  Importing it needs ``cuda.tile``.
 """
 
 from __future__ import annotations
