@@ -114,6 +114,31 @@ def test_a_cuda_tile_text_mistake_stops_at_its_line(name, tmp_path, capsys):
     assert "Traceback" not in said and "internal error" not in said, said
 
 
+@pytest.mark.parametrize("stride", [2**31 + 8, 2**48 + 1])
+def test_an_epilogue_vector_with_a_static_stride_past_int32_is_refused_at_its_line(stride, tmp_path, capsys):
+    """The bias vector of a tier GEMM's epilogue given a static stride past 2**31 in hand-written ``cuda_tile`` (the
+    bytecode fuzz of this sweep flipped a byte of its stride 1): the epilogue's 32-bit index arithmetic took
+    2**31 + 8 silently (a sign-extended, negative stride: wrong addresses) and 2**48 + 1 stopped the tier with an
+    internal error (an i32 constant out of range).  Now the tier refuses it at the view's line and the SIMT path's
+    located error stops the compile, with the tier's reason as its note."""
+    from tileorch.frontend.cuda_tile_bytecode import read_bytecode
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS["gemm_bias_gelu_residual"]
+    text = str(read_bytecode(cutile_bytecode(p.kernel, p.spec)))
+    unit = "tensor_view<?xf16, strides=[1]>"
+    lines = text.splitlines()
+    at = next(i for i, ln in enumerate(lines) if "make_tensor_view" in ln and unit in ln)
+    lines[at] = lines[at].replace("strides = [1]", f"strides = [{stride}]")
+    text = "\n".join(lines).replace(unit, f"tensor_view<?xf16, strides=[{stride}]>")
+    path = tmp_path / "k.mlir"
+    path.write_text(text)
+    code, said = _compile_cli(path, capsys)
+    assert code != 0 and f"{path}:{at + 1}:" in said and f"static stride {stride} does not fit" in said, said
+    assert f"the epilogue reads an array with a static size or stride of {stride}" in said, said
+    assert "Traceback" not in said and "internal error" not in said, said
+
+
 def _bytecode():
     from tileorch.testing.export import cutile_bytecode
 

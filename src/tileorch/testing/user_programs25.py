@@ -26,7 +26,11 @@ the SIMT interpreter or the PTX emulator -- the fp8 GEMMs and the column-major B
 negatives false, not ``x != 0``): a located warning (``bool_cast_warnings.py``); an f16 accumulator
 (``ct.zeros(..., dtype=ct.float16)``) is kept in f32 by the WGMMA kernel: a located remark at the dot; a float
 given to a parameter annotated ``int`` compiles a float32 variant (cuTile types scalars by value): a launch
-warning naming the parameter.  cuTile's own: :data:`REJECTED_BY_CUTILE` (e5m2 x e4m3 in one ``mma``).
+warning naming the parameter.  The sweep's bytecode fuzz (one byte changed at a time, ``tileorch compile``):
+a tier GEMM's epilogue vector with a static stride past 2**31 was read with 32-bit index arithmetic (2**31 + 8:
+a negative stride, silently; 2**48 + 1: an internal error) -- now refused at the view's line
+(tests/unit/test_user_sweep25_invalid.py).  cuTile's own: :data:`REJECTED_BY_CUTILE` (e5m2 x e4m3 in one
+``mma``).
 :data:`INVALID`: an MX ``mma_scaled`` and a 4M-element tile, located errors.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
