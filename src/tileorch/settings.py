@@ -105,7 +105,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "the consumer loop's online-softmax exp: the program's (full) or ex2.approx of x*log2(e)", True),
     _s("ATTN_ROW_PREFETCH", "0", SWITCH,
        "the loop's per-key-tile row loads (a bias row) issued before the wait for S", True),
-    _s("ATTN_K_AHEAD", "0", SWITCH, "a K prologue (q-k norm) applied to tile j+1 while tile j's first dot runs",
+    _s("ATTN_K_AHEAD", "1", SWITCH, "a K prologue (q-k norm) applied to tile j+1 while tile j's first dot runs",
        True),
     _s("ATTN_ROW_DIV", "1", SWITCH, "the epilogue's division by the row sum as one reciprocal", True),
     _s("ATTN_EARLY_Q", None, SWITCH, "the next instance's Q loaded early", True),

@@ -852,6 +852,8 @@ class Interpreter:
                 if not all(map(math.isfinite, (a, b, c))):
                     return a * b + c
                 v = Fraction(a) * Fraction(b) + Fraction(c)
+                if v == 0:  # (a Fraction has no -0): IEEE's signed zero of an exact zero
+                    return _exact_zero_fma(a, b, c)
                 try:
                     return float(v)
                 except OverflowError:  # past the largest finite f64: an infinity of the sum's sign
@@ -1379,6 +1381,13 @@ def run_cutile(kernel, spec: list, arrays: list, grid: tuple, arch: str = "sm_90
     return out
 
 
+def _exact_zero_fma(a: float, b: float, c: float) -> float:
+    """The round-to-nearest ``fma(a, b, c)`` whose exact value is zero, with IEEE 754's sign: a zero
+    product plus a zero addend is the float sum of the two signed zeros (``-0 * x + -0`` is -0); a
+    nonzero product cancelled by ``c`` is +0."""
+    return (a * b) + c if a == 0 or b == 0 else 0.0
+
+
 def _directed(base: str, mode: str, ins: list, dt) -> np.ndarray:
     """PTX ``<base>.<mode>.f32`` / ``.f64`` (``add`` / ``sub`` / ``mul`` / ``fma``, ``rz`` / ``rm`` / ``rp``) of
     ``ins``: the exact result rounded in that direction (:func:`tileorch.testing.ptx_emulator.arith_rounded`, from
@@ -1392,6 +1401,8 @@ def _directed(base: str, mode: str, ins: list, dt) -> np.ndarray:
         def one(x, y, z):
             if not all(map(math.isfinite, (x, y, z))):
                 return x * y + z
+            if Fraction(x) * Fraction(y) + Fraction(z) == 0:
+                return _exact_zero_fma(x, y, z)
             try:
                 return float(Fraction(x) * Fraction(y) + Fraction(z))
             except OverflowError:

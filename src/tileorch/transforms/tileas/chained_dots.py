@@ -128,8 +128,15 @@ OVERLAP_ENV = "TILEORCH_ATTN_OVERLAP"
 
 
 def k_ahead_enabled() -> bool:
-    """``TILEORCH_ATTN_K_AHEAD=1`` (default off): the plain loop's K prologue one tile ahead."""
+    """``TILEORCH_ATTN_K_AHEAD`` (default ``1`` since session 33, when ``tileorch check`` proved its loop):
+    the plain loop's K prologue one tile ahead; ``0``: in the tile's own iteration."""
     return settings.value("TILEORCH_ATTN_K_AHEAD") == "1"
+
+
+K_AHEAD_MIN_STAGES = 2
+"""The K-ahead loop holds tiles ``j`` and ``j + 1`` at once (tile j + 1 waited for while tile j is
+read): on one stage it waits for a tile the producer cannot load (``tileorch check`` finds the
+deadlock, tests/unit/test_kahead_check.py)."""
 
 
 def overlap_enabled() -> bool:
@@ -668,6 +675,8 @@ class ChainedKernel:
     row_prefetched: int = 0
     k_ahead: bool = False
     """The plain loop applied tile j+1's K prologue while tile j's first dot ran (``TILEORCH_ATTN_K_AHEAD``)."""
+    k_ahead_off: str | None = None
+    """Why a K prologue asked to run one tile ahead runs in its tile's own iteration (a remark)."""
     """The loads :func:`~tileorch.transforms.tileas.loop_row_prefetch.hoist` moved before the wait for S."""
     launch_grid: list | None = None
     """The launch grid's extents (the persistent kernel's grid parameters) where the program's ``num_programs``
@@ -2570,7 +2579,9 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
     for pro, which, how in ((ck.q_prologue, "Q", "in place to the Q tile after its load, each consumer warp group "
                              "its 64 rows (two threads per row)"),
                             (ck.b_prologue, "K", "in place to each K tile in its ring stage by every consumer "
-                             "thread, then a barrier of the consumers; the loop runs without overlap")):
+                             "thread, then a barrier of the consumers; " + (
+                                 "tile j+1's while tile j's first dot runs (TILEORCH_ATTN_K_AHEAD)" if ck.k_ahead
+                                 else "the loop runs without overlap"))):
         if pro is not None and pro.rowwise:
             out.append(format_error(pro.top.owner, f"chained-dots tier (TMA + WGMMA): this {which} operand, computed "
                                                    "from its tile with row reductions, is applied " + how + " "
@@ -2666,7 +2677,10 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
         pp_bar, pp_next, pp_has = kb.pingpong_before(n_tiles)
     threads = kb.ci[kb.plan.consumer_threads]
     # TILEORCH_ATTN_K_AHEAD: tile j+1's K prologue while tile j's first dot runs (tile 0's before the loop)
-    k_ahead = ck.b_prologue is not None and k_ahead_enabled() and kb.plan.stages >= 2
+    k_ahead = ck.b_prologue is not None and k_ahead_enabled() and kb.plan.stages >= K_AHEAD_MIN_STAGES
+    if ck.b_prologue is not None and k_ahead_enabled() and not k_ahead:
+        ck.k_ahead_off = (f"the K/V ring has {kb.plan.stages} stage(s): the loop would hold tiles j and j+1 at once "
+                          f"(at least {K_AHEAD_MIN_STAGES})")
 
     def k_prologue_of(j: SSAValue, pre: str) -> None:
         """Wait for tile ``j``'s full barrier and apply the K prologue to its stage."""
@@ -4041,6 +4055,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["loop_row_prefetch"] = ck.row_prefetched
     if ck.k_ahead:
         record["k_ahead"] = True
+    elif ck.k_ahead_off:
+        record["k_ahead_off"] = ck.k_ahead_off
     for what, asked in (("late", late_rescale_enabled()), ("skip", skip_rescale_enabled()),
                         ("pack", late_pack_enabled())):
         key = "late_pack" if what == "pack" else f"{what}_rescale"
