@@ -523,23 +523,40 @@ def generic_hot(kernel: Any, stream: Any, grid: Any, args: Any, arch: str, sched
     launch = _lookup(key)
     if not launch:
         return key if launch is None else None
-    t = type(stream)
-    launch(stream if t is int else stream.cuda_stream if t in _TORCH_STREAM_TYPES else stream_handle(stream))
+    if type(stream) is int:
+        launch(stream)
+        return True
+    held = _generic_streamed[0]
+    if stream is held[0]:
+        launch(held[1])
+        return True
+    handle = stream_handle(stream)  # a new stream object: its device checked (device 0), once
+    if type(stream) in _TORCH_STREAM_TYPES:  # a torch stream's handle is fixed for its life
+        _generic_streamed[0] = (stream, handle)
+    launch(handle)
     return True
 
 
 _TORCH_STREAM_TYPES: set[type] = set()  # torch.cuda.Stream and ExternalStream, once seen
+# generic_hot's last torch stream object and its handle (one tuple, read and replaced whole): the same
+# object again is not read (nor its device checked) again; a new one goes through stream_handle
+_generic_streamed: list[tuple[Any, int]] = [(None, 0)]
 
 
 def _require_stream_on_device_0(stream: Any) -> None:
     """Kernels run on device 0 (as its arrays must be): a stream object that says it belongs to
-    another device (torch's ``device_index``, or a ``device`` with an ``index``) is refused with a
+    another device (torch's ``device_index``, cupy's ``device_id``, or a ``device`` with an ``index`` or a
+    ``device_id``: cuda.core's) is refused with a
     ValueError; the driver would reject the launch into another context's stream, or order it
     after nothing the user meant.  Objects that do not say (ints, CUstreams) pass."""
-    index = getattr(stream, "device_index", None)
+    index = getattr(stream, "device_index", None)  # torch
     if index is None:
-        device = getattr(stream, "device", None)
+        index = getattr(stream, "device_id", None)  # cupy
+    if index is None:
+        device = getattr(stream, "device", None)  # a device object: torch's index, cuda.core's / cupy's device_id
         index = device if isinstance(device, int) else getattr(device, "index", None)
+        if index is None:
+            index = getattr(device, "device_id", None)
     if isinstance(index, int) and not isinstance(index, bool) and index != 0:
         raise ValueError(f"stream {stream!r} is on cuda:{index}; tileorch.cutile.launch runs kernels on device 0 "
                          "(cuda:0): launch on a stream of device 0 (torch.cuda.current_stream(0)), or make the GPU "
@@ -688,4 +705,5 @@ def clear() -> None:
     hot_launchers.clear()
     _hot_makers.clear()
     last_hot[0] = (None, None)
+    _generic_streamed[0] = (None, 0)
     _layouts.clear()
