@@ -3,11 +3,11 @@
 For each program, in alternating rounds (``launch_overhead.compared_us``: ROUNDS rounds, the
 stream synchronised every SYNC_EVERY calls outside the timed calls), microseconds per call of
 
-* ``tileorch``: ``tileorch.cutile.launch`` on the default path (the compiled C launcher where it
-  builds; its ``path`` printed),
-* ``tileorch_s32``: the same as before session 33 (another kernel object of the same function,
-  bound with ``TILEORCH_LAUNCH_CTYPES=0 TILEORCH_LAUNCH_C=0``: cuda-python's binding, the
-  repeated call's key checked in Python),
+* ``tileorch``: ``tileorch.cutile.launch`` bound with ``TILEORCH_LAUNCH_C=1`` (opt-in: the
+  compiled C launcher where it builds, repeats checked in C; its ``path`` printed),
+* ``tileorch_s32``: the same as before session 33, today's default (another kernel object of the
+  same function, bound with ``TILEORCH_LAUNCH_CTYPES=0 TILEORCH_LAUNCH_C=0``: cuda-python's
+  binding, the repeated call's key checked in Python),
 * ``cuda_tile``: ``cuda.tile.launch`` (needs tileiras; else skipped with the reason),
 * ``bare_c``: the bound launch's C launcher called alone (the driver call and nothing else; the
   default path's repeated call is ``Memo`` (the key checked in C) then this),
@@ -104,7 +104,15 @@ def measure(name, program, record, launch, stream, sync, ct, torch, cb) -> None:
     own = ct.kernel(kernel._annotated_function.pyfunc)  # separate kernel objects: separate bound launches
     cp = ct.kernel(kernel._annotated_function.pyfunc)
     out = args[out_index]
-    launch(stream, grid, own, args)
+    saved_c = os.environ.get("TILEORCH_LAUNCH_C")
+    os.environ["TILEORCH_LAUNCH_C"] = "1"  # the C launcher and the C check of repeats (opt-in): bound and learnt now
+    try:
+        launch(stream, grid, own, args)
+    finally:
+        if saved_c is None:
+            del os.environ["TILEORCH_LAUNCH_C"]
+        else:
+            os.environ["TILEORCH_LAUNCH_C"] = saved_c
     sync()
     ok = bool(torch.allclose(out, expect(args), rtol=1e-5, atol=1e-5))
     out.fill_(nan)

@@ -2,9 +2,9 @@
 # What changed: bound launches (tileorch.cutile.launch's repeated and re-pointed calls, tileorch.gemm) call libcuda's
 # cuLaunchKernelEx through a compiled C launcher (src/tileorch/runtime/c_launch.py: a small CPython extension built
 # with the C compiler at the first bound launch, kept in $TILEORCH_CACHE_DIR/c_launch) instead of cuda-python's
-# binding, and a repeated tileorch.cutile.launch call with torch tensors and Python scalars is checked against the
-# last launched call in C (c_launch.Memo in front of cutile_bound's hot launcher); TILEORCH_LAUNCH_CTYPES=0 keeps
-# cuda-python's binding, TILEORCH_LAUNCH_C=0 turns both off (the same-process baseline "tileorch_s32" below).  CPU (callgrind, benchmarks/launch_instructions.py, stand-in libcuda of one C function):
+# binding, and a repeated tileorch.cutile.launch call (torch tensors, array interfaces, Python scalars) is checked
+# against the last launched call in C (c_launch.Memo in front of cutile_bound's hot launcher).  OPT-IN until this run
+# measures it: TILEORCH_LAUNCH_C=1 (unset/0: as in s32, the same-process baseline "tileorch_s32" below).  CPU (callgrind, benchmarks/launch_instructions.py, stand-in libcuda of one C function):
 # see benchmarks/results/README.md's session 33 entry.
 # Should show:
 #   [build]  the C launcher built on the H100 host (else why not: then every number below is cuda-python's);
@@ -26,7 +26,7 @@ export TILEORCH_CACHE_DIR=${TILEORCH_CACHE_DIR:-/tmp/tileorch-cache}
 nvidia-smi --query-gpu=name --format=csv,noheader | tee "$S/device.txt"
 
 echo "[build] the C launcher (first bound launch builds it; here built ahead, timed)"
-timeout 20 python3 -c "
+TILEORCH_LAUNCH_C=1 timeout 20 python3 -c "
 import time; t = time.perf_counter()
 from tileorch.runtime import c_launch
 m = c_launch.module()
@@ -35,8 +35,8 @@ from tileorch.runtime.direct_launch import planned_path
 print('[build] planned path:', *planned_path())"
 echo "[build] rc=$?"
 
-echo "[launch] host time per call (median of 2000, same process)"
-timeout 90 python3 benchmarks/launch_overhead.py --mode gpu --calls 2000 --out "$S/build" \
+echo "[launch] host time per call (median of 2000, same process), TILEORCH_LAUNCH_C=1 (the opt-in C paths)"
+TILEORCH_LAUNCH_C=1 timeout 90 python3 benchmarks/launch_overhead.py --mode gpu --calls 2000 --out "$S/build" \
   --json "$S/launch_overhead_gpu_s33launch.json" > "$S/launch_overhead.log" 2>&1
 echo "[launch] rc=$?"
 python3 - "$S/launch_overhead_gpu_s33launch.json" <<'PY'

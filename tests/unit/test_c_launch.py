@@ -21,7 +21,15 @@ from tileorch.runtime.driver import use_api
 
 from test_runtime import PTX, FakeDriver  # noqa: E402  (tests/unit is on sys.path under pytest)
 
-pytestmark = pytest.mark.skipif(c_launch.module() is None, reason=f"no C launcher: {c_launch.why_not()}")
+def _built() -> str:
+    """'' where the C launcher builds here (TILEORCH_LAUNCH_C=1 asked for the check), else why not."""
+    from tileorch import settings
+
+    with settings.overridden(c_launch.ENV, "1"):
+        return c_launch.why_not()
+
+
+pytestmark = pytest.mark.skipif(bool(_built()), reason=f"no C launcher: {_built()}")
 
 
 class HandleDriver(FakeDriver):
@@ -32,8 +40,8 @@ class HandleDriver(FakeDriver):
 
 @pytest.fixture
 def drv(monkeypatch):
-    monkeypatch.delenv(dl.ENV, raising=False)  # unset: the C launcher
-    monkeypatch.delenv(c_launch.ENV, raising=False)
+    monkeypatch.delenv(dl.ENV, raising=False)  # unset: the C launcher (asked for: opt-in)
+    monkeypatch.setenv(c_launch.ENV, "1")
     d = HandleDriver()
     rt_device.forget_devices()
     with use_api(d):
@@ -198,6 +206,7 @@ def test_why_the_launcher_is_not_there(tmp_path, monkeypatch):
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
     path, why = c_launch.build(str(tmp_path))
     assert path is None and "could not run" in why
-    monkeypatch.setenv(c_launch.ENV, "0")
-    assert c_launch.module() is None and c_launch.why_not() == "TILEORCH_LAUNCH_C=0"
+    for off in ("0", ""):  # off, and unset (the default until a GPU run measures it)
+        monkeypatch.setenv(c_launch.ENV, off)
+        assert c_launch.module() is None and c_launch.why_not().startswith("TILEORCH_LAUNCH_C is not 1")
     assert list(tmp_path.iterdir()) == []  # nothing left behind

@@ -17,7 +17,14 @@ import pytest
 from tileorch.launchers import cutile_bound as cb
 from tileorch.runtime import c_launch
 
-pytestmark = pytest.mark.skipif(c_launch.module() is None, reason=f"no C launcher: {c_launch.why_not()}")
+def _built() -> str:
+    from tileorch import settings
+
+    with settings.overridden(c_launch.ENV, "1"):
+        return c_launch.why_not()
+
+
+pytestmark = pytest.mark.skipif(bool(_built()), reason=f"no C launcher: {_built()}")
 
 
 class FakeTensor:
@@ -44,7 +51,7 @@ class Stream:
 
 @pytest.fixture(autouse=True)
 def fake_torch(monkeypatch):
-    monkeypatch.delenv(c_launch.ENV, raising=False)
+    monkeypatch.setenv(c_launch.ENV, "1")  # (opt-in)
     monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(Tensor=FakeTensor, __name__="torch"))
     monkeypatch.setitem(sys.modules, "torch.cuda", SimpleNamespace(Stream=Stream, ExternalStream=None))
     monkeypatch.setattr(cb, "_tensor", None)
@@ -169,10 +176,11 @@ def test_patterns_the_memo_does_not_read_and_the_switch_keep_the_python_launcher
     assert KERNEL not in cb.hot_launchers
     cb.learn(KERNEL, (FakeTensor(), True, 1.0))
     assert type(cb.hot_launchers[KERNEL]).__name__ == "Memo"
-    monkeypatch.setenv(c_launch.ENV, "0")
-    cb.learn(KERNEL, (FakeTensor(), 1.0))
-    assert type(cb.hot_launchers[KERNEL]).__name__ == "function"
-    monkeypatch.delenv(c_launch.ENV)
+    for off in ("0", ""):  # off, and unset (the default)
+        monkeypatch.setenv(c_launch.ENV, off)
+        cb.learn(KERNEL, (FakeTensor(), 1.0))
+        assert type(cb.hot_launchers[KERNEL]).__name__ == "function"
+    monkeypatch.setenv(c_launch.ENV, "1")
     cb.learn(KERNEL, (FakeTensor(), 1.0))
     assert type(cb.hot_launchers[KERNEL]).__name__ == "Memo"
     with pytest.raises(ValueError, match="kind"):
@@ -183,10 +191,7 @@ def _run_sequence(monkeypatch, memo: bool):
     """A sequence of calls with arrays at other addresses (the same layout, other alignments,
     overlapping, null) against one bound launch with a pointer launcher: what each call launched
     (and the hot launcher's answer), and how many calls the Python launcher took."""
-    if memo:
-        monkeypatch.delenv(c_launch.ENV, raising=False)
-    else:
-        monkeypatch.setenv(c_launch.ENV, "0")
+    monkeypatch.setenv(c_launch.ENV, "1" if memo else "0")
     cb.clear()
     ran = []
     first = call(t=dict(ptr=0x10000), u=dict(ptr=0x20000))
@@ -257,10 +262,7 @@ def test_array_interfaces_are_read_in_c_as_the_key_reads_them(monkeypatch):
     shape given as a list, strides, typestr) and a malformed interface to the Python launcher, which
     answers as without the memo; moves of the layout re-pointed in C as it re-points them."""
     def run(memo):
-        if memo:
-            monkeypatch.delenv(c_launch.ENV, raising=False)
-        else:
-            monkeypatch.setenv(c_launch.ENV, "0")
+        monkeypatch.setenv(c_launch.ENV, "1" if memo else "0")
         cb.clear()
         base = dict(kernel=KERNEL, grid=(4,), arch="sm_90a", schedule="auto", tiles="auto")
         calls = [(Dev(), Dev(ptr=0xA000), 2.0), (Dev(), Dev(ptr=0xA000), 2.0), (Dev(shape=[8]), Dev(ptr=0xA000), 2.0),

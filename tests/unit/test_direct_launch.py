@@ -193,13 +193,13 @@ def test_the_path_and_why(drv, monkeypatch):
     assert path() == ("ctypes", "") and path() == ("ctypes", "") and opened == ["libcuda.so.1"]  # loaded once
     monkeypatch.setenv(dl.ENV, "0")
     assert path() == ("cuda-python", "TILEORCH_LAUNCH_CTYPES=0")
-    monkeypatch.delenv(dl.ENV)  # unset: the compiled C launcher where it builds, else cuda-python's binding
+    monkeypatch.delenv(dl.ENV)  # unset: the compiled C launcher with TILEORCH_LAUNCH_C=1 where it builds
+    monkeypatch.setenv(c_launch.ENV, "1")
     assert path() == (("c", "") if not c_launch.why_not() else ("cuda-python", dl._no_c_reason(c_launch.why_not())))
-    monkeypatch.setenv(c_launch.ENV, "0")
-    assert path() == ("cuda-python", "the default, the C launcher, is not available (TILEORCH_LAUNCH_C=0); "
-                                     "cuda-python's binding (measured cheaper than ctypes; TILEORCH_LAUNCH_CTYPES=1: "
-                                     "ctypes)")
-    monkeypatch.delenv(c_launch.ENV)
+    monkeypatch.delenv(c_launch.ENV)  # unset (the default): cuda-python's binding
+    assert path() == ("cuda-python", "the C launcher is not taken (TILEORCH_LAUNCH_C is not 1 (opt-in until measured "
+                                     "on a GPU)); cuda-python's binding (measured cheaper than ctypes; "
+                                     "TILEORCH_LAUNCH_CTYPES=1: ctypes)")
     monkeypatch.setenv(dl.ENV, "0")
     with dl.use_library(fake):
         assert path() == ("cuda-python", "TILEORCH_LAUNCH_CTYPES=0")  # the switch wins over a library handed in
@@ -240,10 +240,10 @@ def test_the_default_path_says_it_is_the_default(monkeypatch):
 
     monkeypatch.delenv(dl.ENV, raising=False)
     monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
-    monkeypatch.setenv(c_launch.ENV, "0")
+    monkeypatch.delenv(c_launch.ENV, raising=False)
     path, why = dl.planned_path(load=lambda: FakeLibcuda(lambda name: []))
-    assert path == "cuda-python" and why.startswith("the default") and f"{dl.ENV}=1" in why and c_launch.ENV in why
-    monkeypatch.delenv(c_launch.ENV)
+    assert path == "cuda-python" and "not taken" in why and f"{dl.ENV}=1" in why and c_launch.ENV in why
+    monkeypatch.setenv(c_launch.ENV, "1")
     if not c_launch.why_not():
         path, why = dl.planned_path(load=lambda: FakeLibcuda(lambda name: []))
         assert path == "c" and f"{dl.ENV}=0" in why and f"{c_launch.ENV}=0" in why

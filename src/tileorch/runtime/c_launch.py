@@ -40,8 +40,9 @@ pointer launcher (``cutile_bound.keep_layout``): non-null pointers of the record
 overlaps are launched through it, ``True``; otherwise (or on any exception) the Python launcher's
 answer for the call.
 
-:func:`module` gives the loaded extension, or None; :func:`why_not` says why not: the switch
-``TILEORCH_LAUNCH_C=0``, no C compiler, no ``Python.h``, a failed build (its first lines), an
+:func:`module` gives the loaded extension (only with ``TILEORCH_LAUNCH_C=1``: opt-in until an
+H100 run measures it, ``benchmarks/session33_launch.sh``), or None; :func:`why_not` says why not:
+the switch unset or ``0``, no C compiler, no ``Python.h``, a failed build (its first lines), an
 unwritable cache directory (then a private temporary one is used).  Which path a bound launch
 takes is :mod:`tileorch.runtime.direct_launch`'s choice; nothing here runs at import."""
 
@@ -953,7 +954,7 @@ def _load(path: str) -> Any:
 def module() -> Any | None:
     """The compiled launcher module (built and loaded on the first call of a process), or None
     (:func:`why_not` says why)."""
-    if settings.value(ENV) == "0":
+    if settings.value(ENV) != "1":
         return None
     if not _state:
         path, why = build()
@@ -972,8 +973,8 @@ def module() -> Any | None:
 
 def why_not() -> str:
     """Why :func:`module` gives None ('' when it gives the module)."""
-    if settings.value(ENV) == "0":
-        return f"{ENV}=0"
+    if settings.value(ENV) != "1":
+        return f"{ENV} is not 1 (opt-in until measured on a GPU)"
     module()
     return _state[1] if _state[0] is None else ""
 

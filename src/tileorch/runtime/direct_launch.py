@@ -12,7 +12,8 @@ table; a call is one foreign call of ``cuLaunchKernelEx`` and a test of the CUre
 
 Which path (:func:`path_of`): with ``TILEORCH_LAUNCH_CTYPES`` unset, the compiled C launcher
 (:mod:`tileorch.runtime.c_launch`: one C call into libcuda's ``cuLaunchKernelEx``, the cheapest
-call measured) where it builds, else cuda-python's binding; ``TILEORCH_LAUNCH_CTYPES=1`` the
+call measured on the CPU) where ``TILEORCH_LAUNCH_C=1`` (opt-in until measured on a GPU) and it
+builds, else cuda-python's binding; ``TILEORCH_LAUNCH_CTYPES=1`` the
 ctypes call, ``=0`` cuda-python's binding.  The C launcher and the ctypes call are taken only
 when the driver module in use is the ``cuda.bindings.driver`` that
 :func:`tileorch.runtime.driver.api` loaded (never a test's stand-in: its handles are no driver
@@ -90,8 +91,8 @@ def _switch() -> str | None:
 
 
 def _no_c_reason(why: str) -> str:
-    return (f"the default, the C launcher, is not available ({why}); cuda-python's binding (measured cheaper than "
-            f"ctypes; {ENV}=1: ctypes)")
+    return (f"the C launcher is not taken ({why}); cuda-python's binding (measured cheaper than ctypes; {ENV}=1: "
+            "ctypes)")
 
 
 def library(drv: Any) -> Any | None:
