@@ -203,7 +203,10 @@ def test_ptxas_imports_are_made_while_the_child_generates_code(monkeypatch):
     names = [name for name, _ in events]
     last_verify = len(names) - 1 - names[::-1].index("verify")  # the lowered module's (after the input's)
     assert ("prepare", True) in events and names.index("prepare") < last_verify
-    assert names.index("prepare") < names.index("ptxas") and _no_child_left()
+    # not ``prepare`` before ``ptxas``: on a loaded machine the child can deliver its PTX (and the
+    # helper thread run ptxas) before the caller's thread reaches prepare_run; ptxas imports what
+    # it needs itself, so the order is the overlap's best case, not a guarantee
+    assert "ptxas" in names and _no_child_left()
     code = ("import sys; from tileorch.backend.ptxas import prepare_run; prepare_run(); "
             "print(all(m in sys.modules for m in ('subprocess', 'tempfile')))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
