@@ -278,6 +278,13 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             rerolled += loopless_chain_remarks(module)
             from tileorch.transforms.tileas.column_loop_to_tiles import column_loop_remarks
 
+            from tileorch.transforms.tileas.split_chains import split_chains_remarks
+
+            split_chains = split_chains_remarks(module)
+            rerolled += split_chains
+            from tileorch.transforms.tileas.row_statistics_chain import row_statistics_remarks
+
+            rerolled += row_statistics_remarks(module)
             column_loops = column_loop_remarks(module)
             rerolled += column_loops
             split_loops -= len(column_loops)  # (a column loop becomes the grid's axis 1: no range of the K loop)
@@ -451,6 +458,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                     remarks[math_at:math_at] = math_remarks(counts=math_before,
                                                             ex2_terms=int(record.get("loop_softmax_exp") or 0))
                     return "chained", module
+                if split_chains:  # (only the chained kernel's record carries the grid split)
+                    raise LocatedError(next(o for o in fallback.walk() if o.name == "scf.for"),
+                                       "the program's independent chains were split into programs of one chain "
+                                       "(tileas-split-chains), but the tier compiled it to a GEMM kernel, whose "
+                                       "launch does not multiply the grid")
                 remarks.append("remark: dot kernel compiled through the TileAS tier to the warp-specialized "
                                "TMA/WGMMA kernel")
                 remarks[math_at:math_at] = math_remarks(counts=math_before)

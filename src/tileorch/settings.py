@@ -108,6 +108,11 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_K_AHEAD", "1", SWITCH, "a K prologue (q-k norm) applied to tile j+1 while tile j's first dot runs",
        True),
     _s("ATTN_ROW_DIV", "1", SWITCH, "the epilogue's division by the row sum as one reciprocal", True),
+    _s("ATTN_SPLIT_CHAINS", "1", SWITCH,
+       "G independent dot chains of one program run as G one-chain programs (tileas-split-chains)", True),
+    _s("ATTN_UNREAD_SECOND_DOT", "1", SWITCH,
+       "a loop whose one dot is only reduced (an LSE alone) runs on the chained kernel with an unread second dot "
+       "(tileas-row-statistics-chain)", True),
     _s("ATTN_EARLY_Q", None, SWITCH, "the next instance's Q loaded early", True),
     _s("ATTN_KV_AHEAD", "1", SWITCH, "a persistent kernel's next K/V tiles loaded before its Q", True),
     _s("ATTN_STAGES", None, range(1, 5), "the most K/V ring stages", True),

@@ -1741,8 +1741,11 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
     ``entry.launch_remarks[grid3]``) with the program's grid as three more parameters."""
     from tileorch.runtime.module import Module
 
+    from tileorch.transforms.tileas.split_chains import scaled_grid
+
     program = entry.program
     record = program.chained
+    asked, grid3 = grid3, scaled_grid(record, grid3)  # G chains of one program: G programs each (split-chains)
     maps = chained_tensor_maps(record, stored_arguments(arguments))
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
@@ -1756,7 +1759,7 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
 
             prefer_max_shared(entry.image)
         ctas, remark = chained_ctas(record, grid3, sm_count)
-        entry.launch_remarks[grid3] = remark
+        entry.launch_remarks[asked] = remark
         launch_grid = (ctas, 1, 1)
     _run(entry.image, launch_grid, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync,
          fast)
