@@ -142,7 +142,23 @@ def _cases(torch):
         c["ref"] = ref
         return c
 
-    return {"z32_decode_gqa8_bshd_lens": decode_gqa8, "z32_split_kv_grid_splits": split_kv,
+    def two_heads(b=4, h=32, s=4096, d=64):
+        q, k, v = (r(b, h, s, d, seed=i) for i in (25, 26, 27))
+        o = nan(b, h, s, d)
+        return dict(args=(q, k, v, o, LOG2E / math.sqrt(d), 128, 128, d), grid=(s // 128, h // 2, b),
+                    got=lambda: o[0, :2], ref=lambda: attn(q[0, :2], k[0, :2], v[0, :2], d ** -0.5),
+                    flops=4 * b * h * s * s * d, sdpa=(b, h, s, s, d, False, True), dt="float16")
+
+    def lse_only(bh=64, s=4096, d=64):
+        q, k = r(bh, s, d, seed=28), r(bh, s, d, seed=29)
+        lse = nan(bh, s, dt="float32")
+
+        def ref():
+            return torch.logsumexp((q[:2].float() @ k[:2].float().transpose(-1, -2)) * d ** -0.5, -1)
+        return dict(args=(q, k, lse, 1 / math.sqrt(d), 128, 128, d), grid=(s // 128, bh, 1), got=lambda: lse[:2],
+                    ref=ref, flops=2 * bh * s * s * d, sdpa=(1, bh, s, s, d, False, False), dt="float16")
+
+    return {"z32_two_mha_heads": two_heads, "z32_lse_only": lse_only, "z32_decode_gqa8_bshd_lens": decode_gqa8, "z32_split_kv_grid_splits": split_kv,
             "z32_chunk_prefill_lens": chunk_prefill, "z32_sink_tile_peeled_window": sink_window,
             "z32_alibi_position_ids_bf16": alibi, "z32_hf_additive_mask_f16": hf_mask,
             "z32_row_temperature": temperature, "z32_softmax_off_by_one": off_by_one,
@@ -153,7 +169,7 @@ def _cases(torch):
             "z32_qk_rmsnorm": qk_norm}
 
 
-def run_one(torch, name: str, make, iters: int) -> dict:
+def run_one(torch, name: str, make, iters: int, schedule: str = "auto") -> dict:
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
@@ -168,15 +184,15 @@ def run_one(torch, name: str, make, iters: int) -> dict:
     after = c.get("after")
 
     def launch():
-        tileorch.cutile.launch(stream, c["grid"], kernel, c["args"])
+        tileorch.cutile.launch(stream, c["grid"], kernel, c["args"], schedule=schedule)
         if after:
-            tileorch.cutile.launch(stream, after[2], PROGRAMS[after[0]].kernel, after[1])
+            tileorch.cutile.launch(stream, after[2], PROGRAMS[after[0]].kernel, after[1], schedule=schedule)
 
-    row: dict = {"program": name}
+    row: dict = {"program": name, **({"schedule": schedule} if schedule != "auto" else {})}
     launch()
     torch.cuda.synchronize()
     row["tileorch_path"] = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(c["args"])), "sm_90a",
-                                       "persistent").program.kind
+                                       "persistent" if schedule == "auto" else schedule).program.kind
     got = c["got"]()
     row["unwritten"] = int(torch.isnan(got.float()).sum().item())
     row["tileorch_err"] = float((got.float() - c["ref"]()).abs().max().item())
@@ -205,6 +221,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--only", default="", help="comma-separated program names")
     ap.add_argument("--out", default="")
+    ap.add_argument("--schedule", default="auto",
+                    help="the launcher's schedule: auto (the compiler's choice) or simt (the SIMT path: the path a "
+                         "refused program took)")
     ns = ap.parse_args(argv)
     import torch
 
@@ -213,7 +232,7 @@ def main(argv: list[str]) -> int:
         if ns.only and name not in ns.only.split(","):
             continue
         try:
-            row = run_one(torch, name, make, ns.iters)
+            row = run_one(torch, name, make, ns.iters, ns.schedule)
         except Exception as exc:  # noqa: BLE001 - a program that cannot run is a row entry
             row = {"program": name, "error": f"{type(exc).__name__}: {exc}"[:300]}
         rows.append(row)

@@ -25,7 +25,8 @@ a created stream (``*_created_stream``: no legacy default stream), and each torc
 key makes (``torch_reads``).
 
 Launch paths (tileorch.runtime.direct_launch): ``gemm`` and ``cutile_launch`` take the default
-one (ctypes straight into libcuda); ``gemm_cuda_python`` (the same problem on other tensors) and
+one (the compiled C launcher where it builds, tileorch.runtime.c_launch; else cuda-python's binding);
+``gemm_cuda_python`` (the same problem on other tensors) and
 ``cutile_launch_cuda_python`` (the same function as another kernel object) were bound with
 ``TILEORCH_LAUNCH_CTYPES=0``, and run in the same alternating rounds; ``paths`` records each
 bound launch's path and why.  ``cutile_launch_created_stream`` / ``cuda_tile_launch_created_stream``:

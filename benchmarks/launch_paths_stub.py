@@ -127,6 +127,14 @@ def calls_of(with_cutile: bool) -> tuple[dict, dict]:
         d = via_ctypes._direct
         cfg, fn, table = d.config(0), d.function, direct_launch._Ref(via_ctypes._params)
         fns["ctypes cuLaunchKernelEx (the call alone)"] = lambda: d.launch_ex(cfg, fn, table, None)
+        os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)  # unset: the compiled C launcher (s33), where it builds
+        via_c = BoundLaunch(kernel, (1024, 1, 1), 128, [0x7000_0000_0000, 7, 2.5])
+        facts["c_path"] = via_c.path == "c" or via_c.path_reason
+        if via_c.path == "c":
+            launchers["c"] = via_c.launcher()
+            go = via_c.pointer_launcher([0])
+            fns["pointer launch, c, stream 0"] = lambda: go(0, (0x7000_0000_1000,))
+        os.environ["TILEORCH_LAUNCH_CTYPES"] = "1"
     config = via_binding.stream_config(0)
     fns["cuda-python cuLaunchKernelEx (the call alone)"] = lambda: drv.cuLaunchKernelEx(
         config, kernel.function, via_binding._params, 0)
@@ -183,12 +191,41 @@ def cutile(ct, stub, have_ctypes: bool) -> dict:
     kernels = {"cuda-python": ct.kernel(scale)}
     if have_ctypes:
         kernels["ctypes"] = ct.kernel(scale)
+        kernels["c"] = ct.kernel(scale)  # TILEORCH_LAUNCH_CTYPES unset: the C launcher (s33), where it builds
     for path, kernel in kernels.items():
-        os.environ["TILEORCH_LAUNCH_CTYPES"] = "0" if path == "cuda-python" else "1"
+        os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)
+        if path != "c":
+            os.environ["TILEORCH_LAUNCH_CTYPES"] = "0" if path == "cuda-python" else "1"
         launch(0, (1024,), kernel, args)  # compiled (the stand-in) and bound
         os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)
     fns = {f"tileorch.cutile.launch repeated, {path}": (lambda kernel=kernel: launch(0, (1024,), kernel, args))
            for path, kernel in kernels.items()}
+    if "torch" not in sys.modules:  # (s33) stand-in torch tensors: the hot path's torch pattern (C-checked repeats)
+        class Tensor:  # what the launcher reads of a torch tensor; the reads are Python-level (torch's are C getters)
+            is_cuda = True
+
+            def __init__(self, ptr, n):
+                self._ptr, self.shape, self._strides, self.dtype, self.device = ptr, (n,), (1,), "torch.float32", \
+                    "cuda:0"
+
+            def data_ptr(self):
+                return self._ptr
+
+            def stride(self):
+                return self._strides
+
+        sys.modules["torch"] = types.SimpleNamespace(Tensor=Tensor, __name__="torch")
+        targs = (Tensor(0x7F00_0000_0000, 1 << 20), Tensor(0x7F00_0100_0000, 1 << 20), 2.0, 1024)
+        for path in list(kernels):
+            kernel = ct.kernel(scale)
+            os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)
+            if path != "c":
+                os.environ["TILEORCH_LAUNCH_CTYPES"] = "0" if path == "cuda-python" else "1"
+            launch(0, (1024,), kernel, targs)
+            launch(0, (1024,), kernel, targs)  # (learnt on the first call: the hot launcher from the second)
+            os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)
+            fns[f"tileorch.cutile.launch repeated, torch-like tensors, {path}"] = \
+                lambda kernel=kernel: launch(0, (1024,), kernel, targs)
     # cuTile's own launcher (C++) on the same stand-in: cuda.tile.launch of a kernel whose compile is
     # a stand-in, and tileorch.cutile.launch with TILEORCH_CUTILE_NATIVE=1 (tileorch's stand-in program)
     own = ct.kernel(scale)
@@ -292,6 +329,7 @@ def main(argv=None) -> int:
         env["LD_LIBRARY_PATH"] = tmp + os.pathsep + env.get("LD_LIBRARY_PATH", "")
         env["PYTHONPATH"] = args.src + os.pathsep + env.get("PYTHONPATH", "")
         env.pop("TILEORCH_LAUNCH_CTYPES", None)
+        env["TILEORCH_LAUNCH_C"] = "1"  # (s33) the C launcher and the C check of repeats: opt-in
         record = {"src": args.src, "calls": args.calls, "python": platform.python_version(),
                   "machine": platform.machine()}
         if args.instructions:

@@ -70,7 +70,8 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     ``convert-cudatile-to-tileaa`` (its errors propagate, located), then
     :func:`lower_tileaa_program`; ``remarks`` also gets a located ``warning:`` per integer op whose
     constant operand makes its result undefined or surprising (``constant_warnings.py``) and per
-    float op whose ``flush_to_zero`` is not applied (``ftz_warnings.py``), per attribute nothing
+    float op whose ``flush_to_zero`` is not applied (``ftz_warnings.py``), per float -> bool cast
+    (``bool_cast_warnings.py``: truncation, not ``x != 0``), per attribute nothing
     reads (``ignored_attributes.py``) and per loop no path leaves (``endless_loops.py``)."""
     from tileorch import timing
     from tileorch.backend.compile import CompileError, verify_each_pass
@@ -78,12 +79,14 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     from tileorch.diagnostics import verify_located
     from tileorch.transforms.cudatile_to_tileaa.constant_warnings import constant_operand_warnings
     from tileorch.transforms.cudatile_to_tileaa.endless_loops import endless_loop_warnings
+    from tileorch.transforms.cudatile_to_tileaa.bool_cast_warnings import bool_cast_warnings
     from tileorch.transforms.cudatile_to_tileaa.ftz_warnings import flush_to_zero_warnings
     from tileorch.transforms.cudatile_to_tileaa.ignored_attributes import ignored_attribute_warnings
 
     remarks = remarks if remarks is not None else []
     remarks.extend(constant_operand_warnings(module))  # a division by 0, a shift by the width or more
     remarks.extend(flush_to_zero_warnings(module))  # a flush_to_zero the lowering does not apply
+    remarks.extend(bool_cast_warnings(module))  # astype(bool) of a float: truncation, not x != 0
     remarks.extend(ignored_attribute_warnings(module))  # {name = value} on an op: no property, dropped
     remarks.extend(endless_loop_warnings(module))  # a loop without a break: the kernel never finishes
     run_passes(ctx, module, parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"))
@@ -211,9 +214,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     from tileorch.transforms.tileaa_to_simt import ConvertNvTileaaToSimt
 
     remarks = remarks if remarks is not None else []
-    from tileorch.transforms.math_mode import math_remarks
+    from tileorch.transforms.math_mode import math_counts, math_remarks
 
-    remarks.extend(math_remarks(module))  # exp/tanh: full precision or the fast form, and why
+    # exp/tanh: full precision or the fast form, and why: counted here (the tier's lowering consumes the ops),
+    # placed here once the path is known (the SIMT path's softmax passes may still take some as ex2)
+    math_at, math_before = len(remarks), math_counts(module)
     # a column-major array (its unit stride on dimension -2, stated by the signature) is read as its
     # transpose through transposed views, on both paths: the tier's TMA loads need the unit stride last
     from tileorch.transforms.transpose_column_major import transpose_column_major
@@ -273,6 +278,13 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             rerolled += loopless_chain_remarks(module)
             from tileorch.transforms.tileas.column_loop_to_tiles import column_loop_remarks
 
+            from tileorch.transforms.tileas.split_chains import split_chains_remarks
+
+            split_chains = split_chains_remarks(module)
+            rerolled += split_chains
+            from tileorch.transforms.tileas.row_statistics_chain import row_statistics_remarks
+
+            rerolled += row_statistics_remarks(module)
             column_loops = column_loop_remarks(module)
             rerolled += column_loops
             split_loops -= len(column_loops)  # (a column loop becomes the grid's axis 1: no range of the K loop)
@@ -370,7 +382,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                     if record.get("k_ahead"):
                         remarks.append("remark: the K prologue (applied in place to each K tile in its stage) runs "
                                        "on tile j+1 while tile j's first dot runs, tile 0's before the loop "
-                                       "(TILEORCH_ATTN_K_AHEAD=1)")
+                                       "(TILEORCH_ATTN_K_AHEAD=1, the default; =0: each tile's in its own "
+                                       "iteration)")
+                    if record.get("k_ahead_off"):
+                        remarks.append("remark: the K prologue runs in each tile's own iteration, not one tile ahead "
+                                       f"(TILEORCH_ATTN_K_AHEAD): {record['k_ahead_off']}")
                     if record.get("late_rescale"):
                         remarks.append("remark: the second dot's C (the accumulator times a row vector) is computed "
                                        "after the next tile's first dot is issued, before the second dot "
@@ -439,9 +455,17 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                     if heavy is not None:
                         remarks.append(f"remark: the loop's trip count grows with program id {heavy}: programs "
                                        f"along axis {heavy} start heaviest first (reversed block order)")
+                    remarks[math_at:math_at] = math_remarks(counts=math_before,
+                                                            ex2_terms=int(record.get("loop_softmax_exp") or 0))
                     return "chained", module
+                if split_chains:  # (only the chained kernel's record carries the grid split)
+                    raise LocatedError(next(o for o in fallback.walk() if o.name == "scf.for"),
+                                       "the program's independent chains were split into programs of one chain "
+                                       "(tileas-split-chains), but the tier compiled it to a GEMM kernel, whose "
+                                       "launch does not multiply the grid")
                 remarks.append("remark: dot kernel compiled through the TileAS tier to the warp-specialized "
                                "TMA/WGMMA kernel")
+                remarks[math_at:math_at] = math_remarks(counts=math_before)
                 return "gemm", module
             remarks.append(_unlowered_remark(fallback))
         except LocatedError as exc:
@@ -511,6 +535,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         from tileorch.transforms.tileaa_to_simt.hoist_online_softmax import remark as online_remark
 
         remarks.append(online_remark(online))
+    remarks[math_at:math_at] = math_remarks(fallback)  # the kernel as the SIMT conversion lowers it
     try:
         apply_pass(ctx, fallback, ConvertNvTileaaToSimt())
     except LocatedError as exc:

@@ -328,29 +328,56 @@ class Interpreter:
                    "_and": lambda o, v: np.int64(o) & np.int64(v), "_or": lambda o, v: np.int64(o) | np.int64(v),
                    "_xor": lambda o, v: np.int64(o) ^ np.int64(v)}[kind]
         old = np.zeros(self.T, np.int64 if isinstance(typ, IntegerType) else _np_float(typ))
+        load, store = _load_plan(typ, None), _store_plan(typ, None)
         for t in np.nonzero(mask)[0]:
-            one = np.zeros(self.T, bool)
-            one[t] = True
-            old[t] = self._load(addrs, typ, one, None)[t]
-            new = np.zeros(self.T, old.dtype)
-            new[t] = combine(old[t], vals[t])
-            self._store(addrs, new, typ, one, None)
+            at = int(addrs[t])
+            old[t] = self._load_one(load, at)
+            new = np.zeros(1, old.dtype)
+            new[0] = combine(old[t], vals[t])
+            self._store_one(store, at, new)
         return old
+
+    def _load_one(self, plan, addr: int):
+        """:meth:`_load_planned` of one thread's scalar at ``addr`` (the thread alone active): the
+        same value, the same error.  The atomics run their threads one at a time, and a whole-CTA
+        mask, gather plan and result row per thread made a CAS loop's kernel cost O(threads^2) per
+        round (three quarters of an atomics sweep test's interpreter time)."""
+        lanes, size, need, out_dt, dt, width, span, vector = plan
+        assert lanes == 1 and not vector, "a scalar access"
+        if addr % need:
+            raise SimtError(f"misaligned load of {size} bytes at {addr:#x} (align {need})")
+        raw, off = self._region(addr, size)
+        if dt is None:
+            raise KeyError(width)
+        return raw[off:off + size].view(dt).astype(out_dt)[0]
+
+    def _store_one(self, plan, addr: int, value):
+        """:meth:`_store_planned` of one thread's scalar ``value`` (a one-element array) at ``addr``
+        (the thread alone active): the same bytes, the same error."""
+        lanes, size, need, integer, dt, width, key, span = plan
+        assert lanes == 1 and value.shape == (1,), "a scalar access"
+        if addr % need:
+            raise SimtError(f"misaligned store of {size} bytes at {addr:#x} (align {need})")
+        raw, off = self._region(addr, size)
+        if dt is None:
+            raise KeyError(key)
+        data = _wrap(value, width).astype(dt) if integer else value.astype(dt)
+        raw[off:off + size] = np.ascontiguousarray(data).view(np.uint8)
 
     def _bf16_atomic_add(self, addrs, bits, mask):
         """``atom.global.add.noftz.bf16 old, [addr], v`` (16-bit registers): the active threads one
         at a time, each sum of the two bf16 values rounded to nearest even; the old bits."""
         old = np.zeros(self.T, np.int64)
         as_f32 = lambda x: np.array([(int(x) & 0xFFFF) << 16], np.uint32).view(np.float32)[0]  # noqa: E731
+        load, store = _load_plan(IntegerType(16), None), _store_plan(IntegerType(16), None)
         for t in np.nonzero(mask)[0]:
-            one = np.zeros(self.T, bool)
-            one[t] = True
-            old[t] = int(self._load(addrs, IntegerType(16), one, None)[t]) & 0xFFFF
+            at = int(addrs[t])
+            old[t] = int(self._load_one(load, at)) & 0xFFFF
             total = np.array([np.float64(as_f32(old[t])) + np.float64(as_f32(bits[t]))], np.float32)  # exact in f64
             b = int(total.view(np.uint32)[0])
-            new = np.zeros(self.T, np.int64)
-            new[t] = _wrap((b + 0x7FFF + ((b >> 16) & 1)) >> 16, 16)
-            self._store(addrs, new, IntegerType(16), one, None)
+            new = np.zeros(1, np.int64)
+            new[0] = _wrap((b + 0x7FFF + ((b >> 16) & 1)) >> 16, 16)
+            self._store_one(store, at, new)
         return _wrap(old, 16)
 
     # ---------------------------------------------------------------- running
@@ -526,13 +553,13 @@ class Interpreter:
         elif name == "llvm.cmpxchg":
             out = np.zeros((T, 2), np.int64)
             typ = op.operands[1].type
+            load, store = _load_plan(typ, None), _store_plan(typ, None)
             for t in np.nonzero(mask)[0]:  # one thread after the other
-                one = np.zeros(T, bool)
-                one[t] = True
-                old = int(self._load(ins[0], typ, one, None)[t])
+                at = int(ins[0][t])
+                old = int(self._load_one(load, at))
                 ok = old == int(ins[1][t])
                 if ok:
-                    self._store(ins[0], ins[2], typ, one, None)
+                    self._store_one(store, at, ins[2][t:t + 1])
                 out[t] = (old, int(ok))
             put(out)
         elif name == "scf.while" and (op.arguments or op.results):
@@ -832,6 +859,8 @@ class Interpreter:
                 if not all(map(math.isfinite, (a, b, c))):
                     return a * b + c
                 v = Fraction(a) * Fraction(b) + Fraction(c)
+                if v == 0:  # (a Fraction has no -0): IEEE's signed zero of an exact zero
+                    return _exact_zero_fma(a, b, c)
                 try:
                     return float(v)
                 except OverflowError:  # past the largest finite f64: an infinity of the sum's sign
@@ -1359,6 +1388,13 @@ def run_cutile(kernel, spec: list, arrays: list, grid: tuple, arch: str = "sm_90
     return out
 
 
+def _exact_zero_fma(a: float, b: float, c: float) -> float:
+    """The round-to-nearest ``fma(a, b, c)`` whose exact value is zero, with IEEE 754's sign: a zero
+    product plus a zero addend is the float sum of the two signed zeros (``-0 * x + -0`` is -0); a
+    nonzero product cancelled by ``c`` is +0."""
+    return (a * b) + c if a == 0 or b == 0 else 0.0
+
+
 def _directed(base: str, mode: str, ins: list, dt) -> np.ndarray:
     """PTX ``<base>.<mode>.f32`` / ``.f64`` (``add`` / ``sub`` / ``mul`` / ``fma``, ``rz`` / ``rm`` / ``rp``) of
     ``ins``: the exact result rounded in that direction (:func:`tileorch.testing.ptx_emulator.arith_rounded`, from
@@ -1372,6 +1408,8 @@ def _directed(base: str, mode: str, ins: list, dt) -> np.ndarray:
         def one(x, y, z):
             if not all(map(math.isfinite, (x, y, z))):
                 return x * y + z
+            if Fraction(x) * Fraction(y) + Fraction(z) == 0:
+                return _exact_zero_fma(x, y, z)
             try:
                 return float(Fraction(x) * Fraction(y) + Fraction(z))
             except OverflowError:

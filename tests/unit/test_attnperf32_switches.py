@@ -120,8 +120,8 @@ def test_row_loads_issued_before_the_wait_for_s(monkeypatch):
 
 
 def test_k_prologue_runs_one_tile_ahead(monkeypatch):
-    """q-k norm: by default the loop normalises K (its consumers' named barrier) before the tile's first dot is
-    issued; with ``TILEORCH_ATTN_K_AHEAD=1`` not there (the next tile's K is normalised after the commit, in a
+    """q-k norm: with ``TILEORCH_ATTN_K_AHEAD=0`` the loop normalises K (its consumers' named barrier) before the
+    tile's first dot is issued; with ``=1`` (the default since session 33) not there (the next tile's K is normalised after the commit, in a
     block of its own where a next tile exists), with the remark."""
     p = PROGRAMS["z32_qk_rmsnorm"]
     for mode in ("0", "1"):

@@ -219,3 +219,143 @@ def test_qk_rmsnorm_k_ahead_two_consumer_groups(monkeypatch):
         x = x.astype(np.float64)
         return (x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w).astype(np.float16)
     _check(o, _attn(_scores(norm(q, wq), norm(k, wk), 0.125), v))
+
+
+def test_two_heads_a_program_split_into_chains():
+    """Two MHA heads a program (four dots, two chains in one key loop): split by tileas-split-chains into two
+    programs of one chain each (the launch's axis 0 doubled); both heads of every pair against numpy, ragged keys
+    (170: a partial last key tile; the program does not mask it: padded keys are zeros, as the program's math says)
+    and a partial query tile."""
+    q, k, v = _h(2, 4, 100, 64), _h(2, 4, 128, 64), _h(2, 4, 128, 64)
+    o = _run("z32_two_mha_heads", {0: q, 1: k, 2: v}, (2, 2, 2),
+             {0: q.shape, 1: k.shape, 2: v.shape, 3: (2, 4, 100, 64)})[3]
+    for b in range(2):
+        for h in range(4):
+            _check(o[b, h], _attn(_scores(q[b, h], k[b, h], 0.125), v[b, h]))
+
+
+@pytest.mark.parametrize("softmax_exp", ["full", "ex2"])
+def test_lse_alone_on_the_chained_kernel(monkeypatch, softmax_exp):
+    """The natural LSE of the scaled scores alone (one dot a key tile, only reduced): the chained kernel with an
+    unread second dot (tileas-row-statistics-chain) stores the row vector alone; 150 queries (a partial query tile:
+    rows past 150 unstored) x 170 keys (a partial key tile masked by the program); the exp as written and as
+    ex2.approx (TILEORCH_ATTN_SOFTMAX_EXP)."""
+    monkeypatch.setenv("TILEORCH_ATTN_SOFTMAX_EXP", softmax_exp)
+    q, k = _h(2, 150, 64), _h(2, 170, 64)
+    lse = _run("z32_lse_only", {0: q, 1: k}, (3, 2))[2]
+    s = _scores(q, k, 0.125)
+    ref = s.max(-1) + np.log(np.exp(s - s.max(-1, keepdims=True)).sum(-1))
+    assert not np.isnan(lse).any()
+    np.testing.assert_allclose(lse, ref, atol=2e-3, rtol=1e-3)
+
+
+import cuda.tile as ct  # noqa: E402
+
+from tileorch.testing.attnzoo32_programs import _kpos, _online, _state  # noqa: E402
+from tileorch.testing.user_programs import UserProgram  # noqa: E402
+
+
+@ct.kernel
+def _two_heads_causal(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """Heads 2p and 2p + 1 of ``[BH, S, D]`` arrays in one causal key loop, the mask computed once and read by both
+    chains (a shared op), the trip count growing with the query tile (heavy first); a test program of this file."""
+    qt, bp = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    z = ct.PaddingMode.ZERO
+    q0 = ct.load(Q, index=(2 * bp, qt, 0), shape=(1, BM, D), padding_mode=z).reshape((BM, D))
+    q1 = ct.load(Q, index=(2 * bp + 1, qt, 0), shape=(1, BM, D), padding_mode=z).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m0, l0, a0 = _state(BM, D)
+    m1, l1, a1 = _state(BM, D)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        kpos = _kpos(j, BN)
+        ok = (kpos <= qpos) & (kpos < seq)
+        k0 = ct.load(K, index=(2 * bp, j, 0), shape=(1, BN, D), padding_mode=z).reshape((BN, D))
+        s0 = ct.where(ok, ct.mma(q0, ct.transpose(k0), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale, -math.inf)
+        v0 = ct.load(V, index=(2 * bp, j, 0), shape=(1, BN, D), padding_mode=z).reshape((BN, D))
+        m0, l0, a0 = _online(s0, m0, l0, a0, v0, V.dtype)
+        k1 = ct.load(K, index=(2 * bp + 1, j, 0), shape=(1, BN, D), padding_mode=z).reshape((BN, D))
+        s1 = ct.where(ok, ct.mma(q1, ct.transpose(k1), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale, -math.inf)
+        v1 = ct.load(V, index=(2 * bp + 1, j, 0), shape=(1, BN, D), padding_mode=z).reshape((BN, D))
+        m1, l1, a1 = _online(s1, m1, l1, a1, v1, V.dtype)
+    ct.store(O, index=(2 * bp, qt, 0), tile=(a0 / l0).astype(O.dtype).reshape((1, BM, D)))
+    ct.store(O, index=(2 * bp + 1, qt, 0), tile=(a1 / l1).astype(O.dtype).reshape((1, BM, D)))
+
+
+@pytest.mark.parametrize("persistent", ["0", "1"])
+def test_two_heads_causal_shared_mask_split(monkeypatch, persistent):
+    """The causal two-heads program split into one-chain programs (grid axis 0 doubled: heavy first along it, the
+    snake-dealt persistent kernel and one CTA per instance): 4 heads of 150 queries / keys against numpy."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
+    f16 = "float16"
+    s4.add_sweep_programs(monkeypatch, {"z33_two_heads_causal": UserProgram(
+        _two_heads_causal, [((4, 150, 64), f16)] * 4 + [0.125 * 1.4426950408889634, 64, 64, 64], (3, 2), "chained",
+        outputs=(3,))})
+    q, k, v = _h(4, 150, 64), _h(4, 150, 64), _h(4, 150, 64)
+    o = s3._chained("z33_two_heads_causal", {0: q, 1: k, 2: v}, (3, 2, 1))[3]
+    for bh in range(4):
+        _check(o[bh], _attn(_masked(_scores(q[bh], k[bh], 0.125), _causal(150, 150)), v[bh]))
+
+
+def test_lse_alone_128_tiles_two_consumer_groups(monkeypatch):
+    """The LSE alone at 128 x 128 tiles (two consumer warp groups, the benchmark's form), 200 queries x 300 keys."""
+    import dataclasses
+
+    p = PROGRAMS["z32_lse_only"]
+    spec = list(p.spec)
+    spec[0], spec[1], spec[2] = ((2, 200, 64), "float16"), ((2, 300, 64), "float16"), ((2, 200), "float32")
+    spec[-3] = spec[-2] = 128
+    s4.add_sweep_programs(monkeypatch, {"z32_lse_only_128": dataclasses.replace(p, spec=spec, grid=(2, 2))})
+    q, k = _h(2, 200, 64), _h(2, 300, 64)
+    lse = s3._chained("z32_lse_only_128", {0: q, 1: k}, (2, 2, 1))[2]
+    s = _scores(q, k, 0.125)
+    ref = s.max(-1) + np.log(np.exp(s - s.max(-1, keepdims=True)).sum(-1))
+    assert not np.isnan(lse).any()
+    np.testing.assert_allclose(lse, ref, atol=2e-3, rtol=1e-3)
+
+
+def _kv(A, h, j, BN, D):
+    return ct.load(A, index=(h, j, 0), shape=(1, BN, D), padding_mode=ct.PaddingMode.ZERO).reshape((BN, D))
+
+
+@ct.kernel
+def _three_heads(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """Heads 3p, 3p + 1 and 3p + 2 of ``[BH, S, D]`` arrays side by side in one key loop (three chains: the grid's
+    axis 0 tripled, a progression of step 1); ragged keys masked; a test program of this file."""
+    qt, p = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q0 = _kv(Q, 3 * p, qt, BM, D)
+    q1 = _kv(Q, 3 * p + 1, qt, BM, D)
+    q2 = _kv(Q, 3 * p + 2, qt, BM, D)
+    m0, l0, a0 = _state(BM, D)
+    m1, l1, a1 = _state(BM, D)
+    m2, l2, a2 = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        ok = _kpos(j, BN) < seq
+        z = ct.zeros((BM, BN), dtype=ct.float32)
+        s0 = ct.where(ok, ct.mma(q0, ct.transpose(_kv(K, 3 * p, j, BN, D)), z) * qk_scale, -math.inf)
+        s1 = ct.where(ok, ct.mma(q1, ct.transpose(_kv(K, 3 * p + 1, j, BN, D)), z) * qk_scale, -math.inf)
+        s2 = ct.where(ok, ct.mma(q2, ct.transpose(_kv(K, 3 * p + 2, j, BN, D)), z) * qk_scale, -math.inf)
+        m0, l0, a0 = _online(s0, m0, l0, a0, _kv(V, 3 * p, j, BN, D), V.dtype)
+        m1, l1, a1 = _online(s1, m1, l1, a1, _kv(V, 3 * p + 1, j, BN, D), V.dtype)
+        m2, l2, a2 = _online(s2, m2, l2, a2, _kv(V, 3 * p + 2, j, BN, D), V.dtype)
+    ct.store(O, index=(3 * p, qt, 0), tile=(a0 / l0).astype(O.dtype).reshape((1, BM, D)))
+    ct.store(O, index=(3 * p + 1, qt, 0), tile=(a1 / l1).astype(O.dtype).reshape((1, BM, D)))
+    ct.store(O, index=(3 * p + 2, qt, 0), tile=(a2 / l2).astype(O.dtype).reshape((1, BM, D)))
+
+
+def test_three_heads_a_program_split_into_three_chains(monkeypatch):
+    """Three chains (G = 3: program x -> 3x + part, pid // 3) over 6 heads, 100 queries x 150 keys, against numpy."""
+    from tileorch.testing.compile_memo import lower_once
+    from tileorch.testing.export import cutile_bytecode
+
+    f16 = "float16"
+    prog = UserProgram(_three_heads, [((6, 100, 64), f16)] + [((6, 150, 64), f16)] * 2 + [((6, 100, 64), f16),
+                       0.125 * 1.4426950408889634, 64, 64, 64], (2, 2), "chained", outputs=(3,))
+    low = lower_once(cutile_bytecode(prog.kernel, prog.spec), "z33_three_heads", arch="sm_90a")
+    assert low.kind == "chained" and low.chained["grid_split"] == [0, 3], list(low.remarks)
+    s4.add_sweep_programs(monkeypatch, {"z33_three_heads": prog})
+    q, k, v = _h(6, 100, 64), _h(6, 150, 64), _h(6, 150, 64)
+    o = s3._chained("z33_three_heads", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    for bh in range(6):
+        _check(o[bh], _attn(_scores(q[bh], k[bh], 0.125), v[bh]))

@@ -178,3 +178,51 @@ def test_compile_with_ptxas_overlaps_it_and_reports_the_same_result(monkeypatch)
         compile_text(SIMT, emit="ptx", ptxas=True, isolate=True)
     assert info.value.lines == ["<input>:1:1: error: bad (after reconcile-unrealized-casts)"]
     assert _no_child_left()
+
+
+def test_ptxas_imports_are_made_while_the_child_generates_code(monkeypatch):
+    """A ptxas run imports ``subprocess`` and ``tempfile`` (5-10 ms of a fresh process): the overlapped
+    path makes them (:func:`ptxas.prepare_run`) on the caller's thread before it verifies, while the
+    child generates code, not on the helper thread once the PTX is there (the critical path)."""
+    import subprocess
+    import sys
+    import threading
+
+    from tileorch.backend import compile as backend
+    from tileorch.driver import compile_text
+
+    monkeypatch.delenv(backend.VERIFY_EACH_PASS_ENV, raising=False)
+    monkeypatch.delenv(memo.ENV, raising=False)
+    events = []
+    main = threading.main_thread()
+    monkeypatch.setattr(backend, "prepare_run", lambda: events.append(("prepare", threading.current_thread() is main)))
+    monkeypatch.setattr(backend, "verify_located", lambda module: events.append(("verify", True)) or [])
+    monkeypatch.setattr(backend, "run_ptxas",
+                        lambda text, arch: events.append(("ptxas", False)) or ptxas.PtxasResult(1, [], b"x", []))
+    compile_text(SIMT, emit="ptx", ptxas=True, isolate=True)
+    names = [name for name, _ in events]
+    last_verify = len(names) - 1 - names[::-1].index("verify")  # the lowered module's (after the input's)
+    assert ("prepare", True) in events and names.index("prepare") < last_verify
+    # not ``prepare`` before ``ptxas``: on a loaded machine the child can deliver its PTX (and the
+    # helper thread run ptxas) before the caller's thread reaches prepare_run; ptxas imports what
+    # it needs itself, so the order is the overlap's best case, not a guarantee
+    assert "ptxas" in names and _no_child_left()
+    code = ("import sys; from tileorch.backend.ptxas import prepare_run; prepare_run(); "
+            "print(all(m in sys.modules for m in ('subprocess', 'tempfile')))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120).stdout.strip() == "True"
+
+
+def test_ptxas_starts_on_the_whole_ptx_before_the_child_is_reaped(monkeypatch):
+    """The child writes :data:`ptx.PTX_END` after the whole PTX: ``then`` (ptxas) runs as soon as it is
+    read, while the child exits (the teardown of its LLVM comes before its pipes' end and its status),
+    and the child is reaped after ``then``, never left behind; no reader sees the marker."""
+    monkeypatch.delenv(memo.ENV, raising=False)
+    order = []
+    wait = ptx._wait_child
+    monkeypatch.setattr(ptx, "_wait_child", lambda child: order.append("reaped") or wait(child))
+    pending = ptx.start_codegen(IR, "sm_90a", ptx.DEFAULT_PTX_VERSION, lambda text: order.append("then") or len(text))
+    assert pending is not None and pending.then_result() == len(pending.ptx())
+    assert order == ["then", "reaped"] and _no_child_left()
+    plain = ptx.llvm_to_ptx(IR, isolate=True)
+    assert pending.ptx() == plain and "\0" not in plain and _no_child_left()

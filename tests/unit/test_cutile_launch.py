@@ -1063,6 +1063,49 @@ def test_a_hot_launch_checks_the_device_of_each_new_torch_stream(stand_in_gpu):
 
 
 @needs_cutile
+def test_the_generic_hot_path_checks_the_device_of_each_new_stream(stand_in_gpu, monkeypatch):
+    """A kernel without a generated hot launcher takes ``generic_hot``, which read a known torch stream
+    type's handle directly: a torch stream of cuda:1 reached the driver on a bound call (session 32's
+    note).  Now each new stream object is read by ``stream_handle`` (its device checked); so are cupy's
+    (``device_id``) and cuda.core's (``device.device_id``) streams."""
+    from tileorch.launchers import cutile_bound as cb
+
+    class FakeTorchStream:
+        def __init__(self, device_index, handle):
+            self.device_index, self.cuda_stream = device_index, handle
+
+    class FakeCupyStream:
+        def __init__(self, device_id, handle):
+            self.device_id, self.ptr = device_id, handle
+
+    class FakeCoreStream:
+        def __init__(self, device_id, handle):
+            self.device = type("Device", (), {"device_id": device_id})()
+            self.handle = handle
+
+    drv = stand_in_gpu
+    monkeypatch.setattr(cb, "learn", lambda kernel, args: None)  # no generated hot launcher: generic_hot
+    monkeypatch.setattr(rc, "learn", lambda kernel, args: None)
+    cb._TORCH_STREAM_TYPES.add(FakeTorchStream)
+    try:
+        s0 = FakeTorchStream(0, 0x55)
+        args = (8, Dev(0x10000, (4, 6)), Dev(0x20000, (4, 6)), 1.0)
+        for _ in range(3):  # bound, then hot
+            rc.launch(s0, (4,), rows, args)
+        assert rows not in cb.hot_launchers
+        launched = len(drv.launches)
+        for other in (FakeTorchStream(1, 0x66), FakeCupyStream(1, 0x67), FakeCoreStream(2, 0x68)):
+            with pytest.raises(ValueError, match="is on cuda:[12]"):
+                rc.launch(other, (4,), rows, args)
+        assert len(drv.launches) == launched
+        for ok in (FakeTorchStream(0, 0x77), FakeCupyStream(0, 0x78), FakeCoreStream(0, 0x79), s0):
+            rc.launch(ok, (4,), rows, args)
+        assert len(drv.launches) == launched + 4
+    finally:
+        cb._TORCH_STREAM_TYPES.discard(FakeTorchStream)
+
+
+@needs_cutile
 def test_threads_re_pointing_one_kernel_never_mix_pointers(stand_in_gpu, monkeypatch):
     """Two threads launch the same kernel with their own new arrays (each on its own stream) while
     the driver yields the GIL inside the launch: every recorded launch has its thread's pointers."""

@@ -13,6 +13,7 @@ import pytest
 from fake_libcuda import FakeLibcuda, cuda_python_launch, handle
 
 from tileorch import runtime
+from tileorch.runtime import c_launch
 from tileorch.runtime import device as rt_device
 from tileorch.runtime import direct_launch as dl
 from tileorch.runtime import driver as rt_driver
@@ -192,8 +193,13 @@ def test_the_path_and_why(drv, monkeypatch):
     assert path() == ("ctypes", "") and path() == ("ctypes", "") and opened == ["libcuda.so.1"]  # loaded once
     monkeypatch.setenv(dl.ENV, "0")
     assert path() == ("cuda-python", "TILEORCH_LAUNCH_CTYPES=0")
-    monkeypatch.delenv(dl.ENV)  # unset: the default
-    assert path()[0] == ("ctypes" if dl.DEFAULT == "1" else "cuda-python")
+    monkeypatch.delenv(dl.ENV)  # unset: the compiled C launcher with TILEORCH_LAUNCH_C=1 where it builds
+    monkeypatch.setenv(c_launch.ENV, "1")
+    assert path() == (("c", "") if not c_launch.why_not() else ("cuda-python", dl._no_c_reason(c_launch.why_not())))
+    monkeypatch.delenv(c_launch.ENV)  # unset (the default): cuda-python's binding
+    assert path() == ("cuda-python", "the C launcher is not taken (TILEORCH_LAUNCH_C is not 1 (opt-in until measured "
+                                     "on a GPU)); cuda-python's binding (measured cheaper than ctypes; "
+                                     "TILEORCH_LAUNCH_CTYPES=1: ctypes)")
     monkeypatch.setenv(dl.ENV, "0")
     with dl.use_library(fake):
         assert path() == ("cuda-python", "TILEORCH_LAUNCH_CTYPES=0")  # the switch wins over a library handed in
@@ -228,13 +234,22 @@ def test_a_function_without_a_raw_handle_takes_the_cuda_python_path(lib):
 
 
 def test_the_default_path_says_it_is_the_default(monkeypatch):
-    """Unset, the switch takes the default (cuda-python's binding) and says so, not '=0'."""
+    """Unset, the switch takes the default (the C launcher, else cuda-python's binding) and says so,
+    not '=0'; =0 opens no libcuda."""
+    from fake_libcuda import FakeLibcuda
+
     monkeypatch.delenv(dl.ENV, raising=False)
-    monkeypatch.setattr(dl, "DEFAULT", "0")
-    path, why = dl.planned_path(load=lambda: (_ for _ in ()).throw(AssertionError("libcuda must not be opened")))
-    assert path == "cuda-python" and why.startswith("the default") and f"{dl.ENV}=1" in why
+    monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
+    monkeypatch.delenv(c_launch.ENV, raising=False)
+    path, why = dl.planned_path(load=lambda: FakeLibcuda(lambda name: []))
+    assert path == "cuda-python" and "not taken" in why and f"{dl.ENV}=1" in why and c_launch.ENV in why
+    monkeypatch.setenv(c_launch.ENV, "1")
+    if not c_launch.why_not():
+        path, why = dl.planned_path(load=lambda: FakeLibcuda(lambda name: []))
+        assert path == "c" and f"{dl.ENV}=0" in why and f"{c_launch.ENV}=0" in why
     monkeypatch.setenv(dl.ENV, "0")
-    assert dl.planned_path()[1] == f"{dl.ENV}=0"
+    assert dl.planned_path(load=lambda: (_ for _ in ()).throw(AssertionError("libcuda must not be opened"))) == \
+        ("cuda-python", f"{dl.ENV}=0")
 
 
 def test_a_re_pointed_ctypes_launch_outlives_its_bound_launch(drv):

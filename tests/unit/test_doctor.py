@@ -92,8 +92,8 @@ def test_the_launch_path_and_why(monkeypatch):
 
     monkeypatch.setenv(dl.ENV, "1")
     monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
-    assert dl.planned_path(load=_FakeLaunchLibcuda) == ("ctypes", "libcuda's cuLaunchKernelEx called directly "
-                                                                  "(TILEORCH_LAUNCH_CTYPES=0: cuda-python's)")
+    assert dl.planned_path(load=_FakeLaunchLibcuda) == ("ctypes", "libcuda's cuLaunchKernelEx called through ctypes "
+                                                                  "(TILEORCH_LAUNCH_CTYPES=1; unset: the C launcher)")
 
     def missing():
         raise OSError("libcuda.so.1: cannot open shared object file")

@@ -5,6 +5,7 @@ error, ``ldmatrix`` follows the PTX ISA's lane rule, ``mma.sync`` the ISA's frag
 
 from __future__ import annotations
 
+import re
 import types
 
 import numpy as np
@@ -12,8 +13,9 @@ import pytest
 
 pytest.importorskip("xdsl")
 
-from simt_interp import SHARED_BASE, Interpreter, Memory, SimtError, _frag_a, _frag_b, _frag_c, mma_sync  # noqa: E402
-from xdsl.dialects.builtin import Float32Type, IntegerType, VectorType  # noqa: E402
+from simt_interp import (SHARED_BASE, Interpreter, Memory, SimtError, _frag_a, _frag_b, _frag_c,  # noqa: E402
+                         _load_plan, _store_plan, mma_sync)
+from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, IntegerType, VectorType  # noqa: E402
 
 T = 64
 
@@ -73,6 +75,50 @@ def test_the_first_failing_thread_names_the_error():
     mask[20] = False  # an inactive thread's address is not checked
     assert it._load(addrs, Float32Type(), mask, None).shape == (T,)
 
+
+
+@pytest.mark.parametrize("typ", [IntegerType(8), IntegerType(16), IntegerType(32), IntegerType(64), Float16Type(),
+                                 Float32Type(), Float64Type()], ids=str)
+def test_one_threads_scalar_access_is_the_masked_access_of_that_thread(typ):
+    """The atomics' one-thread load and store (``_load_one`` / ``_store_one``) against ``_load`` / ``_store``
+    with only that thread active: the same value (signed integers sign-extended), the same bytes written
+    (a value wider than the type wrapped), the same error for a misaligned address, one past a buffer, one
+    past the shared scratch."""
+    rng = np.random.default_rng(7)
+    data = rng.integers(0, 256, 256, dtype=np.uint8).tobytes()
+    size = max(1, (typ.width.data if isinstance(typ, IntegerType) else typ.bitwidth) // 8)
+    load, store = _load_plan(typ, None), _store_plan(typ, None)
+    one = np.zeros(T, bool)
+    one[9] = True
+    for where in ("global", "shared"):
+        a, (base,) = _interp(data)  # the masked paths
+        b, _ = _interp(data)  # the one-thread paths
+        for m in (a, b):
+            m.smem[:] = np.frombuffer(data * 4, np.uint8)
+        at = (base if where == "global" else SHARED_BASE) + 3 * size
+        addrs = np.full(T, at, np.int64)
+        got, want = b._load_one(load, at), a._load(addrs, typ, one, None)[9]
+        assert type(got) is type(want) and got.tobytes() == want.tobytes(), (where, got, want)
+        value = (np.full(T, -(1 << 40) - 12345, np.int64) if isinstance(typ, IntegerType)
+                 else np.full(T, -1.5e3, a._load(addrs, typ, one, None).dtype))
+        a._store(addrs, value, typ, one, None)
+        b._store_one(store, at, value[9:10])
+        assert a.mem.buffers[0][1].tobytes() == b.mem.buffers[0][1].tobytes() and \
+            a.smem.tobytes() == b.smem.tobytes(), where
+        bad = [(at + 1, "misaligned")] if size > 1 else []
+        bad += [(base + 256, "outside every buffer") if where == "global"
+                else (SHARED_BASE + 1024, "outside the scratch")]
+        for addr, what in bad:
+            addrs = np.full(T, addr, np.int64)
+            with pytest.raises(SimtError) as masked:
+                a._load(addrs, typ, one, None)
+            with pytest.raises(SimtError, match=f"^{re.escape(str(masked.value))}$"):
+                b._load_one(load, addr)
+            with pytest.raises(SimtError) as masked:
+                a._store(addrs, value, typ, one, None)
+            with pytest.raises(SimtError, match=f"^{re.escape(str(masked.value))}$"):
+                b._store_one(store, addr, value[9:10])
+            assert what in str(masked.value)
 
 def test_ldmatrix_gives_each_lane_its_rows_pair():
     rng = np.random.default_rng(0)

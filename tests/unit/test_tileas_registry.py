@@ -14,7 +14,7 @@ TILEIRAS_NAMES = [
     "tileas-remove-buffer-alias", "tileas-insert-OCG-knobs", "tileas-dynamic-persistent",
     "tileas-squeeze-unit-batch-dots", "tileas-program-loop-to-tiles", "tileas-fold-dot-accumulate",
     "tileas-fuse-split-loops", "tileas-fold-tf32-operands", "tileas-split-batch-tiles", "tileas-unpeel-k-loop",
-    "tileas-squeeze-unit-tiles", "tileas-reroll-unrolled-loops", "tileas-column-loop-to-tiles", "tileas-while-to-for", "tileas-guarded-k-loop", "tileas-view-order-to-reshape",
+    "tileas-squeeze-unit-tiles", "tileas-reroll-unrolled-loops", "tileas-column-loop-to-tiles", "tileas-split-chains", "tileas-row-statistics-chain", "tileas-while-to-for", "tileas-guarded-k-loop", "tileas-view-order-to-reshape",
     "tileas-scalar-tile-loads", "tileas-transpose-computed-operand",
 ]
 
@@ -38,11 +38,13 @@ def test_tier_pipeline_uses_registered_passes_in_order():
     # a dot operand read through a general view order is loaded in the array's order and transposed; a
     # one-element tile load feeding a tile index becomes a scalar load; a transposed computed dot operand
     # is computed transposed; a loop over the output's column tiles after a K loop becomes program id 1 before the
-    # one-dot rewrites (its kernel then has its second dot outside any loop)
-    assert names[:18] == ["tileas-while-to-for", "tileas-guarded-k-loop", "tileas-scalar-tile-loads",
+    # one-dot rewrites (its kernel then has its second dot outside any loop); independent chains of one program
+    # become programs of one chain right before that (tileas-split-chains: one top-level dot loop), and a loop
+    # whose one dot is only reduced gets its unread second dot then (tileas-row-statistics-chain)
+    assert names[:20] == ["tileas-while-to-for", "tileas-guarded-k-loop", "tileas-scalar-tile-loads",
                           "tileas-view-order-to-reshape",
                           "tileas-transpose-computed-operand", "tileas-reroll-unrolled-loops", "tileas-flatten-nested-k-loops",
-                          "tileas-column-loop-to-tiles", "tileas-program-loop-to-tiles", "tileas-unpeel-k-loop",
+                          "tileas-split-chains", "tileas-row-statistics-chain", "tileas-column-loop-to-tiles", "tileas-program-loop-to-tiles", "tileas-unpeel-k-loop",
                           "tileas-fold-dot-accumulate", "tileas-fold-tf32-operands", "tileas-fuse-split-loops",
                           "tileas-split-batch-tiles", "tileas-squeeze-unit-tiles", "tileas-squeeze-unit-batch-dots",
                           "convert-tileaa-to-tileas", "tileas-dynamic-persistent"]

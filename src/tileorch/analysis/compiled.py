@@ -86,7 +86,7 @@ class CompiledSteps:
                                         for c in m.consumers.get((p, d), ())}))
             return (ACQ, nxt, v, base, (cta * 2 + _EMPTY) * self.nslots, readers)
         if isinstance(op, ConsumerWait):
-            if op.barrier != "full":
+            if op.barrier != "full" or op.again:  # a wait that may name a held round: the machine's step
                 return None
             unit = None
             if i in m.consumers.get((p, cta), ()):

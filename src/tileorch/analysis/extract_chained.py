@@ -43,6 +43,10 @@ consumer's program before / after that loop.  A persistent producer that loads e
 first ``min(k, A)`` K/V tiles before its Q (the record's ``kv_ahead`` = ``A``,
 ``TILEORCH_ATTN_KV_AHEAD``) has two ring loops in its work loop, ``0 .. minui(n, A)`` before the Q
 arm and the rest after it: modelled as two loops over the same ring around the Q slot's ops.
+A consumer loop with several full waits an iteration (``TILEORCH_ATTN_K_AHEAD``: tile ``j``'s and,
+ahead, tile ``j + 1``'s) is read op by op with each ring op's tile by
+:mod:`tileorch.analysis.chained_tiles` (its waits are ``ConsumerWait(again=True)``: the checker
+decides which acquire and which wait again on a held round).
 """
 
 from __future__ import annotations
@@ -385,9 +389,12 @@ class _Reader:
         unrolled = bool(self.record.get("s_ahead_unrolled"))  # TILEORCH_ATTN_S_AHEAD=2: two iterations per trip
         if unrolled and len(c_waits) == len(arrives) == 2:
             c_waits, arrives = c_waits[:1], arrives[:1]  # the same ring ops in the same order, one per tile
+        # several full waits an iteration (TILEORCH_ATTN_K_AHEAD: tile j's and, ahead, tile j + 1's): the
+        # consumer read op by op with each wait's tile (chained_tiles.py)
+        tiles = len(c_waits) > 1 and not unrolled and not self.record.get("s_ahead")
         for ops, what in ((p_waits, "producer empty-barrier wait"), (refills, "producer stage fill"),
                           (c_waits, "consumer full-barrier wait"), (arrives, "consumer release")):
-            if len(ops) != 1:
+            if len(ops) != 1 and not (tiles and ops is c_waits):
                 raise LocatedError(fn, f"check: expected one {what} in its loop, found {len(ops)}")
         full = self._ring_side(c_waits + refills, "the full side (consumer wait, producer arm)")
         for a in (o for o in fn.walk() if o.name == ARRIVE):
@@ -482,7 +489,11 @@ class _Reader:
             if len(ahead_waits) != 1 or len(pro_waits) != 1:
                 raise LocatedError(fn, "check: a consumer that issues the next tile's first dot ahead needs one "
                                        "wait on tile 0 and one on tile min(1, n - 1) before its loop")
-        if pro_waits or last_arrives:
+        prelude = ()
+        if tiles:
+            programs, states, prelude = self._tile_programs(cons_loop, cons_work, full, empty, C, kernel_level)
+            last_arrives = []
+        elif pro_waits or last_arrives:
             if len(pro_waits) != 1 or len(last_arrives) != (2 if next_s and len(last_arrives) == 2 else 1) \
                     or any(_ring_base(a.operands[0]) != empty for a in last_arrives):
                 raise LocatedError(fn, "check: a pipelined consumer needs one full wait on stage 0 before its loop "
@@ -549,6 +560,9 @@ class _Reader:
             agents[0] = Agent("tma", "producer", (Loop(Trip("m"), (*q_prod, *fills), origin=prod_work), tail,
                                                   *q_tail),
                               (StateDecl("p", RING, 1), StateDecl("q", Q_RING, 1)), threads=1, mask=0b1)
+            if next_s and tiles:
+                raise LocatedError(cons_loop, "check: a consumer that takes each instance's tile 0 before it with "
+                                              "several full waits an iteration is not read")
             if next_s:
                 programs = [self._next_s_program(cons_work, full, q_cons, pro_waits[0], last_arrives, *program,
                                                  acquire, release) for program in programs]
@@ -570,11 +584,70 @@ class _Reader:
             if kernel_level[w]:  # the once-per-kernel turns around the loop over instances
                 programs[w] = (*[op for at, op in kernel_level[w] if at == "before"], *programs[w],
                                *[op for at, op in kernel_level[w] if at == "after"])
-            agents.append(Agent(f"wg{w}", "consumer", programs[w], states, threads=WG, mask=1 << (w + 1)))
+            agents.append(Agent(f"wg{w}", "consumer", (*prelude, *programs[w]), states, threads=WG,
+                                mask=1 << (w + 1)))
         name = fn.properties["sym_name"].data
         ring_init = next(o for o in inits if _smem_offset(o.operands[0]) == full)
         return Protocol(name, (Pipeline(RING, S, full_count, empty_count, refill[0], origin=ring_init), *pipelines),
                         tuple(agents), params=tuple(params), origin=fn)
+
+    def _tile_programs(self, cons_loop: Operation, cons_work: Operation | None, full: int, empty: int, C: int,
+                       kernel_level: list[list]) -> tuple[list, tuple, tuple]:
+        """(per consumer warp group its program, the states, the states' advances once per kernel)
+        of a consumer loop with several full waits an iteration, read op by op
+        (:class:`~tileorch.analysis.chained_tiles.TileReader`); in a persistent kernel the named
+        barriers outside the loop over instances go to ``kernel_level``."""
+        from tileorch.analysis.chained_tiles import TileReader, resolve
+
+        fn = self.fn
+        if cons_work is not None:
+            root = cons_work.regions[0].blocks.first
+            ring = next((a for a in root.args[1:] if any(
+                isinstance(u.operation, Operation) and u.operation.name == "arith.addi" and u.operation.operands[1] is a
+                and cons_loop.is_ancestor(u.operation) for u in a.uses)), None)
+            if ring is None:
+                raise LocatedError(cons_work, "check: the consumers' ring count is not a work-loop argument")
+        else:
+            x = cons_loop  # up to the consumer side of the producer guard (or the function's body)
+            while (p := x.parent_op()) is not None and p.name != "func.func" and not (
+                    p.name == "scf.if" and any(o.name == "nvvm.setmaxregister" for o in p.walk())):
+                x = p
+            root, ring = x.parent_block(), None
+        reader = TileReader(self, cons_loop, root, full, empty, ring, C, RING, WG)
+        programs = []
+        for w in range(C // WG):
+            programs.append(reader.program(w, lambda n: n % WG == 0 and n <= C))
+        read = {id(o.origin) for p in programs for o in _walk_ops(p)}
+        scope = cons_work if cons_work is not None else root.parent_op()
+        for o in fn.walk():
+            ring_op = (o.name == WAIT and _ring_base(o.operands[0]) == full) or \
+                      (o.name == ARRIVE and _ring_base(o.operands[0]) == empty)
+            named = o.name in (SYNC, HANDOFF) and len(o.operands) >= 2
+            if not (ring_op or named) or id(o) in read:
+                continue
+            if cons_work is not None and named and not cons_work.is_ancestor(o):
+                for w in range(C // WG):  # FlashAttention-3's once-per-kernel turns around the loop over instances
+                    guard, runs = _region_owner(o), 1
+                    if guard is not None and not any(x.name == "nvvm.setmaxregister" for x in guard.walk()):
+                        cond = _agent_value(guard.operands[0], w, cons_loop.operands[1], guard)
+                        if cond == HAS_TILES:
+                            raise LocatedError(o, "check: a named barrier outside the loop over instances guarded by "
+                                                  "a trip count")
+                        runs = int(bool(cond) == (o.parent_block().parent_region() is guard.regions[0]))
+                    if runs:
+                        bid = _agent_value(o.operands[0], w, cons_loop.operands[1], o)
+                        kernel_level[w].append(("before" if _before(o, cons_work) else "after",
+                                                (BarSync if o.name == SYNC else BarArrive)(bid, _const(o.operands[1]),
+                                                                                          origin=o)))
+                continue
+            if ring_op and scope is not None and scope.is_ancestor(o) and cons_work is not None \
+                    and _on_empty_instance(o, cons_loop.operands[1], cons_work):
+                continue
+            if ring_op or (scope is not None and scope.is_ancestor(o)):
+                raise LocatedError(o, "check: a consumer ring op or named barrier the consumer's program does not "
+                                      "reach (several full waits an iteration)")
+        programs = [resolve(p, reader) for p in programs]
+        return programs, reader.states(), reader.prelude()
 
     def _skip(self, loop: Operation, wait: Operation, prod_work: Operation | None) -> int:
         """``L`` of the guard ``scf.if iv >= L`` (in a persistent kernel ``iv + ring >= L``, ``ring``
@@ -704,6 +777,13 @@ class _Reader:
         return (first, *acquire(pre_full[0]),
                 Loop(Trip("m", lower=1), (*before, *ring_loop, *after, q_release, *tail), origin=cons_work),
                 Loop(Trip("m", cap=1), (*before, *ring_loop, *after, q_release, *release(last)), origin=cons_work))
+
+
+def _walk_ops(ops):
+    for op in ops:
+        yield op
+        if isinstance(op, Loop):
+            yield from _walk_ops(op.body)
 
 
 def extract_chained(module: ModuleOp, kernel: str | None = None) -> list[Protocol]:

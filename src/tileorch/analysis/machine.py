@@ -274,7 +274,9 @@ class Machine:
           no named barriers;
         * per agent and slot, the producer side is ``acquire(0) commit(0) acquire(1) ...``
           (tail acquires last, never committed) and the consumer side ``wait(0) release(0)
-          wait(1) ...``, rounds consecutive from 0;
+          wait(1) ...``, rounds consecutive from 0 (a :attr:`ConsumerWait.again` wait right
+          after the wait of the same round is that round's: it lies between the round's wait
+          and release, which the step checks);
         * a commit arrives only on CTAs the committing agent writes, and every agent that waits
           on a CTA it commits to, or releases onto a CTA it acquires on, is a reader of a CTA
           whose writes it issues (so its acquire's ``write-before-release`` check covers it).
@@ -321,6 +323,8 @@ class Machine:
                     if op.barrier != "full":
                         return False
                     seq = side.setdefault(("c", slot), [])
+                    if op.again and seq and seq[-1] == ("wait", rnd):
+                        continue  # a second wait on the round it holds (checked when it runs)
                     if (seq and seq[-1][0] != "rel") or len(seq) // 2 != rnd:
                         return False
                     seq.append(("wait", rnd))
@@ -1116,7 +1120,36 @@ class _Exec:
         self._blocking_wait(EMPTY, op.token)
 
     def _ConsumerWait(self, op: ConsumerWait) -> None:
+        if op.again and op.barrier == "full" and self._waits_again():
+            return
         self._blocking_wait(EMPTY if op.barrier == "empty" else FULL, op.token)
+
+    def _waits_again(self) -> bool:
+        """A :attr:`ConsumerWait.again` wait on a round the agent acquired before: check that
+        it still holds it (not released) and that the barrier has completed exactly that round's
+        phase (the wait passed on it, not on a later one); True when so handled.  A wait on a
+        round beyond the next one to acquire is a skipped round."""
+        pipe, index, phase, g = self._state()
+        acquired, released, _ = self.ghost[g]
+        rnd = self.m.rounds_at[self.i][self.pc]
+        if rnd > acquired:
+            self.fail(P.READ_BEFORE_COMMIT,
+                      f"waits on {self.op.pipe} stage {index} round {rnd} having acquired only {acquired} "
+                      f"round(s) of it (a round skipped)")
+            return True
+        if rnd == acquired:
+            return False
+        k = self.m.barrier_slot(pipe, self.agent.cta, FULL, index)
+        b = self.barriers[k]
+        self._show(k, b)
+        if rnd < released:
+            self.fail(P.RELEASE_BEFORE_READ,
+                      f"waits again on {self.op.pipe} stage {index} round {rnd} after releasing it")
+        elif b.completed != rnd + 1:
+            self.fail(P.PARITY_ALIASING,
+                      f"waits again with parity {phase} on {self.m.barrier_name(k)} for round {rnd} it holds, "
+                      f"but the barrier has completed {b.completed} phases")
+        return True
 
     def _ProducerTryAcquire(self, op: ProducerTryAcquire) -> None:
         self._try(EMPTY, op.token)

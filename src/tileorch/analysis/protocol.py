@@ -125,10 +125,18 @@ class ProducerCommit(_SlotOp):
 
 @dataclass(frozen=True)
 class ConsumerWait(_SlotOp):
-    """Blocking wait on the full barrier (``barrier`` names the side actually waited on)."""
+    """Blocking wait on the full barrier (``barrier`` names the side actually waited on).
+
+    ``again``: the wait may name a round the agent already holds (a full-side wait it passed
+    and has not released: a second wait on the same phase, as a consumer that waits for tile
+    ``j + 1`` ahead and for tile ``j`` again at the next iteration's top does): then it passes
+    on that round's completed phase and acquires nothing (the checker reports a wait on a
+    round already released, or one whose barrier moved past it); otherwise it acquires the
+    slot's next round as any wait.  Which one is decided per step from the state's round."""
 
     token: str | None = None
     barrier: str = "full"
+    again: bool = False
 
 
 class ConsumerTryWait(_StageProbe):

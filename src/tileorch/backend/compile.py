@@ -25,7 +25,7 @@ from tileorch.backend import pipeline
 from tileorch.backend.llvm_translate import translate_module
 from tileorch.backend.ptx import (DEFAULT_ARCH, DEFAULT_PTX_VERSION, BackendError, cannot_select_intrinsic, llvm_to_ptx,
                                   start_codegen)
-from tileorch.backend.ptxas import PtxasResult, run_ptxas
+from tileorch.backend.ptxas import PtxasResult, prepare_run, run_ptxas
 from tileorch.diagnostics import (CompileError, LocatedError, format_error, format_exception, parse_module, suffixed,
                                   verify_located)
 
@@ -215,6 +215,7 @@ def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx
         if pending is not None:
             with timing.timed("codegen"):
                 try:
+                    prepare_run()  # ptxas's imports while the child generates code, not once the PTX is there
                     _verify(module, last)
                 except BaseException:
                     pending.wait()

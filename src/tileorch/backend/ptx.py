@@ -247,8 +247,10 @@ def _isolated_codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
     raise BackendError(f"LLVM code generation failed: {llvm_error or (lines[-1] if lines else proc.returncode)}")
 
 
-def _read_all(fds: list[int], timeout: float | None = None) -> list[bytes]:
-    """Everything written to the pipes ``fds`` until each is closed (read concurrently);
+def _read_all(fds: list[int], timeout: float | None = None, ends: bytes = b"") -> list[bytes]:
+    """Everything written to the pipes ``fds`` until each is closed (read concurrently), or, with
+    ``ends``, until what the first pipe gave ends with it (what the others gave by then: the writer
+    writes nothing more to them);
     :class:`TimeoutError` when they are still open ``timeout`` seconds from now (None: no limit)."""
     import selectors
     import time
@@ -267,6 +269,9 @@ def _read_all(fds: list[int], timeout: float | None = None) -> list[bytes]:
                 data = os.read(key.fd, 1 << 16)
                 if data:
                     chunks[key.fd].append(data)
+                    if ends and key.fd == fds[0] and data.endswith(ends):
+                        open_fds = 0
+                        break
                 else:
                     sel.unregister(key.fd)
                     open_fds -= 1
@@ -360,14 +365,21 @@ def _preforked_child(in_r: int, in_w: int, out_r: int, out_w: int, err_r: int, e
     return _codegen_to_fds(llvm_ir.decode(), arch, int(ptx_version), out_w, err_w, failure)
 
 
+PTX_END = b"\0"
+"""What a code generation child writes after the whole PTX (which has no NUL byte), and only then: the
+parent knows the code generation succeeded when it reads it, before the child has exited (its exit,
+the teardown of LLVM's memory, comes before the pipe's end and the exit status)."""
+
+
 def _codegen_to_fds(llvm_ir: str, arch: str, ptx_version: int, out_w: int, err_w: int,
                     failure: BaseException | None = None) -> int:
-    """In a code-generation child: the PTX of ``llvm_ir`` written to ``out_w`` (status 0), or the
-    error (``failure`` if LLVM could not be loaded) as a ``tileorch:`` line on ``err_w`` (status 1)."""
+    """In a code-generation child: the PTX of ``llvm_ir`` and :data:`PTX_END` written to ``out_w``
+    (status 0), or the error (``failure`` if LLVM could not be loaded) as a ``tileorch:`` line on
+    ``err_w`` (status 1)."""
     try:
         if failure is not None:
             raise failure
-        data, code, fd = codegen(llvm_ir, arch, ptx_version).encode(), 0, out_w
+        data, code, fd = codegen(llvm_ir, arch, ptx_version).encode() + PTX_END, 0, out_w
     except BackendError as exc:
         data, code, fd = f"tileorch: {exc}\n".encode(), 1, err_w
     except BaseException as exc:  # noqa: BLE001
@@ -447,27 +459,39 @@ def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, ...] | 
 
 def _fork_finish(child: tuple[int, ...]) -> tuple[int | None, int | None, str, str]:
     """(exit code, signal, stdout, stderr) of a child :func:`_fork_start` started."""
+    return _fork_collect(child)[0]
+
+
+def _fork_collect(child: tuple[int, ...],
+                  reap: bool = True) -> tuple[tuple[int | None, int | None, str, str], bool]:
+    """(:func:`_fork_finish`'s tuple, whether the child was reaped).  With ``reap`` False, a child
+    whose PTX came whole (:data:`PTX_END`) is reported as succeeded (status 0) as soon as it did,
+    and not reaped: the caller reaps it (:func:`_wait_child`) once it used the PTX."""
     import signal
 
     pid, out_r, err_r = child[:3]
     timeout = codegen_timeout()
     try:
-        out, err = _read_all([out_r, err_r], timeout)
+        out, err = _read_all([out_r, err_r], timeout, b"" if reap else PTX_END)
     except TimeoutError:  # a hung child: stopped, reported as its error (never a wait without end)
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
         _wait_child(child)
-        return 1, None, "", f"tileorch: {_timed_out('LLVM code generation (a forked child)', timeout)}\n"
+        return (1, None, "", f"tileorch: {_timed_out('LLVM code generation (a forked child)', timeout)}\n"), True
     finally:
         os.close(out_r)
         os.close(err_r)
+    if out.endswith(PTX_END):
+        out = out[:-len(PTX_END)]
+        if not reap:
+            return (0, None, out.decode(errors="replace"), err.decode(errors="replace")), False
     status = _wait_child(child)
     if status is None:
-        return 1, None, out.decode(errors="replace"), "tileorch: LLVM code generation failed: the code generation " \
-                                                       "server stopped before its child finished\n"
+        return (1, None, out.decode(errors="replace"), "tileorch: LLVM code generation failed: the code generation "
+                                                        "server stopped before its child finished\n"), True
     if os.WIFSIGNALED(status):
-        return None, os.WTERMSIG(status), out.decode(errors="replace"), err.decode(errors="replace")
-    return os.WEXITSTATUS(status), None, out.decode(errors="replace"), err.decode(errors="replace")
+        return (None, os.WTERMSIG(status), out.decode(errors="replace"), err.decode(errors="replace")), True
+    return (os.WEXITSTATUS(status), None, out.decode(errors="replace"), err.decode(errors="replace")), True
 
 
 def _wait_child(child: tuple[int, ...]) -> int | None:
@@ -639,18 +663,25 @@ class PendingCodegen:
         self._waiter.start()
 
     def _finish(self) -> None:
+        reaped = True
         try:
-            self._box["finished"] = _fork_finish(self._child)
+            # the PTX as soon as the child wrote it whole: ``then`` (ptxas) starts while the child
+            # exits (the teardown of its LLVM), and the child is reaped after it
+            self._box["finished"], reaped = _fork_collect(self._child, reap=False)
         finally:
             self._delivered.set()
         finished = self._box["finished"]
-        if finished[0] != 0:
-            return
         try:
-            check_ptx(finished[2])
-            self._box["then"] = self._then(finished[2])
-        except BaseException as exc:  # noqa: BLE001 - re-raised on the caller's thread by then_result
-            self._box["error"] = exc
+            if finished[0] != 0:
+                return
+            try:
+                check_ptx(finished[2])
+                self._box["then"] = self._then(finished[2])
+            except BaseException as exc:  # noqa: BLE001 - re-raised on the caller's thread by then_result
+                self._box["error"] = exc
+        finally:
+            if not reaped:
+                _wait_child(self._child)
 
     def ptx(self) -> str:
         """The PTX, once the child delivered it; :class:`BackendError` if code generation failed."""

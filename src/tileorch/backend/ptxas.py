@@ -325,6 +325,20 @@ def spilled(result: PtxasResult, kernels: set[str]) -> set[str]:
             if k in kernels and (r.get("spill_stores", 0) or r.get("spill_loads", 0))}
 
 
+def prepare_run() -> None:
+    """Make :func:`run_ptxas`'s imports (``subprocess``, ``tempfile``: 5-10 ms of CPU in a fresh
+    process) and find ptxas now: a caller waiting for a code generation child calls it then, so
+    that the thread that runs ptxas the moment the PTX arrives does not import them on the
+    critical path.  No ptxas is no error here (:func:`run_ptxas` raises it)."""
+    import subprocess  # noqa: F401
+    import tempfile  # noqa: F401
+
+    try:
+        ptxas_path()
+    except BackendError:
+        pass
+
+
 def _assemble(exe: str, ptx: str, arch: str, extra_args: tuple[str, ...]) -> tuple[list[str], bytes]:
     """(ptxas's output lines, the cubin) of a successful run; :class:`BackendError` with its
     errors otherwise.  Answered by :mod:`tileorch.backend.memo` when it is on."""

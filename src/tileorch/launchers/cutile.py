@@ -421,6 +421,25 @@ def _constant_declares_int(kernel: Any, name: str) -> bool:
     return name in names
 
 
+_INT_SCALARS: Any = weakref.WeakKeyDictionary()  # kernel function -> its parameters annotated plain ``int``
+
+
+def _scalar_declares_int(kernel: Any, name: str) -> bool:
+    """Whether the kernel annotates parameter ``name`` as a plain ``int`` (``limit: int``); False where the
+    hints cannot be read.  Read once per kernel function."""
+    import typing
+
+    fn = kernel._annotated_function.pyfunc
+    names = _INT_SCALARS.get(fn)
+    if names is None:
+        try:
+            hints = typing.get_type_hints(fn)
+        except Exception:  # noqa: BLE001 - an unresolvable annotation: nothing is checked
+            hints = {}
+        names = _INT_SCALARS[fn] = frozenset(n for n, h in hints.items() if h is int)
+    return name in names
+
+
 def _assign_alias_groups(arrays: list[ArrayArg]) -> list[ArrayArg]:
     """Arrays whose byte ranges overlap share an alias group (cuTile assumes no aliasing otherwise)."""
     ranges = [a.byte_range() for a in arrays]
@@ -492,6 +511,15 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
                 except OverflowError:
                     raise ValueError(f"{where} = {value!r} does not fit in float32 (largest finite value "
                                      "3.4028235e+38); pass float('inf') if infinity is meant") from None
+                if _scalar_declares_int(kernel, name):  # cuTile types it by the value: an f32 variant, silently
+                    import warnings
+
+                    code = kernel._annotated_function.pyfunc.__code__
+                    warnings.warn(f"{where} is annotated int (kernel '{fname}', {code.co_filename}:"
+                                  f"{code.co_firstlineno}), got float {value!r}: cuTile types a scalar by its value, "
+                                  "so the kernel compiles with a float32 there (comparisons and arithmetic in float); "
+                                  f"pass an int{f' ({int(value)})' if value.is_integer() else ''}", UserWarning,
+                                  stacklevel=3)
                 out.append(ScalarArg(pos, name, "float32", value))
                 continue
             wide = node.scalar is not None and node.scalar.dtype == ct.int64
@@ -1778,8 +1806,11 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
     ``entry.launch_remarks[grid3]``) with the program's grid as three more parameters."""
     from tileorch.runtime.module import Module
 
+    from tileorch.transforms.tileas.split_chains import scaled_grid
+
     program = entry.program
     record = program.chained
+    asked, grid3 = grid3, scaled_grid(record, grid3)  # G chains of one program: G programs each (split-chains)
     maps = chained_tensor_maps(record, stored_arguments(arguments))
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
@@ -1793,7 +1824,7 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
 
             prefer_max_shared(entry.image)
         ctas, remark = chained_ctas(record, grid3, sm_count)
-        entry.launch_remarks[grid3] = remark
+        entry.launch_remarks[asked] = remark
         launch_grid = (ctas, 1, 1)
     _run(entry.image, launch_grid, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync,
          fast)

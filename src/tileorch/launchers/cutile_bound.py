@@ -31,7 +31,11 @@ call's (no hashing when the call repeats); a call differing from it in the array
 (same alignments, same overlaps) is enqueued through the layout's pointer launcher (the pointers
 written into a pooled parameter buffer: nothing bound, kept or made per call); else the key is
 looked up in :data:`bound_launches` and the layout in ``_layouts`` (else re-pointed by
-:func:`rebound`); on a hit it enqueues the launch on the stream's handle itself.
+:func:`rebound`); on a hit it enqueues the launch on the stream's handle itself.  Where the compiled launcher module
+builds (:mod:`tileorch.runtime.c_launch`) and the pattern has a generated reader, the kernel's hot
+launcher is a ``c_launch.Memo`` in front of the generated one: a repeat of
+the last call the generated one launched through a bound launch (which it records) is checked and
+launched in C, anything else is the generated one's.
 
 Nothing here touches the GPU or imports torch.
 """
@@ -151,13 +155,52 @@ def learn(kernel: Any, args: Any) -> None:
         _readers[kernel] = read
     except TypeError:  # an unhashable kernel: its calls never have a bound launch either
         return
-    hot = hot_launchers[kernel] = _hot_makers[by](kernel)  # a new hot launcher: no last call yet
+    hot = hot_launchers[kernel] = _hot(by, pattern, kernel)  # a new hot launcher: no last call yet
     if last_hot[0][0] is kernel:
         last_hot[0] = (kernel, hot)
     while len(_readers) > READERS_MAX:
         del _readers[next(iter(_readers))]
     while len(hot_launchers) > READERS_MAX:
         del hot_launchers[next(iter(hot_launchers))]
+
+
+def _memo_kinds(pattern: tuple[type, ...]) -> bytes | None:
+    """The kinds :class:`tileorch.runtime.c_launch` ``Memo`` reads the arguments of ``pattern`` as
+    (``T`` a torch tensor, ``c`` an array read through ``__cuda_array_interface__``, ``f`` a float,
+    ``i`` an int or bool), or None for a pattern with a scalar subclass (no generated reader)."""
+    kinds = []
+    for t in pattern:
+        if t is float:
+            kinds.append("f")
+        elif t is int or t is bool:
+            kinds.append("i")
+        elif _tensor_class(t):
+            kinds.append("T")
+        elif issubclass(t, (int, float)):  # a scalar subclass: no generated reader either
+            return None
+        else:  # read through __cuda_array_interface__, as the generated reader reads it
+            kinds.append("c")
+    return "".join(kinds).encode()
+
+
+def _hot(by: tuple, pattern: tuple[type, ...], kernel: Any) -> Callable[..., Any]:
+    """A new hot launcher of ``kernel`` for ``pattern``: the generated Python one, behind the
+    compiled launcher module's ``Memo`` where that module is there and reads the pattern (a
+    repeat of the last call the Python one launched through a bound launch is checked and
+    launched in C; anything else goes to the Python one, which records what it launches)."""
+    kinds = _memo_kinds(pattern)
+    c = None
+    if kinds is not None:
+        from tileorch.runtime import c_launch
+
+        c = c_launch.module()
+    if c is None:
+        return _hot_makers[by](kernel)
+    memo = c.Memo(pattern, kinds, _TORCH_STREAM_TYPES)
+    hot = _hot_makers[by](kernel, memo.record)
+    memo.attach(hot)
+    memo.python = hot
+    return memo
 
 
 def _tensor_class(t: type) -> bool:
@@ -274,7 +317,7 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
         + body("            ", "            return key\n", "return None")
         + "    return call_key(kernel, grid, args, arch, schedule, tiles)\n"
         + split
-        + "def make(kernel):\n"
+        + "def make(kernel, record=None):\n"
         "    # the last call launched (one tuple: read whole): its hk (_hot_facts), its launch, its grid\n"
         "    # (checked then), its layout's launch through pointers (keep_layout's go), the layout's\n"
         "    # alignments and what checks the arrays' overlaps (_hot_found)\n"
@@ -371,7 +414,9 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
     if not pointers:
         return (f"{i}if hk == entry[0]:\n"
                 f"{i}    launch = entry[1]\n"
+                f"{i}    fresh = False\n"
                 f"{i}else:\n"
+                f"{i}    fresh = True\n"
                 f"{i}    key = hk\n"
                 f"{i}    try:\n"
                 f"{i}        launch = bound_get(key)\n"
@@ -382,7 +427,9 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
                 f"{i}        if launch is None:\n"
                 f"{i}            return key\n"
                 f"{i}    last = (hk, launch, grid, None, None, None, None, None, None)\n"
-                + stream + f"{i}launch(handle)\n{i}return True\n")
+                + stream + f"{i}if fresh and record is not None:  # (the C memo of this call, c_launch.Memo)\n"
+                f"{i}    record(stream, grid, args, arch, schedule, tiles, launch, stream if stream is streamed[0] else None, "
+                "handle, None)\n" + f"{i}launch(handle)\n{i}return True\n")
     qs = [f"q{j}" for j in range(len(pointers))]
     # (a null pointer never takes a re-pointed launch: the full path refuses it for a non-empty array)
     ints = " and ".join(f"type({q}) is int and {q}" for q in qs)
@@ -410,7 +457,9 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
     ptrs = f"({', '.join(qs)},)"
     return (f"{i}if hk == entry[0]:\n"
             f"{i}    launch = entry[1]\n"
+            f"{i}    fresh = False\n"
             f"{i}else:\n"
+            f"{i}    fresh = True\n"
             f"{i}    if (entry[3] is not None and facts == entry[0][{len(qs)}] and {ints}\n"
             f"{i}            and {' and '.join(f'{q} & (mv := entry[7])[{2 * j}] == mv[{2 * j + 1}]' if j == 0 else f'{q} & mv[{2 * j}] == mv[{2 * j + 1}]' for j, q in enumerate(qs))}\n"
             f"{i}            and {same} and (ptrs := {ptrs}) != entry[8]):\n"
@@ -437,6 +486,9 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
             f"{i}    elif found is not None:\n"
             f"{i}        last = (({'None, ' * len(qs)}facts), None, grid, {moved})\n"  # equal to no call's hk
             + streamed_source(i + "        ")
+            + f"{i}        if record is not None:  # (the C memo of this call: launched through its layout)\n"
+            f"{i}            record(stream, grid, args, arch, schedule, tiles, None, "
+            "stream if stream is streamed[0] else None, handle, found)\n"
             + f"{i}        found[3](handle, {ptrs})\n"
             f"{i}        return True\n"
             f"{i}    else:\n"
@@ -445,6 +497,9 @@ def _hot_found(n: int, pointers: list[int], indent: str) -> str:
             f"{i}            return key\n"
             f"{i}        last = (hk, launch, grid, None, None, None, None, None, None)\n"
             + stream
+            + f"{i}if fresh and record is not None:  # (the C memo of this call and its layout, c_launch.Memo)\n"
+                f"{i}    record(stream, grid, args, arch, schedule, tiles, launch, stream if stream is streamed[0] else None, "
+                "handle, found)\n"
             + f"{i}launch(handle)\n"
             f"{i}return True\n")
 
@@ -468,23 +523,40 @@ def generic_hot(kernel: Any, stream: Any, grid: Any, args: Any, arch: str, sched
     launch = _lookup(key)
     if not launch:
         return key if launch is None else None
-    t = type(stream)
-    launch(stream if t is int else stream.cuda_stream if t in _TORCH_STREAM_TYPES else stream_handle(stream))
+    if type(stream) is int:
+        launch(stream)
+        return True
+    held = _generic_streamed[0]
+    if stream is held[0]:
+        launch(held[1])
+        return True
+    handle = stream_handle(stream)  # a new stream object: its device checked (device 0), once
+    if type(stream) in _TORCH_STREAM_TYPES:  # a torch stream's handle is fixed for its life
+        _generic_streamed[0] = (stream, handle)
+    launch(handle)
     return True
 
 
 _TORCH_STREAM_TYPES: set[type] = set()  # torch.cuda.Stream and ExternalStream, once seen
+# generic_hot's last torch stream object and its handle (one tuple, read and replaced whole): the same
+# object again is not read (nor its device checked) again; a new one goes through stream_handle
+_generic_streamed: list[tuple[Any, int]] = [(None, 0)]
 
 
 def _require_stream_on_device_0(stream: Any) -> None:
     """Kernels run on device 0 (as its arrays must be): a stream object that says it belongs to
-    another device (torch's ``device_index``, or a ``device`` with an ``index``) is refused with a
+    another device (torch's ``device_index``, cupy's ``device_id``, or a ``device`` with an ``index`` or a
+    ``device_id``: cuda.core's) is refused with a
     ValueError; the driver would reject the launch into another context's stream, or order it
     after nothing the user meant.  Objects that do not say (ints, CUstreams) pass."""
-    index = getattr(stream, "device_index", None)
+    index = getattr(stream, "device_index", None)  # torch
     if index is None:
-        device = getattr(stream, "device", None)
+        index = getattr(stream, "device_id", None)  # cupy
+    if index is None:
+        device = getattr(stream, "device", None)  # a device object: torch's index, cuda.core's / cupy's device_id
         index = device if isinstance(device, int) else getattr(device, "index", None)
+        if index is None:
+            index = getattr(device, "device_id", None)
     if isinstance(index, int) and not isinstance(index, bool) and index != 0:
         raise ValueError(f"stream {stream!r} is on cuda:{index}; tileorch.cutile.launch runs kernels on device 0 "
                          "(cuda:0): launch on a stream of device 0 (torch.cuda.current_stream(0)), or make the GPU "
@@ -633,4 +705,5 @@ def clear() -> None:
     hot_launchers.clear()
     _hot_makers.clear()
     last_hot[0] = (None, None)
+    _generic_streamed[0] = (None, 0)
     _layouts.clear()

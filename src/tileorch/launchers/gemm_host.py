@@ -670,7 +670,7 @@ class PreparedGemm:
 
         self._direct, self.path_reason = direct(self._drv, self._function, tuple(self.grid), (cfg.threads, 1, 1),
                                                 cfg.smem_bytes, (cfg.cluster_m, 1, 1), self._label)
-        self.path = "cuda-python" if self._direct is None else "ctypes"
+        self.path = "cuda-python" if self._direct is None else self._direct.path
 
     STREAMS_MAX = 16  # launch configurations kept (one per stream handle)
 

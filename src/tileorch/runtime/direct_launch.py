@@ -10,14 +10,18 @@ table; a call is one foreign call of ``cuLaunchKernelEx`` and a test of the CUre
 (non-zero: :class:`~tileorch.runtime.errors.CudaError` with ``cuGetErrorName`` /
 ``cuGetErrorString``, as :func:`tileorch.runtime.driver.check` raises it).
 
-Which path (:func:`library`): the ctypes one when the driver module in use is the
-``cuda.bindings.driver`` that :func:`tileorch.runtime.driver.api` loaded (never a test's
-stand-in: its handles are no driver handles), ``libcuda.so.1`` loads through
-``ctypes.CDLL`` and ``TILEORCH_LAUNCH_CTYPES`` is not ``0`` (read when a launch is bound);
-otherwise cuda-python's ``cuLaunchKernelEx``, and :func:`why_not` says why.  Each launcher built says which path it
-takes in its ``path`` attribute (``"ctypes"`` or ``"cuda-python"``) and why in ``path_reason``.
-Tests hand in a stand-in library with :func:`use_library` (taken whatever the driver module,
-unless ``TILEORCH_LAUNCH_CTYPES=0``).
+Which path (:func:`path_of`): with ``TILEORCH_LAUNCH_CTYPES`` unset, the compiled C launcher
+(:mod:`tileorch.runtime.c_launch`: one C call into libcuda's ``cuLaunchKernelEx``, the cheapest
+call measured on the CPU) where ``TILEORCH_LAUNCH_C=1`` (opt-in until measured on a GPU) and it
+builds, else cuda-python's binding; ``TILEORCH_LAUNCH_CTYPES=1`` the
+ctypes call, ``=0`` cuda-python's binding.  The C launcher and the ctypes call are taken only
+when the driver module in use is the ``cuda.bindings.driver`` that
+:func:`tileorch.runtime.driver.api` loaded (never a test's stand-in: its handles are no driver
+handles) and ``libcuda.so.1`` loads through ``ctypes.CDLL``; otherwise cuda-python's
+``cuLaunchKernelEx``, and :func:`why_not` says why.  Each launcher built says which path it takes
+in its ``path`` attribute (``"c"``, ``"ctypes"`` or ``"cuda-python"``) and why not a cheaper one
+in ``path_reason``.  Tests hand in a stand-in library with :func:`use_library` (taken whatever
+the driver module, unless ``TILEORCH_LAUNCH_CTYPES=0``).
 
 ``cuLaunchKernelEx`` is the plain symbol (the legacy default stream for handle 0), the one
 cuda-python binds unless ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM`` asks for the per-thread
@@ -42,9 +46,6 @@ from tileorch import settings
 from tileorch.runtime.errors import CudaError
 
 ENV = "TILEORCH_LAUNCH_CTYPES"
-# the path when ENV is unset: "1" ctypes, "0" cuda-python's binding (the settings table's default: the ctypes
-# call measured no cheaper, see the module docstring)
-DEFAULT = settings.SETTINGS[ENV].default
 CLUSTER_DIMENSION = 4  # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (cuda.h)
 STREAMS_MAX = 16  # launch configurations kept per launcher (one per stream handle)
 
@@ -84,29 +85,50 @@ _load_error = ""
 _injected: Any = None
 
 
-def _switched_off() -> bool:
-    return settings.value(ENV) == "0"
+def _switch() -> str | None:
+    """``TILEORCH_LAUNCH_CTYPES``: "1" (ctypes), "0" (cuda-python's binding) or None (unset: the C launcher)."""
+    return settings.asked(ENV)
 
 
-def _off_reason() -> str:
-    """Why the switch keeps the ctypes path off: set to 0, or unset with the default off."""
-    return f"{ENV}=0" if ENV in os.environ else f"the default (cuda-python's binding measured cheaper; {ENV}=1: ctypes)"
+def _no_c_reason(why: str) -> str:
+    return (f"the C launcher is not taken ({why}); cuda-python's binding (measured cheaper than ctypes; {ENV}=1: "
+            "ctypes)")
 
 
 def library(drv: Any) -> Any | None:
-    """The libcuda whose ``cuLaunchKernelEx`` bound launches call for the driver module ``drv``,
-    or None for cuda-python's (:func:`why_not` says why)."""
+    """The libcuda whose ``cuLaunchKernelEx`` bound launches call (through the C launcher or
+    ctypes) for the driver module ``drv``, or None for cuda-python's (:func:`why_not` says why)."""
     if why_not(drv):
         return None
     return _injected if _injected is not None else _loaded
 
 
+def path_of(drv: Any) -> str:
+    """``"c"``, ``"ctypes"`` or ``"cuda-python"``: the path bound launches for ``drv`` take."""
+    if why_not(drv):
+        return "cuda-python"
+    return "ctypes" if _switch() == "1" else "c"
+
+
 def why_not(drv: Any) -> str:
-    """Why bound launches for the driver module ``drv`` do not take the ctypes path ('' when
-    they do); loads libcuda once when asked the first time."""
+    """Why bound launches for the driver module ``drv`` take cuda-python's binding ('' when they
+    take the C launcher or the ctypes call); loads libcuda once when asked the first time, and
+    builds the C launcher (:func:`tileorch.runtime.c_launch.module`) when the switch is unset."""
+    switch = _switch()
+    if switch == "0":
+        return f"{ENV}=0"
+    why = _library_why_not(drv)
+    if why or switch == "1":
+        return why
+    from tileorch.runtime import c_launch
+
+    why = c_launch.why_not()
+    return _no_c_reason(why) if why else ""
+
+
+def _library_why_not(drv: Any) -> str:
+    """Why no libcuda is called directly for ``drv`` ('' when one is)."""
     global _loaded, _load_error
-    if _switched_off():
-        return _off_reason()
     if _injected is not None:
         return ""
     if "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM" in os.environ:  # cuda-bindings < 13.2.1 took any value as 1
@@ -128,10 +150,12 @@ def why_not(drv: Any) -> str:
 
 def planned_path(load: Callable[[], Any] | None = None) -> tuple[str, str]:
     """(the path bound launches will take, why) as far as it is known without loading
-    cuda-python (``tileorch doctor``): the switches and whether libcuda loads through ctypes
-    (``load``: what opens it, ``ctypes.CDLL("libcuda.so.1")`` by default)."""
-    if _switched_off():
-        return "cuda-python", _off_reason()
+    cuda-python (``tileorch doctor``): the switches, whether libcuda loads through ctypes
+    (``load``: what opens it, ``ctypes.CDLL("libcuda.so.1")`` by default) and, with the switch
+    unset, whether the C launcher builds."""
+    switch = _switch()
+    if switch == "0":
+        return "cuda-python", f"{ENV}=0"
     if "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM" in os.environ:
         return "cuda-python", "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM is set"
     try:
@@ -139,7 +163,15 @@ def planned_path(load: Callable[[], Any] | None = None) -> tuple[str, str]:
         lib.cuLaunchKernelEx  # noqa: B018 - the symbol must be there
     except (OSError, AttributeError) as exc:
         return "cuda-python", f"libcuda could not be loaded through ctypes ({type(exc).__name__}: {exc})"
-    return "ctypes", f"libcuda's cuLaunchKernelEx called directly ({ENV}=0: cuda-python's)"
+    if switch == "1":
+        return "ctypes", f"libcuda's cuLaunchKernelEx called through ctypes ({ENV}=1; unset: the C launcher)"
+    from tileorch.runtime import c_launch
+
+    why = c_launch.why_not()
+    if why:
+        return "cuda-python", _no_c_reason(why)
+    return "c", (f"libcuda's cuLaunchKernelEx called by tileorch's compiled C launcher ({ENV}=1: ctypes, "
+                 f"{ENV}=0: cuda-python's binding, {c_launch.ENV}=0: no C launcher)")
 
 
 @contextmanager
@@ -212,13 +244,17 @@ def handle(function: Any) -> int | None:
 class DirectLaunch:
     """One kernel's launch through ``lib`` with its grid, block, dynamic shared memory and cluster:
     the function's handle and the ``CUlaunchConfig`` of each stream handle, made once and shared
-    by every :meth:`launcher` (a bound launch and its re-pointed copies)."""
+    by every :meth:`launcher` (a bound launch and its re-pointed copies).  With ``c`` (the
+    compiled launcher module, :mod:`tileorch.runtime.c_launch`) the launchers are its
+    ``Launcher`` objects (:attr:`path` ``"c"``), else ctypes calls (``"ctypes"``)."""
 
     def __init__(self, lib: Any, function: Any, raw: int, grid: tuple[int, int, int], block: tuple[int, int, int],
-                 smem: int, cluster: tuple[int, int, int] | None, label: str, device: Any = None):
+                 smem: int, cluster: tuple[int, int, int] | None, label: str, device: Any = None, c: Any = None):
         self.lib, self.grid, self.block, self.smem, self.cluster = lib, grid, block, smem, cluster
-        self.label, self.device = label, device
+        self.label, self.device, self.c = label, device, c
+        self.path = "ctypes" if c is None else "c"
         self.launch_ex = lib.cuLaunchKernelEx
+        self.raw = raw
         self.function = _Ref(raw)
         self.function.keep = function  # type: ignore[attr-defined]
         self.configs: dict[int, _Ref] = {}
@@ -245,12 +281,35 @@ class DirectLaunch:
         if result:
             raise error(self.lib, result, self.label)
 
+    def c_launcher(self, bound: Any, params: int, slots: Any = None, n_params: int = 0) -> Any:
+        """The compiled launcher (:mod:`tileorch.runtime.c_launch`) of this launch with the
+        parameter address table at ``params`` (``n_params`` entries); ``slots``: the parameters a
+        call ``launcher(stream, pointers)`` writes (None: ``launcher(stream=0)`` only).  It holds
+        ``bound`` (what owns the table and parameters) and says ``path`` ``"c"``."""
+        lib, label = self.lib, self.label
+
+        def fail(code: int) -> None:
+            raise error(lib, code, label)
+
+        launcher = self.c.Launcher(ctypes.cast(self.launch_ex, ctypes.c_void_p).value, self.raw, params or 0,
+                                   tuple(self.grid), tuple(self.block), self.smem,
+                                   None if self.cluster is None else tuple(self.cluster),
+                                   None if slots is None else tuple(slots), n_params,
+                                   self.device, fail, bound)
+        launcher.bound = bound
+        launcher.path = "c"
+        launcher.path_reason = ""
+        return launcher
+
     def launcher(self, bound: Any, params: int) -> Callable[[int], None]:
         """The function ``launch(stream=0)`` enqueuing the kernel on the stream handle ``stream``
         with the parameter address table at ``params`` (0: none): the stream's configuration,
         one ``cuLaunchKernelEx`` call, a non-zero CUresult raised as :func:`error` for the label;
         with a device, a poisoned context raises first.  ``launch.bound`` keeps ``bound`` (what
-        owns the parameters) alive; ``launch.path`` is ``"ctypes"``."""
+        owns the parameters) alive; ``launch.path`` is ``"c"`` (:meth:`c_launcher`) or
+        ``"ctypes"``."""
+        if self.c is not None:
+            return self.c_launcher(bound, params)
         launch_ex, fn, table, configs, config_for = self.launch_ex, self.function, _Ref(params or None), \
             self.configs, self.config
         lib, label, device = self.lib, self.label, self.device
@@ -283,4 +342,9 @@ def direct(drv: Any, function: Any, grid: tuple[int, int, int], block: tuple[int
     raw = handle(function)
     if raw is None:
         return None, f"the function {function!r} has no raw CUfunction handle"
-    return DirectLaunch(lib, function, raw, grid, block, smem, cluster, label, device), ""
+    c = None
+    if _switch() != "1":
+        from tileorch.runtime import c_launch
+
+        c = c_launch.module()
+    return DirectLaunch(lib, function, raw, grid, block, smem, cluster, label, device, c), ""

@@ -258,7 +258,7 @@ class BoundLaunch:
     :class:`ContextPoisoned` with the first cause), one ``CUlaunchConfig`` looked up by the stream
     handle (one per stream, made on its first launch and shared with the launch's re-pointed
     copies, :meth:`repointer`), the ``cuLaunchKernelEx`` call and the check of its result.  The
-    call goes straight into libcuda through ctypes where it can
+    call goes straight into libcuda through the compiled C launcher or ctypes where it can
     (:mod:`tileorch.runtime.direct_launch`), else through cuda-python's binding: :attr:`path`
     and :attr:`path_reason` say which and why (so do the launch functions' ``path`` attributes)."""
 
@@ -323,9 +323,10 @@ class BoundLaunch:
 
     @property
     def path(self) -> str:
-        """``"ctypes"`` when the launches go straight into libcuda (direct_launch.py), else
-        ``"cuda-python"``; :attr:`path_reason` says why not."""
-        return "cuda-python" if self._direct is None else "ctypes"
+        """``"c"`` (the compiled C launcher, c_launch.py) or ``"ctypes"`` when the launches go
+        straight into libcuda (direct_launch.py), else ``"cuda-python"``; :attr:`path_reason`
+        says why not."""
+        return "cuda-python" if self._direct is None else self._direct.path
 
     @property
     def path_reason(self) -> str:
@@ -395,6 +396,8 @@ class BoundLaunch:
             if self._sizes[slot] != 8:
                 raise ValueError(f"parameter {slot} of '{self.kernel.name}' has {self._sizes[slot]} bytes, not a "
                                  "pointer's 8")
+        if self._direct is not None and self._direct.c is not None:  # the C launcher: the call's own stack
+            return self._direct.c_launcher(self, self._params, tuple(slots), len(self._offsets))
         blob, n, m = self._blob, len(slots), len(self._offsets)
         origin, end = ctypes.addressof(blob), m + len(slots)
         table = [origin + o for o in self._offsets]

@@ -72,7 +72,9 @@ def chained_launch(record, grid, params: list, ctas: int = 2) -> tuple[list, lis
     values: ``params`` followed, for a persistent kernel, by the grid; the CTA ids to run; the
     launch grid).  One CTA per program instance, or for a persistent kernel (``record["persistent"]``)
     ``ctas`` CTAs (at most one per instance), each running its instances in turn."""
-    grid = tuple(grid) + (1,) * (3 - len(grid))
+    from tileorch.transforms.tileas.split_chains import scaled_grid
+
+    grid = scaled_grid(record, tuple(grid) + (1,) * (3 - len(grid)))  # (tileas-split-chains: G programs each)
     if not record.get("persistent"):
         return list(params), [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])], grid
     n = max(1, min(ctas, grid[0] * grid[1] * grid[2]))

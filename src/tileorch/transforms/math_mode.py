@@ -14,7 +14,8 @@ default is ``full`` and whose ``approx`` asks for the fast hardware approximatio
 ``TILEORCH_MATH=approx`` (read at each compile, part of the disk-cache key) takes the ``approx``
 forms for every such op, as ``--use_fast_math`` does for CUDA C++: a program-wide speed switch.  An
 op that carries ``rounding = "approx"`` (the program's ``rounding_mode=APPROX``) takes it always.
-:func:`math_remarks` names the choice for each kind of op a module holds.
+:func:`math_remarks` names the choice for each kind of op the compiled kernel holds (counted after the passes
+that mark softmax terms: the remark describes the final kernel).
 
 An ``exp`` that carries :data:`SUM_TERM` takes the ``approx`` form too: a term of a running sum of
 exponentials whose argument is at most 0 (or NaN), marked by ``tileaa-hoist-online-softmax`` under
@@ -68,19 +69,50 @@ def _is_f64(op: Operation) -> bool:
     return getattr(getattr(typ, "element_type", typ), "name", "") == "f64"
 
 
-def math_remarks(module: Operation) -> list[str]:
-    """``remark:`` lines naming the form each kind of :data:`APPROX_KINDS` op in ``module`` takes
-    (and why: the default, the program's ``rounding_mode=APPROX``, or ``TILEORCH_MATH=approx``)."""
-    seen: dict[tuple[str, bool], int] = {}
+SUM_TERM_WHY = ("a softmax term whose argument is at most 0: tileaa-sum-after-max / tileaa-hoist-online-softmax, "
+                "TILEORCH_ONLINE_SOFTMAX_EXP=ex2")
+CHAINED_EXP_WHY = "the chained loop's online-softmax exp, TILEORCH_ATTN_SOFTMAX_EXP=ex2"
+
+
+def math_counts(module: Operation) -> dict[tuple[str, object, str], int]:
+    """The :data:`APPROX_KINDS` ops of ``module`` counted by ``(kind, form, why)``: ``form`` False (full
+    precision), True (the fast form) or ``"f64"``; ``why`` the reason the form was taken (the default,
+    ``TILEORCH_MATH=approx``, the program's ``rounding_mode=APPROX``, a softmax sum's term)."""
+    seen: dict[tuple[str, object, str], int] = {}
+    env = approx_math()
     for op in module.walk():
         kind = APPROX_KINDS.get(op.name)
-        if kind is not None:
-            key = (kind, "f64" if _is_f64(op) and (kind, "f64") in FORMS else takes_approx(op))
-            seen[key] = seen.get(key, 0) + 1
-    out = []
-    for (kind, approx), count in sorted(seen.items(), key=str):
-        why = "float64: no fast form" if approx == "f64" else \
-            (f"{MATH_ENV}=approx" if approx_math() else "the program's rounding_mode=APPROX") if approx else \
-            f"{MATH_ENV}=approx or rounding_mode=APPROX takes the fast form"
-        out.append(f"remark: {kind}: {count} op(s) computed by {FORMS[(kind, approx)]} ({why})")
-    return out
+        if kind is None:
+            continue
+        rounding = getattr(op, "rounding", None)
+        if _is_f64(op) and (kind, "f64") in FORMS:
+            key = (kind, "f64", "float64: no fast form")
+        elif env:
+            key = (kind, True, f"{MATH_ENV}=approx")
+        elif rounding is not None and rounding.data.startswith("approx"):
+            key = (kind, True, "the program's rounding_mode=APPROX")
+        elif SUM_TERM in op.attributes:
+            key = (kind, True, SUM_TERM_WHY)
+        else:
+            key = (kind, False, f"{MATH_ENV}=approx or rounding_mode=APPROX takes the fast form")
+        seen[key] = seen.get(key, 0) + 1
+    return seen
+
+
+def math_remarks(module: Operation | None = None, counts: dict | None = None, ex2_terms: int = 0) -> list[str]:
+    """``remark:`` lines naming the form each kind of :data:`APPROX_KINDS` op takes in the kernel the
+    compile produces, and why: ``counts`` (:func:`math_counts`, taken before a lowering that consumes the
+    ops) or :func:`math_counts` of ``module``.  The caller counts the kernel as it is finally lowered (the
+    SIMT path after the passes that mark softmax terms); ``ex2_terms`` full-precision f32 exps that the
+    chained kernel's loop takes as ``ex2.approx`` (its record's ``loop_softmax_exp``) are moved to the fast
+    form."""
+    seen = dict(math_counts(module) if counts is None else counts)
+    full = next((k for k in seen if k[0] == "exp" and k[1] is False), None)
+    if ex2_terms and full is not None:
+        moved = min(ex2_terms, seen[full])
+        seen[full] -= moved
+        if not seen[full]:
+            del seen[full]
+        seen[("exp", True, CHAINED_EXP_WHY)] = seen.get(("exp", True, CHAINED_EXP_WHY), 0) + moved
+    return [f"remark: {kind}: {count} op(s) computed by {FORMS[(kind, form)]} ({why})"
+            for (kind, form, why), count in sorted(seen.items(), key=str)]

@@ -1,6 +1,27 @@
-// RUN: env TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
-// RUN: env TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
+// RUN: env TILEORCH_ATTN_PERSISTENT=0 TILEORCH_ATTN_K_AHEAD=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
+// RUN: env TILEORCH_ATTN_PERSISTENT=0 TILEORCH_ATTN_K_AHEAD=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
+// RUN: env TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=KA
+// KA (the default, TILEORCH_ATTN_K_AHEAD): tile 0's K prologue before the loop (after its own full
+// wait), then in the loop, after tile j's full wait and first dot's WGMMAs, tile j+1's full wait
+// (under scf.if j + 1 < n) and its K prologue, while tile j's first dot runs.
+// KA:      func.func @chained_dots_64x64x64_64_f16(
+// KA-SAME: k_ahead = true
+// KA-SAME: TILEORCH_ATTN_K_AHEAD
+// KA:      nvvm.barrier id = %qp_bar number_of_threads = %c128
+// KA:      scf.if %ka_any {
+// KA:        nvvm.mbarrier.try_wait.parity %ka0fbar, %ka0ph
+// KA:        %kr_st = arith.trunci %ka0st_l : i64 to i32
+// KA:        "rsqrt.approx.f32 $0, $1;"
+// KA:      scf.for %j =
+// KA:        nvvm.mbarrier.try_wait.parity %fbar, %ph
+// KA-NOT:    rsqrt.approx
+// KA:        nvvm.wgmma.mma_async
+// KA:        scf.if %ka_more {
+// KA:          nvvm.mbarrier.try_wait.parity %kafbar, %kaph
+// KA:          "rsqrt.approx.f32 $0, $1;"
+// KA:          nvvm.fence.proxy <async.shared>, space = <cta>
+
 // QK-norm (tileorch.testing.user_programs6.attn_qk_norm, as convert-cudatile-to-tileaa emits it): Q and
 // each K tile RMS-normalised over the head dim with a weight vector before the scores.  Both are
 // rowwise operand prologues of the chained tier (chained_dots.QPrologue.rowwise): after Q's wait,

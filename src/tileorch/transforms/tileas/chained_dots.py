@@ -128,8 +128,15 @@ OVERLAP_ENV = "TILEORCH_ATTN_OVERLAP"
 
 
 def k_ahead_enabled() -> bool:
-    """``TILEORCH_ATTN_K_AHEAD=1`` (default off): the plain loop's K prologue one tile ahead."""
+    """``TILEORCH_ATTN_K_AHEAD`` (default ``1`` since session 33, when ``tileorch check`` proved its loop):
+    the plain loop's K prologue one tile ahead; ``0``: in the tile's own iteration."""
     return settings.value("TILEORCH_ATTN_K_AHEAD") == "1"
+
+
+K_AHEAD_MIN_STAGES = 2
+"""The K-ahead loop holds tiles ``j`` and ``j + 1`` at once (tile j + 1 waited for while tile j is
+read): on one stage it waits for a tile the producer cannot load (``tileorch check`` finds the
+deadlock, tests/unit/test_kahead_check.py)."""
 
 
 def overlap_enabled() -> bool:
@@ -646,7 +653,11 @@ class ChainedKernel:
     alone."""
     tile_stores: list = field(default_factory=list)
     """The accumulator tiles' stores after the loop (several second dots: each ``[tm, dv]`` tile
-    stored; else ``[store]``)."""
+    stored; else ``[store]``; none when :attr:`rows_only`)."""
+    rows_only: bool = False
+    """The program stores row vectors only (its loop's one dot only reduced: ``tileas-row-statistics-chain``
+    added a second dot nothing reads): :attr:`store` is the first row vector's store, the epilogue stores the row
+    vectors and no tile."""
     a0s: list = field(default_factory=list)
     """Each first dot's own A tile (``a0`` first) when the first dots read different loop-invariant
     A tiles (FlashAttention's backward dQ: ``S = Q K^T`` and ``dP = dO V^T``): each loaded once
@@ -668,6 +679,8 @@ class ChainedKernel:
     row_prefetched: int = 0
     k_ahead: bool = False
     """The plain loop applied tile j+1's K prologue while tile j's first dot ran (``TILEORCH_ATTN_K_AHEAD``)."""
+    k_ahead_off: str | None = None
+    """Why a K prologue asked to run one tile ahead runs in its tile's own iteration (a remark)."""
     """The loads :func:`~tileorch.transforms.tileas.loop_row_prefetch.hoist` moved before the wait for S."""
     launch_grid: list | None = None
     """The launch grid's extents (the persistent kernel's grid parameters) where the program's ``num_programs``
@@ -975,12 +988,17 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     tiles = [x for x in stores if squeezed(x) == [tile_rows, dv]]
     st = tiles[0] if tiles else stores[0]
     tile_stores = tiles if len(seconds) > 1 and tiles else [st]  # several accumulators: each tile stored
+    from tileorch.transforms.tileas.row_statistics_chain import ATTR as UNREAD_SECOND
+
+    rows_only = not tiles and UNREAD_SECOND in kernel.attributes  # (the second dot's result unread: row vectors)
+    if rows_only:
+        tile_stores = []
     row_stores = [(x, _row_vector(x, tile_rows)) for x in stores if all(x is not t for t in tile_stores)]
     for o in kernel.walk():  # the lowering evaluates values: effects other than the stores are lost
         if any(w in o.name for w in ("atomic", "print", "assert", "store")) and o not in stores:
             _fail(o, f"'{o.name}' in a chained-dots kernel is not supported yet")
     shape = list(st.tile.type.get_shape())
-    if squeezed(st) != [tile_rows, dv]:
+    if squeezed(st) != [tile_rows, dv] and not rows_only:
         _fail(st, f"the stored tile {shape} is not the [{tile_rows}, {dv}] accumulator tile")
     if row_stores and _store_group(st) is not None:
         _fail(row_stores[0][0], "a row vector stored beside an accumulator tile whose rows run along two dimensions "
@@ -1026,6 +1044,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     # the second dot's B is a first dot's tile (one load): read in the stage, not loaded twice
     ck.b2_in_b1 = next((k for k, b in enumerate(b1s) if b.load is b2.load), -1)
     ck.tile_stores = tile_stores
+    ck.rows_only = rows_only
     if len(seconds) > 1:
         _several_seconds(ck, [*others, b2], seconds)
     if ck.k1 > 1 and len(seconds) == 1:  # several second dots: _several_seconds's budget
@@ -2528,6 +2547,10 @@ class _Site:
         # the accumulator tile's first global row/column (loads aligned with the store read there)
         st = self.store
         tile = ints(st.view.type.tile)
+        if self.ck.rows_only:  # a row vector's store: its rows' dimension, no columns
+            r = max(i for i, x in enumerate(st.tile.type.get_shape()) if x != 1)
+            low.env.origin = [e.mul_i(low._i32(low.scalar(st.indices[r])), e.const(tile[r])), e.const(0)]
+            return
         low.env.origin = [e.mul_i(low._i32(low.scalar(st.indices[d])), e.const(tile[d]))
                           for d in (_store_rows_dim(st), len(st.indices) - 1)]
 
@@ -2570,7 +2593,9 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
     for pro, which, how in ((ck.q_prologue, "Q", "in place to the Q tile after its load, each consumer warp group "
                              "its 64 rows (two threads per row)"),
                             (ck.b_prologue, "K", "in place to each K tile in its ring stage by every consumer "
-                             "thread, then a barrier of the consumers; the loop runs without overlap")):
+                             "thread, then a barrier of the consumers; " + (
+                                 "tile j+1's while tile j's first dot runs (TILEORCH_ATTN_K_AHEAD)" if ck.k_ahead
+                                 else "the loop runs without overlap"))):
         if pro is not None and pro.rowwise:
             out.append(format_error(pro.top.owner, f"chained-dots tier (TMA + WGMMA): this {which} operand, computed "
                                                    "from its tile with row reductions, is applied " + how + " "
@@ -2666,7 +2691,10 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
         pp_bar, pp_next, pp_has = kb.pingpong_before(n_tiles)
     threads = kb.ci[kb.plan.consumer_threads]
     # TILEORCH_ATTN_K_AHEAD: tile j+1's K prologue while tile j's first dot runs (tile 0's before the loop)
-    k_ahead = ck.b_prologue is not None and k_ahead_enabled() and kb.plan.stages >= 2
+    k_ahead = ck.b_prologue is not None and k_ahead_enabled() and kb.plan.stages >= K_AHEAD_MIN_STAGES
+    if ck.b_prologue is not None and k_ahead_enabled() and not k_ahead:
+        ck.k_ahead_off = (f"the K/V ring has {kb.plan.stages} stage(s): the loop would hold tiles j and j+1 at once "
+                          f"(at least {K_AHEAD_MIN_STAGES})")
 
     def k_prologue_of(j: SSAValue, pre: str) -> None:
         """Wait for tile ``j``'s full barrier and apply the K prologue to its stage."""
@@ -3898,9 +3926,13 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 sides.append(Region(side.tmp))
             at.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
 
-        whole = _packed_store_test(s.low, st) if packed_epilogue_enabled() and keep is None else None
-        fast = _row_divided(ck, site_of, s, rows, cols) if row_div and st is ck.store else None
-        if fast is None:
+        whole = (_packed_store_test(s.low, st) if packed_epilogue_enabled() and keep is None and not ck.rows_only
+                 else None)
+        fast = (_row_divided(ck, site_of, s, rows, cols) if row_div and st is ck.store and not ck.rows_only
+                else None)
+        if ck.rows_only:
+            pass  # (no tile: the row vectors below)
+        elif fast is None:
             tile_stores(s, exact)
         else:  # the divisions by per-row reciprocals where every operand is in range, else div.rn
             values, in_range = fast
@@ -3985,6 +4017,12 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                          **({"group_dim": o.group_dim, "group": o.group} if o.group_dim >= 0 else {})}
                         for o in _tmap_operands(ck)],
               "guards": _stage_guards(ck, plan)}
+    from tileorch.transforms.tileas.split_chains import GRID_SPLIT
+
+    if GRID_SPLIT in kernel.attributes:  # G chains of one program: G launched programs each (tileas-split-chains)
+        record["grid_split"] = [int(x) for x in kernel.attributes[GRID_SPLIT].get_values()]
+    if ck.rows_only:
+        record["unread_second_dot"] = True
     if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters
         record["persistent"] = {"q_slots": plan.q_slots}
         if plan.ctas_per_sm > 1:
@@ -4041,6 +4079,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["loop_row_prefetch"] = ck.row_prefetched
     if ck.k_ahead:
         record["k_ahead"] = True
+    elif ck.k_ahead_off:
+        record["k_ahead_off"] = ck.k_ahead_off
     for what, asked in (("late", late_rescale_enabled()), ("skip", skip_rescale_enabled()),
                         ("pack", late_pack_enabled())):
         key = "late_pack" if what == "pack" else f"{what}_rescale"

@@ -854,6 +854,12 @@ def _loop_carried_acc(dot: Operation, limit: int = 64) -> bool:
     return False
 
 
+F16_ACCUMULATOR_REMARK = ("this dot's f16 accumulator is kept in f32 by the WGMMA kernel (each K step accumulated "
+                          "in f32, rounded to f16 once where the epilogue reads it): at least as accurate as f16 "
+                          "accumulation, not bit for bit the same")
+"""The located remark of a dot whose accumulator is f16 (the tier's WGMMAs accumulate in f32)."""
+
+
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     """Read the tier's warp-specialized dot kernel; a located error says why one cannot be lowered."""
 
@@ -1307,6 +1313,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                                     "an empty range runs the second dot on the program's ops of the zero accumulator")
     if k_remark:
         dk.remarks.append(k_remark)
+    acc_elt = getattr(dot.results[0].type, "element_type", None)
+    if isinstance(acc_elt, Float16Type):  # (the epilogue reads the f32 registers rounded: epilogue.py)
+        dk.remarks.append(format_error(dot, F16_ACCUMULATOR_REMARK, "remark"))
     if dk.batch_exprs is not None:
         walk = ("the scheduler walks the launch grid (the batch indices read program ids 0 / 1 or the grid's "
                 "extents)" if dk.batch_grid else "the scheduler walks the launch grid (the tile coordinates are "

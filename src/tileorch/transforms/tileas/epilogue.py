@@ -606,6 +606,9 @@ class EpilogueLowering:
             dyn_shape, dyn_strides = iter(op.shape), iter(op.strides)
 
             def resolve(static: int, dyn) -> SSAValue:
+                if static >= 2**31:  # (an i32 constant: the epilogue's index arithmetic is 32-bit, as the SIMT path's)
+                    raise unsupported(op, f"reads an array with a static size or stride of {static}, past the "
+                                          "32-bit index arithmetic of the epilogue")
                 return e.const(static) if static >= 0 else self._i32(self.scalar(next(dyn)))
 
             return Memref(self.scalar(op.ptr), mt.element, [resolve(s, dyn_shape) for s in mt.get_shape()],

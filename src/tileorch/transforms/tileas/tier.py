@@ -24,6 +24,8 @@ TILEAS_PASSES = (
     "tileas-transpose-computed-operand",
     "tileas-reroll-unrolled-loops",
     "tileas-flatten-nested-k-loops",
+    "tileas-split-chains",
+    "tileas-row-statistics-chain",
     "tileas-column-loop-to-tiles",
     "tileas-program-loop-to-tiles",
     "tileas-unpeel-k-loop",

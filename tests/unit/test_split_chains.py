@@ -1,0 +1,71 @@
+"""tileas-split-chains and tileas-row-statistics-chain on the FileCheck tests' input modules: an analysis that fails
+(a tileorch bug) leaves the program as written with a warning, not an internal error of the tier; the plan of the
+two-heads module (its groups, carried positions, varying indices)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("xdsl")
+
+PASSES = Path(__file__).resolve().parents[1] / "filecheck" / "tileas" / "passes"
+
+
+def _module(name: str, index: int = 0):
+    from xdsl.parser import Parser
+
+    from tileorch.registry import make_context
+
+    text = (PASSES / name).read_text().split("// -----")[index]
+    return Parser(make_context(), text).parse_module()
+
+
+def test_two_heads_plan():
+    from tileorch.transforms.tileas import split_chains as sc
+
+    m = _module("split_chains.mlir")
+    fn = next(o for o in m.walk() if o.name == "nv_tileaa.func")
+    p = sc.plan(fn)
+    assert p.count == 2 and p.positions == [{0}, {1}]
+    assert sorted(p.varying.values()) == [1, 1, 1, 1]  # Q, K, V loads and the store: head 2p + part
+    assert sc.scaled_grid({"grid_split": [0, 2]}, (3, 4, 5)) == (6, 4, 5)
+    assert sc.scaled_grid({}, (3, 4, 5)) == (3, 4, 5)
+
+
+def test_failed_analysis_leaves_the_program_with_a_warning(monkeypatch):
+    from tileorch.transforms.tileas import row_statistics_chain as rs
+    from tileorch.transforms.tileas import split_chains as sc
+
+    def boom(fn):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(sc, "plan", boom)
+    monkeypatch.setattr(rs, "match", boom)
+    for module, remarks, run in ((_module("split_chains.mlir"), sc.split_chains_remarks, sc.split_chains),
+                                 (_module("row_statistics_chain.mlir"), rs.row_statistics_remarks,
+                                  rs.row_statistics_chain)):
+        before = str(module)
+        (warning,) = remarks(module)
+        assert warning.startswith("warning: internal error in tileas-") and "RuntimeError: boom" in warning
+        assert run(module) == 0 and str(module) == before
+
+
+def test_switches_leave_the_programs_as_written(monkeypatch):
+    """``TILEORCH_ATTN_SPLIT_CHAINS=0`` / ``TILEORCH_ATTN_UNREAD_SECOND_DOT=0``: neither pass rewrites (the programs
+    then take the SIMT path, as before session 33)."""
+    from tileorch.transforms.tileas import row_statistics_chain as rs
+    from tileorch.transforms.tileas import split_chains as sc
+
+    monkeypatch.setenv(sc.ENV, "0")
+    monkeypatch.setenv(rs.ENV, "0")
+    for module, remarks, run in ((_module("split_chains.mlir"), sc.split_chains_remarks, sc.split_chains),
+                                 (_module("row_statistics_chain.mlir"), rs.row_statistics_remarks,
+                                  rs.row_statistics_chain)):
+        before = str(module)
+        assert remarks(module) == [] and run(module) == 0 and str(module) == before
+    monkeypatch.setenv(sc.ENV, "1")
+    monkeypatch.setenv(rs.ENV, "1")
+    assert sc.split_chains(_module("split_chains.mlir")) == 1
+    assert rs.row_statistics_chain(_module("row_statistics_chain.mlir")) == 1
