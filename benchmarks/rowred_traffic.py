@@ -53,6 +53,28 @@ def _cases(rows: int):
     for width in (32000, 4096):
         cases[f"cross_entropy_fwd_mean_atomic_v{width}"] = _benchmark_ce_case(rng, rows, width, bf16r)
 
+    # the cross entropy forward + backward (sweep 10; memory_bound.py's probe_ce_fwd_bwd_*): the row's online lse,
+    # then a second loop writing the bf16 gradient (the row kept in shared memory by default)
+    vb = 8192
+    fb_logits = bf16r(rng.standard_normal((rows, vb)) * 3)
+    fb_labels = rng.integers(0, vb, rows).astype(np.int64)
+    fb_labels[::2] = -100
+
+    def fwd_bwd_check(out):
+        xd = fb_logits.astype(np.float64)
+        row_lse = np.log(np.exp(xd).sum(1))
+        keep = fb_labels != -100
+        loss = np.where(keep, row_lse - xd[np.arange(rows), np.where(keep, fb_labels, 0)], 0.0)
+        grad = np.exp(xd - row_lse[:, None])
+        grad[np.arange(rows)[keep], fb_labels[keep]] -= 1.0
+        grad *= 0.5 * keep[:, None]
+        return max(np.abs(out[2] - loss).max(), np.abs(out[3] - grad).max())
+
+    cases[f"cross_entropy_fwd_bwd_vocab_bf16_v{vb}"] = (
+        u10.cross_entropy_fwd_bwd_vocab,
+        [((rows, vb), "bfloat16"), ((rows,), "int64"), ((rows,), "float32"), ((rows, vb), "bfloat16"), -100, 0.5,
+         1024], (rows,), {0: fb_logits, 1: fb_labels}, fwd_bwd_check)
+
     v = 4104  # 16-byte aligned rows of f32 and bf16 (vector loads), the last tile ragged (8 of 1024)
     x = rng.standard_normal((rows, v)).astype(np.float32)
     x_lse = np.log(np.exp(x.astype(np.float64)).sum(1))

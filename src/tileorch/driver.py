@@ -721,6 +721,10 @@ class CutileProgram:
     programs_per_warp: int = 1
     """``kind == "simt"`` with ``warp_programs``: the programs each warp runs (the launch divides
     the grid's x by the warps per CTA times this)."""
+    cta_programs: int = 0
+    """``kind == "simt"``: when > 0, the kernel runs several program instances along x per CTA, its final atomics
+    combined (``transforms/tileaa_to_simt/combined_atomics.py``: two extra trailing ``i32`` parameters, the
+    programs along x and the instances per CTA; the launch picks the latter and divides the grid's x by it)."""
     deferred: bool = False
     """``kind == "gemm"`` compiled with ``codegen=False``: lowered through the tier (its configuration,
     operands and epilogue known: what the launcher needs to choose the tiles it runs) but with no
@@ -777,6 +781,14 @@ def simt_kernel_remarks(kernel) -> list[str]:
     if "tileorch.row_bulk_fill_dropped" in attrs:
         out.append(f"remark: @{name}: the row cache is not bulk-filled: {attrs['tileorch.row_bulk_fill_dropped'].data} "
                    "(tileaa_to_simt/row_bulk_fill.py)")
+    if "tileorch.combined_atomics" in attrs:
+        from tileorch.transforms.tileaa_to_simt.combined_atomics import remark
+
+        out.append(remark(name, attrs["tileorch.combined_atomics"].value.data,
+                          attrs["tileorch.reassociated_atomics"].value.data))
+    if "tileorch.combined_atomics_off" in attrs:
+        out.append(f"remark: @{name}: one program instance per CTA: its final atomics are not combined over "
+                   f"several: {attrs['tileorch.combined_atomics_off'].data} (tileaa_to_simt/combined_atomics.py)")
     if "tileorch.row_cache_dropped" in attrs:
         out.append(f"remark: @{name}: the row is not kept in shared memory: "
                    f"{attrs['tileorch.row_cache_dropped'].data} (tileaa_to_simt/row_cache_lowering.py)")
@@ -807,6 +819,9 @@ _SIMT_KERNEL_REMARKS = (
     ("tileorch.gather_min_ctas", "a gather without a loop: ptxas asked to keep {n} CTAs resident per SM "
      "(.minnctapersm; more warps hide the index load's and then the rows' latency; "
      "tileaa_to_simt/gather_occupancy.py; TILEORCH_GATHER_WARPS=0: no hint)"),
+    ("tileorch.combined_min_ctas", "several instances a CTA: ptxas asked to keep {n} CTAs resident per SM "
+     "(.minnctapersm: the instance loop's registers would cut the resident CTAs the launch's one wave counts; "
+     "dropped where ptxas spills to meet it; tileaa_to_simt/combined_atomics.py)"),
     ("tileorch.store_chunk", "stores interleaved with the loads: each group of {n} runs of a tile store issued right "
      "after the loads it needs (fewer registers live; tileaa_to_simt/store_chunks.py; TILEORCH_SIMT_STORE_CHUNK, "
      "default off)"),
@@ -879,6 +894,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     cluster_split = attrs["tileorch.cluster_split"].value.data if "tileorch.cluster_split" in attrs else 0
     warp_programs = attrs["tileorch.warp_programs"].value.data if "tileorch.warp_programs" in attrs else 0
     programs_per_warp = attrs["tileorch.programs_per_warp"].value.data if "tileorch.programs_per_warp" in attrs else 1
+    cta_programs = int("tileorch.combined_atomics" in attrs)
     smem = attrs["tileorch.dynamic_smem"].value.data if "tileorch.dynamic_smem" in attrs else smem
     row_cache = [a.value.data for a in attrs["tileorch.row_cache"].data] if "tileorch.row_cache" in attrs else None
     if row_cache is not None:  # a fourth entry: 1 when the row's tiles are bulk-copied into their slots
@@ -902,7 +918,8 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          operand_views=record.get("views"),
                          c_view=record.get("c_view"),
                          warp_programs=warp_programs,
-                         cluster_split=cluster_split, programs_per_warp=programs_per_warp, row_cache=row_cache)
+                         cluster_split=cluster_split, programs_per_warp=programs_per_warp, row_cache=row_cache,
+                         cta_programs=cta_programs)
 
 
 def _backend(kind: str, lowered: ModuleOp, ctx: Context, arch: str, ptxas: bool, remarks: list[str]):

@@ -385,12 +385,19 @@ class Interpreter:
         """Run the kernel over ``grid`` with the cuTile entry's ``args``.  A kernel that runs one
         program per warp (``tileorch.warp_programs``) gets the programs along x as its trailing
         parameter and runs ``T / 32`` warps per CTA, each ``tileorch.programs_per_warp``
-        programs (1 when absent), the last CTA partly idle."""
+        programs (1 when absent), the last CTA partly idle; one whose final atomics are combined
+        (``tileorch.combined_atomics``) its two trailing parameters, as the launcher gives them, with
+        ``tileorch.launchers.cutile.emulated_launch``'s instances per CTA."""
         if "tileorch.warp_programs" in self.fn.attributes:
             per_warp = self.fn.attributes.get("tileorch.programs_per_warp")
             per_cta = self.T // 32 * (per_warp.value.data if per_warp is not None else 1)
             args = [*args, grid[0]]
             grid = (-(-grid[0] // per_cta), grid[1], grid[2])
+        if "tileorch.combined_atomics" in self.fn.attributes:  # several instances per CTA (combined_atomics.py)
+            from tileorch.launchers.cutile import emulated_launch
+
+            extra, grid = emulated_launch(tuple(grid))
+            args = [*args, *extra]
         self.grid = grid
         for z in range(grid[2]):
             for y in range(grid[1]):

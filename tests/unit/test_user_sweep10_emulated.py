@@ -70,6 +70,11 @@ def run_grid(name, prog, params: list[int], memory: list, grid) -> None:
         params = [*params, grid[0]]
         threads = 32
         grid = (-(-grid[0] // prog.programs_per_warp), grid[1], grid[2])
+    if getattr(prog, "cta_programs", 0):  # several instances per CTA, their final atomics combined
+        from tileorch.launchers.cutile import emulated_launch
+
+        extra, grid = emulated_launch(grid)
+        params = [*params, *extra]
     smem = int(getattr(prog, "smem", 0) or 0) or (1 << 16)
     if getattr(prog, "row_cache", None):  # a row kept in shared memory: sized by the launcher's rule
         from tileorch.launchers.row_cache_smem import launch_smem
@@ -127,7 +132,8 @@ def emulate(name, inputs: dict):
         else:
             values.append(inputs.get(i, s))
     types = _params_of(prog.ptx)
-    assert len(types) == len(values) + bool(prog.warp_programs), (name, types, values)
+    extra = bool(prog.warp_programs) + 2 * bool(getattr(prog, "cta_programs", 0))  # (run_grid appends them)
+    assert len(types) == len(values) + extra, (name, types, values)
     params = [struct.unpack("<I", struct.pack("<f", v))[0] if t == "f32" else
               struct.unpack("<Q", struct.pack("<d", v))[0] if t == "f64" else int(v) & 0xFFFFFFFFFFFFFFFF
               for t, v in zip(types, values)]

@@ -50,7 +50,8 @@ HINT_DROPPED = {"causal_conv1d_width4_silu", "rope_interleaved_pairs_extract_cat
 32 CTAs of 32 threads, 64 registers a thread) that ptxas meets only by spilling (session 25, ptxas of
 the machine, sm_90a: the 4-tap conv1d's four 2-D gathers 76 B of spill stores, rotary's cos / sin
 row gathers of a ``(16, 64)`` tile 456 B); the backend assembles them again without the hint (80 and
-128 registers, no spill).  A program leaving the list (or joining it) fails."""
+128 registers, no spill).  (Under TILEORCH_COMBINE_ATOMICS=auto, off by default, the layernorm backward whose
+dgamma / dbeta rows are added by combined atomics joins them.)  A program leaving the list (or joining it) fails."""
 
 
 def test_every_program_assembles_without_spills_as_the_driver_does():

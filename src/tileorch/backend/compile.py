@@ -242,9 +242,15 @@ HINT_ATTR = "tileorch.gather_min_ctas"
 compiler's own occupancy hint, dropped again where ptxas spills to meet it."""
 
 
+HINT_ATTRS = (HINT_ATTR, "tileorch.combined_min_ctas")
+"""The attributes that mark a kernel's ``nvvm.minctasm`` as the compiler's own hint (a gather's; a kernel running
+several instances per CTA, tileaa_to_simt/combined_atomics.py)."""
+
+
 def _hinted_kernels(module: ModuleOp) -> set[str]:
-    """Names of the kernels whose resident-CTA count is the compiler's hint (:data:`HINT_ATTR`)."""
-    return {op.sym_name.data for op in module.ops if HINT_ATTR in op.attributes and hasattr(op, "sym_name")}
+    """Names of the kernels whose resident-CTA count is the compiler's hint (:data:`HINT_ATTRS`)."""
+    return {op.sym_name.data for op in module.ops
+            if hasattr(op, "sym_name") and any(a in op.attributes for a in HINT_ATTRS)}
 
 
 def _drop_spilling_hints(result: CompileResult, hinted: set[str]) -> None:

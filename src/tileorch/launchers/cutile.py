@@ -951,6 +951,71 @@ def warp_program_launch(programs_x: int, most: int, per_warp: int, sms: int, reg
     return 32 * warps, -(-programs_x // (warps * per_warp))
 
 
+def instances_per_cta(grid: tuple, resident: int, sms: int) -> tuple[int, int]:
+    """(CTAs along x, instances per CTA) of a kernel whose final atomics are combined over the instances a CTA
+    runs (``transforms/tileaa_to_simt/combined_atomics.py``) launched over ``grid`` programs, when ``resident``
+    CTAs fit one SM: one wave of resident CTAs (``sms * resident`` over the grid's y and z), each running every
+    ``G``-th instance along x (``ceil(x / G)`` of them, or one fewer), so each makes its atomics once; one
+    instance per CTA when the grid is one wave already.  ``TILEORCH_CTA_PROGRAMS=N`` forces ``N`` instances per
+    CTA (``ceil(x / N)`` CTAs; for measuring)."""
+    from tileorch import settings
+
+    x, rest = grid[0], max(1, grid[1] * grid[2])
+    forced = settings.integer("TILEORCH_CTA_PROGRAMS")
+    if forced:
+        return -(-x // forced), forced
+    ctas = max(1, min(x, sms * max(1, resident) // rest))  # CTAs along x of one wave
+    return ctas, -(-x // ctas)
+
+
+def combined_launch(grid: tuple, ctas: int, per_cta: int) -> tuple[list[int], tuple]:
+    """The two trailing ``i32`` parameters (the programs along x, ``per_cta``) and the grid (``ctas`` along x,
+    ``ctas * per_cta`` covering the programs) of a launch of a kernel with combined atomics
+    (``CutileProgram.cta_programs``) over ``grid`` programs."""
+    assert ctas * per_cta >= grid[0], (grid, ctas, per_cta)
+    return [grid[0], per_cta], (ctas, *grid[1:])
+
+
+EMULATED_CTA_PROGRAMS = 3
+"""Instances per CTA the CPU emulators run a kernel with combined atomics with (``TILEORCH_CTA_PROGRAMS`` when
+set): several, and CTAs with one fewer for grids that are not a multiple of 3."""
+
+
+def emulated_launch(grid: tuple) -> tuple[list[int], tuple]:
+    """:func:`combined_launch` as the CPU emulators run it: ``TILEORCH_CTA_PROGRAMS`` (else
+    :data:`EMULATED_CTA_PROGRAMS`) instances per CTA."""
+    from tileorch import settings
+
+    per_cta = settings.integer("TILEORCH_CTA_PROGRAMS") or EMULATED_CTA_PROGRAMS
+    return combined_launch(grid, -(-grid[0] // per_cta), per_cta)
+
+
+def resident_ctas(image: Any, threads: int, smem: int) -> int:
+    """CTAs of ``threads`` threads and ``smem`` bytes of dynamic shared memory of the kernel ``image`` one SM holds
+    (the driver's occupancy calculator; else an estimate from its registers: 64 K registers, 2048 threads and 32
+    CTAs an SM)."""
+    found = getattr(image, "resident", None)
+    if found is None:
+        found = image.resident = {}
+    key = (threads, smem)
+    if key not in found:
+        n = 0
+        try:
+            from tileorch.runtime.driver import api
+
+            drv = api()
+            err, n = drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(image.function, threads, smem)
+            n = int(n) if int(err) == 0 else 0
+        except Exception:  # noqa: BLE001 - a driver (or a test's fake) without the call: the estimate
+            n = 0
+        if n <= 0:
+            warps = -(-threads // 32)
+            per_warp = -(-max(1, image.registers()) * 32 // 256) * 256
+            n = max(1, min(32, 2048 // (warps * 32), 65536 // (per_warp * warps)))
+        found[key] = n
+    return found[key]
+
+
 def split_cluster_size(programs: int, most: int, sms: int) -> int:
     """CTAs per program for a kernel whose reduction loop is split over a cluster: the largest
     power of two up to ``most`` with every CTA of the grid on its own SM (1: the grid already
@@ -1952,6 +2017,15 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         params = params + [struct.pack("<i", grid3[0])]
         block, grid_x = warp_program_launch(grid3[0], most, per_warp, dev.sm_count, entry.image.registers())
         grid3 = (grid_x, grid3[1], grid3[2])
+    if getattr(program, "cta_programs", 0):  # several instances per CTA, their final atomics combined
+        resident = resident_ctas(entry.image, block, smem)
+        ctas, per_cta = instances_per_cta(grid3, resident, dev.sm_count)
+        entry.launch_remarks[tuple(grid3)] = (
+            f"remark: {ctas} CTA(s) along x run the {grid3[0]} program instances, {per_cta} or one fewer each, their "
+            f"final atomics made once a CTA ({resident} resident CTAs an SM, {dev.sm_count} SMs; "
+            "tileaa_to_simt/combined_atomics.py, TILEORCH_CTA_PROGRAMS)")
+        extra, grid3 = combined_launch(grid3, ctas, per_cta)
+        params = params + [struct.pack("<i", v) for v in extra]
     cluster = 1
     most = int(getattr(program, "cluster_split", 0) or 0)
     if most:  # the reduction loop split over a cluster (cluster_split.py): clusters of `cluster` CTAs along x

@@ -141,7 +141,7 @@ def _compile(kernel: Any, signature: Any, compute_capability: Any) -> Any:
         program = rc._compile_program(data, f"<cuTile kernel {rc.kernel_name(kernel)}>", "sm_90a", "persistent")
         if source_key is not None:
             rc._write_index(source_key, data, "sm_90a", "persistent", "")
-    extras = {name: getattr(program, name, 0) for name in ("smem", "warp_programs", "cluster_split")}
+    extras = {name: getattr(program, name, 0) for name in ("smem", "warp_programs", "cluster_split", "cta_programs")}
     if program.kind != "simt" or any(extras.values()):
         raise Refused(f"a {program.kind} program" + "".join(f", {k} {v}" for k, v in extras.items() if v)
                       + ": launched with another grid, block or parameters than cuTile's")

@@ -47,6 +47,7 @@ class CachedProgram:
     programs_per_warp: int = 1
     deferred: bool = False
     row_cache: list | None = None
+    cta_programs: int = 0
 
 
 LOWERED_ONLY = "#lowered-only"
@@ -86,6 +87,7 @@ def _read_cached(key: str) -> CachedProgram | None:
         return CachedProgram(gemm_config=cfg, gemm_args=tuple(args) if args is not None else None,
                              ptx=entry.text("kernel.ptx"), cubin=entry.files.get("kernel.cubin"),
                              deferred=bool(record.get("deferred", False)),
+                             cta_programs=int(record.get("cta_programs", 0) or 0),
                              **{k: record[k] for k in _RECORD_FIELDS})
     except (KeyError, TypeError, ValueError) as exc:  # a record without what this reader needs
         cache.discard(key, f"its program record: {type(exc).__name__}: {exc}")
@@ -113,6 +115,7 @@ def _write_cached(key: str, program: Any) -> None:
               "cluster_split": int(getattr(program, "cluster_split", 0) or 0),
               "programs_per_warp": int(getattr(program, "programs_per_warp", 1) or 1),
               "row_cache": getattr(program, "row_cache", None),
+              "cta_programs": int(getattr(program, "cta_programs", 0) or 0),
               "deferred": bool(getattr(program, "deferred", False))}
     files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
     if program.cubin is not None:

@@ -71,7 +71,8 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
 from xdsl.dialects.builtin import (BFloat16Type, DenseArrayBase, DenseIntOrFPElementsAttr, Float16Type, Float32Type,
                                    Float64Type, FloatAttr, FloatTF32Type,
-                                   FunctionType, IntegerAttr, IntegerType, ModuleOp, TensorType, UnitAttr, VectorType,
+                                   FunctionType, IntegerAttr, IntegerType, ModuleOp, StringAttr, TensorType, UnitAttr,
+                                   VectorType,
                                    f32, i1, i8, i16, i32, i64)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -87,9 +88,9 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.dense_splat import splat_value
 from tileorch.transforms.math_mode import takes_approx
-from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, early_prefetch, gather_occupancy, occupancy_cap,
-                                                prints, rematerialize, store_chunks, thread_local_reduce, thread_partials,
-                                                uniform_division, warp_programs)
+from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, combined_atomics, early_prefetch,
+                                                gather_occupancy, occupancy_cap, prints, rematerialize, store_chunks,
+                                                thread_local_reduce, thread_partials, uniform_division, warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, cmpi, float_attr,
                                                      global_type, integer_attr, is_float, is_fp8, memory_type,
                                                      predicated_form, reg_type, strides_of, supported_element)
@@ -239,6 +240,12 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         self.per_warp = 1
         """Programs each warp runs (``warp_programs.py``); ``self.copy``: the one being lowered."""
         self.copy = 0
+        self.combine: combined_atomics.Plan | None = None
+        """Several instances per CTA, their final atomics combined (``combined_atomics.py``), or None."""
+        self.combine_off: str | None = None
+        self.instance: SSAValue | None = None
+        """Program id x of the instance being lowered (``combined_atomics.py``), or None."""
+        self.programs: SSAValue | None = None
         self.early_ahead: dict = {}
         """(program copy, loop) -> its first loads' slots, issued early (``early_prefetch.py``)."""
         self.packed: dict[SSAValue, tuple] = {}
@@ -360,6 +367,9 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                 raise LocatedError(fn, f"{PASS}: kernel parameter of type {t} is not supported yet")
         if fn.function_type.outputs.data:
             raise LocatedError(fn, f"{PASS}: a kernel returns no values")
+        self._plan_instances()
+        if self.combine is not None:  # the programs along x and the instances per CTA (combined_atomics.py)
+            arg_types += [i32, i32]
         entry = Block(arg_types=arg_types)
         self.rematerialized = 0  # shape ops recomputed in registers (rematerialize.py)
         self.rematerialized_tiles: dict = {}  # (program copy, source, op name, shape, block) -> Tile
@@ -386,6 +396,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             self._lower_split(e, ops)
         elif self.per_warp > 1:
             self._lower_copies(e)
+        elif self.combine is not None:
+            self._lower_instances(e, ops, entry.args[-2], entry.args[-1])
         else:
             self.lower_ops(e, ops)
         new = func.FuncOp(fn.sym_name.data, FunctionType.from_lists(arg_types, []), Region(entry))
@@ -402,8 +414,14 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             new.attributes[PAST_STORES_ATTR] = IntegerAttr(len(self.prefetched_past_stores), i32)
         if self.split is not None:
             new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.max_cluster(), i32)
+        if self.combine is not None:
+            new.attributes[combined_atomics.ATTR] = IntegerAttr(len(self.combine.atomics), i32)
+            new.attributes[combined_atomics.REASSOC_ATTR] = IntegerAttr(self.combine.reassociated, i32)
+        elif self.combine_off is not None:
+            new.attributes[combined_atomics.OFF_ATTR] = StringAttr(self.combine_off)
         threads = self.threads
-        if self.row_cache_group is None and warp_programs.eligible(new, self.threads, self.scratch_bytes):
+        if (self.row_cache_group is None and self.combine is None  # (combined: its own instance loop and grid)
+                and warp_programs.eligible(new, self.threads, self.scratch_bytes)):
             # one program (or per_warp programs) per warp, several warps per CTA
             warp_programs.pack_warp_programs(new, self.per_warp)
             threads = 32 * warp_programs.MAX_WARP_PROGRAMS
@@ -412,7 +430,90 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         if ctas is not None:  # two latencies in a row: resident warps hide them (gather_occupancy.py)
             new.attributes["nvvm.minctasm"] = IntegerAttr(ctas, i32)
             new.attributes[gather_occupancy.ATTR] = IntegerAttr(ctas, i32)
+        full = (combined_atomics.min_ctas(threads, any(op.name == "nv_tileaa.dot" for op in self.fn.walk()))
+                if self.combine is not None else None)
+        if full is not None and (ctas is None or full > ctas):  # (the instance loop's registers: combined_atomics.py)
+            new.attributes["nvvm.minctasm"] = IntegerAttr(full, i32)
+            new.attributes[combined_atomics.MIN_CTAS_ATTR] = IntegerAttr(full, i32)
         return new, self.row_cache_finish(new, self.scratch_bytes)
+
+    # -- several instances per CTA, their final atomics combined (combined_atomics.py) ----------
+    def _plan_instances(self) -> None:
+        """``self.combine``: the plan when the kernel is one CTA per program (no cluster split, not several
+        programs per warp, no row kept in shared memory) and its final atomics may be combined; else the
+        reason they may not (``self.combine_off``) or nothing."""
+        from tileorch.transforms.tileaa_to_simt.row_smem_cache import FILL, READ
+
+        self.combine = self.combine_off = None
+        if self.split is not None or self.per_warp > 1:
+            return
+        plan, why = combined_atomics.plan(self.fn)
+        if plan is not None and any(FILL in op.attributes or READ in op.attributes for op in self.fn.walk()):
+            plan, why = None, "a row is kept in shared memory"
+        self.combine, self.combine_off = plan, why
+
+    def _lower_instances(self, e: Emitter, ops: list[Operation], programs: SSAValue, per_cta: SSAValue) -> None:
+        """The kernel body as ``per_cta`` instances in turn (program id x ``%ctaid.x + k * %nctaid.x``, those below
+        ``programs``: the grid's CTAs sweep the instances together), a CTA barrier after each where the body uses
+        the shared scratch; the combined atomics' values folded over the instances (loop-carried registers from
+        the operation's identity) and the atomics made once after the loop, their pointers and masks computed
+        once before it (``combined_atomics.py``)."""
+        plan = self.combine
+        self.programs = programs
+        self.lower_ops(e, [op for op in ops if op in plan.invariant])
+        body = [op for op in ops if op not in plan.invariant and op not in plan.after]
+        types = [t for a in plan.atomics for t in self.flatten_type(a.value.type, a)]
+        inits = []
+        for a in plan.atomics:
+            for t in self.flatten_type(a.value.type, a):
+                ident = combined_atomics.identity(a.rmw_mode.value.data, t)
+                inits.append(e.fconst(ident, t) if is_float(t) else e.const(ident, t))
+        cta = e.v(nvvm.SPECIAL_REGISTERS["ctaid.x"]())
+        ctas = e.v(nvvm.SPECIAL_REGISTERS["nctaid.x"]())
+        held: dict = {}  # atomic -> its value's Tile as the body lowered it (shape, element, replicated)
+
+        def instance(b: Emitter, k: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+            inst = b.add_i(cta, b.mul_i(k, ctas))
+
+            def run(bb: Emitter) -> list[SSAValue]:
+                self.instance = inst
+                self.lower_ops(bb, body)
+                self.instance = None
+                last = bb.block.last_op
+                if self.scratch_bytes and (last is None or last.name != nvvm.BarrierOp.name):
+                    bb.barrier()  # the next instance rewrites the scratch; its accesses follow this one's
+                out, i = [], 0
+                for a in plan.atomics:
+                    held[a] = self.get(a.value)
+                    for x in self.flatten(a.value):
+                        out.append(self._fold(bb, a.rmw_mode.value.data, acc[i], x))
+                        i += 1
+                return out
+
+            return b.if_(b.v(cmpi(inst, programs, "ult")), run, lambda bb: acc, types=types)
+
+        folded = e.for_(e.const(0), per_cta, e.const(1), inits, instance)
+        mine, i = {}, 0  # each atomic's folded value (two atomics may fold one value: min and max of x)
+        for a in plan.atomics:
+            n = len(self.flatten_type(a.value.type, a))
+            value = held[a]
+            mine[a] = (Tile(value.shape, value.element, folded[i:i + n], value.replicated)
+                       if isinstance(value, Tile) else folded[i])
+            i += n
+        for op in ops:
+            if op in plan.after:
+                if op in mine:
+                    self.vals[op.value] = mine[op]
+                self.lower_ops(e, [op])
+
+    @staticmethod
+    def _fold(e: Emitter, rmw: str, acc: SSAValue, x: SSAValue) -> SSAValue:
+        """``acc <rmw> x`` in registers, as the atomic's operation computes it."""
+        if rmw == "addf":
+            return e.v(arith.AddfOp(acc, x))
+        op = {"add": arith.AddiOp, "max": arith.MaxSIOp, "min": arith.MinSIOp, "umax": arith.MaxUIOp,
+              "umin": arith.MinUIOp, "and": arith.AndIOp, "or": arith.OrIOp, "xor": arith.XOrIOp}[rmw]
+        return e.v(op(acc, x))
 
     # -- several programs per warp (warp_programs.py) ------------------------------------------
     def _lower_copies(self, e: Emitter) -> None:
@@ -518,7 +619,9 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
 
     def _program_x(self, e: Emitter) -> SSAValue:
         """Program id x of the program being lowered: ``%ctaid.x`` (the warp's index once
-        packed) times the programs per warp, plus the copy."""
+        packed) times the programs per warp, plus the copy; the instance's (``combined_atomics.py``)."""
+        if self.instance is not None:
+            return self.instance
         ctaid = e.v(nvvm.SPECIAL_REGISTERS["ctaid.x"]())
         if self.per_warp == 1:
             return ctaid
@@ -725,6 +828,9 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
 
     def op_nv_tileaa_get_num_programs(self, e, op):
         axis = "xyz"[op.axis.value.data]
+        if axis == "x" and self.programs is not None:  # (combined_atomics.py: the programs along x)
+            self.vals[op.results[0]] = self.programs
+            return
         reg = "nclusterid.x" if axis == "x" and self.split is not None else f"nctaid.{axis}"
         self.vals[op.results[0]] = e.v(nvvm.SPECIAL_REGISTERS[reg]())
 
