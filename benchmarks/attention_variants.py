@@ -9,6 +9,8 @@ TFLOP/s per variant and the ratio to the first variant; writes ``attention_varia
     python3 benchmarks/attention_variants.py [--dims 64,128] [--seqs 1024,4096,16384] [--causal both]
         [--variants 'default:;pingpong:TILEORCH_ATTN_OVERLAP=0,TILEORCH_ATTN_PINGPONG=1'] [--flash]
 
+A variant may name its own tiles with the pseudo-setting ``TILES=64x128`` (the program's ``TILE_M x TILE_N``
+constants and the grid; not an environment variable), e.g. ``t64:TILES=64x128,TILEORCH_ATTN_STAGES=3``.
 ``--flash`` times SDPA's flash backend beside cuDNN.  The last column is the largest max-abs error of any variant
 against SDPA flash (NaN: a variant failed, its ``_error`` is in the JSON row).
 """
@@ -50,7 +52,6 @@ def run_case(bh: int, seq: int, d: int, causal: bool, tiles: tuple[int, int], it
     g = torch.Generator(device="cuda").manual_seed(0)
     q, k, v = (torch.randn(bh, seq, d, device="cuda", generator=g, dtype=torch.float16) for _ in range(3))
     q4, k4, v4 = q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0)
-    grid = ((seq + tm - 1) // tm, bh, 1)
     flops = 4.0 * bh * seq * seq * d / (2 if causal else 1)
     row: dict = {"bh": bh, "seq": seq, "d": d, "causal": causal, "tiles": f"{tm}x{tn}"}
     with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
@@ -63,8 +64,14 @@ def run_case(bh: int, seq: int, d: int, causal: bool, tiles: tuple[int, int], it
             row["sdpa_flash_tflops"] = round(flops / bench_ms(
                 lambda: F.scaled_dot_product_attention(q4, k4, v4, is_causal=causal), iters) / 1e9, 1)
     stream = torch.cuda.current_stream()
-    args_of = lambda out: (q, k, v, out, 1.0 / math.sqrt(d) * LOG2E, seq, tm, tn, d, causal)  # noqa: E731
     for name, env in variants:
+        env = dict(env)
+        vm, vn = (int(x) for x in env.pop("TILES").split("x")) if "TILES" in env else (tm, tn)
+        if (vm, vn) != (tm, tn):
+            row[f"{name}_tiles"] = f"{vm}x{vn}"
+        grid = ((seq + vm - 1) // vm, bh, 1)
+        args_of = lambda out, vm=vm, vn=vn: (q, k, v, out, 1.0 / math.sqrt(d) * LOG2E, seq, vm, vn, d,  # noqa: E731
+                                             causal)
         saved = {key: os.environ.get(key) for key in env}
         os.environ.update(env)
         launcher.clear_caches()
