@@ -386,6 +386,16 @@ def _bases(v: SSAValue, fn: Operation, limit: int = 256) -> set[int]:
 def _check_memory(p: Plan, fn: Operation) -> None:
     """No load of the function reads an array (a pointer argument) a store writes."""
     stored = set().union(*(_bases(s.operands[0], fn) for st in p.stores for s in st))
+    # corresponding stores write different tiles (checked in _match); two stores of one chain into the
+    # same array could still meet another chain's store of another rank (chain 0's second tile is
+    # chain 1's first): after the split those are two programs racing where the program had one
+    # order, so each chain stores an array once
+    seen: set[int] = set()
+    for s in p.stores[0]:
+        b = _bases(s.operands[0], fn)
+        if b & seen:
+            raise _Why("two stores of a chain write the same array (another chain's tiles could meet them)")
+        seen |= b
     for op in fn.walk():
         if any(op.name.startswith(n) for n in _LOAD_NAMES) and op.operands:
             if _bases(op.operands[0], fn) & stored:
