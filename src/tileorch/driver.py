@@ -459,7 +459,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                                                             ex2_terms=int(record.get("loop_softmax_exp") or 0))
                     return "chained", module
                 if split_chains:  # (only the chained kernel's record carries the grid split)
-                    raise LocatedError(next(o for o in fallback.walk() if o.name == "scf.for"),
+                    raise LocatedError(next((o for o in fallback.walk() if o.name in ("scf.for", "scf.while")), fallback),
                                        "the program's independent chains were split into programs of one chain "
                                        "(tileas-split-chains), but the tier compiled it to a GEMM kernel, whose "
                                        "launch does not multiply the grid")
