@@ -210,3 +210,23 @@ def test_why_the_launcher_is_not_there(tmp_path, monkeypatch):
         monkeypatch.setenv(c_launch.ENV, off)
         assert c_launch.module() is None and c_launch.why_not().startswith("TILEORCH_LAUNCH_C is not 1")
     assert list(tmp_path.iterdir()) == []  # nothing left behind
+
+
+def test_asked_for_and_not_built_says_so_once(monkeypatch):
+    """``TILEORCH_LAUNCH_C=1`` and no launcher: a PerformanceWarning names the reason and the path taken
+    (cuda-python's binding), once per process, never a silent slower path."""
+    import warnings
+
+    from tileorch.diagnostics import PerformanceWarning
+
+    monkeypatch.setenv(c_launch.ENV, "1")
+    monkeypatch.setattr(c_launch, "build", lambda *a, **k: (None, "no compiler here"))
+    c_launch.reset()
+    try:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            assert c_launch.module() is None and c_launch.module() is None
+        said = [str(w.message) for w in seen if issubclass(w.category, PerformanceWarning)]
+        assert len(said) == 1 and "no compiler here" in said[0] and "cuda-python" in said[0]
+    finally:
+        c_launch.reset()

@@ -968,6 +968,13 @@ def module() -> Any | None:
             except (ImportError, OSError) as exc:
                 mod, why = None, f"the C launcher did not load ({type(exc).__name__}: {exc})"
         _state[:] = [mod, why]
+        if mod is None:  # asked for and not there: bound launches take cuda-python's binding, said once
+            import warnings
+
+            from tileorch.diagnostics import PerformanceWarning
+
+            warnings.warn(PerformanceWarning(f"{ENV}=1: {why}; bound launches call cuLaunchKernelEx through "
+                                             "cuda-python's binding instead"), stacklevel=2)
     return _state[0]
 
 
