@@ -164,6 +164,30 @@ def test_reading_is_scoped(table):
     assert vars(dataclasses).get("exec") is dataclass_code._cached_exec  # the program's install stays
 
 
+def test_reading_writes_the_texts_it_compiled(table, monkeypatch):
+    """A library compile (:func:`reading`) keeps the texts it compiled where bytecode may be written,
+    as an import writes its ``.pyc``: the next process's first compile finds them (issue 22: an
+    installation whose ``tileorch`` program never ran compiled every text in every process);
+    nothing is written where bytecode is not, nor when every text was found."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    with dataclass_code.reading():
+        make_point()
+    assert not table.exists()
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    with pytest.raises(ValueError), dataclass_code.reading():
+        make_point()
+        raise ValueError("a failed compile keeps what it compiled too")
+    assert table.exists()
+    dataclass_code.install()
+    assert dataclass_code.stats()["loaded"] > 0
+    dataclass_code.uninstall()
+    stamp = table.stat().st_mtime_ns
+    with dataclass_code.reading():
+        make_point()
+        assert dataclass_code.stats()["compiled"] == 0
+    assert table.stat().st_mtime_ns == stamp  # nothing new: not written again
+
+
 def test_a_library_compile_leaves_dataclasses_as_it_was(table):
     import tileorch
 
