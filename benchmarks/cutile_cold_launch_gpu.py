@@ -6,7 +6,8 @@ Usage::
     python benchmarks/cutile_cold_launch_gpu.py [--programs softmax_f16 ...] [--repeat 5] [--out J.json]
 
 Per round and program, two fresh processes, alternated (``tileorch.cutile.launch``, then ``cuda.tile.launch``; the
-order flips every round), each with new, empty caches (``TILEORCH_CACHE_DIR``, cuTile's ``CUDA_TILE_CACHE_DIR``):
+order flips every round), each with new, empty caches (``TILEORCH_CACHE_DIR``, cuTile's ``CUDA_TILE_CACHE_DIR``; tileorch's holding the
+memos an installation's first compile leaves, as a user's cache base does, made by one seeding process):
 ``import`` (torch, cuda.tile, tileorch.cutile), ``setup`` (the kernels' module of
 ``benchmarks/cutile_cold_launch.py``, the tensors on the GPU: CUDA's initialisation), ``first`` (the first launch
 until the kernel finished: bytecode export, the compile, the module load, the launch), ``second`` (a second launch,
@@ -92,8 +93,17 @@ def reference(name: str, args: list):
 TOLERANCE = {"softmax_f16": 2e-3, "layernorm_bf16": 6e-2, "row_sum_f32": 1e-2}
 
 
+SEED = Path(tempfile.mkdtemp(prefix="cold-gpu-seed-"))
+"""A cache base whose ``fingerprints/`` (the compiler fingerprint's and ptxas's memos, :mod:`tileorch.cache`: made
+once per installation, by the first process that ever compiles) every run's new cache base starts with."""
+
+
 def run(name: str, launcher: str, kdir: Path) -> dict:
+    import shutil
+
     with tempfile.TemporaryDirectory(prefix="cold-gpu-") as tmp:
+        if (SEED / "fingerprints").is_dir():
+            shutil.copytree(SEED / "fingerprints", f"{tmp}/tileorch/fingerprints")
         env = dict(os.environ, TILEORCH_CACHE_DIR=f"{tmp}/tileorch", CUDA_TILE_CACHE_DIR=f"{tmp}/cutile")
         env.pop("TILEORCH_CACHE", None)
         c0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
@@ -135,6 +145,11 @@ def main(argv: list[str] | None = None) -> int:
     kdir = Path(tempfile.mkdtemp(prefix="cold-gpu-kernels-"))
     (kdir / "cold_kernels.py").write_text(KERNELS)
     p = probe()
+    env = dict(os.environ, TILEORCH_CACHE_DIR=str(SEED), CUDA_TILE_CACHE_DIR=str(SEED / "cutile"))
+    seeded = subprocess.run([sys.executable, __file__, "--child", args.programs[0], "--launcher", "tileorch", "--kdir",
+                             str(kdir)], env=env, capture_output=True, text=True)  # also: .pyc, the dataclass table
+    print(f"[seed] a first process (the installation's first compile: memos, .pyc) rc={seeded.returncode} "
+          f"{(seeded.stderr or '').strip().splitlines()[-1:] if seeded.returncode else ''}", flush=True)
     print(f"[probe] ml_dtypes {p['ml_dtypes']} (numpy {p['numpy']}): import {p['import_ml_dtypes_cpu_s']:.3f} s CPU "
           "(cuTile's extension imports it at its first export when installed: both launchers pay it)", flush=True)
     record: dict = {"probe": p, "load_start": os.getloadavg(), "repeat": args.repeat, "programs": {}}

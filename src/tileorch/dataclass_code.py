@@ -192,7 +192,8 @@ def save(path: Path | None = None, force: bool = False) -> bool:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(_header() + marshal.dumps(table))
+        with open(tmp, "wb") as fh:  # opened first: a read-only installation fails here, before the dump (15-35 ms)
+            fh.write(_header() + marshal.dumps(table))
         os.replace(tmp, path)
     except OSError:
         try:

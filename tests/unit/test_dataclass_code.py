@@ -188,6 +188,23 @@ def test_reading_writes_the_texts_it_compiled(table, monkeypatch):
     assert table.stat().st_mtime_ns == stamp  # nothing new: not written again
 
 
+def test_an_unwritable_place_costs_no_dump(table, monkeypatch):
+    """Where the file cannot be written (a read-only installation: every library compile then has texts to
+    write) :func:`save` gives up before marshalling the table (15-35 ms for the compiler's ~1400 texts).  (The
+    temporary file's name taken by a directory stands for the read-only place: permissions do not stop root.)"""
+    import marshal
+    import os
+
+    (table.parent / f"{table.name}.{os.getpid()}.tmp").mkdir()
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    dumps = []
+    monkeypatch.setattr(marshal, "dumps", lambda *a: dumps.append(1) or b"")
+    with dataclass_code.reading():
+        make_point()
+        assert dataclass_code.stats()["compiled"] > 0
+    assert dumps == [] and not table.exists()
+
+
 def test_a_library_compile_leaves_dataclasses_as_it_was(table):
     import tileorch
 
