@@ -7,7 +7,8 @@ Usage::
 
 Per round and program, two fresh processes, alternated (``tileorch.cutile.launch``, then ``cuda.tile.launch``; the
 order flips every round), each with new, empty caches (``TILEORCH_CACHE_DIR``, cuTile's ``CUDA_TILE_CACHE_DIR``; tileorch's holding the
-memos an installation's first compile leaves, as a user's cache base does, made by one seeding process):
+memos an installation's first compile leaves, as a user's cache base does, made by one seeding process, which
+also writes the ``.pyc`` files and the dataclass table: ``PYTHONDONTWRITEBYTECODE`` is unset for the children):
 ``import`` (torch, cuda.tile, tileorch.cutile), ``setup`` (the kernels' module of
 ``benchmarks/cutile_cold_launch.py``, the tensors on the GPU: CUDA's initialisation), ``first`` (the first launch
 until the kernel finished: bytecode export, the compile, the module load, the launch), ``second`` (a second launch,
@@ -106,6 +107,7 @@ def run(name: str, launcher: str, kdir: Path) -> dict:
             shutil.copytree(SEED / "fingerprints", f"{tmp}/tileorch/fingerprints")
         env = dict(os.environ, TILEORCH_CACHE_DIR=f"{tmp}/tileorch", CUDA_TILE_CACHE_DIR=f"{tmp}/cutile")
         env.pop("TILEORCH_CACHE", None)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installation has its .pyc (pip writes them)
         c0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
         proc = subprocess.run([sys.executable, __file__, "--child", name, "--launcher", launcher, "--kdir", str(kdir)],
                               env=env, capture_output=True, text=True)
@@ -146,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     (kdir / "cold_kernels.py").write_text(KERNELS)
     p = probe()
     env = dict(os.environ, TILEORCH_CACHE_DIR=str(SEED), CUDA_TILE_CACHE_DIR=str(SEED / "cutile"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     seeded = subprocess.run([sys.executable, __file__, "--child", args.programs[0], "--launcher", "tileorch", "--kdir",
                              str(kdir)], env=env, capture_output=True, text=True)  # also: .pyc, the dataclass table
     print(f"[seed] a first process (the installation's first compile: memos, .pyc) rc={seeded.returncode} "
