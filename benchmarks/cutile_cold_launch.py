@@ -15,6 +15,8 @@ are alternated per round, so a load change hits each alike; the min and median o
 
 ``--tileiras PATH`` also runs ``tileiras --gpu-name=sm_90`` on the program's bytecode in the same rounds (the
 bytecode exported once here; ``PATH/../lib`` on ``LD_LIBRARY_PATH``): cuTile's own compile of the same program.
+Printed then: ``compile`` over tileiras (the compilers alone), and the whole process over start-up + import +
+export + tileiras (what ``cuda.tile.launch``'s first launch runs on the CPU, less the module load: an estimate).
 ``--profile DIR`` writes one cProfile of the child per tree and program (``python -m pstats``); ``--importtime
 DIR`` the ``-X importtime`` log of one run.
 
@@ -150,6 +152,13 @@ def one_run(tree: str, name: str, kdir: Path, out: Path, profile: Path | None = 
     return {"wall": round(wall, 4), "cpu": round(cpu, 4), **phases}
 
 
+def _startup() -> float:
+    """CPU seconds of ``python -c pass`` (the interpreter's start-up)."""
+    c0 = _children_cpu()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return _children_cpu() - c0
+
+
 def tileiras_run(tileiras: str, bytecode: Path, out: Path) -> dict:
     lib = str(Path(tileiras).resolve().parent.parent / "lib")
     env = {**os.environ, "LD_LIBRARY_PATH": lib + ":" + os.environ.get("LD_LIBRARY_PATH", ""),
@@ -228,8 +237,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"{p}: the trees' PTX differ (round {r})")
             if args.tileiras:
                 tis[p].append(tileiras_run(args.tileiras, work / f"{p}.tileirbc", work / f"{p}.cubin"))
+    startup = min(_startup() for _ in range(5))
     record = {"command": " ".join([sys.executable, *sys.argv]), "load_start": load0, "load_end": os.getloadavg(),
-              "trees": trees, "repeat": args.repeat, "results": {}}
+              "trees": trees, "repeat": args.repeat, "python_startup_cpu": round(startup, 4), "results": {}}
     for p in args.programs:
         res = record["results"][p] = {}
         for i, t in enumerate(trees):
@@ -241,8 +251,14 @@ def main(argv: list[str] | None = None) -> int:
             s = res["tileiras"] = summary(tis[p])
             print(f"{p:16} tileiras: cpu min {s['cpu']['min']:.3f} median {s['cpu']['median']:.3f}")
             for i in range(len(trees)):
-                res[f"tree{i}_over_tileiras_median"] = round(res[f"tree{i}"]["cpu"]["median"] / s["cpu"]["median"], 3)
-                print(f"{p:16} tree{i}/tileiras cpu median {res[f'tree{i}_over_tileiras_median']:.2f}")
+                t = res[f"tree{i}"]
+                front = sum(t[k]["median"] for k in ("import", "define", "describe", "export"))
+                res[f"tree{i}_compile_over_tileiras_median"] = round(t["compile"]["median"] / s["cpu"]["median"], 3)
+                res[f"tree{i}_process_over_cutile_path_median"] = round(
+                    t["cpu"]["median"] / (startup + front + s["cpu"]["median"]), 3)
+                print(f"{p:16} tree{i}: compile/tileiras CPU median {res[f'tree{i}_compile_over_tileiras_median']:.2f}; "
+                      f"the process / (start-up + import + export + tileiras: cuTile's first launch less its load) "
+                      f"{res[f'tree{i}_process_over_cutile_path_median']:.2f}")
     print(f"load {load0} -> {os.getloadavg()}")
     if args.out:
         Path(args.out).write_text(json.dumps(record, indent=1))
