@@ -742,3 +742,107 @@ _add("softcap_helper_function_twice", softcap_helper_function_twice,
      [_a((100,)), _a((100,)), _a((100,)), 30.0, 15.0, 64], (2,), "simt", outputs=(1, 2))
 _add("int64_indexed_parameter_offsets", int64_indexed_parameter_offsets,
      [_a((100,)), _a((100,)), 64], (2,), "simt", outputs=(1,))
+
+
+# ----------------------------------------------------------------------------------------------- rejected by cuTile
+
+
+@ct.kernel
+def int8_gemm_f32_accumulator(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """An int8 GEMM written with an f32 accumulator (as for f16): cuTile takes int32 only for int8 operands."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def atomic_cas_on_f16_flags(F, BN: ConstInt):
+    """A compare-and-swap on f16 flags (0 -> 1): cuTile's ``atomic_cas`` takes 32- and 64-bit elements."""
+    i, zero, one = ct.arange(BN, dtype=ct.int32), ct.zeros((BN,), dtype=ct.float16), ct.ones((BN,), dtype=ct.float16)
+    ct.atomic_cas(F, i, zero, one)
+
+
+@ct.kernel
+def e8m0_scales_rounded_to_nearest(X, Y, BN: ConstInt):
+    """MX scales as e8m0 by a plain ``astype`` (round to nearest): cuTile allows only RZ / RP for e8m0."""
+    i = ct.bid(0)
+    ct.store(Y, index=(i,), tile=ct.load(X, index=(i,), shape=(BN,)).astype(ct.float8_e8m0fnu))
+
+
+@ct.kernel
+def pack_unpack_in_a_comprehension(X, Y, BN: ConstInt):
+    """Four byte extracts built by a list comprehension (a Python idiom cuTile's front end does not take)."""
+    b = ct.pack_to_bytes(ct.load(X, index=(0,), shape=(BN,))).reshape((BN, 4))
+    parts = [ct.extract(b, index=(0, j), shape=(BN, 1)) for j in (3, 2, 1, 0)]
+    ct.store(Y, index=(0,), tile=ct.unpack_from_bytes(ct.cat((parts[0], parts[1]), axis=1).reshape((2 * BN,)),
+                                                      ct.int16))
+
+
+REJECTED_BY_CUTILE: dict[str, tuple] = {
+    # name: (kernel, spec, words of cuTile's message, the source text of the line it names)
+    "int8_gemm_f32_accumulator": (int8_gemm_f32_accumulator,
+                                  [_a((128, 64), I8), _a((64, 64), I8), _a((128, 64)), 64, 64, 32],
+                                  "Unsupported acc dtype float32", "acc = ct.mma(a, b, acc)"),
+    "atomic_cas_on_f16_flags": (atomic_cas_on_f16_flags, [_a((64,), F16), 64], "Unsupported array dtype: float16",
+                                "ct.atomic_cas(F, i, zero, one)"),
+    "e8m0_scales_rounded_to_nearest": (e8m0_scales_rounded_to_nearest, [_a((64,)), _a((64,), "float8_e8m0fnu"), 64],
+                                       "is not supported for conversion from float32 to float8_e8m0fnu",
+                                       "astype(ct.float8_e8m0fnu)"),
+    "pack_unpack_in_a_comprehension": (pack_unpack_in_a_comprehension, [_a((64,), I32), _a((128,), I16), 64],
+                                       "Unsupported syntax", "parts = [ct.extract"),
+}
+"""Programs cuTile's front end refuses at the user's line (tileorch never sees them)."""
+
+
+# ----------------------------------------------------------------------------------------------- invalid programs
+
+
+@ct.kernel
+def fp4_e2m1_round_trip(X, Y, BN: ConstInt):
+    """Weights rounded through NVFP4 (``astype(ct.float4_e2m1fn)`` and back to f32): sub-byte element types
+    have no lowering on tileorch's SIMT path."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(i,), tile=x.astype(ct.float4_e2m1fn).astype(ct.float32))
+
+
+@ct.kernel
+def fp4_e2m1_packed_to_bytes(X, Y, BN: ConstInt):
+    """NVFP4 quantization stored two values a byte by ``ct.pack_to_bytes`` of an e2m1 tile."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(i,), tile=ct.pack_to_bytes(x.astype(ct.float4_e2m1fn)))
+
+
+@ct.kernel
+def four_d_tile_half_a_million(X, Y):
+    """A whole ``[64, 64, 64, 2]`` activation as one 4-D tile (524288 elements: 2 MiB of registers)."""
+    ct.store(Y, index=(0, 0, 0, 0), tile=ct.load(X, index=(0, 0, 0, 0), shape=(64, 64, 64, 2)) * 0.5)
+
+
+@ct.kernel
+def atan2_in_float64(Y, X, Out, BN: ConstInt):
+    """``atan2`` of f64 tiles (a geometry kernel in double precision): the SIMT path computes transcendental
+    functions in f32 only."""
+    i = ct.bid(0)
+    y = ct.load(Y, index=(i,), shape=(BN,), padding_mode=ZERO)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Out, index=(i,), tile=ct.atan2(y, x))
+
+
+INVALID: dict[str, UserProgram] = {}
+"""Programs cuTile's front end accepts that tileorch cannot run: each stops with ``file:line:col: error:`` at the
+user's line (``error``: words of the message; ``notes``: the source text of the line)."""
+_bad = registrar(INVALID)
+_bad("fp4_e2m1_round_trip", fp4_e2m1_round_trip, [_a((64,)), _a((64,)), 64], (1,), "error",
+     error="element type f4E2M1FN is not supported yet", notes="x.astype(ct.float4_e2m1fn).astype(ct.float32)")
+_bad("fp4_e2m1_packed_to_bytes", fp4_e2m1_packed_to_bytes, [_a((64,)), _a((32,), U8), 64], (1,), "error",
+     error="(sub-byte element types) is not supported yet", notes="ct.pack_to_bytes(x.astype(ct.float4_e2m1fn))")
+_bad("four_d_tile_half_a_million", four_d_tile_half_a_million, [_a((64, 64, 64, 2)), _a((64, 64, 64, 2))], (1,),
+     "error", error="a tile of 524288 elements is too large", notes="shape=(64, 64, 64, 2)")
+_bad("atan2_in_float64", atan2_in_float64, [_a((64,), F64), _a((64,), F64), _a((64,), F64), 64], (1,), "error",
+     error="atan2 on f64", notes="ct.atan2(y, x)")
