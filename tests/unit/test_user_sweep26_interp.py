@@ -69,6 +69,30 @@ def test_gemm_heads_on_grid_axis2():
     _close(o, np.einsum("thd,hdn->htn", _d(q), _d(w)), 2e-2, 2e-3)  # f16 out
 
 
+def test_bmm_b_broadcast_by_zero_batch_stride():
+    """B = ``w.expand(3, K, N)`` (a batch stride of 0): the tier's launch needs contiguous matrices and runs this
+    SIMT lowering instead (a warning says so: tests/gpu/test_user_sweep26_gpu.py)."""
+    a, w = _f((3, 70, 64), "float16"), _f((64, 72), "float16", 0.5)
+    y = run("bmm_b_broadcast_by_zero_batch_stride", {0: a, 1: np.broadcast_to(w, (3, 64, 72))})[2]
+    _close(y, np.einsum("lmk,kn->lmn", _d(a), _d(w)), 2e-3, 2e-3)
+
+
+def test_moe_combine_fewer_tokens_than_rows():
+    """128 sorted rows combined into 50 tokens (the same program, Y resized): the tier's launch needs C of the
+    GEMM's M rows, so this SIMT lowering runs it (a launch warning: tests/gpu/test_user_sweep26_gpu.py)."""
+    x, w = _f((128, 64), "float16"), _f((64, 96), "float16", 0.5)
+    tok = RNG.integers(0, 50, 128).astype(np.int32)
+    tok[::7] = -1
+    gate = RNG.random(128).astype(F32)
+    p = sweep.resized("moe_combine_weighted_atomic_add", {4: (50, 96)})
+    y = run("moe_combine_weighted_atomic_add", {0: x, 1: w, 2: tok, 3: gate, 4: np.zeros((50, 96), F32)},
+            program=p)[4]
+    ref = np.zeros((50, 96))
+    keep = tok >= 0
+    np.add.at(ref, tok[keep], (_d(x) @ _d(w))[keep] * gate[keep, None])
+    _close(y, ref, 2e-3, 2e-3)
+
+
 # ----------------------------------------------------------------------------------------------- RoPE, caches
 
 
