@@ -54,10 +54,32 @@ def _case(program: str, g):
             flops)
 
 
+_CURRENT = [None]
+
+
+def _switch(tag: str) -> None:
+    """Forget the launcher's bound (hot-path) launches when the variant changes: a bound launch is keyed by the
+    arguments, not by the compile switch, and would run the other variant's kernel."""
+    if _CURRENT[0] != tag:
+        from tileorch.launchers.cutile import forget_bound, forget_native
+
+        forget_bound()
+        forget_native()
+        _CURRENT[0] = tag
+
+
+def _launch_stacked(stream, grid, kernel, args, **kw):
+    import tileorch.cutile
+
+    _switch("1")
+    return tileorch.cutile.launch(stream, grid, kernel, args, **kw)
+
+
 def _launch_unstacked(stream, grid, kernel, args, **kw):
     import tileorch.cutile
     from tileorch import settings
 
+    _switch("0")
     with settings.overridden("TILEORCH_ATTN_STACK_HEADS", "0"):
         return tileorch.cutile.launch(stream, grid, kernel, args, **kw)
 
@@ -65,13 +87,11 @@ def _launch_unstacked(stream, grid, kernel, args, **kw):
 def run_one(program: str, iters: int) -> dict:
     import torch
 
-    import tileorch.cutile
-
     g = torch.Generator(device="cuda").manual_seed(34)
     kernel, grid, args, fresh, ref, torch_fn, flops = _case(program, g)
     row: dict = {"program": program}
-    for name, launch in (("tileorch", tileorch.cutile.launch), ("tileorch_unstacked", _launch_unstacked),
-                         ("tileorch", tileorch.cutile.launch), ("tileorch_unstacked", _launch_unstacked)):
+    for name, launch in (("tileorch", _launch_stacked), ("tileorch_unstacked", _launch_unstacked),
+                         ("tileorch", _launch_stacked), ("tileorch_unstacked", _launch_unstacked)):
         y = fresh()  # (each variant twice, alternating: the second timing kept)
         time_variant(row, name, launch, kernel, grid, args(y), y, ref, iters)
     row["torch_ms"] = bench_ms(torch_fn, iters)
