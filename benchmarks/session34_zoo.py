@@ -4,11 +4,13 @@ unstacked (``TILEORCH_ATTN_STACK_HEADS=0``: each head its own 64-row chain insta
 beside torch SDPA (fp16, K / V expanded to the query heads) with one timing method
 (:func:`tileorch.testing.timing.bench_ms`); outputs NaN-prefilled and checked against torch fp32 first.
 
-    python benchmarks/session34_zoo.py [--programs gqa_heads_loop,gqa_g4_causal,mqa_loop] [--iters 20]
+    python benchmarks/session34_zoo.py [--programs gqa_heads_loop,gqa_g4_causal,mqa_loop,gqa_heads_loop_bm32]
+        [--iters 20]
         [--out build/session34_zoo.json]
 
 Sizes: batch 4, 8 KV heads of 4 query heads, 2048 tokens, head dim 64, 64 x 64 tiles (cover26's GQA case; the
-causal one the same with a causal mask); MQA: batch 4, 16 query heads over one K / V, 2048 tokens.  One JSON row
+causal one the same with a causal mask; ``gqa_heads_loop_bm32``: the same program with 32-row query tiles, four
+heads a chain); MQA: batch 4, 16 query heads over one K / V, 2048 tokens.  One JSON row
 per program on stdout.
 """
 
@@ -50,7 +52,8 @@ def _case(program: str, g):
         return (Z30.zoo_mqa_loop_over_heads, (s // 64, b, 1), lambda y: (q, k3, v3, y, scale, grp, 64, 64, 64),
                 fresh, ref, torch_fn, flops)
     kernel = Z34.z34_gqa_heads_loop_causal if causal else C26.attn_gqa_heads_loop
-    return (kernel, (s // 64, b * kvh, 1), lambda y: (q, k, v, y, scale, grp, 64, 64, 64), fresh, ref, torch_fn,
+    bm = 32 if program == "gqa_heads_loop_bm32" else 64  # (32-row heads: four a chain)
+    return (kernel, (s // bm, b * kvh, 1), lambda y: (q, k, v, y, scale, grp, bm, 64, 64), fresh, ref, torch_fn,
             flops)
 
 
@@ -113,7 +116,7 @@ def run_one(program: str, iters: int) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--programs", default="gqa_heads_loop,gqa_g4_causal,mqa_loop")
+    ap.add_argument("--programs", default="gqa_heads_loop,gqa_g4_causal,mqa_loop,gqa_heads_loop_bm32")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--out", default="")
     a = ap.parse_args(argv)

@@ -38,7 +38,7 @@ def _reference(name, q, k, v):
 @pytest.mark.parametrize("stack", ["1", "0"])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_gqa_heads_loop(monkeypatch, name, stack):
-    if stack == "0" and not STACKED[name]:
+    if stack == "0" and not STACKED[name]:  # (STACKED: the heads a chain, 0 where left as written)
         pytest.skip("left as written: the same kernel either way")
     monkeypatch.setenv("TILEORCH_ATTN_STACK_HEADS", stack)
     from tileorch.launchers.cutile_bound import clear

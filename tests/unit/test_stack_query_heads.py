@@ -43,14 +43,15 @@ def _rows(name):
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_stacked_as_tabled(name):
-    """Stacked: one remark at the head loop (the program's line), the chained kernel's tile rows 2 BM; left as
-    written: no remark, BM rows; every program stays on the chained kernel."""
+    """Stacked F heads a chain: one remark at the head loop (the program's line) naming F, the chained kernel's tile
+    rows F BM; left as written: no remark, BM rows; every program stays on the chained kernel."""
     prog = _lowered(PROGRAMS, name)
     assert prog.kind == "chained", prog.remarks
     said = [r for r in prog.remarks if REMARK in r]
     if STACKED[name]:
         assert len(said) == 1 and "attnzoo34_programs.py:" in said[0] and "remark:" in said[0], said
-        assert prog.chained["tm"] == 2 * _rows(name), prog.chained["tm"]
+        assert f"run {STACKED[name]} at a time" in said[0], said
+        assert prog.chained["tm"] == STACKED[name] * _rows(name), prog.chained["tm"]
     else:
         assert not said, said
         assert prog.chained["tm"] == _rows(name)
@@ -126,10 +127,12 @@ def _reference(q, k, v, causal):
 
 
 @pytest.mark.parametrize("name,causal", [("z34_gqa_g4_causal", True), ("z34_gqa_g2_causal_bm32", True),
-                                         ("z34_gqa_g2_plain_factor_first", False)])
+                                         ("z34_gqa_g2_plain_factor_first", False), ("z34_gqa_g4_causal_bm32", True),
+                                         ("z34_gqa_g8_causal_bm16", True)])
 def test_stacked_heads_emulated(name, causal):
-    """Every head of the stacked programs against numpy (ragged sequences where causal: 150 and 100 rows in 64-
-    and 32-row tiles), O NaN-prefilled (a head or row the pair's store misses stays NaN and fails)."""
+    """Every head of the stacked programs against numpy (ragged sequences where causal: 150, 100 and 40 rows in 64-,
+    32- and 16-row tiles; two, four and eight heads a chain), O NaN-prefilled (a head or row the group's store misses
+    stays NaN and fails)."""
     spec = PROGRAMS[name].spec
     q, k, v = _h(*spec[0][0]), _h(*spec[1][0]), _h(*spec[2][0])
     grid = tuple(PROGRAMS[name].grid) + (1,)

@@ -28,8 +28,8 @@ _add = registrar(PROGRAMS)
 C = ct.Constant
 ZERO = ct.PaddingMode.ZERO
 
-STACKED: dict[str, bool] = {}
-"""Program name -> whether ``tileas-stack-query-heads`` runs two of its heads as one chain."""
+STACKED: dict[str, int] = {}
+"""Program name -> how many of its heads ``tileas-stack-query-heads`` runs as one chain (0: left as written)."""
 
 
 def _online(s, m_i, l_i, acc, v, dt):
@@ -124,16 +124,20 @@ def _reg(name, kernel, spec, grid, stacked, notes):
     STACKED[name] = stacked
 
 
-_reg("z34_gqa_g4_causal", z34_gqa_heads_loop_causal, _gqa(8, 2, 150, 150) + [_S64, 4, 64, 64, 64], (3, 4), True,
+_reg("z34_gqa_g4_causal", z34_gqa_heads_loop_causal, _gqa(8, 2, 150, 150) + [_S64, 4, 64, 64, 64], (3, 4), 2,
      "four heads a KV head, causal: two pairs of 128 rows (the loop over pairs becomes the instances), the query "
      "position column stacked on itself")
 _reg("z34_gqa_g2_causal_bm32", z34_gqa_heads_loop_causal, _gqa(4, 2, 100, 100) + [_S64, 2, 32, 64, 64], (4, 4),
-     True, "two heads of 32 rows: one chain of 64 rows (one consumer warp group), the loop replaced by its one pair")
+     2, "two heads of 32 rows: one chain of 64 rows (one consumer warp group), the loop replaced by its one pair")
 _reg("z34_gqa_g2_plain_factor_first", z34_gqa_heads_loop_plain, _gqa(4, 2, 128, 192) + [_S64, 2, 64, 64, 64],
-     (2, 4), True, "the group's first head as G * kvh")
-_reg("z34_gqa_g3_causal", z34_gqa_heads_loop_causal, _gqa(6, 2, 150, 150) + [_S64, 3, 64, 64, 64], (3, 4), False,
+     (2, 4), 2, "the group's first head as G * kvh")
+_reg("z34_gqa_g3_causal", z34_gqa_heads_loop_causal, _gqa(6, 2, 150, 150) + [_S64, 3, 64, 64, 64], (3, 4), 0,
      "an odd group: left as written (each head its own 64-row instance)")
 _reg("z34_gqa_g2_causal_bm128", z34_gqa_heads_loop_causal, _gqa(4, 2, 200, 200) + [_S64, 2, 128, 64, 64], (2, 4),
-     False, "128-row tiles: two heads would be 256 rows; left as written")
-_reg("z34_gqa_g2_alibi", z34_gqa_heads_loop_alibi, _gqa(4, 2, 150, 150) + [_S64, 2, 64, 64, 64], (3, 4), False,
+     0, "128-row tiles: two heads would be 256 rows; left as written")
+_reg("z34_gqa_g2_alibi", z34_gqa_heads_loop_alibi, _gqa(4, 2, 150, 150) + [_S64, 2, 64, 64, 64], (3, 4), 0,
      "the head index read by the scores (a per-head slope): left as written")
+_reg("z34_gqa_g4_causal_bm32", z34_gqa_heads_loop_causal, _gqa(8, 2, 100, 100) + [_S64, 4, 32, 64, 64], (4, 4), 4,
+     "four heads of 32 rows: one chain of 128 rows (four heads a chain), the loop replaced by its one group")
+_reg("z34_gqa_g8_causal_bm16", z34_gqa_heads_loop_causal, _gqa(16, 2, 40, 40) + [_S64, 8, 16, 64, 64], (3, 4), 8,
+     "eight heads of 16 rows (a short prefill chunk): one chain of 128 rows")

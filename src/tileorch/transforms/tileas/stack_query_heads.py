@@ -1,7 +1,9 @@
 """``tileas-stack-query-heads``: a program that loops over the G query heads sharing one K / V head (GQA's
-``for g in range(G)``, each iteration a chain over the same K / V tiles) runs the heads two at a time as one chain
-of twice the rows: the pair's Q tiles are one ``(.., 2, BM, D)`` box (``2 BM`` rows), each K / V tile is read once
-for both heads, and O is stored as one ``(.., 2, BM, D)`` box.
+``for g in range(G)``, each iteration a chain over the same K / V tiles) runs F of the heads at a time as one chain
+of F times the rows: their Q tiles are one ``(.., F, BM, D)`` box (``F BM`` rows), each K / V tile is read once for
+the F heads, and O is stored as one ``(.., F, BM, D)`` box.  F is the largest power of two (at least 2) dividing G
+(and the head base's factor) with ``F BM <= 128`` (two consumer warp groups): 2 for 64-row tiles, 4 for 32, 8 for
+16.
 
 A program such as::
 
@@ -11,23 +13,23 @@ A program such as::
         ... the key loop over load(K, (b, kvh, j, 0)), load(V, ...): m, l, acc of BM rows ...
         store(O, (b, h, qt, 0), (acc / l).reshape((1, 1, BM, D)))
 
-becomes ``for g2 in range(G // 2)`` with ``h2 = kvh * (G // 2) + g2``, Q loaded as ``(1, 2, BM, D)`` at
+becomes (F = 2) ``for g2 in range(G // 2)`` with ``h2 = kvh * (G // 2) + g2``, Q loaded as ``(1, 2, BM, D)`` at
 ``(b, h2, qt, 0)`` and reshaped to ``(2 BM, D)`` (rows ``i BM + r`` are head ``2 h2 + i``'s row ``r``), every
 value of the chain that has one entry per query row typed with ``2 BM`` rows, and O stored as ``(1, 2, BM, D)``
-at ``(b, h2, qt, 0)`` (``G = 2``: the loop is replaced by its one iteration).  Values the chain combines with its
+at ``(b, h2, qt, 0)`` (``G = F``: the loop is replaced by its one iteration).  Values the chain combines with its
 rows that do not depend on the head (the scale, a key mask broadcast down the rows, constants, a per-row value such
-as a causal query position) are the same for both heads: a broadcast or splat is rebuilt with ``2 BM`` rows, any
-other such tile ``v`` of ``BM`` rows is stacked on itself (``reshape(broadcast(v[None]), (2 BM, ..))``).
+as a causal query position) are the same for every head: a broadcast or splat is rebuilt with ``F BM`` rows, any
+other such tile ``v`` of ``BM`` rows is stacked on itself (``reshape(broadcast(v[None]), (F BM, ..))``).
 
 Taken only when, and only when, it cannot change what the program computes:
 
 * the loop is at the function's top level with constant bounds ``0 .. G``, ``G`` even, step 1, carries only
   memory tokens and holds two or more dots, an inner loop and no atomics;
-* the loop's index is read only by one ``h = x + g`` whose ``x`` is defined before the loop and is a constant
-  multiple of ``G`` (``x = y * c`` with ``c`` a multiple of 2, or an even constant: ``h`` of ``g = 2 g2`` is
-  ``2 h2``), and ``h`` only as one tile index ``a`` of one tile load (Q, in the loop's own block) and of each tile
+* the loop's index is read only by head indices ``h = x + g`` (the same ``x`` in each) whose ``x`` is defined before the loop and is a constant
+  multiple of ``F`` (``x = y * c`` with ``c`` a multiple of F, or such a constant: ``h`` of ``g = F g2`` is
+  ``F h2``), or ``h = g``, and ``h`` only as one tile index ``a`` of one tile load (Q, in the loop's own block) and of each tile
   store in the loop's own block, with tile extent 1 along ``a`` in each view, whose tile has exactly two other
-  non-unit extents ``r < c`` with ``a < r`` (so the row-major ``(2, BM)`` of the box is the ``2 BM`` rows);
+  non-unit extents ``r < c`` with ``a < r`` (so the row-major ``(F, BM)`` of the box is the ``F BM`` rows);
 * each store's tile is a row value of ``BM`` rows through unit-dimension reshapes / expand_dims;
 * every op that reads a row value is one whose rows stay rows: an elementwise op (tensor operands and results of
   one shape; no permute), a dot reading it as A or C, a reduction along its last dimension, an expand_dims or a
@@ -74,6 +76,7 @@ class Plan:
     stores: list[tuple[Operation, SSAValue]]  # (store, its 2-D row value)
     axis: int
     rows: int
+    factor: int = 2  # F: the heads of one chain
     row_values: list[SSAValue] = field(default_factory=list)
 
 
@@ -91,9 +94,10 @@ def _shape(v: SSAValue) -> list[int] | None:
     return list(v.type.get_shape()) if isinstance(v.type, TensorType) else None
 
 
-def _doubled(t: TensorType) -> TensorType:
+def _doubled(t: TensorType, f: int = 2) -> TensorType:
+    """``t`` with ``f`` times its rows (dimension 0)."""
     shape = list(t.get_shape())
-    shape[0] *= 2
+    shape[0] *= f
     enc = t.encoding
     return TensorType(t.element_type, shape, enc) if enc is not None and not _no_encoding(enc) else \
         TensorType(t.element_type, shape)
@@ -135,7 +139,7 @@ def _base_form(x: SSAValue, loop: scf.ForOp) -> tuple:
     if owner.name in ("nv_tileaa.muli", "arith.muli"):
         for k in (0, 1):
             c = _const(owner.operands[k])
-            if c is not None and c % 2 == 0 and c != 0:
+            if c is not None and c % 2 == 0:
                 return ("mul", owner.operands[1 - k], c)
     raise _Why("the head index is not x * G + g with an even factor (a pair of heads would not start at an even head)")
 
@@ -309,6 +313,11 @@ def plan(fn: Operation) -> Plan:
     rows = _shape(q_reshape.results[0])[0]
     if 2 * rows > MAX_ROWS:
         raise _Why(f"two heads of {rows} rows would be {2 * rows} rows (at most {MAX_ROWS}: two consumer warp groups)")
+    # F heads a chain: the largest power of two dividing G (and the base's factor) with F BM <= 128 rows
+    divides = base[2] if base[0] == "mul" else base[1] if base[0] == "const" else 0
+    f = 2
+    while ub % (2 * f) == 0 and 2 * f * rows <= MAX_ROWS and (divides == 0 or divides % (2 * f) == 0):
+        f *= 2
     for acc in (q, *stores):
         vt = acc.view.type
         if not isinstance(acc.view.owner, aa.BlockTileOp) or [int(x.data) for x in vt.step.data] != _tile(vt):
@@ -326,7 +335,7 @@ def plan(fn: Operation) -> Plan:
         if _shape(v)[0] != rows:
             raise _Why("a store's row value does not have the Q tile's rows")
         pairs.append((st, v))
-    p = Plan(fn, loop, ub, h_ops, base, q, q_reshape, pairs, axis, rows)
+    p = Plan(fn, loop, ub, h_ops, base, q, q_reshape, pairs, axis, rows, f)
     _propagate(p)
     return p
 
@@ -338,14 +347,14 @@ def _int_const(value: int, like: SSAValue) -> arith.ConstantOp:
     return arith.ConstantOp(IntegerAttr(value, like.type))
 
 
-def _stacked(v: SSAValue, before: Operation, cache: dict) -> SSAValue:
-    """``v`` (a head-independent tile of ``BM`` rows) with ``2 BM`` rows, built before ``before``."""
+def _stacked(v: SSAValue, before: Operation, cache: dict, f: int = 2) -> SSAValue:
+    """``v`` (a head-independent tile of ``BM`` rows) with ``F BM`` rows, built beside its definition."""
     from tileorch.dialects import nv_tileaa as aa
 
     if id(v) in cache:
         return cache[id(v)]
     t = v.type
-    new_t = _doubled(t)
+    new_t = _doubled(t, f)
     owner = v.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr) \
             and owner.value.is_splat():
@@ -358,7 +367,7 @@ def _stacked(v: SSAValue, before: Operation, cache: dict) -> SSAValue:
     else:
         shape = list(t.get_shape())
         one = TensorType(t.element_type, [1, *shape])
-        two = TensorType(t.element_type, [2, *shape])
+        two = TensorType(t.element_type, [f, *shape])
         e = aa.ExpandDimsOp.build(operands=[v], properties={"dim": IntegerAttr(0, 32)}, result_types=[one])
         b = aa.BroadcastOp.build(operands=[e.results[0]], result_types=[two])
         ops = [e, b, aa.ReshapeOp(b.results[0], new_t)]
@@ -390,11 +399,11 @@ def apply(p: Plan) -> None:
     if p.base_factor[0] == "zero":
         h2 = g
     elif p.base_factor[0] == "const":
-        half = [_int_const(p.base_factor[1] // 2, first.results[0])]
+        half = [_int_const(p.base_factor[1] // p.factor, first.results[0])]
         x2 = half[0].result
     else:
         _, y, c = p.base_factor
-        cst = _int_const(c // 2, y)
+        cst = _int_const(c // p.factor, y)
         mul = aa.MulIOp(y, cst.result) if first.name == "nv_tileaa.addi" else arith.MuliOp(y, cst.result)
         half, x2 = [cst, mul], mul.results[0]
     if p.base_factor[0] != "zero":
@@ -407,7 +416,7 @@ def apply(p: Plan) -> None:
     q = p.q_load
     vt = q.view.type
     tile = _tile(vt)
-    tile[p.axis] = 2
+    tile[p.axis] = p.factor
     order = [int(s.data) for s in vt.order.data]
     new_view_t = TiledViewType(tile, vt.memref, tile, order)
     view_op = aa.BlockTileOp(q.view.owner.operands[0], new_view_t)
@@ -422,29 +431,29 @@ def apply(p: Plan) -> None:
     marked = {id(v) for v in p.row_values}
     cache: dict = {}
     for v in p.row_values:
-        set_type(v, _doubled(v.type))
+        set_type(v, _doubled(v.type, p.factor))
     for op in list(block.walk()):
         if isinstance(op, scf.ForOp) and op is not loop:
             yld = op.body.block.last_op
             for k in range(len(op.results)):
                 init = op.operands[3 + k]
                 if id(op.results[k]) in marked and id(init) not in marked:
-                    _set_operand(op, 3 + k, _stacked(init, op, cache))
+                    _set_operand(op, 3 + k, _stacked(init, op, cache, p.factor))
                 if id(op.results[k]) in marked and id(yld.operands[k]) not in marked:
-                    _set_operand(yld, k, _stacked(yld.operands[k], yld, cache))
+                    _set_operand(yld, k, _stacked(yld.operands[k], yld, cache, p.factor))
             continue
         if not any(id(v) in marked for v in op.results) or op.name == "scf.yield" or op is p.q_reshape:
             continue
         for k in _row_operands_rewritten(op):
             x = op.operands[k]
             if id(x) not in marked:
-                _set_operand(op, k, _stacked(x, op, cache))
+                _set_operand(op, k, _stacked(x, op, cache, p.factor))
 
     # the stores: the row value reshaped to the (.., 2, BM, D) box at h2
     for st, v in p.stores:
         svt = st.view.type
         stile = _tile(svt)
-        stile[p.axis] = 2
+        stile[p.axis] = p.factor
         sview_t = TiledViewType(stile, svt.memref, stile, [int(s.data) for s in svt.order.data])
         sview = aa.BlockTileOp(st.view.owner.operands[0], sview_t)
         old_tile = st.tile
@@ -459,7 +468,7 @@ def apply(p: Plan) -> None:
         _erase_unused(v.owner)
 
     # the loop over pairs (one pair: its body inline)
-    pairs = p.count // 2
+    pairs = p.count // p.factor
     for h_op in p.h_ops:
         if h_op.results[0].uses:
             raise AssertionError("the head index is still read")
@@ -563,9 +572,9 @@ def stack_query_heads_remarks(module: Operation) -> list[str]:
                        "program is left as written (this is a tileorch bug, please report it)")
         if p is None:
             continue
-        out.append(format_error(p.loop, f"the {p.count} query heads of this loop share their K / V tiles: run two "
-                                         f"at a time as one chain of {2 * p.rows} rows (each K / V tile read once "
-                                         "for the pair; tileas-stack-query-heads)", "remark"))
+        out.append(format_error(p.loop, f"the {p.count} query heads of this loop share their K / V tiles: run "
+                                         f"{p.factor} at a time as one chain of {p.factor * p.rows} rows (each K / V "
+                                         f"tile read once for the {p.factor}; tileas-stack-query-heads)", "remark"))
     return out
 
 
