@@ -3,7 +3,8 @@ tiles run as three consumer warp groups of 160 registers over 192 rows, each gro
 instance, the CTA's three slices consecutive rows of one head sharing each K/V tile (FlashAttention-3's head-dim
 64 shape).  Per row the same ops in the same order: the PTX emulator's output is bit-identical to the default
 kernel's (NaN-prefilled, ragged sequences; a head of 3 instances = 2 full units, of 2 instances = a unit with two
-idle slices that store nothing), on 1 and 2 persistent CTAs.  Refusals are remarks naming the reason (head dim
+idle slices that store nothing), on 1 and 2 persistent CTAs; four groups of 112 registers over 256 rows for a
+program written with 64-wide key tiles.  Refusals are remarks naming the reason (head dim
 128's registers, causal trip counts, a kernel that is not persistent); off by default."""
 
 from __future__ import annotations
@@ -15,17 +16,18 @@ from test_chained_emulated import _compile, _lower, emulate_as_base
 RG = "TILEORCH_ATTN_ROW_GROUPS"
 
 
-@pytest.mark.parametrize("cfg,ctas", [((300, 64, 128, 128, False), 1), ((200, 64, 128, 128, False), 2),
-                                      ((77, 64, 128, 64, False), 1)], ids=["3inst", "2inst_idle", "1inst_64n"])
-def test_row_groups_emulated(cfg, ctas, monkeypatch):
+@pytest.mark.parametrize("cfg,ctas,groups", [((300, 64, 128, 128, False), 1, 3), ((200, 64, 128, 128, False), 2, 3),
+                                             ((77, 64, 128, 64, False), 1, 3), ((300, 64, 128, 64, False), 2, 4)],
+                         ids=["3inst", "2inst_idle", "1inst_64n", "g4_3inst"])
+def test_row_groups_emulated(cfg, ctas, groups, monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     monkeypatch.setenv(RG, "0")
     base = _compile(*cfg)
-    monkeypatch.setenv(RG, "3")
+    monkeypatch.setenv(RG, str(groups))
     p = _compile(*cfg)
-    assert p.chained["persistent"].get("row_groups") == 3 and p.chained["threads"] == 512, p.chained
+    assert p.chained["persistent"].get("row_groups") == groups and p.chained["threads"] == 128 * (groups + 1), p.chained
     assert "row_groups" not in base.chained["persistent"] and base.chained["threads"] == 384
-    assert "setmaxnreg.inc.sync.aligned.u32 \t160;" in p.ptx
+    assert f"setmaxnreg.inc.sync.aligned.u32 \t{160 if groups == 3 else 112};" in p.ptx
     emulate_as_base(p, base, cfg, ctas)
 
 
@@ -43,15 +45,17 @@ def test_row_groups_remark(monkeypatch):
     ((1024, 64, 128, 128, True), {}, "the trip count grows with a program id"),
     ((1024, 64, 128, 128, False), {"TILEORCH_ATTN_PERSISTENT": "0"}, "not a persistent kernel"),
     ((1024, 64, 64, 64, False), {}, "64-row tiles"),
-], ids=["d128", "causal", "not_persistent", "64rows"])
+    ((1024, 64, 128, 128, False), {RG: "4"}, "need 132 registers per thread, more than 100"),
+], ids=["d128", "causal", "not_persistent", "64rows", "g4_n128"])
 def test_row_groups_refused_says_why(cfg, env, why, monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     for k, v in env.items():
         monkeypatch.setenv(k, v)
-    monkeypatch.setenv(RG, "3")
+    groups = env.get(RG, "3")
+    monkeypatch.setenv(RG, groups)
     p = _lower(*cfg)
     assert "row_groups" not in (p.chained.get("persistent") or {}) and why in p.chained["row_groups_off"], p.chained
-    assert any(f"{RG}=3 not applied: " in r and why in r for r in p.remarks), p.remarks
+    assert any(f"{RG}={groups} not applied: " in r and why in r for r in p.remarks), p.remarks
 
 
 def test_row_groups_off_by_default(monkeypatch):

@@ -1,5 +1,6 @@
-"""Row groups of the chained tier (``TILEORCH_ATTN_ROW_GROUPS=3``): FlashAttention-3's head-dim-64 shape, three
-consumer warp groups over 192 rows sharing each K/V tile, for programs written with 128-row tiles.
+"""Row groups of the chained tier (``TILEORCH_ATTN_ROW_GROUPS=3`` or ``4``): FlashAttention-3's head-dim-64 shape,
+three consumer warp groups over 192 rows sharing each K/V tile, for programs written with 128-row tiles (or four
+over 256 rows where the key tiles are 64 wide: the 256x64 CTA of a program written 128x64).
 
 A chained kernel runs each 128-row program instance on two consumer warp groups of 64 rows (``setmaxnreg`` 240)
 beside a producer warp group.  Each consumer warp group already computes its 64 rows alone (the kernel has no
@@ -11,7 +12,9 @@ same for every row it serves.  With ``G = 3`` groups, CTA work unit ``u`` of a h
 consecutive rows, since the Q tile's row index is the program id times the tile's 128 rows) and each K/V tile
 once for the three groups; each group evaluates the program for its own instance (its program id) and rows, and
 a group whose slice is past the head's last instance (``s // 2 >= X``) computes on what the box holds there and
-stores nothing.  ``cdiv(2 X, 3)`` units per head: at ``X = 8`` (sequence 1k) 6 units, one slot in 9 idle.
+stores nothing.  ``cdiv(2 X, 3)`` units per head: at ``X = 8`` (sequence 1k) 6 units, one slot in 9 idle; every
+head's full units are dealt before the partial ones.  With ``G = 4`` the same with four slices a unit (``X / 2``
+units a head when ``X`` is even: none idle).
 
 Per row nothing changes: every row runs the same ops in the same order as in the kernel of 128-row CTAs (the
 results are bit-identical).  What changes is the CTA: 512 threads, 160 registers per consumer thread (FA3's
@@ -22,7 +25,8 @@ Conditions (:func:`refusal`, each a remark when asked for and not met): a persis
 without a heavy-first axis; no ping-pong, no ``NEXT_S``, no Q or K prologue, no program branch around the
 chain, no work loop of the program, one A tile; the trip count and every producer load except Q independent of
 program id ``x`` (:func:`pid_free`); the Q load's row index program id ``x`` itself; S, the packed P and the
-carried tiles within the 160 registers (:data:`MARGIN` left for the rest)."""
+carried tiles within the consumer's registers (160 for three groups, 112 for four; :data:`MARGIN` left for the
+rest)."""
 
 from __future__ import annotations
 
@@ -31,6 +35,10 @@ from xdsl.ir import Operation, SSAValue
 from tileorch import settings
 
 ROW_GROUPS_ENV = "TILEORCH_ATTN_ROW_GROUPS"
+
+GROUPS = (3, 4)
+"""The consumer warp group counts built: three of 160 registers (FA3's d64 shape: S, P and O of a 128-wide key
+tile fit), four of 112 (64-wide key tiles at head dim 64: the 256x64 CTA of a program written 128x64)."""
 
 MARGIN = 12
 """Registers of a consumer thread left beside S, the packed P and the carried tiles (as the four-group kernel's
@@ -107,8 +115,8 @@ def refusal(ck, *, groups: int, persistent: bool, heavy, work_items, guards, pin
             regs: int) -> str | None:
     """Why the chained kernel ``ck`` does not run as ``groups`` row groups (``None``: it does); ``regs`` the
     consumer's ``setmaxnreg`` with ``groups`` consumer warp groups."""
-    if groups != 3:
-        return f"{groups} groups (3 is built)"
+    if groups not in GROUPS:
+        return f"{groups} groups ({' or '.join(map(str, GROUPS))} are built)"
     if ck.tm != 128 or ck.tile_rows:
         return f"{ck.rows}-row tiles (row groups regroup 128-row tiles)"
     if not persistent:
@@ -142,4 +150,4 @@ def remark(groups: int, regs: int, smem: int, stages: int, slots: int) -> str:
             "bytes of shared memory")
 
 
-__all__ = ["MARGIN", "ROW_GROUPS_ENV", "asked", "is_pid", "pid_free", "reads_pid", "refusal", "remark"]
+__all__ = ["GROUPS", "MARGIN", "ROW_GROUPS_ENV", "asked", "is_pid", "pid_free", "reads_pid", "refusal", "remark"]
