@@ -126,6 +126,28 @@ def test_the_cli_writes_then_reads_it(tmp_path):
     assert stats["loaded"] > 300 and stats["compiled"] == 0
 
 
+def test_a_library_compile_writes_then_reads_it(tmp_path):
+    """``tileorch.compile`` in fresh processes of an installation without the table (its ``tileorch`` program
+    never ran): the first writes the texts it compiled, the second compiles none of them."""
+    root = Path(__file__).resolve().parents[2]
+    env = {"PYTHONPATH": str(root / "src"), "PATH": "/usr/bin:/bin", "TILEORCH_CACHE": "0"}
+    probe = ("import sys, tileorch; from pathlib import Path; from tileorch import dataclass_code as dc\n"
+             "dc.cache_path = lambda: Path(sys.argv[1]); seen = []\n"
+             "real_save, real_uninstall = dc.save, dc.uninstall\n"
+             "dc.save = lambda *a, **k: (seen.append(dict(dc.stats())), real_save(*a, **k))[1]\n"
+             "dc.uninstall = lambda: (seen.append(dict(dc.stats())), real_uninstall())\n"
+             "tileorch.compile('func.func @k() {\\n  func.return\\n}\\n', cache=False, ptxas=False)\n"
+             "print(seen[0], file=sys.stderr)")
+    stats = []
+    for _ in range(2):
+        run = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "dc.marshal")], env=env, capture_output=True,
+                             text=True)
+        assert run.returncode == 0, run.stderr
+        stats.append(eval(run.stderr.strip().splitlines()[-1]))  # noqa: S307 - our own dict
+    assert stats[0]["loaded"] == 0 and stats[0]["compiled"] > 300  # nothing to read: compiled, then written
+    assert stats[1]["loaded"] >= stats[0]["compiled"] and stats[1]["compiled"] == 0
+
+
 def test_a_full_table_keeps_the_texts_used(table, monkeypatch):
     """Past ``MAX_ENTRIES`` texts the table is written with the texts this process used only
     (texts of classes since edited do not pile up)."""
