@@ -166,7 +166,16 @@ def _float_add_bits(ty, a, b):
 
 def _directed_mode(parts) -> str:
     """The rounding of an instruction's dot-separated ``parts``: ``rz`` / ``rm`` / ``rp``, else ``rn``."""
-    return next((m for m in ("rz", "rm", "rp") if m in parts), "rn")
+    mode = _MODES.get(parts) if isinstance(parts, tuple) else None
+    if mode is None:
+        mode = next((m for m in ("rz", "rm", "rp") if m in parts), "rn")
+        if isinstance(parts, tuple):
+            _MODES[parts] = mode
+    return mode
+
+
+_MODES: dict[tuple, str] = {}
+""":func:`_directed_mode` of each opcode's parts (a tuple), found once."""
 
 
 def _exact_to_f64(v: Fraction) -> float:
@@ -306,7 +315,8 @@ def _swizzle(addr, span):
 
 
 def f32(bits):
-    return (bits & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
+    """The f32 values of the low 32 bits of ``bits`` (uint64 / int64 arrays: the cast to uint32 keeps those bits)."""
+    return bits.astype(np.uint32).view(np.float32)
 
 
 def b32(x):
@@ -659,6 +669,12 @@ class _Decoded:
         # per pc: a step that progresses moves exactly the threads at pc to pc + 1 and changes no
         # thread's liveness (no branch, call, return, barrier or warp / warp-group collective):
         # Emu.run then knows the threads' pcs without counting them again
+        # the registers a WGMMA names (accumulators, A fragments): the only ones whose write times
+        # (Emu.wtime, the wgmma.fence rule) are read
+        # (as Emu.wgmma reads them: D from the first operand, A from the second when it is a register list)
+        self.wgmma_regs = frozenset(
+            x.strip() for _, op, ops in self.parsed if op.startswith("wgmma") and ops
+            for group in (ops[0], *(ops[1:2] if ops[1:2] and ops[1].startswith("{") else ())) for x in group[1:-1].split(","))
         self.straight = tuple(base not in _CONTROL and collective is None and not op.startswith("barrier.")
                               for (base, collective), (_, op, _) in zip(self.kinds, self.parsed))
         self.shared = re.findall(r"^\s*\.shared\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M)
@@ -762,7 +778,8 @@ class Emu:
         self.traffic = Counter()  # module docstring: bytes per buffer, shared bytes, barrier arrivals, instructions
         self.guards = {int(k): [tuple(r) for r in v] for k, v in (guards or {}).items()}
         self.clock = 0  # steps executed
-        self.wtime = {}  # reg name -> per-thread step of its last write by a non-WGMMA instruction
+        self.wtime = {}  # reg name -> per-thread step of its last write by a non-WGMMA instruction (WGMMA operands only)
+        self.wgmma_regs = decoded.wgmma_regs
         self.fence_t = {}  # warpgroup -> step of its last wgmma.fence
         # WGMMA registers written after the last fence: kept apart from `errors` since LLVM places the
         # copies that zero a chain's tied accumulator after the fence (ptxas folds them into the first
@@ -868,10 +885,11 @@ class Emu:
             reg = self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
         v = np.asarray(v)
         reg[T] = v if v.dtype == np.uint64 else v.astype(np.uint64)
-        written = self.wtime.get(x)
-        if written is None:
-            written = self.wtime[x] = np.full(self.N, -1, dtype=np.int64)
-        written[T] = self.clock
+        if x in self.wgmma_regs:  # (no other register's write time is read)
+            written = self.wtime.get(x)
+            if written is None:
+                written = self.wtime[x] = np.full(self.N, -1, dtype=np.int64)
+            written[T] = self.clock
 
     def _check_pending(self, x, T):
         wgs = self.pending.get(x)
@@ -1086,7 +1104,7 @@ class Emu:
         base, collective = self.kinds[pc]
         if collective == "bar":
             return self.named_barrier(pc, T, op, ops, pred)
-        if op.startswith("barrier.cluster.") and self.cluster is not None:
+        if self.cluster is not None and op.startswith("barrier.cluster."):
             return self.cluster_barrier(pc, T, op)
         elif collective and not self.units_complete(T, collective):
             return False
