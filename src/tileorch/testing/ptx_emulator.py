@@ -1031,7 +1031,14 @@ class Emu:
         rr = 0
         count = np.count_nonzero  # ndarray.any() / .sum() cost several times more on these small masks
         straight = self.straight
+        kinds = self.kinds
         pcs = None
+        # masks[pc]: the mask of the live threads at pc, for the pcs whose mask was made since `pcs` was counted,
+        # kept while `exact` (pcs is then exactly the live threads' pcs): a straight step moves its mask to the
+        # next pc (or into that pc's mask) instead of comparing every thread's pc again.  A named barrier that
+        # does not progress may still move its predicated-off threads on: masks are made afresh until the next count
+        masks: dict = {}
+        exact = True
         while True:
             if pcs is None:
                 live = count(self.live)
@@ -1039,15 +1046,21 @@ class Emu:
                     break
                 every = live == self.N  # every thread live: the masks below need no `self.live &`
                 pcs = _distinct(self.pc if every else self.pc[self.live])
+                masks = {}
+                exact = True
             progressed = False
             stepped = None
             order = pcs[rr % len(pcs):] + pcs[:rr % len(pcs)]
             rr += 1
             held = []
             for pc in order:
-                T = (self.pc == pc) if every else self.live & (self.pc == pc)
-                if not count(T):
-                    continue
+                T = masks.get(pc)  # (a kept mask is never empty)
+                if T is None:
+                    T = (self.pc == pc) if every else self.live & (self.pc == pc)
+                    if not count(T):
+                        continue
+                    if exact:
+                        masks[pc] = T
                 if self.wait_delay and self.parsed[pc][1].startswith("wgmma.wait_group"):
                     since = self.ready_since.setdefault(pc, steps)
                     if steps - since < self.wait_delay:  # the tensor core is slow: others run first
@@ -1059,6 +1072,9 @@ class Emu:
                     steps += 1
                     stepped = pc
                     break
+                if kinds[pc][1] == "bar" and exact:  # (see masks above)
+                    exact = False
+                    masks = {}
             if not progressed and held:
                 pc, T = held[0]
                 self.ready_since.pop(pc, None)
@@ -1071,6 +1087,12 @@ class Emu:
             if steps > max_steps:
                 raise Fault("step limit")
             if stepped is not None and straight[stepped]:  # its threads, all of them, one pc on
+                if exact:
+                    moved = masks.pop(stepped)
+                    if stepped + 1 not in pcs:  # no thread was there: the moved threads' mask is that pc's
+                        masks[stepped + 1] = moved
+                    elif stepped + 1 in masks:
+                        masks[stepped + 1] = masks[stepped + 1] | moved
                 pcs = sorted({*pcs, stepped + 1} - {stepped}) if stepped + 1 not in pcs else [
                     p for p in pcs if p != stepped]
             else:
