@@ -1265,6 +1265,9 @@ class Emu:
             entry = _handler_of(op, self.cluster is not None)
         return entry[0](self, op, ops, T, entry[1])
 
+    # Each _run_<class>(op, ops, T, parts) runs one class of instructions for the threads of T (parts: op split at
+    # its dots); _select_handler says which class an opcode is in.  The table holds Emu's functions: a subclass
+    # that changes how an instruction runs overrides execute (or the methods these call: cvt, wgmma, tma, ...).
     def _run_unhandled(self, op, ops, T, parts):
         raise Fault(f"unhandled {op} {ops}")
 
