@@ -93,6 +93,34 @@ def test_moe_combine_fewer_tokens_than_rows():
     _close(y, ref, 2e-3, 2e-3)
 
 
+
+def test_gemm_store_and_scatter_unpermuted_copy():
+    a, b = _f((128, 64), "float16"), _f((64, 96), "float16", 0.5)
+    perm = RNG.permutation(128).astype(np.int32)
+    out = run("gemm_store_and_scatter_unpermuted_copy", {0: a, 1: b, 2: perm})
+    z = _d(a) @ _d(b)
+    _close(out[3], z, 2e-3, 2e-3)
+    ref = np.empty_like(z)
+    ref[perm] = z
+    _close(out[4], ref, 2e-3, 2e-3)  # (every row of D written: NaN-prefilled)
+
+
+def test_gemm_scatter_rows_only():
+    a, b = _f((128, 64), "float16"), _f((64, 96), "float16", 0.5)
+    perm = RNG.permutation(128).astype(np.int32)
+    d = run("gemm_scatter_rows_only", {0: a, 1: b, 2: perm})[3]
+    ref = np.empty((128, 96))
+    ref[perm] = _d(a) @ _d(b)
+    _close(d, ref, 2e-3, 2e-3)
+
+
+def test_gemm_tile_done_flags_by_cas():
+    a, b = _f((128, 64), "float16"), _f((64, 96), "float16", 0.5)
+    out = run("gemm_tile_done_flags_by_cas", {0: a, 1: b, 3: np.zeros(4, np.int32)})
+    _close(out[2], _d(a) @ _d(b), 2e-3, 2e-3)
+    np.testing.assert_array_equal(out[3], [1, 2, 3, 4])  # tile (bm, bn) marked bm * 2 + bn + 1
+
+
 # ----------------------------------------------------------------------------------------------- RoPE, caches
 
 

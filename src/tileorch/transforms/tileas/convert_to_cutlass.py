@@ -815,6 +815,29 @@ WRITES = ("nv_tileaa.store", "nv_tileaa.tiled_store", "nv_tileas.tiled_store", "
 """Ops that write memory (or print): the WGMMA kernel runs only those inside the schedule's agent switch."""
 
 
+UNLOWERED_WRITES = {
+    "nv_tileaa.store": "a store at computed element indices (ct.scatter, e.g. rows un-permuted through an index "
+                       "array, or a flag set per tile)",
+    "nv_tileaa.atomic_cas": "an atomic compare-and-swap (ct.atomic_cas)",
+    "nv_tileaa.print": "a print (ct.printf / ct.print)",
+}
+"""The ops of :data:`WRITES` the WGMMA kernel builder has no lowering for inside the work tile: it builds the
+epilogue from C's tile store or atomic add, the accumulator-shaped tiles and row / column reductions stored beside
+it, and nothing else -- any other write would be dropped from the kernel (found by user sweep 26: a ``ct.scatter``
+beside C's store wrote nothing)."""
+
+
+def _refuse_unlowered_writes(sw: Operation, fail) -> None:
+    """A located error at the first op of :data:`UNLOWERED_WRITES` inside the agent switch ``sw`` (the
+    tensor-core path refuses the kernel: its SIMT path runs every write)."""
+    for o in sw.walk():
+        if o.name in UNLOWERED_WRITES:
+            fail(o, f"{UNLOWERED_WRITES[o.name]} in the GEMM's work tile is not supported yet by the WGMMA lowering, "
+                    "whose epilogue writes only C (a tile store or an atomic add of the result) and tiles or row / "
+                    "column reductions of the result at C's tile; it would be dropped (store the values as such a "
+                    "tile, or add them into a zeroed array with ct.atomic_add)")
+
+
 def _refuse_writes_outside(kernel: aa.FuncOp, sw: Operation, fail) -> None:
     """A located error at the first op of :data:`WRITES` outside the agent switch ``sw``: the kernel
     this lowering builds runs the switch's work tiles only, so such an op (the zeros an early-return
@@ -1072,6 +1095,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # stored beside the new residual): the others are evaluated element by element without them
     stores.sort(key=lambda o: not feeding_reductions(sink_tile(o), [tm, tn_c]))
     atomics = [o for o in sw.walk() if o.name == ATOMIC_SINK]
+    _refuse_unlowered_writes(sw, fail)
     # more outputs of the accumulator's shape at C's tile (the pre-activation beside the activation):
     # the first store is C (the kernel builder's fragment store), the others are stored from the
     # accumulator's registers element by element
