@@ -112,5 +112,15 @@ def test_a_write_the_tier_would_drop_is_refused_at_its_line(name, line_text):
     assert ": warning: " in said[0] and "it would be dropped" in said[0], said
 
 
+def test_an_atomic_beside_c_is_refused_at_the_atomics_line():
+    """One tile store of C and an ``atomic_max`` of the tile's amax: the tier's refusal (one output by atomics or
+    by tiles) was located at the kernel's K loop; found by this sweep, now at the atomic's line."""
+    p = PROGRAMS["gemm_amax_by_atomic_max_beside_c"]
+    lines, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
+    at = first + next(i for i, t in enumerate(lines) if "ct.atomic_max(Amax, 0," in t)
+    said = [r for r in compiled("gemm_amax_by_atomic_max_beside_c").remarks if p.error in r]
+    assert len(said) == 1 and said[0].startswith(f"{SOURCE}:{at}:") and ": warning: " in said[0], said
+
+
 def test_every_program_assembles_without_spills():
     assert spilled_programs(PROGRAMS, compiled) <= SPILLS_WITH_PTXAS_13_5

@@ -121,6 +121,15 @@ def test_gemm_tile_done_flags_by_cas():
     np.testing.assert_array_equal(out[3], [1, 2, 3, 4])  # tile (bm, bn) marked bm * 2 + bn + 1
 
 
+
+def test_gemm_amax_by_atomic_max_beside_c():
+    a, b = _f((128, 64), "float16"), _f((64, 128), "float16", 0.5)
+    out = run("gemm_amax_by_atomic_max_beside_c", {0: a, 1: b, 3: np.zeros(1, np.int32)})
+    z = _d(a) @ _d(b)
+    _close(out[2], z, 2e-3, 2e-3)
+    _close(out[3].view(F32), [np.abs(z).max()], 0, 1e-5)
+
+
 # ----------------------------------------------------------------------------------------------- RoPE, caches
 
 

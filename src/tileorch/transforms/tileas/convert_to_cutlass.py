@@ -1112,7 +1112,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                          "([tile_m, 1] rows or [1, tile_n] columns, keepdims=True) at (program id 0, program id 1) "
                          "and sum the partials, or add the whole product atomically")
         what = f"{len(stores)} tile stores" + (f" and {len(atomics)} atomic updates" if atomics else "")
-        fail(stores[1] if len(stores) > 1 else sw,
+        # at the second output (a store, else the atomic beside C or the second atomic): the kernel's first
+        # line only where the result is not written at all
+        second = stores[1:] or (atomics if stores else atomics[1:])
+        fail(second[0] if second else sw,
              f"expected one tile store of C (or one atomic add of the result), found {what}: a second output of "
              "the epilogue other than a row or column reduction of the result stored as a [tile_m, 1] or "
              "[1, tile_n] tile (another tile) is not supported yet by the WGMMA lowering")
