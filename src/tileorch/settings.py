@@ -110,6 +110,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_ROW_DIV", "1", SWITCH, "the epilogue's division by the row sum as one reciprocal", True),
     _s("ATTN_SPLIT_CHAINS", "1", SWITCH,
        "G independent dot chains of one program run as G one-chain programs (tileas-split-chains)", True),
+    _s("ATTN_STACK_HEADS", "1", SWITCH,
+       "a loop over the query heads sharing K / V (GQA) runs two heads at a time as one chain of twice the rows "
+       "(tileas-stack-query-heads)", True),
     _s("ATTN_UNREAD_SECOND_DOT", "1", SWITCH,
        "a loop whose one dot is only reduced (an LSE alone) runs on the chained kernel with an unread second dot "
        "(tileas-row-statistics-chain)", True),
@@ -130,6 +133,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_CTAS", "auto", ("auto", "sms", "total"), "CTAs of a persistent attention launch"),
     _s("ATTN_CTAS_PER_SM", "2", ("1", "2"), "resident CTAs per SM of a persistent chained kernel of one consumer "
        "warp group (64-row tiles)", True),
+    _s("ATTN_ROW_GROUPS", "0", ("0", "3", "4"), "a persistent chained kernel of 128-row tiles run as 3 (or 4) consumer "
+       "warp groups over 192 (256) rows: 64-row slices of the instances of one head sharing each K/V tile", True),
     # the GEMM tier: transforms/tileas/
     _s("EPILOGUE_ROUNDS", "1", SWITCH, "the GEMM epilogue round by round", True),
     _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged", "registers"}),

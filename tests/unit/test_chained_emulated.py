@@ -58,23 +58,26 @@ def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0, ctas_persi
     return _emulate_now(p, *args, adjust=adjust)
 
 
-def _emulate_now(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0, ctas_persistent=1, adjust=None):
-    """:func:`_emulate`, emulated here."""
+def _emulate_now(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0, ctas_persistent=1, adjust=None,
+                 grid_x=None, heads=1):
+    """:func:`_emulate`, emulated here (``grid_x``: the program grid's x, by default ``cdiv(seq, tile_m)``;
+    ``heads``: the arrays' and the grid's y extent)."""
     from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
 
     rng = np.random.default_rng(seed)
-    q, k, v = (rng.standard_normal((1, seq, d)).astype(np.float16) for _ in range(3))
+    q, k, v = (rng.standard_normal((heads, seq, d)).astype(np.float16) for _ in range(3))
     if adjust is not None:
         adjust(q, k, v)
-    out = np.full((1, seq, d), np.nan, dtype=np.float16)
+    out = np.full((heads, seq, d), np.nan, dtype=np.float16)
     scale = 1 / math.sqrt(d)
     bases = {"q": 1 << 32, "k": 2 << 32, "v": 3 << 32, "o": 4 << 32}
     params = [0, 0, 0]  # the tensor maps
     for name in "qkvo":  # the cuTile entry's arrays: base, shape, strides
-        params += [bases[name], 1, seq, d, seq * d, d, 1]
+        params += [bases[name], heads, seq, d, seq * d, d, 1]
     params += [int(np.float32(scale / math.log(2)).view(np.uint32)), seq]
     errors = []
-    params, ctaids, nctaid = chained_launch(p.chained, (-(-seq // tile_m), 1, 1), params, ctas_persistent)
+    grid = (-(-seq // tile_m) if grid_x is None else grid_x, heads, 1)
+    params, ctaids, nctaid = chained_launch(p.chained, grid, params, ctas_persistent)
     for ctaid in ctaids:
         emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], ctaid, {},
                   [(bases["o"], out.view(np.uint8).reshape(-1), "O")], guards=stage_guards(p.chained),

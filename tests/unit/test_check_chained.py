@@ -196,7 +196,7 @@ def _q_inits(module):
 
     (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
     record = decode_record(fn.attributes[CHAINED_ATTR])
-    assert record["persistent"] == {"q_slots": 2}
+    assert record["persistent"]["q_slots"] == 2 and set(record["persistent"]) <= {"q_slots", "row_groups"}
     inits = [o for o in fn.walk() if o.name == "nvvm.mbarrier.init"]
     offset = {o: o.operands[0].owner.operands[1].owner.value.value.data for o in inits}
     full = sorted((o for o in inits if offset[o] < min(offset[x] for x in inits) + 16), key=offset.get)
@@ -463,3 +463,40 @@ def test_kv_ahead_count_unlike_the_record_is_refused(monkeypatch):
     _set_constant(most, 1, 1)  # the record still says 2
     with pytest.raises(LocatedError, match=r"tiles ahead of Q are not 0 \.\. min\(n, 2\)"):
         extract(module)
+
+
+@pytest.mark.parametrize("tile_n", [128, 64])
+def test_row_groups_kernel_pipelines_are_proved(tile_n, monkeypatch):
+    """TILEORCH_ATTN_ROW_GROUPS=3 (row_groups.py): three consumer warp groups (384 releases per stage and Q slot),
+    192-row Q slots, both rings proved for 1-3 work units per CTA and every trip count."""
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
+    from tileorch.analysis.extract import extract
+
+    monkeypatch.setenv("TILEORCH_ATTN_ROW_GROUPS", "3")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    (proto,) = extract(_lowered(64, 128, tile_n))
+    kv, q = proto.pipelines
+    assert (q.name, q.stages, q.full_count, q.empty_count, q.stage_bytes) == ("q", 2, 1, 384, 192 * 64 * 2)
+    assert (kv.stages, kv.empty_count, kv.stage_bytes) == (4, 384, 2 * tile_n * 64 * 2)
+    assert [a.name for a in proto.agents] == ["tma", "wg0", "wg1", "wg2"]
+    result = check(proto)
+    assert result.ok, result.violation
+    assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 10) for m in (1, 2, 3)]
+
+
+def test_row_groups_release_count_of_two_groups_is_caught(monkeypatch):
+    """The row-groups kernel with its Q slots' empty barriers counting two groups' releases (256 of the 384): the
+    third group's release lands in the next phase (the producer may reload a slot it still reads): caught."""
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
+    from tileorch.analysis.extract import extract
+
+    monkeypatch.setenv("TILEORCH_ATTN_ROW_GROUPS", "3")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    module = _lowered(64, 128, 128).clone()
+    _, empty = _q_inits(module)
+    for op in empty:
+        assert op.operands[1].owner.value.value.data == 384
+        _set_constant(op, 1, 256)
+    (proto,) = extract(module)
+    result = check(proto)
+    assert not result.ok and result.violation.prop in ("over-arrival", "write-before-release", "race"), result.violation

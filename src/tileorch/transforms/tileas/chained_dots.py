@@ -114,6 +114,10 @@ from tileorch.transforms.tileas.loop_row_prefetch import enabled as row_prefetch
 from tileorch.transforms.tileas.loop_row_prefetch import hoist as hoist_row_loads
 from tileorch.transforms.tileas.loop_row_prefetch import record as record_row_load
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
+from tileorch.transforms.tileas.row_groups import ROW_GROUPS_ENV
+from tileorch.transforms.tileas.row_groups import asked as row_groups_asked
+from tileorch.transforms.tileas.row_groups import refusal as row_groups_refusal
+from tileorch.transforms.tileas.row_groups import remark as row_groups_remark
 from tileorch.transforms.tileas.stagger_consumers import emit_stagger, stagger_cycles
 
 from tileorch.transforms.tileas.chained_detect import (CHAINED_ATTR, PASS, _depends_on, _enclosing_loop,  # noqa: F401
@@ -677,6 +681,10 @@ class ChainedKernel:
     row_loads: list = field(default_factory=list)
     """The op groups of the producer-loaded loop tiles' reads of the tile being lowered (``loop_row_prefetch.py``)."""
     row_prefetched: int = 0
+    row_groups: int = 0
+    """Consumer warp groups of a kernel of row groups (:mod:`~tileorch.transforms.tileas.row_groups`: each group
+    a 64-row slice of an instance, the CTA's slices consecutive rows of one head; ``a0`` then of ``64 row_groups``
+    rows); 0: ``tm / 64`` groups of one instance."""
     k_ahead: bool = False
     """The plain loop applied tile j+1's K prologue while tile j's first dot ran (``TILEORCH_ATTN_K_AHEAD``)."""
     k_ahead_off: str | None = None
@@ -1230,7 +1238,7 @@ class Plan:
     @property
     def consumers(self) -> int:
         """Consumer warp groups (64 rows each)."""
-        return self.ck.tm // 64
+        return self.ck.row_groups or self.ck.tm // 64
 
     @property
     def consumer_threads(self) -> int:
@@ -1990,6 +1998,14 @@ class _WorkTiles:
                  snake: str | None = None):
         self.kb, self.grid, self.heavy, self.tile_coord, self.snake = kb, grid, heavy, tile_coord, snake
         e = kb.e
+        self.group = self.part = self.valid = self.on_slice = None
+        if kb.ck.row_groups:  # row groups (row_groups.py): the work units of G slices of 64 rows along axis x
+            g = kb.ck.row_groups
+            self.program_x = grid[0]
+            slices = kb.v(arith.ShLIOp(grid[0], kb.small(1)), "rg_slices")  # 2 X slices of 64 rows a head
+            units = kb.v(arith.DivUIOp(kb.v(arith.AddiOp(slices, e.const(g - 1)), "rg_up"), e.const(g)), "rg_units")
+            self.full_units = kb.v(arith.DivUIOp(slices, e.const(g)), "rg_full")  # units of G slices a head
+            self.grid = grid = [units, grid[1], grid[2]]
         self.total = kb.v(arith.MuliOp(kb.v(arith.MuliOp(grid[0], grid[1]), "pg_xy"), grid[2]), "pg_total")
         self.start = kb.v(nvvm.SPECIAL_REGISTERS["ctaid.x"](), "pg_first")
         self.step = kb.v(nvvm.SPECIAL_REGISTERS["nctaid.x"](), "pg_step")
@@ -1998,6 +2014,8 @@ class _WorkTiles:
     def coords(self, w: SSAValue) -> list[SSAValue]:
         """The program ids (x, y, z) of linear instance ``w``."""
         kb = self.kb
+        if kb.ck.row_groups:
+            return self.unit_coords(w)
         order = [a for a in range(3) if a != self.heavy] + ([self.heavy] if self.heavy is not None else [])
         if self.snake == "snake" and self.heavy is not None:  # the heavy axis fastest: one head's query tiles in a row
             order = [self.heavy] + order[:-1]
@@ -2032,6 +2050,8 @@ class _WorkTiles:
             with kb.into(le.block):
                 self.w = w  # the loop's index (the instance is dealt(w, it))
                 self.tile_coord[:] = self.coords(self.dealt(w, it))
+                if kb.ck.row_groups:
+                    self.slice_of_unit()
                 kb.ring = _hint(ring, "ring")
                 self.extra = carried[2:]
                 n = instance(_hint(it, "pg_it"))
@@ -2042,6 +2062,38 @@ class _WorkTiles:
 
         return _for(kb.e, self.start, self.total, self.step, [self.c0, self.c0, *extra], [i32, i32, *extra_types],
                     body)
+
+    def unit_coords(self, w: SSAValue) -> list[SSAValue]:
+        """Row groups: (unit ``u``, y, z) of linear work unit ``w``, every head's full units (``G`` slices) dealt
+        before the heads' last, partial units (fewer slices, less work): ``w < F Y Z`` is unit ``w % F`` of
+        ``w / F``, else the partial unit ``F`` of ``w - F Y Z`` (``F`` full units a head; round-robin over the
+        CTAs, the light units fill the rounds' tails instead of landing on the same CTAs every round)."""
+        kb = self.kb
+        full = self.full_units
+        yz = kb.v(arith.MuliOp(self.grid[1], self.grid[2]), "rg_yz")
+        nfull = kb.v(arith.MuliOp(full, yz), "rg_nfull")
+        in_full = kb.v(cmpi(w, nfull, "ult"), "rg_in_full")
+        f1 = kb.v(arith.MaxUIOp(full, kb.small(1)), "rg_f1")
+        u = kb.v(arith.SelectOp(in_full, kb.v(arith.RemUIOp(w, f1), "rg_uf"), full), "rg_u")
+        rest = kb.v(arith.SelectOp(in_full, kb.v(arith.DivUIOp(w, f1), "rg_rf"),
+                                   kb.v(arith.SubiOp(w, nfull), "rg_rp")), "rg_rest")
+        y = kb.v(arith.RemUIOp(rest, self.grid[1]), "pidy")
+        z = kb.v(arith.DivUIOp(rest, self.grid[1]), "pidz")
+        return [u, y, z]
+
+    def slice_of_unit(self) -> None:
+        """Row groups: ``tile_coord[0]`` (the work unit ``u``) made the program id ``x`` of the agent's slice ``s =
+        G u + group`` (the producer: the unit's first, ``group`` None), ``s // 2``; :attr:`part` its half ``s % 2``
+        (rows ``64 part`` of the instance), :attr:`valid` whether the instance exists (``x < X``); then
+        :attr:`on_slice` (the consumer's rows)."""
+        kb = self.kb
+        first = kb.v(arith.MuliOp(self.tile_coord[0], kb.e.const(kb.ck.row_groups)), "rg_first")
+        s = first if self.group is None else kb.v(arith.AddiOp(first, self.group), "rg_slice")
+        self.tile_coord[0] = kb.v(arith.ShRUIOp(s, kb.small(1)), "rg_pidx")
+        self.part = kb.v(arith.AndIOp(s, kb.small(1)), "rg_part")
+        self.valid = kb.v(cmpi(self.tile_coord[0], self.program_x, "ult"), "rg_valid")
+        if self.on_slice is not None:
+            self.on_slice(self.part)
 
     def dealt(self, w: SSAValue, it: SSAValue) -> SSAValue:
         """The instance the CTA runs at loop index ``w`` (``b + it G``), its round ``it``: ``w`` itself,
@@ -3687,11 +3739,27 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         if ck.q_prologue is not None or ck.b_prologue is not None:
             _fail((ck.q_prologue or ck.b_prologue).top.owner, f"a Q or K prologue with {ck.tm}-row tiles (four "
                                                              "consumer warp groups) is not supported")
+    row_groups_off = None  # why TILEORCH_ATTN_ROW_GROUPS, asked for, is not applied
+    if row_groups_asked():  # FA3's d64 shape: three consumer warp groups over 192 rows (row_groups.py)
+        groups = row_groups_asked()
+        row_groups_off = row_groups_refusal(ck, groups=groups, persistent=plan.persistent, heavy=heavy,
+                                            work_items=work_items, guards=guards, pingpong=pingpong,
+                                            next_s=next_s_enabled(), regs=consumer_regs(groups))
+        if row_groups_off is None:
+            ck.row_groups, rows = groups, ck.a0.rows
+            ck.a0.rows = 64 * groups
+            grouped = _choose_plan(ck, True)
+            if not grouped.persistent or grouped.stages < PIPELINED_STAGES:
+                ck.row_groups, ck.a0.rows = 0, rows
+                row_groups_off = f"two K/V stages beside {64 * groups}-row Q slots exceed the shared memory"
+            else:
+                plan = grouped
     occupancy, occupancy_why = ctas_per_sm(plan.consumers, plan.persistent, plan.smem)
     plan = replace(plan, ctas_per_sm=occupancy)
     persistent = plan.persistent
     snake = schedule(heavy is not None) if persistent else None  # the snake order of the instances (_WorkTiles.snaked)
-    name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_x{ck.k1}" if ck.k1 > 1 else "")
+    name = (f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_x{ck.k1}" if ck.k1 > 1 else "")
+            + (f"_g{ck.row_groups}" if ck.row_groups else ""))
     pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES and ck.b_prologue is None else None
     for pro, op, threads, rows in ((ck.q_prologue, ck.a0, 128, 64), (ck.b_prologue, ck.b1, plan.consumer_threads,
                                                                       ck.b1.rows)):
@@ -3829,7 +3897,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             vd = op.view_dim(dim)  # the array dimension's index and extent in the view's terms
             idx = s.low._i32(s.low.scalar(op.load.indices[vd]))
             tile = ints(op.load.view.type.tile)[vd]
-            out.append(kb.splice(s.tmp, idx if tile == 1 else s.e.mul_i(idx, s.e.const(tile)), f"{tag}_c{dim}"))
+            at = idx if tile == 1 else s.e.mul_i(idx, s.e.const(tile))
+            if ck.row_groups and x == "a0" and dim == (op.rows_dim if op.rows_dim >= 0 else op.rank - 2):
+                at = s.e.add_i(at, s.e.mul_i(work.part, s.e.const(64)))  # the unit's first slice's rows
+            out.append(kb.splice(s.tmp, at, f"{tag}_c{dim}"))
         return out
 
     if persistent:
@@ -3996,9 +4067,26 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             if not released:
                 release_q()
             kb.q_wait = kb.da_cur = kb.q_off = None
-            store(outs)
+            if ck.row_groups:  # a slice past the head's last instance stores nothing
+                def stored(w: Emitter) -> None:
+                    with kb.into(w.block):
+                        store(outs)
+
+                _if(kb.e, work.valid, stored)
+            else:
+                store(outs)
             return n
 
+        if ck.row_groups:  # row groups: the consumer warp group's slice of each unit, its rows in the instance
+            work.group = _hint(kb.v(arith.ShRUIOp(warp, kb.small(2)), "rg_group"), "rg_group")
+
+            def on_slice(part: SSAValue) -> None:
+                quad = kb.v(arith.MuliOp(kb.v(arith.AndIOp(warp, kb.e.const(3)), "rg_w"), kb.e.const(16)), "rg_w16")
+                r0 = kb.v(arith.AddiOp(quad, kb.v(arith.ShRUIOp(lane, kb.small(2)), "rg_l4")), "rg_r")
+                r0 = kb.v(arith.AddiOp(r0, kb.v(arith.MuliOp(part, kb.e.const(64)), "rg_p64")), "rg_row0")
+                rows[:] = [r0, kb.v(arith.AddiOp(r0, kb.small(8)), "rg_row8")]
+
+            work.on_slice = on_slice
         work.loop(instance)
         if pingpong:  # ... and warp group 0 takes the last hand-over once
             kb.pingpong_kernel_last()
@@ -4027,6 +4115,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["persistent"] = {"q_slots": plan.q_slots}
         if plan.ctas_per_sm > 1:
             record["persistent"]["ctas_per_sm"] = plan.ctas_per_sm
+        if ck.row_groups:
+            record["persistent"]["row_groups"] = ck.row_groups
         if snake:
             record["persistent"]["schedule"] = snake
             if schedule_by_default():
@@ -4109,6 +4199,15 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                                                    "most one per SM)", "remark"))
     if occupancy_why:
         located.append(occupancy_why)
+    if ck.row_groups or row_groups_off is not None:
+        from tileorch.diagnostics import format_error
+
+        if row_groups_off is not None:
+            record["row_groups_off"] = row_groups_off
+        located.append(format_error(ck.dot1, row_groups_remark(ck.row_groups, consumer_regs(plan.consumers),
+                                                               plan.smem, plan.stages, plan.q_slots)
+                                    if ck.row_groups else f"{ROW_GROUPS_ENV}={row_groups_asked()} not applied: "
+                                    f"{row_groups_off}", "remark"))
     if located:  # remarks at the user's lines (the driver prints them with the tier's remark)
         record["remarks"] = located
     if ck.q_prologue is not None:  # applied in place to the Q tile after each Q load

@@ -1,0 +1,153 @@
+"""Row groups of the chained tier (``TILEORCH_ATTN_ROW_GROUPS=3`` or ``4``): FlashAttention-3's head-dim-64 shape,
+three consumer warp groups over 192 rows sharing each K/V tile, for programs written with 128-row tiles (or four
+over 256 rows where the key tiles are 64 wide: the 256x64 CTA of a program written 128x64).
+
+A chained kernel runs each 128-row program instance on two consumer warp groups of 64 rows (``setmaxnreg`` 240)
+beside a producer warp group.  Each consumer warp group already computes its 64 rows alone (the kernel has no
+exchange between warp groups: a value that mixed rows of different groups would not lower), so a warp group
+can as well take its 64 rows from *another* instance, provided the tiles the producer loads for the CTA are the
+same for every row it serves.  With ``G = 3`` groups, CTA work unit ``u`` of a head runs the 64-row slices
+``3u, 3u + 1, 3u + 2`` of that head's ``2 X`` slices (``X`` instances along grid axis 0): slice ``s`` is rows
+``64 (s % 2) ..`` of instance ``s // 2``.  The producer loads one Q box of 192 rows (slices ``3u .. 3u + 2`` are
+consecutive rows, since the Q tile's row index is the program id times the tile's 128 rows) and each K/V tile
+once for the three groups; each group evaluates the program for its own instance (its program id) and rows, and
+a group whose slice is past the head's last instance (``s // 2 >= X``) computes on what the box holds there and
+stores nothing.  ``cdiv(2 X, 3)`` units per head: at ``X = 8`` (sequence 1k) 6 units, one slot in 9 idle; every
+head's full units are dealt before the partial ones.  With ``G = 4`` the same with four slices a unit (``X / 2``
+units a head when ``X`` is even: none idle).
+
+Per row nothing changes: every row runs the same ops in the same order as in the kernel of 128-row CTAs (the
+results are bit-identical).  What changes is the CTA: 512 threads, 160 registers per consumer thread (FA3's
+split, :func:`~tileorch.transforms.tileas.chained_dots.consumer_regs` of three groups), three consumer warps per
+SM sub-partition instead of two, and a third fewer K/V loads per row.
+
+Conditions (:func:`refusal`, each a remark when asked for and not met): a persistent kernel of 128-row tiles
+without a heavy-first axis; no ping-pong, no ``NEXT_S``, no Q or K prologue, no program branch around the
+chain, no work loop of the program, one A tile; the trip count and every producer load except Q independent of
+program id ``x`` (:func:`pid_free`); the Q load's row index program id ``x`` itself; S, the packed P and the
+carried tiles within the consumer's registers (160 for three groups, 112 for four; :data:`MARGIN` left for the
+rest)."""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation, SSAValue
+
+from tileorch import settings
+
+ROW_GROUPS_ENV = "TILEORCH_ATTN_ROW_GROUPS"
+
+GROUPS = (3, 4)
+"""The consumer warp group counts built: three of 160 registers (FA3's d64 shape: S, P and O of a 128-wide key
+tile fit), four of 112 (64-wide key tiles at head dim 64: the 256x64 CTA of a program written 128x64)."""
+
+MARGIN = 12
+"""Registers of a consumer thread left beside S, the packed P and the carried tiles (as the four-group kernel's
+:data:`~tileorch.transforms.tileas.chained_dots.FOUR_GROUP_MARGIN`)."""
+
+_LAYOUT = ("nv_tileaa.assume", "arith.index_cast", "arith.extsi", "arith.extui", "arith.trunci",
+           "nv_tileas.convert_layout")
+
+
+def asked() -> int:
+    """The consumer warp groups asked for (0: off; read at each compile, part of the disk-cache key)."""
+    v = settings.value(ROW_GROUPS_ENV)
+    return int(v) if v and v != "0" else 0
+
+
+def reads_pid(v: SSAValue, axis: int = 0, limit: int = 4096) -> bool:
+    """Whether ``v`` is computed from program id ``axis`` (through any ops, their regions included)."""
+    stack, seen = [v], set()
+    while stack and len(seen) < limit:
+        x = stack.pop()
+        if id(x) in seen or not isinstance(x.owner, Operation):
+            continue
+        seen.add(id(x))
+        for o in x.owner.walk():
+            if o.name == "nv_tileaa.get_program_id" and (o.operands or o.properties["axis"].value.data == axis):
+                return True
+            stack.extend(o.operands)
+    return len(seen) >= limit  # (too deep to tell: as if it did)
+
+
+def is_pid(v: SSAValue, axis: int = 0) -> bool:
+    """Whether ``v`` is program id ``axis`` itself (through casts and ``assume``)."""
+    for _ in range(16):
+        owner = v.owner
+        if not isinstance(owner, Operation):
+            return False
+        if owner.name == "nv_tileaa.get_program_id":
+            return not owner.operands and owner.properties["axis"].value.data == axis
+        if owner.name not in _LAYOUT or not owner.operands:
+            return False
+        v = owner.operands[0]
+    return False
+
+
+def pid_free(ck) -> str | None:
+    """Why the tiles the producer loads for a work unit would differ between its slices (``None``: they do not):
+    the trip count or a K/V load's index computed from program id ``x``, or a Q tile whose rows are not the
+    program id's 128-row tile."""
+    if reads_pid(ck.loop.ub) or reads_pid(ck.loop.lb) or reads_pid(ck.loop.step):
+        return "the key loop's trip count depends on program id x (every row of a CTA shares the K/V tiles)"
+    for op in [ck.b1, *ck.b1s, ck.b2]:
+        for k, ix in enumerate(op.load.indices):
+            if reads_pid(ix):
+                return f"the K/V tile's index {k} depends on program id x (the three groups share each K/V tile)"
+    a0 = ck.a0
+    rows_dim = a0.view_dim(a0.rows_dim if a0.rows_dim >= 0 else a0.rank - 2)
+    tile = [int(t) for t in _tile(a0.load)]
+    for k, ix in enumerate(a0.load.indices):
+        if k == rows_dim:
+            if not is_pid(ix) or tile[k] != ck.tm:
+                return "the Q tile's row index is not program id x (consecutive slices must be consecutive rows)"
+        elif reads_pid(ix):
+            return f"the Q tile's index {k} depends on program id x"
+    return None
+
+
+def _tile(load: Operation) -> list[int]:
+    from tileorch.dialects.nv_tileaa.attrs import ints
+
+    return ints(load.view.type.tile)
+
+
+def refusal(ck, *, groups: int, persistent: bool, heavy, work_items, guards, pingpong: bool, next_s: bool,
+            regs: int) -> str | None:
+    """Why the chained kernel ``ck`` does not run as ``groups`` row groups (``None``: it does); ``regs`` the
+    consumer's ``setmaxnreg`` with ``groups`` consumer warp groups."""
+    if groups not in GROUPS:
+        return f"{groups} groups ({' or '.join(map(str, GROUPS))} are built)"
+    if ck.tm != 128 or ck.tile_rows:
+        return f"{ck.rows}-row tiles (row groups regroup 128-row tiles)"
+    if not persistent:
+        return "not a persistent kernel"
+    if heavy is not None:
+        return "the trip count grows with a program id (a heavy-first axis: causal)"
+    if work_items is not None:
+        return "the program's own work loop sets the instances"
+    if guards:
+        return "a program branch around the chain"
+    if pingpong or next_s:
+        return "the ping-pong's turns" if pingpong else "TILEORCH_ATTN_NEXT_S"
+    if ck.q_prologue is not None or ck.b_prologue is not None:
+        return "a Q or K prologue"
+    if ck.own_a or ck.a0.group_dim >= 0 or len(ck.seconds) > 1 or ck.row_loads or ck.k1 > 1:
+        return ("first dots of their own A tiles" if ck.own_a else "a group of query heads in the Q tile's rows"
+                if ck.a0.group_dim >= 0 else "several second dots" if len(ck.seconds) > 1 else
+                "several first dots" if ck.k1 > 1 else "loop tiles read per row")
+    need = ck.sn // 2 + ck.tn // 4 + sum(2 if x == 1 else x // 2 for _, x in ck.carried)
+    if need > regs - MARGIN:
+        return (f"S, the packed P and the carried tiles need {need} registers per thread, more than {regs - MARGIN} "
+                f"of {groups} consumer warp groups' {regs}")
+    return pid_free(ck)
+
+
+def remark(groups: int, regs: int, smem: int, stages: int, slots: int) -> str:
+    """The remark of a kernel of row groups."""
+    return (f"{groups} consumer warp groups of {regs} registers over {64 * groups} rows ({ROW_GROUPS_ENV}={groups}): "
+            f"each runs a 64-row slice of a 128-row program instance, the CTA's slices consecutive rows of one "
+            f"head sharing each K/V tile; {stages} K/V stages and {slots} Q slot(s) of {64 * groups} rows, {smem} "
+            "bytes of shared memory")
+
+
+__all__ = ["GROUPS", "MARGIN", "ROW_GROUPS_ENV", "asked", "is_pid", "pid_free", "reads_pid", "refusal", "remark"]

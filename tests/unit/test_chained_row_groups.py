@@ -1,0 +1,107 @@
+"""TILEORCH_ATTN_ROW_GROUPS=3 (``transforms/tileas/row_groups.py``): a persistent chained kernel of 128-row
+tiles run as three consumer warp groups of 160 registers over 192 rows, each group a 64-row slice of an
+instance, the CTA's three slices consecutive rows of one head sharing each K/V tile (FlashAttention-3's head-dim
+64 shape).  Per row the same ops in the same order: the PTX emulator's output is bit-identical to the default
+kernel's (NaN-prefilled, ragged sequences; a head of 3 instances = 2 full units, of 2 instances = a unit with two
+idle slices that store nothing), on 1 and 2 persistent CTAs; four groups of 112 registers over 256 rows for a
+program written with 64-wide key tiles.  Refusals are remarks naming the reason (head dim
+128's registers, causal trip counts, a kernel that is not persistent); off by default."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_chained_emulated import _compile, _lower, emulate_as_base
+
+RG = "TILEORCH_ATTN_ROW_GROUPS"
+
+
+@pytest.mark.parametrize("cfg,ctas,groups", [((300, 64, 128, 128, False), 1, 3), ((200, 64, 128, 128, False), 2, 3),
+                                             ((77, 64, 128, 64, False), 1, 3), ((300, 64, 128, 64, False), 2, 4)],
+                         ids=["3inst", "2inst_idle", "1inst_64n", "g4_3inst"])
+def test_row_groups_emulated(cfg, ctas, groups, monkeypatch):
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv(RG, "0")
+    base = _compile(*cfg)
+    monkeypatch.setenv(RG, str(groups))
+    p = _compile(*cfg)
+    assert p.chained["persistent"].get("row_groups") == groups and p.chained["threads"] == 128 * (groups + 1), p.chained
+    assert "row_groups" not in base.chained["persistent"] and base.chained["threads"] == 384
+    assert f"setmaxnreg.inc.sync.aligned.u32 \t{160 if groups == 3 else 112};" in p.ptx
+    emulate_as_base(p, base, cfg, ctas)
+
+
+def test_row_groups_remark(monkeypatch):
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv(RG, "3")
+    p = _lower(1024, 64, 128, 128, False)
+    assert p.chained["persistent"]["row_groups"] == 3 and "row_groups_off" not in p.chained, p.chained
+    assert any("3 consumer warp groups of 160 registers over 192 rows" in r and f"{RG}=3" in r
+               and "attention_programs.py:45" in r for r in p.remarks), p.remarks
+
+
+@pytest.mark.parametrize("cfg,env,why", [
+    ((1024, 128, 128, 128, False), {}, "need 164 registers per thread, more than 148"),
+    ((1024, 64, 128, 128, True), {}, "the trip count grows with a program id"),
+    ((1024, 64, 128, 128, False), {"TILEORCH_ATTN_PERSISTENT": "0"}, "not a persistent kernel"),
+    ((1024, 64, 64, 64, False), {}, "64-row tiles"),
+    ((1024, 64, 128, 128, False), {RG: "4"}, "need 132 registers per thread, more than 100"),
+], ids=["d128", "causal", "not_persistent", "64rows", "g4_n128"])
+def test_row_groups_refused_says_why(cfg, env, why, monkeypatch):
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    groups = env.get(RG, "3")
+    monkeypatch.setenv(RG, groups)
+    p = _lower(*cfg)
+    assert "row_groups" not in (p.chained.get("persistent") or {}) and why in p.chained["row_groups_off"], p.chained
+    assert any(f"{RG}={groups} not applied: " in r and why in r for r in p.remarks), p.remarks
+
+
+def test_row_groups_off_by_default(monkeypatch):
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.delenv(RG, raising=False)
+    p = _lower(1024, 64, 128, 128, False)
+    assert "row_groups" not in p.chained["persistent"] and "row_groups_off" not in p.chained, p.chained
+    assert not any(RG in r for r in p.remarks)
+
+
+def test_row_groups_idle_slice_stores_nothing(monkeypatch):
+    """A grid of one instance over 200 rows: the unit's third slice (rows 128-191, instance 1) is past the grid's
+    last instance and must leave its rows unwritten (NaN), as the default kernel does; the rows it owns match."""
+    from test_chained_emulated import _emulate_now
+
+    cfg = (200, 64, 128, 128, False)
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv(RG, "0")
+    base = _compile(*cfg)
+    monkeypatch.setenv(RG, "3")
+    p = _compile(*cfg)
+    assert p.chained["persistent"].get("row_groups") == 3, p.chained
+    for prog in (p, base):
+        out, ref, errors = _emulate_now(prog, *cfg, grid_x=1)
+        assert not errors, errors[:4]
+        assert np.isnan(out[0, 128:]).all(), "rows of an instance the grid does not run were written"
+        assert not np.isnan(out[0, :128]).any()
+        np.testing.assert_allclose(out[0, :128], ref[0, :128], atol=2e-3, rtol=1e-2)
+
+
+@pytest.mark.parametrize("seq,ctas", [(200, 2), (300, 4), (77, 1)])
+def test_row_groups_heads_emulated(seq, ctas, monkeypatch):
+    """Three heads: the work units are dealt full units first (every head's), then the heads' partial units;
+    each head's rows read that head's K/V only: bit-identical to the default kernel on the same CTAs."""
+    from test_chained_emulated import _emulate_now
+
+    cfg = (seq, 64, 128, 128, False)
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv(RG, "0")
+    base = _compile(*cfg)
+    monkeypatch.setenv(RG, "3")
+    p = _compile(*cfg)
+    assert p.chained["persistent"].get("row_groups") == 3, p.chained
+    out, ref, errors = _emulate_now(p, *cfg, ctas_persistent=ctas, heads=3)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+    want, _, errors = _emulate_now(base, *cfg, ctas_persistent=ctas, heads=3)
+    assert not errors and np.array_equal(out.view(np.uint32), want.view(np.uint32))
