@@ -21,7 +21,6 @@ sweeps 17 to 25 did not try:
 
 from __future__ import annotations
 
-import io
 import os
 import re
 
@@ -290,4 +289,3 @@ def test_the_launch_of_a_valid_program_gets_as_far_as_the_driver(monkeypatch):
     each mistake is what stopped its launch."""
     exc, drv, _ = _launch(PROGRAMS[KV].kernel, (4,), _KV, monkeypatch)
     assert exc is not None and "no kernel named 'kv_cache_append_at_position_" in str(exc), repr(exc)
-    assert io is not None
