@@ -264,7 +264,8 @@ LAUNCH_MISTAKES = {
                                    "Expected a tuple of integers, but element #1 has type Tile[float32,()]"),
     "a_tile_of_48": (KV, (4,), _KV[:5] + (48,), Exception, "Dimension #1 of shape (1, 48) is not a power of two"),
     "a_float_tile_into_int8": (EW, (2,), _ew(out1="int8"), Exception,
-                               "Stored tile is incompatible with array's dtype: cannot implicitly cast float32 to int8"),
+                               "Stored tile is incompatible with array's dtype: cannot implicitly cast float32 to "
+                               "int8"),
 }
 
 
