@@ -165,7 +165,7 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
 EMULATED = sorted(n for n in dir(s26) if n.startswith("test_") and not any(
-    w in n for w in ("w4a16", "grid_axis2", "broadcast_by_zero", "fewer_tokens", "gemm_"))) \
+    w in n for w in ("w4a16", "grid_axis2", "broadcast_by_zero", "fewer_tokens", "gemm_", "attention"))) \
     if ALL else ["test_quant_int4_per_group_pack_nibbles", "test_dequant_int4_nibbles_sign_extend",
                  "test_quant_fp8_e4m3_per_row_scale", "test_histogram_float_bins_clamped",
                  "test_dropout_hash_mask_uint32", "test_byteswap_int32_pack_unpack",

@@ -130,6 +130,17 @@ def test_gemm_amax_by_atomic_max_beside_c():
     _close(out[3].view(F32), [np.abs(z).max()], 0, 1e-5)
 
 
+
+def test_attention_lse_stored_by_scatter():
+    q, k, v = _f((2, 64, 64), "float16"), _f((2, 100, 64), "float16"), _f((2, 100, 64), "float16")
+    out = run("attention_lse_stored_by_scatter", {0: q, 1: k, 2: v})
+    s = np.einsum("hqd,hkd->hqk", _d(q), _d(k)) * 0.125
+    m = s.max(-1, keepdims=True)
+    e = np.exp(s - m)
+    _close(out[3], np.einsum("hqk,hkd->hqd", e / e.sum(-1, keepdims=True), _d(v)), 2e-3, 5e-3)  # f16 out
+    _close(out[4], (m + np.log(e.sum(-1, keepdims=True)))[..., 0], 1e-4, 1e-5)
+
+
 # ----------------------------------------------------------------------------------------------- RoPE, caches
 
 

@@ -64,7 +64,7 @@ from tileorch.transforms.tileas.epilogue_dot import (EpilogueDot, check_epilogue
 from tileorch.transforms.tileas.gathered_operand import OPERAND_PATH as _OPERAND_PATH
 from tileorch.transforms.tileas.gathered_operand import (gathered_a_prologue, gathered_a_remark, gathered_operand,
                                                          gathered_operand_message, gathered_a_refusal)
-from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, EpilogueLowering, KernelEnv,
+from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, WRITE_WORDS, Coord, EpilogueLowering, KernelEnv,
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
                                                  side_reduction, sink_tile, truncated_from_i32)
 from tileorch.transforms.tileas.k_range import KLoop, KRangeError, k_loop, tile_map
@@ -815,12 +815,7 @@ WRITES = ("nv_tileaa.store", "nv_tileaa.tiled_store", "nv_tileas.tiled_store", "
 """Ops that write memory (or print): the WGMMA kernel runs only those inside the schedule's agent switch."""
 
 
-UNLOWERED_WRITES = {
-    "nv_tileaa.store": "a store at computed element indices (ct.scatter, e.g. rows un-permuted through an index "
-                       "array, or a flag set per tile)",
-    "nv_tileaa.atomic_cas": "an atomic compare-and-swap (ct.atomic_cas)",
-    "nv_tileaa.print": "a print (ct.printf / ct.print)",
-}
+UNLOWERED_WRITES = {name: WRITE_WORDS[name] for name in ("nv_tileaa.store", "nv_tileaa.atomic_cas", "nv_tileaa.print")}
 """The ops of :data:`WRITES` the WGMMA kernel builder has no lowering for inside the work tile: it builds the
 epilogue from C's tile store or atomic add, the accumulator-shaped tiles and row / column reductions stored beside
 it, and nothing else -- any other write would be dropped from the kernel (found by user sweep 26: a ``ct.scatter``
