@@ -114,11 +114,16 @@ def _h(*shape):
     return RNG.standard_normal(shape).astype(np.float16)
 
 
-def _reference(q, k, v, causal):
-    """Softmax attention in float64 per query head ``h`` against KV head ``h // (H / HKV)``."""
+def _reference(q, k, v, causal, alibi=False):
+    """Softmax attention in float64 per query head ``h`` against KV head ``h // (H / HKV)`` (``alibi``: plus
+    ``2^(-8 (h + 1) / H) (k - q)`` in log2 units)."""
     g = q.shape[1] // k.shape[1]
     kk, vv = np.repeat(k, g, axis=1).astype(np.float64), np.repeat(v, g, axis=1).astype(np.float64)
     s = (q.astype(np.float64) @ np.swapaxes(kk, -1, -2)) * 0.125
+    if alibi:
+        h = np.arange(q.shape[1])[:, None, None]
+        rel = np.arange(k.shape[2])[None, :] - np.arange(q.shape[2])[:, None]
+        s = s + 2.0 ** (-8.0 * (h + 1) / q.shape[1]) * rel / np.log2(np.e)
     if causal:
         sq, sk = q.shape[2], k.shape[2]
         s = np.where(np.arange(sk)[None, :] <= np.arange(sq)[:, None], s, -np.inf)
@@ -128,17 +133,17 @@ def _reference(q, k, v, causal):
 
 @pytest.mark.parametrize("name,causal", [("z34_gqa_g4_causal", True), ("z34_gqa_g2_causal_bm32", True),
                                          ("z34_gqa_g2_plain_factor_first", False), ("z34_gqa_g4_causal_bm32", True),
-                                         ("z34_gqa_g8_causal_bm16", True)])
+                                         ("z34_gqa_g8_causal_bm16", True), ("z34_gqa_g2_alibi", True)])
 def test_stacked_heads_emulated(name, causal):
     """Every head of the stacked programs against numpy (ragged sequences where causal: 150, 100 and 40 rows in 64-,
     32- and 16-row tiles; two, four and eight heads a chain), O NaN-prefilled (a head or row the group's store misses
-    stays NaN and fails)."""
+    stays NaN and fails; the per-head ALiBi slope: each head's rows their own slope, a swapped selection fails)."""
     spec = PROGRAMS[name].spec
     q, k, v = _h(*spec[0][0]), _h(*spec[1][0]), _h(*spec[2][0])
     grid = tuple(PROGRAMS[name].grid) + (1,)
     o = s3._chained(name, {0: q, 1: k, 2: v}, grid)[3]
     assert not np.isnan(o).any()
-    s4._check(o, _reference(q, k, v, causal))
+    s4._check(o, _reference(q, k, v, causal, alibi="alibi" in name))
 
 
 def test_packed_heads_box_proved():

@@ -6,8 +6,8 @@ written (each head its own chain instance, as before).
 Stacked: four heads a KV head, causal (the query position column is the same for every head of the loop: stacked
 on itself), ragged keys; 32-row query tiles (two heads: 64 rows); the heads loop with the group's first head
 computed as ``G * kvh`` (the factor first).  Left as written: three heads a KV head (an odd group), 128-row tiles
-(two heads would be 256 rows: four consumer warp groups), a per-head ALiBi slope (the head index read by the
-scores: the two heads' rows would differ).
+(two heads would be 256 rows: four consumer warp groups).  A per-head ALiBi slope (the head index read by the
+scores) is stacked too: the slope's ops run once per head of the pair, the two results selected by row block.
 
 Each entry is a :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``: what the compiler
 does with it; ``notes``: whether it is stacked, read by the tests through :data:`STACKED`); driven by
@@ -135,8 +135,9 @@ _reg("z34_gqa_g3_causal", z34_gqa_heads_loop_causal, _gqa(6, 2, 150, 150) + [_S6
      "an odd group: left as written (each head its own 64-row instance)")
 _reg("z34_gqa_g2_causal_bm128", z34_gqa_heads_loop_causal, _gqa(4, 2, 200, 200) + [_S64, 2, 128, 64, 64], (2, 4),
      0, "128-row tiles: two heads would be 256 rows; left as written")
-_reg("z34_gqa_g2_alibi", z34_gqa_heads_loop_alibi, _gqa(4, 2, 150, 150) + [_S64, 2, 64, 64, 64], (3, 4), 0,
-     "the head index read by the scores (a per-head slope): left as written")
+_reg("z34_gqa_g2_alibi", z34_gqa_heads_loop_alibi, _gqa(4, 2, 150, 150) + [_S64, 2, 64, 64, 64], (3, 4), 2,
+     "the head index read by the scores (a per-head ALiBi slope): the slope's ops built once per head of the pair "
+     "and selected by row block")
 _reg("z34_gqa_g4_causal_bm32", z34_gqa_heads_loop_causal, _gqa(8, 2, 100, 100) + [_S64, 4, 32, 64, 64], (4, 4), 4,
      "four heads of 32 rows: one chain of 128 rows (four heads a chain), the loop replaced by its one group")
 _reg("z34_gqa_g8_causal_bm16", z34_gqa_heads_loop_causal, _gqa(16, 2, 40, 40) + [_S64, 8, 16, 64, 64], (3, 4), 8,

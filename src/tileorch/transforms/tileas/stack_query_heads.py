@@ -27,8 +27,10 @@ Taken only when, and only when, it cannot change what the program computes:
   memory tokens and holds two or more dots, an inner loop and no atomics;
 * the loop's index is read only by head indices ``h = x + g`` (the same ``x`` in each) whose ``x`` is defined before the loop and is a constant
   multiple of ``F`` (``x = y * c`` with ``c`` a multiple of F, or such a constant: ``h`` of ``g = F g2`` is
-  ``F h2``), or ``h = g``, and ``h`` only as one tile index ``a`` of one tile load (Q, in the loop's own block) and of each tile
-  store in the loop's own block, with tile extent 1 along ``a`` in each view, whose tile has exactly two other
+  ``F h2``), or ``h = g``, and ``h`` as one tile index ``a`` of one tile load (Q, in the loop's own block) and of each tile
+  store in the loop's own block, or by side-effect-free ops without regions (a per-head ALiBi slope) whose values
+  reach the chain only as operands of row ops (each such value is built once per head, ``h`` read as ``h_i = x +
+  F g2 + i``, and the F copies, each stacked on itself, selected by row block: ``select(row < BM, copy 0, ..)``), with tile extent 1 along ``a`` in each view, whose tile has exactly two other
   non-unit extents ``r < c`` with ``a < r`` (so the row-major ``(F, BM)`` of the box is the ``F BM`` rows);
 * each store's tile is a row value of ``BM`` rows through unit-dimension reshapes / expand_dims;
 * every op that reads a row value is one whose rows stay rows: an elementwise op (tensor operands and results of
@@ -45,7 +47,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
 from tileorch.diagnostics import copy_location, format_error
@@ -78,6 +80,7 @@ class Plan:
     rows: int
     factor: int = 2  # F: the heads of one chain
     row_values: list[SSAValue] = field(default_factory=list)
+    head_values: list[SSAValue] = field(default_factory=list)  # computed from the head, not from Q's rows
 
 
 def _const(v: SSAValue):
@@ -257,6 +260,37 @@ def _propagate(p: Plan) -> None:
     p.row_values = list(marked.values())
 
 
+def _head_values(p: Plan, readers: list[Operation]) -> None:
+    """The values computed from the head index besides the Q / O tile indices (``readers``: the ops reading it), up
+    to the row ops that read them: each op side-effect free, without regions, not a row op itself; a row op may read
+    them only where its operand's rows are the query rows (:func:`_row_operands`)."""
+    rows = {id(v) for v in p.row_values}
+    dep: dict[int, SSAValue] = {}
+    work = list(readers)
+    seen: set[int] = set()
+    while work:
+        op = work.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        if any(id(r) in rows for r in op.results):
+            allowed = _row_operands(op, p.rows) or []
+            if any(id(x) in dep and k not in allowed for k, x in enumerate(op.operands)):
+                raise _Why(format_error(op, "a value computed from the head index is read here other than as rows",
+                                        "note"))
+            continue
+        if op.regions or op.name.startswith("scf.") or any(d in op.name for d in _DENY if d != "reshape") \
+                or not p.loop.is_ancestor(op):
+            raise _Why(format_error(op, "the head index is read by a load, a store, a loop or a branch", "note"))
+        for r in op.results:
+            dep[id(r)] = r
+            work.extend(u.operation for u in r.uses)
+    for v in dep.values():  # (a row op's operands below it: checked above; the store's path reads no head value)
+        if any(u.operation.name == "nv_tileaa.tiled_store" for u in v.uses):
+            raise _Why("a stored tile is computed from the head index")
+    p.head_values = list(dep.values())
+
+
 def _feeds_store(op: Operation, p: Plan) -> bool:
     """Whether ``op`` is on the unit-dimension path from a store's row value to the store."""
     for st, _ in p.stores:
@@ -291,10 +325,13 @@ def plan(fn: Operation) -> Plan:
         raise _Why("the loop holds atomics or scatters")
     h_ops, base = _head_index(loop)
     heads = [o.results[0] for o in h_ops] if h_ops else [loop.body.block.args[0]]
-    loads, stores, axis = [], [], None
+    loads, stores, axis, others = [], [], None, []
     for use in [u for h in heads for u in h.uses]:
         h = use.value if hasattr(use, "value") else use.operation.operands[use.index]
         op = use.operation
+        if not isinstance(op, aa.TiledLoadOp | aa.TiledStoreOp) and h_ops:
+            others.append(op)  # a value computed from the head (a per-head ALiBi slope): built per head
+            continue
         if not isinstance(op, aa.TiledLoadOp | aa.TiledStoreOp) or op.parent_block() is not loop.body.block:
             raise _Why("the head index is read by other ops than the Q load's and the stores' tile indices")
         idx = list(op.indices)
@@ -337,6 +374,7 @@ def plan(fn: Operation) -> Plan:
         pairs.append((st, v))
     p = Plan(fn, loop, ub, h_ops, base, q, q_reshape, pairs, axis, rows, f)
     _propagate(p)
+    _head_values(p, others)
     return p
 
 
@@ -427,7 +465,10 @@ def apply(p: Plan) -> None:
     rt = q.results[0].type
     set_type(q.results[0], TensorType(rt.element_type, tile))
 
-    # the chain's row values: 2 BM rows; head-independent operands stacked
+    # the F heads' indices h_i = x + F g2 + i, for the values computed from the head (built per head)
+    per_head = {id(v) for v in p.head_values}
+    heads = _head_indices(p, block) if per_head else []
+    # the chain's row values: F BM rows; head-independent operands stacked
     marked = {id(v) for v in p.row_values}
     cache: dict = {}
     for v in p.row_values:
@@ -446,7 +487,9 @@ def apply(p: Plan) -> None:
             continue
         for k in _row_operands_rewritten(op):
             x = op.operands[k]
-            if id(x) not in marked:
+            if id(x) in per_head:
+                _set_operand(op, k, _per_head(x, op, p, heads, per_head, cache))
+            elif id(x) not in marked:
                 _set_operand(op, k, _stacked(x, op, cache, p.factor))
 
     # the stores: the row value reshaped to the (.., 2, BM, D) box at h2
@@ -469,6 +512,7 @@ def apply(p: Plan) -> None:
 
     # the loop over pairs (one pair: its body inline)
     pairs = p.count // p.factor
+    _erase_dead(p.head_values)
     for h_op in p.h_ops:
         if h_op.results[0].uses:
             raise AssertionError("the head index is still read")
@@ -503,6 +547,105 @@ def apply(p: Plan) -> None:
         loop.detach()
         loop.erase()
     _erase_dead_views(p.fn)
+
+
+def _head_indices(p: Plan, block: Block) -> list[SSAValue]:
+    """``h_i = x + F g + i`` for ``i < F`` (``g``: the loop's index, the group of F heads), at the body's start."""
+    from tileorch.dialects import nv_tileaa as aa
+
+    h_op = p.h_ops[0]
+    g = block.args[0]
+    x = h_op.operands[0] if h_op.operands[1] is g else h_op.operands[1]
+    add = aa.AddIOp if h_op.name == "nv_tileaa.addi" else arith.AddiOp
+    mul = aa.MulIOp if h_op.name == "nv_tileaa.addi" else arith.MuliOp
+    fc = _int_const(p.factor, g)
+    fg = mul(g, fc.result)
+    first = add(x, fg.results[0])
+    ops, out = [fc, fg, first], []
+    for i in range(p.factor):
+        if i == 0:
+            out.append(first.results[0])
+            continue
+        c = _int_const(i, g)
+        hi = add(first.results[0], c.result)
+        ops += [c, hi]
+        out.append(hi.results[0])
+    copy_location(h_op, ops)
+    block.insert_ops_before(ops, block.first_op)
+    return out
+
+
+def _per_head(v: SSAValue, before: Operation, p: Plan, heads: list[SSAValue], per_head: set, cache: dict) -> SSAValue:
+    """A head-computed value ``v`` of ``BM`` rows as ``F BM`` rows whose block ``i`` is ``v`` of head ``h_i``: its
+    ops cloned once per head (``h`` read as ``h_i``) before ``before``, each copy stacked on itself
+    (:func:`_stacked`), then ``select(row < BM, copy 0, select(row < 2 BM, copy 1, ..))``."""
+    from tileorch.dialects import nv_tileaa as aa
+    from tileorch.dialects.nv_tileaa import tile_ops as tops
+
+    key = ("head", id(v), id(before))
+    if key in cache:
+        return cache[key]
+    h_vals = {id(o.results[0]) for o in p.h_ops}
+    copies = []
+    for i, hi in enumerate(heads):
+        memo: dict[int, SSAValue] = {}
+
+        def build(x: SSAValue) -> SSAValue:
+            if id(x) in h_vals:
+                return hi
+            if id(x) not in per_head:
+                return x
+            if id(x) in memo:
+                return memo[id(x)]
+            op = x.owner
+            operands = [build(y) for y in op.operands]
+            new = op.clone()
+            new.operands = operands
+            copy_location(before, [new])
+            before.parent_block().insert_op_before(new, before)
+            for r_old, r_new in zip(op.results, new.results):
+                memo[id(r_old)] = r_new
+            return memo[id(x)]
+
+        copies.append(_stacked(build(v), before, {}, p.factor))
+    t = copies[0].type
+    shape = list(t.get_shape())
+    ops = [aa.MakeRangeOp.build(properties={"start": IntegerAttr(0, 32), "end": IntegerAttr(shape[0], 32)},
+                                result_types=[TensorType(IntegerType(32), [shape[0]])])]
+    row = ops[-1].results[0]
+    i32t = IntegerType(32)
+    if len(shape) == 2:
+        ops.append(aa.ExpandDimsOp.build(operands=[row], properties={"dim": IntegerAttr(1, 32)},
+                                         result_types=[TensorType(i32t, [shape[0], 1])]))
+        ops.append(aa.BroadcastOp.build(operands=[ops[-1].results[0]], result_types=[TensorType(i32t, shape)]))
+        row = ops[-1].results[0]
+    out = copies[-1]
+    for i in range(len(copies) - 2, -1, -1):
+        c = arith.ConstantOp(IntegerAttr((i + 1) * p.rows, 32))
+        sp = aa.SplatOp.build(operands=[c.result], result_types=[TensorType(i32t, [1] * len(shape))])
+        bc = aa.BroadcastOp.build(operands=[sp.results[0]], result_types=[TensorType(i32t, shape)])
+        cmp = tops.CmpIOp(row, bc.results[0], "slt")
+        sel = tops.SelectOp(cmp.results[0], copies[i], out)
+        ops += [c, sp, bc, cmp, sel]
+        out = sel.results[0]
+    copy_location(before, ops)
+    before.parent_block().insert_ops_before(ops, before)
+    cache[key] = out
+    return out
+
+
+def _erase_dead(values: list[SSAValue]) -> None:
+    """Erase the ops of ``values`` nothing reads any more (the head-computed values, built per head), users first."""
+    ops = {id(v.owner): v.owner for v in values if isinstance(v.owner, Operation)}
+    changed = True
+    while changed:
+        changed = False
+        for k, op in list(ops.items()):
+            if op.parent is not None and not any(r.uses for r in op.results):
+                op.detach()
+                op.erase()
+                del ops[k]
+                changed = True
 
 
 def _row_operands_rewritten(op: Operation) -> list[int]:
