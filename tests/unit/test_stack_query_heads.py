@@ -38,7 +38,7 @@ def _lowered(programs, name):
 
 
 def _rows(name):
-    return PROGRAMS[name].spec[6]  # BM
+    return PROGRAMS[name].spec[-3]  # BM (the spec ends with G, BM, BN, D)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -153,3 +153,20 @@ def test_packed_heads_box_proved():
     from tileorch.testing.user_programs6 import PROGRAMS as U6
 
     assert_pipelines_proved(U6, "attn_gqa_packed_heads_g4", back_end=False)
+
+
+def test_alibi_slope_table_emulated():
+    """ALiBi slopes read from a table at the query head (a load of an array the program does not write, read once per
+    head of the pair): every head's rows against numpy with its own slope, O NaN-prefilled."""
+    name = "z34_gqa_g2_alibi_table"
+    q, k, v = _h(2, 4, 150, 64), _h(2, 2, 150, 64), _h(2, 2, 150, 64)
+    slopes = np.array([0.5, -0.25, 0.125, 0.75], np.float32)  # (log2 units; distinct per head, one negative)
+    o = s3._chained(name, {0: q, 1: k, 2: v, 3: slopes}, tuple(PROGRAMS[name].grid) + (1,))[4]
+    g = 2
+    kk, vv = np.repeat(k, g, axis=1).astype(np.float64), np.repeat(v, g, axis=1).astype(np.float64)
+    s = (q.astype(np.float64) @ np.swapaxes(kk, -1, -2)) * 0.125
+    rel = np.arange(150)[None, :] - np.arange(150)[:, None]
+    s = s + slopes[None, :, None, None].astype(np.float64) * rel / np.log2(np.e)
+    s = np.where(rel > 0, -np.inf, s)
+    e = np.exp(s - s.max(-1, keepdims=True))
+    s4._check(o, (e / e.sum(-1, keepdims=True)) @ vv)

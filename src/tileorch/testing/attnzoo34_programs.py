@@ -7,7 +7,8 @@ Stacked: four heads a KV head, causal (the query position column is the same for
 on itself), ragged keys; 32-row query tiles (two heads: 64 rows); the heads loop with the group's first head
 computed as ``G * kvh`` (the factor first).  Left as written: three heads a KV head (an odd group), 128-row tiles
 (two heads would be 256 rows: four consumer warp groups).  A per-head ALiBi slope (the head index read by the
-scores) is stacked too: the slope's ops run once per head of the pair, the two results selected by row block.
+scores, computed or read from a slope table) is stacked too: the slope's ops run once per head of the pair, the two
+results selected by row block.
 
 Each entry is a :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``: what the compiler
 does with it; ``notes``: whether it is stacked, read by the tests through :data:`STACKED`); driven by
@@ -93,6 +94,34 @@ def z34_gqa_heads_loop_alibi(Q, K, V, O, qk_scale: float, G: C[int], BM: C[int],
 
 
 @ct.kernel
+def z34_gqa_heads_loop_alibi_table(Q, K, V, Slopes, O, qk_scale: float, G: C[int], BM: C[int], BN: C[int],
+                                   D: C[int]):
+    """GQA with ALiBi slopes read from a table ``Slopes [H]`` (log2 units) at the query head ``h = kvh G + g``, causal;
+    ragged keys."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    hkv = K.shape[1]
+    b, kvh = bh // hkv, bh % hkv
+    seq = K.shape[2]
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    for g in range(G):
+        h = kvh * G + g
+        slope = ct.load(Slopes, index=(h,), shape=(1,)).reshape((1, 1))
+        q = ct.load(Q, index=(b, h, qt, 0), shape=(1, 1, BM, D), padding_mode=ZERO).reshape((BM, D))
+        m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+        l_i = ct.zeros((BM, 1), dtype=ct.float32)
+        acc = ct.zeros((BM, D), dtype=ct.float32)
+        for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+            k = ct.load(K, index=(b, kvh, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+            s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+            kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+            s = s + slope * (kpos - qpos).astype(ct.float32)
+            s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+            v = ct.load(V, index=(b, kvh, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+            m_i, l_i, acc = _online(s, m_i, l_i, acc, v, V.dtype)
+        ct.store(O, index=(b, h, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, 1, BM, D)))
+
+
+@ct.kernel
 def z34_gqa_heads_loop_plain(Q, K, V, O, qk_scale: float, G: C[int], BM: C[int], BN: C[int], D: C[int]):
     """GQA without a mask, the group's first head written ``G * kvh`` (the factor first); full key tiles."""
     qt, bh = ct.bid(0), ct.bid(1)
@@ -142,3 +171,8 @@ _reg("z34_gqa_g4_causal_bm32", z34_gqa_heads_loop_causal, _gqa(8, 2, 100, 100) +
      "four heads of 32 rows: one chain of 128 rows (four heads a chain), the loop replaced by its one group")
 _reg("z34_gqa_g8_causal_bm16", z34_gqa_heads_loop_causal, _gqa(16, 2, 40, 40) + [_S64, 8, 16, 64, 64], (3, 4), 8,
      "eight heads of 16 rows (a short prefill chunk): one chain of 128 rows")
+_add("z34_gqa_g2_alibi_table", z34_gqa_heads_loop_alibi_table,
+     _gqa(4, 2, 150, 150)[:3] + [((4,), "float32"), ((2, 4, 150, 64), F16), _S64, 2, 64, 64, 64], (3, 4), "chained",
+     outputs=(4,), notes="ALiBi slopes read from a table at the query head: the table's element read once per head of "
+     "the pair, the two slopes selected by row block")
+STACKED["z34_gqa_g2_alibi_table"] = 2

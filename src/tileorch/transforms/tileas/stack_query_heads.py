@@ -28,7 +28,8 @@ Taken only when, and only when, it cannot change what the program computes:
 * the loop's index is read only by head indices ``h = x + g`` (the same ``x`` in each) whose ``x`` is defined before the loop and is a constant
   multiple of ``F`` (``x = y * c`` with ``c`` a multiple of F, or such a constant: ``h`` of ``g = F g2`` is
   ``F h2``), or ``h = g``, and ``h`` as one tile index ``a`` of one tile load (Q, in the loop's own block) and of each tile
-  store in the loop's own block, or by side-effect-free ops without regions (a per-head ALiBi slope) whose values
+  store in the loop's own block, or by side-effect-free ops without regions and loads of arrays the program does
+  not write (a per-head ALiBi slope, computed or read from a table) whose values
   reach the chain only as operands of row ops (each such value is built once per head, ``h`` read as ``h_i = x +
   F g2 + i``, and the F copies, each stacked on itself, selected by row block: ``select(row < BM, copy 0, ..)``), with tile extent 1 along ``a`` in each view, whose tile has exactly two other
   non-unit extents ``r < c`` with ``a < r`` (so the row-major ``(F, BM)`` of the box is the ``F BM`` rows);
@@ -56,6 +57,7 @@ from tileorch.transforms.pass_kinds import ModuleTransform
 ENV = "TILEORCH_ATTN_STACK_HEADS"
 """``0``: no head loop is stacked (each query head its own chain instance of ``BM`` rows)."""
 MAX_ROWS = 128
+_READS = ("nv_tileaa.tiled_load", "nv_tileaa.load")
 _DENY = ("permute", "transpose", "load", "store", "gather", "scatter", "atomic", "make_range", "scan", "cat",
          "extract", "reshape", "print", "assert")
 
@@ -127,6 +129,15 @@ def _box_ok(tile: list[int], axis: int, rows: int | None) -> int:
     if rows is not None and tile[big[0]] != rows:
         raise _Why(f"a store's tile has {tile[big[0]]} rows, the Q tile {rows}")
     return big[0]
+
+
+def _is_q_load(load: Operation) -> bool:
+    """Whether a tile load is a first dot's A: its tile reshaped to 2-D once, read by a dot as A."""
+    uses = list(load.results[0].uses)
+    if len(uses) != 1 or uses[0].operation.name != "nv_tileaa.reshape":
+        return False
+    r = uses[0].operation.results[0]
+    return len(_shape(r)) == 2 and any(u.operation.name == "nv_tileaa.dot" and u.index == 0 for u in r.uses)
 
 
 def _base_form(x: SSAValue, loop: scf.ForOp) -> tuple:
@@ -264,7 +275,12 @@ def _head_values(p: Plan, readers: list[Operation]) -> None:
     """The values computed from the head index besides the Q / O tile indices (``readers``: the ops reading it), up
     to the row ops that read them: each op side-effect free, without regions, not a row op itself; a row op may read
     them only where its operand's rows are the query rows (:func:`_row_operands`)."""
+    from tileorch.transforms.tileas.split_chains import _bases
+
     rows = {id(v) for v in p.row_values}
+    stored = set().union(*(_bases(o.view, p.fn) for o in p.fn.walk() if o.name == "nv_tileaa.tiled_store"),
+                         *(_bases(o.operands[0], p.fn) for o in p.fn.walk()
+                           if o.name in ("nv_tileaa.store", "nv_tileaa.scatter") or "atomic" in o.name))
     dep: dict[int, SSAValue] = {}
     work = list(readers)
     seen: set[int] = set()
@@ -279,10 +295,18 @@ def _head_values(p: Plan, readers: list[Operation]) -> None:
                 raise _Why(format_error(op, "a value computed from the head index is read here other than as rows",
                                         "note"))
             continue
-        if op.regions or op.name.startswith("scf.") or any(d in op.name for d in _DENY if d != "reshape") \
+        if op.name in _READS and op.operands and not (_bases(op.operands[0], p.fn) & stored) \
+                and p.loop.is_ancestor(op):
+            pass  # a read of an array the program does not write (an ALiBi slope table): read once per head
+        elif op.regions or op.name.startswith("scf.") or any(d in op.name for d in _DENY if d != "reshape") \
                 or not p.loop.is_ancestor(op):
-            raise _Why(format_error(op, "the head index is read by a load, a store, a loop or a branch", "note"))
+            raise _Why(format_error(op, "the head index is read by a store, a loop, a branch or a load of an array "
+                                        "the program writes", "note"))
         for r in op.results:
+            if _is_token(r):
+                if r.uses:
+                    raise _Why("a head-indexed load's token is used")
+                continue
             dep[id(r)] = r
             work.extend(u.operation for u in r.uses)
     for v in dep.values():  # (a row op's operands below it: checked above; the store's path reads no head value)
@@ -329,7 +353,8 @@ def plan(fn: Operation) -> Plan:
     for use in [u for h in heads for u in h.uses]:
         h = use.value if hasattr(use, "value") else use.operation.operands[use.index]
         op = use.operation
-        if not isinstance(op, aa.TiledLoadOp | aa.TiledStoreOp) and h_ops:
+        if h_ops and (not isinstance(op, aa.TiledLoadOp | aa.TiledStoreOp)
+                      or isinstance(op, aa.TiledLoadOp) and not _is_q_load(op)):
             others.append(op)  # a value computed from the head (a per-head ALiBi slope): built per head
             continue
         if not isinstance(op, aa.TiledLoadOp | aa.TiledStoreOp) or op.parent_block() is not loop.body.block:
