@@ -170,3 +170,25 @@ def test_alibi_slope_table_emulated():
     s = np.where(rel > 0, -np.inf, s)
     e = np.exp(s - s.max(-1, keepdims=True))
     s4._check(o, (e / e.sum(-1, keepdims=True)) @ vv)
+
+
+def test_a_stacked_program_that_raises_compiles_unstacked(monkeypatch):
+    """A lowering of the stacked program that raises (simulated: the driver's inner lowering raises while the rewrite
+    is on) is retried with the rewrite off: the chained kernel of BM rows and a warning naming the exception."""
+    from tileorch import driver, settings
+    from tileorch.testing.export import cutile_bytecode
+    from tileorch.transforms.tileas.stack_query_heads import ENV
+
+    real = driver._lower_tileaa_program
+
+    def raising(*args, **kwargs):
+        if settings.value(ENV) != "0":
+            raise RuntimeError("simulated failure of the stacked lowering")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(driver, "_lower_tileaa_program", raising)
+    p = PROGRAMS["z34_gqa_g2_plain_factor_first"]
+    prog = driver.compile_program(cutile_bytecode(p.kernel, p.spec), "raising", arch="sm_90a", ptxas=False)
+    assert prog.kind == "chained" and prog.chained["tm"] == 64, prog.remarks
+    warned = [r for r in prog.remarks if "stack-query-heads" in r]
+    assert len(warned) == 1 and "RuntimeError: simulated failure" in warned[0], warned
