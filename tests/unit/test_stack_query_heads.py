@@ -102,9 +102,11 @@ def test_a_refused_stacked_program_compiles_unstacked(monkeypatch):
     assert len(warned) == 1 and warned[0].startswith("warning:") and "simulated refusal" in warned[0], warned
 
 
-def test_stacked_kernel_proved():
-    """``tileorch check``: the stacked causal kernel's pipelines free of deadlocks and races."""
-    assert_pipelines_proved(PROGRAMS, "z34_gqa_g4_causal", back_end=False)
+@pytest.mark.parametrize("name", ["z34_gqa_g4_causal", "z34_gqa_g2_alibi_table"])
+def test_stacked_kernel_proved(name):
+    """``tileorch check``: the stacked kernels' pipelines (causal; a per-head slope table) free of deadlocks and
+    races."""
+    assert_pipelines_proved(PROGRAMS, name, back_end=False)
 
 
 # ------------------------------------------------------------------------------------------------ PTX emulator
