@@ -204,7 +204,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     from tileorch.transforms.tileas.stack_query_heads import ENV, stack_query_heads_remarks
 
     if settings.value(ENV) == "0" or not any(
-            "remark" in r for r in stack_query_heads_remarks(module)):
+            "remark" in r and "are not stacked" not in r for r in stack_query_heads_remarks(module)):
         return _lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
     before, mine = module.clone(), []
     try:

@@ -20,7 +20,7 @@ import test_user_sweep3_emulated as s3  # noqa: E402
 import test_user_sweep4_emulated as s4  # noqa: E402
 from dot_sweep_checks import assert_pipelines_proved  # noqa: E402
 
-from tileorch.testing.attnzoo34_programs import PROGRAMS, STACKED  # noqa: E402
+from tileorch.testing.attnzoo34_programs import AUTO_OFF, PROGRAMS, STACKED  # noqa: E402
 
 RNG = np.random.default_rng(34034)
 REMARK = "tileas-stack-query-heads"
@@ -45,20 +45,38 @@ def _rows(name):
     return PROGRAMS[name].spec[-3]  # BM (the spec ends with G, BM, BN, D)
 
 
+@pytest.fixture
+def forced(monkeypatch):
+    """``TILEORCH_ATTN_STACK_HEADS=1``: stacked wherever the rewrite applies (the kernels ``auto`` leaves as written
+    too: the mechanism's tests)."""
+    monkeypatch.setenv("TILEORCH_ATTN_STACK_HEADS", "1")
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_stacked_as_tabled(name):
-    """Stacked F heads a chain: one remark at the head loop (the program's line) naming F, the chained kernel's tile
-    rows F BM; left as written: no remark, BM rows; every program stays on the chained kernel."""
+    """The default (``auto``): stacked F heads a chain, one remark at the head loop (the program's line) naming F,
+    the chained kernel's tile rows F BM; 64-row causal heads left as written with a remark saying why (measured
+    slower); the others left as written without a remark; every program stays on the chained kernel."""
     prog = _lowered(PROGRAMS, name)
     assert prog.kind == "chained", prog.remarks
     said = [r for r in prog.remarks if REMARK in r]
-    if STACKED[name]:
+    if name in AUTO_OFF:
+        assert len(said) == 1 and "are not stacked" in said[0] and "=1 stacks them" in said[0], said
+        assert "attnzoo34_programs.py:" in said[0] and prog.chained["tm"] == _rows(name)
+    elif STACKED[name]:
         assert len(said) == 1 and "attnzoo34_programs.py:" in said[0] and "remark:" in said[0], said
         assert f"run {STACKED[name]} at a time" in said[0], said
         assert prog.chained["tm"] == STACKED[name] * _rows(name), prog.chained["tm"]
     else:
         assert not said, said
         assert prog.chained["tm"] == _rows(name)
+
+
+@pytest.mark.parametrize("name", sorted(AUTO_OFF))
+def test_forced_stacks_the_causal_64_row_heads(forced, name):
+    prog = _lowered(PROGRAMS, name)
+    assert prog.kind == "chained" and prog.chained["tm"] == STACKED[name] * _rows(name), prog.remarks
+    assert any(f"run {STACKED[name]} at a time" in r for r in prog.remarks)
 
 
 def test_earlier_heads_loops_are_stacked():
@@ -107,7 +125,7 @@ def test_a_refused_stacked_program_compiles_unstacked(monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["z34_gqa_g4_causal", "z34_gqa_g2_alibi_table"])
-def test_stacked_kernel_proved(name):
+def test_stacked_kernel_proved(forced, name):
     """``tileorch check``: the stacked kernels' pipelines (causal; a per-head slope table) free of deadlocks and
     races."""
     assert_pipelines_proved(PROGRAMS, name, back_end=False)
@@ -142,7 +160,7 @@ def _reference(q, k, v, causal, alibi=False):
                                          pytest.param("z34_gqa_g2_plain_factor_first", False, marks=EXTENDED),
                                          ("z34_gqa_g4_causal_bm32", True), ("z34_gqa_g8_causal_bm16", True),
                                          ("z34_gqa_g2_alibi", True)])
-def test_stacked_heads_emulated(name, causal):
+def test_stacked_heads_emulated(forced, name, causal):
     """Every head of the stacked programs against numpy (ragged sequences where causal: 150, 100 and 40 rows in 64-,
     32- and 16-row tiles; two, four and eight heads a chain), O NaN-prefilled (a head or row the group's store misses
     stays NaN and fails; the per-head ALiBi slope: each head's rows their own slope, a swapped selection fails)."""
@@ -163,7 +181,7 @@ def test_packed_heads_box_proved():
     assert_pipelines_proved(U6, "attn_gqa_packed_heads_g4", back_end=False)
 
 
-def test_alibi_slope_table_emulated():
+def test_alibi_slope_table_emulated(forced):
     """ALiBi slopes read from a table at the query head (a load of an array the program does not write, read once per
     head of the pair): every head's rows against numpy with its own slope, O NaN-prefilled."""
     name = "z34_gqa_g2_alibi_table"

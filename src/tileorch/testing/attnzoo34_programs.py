@@ -30,7 +30,12 @@ C = ct.Constant
 ZERO = ct.PaddingMode.ZERO
 
 STACKED: dict[str, int] = {}
-"""Program name -> how many of its heads ``tileas-stack-query-heads`` runs as one chain (0: left as written)."""
+"""Program name -> how many of its heads ``tileas-stack-query-heads`` runs as one chain where it stacks
+(``TILEORCH_ATTN_STACK_HEADS=1``; 0: left as written)."""
+
+AUTO_OFF = {"z34_gqa_g4_causal", "z34_gqa_g2_alibi", "z34_gqa_g2_alibi_table"}
+"""The stackable programs the default (``auto``) leaves as written, with a remark: 64-row heads whose key loop's trip
+count grows with the program id (causal; measured 0.95x stacked on the H100, session 34)."""
 
 
 def _online(s, m_i, l_i, acc, v, dt):

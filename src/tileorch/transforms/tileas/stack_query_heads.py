@@ -40,7 +40,9 @@ Taken only when, and only when, it cannot change what the program computes:
 * ``2 BM <= 128`` (two consumer warp groups of the chained kernel; wider rows would change its shape).
 
 A program that does not match is left as written (the flattened head loop then runs one chain of ``BM`` rows an
-instance, as before).  ``TILEORCH_ATTN_STACK_HEADS=0`` turns the rewrite off.
+instance, as before).  ``TILEORCH_ATTN_STACK_HEADS``: ``auto`` (the default) leaves 64-row heads with a causal key
+loop as written (measured slower: :func:`_auto`, a remark says so), ``1`` stacks wherever the rewrite applies,
+``0`` turns it off.
 """
 
 from __future__ import annotations
@@ -64,6 +66,14 @@ _DENY = ("permute", "transpose", "load", "store", "gather", "scatter", "atomic",
 
 class _Why(Exception):
     """Why a loop is left as written (the remark's text; not an error)."""
+
+
+class _AutoOff(_Why):
+    """A loop the rewrite could stack that ``auto`` leaves as written (measured slower): said in a remark."""
+
+    def __init__(self, loop: Operation, message: str):
+        super().__init__(message)
+        self.loop = loop
 
 
 @dataclass
@@ -400,7 +410,38 @@ def plan(fn: Operation) -> Plan:
     p = Plan(fn, loop, ub, h_ops, base, q, q_reshape, pairs, axis, rows, f)
     _propagate(p)
     _head_values(p, others)
+    _auto(p)
     return p
+
+
+def _auto(p: Plan) -> None:
+    """``TILEORCH_ATTN_STACK_HEADS=auto`` (the default): heads of 64 rows whose key loop's trip count reads a program
+    id (a causal bound: instances of unequal work) are left as written.  H100, session 34 (benchmarks/
+    session34_zoo.sh, d64, 2k keys, same process): stacked / unstacked 0.951 for such a causal GQA loop (the 64-row
+    kernel runs two CTAs per SM; the 128-row one, one CTA of two consumer groups), 1.004 for the same loop without a
+    mask, 1.32 for MQA's 16-head loop, 1.96 for 32-row heads (four a chain; their unstacked tile pads the WGMMA's 64
+    rows).  ``1`` stacks wherever the rewrite applies."""
+    from tileorch import settings
+
+    if settings.value(ENV) != "auto" or p.rows < 64:
+        return
+    keys = [o for o in p.loop.body.block.walk() if isinstance(o, scf.ForOp)
+            and any(x.name == "nv_tileaa.dot" for x in o.walk())]
+    if any(_reads_program_id(v) for k in keys for v in (k.lb, k.ub, k.step)):
+        raise _AutoOff(p.loop, f"the {p.count} query heads of this loop share their K / V tiles, but heads of "
+                               f"{p.rows} rows whose key loop's trip count grows with the program id (causal) are "
+                               "not stacked: measured slower on the H100 (0.95x, session 34); "
+                               f"{ENV}=1 stacks them (tileas-stack-query-heads)")
+
+
+def _reads_program_id(v: SSAValue, depth: int = 64) -> bool:
+    """Whether scalar ``v`` is computed from a program id (through its defining ops' operands)."""
+    op = v.owner
+    if depth == 0 or not isinstance(op, Operation):
+        return False
+    if op.name == "nv_tileaa.get_program_id":
+        return True
+    return any(_reads_program_id(x, depth - 1) for x in op.operands)
 
 
 # ------------------------------------------------------------------------------------------------------- rewrite
@@ -704,13 +745,17 @@ def _erase_dead_views(fn: Operation) -> None:
 # ------------------------------------------------------------------------------------------------------- driver
 
 
-def _plan_or_none(fn: Operation) -> tuple[Plan | None, str | None]:
+def _plan_or_none(fn: Operation, said: list | None = None) -> tuple[Plan | None, str | None]:
     from tileorch import settings
 
     if settings.value(ENV) == "0":
         return None, None
     try:
         return plan(fn), None
+    except _AutoOff as off:
+        if said is not None:
+            said.append(format_error(off.loop, str(off), "remark"))
+        return None, None
     except _Why:
         return None, None
     except Exception as exc:  # noqa: BLE001 - an optional rewrite's bug must not stop the program's compile
@@ -734,7 +779,7 @@ def stack_query_heads_remarks(module: Operation) -> list[str]:
     warning where the analysis failed (the function left as written)."""
     out = []
     for fn in [o for o in module.walk() if o.name == "nv_tileaa.func"]:
-        p, error = _plan_or_none(fn)
+        p, error = _plan_or_none(fn, out)
         if error is not None:
             out.append(f"warning: internal error in tileas-stack-query-heads on {fn.sym_name.data} ({error}); the "
                        "program is left as written (this is a tileorch bug, please report it)")
