@@ -500,3 +500,38 @@ def test_row_groups_release_count_of_two_groups_is_caught(monkeypatch):
     (proto,) = extract(module)
     result = check(proto)
     assert not result.ok and result.violation.prop in ("over-arrival", "write-before-release", "race"), result.violation
+
+
+@pytest.mark.parametrize("mutation,why", [("loop_wait", "does not wait for its tile and release it"),
+                                          ("q_release", "is not the Q wait, its release and one loop"),
+                                          ("other_stage", "releases another stage than the one it waited for")])
+def test_row_groups_idle_pass_by_is_checked(mutation, why, monkeypatch):
+    """The idle slice's side of the row-groups kernel (its tiles passed by: a wait and a release each) is checked by
+    form, the chain's side proved: a pass-by without its tile wait, without its Q release or releasing another
+    stage than it waited for is a located refusal."""
+    from xdsl.dialects import arith
+
+    from tileorch.analysis.extract import extract
+    from tileorch.analysis.extract_chained import IDLE_SLICE
+    from tileorch.diagnostics import LocatedError
+    from tileorch.transforms.tileas.row_groups import IDLE_SLICE_ATTR
+
+    assert IDLE_SLICE == IDLE_SLICE_ATTR
+    monkeypatch.setenv("TILEORCH_ATTN_ROW_GROUPS", "3")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    module = _lowered(64, 128, 128).clone()
+    (idle,) = [o for o in module.walk() if IDLE_SLICE in o.attributes]
+    side = idle.regions[1].blocks.first
+    loop = next(o for o in side.ops if o.name == "scf.for")
+    if mutation == "loop_wait":
+        next(o for o in loop.walk() if o.name == "nvvm.mbarrier.try_wait.parity").detach()
+    elif mutation == "q_release":
+        next(o for o in side.ops if o.name == "nvvm.mbarrier.arrive").detach()
+    else:  # the release's stage + 1
+        mul = next(o for o in loop.walk() if o.name == "arith.muli" and o.results[0].name_hint == "ieb_off0")
+        one = arith.ConstantOp.from_int_and_width(1, 32)
+        nxt = arith.AddiOp(mul.operands[0], one.result)
+        mul.parent_block().insert_ops_before([one, nxt], mul)
+        mul.operands = [nxt.result, mul.operands[1]]
+    with pytest.raises(LocatedError, match=why):
+        extract(module)

@@ -9,8 +9,9 @@
 // warp groups (512 threads, setmaxnreg 24 / 160) over a 192-row Q box (24576 bytes a slot), every stage and Q slot
 // released by 384 threads.  Work units: cdiv(2 grid_x, 3) a head, the full ones of every head dealt first.  The
 // producer's Q box starts at the unit's first slice (row 128 (3u / 2) + 64 (3u % 2)); consumer warp group g runs
-// slice 3u + g: program id x = slice / 2, fragment rows 16 (warp % 4) + lane / 4 + 64 (slice % 2), and stores only
-// where that instance exists (x < grid_x).
+// slice 3u + g: program id x = slice / 2, fragment rows 16 (warp % 4) + lane / 4 + 64 (slice % 2), where that
+// instance exists (x < grid_x); else the idle slice's pass-by (the Q wait and release, each tile's full wait and
+// release, no chain).
 
 // CHECK:      func.func @chained_dots_128x64x64_64_f16_g3(
 // CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
@@ -43,6 +44,16 @@
 // CHECK:      %rg_p64 = arith.muli %rg_part_1
 // CHECK-NEXT: %rg_row0 = arith.addi %rg_r, %rg_p64
 // CHECK:      scf.if %rg_valid_1 {
+// CHECK:        %qi_ph = arith.andi
+// CHECK-NEXT:   nvvm.mbarrier.try_wait.parity %qsbar{{.*}}, %qi_ph, %ticks {{.*}}Q tile full barrier (idle)
+// CHECK:        nvvm.mbarrier.arrive %qsebar
+// CHECK-NEXT:   scf.for {{.*}} = %c0 to %n_tiles_1 step %c1
+// CHECK-NEXT:     %idler = arith.addi {{.*}}, %ring_1
+// CHECK:          nvvm.mbarrier.try_wait.parity %ifbar, %idleph
+// CHECK:          nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:     nvvm.mbarrier.arrive %iebar
+// CHECK-NEXT:   }
+// CHECK-NEXT: }{tileorch.idle_slice}
 
 // OFF:      func.func @chained_dots_128x64x64_64_f16(
 // OFF-SAME: nvvm.maxntid = array<i32: 384, 1, 1>

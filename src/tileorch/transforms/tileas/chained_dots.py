@@ -114,7 +114,7 @@ from tileorch.transforms.tileas.loop_row_prefetch import enabled as row_prefetch
 from tileorch.transforms.tileas.loop_row_prefetch import hoist as hoist_row_loads
 from tileorch.transforms.tileas.loop_row_prefetch import record as record_row_load
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
-from tileorch.transforms.tileas.row_groups import ROW_GROUPS_ENV
+from tileorch.transforms.tileas.row_groups import IDLE_SLICE_ATTR, ROW_GROUPS_ENV
 from tileorch.transforms.tileas.row_groups import asked as row_groups_asked
 from tileorch.transforms.tileas.row_groups import refusal as row_groups_refusal
 from tileorch.transforms.tileas.row_groups import remark as row_groups_remark
@@ -4047,6 +4047,42 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         def instance(it: SSAValue) -> SSAValue:
             n, inits = instance_values()
             slot, use = work.q_slot(it)
+            if ck.row_groups:  # a slice past the head's last instance: no chain, the unit's tiles pass by
+                regions = []
+                for side in (lambda: run(it, n, inits, slot, use), lambda: pass_by(n, slot, use)):
+                    blk = Block()
+                    with kb.into(blk) as t:
+                        side()
+                        t.add(scf.YieldOp())
+                    regions.append(Region(blk))
+                idle = kb.e.add(scf.IfOp(work.valid, [], regions[0], regions[1]))
+                idle.attributes[IDLE_SLICE_ATTR] = UnitAttr()  # (tileorch check: extract_chained reads both sides)
+            else:
+                run(it, n, inits, slot, use)
+            return n
+
+        def pass_by(n: SSAValue, slot: SSAValue, use: SSAValue) -> None:
+            """An idle slice of a row-groups unit: its warp group waits for the unit's Q and each K/V tile (so that
+            its release lands in the round of that load) and releases them, without computing (the tensor core's
+            time goes to the unit's other slices)."""
+            kb.try_wait(work.q_bar(slot), kb.v(arith.AndIOp(use, kb.small(1)), "qi_ph"), "Q tile full barrier (idle)")
+            kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))  # (none in flight: the releases' rule, for tileorch check)
+            kb.e.add(nvvm.MBarrierArriveOp(work.q_empty(slot), with_state=False))
+
+            def tile(le: Emitter, j: SSAValue, _) -> list[SSAValue]:
+                with kb.into(le.block):
+                    st, ph = kb.stage_index(j, "idle")
+                    _, fbar = kb.stage_barrier("ifb", "ifbar", st, kb.off["full"])
+                    kb.try_wait(fbar, ph, "K/V ring full barrier (idle consumer)", kb.off["full"])
+                    _, ebar = kb.stage_barrier("ieb", "iebar", st, kb.off["empty"])
+                    kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+                    kb.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))
+                return []
+
+            _for(kb.e, kb.small(0), n, kb.small(1), [], [], tile)
+
+        def run(it: SSAValue, n: SSAValue, inits: list[SSAValue], slot: SSAValue, use: SSAValue) -> None:
+            """The instance's chain, the release of its Q slot and its stores."""
             kb.q_wait = (work.q_bar(slot), kb.v(arith.AndIOp(use, kb.small(1)), "q_ph"))
             kb.da_cur = work.q_descriptor(slot)
             if ck.q_prologue is not None or kb.q_regs:  # the prologue's / the fragment's rows in the slot
@@ -4067,15 +4103,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             if not released:
                 release_q()
             kb.q_wait = kb.da_cur = kb.q_off = None
-            if ck.row_groups:  # a slice past the head's last instance stores nothing
-                def stored(w: Emitter) -> None:
-                    with kb.into(w.block):
-                        store(outs)
-
-                _if(kb.e, work.valid, stored)
-            else:
-                store(outs)
-            return n
+            store(outs)
 
         if ck.row_groups:  # row groups: the consumer warp group's slice of each unit, its rows in the instance
             work.group = _hint(kb.v(arith.ShRUIOp(warp, kb.small(2)), "rg_group"), "rg_group")

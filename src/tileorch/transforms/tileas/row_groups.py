@@ -35,6 +35,10 @@ from xdsl.ir import Operation, SSAValue
 from tileorch import settings
 
 ROW_GROUPS_ENV = "TILEORCH_ATTN_ROW_GROUPS"
+IDLE_SLICE_ATTR = "tileorch.idle_slice"
+"""The consumer's ``scf.if`` on its slice's instance existing: the chain, its Q release and stores, or else the
+idle slice's pass-by (wait for the unit's Q and each K/V tile, release each; :mod:`tileorch.analysis.extract_chained`
+checks that side's form and proves the other)."""
 
 GROUPS = (3, 4)
 """The consumer warp group counts built: three of 160 registers (FA3's d64 shape: S, P and O of a 128-wide key
@@ -150,4 +154,5 @@ def remark(groups: int, regs: int, smem: int, stages: int, slots: int) -> str:
             "bytes of shared memory")
 
 
-__all__ = ["GROUPS", "MARGIN", "ROW_GROUPS_ENV", "asked", "is_pid", "pid_free", "reads_pid", "refusal", "remark"]
+__all__ = ["GROUPS", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "asked", "is_pid", "pid_free", "reads_pid",
+           "refusal", "remark"]
