@@ -194,6 +194,34 @@ _F32_DOT_REMARK = ("this dot multiplies f32 tiles, which cuTile computes in f32:
 
 def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",
                          config: str = "", remarks: list[str] | None = None) -> tuple[str, ModuleOp]:
+    """:func:`_lower_tileaa_program`; a program whose query-head loop ``tileas-stack-query-heads`` would stack and
+    which the tier then does not take stacked is lowered again with the rewrite off (each head its own chain, as
+    before the rewrite), with a warning saying so: the rewrite never moves a program off the tensor cores."""
+    remarks = remarks if remarks is not None else []
+    if config or schedule == "simt" or not arch.startswith("sm_90"):
+        return _lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
+    from tileorch import settings
+    from tileorch.transforms.tileas.stack_query_heads import ENV, stack_query_heads_remarks
+
+    if settings.value(ENV) == "0" or not any(
+            "remark" in r for r in stack_query_heads_remarks(module)):
+        return _lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
+    before, mine = module.clone(), []
+    kind, out = _lower_tileaa_program(module, ctx, arch, schedule, config, mine)
+    if kind != "simt":
+        remarks.extend(mine)
+        return kind, out
+    why = next((r for r in mine if "warning" in r), "the tier left it unlowered")
+    with settings.overridden(ENV, "0"):
+        kind, out = _lower_tileaa_program(before, ctx, arch, schedule, config, remarks)
+    remarks.append("warning: the query-head loop stacked two heads a chain (tileas-stack-query-heads) and the "
+                   f"tensor-core tier refused it ({why.strip()[:300]}); compiled with each head its own chain "
+                   "(this is a tileorch bug, please report it)")
+    return kind, out
+
+
+def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",
+                          config: str = "", remarks: list[str] | None = None) -> tuple[str, ModuleOp]:
     """Lower an ``nv_tileaa`` module (a tile program: ``examples/tile_gemm.mlir``, the
     ``tileorch.frontend.tile`` builder, or a cuTile program after ``convert-cudatile-to-tileaa``)
     to the tier the backend compiles; returns (kind, module).
@@ -285,6 +313,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             from tileorch.transforms.tileas.row_statistics_chain import row_statistics_remarks
 
             rerolled += row_statistics_remarks(module)
+            from tileorch.transforms.tileas.stack_query_heads import stack_query_heads_remarks
+
+            rerolled += stack_query_heads_remarks(module)
             column_loops = column_loop_remarks(module)
             rerolled += column_loops
             split_loops -= len(column_loops)  # (a column loop becomes the grid's axis 1: no range of the K loop)

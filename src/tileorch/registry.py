@@ -78,6 +78,7 @@ PASSES: dict[str, str] = {
     "tileas-flatten-nested-k-loops": "tileorch.transforms.tileas.flatten_nested_k_loops:FlattenNestedKLoops",
     "tileas-reroll-unrolled-loops": "tileorch.transforms.tileas.reroll_unrolled_loops:RerollUnrolledLoops",
     "tileas-split-chains": "tileorch.transforms.tileas.split_chains:SplitChains",
+    "tileas-stack-query-heads": "tileorch.transforms.tileas.stack_query_heads:StackQueryHeads",
     "tileas-row-statistics-chain": "tileorch.transforms.tileas.row_statistics_chain:RowStatisticsChain",
     "tileas-squeeze-unit-tiles": "tileorch.transforms.tileas.squeeze_unit_tiles:SqueezeUnitTiles",
     "tileas-dynamic-persistent": "tileorch.transforms.tileas.dynamic_persistent:DynamicPersistent",

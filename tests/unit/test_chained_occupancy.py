@@ -1,8 +1,8 @@
 """Two CTAs per SM for the chained tier's persistent kernel of one consumer warp group (``TILEORCH_ATTN_CTAS_PER_SM=2``,
 :mod:`tileorch.transforms.tileas.chained_occupancy`): the choice and its remark, the register budget of two resident
 CTAs, the kernel's directives and ``setmaxnreg`` counts (ptxas without spills), the launcher's CTA count, and GQA's
-64-row program (cover26's ``attn_gqa_heads_loop``) under the PTX emulator against numpy float64 (NaN-prefilled O,
-ragged keys)."""
+64-row program (cover26's ``attn_gqa_heads_loop``, its heads unstacked: ``TILEORCH_ATTN_STACK_HEADS=0``) under the
+PTX emulator against numpy float64 (NaN-prefilled O, ragged keys)."""
 
 from __future__ import annotations
 
@@ -57,6 +57,8 @@ def _compile(ptxas: bool = False):
 @pytest.fixture
 def two_ctas(monkeypatch):
     monkeypatch.delenv(CTAS_PER_SM_ENV, raising=False)  # the default
+    # (the heads loop as written: since session 34 its two heads run as one 128-row chain, tileas-stack-query-heads)
+    monkeypatch.setenv("TILEORCH_ATTN_STACK_HEADS", "0")
 
 
 def test_the_kernel_asks_for_two_resident_ctas(two_ctas):
@@ -77,6 +79,7 @@ def test_the_kernel_asks_for_two_resident_ctas(two_ctas):
 
 def test_one_cta_per_sm_when_asked(monkeypatch):
     monkeypatch.setenv(CTAS_PER_SM_ENV, "1")
+    monkeypatch.setenv("TILEORCH_ATTN_STACK_HEADS", "0")
     prog = _compile()
     assert re.search(r"\.minnctapersm 1\b", prog.ptx) and "ctas_per_sm" not in prog.chained["persistent"]
     assert re.findall(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+(\d+)", prog.ptx) == ["240"]

@@ -40,11 +40,12 @@ def test_tier_pipeline_uses_registered_passes_in_order():
     # is computed transposed; a loop over the output's column tiles after a K loop becomes program id 1 before the
     # one-dot rewrites (its kernel then has its second dot outside any loop); independent chains of one program
     # become programs of one chain right before that (tileas-split-chains: one top-level dot loop), and a loop
-    # whose one dot is only reduced gets its unread second dot then (tileas-row-statistics-chain)
-    assert names[:20] == ["tileas-while-to-for", "tileas-guarded-k-loop", "tileas-scalar-tile-loads",
+    # whose one dot is only reduced gets its unread second dot then (tileas-row-statistics-chain), and a loop over
+    # the query heads sharing K / V runs two heads a chain (tileas-stack-query-heads) before its instances are made
+    assert names[:21] == ["tileas-while-to-for", "tileas-guarded-k-loop", "tileas-scalar-tile-loads",
                           "tileas-view-order-to-reshape",
                           "tileas-transpose-computed-operand", "tileas-reroll-unrolled-loops", "tileas-flatten-nested-k-loops",
-                          "tileas-split-chains", "tileas-row-statistics-chain", "tileas-column-loop-to-tiles", "tileas-program-loop-to-tiles", "tileas-unpeel-k-loop",
+                          "tileas-split-chains", "tileas-row-statistics-chain", "tileas-stack-query-heads", "tileas-column-loop-to-tiles", "tileas-program-loop-to-tiles", "tileas-unpeel-k-loop",
                           "tileas-fold-dot-accumulate", "tileas-fold-tf32-operands", "tileas-fuse-split-loops",
                           "tileas-split-batch-tiles", "tileas-squeeze-unit-tiles", "tileas-squeeze-unit-batch-dots",
                           "convert-tileaa-to-tileas", "tileas-dynamic-persistent"]

@@ -301,13 +301,14 @@ class _Reader:
 
     def copy_bytes(self, copy: Operation) -> int:
         """Bytes one TMA copy delivers: its tensor map's box (``box`` contiguous elements, 64 when
-        the record does not say, x rows)."""
+        the record does not say, x rows, x ``group`` where the box also spans a group dimension: packed or
+        stacked query heads, ``(1, G, BM, D)`` as one box of ``G BM`` rows)."""
         tmap = next((x for x in copy.operands if isinstance(x, BlockArgument) and x.block is self.fn.body.blocks.first
                      and x.index < len(self.tmaps)), None)
         if tmap is None:
             raise LocatedError(copy, "check: a TMA copy whose tensor map is not one of the kernel's first parameters")
         t = self.tmaps[tmap.index]
-        return int(t.get("box", 64)) * int(t["rows"]) * self.elt
+        return int(t.get("box", 64)) * int(t["rows"]) * int(t.get("group", 1)) * self.elt
 
     def stage_fill(self, arm: Operation) -> tuple[int, int]:
         """(expected tx bytes, bytes the copies on the same barrier deliver) of one ``expect_tx``."""

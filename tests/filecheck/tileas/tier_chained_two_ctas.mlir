@@ -1,12 +1,13 @@
-// RUN: env TILEORCH_ATTN_CTAS_PER_SM=1 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=ONE
-// RUN: env TILEORCH_ATTN_CTAS_PER_SM=2 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=TWO
-// RUN: env TILEORCH_ATTN_CTAS_PER_SM=2 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
+// RUN: env TILEORCH_ATTN_STACK_HEADS=0 TILEORCH_ATTN_CTAS_PER_SM=1 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=ONE
+// RUN: env TILEORCH_ATTN_STACK_HEADS=0 TILEORCH_ATTN_CTAS_PER_SM=2 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=TWO
+// RUN: env TILEORCH_ATTN_STACK_HEADS=0 TILEORCH_ATTN_CTAS_PER_SM=2 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // cover26's attn_gqa_heads_loop (GQA: each program loops over the G query heads of its KV head, 64 x 64 tiles,
 // head dim 64) as cuTile exports it: the chained tier's persistent kernel of one consumer warp group (256 threads).
 // By default one CTA per SM: .minnctapersm 1, the consumer's setmaxnreg 240.  With TILEORCH_ATTN_CTAS_PER_SM=2 two
 // resident CTAs: .minnctapersm 2 (256 threads start with 65536 / 512 = 128 registers each), the producer at 24 and
 // the consumer at 2 x 128 - 24 = 232, the record's ctas_per_sm for the launcher and the choice's remark.
+// (TILEORCH_ATTN_STACK_HEADS=0: the heads loop as written; by default its two heads run as one 128-row chain.)
 // ONE: func.func @chained_dots_64x64x64_64_f16(
 // ONE-SAME: nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 1 : i32
 // ONE-NOT: ctas_per_sm

@@ -26,6 +26,7 @@ TILEAS_PASSES = (
     "tileas-flatten-nested-k-loops",
     "tileas-split-chains",
     "tileas-row-statistics-chain",
+    "tileas-stack-query-heads",
     "tileas-column-loop-to-tiles",
     "tileas-program-loop-to-tiles",
     "tileas-unpeel-k-loop",

@@ -1,0 +1,97 @@
+"""Twenty-sixth user sweep (``tileorch.testing.user_programs26``): each program, exported through cuTile's
+exporter (no GPU) and compiled for sm_90a, takes the path its table entry names with no internal error.  The
+dots: the TileAS tier's TMA/WGMMA kernel with the tier's remark (the implicit-GEMM convolution's gathered A
+included), or -- the int4 weight unpacked in the K loop and the per-head ``(TM, 1, TK)`` A slab -- the SIMT
+path's mma.sync after a *located* warning inside the kernel naming why (no silent fallback).  The programs
+without a dot: the SIMT path with no refusal, their PTX holding what the idiom needs.  A ``ct.Constant``
+specialisation compiles two different kernels (its dead branch gone).  Every program assembles with ptxas
+without spills.  Results against numpy: test_user_sweep26_interp.py, test_user_sweep26_emulated.py,
+tests/gpu/test_user_sweep26_gpu.py."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+from tileorch.testing import user_programs26  # noqa: E402
+from tileorch.testing.user_programs26 import PROGRAMS  # noqa: E402
+from dot_sweep_checks import assert_takes_its_path, spilled_programs  # noqa: E402
+from simt_sweep_checks import assert_on_the_simt_path, compile_sweep_program  # noqa: E402
+
+SOURCE = user_programs26.__file__
+WGMMA = r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k\d+\.{}\.{}\.{}"
+PTX_NEEDS = {
+    "gemm_bias_gelu_tanh_dropout_mask": [WGMMA.format("f32", "bf16", "bf16")],
+    "moe_combine_weighted_atomic_add": [r"(red|atom)(\.\w+)*\.global(\.\w+)*\.add(\.\w+)*\.f32"],
+    "gemm_128_cubed_tiles": [r"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.f16\.f16"],
+    "w4a16_gemm_nibbles_dequant_in_loop": [r"mma\.sync\.aligned\.m16n8k16\S*\.f16\.f16"],
+    "gemm_heads_on_grid_axis2": [r"mma\.sync\.aligned\.m16n8k16\S*\.f16\.f16"],
+    "kv_cache_scatter_per_sequence_lengths": [r"st\.global"],
+    "quant_fp8_e4m3_per_row_scale": [r"cvt\.rn\.satfinite\.e4m3x2\.f32"],
+    "histogram_float_bins_clamped": [r"(red|atom)(\.\w+)*\.global(\.\w+)*\.add(\.\w+)*\.[su]32"],
+    "dropout_hash_mask_uint32": [r"mul\.lo\.[su]32", r"shr\.u32", r"cvt\.rn\.f32\.u32"],
+    "dequant_int4_nibbles_sign_extend": [r"bfe\.s32\s+%r\d+, %r\d+, 0, 4", r"bfe\.s32\s+%r\d+, %r\d+, 4, 4"],
+    "int64_indexed_parameter_offsets": [r"\.u64|\.s64"],
+}
+"""Per program: regular expressions its PTX must match (the idiom lowered, not refused)."""
+DOTS = {n for n, p in PROGRAMS.items() if p.path == "gemm" or p.error}
+"""The programs with a dot: the tier's, and the two it refuses (their entries name the refusal's words)."""
+
+
+def compiled(name):
+    """The program's compile for sm_90a, shared by the tests of a run (``compile_once``)."""
+    return compile_sweep_program(PROGRAMS, name)
+
+
+def _source(p):
+    return inspect.getsource(p.kernel._annotated_function.pyfunc)
+
+
+def test_the_sweep_has_its_programs():
+    """At least 40 programs, 10 of them on the tier; each with a docstring and outputs; a dot in :data:`DOTS`
+    only."""
+    assert len(PROGRAMS) >= 40 and sum(p.path == "gemm" for p in PROGRAMS.values()) >= 10
+    for name, p in PROGRAMS.items():
+        assert p.kernel._annotated_function.pyfunc.__doc__ and p.outputs, name
+        src = _source(p)
+        assert ("ct.mma(" in src or " @ " in src or "ct.matmul(" in src) == (name in DOTS), name
+
+
+@pytest.mark.parametrize("name", sorted(DOTS))
+def test_a_dot_takes_its_path_and_says_so(name):
+    prog = compiled(name)
+    assert_takes_its_path(PROGRAMS[name], prog, SOURCE)
+    for pattern in PTX_NEEDS.get(name, []):
+        assert re.search(pattern, prog.ptx), pattern
+
+
+@pytest.mark.parametrize("name", sorted(set(PROGRAMS) - DOTS))
+def test_program_without_a_dot_compiles_on_the_simt_path(name):
+    assert_on_the_simt_path(compiled(name), name, PTX_NEEDS)
+
+
+@pytest.mark.parametrize("pair", [("linear_bias_silu", "linear_no_bias_relu"),
+                                  ("activation_gelu_code_2", "activation_silu_code_3")])
+def test_a_constant_specialises_the_kernel(pair):
+    """One kernel, two ``ct.Constant`` values: two different programs, each without the other's branch (SiLU's
+    ``ex2`` only where ACT selects it)."""
+    a, b = (compiled(n).ptx for n in pair)
+    assert a != b
+    assert ("ex2.approx" in a) != ("ex2.approx" in b) or pair[0].startswith("activation"), pair
+    if pair[0].startswith("activation"):  # GELU(tanh) vs SiLU: tanh in one, not the other
+        assert ("tanh.approx" in a or "ex2" in a) and "ex2" in b
+
+
+SPILLS_WITH_PTXAS_13_5 = {"gemm_twelve_arguments", "row_sum_max_512_tile_int16"}
+"""ptxas 13.5 (the wheel CI runs) spills 16 B in the tier kernel's epilogue of the first (232 registers per consumer
+thread) and 4 B in the second's SIMT kernel (47 registers, no register limit); ptxas 13.0 (the GPU machine's)
+assembles both without a spill (session 34)."""
+
+
+def test_every_program_assembles_without_spills():
+    assert spilled_programs(PROGRAMS, compiled) <= SPILLS_WITH_PTXAS_13_5
