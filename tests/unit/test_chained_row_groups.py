@@ -10,6 +10,8 @@ program written with 64-wide key tiles.  Refusals are remarks naming the reason 
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pytest
 from test_chained_emulated import _compile, _lower, emulate_as_base
 
@@ -105,3 +107,36 @@ def test_row_groups_heads_emulated(seq, ctas, monkeypatch):
     np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
     want, _, errors = _emulate_now(base, *cfg, ctas_persistent=ctas, heads=3)
     assert not errors and np.array_equal(out.view(np.uint32), want.view(np.uint32))
+
+
+@given(x=st.integers(1, 40), heads=st.integers(1, 300), groups=st.sampled_from([3, 4]), ctas=st.integers(1, 140))
+@settings(max_examples=150, deadline=None)
+def test_busiest_slices_is_the_dealing(x, heads, groups, ctas):
+    """The launch remark's model of the kernel's dealing (full units of every head first, then the partial ones,
+    round-robin over the CTAs) against the dealing itself, unit by unit."""
+    from tileorch.transforms.tileas.row_groups import busiest_slices
+
+    slices = 2 * x
+    units = [groups] * (slices // groups * heads) + ([slices % groups] * heads if slices % groups else [])
+    load = [0] * ctas
+    for w, n in enumerate(units):
+        load[w % ctas] += n
+    assert sum(load) == slices * heads
+    assert busiest_slices(x, heads, groups, ctas) == (slices // groups * heads, heads if slices % groups else 0,
+                                                      slices % groups, max(load))
+
+
+def test_launch_remark_at_the_benchmark_shapes():
+    """Issue 20's rows on 132 SMs: at 1k (8 instances a head, 256 heads) three groups' busiest CTA runs 32 slices
+    as the default's 16 instances do; at 4k (32 a head, 64 heads) 33 against 32; four groups 32 at both."""
+    from tileorch.launchers.cutile import chained_ctas
+
+    def remark(x, heads, groups):
+        return chained_ctas({"persistent": {"row_groups": groups}}, (x, heads, 1), 132)
+
+    ctas, text = remark(8, 256, 3)
+    assert ctas == 132 and "1536 work units of 3 64-row slices (1280 full, 256 of 1) from 2048 instances" in text
+    assert "busiest CTA runs 32 slices, the kernel of 128-row instances 32" in text
+    assert "busiest CTA runs 33 slices, the kernel of 128-row instances 32" in remark(32, 64, 3)[1]
+    assert "(1024 full) from 2048 instances: the busiest CTA runs 32 slices" in remark(8, 256, 4)[1]
+    assert remark(1, 1, 3)[0] == 1

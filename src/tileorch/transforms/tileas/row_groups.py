@@ -146,6 +146,33 @@ def refusal(ck, *, groups: int, persistent: bool, heavy, work_items, guards, pin
     return pid_free(ck)
 
 
+def busiest_slices(x: int, heads: int, groups: int, ctas: int) -> tuple[int, int, int, int]:
+    """The dealing of a row-groups launch (``x`` instances along grid axis 0, ``heads`` = grid y z, ``ctas``
+    persistent CTAs): (full units, partial units, slices of a partial unit, the most 64-row slices one CTA runs).
+    Units ``w < F heads`` are full (``groups`` slices), the rest partial (``2x % groups``); CTA ``b`` runs ``w = b,
+    b + ctas, ..`` (the kernel's :meth:`~tileorch.transforms.tileas.chained_dots._WorkTiles.unit_coords`)."""
+    slices = 2 * x
+    full, rest = slices // groups * heads, slices % groups
+    partial = heads if rest else 0
+
+    def below(n: int, b: int) -> int:  # CTA b's units w < n
+        return (n - b + ctas - 1) // ctas if b < n else 0
+
+    most = max((below(full, b) * groups + (below(full + partial, b) - below(full, b)) * rest
+                for b in range(min(ctas, full + partial))), default=0)
+    return full, partial, rest, most
+
+
+def launch_remark(x: int, heads: int, groups: int, ctas: int) -> str:
+    """The launch remark of a row-groups kernel: its units and the busiest CTA's slices beside the default
+    kernel's (one 128-row instance, two slices, at a time on the same CTAs)."""
+    full, partial, rest, most = busiest_slices(x, heads, groups, ctas)
+    default = 2 * -(-(x * heads) // ctas)
+    return (f"remark: {ctas} CTAs (one per SM at most) for {full + partial} work units of {groups} 64-row slices "
+            f"({full} full" + (f", {partial} of {rest}" if partial else "") + f") from {x * heads} instances: the "
+            f"busiest CTA runs {most} slices, the kernel of 128-row instances {default} ({ROW_GROUPS_ENV})")
+
+
 def remark(groups: int, regs: int, smem: int, stages: int, slots: int) -> str:
     """The remark of a kernel of row groups."""
     return (f"{groups} consumer warp groups of {regs} registers over {64 * groups} rows ({ROW_GROUPS_ENV}={groups}): "
@@ -154,5 +181,5 @@ def remark(groups: int, regs: int, smem: int, stages: int, slots: int) -> str:
             "bytes of shared memory")
 
 
-__all__ = ["GROUPS", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "asked", "is_pid", "pid_free", "reads_pid",
-           "refusal", "remark"]
+__all__ = ["GROUPS", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "asked", "busiest_slices", "is_pid",
+           "launch_remark", "pid_free", "reads_pid", "refusal", "remark"]
