@@ -68,13 +68,15 @@ def test_row_groups_off_by_default(monkeypatch):
     assert not any(RG in r for r in p.remarks)
 
 
-def test_row_groups_idle_slice_stores_nothing(monkeypatch):
+@pytest.mark.parametrize("idle", ["compute", "pass"])
+def test_row_groups_idle_slice_stores_nothing(idle, monkeypatch):
     """A grid of one instance over 200 rows: the unit's third slice (rows 128-191, instance 1) is past the grid's
     last instance and must leave its rows unwritten (NaN), as the default kernel does; the rows it owns match."""
     from test_chained_emulated import _emulate_now
 
     cfg = (200, 64, 128, 128, False)
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_IDLE_SLICES", idle)
     monkeypatch.setenv(RG, "0")
     base = _compile(*cfg)
     monkeypatch.setenv(RG, "3")
@@ -88,19 +90,22 @@ def test_row_groups_idle_slice_stores_nothing(monkeypatch):
         np.testing.assert_allclose(out[0, :128], ref[0, :128], atol=2e-3, rtol=1e-2)
 
 
+@pytest.mark.parametrize("idle", ["compute", "pass"])
 @pytest.mark.parametrize("seq,ctas", [(200, 2), (300, 4), (77, 1)])
-def test_row_groups_heads_emulated(seq, ctas, monkeypatch):
+def test_row_groups_heads_emulated(seq, ctas, idle, monkeypatch):
     """Three heads: the work units are dealt full units first (every head's), then the heads' partial units;
-    each head's rows read that head's K/V only: bit-identical to the default kernel on the same CTAs."""
+    each head's rows read that head's K/V only: bit-identical to the default kernel on the same CTAs; an idle slice
+    computes its chain without storing it or passes the unit's tiles by (TILEORCH_ATTN_IDLE_SLICES)."""
     from test_chained_emulated import _emulate_now
 
     cfg = (seq, 64, 128, 128, False)
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_IDLE_SLICES", idle)
     monkeypatch.setenv(RG, "0")
     base = _compile(*cfg)
     monkeypatch.setenv(RG, "3")
     p = _compile(*cfg)
-    assert p.chained["persistent"].get("row_groups") == 3, p.chained
+    assert p.chained["persistent"].get("row_groups") == 3 and p.chained["persistent"]["idle_slices"] == idle
     out, ref, errors = _emulate_now(p, *cfg, ctas_persistent=ctas, heads=3)
     assert not errors, errors[:4]
     assert not np.isnan(out).any(), "unwritten outputs"
@@ -109,20 +114,22 @@ def test_row_groups_heads_emulated(seq, ctas, monkeypatch):
     assert not errors and np.array_equal(out.view(np.uint32), want.view(np.uint32))
 
 
-@given(x=st.integers(1, 40), heads=st.integers(1, 300), groups=st.sampled_from([3, 4]), ctas=st.integers(1, 140))
+@given(x=st.integers(1, 40), heads=st.integers(1, 300), groups=st.sampled_from([3, 4]), ctas=st.integers(1, 140),
+       pass_by=st.booleans())
 @settings(max_examples=150, deadline=None)
-def test_busiest_slices_is_the_dealing(x, heads, groups, ctas):
+def test_busiest_slices_is_the_dealing(x, heads, groups, ctas, pass_by):
     """The launch remark's model of the kernel's dealing (full units of every head first, then the partial ones,
     round-robin over the CTAs) against the dealing itself, unit by unit."""
     from tileorch.transforms.tileas.row_groups import busiest_slices
 
     slices = 2 * x
     units = [groups] * (slices // groups * heads) + ([slices % groups] * heads if slices % groups else [])
+    cost = [n if pass_by else groups for n in units]
     load = [0] * ctas
-    for w, n in enumerate(units):
+    for w, n in enumerate(cost):
         load[w % ctas] += n
-    assert sum(load) == slices * heads
-    assert busiest_slices(x, heads, groups, ctas) == (slices // groups * heads, heads if slices % groups else 0,
+    assert sum(load) == (slices * heads if pass_by else groups * len(units))
+    assert busiest_slices(x, heads, groups, ctas, pass_by) == (slices // groups * heads, heads if slices % groups else 0,
                                                       slices % groups, max(load))
 
 
@@ -136,7 +143,9 @@ def test_launch_remark_at_the_benchmark_shapes():
 
     ctas, text = remark(8, 256, 3)
     assert ctas == 132 and "1536 work units of 3 64-row slices (1280 full, 256 of 1) from 2048 instances" in text
+    assert "busiest CTA runs 36 slices (idle ones computed), the kernel of 128-row instances 32" in text
+    text = chained_ctas({"persistent": {"row_groups": 3, "idle_slices": "pass"}}, (8, 256, 1), 132)[1]
     assert "busiest CTA runs 32 slices, the kernel of 128-row instances 32" in text
-    assert "busiest CTA runs 33 slices, the kernel of 128-row instances 32" in remark(32, 64, 3)[1]
+    assert "busiest CTA runs 33 slices (idle ones computed), the kernel of 128-row instances 32" in remark(32, 64, 3)[1]
     assert "(1024 full) from 2048 instances: the busiest CTA runs 32 slices" in remark(8, 256, 4)[1]
     assert remark(1, 1, 3)[0] == 1

@@ -1786,7 +1786,8 @@ def chained_ctas(record: dict, grid3: tuple[int, int, int], sm_count: int) -> tu
     if persistent.get("row_groups"):  # work units of 64-row slices (transforms/tileas/row_groups.py)
         from tileorch.transforms.tileas.row_groups import launch_remark
 
-        return sms, launch_remark(grid3[0], grid3[1] * grid3[2], int(persistent["row_groups"]), sms)
+        return sms, launch_remark(grid3[0], grid3[1] * grid3[2], int(persistent["row_groups"]), sms,
+                                  persistent.get("idle_slices") == "pass")
     order, heavy = persistent.get("schedule"), record.get("heavy_first")
     forced = settings.value(CHAINED_CTAS_ENV)
     if forced in ("sms", "total"):

@@ -114,7 +114,7 @@ from tileorch.transforms.tileas.loop_row_prefetch import enabled as row_prefetch
 from tileorch.transforms.tileas.loop_row_prefetch import hoist as hoist_row_loads
 from tileorch.transforms.tileas.loop_row_prefetch import record as record_row_load
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
-from tileorch.transforms.tileas.row_groups import IDLE_SLICE_ATTR, ROW_GROUPS_ENV
+from tileorch.transforms.tileas.row_groups import IDLE_SLICE_ATTR, ROW_GROUPS_ENV, idle_pass_by
 from tileorch.transforms.tileas.row_groups import asked as row_groups_asked
 from tileorch.transforms.tileas.row_groups import refusal as row_groups_refusal
 from tileorch.transforms.tileas.row_groups import remark as row_groups_remark
@@ -4045,11 +4045,13 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             kb.pingpong_kernel_first()
 
         def instance(it: SSAValue) -> SSAValue:
-            n, inits = instance_values()
             slot, use = work.q_slot(it)
-            if ck.row_groups:  # a slice past the head's last instance: no chain, the unit's tiles pass by
+            if ck.row_groups and idle_pass_by():  # a slice past the head's last instance: the unit's tiles pass by
+                # (a branch on the warp group's slice around the chain: ptxas 13.0 cannot tell it is uniform per
+                # warp and spills 140 B in the 128x128 d64 kernel's loop, 24 B without it)
+                n = instance_values()[0]
                 regions = []
-                for side in (lambda: run(it, n, inits, slot, use), lambda: pass_by(n, slot, use)):
+                for side in (lambda: run(it, *instance_values(), slot, use), lambda: pass_by(n, slot, use)):
                     blk = Block()
                     with kb.into(blk) as t:
                         side()
@@ -4058,6 +4060,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 idle = kb.e.add(scf.IfOp(work.valid, [], regions[0], regions[1]))
                 idle.attributes[IDLE_SLICE_ATTR] = UnitAttr()  # (tileorch check: extract_chained reads both sides)
             else:
+                n, inits = instance_values()
                 run(it, n, inits, slot, use)
             return n
 
@@ -4103,7 +4106,14 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             if not released:
                 release_q()
             kb.q_wait = kb.da_cur = kb.q_off = None
-            store(outs)
+            if ck.row_groups and not idle_pass_by():  # an idle slice computed its chain: it stores nothing
+                def stored(w: Emitter) -> None:
+                    with kb.into(w.block):
+                        store(outs)
+
+                _if(kb.e, work.valid, stored)
+            else:
+                store(outs)
 
         if ck.row_groups:  # row groups: the consumer warp group's slice of each unit, its rows in the instance
             work.group = _hint(kb.v(arith.ShRUIOp(warp, kb.small(2)), "rg_group"), "rg_group")
@@ -4145,6 +4155,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             record["persistent"]["ctas_per_sm"] = plan.ctas_per_sm
         if ck.row_groups:
             record["persistent"]["row_groups"] = ck.row_groups
+            record["persistent"]["idle_slices"] = "pass" if idle_pass_by() else "compute"
         if snake:
             record["persistent"]["schedule"] = snake
             if schedule_by_default():

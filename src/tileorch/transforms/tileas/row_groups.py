@@ -12,7 +12,8 @@ same for every row it serves.  With ``G = 3`` groups, CTA work unit ``u`` of a h
 consecutive rows, since the Q tile's row index is the program id times the tile's 128 rows) and each K/V tile
 once for the three groups; each group evaluates the program for its own instance (its program id) and rows, and
 a group whose slice is past the head's last instance (``s // 2 >= X``) computes on what the box holds there and
-stores nothing.  ``cdiv(2 X, 3)`` units per head: at ``X = 8`` (sequence 1k) 6 units, one slot in 9 idle; every
+stores nothing (or, with ``TILEORCH_ATTN_IDLE_SLICES=pass``, passes the unit's tiles by: :func:`idle_pass_by`).
+``cdiv(2 X, 3)`` units per head: at ``X = 8`` (sequence 1k) 6 units, one slot in 9 idle; every
 head's full units are dealt before the partial ones.  With ``G = 4`` the same with four slices a unit (``X / 2``
 units a head when ``X`` is even: none idle).
 
@@ -50,6 +51,17 @@ MARGIN = 12
 
 _LAYOUT = ("nv_tileaa.assume", "arith.index_cast", "arith.extsi", "arith.extui", "arith.trunci",
            "nv_tileas.convert_layout")
+
+
+IDLE_ENV = "TILEORCH_ATTN_IDLE_SLICES"
+
+
+def idle_pass_by() -> bool:
+    """Whether an idle slice passes its unit's tiles by (``TILEORCH_ATTN_IDLE_SLICES=pass``: a branch on the warp
+    group's slice around the chain) instead of computing a chain it does not store (``compute``, the default: no
+    branch around the WGMMAs; ptxas 13.0 spills 140 B in the 128x128 d64 kernel's loop with the branch, 24 B
+    without it).  Measured on the GPU by ``benchmarks/session34_attn1k.sh``."""
+    return settings.value(IDLE_ENV) == "pass"
 
 
 def asked() -> int:
@@ -146,11 +158,12 @@ def refusal(ck, *, groups: int, persistent: bool, heavy, work_items, guards, pin
     return pid_free(ck)
 
 
-def busiest_slices(x: int, heads: int, groups: int, ctas: int) -> tuple[int, int, int, int]:
+def busiest_slices(x: int, heads: int, groups: int, ctas: int, pass_by: bool = True) -> tuple[int, int, int, int]:
     """The dealing of a row-groups launch (``x`` instances along grid axis 0, ``heads`` = grid y z, ``ctas``
     persistent CTAs): (full units, partial units, slices of a partial unit, the most 64-row slices one CTA runs).
     Units ``w < F heads`` are full (``groups`` slices), the rest partial (``2x % groups``); CTA ``b`` runs ``w = b,
-    b + ctas, ..`` (the kernel's :meth:`~tileorch.transforms.tileas.chained_dots._WorkTiles.unit_coords`)."""
+    b + ctas, ..`` (the kernel's :meth:`~tileorch.transforms.tileas.chained_dots._WorkTiles.unit_coords`).  Without
+    ``pass_by`` (:func:`idle_pass_by`) a partial unit's idle slices are computed: it counts ``groups`` slices."""
     slices = 2 * x
     full, rest = slices // groups * heads, slices % groups
     partial = heads if rest else 0
@@ -158,19 +171,21 @@ def busiest_slices(x: int, heads: int, groups: int, ctas: int) -> tuple[int, int
     def below(n: int, b: int) -> int:  # CTA b's units w < n
         return (n - b + ctas - 1) // ctas if b < n else 0
 
-    most = max((below(full, b) * groups + (below(full + partial, b) - below(full, b)) * rest
+    weight = rest if pass_by else groups
+    most = max((below(full, b) * groups + (below(full + partial, b) - below(full, b)) * weight
                 for b in range(min(ctas, full + partial))), default=0)
     return full, partial, rest, most
 
 
-def launch_remark(x: int, heads: int, groups: int, ctas: int) -> str:
-    """The launch remark of a row-groups kernel: its units and the busiest CTA's slices beside the default
-    kernel's (one 128-row instance, two slices, at a time on the same CTAs)."""
-    full, partial, rest, most = busiest_slices(x, heads, groups, ctas)
+def launch_remark(x: int, heads: int, groups: int, ctas: int, pass_by: bool = True) -> str:
+    """The launch remark of a row-groups kernel: its units and the busiest CTA's slices (idle ones counted unless
+    ``pass_by``) beside the default kernel's (one 128-row instance, two slices, at a time on the same CTAs)."""
+    full, partial, rest, most = busiest_slices(x, heads, groups, ctas, pass_by)
     default = 2 * -(-(x * heads) // ctas)
     return (f"remark: {ctas} CTAs (one per SM at most) for {full + partial} work units of {groups} 64-row slices "
             f"({full} full" + (f", {partial} of {rest}" if partial else "") + f") from {x * heads} instances: the "
-            f"busiest CTA runs {most} slices, the kernel of 128-row instances {default} ({ROW_GROUPS_ENV})")
+            f"busiest CTA runs {most} slices" + ("" if pass_by or not partial else " (idle ones computed)")
+            + f", the kernel of 128-row instances {default} ({ROW_GROUPS_ENV})")
 
 
 def remark(groups: int, regs: int, smem: int, stages: int, slots: int) -> str:
@@ -181,5 +196,5 @@ def remark(groups: int, regs: int, smem: int, stages: int, slots: int) -> str:
             "bytes of shared memory")
 
 
-__all__ = ["GROUPS", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "asked", "busiest_slices", "is_pid",
-           "launch_remark", "pid_free", "reads_pid", "refusal", "remark"]
+__all__ = ["GROUPS", "IDLE_ENV", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "asked", "busiest_slices",
+           "idle_pass_by", "is_pid", "launch_remark", "pid_free", "reads_pid", "refusal", "remark"]
