@@ -48,7 +48,7 @@ for path in sys.argv[1:]:
         for key in sorted(k for k in r if k.endswith(("_launch", "_error")) and r["seq"] == 1024):
             print(f"d{r['d']} 1k {key}: {str(r[key])[:160]}")
 PY
-timeout ${TEST_TIMEOUT:-50} python3 -m pytest -q -p no:cacheprovider -rfE -n 4 tests/gpu/test_attention_programs.py \
+timeout ${TEST_TIMEOUT:-50} python3 -m pytest -q -p no:cacheprovider -rfE -n 8 tests/gpu/test_attention_programs.py \
   -k row_groups > "$S/tests.log" 2>&1
 echo "[row-groups GPU tests] rc=$?"; tail -n 3 "$S/tests.log"
 tar czf "$OUT/s34attn1k.tgz" -C "$OUT" s34attn1k
