@@ -149,3 +149,20 @@ def test_launch_remark_at_the_benchmark_shapes():
     assert "busiest CTA runs 33 slices (idle ones computed), the kernel of 128-row instances 32" in remark(32, 64, 3)[1]
     assert "(1024 full) from 2048 instances: the busiest CTA runs 32 slices" in remark(8, 256, 4)[1]
     assert remark(1, 1, 3)[0] == 1
+
+
+def test_idle_branch_is_warp_uniform_for_ptxas(monkeypatch):
+    """The pass-by's branch around the chain tests lane 0's value (shfl.sync.idx): ptxas 13.0 then spills as little
+    as without the branch (24 B at d64 128x128), not the 140 B of a branch on each lane's own value."""
+    import re
+    import shutil
+
+    if shutil.which("ptxas") is None:
+        pytest.skip("no ptxas")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv(RG, "3")
+    monkeypatch.setenv("TILEORCH_ATTN_IDLE_SLICES", "pass")
+    p = _compile(1024, 64, 128, 128, False)
+    assert "shfl.sync.idx.b32" in p.ptx
+    spills = [int(m) for r in p.remarks for m in re.findall(r"(\d+) B spill stores", r)]
+    assert spills and max(spills) <= 32, [r for r in p.remarks if "ptxas" in r]

@@ -1,7 +1,7 @@
 // RUN: env TILEORCH_ATTN_ROW_GROUPS=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
 // RUN: env TILEORCH_ATTN_ROW_GROUPS=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
-// RUN: env TILEORCH_ATTN_ROW_GROUPS=3 TILEORCH_ATTN_IDLE_SLICES=pass tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PASS
+// RUN: env TILEORCH_ATTN_ROW_GROUPS=3 TILEORCH_ATTN_IDLE_SLICES=compute tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=COMPUTE
 // RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=OFF
 // RUN: env TILEORCH_ATTN_ROW_GROUPS=3 TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=REFUSED
 
@@ -11,12 +11,12 @@
 // released by 384 threads.  Work units: cdiv(2 grid_x, 3) a head, the full ones of every head dealt first.  The
 // producer's Q box starts at the unit's first slice (row 128 (3u / 2) + 64 (3u % 2)); consumer warp group g runs
 // slice 3u + g: program id x = slice / 2, fragment rows 16 (warp % 4) + lane / 4 + 64 (slice % 2), where that
-// instance exists (x < grid_x): an idle slice computes its chain and stores nothing (by default), or with
-// TILEORCH_ATTN_IDLE_SLICES=pass skips it (the Q wait and release, each tile's full wait and release).
+// instance exists (x < grid_x); an idle slice passes the unit's tiles by (the Q wait and release, each tile's full
+// wait and release) under a branch made warp-uniform by shfl.sync.idx.
 
 // CHECK:      func.func @chained_dots_128x64x64_64_f16_g3(
 // CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
-// CHECK-SAME: persistent = {idle_slices = "compute", q_slots = 2 : i64, row_groups = 3 : i64}
+// CHECK-SAME: persistent = {idle_slices = "pass", q_slots = 2 : i64, row_groups = 3 : i64}
 // CHECK-SAME: remark: 3 consumer warp groups of 160 registers over 192 rows (TILEORCH_ATTN_ROW_GROUPS=3)
 // CHECK-SAME: smem = 114784 : i64, stages = 4 : i64, threads = 512 : i64
 // CHECK-SAME: tmaps = [{arg = 0 : i64, box = 64 : i64, rank = 3 : i64, rows = 192 : i64
@@ -44,24 +44,28 @@
 // CHECK-NEXT: %rg_valid_1 = arith.cmpi ult, %rg_pidx_1, %grid_x
 // CHECK:      %rg_p64 = arith.muli %rg_part_1
 // CHECK-NEXT: %rg_row0 = arith.addi %rg_r, %rg_p64
-// CHECK-NOT:  tileorch.idle_slice
-// CHECK:      nvvm.mbarrier.arrive %qsebar
-// CHECK:      scf.if %rg_valid_1 {
-// CHECK-NOT:  tileorch.idle_slice
+// CHECK:      %rg_valid32 = arith.extui %rg_valid_1
+// CHECK-NEXT: %rg_valid_w = llvm.inline_asm has_side_effects "shfl.sync.idx.b32 $0, $1, 0, 31, -1;", "=r,r" %rg_valid32
+// CHECK-NEXT: %rg_valid_u = arith.cmpi ne, %rg_valid_w, %c0
+// CHECK-NEXT: scf.if %rg_valid_u {
+// CHECK:        %qi_ph = arith.andi
+// CHECK-NEXT:   nvvm.mbarrier.try_wait.parity %qsbar{{.*}}, %qi_ph, %ticks {{.*}}Q tile full barrier (idle)
+// CHECK:        nvvm.mbarrier.arrive %qsebar
+// CHECK-NEXT:   scf.for {{.*}} = %c0 to %n_tiles{{.*}} step %c1
+// CHECK-NEXT:     %idler = arith.addi {{.*}}, %ring_1
+// CHECK:          nvvm.mbarrier.try_wait.parity %ifbar, %idleph
+// CHECK:          nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:     nvvm.mbarrier.arrive %iebar
+// CHECK-NEXT:   }
+// CHECK-NEXT: }{tileorch.idle_slice}
 
-// With TILEORCH_ATTN_IDLE_SLICES=pass the slice's chain is under the branch, and an idle slice passes the unit's
-// tiles by instead of computing them:
-// PASS:      scf.if %rg_valid_1 {
-// PASS:        %qi_ph = arith.andi
-// PASS-NEXT:   nvvm.mbarrier.try_wait.parity %qsbar{{.*}}, %qi_ph, %ticks {{.*}}Q tile full barrier (idle)
-// PASS:        nvvm.mbarrier.arrive %qsebar
-// PASS-NEXT:   scf.for {{.*}} = %c0 to %n_tiles{{.*}} step %c1
-// PASS-NEXT:     %idler = arith.addi {{.*}}, %ring_1
-// PASS:          nvvm.mbarrier.try_wait.parity %ifbar, %idleph
-// PASS:          nvvm.wgmma.wait.group.sync.aligned 0
-// PASS-NEXT:     nvvm.mbarrier.arrive %iebar
-// PASS-NEXT:   }
-// PASS-NEXT: }{tileorch.idle_slice}
+// With TILEORCH_ATTN_IDLE_SLICES=compute an idle slice computes its chain; only the stores are under the branch:
+// COMPUTE:      func.func @chained_dots_128x64x64_64_f16_g3(
+// COMPUTE-SAME: persistent = {idle_slices = "compute", q_slots = 2 : i64, row_groups = 3 : i64}
+// COMPUTE-NOT:  tileorch.idle_slice
+// COMPUTE:      nvvm.mbarrier.arrive %qsebar
+// COMPUTE:      scf.if %rg_valid_1 {
+// COMPUTE-NOT:  tileorch.idle_slice
 
 // OFF:      func.func @chained_dots_128x64x64_64_f16(
 // OFF-SAME: nvvm.maxntid = array<i32: 384, 1, 1>

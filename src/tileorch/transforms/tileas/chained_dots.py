@@ -4047,8 +4047,6 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         def instance(it: SSAValue) -> SSAValue:
             slot, use = work.q_slot(it)
             if ck.row_groups and idle_pass_by():  # a slice past the head's last instance: the unit's tiles pass by
-                # (a branch on the warp group's slice around the chain: ptxas 13.0 cannot tell it is uniform per
-                # warp and spills 140 B in the 128x128 d64 kernel's loop, 24 B without it)
                 n = instance_values()[0]
                 regions = []
                 for side in (lambda: run(it, *instance_values(), slot, use), lambda: pass_by(n, slot, use)):
@@ -4057,7 +4055,14 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                         side()
                         t.add(scf.YieldOp())
                     regions.append(Region(blk))
-                idle = kb.e.add(scf.IfOp(work.valid, [], regions[0], regions[1]))
+                # lane 0's value in every lane (shfl.sync.idx): ptxas then branches warp-uniformly around the chain
+                # (on the lanes' own values, which it cannot tell are uniform per warp, ptxas 13.0 spilled 140 B in
+                # the 128x128 d64 kernel's loop instead of 24 B)
+                wide = kb.v(arith.ExtUIOp(work.valid, i32), "rg_valid32")
+                lane0 = kb.v(llvm.InlineAsmOp("shfl.sync.idx.b32 $0, $1, 0, 31, -1;", "=r,r", [wide], [i32],
+                                              has_side_effects=True), "rg_valid_w")
+                uniform = kb.v(cmpi(lane0, kb.small(0), "ne"), "rg_valid_u")
+                idle = kb.e.add(scf.IfOp(uniform, [], regions[0], regions[1]))
                 idle.attributes[IDLE_SLICE_ATTR] = UnitAttr()  # (tileorch check: extract_chained reads both sides)
             else:
                 n, inits = instance_values()

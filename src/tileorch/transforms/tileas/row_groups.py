@@ -12,7 +12,8 @@ same for every row it serves.  With ``G = 3`` groups, CTA work unit ``u`` of a h
 consecutive rows, since the Q tile's row index is the program id times the tile's 128 rows) and each K/V tile
 once for the three groups; each group evaluates the program for its own instance (its program id) and rows, and
 a group whose slice is past the head's last instance (``s // 2 >= X``) computes on what the box holds there and
-stores nothing (or, with ``TILEORCH_ATTN_IDLE_SLICES=pass``, passes the unit's tiles by: :func:`idle_pass_by`).
+passes the unit's tiles by (:func:`idle_pass_by`; ``TILEORCH_ATTN_IDLE_SLICES=compute``: computes its chain and
+stores nothing).
 ``cdiv(2 X, 3)`` units per head: at ``X = 8`` (sequence 1k) 6 units, one slot in 9 idle; every
 head's full units are dealt before the partial ones.  With ``G = 4`` the same with four slices a unit (``X / 2``
 units a head when ``X`` is even: none idle).
@@ -57,11 +58,12 @@ IDLE_ENV = "TILEORCH_ATTN_IDLE_SLICES"
 
 
 def idle_pass_by() -> bool:
-    """Whether an idle slice passes its unit's tiles by (``TILEORCH_ATTN_IDLE_SLICES=pass``: a branch on the warp
-    group's slice around the chain) instead of computing a chain it does not store (``compute``, the default: no
-    branch around the WGMMAs; ptxas 13.0 spills 140 B in the 128x128 d64 kernel's loop with the branch, 24 B
-    without it).  Measured on the GPU by ``benchmarks/session34_attn1k.sh``."""
-    return settings.value(IDLE_ENV) == "pass"
+    """Whether an idle slice passes its unit's tiles by (``TILEORCH_ATTN_IDLE_SLICES=pass``, the default: a
+    warp-uniform branch on the warp group's slice around the chain, its condition broadcast from lane 0 with
+    ``shfl.sync.idx``) instead of computing a chain it does not store (``compute``: no branch).  ptxas 13.0 spills
+    the same 24 B in the 128x128 d64 kernel either way (140 B with a branch on the lanes' own values).  Both timed by
+    ``benchmarks/session34_attn1k.sh``."""
+    return settings.value(IDLE_ENV) != "compute"
 
 
 def asked() -> int:
