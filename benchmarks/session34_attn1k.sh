@@ -16,6 +16,7 @@
 #         1.033x / 1.082x), default2 (noise);
 #   d128: default, t128x64 (TILE_N=64, two groups), g3n64 (TILE_N=64 + ROW_GROUPS=3: S 32 + P 16 + O 64 fits 160
 #         registers; the row division is refused there, a remark), default2;
+# (TILEORCH_ATTN_ROW_GROUPS=auto, the cost rule, would pick g3 at d64 128x128, g4 at d64 128x64, g3 at d128 128x64.)
 # then the launch remarks, and the row-groups GPU tests (bit-identical to the default kernel, fp32 reference).
 # What it should show: err <= 1e-3 everywhere; g3 / g3comp vs default at d64 1k / 4k (> 1.0: the shape pays; the
 # launch remarks give the busiest CTA's 64-row slices: 1k g3 32, g3comp 36 (idle computed), default 32; 4k 33 vs 32);

@@ -133,8 +133,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_CTAS", "auto", ("auto", "sms", "total"), "CTAs of a persistent attention launch"),
     _s("ATTN_CTAS_PER_SM", "2", ("1", "2"), "resident CTAs per SM of a persistent chained kernel of one consumer "
        "warp group (64-row tiles)", True),
-    _s("ATTN_ROW_GROUPS", "0", ("0", "3", "4"), "a persistent chained kernel of 128-row tiles run as 3 (or 4) consumer "
-       "warp groups over 192 (256) rows: 64-row slices of the instances of one head sharing each K/V tile", True),
+    _s("ATTN_ROW_GROUPS", "0", ("0", "3", "4", "auto"), "a persistent chained kernel of 128-row tiles run as 3 or 4 "
+       "consumer warp groups over 192 / 256 rows (64-row slices of one head's instances sharing each K/V tile); auto: "
+       "the most groups that fit", True),
     _s("ATTN_IDLE_SLICES", "pass", ("compute", "pass"), "a row-groups slice past its head's last instance: passes the "
        "unit's tiles by (a warp-uniform branch around the chain), or computes its chain without storing it", True),
     # the GEMM tier: transforms/tileas/

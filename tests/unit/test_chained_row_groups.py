@@ -166,3 +166,23 @@ def test_idle_branch_is_warp_uniform_for_ptxas(monkeypatch):
     assert "shfl.sync.idx.b32" in p.ptx
     spills = [int(m) for r in p.remarks for m in re.findall(r"(\d+) B spill stores", r)]
     assert spills and max(spills) <= 32, [r for r in p.remarks if "ptxas" in r]
+
+
+@pytest.mark.parametrize("cfg,groups", [((1024, 64, 128, 128, False), 3), ((1024, 64, 128, 64, False), 4),
+                                        ((1024, 128, 128, 64, False), 3), ((1024, 128, 128, 128, False), 0)],
+                         ids=["d64n128", "d64n64", "d128n64", "d128n128"])
+def test_row_groups_auto_takes_the_most_groups_that_fit(cfg, groups, monkeypatch):
+    """TILEORCH_ATTN_ROW_GROUPS=auto (the cost rule): four groups where 112 registers hold S, the packed P and the
+    carried tiles (d64, 64-wide key tiles), else three of 160 (d64 128-wide, d128 64-wide), else the kernel of
+    128-row instances with both reasons in the remark (d128 128-wide)."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv(RG, "auto")
+    p = _lower(*cfg)
+    got = (p.chained.get("persistent") or {}).get("row_groups", 0)
+    assert got == groups, p.chained
+    if groups:
+        assert any(f"{groups} consumer warp groups" in r and f"{RG}=auto" in r for r in p.remarks), p.remarks
+    else:
+        why = p.chained["row_groups_off"]
+        assert why.startswith("4 groups: S, the packed P") and "; 3 groups: S, the packed P" in why, why
+        assert any(f"{RG}=auto not applied: 4 groups" in r for r in p.remarks), p.remarks

@@ -116,6 +116,7 @@ from tileorch.transforms.tileas.loop_row_prefetch import record as record_row_lo
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
 from tileorch.transforms.tileas.row_groups import IDLE_SLICE_ATTR, ROW_GROUPS_ENV, idle_pass_by
 from tileorch.transforms.tileas.row_groups import asked as row_groups_asked
+from tileorch.transforms.tileas.row_groups import setting as row_groups_setting
 from tileorch.transforms.tileas.row_groups import refusal as row_groups_refusal
 from tileorch.transforms.tileas.row_groups import remark as row_groups_remark
 from tileorch.transforms.tileas.stagger_consumers import emit_stagger, stagger_cycles
@@ -3740,20 +3741,23 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             _fail((ck.q_prologue or ck.b_prologue).top.owner, f"a Q or K prologue with {ck.tm}-row tiles (four "
                                                              "consumer warp groups) is not supported")
     row_groups_off = None  # why TILEORCH_ATTN_ROW_GROUPS, asked for, is not applied
-    if row_groups_asked():  # FA3's d64 shape: three consumer warp groups over 192 rows (row_groups.py)
-        groups = row_groups_asked()
-        row_groups_off = row_groups_refusal(ck, groups=groups, persistent=plan.persistent, heavy=heavy,
-                                            work_items=work_items, guards=guards, pingpong=pingpong,
-                                            next_s=next_s_enabled(), regs=consumer_regs(groups))
-        if row_groups_off is None:
+    refused = []  # (groups, why) of each count tried (auto: the most groups that fit first)
+    for groups in row_groups_asked():  # FA3's d64 shape: three consumer warp groups over 192 rows (row_groups.py)
+        why = row_groups_refusal(ck, groups=groups, persistent=plan.persistent, heavy=heavy, work_items=work_items,
+                                 guards=guards, pingpong=pingpong, next_s=next_s_enabled(), regs=consumer_regs(groups))
+        if why is None:
             ck.row_groups, rows = groups, ck.a0.rows
             ck.a0.rows = 64 * groups
             grouped = _choose_plan(ck, True)
             if not grouped.persistent or grouped.stages < PIPELINED_STAGES:
                 ck.row_groups, ck.a0.rows = 0, rows
-                row_groups_off = f"two K/V stages beside {64 * groups}-row Q slots exceed the shared memory"
+                why = f"two K/V stages beside {64 * groups}-row Q slots exceed the shared memory"
             else:
                 plan = grouped
+                break
+        refused.append((groups, why))
+    if refused and not ck.row_groups:
+        row_groups_off = refused[0][1] if len(refused) == 1 else "; ".join(f"{g} groups: {w}" for g, w in refused)
     occupancy, occupancy_why = ctas_per_sm(plan.consumers, plan.persistent, plan.smem)
     plan = replace(plan, ctas_per_sm=occupancy)
     persistent = plan.persistent
@@ -4250,7 +4254,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             record["row_groups_off"] = row_groups_off
         located.append(format_error(ck.dot1, row_groups_remark(ck.row_groups, consumer_regs(plan.consumers),
                                                                plan.smem, plan.stages, plan.q_slots)
-                                    if ck.row_groups else f"{ROW_GROUPS_ENV}={row_groups_asked()} not applied: "
+                                    if ck.row_groups else f"{ROW_GROUPS_ENV}={row_groups_setting()} not applied: "
                                     f"{row_groups_off}", "remark"))
     if located:  # remarks at the user's lines (the driver prints them with the tier's remark)
         record["remarks"] = located

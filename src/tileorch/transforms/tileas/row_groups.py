@@ -66,10 +66,20 @@ def idle_pass_by() -> bool:
     return settings.value(IDLE_ENV) != "compute"
 
 
-def asked() -> int:
-    """The consumer warp groups asked for (0: off; read at each compile, part of the disk-cache key)."""
-    v = settings.value(ROW_GROUPS_ENV)
-    return int(v) if v and v != "0" else 0
+def setting() -> str:
+    """``TILEORCH_ATTN_ROW_GROUPS`` as set (``0``, ``3``, ``4`` or ``auto``; read at each compile, part of the
+    disk-cache key)."""
+    return settings.value(ROW_GROUPS_ENV) or "0"
+
+
+def asked() -> tuple[int, ...]:
+    """The consumer warp group counts to try, in order (none: off).  ``auto`` is the cost rule: the most groups
+    whose registers hold S, the packed P and the carried tiles (:func:`refusal`), four before three (four warp groups
+    share each K/V tile over 256 rows and, at head dim 64 with 64-wide key tiles, leave no slice of an even instance
+    count idle); the kernel of 128-row instances where none fits.  The rule is not the default until the GPU
+    measures it (``benchmarks/session34_attn1k.sh``)."""
+    v = setting()
+    return GROUPS[::-1] if v == "auto" else (int(v),) if v != "0" else ()
 
 
 def reads_pid(v: SSAValue, axis: int = 0, limit: int = 4096) -> bool:
@@ -192,11 +202,11 @@ def launch_remark(x: int, heads: int, groups: int, ctas: int, pass_by: bool = Tr
 
 def remark(groups: int, regs: int, smem: int, stages: int, slots: int) -> str:
     """The remark of a kernel of row groups."""
-    return (f"{groups} consumer warp groups of {regs} registers over {64 * groups} rows ({ROW_GROUPS_ENV}={groups}): "
+    return (f"{groups} consumer warp groups of {regs} registers over {64 * groups} rows ({ROW_GROUPS_ENV}={setting()}): "
             f"each runs a 64-row slice of a 128-row program instance, the CTA's slices consecutive rows of one "
             f"head sharing each K/V tile; {stages} K/V stages and {slots} Q slot(s) of {64 * groups} rows, {smem} "
             "bytes of shared memory")
 
 
 __all__ = ["GROUPS", "IDLE_ENV", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "asked", "busiest_slices",
-           "idle_pass_by", "is_pid", "launch_remark", "pid_free", "reads_pid", "refusal", "remark"]
+           "idle_pass_by", "is_pid", "launch_remark", "pid_free", "reads_pid", "refusal", "remark", "setting"]
