@@ -135,9 +135,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "warp group (64-row tiles)", True),
     _s("ATTN_ROW_GROUPS", "0", ("0", "3", "4", "auto"), "a persistent chained kernel of 128-row tiles run as 3 or 4 "
        "consumer warp groups over 192 / 256 rows (64-row slices of one head's instances sharing each K/V tile); auto: "
-       "the most groups that fit", True),
-    _s("ATTN_IDLE_SLICES", "pass", ("compute", "pass"), "a row-groups slice past its head's last instance: passes the "
-       "unit's tiles by (a warp-uniform branch around the chain), or computes its chain without storing it", True),
+       "four groups where they fit (measured)", True),
+    _s("ATTN_IDLE_SLICES", "compute", ("compute", "pass"), "a row-groups slice past its head's last instance: computes "
+       "its chain without storing it, or passes the unit's tiles by (a warp-uniform branch around the chain)", True),
     # the GEMM tier: transforms/tileas/
     _s("EPILOGUE_ROUNDS", "1", SWITCH, "the GEMM epilogue round by round", True),
     _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged", "registers"}),

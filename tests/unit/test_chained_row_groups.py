@@ -168,13 +168,13 @@ def test_idle_branch_is_warp_uniform_for_ptxas(monkeypatch):
     assert spills and max(spills) <= 32, [r for r in p.remarks if "ptxas" in r]
 
 
-@pytest.mark.parametrize("cfg,groups", [((1024, 64, 128, 128, False), 3), ((1024, 64, 128, 64, False), 4),
-                                        ((1024, 128, 128, 64, False), 3), ((1024, 128, 128, 128, False), 0)],
+@pytest.mark.parametrize("cfg,groups", [((1024, 64, 128, 128, False), 0), ((1024, 64, 128, 64, False), 4),
+                                        ((1024, 128, 128, 64, False), 0), ((1024, 128, 128, 128, False), 0)],
                          ids=["d64n128", "d64n64", "d128n64", "d128n128"])
-def test_row_groups_auto_takes_the_most_groups_that_fit(cfg, groups, monkeypatch):
-    """TILEORCH_ATTN_ROW_GROUPS=auto (the cost rule): four groups where 112 registers hold S, the packed P and the
-    carried tiles (d64, 64-wide key tiles), else three of 160 (d64 128-wide, d128 64-wide), else the kernel of
-    128-row instances with both reasons in the remark (d128 128-wide)."""
+def test_row_groups_auto_takes_four_groups_where_they_fit(cfg, groups, monkeypatch):
+    """TILEORCH_ATTN_ROW_GROUPS=auto (the cost rule the H100 measured): four groups where 112 registers hold S, the
+    packed P and the carried tiles (d64, 64-wide key tiles: 1.18x / 1.29x the two-group kernel at 1k / 4k), never
+    three (0.90x at d64 1k), else the kernel of 128-row instances with the reason in the remark."""
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     monkeypatch.setenv(RG, "auto")
     p = _lower(*cfg)
@@ -184,5 +184,5 @@ def test_row_groups_auto_takes_the_most_groups_that_fit(cfg, groups, monkeypatch
         assert any(f"{groups} consumer warp groups" in r and f"{RG}=auto" in r for r in p.remarks), p.remarks
     else:
         why = p.chained["row_groups_off"]
-        assert why.startswith("4 groups: S, the packed P") and "; 3 groups: S, the packed P" in why, why
-        assert any(f"{RG}=auto not applied: 4 groups" in r for r in p.remarks), p.remarks
+        assert why.startswith("S, the packed P and the carried tiles need") and "more than 100" in why, why
+        assert any(f"{RG}=auto not applied: S, the packed P" in r for r in p.remarks), p.remarks

@@ -1,7 +1,7 @@
-// RUN: env TILEORCH_ATTN_ROW_GROUPS=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
+// RUN: env TILEORCH_ATTN_ROW_GROUPS=3 TILEORCH_ATTN_IDLE_SLICES=pass tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
 // RUN: env TILEORCH_ATTN_ROW_GROUPS=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
-// RUN: env TILEORCH_ATTN_ROW_GROUPS=3 TILEORCH_ATTN_IDLE_SLICES=compute tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=COMPUTE
+// RUN: env TILEORCH_ATTN_ROW_GROUPS=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=COMPUTE
 // RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=OFF
 // RUN: env TILEORCH_ATTN_ROW_GROUPS=3 TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=REFUSED
 
@@ -59,7 +59,8 @@
 // CHECK-NEXT:   }
 // CHECK-NEXT: }{tileorch.idle_slice}
 
-// With TILEORCH_ATTN_IDLE_SLICES=compute an idle slice computes its chain; only the stores are under the branch:
+// By default (TILEORCH_ATTN_IDLE_SLICES=compute) an idle slice computes its chain; only the stores are under the
+// branch:
 // COMPUTE:      func.func @chained_dots_128x64x64_64_f16_g3(
 // COMPUTE-SAME: persistent = {idle_slices = "compute", q_slots = 2 : i64, row_groups = 3 : i64}
 // COMPUTE-NOT:  tileorch.idle_slice

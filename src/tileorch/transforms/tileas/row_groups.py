@@ -12,8 +12,8 @@ same for every row it serves.  With ``G = 3`` groups, CTA work unit ``u`` of a h
 consecutive rows, since the Q tile's row index is the program id times the tile's 128 rows) and each K/V tile
 once for the three groups; each group evaluates the program for its own instance (its program id) and rows, and
 a group whose slice is past the head's last instance (``s // 2 >= X``) computes on what the box holds there and
-passes the unit's tiles by (:func:`idle_pass_by`; ``TILEORCH_ATTN_IDLE_SLICES=compute``: computes its chain and
-stores nothing).
+computes its chain on what the box holds and stores nothing (``TILEORCH_ATTN_IDLE_SLICES=pass``: passes the unit's
+tiles by, :func:`idle_pass_by`).
 ``cdiv(2 X, 3)`` units per head: at ``X = 8`` (sequence 1k) 6 units, one slot in 9 idle; every
 head's full units are dealt before the partial ones.  With ``G = 4`` the same with four slices a unit (``X / 2``
 units a head when ``X`` is even: none idle).
@@ -58,12 +58,11 @@ IDLE_ENV = "TILEORCH_ATTN_IDLE_SLICES"
 
 
 def idle_pass_by() -> bool:
-    """Whether an idle slice passes its unit's tiles by (``TILEORCH_ATTN_IDLE_SLICES=pass``, the default: a
-    warp-uniform branch on the warp group's slice around the chain, its condition broadcast from lane 0 with
-    ``shfl.sync.idx``) instead of computing a chain it does not store (``compute``: no branch).  ptxas 13.0 spills
-    the same 24 B in the 128x128 d64 kernel either way (140 B with a branch on the lanes' own values).  Both timed by
-    ``benchmarks/session34_attn1k.sh``."""
-    return settings.value(IDLE_ENV) != "compute"
+    """Whether an idle slice passes its unit's tiles by (``TILEORCH_ATTN_IDLE_SLICES=pass``: a warp-uniform branch
+    on the warp group's slice around the chain, its condition broadcast from lane 0 with ``shfl.sync.idx``) instead
+    of computing a chain it does not store (``compute``, the default: the form the H100 ran and tested).  ptxas 13.0
+    spills the same 24 B in the 128x128 d64 kernel either way (140 B with a branch on the lanes' own values)."""
+    return settings.value(IDLE_ENV) == "pass"
 
 
 def setting() -> str:
@@ -73,13 +72,14 @@ def setting() -> str:
 
 
 def asked() -> tuple[int, ...]:
-    """The consumer warp group counts to try, in order (none: off).  ``auto`` is the cost rule: the most groups
-    whose registers hold S, the packed P and the carried tiles (:func:`refusal`), four before three (four warp groups
-    share each K/V tile over 256 rows and, at head dim 64 with 64-wide key tiles, leave no slice of an even instance
-    count idle); the kernel of 128-row instances where none fits.  The rule is not the default until the GPU
-    measures it (``benchmarks/session34_attn1k.sh``)."""
+    """The consumer warp group counts to try, in order (none: off).  ``auto`` is the cost rule of the H100's
+    session-34 A/B (``benchmarks/session34_attn1k.sh``, one process): four groups wherever their 112 registers hold
+    S, the packed P and the carried tiles (head dim 64 with 64-wide key tiles: the 128x64 program 339 -> 400 TFLOP/s
+    at 1k, 368 -> 475 at 4k), never three (d64 128x128 0.90x at 1k and 0.955x at 4k; d128 128x64 0.90x at 1k,
+    1.04x at 4k); the kernel of 128-row instances elsewhere.  Not the default: flipping it changes the default kernel
+    of every d64 128x64 program (tests and FileCheck encode the two-group kernel)."""
     v = setting()
-    return GROUPS[::-1] if v == "auto" else (int(v),) if v != "0" else ()
+    return (4,) if v == "auto" else (int(v),) if v != "0" else ()
 
 
 def reads_pid(v: SSAValue, axis: int = 0, limit: int = 4096) -> bool:
