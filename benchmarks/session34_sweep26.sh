@@ -1,10 +1,11 @@
 # Session 34, user sweep 26 (branch s34-sweep26): correctness on the GPU, no timings.  Every program of
 # tileorch.testing.user_programs26 against its numpy reference on ragged shapes (NaN-filled outputs and tails):
-# 13 tier GEMMs (MoE expert table with [E, N, K] weights, MoE combine by atomics, bias + GELU(tanh) + dropout mask,
+# 11 tier GEMMs (MoE expert table with [E, N, K] weights, MoE combine by atomics, bias + GELU(tanh) + dropout mask,
 # a K loop of zero trips, a 13-parameter epilogue, ct.Constant-specialised linear layers, 128^3 tiles, an
 # implicit-GEMM convolution with a gathered A, a GEMM + row softmax; a stride-0 broadcast B and fewer MoE tokens
-# than rows run on the SIMT path after a launch warning), the two dots the tier refuses (int4 dequant in the K
-# loop, a (TM, 1, TK) head slab: mma.sync after a located warning), 29 SIMT programs (RoPE, KV-cache appends,
+# than rows run on the SIMT path after a launch warning), the six dots the tier refuses (int4 dequant in the K
+# loop, a (TM, 1, TK) head slab, a ct.scatter / ct.atomic_cas / atomic_max beside C -- the scatter and the CAS were
+# silently dropped by the tier before this session: mma.sync after a located warning), 27 SIMT programs (RoPE, KV-cache appends,
 # int4 / fp8 quantization, all -inf softmax rows, layernorm 1024, Welford, histogram, scans, depthwise conv, 3-D
 # grids, 14 arguments, tile sizes 1/2/4/512/1024, top-4 router, hash dropout, pack/unpack bytes, ct.function,
 # IndexedWithInt64), and two GEMMs at larger sizes against torch (conv2d 40x56x64->128, K tiles 0 and 16).

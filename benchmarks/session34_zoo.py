@@ -1,6 +1,6 @@
 """Session 34's GQA head stacking (``tileas-stack-query-heads``) on the GPU, one process: each GQA program written
 as a loop over the query heads sharing a K / V head, timed stacked (the default: two heads a chain of 128 rows) and
-unstacked (``TILEORCH_ATTN_STACK_HEADS=0``: each head its own 64-row chain instance, the kernel before session 34)
+unstacked (``TILEORCH_ATTN_STACK_HEADS=1`` / ``=0``: each head its own 64-row chain instance, the kernel before session 34)
 beside torch SDPA (fp16, K / V expanded to the query heads) with one timing method
 (:func:`tileorch.testing.timing.bench_ms`); outputs NaN-prefilled and checked against torch fp32 first.
 
@@ -73,9 +73,11 @@ def _switch(tag: str) -> None:
 
 def _launch_stacked(stream, grid, kernel, args, **kw):
     import tileorch.cutile
+    from tileorch import settings
 
     _switch("1")
-    return tileorch.cutile.launch(stream, grid, kernel, args, **kw)
+    with settings.overridden("TILEORCH_ATTN_STACK_HEADS", "1"):  # (stacked wherever it applies: auto may not)
+        return tileorch.cutile.launch(stream, grid, kernel, args, **kw)
 
 
 def _launch_unstacked(stream, grid, kernel, args, **kw):
@@ -101,16 +103,12 @@ def run_one(program: str, iters: int) -> dict:
     rates(row, flops, ("tileorch", "tileorch_unstacked", "torch"))
     from tileorch.launchers import cutile as rc
 
-    for name, value in (("tileorch", None), ("tileorch_unstacked", "0")):
-        from tileorch import settings
+    from tileorch import settings
 
-        if value is None:
+    for name, value in (("tileorch", "1"), ("tileorch_unstacked", "0"), ("default", "auto")):
+        with settings.overridden("TILEORCH_ATTN_STACK_HEADS", value):
             prog = rc.compiled(kernel, rc.describe_arguments(kernel, args(fresh())), "sm_90a", "persistent").program
-        else:
-            with settings.overridden("TILEORCH_ATTN_STACK_HEADS", value):
-                prog = rc.compiled(kernel, rc.describe_arguments(kernel, args(fresh())), "sm_90a",
-                                   "persistent").program
-        row[f"{name}_tm"] = (prog.chained or {}).get("tm")
+        row[f"{name}_tm"] = (prog.chained or {}).get("tm")  # (default_tm: what auto chose)
     return row
 
 

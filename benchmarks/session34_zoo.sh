@@ -30,7 +30,7 @@ for line in sys.stdin:
     except ValueError:
         continue
     print('[s34 stack heads]', r.get('program'), 'stacked tm', r.get('tileorch_tm'), 'ms', r.get('tileorch_ms'),
-          'TF', r.get('tileorch_tflops'), 'err', r.get('tileorch_rel_err'), '| unstacked tm', r.get('tileorch_unstacked_tm'),
+          'TF', r.get('tileorch_tflops'), 'err', r.get('tileorch_rel_err'), '| default (auto) tm', r.get('default_tm'), '| unstacked tm', r.get('tileorch_unstacked_tm'),
           'ms', r.get('tileorch_unstacked_ms'), 'TF', r.get('tileorch_unstacked_tflops'), '| torch sdpa ms', r.get('torch_ms'),
           'TF', r.get('torch_tflops'), '| stacked/torch', round(r['torch_ms'] / r['tileorch_ms'], 3) if r.get('tileorch_ms') and r.get('torch_ms') else None,
           'stacked/unstacked', round(r['tileorch_unstacked_ms'] / r['tileorch_ms'], 3) if r.get('tileorch_ms') and r.get('tileorch_unstacked_ms') else None,

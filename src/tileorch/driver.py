@@ -204,10 +204,13 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     from tileorch.transforms.tileas.stack_query_heads import ENV, stack_query_heads_remarks
 
     if settings.value(ENV) == "0" or not any(
-            "remark" in r for r in stack_query_heads_remarks(module)):
+            "remark" in r and "are not stacked" not in r for r in stack_query_heads_remarks(module)):
         return _lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
     before, mine = module.clone(), []
-    kind, out = _lower_tileaa_program(module, ctx, arch, schedule, config, mine)
+    try:
+        kind, out = _lower_tileaa_program(module, ctx, arch, schedule, config, mine)
+    except Exception as exc:  # noqa: BLE001 - the program as written is lowered below; the reason is in the warning
+        kind, out, mine = "simt", None, [f"warning: {type(exc).__name__}: {exc}"]
     if kind != "simt":
         remarks.extend(mine)
         return kind, out

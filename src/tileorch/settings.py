@@ -110,9 +110,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_ROW_DIV", "1", SWITCH, "the epilogue's division by the row sum as one reciprocal", True),
     _s("ATTN_SPLIT_CHAINS", "1", SWITCH,
        "G independent dot chains of one program run as G one-chain programs (tileas-split-chains)", True),
-    _s("ATTN_STACK_HEADS", "1", SWITCH,
-       "a loop over the query heads sharing K / V (GQA) runs two heads at a time as one chain of twice the rows "
-       "(tileas-stack-query-heads)", True),
+    _s("ATTN_STACK_HEADS", "auto", ("0", "1", "auto"),
+       "a loop over the query heads sharing K / V (GQA) runs F heads at a time as one chain of F times the rows "
+       "(tileas-stack-query-heads; auto: not 64-row heads with a causal key loop, measured slower)", True),
     _s("ATTN_UNREAD_SECOND_DOT", "1", SWITCH,
        "a loop whose one dot is only reduced (an LSE alone) runs on the chained kernel with an unread second dot "
        "(tileas-row-statistics-chain)", True),

@@ -71,11 +71,20 @@ def test_tier_case_on_the_gpu(case, monkeypatch):
 RNG = np.random.default_rng(2628)
 
 
+def _fresh():
+    """Forget the launcher's compiled programs: its slow-path warning is said once per compiled program, and the
+    CPU tests' twins above may have launched the same one in this process."""
+    from tileorch.launchers import cutile as rc
+
+    rc.clear_caches()
+
+
 def test_bmm_b_broadcast_by_zero_batch_stride():
     """B = w.expand(3, K, N): the launch says why the tier does not take it (a batch stride of 0) and the SIMT
     path computes every batch against the one matrix."""
     a = RNG.standard_normal((3, 70, 64)).astype(np.float16)
     w = (RNG.standard_normal((64, 72)) * 0.5).astype(np.float16)
+    _fresh()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = _gpu_run("bmm_b_broadcast_by_zero_batch_stride", {0: a, 1: np.broadcast_to(w, (3, 64, 72))})[2]
@@ -94,6 +103,7 @@ def test_moe_combine_fewer_tokens_than_rows():
     tok[::7] = -1
     gate = torch.rand(128, device="cuda", generator=_gen(2624))
     y = torch.zeros(50, 96, device="cuda")
+    _fresh()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         _launch((2, 2), up.moe_combine_weighted_atomic_add, (x, w, tok, gate, y, 64, 64, 32))

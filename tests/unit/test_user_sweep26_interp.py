@@ -93,6 +93,54 @@ def test_moe_combine_fewer_tokens_than_rows():
     _close(y, ref, 2e-3, 2e-3)
 
 
+
+def test_gemm_store_and_scatter_unpermuted_copy():
+    a, b = _f((128, 64), "float16"), _f((64, 96), "float16", 0.5)
+    perm = RNG.permutation(128).astype(np.int32)
+    out = run("gemm_store_and_scatter_unpermuted_copy", {0: a, 1: b, 2: perm})
+    z = _d(a) @ _d(b)
+    _close(out[3], z, 2e-3, 2e-3)
+    ref = np.empty_like(z)
+    ref[perm] = z
+    _close(out[4], ref, 2e-3, 2e-3)  # (every row of D written: NaN-prefilled)
+
+
+def test_gemm_scatter_rows_only():
+    a, b = _f((128, 64), "float16"), _f((64, 96), "float16", 0.5)
+    perm = RNG.permutation(128).astype(np.int32)
+    d = run("gemm_scatter_rows_only", {0: a, 1: b, 2: perm})[3]
+    ref = np.empty((128, 96))
+    ref[perm] = _d(a) @ _d(b)
+    _close(d, ref, 2e-3, 2e-3)
+
+
+def test_gemm_tile_done_flags_by_cas():
+    a, b = _f((128, 64), "float16"), _f((64, 96), "float16", 0.5)
+    out = run("gemm_tile_done_flags_by_cas", {0: a, 1: b, 3: np.zeros(4, np.int32)})
+    _close(out[2], _d(a) @ _d(b), 2e-3, 2e-3)
+    np.testing.assert_array_equal(out[3], [1, 2, 3, 4])  # tile (bm, bn) marked bm * 2 + bn + 1
+
+
+
+def test_gemm_amax_by_atomic_max_beside_c():
+    a, b = _f((128, 64), "float16"), _f((64, 128), "float16", 0.5)
+    out = run("gemm_amax_by_atomic_max_beside_c", {0: a, 1: b, 3: np.zeros(1, np.int32)})
+    z = _d(a) @ _d(b)
+    _close(out[2], z, 2e-3, 2e-3)
+    _close(out[3].view(F32), [np.abs(z).max()], 0, 1e-5)
+
+
+
+def test_attention_lse_stored_by_scatter():
+    q, k, v = _f((2, 64, 64), "float16"), _f((2, 100, 64), "float16"), _f((2, 100, 64), "float16")
+    out = run("attention_lse_stored_by_scatter", {0: q, 1: k, 2: v})
+    s = np.einsum("hqd,hkd->hqk", _d(q), _d(k)) * 0.125
+    m = s.max(-1, keepdims=True)
+    e = np.exp(s - m)
+    _close(out[3], np.einsum("hqk,hkd->hqd", e / e.sum(-1, keepdims=True), _d(v)), 2e-3, 5e-3)  # f16 out
+    _close(out[4], (m + np.log(e.sum(-1, keepdims=True)))[..., 0], 1e-4, 1e-5)
+
+
 # ----------------------------------------------------------------------------------------------- RoPE, caches
 
 

@@ -21,7 +21,6 @@ sweeps 17 to 25 did not try:
 
 from __future__ import annotations
 
-import io
 import os
 import re
 
@@ -265,7 +264,8 @@ LAUNCH_MISTAKES = {
                                    "Expected a tuple of integers, but element #1 has type Tile[float32,()]"),
     "a_tile_of_48": (KV, (4,), _KV[:5] + (48,), Exception, "Dimension #1 of shape (1, 48) is not a power of two"),
     "a_float_tile_into_int8": (EW, (2,), _ew(out1="int8"), Exception,
-                               "Stored tile is incompatible with array's dtype: cannot implicitly cast float32 to int8"),
+                               "Stored tile is incompatible with array's dtype: cannot implicitly cast float32 to "
+                               "int8"),
 }
 
 
@@ -290,4 +290,3 @@ def test_the_launch_of_a_valid_program_gets_as_far_as_the_driver(monkeypatch):
     each mistake is what stopped its launch."""
     exc, drv, _ = _launch(PROGRAMS[KV].kernel, (4,), _KV, monkeypatch)
     assert exc is not None and "no kernel named 'kv_cache_append_at_position_" in str(exc), repr(exc)
-    assert io is not None

@@ -166,7 +166,16 @@ def _float_add_bits(ty, a, b):
 
 def _directed_mode(parts) -> str:
     """The rounding of an instruction's dot-separated ``parts``: ``rz`` / ``rm`` / ``rp``, else ``rn``."""
-    return next((m for m in ("rz", "rm", "rp") if m in parts), "rn")
+    mode = _MODES.get(parts) if isinstance(parts, tuple) else None
+    if mode is None:
+        mode = next((m for m in ("rz", "rm", "rp") if m in parts), "rn")
+        if isinstance(parts, tuple):
+            _MODES[parts] = mode
+    return mode
+
+
+_MODES: dict[tuple, str] = {}
+""":func:`_directed_mode` of each opcode's parts (a tuple), found once."""
 
 
 def _exact_to_f64(v: Fraction) -> float:
@@ -306,7 +315,8 @@ def _swizzle(addr, span):
 
 
 def f32(bits):
-    return (bits & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
+    """The f32 values of the low 32 bits of ``bits`` (uint64 / int64 arrays: the cast to uint32 keeps those bits)."""
+    return bits.astype(np.uint32).view(np.float32)
 
 
 def b32(x):
@@ -610,6 +620,17 @@ def _distinct(values: np.ndarray) -> list[int]:
     return sorted(distinct)
 
 
+_SETP_COMPARE = {
+    "eq": lambda x, y: x == y, "ne": lambda x, y: (x != y) & (x == x) & (y == y), "lt": lambda x, y: x < y,
+    "le": lambda x, y: x <= y, "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y, "ltu": lambda x, y: ~(x >= y),
+    "geu": lambda x, y: ~(x < y), "gtu": lambda x, y: ~(x <= y), "leu": lambda x, y: ~(x > y),
+    "neu": lambda x, y: ~(x == y), "equ": lambda x, y: (x == y) | (x != x) | (y != y),
+    "nan": lambda x, y: (x != x) | (y != y), "num": lambda x, y: (x == x) & (y == y)}
+"""``setp``'s comparisons (``setp.<cmp>.<type>``) of the operands ``x``, ``y`` as their type (floats, or integers
+of the signedness): each mask computed alone (not all fourteen per instruction).  ``ne`` is ordered, as every
+comparison without ``u``: false where an operand is NaN (PTX ISA, floating-point comparisons; numpy's ``!=`` is
+true there)."""
+
 _CONTROL = frozenset(("bra", "call", "ret", "exit"))
 
 _AT_ONCE_MIN = 4
@@ -648,6 +669,12 @@ class _Decoded:
         # per pc: a step that progresses moves exactly the threads at pc to pc + 1 and changes no
         # thread's liveness (no branch, call, return, barrier or warp / warp-group collective):
         # Emu.run then knows the threads' pcs without counting them again
+        # the registers a WGMMA names (accumulators, A fragments): the only ones whose write times
+        # (Emu.wtime, the wgmma.fence rule) are read
+        # (as Emu.wgmma reads them: D from the first operand, A from the second when it is a register list)
+        self.wgmma_regs = frozenset(
+            x.strip() for _, op, ops in self.parsed if op.startswith("wgmma") and ops
+            for group in (ops[0], *(ops[1:2] if ops[1:2] and ops[1].startswith("{") else ())) for x in group[1:-1].split(","))
         self.straight = tuple(base not in _CONTROL and collective is None and not op.startswith("barrier.")
                               for (base, collective), (_, op, _) in zip(self.kinds, self.parsed))
         self.shared = re.findall(r"^\s*\.shared\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M)
@@ -751,7 +778,8 @@ class Emu:
         self.traffic = Counter()  # module docstring: bytes per buffer, shared bytes, barrier arrivals, instructions
         self.guards = {int(k): [tuple(r) for r in v] for k, v in (guards or {}).items()}
         self.clock = 0  # steps executed
-        self.wtime = {}  # reg name -> per-thread step of its last write by a non-WGMMA instruction
+        self.wtime = {}  # reg name -> per-thread step of its last write by a non-WGMMA instruction (WGMMA operands only)
+        self.wgmma_regs = decoded.wgmma_regs
         self.fence_t = {}  # warpgroup -> step of its last wgmma.fence
         # WGMMA registers written after the last fence: kept apart from `errors` since LLVM places the
         # copies that zero a chain's tied accumulator after the fence (ptxas folds them into the first
@@ -857,10 +885,11 @@ class Emu:
             reg = self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
         v = np.asarray(v)
         reg[T] = v if v.dtype == np.uint64 else v.astype(np.uint64)
-        written = self.wtime.get(x)
-        if written is None:
-            written = self.wtime[x] = np.full(self.N, -1, dtype=np.int64)
-        written[T] = self.clock
+        if x in self.wgmma_regs:  # (no other register's write time is read)
+            written = self.wtime.get(x)
+            if written is None:
+                written = self.wtime[x] = np.full(self.N, -1, dtype=np.int64)
+            written[T] = self.clock
 
     def _check_pending(self, x, T):
         wgs = self.pending.get(x)
@@ -1002,7 +1031,14 @@ class Emu:
         rr = 0
         count = np.count_nonzero  # ndarray.any() / .sum() cost several times more on these small masks
         straight = self.straight
+        kinds = self.kinds
         pcs = None
+        # masks[pc]: the mask of the live threads at pc, for the pcs whose mask was made since `pcs` was counted,
+        # kept while `exact` (pcs is then exactly the live threads' pcs): a straight step moves its mask to the
+        # next pc (or into that pc's mask) instead of comparing every thread's pc again.  A named barrier that
+        # does not progress may still move its predicated-off threads on: masks are made afresh until the next count
+        masks: dict = {}
+        exact = True
         while True:
             if pcs is None:
                 live = count(self.live)
@@ -1010,15 +1046,21 @@ class Emu:
                     break
                 every = live == self.N  # every thread live: the masks below need no `self.live &`
                 pcs = _distinct(self.pc if every else self.pc[self.live])
+                masks = {}
+                exact = True
             progressed = False
             stepped = None
             order = pcs[rr % len(pcs):] + pcs[:rr % len(pcs)]
             rr += 1
             held = []
             for pc in order:
-                T = (self.pc == pc) if every else self.live & (self.pc == pc)
-                if not count(T):
-                    continue
+                T = masks.get(pc)  # (a kept mask is never empty)
+                if T is None:
+                    T = (self.pc == pc) if every else self.live & (self.pc == pc)
+                    if not count(T):
+                        continue
+                    if exact:
+                        masks[pc] = T
                 if self.wait_delay and self.parsed[pc][1].startswith("wgmma.wait_group"):
                     since = self.ready_since.setdefault(pc, steps)
                     if steps - since < self.wait_delay:  # the tensor core is slow: others run first
@@ -1030,6 +1072,9 @@ class Emu:
                     steps += 1
                     stepped = pc
                     break
+                if kinds[pc][1] == "bar" and exact:  # (see masks above)
+                    exact = False
+                    masks = {}
             if not progressed and held:
                 pc, T = held[0]
                 self.ready_since.pop(pc, None)
@@ -1042,6 +1087,12 @@ class Emu:
             if steps > max_steps:
                 raise Fault("step limit")
             if stepped is not None and straight[stepped]:  # its threads, all of them, one pc on
+                if exact:
+                    moved = masks.pop(stepped)
+                    if stepped + 1 not in pcs:  # no thread was there: the moved threads' mask is that pc's
+                        masks[stepped + 1] = moved
+                    elif stepped + 1 in masks:
+                        masks[stepped + 1] = masks[stepped + 1] | moved
                 pcs = sorted({*pcs, stepped + 1} - {stepped}) if stepped + 1 not in pcs else [
                     p for p in pcs if p != stepped]
             else:
@@ -1075,7 +1126,7 @@ class Emu:
         base, collective = self.kinds[pc]
         if collective == "bar":
             return self.named_barrier(pc, T, op, ops, pred)
-        if op.startswith("barrier.cluster.") and self.cluster is not None:
+        if self.cluster is not None and op.startswith("barrier.cluster."):
             return self.cluster_barrier(pc, T, op)
         elif collective and not self.units_complete(T, collective):
             return False
@@ -1207,319 +1258,370 @@ class Emu:
 
     # ------------------------------------------------------------------ instructions
     def execute(self, op, ops, T):
+        """Run instruction ``op`` (``ops``: its operands) for the threads of mask ``T``: the handler
+        :func:`_select_handler` chose for the opcode (once per opcode and per clustered / not)."""
+        entry = _HANDLERS.get((op, self.cluster is not None))
+        if entry is None:
+            entry = _handler_of(op, self.cluster is not None)
+        return entry[0](self, op, ops, T, entry[1])
+
+    # Each _run_<class>(op, ops, T, parts) runs one class of instructions for the threads of T (parts: op split at
+    # its dots); _select_handler says which class an opcode is in.  The table holds Emu's functions: a subclass
+    # that changes how an instruction runs overrides execute (or the methods these call: cvt, wgmma, tma, ...).
+    def _run_unhandled(self, op, ops, T, parts):
+        raise Fault(f"unhandled {op} {ops}")
+
+    def _run_mov(self, op, ops, T, parts):
         g = lambda i: self.get(ops[i], T)  # noqa: E731
-        parts = _PARTS.get(op)
-        if parts is None:
-            parts = _PARTS[op] = tuple(op.split("."))
         base = parts[0]
-        if base == "mov" or base == "cvta":
-            if "shared" in op and base == "cvta":
-                v = g(1)
-                if ".to." in op:
-                    v = np.where(v >= GBASE, v - GBASE, v)
-                else:
-                    v = v + np.uint64(GBASE)
-                self.set(ops[0], T, v)
-            elif ops[0].startswith("{"):  # mov.b32 {lo16, hi16}, s (mov.b64 {lo, hi}, s); `_` drops a half
-                v = g(1)
-                halves = [x.strip() for x in ops[0][1:-1].split(",")]
-                w = (64 if op.endswith("64") else 32) // len(halves)
-                mask = np.uint64((1 << w) - 1)
-                for i, reg in enumerate(halves):
-                    if reg != "_":
-                        self.set(reg, T, (v >> np.uint64(i * w)) & mask)
-            elif ops[1].startswith("{"):  # mov.b64 d, {lo, hi} (mov.b32 d, {lo16, hi16})
-                halves = [self.get(x, T) for x in ops[1][1:-1].split(",")]
-                w = np.uint64(32 if op.endswith("64") else 16)
-                mask = np.uint64((1 << int(w)) - 1)
-                self.set(ops[0], T, (halves[0] & mask) | ((halves[1] & mask) << w))
+        if "shared" in op and base == "cvta":
+            v = g(1)
+            if ".to." in op:
+                v = np.where(v >= GBASE, v - GBASE, v)
             else:
-                self.set(ops[0], T, g(1))
-            return
-        if base == "ld" and "param" in op:
-            name, _, off = ops[1][1:-1].replace(" ", "").partition("+")
-            off = int(off or 0)
-            if name in self.pv and off == 0 and not isinstance(self.pv[name], (bytes, bytearray)):
-                # (a negative value as its two's-complement bits, as the parameter's bytes hold it)
-                self.set(ops[0], T, np.full(np.count_nonzero(T), int(self.pv[name]) & 0xFFFFFFFFFFFFFFFF,
-                                            dtype=np.uint64))
-            elif name.startswith("%") or name in self.pv:  # through a parameter's address
-                nbytes = int(parts[-1][1:]) // 8
-                self.set(ops[0], T, self.global_load(self.addr(ops[1], T), nbytes))
-            else:  # a call's parameter or return value
-                key = ("ret", off) if name.endswith("retval0") else name
-                self.set(ops[0], T, self.cpar[key][T])
-            return
-        if base == "st" and "param" in op:
-            name, _, off = ops[0][1:-1].replace(" ", "").partition("+")
-            key = ("ret", int(off or 0)) if name.endswith("retval0") else name
-            width = int(parts[-1][1:])
-            self.cpar.setdefault(key, np.zeros(self.N, dtype=np.uint64))[T] = g(1) & np.uint64((1 << width) - 1)
-            return
-        if base == "elect":  # elect.sync %r|%p, membermask: the lowest active lane of each warp
-            reg, _, prd = ops[0].partition("|")
-            tids = np.nonzero(T)[0]
-            leader = {}
-            for t in tids:
-                leader.setdefault(int(t) // 32, int(t))
-            lead = np.array([leader[int(t) // 32] for t in tids])
-            if reg.strip() != "_":
-                self.set(reg, T, (lead % 32).astype(np.uint64))
-            self.set(prd, T, (lead == tids).astype(np.uint64))
-            return
-        if op == "prmt.b32":  # the default mode: byte i of d is byte c[4i..4i+2] of {b, a} (bit 3: its sign)
-            a, b, c = (g(i) & np.uint64(0xFFFFFFFF) for i in (1, 2, 3))
-            src = a | (b << np.uint64(32))
-            d = np.zeros_like(a)
-            for i in range(4):
-                sel = (c >> np.uint64(4 * i)) & np.uint64(0xF)
-                byte = (src >> ((sel & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
-                byte = np.where(sel & np.uint64(8), np.where(byte >> np.uint64(7), np.uint64(0xFF), np.uint64(0)), byte)
-                d |= byte << np.uint64(8 * i)
-            self.set(ops[0], T, d)
-            return
-        if op in ("sub.f16x2", "sub.rn.f16x2", "add.f16x2", "add.rn.f16x2"):  # each half, rounded to f16
-            a, b = g(1), g(2)
-            out = np.zeros_like(a)
-            for h in (0, 16):
-                x, y = (((v >> np.uint64(h)) & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
-                        for v in (a, b))
-                r = (x - y if base == "sub" else x + y).astype(np.float16).view(np.uint16).astype(np.uint64)
-                out |= r << np.uint64(h)
-            self.set(ops[0], T, out)
-            return
-        if base in ("add", "sub", "mul", "mad", "fma", "max", "min", "div", "neg", "abs", "ex2", "rcp", "tanh", "lg2",
-                    "sqrt", "rsqrt", "copysign", "sin", "cos") and (parts[-1] == "f32"):
-            a = [f32(g(i)) for i in range(1, len(ops))]
-            with np.errstate(all="ignore"):
-                if base == "add": r = a[0] + a[1]
-                elif base == "sub": r = a[0] - a[1]
-                elif base == "mul": r = a[0] * a[1]
-                elif base in ("fma", "mad"):
-                    r = _fma_f32(a[0], a[1], a[2])
-                    if "sat" in parts:  # clamped to [0, 1], NaN -> +0
-                        r = np.where(np.isnan(r), np.float32(0), np.clip(r, np.float32(0), np.float32(1)))
-                elif base in ("max", "min"): r = _max_min(base, "NaN" in parts, a[0], a[1])
-                elif base == "div": r = div_rounded(a[0], a[1], _directed_mode(parts))
-                elif base == "neg": r = -a[0]
-                elif base == "abs": r = np.abs(a[0])
-                elif base == "ex2":
-                    r = np.exp2(a[0].astype(np.float64)).astype(np.float32)
-                    if "ftz" in op:
-                        r = np.where(np.abs(r) < np.float32(1.1754944e-38), np.float32(0), r)
-                elif base == "rcp": r = self._rcp_f32(a[0], parts)
-                elif base == "tanh": r = np.tanh(a[0])
-                elif base == "lg2":  # .ftz: a subnormal input is a zero of its sign (log2: -inf)
-                    x = np.where(np.abs(a[0]) < np.float32(1.1754944e-38), a[0] * np.float32(0), a[0]) \
-                        if "ftz" in parts else a[0]
-                    r = np.log2(x)
-                elif base == "sqrt": r = sqrt_rounded(a[0], _directed_mode(parts))
-                elif base == "rsqrt": r = (1.0 / np.sqrt(a[0].astype(np.float64))).astype(np.float32)
-                elif base == "copysign": r = np.copysign(a[1], a[0])  # d = b with the sign of a
-                elif base in ("sin", "cos"): r = (np.sin if base == "sin" else np.cos)(a[0].astype(np.float64))
-                if base in ("add", "sub", "mul", "fma") and _directed_mode(parts) != "rn":
-                    r = arith_rounded(base, a, r.astype(np.float32), _directed_mode(parts))
-            self.set(ops[0], T, b32(r.astype(np.float32)))
-            return
-        if base in ("add", "sub", "mul", "fma", "max", "min", "neg", "abs") and parts[-1] == "f16":
-            # scalar f16 math (an epilogue's arithmetic on a tile cast to f16): exact in f64, rounded once
-            a = [(g(i) & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float64)
-                 for i in range(1, len(ops))]
-            with np.errstate(all="ignore"):
+                v = v + np.uint64(GBASE)
+            self.set(ops[0], T, v)
+        elif ops[0].startswith("{"):  # mov.b32 {lo16, hi16}, s (mov.b64 {lo, hi}, s); `_` drops a half
+            v = g(1)
+            halves = [x.strip() for x in ops[0][1:-1].split(",")]
+            w = (64 if op.endswith("64") else 32) // len(halves)
+            mask = np.uint64((1 << w) - 1)
+            for i, reg in enumerate(halves):
+                if reg != "_":
+                    self.set(reg, T, (v >> np.uint64(i * w)) & mask)
+        elif ops[1].startswith("{"):  # mov.b64 d, {lo, hi} (mov.b32 d, {lo16, hi16})
+            halves = [self.get(x, T) for x in ops[1][1:-1].split(",")]
+            w = np.uint64(32 if op.endswith("64") else 16)
+            mask = np.uint64((1 << int(w)) - 1)
+            self.set(ops[0], T, (halves[0] & mask) | ((halves[1] & mask) << w))
+        else:
+            self.set(ops[0], T, g(1))
+        return
+
+    def _run_ld_param(self, op, ops, T, parts):
+        name, _, off = ops[1][1:-1].replace(" ", "").partition("+")
+        off = int(off or 0)
+        if name in self.pv and off == 0 and not isinstance(self.pv[name], (bytes, bytearray)):
+            # (a negative value as its two's-complement bits, as the parameter's bytes hold it)
+            self.set(ops[0], T, np.full(np.count_nonzero(T), int(self.pv[name]) & 0xFFFFFFFFFFFFFFFF,
+                                        dtype=np.uint64))
+        elif name.startswith("%") or name in self.pv:  # through a parameter's address
+            nbytes = int(parts[-1][1:]) // 8
+            self.set(ops[0], T, self.global_load(self.addr(ops[1], T), nbytes))
+        else:  # a call's parameter or return value
+            key = ("ret", off) if name.endswith("retval0") else name
+            self.set(ops[0], T, self.cpar[key][T])
+        return
+
+    def _run_st_param(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        name, _, off = ops[0][1:-1].replace(" ", "").partition("+")
+        key = ("ret", int(off or 0)) if name.endswith("retval0") else name
+        width = int(parts[-1][1:])
+        self.cpar.setdefault(key, np.zeros(self.N, dtype=np.uint64))[T] = g(1) & np.uint64((1 << width) - 1)
+        return
+
+    def _run_elect(self, op, ops, T, parts):
+        reg, _, prd = ops[0].partition("|")
+        tids = np.nonzero(T)[0]
+        leader = {}
+        for t in tids:
+            leader.setdefault(int(t) // 32, int(t))
+        lead = np.array([leader[int(t) // 32] for t in tids])
+        if reg.strip() != "_":
+            self.set(reg, T, (lead % 32).astype(np.uint64))
+        self.set(prd, T, (lead == tids).astype(np.uint64))
+        return
+
+    def _run_prmt(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        a, b, c = (g(i) & np.uint64(0xFFFFFFFF) for i in (1, 2, 3))
+        src = a | (b << np.uint64(32))
+        d = np.zeros_like(a)
+        for i in range(4):
+            sel = (c >> np.uint64(4 * i)) & np.uint64(0xF)
+            byte = (src >> ((sel & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
+            byte = np.where(sel & np.uint64(8), np.where(byte >> np.uint64(7), np.uint64(0xFF), np.uint64(0)), byte)
+            d |= byte << np.uint64(8 * i)
+        self.set(ops[0], T, d)
+        return
+
+    def _run_f16x2(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        base = parts[0]
+        a, b = g(1), g(2)
+        out = np.zeros_like(a)
+        for h in (0, 16):
+            x, y = (((v >> np.uint64(h)) & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
+                    for v in (a, b))
+            r = (x - y if base == "sub" else x + y).astype(np.float16).view(np.uint16).astype(np.uint64)
+            out |= r << np.uint64(h)
+        self.set(ops[0], T, out)
+        return
+
+    def _run_f32(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        base = parts[0]
+        a = [f32(g(i)) for i in range(1, len(ops))]
+        with np.errstate(all="ignore"):
+            if base == "add": r = a[0] + a[1]
+            elif base == "sub": r = a[0] - a[1]
+            elif base == "mul": r = a[0] * a[1]
+            elif base in ("fma", "mad"):
+                r = _fma_f32(a[0], a[1], a[2])
+                if "sat" in parts:  # clamped to [0, 1], NaN -> +0
+                    r = np.where(np.isnan(r), np.float32(0), np.clip(r, np.float32(0), np.float32(1)))
+            elif base in ("max", "min"): r = _max_min(base, "NaN" in parts, a[0], a[1])
+            elif base == "div": r = div_rounded(a[0], a[1], _directed_mode(parts))
+            elif base == "neg": r = -a[0]
+            elif base == "abs": r = np.abs(a[0])
+            elif base == "ex2":
+                r = np.exp2(a[0].astype(np.float64)).astype(np.float32)
+                if "ftz" in op:
+                    r = np.where(np.abs(r) < np.float32(1.1754944e-38), np.float32(0), r)
+            elif base == "rcp": r = self._rcp_f32(a[0], parts)
+            elif base == "tanh": r = np.tanh(a[0])
+            elif base == "lg2":  # .ftz: a subnormal input is a zero of its sign (log2: -inf)
+                x = np.where(np.abs(a[0]) < np.float32(1.1754944e-38), a[0] * np.float32(0), a[0]) \
+                    if "ftz" in parts else a[0]
+                r = np.log2(x)
+            elif base == "sqrt": r = sqrt_rounded(a[0], _directed_mode(parts))
+            elif base == "rsqrt": r = (1.0 / np.sqrt(a[0].astype(np.float64))).astype(np.float32)
+            elif base == "copysign": r = np.copysign(a[1], a[0])  # d = b with the sign of a
+            elif base in ("sin", "cos"): r = (np.sin if base == "sin" else np.cos)(a[0].astype(np.float64))
+            if base in ("add", "sub", "mul", "fma") and _directed_mode(parts) != "rn":
+                r = arith_rounded(base, a, r.astype(np.float32), _directed_mode(parts))
+        self.set(ops[0], T, b32(r.astype(np.float32)))
+        return
+
+    def _run_f16(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        base = parts[0]
+        # scalar f16 math (an epilogue's arithmetic on a tile cast to f16): exact in f64, rounded once
+        a = [(g(i) & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float64)
+             for i in range(1, len(ops))]
+        with np.errstate(all="ignore"):
+            r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
+                 "fma": lambda: a[0] * a[1] + a[2], "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
+                 "max": lambda: _max_min("max", "NaN" in parts, a[0], a[1]),
+                 "min": lambda: _max_min("min", "NaN" in parts, a[0], a[1])}[base]()
+        self.set(ops[0], T, r.astype(np.float16).view(np.uint16).astype(np.uint64))
+        return
+
+    def _run_f64(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        base = parts[0]
+        # f64 math (IEEE, rounded to nearest even: numpy's f64 is; fma exact in rationals, rounded once)
+        a = [g(i).view(np.float64) for i in range(1, len(ops))]
+        rounded = {"rn", "rz", "rm", "rp"} if base in ("sqrt", "div", "add", "sub", "mul", "fma") else {"rn"}
+        if base in ("div", "rcp", "sqrt") and not rounded & set(parts):
+            raise Fault(f"unhandled {op} {ops}")  # (the approximate / other-rounding forms: not modelled)
+        with np.errstate(all="ignore"):
+            if base == "fma":
+                r = np.array([_exact_to_f64(Fraction(x) * Fraction(y) + Fraction(z)) if np.isfinite([x, y, z]).all()
+                              else x * y + z for x, y, z in zip(*a)], dtype=np.float64)
+                # an exact zero of a zero product: IEEE's sign (-0 * x + -0 is -0), which the rationals drop
+                r = np.where((r == 0) & ((a[0] == 0) | (a[1] == 0)), a[0] * a[1] + a[2], r)
+            else:
                 r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
-                     "fma": lambda: a[0] * a[1] + a[2], "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
+                     "div": lambda: div_rounded(a[0], a[1], _directed_mode(parts)),
+                     "rcp": lambda: 1.0 / a[0],
+                     "sqrt": lambda: sqrt_rounded(a[0], _directed_mode(parts)),
+                     "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
+                     "copysign": lambda: np.copysign(a[1], a[0]),  # d = b with the sign of a
                      "max": lambda: _max_min("max", "NaN" in parts, a[0], a[1]),
                      "min": lambda: _max_min("min", "NaN" in parts, a[0], a[1])}[base]()
-            self.set(ops[0], T, r.astype(np.float16).view(np.uint16).astype(np.uint64))
-            return
-        if base in ("add", "sub", "mul", "fma", "div", "rcp", "sqrt", "max", "min", "neg", "abs", "copysign") and \
-                parts[-1] == "f64":
-            # f64 math (IEEE, rounded to nearest even: numpy's f64 is; fma exact in rationals, rounded once)
-            a = [g(i).view(np.float64) for i in range(1, len(ops))]
-            rounded = {"rn", "rz", "rm", "rp"} if base in ("sqrt", "div", "add", "sub", "mul", "fma") else {"rn"}
-            if base in ("div", "rcp", "sqrt") and not rounded & set(parts):
-                raise Fault(f"unhandled {op} {ops}")  # (the approximate / other-rounding forms: not modelled)
-            with np.errstate(all="ignore"):
-                if base == "fma":
-                    r = np.array([_exact_to_f64(Fraction(x) * Fraction(y) + Fraction(z)) if np.isfinite([x, y, z]).all()
-                                  else x * y + z for x, y, z in zip(*a)], dtype=np.float64)
-                    # an exact zero of a zero product: IEEE's sign (-0 * x + -0 is -0), which the rationals drop
-                    r = np.where((r == 0) & ((a[0] == 0) | (a[1] == 0)), a[0] * a[1] + a[2], r)
-                else:
-                    r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
-                         "div": lambda: div_rounded(a[0], a[1], _directed_mode(parts)),
-                         "rcp": lambda: 1.0 / a[0],
-                         "sqrt": lambda: sqrt_rounded(a[0], _directed_mode(parts)),
-                         "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
-                         "copysign": lambda: np.copysign(a[1], a[0]),  # d = b with the sign of a
-                         "max": lambda: _max_min("max", "NaN" in parts, a[0], a[1]),
-                         "min": lambda: _max_min("min", "NaN" in parts, a[0], a[1])}[base]()
-                if base in ("add", "sub", "mul", "fma") and _directed_mode(parts) != "rn":
-                    r = arith_rounded(base, a, np.asarray(r, dtype=np.float64), _directed_mode(parts))
-            self.set(ops[0], T, np.asarray(r, dtype=np.float64).view(np.uint64))
-            return
-        if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem",
-                    "bfe", "abs") and (parts[-1] in _INT_TYPES or parts[-1] == "pred"):  # (a float type not handled
-            # above is unhandled, never integer math on its bits)
-            width = _INT_TYPES.get(parts[-1], 1)
-            signed = parts[-1].startswith("s")
-            if parts[-1] == "pred":
-                a = [g(i).astype(bool) for i in range(1, len(ops))]
-                r = {"and": lambda: a[0] & a[1], "or": lambda: a[0] | a[1], "xor": lambda: a[0] ^ a[1], "not": lambda: ~a[0]}[base]()
-                self.set(ops[0], T, r.astype(np.uint64))
-                return
-            a = [g(i) for i in range(1, len(ops))]
-            r = _int_op_fast(base, op, width, signed, a)
-            self.set(ops[0], T, r if r is not None else _int_op_exact(base, op, width, signed, a))
-            return
-        if base == "shf":  # shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: the 64-bit {b:a} shifted by c, 32 bits kept
-            lo, hi, n = (g(i) & np.uint64(0xFFFFFFFF) for i in (1, 2, 3))
-            n = n & np.uint64(31) if parts[2] == "wrap" else np.minimum(n, np.uint64(32))
-            both = (hi << np.uint64(32)) | lo
-            r = (both << n) >> np.uint64(32) if parts[1] == "l" else both >> n
-            self.set(ops[0], T, r & np.uint64(0xFFFFFFFF))
-            return
-        if base == "setp":
-            cmp, ty = parts[1], parts[-1]
-            a, b = g(1), g(2)
-            if ty == "f32":
-                x, y = f32(a), f32(b)
-            elif ty == "f64":
-                x, y = a.view(np.float64), b.view(np.float64)
-            elif ty == "f16":
-                x, y = ((v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16) for v in (a, b))
-            elif ty not in _INT_TYPES:
-                raise Fault(f"unhandled {op} {ops}")
-            else:
-                w = int(ty[1:])
-                m = np.uint64((1 << w) - 1) if w < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
-                if ty[0] == "s":
-                    x = (a & m).astype(np.int64) if w == 64 else ((a & m).astype(np.int64) ^ (1 << (w - 1))) - (1 << (w - 1))
-                    y = (b & m).astype(np.int64) if w == 64 else ((b & m).astype(np.int64) ^ (1 << (w - 1))) - (1 << (w - 1))
-                else:
-                    x, y = a & m, b & m
-            with np.errstate(all="ignore"):
-                # ne is ordered, as every comparison without u: false where an operand is NaN (PTX ISA,
-                # floating-point comparisons; numpy's != is true there)
-                r = {"eq": x == y, "ne": (x != y) & (x == x) & (y == y), "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y,
-                     "ltu": ~(x >= y), "geu": ~(x < y), "gtu": ~(x <= y), "leu": ~(x > y), "neu": ~(x == y),
-                     "equ": (x == y) | (x != x) | (y != y), "nan": (x != x) | (y != y), "num": (x == x) & (y == y)}[cmp]
+            if base in ("add", "sub", "mul", "fma") and _directed_mode(parts) != "rn":
+                r = arith_rounded(base, a, np.asarray(r, dtype=np.float64), _directed_mode(parts))
+        self.set(ops[0], T, np.asarray(r, dtype=np.float64).view(np.uint64))
+        return
+
+    def _run_int(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        base = parts[0]
+        width = _INT_TYPES.get(parts[-1], 1)
+        signed = parts[-1].startswith("s")
+        if parts[-1] == "pred":
+            a = [g(i).astype(bool) for i in range(1, len(ops))]
+            r = {"and": lambda: a[0] & a[1], "or": lambda: a[0] | a[1], "xor": lambda: a[0] ^ a[1], "not": lambda: ~a[0]}[base]()
             self.set(ops[0], T, r.astype(np.uint64))
             return
-        if base == "selp":
-            a, b, c = g(1), g(2), g(3).astype(bool)
-            self.set(ops[0], T, np.where(c, a, b))
+        a = [g(i) for i in range(1, len(ops))]
+        r = _int_op_fast(base, op, width, signed, a)
+        self.set(ops[0], T, r if r is not None else _int_op_exact(base, op, width, signed, a))
+        return
+
+    def _run_shf(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        lo, hi, n = (g(i) & np.uint64(0xFFFFFFFF) for i in (1, 2, 3))
+        n = n & np.uint64(31) if parts[2] == "wrap" else np.minimum(n, np.uint64(32))
+        both = (hi << np.uint64(32)) | lo
+        r = (both << n) >> np.uint64(32) if parts[1] == "l" else both >> n
+        self.set(ops[0], T, r & np.uint64(0xFFFFFFFF))
+        return
+
+    def _run_setp(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        cmp, ty = parts[1], parts[-1]
+        a, b = g(1), g(2)
+        if ty == "f32":
+            x, y = f32(a), f32(b)
+        elif ty == "f64":
+            x, y = a.view(np.float64), b.view(np.float64)
+        elif ty == "f16":
+            x, y = ((v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16) for v in (a, b))
+        elif ty not in _INT_TYPES:
+            raise Fault(f"unhandled {op} {ops}")
+        else:
+            w = int(ty[1:])
+            m = np.uint64((1 << w) - 1) if w < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+            if ty[0] == "s":
+                x = (a & m).astype(np.int64) if w == 64 else ((a & m).astype(np.int64) ^ (1 << (w - 1))) - (1 << (w - 1))
+                y = (b & m).astype(np.int64) if w == 64 else ((b & m).astype(np.int64) ^ (1 << (w - 1))) - (1 << (w - 1))
+            else:
+                x, y = a & m, b & m
+        with np.errstate(all="ignore"):
+            # ne is ordered, as every comparison without u: false where an operand is NaN (PTX ISA,
+            # floating-point comparisons; numpy's != is true there)
+            r = _SETP_COMPARE[cmp](x, y)
+        self.set(ops[0], T, r.astype(np.uint64))
+        return
+
+    def _run_selp(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        a, b, c = g(1), g(2), g(3).astype(bool)
+        self.set(ops[0], T, np.where(c, a, b))
+        return
+
+    def _run_cvt(self, op, ops, T, parts):
+        self.cvt(op, ops, T)
+        return
+
+    def _run_shfl(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        mode = parts[2]
+        g(1)
+        tids = np.nonzero(T)[0]
+        src = self.regs[ops[1]].copy()
+        bval = g(2).astype(np.int64) & 31
+        cval = g(3).astype(np.int64)
+        clamp, segmask = cval & 31, (cval >> 8) & 31
+        # (every thread at once: the lane arithmetic of int64 arrays is Python's on these small values)
+        lane = tids.astype(np.int64) % 32
+        max_lane = (lane & segmask) | (clamp & ~segmask)
+        if mode == "up":
+            j = lane - bval
+            ok = j >= max_lane
+        elif mode == "down":
+            j = lane + bval
+            ok = j <= max_lane
+        elif mode == "bfly":
+            j = lane ^ bval
+            ok = j <= max_lane
+        else:  # idx
+            j = (lane & segmask) | (bval & ~segmask)
+            ok = j <= max_lane
+        out = src[tids - lane + np.where(ok, j, lane)]
+        self.set(ops[0], T, np.array(out, dtype=np.uint64))
+        return
+
+    def _run_vote(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        mode = parts[2]
+        tids = np.nonzero(T)[0]
+        src = g(1).astype(bool)
+        out = np.zeros(len(tids), dtype=bool)
+        for w in np.unique(tids // 32):
+            sel = tids // 32 == w
+            out[sel] = src[sel].all() if mode == "all" else src[sel].any()
+        self.set(ops[0], T, out.astype(np.uint64))
+        return
+
+    def _run_mapa(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        off, rank = self.shared_off(g(1)), g(2).astype(np.int64)
+        self.set(ops[0], T, np.uint64(CLUSTER_BASE) + (rank << 32).astype(np.uint64) + off.astype(np.uint64))
+        return
+
+    def _run_ld_cluster(self, op, ops, T, parts):
+        a, nbytes = self.addr(ops[1], T), int(parts[-1][1:]) // 8
+        cl = self.cluster[0]
+        out = []
+        for x in a.tolist():
+            rank, off = (x - CLUSTER_BASE) >> 32, (x - CLUSTER_BASE) & 0xFFFFFFFF
+            if not 0 <= rank < cl.size:
+                raise Fault(f"{op}: address {x:#x} is not a cluster shared address")
+            out.append(int.from_bytes(cl.ctas[rank].smem[off:off + nbytes].tobytes(), "little"))
+        self.set(ops[0], T, np.array(out, dtype=np.uint64))
+        return
+
+    def _run_shared(self, op, ops, T, parts):
+        base = parts[0]
+        self.shared_access(base, parts, ops, T)
+        return
+
+    def _run_ld_global(self, op, ops, T, parts):
+        a = self.addr(ops[1], T)
+        nbytes = int(parts[-1][1:]) // 8
+        if ops[0].startswith("{"):  # ld.global.v2 / .v4: consecutive elements into each register
+            for i, reg in enumerate(r.strip() for r in ops[0].strip("{}").split(",")):
+                self.set(reg, T, _sign_extended(self.global_load(a + np.uint64(i * nbytes), nbytes), parts[-1], reg))
             return
-        if base == "cvt":
-            self.cvt(op, ops, T)
+        self.set(ops[0], T, _sign_extended(self.global_load(a, nbytes), parts[-1], ops[0]))
+        return
+
+    def _run_st_global(self, op, ops, T, parts):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        a = self.addr(ops[0], T)
+        nbytes = int(parts[-1][1:]) // 8
+        if ops[1].startswith("{"):  # st.global.v2 / .v4: consecutive elements from each register
+            for i, reg in enumerate(r.strip() for r in ops[1].strip("{}").split(",")):
+                self.global_store(a + np.uint64(i * nbytes), self.get(reg, T), nbytes)
             return
-        if base == "shfl":  # PTX ISA "shfl.sync": the source lane j, kept at the own lane where out of range
-            mode = parts[2]
-            g(1)
-            tids = np.nonzero(T)[0]
-            src = self.regs[ops[1]].copy()
-            bval = g(2).astype(np.int64) & 31
-            cval = g(3).astype(np.int64)
-            clamp, segmask = cval & 31, (cval >> 8) & 31
-            out = []
-            for k, t in enumerate(tids):
-                lane = int(t % 32)
-                b_, c_, m_ = int(bval[k]), int(clamp[k]), int(segmask[k])
-                max_lane = (lane & m_) | (c_ & ~m_)
-                min_lane = lane & m_
-                if mode == "up":
-                    j = lane - b_
-                    ok = j >= max_lane
-                elif mode == "down":
-                    j = lane + b_
-                    ok = j <= max_lane
-                elif mode == "bfly":
-                    j = lane ^ b_
-                    ok = j <= max_lane
-                else:  # idx
-                    j = min_lane | (b_ & ~m_)
-                    ok = j <= max_lane
-                out.append(src[t - lane + (j if ok else lane)])
-            self.set(ops[0], T, np.array(out, dtype=np.uint64))
-            return
-        if base == "vote":  # vote.sync.{all,any}.pred d, p, membermask: over the warp's threads (all present)
-            mode = parts[2]
-            tids = np.nonzero(T)[0]
-            src = g(1).astype(bool)
-            out = np.zeros(len(tids), dtype=bool)
-            for w in np.unique(tids // 32):
-                sel = tids // 32 == w
-                out[sel] = src[sel].all() if mode == "all" else src[sel].any()
-            self.set(ops[0], T, out.astype(np.uint64))
-            return
-        if base == "mapa" and self.cluster is not None:  # mapa.shared::cluster.u64 d, a (shared window), rank
-            off, rank = self.shared_off(g(1)), g(2).astype(np.int64)
-            self.set(ops[0], T, np.uint64(CLUSTER_BASE) + (rank << 32).astype(np.uint64) + off.astype(np.uint64))
-            return
-        if base == "ld" and parts[1] == "shared::cluster" and self.cluster is not None:
-            a, nbytes = self.addr(ops[1], T), int(parts[-1][1:]) // 8
-            cl = self.cluster[0]
-            out = []
-            for x in a.tolist():
-                rank, off = (x - CLUSTER_BASE) >> 32, (x - CLUSTER_BASE) & 0xFFFFFFFF
-                if not 0 <= rank < cl.size:
-                    raise Fault(f"{op}: address {x:#x} is not a cluster shared address")
-                out.append(int.from_bytes(cl.ctas[rank].smem[off:off + nbytes].tobytes(), "little"))
-            self.set(ops[0], T, np.array(out, dtype=np.uint64))
-            return
-        if base in ("ld", "st") and parts[1] == "shared":
-            self.shared_access(base, parts, ops, T)
-            return
-        if base == "ld" and ("global" in op or parts[1] in ("local", "b8", "b16", "b32", "b64", "u32", "u64", "s32",
-                                                              "v2", "v4")):  # generic: global, local or parameters
-            a = self.addr(ops[1], T)
-            nbytes = int(parts[-1][1:]) // 8
-            if ops[0].startswith("{"):  # ld.global.v2 / .v4: consecutive elements into each register
-                for i, reg in enumerate(r.strip() for r in ops[0].strip("{}").split(",")):
-                    self.set(reg, T, _sign_extended(self.global_load(a + np.uint64(i * nbytes), nbytes), parts[-1], reg))
-                return
-            self.set(ops[0], T, _sign_extended(self.global_load(a, nbytes), parts[-1], ops[0]))
-            return
-        if base == "st" and ("global" in op or parts[1] == "local"):
-            a = self.addr(ops[0], T)
-            nbytes = int(parts[-1][1:]) // 8
-            if ops[1].startswith("{"):  # st.global.v2 / .v4: consecutive elements from each register
-                for i, reg in enumerate(r.strip() for r in ops[1].strip("{}").split(",")):
-                    self.global_store(a + np.uint64(i * nbytes), self.get(reg, T), nbytes)
-                return
-            self.global_store(a, g(1), nbytes)
-            return
-        if base in ("atom", "red") and "shared" not in op:  # global (or generic: global here)
-            self.atomic(base, op, ops, T)
-            return
-        if base == "mbarrier":
-            self.mbarrier(op, ops, T)
-            return
-        if base == "cp" and "bulk.tensor" in op and ".global.shared" in op:
-            self.tma_store(op, ops, T)
-            return
-        if base == "cp" and "bulk.tensor" in op:
-            self.tma(op, ops, T)
-            return
-        if base == "cp" and op.startswith("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx"):
-            self.bulk_copy(op, ops, T)
-            return
-        if base == "wgmma":
-            self.wgmma(op, ops, T)
-            return
-        if op.startswith("fence.proxy.async"):  # the writer's generic shared stores, ordered before async reads
-            fenced = (self.generic_state == 1) & np.isin(self.generic_writer, np.nonzero(T)[0])
-            self.generic_state[fenced] = 2
-            return
-        if base == "trap":
-            raise Fault(f"trap at pc {self.cur_pc}")
-        if base in ("prefetch", "fence", "setmaxnreg", "bar", "barrier", "griddepcontrol", "nanosleep"):
-            return  # (griddepcontrol: one grid, no dependent launch to wait for or to release; nanosleep: a warp's
-            # timing, which the emulator's interleaving does not model; its %clock64 counts steps)
-        if op.startswith("cp.async.bulk.wait_group") or op.startswith("cp.async.bulk.commit_group"):
-            self.bulk_group(op, ops, T)
-            return
-        raise Fault(f"unhandled {op} {ops}")
+        self.global_store(a, g(1), nbytes)
+        return
+
+    def _run_atomic(self, op, ops, T, parts):
+        base = parts[0]
+        self.atomic(base, op, ops, T)
+        return
+
+    def _run_mbarrier(self, op, ops, T, parts):
+        self.mbarrier(op, ops, T)
+        return
+
+    def _run_tma_store(self, op, ops, T, parts):
+        self.tma_store(op, ops, T)
+        return
+
+    def _run_tma(self, op, ops, T, parts):
+        self.tma(op, ops, T)
+        return
+
+    def _run_bulk_copy(self, op, ops, T, parts):
+        self.bulk_copy(op, ops, T)
+        return
+
+    def _run_wgmma(self, op, ops, T, parts):
+        self.wgmma(op, ops, T)
+        return
+
+    def _run_fence_proxy(self, op, ops, T, parts):
+        fenced = (self.generic_state == 1) & np.isin(self.generic_writer, np.nonzero(T)[0])
+        self.generic_state[fenced] = 2
+        return
+
+    def _run_trap(self, op, ops, T, parts):
+        raise Fault(f"trap at pc {self.cur_pc}")
+
+    def _run_nothing(self, op, ops, T, parts):
+        return  # (griddepcontrol: one grid, no dependent launch to wait for or to release; nanosleep: a warp's
+        # timing, which the emulator's interleaving does not model; its %clock64 counts steps)
+
+    def _run_bulk_group(self, op, ops, T, parts):
+        self.bulk_group(op, ops, T)
+        return
+
 
     def c_string(self, addr: int) -> str:
         """The NUL-terminated string at global address ``addr``."""
@@ -2230,6 +2332,93 @@ class Emu:
             return list(b32(res[rows, cols].astype(np.float32)))
 
         return compute
+
+
+
+_HANDLERS: dict = {}
+"""(opcode, clustered) -> (the :class:`Emu` method that runs it, its dot-separated parts): :func:`_handler_of`."""
+
+
+def _select_handler(op: str, parts: tuple, clustered: bool):
+    """The :class:`Emu` method that runs opcode ``op`` (``parts``: ``op`` split at its dots; ``clustered``: the CTA
+    runs in a cluster of several): the first of the instruction classes, in this order, whose condition holds."""
+    base = parts[0]
+    if base == "mov" or base == "cvta":
+        return Emu._run_mov
+    if base == "ld" and "param" in op:
+        return Emu._run_ld_param
+    if base == "st" and "param" in op:
+        return Emu._run_st_param
+    if base == "elect":  # elect.sync %r|%p, membermask: the lowest active lane of each warp
+        return Emu._run_elect
+    if op == "prmt.b32":  # the default mode: byte i of d is byte c[4i..4i+2] of {b, a} (bit 3: its sign)
+        return Emu._run_prmt
+    if op in ("sub.f16x2", "sub.rn.f16x2", "add.f16x2", "add.rn.f16x2"):  # each half, rounded to f16
+        return Emu._run_f16x2
+    if base in ("add", "sub", "mul", "mad", "fma", "max", "min", "div", "neg", "abs", "ex2", "rcp", "tanh", "lg2",
+                "sqrt", "rsqrt", "copysign", "sin", "cos") and (parts[-1] == "f32"):
+        return Emu._run_f32
+    if base in ("add", "sub", "mul", "fma", "max", "min", "neg", "abs") and parts[-1] == "f16":
+        return Emu._run_f16
+    if base in ("add", "sub", "mul", "fma", "div", "rcp", "sqrt", "max", "min", "neg", "abs", "copysign") and \
+            parts[-1] == "f64":
+        return Emu._run_f64
+    if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem",
+                "bfe", "abs") and (parts[-1] in _INT_TYPES or parts[-1] == "pred"):  # (a float type not handled
+        return Emu._run_int  # above is unhandled, never integer math on its bits)
+    if base == "shf":  # shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: the 64-bit {b:a} shifted by c, 32 bits kept
+        return Emu._run_shf
+    if base == "setp":
+        return Emu._run_setp
+    if base == "selp":
+        return Emu._run_selp
+    if base == "cvt":
+        return Emu._run_cvt
+    if base == "shfl":  # PTX ISA "shfl.sync": the source lane j, kept at the own lane where out of range
+        return Emu._run_shfl
+    if base == "vote":  # vote.sync.{all,any}.pred d, p, membermask: over the warp's threads (all present)
+        return Emu._run_vote
+    if base == "mapa" and clustered:  # mapa.shared::cluster.u64 d, a (shared window), rank
+        return Emu._run_mapa
+    if base == "ld" and parts[1] == "shared::cluster" and clustered:
+        return Emu._run_ld_cluster
+    if base in ("ld", "st") and parts[1] == "shared":
+        return Emu._run_shared
+    if base == "ld" and ("global" in op or parts[1] in ("local", "b8", "b16", "b32", "b64", "u32", "u64", "s32",
+                                                          "v2", "v4")):  # generic: global, local or parameters
+        return Emu._run_ld_global
+    if base == "st" and ("global" in op or parts[1] == "local"):
+        return Emu._run_st_global
+    if base in ("atom", "red") and "shared" not in op:  # global (or generic: global here)
+        return Emu._run_atomic
+    if base == "mbarrier":
+        return Emu._run_mbarrier
+    if base == "cp" and "bulk.tensor" in op and ".global.shared" in op:
+        return Emu._run_tma_store
+    if base == "cp" and "bulk.tensor" in op:
+        return Emu._run_tma
+    if base == "cp" and op.startswith("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx"):
+        return Emu._run_bulk_copy
+    if base == "wgmma":
+        return Emu._run_wgmma
+    if op.startswith("fence.proxy.async"):  # the writer's generic shared stores, ordered before async reads
+        return Emu._run_fence_proxy
+    if base == "trap":
+        return Emu._run_trap
+    if base in ("prefetch", "fence", "setmaxnreg", "bar", "barrier", "griddepcontrol", "nanosleep"):
+        return Emu._run_nothing
+    if op.startswith("cp.async.bulk.wait_group") or op.startswith("cp.async.bulk.commit_group"):
+        return Emu._run_bulk_group
+    return Emu._run_unhandled
+
+
+def _handler_of(op: str, clustered: bool) -> tuple:
+    """``_HANDLERS[(op, clustered)]``, made on the first use."""
+    parts = _PARTS.get(op)
+    if parts is None:
+        parts = _PARTS[op] = tuple(op.split("."))
+    entry = _HANDLERS[(op, clustered)] = (_select_handler(op, parts, clustered), parts)
+    return entry
 
 
 class Cluster:

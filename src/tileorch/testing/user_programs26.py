@@ -22,9 +22,21 @@ Welford over chunks with a runtime length, a float histogram with clamped bins, 
 top-4-of-8 router with renormalized weights, a hash dropout mask on uint32, a byte swap by pack / unpack, tile
 sizes 1, 2 and 4, a loop of zero trips carrying values, a ``ct.function`` helper called twice.
 
+Found by this sweep: a GEMM whose work tile writes, beside C's tile store, by ``ct.scatter`` (rows un-permuted to
+token order) or ``ct.atomic_cas`` (a per-tile done flag) was taken by the TileAS tier, whose WGMMA epilogue has no
+lowering for those writes and dropped them -- the scattered array never written, no flag set, no word said.  Now
+the tier refuses such a kernel with a located warning at the write's line (``convert_to_cutlass.
+UNLOWERED_WRITES``) and the SIMT path runs it (:func:`gemm_store_and_scatter_unpermuted_copy`,
+:func:`gemm_tile_done_flags_by_cas`; a scatter alone, :func:`gemm_scatter_rows_only`, was refused before at the
+kernel's first line as "found 0 tile stores", now at the scatter).  Every other program computed its numpy result
+on the SIMT interpreter and the PTX emulator.  Left as they are, each said by a located warning: the stride-0 batch
+B and an MoE combine into fewer tokens than GEMM rows run on the SIMT path (launch warnings), an int4 weight
+unpacked in the K loop and a ``(TM, 1, TK)`` head slab on mma.sync (compile warnings).
+
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep26_compile.py, tests/unit/test_user_sweep26_interp.py,
-tests/unit/test_user_sweep26_emulated.py, tests/unit/test_user_sweep26_invalid.py and
+tests/unit/test_user_sweep26_emulated.py, tests/unit/test_user_sweep26_invalid.py (with :data:`INVALID` and
+:data:`REJECTED_BY_CUTILE`), tests/unit/test_user_sweep26_cutlass.py (CUTLASS-dialect inputs) and
 tests/gpu/test_user_sweep26_gpu.py.  Importing it needs ``cuda.tile``.
 """
 
@@ -252,6 +264,101 @@ def gemm_heads_on_grid_axis2(Q, Wo, O, TM: ConstInt, TN: ConstInt, TK: ConstInt)
         w = ct.load(Wo, index=(h, k, bn), shape=(1, TK, TN), padding_mode=ZERO).reshape((TK, TN))
         acc = ct.mma(q, w, acc)
     ct.store(O, index=(h, bm, bn), tile=acc.reshape((1, TM, TN)).astype(O.dtype))
+
+
+
+@ct.kernel
+def gemm_store_and_scatter_unpermuted_copy(A, Bm, Perm, C, D, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """An MoE expert GEMM writing its rows twice: as a tile of C (sorted order) and scattered back to token order,
+    ``D[perm[r]] = (A @ B)[r]`` by ``ct.scatter`` (found by this sweep: the tier took it and dropped the scatter,
+    D never written; now refused at the scatter's line)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+    rows = bm * TM + ct.arange(TM, dtype=ct.int32)
+    cols = bn * TN + ct.arange(TN, dtype=ct.int32)
+    dst = ct.gather(Perm, rows, padding_value=-1)
+    ct.scatter(D, (dst[:, None], cols[None, :]), acc)
+
+
+@ct.kernel
+def gemm_scatter_rows_only(A, Bm, Perm, D, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The un-permuting GEMM without the sorted copy: the product leaves the kernel by ``ct.scatter`` alone (the
+    tier refused it before too, but at the kernel's first line, saying it found no tile store; now at the
+    scatter's line, naming the scatter)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    rows = bm * TM + ct.arange(TM, dtype=ct.int32)
+    cols = bn * TN + ct.arange(TN, dtype=ct.int32)
+    ct.scatter(D, (ct.gather(Perm, rows, padding_value=-1)[:, None], cols[None, :]), acc)
+
+
+@ct.kernel
+def gemm_tile_done_flags_by_cas(A, Bm, C, Done, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A GEMM that marks each output tile done (0 -> tile id + 1) by ``ct.atomic_cas`` after storing it, for a
+    consumer polling the flags (found by this sweep: the tier took it and dropped the compare-and-swap; now
+    refused at its line)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+    t = bm * ct.num_blocks(1) + bn
+    ct.atomic_cas(Done, t, 0, t + 1)
+
+
+
+@ct.kernel
+def gemm_amax_by_atomic_max_beside_c(A, Bm, C, Amax, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """fp8 delayed scaling's amax: C stored, and ``max |C|`` of the tile sent to one int32 by ``ct.atomic_max`` of
+    its bits (non-negative floats order as their bits).  The tier refuses a second output by atomics; found by
+    this sweep: its warning named the K loop's line, now the ``atomic_max``'s."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+    ct.atomic_max(Amax, 0, ct.bitcast(ct.max(ct.abs(acc)), ct.int32))
+
+
+
+@ct.kernel
+def attention_lse_stored_by_scatter(Q, K, V, O, LSE, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """Flash attention's forward keeping the log-sum-exp for the backward pass, the LSE written by ``ct.scatter``
+    at (head, row) element indices (the chained tier refuses the scatter: said at its line in the user's terms,
+    the IR op's name before this sweep); keys ragged (100)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    nk = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), -1.0e30, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(nk, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < nk, s, -1.0e30)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - m_new)
+        alpha = ct.exp(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+    rows = qt * BM + ct.arange(BM, dtype=ct.int32)
+    ct.scatter(LSE, (ct.full((BM,), 0, dtype=ct.int32) + bh, rows), (m_i + ct.log(l_i)).reshape((BM,)))
 
 
 # ----------------------------------------------------------------------------------------------- RoPE, caches
@@ -684,6 +791,24 @@ _add("gemm_then_row_softmax_whole_n", gemm_then_row_softmax_whole_n,
 _add("gemm_heads_on_grid_axis2", gemm_heads_on_grid_axis2,
      [_a((100, 3, 64), F16), _a((3, 64, 80), F16), _a((3, 100, 80), F16), 64, 64, 32], (2, 2, 3), "simt",
      outputs=(2,), error="whose rows and columns are not its last two dimensions")
+
+_add("gemm_store_and_scatter_unpermuted_copy", gemm_store_and_scatter_unpermuted_copy,
+     [_a((128, 64), F16), _a((64, 96), F16), _a((128,), I32), _a((128, 96)), _a((128, 96)), 64, 64, 32], (2, 2),
+     "simt", outputs=(3, 4), error="a store at computed element indices (ct.scatter")
+_add("gemm_scatter_rows_only", gemm_scatter_rows_only,
+     [_a((128, 64), F16), _a((64, 96), F16), _a((128,), I32), _a((128, 96)), 64, 64, 32], (2, 2), "simt",
+     outputs=(3,), error="a store at computed element indices (ct.scatter")
+_add("gemm_tile_done_flags_by_cas", gemm_tile_done_flags_by_cas,
+     [_a((128, 64), F16), _a((64, 96), F16), _a((128, 96)), _a((4,), I32), 64, 64, 32], (2, 2), "simt",
+     outputs=(2, 3), error="an atomic compare-and-swap (ct.atomic_cas)")
+
+_add("gemm_amax_by_atomic_max_beside_c", gemm_amax_by_atomic_max_beside_c,
+     [_a((128, 64), F16), _a((64, 128), F16), _a((128, 128)), _a((1,), I32), 64, 64, 32], (2, 2), "simt",
+     outputs=(2, 3), error="found 1 tile stores and 1 atomic updates")
+
+_add("attention_lse_stored_by_scatter", attention_lse_stored_by_scatter,
+     [_a((2, 64, 64), F16), _a((2, 100, 64), F16), _a((2, 100, 64), F16), _a((2, 64, 64), F16), _a((2, 64)), 0.125,
+      64, 64, 64], (1, 2), "simt", outputs=(3, 4), error="a store at computed element indices (ct.scatter")
 
 _add("rope_interleaved_freqs_in_kernel", rope_interleaved_freqs_in_kernel,
      [_a((7, 64)), _a((7,), I32), _a((7, 64)), 10000.0, 64], (7,), "simt", outputs=(2,))

@@ -95,8 +95,8 @@ from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, lower_scalar_op
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, SHARED_PTR, Emitter, cmpi, inline_asm, memory_type
 from tileorch.transforms.tileas.chained_occupancy import ctas_per_sm
 from tileorch.transforms.tileas.common import producer_load, source_load
-from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONLY, Coord, EpilogueLowering, KernelEnv,
-                                                  unsupported)
+from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONLY, WRITE_WORDS, Coord,
+                                                  EpilogueLowering, KernelEnv, unsupported)
 from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
 from tileorch.transforms.tileas.operand_prologue import PROLOGUE_SHAPE_OPS as _PROLOGUE_SHAPE_OPS
 from tileorch.transforms.tileas.operand_prologue import QPrologue, operand_prologue, strip_layouts
@@ -1005,7 +1005,9 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     row_stores = [(x, _row_vector(x, tile_rows)) for x in stores if all(x is not t for t in tile_stores)]
     for o in kernel.walk():  # the lowering evaluates values: effects other than the stores are lost
         if any(w in o.name for w in ("atomic", "print", "assert", "store")) and o not in stores:
-            _fail(o, f"'{o.name}' in a chained-dots kernel is not supported yet")
+            what = WRITE_WORDS.get(o.name, f"'{o.name}'")
+            _fail(o, f"{what} in a chained-dots kernel is not supported yet: its lowering writes the output tiles and "
+                     "row vectors the kernel stores, nothing else")
     shape = list(st.tile.type.get_shape())
     if squeezed(st) != [tile_rows, dv] and not rows_only:
         _fail(st, f"the stored tile {shape} is not the [{tile_rows}, {dv}] accumulator tile")

@@ -64,7 +64,7 @@ from tileorch.transforms.tileas.epilogue_dot import (EpilogueDot, check_epilogue
 from tileorch.transforms.tileas.gathered_operand import OPERAND_PATH as _OPERAND_PATH
 from tileorch.transforms.tileas.gathered_operand import (gathered_a_prologue, gathered_a_remark, gathered_operand,
                                                          gathered_operand_message, gathered_a_refusal)
-from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, EpilogueLowering, KernelEnv,
+from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, WRITE_WORDS, Coord, EpilogueLowering, KernelEnv,
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
                                                  side_reduction, sink_tile, truncated_from_i32)
 from tileorch.transforms.tileas.k_range import KLoop, KRangeError, k_loop, tile_map
@@ -815,6 +815,24 @@ WRITES = ("nv_tileaa.store", "nv_tileaa.tiled_store", "nv_tileas.tiled_store", "
 """Ops that write memory (or print): the WGMMA kernel runs only those inside the schedule's agent switch."""
 
 
+UNLOWERED_WRITES = {name: WRITE_WORDS[name] for name in ("nv_tileaa.store", "nv_tileaa.atomic_cas", "nv_tileaa.print")}
+"""The ops of :data:`WRITES` the WGMMA kernel builder has no lowering for inside the work tile: it builds the
+epilogue from C's tile store or atomic add, the accumulator-shaped tiles and row / column reductions stored beside
+it, and nothing else -- any other write would be dropped from the kernel (found by user sweep 26: a ``ct.scatter``
+beside C's store wrote nothing)."""
+
+
+def _refuse_unlowered_writes(sw: Operation, fail) -> None:
+    """A located error at the first op of :data:`UNLOWERED_WRITES` inside the agent switch ``sw`` (the
+    tensor-core path refuses the kernel: its SIMT path runs every write)."""
+    for o in sw.walk():
+        if o.name in UNLOWERED_WRITES:
+            fail(o, f"{UNLOWERED_WRITES[o.name]} in the GEMM's work tile is not supported yet by the WGMMA lowering, "
+                    "whose epilogue writes only C (a tile store or an atomic add of the result) and tiles or row / "
+                    "column reductions of the result at C's tile; it would be dropped (store the values as such a "
+                    "tile, or add them into a zeroed array with ct.atomic_add)")
+
+
 def _refuse_writes_outside(kernel: aa.FuncOp, sw: Operation, fail) -> None:
     """A located error at the first op of :data:`WRITES` outside the agent switch ``sw``: the kernel
     this lowering builds runs the switch's work tiles only, so such an op (the zeros an early-return
@@ -1072,6 +1090,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # stored beside the new residual): the others are evaluated element by element without them
     stores.sort(key=lambda o: not feeding_reductions(sink_tile(o), [tm, tn_c]))
     atomics = [o for o in sw.walk() if o.name == ATOMIC_SINK]
+    _refuse_unlowered_writes(sw, fail)
     # more outputs of the accumulator's shape at C's tile (the pre-activation beside the activation):
     # the first store is C (the kernel builder's fragment store), the others are stored from the
     # accumulator's registers element by element
@@ -1088,7 +1107,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                          "([tile_m, 1] rows or [1, tile_n] columns, keepdims=True) at (program id 0, program id 1) "
                          "and sum the partials, or add the whole product atomically")
         what = f"{len(stores)} tile stores" + (f" and {len(atomics)} atomic updates" if atomics else "")
-        fail(stores[1] if len(stores) > 1 else sw,
+        # at the second output (a store, else the atomic beside C or the second atomic): the kernel's first
+        # line only where the result is not written at all
+        second = stores[1:] or (atomics if stores else atomics[1:])
+        fail(second[0] if second else sw,
              f"expected one tile store of C (or one atomic add of the result), found {what}: a second output of "
              "the epilogue other than a row or column reduction of the result stored as a [tile_m, 1] or "
              "[1, tile_n] tile (another tile) is not supported yet by the WGMMA lowering")

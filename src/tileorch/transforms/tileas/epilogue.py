@@ -56,6 +56,17 @@ EXPANDS = ("nv_tileaa.expand_dims", "nv_tileas.expand_dim")
 
 ATOMIC_SINK = "nv_tileaa.atomic_rmw"
 
+WRITE_WORDS = {
+    "nv_tileaa.store": "a store at computed element indices (ct.scatter, e.g. rows un-permuted through an index "
+                       "array, or a flag set per tile)",
+    "nv_tileaa.atomic_cas": "an atomic compare-and-swap (ct.atomic_cas)",
+    "nv_tileaa.atomic_rmw": "an atomic update (ct.atomic_add / max / min / and / or / xor / xchg)",
+    "nv_tileaa.print": "a print (ct.printf / ct.print)",
+    "nv_tileaa.assert": "a device assertion (ct.assert_)",
+}
+"""Side-effecting tile ops in the user's terms (the tensor-core lowerings' refusals name the write they cannot
+lower this way, not by its IR name)."""
+
 
 def truncated_from_i32(v: SSAValue) -> bool:
     """Whether the stored tile ``v`` is an ``nv_tileaa.trunci`` of an i32 tile to i8 (layout ops before

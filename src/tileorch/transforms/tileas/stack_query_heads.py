@@ -27,8 +27,11 @@ Taken only when, and only when, it cannot change what the program computes:
   memory tokens and holds two or more dots, an inner loop and no atomics;
 * the loop's index is read only by head indices ``h = x + g`` (the same ``x`` in each) whose ``x`` is defined before the loop and is a constant
   multiple of ``F`` (``x = y * c`` with ``c`` a multiple of F, or such a constant: ``h`` of ``g = F g2`` is
-  ``F h2``), or ``h = g``, and ``h`` only as one tile index ``a`` of one tile load (Q, in the loop's own block) and of each tile
-  store in the loop's own block, with tile extent 1 along ``a`` in each view, whose tile has exactly two other
+  ``F h2``), or ``h = g``, and ``h`` as one tile index ``a`` of one tile load (Q, in the loop's own block) and of each tile
+  store in the loop's own block, or by side-effect-free ops without regions and loads of arrays the program does
+  not write (a per-head ALiBi slope, computed or read from a table) whose values
+  reach the chain only as operands of row ops (each such value is built once per head, ``h`` read as ``h_i = x +
+  F g2 + i``, and the F copies, each stacked on itself, selected by row block: ``select(row < BM, copy 0, ..)``), with tile extent 1 along ``a`` in each view, whose tile has exactly two other
   non-unit extents ``r < c`` with ``a < r`` (so the row-major ``(F, BM)`` of the box is the ``F BM`` rows);
 * each store's tile is a row value of ``BM`` rows through unit-dimension reshapes / expand_dims;
 * every op that reads a row value is one whose rows stay rows: an elementwise op (tensor operands and results of
@@ -37,7 +40,9 @@ Taken only when, and only when, it cannot change what the program computes:
 * ``2 BM <= 128`` (two consumer warp groups of the chained kernel; wider rows would change its shape).
 
 A program that does not match is left as written (the flattened head loop then runs one chain of ``BM`` rows an
-instance, as before).  ``TILEORCH_ATTN_STACK_HEADS=0`` turns the rewrite off.
+instance, as before).  ``TILEORCH_ATTN_STACK_HEADS``: ``auto`` (the default) leaves 64-row heads with a causal key
+loop as written (measured slower: :func:`_auto`, a remark says so), ``1`` stacks wherever the rewrite applies,
+``0`` turns it off.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
 from tileorch.diagnostics import copy_location, format_error
@@ -54,12 +59,21 @@ from tileorch.transforms.pass_kinds import ModuleTransform
 ENV = "TILEORCH_ATTN_STACK_HEADS"
 """``0``: no head loop is stacked (each query head its own chain instance of ``BM`` rows)."""
 MAX_ROWS = 128
+_READS = ("nv_tileaa.tiled_load", "nv_tileaa.load")
 _DENY = ("permute", "transpose", "load", "store", "gather", "scatter", "atomic", "make_range", "scan", "cat",
          "extract", "reshape", "print", "assert")
 
 
 class _Why(Exception):
     """Why a loop is left as written (the remark's text; not an error)."""
+
+
+class _AutoOff(_Why):
+    """A loop the rewrite could stack that ``auto`` leaves as written (measured slower): said in a remark."""
+
+    def __init__(self, loop: Operation, message: str):
+        super().__init__(message)
+        self.loop = loop
 
 
 @dataclass
@@ -78,6 +92,7 @@ class Plan:
     rows: int
     factor: int = 2  # F: the heads of one chain
     row_values: list[SSAValue] = field(default_factory=list)
+    head_values: list[SSAValue] = field(default_factory=list)  # computed from the head, not from Q's rows
 
 
 def _const(v: SSAValue):
@@ -124,6 +139,15 @@ def _box_ok(tile: list[int], axis: int, rows: int | None) -> int:
     if rows is not None and tile[big[0]] != rows:
         raise _Why(f"a store's tile has {tile[big[0]]} rows, the Q tile {rows}")
     return big[0]
+
+
+def _is_q_load(load: Operation) -> bool:
+    """Whether a tile load is a first dot's A: its tile reshaped to 2-D once, read by a dot as A."""
+    uses = list(load.results[0].uses)
+    if len(uses) != 1 or uses[0].operation.name != "nv_tileaa.reshape":
+        return False
+    r = uses[0].operation.results[0]
+    return len(_shape(r)) == 2 and any(u.operation.name == "nv_tileaa.dot" and u.index == 0 for u in r.uses)
 
 
 def _base_form(x: SSAValue, loop: scf.ForOp) -> tuple:
@@ -257,6 +281,50 @@ def _propagate(p: Plan) -> None:
     p.row_values = list(marked.values())
 
 
+def _head_values(p: Plan, readers: list[Operation]) -> None:
+    """The values computed from the head index besides the Q / O tile indices (``readers``: the ops reading it), up
+    to the row ops that read them: each op side-effect free, without regions, not a row op itself; a row op may read
+    them only where its operand's rows are the query rows (:func:`_row_operands`)."""
+    from tileorch.transforms.tileas.split_chains import _bases
+
+    rows = {id(v) for v in p.row_values}
+    stored = set().union(*(_bases(o.view, p.fn) for o in p.fn.walk() if o.name == "nv_tileaa.tiled_store"),
+                         *(_bases(o.operands[0], p.fn) for o in p.fn.walk()
+                           if o.name in ("nv_tileaa.store", "nv_tileaa.scatter") or "atomic" in o.name))
+    dep: dict[int, SSAValue] = {}
+    work = list(readers)
+    seen: set[int] = set()
+    while work:
+        op = work.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        if any(id(r) in rows for r in op.results):
+            allowed = _row_operands(op, p.rows) or []
+            if any(id(x) in dep and k not in allowed for k, x in enumerate(op.operands)):
+                raise _Why(format_error(op, "a value computed from the head index is read here other than as rows",
+                                        "note"))
+            continue
+        if op.name in _READS and op.operands and not (_bases(op.operands[0], p.fn) & stored) \
+                and p.loop.is_ancestor(op):
+            pass  # a read of an array the program does not write (an ALiBi slope table): read once per head
+        elif op.regions or op.name.startswith("scf.") or any(d in op.name for d in _DENY if d != "reshape") \
+                or not p.loop.is_ancestor(op):
+            raise _Why(format_error(op, "the head index is read by a store, a loop, a branch or a load of an array "
+                                        "the program writes", "note"))
+        for r in op.results:
+            if _is_token(r):
+                if r.uses:
+                    raise _Why("a head-indexed load's token is used")
+                continue
+            dep[id(r)] = r
+            work.extend(u.operation for u in r.uses)
+    for v in dep.values():  # (a row op's operands below it: checked above; the store's path reads no head value)
+        if any(u.operation.name == "nv_tileaa.tiled_store" for u in v.uses):
+            raise _Why("a stored tile is computed from the head index")
+    p.head_values = list(dep.values())
+
+
 def _feeds_store(op: Operation, p: Plan) -> bool:
     """Whether ``op`` is on the unit-dimension path from a store's row value to the store."""
     for st, _ in p.stores:
@@ -291,10 +359,14 @@ def plan(fn: Operation) -> Plan:
         raise _Why("the loop holds atomics or scatters")
     h_ops, base = _head_index(loop)
     heads = [o.results[0] for o in h_ops] if h_ops else [loop.body.block.args[0]]
-    loads, stores, axis = [], [], None
+    loads, stores, axis, others = [], [], None, []
     for use in [u for h in heads for u in h.uses]:
         h = use.value if hasattr(use, "value") else use.operation.operands[use.index]
         op = use.operation
+        if h_ops and (not isinstance(op, aa.TiledLoadOp | aa.TiledStoreOp)
+                      or isinstance(op, aa.TiledLoadOp) and not _is_q_load(op)):
+            others.append(op)  # a value computed from the head (a per-head ALiBi slope): built per head
+            continue
         if not isinstance(op, aa.TiledLoadOp | aa.TiledStoreOp) or op.parent_block() is not loop.body.block:
             raise _Why("the head index is read by other ops than the Q load's and the stores' tile indices")
         idx = list(op.indices)
@@ -337,7 +409,39 @@ def plan(fn: Operation) -> Plan:
         pairs.append((st, v))
     p = Plan(fn, loop, ub, h_ops, base, q, q_reshape, pairs, axis, rows, f)
     _propagate(p)
+    _head_values(p, others)
+    _auto(p)
     return p
+
+
+def _auto(p: Plan) -> None:
+    """``TILEORCH_ATTN_STACK_HEADS=auto`` (the default): heads of 64 rows whose key loop's trip count reads a program
+    id (a causal bound: instances of unequal work) are left as written.  H100, session 34 (benchmarks/
+    session34_zoo.sh, d64, 2k keys, same process): stacked / unstacked 0.951 for such a causal GQA loop (the 64-row
+    kernel runs two CTAs per SM; the 128-row one, one CTA of two consumer groups), 1.004 for the same loop without a
+    mask, 1.32 for MQA's 16-head loop, 1.96 for 32-row heads (four a chain; their unstacked tile pads the WGMMA's 64
+    rows).  ``1`` stacks wherever the rewrite applies."""
+    from tileorch import settings
+
+    if settings.value(ENV) != "auto" or p.rows < 64:
+        return
+    keys = [o for o in p.loop.body.block.walk() if isinstance(o, scf.ForOp)
+            and any(x.name == "nv_tileaa.dot" for x in o.walk())]
+    if any(_reads_program_id(v) for k in keys for v in (k.lb, k.ub, k.step)):
+        raise _AutoOff(p.loop, f"the {p.count} query heads of this loop share their K / V tiles, but heads of "
+                               f"{p.rows} rows whose key loop's trip count grows with the program id (causal) are "
+                               "not stacked: measured slower on the H100 (0.95x, session 34); "
+                               f"{ENV}=1 stacks them (tileas-stack-query-heads)")
+
+
+def _reads_program_id(v: SSAValue, depth: int = 64) -> bool:
+    """Whether scalar ``v`` is computed from a program id (through its defining ops' operands)."""
+    op = v.owner
+    if depth == 0 or not isinstance(op, Operation):
+        return False
+    if op.name == "nv_tileaa.get_program_id":
+        return True
+    return any(_reads_program_id(x, depth - 1) for x in op.operands)
 
 
 # ------------------------------------------------------------------------------------------------------- rewrite
@@ -427,7 +531,10 @@ def apply(p: Plan) -> None:
     rt = q.results[0].type
     set_type(q.results[0], TensorType(rt.element_type, tile))
 
-    # the chain's row values: 2 BM rows; head-independent operands stacked
+    # the F heads' indices h_i = x + F g2 + i, for the values computed from the head (built per head)
+    per_head = {id(v) for v in p.head_values}
+    heads = _head_indices(p, block) if per_head else []
+    # the chain's row values: F BM rows; head-independent operands stacked
     marked = {id(v) for v in p.row_values}
     cache: dict = {}
     for v in p.row_values:
@@ -446,7 +553,9 @@ def apply(p: Plan) -> None:
             continue
         for k in _row_operands_rewritten(op):
             x = op.operands[k]
-            if id(x) not in marked:
+            if id(x) in per_head:
+                _set_operand(op, k, _per_head(x, op, p, heads, per_head, cache))
+            elif id(x) not in marked:
                 _set_operand(op, k, _stacked(x, op, cache, p.factor))
 
     # the stores: the row value reshaped to the (.., 2, BM, D) box at h2
@@ -469,6 +578,7 @@ def apply(p: Plan) -> None:
 
     # the loop over pairs (one pair: its body inline)
     pairs = p.count // p.factor
+    _erase_dead(p.head_values)
     for h_op in p.h_ops:
         if h_op.results[0].uses:
             raise AssertionError("the head index is still read")
@@ -505,6 +615,105 @@ def apply(p: Plan) -> None:
     _erase_dead_views(p.fn)
 
 
+def _head_indices(p: Plan, block: Block) -> list[SSAValue]:
+    """``h_i = x + F g + i`` for ``i < F`` (``g``: the loop's index, the group of F heads), at the body's start."""
+    from tileorch.dialects import nv_tileaa as aa
+
+    h_op = p.h_ops[0]
+    g = block.args[0]
+    x = h_op.operands[0] if h_op.operands[1] is g else h_op.operands[1]
+    add = aa.AddIOp if h_op.name == "nv_tileaa.addi" else arith.AddiOp
+    mul = aa.MulIOp if h_op.name == "nv_tileaa.addi" else arith.MuliOp
+    fc = _int_const(p.factor, g)
+    fg = mul(g, fc.result)
+    first = add(x, fg.results[0])
+    ops, out = [fc, fg, first], []
+    for i in range(p.factor):
+        if i == 0:
+            out.append(first.results[0])
+            continue
+        c = _int_const(i, g)
+        hi = add(first.results[0], c.result)
+        ops += [c, hi]
+        out.append(hi.results[0])
+    copy_location(h_op, ops)
+    block.insert_ops_before(ops, block.first_op)
+    return out
+
+
+def _per_head(v: SSAValue, before: Operation, p: Plan, heads: list[SSAValue], per_head: set, cache: dict) -> SSAValue:
+    """A head-computed value ``v`` of ``BM`` rows as ``F BM`` rows whose block ``i`` is ``v`` of head ``h_i``: its
+    ops cloned once per head (``h`` read as ``h_i``) before ``before``, each copy stacked on itself
+    (:func:`_stacked`), then ``select(row < BM, copy 0, select(row < 2 BM, copy 1, ..))``."""
+    from tileorch.dialects import nv_tileaa as aa
+    from tileorch.dialects.nv_tileaa import tile_ops as tops
+
+    key = ("head", id(v), id(before))
+    if key in cache:
+        return cache[key]
+    h_vals = {id(o.results[0]) for o in p.h_ops}
+    copies = []
+    for i, hi in enumerate(heads):
+        memo: dict[int, SSAValue] = {}
+
+        def build(x: SSAValue) -> SSAValue:
+            if id(x) in h_vals:
+                return hi
+            if id(x) not in per_head:
+                return x
+            if id(x) in memo:
+                return memo[id(x)]
+            op = x.owner
+            operands = [build(y) for y in op.operands]
+            new = op.clone()
+            new.operands = operands
+            copy_location(before, [new])
+            before.parent_block().insert_op_before(new, before)
+            for r_old, r_new in zip(op.results, new.results):
+                memo[id(r_old)] = r_new
+            return memo[id(x)]
+
+        copies.append(_stacked(build(v), before, {}, p.factor))
+    t = copies[0].type
+    shape = list(t.get_shape())
+    ops = [aa.MakeRangeOp.build(properties={"start": IntegerAttr(0, 32), "end": IntegerAttr(shape[0], 32)},
+                                result_types=[TensorType(IntegerType(32), [shape[0]])])]
+    row = ops[-1].results[0]
+    i32t = IntegerType(32)
+    if len(shape) == 2:
+        ops.append(aa.ExpandDimsOp.build(operands=[row], properties={"dim": IntegerAttr(1, 32)},
+                                         result_types=[TensorType(i32t, [shape[0], 1])]))
+        ops.append(aa.BroadcastOp.build(operands=[ops[-1].results[0]], result_types=[TensorType(i32t, shape)]))
+        row = ops[-1].results[0]
+    out = copies[-1]
+    for i in range(len(copies) - 2, -1, -1):
+        c = arith.ConstantOp(IntegerAttr((i + 1) * p.rows, 32))
+        sp = aa.SplatOp.build(operands=[c.result], result_types=[TensorType(i32t, [1] * len(shape))])
+        bc = aa.BroadcastOp.build(operands=[sp.results[0]], result_types=[TensorType(i32t, shape)])
+        cmp = tops.CmpIOp(row, bc.results[0], "slt")
+        sel = tops.SelectOp(cmp.results[0], copies[i], out)
+        ops += [c, sp, bc, cmp, sel]
+        out = sel.results[0]
+    copy_location(before, ops)
+    before.parent_block().insert_ops_before(ops, before)
+    cache[key] = out
+    return out
+
+
+def _erase_dead(values: list[SSAValue]) -> None:
+    """Erase the ops of ``values`` nothing reads any more (the head-computed values, built per head), users first."""
+    ops = {id(v.owner): v.owner for v in values if isinstance(v.owner, Operation)}
+    changed = True
+    while changed:
+        changed = False
+        for k, op in list(ops.items()):
+            if op.parent is not None and not any(r.uses for r in op.results):
+                op.detach()
+                op.erase()
+                del ops[k]
+                changed = True
+
+
 def _row_operands_rewritten(op: Operation) -> list[int]:
     """The row operand positions of ``op`` (after its results were retyped: the rows doubled)."""
     name = op.name
@@ -536,13 +745,17 @@ def _erase_dead_views(fn: Operation) -> None:
 # ------------------------------------------------------------------------------------------------------- driver
 
 
-def _plan_or_none(fn: Operation) -> tuple[Plan | None, str | None]:
+def _plan_or_none(fn: Operation, said: list | None = None) -> tuple[Plan | None, str | None]:
     from tileorch import settings
 
     if settings.value(ENV) == "0":
         return None, None
     try:
         return plan(fn), None
+    except _AutoOff as off:
+        if said is not None:
+            said.append(format_error(off.loop, str(off), "remark"))
+        return None, None
     except _Why:
         return None, None
     except Exception as exc:  # noqa: BLE001 - an optional rewrite's bug must not stop the program's compile
@@ -566,7 +779,7 @@ def stack_query_heads_remarks(module: Operation) -> list[str]:
     warning where the analysis failed (the function left as written)."""
     out = []
     for fn in [o for o in module.walk() if o.name == "nv_tileaa.func"]:
-        p, error = _plan_or_none(fn)
+        p, error = _plan_or_none(fn, out)
         if error is not None:
             out.append(f"warning: internal error in tileas-stack-query-heads on {fn.sym_name.data} ({error}); the "
                        "program is left as written (this is a tileorch bug, please report it)")
