@@ -4051,8 +4051,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             kb.pingpong_kernel_first()
 
         def instance(it: SSAValue) -> SSAValue:
-            slot, use = work.q_slot(it)
             if ck.row_groups and idle_pass_by():  # a slice past the head's last instance: the unit's tiles pass by
+                slot, use = work.q_slot(it)
                 n = instance_values()[0]
                 regions = []
                 for side in (lambda: run(it, *instance_values(), slot, use), lambda: pass_by(n, slot, use)):
@@ -4070,8 +4070,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 uniform = kb.v(cmpi(lane0, kb.small(0), "ne"), "rg_valid_u")
                 idle = kb.e.add(scf.IfOp(uniform, [], regions[0], regions[1]))
                 idle.attributes[IDLE_SLICE_ATTR] = UnitAttr()  # (tileorch check: extract_chained reads both sides)
-            else:
+            else:  # (the trip count before the Q slot: the order of the kernel without row groups, PTX-identical)
                 n, inits = instance_values()
+                slot, use = work.q_slot(it)
                 run(it, n, inits, slot, use)
             return n
 
