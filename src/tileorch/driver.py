@@ -886,7 +886,7 @@ def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm
 
 
 def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bool, config: str,
-                     start: float, codegen: bool = True) -> CutileProgram:
+                     start: float, codegen: bool = True, assembled: list | None = None) -> CutileProgram:
     import time
 
     from xdsl.dialects import func
@@ -941,6 +941,13 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                              operand_views=record.get("views"), c_view=record.get("c_view"), deferred=True,
                              tier_output=tier)
     result = _backend(kind, lowered, ctx, arch, ptxas, remarks)
+    if assembled is not None:  # (the caller's: its ptxas result)
+        assembled.append(result.ptxas)
+    if cta_programs and result.ptxas is not None:
+        plain = _without_combined_atomics(result.ptxas, kernel.sym_name.data, data, name, arch, schedule, ptxas,
+                                          config, start, codegen)
+        if plain is not None:
+            return plain
     return CutileProgram(kind, result.ptx, result.ptxas.cubin if result.ptxas is not None else None,
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
@@ -951,6 +958,39 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          warp_programs=warp_programs,
                          cluster_split=cluster_split, programs_per_warp=programs_per_warp, row_cache=row_cache,
                          cta_programs=cta_programs)
+
+
+def _without_combined_atomics(assembled, kernel: str, data: bytes, name: str, arch: str, schedule: str,
+                              ptxas: bool, config: str, start: float, codegen: bool) -> CutileProgram | None:
+    """The spill-aware refusal of combined atomics (``transforms/tileaa_to_simt/combined_atomics.py``): where ptxas
+    still spills the registers of ``kernel`` (several instances per CTA, ``assembled`` its ptxas result, after the
+    backend dropped the resident-CTA hint), the program compiled again with ``TILEORCH_COMBINE_ATOMICS=0`` when that
+    kernel spills fewer bytes (a spill costs more than the atomics saved), with a remark saying so; else None (the
+    combined kernel kept).  Costs a second compile only where the first spilled (none of the programs measured:
+    the hint's spills are the backend's to drop)."""
+    from tileorch import settings
+    from tileorch.backend.ptxas import spilled
+    from tileorch.transforms.tileaa_to_simt.combined_atomics import ENV
+
+    if not spilled(assembled, {kernel}):
+        return None
+    used = assembled.resources[kernel]
+    got: list = []
+    with settings.overridden(ENV, "0"):
+        plain = _compile_program(data, name, arch, schedule, ptxas, config, start, codegen, got)
+    if plain.cubin is None or plain.cta_programs or not got or got[0] is None:
+        return None
+    again = got[0].resources.get(plain.kernel, {})
+    plain_bytes = again.get("spill_stores", 0) + again.get("spill_loads", 0)
+    if plain_bytes >= used.get("spill_stores", 0) + used.get("spill_loads", 0):
+        return None
+    plain.remarks.append(
+        f"remark: @{kernel}: one program instance per CTA: with its final atomics combined over several "
+        f"(tileaa_to_simt/combined_atomics.py) ptxas spilled {used.get('spill_stores', 0)} B stores / "
+        f"{used.get('spill_loads', 0)} B loads ({used.get('registers', 0)} registers) even without the resident-CTA "
+        f"hint; compiled again without (TILEORCH_COMBINE_ATOMICS=0 for this program: "
+        f"{'no spill' if not plain_bytes else f'{plain_bytes} B of spills'})")
+    return plain
 
 
 def _backend(kind: str, lowered: ModuleOp, ctx: Context, arch: str, ptxas: bool, remarks: list[str]):

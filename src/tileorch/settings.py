@@ -211,10 +211,10 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATOMIC_FENCE_TRIM", "0", SWITCH,
        "the kernel's final ordered atomics fenced less: no acquire after the last access, one acq_rel fence "
        "between two", True),
-    _s("COMBINE_ATOMICS", "0", ("0", "exact", "auto"),
+    _s("COMBINE_ATOMICS", "auto", ("0", "exact", "auto"),
        "a program ending in atomics on addresses every instance shares runs several instances per CTA, their "
-       "atomics folded in registers and made once (exact: integer folds only; auto: float adds too; default off "
-       "until measured on a GPU)", True),
+       "atomics folded in registers and made once (auto, the default: float adds too, reassociated; exact: integer "
+       "folds only; 0: off)", True),
     _s("COMBINED_WARPS", None, range(0, 65),
        "resident warps a kernel with combined atomics asks ptxas for (default 64; 0: no hint)", True),
     _s("CTA_PROGRAMS", None, range(1, _MANY),
