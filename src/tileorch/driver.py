@@ -812,6 +812,10 @@ def simt_kernel_remarks(kernel) -> list[str]:
     if "tileorch.row_bulk_fill_dropped" in attrs:
         out.append(f"remark: @{name}: the row cache is not bulk-filled: {attrs['tileorch.row_bulk_fill_dropped'].data} "
                    "(tileaa_to_simt/row_bulk_fill.py)")
+    if "tileorch.store_barriers_dropped" in attrs:
+        from tileorch.transforms.tileaa_to_simt.store_barriers import remark as store_remark
+
+        out.append(store_remark(name, attrs["tileorch.store_barriers_dropped"].value.data))
     if "tileorch.combined_atomics" in attrs:
         from tileorch.transforms.tileaa_to_simt.combined_atomics import remark
 

@@ -215,6 +215,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "a program ending in atomics on addresses every instance shares runs several instances per CTA, their "
        "atomics folded in registers and made once (auto, the default: float adds too, reassociated; exact: integer "
        "folds only; 0: off)", True),
+    _s("STORE_BARRIERS", "tokens", ("tokens", "always"),
+       "the CTA barrier after a weak tile store a load may follow: only where a read is ordered after it by its "
+       "memory token (tokens), or always", True),
     _s("COMBINED_WARPS", None, range(0, 65),
        "resident warps a kernel with combined atomics asks ptxas for (default 64; 0: no hint)", True),
     _s("CTA_PROGRAMS", None, range(1, _MANY),
