@@ -531,6 +531,12 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
             sum_terms = sum_after_max.mark_sum_terms(fallback)
         if sum_terms:
             remarks.append(sum_after_max.remark(sum_terms))
+        from tileorch.transforms.tileaa_to_simt import exp_below_lse
+
+        with timing.timed("tileaa-exp-below-lse"):  # (also on the loops as written)
+            below = exp_below_lse.rewrite_module(fallback)
+        if below:
+            remarks.append(exp_below_lse.remark(below))
         with timing.timed("tileaa-hoist-online-softmax"):
             online = hoist_online_softmax(fallback)
         with timing.timed("tileaa-hoist-loop-reductions"):
