@@ -3,9 +3,10 @@
 # (tileaa_to_simt/exp_below_lse.py, TILEORCH_EXP_BELOW_LSE) and no bar.sync after a tile store no read is ordered
 # after by its token (tileaa_to_simt/store_barriers.py, TILEORCH_STORE_BARRIERS).  Steps, each under timeout, each a
 # memory_bound.py process (the device copy's line first; torch beside every row; no tileiras):
-#   ce    CE forward 4096 / 32000 columns: default (now combined, the launch's one wave) vs TILEORCH_COMBINE_ATOMICS=0
-#         (session 33's default) vs TILEORCH_CTA_PROGRAMS=4 (combined, 4 rows a CTA: whether to pick 4
-#         automatically); the probe of the same 4096 row storing its loss (no atomics: the row's floor)
+#   ce    CE forward 4096 / 32000 columns: default (now combined, at most 4 rows a CTA: TILEORCH_CTA_PROGRAMS_MAX=4,
+#         new) vs TILEORCH_COMBINE_ATOMICS=0 (session 33's default) vs TILEORCH_CTA_PROGRAMS_MAX=0 (combined, one
+#         wave: session 33's auto, 16 rows a CTA at 4096); the probe of the same 4096 row storing its loss (no
+#         atomics: the row's floor)
 #   r32k  CE forward + backward over 32000 columns: default (both new rewrites) vs TILEORCH_EXP_BELOW_LSE=0,
 #         TILEORCH_STORE_BARRIERS=always (main before this branch) vs each alone
 #   ctl   programs whose PTX these changes leave alone or nearly (log-softmax 32000, softmax 4096x1000, layernorm,
@@ -13,7 +14,8 @@
 #   gpu   GPU tests: combined atomics (the default now), the exp rewrite's bound on the device, sweep 10 / 15 / 21
 #         programs with atomics or the CE gradient, the row cache / online-softmax exp tests
 # Should show: ce: cross_entropy_bf16_v4096[default] >= 0.85 of copy (s33: 0.86 under auto, 0.75 off), [=0] ~0.75;
-#   CTA_PROGRAMS=4 vs default (s33: 0.90 vs 0.86);  r32k: default above [before] (s33: 0.77 of copy);  ctl: as in
+#   default (4 a CTA) above [CTA_PROGRAMS_MAX=0] (s33: 4 forced 0.90 vs one wave 0.86; if not, flip
+#   launchers/cutile.py's CTA_PROGRAMS_MAX to 0);  r32k: default above [before] (s33: 0.77 of copy);  ctl: as in
 #   s33 (+-0.02);  gpu: all passed.
 # From main's tree after the merge. Run (carry .whl):  CMD="bash benchmarks/session34_atomics.sh" bash benchmarks/device_session.sh shell
 S="$OUT/s34atomics"; mkdir -p "$S"
@@ -22,7 +24,7 @@ export TILEORCH_CACHE_DIR=${TILEORCH_CACHE_DIR:-/tmp/tileorch-cache}
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
 timeout ${CE_TIMEOUT:-85} python3 benchmarks/memory_bound.py --out "$S/bench_ce" --iters 20 --sizes default \
   --no-tileiras --only cross_entropy_bf16_v4096 cross_entropy_bf16_v32000 probe_ce_row_loss_bf16_v4096 --env default \
-  --env TILEORCH_COMBINE_ATOMICS=0 --env TILEORCH_CTA_PROGRAMS=4 > "$S/bench_ce.log" 2>&1
+  --env TILEORCH_COMBINE_ATOMICS=0 --env TILEORCH_CTA_PROGRAMS_MAX=0 > "$S/bench_ce.log" 2>&1
 echo "[ce] rc=$?"; grep -E "^device copy|^(cross|probe)" "$S/bench_ce.log"
 timeout ${R32K_TIMEOUT:-45} python3 benchmarks/memory_bound.py --out "$S/bench_r32k" --iters 20 --sizes default \
   --no-tileiras --only probe_ce_fwd_bwd_bf16_v32000 --env default \

@@ -221,7 +221,10 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("COMBINED_WARPS", None, range(0, 65),
        "resident warps a kernel with combined atomics asks ptxas for (default 64; 0: no hint)", True),
     _s("CTA_PROGRAMS", None, range(1, _MANY),
-       "instances per CTA of a kernel with combined atomics, forced (unset: one wave of resident CTAs)"),
+       "instances per CTA of a kernel with combined atomics, forced (unset: one wave of resident CTAs, at most "
+       "CTA_PROGRAMS_MAX instances a CTA)"),
+    _s("CTA_PROGRAMS_MAX", None, range(0, _MANY),
+       "at most this many instances per CTA of a kernel with combined atomics (default 4; 0: one wave, no cap)"),
     _s("ATOMIC_FENCES", "holders", ("each", "holders"),
        "an ordered atomic of a tile: every thread fences (each), or a CTA barrier and the fences only in "
        "threads holding a live element (holders)", True),

@@ -161,15 +161,23 @@ def test_per_row_address_not_combined(monkeypatch):
 
 def test_launch_is_one_wave_of_resident_ctas(monkeypatch):
     """The launch's choice (``tileorch.launchers.cutile.instances_per_cta``): one wave of resident CTAs along x
-    (over the grid's y and z), each CTA every G-th instance, ceil(x / G) of them; one instance a CTA for a grid
-    that is one wave already; ``TILEORCH_CTA_PROGRAMS`` forces the instances per CTA."""
+    (over the grid's y and z), each CTA every G-th instance, ceil(x / G) of them, at most 4 a CTA by default
+    (``TILEORCH_CTA_PROGRAMS_MAX``; 0: the one wave whatever it gives); one instance a CTA for a grid that is one
+    wave already; ``TILEORCH_CTA_PROGRAMS`` forces the instances per CTA."""
     from tileorch.launchers.cutile import combined_launch, instances_per_cta
 
     monkeypatch.delenv("TILEORCH_CTA_PROGRAMS", raising=False)
-    assert instances_per_cta((32768, 1, 1), 16, 132) == (2112, 16)  # CE 4096: 16 CTAs of 128 threads an SM
+    monkeypatch.delenv("TILEORCH_CTA_PROGRAMS_MAX", raising=False)
+    assert instances_per_cta((32768, 1, 1), 16, 132) == (8192, 4)  # CE 4096: a wave would run 16 rows a CTA
+    assert instances_per_cta((8000, 1, 1), 16, 132) == (2112, 4)  # (ceil(8000 / 2112) = 4: the wave itself)
     assert instances_per_cta((1000, 1, 1), 16, 132) == (1000, 1)
+    assert instances_per_cta((5000, 2, 1), 16, 132) == (1250, 4)
+    monkeypatch.setenv("TILEORCH_CTA_PROGRAMS_MAX", "0")
+    assert instances_per_cta((32768, 1, 1), 16, 132) == (2112, 16)  # 16 CTAs of 128 threads an SM, one wave
     assert instances_per_cta((5000, 2, 1), 16, 132) == (1056, 5)
     assert instances_per_cta((7, 1, 1), 0, 1) == (1, 7)  # (nothing resident reported: one)
+    monkeypatch.setenv("TILEORCH_CTA_PROGRAMS_MAX", "8")
+    assert instances_per_cta((32768, 1, 1), 16, 132) == (4096, 8)
     assert combined_launch((32768, 1, 1), 2112, 16) == ([32768, 16], (2112, 1, 1))
     with pytest.raises(AssertionError):
         combined_launch((32768, 1, 1), 2048, 15)  # would miss instances

@@ -13,7 +13,8 @@ of them are float adds):
 
 * two extra trailing ``i32`` parameters: the programs along x (the tile grid's x, ``P``) and ``R``, the instances
   per CTA; launched with ``G >= P / R`` CTAs along x, the block unchanged; the launch picks ``G`` and ``R``
-  (``tileorch.launchers.cutile.instances_per_cta``: ``G`` one wave of resident CTAs, ``R = ceil(P / G)``);
+  (``tileorch.launchers.cutile.instances_per_cta``: ``G`` one wave of resident CTAs, ``R = ceil(P / G)``, at most
+  4 by default -- ``TILEORCH_CTA_PROGRAMS_MAX``: then ``G = ceil(P / 4)``, several waves);
 * CTA ``c`` runs instances ``c, c + G, ..., c + (R - 1) G`` below ``P`` (program id x of each; its
   ``num_programs(0)`` is ``P``): the CTAs sweep the instances together, each runs ``R`` or ``R - 1``; each
   instance's ops as one CTA would run them, a CTA barrier after each where they use the shared scratch (it is
