@@ -108,7 +108,7 @@ def ordered_after(fn: Operation, store: Operation, ordered: set[Operation] | str
 
 def remark(name: str, count: int) -> str:
     return (f"remark: @{name}: {count} tile store(s) a later load may follow without the CTA barrier after them: no "
-            "read of the kernel is ordered after them by its memory token (cuTile leaves such accesses unordered; "
+            "read of the kernel is ordered after them by its token chain (cuTile leaves such accesses unordered; "
             f"tileaa_to_simt/store_barriers.py; {ENV}=always: the barrier)")
 
 
