@@ -214,17 +214,26 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATOMIC_FENCE_TRIM", "0", SWITCH,
        "the kernel's final ordered atomics fenced less: no acquire after the last access, one acq_rel fence "
        "between two", True),
-    _s("COMBINE_ATOMICS", "0", ("0", "exact", "auto"),
+    _s("COMBINE_ATOMICS", "auto", ("0", "exact", "auto"),
        "a program ending in atomics on addresses every instance shares runs several instances per CTA, their "
-       "atomics folded in registers and made once (exact: integer folds only; auto: float adds too; default off "
-       "until measured on a GPU)", True),
+       "atomics folded in registers and made once (auto, the default: float adds too, reassociated; exact: integer "
+       "folds only; 0: off)", True),
+    _s("STORE_BARRIERS", "tokens", ("tokens", "always"),
+       "the CTA barrier after a weak tile store a load may follow: only where a read is ordered after it by its "
+       "memory token (tokens), or always", True),
     _s("COMBINED_WARPS", None, range(0, 65),
        "resident warps a kernel with combined atomics asks ptxas for (default 64; 0: no hint)", True),
     _s("CTA_PROGRAMS", None, range(1, _MANY),
-       "instances per CTA of a kernel with combined atomics, forced (unset: one wave of resident CTAs)"),
+       "instances per CTA of a kernel with combined atomics, forced (unset: one wave of resident CTAs, at most "
+       "CTA_PROGRAMS_MAX instances a CTA)"),
+    _s("CTA_PROGRAMS_MAX", None, range(0, _MANY),
+       "at most this many instances per CTA of a kernel with combined atomics (default 4; 0: one wave, no cap)"),
     _s("ATOMIC_FENCES", "holders", ("each", "holders"),
        "an ordered atomic of a tile: every thread fences (each), or a CTA barrier and the fences only in "
        "threads holding a live element (holders)", True),
+    _s("EXP_BELOW_LSE", "1", SWITCH,
+       "exp(x - lse) after a row's online max / sum loop as ex2.approx of fma(x, log2 e, -lse log2 e) (its argument "
+       "is at most 0; with ONLINE_SOFTMAX_EXP=ex2)", True),
     _s("ONLINE_SOFTMAX_EXP", "ex2", ("full", "ex2"),
        "the per-thread online softmax's exponentials: the program's exp or ex2.approx of (x - m)*log2(e)", True),
     # compile driver, backend, cache, runtime

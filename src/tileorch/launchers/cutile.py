@@ -954,10 +954,14 @@ def warp_program_launch(programs_x: int, most: int, per_warp: int, sms: int, reg
 def instances_per_cta(grid: tuple, resident: int, sms: int) -> tuple[int, int]:
     """(CTAs along x, instances per CTA) of a kernel whose final atomics are combined over the instances a CTA
     runs (``transforms/tileaa_to_simt/combined_atomics.py``) launched over ``grid`` programs, when ``resident``
-    CTAs fit one SM: one wave of resident CTAs (``sms * resident`` over the grid's y and z), each running every
-    ``G``-th instance along x (``ceil(x / G)`` of them, or one fewer), so each makes its atomics once; one
-    instance per CTA when the grid is one wave already.  ``TILEORCH_CTA_PROGRAMS=N`` forces ``N`` instances per
-    CTA (``ceil(x / N)`` CTAs; for measuring)."""
+    CTAs fit one SM: at most one wave of resident CTAs (``sms * resident`` over the grid's y and z), each running
+    every ``G``-th instance along x (``ceil(x / G)`` of them, or one fewer), so each makes its atomics once; one
+    instance per CTA when the grid is one wave already; at most ``TILEORCH_CTA_PROGRAMS_MAX`` instances a CTA
+    (default 4: more CTAs than one wave then).  Why the cap: one wave of CTAs each running ``R`` rows finishes
+    together, and its ``2 G`` atomics on one address meet at the end, serialized at L2 (H100, session 33, CE 4096
+    over 32768 rows: one wave, 16 rows a CTA, 0.86 of the copy rate; 4 rows a CTA, four waves whose atomics
+    land while other CTAs still load, 0.90; forced 16: 0.84).  ``TILEORCH_CTA_PROGRAMS_MAX=0``: one wave, no cap.
+    ``TILEORCH_CTA_PROGRAMS=N`` forces ``N`` instances per CTA (``ceil(x / N)`` CTAs; for measuring)."""
     from tileorch import settings
 
     x, rest = grid[0], max(1, grid[1] * grid[2])
@@ -965,7 +969,15 @@ def instances_per_cta(grid: tuple, resident: int, sms: int) -> tuple[int, int]:
     if forced:
         return -(-x // forced), forced
     ctas = max(1, min(x, sms * max(1, resident) // rest))  # CTAs along x of one wave
+    cap = settings.integer("TILEORCH_CTA_PROGRAMS_MAX")
+    cap = CTA_PROGRAMS_MAX if cap is None else cap
+    if cap and -(-x // ctas) > cap:
+        return -(-x // cap), cap
     return ctas, -(-x // ctas)
+
+
+CTA_PROGRAMS_MAX = 4
+"""The default of ``TILEORCH_CTA_PROGRAMS_MAX`` (:func:`instances_per_cta`)."""
 
 
 def combined_launch(grid: tuple, ctas: int, per_cta: int) -> tuple[list[int], tuple]:
