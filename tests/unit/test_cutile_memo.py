@@ -18,9 +18,11 @@ from tileorch.launchers import cutile_bound as cb
 from tileorch.runtime import c_launch
 
 def _built() -> str:
+    """'' where the C launcher builds here (its build waited for), else why not."""
     from tileorch import settings
 
     with settings.overridden(c_launch.ENV, "1"):
+        c_launch.wait()
         return c_launch.why_not()
 
 
@@ -51,7 +53,7 @@ class Stream:
 
 @pytest.fixture(autouse=True)
 def fake_torch(monkeypatch):
-    monkeypatch.setenv(c_launch.ENV, "1")  # (opt-in)
+    monkeypatch.delenv(c_launch.ENV, raising=False)  # unset: the default (the C launcher where it builds)
     monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(Tensor=FakeTensor, __name__="torch"))
     monkeypatch.setitem(sys.modules, "torch.cuda", SimpleNamespace(Stream=Stream, ExternalStream=None))
     monkeypatch.setattr(cb, "_tensor", None)
@@ -176,13 +178,11 @@ def test_patterns_the_memo_does_not_read_and_the_switch_keep_the_python_launcher
     assert KERNEL not in cb.hot_launchers
     cb.learn(KERNEL, (FakeTensor(), True, 1.0))
     assert type(cb.hot_launchers[KERNEL]).__name__ == "Memo"
-    for off in ("0", ""):  # off, and unset (the default)
-        monkeypatch.setenv(c_launch.ENV, off)
+    for switch, memo in (("0", False), ("", True), ("1", True), ("0", False)):  # off; unset (the default: on); on
+        monkeypatch.setenv(c_launch.ENV, switch)
         cb.learn(KERNEL, (FakeTensor(), 1.0))
-        assert type(cb.hot_launchers[KERNEL]).__name__ == "function"
-    monkeypatch.setenv(c_launch.ENV, "1")
-    cb.learn(KERNEL, (FakeTensor(), 1.0))
-    assert type(cb.hot_launchers[KERNEL]).__name__ == "Memo"
+        assert type(cb.hot_launchers[KERNEL]).__name__ == ("Memo" if memo else "function"), switch
+    monkeypatch.delenv(c_launch.ENV)
     with pytest.raises(ValueError, match="kind"):
         c_launch.module().Memo((int,), b"f", set())
 

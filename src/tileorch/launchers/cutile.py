@@ -1970,6 +1970,10 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
                              "tileorch.testing.export.export_cutile writes its bytecode, tileorch compile compiles "
                              "it") from None
     dev = _check_device(arch)
+    if not sync:  # its launch is kept bound: the C launcher built (once a machine) while the kernel compiles
+        from tileorch.runtime.c_launch import start
+
+        start()
     # a GEMM program is lowered through the tier only: _launch_gemm compiles the tiles it runs
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule, defer_gemm=True)
     _note_launched(kernel)

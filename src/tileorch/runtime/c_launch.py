@@ -40,14 +40,23 @@ pointer launcher (``cutile_bound.keep_layout``): non-null pointers of the record
 overlaps are launched through it, ``True``; otherwise (or on any exception) the Python launcher's
 answer for the call.
 
-:func:`module` gives the loaded extension (only with ``TILEORCH_LAUNCH_C=1``: opt-in until an
-H100 run measures it, ``benchmarks/session33_launch.sh``), or None; :func:`why_not` says why not:
-the switch unset or ``0``, no C compiler, no ``Python.h``, a failed build (its first lines), an
-unwritable cache directory (then a private temporary one is used).  Which path a bound launch
-takes is :mod:`tileorch.runtime.direct_launch`'s choice; nothing here runs at import."""
+:func:`module` gives the loaded extension, or None; :func:`why_not` says why not: ``TILEORCH_LAUNCH_C=0``,
+a build under way, no C compiler, no ``Python.h``, a failed build (its first lines), an unwritable
+cache directory (then a private temporary one is used).  On by default (session 34, after the H100
+run of session 33: 0.98-1.02x ``cuda.tile.launch``'s host time, cuda-python's path 1.2x).  The
+first launch never waits long for the compiler: :func:`start` (called where a first launch begins
+compiling its kernel) builds in a background thread, :func:`module` waits for that build at most
+``TILEORCH_LAUNCH_C_WAIT_MS`` (500 ms) and otherwise answers None for now (launches bound meanwhile
+take cuda-python's binding for their life); once built on a machine, later processes load the
+file (a few ms).  Where it cannot be built, the default falls back silently (the reason in the
+launches' ``path_reason`` and ``tileorch doctor``); an explicit ``TILEORCH_LAUNCH_C=1`` warns once
+(PerformanceWarning).  Which path a bound launch takes is :mod:`tileorch.runtime.direct_launch`'s
+choice; at import only an exit hook is registered (it kills a compiler a background build left
+running)."""
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import shlex
@@ -55,6 +64,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 from typing import Any
 
 from tileorch import settings
@@ -863,11 +873,19 @@ PyMODINIT_FUNC CL_MODULE_INIT(void) {
 """
 
 _state: list[Any] = []  # [module or None, why not]: decided once per process (reset() forgets it)
+_lock = threading.Lock()
+# the background build of this process: {"pid", "thread", "result": (path, why) once done}
+_building: dict[str, Any] = {}
+_compilers: list[Any] = []  # the C compiler processes running now (killed at exit: atexit below)
+_temporaries: set[str] = set()  # files a running build writes (removed at exit)
+PENDING = "the C launcher is being built in the background"
 
 
 def reset() -> None:
-    """Forget the decision (tests)."""
-    _state.clear()
+    """Forget the decision and any build of this process (tests); a build still running finishes unread."""
+    with _lock:
+        _state.clear()
+        _building.clear()
 
 
 def compiler() -> list[str]:
@@ -895,17 +913,35 @@ def _directory() -> str:
     return os.path.join(str(cache_base()), "c_launch")
 
 
-def build(directory: str | None = None) -> tuple[str | None, str]:
-    """(the path of the built extension, '') or (None, why not): built into ``directory`` (default
-    ``<cache base>/c_launch``) unless it is there already; written to a temporary name, then
-    renamed (processes building at once each write their own and one wins)."""
+def _target(directory: str | None) -> tuple[list[str], str, str, list[str]]:
+    """(the directories tried in order, the module's name, its file suffix, the compiler command)."""
     command = compiler()
     name = f"_tileorch_launch_{_digest(command)}"
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    return ([directory] if directory else [_directory(), tempfile.gettempdir()]), name, suffix, command
+
+
+def built(directory: str | None = None) -> str | None:
+    """The path of the extension built already (by this or an earlier process), or None: no compiler run."""
+    places, name, suffix, _ = _target(directory)
+    for where in places:
+        path = os.path.join(where, name + suffix)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def build(directory: str | None = None) -> tuple[str | None, str]:
+    """(the path of the built extension, '') or (None, why not): built into ``directory`` (default
+    ``<cache base>/c_launch``) unless it is there already; written to a temporary name, then
+    renamed (processes building at once each write their own and one wins).  Blocks for the
+    compiler (at most 120 s); :func:`start` runs it in the background."""
+    places, name, suffix, command = _target(directory)
     include = sysconfig.get_paths().get("include") or ""
     if not os.path.isfile(os.path.join(include, "Python.h")):
         return None, f"no Python.h in {include!r} (the Python development headers are not installed)"
-    for where in ([directory] if directory else [_directory(), tempfile.gettempdir()]):
+    why = "no directory to build in"
+    for where in places:
         path = os.path.join(where, name + suffix)
         if os.path.isfile(path):
             return path, ""
@@ -916,27 +952,54 @@ def build(directory: str | None = None) -> tuple[str | None, str]:
             why = f"cannot write into {where} ({exc})"
             continue
         tmp_out = tmp_src[:-2] + suffix
+        _temporaries.update((tmp_src, tmp_out))
         try:
             with os.fdopen(fd, "w") as f:
                 f.write(SOURCE)
             argv = [*command, "-O2", "-shared", "-fPIC", f"-I{include}", f"-DCL_MODULE_NAME=\"{name}\"",
                     f"-DCL_MODULE_INIT=PyInit_{name}", "-o", tmp_out, tmp_src]
             try:
-                done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+                proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             except (OSError, subprocess.SubprocessError) as exc:
                 return None, f"the C compiler {command[0]!r} could not run ({type(exc).__name__}: {exc})"
-            if done.returncode != 0:
-                first = " | ".join((done.stderr or done.stdout).strip().splitlines()[:3])
-                return None, f"the C launcher did not build ({shlex.join(argv[:1])} exit {done.returncode}: {first})"
+            _compilers.append(proc)
+            try:
+                output, _ = proc.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+                return None, f"the C compiler {command[0]!r} did not finish in 120 s"
+            finally:
+                _compilers.remove(proc)
+            if proc.returncode != 0:
+                first = " | ".join((output or "").strip().splitlines()[:3])
+                return None, f"the C launcher did not build ({shlex.join(argv[:1])} exit {proc.returncode}: {first})"
             os.replace(tmp_out, path)
             return path, ""
         finally:
             for p in (tmp_src, tmp_out):
+                _temporaries.discard(p)
                 try:
                     os.unlink(p)
                 except OSError:
                     pass
     return None, why
+
+
+@atexit.register
+def _stop_builds() -> None:
+    """At exit: a compiler still running for a background build is killed and its files removed
+    (only the processes and files this module started)."""
+    for proc in list(_compilers):
+        try:
+            proc.kill()
+        except OSError:
+            pass
+    for p in list(_temporaries):
+        try:
+            os.unlink(p)
+        except OSError:
+            pass
 
 
 def _load(path: str) -> Any:
@@ -951,39 +1014,108 @@ def _load(path: str) -> Any:
     return mod
 
 
-def module() -> Any | None:
-    """The compiled launcher module (built and loaded on the first call of a process), or None
-    (:func:`why_not` says why)."""
-    if settings.value(ENV) != "1":
+def enabled() -> bool:
+    """The switch is not ``0`` (unset: on)."""
+    return settings.value(ENV) != "0"
+
+
+def start() -> None:
+    """Have the extension built in the background if it is on, not decided in this process and not
+    built on the machine (the compile step of a first launch calls this, so that the build runs while
+    the kernel compiles); returns at once."""
+    if _state or not enabled():
+        return
+    with _lock:
+        if _building.get("pid") == os.getpid():
+            return
+        path = built()
+        result = (path, "") if path is not None else None
+        thread = None
+        if result is None:
+            thread = threading.Thread(target=_build_into, args=(os.getpid(),), name="tileorch-c-launch-build",
+                                      daemon=True)
+        _building.clear()
+        _building.update(pid=os.getpid(), thread=thread, result=result)
+        if thread is not None:
+            thread.start()
+
+
+def _build_into(pid: int) -> None:
+    try:
+        result = build()
+    except Exception as exc:  # noqa: BLE001 - any failure is a reason, never an exception in a thread
+        result = (None, f"the C launcher's build failed ({type(exc).__name__}: {exc})")
+    if _building.get("pid") == pid:
+        _building["result"] = result
+
+
+def _wait_s() -> float:
+    return (settings.integer("TILEORCH_LAUNCH_C_WAIT_MS") or 0) / 1000
+
+
+def wait(timeout: float | None = None) -> Any | None:
+    """:func:`module`, waiting up to ``timeout`` seconds (None: until done) for a build under way
+    (``tileorch doctor``, tests, benchmarks)."""
+    return module(timeout=-1.0 if timeout is None else timeout)
+
+
+def module(timeout: float | None = None) -> Any | None:
+    """The compiled launcher module, or None (:func:`why_not` says why).  Where it is not built on
+    the machine yet, the build is started (:func:`start`) and waited for at most ``timeout``
+    seconds (None: ``TILEORCH_LAUNCH_C_WAIT_MS``, default 0.5 s; negative: until done); a build
+    still running then gives None for now (launches bound meanwhile keep cuda-python's binding) and
+    a later call finds it done.  Once built or failed the answer holds for the process.  A failure
+    warns (PerformanceWarning, once) only where ``TILEORCH_LAUNCH_C=1`` was set explicitly; the
+    default's fallback is said by ``path_reason`` and ``tileorch doctor``."""
+    if not enabled():
         return None
-    if not _state:
-        path, why = build()
-        mod = None
-        if path is not None:
-            try:
-                mod = _load(path)
-                layout = mod.layout()
-                if layout != (56, 32, 40, 72):  # cuda.h's layout on a 64-bit host
-                    mod, why = None, f"the C launcher's CUlaunchConfig layout {layout} is not cuda.h's 64-bit one"
-            except (ImportError, OSError) as exc:
-                mod, why = None, f"the C launcher did not load ({type(exc).__name__}: {exc})"
+    if _state:
+        return _state[0]
+    start()
+    with _lock:
+        building = dict(_building)
+    if building.get("result") is None:
+        thread = building.get("thread")
+        if thread is None:  # (reset() meanwhile)
+            return None
+        thread.join(None if timeout is not None and timeout < 0 else _wait_s() if timeout is None else timeout)
+        with _lock:
+            if _building.get("thread") is not thread or _building.get("result") is None:
+                return None
+            building = dict(_building)
+    path, why = building["result"]
+    mod = None
+    if path is not None:
+        try:
+            mod = _load(path)
+            layout = mod.layout()
+            if layout != (56, 32, 40, 72):  # cuda.h's layout on a 64-bit host
+                mod, why = None, f"the C launcher's CUlaunchConfig layout {layout} is not cuda.h's 64-bit one"
+        except (ImportError, OSError) as exc:
+            mod, why = None, f"the C launcher did not load ({type(exc).__name__}: {exc})"
+    with _lock:
+        if _state:
+            return _state[0]
         _state[:] = [mod, why]
-        if mod is None:  # asked for and not there: bound launches take cuda-python's binding, said once
-            import warnings
+    if mod is None and settings.asked(ENV) == "1":  # asked for and not there: said once (the default: no warning)
+        import warnings
 
-            from tileorch.diagnostics import PerformanceWarning
+        from tileorch.diagnostics import PerformanceWarning
 
-            warnings.warn(PerformanceWarning(f"{ENV}=1: {why}; bound launches call cuLaunchKernelEx through "
-                                             "cuda-python's binding instead"), stacklevel=2)
-    return _state[0]
+        warnings.warn(PerformanceWarning(f"{ENV}=1: {why}; bound launches call cuLaunchKernelEx through "
+                                         "cuda-python's binding instead"), stacklevel=2)
+    return mod
 
 
 def why_not() -> str:
-    """Why :func:`module` gives None ('' when it gives the module)."""
-    if settings.value(ENV) != "1":
-        return f"{ENV} is not 1 (opt-in until measured on a GPU)"
-    module()
-    return _state[1] if _state[0] is None else ""
+    """Why :func:`module` gives None now ('' when it gives the module): ``TILEORCH_LAUNCH_C=0``, a
+    build under way (:data:`PENDING`), no C compiler, no ``Python.h``, a failed build or load."""
+    if not enabled():
+        return f"{ENV}=0"
+    if module() is not None:
+        return ""
+    return _state[1] if _state else f"{PENDING} (launches bound until it is ready take cuda-python's binding)"
 
 
-__all__ = ["ENV", "SOURCE", "build", "compiler", "module", "reset", "why_not"]
+__all__ = ["ENV", "PENDING", "SOURCE", "build", "built", "compiler", "enabled", "module", "reset", "start", "wait",
+           "why_not"]
