@@ -22,10 +22,14 @@ from tileorch.runtime.driver import use_api
 from test_runtime import PTX, FakeDriver  # noqa: E402  (tests/unit is on sys.path under pytest)
 
 def _built() -> str:
-    """'' where the C launcher builds here (its build waited for), else why not."""
+    """'' where the C launcher builds here (its build waited for), else why not (asked for with =1, its
+    warning where it does not build is not this check's)."""
+    import warnings
+
     from tileorch import settings
 
-    with settings.overridden(c_launch.ENV, "1"):
+    with settings.overridden(c_launch.ENV, "1"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         c_launch.wait()
         return c_launch.why_not()
 
@@ -306,3 +310,25 @@ def test_asked_for_and_not_built_says_so_once(fresh, monkeypatch):
         assert c_launch.wait() is None and c_launch.module() is None
     said = [str(w.message) for w in seen if issubclass(w.category, PerformanceWarning)]
     assert len(said) == 1 and "no compiler here" in said[0] and "cuda-python" in said[0]
+
+
+def test_a_new_process_finds_the_built_launcher_and_fronts_the_public_launch():
+    """Where the launcher is built (here, in the run's cache directory), ``import tileorch.cutile`` loads it
+    (without the build module: no compiler, no subprocess) and ``tileorch.cutile.launch`` is its ``Front``
+    over the Python function (its name, doc and signature); with ``TILEORCH_LAUNCH_C=0`` the Python function."""
+    import os
+    import subprocess
+    import sys
+
+    assert c_launch.wait() is not None
+    code = ("import inspect, sys, tileorch.cutile as t\n"
+            "from tileorch.launchers import cutile as rc\n"
+            "print(type(t.launch).__name__, t.launch.__name__, t.launch is rc.launch, "
+            "'tileorch.runtime.c_launch_build' in sys.modules, list(inspect.signature(t.launch).parameters)[:4])\n")
+    env = {k: v for k, v in os.environ.items() if k != c_launch.ENV}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == "Front launch True False ['stream', 'grid', 'kernel', 'args']", out.stdout
+    env[c_launch.ENV] = "0"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert out.stdout.startswith("function launch True False"), out.stdout + out.stderr
