@@ -251,8 +251,9 @@ def _gated_build(monkeypatch, outcome):
 
 def test_a_first_launch_waits_at_most_the_bound_for_the_build_then_takes_cuda_python(fresh, monkeypatch):
     """The build runs in a background thread (started once, by :func:`start` or the first :func:`module`);
-    :func:`module` waits for it at most ``TILEORCH_LAUNCH_C_WAIT_MS`` and answers None meanwhile (why: the
-    build is under way), then the module once the build is done, for the rest of the process."""
+    :func:`module` waits for it at most ``TILEORCH_LAUNCH_C_WAIT_MS`` in all (a first launch asks several
+    times) and answers None meanwhile (why: the build is under way), then the module once the build is
+    done, for the rest of the process."""
     import time
 
     real = c_launch.build()[0]  # the real launcher (built already: this module's skip condition)
@@ -265,9 +266,9 @@ def test_a_first_launch_waits_at_most_the_bound_for_the_build_then_takes_cuda_py
     waited = time.perf_counter() - t0
     assert 0.04 <= waited < 2.0, waited
     assert c_launch.why_not().startswith(c_launch.PENDING) and "cuda-python" in c_launch.why_not()
-    monkeypatch.setenv("TILEORCH_LAUNCH_C_WAIT_MS", "0")
-    t0 = time.perf_counter()
-    assert c_launch.module() is None and time.perf_counter() - t0 < 0.5
+    t0 = time.perf_counter()  # the process's budget is spent: the other calls of a first launch do not wait
+    assert c_launch.module() is None and c_launch.why_not().startswith(c_launch.PENDING)
+    assert time.perf_counter() - t0 < 0.04
     assert started == ["tileorch-c-launch-build"]  # one build, in the background
     gate.set()
     assert c_launch.wait(30) is not None and c_launch.why_not() == ""

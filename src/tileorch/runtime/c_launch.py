@@ -64,6 +64,7 @@ loads the built file without ``subprocess``, ``tempfile``, ``hashlib`` or ``sysc
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 from tileorch import settings
@@ -198,7 +199,9 @@ def loaded_if_built() -> Any | None:
 def module(timeout: float | None = None) -> Any | None:
     """The compiled launcher module, or None (:func:`why_not` says why).  Where it is not built on
     the machine yet, the build is started (:func:`start`) and waited for at most ``timeout``
-    seconds (None: ``TILEORCH_LAUNCH_C_WAIT_MS``, default 0.5 s; negative: until done); a build
+    seconds (None: what is left of ``TILEORCH_LAUNCH_C_WAIT_MS``, default 0.5 s, a budget of the
+    process that every call's wait spends, so a first launch asking several times waits at most that
+    in all; negative: until done); a build
     still running then gives None for now (launches bound meanwhile keep cuda-python's binding) and
     a later call finds it done.  Once built or failed the answer holds for the process.  A failure
     warns (PerformanceWarning, once) only where ``TILEORCH_LAUNCH_C=1`` was set explicitly; the
@@ -213,7 +216,13 @@ def module(timeout: float | None = None) -> Any | None:
         thread = _building.get("thread")
         if thread is None:  # (reset() meanwhile)
             return None
-        thread.join(None if timeout is not None and timeout < 0 else _wait_s() if timeout is None else timeout)
+        if timeout is None:  # the bound is the process's: the calls of one first launch share it
+            waited = _building.get("waited", 0.0)
+            timeout = max(0.0, _wait_s() - waited)
+        if timeout != 0.0:
+            t0 = time.perf_counter()
+            thread.join(None if timeout < 0 else timeout)
+            _building["waited"] = _building.get("waited", 0.0) + time.perf_counter() - t0
         result = _building.get("result") if _building.get("thread") is thread else None
         if result is None:
             return None
