@@ -247,7 +247,11 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("CACHE_DIR", None, ANY, "the compile cache's directory"),
     _s("SYNC_TIMEOUT", None, ANY, "seconds a synchronize waits before reporting a hang"),
     _s("LAUNCH_CTYPES", None, SWITCH, "launch through ctypes (1) or cuda-python (0); unset: TILEORCH_LAUNCH_C decides"),
-    _s("LAUNCH_C", "0", SWITCH, "launch through the compiled C launcher and check repeats in C (opt-in)"),
+    _s("LAUNCH_C", "1", SWITCH, "launch through the compiled C launcher and check repeats in C where it builds "
+       "(0: cuda-python's binding; 1 set explicitly: a PerformanceWarning where it cannot be built)"),
+    _s("LAUNCH_C_WAIT_MS", "500", range(0, 600_001),
+       "milliseconds a bound launch waits for the C launcher's first build on the machine (then cuda-python's "
+       "binding until it is built)"),
     _s("CUTILE_NATIVE", "0", SWITCH, "tileorch.cutile.launch hands programs to cuTile"),
     _s("PROGRESS", "1", WORDY_SWITCH, "progress lines of long runs"),
     _s("PROGRESS_INTERVAL", None, ANY, "seconds between progress lines"),

@@ -1987,6 +1987,10 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
                              "tileorch.testing.export.export_cutile writes its bytecode, tileorch compile compiles "
                              "it") from None
     dev = _check_device(arch)
+    if not sync:  # its launch is kept bound: the C launcher built (once a machine) while the kernel compiles
+        from tileorch.runtime.c_launch import start
+
+        start()
     # a GEMM program is lowered through the tier only: _launch_gemm compiles the tiles it runs
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule, defer_gemm=True)
     _note_launched(kernel)
@@ -2103,6 +2107,29 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
     if layout is not None:
         slots, extents = layout
         keep_layout(fast, bound.repointer(slots), extents, bound.pointer_launcher(slots))
+
+
+def _front(python: Any) -> Any:
+    """``python`` (:func:`launch`) behind the compiled launcher's ``Front`` where that module is on and
+    built on the machine already (:func:`tileorch.runtime.c_launch.loaded_if_built`: loaded, never
+    built, here): a repeat of the last kernel's call, four arguments by position, is checked by its
+    ``Memo`` without this function's Python frame (~1.2k instructions a call,
+    ``benchmarks/launch_instructions.py`` cutile_cai vs cutile_cai_hot); everything else is ``python``'s.
+    The front carries ``python``'s name, doc and ``__wrapped__`` (``inspect.signature`` reads it)."""
+    from tileorch.runtime.c_launch import loaded_if_built
+
+    c = loaded_if_built()
+    if c is None or getattr(c, "Front", None) is None:
+        return python
+    arch, schedule, _sync, tiles = python.__defaults__
+    front = c.Front(python, last_hot, native_on, (arch, schedule, tiles))
+    for attribute in ("__name__", "__qualname__", "__module__", "__doc__", "__defaults__"):
+        setattr(front, attribute, getattr(python, attribute))
+    front.__wrapped__ = python
+    return front
+
+
+launch = _front(launch)
 
 
 __all__ = [
