@@ -27,7 +27,9 @@ Cases:
 * ``cutile_tensor_new_arrays``: ``cutile_tensor`` with an ``x`` not seen in the last 512 calls
   (the re-pointed launch of the usual PyTorch pattern: new tensors of the same shapes each call);
 * ``gemm``: ``tileorch.gemm(a, b, c)`` against the stand-in torch and driver of
-  ``tests/unit/test_gemm_bound.py``.
+  ``tests/unit/test_gemm_bound.py``;
+* ``cutile_cai_hot``: ``cutile_cai``'s call made to the kernel's hot launcher itself (what the public
+  entry's own Python frame costs is the difference).
 
 Needs valgrind, its headers and cc; cuTile Python for the cutile cases.
 """
@@ -47,7 +49,8 @@ import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = ("cutile_cai", "cutile_tensor", "cutile_torch_stream", "cutile_new_arrays", "cutile_tensor_new_arrays", "gemm")
+CASES = ("cutile_cai", "cutile_tensor", "cutile_torch_stream", "cutile_new_arrays", "cutile_tensor_new_arrays", "gemm",
+         "cutile_cai_hot")
 _HELPER_SOURCE = """#include <valgrind/callgrind.h>
 void cg_start(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION; }
 void cg_stop(void) { CALLGRIND_STOP_INSTRUMENTATION; CALLGRIND_DUMP_STATS; }
@@ -101,6 +104,12 @@ def _cutile_calls(case: str):
     import tileorch.cutile
 
     launch = tileorch.cutile.launch  # the public entry (the launcher's own function since s9-launch)
+    if case == "cutile_cai_hot":
+        from tileorch.launchers import cutile_bound as cb
+
+        launch(stream, (1024,), scale, args)
+        hot = cb.hot_launchers[scale]
+        return context, lambda: hot(stream, (1024,), args, "sm_90a", "auto", "auto")
     if case in ("cutile_new_arrays", "cutile_tensor_new_arrays"):
         fresh = itertools.cycle([(array(0x7E0000000000 + (i << 22), 1 << 20), *args[1:]) for i in range(lo.FRESH)])
         return context, lambda: launch(stream, (1024,), scale, next(fresh))

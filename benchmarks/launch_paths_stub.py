@@ -329,7 +329,8 @@ def main(argv=None) -> int:
         env["LD_LIBRARY_PATH"] = tmp + os.pathsep + env.get("LD_LIBRARY_PATH", "")
         env["PYTHONPATH"] = args.src + os.pathsep + env.get("PYTHONPATH", "")
         env.pop("TILEORCH_LAUNCH_CTYPES", None)
-        env["TILEORCH_LAUNCH_C"] = "1"  # (s33) the C launcher and the C check of repeats: opt-in
+        env["TILEORCH_LAUNCH_C"] = "1"  # the C launcher and the C check of repeats (the default since s34; on
+        # for an older --src too, where it was opt-in)
         record = {"src": args.src, "calls": args.calls, "python": platform.python_version(),
                   "machine": platform.machine()}
         if args.instructions:

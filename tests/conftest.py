@@ -9,6 +9,9 @@ import re
 import pytest
 
 os.environ.setdefault("TILEORCH_VERIFY_EACH_PASS", "0")
+# the C launcher (on by default) is waited for where it is built, so that which path a test's launches take does
+# not depend on the machine's load (a user's first launch waits at most 500 ms, then takes cuda-python's binding)
+os.environ.setdefault("TILEORCH_LAUNCH_C_WAIT_MS", "120000")
 if "TILEORCH_CACHE_DIR" not in os.environ:  # compiled kernels of this run only: no stale hits, no litter
     import tempfile
 

@@ -534,6 +534,12 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
             sum_terms = sum_after_max.mark_sum_terms(fallback)
         if sum_terms:
             remarks.append(sum_after_max.remark(sum_terms))
+        from tileorch.transforms.tileaa_to_simt import exp_below_lse
+
+        with timing.timed("tileaa-exp-below-lse"):  # (also on the loops as written)
+            below = exp_below_lse.rewrite_module(fallback)
+        if below:
+            remarks.append(exp_below_lse.remark(below))
         with timing.timed("tileaa-hoist-online-softmax"):
             online = hoist_online_softmax(fallback)
         with timing.timed("tileaa-hoist-loop-reductions"):
@@ -815,6 +821,10 @@ def simt_kernel_remarks(kernel) -> list[str]:
     if "tileorch.row_bulk_fill_dropped" in attrs:
         out.append(f"remark: @{name}: the row cache is not bulk-filled: {attrs['tileorch.row_bulk_fill_dropped'].data} "
                    "(tileaa_to_simt/row_bulk_fill.py)")
+    if "tileorch.store_barriers_dropped" in attrs:
+        from tileorch.transforms.tileaa_to_simt.store_barriers import remark as store_remark
+
+        out.append(store_remark(name, attrs["tileorch.store_barriers_dropped"].value.data))
     if "tileorch.combined_atomics" in attrs:
         from tileorch.transforms.tileaa_to_simt.combined_atomics import remark
 
@@ -889,7 +899,7 @@ def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm
 
 
 def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bool, config: str,
-                     start: float, codegen: bool = True) -> CutileProgram:
+                     start: float, codegen: bool = True, assembled: list | None = None) -> CutileProgram:
     import time
 
     from xdsl.dialects import func
@@ -944,6 +954,13 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                              operand_views=record.get("views"), c_view=record.get("c_view"), deferred=True,
                              tier_output=tier)
     result = _backend(kind, lowered, ctx, arch, ptxas, remarks)
+    if assembled is not None:  # (the caller's: its ptxas result)
+        assembled.append(result.ptxas)
+    if cta_programs and result.ptxas is not None:
+        plain = _without_combined_atomics(result.ptxas, kernel.sym_name.data, data, name, arch, schedule, ptxas,
+                                          config, start, codegen)
+        if plain is not None:
+            return plain
     return CutileProgram(kind, result.ptx, result.ptxas.cubin if result.ptxas is not None else None,
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
@@ -954,6 +971,39 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          warp_programs=warp_programs,
                          cluster_split=cluster_split, programs_per_warp=programs_per_warp, row_cache=row_cache,
                          cta_programs=cta_programs)
+
+
+def _without_combined_atomics(assembled, kernel: str, data: bytes, name: str, arch: str, schedule: str,
+                              ptxas: bool, config: str, start: float, codegen: bool) -> CutileProgram | None:
+    """The spill-aware refusal of combined atomics (``transforms/tileaa_to_simt/combined_atomics.py``): where ptxas
+    still spills the registers of ``kernel`` (several instances per CTA, ``assembled`` its ptxas result, after the
+    backend dropped the resident-CTA hint), the program compiled again with ``TILEORCH_COMBINE_ATOMICS=0`` when that
+    kernel spills fewer bytes (a spill costs more than the atomics saved), with a remark saying so; else None (the
+    combined kernel kept).  Costs a second compile only where the first spilled (none of the programs measured:
+    the hint's spills are the backend's to drop)."""
+    from tileorch import settings
+    from tileorch.backend.ptxas import spilled
+    from tileorch.transforms.tileaa_to_simt.combined_atomics import ENV
+
+    if not spilled(assembled, {kernel}):
+        return None
+    used = assembled.resources[kernel]
+    got: list = []
+    with settings.overridden(ENV, "0"):
+        plain = _compile_program(data, name, arch, schedule, ptxas, config, start, codegen, got)
+    if plain.cubin is None or plain.cta_programs or not got or got[0] is None:
+        return None
+    again = got[0].resources.get(plain.kernel, {})
+    plain_bytes = again.get("spill_stores", 0) + again.get("spill_loads", 0)
+    if plain_bytes >= used.get("spill_stores", 0) + used.get("spill_loads", 0):
+        return None
+    plain.remarks.append(
+        f"remark: @{kernel}: one program instance per CTA: with its final atomics combined over several "
+        f"(tileaa_to_simt/combined_atomics.py) ptxas spilled {used.get('spill_stores', 0)} B stores / "
+        f"{used.get('spill_loads', 0)} B loads ({used.get('registers', 0)} registers) even without the resident-CTA "
+        f"hint; compiled again without (TILEORCH_COMBINE_ATOMICS=0 for this program: "
+        f"{'no spill' if not plain_bytes else f'{plain_bytes} B of spills'})")
+    return plain
 
 
 def _backend(kind: str, lowered: ModuleOp, ctx: Context, arch: str, ptxas: bool, remarks: list[str]):

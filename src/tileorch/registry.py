@@ -35,6 +35,7 @@ PASSES: dict[str, str] = {
     "tileaa-hoist-online-softmax": "tileorch.transforms.tileaa_to_simt.hoist_online_softmax:HoistOnlineSoftmax",
     "tileaa-row-smem-cache": "tileorch.transforms.tileaa_to_simt.row_smem_cache:RowSmemCache",
     "tileaa-sum-after-max": "tileorch.transforms.tileaa_to_simt.sum_after_max:SumAfterMax",
+    "tileaa-exp-below-lse": "tileorch.transforms.tileaa_to_simt.exp_below_lse:ExpBelowLse",
     "convert-atoms-to-nvvm": "tileorch.transforms.atoms_to_nvvm:ConvertAtomsToNVVM",
     "cutlass-stamp-arrive-counts": "tileorch.transforms.arrive_counts:StampArriveCounts",
     "cutlass-allocate-barrier-ids": "tileorch.transforms.barrier_ids:AllocateBarrierIds",

@@ -133,8 +133,11 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_CTAS", "auto", ("auto", "sms", "total"), "CTAs of a persistent attention launch"),
     _s("ATTN_CTAS_PER_SM", "2", ("1", "2"), "resident CTAs per SM of a persistent chained kernel of one consumer "
        "warp group (64-row tiles)", True),
-    _s("ATTN_ROW_GROUPS", "0", ("0", "3", "4"), "a persistent chained kernel of 128-row tiles run as 3 (or 4) consumer "
-       "warp groups over 192 (256) rows: 64-row slices of the instances of one head sharing each K/V tile", True),
+    _s("ATTN_ROW_GROUPS", "0", ("0", "3", "4", "auto"), "a persistent chained kernel of 128-row tiles run as 3 or 4 "
+       "consumer warp groups over 192 / 256 rows (64-row slices of one head's instances sharing each K/V tile); auto: "
+       "four groups where they fit (measured)", True),
+    _s("ATTN_IDLE_SLICES", "compute", ("compute", "pass"), "a row-groups slice past its head's last instance: computes "
+       "its chain without storing it, or passes the unit's tiles by (a warp-uniform branch around the chain)", True),
     # the GEMM tier: transforms/tileas/
     _s("EPILOGUE_ROUNDS", "1", SWITCH, "the GEMM epilogue round by round", True),
     _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged", "registers"}),
@@ -211,17 +214,26 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATOMIC_FENCE_TRIM", "0", SWITCH,
        "the kernel's final ordered atomics fenced less: no acquire after the last access, one acq_rel fence "
        "between two", True),
-    _s("COMBINE_ATOMICS", "0", ("0", "exact", "auto"),
+    _s("COMBINE_ATOMICS", "auto", ("0", "exact", "auto"),
        "a program ending in atomics on addresses every instance shares runs several instances per CTA, their "
-       "atomics folded in registers and made once (exact: integer folds only; auto: float adds too; default off "
-       "until measured on a GPU)", True),
+       "atomics folded in registers and made once (auto, the default: float adds too, reassociated; exact: integer "
+       "folds only; 0: off)", True),
+    _s("STORE_BARRIERS", "tokens", ("tokens", "always"),
+       "the CTA barrier after a weak tile store a load may follow: only where a read is ordered after it by its "
+       "memory token (tokens), or always", True),
     _s("COMBINED_WARPS", None, range(0, 65),
        "resident warps a kernel with combined atomics asks ptxas for (default 64; 0: no hint)", True),
     _s("CTA_PROGRAMS", None, range(1, _MANY),
-       "instances per CTA of a kernel with combined atomics, forced (unset: one wave of resident CTAs)"),
+       "instances per CTA of a kernel with combined atomics, forced (unset: one wave of resident CTAs, at most "
+       "CTA_PROGRAMS_MAX instances a CTA)"),
+    _s("CTA_PROGRAMS_MAX", None, range(0, _MANY),
+       "at most this many instances per CTA of a kernel with combined atomics (default 4; 0: one wave, no cap)"),
     _s("ATOMIC_FENCES", "holders", ("each", "holders"),
        "an ordered atomic of a tile: every thread fences (each), or a CTA barrier and the fences only in "
        "threads holding a live element (holders)", True),
+    _s("EXP_BELOW_LSE", "1", SWITCH,
+       "exp(x - lse) after a row's online max / sum loop as ex2.approx of fma(x, log2 e, -lse log2 e) (its argument "
+       "is at most 0; with ONLINE_SOFTMAX_EXP=ex2)", True),
     _s("ONLINE_SOFTMAX_EXP", "ex2", ("full", "ex2"),
        "the per-thread online softmax's exponentials: the program's exp or ex2.approx of (x - m)*log2(e)", True),
     # compile driver, backend, cache, runtime
@@ -235,7 +247,11 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("CACHE_DIR", None, ANY, "the compile cache's directory"),
     _s("SYNC_TIMEOUT", None, ANY, "seconds a synchronize waits before reporting a hang"),
     _s("LAUNCH_CTYPES", None, SWITCH, "launch through ctypes (1) or cuda-python (0); unset: TILEORCH_LAUNCH_C decides"),
-    _s("LAUNCH_C", "0", SWITCH, "launch through the compiled C launcher and check repeats in C (opt-in)"),
+    _s("LAUNCH_C", "1", SWITCH, "launch through the compiled C launcher and check repeats in C where it builds "
+       "(0: cuda-python's binding; 1 set explicitly: a PerformanceWarning where it cannot be built)"),
+    _s("LAUNCH_C_WAIT_MS", "500", range(0, 600_001),
+       "milliseconds a bound launch waits for the C launcher's first build on the machine (then cuda-python's "
+       "binding until it is built)"),
     _s("CUTILE_NATIVE", "0", SWITCH, "tileorch.cutile.launch hands programs to cuTile"),
     _s("PROGRESS", "1", WORDY_SWITCH, "progress lines of long runs"),
     _s("PROGRESS_INTERVAL", None, ANY, "seconds between progress lines"),

@@ -666,14 +666,16 @@ def test_attention_sass_has_wgmma(tmp_path):
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-@pytest.mark.parametrize("groups,tile_n", [(3, 128), (3, 64), (4, 64)], ids=lambda v: str(v))
+@pytest.mark.parametrize("groups,tile_n,idle", [(3, 128, "compute"), (3, 128, "pass"), (3, 64, "compute"),
+                                                (4, 64, "compute"), (4, 64, "pass")], ids=lambda v: str(v))
 @pytest.mark.parametrize("bh,seq", [(300, 1024), (40, 1000), (7, 333), (3, 77), (1, 1)], ids=lambda v: str(v))
-def test_attention_row_groups(bh, seq, groups, tile_n, dtype, monkeypatch):
+def test_attention_row_groups(bh, seq, groups, tile_n, idle, dtype, monkeypatch):
     """TILEORCH_ATTN_ROW_GROUPS=3 / 4 (three consumer warp groups of 160 registers over 192 rows, or four of 112
     over 256 with 64-wide key tiles: 64-row slices of the 128-row instances of one head sharing each K/V tile):
     bit-identical to the default kernel (the same ops per row) and within the fp32 reference; more work units
     than SMs at (300, 1024); heads of 1-8 instances (partial units); NaN-prefilled outputs."""
     kernel, args, grid, out, ref = attention_args(bh, seq, 64, 128, tile_n, dtype=dtype, seed=seq + bh + tile_n)
+    monkeypatch.setenv("TILEORCH_ATTN_IDLE_SLICES", idle)
     monkeypatch.setenv("TILEORCH_ATTN_ROW_GROUPS", "0")
     base = _run_uncached(kernel, args, grid)
     assert base.kind == "chained" and "row_groups" not in base.chained["persistent"], base.chained

@@ -182,21 +182,24 @@ def test_repeated_gemm_calls_follow_every_change_of_the_call():
 
 @pytest.fixture(params=["c", "ctypes", "cuda-python"])
 def launch_path(request, monkeypatch):
-    """Bound launches through the compiled C launcher (``TILEORCH_LAUNCH_C=1``, ``TILEORCH_LAUNCH_CTYPES``
-    unset; skipped, with the reason, where it does not build), through ctypes straight into
-    libcuda, or through cuda-python's binding (``TILEORCH_LAUNCH_CTYPES=0``): the caches cleared so
-    that every launch is bound anew."""
+    """Bound launches through the compiled C launcher (the default: ``TILEORCH_LAUNCH_C`` and
+    ``TILEORCH_LAUNCH_CTYPES`` unset; skipped, with the reason, where it does not build), through
+    ctypes straight into libcuda, or through cuda-python's binding with repeats checked in Python
+    (``TILEORCH_LAUNCH_CTYPES=0 TILEORCH_LAUNCH_C=0``, session 32's path): the caches cleared so that
+    every launch is bound anew."""
     from tileorch.launchers import cutile as rc
     from tileorch.launchers import gemm as gapi
     from tileorch.runtime import c_launch
 
     if request.param == "c":
         monkeypatch.delenv("TILEORCH_LAUNCH_CTYPES", raising=False)
-        monkeypatch.setenv(c_launch.ENV, "1")  # (opt-in until measured on a GPU)
-        if c_launch.module() is None:
+        monkeypatch.delenv(c_launch.ENV, raising=False)  # (on by default since session 34)
+        if c_launch.wait() is None:
             pytest.skip(f"no C launcher: {c_launch.why_not()}")
     else:
         monkeypatch.setenv("TILEORCH_LAUNCH_CTYPES", "1" if request.param == "ctypes" else "0")
+        if request.param == "cuda-python":
+            monkeypatch.setenv(c_launch.ENV, "0")
     rc.clear_caches()
     gapi.clear_caches()
     yield request.param

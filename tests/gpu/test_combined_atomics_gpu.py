@@ -4,8 +4,9 @@ GPU through ``tileorch.cutile.launch``: sweep 15's cross entropy forward over bf
 CTA), 1000 and 7 rows, with the instances per CTA the launch picks and forced to 1, 5 and 64 (more than the rows:
 a CTA with one live instance), against torch's ``logsumexp`` and ``F.cross_entropy``; the same launch with the
 rewrite off (``TILEORCH_COMBINE_ATOMICS=0``): the same log-sum-exp bits and count; integer folds (add, max,
-min, or, xor) over 5000 rows exactly against numpy.  The rewrite is off by default (session 33): every test
-asks for it (TILEORCH_COMBINE_ATOMICS=auto).  Skipped without a GPU; needs torch and cuda-tile."""
+min, or, xor) over 5000 rows exactly against numpy.  The rewrite is on by default since session 34 (``auto``): the
+CE tests run the default (the variable unset), the integer folds ask for ``auto``.  Skipped without a GPU; needs
+torch and cuda-tile."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ def _ce(rows: int, seed: int = 0):
 def test_cross_entropy_against_torch(rows, per_cta, monkeypatch):
     import torch.nn.functional as F
 
-    _fresh(monkeypatch, TILEORCH_COMBINE_ATOMICS="auto", TILEORCH_CTA_PROGRAMS=per_cta)
+    _fresh(monkeypatch, TILEORCH_COMBINE_ATOMICS=None, TILEORCH_CTA_PROGRAMS=per_cta)  # (the default: auto)
     logits, labels, lse, total, count = _ce(rows, seed=rows)
     x = logits.float()
     torch.testing.assert_close(lse, torch.logsumexp(x, 1), rtol=1e-5, atol=1e-4)

@@ -60,8 +60,12 @@ def test_atomic_then_store_keeps_its_acquire(monkeypatch):
     assert "fence.acquire.gpu" in _after_last_atom(ptx)
 
 
+@pytest.mark.parametrize("combine", ["0", "auto"])
 @pytest.mark.parametrize("trim", [False, True])
-def test_cross_entropy_sums_emulated(trim, monkeypatch):
+def test_cross_entropy_sums_emulated(trim, combine, monkeypatch):
+    """The fences the emulator executes: one CTA a row (``TILEORCH_COMBINE_ATOMICS=0``: 4 CTAs) or the rows'
+    atomics combined (the default since session 34; the emulator runs 3 rows a CTA: 2 CTAs), each CTA's thread 0
+    fencing its two atomics."""
     import collections
 
     import test_user_sweep10_emulated as s10e
@@ -70,6 +74,9 @@ def test_cross_entropy_sums_emulated(trim, monkeypatch):
     from tileorch.testing.user_programs15 import cross_entropy_fwd_mean_atomic as kernel
 
     monkeypatch.setenv("TILEORCH_ATOMIC_FENCE_TRIM", "1" if trim else "0")
+    monkeypatch.setenv("TILEORCH_COMBINE_ATOMICS", combine)
+    monkeypatch.delenv("TILEORCH_CTA_PROGRAMS", raising=False)
+    ctas = 4 if combine == "0" else 2
     made = []
 
     class Counted(ptx_emulator.Emu):
@@ -85,7 +92,7 @@ def test_cross_entropy_sums_emulated(trim, monkeypatch):
     x = ((rng.standard_normal((4, v)) * 3).astype(np.float32).view(np.uint32) & 0xFFFF0000).view(np.float32)
     labels = np.array([1, -100, v - 1, 7], np.int64)
     lse_out = np.full(4, np.nan, np.float32)
-    got = s10e.emulate_kernel(monkeypatch, f"ce_fence_trim_emu{int(trim)}", kernel,
+    got = s10e.emulate_kernel(monkeypatch, f"ce_fence_trim_emu{int(trim)}{combine}", kernel,
                               [x, labels, lse_out, np.zeros(1, np.float32), np.zeros(1, np.int32)], (-100, BV), (4,))
     xd = x.astype(np.float64)
     lse = np.log(np.exp(xd).sum(1))
@@ -95,5 +102,5 @@ def test_cross_entropy_sums_emulated(trim, monkeypatch):
     np.testing.assert_allclose(got[3][0], (lse - xd[np.arange(4), np.where(keep, labels, 0)])[keep].sum(), rtol=1e-5)
     ops = sum((emu.traffic for emu in made), start=collections.Counter())
     fences = {k[3:]: v for k, v in ops.items() if k.startswith("op:fence.")}
-    assert fences == ({"fence.release.gpu": 4, "fence.acq_rel.gpu": 4} if trim else
-                      {"fence.release.gpu": 8, "fence.acquire.gpu": 8}), fences  # (4 CTAs, thread 0 each)
+    assert fences == ({"fence.release.gpu": ctas, "fence.acq_rel.gpu": ctas} if trim else
+                      {"fence.release.gpu": 2 * ctas, "fence.acquire.gpu": 2 * ctas}), fences  # (thread 0 each)

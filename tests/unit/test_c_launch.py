@@ -22,10 +22,15 @@ from tileorch.runtime.driver import use_api
 from test_runtime import PTX, FakeDriver  # noqa: E402  (tests/unit is on sys.path under pytest)
 
 def _built() -> str:
-    """'' where the C launcher builds here (TILEORCH_LAUNCH_C=1 asked for the check), else why not."""
+    """'' where the C launcher builds here (its build waited for), else why not (asked for with =1, its
+    warning where it does not build is not this check's)."""
+    import warnings
+
     from tileorch import settings
 
-    with settings.overridden(c_launch.ENV, "1"):
+    with settings.overridden(c_launch.ENV, "1"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c_launch.wait()
         return c_launch.why_not()
 
 
@@ -40,8 +45,8 @@ class HandleDriver(FakeDriver):
 
 @pytest.fixture
 def drv(monkeypatch):
-    monkeypatch.delenv(dl.ENV, raising=False)  # unset: the C launcher (asked for: opt-in)
-    monkeypatch.setenv(c_launch.ENV, "1")
+    monkeypatch.delenv(dl.ENV, raising=False)  # unset: the C launcher
+    monkeypatch.delenv(c_launch.ENV, raising=False)  # unset: on (the default)
     d = HandleDriver()
     rt_device.forget_devices()
     with use_api(d):
@@ -199,20 +204,99 @@ def test_threads_launching_through_one_pointer_launcher_each_pass_their_own_poin
 
 def test_why_the_launcher_is_not_there(tmp_path, monkeypatch):
     """A compiler that fails or is missing, and the switch, each give a reason (the process's own
-    decision is left as it was)."""
+    decision is left as it was): off with =0, on unset (the default) and with =1."""
     monkeypatch.setenv("CC", "false")
     path, why = c_launch.build(str(tmp_path))
     assert path is None and "did not build" in why and "false exit 1" in why
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
     path, why = c_launch.build(str(tmp_path))
     assert path is None and "could not run" in why
-    for off in ("0", ""):  # off, and unset (the default until a GPU run measures it)
-        monkeypatch.setenv(c_launch.ENV, off)
-        assert c_launch.module() is None and c_launch.why_not().startswith("TILEORCH_LAUNCH_C is not 1")
     assert list(tmp_path.iterdir()) == []  # nothing left behind
+    monkeypatch.delenv("CC")
+    monkeypatch.setenv(c_launch.ENV, "0")
+    assert c_launch.module() is None and c_launch.why_not() == "TILEORCH_LAUNCH_C=0" and not c_launch.enabled()
+    for on in ("", "1"):  # unset (the default since session 34), and asked for
+        monkeypatch.setenv(c_launch.ENV, on)
+        assert c_launch.enabled() and c_launch.module() is not None and c_launch.why_not() == ""
 
 
-def test_asked_for_and_not_built_says_so_once(monkeypatch):
+@pytest.fixture
+def fresh(monkeypatch):
+    """The process's decision forgotten for the test (and restored after it: the launcher already
+    loaded stays in use by the other tests); the switch unset."""
+    monkeypatch.delenv(c_launch.ENV, raising=False)
+    saved = list(c_launch._state)
+    c_launch.reset()
+    yield
+    c_launch.reset()
+    c_launch._state[:] = saved
+
+
+def _gated_build(monkeypatch, outcome):
+    """``build`` replaced by one that blocks until the returned event is set, then gives ``outcome``;
+    ``built`` by nothing on disk.  Returns (the event, the list of the builds started)."""
+    import threading
+
+    gate, started = threading.Event(), []
+
+    def build(directory=None):
+        started.append(threading.current_thread().name)
+        gate.wait(30)
+        return outcome
+
+    monkeypatch.setattr(c_launch, "build", build)
+    monkeypatch.setattr(c_launch, "built", lambda directory=None: None)
+    return gate, started
+
+
+def test_a_first_launch_waits_at_most_the_bound_for_the_build_then_takes_cuda_python(fresh, monkeypatch):
+    """The build runs in a background thread (started once, by :func:`start` or the first :func:`module`);
+    :func:`module` waits for it at most ``TILEORCH_LAUNCH_C_WAIT_MS`` in all (a first launch asks several
+    times) and answers None meanwhile (why: the build is under way), then the module once the build is
+    done, for the rest of the process."""
+    import time
+
+    real = c_launch.build()[0]  # the real launcher (built already: this module's skip condition)
+    gate, started = _gated_build(monkeypatch, (real, ""))
+    monkeypatch.setenv("TILEORCH_LAUNCH_C_WAIT_MS", "50")
+    c_launch.start()
+    c_launch.start()
+    t0 = time.perf_counter()
+    assert c_launch.module() is None
+    waited = time.perf_counter() - t0
+    assert 0.04 <= waited < 2.0, waited
+    assert c_launch.why_not().startswith(c_launch.PENDING) and "cuda-python" in c_launch.why_not()
+    t0 = time.perf_counter()  # the process's budget is spent: the other calls of a first launch do not wait
+    assert c_launch.module() is None and c_launch.why_not().startswith(c_launch.PENDING)
+    assert time.perf_counter() - t0 < 0.04
+    assert started == ["tileorch-c-launch-build"]  # one build, in the background
+    gate.set()
+    assert c_launch.wait(30) is not None and c_launch.why_not() == ""
+    assert c_launch.module() is c_launch.module() and started == ["tileorch-c-launch-build"]
+
+
+def test_a_default_that_cannot_build_falls_back_without_a_warning(fresh, monkeypatch):
+    """Unset (the default), a launcher that does not build is said by why_not (path_reason, doctor), never
+    warned about at each user's first launch; asked for (=1), the PerformanceWarning of the next test."""
+    import warnings
+
+    gate, started = _gated_build(monkeypatch, (None, "no compiler here"))
+    gate.set()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert c_launch.wait() is None and c_launch.module() is None
+    assert [str(w.message) for w in seen] == []
+    assert c_launch.why_not() == "no compiler here" and len(started) == 1
+
+
+def test_a_built_launcher_is_loaded_without_a_thread(fresh, monkeypatch):
+    """On a machine where it is built already, the first launch loads it at once (no build, no thread)."""
+    monkeypatch.setattr(c_launch, "build", lambda directory=None: pytest.fail("no build where one is built"))
+    monkeypatch.setenv("TILEORCH_LAUNCH_C_WAIT_MS", "0")
+    assert c_launch.module() is not None and c_launch._building["thread"] is None
+
+
+def test_asked_for_and_not_built_says_so_once(fresh, monkeypatch):
     """``TILEORCH_LAUNCH_C=1`` and no launcher: a PerformanceWarning names the reason and the path taken
     (cuda-python's binding), once per process, never a silent slower path."""
     import warnings
@@ -220,13 +304,38 @@ def test_asked_for_and_not_built_says_so_once(monkeypatch):
     from tileorch.diagnostics import PerformanceWarning
 
     monkeypatch.setenv(c_launch.ENV, "1")
-    monkeypatch.setattr(c_launch, "build", lambda *a, **k: (None, "no compiler here"))
-    c_launch.reset()
-    try:
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always")
-            assert c_launch.module() is None and c_launch.module() is None
-        said = [str(w.message) for w in seen if issubclass(w.category, PerformanceWarning)]
-        assert len(said) == 1 and "no compiler here" in said[0] and "cuda-python" in said[0]
-    finally:
-        c_launch.reset()
+    gate, _ = _gated_build(monkeypatch, (None, "no compiler here"))
+    gate.set()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert c_launch.wait() is None and c_launch.module() is None
+    said = [str(w.message) for w in seen if issubclass(w.category, PerformanceWarning)]
+    assert len(said) == 1 and "no compiler here" in said[0] and "cuda-python" in said[0]
+
+
+def test_a_new_process_finds_the_built_launcher_and_fronts_the_public_launch():
+    """Where the launcher is built (here, in the run's cache directory), ``import tileorch.cutile`` loads it
+    (without the build module: no compiler, no subprocess) and ``tileorch.cutile.launch`` is its ``Front``
+    over the Python function (its name, doc and signature); with ``TILEORCH_LAUNCH_C=0`` the Python function
+    (asked of ``_front`` here: one process is enough)."""
+    import os
+    import subprocess
+    import sys
+
+    assert c_launch.wait() is not None
+    code = ("import inspect, sys, tileorch.cutile as t\n"
+            "from tileorch.launchers import cutile as rc\n"
+            "print(type(t.launch).__name__, t.launch.__name__, t.launch is rc.launch, "
+            "'tileorch.runtime.c_launch_build' in sys.modules, list(inspect.signature(t.launch).parameters)[:4])\n")
+    env = {k: v for k, v in os.environ.items() if k != c_launch.ENV}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == "Front launch True False ['stream', 'grid', 'kernel', 'args']", out.stdout
+
+    from tileorch.launchers import cutile as rc
+
+    python = getattr(rc.launch, "__wrapped__", rc.launch)
+    assert type(rc._front(python)).__name__ == "Front"
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv(c_launch.ENV, "0")
+        assert rc._front(python) is python

@@ -10,6 +10,8 @@ program written with 64-wide key tiles.  Refusals are remarks naming the reason 
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pytest
 from test_chained_emulated import _compile, _lower, emulate_as_base
 
@@ -66,13 +68,15 @@ def test_row_groups_off_by_default(monkeypatch):
     assert not any(RG in r for r in p.remarks)
 
 
-def test_row_groups_idle_slice_stores_nothing(monkeypatch):
+@pytest.mark.parametrize("idle", ["compute", "pass"])
+def test_row_groups_idle_slice_stores_nothing(idle, monkeypatch):
     """A grid of one instance over 200 rows: the unit's third slice (rows 128-191, instance 1) is past the grid's
     last instance and must leave its rows unwritten (NaN), as the default kernel does; the rows it owns match."""
     from test_chained_emulated import _emulate_now
 
     cfg = (200, 64, 128, 128, False)
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_IDLE_SLICES", idle)
     monkeypatch.setenv(RG, "0")
     base = _compile(*cfg)
     monkeypatch.setenv(RG, "3")
@@ -86,22 +90,99 @@ def test_row_groups_idle_slice_stores_nothing(monkeypatch):
         np.testing.assert_allclose(out[0, :128], ref[0, :128], atol=2e-3, rtol=1e-2)
 
 
+@pytest.mark.parametrize("idle", ["compute", "pass"])
 @pytest.mark.parametrize("seq,ctas", [(200, 2), (300, 4), (77, 1)])
-def test_row_groups_heads_emulated(seq, ctas, monkeypatch):
+def test_row_groups_heads_emulated(seq, ctas, idle, monkeypatch):
     """Three heads: the work units are dealt full units first (every head's), then the heads' partial units;
-    each head's rows read that head's K/V only: bit-identical to the default kernel on the same CTAs."""
+    each head's rows read that head's K/V only: bit-identical to the default kernel on the same CTAs; an idle slice
+    computes its chain without storing it or passes the unit's tiles by (TILEORCH_ATTN_IDLE_SLICES)."""
     from test_chained_emulated import _emulate_now
 
     cfg = (seq, 64, 128, 128, False)
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_IDLE_SLICES", idle)
     monkeypatch.setenv(RG, "0")
     base = _compile(*cfg)
     monkeypatch.setenv(RG, "3")
     p = _compile(*cfg)
-    assert p.chained["persistent"].get("row_groups") == 3, p.chained
+    assert p.chained["persistent"].get("row_groups") == 3 and p.chained["persistent"]["idle_slices"] == idle
     out, ref, errors = _emulate_now(p, *cfg, ctas_persistent=ctas, heads=3)
     assert not errors, errors[:4]
     assert not np.isnan(out).any(), "unwritten outputs"
     np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
     want, _, errors = _emulate_now(base, *cfg, ctas_persistent=ctas, heads=3)
     assert not errors and np.array_equal(out.view(np.uint32), want.view(np.uint32))
+
+
+@given(x=st.integers(1, 40), heads=st.integers(1, 300), groups=st.sampled_from([3, 4]), ctas=st.integers(1, 140),
+       pass_by=st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_busiest_slices_is_the_dealing(x, heads, groups, ctas, pass_by):
+    """The launch remark's model of the kernel's dealing (full units of every head first, then the partial ones,
+    round-robin over the CTAs) against the dealing itself, unit by unit."""
+    from tileorch.transforms.tileas.row_groups import busiest_slices
+
+    slices = 2 * x
+    units = [groups] * (slices // groups * heads) + ([slices % groups] * heads if slices % groups else [])
+    cost = [n if pass_by else groups for n in units]
+    load = [0] * ctas
+    for w, n in enumerate(cost):
+        load[w % ctas] += n
+    assert sum(load) == (slices * heads if pass_by else groups * len(units))
+    assert busiest_slices(x, heads, groups, ctas, pass_by) == (slices // groups * heads, heads if slices % groups else 0,
+                                                      slices % groups, max(load))
+
+
+def test_launch_remark_at_the_benchmark_shapes():
+    """Issue 20's rows on 132 SMs: at 1k (8 instances a head, 256 heads) three groups' busiest CTA runs 32 slices
+    as the default's 16 instances do; at 4k (32 a head, 64 heads) 33 against 32; four groups 32 at both."""
+    from tileorch.launchers.cutile import chained_ctas
+
+    def remark(x, heads, groups):
+        return chained_ctas({"persistent": {"row_groups": groups}}, (x, heads, 1), 132)
+
+    ctas, text = remark(8, 256, 3)
+    assert ctas == 132 and "1536 work units of 3 64-row slices (1280 full, 256 of 1) from 2048 instances" in text
+    assert "busiest CTA runs 36 slices (idle ones computed), the kernel of 128-row instances 32" in text
+    text = chained_ctas({"persistent": {"row_groups": 3, "idle_slices": "pass"}}, (8, 256, 1), 132)[1]
+    assert "busiest CTA runs 32 slices, the kernel of 128-row instances 32" in text
+    assert "busiest CTA runs 33 slices (idle ones computed), the kernel of 128-row instances 32" in remark(32, 64, 3)[1]
+    assert "(1024 full) from 2048 instances: the busiest CTA runs 32 slices" in remark(8, 256, 4)[1]
+    assert remark(1, 1, 3)[0] == 1
+
+
+def test_idle_branch_is_warp_uniform_for_ptxas(monkeypatch):
+    """The pass-by's branch around the chain tests lane 0's value (shfl.sync.idx): ptxas 13.0 then spills as little
+    as without the branch (24 B at d64 128x128), not the 140 B of a branch on each lane's own value."""
+    import re
+    import shutil
+
+    if shutil.which("ptxas") is None:
+        pytest.skip("no ptxas")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv(RG, "3")
+    monkeypatch.setenv("TILEORCH_ATTN_IDLE_SLICES", "pass")
+    p = _compile(1024, 64, 128, 128, False)
+    assert "shfl.sync.idx.b32" in p.ptx
+    spills = [int(m) for r in p.remarks for m in re.findall(r"(\d+) B spill stores", r)]
+    assert spills and max(spills) <= 32, [r for r in p.remarks if "ptxas" in r]
+
+
+@pytest.mark.parametrize("cfg,groups", [((1024, 64, 128, 128, False), 0), ((1024, 64, 128, 64, False), 4),
+                                        ((1024, 128, 128, 64, False), 0), ((1024, 128, 128, 128, False), 0)],
+                         ids=["d64n128", "d64n64", "d128n64", "d128n128"])
+def test_row_groups_auto_takes_four_groups_where_they_fit(cfg, groups, monkeypatch):
+    """TILEORCH_ATTN_ROW_GROUPS=auto (the cost rule the H100 measured): four groups where 112 registers hold S, the
+    packed P and the carried tiles (d64, 64-wide key tiles: 1.18x / 1.29x the two-group kernel at 1k / 4k), never
+    three (0.90x at d64 1k), else the kernel of 128-row instances with the reason in the remark."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv(RG, "auto")
+    p = _lower(*cfg)
+    got = (p.chained.get("persistent") or {}).get("row_groups", 0)
+    assert got == groups, p.chained
+    if groups:
+        assert any(f"{groups} consumer warp groups" in r and f"{RG}=auto" in r for r in p.remarks), p.remarks
+    else:
+        why = p.chained["row_groups_off"]
+        assert why.startswith("S, the packed P and the carried tiles need") and "more than 100" in why, why
+        assert any(f"{RG}=auto not applied: S, the packed P" in r for r in p.remarks), p.remarks

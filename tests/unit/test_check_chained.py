@@ -196,7 +196,7 @@ def _q_inits(module):
 
     (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
     record = decode_record(fn.attributes[CHAINED_ATTR])
-    assert record["persistent"]["q_slots"] == 2 and set(record["persistent"]) <= {"q_slots", "row_groups"}
+    assert record["persistent"]["q_slots"] == 2 and set(record["persistent"]) <= {"q_slots", "row_groups", "idle_slices"}
     inits = [o for o in fn.walk() if o.name == "nvvm.mbarrier.init"]
     offset = {o: o.operands[0].owner.operands[1].owner.value.value.data for o in inits}
     full = sorted((o for o in inits if offset[o] < min(offset[x] for x in inits) + 16), key=offset.get)
@@ -465,14 +465,16 @@ def test_kv_ahead_count_unlike_the_record_is_refused(monkeypatch):
         extract(module)
 
 
+@pytest.mark.parametrize("idle", ["compute", "pass"])
 @pytest.mark.parametrize("tile_n", [128, 64])
-def test_row_groups_kernel_pipelines_are_proved(tile_n, monkeypatch):
+def test_row_groups_kernel_pipelines_are_proved(tile_n, idle, monkeypatch):
     """TILEORCH_ATTN_ROW_GROUPS=3 (row_groups.py): three consumer warp groups (384 releases per stage and Q slot),
     192-row Q slots, both rings proved for 1-3 work units per CTA and every trip count."""
     from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
     monkeypatch.setenv("TILEORCH_ATTN_ROW_GROUPS", "3")
+    monkeypatch.setenv("TILEORCH_ATTN_IDLE_SLICES", idle)
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     (proto,) = extract(_lowered(64, 128, tile_n))
     kv, q = proto.pipelines
@@ -500,3 +502,39 @@ def test_row_groups_release_count_of_two_groups_is_caught(monkeypatch):
     (proto,) = extract(module)
     result = check(proto)
     assert not result.ok and result.violation.prop in ("over-arrival", "write-before-release", "race"), result.violation
+
+
+@pytest.mark.parametrize("mutation,why", [("loop_wait", "does not wait for its tile and release it"),
+                                          ("q_release", "is not the Q wait, its release and one loop"),
+                                          ("other_stage", "releases another stage than the one it waited for")])
+def test_row_groups_idle_pass_by_is_checked(mutation, why, monkeypatch):
+    """The idle slice's side of the row-groups kernel (its tiles passed by: a wait and a release each) is checked by
+    form, the chain's side proved: a pass-by without its tile wait, without its Q release or releasing another
+    stage than it waited for is a located refusal."""
+    from xdsl.dialects import arith
+
+    from tileorch.analysis.extract import extract
+    from tileorch.analysis.extract_chained import IDLE_SLICE
+    from tileorch.diagnostics import LocatedError
+    from tileorch.transforms.tileas.row_groups import IDLE_SLICE_ATTR
+
+    assert IDLE_SLICE == IDLE_SLICE_ATTR
+    monkeypatch.setenv("TILEORCH_ATTN_IDLE_SLICES", "pass")
+    monkeypatch.setenv("TILEORCH_ATTN_ROW_GROUPS", "3")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    module = _lowered(64, 128, 128).clone()
+    (idle,) = [o for o in module.walk() if IDLE_SLICE in o.attributes]
+    side = idle.regions[1].blocks.first
+    loop = next(o for o in side.ops if o.name == "scf.for")
+    if mutation == "loop_wait":
+        next(o for o in loop.walk() if o.name == "nvvm.mbarrier.try_wait.parity").detach()
+    elif mutation == "q_release":
+        next(o for o in side.ops if o.name == "nvvm.mbarrier.arrive").detach()
+    else:  # the release's stage + 1
+        mul = next(o for o in loop.walk() if o.name == "arith.muli" and o.results[0].name_hint == "ieb_off0")
+        one = arith.ConstantOp.from_int_and_width(1, 32)
+        nxt = arith.AddiOp(mul.operands[0], one.result)
+        mul.parent_block().insert_ops_before([one, nxt], mul)
+        mul.operands = [nxt.result, mul.operands[1]]
+    with pytest.raises(LocatedError, match=why):
+        extract(module)

@@ -4,8 +4,9 @@ and a valid count, i32 ``add``, both ``acq_rel``) over ragged rows with ignored 
 with NaN, at 1, 2, 3 and 8 instances per CTA over 7 rows (a last CTA with fewer instances; more instances per
 CTA than rows); the atomics the emulator executed (one pair per CTA); integer folds (add, max, min, or, xor of
 per-row values, masked past a short array) compared exactly; a program whose counter is per row keeps one
-instance per CTA with a remark that says why; and off by default (session 33: not yet measured on a GPU).  Needs
-cuda-tile and ml_dtypes, no GPU, no ptxas."""
+instance per CTA with a remark that says why; on by default (``auto``, session 34), ``=0`` turning it off; and the
+driver's spill-aware refusal (a combined kernel that ptxas spills is compiled again without).  Needs cuda-tile and
+ml_dtypes, no GPU (the refusal's test ptxas)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def test_cross_entropy_instances_per_cta_emulated(per_cta, monkeypatch):
     from tileorch.testing import ptx_emulator
     from tileorch.testing.user_programs15 import cross_entropy_fwd_mean_atomic as kernel
 
-    monkeypatch.setenv("TILEORCH_COMBINE_ATOMICS", "auto")  # (off by default until measured on a GPU)
+    monkeypatch.setenv("TILEORCH_COMBINE_ATOMICS", "auto")  # (the default since session 34; set: a user's env)
     monkeypatch.setenv("TILEORCH_CTA_PROGRAMS", str(per_cta))
     made = []
 
@@ -160,15 +161,23 @@ def test_per_row_address_not_combined(monkeypatch):
 
 def test_launch_is_one_wave_of_resident_ctas(monkeypatch):
     """The launch's choice (``tileorch.launchers.cutile.instances_per_cta``): one wave of resident CTAs along x
-    (over the grid's y and z), each CTA every G-th instance, ceil(x / G) of them; one instance a CTA for a grid
-    that is one wave already; ``TILEORCH_CTA_PROGRAMS`` forces the instances per CTA."""
+    (over the grid's y and z), each CTA every G-th instance, ceil(x / G) of them, at most 4 a CTA by default
+    (``TILEORCH_CTA_PROGRAMS_MAX``; 0: the one wave whatever it gives); one instance a CTA for a grid that is one
+    wave already; ``TILEORCH_CTA_PROGRAMS`` forces the instances per CTA."""
     from tileorch.launchers.cutile import combined_launch, instances_per_cta
 
     monkeypatch.delenv("TILEORCH_CTA_PROGRAMS", raising=False)
-    assert instances_per_cta((32768, 1, 1), 16, 132) == (2112, 16)  # CE 4096: 16 CTAs of 128 threads an SM
+    monkeypatch.delenv("TILEORCH_CTA_PROGRAMS_MAX", raising=False)
+    assert instances_per_cta((32768, 1, 1), 16, 132) == (8192, 4)  # CE 4096: a wave would run 16 rows a CTA
+    assert instances_per_cta((8000, 1, 1), 16, 132) == (2112, 4)  # (ceil(8000 / 2112) = 4: the wave itself)
     assert instances_per_cta((1000, 1, 1), 16, 132) == (1000, 1)
+    assert instances_per_cta((5000, 2, 1), 16, 132) == (1250, 4)
+    monkeypatch.setenv("TILEORCH_CTA_PROGRAMS_MAX", "0")
+    assert instances_per_cta((32768, 1, 1), 16, 132) == (2112, 16)  # 16 CTAs of 128 threads an SM, one wave
     assert instances_per_cta((5000, 2, 1), 16, 132) == (1056, 5)
     assert instances_per_cta((7, 1, 1), 0, 1) == (1, 7)  # (nothing resident reported: one)
+    monkeypatch.setenv("TILEORCH_CTA_PROGRAMS_MAX", "8")
+    assert instances_per_cta((32768, 1, 1), 16, 132) == (4096, 8)
     assert combined_launch((32768, 1, 1), 2112, 16) == ([32768, 16], (2112, 1, 1))
     with pytest.raises(AssertionError):
         combined_launch((32768, 1, 1), 2048, 15)  # would miss instances
@@ -176,11 +185,54 @@ def test_launch_is_one_wave_of_resident_ctas(monkeypatch):
     assert instances_per_cta((32768, 1, 1), 16, 132) == (6554, 5)
 
 
-def test_off_by_default(monkeypatch):
+def test_on_by_default_and_off_by_its_switch(monkeypatch):
+    """The default is ``auto`` (session 34): the CE's float loss sum and integer count are combined, and the remark
+    says the float add is reassociated; ``TILEORCH_COMBINE_ATOMICS=0`` compiles the one-instance-per-CTA kernel
+    (no trailing parameters: fewer ``.param`` s, no remark)."""
+    import re
+
     from tileorch.testing.compile_memo import compile_once
     from tileorch.testing.export import cutile_bytecode
     from tileorch.testing.user_programs15 import cross_entropy_fwd_mean_atomic as kernel
 
+    data = cutile_bytecode(kernel, _ce_spec())
     monkeypatch.delenv("TILEORCH_COMBINE_ATOMICS", raising=False)
-    prog = compile_once(cutile_bytecode(kernel, _ce_spec()), "ce_combined_default", arch="sm_90a", ptxas=False)
-    assert prog.cta_programs == 0 and not any("combined_atomics" in r for r in prog.remarks)
+    on = compile_once(data, "ce_combined_default", arch="sm_90a", ptxas=False)
+    said = [r for r in on.remarks if "final atomic(s) folded" in r]
+    assert on.cta_programs == 1 and len(said) == 1, on.remarks
+    assert "2 final atomic(s)" in said[0] and "1 of them float adds" in said[0] and "bracketing" in said[0]
+    monkeypatch.setenv("TILEORCH_COMBINE_ATOMICS", "0")
+    off = compile_once(data, "ce_combined_default", arch="sm_90a", ptxas=False)
+    assert off.cta_programs == 0 and not any("combined_atomics" in r for r in off.remarks), off.remarks
+
+    def params(ptx):
+        return len(re.findall(r"\.param\s", ptx.split(")", 1)[0]))
+
+    assert params(on.ptx) == params(off.ptx) + 2
+
+
+def test_spilling_combined_kernel_is_compiled_again_without(monkeypatch):
+    """The spill-aware refusal (``driver._without_combined_atomics``): told that ptxas spilled the combined kernel
+    (after the hint was dropped), the driver compiles the program again with the rewrite off and keeps that one,
+    with a remark naming the spill; told of no spill, it keeps the combined kernel (None: nothing compiled again)."""
+    from tileorch import driver
+    from tileorch.backend.ptxas import ptxas_available
+    from tileorch.testing.export import cutile_bytecode
+    from tileorch.testing.user_programs15 import cross_entropy_fwd_mean_atomic as kernel
+
+    if not ptxas_available():
+        pytest.skip("ptxas not installed")
+    monkeypatch.delenv("TILEORCH_COMBINE_ATOMICS", raising=False)
+    data = cutile_bytecode(kernel, _ce_spec())
+
+    class Assembled:
+        def __init__(self, name, spills):
+            self.resources = {name: {"spill_stores": spills, "spill_loads": spills, "registers": 255}}
+
+    name = "k"
+    args = (data, "ce", "sm_90a", "persistent", True, "", 0.0, True)
+    assert driver._without_combined_atomics(Assembled(name, 0), name, *args) is None
+    plain = driver._without_combined_atomics(Assembled(name, 64), name, *args)
+    assert plain is not None and plain.cta_programs == 0 and plain.cubin, plain
+    said = [r for r in plain.remarks if "one program instance per CTA: with its final atomics combined" in r]
+    assert len(said) == 1 and "64 B stores" in said[0] and "no spill" in said[0], plain.remarks

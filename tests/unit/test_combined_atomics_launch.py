@@ -1,6 +1,7 @@
 """The launch of a SIMT kernel whose final atomics are combined over several instances per CTA
 (``program.cta_programs``, tileaa_to_simt/combined_atomics.py), against the fake driver of ``test_cutile_launch.py``:
-one wave of resident CTAs along x (the driver's occupancy calculator: 16 CTAs an SM, 132 SMs), the programs along
+one wave of resident CTAs along x (the driver's occupancy calculator: 16 CTAs an SM, 132 SMs), at most 4 instances
+a CTA by default (TILEORCH_CTA_PROGRAMS_MAX), the programs along
 x and the instances per CTA as the two trailing ``i32`` parameters, a launch remark that says so; a grid of one wave
 or less keeps one instance per CTA; ``TILEORCH_CTA_PROGRAMS`` forces the instances per CTA.  Needs cuda-tile (the
 export), no GPU."""
@@ -38,9 +39,16 @@ def _launch(drv, monkeypatch, rows: int):
 
 
 @needs_cutile
-@pytest.mark.parametrize("rows,ctas,per_cta", [(32768, 2112, 16), (2112, 2112, 1), (7, 7, 1)])
-def test_one_wave_of_resident_ctas(stand_in_gpu, monkeypatch, rows, ctas, per_cta):  # noqa: F811
+@pytest.mark.parametrize("rows,ctas,per_cta,cap", [(32768, 8192, 4, None), (32768, 2112, 16, "0"), (2112, 2112, 1, None),
+                                                  (7, 7, 1, None)])
+def test_one_wave_of_resident_ctas(stand_in_gpu, monkeypatch, rows, ctas, per_cta, cap):  # noqa: F811
+    """One wave of resident CTAs, at most 4 instances a CTA by default (``TILEORCH_CTA_PROGRAMS_MAX``; ``0``: the
+    wave's 16)."""
     monkeypatch.delenv("TILEORCH_CTA_PROGRAMS", raising=False)
+    if cap is None:
+        monkeypatch.delenv("TILEORCH_CTA_PROGRAMS_MAX", raising=False)
+    else:
+        monkeypatch.setenv("TILEORCH_CTA_PROGRAMS_MAX", cap)
     grid_x, params, remarks = _launch(stand_in_gpu, monkeypatch, rows)
     assert (grid_x, params) == (ctas, [rows, per_cta])
     assert any(f"{ctas} CTA(s) along x run the {rows} program instances, {per_cta} or one fewer each" in r

@@ -18,9 +18,15 @@ from tileorch.launchers import cutile_bound as cb
 from tileorch.runtime import c_launch
 
 def _built() -> str:
+    """'' where the C launcher builds here (its build waited for), else why not (asked for with =1, its
+    warning where it does not build is not this check's)."""
+    import warnings
+
     from tileorch import settings
 
-    with settings.overridden(c_launch.ENV, "1"):
+    with settings.overridden(c_launch.ENV, "1"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c_launch.wait()
         return c_launch.why_not()
 
 
@@ -51,7 +57,7 @@ class Stream:
 
 @pytest.fixture(autouse=True)
 def fake_torch(monkeypatch):
-    monkeypatch.setenv(c_launch.ENV, "1")  # (opt-in)
+    monkeypatch.delenv(c_launch.ENV, raising=False)  # unset: the default (the C launcher where it builds)
     monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(Tensor=FakeTensor, __name__="torch"))
     monkeypatch.setitem(sys.modules, "torch.cuda", SimpleNamespace(Stream=Stream, ExternalStream=None))
     monkeypatch.setattr(cb, "_tensor", None)
@@ -176,13 +182,11 @@ def test_patterns_the_memo_does_not_read_and_the_switch_keep_the_python_launcher
     assert KERNEL not in cb.hot_launchers
     cb.learn(KERNEL, (FakeTensor(), True, 1.0))
     assert type(cb.hot_launchers[KERNEL]).__name__ == "Memo"
-    for off in ("0", ""):  # off, and unset (the default)
-        monkeypatch.setenv(c_launch.ENV, off)
+    for switch, memo in (("0", False), ("", True), ("1", True), ("0", False)):  # off; unset (the default: on); on
+        monkeypatch.setenv(c_launch.ENV, switch)
         cb.learn(KERNEL, (FakeTensor(), 1.0))
-        assert type(cb.hot_launchers[KERNEL]).__name__ == "function"
-    monkeypatch.setenv(c_launch.ENV, "1")
-    cb.learn(KERNEL, (FakeTensor(), 1.0))
-    assert type(cb.hot_launchers[KERNEL]).__name__ == "Memo"
+        assert type(cb.hot_launchers[KERNEL]).__name__ == ("Memo" if memo else "function"), switch
+    monkeypatch.delenv(c_launch.ENV)
     with pytest.raises(ValueError, match="kind"):
         c_launch.module().Memo((int,), b"f", set())
 
@@ -296,3 +300,61 @@ def test_array_interfaces_are_read_in_c_as_the_key_reads_them(monkeypatch):
     assert (ran, answers) == python[:2]
     assert ("go", 6, (0x29000, 0x2A000)) in ran and ("list shape", 2) in ran and answers[7] == "key"
     assert taken < len(answers) - 2, (taken, answers)  # some calls were answered in C
+
+
+def test_the_front_launches_a_repeat_through_the_memo_and_hands_everything_else_to_python():
+    """``c_launch.Front`` (``tileorch.cutile.launch`` where the launcher is built at import): four arguments by
+    position, the kernel launched last and its Memo: the Memo's launch, None returned, the Python function not
+    called; keywords, other arities, the native route on, another kernel, a hot launcher that is no Memo, a
+    call the Memo does not launch: the Python function's, with the call as given; the Memo's exception raised."""
+    c = call()
+    ran, python_calls = [], []
+    cb.keep(cb.call_key(**c), ran.append)
+    cb.learn(KERNEL, c["args"])
+    hot, taken = memo_with_counter()
+
+    def python(*args, **kwargs):
+        python_calls.append((args, kwargs))
+        return "python's"
+
+    last, native = [(KERNEL, hot)], [False]
+    front = c_launch.module().Front(python, last, native, ("sm_90a", "auto", "auto"))
+    args = (5, (4,), KERNEL, c["args"])
+    assert front(*args) is None and front(*args) is None and ran == [5, 5] and python_calls == []
+    assert len(taken) == 1  # the first call: the Memo's Python launcher (which recorded it), the second in C
+    for other in [dict(args=args, kwargs=dict(tiles="auto")), dict(args=args + ("sm_90a",), kwargs={}),
+                  dict(args=args[:3], kwargs={}), dict(args=(5, (4,), object(), c["args"]), kwargs={})]:
+        python_calls.clear()
+        assert front(*other["args"], **other["kwargs"]) == "python's"
+        assert python_calls == [(other["args"], other["kwargs"])] and ran == [5, 5]
+    native[0] = True  # TILEORCH_CUTILE_NATIVE=1: the Python function's route
+    python_calls.clear()
+    assert front(*args) == "python's" and len(python_calls) == 1 and ran == [5, 5]
+    native[0] = False
+    last[0] = (KERNEL, lambda *a: True)  # a hot launcher that is no Memo: the Python function reads it
+    python_calls.clear()
+    assert front(*args) == "python's" and len(python_calls) == 1
+    last[0] = (KERNEL, hot)
+    changed = (5, (8,), KERNEL, c["args"])  # nothing bound for it: the Memo's answer is a key, not True
+    python_calls.clear()
+    assert front(*changed) == "python's" and python_calls == [(changed, {})] and ran == [5, 5]
+
+    def fails(stream):
+        raise RuntimeError("launch failed")
+
+    cb.clear()
+    cb.keep(cb.call_key(**c), fails)
+    cb.learn(KERNEL, c["args"])
+    last[0] = (KERNEL, cb.hot_launchers[KERNEL])
+    with pytest.raises(RuntimeError, match="launch failed"):
+        front(*args)
+    with pytest.raises(ValueError):
+        c_launch.module().Front(python, last, native, ("sm_90a", "auto"))
+
+
+def test_the_launcher_modules_name_is_the_digest_of_its_source():
+    """The built file is found by name without the source (a relaunch imports no hashlib): the digest in
+    c_launch must follow every edit of c_launch_build.SOURCE."""
+    from tileorch.runtime import c_launch_build
+
+    assert c_launch.DIGEST == c_launch_build.digest() and c_launch.name().endswith(c_launch.DIGEST)

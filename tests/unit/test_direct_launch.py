@@ -193,13 +193,21 @@ def test_the_path_and_why(drv, monkeypatch):
     assert path() == ("ctypes", "") and path() == ("ctypes", "") and opened == ["libcuda.so.1"]  # loaded once
     monkeypatch.setenv(dl.ENV, "0")
     assert path() == ("cuda-python", "TILEORCH_LAUNCH_CTYPES=0")
-    monkeypatch.delenv(dl.ENV)  # unset: the compiled C launcher with TILEORCH_LAUNCH_C=1 where it builds
-    monkeypatch.setenv(c_launch.ENV, "1")
-    assert path() == (("c", "") if not c_launch.why_not() else ("cuda-python", dl._no_c_reason(c_launch.why_not())))
-    monkeypatch.delenv(c_launch.ENV)  # unset (the default): cuda-python's binding
-    assert path() == ("cuda-python", "the C launcher is not taken (TILEORCH_LAUNCH_C is not 1 (opt-in until measured "
-                                     "on a GPU)); cuda-python's binding (measured cheaper than ctypes; "
-                                     "TILEORCH_LAUNCH_CTYPES=1: ctypes)")
+    monkeypatch.delenv(dl.ENV)  # unset: the compiled C launcher (TILEORCH_LAUNCH_C unset: on) where it builds
+    for switch in ("", "1"):
+        monkeypatch.setenv(c_launch.ENV, switch)
+        c_launch.wait()
+        assert path() == (("c", "") if not c_launch.why_not() else ("cuda-python",
+                                                                      dl._no_c_reason(c_launch.why_not())))
+    with monkeypatch.context() as m:  # (a machine where it did not build: the reason, whatever this one has)
+        m.setattr(c_launch, "_state", [None, "no C compiler here"])
+        m.delenv(c_launch.ENV)
+        assert path() == ("cuda-python", "the C launcher is not taken (no C compiler here); cuda-python's binding "
+                                         "(measured cheaper than ctypes; TILEORCH_LAUNCH_CTYPES=1: ctypes)")
+    monkeypatch.setenv(c_launch.ENV, "0")  # off: cuda-python's binding
+    assert path() == ("cuda-python", "the C launcher is not taken (TILEORCH_LAUNCH_C=0); cuda-python's binding "
+                                     "(measured cheaper than ctypes; TILEORCH_LAUNCH_CTYPES=1: ctypes)")
+    monkeypatch.delenv(c_launch.ENV)
     monkeypatch.setenv(dl.ENV, "0")
     with dl.use_library(fake):
         assert path() == ("cuda-python", "TILEORCH_LAUNCH_CTYPES=0")  # the switch wins over a library handed in
@@ -234,19 +242,26 @@ def test_a_function_without_a_raw_handle_takes_the_cuda_python_path(lib):
 
 
 def test_the_default_path_says_it_is_the_default(monkeypatch):
-    """Unset, the switch takes the default (the C launcher, else cuda-python's binding) and says so,
-    not '=0'; =0 opens no libcuda."""
+    """Unset, the switches take the default (the C launcher where it builds, else cuda-python's binding
+    with the reason) and say so, not '=0'; TILEORCH_LAUNCH_C=0 says so; TILEORCH_LAUNCH_CTYPES=0 opens no
+    libcuda."""
     from fake_libcuda import FakeLibcuda
 
     monkeypatch.delenv(dl.ENV, raising=False)
     monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
     monkeypatch.delenv(c_launch.ENV, raising=False)
     path, why = dl.planned_path(load=lambda: FakeLibcuda(lambda name: []))
-    assert path == "cuda-python" and "not taken" in why and f"{dl.ENV}=1" in why and c_launch.ENV in why
-    monkeypatch.setenv(c_launch.ENV, "1")
-    if not c_launch.why_not():
+    if c_launch.module() is not None:  # the C launcher, with the switches that turn it off
+        assert path == "c" and f"{dl.ENV}=0" in why and f"{c_launch.ENV}=0" in why and f"{dl.ENV}=1" in why
+    else:
+        assert path == "cuda-python" and "not taken" in why and c_launch.why_not() in why
+    with monkeypatch.context() as m:  # where it does not build: cuda-python's binding, saying why
+        m.setattr(c_launch, "_state", [None, "no C compiler here"])
         path, why = dl.planned_path(load=lambda: FakeLibcuda(lambda name: []))
-        assert path == "c" and f"{dl.ENV}=0" in why and f"{c_launch.ENV}=0" in why
+        assert path == "cuda-python" and "not taken (no C compiler here)" in why and f"{dl.ENV}=1" in why
+    monkeypatch.setenv(c_launch.ENV, "0")
+    path, why = dl.planned_path(load=lambda: FakeLibcuda(lambda name: []))
+    assert path == "cuda-python" and f"not taken ({c_launch.ENV}=0)" in why
     monkeypatch.setenv(dl.ENV, "0")
     assert dl.planned_path(load=lambda: (_ for _ in ()).throw(AssertionError("libcuda must not be opened"))) == \
         ("cuda-python", f"{dl.ENV}=0")

@@ -298,10 +298,10 @@ def test_each_launch_reads_the_current_stream(stand_in):
 
 @pytest.mark.parametrize("schedule", ["persistent", "streamk"])
 def test_the_ctypes_path_launches_what_the_cuda_python_path_launches(stand_in, monkeypatch, schedule):
-    """tileorch.gemm's bound launches through ctypes (tileorch.runtime.direct_launch, against a
-    stand-in libcuda of C function pointers): the same grid, block, shared memory, stream,
-    cluster attribute and parameter bytes as through cuda-python's binding; Stream-K zeroes its
-    locks first either way."""
+    """tileorch.gemm's bound launches through ctypes and through the compiled C launcher (the
+    default where it builds; tileorch.runtime.direct_launch, against a stand-in libcuda of C
+    function pointers): the same grid, block, shared memory, stream, cluster attribute and
+    parameter bytes as through cuda-python's binding; Stream-K zeroes its locks first either way."""
     from fake_libcuda import FakeLibcuda, cuda_python_launch, handle
 
     from tileorch.runtime import direct_launch
@@ -348,3 +348,19 @@ def test_the_ctypes_path_launches_what_the_cuda_python_path_launches(stand_in, m
     assert [x["stream"] for x in fake.launches] == [0x51, 0x51, 0x77]
     assert [m[1:] for m in memsets] == [m[1:] for m in via_binding]  # the workspace is allocated anew
     assert [m[3] for m in memsets] == ([0x51, 0x51, 0x77] if schedule == "streamk" else [])
+    from tileorch.runtime import c_launch
+
+    if c_launch.wait() is None:  # (no C launcher on this machine: the two paths above are all there is)
+        return
+    gapi.clear_caches()  # the default: the compiled C launcher (Stream-K's launch method enqueues through it too)
+    memsets.clear()
+    monkeypatch.delenv(direct_launch.ENV)
+    fake = FakeLibcuda(lambda name: sizes)
+    with direct_launch.use_library(fake):
+        calls()
+    launch = next(iter(next(iter(gapi._problems.values())).bound.values()))
+    prepared = getattr(launch, "bound", None) or launch.__self__
+    assert prepared.path == "c" and fake.launches == records
+    assert type(launch).__name__ == ("method" if schedule == "streamk" else "Launcher")
+    assert len(prepared._direct._enqueuers) == (schedule == "streamk")  # the method's launch: a C launcher too
+    assert [m[1:] for m in memsets] == [m[1:] for m in via_binding]

@@ -787,7 +787,74 @@ def _walk_ops(ops):
             yield from _walk_ops(op.body)
 
 
+IDLE_SLICE = "tileorch.idle_slice"
+"""A row-groups kernel's consumer ``scf.if`` (``transforms/tileas/row_groups.py``): its then side runs the instance's
+chain, its else side is an idle slice's pass-by (:func:`_check_pass_by`)."""
+
+
+def _check_pass_by(if_op: Operation) -> None:
+    """The else side of an :data:`IDLE_SLICE` branch must be the pass-by of an idle slice, in this order: the Q
+    slot's full wait, its release (an ``mbarrier.arrive`` on the slot's empty barrier), then one ``scf.for`` from 0
+    over the instance's tiles whose body waits on the ring's full barrier of its tile and releases the same stage's
+    empty barrier, nothing else on a barrier.  Such a side is safe beside the proved then side: each release follows
+    the same warp group's wait on that round's full barrier, so it lands in that round's empty phase (the producer
+    fills round ``r`` only once round ``r - S`` is released), it releases every round the then side would (one
+    arrival per thread, in ring order), and it waits only on the producer's fills.  A located error otherwise."""
+    side = if_op.regions[1].blocks.first if if_op.regions[1].blocks else None
+    if side is None:
+        raise LocatedError(if_op, "check: an idle slice's branch without its pass-by side")
+    top = [o for o in side.ops if o.name in (WAIT, ARRIVE) or o.name == "scf.for"]
+    loops = [o for o in top if o.name == "scf.for"]
+    if [o.name for o in top] != [WAIT, ARRIVE, "scf.for"] or len(loops) != 1 or _const(loops[0].operands[0]) != 0:
+        raise LocatedError(if_op, "check: an idle slice's pass-by is not the Q wait, its release and one loop over "
+                                  "the tiles from 0")
+    body = [o for o in loops[0].walk() if o.name in (WAIT, ARRIVE, EXPECT_TX, COPY)]
+    if [o.name for o in body] != [WAIT, ARRIVE] or any(o.name == "scf.for" for o in loops[0].body.walk()):
+        raise LocatedError(loops[0], "check: an idle slice's loop does not wait for its tile and release it")
+    wait, arrive = body
+    full, empty = _ring_base(wait.operands[0]), _ring_base(arrive.operands[0])
+    st_w, st_a = _stage_of(wait.operands[0]), _stage_of(arrive.operands[0])
+    if full is None or empty is None or full == empty or st_w is None or st_w is not st_a:
+        raise LocatedError(loops[0], "check: an idle slice releases another stage than the one it waited for")
+    for a in [top[1], arrive]:
+        _check_release_after_wgmma(a)
+
+
+def _stage_of(v: SSAValue) -> SSAValue | None:
+    """The stage value of a ring barrier's address (``gep(smem, stage * 8 + base)``), else None."""
+    for _ in range(6):
+        owner = v.owner
+        if not isinstance(owner, Operation):
+            return None
+        if owner.name == "arith.muli" and _const(owner.operands[1]) == 8:
+            return owner.operands[0]
+        if not owner.operands:
+            return None
+        v = owner.operands[1] if owner.name == "llvm.getelementptr" and len(owner.operands) > 1 else owner.operands[0]
+    return None
+
+
+def _busy_side(fn: Operation) -> Operation:
+    """``fn``, or for a row-groups kernel a copy in which each :data:`IDLE_SLICE` branch is replaced by its then
+    side (the instance's chain: what the protocol models) once its else side passed :func:`_check_pass_by`."""
+    idle = [o for o in fn.walk() if IDLE_SLICE in o.attributes]
+    if not idle:
+        return fn
+    for op in idle:
+        _check_pass_by(op)
+    fn = fn.clone()
+    for op in [o for o in fn.walk() if IDLE_SLICE in o.attributes]:
+        then = op.regions[0].blocks.first
+        for inner in list(then.ops)[:-1]:  # (the yield stays)
+            inner.detach()
+            op.parent_block().insert_op_before(inner, op)
+        op.detach()
+        op.erase()
+    return fn
+
+
 def extract_chained(module: ModuleOp, kernel: str | None = None) -> list[Protocol]:
-    """The protocols of the module's chained-dots kernels (or of the one named ``kernel``)."""
-    return [_Reader(fn).protocol() for fn in chained_kernels(module)
+    """The protocols of the module's chained-dots kernels (or of the one named ``kernel``); a row-groups kernel's
+    idle slices are checked by form (:func:`_check_pass_by`) and the rest proved (:func:`_busy_side`)."""
+    return [_Reader(_busy_side(fn)).protocol() for fn in chained_kernels(module)
             if kernel is None or fn.properties["sym_name"].data == kernel]

@@ -954,10 +954,14 @@ def warp_program_launch(programs_x: int, most: int, per_warp: int, sms: int, reg
 def instances_per_cta(grid: tuple, resident: int, sms: int) -> tuple[int, int]:
     """(CTAs along x, instances per CTA) of a kernel whose final atomics are combined over the instances a CTA
     runs (``transforms/tileaa_to_simt/combined_atomics.py``) launched over ``grid`` programs, when ``resident``
-    CTAs fit one SM: one wave of resident CTAs (``sms * resident`` over the grid's y and z), each running every
-    ``G``-th instance along x (``ceil(x / G)`` of them, or one fewer), so each makes its atomics once; one
-    instance per CTA when the grid is one wave already.  ``TILEORCH_CTA_PROGRAMS=N`` forces ``N`` instances per
-    CTA (``ceil(x / N)`` CTAs; for measuring)."""
+    CTAs fit one SM: at most one wave of resident CTAs (``sms * resident`` over the grid's y and z), each running
+    every ``G``-th instance along x (``ceil(x / G)`` of them, or one fewer), so each makes its atomics once; one
+    instance per CTA when the grid is one wave already; at most ``TILEORCH_CTA_PROGRAMS_MAX`` instances a CTA
+    (default 4: more CTAs than one wave then).  Why the cap: one wave of CTAs each running ``R`` rows finishes
+    together, and its ``2 G`` atomics on one address meet at the end, serialized at L2 (H100, session 33, CE 4096
+    over 32768 rows: one wave, 16 rows a CTA, 0.86 of the copy rate; 4 rows a CTA, four waves whose atomics
+    land while other CTAs still load, 0.90; forced 16: 0.84).  ``TILEORCH_CTA_PROGRAMS_MAX=0``: one wave, no cap.
+    ``TILEORCH_CTA_PROGRAMS=N`` forces ``N`` instances per CTA (``ceil(x / N)`` CTAs; for measuring)."""
     from tileorch import settings
 
     x, rest = grid[0], max(1, grid[1] * grid[2])
@@ -965,7 +969,15 @@ def instances_per_cta(grid: tuple, resident: int, sms: int) -> tuple[int, int]:
     if forced:
         return -(-x // forced), forced
     ctas = max(1, min(x, sms * max(1, resident) // rest))  # CTAs along x of one wave
+    cap = settings.integer("TILEORCH_CTA_PROGRAMS_MAX")
+    cap = CTA_PROGRAMS_MAX if cap is None else cap
+    if cap and -(-x // ctas) > cap:
+        return -(-x // cap), cap
     return ctas, -(-x // ctas)
+
+
+CTA_PROGRAMS_MAX = 4
+"""The default of ``TILEORCH_CTA_PROGRAMS_MAX`` (:func:`instances_per_cta`)."""
 
 
 def combined_launch(grid: tuple, ctas: int, per_cta: int) -> tuple[list[int], tuple]:
@@ -1783,6 +1795,11 @@ def chained_ctas(record: dict, grid3: tuple[int, int, int], sm_count: int) -> tu
         ctas = max(1, min(total, per_sm * sm_count))
         return ctas, f"remark: {ctas} CTAs ({per_sm} per SM at most) for {total} instances"
     sms = max(1, min(total, sm_count))
+    if persistent.get("row_groups"):  # work units of 64-row slices (transforms/tileas/row_groups.py)
+        from tileorch.transforms.tileas.row_groups import launch_remark
+
+        return sms, launch_remark(grid3[0], grid3[1] * grid3[2], int(persistent["row_groups"]), sms,
+                                  persistent.get("idle_slices") == "pass")
     order, heavy = persistent.get("schedule"), record.get("heavy_first")
     forced = settings.value(CHAINED_CTAS_ENV)
     if forced in ("sms", "total"):
@@ -1970,6 +1987,10 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
                              "tileorch.testing.export.export_cutile writes its bytecode, tileorch compile compiles "
                              "it") from None
     dev = _check_device(arch)
+    if not sync:  # its launch is kept bound: the C launcher built (once a machine) while the kernel compiles
+        from tileorch.runtime.c_launch import start
+
+        start()
     # a GEMM program is lowered through the tier only: _launch_gemm compiles the tiles it runs
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule, defer_gemm=True)
     _note_launched(kernel)
@@ -2086,6 +2107,29 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
     if layout is not None:
         slots, extents = layout
         keep_layout(fast, bound.repointer(slots), extents, bound.pointer_launcher(slots))
+
+
+def _front(python: Any) -> Any:
+    """``python`` (:func:`launch`) behind the compiled launcher's ``Front`` where that module is on and
+    built on the machine already (:func:`tileorch.runtime.c_launch.loaded_if_built`: loaded, never
+    built, here): a repeat of the last kernel's call, four arguments by position, is checked by its
+    ``Memo`` without this function's Python frame (~1.2k instructions a call,
+    ``benchmarks/launch_instructions.py`` cutile_cai vs cutile_cai_hot); everything else is ``python``'s.
+    The front carries ``python``'s name, doc and ``__wrapped__`` (``inspect.signature`` reads it)."""
+    from tileorch.runtime.c_launch import loaded_if_built
+
+    c = loaded_if_built()
+    if c is None or getattr(c, "Front", None) is None:
+        return python
+    arch, schedule, _sync, tiles = python.__defaults__
+    front = c.Front(python, last_hot, native_on, (arch, schedule, tiles))
+    for attribute in ("__name__", "__qualname__", "__module__", "__doc__", "__defaults__"):
+        setattr(front, attribute, getattr(python, attribute))
+    front.__wrapped__ = python
+    return front
+
+
+launch = _front(launch)
 
 
 __all__ = [

@@ -290,6 +290,9 @@ def _gemm_slow(a, b, out, schedule: str, config: GemmConfig | None, key):
     major, _minor, sms = device_facts(a.device)
     if major != 9:
         raise ValueError(f"tileorch.gemm needs an sm_90 (Hopper) GPU, got compute capability {major}.{_minor}")
+    from tileorch.runtime.c_launch import start
+
+    start()  # the C launcher (built once a machine) while the kernel loads or compiles
     dtype = _dtype_name(a)
     m, k = a.shape
     n = b.shape[1]

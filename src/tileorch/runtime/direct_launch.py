@@ -12,8 +12,8 @@ table; a call is one foreign call of ``cuLaunchKernelEx`` and a test of the CUre
 
 Which path (:func:`path_of`): with ``TILEORCH_LAUNCH_CTYPES`` unset, the compiled C launcher
 (:mod:`tileorch.runtime.c_launch`: one C call into libcuda's ``cuLaunchKernelEx``, the cheapest
-call measured on the CPU) where ``TILEORCH_LAUNCH_C=1`` (opt-in until measured on a GPU) and it
-builds, else cuda-python's binding; ``TILEORCH_LAUNCH_CTYPES=1`` the
+call measured on the CPU and the H100) where it is built (unless ``TILEORCH_LAUNCH_C=0``), else
+cuda-python's binding; ``TILEORCH_LAUNCH_CTYPES=1`` the
 ctypes call, ``=0`` cuda-python's binding.  The C launcher and the ctypes call are taken only
 when the driver module in use is the ``cuda.bindings.driver`` that
 :func:`tileorch.runtime.driver.api` loaded (never a test's stand-in: its handles are no driver
@@ -167,6 +167,8 @@ def planned_path(load: Callable[[], Any] | None = None) -> tuple[str, str]:
         return "ctypes", f"libcuda's cuLaunchKernelEx called through ctypes ({ENV}=1; unset: the C launcher)"
     from tileorch.runtime import c_launch
 
+    if c_launch.enabled():
+        c_launch.wait()  # (a diagnosis: the build's outcome, however long the compiler takes)
     why = c_launch.why_not()
     if why:
         return "cuda-python", _no_c_reason(why)
@@ -258,6 +260,7 @@ class DirectLaunch:
         self.function = _Ref(raw)
         self.function.keep = function  # type: ignore[attr-defined]
         self.configs: dict[int, _Ref] = {}
+        self._enqueuers: dict[int, Any] = {}  # the C launchers of enqueue(), by parameter table address
 
     def config(self, stream: int) -> _Ref:
         """The address of the launch's ``CUlaunchConfig`` on ``stream`` (made once per stream
@@ -274,7 +277,17 @@ class DirectLaunch:
 
     def enqueue(self, stream: int, params: int) -> None:
         """One launch on ``stream`` with the parameter address table at ``params`` (what a
-        :meth:`launcher`'s function does, for callers that do more around the launch)."""
+        :meth:`launcher`'s function does, for callers that do more around the launch): through the
+        compiled launcher where this launch has it (one made per table address, holding nothing: the
+        caller owns the table), else ctypes."""
+        if self.c is not None:
+            go = self._enqueuers.get(params)
+            if go is None:
+                if len(self._enqueuers) >= STREAMS_MAX:
+                    self._enqueuers.clear()
+                go = self._enqueuers[params] = self.c_launcher(None, params)
+            go(stream)
+            return
         if self.device is not None:
             self.device.require_healthy()
         result = self.launch_ex(self.config(stream), self.function, _Ref(params or None), None)

@@ -1,6 +1,7 @@
-// RUN: env TILEORCH_ATTN_ROW_GROUPS=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
+// RUN: env TILEORCH_ATTN_ROW_GROUPS=3 TILEORCH_ATTN_IDLE_SLICES=pass tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
 // RUN: env TILEORCH_ATTN_ROW_GROUPS=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
+// RUN: env TILEORCH_ATTN_ROW_GROUPS=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=COMPUTE
 // RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=OFF
 // RUN: env TILEORCH_ATTN_ROW_GROUPS=3 TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=REFUSED
 
@@ -9,12 +10,13 @@
 // warp groups (512 threads, setmaxnreg 24 / 160) over a 192-row Q box (24576 bytes a slot), every stage and Q slot
 // released by 384 threads.  Work units: cdiv(2 grid_x, 3) a head, the full ones of every head dealt first.  The
 // producer's Q box starts at the unit's first slice (row 128 (3u / 2) + 64 (3u % 2)); consumer warp group g runs
-// slice 3u + g: program id x = slice / 2, fragment rows 16 (warp % 4) + lane / 4 + 64 (slice % 2), and stores only
-// where that instance exists (x < grid_x).
+// slice 3u + g: program id x = slice / 2, fragment rows 16 (warp % 4) + lane / 4 + 64 (slice % 2), where that
+// instance exists (x < grid_x); an idle slice passes the unit's tiles by (the Q wait and release, each tile's full
+// wait and release) under a branch made warp-uniform by shfl.sync.idx.
 
 // CHECK:      func.func @chained_dots_128x64x64_64_f16_g3(
 // CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
-// CHECK-SAME: persistent = {q_slots = 2 : i64, row_groups = 3 : i64}
+// CHECK-SAME: persistent = {idle_slices = "pass", q_slots = 2 : i64, row_groups = 3 : i64}
 // CHECK-SAME: remark: 3 consumer warp groups of 160 registers over 192 rows (TILEORCH_ATTN_ROW_GROUPS=3)
 // CHECK-SAME: smem = 114784 : i64, stages = 4 : i64, threads = 512 : i64
 // CHECK-SAME: tmaps = [{arg = 0 : i64, box = 64 : i64, rank = 3 : i64, rows = 192 : i64
@@ -42,7 +44,29 @@
 // CHECK-NEXT: %rg_valid_1 = arith.cmpi ult, %rg_pidx_1, %grid_x
 // CHECK:      %rg_p64 = arith.muli %rg_part_1
 // CHECK-NEXT: %rg_row0 = arith.addi %rg_r, %rg_p64
-// CHECK:      scf.if %rg_valid_1 {
+// CHECK:      %rg_valid32 = arith.extui %rg_valid_1
+// CHECK-NEXT: %rg_valid_w = llvm.inline_asm has_side_effects "shfl.sync.idx.b32 $0, $1, 0, 31, -1;", "=r,r" %rg_valid32
+// CHECK-NEXT: %rg_valid_u = arith.cmpi ne, %rg_valid_w, %c0
+// CHECK-NEXT: scf.if %rg_valid_u {
+// CHECK:        %qi_ph = arith.andi
+// CHECK-NEXT:   nvvm.mbarrier.try_wait.parity %qsbar{{.*}}, %qi_ph, %ticks {{.*}}Q tile full barrier (idle)
+// CHECK:        nvvm.mbarrier.arrive %qsebar
+// CHECK-NEXT:   scf.for {{.*}} = %c0 to %n_tiles{{.*}} step %c1
+// CHECK-NEXT:     %idler = arith.addi {{.*}}, %ring_1
+// CHECK:          nvvm.mbarrier.try_wait.parity %ifbar, %idleph
+// CHECK:          nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:     nvvm.mbarrier.arrive %iebar
+// CHECK-NEXT:   }
+// CHECK-NEXT: }{tileorch.idle_slice}
+
+// By default (TILEORCH_ATTN_IDLE_SLICES=compute) an idle slice computes its chain; only the stores are under the
+// branch:
+// COMPUTE:      func.func @chained_dots_128x64x64_64_f16_g3(
+// COMPUTE-SAME: persistent = {idle_slices = "compute", q_slots = 2 : i64, row_groups = 3 : i64}
+// COMPUTE-NOT:  tileorch.idle_slice
+// COMPUTE:      nvvm.mbarrier.arrive %qsebar
+// COMPUTE:      scf.if %rg_valid_1 {
+// COMPUTE-NOT:  tileorch.idle_slice
 
 // OFF:      func.func @chained_dots_128x64x64_64_f16(
 // OFF-SAME: nvvm.maxntid = array<i32: 384, 1, 1>

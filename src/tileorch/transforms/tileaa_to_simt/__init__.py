@@ -89,8 +89,8 @@ from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.dense_splat import splat_value
 from tileorch.transforms.math_mode import takes_approx
 from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, combined_atomics, early_prefetch,
-                                                gather_occupancy, occupancy_cap, prints, rematerialize, store_chunks,
-                                                thread_local_reduce, thread_partials, uniform_division, warp_programs)
+                                                gather_occupancy, occupancy_cap, prints, rematerialize, store_barriers,
+                                                store_chunks, thread_local_reduce, thread_partials, uniform_division, warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, cmpi, float_attr,
                                                      global_type, integer_attr, is_float, is_fp8, memory_type,
                                                      predicated_form, reg_type, strides_of, supported_element)
@@ -234,6 +234,11 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         self._stage_end = 0
         self.smem: SSAValue | None = None
         self.has_loads = any(op.name in ("nv_tileaa.tiled_load", "nv_tileaa.load") for op in fn.walk())
+        self._ordered_writes: set | str | None = None
+        self._writes_seen: set[Operation] = set()
+        """The writes a read is ordered after by its token (``store_barriers.py``), once asked."""
+        self.unbarriered_stores: set[Operation] = set()
+        """Weak tile stores a load may follow, lowered without the barrier after them (``store_barriers.py``)."""
         self.split = cluster_split.split_loop(fn)
         """The reduction loop split over a cluster's CTAs (``cluster_split.py``), or None."""
         self.rank = self.nranks = self.rank0 = None
@@ -414,6 +419,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             new.attributes[PAST_STORES_ATTR] = IntegerAttr(len(self.prefetched_past_stores), i32)
         if self.split is not None:
             new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.max_cluster(), i32)
+        if self.unbarriered_stores:
+            new.attributes[store_barriers.ATTR] = IntegerAttr(len(self.unbarriered_stores), i32)
         if self.combine is not None:
             new.attributes[combined_atomics.ATTR] = IntegerAttr(len(self.combine.atomics), i32)
             new.attributes[combined_atomics.REASSOC_ATTR] = IntegerAttr(self.combine.reassociated, i32)
@@ -1352,8 +1359,21 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             else:
                 e.if_(cond, at_once, slow)
         if self.has_loads and self._load_may_follow(op):
-            e.barrier()
+            if self._store_ordered(op):
+                e.barrier()
+            else:  # (store_barriers.py: no read is ordered after it by its token)
+                self.unbarriered_stores.add(op)
         self.vals[op.results[0]] = None
+
+    def _store_ordered(self, op: Operation) -> bool:
+        """Whether a read of the kernel is ordered after the weak tile store ``op`` by its memory token (then the
+        barrier after it stays: ``store_barriers.py``); always True under ``TILEORCH_STORE_BARRIERS=always``."""
+        if not store_barriers.by_tokens() or not self.fn.is_ancestor(op):  # (a copy outside the kernel: unknown)
+            return True
+        if self._ordered_writes is None or op not in self._writes_seen:  # (a store made since: walk again)
+            self._ordered_writes = store_barriers.ordered_writes(self.fn)
+            self._writes_seen = {w for w in self.fn.walk() if w.name in store_barriers.WRITES}
+        return store_barriers.ordered_after(self.fn, op, self._ordered_writes)
 
     # -- shared-memory exchange -------------------------------------------------------------
     def _stage(self, e: Emitter, tiles: list[Tile], pad: bool = True) -> list[int]:

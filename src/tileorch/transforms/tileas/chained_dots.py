@@ -114,8 +114,9 @@ from tileorch.transforms.tileas.loop_row_prefetch import enabled as row_prefetch
 from tileorch.transforms.tileas.loop_row_prefetch import hoist as hoist_row_loads
 from tileorch.transforms.tileas.loop_row_prefetch import record as record_row_load
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
-from tileorch.transforms.tileas.row_groups import ROW_GROUPS_ENV
+from tileorch.transforms.tileas.row_groups import IDLE_SLICE_ATTR, ROW_GROUPS_ENV, idle_pass_by
 from tileorch.transforms.tileas.row_groups import asked as row_groups_asked
+from tileorch.transforms.tileas.row_groups import setting as row_groups_setting
 from tileorch.transforms.tileas.row_groups import refusal as row_groups_refusal
 from tileorch.transforms.tileas.row_groups import remark as row_groups_remark
 from tileorch.transforms.tileas.stagger_consumers import emit_stagger, stagger_cycles
@@ -3742,20 +3743,23 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             _fail((ck.q_prologue or ck.b_prologue).top.owner, f"a Q or K prologue with {ck.tm}-row tiles (four "
                                                              "consumer warp groups) is not supported")
     row_groups_off = None  # why TILEORCH_ATTN_ROW_GROUPS, asked for, is not applied
-    if row_groups_asked():  # FA3's d64 shape: three consumer warp groups over 192 rows (row_groups.py)
-        groups = row_groups_asked()
-        row_groups_off = row_groups_refusal(ck, groups=groups, persistent=plan.persistent, heavy=heavy,
-                                            work_items=work_items, guards=guards, pingpong=pingpong,
-                                            next_s=next_s_enabled(), regs=consumer_regs(groups))
-        if row_groups_off is None:
+    refused = []  # (groups, why) of each count tried (auto: the most groups that fit first)
+    for groups in row_groups_asked():  # FA3's d64 shape: three consumer warp groups over 192 rows (row_groups.py)
+        why = row_groups_refusal(ck, groups=groups, persistent=plan.persistent, heavy=heavy, work_items=work_items,
+                                 guards=guards, pingpong=pingpong, next_s=next_s_enabled(), regs=consumer_regs(groups))
+        if why is None:
             ck.row_groups, rows = groups, ck.a0.rows
             ck.a0.rows = 64 * groups
             grouped = _choose_plan(ck, True)
             if not grouped.persistent or grouped.stages < PIPELINED_STAGES:
                 ck.row_groups, ck.a0.rows = 0, rows
-                row_groups_off = f"two K/V stages beside {64 * groups}-row Q slots exceed the shared memory"
+                why = f"two K/V stages beside {64 * groups}-row Q slots exceed the shared memory"
             else:
                 plan = grouped
+                break
+        refused.append((groups, why))
+    if refused and not ck.row_groups:
+        row_groups_off = refused[0][1] if len(refused) == 1 else "; ".join(f"{g} groups: {w}" for g, w in refused)
     occupancy, occupancy_why = ctas_per_sm(plan.consumers, plan.persistent, plan.smem)
     plan = replace(plan, ctas_per_sm=occupancy)
     persistent = plan.persistent
@@ -4047,8 +4051,53 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             kb.pingpong_kernel_first()
 
         def instance(it: SSAValue) -> SSAValue:
-            n, inits = instance_values()
-            slot, use = work.q_slot(it)
+            if ck.row_groups and idle_pass_by():  # a slice past the head's last instance: the unit's tiles pass by
+                slot, use = work.q_slot(it)
+                n = instance_values()[0]
+                regions = []
+                for side in (lambda: run(it, *instance_values(), slot, use), lambda: pass_by(n, slot, use)):
+                    blk = Block()
+                    with kb.into(blk) as t:
+                        side()
+                        t.add(scf.YieldOp())
+                    regions.append(Region(blk))
+                # lane 0's value in every lane (shfl.sync.idx): ptxas then branches warp-uniformly around the chain
+                # (on the lanes' own values, which it cannot tell are uniform per warp, ptxas 13.0 spilled 140 B in
+                # the 128x128 d64 kernel's loop instead of 24 B)
+                wide = kb.v(arith.ExtUIOp(work.valid, i32), "rg_valid32")
+                lane0 = kb.v(llvm.InlineAsmOp("shfl.sync.idx.b32 $0, $1, 0, 31, -1;", "=r,r", [wide], [i32],
+                                              has_side_effects=True), "rg_valid_w")
+                uniform = kb.v(cmpi(lane0, kb.small(0), "ne"), "rg_valid_u")
+                idle = kb.e.add(scf.IfOp(uniform, [], regions[0], regions[1]))
+                idle.attributes[IDLE_SLICE_ATTR] = UnitAttr()  # (tileorch check: extract_chained reads both sides)
+            else:  # (the trip count before the Q slot: the order of the kernel without row groups, PTX-identical)
+                n, inits = instance_values()
+                slot, use = work.q_slot(it)
+                run(it, n, inits, slot, use)
+            return n
+
+        def pass_by(n: SSAValue, slot: SSAValue, use: SSAValue) -> None:
+            """An idle slice of a row-groups unit: its warp group waits for the unit's Q and each K/V tile (so that
+            its release lands in the round of that load) and releases them, without computing (the tensor core's
+            time goes to the unit's other slices)."""
+            kb.try_wait(work.q_bar(slot), kb.v(arith.AndIOp(use, kb.small(1)), "qi_ph"), "Q tile full barrier (idle)")
+            kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))  # (none in flight: the releases' rule, for tileorch check)
+            kb.e.add(nvvm.MBarrierArriveOp(work.q_empty(slot), with_state=False))
+
+            def tile(le: Emitter, j: SSAValue, _) -> list[SSAValue]:
+                with kb.into(le.block):
+                    st, ph = kb.stage_index(j, "idle")
+                    _, fbar = kb.stage_barrier("ifb", "ifbar", st, kb.off["full"])
+                    kb.try_wait(fbar, ph, "K/V ring full barrier (idle consumer)", kb.off["full"])
+                    _, ebar = kb.stage_barrier("ieb", "iebar", st, kb.off["empty"])
+                    kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+                    kb.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))
+                return []
+
+            _for(kb.e, kb.small(0), n, kb.small(1), [], [], tile)
+
+        def run(it: SSAValue, n: SSAValue, inits: list[SSAValue], slot: SSAValue, use: SSAValue) -> None:
+            """The instance's chain, the release of its Q slot and its stores."""
             kb.q_wait = (work.q_bar(slot), kb.v(arith.AndIOp(use, kb.small(1)), "q_ph"))
             kb.da_cur = work.q_descriptor(slot)
             if ck.q_prologue is not None or kb.q_regs:  # the prologue's / the fragment's rows in the slot
@@ -4069,7 +4118,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             if not released:
                 release_q()
             kb.q_wait = kb.da_cur = kb.q_off = None
-            if ck.row_groups:  # a slice past the head's last instance stores nothing
+            if ck.row_groups and not idle_pass_by():  # an idle slice computed its chain: it stores nothing
                 def stored(w: Emitter) -> None:
                     with kb.into(w.block):
                         store(outs)
@@ -4077,7 +4126,6 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 _if(kb.e, work.valid, stored)
             else:
                 store(outs)
-            return n
 
         if ck.row_groups:  # row groups: the consumer warp group's slice of each unit, its rows in the instance
             work.group = _hint(kb.v(arith.ShRUIOp(warp, kb.small(2)), "rg_group"), "rg_group")
@@ -4119,6 +4167,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             record["persistent"]["ctas_per_sm"] = plan.ctas_per_sm
         if ck.row_groups:
             record["persistent"]["row_groups"] = ck.row_groups
+            record["persistent"]["idle_slices"] = "pass" if idle_pass_by() else "compute"
         if snake:
             record["persistent"]["schedule"] = snake
             if schedule_by_default():
@@ -4208,7 +4257,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             record["row_groups_off"] = row_groups_off
         located.append(format_error(ck.dot1, row_groups_remark(ck.row_groups, consumer_regs(plan.consumers),
                                                                plan.smem, plan.stages, plan.q_slots)
-                                    if ck.row_groups else f"{ROW_GROUPS_ENV}={row_groups_asked()} not applied: "
+                                    if ck.row_groups else f"{ROW_GROUPS_ENV}={row_groups_setting()} not applied: "
                                     f"{row_groups_off}", "remark"))
     if located:  # remarks at the user's lines (the driver prints them with the tier's remark)
         record["remarks"] = located

@@ -12,7 +12,9 @@ same for every row it serves.  With ``G = 3`` groups, CTA work unit ``u`` of a h
 consecutive rows, since the Q tile's row index is the program id times the tile's 128 rows) and each K/V tile
 once for the three groups; each group evaluates the program for its own instance (its program id) and rows, and
 a group whose slice is past the head's last instance (``s // 2 >= X``) computes on what the box holds there and
-stores nothing.  ``cdiv(2 X, 3)`` units per head: at ``X = 8`` (sequence 1k) 6 units, one slot in 9 idle; every
+computes its chain on what the box holds and stores nothing (``TILEORCH_ATTN_IDLE_SLICES=pass``: passes the unit's
+tiles by, :func:`idle_pass_by`).
+``cdiv(2 X, 3)`` units per head: at ``X = 8`` (sequence 1k) 6 units, one slot in 9 idle; every
 head's full units are dealt before the partial ones.  With ``G = 4`` the same with four slices a unit (``X / 2``
 units a head when ``X`` is even: none idle).
 
@@ -35,6 +37,10 @@ from xdsl.ir import Operation, SSAValue
 from tileorch import settings
 
 ROW_GROUPS_ENV = "TILEORCH_ATTN_ROW_GROUPS"
+IDLE_SLICE_ATTR = "tileorch.idle_slice"
+"""The consumer's ``scf.if`` on its slice's instance existing: the chain, its Q release and stores, or else the
+idle slice's pass-by (wait for the unit's Q and each K/V tile, release each; :mod:`tileorch.analysis.extract_chained`
+checks that side's form and proves the other)."""
 
 GROUPS = (3, 4)
 """The consumer warp group counts built: three of 160 registers (FA3's d64 shape: S, P and O of a 128-wide key
@@ -48,10 +54,32 @@ _LAYOUT = ("nv_tileaa.assume", "arith.index_cast", "arith.extsi", "arith.extui",
            "nv_tileas.convert_layout")
 
 
-def asked() -> int:
-    """The consumer warp groups asked for (0: off; read at each compile, part of the disk-cache key)."""
-    v = settings.value(ROW_GROUPS_ENV)
-    return int(v) if v and v != "0" else 0
+IDLE_ENV = "TILEORCH_ATTN_IDLE_SLICES"
+
+
+def idle_pass_by() -> bool:
+    """Whether an idle slice passes its unit's tiles by (``TILEORCH_ATTN_IDLE_SLICES=pass``: a warp-uniform branch
+    on the warp group's slice around the chain, its condition broadcast from lane 0 with ``shfl.sync.idx``) instead
+    of computing a chain it does not store (``compute``, the default: the form the H100 ran and tested).  ptxas 13.0
+    spills the same 24 B in the 128x128 d64 kernel either way (140 B with a branch on the lanes' own values)."""
+    return settings.value(IDLE_ENV) == "pass"
+
+
+def setting() -> str:
+    """``TILEORCH_ATTN_ROW_GROUPS`` as set (``0``, ``3``, ``4`` or ``auto``; read at each compile, part of the
+    disk-cache key)."""
+    return settings.value(ROW_GROUPS_ENV) or "0"
+
+
+def asked() -> tuple[int, ...]:
+    """The consumer warp group counts to try, in order (none: off).  ``auto`` is the cost rule of the H100's
+    session-34 A/B (``benchmarks/session34_attn1k.sh``, one process): four groups wherever their 112 registers hold
+    S, the packed P and the carried tiles (head dim 64 with 64-wide key tiles: the 128x64 program 339 -> 400 TFLOP/s
+    at 1k, 368 -> 475 at 4k), never three (d64 128x128 0.90x at 1k and 0.955x at 4k; d128 128x64 0.90x at 1k,
+    1.04x at 4k); the kernel of 128-row instances elsewhere.  Not the default: flipping it changes the default kernel
+    of every d64 128x64 program (tests and FileCheck encode the two-group kernel)."""
+    v = setting()
+    return (4,) if v == "auto" else (int(v),) if v != "0" else ()
 
 
 def reads_pid(v: SSAValue, axis: int = 0, limit: int = 4096) -> bool:
@@ -142,12 +170,43 @@ def refusal(ck, *, groups: int, persistent: bool, heavy, work_items, guards, pin
     return pid_free(ck)
 
 
+def busiest_slices(x: int, heads: int, groups: int, ctas: int, pass_by: bool = True) -> tuple[int, int, int, int]:
+    """The dealing of a row-groups launch (``x`` instances along grid axis 0, ``heads`` = grid y z, ``ctas``
+    persistent CTAs): (full units, partial units, slices of a partial unit, the most 64-row slices one CTA runs).
+    Units ``w < F heads`` are full (``groups`` slices), the rest partial (``2x % groups``); CTA ``b`` runs ``w = b,
+    b + ctas, ..`` (the kernel's :meth:`~tileorch.transforms.tileas.chained_dots._WorkTiles.unit_coords`).  Without
+    ``pass_by`` (:func:`idle_pass_by`) a partial unit's idle slices are computed: it counts ``groups`` slices."""
+    slices = 2 * x
+    full, rest = slices // groups * heads, slices % groups
+    partial = heads if rest else 0
+
+    def below(n: int, b: int) -> int:  # CTA b's units w < n
+        return (n - b + ctas - 1) // ctas if b < n else 0
+
+    weight = rest if pass_by else groups
+    most = max((below(full, b) * groups + (below(full + partial, b) - below(full, b)) * weight
+                for b in range(min(ctas, full + partial))), default=0)
+    return full, partial, rest, most
+
+
+def launch_remark(x: int, heads: int, groups: int, ctas: int, pass_by: bool = True) -> str:
+    """The launch remark of a row-groups kernel: its units and the busiest CTA's slices (idle ones counted unless
+    ``pass_by``) beside the default kernel's (one 128-row instance, two slices, at a time on the same CTAs)."""
+    full, partial, rest, most = busiest_slices(x, heads, groups, ctas, pass_by)
+    default = 2 * -(-(x * heads) // ctas)
+    return (f"remark: {ctas} CTAs (one per SM at most) for {full + partial} work units of {groups} 64-row slices "
+            f"({full} full" + (f", {partial} of {rest}" if partial else "") + f") from {x * heads} instances: the "
+            f"busiest CTA runs {most} slices" + ("" if pass_by or not partial else " (idle ones computed)")
+            + f", the kernel of 128-row instances {default} ({ROW_GROUPS_ENV})")
+
+
 def remark(groups: int, regs: int, smem: int, stages: int, slots: int) -> str:
     """The remark of a kernel of row groups."""
-    return (f"{groups} consumer warp groups of {regs} registers over {64 * groups} rows ({ROW_GROUPS_ENV}={groups}): "
+    return (f"{groups} consumer warp groups of {regs} registers over {64 * groups} rows ({ROW_GROUPS_ENV}={setting()}): "
             f"each runs a 64-row slice of a 128-row program instance, the CTA's slices consecutive rows of one "
             f"head sharing each K/V tile; {stages} K/V stages and {slots} Q slot(s) of {64 * groups} rows, {smem} "
             "bytes of shared memory")
 
 
-__all__ = ["GROUPS", "MARGIN", "ROW_GROUPS_ENV", "asked", "is_pid", "pid_free", "reads_pid", "refusal", "remark"]
+__all__ = ["GROUPS", "IDLE_ENV", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "asked", "busiest_slices",
+           "idle_pass_by", "is_pid", "launch_remark", "pid_free", "reads_pid", "refusal", "remark", "setting"]
