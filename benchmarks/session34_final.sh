@@ -2,7 +2,7 @@
 #   CMD="bash benchmarks/session34_final.sh" TAIL=200 bash benchmarks/device_session.sh shell
 # PART=1 (no tileiras needed): [atomics] benchmarks/session34_atomics.sh (CE 4096 with combined atomics by default vs
 #   off, CE fwd+bwd 32000 before/after, controls, atomics GPU tests); [gpu] the GPU twins of sweep 26, attention zoo 34
-#   (stacked query heads, auto) and the row-groups tests.
+#   (stacked query heads, auto), the row-groups tests, and the launcher GPU tests on the default (C) path.
 # PART=2 (tileiras staged first: device_session.sh stage_tc with .tc1 then .tc2): [launch] benchmarks/session34_launch.sh
 #   (C launcher by default vs cuda.tile.launch, tileorch.gemm vs torch.matmul); [coldc] benchmarks/session34_coldc.sh
 #   when present (cold first launch vs cuda.tile.launch).
@@ -13,7 +13,7 @@ bash benchmarks/session34_atomics.sh 2>&1 | tail -n 45
 echo "######## gpu tests $(date -u +%T)"
 S="$OUT/s34gpu"; mkdir -p "$S"
 timeout ${GPU_TESTS:-170} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 12 tests/gpu/test_user_sweep26_gpu.py \
-  tests/gpu/test_attnzoo34_gpu.py tests/gpu/test_attention_programs.py::test_attention_row_groups > "$S/tests.log" 2>&1
+  tests/gpu/test_attnzoo34_gpu.py tests/gpu/test_attention_programs.py::test_attention_row_groups tests/gpu/test_bound_launches_gpu.py tests/gpu/test_cutile_gpu.py > "$S/tests.log" 2>&1
 echo "[gpu tests] rc=$?"; grep -E "^(FAILED|ERROR)" "$S/tests.log" | sort -u | head -30; tail -n 1 "$S/tests.log"
 else
 echo "######## launch $(date -u +%T)"
