@@ -166,7 +166,9 @@ def test_fp8_row_and_nblock_scales():
     sa, sb = _in(name, 2, 12).abs(), _in(name, 3, 13).abs()
     args = _go(name, {0: a, 1: b, 2: sa, 3: sb})
     ref = _mm(a.float(), b.float()) * sa.double()[:, None] * sb.double().repeat_interleave(128)[None, :]
-    _gemm_rel(args[4], ref, 1e-4)
+    # 1e-3: Hopper's fp8 WGMMA adds its products with fewer mantissa bits than f32 (H100, session 34: 2.1e-4 against
+    # this exact reference; sweep 25 found the same); a wrong scale, row or block is off by O(1)
+    _gemm_rel(args[4], ref, 1e-3)
 
 
 def test_fp8_deepseek_block_scales():
