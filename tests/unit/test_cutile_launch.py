@@ -238,6 +238,19 @@ def test_exported_entry_matches_the_packed_parameters():
 
 
 @needs_cutile
+@pytest.mark.parametrize("shape,strides", [((2**31 + 4096,), None), ((4, 2**31), None), ((4, 8), (2**31 * 2, 2))])
+def test_int64_indices_past_2_31_are_refused_not_truncated(shape, strides):
+    """``ct.IndexedWithInt64`` with a size or stride of 2**31 or more: the kernels' index arithmetic is 32-bit (the
+    SIMT path's ``make_memref`` truncates the i64 size: ``cvt.u32.u64``, every access then masked off), so the
+    launch refuses it by name instead of running with truncated sizes; below 2**31 the annotation is accepted."""
+    with pytest.raises(ValueError, match=r"argument 0 \('x'\): shape .* reach 2\*\*31: ct.IndexedWithInt64 is accepted, "
+                                         r"but tileorch's kernels compute .* in 32 bits"):
+        rc.describe_arguments(wide, (Dev(16, shape, strides=strides), 3, 256))
+    assert rc.describe_arguments(wide, (Dev(16, (2**31 - 1,)), 3, 256))[0].index_dtype == "int64"
+
+
+
+@needs_cutile
 @pytest.mark.parametrize("args,exc,words", [
     ((1, 2), TypeError, r"kernel 'add' takes 5 arguments \(a, b, c, alpha, tile\), got 2"),
     (("A", "B", "C", 1.0, 8), TypeError, r"argument 0 \('a'\): cannot pass a str"),

@@ -541,6 +541,8 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
             if any(not lo <= v <= hi for v in (*shape, *strides)):
                 raise ValueError(f"{where}: shape {shape} or strides {strides} exceed the int32 index range; annotate "
                                  "the parameter with ct.IndexedWithInt64")
+            if wide:
+                _refuse_past_32_bit_indices(where, shape, strides)
             static_shape, static_strides = _static_dims(node.array, shape, strides, where)
             out.append(ArrayArg(pos, name, dtype, shape, strides, ptr, "int64" if wide else "int32",
                                 static_shape=static_shape, static_strides=static_strides))
@@ -579,6 +581,19 @@ def _static_dims(annotation: Any, shape: tuple, strides: tuple, where: str) -> t
     return pick("static_shape_dims", shape), pick("static_stride_dims", strides)
 
 
+def _refuse_past_32_bit_indices(where: str, shape: tuple, strides: tuple) -> None:
+    """An array annotated ``ct.IndexedWithInt64`` (i64 sizes and strides in the kernel's signature) with a size
+    or stride of 2**31 or more: refused.  tileorch's kernels (the SIMT path and the tier's epilogues) compute
+    element positions, sizes and strides in 32 bits and truncate the i64 values they are given, so such an
+    array would be read and written at wrong positions (or not at all), silently."""
+    lo, hi = _INT32
+    if any(not lo <= v <= hi for v in (*shape, *strides)):
+        raise ValueError(f"{where}: shape {shape} or strides {strides} reach 2**31: ct.IndexedWithInt64 is "
+                         "accepted, but tileorch's kernels compute sizes, strides and element positions in 32 "
+                         "bits (not supported yet: they would be truncated); pass views of fewer than 2**31 "
+                         "elements per dimension and stride")
+
+
 def _require_element_alignment(ptr: int, dtype: str, where: str) -> None:
     """An array's base address must be a multiple of its element size (a misaligned load or
     store faults on the GPU, and the fault poisons the CUDA context)."""
@@ -605,6 +620,8 @@ def _list_argument(pos: int, name: str, node: Any, value: list, where: str, ct: 
         if any(not lo <= v <= hi for v in (*shape, *strides)):
             raise ValueError(f"{w}: shape {shape} or strides {strides} exceed the int32 index range; annotate "
                              "the parameter with ct.ListAnnotation(element=ct.IndexedWithInt64)")
+        if wide:
+            _refuse_past_32_bit_indices(w, shape, strides)
         items.append(ArrayArg(pos, f"{name}[{i}]", dtype, shape, strides, ptr, "int64" if wide else "int32"))
     first = items[0]
     for i, a in enumerate(items[1:], 1):
