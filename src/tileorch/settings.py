@@ -232,7 +232,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "an ordered atomic of a tile: every thread fences (each), or a CTA barrier and the fences only in "
        "threads holding a live element (holders)", True),
     _s("EXP_BELOW_LSE", "1", SWITCH,
-       "exp(x - lse) after a row's online max / sum loop as ex2.approx of fma(x, log2 e, -lse log2 e) (its argument "
+       "exp(x - lse) after a row's online max / sum loop as ex2.approx of (x - lse) * log2 e (its argument "
        "is at most 0; with ONLINE_SOFTMAX_EXP=ex2)", True),
     _s("ONLINE_SOFTMAX_EXP", "ex2", ("full", "ex2"),
        "the per-thread online softmax's exponentials: the program's exp or ex2.approx of (x - m)*log2(e)", True),

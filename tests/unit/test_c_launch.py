@@ -339,3 +339,42 @@ def test_a_new_process_finds_the_built_launcher_and_fronts_the_public_launch():
     with pytest.MonkeyPatch.context() as m:
         m.setenv(c_launch.ENV, "0")
         assert rc._front(python) is python
+
+
+def test_a_library_another_user_could_write_is_never_loaded(tmp_path, monkeypatch):
+    """The C launcher is loaded only from a file and folder of this user's own that no other user may write:
+    a library of the launcher's (public) name in the shared temporary directory, or a world-writable one in the
+    cache, is not taken (a local user could otherwise run code in every tileorch process, or switch the
+    launcher off for all); the fallback folder is a private one of this user's, not the temporary directory."""
+    import os
+    import stat
+
+    from tileorch.runtime import c_launch
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TILEORCH_CACHE_DIR", str(cache))
+    shared = tmp_path / "shared_tmp"
+    shared.mkdir()
+    monkeypatch.setenv("TMPDIR", str(shared))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    name = c_launch.name() + c_launch._suffix()
+    (shared / name).write_bytes(b"not a library")  # the shared directory itself: never a place
+    assert c_launch.built() is None
+    places = c_launch._places(None)
+    assert places[1] != str(shared) and os.path.basename(places[1]).startswith("tileorch-")
+    mine = cache / "c_launch"
+    mine.mkdir(parents=True)
+    lib = mine / name
+    lib.write_bytes(b"x")
+    os.chmod(lib, 0o600)
+    assert c_launch.built() == str(lib)
+    os.chmod(lib, 0o666)  # world-writable: anyone could have replaced it
+    assert c_launch.built() is None and not c_launch.trusted(str(lib))
+    os.chmod(lib, 0o600)
+    os.chmod(mine, 0o777)  # a folder anyone may write into
+    assert not c_launch.trusted(str(lib))
+    os.chmod(mine, 0o700)
+    assert c_launch.trusted(str(lib))
+    assert stat.S_ISREG(os.lstat(lib).st_mode)

@@ -68,6 +68,7 @@ import time
 from typing import Any
 
 from tileorch import settings
+from tileorch.runtime.c_launch_trust import trusted, trusted_folder  # noqa: F401  (the load rule; re-exported)
 
 ENV = "TILEORCH_LAUNCH_C"
 DIGEST = "fe03b4635a09815c"  # c_launch_build.digest() of its SOURCE (a test keeps them equal: edit both)
@@ -96,7 +97,13 @@ def _places(directory: str | None) -> list[str]:
 
     import tempfile  # (only where nothing is built in the cache directory)
 
-    return [os.path.join(_base(), "c_launch"), tempfile.gettempdir()]
+    # the fallback: a folder of this user's own in the temporary directory (never the shared directory itself:
+    # another user could put a library of this name there), made private by the build
+    return [os.path.join(_base(), "c_launch"), os.path.join(tempfile.gettempdir(), f"tileorch-{_uid()}-c_launch")]
+
+
+def _uid() -> int:
+    return os.getuid() if hasattr(os, "getuid") else 0
 
 
 def _suffix() -> str:
@@ -111,11 +118,11 @@ def built(directory: str | None = None) -> str | None:
 
     first = os.path.join(directory or os.path.join(_base(), "c_launch"), name() + _suffix())
     if os.path.isfile(first):
-        return first
+        return first if trusted(first) else None
     for where in _places(directory)[1:]:
         path = os.path.join(where, name() + _suffix())
         if os.path.isfile(path):
-            return path
+            return path if trusted(path) else None
     return None
 
 
@@ -234,7 +241,7 @@ def module(timeout: float | None = None) -> Any | None:
             layout = mod.layout()
             if layout != (56, 32, 40, 72):  # cuda.h's layout on a 64-bit host
                 mod, why = None, f"the C launcher's CUlaunchConfig layout {layout} is not cuda.h's 64-bit one"
-        except (ImportError, OSError) as exc:
+        except Exception as exc:  # (any failure of a foreign library's init: never the caller's import)
             mod, why = None, f"the C launcher did not load ({type(exc).__name__}: {exc})"
     if _state:  # (another thread decided meanwhile)
         return _state[0]

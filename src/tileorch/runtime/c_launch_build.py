@@ -920,6 +920,7 @@ PyMODINIT_FUNC CL_MODULE_INIT(void) {
 }
 """
 
+_OWNER = os.getpid()  # the process whose builds _stop_builds stops (a forked child inherits the lists, not the builds)
 _compilers: list[subprocess.Popen] = []  # the C compiler processes running now (killed at exit)
 _temporaries: set[str] = set()  # files a running build writes (removed at exit)
 
@@ -955,12 +956,20 @@ def build(places: list[str], name: str, suffix: str) -> tuple[str | None, str]:
         return None, f"no Python.h in {include!r} (the Python development headers are not installed)"
     command = compiler()
     why = "no directory to build in"
+    from tileorch.runtime.c_launch_trust import trusted, trusted_folder
+
     for where in places:
         path = os.path.join(where, name + suffix)
         if os.path.isfile(path):
-            return path, ""
+            if trusted(path):
+                return path, ""
+            why = f"{path} is not this user's own (owned or writable by another user): not loaded"
+            continue
         try:
-            os.makedirs(where, exist_ok=True)
+            os.makedirs(where, mode=0o700, exist_ok=True)
+            if not trusted_folder(where):
+                why = f"{where} is not this user's own folder (owned or writable by another user)"
+                continue
             fd, tmp_src = tempfile.mkstemp(suffix=".c", prefix=name, dir=where)
         except OSError as exc:
             why = f"cannot write into {where} ({exc})"
@@ -1002,6 +1011,8 @@ def build(places: list[str], name: str, suffix: str) -> tuple[str | None, str]:
 
 @atexit.register
 def _stop_builds() -> None:
+    if os.getpid() != _OWNER:  # a forked child exiting: the builds and temporary files are its parent's
+        return
     for proc in list(_compilers):
         try:
             proc.kill()
