@@ -11,6 +11,7 @@ background build is killed and its temporary files removed (only those this modu
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shlex
 import subprocess
@@ -1002,11 +1003,14 @@ def build(places: list[str], name: str, suffix: str) -> tuple[str | None, str]:
         finally:
             for p in (tmp_src, tmp_out):
                 _temporaries.discard(p)
-                try:
-                    os.unlink(p)
-                except OSError:
-                    pass
+                _remove(p)
     return None, why
+
+
+def _remove(path: str) -> None:
+    """Delete a temporary file of a build if it is there (best effort: it may never have been written)."""
+    with contextlib.suppress(OSError):
+        os.unlink(path)
 
 
 @atexit.register
@@ -1014,15 +1018,10 @@ def _stop_builds() -> None:
     if os.getpid() != _OWNER:  # a forked child exiting: the builds and temporary files are its parent's
         return
     for proc in list(_compilers):
-        try:
+        with contextlib.suppress(OSError):  # (it may have ended meanwhile)
             proc.kill()
-        except OSError:
-            pass
     for p in list(_temporaries):
-        try:
-            os.unlink(p)
-        except OSError:
-            pass
+        _remove(p)
 
 
 __all__ = ["SOURCE", "build", "compiler", "digest"]

@@ -305,11 +305,11 @@ def _head_values(p: Plan, readers: list[Operation]) -> None:
                 raise _Why(format_error(op, "a value computed from the head index is read here other than as rows",
                                         "note"))
             continue
-        if op.name in _READS and op.operands and not (_bases(op.operands[0], p.fn) & stored) \
-                and p.loop.is_ancestor(op):
-            pass  # a read of an array the program does not write (an ALiBi slope table): read once per head
-        elif op.regions or op.name.startswith("scf.") or any(d in op.name for d in _DENY if d != "reshape") \
-                or not p.loop.is_ancestor(op):
+        # a read of an array the program does not write (an ALiBi slope table) is read once per head
+        read_only = (op.name in _READS and op.operands and not (_bases(op.operands[0], p.fn) & stored)
+                     and p.loop.is_ancestor(op))
+        if not read_only and (op.regions or op.name.startswith("scf.") or not p.loop.is_ancestor(op)
+                              or any(d in op.name for d in _DENY if d != "reshape")):
             raise _Why(format_error(op, "the head index is read by a store, a loop, a branch or a load of an array "
                                         "the program writes", "note"))
         for r in op.results:
