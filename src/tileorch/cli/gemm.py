@@ -43,6 +43,9 @@ def register(sub) -> None:
     p.add_argument("--emit", choices=["none", "mlir"], default="none",
                    help="print the kernel IR on stdout (the summary then goes to stderr)")
     p.add_argument("--compile", action="store_true", help="compile to a cubin (cached) and report times")
+    p.add_argument("--timings", action="store_true",
+                   help="with --compile: print the time of every phase and pass on stderr, as tileorch compile "
+                        "--timings does")
     p.add_argument("--run", action="store_true", help="run once on the GPU and compare with torch")
     p.add_argument("--bench", action="store_true", help="time against torch.matmul on the GPU")
     p.set_defaults(func=main)
@@ -87,6 +90,11 @@ def main(args) -> int:
             return 1
         print(f"  compiled {len(r.cubin)} B cubin -> {cubin_path(cfg)}; seconds: "
               + ", ".join(f"{k} {v:.2f}" for k, v in r.seconds.items() if "/" not in k), file=info)  # phases, not passes
+        if args.timings:
+            from tileorch import timing
+
+            info.flush()
+            print(timing.format_report(r.seconds), file=sys.stderr, end="")
     if args.run or args.bench:
         return _on_gpu(args, cfg)
     return 0
