@@ -196,3 +196,22 @@ def test_cli_gemm_compile_timings_prints_the_report(monkeypatch, capsys):
     t = timing.parse_report(err)
     assert "tier/tileas-tier/tileas-plan-cta" in t and "tier/import" in t
     check_sums(t, slack=2e-4)
+
+
+def test_cli_gemm_compile_with_the_cache_off_names_no_cache_path(monkeypatch, capsys):
+    """With ``TILEORCH_CACHE=0`` the cubin is stored nowhere: the line says so, and the cache key
+    (the compiler's fingerprint, a walk of its sources) is not computed after the compile."""
+    from tileorch import cache
+    from tileorch.cli.main import main
+
+    _fake_backend(monkeypatch)
+
+    def no_key(*args, **kwargs):
+        raise AssertionError("a cache key computed with the cache off")
+
+    monkeypatch.setattr(cache, "make_key", no_key)
+    with pytest.raises(SystemExit) as done:
+        main(["gemm", "256", "256", "256", "--compile"])
+    assert done.value.code == 0
+    out, err = capsys.readouterr()
+    assert "B cubin -> not cached (TILEORCH_CACHE=0); seconds: import " in out, out + err

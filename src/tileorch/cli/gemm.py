@@ -81,6 +81,7 @@ def main(args) -> int:
 
         print(gemm_kernel_ir(cfg))
     if args.compile:
+        from tileorch import cache
         from tileorch.launchers.gemm_host import compile_gemm, cubin_path
 
         try:
@@ -88,7 +89,10 @@ def main(args) -> int:
         except Exception as exc:  # noqa: BLE001 - a compile error is reported, not raised
             print(f"tileorch gemm: error: {exc}", file=sys.stderr)
             return 1
-        print(f"  compiled {len(r.cubin)} B cubin -> {cubin_path(cfg)}; seconds: "
+        # the cache's path only where the cubin was stored there (with the cache off, naming it
+        # cost the compiler's fingerprint, a walk of its sources, after the compile)
+        where = cubin_path(cfg) if cache.enabled() else f"not cached ({cache.CACHE_SWITCH_ENV}=0)"
+        print(f"  compiled {len(r.cubin)} B cubin -> {where}; seconds: "
               + ", ".join(f"{k} {v:.2f}" for k, v in r.seconds.items() if "/" not in k), file=info)  # phases, not passes
         if args.timings:
             from tileorch import timing
