@@ -21,6 +21,8 @@ from dataclasses import replace
 from typing import Any
 
 from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, GemmConfig, GemmConfigError
+from tileorch.launchers import stale_settings
+from tileorch.launchers.stale_settings import stale as _settings_stale
 
 _DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32"}
 _PREPARED_MAX = 64
@@ -208,12 +210,23 @@ def clear_caches() -> None:
     _STREAM_READER = None
 
 
+def _forget_compiled() -> None:
+    """The kernels and bound problems made under other compile settings (``stale_settings.py``)."""
+    _kernels.clear()
+    _problems.clear()
+
+
+stale_settings.watch(_forget_compiled)
+
+
 def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = None):
     """``out = a @ b`` (see the module docstring); returns ``out``.
 
     A call whose tensors have the shapes, strides, dtypes and devices of an earlier call reuses
     what that call resolved (configuration, kernel, scheduler parameters) and, for the same
     pointers, its bound parameters and tensor maps: one dictionary lookup, then the launch."""
+    if _settings_stale[0]:  # a TILEORCH_* setting changed since the last call (stale_settings.py)
+        stale_settings.recheck()
     torch = _TORCH or _torch()
     tensor = torch.Tensor
     if isinstance(a, tensor) and isinstance(b, tensor) and (out is None or isinstance(out, tensor)):
@@ -329,6 +342,7 @@ def _gemm_slow(a, b, out, schedule: str, config: GemmConfig | None, key):
     cfg = replace(cfg, a_major=a_major)
     if cfg.schedule not in ("persistent", "streamk", "dp"):
         raise GemmConfigError(f"unknown schedule {cfg.schedule!r}")
+    stale_settings.note_bound()  # (what was kept under other compile settings is forgotten)
     problem = _Problem(cfg, kernel_for(cfg), m, n, k, sms, a.device.index or 0, out.dtype)
     if key is not None and not copied:
         _problems[key] = problem
