@@ -153,11 +153,6 @@ def f64_math(X, Y, S, BN: C[int]):
 
 
 @ct.kernel
-def f64_sin(X, Y, BN: C[int]):
-    ct.store(Y, index=(0,), tile=ct.sin(ct.load(X, index=(0,), shape=(BN,))))
-
-
-@ct.kernel
 def bool_logic(X, Z, M, N2, BN: C[int]):
     x = ct.load(X, index=(0,), shape=(BN,))
     z = ct.load(Z, index=(0,), shape=(BN,))
@@ -432,7 +427,7 @@ def test_the_command_line_names_the_users_line_and_fails(tmp_path):
 
     from tileorch.testing.export import cutile_bytecode
 
-    src = tmp_path / "e8m0_tile.tileirbc"  # (f64_sin until session 35: sin of f64 lowers now)
+    src = tmp_path / "e8m0_tile.tileirbc"  # (an f64 sin until session 35, which lowers it: f64_trig.py)
     src.write_bytes(cutile_bytecode(e8m0_tile, REFUSED["e8m0_tile"][0]))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(
         __import__("tileorch").__file__)), os.environ.get("PYTHONPATH")]))}
