@@ -94,7 +94,8 @@ def ulps(got, ref) -> np.ndarray:
     return np.where(same, 0.0, np.where(bad_kind, np.inf, d))
 
 
-def _check(x, y) -> dict[str, float]:
+def _check(x, y) -> dict[str, np.ndarray]:
+    """Run the kernel on ``x``, ``y``, assert every function within its bound; its outputs."""
     got, ref = _run(x, y), _reference(x, y)
     worst = {}
     for name, bound in BOUNDS.items():
@@ -106,7 +107,8 @@ def _check(x, y) -> dict[str, float]:
         k = int(np.argmax(u))
         assert u[k] <= bound, (name, k, arg[k], y[k] if name == "atan2" else None, got[name][k], ref[name][k], u[k])
         worst[name] = float(u.max())
-    return worst
+    print("worst ulps", worst)
+    return got
 
 
 WORST_CASE = 6381956970095103.0 * 2.0 ** 797
@@ -138,9 +140,7 @@ def test_f64_trig_edges_and_a_spread_within_their_bounds():
              for b in (0.0, -0.0, math.inf, -math.inf, 1.0, -1.0)]
     y[200:200 + len(pairs)], x[200:200 + len(pairs)] = np.array(pairs).T
     y[:len(EDGES)] = rng.uniform(-3.0, 3.0, len(EDGES))
-    worst = _check(x, y)
-    print("worst ulps", worst)
-    s = _run(x, y)["sin"]
+    s = _check(x, y)["sin"]
     assert math.copysign(1.0, s[1]) < 0 and np.isnan(s[2]) and np.isnan(s[4])  # sin(-0) = -0, sin(inf) NaN
 
 
@@ -165,7 +165,7 @@ def arguments(draw):
     return arrays
 
 
-@settings(max_examples=6, deadline=None, derandomize=True,
+@settings(max_examples=3, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
 @given(xy=arguments())
 def test_f64_trig_within_bounds_on_drawn_arguments(xy):
