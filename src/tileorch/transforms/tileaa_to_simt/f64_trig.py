@@ -222,7 +222,18 @@ def _reduce_large(e, ax):
 
 
 def reduce(e, x):
-    """``(n mod 4 (i64), r_hi, r_lo)`` with ``x = n pi/2 + r_hi + r_lo`` (module docstring)."""
+    """``(n mod 4 (i64), r_hi, r_lo)`` with ``x = n pi/2 + r_hi + r_lo`` (module docstring); once per value and
+    block where the emitter only appends (``Emitter.f64_reduced``: ``sin`` and ``cos`` of one ``x``)."""
+    memo = e.f64_reduced if e.share_constants else None
+    if memo is not None and x in memo:
+        return memo[x]
+    out = _reduce(e, x)
+    if memo is not None:
+        memo[x] = out
+    return out
+
+
+def _reduce(e, x):
     ax = _abs(e, x)
     n, r_hi, r_lo = _reduce_small(e, x, ax)
     large = _cmp(e, ax, _f(e, SMALL_LIMIT), "oge")
