@@ -1938,6 +1938,8 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str = "sm_90a",
         if fast is True:
             return
     _launch(stream, grid, kernel, args, arch, schedule, sync, tiles, fast)
+    if settings_stale[0]:  # (the full path's own overridden blocks, a row cache declined: the settings are back)
+        recheck_settings()
     if fast is not None:
         learn(kernel, args)  # the kernel's next calls are keyed by a reader for these argument classes
 

@@ -16,7 +16,9 @@ Here the bound state is tied to the settings' fingerprint instead, at no cost pe
   resets -- ``tileorch.cutile.launch``'s sets the compiled launcher's ``last_hot`` aside (so its C front takes the
   Python path), ``tileorch.gemm``'s drops its bound problems (so its next call takes the full path);
 * ``tileorch.cutile.launch`` tests :data:`stale` first (one list item, on its Python path only) and calls
-  :func:`recheck`; the full paths call :func:`note_bound`: both compare the fingerprint now with the recorded one
+  :func:`recheck`, and again after a full launch (whose own ``overridden`` blocks -- a program compiled again
+  without the row cache, the stacked-heads fallback -- are change events that end where they began: settled
+  there, the next repeated call reads nothing); the full paths call :func:`note_bound`: both compare the fingerprint now with the recorded one
   and forget the bound state only where they differ (a value set and set back, or a setting that changes no code,
   keeps the compiled kernels).  Callgrind (``benchmarks/launch_instructions.py --calls 500``, session 35):
   ``cutile_cai`` 4734 instructions a call before and after, ``gemm`` 15451 -> 15462.
