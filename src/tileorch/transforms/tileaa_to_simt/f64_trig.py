@@ -34,8 +34,10 @@ The algorithms (textbook; the constants computed from pi by integer arithmetic, 
   multiples of pi/4, NaN when either operand is NaN).  Bound (analysis): 2 ulp (``t``'s two roundings weigh
   at most 0.55 of the result's ulp, the mirrors' one rounding half an ulp).
 
-tests/unit/test_f64_trig_emulated.py runs their PTX on the PTX emulator against numpy (hypothesis-drawn and
+tests/unit/test_f64_trig_emulated.py runs their PTX on the PTX emulator against C's libm (hypothesis-drawn and
 edge arguments: huge ones up to the largest f64, the worst case of the reduction, +-inf, NaN, +-0, subnormals).
+Measured there (6144 random arguments of every exponent and the edges, session 35): ``sin`` / ``cos`` / ``atan2``
+within 1 ulp, ``tan`` within 2 (``sinh`` / ``cosh``: 2).
 """
 
 from __future__ import annotations
