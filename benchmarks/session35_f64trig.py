@@ -104,7 +104,7 @@ def check() -> int:
             ok = u[k] <= BOUNDS[name]
             bad += not ok
             print(f"[check] {name:5s} {'huge' if huge else 'spread'} args: tileorch max {u[k]:.0f} ulp from libm "
-                  f"(bound {BOUNDS[name]}) at x={xs[k]!r}, torch max {v.max():.0f} -> {'ok' if ok else 'FAIL'}")
+                  f"(bound {BOUNDS[name]}) at x={float(xs[k])!r}, torch max {v.max():.0f} -> {'ok' if ok else 'FAIL'}")
     return bad
 
 
