@@ -109,6 +109,14 @@ def _case_int8_gemm_int32_out():
     np.testing.assert_array_equal(out, a.astype(np.int64) @ b.astype(np.int64))
 
 
+def _case_u8_activations_s8_weights_gemm():
+    a = RNG.integers(0, 256, (100, 128)).astype(np.uint8)
+    b = RNG.integers(-128, 128, (128, 64)).astype(np.int8)
+    a[0, :] = 255  # the top of the unsigned range: read as 255, not -1
+    out = emulate("u8_activations_s8_weights_gemm", {0: a, 1: b, 2: _unset((100, 64), "int32")})[2]
+    np.testing.assert_array_equal(out, a.astype(np.int64) @ b.astype(np.int64))
+
+
 def _case_fp8_gemm_rowwise_colwise_scales():
     a, w = _e4m3(128, 128), _e4m3(96, 128, scale=0.5)
     sa, sw = (RNG.random(128) + 0.5).astype(np.float32), (RNG.random(96) * 0.1 + 0.01).astype(np.float32)

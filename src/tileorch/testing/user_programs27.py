@@ -18,6 +18,8 @@ tests/gpu/test_user_sweep27_gpu.py.  Importing it needs ``cuda.tile``.
 
 from __future__ import annotations
 
+import math
+
 import cuda.tile as ct
 
 from tileorch.testing.user_programs import UserProgram, registrar
@@ -706,3 +708,177 @@ _add("early_return_when_disabled", early_return_when_disabled, [_a((100,)), _a((
      outputs=(1,))
 _add("early_return_on_empty_row", early_return_on_empty_row, [_a((6, 50)), _a((6,), I32), _a((6, 50)), 64], (6,),
      "simt", outputs=(2,))
+
+
+@ct.kernel
+def u8_activations_s8_weights_gemm(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """Asymmetric int8 quantization's GEMM: uint8 activations (zero point 128 folded later) times int8 weights,
+    accumulated in int32 (cuTile takes a uint8 / int8 pair); B ``[K, N]``."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.int32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+_add("u8_activations_s8_weights_gemm", u8_activations_s8_weights_gemm,
+     [_a((100, 128), U8), _a((128, 64), I8), _a((100, 64), I32), 64, 64, 32], (2, 1), "gemm", outputs=(2,))
+
+
+# ----------------------------------------------------------------------------------------------- rejected by cuTile
+
+
+@ct.kernel
+def topk_five_slots(X, Vals, K: ConstInt, BN: ConstInt):
+    """A top-5 written with a 5-wide slot tile (``ct.arange(5)``): cuTile's tiles are powers of two."""
+    r = ct.bid(0)
+    z = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=NEG_INF).reshape((BN,))
+    slots = ct.arange(K, dtype=ct.int32)
+    ct.store(Vals, index=(r, 0), tile=ct.where(slots == 0, ct.max(z, axis=0), 0.0).reshape((1, K)))
+
+
+@ct.kernel
+def gemm_b_tile_k_twice_a(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A GEMM whose B tile is loaded ``(2 * TK, TN)`` (a typo for ``(TK, TN)``): the product's K do not agree."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(2 * TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_int8_times_f16_weights(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """int8 activations multiplied by f16 weights directly (without a conversion): mixed operand types."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def zero_the_first_element_in_place(X, Y, BN: ConstInt):
+    """``t[0] = 0`` on a loaded tile (a NumPy habit): cuTile's tiles are immutable."""
+    t = ct.load(X, index=(ct.bid(0),), shape=(BN,))
+    t[0] = 0.0
+    ct.store(Y, index=(ct.bid(0),), tile=t)
+
+
+@ct.kernel
+def branch_on_a_tile_condition(X, Y, BN: ConstInt):
+    """``if x.sum() > 0`` written as ``if x > 0`` on the whole tile: an ``if`` takes a scalar."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,))
+    if x > 0.0:
+        x = x * 2.0
+    ct.store(Y, index=(ct.bid(0),), tile=x)
+
+
+@ct.kernel
+def python_math_in_the_kernel(X, Y, BN: ConstInt):
+    """``math.exp`` of a tile (the host's math module) in device code."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,))
+    ct.store(Y, index=(ct.bid(0),), tile=x * math.exp(x))
+
+
+@ct.kernel
+def atomic_add_into_int8_counts(X, Counts, BN: ConstInt):
+    """Byte-sized counters bumped by ``ct.atomic_add``: cuTile's atomics take 32- and 64-bit (and f16 / bf16 add)
+    elements."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,))
+    ct.atomic_add(Counts, ct.arange(BN, dtype=ct.int32), x)
+
+
+@ct.kernel
+def cat_of_three_tiles(X, Y, BN: ConstInt):
+    """``ct.cat((a, b, c))`` of three tiles at once: cuTile's ``cat`` joins two."""
+    x = ct.load(X, index=(0,), shape=(BN,))
+    ct.store(Y, index=(0,), tile=ct.cat((x, x, x), axis=0))
+
+
+REJECTED_BY_CUTILE: dict[str, tuple] = {
+    # name: (kernel, spec, words of cuTile's message, the source text of the line it names)
+    "topk_five_slots": (topk_five_slots, [_a((7, 100)), _a((7, 5)), 5, 128], "Result tile shape must be power of 2, "
+                        "got 5", "slots = ct.arange(K"),
+    "gemm_b_tile_k_twice_a": (gemm_b_tile_k_twice_a, [_a((128, 64), F16), _a((64, 64), F16), _a((128, 64)), 64, 64,
+                                                      32], "Incompatible shapes for matrix mul on tiles",
+                              "acc = ct.mma(a, b, acc)"),
+    "gemm_int8_times_f16_weights": (gemm_int8_times_f16_weights,
+                                    [_a((128, 64), I8), _a((64, 64), F16), _a((128, 64)), 64, 64, 32],
+                                    "x and y must have the same dtype unless they are int8/uint8",
+                                    "acc = ct.mma(a, b, acc)"),
+    "zero_the_first_element_in_place": (zero_the_first_element_in_place, [_a((64,)), _a((64,)), 64],
+                                        "Tiles are immutable: item assignment is not supported", "t[0] = 0.0"),
+    "branch_on_a_tile_condition": (branch_on_a_tile_condition, [_a((64,)), _a((64,)), 64],
+                                   "Expected a scalar value, but given value has type Tile[bool_,(64)]",
+                                   "if x > 0.0:"),
+    "python_math_in_the_kernel": (python_math_in_the_kernel, [_a((64,)), _a((64,)), 64],
+                                  "exp() is not supported in device code", "x * math.exp(x)"),
+    "atomic_add_into_int8_counts": (atomic_add_into_int8_counts, [_a((64,), I8), _a((64,), I8), 64],
+                                    "Unsupported array dtype: int8", "ct.atomic_add(Counts"),
+    "cat_of_three_tiles": (cat_of_three_tiles, [_a((64,)), _a((192,)), 64], "cat() supports at most 2 tiles, got 3",
+                           "ct.cat((x, x, x)"),
+}
+"""Programs cuTile's front end refuses at the user's line (tileorch never sees them)."""
+
+
+# ----------------------------------------------------------------------------------------------- invalid programs
+
+
+@ct.kernel
+def quantize_to_fp8_e5m3(X, Y, BN: ConstInt):
+    """Activations rounded through cuTile's ``float8_e5m3fnu`` (an unsigned 8-bit float of bytecode 13.4) and
+    back: found by this sweep, tileorch stopped at the bytecode's type table ("offset 627: unknown type tag
+    130"), naming no line; now the conversion's line, naming the type."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(i,), tile=x.astype(ct.float8_e5m3fnu).astype(ct.float32))
+
+
+@ct.kernel
+def mx_block_scaled_mma(A, Bm, SA, SB, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """An MXFP8 GEMM by ``ct.mma_scaled`` (e4m3 operands, one e8m0 scale per 32 K elements)."""
+    a = ct.load(A, index=(0, 0), shape=(TM, TK))
+    b = ct.load(Bm, index=(0, 0), shape=(TK, TN))
+    sa = ct.load(SA, index=(0, 0), shape=(TM, TK // 32))
+    sb = ct.load(SB, index=(0, 0), shape=(TK // 32, TN))
+    ct.store(C, index=(0, 0), tile=ct.mma_scaled(a, sa, b, sb, ct.zeros((TM, TN), dtype=ct.float32)))
+
+
+@ct.kernel
+def tan_of_f64_angles(X, Y, BN: ConstInt):
+    """``tan`` of f64 angles (an orbital-mechanics kernel in double precision)."""
+    i = ct.bid(0)
+    ct.store(Y, index=(i,), tile=ct.tan(ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)))
+
+
+@ct.kernel
+def e8m0_scales_rounded_toward_zero(X, Y, BN: ConstInt):
+    """MX scales as e8m0 by ``astype(..., rounding_mode=RZ)`` (the rounding cuTile allows)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(i,), tile=x.astype(ct.float8_e8m0fnu, rounding_mode=ct.RoundingMode.RZ))
+
+
+INVALID: dict[str, UserProgram] = {}
+"""Programs cuTile's front end accepts that tileorch cannot run: each stops with ``file:line:col: error:`` at the
+user's line (``error``: words of the message; ``notes``: the source text of the line)."""
+_bad = registrar(INVALID)
+_bad("quantize_to_fp8_e5m3", quantize_to_fp8_e5m3, [_a((64,)), _a((64,)), 64], (1,), "error",
+     error="makes a value of element type f8E5M3FNU (cuTile's ct.float8_e5m3fnu), which is not supported yet",
+     notes="x.astype(ct.float8_e5m3fnu)")
+_bad("mx_block_scaled_mma", mx_block_scaled_mma,
+     [_a((64, 64), E4M3), _a((64, 64), E4M3), _a((64, 2), "float8_e8m0fnu"), _a((2, 64), "float8_e8m0fnu"),
+      _a((64, 64)), 64, 64, 64], (1,), "error", error="'cuda_tile.mmaf_scaled' is not supported yet",
+     notes="ct.mma_scaled(a, sa, b, sb")
+_bad("tan_of_f64_angles", tan_of_f64_angles, [_a((64,), F64), _a((64,), F64), 64], (1,), "error",
+     error="tan on f64", notes="ct.tan(")
+_bad("e8m0_scales_rounded_toward_zero", e8m0_scales_rounded_toward_zero, [_a((64,)), _a((64,), "float8_e8m0fnu"), 64],
+     (1,), "error", error="with rounding<zero> from f32 to f8E8M0FNU is not supported yet",
+     notes="rounding_mode=ct.RoundingMode.RZ")
