@@ -190,7 +190,7 @@ def test_stencil_3x3_box_mean_clamped_edges():
     y = run("stencil_3x3_box_mean_clamped_edges", {0: x})[1]
     p = np.pad(_d(x), 1, mode="edge")
     ref = sum(p[dr:dr + 20, dc:dc + 30] for dr in range(3) for dc in range(3)) / 9
-    _close(y, ref, 1e-6)
+    _close(y, ref, 3e-6)  # (nine f32 additions)
 
 
 def test_maxpool_2x2_by_reshape():

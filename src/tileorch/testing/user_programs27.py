@@ -9,6 +9,20 @@ softmax over a dimension that is not the last, row-wise top-k by repeated max wi
 offsets (empty segments), 2-D stencils (zero and clamped edges), int64 indices and int64 arithmetic past 2**32,
 bool tiles loaded and stored, tile sizes 1 and 2, grids of 3, 5 and 7, programs that return early.
 
+Found by this sweep: a split-K GEMM whose K range reads the grid's extent (``per = cdiv(k_tiles, ct.num_blocks(2))``)
+was refused by the tier ("the epilogue reads the grid size (num_blocks) in a kernel whose work tiles are not the
+launch grid's programs") and ran on mma.sync; now such a kernel walks the launch grid (a program-grid kernel, as a
+guard or computed tile coordinates make it: ``DotKernel.k_grid``) on TMA + WGMMA (:func:`split_k_gemm_atomic_add_axis2`).
+The tier's pass dropped a ``ct.assert_`` in a GEMM's work tile when run directly (``tileorch-opt``: the driver
+refuses it before the tier, with a located warning, and runs the SIMT path): ``convert_to_cutlass.UNLOWERED_WRITES``
+now refuses it at its line (:func:`gemm_assert_no_nan_in_operands`).  cuTile's ``float8_e5m3fnu`` stopped tileorch
+at the bytecode's type table ("offset 627: unknown type tag 130"); now at the conversion's line, naming the type
+(:func:`quantize_to_fp8_e5m3`).  A list passed for a ``ct.Constant`` was refused as "tuple parameters are not
+supported yet"; now as a ``ct.Constant`` taking a bool, int or float.  Left as they are: the layernorm dW / dB by
+atomics asks ptxas for 32 resident CTAs and spills under it until the driver's ptxas step drops the hint; a GEMM of
+rows not whole 16-byte units (N = 5 f16) is for the launcher's padded copies (``gemm_host.StagingPlan``), which the
+emulator's runner does not make: it runs on the GPU only, as does the e4m3 WGMMA the emulator does not model.
+
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep27_compile.py, tests/unit/test_user_sweep27_interp.py,
 tests/unit/test_user_sweep27_emulated.py, tests/unit/test_user_sweep27_invalid.py (with :data:`INVALID` and
