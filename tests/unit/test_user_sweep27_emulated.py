@@ -120,7 +120,8 @@ def _case_u8_activations_s8_weights_gemm():
 def _case_fp8_gemm_rowwise_colwise_scales():
     a, w = _e4m3(128, 128), _e4m3(96, 128, scale=0.5)
     sa, sw = (RNG.random(128) + 0.5).astype(np.float32), (RNG.random(96) * 0.1 + 0.01).astype(np.float32)
-    out = emulate("fp8_gemm_rowwise_colwise_scales", {0: a, 1: w, 2: sa, 3: sw, 4: _unset((128, 96), "bfloat16")})[4]
+    out = emulate("fp8_gemm_rowwise_colwise_scales",  # (e4m3 as its bytes: the GPU harness casts other arrays)
+                  {0: a.view(np.uint8), 1: w.view(np.uint8), 2: sa, 3: sw, 4: _unset((128, 96), "bfloat16")})[4]
     ref = _mm(a.astype(np.float32), w.astype(np.float32).T) * sa[:, None] * sw[None, :]
     _check(out.astype(np.float32), ref, 1e-2, 1e-2)  # bf16 out
 
