@@ -485,6 +485,9 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
                 and node.scalar is None and node.array is None):
             out.append(_list_argument(pos, name, node, value, where, ct))
             continue
+        if node.constant and getattr(node, "KIND", "leaf") == "leaf" and isinstance(value, _SEQUENCES):
+            raise TypeError(f"{where} is a ct.Constant parameter: it takes a Python bool, int or float, "
+                            f"got {type(value).__name__}")  # (a tile size given as [64]: not a tuple parameter)
         if getattr(node, "KIND", "leaf") != "leaf" or isinstance(value, _SEQUENCES):
             raise TypeError(f"{where}: tuple parameters (and lists of anything but arrays) are not supported by "
                             "tileorch.cutile.launch yet")
