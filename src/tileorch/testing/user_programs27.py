@@ -866,13 +866,6 @@ def mx_block_scaled_mma(A, Bm, SA, SB, C, TM: ConstInt, TN: ConstInt, TK: ConstI
 
 
 @ct.kernel
-def tan_of_f64_angles(X, Y, BN: ConstInt):
-    """``tan`` of f64 angles (an orbital-mechanics kernel in double precision)."""
-    i = ct.bid(0)
-    ct.store(Y, index=(i,), tile=ct.tan(ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)))
-
-
-@ct.kernel
 def e8m0_scales_rounded_toward_zero(X, Y, BN: ConstInt):
     """MX scales as e8m0 by ``astype(..., rounding_mode=RZ)`` (the rounding cuTile allows)."""
     i = ct.bid(0)
@@ -891,8 +884,6 @@ _bad("mx_block_scaled_mma", mx_block_scaled_mma,
      [_a((64, 64), E4M3), _a((64, 64), E4M3), _a((64, 2), "float8_e8m0fnu"), _a((2, 64), "float8_e8m0fnu"),
       _a((64, 64)), 64, 64, 64], (1,), "error", error="'cuda_tile.mmaf_scaled' is not supported yet",
      notes="ct.mma_scaled(a, sa, b, sb")
-_bad("tan_of_f64_angles", tan_of_f64_angles, [_a((64,), F64), _a((64,), F64), 64], (1,), "error",
-     error="tan on f64", notes="ct.tan(")
 _bad("e8m0_scales_rounded_toward_zero", e8m0_scales_rounded_toward_zero, [_a((64,)), _a((64,), "float8_e8m0fnu"), 64],
      (1,), "error", error="with rounding<zero> from f32 to f8E8M0FNU is not supported yet",
      notes="rounding_mode=ct.RoundingMode.RZ")
