@@ -215,3 +215,12 @@ def test_cli_gemm_compile_with_the_cache_off_names_no_cache_path(monkeypatch, ca
     assert done.value.code == 0
     out, err = capsys.readouterr()
     assert "B cubin -> not cached (TILEORCH_CACHE=0); seconds: import " in out, out + err
+
+
+def test_cli_gemm_timings_without_compile_is_an_error(capsys):
+    from tileorch.cli.main import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["gemm", "256", "256", "256", "--timings"])
+    assert done.value.code == 2
+    assert "tileorch gemm: error: --timings times the compile: add --compile" in capsys.readouterr().err

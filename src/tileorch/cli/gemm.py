@@ -52,6 +52,9 @@ def register(sub) -> None:
 
 
 def main(args) -> int:
+    if args.timings and not args.compile:
+        print("tileorch gemm: error: --timings times the compile: add --compile", file=sys.stderr)
+        return 2
     if args.compile and not (args.run or args.bench):
         # a one-shot compile: LLVM loads in the code generation child while the tier and the
         # lowering run here (tileorch.backend.ptx.prefork_codegen, as `tileorch compile` does)
