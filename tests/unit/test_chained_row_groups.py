@@ -49,7 +49,13 @@ def test_row_groups_remark(monkeypatch):
     ((1024, 64, 128, 128, False), {"TILEORCH_ATTN_PERSISTENT": "0"}, "not a persistent kernel"),
     ((1024, 64, 64, 64, False), {}, "64-row tiles"),
     ((1024, 64, 128, 128, False), {RG: "4"}, "need 132 registers per thread, more than 100"),
-], ids=["d128", "causal", "not_persistent", "64rows", "g4_n128"])
+    # S 32 + P 16 + O and m, l 36 = 84, and the S-ahead loop's second S (32) and packed P (16): 132; P in f32 beside
+    # the packed one (32): 116 (ptxas 13.0 serialized the S-ahead MLP chain's WGMMAs, spilled 40 B with the late pack)
+    ((1024, 64, 128, 64, False), {RG: "auto", "TILEORCH_ATTN_S_AHEAD": "1"},
+     "the S issued ahead (TILEORCH_ATTN_S_AHEAD), and the carried tiles need 132 registers per thread, more than 100"),
+    ((1024, 64, 128, 64, False), {RG: "auto", "TILEORCH_ATTN_LATE_PACK": "1"},
+     "P in f32 (TILEORCH_ATTN_LATE_PACK), and the carried tiles need 116 registers per thread, more than 100"),
+], ids=["d128", "causal", "not_persistent", "64rows", "g4_n128", "s_ahead", "late_pack"])
 def test_row_groups_refused_says_why(cfg, env, why, monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     for k, v in env.items():

@@ -3748,7 +3748,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     refused = []  # (groups, why) of each count tried (auto: the most groups that fit first)
     for groups in row_groups_asked():  # FA3's d64 shape: three consumer warp groups over 192 rows (row_groups.py)
         why = row_groups_refusal(ck, groups=groups, persistent=plan.persistent, heavy=heavy, work_items=work_items,
-                                 guards=guards, pingpong=pingpong, next_s=next_s_enabled(), regs=consumer_regs(groups))
+                                 guards=guards, pingpong=pingpong, next_s=next_s_enabled(), regs=consumer_regs(groups),
+                                 s_ahead=s_ahead_form(heavy) != "0", late_pack=late_pack_enabled())
         if why is None:
             ck.row_groups, rows = groups, ck.a0.rows
             ck.a0.rows = 64 * groups

@@ -168,10 +168,27 @@ def _tile(load: Operation) -> list[int]:
     return ints(load.view.type.tile)
 
 
+def loop_extra(ck, s_ahead: bool, late_pack: bool) -> tuple[int, str]:
+    """(registers per consumer thread, what) the consumer loop's asked-for forms hold beside :func:`register_need`:
+    ``TILEORCH_ATTN_S_AHEAD`` a second S and a second packed P (``sn / 2 + tn / 4``), ``TILEORCH_ATTN_LATE_PACK`` P
+    in f32 beside the packed one (``tn / 2``).  With four groups' 112 registers ptxas 13.0 serialized the WGMMAs of
+    the S-ahead MLP chain at d64 128x64 (C7512) and spilled 40 B in the late-pack attention kernel (where ``tn / 4``
+    more would have fit the 100)."""
+    extra, what = 0, []
+    if s_ahead:
+        extra += ck.sn // 2 + ck.tn // 4
+        what.append("the S issued ahead (TILEORCH_ATTN_S_AHEAD)")
+    if late_pack:
+        extra += ck.tn // 2
+        what.append("P in f32 (TILEORCH_ATTN_LATE_PACK)")
+    return extra, " and ".join(what)
+
+
 def refusal(ck, *, groups: int, persistent: bool, heavy, work_items, guards, pingpong: bool, next_s: bool,
-            regs: int) -> str | None:
+            regs: int, s_ahead: bool = False, late_pack: bool = False) -> str | None:
     """Why the chained kernel ``ck`` does not run as ``groups`` row groups (``None``: it does); ``regs`` the
-    consumer's ``setmaxnreg`` with ``groups`` consumer warp groups."""
+    consumer's ``setmaxnreg`` with ``groups`` consumer warp groups; ``s_ahead`` / ``late_pack``: the consumer loop's
+    forms asked for (:func:`loop_extra`)."""
     if groups not in GROUPS:
         return f"{groups} groups ({' or '.join(map(str, GROUPS))} are built)"
     if ck.tm != 128 or ck.tile_rows:
@@ -192,10 +209,11 @@ def refusal(ck, *, groups: int, persistent: bool, heavy, work_items, guards, pin
         return ("first dots of their own A tiles" if ck.own_a else "a group of query heads in the Q tile's rows"
                 if ck.a0.group_dim >= 0 else "several second dots" if len(ck.seconds) > 1 else
                 "several first dots" if ck.k1 > 1 else "loop tiles read per row")
-    need = register_need(ck)
+    extra, what = loop_extra(ck, s_ahead, late_pack)
+    need = register_need(ck) + extra
     if need > regs - MARGIN:
-        return (f"S, the packed P and the carried tiles need {need} registers per thread, more than {regs - MARGIN} "
-                f"of {groups} consumer warp groups' {regs}")
+        return (f"S, the packed P{', ' + what + ',' if what else ''} and the carried tiles need {need} registers per "
+                f"thread, more than {regs - MARGIN} of {groups} consumer warp groups' {regs}")
     return pid_free(ck)
 
 
@@ -261,5 +279,5 @@ def remark(groups: int, regs: int, smem: int, stages: int, slots: int) -> str:
 
 
 __all__ = ["GROUPS", "IDLE_ENV", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "RULE", "SLICE_GAIN", "asked",
-           "busiest_slices", "explicit", "idle_pass_by", "is_pid", "launch_declines", "launch_remark", "pid_free", "reads_pid",
+           "busiest_slices", "explicit", "idle_pass_by", "is_pid", "launch_declines", "launch_remark", "loop_extra", "pid_free", "reads_pid",
            "refusal", "register_need", "remark", "rule_shape", "setting"]
