@@ -2089,7 +2089,7 @@ def _row_groups_choice(entry: _Compiled, kernel: Any, arguments: list[Argument],
     (:func:`tileorch.transforms.tileas.row_groups.launch_declines`: a grid of at most one instance per SM, ...),
     the same program compiled with ``TILEORCH_ATTN_ROW_GROUPS=0`` (its own compile key and cache entries), with a
     launch remark on both entries saying why.  A value set by the user is launched as compiled."""
-    persistent = (entry.program.chained or {}).get("persistent") or {}
+    persistent = (getattr(entry.program, "chained", None) or {}).get("persistent") or {}
     if not persistent.get("row_groups_default"):
         return entry, ""
     from tileorch.transforms.tileas.row_groups import ROW_GROUPS_ENV, launch_declines
