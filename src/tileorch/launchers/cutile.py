@@ -2039,8 +2039,11 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     if entry.program.kind in ("chained", "gemm"):  # its warnings (no ptxas, spills); a refusal is the SIMT path's
         _warn_slow_path(entry, kernel, refusals=False)
     if entry.program.kind == "chained":
+        entry, declined = _row_groups_choice(entry, kernel, arguments, arch, grid3, dev.sm_count)
         try:
             _launch_chained(entry, kernel, arguments, grid3, handle, sync, fast, dev.sm_count)
+            if declined:  # (the launch remark of the kernel launched instead: why, then its CTAs)
+                entry.launch_remarks[grid3] = f"{declined}; {entry.launch_remarks.get(grid3, '')}"
             return
         except LayoutNotSupported as exc:
             entry = _fell_back(entry, compiled(kernel, arguments, arch, "simt"), grid3, exc)
@@ -2099,6 +2102,35 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
 
 
 # --------------------------------------------------------------------------- repeated launches
+
+
+def _row_groups_choice(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, grid3: tuple,
+                       sm_count: int) -> tuple[_Compiled, str]:
+    """The chained entry to launch and why it is not ``entry`` (""): ``entry``, or, when the default ``TILEORCH_ATTN_ROW_GROUPS=auto`` built row
+    groups (``record["persistent"]["row_groups_default"]``) and their dealing would load this launch's busiest CTA
+    with more 64-row slices than the kernel of 128-row instances
+    (:func:`tileorch.transforms.tileas.row_groups.launch_declines`: a grid of at most one instance per SM, ...),
+    the same program compiled with ``TILEORCH_ATTN_ROW_GROUPS=0`` (its own compile key and cache entries), with a
+    launch remark on both entries saying why.  A value set by the user is launched as compiled."""
+    persistent = (getattr(entry.program, "chained", None) or {}).get("persistent") or {}
+    if not persistent.get("row_groups_default"):
+        return entry, ""
+    from tileorch.transforms.tileas.row_groups import ROW_GROUPS_ENV, launch_declines
+    from tileorch.transforms.tileas.split_chains import scaled_grid
+
+    g = scaled_grid(entry.program.chained, grid3)
+    why = launch_declines(g[0], g[1] * g[2], int(persistent["row_groups"]), max(1, min(g[0] * g[1] * g[2], sm_count)),
+                          persistent.get("idle_slices") == "pass")
+    if why is None:
+        return entry, ""
+    from tileorch.settings import overridden
+
+    schedule, config = entry.asked if entry.asked else ("persistent", "")
+    with overridden(ROW_GROUPS_ENV, "0"):
+        plain = compiled(kernel, arguments, arch, schedule, config)
+    remark = f"remark: row groups (the default {ROW_GROUPS_ENV}=auto) not used for this launch: {why}"
+    entry.launch_remarks[tuple(grid3)] = remark
+    return plain, remark
 
 
 def _row_cache_choice(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, params: list[bytes],
