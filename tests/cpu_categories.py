@@ -80,7 +80,6 @@ def _wrap(fn, category: str):
                 _STACK[-1][1] += c1 - c0
 
     wrapped.__wrapped__ = fn
-    wrapped.__tileorch_measuring__ = fn  # (tileorch.testing.emulation_memo.MEASURING: the memo stays on)
     return wrapped
 
 

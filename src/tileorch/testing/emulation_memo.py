@@ -27,27 +27,10 @@ HITS = [0, 0]
 module and for measuring."""
 
 
-MEASURING = "__tileorch_measuring__"
-"""The attribute of a wrapper that only measures the function it wraps and changes nothing it does (the
-test suite's ``--cpu-categories`` timers, tests/cpu_categories.py): that function, which is also its
-``__wrapped__``.  Such a wrapper on ``Emu.run`` is no patch (:func:`emulator_unpatched`): a profiled run
-keeps the memo as a plain run does.  (``functools.wraps`` of a measuring wrapper copies the attribute, but its
-``__wrapped__`` is the wrapper: a patch.)"""
-
-
-def _measured(value):
-    """``value``, or the function a measuring wrapper (:data:`MEASURING`) wraps."""
-    inner = getattr(value, MEASURING, None)
-    while inner is not None and inner is getattr(value, "__wrapped__", None):
-        value, inner = inner, getattr(inner, MEASURING, None)
-    return value
-
-
 def emulator_unpatched() -> bool:
     """Whether :mod:`tileorch.testing.ptx_emulator` (its module globals and its ``Emu`` class) holds
     the objects it held when it was imported (``ptx_emulator.PRISTINE``, taken at the end of its
-    import, before any test could patch it); a measuring wrapper (:data:`MEASURING`) counts as what
-    it wraps."""
+    import, before any test could patch it)."""
     from tileorch.testing import ptx_emulator
 
     emu, emu_ns, mod_ns = ptx_emulator.PRISTINE
@@ -57,7 +40,7 @@ def emulator_unpatched() -> bool:
     mod_ns = {k: v for k, v in mod_ns.items() if not k.startswith("__")}
     if ptx_emulator.Emu is not emu or len(vars(emu)) != len(emu_ns) or len(now_ns) != len(mod_ns) + 1:
         return False
-    return (all(_measured(vars(emu).get(k, emu_ns)) is v for k, v in emu_ns.items())
+    return (all(vars(emu).get(k, emu_ns) is v for k, v in emu_ns.items())
             and all(now_ns.get(k, mod_ns) is v for k, v in mod_ns.items()))
 
 
@@ -97,4 +80,4 @@ def emulate_once(helper: str, parts: tuple, emulate):
     return copy.deepcopy(result)
 
 
-__all__ = ["HITS", "MEASURING", "emulate_once", "emulation_key", "emulator_unpatched"]
+__all__ = ["HITS", "emulate_once", "emulation_key", "emulator_unpatched"]
