@@ -10,8 +10,8 @@ The inputs: every ``examples/*.mlir`` (at the module's own target), the cuTile p
 ``benchmarks/compile_time.py`` and the chained-dots set of :func:`chained_programs` (the
 attention / two-GEMM programs of ``tileorch.testing.attention_programs``: head dims 16 to 256,
 causal, bf16, grouped key/value heads, soft cap, K stored transposed, the MLP chains), each
-chained program compiled three times: as is, with ``TILEORCH_ATTN_OVERLAP=1`` (name suffix
-``+overlap``) and with ``TILEORCH_ATTN_PINGPONG=1`` (``+pingpong``).  cuTile programs are
+chained program compiled four times: as is, with ``TILEORCH_ATTN_OVERLAP=1`` (name suffix
+``+overlap``), with ``TILEORCH_ATTN_PINGPONG=1`` (``+pingpong``) and with ``TILEORCH_ATTN_ROW_GROUPS=0`` (``+rows128``).  cuTile programs are
 exported to bytecode once, under ``DIR/bytecode``; ``check`` reuses that bytecode, so the
 comparison does not depend on cuTile's exporter.  Compiles run in this process with the cache
 off and without ptxas (the PTX is what is compared).  ``--only PREFIX`` restricts both modes to
@@ -36,8 +36,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV_VARIANTS = {"": {"TILEORCH_ATTN_OVERLAP": "0"}, "+overlap": {"TILEORCH_ATTN_OVERLAP": "1"},
-                "+pingpong": {"TILEORCH_ATTN_PINGPONG": "1", "TILEORCH_ATTN_OVERLAP": "0"}}
-"""Name suffix -> environment of the chained programs' compiles."""
+                "+pingpong": {"TILEORCH_ATTN_PINGPONG": "1", "TILEORCH_ATTN_OVERLAP": "0"},
+                "+rows128": {"TILEORCH_ATTN_OVERLAP": "1", "TILEORCH_ATTN_ROW_GROUPS": "0"}}
+"""Name suffix -> environment of the chained programs' compiles.  ``+rows128``: the default switches with row groups
+off (``TILEORCH_ATTN_ROW_GROUPS=0``): the kernel of 128-row instances, which the launcher runs where the default
+``auto``'s four row groups would lose (a small grid) and which the default kernel of every d64-or-less program
+written with 128x64 tiles was before session 35 (those programs' ``+overlap`` PTX then equals their ``+rows128``)."""
 SIMT_ENV_VARIANTS = {"+no_warp_programs": {"TILEORCH_WARP_PROGRAMS": "0"},
                      "+programs_per_warp1": {"TILEORCH_PROGRAMS_PER_WARP": "1"},
                      "+programs_per_warp4": {"TILEORCH_PROGRAMS_PER_WARP": "4"},

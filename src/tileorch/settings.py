@@ -133,9 +133,10 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_CTAS", "auto", ("auto", "sms", "total"), "CTAs of a persistent attention launch"),
     _s("ATTN_CTAS_PER_SM", "2", ("1", "2"), "resident CTAs per SM of a persistent chained kernel of one consumer "
        "warp group (64-row tiles)", True),
-    _s("ATTN_ROW_GROUPS", "0", ("0", "3", "4", "auto"), "a persistent chained kernel of 128-row tiles run as 3 or 4 "
-       "consumer warp groups over 192 / 256 rows (64-row slices of one head's instances sharing each K/V tile); auto: "
-       "four groups where they fit (measured)", True),
+    _s("ATTN_ROW_GROUPS", "auto", ("0", "3", "4", "auto"), "a persistent chained kernel of 128-row tiles run as 3 "
+       "or 4 consumer warp groups over 192 / 256 rows (64-row slices of one head's instances sharing each K/V tile); "
+       "auto (the default): four groups where they fit (d64 with 64-wide key tiles, measured) unless a launch's grid "
+       "is too small for them; 0: off", True),
     _s("ATTN_IDLE_SLICES", "compute", ("compute", "pass"), "a row-groups slice past its head's last instance: computes "
        "its chain without storing it, or passes the unit's tiles by (a warp-uniform branch around the chain)", True),
     # the GEMM tier: transforms/tileas/
@@ -327,6 +328,7 @@ class overridden:  # noqa: N801 - used as a context manager, like contextlib's
         texts = _overrides()
         self.saved.append(texts.get(self.name, _UNSET))
         texts[self.name] = self.text
+        changed()
 
     def __exit__(self, *exc) -> None:
         texts = _overrides()
@@ -335,10 +337,56 @@ class overridden:  # noqa: N801 - used as a context manager, like contextlib's
             texts.pop(self.name, None)
         else:
             texts[self.name] = before
+        changed()
 
 
 _UNSET = "\0unset"
 """(:class:`overridden`: no override of the name before the block)"""
+
+
+_watchers: list = []
+"""The callbacks :func:`changed` calls (:func:`on_change`)."""
+
+
+def on_change(callback) -> None:
+    """Call ``callback()`` (no arguments, cheap, never raising) after every change of a ``TILEORCH_*`` variable
+    made through ``os.environ`` (assignment, ``del``, ``pop``, ``update``, ``monkeypatch.setenv`` ...: the
+    mapping's class is swapped for :class:`_WatchedEnviron` on the first call) and on entering or leaving an
+    :class:`overridden` block: what keeps state derived from the settings -- the launchers' bound launches,
+    keyed by the arguments alone -- learns that it may be stale without reading the environment on each call.
+    ``os.putenv`` changes nothing this module reads, and is not watched."""
+    _watch_environment()
+    if callback not in _watchers:
+        _watchers.append(callback)
+
+
+def changed() -> None:
+    """Tell the :func:`on_change` callbacks that a setting may have changed."""
+    for callback in tuple(_watchers):
+        callback()
+
+
+def _watch_environment() -> None:
+    env = os.environ
+    if isinstance(env, _WatchedEnviron) or not isinstance(env, os._Environ):
+        return
+    env.__class__ = _WatchedEnviron  # (same layout: a subclass with no fields of its own)
+
+
+class _WatchedEnviron(os._Environ):
+    """``os.environ``'s own class, with :func:`changed` called after a ``TILEORCH_*`` variable is set or removed
+    (every mutating method of the mapping goes through these two)."""
+    __slots__ = ()
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        if type(key) is str and key.startswith(PREFIX):
+            changed()
+
+    def __delitem__(self, key):
+        super().__delitem__(key)
+        if type(key) is str and key.startswith(PREFIX):
+            changed()
 
 
 def integer(name: str) -> int | None:

@@ -686,3 +686,38 @@ def test_attention_row_groups(bh, seq, groups, tile_n, idle, dtype, monkeypatch)
     assert program.kind == "chained" and program.chained["persistent"].get("row_groups") == groups, program.remarks
     _close_for(dtype, out, ref)
     assert torch.equal(out.view(torch.int16), want.view(torch.int16)), "not bit-identical to the default kernel"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("d,tile_n,groups", [(64, 64, 4), (32, 64, 4), (64, 128, 0), (128, 64, 0)],
+                         ids=lambda v: str(v))
+@pytest.mark.parametrize("bh,seq,declined", [(300, 1024, False), (160, 1000, False), (40, 1000, True), (7, 333, True)],
+                         ids=lambda v: str(v))
+def test_attention_row_groups_default(bh, seq, declined, d, tile_n, groups, dtype, monkeypatch):
+    """The default TILEORCH_ATTN_ROW_GROUPS=auto (session 35): four consumer warp groups over 256 rows where their
+    112 registers hold S, P and O (d64 and d32 with 64-wide key tiles), the two-group kernel elsewhere (d64 128x128,
+    d128: the rule's registers).  A launch whose four-group dealing would load its busiest CTA with more than 1.15x
+    the default kernel's 64-row slices runs the two-group kernel, with a launch remark: on 132 SMs, (300, 1024):
+    2400 instances, 38 slices against 40 (taken); (160, 1000): 20 against 20 (taken); (40, 1000): 6 against 8 and
+    (7, 333): 2 against 4 (declined).  Bit-identical to ROW_GROUPS=0 (the same ops per row) and within the fp32
+    reference; NaN-prefilled outputs."""
+    kernel, args, grid, out, ref = attention_args(bh, seq, d, 128, tile_n, dtype=dtype, seed=seq + bh + d)
+    monkeypatch.setenv("TILEORCH_ATTN_ROW_GROUPS", "0")
+    base = _run_uncached(kernel, args, grid)
+    assert base.kind == "chained" and "row_groups" not in base.chained["persistent"], base.chained
+    want = out.clone()
+    out.fill_(float("nan"))
+    monkeypatch.delenv("TILEORCH_ATTN_ROW_GROUPS")
+    rc.clear_caches()
+    try:
+        tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, args)
+        torch.cuda.synchronize()
+        entry = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent")
+    finally:
+        rc.clear_caches()
+    program, said = entry.program, " ".join(entry.launch_remarks.values())
+    assert program.kind == "chained" and program.chained["persistent"].get("row_groups", 0) == groups, program.remarks
+    if torch.cuda.get_device_properties(0).multi_processor_count == 132:
+        assert ("not used for this launch" in said) == (declined and groups > 0), said
+    _close_for(dtype, out, ref)
+    assert torch.equal(out.view(torch.int16), want.view(torch.int16)), "not bit-identical to ROW_GROUPS=0"

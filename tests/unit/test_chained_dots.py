@@ -51,16 +51,18 @@ REG_A = re.compile(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.f16\.f1
 SMEM_A = re.compile(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.f16\.f16 \{[^}]*\}, %rd\d+, %rd\d+")
 
 
-@pytest.mark.parametrize("d,tile_m,tile_n,causal", [(64, 128, 64, False), (128, 128, 128, False), (64, 64, 64, True)])
-def test_attention_compiles_to_two_wgmma_dots(d, tile_m, tile_n, causal):
+@pytest.mark.parametrize("d,tile_m,tile_n,causal,groups", [(64, 128, 64, False, 4), (128, 128, 128, False, 2),
+                                                            (64, 64, 64, True, 1)])
+def test_attention_compiles_to_two_wgmma_dots(d, tile_m, tile_n, causal, groups):
     from tileorch.testing.attention_programs import attention_fwd
 
     args = _arrays(4, (4, 1000, d)) + (0.18, 1000, tile_m, tile_n, d, causal)
     p = _compile_once(attention_fwd, args)
     assert p.kind == "chained", p.remarks
     assert p.cubin is not None, "ptxas did not accept the PTX"
-    # tile_m / 64 consumer warp groups and one producer warp group
-    assert p.threads == 2 * tile_m + 128 and p.chained["threads"] == 2 * tile_m + 128
+    # tile_m / 64 consumer warp groups and one producer warp group; four row groups over 256 rows where S, P and O
+    # fit their 112 registers (TILEORCH_ATTN_ROW_GROUPS=auto, the default: d64 with 64-wide key tiles, non-causal)
+    assert p.threads == 128 * groups + 128 and p.chained["threads"] == 128 * groups + 128
     # S = Q K^T: d/16 shared-memory WGMMAs of n = tile_n; O += P V: tile_n/16 register-A WGMMAs of n = d;
     # each twice: the consumer loop overlaps tile j-1's P V with tile j's Q K^T (tile 0's Q K^T before
     # the loop, the last tile's P V after it)
@@ -77,7 +79,8 @@ def test_attention_compiles_to_two_wgmma_dots(d, tile_m, tile_n, causal):
     assert p.ptx.count("cp.async.bulk.tensor.3d") >= 3 * (d // 64)  # Q once, K and V per stage
     # the host's tensor maps: Q, K and V base pointers (entry parameters 0, 7, 14), box rows
     assert [t["arg"] for t in p.chained["tmaps"]] == [0, 7, 14]
-    assert [t["rows"] for t in p.chained["tmaps"]] == [tile_m, tile_n, tile_n]
+    # (the Q box of four row groups: their four 64-row slices, 256 rows)
+    assert [t["rows"] for t in p.chained["tmaps"]] == [64 * groups if groups == 4 else tile_m, tile_n, tile_n]
     assert p.chained["smem"] <= 227 * 1024
 
 

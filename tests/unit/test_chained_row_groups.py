@@ -5,7 +5,8 @@ instance, the CTA's three slices consecutive rows of one head sharing each K/V t
 kernel's (NaN-prefilled, ragged sequences; a head of 3 instances = 2 full units, of 2 instances = a unit with two
 idle slices that store nothing), on 1 and 2 persistent CTAs; four groups of 112 registers over 256 rows for a
 program written with 64-wide key tiles.  Refusals are remarks naming the reason (head dim
-128's registers, causal trip counts, a kernel that is not persistent); off by default."""
+128's registers, causal trip counts, a kernel that is not persistent).  ``auto``, the default since session 35: four
+groups where they fit, never three, and a launch whose grid is too small for them runs the two-group kernel."""
 
 from __future__ import annotations
 
@@ -48,7 +49,13 @@ def test_row_groups_remark(monkeypatch):
     ((1024, 64, 128, 128, False), {"TILEORCH_ATTN_PERSISTENT": "0"}, "not a persistent kernel"),
     ((1024, 64, 64, 64, False), {}, "64-row tiles"),
     ((1024, 64, 128, 128, False), {RG: "4"}, "need 132 registers per thread, more than 100"),
-], ids=["d128", "causal", "not_persistent", "64rows", "g4_n128"])
+    # S 32 + P 16 + O and m, l 36 = 84, and the S-ahead loop's second S (32) and packed P (16): 132; P in f32 beside
+    # the packed one (32): 116 (ptxas 13.0 serialized the S-ahead MLP chain's WGMMAs, spilled 40 B with the late pack)
+    ((1024, 64, 128, 64, False), {RG: "auto", "TILEORCH_ATTN_S_AHEAD": "1"},
+     "the S issued ahead (TILEORCH_ATTN_S_AHEAD), and the carried tiles need 132 registers per thread, more than 100"),
+    ((1024, 64, 128, 64, False), {RG: "auto", "TILEORCH_ATTN_LATE_PACK": "1"},
+     "P in f32 (TILEORCH_ATTN_LATE_PACK), and the carried tiles need 116 registers per thread, more than 100"),
+], ids=["d128", "causal", "not_persistent", "64rows", "g4_n128", "s_ahead", "late_pack"])
 def test_row_groups_refused_says_why(cfg, env, why, monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     for k, v in env.items():
@@ -60,12 +67,99 @@ def test_row_groups_refused_says_why(cfg, env, why, monkeypatch):
     assert any(f"{RG}={groups} not applied: " in r and why in r for r in p.remarks), p.remarks
 
 
-def test_row_groups_off_by_default(monkeypatch):
-    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+@pytest.mark.parametrize("cfg,groups,said", [
+    ((1024, 64, 128, 64, False), 4, "4 consumer warp groups of 112 registers over 256 rows (TILEORCH_ATTN_ROW_GROUPS="
+                                    "auto, the default: the measured rule"),
+    ((1024, 32, 128, 64, False), 4, "over 256 rows (TILEORCH_ATTN_ROW_GROUPS=auto, the default"),
+    ((1024, 64, 128, 64, True), 0, "TILEORCH_ATTN_ROW_GROUPS=auto not applied: the trip count grows with a program id"),
+    ((1024, 64, 128, 128, False), 0, None),
+    ((1024, 128, 128, 64, False), 0, None),
+    ((1024, 128, 128, 128, False), 0, None),
+    ((1024, 64, 64, 64, False), 0, None),
+], ids=["d64_n64", "d32_n64", "d64_n64_causal", "d64_n128", "d128_n64", "d128_n128", "d64_64rows"])
+def test_row_groups_auto_by_default(cfg, groups, said, monkeypatch):
+    """The default (unset) TILEORCH_ATTN_ROW_GROUPS is ``auto``, the session-34 rule: four groups of 112 registers
+    where S (tn/2), the packed P (tn/4) and O (d/2) with m and l (4) fit 100 of them -- d64 128x64: 32 + 16 + 32 + 4
+    = 84, d32: 68; d64 128x128: 132, d128 128x64: 116, d128 128x128: 164 do not -- never three; a causal trip count
+    keeps two groups.  A remark names the choice and its reason; a decline says why only where the tiles are the
+    rule's (the causal 128x64 program), not on every kernel the registers rule out."""
     monkeypatch.delenv(RG, raising=False)
-    p = _lower(1024, 64, 128, 128, False)
-    assert "row_groups" not in p.chained["persistent"] and "row_groups_off" not in p.chained, p.chained
-    assert not any(RG in r for r in p.remarks)
+    p = _lower(*cfg)
+    persistent = p.chained.get("persistent") or {}
+    assert persistent.get("row_groups", 0) == groups, p.chained
+    assert persistent.get("row_groups_default", False) == bool(groups), persistent
+    mine = [r for r in p.remarks if RG in r]
+    if said is None:
+        assert not mine and "row_groups_off" not in p.chained, (mine, p.chained)
+    else:
+        assert len(mine) == 1 and said in mine[0] and "attention_programs.py:45" in mine[0], mine
+    if groups:
+        assert f"=0 turns it off" in mine[0] and p.chained["threads"] == 640, (mine, p.chained["threads"])
+
+
+def test_row_groups_zero_opts_out(monkeypatch):
+    """``TILEORCH_ATTN_ROW_GROUPS=0``: the two-group kernel of 384 threads, no remark about row groups; an explicit
+    ``auto`` chooses as the default does, its remark without "the default"."""
+    monkeypatch.setenv(RG, "0")
+    p = _lower(1024, 64, 128, 64, False)
+    assert "row_groups" not in p.chained["persistent"] and p.chained["threads"] == 384, p.chained
+    assert not any(RG in r for r in p.remarks), p.remarks
+    monkeypatch.setenv(RG, "auto")
+    p = _lower(1024, 64, 128, 64, False)
+    assert p.chained["persistent"]["row_groups"] == 4 and "row_groups_default" not in p.chained["persistent"]
+    assert any(f"({RG}=auto)" in r for r in p.remarks), p.remarks
+
+
+@pytest.mark.parametrize("x,heads,ctas,pass_by,declined", [
+    (8, 256, 132, False, False),   # issue 20's 1k row: 2048 instances, 32 slices against 32
+    (32, 64, 132, False, False),   # 4k: 32 against 32
+    (8, 300, 132, False, False),   # 2400 instances: 40 against 38 (within 1.15x)
+    (8, 160, 132, False, False),   # 1280: 20 against 20
+    (8, 40, 132, False, True),     # 320: 8 against 6
+    (8, 16, 128, False, True),     # 128 instances on 128 CTAs: 4 against 2
+    (3, 7, 21, False, True),       # (7, 333): a full unit and a partial one of 2 slices a head, 4 against 2
+    (9, 264, 132, True, False),    # 2376 instances: 4 full units and one of 2 slices a head, 36 against 36
+    (9, 264, 132, False, False),   # the idle slices computed: 40 against 36
+])
+def test_launch_declines_where_the_dealing_loses(x, heads, ctas, pass_by, declined):
+    """The launch half of the rule, on busiest-CTA slice counts worked out by hand (above): four groups where their
+    busiest CTA runs at most 1.15x the two-group kernel's 64-row slices."""
+    from tileorch.transforms.tileas.row_groups import launch_declines
+
+    why = launch_declines(x, heads, 4, ctas, pass_by)
+    assert (why is not None) == declined, why
+    if declined:
+        assert "64-row slices against the kernel of 128-row instances'" in why
+
+
+def test_launcher_runs_the_two_group_kernel_where_the_rule_declines(monkeypatch):
+    """``_row_groups_choice``: a default-chosen row-groups entry on a grid too small for it is replaced by the
+    program compiled under ``TILEORCH_ATTN_ROW_GROUPS=0`` (the setting overridden only for that compile), with a
+    launch remark on the entry; an explicitly asked one, or a grid that pays, launches as compiled."""
+    from tileorch import settings
+    from tileorch.launchers import cutile as rc
+
+    seen = []
+
+    def fake_compiled(kernel, arguments, arch, schedule, config=""):
+        seen.append((schedule, config, settings.value(RG)))
+        return rc._Compiled(program=None)
+
+    monkeypatch.setattr(rc, "compiled", fake_compiled)
+
+    class P:
+        def __init__(self, persistent):
+            self.chained = {"persistent": persistent}
+
+    auto = {"q_slots": 2, "row_groups": 4, "idle_slices": "compute", "row_groups_default": True}
+    entry = rc._Compiled(program=P(auto), asked=("persistent", ""))
+    chosen, why = rc._row_groups_choice(entry, None, [], "sm_90a", (8, 16, 1), 132)
+    assert chosen is not entry and seen == [("persistent", "", "0")] and "not used for this launch" in why
+    assert entry.launch_remarks[(8, 16, 1)] == why and settings.value(RG) != "0"
+    assert rc._row_groups_choice(entry, None, [], "sm_90a", (8, 256, 1), 132) == (entry, "")
+    asked = rc._Compiled(program=P({k: v for k, v in auto.items() if k != "row_groups_default"}))
+    assert rc._row_groups_choice(asked, None, [], "sm_90a", (8, 16, 1), 132) == (asked, "")
+    assert len(seen) == 1
 
 
 @pytest.mark.parametrize("idle", ["compute", "pass"])

@@ -137,8 +137,10 @@ def test_natural_exp_attention(d, tile_m, tile_n, softcap, out_dtype):
     _check(o, _softmax_pv(q, k, v, scale, cap if softcap else None), errors)
 
 
-@pytest.mark.parametrize("d,tile_m,tile_n", [(64, 128, 128), (32, 128, 64)])
-def test_transposed_k_attention(d, tile_m, tile_n):
+@pytest.mark.parametrize("d,tile_m,tile_n,q_rows", [(64, 128, 128, 128), (32, 128, 64, 256)])
+def test_transposed_k_attention(d, tile_m, tile_n, q_rows):
+    """(``q_rows``: d32 with 64-wide key tiles runs as four row groups by default, S 32 + P 16 + O 16 + m, l 4 = 68
+    of their 100 registers: a 256-row Q box; d64 128x128 needs 132: two groups, the program's 128 rows.)"""
     from tileorch.testing.attention_programs import attention_fwd_kt
 
     seq, rng = 150, np.random.default_rng(d)
@@ -148,7 +150,7 @@ def test_transposed_k_attention(d, tile_m, tile_n):
     scale = 1 / math.sqrt(d)
     p, errors = _run(attention_fwd_kt, (q, kt, v, o), [(scale / math.log(2), "f"), (seq, "i")], (tile_m, tile_n, d),
                      (-(-seq // tile_m), 1))
-    assert [t["rows"] for t in p.chained["tmaps"]] == [tile_m, d, tile_n]  # K^T tile [d, tn]: N-major
+    assert [t["rows"] for t in p.chained["tmaps"]] == [q_rows, d, tile_n]  # K^T tile [d, tn]: N-major
     _check(o, _softmax_pv(q, k, v, scale), errors)
 
 

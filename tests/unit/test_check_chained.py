@@ -538,3 +538,22 @@ def test_row_groups_idle_pass_by_is_checked(mutation, why, monkeypatch):
         mul.operands = [nxt.result, mul.operands[1]]
     with pytest.raises(LocatedError, match=why):
         extract(module)
+
+
+def test_default_row_groups_kernel_pipelines_are_proved(monkeypatch):
+    """The default kernel of the d64 128x64 program (TILEORCH_ATTN_ROW_GROUPS unset: auto, session 35) is four
+    consumer warp groups: 512 releases per stage and Q slot (4 x 128 threads), 256-row Q slots (256 x 64 x 2 bytes),
+    K and V tiles of 64 x 64 a stage; both rings proved for every trip count and 1-3 units per CTA."""
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
+    from tileorch.analysis.extract import extract
+
+    monkeypatch.delenv("TILEORCH_ATTN_ROW_GROUPS", raising=False)
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "uniform")
+    (proto,) = extract(_lowered(64, 128, 64))
+    kv, q = proto.pipelines
+    assert (q.name, q.full_count, q.empty_count, q.stage_bytes) == ("q", 1, 512, 256 * 64 * 2)
+    assert (kv.empty_count, kv.stage_bytes) == (512, 2 * 64 * 64 * 2)
+    assert [a.name for a in proto.agents] == ["tma", "wg0", "wg1", "wg2", "wg3"]
+    result = check(proto)
+    assert result.ok, result.violation
+    assert {m for (v, _) in result.instances for m in [v["m"]]} == {1, 2, 3}

@@ -2,18 +2,18 @@
 // RUN: env TILEORCH_ATTN_OVERLAP=0 TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: filecheck %s --check-prefix=PTX < %t.ptx
-// RUN: env TILEORCH_ATTN_OVERLAP=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PERSIST
+// RUN: env TILEORCH_ATTN_OVERLAP=0 TILEORCH_ATTN_ROW_GROUPS=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PERSIST
 // RUN: env TILEORCH_ATTN_NEXT_S=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=NEXTS
 // RUN: env TILEORCH_ATTN_LATE_RESCALE=1 TILEORCH_ATTN_SKIP_RESCALE=1 TILEORCH_ATTN_LATE_PACK=1 TILEORCH_ATTN_STAGES=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=S17
 // RUN: env TILEORCH_ATTN_LATE_RESCALE=1 TILEORCH_ATTN_NEXT_S=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=S17OFF
 // RUN: env TILEORCH_ATTN_S_AHEAD=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SAHEAD
 // RUN: env TILEORCH_ATTN_S_AHEAD=2 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SAHEAD2
-// RUN: env TILEORCH_ATTN_SCHEDULE=snake tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SNAKE
+// RUN: env TILEORCH_ATTN_SCHEDULE=snake TILEORCH_ATTN_ROW_GROUPS=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SNAKE
 // RUN: env TILEORCH_ATTN_SCHEDULE=snake TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=SNAKEOFF
 // RUN: env TILEORCH_ATTN_PINGPONG=kernel tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PPK
 // RUN: env TILEORCH_ATTN_PINGPONG=kernel TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PPKOFF
 // RUN: env TILEORCH_ATTN_OVERLAP=0 TILEORCH_ATTN_KV_AHEAD=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=AHEADOFF
-// RUN: env TILEORCH_ATTN_Q_REGS=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=QREGS
+// RUN: env TILEORCH_ATTN_Q_REGS=1 TILEORCH_ATTN_ROW_GROUPS=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=QREGS
 // RUN: env TILEORCH_ATTN_Q_REGS=1 TILEORCH_ATTN_NEXT_S=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=QREGSOFF
 // Without the intra-warp-group overlap (TILEORCH_ATTN_OVERLAP=0; the overlapped kernel's structure:
 // tests/unit/test_chained_overlap.py), one CTA per program instance (TILEORCH_ATTN_PERSISTENT=0;
@@ -188,7 +188,10 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
   }
 }
 
-// The persistent kernel: the program's grid as three more parameters; two Q slots, each with a full
+// The persistent kernel of 128-row instances (TILEORCH_ATTN_ROW_GROUPS=0: this program's default since session 35 is
+// four row groups over 256 rows, tier_chained_dots_row_groups.mlir; PERSIST, SNAKE and QREGS check the two-group
+// kernel, which the launcher runs where a grid is too small for row groups and whose registers Q_REGS needs).
+// The program's grid as three more parameters; two Q slots, each with a full
 // and an empty barrier (every consumer thread releases it); each agent loops over the CTA's program
 // instances (ctaid.x, step nctaid.x), counting the K/V ring on across them; the producer waits for
 // the slot's release before arming and loading its next Q, and drains the ring and both Q slots

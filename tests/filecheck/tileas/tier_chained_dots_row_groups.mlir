@@ -2,7 +2,10 @@
 // RUN: env TILEORCH_ATTN_ROW_GROUPS=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: env TILEORCH_ATTN_ROW_GROUPS=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=COMPUTE
-// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=OFF
+// RUN: env TILEORCH_ATTN_ROW_GROUPS=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=OFF
+// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=DEFAULT
+// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.g4.ptx
+// RUN: ptxas -arch=sm_90a %t.g4.ptx -o %t.g4.cubin
 // RUN: env TILEORCH_ATTN_ROW_GROUPS=3 TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=REFUSED
 
 // TILEORCH_ATTN_ROW_GROUPS=3 (session 34, transforms/tileas/row_groups.py): the textbook FlashAttention forward at
@@ -68,9 +71,26 @@
 // COMPUTE:      scf.if %rg_valid_1 {
 // COMPUTE-NOT:  tileorch.idle_slice
 
+// The default (TILEORCH_ATTN_ROW_GROUPS unset: auto, session 35) is the measured rule: four groups where S (32), the
+// packed P (16), O (32) and m, l (4) fit 112 - 12 registers, as at head dim 64 with 64-wide key tiles: 640 threads
+// (a producer and four consumer warp groups), a 256-row Q box (32768 bytes), each stage released by 512 threads; the
+// remark names the choice and the way out.
+// DEFAULT:      func.func @chained_dots_128x64x64_64_f16_g4(
+// DEFAULT-SAME: nvvm.maxntid = array<i32: 640, 1, 1>
+// DEFAULT-SAME: persistent = {idle_slices = "compute", q_slots = {{[0-9]}} : i64, row_groups = 4 : i64, row_groups_default = true}
+// DEFAULT-SAME: remark: 4 consumer warp groups of 112 registers over 256 rows (TILEORCH_ATTN_ROW_GROUPS=auto, the default: the measured rule{{.*}}=0 turns it off)
+// DEFAULT-SAME: threads = 640 : i64
+// DEFAULT-SAME: tmaps = [{arg = 0 : i64, box = 64 : i64, rank = 3 : i64, rows = 256 : i64
+// DEFAULT:      nvvm.mbarrier.init %ebar0, %c512_i
+// DEFAULT:      nvvm.setmaxregister decrease 24
+// DEFAULT:      nvvm.mbarrier.arrive.expect_tx %qsbar, %c32768_i
+// DEFAULT:      nvvm.setmaxregister increase 112
+
+// TILEORCH_ATTN_ROW_GROUPS=0: the kernel of 128-row instances (two consumer warp groups), no row-groups remark.
 // OFF:      func.func @chained_dots_128x64x64_64_f16(
 // OFF-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
 // OFF-NOT:  row_groups
+// OFF-NOT:  ROW_GROUPS
 // OFF:      nvvm.setmaxregister increase 240
 // OFF-NOT:  %rg_
 

@@ -118,6 +118,8 @@ from tileorch.transforms.tileas.row_groups import IDLE_SLICE_ATTR, ROW_GROUPS_EN
 from tileorch.transforms.tileas.row_groups import asked as row_groups_asked
 from tileorch.transforms.tileas.row_groups import setting as row_groups_setting
 from tileorch.transforms.tileas.row_groups import refusal as row_groups_refusal
+from tileorch.transforms.tileas.row_groups import explicit as row_groups_explicit
+from tileorch.transforms.tileas.row_groups import rule_shape as row_groups_rule_shape
 from tileorch.transforms.tileas.row_groups import remark as row_groups_remark
 from tileorch.transforms.tileas.stagger_consumers import emit_stagger, stagger_cycles
 
@@ -3746,7 +3748,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     refused = []  # (groups, why) of each count tried (auto: the most groups that fit first)
     for groups in row_groups_asked():  # FA3's d64 shape: three consumer warp groups over 192 rows (row_groups.py)
         why = row_groups_refusal(ck, groups=groups, persistent=plan.persistent, heavy=heavy, work_items=work_items,
-                                 guards=guards, pingpong=pingpong, next_s=next_s_enabled(), regs=consumer_regs(groups))
+                                 guards=guards, pingpong=pingpong, next_s=next_s_enabled(), regs=consumer_regs(groups),
+                                 s_ahead=s_ahead_form(heavy) != "0", late_pack=late_pack_enabled())
         if why is None:
             ck.row_groups, rows = groups, ck.a0.rows
             ck.a0.rows = 64 * groups
@@ -3760,6 +3763,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         refused.append((groups, why))
     if refused and not ck.row_groups:
         row_groups_off = refused[0][1] if len(refused) == 1 else "; ".join(f"{g} groups: {w}" for g, w in refused)
+    # the default (auto) says why it declined only where the program's tiles are the rule's (d64 128x64 causal, ...)
+    row_groups_said = row_groups_off is not None and (row_groups_explicit() or row_groups_rule_shape(
+        ck, consumer_regs(max(row_groups_asked()))))
     occupancy, occupancy_why = ctas_per_sm(plan.consumers, plan.persistent, plan.smem)
     plan = replace(plan, ctas_per_sm=occupancy)
     persistent = plan.persistent
@@ -4168,6 +4174,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         if ck.row_groups:
             record["persistent"]["row_groups"] = ck.row_groups
             record["persistent"]["idle_slices"] = "pass" if idle_pass_by() else "compute"
+            if not row_groups_explicit():  # the default rule (auto) chose them: a launch may decline them
+                record["persistent"]["row_groups_default"] = True
         if snake:
             record["persistent"]["schedule"] = snake
             if schedule_by_default():
@@ -4250,11 +4258,11 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                                                    "most one per SM)", "remark"))
     if occupancy_why:
         located.append(occupancy_why)
-    if ck.row_groups or row_groups_off is not None:
+    if row_groups_said:
+        record["row_groups_off"] = row_groups_off
+    if ck.row_groups or row_groups_said:
         from tileorch.diagnostics import format_error
 
-        if row_groups_off is not None:
-            record["row_groups_off"] = row_groups_off
         located.append(format_error(ck.dot1, row_groups_remark(ck.row_groups, consumer_regs(plan.consumers),
                                                                plan.smem, plan.stages, plan.q_slots)
                                     if ck.row_groups else f"{ROW_GROUPS_ENV}={row_groups_setting()} not applied: "

@@ -1,6 +1,10 @@
-"""Row groups of the chained tier (``TILEORCH_ATTN_ROW_GROUPS=3`` or ``4``): FlashAttention-3's head-dim-64 shape,
-three consumer warp groups over 192 rows sharing each K/V tile, for programs written with 128-row tiles (or four
-over 256 rows where the key tiles are 64 wide: the 256x64 CTA of a program written 128x64).
+"""Row groups of the chained tier (``TILEORCH_ATTN_ROW_GROUPS=3``, ``4`` or ``auto``, the default since session 35):
+FlashAttention-3's head-dim-64 shape, three consumer warp groups over 192 rows sharing each K/V tile, for programs
+written with 128-row tiles (or four over 256 rows where the key tiles are 64 wide: the 256x64 CTA of a program written
+128x64).  ``auto`` (:func:`asked`) is the H100's measured rule: four groups where they fit (d64 -- or less -- with
+64-wide key tiles, 1.18x at 1k and 1.29x at 4k), never three, and at a launch only where the four-group dealing's
+busiest CTA runs at most :data:`SLICE_GAIN` times the default kernel's 64-row slices (:func:`launch_declines`); a
+remark names the choice, ``=0`` turns it off.
 
 A chained kernel runs each 128-row program instance on two consumer warp groups of 64 rows (``setmaxnreg`` 240)
 beside a producer warp group.  Each consumer warp group already computes its 64 rows alone (the kernel has no
@@ -66,20 +70,45 @@ def idle_pass_by() -> bool:
 
 
 def setting() -> str:
-    """``TILEORCH_ATTN_ROW_GROUPS`` as set (``0``, ``3``, ``4`` or ``auto``; read at each compile, part of the
-    disk-cache key)."""
-    return settings.value(ROW_GROUPS_ENV) or "0"
+    """``TILEORCH_ATTN_ROW_GROUPS`` as set (``0``, ``3``, ``4`` or ``auto``, the default; read at each compile, part
+    of the disk-cache key)."""
+    return settings.value(ROW_GROUPS_ENV) or "auto"
+
+
+def explicit() -> bool:
+    """Whether ``TILEORCH_ATTN_ROW_GROUPS`` is set (by the environment or :class:`tileorch.settings.overridden`)
+    rather than the default ``auto``: a kernel the default rule declines says why only where its tiles are the
+    rule's (:func:`rule_shape`), one the user asked for always."""
+    return settings.asked(ROW_GROUPS_ENV) is not None
+
+
+RULE = ("the measured rule: four groups where their 112 registers hold S, the packed P and the carried tiles (head dim "
+        "64 with 64-wide key tiles: H100 339 -> 400 TFLOP/s at 1k, 368 -> 475 at 4k), never three (0.90x at d64 1k)")
+"""Why ``auto`` chooses what it does (the session-34 A/B, ``benchmarks/results/attention_s34_rowgroups_*``)."""
 
 
 def asked() -> tuple[int, ...]:
-    """The consumer warp group counts to try, in order (none: off).  ``auto`` is the cost rule of the H100's
-    session-34 A/B (``benchmarks/session34_attn1k.sh``, one process): four groups wherever their 112 registers hold
-    S, the packed P and the carried tiles (head dim 64 with 64-wide key tiles: the 128x64 program 339 -> 400 TFLOP/s
-    at 1k, 368 -> 475 at 4k), never three (d64 128x128 0.90x at 1k and 0.955x at 4k; d128 128x64 0.90x at 1k,
-    1.04x at 4k); the kernel of 128-row instances elsewhere.  Not the default: flipping it changes the default kernel
-    of every d64 128x64 program (tests and FileCheck encode the two-group kernel)."""
+    """The consumer warp group counts to try, in order (none: off).  ``auto`` (the default since session 35) is the
+    cost rule of the H100's session-34 A/B (``benchmarks/session34_attn1k.sh``, one process): four groups wherever
+    their 112 registers hold S, the packed P and the carried tiles (head dim 64 -- or less -- with 64-wide key tiles:
+    the 128x64 program 339 -> 400 TFLOP/s at 1k, 368 -> 475 at 4k), never three (d64 128x128 0.90x at 1k and 0.955x
+    at 4k; d128 128x64 0.90x at 1k, 1.04x at 4k); the kernel of 128-row instances elsewhere, and at a launch whose
+    four-group dealing would give the busiest CTA more than :data:`SLICE_GAIN` times the default kernel's 64-row
+    slices (:func:`launch_declines`).  ``0`` turns row groups off."""
     v = setting()
     return (4,) if v == "auto" else (int(v),) if v != "0" else ()
+
+
+def rule_shape(ck, regs: int) -> bool:
+    """Whether the chained kernel ``ck``'s tiles are those the ``auto`` rule regroups: 128-row program tiles whose S,
+    packed P and carried tiles fit the ``regs`` registers of a consumer thread of four groups (a refusal for another
+    reason is then worth a remark under the default)."""
+    return ck.tm == 128 and not ck.tile_rows and register_need(ck) <= regs - MARGIN
+
+
+def register_need(ck) -> int:
+    """Registers per consumer thread of S (fp32), the packed P (16-bit pairs) and the carried tiles of ``ck``."""
+    return ck.sn // 2 + ck.tn // 4 + sum(2 if x == 1 else x // 2 for _, x in ck.carried)
 
 
 def reads_pid(v: SSAValue, axis: int = 0, limit: int = 4096) -> bool:
@@ -139,10 +168,27 @@ def _tile(load: Operation) -> list[int]:
     return ints(load.view.type.tile)
 
 
+def loop_extra(ck, s_ahead: bool, late_pack: bool) -> tuple[int, str]:
+    """(registers per consumer thread, what) the consumer loop's asked-for forms hold beside :func:`register_need`:
+    ``TILEORCH_ATTN_S_AHEAD`` a second S and a second packed P (``sn / 2 + tn / 4``), ``TILEORCH_ATTN_LATE_PACK`` P
+    in f32 beside the packed one (``tn / 2``).  With four groups' 112 registers ptxas 13.0 serialized the WGMMAs of
+    the S-ahead MLP chain at d64 128x64 (C7512) and spilled 40 B in the late-pack attention kernel (where ``tn / 4``
+    more would have fit the 100)."""
+    extra, what = 0, []
+    if s_ahead:
+        extra += ck.sn // 2 + ck.tn // 4
+        what.append("the S issued ahead (TILEORCH_ATTN_S_AHEAD)")
+    if late_pack:
+        extra += ck.tn // 2
+        what.append("P in f32 (TILEORCH_ATTN_LATE_PACK)")
+    return extra, " and ".join(what)
+
+
 def refusal(ck, *, groups: int, persistent: bool, heavy, work_items, guards, pingpong: bool, next_s: bool,
-            regs: int) -> str | None:
+            regs: int, s_ahead: bool = False, late_pack: bool = False) -> str | None:
     """Why the chained kernel ``ck`` does not run as ``groups`` row groups (``None``: it does); ``regs`` the
-    consumer's ``setmaxnreg`` with ``groups`` consumer warp groups."""
+    consumer's ``setmaxnreg`` with ``groups`` consumer warp groups; ``s_ahead`` / ``late_pack``: the consumer loop's
+    forms asked for (:func:`loop_extra`)."""
     if groups not in GROUPS:
         return f"{groups} groups ({' or '.join(map(str, GROUPS))} are built)"
     if ck.tm != 128 or ck.tile_rows:
@@ -163,10 +209,11 @@ def refusal(ck, *, groups: int, persistent: bool, heavy, work_items, guards, pin
         return ("first dots of their own A tiles" if ck.own_a else "a group of query heads in the Q tile's rows"
                 if ck.a0.group_dim >= 0 else "several second dots" if len(ck.seconds) > 1 else
                 "several first dots" if ck.k1 > 1 else "loop tiles read per row")
-    need = ck.sn // 2 + ck.tn // 4 + sum(2 if x == 1 else x // 2 for _, x in ck.carried)
+    extra, what = loop_extra(ck, s_ahead, late_pack)
+    need = register_need(ck) + extra
     if need > regs - MARGIN:
-        return (f"S, the packed P and the carried tiles need {need} registers per thread, more than {regs - MARGIN} "
-                f"of {groups} consumer warp groups' {regs}")
+        return (f"S, the packed P{', ' + what + ',' if what else ''} and the carried tiles need {need} registers per "
+                f"thread, more than {regs - MARGIN} of {groups} consumer warp groups' {regs}")
     return pid_free(ck)
 
 
@@ -200,13 +247,37 @@ def launch_remark(x: int, heads: int, groups: int, ctas: int, pass_by: bool = Tr
             + f", the kernel of 128-row instances {default} ({ROW_GROUPS_ENV})")
 
 
+SLICE_GAIN = 1.15
+"""The time of a 64-row slice on the default kernel over its time on four row groups, as the launch rule counts it:
+the H100's session-34 A/B measured 1.18 at 1k and 1.29 at 4k where both kernels' busiest CTAs run 32 slices (400.2
+/ 339.2 and 475.2 / 368.1 TFLOP/s, d64 128x64), less a margin."""
+
+
+def launch_declines(x: int, heads: int, groups: int, ctas: int, pass_by: bool = True) -> str | None:
+    """Why the ``auto`` rule's kernel of ``groups`` row groups would lose at this launch (``None``: it does not):
+    the busiest CTA of its dealing runs more 64-row slices than :data:`SLICE_GAIN` times the busiest CTA of the kernel
+    of 128-row instances on the same ``ctas`` (:func:`busiest_slices`; idle slices of partial units counted unless
+    ``pass_by``).  Four groups share an SM's tensor cores where two did: each slice is faster by the measured gain,
+    but a grid too small to give every CTA a unit of four slices (at most one instance a CTA: 4 slices against 2)
+    or a dealing whose last round is short can more than spend it."""
+    _, _, _, most = busiest_slices(x, heads, groups, ctas, pass_by)
+    default = 2 * -(-(x * heads) // ctas)
+    if most <= default * SLICE_GAIN:
+        return None
+    return (f"the busiest CTA of {groups} row groups would run {most} 64-row slices against the kernel of 128-row "
+            f"instances' {default} ({x * heads} instances on {ctas} CTAs; more than {SLICE_GAIN} times, the "
+            "measured gain per slice less a margin)")
+
+
 def remark(groups: int, regs: int, smem: int, stages: int, slots: int) -> str:
-    """The remark of a kernel of row groups."""
-    return (f"{groups} consumer warp groups of {regs} registers over {64 * groups} rows ({ROW_GROUPS_ENV}={setting()}): "
-            f"each runs a 64-row slice of a 128-row program instance, the CTA's slices consecutive rows of one "
+    """The remark of a kernel of row groups (under the default ``auto``: the rule and how to turn it off)."""
+    why = "" if explicit() else f", the default: {RULE}; =0 turns it off"
+    return (f"{groups} consumer warp groups of {regs} registers over {64 * groups} rows ({ROW_GROUPS_ENV}={setting()}"
+            f"{why}): each runs a 64-row slice of a 128-row program instance, the CTA's slices consecutive rows of one "
             f"head sharing each K/V tile; {stages} K/V stages and {slots} Q slot(s) of {64 * groups} rows, {smem} "
             "bytes of shared memory")
 
 
-__all__ = ["GROUPS", "IDLE_ENV", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "asked", "busiest_slices",
-           "idle_pass_by", "is_pid", "launch_remark", "pid_free", "reads_pid", "refusal", "remark", "setting"]
+__all__ = ["GROUPS", "IDLE_ENV", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "RULE", "SLICE_GAIN", "asked",
+           "busiest_slices", "explicit", "idle_pass_by", "is_pid", "launch_declines", "launch_remark", "loop_extra", "pid_free", "reads_pid",
+           "refusal", "register_need", "remark", "rule_shape", "setting"]
