@@ -247,6 +247,13 @@ def launch_remark(x: int, heads: int, groups: int, ctas: int, pass_by: bool = Tr
             + f", the kernel of 128-row instances {default} ({ROW_GROUPS_ENV})")
 
 
+SPILL_LIMIT = 16
+"""Bytes of spill stores and loads ptxas may leave in a kernel of the default (``auto``) row groups; past them the
+driver compiles the program again without row groups (``tileorch.driver._without_row_groups``).  The measured
+d64 128x64 kernel spilled 8 B stores and 8 B loads (ptxas 13.0, the H100's 1.18x at 1k and 1.29x at 4k); the
+natural-exp soft-capped program at d64 128x64 spilled 140 B / 284 B."""
+
+
 SLICE_GAIN = 1.15
 """The time of a 64-row slice on the default kernel over its time on four row groups, as the launch rule counts it:
 the H100's session-34 A/B measured 1.18 at 1k and 1.29 at 4k where both kernels' busiest CTAs run 32 slices (400.2
@@ -278,6 +285,6 @@ def remark(groups: int, regs: int, smem: int, stages: int, slots: int) -> str:
             "bytes of shared memory")
 
 
-__all__ = ["GROUPS", "IDLE_ENV", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "RULE", "SLICE_GAIN", "asked",
-           "busiest_slices", "explicit", "idle_pass_by", "is_pid", "launch_declines", "launch_remark", "loop_extra", "pid_free", "reads_pid",
-           "refusal", "register_need", "remark", "rule_shape", "setting"]
+__all__ = ["GROUPS", "IDLE_ENV", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "RULE", "SLICE_GAIN", "SPILL_LIMIT",
+           "asked", "busiest_slices", "explicit", "idle_pass_by", "is_pid", "launch_declines", "launch_remark",
+           "loop_extra", "pid_free", "reads_pid", "refusal", "register_need", "remark", "rule_shape", "setting"]
