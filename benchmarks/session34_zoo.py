@@ -61,8 +61,9 @@ _CURRENT = [None]
 
 
 def _switch(tag: str) -> None:
-    """Forget the launcher's bound (hot-path) launches when the variant changes: a bound launch is keyed by the
-    arguments, not by the compile switch, and would run the other variant's kernel."""
+    """Forget the launcher's bound (hot-path) launches when the variant changes: before session 35 a bound launch
+    was keyed by the arguments alone and ran the other variant's kernel (launchers/stale_settings.py forgets them
+    itself now; kept so that the script measures older trees the same way)."""
     if _CURRENT[0] != tag:
         from tileorch.launchers.cutile import forget_bound, forget_native
 

@@ -92,49 +92,90 @@ LONGEST_FIRST = (
     # the fixtures run on one worker only (split by a steal in the 14:21 run: 38 s instead of 20)
     "unit/test_upstream_mlir.py",
     "unit/test_fuzz_bytecode.py",  # one 27 s campaign: early, so that it never runs last
-    # CPU s of the file (-n 0, memos cold; 2026-12-06: s30-ci2 and s30-ci, the file alone or in one process with others:
-    # benchmarks/results/ci_s30b_2026-12-06.json), longest first
-    "unit/test_cover27_compile.py",  # ~125
-    "unit/test_epilogue_dot_programs.py",  # 61.3 (s31-ci, the file alone, load 7-9: three 5-8 s tier proofs)
-    # s32-ci: the eight chained emulation files in one -n 0 process, in this order, memos cold at its start (as
-    # a CI worker shares them: benchmarks/results/ci_s32_2026-12-06.json), load 6-9
-    "unit/test_chained_emulated.py",  # 58.7
-    "unit/test_chained_s_ahead.py",  # 48.3
-    "unit/test_chained_s17_switches.py",  # 32.1
-    "unit/test_chained_q_regs.py",  # 31.4
-    "unit/test_cover29_compile.py",  # 27.3
-    "unit/test_chained_stagger.py",  # 27.2 (s32-ci)
-    "unit/test_attnzoo30_emulated.py",  # 25.3
-    "unit/test_check_chained.py",  # 18.1
-    "unit/test_computed_b_gemm.py",  # 17.2
-    "unit/test_chained_kv_ahead.py",  # 16.9 (s32-ci)
-    "unit/test_attnzoo30_compile.py",  # 15.3
-    "unit/test_row_smem_cache_emulated.py",  # 13.3
-    "unit/test_cover26_compile.py",  # 13.2
-    "unit/test_review30_dots.py",  # 9.9
-    "unit/test_review30_epilogues.py",  # 5.9
-    # single tests of 6-10 CPU s (2026-12-03, load ~3): early too
-    "unit/test_user_sweep2_interp.py",
-    "unit/test_chained_row_div.py",
-    "unit/test_chained_early_q.py",
-    "unit/test_epilogue_rounds.py",
-    "unit/test_fuzz.py",
-    "unit/test_dot_zoo_tier.py",
-    "test_lit.py",
-    "unit/test_transposed_c_gemm.py",
-    "unit/test_chained_dots.py",
-    "unit/test_chained_variants.py",
-    "unit/test_verify_each_pass.py",
-    "unit/test_examples_compile.py",
-    "unit/test_chained_narrow.py",
-    "unit/test_checker_gemm.py",
-    "unit/test_column_major_gemm.py",
-    "unit/test_chained_overlap.py",
-    "unit/test_cutile_op_coverage.py",
-    "unit/test_shared_a_dots.py",
-    "unit/test_float_bits.py",
-    "unit/test_simt_dynamic_smem.py",
-    "unit/test_cutile_pointer_programs.py",
+    # CPU s of the file in the profiled full run of main 0fb87243 (2026-12-06 18:20 UTC, two xdist workers on
+    # an otherwise idle host, --cpu-durations=0: benchmarks/results/ci_s35_2026-12-06.json), longest first; a
+    # sweep by the sum of its files (it runs together, the interpreter file first: sweep_group), down to 8 s.
+    # test_lit.py's sum holds its fork server's CPU (counted at the last shard's teardown)
+    "unit/test_cover27_compile.py",  # 117.3
+    "unit/test_user_sweep6_interp.py",  # 115.3: sweep (interp 46.1, compile 17.0, emulated 52.2)
+    "test_lit.py",  # 99.0
+    "unit/test_attention_programs2_interp.py",  # 77.4: sweep (interp 5.9, compile 14.0, emulated 57.5)
+    "unit/test_user_sweep20_interp.py",  # 71.6: sweep (interp 25.5, compile 29.4, emulated 16.8)
+    "unit/test_user_sweep5_interp.py",  # 56.4: sweep (interp 20.1, compile 5.5, emulated 30.7)
+    "unit/test_user_sweep4_interp.py",  # 53.1: sweep (interp 19.0, compile 7.2, emulated 26.9)
+    "unit/test_user_sweep18_interp.py",  # 52.0: sweep (interp 6.3, compile 32.0, emulated 13.7)
+    "unit/test_chained_emulated.py",  # 52.0
+    "unit/test_epilogue_dot_programs.py",  # 49.5
+    "unit/test_user_sweep7_interp.py",  # 42.4: sweep (interp 34.1, compile 6.5, emulated 1.8)
+    "unit/test_chained_s_ahead.py",  # 40.1
+    "unit/test_attention_programs3_compile.py",  # 39.2
+    "unit/test_user_sweep_interp.py",  # 39.1: sweep (interp 11.2, user_sweep 27.9)
+    "unit/test_user_sweep22_interp.py",  # 38.5: sweep (interp 11.6, compile 20.2, emulated 6.6)
+    "unit/test_online_softmax_emulated.py",  # 37.6
+    "unit/test_user_sweep11_interp.py",  # 36.6: sweep (interp 7.7, compile 22.4, emulated 6.6)
+    "unit/test_user_sweep16_compile.py",  # 34.2: sweep (compile 25.6, emulated 8.7)
+    "unit/test_user_sweep9_interp.py",  # 32.8: sweep (interp 20.3, compile 8.6, emulated 3.9)
+    "unit/test_chained_q_regs.py",  # 32.1
+    "unit/test_user_sweep8_interp.py",  # 30.8: sweep (interp 21.7, compile 4.7, emulated 4.5)
+    "unit/test_attnzoo32_emulated.py",  # 29.4
+    "unit/test_dot_zoo_tier.py",  # 29.2
+    "unit/test_user_sweep3_interp.py",  # 27.8: sweep (interp 6.4, compile 5.9, emulated 15.5)
+    "unit/test_attention_programs4_compile.py",  # 27.4
+    "unit/test_chained_s17_switches.py",  # 27.3
+    "unit/test_epilogue_dot_tma_store.py",  # 26.6
+    "unit/test_check_chained.py",  # 26.4
+    "unit/test_chained_stagger.py",  # 26.1
+    "unit/test_chained_row_groups.py",  # 25.6
+    "unit/test_attnzoo30_emulated.py",  # 24.7
+    "unit/test_user_sweep14_compile.py",  # 24.5: sweep (compile 17.5, emulated 6.9)
+    "unit/test_user_sweep26_interp.py",  # 23.7: sweep (interp 5.8, compile 14.9, emulated 3.1)
+    "unit/test_attention_programs3_emulated.py",  # 22.7
+    "unit/test_chained_pingpong_kernel.py",  # 22.4
+    "unit/test_cover29_compile.py",  # 21.7
+    "unit/test_chained_kv_ahead.py",  # 21.6
+    "unit/test_gemm_epilogue_dot.py",  # 20.0
+    "unit/test_user_sweep21_interp.py",  # 19.3: sweep (interp 14.2, compile 3.0, emulated 2.1)
+    "unit/test_user_sweep25_interp.py",  # 18.7: sweep (interp 6.2, compile 9.4, emulated 3.1)
+    "unit/test_user_sweep10_interp.py",  # 18.7: sweep (interp 12.4, compile 0.3, emulated 6.0)
+    "unit/test_attnzoo32_compile.py",  # 18.4
+    "unit/test_stack_query_heads.py",  # 18.4
+    "unit/test_chained_schedule.py",  # 18.0
+    "unit/test_epilogue_dot_stages.py",  # 17.6
+    "unit/test_attnzoo30_compile.py",  # 16.9
+    "unit/test_attention_programs4_emulated.py",  # 16.4
+    "unit/test_retile192_emulated.py",  # 15.7
+    "unit/test_user_sweep23_interp.py",  # 15.6: sweep (interp 6.3, compile 8.2, emulated 1.0)
+    "unit/test_computed_b_gemm.py",  # 14.9
+    "unit/test_chained_variants.py",  # 14.9
+    "unit/test_review28_programs.py",  # 14.0
+    "unit/test_chained_q_prologue.py",  # 13.9
+    "unit/test_user_sweep19_interp.py",  # 13.8: sweep (interp 10.1, compile 2.7, emulated 1.1)
+    "unit/test_review26_lora.py",  # 13.0
+    "unit/test_cover29_emulated.py",  # 12.7
+    "unit/test_chained_dots.py",  # 12.3
+    "unit/test_review29_dots.py",  # 12.1
+    "unit/test_direct_launch.py",  # 11.9
+    "unit/test_user_sweep21_invalid.py",  # 11.5
+    "unit/test_chained_row_div.py",  # 11.2
+    "unit/test_user_sweep17_interp.py",  # 11.0: sweep (interp 8.1, compile 2.0, emulated 1.0)
+    "unit/test_attnzoo32_interp.py",  # 10.9
+    "unit/test_row_bulk_fill_emulated.py",  # 10.7
+    "unit/test_kahead_check.py",  # 10.6
+    "unit/test_review30_dots.py",  # 10.4
+    "unit/test_epilogue_dot_overlap.py",  # 10.3
+    "unit/test_cover26_compile.py",  # 10.3
+    "unit/test_user_sweep15_interp.py",  # 10.2: sweep (interp 8.0, compile 1.6, emulated 0.6)
+    "unit/test_user_sweep13_interp.py",  # 10.1: sweep (interp 7.0, compile 2.5, emulated 0.5)
+    "unit/test_simt_mma.py",  # 10.0
+    "unit/test_tile64_gemm.py",  # 9.5
+    "unit/test_user_sweep2_interp.py",  # 9.5: sweep (interp 4.2, emulated 5.3)
+    "unit/test_prefetch_depth.py",  # 9.3
+    "unit/test_user_sweep12_interp.py",  # 9.2: sweep (interp 8.1, compile 1.2)
+    "unit/test_row_smem_cache_emulated.py",  # 9.2
+    "unit/test_float_bits.py",  # 9.2
+    "unit/test_review26_guarded_k_loop.py",  # 8.3
+    "unit/test_cover27_emulated.py",  # 8.2
+    "unit/test_checker_mutations.py",  # 8.1
 )
 
 
@@ -188,12 +229,15 @@ def pytest_unconfigure(config):
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     """Longest test files first, GPU tests last (when there is no GPU here), a sweep's files
-    together with its interpreter file first (:func:`sweep_group`); a stable sort, so a file's
+    together with its interpreter file first (:func:`sweep_group`; a sweep file named in
+    :data:`LONGEST_FIRST` places its whole sweep there); a stable sort, so a file's
     tests keep their order (and share their module fixtures).  ``--ff``/``--nf`` keep their own
     order."""
     if getattr(config.option, "failedfirst", False) or getattr(config.option, "newfirst", False):
         return
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    rank: dict[str, int] = {}  # a sweep's group ranks where the first of its files listed does
+    for i, name in enumerate(LONGEST_FIRST):
+        rank.setdefault(sweep_group(name)[0], i)
     gpu_last = not _gpu_present()
     first_of_group: dict[str, int] = {}
 
@@ -207,9 +251,9 @@ def pytest_collection_modifyitems(config, items):
     def key(item) -> tuple:
         path = path_of(item)
         if gpu_last and path.startswith("gpu/"):
-            return (len(rank) + 1,)
+            return (len(LONGEST_FIRST) + 1,)
         group, role = sweep_group(path)
-        return (rank.get(path, len(rank)), first_of_group[group], role)
+        return (rank.get(group, len(LONGEST_FIRST)), first_of_group[group], role)
 
     items.sort(key=key)
 

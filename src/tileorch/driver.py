@@ -206,21 +206,33 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     if settings.value(ENV) == "0" or not any(
             "remark" in r and "are not stacked" not in r for r in stack_query_heads_remarks(module)):
         return _lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
-    before, mine = module.clone(), []
+    before, mine, failed = module.clone(), [], None
     try:
         kind, out = _lower_tileaa_program(module, ctx, arch, schedule, config, mine)
     except Exception as exc:  # noqa: BLE001 - the program as written is lowered below; the reason is in the warning
-        kind, out, mine = "simt", None, [f"warning: {type(exc).__name__}: {exc}"]
+        kind, out, failed = "simt", None, exc
     if kind != "simt":
         remarks.extend(mine)
         return kind, out
-    why = next((r for r in mine if "warning" in r), "the tier left it unlowered")
     with settings.overridden(ENV, "0"):
         kind, out = _lower_tileaa_program(before, ctx, arch, schedule, config, remarks)
-    remarks.append("warning: the query-head loop stacked two heads a chain (tileas-stack-query-heads) and the "
-                   f"tensor-core tier refused it ({why.strip()[:300]}); compiled with each head its own chain "
-                   "(this is a tileorch bug, please report it)")
+    remarks.append(stacked_fallback_note(mine, failed))
     return kind, out
+
+
+def stacked_fallback_note(remarks: list[str], failed: Exception | None) -> str:
+    """What :func:`lower_tileaa_program` says when the program with two query heads stacked a chain did not take
+    the tensor cores and was compiled as written instead, by cause: the lowering of the stacked program raised
+    ``failed`` (a tileorch bug: a warning asking for a report), or the tier refused it (its refusal among
+    ``remarks``: an ordinary refusal, a remark on the performance the stacking would have given)."""
+    head = "the query-head loop stacked two heads a chain (tileas-stack-query-heads)"
+    if failed is not None:
+        return (f"warning: {head} and lowering it raised {type(failed).__name__}: {str(failed).strip()[:300]}; "
+                "compiled with each head its own chain (this is a tileorch bug, please report it)")
+    why = next((r for r in remarks if "warning" in r or "error" in r), None)
+    because = f" ({why.strip()[:300]})" if why else " (it gave no reason)"
+    return (f"remark: {head} and the tensor-core tier refused it{because}; compiled with each head its own chain, "
+            "as written (performance: the heads' chains are not shared; the program's results are the same)")
 
 
 def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",

@@ -328,6 +328,7 @@ class overridden:  # noqa: N801 - used as a context manager, like contextlib's
         texts = _overrides()
         self.saved.append(texts.get(self.name, _UNSET))
         texts[self.name] = self.text
+        changed()
 
     def __exit__(self, *exc) -> None:
         texts = _overrides()
@@ -336,10 +337,56 @@ class overridden:  # noqa: N801 - used as a context manager, like contextlib's
             texts.pop(self.name, None)
         else:
             texts[self.name] = before
+        changed()
 
 
 _UNSET = "\0unset"
 """(:class:`overridden`: no override of the name before the block)"""
+
+
+_watchers: list = []
+"""The callbacks :func:`changed` calls (:func:`on_change`)."""
+
+
+def on_change(callback) -> None:
+    """Call ``callback()`` (no arguments, cheap, never raising) after every change of a ``TILEORCH_*`` variable
+    made through ``os.environ`` (assignment, ``del``, ``pop``, ``update``, ``monkeypatch.setenv`` ...: the
+    mapping's class is swapped for :class:`_WatchedEnviron` on the first call) and on entering or leaving an
+    :class:`overridden` block: what keeps state derived from the settings -- the launchers' bound launches,
+    keyed by the arguments alone -- learns that it may be stale without reading the environment on each call.
+    ``os.putenv`` changes nothing this module reads, and is not watched."""
+    _watch_environment()
+    if callback not in _watchers:
+        _watchers.append(callback)
+
+
+def changed() -> None:
+    """Tell the :func:`on_change` callbacks that a setting may have changed."""
+    for callback in tuple(_watchers):
+        callback()
+
+
+def _watch_environment() -> None:
+    env = os.environ
+    if isinstance(env, _WatchedEnviron) or not isinstance(env, os._Environ):
+        return
+    env.__class__ = _WatchedEnviron  # (same layout: a subclass with no fields of its own)
+
+
+class _WatchedEnviron(os._Environ):
+    """``os.environ``'s own class, with :func:`changed` called after a ``TILEORCH_*`` variable is set or removed
+    (every mutating method of the mapping goes through these two)."""
+    __slots__ = ()
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        if type(key) is str and key.startswith(PREFIX):
+            changed()
+
+    def __delitem__(self, key):
+        super().__delitem__(key)
+        if type(key) is str and key.startswith(PREFIX):
+            changed()
 
 
 def integer(name: str) -> int | None:

@@ -780,6 +780,10 @@ class Interpreter:
             if directed:  # a directed rounding (Emitter.arith_directed): the exact result rounded that way
                 put(_directed(directed.group(1), directed.group(2), ins, np.float32 if directed.group(3) == "32"
                               else np.float64))
+            elif text.startswith("mul.hi.u64"):  # the high 64 bits of the unsigned product (f64_trig.py)
+                a, b = (np.asarray(v, np.int64).astype(np.uint64) for v in ins[:2])
+                hi = [(int(p) * int(q)) >> 64 for p, q in zip(*(v.ravel() for v in np.broadcast_arrays(a, b)))]
+                put(np.array(hi, np.uint64).view(np.int64).reshape(np.broadcast(a, b).shape))
             elif ".f64 " in text and not text.startswith("cvt."):  # f64 forms: exact in float64
                 self.asm_f64(text, [np.asarray(x, np.float64) for x in ins], put)
             elif text.startswith("ex2.approx"):

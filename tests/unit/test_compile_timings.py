@@ -149,3 +149,78 @@ def test_python_timings_of_compile_text_and_bytecode():
     kernel = tileorch.compile(GEMM_BYTECODE.read_bytes(), cache=False, ptxas=False)
     assert "tile-program/convert-cudatile-to-tileaa" in kernel.timings and "codegen" in kernel.timings
     check_sums(kernel.timings)
+
+
+def _fake_backend(monkeypatch):
+    """``tileorch.gemm``'s compile with the backend stood in (the tier runs): what the GEMM route
+    times itself, without LLVM and ptxas."""
+    from types import SimpleNamespace
+
+    import tileorch.driver as driver
+
+    def compile_module(module, **kwargs):
+        with timing.timed("lower"):
+            pass
+        return SimpleNamespace(ptxas=SimpleNamespace(cubin=b"\x7fELF gemm"), timings={})
+
+    monkeypatch.setattr(driver, "compile_module", compile_module)
+    monkeypatch.setenv("TILEORCH_CACHE", "0")
+
+
+def test_gemm_compile_times_its_imports_and_the_tier_pass_by_pass(monkeypatch):
+    """``compile_gemm`` (``tileorch gemm --compile``, ``tileorch.gemm``'s first call): the
+    compiler's imports are a phase (a first compile's largest: outside every phase before), the
+    tier's own imports, the tile program's construction and each tier pass are timed under ``tier``."""
+    from tileorch.launchers.gemm import default_config
+    from tileorch.launchers.gemm_host import compile_gemm
+    from tileorch.transforms.tileas.tier import TILEAS_PASSES
+
+    _fake_backend(monkeypatch)
+    seconds = compile_gemm(default_config(256, 256, 256, "bf16", "bf16", "k", "auto", 132), use_cache=False).seconds
+    assert [k for k in seconds if "/" not in k] == ["import", "tier", "lower", timing.TOTAL]
+    assert [k for k in seconds if k.startswith("tier/") and k.count("/") == 1] == [
+        "tier/import", "tier/program", "tier/tileas-tier", "tier/convert-nv-tileas-to-cutlass"]
+    assert [k.rsplit("/", 1)[1] for k in seconds if k.startswith("tier/tileas-tier/")] == list(TILEAS_PASSES)
+    check_sums(seconds)
+
+
+def test_cli_gemm_compile_timings_prints_the_report(monkeypatch, capsys):
+    from tileorch.cli.main import main
+
+    _fake_backend(monkeypatch)
+    with pytest.raises(SystemExit) as done:
+        main(["gemm", "256", "256", "256", "--compile", "--timings"])
+    assert done.value.code == 0
+    out, err = capsys.readouterr()
+    assert "seconds: import " in out
+    t = timing.parse_report(err)
+    assert "tier/tileas-tier/tileas-plan-cta" in t and "tier/import" in t
+    check_sums(t, slack=2e-4)
+
+
+def test_cli_gemm_compile_with_the_cache_off_names_no_cache_path(monkeypatch, capsys):
+    """With ``TILEORCH_CACHE=0`` the cubin is stored nowhere: the line says so, and the cache key
+    (the compiler's fingerprint, a walk of its sources) is not computed after the compile."""
+    from tileorch import cache
+    from tileorch.cli.main import main
+
+    _fake_backend(monkeypatch)
+
+    def no_key(*args, **kwargs):
+        raise AssertionError("a cache key computed with the cache off")
+
+    monkeypatch.setattr(cache, "make_key", no_key)
+    with pytest.raises(SystemExit) as done:
+        main(["gemm", "256", "256", "256", "--compile"])
+    assert done.value.code == 0
+    out, err = capsys.readouterr()
+    assert "B cubin -> not cached (TILEORCH_CACHE=0); seconds: import " in out, out + err
+
+
+def test_cli_gemm_timings_without_compile_is_an_error(capsys):
+    from tileorch.cli.main import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["gemm", "256", "256", "256", "--timings"])
+    assert done.value.code == 2
+    assert "tileorch gemm: error: --timings times the compile: add --compile" in capsys.readouterr().err

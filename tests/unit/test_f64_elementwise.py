@@ -2,8 +2,8 @@
 refused as ``neg on f64``, ``abs``/``sqrt``/``rsqrt`` likewise, and ``ct.maximum``/``ct.minimum``/
 ``%`` of float64 produced invalid LLVM IR reported at the program's 0:0).  Each runs in the
 lockstep interpreter (tests/unit/simt_interp.py, its f64 instructions exact in float64) against
-numpy float64; the transcendental functions on f64 other than exp / exp2 / log / log2 / pow (f64_math.py, session 32)
-stay refused, located, with the way around."""
+numpy float64; the transcendental functions on f64 run at double precision (f64_math.py, session 32: exp / exp2 /
+log / log2 / pow / tanh; f64_trig.py, session 35: sin / cos / tan / atan2, and sinh / cosh), here ``sin``."""
 
 from __future__ import annotations
 
@@ -100,15 +100,17 @@ def test_f64_elementwise_runs_in_f64(which):
     np.testing.assert_allclose(got, want, rtol=2e-16, atol=0, equal_nan=True)
 
 
-def test_f64_transcendentals_are_refused_at_their_line_with_the_way_around():
-    from tileorch.diagnostics import LocatedError
-    from tileorch.driver import compile_program
-    from tileorch.testing.export import cutile_bytecode
+def test_f64_sin_runs_in_f64_in_the_interpreter():
+    """``ct.sin`` of f64 (refused until session 35, "sin on f64": f64_trig.py) in the lockstep interpreter: within
+    1 ulp of numpy, ``1e300`` through the huge-argument reduction's 64-bit integer products (``mul.hi.u64``),
+    NaN for NaN and inf, ``sin(-0) = -0``.  (tests/unit/test_f64_trig_emulated.py: the PTX, many more arguments.)"""
+    from test_f64_trig_emulated import ulps
 
-    data = cutile_bytecode(f64_ops, [((N,), "float64")] * 3 + [8, TILE])
-    with pytest.raises(LocatedError) as info:
-        compile_program(data, ptxas=False)
-    text = str(info.value)
-    assert ": error: 'math.sin' is not supported yet by convert-nv-tileaa-to-simt: sin on f64 (transcendental " \
-           "functions are computed in f32 only on this path; compute it on float32 operands: " \
-           "x.astype(ct.float32))" in text, text
+    x, y = _inputs()
+    out = np.full(N, np.nan)
+    spec = [((N,), "float64"), ((N,), "float64"), ((N,), "float64"), 8, TILE]
+    got = run_cutile(f64_ops, spec, [x, y, out], (-(-N // TILE), 1, 1))[2]
+    with np.errstate(all="ignore"):
+        u = ulps(got, np.sin(x))
+    assert u.max() <= 1, (int(np.argmax(u)), u.max())
+    assert np.isnan(got[0]) and np.signbit(got[1]) and got[1] == 0 and np.isnan(got[2])

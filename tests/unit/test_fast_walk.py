@@ -203,3 +203,18 @@ def test_iteration_starts_from_the_first_op_when_made():
         block.insert_op_before(arith.ConstantOp.from_int_and_width(9, i32), block.first_op)
         assert [_value(o) for o in it] == [0, 1, 2]
     assert len(_numbered_block(4).ops) == 4 and list(reversed(Block().ops)) == []
+
+
+@pytest.mark.parametrize("region_first", [True, False])
+def test_fixpoints_seed_order_is_xdsls_reverse_walk(region_first):
+    """``rewrite_to_fixpoint``'s seed walk (the walker's worklist orders, read off the links) lists
+    the ops xDSL's ``walk(reverse=True, region_first=...)`` yields, in its order, for a module with
+    nested regions and several blocks, and for the region of one op."""
+    from tileorch.transforms.fixpoint import _LINKED, _reverse_order
+
+    assert _LINKED  # (this xDSL: else the seeds are walked with Region.walk)
+    module = _module()
+    func_f = module.body.block.first_op
+    for region in (module.body, func_f.body):
+        theirs = list(_xdsl_walk(region, True, region_first))
+        assert _reverse_order(region, region_first) == theirs and len(theirs) > 1

@@ -364,3 +364,33 @@ def test_the_ctypes_path_launches_what_the_cuda_python_path_launches(stand_in, m
     assert type(launch).__name__ == ("method" if schedule == "streamk" else "Launcher")
     assert len(prepared._direct._enqueuers) == (schedule == "streamk")  # the method's launch: a C launcher too
     assert [m[1:] for m in memsets] == [m[1:] for m in via_binding]
+
+
+def test_a_compile_setting_changed_between_calls_loads_the_kernel_again(stand_in, monkeypatch):
+    """A ``TILEORCH_*`` compile setting (one of ``settings.CODEGEN``) set between two calls with the same tensors:
+    the second call resolves the problem and loads the kernel again (before session 35 it relaunched the kernel
+    compiled under the old value: the bound problem is keyed by the tensors alone); a setting that changes no
+    code, or a compile setting set back to the value the kernel was made under, keeps what is bound
+    (stale_settings.py); an ``overridden`` block is a change too."""
+    from tileorch import settings
+
+    drv, _, loaded, _ = stand_in
+    monkeypatch.delenv("TILEORCH_ATTN_TREE_REDUCE", raising=False)
+    a, b, c = Tensor((256, 512)), Tensor((512, 384)), Tensor((256, 384))
+    gapi.gemm(a, b, c)
+    gapi.gemm(a, b, c)
+    assert len(loaded) == 1
+    monkeypatch.setenv("TILEORCH_SYNC_TIMEOUT", "30")  # (no code changes: kept)
+    gapi.gemm(a, b, c)
+    assert len(loaded) == 1
+    assert "TILEORCH_ATTN_TREE_REDUCE" in settings.CODEGEN
+    monkeypatch.setenv("TILEORCH_ATTN_TREE_REDUCE", "1")
+    gapi.gemm(a, b, c)
+    assert len(loaded) == 2, "the kernel made under the old setting was launched again"
+    gapi.gemm(a, b, c)
+    assert len(loaded) == 2
+    with settings.overridden("TILEORCH_ATTN_TREE_REDUCE", "0"):
+        gapi.gemm(a, b, c)
+    assert len(loaded) == 3
+    gapi.gemm(a, b, c)  # (back under the environment's 1)
+    assert len(loaded) == 4 and len(drv.launches) == 7

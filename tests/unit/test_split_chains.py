@@ -69,3 +69,30 @@ def test_switches_leave_the_programs_as_written(monkeypatch):
     monkeypatch.setenv(rs.ENV, "1")
     assert sc.split_chains(_module("split_chains.mlir")) == 1
     assert rs.row_statistics_chain(_module("row_statistics_chain.mlir")) == 1
+
+
+def test_refusal_reasons_come_from_one_helper(monkeypatch):
+    """``split_chains_why`` / ``stack_query_heads_why`` (``common.first_refusal``): the reason the first function
+    the plan refuses is left as written; None where the plan takes every function; a plan's other exception
+    propagates (a bug, not a reason)."""
+    from tileorch.transforms.tileas import split_chains as sc
+    from tileorch.transforms.tileas import stack_query_heads as sq
+
+    why = sc.split_chains_why(_module("split_chains.mlir", 1))  # @same_tile: its heads read one tile
+    assert isinstance(why, str) and why, why
+    assert sc.split_chains_why(_module("split_chains.mlir", 0)) is None  # @two_heads splits
+    text = (PASSES / "stack_query_heads.mlir").read_text()
+    from xdsl.parser import Parser
+
+    from tileorch.registry import make_context
+
+    three = Parser(make_context(), text.replace("%78 = arith.constant 2 : i32", "%78 = arith.constant 3 : i32"))
+    why = sq.stack_query_heads_why(three.parse_module())
+    assert isinstance(why, str) and why, why
+
+    def boom(fn):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(sc, "plan", boom)
+    with pytest.raises(RuntimeError, match="boom"):
+        sc.split_chains_why(_module("split_chains.mlir"))

@@ -36,18 +36,23 @@ def test_sweep_group_names_the_sweep_and_the_role(suite_conftest):
 
 def test_the_order(suite_conftest, monkeypatch):
     monkeypatch.setattr(suite_conftest, "_gpu_present", lambda: False)
-    monkeypatch.setattr(suite_conftest, "LONGEST_FIRST", ("unit/test_slow.py", "unit/test_user_sweep2_interp.py"))
+    monkeypatch.setattr(suite_conftest, "LONGEST_FIRST", ("unit/test_slow.py", "unit/test_user_sweep2_interp.py",
+                                                          "unit/test_user_sweep9_emulated.py"))
     collected = ["tests/gpu/test_g.py::a", "tests/unit/test_a.py::a", "tests/unit/test_a.py::b",
                  "tests/unit/test_user_sweep7_compile.py::a", "tests/unit/test_user_sweep7_compile.py::b",
                  "tests/unit/test_user_sweep7_emulated.py::a", "tests/unit/test_user_sweep7_interp.py::a",
                  "tests/unit/test_user_sweep7_interp.py::b", "tests/unit/test_b.py::a", "tests/unit/test_slow.py::a",
                  "tests/unit/test_user_sweep.py::a", "tests/unit/test_user_sweep2_interp.py::a",
-                 "tests/unit/test_user_sweep_interp.py::a"]
+                 "tests/unit/test_user_sweep_interp.py::a", "tests/unit/test_user_sweep9_compile.py::a",
+                 "tests/unit/test_user_sweep9_emulated.py::a", "tests/unit/test_user_sweep9_interp.py::a"]
     items = [SimpleNamespace(nodeid=n) for n in collected]
     config = SimpleNamespace(option=SimpleNamespace(failedfirst=False, newfirst=False))
     suite_conftest.pytest_collection_modifyitems(config, items)
     assert [i.nodeid for i in items] == [
         "tests/unit/test_slow.py::a", "tests/unit/test_user_sweep2_interp.py::a",
+        # a sweep file listed places its whole sweep there, the interpreter file first
+        "tests/unit/test_user_sweep9_interp.py::a", "tests/unit/test_user_sweep9_compile.py::a",
+        "tests/unit/test_user_sweep9_emulated.py::a",
         "tests/unit/test_a.py::a", "tests/unit/test_a.py::b",
         "tests/unit/test_user_sweep7_interp.py::a", "tests/unit/test_user_sweep7_interp.py::b",
         "tests/unit/test_user_sweep7_compile.py::a", "tests/unit/test_user_sweep7_compile.py::b",

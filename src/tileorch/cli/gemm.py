@@ -43,12 +43,18 @@ def register(sub) -> None:
     p.add_argument("--emit", choices=["none", "mlir"], default="none",
                    help="print the kernel IR on stdout (the summary then goes to stderr)")
     p.add_argument("--compile", action="store_true", help="compile to a cubin (cached) and report times")
+    p.add_argument("--timings", action="store_true",
+                   help="with --compile: print the time of every phase and pass on stderr, as tileorch compile "
+                        "--timings does")
     p.add_argument("--run", action="store_true", help="run once on the GPU and compare with torch")
     p.add_argument("--bench", action="store_true", help="time against torch.matmul on the GPU")
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
+    if args.timings and not args.compile:
+        print("tileorch gemm: error: --timings times the compile: add --compile", file=sys.stderr)
+        return 2
     if args.compile and not (args.run or args.bench):
         # a one-shot compile: LLVM loads in the code generation child while the tier and the
         # lowering run here (tileorch.backend.ptx.prefork_codegen, as `tileorch compile` does)
@@ -78,6 +84,7 @@ def main(args) -> int:
 
         print(gemm_kernel_ir(cfg))
     if args.compile:
+        from tileorch import cache
         from tileorch.launchers.gemm_host import compile_gemm, cubin_path
 
         try:
@@ -85,8 +92,16 @@ def main(args) -> int:
         except Exception as exc:  # noqa: BLE001 - a compile error is reported, not raised
             print(f"tileorch gemm: error: {exc}", file=sys.stderr)
             return 1
-        print(f"  compiled {len(r.cubin)} B cubin -> {cubin_path(cfg)}; seconds: "
+        # the cache's path only where the cubin was stored there (with the cache off, naming it
+        # cost the compiler's fingerprint, a walk of its sources, after the compile)
+        where = cubin_path(cfg) if cache.enabled() else f"not cached ({cache.CACHE_SWITCH_ENV}=0)"
+        print(f"  compiled {len(r.cubin)} B cubin -> {where}; seconds: "
               + ", ".join(f"{k} {v:.2f}" for k, v in r.seconds.items() if "/" not in k), file=info)  # phases, not passes
+        if args.timings:
+            from tileorch import timing
+
+            info.flush()
+            print(timing.format_report(r.seconds), file=sys.stderr, end="")
     if args.run or args.bench:
         return _on_gpu(args, cfg)
     return 0

@@ -208,6 +208,12 @@ SCALAR_TYPES: dict[int, Callable[[], Attribute]] = {
 }
 
 
+UNSUPPORTED_SCALAR_TYPES = {130: ("f8E5M3FNU", "float8_e5m3fnu")}
+"""Element types of the bytecode (tag: MLIR and cuTile names) that tileorch has no type for: a value of one is
+refused at the line of the op that makes it (:data:`UNSUPPORTED_TYPE`), not as an unknown tag at a byte offset."""
+UNSUPPORTED_TYPE = "unsupported element type: "
+
+
 FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, FloatTF32Type, Float64Type, Float8E4M3FNType, Float8E5M2Type,
                Float8E8M0FNUType, Float4E2M1FNType)
 
@@ -475,6 +481,10 @@ class BytecodeReader:
             raise
         except Exception as exc:  # a type verifier rejected the decoded parameters
             raise BytecodeError(at, f"invalid type: {str(exc).splitlines()[0]}") from None
+        if tag in UNSUPPORTED_SCALAR_TYPES:
+            mlir, cutile = UNSUPPORTED_SCALAR_TYPES[tag]
+            raise BytecodeError(at, f"{UNSUPPORTED_TYPE}{mlir} (cuTile's ct.{cutile}), which is not supported yet by "
+                                    "tileorch (compute in ct.float8_e4m3fn, ct.float8_e5m2 or ct.bfloat16)")
         raise BytecodeError(at, f"unknown type tag {tag}")
 
     def _padding(self, r: _Reader) -> str | None:
@@ -787,6 +797,9 @@ class BytecodeReader:
         try:
             result_types = [self.type(r.varint(), r) for _ in range(nres)]
         except BytecodeError as exc:
+            if exc.message.startswith(UNSUPPORTED_TYPE):  # (cuTile 1.7's float8_e5m3fnu): at the op's line
+                _raise_at_source(loc, f"'{mnemonic}' makes a value of element type "
+                                      f"{exc.message.removeprefix(UNSUPPORTED_TYPE)}", exc)
             if not exc.message.startswith("invalid type: "):
                 raise
             # a type CUDA Tile IR rejects, written for the program's own construct (cuTile 1.7

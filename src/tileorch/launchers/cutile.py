@@ -43,7 +43,9 @@ from tileorch.launchers.cutile_native import launch as native_launch
 from tileorch.launchers.cutile_native import routes as native_routes
 from tileorch.launchers.cutile_programs import (ARCHS, BYTECODE_VERSION, LOWERED_ONLY, _compile_program, _read_indexed,
                                                _write_index, kernel_name, source_cache_key)
+from tileorch.launchers import stale_settings
 from tileorch.launchers.cutile_source_key import note_exported
+from tileorch.launchers.stale_settings import note_bound, recheck as recheck_settings, stale as settings_stale
 
 _NOT_SEEN = object()  # launch(): a kernel the native route has not seen
 SCHEDULES = ("auto", "persistent", "streamk", "dp", "simt")
@@ -483,6 +485,9 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
                 and node.scalar is None and node.array is None):
             out.append(_list_argument(pos, name, node, value, where, ct))
             continue
+        if node.constant and getattr(node, "KIND", "leaf") == "leaf" and isinstance(value, _SEQUENCES):
+            raise TypeError(f"{where} is a ct.Constant parameter: it takes a Python bool, int or float, "
+                            f"got {type(value).__name__}")  # (a tile size given as [64]: not a tuple parameter)
         if getattr(node, "KIND", "leaf") != "leaf" or isinstance(value, _SEQUENCES):
             raise TypeError(f"{where}: tuple parameters (and lists of anything but arrays) are not supported by "
                             "tileorch.cutile.launch yet")
@@ -876,6 +881,19 @@ _prepared: OrderedDict = OrderedDict()
 _PREPARED_MAX = 64
 
 
+def _forget_bound_state() -> None:
+    """What launches keep keyed by their arguments (stale_settings.py: made under other compile settings)."""
+    forget_native()
+    forget_bound()
+
+
+def _set_last_hot_aside() -> None:
+    last_hot[0] = (None, None)  # (the C front then takes the Python path, which rechecks the settings first)
+
+
+stale_settings.watch(_forget_bound_state, _set_last_hot_aside)
+
+
 def clear_caches() -> None:
     forget_native()
     _bytecode.clear()
@@ -907,7 +925,7 @@ def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, c
             return full
         config += LOWERED_ONLY
     # the compile switches (tileorch.cache.COMPILE_ENV) in the key too: a switch set between two
-    # launches compiles again (bound launches keep theirs: clear_caches() after changing one)
+    # launches compiles again (and the bound launches made under the old value are forgotten: stale_settings.py)
     key = (fn, sig, arch, schedule, config, compile_environment())
     entry = _programs.get(key)
     if entry is None:
@@ -1885,6 +1903,8 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str = "sm_90a",
     The options may also be given by position, in this order (they were keyword-only: Python
     fills each omitted keyword-only default by a dictionary lookup, ~580 of a repeated call's
     ~9.8k instructions, ``benchmarks/launch_instructions.py``)."""
+    if settings_stale[0]:  # a TILEORCH_* setting changed since the last call (stale_settings.py)
+        recheck_settings()
     if native_on[0] and not sync:  # TILEORCH_CUTILE_NATIVE=1: cuTile's C++ launcher (cutile_native.py)
         try:
             route = native_routes[kernel]  # (launch_extended, the kernel's shadow, (threads,)); None: refused
@@ -1921,6 +1941,8 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str = "sm_90a",
         if fast is True:
             return
     _launch(stream, grid, kernel, args, arch, schedule, sync, tiles, fast)
+    if settings_stale[0]:  # (the full path's own overridden blocks, a row cache declined: the settings are back)
+        recheck_settings()
     if fast is not None:
         learn(kernel, args)  # the kernel's next calls are keyed by a reader for these argument classes
 
@@ -2008,6 +2030,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         from tileorch.runtime.c_launch import start
 
         start()
+    note_bound()  # (what was bound under other compile settings is forgotten: stale_settings.py)
     # a GEMM program is lowered through the tier only: _launch_gemm compiles the tiles it runs
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule, defer_gemm=True)
     _note_launched(kernel)

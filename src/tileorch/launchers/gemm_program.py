@@ -71,17 +71,26 @@ def gemm_program(cfg: GemmConfig):
 
 def lower_gemm(cfg: GemmConfig):
     """``cfg`` -> the tier's lowered kernel module (see the module docstring)."""
-    from tileorch.registry import make_context
-    from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, read_config
-    from tileorch.transforms.tileas.nv_tileas_to_cutlass import ConvertNvTileasToCutlass
-    from tileorch.transforms.tileas.tier import TileASTier
+    from tileorch import timing
 
+    with timing.timed("import"):  # the tier's modules (most of a first compile's tier phase)
+        from tileorch.backend.pipeline import apply_pass
+        from tileorch.registry import make_context
+        from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, read_config
+        from tileorch.transforms.tileas.nv_tileas_to_cutlass import ConvertNvTileasToCutlass
+        from tileorch.transforms.tileas.tier import TileASTier
+
+        tier = TileASTier()
+        tier.steps()  # (imports the tier's passes' modules)
     cfg.check()
     ctx = make_context()
-    module = gemm_program(cfg).finish()
+    with timing.timed("program"):
+        module = gemm_program(cfg).finish()
     override = override_string(cfg)
-    TileASTier().apply(ctx, module)
-    ConvertNvTileasToCutlass(schedule=cfg.schedule, config=override).apply(ctx, module)
+    # applied as the compile driver applies passes: within a timing scope (compile_gemm's) each
+    # is timed, the tier's passes one by one (``tileas-tier/<pass>``)
+    apply_pass(ctx, module, tier)
+    apply_pass(ctx, module, ConvertNvTileasToCutlass(schedule=cfg.schedule, config=override))
     fn = next(op for op in module.walk() if CONFIG_ATTR in op.attributes)
     got = read_config(fn)[0]
     if got != replace(cfg, transpose_b=False, transpose_a=False):

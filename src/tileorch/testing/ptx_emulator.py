@@ -2232,10 +2232,11 @@ class Emu:
                             reg[ent["ts"]] = v
             return
         m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|s32)\.(\w+)\.(\w+)$", op)
-        if not m or m.group(4) != m.group(5) or m.group(4) not in _WGMMA_BYTES or \
+        integer = m is not None and {m.group(4), m.group(5)} <= {"s8", "u8"}  # (a u8 / s8 pair: either order)
+        if not m or (m.group(4) != m.group(5) and not integer) or m.group(4) not in _WGMMA_BYTES or \
                 int(m.group(2)) * _WGMMA_BYTES[m.group(4)] != 32 or (m.group(3) == "s32") != (m.group(4) in ("s8", "u8")):
             raise Fault(op)
-        n, ty = int(m.group(1)), m.group(4)
+        n, ty, ty_b = int(m.group(1)), m.group(4), m.group(5)
         es = _WGMMA_BYTES[ty]
         dregs = [x.strip() for x in ops[0][1:-1].split(",")]
         reg_a = ops[1].startswith("{")
@@ -2281,7 +2282,7 @@ class Emu:
             for lo, hi in smem:
                 self._check_generic(lo, hi)
             ent = {"dregs": dregs, "aregs": aregs, "ts": ts, "smem": smem,
-                   "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty)}
+                   "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty, ty_b)}
             self.open.setdefault(wg, []).append(ent)
             for name in dregs + aregs:
                 self.pending.setdefault(name, set()).add(wg)
@@ -2293,9 +2294,11 @@ class Emu:
             reg = self.regs[name] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
         return reg
 
-    def _deferred(self, n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty="f16"):
+    def _deferred(self, n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty="f16", ty_b=None):
         """``D = A B (+ D)`` evaluated when the WGMMA retires: shared memory, the A fragment and D
-        (the chain's previous result, already retired) as they are then; A and B of ``ty`` (f16, bf16)."""
+        (the chain's previous result, already retired) as they are then; A of ``ty`` (f16, bf16, tf32, s8, u8),
+        B of ``ty_b`` (``ty`` when None; it differs only for a u8 / s8 pair)."""
+        ty_b = ty_b or ty
         lane = ts % 32
         warp = (ts % 128) // 32
         r0 = 16 * warp + lane // 4
@@ -2323,7 +2326,7 @@ class Emu:
                     A[rr, cc + 1] = hi
             else:
                 A = self.operand_tile(desca, 64, tnsp_a, ty)
-            B = self.operand_tile(descb, n, tnsp_b, ty)  # [n, K]
+            B = self.operand_tile(descb, n, tnsp_b, ty_b)  # [n, K]
             if exact:
                 res = (A @ B.T + (D if sd else 0)).astype(np.int32)  # two's-complement wrap
                 return list(res[rows, cols].view(np.uint32).astype(np.uint64))

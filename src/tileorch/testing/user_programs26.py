@@ -951,8 +951,9 @@ def four_d_tile_half_a_million(X, Y):
 
 @ct.kernel
 def atan2_in_float64(Y, X, Out, BN: ConstInt):
-    """``atan2`` of f64 tiles (a geometry kernel in double precision): the SIMT path computes transcendental
-    functions in f32 only."""
+    """``atan2`` of f64 tiles (a geometry kernel in double precision): refused until session 35 (the SIMT path
+    computed transcendental functions in f32 only); now ``f64_trig.atan2``, tested by
+    tests/unit/test_f64_trig_emulated.py."""
     i = ct.bid(0)
     y = ct.load(Y, index=(i,), shape=(BN,), padding_mode=ZERO)
     x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
@@ -969,5 +970,3 @@ _bad("fp4_e2m1_packed_to_bytes", fp4_e2m1_packed_to_bytes, [_a((64,)), _a((32,),
      error="(sub-byte element types) is not supported yet", notes="ct.pack_to_bytes(x.astype(ct.float4_e2m1fn))")
 _bad("four_d_tile_half_a_million", four_d_tile_half_a_million, [_a((64, 64, 64, 2)), _a((64, 64, 64, 2))], (1,),
      "error", error="a tile of 524288 elements is too large", notes="shape=(64, 64, 64, 2)")
-_bad("atan2_in_float64", atan2_in_float64, [_a((64,), F64), _a((64,), F64), _a((64,), F64), 64], (1,), "error",
-     error="atan2 on f64", notes="ct.atan2(y, x)")

@@ -6,8 +6,11 @@ thousands), :func:`tileorch.transforms.op_accessors.fast_get` in place of xDSL's
 single operand or result (``op.lhs``: the same value, without a view made per read) and
 :mod:`tileorch.transforms.fast_walk`'s walks in place of xDSL's
 ``Operation.walk``, ``Region.walk`` and ``Block.walk`` (the same ops in the same order, through
-fewer generators: the passes walk a module some twenty times)."""
+fewer generators: the passes walk a module some twenty times) and
+:func:`tileorch.transforms.attach_op.attach_op` in place of ``Block._attach_op`` (the same checks,
+without climbing to the top for an inserted op that has no regions)."""
 
+from tileorch.transforms import attach_op as _attach_op
 from tileorch.transforms import fast_walk as _fast_walk
 from tileorch.transforms import op_accessors as _op_accessors
 from tileorch.transforms import op_init as _op_init
@@ -15,3 +18,4 @@ from tileorch.transforms import op_init as _op_init
 _op_init.install()
 _op_accessors.install()
 _fast_walk.install()
+_attach_op.install()

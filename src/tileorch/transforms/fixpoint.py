@@ -35,12 +35,50 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
-from xdsl.ir import Operation, Region
+from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
 from tileorch.transforms.dead_ops import is_trivially_dead
+
+
+_LINKED = ({"_first_op", "_last_op", "_next_op", "_prev_op"} <= set(getattr(Operation, "__dataclass_fields__", ()))
+           | set(getattr(Block, "__dataclass_fields__", ()))
+           and {"_last_block", "_prev_block"} <= set(getattr(Region, "__dataclass_fields__", ()))
+           | set(getattr(Block, "__dataclass_fields__", ())))
+"""Whether this xDSL links a block's ops (``_last_op``, ``_prev_op``) and a region's blocks
+(``_last_block``, ``_prev_block``) in the fields :func:`_reverse_order` reads."""
+
+
+def _reverse_order(region: Region, region_first: bool) -> list[Operation]:
+    """``list(region.walk(reverse=True, region_first=region_first))`` (the orders of the
+    walker's worklist: post-order with ``region_first``, else pre-order; last op first), read
+    off the blocks' and ops' links with one call per region instead of a generator step per op."""
+    out: list[Operation] = []
+    append = out.append
+
+    def blocks(r: Region) -> None:
+        block = r._last_block
+        while block is not None:
+            op = block._last_op
+            while op is not None:
+                nested = op.regions
+                if nested and not region_first:
+                    append(op)
+                    for inner in reversed(nested):
+                        blocks(inner)
+                elif nested:
+                    for inner in reversed(nested):
+                        blocks(inner)
+                    append(op)
+                else:
+                    append(op)
+                op = op._prev_op
+            block = block._prev_block
+
+    blocks(region)
+    return out
 
 
 def _seeds(walker: PatternRewriteWalker, region: Region, may_act: Callable[[Operation], bool] | AbstractSet[str],
@@ -52,7 +90,10 @@ def _seeds(walker: PatternRewriteWalker, region: Region, may_act: Callable[[Oper
     names = may_act if isinstance(may_act, AbstractSet) else None
     seeds = []
     candidate = False
-    for op in region.walk(reverse=not walker.walk_reverse, region_first=not walker.walk_regions_first):
+    reverse, region_first = not walker.walk_reverse, not walker.walk_regions_first
+    walked = (_reverse_order(region, region_first) if reverse and _LINKED
+              else region.walk(reverse=reverse, region_first=region_first))
+    for op in walked:
         if op.name in names if names is not None else may_act(op):
             candidate = True
             seeds.append(op)

@@ -23,6 +23,7 @@ from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.nv_tileaa.attrs import PointerType
 from tileorch.transforms.op_init import create_op
 from tileorch.transforms.tileaa_to_simt import f64_math as _f64
+from tileorch.transforms.tileaa_to_simt import f64_trig as _f64_trig
 
 GLOBAL_PTR = nvvm.PTR_GLOBAL
 SHARED_PTR = nvvm.PTR_SHARED
@@ -235,6 +236,9 @@ class Emitter:
     word_elems: dict = field(default_factory=dict)
     """Element value -> (the 32-bit words it was unpacked from, its index, its type), as
     :meth:`words_to_elements` gave it: :meth:`store_vector` stores such elements as those words."""
+    f64_reduced: dict = field(default_factory=dict)
+    """f64 value -> its argument reduction by pi/2 (``f64_trig.reduce``) defined in ``block``: ``sin`` / ``cos`` /
+    ``tan`` of one value share it (kept where :attr:`share_constants`: emitters that only append)."""
     """run length ``v`` -> ``tid * v``, defined in the kernel's entry block (see ``flat``)."""
 
     def add(self, op: Operation) -> Operation:
@@ -755,7 +759,9 @@ class Emitter:
         """``sin`` / ``cos`` / ``tan`` in f32: the argument reduced to [-pi, pi] (x - 2 pi k, k the
         nearest integer to x / 2 pi, 2 pi in two f32 parts with ``fma``), then ``sin.approx`` /
         ``cos.approx`` (absolute error about 2^-21 there); ``tan = sin / cos``; ``sin`` / ``tan`` of ``-0``
-        are ``-0`` (the reduction's ``fma`` gives ``+0``)."""
+        are ``-0`` (the reduction's ``fma`` gives ``+0``).  f64: ``f64_trig.trig`` (double precision)."""
+        if isinstance(x.type, Float64Type):
+            return _f64_trig.trig(self, kind, x)
         typ, y = x.type, self._f32_math(kind, x)
         k = self.ptx_f32("cvt.rni.f32.f32 $0, $1;", [self._mul(y, 0.15915494309189535)])
         nk = self.v(arith.NegfOp(k))
@@ -773,7 +779,9 @@ class Emitter:
     def hyperbolic(self, kind: str, x: SSAValue) -> SSAValue:
         """``sinh`` / ``cosh`` in f32 from ``e^x / 2`` and ``e^-x / 2`` (``ex2.approx`` of ``+-x log2 e - 1``:
         finite up to |x| = 89.4, where f32's ``sinh`` / ``cosh`` are, though ``e^x`` alone overflows past 88.7);
-        ``sinh`` of |x| < 0.5 by its Taylor series to x^9 (no cancellation)."""
+        ``sinh`` of |x| < 0.5 by its Taylor series to x^9 (no cancellation).  f64: ``f64_math.hyperbolic``."""
+        if isinstance(x.type, Float64Type):
+            return _f64.hyperbolic(self, kind, x)
         typ, y = x.type, self._f32_math(kind, x)
         t = self._mul(y, 1.4426950408889634)
         ep = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self._add(t, -1.0)])
@@ -831,7 +839,9 @@ class Emitter:
         """``atan2(y, x)`` in f32: ``atan`` of min/max of the magnitudes (:attr:`_ATAN`), mirrored
         into the octant and quadrant of (x, y) by the operands' sign bits, as C ``atan2f``: ``atan2(+-0, -0)
         = +-pi``, ``atan2(+-0, +0) = +-0``, ``atan2(+-inf, +-inf)`` an odd multiple of ``pi / 4``; NaN when
-        either is NaN."""
+        either is NaN.  f64: ``f64_trig.atan2`` (double precision)."""
+        if isinstance(y.type, Float64Type) and isinstance(x.type, Float64Type):
+            return _f64_trig.atan2(self, y, x)
         typ, a, b = y.type, self._f32_math("atan2", y), self._f32_math("atan2", x)
         ay = self.ptx_f32("abs.f32 $0, $1;", [a])
         ax = self.ptx_f32("abs.f32 $0, $1;", [b])

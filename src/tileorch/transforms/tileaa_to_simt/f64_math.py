@@ -1,4 +1,4 @@
-"""``exp``, ``exp2``, ``log``, ``log2``, ``pow`` and ``tanh`` of f64 elements on the SIMT path, at double precision (a few ulp),
+"""``exp``, ``exp2``, ``log``, ``log2``, ``pow``, ``tanh``, ``sinh`` and ``cosh`` of f64 elements on the SIMT path, at double precision (a few ulp),
 from IEEE f64 adds, multiplies, fused multiply-adds, one division and integer bit operations (no MUFU
 instruction: those are f32 only).  Before session 32 the SIMT path refused these four on f64 with a
 located error (a user's f64 ``logsumexp`` did not compile; ``x ** 0.5`` of f64 neither).
@@ -22,6 +22,8 @@ The algorithms (textbook, no library's code):
   C ``pow``'s special cases (signs of odd integral powers, NaN for a negative base and a non-integral exponent,
   ``x ** 0 = 1 ** y = 1``).
 * ``tanh(x) = sign(x) m / (m + 2)``, ``m = expm1(2|x|)`` (the Taylor polynomial below 0.35, ``exp - 1`` above).
+* ``sinh`` / ``cosh`` (session 35, refused before): from ``e^|x| / 2`` and its reciprocal, ``sinh`` of ``|x| < 1`` by its
+  Taylor polynomial (:func:`hyperbolic`).  ``sin`` / ``cos`` / ``tan`` / ``atan2``: ``f64_trig.py``.
 
 tests/unit/test_f64_math_emulated.py runs their PTX on the PTX emulator against numpy over the whole range,
 subnormals and the special values (exp / exp2 within 1 ulp, log / log2 / pow within 2, measured in session 32);
@@ -251,6 +253,44 @@ def tanh(e, x: SSAValue) -> SSAValue:
     a = _clamped(e, e.ptx_f64("abs.f64 $0, $1;", [x]), 0.0, 20.0)
     m = _expm1_nonnegative(e, _add(e, a, a))
     return e.ptx_f64("copysign.f64 $0, $1, $2;", [x, e.v(arith.DivfOp(m, _add(e, m, _f(e, 2.0))))])
+
+
+SINH_TAYLOR = tuple(1.0 / f for f in (51090942171709440000.0, 121645100408832000.0, 355687428096000.0,
+                                      1307674368000.0, 6227020800.0, 39916800.0, 362880.0, 5040.0, 120.0, 6.0))
+"""``1 / (2n + 1)!`` for n = 10 .. 1: ``(sinh a - a) / a^3`` in Horner form in ``a^2`` (``a^23 / 23!`` and on:
+below 2^-70 relative for ``a < 1``)."""
+
+
+def _half_exp(e, a: SSAValue) -> SSAValue:
+    """``e^a / 2`` of an f64 ``a >= 0`` (NaN kept), as :func:`exp` with the power of two one less: one rounding
+    (no ``e^a`` that overflows first: finite up to ``a = 710.47``, as ``sinh`` / ``cosh``)."""
+    a = _clamped(e, a, 0.0, 711.0)
+    shift = _f(e, SHIFT)
+    k = _sub(e, _add(e, _mul(e, a, _f(e, LOG2E)), shift), shift)
+    nk = e.v(arith.NegfOp(k))
+    r = e.fma(nk, _f(e, LN2_HI), a)
+    r = e.fma(nk, _f(e, LN2_LO), r)
+    return _exp_of_reduced(e, r, _sub(e, k, _f(e, 1.0)))
+
+
+def hyperbolic(e, kind: str, x: SSAValue) -> SSAValue:
+    """``sinh`` / ``cosh`` of an f64 ``x``: with ``a = |x|`` and ``h = e^a / 2`` (:func:`_half_exp`), ``cosh x = h +
+    (1/4) / h`` and ``sinh x = h - (1/4) / h`` for ``a >= 1`` (the subtraction cancels at most a factor 1.2 there),
+    below 1 ``a + a^3 S(a^2)`` (:data:`SINH_TAYLOR`: no cancellation); the sign of ``x`` copied to ``sinh`` (``-0``
+    kept); overflow to ``inf`` past 710.47, ``+-inf`` give ``inf`` / ``+-inf``, NaN stays NaN.  Bound (analysis):
+    ``h`` within 1 ulp (:func:`exp`'s), the rest within a half: 2 ulp."""
+    a = e.ptx_f64("abs.f64 $0, $1;", [x])
+    h = _half_exp(e, a)
+    inv = e.v(arith.DivfOp(_f(e, 0.25), h))
+    if kind == "cosh":
+        return _add(e, h, inv)
+    z = _mul(e, a, a)
+    p = _f(e, SINH_TAYLOR[0])
+    for c in SINH_TAYLOR[1:]:
+        p = e.fma(p, z, _f(e, c))
+    small = e.fma(_mul(e, a, z), p, a)
+    mag = _select(e, "olt", a, _f(e, 1.0), small, _sub(e, h, inv))
+    return e.ptx_f64("copysign.f64 $0, $1, $2;", [x, mag])
 
 
 KINDS = {"exp": exp, "exp2": exp2, "log": log, "log2": log2, "tanh": tanh}

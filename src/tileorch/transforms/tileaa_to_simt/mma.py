@@ -56,7 +56,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, FloatTF32Type, IntegerType,
+from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float64Type, FloatTF32Type, IntegerType,
                                    VectorType, f16, f32, i8, i16, i32)
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -141,7 +141,9 @@ def _mma_type(t: Attribute, signed: bool, sm: int) -> payload.MMATypes | str:
         if sm < 89:
             return f"{t} operands need sm_89 or newer for mma.sync"
         return payload.MMATypes(FP8_KINDS[type(t)])
-    return f"no mma.sync takes {t} operands"
+    if isinstance(t, Float64Type):  # (PTX has one: mma.sync .f64, DMMA, from sm_80)
+        return "this lowering's mma.sync takes no f64 operands (the f64 mma.sync, DMMA, is not supported yet)"
+    return f"this lowering's mma.sync takes no {t} operands"
 
 
 def plan_dot(op: Operation, sm: int | None) -> MmaPlan | str:

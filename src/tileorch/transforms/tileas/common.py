@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, TensorType
@@ -22,6 +22,19 @@ def functions(module: Operation) -> Iterator[Operation]:
     for op in module.walk():
         if op.name in FUNC_OPS and op.regions and op.regions[0].blocks:
             yield op
+
+
+def first_refusal(module: Operation, plan: Callable[[Operation], object], refusal: type[Exception]) -> str | None:
+    """Why ``plan`` leaves the first ``nv_tileaa.func`` of ``module`` it refuses as written (the text of the
+    ``refusal`` it raised), or None where it refuses none: the refusal reason of a tier rewrite that plans a
+    function or raises (``tileas-split-chains``, ``tileas-stack-query-heads``), for a note beside another refusal.
+    Any other exception of ``plan`` propagates."""
+    for fn in [o for o in module.walk() if o.name == "nv_tileaa.func"]:
+        try:
+            plan(fn)
+        except refusal as why:
+            return str(why)
+    return None
 
 
 def kernel_spec(func: Operation) -> KernelSpecAttr | None:

@@ -267,6 +267,9 @@ class DotKernel:
     batch_grid: bool = False
     """Those batch indices read program ids 0 or 1 or the grid's extents: the kernel walks the launch
     grid (a program-grid kernel); otherwise only program id 2 (the scheduler's L, the launch grid's z)."""
+    k_grid: bool = False
+    """The program's own K range (:attr:`k_bounds`) reads the grid's extents (split-K over ``ct.num_blocks(2)``
+    splits): the kernel walks the launch grid (a program-grid kernel), whose extents the agents read."""
     b_prologue: object = None
     """B computed in the K loop from its tile load (:class:`~tileorch.transforms.tileas.operand_prologue.QPrologue`):
     the producer loads the raw tile (:attr:`b_raw`), the consumers compute the operand
@@ -285,7 +288,7 @@ class DotKernel:
     def program_grid(self) -> bool:
         """The kernel's work tiles are the launch grid's programs (its tile coordinates, a guard or its
         batch indices read them): the scheduler walks the launch grid, one work tile per program."""
-        return self.coords is not None or bool(self.guard) or self.batch_grid
+        return self.coords is not None or bool(self.guard) or self.batch_grid or self.k_grid
 
     @property
     def cluster(self) -> int:
@@ -811,15 +814,18 @@ def no_wgmma_why(dot: Operation) -> str:
 
 
 WRITES = ("nv_tileaa.store", "nv_tileaa.tiled_store", "nv_tileas.tiled_store", "nv_tileaa.atomic_rmw",
-          "nv_tileaa.atomic_cas", "nv_tileaa.print")
-"""Ops that write memory (or print): the WGMMA kernel runs only those inside the schedule's agent switch."""
+          "nv_tileaa.atomic_cas", "nv_tileaa.print", "nv_tileaa.assert")
+"""Ops that write memory, print or stop the kernel: the WGMMA kernel runs only those inside the schedule's agent
+switch."""
 
 
-UNLOWERED_WRITES = {name: WRITE_WORDS[name] for name in ("nv_tileaa.store", "nv_tileaa.atomic_cas", "nv_tileaa.print")}
+UNLOWERED_WRITES = {name: WRITE_WORDS[name] for name in ("nv_tileaa.store", "nv_tileaa.atomic_cas", "nv_tileaa.print",
+                                                         "nv_tileaa.assert")}
 """The ops of :data:`WRITES` the WGMMA kernel builder has no lowering for inside the work tile: it builds the
 epilogue from C's tile store or atomic add, the accumulator-shaped tiles and row / column reductions stored beside
 it, and nothing else -- any other write would be dropped from the kernel (found by user sweep 26: a ``ct.scatter``
-beside C's store wrote nothing)."""
+beside C's store wrote nothing; user sweep 27: a ``ct.assert_`` given to the pass by ``tileorch-opt``, past the
+driver's refusal of it, was dropped)."""
 
 
 def _refuse_unlowered_writes(sw: Operation, fail) -> None:
@@ -827,10 +833,12 @@ def _refuse_unlowered_writes(sw: Operation, fail) -> None:
     tensor-core path refuses the kernel: its SIMT path runs every write)."""
     for o in sw.walk():
         if o.name in UNLOWERED_WRITES:
+            hint = ("tileorch compile runs such a kernel on the SIMT path" if o.name in ("nv_tileaa.assert",
+                                                                                      "nv_tileaa.print")
+                    else "store the values as such a tile, or add them into a zeroed array with ct.atomic_add")
             fail(o, f"{UNLOWERED_WRITES[o.name]} in the GEMM's work tile is not supported yet by the WGMMA lowering, "
                     "whose epilogue writes only C (a tile store or an atomic add of the result) and tiles or row / "
-                    "column reductions of the result at C's tile; it would be dropped (store the values as such a "
-                    "tile, or add them into a zeroed array with ct.atomic_add)")
+                    f"column reductions of the result at C's tile; it would be dropped ({hint})")
 
 
 def _refuse_writes_outside(kernel: aa.FuncOp, sw: Operation, fail) -> None:
@@ -1279,15 +1287,18 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         if reduced_dim(red) == 1:
             fail(red, "a column reduction of the result that the stored tile reads (not only a [1, tile_n] side "
                       "output) is not supported yet by the WGMMA lowering")
+    # a K range reading the grid's extents (ct.num_blocks) runs where the launch grid's extents are known
+    k_grid = k_bounds is not None and any(op.name == "nv_tileaa.get_num_programs"
+                                          for op in _scalar_sources(list(k_bounds.values())))
+    walks_grid = coords is not None or bool(guard) or k_grid
     retile_safe = True
     if not plain:
         retile_safe = (_check_epilogue(kernel, acc, st, side=side, feeding=feeding, extra=extra,
                                        others=accs[1:] if ed is None else accs[:1] if ed.own_accumulator else [],
-                                       c_transposed=c_transposed, c_swapped=c_swapped,
-                                       grid=coords is not None or bool(guard))
+                                       c_transposed=c_transposed, c_swapped=c_swapped, grid=walks_grid)
                        and not side and not feeding)
     if k_bounds is not None:
-        _check_epilogue(kernel, acc, st, k_bounds.values(), element=False, grid=coords is not None or bool(guard))
+        _check_epilogue(kernel, acc, st, k_bounds.values(), element=False, grid=walks_grid)
     if coords is not None:
         _check_program_scalars(kernel, acc, st, [(a_load, a_coord, "A's row tile index"),
                                                  (b_load, b_coord, "B's column tile index"),
@@ -1312,6 +1323,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    b_shared=b_shared, batch_exprs=batch_exprs,
                    batch_grid=batch_exprs is not None and not _reads_program_id_2_only(
                        [v for _, _, lead in batch_exprs.values() for v in lead]),
+                   k_grid=k_grid,
                    b_prologue=b_prologue, b_raw=b_raw, a_prologue=a_prologue, a_raw=a_raw, views=views,
                    c_view=c_view, epi_dot=ed, a_gather=a_gather is not None)
     if ed is not None:

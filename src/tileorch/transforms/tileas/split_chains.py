@@ -42,6 +42,7 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from tileorch.diagnostics import copy_location, format_error
 from tileorch.transforms.pass_kinds import ModuleTransform
+from tileorch.transforms.tileas.common import first_refusal
 
 GRID_SPLIT = "tileorch.grid_split"
 """``DenseArray<i32>`` ``[axis, G]`` on a function whose program ``x`` along ``axis`` is G launched programs."""
@@ -572,13 +573,9 @@ def split_chains_remarks(module: Operation) -> list[str]:
 
 
 def split_chains_why(module: Operation) -> str | None:
-    """Why the first function with several stores is not split (for a refusal's note), or None."""
-    for fn in [o for o in module.walk() if o.name == "nv_tileaa.func"]:
-        try:
-            plan(fn)
-        except _Why as e:
-            return str(e)
-    return None
+    """Why the first function with several stores is not split (for a refusal's note), or None
+    (``common.first_refusal``)."""
+    return first_refusal(module, plan, _Why)
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from tileorch.diagnostics import copy_location, format_error
 from tileorch.transforms.pass_kinds import ModuleTransform
+from tileorch.transforms.tileas.common import first_refusal
 
 ENV = "TILEORCH_ATTN_STACK_HEADS"
 """``0``: no head loop is stacked (each query head its own chain instance of ``BM`` rows)."""
@@ -792,13 +793,8 @@ def stack_query_heads_remarks(module: Operation) -> list[str]:
 
 
 def stack_query_heads_why(module: Operation) -> str | None:
-    """Why the first function with a head loop is not stacked, or None."""
-    for fn in [o for o in module.walk() if o.name == "nv_tileaa.func"]:
-        try:
-            plan(fn)
-        except _Why as e:
-            return str(e)
-    return None
+    """Why the first function with a head loop is not stacked, or None (``common.first_refusal``)."""
+    return first_refusal(module, plan, _Why)
 
 
 @dataclass(frozen=True)
