@@ -337,9 +337,16 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
             rerolled += same_range
             tier = f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}},{TIER_CLEANUP}"
             run_passes(ctx, module, parse_pipeline(tier))
-            if not any(isinstance(f, FuncOp) for f in module.walk()):
-                from tileorch.transforms.tileas.chained_detect import CHAINED_ATTR
+            from tileorch.transforms.tileas.chained_detect import CHAINED_ATTR
 
+            chained, has_func = [], False  # (one walk for both: nothing below changes the module)
+            for f in module.walk():
+                if isinstance(f, FuncOp):
+                    has_func = True
+                    break
+                if CHAINED_ATTR in f.attributes:
+                    chained.append(f)
+            if not has_func:
                 remarks.extend(rerolled)
 
                 if split_loops > 1:
@@ -347,7 +354,6 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
                                    "range(X, n), or cuTile's split of a branch on the iv) run as one loop with a "
                                    "branch at X (tileas-fuse-split-loops)")
 
-                chained = [f for f in module.walk() if CHAINED_ATTR in f.attributes]
                 if chained:
                     record = decode_record(chained[0].attributes[CHAINED_ATTR])
                     persistent = record.get("persistent")

@@ -33,13 +33,28 @@ from tileorch.dialects.cutlass.named_barrier import NamedBarrierOp
 def barrier_claimants(root: Operation) -> Iterator[Operation]:
     """Ops under ``root`` (in walk order) that claim at least one named barrier."""
     for op in root.walk():
-        if (
-            isinstance(op, IRDLOperation)
-            and "barrier_id_base" in op.get_irdl_definition().properties
-            and callable(getattr(op, "num_named_barriers", None))
-            and op.num_named_barriers() > 0
-        ):
+        if _claims(op):
             yield op
+
+
+_CLAIMING_CLASSES: dict[type, bool] = {}
+"""Op class -> whether its ops may claim named barriers (an IRDL op whose definition has a
+``barrier_id_base`` property and that has a callable ``num_named_barriers``): fixed when the
+class is defined, asked once per class instead of once per op."""
+
+
+def _may_claim(cls: type) -> bool:
+    found = _CLAIMING_CLASSES.get(cls)
+    if found is None:
+        found = _CLAIMING_CLASSES[cls] = (issubclass(cls, IRDLOperation)
+                                          and "barrier_id_base" in cls.get_irdl_definition().properties
+                                          and callable(getattr(cls, "num_named_barriers", None)))
+    return found
+
+
+def _claims(op: Operation) -> bool:
+    """Whether ``op`` claims at least one named barrier (its class may, and it claims some now)."""
+    return _may_claim(type(op)) and op.num_named_barriers() > 0
 
 
 def static_barrier_use(op: Operation) -> int | None:
@@ -68,11 +83,21 @@ class Pool:
 
 
 def cta_pools(module: ModuleOp) -> list[Pool]:
-    """One pool per top-level op with regions (a kernel), one for the module-level rest."""
+    """One pool per top-level op with regions (a kernel), one for the module-level rest.  Each
+    top-level op is walked once for both its claimants and its barrier uses (in walk order, as
+    :func:`barrier_claimants` and :func:`barrier_uses` list them: nothing changes the IR
+    between the two)."""
     module_level = Pool([], [])
     pools: list[Pool] = []
     for top in module.body.block.ops:
-        claimants, uses = list(barrier_claimants(top)), list(barrier_uses(top))
+        claimants: list[Operation] = []
+        uses: list[tuple[Operation, int]] = []
+        for op in top.walk():
+            if _claims(op):
+                claimants.append(op)
+            barrier_id = static_barrier_use(op)
+            if barrier_id is not None:
+                uses.append((op, barrier_id))
         if top.regions:
             pools.append(Pool(claimants, uses))
         else:

@@ -210,8 +210,29 @@ class LowerCutlassPipelineToTileas(ModulePass):
     name = "lower-cutlass-pipeline-to-tileas"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        indices = consumer_indices(op)
-        bound = bind_pipelines(op)
-        expand_stage_ops(op, bound, indices)
-        switches_to_agents(op)
-        pair_handshakes(op, bound, indices)
+        # one walk for the names first: each step below walks the module for ops of a few names
+        # and changes nothing when it finds none, so a step none of whose names is in the module
+        # is left out (five walks of a module without cutlass pipelines: a lowered chained
+        # kernel).  expand_stage_ops is the only step that makes ops a later step looks for (the
+        # acquire/commit and wait/release inside the stage regions it builds, and clones of the
+        # ops in those regions): pair_handshakes and switches_to_agents run whenever it ran.
+        present = {o.name for o in op.walk()}
+        indices = consumer_indices(op) if not present.isdisjoint(_CONSUMER_NAMES) else {}
+        bound = bind_pipelines(op) if _INIT in present else {}
+        expanded = not present.isdisjoint(_STAGE_NAMES)
+        if expanded:
+            expand_stage_ops(op, bound, indices)
+        if expanded or _SWITCH in present:
+            switches_to_agents(op)
+        if expanded or not present.isdisjoint(PAIRS):
+            pair_handshakes(op, bound, indices)
+
+
+_CONSUMER_NAMES = frozenset({"cutlass.pipeline.consumer_wait", "cutlass.pipeline.consume"})
+"""What :func:`consumer_indices` reads."""
+_INIT = "cutlass.pipeline.init"
+"""What :func:`bind_pipelines` binds."""
+_STAGE_NAMES = frozenset({"cutlass.pipeline.produce", "cutlass.pipeline.consume"})
+"""What :func:`expand_stage_ops` expands."""
+_SWITCH = "cutlass.pipeline.switch_by_executor"
+"""What :func:`switches_to_agents` restructures."""

@@ -19,8 +19,11 @@ COMMITS = {"nvvm.cp.async.bulk.commit.group": "tma", "nvvm.wgmma.commit.group.sy
 
 
 def _dedup_block(block: Block) -> None:
+    """Dedupe the tagged group waits of ``block`` and drop the tag of each of its ops (read once,
+    as the op is reached: only the op itself reads its tag)."""
     open_wait: dict[str, Operation] = {}
     for op in list(block.ops):
+        tagged = op.attributes.pop(DEDUP_TAG, None) is not None
         flavor = COMMITS.get(op.name)
         if flavor is not None:
             open_wait.pop(flavor, None)
@@ -29,7 +32,7 @@ def _dedup_block(block: Block) -> None:
             open_wait.clear()  # nested code or a callee may commit groups
             continue
         flavor = WAITS.get(op.name)
-        if flavor is None or DEDUP_TAG not in op.attributes:
+        if flavor is None or not tagged:
             continue
         first = open_wait.get(flavor)
         if first is None:
@@ -42,10 +45,10 @@ def _dedup_block(block: Block) -> None:
 
 
 def dedup_wait_groups(module: ModuleOp) -> None:
-    """Dedupe the tagged group waits of every block, then drop the tags."""
+    """Dedupe the tagged group waits of every block and drop the tags, in one walk: every op but
+    the module is in one of the blocks (the dedup erases waits only, adds and moves nothing)."""
+    module.attributes.pop(DEDUP_TAG, None)
     for op in list(module.walk()):
         for region in op.regions:
             for block in region.blocks:
                 _dedup_block(block)
-    for op in module.walk():
-        op.attributes.pop(DEDUP_TAG, None)
