@@ -55,7 +55,11 @@ def test_row_groups_remark(monkeypatch):
      "the S issued ahead (TILEORCH_ATTN_S_AHEAD), and the carried tiles need 132 registers per thread, more than 100"),
     ((1024, 64, 128, 64, False), {RG: "auto", "TILEORCH_ATTN_LATE_PACK": "1"},
      "P in f32 (TILEORCH_ATTN_LATE_PACK), and the carried tiles need 116 registers per thread, more than 100"),
-], ids=["d128", "causal", "not_persistent", "64rows", "g4_n128", "s_ahead", "late_pack"])
+    # a switch the user set that four groups cannot honour wins over the default rule (the GPU's short-sequence
+    # switch tests found ROW_DIV=1 and Q_REGS=1 not applied under it)
+    ((1024, 64, 128, 64, False), {RG: "auto", "TILEORCH_ATTN_ROW_DIV": "1"}, "TILEORCH_ATTN_ROW_DIV=1 is set"),
+    ((1024, 64, 128, 64, False), {RG: "auto", "TILEORCH_ATTN_Q_REGS": "1"}, "TILEORCH_ATTN_Q_REGS=1 is set"),
+], ids=["d128", "causal", "not_persistent", "64rows", "g4_n128", "s_ahead", "late_pack", "row_div", "q_regs"])
 def test_row_groups_refused_says_why(cfg, env, why, monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     for k, v in env.items():
