@@ -979,6 +979,11 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                                           config, start, codegen)
         if plain is not None:
             return plain
+    if chained and (chained.get("persistent") or {}).get("row_groups_default") and result.ptxas is not None:
+        plain = _without_row_groups(result.ptxas, kernel.sym_name.data, data, name, arch, schedule, ptxas, config,
+                                    start, codegen)
+        if plain is not None:
+            return plain
     return CutileProgram(kind, result.ptx, result.ptxas.cubin if result.ptxas is not None else None,
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
@@ -1020,6 +1025,39 @@ def _without_combined_atomics(assembled, kernel: str, data: bytes, name: str, ar
         f"(tileaa_to_simt/combined_atomics.py) ptxas spilled {used.get('spill_stores', 0)} B stores / "
         f"{used.get('spill_loads', 0)} B loads ({used.get('registers', 0)} registers) even without the resident-CTA "
         f"hint; compiled again without (TILEORCH_COMBINE_ATOMICS=0 for this program: "
+        f"{'no spill' if not plain_bytes else f'{plain_bytes} B of spills'})")
+    return plain
+
+
+def _without_row_groups(assembled, kernel: str, data: bytes, name: str, arch: str, schedule: str, ptxas: bool,
+                        config: str, start: float, codegen: bool) -> CutileProgram | None:
+    """The spill check of the default row groups (``TILEORCH_ATTN_ROW_GROUPS=auto``,
+    :mod:`tileorch.transforms.tileas.row_groups`): where ptxas spills more than
+    :data:`~tileorch.transforms.tileas.row_groups.SPILL_LIMIT` bytes of the four-group kernel ``kernel`` (its 112
+    registers: the rule counts S, P and the carried tiles, not a program's other work per element, e.g. a soft
+    cap's tanh: 140 B stores / 284 B loads at d64 128x64), the program compiled again with
+    ``TILEORCH_ATTN_ROW_GROUPS=0``, kept where it spills less, with a remark saying so; else None.  A second compile
+    only where the first spilled past the limit (none of the programs the rule was measured on)."""
+    from tileorch import settings
+    from tileorch.transforms.tileas.row_groups import ROW_GROUPS_ENV, SPILL_LIMIT
+
+    used = assembled.resources.get(kernel, {})
+    spill = used.get("spill_stores", 0) + used.get("spill_loads", 0)
+    if spill <= SPILL_LIMIT:
+        return None
+    got: list = []
+    with settings.overridden(ROW_GROUPS_ENV, "0"):
+        plain = _compile_program(data, name, arch, schedule, ptxas, config, start, codegen, got)
+    if plain.cubin is None or not got or got[0] is None:
+        return None
+    again = got[0].resources.get(plain.kernel, {})
+    plain_bytes = again.get("spill_stores", 0) + again.get("spill_loads", 0)
+    if plain_bytes >= spill:
+        return None
+    plain.remarks.append(
+        f"remark: @{kernel}: the kernel of 128-row instances ({plain.kernel}) instead of the default's row groups: "
+        f"ptxas spilled {used.get('spill_stores', 0)} B stores / {used.get('spill_loads', 0)} B loads of the four "
+        f"groups' registers, more than {SPILL_LIMIT} B ({ROW_GROUPS_ENV}=0 for this program: "
         f"{'no spill' if not plain_bytes else f'{plain_bytes} B of spills'})")
     return plain
 

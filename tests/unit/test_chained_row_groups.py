@@ -55,7 +55,11 @@ def test_row_groups_remark(monkeypatch):
      "the S issued ahead (TILEORCH_ATTN_S_AHEAD), and the carried tiles need 132 registers per thread, more than 100"),
     ((1024, 64, 128, 64, False), {RG: "auto", "TILEORCH_ATTN_LATE_PACK": "1"},
      "P in f32 (TILEORCH_ATTN_LATE_PACK), and the carried tiles need 116 registers per thread, more than 100"),
-], ids=["d128", "causal", "not_persistent", "64rows", "g4_n128", "s_ahead", "late_pack"])
+    # a switch the user set that four groups cannot honour wins over the default rule (the GPU's short-sequence
+    # switch tests found ROW_DIV=1 and Q_REGS=1 not applied under it)
+    ((1024, 64, 128, 64, False), {RG: "auto", "TILEORCH_ATTN_ROW_DIV": "1"}, "TILEORCH_ATTN_ROW_DIV=1 is set"),
+    ((1024, 64, 128, 64, False), {RG: "auto", "TILEORCH_ATTN_Q_REGS": "1"}, "TILEORCH_ATTN_Q_REGS=1 is set"),
+], ids=["d128", "causal", "not_persistent", "64rows", "g4_n128", "s_ahead", "late_pack", "row_div", "q_regs"])
 def test_row_groups_refused_says_why(cfg, env, why, monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     for k, v in env.items():
@@ -280,3 +284,27 @@ def test_row_groups_auto_takes_four_groups_where_they_fit(cfg, groups, monkeypat
         why = p.chained["row_groups_off"]
         assert why.startswith("S, the packed P and the carried tiles need") and "more than 100" in why, why
         assert any(f"{RG}=auto not applied: S, the packed P" in r for r in p.remarks), p.remarks
+
+
+def test_default_row_groups_that_spill_are_compiled_without(monkeypatch):
+    """The natural-exp program with a logit soft cap at d64 128x64: S, P and O fit the four groups' registers by the
+    rule's count, but the cap's tanh per element does not (ptxas 13.0: 140 B stores / 284 B loads with four groups
+    of 112, none with two of 240).  By default the driver compiles it again without row groups (a remark says why);
+    asked for explicitly, the four-group kernel is kept, spills and all."""
+    from test_chained_dots import _arrays, _compile_once
+
+    from tileorch.testing.attention_programs import attention_fwd_natural
+
+    args = _arrays(4, (4, 1000, 64)) + (0.125, 30.0, 1000, 128, 64, 64, True)
+    monkeypatch.delenv(RG, raising=False)
+    p = _compile_once(attention_fwd_natural, args)
+    if p.cubin is None:
+        pytest.skip("no ptxas")
+    assert "row_groups" not in p.chained["persistent"] and p.chained["threads"] == 384, p.chained
+    assert any("the kernel of 128-row instances" in r and "more than 16 B" in r and f"{RG}=0 for this program" in r
+               for r in p.remarks), p.remarks
+    monkeypatch.setenv(RG, "4")
+    forced = _compile_once(attention_fwd_natural, args)
+    assert forced.chained["persistent"]["row_groups"] == 4
+    assert any(r.startswith("warning: ptxas spilled registers of chained_dots_128x64x64_64_f16_g4") for r in
+               forced.remarks), forced.remarks

@@ -94,7 +94,7 @@ def test_program_cutile_refuses_stops_at_the_export(name):
 
 def test_packed_qkv_tensor_maps_put_the_box_rows_on_the_sequence(monkeypatch):
     """The host's tensor maps of attn_packed_qkv: rank 5 over [B, S, 3, H, D], the box (innermost
-    first) 64 columns of D, one H, one of the three, the tile's rows of S, one B."""
+    first) 64 columns of D, one H, one of the three, the CTA's rows of S (Q) or the tile's (K, V), one B."""
     from tileorch.launchers import cutile as rc
     from tileorch.launchers import gemm_host
     from tileorch.testing.compile_memo import compile_once
@@ -111,5 +111,7 @@ def test_packed_qkv_tensor_maps_put_the_box_rows_on_the_sequence(monkeypatch):
     rc.chained_tensor_maps(prog.chained, args)
     dims = (64, 2, 3, 256, 2)
     strides = tuple(2 * x for x in (64, 64 * 2, 64 * 2 * 3, 64 * 2 * 3 * 256))  # bytes, innermost first
-    assert seen == [(dims, strides, (64, 1, 1, 128, 1)), (dims, strides, (64, 1, 1, 64, 1)),
+    # Q's box: 256 rows of S, the four 64-row slices of the default's row groups (d64 with 64-wide key tiles:
+    # TILEORCH_ATTN_ROW_GROUPS=auto); K and V: the key tile's 64
+    assert seen == [(dims, strides, (64, 1, 1, 256, 1)), (dims, strides, (64, 1, 1, 64, 1)),
                     (dims, strides, (64, 1, 1, 64, 1))]

@@ -168,6 +168,13 @@ def _tile(load: Operation) -> list[int]:
     return ints(load.view.type.tile)
 
 
+ASKED_OFF = (("TILEORCH_ATTN_ROW_DIV", "the row division's quotients beside the accumulator exceed four groups' "
+                                      "registers"),
+             ("TILEORCH_ATTN_Q_REGS", "the Q fragment beside the loop's registers exceeds four groups' 112"))
+"""Switches four row groups refuse for their registers: set explicitly to ``1``, ``auto`` keeps two groups (the user's
+switch wins over the default rule; a remark says so), where ``ROW_GROUPS=4`` keeps four without them."""
+
+
 def loop_extra(ck, s_ahead: bool, late_pack: bool) -> tuple[int, str]:
     """(registers per consumer thread, what) the consumer loop's asked-for forms hold beside :func:`register_need`:
     ``TILEORCH_ATTN_S_AHEAD`` a second S and a second packed P (``sn / 2 + tn / 4``), ``TILEORCH_ATTN_LATE_PACK`` P
@@ -209,6 +216,10 @@ def refusal(ck, *, groups: int, persistent: bool, heavy, work_items, guards, pin
         return ("first dots of their own A tiles" if ck.own_a else "a group of query heads in the Q tile's rows"
                 if ck.a0.group_dim >= 0 else "several second dots" if len(ck.seconds) > 1 else
                 "several first dots" if ck.k1 > 1 else "loop tiles read per row")
+    if setting() == "auto":  # a switch the user set that four groups cannot honour: the rule steps aside
+        for env, why in ASKED_OFF:
+            if settings.asked(env) == "1":
+                return f"{env}=1 is set ({why})"
     extra, what = loop_extra(ck, s_ahead, late_pack)
     need = register_need(ck) + extra
     if need > regs - MARGIN:
@@ -247,6 +258,13 @@ def launch_remark(x: int, heads: int, groups: int, ctas: int, pass_by: bool = Tr
             + f", the kernel of 128-row instances {default} ({ROW_GROUPS_ENV})")
 
 
+SPILL_LIMIT = 16
+"""Bytes of spill stores and loads ptxas may leave in a kernel of the default (``auto``) row groups; past them the
+driver compiles the program again without row groups (``tileorch.driver._without_row_groups``).  The measured
+d64 128x64 kernel spilled 8 B stores and 8 B loads (ptxas 13.0, the H100's 1.18x at 1k and 1.29x at 4k); the
+natural-exp soft-capped program at d64 128x64 spilled 140 B / 284 B."""
+
+
 SLICE_GAIN = 1.15
 """The time of a 64-row slice on the default kernel over its time on four row groups, as the launch rule counts it:
 the H100's session-34 A/B measured 1.18 at 1k and 1.29 at 4k where both kernels' busiest CTAs run 32 slices (400.2
@@ -278,6 +296,7 @@ def remark(groups: int, regs: int, smem: int, stages: int, slots: int) -> str:
             "bytes of shared memory")
 
 
-__all__ = ["GROUPS", "IDLE_ENV", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "RULE", "SLICE_GAIN", "asked",
-           "busiest_slices", "explicit", "idle_pass_by", "is_pid", "launch_declines", "launch_remark", "loop_extra", "pid_free", "reads_pid",
-           "refusal", "register_need", "remark", "rule_shape", "setting"]
+__all__ = ["ASKED_OFF", "GROUPS", "IDLE_ENV", "IDLE_SLICE_ATTR", "MARGIN", "ROW_GROUPS_ENV", "RULE", "SLICE_GAIN",
+           "SPILL_LIMIT", "asked", "busiest_slices", "explicit", "idle_pass_by", "is_pid", "launch_declines",
+           "launch_remark", "loop_extra", "pid_free", "reads_pid", "refusal", "register_need", "remark", "rule_shape",
+           "setting"]
