@@ -229,7 +229,7 @@ def stacked_fallback_note(remarks: list[str], failed: Exception | None) -> str:
     if failed is not None:
         return (f"warning: {head} and lowering it raised {type(failed).__name__}: {str(failed).strip()[:300]}; "
                 "compiled with each head its own chain (this is a tileorch bug, please report it)")
-    why = next((r for r in remarks if "warning" in r or "error" in r), None)
+    why = next((r for r in remarks if "warning:" in r or "error:" in r), None)
     because = f" ({why.strip()[:300]})" if why else " (it gave no reason)"
     return (f"remark: {head} and the tensor-core tier refused it{because}; compiled with each head its own chain, "
             "as written (performance: the heads' chains are not shared; the program's results are the same)")

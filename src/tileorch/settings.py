@@ -136,7 +136,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_ROW_GROUPS", "auto", ("0", "3", "4", "auto"), "a persistent chained kernel of 128-row tiles run as 3 "
        "or 4 consumer warp groups over 192 / 256 rows (64-row slices of one head's instances sharing each K/V tile); "
        "auto (the default): four groups where they fit (d64 with 64-wide key tiles, measured) unless a launch's grid "
-       "is too small for them; 0: off", True),
+       "is too small for them (that launch decline only while the variable is unset: auto set explicitly keeps "
+       "them, with remarks for every decline of the rule); 0: off", True),
     _s("ATTN_IDLE_SLICES", "compute", ("compute", "pass"), "a row-groups slice past its head's last instance: computes "
        "its chain without storing it, or passes the unit's tiles by (a warp-uniform branch around the chain)", True),
     # the GEMM tier: transforms/tileas/

@@ -882,9 +882,11 @@ _PREPARED_MAX = 64
 
 
 def _forget_bound_state() -> None:
-    """What launches keep keyed by their arguments (stale_settings.py: made under other compile settings)."""
+    """What launches keep keyed by their arguments (stale_settings.py: made under other compile settings), the
+    prepared GEMM problems (old kernels and their parameter buffers) included."""
     forget_native()
     forget_bound()
+    _prepared.clear()
 
 
 def _set_last_hot_aside() -> None:

@@ -23,8 +23,11 @@ Here the bound state is tied to the settings' fingerprint instead, at no cost pe
   keeps the compiled kernels).  Callgrind (``benchmarks/launch_instructions.py --calls 500``, session 35):
   ``cutile_cai`` 4734 instructions a call before and after, ``gemm`` 15451 -> 15462.
 
-An ``overridden`` block of another thread entered while this one launches is a change this thread does not see
-until its next change event: the bound state is per process, the overrides per thread.
+Not for threads that launch concurrently under different ``overridden`` blocks: the bound state and :data:`stale`
+are per process, the overrides per thread, so a launch in one thread can settle a change event (:func:`recheck`
+with its own, unchanged, fingerprint) raised by another thread's block, and that thread's next repeated launch then
+runs the kernel bound without its override.  ``overridden`` is for one thread's compiles (the driver's fallbacks,
+tests); settings that differ between concurrent launching threads must be set before the threads start.
 """
 
 from __future__ import annotations

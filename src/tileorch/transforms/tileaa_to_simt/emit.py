@@ -233,13 +233,13 @@ class Emitter:
     ``"bf16"``), defined just before them: a store of such a value as that type writes the bits
     instead of converting it again."""
     scaled_tid: dict = field(default_factory=dict)
+    """run length ``v`` -> ``tid * v``, defined in the kernel's entry block (see ``flat``)."""
     word_elems: dict = field(default_factory=dict)
     """Element value -> (the 32-bit words it was unpacked from, its index, its type), as
     :meth:`words_to_elements` gave it: :meth:`store_vector` stores such elements as those words."""
     f64_reduced: dict = field(default_factory=dict)
     """f64 value -> its argument reduction by pi/2 (``f64_trig.reduce``) defined in ``block``: ``sin`` / ``cos`` /
     ``tan`` of one value share it (kept where :attr:`share_constants`: emitters that only append)."""
-    """run length ``v`` -> ``tid * v``, defined in the kernel's entry block (see ``flat``)."""
 
     def add(self, op: Operation) -> Operation:
         self.block.add_op(op)
