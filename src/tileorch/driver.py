@@ -984,6 +984,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                                     start, codegen)
         if plain is not None:
             return plain
+        _row_groups_spill_as_remark(remarks, kernel.sym_name.data, result.ptxas)
     return CutileProgram(kind, result.ptx, result.ptxas.cubin if result.ptxas is not None else None,
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
@@ -1027,6 +1028,24 @@ def _without_combined_atomics(assembled, kernel: str, data: bytes, name: str, ar
         f"hint; compiled again without (TILEORCH_COMBINE_ATOMICS=0 for this program: "
         f"{'no spill' if not plain_bytes else f'{plain_bytes} B of spills'})")
     return plain
+
+
+def _row_groups_spill_as_remark(remarks: list[str], kernel: str, assembled) -> None:
+    """The default row groups' kernel kept with a spill within
+    :data:`~tileorch.transforms.tileas.row_groups.SPILL_LIMIT` (:func:`_without_row_groups` returned None): ptxas's
+    spill warning of ``kernel`` becomes a remark naming the choice -- the compiler's own choice, measured faster with
+    that spill (the d64 128x64 kernel at ragged lengths, 8 B + 8 B), is no performance warning to the user (a launch
+    turns ``warning: ptxas spilled`` into a PerformanceWarning)."""
+    from tileorch.transforms.tileas.row_groups import ROW_GROUPS_ENV, SPILL_LIMIT
+
+    used = assembled.resources.get(kernel, {})
+    if used.get("spill_stores", 0) + used.get("spill_loads", 0) > SPILL_LIMIT:
+        return  # (kept past the limit: the two-group kernel spilled no less -- the warning stands)
+    head = f"warning: ptxas spilled registers of {kernel}:"
+    for i, r in enumerate(remarks):
+        if r.startswith(head):
+            remarks[i] = (f"remark: ptxas spilled registers of {kernel}:{r[len(head):]}, within the {SPILL_LIMIT} B "
+                          f"the default four row groups are kept with ({ROW_GROUPS_ENV}=0: the two-group kernel)")
 
 
 def _without_row_groups(assembled, kernel: str, data: bytes, name: str, arch: str, schedule: str, ptxas: bool,
