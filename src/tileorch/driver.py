@@ -997,6 +997,30 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          cta_programs=cta_programs)
 
 
+def _spill_bytes(assembled, kernel: str) -> int:
+    """Bytes of spill stores and loads ptxas reported for ``kernel`` (``assembled``: its ptxas result)."""
+    used = assembled.resources.get(kernel, {})
+    return used.get("spill_stores", 0) + used.get("spill_loads", 0)
+
+
+def _compiled_again_without(env: str, spill: int, data: bytes, name: str, arch: str, schedule: str, ptxas: bool,
+                            config: str, start: float, codegen: bool,
+                            refused=lambda plain: False) -> tuple[CutileProgram, str] | None:
+    """The program compiled again with ``env=0`` (a default that made a kernel spill ``spill`` bytes): (that
+    compile, what it spills in words) where it has a cubin, is not ``refused`` and spills fewer bytes; else None."""
+    from tileorch import settings
+
+    got: list = []
+    with settings.overridden(env, "0"):
+        plain = _compile_program(data, name, arch, schedule, ptxas, config, start, codegen, got)
+    if plain.cubin is None or refused(plain) or not got or got[0] is None:
+        return None
+    plain_bytes = _spill_bytes(got[0], plain.kernel)
+    if plain_bytes >= spill:
+        return None
+    return plain, "no spill" if not plain_bytes else f"{plain_bytes} B of spills"
+
+
 def _without_combined_atomics(assembled, kernel: str, data: bytes, name: str, arch: str, schedule: str,
                               ptxas: bool, config: str, start: float, codegen: bool) -> CutileProgram | None:
     """The spill-aware refusal of combined atomics (``transforms/tileaa_to_simt/combined_atomics.py``): where ptxas
@@ -1005,28 +1029,22 @@ def _without_combined_atomics(assembled, kernel: str, data: bytes, name: str, ar
     kernel spills fewer bytes (a spill costs more than the atomics saved), with a remark saying so; else None (the
     combined kernel kept).  Costs a second compile only where the first spilled (none of the programs measured:
     the hint's spills are the backend's to drop)."""
-    from tileorch import settings
     from tileorch.backend.ptxas import spilled
     from tileorch.transforms.tileaa_to_simt.combined_atomics import ENV
 
     if not spilled(assembled, {kernel}):
         return None
     used = assembled.resources[kernel]
-    got: list = []
-    with settings.overridden(ENV, "0"):
-        plain = _compile_program(data, name, arch, schedule, ptxas, config, start, codegen, got)
-    if plain.cubin is None or plain.cta_programs or not got or got[0] is None:
+    again = _compiled_again_without(ENV, _spill_bytes(assembled, kernel), data, name, arch, schedule, ptxas, config,
+                                    start, codegen, refused=lambda plain: bool(plain.cta_programs))
+    if again is None:
         return None
-    again = got[0].resources.get(plain.kernel, {})
-    plain_bytes = again.get("spill_stores", 0) + again.get("spill_loads", 0)
-    if plain_bytes >= used.get("spill_stores", 0) + used.get("spill_loads", 0):
-        return None
+    plain, spills = again
     plain.remarks.append(
         f"remark: @{kernel}: one program instance per CTA: with its final atomics combined over several "
         f"(tileaa_to_simt/combined_atomics.py) ptxas spilled {used.get('spill_stores', 0)} B stores / "
         f"{used.get('spill_loads', 0)} B loads ({used.get('registers', 0)} registers) even without the resident-CTA "
-        f"hint; compiled again without (TILEORCH_COMBINE_ATOMICS=0 for this program: "
-        f"{'no spill' if not plain_bytes else f'{plain_bytes} B of spills'})")
+        f"hint; compiled again without (TILEORCH_COMBINE_ATOMICS=0 for this program: {spills})")
     return plain
 
 
@@ -1038,8 +1056,7 @@ def _row_groups_spill_as_remark(remarks: list[str], kernel: str, assembled) -> N
     turns ``warning: ptxas spilled`` into a PerformanceWarning)."""
     from tileorch.transforms.tileas.row_groups import ROW_GROUPS_ENV, SPILL_LIMIT
 
-    used = assembled.resources.get(kernel, {})
-    if used.get("spill_stores", 0) + used.get("spill_loads", 0) > SPILL_LIMIT:
+    if _spill_bytes(assembled, kernel) > SPILL_LIMIT:
         return  # (kept past the limit: the two-group kernel spilled no less -- the warning stands)
     head = f"warning: ptxas spilled registers of {kernel}:"
     for i, r in enumerate(remarks):
@@ -1057,27 +1074,20 @@ def _without_row_groups(assembled, kernel: str, data: bytes, name: str, arch: st
     cap's tanh: 140 B stores / 284 B loads at d64 128x64), the program compiled again with
     ``TILEORCH_ATTN_ROW_GROUPS=0``, kept where it spills less, with a remark saying so; else None.  A second compile
     only where the first spilled past the limit (none of the programs the rule was measured on)."""
-    from tileorch import settings
     from tileorch.transforms.tileas.row_groups import ROW_GROUPS_ENV, SPILL_LIMIT
 
-    used = assembled.resources.get(kernel, {})
-    spill = used.get("spill_stores", 0) + used.get("spill_loads", 0)
+    spill = _spill_bytes(assembled, kernel)
     if spill <= SPILL_LIMIT:
         return None
-    got: list = []
-    with settings.overridden(ROW_GROUPS_ENV, "0"):
-        plain = _compile_program(data, name, arch, schedule, ptxas, config, start, codegen, got)
-    if plain.cubin is None or not got or got[0] is None:
+    again = _compiled_again_without(ROW_GROUPS_ENV, spill, data, name, arch, schedule, ptxas, config, start, codegen)
+    if again is None:
         return None
-    again = got[0].resources.get(plain.kernel, {})
-    plain_bytes = again.get("spill_stores", 0) + again.get("spill_loads", 0)
-    if plain_bytes >= spill:
-        return None
+    plain, spills = again
+    used = assembled.resources.get(kernel, {})
     plain.remarks.append(
         f"remark: @{kernel}: the kernel of 128-row instances ({plain.kernel}) instead of the default's row groups: "
         f"ptxas spilled {used.get('spill_stores', 0)} B stores / {used.get('spill_loads', 0)} B loads of the four "
-        f"groups' registers, more than {SPILL_LIMIT} B ({ROW_GROUPS_ENV}=0 for this program: "
-        f"{'no spill' if not plain_bytes else f'{plain_bytes} B of spills'})")
+        f"groups' registers, more than {SPILL_LIMIT} B ({ROW_GROUPS_ENV}=0 for this program: {spills})")
     return plain
 
 
