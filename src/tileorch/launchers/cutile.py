@@ -897,11 +897,11 @@ stale_settings.watch(_forget_bound_state, _set_last_hot_aside)
 
 
 def clear_caches() -> None:
-    forget_native()
+    """Every in-process cache of the launcher: the bound state (:func:`_forget_bound_state`), the exported
+    bytecode and the compiled programs."""
+    _forget_bound_state()
     _bytecode.clear()
     _programs.clear()
-    _prepared.clear()
-    forget_bound()
 
 
 def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, config: str = "",
