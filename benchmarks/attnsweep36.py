@@ -207,6 +207,16 @@ def _cases(torch):
                     sdpa=lambda: F.scaled_dot_product_attention(qs, ks.repeat_interleave(g, 1),
                                                                 vs.repeat_interleave(g, 1)))
 
+    def o_transposed():
+        d = 64
+        q, k, v = r(B * H, S, d, seed=1), r(B * H, S, d, seed=2), r(B * H, S, d, seed=3)
+        ot = nan(B * H, d, S)
+        qs, ks, vs = (x.view(B, H, S, d) for x in (q, k, v))
+        return dict(kernel=P.s36_o_transposed, args=(q, k, v, ot, LOG2E / math.sqrt(d), 128, 64, d),
+                    grid=(S // 128, B * H), got=lambda: ot[0], ref=lambda: ref_attn(q[0], k[0], v[0], d ** -0.5).T,
+                    flops=4 * B * H * S * S * d,
+                    sdpa=lambda: F.scaled_dot_product_attention(qs, ks, vs).transpose(-1, -2).contiguous())
+
     WL, WR, PREFIX = 512, 256, 1024
     return {
         "s36_d80_plain": bhsd(P.s36_plain, 80, 128, 64, 128),
@@ -239,7 +249,7 @@ def _cases(torch):
         "s36_window_lse_1d_bn32": window_lse,
         "s36_sample_gqa_bshd_order": sample_gqa,
         "s36_d80_bn256": bhsd(P.s36_plain, 80, 64, 256, 128),
-        "s36_o_transposed": None,  # SIMT path (refused at the transposed store): no speed line
+        "s36_o_transposed_bm128": o_transposed,
         "s36_two_pass": None,  # SIMT path (two loops of dots): no speed line
     }
 

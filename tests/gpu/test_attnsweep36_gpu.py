@@ -1,11 +1,12 @@
 """Session 36's attention-shaped sweep on the GPU: every program of ``tileorch.testing.attnsweep36_programs`` runs
 through ``tileorch.cutile.launch`` (test_user_sweep_gpu.run: outputs NaN-prefilled inside a larger buffer whose tail
-must stay unwritten) on its spec's ragged sizes, against the float64 reference of ``tileorch.testing.attnsweep36_refs``
-(written from the program's docstring; the same inputs copied to the host), and takes the path its table entry names
-(the two the tier refuses run on the SIMT path here).  The plain and causal kernels are checked against torch's
-``F.scaled_dot_product_attention`` (fp32) too.  K and V of the sequence-major cross attention are real strided views
-of a packed ``[B, Sk, 2, H, D]`` buffer.  bf16 programs run in bf16.  Skipped without a GPU; needs torch and
-cuda-tile.  Run: ``python -m pytest -q tests/gpu/test_attnsweep36_gpu.py``."""
+must stay unwritten) on its spec's ragged sizes, against the float64 reference of
+``tileorch.testing.attnsweep36_refs`` (written from the program's docstring; the same inputs copied to the host), and
+takes the path its table entry names (the one the tier refuses, the two-pass softmax, runs on the SIMT path here).
+The plain and causal kernels are checked against torch's ``F.scaled_dot_product_attention`` (fp32) too.  K and V of
+the sequence-major cross attention are real strided views of a packed ``[B, Sk, 2, H, D]`` buffer.  bf16 programs
+run in bf16.  Skipped without a GPU; needs torch and cuda-tile.
+Run: ``python -m pytest -q tests/gpu/test_attnsweep36_gpu.py``."""
 
 from __future__ import annotations
 

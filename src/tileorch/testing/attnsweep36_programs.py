@@ -623,8 +623,13 @@ _reg("s36_kt_array_cross_d96", s36_kt_array_cross,
      _grid(100, 64, 2), "K stored [BH, D, Sk], head dim 96, cross attention")
 _reg("s36_o_transposed", s36_o_transposed,
      [((2, 150, 64), F16)] * 3 + [((2, 64, 150), F16), scale2(64), 64, 64, 64], _grid(150, 64, 2),
-     "O stored transposed [BH, D, Sq]", path="simt",
-     error="the epilogue reads a register tile at coordinates other than its own")
+     "O stored transposed [BH, D, Sq] (tileas/transposed_store.py: refused before session 36)")
+_reg("s36_o_transposed_bm128", s36_o_transposed,
+     [((2, 300, 64), F16)] + [((2, 170, 64), F16)] * 2 + [((2, 64, 300), F16), scale2(64), 128, 64, 64],
+     _grid(300, 128, 2), "O stored transposed, 128-row tiles (a [64, 128] stored tile), Sq != Sk")
+_reg("s36_o_transposed_d80_bf16", s36_o_transposed,
+     [((2, 150, 80), BF16)] * 3 + [((2, 80, 150), BF16), scale2(80), 64, 64, 128], _grid(150, 64, 2),
+     "O stored transposed at head dim 80 in a 128-wide tile (a [128, 64] stored tile, rows past 80 clipped), bf16")
 # masks
 _reg("s36_window_two_bounds", s36_window_two_bounds, _bhsd(2, 300, 300, 64) + [scale2(64), 70, 40, 64, 64, 64],
      _grid(300, 64, 2), "a sliding window 70 keys back and 40 ahead (runtime bounds), range(lo, hi)")
