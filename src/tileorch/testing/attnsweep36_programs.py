@@ -190,6 +190,25 @@ def s36_o_transposed(Q, K, V, OT, qk_scale: float, BM: C[int], BN: C[int], D: C[
     ct.store(OT, index=(bh, 0, qt), tile=o.reshape((1, D, BM)))
 
 
+@ct.kernel
+def s36_o_transposed_lse(Q, K, V, OT, LSE, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """O stored transposed with the cast after the transpose (``ct.transpose(o).astype(..)``), the log2 LSE
+    ``[BH, Sq]`` stored beside it; causal, ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    qpos = _qpos(qt, BM)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        k = _tile3(K, bh, j, BN, D)
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = _kpos(j, BN)
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
+    ct.store(OT, index=(bh, 0, qt), tile=ct.transpose(acc / l_i).astype(OT.dtype).reshape((1, D, BM)))
+    ct.store(LSE, index=(bh, qt), tile=(m_i + ct.log2(l_i)).reshape((1, BM)))
+
+
 # ----------------------------------------------------------------------------------------------- masks
 
 
@@ -694,3 +713,6 @@ _reg("s36_d80_bm16", s36_plain, _bhsd(4, 20, 170, 80) + [scale2(80), 16, 64, 128
 _reg("s36_window_bf16_f32out", s36_window_two_bounds,
      _bhsd(2, 200, 200, 96, BF16, F32) + [scale2(96), 0, 63, 64, 64, 128], _grid(200, 64, 2),
      "a forward-only window (0 back, 63 ahead), bf16 in, fp32 out, head dim 96")
+_reg("s36_o_transposed_lse_causal", s36_o_transposed_lse,
+     [((2, 150, 64), F16)] * 3 + [((2, 64, 150), F16), ((2, 150), F32), scale2(64), 64, 64, 64], _grid(150, 64, 2),
+     "O stored transposed (cast after the transpose) with the log2 LSE beside it, causal", outputs=(3, 4))

@@ -114,6 +114,10 @@ def reference(name: str, x: dict) -> dict:
         return {3: _attn(q, np.swapaxes(k, -1, -2), v, None, scale)}
     if kern is P.s36_o_transposed:
         return {3: np.swapaxes(_attn(q, k, v, None, scale), -1, -2)}
+    if kern is P.s36_o_transposed_lse:
+        i, j = np.arange(q.shape[-2])[:, None], np.arange(k.shape[-2])[None, :]
+        s = np.where(j <= i, _scores(q, k, scale), -np.inf)
+        return {3: np.swapaxes(_attn(q, k, v, j <= i, scale), -1, -2), 4: _lse(s) / math.log(2.0)}
     sq, sk = q.shape[-2], k.shape[-2]
     i, j = np.arange(sq)[:, None], np.arange(sk)[None, :]
     if kern is P.s36_document_mask:

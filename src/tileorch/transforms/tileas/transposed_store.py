@@ -2,7 +2,7 @@
 (1, D, BM)))`` writes the ``[dv, tm]`` transpose of the ``[tm, dv]`` epilogue value (O stored ``[BH, D, S]``).
 
 :func:`transposed_tile` says whether a store is one: its tile, read through layout changes and reshapes that
-only add or drop unit dimensions (``expand_dims`` included), is a 2-D ``nv_tileaa.permute`` (``[1, 0]``) of a
+only add or drop unit dimensions (``expand_dims`` included) and casts, is a 2-D ``nv_tileaa.permute`` (``[1, 0]``) of a
 ``[rows, dv]`` tile.
 :func:`store_dims` gives the stored tile's dimension of the accumulator's rows and of its columns: for a plain
 store the one wide dimension before the last (or the next-to-last) and the last; for a transposed one the
@@ -26,8 +26,8 @@ def _permute_under(v: SSAValue) -> Operation | None:
     """The ``nv_tileaa.permute`` ``v`` is read from through layout changes and unit-dimension reshapes, or None."""
     while isinstance(v.owner, Operation):
         op = v.owner
-        if op.name in LAYOUT_ONLY or op.name in EXPANDS:  # (an expand_dims adds a unit dimension)
-            v = op.operands[0]
+        if op.name in LAYOUT_ONLY or op.name in EXPANDS or op.name == "nv_tileaa.fp_to_fp":
+            v = op.operands[0]  # (an expand_dims adds a unit dimension; a cast after the transpose is elementwise)
         elif op.name == "nv_tileaa.reshape" and \
                 _wide(list(op.operands[0].type.get_shape())) == _wide(list(op.results[0].type.get_shape())):
             v = op.operands[0]
