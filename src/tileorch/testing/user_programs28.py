@@ -196,7 +196,7 @@ def gemm_last_row_tile_specialised_by_if(A, Bm, C, TM: ConstInt, TN: ConstInt, T
 
 
 @ct.kernel
-def gemm_alpha_beta_in_place(A, Bm, C, alpha: float, beta: float, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+def blas_gemm_alpha_beta_c_f32_in_place(A, Bm, C, alpha: float, beta: float, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     """BLAS's ``C = alpha * A @ B + beta * C``: C read and written in place; f16 operands, f32 C."""
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((TM, TN), dtype=ct.float32)
@@ -294,7 +294,7 @@ def softmax_with_temperature(X, Y, temperature: float, BN: ConstInt):
 
 
 @ct.kernel
-def log_softmax_rows(X, Y, BN: ConstInt):
+def log_softmax_f16_in_f32_out(X, Y, BN: ConstInt):
     """``x - max - log(sum(exp(x - max)))`` per row (a loss's log-probabilities), f16 in, f32 out."""
     i = ct.bid(0)
     x = ct.load(X, index=(i, 0), shape=(1, BN), padding_mode=NEG_INF).astype(ct.float32)
@@ -642,7 +642,7 @@ _add("gemv_as_a_dot_of_n16", gemv_as_a_dot_of_n16,
 _add("gemm_last_row_tile_specialised_by_if", gemm_last_row_tile_specialised_by_if,
      [_a((130, 64), F16), _a((64, 96), F16), _a((130, 96)), 64, 64, 32], (3, 2), "simt", outputs=(2,),
      error="this dot operand is chosen by an if / else in the kernel")
-_add("gemm_alpha_beta_in_place", gemm_alpha_beta_in_place,
+_add("blas_gemm_alpha_beta_c_f32_in_place", blas_gemm_alpha_beta_c_f32_in_place,
      [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80)), 1.5, -0.5, 64, 64, 32], (2, 2), "gemm", outputs=(2,))
 _add("gemm_default_tile_arguments", gemm_default_tile_arguments,
      [_a((100, 64), BF16), _a((64, 96), BF16), _a((100, 96), BF16), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
@@ -659,7 +659,7 @@ _add("rmsnorm_gemma_residual_fused", rmsnorm_gemma_residual_fused,
      (6,), "simt", outputs=(3, 4))
 _add("softmax_with_temperature", softmax_with_temperature, [_a((5, 100)), _a((5, 100)), 0.7, 128], (5,), "simt",
      outputs=(1,))
-_add("log_softmax_rows", log_softmax_rows, [_a((5, 100), F16), _a((5, 100)), 128], (5,), "simt", outputs=(1,))
+_add("log_softmax_f16_in_f32_out", log_softmax_f16_in_f32_out, [_a((5, 100), F16), _a((5, 100)), 128], (5,), "simt", outputs=(1,))
 _add("top_p_mask_by_cumsum", top_p_mask_by_cumsum, [_a((4, 50)), _a((4, 50), B), 0.9, 64], (4,), "simt",
      outputs=(1,))
 _add("log_sum_exp_online_over_chunks", log_sum_exp_online_over_chunks, [_a((5, 300)), _a((5,)), 128], (5,), "simt",
