@@ -144,5 +144,5 @@ def dot_sweep_compile_tests(programs: dict, source_file: str, tier_at_least: int
             test_program_without_a_dot_compiles_on_the_simt_path, test_every_program_assembles_without_spills)
 
 
-__all__ = ["TENSOR_CORES", "dot_sweep_compile_tests", "assert_dot_sweep", "assert_pipelines_proved", "assert_takes_its_path",
-           "compile_sweep_program", "compiled_with_protocols", "spilled_programs"]
+__all__ = ["TENSOR_CORES", "assert_dot_sweep", "assert_pipelines_proved", "assert_takes_its_path",
+           "compile_sweep_program", "compiled_with_protocols", "dot_sweep_compile_tests", "spilled_programs"]

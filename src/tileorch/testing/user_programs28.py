@@ -659,7 +659,8 @@ _add("rmsnorm_gemma_residual_fused", rmsnorm_gemma_residual_fused,
      (6,), "simt", outputs=(3, 4))
 _add("softmax_with_temperature", softmax_with_temperature, [_a((5, 100)), _a((5, 100)), 0.7, 128], (5,), "simt",
      outputs=(1,))
-_add("log_softmax_f16_in_f32_out", log_softmax_f16_in_f32_out, [_a((5, 100), F16), _a((5, 100)), 128], (5,), "simt", outputs=(1,))
+_add("log_softmax_f16_in_f32_out", log_softmax_f16_in_f32_out, [_a((5, 100), F16), _a((5, 100)), 128], (5,), "simt",
+     outputs=(1,))
 _add("top_p_mask_by_cumsum", top_p_mask_by_cumsum, [_a((4, 50)), _a((4, 50), B), 0.9, 64], (4,), "simt",
      outputs=(1,))
 _add("log_sum_exp_online_over_chunks", log_sum_exp_online_over_chunks, [_a((5, 300)), _a((5,)), 128], (5,), "simt",
