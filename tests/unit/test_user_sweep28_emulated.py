@@ -112,7 +112,7 @@ def _case_gemv_as_a_dot_of_n16():
     _check(emulate("gemv_as_a_dot_of_n16", {0: a, 1: x})[2], _mm(a, x), 1e-3)
 
 
-def _case_gemm_alpha_beta_in_place():
+def _case_blas_gemm_alpha_beta_c_f32_in_place():
     a, b, c = _h(100, 64), _h(64, 80, scale=0.3), RNG.standard_normal((100, 80)).astype(np.float32)
     out = emulate("blas_gemm_alpha_beta_c_f32_in_place", {0: a, 1: b, 2: c.copy()})[2]
     _check(out, 1.5 * _mm(a, b) - 0.5 * c.astype(np.float64), 1e-3)
