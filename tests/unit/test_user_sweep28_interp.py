@@ -94,7 +94,7 @@ def test_softmax_with_temperature():
     _close(run("softmax_with_temperature", {0: x})[1], e / e.sum(1, keepdims=True), 1e-6, 1e-5)
 
 
-def test_log_softmax_rows():
+def test_log_softmax_f16_in_f32_out():
     x = _f((5, 100), "float16", 4.0)
     z = _d(x) - _d(x).max(1, keepdims=True)
     _close(run("log_softmax_f16_in_f32_out", {0: x})[1], z - np.log(np.exp(z).sum(1, keepdims=True)), 1e-5, 1e-5)
