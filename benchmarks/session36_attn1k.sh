@@ -18,6 +18,7 @@
 # per launch and per tail, not per instance; t64 vs default at 1k ~1.00 (s35: 401.3 vs 400.6) and ~1.03 at 4k (the
 # in-kernel key split would buy 4k, not 1k); peeled/qregs within +-2% (s15/s29 H200); nexts1 ~0.9 at both lengths
 # (then its loss is in the steady loop, not the boundary); every err <= 1e-3.
+# [steps]  from [d64]/[d128]: each variant's key-tile step and instance boundary (F + n t fit of 1k and 4k).
 # Step budgets (seconds, env): ROUNDS D64 D128.
 set -u
 S="$OUT/s36attn1k"; mkdir -p "$S"
@@ -36,4 +37,33 @@ ab() {  # name timeout dims variants
 }
 ab d64 ${D64:-80} 64 "default:;peeled:TILEORCH_ATTN_PEELED_MASKS=1;t64:TILES=128x64;nexts1:TILEORCH_ATTN_NEXT_S=1;default2:"
 ab d128 ${D128:-55} 128 "default:;peeled:TILEORCH_ATTN_PEELED_MASKS=1;qregs:TILEORCH_ATTN_Q_REGS=1;default2:"
+# per variant, from its 1k and 4k times (same instance count, 2048, so the same 16 rounds): kernel time =
+# 16 (F + n t) with n = 8 / 32 key tiles: t (the key-tile step) and F (the instance boundary, with the launch's own
+# cost spread over the rounds) in units of the default's t; cuDNN's the same way (its own tiling: a comparison of
+# totals, not of instances)
+timeout 10 python3 - "$S/d64/attention_variants.json" "$S/d128/attention_variants.json" <<'PY'
+import json, sys
+for path in sys.argv[1:]:
+    try:
+        doc = json.load(open(path))
+    except (OSError, ValueError) as exc:
+        print(f"[steps] {path}: {exc}"); continue
+    names = [p.split(":", 1)[0].strip() for p in doc["variants"].split(";") if p.strip()]
+    by = {r["seq"]: r for r in doc["rows"]}
+    if 1024 not in by or 4096 not in by:
+        print(f"[steps] {path}: no 1k/4k pair"); continue
+    d, t0 = by[1024]["d"], None
+    for n in names + ["sdpa_cudnn"]:
+        key = "sdpa_cudnn_tflops" if n == "sdpa_cudnn" else f"{n}_tflops"
+        a, b = by[1024].get(key), by[4096].get(key)
+        if not a or not b:
+            continue
+        # the kernel's us (flops / TFLOP/s); ratios only below
+        u1, u4 = 4.0 * 256 * 1024 * 1024 * d / a / 1e6, 4.0 * 64 * 4096 * 4096 * d / b / 1e6
+        t = (u4 - u1) / 24.0
+        f = u1 - 8 * t
+        t0 = t0 or t
+        print(f"[steps] d{d} {n}: key-tile step {t / t0:.3f} x default's, instance boundary {f / t0:.2f} default steps "
+              f"(1k {a}, 4k {b} TFLOP/s)")
+PY
 tar czf "$OUT/s36attn1k.tgz" -C "$OUT" s36attn1k
