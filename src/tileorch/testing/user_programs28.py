@@ -196,6 +196,22 @@ def gemm_last_row_tile_specialised_by_if(A, Bm, C, TM: ConstInt, TN: ConstInt, T
 
 
 @ct.kernel
+def gemm_a_from_one_of_two_arrays_by_if(A, A2, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """An A tile read from one of two arrays by ``if bm == 0`` (a first row tile of another source): two
+    different tiles, so the ``if`` stays and the tier refuses the operand at the ``if``; f16 in, f32 out."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        if bm == 0:
+            a = ct.load(A2, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        else:
+            a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
 def blas_gemm_alpha_beta_c_f32_in_place(A, Bm, C, alpha: float, beta: float, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     """BLAS's ``C = alpha * A @ B + beta * C``: C read and written in place; f16 operands, f32 C."""
     bm, bn = ct.bid(0), ct.bid(1)
@@ -640,8 +656,10 @@ _add("gemm_fp32_operands_plain", gemm_fp32_operands_plain,
 _add("gemv_as_a_dot_of_n16", gemv_as_a_dot_of_n16,
      [_a((100, 96), F16), _a((96, 1), F16), _a((100, 1)), 64, 16, 32], (2,), "gemm", outputs=(2,))
 _add("gemm_last_row_tile_specialised_by_if", gemm_last_row_tile_specialised_by_if,
-     [_a((130, 64), F16), _a((64, 96), F16), _a((130, 96)), 64, 64, 32], (3, 2), "simt", outputs=(2,),
-     error="this dot operand is chosen by an if / else in the kernel")
+     [_a((130, 64), F16), _a((64, 96), F16), _a((130, 96)), 64, 64, 32], (3, 2), "gemm", outputs=(2,))
+_add("gemm_a_from_one_of_two_arrays_by_if", gemm_a_from_one_of_two_arrays_by_if,
+     [_a((130, 64), F16), _a((130, 64), F16), _a((64, 96), F16), _a((130, 96)), 64, 64, 32], (3, 2), "simt",
+     outputs=(3,), error="this dot operand is chosen by an if / else in the kernel")
 _add("blas_gemm_alpha_beta_c_f32_in_place", blas_gemm_alpha_beta_c_f32_in_place,
      [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80)), 1.5, -0.5, 64, 64, 32], (2, 2), "gemm", outputs=(2,))
 _add("gemm_default_tile_arguments", gemm_default_tile_arguments,
