@@ -6,7 +6,9 @@ Shapes: head dims 80 and 96 in 128-wide zero-padded tiles, 48 in a 64-wide tile,
 key lengths that differ with neither a multiple of the tile (cross attention); ``[B, S, H, D]`` arrays whose K and V
 are strided views of a packed ``[B, S, 2, H, D]`` buffer; separate batch and head grid axes (3-D grid); key tiles
 32 / 64 / 128 / 256; K read as a ``[S, D]`` tile, through a transposing view (``order=``) and from a pre-transposed
-``[D, S]`` array; O stored transposed ``[BH, D, S]``.
+``[D, S]`` array; V stored ``[BH, D, S]``; Q, K and V strided views of one packed QKV buffer; O stored transposed
+``[BH, D, S]`` (with the cast before or after the transpose, an LSE beside it); a persistent loop over work items
+written by the user.
 
 Masks: a sliding window with both bounds (runtime scalars; the key loop ``range(lo, hi)``); a prefix-LM mask (a
 runtime prefix length); a document mask from a per-token segment-id array; key padding from a lengths array;
@@ -207,6 +209,57 @@ def s36_o_transposed_lse(Q, K, V, OT, LSE, qk_scale: float, BM: C[int], BN: C[in
         m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
     ct.store(OT, index=(bh, 0, qt), tile=ct.transpose(acc / l_i).astype(OT.dtype).reshape((1, D, BM)))
     ct.store(LSE, index=(bh, qt), tile=(m_i + ct.log2(l_i)).reshape((1, BM)))
+
+
+@ct.kernel
+def s36_v_transposed_cross(Q, K, VT, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """V stored transposed ``VT [BH, D, Sk]``: its ``[D, BN]`` tile ``ct.transpose``d for ``P V``; cross
+    attention, both ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    sk = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(sk, BN)):
+        s = ct.mma(q, ct.transpose(_tile3(K, bh, j, BN, D)), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where(_kpos(j, BN) < sk, s, -math.inf)
+        vt = ct.load(VT, index=(bh, 0, j), shape=(1, D, BN), padding_mode=ZERO).reshape((D, BN))
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, ct.transpose(vt), VT.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+@ct.kernel
+def s36_packed_qkv_causal(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Self-attention on one packed ``QKV [B, S, 3, H, D]`` buffer (Q, K, V its strided views ``[B, S, H, D]`` in
+    the spec), causal, 3-D grid ``(query tile, head, batch)``; ragged."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(b, qt, h, 0), shape=(1, BM, 1, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = _qpos(qt, BM)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        k = ct.load(K, index=(b, j, h, 0), shape=(1, BN, 1, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = _kpos(j, BN)
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        v = ct.load(V, index=(b, j, h, 0), shape=(1, BN, 1, D), padding_mode=ZERO).reshape((BN, D))
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(b, qt, h, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, 1, D)))
+
+@ct.kernel
+def s36_user_persistent(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """A persistent kernel written by the user: each program walks the (head, query tile) work items
+    ``bid(0), bid(0) + num_blocks(0), ..`` and runs the whole chain for each; ragged keys."""
+    seq = K.shape[1]
+    nq = ct.cdiv(Q.shape[1], BM)
+    total = nq * Q.shape[0]
+    for t in range(ct.bid(0), total, ct.num_blocks(0)):
+        bh, qt = t // nq, t % nq
+        q = _tile3(Q, bh, qt, BM, D)
+        m_i, l_i, acc = _state(BM, D)
+        for j in range(ct.cdiv(seq, BN)):
+            s = ct.mma(q, ct.transpose(_tile3(K, bh, j, BN, D)), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+            s = ct.where(_kpos(j, BN) < seq, s, -math.inf)
+            m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
+        ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
 # ----------------------------------------------------------------------------------------------- masks
@@ -716,3 +769,12 @@ _reg("s36_window_bf16_f32out", s36_window_two_bounds,
 _reg("s36_o_transposed_lse_causal", s36_o_transposed_lse,
      [((2, 150, 64), F16)] * 3 + [((2, 64, 150), F16), ((2, 150), F32), scale2(64), 64, 64, 64], _grid(150, 64, 2),
      "O stored transposed (cast after the transpose) with the log2 LSE beside it, causal", outputs=(3, 4))
+_reg("s36_v_transposed_cross", s36_v_transposed_cross,
+     [((2, 100, 64), F16), ((2, 170, 64), F16), ((2, 64, 170), F16), ((2, 100, 64), F16), scale2(64), 64, 64, 64],
+     _grid(100, 64, 2), "V stored transposed [BH, D, Sk] (the second dot's B K-major), cross attention")
+_QKV_STRIDES = (150 * 3 * 2 * 96, 3 * 2 * 96, 96, 1)  # [B, S, 3, H, D] = (2, 150, 3, 2, 96): Q / K / V = [:, :, i]
+_reg("s36_packed_qkv_causal_d96", s36_packed_qkv_causal,
+     [((2, 150, 2, 96), F16, _QKV_STRIDES)] * 3 + [((2, 150, 2, 96), F16), scale2(96), 64, 64, 128], (3, 2, 2),
+     "Q, K, V strided views of one packed QKV buffer, causal, head dim 96")
+_reg("s36_user_persistent", s36_user_persistent, [((2, 150, 64), F16)] * 4 + [scale2(64), 64, 64, 64], (4,),
+     "a persistent loop over (head, query tile) written by the user, 4 programs for 6 work items")

@@ -62,6 +62,10 @@ def inputs(name: str, make: Callable, ints: Callable) -> dict:
         b, sk, h, d = spec[1][0]
         kv = make((b, sk, 2, h, d), spec[1][1])
         return {0: make(spec[0][0], spec[0][1]), 1: kv[:, :, 0], 2: kv[:, :, 1]}
+    if kern is P.s36_packed_qkv_causal:
+        b, s, h, d = spec[0][0]
+        qkv = make((b, s, 3, h, d), spec[0][1])
+        return {0: qkv[:, :, 0], 1: qkv[:, :, 1], 2: qkv[:, :, 2]}
     qkv = {i: make(spec[i][0], spec[i][1]) for i in range(3)}
     if kern in (P.s36_document_mask, P.s36_gqa_bshd_docs):
         seq = spec[0][0][2] if kern is P.s36_document_mask else spec[0][0][1]
@@ -101,9 +105,11 @@ def reference(name: str, x: dict) -> dict:
     kern, spec = p.kernel, p.spec
     scale = scale_of(name)
     q, k, v = x[0], x[1], x[2]
-    if kern in (P.s36_bshd_cross_grid3, P.s36_sample_gqa_bshd, P.s36_gqa_bshd_docs):
-        g = spec[6] if kern is not P.s36_bshd_cross_grid3 else 1
+    if kern in (P.s36_bshd_cross_grid3, P.s36_sample_gqa_bshd, P.s36_gqa_bshd_docs, P.s36_packed_qkv_causal):
+        g = spec[6] if kern in (P.s36_sample_gqa_bshd, P.s36_gqa_bshd_docs) else 1
         keep = None
+        if kern is P.s36_packed_qkv_causal:
+            keep = np.arange(k.shape[1])[None, :] <= np.arange(q.shape[1])[:, None]
         if kern is P.s36_gqa_bshd_docs:
             seg = x[3]
             keep = seg[:, :, None] == seg[:, None, :]
@@ -112,6 +118,8 @@ def reference(name: str, x: dict) -> dict:
         return {4 if kern is P.s36_gqa_bshd_docs else 3: out}
     if kern is P.s36_kt_array_cross:
         return {3: _attn(q, np.swapaxes(k, -1, -2), v, None, scale)}
+    if kern is P.s36_v_transposed_cross:
+        return {3: _attn(q, k, np.swapaxes(v, -1, -2), None, scale)}
     if kern is P.s36_o_transposed:
         return {3: np.swapaxes(_attn(q, k, v, None, scale), -1, -2)}
     if kern is P.s36_o_transposed_lse:
@@ -134,7 +142,7 @@ def reference(name: str, x: dict) -> dict:
         pm = _softmax(_scores(q, k, scale)) * keep * (65536.0 / (65536 - keep_min))
         return {3: pm @ np.asarray(v, np.float64)}
     causal = {P.s36_plain: None, P.s36_runtime_scale_exp: None, P.s36_q_prescaled: None, P.s36_lse_log2: None,
-              P.s36_two_pass: None,
+              P.s36_two_pass: None, P.s36_user_persistent: None,
               P.s36_sample_kt_view_causal: lambda: (j <= i) if spec[-1] else None,
               P.s36_window_two_bounds: lambda: (j >= i - spec[5]) & (j <= i + spec[6]),
               P.s36_prefix_lm: lambda: (j < spec[5]) | (j <= i),
