@@ -778,3 +778,9 @@ _reg("s36_packed_qkv_causal_d96", s36_packed_qkv_causal,
      "Q, K, V strided views of one packed QKV buffer, causal, head dim 96")
 _reg("s36_user_persistent", s36_user_persistent, [((2, 150, 64), F16)] * 4 + [scale2(64), 64, 64, 64], (4,),
      "a persistent loop over (head, query tile) written by the user, 4 programs for 6 work items")
+_reg("s36_bn16_plain", s36_plain, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 16, 64], _grid(150, 64, 2),
+     "16-wide key tiles (the second dot's K one WGMMA step)")
+_reg("s36_d160_causal_bm32", s36_causal, _bhsd(2, 100, 100, 160) + [scale2(160), 32, 64, 256], _grid(100, 32, 2),
+     "32-row query tiles (padded to 64) at head dim 160, causal")
+_reg("s36_d48_bm128_bn256", s36_plain, _bhsd(2, 300, 600, 48) + [scale2(48), 128, 256, 64], _grid(300, 128, 2),
+     "128 x 256 tiles at head dim 48, Sq != Sk")
