@@ -7,6 +7,7 @@ kernels' pipelines are proved by ``tileorch check``; the heaviest assemble witho
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,11 @@ def _lowered(name):
 
     p = PROGRAMS[name]
     return lower_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a")
+
+
+def _line_of(kernel, text):
+    src, first = inspect.getsourcelines(kernel._annotated_function.pyfunc)
+    return first + next(i for i, ln in enumerate(src) if text in ln)
 
 
 def test_the_sweep_has_its_programs():
@@ -101,3 +107,6 @@ def test_transposed_o_store_takes_the_chained_kernel():
     prog = compile_once(cutile_bytecode(p.kernel, p.spec), "s36_o_transposed_bm128", arch="sm_90a", ptxas=False)
     assert prog.kind == "chained", list(prog.remarks)
     assert "wgmma.mma_async" in prog.ptx and "st.global.b16" in prog.ptx and "st.global.b32" not in prog.ptx
+    line = _line_of(attnsweep36_programs.s36_o_transposed, "ct.store(OT")
+    assert any(r.startswith(f"{SOURCE}:{line}:") and "remark:" in r and "accumulator tile transposed" in r
+               for r in prog.remarks), list(prog.remarks)

@@ -2634,8 +2634,9 @@ class _Site:
 
 def _located_choices(ck: ChainedKernel) -> list[str]:
     """Remarks at the user's lines for the shapes the kernel takes by a choice of its own: a tile of
-    :data:`PADDED_ROWS` rows (the WGMMA's M padded to 64) and a first-dot A whose rows run along
-    two dimensions (:attr:`Operand.group_dim`)."""
+    :data:`PADDED_ROWS` rows (the WGMMA's M padded to 64), an accumulator tile stored transposed
+    (:attr:`ChainedKernel.store_transposed`) and a first-dot A whose rows run along two dimensions
+    (:attr:`Operand.group_dim`)."""
     from tileorch.diagnostics import format_error
     from tileorch.transforms.tileas.peeled_first_step import REMARKS_ATTR
 
@@ -2658,6 +2659,10 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
             out.append(format_error(pro.top.owner, f"chained-dots tier (TMA + WGMMA): this {which} operand, computed "
                                                    "from its tile with row reductions, is applied " + how + " "
                                                    "(fence.proxy.async before the WGMMAs read it)", "remark"))
+    if ck.store_transposed:
+        out.append(format_error(ck.store, f"chained-dots tier (TMA + WGMMA): this [{ck.dv}, {ck.rows}] tile is the "
+                                          "accumulator tile transposed: each thread stores its elements at the tile's "
+                                          "(column, row), one element a store (no packed column pairs)", "remark"))
     if ck.a0.group_dim >= 0:
         bm = ck.a0.box_rows
         g = ck.rows // bm  # the program's group (the box may take more: a padded tile)
