@@ -710,3 +710,110 @@ _add("cumprod_discount_factors", cumprod_discount_factors, [_a((4, 50)), _a((4, 
 _add("layer_scale_residual_bf16", layer_scale_residual_bf16,
      [_a((10, 64), BF16), _a((10, 64), BF16), _a((64,), BF16), _a((10, 64), BF16), 4, 64], (3,), "simt",
      outputs=(3,))
+
+
+# ----------------------------------------------------------------------------------------------- rejected by cuTile
+
+
+@ct.kernel
+def mx_scales_e8m0_round_to_nearest(X, Y, BN: ConstInt):
+    """MX block scales converted to e8m0 with ``astype`` alone (round to nearest, cuTile's default)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(i,), tile=x.astype(ct.float8_e8m0fnu).astype(ct.float32))
+
+
+@ct.kernel
+def int16_gemm_of_audio_samples(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """16-bit PCM samples multiplied as int16 tiles by ``ct.mma`` into int32."""
+    acc = ct.zeros((TM, TN), dtype=ct.int32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, ct.bid(1)), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+@ct.kernel
+def fp8_e5m2_times_e4m3_gemm(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """Gradients in e5m2 times weights in e4m3 (FP8 training's backward mix) in one ``ct.mma``."""
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, ct.bid(1)), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+@ct.kernel
+def running_min_by_float_atomic_min(X, Mins, BN: ConstInt):
+    """A per-slot running minimum of f32 values by ``ct.atomic_min`` (cuTile's atomic min / max take integers)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
+    ct.atomic_min(Mins, ct.arange(BN, dtype=ct.int32), x)
+
+
+@ct.kernel
+def sqrt_rounded_down(X, Y, BN: ConstInt):
+    """``ct.sqrt(x, rounding_mode=ct.RoundingMode.RD)`` (CUDA's ``__fsqrt_rd`` spelled as a user guesses)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.sqrt(x, rounding_mode=ct.RoundingMode.RD))
+
+
+REJECTED_BY_CUTILE: dict[str, tuple] = {
+    # name: (kernel, spec, words of cuTile's message, the source text of the line it names)
+    "mx_scales_e8m0_round_to_nearest": (mx_scales_e8m0_round_to_nearest, [_a((64,)), _a((64,)), 64],
+                                        "is not supported for conversion from float32 to float8_e8m0fnu",
+                                        "x.astype(ct.float8_e8m0fnu)"),
+    "int16_gemm_of_audio_samples": (int16_gemm_of_audio_samples, [_a((64, 64), I16), _a((64, 64), I16),
+                                                                  _a((64, 64), I32), 64, 64, 32],
+                                    "Unsupported input dtype int16", "acc = ct.mma(a, b, acc)"),
+    "fp8_e5m2_times_e4m3_gemm": (fp8_e5m2_times_e4m3_gemm, [_a((64, 64), "float8_e5m2"), _a((64, 64), "float8_e4m3fn"),
+                                                            _a((64, 64)), 64, 64, 32],
+                                 "x and y must have the same dtype unless they are int8/uint8, got float8_e5m2 "
+                                 "float8_e4m3fn", "acc = ct.mma(a, b, acc)"),
+    "running_min_by_float_atomic_min": (running_min_by_float_atomic_min, [_a((64,)), _a((64,)), 64],
+                                        "Unsupported array dtype: float32", "ct.atomic_min(Mins"),
+    "sqrt_rounded_down": (sqrt_rounded_down, [_a((64,)), _a((64,)), 64], "has no attribute 'RD'",
+                          "rounding_mode=ct.RoundingMode.RD"),
+}
+"""Programs cuTile's front end refuses at the user's line (tileorch never sees them)."""
+
+
+# ----------------------------------------------------------------------------------------------- invalid programs
+
+
+@ct.kernel
+def fp4_e2m1_fake_quantize(X, Y, BN: ConstInt):
+    """NVFP4 fake quantization: activations rounded through ``ct.float4_e2m1fn`` and back to f32 (the SIMT path
+    holds no 4-bit float; as sweep 26's, whose error named the MLIR type alone: now cuTile's name too)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(i,), tile=x.astype(ct.float4_e2m1fn).astype(ct.float32))
+
+
+@ct.kernel
+def cumsum_rounded_toward_zero(X, Y, BN: ConstInt):
+    """A prefix sum with ``rounding_mode=ct.RoundingMode.RZ`` (reproducible truncating sums)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(i,), tile=ct.cumsum(x, axis=0, rounding_mode=ct.RoundingMode.RZ))
+
+
+@ct.kernel
+def counts_by_system_scope_atomics(X, Counts, BN: ConstInt):
+    """Counters bumped with ``memory_scope=ct.MemoryScope.SYS`` (host-visible, mapped memory)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
+    ct.atomic_add(Counts, ct.arange(BN, dtype=ct.int32), x, memory_scope=ct.MemoryScope.SYS)
+
+
+INVALID: dict[str, UserProgram] = {}
+"""Programs cuTile's front end accepts that tileorch cannot run: each stops with ``file:line:col: error:`` at the
+user's line (``error``: words of the message; ``notes``: the source text of the line)."""
+_bad = registrar(INVALID)
+_bad("fp4_e2m1_fake_quantize", fp4_e2m1_fake_quantize, [_a((64,)), _a((64,)), 64], (1,), "error",
+     error="element type f4E2M1FN is not supported yet by convert-nv-tileaa-to-simt (cuTile's ct.float4_e2m1fn; ",
+     notes="x.astype(ct.float4_e2m1fn)")
+_bad("cumsum_rounded_toward_zero", cumsum_rounded_toward_zero, [_a((64,)), _a((64,)), 64], (1,), "error",
+     error="with rounding<zero> is not supported yet", notes="rounding_mode=ct.RoundingMode.RZ")
+_bad("counts_by_system_scope_atomics", counts_by_system_scope_atomics, [_a((64,)), _a((64,)), 64], (1,), "error",
+     error="a system-scope atomic_rmw", notes="memory_scope=ct.MemoryScope.SYS")
