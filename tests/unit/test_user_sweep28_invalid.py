@@ -227,7 +227,8 @@ LAUNCH_MISTAKES = {
                                      "argument 0 ('X') is a numpy array, in host memory: cuTile kernels take GPU "
                                      "arrays; copy it to the GPU first"),
     "an_int_for_an_array": (ST, (5,), (3,) + _ST[1:], Exception,
-                            "Invalid argument #1 of load(): Expected an array, but given value has type Tile[int32,()]"),
+                            "Invalid argument #1 of load(): Expected an array, but given value has type "
+                            "Tile[int32,()]"),
     "a_0d_array_for_a_2d_one": (ST, (5,), (_x(0, ()),) + _ST[1:], Exception,
                                 "Index size 2 does not match the array rank 0"),
     "a_2d_lengths_array": (MP, (4,), _MP[:1] + (_x(1, (4, 1), "int32"),) + _MP[2:], Exception,
@@ -237,7 +238,8 @@ LAUNCH_MISTAKES = {
     "an_f64_up_weight_beside_f16": (SW, (3, 2), _SW[:2] + (_x(2, (64, 96), "float64"),) + _SW[3:], Exception,
                                     "x and y must have the same dtype unless they are int8/uint8, got float16 float64"),
     "a_uint64_array_under_neg_inf_padding": (ST, (5,), (_x(0, (5, 100), "uint64"),) + _ST[1:], "located",
-                                             "padding_value neg_inf can only be used with floating point element types"),
+                                             "padding_value neg_inf can only be used with floating point "
+                                             "element types"),
 }
 
 
