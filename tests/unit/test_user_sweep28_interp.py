@@ -74,6 +74,11 @@ def test_lora_linear_two_chained_dots():
     _close(y, _d(x) @ _d(w) + 0.5 * (_d(xa) @ _d(lb)), 2e-3, 1e-3)
 
 
+
+def test_gemm_two_k_tiles_a_step_by_hand():
+    a, b = _f((100, 160), "float16"), _f((160, 80), "float16")
+    _close(run("gemm_two_k_tiles_a_step_by_hand", {0: a, 1: b})[2], _d(a) @ _d(b), 1e-3, 1e-4)
+
 # ----------------------------------------------------------------------------------------------- normalization
 
 
