@@ -203,6 +203,7 @@ MMA_SYNC = {"test_geglu_gate_up_in_one_weight", "test_gemm_fp32_operands_plain",
 """The refused dots' tests: their mma.sync needs ``ldmatrix``, which the emulator does not model."""
 EMULATED = sorted(n for n in dir(s28) if n.startswith("test_") and n not in MMA_SYNC) \
     if ALL else ["test_bitonic_sort_rows_of_16", "test_histogram_int32_atomic_bins",
+                 "test_bucketize_by_binary_search_while",
                  "test_unpack_int4_words_by_shift_arange", "test_first_crossing_with_done_mask",
                  "test_edge_programs_specialised_by_if"]
 """The tests of test_user_sweep28_interp.py run here on the PTX (a CI-sized subset)."""

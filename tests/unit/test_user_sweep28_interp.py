@@ -261,6 +261,13 @@ def test_first_crossing_with_done_mask():
     np.testing.assert_array_equal(out, ref)
 
 
+def test_bucketize_by_binary_search_while():
+    bounds = np.sort(_f((100,)))
+    q = _f((200,))
+    q[:4] = [bounds[0], bounds[50], 100.0, -100.0]  # on a bound (left side: its index), past both ends
+    out = run("bucketize_by_binary_search_while", {0: bounds, 1: q})[2]
+    np.testing.assert_array_equal(out, np.searchsorted(bounds, q, side="left"))
+
 def test_scale_3d_batch_on_bid2():
     x, s = _f((3, 20, 30)), _f((3,))
     np.testing.assert_array_equal(run("scale_3d_batch_on_bid2", {0: x, 1: s})[2], x * s[:, None, None])

@@ -642,6 +642,22 @@ def first_crossing_with_done_mask(X, Out, thresh: float, BN: ConstInt):
 
 
 @ct.kernel
+def bucketize_by_binary_search_while(Bounds, Q, Out, BN: ConstInt):
+    """``torch.bucketize(q, bounds)`` (``searchsorted``, left side) by a branchless binary search: a ``while`` loop
+    halving a scalar step from 64, each query's position advanced by ``ct.where`` on a ``ct.gather`` of the bound
+    before it; 100 sorted bounds, int32 positions out."""
+    q = ct.load(Q, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
+    n = Bounds.shape[0]
+    pos = ct.zeros((BN,), dtype=ct.int32)
+    step = 64
+    while step > 0:
+        cand = pos + step
+        b = ct.gather(Bounds, ct.minimum(cand, n) - 1)
+        pos = ct.where((cand <= n) & (b < q), cand, pos)
+        step = step // 2
+    ct.store(Out, index=(ct.bid(0),), tile=pos)
+
+@ct.kernel
 def scale_3d_batch_on_bid2(X, S, Y, TM: ConstInt, TN: ConstInt):
     """``y[b] = x[b] * s[b]`` over a ``[B, M, N]`` tensor with the batch on grid axis 2 (``ct.bid(2)``), M and N
     tiled on axes 0 and 1 by ``ct.cdiv`` grids."""
@@ -825,6 +841,8 @@ _add("outer_product_scaled", outer_product_scaled, [_a((70,)), _a((50,)), _a((70
      "simt", outputs=(2,))
 _add("first_crossing_with_done_mask", first_crossing_with_done_mask, [_a((5, 100)), _a((5,), I32), 3.0, 32], (5,),
      "simt", outputs=(1,))
+_add("bucketize_by_binary_search_while", bucketize_by_binary_search_while,
+     [_a((100,)), _a((200,)), _a((200,), I32), 128], (2,), "simt", outputs=(2,))
 _add("scale_3d_batch_on_bid2", scale_3d_batch_on_bid2, [_a((3, 20, 30)), _a((3,)), _a((3, 20, 30)), 16, 16],
      (2, 2, 3), "simt", outputs=(2,))
 _add("grid_stride_copy_num_blocks", grid_stride_copy_num_blocks, [_a((200,)), _a((200,)), 16], (3,), "simt",
