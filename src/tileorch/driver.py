@@ -82,6 +82,7 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     from tileorch.transforms.cudatile_to_tileaa.bool_cast_warnings import bool_cast_warnings
     from tileorch.transforms.cudatile_to_tileaa.ftz_warnings import flush_to_zero_warnings
     from tileorch.transforms.cudatile_to_tileaa.ignored_attributes import ignored_attribute_warnings
+    from tileorch.transforms.cudatile_to_tileaa.padded_load_choice import padded_load_choice_remarks
 
     remarks = remarks if remarks is not None else []
     remarks.extend(constant_operand_warnings(module))  # a division by 0, a shift by the width or more
@@ -89,6 +90,7 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     remarks.extend(bool_cast_warnings(module))  # astype(bool) of a float: truncation, not x != 0
     remarks.extend(ignored_attribute_warnings(module))  # {name = value} on an op: no property, dropped
     remarks.extend(endless_loop_warnings(module))  # a loop without a break: the kernel never finishes
+    remarks.extend(padded_load_choice_remarks(module))  # an if choosing a padded or unpadded load: one load
     run_passes(ctx, module, parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"))
     if verify_each_pass():  # else the compiled result is verified once, after the last pass
         with timing.timed("verify"):

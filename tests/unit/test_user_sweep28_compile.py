@@ -34,7 +34,8 @@ PTX_NEEDS = {
     "gemm_k_loop_by_num_tiles": [WGMMA.format("f32", "bf16", "bf16")],
     "gemm_matmul_operator_bf16_f32_out": [WGMMA.format("f32", "bf16", "bf16")],
     "gemm_fp32_operands_plain": [r"mma\.sync\.aligned\.m16n8k8\S*\.tf32\.tf32"],
-    "gemm_last_row_tile_specialised_by_if": [r"mma\.sync\.aligned\.m16n8k16\S*\.f16\.f16"],
+    "gemm_last_row_tile_specialised_by_if": [WGMMA.format("f32", "f16", "f16")],
+    "gemm_a_from_one_of_two_arrays_by_if": [r"mma\.sync\.aligned\.m16n8k16\S*\.f16\.f16"],
     "histogram_int32_atomic_bins": [RED.format(r"[su]32")],
     "unpack_int4_words_by_shift_arange": [r"shr\.s32|shr\.b32|bfe\.s32"],
     "quantize_rows_int8_symmetric": [r"cvt\.rzi\.s8\.f32|cvt\.rzi\.s32\.f32|cvt\.rmi"],
@@ -50,15 +51,30 @@ F32_RULE = {"gemm_fp32_operands_plain"}
 
 
 def test_an_operand_chosen_by_an_if_is_named_at_the_if():
-    """A GEMM whose A tile is loaded with ``padding_mode=ZERO`` under ``if bm == ct.num_blocks(0) - 1`` and without
-    it otherwise: the tier refuses the ``scf.if`` yielding the operand.  Found by this sweep: the warning said "this
-    dot operand is computed in the kernel (e.g. int4 weights unpacked and scaled in the K loop)" -- nothing the
-    program does; now it names the if / else and the rewrite (one ZERO-padded load), at the ``if``'s line."""
-    p = PROGRAMS["gemm_last_row_tile_specialised_by_if"]
+    """A GEMM whose A tile comes from one of two arrays by ``if bm == 0``: the tier refuses the ``scf.if`` yielding
+    the operand, at the ``if``'s line.  Found by sweep 28: the warning said "this dot operand is computed in the
+    kernel (e.g. int4 weights unpacked and scaled in the K loop)" -- nothing the program does; now it names the
+    if / else."""
+    name = "gemm_a_from_one_of_two_arrays_by_if"
+    p = PROGRAMS[name]
+    lines, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
+    at = first + next(i for i, t in enumerate(lines) if "if bm == 0:" in t)
+    said = [r for r in compiled(name).remarks if ": warning: " in r]
+    assert len(said) == 1 and said[0].startswith(f"{SOURCE}:{at}:"), said
+    assert "chosen by an if / else" in said[0], said
+
+
+def test_an_if_choosing_a_padded_or_unpadded_load_of_one_tile_is_one_load_on_the_tier():
+    """Boundary specialisation (``if bm == last`` loads A with ``padding_mode=ZERO``, else without): the same tile
+    either way (in bounds the same elements; out of bounds the unpadded load's are undefined), so the ``if`` is
+    the padded load (padded_load_choice.py) and the GEMM takes the tier, with a remark at the ``if``.  Before
+    session 36 the tier refused the operand and the GEMM ran on mma.sync."""
+    name = "gemm_last_row_tile_specialised_by_if"
+    p = PROGRAMS[name]
     lines, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
     at = first + next(i for i, t in enumerate(lines) if "if bm == last:" in t)
-    said = [r for r in compiled("gemm_last_row_tile_specialised_by_if").remarks if ": warning: " in r]
-    assert len(said) == 1 and said[0].startswith(f"{SOURCE}:{at}:"), said
-    assert "chosen by an if / else" in said[0] and "load the tile once outside the if" in said[0], said
-    assert "int4" not in said[0], said
-
+    prog = compiled(name)
+    assert prog.kind == "gemm", prog.remarks
+    said = [r for r in prog.remarks if "chooses between loads of the same tile" in r]
+    assert len(said) == 1 and said[0].startswith(f"{SOURCE}:{at}:") and ": remark: " in said[0], prog.remarks
+    assert "padded with zero" in said[0], said

@@ -83,6 +83,11 @@ def _case_gemm_store_transposed_output():
     _check(emulate("gemm_store_transposed_output", {0: a, 1: b})[2], _mm(a, b).T, 1e-3)
 
 
+def _case_gemm_last_row_tile_specialised_by_if():
+    a, b = _h(130, 64), _h(64, 96, scale=0.3)
+    _check(emulate("gemm_last_row_tile_specialised_by_if", {0: a, 1: b})[2], _mm(a, b), 1e-3)
+
+
 def _case_gemm_into_strided_slice_of_bigger():
     a, b = _h(100, 64), _h(64, 96, scale=0.3)
     _check(emulate("gemm_into_strided_slice_of_bigger", {0: a, 1: b})[2], _mm(a, b), 1e-3)
@@ -184,6 +189,7 @@ ON_THE_GPU_ONLY = {"gemv_as_a_dot_of_n16"}
 """Cases this runner cannot run: operands whose rows are not whole 16-byte units (the launcher's padded copies)."""
 GEMMS = sorted(set(CASES) - ON_THE_GPU_ONLY) if ALL else ["swiglu_two_dots_of_one_a_tile",
                                                           "gemm_into_strided_slice_of_bigger",
+                                                          "gemm_last_row_tile_specialised_by_if",
                                                           "bmm_batch_axis2_b_broadcast_stride0"]
 """The GEMM cases run in CI (every case of :data:`CASES` run with ``TILEORCH_EMULATE_ALL=1``)."""
 
@@ -198,8 +204,8 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
 MMA_SYNC = {"test_geglu_gate_up_in_one_weight", "test_gemm_fp32_operands_plain",
-            "test_gemm_last_row_tile_specialised_by_if", "test_lora_linear_two_chained_dots",
-            "test_gemm_two_k_tiles_a_step_by_hand"}
+            "test_gemm_last_row_tile_specialised_by_if", "test_gemm_a_from_one_of_two_arrays_by_if",
+            "test_lora_linear_two_chained_dots", "test_gemm_two_k_tiles_a_step_by_hand"}
 """The refused dots' tests: their mma.sync needs ``ldmatrix``, which the emulator does not model."""
 EMULATED = sorted(n for n in dir(s28) if n.startswith("test_") and n not in MMA_SYNC) \
     if ALL else ["test_bitonic_sort_rows_of_16", "test_histogram_int32_atomic_bins",

@@ -66,6 +66,13 @@ def test_gemm_last_row_tile_specialised_by_if():
     _close(run("gemm_last_row_tile_specialised_by_if", {0: a, 1: b})[2], _d(a) @ _d(b), 1e-3, 1e-4)
 
 
+def test_gemm_a_from_one_of_two_arrays_by_if():
+    a, a2, b = _f((130, 64), "float16"), _f((130, 64), "float16"), _f((64, 96), "float16")
+    ref = _d(a) @ _d(b)
+    ref[:64] = _d(a2)[:64] @ _d(b)  # the first row tile (bm == 0) reads A2
+    _close(run("gemm_a_from_one_of_two_arrays_by_if", {0: a, 1: a2, 2: b})[3], ref, 1e-3, 1e-4)
+
+
 def test_lora_linear_two_chained_dots():
     x, w, la, lb = _f((100, 64), "float16"), _f((64, 96), "float16", 0.3), _f((64, 16), "float16", 0.3), \
         _f((16, 96), "float16", 0.3)

@@ -13,7 +13,9 @@ products, loops with ``break``-like masks, ``ct.cdiv`` / ``ct.bid(2)`` / ``ct.nu
 
 Found by this sweep: a GEMM whose A tile an ``if`` on the program id chooses (ZERO-padded for the last row tile,
 unpadded for the others) was refused with a warning about "int4 weights unpacked and scaled" -- nothing the program
-does; now the warning names the if / else and the one-load rewrite (:func:`gemm_last_row_tile_specialised_by_if`).
+does; now such an ``if`` of one tile is the padded load and the GEMM takes the tier
+(:func:`gemm_last_row_tile_specialised_by_if`, padded_load_choice.py), and an ``if`` choosing between two arrays'
+tiles is refused with a warning naming the if / else (:func:`gemm_a_from_one_of_two_arrays_by_if`).
 The SIMT lowering's error for a 4-bit float names cuTile's ``ct.float4_e2m1fn`` (:data:`INVALID`).  CUTLASS-dialect
 inputs (tests/unit/test_user_sweep28_cutlass.py): a vector ``arith.constant`` had no LLVM lowering, and a
 ``syncthreads`` semaphore op's ``num_threads`` other than its CTA's compiled to the whole-CTA barrier silently.
@@ -201,6 +203,22 @@ def gemm_last_row_tile_specialised_by_if(A, Bm, C, TM: ConstInt, TN: ConstInt, T
             a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
         else:
             a = ct.load(A, index=(bm, k), shape=(TM, TK))
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_a_from_one_of_two_arrays_by_if(A, A2, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """An A tile read from one of two arrays by ``if bm == 0`` (a first row tile of another source): two
+    different tiles, so the ``if`` stays and the tier refuses the operand at the ``if``; f16 in, f32 out."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        if bm == 0:
+            a = ct.load(A2, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        else:
+            a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
         b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
         acc = ct.mma(a, b, acc)
     ct.store(C, index=(bm, bn), tile=acc)
@@ -769,8 +787,10 @@ _add("gemm_fp32_operands_plain", gemm_fp32_operands_plain,
 _add("gemv_as_a_dot_of_n16", gemv_as_a_dot_of_n16,
      [_a((100, 96), F16), _a((96, 1), F16), _a((100, 1)), 64, 16, 32], (2,), "gemm", outputs=(2,))
 _add("gemm_last_row_tile_specialised_by_if", gemm_last_row_tile_specialised_by_if,
-     [_a((130, 64), F16), _a((64, 96), F16), _a((130, 96)), 64, 64, 32], (3, 2), "simt", outputs=(2,),
-     error="this dot operand is chosen by an if / else in the kernel")
+     [_a((130, 64), F16), _a((64, 96), F16), _a((130, 96)), 64, 64, 32], (3, 2), "gemm", outputs=(2,))
+_add("gemm_a_from_one_of_two_arrays_by_if", gemm_a_from_one_of_two_arrays_by_if,
+     [_a((130, 64), F16), _a((130, 64), F16), _a((64, 96), F16), _a((130, 96)), 64, 64, 32], (3, 2), "simt",
+     outputs=(3,), error="this dot operand is chosen by an if / else in the kernel")
 _add("blas_gemm_alpha_beta_c_f32_in_place", blas_gemm_alpha_beta_c_f32_in_place,
      [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80)), 1.5, -0.5, 64, 64, 32], (2, 2), "gemm", outputs=(2,))
 _add("gemm_default_tile_arguments", gemm_default_tile_arguments,

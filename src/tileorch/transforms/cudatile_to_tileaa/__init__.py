@@ -102,9 +102,15 @@ class _Lowering:
             self.vm[a] = b
 
     def run_block(self, src: Block, dst: Block) -> None:
-        saved, saved_current = self.block, self._current
+        saved = self.block
         self.block = dst
-        for op in src.ops:
+        self.run_ops(src.ops)
+        self.block = saved
+
+    def run_ops(self, ops) -> None:
+        """Lower ``ops`` (in order) into the current block."""
+        saved_current = self._current
+        for op in ops:
             handler = _HANDLERS.get(op.name)
             if handler is None:
                 raise _unsupported(op)
@@ -113,7 +119,7 @@ class _Lowering:
                 handler(self, op)
             except VerifyException as exc:  # an attribute or op built from out-of-range input
                 raise LocatedError(op, str(exc)) from None
-        self.block, self._current = saved, saved_current
+        self._current = saved_current
 
     # ------------------------------------------------------------------ entry
     def entry(self, e: ct.EntryOp) -> aa.FuncOp:
@@ -1051,6 +1057,17 @@ def _yield(L, op):
 
 @handles("IfOp")
 def _if(L, op):
+    from tileorch.transforms.cudatile_to_tileaa.padded_load_choice import chosen_loads
+
+    chosen = chosen_loads(op)
+    if chosen is not None:  # the same tile loaded with or without padding: the padded load, no branch
+        for load in chosen:
+            view = load.view.owner
+            inside = isinstance(view, Operation) and view.parent_op() is op
+            L.run_ops([view, load] if inside and load.view not in L.vm else [load])
+        for r, load in zip(op.results_, chosen):
+            L.vm[r] = L.v(load.tile)
+        return
     regions = []
     for src in (op.thenRegion, op.elseRegion):
         if not src.blocks:
