@@ -1,13 +1,16 @@
 """The twenty-eighth user sweep's CUTLASS-dialect inputs: a hand-written serial split-K fixup (CUTLASS's
 ``GenericBarrier`` semaphore ordering the splits of one output tile: split ``s`` waits until the tile's flag is
-``s``, folds its partial accumulator into the workspace by ``BlockStriped`` load-add and store, and increments the
-flag) and four edits of it, through the commands a user runs on cutlass IR:
+``s``, folds its partial accumulator into the workspace by ``BlockStriped`` load-add -- split 0 stores its own --
+and store, and increments the flag) and four edits of it, through the commands a user runs on cutlass IR:
 
 * the valid module: ``tileorch compile`` writes PTX holding the semaphore protocol (the leader's
   ``ld.global.acquire.gpu`` spin, ``bar.sync 0``, ``fence.acq_rel.gpu`` before the flag's add) and the fold of the
   splat ``arith.constant dense<1.0> : vector<8xf32>`` fragment, exit 0; ``tileorch-opt`` prints it again and the
   print parses to the same module.  Found by this sweep: a vector ``arith.constant`` stopped ``tileorch compile``
   ("arith.constant of dense<...> : vector<8xf32> has no llvm lowering"); now ``llvm.mlir.constant`` of the vector;
+  and ``tileorch check`` reported a fixup-order violation with a counterexample that cannot happen (its fix-up model
+  orders splits by ``tile_scheduler.fixup_wait`` and ignored the semaphore): now a located "cannot model" error at
+  the semaphore's wait, nothing claimed;
 * four mistakes: stripes for 256 threads in a 128-thread CTA, an access width of 3, ``sync = named_barrier``
   without a barrier id, and ``num_threads = 64`` on a ``syncthreads`` wait in a 128-thread CTA (found by this
   sweep: it compiled to ``bar.sync 0`` over all 128 threads while the op claimed 64 -- the count ``tileorch check``
@@ -25,7 +28,7 @@ pytest.importorskip("xdsl")
 
 FIXUP = """\
 // A user's serial split-K fixup: split s waits until its output tile's flag reaches s, folds its partial
-// accumulator into the tile's workspace, stores the sum, and passes the flag on.
+// accumulator into the tile's workspace (split 0 writes it first), stores the sum, and passes the flag on.
 builtin.module attributes {cutlass.target = "sm_90a"} {
   func.func @serial_split_k_fixup(%lock: !llvm.ptr<1>, %ws: !llvm.ptr<1>) attributes {nvvm.kernel, \
 nvvm.maxntid = array<i32: 128, 1, 1>} {
@@ -37,9 +40,16 @@ nvvm.maxntid = array<i32: 128, 1, 1>} {
       %tile = arith.index_cast %tile_i : index to i32
       %split = arith.index_cast %split_i : index to i32
       %acc = arith.constant dense<1.000000e+00> : vector<8xf32>
+      %c0 = arith.constant 0 : i32
+      %first = arith.cmpi eq, %split, %c0 : i32
       cutlass.generic_barrier.wait_eq %lock[%tile], %split num_threads = 128 : !llvm.ptr<1>
-      %sum = cutlass.block_striped.load_add %ws, %t, %acc n_threads_in_block = 128 : !llvm.ptr<1>, vector<8xf32> \
--> vector<8xf32>
+      %sum = scf.if %first -> (vector<8xf32>) {
+        scf.yield %acc : vector<8xf32>
+      } else {
+        %folded = cutlass.block_striped.load_add %ws, %t, %acc n_threads_in_block = 128 : !llvm.ptr<1>, \
+vector<8xf32> -> vector<8xf32>
+        scf.yield %folded : vector<8xf32>
+      }
       cutlass.block_striped.store %sum, %ws, %t n_threads_in_block = 128 : vector<8xf32>, !llvm.ptr<1>
       cutlass.generic_barrier.arrive_increment %lock[%tile] num_threads = 128 : !llvm.ptr<1>
     }
@@ -98,6 +108,19 @@ def test_the_valid_fixup_compiles_to_its_semaphore_protocol(tmp_path, capsys):
                    r"0f3F800000;"):
         assert re.search(needed, ptx), needed
     assert len(re.findall(r"add(\.rn)?\.f32\s+%r\d+, %r\d+, 0f3F800000;", ptx)) == 8  # the fragment's 8 elements
+
+
+def test_tileorch_check_says_it_cannot_model_the_semaphore_order(tmp_path, capsys):
+    """The checker's fix-up model orders a tile's splits by ``tile_scheduler.fixup_wait``; a semaphore-ordered
+    serial split-K is refused at the ``wait_eq`` (non-zero, located), not reported as a violation with an
+    impossible counterexample (split 2 reading the workspace before any split stored it: before this sweep)."""
+    path = _write(tmp_path, FIXUP)
+    code, said = _run(["check", str(path)], capsys)
+    m = re.search(rf"{re.escape(str(path))}:(\d+):(\d+): error: (.*)", said)
+    assert code != 0 and m and "the checker cannot model a fix-up ordered by cutlass.generic_barrier.wait_eq" \
+        in m.group(3), said
+    assert "cutlass.generic_barrier.wait_eq" in FIXUP.splitlines()[int(m.group(1)) - 1], said
+    assert "FAILED" not in said and "counterexample" not in said and "Traceback" not in said, said
 
 
 def test_the_valid_fixup_round_trips_through_tileorch_opt(tmp_path, capsys):
