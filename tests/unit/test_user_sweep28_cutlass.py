@@ -10,7 +10,8 @@ and store, and increments the flag) and four edits of it, through the commands a
   ("arith.constant of dense<...> : vector<8xf32> has no llvm lowering"); now ``llvm.mlir.constant`` of the vector;
   and ``tileorch check`` reported a fixup-order violation with a counterexample that cannot happen (its fix-up model
   orders splits by ``tile_scheduler.fixup_wait`` and ignored the semaphore): now a located "cannot model" error at
-  the semaphore's wait, nothing claimed;
+  the semaphore's wait, nothing claimed; and a kernel without a tile scheduler reducing into shared memory by
+  ``block_striped.reduce`` (:data:`SIGNAL_THEN_REDUCE`) was checked as a Stream-K fix-up and "failed";
 * four mistakes: stripes for 256 threads in a 128-thread CTA, an access width of 3, ``sync = named_barrier``
   without a barrier id, and ``num_threads = 64`` on a ``syncthreads`` wait in a 128-thread CTA (found by this
   sweep: it compiled to ``bar.sync 0`` over all 128 threads while the op claimed 64 -- the count ``tileorch check``
@@ -57,6 +58,29 @@ vector<8xf32> -> vector<8xf32>
   }
 }
 """
+
+SIGNAL_THEN_REDUCE = """\
+// A producer warp group signals a consumer warp group through named barrier 9 (arrive / arrive_and_wait); the
+// consumers then reduce their fragments into a shared-memory tile by block-striped max.
+builtin.module attributes {cutlass.target = "sm_90a"} {
+  func.func @signal_then_reduce(%smem: !llvm.ptr<3>) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>} {
+    cutlass.async.exec warpgroup mask(1) {
+      cutlass.named_barrier.arrive barrier_id = 9 num_threads = 256
+    }
+    cutlass.async.exec warpgroup mask(2) {
+      cutlass.named_barrier.arrive_and_wait barrier_id = 9 num_threads = 256
+      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %t0 = arith.index_cast %tid : index to i32
+      %c128 = arith.constant 128 : i32
+      %t = arith.subi %t0, %c128 : i32
+      %v = arith.constant dense<2.500000e+00> : vector<4xf32>
+      cutlass.block_striped.reduce max %v, %smem, %t n_threads_in_block = 128 : vector<4xf32>, !llvm.ptr<3>
+    }
+    func.return
+  }
+}
+"""
+"""A second valid input: no tile scheduler, so its block-striped reduce is no Stream-K fix-up."""
 
 COMPILE_ERRORS = {
     # name: (the text replaced, its replacement, words of the error, text of the line it names)
@@ -121,6 +145,19 @@ def test_tileorch_check_says_it_cannot_model_the_semaphore_order(tmp_path, capsy
         in m.group(3), said
     assert "cutlass.generic_barrier.wait_eq" in FIXUP.splitlines()[int(m.group(1)) - 1], said
     assert "FAILED" not in said and "counterexample" not in said and "Traceback" not in said, said
+
+
+def test_a_shared_memory_block_striped_reduce_is_no_fixup(tmp_path, capsys):
+    """``tileorch check`` on a kernel without a tile scheduler whose consumers reduce into shared memory by
+    ``block_striped.reduce``: the named-barrier protocol holds (exit 0) and no fix-up protocol is made up.  Before
+    this sweep any block-striped op made the checker model three Stream-K splits of a workspace and report the
+    reduce as a read of a partial no split had stored (exit 1, an impossible counterexample)."""
+    path = _write(tmp_path, SIGNAL_THEN_REDUCE)
+    code, said = _run(["check", str(path)], capsys)
+    assert code == 0 and "signal_then_reduce: OK: all properties hold" in said, said
+    assert ".fixup" not in said and "FAILED" not in said, said
+    code, said = _run(["compile", str(path), "--no-ptxas", "--no-cache", "-o", os.devnull], capsys)
+    assert code == 0, said
 
 
 def test_the_valid_fixup_round_trips_through_tileorch_opt(tmp_path, capsys):
