@@ -160,6 +160,18 @@ def test_a_shared_memory_block_striped_reduce_is_no_fixup(tmp_path, capsys):
     assert code == 0, said
 
 
+def test_a_named_barrier_joined_with_another_count_fails_the_check(tmp_path, capsys):
+    """The consumers wait on barrier 9 counting 128 threads while the producers arrived counting 256 (PTX needs one
+    count per barrier at a time): it compiles, and ``tileorch check`` exits non-zero with the named-barrier-count
+    property, the counterexample and a located error."""
+    old = "cutlass.named_barrier.arrive_and_wait barrier_id = 9 num_threads = 256"
+    assert SIGNAL_THEN_REDUCE.count(old) == 1
+    path = _write(tmp_path, SIGNAL_THEN_REDUCE.replace(old, old.replace("256", "128")))
+    code, said = _run(["check", str(path)], capsys)
+    assert code != 0 and "named-barrier-count" in said and "joins a generation started with count 256" in said, said
+    assert re.search(rf"{re.escape(str(path))}:\d+:\d+: error: ", said) and "Traceback" not in said, said
+
+
 def test_the_valid_fixup_round_trips_through_tileorch_opt(tmp_path, capsys):
     from tileorch.tools.opt import main
 
