@@ -160,6 +160,22 @@ def test_a_shared_memory_block_striped_reduce_is_no_fixup(tmp_path, capsys):
     assert code == 0, said
 
 
+def test_a_shared_memory_reduce_beside_a_streamk_fixup_is_not_a_partial(tmp_path, capsys):
+    """examples/streamk_fixup_user.mlir with the final split also max-reducing its accumulator into a shared-memory
+    tile (``!llvm.ptr<3>``, a kernel argument): the fix-up still checks (exit 0).  Before this sweep the shared tile
+    was taken for a workspace partial ("the partial-tile workspace pointer is defined outside the work-tile loop")."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "examples" / "streamk_fixup_user.mlir").read_text()
+    call = "          func.call @epilogue(%sum, %m, %n, %l) : (vector<8xf32>, i32, i32, i32) -> ()"
+    assert text.count(call) == 1 and text.count("%ws: !llvm.ptr<1>, %zero") == 1
+    text = text.replace(call, "          cutlass.block_striped.reduce max %sum, %smem, %t n_threads_in_block = 128 : "
+                              "vector<8xf32>, !llvm.ptr<3>\n" + call)
+    path = _write(tmp_path, text.replace("%ws: !llvm.ptr<1>, %zero", "%ws: !llvm.ptr<1>, %smem: !llvm.ptr<3>, %zero"))
+    code, said = _run(["check", str(path)], capsys)
+    assert code == 0 and "kernel.fixup: OK" in said and "kernel.fixup_unsplit: OK" in said, said
+
+
 def test_a_named_barrier_joined_with_another_count_fails_the_check(tmp_path, capsys):
     """The consumers wait on barrier 9 counting 128 threads while the producers arrived counting 256 (PTX needs one
     count per barrier at a time): it compiles, and ``tileorch check`` exits non-zero with the named-barrier-count

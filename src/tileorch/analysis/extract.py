@@ -60,6 +60,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tileorch.analysis import catalog, transfers
 from tileorch.analysis.evaluate import Evaluator
+from tileorch.analysis.fixup_checks import cta_local_tile
 from tileorch.analysis.protocol import (Advance, Agent, BarArrive, BarSync, Choice, ClusterArrive, ClusterWait,
                                         ConsumerRead, ConsumerRelease, ConsumerTryWait, ConsumerWait, CounterAdd,
                                         CounterWait, Epilogue, LoadAddPartial, Loop, Op, Pipeline, ProducerAcquire,
@@ -437,6 +438,8 @@ def _fixup_block(block, ev: Evaluator) -> list[Op]:
     out: list[Op] = []
     for op in block.ops:
         name = op.name
+        if cta_local_tile(op):
+            continue
         if name == TS + "fixup_wait":
             out.append(CounterWait("lock", ev.work["k_tile_start"], "eq", origin=op))
         elif name == TS + "fixup_increment":
@@ -762,7 +765,7 @@ class _Program:
             if op.profile.value.data != 2:
                 return []
             return [ClusterWait(origin=op), ClusterArrive(origin=op)]
-        if name in FIXUP_USER:
+        if name in FIXUP_USER and not cta_local_tile(op):
             self.k.fixup_user.append((op, self.rg, self.threads))
             self.k.fixup_slot(op, self.threads)
             return []
