@@ -207,6 +207,7 @@ _HI = (_x(0, (300,)), _x(1, (16,), "int32"), -2.0, 2.0, 16, 128)
 SW = "swiglu_two_dots_of_one_a_tile"
 _SW = (_x(0, (130, 64), "float16"), _x(1, (64, 96), "float16"), _x(2, (64, 96), "float16"),
        _x(3, (130, 96), "float16"), 64, 64, 32)
+DF = "defaults_scale_and_tile"
 _ARITY = "kernel 'softmax_with_temperature' takes 4 arguments (X, Y, temperature, BN), got "
 _SEE = "(arrays must be torch/cupy GPU tensors or DLPack GPU arrays; scalars Python int, float or bool)"
 
@@ -214,6 +215,8 @@ LAUNCH_MISTAKES = {
     # name: (program, grid, args, exception type, words of its message)
     "one_argument_too_many": (ST, (5,), _ST + (1,), TypeError, _ARITY + "5"),
     "one_argument_too_few": (ST, (5,), _ST[:3], TypeError, _ARITY + "3"),
+    "the_defaults_left_out": (DF, (2,), (_x(0, (100,)), _x(1, (100,))), TypeError,  # (cuTile's launch counts too)
+                              "kernel 'defaults_scale_and_tile' takes 4 arguments (X, Y, scale, BN), got 2"),
     "a_grid_of_zero_programs": (ST, (0,), _ST, ValueError, "grid extents must be positive, got (0,)"),
     "a_negative_grid_extent": (ST, (-5,), _ST, ValueError, "grid extents must be positive, got (-5,)"),
     "a_float_grid": (ST, (5.0,), _ST, TypeError, "grid must be a tuple of 1 to 3 ints, got (5.0,)"),
