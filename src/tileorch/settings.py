@@ -277,6 +277,15 @@ CODEGEN: tuple[str, ...] = tuple(name for name, s in SETTINGS.items() if s.codeg
 without it."""
 
 
+BOUND_AT_LAUNCH: tuple[str, ...] = tuple(PREFIX + n for n in (
+    "ATTN_CTAS", "CTA_PROGRAMS", "CTA_PROGRAMS_MAX", "ROW_SMEM_CACHE_AUTO_BYTES", "ROW_SMEM_CACHE_BYTES",
+    "LAUNCH_C", "LAUNCH_CTYPES"))
+"""The settings (not :data:`CODEGEN`) that a launch reads when it binds a kernel -- its CTA count, programs per CTA,
+the row cache's shared-memory room, the launch mechanism -- and a repeated launch does not read again: their values
+are part of the fingerprint the launchers' bound state is kept under (``launchers/stale_settings.py``), so one set
+between two launches takes effect at the next."""
+
+
 _local = _ThreadLocal()  # (`threading` imports collections and functools, which a cached relaunch does not)
 """This thread's overrides (:class:`overridden`): ``_local.texts``, setting name -> checked text."""
 

@@ -30,11 +30,12 @@ def assert_dot_sweep(programs: dict, at_least: int, tensor_cores_at_least: int) 
         assert "ct.mma(" in src or "ct.matmul(" in src or " @ " in src, name
 
 
-def assert_takes_its_path(p, prog, source_file: str) -> None:
+def assert_takes_its_path(p, prog, source_file: str, severity: str = "warning") -> None:
     """``prog`` (the compile of table entry ``p``, whose kernel is in ``source_file``) took ``p.path``
     with no internal error: a tensor-core path with its remark and WGMMAs in the PTX; ``simt`` with
-    the warning holding ``p.error`` located at ``file:line:col`` inside the kernel and the SIMT path's
-    remark that its dots run on mma.sync tensor cores (no silent fallback)."""
+    the ``severity`` (a warning; a remark for a documented decision such as the f32 rule) holding ``p.error``
+    located at ``file:line:col`` inside the kernel and the SIMT path's remark that its dots run on mma.sync
+    tensor cores (no silent fallback)."""
     remarks = list(prog.remarks)
     assert prog.kind == p.path, remarks
     assert not [r for r in remarks if "internal error" in r or "left a kernel unlowered" in r], remarks
@@ -44,7 +45,7 @@ def assert_takes_its_path(p, prog, source_file: str) -> None:
         return
     here = re.escape(source_file)
     why = [r for r in remarks if p.error in r]
-    assert why and all(re.match(here + r":\d+:\d+: warning: ", r) for r in why), remarks
+    assert why and all(re.match(here + rf":\d+:\d+: {severity}: ", r) for r in why), remarks
     lines, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
     at = [int(re.match(here + r":(\d+):", r).group(1)) for r in why]
     assert all(first < ln < first + len(lines) for ln in at), (at, first)
@@ -95,5 +96,53 @@ def spilled_programs(programs: dict, compile_fn) -> set[str]:
     return {name for name in sorted(programs) if run_ptxas(compile_fn(name).ptx, "sm_90a").spill_warnings()}
 
 
+def dot_sweep_compile_tests(programs: dict, source_file: str, tier_at_least: int, ptx_needs: dict,
+                            spills_allowed=frozenset(), decisions=frozenset(), at_least: int = 40):
+    """The compile tests every mixed user sweep (dots and SIMT programs, sweeps 25 on) runs on its table, bound by
+    the file to its ``test_`` names::
+
+        (compiled, test_the_sweep_has_its_programs, test_a_dot_takes_its_path_and_says_so,
+         test_program_without_a_dot_compiles_on_the_simt_path, test_every_program_assembles_without_spills) = \
+            dot_sweep_compile_tests(PROGRAMS, SOURCE, 15, PTX_NEEDS)
+
+    ``compiled(name)``: the program's compile for sm_90a (once per run, :func:`compile_sweep_program`).  The table:
+    at least ``at_least`` programs, ``tier_at_least`` of them on the tier, each with a docstring and outputs, a dot
+    (``ct.mma`` / ``@`` / ``ct.matmul``) exactly in the programs of DOTS (the tier's and the refused ones: an
+    ``error``).  A dot takes its path (:func:`assert_takes_its_path`; the programs of ``decisions`` with a located
+    remark, not a warning) and its PTX matches ``ptx_needs[name]``; the others the SIMT path with no refusal
+    (:func:`~simt_sweep_checks.assert_on_the_simt_path`); ptxas spills in ``spills_allowed`` only."""
+    from simt_sweep_checks import assert_on_the_simt_path
+
+    dots = {n for n, p in programs.items() if p.path != "simt" or p.error}
+
+    def compiled(name):
+        """The program's compile for sm_90a, shared by the tests of a run (``compile_once``)."""
+        return compile_sweep_program(programs, name)
+
+    def test_the_sweep_has_its_programs():
+        assert len(programs) >= at_least and sum(p.path == "gemm" for p in programs.values()) >= tier_at_least
+        for name, p in programs.items():
+            assert p.kernel._annotated_function.pyfunc.__doc__ and p.outputs, name
+            src = inspect.getsource(p.kernel._annotated_function.pyfunc)
+            assert ("ct.mma(" in src or " @ " in src or "ct.matmul(" in src) == (name in dots), name
+
+    @pytest.mark.parametrize("name", sorted(dots))
+    def test_a_dot_takes_its_path_and_says_so(name):
+        prog = compiled(name)
+        assert_takes_its_path(programs[name], prog, source_file, "remark" if name in decisions else "warning")
+        for pattern in ptx_needs.get(name, []):
+            assert re.search(pattern, prog.ptx), pattern
+
+    @pytest.mark.parametrize("name", sorted(set(programs) - dots))
+    def test_program_without_a_dot_compiles_on_the_simt_path(name):
+        assert_on_the_simt_path(compiled(name), name, ptx_needs)
+
+    def test_every_program_assembles_without_spills():
+        assert spilled_programs(programs, compiled) <= set(spills_allowed)
+
+    return (compiled, test_the_sweep_has_its_programs, test_a_dot_takes_its_path_and_says_so,
+            test_program_without_a_dot_compiles_on_the_simt_path, test_every_program_assembles_without_spills)
+
+
 __all__ = ["TENSOR_CORES", "assert_dot_sweep", "assert_pipelines_proved", "assert_takes_its_path",
-           "compile_sweep_program", "compiled_with_protocols", "spilled_programs"]
+           "compile_sweep_program", "compiled_with_protocols", "dot_sweep_compile_tests", "spilled_programs"]

@@ -87,3 +87,37 @@ def test_a_compile_setting_changed_between_launches_compiles_and_binds_again(mon
             assert dict(rc.hot_launchers) == bound
         finally:
             driver.compile_program = stub
+
+
+@pytest.mark.parametrize("name, text", [("TILEORCH_ATTN_CTAS", "sms"), ("TILEORCH_CTA_PROGRAMS", "2"),
+                                        ("TILEORCH_ROW_SMEM_CACHE_BYTES", "4096"), ("TILEORCH_LAUNCH_C", "0")])
+def test_a_setting_read_when_a_launch_binds_forgets_the_bound_state(monkeypatch, name, text):
+    """A setting a launch reads only when it binds (its CTA count, programs per CTA, row-cache room, launch
+    mechanism: ``settings.BOUND_AT_LAUNCH``) changes no code, so the compile environment is the same; before
+    session 36 the bound state outlived such a change (the next repeated launch kept the old CTA count).  A setting
+    read elsewhere (``TILEORCH_SYNC_TIMEOUT``) forgets nothing."""
+    assert name in settings.BOUND_AT_LAUNCH and not settings.SETTINGS[name].codegen
+    monkeypatch.delenv(name, raising=False)
+    forgotten = []
+    forget = lambda: forgotten.append(1)  # noqa: E731
+    stale_settings.watch(forget)
+    try:
+        stale_settings.note_bound()
+        forgotten.clear()
+        monkeypatch.setenv("TILEORCH_SYNC_TIMEOUT", "31")
+        stale_settings.recheck()
+        assert forgotten == []
+        monkeypatch.setenv(name, text)
+        assert stale_settings.stale[0]
+        stale_settings.recheck()
+        assert forgotten == [1], f"{name}={text} between two launches kept the launch bound under the old value"
+        monkeypatch.delenv(name)
+        stale_settings.recheck()
+        assert forgotten == [1, 1]
+    finally:
+        stale_settings._forgets.remove(forget)
+
+
+def test_every_bind_time_setting_is_a_setting_that_changes_no_code():
+    for name in settings.BOUND_AT_LAUNCH:
+        assert name in settings.SETTINGS and not settings.SETTINGS[name].codegen, name

@@ -13,7 +13,6 @@ tests/gpu/test_user_sweep25_gpu.py."""
 from __future__ import annotations
 
 import inspect
-import re
 
 import pytest
 
@@ -22,9 +21,8 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs25  # noqa: E402
 from tileorch.testing.user_programs25 import PROGRAMS, REJECTED_BY_CUTILE  # noqa: E402
-from dot_sweep_checks import assert_takes_its_path, spilled_programs  # noqa: E402
+from dot_sweep_checks import dot_sweep_compile_tests  # noqa: E402
 from invalid_sweep_checks import cutile_rejects_tests  # noqa: E402
-from simt_sweep_checks import assert_on_the_simt_path, compile_sweep_program  # noqa: E402
 
 SOURCE = user_programs25.__file__
 WGMMA = r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k\d+\.{}\.{}\.{}"
@@ -53,40 +51,6 @@ PTX_NEEDS = {
     "uint8_uint16_min_max_across_the_sign_bit": [r"min\.u(16|32)", r"max\.u(16|32)"],
 }
 """Per program: regular expressions its PTX must match (the idiom lowered, not refused)."""
-DOTS = {n for n, p in PROGRAMS.items() if p.path == "gemm" or p.error}
-"""The programs with a dot: the tier's, and the two it refuses (their entries name the refusal's words)."""
-
-
-def compiled(name):
-    """The program's compile for sm_90a, shared by the tests of a run (``compile_once``)."""
-    return compile_sweep_program(PROGRAMS, name)
-
-
-def _source(p):
-    return inspect.getsource(p.kernel._annotated_function.pyfunc)
-
-
-def test_the_sweep_has_its_programs():
-    """At least 40 programs, 16 of them on the tier; each with a docstring and outputs; a dot in :data:`DOTS`
-    only."""
-    assert len(PROGRAMS) >= 40 and sum(p.path == "gemm" for p in PROGRAMS.values()) >= 16
-    for name, p in PROGRAMS.items():
-        assert p.kernel._annotated_function.pyfunc.__doc__ and p.outputs, name
-        src = _source(p)
-        assert ("ct.mma(" in src or " @ " in src or "ct.matmul(" in src) == (name in DOTS), name
-
-
-@pytest.mark.parametrize("name", sorted(DOTS))
-def test_a_dot_takes_its_path_and_says_so(name):
-    prog = compiled(name)
-    assert_takes_its_path(PROGRAMS[name], prog, SOURCE)
-    for pattern in PTX_NEEDS.get(name, []):
-        assert re.search(pattern, prog.ptx), pattern
-
-
-@pytest.mark.parametrize("name", sorted(set(PROGRAMS) - DOTS))
-def test_program_without_a_dot_compiles_on_the_simt_path(name):
-    assert_on_the_simt_path(compiled(name), name, PTX_NEEDS)
 
 
 def test_a_float_to_bool_cast_is_warned_at_its_line():
@@ -113,8 +77,9 @@ def test_an_f16_accumulator_kept_in_f32_is_said_at_the_dot():
     assert not [r for r in compiled("gemm_k_not_a_multiple_of_the_tile").remarks if "f16 accumulator" in r]
 
 
-def test_every_program_assembles_without_spills():
-    assert spilled_programs(PROGRAMS, compiled) == set()
-
-
 test_cutile_rejects_at_the_users_line = cutile_rejects_tests(REJECTED_BY_CUTILE, SOURCE)
+
+
+(compiled, test_the_sweep_has_its_programs, test_a_dot_takes_its_path_and_says_so,
+ test_program_without_a_dot_compiles_on_the_simt_path, test_every_program_assembles_without_spills) = \
+    dot_sweep_compile_tests(PROGRAMS, SOURCE, 16, PTX_NEEDS, spills_allowed=set())

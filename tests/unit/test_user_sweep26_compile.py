@@ -11,7 +11,6 @@ tests/gpu/test_user_sweep26_gpu.py."""
 from __future__ import annotations
 
 import inspect
-import re
 
 import pytest
 
@@ -20,8 +19,7 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs26  # noqa: E402
 from tileorch.testing.user_programs26 import PROGRAMS  # noqa: E402
-from dot_sweep_checks import assert_takes_its_path, spilled_programs  # noqa: E402
-from simt_sweep_checks import assert_on_the_simt_path, compile_sweep_program  # noqa: E402
+from dot_sweep_checks import dot_sweep_compile_tests  # noqa: E402
 
 SOURCE = user_programs26.__file__
 WGMMA = r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k\d+\.{}\.{}\.{}"
@@ -39,40 +37,6 @@ PTX_NEEDS = {
     "int64_indexed_parameter_offsets": [r"\.u64|\.s64"],
 }
 """Per program: regular expressions its PTX must match (the idiom lowered, not refused)."""
-DOTS = {n for n, p in PROGRAMS.items() if p.path == "gemm" or p.error}
-"""The programs with a dot: the tier's, and the two it refuses (their entries name the refusal's words)."""
-
-
-def compiled(name):
-    """The program's compile for sm_90a, shared by the tests of a run (``compile_once``)."""
-    return compile_sweep_program(PROGRAMS, name)
-
-
-def _source(p):
-    return inspect.getsource(p.kernel._annotated_function.pyfunc)
-
-
-def test_the_sweep_has_its_programs():
-    """At least 40 programs, 10 of them on the tier; each with a docstring and outputs; a dot in :data:`DOTS`
-    only."""
-    assert len(PROGRAMS) >= 40 and sum(p.path == "gemm" for p in PROGRAMS.values()) >= 10
-    for name, p in PROGRAMS.items():
-        assert p.kernel._annotated_function.pyfunc.__doc__ and p.outputs, name
-        src = _source(p)
-        assert ("ct.mma(" in src or " @ " in src or "ct.matmul(" in src) == (name in DOTS), name
-
-
-@pytest.mark.parametrize("name", sorted(DOTS))
-def test_a_dot_takes_its_path_and_says_so(name):
-    prog = compiled(name)
-    assert_takes_its_path(PROGRAMS[name], prog, SOURCE)
-    for pattern in PTX_NEEDS.get(name, []):
-        assert re.search(pattern, prog.ptx), pattern
-
-
-@pytest.mark.parametrize("name", sorted(set(PROGRAMS) - DOTS))
-def test_program_without_a_dot_compiles_on_the_simt_path(name):
-    assert_on_the_simt_path(compiled(name), name, PTX_NEEDS)
 
 
 @pytest.mark.parametrize("pair", [("linear_bias_silu", "linear_no_bias_relu"),
@@ -126,5 +90,6 @@ def test_an_atomic_beside_c_is_refused_at_the_atomics_line():
     assert len(said) == 1 and said[0].startswith(f"{SOURCE}:{at}:") and ": warning: " in said[0], said
 
 
-def test_every_program_assembles_without_spills():
-    assert spilled_programs(PROGRAMS, compiled) <= SPILLS_WITH_PTXAS_13_5
+(compiled, test_the_sweep_has_its_programs, test_a_dot_takes_its_path_and_says_so,
+ test_program_without_a_dot_compiles_on_the_simt_path, test_every_program_assembles_without_spills) = \
+    dot_sweep_compile_tests(PROGRAMS, SOURCE, 10, PTX_NEEDS, spills_allowed=SPILLS_WITH_PTXAS_13_5)

@@ -20,8 +20,7 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs27  # noqa: E402
 from tileorch.testing.user_programs27 import PROGRAMS  # noqa: E402
-from dot_sweep_checks import assert_takes_its_path, spilled_programs  # noqa: E402
-from simt_sweep_checks import assert_on_the_simt_path, compile_sweep_program  # noqa: E402
+from dot_sweep_checks import dot_sweep_compile_tests  # noqa: E402
 
 SOURCE = user_programs27.__file__
 WGMMA = r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k\d+\.{}\.{}\.{}"
@@ -39,40 +38,6 @@ PTX_NEEDS = {
     "bool_tiles_xor_and_count": [r"(red|atom)(\.\w+)*\.global(\.\w+)*\.add(\.\w+)*\.[su]32"],
 }
 """Per program: regular expressions its PTX must match (the idiom lowered, not refused)."""
-DOTS = {n for n, p in PROGRAMS.items() if p.path == "gemm" or p.error}
-"""The programs with a dot: the tier's, and the one it refuses (its entry names the refusal's words)."""
-
-
-def compiled(name):
-    """The program's compile for sm_90a, shared by the tests of a run (``compile_once``)."""
-    return compile_sweep_program(PROGRAMS, name)
-
-
-def _source(p):
-    return inspect.getsource(p.kernel._annotated_function.pyfunc)
-
-
-def test_the_sweep_has_its_programs():
-    """At least 40 programs, 15 of them on the tier; each with a docstring and outputs; a dot in :data:`DOTS`
-    only."""
-    assert len(PROGRAMS) >= 40 and sum(p.path == "gemm" for p in PROGRAMS.values()) >= 15
-    for name, p in PROGRAMS.items():
-        assert p.kernel._annotated_function.pyfunc.__doc__ and p.outputs, name
-        src = _source(p)
-        assert ("ct.mma(" in src or " @ " in src or "ct.matmul(" in src) == (name in DOTS), name
-
-
-@pytest.mark.parametrize("name", sorted(DOTS))
-def test_a_dot_takes_its_path_and_says_so(name):
-    prog = compiled(name)
-    assert_takes_its_path(PROGRAMS[name], prog, SOURCE)
-    for pattern in PTX_NEEDS.get(name, []):
-        assert re.search(pattern, prog.ptx), pattern
-
-
-@pytest.mark.parametrize("name", sorted(set(PROGRAMS) - DOTS))
-def test_program_without_a_dot_compiles_on_the_simt_path(name):
-    assert_on_the_simt_path(compiled(name), name, PTX_NEEDS)
 
 
 def test_the_assert_in_a_gemm_is_not_dropped():
@@ -133,5 +98,6 @@ def test_the_combined_atomics_hint_is_dropped_where_it_spills():
     assert any(re.search(r"ptxas: .*: \d+ registers, 0 spills", r) for r in prog.remarks), prog.remarks
 
 
-def test_every_program_assembles_without_spills():
-    assert spilled_programs(PROGRAMS, compiled) <= SPILLS
+(compiled, test_the_sweep_has_its_programs, test_a_dot_takes_its_path_and_says_so,
+ test_program_without_a_dot_compiles_on_the_simt_path, test_every_program_assembles_without_spills) = \
+    dot_sweep_compile_tests(PROGRAMS, SOURCE, 15, PTX_NEEDS, spills_allowed=SPILLS)

@@ -23,6 +23,11 @@ Here the bound state is tied to the settings' fingerprint instead, at no cost pe
   keeps the compiled kernels).  Callgrind (``benchmarks/launch_instructions.py --calls 500``, session 35):
   ``cutile_cai`` 4734 instructions a call before and after, ``gemm`` 15451 -> 15462.
 
+The fingerprint is :func:`tileorch.cache.compile_environment` and the values of
+:data:`tileorch.settings.BOUND_AT_LAUNCH` (the settings a launch reads only when it binds: ``TILEORCH_ATTN_CTAS``,
+``TILEORCH_CTA_PROGRAMS``, the row cache's bytes, the launch mechanism), so a change of one of those also takes
+effect at the next launch (before session 36 it was read only by the next full launch of another argument set).
+
 Not for threads that launch concurrently under different ``overridden`` blocks: the bound state and :data:`stale`
 are per process, the overrides per thread, so a launch in one thread can settle a change event (:func:`recheck`
 with its own, unchanged, fingerprint) raised by another thread's block, and that thread's next repeated launch then
@@ -60,6 +65,11 @@ def _changed() -> None:
         reset()
 
 
+def _bound_fingerprint() -> str:
+    """The compile environment and the bind-time settings' texts (unset ones as ``NAME=``)."""
+    return compile_environment() + "".join(f"{name}={settings.raw(name)};" for name in settings.BOUND_AT_LAUNCH)
+
+
 def _forget_unless(fingerprint: str) -> None:
     if _fingerprint[0] != fingerprint:
         if _fingerprint[0] is not None:
@@ -73,7 +83,7 @@ def recheck() -> None:
     under."""
     stale[0] = False  # (first: a change while the fingerprint is read marks it stale again)
     try:
-        _forget_unless(compile_environment())
+        _forget_unless(_bound_fingerprint())
     except BaseException:  # (a value no setting takes: the error is the call's, the state stays stale)
         stale[0] = True
         raise
@@ -81,7 +91,7 @@ def recheck() -> None:
 
 def note_bound() -> None:
     """A full launch is about to bind its kernel under the settings of now: forget what was bound under others."""
-    _forget_unless(compile_environment())
+    _forget_unless(_bound_fingerprint())
 
 
 __all__ = ["note_bound", "recheck", "stale", "watch"]

@@ -608,6 +608,20 @@ COMPUTED_OPERAND = ("this dot operand is computed in the kernel (e.g. int4 weigh
                     "or of another shape)")
 
 
+IF_CHOSEN_OPERAND = ("this dot operand is chosen by an if / else in the kernel (e.g. the last tile loaded with "
+                     "padding_mode=ZERO, the others without), which the tensor-core tier does not take: it reads A and "
+                     "B as one TMA tile load each; load the tile once outside the if (a ZERO-padded load reads "
+                     "in-bounds tiles exactly, and TMA pads out-of-bounds elements with zeros)")
+
+
+def computed_operand_message(computed: Operation) -> str:
+    """Why the tier refuses the dot operand ``computed`` computes (:func:`_computed_operand`): an operand chosen by
+    an ``if`` (an ``scf.if`` yielding it) named as such, a constant tile, else :data:`COMPUTED_OPERAND`."""
+    if computed.name == "scf.if":
+        return IF_CHOSEN_OPERAND
+    return CONSTANT_OPERAND if _is_constant_tile(computed) else COMPUTED_OPERAND
+
+
 CONSTANT_OPERAND = ("this dot operand is a constant tile (ct.ones / ct.full / ct.zeros, no array read), which the "
                     "tensor-core tier does not take: it reads A and B as tiles of the kernel's arrays through TMA "
                     "(pass the constant as an array argument; a product with ct.ones is a row sum: ct.sum(a, axis=1))")
@@ -941,7 +955,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                              or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads)):
         computed = _computed_operand(dots)
         if computed is not None:
-            raise LocatedError(computed, CONSTANT_OPERAND if _is_constant_tile(computed) else COMPUTED_OPERAND)
+            raise LocatedError(computed, computed_operand_message(computed))
         no_tma = no_tma_operand(dots)
         if no_tma is not None:
             raise LocatedError(no_tma, NO_TMA_OPERAND)
@@ -988,7 +1002,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             role = _operand_role(ld, dots, indices, shape, (tm, tn, tk))
             computed = _computed_operand(dots) if role is None else None
             if computed is not None:  # e.g. packed int4 weights: a tile of another shape, unpacked into B
-                raise LocatedError(computed, COMPUTED_OPERAND)
+                raise LocatedError(computed, computed_operand_message(computed))
             if role is None:
                 fail(ld, f"operand tile {shape} at ({', '.join(_describe_index(i) for i in indices)}) does not feed "
                          f"a {tm}x{tn}x{tk} dot as A (program id 0, k) / A^T (k, program id 0) or B (k, program id 1) / "

@@ -1,0 +1,558 @@
+"""Session 36's attention-shaped sweep (issue 20: "acceptance runs attention-shaped programs you will not see"):
+programs written the way users port attention to cuTile (the cuTile FlashAttention sample's spelling, Triton's
+tutorial, FlashAttention / xformers variants), in the shapes and masks the earlier sets test least.
+
+Shapes: head dims 80 and 96 in 128-wide zero-padded tiles, 48 in a 64-wide tile, 160 in a 256-wide tile; query and
+key lengths that differ with neither a multiple of the tile (cross attention); ``[B, S, H, D]`` arrays whose K and V
+are strided views of a packed ``[B, S, 2, H, D]`` buffer; separate batch and head grid axes (3-D grid); key tiles
+32 / 64 / 128 / 256; K read as a ``[S, D]`` tile, through a transposing view (``order=``) and from a pre-transposed
+``[D, S]`` array; O stored transposed ``[BH, D, S]``.
+
+Masks: a sliding window with both bounds (runtime scalars; the key loop ``range(lo, hi)``); a prefix-LM mask (a
+runtime prefix length); a document mask from a per-token segment-id array; key padding from a lengths array;
+dropout from a hashed seed (an int32 hash of the seed and the query / key positions).
+
+Softmax spellings: the scale a runtime scalar on the scores with natural ``exp``; the scale folded into ``exp``'s
+argument (max in raw units); Q pre-scaled before the loop; Triton's tutorial (1-D row state, max in scaled units);
+LSE in log2 and natural log; fp32 and bf16 outputs; the two-pass softmax (a max pass then a sum pass, two loops).
+
+Each entry is a :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (``path``: what the compiler
+does with it; ``error``: the located refusal's text where the tensor-core tier refuses); driven by
+tests/unit/test_attnsweep36_compile.py, tests/unit/test_attnsweep36_emulated.py, tests/gpu/test_attnsweep36_gpu.py
+and benchmarks/attnsweep36.py.  Importing it needs ``cuda.tile``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cuda.tile as ct
+
+from tileorch.testing.user_programs import LOG2E, UserProgram, registrar
+
+PROGRAMS: dict[str, UserProgram] = {}
+_add = registrar(PROGRAMS)
+
+C = ct.Constant
+ZERO = ct.PaddingMode.ZERO
+HASH_MUL = 0x2C1B3C6D
+"""The dropout hash's multiplier (:func:`dropout_keep` and the references)."""
+
+
+def _state(rows, d):
+    return (ct.full((rows, 1), -math.inf, dtype=ct.float32), ct.zeros((rows, 1), dtype=ct.float32),
+            ct.zeros((rows, d), dtype=ct.float32))
+
+
+def _step2(s, m_i, l_i, acc, v, dt):
+    """One online-softmax step in ``exp2`` (scores in log2 units)."""
+    m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+    p = ct.exp2(s - m_new)
+    alpha = ct.exp2(m_i - m_new)
+    l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+    return m_new, l_i, ct.mma(p.astype(dt), v, acc * alpha)
+
+
+def _kpos(j, BN):
+    return (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+
+
+def _qpos(qt, BM):
+    return (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+
+
+def _tile3(A, h, j, rows, D):
+    return ct.load(A, index=(h, j, 0), shape=(1, rows, D), padding_mode=ZERO).reshape((rows, D))
+
+
+# ----------------------------------------------------------------------------------------------- shapes, layouts
+
+
+@ct.kernel
+def s36_plain(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """``[BH, S, D]``, the scale (log2 units) on the scores, ``exp2``; ragged keys masked; ``D`` the tile's width
+    (a head dim below it zero-padded); used at several head dims and key tiles."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = _tile3(K, bh, j, BN, D)
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where(_kpos(j, BN) < seq, s, -math.inf)
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s36_causal(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Causal ``[BH, S, D]`` (keys up to the diagonal), ragged, ``exp2``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    qpos = _qpos(qt, BM)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        k = _tile3(K, bh, j, BN, D)
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = _kpos(j, BN)
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s36_bshd_cross_grid3(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Cross attention on sequence-major ``[B, S, H, D]`` arrays (K and V strided views of a packed
+    ``[B, Sk, 2, H, D]`` buffer in the spec), program ``(query tile, head, batch)`` on a 3-D grid; ``Sq != Sk``,
+    both ragged."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    sk = K.shape[1]
+    q = ct.load(Q, index=(b, qt, h, 0), shape=(1, BM, 1, D), padding_mode=ZERO).reshape((BM, D))
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(sk, BN)):
+        k = ct.load(K, index=(b, j, h, 0), shape=(1, BN, 1, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where(_kpos(j, BN) < sk, s, -math.inf)
+        v = ct.load(V, index=(b, j, h, 0), shape=(1, BN, 1, D), padding_mode=ZERO).reshape((BN, D))
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(b, qt, h, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, 1, D)))
+
+
+@ct.kernel
+def s36_sample_kt_view_causal(Q, K, V, Out, qk_scale: float, H: C[int], BM: C[int], BN: C[int], D: C[int],
+                              CAUSAL: C[bool]):
+    """The cuTile FlashAttention sample's spelling: ``[B, H, S, D]``, program ``(query tile, b H + h)``, the scale
+    turned into log2 units in the kernel, K read as ``[D, BN]`` through ``order=(0, 1, 3, 2)``, the running max in
+    scaled units (``max(m, max(qk) scale)``), the mask added as ``where(ok, 0, -inf)`` in a branch for the tiles that
+    need it, ``exp2(..., flush_to_zero=True)``, an approximate final divide."""
+    bx, by = ct.bid(0), ct.bid(1)
+    b, h = by // H, by % H
+    seq = K.shape[2]
+    scale = qk_scale * LOG2E
+    qpos = _qpos(bx, BM)
+    m_i, l_i, acc = _state(BM, D)
+    q = ct.load(Q, index=(b, h, bx, 0), shape=(1, 1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    hi = min((bx + 1) * BM, seq) if CAUSAL else seq
+    n_tiles = ct.cdiv(hi, BN)
+    first_masked = (bx * BM) // BN if CAUSAL else seq // BN
+    for j in range(0, n_tiles):
+        k = ct.load(K, index=(b, h, 0, j), shape=(1, 1, D, BN), order=(0, 1, 3, 2), padding_mode=ZERO)
+        qk = ct.mma(q, k.reshape((D, BN)), ct.full((BM, BN), 0.0, dtype=ct.float32))
+        if j >= first_masked:
+            kpos = _kpos(j, BN)
+            ok = (kpos <= qpos) & (kpos < seq) if CAUSAL else kpos < seq
+            qk = qk + ct.where(ok, 0.0, -math.inf)
+        m_ij = ct.maximum(m_i, ct.max(qk, axis=-1, keepdims=True) * scale)
+        qk = qk * scale - m_ij
+        p = ct.exp2(qk, flush_to_zero=True)
+        l_ij = ct.sum(p, axis=-1, keepdims=True)
+        alpha = ct.exp2(m_i - m_ij, flush_to_zero=True)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha
+        v = ct.load(V, index=(b, h, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(Q.dtype), v, acc)
+        m_i = m_ij
+    acc = ct.truediv(acc, l_i, flush_to_zero=True, rounding_mode=ct.RoundingMode.APPROX)
+    ct.store(Out, index=(b, h, bx, 0), tile=acc.reshape((1, 1, BM, D)).astype(Out.dtype))
+
+
+@ct.kernel
+def s36_kt_array_cross(Q, KT, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """K stored pre-transposed ``KT [BH, D, Sk]`` (a ``[D, BN]`` tile is the dot's B as loaded), cross attention
+    ``Sq != Sk``, both ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    sk = KT.shape[2]
+    q = _tile3(Q, bh, qt, BM, D)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(sk, BN)):
+        kt = ct.load(KT, index=(bh, 0, j), shape=(1, D, BN), padding_mode=ZERO).reshape((D, BN))
+        s = ct.mma(q, kt, ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where(_kpos(j, BN) < sk, s, -math.inf)
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s36_o_transposed(Q, K, V, OT, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """O stored transposed: ``OT [BH, D, Sq]`` gets the ``[D, BM]`` transpose of the normalised accumulator;
+    ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = _tile3(K, bh, j, BN, D)
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where(_kpos(j, BN) < seq, s, -math.inf)
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
+    o = ct.transpose((acc / l_i).astype(OT.dtype))
+    ct.store(OT, index=(bh, 0, qt), tile=o.reshape((1, D, BM)))
+
+
+# ----------------------------------------------------------------------------------------------- masks
+
+
+@ct.kernel
+def s36_window_two_bounds(Q, K, V, O, qk_scale: float, WL: int, WR: int, BM: C[int], BN: C[int], D: C[int]):
+    """A local (sliding-window) mask with both bounds, runtime scalars: query ``i`` sees keys
+    ``i - WL <= k <= i + WR``; the key loop ``range(lo, hi)`` over the tiles the block's window touches (a row may
+    see no key of a tile: FlashAttention's guard, the max taken as 0 while it is ``-inf``); ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    qpos = _qpos(qt, BM)
+    m_i, l_i, acc = _state(BM, D)
+    lo = max(qt * BM - WL, 0) // BN
+    hi = ct.cdiv(min((qt + 1) * BM + WR, seq), BN)
+    for j in range(lo, hi):
+        k = _tile3(K, bh, j, BN, D)
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = _kpos(j, BN)
+        s = ct.where((kpos >= qpos - WL) & (kpos <= qpos + WR) & (kpos < seq), s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        m_use = ct.where(m_new == -math.inf, 0.0, m_new)  # a row with no key in this tile yet: exp2(-inf) = 0
+        p = ct.exp2(s - m_use)
+        alpha = ct.exp2(m_i - m_use)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma(p.astype(V.dtype), _tile3(V, bh, j, BN, D), acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s36_prefix_lm(Q, K, V, O, qk_scale: float, prefix: int, BM: C[int], BN: C[int], D: C[int]):
+    """A prefix-LM mask: keys below ``prefix`` (a runtime scalar) are seen by every query, the rest causally; the
+    loop runs to the farther of the prefix and the block's diagonal; ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    qpos = _qpos(qt, BM)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(min(max((qt + 1) * BM, prefix), seq), BN)):
+        k = _tile3(K, bh, j, BN, D)
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = _kpos(j, BN)
+        s = ct.where(((kpos < prefix) | (kpos <= qpos)) & (kpos < seq), s, -math.inf)
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s36_document_mask(Q, K, V, Seg, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Packed documents: ``Seg [B, S]`` holds each token's document id; a query sees the keys of its own document
+    up to itself (causal); ``[B, H, S, D]`` on a 3-D grid ``(query tile, head, batch)``; the running max starts
+    at a finite ``-1e30`` (a key tile of an earlier document gives its rows ``exp2(-inf) = 0``, not NaN); ragged."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    seq = K.shape[2]
+    q = ct.load(Q, index=(b, h, qt, 0), shape=(1, 1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = _qpos(qt, BM)
+    qseg = ct.load(Seg, index=(b, qt), shape=(1, BM), padding_mode=ZERO).reshape((BM, 1))
+    m_i = ct.full((BM, 1), -1.0e30, dtype=ct.float32)  # finite: a row whose document starts later sees no key
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        k = ct.load(K, index=(b, h, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kseg = ct.load(Seg, index=(b, j), shape=(1, BN), padding_mode=ZERO)
+        kpos = _kpos(j, BN)
+        s = ct.where((kseg == qseg) & (kpos <= qpos) & (kpos < seq), s, -math.inf)
+        v = ct.load(V, index=(b, h, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(b, h, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, 1, BM, D)))
+
+
+@ct.kernel
+def s36_key_padding_lens(Q, K, V, Lens, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Key padding from a lengths array: batch ``b`` has ``Lens[b]`` valid keys (the rest of its cache rows hold
+    garbage); ``[B, H, S, D]``, the loop over every key tile of the cache with the mask; 3-D grid."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    n = ct.load(Lens, index=(b,), shape=(1,)).reshape((1, 1))
+    q = ct.load(Q, index=(b, h, qt, 0), shape=(1, 1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.num_tiles(K, axis=2, shape=(1, 1, BN, D))):
+        k = ct.load(K, index=(b, h, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where(_kpos(j, BN) < n, s, -math.inf)
+        v = ct.load(V, index=(b, h, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(b, h, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, 1, BM, D)))
+
+
+@ct.kernel
+def s36_dropout_hashed(Q, K, V, O, qk_scale: float, seed: int, keep_min: int, BM: C[int], BN: C[int], D: C[int]):
+    """Attention dropout from a hashed seed: ``x = (i 65599 + k) ^ (seed + bh 977)``, ``x = x * HASH_MUL``,
+    ``x ^= x >> 15`` (int32, wrapping, arithmetic shift); the pair is kept where ``x & 0xFFFF >= keep_min`` and its
+    P scaled by ``65536 / (65536 - keep_min)``; the denominator sums the undropped P (FlashAttention's dropout);
+    ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    qpos = _qpos(qt, BM)
+    inv_keep = 65536.0 / (65536 - keep_min)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = _tile3(K, bh, j, BN, D)
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = _kpos(j, BN)
+        s = ct.where(kpos < seq, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        x = ct.bitwise_xor(qpos * 65599 + kpos, seed + bh * 977)
+        x = x * HASH_MUL
+        x = ct.bitwise_xor(x, ct.bitwise_rshift(x, 15))
+        keep = ct.bitwise_and(x, 0xFFFF) >= keep_min
+        pd = ct.where(keep, p * inv_keep, 0.0)
+        acc = ct.mma(pd.astype(V.dtype), _tile3(V, bh, j, BN, D), acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+# ----------------------------------------------------------------------------------------------- softmax spellings
+
+
+@ct.kernel
+def s36_runtime_scale_exp(Q, K, V, O, sm_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The scale (natural units, ``1 / sqrt(d)`` or any) a runtime scalar multiplied into the scores, natural
+    ``exp``; bf16; cross attention, both ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    sk = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(sk, BN)):
+        s = ct.mma(q, ct.transpose(_tile3(K, bh, j, BN, D)), ct.zeros((BM, BN), dtype=ct.float32))
+        s = ct.where(_kpos(j, BN) < sk, s * sm_scale, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - m_new)
+        alpha = ct.exp(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma(p.astype(V.dtype), _tile3(V, bh, j, BN, D), acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s36_scale_in_exp(Q, K, V, O, sm_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The scale folded into ``exp``'s argument: the running max kept over raw scores, ``p = exp((s - m) scale)``,
+    ``alpha = exp((m_old - m) scale)``; causal, ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    qpos = _qpos(qt, BM)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        s = ct.mma(q, ct.transpose(_tile3(K, bh, j, BN, D)), ct.zeros((BM, BN), dtype=ct.float32))
+        kpos = _kpos(j, BN)
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp((s - m_new) * sm_scale)
+        alpha = ct.exp((m_i - m_new) * sm_scale)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma(p.astype(V.dtype), _tile3(V, bh, j, BN, D), acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s36_q_prescaled(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Q pre-scaled once before the loop (``q * scale`` in f32, cast back to the input type; scale in log2 units),
+    the scores used as they come out of the dot; ``exp2``; ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = (_tile3(Q, bh, qt, BM, D).astype(ct.float32) * qk_scale).astype(Q.dtype)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        s = ct.mma(q, ct.transpose(_tile3(K, bh, j, BN, D)), ct.zeros((BM, BN), dtype=ct.float32))
+        s = ct.where(_kpos(j, BN) < seq, s, -math.inf)
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s36_triton_tutorial(Q, K, V, O, sm_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Triton's fused-attention tutorial: ``qk_scale = sm_scale * 1.44269504``, 1-D row state, the max in scaled
+    units (``m_ij = maximum(m_i, max(qk, 1) * qk_scale)``, ``qk = qk * qk_scale - m_ij[:, None]``), the
+    accumulator rescaled before the dot; causal, ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    qk_scale = sm_scale * 1.44269504
+    offs_m = qt * BM + ct.arange(BM, dtype=ct.int32)
+    m_i = ct.full((BM,), -math.inf, dtype=ct.float32)
+    l_i = ct.full((BM,), 1.0, dtype=ct.float32) - 1.0
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    q = _tile3(Q, bh, qt, BM, D)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        qk = ct.mma(q, ct.transpose(_tile3(K, bh, j, BN, D)), ct.zeros((BM, BN), dtype=ct.float32))
+        offs_n = j * BN + ct.arange(BN, dtype=ct.int32)
+        qk = ct.where((offs_m[:, None] >= offs_n[None, :]) & (offs_n[None, :] < seq), qk, -1.0e6)
+        m_ij = ct.maximum(m_i, ct.max(qk, axis=1) * qk_scale)
+        qk = qk * qk_scale - m_ij[:, None]
+        p = ct.exp2(qk)
+        l_ij = ct.sum(p, axis=1)
+        alpha = ct.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        acc = ct.mma(p.astype(V.dtype), _tile3(V, bh, j, BN, D), acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    ct.store(O, index=(bh, qt, 0), tile=acc.astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s36_lse_log2(Q, K, V, O, LSE, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The training forward with the LSE in log2 units (``m + log2 l``, scores already scaled by ``log2 e``),
+    ``LSE [BH, Sq]``; cross attention, both ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    sk = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(sk, BN)):
+        s = ct.mma(q, ct.transpose(_tile3(K, bh, j, BN, D)), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where(_kpos(j, BN) < sk, s, -math.inf)
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+    ct.store(LSE, index=(bh, qt), tile=(m_i + ct.log2(l_i)).reshape((1, BM)))
+
+
+@ct.kernel
+def s36_lse_natural_f32out(Q, K, V, O, LSE, sm_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The training forward in natural units: ``exp``, the LSE ``m + ln l``; O stored in fp32; causal, ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    qpos = _qpos(qt, BM)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        s = ct.mma(q, ct.transpose(_tile3(K, bh, j, BN, D)), ct.zeros((BM, BN), dtype=ct.float32)) * sm_scale
+        kpos = _kpos(j, BN)
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - m_new)
+        alpha = ct.exp(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma(p.astype(V.dtype), _tile3(V, bh, j, BN, D), acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).reshape((1, BM, D)))
+    ct.store(LSE, index=(bh, qt), tile=(m_i + ct.log(l_i)).reshape((1, BM)))
+
+
+@ct.kernel
+def s36_two_pass(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The two-pass softmax written as two loops: a max pass over every key tile (one dot each), then a sum pass
+    with the row max fixed (``p = exp2(s - m)``, no rescaling); ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        s = ct.mma(q, ct.transpose(_tile3(K, bh, j, BN, D)), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where(_kpos(j, BN) < seq, s, -math.inf)
+        m_i = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        s = ct.mma(q, ct.transpose(_tile3(K, bh, j, BN, D)), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where(_kpos(j, BN) < seq, s, -math.inf)
+        p = ct.exp2(s - m_i)
+        l_i = l_i + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma(p.astype(V.dtype), _tile3(V, bh, j, BN, D), acc)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+# ----------------------------------------------------------------------------------------------- the table
+
+F16, BF16, F32, I32 = "float16", "bfloat16", "float32", "int32"
+
+
+def scale2(d):
+    """``log2 e / sqrt(d)``: the scores' scale in log2 units for head dim ``d``."""
+    return LOG2E / math.sqrt(d)
+
+
+def _bhsd(bh, sq, sk, d, dt=F16, o_dt=None):
+    return [((bh, sq, d), dt), ((bh, sk, d), dt), ((bh, sk, d), dt), ((bh, sq, d), o_dt or dt)]
+
+
+def _grid(sq, bm, bh):
+    return (-(-sq // bm), bh)
+
+
+def _reg(name, kernel, spec, grid, notes, path="chained", error="", outputs=(3,)):
+    _add(name, kernel, spec, grid, path, error=error, notes=notes, outputs=outputs)
+
+
+# head dims (the array's d below the tile's D: zero-padded)
+_reg("s36_d80_plain", s36_plain, _bhsd(4, 150, 150, 80) + [scale2(80), 64, 64, 128], _grid(150, 64, 4),
+     "head dim 80 in a 128-wide tile, ragged")
+_reg("s36_d80_causal_bm128", s36_causal, _bhsd(2, 300, 300, 80) + [scale2(80), 128, 64, 128], _grid(300, 128, 2),
+     "head dim 80, causal, 128-row query tiles (two consumer warp groups)")
+_reg("s36_d96_causal_bf16", s36_causal, _bhsd(4, 150, 150, 96, BF16) + [scale2(96), 64, 64, 128],
+     _grid(150, 64, 4), "head dim 96, bf16, causal, ragged")
+_reg("s36_d48_plain", s36_plain, _bhsd(4, 150, 170, 48) + [scale2(48), 64, 64, 64], _grid(150, 64, 4),
+     "head dim 48 in a 64-wide tile, Sq != Sk")
+_reg("s36_d48_causal_bn32", s36_causal, _bhsd(2, 150, 150, 48) + [scale2(48), 64, 32, 64], _grid(150, 64, 2),
+     "head dim 48, 32-wide key tiles, causal")
+_reg("s36_d160_cross_bn32", s36_plain, _bhsd(2, 100, 170, 160) + [scale2(160), 64, 32, 256], _grid(100, 64, 2),
+     "head dim 160 in a 256-wide tile, 32-wide key tiles, cross attention")
+# key tiles
+_reg("s36_bn32_plain", s36_plain, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 32, 64], _grid(150, 64, 2),
+     "32-wide key tiles")
+_reg("s36_bn128_bm128", s36_plain, _bhsd(2, 200, 300, 64) + [scale2(64), 128, 128, 64], _grid(200, 128, 2),
+     "128 x 128 tiles, Sq != Sk")
+_reg("s36_bn256_plain", s36_plain, _bhsd(2, 150, 300, 64) + [scale2(64), 64, 256, 64], _grid(150, 64, 2),
+     "256-wide key tiles (the WGMMA's widest N)")
+# layouts, grids, operand views
+_PACKED_KV = (2, 170, 2, 3, 80)  # [B, Sk, 2, H, D]: K = [:, :, 0], V = [:, :, 1]
+_KV_STRIDES = (170 * 2 * 3 * 80, 2 * 3 * 80, 80, 1)
+_reg("s36_d80_bshd_cross_strided", s36_bshd_cross_grid3,
+     [((2, 100, 3, 80), F16), ((2, 170, 3, 80), F16, _KV_STRIDES), ((2, 170, 3, 80), F16, _KV_STRIDES),
+      ((2, 100, 3, 80), F16), scale2(80), 64, 64, 128], (2, 3, 2),
+     "[B, S, H, D], K and V strided views of a packed KV buffer, head dim 80, 3-D grid, Sq != Sk")
+_reg("s36_sample_kt_view_causal", s36_sample_kt_view_causal,
+     [((2, 2, 150, 64), F16)] * 4 + [1 / 8.0, 2, 64, 64, 64, True], (3, 4),
+     "the cuTile sample's spelling: K through order=(0, 1, 3, 2), the mask in a branch, causal")
+_reg("s36_sample_kt_view_d96", s36_sample_kt_view_causal,
+     [((1, 2, 150, 96), F16)] * 4 + [1 / math.sqrt(96), 2, 64, 64, 128, False], (3, 2),
+     "the cuTile sample's spelling at head dim 96, not causal (ragged keys in the branch)")
+_reg("s36_kt_array_cross_d96", s36_kt_array_cross,
+     [((2, 100, 96), F16), ((2, 96, 170), F16), ((2, 170, 96), F16), ((2, 100, 96), F16), scale2(96), 64, 64, 128],
+     _grid(100, 64, 2), "K stored [BH, D, Sk], head dim 96, cross attention")
+_reg("s36_o_transposed", s36_o_transposed,
+     [((2, 150, 64), F16)] * 3 + [((2, 64, 150), F16), scale2(64), 64, 64, 64], _grid(150, 64, 2),
+     "O stored transposed [BH, D, Sq]", path="simt",
+     error="the epilogue reads a register tile at coordinates other than its own")
+# masks
+_reg("s36_window_two_bounds", s36_window_two_bounds, _bhsd(2, 300, 300, 64) + [scale2(64), 70, 40, 64, 64, 64],
+     _grid(300, 64, 2), "a sliding window 70 keys back and 40 ahead (runtime bounds), range(lo, hi)")
+_reg("s36_prefix_lm", s36_prefix_lm, _bhsd(2, 200, 200, 64) + [scale2(64), 90, 64, 64, 64], _grid(200, 64, 2),
+     "a prefix-LM mask: the first 90 keys seen by all")
+_reg("s36_document_mask", s36_document_mask,
+     [((2, 2, 200, 64), F16)] * 3 + [((2, 200), I32), ((2, 2, 200, 64), F16), scale2(64), 64, 64, 64], (4, 2, 2),
+     "document ids per token (a segment array read in the loop), causal within a document",
+     outputs=(4,))
+_reg("s36_key_padding_lens", s36_key_padding_lens,
+     [((2, 2, 150, 64), F16)] + [((2, 2, 256, 64), F16)] * 2 + [((2,), I32), ((2, 2, 150, 64), F16), scale2(64),
+                                                                64, 64, 64], (3, 2, 2),
+     "key padding from a lengths array, the loop over the whole cache", outputs=(4,))
+_reg("s36_dropout_hashed", s36_dropout_hashed, _bhsd(2, 150, 150, 64) + [scale2(64), 1234, 6554, 64, 64, 64],
+     _grid(150, 64, 2), "dropout (10 %) from an int32 hash of the seed and the positions")
+# softmax spellings
+_reg("s36_runtime_scale_exp_bf16", s36_runtime_scale_exp, _bhsd(2, 150, 170, 64, BF16) + [0.125, 64, 64, 64],
+     _grid(150, 64, 2), "the natural scale a runtime scalar, natural exp, bf16, cross attention")
+_reg("s36_scale_in_exp", s36_scale_in_exp, _bhsd(2, 150, 150, 64) + [0.125, 64, 64, 64], _grid(150, 64, 2),
+     "the scale folded into exp's argument, causal")
+_reg("s36_q_prescaled_d96", s36_q_prescaled, _bhsd(2, 150, 150, 96) + [scale2(96), 64, 64, 128], _grid(150, 64, 2),
+     "Q pre-scaled before the loop, head dim 96")
+_reg("s36_triton_tutorial", s36_triton_tutorial, _bhsd(2, 150, 150, 64) + [0.125, 64, 64, 64], _grid(150, 64, 2),
+     "Triton's tutorial: 1-D row state, max in scaled units, causal")
+_reg("s36_lse_log2_cross", s36_lse_log2,
+     _bhsd(2, 150, 170, 64) + [((2, 150), F32), scale2(64), 64, 64, 64], _grid(150, 64, 2),
+     "O and the log2 LSE, cross attention", outputs=(3, 4))
+_reg("s36_lse_natural_f32out_d80", s36_lse_natural_f32out,
+     _bhsd(2, 150, 150, 80, F16, F32) + [((2, 150), F32), 1 / math.sqrt(80), 64, 64, 128], _grid(150, 64, 2),
+     "O in fp32 and the natural LSE, exp, causal, head dim 80", outputs=(3, 4))
+_reg("s36_two_pass", s36_two_pass, _bhsd(2, 150, 150, 64) + [scale2(64), 64, 64, 64], _grid(150, 64, 2),
+     "the two-pass softmax: a max loop, then a sum loop (the tier's kernels run one loop of dots)", path="simt",
+     error="a two-pass softmax")

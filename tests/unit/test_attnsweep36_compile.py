@@ -1,0 +1,88 @@
+"""Session 36's attention-shaped sweep (``tileorch.testing.attnsweep36_programs``, issue 20): every program exported
+through the launcher's argument description and cuTile's exporter (no GPU) and lowered for sm_90a
+(``compile_memo.lower_once``) takes the path its table entry names: the chained ones say they took the tensor cores
+(TMA + WGMMA); the two the tier refuses (O stored transposed; the two-pass softmax) say why at a line of the
+program's file, never a silent SIMT fallback, an internal error or a tier op name.  The window / document-mask /
+dropout kernels' pipelines are proved by ``tileorch check``.  Needs cuda-tile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+from tileorch.testing import attnsweep36_programs  # noqa: E402
+from tileorch.testing.attnsweep36_programs import PROGRAMS  # noqa: E402
+
+SOURCE = str(Path(attnsweep36_programs.__file__))
+TENSOR_CORES = "chained dots compiled through the TileAS tier to TMA + WGMMA"
+
+
+def _lowered(name):
+    from tileorch.testing.compile_memo import lower_once
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS[name]
+    return lower_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a")
+
+
+def test_the_sweep_has_its_programs():
+    assert len(PROGRAMS) >= 25
+    assert sum(p.path == "chained" for p in PROGRAMS.values()) >= 24
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_takes_its_path(name):
+    p = PROGRAMS[name]
+    prog = _lowered(name)
+    remarks = list(prog.remarks)
+    assert prog.kind == p.path, remarks
+    assert not [r for r in remarks if "internal error" in r or "left a kernel unlowered" in r], remarks
+    assert not [r for r in remarks if "refused" in r and ("producer agent" in r or "'nv_tile" in r)], remarks
+    refusals = [r for r in remarks if "refused" in r or "2 loops with dots" in r]
+    if p.error:
+        assert any(r.startswith(SOURCE + ":") and p.error in r for r in refusals), remarks
+    else:
+        assert not refusals, remarks
+    if p.path == "chained":
+        assert any(TENSOR_CORES in r for r in remarks), remarks
+
+
+@pytest.mark.parametrize("name", ["s36_window_two_bounds", "s36_document_mask", "s36_dropout_hashed"])
+def test_sweep_kernels_are_proved(name):
+    """``tileorch check`` proves the chained kernels of the rebased window loop, the segment array read in the
+    loop and the int32 dropout hash: their pipelines' barriers and phases as for any chained program."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.testing.compile_memo import lower_once_deriving
+    from tileorch.testing.export import cutile_bytecode
+
+    def prove(module):
+        return [(r.ok, str(r.violation)) for r in (check(proto) for proto in extract(module))]
+
+    p = PROGRAMS[name]
+    prog, results = lower_once_deriving(cutile_bytecode(p.kernel, p.spec), name, prove, "check", arch="sm_90a")
+    assert prog.kind == "chained" and results and all(ok for ok, _ in results), results
+
+
+SPILL_CHECKED = ["s36_d80_causal_bm128", "s36_d160_cross_bn32", "s36_bn256_plain", "s36_dropout_hashed"]
+
+
+@pytest.mark.parametrize("name", SPILL_CHECKED)
+def test_chained_kernel_assembles_without_spills(name):
+    """The register-heaviest shapes of the sweep (d80 in a 128-wide tile with 128 query rows, d160 in 256, 256-wide
+    key tiles, the dropout hash's integer math) assemble with ptxas without spilling."""
+    from tileorch.backend.ptxas import ptxas_available, run_ptxas
+    from tileorch.testing.compile_memo import compile_once
+    from tileorch.testing.export import cutile_bytecode
+
+    if not ptxas_available():
+        pytest.skip("ptxas not installed")
+    p = PROGRAMS[name]
+    prog = compile_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a", ptxas=False)
+    assert "wgmma.mma_async" in prog.ptx
+    result = run_ptxas(prog.ptx, "sm_90a")
+    assert not result.spill_warnings(), (name, result.summary())
