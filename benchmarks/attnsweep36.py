@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from pathlib import Path
 
 LOG2E = 1.4426950408889634
@@ -134,12 +133,12 @@ def _cases(torch):
         d, keep_min = 64, 6554
         q, k, v = r(B * H, S, d, seed=1), r(B * H, S, d, seed=2), r(B * H, S, d, seed=3)
         o = nan(B * H, S, d)
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "gpu"))
-        from test_attnsweep36_gpu import dropout_keep
+        from tileorch.testing.attnsweep36_refs import dropout_keep
 
         def ref():
             pm = torch.softmax((q[0].float() @ k[0].float().T) * 0.125, -1)
-            return (pm * dropout_keep(0, S, S, 1234, keep_min) * (65536.0 / (65536 - keep_min))) @ v[0].float()
+            keep = torch.from_numpy(dropout_keep(0, S, S, 1234, keep_min)).cuda()
+            return (pm * keep * (65536.0 / (65536 - keep_min))) @ v[0].float()
         qs, ks, vs = (x.view(B, H, S, d) for x in (q, k, v))
         return dict(kernel=P.s36_dropout_hashed, args=(q, k, v, o, LOG2E / 8, 1234, keep_min, 128, 64, 64),
                     grid=(S // 128, B * H), got=lambda: o[0], ref=ref, flops=4 * B * H * S * S * d,
@@ -166,6 +165,57 @@ def _cases(torch):
                         flops=4 * B * H * S * (S / 2 if causal else S) * d,
                         sdpa=lambda: F.scaled_dot_product_attention(qs, ks, vs, is_causal=causal))
         return build
+
+    def bottom_right():
+        d, sq, sk = 80, 1024, S
+        q, k, v = r(B * H, sq, d, seed=1), r(B * H, sk, d, seed=2), r(B * H, sk, d, seed=3)
+        o = nan(B * H, sq, d)
+        i, j = pos(sq, sk)
+        keep = j <= i + (sk - sq)
+        qs, ks, vs = (x.view(B, H, -1, d) for x in (q, k, v))
+        return dict(kernel=P.s36_causal_bottom_right, args=(q, k, v, o, LOG2E / math.sqrt(d), 128, 64, 128),
+                    grid=(sq // 128, B * H), got=lambda: o[0], ref=lambda: ref_attn(q[0], k[0], v[0], d ** -0.5, keep),
+                    flops=4 * B * H * sq * (sk - sq + sq / 2) * d,
+                    sdpa=lambda: F.scaled_dot_product_attention(qs, ks, vs, attn_mask=keep))
+
+    def window_lse():
+        d, w = 64, 1024
+        q, k, v = r(B * H, S, d, seed=1), r(B * H, S, d, seed=2), r(B * H, S, d, seed=3)
+        o, lse_ = nan(B * H, S, d), nan(B * H, S, dt="float32")
+        i, j = pos(S, S)
+        keep = (j <= i) & (j > i - w)
+
+        def ref():
+            s = ((q[0].float() @ k[0].float().T) * d ** -0.5).masked_fill(~keep, float("-inf"))
+            return torch.cat([ref_attn(q[0], k[0], v[0], d ** -0.5, keep).flatten(),
+                              (torch.logsumexp(s, -1) / math.log(2.0)).flatten()])
+        qs, ks, vs = (x.view(B, H, S, d) for x in (q, k, v))
+        return dict(kernel=P.s36_window_lse_1d, args=(q, k, v, o, lse_, LOG2E / math.sqrt(d), w, 128, 32, 64),
+                    grid=(S // 128, B * H), got=lambda: torch.cat([o[0].float().flatten(), lse_[0].flatten()]),
+                    ref=ref, flops=4 * B * H * S * w * d,
+                    sdpa=lambda: F.scaled_dot_product_attention(qs, ks, vs, attn_mask=keep))
+
+    def sample_gqa():
+        d, hkv = 64, 4
+        q, k, v = r(B, S, H, d, seed=1), r(B, S, hkv, d, seed=2), r(B, S, hkv, d, seed=3)
+        o = nan(B, S, H, d)
+        g = H // hkv
+        qs, ks, vs = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+        return dict(kernel=P.s36_sample_gqa_bshd, args=(q, k, v, o, d ** -0.5, H, g, 128, 128, d),
+                    grid=(S // 128, B * H), got=lambda: o[0, :, 0],
+                    ref=lambda: ref_attn(qs[0, 0], ks[0, 0], vs[0, 0], d ** -0.5), flops=4 * B * H * S * S * d,
+                    sdpa=lambda: F.scaled_dot_product_attention(qs, ks.repeat_interleave(g, 1),
+                                                                vs.repeat_interleave(g, 1)))
+
+    def o_transposed():
+        d = 64
+        q, k, v = r(B * H, S, d, seed=1), r(B * H, S, d, seed=2), r(B * H, S, d, seed=3)
+        ot = nan(B * H, d, S)
+        qs, ks, vs = (x.view(B, H, S, d) for x in (q, k, v))
+        return dict(kernel=P.s36_o_transposed, args=(q, k, v, ot, LOG2E / math.sqrt(d), 128, 64, d),
+                    grid=(S // 128, B * H), got=lambda: ot[0], ref=lambda: ref_attn(q[0], k[0], v[0], d ** -0.5).T,
+                    flops=4 * B * H * S * S * d,
+                    sdpa=lambda: F.scaled_dot_product_attention(qs, ks, vs).transpose(-1, -2).contiguous())
 
     WL, WR, PREFIX = 512, 256, 1024
     return {
@@ -195,7 +245,11 @@ def _cases(torch):
         "s36_triton_tutorial": bhsd(P.s36_triton_tutorial, 64, 128, 64, 64, causal=True, natural=True),
         "s36_lse_log2_cross": lse(P.s36_lse_log2, False, False, 64, 64, "float16"),
         "s36_lse_natural_f32out_d80": lse(P.s36_lse_natural_f32out, True, True, 80, 128, "float32"),
-        "s36_o_transposed": None,  # SIMT path (refused at the transposed store): no speed line
+        "s36_causal_bottom_right_d80": bottom_right,
+        "s36_window_lse_1d_bn32": window_lse,
+        "s36_sample_gqa_bshd_order": sample_gqa,
+        "s36_d80_bn256": bhsd(P.s36_plain, 80, 64, 256, 128),
+        "s36_o_transposed_bm128": o_transposed,
         "s36_two_pass": None,  # SIMT path (two loops of dots): no speed line
     }
 

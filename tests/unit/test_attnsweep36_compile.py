@@ -1,9 +1,9 @@
 """Session 36's attention-shaped sweep (``tileorch.testing.attnsweep36_programs``, issue 20): every program exported
 through the launcher's argument description and cuTile's exporter (no GPU) and lowered for sm_90a
 (``compile_memo.lower_once``) takes the path its table entry names: the chained ones say they took the tensor cores
-(TMA + WGMMA); the two the tier refuses (O stored transposed; the two-pass softmax) say why at a line of the
-program's file, never a silent SIMT fallback, an internal error or a tier op name.  The window / document-mask /
-dropout kernels' pipelines are proved by ``tileorch check``.  Needs cuda-tile."""
+(TMA + WGMMA); the one the tier refuses (the two-pass softmax) says why at a line of the program's file, never a
+silent SIMT fallback, an internal error or a tier op name.  The window / document-mask / dropout / transposed-O
+kernels' pipelines are proved by ``tileorch check``; the heaviest assemble without spills.  Needs cuda-tile."""
 
 from __future__ import annotations
 
@@ -51,10 +51,12 @@ def test_program_takes_its_path(name):
         assert any(TENSOR_CORES in r for r in remarks), remarks
 
 
-@pytest.mark.parametrize("name", ["s36_window_two_bounds", "s36_document_mask", "s36_dropout_hashed"])
+@pytest.mark.parametrize("name", ["s36_window_two_bounds", "s36_document_mask", "s36_dropout_hashed",
+                                  "s36_o_transposed_bm128"])
 def test_sweep_kernels_are_proved(name):
     """``tileorch check`` proves the chained kernels of the rebased window loop, the segment array read in the
-    loop and the int32 dropout hash: their pipelines' barriers and phases as for any chained program."""
+    loop, the int32 dropout hash and the transposed O store: their pipelines' barriers and phases as for any
+    chained program."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
     from tileorch.testing.compile_memo import lower_once_deriving
@@ -86,3 +88,16 @@ def test_chained_kernel_assembles_without_spills(name):
     assert "wgmma.mma_async" in prog.ptx
     result = run_ptxas(prog.ptx, "sm_90a")
     assert not result.spill_warnings(), (name, result.summary())
+
+
+def test_transposed_o_store_takes_the_chained_kernel():
+    """O stored through ``ct.transpose`` (``[BH, D, S]``): refused before session 36 ("the epilogue reads a register
+    tile at coordinates other than its own", the SIMT path); now the chained kernel, each accumulator element stored
+    at the stored tile's (col, row), element by element (no packed column pairs: ``st.global.b32`` absent)."""
+    from tileorch.testing.compile_memo import compile_once
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS["s36_o_transposed_bm128"]
+    prog = compile_once(cutile_bytecode(p.kernel, p.spec), "s36_o_transposed_bm128", arch="sm_90a", ptxas=False)
+    assert prog.kind == "chained", list(prog.remarks)
+    assert "wgmma.mma_async" in prog.ptx and "st.global.b16" in prog.ptx and "st.global.b32" not in prog.ptx

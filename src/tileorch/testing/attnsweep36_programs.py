@@ -6,7 +6,9 @@ Shapes: head dims 80 and 96 in 128-wide zero-padded tiles, 48 in a 64-wide tile,
 key lengths that differ with neither a multiple of the tile (cross attention); ``[B, S, H, D]`` arrays whose K and V
 are strided views of a packed ``[B, S, 2, H, D]`` buffer; separate batch and head grid axes (3-D grid); key tiles
 32 / 64 / 128 / 256; K read as a ``[S, D]`` tile, through a transposing view (``order=``) and from a pre-transposed
-``[D, S]`` array; O stored transposed ``[BH, D, S]``.
+``[D, S]`` array; V stored ``[BH, D, S]``; Q, K and V strided views of one packed QKV buffer; O stored transposed
+``[BH, D, S]`` (with the cast before or after the transpose, an LSE beside it); a persistent loop over work items
+written by the user.
 
 Masks: a sliding window with both bounds (runtime scalars; the key loop ``range(lo, hi)``); a prefix-LM mask (a
 runtime prefix length); a document mask from a per-token segment-id array; key padding from a lengths array;
@@ -188,6 +190,76 @@ def s36_o_transposed(Q, K, V, OT, qk_scale: float, BM: C[int], BN: C[int], D: C[
         m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
     o = ct.transpose((acc / l_i).astype(OT.dtype))
     ct.store(OT, index=(bh, 0, qt), tile=o.reshape((1, D, BM)))
+
+
+@ct.kernel
+def s36_o_transposed_lse(Q, K, V, OT, LSE, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """O stored transposed with the cast after the transpose (``ct.transpose(o).astype(..)``), the log2 LSE
+    ``[BH, Sq]`` stored beside it; causal, ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    qpos = _qpos(qt, BM)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        k = _tile3(K, bh, j, BN, D)
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = _kpos(j, BN)
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
+    ct.store(OT, index=(bh, 0, qt), tile=ct.transpose(acc / l_i).astype(OT.dtype).reshape((1, D, BM)))
+    ct.store(LSE, index=(bh, qt), tile=(m_i + ct.log2(l_i)).reshape((1, BM)))
+
+
+@ct.kernel
+def s36_v_transposed_cross(Q, K, VT, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """V stored transposed ``VT [BH, D, Sk]``: its ``[D, BN]`` tile ``ct.transpose``d for ``P V``; cross
+    attention, both ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    sk = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(sk, BN)):
+        s = ct.mma(q, ct.transpose(_tile3(K, bh, j, BN, D)), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where(_kpos(j, BN) < sk, s, -math.inf)
+        vt = ct.load(VT, index=(bh, 0, j), shape=(1, D, BN), padding_mode=ZERO).reshape((D, BN))
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, ct.transpose(vt), VT.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+@ct.kernel
+def s36_packed_qkv_causal(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Self-attention on one packed ``QKV [B, S, 3, H, D]`` buffer (Q, K, V its strided views ``[B, S, H, D]`` in
+    the spec), causal, 3-D grid ``(query tile, head, batch)``; ragged."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(b, qt, h, 0), shape=(1, BM, 1, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = _qpos(qt, BM)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        k = ct.load(K, index=(b, j, h, 0), shape=(1, BN, 1, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = _kpos(j, BN)
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        v = ct.load(V, index=(b, j, h, 0), shape=(1, BN, 1, D), padding_mode=ZERO).reshape((BN, D))
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(b, qt, h, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, 1, D)))
+
+@ct.kernel
+def s36_user_persistent(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """A persistent kernel written by the user: each program walks the (head, query tile) work items
+    ``bid(0), bid(0) + num_blocks(0), ..`` and runs the whole chain for each; ragged keys."""
+    seq = K.shape[1]
+    nq = ct.cdiv(Q.shape[1], BM)
+    total = nq * Q.shape[0]
+    for t in range(ct.bid(0), total, ct.num_blocks(0)):
+        bh, qt = t // nq, t % nq
+        q = _tile3(Q, bh, qt, BM, D)
+        m_i, l_i, acc = _state(BM, D)
+        for j in range(ct.cdiv(seq, BN)):
+            s = ct.mma(q, ct.transpose(_tile3(K, bh, j, BN, D)), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+            s = ct.where(_kpos(j, BN) < seq, s, -math.inf)
+            m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
+        ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
 # ----------------------------------------------------------------------------------------------- masks
@@ -461,6 +533,104 @@ def s36_two_pass(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int])
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def s36_causal_bottom_right(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Causal cross attention aligned bottom-right (query ``i`` of ``Sq`` sits at key position ``i + Sk - Sq``: a
+    prefill chunk after a cached prefix), ``Sq != Sk``, both ragged; the loop stops at the block's last key."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    sq, sk = Q.shape[1], K.shape[1]
+    off = sk - sq
+    q = _tile3(Q, bh, qt, BM, D)
+    qpos = _qpos(qt, BM) + off
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(min((qt + 1) * BM + off, sk), BN)):
+        k = _tile3(K, bh, j, BN, D)
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = _kpos(j, BN)
+        s = ct.where((kpos <= qpos) & (kpos < sk), s, -math.inf)
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, _tile3(V, bh, j, BN, D), V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s36_gqa_bshd_docs(Q, K, V, Seg, O, qk_scale: float, G: C[int], BM: C[int], BN: C[int], D: C[int]):
+    """GQA on sequence-major arrays (``Q / O [B, S, H, D]``, ``K / V [B, S, HKV, D]``, head ``h`` reads KV head
+    ``h // G``) with a document mask from ``Seg [B, S]`` (not causal: a token sees its whole document); 3-D grid
+    ``(query tile, head, batch)``; the running max starts finite; ragged."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    seq = K.shape[1]
+    kvh = h // G
+    q = ct.load(Q, index=(b, qt, h, 0), shape=(1, BM, 1, D), padding_mode=ZERO).reshape((BM, D))
+    qseg = ct.load(Seg, index=(b, qt), shape=(1, BM), padding_mode=ZERO).reshape((BM, 1))
+    m_i = ct.full((BM, 1), -1.0e30, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(b, j, kvh, 0), shape=(1, BN, 1, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kseg = ct.load(Seg, index=(b, j), shape=(1, BN), padding_mode=ZERO)
+        s = ct.where((kseg == qseg) & (_kpos(j, BN) < seq), s, -math.inf)
+        v = ct.load(V, index=(b, j, kvh, 0), shape=(1, BN, 1, D), padding_mode=ZERO).reshape((BN, D))
+        m_i, l_i, acc = _step2(s, m_i, l_i, acc, v, V.dtype)
+    ct.store(O, index=(b, qt, h, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, 1, D)))
+
+
+@ct.kernel
+def s36_window_lse_1d(Q, K, V, O, LSE, qk_scale: float, W: C[int], BM: C[int], BN: C[int], D: C[int]):
+    """A causal sliding window of ``W`` keys (a constant) with Triton-style 1-D row state, the log2 LSE stored as
+    the 1-D ``[BM]`` tile itself; rows guarded as FlashAttention does (the max taken as 0 while ``-inf``);
+    ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = _tile3(Q, bh, qt, BM, D)
+    qpos = _qpos(qt, BM)
+    m_i = ct.full((BM,), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM,), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(max(qt * BM - W + 1, 0) // BN, ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        s = ct.mma(q, ct.transpose(_tile3(K, bh, j, BN, D)), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = _kpos(j, BN)
+        s = ct.where((kpos <= qpos) & (kpos > qpos - W) & (kpos < seq), s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1))
+        m_use = ct.where(m_new == -math.inf, 0.0, m_new)
+        p = ct.exp2(s - m_use[:, None])
+        alpha = ct.exp2(m_i - m_use)
+        l_i = l_i * alpha + ct.sum(p, axis=1)
+        acc = ct.mma(p.astype(V.dtype), _tile3(V, bh, j, BN, D), acc * alpha[:, None])
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i[:, None]).astype(O.dtype).reshape((1, BM, D)))
+    ct.store(LSE, index=(bh, qt), tile=(m_i + ct.log2(l_i)).reshape((1, BM)))
+
+
+@ct.kernel
+def s36_sample_gqa_bshd(Q, K, V, Out, qk_scale: float, H: C[int], G: C[int], BM: C[int], BN: C[int], D: C[int]):
+    """The cuTile sample's loop on sequence-major arrays with grouped KV heads: ``Q / Out [B, S, H, D]``,
+    ``K / V [B, S, H / G, D]``, K read ``[D, BN]`` through ``order=(0, 3, 2, 1)`` (the view's last two dimensions
+    swapped after the head dimension: a 4-D order other than a swap of the array's last two), program
+    ``(query tile, b H + h)``, ragged keys masked in a branch."""
+    bx, by = ct.bid(0), ct.bid(1)
+    b, h = by // H, by % H
+    kvh = h // G
+    seq = K.shape[1]
+    scale = qk_scale * LOG2E
+    m_i, l_i, acc = _state(BM, D)
+    q = ct.load(Q, index=(b, bx, h, 0), shape=(1, BM, 1, D), padding_mode=ZERO).reshape((BM, D))
+    for j in range(0, ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(b, 0, kvh, j), shape=(1, D, 1, BN), order=(0, 3, 2, 1), padding_mode=ZERO)
+        qk = ct.mma(q, k.reshape((D, BN)), ct.full((BM, BN), 0.0, dtype=ct.float32))
+        if j >= seq // BN:
+            qk = qk + ct.where(_kpos(j, BN) < seq, 0.0, -math.inf)
+        m_ij = ct.maximum(m_i, ct.max(qk, axis=-1, keepdims=True) * scale)
+        qk = qk * scale - m_ij
+        p = ct.exp2(qk, flush_to_zero=True)
+        alpha = ct.exp2(m_i - m_ij, flush_to_zero=True)
+        l_i = l_i * alpha + ct.sum(p, axis=-1, keepdims=True)
+        v = ct.load(V, index=(b, j, kvh, 0), shape=(1, BN, 1, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(Q.dtype), v, acc * alpha)
+        m_i = m_ij
+    ct.store(Out, index=(b, bx, h, 0), tile=(acc / l_i).reshape((1, BM, 1, D)).astype(Out.dtype))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 F16, BF16, F32, I32 = "float16", "bfloat16", "float32", "int32"
@@ -484,6 +654,10 @@ def _reg(name, kernel, spec, grid, notes, path="chained", error="", outputs=(3,)
 
 
 # head dims (the array's d below the tile's D: zero-padded)
+NATURAL = {s36_sample_kt_view_causal, s36_sample_gqa_bshd, s36_runtime_scale_exp, s36_scale_in_exp,
+           s36_triton_tutorial, s36_lse_natural_f32out}
+"""The kernels whose scale argument is in natural units (``1 / sqrt(d)``); the others take it in log2 units."""
+
 _reg("s36_d80_plain", s36_plain, _bhsd(4, 150, 150, 80) + [scale2(80), 64, 64, 128], _grid(150, 64, 4),
      "head dim 80 in a 128-wide tile, ragged")
 _reg("s36_d80_causal_bm128", s36_causal, _bhsd(2, 300, 300, 80) + [scale2(80), 128, 64, 128], _grid(300, 128, 2),
@@ -521,8 +695,13 @@ _reg("s36_kt_array_cross_d96", s36_kt_array_cross,
      _grid(100, 64, 2), "K stored [BH, D, Sk], head dim 96, cross attention")
 _reg("s36_o_transposed", s36_o_transposed,
      [((2, 150, 64), F16)] * 3 + [((2, 64, 150), F16), scale2(64), 64, 64, 64], _grid(150, 64, 2),
-     "O stored transposed [BH, D, Sq]", path="simt",
-     error="the epilogue reads a register tile at coordinates other than its own")
+     "O stored transposed [BH, D, Sq] (tileas/transposed_store.py: refused before session 36)")
+_reg("s36_o_transposed_bm128", s36_o_transposed,
+     [((2, 300, 64), F16)] + [((2, 170, 64), F16)] * 2 + [((2, 64, 300), F16), scale2(64), 128, 64, 64],
+     _grid(300, 128, 2), "O stored transposed, 128-row tiles (a [64, 128] stored tile), Sq != Sk")
+_reg("s36_o_transposed_d80_bf16", s36_o_transposed,
+     [((2, 150, 80), BF16)] * 3 + [((2, 80, 150), BF16), scale2(80), 64, 64, 128], _grid(150, 64, 2),
+     "O stored transposed at head dim 80 in a 128-wide tile (a [128, 64] stored tile, rows past 80 clipped), bf16")
 # masks
 _reg("s36_window_two_bounds", s36_window_two_bounds, _bhsd(2, 300, 300, 64) + [scale2(64), 70, 40, 64, 64, 64],
      _grid(300, 64, 2), "a sliding window 70 keys back and 40 ahead (runtime bounds), range(lo, hi)")
@@ -556,3 +735,52 @@ _reg("s36_lse_natural_f32out_d80", s36_lse_natural_f32out,
 _reg("s36_two_pass", s36_two_pass, _bhsd(2, 150, 150, 64) + [scale2(64), 64, 64, 64], _grid(150, 64, 2),
      "the two-pass softmax: a max loop, then a sum loop (the tier's kernels run one loop of dots)", path="simt",
      error="a two-pass softmax")
+
+# second batch: combinations
+_reg("s36_causal_bottom_right_d80", s36_causal_bottom_right, _bhsd(2, 100, 230, 80) + [scale2(80), 64, 64, 128],
+     _grid(100, 64, 2), "causal cross attention aligned bottom-right (a chunk after a cached prefix), head dim 80")
+_reg("s36_gqa_bshd_docs", s36_gqa_bshd_docs,
+     [((2, 150, 4, 64), F16), ((2, 150, 2, 64), F16), ((2, 150, 2, 64), F16), ((2, 150), I32),
+      ((2, 150, 4, 64), F16), scale2(64), 2, 64, 64, 64], (3, 4, 2),
+     "GQA on [B, S, H, D] with a (non-causal) document mask, 3-D grid", outputs=(4,))
+_reg("s36_window_lse_1d_bn32", s36_window_lse_1d,
+     _bhsd(2, 300, 300, 64) + [((2, 300), F32), scale2(64), 100, 128, 32, 64], _grid(300, 128, 2),
+     "a causal window of 100 keys, 1-D row state, the log2 LSE stored as its 1-D tile, 128 x 32 tiles",
+     outputs=(3, 4))
+_reg("s36_sample_gqa_bshd_order", s36_sample_gqa_bshd,
+     [((2, 150, 4, 64), F16), ((2, 150, 2, 64), F16), ((2, 150, 2, 64), F16), ((2, 150, 4, 64), F16), 1 / 8.0, 4,
+      2, 64, 64, 64], (3, 8), "the cuTile sample on [B, S, H, D] with GQA, K through order=(0, 3, 2, 1)")
+_reg("s36_dropout_d96_bf16", s36_dropout_hashed,
+     _bhsd(2, 150, 170, 96, BF16) + [scale2(96), 99, 13107, 64, 64, 128], _grid(150, 64, 2),
+     "dropout (20 %) at head dim 96, bf16, Sq != Sk")
+_reg("s36_prefix_lm_d48_bn128", s36_prefix_lm, _bhsd(2, 300, 300, 48) + [scale2(48), 130, 128, 128, 64],
+     _grid(300, 128, 2), "prefix-LM at head dim 48, 128 x 128 tiles")
+_reg("s36_key_padding_d160", s36_key_padding_lens,
+     [((2, 2, 100, 160), F16)] + [((2, 2, 192, 160), F16)] * 2 + [((2,), I32), ((2, 2, 100, 160), F16), scale2(160),
+                                                                 64, 64, 256], (2, 2, 2),
+     "key padding from lengths at head dim 160", outputs=(4,))
+_reg("s36_d80_bn256", s36_plain, _bhsd(2, 150, 300, 80) + [scale2(80), 64, 256, 128], _grid(150, 64, 2),
+     "head dim 80 with 256-wide key tiles")
+_reg("s36_d80_bm16", s36_plain, _bhsd(4, 20, 170, 80) + [scale2(80), 16, 64, 128], _grid(20, 16, 4),
+     "16-row query tiles (a short chunk; padded to the WGMMA's 64 rows), head dim 80")
+_reg("s36_window_bf16_f32out", s36_window_two_bounds,
+     _bhsd(2, 200, 200, 96, BF16, F32) + [scale2(96), 0, 63, 64, 64, 128], _grid(200, 64, 2),
+     "a forward-only window (0 back, 63 ahead), bf16 in, fp32 out, head dim 96")
+_reg("s36_o_transposed_lse_causal", s36_o_transposed_lse,
+     [((2, 150, 64), F16)] * 3 + [((2, 64, 150), F16), ((2, 150), F32), scale2(64), 64, 64, 64], _grid(150, 64, 2),
+     "O stored transposed (cast after the transpose) with the log2 LSE beside it, causal", outputs=(3, 4))
+_reg("s36_v_transposed_cross", s36_v_transposed_cross,
+     [((2, 100, 64), F16), ((2, 170, 64), F16), ((2, 64, 170), F16), ((2, 100, 64), F16), scale2(64), 64, 64, 64],
+     _grid(100, 64, 2), "V stored transposed [BH, D, Sk] (the second dot's B K-major), cross attention")
+_QKV_STRIDES = (150 * 3 * 2 * 96, 3 * 2 * 96, 96, 1)  # [B, S, 3, H, D] = (2, 150, 3, 2, 96): Q / K / V = [:, :, i]
+_reg("s36_packed_qkv_causal_d96", s36_packed_qkv_causal,
+     [((2, 150, 2, 96), F16, _QKV_STRIDES)] * 3 + [((2, 150, 2, 96), F16), scale2(96), 64, 64, 128], (3, 2, 2),
+     "Q, K, V strided views of one packed QKV buffer, causal, head dim 96")
+_reg("s36_user_persistent", s36_user_persistent, [((2, 150, 64), F16)] * 4 + [scale2(64), 64, 64, 64], (4,),
+     "a persistent loop over (head, query tile) written by the user, 4 programs for 6 work items")
+_reg("s36_bn16_plain", s36_plain, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 16, 64], _grid(150, 64, 2),
+     "16-wide key tiles (the second dot's K one WGMMA step)")
+_reg("s36_d160_causal_bm32", s36_causal, _bhsd(2, 100, 100, 160) + [scale2(160), 32, 64, 256], _grid(100, 32, 2),
+     "32-row query tiles (padded to 64) at head dim 160, causal")
+_reg("s36_d48_bm128_bn256", s36_plain, _bhsd(2, 300, 600, 48) + [scale2(48), 128, 256, 64], _grid(300, 128, 2),
+     "128 x 256 tiles at head dim 48, Sq != Sk")

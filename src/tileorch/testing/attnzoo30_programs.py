@@ -758,5 +758,6 @@ _add("zoo_fp8_e4m3", zoo_fp8_e4m3,
      outputs=(3,), error="the first dot's A element type f8E4M3FN: f16/bf16 operands are supported",
      notes="the chained tier's WGMMAs are f16 / bf16 (an e4m3 WGMMA needs K-major B tiles and 32-wide K steps)")
 _add("zoo_o_stored_transposed", zoo_o_stored_transposed,
-     _qkv((2, 128, 64), (2, 170, 64)) + [((2, 64, 128), F16), _S64, 64, 64, 64], (2, 2), "simt", outputs=(3,),
-     error="the epilogue reads a register tile at coordinates other than its own")
+     _qkv((2, 128, 64), (2, 170, 64)) + [((2, 64, 128), F16), _S64, 64, 64, 64], (2, 2), "chained", outputs=(3,),
+     notes="refused before session 36 ('the epilogue reads a register tile at coordinates other than its own'); "
+     "now stored element by element at the stored tile's (col, row) (tileas/transposed_store.py)")

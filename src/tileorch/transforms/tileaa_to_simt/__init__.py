@@ -108,6 +108,8 @@ from tileorch.transforms.tileaa_to_simt.unrolled_trips import trip_counter
 from tileorch.transforms.tileas.simt_layouts import gathers, vectorizable_access
 
 PASS = "convert-nv-tileaa-to-simt"
+CUTILE_TYPE_NAMES = {"f4E2M1FN": "float4_e2m1fn", "f8E8M0FNU": "float8_e8m0fnu"}
+"""cuTile's names of the element types the SIMT lowering does not hold (its located error names both)."""
 MAX_STATIC_SMEM = 48 * 1024
 MAX_DYNAMIC_SMEM = 227 * 1024
 """Shared memory a Hopper CTA may opt into (dynamic shared memory above the 48 KiB of static)."""
@@ -780,7 +782,9 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             if not (isinstance(elt, IntegerType) or is_float(elt)):
                 continue
             if not supported_element(elt):
-                raise LocatedError(op, f"element type {elt} is not supported yet by {PASS} (in '{op.name}'; "
+                cutile = CUTILE_TYPE_NAMES.get(str(elt))
+                named = f"cuTile's ct.{cutile}; " if cutile else ""
+                raise LocatedError(op, f"element type {elt} is not supported yet by {PASS} ({named}in '{op.name}'; "
                                        "supported: i1, i8, i16, i32, i64, f16, bf16, f32, f64, tf32, "
                                        "f8E4M3FN, f8E5M2)")
             if is_fp8(elt) and self.sm is not None and self.sm < 89:

@@ -104,6 +104,7 @@ from tileorch.transforms.tileas.pack16 import pack16, rounded_from
 from tileorch.transforms.tileas.program_order import heavy_first_axis
 from tileorch.transforms.tileas.q_registers import load_q_fragment, q_regs_asked, q_regs_refusal
 from tileorch.transforms.tileas.rebase_k_loop import rebase_k_loop
+from tileorch.transforms.tileas.transposed_store import store_dims, transposed_tile
 from tileorch.transforms.tileas.loop_division import enabled as loop_div_enabled
 from tileorch.transforms.tileas.loop_division import uniform_quotients
 from tileorch.transforms.tileas.loop_tanh import enabled as loop_tanh_enabled
@@ -661,6 +662,9 @@ class ChainedKernel:
     tile_stores: list = field(default_factory=list)
     """The accumulator tiles' stores after the loop (several second dots: each ``[tm, dv]`` tile
     stored; else ``[store]``; none when :attr:`rows_only`)."""
+    store_transposed: bool = False
+    """The accumulator tile is stored transposed (``ct.transpose(o)``: a ``[dv, tm]`` tile, O stored ``[BH, D, S]``;
+    ``tileas/transposed_store.py``): stored element by element at the stored tile's (col, row)."""
     rows_only: bool = False
     """The program stores row vectors only (its loop's one dot only reduced: ``tileas-row-statistics-chain``
     added a second dot nothing reads): :attr:`store` is the first row vector's store, the epilogue stores the row
@@ -997,6 +1001,10 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         return lead + shp[-1:]
 
     tiles = [x for x in stores if squeezed(x) == [tile_rows, dv]]
+    flipped = [x for x in stores if transposed_tile(x, tile_rows, dv)]  # O^T: ct.transpose(o) stored
+    store_transposed = len(seconds) <= 1 and bool(flipped) and (not tiles or tiles[0] is flipped[0])
+    if store_transposed:
+        tiles = flipped[:1]
     st = tiles[0] if tiles else stores[0]
     tile_stores = tiles if len(seconds) > 1 and tiles else [st]  # several accumulators: each tile stored
     from tileorch.transforms.tileas.row_statistics_chain import ATTR as UNREAD_SECOND
@@ -1011,7 +1019,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
             _fail(o, f"{what} in a chained-dots kernel is not supported yet: its lowering writes the output tiles and "
                      "row vectors the kernel stores, nothing else")
     shape = list(st.tile.type.get_shape())
-    if squeezed(st) != [tile_rows, dv] and not rows_only:
+    if squeezed(st) != ([dv, tile_rows] if store_transposed else [tile_rows, dv]) and not rows_only:
         _fail(st, f"the stored tile {shape} is not the [{tile_rows}, {dv}] accumulator tile")
     if row_stores and _store_group(st) is not None:
         _fail(row_stores[0][0], "a row vector stored beside an accumulator tile whose rows run along two dimensions "
@@ -1058,6 +1066,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     ck.b2_in_b1 = next((k for k, b in enumerate(b1s) if b.load is b2.load), -1)
     ck.tile_stores = tile_stores
     ck.rows_only = rows_only
+    ck.store_transposed = store_transposed
     if len(seconds) > 1:
         _several_seconds(ck, [*others, b2], seconds)
     if ck.k1 > 1 and len(seconds) == 1:  # several second dots: _several_seconds's budget
@@ -2591,6 +2600,7 @@ class _Site:
         self.low.softmax_exps = ck.softmax_exps if softmax_exp_enabled() else None
         self.low.row_loads = ck.row_loads if row_prefetch_enabled() else None
         self.low.unit_coords_own = ck.rows == 1  # a one-row tile padded to 64 rows (PADDED_ROWS)
+        self.low.stored_transposed = ck.store_transposed and self.store is ck.store
         if coords is not None:
             self.bind(coords, tile_coord)
 
@@ -2609,7 +2619,7 @@ class _Site:
             low.env.origin = [e.mul_i(low._i32(low.scalar(st.indices[r])), e.const(tile[r])), e.const(0)]
             return
         low.env.origin = [e.mul_i(low._i32(low.scalar(st.indices[d])), e.const(tile[d]))
-                          for d in (_store_rows_dim(st), len(st.indices) - 1)]
+                          for d in store_dims(st, low.stored_transposed)]
 
     def at(self, v: SSAValue, h: int, g: int | None, j: int) -> SSAValue:
         row = Coord(self.low.rows[h], 0)
@@ -2620,15 +2630,6 @@ class _Site:
 
     def tile_regs(self, v: SSAValue, width: int) -> list[SSAValue]:
         return [self.at(v, h, None if width == 1 else g, j) for h, g, j in _frag_regs(width)]
-
-
-def _store_rows_dim(st: Operation) -> int:
-    """The dimension of the accumulator tile's rows in the tile ``st`` stores: the one dimension
-    before the last with an extent other than 1 (an O ``[B, S, H, D]`` stored as ``(1, tm, 1, dv)``),
-    else the next-to-last."""
-    shape = list(st.tile.type.get_shape())
-    wide = [i for i, x in enumerate(shape[:-1]) if x != 1]
-    return wide[0] if len(wide) == 1 else len(shape) - 2
 
 
 def _located_choices(ck: ChainedKernel) -> list[str]:
@@ -3954,13 +3955,14 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         def tile_coords(z: Coord, row: Coord, col: Coord) -> tuple[Coord, ...]:
             """The stored tile's coordinates of (row, col): ``z`` at its unit dimensions (a group
             store's row ``r``: ``(r // BM, r % BM)`` at its two row dimensions)."""
-            n, r = len(st.indices), _store_rows_dim(st)
+            n = len(st.indices)
+            r, c = store_dims(st, ck.store_transposed and st is ck.store)
             if group is not None:
                 gd, rd, bm = group
                 return tuple(Coord(row_split[id(row.value)][0], None) if i == gd
                              else Coord(row_split[id(row.value)][1], None) if i == rd
                              else col if i == n - 1 else z for i in range(n))
-            return tuple(row if i == r else col if i == n - 1 else z for i in range(n))
+            return tuple(row if i == r else col if i == c else z for i in range(n))
 
         row_split: dict = {}  # id(row value) -> (r // BM, r % BM) of a group store
         if group is not None:
@@ -4010,7 +4012,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             at.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
 
         whole = (_packed_store_test(s.low, st) if packed_epilogue_enabled() and keep is None and not ck.rows_only
-                 else None)
+                 and not s.low.stored_transposed else None)  # (transposed: a row's columns a stride apart)
         fast = (_row_divided(ck, site_of, s, rows, cols) if row_div and st is ck.store and not ck.rows_only
                 else None)
         if ck.rows_only:

@@ -165,6 +165,9 @@ class EpilogueLowering:
     store_swapped: bool = False
     """The store writes the transposed accumulator tile at (program id 1, program id 0): its
     first dimension follows the accumulator's columns (:meth:`transposed_store`)."""
+    stored_transposed: bool = False
+    """:meth:`element` reads the stored tile at (.., col, row): it is the transpose of the accumulator-shaped
+    value (the chained kernel's ``ct.transpose(o)`` store, ``tileas/transposed_store.py``)."""
 
     # -- the stored value ---------------------------------------------------------------------
     def stored_value(self) -> tuple[SSAValue, object]:
@@ -192,10 +195,11 @@ class EpilogueLowering:
         # the one other dimension before the last (the next-to-last when there is none)
         shape = _shape(v)
         wide = [i for i, x in enumerate(shape[:-1]) if x != 1]
-        rows_at = wide[0] if len(wide) == 1 else len(shape) - 2
+        rows_at, cols_at = (wide[0] if len(wide) == 1 else len(shape) - 2), len(shape) - 1
+        if self.stored_transposed:
+            rows_at, cols_at = cols_at, rows_at
         zero = Coord(self.e.const(0), None)
-        x = self.at(v, tuple(row if i == rows_at else col if i == len(shape) - 1 else zero
-                             for i in range(len(shape))))
+        x = self.at(v, tuple(row if i == rows_at else col if i == cols_at else zero for i in range(len(shape))))
         if isinstance(out, IntegerType):
             if out in (i32, IntegerType(8)) and x.type == i32:
                 return x  # (i8: the fragment store keeps the low byte)
