@@ -21,9 +21,9 @@ tools); :func:`forked` gives the unit tests' commands (``TILEORCH_TEST_FORKSERVE
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
-import json
 import os
 import signal
 import socket
@@ -47,16 +47,18 @@ _HEADER = 8  # bytes of the request's length prefix
 
 CLIENT = """\
 #!{python} -IS
-# fork-server client for {tool} (tests/tool_forkserver.py); runs {real} when the server is gone
-import os, socket, sys
+# fork-server client for {tool} (tests/tool_forkserver.py); runs {real} when the server is gone.
+# Only C modules are imported (_socket, not socket: no enum, selectors; the request as ascii(), not
+# json: no re): about half the CPU of a client that imports socket and json, ~1,000 clients a run
+import os, sys, _socket
 try:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     s.connect({sock!r})
 except OSError:
     os.execv({real[0]!r}, [*{real!r}, *sys.argv[1:]])
-import json
-body = json.dumps({{{kind!r}: {tool!r}, "argv": sys.argv, "env": dict(os.environ), "cwd": os.getcwd()}}).encode()
-socket.send_fds(s, [len(body).to_bytes({header}, "little") + body], [0, 1, 2])
+body = ascii({{{kind!r}: {tool!r}, "argv": sys.argv, "env": dict(os.environ), "cwd": os.getcwd()}}).encode()
+fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))  # the C ints of SCM_RIGHTS
+s.sendmsg([len(body).to_bytes({header}, "little") + body], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
 for fd in (0, 1, 2):  # only the child holds the streams now: a pipe's reader sees its end when the child exits
     os.close(fd)
 status = b""
@@ -94,6 +96,34 @@ def _preload() -> None:
         for ref in registry.OP_CHECKS:
             with contextlib.suppress(Exception):
                 registry.resolve(ref)
+    for module in _on_first_use():
+        with contextlib.suppress(Exception):
+            import_module(module)
+
+
+LAZY_PACKAGES = ("tileorch.transforms", "tileorch.dialects", "tileorch.backend", "tileorch.analysis",
+                 "tileorch.kernels", "tileorch.frontend")
+"""Packages whose modules the passes import on first use, inside a function (a tier pass's helpers:
+``chained_dots`` and the ~15 modules it reads): preloaded too, else every child imports them again."""
+XDSL_ON_FIRST_USE = ("xdsl.targets.mlir", "xdsl.syntax_printer", "xdsl.utils.color_printer",
+                     "xdsl.irdl.declarative_assembly_format_parser")
+"""xDSL modules ``tileorch-opt`` imports on first use (printing its result: the MLIR target)."""
+
+
+def _on_first_use() -> list[str]:
+    """:data:`XDSL_ON_FIRST_USE` and every module of :data:`LAZY_PACKAGES` (packages that fail to import are
+    left out: the child reports that as the tool would)."""
+    import pkgutil
+
+    names = list(XDSL_ON_FIRST_USE)
+    for package in LAZY_PACKAGES:
+        try:
+            path = import_module(package).__path__
+        except Exception:  # noqa: BLE001
+            continue
+        names += [m.name for m in pkgutil.walk_packages(path, package + ".", onerror=lambda _name: None)
+                  if not m.name.endswith("__main__")]
+    return names
 
 
 def _fresh_std_streams() -> None:
@@ -161,7 +191,7 @@ def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
         if not chunk:
             raise EOFError("the client closed the connection mid-request")
         body += chunk
-    return json.loads(body), fds
+    return ast.literal_eval(body.decode("ascii")), fds  # the client's ascii() of its request (literals only)
 
 
 def _child(conn: socket.socket, listener: socket.socket, request: dict, fds: list[int]) -> None:

@@ -25,6 +25,13 @@ GRAPH_REGION_OPS = ("builtin.module",)
 """Ops whose region is a graph region (MLIR's ``builtin.module``): no order among its values."""
 
 
+_DIRECT_OPERANDS = ("_operands" in getattr(Operation, "__dataclass_fields__", ())
+                    and getattr(Operation.operands.fget, "__code__", None) is not None
+                    and Operation.operands.fget.__code__.co_names == ("OpOperands",))
+"""Whether this xDSL keeps an op's operands in the tuple ``_operands`` that ``op.operands`` wraps
+(a view whose items are fetched one call each): :func:`_block` then reads the tuple."""
+
+
 def _successors(block: Block) -> tuple[Block, ...]:
     last = block.last_op
     return tuple(last.successors) if last is not None else ()
@@ -126,17 +133,19 @@ def _block(block: Block, visible: set[int], errors: list) -> list[int]:
     it); the ids it added to ``visible``."""
     defined: list[int] = [id(a) for a in block.args]
     visible.update(defined)
+    direct = _DIRECT_OPERANDS
+    add, define = visible.add, defined.append
     for op in block.ops:
-        for i, operand in enumerate(op.operands):
+        for i, operand in enumerate(op._operands if direct else op.operands):
             if id(operand) not in visible:
                 errors.append((op, i, operand))
-                visible.add(id(operand))  # one error per value in this scope
-                defined.append(id(operand))
+                add(id(operand))  # one error per value in this scope
+                define(id(operand))
         if op.regions:
             _regions(op, visible, errors)
         for r in op.results:
-            visible.add(id(r))
-            defined.append(id(r))
+            add(id(r))
+            define(id(r))
     return defined
 
 

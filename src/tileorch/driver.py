@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+import tileorch.dialects.lazy_formats  # noqa: F401,I001  (first: the op formats of dialects defined from here parse on first use)
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 

@@ -8,7 +8,9 @@ object of the process, every 100 of those.  :func:`gc_deferred` raises the thres
 caller's thresholds when the block is left, by a return or an exception.  Garbage is still
 collected, in larger steps; a block inside another one (or a process whose first threshold is
 already that high) changes nothing.  The collector is not disabled: a compile that makes
-garbage cycles faster than it frees them (a long pattern rewrite) still has them collected.
+garbage cycles faster than it frees them (a long pattern rewrite) still has them collected;
+except in the process's first compile (:func:`first_compile`), whose objects are mostly the
+imported compiler's, moved to the oldest generation unexamined when it ends (:func:`gc_deferred`).
 
 Stdlib only; every layer may use it (the backend, the driver, the launchers, the CLI).
 """
@@ -16,6 +18,7 @@ Stdlib only; every layer may use it (the backend, the driver, the launchers, the
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -24,19 +27,51 @@ GC_THRESHOLD = 100_000
 700): the collector walking the IR every few hundred allocations cost ~12% of a GEMM compile."""
 
 
+COMPILER_MODULE = "tileorch.backend.compile"
+"""The module whose absence from ``sys.modules`` marks a block as the process's first compile (see
+:func:`gc_deferred`): every compile imports it."""
+
+
+def first_compile() -> bool:
+    """Whether the compiler has not been imported yet: the block about to run is the process's first
+    compile (or the cuTile launcher's export before it), whose allocations are mostly the classes,
+    functions and tables of the modules it imports, alive until the process ends."""
+    return COMPILER_MODULE not in sys.modules
+
+
 @contextmanager
 def gc_deferred() -> Iterator[None]:
     """Run the block with the cyclic garbage collector's thresholds raised (see the module's doc;
-    nested: once).  The thresholds are the caller's again after the block, whatever it raised."""
+    nested: once).  The thresholds are the caller's again after the block, whatever it raised.
+
+    The outermost block of a process's :func:`first_compile` with the collector enabled and nothing
+    frozen (``gc.get_freeze_count() == 0``) runs with the collector off instead and, when it ends,
+    moves every object the collector tracks to the oldest generation without examining them
+    (``gc.freeze()`` then ``gc.unfreeze()``), then turns the collector on again: the objects the
+    compiler's imports made (~150 thousand for a SIMT compile: classes, functions, op definitions)
+    are never garbage, and the young-generation collections that walked them (one inside the first
+    compile, one at its end; one more each for the cuTile launcher's export: 40-90 ms of a cold
+    launch on the 2-core machine) find almost nothing to free (a few hundred objects).  Garbage
+    cycles among the objects moved are freed by the next full collection, as for any old object.
+    A caller that froze objects (a pre-fork server, tests/conftest.py) keeps them frozen: then the
+    thresholds are raised as for any other block."""
     old = gc.get_threshold()
     if old[0] >= GC_THRESHOLD:
         yield
         return
+    promote = gc.isenabled() and gc.get_freeze_count() == 0 and first_compile()
     gc.set_threshold(GC_THRESHOLD, max(old[1], 50), max(old[2], 50))
+    if promote:
+        gc.disable()
     try:
         yield
     finally:
         gc.set_threshold(*old)
+        if promote:
+            if gc.get_freeze_count() == 0:  # (nobody froze objects meanwhile: unfreeze thaws only ours)
+                gc.freeze()
+                gc.unfreeze()
+            gc.enable()
 
 
 def collector_off_until_exit() -> None:
@@ -51,4 +86,4 @@ def collector_off_until_exit() -> None:
     gc.disable()
 
 
-__all__ = ["GC_THRESHOLD", "collector_off_until_exit", "gc_deferred"]
+__all__ = ["COMPILER_MODULE", "GC_THRESHOLD", "collector_off_until_exit", "first_compile", "gc_deferred"]

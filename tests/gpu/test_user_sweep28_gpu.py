@@ -111,3 +111,27 @@ def test_gemm_output_transposed_at_size():
     ct_ = torch.full((n, m), float("nan"), device="cuda")
     _launch((_cdiv(m, 64), _cdiv(n, 64)), up.gemm_store_transposed_output, (a, b, ct_, 64, 64, 32))
     torch.testing.assert_close(ct_.double(), (a.double() @ b.double()).T, rtol=1e-3, atol=5e-2)
+
+
+def test_gemm_into_a_slice_of_an_odd_width_tensor():
+    """``out[:, 3:3 + 320] = a @ b`` with ``out`` 515 f32 columns wide: the slice's rows start 2060 bytes apart and
+    its base 12 bytes in -- no TMA descriptor can describe it (16-byte strides and base), so the launcher stages
+    the output; the columns around the slice stay NaN."""
+    m, n, k = 300, 320, 128
+    a = torch.randn(m, k, device="cuda", generator=_gen(2850), dtype=torch.float16)
+    b = torch.randn(k, n, device="cuda", generator=_gen(2851), dtype=torch.float16)
+    out = torch.full((m, 515), float("nan"), device="cuda")
+    view = out[:, 3:3 + n]
+    _launch((_cdiv(m, 64), _cdiv(n, 64)), up.gemm_into_strided_slice_of_bigger, (a, b, view, 64, 64, 32))
+    torch.testing.assert_close(view.double(), a.double() @ b.double(), rtol=1e-3, atol=5e-2)
+    assert out[:, :3].isnan().all() and out[:, 3 + n:].isnan().all()
+
+
+def test_gemv_as_a_dot_at_size():
+    """``y = A @ x`` with x ``[4096, 1]`` (rows of 2 bytes: the launcher's padded copy), A 1000 x 4096."""
+    m, k = 1000, 4096
+    a = torch.randn(m, k, device="cuda", generator=_gen(2852), dtype=torch.float16)
+    x = torch.randn(k, 1, device="cuda", generator=_gen(2853), dtype=torch.float16)
+    y = torch.full((m, 1), float("nan"), device="cuda")
+    _launch((_cdiv(m, 64),), up.gemv_as_a_dot_of_n16, (a, x, y, 64, 16, 32))
+    torch.testing.assert_close(y.double(), a.double() @ x.double(), rtol=1e-3, atol=5e-2)

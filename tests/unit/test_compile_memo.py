@@ -116,7 +116,7 @@ def test_compile_once_seeing_lowered_shows_the_lowering_of_the_compile_it_stores
     ctx = make_context()
     kind, own = lower_program(load(data, name, ctx), ctx, "sm_90a", "persistent")
     assert kind == "simt" and seen == [_kernel_text(own)]  # the SIMT level, not the back end's LLVM dialect
-    assert len(list(tmp_path.glob("*.pickle"))) == 1
+    assert len(list(tmp_path.glob("*.pickle"))) == 2  # the compile and its lowering's record (lower_once's entry)
     _no_back_end(monkeypatch)
     import tileorch.driver as driver
 
@@ -182,7 +182,7 @@ def test_compile_once_deriving_lowers_once_and_keeps_what_it_derived(monkeypatch
     program, derived = compile_memo.compile_once_deriving(data, name, pipelines, "pipes", ptxas=False)
     assert program.kind == "gemm" and "wgmma.mma_async" in program.ptx and lowered == [name]
     assert derived and all(ring and ring[0].stages >= 2 for ring in derived), derived
-    assert len(list(tmp_path.glob("*.pickle"))) == 2  # the compile and the derived value
+    assert len(list(tmp_path.glob("*.pickle"))) == 3  # the compile, its lowering's record and the derived value
     _no_back_end(monkeypatch)
     for memo in ({"kept": True}, {}):  # this process's memo, then the directory's
         if not memo:
@@ -226,3 +226,76 @@ def test_lower_once_deriving_lowers_once_without_the_back_end(monkeypatch, tmp_p
             monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
         again = compile_memo.lower_once_deriving(data, name, pytest.fail, "pipes")
         assert again[0].kind == "gemm" and again[1] == derived and lowered == [name]
+
+
+def _record(program) -> dict:
+    """A program's fields but the ones a lowering's record takes from the clock."""
+    import dataclasses
+
+    return {f.name: getattr(program, f.name) for f in dataclasses.fields(program)
+            if f.name not in ("seconds", "timings", "tier_output")}
+
+
+@pytest.mark.parametrize("name", ["mm_tiled_view", "softmax_custom_reduce"])
+def test_a_compile_fills_lower_once_with_lowered_programs_record(name, monkeypatch, tmp_path):
+    """``compile_once``'s compile stores ``lower_once``'s entry of the same input: the record ``lowered_program``
+    makes (every field but the clock's; timings of the lowering only), so ``lower_once`` lowers nothing after it
+    (this process's memo, then the directory's).  ``lower_once_compiled`` compiles first: one lowering for both."""
+    import tileorch.driver as driver
+    from tileorch.testing import compile_memo
+
+    data = _bytecode(name)
+    alone = compile_memo.lowered_program(data, name, arch="sm_90a")
+    monkeypatch.setenv(compile_memo.MEMO_ENV, str(tmp_path))
+    monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+    lowered, real = [], driver.lower_program
+
+    def counting(*args, **kwargs):
+        lowered.append(name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(driver, "lower_program", counting)
+    full = compile_memo.compile_once(data, name, arch="sm_90a", ptxas=False)
+    assert full.ptx and lowered == [name]
+    for memo in ({"kept": True}, {}):  # this process's memo, then the directory's
+        if not memo:
+            monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+        low = compile_memo.lower_once(data, name, arch="sm_90a")
+        assert lowered == [name], "lowered again"
+        assert _record(low) == _record(alone)
+        assert low.ptx == "" and low.cubin is None and low.remarks == alone.remarks
+        assert not any(k.startswith(("lower/", "llvm", "ptxas", "codegen", "translate")) for k in low.timings), \
+            low.timings
+    # the other order: lower_once_compiled compiles (one lowering), compile_once then reads the memo
+    monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+    for stored in tmp_path.glob("*.pickle"):
+        stored.unlink()
+    lowered.clear()
+    low = compile_memo.lower_once_compiled(data, name, arch="sm_90a")
+    again = compile_memo.compile_once(data, name, arch="sm_90a", ptxas=False)
+    assert lowered == [name] and _record(low) == _record(alone) and again.ptx == full.ptx
+
+
+def test_a_compile_the_back_end_ran_twice_for_leaves_lower_once_its_own(monkeypatch, tmp_path):
+    """Where the driver compiled the program again under another switch (a spill-aware retry: its back end ran
+    twice), the program returned is not the first lowering's: ``lower_once``'s entry is not filled from it, and
+    ``lower_once_compiled`` lowers the program alone (the record ``lowered_program`` makes)."""
+    import tileorch.driver as driver
+    from tileorch.testing import compile_memo
+
+    name = "mm_tiled_view"
+    data = _bytecode(name)
+    alone = compile_memo.lowered_program(data, name, arch="sm_90a")
+    monkeypatch.setenv(compile_memo.MEMO_ENV, str(tmp_path))
+    monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+    real = driver._compile_program
+
+    def twice(data, name, arch, schedule, ptxas, config, start, codegen=True, assembled=None):
+        real(data, name, arch, schedule, ptxas, config, start, codegen, assembled)  # as a retry: a second compile
+        return real(data, name, arch, schedule, ptxas, config, start, codegen, assembled)
+
+    monkeypatch.setattr(driver, "_compile_program", twice)
+    full = compile_memo.compile_once(data, name, arch="sm_90a", ptxas=False)
+    assert full.ptx and len(list(tmp_path.glob("*.pickle"))) == 1  # the compile only
+    low = compile_memo.lower_once_compiled(data, name, arch="sm_90a")
+    assert _record(low) == _record(alone) and len(list(tmp_path.glob("*.pickle"))) == 2

@@ -44,3 +44,19 @@ def test_errors_name_the_use_and_the_definition():
     assert [(op.name, msg) for op, msg in errors] == [
         ("arith.addi", "operand #0 (%z) of arith.addi does not dominate this use: it is the result of the "
                        "arith.addi at arith.addi, which does not come before this op on every path to it")]
+
+
+def test_the_operand_tuple_is_read_directly_with_the_same_errors(monkeypatch):
+    """With the xDSL this was written for, ``_block`` reads ``op._operands`` (the tuple ``op.operands``
+    wraps: a view fetched item by item) and finds what the view gives: the same errors, in order."""
+    from tileorch import dominance
+
+    assert dominance._DIRECT_OPERANDS
+    text = ("func.func @f(%c: i1, %a: i32) {\n  %y = arith.addi %z, %w : i32\n  %z = arith.addi %a, %a : i32\n"
+            "  cf.cond_br %c, ^l, ^r\n^l:\n  %w = arith.addi %a, %z : i32\n  cf.br ^j\n^r:\n  cf.br ^j\n"
+            "^j:\n  %u = arith.addi %w, %y : i32\n  func.return\n}\n")
+    module = parse_module(make_context(), text, "u.mlir")
+    direct = [(op.name, msg) for op, msg in dominance_errors(module, lambda op: op.name)]
+    monkeypatch.setattr(dominance, "_DIRECT_OPERANDS", False)
+    assert [(op.name, msg) for op, msg in dominance_errors(module, lambda op: op.name)] == direct
+    assert [m.split(" of ")[0] for _, m in direct] == ["operand #0 (%z)", "operand #1 (%w)", "operand #0 (%w)"]

@@ -129,8 +129,8 @@ def test_install_refuses_an_op_definition_it_does_not_mirror(monkeypatch):
 
 def test_the_gemm_route_parses_no_format():
     """``tileorch gemm`` and ``tileorch.gemm`` reach xDSL's arith and scf through the tile-program
-    frontend (``tileorch.launchers.gemm_host`` -> ``tileorch.driver`` -> ``tileorch.frontend.tile``)
-    before any module that installed the lazy formats: their 49 formats were parsed eagerly there
+    frontend (``tileorch.launchers.gemm_host`` -> ``tileorch.driver``; before session 36 through
+    ``tileorch.frontend.tile``, which the driver no longer imports) before any module that installed the lazy formats: their 49 formats were parsed eagerly there
     (~10 ms of a cold GEMM compile).  In a fresh process, importing what ``compile_gemm`` imports
     first leaves every arith and scf format pending."""
     code = textwrap.dedent("""

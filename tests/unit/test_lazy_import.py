@@ -1,6 +1,6 @@
 """``tileorch.lazy_import``: a module imported on first attribute read; the SIMT route of a
 compile does not import the TileAS tier's dialect, the mma.sync payload ops nor xDSL's math
-dialect (a fresh process compiling an exp), a program with a math op (floor) imports the math
+dialect nor the print lowering nor the tile-program front door (a fresh process compiling an exp), a program with a math op (floor) imports the math
 dialect and compiles it; ``convert-blackwell-cluster-emitters`` on a module without Blackwell
 ops does not import their dialects (cute_nvgpu, nvvm.tcgen05); ``import tileorch`` imports no compiler and no heavy
 library (xDSL, llvmlite, torch, numpy, sympy, matplotlib, hypothesis, iree); a cache hit in a new
@@ -45,7 +45,7 @@ PROGRAM = """cuda_tile.module @m {
 """
 
 
-def test_simt_compile_does_not_import_the_tier_dialect_mma_payload_or_cuda_runtime(tmp_path):
+def test_simt_compile_does_not_import_the_tier_dialect_mma_payload_print_lowering_or_cuda_runtime(tmp_path):
     src = tmp_path / "expk.mlir"
     src.write_text(PROGRAM)
     code = textwrap.dedent(f"""
@@ -53,8 +53,11 @@ def test_simt_compile_does_not_import_the_tier_dialect_mma_payload_or_cuda_runti
         from tileorch.api import compile
         kernel = compile({str(src)!r}, ptxas=False, cache=False)
         assert "ex2.approx" in kernel.ptx, kernel.ptx[:200]
-        print(sorted(m for m in sys.modules if m.endswith(("nv_tileas_tile", "nvvm_payload", "xdsl.dialects.math"))
-                     or m.startswith("tileorch.runtime") or m == "hashlib"))  # (no CUDA runtime; no OpenSSL
+        print(sorted(m for m in sys.modules if m.endswith(("nv_tileas_tile", "nvvm_payload", "xdsl.dialects.math",
+                                                           ".prints", ".print_plan", ".print_format"))
+                     or m.startswith("tileorch.runtime") or m in ("hashlib", "tileorch.frontend.tile")))
+        # (no CUDA runtime; no OpenSSL hashlib; no print lowering for a kernel without prints; not the Python
+        # tile-program front door)
         # hashlib: PTX entries from backend.ptx_names, the backend memo's hashlib only when the memo is on)
         floor = {str(src.with_name("floork.mlir"))!r}
         with open(floor, "w") as f:

@@ -3,9 +3,11 @@ exporter (no GPU) and compiled for sm_90a, takes the path its table entry names 
 (dot_sweep_checks.dot_sweep_compile_tests, the skeleton sweeps 25-27 share).  The dots: the TileAS tier's TMA/WGMMA
 kernel with the tier's remark (SwiGLU's two dots of one A tile, a bias / channel scale / clamp epilogue, an output
 stored transposed or into a strided slice, a batched B of batch stride 0, a K loop by ``ct.num_tiles``, tf32, a GEMV
-of N = 16, ``alpha * A @ B + beta * C`` in place, default tile arguments), or the SIMT path's mma.sync after a
-*located* reason: a warning naming why (GeGLU's gate and up read from one weight at two column tiles, an operand
-chosen by an ``if`` on the program id, LoRA's rank 16) or, for f32 operands, the documented f32 rule's remark.  The
+of N = 16, ``alpha * A @ B + beta * C`` and ``C += A @ B`` in place, default tile arguments, two K loops into one
+accumulator, K tiles walked backwards, a row softmax or an int8 requantization in the epilogue, a whole tile skipped
+by a scalar ``if``), or the SIMT path's mma.sync after a *located* reason: a warning naming why (GeGLU's gate and
+up read from one weight at two column tiles, an operand chosen by an ``if`` on the program id, LoRA's rank 16, a
+K loop unrolled by hand) or, for f32 operands, the documented f32 rule's remark.  The
 programs without a dot: the SIMT path with no refusal, their PTX holding what the idiom needs.  Every program
 assembles with ptxas without spills.  Results against numpy: test_user_sweep28_interp.py,
 test_user_sweep28_emulated.py, tests/gpu/test_user_sweep28_gpu.py."""
@@ -45,7 +47,7 @@ F32_RULE = {"gemm_fp32_operands_plain"}
 
 (compiled, test_the_sweep_has_its_programs, test_a_dot_takes_its_path_and_says_so,
  test_program_without_a_dot_compiles_on_the_simt_path, test_every_program_assembles_without_spills) = \
-    dot_sweep_compile_tests(PROGRAMS, SOURCE, 12, PTX_NEEDS, decisions=F32_RULE)
+    dot_sweep_compile_tests(PROGRAMS, SOURCE, 18, PTX_NEEDS, decisions=F32_RULE)
 
 
 def test_an_operand_chosen_by_an_if_is_named_at_the_if():

@@ -142,6 +142,48 @@ def _case_gemm_matmul_operator_bf16_f32_out():
            _mm(a.astype(np.float32), b.astype(np.float32)), 1e-3)
 
 
+
+def _case_gemm_accumulates_into_c_in_place():
+    a, b, c = _h(100, 64), _h(64, 80, scale=0.3), RNG.standard_normal((100, 80)).astype(np.float32)
+    out = emulate("gemm_accumulates_into_c_in_place", {0: a, 1: b, 2: c.copy()})[2]
+    _check(out, c.astype(np.float64) + _mm(a, b), 1e-3)
+
+
+def _case_gru_gates_two_k_loops_x_then_h():
+    x, h, wx, wh = _h(100, 64), _h(100, 96), _h(64, 80, scale=0.3), _h(96, 80, scale=0.3)
+    out = emulate("gru_gates_two_k_loops_x_then_h", {0: x, 1: h, 2: wx, 3: wh})[4]
+    _check(out, _mm(x, wx) + _mm(h, wh), 1e-3)
+
+
+def _case_gemm_k_tiles_walked_backwards():
+    a, b = _h(100, 100), _h(100, 80, scale=0.3)
+    _check(emulate("gemm_k_tiles_walked_backwards", {0: a, 1: b})[2], _mm(a, b), 1e-3)
+
+
+def _case_gemm_then_softmax_over_the_row():
+    a, b = _h(100, 64), _h(64, 64, scale=0.3)
+    z = _mm(a, b)
+    e = np.exp(z - z.max(1, keepdims=True))
+    _check(emulate("gemm_then_softmax_over_the_row", {0: a, 1: b})[2], e / e.sum(1, keepdims=True), 1e-5, 1e-4)
+
+
+def _case_gemm_requantized_to_int8():
+    a, b = _h(100, 64), _h(64, 80, scale=3.0)
+    out = emulate("gemm_requantized_to_int8", {0: a, 1: b, 2: np.full((100, 80), 99, np.int8)})[2]
+    acc = _mm(a, b)
+    ref = np.clip(np.floor(acc * 4 + 0.5), -128, 127)
+    near = np.abs(acc * 4 + 0.5 - np.round(acc * 4 + 0.5)) < 1e-3  # (f32 accumulation order at a rounding edge)
+    assert out.dtype == np.int8 and (ref == -128).any() and (ref == 127).any()  # both clamps exercised
+    np.testing.assert_array_equal(out.astype(np.int64)[~near], ref[~near])
+
+
+def _case_gemm_whole_tile_skipped_by_scalar_if():
+    a, b = _h(256, 64), _h(64, 80)
+    out = emulate("gemm_whole_tile_skipped_by_scalar_if", {0: a, 1: b})[2]
+    _check(out[:130], _mm(a, b)[:130], 1e-3)
+    assert (out[130:192] == 0).all()  # tile 2's rows past m_valid: zeroed by ct.where
+    assert np.isnan(out[192:]).all()  # tile 3 skipped: never written
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 ON_THE_GPU_ONLY = {"gemv_as_a_dot_of_n16"}
 """Cases this runner cannot run: operands whose rows are not whole 16-byte units (the launcher's padded copies)."""
@@ -163,10 +205,11 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 
 MMA_SYNC = {"test_geglu_gate_up_in_one_weight", "test_gemm_fp32_operands_plain",
             "test_gemm_last_row_tile_specialised_by_if", "test_gemm_a_from_one_of_two_arrays_by_if",
-            "test_lora_linear_two_chained_dots"}
+            "test_lora_linear_two_chained_dots", "test_gemm_two_k_tiles_a_step_by_hand"}
 """The refused dots' tests: their mma.sync needs ``ldmatrix``, which the emulator does not model."""
 EMULATED = sorted(n for n in dir(s28) if n.startswith("test_") and n not in MMA_SYNC) \
     if ALL else ["test_bitonic_sort_rows_of_16", "test_histogram_int32_atomic_bins",
+                 "test_bucketize_by_binary_search_while",
                  "test_unpack_int4_words_by_shift_arange", "test_first_crossing_with_done_mask",
                  "test_edge_programs_specialised_by_if"]
 """The tests of test_user_sweep28_interp.py run here on the PTX (a CI-sized subset)."""

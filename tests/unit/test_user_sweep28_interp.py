@@ -81,6 +81,11 @@ def test_lora_linear_two_chained_dots():
     _close(y, _d(x) @ _d(w) + 0.5 * (_d(xa) @ _d(lb)), 2e-3, 1e-3)
 
 
+
+def test_gemm_two_k_tiles_a_step_by_hand():
+    a, b = _f((100, 160), "float16"), _f((160, 80), "float16")
+    _close(run("gemm_two_k_tiles_a_step_by_hand", {0: a, 1: b})[2], _d(a) @ _d(b), 1e-3, 1e-4)
+
 # ----------------------------------------------------------------------------------------------- normalization
 
 
@@ -262,6 +267,13 @@ def test_first_crossing_with_done_mask():
     ref = np.array([int(np.argmax(r > 3.0)) if (r > 3.0).any() else -1 for r in c])
     np.testing.assert_array_equal(out, ref)
 
+
+def test_bucketize_by_binary_search_while():
+    bounds = np.sort(_f((100,)))
+    q = _f((200,))
+    q[:4] = [bounds[0], bounds[50], 100.0, -100.0]  # on a bound (left side: its index), past both ends
+    out = run("bucketize_by_binary_search_while", {0: bounds, 1: q})[2]
+    np.testing.assert_array_equal(out, np.searchsorted(bounds, q, side="left"))
 
 def test_scale_3d_batch_on_bid2():
     x, s = _f((3, 20, 30)), _f((3,))

@@ -60,6 +60,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tileorch.analysis import catalog, transfers
 from tileorch.analysis.evaluate import Evaluator
+from tileorch.analysis.fixup_checks import cta_local_tile
 from tileorch.analysis.protocol import (Advance, Agent, BarArrive, BarSync, Choice, ClusterArrive, ClusterWait,
                                         ConsumerRead, ConsumerRelease, ConsumerTryWait, ConsumerWait, CounterAdd,
                                         CounterWait, Epilogue, LoadAddPartial, Loop, Op, Pipeline, ProducerAcquire,
@@ -343,7 +344,7 @@ class _Kernel:
                                 tuple(sorted(self.params.items())),
                                 seqbars=tuple(self.seqbars.values()), ctas=self.ctas,
                                 notes=tuple(self.notes.values()), origin=self.func))
-        if self.fixup_user:
+        if self.fixup_user and self._user_fixup_is_streamk():
             out.append(self._user_fixup(name))
             out.append(self._user_unsplit(name))
         elif self.fixups and self._cluster_fixup() is not None:
@@ -377,6 +378,21 @@ class _Kernel:
         shape = cta_cluster_of(self.fixups[0].operands[0])
         return None if shape is None else shape[0] * shape[1]
 
+    def _user_fixup_is_streamk(self) -> bool:
+        """Whether the kernel's ``cutlass.block_striped`` ops are a Stream-K fix-up the model checks: the kernel
+        walks work tiles of a ``cutlass.tile_scheduler`` (whose splits the model evaluates).  Without one they
+        move fragments of one CTA (a reduction into shared memory, a copy), not partial tiles of splits: no
+        fix-up protocol (before user sweep 28 the model invented three splits and reported the first block-striped
+        reduce as a read of a partial no split had stored).  A kernel ordering them by ``cutlass.generic_barrier``
+        semaphores instead (a serial split-K over the grid) is a located "cannot model" error at the semaphore."""
+        ops = list(self.func.walk())
+        if any(o.name.startswith(TS) for o in ops):
+            return True
+        for o in ops:
+            if o.name.startswith("cutlass.generic_barrier."):
+                raise semaphore_fixup_error(o)
+        return False
+
     def _user_fixup(self, name: str) -> Protocol:
         """The fix-up protocol of one output tile from user code: the work-tile body holding the
         first fix-up op, run by each of :data:`SPLITS` splits with its own work-tile facts."""
@@ -408,11 +424,22 @@ class _Kernel:
         return unsplit_protocol(self, name, _fixup_block)
 
 
+def semaphore_fixup_error(op: Operation) -> LocatedError:
+    """The located refusal of a fix-up ordered by the ``cutlass.generic_barrier`` op ``op``."""
+    return LocatedError(op, f"the checker cannot model a fix-up ordered by {op.name} yet: its fix-up model orders "
+                        "the splits of a tile by tile_scheduler.fixup_wait / fixup_increment (the split of a work "
+                        "tile from its k_tile_start), not by a semaphore whose split index comes from the grid; "
+                        "without the semaphore the model would read the workspace unordered (a false violation), "
+                        "so nothing is checked")
+
+
 def _fixup_block(block, ev: Evaluator) -> list[Op]:
     """The fix-up ops of ``block`` for one split (conditions evaluated with its facts)."""
     out: list[Op] = []
     for op in block.ops:
         name = op.name
+        if cta_local_tile(op):
+            continue
         if name == TS + "fixup_wait":
             out.append(CounterWait("lock", ev.work["k_tile_start"], "eq", origin=op))
         elif name == TS + "fixup_increment":
@@ -423,6 +450,8 @@ def _fixup_block(block, ev: Evaluator) -> list[Op]:
             out.append(ReducePartial("ws", origin=op))
         elif name in ("cutlass.block_striped.load_add", "cutlass.block_striped.load"):
             out.append(LoadAddPartial("ws", origin=op))
+        elif name.startswith("cutlass.generic_barrier."):
+            raise semaphore_fixup_error(op)
         elif name == "scf.if":
             arms = [_fixup_block(r.block, ev) if r.blocks else [] for r in op.regions]
             taken = ev.truth(op.operands[0])
@@ -736,7 +765,7 @@ class _Program:
             if op.profile.value.data != 2:
                 return []
             return [ClusterWait(origin=op), ClusterArrive(origin=op)]
-        if name in FIXUP_USER:
+        if name in FIXUP_USER and not cta_local_tile(op):
             self.k.fixup_user.append((op, self.rg, self.threads))
             self.k.fixup_slot(op, self.threads)
             return []

@@ -10,11 +10,13 @@
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
 
 from tileorch.analysis.evaluate import Evaluator
 from tileorch.analysis.protocol import Agent, Epilogue, Protocol
 from tileorch.diagnostics import LocatedError
+from tileorch.dialects.nvvm_common import address_space
 
 SPLITS = 3  # K tiles of the unsplit tile (as many as the split protocol's splits)
 
@@ -39,6 +41,20 @@ def unsplit_protocol(kernel, name: str, fixup_block) -> Protocol:
                     partials=(("tile", (0,)),), origin=holder)
 
 
+def cta_local_tile(op: Operation) -> bool:
+    """A ``cutlass.block_striped`` op on a shared-memory tile (``!llvm.ptr<3>``, or a memref in address space 3):
+    the CTA's own fragments, never a Stream-K workspace partial other splits read."""
+    if not op.name.startswith("cutlass.block_striped."):
+        return False
+    ptr = getattr(op, "ptr", None)
+    if ptr is None:
+        return False
+    if address_space(ptr) == 3:
+        return True
+    space = getattr(ptr.type, "memory_space", None)
+    return isinstance(space, IntegerAttr) and space.value.data == 3
+
+
 def check_per_tile_workspace(body, holder: Operation | None) -> None:
     """Reject a ``cutlass.block_striped`` workspace pointer defined outside the work-tile loop."""
     if holder is None or holder.name not in ("scf.for", "scf.while") or body is None:
@@ -46,7 +62,7 @@ def check_per_tile_workspace(body, holder: Operation | None) -> None:
     for top in body.ops:
         for op in top.walk():
             ptr = getattr(op, "ptr", None) if op.name.startswith("cutlass.block_striped.") else None
-            if ptr is None:
+            if ptr is None or cta_local_tile(op):
                 continue
             owner = ptr.owner
             defining = owner if isinstance(owner, Operation) else owner.parent_op()

@@ -17,8 +17,9 @@ test_lazy_formats.py does, for every dialect the registry lists).
 
 Ops defined before it ran keep their eager programs; the modules that define or load dialects
 on the compile route import it first (``tileorch.backend.compile``, ``tileorch.registry``,
-``tileorch.dialects.nvvm``, ``tileorch.dialects.nv_tileaa``, and ``tileorch.frontend.tile``: the
-GEMM route, ``tileorch gemm`` / ``tileorch.gemm``, reaches xDSL's arith and scf there first).
+``tileorch.dialects.nvvm``, ``tileorch.dialects.nv_tileaa``, ``tileorch.driver``: the GEMM route,
+``tileorch gemm`` / ``tileorch.gemm``, reaches xDSL's arith and scf there first, and
+``tileorch.frontend.tile``).
 """
 
 from __future__ import annotations

@@ -21,7 +21,10 @@ Result
 :func:`lower_once` is the same for tests whose point is the lowering's decision (the path taken,
 a refusal and the line it names, the GEMM configuration, the chained-dots launch record) and
 not the PTX: ``compile_program`` without the back end (no backend pipeline, LLVM or ptxas; about
-three quarters of a tier compile's CPU, nearly all of a SIMT fallback's).
+three quarters of a tier compile's CPU, nearly all of a SIMT fallback's).  A compile of
+:func:`compile_once` (or :func:`compile_once_seeing_lowered`) fills ``lower_once``'s entry of its input
+too (the record read off that compile), and :func:`lower_once_compiled` is ``lower_once`` for a program
+the run also compiles: it compiles first, so the program is lowered once for both.
 
 :func:`lower_once_deriving` is :func:`lower_once` and a value derived from the lowered module (the pipeline
 protocols of a variant no compile test compiles), the back end not run.
@@ -112,12 +115,92 @@ def _once(key: str, compile_it):
     return copy.deepcopy(program)
 
 
+def _lower_key(data: bytes, name: str, options: dict) -> str:
+    """:func:`lower_once`'s key of the input a compile with ``options`` lowers (``ptxas`` does not reach the
+    lowering: ``lowered_program`` passes False)."""
+    rest = {k: v for k, v in options.items() if k != "ptxas"}
+    return memo_key(data, name, {**rest, "ptxas": False, "back end": "none"})
+
+
+def _compiled_and_lowered(data: bytes, name: str, options: dict):
+    """``compile_program(data, name, **options)`` and :func:`lowered_program`'s record of the same input read off
+    that compile (None where it cannot be read off exactly): ``(program, lowered)``.
+
+    The record ``lowered_program`` makes is the program ``compile_program`` builds when its back-end step returns
+    nothing: the driver's one back-end call (``driver._backend``) is watched, and the record is the compiled
+    program with ``ptx == ""``, ``cubin is None`` and the remarks, phase timings and seconds as they were when the
+    back end was called (so without the back end's own remarks, ptxas's registers and spills, or the remark the
+    row-groups spill rule rewrites).  None when the back end ran other than once (a spill-aware compile again
+    under another switch: the program returned is not the first lowering's) or not at all (``codegen=False``'s
+    deferred GEMM)."""
+    import dataclasses
+    import time
+
+    from tileorch import driver, timing
+
+    calls: list = []
+    real = driver._backend
+
+    def watched(kind, lowered, ctx, arch, ptxas, remarks):
+        timer = timing.active()
+        call = [list(remarks), timer.as_dict() if timer is not None else None, 0.0]
+        calls.append(call)
+        start = time.perf_counter()
+        try:
+            return real(kind, lowered, ctx, arch, ptxas, remarks)
+        finally:
+            call[2] = time.perf_counter() - start
+
+    driver._backend = watched
+    try:
+        program = driver.compile_program(data, name, **options)
+    finally:
+        driver._backend = real
+    if len(calls) != 1 or program.deferred:
+        return program, None
+    remarks, timings, spent = calls[0]
+    return program, dataclasses.replace(program, ptx="", cubin=None, remarks=remarks, timings=timings,
+                                        seconds=program.seconds - spent)
+
+
+def _store_lowered(data: bytes, name: str, options: dict, lowered) -> None:
+    """``lowered`` (a compile's :func:`lowered_program` record) under :func:`lower_once`'s key, unless stored."""
+    if lowered is not None:
+        key = _lower_key(data, name, options)
+        if _stored(key) is None:
+            _store(key, lowered)
+
+
 def compile_once(data: bytes, name: str, **options):
     """``tileorch.driver.compile_program(data, name, **options)``, compiled once per key (see the
-    module docstring) in this process and the test run's memo directory."""
-    from tileorch.driver import compile_program
+    module docstring) in this process and the test run's memo directory.  The compile that fills the
+    memo also fills :func:`lower_once`'s entry of the same input (the record it reads off the compile:
+    :func:`_compiled_and_lowered`), so a later ``lower_once`` of it lowers nothing."""
+    box: dict = {}
 
-    return _once(memo_key(data, name, options), lambda: compile_program(data, name, **options))
+    def compile_it():
+        program, box["lowered"] = _compiled_and_lowered(data, name, options)
+        return program
+
+    program = _once(memo_key(data, name, options), compile_it)
+    _store_lowered(data, name, options, box.get("lowered"))
+    return program
+
+
+def lower_once_compiled(data: bytes, name: str, ptxas: bool = False, **options):
+    """:func:`lower_once`'s record (the same entry), for a program a test of this run also compiles with
+    ``compile_once(data, name, ptxas=ptxas, **options)``: on a miss the program is compiled that way (once, for
+    both) and the record read off the compile (:func:`_compiled_and_lowered`) instead of lowering it twice --
+    once alone for this call, once more for the compile.  Where the compile's record cannot be read off (a
+    compile the back end ran twice for) or the compile raises, the program is lowered alone
+    (:func:`lower_once`: its own result or error)."""
+    key = _lower_key(data, name, options)
+    if _stored(key) is None:
+        try:
+            compile_once(data, name, ptxas=ptxas, **options)
+        except Exception:  # noqa: BLE001 - the compile's own test reports it; the lowering's is below
+            pass
+    return lower_once(data, name, **options)
 
 
 def compile_once_seeing_lowered(data: bytes, name: str, see, **options):
@@ -159,10 +242,11 @@ def compile_once_seeing_lowered(data: bytes, name: str, see, **options):
 
         driver.compile_module = seeing
         try:
-            program = driver.compile_program(data, name, **options)
+            program, lowered = _compiled_and_lowered(data, name, options)
         finally:
             driver.compile_module = real
-        program.seconds -= state["spent"]
+        program.seconds -= state["spent"]  # (``lowered``'s seconds end where the back end, and ``see``, began)
+        state["lowered"] = lowered
         return program
 
     try:
@@ -171,6 +255,7 @@ def compile_once_seeing_lowered(data: bytes, name: str, see, **options):
         if exc is state["error"]:
             raise
         return None, state["seen"]
+    _store_lowered(data, name, options, state.get("lowered"))
     return program, state["seen"]
 
 
@@ -257,4 +342,4 @@ def lower_once(data: bytes, name: str, **options):
 
 
 __all__ = ["MEMO_ENV", "canonical_options", "compile_once", "compile_once_deriving", "compile_once_seeing_lowered",
-           "lower_once", "lower_once_deriving", "lowered_program", "memo_key"]
+           "lower_once", "lower_once_compiled", "lower_once_deriving", "lowered_program", "memo_key"]

@@ -15,7 +15,7 @@ import functools
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, VectorType, i1, i64
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, IntegerType, VectorType, i1, i64
 from xdsl.ir import Block, Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
@@ -111,6 +111,8 @@ class LowerArith(RewritePattern):
         if t in CASTS:
             return [CASTS[t](op.input, llvm_type(op.result.type))]
         if isinstance(op, arith.ConstantOp):
+            if isinstance(op.value, DenseIntOrFPElementsAttr) and isinstance(op.result.type, VectorType):
+                return [llvm.ConstantOp(op.value, op.result.type)]  # a vector constant (a splat or its elements)
             if not isinstance(op.value, IntegerAttr | FloatAttr):
                 raise LocatedError(op, f"arith.constant of {op.value} has no llvm lowering")
             return [llvm.ConstantOp(op.value, llvm_type(op.result.type))]

@@ -73,7 +73,26 @@ class GenericBarrierOp(IRDLOperation):
                     f"num_threads = {WARP_SIZE} or none, found {explicit}"
                 )
             explicit = WARP_SIZE
+        if self.sync_kind() == GenericBarrierSync.SYNCTHREADS and explicit is not None:
+            self._check_syncthreads_count(explicit)
         return warp_cooperative_arrive_count(self, explicit)
+
+    def _check_syncthreads_count(self, explicit: int) -> None:
+        """``sync = syncthreads`` is ``bar.sync 0`` over every thread of the CTA: inside a ``cta`` executor of
+        N threads a ``num_threads`` other than N would be a count the code does not keep (the lowering emits
+        the whole-CTA barrier; the checker would count ``num_threads`` arrivals)."""
+        from tileorch.dialects.cutlass.bar_scope import enclosing_async_exec
+
+        executor = enclosing_async_exec(self)
+        if executor is None or executor.executor_kind() != "cta":
+            return
+        cta = executor.num_threads()
+        if explicit != cta:
+            raise VerifyException(
+                f"'{self.name}' op with sync = syncthreads synchronises the whole CTA (bar.sync 0: the enclosing "
+                f"cta executor's {cta} threads), but num_threads = {explicit}: drop num_threads, or use sync = "
+                f"named_barrier with a barrier_id to synchronise {explicit} threads"
+            )
 
     def verify_(self) -> None:
         self._verify_lock()

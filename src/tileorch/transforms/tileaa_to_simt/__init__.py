@@ -88,8 +88,9 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.dense_splat import splat_value
 from tileorch.transforms.math_mode import takes_approx
+from tileorch.lazy_import import lazy_module
 from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, combined_atomics, early_prefetch,
-                                                gather_occupancy, occupancy_cap, prints, rematerialize, store_barriers,
+                                                gather_occupancy, occupancy_cap, rematerialize, store_barriers,
                                                 store_chunks, thread_local_reduce, thread_partials, uniform_division, warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, cmpi, float_attr,
                                                      global_type, integer_attr, is_float, is_fp8, memory_type,
@@ -108,6 +109,16 @@ from tileorch.transforms.tileaa_to_simt.unrolled_trips import trip_counter
 from tileorch.transforms.tileas.simt_layouts import gathers, vectorizable_access
 
 PASS = "convert-nv-tileaa-to-simt"
+CUTILE_TYPE_NAMES = {"f4E2M1FN": "float4_e2m1fn", "f8E8M0FNU": "float8_e8m0fnu"}
+"""cuTile's names of the element types the SIMT lowering does not hold (its located error names both)."""
+PRINT_STRINGS_ATTR = "tileorch.print_strings"
+PRINT_LOCK_ATTR = "tileorch.print_lock"
+"""On a lowered kernel that prints: its format strings and whether it takes the print lock (``prints.py``
+writes them, ``prints.add_globals`` turns them into globals and removes them).  Here so that a kernel without prints is lowered without importing ``prints.py``
+and what it needs (the print-format parser, the print planner, the bounded-wait sites: ~3 ms of a cold
+compile's imports): :data:`_prints` is imported on the first print lowered, or on the first module
+that carries this attribute."""
+_prints = lazy_module("tileorch.transforms.tileaa_to_simt.prints")
 MAX_STATIC_SMEM = 48 * 1024
 MAX_DYNAMIC_SMEM = 227 * 1024
 """Shared memory a Hopper CTA may opt into (dynamic shared memory above the 48 KiB of static)."""
@@ -408,7 +419,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         new = func.FuncOp(fn.sym_name.data, FunctionType.from_lists(arg_types, []), Region(entry))
         new.attributes["nvvm.kernel"] = UnitAttr()
         asserts.record_strings(new, self.assert_strings)
-        prints.record(new, self)
+        if self.print_strings or self.print_lock:  # (prints.record writes nothing otherwise)
+            _prints.record(new, self)
         if self.rematerialized:
             new.attributes[rematerialize.ATTR] = IntegerAttr(self.rematerialized, i32)
         if self.uniform_divisions:
@@ -780,7 +792,9 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             if not (isinstance(elt, IntegerType) or is_float(elt)):
                 continue
             if not supported_element(elt):
-                raise LocatedError(op, f"element type {elt} is not supported yet by {PASS} (in '{op.name}'; "
+                cutile = CUTILE_TYPE_NAMES.get(str(elt))
+                named = f"cuTile's ct.{cutile}; " if cutile else ""
+                raise LocatedError(op, f"element type {elt} is not supported yet by {PASS} ({named}in '{op.name}'; "
                                        "supported: i1, i8, i16, i32, i64, f16, bf16, f32, f64, tf32, "
                                        "f8E4M3FN, f8E5M2)")
             if is_fp8(elt) and self.sm is not None and self.sm < 89:
@@ -791,7 +805,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         asserts.lower_assert(self, e, op)
 
     def op_nv_tileaa_print(self, e: Emitter, op: Operation) -> None:
-        prints.lower_print(self, e, op)
+        _prints.lower_print(self, e, op)
 
     def lower_op(self, e: Emitter, op: Operation) -> None:
         self.check_types(op)
@@ -2503,7 +2517,9 @@ class ConvertNvTileaaToSimt(ModulePass):
             fn.detach()
             fn.erase()
         asserts.add_globals(op)
-        prints.add_globals(op)
+        if any(PRINT_STRINGS_ATTR in o.attributes or PRINT_LOCK_ATTR in o.attributes
+               for o in op.body.block.ops):  # (add_globals changes nothing otherwise)
+            _prints.add_globals(op)
         if scratch or any(isinstance(f, func.FuncOp) for f in op.body.block.ops):
             if dynamic:  # the launch gives the kernel ``tileorch.dynamic_smem`` bytes
                 glob = llvm.GlobalOp(llvm.LLVMArrayType(0, i8), SCRATCH, "external", addr_space=3, alignment=16)

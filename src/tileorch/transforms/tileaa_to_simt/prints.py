@@ -27,13 +27,13 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from tileorch.dialects import llvm_ext
 from tileorch.transforms.bound_waits import SPIN_SITE
 from tileorch.dialects.nv_tileaa.print_format import Conversion, parse
+from tileorch.transforms.tileaa_to_simt import PRINT_LOCK_ATTR as LOCK_ATTR  # (the lowering tests for both)
+from tileorch.transforms.tileaa_to_simt import PRINT_STRINGS_ATTR as STRINGS_ATTR
 from tileorch.transforms.tileaa_to_simt import print_plan
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Tile, cmpi, position, reg_type
 
 VPRINTF = "vprintf"
 LOCK = "__tileorch_print_lock"
-STRINGS_ATTR = "tileorch.print_strings"
-LOCK_ATTR = "tileorch.print_lock"
 BUFFER_BYTES = 8 * print_plan.MAX_ARGS
 PTR = llvm.LLVMPointerType()
 i8 = IntegerType(8)

@@ -82,3 +82,15 @@ func.func @flag_bounds(%flags: memref<8xi32>) {
   func.return
 }
 // CHECK: error: 'cutlass.generic_barrier.arrive_increment' op flag_idx out of bounds: expected 0 <= flag_idx < 8, found 8
+
+// -----
+
+// sync = syncthreads is bar.sync 0 over the whole CTA: a num_threads other than the cta executor's is refused
+// (user sweep 28: it compiled to the whole-CTA barrier while the op, and tileorch check, counted 64).
+func.func @syncthreads_count(%lock: !llvm.ptr<1>, %i: i32) {
+  cutlass.async.exec cta mask(1) threads(128) {
+    cutlass.generic_barrier.wait_eq %lock[%i] num_threads = 64 : !llvm.ptr<1>
+  }
+  func.return
+}
+// CHECK: generic_barrier_verify.mlir:[[# @LINE - 4]]:5: error: 'cutlass.generic_barrier.wait_eq' op with sync = syncthreads synchronises the whole CTA (bar.sync 0: the enclosing cta executor's 128 threads), but num_threads = 64

@@ -1,0 +1,60 @@
+"""tests/tool_forkserver.py, the fork server of the lit suite's ``tileorch-opt`` / ``tileorch`` / ``filecheck``:
+the server imports what a tool run imports on first use (a tier pass's helpers, xDSL's MLIR printer), so a forked
+child imports none of it again; a client hands its arguments (any characters) to the server and exits with the
+tool's status."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("xdsl")
+
+TESTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TESTS))
+import tool_forkserver  # noqa: E402
+
+CHAINED = TESTS / "filecheck" / "tileas" / "tier_chained_dots_one_row.mlir"
+
+_AFTER_PRELOAD = """
+import sys
+sys.path.insert(0, {tests!r})
+import tool_forkserver
+tool_forkserver._preload()
+before = set(sys.modules)
+from tileorch.tools.opt import main
+sys.argv = ["tileorch-opt", {path!r}, "-p", "tileas-tier,convert-nv-tileas-to-cutlass", "-o", "/dev/null"]
+try:
+    main()
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(sorted(m for m in set(sys.modules) - before if m.startswith(("tileorch.", "xdsl."))))
+"""
+
+
+def test_a_tier_run_imports_nothing_the_server_did_not():
+    """What the server imports before forking covers a chained tier run through the cutlass conversion and its
+    printed result: the run (as a child would run it) imports no tileorch or xDSL module of its own."""
+    env = dict(os.environ, TILEORCH_ATTN_OVERLAP="0", TILEORCH_ATTN_PERSISTENT="0")
+    out = subprocess.run([sys.executable, "-c", _AFTER_PRELOAD.format(tests=str(TESTS), path=str(CHAINED))],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_client_passes_any_argument_and_the_tools_status(tmp_path):
+    """A file name with non-ASCII characters and a quote reaches the tool as given (its error names it) and the
+    tool's exit status is the client's; a run that succeeds prints its output through the client's streams."""
+    with tool_forkserver.running() as env:
+        opt = os.path.join(env[tool_forkserver.BIN_ENV], "tileorch-opt")
+        missing = str(tmp_path / "ké\u00efrnel \"q\" \u2603.mlir")
+        bad = subprocess.run([opt, missing], capture_output=True, text=True, timeout=120)
+        assert bad.returncode == 1 and missing in bad.stderr, bad.stderr
+        good = tmp_path / "m.mlir"
+        good.write_text("builtin.module {\n}\n")
+        ok = subprocess.run([opt, str(good)], capture_output=True, text=True, timeout=120)
+        assert ok.returncode == 0 and "builtin.module" in ok.stdout, (ok.stdout, ok.stderr)
