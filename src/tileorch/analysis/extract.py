@@ -383,15 +383,21 @@ class _Kernel:
         walks work tiles of a ``cutlass.tile_scheduler`` (whose splits the model evaluates).  Without one they
         move fragments of one CTA (a reduction into shared memory, a copy), not partial tiles of splits: no
         fix-up protocol (before user sweep 28 the model invented three splits and reported the first block-striped
-        reduce as a read of a partial no split had stored).  A kernel ordering them by ``cutlass.generic_barrier``
-        semaphores instead (a serial split-K over the grid) is a located "cannot model" error at the semaphore."""
+        reduce as a read of a partial no split had stored).  Shared-memory tiles are left out before this
+        (``fixup_checks.cta_local_tile``); a kernel ordering its global ones by ``cutlass.generic_barrier``
+        semaphores (a serial split-K over the grid) is a located "cannot model" error at the semaphore, any other
+        global one without a scheduler a located "cannot model" error at the op (never "nothing to check")."""
         ops = list(self.func.walk())
         if any(o.name.startswith(TS) for o in ops):
             return True
         for o in ops:
             if o.name.startswith("cutlass.generic_barrier."):
                 raise semaphore_fixup_error(o)
-        return False
+        first = self.fixup_user[0][0]  # (shared-memory tiles never get here: fixup_checks.cta_local_tile)
+        raise LocatedError(first, f"the checker cannot model {first.name} on global memory in a kernel without a "
+                                  "cutlass.tile_scheduler: its fix-up model is the splits of a scheduler's work "
+                                  "tile (fixup_wait / fixup_increment); without one it cannot tell which CTAs "
+                                  "share this workspace, so nothing is checked")
 
     def _user_fixup(self, name: str) -> Protocol:
         """The fix-up protocol of one output tile from user code: the work-tile body holding the

@@ -15,7 +15,8 @@ import functools
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, IntegerType, VectorType, i1, i64
+from xdsl.dialects.builtin import (AnyFloat, DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, IntegerType, VectorType,
+                                   i1, i64)
 from xdsl.ir import Block, Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
@@ -112,6 +113,9 @@ class LowerArith(RewritePattern):
             return [CASTS[t](op.input, llvm_type(op.result.type))]
         if isinstance(op, arith.ConstantOp):
             if isinstance(op.value, DenseIntOrFPElementsAttr) and isinstance(op.result.type, VectorType):
+                if not isinstance(op.result.type.element_type, IntegerType | AnyFloat):
+                    raise LocatedError(op, f"arith.constant of a {op.result.type} has no llvm lowering (vector "
+                                           "constants of integer or float elements only)")
                 return [llvm.ConstantOp(op.value, op.result.type)]  # a vector constant (a splat or its elements)
             if not isinstance(op.value, IntegerAttr | FloatAttr):
                 raise LocatedError(op, f"arith.constant of {op.value} has no llvm lowering")

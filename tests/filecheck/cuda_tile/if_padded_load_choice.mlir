@@ -104,3 +104,32 @@ cuda_tile.module @m {
     return
   }
 }
+
+// -----
+
+// The same padded load yielded twice by both branches: one load for both results.
+// CHECK-LABEL: nv_tileaa.func @yielded_twice
+// CHECK-NOT: scf.if
+// CHECK: nv_tileaa.tiled_load
+// CHECK-NOT: nv_tileaa.tiled_load
+// CHECK: nv_tileaa.addf
+cuda_tile.module @m {
+  entry @yielded_twice(%a: tile<ptr<f32>>, %m: tile<i32>, %n: tile<i32>, %o: tile<ptr<f32>>, %c: tile<i1>, %i: tile<i32>) {
+    %tok = make_token : token
+    %tv = make_tensor_view %a, shape = [%m, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %ov = make_tensor_view %o, shape = [%m, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %t:2 = if %c -> (tile<16x16xf32>, tile<16x16xf32>) {
+      %pv = make_partition_view %tv : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf32, strides=[?,1]>>
+      %x, %xt = load_view_tko weak %pv[%i, %i] token = %tok : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<16x16xf32>, token
+      yield %x, %x : tile<16x16xf32>, tile<16x16xf32>
+    } else {
+      %pz = make_partition_view %tv : partition_view<tile=(16x16), tensor_view<?x?xf32, strides=[?,1]>>
+      %y, %yt = load_view_tko weak %pz[%i, %i] token = %tok : partition_view<tile=(16x16), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<16x16xf32>, token
+      yield %y, %y : tile<16x16xf32>, tile<16x16xf32>
+    }
+    %u = addf %t#0, %t#1 rounding<nearest_even> : tile<16x16xf32>
+    %opv = make_partition_view %ov : partition_view<tile=(16x16), tensor_view<?x?xf32, strides=[?,1]>>
+    %s = store_view_tko weak %u, %opv[%i, %i] token = %tok : tile<16x16xf32>, partition_view<tile=(16x16), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> token
+    return
+  }
+}

@@ -1062,6 +1062,8 @@ def _if(L, op):
     chosen = chosen_loads(op)
     if chosen is not None:  # the same tile loaded with or without padding: the padded load, no branch
         for load in chosen:
+            if load.tile in L.vm:  # (a load yielded twice: lowered once)
+                continue
             view = load.view.owner
             inside = isinstance(view, Operation) and view.parent_op() is op
             L.run_ops([view, load] if inside and load.view not in L.vm else [load])

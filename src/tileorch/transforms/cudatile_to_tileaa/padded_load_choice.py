@@ -31,7 +31,7 @@ from tileorch.dialects.cuda_tile import ops as ct
 _IF, _LOAD, _VIEW, _YIELD = (ct.op_name(c) for c in ("IfOp", "LoadViewTkoOp", "MakePartitionViewOp", "YieldOp"))
 
 
-def _branch_loads(block, if_op: Operation) -> list[Operation] | None:
+def _branch_loads(block) -> list[Operation] | None:
     """The loads ``block``'s yield returns, one per operand, when the block holds only partition views, loads
     whose tiles only the yield reads and whose tokens nothing reads, and the yield; else None."""
     ops = list(block.ops)
@@ -106,7 +106,7 @@ def chosen_loads(if_op: Operation) -> list[Operation] | None:
     regions = [r for r in if_op.regions if r.blocks]
     if len(regions) != 2 or any(len(r.blocks) != 1 for r in regions):
         return None
-    then, other = (_branch_loads(r.blocks[0], if_op) for r in regions)
+    then, other = (_branch_loads(r.blocks[0]) for r in regions)
     if then is None or other is None or len(then) != len(other) or len(then) != len(if_op.results):
         return None
     chosen = [_padded_of(a, b, if_op) for a, b in zip(then, other)]
@@ -118,11 +118,12 @@ def padded_load_choice_remarks(module: ModuleOp) -> list[str]:
     out = []
     for op in module.walk():
         if op.name == _IF and (chosen := chosen_loads(op)) is not None:
-            pads = sorted({c.view.type.padding_attr.data or "none" for c in chosen})
-            out.append(format_error(op, f"this if / else only chooses between loads of the same tile that differ "
-                                        f"in padding: compiled as one load padded with {', '.join(pads)} (in-bounds "
-                                        "tiles read the same elements; a load without a padding mode leaves "
-                                        "out-of-bounds elements undefined), no branch", "remark"))
+            pads = sorted({c.view.type.padding_attr.data for c in chosen} - {""})
+            how = (f"that differ in padding: compiled as one load padded with {', '.join(pads)} (in-bounds tiles "
+                   "read the same elements; a load without a padding mode leaves out-of-bounds elements undefined)"
+                   if pads else "(the same load in both branches): compiled as one load")
+            out.append(format_error(op, f"this if / else only chooses between loads of the same tile {how}, no "
+                                        "branch", "remark"))
     return out
 
 
