@@ -12,6 +12,18 @@ import os
 import pytest
 
 
+def compile_cli(path, capsys) -> tuple[int, str]:
+    """``tileorch compile PATH`` in this process (no ptxas, no cache): its exit code and everything it printed."""
+    from tileorch.cli.main import main
+
+    try:
+        code = main(["compile", str(path), "--no-ptxas", "--no-cache", "-o", os.devnull])
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
 def line_of(kernel, text: str) -> int:
     """The line of ``kernel``'s body (past its docstring) that holds ``text``."""
     lines, first = inspect.getsourcelines(kernel._annotated_function.pyfunc)

@@ -19,7 +19,6 @@ halves of sweeps 17, 19, 21 and 24 did not try:
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -29,7 +28,7 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs25  # noqa: E402
 from tileorch.testing.user_programs25 import INVALID, PROGRAMS, REJECTED_BY_CUTILE  # noqa: E402
-from invalid_sweep_checks import (_device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
+from invalid_sweep_checks import (compile_cli, _device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
                                   invalid_text_and_launch_tests, line_of)
 
 SOURCE = user_programs25.__file__
@@ -88,16 +87,6 @@ def _base_text() -> str:
     return str(read_bytecode(cutile_bytecode(p.kernel, p.spec)))
 
 
-def _compile_cli(path, capsys):
-    from tileorch.cli.main import main
-
-    try:
-        code = main(["compile", str(path), "--no-ptxas", "--no-cache", "-o", os.devnull])
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out + out.err
-
 
 @pytest.mark.parametrize("name", sorted(TEXT_MISTAKES))
 def test_a_cuda_tile_text_mistake_stops_at_its_line(name, tmp_path, capsys):
@@ -107,7 +96,7 @@ def test_a_cuda_tile_text_mistake_stops_at_its_line(name, tmp_path, capsys):
     text = text.replace(old, new)
     path = tmp_path / "k.mlir"
     path.write_text(text)
-    code, said = _compile_cli(path, capsys)
+    code, said = compile_cli(path, capsys)
     m = re.search(rf"{re.escape(str(path))}:(\d+):(\d+): error: (.*)", said)
     assert code != 0 and m and words in m.group(3), said
     assert line_text in text.splitlines()[int(m.group(1)) - 1], (text.splitlines()[int(m.group(1)) - 1], said)
@@ -133,7 +122,7 @@ def test_an_epilogue_vector_with_a_static_stride_past_int32_is_refused_at_its_li
     text = "\n".join(lines).replace(unit, f"tensor_view<?xf16, strides=[{stride}]>")
     path = tmp_path / "k.mlir"
     path.write_text(text)
-    code, said = _compile_cli(path, capsys)
+    code, said = compile_cli(path, capsys)
     assert code != 0 and f"{path}:{at + 1}:" in said and f"static stride {stride} does not fit" in said, said
     assert f"the epilogue reads an array with a static size or stride of {stride}" in said, said
     assert "Traceback" not in said and "internal error" not in said, said
@@ -161,7 +150,7 @@ def test_malformed_bytecode_exits_non_zero_saying_where(name, tmp_path, capsys):
     edit, words = BYTECODE_MISTAKES[name]
     path = tmp_path / "k.tileirbc"
     path.write_bytes(edit(_bytecode()))
-    code, said = _compile_cli(path, capsys)
+    code, said = compile_cli(path, capsys)
     assert code != 0 and re.search(rf"{re.escape(str(path))}: error: invalid CUDA Tile IR bytecode at offset \d+: ",
                                    said) and words in said, said
     assert "Traceback" not in said and "internal error" not in said, said

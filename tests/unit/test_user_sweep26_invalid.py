@@ -21,7 +21,6 @@ sweeps 17 to 25 did not try:
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -31,7 +30,7 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs26  # noqa: E402
 from tileorch.testing.user_programs26 import INVALID, PROGRAMS, REJECTED_BY_CUTILE  # noqa: E402
-from invalid_sweep_checks import (_device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
+from invalid_sweep_checks import (compile_cli, _device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
                                   invalid_text_and_launch_tests)
 
 SOURCE = user_programs26.__file__
@@ -99,16 +98,6 @@ def _base_text() -> str:
     return str(read_bytecode(cutile_bytecode(p.kernel, p.spec)))
 
 
-def _compile_cli(path, capsys):
-    from tileorch.cli.main import main
-
-    try:
-        code = main(["compile", str(path), "--no-ptxas", "--no-cache", "-o", os.devnull])
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out + out.err
-
 
 def _located(path, text, said):
     """(line number, the line's text, the message) of the first ``path:L:C: error:`` in ``said``."""
@@ -127,7 +116,7 @@ def test_a_cuda_tile_text_mistake_stops_at_its_line(name, tmp_path, capsys):
     text = text.replace(old, new)
     path = tmp_path / "k.mlir"
     path.write_text(text)
-    code, said = _compile_cli(path, capsys)
+    code, said = compile_cli(path, capsys)
     _, line, message = _located(path, text, said)
     assert code != 0 and words in message, said
     assert line_text in line, (line, said)
@@ -154,7 +143,7 @@ def test_a_module_level_text_mistake_stops_at_its_line(name, tmp_path, capsys):
         words, line_text = "Operation hello is not registered", "hello"
     path = tmp_path / "k.mlir"
     path.write_text(text)
-    code, said = _compile_cli(path, capsys)
+    code, said = compile_cli(path, capsys)
     at, line, message = _located(path, text, said)
     assert code != 0 and words in message and line_text in line, said
     if name == "an_entry_defined_twice":
@@ -187,7 +176,7 @@ def test_malformed_bytecode_exits_non_zero_naming_the_file(name, tmp_path, capsy
     edit, words = BYTECODE_MISTAKES[name]
     path = tmp_path / "k.tileirbc"
     path.write_bytes(edit(_bytecode()))
-    code, said = _compile_cli(path, capsys)
+    code, said = compile_cli(path, capsys)
     assert code != 0 and re.search(rf"{re.escape(str(path))}(:\d+:\d+)?: error: ", said) and words in said, said
     assert "Traceback" not in said and "internal error" not in said, said
 

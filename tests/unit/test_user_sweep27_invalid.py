@@ -12,7 +12,6 @@ sweeps 17 to 26 did not try:
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -22,7 +21,7 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs27  # noqa: E402
 from tileorch.testing.user_programs27 import INVALID, PROGRAMS, REJECTED_BY_CUTILE  # noqa: E402
-from invalid_sweep_checks import (_device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
+from invalid_sweep_checks import (compile_cli, _device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
                                   invalid_text_and_launch_tests)
 
 SOURCE = user_programs27.__file__
@@ -33,16 +32,6 @@ test_tileorch_compile_of_the_mlir_text_exits_non_zero_at_its_line, test_cutile_l
     invalid_text_and_launch_tests(INVALID, SOURCE, ["e8m0_scales_rounded_toward_zero"])
 test_cutile_rejects_at_the_users_line = cutile_rejects_tests(REJECTED_BY_CUTILE, SOURCE)
 
-
-def _compile_cli(path, capsys):
-    from tileorch.cli.main import main
-
-    try:
-        code = main(["compile", str(path), "--no-ptxas", "--no-cache", "-o", os.devnull])
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out + out.err
 
 
 BASE = "gemm_k104_last_k_tile_partial"
@@ -119,7 +108,7 @@ def test_a_cuda_tile_text_mistake_stops_at_its_line(name, tmp_path, capsys):
     text = text.replace(old, new)
     path = tmp_path / "k.mlir"
     path.write_text(text)
-    code, said = _compile_cli(path, capsys)
+    code, said = compile_cli(path, capsys)
     _, line, message = _located(path, text, said)
     assert code != 0 and words in message, said
     assert line_text in line, (line, said)
@@ -142,7 +131,7 @@ def test_malformed_bytecode_exits_non_zero_naming_the_file(name, tmp_path, capsy
     edit, words = BYTECODE_MISTAKES[name]
     path = tmp_path / "k.tileirbc"
     path.write_bytes(edit(_bytecode()))
-    code, said = _compile_cli(path, capsys)
+    code, said = compile_cli(path, capsys)
     assert code != 0 and re.search(rf"{re.escape(str(path))}(:\d+:\d+)?: error: ", said) and words in said, said
     assert "Traceback" not in said and "internal error" not in said, said
 

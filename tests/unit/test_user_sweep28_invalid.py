@@ -14,7 +14,6 @@ sweeps 17 to 27 did not try:
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -24,7 +23,7 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs28  # noqa: E402
 from tileorch.testing.user_programs28 import INVALID, PROGRAMS, REJECTED_BY_CUTILE  # noqa: E402
-from invalid_sweep_checks import (_device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
+from invalid_sweep_checks import (compile_cli, _device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
                                   invalid_text_and_launch_tests)
 
 SOURCE = user_programs28.__file__
@@ -35,16 +34,6 @@ test_tileorch_compile_of_the_mlir_text_exits_non_zero_at_its_line, test_cutile_l
     invalid_text_and_launch_tests(INVALID, SOURCE, ["cumsum_rounded_toward_zero"])
 test_cutile_rejects_at_the_users_line = cutile_rejects_tests(REJECTED_BY_CUTILE, SOURCE)
 
-
-def _compile_cli(path, capsys):
-    from tileorch.cli.main import main
-
-    try:
-        code = main(["compile", str(path), "--no-ptxas", "--no-cache", "-o", os.devnull])
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out + out.err
 
 
 BASE = "softmax_with_temperature"
@@ -118,7 +107,7 @@ def test_a_cuda_tile_text_mistake_stops_at_its_line(name, tmp_path, capsys):
     text = text.replace(old, new)
     path = tmp_path / "k.mlir"
     path.write_text(text)
-    code, said = _compile_cli(path, capsys)
+    code, said = compile_cli(path, capsys)
     m = re.search(rf"{re.escape(str(path))}:(\d+):(\d+): error: (.*)", said)
     assert code != 0 and m and words in m.group(3), said
     lines = text.splitlines()
@@ -149,7 +138,7 @@ def test_malformed_bytecode_exits_non_zero_naming_the_file(name, tmp_path, capsy
     edit, words = BYTECODE_MISTAKES[name]
     path = tmp_path / "k.tileirbc"
     path.write_bytes(edit(_bytecode()))
-    code, said = _compile_cli(path, capsys)
+    code, said = compile_cli(path, capsys)
     where = re.escape(str(path)) if name != "a_nul_in_the_kernel_name" else re.escape(SOURCE)  # (a debug location)
     assert code != 0 and re.search(rf"{where}(:\d+:\d+)?: error: ", said) and words in said, said
     assert "Traceback" not in said and "internal error" not in said, said
@@ -163,7 +152,7 @@ def test_every_one_byte_corruption_exits_cleanly(tmp_path, capsys):
     for at in range(8, len(data), 37):
         path = tmp_path / f"k{at}.tileirbc"
         path.write_bytes(data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:])
-        code, said = _compile_cli(path, capsys)
+        code, said = compile_cli(path, capsys)
         assert "Traceback" not in said and "internal error" not in said, (at, said)
         assert code == 0 or re.search(r": error: ", said), (at, said)
 
