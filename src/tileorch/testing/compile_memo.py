@@ -36,6 +36,7 @@ interpreter test."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import pickle
@@ -196,10 +197,8 @@ def lower_once_compiled(data: bytes, name: str, ptxas: bool = False, **options):
     (:func:`lower_once`: its own result or error)."""
     key = _lower_key(data, name, options)
     if _stored(key) is None:
-        try:
+        with contextlib.suppress(Exception):  # the compile's own test reports its error; the lowering's is below
             compile_once(data, name, ptxas=ptxas, **options)
-        except Exception:  # noqa: BLE001 - the compile's own test reports it; the lowering's is below
-            pass
     return lower_once(data, name, **options)
 
 
