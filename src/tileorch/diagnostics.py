@@ -32,7 +32,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from tileorch.dominance import dominance_errors
+from tileorch.dominance import DIRECT_FIELDS, dominance_errors
 from tileorch.verify_prechecks import precheck
 
 _OUT_OF_RANGE = re.compile(r"Integer value (-?\d+) is out of range")
@@ -692,15 +692,7 @@ def _signature(op: Operation) -> tuple | None:
         return None
 
 
-_DIRECT_FIELDS = ({"_operands", "_successors", "results"} <= set(getattr(Operation, "__dataclass_fields__", ()))
-                  and "_type" in getattr(SSAValue, "__dataclass_fields__", ())
-                  and getattr(Operation.operands.fget, "__code__", None) is not None
-                  and Operation.operands.fget.__code__.co_names == ("OpOperands",)
-                  and Operation.successors.fget.__code__.co_names == ("OpSuccessors",)
-                  and SSAValue.type.fget.__code__.co_names == ("_type",))
-"""Whether this xDSL keeps an op's operands and successors in the tuples ``_operands`` and
-``_successors`` (what ``op.operands`` / ``op.successors`` wrap) and a value's type in ``_type``
-(what ``value.type`` returns): the version :func:`_signature` reads directly."""
+_DIRECT_FIELDS = DIRECT_FIELDS  # (dominance.py: the xDSL whose fields :func:`_signature` reads directly)
 
 
 def verify_op_located(op: Operation) -> str | None:

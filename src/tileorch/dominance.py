@@ -18,18 +18,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.ir import Block, BlockArgument, Operation, Region
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 
 GRAPH_REGION_OPS = ("builtin.module",)
 """Ops whose region is a graph region (MLIR's ``builtin.module``): no order among its values."""
 
 
-_DIRECT_OPERANDS = ("_operands" in getattr(Operation, "__dataclass_fields__", ())
-                    and getattr(Operation.operands.fget, "__code__", None) is not None
-                    and Operation.operands.fget.__code__.co_names == ("OpOperands",))
-"""Whether this xDSL keeps an op's operands in the tuple ``_operands`` that ``op.operands`` wraps
-(a view whose items are fetched one call each): :func:`_block` then reads the tuple."""
+DIRECT_FIELDS = ({"_operands", "_successors", "results"} <= set(getattr(Operation, "__dataclass_fields__", ()))
+                 and "_type" in getattr(SSAValue, "__dataclass_fields__", ())
+                 and getattr(Operation.operands.fget, "__code__", None) is not None
+                 and Operation.operands.fget.__code__.co_names == ("OpOperands",)
+                 and Operation.successors.fget.__code__.co_names == ("OpSuccessors",)
+                 and SSAValue.type.fget.__code__.co_names == ("_type",))
+"""Whether this xDSL keeps an op's operands and successors in the tuples ``_operands`` and
+``_successors`` (what ``op.operands`` / ``op.successors`` wrap: views whose items are fetched one call
+each) and a value's type in ``_type`` (what ``value.type`` returns): then :func:`_block` and
+:mod:`tileorch.diagnostics` read those fields directly."""
 
 
 def _successors(block: Block) -> tuple[Block, ...]:
@@ -133,7 +138,7 @@ def _block(block: Block, visible: set[int], errors: list) -> list[int]:
     it); the ids it added to ``visible``."""
     defined: list[int] = [id(a) for a in block.args]
     visible.update(defined)
-    direct = _DIRECT_OPERANDS
+    direct = DIRECT_FIELDS
     add, define = visible.add, defined.append
     for op in block.ops:
         for i, operand in enumerate(op._operands if direct else op.operands):

@@ -51,12 +51,12 @@ def test_the_operand_tuple_is_read_directly_with_the_same_errors(monkeypatch):
     wraps: a view fetched item by item) and finds what the view gives: the same errors, in order."""
     from tileorch import dominance
 
-    assert dominance._DIRECT_OPERANDS
+    assert dominance.DIRECT_FIELDS
     text = ("func.func @f(%c: i1, %a: i32) {\n  %y = arith.addi %z, %w : i32\n  %z = arith.addi %a, %a : i32\n"
             "  cf.cond_br %c, ^l, ^r\n^l:\n  %w = arith.addi %a, %z : i32\n  cf.br ^j\n^r:\n  cf.br ^j\n"
             "^j:\n  %u = arith.addi %w, %y : i32\n  func.return\n}\n")
     module = parse_module(make_context(), text, "u.mlir")
     direct = [(op.name, msg) for op, msg in dominance_errors(module, lambda op: op.name)]
-    monkeypatch.setattr(dominance, "_DIRECT_OPERANDS", False)
+    monkeypatch.setattr(dominance, "DIRECT_FIELDS", False)
     assert [(op.name, msg) for op, msg in dominance_errors(module, lambda op: op.name)] == direct
     assert [m.split(" of ")[0] for _, m in direct] == ["operand #0 (%z)", "operand #1 (%w)", "operand #0 (%w)"]
