@@ -69,3 +69,25 @@ def test_a_violation_is_searched_every_time_with_its_counterexample(searches):
     ok = dataclasses.replace(broken, pipelines=tuple(dataclasses.replace(p, empty_count=2 * C.WG)
                                                      for p in broken.pipelines))
     assert check_once(ok).ok and len(searches) == 3
+
+
+def test_a_protocol_named_otherwise_shares_the_search_and_keeps_its_labels(searches):
+    """Two kernels whose pipelines are one protocol under two names (a GEMM configuration's name holds every
+    switch; the notes are located text): one search, each result labelled with its own protocol's name and
+    notes, the verdict and counts those of a direct search of it."""
+    from tileorch.testing.check_memo import check_once
+
+    proto = C.tma_warp_specialized(2, 2)
+    renamed = dataclasses.replace(proto, name=proto.name + "_acc1", notes=("x.mlir:3:5: note: assumed",))
+    first = check_once(proto)
+    second = check_once(renamed)
+    assert searches == [proto.name]
+    assert (first.protocol, first.notes) == (proto.name, proto.notes)
+    assert (second.protocol, second.notes) == (renamed.name, renamed.notes)
+    want = explore.check(renamed)
+    _same(second, want)
+    assert (second.agents, second.protocol, second.notes) == (want.agents, want.protocol, want.notes)
+    # another protocol under the same name: its own search
+    other = dataclasses.replace(C.tma_warp_specialized(3, 2), name=renamed.name, notes=renamed.notes)
+    _same(check_once(other), explore.check(C.tma_warp_specialized(3, 2)))
+    assert len(searches) == 4  # (the two direct searches, and this one's)

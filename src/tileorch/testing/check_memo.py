@@ -8,7 +8,10 @@ Key
     without_ir`'s pickling: ``origin`` takes no part in a protocol's steps) and the keyword arguments of the
     check.  Not the ``TILEORCH_*`` switches (the checker reads none; the compile switches a test sets
     changed the protocol, if anything): two tests that set different switches and lower to one protocol
-    share its search.
+    share its search.  Not the protocol's ``name`` and ``notes`` either (:func:`_anonymous`): the search
+    reads neither (they only label the result), so two kernels whose names differ (a GEMM configuration's
+    name holds every switch) and whose pipelines are the same protocol share one search, each result
+    labelled with its own protocol's name and notes.
 Where
     In this process and the run's memo directory (``$TILEORCH_TEST_COMPILE_MEMO``, shared by the xdist
     workers), as :mod:`tileorch.testing.compile_memo` keeps compiles.
@@ -33,8 +36,16 @@ def check_key(protocol, kwargs: dict) -> str:
     from tileorch.cache import compiler_fingerprint
 
     buf = io.BytesIO()
-    _NoIR(buf, protocol=pickle.HIGHEST_PROTOCOL).dump((protocol, sorted(kwargs.items())))
+    _NoIR(buf, protocol=pickle.HIGHEST_PROTOCOL).dump((_anonymous(protocol), sorted(kwargs.items())))
     return "check-" + sha256(compiler_fingerprint().encode() + b"\0" + buf.getvalue()).hexdigest()
+
+
+def _anonymous(protocol):
+    """``protocol`` without what labels it (its ``name`` and ``notes``: no step, agent or trip count of the
+    search reads them; ``explore.check`` copies them into the result)."""
+    import dataclasses
+
+    return dataclasses.replace(protocol, name="", notes=())
 
 
 def check_once(protocol, **kwargs):
@@ -50,7 +61,9 @@ def check_once(protocol, **kwargs):
         if not result.ok:
             return result
         _store(key, without_ir(result))
-    return copy.deepcopy(result)
+    result = copy.deepcopy(result)
+    result.protocol, result.notes = protocol.name, protocol.notes  # (a search of an equal protocol named otherwise)
+    return result
 
 
 __all__ = ["check_key", "check_once"]
