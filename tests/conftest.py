@@ -92,90 +92,107 @@ LONGEST_FIRST = (
     # the fixtures run on one worker only (split by a steal in the 14:21 run: 38 s instead of 20)
     "unit/test_upstream_mlir.py",
     "unit/test_fuzz_bytecode.py",  # one 27 s campaign: early, so that it never runs last
-    # CPU s of the file in the profiled full run of main 0fb87243 (2026-12-06 18:20 UTC, two xdist workers on
-    # an otherwise idle host, --cpu-durations=0: benchmarks/results/ci_s35_2026-12-06.json), longest first; a
-    # sweep by the sum of its files (it runs together, the interpreter file first: sweep_group), down to 8 s.
+    # CPU s of the file in the profiled full run of main 58d40b97 (2026-12-07 00:41-01:47 UTC, two xdist workers,
+    # --cpu-durations=0, the host shared with other jobs (load ~5): numbers ~1.5x session 35's idle-host run;
+    # benchmarks/results/ci_s37_2026-12-07.json), longest first; a sweep by the sum of its files (it runs together,
+    # the interpreter file first: sweep_group), down to 10 s.
     # test_lit.py's sum holds its fork server's CPU (counted at the last shard's teardown)
-    "unit/test_cover27_compile.py",  # 117.3
-    "unit/test_user_sweep6_interp.py",  # 115.3: sweep (interp 46.1, compile 17.0, emulated 52.2)
-    "test_lit.py",  # 99.0
-    "unit/test_attention_programs2_interp.py",  # 77.4: sweep (interp 5.9, compile 14.0, emulated 57.5)
-    "unit/test_user_sweep20_interp.py",  # 71.6: sweep (interp 25.5, compile 29.4, emulated 16.8)
-    "unit/test_user_sweep5_interp.py",  # 56.4: sweep (interp 20.1, compile 5.5, emulated 30.7)
-    "unit/test_user_sweep4_interp.py",  # 53.1: sweep (interp 19.0, compile 7.2, emulated 26.9)
-    "unit/test_user_sweep18_interp.py",  # 52.0: sweep (interp 6.3, compile 32.0, emulated 13.7)
-    "unit/test_chained_emulated.py",  # 52.0
-    "unit/test_epilogue_dot_programs.py",  # 49.5
-    "unit/test_user_sweep7_interp.py",  # 42.4: sweep (interp 34.1, compile 6.5, emulated 1.8)
-    "unit/test_chained_s_ahead.py",  # 40.1
-    "unit/test_attention_programs3_compile.py",  # 39.2
-    "unit/test_user_sweep_interp.py",  # 39.1: sweep (interp 11.2, user_sweep 27.9)
-    "unit/test_user_sweep22_interp.py",  # 38.5: sweep (interp 11.6, compile 20.2, emulated 6.6)
-    "unit/test_online_softmax_emulated.py",  # 37.6
-    "unit/test_user_sweep11_interp.py",  # 36.6: sweep (interp 7.7, compile 22.4, emulated 6.6)
-    "unit/test_user_sweep16_compile.py",  # 34.2: sweep (compile 25.6, emulated 8.7)
-    "unit/test_user_sweep9_interp.py",  # 32.8: sweep (interp 20.3, compile 8.6, emulated 3.9)
-    "unit/test_chained_q_regs.py",  # 32.1
-    "unit/test_user_sweep8_interp.py",  # 30.8: sweep (interp 21.7, compile 4.7, emulated 4.5)
-    "unit/test_attnzoo32_emulated.py",  # 29.4
-    "unit/test_dot_zoo_tier.py",  # 29.2
-    "unit/test_user_sweep3_interp.py",  # 27.8: sweep (interp 6.4, compile 5.9, emulated 15.5)
-    "unit/test_attention_programs4_compile.py",  # 27.4
-    "unit/test_chained_s17_switches.py",  # 27.3
-    "unit/test_epilogue_dot_tma_store.py",  # 26.6
-    "unit/test_check_chained.py",  # 26.4
-    "unit/test_chained_stagger.py",  # 26.1
-    "unit/test_chained_row_groups.py",  # 25.6
-    "unit/test_attnzoo30_emulated.py",  # 24.7
-    "unit/test_user_sweep14_compile.py",  # 24.5: sweep (compile 17.5, emulated 6.9)
-    "unit/test_user_sweep26_interp.py",  # 23.7: sweep (interp 5.8, compile 14.9, emulated 3.1)
-    "unit/test_attention_programs3_emulated.py",  # 22.7
-    "unit/test_chained_pingpong_kernel.py",  # 22.4
-    "unit/test_cover29_compile.py",  # 21.7
-    "unit/test_chained_kv_ahead.py",  # 21.6
-    "unit/test_gemm_epilogue_dot.py",  # 20.0
-    "unit/test_user_sweep21_interp.py",  # 19.3: sweep (interp 14.2, compile 3.0, emulated 2.1)
-    "unit/test_user_sweep25_interp.py",  # 18.7: sweep (interp 6.2, compile 9.4, emulated 3.1)
-    "unit/test_user_sweep10_interp.py",  # 18.7: sweep (interp 12.4, compile 0.3, emulated 6.0)
-    "unit/test_attnzoo32_compile.py",  # 18.4
-    "unit/test_stack_query_heads.py",  # 18.4
-    "unit/test_chained_schedule.py",  # 18.0
-    "unit/test_epilogue_dot_stages.py",  # 17.6
-    "unit/test_attnzoo30_compile.py",  # 16.9
-    "unit/test_attention_programs4_emulated.py",  # 16.4
-    "unit/test_retile192_emulated.py",  # 15.7
-    "unit/test_user_sweep23_interp.py",  # 15.6: sweep (interp 6.3, compile 8.2, emulated 1.0)
-    "unit/test_computed_b_gemm.py",  # 14.9
-    "unit/test_chained_variants.py",  # 14.9
-    "unit/test_review28_programs.py",  # 14.0
-    "unit/test_chained_q_prologue.py",  # 13.9
-    "unit/test_user_sweep19_interp.py",  # 13.8: sweep (interp 10.1, compile 2.7, emulated 1.1)
-    "unit/test_review26_lora.py",  # 13.0
-    "unit/test_cover29_emulated.py",  # 12.7
-    "unit/test_chained_dots.py",  # 12.3
-    "unit/test_review29_dots.py",  # 12.1
-    "unit/test_direct_launch.py",  # 11.9
-    "unit/test_user_sweep21_invalid.py",  # 11.5
-    "unit/test_chained_row_div.py",  # 11.2
-    "unit/test_user_sweep17_interp.py",  # 11.0: sweep (interp 8.1, compile 2.0, emulated 1.0)
-    "unit/test_attnzoo32_interp.py",  # 10.9
-    "unit/test_row_bulk_fill_emulated.py",  # 10.7
-    "unit/test_kahead_check.py",  # 10.6
-    "unit/test_review30_dots.py",  # 10.4
-    "unit/test_epilogue_dot_overlap.py",  # 10.3
-    "unit/test_cover26_compile.py",  # 10.3
-    "unit/test_user_sweep15_interp.py",  # 10.2: sweep (interp 8.0, compile 1.6, emulated 0.6)
-    "unit/test_user_sweep13_interp.py",  # 10.1: sweep (interp 7.0, compile 2.5, emulated 0.5)
-    "unit/test_simt_mma.py",  # 10.0
-    "unit/test_tile64_gemm.py",  # 9.5
-    "unit/test_user_sweep2_interp.py",  # 9.5: sweep (interp 4.2, emulated 5.3)
-    "unit/test_prefetch_depth.py",  # 9.3
-    "unit/test_user_sweep12_interp.py",  # 9.2: sweep (interp 8.1, compile 1.2)
-    "unit/test_row_smem_cache_emulated.py",  # 9.2
-    "unit/test_float_bits.py",  # 9.2
-    "unit/test_review26_guarded_k_loop.py",  # 8.3
-    "unit/test_cover27_emulated.py",  # 8.2
-    "unit/test_checker_mutations.py",  # 8.1
+    "unit/test_cover27_compile.py",  # 112.2
+    "unit/test_user_sweep6_interp.py",  # 104.1: sweep (interp 42.1, compile 15.9, emulated 46.1)
+    "test_lit.py",  # 103.6
+    "unit/test_user_sweep20_interp.py",  # 87.6: sweep (interp 29.0, compile 36.4, emulated 22.1)
+    "unit/test_attention_programs2_interp.py",  # 86.6: sweep (interp 7.0, compile 18.5, emulated 61.0)
+    "unit/test_attnsweep36_compile.py",  # 75.4
+    "unit/test_user_sweep_interp.py",  # 70.3: sweep (interp 21.1, user_sweep 49.2)
+    "unit/test_user_sweep18_interp.py",  # 64.7: sweep (interp 7.8, compile 45.4, emulated 11.4)
+    "unit/test_chained_emulated.py",  # 64.4
+    "unit/test_user_sweep4_interp.py",  # 61.2: sweep (interp 22.8, compile 8.4, emulated 30.0)
+    "unit/test_user_sweep5_interp.py",  # 61.2: sweep (interp 24.7, compile 6.9, emulated 29.5)
+    "unit/test_user_sweep10_interp.py",  # 57.8: sweep (interp 51.0, compile 1.6, emulated 5.2)
+    "unit/test_epilogue_dot_programs.py",  # 57.7
+    "unit/test_user_sweep16_compile.py",  # 57.0: sweep (compile 44.8, emulated 12.2)
+    "unit/test_attention_programs3_compile.py",  # 55.9
+    "unit/test_user_sweep7_interp.py",  # 54.8: sweep (interp 43.7, compile 8.8, emulated 2.3)
+    "unit/test_user_sweep25_interp.py",  # 53.3: sweep (interp 3.4, compile 45.0, emulated 5.0)
+    "unit/test_user_sweep22_interp.py",  # 52.8: sweep (interp 13.9, compile 29.2, emulated 9.7)
+    "unit/test_user_sweep11_interp.py",  # 51.7: sweep (interp 12.9, compile 30.1, emulated 8.6)
+    "unit/test_chained_s_ahead.py",  # 51.7
+    "unit/test_attnzoo32_emulated.py",  # 47.7
+    "unit/test_user_sweep13_interp.py",  # 46.3: sweep (interp 42.7, compile 3.1, emulated 0.5)
+    "unit/test_user_sweep8_interp.py",  # 45.7: sweep (interp 31.4, compile 8.0, emulated 6.3)
+    "unit/test_user_sweep3_interp.py",  # 45.7: sweep (interp 11.8, compile 11.6, emulated 22.2)
+    "unit/test_online_softmax_emulated.py",  # 45.4
+    "unit/test_user_sweep17_interp.py",  # 44.3: sweep (interp 40.4, compile 2.4, emulated 1.5)
+    "unit/test_user_sweep9_interp.py",  # 43.2: sweep (interp 19.8, compile 18.8, emulated 4.6)
+    "unit/test_stack_query_heads.py",  # 41.9
+    "unit/test_user_sweep21_invalid.py",  # 40.2: sweep (user_sweep21_invalid 40.2)
+    "unit/test_chained_row_groups.py",  # 39.2
+    "unit/test_epilogue_dot_tma_store.py",  # 39.0
+    "unit/test_dot_zoo_tier.py",  # 38.3
+    "unit/test_chained_q_regs.py",  # 36.9
+    "unit/test_user_sweep28_interp.py",  # 35.8: sweep (interp 8.5, compile 25.5, emulated 1.8)
+    "unit/test_chained_s17_switches.py",  # 34.9
+    "unit/test_check_chained.py",  # 34.5
+    "unit/test_review30_dots.py",  # 33.3
+    "unit/test_epilogue_dot_stages.py",  # 33.1
+    "unit/test_user_sweep15_interp.py",  # 31.7: sweep (interp 28.7, compile 2.2, emulated 0.8)
+    "unit/test_chained_stagger.py",  # 31.4
+    "unit/test_attnzoo30_compile.py",  # 30.6
+    "unit/test_attention_programs4_compile.py",  # 30.2
+    "unit/test_user_sweep19_interp.py",  # 29.6: sweep (interp 24.2, compile 3.8, emulated 1.6)
+    "unit/test_review26_guarded_k_loop.py",  # 29.5
+    "unit/test_user_sweep26_interp.py",  # 29.5: sweep (interp 8.7, compile 18.4, emulated 2.3)
+    "unit/test_user_sweep21_interp.py",  # 29.1: sweep (interp 22.8, compile 3.7, emulated 2.6)
+    "unit/test_user_sweep23_interp.py",  # 28.5: sweep (interp 7.8, compile 19.3, emulated 1.4)
+    "unit/test_review28_programs.py",  # 27.9
+    "unit/test_chained_schedule.py",  # 26.8
+    "unit/test_user_sweep12_interp.py",  # 26.6: sweep (interp 25.1, compile 1.6)
+    "unit/test_cover29_compile.py",  # 26.4
+    "unit/test_row_bulk_fill_emulated.py",  # 25.1
+    "unit/test_attention_programs3_emulated.py",  # 25.0
+    "unit/test_user_sweep14_compile.py",  # 24.9: sweep (compile 17.4, emulated 7.5)
+    "unit/test_user_sweep27_interp.py",  # 24.5: sweep (interp 10.6, compile 11.0, emulated 2.9)
+    "unit/test_row_smem_cache_emulated.py",  # 24.2
+    "unit/test_computed_b_gemm.py",  # 23.9
+    "unit/test_epilogue_dot_overlap.py",  # 23.9
+    "unit/test_attention_programs4_emulated.py",  # 23.3
+    "unit/test_attnzoo32_compile.py",  # 23.0
+    "unit/test_attnzoo30_emulated.py",  # 22.1
+    "unit/test_prefetch_depth.py",  # 21.5
+    "unit/test_chained_kv_ahead.py",  # 20.8
+    "unit/test_retile192_emulated.py",  # 20.7
+    "unit/test_gemm_epilogue_dot.py",  # 20.7
+    "unit/test_compile_memo.py",  # 20.3
+    "unit/test_chained_variants.py",  # 20.1
+    "unit/test_chained_pingpong_kernel.py",  # 19.4
+    "unit/test_chained_narrow.py",  # 19.2
+    "unit/test_review26_lora.py",  # 18.9
+    "unit/test_attnsweep36_emulated.py",  # 18.9
+    "unit/test_cover26_compile.py",  # 18.8
+    "unit/test_user_sweep2_interp.py",  # 18.0: sweep (interp 7.0, emulated 10.9)
+    "unit/test_chained_q_prologue.py",  # 17.2
+    "unit/test_tile64_gemm.py",  # 16.7
+    "unit/test_cover29_emulated.py",  # 16.7
+    "unit/test_cover27_emulated.py",  # 16.4
+    "unit/test_chained_row_div.py",  # 16.4
+    "unit/test_simt_mma.py",  # 16.3
+    "unit/test_review29_dots.py",  # 16.0
+    "unit/test_chained_dots.py",  # 15.9
+    "unit/test_computed_operand_prefetch.py",  # 15.4
+    "unit/test_chained_overlap.py",  # 15.4
+    "unit/test_chained_early_q.py",  # 15.3
+    "unit/test_api.py",  # 13.2
+    "unit/test_attnperf32_switches.py",  # 13.0
+    "unit/test_attnzoo32_interp.py",  # 13.0
+    "unit/test_cover26_emulated.py",  # 12.7
+    "unit/test_simt_layout_interp.py",  # 12.4
+    "unit/test_user_sweep28_invalid.py",  # 12.3: sweep (user_sweep28_invalid 12.3)
+    "unit/test_float_bits.py",  # 12.2
+    "unit/test_kahead_check.py",  # 11.8
+    "unit/test_register_a_operand.py",  # 11.4
+    "unit/test_transposed_c_gemm.py",  # 11.2
+    "unit/test_review27_integer_semantics.py",  # 10.5
+    "unit/test_column_major_gemm.py",  # 10.4
 )
 
 
