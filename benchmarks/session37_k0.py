@@ -35,6 +35,7 @@ import os
 import re
 import statistics
 import sys
+import warnings
 
 EV, SEQ, SH = "__k0_ev", "__k0_seq", "__k0_sh"
 NS = 14  # slots per warp group
@@ -387,7 +388,12 @@ def main(argv=None) -> int:
             state["on"] = mode == "instrumented"
             launcher.clear_caches()
             out.fill_(float("nan"))
-            run()
+            with warnings.catch_warnings(record=True) as caught:  # ptxas's spill report (the probe must not spill)
+                warnings.simplefilter("always")
+                run()
+            for w in caught:
+                if "spill" in str(w.message):
+                    print(f"[k0] {tag}: {mode} ptxas: {str(w.message)[:200]}")
             torch.cuda.synchronize()
             err = float((out.float() - ref.float()).abs().max().item())
             ms[mode] = bench_ms(run, 20)
