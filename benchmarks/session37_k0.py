@@ -2,25 +2,31 @@
 
 A profiling harness beside ``session36_phases.py`` (same method: in this process the chained kernel's PTX is
 rewritten just before ptxas, compile cache off, nothing instrumented is kept).  Thread 0 of each warp group
-(``tid % 128 == 0``) stores ``%globaltimer`` (ns, one clock for every SM) and ``%clock64`` (this SM's cycles) into
-module-scope arrays (``__k0_gt`` / ``__k0_ck``, read back with ``cuModuleGetGlobal``) at these events (slots):
+(``tid % 128 == 0``) records ``%globaltimer`` (ns, one clock for every SM) and ``%clock64`` (this SM's cycles) at
+these events (slots) into its warp group's record in shared memory (``__k0_sh``), copied at the exit into a
+module-scope array (``__k0_ev``, read back with ``cuModuleGetGlobal``):
 
  0 entry (the body's first instruction)          7 consumer: first K/V wait done
  1 after the prologue's ``bar.sync``             8 consumer: first dot retired (first ``wgmma.wait_group``)
  2 after ``setmaxnreg`` (dec or inc)             9 consumer: first O store issued
  3 producer: first Q TMA issued                 10 consumer: last Q wait done (its last instance's start)
  4 producer: first K TMA issued                 11 consumer: last O store done (its last instance's end)
- 5 producer: last TMA issued                    12 exit (before ``ret``)
+ 5 producer: last TMA issued (off by default)   12 exit (before ``ret``)
  6 consumer: first Q wait done                  13 ``%smid`` (a value, not a time)
 
-"First" events fire once per launch (a bit mask in one register, also holding the warp group's role and the
-launch's ring slot), "last" ones overwrite.  Each recording thread counts its launches with ``atom.global.add`` on
-its own counter, so the last four launches of a back-to-back series are kept (ring of 4): the gap between one
-launch's last exit and the next one's first entry is measured too.  A Q wait is the first ``mbarrier.try_wait``
-after ``setmaxnreg.inc`` in the text (the work loop's head); Q / K tensor maps are the entry's parameters 0 / 1.
+"First" events are recorded while their slot is still 0, "last" ones overwrite; the producer's (3, 4) record the
+timer only (its 24 registers).  No register lives across events and no global memory is touched before the exit
+(the consumer runs at ptxas's register cap: one more live register spills; sm_90a ptxas 13: 0 spills with these
+events, 12 B with slot 5, whence its default ``skip``).  At the exit each recording thread counts its launches with
+``atom.global.add`` on its own counter, so the last four launches of a back-to-back series are kept (ring of 4):
+the gap between one launch's last exit and the next one's first entry is measured too.  A Q wait is the first
+``mbarrier.try_wait`` after ``setmaxnreg.inc`` in the text (the work loop's head), the first K/V wait and the first
+dot retired the next ones in the text (the peeled first key tile; none in the key-tile loop); Q / K tensor maps
+are the entry's parameters 0 / 1.
 
     python3 benchmarks/session37_k0.py [--d 64] [--seq 1024] [--bh 132,256] [--launches 8] [--reps 3]
     python3 benchmarks/session37_k0.py --emulate   # CPU: the instrumented kernel on the PTX emulator
+    python3 benchmarks/session37_k0.py --prologue [--instrumented]   # CPU: the prologue's SASS (nvdisasm)
 
 Prints ``[k0]`` lines: per case the event-timed launch (plain and instrumented), the in-kernel span (max exit -
 min entry), the gap to the next launch, then per event the median / min / max over CTAs relative to the launch's
@@ -49,7 +55,7 @@ FIRST = (1, 2, 3, 4, 6, 7, 8, 9)  # recorded once per launch (while the slot is 
 LEAN = (3, 4, 5)  # the producer's events: no %clock64
 
 
-WGB = 16 + 16 * NS  # shared bytes per warp group: the ring slot word (16 bytes), then (globaltimer, clock64) per slot
+WGB = 16 + 16 * NS  # shared bytes per warp group: 16 spare, then (globaltimer, clock64) per slot
 
 
 def _wg_base() -> str:
@@ -86,26 +92,26 @@ def _event(slot: int) -> str:
             f"\t@%k0w st.shared.v2.u64 [%k0x+{off}], {{%k0t, %k0c}};\n\t}}")
 
 
-_ENTRY = ("\t{ .reg .b32 %k0x, %k0y, %k0f; .reg .b64 %k0a, %k0b, %k0z; .reg .pred %k0w;\n" + _wg_base() +
-          "\t@%k0w mov.u32 %k0y, %tid.x;\n\t@%k0w shr.u32 %k0y, %k0y, 7;\n\t@%k0w mov.u32 %k0f, %ctaid.x;\n"
-          f"\t@%k0w mad.lo.u32 %k0y, %k0f, {NWG}, %k0y;\n\t@%k0w mul.wide.u32 %k0a, %k0y, 4;\n"
-          f"\t@%k0w mov.u64 %k0b, {SEQ};\n\t@%k0w add.s64 %k0a, %k0a, %k0b;\n"
-          "\t@%k0w atom.global.add.u32 %k0f, [%k0a], 1;\n"
-          f"\t@%k0w and.b32 %k0f, %k0f, {RING - 1};\n\t@%k0w st.shared.u32 [%k0x], %k0f;\n"
+_ENTRY = ("\t{ .reg .b32 %k0x, %k0y; .reg .b64 %k0z; .reg .pred %k0w;\n" + _wg_base() +
           "\tmov.u64 %k0z, 0;\n"
           + "".join(f"\t@%k0w st.shared.v2.u64 [%k0x+{16 + 16 * k}], {{%k0z, %k0z}};\n" for k in range(NS))
           + "\t}")
+"""The recording thread zeroes its warp group's shared record (then the entry event)."""
 
 _EXIT = ("\t{ .reg .b32 %k0x, %k0y, %k0f, %k0g; .reg .b64 %k0a, %k0b, %k0t, %k0c; .reg .pred %k0w;\n" + _wg_base() +
-         "\t@%k0w ld.shared.u32 %k0f, [%k0x];\n"
-         "\t@%k0w mov.u32 %k0y, %tid.x;\n\t@%k0w shr.u32 %k0y, %k0y, 7;\n"
-         "\t@%k0w mov.u32 %k0g, %ctaid.x;\n"
+         "\t@%k0w mov.u32 %k0y, %tid.x;\n\t@%k0w shr.u32 %k0y, %k0y, 7;\n\t@%k0w mov.u32 %k0g, %ctaid.x;\n"
+         f"\t@%k0w mad.lo.u32 %k0f, %k0g, {NWG}, %k0y;\n\t@%k0w mul.wide.u32 %k0a, %k0f, 4;\n"
+         f"\t@%k0w mov.u64 %k0b, {SEQ};\n\t@%k0w add.s64 %k0a, %k0a, %k0b;\n"
+         "\t@%k0w atom.global.add.u32 %k0f, [%k0a], 1;\n"
+         f"\t@%k0w and.b32 %k0f, %k0f, {RING - 1};\n"
          f"\t@%k0w mad.lo.u32 %k0f, %k0f, {MAXCTA}, %k0g;\n"
          f"\t@%k0w mad.lo.u32 %k0f, %k0f, {NWG}, %k0y;\n\t@%k0w mul.wide.u32 %k0a, %k0f, {16 * NS};\n"
          f"\t@%k0w mov.u64 %k0b, {EV};\n\t@%k0w add.s64 %k0a, %k0a, %k0b;\n"
          + "".join(f"\t@%k0w ld.shared.v2.u64 {{%k0t, %k0c}}, [%k0x+{16 + 16 * k}];\n"
                    f"\t@%k0w st.global.v2.u64 [%k0a+{16 * k}], {{%k0t, %k0c}};\n" for k in range(NS))
          + "\t}")
+"""At the exit: the launch's ring slot (the recording thread's count of its launches, ``atom.global.add``: after
+every event, so no global round trip in the timeline), then the shared record copied to ``__k0_ev``."""
 
 
 def _tmap_params(lines: list[str], start: int, end: int) -> dict[str, int]:
@@ -331,6 +337,57 @@ def emulate(ns) -> int:
     return 0 if ok else 1
 
 
+def prologue(ns) -> int:
+    """The kernel's prologue in SASS (CPU: ptxas and ``nvdisasm``, ``$NVDISASM`` or on PATH): instructions by
+    opcode from the entry to the prologue's ``BAR.SYNC`` (thread 0's mbarrier inits, fence, tensor-map prefetches
+    among them), the producer's from there to its first ``UTMALDG`` and the consumers' from their branch target to
+    their first ``SYNCS.PHASECHK`` (the Q wait), in text order (branches not taken on instance 0 included);
+    ``--instrumented``: of the instrumented kernel.  Prints ``[k0-sass]`` lines."""
+    import shutil
+    import subprocess
+    import tempfile
+    from collections import Counter
+
+    os.environ["TILEORCH_ATTN_PERSISTENT"] = "1"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path[:0] = [os.path.join(root, "tests", "unit"), os.path.join(root, "tools")]
+    from chained_sass_counts import parse_sass
+    from test_chained_dots import _arrays, _compile
+
+    import tileorch.backend.compile as bc
+    import tileorch.backend.ptxas as bp
+    from tileorch.testing.attention_programs import attention_fwd
+
+    tool = os.environ.get("NVDISASM") or shutil.which("nvdisasm")
+    if not tool:
+        print("[k0-sass] no nvdisasm ($NVDISASM or PATH)")
+        return 1
+    if ns.instrumented:
+        real = bp.run_ptxas
+        bp.run_ptxas = bc.run_ptxas = lambda ptx, arch, *a, **k: real(instrument(ptx)[0], arch, *a, **k)
+    tm, tn = (int(x) for x in ns.tiles.split("x"))
+    bh = int(ns.bh.split(",")[-1])
+    p = _compile(attention_fwd, _arrays(4, (bh, ns.seq, ns.d)) + (0.18, ns.seq, tm, tn, ns.d, False))
+    print(f"[k0-sass] {[r for r in p.remarks if 'ptxas' in r]}")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "k.cubin")
+        open(path, "wb").write(p.cubin)
+        insts, labels = parse_sass(subprocess.run([tool, "-c", path], capture_output=True, text=True,
+                                                  check=True).stdout)
+    ops = [o for _, _, o, _ in insts]
+    bar = next(i for i, o in enumerate(ops) if o.startswith("BAR.SYNC"))
+    tma = next(i for i, o in enumerate(ops) if o.startswith("UTMALDG"))
+    br = next(i for i in range(bar, len(ops)) if ops[i].startswith("BRA") and insts[i][1])
+    cons = labels[re.search(r"\((\.L_x_\d+)\)", insts[br][3]).group(1)]
+    alloc = next(i for i in range(cons, len(ops)) if ops[i].startswith("USETMAXREG"))
+    wait = next(i for i in range(alloc, len(ops)) if ops[i].startswith("SYNCS.PHASECHK"))
+    for name, a, b in (("entry -> prologue BAR.SYNC", 0, bar + 1), ("producer: BAR.SYNC -> first UTMALDG", bar + 1, tma + 1),
+                       ("consumer: its branch target -> first SYNCS.PHASECHK (Q wait)", cons, wait + 1)):
+        c = Counter(o.split(".")[0] for o in ops[a:b])
+        print(f"[k0-sass] {name}: {b - a} instructions: " + ", ".join(f"{k} {v}" for k, v in c.most_common()))
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--d", type=int, default=64)
@@ -340,10 +397,14 @@ def main(argv=None) -> int:
     ap.add_argument("--launches", type=int, default=8, help="back-to-back launches per series (last 4 recorded)")
     ap.add_argument("--reps", type=int, default=3, help="series per case")
     ap.add_argument("--emulate", action="store_true", help="CPU check on the PTX emulator")
+    ap.add_argument("--prologue", action="store_true", help="CPU: the prologue's SASS counts (nvdisasm)")
+    ap.add_argument("--instrumented", action="store_true", help="with --prologue: of the instrumented kernel")
     ns = ap.parse_args(argv)
     os.environ["TILEORCH_CACHE"] = "0"
     if ns.emulate:
         return emulate(ns)
+    if ns.prologue:
+        return prologue(ns)
     import numpy as np
     import torch
 
