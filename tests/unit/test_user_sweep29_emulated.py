@@ -200,9 +200,87 @@ def _case_gemm_two_outputs_f32_and_bf16_relu():
     _check(out[3].astype(np.float32), np.maximum(_mm(a, b), 0), 1e-2, 1e-2)
 
 
+def _case_int8_gemm_requant_by_rounding_shift():
+    a, b = _i8(100, 128), _i8(128, 80)
+    out = emulate("int8_gemm_requant_by_rounding_shift", {0: a, 1: b, 2: np.full((100, 80), 99, np.int8)})[2]
+    acc = a.astype(np.int64) @ b.astype(np.int64)
+    ref = np.clip((acc + 128) >> 8, -128, 127)  # numpy's >> of int64: arithmetic, as int32's
+    assert (ref == -128).any() and (ref == 127).any() and (np.abs(ref) < 127).any()
+    np.testing.assert_array_equal(out, ref)
+
+
+def _case_int8_gemm_weight_nk_by_ct_transpose():
+    a, w = _i8(100, 64), _i8(80, 64)
+    out = emulate("int8_gemm_weight_nk_by_ct_transpose", {0: a, 1: w, 2: np.full((100, 80), -2**31, np.int32)})[2]
+    np.testing.assert_array_equal(out, a.astype(np.int64) @ w.astype(np.int64).T)
+
+
+def _case_gemm_leaky_relu_runtime_valid_columns():
+    a, b = _h(100, 64), _h(64, 80, scale=0.3)
+    z = _mm(a, b)
+    ref = np.where(z > 0, z, 0.01 * z)
+    ref[:, 70:] = 0.0
+    _check(emulate("gemm_leaky_relu_runtime_valid_columns", {0: a, 1: b})[2], ref, 1e-3)
+
+
+def _case_gemm_acc_astype_int8_saturating():
+    a, b = _h(100, 64), _h(64, 80, scale=12.0)
+    out = emulate("gemm_acc_astype_int8_saturating", {0: a, 1: b, 2: np.full((100, 80), 99, np.int8)})[2]
+    acc = _mm(a, b)
+    ref = np.clip(np.trunc(acc), -128, 127)
+    near = np.abs(acc - np.round(acc)) < 1e-3  # (f32 accumulation order at an integer edge)
+    assert (ref == -128).any() and (ref == 127).any()
+    np.testing.assert_array_equal(out.astype(np.int64)[~near], ref[~near])
+
+
+def _case_gemm_scale_per_row_tile_by_item():
+    a, b, s = _h(100, 64), _h(64, 80, scale=0.3), np.array([0.5, -2.0], np.float32)
+    ref = _mm(a, b) * np.repeat(s, 64)[:100, None]
+    _check(emulate("gemm_scale_per_row_tile_by_item", {0: a, 1: b, 2: s})[3], ref, 1e-3)
+
+
+def _case_gemm_k_loop_range_step_tk():
+    a, b = _h(100, 80), _h(80, 80, scale=0.3)
+    _check(emulate("gemm_k_loop_range_step_tk", {0: a, 1: b})[2], _mm(a, b), 1e-3)
+
+
+def _case_fp8_e4m3_gemm_rows_of_32():
+    e4 = ml_dtypes.float8_e4m3fn
+    a, b = _f8(e4, 70, 128), _f8(e4, 128, 80, scale=0.5)
+    _check(emulate("fp8_e4m3_gemm_rows_of_32", {0: a, 1: b})[2], _mm(_fp8_value(a, e4), _fp8_value(b, e4)), 1e-3,
+           1e-4)
+
+
+def _case_gemm_output_and_row_max_beside():
+    a, b = _h(100, 64), _h(64, 64, scale=0.3)
+    out = emulate("gemm_output_and_row_max_beside", {0: a, 1: b})
+    _check(out[2], _mm(a, b), 1e-3)
+    _check(out[3], _mm(a, b).max(1), 1e-3)
+
+
+def _case_gemm_f16_to_e5m2_output():
+    a, b = _h(100, 64), _h(64, 80, scale=0.3)
+    out = emulate("gemm_f16_to_e5m2_output", {0: a, 1: b, 2: _unset((100, 80), "float8_e5m2")})[2]
+    got = _fp8_value(out, ml_dtypes.float8_e5m2)
+    np.testing.assert_allclose(got, _mm(a, b), rtol=2 ** -2, atol=2 ** -15)  # e5m2: 2 mantissa bits
+
+
+def _case_uint8_activations_times_int8_weights():
+    a, b = RNG.integers(0, 256, (100, 128)).astype(np.uint8), _i8(128, 80)
+    out = emulate("uint8_activations_times_int8_weights", {0: a, 1: b})[2]
+    _check(out, (a.astype(np.int64) @ b.astype(np.int64)) * 0.5, 0, 0)
+
+
+def _case_int8_gemm_floordiv_mod_runtime_divisor():
+    a, b = _i8(100, 64), _i8(64, 80)
+    out = emulate("int8_gemm_floordiv_mod_runtime_divisor", {0: a, 1: b, 2: np.full((100, 80), -2**31, np.int32)})[2]
+    acc = [int(v) for v in (a.astype(np.int64) @ b.astype(np.int64)).ravel()]
+    np.testing.assert_array_equal(out.ravel(), [(v // -7) % 1000 for v in acc])  # Python's floor semantics
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 ON_THE_GPU_ONLY = {"fp8_e4m3_gemm_tensor_scales_from_arrays_bf16", "fp8_e5m2_gemm_row_scales_f32",
-                   "fp8_e4m3_gemm_scale_from_0d_array_f16"}
+                   "fp8_e4m3_gemm_scale_from_0d_array_f16", "fp8_e4m3_gemm_rows_of_32"}
 """Cases this runner cannot run: e4m3 / e5m2 WGMMA operands (the emulator models f16 / bf16 / tf32 / s8)."""
 GEMMS = sorted(set(CASES) - ON_THE_GPU_ONLY) if ALL else ["int8_gemm_int32_ragged_k",
                                                           "gemm_a_km_loaded_with_order"]
@@ -219,7 +297,7 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
 MMA_SYNC = {"test_gemm_a_3d_unit_head_dim_reshaped", "test_gemm_b_from_permuted_3d_tile",
-            "test_gemm_three_spellings_of_one_product"}
+            "test_gemm_three_spellings_of_one_product", "test_int8_gemm_by_matmul_operator_wraps"}
 """The refused dots' tests: their mma.sync needs ``ldmatrix``, which the emulator does not model."""
 EMULATED = sorted(n for n in dir(s29) if n.startswith("test_") and n not in MMA_SYNC) \
     if ALL else ["test_uint32_xorshift_hash_wrapping_multiply"]

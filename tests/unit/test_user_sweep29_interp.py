@@ -255,3 +255,58 @@ def test_int8_gemm_by_matmul_operator_wraps():
     ref = sum(wrap_bits(a[:, 32 * k:32 * k + 32].astype(np.int64) @ b[32 * k:32 * k + 32].astype(np.int64), 8)
               for k in range(4))  # cuTile's ct.matmul of int8 tiles: each K step's product wrapped to int8
     np.testing.assert_array_equal(out, ref)
+
+
+# ----------------------------------------------------------------------------------------------- integer corners
+
+
+def test_uint32_convert_compare_divide():
+    u = RNG.integers(0, 2**32, 100, dtype=np.int64).astype(np.uint32)
+    v = RNG.integers(0, 2**32, 100, dtype=np.int64).astype(np.uint32)
+    u[:3] = [2**31, 2**32 - 1, 3_000_000_000]
+    v[:3] = [5, 2**31 - 1, 3_000_000_001]
+    out = run("uint32_convert_compare_divide", {0: u, 1: v})
+    ui, vi = u.astype(np.int64), v.astype(np.int64)
+    np.testing.assert_array_equal(out[2], ui.astype(F32))  # unsigned conversion (rounded to f32)
+    np.testing.assert_array_equal(out[3].view(np.uint8), ui < vi)
+    np.testing.assert_array_equal(out[4].astype(np.int64), ui // 1000)
+    np.testing.assert_array_equal(out[5].astype(np.int64), ui % 1000)
+    np.testing.assert_array_equal(out[6], ui + 1)  # zero extension
+    np.testing.assert_array_equal(out[7].astype(np.int64), [ui[:64].max(), ui[64:].max()])
+
+
+def test_int64_shifts_past_32_and_products():
+    x = RNG.integers(-2**62, 2**62, 100, dtype=np.int64)
+    out = run("int64_shifts_past_32_and_products", {0: x})
+    xs = [int(v) for v in x]
+    np.testing.assert_array_equal(out[1], [v >> 40 for v in xs])
+    np.testing.assert_array_equal(out[2], wrap_bits([v & (2**31 - 1) if not v & 2**30 else (v & (2**31 - 1)) - 2**31
+                                                     for v in xs], 64))
+    np.testing.assert_array_equal(out[3], wrap_bits([v * 3000000007 for v in xs], 64))
+
+
+def test_float_to_unsigned_and_narrow_saturating():
+    x = _f((100,), scale=1e5)
+    x[:6] = [-1.5, 300.7, 4.3e9, -7e4, 4e4, 65519.0]
+    out = run("float_to_unsigned_and_narrow_saturating", {0: x})
+    t = np.trunc(_d(x))
+    np.testing.assert_array_equal(out[1], np.clip(t, 0, 255))
+    np.testing.assert_array_equal(out[2].astype(np.int64), np.clip(t, 0, 2**32 - 1))
+    np.testing.assert_array_equal(out[3], np.clip(t, -2**15, 2**15 - 1))
+    np.testing.assert_array_equal(out[4], np.clip(t, -2**31, 2**31 - 1).astype(np.float16))  # past 65504: inf
+
+
+def test_cumsum_middle_axis_of_3d_tile():
+    x = _f((3, 10, 12))
+    _close(run("cumsum_middle_axis_of_3d_tile", {0: x})[1], np.cumsum(_d(x), 1), 1e-5)
+
+
+def test_int8_tile_floordiv_mod_elementwise():
+    x = RNG.integers(-128, 128, 100).astype(np.int8)
+    y = RNG.integers(-128, 128, 100).astype(np.int8)
+    y[y == 0] = 3
+    x[:2], y[:2] = -128, [-1, 7]
+    out = run("int8_tile_floordiv_mod_elementwise", {0: x, 1: y})
+    xs, ys = [int(v) for v in x], [int(v) for v in y]
+    np.testing.assert_array_equal(out[2], wrap_bits([a // b for a, b in zip(xs, ys)], 8))  # -128 // -1 wraps
+    np.testing.assert_array_equal(out[3], [a % b for a, b in zip(xs, ys)])

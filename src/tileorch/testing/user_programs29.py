@@ -339,6 +339,152 @@ def int8_gemm_by_matmul_operator_wraps(A, Bm, C, TM: ConstInt, TN: ConstInt, TK:
     ct.store(C, index=(bm, bn), tile=acc)
 
 
+@ct.kernel
+def int8_gemm_requant_by_rounding_shift(A, Bm, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """int8 x int8 -> int32, requantized to int8 by a rounding arithmetic shift ``(acc + 128) >> 8`` and a clamp
+    (integer-only inference's fixed-point rescale) in the epilogue."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.int32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    q = ct.minimum(ct.maximum((acc + 128) >> 8, -128), 127)
+    ct.store(Y, index=(bm, bn), tile=q.astype(ct.int8))
+
+
+@ct.kernel
+def int8_gemm_weight_nk_by_ct_transpose(A, W, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """int8 ``x @ W.T`` with the int8 weight stored ``[N, K]``: its ``(TN, TK)`` tile given to ``ct.mma`` as
+    ``ct.transpose(w)``; int32 out."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.int32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        w = ct.load(W, index=(bn, k), shape=(TN, TK), padding_mode=ZERO)
+        acc = ct.mma(a, ct.transpose(w), acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_leaky_relu_runtime_valid_columns(A, Bm, C, n_valid: int, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """Leaky ReLU by ``ct.where(acc > 0, acc, 0.01 * acc)`` and the columns at or past a launch-time ``n_valid``
+    zeroed by a second ``where`` on the global column index; f16 in, f32 out."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    cols = bn * TN + ct.arange(TN, dtype=ct.int32)
+    y = ct.where(acc > 0.0, acc, 0.01 * acc)
+    ct.store(C, index=(bm, bn), tile=ct.where(cols[None, :] < n_valid, y, 0.0))
+
+
+@ct.kernel
+def gemm_acc_astype_int8_saturating(A, Bm, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The f32 accumulator stored as int8 by a bare ``astype(ct.int8)`` (the Tile IR's float -> integer
+    conversion: toward zero, saturating to [-128, 127])."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(ct.int8))
+
+
+@ct.kernel
+def gemm_scale_per_row_tile_by_item(A, Bm, S, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """One scale per row tile, read as a scalar: ``ct.load(S, index=(bm,), shape=(1,)).item()``; f16 in, f32
+    out."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    s = ct.load(S, index=(bm,), shape=(1,)).item()
+    ct.store(C, index=(bm, bn), tile=acc * s)
+
+
+@ct.kernel
+def gemm_k_loop_range_step_tk(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The K loop over element offsets, ``for kk in range(0, K, TK)``, its tile index ``kk // TK``; f16 in, f32
+    out, K = 80 (a ragged last tile)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for kk in range(0, A.shape[1], TK):
+        a = ct.load(A, index=(bm, kk // TK), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(kk // TK, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def fp8_e4m3_gemm_rows_of_32(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """e4m3 x e4m3 with row tiles of 32 and K tiles of 32 (a decode batch in FP8), f32 out, M = 70."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_output_and_row_max_beside(A, Bm, C, RowMax, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """Scores of one full-N tile and each row's maximum stored beside them as a 1-D array (the max a later softmax
+    pass reads); f16 in, f32 out."""
+    bm = ct.bid(0)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, 0), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, 0), tile=acc)
+    ct.store(RowMax, index=(bm,), tile=ct.max(acc, axis=1))
+
+
+@ct.kernel
+def gemm_f16_to_e5m2_output(A, Bm, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A gradient GEMM whose output is stored in e5m2 by a bare ``astype`` (FP8 training's backward output)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(ct.float8_e5m2))
+
+
+@ct.kernel
+def uint8_activations_times_int8_weights(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """uint8 activations (after a ReLU, asymmetric quantization) times int8 weights into int32, dequantized by one
+    constant scale; f32 out."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.int32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(ct.float32) * 0.5)
+
+
+@ct.kernel
+def int8_gemm_floordiv_mod_runtime_divisor(A, Bm, C, d: int, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The int32 accumulator through ``(acc // d) % 1000`` with a launch-time divisor (negative in the spec: Python's
+    floor semantics on negative sums) in the epilogue."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.int32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=(acc // d) % 1000)
+
+
 # ----------------------------------------------------------------------------------------------- without a dot
 
 
@@ -553,6 +699,66 @@ def divmod_tokens_into_pages(Pos, Page, Slot, page_size: int, BN: ConstInt):
     ct.store(Slot, index=(i,), tile=(p % page_size).astype(ct.int32))
 
 
+@ct.kernel
+def uint32_convert_compare_divide(U, V, F, Lt, Q, R, W, Mx, d: int, BN: ConstInt):
+    """uint32 values across the sign bit: converted to f32 (unsigned: 3e9 stays 3e9), compared ``u < v``
+    (unsigned order), divided and reduced by a launch-time int divisor cast to uint32 (cuTile does not promote
+    uint32 with int32), widened to int64 (zero extension), and the
+    tile's maximum (unsigned)."""
+    i = ct.bid(0)
+    u = ct.load(U, index=(i,), shape=(BN,), padding_mode=ZERO)
+    v = ct.load(V, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(F, index=(i,), tile=u.astype(ct.float32))
+    ct.store(Lt, index=(i,), tile=u < v)
+    du = ct.astype(d, ct.uint32)
+    ct.store(Q, index=(i,), tile=u // du)
+    ct.store(R, index=(i,), tile=u % du)
+    ct.store(W, index=(i,), tile=u.astype(ct.int64) + 1)
+    ct.store(Mx, index=(i,), tile=ct.full((1,), 0, dtype=ct.uint32) + ct.max(u, axis=0))
+
+
+@ct.kernel
+def int64_shifts_past_32_and_products(X, Hi, Lo, P, BN: ConstInt):
+    """int64 bit work: ``x >> 40`` (arithmetic, negatives), ``(x << 33) >> 33`` (the low 31 bits sign-extended
+    back), and ``x * 3_000_000_007`` wrapping modulo 2^64."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Hi, index=(i,), tile=x >> 40)
+    ct.store(Lo, index=(i,), tile=(x << 33) >> 33)
+    ct.store(P, index=(i,), tile=x * 3000000007)
+
+
+@ct.kernel
+def float_to_unsigned_and_narrow_saturating(X, U8, U32, I16, H, BN: ConstInt):
+    """f32 -> uint8 and -> uint32 (negative values to 0, large ones to the maximum: the Tile IR's saturating
+    conversion), f32 -> int16 saturating, and int32 -> f16 of values past 65504 (to infinity)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(U8, index=(i,), tile=x.astype(ct.uint8))
+    ct.store(U32, index=(i,), tile=x.astype(ct.uint32))
+    ct.store(I16, index=(i,), tile=x.astype(ct.int16))
+    ct.store(H, index=(i,), tile=x.astype(ct.int32).astype(ct.float16))
+
+
+@ct.kernel
+def cumsum_middle_axis_of_3d_tile(X, Y, TB: ConstInt, TR: ConstInt, TC: ConstInt):
+    """A prefix sum along the middle axis of a ``(TB, TR, TC)`` tile (per batch, down the rows), the tile padded
+    in all three dims."""
+    x = ct.load(X, index=(0, 0, 0), shape=(TB, TR, TC), padding_mode=ZERO)
+    ct.store(Y, index=(0, 0, 0), tile=ct.cumsum(x, axis=1))
+
+
+@ct.kernel
+def int8_tile_floordiv_mod_elementwise(X, Y, Q, R, BN: ConstInt):
+    """int8 ``x // y`` and ``x % y`` of two tiles of either sign (no zero divisors), the int8 -128 // -1 wrap
+    included."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i,), shape=(BN,), padding_mode=ZERO)
+    y = ct.load(Y, index=(i,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Q, index=(i,), tile=x // y)
+    ct.store(R, index=(i,), tile=x % y)
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 _add("fp8_e4m3_gemm_tensor_scales_from_arrays_bf16", fp8_e4m3_gemm_tensor_scales_from_arrays_bf16,
@@ -609,6 +815,29 @@ _add("int8_gemm_by_matmul_operator_wraps", int8_gemm_by_matmul_operator_wraps,
      [_a((100, 128), I8), _a((128, 80), I8), _a((100, 80), I32), 64, 64, 32], (2, 2), "simt", outputs=(2,),
      error="its int32 product is truncated to 8 bits")
 
+_add("int8_gemm_requant_by_rounding_shift", int8_gemm_requant_by_rounding_shift,
+     [_a((100, 128), I8), _a((128, 80), I8), _a((100, 80), I8), 64, 64, 64], (2, 2), "gemm", outputs=(2,))
+_add("int8_gemm_weight_nk_by_ct_transpose", int8_gemm_weight_nk_by_ct_transpose,
+     [_a((100, 64), I8), _a((80, 64), I8), _a((100, 80), I32), 64, 64, 64], (2, 2), "gemm", outputs=(2,))
+_add("gemm_leaky_relu_runtime_valid_columns", gemm_leaky_relu_runtime_valid_columns,
+     [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80)), 70, 64, 64, 32], (2, 2), "gemm", outputs=(2,))
+_add("gemm_acc_astype_int8_saturating", gemm_acc_astype_int8_saturating,
+     [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80), I8), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
+_add("gemm_scale_per_row_tile_by_item", gemm_scale_per_row_tile_by_item,
+     [_a((100, 64), F16), _a((64, 80), F16), _a((2,)), _a((100, 80)), 64, 64, 32], (2, 2), "gemm", outputs=(3,))
+_add("gemm_k_loop_range_step_tk", gemm_k_loop_range_step_tk,
+     [_a((100, 80), F16), _a((80, 80), F16), _a((100, 80)), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
+_add("fp8_e4m3_gemm_rows_of_32", fp8_e4m3_gemm_rows_of_32,
+     [_a((70, 128), E4M3), _a((128, 80), E4M3), _a((70, 80)), 32, 64, 32], (3, 2), "gemm", outputs=(2,))
+_add("gemm_output_and_row_max_beside", gemm_output_and_row_max_beside,
+     [_a((100, 64), F16), _a((64, 64), F16), _a((100, 64)), _a((100,)), 64, 64, 32], (2,), "gemm", outputs=(2, 3))
+_add("gemm_f16_to_e5m2_output", gemm_f16_to_e5m2_output,
+     [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80), E5M2), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
+_add("uint8_activations_times_int8_weights", uint8_activations_times_int8_weights,
+     [_a((100, 128), U8), _a((128, 80), I8), _a((100, 80)), 64, 64, 64], (2, 2), "gemm", outputs=(2,))
+_add("int8_gemm_floordiv_mod_runtime_divisor", int8_gemm_floordiv_mod_runtime_divisor,
+     [_a((100, 64), I8), _a((64, 80), I8), _a((100, 80), I32), -7, 64, 64, 64], (2, 2), "gemm", outputs=(2,))
+
 _add("column_sums_and_total", column_sums_and_total, [_a((50, 70)), _a((70,)), _a((1,)), 16, 32], (4, 3), "simt",
      outputs=(1, 2))
 _add("cumsum_along_each_axis_of_one_tile", cumsum_along_each_axis_of_one_tile,
@@ -645,6 +874,18 @@ _add("int8_clamp_cast_and_uint8_wraparound", int8_clamp_cast_and_uint8_wraparoun
      [_a((100,), I32), _a((100,), I8), _a((100,), U8), 64], (2,), "simt", outputs=(1, 2))
 _add("sum_of_squares_axis0_3d_keepdims", sum_of_squares_axis0_3d_keepdims,
      [_a((3, 5, 40)), _a((1, 1, 40)), 4, 8, 16], (3,), "simt", outputs=(1,))
+_add("uint32_convert_compare_divide", uint32_convert_compare_divide,
+     [_a((100,), U32), _a((100,), U32), _a((100,)), _a((100,), B), _a((100,), U32), _a((100,), U32), _a((100,), I64),
+      _a((2,), U32), 1000, 64], (2,), "simt", outputs=(2, 3, 4, 5, 6, 7))
+_add("int64_shifts_past_32_and_products", int64_shifts_past_32_and_products,
+     [_a((100,), I64), _a((100,), I64), _a((100,), I64), _a((100,), I64), 64], (2,), "simt", outputs=(1, 2, 3))
+_add("float_to_unsigned_and_narrow_saturating", float_to_unsigned_and_narrow_saturating,
+     [_a((100,)), _a((100,), U8), _a((100,), U32), _a((100,), I16), _a((100,), F16), 64], (2,), "simt",
+     outputs=(1, 2, 3, 4))
+_add("cumsum_middle_axis_of_3d_tile", cumsum_middle_axis_of_3d_tile, [_a((3, 10, 12)), _a((3, 10, 12)), 4, 16, 16],
+     (1,), "simt", outputs=(1,))
+_add("int8_tile_floordiv_mod_elementwise", int8_tile_floordiv_mod_elementwise,
+     [_a((100,), I8), _a((100,), I8), _a((100,), I8), _a((100,), I8), 64], (2,), "simt", outputs=(2, 3))
 _add("divmod_tokens_into_pages", divmod_tokens_into_pages,
      [_a((100,), I64), _a((100,), I32), _a((100,), I32), 24, 64], (2,), "simt", outputs=(1, 2))
 
