@@ -29,7 +29,8 @@ SPLIT_K_WAIT_LT = """\
 // tile's flag (wait_less_than: spin while the flag is below s), adds its fragment to the tile's workspace (block-
 // striped load, add and store, 128 threads, 4-wide accesses) and counts itself.
 builtin.module attributes {cutlass.target = "sm_90a"} {
-  func.func @split_k_reduce_wait_less_than(%lock: !llvm.ptr<1>, %ws: !llvm.ptr<1>) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>} {
+  func.func @split_k_reduce_wait_less_than(%lock: !llvm.ptr<1>, %ws: !llvm.ptr<1>) attributes {nvvm.kernel, \
+nvvm.maxntid = array<i32: 128, 1, 1>} {
     cutlass.async.exec cta mask(1) threads(128) {
       %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
       %t = arith.index_cast %tid : index to i32
@@ -39,7 +40,8 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
       %split = arith.index_cast %split_i : index to i32
       %acc = arith.constant dense<5.000000e-01> : vector<8xf32>
       cutlass.generic_barrier.wait_less_than %lock[%tile], %split num_threads = 128 : !llvm.ptr<1>
-      %old = cutlass.block_striped.load %ws, %t n_threads_in_block = 128 access_width = 4 : !llvm.ptr<1> -> vector<8xf32>
+      %old = cutlass.block_striped.load %ws, %t n_threads_in_block = 128 access_width = 4 : !llvm.ptr<1> -> \
+vector<8xf32>
       %sum = arith.addf %old, %acc : vector<8xf32>
       cutlass.block_striped.store %sum, %ws, %t n_threads_in_block = 128 access_width = 4 : vector<8xf32>, !llvm.ptr<1>
       cutlass.generic_barrier.arrive_increment %lock[%tile] num_threads = 128 : !llvm.ptr<1>
@@ -62,7 +64,8 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
   func.func @store_tile(%tile: i32) {
     func.return
   }
-  func.func @pingpong_three_phases(%num_tiles: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32} {
+  func.func @pingpong_three_phases(%num_tiles: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, \
+nvvm.minctasm = 1 : i32} {
     %sb = cutlass.seq_bar.create : !cutlass.seq_bar<depth = 3, length = 2>
     %order = cutlass.seq_bar.init %sb group_size(128)
     cutlass.async.exec cta mask(1) threads(384) {
@@ -79,7 +82,8 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
       %group = arith.index_cast %group_index : index to i32
       %st0 = cutlass.seq_bar.state.create %order group(%group)
       %c2_i32 = arith.constant 2 : i32
-      %last = scf.for %tile = %group to %num_tiles step %c2_i32 iter_args(%st = %st0) -> (!cutlass.seq_bar_state<3>) : i32 {
+      %last = scf.for %tile = %group to %num_tiles step %c2_i32 iter_args(%st = %st0) -> \
+(!cutlass.seq_bar_state<3>) : i32 {
         cutlass.seq_bar.wait %order, %st group(%group)
         func.call @mma_tile(%tile) : (i32) -> ()
         %st_epi = cutlass.seq_bar.arrive %order, %st group(%group)

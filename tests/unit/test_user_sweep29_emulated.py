@@ -282,8 +282,7 @@ CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswi
 ON_THE_GPU_ONLY = {"fp8_e4m3_gemm_tensor_scales_from_arrays_bf16", "fp8_e5m2_gemm_row_scales_f32",
                    "fp8_e4m3_gemm_scale_from_0d_array_f16", "fp8_e4m3_gemm_rows_of_32"}
 """Cases this runner cannot run: e4m3 / e5m2 WGMMA operands (the emulator models f16 / bf16 / tf32 / s8)."""
-GEMMS = sorted(set(CASES) - ON_THE_GPU_ONLY) if ALL else ["int8_gemm_int32_ragged_k",
-                                                          "gemm_a_km_loaded_with_order"]
+GEMMS = sorted(set(CASES) - ON_THE_GPU_ONLY) if ALL else ["int8_gemm_int32_ragged_k"]
 """The GEMM cases run in CI (every case of :data:`CASES` run with ``TILEORCH_EMULATE_ALL=1``)."""
 
 

@@ -68,13 +68,15 @@ TEXT_MISTAKES = {
                            "Input type 'bf16' expects accumulator/result type to be one of {'f32'}, but got 'f16'",
                            "%73 = mmaf"),
     "mmaf_bf16_times_f16": (_MMAI, "%71 = constant <bf16: 1.0> : tile<64x64xbf16>\n        %74 = constant <f16: 1.0> "
-                            ": tile<64x64xf16>\n        %72 = constant <f32: 0.0> : tile<64x64xf32>\n        %73 = mmaf "
-                            "%71, %74, %72 : tile<64x64xbf16>, tile<64x64xf16>, tile<64x64xf32>\n        %58 = addi "
-                            "%53, %53 : tile<64x64xi32>", "all of {lhs, rhs} have the same element type", "%73 = mmaf"),
+                            ": tile<64x64xf16>\n        %72 = constant <f32: 0.0> : tile<64x64xf32>\n        "
+                            "%73 = mmaf %71, %74, %72 : tile<64x64xbf16>, tile<64x64xf16>, tile<64x64xf32>\n        "
+                            "%58 = addi %53, %53 : tile<64x64xi32>", "all of {lhs, rhs} have the same element type",
+                            "%73 = mmaf"),
     "batched_mmai_of_two_batch_sizes": (_MMAI, "%71 = constant <i8: 1> : tile<2x64x64xi8>\n        %75 = constant "
-                                        "<i8: 1> : tile<4x64x64xi8>\n        %72 = constant <i32: 0> : tile<2x64x64xi32>"
-                                        "\n        %73 = mmai %71, %75, %72 signed signed : tile<2x64x64xi8>, "
-                                        "tile<4x64x64xi8>, tile<2x64x64xi32>\n        %58 = addi %53, %53 : "
+                                        "<i8: 1> : tile<4x64x64xi8>\n        %72 = constant <i32: 0> : "
+                                        "tile<2x64x64xi32>\n        %73 = mmai %71, %75, %72 signed signed : "
+                                        "tile<2x64x64xi8>, tile<4x64x64xi8>, tile<2x64x64xi32>\n        "
+                                        "%58 = addi %53, %53 : "
                                         "tile<64x64xi32>", "batch dimensions of lhs, rhs and acc must match",
                                         "%73 = mmai"),
     "trunci_to_a_wider_type": (_TRUNC, "%70 = trunci %62 : tile<64x64xi32> -> tile<64x64xi64>\n      %63 = trunci "
