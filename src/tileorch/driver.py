@@ -322,6 +322,9 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
 
             rerolled += flatten_remarks(module)
             rerolled += transpose_computed_operand_remarks(module)
+            from tileorch.transforms.tileas.fold_dot_accumulate import rounding_remarks
+
+            rerolled += rounding_remarks(module)  # a 16-bit product accumulated unrounded in f32
             from tileorch.transforms.tileas.loopless_chain import loopless_chain_remarks
 
             rerolled += loopless_chain_remarks(module)

@@ -80,3 +80,21 @@ def test_an_int8_dot_accumulating_by_mma_has_no_such_warning():
     """The control: ``ct.mma(a, b, acc)`` of int8 tiles into int32 is the int32 GEMM, no truncation warned of."""
     prog = compiled("int8_gemm_int32_ragged_k")
     assert not [r for r in prog.remarks if "truncated" in r], prog.remarks
+
+
+@pytest.mark.parametrize("name,rounded", [("gemm_matmul_then_add_bf16_accumulator_f32", "bf16"),
+                                          ("tf32_gemm_by_ct_matmul", "tf32")])
+def test_a_product_accumulated_unrounded_on_the_tier_is_said_at_the_users_line(name, rounded):
+    """``acc + ct.matmul(a, b).astype(ct.float32)`` of bf16 (tf32) tiles: cuTile rounds each K step's product to bf16
+    (tf32) before the add; the tier's WGMMA accumulates the products in f32 (tileas-fold-dot-accumulate: at least
+    as accurate).  Found by sweep 29: the tier made that decision silently; now a located remark at the
+    ``ct.matmul`` line says so (fold_dot_accumulate.rounding_remarks)."""
+    at = line_of(PROGRAMS[name].kernel, "ct.matmul(")
+    said = [r for r in compiled(name).remarks if "without that rounding" in r]
+    assert len(said) == 1 and said[0].startswith(f"{SOURCE}:{at}:") and ": remark: " in said[0], said
+    assert f"cuTile rounds to {rounded}" in said[0], said
+
+
+def test_a_product_accumulated_by_mma_has_no_rounding_remark():
+    """The control: ``ct.mma(a, b, acc)`` rounds nothing, and the remark is not made."""
+    assert not [r for r in compiled("gemm_k_72_one_ragged_tile_f16_out").remarks if "without that rounding" in r]
