@@ -310,15 +310,24 @@ def _rounded_to(dot: Operation) -> str | None:
     ``fp_to_fp``); else None."""
     if not isinstance(dot, aa.DotOp) or not is_zero(dot.acc) or len(list(dot.result.uses)) != 1:
         return None
-    narrow, v = _narrow_name(dot.result.type), dot.result
+    first = next(iter(dot.result.uses)).operation
+    narrow = _narrow_name(dot.result.type)
+    if narrow is not None:  # the third rewrite (widen): a 16-bit dot whose only use widens it to f32
+        wide = isinstance(first, aa.FpToFpOp) and isinstance(getattr(first.result.type, "element_type", None),
+                                                                Float32Type)
+        return narrow if wide else None
+    v = dot.result  # the first rewrite (fold): an f32 product cast through a narrower type, added to the carry
     for _ in range(2):
         uses = list(v.uses)
         if len(uses) != 1 or not isinstance(uses[0].operation, aa.FpToFpOp):
             break
         v = uses[0].operation.result
         narrow = narrow or _narrow_name(v.type)
-    elt = getattr(v.type, "element_type", None)
-    return narrow if narrow is not None and isinstance(elt, Float32Type) else None
+    uses = list(v.uses)
+    if narrow is None or len(uses) != 1 or not isinstance(uses[0].operation, aa.AddFOp):
+        return None
+    add = uses[0].operation
+    return narrow if any(_carried(x, add) for x in add.operands if x is not v) else None
 
 
 def rounding_remarks(module: ModuleOp) -> list[str]:
