@@ -8,7 +8,18 @@ output, a full-N softmax epilogue with masked columns, dots of 16- and 32-row ti
 axis 0 and over both axes, prefix sums along each axis of one tile, ``ct.where`` chains, integer ``//`` / ``%`` by
 runtime scalars of either sign, bit operations and shifts on int32 / uint32, float -> int conversions of negative
 values, bf16 <-> fp8 round trips, several outputs of different dtypes, nested ``for`` loops with runtime bounds and a
-``while`` with a data-dependent exit.
+``while`` with a data-dependent exit; integer epilogues on the tier (a rounding shift, a saturating ``astype``,
+``//`` / ``%`` by a runtime divisor), uint32 / int64 / float -> unsigned corners.
+
+Found by this sweep: ``acc = acc + ct.matmul(a, b)`` of int8 tiles (:func:`int8_gemm_by_matmul_operator_wraps`) --
+cuTile's ``ct.matmul`` of int8 tiles is an int8 tile, each K step's product wraps -- compiled with a tier warning
+about "per-K-block scales, DeepSeek-style" and nothing saying the products wrap: now a located warning names the
+truncation and ``ct.mma`` (narrow_int_dot_warnings.py) and the tier's refusal names it too; the tier's dropping of
+cuTile's bf16 / f16 / tf32 rounding of a ``ct.matmul`` / ``@`` product before the add was silent: now a located
+remark (fold_dot_accumulate.rounding_remarks); MLIR bytecode / gzip files given as the program were "invalid UTF-8
+byte" (diagnostics.OTHER_BINARIES); in the CUTLASS-dialect inputs a sequence barrier's ``group_size(64)`` for warp
+groups of 128 compiled silently (now a verifier error).  Left as they are (located reasons): a 3-D operand tile
+with a unit middle dim (reshaped or permuted; sweep 26 met it too), two K tiles a step by hand.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep29_compile.py, tests/unit/test_user_sweep29_interp.py,
