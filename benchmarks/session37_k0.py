@@ -249,7 +249,7 @@ def _stat(xs) -> str:
     return f"med {statistics.median(xs) / 1000:7.2f} min {min(xs) / 1000:7.2f} max {max(xs) / 1000:7.2f}"
 
 
-def report(tag: str, launches: list[dict], wgs: int, ghz: float | None = None) -> None:
+def report(tag: str, launches: list[dict], wgs: int, instances: int | None = None) -> None:
     """``[k0]`` lines of one case: the gaps between recorded launches, then the last recorded launch's events."""
     for a, b in zip(launches, launches[1:]):
         print(f"[k0] {tag} gap: last exit -> next launch's first entry {(b['start'] - a['end']) / 1000:.2f} us "
@@ -274,6 +274,18 @@ def report(tag: str, launches: list[dict], wgs: int, ghz: float | None = None) -
         done = [max(last["ev"][(w, 11)][i] for w in cons) for i in range(len(last["entry"]))]
         print(f"[k0] {tag} decomposition: launch start -> a CTA's first dot retired {_stat(dot)}; "
               f"its last O store done -> launch end (max exit) {_stat([last['span'] - x for x in done])}")
+        ctas = len(last["entry"])
+        if instances:  # instance w runs on CTA w mod ctas: per CTA, its mean instance time first Q wait -> last store
+            n = [len(range(c, instances, ctas)) for c in range(ctas)]
+            q0 = [min(last["ev"][(w, 6)][i] for w in cons) for i in range(ctas)] if all(
+                (w, 6) in last["ev"] for w in cons) else None
+            if q0:
+                per = [(done[i] - q0[i]) / n[i] for i in range(ctas) if n[i]]
+                slow = sorted(range(ctas), key=lambda i: -last["exit"][i])[:4]
+                print(f"[k0] {tag} per CTA: mean instance (first Q wait -> last O store) / its {min(n)}-{max(n)} "
+                      f"instances: {_stat(per)}; slowest exits: "
+                      + ", ".join(f"cta {i} sm {last['smid'][i]} n {n[i]} exit {last['exit'][i] / 1000:.2f}"
+                                  for i in slow))
     gts = sorted({x for xs in last["ev"].values() for x in xs})
     steps = [b - a for a, b in zip(gts, gts[1:]) if b > a]
     if steps:
@@ -492,7 +504,7 @@ def main(argv=None) -> int:
             spans += [x["span"] for x in launches]
             gaps += [b["start"] - a["end"] for a, b in zip(launches, launches[1:])]
             if rep == ns.reps - 1:
-                report(tag, launches, wgs)
+                report(tag, launches, wgs, bh * -(-seq // tm))
         span = statistics.median(spans) / 1000
         print(f"[k0] {tag} summary: event-timed plain {ms['plain'] * 1000:.2f} us, instrumented "
               f"{ms['instrumented'] * 1000:.2f} us (outside its span {ms['instrumented'] * 1000 - span:.2f} us); "
