@@ -791,6 +791,7 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
         gathered = gather_source(v)
         if gathered is not None:
             _fail(gathered[0], gathered_operand_why(what))
+        _refuse_joined(v, what)
         _fail(dot, f"{what} is not a TMA tile load{' of the loop' if in_loop else ' made before the loop'}")
     shape = list(ld.result.type.get_shape())
     vt = ld.view.type
@@ -855,7 +856,21 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation, operand: SSAValue | None = Non
     gathered = gather_source(operand if operand is not None else d1.lhs)
     if gathered is not None:
         _fail(gathered[0], gathered_operand_why(what))
+    _refuse_joined(operand if operand is not None else d1.lhs, what)
     return operand_prologue(kernel, d1, _fail, operand, what)
+
+
+def _refuse_joined(v: SSAValue, what: str) -> None:
+    """A located refusal when the operand ``v`` is tiles joined by ``ct.cat`` (a key tile of several pages of a
+    paged cache, each loaded whole): the chained kernel loads an operand tile as one TMA box (or its column
+    chunks) at one coordinate, and these parts each have their own."""
+    src, _ = strip_layouts(v)
+    if isinstance(src.owner, Operation) and src.owner.name == "nv_tileaa.cat":
+        _fail(src.owner, f"{what} is tiles joined by ct.cat (e.g. a key tile of several pages of a paged KV cache): "
+                         "the chained kernel loads each operand tile as one TMA box at one coordinate, and each part "
+                         "here has its own (a page number read from the block table); not supported yet: a key tile "
+                         "of one page (BN = the page's slots, or a page of R key tiles read at tile j % R of page "
+                         "Table[b, j // R]) takes the tensor cores")
 
 
 PADDED_ROWS = (1, 2, 4, 8, 16, 32)
