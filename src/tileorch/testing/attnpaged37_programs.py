@@ -319,7 +319,10 @@ _add("p37_decode_page_inner_loop_r2", p37_decode_page_inner_loop,
            "number read between the two loops); tileas-flatten-nested-k-loops now repeats such a read at every "
            "step of the flattened loop when the loops write no memory")
 _add("p37_decode_pages_cat_bs32", p37_decode_pages_cat, _decode_spec(2, 16, 128, 32, 640) + [16, 32, 128],
-     (2, B), "simt", outputs=(5,), error="tiles joined by ct.cat")
+     (2, B), "chained", outputs=(5,),
+     notes="found by this set: refused as 'computed from its tile by nv_tileaa.cat, which depends on the element's "
+           "position'; the chained kernel now loads a tile of row blocks joined by ct.cat as one TMA box per block, "
+           "each at its own (table-read) coordinate, into the one operand tile's rows")
 _add("p37_decode_slot_gather_bs16", p37_decode_slot_gather,
      _decode_spec(2, 16, 128, 16, 640) + [16, 16, 64, 128], (2, B), "simt", outputs=(5,), error=GATHERED)
 _add("p37_decode_slot_gather_bs32_g64", p37_decode_slot_gather,
