@@ -315,6 +315,9 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
 
             rerolled = while_to_for_remarks(module) + reroll_remarks(module)  # stated once the tier takes the kernel (the SIMT code keeps the copies)
             rerolled += guarded_k_loop_remarks(module)
+            from tileorch.transforms.tileas.paged_gather import paged_gather_remarks
+
+            rerolled += paged_gather_remarks(module)
             from tileorch.transforms.tileas.flatten_nested_k_loops import flatten_remarks
 
             rerolled += flatten_remarks(module)

@@ -1,8 +1,10 @@
 """Session 37's paged-KV / decode set (``tileorch.testing.attnpaged37_programs``, issue 20): every program exported
 through the launcher's argument description and cuTile's exporter (no GPU) and lowered for sm_90a
 (``compile_memo.lower_once``) takes the path its table entry names: the chained ones say they took the tensor cores
-(TMA + WGMMA); the refused ones (K / V gathered slot by slot) say why at their line of the program's file, never a silent SIMT fallback, an internal error or a tier op name.  The page
-walk written as two loops is proved by ``tileorch check`` and assembles without spills.  Needs cuda-tile."""
+(TMA + WGMMA), the K / V gathered slot by slot and the pages joined by ``ct.cat`` among them (session 37); the one
+SIMT program (the split-KV combine, no dot) compiles without a refusal; never a silent SIMT fallback, an internal
+error or a tier op name.  The flattened page walk, the 16-slot pages, the joined pages and the slot gather are
+proved by ``tileorch check``; the heaviest assemble without spills.  Needs cuda-tile."""
 
 from __future__ import annotations
 
@@ -37,8 +39,8 @@ def _line_of(kernel, text):
 
 
 def test_the_set_has_its_programs():
-    assert len(PROGRAMS) >= 15
-    assert sum(p.path == "chained" for p in PROGRAMS.values()) >= 10
+    assert len(PROGRAMS) >= 16
+    assert sum(p.path == "chained" for p in PROGRAMS.values()) >= 15
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -90,6 +92,24 @@ def q_joined(Q, K, V, O, G: ct.Constant[int], D: ct.Constant[int]):
 
 
 
+@pytest.mark.parametrize("name,kernel,pages", [
+    ("p37_decode_slot_gather_bs16", attnpaged37_programs.p37_decode_slot_gather, 4),
+    ("p37_decode_slot_gather_flat_bs16", attnpaged37_programs.p37_decode_slot_gather_flat, 4),
+    ("p37_decode_slot_gather_bs32_g64", attnpaged37_programs.p37_decode_slot_gather, 4)])
+def test_slot_gather_loaded_page_by_page(name, kernel, pages):
+    """K / V gathered slot by slot (refused before session 37: "this dot operand is gathered") take the chained
+    kernel: a remark at each gather (K's and V's lines) says how many pages a tile is, and the tensor maps' boxes
+    are one page."""
+    prog = _lowered(name)
+    assert prog.kind == "chained", list(prog.remarks)
+    for text in ("k = ct.gather(", "v = ct.gather("):
+        line = _line_of(kernel, text)
+        assert any(r.startswith(f"{SOURCE}:{line}:") and "remark:" in r and f"{pages} pages of" in r
+                   for r in prog.remarks), (text, list(prog.remarks))
+    bs = PROGRAMS[name].spec[-3]
+    assert [t["rows"] for t in prog.chained["tmaps"][1:]] == [bs, bs], prog.chained["tmaps"]
+
+
 def test_joined_query_tile_refused_at_the_cat():
     """``ct.cat`` on the query tile (loaded once) stays refused, at the ``ct.cat``, naming the loop operands as what
     the kernel joins."""
@@ -111,7 +131,7 @@ def test_nested_page_loop_flattened_with_a_remark():
 
 
 @pytest.mark.parametrize("name", ["p37_decode_page_inner_loop_r2", "p37_decode_page_gather_bs16",
-                                  "p37_decode_pages_cat_bs32"])
+                                  "p37_decode_pages_cat_bs32", "p37_decode_slot_gather_bs16"])
 def test_paged_kernels_are_proved(name):
     """``tileorch check`` proves the flattened page walk's, the 16-slot pages' and the ``ct.cat``-joined pages'
     kernels (their pipelines' barriers and phases as for any chained program; the joined pages' stage completes on
@@ -130,7 +150,7 @@ def test_paged_kernels_are_proved(name):
 
 
 @pytest.mark.parametrize("name", ["p37_decode_page_gather_g64_bn128", "p37_decode_page_inner_loop_r2",
-                                  "p37_decode_pages_cat_bs32"])
+                                  "p37_decode_pages_cat_bs32", "p37_prefill_slot_gather_causal_bs16"])
 def test_chained_kernel_assembles_without_spills(name):
     """64 GQA rows against 128-key pages at head dim 128, the flattened page walk and the joined pages assemble
     without spills."""

@@ -287,8 +287,9 @@ B, NB = 2, 24
 """Sequences and cache pages of every program's spec (the table's pages a permutation of the pool)."""
 
 
-GATHERED = "this dot operand is gathered"
-"""The located refusal of a K / V tile gathered slot by slot (Hopper's TMA has no row gather)."""
+SLOT_GATHER = ("found by this set: refused as 'this dot operand is gathered' (Hopper's TMA has no row gather); "
+               "tileas-paged-gather proves the tile is BN / BS whole pages and loads them page by page (TMA), "
+               "joined by cat")
 
 
 def _decode_spec(hkv, g, d, bs, slots, out=F16, dt=F16, hmajor=False, flat=False):
@@ -324,14 +325,14 @@ _add("p37_decode_pages_cat_bs32", p37_decode_pages_cat, _decode_spec(2, 16, 128,
            "position'; the chained kernel now loads a tile of row blocks joined by ct.cat as one TMA box per block, "
            "each at its own (table-read) coordinate, into the one operand tile's rows")
 _add("p37_decode_slot_gather_bs16", p37_decode_slot_gather,
-     _decode_spec(2, 16, 128, 16, 640) + [16, 16, 64, 128], (2, B), "simt", outputs=(5,), error=GATHERED)
+     _decode_spec(2, 16, 128, 16, 640) + [16, 16, 64, 128], (2, B), "chained", outputs=(5,), notes=SLOT_GATHER)
 _add("p37_decode_slot_gather_bs32_g64", p37_decode_slot_gather,
-     _decode_spec(1, 64, 64, 32, 640) + [64, 32, 128, 64], (1, B), "simt", outputs=(5,), error=GATHERED)
+     _decode_spec(1, 64, 64, 32, 640) + [64, 32, 128, 64], (1, B), "chained", outputs=(5,), notes=SLOT_GATHER)
 _add("p37_decode_slot_gather_flat_bs16", p37_decode_slot_gather_flat,
-     _decode_spec(2, 16, 128, 16, 640, flat=True) + [16, 16, 64, 128], (2, B), "simt", outputs=(5,), error=GATHERED)
+     _decode_spec(2, 16, 128, 16, 640, flat=True) + [16, 16, 64, 128], (2, B), "chained", outputs=(5,), notes=SLOT_GATHER)
 _add("p37_prefill_slot_gather_causal_bs16", p37_prefill_slot_gather_causal,
      [((B, 2, 192, 128), F16), ((NB, 16, 2, 128), F16), ((NB, 16, 2, 128), F16), ((B, 24), I32),
-      ((B, 2, 192, 128), F16), LOG2E / math.sqrt(128), 128, 128, 16, 64, 128], (2, 2, B), "simt", error=GATHERED,
+      ((B, 2, 192, 128), F16), LOG2E / math.sqrt(128), 128, 128, 16, 64, 128], (2, 2, B), "chained", notes=SLOT_GATHER,
      outputs=(4,))
 _add("p37_split_kv_paged", p37_split_kv_paged,
      [((B, 32, 128), F16), ((NB, 64, 2, 128), F16), ((NB, 64, 2, 128), F16), ((B, 10), I32), ((B,), I32),
