@@ -20,8 +20,8 @@ values), the last dimension's index is ``arange(C)`` along the columns with stri
 (broadcast) or row vectors, and the row vectors are either a page index and a slot index — the page index
 *block-uniform* (computed by side-effect-free elementwise ops and gathers from values built only from ``t // BS``,
 scalars and constants), the slot index ``t % BS`` (cuTile's floor modulo) — or one flat row index
-``page * BS + t % BS``; ``t = broadcast(s) + arange(R)`` with ``s`` a constant multiple of ``BS`` times a value
-(``j * BN``, ``BN % BS == 0``), ``R % BS == 0``, ``BS % 8 == 0`` (the chained kernel's page boxes start on TMA's
+``page * BS + t % BS``; ``t = broadcast(s) + arange(R)`` with ``s`` a multiple of ``BS`` (:func:`_multiple`: ``j * BN`` with
+``BN % BS == 0``, sums of such), ``R % BS == 0``, ``BS % 8 == 0`` (the chained kernel's page boxes start on TMA's
 8-row swizzle atom).  Rewritten: a ``make_memref`` of the gathered array from the same pointer, shape and strides
 (before the loop), a ``block_tile`` of ``[BS, C]`` tiles (unit extents elsewhere) and per page ``p`` a
 ``tiled_load`` at the page's tile index, the page index evaluated as scalars at row ``p BS`` (the block table's
@@ -95,6 +95,22 @@ def _terms(v: SSAValue, op_name: str) -> list[SSAValue]:
     return [v]
 
 
+def _multiple(v: SSAValue, bs: int) -> bool:
+    """The scalar ``v`` is a multiple of ``bs``: a constant one, a product with such a factor, or a sum or
+    difference of such values."""
+    c = _const(v)
+    if c is not None:
+        return c % bs == 0
+    o = _owner(v)
+    if o is None:
+        return False
+    if o.name in ("arith.muli", "nv_tileaa.muli"):
+        return any(_multiple(x, bs) for x in o.operands)
+    if o.name in ("arith.addi", "nv_tileaa.addi", "arith.subi", "nv_tileaa.subi"):
+        return all(_multiple(x, bs) for x in o.operands)
+    return False
+
+
 class _Rows:
     """The row vectors of one gather: ``t = s + arange(R)`` (``s`` a multiple of ``bs``), what is block-uniform."""
 
@@ -124,13 +140,7 @@ class _Rows:
             return False
         o = _owner(self.t)
         base = _strip(o.operands[1] if _is_range(o.operands[0]) else o.operands[0], _SPREAD)
-        c = _const(base)
-        if c is not None:
-            return c % self.bs == 0
-        m = _owner(base)
-        if m is None or m.name not in ("arith.muli", "nv_tileaa.muli"):
-            return False
-        return any((k := _const(x)) is not None and k % self.bs == 0 for x in m.operands)
+        return _multiple(base, self.bs)
 
     def block(self, v: SSAValue) -> int | None:
         """``v`` is ``t // bs`` (floor division by a constant): the block size, else None."""
@@ -237,6 +247,15 @@ def _scalar(v: SSAValue, row: int, rows: _Rows, emit, memo: dict) -> SSAValue:
     return out
 
 
+def _uniform_scalar(v: SSAValue, emit) -> SSAValue:
+    """The scalar a tile that is the same at every element holds (:func:`_plan` checked it: a spread scalar or a
+    splat constant)."""
+    x = _strip(v)
+    if not isinstance(x.type, TensorType):
+        return x
+    return emit(arith.ConstantOp(IntegerAttr(_const(x), i32))).result
+
+
 def _i32(v: SSAValue, emit) -> SSAValue:
     if v.type == i32:
         return v
@@ -330,6 +349,10 @@ def _plan(ld: LoadOp):
             if page is None or not rows.uniform(page):
                 return None
             kinds.append(("flat", page))
+    for _, e, st in dims:  # extents and strides: scalars spread over the tile, or splat constants
+        for x in (e, st):
+            if isinstance(_strip(x).type, TensorType) and _const(x) is None:
+                return None
     names = [k[0] for k in kinds]
     ok = (names.count("col") == 1 and names[-1] == "col" and
           ((names.count("page") == 1 and names.count("slot") == 1 and "flat" not in names) or
@@ -356,8 +379,9 @@ def _rewrite(ld: LoadOp, loop: scf.ForOp, plan) -> str:
     shape_static = [DYNAMIC] * len(dims)
     strides_static = [DYNAMIC if _const(s) is None else _const(s) for _, _, s in dims]
     mt = MemRefType(elt, shape_static, strides_static, i32)
-    shape_vals = [_i32(_strip(e), outside) for _, e, _ in dims]
-    stride_vals = [_i32(_strip(s), outside) for (_, _, s), st in zip(dims, strides_static) if st == DYNAMIC]
+    shape_vals = [_i32(_uniform_scalar(e, outside), outside) for _, e, _ in dims]
+    stride_vals = [_i32(_uniform_scalar(s, outside), outside) for (_, _, s), st in zip(dims, strides_static)
+                   if st == DYNAMIC]
     mm = outside(MakeMemrefOp(base, shape_vals, stride_vals, mt))
     tile = [c if k[0] == "col" else rows.bs if k[0] in ("slot", "flat") else 1 for k in kinds]
     view = outside(BlockTileOp(mm.result, TiledViewType(tile, mt))).result
@@ -389,8 +413,25 @@ def _rewrite(ld: LoadOp, loop: scf.ForOp, plan) -> str:
         parts = nxt
     said = format_error(ld, REMARK.format(pages=r // rows.bs, bs=rows.bs, rows=r, cols=c), "remark")
     ld.results[0].replace_all_uses_with(parts[0])
+    work = [x.owner for x in ld.operands if isinstance(x.owner, Operation)]
     rw.erase_op(ld)
+    _erase_unused(work, loop)
     return said
+
+
+def _erase_unused(work: list[Operation], loop: scf.ForOp) -> None:
+    """Erase the ops of ``loop``'s body the gather alone read (no result used any more): the index tiles and the
+    block table's tile gather (a read whose token nothing reads), so the consumers keep no per-row page math."""
+    body = loop.body.block
+    while work:
+        op = work.pop()
+        if op.parent is not body or op.regions or any(r.uses for r in op.results):
+            continue
+        if not (isinstance(op, (LoadOp, OffsetOp)) or op.name in _SPREAD or op.name in _CASTS or
+                op.name in _SCALAR_TWINS or op.name.startswith("arith.") or op.name == "nv_tileaa.make_range"):
+            continue
+        work += [x.owner for x in op.operands if isinstance(x.owner, Operation)]
+        Rewriter.erase_op(op)
 
 
 def paged_gather(module: ModuleOp, remarks: list[str] | None = None) -> int:
