@@ -41,12 +41,13 @@ def _cases(torch):
         except TypeError:
             return F.scaled_dot_product_attention(q, k.repeat_interleave(g, 1), v.repeat_interleave(g, 1))
 
-    def decode(kernel, g, bs, consts, layout="vllm", dt="float16", flat=False):
+    def decode(kernel, g, bs, consts, layout="vllm", dt="float16"):
         """A decode program ``(Q, Kc, Vc, Table, Lens, O, qk_scale, *consts)`` on a ``(H_kv, B)`` grid."""
         def build():
             pages = N // bs
             nb = B * pages
-            shape = (nb, HKV, bs, D) if layout == "hmajor" else (nb, bs, HKV, D)
+            shape = (nb, HKV, bs, D) if layout == "hmajor" else (nb * bs, HKV, D) if layout == "flat" else \
+                (nb, bs, HKV, D)
             kc, vc = r(*shape, dt=dt, seed=2), r(*shape, dt=dt, seed=3)
             q = r(B, HKV * g, D, dt=dt, seed=1)
             table = torch.randperm(nb, device="cuda").to(torch.int32).view(B, pages)
@@ -57,7 +58,7 @@ def _cases(torch):
                 t = table.long()
                 if layout == "hmajor":  # [B, pages, H, bs, D] -> [B, H, N, D]
                     return tuple(c[t].permute(0, 2, 1, 3, 4).reshape(B, HKV, N, D) for c in (kc, vc))
-                return tuple(c[t].reshape(B, N, HKV, D).transpose(1, 2) for c in (kc, vc))
+                return tuple(c.view(nb, bs, HKV, D)[t].reshape(B, N, HKV, D).transpose(1, 2) for c in (kc, vc))
 
             kg, vg = (x.contiguous() for x in gather())
             qs = q.view(B, HKV * g, 1, D)
@@ -110,6 +111,10 @@ def _cases(torch):
         "p37_decode_page_of_tiles_r2": decode(P.p37_decode_page_of_tiles, 16, 128, (16, 64, D, 2)),
         "p37_decode_page_inner_loop_r2": decode(P.p37_decode_page_inner_loop, 16, 128, (16, 64, D, 2)),
         "p37_decode_pages_cat_bs32": decode(P.p37_decode_pages_cat, 16, 32, (16, 32, D)),
+        "p37_decode_slot_gather_bs16": decode(P.p37_decode_slot_gather, 16, 16, (16, 16, 64, D)),
+        "p37_decode_slot_gather_flat_bs16": decode(P.p37_decode_slot_gather_flat, 16, 16, (16, 16, 64, D),
+                                                   layout="flat"),
+        "p37_decode_slot_gather_bs32_bn128_g64": decode(P.p37_decode_slot_gather, 64, 32, (64, 32, 128, D)),
         "p37_split_kv_paged+combine": split_kv(),
     }
 
