@@ -2,9 +2,9 @@
 through ``tileorch.cutile.launch`` (test_user_sweep_gpu.run: outputs NaN-prefilled inside a larger buffer whose tail
 must stay unwritten) on its spec's sizes, against the float64 reference of ``tileorch.testing.attnpaged37_refs``
 (written from the programs' docstrings; the same inputs copied to the host), and takes the path its table entry names
-(the slot-by-slot gathers run on the SIMT path after their located warning).  The decode kernels whose page is a key
-tile are checked against torch's ``F.scaled_dot_product_attention`` (fp32) on the K / V gathered through the block
-table too.  bf16 programs run in bf16.  Skipped without a GPU; needs torch and cuda-tile.
+(every one chained but the split-KV combine).  The decode kernels whose page is a key tile, the ``ct.cat``-joined
+pages and the slot-by-slot gather (4-D cache) are checked against torch's ``F.scaled_dot_product_attention`` (fp32)
+on the K / V gathered through the block table too.  bf16 programs run in bf16.  Skipped without a GPU; needs torch and cuda-tile.
 Run: ``python -m pytest -q tests/gpu/test_attnpaged37_gpu.py``."""
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def test_program_on_the_gpu(name):
             assert np.array_equal(np.isnan(_host(got)), nan), f"argument {pos}: NaN where the reference has none"
             got, ref = got[torch.from_numpy(~nan).cuda()], ref[~nan]
         close(got, torch.from_numpy(np.ascontiguousarray(ref)).cuda(), **TOL[dt])
-    if p.kernel in (P.p37_decode_page_gather, P.p37_decode_page_item, P.p37_decode_pages_cat):
+    if p.kernel in (P.p37_decode_page_gather, P.p37_decode_page_item, P.p37_decode_pages_cat,
+                    P.p37_decode_slot_gather):
         q = x[0].float()
         lens = host[4]
         hkv = p.spec[1][0][2]
