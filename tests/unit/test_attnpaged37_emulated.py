@@ -27,7 +27,7 @@ RNG = np.random.default_rng(37020)
 TWINS = {f"{n}__f16": dataclasses.replace(p, spec=[(s[0], "float16", *s[2:]) if isinstance(s, tuple) and
                                                    s[1] == "bfloat16" else s for s in p.spec])
          for n, p in PROGRAMS.items() if any(isinstance(s, tuple) and s[1] == "bfloat16" for s in p.spec)}
-QUICK = {"p37_decode_page_gather_g16_d128", "p37_decode_page_inner_loop_r2", "p37_split_kv_paged"}
+QUICK = {"p37_decode_slot_gather_bs16", "p37_decode_page_inner_loop_r2"}
 """The programs CI emulates (the rest with ``TILEORCH_EMULATE_ALL=1``)."""
 CHAINED = sorted(n for n, p in PROGRAMS.items() if p.path == "chained")
 

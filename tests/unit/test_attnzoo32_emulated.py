@@ -72,6 +72,7 @@ def test_gqa8_decode_sequence_major_lengths():
             _check(o[b, 0, h], _attn(_scores(q[b, 0, h][None], k[b, :n, g], 1 / math.sqrt(128)), v[b, :n, g])[0])
 
 
+@EXTENDED
 def test_paged_slots_gathered_on_the_chained_kernel():
     """16-token pages in a shuffled table (``[H, slots, D]`` caches, the row ``Table[b, t // 16] * 16 + t % 16``),
     256 and 150 valid keys; the pages no sequence names hold large values (a read of them shows).  Session 37:
