@@ -111,6 +111,34 @@ def _multiple(v: SSAValue, bs: int) -> bool:
     return False
 
 
+def _cmp(v: SSAValue, pred: str) -> tuple[SSAValue, SSAValue] | None:
+    o = _owner(v)
+    if o is not None and o.name == "nv_tileaa.cmpi" and o.predicate.data == pred:
+        return o.operands[0], o.operands[1]
+    return None
+
+
+def _floor_fix(cond: SSAValue, rem: SSAValue) -> bool:
+    """``cond`` is the test of a floor modulo by a positive constant: ``((rem < 0) xor (bs < 0)) and rem != 0``
+    (``bs < 0`` a comparison of constants, or a constant false)."""
+    o = _owner(cond)
+    if o is None or o.name != "arith.andi":
+        return False
+    for x, ne in ((o.operands[0], o.operands[1]), (o.operands[1], o.operands[0])):
+        n = _cmp(ne, "ne")
+        xo = _owner(x)
+        if n is None or n[0] is not rem or _const(n[1]) != 0 or xo is None or xo.name != "arith.xori":
+            continue
+        for a, c in ((xo.operands[0], xo.operands[1]), (xo.operands[1], xo.operands[0])):
+            lt, sign = _cmp(a, "slt"), _cmp(c, "slt")
+            if lt is None or lt[0] is not rem or _const(lt[1]) != 0:
+                continue
+            if (sign is not None and (_const(sign[0]) or 0) >= 0 and _const(sign[0]) is not None
+                    and _const(sign[1]) == 0) or _const(c) == 0:
+                return True
+    return False
+
+
 class _Rows:
     """The row vectors of one gather: ``t = s + arange(R)`` (``s`` a multiple of ``bs``), what is block-uniform."""
 
@@ -161,7 +189,9 @@ class _Rows:
             return False
         bs = _const(r.operands[1])
         add = _owner(o.operands[1])
-        if bs is None or bs <= 0 or add is None or add.name != "nv_tileaa.addi" or rem not in add.operands:
+        if bs is None or bs <= 0 or add is None or add.name != "nv_tileaa.addi" or rem not in add.operands or \
+                _const(next(x for x in add.operands if x is not rem) if add.operands[0] is not add.operands[1]
+                       else rem) != bs or not _floor_fix(o.operands[0], rem):
             return False
         return self._size(bs)
 
