@@ -35,11 +35,24 @@ def _cases(torch):
     def nan(*shape, dt="float16"):
         return torch.full(shape, float("nan"), device="cuda", dtype=getattr(torch, dt))
 
+    def zeros(*shape):
+        return torch.zeros(*shape, device="cuda", dtype=torch.float16)
+
+    try:  # this torch's SDPA takes grouped KV heads (enable_gqa, torch >= 2.5)
+        F.scaled_dot_product_attention(zeros(1, 2, 1, 16), zeros(1, 1, 4, 16), zeros(1, 1, 4, 16), enable_gqa=True)
+        gqa = True
+    except (TypeError, RuntimeError):
+        gqa = False
+
     def sdpa_gqa(q, k, v, g):
-        try:
+        """SDPA with ``g`` query heads a KV head (``enable_gqa``; without it, call :func:`repeated` first)."""
+        if gqa:
             return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
-        except TypeError:
-            return F.scaled_dot_product_attention(q, k.repeat_interleave(g, 1), v.repeat_interleave(g, 1))
+        return F.scaled_dot_product_attention(q, k, v)
+
+    def repeated(k, v, g):
+        """K / V as SDPA takes them: as they are with ``enable_gqa``, each KV head repeated ``g`` times without."""
+        return (k, v) if gqa else (k.repeat_interleave(g, 1), v.repeat_interleave(g, 1))
 
     def decode(kernel, g, bs, consts, layout="vllm", dt="float16"):
         """A decode program ``(Q, Kc, Vc, Table, Lens, O, qk_scale, *consts)`` on a ``(H_kv, B)`` grid."""
@@ -61,6 +74,7 @@ def _cases(torch):
                 return tuple(c.view(nb, bs, HKV, D)[t].reshape(B, N, HKV, D).transpose(1, 2) for c in (kc, vc))
 
             kg, vg = (x.contiguous() for x in gather())
+            ks, vs = repeated(kg, vg, g)
             qs = q.view(B, HKV * g, 1, D)
             args = (q, kc, vc, table, lens, o, LOG2E / math.sqrt(D), *consts)
 
@@ -69,11 +83,10 @@ def _cases(torch):
                 return (torch.softmax(s, -1) @ vg.float()).reshape(B, HKV * g, D)
 
             def gather_sdpa():
-                k2, v2 = gather()
-                return sdpa_gqa(qs, k2, v2, g)
+                return sdpa_gqa(qs, *repeated(*gather(), g), g)
             return dict(launches=[(kernel, (HKV, B), args)], got=lambda: o, ref=ref,
                         bytes=2 * B * HKV * N * D * 2, flops=4 * B * HKV * g * N * D,
-                        sdpa=lambda: sdpa_gqa(qs, kg, vg, g), gather_sdpa=gather_sdpa)
+                        sdpa=lambda: sdpa_gqa(qs, ks, vs, g), gather_sdpa=gather_sdpa)
         return build
 
     def split_kv(g=16, bs=64, splits=8):
@@ -89,6 +102,7 @@ def _cases(torch):
             kg = kc[table.long()].reshape(B, N, HKV, D).transpose(1, 2).contiguous()
             vg = vc[table.long()].reshape(B, N, HKV, D).transpose(1, 2).contiguous()
             qs = q.view(B, HKV * g, 1, D)
+            ks, vs = repeated(kg, vg, g)
 
             def ref():
                 s = (q.float().view(B, HKV, g, D) @ kg.float().transpose(-1, -2)) / math.sqrt(D)
@@ -98,7 +112,7 @@ def _cases(torch):
                                    (q, kc, vc, table, lens, op, lp, LOG2E / math.sqrt(D), tps, g, bs, D)),
                                   (P.p37_split_kv_combine, (HKV, B), (op, lp, o, splits, g, D))],
                         got=lambda: o, ref=ref, bytes=2 * B * HKV * N * D * 2, flops=4 * B * HKV * g * N * D,
-                        sdpa=lambda: sdpa_gqa(qs, kg, vg, g), gather_sdpa=None)
+                        sdpa=lambda: sdpa_gqa(qs, ks, vs, g), gather_sdpa=None)
         return build
 
     return {
