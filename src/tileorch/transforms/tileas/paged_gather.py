@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, IntegerType, ModuleOp, TensorType, i32
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tileorch.diagnostics import copy_location, format_error
@@ -335,6 +335,38 @@ def _zero_float(v: SSAValue) -> bool:
     return False
 
 
+def _function_argument(v: SSAValue) -> BlockArgument | None:
+    """The function argument ``v`` is (through ``assume`` and integer casts), else None."""
+    v = _strip(v, ("nv_tileaa.assume", *_CASTS, *_SPREAD))
+    if isinstance(v, BlockArgument) and v.owner.parent_op() is not None and \
+            v.owner.parent_op().name == "nv_tileaa.func":
+        return v
+    return None
+
+
+def _argument_order(base: SSAValue, dims: list) -> bool:
+    """The gather's terms are the array argument's dimensions in order (the memref is made from them): the base is
+    a function argument ``i`` whose extents are arguments ``i + 1 ..`` and strides ``i + 1 + rank ..`` (the
+    launcher's order), the term of dimension ``k`` reading extent ``k`` and stride ``k`` (a constant stride only
+    for the last dimension, 1)."""
+    ptr = _function_argument(base)
+    if ptr is None:
+        return False
+    n = len(dims)
+    for k, (_, e, st) in enumerate(dims):
+        ext = _function_argument(e)
+        if ext is None or ext.owner is not ptr.owner or ext.index != ptr.index + 1 + k:
+            return False
+        if _const(st) is not None:
+            if k != n - 1 or _const(st) != 1:
+                return False
+            continue
+        arg = _function_argument(st)
+        if arg is None or arg.owner is not ptr.owner or arg.index != ptr.index + 1 + n + k:
+            return False
+    return True
+
+
 def _plan(ld: LoadOp):
     """The rewrite of gather ``ld`` (module doc) as (pointer, dims, rows, per dimension its kind), else None:
     kinds ``("col",)``, ``("uni", scalar)``, ``("page", page tile)``, ``("slot",)``, ``("flat", page tile)``."""
@@ -383,6 +415,8 @@ def _plan(ld: LoadOp):
         for x in (e, st):
             if isinstance(_strip(x).type, TensorType) and _const(x) is None:
                 return None
+    if not _argument_order(base, dims):
+        return None
     names = [k[0] for k in kinds]
     ok = (names.count("col") == 1 and names[-1] == "col" and
           ((names.count("page") == 1 and names.count("slot") == 1 and "flat" not in names) or
