@@ -4,7 +4,8 @@ must stay unwritten) on its spec's sizes, against the float64 reference of ``til
 (written from the programs' docstrings; the same inputs copied to the host), and takes the path its table entry names
 (every one chained but the split-KV combine).  The decode kernels whose page is a key tile, the ``ct.cat``-joined
 pages and the slot-by-slot gather (4-D cache) are checked against torch's ``F.scaled_dot_product_attention`` (fp32)
-on the K / V gathered through the block table too.  bf16 programs run in bf16.  Skipped without a GPU; needs torch and cuda-tile.
+on the K / V gathered through the block table too.  bf16 programs run in bf16.  Skipped without a GPU; needs torch
+and cuda-tile.
 Run: ``python -m pytest -q tests/gpu/test_attnpaged37_gpu.py``."""
 
 from __future__ import annotations

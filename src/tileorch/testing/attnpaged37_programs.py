@@ -116,7 +116,7 @@ def p37_decode_page_hmajor(Q, Kc, Vc, Table, Lens, O, qk_scale: float, G: C[int]
     _store_rows(O, b, g, G, D, acc / l_i)
 
 
-# ----------------------------------------------------------------------------------------------- block size == R key tiles
+# ------------------------------------------------------------------------------------------ block size == R key tiles
 
 
 @ct.kernel
@@ -329,7 +329,8 @@ _add("p37_decode_slot_gather_bs16", p37_decode_slot_gather,
 _add("p37_decode_slot_gather_bs32_g64", p37_decode_slot_gather,
      _decode_spec(1, 64, 64, 32, 640) + [64, 32, 128, 64], (1, B), "chained", outputs=(5,), notes=SLOT_GATHER)
 _add("p37_decode_slot_gather_flat_bs16", p37_decode_slot_gather_flat,
-     _decode_spec(2, 16, 128, 16, 640, flat=True) + [16, 16, 64, 128], (2, B), "chained", outputs=(5,), notes=SLOT_GATHER)
+     _decode_spec(2, 16, 128, 16, 640, flat=True) + [16, 16, 64, 128], (2, B), "chained", outputs=(5,),
+     notes=SLOT_GATHER)
 _add("p37_prefill_slot_gather_causal_bs16", p37_prefill_slot_gather_causal,
      [((B, 2, 192, 128), F16), ((NB, 16, 2, 128), F16), ((NB, 16, 2, 128), F16), ((B, 24), I32),
       ((B, 2, 192, 128), F16), LOG2E / math.sqrt(128), 128, 128, 16, 64, 128], (2, 2, B), "chained", notes=SLOT_GATHER,

@@ -20,9 +20,9 @@ values), the last dimension's index is ``arange(C)`` along the columns with stri
 (broadcast) or row vectors, and the row vectors are either a page index and a slot index — the page index
 *block-uniform* (computed by side-effect-free elementwise ops and gathers from values built only from ``t // BS``,
 scalars and constants), the slot index ``t % BS`` (cuTile's floor modulo) — or one flat row index
-``page * BS + t % BS``; ``t = broadcast(s) + arange(R)`` with ``s`` a multiple of ``BS`` (:func:`_multiple`: ``j * BN`` with
-``BN % BS == 0``, sums of such), ``R % BS == 0``, ``BS % 8 == 0`` (the chained kernel's page boxes start on TMA's
-8-row swizzle atom).  Rewritten: a ``make_memref`` of the gathered array from the same pointer, shape and strides
+``page * BS + t % BS``; ``t = broadcast(s) + arange(R)`` with ``s`` a multiple of ``BS`` (:func:`_multiple`:
+``j * BN`` with ``BN % BS == 0``, sums of such), ``R % BS == 0``, ``BS % 8 == 0`` (the chained kernel's page boxes
+start on TMA's 8-row swizzle atom).  Rewritten: a ``make_memref`` of the gathered array from the same pointer, shape and strides
 (before the loop), a ``block_tile`` of ``[BS, C]`` tiles (unit extents elsewhere) and per page ``p`` a
 ``tiled_load`` at the page's tile index, the page index evaluated as scalars at row ``p BS`` (the block table's
 gather becomes a scalar gather, which the producer agent replays), reshaped to ``[BS, C]`` and joined by ``cat``
@@ -34,7 +34,8 @@ left alone (the chained analysis then refuses the gathered operand, located).
 from __future__ import annotations
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, IntegerType, ModuleOp, TensorType, i32
+from xdsl.dialects.builtin import (DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, IntegerType, ModuleOp,
+                                   TensorType, i32)
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
