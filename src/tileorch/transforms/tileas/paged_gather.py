@@ -22,8 +22,8 @@ values), the last dimension's index is ``arange(C)`` along the columns with stri
 scalars and constants), the slot index ``t % BS`` (cuTile's floor modulo) — or one flat row index
 ``page * BS + t % BS``; ``t = broadcast(s) + arange(R)`` with ``s`` a multiple of ``BS`` (:func:`_multiple`:
 ``j * BN`` with ``BN % BS == 0``, sums of such), ``R % BS == 0``, ``BS % 8 == 0`` (the chained kernel's page boxes
-start on TMA's 8-row swizzle atom).  Rewritten: a ``make_memref`` of the gathered array from the same pointer, shape and strides
-(before the loop), a ``block_tile`` of ``[BS, C]`` tiles (unit extents elsewhere) and per page ``p`` a
+start on TMA's 8-row swizzle atom).  Rewritten: a ``make_memref`` of the gathered array from the same pointer, shape
+and strides (before the loop), a ``block_tile`` of ``[BS, C]`` tiles (unit extents elsewhere) and per page ``p`` a
 ``tiled_load`` at the page's tile index, the page index evaluated as scalars at row ``p BS`` (the block table's
 gather becomes a scalar gather, which the producer agent replays), reshaped to ``[BS, C]`` and joined by ``cat``
 along rows.  The same values: in bounds the same elements; out of bounds the gather's mask gives 0 and the tile
