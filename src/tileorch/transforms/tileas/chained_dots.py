@@ -894,7 +894,8 @@ def gathered_operand_why(what: str) -> str:
     return (f"{what} is gathered (ct.gather): the chained kernels read their operand tiles through TMA tile loads "
             "(ct.load), and Hopper's TMA has no row gather; a paged cache whose pages hold a whole key tile, read by "
             "ct.load at the page's index (the page number from the block table by ct.load(...).item()), takes the "
-            "tensor cores, and so do gathered rows copied into a contiguous array before the launch")
+            "tensor cores, and so do whole pages gathered slot by slot (tileas-paged-gather), pages joined by "
+            "ct.cat, and gathered rows copied into a contiguous array before the launch")
 
 
 def _q_prologue(kernel: aa.FuncOp, d1: Operation, operand: SSAValue | None = None,
