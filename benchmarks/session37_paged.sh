@@ -1,13 +1,13 @@
 # s37-paged's GPU check (< 240 s; run from the repository root with the compiler installed, carry .whl), e.g.
 #   CMD="bash benchmarks/session37_paged.sh" bash benchmarks/device_session.sh shell   -> $OUT/s37paged.tgz
-# Session 37's paged-KV / decode set (tileorch.testing.attnpaged37_programs, 16 programs: vLLM [blocks, bs, H, D],
+# Session 37's paged-KV / decode set (tileorch.testing.attnpaged37_programs, 17 programs: vLLM [blocks, bs, H, D],
 # head-major and flat caches, the page a key tile (ct.gather / .item()), a page of 2 key tiles (j % 2 of page j // 2,
 # and the same walked by two loops: flattened since this branch), two 32-slot pages joined by ct.cat and K / V
 # gathered slot by slot from 16- / 32-slot pages (both one TMA box per page since this branch: were SIMT), 16-slot
 # pages as 16-key tiles, GQA rows 8 / 16 / 32 / 64, split-KV + combine (the combine on the SIMT path).
 # 1. tests/gpu/test_attnpaged37_gpu.py: every program on its spec sizes, NaN-prefilled with an unwritten tail,
 #    against numpy float64 (and SDPA fp32 on the gathered K / V), each on its tabled path.  Expected: all pass (the
-#    PTX emulator passed the 15 chained ones against numpy; bf16 ran there as its f16 twin).
+#    PTX emulator passed the 16 chained ones against numpy; bf16 ran there as its f16 twin).
 # 2. benchmarks/session37_paged.py: one speed line per chained kernel at decode sizes (B 32 x N 4096 keys x H_kv 8,
 #    d128) beside SDPA on the pre-gathered K / V in the same process (and gather + SDPA).  Expected: tileorch_path
 #    chained, unwritten 0, err < 5e-3 (bf16 < 3e-2); the open question is the page-sized boxes' cost (16-row boxes

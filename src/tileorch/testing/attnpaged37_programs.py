@@ -200,6 +200,26 @@ def p37_decode_slot_gather(Q, Kc, Vc, Table, Lens, O, qk_scale: float, G: C[int]
 
 
 @ct.kernel
+def p37_decode_slot_gather_unchecked(Q, Kc, Vc, Table, Lens, O, qk_scale: float, G: C[int], BS: C[int], BN: C[int],
+                                     D: C[int]):
+    """:func:`p37_decode_slot_gather` with ``check_bounds=False`` on the cache's gathers (Triton-style unchecked
+    loads: every index in bounds by construction)."""
+    g, b = ct.bid(0), ct.bid(1)
+    n = ct.gather(Lens, b)
+    q = _q_rows(Q, b, g, G, D)
+    m_i, l_i, acc = _state(G, D)
+    d = ct.arange(D, dtype=ct.int32)[None, :]
+    for j in range(ct.cdiv(n, BN)):
+        t = _kpos(j, BN)
+        page = ct.gather(Table, (b, t // BS))[:, None]
+        slot = (t % BS)[:, None]
+        k = ct.gather(Kc, (page, slot, g, d), check_bounds=False)
+        v = ct.gather(Vc, (page, slot, g, d), check_bounds=False)
+        m_i, l_i, acc = _step(q, k, v, m_i, l_i, acc, (t < n)[None, :], qk_scale, Vc.dtype)
+    _store_rows(O, b, g, G, D, acc / l_i)
+
+
+@ct.kernel
 def p37_decode_slot_gather_flat(Q, Kf, Vf, Table, Lens, O, qk_scale: float, G: C[int], BS: C[int], BN: C[int],
                                 D: C[int]):
     """The cache as a flat ``[slots, H_kv, D]`` array (``num_blocks * BS`` slots): key ``t``'s row is
@@ -328,6 +348,8 @@ _add("p37_decode_slot_gather_bs16", p37_decode_slot_gather,
      _decode_spec(2, 16, 128, 16, 640) + [16, 16, 64, 128], (2, B), "chained", outputs=(5,), notes=SLOT_GATHER)
 _add("p37_decode_slot_gather_bs32_g64", p37_decode_slot_gather,
      _decode_spec(1, 64, 64, 32, 640) + [64, 32, 128, 64], (1, B), "chained", outputs=(5,), notes=SLOT_GATHER)
+_add("p37_decode_slot_gather_unchecked_bs16", p37_decode_slot_gather_unchecked,
+     _decode_spec(2, 16, 128, 16, 640) + [16, 16, 64, 128], (2, B), "chained", outputs=(5,), notes=SLOT_GATHER)
 _add("p37_decode_slot_gather_flat_bs16", p37_decode_slot_gather_flat,
      _decode_spec(2, 16, 128, 16, 640, flat=True) + [16, 16, 64, 128], (2, B), "chained", outputs=(5,),
      notes=SLOT_GATHER)

@@ -21,7 +21,7 @@ from tileorch.testing.user_programs import LOG2E
 
 _DECODE = (P.p37_decode_page_gather, P.p37_decode_page_item, P.p37_decode_page_hmajor, P.p37_decode_page_of_tiles,
            P.p37_decode_page_inner_loop, P.p37_decode_pages_cat, P.p37_decode_slot_gather,
-           P.p37_decode_slot_gather_flat)
+           P.p37_decode_slot_gather_flat, P.p37_decode_slot_gather_unchecked)
 
 
 def _layout(name: str) -> str:

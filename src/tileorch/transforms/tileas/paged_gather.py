@@ -16,7 +16,8 @@ Matched (on ``nv_tileaa``, as ``convert-cudatile-to-tileaa`` lowers a bounds-che
 ``scf.for`` holding a dot: ``%v, %tok = nv_tileaa.load offset(broadcast(splat(%base)), %lin) mask %m other 0`` of a
 ``[R, C]`` tile whose token nothing reads, where ``%lin`` is ``sum_k idx_k * stride_k`` and ``%m`` the and of
 ``idx_k ult extent_k`` over the array's dimensions (each index broadcast from the array's own shape / stride
-values), the last dimension's index is ``arange(C)`` along the columns with stride 1, the others are scalars
+values; or no mask and no padding: ``check_bounds=False``, whose out-of-bounds reads are undefined, the extents then
+the argument's), the last dimension's index is ``arange(C)`` along the columns with stride 1, the others are scalars
 (broadcast) or row vectors, and the row vectors are either a page index and a slot index — the page index
 *block-uniform* (computed by side-effect-free elementwise ops and gathers from values built only from ``t // BS``,
 scalars and constants), the slot index ``t % BS`` (cuTile's floor modulo) — or one flat row index
@@ -299,10 +300,10 @@ def _match(ld: LoadOp):
     """(array pointer, per dimension (index tile, extent, stride), the rows helper) of a bounds-checked 2-D gather
     with a zero padding whose token nothing reads, else None."""
     res = ld.results[0].type
-    if not isinstance(res, TensorType) or len(res.get_shape()) != 2 or ld.mask is None or ld.other is None:
+    if not isinstance(res, TensorType) or len(res.get_shape()) != 2 or (ld.mask is None) != (ld.other is None):
         return None
-    if ld.results[1].uses or _const(ld.other) not in (0, None) or (
-            _const(ld.other) is None and not _zero_float(ld.other)):
+    if ld.results[1].uses or (ld.other is not None and _const(ld.other) not in (0, None)) or (
+            ld.other is not None and _const(ld.other) is None and not _zero_float(ld.other)):
         return None
     off = _owner(ld.ptr)
     if not isinstance(off, OffsetOp):
@@ -316,6 +317,8 @@ def _match(ld: LoadOp):
         if m is None or m.name != "nv_tileaa.muli":
             return None
         dims.append((m.operands[0], m.operands[1]))
+    if ld.mask is None:  # check_bounds=False: no bounds (out of bounds is undefined; the tile loads read zeros)
+        return base, [(i, None, s) for i, s in dims], _Rows(res.get_shape()[0])
     bounds = {}
     for c in _terms(ld.mask, ("arith.andi",)):
         o = _owner(c)
@@ -355,8 +358,8 @@ def _argument_order(base: SSAValue, dims: list) -> bool:
         return False
     n = len(dims)
     for k, (_, e, st) in enumerate(dims):
-        ext = _function_argument(e)
-        if ext is None or ext.owner is not ptr.owner or ext.index != ptr.index + 1 + k:
+        ext = _function_argument(e) if e is not None else None
+        if e is not None and (ext is None or ext.owner is not ptr.owner or ext.index != ptr.index + 1 + k):
             return False
         if _const(st) is not None:
             if k != n - 1 or _const(st) != 1:
@@ -414,7 +417,7 @@ def _plan(ld: LoadOp):
             kinds.append(("flat", page))
     for _, e, st in dims:  # extents and strides: scalars spread over the tile, or splat constants
         for x in (e, st):
-            if isinstance(_strip(x).type, TensorType) and _const(x) is None:
+            if x is not None and isinstance(_strip(x).type, TensorType) and _const(x) is None:
                 return None
     if not _argument_order(base, dims):
         return None
@@ -444,7 +447,9 @@ def _rewrite(ld: LoadOp, loop: scf.ForOp, plan) -> str:
     shape_static = [DYNAMIC] * len(dims)
     strides_static = [DYNAMIC if _const(s) is None else _const(s) for _, _, s in dims]
     mt = MemRefType(elt, shape_static, strides_static, i32)
-    shape_vals = [_i32(_uniform_scalar(e, outside), outside) for _, e, _ in dims]
+    ptr = _function_argument(base)
+    shape_vals = [_i32(_uniform_scalar(e, outside) if e is not None else ptr.owner.args[ptr.index + 1 + k], outside)
+                  for k, (_, e, _) in enumerate(dims)]
     stride_vals = [_i32(_uniform_scalar(s, outside), outside) for (_, _, s), st in zip(dims, strides_static)
                    if st == DYNAMIC]
     mm = outside(MakeMemrefOp(base, shape_vals, stride_vals, mt))
