@@ -1055,8 +1055,9 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
                 ploop = ploop.parent_op()
             if ploop is None or (ploop.lb, ploop.ub, ploop.step) != (loop.lb, loop.ub, loop.step):
                 _fail(ld, "a loop operand's load is not in a producer loop over the consumer loop's range")
-    if len(b1s) > 1 and any(b.parts for b in (*b1s, b2, *others)):
-        _fail(d1, "a B tile joined by ct.cat from row blocks in a chain of several first dots: not supported yet")
+    if (len(b1s) > 1 or others) and any(b.parts for b in (*b1s, b2, *others)):
+        _fail(d1, "a B tile joined by ct.cat from row blocks (pages) in a chain of several first or second dots: not "
+                  "supported yet")
     dts = {_DT[type(o.load.result.type.element_type)] for o in (a0, *a0s, *b1s, b2, *others)}
     if len(dts) != 1:
         _fail(d1, "all dot operands must have the same element type")
