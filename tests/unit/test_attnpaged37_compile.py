@@ -157,7 +157,7 @@ def test_paged_kernels_are_proved(name):
 @pytest.mark.parametrize("name", [pytest.param("p37_decode_page_gather_g64_bn128", marks=ALL),
                                   pytest.param("p37_decode_page_inner_loop_r2", marks=ALL),
                                   pytest.param("p37_decode_pages_cat_bs32", marks=ALL),
-                                  "p37_prefill_slot_gather_causal_bs16"])
+                                  pytest.param("p37_prefill_slot_gather_causal_bs16", marks=ALL)])
 def test_chained_kernel_assembles_without_spills(name):
     """64 GQA rows against 128-key pages at head dim 128, the flattened page walk and the joined pages assemble
     without spills."""
