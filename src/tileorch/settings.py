@@ -98,6 +98,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_PERSISTENT", "uniform", ("0", "1", "uniform"), "persistent attention kernels", True),
     _s("ATTN_EPILOGUE", "packed", ("packed", "scalar"), "the attention epilogue's stores", True),
     _s("ATTN_PEELED_MASKS", "0", SWITCH, "a peeled first key tile for masks", True),
+    _s("ATTN_PLAIN_MASKS", "1", SWITCH,
+       "the plain (not overlapped) loop's key tiles versioned: a copy without the whole-tile masks", True),
     _s("ATTN_TREE_REDUCE", "0", SWITCH, "pairwise row reductions", True),
     _s("ATTN_NEXT_S", "0", ("0", "1", "2"), "the next key tile's S issued early", True),
     _s("ATTN_EXP2_FMA", None, range(0, 1 << 16), "one of every K exp2 on the FMA pipe; 0: off", True),
