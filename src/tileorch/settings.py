@@ -105,6 +105,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ATTN_EXP2_FMA", None, range(0, 1 << 16), "one of every K exp2 on the FMA pipe; 0: off", True),
     _s("ATTN_SOFTMAX_EXP", "ex2", ("full", "ex2"),
        "the consumer loop's online-softmax exp: the program's (full) or ex2.approx of x*log2(e)", True),
+    _s("ATTN_SOFTMAX_EXP_SCALED", "1", SWITCH,
+       "the online-softmax exp((s - m) * scale) (a uniform scale) as ex2.approx of (s - m) * (scale*log2(e))", True),
     _s("ATTN_ROW_PREFETCH", "0", SWITCH,
        "the loop's per-key-tile row loads (a bias row) issued before the wait for S", True),
     _s("ATTN_K_AHEAD", "1", SWITCH, "a K prologue (q-k norm) applied to tile j+1 while tile j's first dot runs",
