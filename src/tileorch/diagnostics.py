@@ -907,14 +907,23 @@ TILE_IR_BYTECODE_MAGIC = b"\x7fTileIR\x00"
 ELF_MAGIC = b"\x7fELF"
 """The first bytes of an ELF file (a cubin)."""
 
+OTHER_BINARIES = (
+    (b"ML\xefR", "MLIR bytecode (an --emit-bytecode dump), not MLIR text: print the module as text (mlir-opt or "
+                 "cuda-tile-opt without --emit-bytecode) to read it"),
+    (b"\x1f\x8b", "gzip-compressed data, not MLIR text: decompress it first"),
+    (b"BC\xc0\xde", "LLVM bitcode, not MLIR text: tileorch reads MLIR text and CUDA Tile IR bytecode"),
+    (b"PK\x03\x04", "a zip archive, not MLIR text: extract the module first"),
+)
+"""The first bytes of other binaries a user may hand a command that reads MLIR text, and what they are."""
+
 PTX_START = re.compile(r"\A(?:\s|//[^\n]*\n)*\.(?:version|target)\b")
 """PTX text: comments, then a ``.version`` or ``.target`` directive (MLIR text never starts with a '.')."""
 
 
 def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
     """``data`` decoded as UTF-8; a bad byte raises :class:`SourceError` located at that byte, and
-    CUDA Tile IR bytecode, an ELF file (a cubin) or PTX (given to a command that reads MLIR text)
-    one saying what it is."""
+    CUDA Tile IR bytecode, an ELF file (a cubin), PTX or another binary of :data:`OTHER_BINARIES` (MLIR
+    bytecode, gzip, LLVM bitcode, zip: given to a command that reads MLIR text) one saying what it is."""
     if data[:8] == TILE_IR_BYTECODE_MAGIC and not line_offset:
         raise SourceError("this is CUDA Tile IR bytecode (a cuTile export), not MLIR text: `tileorch compile` "
                           "compiles it, `tileorch-opt` reads it, and tileorch.cutile.launch runs cuTile kernels",
@@ -922,6 +931,9 @@ def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
     if data[:4] == ELF_MAGIC and not line_offset:
         raise SourceError("this is an ELF file (a cubin or another compiled binary), not MLIR text: a cubin is "
                           "what tileorch compile --cubin writes and what tileorch run loads", f"{name}:1:1")
+    what = next((what for magic, what in OTHER_BINARIES if data.startswith(magic)), None)
+    if what is not None and not line_offset:  # (was "invalid UTF-8 byte 0xef" at the magic number's third byte)
+        raise SourceError(f"this is {what}", f"{name}:1:1")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

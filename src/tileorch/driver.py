@@ -72,7 +72,8 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     :func:`lower_tileaa_program`; ``remarks`` also gets a located ``warning:`` per integer op whose
     constant operand makes its result undefined or surprising (``constant_warnings.py``) and per
     float op whose ``flush_to_zero`` is not applied (``ftz_warnings.py``), per float -> bool cast
-    (``bool_cast_warnings.py``: truncation, not ``x != 0``), per attribute nothing
+    (``bool_cast_warnings.py``: truncation, not ``x != 0``), per integer dot whose product is truncated to the
+    operands' width (``narrow_int_dot_warnings.py``: ``ct.matmul`` of int8 tiles), per attribute nothing
     reads (``ignored_attributes.py``) and per loop no path leaves (``endless_loops.py``)."""
     from tileorch import timing
     from tileorch.backend.compile import CompileError, verify_each_pass
@@ -83,12 +84,14 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     from tileorch.transforms.cudatile_to_tileaa.bool_cast_warnings import bool_cast_warnings
     from tileorch.transforms.cudatile_to_tileaa.ftz_warnings import flush_to_zero_warnings
     from tileorch.transforms.cudatile_to_tileaa.ignored_attributes import ignored_attribute_warnings
+    from tileorch.transforms.cudatile_to_tileaa.narrow_int_dot_warnings import narrow_int_dot_warnings
     from tileorch.transforms.cudatile_to_tileaa.padded_load_choice import padded_load_choice_remarks
 
     remarks = remarks if remarks is not None else []
     remarks.extend(constant_operand_warnings(module))  # a division by 0, a shift by the width or more
     remarks.extend(flush_to_zero_warnings(module))  # a flush_to_zero the lowering does not apply
     remarks.extend(bool_cast_warnings(module))  # astype(bool) of a float: truncation, not x != 0
+    remarks.extend(narrow_int_dot_warnings(module))  # ct.matmul of int8 tiles: the int32 product wrapped to 8 bits
     remarks.extend(ignored_attribute_warnings(module))  # {name = value} on an op: no property, dropped
     remarks.extend(endless_loop_warnings(module))  # a loop without a break: the kernel never finishes
     remarks.extend(padded_load_choice_remarks(module))  # an if choosing a padded or unpadded load: one load
@@ -319,6 +322,9 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
 
             rerolled += flatten_remarks(module)
             rerolled += transpose_computed_operand_remarks(module)
+            from tileorch.transforms.tileas.fold_dot_accumulate import rounding_remarks
+
+            rerolled += rounding_remarks(module)  # a 16-bit product accumulated unrounded in f32
             from tileorch.transforms.tileas.loopless_chain import loopless_chain_remarks
 
             rerolled += loopless_chain_remarks(module)

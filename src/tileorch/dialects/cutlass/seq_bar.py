@@ -98,6 +98,24 @@ def _verify_executor_groups(op: Operation, seq_bar: SSAValue) -> None:
             f"'{op.name}' op executor of {threads} threads is not a whole number of "
             f"groups: expected a multiple of group_size {size}, found {threads}"
         )
+    length = seq_bar.type.length if isinstance(seq_bar.type, SeqBarType) else threads // size
+    if threads // size > length and _unconditional_in(op, executor):
+        raise VerifyException(
+            f"'{op.name}' op executor of {threads} threads is {threads // size} groups of group_size {size}, but "
+            f"the sequence barrier orders {length}: every thread of the executor takes part, so a barrier would "
+            f"get more than its {size} arrivals a phase (group_size is the threads of one group, e.g. a warp "
+            f"group's 128)"
+        )
+
+
+def _unconditional_in(op: Operation, executor: Operation) -> bool:
+    """``op`` runs for every thread of ``executor``: no ``scf.if`` (or other branch) between them, only loops."""
+    parent = op.parent_op()
+    while parent is not None and parent is not executor:
+        if parent.name not in ("scf.for", "scf.while"):
+            return False
+        parent = parent.parent_op()
+    return parent is executor
 
 
 @irdl_op_definition

@@ -1936,6 +1936,11 @@ def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
     results = [r for r in loop.results if r.type == dot.result.type]
     if len(results) == 1:
         return results[0]
+    if _is_zero_tile(dot.acc) and (bits := _truncated_int_product(dot)) is not None:
+        fail(dot, f"this dot starts from zero in every K step and its int32 product is truncated to {bits} bits "
+                  f"(cuTile's ct.matmul / @ of {bits}-bit integer tiles gives {bits}-bit integers) before it is added "
+                  "to the loop's accumulator: the WGMMA lowering accumulates the int32 products of the K loop, which "
+                  "is another sum (acc = ct.mma(a, b, acc) into an int32 acc is the int32 GEMM)")
     if _is_zero_tile(dot.acc):
         fail(dot, "this dot starts from zero in every K step and its product is changed (e.g. scaled by per-K-block "
                   "scales, DeepSeek-style fp8 block scaling) before it is added to the loop's accumulator: the WGMMA "
@@ -1943,6 +1948,25 @@ def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
                   "product is not supported yet (scales per tensor, per row of A or per column of B apply to the "
                   "accumulator after the loop: acc = ct.mma(a, b, acc), then acc * scales)")
     fail(dot, "the dot does not accumulate into a tile the K loop carries")
+
+
+def _truncated_int_product(dot: Operation) -> int | None:
+    """The width an integer dot's product is truncated to when its only uses (through layout conversions) are
+    ``nv_tileaa.trunci`` to that width (cuTile's ``ct.matmul`` of int8 tiles); else None."""
+    elt = getattr(dot.result.type, "element_type", None)
+    if not isinstance(elt, IntegerType):
+        return None
+    todo, widths = [dot.result], set()
+    while todo:
+        for use in list(todo.pop().uses):
+            user = use.operation
+            if user.name == "nv_tileas.convert_layout":
+                todo.append(user.results[0])
+            elif user.name == "nv_tileaa.trunci":
+                widths.add(user.results[0].type.element_type.width.data)
+            else:
+                return None
+    return widths.pop() if len(widths) == 1 else None
 
 
 def _reads_loop_carry(v: SSAValue, loop: scf.ForOp) -> bool:

@@ -44,6 +44,10 @@ two dots from zeros, each through at most two casts, the sum through at most two
 ``acc = ct.mma(z, w2, ct.mma(x, w1, acc))`` (one product over two operand pairs, the form the tier's
 WGMMA kernel runs with an A per dot): the products and their sum are not rounded to the operands'
 16-bit type (f32 accumulation: at least as accurate), and the additions are reassociated.
+
+Each rewrite above that drops a rounding of the product (a 16-bit or tf32 dot, or casts through such a type,
+before an f32 add or use) is a decision the user sees: :func:`rounding_remarks` gives the located remark the
+driver states once the tier takes the kernel (found by sweep 29: the tier had made it silently).
 """
 
 from __future__ import annotations
@@ -52,8 +56,8 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import (BFloat16Type, DenseIntOrFPElementsAttr, Float16Type, Float32Type, IntegerType, ModuleOp,
-                                   TensorType)
+from xdsl.dialects.builtin import (BFloat16Type, DenseIntOrFPElementsAttr, Float16Type, Float32Type, FloatTF32Type,
+                                   IntegerType, ModuleOp, TensorType)
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -291,6 +295,60 @@ def fold_rescaled(fma: Operation) -> bool:
         start.detach()
         start.erase()
     return True
+
+
+def _narrow_name(t) -> str | None:
+    """``"f16"`` / ``"bf16"`` / ``"tf32"`` for a tile of those floats (narrower than f32), else None."""
+    elt = getattr(t, "element_type", None)
+    return "f16" if isinstance(elt, Float16Type) else "bf16" if isinstance(elt, BFloat16Type) \
+        else "tf32" if isinstance(elt, FloatTF32Type) else None
+
+
+def _rounded_to(dot: Operation) -> str | None:
+    """The float type narrower than f32 (f16, bf16, tf32) a dot from zeros rounds its product to before an f32
+    value the rewrites above accumulate (the dot's own result type, or a cast of its single-use chain of at most two
+    ``fp_to_fp``); else None."""
+    if not isinstance(dot, aa.DotOp) or not is_zero(dot.acc) or len(list(dot.result.uses)) != 1:
+        return None
+    first = next(iter(dot.result.uses)).operation
+    narrow = _narrow_name(dot.result.type)
+    if narrow is not None:  # the third rewrite (widen): a 16-bit dot whose only use widens it to f32
+        wide = isinstance(first, aa.FpToFpOp) and isinstance(getattr(first.result.type, "element_type", None),
+                                                                Float32Type)
+        return narrow if wide else None
+    v = dot.result  # the first rewrite (fold): an f32 product cast through a narrower type, added to the carry
+    for _ in range(2):
+        uses = list(v.uses)
+        if len(uses) != 1 or not isinstance(uses[0].operation, aa.FpToFpOp):
+            break
+        v = uses[0].operation.result
+        narrow = narrow or _narrow_name(v.type)
+    uses = list(v.uses)
+    if narrow is None or len(uses) != 1 or not isinstance(uses[0].operation, aa.AddFOp):
+        return None
+    add = uses[0].operation
+    return narrow if any(_carried(x, add) for x in add.operands if x is not v) else None
+
+
+def rounding_remarks(module: ModuleOp) -> list[str]:
+    """One located ``remark:`` per dot whose product cuTile rounds to a narrower float before an f32 add or use
+    (``acc + a @ b``, ``(a @ b).astype(ct.float32)``, ``acc + ct.matmul(a, b).astype(ct.float32)`` of f16 / bf16 /
+    tf32 tiles), which the rewrites of this pass (first, third and fifth) accumulate unrounded in f32 on the tier's
+    WGMMA: a decision the user sees (``module`` unchanged; the driver states them once the tier takes the
+    kernel)."""
+    from tileorch.diagnostics import format_error
+
+    out: list[str] = []
+    for dot in module.walk():
+        t = _rounded_to(dot)
+        if t is None:
+            continue
+        line = format_error(dot, f"this dot's product, which cuTile rounds to {t} (ct.matmul / @ of {t} tiles "
+                                 f"gives {t} values), is used in f32 without that rounding: the WGMMA accumulates "
+                                 "the products in f32 (at least as accurate; tileas-fold-dot-accumulate)", "remark")
+        if line not in out:
+            out.append(line)
+    return out
 
 
 @dataclass(frozen=True)

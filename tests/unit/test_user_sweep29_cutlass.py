@@ -1,0 +1,224 @@
+"""The twenty-ninth user sweep's CUTLASS-dialect inputs, through the commands a user runs on cutlass IR:
+
+* :data:`SPLIT_K_WAIT_LT`, valid: a split-K fix-up whose splits wait on the tile's flag by
+  ``generic_barrier.wait_less_than`` and fold their fragment into the workspace by ``block_striped.load`` (4-wide
+  accesses), an add and ``block_striped.store``: ``tileorch compile`` writes PTX holding the acquire spin with its
+  ``setp.lt``, the two 16-byte accesses per thread 2048 bytes apart and the release before the flag's add, exit 0;
+  ``tileorch check`` stops with a located "cannot model" at the wait, nothing claimed;
+* :data:`PINGPONG3`, valid: an ``OrderedSequenceBarrier<3, 2>`` ordering two math warp groups' mainloop,
+  epilogue and store phases: compiles, ``tileorch check`` proves it, ``tileorch-opt`` round-trips it;
+* :data:`CHECK_FAILURES`, three edits that compile but break the protocol (an epilogue entered without its
+  wait, the loop yielding a stale state, the epilogue barrier counting 256 of 128 threads): ``tileorch check``
+  exits non-zero naming the property at the op's line;
+* :data:`COMPILE_ERRORS`, three edits ``tileorch compile`` stops at the op's line (a ``group_size(64)`` for warp
+  groups of 128 -- found by this sweep: it compiled silently to a kernel whose mbarriers get 128 arrivals a phase
+  where 64 are expected, only ``tileorch check`` saw it; a warp-group mask past the CTA; registers past the
+  CTA's)."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+pytest.importorskip("xdsl")
+
+SPLIT_K_WAIT_LT = """\
+// A user's serial split-K fold: split s waits until the s splits before it have counted themselves in the
+// tile's flag (wait_less_than: spin while the flag is below s), adds its fragment to the tile's workspace (block-
+// striped load, add and store, 128 threads, 4-wide accesses) and counts itself.
+builtin.module attributes {cutlass.target = "sm_90a"} {
+  func.func @split_k_reduce_wait_less_than(%lock: !llvm.ptr<1>, %ws: !llvm.ptr<1>) attributes {nvvm.kernel, \
+nvvm.maxntid = array<i32: 128, 1, 1>} {
+    cutlass.async.exec cta mask(1) threads(128) {
+      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %t = arith.index_cast %tid : index to i32
+      %tile_i = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %split_i = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+      %tile = arith.index_cast %tile_i : index to i32
+      %split = arith.index_cast %split_i : index to i32
+      %acc = arith.constant dense<5.000000e-01> : vector<8xf32>
+      cutlass.generic_barrier.wait_less_than %lock[%tile], %split num_threads = 128 : !llvm.ptr<1>
+      %old = cutlass.block_striped.load %ws, %t n_threads_in_block = 128 access_width = 4 : !llvm.ptr<1> -> \
+vector<8xf32>
+      %sum = arith.addf %old, %acc : vector<8xf32>
+      cutlass.block_striped.store %sum, %ws, %t n_threads_in_block = 128 access_width = 4 : vector<8xf32>, !llvm.ptr<1>
+      cutlass.generic_barrier.arrive_increment %lock[%tile] num_threads = 128 : !llvm.ptr<1>
+    }
+    func.return
+  }
+}
+"""
+
+PINGPONG3 = """\
+// Three-phase ping-pong: an OrderedSequenceBarrier<3, 2> orders the two math warp groups' mainloop, epilogue and
+// store phases (group 0 first in each), the producer warp group gives its registers back.
+builtin.module attributes {cutlass.target = "sm_90a"} {
+  func.func @mma_tile(%tile: i32) {
+    func.return
+  }
+  func.func @epilogue_tile(%tile: i32) {
+    func.return
+  }
+  func.func @store_tile(%tile: i32) {
+    func.return
+  }
+  func.func @pingpong_three_phases(%num_tiles: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, \
+nvvm.minctasm = 1 : i32} {
+    %sb = cutlass.seq_bar.create : !cutlass.seq_bar<depth = 3, length = 2>
+    %order = cutlass.seq_bar.init %sb group_size(128)
+    cutlass.async.exec cta mask(1) threads(384) {
+      cutlass.named_barrier.arrive_and_wait barrier_id = 0
+    }
+    cutlass.async.exec warpgroup mask(1) regs(40) {
+    }
+    cutlass.async.exec warpgroup mask(6) regs(232) {
+      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %c128 = arith.constant 128 : index
+      %c1 = arith.constant 1 : index
+      %wg = arith.divui %tid, %c128 : index
+      %group_index = arith.subi %wg, %c1 : index
+      %group = arith.index_cast %group_index : index to i32
+      %st0 = cutlass.seq_bar.state.create %order group(%group)
+      %c2_i32 = arith.constant 2 : i32
+      %last = scf.for %tile = %group to %num_tiles step %c2_i32 iter_args(%st = %st0) -> \
+(!cutlass.seq_bar_state<3>) : i32 {
+        cutlass.seq_bar.wait %order, %st group(%group)
+        func.call @mma_tile(%tile) : (i32) -> ()
+        %st_epi = cutlass.seq_bar.arrive %order, %st group(%group)
+        cutlass.seq_bar.wait %order, %st_epi group(%group)
+        func.call @epilogue_tile(%tile) : (i32) -> ()
+        cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 128
+        %st_store = cutlass.seq_bar.arrive %order, %st_epi group(%group)
+        cutlass.seq_bar.wait %order, %st_store group(%group)
+        func.call @store_tile(%tile) : (i32) -> ()
+        %st_next = cutlass.seq_bar.arrive %order, %st_store group(%group)
+        scf.yield %st_next : !cutlass.seq_bar_state<3>
+      }
+    }
+    func.return
+  }
+}
+"""
+
+CHECK_FAILURES = {
+    # name: (the text replaced, its replacement, words of the error, text of the line it names)
+    "the_epilogue_entered_without_its_wait": ("        cutlass.seq_bar.wait %order, %st_epi group(%group)\n", "",
+                                              "seq-order", "cutlass.seq_bar.arrive %order, %st_epi"),
+    "the_loop_yields_a_stale_state": ("scf.yield %st_next :", "scf.yield %st_store :", "parity-aliasing",
+                                      "cutlass.seq_bar.wait %order, %st group"),
+    "the_epilogue_barrier_counting_256": ("barrier_id = 1 num_threads = 128", "barrier_id = 1 num_threads = 256",
+                                          "bar.sync 1 waits for 256 threads but only 128 ever arrive",
+                                          "cutlass.named_barrier.arrive_and_wait barrier_id = 1"),
+}
+
+COMPILE_ERRORS = {
+    # name: (the text replaced, its replacement, words of the error, text of the line it names)
+    "group_size_64_for_warp_groups_of_128": ("group_size(128)", "group_size(64)",
+                                             "executor of 256 threads is 4 groups of group_size 64, but the sequence "
+                                             "barrier orders 2", "cutlass.seq_bar.wait %order, %st group"),
+    "a_warp_group_mask_past_the_cta": ("warpgroup mask(6) regs(232)", "warpgroup mask(12) regs(232)",
+                                       "warpgroup mask 0xc names warpgroup 3 (threads up to 511), but the CTA has 384 "
+                                       "threads", "cutlass.async.exec warpgroup mask(12)"),
+    "registers_past_the_ctas": ("regs(40)", "regs(56)", "= 520 registers per lane slot, more than the 3 x 168 = 504",
+                                "cutlass.async.exec warpgroup mask(1) regs(56)"),
+}
+
+
+def _run(argv, capsys):
+    from tileorch.cli.main import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def _write(tmp_path, text):
+    path = tmp_path / "k.mlir"
+    path.write_text(text)
+    return path
+
+
+def _located(path, said, text):
+    """(line text, message) of the first ``k.mlir:L:C: error:`` in ``said``."""
+    m = re.search(rf"{re.escape(str(path))}:(\d+):(\d+): error: (.*)", said)
+    assert m, said
+    return text.splitlines()[int(m.group(1)) - 1], m.group(3)
+
+
+def test_the_wait_less_than_fixup_compiles_to_its_protocol(tmp_path, capsys):
+    path = _write(tmp_path, SPLIT_K_WAIT_LT)
+    out = tmp_path / "k.ptx"
+    code, said = _run(["compile", str(path), "--no-ptxas", "--no-cache", "-o", str(out)], capsys)
+    assert code == 0 and "Traceback" not in said, said
+    ptx = out.read_text()
+    for needed in (r"ld\.global\.acquire\.gpu\.b32", r"setp\.lt\.s32", r"bar\.sync\s+0;",
+                   r"ld\.global\.v4\.b32\s+\{[^}]*\}, \[%rd\d+\+2048\]", r"st\.global\.v4\.b32\s+\[%rd\d+\+2048\]",
+                   r"fence\.acq_rel\.gpu;", r"(red|atom)(\.\w+)*\.global(\.\w+)*\.add(\.\w+)*\.[su]32\s"):
+        assert re.search(needed, ptx), needed
+    assert len(re.findall(r"ld\.global\.v4\.b32", ptx)) == 2  # 8 floats a thread, 4-wide: two accesses
+
+
+def test_tileorch_check_says_it_cannot_model_wait_less_than(tmp_path, capsys):
+    path = _write(tmp_path, SPLIT_K_WAIT_LT)
+    code, said = _run(["check", str(path)], capsys)
+    line, message = _located(path, said, SPLIT_K_WAIT_LT)
+    assert code != 0 and "cannot model a fix-up ordered by cutlass.generic_barrier.wait_less_than" in message, said
+    assert "cutlass.generic_barrier.wait_less_than" in line and "FAILED" not in said, said
+
+
+def test_the_three_phase_pingpong_compiles_and_checks(tmp_path, capsys):
+    path = _write(tmp_path, PINGPONG3)
+    code, said = _run(["compile", str(path), "--no-ptxas", "--no-cache", "-o", os.devnull], capsys)
+    assert code == 0 and "Traceback" not in said, said
+    code, said = _run(["check", str(path)], capsys)
+    assert code == 0 and "pingpong_three_phases: OK: all properties hold" in said, said
+
+
+def test_the_three_phase_pingpong_round_trips_through_tileorch_opt(tmp_path, capsys):
+    from tileorch.tools.opt import main
+
+    path = _write(tmp_path, PINGPONG3)
+    try:
+        main([str(path)])
+    except SystemExit as exc:
+        assert not exc.code, exc.code
+    printed = capsys.readouterr().out
+    assert "!cutlass.seq_bar<depth = 3, length = 2>" in printed
+    again = tmp_path / "again.mlir"
+    again.write_text(printed)
+    try:
+        main([str(again)])
+    except SystemExit as exc:
+        assert not exc.code, exc.code
+    assert capsys.readouterr().out == printed
+
+
+@pytest.mark.parametrize("name", sorted(CHECK_FAILURES))
+def test_a_broken_protocol_compiles_and_fails_the_check_at_its_line(name, tmp_path, capsys):
+    old, new, words, line_text = CHECK_FAILURES[name]
+    assert PINGPONG3.count(old) == 1
+    text = PINGPONG3.replace(old, new)
+    path = _write(tmp_path, text)
+    code, said = _run(["compile", str(path), "--no-ptxas", "--no-cache", "-o", os.devnull], capsys)
+    assert code == 0, said
+    code, said = _run(["check", str(path)], capsys)
+    line, message = _located(path, said, text)
+    assert code != 0 and words in message and line_text in line, (line, said)
+    assert "Traceback" not in said, said
+
+
+@pytest.mark.parametrize("name", sorted(COMPILE_ERRORS))
+def test_an_invalid_pingpong_stops_at_its_line(name, tmp_path, capsys):
+    old, new, words, line_text = COMPILE_ERRORS[name]
+    assert PINGPONG3.count(old) == 1
+    text = PINGPONG3.replace(old, new)
+    path = _write(tmp_path, text)
+    code, said = _run(["compile", str(path), "--no-ptxas", "--no-cache", "-o", os.devnull], capsys)
+    line, message = _located(path, said, text)
+    assert code != 0 and words in message and line_text in line, (line, said)
+    assert "Traceback" not in said and "internal error" not in said, said
