@@ -7,12 +7,16 @@ chained tier, each beside the textbook program at comparable tiles and SDPA, in 
   spec's full-precision exp), the textbook causal program at the same tiles, Triton's tutorial spelling beside.
 * ``--group plain``: ``s36_bn256_plain`` (d64, 64x256) and ``s36_d80_bn256`` (64x256, D=128), tiles too wide for the
   overlapped loop, with ``TILEORCH_ATTN_PLAIN_MASKS=1`` (after: interior key tiles without the mask's compare and
-  select) and ``=0`` (before); the textbook 128x128 (d64) and 128x64 (d80) programs beside.
+  select) and ``=0`` (before); the textbook 128x128 (d64) program beside (d80 128x64: session 37's sweep, 306.6).
+* ``--group rescale``: ``s36_d160_cross_bn32`` (64x32 tiles, D=256: the accumulator's 128 FMUL per thread rescale
+  every 32 keys, 144 of the tile's 339 SASS per warp) under the existing ``TILEORCH_ATTN_SKIP_RESCALE=1`` (the
+  rescale skipped where no row max of the warp grew: 215 on that path) against the default ``0``; no new code,
+  a measurement for the switch's default at wide accumulators and narrow key tiles.
 
 One JSON row per run (``variant``: after / before / textbook; ``env``: the switches set); SDPA timed on the after
 and textbook rows only.
 
-    python3 benchmarks/session37_attnforms.py --group exp|plain [--iters 20]
+    python3 benchmarks/session37_attnforms.py --group exp|plain|rescale [--iters 20]
 """
 
 from __future__ import annotations
@@ -34,8 +38,9 @@ GROUPS = {
               ("s36_bn256_plain", "before", {"TILEORCH_ATTN_PLAIN_MASKS": "0"}),
               ("s36_d80_bn256", "after", {"TILEORCH_ATTN_PLAIN_MASKS": "1"}),
               ("s36_d80_bn256", "before", {"TILEORCH_ATTN_PLAIN_MASKS": "0"}),
-              ("tb_plain_d64_128x128", "textbook", {}),
-              ("tb_plain_d80_128x64", "textbook", {})],
+              ("tb_plain_d64_128x128", "textbook", {})],
+    "rescale": [("s36_d160_cross_bn32", "skip", {"TILEORCH_ATTN_SKIP_RESCALE": "1"}),
+                ("s36_d160_cross_bn32", "before", {"TILEORCH_ATTN_SKIP_RESCALE": "0"})],
 }
 
 
