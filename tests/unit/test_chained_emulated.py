@@ -373,6 +373,8 @@ def test_plain_loop_versioned_emulated(seq, tiles, causal, overlap, monkeypatch)
     monkeypatch.setenv("TILEORCH_ATTN_PLAIN_MASKS", "0")
     off = _compile(*cfg)
     assert off.chained["interior_masks"] == 0
+    said = [r for r in p.remarks if "plain (not overlapped) consumer loop runs each key tile" in r]
+    assert said and not [r for r in off.remarks if "plain (not overlapped) consumer loop" in r], p.remarks
     assert p.ptx.count("ex2.approx") == off.ptx.count("ex2.approx") + tn // 2 + 2, (p.ptx.count("ex2.approx"),
                                                                                  off.ptx.count("ex2.approx"))
     out, ref, errors = _emulate(p, *cfg)
