@@ -15,6 +15,6 @@
 OUT=${OUT:-/tmp/out}; S="$OUT/s37sweep29"; mkdir -p "$S"
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile*.whl .whl/ml_dtypes*.whl >/dev/null 2>&1
 export TILEORCH_CACHE_DIR=${TILEORCH_CACHE_DIR:-/tmp/tileorch-cache}
-timeout 220 python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 8 tests/gpu/test_user_sweep29_gpu.py \
+timeout ${SWEEP29_TIMEOUT:-150} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 14 tests/gpu/test_user_sweep29_gpu.py \
   > "$S/sweep29_gpu.log" 2>&1
 echo "[sweep29 gpu] rc=$?"; grep -E "^(FAILED|ERROR)|passed|failed" "$S/sweep29_gpu.log" | tail -n 40

@@ -318,6 +318,9 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
 
             rerolled = while_to_for_remarks(module) + reroll_remarks(module)  # stated once the tier takes the kernel (the SIMT code keeps the copies)
             rerolled += guarded_k_loop_remarks(module)
+            from tileorch.transforms.tileas.paged_gather import paged_gather_remarks
+
+            rerolled += paged_gather_remarks(module)
             from tileorch.transforms.tileas.flatten_nested_k_loops import flatten_remarks
 
             rerolled += flatten_remarks(module)
@@ -680,10 +683,12 @@ def _gathered_why(role: str, dots: list) -> str:
     """Why the tier built no pipeline for a kernel whose dot operand is gathered (``role``: "A" / "B") and whose
     loop has no tile load left to pipeline: for chained dots (attention over a paged cache) the remedy."""
     if len(dots) > 1:
-        return ("the chained (attention) kernels read every K / V tile through TMA tile loads; gathered rows "
-                "(e.g. a paged KV cache with pages smaller than the key tile) are not taken: a cache whose pages "
-                "hold a whole key tile, read by ct.load at the page's index (the page number from the block table "
-                "by ct.load(...).item()), takes the tensor cores")
+        return ("the chained (attention) kernels read every K / V tile through TMA tile loads; gathered rows are "
+                "taken only as whole pages of a paged KV cache (tileas-paged-gather: the row index the block table's "
+                "page of t // BS and the slot t % BS, or page * BS + t % BS, the tile's first key a multiple of BS, "
+                "BS a multiple of 8 dividing the tile, bounds-checked with zero padding and no other mask); a cache "
+                "whose pages hold a whole key tile, read by ct.load at the page's index (the page number from the "
+                "block table by ct.load(...).item()), or pages joined by ct.cat, takes the tensor cores too")
     return ("the loop has no tile load (ct.load) left for TMA to pipeline" if role == "A" else
             "a gathered B is not taken (WGMMA reads B from shared memory only; only A may be gathered)")
 

@@ -75,6 +75,7 @@ PASSES: dict[str, str] = {
     "tileas-while-to-for": "tileorch.transforms.tileas.while_to_for:WhileToFor",
     "tileas-guarded-k-loop": "tileorch.transforms.tileas.guarded_k_loop:GuardedKLoop",
     "tileas-scalar-tile-loads": "tileorch.transforms.tileas.scalar_tile_loads:ScalarTileLoads",
+    "tileas-paged-gather": "tileorch.transforms.tileas.paged_gather:PagedGather",
     "tileas-transpose-computed-operand": "tileorch.transforms.tileas.transpose_computed_operand:TransposeComputedOperand",
     "tileas-flatten-nested-k-loops": "tileorch.transforms.tileas.flatten_nested_k_loops:FlattenNestedKLoops",
     "tileas-reroll-unrolled-loops": "tileorch.transforms.tileas.reroll_unrolled_loops:RerollUnrolledLoops",

@@ -72,6 +72,26 @@ def test_gqa8_decode_sequence_major_lengths():
             _check(o[b, 0, h], _attn(_scores(q[b, 0, h][None], k[b, :n, g], 1 / math.sqrt(128)), v[b, :n, g])[0])
 
 
+@EXTENDED
+def test_paged_slots_gathered_on_the_chained_kernel():
+    """16-token pages in a shuffled table (``[H, slots, D]`` caches, the row ``Table[b, t // 16] * 16 + t % 16``),
+    256 and 150 valid keys; the pages no sequence names hold large values (a read of them shows).  Session 37:
+    ``tileas-paged-gather`` loads each 64-key tile as four 16-row TMA boxes."""
+    q, kc, vc = _h(2, 2, 64), _h(2, 512, 64), _h(2, 512, 64)
+    perm = RNG.permutation(32)
+    table = perm[:32].reshape(2, 16).astype(np.int32)
+    lens = np.array([256, 150], np.int32)
+    unused = [int(table[1, p]) for p in range(-(-150 // 16), 16)]
+    for p in unused:
+        kc[:, p * 16:(p + 1) * 16], vc[:, p * 16:(p + 1) * 16] = 30.0, 1000.0
+    o = _run("z32_paged_slot_gather", {0: q, 1: kc, 2: vc, 3: table, 4: lens}, (2, 2))[5]
+    for b in range(2):
+        t = np.arange(lens[b])
+        slot = table[b, t // 16] * 16 + t % 16
+        for h in range(2):
+            _check(o[b, h], _attn(_scores(q[b, h][None], kc[h, slot], 0.125), vc[h, slot])[0])
+
+
 def test_split_kv_partials_with_an_empty_split():
     """300 keys in 5 tiles over 4 splits (the grid's first axis): 2, 2, 1 and 0 tiles.  Each split's partial
     against numpy; the empty split stores O = 0 and LSE = -inf; the partials combined give the attention."""

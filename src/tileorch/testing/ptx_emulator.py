@@ -828,6 +828,10 @@ class Emu:
                 return np.full(T.sum(), self.dynamic_smem_size, dtype=np.uint64)
             if x == "%clock64":  # the steps executed so far: a wait on the clock ends
                 return np.full(T.sum(), self.clock, dtype=np.uint64)
+            if x == "%globaltimer":  # ns on the GPU: here the steps executed so far + 1 (never 0, as on the GPU)
+                return np.full(T.sum(), self.clock + 1, dtype=np.uint64)
+            if x == "%smid":  # the SM: here the CTA's x index (one CTA per SM)
+                return np.full(T.sum(), self.ctaid[0], dtype=np.uint64)
             if self.cluster is not None and x in _CLUSTER_X:  # a CTA of a cluster along x
                 cl, rank = self.cluster
                 v = {"%cluster_ctarank": rank, "%cluster_ctaid.x": rank, "%cluster_nctarank": cl.size,

@@ -596,11 +596,17 @@ class Operand:
     tile reshaped to ``(G BM, D)`` rows, one TMA box of ``G`` x ``BM`` rows (``rows_dim`` the ``BM``
     one) that lands in shared memory as ``G BM`` consecutive rows."""
     group: int = 1  # the box's extent along ``group_dim`` (``rows`` is ``group`` x the box's rows)
+    parts: tuple = ()
+    """The loads of the tile's next row blocks (a K / V tile of several pages joined by ``ct.cat``: each page its
+    own TMA box at its own coordinate; ``load`` is the first): block ``p`` is ``box_rows`` rows at row
+    ``p box_rows`` of each column chunk, the producer's box ``p`` lands there (``box_rows`` a multiple of the
+    swizzle atom's 8 rows, so each box starts on an atom and the swizzle, a function of the address, is the one
+    tile's)."""
 
     @property
     def box_rows(self) -> int:
-        """The TMA box's extent along ``rows_dim`` (``rows`` without the group dimension)."""
-        return self.rows // self.group
+        """The TMA box's extent along ``rows_dim`` (``rows`` without the group dimension and the other parts)."""
+        return self.rows // self.group // (1 + len(self.parts))
 
     def view_dim(self, dim: int) -> int:
         """The view (tile index) dimension of array dimension ``dim``."""
@@ -815,6 +821,8 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     from tileorch.transforms.tileas.convert_to_cutlass import _base_argument, argument_view_mismatch
 
     src, seen = strip_layouts(v)
+    if in_loop and _joined(v):
+        return _joined_operand(kernel, dot, src.owner, seen, what)
     ld = source_load(src)
     if not isinstance(ld, ts.TiledLoadOp) or not isinstance(ld.atom, ts.TmaLoadAtomAttr):
         from tileorch.transforms.tileas.gathered_operand import gather_source
@@ -822,6 +830,7 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
         gathered = gather_source(v)
         if gathered is not None:
             _fail(gathered[0], gathered_operand_why(what))
+        _refuse_joined(v, what)
         _fail(dot, f"{what} is not a TMA tile load{' of the loop' if in_loop else ' made before the loop'}")
     shape = list(ld.result.type.get_shape())
     vt = ld.view.type
@@ -869,12 +878,55 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
                    group_dim=group_dim, group=group), seen
 
 
+def _joined_operand(kernel: aa.FuncOp, dot: Operation, cat: Operation, seen: list[str], what: str
+                    ) -> tuple[Operand, list[str]]:
+    """A loop operand that is tiles joined by ``ct.cat`` along rows (a key tile of pages of a paged cache, each
+    loaded whole at its page's index): one :class:`Operand` whose :attr:`Operand.parts` are the other tiles' loads,
+    when every part is a TMA tile of one array, laid out alike (same view, rows along the same dimension, not
+    transposed, ``rows`` a multiple of 8) and joined in the dot's row order; a located refusal at the ``ct.cat``
+    otherwise."""
+    values: list[SSAValue] = []
+
+    def flat(op: Operation) -> None:
+        if op.dim.value.data != 0 or len(op.result.type.get_shape()) != 2:
+            _fail(op, f"{what} is tiles joined by ct.cat along an axis other than the tile's rows: the chained kernel "
+                      "joins row blocks of one array (a key tile of several pages) only")
+        for x in op.operands:
+            inner, _ = strip_layouts(x, LAYOUT_ONLY)
+            if isinstance(inner.owner, Operation) and inner.owner.name == "nv_tileaa.cat":
+                flat(inner.owner)
+            else:
+                values.append(x)
+
+    flat(cat)
+    parts = []
+    for x in values:
+        part, pseen = _operand(kernel, dot, x, what, True)
+        if "nv_tileaa.permute" in pseen or part.swapped or part.group_dim >= 0 or \
+                list(x.type.get_shape()) != [part.rows, part.cols]:
+            _fail(cat, f"{what} is tiles joined by ct.cat whose parts are transposed or reshaped across rows: the "
+                       "chained kernel joins row blocks as the array stores them")
+        parts.append(part)
+    first = parts[0]
+    for part in parts[1:]:
+        if (part.load.view.type, part.arg, part.rows, part.cols, part.rows_dim) != \
+                (first.load.view.type, first.arg, first.rows, first.cols, first.rows_dim):
+            _fail(cat, f"{what} is tiles joined by ct.cat from different arrays or views: the chained kernel reads an "
+                       "operand through one tensor map")
+    if first.rows % 8 or first.rows * len(parts) > 256:
+        _fail(cat, f"{what} is {len(parts)} tiles of {first.rows} rows joined by ct.cat: each part's rows must be a "
+                   "multiple of 8 (TMA's swizzle atom) and the whole at most 256")
+    return Operand(first.load, first.rows * len(parts), first.cols, first.arg, rows_dim=first.rows_dim,
+                   parts=tuple(p.load for p in parts[1:])), seen
+
+
 def gathered_operand_why(what: str) -> str:
     """The refusal of a chained dot's operand ``what`` read by ``ct.gather``."""
     return (f"{what} is gathered (ct.gather): the chained kernels read their operand tiles through TMA tile loads "
             "(ct.load), and Hopper's TMA has no row gather; a paged cache whose pages hold a whole key tile, read by "
             "ct.load at the page's index (the page number from the block table by ct.load(...).item()), takes the "
-            "tensor cores, and so do gathered rows copied into a contiguous array before the launch")
+            "tensor cores, and so do whole pages gathered slot by slot (tileas-paged-gather), pages joined by "
+            "ct.cat, and gathered rows copied into a contiguous array before the launch")
 
 
 def _q_prologue(kernel: aa.FuncOp, d1: Operation, operand: SSAValue | None = None,
@@ -886,7 +938,25 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation, operand: SSAValue | None = Non
     gathered = gather_source(operand if operand is not None else d1.lhs)
     if gathered is not None:
         _fail(gathered[0], gathered_operand_why(what))
+    if operand is not None and _joined(operand):  # the loop operand's tile blocks (_joined_operand): no prologue
+        return operand, None
+    _refuse_joined(operand if operand is not None else d1.lhs, what)
     return operand_prologue(kernel, d1, _fail, operand, what)
+
+
+def _joined(v: SSAValue) -> bool:
+    """Whether the operand ``v`` is (through layout ops, reshapes, a transpose) tiles joined by ``ct.cat``."""
+    src, _ = strip_layouts(v)
+    return isinstance(src.owner, Operation) and src.owner.name == "nv_tileaa.cat"
+
+
+def _refuse_joined(v: SSAValue, what: str) -> None:
+    """A located refusal when the operand ``v`` that is loaded once (Q) is tiles joined by ``ct.cat``: the chained
+    kernel joins row blocks of the loop's operands only (:func:`_joined_operand`)."""
+    src, _ = strip_layouts(v)
+    if _joined(v):
+        _fail(src.owner, f"{what} is tiles joined by ct.cat: the chained kernel joins the row blocks of a loop "
+                         "operand (a K / V tile of several pages) only; load this tile whole")
 
 
 PADDED_ROWS = (1, 2, 4, 8, 16, 32)
@@ -1010,11 +1080,15 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         _fail(d2, f"the second dot's B tile {b2.rows}x{b2.cols} does not match the dot")
     others = [_other_second(kernel, sd, d2, loop, tn, dv) for sd in seconds[:-1]]
     for b in (*b1s, b2, *others):  # the producer walks the same tiles as the consumer loop (its iv is j)
-        ploop = b.load.parent_op()
-        while ploop is not None and not isinstance(ploop, scf.ForOp):
-            ploop = ploop.parent_op()
-        if ploop is None or (ploop.lb, ploop.ub, ploop.step) != (loop.lb, loop.ub, loop.step):
-            _fail(b.load, "a loop operand's load is not in a producer loop over the consumer loop's range")
+        for ld in (b.load, *b.parts):
+            ploop = ld.parent_op()
+            while ploop is not None and not isinstance(ploop, scf.ForOp):
+                ploop = ploop.parent_op()
+            if ploop is None or (ploop.lb, ploop.ub, ploop.step) != (loop.lb, loop.ub, loop.step):
+                _fail(ld, "a loop operand's load is not in a producer loop over the consumer loop's range")
+    if (len(b1s) > 1 or others) and any(b.parts for b in (*b1s, b2, *others)):
+        _fail(d1, "a B tile joined by ct.cat from row blocks (pages) in a chain of several first or second dots: not "
+                  "supported yet")
     dts = {_DT[type(o.load.result.type.element_type)] for o in (a0, *a0s, *b1s, b2, *others)}
     if len(dts) != 1:
         _fail(d1, "all dot operands must have the same element type")
@@ -1704,6 +1778,8 @@ class _Kernel:
                          *range(plan.stages), plan.consumer_threads, off["full"], off["empty"],
                          off["bars"], off["bars"] + 8, off["b1"], off["b2"], ck.b1.bytes, ck.b2.bytes, ck.a0.bytes,
                          ck.b1.bytes + ck.b2.bytes, ck.stage_bytes})
+        consts = sorted({*consts, *[c * o.chunk_bytes + p * o.box_rows * o.row_bytes for o in (ck.b1, ck.b2)
+                                    for c in range(o.chunks) for p in range(1, 1 + len(o.parts))]})  # row blocks
         if ck.k1 > 1:  # the first dots' B tiles side by side in the stage (ChainedKernel.b1_wide)
             consts = sorted({*consts, ck.k1 * ck.b1.bytes + ck.b2.bytes,
                              *[ck.b1_chunk_offset(k, c) for k in range(ck.k1) for c in range(ck.b1.chunks)]})
@@ -1740,23 +1816,30 @@ class _Kernel:
 
     # -- the producer warp group --------------------------------------------------------------
     def tma_loads(self, tag: str, x: str, op: Operand, coords: list[SSAValue], dst_off: SSAValue,
-                  bar: SSAValue, chunk_offset: Callable[[int], int] | None = None) -> None:
+                  bar: SSAValue, chunk_offset: Callable[[int], int] | None = None,
+                  part_coords: Callable[[Operation, str], list[SSAValue]] | None = None) -> None:
         """TMA loads of one tile of operand ``x`` (``op.box``-column boxes) at array coordinates
         ``coords`` (outermost first) into shared memory at byte ``dst_off``, completing on ``bar``
         (values named ``%{tag}_...``); box ``c`` at ``dst_off + chunk_offset(c)`` (by default
-        ``c * op.chunk_bytes``)."""
+        ``c * op.chunk_bytes``).  A tile of row blocks (:attr:`Operand.parts`): block ``p``'s boxes at
+        ``part_coords(load, tag)``, ``p box_rows`` rows into each chunk."""
         e, n = self.e, op.rank
         chunk_offset = chunk_offset or (lambda c: c * op.chunk_bytes)
-        for c in range(op.chunks):
-            box = []
-            for dim in reversed(range(n)):  # innermost first
-                coord = coords[dim]
-                if dim == n - 1 and c:
-                    coord = self.v(arith.AddiOp(coord, self.ci[op.box * c]), f"{tag}_x{c}")
-                box.append(coord)
-            dst = self.gep(self.v(arith.AddiOp(dst_off, self.ci[chunk_offset(c)]), f"{tag}_o{c}"), f"{tag}_p{c}")
-            dst = self.v(llvm_ext.AddrSpaceCastOp(dst, CLUSTER_PTR), f"{tag}_q{c}")
-            e.add(nvp.CpAsyncBulkTensorGlobalToSharedClusterOp(dst, self.tmap[x], box, bar))
+        blocks = [(coords, tag, 0)]
+        for p, ld in enumerate(op.parts, 1):
+            blocks.append((part_coords(ld, f"{tag}pt{p}"), f"{tag}pt{p}", p * op.box_rows * op.row_bytes))
+        for cs, t, at in blocks:
+            for c in range(op.chunks):
+                box = []
+                for dim in reversed(range(n)):  # innermost first
+                    coord = cs[dim]
+                    if dim == n - 1 and c:
+                        coord = self.v(arith.AddiOp(coord, self.ci[op.box * c]), f"{t}_x{c}")
+                    box.append(coord)
+                dst = self.gep(self.v(arith.AddiOp(dst_off, self.ci[chunk_offset(c) + at]), f"{t}_o{c}"),
+                               f"{t}_p{c}")
+                dst = self.v(llvm_ext.AddrSpaceCastOp(dst, CLUSTER_PTR), f"{t}_q{c}")
+                e.add(nvp.CpAsyncBulkTensorGlobalToSharedClusterOp(dst, self.tmap[x], box, bar))
 
     def stage_loads(self, j: SSAValue, coords_of) -> None:
         """Arm stage ``j % stages``'s full barrier and issue the B1/B2 loads of tile ``j``
@@ -1774,8 +1857,11 @@ class _Kernel:
         b1 = coords_of("b1", ck.b1, j, "b1nx")
         if ck.b2_in_b1 < 0:
             b2 = coords_of("b2", ck.b2, j, "b2nx")
+        def parts(x: str, op: Operand):
+            return lambda ld, tag: coords_of(x, op, j, tag, ld)
+
         if ck.k1 == 1:
-            self.tma_loads("b1nx", "b1", ck.b1, b1, k_off, bar)
+            self.tma_loads("b1nx", "b1", ck.b1, b1, k_off, bar, part_coords=parts("b1", ck.b1))
         else:  # each first dot's B tile at its boxes' places in the joint operand (ChainedKernel.b1_wide)
             for k, (x, bk) in enumerate(zip(_b1_names(ck), ck.b1s)):
                 if ck.b1_tiles[k] != k:  # the same tile as an earlier first dot's: read there
@@ -1784,7 +1870,7 @@ class _Kernel:
                 self.tma_loads(f"b1nx{k}" if k else "b1nx", x, bk, bc, k_off, bar,
                                lambda c, k=k: ck.b1_chunk_offset(k, c))
         if ck.b2_in_b1 < 0:  # else B2 is read in a first dot's tile
-            self.tma_loads("b2nx", "b2", ck.b2, b2, v_off, bar)
+            self.tma_loads("b2nx", "b2", ck.b2, b2, v_off, bar, part_coords=parts("b2", ck.b2))
 
     def producer(self, n_tiles: SSAValue | None, coords_of, work=None, n_tiles_of=None) -> Block:
         """The producer warp group's block: its thread 0 loads A0 once and tile ``j`` into stage
@@ -3961,8 +4047,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         n_tiles, init_vals = instance_values()
 
     # ---- the producer: TMA coordinates of each load (j: the tile the producer loop loads)
-    def coords_of(x: str, op: Operand, j: SSAValue, tag: str) -> list[SSAValue]:
-        ploop = op.load.parent_op()
+    def coords_of(x: str, op: Operand, j: SSAValue, tag: str, load: Operation | None = None) -> list[SSAValue]:
+        load = load or op.load  # (another row block's load: Operand.parts)
+        ploop = load.parent_op()
         while ploop is not None and not isinstance(ploop, scf.ForOp):
             ploop = ploop.parent_op()
         out = []
@@ -3971,8 +4058,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             if x != "a0" and ploop is not None:
                 s.low.scalars[ploop.body.blocks.first.args[0]] = j
             vd = op.view_dim(dim)  # the array dimension's index and extent in the view's terms
-            idx = s.low._i32(s.low.scalar(op.load.indices[vd]))
-            tile = ints(op.load.view.type.tile)[vd]
+            idx = s.low._i32(s.low.scalar(load.indices[vd]))
+            tile = ints(load.view.type.tile)[vd]
             at = idx if tile == 1 else s.e.mul_i(idx, s.e.const(tile))
             if ck.row_groups and x == "a0" and dim == (op.rows_dim if op.rows_dim >= 0 else op.rank - 2):
                 at = s.e.add_i(at, s.e.mul_i(work.part, s.e.const(64)))  # the unit's first slice's rows

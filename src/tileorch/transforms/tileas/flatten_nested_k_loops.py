@@ -18,7 +18,8 @@ iter_args(%a = %init)`` whose body recomputes ``%o = %lo + (%t / n_i) * %so`` an
 inner loop's body and yields what the inner body yields.  Where the body reads the two ivs only as
 ``%o * n_i + %i`` (both loops from 0 by 1, ``n_i`` a constant) or ``%o + %i`` (the outer loop
 stepping by ``n_i``), that sum is ``%t`` itself (a K index the tier's K-range analysis reads).  The same computation, when and only when: the outer
-loop's body holds nothing but side-effect-free ops (no regions) and the inner loop, and yields the
+loop's body holds nothing but side-effect-free ops (no regions), reads whose token nothing reads in a loop
+that writes no memory (a paged cache's page number: read again at each step of its block), and the inner loop, and yields the
 inner loop's results in order; the inner loop's initial values are the outer loop's carried
 values in order; the inner bounds are defined outside the outer loop; the inner loop holds a dot.
 Steps are positive (cuTile's ``range`` takes positive steps only).  Anything else is left alone.
@@ -48,6 +49,17 @@ def _pure(op: Operation) -> bool:
     return not op.regions and op.name.startswith(_BODY_OPS) and not any(e in op.name for e in _EFFECTS)
 
 
+_READS = ("nv_tileaa.load", "nv_tileaa.tiled_load")
+_WRITES = ("store", "atomic", "scatter")
+
+
+def _read_again(op: Operation, writes: bool) -> bool:
+    """A read the flattened loop may repeat at every step of a block (a paged cache's page number read from the
+    block table once per page, now once per key tile): a load with no region whose token result nothing reads,
+    in an outer loop that writes no memory (every read of a step then sees what the block's first read saw)."""
+    return not writes and op.name in _READS and not op.regions and not any(r.uses for r in op.results[1:])
+
+
 def nested_pair(outer: scf.ForOp) -> scf.ForOp | None:
     """The inner loop of ``outer`` when the two flatten (module doc), else None."""
     body = outer.body.block
@@ -55,7 +67,8 @@ def nested_pair(outer: scf.ForOp) -> scf.ForOp | None:
     if len(ops) < 2 or not isinstance(ops[-1], scf.YieldOp) or not isinstance(ops[-2], scf.ForOp):
         return None
     inner = ops[-2]
-    if not all(_pure(o) for o in ops[:-2]) or not outer.iter_args:
+    writes = any(any(w in o.name for w in _WRITES) for o in outer.walk())
+    if not all(_pure(o) or _read_again(o, writes) for o in ops[:-2]) or not outer.iter_args:
         return None
     if list(ops[-1].operands) != list(inner.results):
         return None

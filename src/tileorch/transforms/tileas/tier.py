@@ -20,6 +20,7 @@ TILEAS_PASSES = (
     "tileas-while-to-for",
     "tileas-guarded-k-loop",
     "tileas-scalar-tile-loads",
+    "tileas-paged-gather",
     "tileas-view-order-to-reshape",
     "tileas-transpose-computed-operand",
     "tileas-reroll-unrolled-loops",
