@@ -20,8 +20,10 @@ from pathlib import Path
 LOG2E = 1.4426950408889634
 
 
-def _cases(torch):
-    """name -> () -> dict(kernel, args, grid, got=() -> tensor(s), ref=() -> tensor(s), flops, sdpa=() -> None)."""
+def _cases(torch, textbook=False):
+    """name -> () -> dict(kernel, args, grid, got=() -> tensor(s), ref=() -> tensor(s), flops, sdpa=() -> None);
+    ``textbook``: only the textbook programs (``s36_plain`` / ``s36_causal``) at the tiles of the sweep's other
+    spellings, the baselines of benchmarks/session37_attnforms.py (``tb_*``)."""
     import torch.nn.functional as F
 
     from tileorch.testing import attnsweep36_programs as P
@@ -218,6 +220,10 @@ def _cases(torch):
                     sdpa=lambda: F.scaled_dot_product_attention(qs, ks, vs).transpose(-1, -2).contiguous())
 
     WL, WR, PREFIX = 512, 256, 1024
+    if textbook:
+        return {"tb_causal_d64_128x64": bhsd(P.s36_causal, 64, 128, 64, 64, causal=True),
+                "tb_plain_d64_128x128": bhsd(P.s36_plain, 64, 128, 128, 64),
+                "tb_plain_d80_128x64": bhsd(P.s36_plain, 80, 128, 64, 128)}
     return {
         "s36_d80_plain": bhsd(P.s36_plain, 80, 128, 64, 128),
         "s36_d80_causal_bm128": bhsd(P.s36_causal, 80, 128, 64, 128, causal=True),

@@ -438,7 +438,14 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
                         remarks.append(f"remark: {record['loop_softmax_exp']} online-softmax exp(s) of the consumer "
                                        "loop (argument a value minus a max including it: at most 0) computed by "
                                        "ex2.approx.ftz of x*log2(e) (TILEORCH_ATTN_SOFTMAX_EXP=ex2; about 2^-22 + "
-                                       "2^-24 |x| relative, results below 2^-126 flushed; loop_softmax_exp.py)")
+                                       "2^-24 |x| relative, results below 2^-126 flushed; that difference times a "
+                                       "uniform scale c: ex2.approx.ftz of x*(c*log2(e)), "
+                                       "TILEORCH_ATTN_SOFTMAX_EXP_SCALED; loop_softmax_exp.py)")
+                    if record.get("interior_masks") and not record.get("pipelined"):
+                        remarks.append(f"remark: the plain (not overlapped) consumer loop runs each key tile on which "
+                                       f"its {record['interior_masks']} mask comparison(s) hold for every element "
+                                       "without them (one scalar test per tile; TILEORCH_ATTN_PLAIN_MASKS=0: the "
+                                       "masks on every tile)")
                     if record.get("loop_row_prefetch"):
                         remarks.append(f"remark: {record['loop_row_prefetch']} load(s) of the consumer loop's "
                                        "producer-loaded tiles (a bias row per key tile) issued before the wait for "

@@ -49,6 +49,28 @@ def _shifted_exp(Q, K, V, O, sm_scale: float, BM: C[int], BN: C[int], D: C[int])
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
+
+@ct.kernel
+def _scale_times_scores_exp(Q, K, V, O, sm_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The scale folded into exp's argument, but P's factor a tile (``s * 0 + sm_scale``: not uniform by its
+    form): P keeps the full form; ``alpha = exp((m_old - m_new) * sm_scale)`` (a splatted scalar) is taken."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+        s = ct.where(_kpos(j, BN) < seq, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp((s - m_new) * (s * 0.0 + sm_scale))
+        alpha = ct.exp((m_i - m_new) * sm_scale)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
 _F16 = "float16"
 _SPEC = [((2, 128, 64), _F16), ((2, 150, 64), _F16), ((2, 150, 64), _F16), ((2, 128, 64), _F16), 0.125, 64, 64,
          64]  # the zoo's spec form (attnzoo32_programs._add): (shape, dtype) arrays, scalars, constants
@@ -102,6 +124,29 @@ def test_exp_of_another_argument_keeps_its_full_form(monkeypatch):
     assert [r for r in _remark(prog) if r.startswith("remark: 1 online-softmax")], prog.remarks
 
 
+def test_scale_folded_into_exp_takes_ex2(monkeypatch):
+    """``exp((s - m_new) * sm_scale)`` and ``exp((m_old - m_new) * sm_scale)`` (session 36's s36_scale_in_exp: a
+    runtime scale splatted over the tile) take ``ex2.approx.ftz`` of the difference times ``sm_scale log2 e``
+    (``TILEORCH_ATTN_SOFTMAX_EXP_SCALED``, default on): no full-form clamp in the loop, the remark counts 2;
+    ``TILEORCH_ATTN_SOFTMAX_EXP_SCALED=0`` keeps both full."""
+    from tileorch.testing.attnsweep36_programs import PROGRAMS as S36
+
+    p = S36["s36_scale_in_exp"]
+    fast = _compile(p.kernel, p.spec, "s36_scale_in_exp", monkeypatch, "ex2")
+    loop = _loop_ptx(fast.ptx)
+    assert FULL_EXP not in loop and loop.count("ex2.approx.ftz.f32") == 64 // 2 + 2, loop.count("ex2.approx")
+    assert [r for r in _remark(fast) if r.startswith("remark: 2 online-softmax")], fast.remarks
+    monkeypatch.setenv("TILEORCH_ATTN_SOFTMAX_EXP_SCALED", "0")
+    full = _compile(p.kernel, p.spec, "s36_scale_in_exp", monkeypatch, "ex2")
+    assert _loop_ptx(full.ptx).count(FULL_EXP) == 64 // 2 + 2 and not _remark(full)
+
+
+def test_scale_by_a_tile_keeps_the_full_form(monkeypatch):
+    """A factor that is a tile (not a splatted scalar) keeps P's full form; alpha's scalar factor is taken."""
+    prog = _compile(_scale_times_scores_exp, _SPEC, "scale_times_scores_exp", monkeypatch, "ex2")
+    assert _loop_ptx(prog.ptx).count(FULL_EXP) == 64 // 2
+    assert [r for r in _remark(prog) if r.startswith("remark: 1 online-softmax")], prog.remarks
+
 def test_row_loads_issued_before_the_wait_for_s(monkeypatch):
     """``TILEORCH_ATTN_ROW_PREFETCH=1`` (loop_row_prefetch.py): the HF-mask program's 16 mask loads of a key tile
     (64 columns, 16 a thread) come before the loop's ``wait_group 1`` (tile j's S), merged across the loop's
@@ -124,6 +169,9 @@ def test_k_prologue_runs_one_tile_ahead(monkeypatch):
     tile's first dot is issued; with ``=1`` (the default since session 33) not there (the next tile's K is normalised after the commit, in a
     block of its own where a next tile exists), with the remark."""
     p = PROGRAMS["z32_qk_rmsnorm"]
+    # the plain loop's versioned key tiles (TILEORCH_ATTN_PLAIN_MASKS) make LLVM rotate the loop: its text then
+    # starts at the tile's tail, which this test's reading of the loop (label to backward branch) does not follow
+    monkeypatch.setenv("TILEORCH_ATTN_PLAIN_MASKS", "0")
     for mode in ("0", "1"):
         monkeypatch.setenv("TILEORCH_ATTN_K_AHEAD", mode)
         prog = _compile(p.kernel, p.spec, "z32_qk_rmsnorm", monkeypatch, "full")

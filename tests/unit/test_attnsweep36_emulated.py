@@ -28,7 +28,7 @@ TWINS = {f"{n}__f16": dataclasses.replace(p, spec=[(s[0], "float16", *s[2:]) if 
                                                    s[1] == "bfloat16" else s for s in p.spec])
          for n, p in PROGRAMS.items() if any(isinstance(s, tuple) and s[1] == "bfloat16" for s in p.spec)}
 QUICK = {"s36_d80_bshd_cross_strided", "s36_window_two_bounds", "s36_document_mask", "s36_dropout_hashed",
-         "s36_lse_natural_f32out_d80", "s36_sample_gqa_bshd_order", "s36_o_transposed_bm128"}
+         "s36_lse_natural_f32out_d80", "s36_sample_gqa_bshd_order", "s36_o_transposed_bm128", "s36_scale_in_exp"}
 """The programs CI emulates (the rest with ``TILEORCH_EMULATE_ALL=1``)."""
 CHAINED = sorted(n for n, p in PROGRAMS.items() if p.path == "chained")
 

@@ -356,6 +356,32 @@ def test_peeled_tile_versioned_emulated(seq, tiles, causal, persistent, monkeypa
     np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
 
 
+
+@pytest.mark.parametrize("seq,tiles,causal,overlap", [(150, (64, 64), True, "0"), (300, (64, 256), False, "1")])
+def test_plain_loop_versioned_emulated(seq, tiles, causal, overlap, monkeypatch):
+    """``TILEORCH_ATTN_PLAIN_MASKS`` (default on): the plain (not overlapped) consumer loop runs each key tile's
+    copy without mask math where its masks hold on the whole tile (causal 64x64 with the overlap off: the
+    diagonal tile masked, the others not; 64x256 ragged: too wide for the overlap, tile 0 interior, tile 1
+    ragged); the outputs are the reference's (NaN-prefilled) and the loop holds the second copy of the softmax
+    (one more block of ex2 per tile), which ``TILEORCH_ATTN_PLAIN_MASKS=0`` takes away."""
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", overlap)
+    monkeypatch.setenv("TILEORCH_ATTN_EXP2_FMA", "0")  # every exp2 on the MUFU: the count below is of ex2
+    tm, tn = tiles
+    cfg = (seq, 64, tm, tn, causal)
+    p = _compile(*cfg)
+    assert not p.chained["pipelined"] and p.chained["interior_masks"] >= 1
+    monkeypatch.setenv("TILEORCH_ATTN_PLAIN_MASKS", "0")
+    off = _compile(*cfg)
+    assert off.chained["interior_masks"] == 0
+    said = [r for r in p.remarks if "plain (not overlapped) consumer loop runs each key tile" in r]
+    assert said and not [r for r in off.remarks if "plain (not overlapped) consumer loop" in r], p.remarks
+    assert p.ptx.count("ex2.approx") == off.ptx.count("ex2.approx") + tn // 2 + 2, (p.ptx.count("ex2.approx"),
+                                                                                 off.ptx.count("ex2.approx"))
+    out, ref, errors = _emulate(p, *cfg)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+
 def _longest_chain(ptx: str, opcode: str) -> int:
     """The longest chain of ``opcode`` instructions (e.g. ``max.f32``) each reading the previous
     one's result, in the PTX (virtual registers: each written once per block)."""

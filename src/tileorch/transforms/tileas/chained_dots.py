@@ -272,6 +272,37 @@ def peeled_masks_enabled() -> bool:
     return settings.value(PEELED_MASKS_ENV) == "1"
 
 
+PLAIN_MASKS_ENV = "TILEORCH_ATTN_PLAIN_MASKS"
+
+
+def plain_masks_enabled() -> bool:
+    """Whether the plain (not overlapped) consumer loop versions its key tiles like the overlapped one
+    (:func:`_versioned`: the copy without mask math where every interior mask holds on the whole tile):
+    default on, ``TILEORCH_ATTN_PLAIN_MASKS=0`` turns it off (read at each compile, part of the disk-cache
+    key).  The plain loop is what a key tile too wide for two S tiles in registers takes (``64 x 256``: S,
+    P and the accumulator exceed :data:`FIRST_DOTS_REGS`); without the versions such a kernel paid the
+    ragged key mask's compare and select on every tile (~200 of ~1230 SASS instructions per warp and
+    256-key tile at d64, session 37)."""
+    return settings.value(PLAIN_MASKS_ENV) != "0"
+
+
+def plain_accumulator(ck: "ChainedKernel") -> int | None:
+    """The index in ``ck.carried`` of the plain loop's one accumulator where its tiles can be versioned
+    (:func:`_versioned`): one second dot, exactly one carried value is its result, and nothing of the tile
+    but the second dot's C reads the carried accumulator (the conditions :func:`pipelining` checks before
+    its registers); else None."""
+    if len(ck.seconds) > 1:
+        return None
+    body = ck.loop.body.blocks.first
+    accs = [k for k, y in enumerate(ck.yields) if strip_layouts(y)[0] is ck.dot2.result]
+    if len(accs) != 1:
+        return None
+    acc_arg = body.args[1 + ck.carried[accs[0]][0]]
+    reads = [ck.dot2.lhs, *[dot.acc for dot in (ck.firsts or [ck.dot1])],
+             *[y for kk, y in enumerate(ck.yields) if kk != accs[0]], *[br.cond for br in ck.branches]]
+    return None if any(_depends_on(v, acc_arg) for v in reads) else accs[0]
+
+
 TREE_REDUCE_ENV = "TILEORCH_ATTN_TREE_REDUCE"
 
 
@@ -2830,10 +2861,13 @@ def _lower_branch(ck: ChainedKernel, br: scf.IfOp, site: _Site, args: list[SSAVa
 
 
 def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[SSAValue],
-                      pingpong: bool) -> list[SSAValue]:
+                      pingpong: bool, masks: list[Operation] = ()) -> list[SSAValue]:
     """The consumer loop without overlap: both dots of tile ``j`` in iteration ``j``; the loop's
-    results (every carried register, in ``ck.carried`` order)."""
+    results (every carried register, in ``ck.carried`` order).  ``masks``: the loop's whole-tile masks
+    (:func:`interior_masks`; :func:`plain_masks_enabled`): each tile's ops up to P are versioned
+    (:func:`_versioned`) where :func:`plain_accumulator` allows it."""
     ck, off = kb.ck, kb.off
+    acc_k = plain_accumulator(ck) if masks else None
     body = ck.loop.body.blocks.first
     kb.wait_q()
     if pingpong:
@@ -2888,15 +2922,37 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
                 more = kb.v(cmpi(j1, n_tiles, "slt"), "ka_more")
                 _if_values(kb, more, [], lambda: (k_prologue_of(j1, "ka"), [])[1], lambda: [])
             e.add(nvvm.WgmmaWaitGroupSyncOp(0))
-            ck.provide_s(low.provided, _s_regs(ck, s.e, s_last))
-            for br in ck.branches:  # the loop's branches on scalars: real branches over whole fragments
-                site_of.branch(br, s, body.args[0], j)
+            s_regs = _s_regs(ck, s.e, s_last)
+            versioned = None
+            if masks and not ck.seconds and acc_k is not None:  # the copy without mask math (plain_masks_enabled)
+                others = [k for k in range(len(ck.carried)) if k != acc_k]
+                given = {body.args[1 + ck.carried[k][0]]: low.provided[body.args[1 + ck.carried[k][0]]]
+                         for k in others}
+
+                def part(site: _Site):
+                    site.low.scalars[body.args[0]] = j
+                    site.low.provided.update(given)
+                    ck.provide_s(site.low.provided, list(s_regs))
+                    for br in ck.branches:
+                        site_of.branch(br, site, body.args[0], j)
+                    return (site.tile_regs(ck.dot2.lhs, ck.tn),
+                            [x for k in others for x in site.tile_regs(ck.yields[k], ck.carried[k][1])])
+
+                p_v, new_v = _versioned(ck, site_of, s, j, masks, part,
+                                        _frontier(ck.dot2.acc, body.args[1 + ck.carried[acc_k][0]]))
+                ck.provide_s(low.provided, list(s_regs))
+                versioned = (p_v, {k: new_v[sum(_sizes(ck)[kk] for kk in others[:i]):][:_sizes(ck)[k]]
+                                   for i, k in enumerate(others)})
+            else:
+                ck.provide_s(low.provided, s_regs)
+                for br in ck.branches:  # the loop's branches on scalars: real branches over whole fragments
+                    site_of.branch(br, s, body.args[0], j)
             # the second dot: C per element, P packed pairwise into the register A fragment
             if ck.seconds:  # a chain feeding several accumulators
                 _several_second_dots(kb, s, st_l)
             else:
                 c_in = s.tile_regs(ck.dot2.acc, ck.dv)
-                p = s.tile_regs(ck.dot2.lhs, ck.tn)
+                p = versioned[0] if versioned is not None else s.tile_regs(ck.dot2.lhs, ck.tn)
                 # every register the WGMMAs read is written before the fence (else ptxas serializes them)
                 a_regs = [[pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
                           for c in range(ck.tn // 16)]
@@ -2907,8 +2963,8 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
                     acc = _wgmma_reg_a(s.e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if ck.b2.k_major else 1)
                 low.provided[ck.dot2.result] = (ck.dv, acc)
             new_regs = []
-            for (i, w), y in zip(ck.carried, ck.yields):
-                new_regs += s.tile_regs(y, w)
+            for k, ((i, w), y) in enumerate(zip(ck.carried, ck.yields)):
+                new_regs += versioned[1][k] if versioned is not None and k in versioned[1] else s.tile_regs(y, w)
             kb.splice(s.tmp)
             e.add(nvvm.WgmmaGroupSyncAlignedOp())
             if pingpong:
@@ -3871,7 +3927,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         if pro is not None and pro.rowwise and (per < 1 or threads % rows or (op.box // 8) % per):
             _fail(pro.top.owner, f"a prologue with row reductions on a {op.rows}x{op.cols} tile: {threads} threads do "
                                  f"not split its rows evenly into shares of 16-byte units")
-    masks = interior_masks(ck.loop.body.blocks.first) if pipe is not None else []  # only the pipelined loop versions
+    # the loop's whole-tile masks: the pipelined loop versions its tiles, the plain one where plain_masks_enabled
+    masks = (interior_masks(ck.loop.body.blocks.first)
+             if pipe is not None or (plain_masks_enabled() and plain_accumulator(ck) is not None) else [])
     next_s = settings.value(NEXT_S_ENV) if next_s_enabled() else "0"
     next_s_off = None  # why TILEORCH_ATTN_NEXT_S, asked for, is not applied
     if next_s != "0" and (not persistent or pipe is None or ck.q_prologue is not None
@@ -4023,7 +4081,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
 
     def consume(n_tiles: SSAValue, init_vals: list[SSAValue]) -> list[SSAValue]:
         if pipe is None:
-            return _lower_plain_loop(kb, site_of, n_tiles, init_vals, pingpong)
+            return _lower_plain_loop(kb, site_of, n_tiles, init_vals, pingpong, masks)
         return _lower_pipelined_loop(kb, pipe, site_of, n_tiles, init_vals, masks, pingpong)
 
     row_divided: list[bool] = []  # an epilogue took RowDivision (TILEORCH_ATTN_ROW_DIV)
