@@ -18,8 +18,10 @@ iter_args(%a = %init)`` whose body recomputes ``%o = %lo + (%t / n_i) * %so`` an
 inner loop's body and yields what the inner body yields.  Where the body reads the two ivs only as
 ``%o * n_i + %i`` (both loops from 0 by 1, ``n_i`` a constant) or ``%o + %i`` (the outer loop
 stepping by ``n_i``), that sum is ``%t`` itself (a K index the tier's K-range analysis reads).  The same computation, when and only when: the outer
-loop's body holds nothing but side-effect-free ops (no regions), reads whose token nothing reads in a loop
-that writes no memory (a paged cache's page number: read again at each step of its block), and the inner loop, and yields the
+loop's body holds nothing but side-effect-free ops (no regions), plain (weak) reads whose token nothing reads in
+a loop that writes no memory (a paged cache's page number: read again at each step of its block), and the inner
+loop, none of those ops reading the outer loop's carried values (they see the block's start value, a flat step
+would see the step's), and yields the
 inner loop's results in order; the inner loop's initial values are the outer loop's carried
 values in order; the inner bounds are defined outside the outer loop; the inner loop holds a dot.
 Steps are positive (cuTile's ``range`` takes positive steps only).  Anything else is left alone.
@@ -56,8 +58,13 @@ _WRITES = ("store", "atomic", "scatter")
 def _read_again(op: Operation, writes: bool) -> bool:
     """A read the flattened loop may repeat at every step of a block (a paged cache's page number read from the
     block table once per page, now once per key tile): a load with no region whose token result nothing reads,
-    in an outer loop that writes no memory (every read of a step then sees what the block's first read saw)."""
-    return not writes and op.name in _READS and not op.regions and not any(r.uses for r in op.results[1:])
+    in an outer loop that writes no memory (every read of a step then sees what the block's first read saw), and
+    a plain (weak) read: an acquire/relaxed read is ordered against other CTAs, whose writes may land between
+    two steps of a block."""
+    sem = op.properties.get("mem_semantic")
+    weak = sem is None or sem.value.data == "weak"
+    return (not writes and weak and op.name in _READS and not op.regions
+            and not any(r.uses for r in op.results[1:]))
 
 
 def nested_pair(outer: scf.ForOp) -> scf.ForOp | None:
@@ -74,6 +81,9 @@ def nested_pair(outer: scf.ForOp) -> scf.ForOp | None:
         return None
     if list(inner.iter_args) != list(body.args[1:]):
         return None
+    carried = set(body.args[1:])
+    if any(v in carried for o in ops[:-2] for v in o.operands):
+        return None  # an op before the inner loop reads a block's start value; flattened it would read the step's
     if any(defined_inside(v, outer) and constant_int(v) is None for v in (inner.lb, inner.ub, inner.step)):
         return None
     if not any(o.name == "nv_tileaa.dot" for o in inner.walk()):

@@ -206,3 +206,88 @@ builtin.module {
 // CHECK:      nv_tileaa.load
 // CHECK:      scf.for
 // CHECK-NOT:  arith.divsi
+
+// -----
+
+// A counter carried by both loops read before the inner loop (the page index): it sees the block's start value,
+// a flat step would see the step's: left alone.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @carry(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %tab: !nv_tileaa.ptr<i32>, %m: i32, %n: i32, %k: i32, %kt2: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %i = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %j = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %z = arith.constant dense<0.0> : tensor<128x128xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %r, %cnt = scf.for %kb = %c0 to %kt2 step %c1 iter_args(%acc = %z, %p = %c0) -> (tensor<128x128xf32>, i32) : i32 {
+      %pp = nv_tileaa.offset %tab, %p : !nv_tileaa.ptr<i32>, i32 -> !nv_tileaa.ptr<i32>
+      %page, %tp = nv_tileaa.load %pp token %tok : !nv_tileaa.ptr<i32> -> i32
+      %base = nv_tileaa.muli %page, %c2 : i32
+      %s, %q = scf.for %ki = %c0 to %c2 step %c1 iter_args(%acc2 = %acc, %p2 = %p) -> (tensor<128x128xf32>, i32) : i32 {
+        %kk = nv_tileaa.addi %base, %ki : i32
+        %x, %t2 = nv_tileaa.tiled_load %va[%i, %kk] token %tok : !va [i32, i32] -> tensor<128x64xf16>
+        %y, %t3 = nv_tileaa.tiled_load %vb[%kk, %j] token %tok : !vb [i32, i32] -> tensor<64x128xf16>
+        %d = nv_tileaa.dot %x, %y, %acc2 : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+        %p3 = nv_tileaa.addi %p2, %c1 : i32
+        scf.yield %d, %p3 : tensor<128x128xf32>, i32
+      }
+      scf.yield %s, %q : tensor<128x128xf32>, i32
+    }
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @carry
+// CHECK:      scf.for
+// CHECK:      nv_tileaa.load
+// CHECK:      scf.for
+// CHECK-NOT:  arith.divsi
+
+// -----
+
+// The paged walk with an acquire read of the page number: a value ordered against another CTA may change
+// between two steps of a block, so the read is not repeated: left alone.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @paged_acquire(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %tab: !nv_tileaa.ptr<i32>, %m: i32, %n: i32, %k: i32, %kt2: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %i = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %j = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %z = arith.constant dense<0.0> : tensor<128x128xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %r = scf.for %kb = %c0 to %kt2 step %c1 iter_args(%acc = %z) -> (tensor<128x128xf32>) : i32 {
+      %pp = nv_tileaa.offset %tab, %kb : !nv_tileaa.ptr<i32>, i32 -> !nv_tileaa.ptr<i32>
+      %page, %tp = nv_tileaa.load %pp token %tok {mem_semantic = #nv_tileaa.mem_semantic<acquire>, mem_scope = #nv_tileaa.mem_scope<gpu>} : !nv_tileaa.ptr<i32> -> i32
+      %base = nv_tileaa.muli %page, %c2 : i32
+      %s = scf.for %ki = %c0 to %c2 step %c1 iter_args(%acc2 = %acc) -> (tensor<128x128xf32>) : i32 {
+        %kk = nv_tileaa.addi %base, %ki : i32
+        %x, %t2 = nv_tileaa.tiled_load %va[%i, %kk] token %tok : !va [i32, i32] -> tensor<128x64xf16>
+        %y, %t3 = nv_tileaa.tiled_load %vb[%kk, %j] token %tok : !vb [i32, i32] -> tensor<64x128xf16>
+        %d = nv_tileaa.dot %x, %y, %acc2 : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+        scf.yield %d : tensor<128x128xf32>
+      }
+      scf.yield %s : tensor<128x128xf32>
+    }
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @paged_acquire
+// CHECK:      scf.for
+// CHECK:      nv_tileaa.load
+// CHECK:      scf.for
+// CHECK-NOT:  arith.divsi
