@@ -23,7 +23,8 @@ the argument's), the last dimension's index is ``arange(C)`` along the columns w
 scalars and constants), the slot index ``t % BS`` (cuTile's floor modulo) — or one flat row index
 ``page * BS + t % BS``; ``t = broadcast(s) + arange(R)`` with ``s`` a multiple of ``BS`` (:func:`_multiple`:
 ``j * BN`` with ``BN % BS == 0``, sums of such), ``R % BS == 0``, ``BS % 8 == 0`` (the chained kernel's page boxes
-start on TMA's 8-row swizzle atom).  Rewritten: a ``make_memref`` of the gathered array from the same pointer, shape
+start on TMA's 8-row swizzle atom), a float constant in a page index a splat, every page / scalar index a 32-bit value
+(at most 32 bits or sign-extended from one: the tile loads' i32 indices keep it).  Rewritten: a ``make_memref`` of the gathered array from the same pointer, shape
 and strides (before the loop), a ``block_tile`` of ``[BS, C]`` tiles (unit extents elsewhere) and per page ``p`` a
 ``tiled_load`` at the page's tile index, the page index evaluated as scalars at row ``p BS`` (the block table's
 gather becomes a scalar gather, which the producer agent replays), reshaped to ``[BS, C]`` and joined by ``cat``
@@ -87,6 +88,26 @@ def _const(v: SSAValue) -> int | None:
                 x = xs.pop()
                 return int(x) if isinstance(x, int) else None
     return None
+
+
+def _splat(o: arith.ConstantOp) -> bool:
+    """The constant holds one value at every element (a scalar, or a dense tensor of one distinct value)."""
+    val = o.value
+    return not isinstance(val, DenseIntOrFPElementsAttr) or len(set(val.get_values())) == 1
+
+
+def _fits32(v: SSAValue) -> bool:
+    """The integer ``v`` (a scalar or tile) is a 32-bit value: at most 32 bits wide, a sign extension of one
+    (through spreads), or a constant in the i32 range — so :func:`_i32` truncating it to i32 keeps its value (the
+    gather's bounds compare it at its own width)."""
+    t = v.type.element_type if isinstance(v.type, TensorType) else v.type
+    if isinstance(t, IntegerType) and t.width.data <= 32:
+        return True
+    o = _owner(_strip(v, _SPREAD))
+    if o is not None and o.name in _CASTS:
+        return _fits32(o.operands[0])
+    c = _const(v)
+    return c is not None and -2**31 <= c < 2**31
 
 
 def _terms(v: SSAValue, op_name: str) -> list[SSAValue]:
@@ -218,8 +239,8 @@ class _Rows:
             ok = self._size(bs)
         elif o.name in _SPREAD or o.name in _CASTS:
             ok = self.uniform(o.operands[0], seen)
-        elif isinstance(o, arith.ConstantOp):
-            ok = _const(v) is not None or not isinstance(v.type.element_type, IntegerType)
+        elif isinstance(o, arith.ConstantOp):  # a splat (one value at every element; :func:`_scalar` reads one)
+            ok = _const(v) is not None or (not isinstance(v.type.element_type, IntegerType) and _splat(o))
         elif o.name == "nv_tileaa.make_range" or o.regions:
             ok = False
         elif isinstance(o, LoadOp):
@@ -421,6 +442,8 @@ def _plan(ld: LoadOp):
                 return None
     if not _argument_order(base, dims):
         return None
+    if not all(_fits32(k[1]) for k in kinds if k[0] in ("uni", "page", "flat")):
+        return None  # a 64-bit index that is not a sign-extended 32-bit value: the tile index (i32) would wrap
     names = [k[0] for k in kinds]
     ok = (names.count("col") == 1 and names[-1] == "col" and
           ((names.count("page") == 1 and names.count("slot") == 1 and "flat" not in names) or
