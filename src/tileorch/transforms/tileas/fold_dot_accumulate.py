@@ -45,8 +45,9 @@ two dots from zeros, each through at most two casts, the sum through at most two
 WGMMA kernel runs with an A per dot): the products and their sum are not rounded to the operands'
 16-bit type (f32 accumulation: at least as accurate), and the additions are reassociated.
 
-Each rewrite above that drops a rounding of the product (a 16-bit or tf32 dot, or casts through such a type,
-before an f32 add or use) is a decision the user sees: :func:`rounding_remarks` gives the located remark the
+Each rewrite above that drops a rounding of the product (a 16-bit or tf32 dot, or casts or a sum through such a
+type, before an f32 add or use: the first, third and fifth) is a decision the user sees: the rewrites record the
+dots whose rounding they drop, and :func:`rounding_remarks` runs the pass on a copy to give the located remarks the
 driver states once the tier takes the kernel (found by sweep 29: the tier had made it silently).
 """
 
@@ -94,7 +95,20 @@ def _carried(v: SSAValue, add: Operation) -> bool:
     return isinstance(yielded, scf.YieldOp) and yielded.operands[v.index - 1] is add.results[0]
 
 
-def fold(add: Operation) -> bool:
+def _drops(dropped: list | None, dot: Operation, acc_type, types) -> None:
+    """Record in ``dropped`` that a rewrite accumulates ``dot``'s product in ``acc_type`` without the rounding to the
+    first narrower float of ``types`` (the dot's result and the casts / sums between it and the accumulation), when
+    ``acc_type`` holds f32 and one of ``types`` is narrower."""
+    if dropped is None or not isinstance(getattr(acc_type, "element_type", None), Float32Type):
+        return
+    narrow = next((n for n in (_narrow_name(t) for t in types) if n is not None), None)
+    if narrow is not None:
+        dropped.append((dot, narrow))
+
+
+def fold(add: Operation, dropped: list | None = None) -> bool:
+    """The first rewrite (module doc); whether it was made (the dot whose rounding it drops appended to
+    ``dropped``, :func:`_drops`)."""
     for acc, other in ((add.operands[0], add.operands[1]), (add.operands[1], add.operands[0])):
         if not _carried(acc, add):
             continue
@@ -110,6 +124,7 @@ def fold(add: Operation) -> bool:
             continue
         if dot.result.type.get_shape() != acc.type.get_shape():
             continue
+        _drops(dropped, dot, acc.type, [dot.result.type, *(c.results[0].type for c in casts)])
         new = aa.DotOp(dot.lhs, dot.rhs, acc)
         for key in ("matmul_fast_accum", "signedness_a", "signedness_b"):
             if key in dot.properties:
@@ -132,7 +147,7 @@ def _strip_casts(v: SSAValue) -> tuple[SSAValue, list[Operation]]:
     return v, casts
 
 
-def fold_sum(add: Operation) -> bool:
+def fold_sum(add: Operation, dropped: list | None = None) -> bool:
     """The fifth rewrite (module doc): ``acc + (dot(x, w1, 0) + dot(z, w2, 0))`` with ``acc`` carried by the loop
     becomes ``dot(z, w2, dot(x, w1, acc))``."""
     for acc, other in ((add.operands[0], add.operands[1]), (add.operands[1], add.operands[0])):
@@ -147,6 +162,9 @@ def fold_sum(add: Operation) -> bool:
         if not all(isinstance(d, aa.DotOp) and is_zero(d.acc) and len(list(d.result.uses)) == 1
                    and d.result.type.get_shape() == acc.type.get_shape() for d in dots) or dots[0] is dots[1]:
             continue
+        for d, (_, cs) in zip(dots, parts):
+            _drops(dropped, d, acc.type, [d.result.type, *(c.results[0].type for c in cs), total.type,
+                                          *(c.results[0].type for c in outer)])
         chained = acc
         for d in dots:
             new = aa.DotOp(d.lhs, d.rhs, chained)
@@ -204,7 +222,7 @@ def _zeros(t) -> arith.ConstantOp:
     return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [zero] * n))
 
 
-def widen(cast: Operation) -> bool:
+def widen(cast: Operation, dropped: list | None = None) -> bool:
     """``fp_to_fp`` to f32 of a 16-bit float dot from zeros (its only use): the f32 dot (the third
     rewrite of the module docstring); whether it was rewritten."""
     if not isinstance(cast, aa.FpToFpOp) or not isinstance(cast.result.type, TensorType) \
@@ -214,6 +232,7 @@ def widen(cast: Operation) -> bool:
     if not isinstance(dot, aa.DotOp) or not is_zero(dot.acc) or len(list(dot.result.uses)) != 1 \
             or not isinstance(dot.result.type.element_type, Float16Type | BFloat16Type):
         return False
+    _drops(dropped, dot, cast.result.type, [dot.result.type])
     zero = _zeros(cast.result.type)
     new = aa.DotOp(dot.lhs, dot.rhs, zero.result)
     for key in ("matmul_fast_accum", "signedness_a", "signedness_b"):
@@ -304,50 +323,48 @@ def _narrow_name(t) -> str | None:
         else "tf32" if isinstance(elt, FloatTF32Type) else None
 
 
-def _rounded_to(dot: Operation) -> str | None:
-    """The float type narrower than f32 (f16, bf16, tf32) a dot from zeros rounds its product to before an f32
-    value the rewrites above accumulate (the dot's own result type, or a cast of its single-use chain of at most two
-    ``fp_to_fp``); else None."""
-    if not isinstance(dot, aa.DotOp) or not is_zero(dot.acc) or len(list(dot.result.uses)) != 1:
-        return None
-    first = next(iter(dot.result.uses)).operation
-    narrow = _narrow_name(dot.result.type)
-    if narrow is not None:  # the third rewrite (widen): a 16-bit dot whose only use widens it to f32
-        wide = isinstance(first, aa.FpToFpOp) and isinstance(getattr(first.result.type, "element_type", None),
-                                                                Float32Type)
-        return narrow if wide else None
-    v = dot.result  # the first rewrite (fold): an f32 product cast through a narrower type, added to the carry
-    for _ in range(2):
-        uses = list(v.uses)
-        if len(uses) != 1 or not isinstance(uses[0].operation, aa.FpToFpOp):
-            break
-        v = uses[0].operation.result
-        narrow = narrow or _narrow_name(v.type)
-    uses = list(v.uses)
-    if narrow is None or len(uses) != 1 or not isinstance(uses[0].operation, aa.AddFOp):
-        return None
-    add = uses[0].operation
-    return narrow if any(_carried(x, add) for x in add.operands if x is not v) else None
+def fold_dot_accumulate(module: ModuleOp, dropped: list | None = None) -> None:
+    """Every rewrite of the module doc on ``module``; each dot whose rounding to a narrower float a rewrite drops
+    appended to ``dropped`` as (dot, type name) (the first, third and fifth rewrites, :func:`_drops`)."""
+    for add in [o for o in module.walk() if isinstance(o, aa.AddFOp | aa.AddIOp)]:
+        if add.parent is not None and not fold(add, dropped):
+            fold_sum(add, dropped)
+    for cast in [o for o in module.walk() if isinstance(o, aa.FpToFpOp)]:
+        if cast.parent is not None:
+            widen(cast, dropped)
+    for fma in [o for o in module.walk() if isinstance(o, aa.FmaOp)]:
+        if fma.parent is not None:
+            fold_rescaled(fma)
+    for dot in [o for o in module.walk() if isinstance(o, aa.DotOp)]:
+        if dot.parent is not None:
+            widen_chained(dot)
+    for loop in [o for o in module.walk() if isinstance(o, scf.ForOp)]:
+        for i in range(len(loop.results)):
+            hoist_start(loop, i)
 
 
 def rounding_remarks(module: ModuleOp) -> list[str]:
-    """One located ``remark:`` per dot whose product cuTile rounds to a narrower float before an f32 add or use
-    (``acc + a @ b``, ``(a @ b).astype(ct.float32)``, ``acc + ct.matmul(a, b).astype(ct.float32)`` of f16 / bf16 /
-    tf32 tiles), which the rewrites of this pass (first, third and fifth) accumulate unrounded in f32 on the tier's
-    WGMMA: a decision the user sees (``module`` unchanged; the driver states them once the tier takes the
-    kernel)."""
+    """One located ``remark:`` per dot whose product cuTile rounds to a narrower float (f16 / bf16 / tf32) before
+    an f32 add or use (``acc + a @ b``, ``(a @ b).astype(ct.float32)``, ``acc + (x @ w1 + z @ w2)``) and which a
+    rewrite of this pass (first, third, fifth) accumulates unrounded in f32 on the tier's WGMMA: a decision the user
+    sees.  Computed by running the pass on a copy of ``module`` (unchanged) and recording what its rewrites drop, so
+    the remarks and the rewrites cannot disagree; the driver states them once the tier takes the kernel."""
     from tileorch.diagnostics import format_error
 
+    copy = module.clone()
+    keep = list(copy.walk())  # (the copies stay alive while ``original`` is read: their ids stay unique)
+    original = {id(c): o for o, c in zip(module.walk(), keep)}
+    dropped: list = []
+    fold_dot_accumulate(copy, dropped)
     out: list[str] = []
-    for dot in module.walk():
-        t = _rounded_to(dot)
-        if t is None:
-            continue
-        line = format_error(dot, f"this dot's product, which cuTile rounds to {t} (ct.matmul / @ of {t} tiles "
-                                 f"gives {t} values), is used in f32 without that rounding: the WGMMA accumulates "
-                                 "the products in f32 (at least as accurate; tileas-fold-dot-accumulate)", "remark")
+    for dot, t in dropped:
+        line = format_error(original[id(dot)], f"this dot's product, which cuTile rounds to {t} (ct.matmul / @ of "
+                                               f"{t} tiles gives {t} values), is used in f32 without that rounding: "
+                                               "the WGMMA accumulates the products in f32 (at least as accurate; "
+                                               "tileas-fold-dot-accumulate)", "remark")
         if line not in out:
             out.append(line)
+    del keep
     return out
 
 
@@ -356,18 +373,4 @@ class FoldDotAccumulate(ModulePass):
     name = "tileas-fold-dot-accumulate"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for add in [o for o in op.walk() if isinstance(o, aa.AddFOp | aa.AddIOp)]:
-            if add.parent is not None and not fold(add):
-                fold_sum(add)
-        for cast in [o for o in op.walk() if isinstance(o, aa.FpToFpOp)]:
-            if cast.parent is not None:
-                widen(cast)
-        for fma in [o for o in op.walk() if isinstance(o, aa.FmaOp)]:
-            if fma.parent is not None:
-                fold_rescaled(fma)
-        for dot in [o for o in op.walk() if isinstance(o, aa.DotOp)]:
-            if dot.parent is not None:
-                widen_chained(dot)
-        for loop in [o for o in op.walk() if isinstance(o, scf.ForOp)]:
-            for i in range(len(loop.results)):
-                hoist_start(loop, i)
+        fold_dot_accumulate(op)
