@@ -94,15 +94,19 @@ def test_ptx_barriers(program):
     lines = _consumer_lines(program.ptx)
     bars = [(i, x) for i, x in enumerate(lines) if re.match(r"bar\.(sync|arrive)", x)]
     kinds = [re.sub(r"%r\d+", "%r", x) for _, x in bars]
-    assert kinds == ["bar.arrive \t1, 256;", "bar.sync \t%r, 256;", "bar.arrive \t%r, 256;", "bar.sync \t1, 256;"], kinds
+    # the loop's two barriers in either textual order: LLVM lays out the loop's blocks as it likes (the plain
+    # loop's versioned key tiles, TILEORCH_ATTN_PLAIN_MASKS, put the arrive's block first); each one's place
+    # in its own block is checked below
+    assert kinds[0] == "bar.arrive \t1, 256;" and kinds[-1] == "bar.sync \t1, 256;", kinds
+    assert sorted(kinds[1:-1]) == ["bar.arrive \t%r, 256;", "bar.sync \t%r, 256;"], kinds
     ids = {int(m) for m in re.findall(r"bar\.(?:sync|arrive)\s+(\d+)", program.ptx)}
     assert ids <= {0, 1, 2}
-    (i_sync, _), (i_arr, _) = bars[1], bars[2]
+    i_sync = next(i for i, x in bars[1:-1] if x.startswith("bar.sync"))
+    i_arr = next(i for i, x in bars[1:-1] if x.startswith("bar.arrive"))
     first_mma = next(i for i in range(i_sync, len(lines)) if lines[i].startswith("wgmma.mma_async"))
     assert not [x for x in lines[i_sync:first_mma] if x.startswith("wgmma.mma_async")]
     assert [x for x in lines[i_sync:first_mma] if x.startswith("wgmma.fence")]  # the sync precedes the fence
-    commits = [i for i in range(i_arr) if lines[i].startswith("wgmma.commit_group")]
-    assert commits and commits[-1] == i_arr - 1, lines[i_arr - 2:i_arr + 1]  # right after the 2nd dot's commit
+    assert lines[i_arr - 1].startswith("wgmma.commit_group"), lines[i_arr - 2:i_arr + 1]  # right after the 2nd dot's commit
     assert lines[i_arr + 1].startswith("wgmma.wait_group")
 
 
