@@ -11,8 +11,8 @@ zero tile: the one trip replaces it).  The program computes the same: the loop r
 Taken only when the kernel has exactly two dots, none in a loop, both in the kernel's top block, the
 second reading the first's result through its A, each operand load ``tiled_load`` with one tile dimension of
 the key tile's extent at a constant index (ambiguous: left alone), and the moved ops produce no memory token
-read outside them.  :func:`loopless_chain_remarks` states the rewrite at the second dot (the driver prints it
-once the tier takes the kernel).
+read outside them.  The rewrite is stated at the second dot (``remarks``; the driver prints it once the
+tier takes the kernel).
 """
 
 from __future__ import annotations
@@ -53,21 +53,8 @@ REMARK = ("this chain of two dots has no key loop (all keys in one tile): the ch
           "of one trip (tileas-program-loop-to-tiles, loopless_chain.py)")
 
 
-def loopless_chain_remarks(module: Operation) -> list[str]:
-    """The located remark (at the second dot) for each kernel :func:`wrap_loopless_chain` rewrites, computed on a
-    copy of ``module``."""
-    from tileorch.diagnostics import format_error
-
-    remarks = []
-    for fn in [f for f in module.clone().walk() if isinstance(f, aa.FuncOp)]:
-        dots = [o for o in fn.walk() if isinstance(o, aa.DotOp)]
-        if wrap_loopless_chain(fn):
-            remarks.append(format_error(dots[-1], REMARK, "remark"))
-    return remarks
-
-
-def wrap_loopless_chain(fn: aa.FuncOp) -> bool:
-    """Rewrite the kernel as the module doc says; whether it did."""
+def wrap_loopless_chain(fn: aa.FuncOp, remarks: list[str] | None = None) -> bool:
+    """Rewrite the kernel as the module doc says; whether it did (then its located remark appended to ``remarks``)."""
     block = fn.body.blocks.first
     dots = [o for o in fn.walk() if isinstance(o, aa.DotOp)]
     if len(dots) != 2 or any(d.parent_block() is not block for d in dots):
@@ -108,6 +95,10 @@ def wrap_loopless_chain(fn: aa.FuncOp) -> bool:
         return False
     escaping.remove(d2.result)
     _build_loop(block, d2, moved, escaping, [(k_load, keys[0][0]), (v_load, keys[1][0])], c)
+    if remarks is not None:
+        from tileorch.diagnostics import format_error
+
+        remarks.append(format_error(d2, REMARK, "remark"))
     return True
 
 
