@@ -2,6 +2,7 @@
 // RUN: env TILEORCH_ATTN_OVERLAP=0 TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: filecheck %s --check-prefix=PTX < %t.ptx
+// RUN: filecheck %s --check-prefix=PTXA < %t.ptx
 // RUN: env TILEORCH_ATTN_OVERLAP=0 TILEORCH_ATTN_ROW_GROUPS=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PERSIST
 // RUN: env TILEORCH_ATTN_NEXT_S=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=NEXTS
 // RUN: env TILEORCH_ATTN_LATE_RESCALE=1 TILEORCH_ATTN_SKIP_RESCALE=1 TILEORCH_ATTN_LATE_PACK=1 TILEORCH_ATTN_STAGES=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=S17
@@ -63,10 +64,14 @@
 // CHECK:      scf.yield
 // CHECK:      llvm.store {{.*}} : f16, !llvm.ptr<1>
 
+// The first dot's four K steps read both operands from shared memory (descriptors); the second dot's A is P from
+// registers after the row max's shuffles.  Two checks, as the two dots' blocks may be laid out in either order (the
+// plain loop's versioned key tiles, TILEORCH_ATTN_PLAIN_MASKS, put the register-A block first).
 // PTX: .entry chained_dots_128x64x64_64_f16
 // PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p
-// PTX: shfl.sync.bfly.b32
-// PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
+// PTXA: .entry chained_dots_128x64x64_64_f16
+// PTXA: shfl.sync.bfly.b32
+// PTXA: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 
 builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>} {
   nv_tileaa.func @attention_fwd(%0: !nv_tileaa.ptr<f16>, %1: i32, %2: i32, %3: i32, %4: i32, %5: i32, %6: i32, %7: !nv_tileaa.ptr<f16>, %8: i32, %9: i32, %10: i32, %11: i32, %12: i32, %13: i32, %14: !nv_tileaa.ptr<f16>, %15: i32, %16: i32, %17: i32, %18: i32, %19: i32, %20: i32, %21: !nv_tileaa.ptr<f16>, %22: i32, %23: i32, %24: i32, %25: i32, %26: i32, %27: i32, %28: f32, %29: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>, tileorch.num_ctas_auto} {
@@ -216,7 +221,8 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // PERSIST:      nvvm.setmaxregister increase 240
 // PERSIST:      scf.for %pg_w_1 = %pg_first to %pg_total step %pg_step
 // PERSIST:        nvvm.mbarrier.try_wait.parity %qsbar_1, %q_ph
-// PERSIST:        scf.yield
+// PERSIST:        nvvm.mbarrier.arrive %ebar
+// PERSIST-NEXT:   scf.yield
 // PERSIST-NEXT: }
 // PERSIST-NEXT:   nvvm.wgmma.wait.group.sync.aligned 0
 // PERSIST-NEXT:   %qsebar_o_2 = arith.muli %q_slot_2, %c8
