@@ -812,7 +812,7 @@ _add("attn_cross_d128_lse_bf16", attn_cross_d128_lse_bf16,
      _bhsd(2, 100, 170, 128, BF16) + [_a((2, 100)), scale2(128), 64, 64, 128], _grid(100, 64, 2), "chained",
      outputs=(3, 4))
 _add("attn_varlen_start_and_length_arrays", attn_varlen_start_and_length_arrays,
-     [_a((2, 320, 64), F16)] * 3 + [_a((3,), I32), _a((3,), I32), _a((2, 320, 64), F16), scale2(64), 64, 64, 64],
+     [_a((2, 384, 64), F16)] * 3 + [_a((3,), I32), _a((3,), I32), _a((2, 384, 64), F16), scale2(64), 64, 64, 64],
      (2, 2, 3), "chained", outputs=(5,))
 _add("attn_d256_f32_out", attn_d256_f32_out,
      _bhsd(2, 100, 100, 256, F16, F32) + [scale2(256), 64, 32, 256], _grid(100, 64, 2), "chained", outputs=(3,))
