@@ -124,7 +124,10 @@ def attn_causal_additive_bias(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: Con
 @ct.kernel
 def attn_sliding_window_left(Q, K, V, O, qk_scale: float, W: ConstInt, BM: ConstInt, BN: ConstInt, D: ConstInt):
     """Mistral's sliding window: query ``i`` sees keys ``i - W < k <= i``; the key loop from the first tile the
-    window touches (``max(qt BM - W + 1, 0) // BN``) to the diagonal."""
+    window of the tile's first query touches (``max(qt BM - W + 1, 0) // BN``) to the diagonal, so a later query's
+    first tiles can be wholly outside its window: the mask is the finite ``-1e30`` (with ``-inf`` such a row's
+    ``exp2(s - m)`` is ``exp2(-inf + inf)``, NaN -- what this sweep's first draft computed, on the emulator as in
+    numpy)."""
     qt, bh = ct.bid(0), ct.bid(1)
     seq = K.shape[1]
     q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
@@ -139,7 +142,7 @@ def attn_sliding_window_left(Q, K, V, O, qk_scale: float, W: ConstInt, BM: Const
         s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
         kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
         ok = (kpos <= qpos) & (kpos > qpos - W) & (kpos < seq)
-        s = ct.where(ok, s, -math.inf)
+        s = ct.where(ok, s, -1.0e30)
         m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
         p = ct.exp2(s - m_new)
         corr = ct.exp2(m - m_new)
