@@ -104,11 +104,13 @@ nvvm.minctasm = 1 : i32} {
 
 CHECK_FAILURES = {
     # name: (the input, the text replaced, its replacement, words of the error, text of the line it names)
-    "the_epilogue_entered_without_its_wait": ("pingpong3", "        cutlass.seq_bar.wait %order, %st_epi group(%group)\n", "",
+    "the_epilogue_entered_without_its_wait": ("pingpong3",
+                                              "        cutlass.seq_bar.wait %order, %st_epi group(%group)\n", "",
                                               "seq-order", "cutlass.seq_bar.arrive %order, %st_epi"),
     "the_loop_yields_a_stale_state": ("pingpong3", "scf.yield %st_next :", "scf.yield %st_store :", "parity-aliasing",
                                       "cutlass.seq_bar.wait %order, %st group"),
-    "the_epilogue_barrier_counting_256": ("pingpong3", "barrier_id = 1 num_threads = 128", "barrier_id = 1 num_threads = 256",
+    "the_epilogue_barrier_counting_256": ("pingpong3", "barrier_id = 1 num_threads = 128",
+                                          "barrier_id = 1 num_threads = 256",
                                           "bar.sync 1 waits for 256 threads but only 128 ever arrive",
                                           "cutlass.named_barrier.arrive_and_wait barrier_id = 1"),
 }
@@ -121,7 +123,8 @@ COMPILE_ERRORS = {
     "a_warp_group_mask_past_the_cta": ("pingpong3", "warpgroup mask(6) regs(232)", "warpgroup mask(12) regs(232)",
                                        "warpgroup mask 0xc names warpgroup 3 (threads up to 511), but the CTA has 384 "
                                        "threads", "cutlass.async.exec warpgroup mask(12)"),
-    "registers_past_the_ctas": ("pingpong3", "regs(40)", "regs(56)", "= 520 registers per lane slot, more than the 3 x 168 = 504",
+    "registers_past_the_ctas": ("pingpong3", "regs(40)", "regs(56)",
+                                "= 520 registers per lane slot, more than the 3 x 168 = 504",
                                 "cutlass.async.exec warpgroup mask(1) regs(56)"),
 }
 

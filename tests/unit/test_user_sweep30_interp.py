@@ -148,7 +148,7 @@ def test_running_max_cummax_by_scan_free_loop():
     _close(out, np.maximum.accumulate(_d(x), 1), 0)
 
 
-# ----------------------------------------------------------------------------------------------- gather, scatter, atomics
+# ----------------------------------------------------------------------------------------------- gather, scatter
 
 
 def test_embedding_gather_padding_idx():
