@@ -888,3 +888,180 @@ _add("uint8_image_normalize_to_f16", uint8_image_normalize_to_f16,
      [_a((5, 20, 3), U8), _a((3,)), _a((3,)), _a((5, 20, 3), F16), 32], (5,), "simt", outputs=(3,))
 _add("running_max_cummax_by_scan_free_loop", running_max_cummax_by_scan_free_loop,
      [_a((3, 50)), _a((3, 50)), 16], (3,), "simt", outputs=(1,))
+
+
+# ----------------------------------------------------------------------------------------------- rejected by cuTile
+
+
+@ct.kernel
+def attn_q_f16_times_k_bf16(Q, K, O, qk_scale: float, BM: ConstInt, D: ConstInt):
+    """Scores of an f16 Q against a bf16 K cache (a mixed-precision port)."""
+    q = ct.load(Q, index=(ct.bid(1), ct.bid(0), 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    k = ct.load(K, index=(ct.bid(1), 0, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BM), dtype=ct.float32)) * qk_scale
+    ct.store(O, index=(ct.bid(1), ct.bid(0), 0), tile=s.astype(O.dtype).reshape((1, BM, BM)))
+
+
+@ct.kernel
+def attn_p_kept_f32_for_the_pv_dot(Q, K, V, O, BM: ConstInt, D: ConstInt):
+    """The probabilities given to the ``P V`` dot in f32, without the cast to V's dtype."""
+    q = ct.load(Q, index=(ct.bid(1), ct.bid(0), 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    k = ct.load(K, index=(ct.bid(1), 0, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    v = ct.load(V, index=(ct.bid(1), 0, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    p = ct.exp(ct.mma(q, ct.transpose(k), ct.zeros((BM, BM), dtype=ct.float32)))
+    o = ct.mma(p, v, ct.zeros((BM, D), dtype=ct.float32))
+    ct.store(O, index=(ct.bid(1), ct.bid(0), 0), tile=o.astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_q_loaded_2d_from_bhsd(Q, O, BM: ConstInt, D: ConstInt):
+    """Q ``[BH, S, D]`` read with a 2-D index and shape (the head index forgotten)."""
+    q = ct.load(Q, index=(ct.bid(0), 0), shape=(BM, D), padding_mode=ZERO)
+    ct.store(O, index=(ct.bid(1), ct.bid(0), 0), tile=q.reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_head_dim_48_tile(Q, O, BM: ConstInt, D: ConstInt):
+    """Head dim 48 loaded as a tile of 48 columns (not a power of two)."""
+    q = ct.load(Q, index=(ct.bid(1), ct.bid(0), 0), shape=(1, BM, D), padding_mode=ZERO)
+    ct.store(O, index=(ct.bid(1), ct.bid(0), 0), tile=q)
+
+
+@ct.kernel
+def attn_row_max_over_axis_2(Q, O, BM: ConstInt, D: ConstInt):
+    """The row max of a 2-D score tile taken over ``axis=2`` (the 3-D habit of a ``[B, H, S]`` layout)."""
+    q = ct.load(Q, index=(ct.bid(1), ct.bid(0), 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.max(q, axis=2, keepdims=True)
+    ct.store(O, index=(ct.bid(1), ct.bid(0), 0), tile=(q - m).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_tile_of_the_sequence_length(Q, O, D: ConstInt):
+    """The whole sequence loaded at once: ``shape=(1, Q.shape[1], D)`` (a runtime tile shape)."""
+    q = ct.load(Q, index=(ct.bid(0), 0, 0), shape=(1, Q.shape[1], D), padding_mode=ZERO)
+    ct.store(O, index=(ct.bid(0), 0, 0), tile=q)
+
+
+@ct.kernel
+def attn_accumulator_starts_f16(Q, O, BM: ConstInt, D: ConstInt):
+    """An output accumulator started as f16 zeros and added f32 tiles in the loop."""
+    acc = ct.zeros((1, BM, D), dtype=ct.float16)
+    for j in range(2):
+        acc = acc + ct.load(Q, index=(ct.bid(1), j, 0), shape=(1, BM, D), padding_mode=ZERO).astype(ct.float32)
+    ct.store(O, index=(ct.bid(1), ct.bid(0), 0), tile=acc.astype(O.dtype))
+
+
+@ct.kernel
+def gemm_accumulator_of_half_width(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A GEMM whose accumulator is ``(TM, TN // 2)`` (a typo in the zeros' shape)."""
+    acc = ct.zeros((TM, TN // 2), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, ct.bid(1)), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+@ct.kernel
+def layernorm_f32_stored_into_f16(X, Y, TC: ConstInt):
+    """A normalised f32 row stored into an f16 output without ``astype``."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, TC), padding_mode=ZERO).astype(ct.float32)
+    m = ct.sum(x, axis=1, keepdims=True) / X.shape[1]
+    ct.store(Y, index=(ct.bid(0), 0), tile=x - m)
+
+
+_QKV = _a((2, 128, 64), F16)
+REJECTED_BY_CUTILE: dict[str, tuple] = {
+    # name: (kernel, spec, words of cuTile's message, the source text of the line it names)
+    "attn_q_f16_times_k_bf16": (attn_q_f16_times_k_bf16, [_QKV, _a((2, 128, 64), BF16), _a((2, 128, 64), F16), 0.125,
+                                                          64, 64],
+                                "x and y must have the same dtype unless they are int8/uint8, got float16 bfloat16",
+                                "s = ct.mma(q, ct.transpose(k)"),
+    "attn_p_kept_f32_for_the_pv_dot": (attn_p_kept_f32_for_the_pv_dot, [_QKV] * 4 + [64, 64],
+                                       "x and y must have the same dtype unless they are int8/uint8, got float32 "
+                                       "float16", "o = ct.mma(p, v"),
+    "attn_q_loaded_2d_from_bhsd": (attn_q_loaded_2d_from_bhsd, [_QKV] * 2 + [64, 64],
+                                   "Index size 2 does not match the array rank 3",
+                                   "q = ct.load(Q, index=(ct.bid(0), 0)"),
+    "attn_head_dim_48_tile": (attn_head_dim_48_tile, [_a((2, 128, 48), F16)] * 2 + [64, 48],
+                              "Dimension #2 of shape (1, 64, 48) is not a power of two", "q = ct.load(Q"),
+    "attn_row_max_over_axis_2": (attn_row_max_over_axis_2, [_QKV] * 2 + [64, 64], "Axis 2 is out of range for rank 2",
+                                 "m = ct.max(q, axis=2"),
+    "attn_tile_of_the_sequence_length": (attn_tile_of_the_sequence_length, [_QKV] * 2 + [64],
+                                         "Expected a constant integer tuple, but given value is not constant",
+                                         "shape=(1, Q.shape[1], D)"),
+    "attn_accumulator_starts_f16": (attn_accumulator_starts_f16, [_QKV] * 2 + [64, 64],
+                                    "Type of `acc` depends on path taken", "acc = acc + ct.load("),
+    "gemm_accumulator_of_half_width": (gemm_accumulator_of_half_width, [_a((128, 64), F16), _a((64, 128), F16),
+                                                                        _a((128, 128)), 64, 64, 32],
+                                       "Expect acc shape to be (64, 64), got (64, 32)", "acc = ct.mma(a, b, acc)"),
+    "layernorm_f32_stored_into_f16": (layernorm_f32_stored_into_f16, [_a((4, 100), F16), _a((4, 100), F16), 128],
+                                      "Stored tile is incompatible with array's dtype: cannot implicitly cast float32 "
+                                      "to float16", "ct.store(Y"),
+}
+"""Programs cuTile's front end refuses at the user's line (tileorch never sees them)."""
+
+
+# ----------------------------------------------------------------------------------------------- invalid programs
+
+
+@ct.kernel
+def row_sum_stored_into_0d_array(X, S, BN: ConstInt):
+    """A block's total written into a 0-d array by ``ct.store(S, index=(), tile=...)`` (a tiled view of a 0-d
+    array: not valid CUDA Tile IR; the error names ``ct.scatter``)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
+    ct.store(S, index=(), tile=ct.sum(x, axis=0))
+
+
+@ct.kernel
+def loss_accumulated_with_system_scope(X, Total, BN: ConstInt):
+    """A loss summed across GPUs' mapped memory: ``ct.atomic_add(..., memory_scope=ct.MemoryScope.SYS)`` of f32."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
+    ct.atomic_add(Total, ct.zeros((1,), dtype=ct.int32), ct.sum(x, axis=0, keepdims=True),
+                  memory_scope=ct.MemoryScope.SYS)
+
+
+@ct.kernel
+def exponents_to_e8m0_from_int(E, Y, BN: ConstInt):
+    """MX block-scale exponents (int32) converted straight to ``ct.float8_e8m0fnu``."""
+    e = ct.load(E, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=e.astype(ct.float8_e8m0fnu).astype(ct.float32))
+
+
+@ct.kernel
+def cumsum_rounded_toward_zero(X, Y, BN: ConstInt):
+    """A prefix sum with ``rounding_mode=ct.RoundingMode.RZ`` (a truncating scan)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.cumsum(x, axis=0, rounding_mode=ct.RoundingMode.RZ))
+
+
+@ct.kernel
+def row_product_rounded_toward_zero(X, Y, BN: ConstInt):
+    """``ct.prod(x, rounding_mode=ct.RoundingMode.RZ)`` broadcast back onto the row."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.prod(x, axis=0, keepdims=True, rounding_mode=ct.RoundingMode.RZ) + x)
+
+
+@ct.kernel
+def fake_quantize_fp4_e2m1(X, Y, BN: ConstInt):
+    """NVFP4 fake quantization: values rounded through ``ct.float4_e2m1fn`` and back."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x.astype(ct.float4_e2m1fn).astype(ct.float32))
+
+
+INVALID: dict[str, UserProgram] = {}
+"""Programs cuTile's front end accepts that tileorch cannot run: each stops with ``file:line:col: error:`` at the
+user's line (``error``: words of the message; ``notes``: the source text of the line)."""
+_bad = registrar(INVALID)
+_bad("row_sum_stored_into_0d_array", row_sum_stored_into_0d_array, [_a((64,)), _a(()), 64], (1,), "error",
+     error="write it with ct.scatter(array, (), value)", notes="ct.store(S, index=(), tile=")
+_bad("loss_accumulated_with_system_scope", loss_accumulated_with_system_scope, [_a((64,)), _a((1,)), 64], (1,),
+     "error", error="a system-scope atomic_rmw", notes="ct.atomic_add(Total")
+_bad("exponents_to_e8m0_from_int", exponents_to_e8m0_from_int, [_a((64,), I32), _a((64,)), 64], (1,), "error",
+     error="integer to f8E8M0FNU conversion is not supported", notes="e.astype(ct.float8_e8m0fnu)")
+_bad("cumsum_rounded_toward_zero", cumsum_rounded_toward_zero, [_a((64,)), _a((64,)), 64], (1,), "error",
+     error="'cuda_tile.addf' with rounding<zero> is not supported yet", notes="ct.cumsum(x, axis=0")
+_bad("row_product_rounded_toward_zero", row_product_rounded_toward_zero, [_a((64,)), _a((64,)), 64], (1,), "error",
+     error="'cuda_tile.mulf' with rounding<zero> is not supported yet", notes="ct.prod(x, axis=0")
+_bad("fake_quantize_fp4_e2m1", fake_quantize_fp4_e2m1, [_a((64,)), _a((64,)), 64], (1,), "error",
+     error="element type f4E2M1FN is not supported yet", notes="x.astype(ct.float4_e2m1fn)")
