@@ -107,7 +107,8 @@ TEXT_MISTAKES = {
     "q_view_of_i32_elements": ("%43 = make_tensor_view %30, shape = [%38, %39, %40], strides = [%41, %42, 1] : "
                                "tile<i32> -> tensor_view<?x?x?xf16", "%43 = make_tensor_view %30, shape = [%38, %39, "
                                "%40], strides = [%41, %42, 1] : tile<i32> -> tensor_view<?x?x?xi32",
-                               "previously used or defined with type !cuda_tile.tile<ptr<f16>>", "%43 = make_tensor_view"),
+                               "previously used or defined with type !cuda_tile.tile<ptr<f16>>",
+                               "%43 = make_tensor_view"),
 }
 
 test_a_cuda_tile_text_mistake_stops_at_its_line = text_mistake_tests(PROGRAMS, BASE, TEXT_MISTAKES)
