@@ -90,8 +90,14 @@ def _masked(s, ok):
     return np.where(ok, s, -np.inf)
 
 
+_ROUND = [None]
+"""How a case's Q / K / V are rounded before the reference sees them (None: f16 as drawn; the GPU file runs a bf16
+program's case with its inputs rounded to bf16, :func:`run_attention_case`)."""
+
+
 def _qkv(bh, sq, sk, d, kvh=None):
-    return _h(bh, sq, d), _h(kvh or bh, sk, d), _h(kvh or bh, sk, d)
+    q, k, v = _h(bh, sq, d), _h(kvh or bh, sk, d), _h(kvh or bh, sk, d)
+    return (q, k, v) if _ROUND[0] is None else tuple(_ROUND[0](x) for x in (q, k, v))
 
 
 def _att_natural_exp():
@@ -205,9 +211,14 @@ ATTENTION = sorted(ATTENTION_CASES) if ALL else ["attn_alibi_slopes_from_array",
 """The chained programs emulated in CI (every one with ``TILEORCH_EMULATE_ALL=1``)."""
 
 
-def run_attention_case(name, runner):
-    """Case ``name``'s inputs through ``runner(name, inputs) -> arrays`` against its reference."""
-    inputs, refs = ATTENTION_CASES[name]()
+def run_attention_case(name, runner, round_inputs=None):
+    """Case ``name``'s inputs through ``runner(name, inputs) -> arrays`` against its reference; ``round_inputs``:
+    Q / K / V rounded by it before the run and the reference (a bf16 program on the GPU)."""
+    _ROUND[0] = round_inputs
+    try:
+        inputs, refs = ATTENTION_CASES[name]()
+    finally:
+        _ROUND[0] = None
     out = runner(name, inputs)
     for pos, ref in refs.items():
         got = np.asarray(out[pos], np.float64)
