@@ -284,9 +284,10 @@ def _case_gemm_both_operands_transposed():
            _mm(at.astype(np.float32).T, bt.astype(np.float32).T), 1e-3)
 
 
-def _case_gemm_store_transposed_output():
-    a, b = _h(100, 64), _h(64, 80, scale=0.3)
-    _check(emulate("gemm_store_transposed_output", {0: a, 1: b})[2], _mm(a, b).T, 1e-3)
+def _case_gemm_bias_then_transposed_bf16_store():
+    a, b, bias = _h(100, 64), _h(64, 80, scale=0.3), _h(80, dt=np.float32)
+    out = emulate("gemm_bias_then_transposed_bf16_store", {0: a, 1: b, 2: bias, 3: _unset((80, 100), "bfloat16")})[3]
+    _check(out.astype(np.float32), (_mm(a, b) + _d(bias)).T, 1e-2, 1e-2)  # bf16 out
 
 
 def _case_gemm_swish_by_exp_f16_out():

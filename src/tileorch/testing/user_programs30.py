@@ -498,16 +498,18 @@ def gemm_both_operands_transposed(At, Bt, C, TM: ConstInt, TN: ConstInt, TK: Con
 
 
 @ct.kernel
-def gemm_store_transposed_output(A, Bm, Ct, TM: ConstInt, TN: ConstInt, TK: ConstInt):
-    """The output written column-major: ``Ct[N, M] = (A B)^T`` by storing ``ct.transpose(acc)`` at ``(bn, bm)``;
-    f16 in, f32 out."""
+def gemm_bias_then_transposed_bf16_store(A, Bm, Bias, Ct, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The output written column-major with a bias: ``Ct[N, M] = (A B + bias[None, :])^T`` by storing
+    ``ct.transpose(...)`` cast to bf16 after the transpose at ``(bn, bm)``; f16 in."""
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((TM, TN), dtype=ct.float32)
     for k in range(ct.cdiv(A.shape[1], TK)):
         a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
         b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
         acc = ct.mma(a, b, acc)
-    ct.store(Ct, index=(bn, bm), tile=ct.transpose(acc))
+    ct.store(Ct, index=(bn, bm),
+             tile=ct.transpose(acc + ct.load(Bias, index=(bn,), shape=(TN,), padding_mode=ZERO)[None, :])
+             .astype(ct.bfloat16))
 
 
 @ct.kernel
@@ -841,8 +843,9 @@ _add("gemm_batched_3d_leading_unit", gemm_batched_3d_leading_unit,
      [_a((3, 100, 64), F16), _a((3, 64, 80), F16), _a((3, 100, 80)), 64, 64, 32], (2, 2, 3), "gemm", outputs=(2,))
 _add("gemm_both_operands_transposed", gemm_both_operands_transposed,
      [_a((64, 100), BF16), _a((80, 64), BF16), _a((100, 80)), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
-_add("gemm_store_transposed_output", gemm_store_transposed_output,
-     [_a((100, 64), F16), _a((64, 80), F16), _a((80, 100)), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
+_add("gemm_bias_then_transposed_bf16_store", gemm_bias_then_transposed_bf16_store,
+     [_a((100, 64), F16), _a((64, 80), F16), _a((80,)), _a((80, 100), BF16), 64, 64, 32], (2, 2), "gemm",
+     outputs=(3,))
 _add("gemm_swish_by_exp_f16_out", gemm_swish_by_exp_f16_out,
      [_a((100, 96), F16), _a((96, 80), F16), _a((100, 80), F16), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
 _add("int8_gemm_bias_int32_out", int8_gemm_bias_int32_out,
