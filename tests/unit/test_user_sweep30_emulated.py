@@ -328,8 +328,8 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
-MMA_SYNC = {"test_gemm_a_3d_unit_middle_dim"}
-"""The refused dot's test: its mma.sync needs ``ldmatrix``, which the emulator does not model."""
+MMA_SYNC = {"test_gemm_a_3d_unit_middle_dim", "test_attn_one_key_tile_no_loop"}
+"""The refused dots' tests: their mma.sync needs ``ldmatrix``, which the emulator does not model."""
 EMULATED = sorted(n for n in dir(s30) if n.startswith("test_") and n not in MMA_SYNC) \
     if ALL else ["test_cumsum_int64_rows_of_int32"]
 """The tests of test_user_sweep30_interp.py run here on the PTX (a CI-sized subset)."""

@@ -412,6 +412,23 @@ def mlp_two_dots_relu_chain(X, W1, W2, Y, BM: ConstInt, BH: ConstInt, D: ConstIn
     ct.store(Y, index=(bm, 0), tile=y)
 
 
+@ct.kernel
+def attn_one_key_tile_no_loop(Q, K, V, O, sm_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """Attention over a short key sequence (Sk = 60 <= BN, a ViT window / a short decoder prompt) written without a
+    loop: one K and V tile, ``softmax`` as ``exp(s - max) / sum``, then ``P V``.  Refused by the tensor-core tier
+    (a located warning: its kernels pipeline a loop over key tiles); the SIMT path's mma.sync runs it."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    v = ct.load(V, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * sm_scale
+    s = ct.where(ct.arange(BN, dtype=ct.int32)[None, :] < K.shape[1], s, -math.inf)
+    p = ct.exp(s - ct.max(s, axis=1, keepdims=True))
+    p = p / ct.sum(p, axis=1, keepdims=True)
+    o = ct.mma(p.astype(ct.float16), v, ct.zeros((BM, D), dtype=ct.float32))
+    ct.store(O, index=(bh, qt, 0), tile=o.astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- GEMM epilogues
 
 
@@ -602,6 +619,17 @@ def softmax_down_columns_axis0(X, Y, TR: ConstInt, TC: ConstInt):
     x = ct.load(X, index=(0, j), shape=(TR, TC), padding_mode=NEG_INF)
     e = ct.exp(x - ct.max(x, axis=0, keepdims=True))
     ct.store(Y, index=(0, j), tile=e / ct.sum(e, axis=0, keepdims=True))
+
+
+@ct.kernel
+def softmax_axis0_through_order_views(X, Y, TR: ConstInt, TC: ConstInt):
+    """A softmax down each column of ``[R, C]`` written through transposing views: the tile loaded ``(TC, TR)`` with
+    ``order=(1, 0)`` (columns as rows), normalised along axis 1, stored back through ``order=(1, 0)``; R = 50 in a
+    tile of 64 padded with ``-inf``."""
+    j = ct.bid(0)
+    x = ct.load(X, index=(j, 0), shape=(TC, TR), order=(1, 0), padding_mode=NEG_INF)
+    e = ct.exp(x - ct.max(x, axis=1, keepdims=True))
+    ct.store(Y, index=(j, 0), tile=e / ct.sum(e, axis=1, keepdims=True), order=(1, 0))
 
 
 @ct.kernel
@@ -823,6 +851,9 @@ _add("attn_d256_f32_out", attn_d256_f32_out,
      _bhsd(2, 100, 100, 256, F16, F32) + [scale2(256), 64, 32, 256], _grid(100, 64, 2), "chained", outputs=(3,))
 _add("attn_softmax_by_division_after_loop_1d_state", attn_softmax_by_division_after_loop_1d_state,
      _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64], _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_one_key_tile_no_loop", attn_one_key_tile_no_loop,
+     _bhsd(4, 150, 60, 64) + [1 / 8.0, 64, 64, 64], _grid(150, 64, 4), "simt", outputs=(3,),
+     error="this dot is not in a loop")
 _add("mlp_two_dots_relu_chain", mlp_two_dots_relu_chain,
      [_a((150, 64), F16), _a((64, 256), F16), _a((256, 64), F16), _a((150, 64)), 64, 64, 64], (3,), "chained",
      outputs=(3,))
@@ -863,6 +894,8 @@ _add("rmsnorm_bf16_weight_plus_one", rmsnorm_bf16_weight_plus_one,
      [_a((6, 100), BF16), _a((100,), BF16), _a((6, 100), BF16), 1e-6, 128], (3,), "simt", outputs=(2,))
 _add("softmax_down_columns_axis0", softmax_down_columns_axis0, [_a((50, 70)), _a((50, 70)), 64, 32], (3,), "simt",
      outputs=(1,))
+_add("softmax_axis0_through_order_views", softmax_axis0_through_order_views, [_a((50, 70)), _a((50, 70)), 64, 32],
+     (3,), "simt", outputs=(1,))
 _add("column_sums_by_atomic_add_row_blocks", column_sums_by_atomic_add_row_blocks,
      [_a((50, 70)), _a((70,)), 16, 32], (4, 3), "simt", outputs=(1,))
 _add("argmax_rows_with_ties_first_index", argmax_rows_with_ties_first_index,
