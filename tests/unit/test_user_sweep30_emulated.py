@@ -179,6 +179,11 @@ def _att_1d_state():
     return {0: q, 1: k, 2: v}, {3: attention(q, k, v, lambda s, h: s / 8.0)}
 
 
+def _att_one_tile():
+    q, k, v = _qkv(4, 150, 60, 64)
+    return {0: q, 1: k, 2: v}, {3: attention(q, k, v, lambda s, h: s / 8.0)}
+
+
 def _mlp():
     x, w1, w2 = _h(150, 64), _h(64, 256, scale=0.2), _h(256, 64, scale=0.2)
     hidden = np.maximum(_mm(x, w1), 0).astype(np.float16)  # cast to f16 before the second dot
@@ -199,6 +204,7 @@ ATTENTION_CASES = {
     "attn_varlen_start_and_length_arrays": _att_varlen,
     "attn_d256_f32_out": _att_d256,
     "attn_softmax_by_division_after_loop_1d_state": _att_1d_state,
+    "attn_one_key_tile_no_loop": _att_one_tile,
     "mlp_two_dots_relu_chain": _mlp,
 }
 """Per chained program: ``() -> (inputs, {output position: float64 reference})`` (f16 inputs; NaN where an
@@ -207,7 +213,8 @@ TWINS = {f"{n}__f16": dataclasses.replace(p, spec=[(s[0], "float16", *s[2:]) if 
                                                    s[1] == "bfloat16" else s for s in p.spec])
          for n, p in PROGRAMS.items() if p.path == "chained" and
          any(isinstance(s, tuple) and s[1] == "bfloat16" for s in p.spec)}
-ATTENTION = sorted(ATTENTION_CASES) if ALL else ["attn_alibi_slopes_from_array", "attn_varlen_start_and_length_arrays"]
+ATTENTION = sorted(ATTENTION_CASES) if ALL else ["attn_alibi_slopes_from_array", "attn_varlen_start_and_length_arrays",
+                                                 "attn_one_key_tile_no_loop"]
 """The chained programs emulated in CI (every one with ``TILEORCH_EMULATE_ALL=1``)."""
 
 
@@ -328,8 +335,8 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
-MMA_SYNC = {"test_gemm_a_3d_unit_middle_dim", "test_attn_one_key_tile_no_loop"}
-"""The refused dots' tests: their mma.sync needs ``ldmatrix``, which the emulator does not model."""
+MMA_SYNC = {"test_gemm_a_3d_unit_middle_dim"}
+"""The refused dot's test: its mma.sync needs ``ldmatrix``, which the emulator does not model."""
 EMULATED = sorted(n for n in dir(s30) if n.startswith("test_") and n not in MMA_SYNC) \
     if ALL else ["test_cumsum_int64_rows_of_int32"]
 """The tests of test_user_sweep30_interp.py run here on the PTX (a CI-sized subset)."""
