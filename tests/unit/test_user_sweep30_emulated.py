@@ -184,6 +184,32 @@ def _att_one_tile():
     return {0: q, 1: k, 2: v}, {3: attention(q, k, v, lambda s, h: s / 8.0)}
 
 
+def _plain(bh, sq, sk):
+    def case():
+        q, k, v = _qkv(bh, sq, sk, 64)
+        return {0: q, 1: k, 2: v}, {3: attention(q, k, v, lambda s, h: s / 8.0)}
+    return case
+
+
+def _att_gqa_4d():
+    q, k, v = _h(2, 2, 150, 64), _h(2, 1, 170, 64), _h(2, 1, 170, 64)
+    ref = attention(q.reshape(4, 150, 64), np.repeat(k[:, 0], 2, 0), np.repeat(v[:, 0], 2, 0), lambda s, h: s / 8.0)
+    return {0: q, 1: k, 2: v}, {3: ref.reshape(2, 2, 150, 64)}
+
+
+def _att_mask_2d():
+    q, k, v = _qkv(2, 150, 170, 64)
+    mask = (RNG.standard_normal((150, 170)) * 2).astype(np.float32)
+    mask[RNG.random((150, 170)) < 0.2] = -np.inf  # masked pairs (no row wholly masked at 20 %)
+    return {0: q, 1: k, 2: v, 4: mask}, {3: attention(q, k, v, lambda s, h: s / 8.0 + _d(mask))}
+
+
+def _att_bool_keep():
+    q, k, v = _qkv(2, 150, 170, 64)
+    keep = RNG.random((2, 170)) < 0.7
+    return {0: q, 1: k, 2: v, 4: keep}, {3: attention(q, k, v, lambda s, h: _masked(s / 8.0, keep[h][None, :]))}
+
+
 def _mlp():
     x, w1, w2 = _h(150, 64), _h(64, 256, scale=0.2), _h(256, 64, scale=0.2)
     hidden = np.maximum(_mm(x, w1), 0).astype(np.float16)  # cast to f16 before the second dot
@@ -205,6 +231,13 @@ ATTENTION_CASES = {
     "attn_d256_f32_out": _att_d256,
     "attn_softmax_by_division_after_loop_1d_state": _att_1d_state,
     "attn_one_key_tile_no_loop": _att_one_tile,
+    "attn_pv_into_zeros_then_added": _plain(2, 150, 170),
+    "attn_mask_probs_after_exp": _plain(2, 150, 170),
+    "attn_gqa_4d_kv_head_index": _att_gqa_4d,
+    "attn_additive_mask_2d_shared": _att_mask_2d,
+    "attn_decode_16_query_rows": _plain(8, 16, 170),
+    "attn_bool_key_padding_mask": _att_bool_keep,
+    "attn_causal_reverse_key_loop": _causal("attn_causal_reverse_key_loop"),
     "mlp_two_dots_relu_chain": _mlp,
 }
 """Per chained program: ``() -> (inputs, {output position: float64 reference})`` (f16 inputs; NaN where an

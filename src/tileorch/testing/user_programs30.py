@@ -397,6 +397,171 @@ def attn_softmax_by_division_after_loop_1d_state(Q, K, V, O, qk_scale: float, BM
     ct.store(O, index=(bh, qt, 0), tile=(acc / den[:, None]).astype(O.dtype).reshape((1, BM, D)))
 
 
+def _state(BM, D):
+    return (ct.full((BM, 1), -math.inf, dtype=ct.float32), ct.zeros((BM, 1), dtype=ct.float32),
+            ct.zeros((BM, D), dtype=ct.float32))
+
+
+@ct.kernel
+def attn_pv_into_zeros_then_added(Q, K, V, O, sm_scale: ct.Constant[float], BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The ``P V`` product into fresh zeros and added to the rescaled accumulator (``acc = acc * a + mma(p, v,
+    zeros)``), the scale a ``ct.Constant[float]``, natural ``exp``, the output normalised by ``acc * (1 / l)``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m, l, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * sm_scale
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        s = ct.where(kpos < seq, s, -math.inf)
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - mn)
+        a = ct.exp(m - mn)
+        l = l * a + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = acc * a + ct.mma(p.astype(ct.float16), v, ct.zeros((BM, D), dtype=ct.float32))
+        m = mn
+    ct.store(O, index=(bh, qt, 0), tile=(acc * (1.0 / l)).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_mask_probs_after_exp(Q, K, V, O, sm_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """Ragged keys masked on the probabilities after ``exp`` (``where(kpos < seq, exp(s - m), 0)``) rather than on
+    the scores: the padded keys' zero scores enter the running max (a shift only)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m, l, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * sm_scale
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.where(kpos < seq, ct.exp(s - mn), 0.0)
+        a = ct.exp(m - mn)
+        l = l * a + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * a)
+        m = mn
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_gqa_4d_kv_head_index(Q, K, V, O, sm_scale: float, G: ConstInt, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """GQA on ``[B, H, S, D]`` / ``[B, HKV, S, D]`` arrays, program ``(query tile, h, b)`` on a 3-D grid, the KV
+    head ``h // G`` as the second index of a 4-D load."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    seq = K.shape[2]
+    q = ct.load(Q, index=(b, h, qt, 0), shape=(1, 1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m, l, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(b, h // G, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * sm_scale
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        s = ct.where(kpos < seq, s, -math.inf)
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - mn)
+        a = ct.exp(m - mn)
+        l = l * a + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(b, h // G, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * a)
+        m = mn
+    ct.store(O, index=(b, h, qt, 0), tile=(acc / l).astype(O.dtype).reshape((1, 1, BM, D)))
+
+
+@ct.kernel
+def attn_additive_mask_2d_shared(Q, K, V, O, Mask, sm_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """An additive float mask ``[Sq, Sk]`` shared by every head (HF's ``attention_mask`` expanded to scores), its
+    ``(BM, BN)`` tile loaded in the key loop with ``-inf`` padding and added to the scaled scores."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m, l, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * sm_scale
+        s = s + ct.load(Mask, index=(qt, j), shape=(BM, BN), padding_mode=ct.PaddingMode.NEG_INF)
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - mn)
+        a = ct.exp(m - mn)
+        l = l * a + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * a)
+        m = mn
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_decode_16_query_rows(Q, K, V, O, sm_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """Decoding with a few queries: 16-row query tiles (``BM = 16``) over 170 cached keys, 8 heads."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m, l, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * sm_scale
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        s = ct.where(kpos < seq, s, -math.inf)
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - mn)
+        a = ct.exp(m - mn)
+        l = l * a + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * a)
+        m = mn
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_bool_key_padding_mask(Q, K, V, O, Keep, sm_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """Key padding from a bool ``[BH, Sk]`` keep-mask loaded as a ``(1, BN)`` tile each step (padding lanes
+    ``False``), masked keys set to ``-1e30``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m, l, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * sm_scale
+        keep = ct.load(Keep, index=(bh, j), shape=(1, BN), padding_mode=ZERO)
+        s = ct.where(keep, s, -1.0e30)
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - mn)
+        a = ct.exp(m - mn)
+        l = l * a + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * a)
+        m = mn
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_causal_reverse_key_loop(Q, K, V, O, sm_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """Causal attention whose key loop walks the tiles from the diagonal down to 0 (``j = n - 1 - t``)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m, l, acc = _state(BM, D)
+    n = ct.cdiv(min((qt + 1) * BM, seq), BN)
+    for t in range(n):
+        j = n - 1 - t
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * sm_scale
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        mn = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - mn)
+        a = ct.exp(m - mn)
+        l = l * a + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * a)
+        m = mn
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l).astype(O.dtype).reshape((1, BM, D)))
+
+
 @ct.kernel
 def mlp_two_dots_relu_chain(X, W1, W2, Y, BM: ConstInt, BH: ConstInt, D: ConstInt):
     """A transformer MLP as two chained dots: for each hidden tile ``j``, ``h = relu(x @ W1[:, j])`` (f32, cast to
@@ -855,6 +1020,21 @@ _add("attn_softmax_by_division_after_loop_1d_state", attn_softmax_by_division_af
      _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64], _grid(150, 64, 2), "chained", outputs=(3,))
 _add("attn_one_key_tile_no_loop", attn_one_key_tile_no_loop,
      _bhsd(4, 150, 60, 64) + [1 / 8.0, 64, 64, 64], _grid(150, 64, 4), "chained", outputs=(3,))
+_add("attn_pv_into_zeros_then_added", attn_pv_into_zeros_then_added, _bhsd(2, 150, 170, 64) + [0.125, 64, 64, 64],
+     _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_mask_probs_after_exp", attn_mask_probs_after_exp, _bhsd(2, 150, 170, 64) + [0.125, 64, 64, 64],
+     _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_gqa_4d_kv_head_index", attn_gqa_4d_kv_head_index,
+     [_a((2, 2, 150, 64), F16), _a((2, 1, 170, 64), F16), _a((2, 1, 170, 64), F16), _a((2, 2, 150, 64), F16), 0.125, 2,
+      64, 64, 64], (3, 2, 2), "chained", outputs=(3,))
+_add("attn_additive_mask_2d_shared", attn_additive_mask_2d_shared,
+     _bhsd(2, 150, 170, 64) + [_a((150, 170)), 0.125, 64, 64, 64], _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_decode_16_query_rows", attn_decode_16_query_rows, _bhsd(8, 16, 170, 64) + [0.125, 16, 64, 64],
+     _grid(16, 16, 8), "chained", outputs=(3,))
+_add("attn_bool_key_padding_mask", attn_bool_key_padding_mask,
+     _bhsd(2, 150, 170, 64) + [_a((2, 170), B), 0.125, 64, 64, 64], _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_causal_reverse_key_loop", attn_causal_reverse_key_loop, _bhsd(2, 150, 150, 64) + [0.125, 64, 64, 64],
+     _grid(150, 64, 2), "chained", outputs=(3,))
 _add("mlp_two_dots_relu_chain", mlp_two_dots_relu_chain,
      [_a((150, 64), F16), _a((64, 256), F16), _a((256, 64), F16), _a((150, 64)), 64, 64, 64], (3,), "chained",
      outputs=(3,))
