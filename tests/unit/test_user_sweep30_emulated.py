@@ -230,7 +230,7 @@ ATTENTION_CASES = {
     "attn_varlen_start_and_length_arrays": _att_varlen,
     "attn_d256_f32_out": _att_d256,
     "attn_softmax_by_division_after_loop_1d_state": _att_1d_state,
-    "attn_one_key_tile_no_loop": _att_one_tile,
+    "attn_one_key_tile_d_equals_bn": _att_one_tile,
     "attn_pv_into_zeros_then_added": _plain(2, 150, 170),
     "attn_mask_probs_after_exp": _plain(2, 150, 170),
     "attn_gqa_4d_kv_head_index": _att_gqa_4d,
@@ -247,7 +247,7 @@ TWINS = {f"{n}__f16": dataclasses.replace(p, spec=[(s[0], "float16", *s[2:]) if 
          for n, p in PROGRAMS.items() if p.path == "chained" and
          any(isinstance(s, tuple) and s[1] == "bfloat16" for s in p.spec)}
 ATTENTION = sorted(ATTENTION_CASES) if ALL else ["attn_alibi_slopes_from_array", "attn_varlen_start_and_length_arrays",
-                                                 "attn_one_key_tile_no_loop"]
+                                                 "attn_one_key_tile_d_equals_bn"]
 """The chained programs emulated in CI (every one with ``TILEORCH_EMULATE_ALL=1``)."""
 
 

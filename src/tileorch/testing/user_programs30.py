@@ -578,7 +578,7 @@ def mlp_two_dots_relu_chain(X, W1, W2, Y, BM: ConstInt, BH: ConstInt, D: ConstIn
 
 
 @ct.kernel
-def attn_one_key_tile_no_loop(Q, K, V, O, sm_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+def attn_one_key_tile_d_equals_bn(Q, K, V, O, sm_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
     """Attention over a short key sequence (Sk = 60 <= BN, a ViT window / a short decoder prompt) written without a
     loop: one K and V tile, ``softmax`` as ``exp(s - max) / sum``, then ``P V``; head dim 64 = the key tile's width.
     Found by this sweep: refused by the tensor-core tier ("this dot is not in a loop", the SIMT path's mma.sync)
@@ -1018,7 +1018,7 @@ _add("attn_d256_f32_out", attn_d256_f32_out,
      _bhsd(2, 100, 100, 256, F16, F32) + [scale2(256), 64, 32, 256], _grid(100, 64, 2), "chained", outputs=(3,))
 _add("attn_softmax_by_division_after_loop_1d_state", attn_softmax_by_division_after_loop_1d_state,
      _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64], _grid(150, 64, 2), "chained", outputs=(3,))
-_add("attn_one_key_tile_no_loop", attn_one_key_tile_no_loop,
+_add("attn_one_key_tile_d_equals_bn", attn_one_key_tile_d_equals_bn,
      _bhsd(4, 150, 60, 64) + [1 / 8.0, 64, 64, 64], _grid(150, 64, 4), "chained", outputs=(3,))
 _add("attn_pv_into_zeros_then_added", attn_pv_into_zeros_then_added, _bhsd(2, 150, 170, 64) + [0.125, 64, 64, 64],
      _grid(150, 64, 2), "chained", outputs=(3,))

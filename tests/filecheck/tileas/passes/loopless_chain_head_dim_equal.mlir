@@ -1,6 +1,6 @@
 // RUN: tileorch-opt %s -p tileas-program-loop-to-tiles | filecheck %s
 // Attention over one key tile written without a loop with the head dim equal to the key tile's width
-// (tileorch.testing.user_programs30.attn_one_key_tile_no_loop, as convert-cudatile-to-tileaa emits it: K and V
+// (tileorch.testing.user_programs30.attn_one_key_tile_d_equals_bn, as convert-cudatile-to-tileaa emits it: K and V
 // tiles [1, 64, 64] at index (bh, 0, 0), so two tile dimensions of the key tile's extent sit at a constant index).
 // The key dimension is traced from the dots (N of q k^T's B through the permute and the unit-dim reshape, K of
 // P v's B through the reshape): the loop's induction variable replaces the middle index of both loads, the head
@@ -26,7 +26,7 @@
 // CHECK:      nv_tileaa.tiled_store
 
 builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>} {
-  nv_tileaa.func @attn_one_key_tile_no_loop_Kt1_A3f16_3l0_4t1_p16_A3f16_3l0_4t1_p16_A3f16_3l0_4t1_p16_A3f16_3l0_4t1_p16_Sf32_I64_I64_I64(%0: !nv_tileaa.ptr<f16>, %1: i32, %2: i32, %3: i32, %4: i32, %5: i32, %6: i32, %7: !nv_tileaa.ptr<f16>, %8: i32, %9: i32, %10: i32, %11: i32, %12: i32, %13: i32, %14: !nv_tileaa.ptr<f16>, %15: i32, %16: i32, %17: i32, %18: i32, %19: i32, %20: i32, %21: !nv_tileaa.ptr<f16>, %22: i32, %23: i32, %24: i32, %25: i32, %26: i32, %27: i32, %28: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>, tileorch.num_ctas_auto, tileorch.num_warps_auto} {
+  nv_tileaa.func @attn_one_key_tile_d_equals_bn_Kt1_A3f16_3l0_4t1_p16_A3f16_3l0_4t1_p16_A3f16_3l0_4t1_p16_A3f16_3l0_4t1_p16_Sf32_I64_I64_I64(%0: !nv_tileaa.ptr<f16>, %1: i32, %2: i32, %3: i32, %4: i32, %5: i32, %6: i32, %7: !nv_tileaa.ptr<f16>, %8: i32, %9: i32, %10: i32, %11: i32, %12: i32, %13: i32, %14: !nv_tileaa.ptr<f16>, %15: i32, %16: i32, %17: i32, %18: i32, %19: i32, %20: i32, %21: !nv_tileaa.ptr<f16>, %22: i32, %23: i32, %24: i32, %25: i32, %26: i32, %27: i32, %28: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>, tileorch.num_ctas_auto, tileorch.num_warps_auto} {
     %29 = nv_tileaa.create_mem_token
     %30 = nv_tileaa.assume %0 {predicate = #nv_tileaa.div_by<16>} : !nv_tileaa.ptr<f16>
     %31 = nv_tileaa.assume %7 {predicate = #nv_tileaa.div_by<16>} : !nv_tileaa.ptr<f16>
