@@ -350,6 +350,11 @@ def _case_gemm_row_softmax_probs_per_tile_f16():
     _check(emulate("gemm_row_softmax_probs_per_tile_f16", {0: a, 1: b})[2], e / e.sum(1, keepdims=True), 2e-3, 5e-3)
 
 
+def _case_gemm_accumulate_into_c_in_place():
+    a, b, c = _h(100, 64), _h(64, 80, scale=0.3), _h(100, 80, dt=np.float32)
+    _check(emulate("gemm_accumulate_into_c_in_place", {0: a, 1: b, 2: c})[2], _d(c) + _mm(a, b), 1e-3)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 GEMMS = sorted(CASES) if ALL else ["int8_gemm_bias_int32_out"]
 """The GEMM cases run in CI (every case of :data:`CASES` with ``TILEORCH_EMULATE_ALL=1``)."""

@@ -228,6 +228,20 @@ def test_fp8_e4m3_dequant_rows_to_bf16():
     _close(out, q.astype(np.float64) * _d(s)[:, None], 0, 8e-3)  # bf16 out
 
 
+def test_rope_half_split_two_loads():
+    x, c, s = _f((2, 50, 64), "bfloat16"), _f((50, 32)), _f((50, 32))
+    y = run("rope_half_split_two_loads", {0: x, 1: c, 2: s})[3]
+    x1, x2 = _d(x)[..., :32], _d(x)[..., 32:]
+    ref = np.concatenate([x1 * _d(c) - x2 * _d(s), x2 * _d(c) + x1 * _d(s)], -1)
+    _close(y, ref, 2e-2, 1e-2)  # bf16 out
+
+
+def test_swiglu_rows_bf16():
+    g, u = _f((6, 100), "bfloat16", 2.0), _f((6, 100), "bfloat16")
+    y = run("swiglu_rows_bf16", {0: g, 1: u})[2]
+    _close(y, _d(g) / (1 + np.exp(-_d(g))) * _d(u), 1e-2, 1e-2)  # bf16 out
+
+
 def test_uint8_image_normalize_to_f16():
     x = RNG.integers(0, 256, (5, 20, 3)).astype(np.uint8)
     mu, sd = np.array([0.485, 0.456, 0.406], F32), np.array([0.229, 0.224, 0.225], F32)

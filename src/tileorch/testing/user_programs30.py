@@ -722,6 +722,18 @@ def int8_gemm_bias_int32_out(A, Bm, Bias, C, TM: ConstInt, TN: ConstInt, TK: Con
 
 
 @ct.kernel
+def gemm_accumulate_into_c_in_place(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """``C += A B`` in place: the accumulator starts as C's tile (``beta = 1``), f16 operands, f32 C."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.load(C, index=(bm, bn), shape=(TM, TN), padding_mode=ZERO)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
 def gemm_a_3d_unit_middle_dim(X, W, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     """A per-head projection of ``x[M, H, K]`` (heads in the middle, as ``[B S, H, D]`` arrives): head
     ``bid(2)``'s A tile loaded ``(TM, 1, TK)`` and reshaped to ``(TM, TK)``; f16 in, f32 out ``[H, M, N]``."""
@@ -951,6 +963,28 @@ def uint8_image_normalize_to_f16(X, Mean, Std, Y, TC: ConstInt):
 
 
 @ct.kernel
+def rope_half_split_two_loads(X, Cos, Sin, Y, H: ConstInt):
+    """Rotary embedding (the half-split form) on ``[B, S, D]`` bf16: the two halves of a row loaded as column tiles
+    0 and 1 of width ``D / 2``, rotated by f32 ``cos`` / ``sin`` tables ``[S, D / 2]``, stored back as two tiles."""
+    s, b = ct.bid(0), ct.bid(1)
+    x1 = ct.load(X, index=(b, s, 0), shape=(1, 1, H), padding_mode=ZERO).reshape((1, H)).astype(ct.float32)
+    x2 = ct.load(X, index=(b, s, 1), shape=(1, 1, H), padding_mode=ZERO).reshape((1, H)).astype(ct.float32)
+    c = ct.load(Cos, index=(s, 0), shape=(1, H), padding_mode=ZERO)
+    sn = ct.load(Sin, index=(s, 0), shape=(1, H), padding_mode=ZERO)
+    ct.store(Y, index=(b, s, 0), tile=(x1 * c - x2 * sn).astype(ct.bfloat16).reshape((1, 1, H)))
+    ct.store(Y, index=(b, s, 1), tile=(x2 * c + x1 * sn).astype(ct.bfloat16).reshape((1, 1, H)))
+
+
+@ct.kernel
+def swiglu_rows_bf16(G, U, Y, TC: ConstInt):
+    """SwiGLU's elementwise half: ``silu(g) u`` of bf16 rows (N = 100 in a tile of 128) computed in f32."""
+    i = ct.bid(0)
+    g = ct.load(G, index=(i, 0), shape=(1, TC), padding_mode=ZERO).astype(ct.float32)
+    u = ct.load(U, index=(i, 0), shape=(1, TC), padding_mode=ZERO).astype(ct.float32)
+    ct.store(Y, index=(i, 0), tile=(g / (1.0 + ct.exp(-g)) * u).astype(ct.bfloat16))
+
+
+@ct.kernel
 def running_max_cummax_by_scan_free_loop(X, Y, BN: ConstInt):
     """A row's running maximum without a scan op: ``y[i] = max(x[:i + 1])`` by a loop of 16-wide tiles, the carry
     the previous tile's last maximum broadcast, each tile's own prefix maxima by a ``where`` over a lower-
@@ -1063,6 +1097,8 @@ _add("gemm_swish_by_exp_f16_out", gemm_swish_by_exp_f16_out,
 _add("int8_gemm_bias_int32_out", int8_gemm_bias_int32_out,
      [_a((100, 128), I8), _a((128, 80), I8), _a((80,), I32), _a((100, 80), I32), 64, 64, 64], (2, 2), "gemm",
      outputs=(3,))
+_add("gemm_accumulate_into_c_in_place", gemm_accumulate_into_c_in_place,
+     [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80)), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
 _add("gemm_a_3d_unit_middle_dim", gemm_a_3d_unit_middle_dim,
      [_a((100, 3, 64), F16), _a((64, 80), F16), _a((3, 100, 80)), 64, 64, 32], (2, 2, 3), "simt", outputs=(2,),
      error="whose rows and columns are not its last two dimensions")
@@ -1103,6 +1139,10 @@ _add("cross_entropy_rows_target_gather", cross_entropy_rows_target_gather,
      [_a((6, 100), BF16), _a((6,), I32), _a((6,)), 128], (6,), "simt", outputs=(2,))
 _add("uint8_image_normalize_to_f16", uint8_image_normalize_to_f16,
      [_a((5, 20, 3), U8), _a((3,)), _a((3,)), _a((5, 20, 3), F16), 32], (5,), "simt", outputs=(3,))
+_add("rope_half_split_two_loads", rope_half_split_two_loads,
+     [_a((2, 50, 64), BF16), _a((50, 32)), _a((50, 32)), _a((2, 50, 64), BF16), 32], (50, 2), "simt", outputs=(3,))
+_add("swiglu_rows_bf16", swiglu_rows_bf16, [_a((6, 100), BF16), _a((6, 100), BF16), _a((6, 100), BF16), 128], (6,),
+     "simt", outputs=(2,))
 _add("running_max_cummax_by_scan_free_loop", running_max_cummax_by_scan_free_loop,
      [_a((3, 50)), _a((3, 50)), 16], (3,), "simt", outputs=(1,))
 
