@@ -231,6 +231,7 @@ ATTENTION_CASES = {
     "attn_d256_f32_out": _att_d256,
     "attn_softmax_by_division_after_loop_1d_state": _att_1d_state,
     "attn_one_key_tile_d_equals_bn": _att_one_tile,
+    "attn_one_key_tile_k_through_order": _att_one_tile,
     "attn_pv_into_zeros_then_added": _plain(2, 150, 170),
     "attn_mask_probs_after_exp": _plain(2, 150, 170),
     "attn_gqa_4d_kv_head_index": _att_gqa_4d,

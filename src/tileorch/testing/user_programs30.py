@@ -596,6 +596,22 @@ def attn_one_key_tile_d_equals_bn(Q, K, V, O, sm_scale: float, BM: ConstInt, BN:
     ct.store(O, index=(bh, qt, 0), tile=o.astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def attn_one_key_tile_k_through_order(Q, K, V, O, sm_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The one-key-tile attention with K read as a ``(D, BN)`` tile through ``order=(0, 2, 1)`` (no
+    ``ct.transpose``), the row sum divided after ``P V``; head dim 64 = the key tile's width (chained since this
+    sweep's loopless_chain fix, like :func:`attn_one_key_tile_d_equals_bn`)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    kt = ct.load(K, index=(bh, 0, 0), shape=(1, D, BN), order=(0, 2, 1), padding_mode=ZERO).reshape((D, BN))
+    v = ct.load(V, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    s = ct.mma(q, kt, ct.zeros((BM, BN), dtype=ct.float32)) * sm_scale
+    s = ct.where(ct.arange(BN, dtype=ct.int32)[None, :] < K.shape[1], s, -math.inf)
+    p = ct.exp(s - ct.max(s, axis=1, keepdims=True))
+    o = ct.mma(p.astype(ct.float16), v, ct.zeros((BM, D), dtype=ct.float32)) / ct.sum(p, axis=1, keepdims=True)
+    ct.store(O, index=(bh, qt, 0), tile=o.astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- GEMM epilogues
 
 
@@ -1069,6 +1085,8 @@ _add("attn_bool_key_padding_mask", attn_bool_key_padding_mask,
      _bhsd(2, 150, 170, 64) + [_a((2, 170), B), 0.125, 64, 64, 64], _grid(150, 64, 2), "chained", outputs=(3,))
 _add("attn_causal_reverse_key_loop", attn_causal_reverse_key_loop, _bhsd(2, 150, 150, 64) + [0.125, 64, 64, 64],
      _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_one_key_tile_k_through_order", attn_one_key_tile_k_through_order,
+     _bhsd(4, 150, 60, 64) + [1 / 8.0, 64, 64, 64], _grid(150, 64, 4), "chained", outputs=(3,))
 _add("mlp_two_dots_relu_chain", mlp_two_dots_relu_chain,
      [_a((150, 64), F16), _a((64, 256), F16), _a((256, 64), F16), _a((150, 64)), 64, 64, 64], (3,), "chained",
      outputs=(3,))
