@@ -309,46 +309,37 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
         split_loops = len(innermost_dot_loops(module)) - len(same_range)
         opts = f"schedule={schedule}" + (f' config="{config}"' if config else "")
         try:
-            from tileorch.transforms.tileas.reroll_unrolled_loops import reroll_remarks
             from tileorch.transforms.tileas.while_to_for import while_to_for_remarks
 
             from tileorch.transforms.tileas.transpose_computed_operand import transpose_computed_operand_remarks
 
             from tileorch.transforms.tileas.guarded_k_loop import guarded_k_loop_remarks
 
-            rerolled = while_to_for_remarks(module) + reroll_remarks(module)  # stated once the tier takes the kernel (the SIMT code keeps the copies)
-            rerolled += guarded_k_loop_remarks(module)
-            from tileorch.transforms.tileas.paged_gather import paged_gather_remarks
-
-            rerolled += paged_gather_remarks(module)
-            from tileorch.transforms.tileas.flatten_nested_k_loops import flatten_remarks
-
-            rerolled += flatten_remarks(module)
-            rerolled += transpose_computed_operand_remarks(module)
-            from tileorch.transforms.tileas.fold_dot_accumulate import rounding_remarks
-
-            rerolled += rounding_remarks(module)  # a 16-bit product accumulated unrounded in f32
-            from tileorch.transforms.tileas.loopless_chain import loopless_chain_remarks
-
-            rerolled += loopless_chain_remarks(module)
-            from tileorch.transforms.tileas.column_loop_to_tiles import column_loop_remarks
-
             from tileorch.transforms.tileas.split_chains import split_chains_remarks
 
-            split_chains = split_chains_remarks(module)
-            rerolled += split_chains
             from tileorch.transforms.tileas.row_statistics_chain import row_statistics_remarks
 
-            rerolled += row_statistics_remarks(module)
             from tileorch.transforms.tileas.stack_query_heads import stack_query_heads_remarks
 
-            rerolled += stack_query_heads_remarks(module)
-            column_loops = column_loop_remarks(module)
-            rerolled += column_loops
-            split_loops -= len(column_loops)  # (a column loop becomes the grid's axis 1: no range of the K loop)
-            rerolled += same_range
+            # stated once the tier takes the kernel (the SIMT code keeps the copies): these from analyses of the
+            # module as the tier receives it, the rewrites' own below (remark_sink: said by each pass as it runs)
+            while_loops, guarded = while_to_for_remarks(module), guarded_k_loop_remarks(module)
+            transposed = transpose_computed_operand_remarks(module)
+            split_chains = split_chains_remarks(module)
+            chains = split_chains + row_statistics_remarks(module) + stack_query_heads_remarks(module)
             tier = f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}},{TIER_CLEANUP}"
-            run_passes(ctx, module, parse_pipeline(tier))
+            from tileorch.transforms import remark_sink
+
+            with remark_sink.collecting() as said:
+                run_passes(ctx, module, parse_pipeline(tier))
+            column_loops = said.get("tileas-column-loop-to-tiles", [])
+            split_loops -= len(column_loops)  # (a column loop becomes the grid's axis 1: no range of the K loop)
+            rerolled = (while_loops + said.get("tileas-reroll-unrolled-loops", []) + guarded
+                        + said.get("tileas-paged-gather", []) + said.get("tileas-flatten-nested-k-loops", [])
+                        + transposed
+                        + said.get("tileas-fold-dot-accumulate", [])  # a 16-bit product accumulated unrounded in f32
+                        + said.get("tileas-program-loop-to-tiles", [])  # a loopless chain given its key loop
+                        + chains + column_loops + same_range)
             from tileorch.transforms.tileas.chained_detect import CHAINED_ATTR
 
             chained, has_func = [], False  # (one walk for both: nothing below changes the module)

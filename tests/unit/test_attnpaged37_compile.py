@@ -26,6 +26,7 @@ ALL = pytest.mark.skipif(not os.environ.get("TILEORCH_EMULATE_ALL"),
                          reason="CI-sized subset: TILEORCH_EMULATE_ALL=1 runs every case")
 
 SOURCE = str(Path(attnpaged37_programs.__file__))
+C = ct.Constant
 TENSOR_CORES = "chained dots compiled through the TileAS tier to TMA + WGMMA"
 
 
@@ -125,6 +126,44 @@ def test_joined_query_tile_refused_at_the_cat():
     prog = lower_once(cutile_bytecode(q_joined, spec), "q_joined", arch="sm_90a")
     assert prog.kind == "simt"
     assert any("is tiles joined by ct.cat" in r and "loop operand" in r for r in prog.remarks), list(prog.remarks)
+
+
+@ct.kernel
+def slot_gather_while(Q, Kc, Vc, Table, Lens, O, qk_scale: float, G: C[int], BS: C[int], BN: C[int], D: C[int]):
+    """``p37_decode_slot_gather`` with its key walk written as a ``while`` loop (the tier turns it into a ``for``
+    before the paged gather matches it)."""
+    g, b = ct.bid(0), ct.bid(1)
+    n = ct.gather(Lens, b)
+    q = attnpaged37_programs._q_rows(Q, b, g, G, D)
+    m_i, l_i, acc = attnpaged37_programs._state(G, D)
+    d = ct.arange(D, dtype=ct.int32)[None, :]
+    j = 0
+    while j < ct.cdiv(n, BN):
+        t = attnpaged37_programs._kpos(j, BN)
+        page = ct.gather(Table, (b, t // BS))[:, None]
+        slot = (t % BS)[:, None]
+        k = ct.gather(Kc, (page, slot, g, d))
+        v = ct.gather(Vc, (page, slot, g, d))
+        m_i, l_i, acc = attnpaged37_programs._step(q, k, v, m_i, l_i, acc, (t < n)[None, :], qk_scale, Vc.dtype)
+        j += 1
+    attnpaged37_programs._store_rows(O, b, g, G, D, acc / l_i)
+
+
+def test_slot_gather_in_a_while_loop_is_remarked():
+    """Found by session 37's final read: the driver computed the paged gather's remark on the module before the
+    tier's passes, where the walk was still a ``while`` loop the pass does not match, so the gathers were taken as
+    page tiles with no remark.  The pass now says it as it rewrites (``remark_sink``): one remark at each gather."""
+    from tileorch.testing.compile_memo import lower_once
+    from tileorch.testing.export import cutile_bytecode
+
+    spec = PROGRAMS["p37_decode_slot_gather_bs16"].spec
+    prog = lower_once(cutile_bytecode(slot_gather_while, spec), "slot_gather_while", arch="sm_90a")
+    assert prog.kind == "chained", list(prog.remarks)
+    here = str(Path(__file__))
+    for text in ("k = ct.gather(", "v = ct.gather("):
+        line = _line_of(slot_gather_while, text)
+        assert any(r.startswith(f"{here}:{line}:") and "remark:" in r and "4 pages of" in r
+                   for r in prog.remarks), (text, list(prog.remarks))
 
 
 def test_nested_page_loop_flattened_with_a_remark():

@@ -1,12 +1,13 @@
-"""``rounding_remarks`` of ``tileas-fold-dot-accumulate``: one located remark per dot whose rounding to a 16-bit float
-a rewrite drops, computed from the rewrites themselves (the pass run on a copy), for each rounding form; none where
-nothing is rounded (an f32 dot) and the module is left unchanged."""
+"""The remarks ``tileas-fold-dot-accumulate`` states while it rewrites (``remark_sink``): one located remark per dot
+whose rounding to a 16-bit float a rewrite drops, for each rounding form; none where nothing is rounded (an f32 dot)
+and none when no driver collects (``tileorch-opt``)."""
 
 from __future__ import annotations
 
 from tileorch.diagnostics import parse_module
 from tileorch.registry import make_context
-from tileorch.transforms.tileas.fold_dot_accumulate import rounding_remarks
+from tileorch.transforms import remark_sink
+from tileorch.transforms.tileas.fold_dot_accumulate import FoldDotAccumulate
 
 _HEAD = """builtin.module {
   func.func @f(%x: tensor<128x64xf16>, %w1: tensor<64x128xf16>, %z: tensor<128x64xf16>, %w2: tensor<64x128xf16>,
@@ -46,14 +47,17 @@ F32 = _HEAD + f"""      %p1 = nv_tileaa.dot %x, %w1, %init {_D.format(t="f32")}
 
 
 def _remarks(text: str) -> tuple[list[str], str, str]:
-    module = parse_module(make_context(), text, "r.mlir")
+    ctx = make_context()
+    module = parse_module(ctx, text, "r.mlir")
     before = str(module)
-    return rounding_remarks(module), before, str(module)
+    with remark_sink.collecting() as said:
+        FoldDotAccumulate().apply(ctx, module)
+    return said.get(FoldDotAccumulate.name, []), before, str(module)
 
 
 def test_summed_products_remark_each_dot():
     said, before, after = _remarks(SUMMED)
-    assert before == after
+    assert before != after  # (the fifth rewrite made: the remarks are its own)
     assert len(said) == 2, said
     assert said[0].startswith("r.mlir:9:") and said[1].startswith("r.mlir:10:"), said
     assert all("remark:" in r and "rounds to f16" in r for r in said)
@@ -67,3 +71,12 @@ def test_one_product_remark():
 def test_f32_product_no_remark():
     said, _, _ = _remarks(F32)
     assert said == []
+
+
+def test_no_collector_no_remark():
+    """Outside ``collecting`` (tileorch-opt) the pass rewrites and says nothing (no list to say it to)."""
+    ctx = make_context()
+    module = parse_module(ctx, ONE, "r.mlir")
+    before = str(module)
+    FoldDotAccumulate().apply(ctx, module)
+    assert str(module) != before and remark_sink.sink(FoldDotAccumulate.name) is None

@@ -3,7 +3,8 @@
 A subclass names the pass and sets ``transform`` (``staticmethod(f)``); the base decides what
 ``f`` is applied to:
 
-* :class:`ModuleTransform`: the whole module;
+* :class:`ModuleTransform`: the whole module (``states_remarks``: ``f(module, remarks)`` with the list of
+  :func:`tileorch.transforms.remark_sink.sink` for the pass, None when no driver collects them);
 * :class:`FunctionTransform`: each function with a body (:func:`tileas.common.functions`);
 * :class:`OpTransform`: each op of type ``OP``, collected before the first change.
 """
@@ -19,17 +20,22 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from tileorch.transforms.remark_sink import sink
 from tileorch.transforms.tileas.common import functions
 
 
 @dataclass(frozen=True)
 class ModuleTransform(ModulePass):
-    """``transform(module)``."""
+    """``transform(module)`` (``transform(module, remarks)`` where ``states_remarks``)."""
 
-    transform: ClassVar[Callable[[Operation], object]]
+    transform: ClassVar[Callable[..., object]]
+    states_remarks: ClassVar[bool] = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.transform(op)
+        if self.states_remarks:
+            self.transform(op, sink(self.name))
+        else:
+            self.transform(op)
 
 
 @dataclass(frozen=True)

@@ -16,29 +16,16 @@ from xdsl.dialects.builtin import ModuleOp
 
 from tileorch.diagnostics import format_error
 from tileorch.dialects.cuda_tile import ops as ct
+from tileorch.transforms.int_truncation import truncated_width
 
 _MMAI = ct.op_name("MmaIOp")
 _TRUNCI = ct.op_name("TruncIOp")
 
 
-def _width(value) -> int | None:
-    typ = value.type
-    elt = getattr(typ, "element_type", typ)
-    width = getattr(elt, "width", None)
-    return getattr(width, "data", None)
-
-
 def truncated_to(dot) -> int | None:
     """The bit width an integer dot's result is truncated to when every use of it is a ``trunci`` to fewer bits
     (cuTile's ``ct.matmul`` / ``@`` of 8-bit integer tiles); else None."""
-    uses = list(dot.results[0].uses)
-    full = _width(dot.results[0])
-    if not uses or full is None or any(u.operation.name != _TRUNCI for u in uses):
-        return None
-    widths = {_width(u.operation.results[0]) for u in uses}
-    if len(widths) != 1 or None in widths or min(widths) >= full:
-        return None
-    return widths.pop()
+    return truncated_width(dot.results[0], _TRUNCI)
 
 
 def narrow_int_dot_warnings(module: ModuleOp) -> list[str]:

@@ -9,13 +9,13 @@ GEMM compile no longer imports them).  :mod:`.chained_dots` re-exports every nam
 
 from __future__ import annotations
 
-from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
 from tileorch.dialects.nv_tileas import AgentSwitchOp
+from tileorch.transforms.tileas.common import enclosing_for
 
 PASS = "convert-nv-tileas-to-cutlass"
 CHAINED_ATTR = "tileorch.chained_config"
@@ -91,13 +91,6 @@ def chained_dot_sets(kernel: aa.FuncOp) -> tuple[list[Operation], list[Operation
     return firsts, seconds
 
 
-def _enclosing_loop(op: Operation) -> Operation | None:
-    p = op.parent_op()
-    while p is not None and not isinstance(p, scf.ForOp):
-        p = p.parent_op()
-    return p
-
-
 def check_dots_outside_the_chain_loop(kernel: aa.FuncOp, peeled_only: bool = False) -> None:
     """When a dot reads another dot's result (a chain) and the kernel's dots are not all in one
     loop (a key step peeled before or after the loop, as attention with its ragged last key tile
@@ -111,7 +104,7 @@ def check_dots_outside_the_chain_loop(kernel: aa.FuncOp, peeled_only: bool = Fal
     if not any(_depends_on(b.lhs, a.result) or _depends_on(b.rhs, a.result)
                for a in dots for b in dots if a is not b):
         return
-    loops = [_enclosing_loop(d) for d in dots]
+    loops = [enclosing_for(d) for d in dots]
     counted = [lp for lp in loops if lp is not None]
     if not counted:
         return
@@ -141,7 +134,7 @@ def check_several_second_dots(kernel: aa.FuncOp) -> None:
     dots = [o for o in kernel.walk() if isinstance(o, ts.DotOp)]
     readers = [b for b in dots if any(_depends_on(b.lhs, a.result) or _depends_on(b.rhs, a.result)
                                       for a in dots if a is not b)]
-    if len(readers) < 2 or len({id(_enclosing_loop(d)) for d in dots}) != 1:
+    if len(readers) < 2 or len({id(enclosing_for(d)) for d in dots}) != 1:
         return
     lines = [source_position(d.location) for d in readers]
     at = ", ".join(str(p.line.data) for p in lines if p is not None)

@@ -94,7 +94,7 @@ from tileorch.transforms.bound_waits import WAIT_RING, WAIT_SITE
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, lower_scalar_op
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, SHARED_PTR, Emitter, cmpi, inline_asm, memory_type
 from tileorch.transforms.tileas.chained_occupancy import ctas_per_sm
-from tileorch.transforms.tileas.common import producer_load, source_load
+from tileorch.transforms.tileas.common import enclosing_for, producer_load, source_load
 from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONLY, WRITE_WORDS, Coord,
                                                   EpilogueLowering, KernelEnv, unsupported)
 from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
@@ -124,7 +124,7 @@ from tileorch.transforms.tileas.row_groups import rule_shape as row_groups_rule_
 from tileorch.transforms.tileas.row_groups import remark as row_groups_remark
 from tileorch.transforms.tileas.stagger_consumers import emit_stagger, stagger_cycles
 
-from tileorch.transforms.tileas.chained_detect import (CHAINED_ATTR, PASS, _depends_on, _enclosing_loop,  # noqa: F401
+from tileorch.transforms.tileas.chained_detect import (CHAINED_ATTR, PASS, _depends_on,  # noqa: F401
                                                        _fail, chained_dot_groups, chained_dot_sets, chained_dots,
                                                        check_dots_outside_the_chain_loop, check_several_second_dots)
 
@@ -1015,9 +1015,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
             _fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom{small}")
         if not isinstance(dot.result.type.element_type, Float32Type):
             _fail(dot, "the accumulator must be f32")
-    loop = d1.parent_op()
-    while loop is not None and not isinstance(loop, scf.ForOp):
-        loop = loop.parent_op()
+    loop = enclosing_for(d1)
     if loop is None or not loop.is_ancestor(d2):
         _fail(d1, "both dots must be in one loop")
     own_a = [fd for fd in firsts[1:] if not _check_first_dot(d1, fd, loop)]
@@ -1039,9 +1037,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     a0, seen = _operand(kernel, d1, a_root, "the first dot's A", False, grouped=True)
     if prologue is not None:
         seen = prologue.seen + seen
-    in_a_loop = a0.load.parent_op()
-    while in_a_loop is not None and not isinstance(in_a_loop, scf.ForOp):
-        in_a_loop = in_a_loop.parent_op()
+    in_a_loop = enclosing_for(a0.load)
     if in_a_loop is not None or a0.transposed(seen) or (a0.rows, a0.cols) != (tile_rows, d):
         _fail(d1, "the first dot's A must be a [tm, K] tile loaded once before the loop (K-major)")
     if tile_rows < tm:  # the Q box reads tm rows: the array's next rows (zero past its end) pad the tile
@@ -1081,9 +1077,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     others = [_other_second(kernel, sd, d2, loop, tn, dv) for sd in seconds[:-1]]
     for b in (*b1s, b2, *others):  # the producer walks the same tiles as the consumer loop (its iv is j)
         for ld in (b.load, *b.parts):
-            ploop = ld.parent_op()
-            while ploop is not None and not isinstance(ploop, scf.ForOp):
-                ploop = ploop.parent_op()
+            ploop = enclosing_for(ld)
             if ploop is None or (ploop.lb, ploop.ub, ploop.step) != (loop.lb, loop.ub, loop.step):
                 _fail(ld, "a loop operand's load is not in a producer loop over the consumer loop's range")
     if (len(b1s) > 1 or others) and any(b.parts for b in (*b1s, b2, *others)):
@@ -1272,7 +1266,7 @@ def _own_a_operands(kernel: aa.FuncOp, firsts: list, a0: Operand, tile_rows: int
     for k, fd in enumerate(firsts[1:], 1):
         what = f"first dot {k + 1}'s own A"
         ak, seen = _operand(kernel, fd, fd.lhs, what, False)
-        if _enclosing_loop(ak.load) is not None or ak.transposed(seen) or (ak.rows, ak.cols, ak.box) != (
+        if enclosing_for(ak.load) is not None or ak.transposed(seen) or (ak.rows, ak.cols, ak.box) != (
                 a0.rows, a0.cols, a0.box):
             _fail(fd, f"first dots with different A operands: {what} must be a [{tm}, {a0.cols}] tile loaded once "
                       "before the loop (K-major), as the first dot's (each first dot's A tile is loaded once into "
@@ -2393,9 +2387,7 @@ class FragmentLowering(EpilogueLowering):
             if ld is not None and self.loop_iv in self.scalars:
                 # a tile the producer loads in the loop besides the dots' operands (a bias row): each
                 # thread reads its own elements from global memory, the producer's iv being the loop's
-                ploop = ld.parent_op()
-                while ploop is not None and not isinstance(ploop, scf.ForOp):
-                    ploop = ploop.parent_op()
+                ploop = enclosing_for(ld)
                 if ploop is not None:
                     self.scalars[ploop.body.blocks.first.args[0]] = self.scalars[self.loop_iv]
                 return record_row_load(self.row_loads, self.e.block, lambda: self._load(ld, coords))
@@ -4049,9 +4041,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     # ---- the producer: TMA coordinates of each load (j: the tile the producer loop loads)
     def coords_of(x: str, op: Operand, j: SSAValue, tag: str, load: Operation | None = None) -> list[SSAValue]:
         load = load or op.load  # (another row block's load: Operand.parts)
-        ploop = load.parent_op()
-        while ploop is not None and not isinstance(ploop, scf.ForOp):
-            ploop = ploop.parent_op()
+        ploop = enclosing_for(load)
         out = []
         for dim in range(op.rank):
             s = _Site(ck, args, coords, tile_coord)

@@ -204,19 +204,12 @@ def column_loops_to_tiles(module: ModuleOp, remarks: list[str] | None = None) ->
     return count
 
 
-def column_loop_remarks(module: Operation) -> list[str]:
-    """The located remark of each loop the pass would rewrite, computed on a copy of ``module`` (the driver
-    states them once the tier takes the kernel)."""
-    remarks: list[str] = []
-    column_loops_to_tiles(module.clone(), remarks)
-    return remarks
-
-
 class ColumnLoopToTiles(ModuleTransform):
     """A loop over the output's column tiles reading a K loop's result becomes the grid's axis 1 (module doc)."""
 
     name = "tileas-column-loop-to-tiles"
     transform = staticmethod(column_loops_to_tiles)
+    states_remarks = True
 
 
-__all__ = ["REMARK", "ColumnLoopToTiles", "column_loop", "column_loop_refusal", "column_loop_remarks", "column_loops_to_tiles"]
+__all__ = ["REMARK", "ColumnLoopToTiles", "column_loop", "column_loop_refusal", "column_loops_to_tiles"]

@@ -155,6 +155,14 @@ def tensor_bytes(t: TensorType) -> int:
     return n * bit_width(t.element_type) // 8
 
 
+def enclosing_for(op: Operation) -> scf.ForOp | None:
+    """The innermost ``scf.for`` around ``op``; None when it is in none."""
+    p = op.parent_op()
+    while p is not None and not isinstance(p, scf.ForOp):
+        p = p.parent_op()
+    return p
+
+
 def producer_load(arg: SSAValue) -> Operation | None:
     """The producer agent's ``tiled_load`` whose pipeline stage the ``consumer_read`` block
     argument ``arg`` reads (the load the producer's ``producer_write`` yields at the same tuple

@@ -1953,20 +1953,9 @@ def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
 def _truncated_int_product(dot: Operation) -> int | None:
     """The width an integer dot's product is truncated to when its only uses (through layout conversions) are
     ``nv_tileaa.trunci`` to that width (cuTile's ``ct.matmul`` of int8 tiles); else None."""
-    elt = getattr(dot.result.type, "element_type", None)
-    if not isinstance(elt, IntegerType):
-        return None
-    todo, widths = [dot.result], set()
-    while todo:
-        for use in list(todo.pop().uses):
-            user = use.operation
-            if user.name == "nv_tileas.convert_layout":
-                todo.append(user.results[0])
-            elif user.name == "nv_tileaa.trunci":
-                widths.add(user.results[0].type.element_type.width.data)
-            else:
-                return None
-    return widths.pop() if len(widths) == 1 else None
+    from tileorch.transforms.int_truncation import truncated_width
+
+    return truncated_width(dot.result, "nv_tileaa.trunci", ("nv_tileas.convert_layout",))
 
 
 def _reads_loop_carry(v: SSAValue, loop: scf.ForOp) -> bool:

@@ -224,25 +224,12 @@ def flatten_nested_k_loops(module: ModuleOp, remarks: list[str] | None = None) -
     return count
 
 
-def flatten_remarks(module: Operation) -> list[str]:
-    """The located remark (at the inner loop's dot) for each pair the pass would flatten, computed
-    on a copy of ``module`` after ``tileas-reroll-unrolled-loops`` (which runs before it in the tier:
-    a ``ct.static_iter`` loop becomes an inner loop there); the driver states them once the tier
-    takes the kernel."""
-    from tileorch.transforms.tileas.reroll_unrolled_loops import reroll_unrolled_loops
-
-    remarks: list[str] = []
-    copy = module.clone()
-    reroll_unrolled_loops(copy)
-    flatten_nested_k_loops(copy, remarks)
-    return remarks
-
-
 class FlattenNestedKLoops(ModuleTransform):
     """Nested K loops (blocks of K steps) become one K loop (module doc)."""
 
     name = "tileas-flatten-nested-k-loops"
     transform = staticmethod(flatten_nested_k_loops)
+    states_remarks = True
 
 
-__all__ = ["REMARK", "FlattenNestedKLoops", "flatten", "flatten_nested_k_loops", "flatten_remarks", "nested_pair"]
+__all__ = ["REMARK", "FlattenNestedKLoops", "flatten", "flatten_nested_k_loops", "nested_pair"]

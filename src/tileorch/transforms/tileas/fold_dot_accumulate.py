@@ -47,8 +47,9 @@ WGMMA kernel runs with an A per dot): the products and their sum are not rounded
 
 Each rewrite above that drops a rounding of the product (a 16-bit or tf32 dot, or casts or a sum through such a
 type, before an f32 add or use: the first, third and fifth) is a decision the user sees: the rewrites record the
-dots whose rounding they drop, and :func:`rounding_remarks` runs the pass on a copy to give the located remarks the
-driver states once the tier takes the kernel (found by sweep 29: the tier had made it silently).
+dots whose rounding they drop as located remarks, at the dot, while they rewrite (:func:`_drops`), which the driver
+states once the tier takes the kernel (:mod:`tileorch.transforms.remark_sink`; found by sweep 29: the tier had made it
+silently).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ from xdsl.passes import ModulePass
 
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.transforms.dense_splat import splat_value
+from tileorch.transforms.remark_sink import sink
 
 
 def is_zero(v: SSAValue) -> bool:
@@ -95,15 +97,23 @@ def _carried(v: SSAValue, add: Operation) -> bool:
     return isinstance(yielded, scf.YieldOp) and yielded.operands[v.index - 1] is add.results[0]
 
 
-def _drops(dropped: list | None, dot: Operation, acc_type, types) -> None:
-    """Record in ``dropped`` that a rewrite accumulates ``dot``'s product in ``acc_type`` without the rounding to the
-    first narrower float of ``types`` (the dot's result and the casts / sums between it and the accumulation), when
-    ``acc_type`` holds f32 and one of ``types`` is narrower."""
+def _drops(dropped: list[str] | None, dot: Operation, acc_type, types) -> None:
+    """Say in ``dropped`` (a located ``remark:`` at ``dot``, once per dot) that a rewrite accumulates ``dot``'s product
+    in ``acc_type`` without cuTile's rounding to the first narrower float of ``types`` (the dot's result and the casts /
+    sums between it and the accumulation), when ``acc_type`` holds f32 and one of ``types`` is narrower.  Called
+    before the rewrite detaches ``dot`` (its location is read here)."""
     if dropped is None or not isinstance(getattr(acc_type, "element_type", None), Float32Type):
         return
     narrow = next((n for n in (_narrow_name(t) for t in types) if n is not None), None)
     if narrow is not None:
-        dropped.append((dot, narrow))
+        from tileorch.diagnostics import format_error
+
+        line = format_error(dot, f"this dot's product, which cuTile rounds to {narrow} (ct.matmul / @ of {narrow} "
+                                 f"tiles gives {narrow} values), is used in f32 without that rounding: the WGMMA "
+                                 "accumulates the products in f32 (at least as accurate; tileas-fold-dot-accumulate)",
+                            "remark")
+        if line not in dropped:
+            dropped.append(line)
 
 
 def fold(add: Operation, dropped: list | None = None) -> bool:
@@ -323,9 +333,9 @@ def _narrow_name(t) -> str | None:
         else "tf32" if isinstance(elt, FloatTF32Type) else None
 
 
-def fold_dot_accumulate(module: ModuleOp, dropped: list | None = None) -> None:
-    """Every rewrite of the module doc on ``module``; each dot whose rounding to a narrower float a rewrite drops
-    appended to ``dropped`` as (dot, type name) (the first, third and fifth rewrites, :func:`_drops`)."""
+def fold_dot_accumulate(module: ModuleOp, dropped: list[str] | None = None) -> None:
+    """Every rewrite of the module doc on ``module``; for each dot whose rounding to a narrower float a rewrite drops
+    (the first, third and fifth rewrites), its located remark appended to ``dropped`` (:func:`_drops`)."""
     for add in [o for o in module.walk() if isinstance(o, aa.AddFOp | aa.AddIOp)]:
         if add.parent is not None and not fold(add, dropped):
             fold_sum(add, dropped)
@@ -343,34 +353,9 @@ def fold_dot_accumulate(module: ModuleOp, dropped: list | None = None) -> None:
             hoist_start(loop, i)
 
 
-def rounding_remarks(module: ModuleOp) -> list[str]:
-    """One located ``remark:`` per dot whose product cuTile rounds to a narrower float (f16 / bf16 / tf32) before
-    an f32 add or use (``acc + a @ b``, ``(a @ b).astype(ct.float32)``, ``acc + (x @ w1 + z @ w2)``) and which a
-    rewrite of this pass (first, third, fifth) accumulates unrounded in f32 on the tier's WGMMA: a decision the user
-    sees.  Computed by running the pass on a copy of ``module`` (unchanged) and recording what its rewrites drop, so
-    the remarks and the rewrites cannot disagree; the driver states them once the tier takes the kernel."""
-    from tileorch.diagnostics import format_error
-
-    copy = module.clone()
-    keep = list(copy.walk())  # (the copies stay alive while ``original`` is read: their ids stay unique)
-    original = {id(c): o for o, c in zip(module.walk(), keep)}
-    dropped: list = []
-    fold_dot_accumulate(copy, dropped)
-    out: list[str] = []
-    for dot, t in dropped:
-        line = format_error(original[id(dot)], f"this dot's product, which cuTile rounds to {t} (ct.matmul / @ of "
-                                               f"{t} tiles gives {t} values), is used in f32 without that rounding: "
-                                               "the WGMMA accumulates the products in f32 (at least as accurate; "
-                                               "tileas-fold-dot-accumulate)", "remark")
-        if line not in out:
-            out.append(line)
-    del keep
-    return out
-
-
 @dataclass(frozen=True)
 class FoldDotAccumulate(ModulePass):
     name = "tileas-fold-dot-accumulate"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        fold_dot_accumulate(op)
+        fold_dot_accumulate(op, sink(self.name))

@@ -15,9 +15,8 @@ the tile dimension its dot's key axis (N of ``q k^T``'s B, K of ``P v``'s B) com
 permutes and unit-dim reshapes (:func:`_traced_dim`); where that trace fails, the load's one tile dimension of
 the key tile's extent at a constant index (two such: left alone).  Sweep 30 found the trace missing: a head dim
 equal to the key tile's width (64 / 64, the commonest attention tile) left such chains on the SIMT path with the
-warning "this dot is not in a loop".  :func:`loopless_chain_remarks` states the rewrite at the second dot (the
-driver prints it
-once the tier takes the kernel).
+warning "this dot is not in a loop".  The rewrite is stated at the second dot (``remarks``; the driver prints
+it once the tier takes the kernel).
 """
 
 from __future__ import annotations
@@ -82,21 +81,8 @@ REMARK = ("this chain of two dots has no key loop (all keys in one tile): the ch
           "of one trip (tileas-program-loop-to-tiles, loopless_chain.py)")
 
 
-def loopless_chain_remarks(module: Operation) -> list[str]:
-    """The located remark (at the second dot) for each kernel :func:`wrap_loopless_chain` rewrites, computed on a
-    copy of ``module``."""
-    from tileorch.diagnostics import format_error
-
-    remarks = []
-    for fn in [f for f in module.clone().walk() if isinstance(f, aa.FuncOp)]:
-        dots = [o for o in fn.walk() if isinstance(o, aa.DotOp)]
-        if wrap_loopless_chain(fn):
-            remarks.append(format_error(dots[-1], REMARK, "remark"))
-    return remarks
-
-
-def wrap_loopless_chain(fn: aa.FuncOp) -> bool:
-    """Rewrite the kernel as the module doc says; whether it did."""
+def wrap_loopless_chain(fn: aa.FuncOp, remarks: list[str] | None = None) -> bool:
+    """Rewrite the kernel as the module doc says; whether it did (then its located remark appended to ``remarks``)."""
     block = fn.body.blocks.first
     dots = [o for o in fn.walk() if isinstance(o, aa.DotOp)]
     if len(dots) != 2 or any(d.parent_block() is not block for d in dots):
@@ -138,6 +124,10 @@ def wrap_loopless_chain(fn: aa.FuncOp) -> bool:
         return False
     escaping.remove(d2.result)
     _build_loop(block, d2, moved, escaping, [(k_load, keys[0][0]), (v_load, keys[1][0])], c)
+    if remarks is not None:
+        from tileorch.diagnostics import format_error
+
+        remarks.append(format_error(d2, REMARK, "remark"))
     return True
 
 

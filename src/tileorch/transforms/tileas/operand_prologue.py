@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import TensorType, i32
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE
-from tileorch.transforms.tileas.common import source_load
+from tileorch.transforms.tileas.common import enclosing_for, source_load
 from tileorch.transforms.tileaa_to_simt.emit import Emitter
 from tileorch.transforms.tileas.epilogue import BROADCASTS, EXPANDS, LAYOUT_ONLY, Coord, EpilogueLowering
 from tileorch.transforms.dense_splat import splat_value
@@ -34,13 +34,6 @@ def strip_layouts(v: SSAValue, names=(*LAYOUT_ONLY, "nv_tileaa.reshape", "nv_til
         seen.append(v.owner.name)
         v = v.owner.operands[0]
     return v, seen
-
-
-def _enclosing_loop(op: Operation) -> Operation | None:
-    p = op.parent_op()
-    while p is not None and not isinstance(p, scf.ForOp):
-        p = p.parent_op()
-    return p
 
 
 @dataclass
@@ -118,8 +111,8 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
     positional: list[Operation] = []
     # the K loop's bodies as the agents run it (the producer's around the tile load, the consumers' around
     # the dot: convert_to_cutlass's k_loop_blocks): their first argument is the K index
-    k_blocks = [] if tile_load is None else [lp.body.blocks.first for lp in (_enclosing_loop(tile_load),
-                                                                          _enclosing_loop(d1)) if lp is not None]
+    k_blocks = [] if tile_load is None else [lp.body.blocks.first for lp in (enclosing_for(tile_load),
+                                                                          enclosing_for(d1)) if lp is not None]
     top_shape = list(top.type.get_shape()) if isinstance(top.type, TensorType) else []
     cols = top_shape[-1] if top_shape else 0
 
@@ -175,7 +168,7 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
             kinds[id(v)] = "vec"  # evaluated at the element's coordinates
             return "vec"
         if ld is not None and wide(s) == [cols]:
-            if _enclosing_loop(ld) is not None:
+            if enclosing_for(ld) is not None:
                 refuse(ld, "a per-column vector loaded in the loop")
             kinds[id(v)] = "col"  # a weight row: one value per column
             return "col"

@@ -544,19 +544,12 @@ def paged_gather(module: ModuleOp, remarks: list[str] | None = None) -> int:
     return count
 
 
-def paged_gather_remarks(module: Operation) -> list[str]:
-    """The located remark of each gather the pass would rewrite (computed on a copy of ``module``); the driver
-    states them once the tier takes the kernel."""
-    remarks: list[str] = []
-    paged_gather(module.clone(), remarks)
-    return remarks
-
-
 class PagedGather(ModuleTransform):
     """Slot-by-slot gathers of a paged cache's K / V tiles become page tile loads joined by cat (module doc)."""
 
     name = "tileas-paged-gather"
     transform = staticmethod(paged_gather)
+    states_remarks = True
 
 
-__all__ = ["PagedGather", "REMARK", "paged_gather", "paged_gather_remarks"]
+__all__ = ["PagedGather", "REMARK", "paged_gather"]

@@ -44,6 +44,7 @@ from xdsl.passes import ModulePass
 
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.constants import constant_int
+from tileorch.transforms.remark_sink import sink
 from tileorch.transforms.tileas import launch_grid_axes as grid_axes
 from tileorch.transforms.tileas.chained_work_loop import flatten_inner_work_loop, flatten_work_loop
 from tileorch.transforms.tileas.loopless_chain import wrap_loopless_chain
@@ -691,7 +692,7 @@ class ProgramLoopToTiles(ModulePass):
                 if sum(o.name == "nv_tileaa.dot" for o in fn.walk()) > 1:
                     # a work loop around a chain (or a static one inside each program): the chained kernel's
                     # instances
-                    flatten_work_loop(fn) or flatten_inner_work_loop(fn) or wrap_loopless_chain(fn)
+                    flatten_work_loop(fn) or flatten_inner_work_loop(fn) or wrap_loopless_chain(fn, sink(self.name))
                 continue
             renumbered = False
             for loop in [o for o in fn.body.blocks.first.ops if isinstance(o, scf.ForOp)]:

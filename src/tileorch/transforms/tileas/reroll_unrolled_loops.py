@@ -40,8 +40,8 @@ a progression over all copies) is left entirely as it is: no shorter loop over s
 The loop runs the segments' ops in the same order on the same values, so the rewrite preserves
 the program's meaning whether or not the tier then takes it; the compile driver runs the tier on a
 module whose SIMT fallback is cloned beforehand, so a program the tier still refuses keeps its
-straight-line code on the SIMT path.  :func:`reroll_remarks` states, per chain, the remark the
-driver prints when the tier takes the kernel.
+straight-line code on the SIMT path.  The pass states, per chain, the remark the driver prints when
+the tier takes the kernel (:mod:`tileorch.transforms.remark_sink`).
 """
 
 from __future__ import annotations
@@ -338,16 +338,6 @@ REMARK = ("{n} unrolled copies of a loop body re-rolled into a loop for the tens
           "(tileas-reroll-unrolled-loops)")
 
 
-def reroll_remarks(module: Operation) -> list[str]:
-    """The located remark (at the chain's first dot: the user's loop body) for each chain the pass
-    re-rolls in ``module``, which is left unchanged (the pass runs on a copy when there is a chain)."""
-    if not find_chains(module):
-        return []
-    remarks: list[str] = []
-    reroll_unrolled_loops(module.clone(), remarks)
-    return remarks
-
-
 def reroll(chain: Chain) -> scf.ForOp:
     """Replace ``chain``'s segments by the loop the module doc describes; returns it."""
     seg1 = chain.segment(1)
@@ -439,7 +429,8 @@ class RerollUnrolledLoops(ModuleTransform):
 
     name = "tileas-reroll-unrolled-loops"
     transform = staticmethod(reroll_unrolled_loops)
+    states_remarks = True
 
 
-__all__ = ["REMARK", "Chain", "RerollUnrolledLoops", "find_chains", "reroll", "reroll_remarks",
+__all__ = ["REMARK", "Chain", "RerollUnrolledLoops", "find_chains", "reroll",
            "reroll_unrolled_loops"]
