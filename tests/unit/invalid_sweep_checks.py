@@ -176,3 +176,131 @@ def cutile_rejects_tests(rejected: dict, source: str):
         assert f'"{source}", line {line_of(kernel, line_text)}' in message, message
 
     return test_cutile_rejects_at_the_users_line
+
+
+def _program_bytecode(programs: dict, base: str) -> bytes:
+    from tileorch.testing.export import cutile_bytecode
+
+    p = programs[base]
+    return cutile_bytecode(p.kernel, p.spec)
+
+
+def text_mistake_tests(programs: dict, base: str, mistakes: dict):
+    """The test of a sweep's table ``mistakes`` (name -> (the text replaced, its replacement, words of the error,
+    text of the line the error names)) of edits to the ``cuda_tile`` text of the valid program ``programs[base]``
+    (what a user writing Tile IR by hand gets wrong): ``tileorch compile`` exits non-zero with
+    ``k.mlir:L:C: error:`` holding the words at the line holding the text, no traceback or internal error.  The
+    replaced text must occur once.  A file binds it to its ``test_`` name."""
+
+    def base_text() -> str:
+        from tileorch.frontend.cuda_tile_bytecode import read_bytecode
+
+        return str(read_bytecode(_program_bytecode(programs, base)))
+
+    @pytest.mark.parametrize("name", sorted(mistakes))
+    def test_a_cuda_tile_text_mistake_stops_at_its_line(name, tmp_path, capsys):
+        import re
+
+        old, new, words, line_text = mistakes[name]
+        text = base_text()
+        assert text.count(old) == 1, name
+        text = text.replace(old, new)
+        path = tmp_path / "k.mlir"
+        path.write_text(text)
+        code, said = compile_cli(path, capsys)
+        m = re.search(rf"{re.escape(str(path))}:(\d+):(\d+): error: (.*)", said)
+        assert code != 0 and m and words in m.group(3), said
+        lines = text.splitlines()
+        at = int(m.group(1))
+        assert line_text in (lines[at - 1] if at <= len(lines) else ""), (at, said)
+        assert "Traceback" not in said and "internal error" not in said, said
+
+    return test_a_cuda_tile_text_mistake_stops_at_its_line
+
+
+def other_file_tests(programs: dict, base: str, files: dict, every: int = 41):
+    """The two tests of a sweep's table ``files`` (name -> (file name, its bytes from the bytecode of
+    ``programs[base]``, words of the error)): ``tileorch compile`` of each exits non-zero naming the file (at
+    ``:1:1`` or without a position) with the words, no traceback; and the program's bytecode with each
+    ``every``-th byte dropped in turn either compiles or exits non-zero with an error, never a traceback or an
+    internal error.  A file binds them to its ``test_`` names."""
+
+    @pytest.mark.parametrize("name", sorted(files))
+    def test_another_binary_or_a_broken_export_exits_non_zero_naming_the_file(name, tmp_path, capsys):
+        import re
+
+        file_name, edit, words = files[name]
+        path = tmp_path / file_name
+        path.write_bytes(edit(_program_bytecode(programs, base)))
+        code, said = compile_cli(path, capsys)
+        assert code != 0 and re.search(rf"{re.escape(str(path))}(:1:1)?: error: ", said) and words in said, said
+        assert "Traceback" not in said and "internal error" not in said, said
+
+    def test_every_dropped_byte_exits_cleanly(tmp_path, capsys):
+        data = _program_bytecode(programs, base)
+        for at in range(8, len(data), every):
+            path = tmp_path / f"k{at}.tileirbc"
+            path.write_bytes(data[:at] + data[at + 1:])
+            code, said = compile_cli(path, capsys)
+            assert "Traceback" not in said and "internal error" not in said, (at, said)
+            assert code == 0 or ": error: " in said, (at, said)
+
+    return test_another_binary_or_a_broken_export_exits_non_zero_naming_the_file, test_every_dropped_byte_exits_cleanly
+
+
+def launch_on_a_fake_driver(kernel, grid, args, monkeypatch):
+    """``tileorch.cutile.launch(0, grid, kernel, args)`` on a fake driver (test_cutile_launch.FakeDriver: the
+    driver calls of a module load and a launch, no GPU): (the exception or None, the driver)."""
+    from test_cutile_launch import FakeDriver
+
+    from tileorch.launchers import cutile as rc
+    from tileorch.runtime import device as rt_device
+    from tileorch.runtime.driver import use_api
+
+    drv = FakeDriver({})
+    monkeypatch.setenv("TILEORCH_CACHE", "0")
+    rc.clear_caches()
+    rt_device.forget_devices()
+    try:
+        with use_api(drv):
+            rc.launch(0, grid, kernel, args)
+    except Exception as exc:  # noqa: BLE001 - the test reads it
+        return exc, drv
+    finally:
+        rt_device.forget_devices()
+        rc.clear_caches()
+    return None, drv
+
+
+def launch_mistake_tests(programs: dict, mistakes: dict, source: str, control: tuple):
+    """The two tests of a sweep's table ``mistakes`` (name -> (program, grid, args, kind, words of the message))
+    of arguments given wrong to ``tileorch.cutile.launch`` (stand-in device arrays, a fake driver): each raises an
+    exception holding the words, with nothing loaded or launched -- ``kind`` ``"located"``: tileorch's own error at
+    the user's line of ``source``; ``Exception``: cuTile's own error naming the kernel's line in ``source``; else
+    the exception's type.  ``control`` = (program, grid, args, words): the same program with right arguments
+    reaches the fake driver's module load (whose failure holds the words), so each mistake is what stopped its
+    launch (``words`` a tuple: any of them).  A file binds them to its ``test_`` names."""
+
+    @pytest.mark.parametrize("name", sorted(mistakes))
+    def test_a_launch_mistake_raises_naming_what_is_wrong(name, monkeypatch):
+        from tileorch.diagnostics import CompileError, LocatedError
+
+        prog, grid, args, kind, words = mistakes[name]
+        exc, drv = launch_on_a_fake_driver(programs[prog].kernel, grid, args, monkeypatch)
+        assert exc is not None and words in str(exc), repr(exc)
+        assert "internal error" not in str(exc) and not drv.loaded and not drv.launches
+        if kind == "located":
+            assert isinstance(exc, (CompileError, LocatedError)) and str(exc).startswith(f"{source}:"), str(exc)
+        elif kind is Exception:
+            assert f'"{source}", line ' in str(exc), str(exc)
+        else:
+            assert isinstance(exc, kind), repr(exc)
+
+    def test_the_launch_of_a_valid_program_gets_as_far_as_the_driver(monkeypatch):
+        prog, grid, args, words = control
+        exc, drv = launch_on_a_fake_driver(programs[prog].kernel, grid, args, monkeypatch)
+        assert exc is not None and any(w in str(exc) for w in ((words,) if isinstance(words, str) else words)), \
+            repr(exc)
+
+    return (test_a_launch_mistake_raises_naming_what_is_wrong,
+            test_the_launch_of_a_valid_program_gets_as_far_as_the_driver)

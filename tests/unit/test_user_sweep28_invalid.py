@@ -48,7 +48,7 @@ TEXT_MISTAKES = {
     "reduce_dim_past_the_rank": ("%34 = reduce %33 dim=1", "%34 = reduce %33 dim=2",
                                  "dim 2 is out of range for operands of rank 2", "%34 = reduce %33 dim=2"),
     "reduce_body_yielding_two_values": ("yield %37 : tile<f32>", "yield %37, %37 : tile<f32>, tile<f32>",
-                                        "'yield' must return one scalar tile per operand", "%34 = reduce"),
+                                        "'yield' must return one scalar tile per operand", "yield %37, %37"),
     "reduce_body_without_its_yield": ("        %37 = maxf %35, %36 : tile<f32>\n        yield %37 : tile<f32>\n",
                                       "        %37 = maxf %35, %36 : tile<f32>\n",
                                       "terminates block in single-block region but is not a terminator",

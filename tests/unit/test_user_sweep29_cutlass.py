@@ -1,4 +1,5 @@
-"""The twenty-ninth user sweep's CUTLASS-dialect inputs, through the commands a user runs on cutlass IR:
+"""The twenty-ninth user sweep's CUTLASS-dialect inputs, through the commands a user runs on cutlass IR
+(cutlass_sweep_checks.cutlass_sweep_tests, the skeleton sweeps 29 on share):
 
 * :data:`SPLIT_K_WAIT_LT`, valid: a split-K fix-up whose splits wait on the tile's flag by
   ``generic_barrier.wait_less_than`` and fold their fragment into the workspace by ``block_striped.load`` (4-wide
@@ -17,12 +18,11 @@
 
 from __future__ import annotations
 
-import os
-import re
-
 import pytest
 
 pytest.importorskip("xdsl")
+
+from cutlass_sweep_checks import cutlass_sweep_tests  # noqa: E402
 
 SPLIT_K_WAIT_LT = """\
 // A user's serial split-K fold: split s waits until the s splits before it have counted themselves in the
@@ -103,122 +103,45 @@ nvvm.minctasm = 1 : i32} {
 """
 
 CHECK_FAILURES = {
-    # name: (the text replaced, its replacement, words of the error, text of the line it names)
-    "the_epilogue_entered_without_its_wait": ("        cutlass.seq_bar.wait %order, %st_epi group(%group)\n", "",
+    # name: (the input, the text replaced, its replacement, words of the error, text of the line it names)
+    "the_epilogue_entered_without_its_wait": ("pingpong3",
+                                              "        cutlass.seq_bar.wait %order, %st_epi group(%group)\n", "",
                                               "seq-order", "cutlass.seq_bar.arrive %order, %st_epi"),
-    "the_loop_yields_a_stale_state": ("scf.yield %st_next :", "scf.yield %st_store :", "parity-aliasing",
+    "the_loop_yields_a_stale_state": ("pingpong3", "scf.yield %st_next :", "scf.yield %st_store :", "parity-aliasing",
                                       "cutlass.seq_bar.wait %order, %st group"),
-    "the_epilogue_barrier_counting_256": ("barrier_id = 1 num_threads = 128", "barrier_id = 1 num_threads = 256",
+    "the_epilogue_barrier_counting_256": ("pingpong3", "barrier_id = 1 num_threads = 128",
+                                          "barrier_id = 1 num_threads = 256",
                                           "bar.sync 1 waits for 256 threads but only 128 ever arrive",
                                           "cutlass.named_barrier.arrive_and_wait barrier_id = 1"),
 }
 
 COMPILE_ERRORS = {
-    # name: (the text replaced, its replacement, words of the error, text of the line it names)
-    "group_size_64_for_warp_groups_of_128": ("group_size(128)", "group_size(64)",
+    # name: (the input, the text replaced, its replacement, words of the error, text of the line it names)
+    "group_size_64_for_warp_groups_of_128": ("pingpong3", "group_size(128)", "group_size(64)",
                                              "executor of 256 threads is 4 groups of group_size 64, but the sequence "
                                              "barrier orders 2", "cutlass.seq_bar.wait %order, %st group"),
-    "a_warp_group_mask_past_the_cta": ("warpgroup mask(6) regs(232)", "warpgroup mask(12) regs(232)",
+    "a_warp_group_mask_past_the_cta": ("pingpong3", "warpgroup mask(6) regs(232)", "warpgroup mask(12) regs(232)",
                                        "warpgroup mask 0xc names warpgroup 3 (threads up to 511), but the CTA has 384 "
                                        "threads", "cutlass.async.exec warpgroup mask(12)"),
-    "registers_past_the_ctas": ("regs(40)", "regs(56)", "= 520 registers per lane slot, more than the 3 x 168 = 504",
+    "registers_past_the_ctas": ("pingpong3", "regs(40)", "regs(56)",
+                                "= 520 registers per lane slot, more than the 3 x 168 = 504",
                                 "cutlass.async.exec warpgroup mask(1) regs(56)"),
 }
 
 
-def _run(argv, capsys):
-    from tileorch.cli.main import main
+INPUTS = {"split_k_wait_less_than": SPLIT_K_WAIT_LT, "pingpong3": PINGPONG3}
+PTX_NEEDS = {
+    "split_k_wait_less_than": [r"ld\.global\.acquire\.gpu\.b32", r"setp\.lt\.s32", r"bar\.sync\s+0;",
+                               r"ld\.global\.v4\.b32\s+\{[^}]*\}, \[%rd\d+\+2048\]",
+                               r"st\.global\.v4\.b32\s+\[%rd\d+\+2048\]", r"fence\.acq_rel\.gpu;",
+                               r"(red|atom)(\.\w+)*\.global(\.\w+)*\.add(\.\w+)*\.[su]32\s",
+                               (r"ld\.global\.v4\.b32", 2)],  # 8 floats a thread, 4-wide: two accesses
+}
+CHECKS = {"split_k_wait_less_than": ("cannot model a fix-up ordered by cutlass.generic_barrier.wait_less_than",
+                                     "cutlass.generic_barrier.wait_less_than"),
+          "pingpong3": "ok"}
 
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out + out.err
-
-
-def _write(tmp_path, text):
-    path = tmp_path / "k.mlir"
-    path.write_text(text)
-    return path
-
-
-def _located(path, said, text):
-    """(line text, message) of the first ``k.mlir:L:C: error:`` in ``said``."""
-    m = re.search(rf"{re.escape(str(path))}:(\d+):(\d+): error: (.*)", said)
-    assert m, said
-    return text.splitlines()[int(m.group(1)) - 1], m.group(3)
-
-
-def test_the_wait_less_than_fixup_compiles_to_its_protocol(tmp_path, capsys):
-    path = _write(tmp_path, SPLIT_K_WAIT_LT)
-    out = tmp_path / "k.ptx"
-    code, said = _run(["compile", str(path), "--no-ptxas", "--no-cache", "-o", str(out)], capsys)
-    assert code == 0 and "Traceback" not in said, said
-    ptx = out.read_text()
-    for needed in (r"ld\.global\.acquire\.gpu\.b32", r"setp\.lt\.s32", r"bar\.sync\s+0;",
-                   r"ld\.global\.v4\.b32\s+\{[^}]*\}, \[%rd\d+\+2048\]", r"st\.global\.v4\.b32\s+\[%rd\d+\+2048\]",
-                   r"fence\.acq_rel\.gpu;", r"(red|atom)(\.\w+)*\.global(\.\w+)*\.add(\.\w+)*\.[su]32\s"):
-        assert re.search(needed, ptx), needed
-    assert len(re.findall(r"ld\.global\.v4\.b32", ptx)) == 2  # 8 floats a thread, 4-wide: two accesses
-
-
-def test_tileorch_check_says_it_cannot_model_wait_less_than(tmp_path, capsys):
-    path = _write(tmp_path, SPLIT_K_WAIT_LT)
-    code, said = _run(["check", str(path)], capsys)
-    line, message = _located(path, said, SPLIT_K_WAIT_LT)
-    assert code != 0 and "cannot model a fix-up ordered by cutlass.generic_barrier.wait_less_than" in message, said
-    assert "cutlass.generic_barrier.wait_less_than" in line and "FAILED" not in said, said
-
-
-def test_the_three_phase_pingpong_compiles_and_checks(tmp_path, capsys):
-    path = _write(tmp_path, PINGPONG3)
-    code, said = _run(["compile", str(path), "--no-ptxas", "--no-cache", "-o", os.devnull], capsys)
-    assert code == 0 and "Traceback" not in said, said
-    code, said = _run(["check", str(path)], capsys)
-    assert code == 0 and "pingpong_three_phases: OK: all properties hold" in said, said
-
-
-def test_the_three_phase_pingpong_round_trips_through_tileorch_opt(tmp_path, capsys):
-    from tileorch.tools.opt import main
-
-    path = _write(tmp_path, PINGPONG3)
-    try:
-        main([str(path)])
-    except SystemExit as exc:
-        assert not exc.code, exc.code
-    printed = capsys.readouterr().out
-    assert "!cutlass.seq_bar<depth = 3, length = 2>" in printed
-    again = tmp_path / "again.mlir"
-    again.write_text(printed)
-    try:
-        main([str(again)])
-    except SystemExit as exc:
-        assert not exc.code, exc.code
-    assert capsys.readouterr().out == printed
-
-
-@pytest.mark.parametrize("name", sorted(CHECK_FAILURES))
-def test_a_broken_protocol_compiles_and_fails_the_check_at_its_line(name, tmp_path, capsys):
-    old, new, words, line_text = CHECK_FAILURES[name]
-    assert PINGPONG3.count(old) == 1
-    text = PINGPONG3.replace(old, new)
-    path = _write(tmp_path, text)
-    code, said = _run(["compile", str(path), "--no-ptxas", "--no-cache", "-o", os.devnull], capsys)
-    assert code == 0, said
-    code, said = _run(["check", str(path)], capsys)
-    line, message = _located(path, said, text)
-    assert code != 0 and words in message and line_text in line, (line, said)
-    assert "Traceback" not in said, said
-
-
-@pytest.mark.parametrize("name", sorted(COMPILE_ERRORS))
-def test_an_invalid_pingpong_stops_at_its_line(name, tmp_path, capsys):
-    old, new, words, line_text = COMPILE_ERRORS[name]
-    assert PINGPONG3.count(old) == 1
-    text = PINGPONG3.replace(old, new)
-    path = _write(tmp_path, text)
-    code, said = _run(["compile", str(path), "--no-ptxas", "--no-cache", "-o", os.devnull], capsys)
-    line, message = _located(path, said, text)
-    assert code != 0 and words in message and line_text in line, (line, said)
-    assert "Traceback" not in said and "internal error" not in said, said
+(test_the_input_compiles_to_its_ptx, test_tileorch_check_on_the_input, test_the_input_round_trips_through_tileorch_opt,
+ test_a_broken_protocol_compiles_and_fails_the_check, test_an_invalid_input_stops_at_its_line) = \
+    cutlass_sweep_tests(INPUTS, PTX_NEEDS, CHECKS, CHECK_FAILURES, COMPILE_ERRORS,
+                        {"pingpong3": ["!cutlass.seq_bar<depth = 3, length = 2>"]})

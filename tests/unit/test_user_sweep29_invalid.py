@@ -18,7 +18,6 @@ sweeps 17 to 28 did not try:
 
 from __future__ import annotations
 
-import re
 
 import pytest
 
@@ -27,8 +26,9 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs29  # noqa: E402
 from tileorch.testing.user_programs29 import INVALID, PROGRAMS, REJECTED_BY_CUTILE  # noqa: E402
-from invalid_sweep_checks import (compile_cli, _device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
-                                  invalid_text_and_launch_tests)
+from invalid_sweep_checks import (_device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
+                                  invalid_text_and_launch_tests, launch_mistake_tests, other_file_tests,
+                                  text_mistake_tests)
 
 SOURCE = user_programs29.__file__
 
@@ -120,34 +120,7 @@ TEXT_MISTAKES = {
 }
 
 
-def _bytecode():
-    from tileorch.testing.export import cutile_bytecode
-
-    p = PROGRAMS[BASE]
-    return cutile_bytecode(p.kernel, p.spec)
-
-
-def _base_text() -> str:
-    from tileorch.frontend.cuda_tile_bytecode import read_bytecode
-
-    return str(read_bytecode(_bytecode()))
-
-
-@pytest.mark.parametrize("name", sorted(TEXT_MISTAKES))
-def test_a_cuda_tile_text_mistake_stops_at_its_line(name, tmp_path, capsys):
-    old, new, words, line_text = TEXT_MISTAKES[name]
-    text = _base_text()
-    assert text.count(old) == 1, name
-    text = text.replace(old, new)
-    path = tmp_path / "k.mlir"
-    path.write_text(text)
-    code, said = compile_cli(path, capsys)
-    m = re.search(rf"{re.escape(str(path))}:(\d+):(\d+): error: (.*)", said)
-    assert code != 0 and m and words in m.group(3), said
-    lines = text.splitlines()
-    at = int(m.group(1))
-    assert line_text in (lines[at - 1] if at <= len(lines) else ""), (at, said)
-    assert "Traceback" not in said and "internal error" not in said, said
+test_a_cuda_tile_text_mistake_stops_at_its_line = text_mistake_tests(PROGRAMS, BASE, TEXT_MISTAKES)
 
 
 OTHER_FILES = {
@@ -165,55 +138,14 @@ OTHER_FILES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(OTHER_FILES))
-def test_another_binary_or_a_broken_export_exits_non_zero_naming_the_file(name, tmp_path, capsys):
-    """Found by this sweep: MLIR bytecode and gzip files were "invalid UTF-8 byte 0xef / 0x8b" at 1:3 / 1:2; now
-    ``decode_source`` says what they are (diagnostics.OTHER_BINARIES)."""
-    file_name, edit, words = OTHER_FILES[name]
-    path = tmp_path / file_name
-    path.write_bytes(edit(_bytecode()))
-    code, said = compile_cli(path, capsys)
-    assert code != 0 and re.search(rf"{re.escape(str(path))}(:1:1)?: error: ", said) and words in said, said
-    assert "Traceback" not in said and "internal error" not in said, said
-
-
-def test_every_dropped_byte_exits_cleanly(tmp_path, capsys):
-    """Each byte of the GEMM's bytecode in turn (every 41st: CI time) dropped: ``tileorch compile`` either compiles
-    or exits non-zero with an error, never a traceback or an internal error (this sweep ran every byte dropped and
-    every third byte flipped: none did)."""
-    data = _bytecode()
-    for at in range(8, len(data), 41):
-        path = tmp_path / f"k{at}.tileirbc"
-        path.write_bytes(data[:at] + data[at + 1:])
-        code, said = compile_cli(path, capsys)
-        assert "Traceback" not in said and "internal error" not in said, (at, said)
-        assert code == 0 or re.search(r": error: ", said), (at, said)
+(test_another_binary_or_a_broken_export_exits_non_zero_naming_the_file, test_every_dropped_byte_exits_cleanly) = \
+    other_file_tests(PROGRAMS, BASE, OTHER_FILES)
+"""MLIR bytecode and gzip files were "invalid UTF-8 byte 0xef / 0x8b" at 1:3 / 1:2 (found by this sweep); now
+``decode_source`` says what they are (diagnostics.OTHER_BINARIES).  Every 41st byte of the GEMM's bytecode dropped
+in turn (CI time; this sweep ran every byte dropped and every third byte flipped: none gave a traceback)."""
 
 
 # --------------------------------------------------------------------------------------------- launch mistakes
-
-
-def _launch(kernel, grid, args, monkeypatch):
-    """``tileorch.cutile.launch(0, grid, kernel, args)`` on a fake driver: (the exception or None, the driver)."""
-    from test_cutile_launch import FakeDriver
-
-    from tileorch.launchers import cutile as rc
-    from tileorch.runtime import device as rt_device
-    from tileorch.runtime.driver import use_api
-
-    drv = FakeDriver({})
-    monkeypatch.setenv("TILEORCH_CACHE", "0")
-    rc.clear_caches()
-    rt_device.forget_devices()
-    try:
-        with use_api(drv):
-            rc.launch(0, grid, kernel, args)
-    except Exception as exc:  # noqa: BLE001 - the test reads it
-        return exc, drv
-    finally:
-        rt_device.forget_devices()
-        rc.clear_caches()
-    return None, drv
 
 
 def _x(i, shape, dt="float32", strides=None, ptr=None):
@@ -279,24 +211,6 @@ LAUNCH_MISTAKES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(LAUNCH_MISTAKES))
-def test_a_launch_mistake_raises_naming_what_is_wrong(name, monkeypatch):
-    from tileorch.diagnostics import CompileError, LocatedError
-
-    prog, grid, args, kind, words = LAUNCH_MISTAKES[name]
-    exc, drv = _launch(PROGRAMS[prog].kernel, grid, args, monkeypatch)
-    assert exc is not None and words in str(exc), repr(exc)
-    assert "internal error" not in str(exc) and not drv.loaded and not drv.launches
-    if kind == "located":  # tileorch's own error at the user's line
-        assert isinstance(exc, (CompileError, LocatedError)) and str(exc).startswith(f"{SOURCE}:"), str(exc)
-    elif kind is Exception:  # cuTile's own error: at the user's line of the kernel's source
-        assert f'"{SOURCE}", line ' in str(exc), str(exc)
-    else:
-        assert isinstance(exc, kind), repr(exc)
-
-
-def test_the_launch_of_a_valid_program_gets_as_far_as_the_driver(monkeypatch):
-    """The control for the table above: the same arguments, right, reach the (fake) driver's module load -- so
-    each mistake is what stopped its launch."""
-    exc, drv = _launch(PROGRAMS[I8].kernel, (2, 2), _I8 + (64, 64, 64), monkeypatch)
-    assert exc is not None and "no kernel named 'gemm_s8_s32" in str(exc), repr(exc)
+(test_a_launch_mistake_raises_naming_what_is_wrong, test_the_launch_of_a_valid_program_gets_as_far_as_the_driver) = \
+    launch_mistake_tests(PROGRAMS, LAUNCH_MISTAKES, SOURCE,
+                         (I8, (2, 2), _I8 + (64, 64, 64), "no kernel named 'gemm_s8_s32"))

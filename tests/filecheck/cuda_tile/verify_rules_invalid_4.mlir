@@ -390,9 +390,9 @@ cuda_tile.module @m {
 cuda_tile.module @m {
   entry @e() {
     %x = constant <f32: 1.0> : tile<4xf32>
-    // expected-error @+1 {{'yield' must return one scalar tile per operand with its element type}}
     %r = "cuda_tile.reduce"(%x) <{dim = 0 : i32, identities = [0.000000e+00 : f32]}> ({
       ^bb0(%a: !cuda_tile.tile<f32>, %b: !cuda_tile.tile<f32>):
+        // expected-error @+1 {{'yield' must return one scalar tile per operand with its element type}}
         "cuda_tile.yield"(%a, %b) : (!cuda_tile.tile<f32>, !cuda_tile.tile<f32>) -> ()
     }) : (!cuda_tile.tile<4xf32>) -> !cuda_tile.tile<f32>
   }
@@ -905,5 +905,36 @@ cuda_tile.module @m {
   }
   // expected-error @+1 {{Redefinition of symbol "k"}}
   entry @k() {
+  }
+}
+
+// -----
+
+// Sweep 30: a max reduce's body yielding an i32 (a value from outside the body) -- reported at the yield, the
+// line written wrong (was at the reduce).
+cuda_tile.module @m {
+  entry @e() {
+    %x = constant <f32: 1.0> : tile<4xf32>
+    %k = constant <i32: 64> : tile<i32>
+    %r = reduce %x dim=0 identities=[0xff800000 : f32] : tile<4xf32> -> tile<f32>
+    (%a: tile<f32>, %b: tile<f32>) {
+      %m = maxf %a, %b : tile<f32>
+      // expected-error @+1 {{'yield' must return one scalar tile per operand with its element type}}
+      yield %k : tile<i32>
+    }
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @e() {
+    %x = constant <f32: 1.0> : tile<4xf32>
+    %r = scan %x dim=0 reverse=false identities=[0.000000e+00 : f32] : tile<4xf32> -> tile<4xf32>
+    (%a: tile<f32>, %b: tile<f32>) {
+      %s = addf %a, %b : tile<f32>
+      // expected-error @+1 {{'yield' must return one scalar tile per operand with its element type}}
+      yield %s, %s : tile<f32>, tile<f32>
+    }
   }
 }

@@ -1760,7 +1760,10 @@ class _ReduceLike(CtOp):
 
                 raise LocatedError(op, f"'{op.name}' op only pure operations are allowed inside '{self.name}'")
         if [v.type for v in term.operands_] != [TileType((), o.type.element_type) for o in ops]:
-            raise VerifyException("'yield' must return one scalar tile per operand with its element type")
+            from tileorch.diagnostics import LocatedError
+
+            # at the yield (the line the user got wrong), not at the reduce / scan (sweep 30)
+            raise LocatedError(term, "'yield' must return one scalar tile per operand with its element type")
 
 
 @_eager_op

@@ -9,10 +9,14 @@ key index; the second dot accumulates onto the loop-carried accumulator (its ``a
 loop), and every other value the program reads after the loop leaves it as a loop result (carried from a
 zero tile: the one trip replaces it).  The program computes the same: the loop runs once, with ``j = c``.
 Taken only when the kernel has exactly two dots, none in a loop, both in the kernel's top block, the
-second reading the first's result through its A, each operand load ``tiled_load`` with one tile dimension of
-the key tile's extent at a constant index (ambiguous: left alone), and the moved ops produce no memory token
-read outside them.  The rewrite is stated at the second dot (``remarks``; the driver prints it once the
-tier takes the kernel).
+second reading the first's result through its A, each operand load ``tiled_load`` whose key dimension is at a
+constant index, and the moved ops produce no memory token read outside them.  The key dimension of a load is
+the tile dimension its dot's key axis (N of ``q k^T``'s B, K of ``P v``'s B) comes from through the operand's
+permutes and unit-dim reshapes (:func:`_traced_dim`); where that trace fails, the load's one tile dimension of
+the key tile's extent at a constant index (two such: left alone).  Sweep 30 found the trace missing: a head dim
+equal to the key tile's width (64 / 64, the commonest attention tile) left such chains on the SIMT path with the
+warning "this dot is not in a loop".  The rewrite is stated at the second dot (``remarks``; the driver prints
+it once the tier takes the kernel).
 """
 
 from __future__ import annotations
@@ -26,14 +30,38 @@ from xdsl.ir import Block, Operation, SSAValue
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.constants import constant_int
-from tileorch.transforms.tileas.common import dot_operand_load
+from tileorch.transforms.tileas.common import dot_operand_load, operand_chain
 
 
-def _key_index(load: Operation, extent: int) -> tuple[int, int] | None:
-    """(operand position, constant) of ``load``'s one index at a constant whose tile dimension is ``extent``."""
+def _traced_dim(operand: SSAValue, dim: int) -> int | None:
+    """The tile dimension of the ``tiled_load`` behind dot operand ``operand`` (:func:`operand_chain`) that the
+    operand's dimension ``dim`` comes from: through ``permute`` (result dimension i is source dimension
+    ``permutation[i]``) and ``reshape`` that only adds or drops unit dimensions; None through any other reshape or
+    a unit dimension."""
+    chain = operand_chain(operand)
+    if chain is None:
+        return None
+    for value, source in zip(chain, chain[1:]):
+        op = value.owner
+        if op.name == "nv_tileaa.permute":
+            dim = list(op.permutation.get_values())[dim]
+        elif op.name == "nv_tileaa.reshape":
+            to, frm = list(value.type.get_shape()), list(source.type.get_shape())
+            big_to = [i for i, n in enumerate(to) if n != 1]
+            big_frm = [i for i, n in enumerate(frm) if n != 1]
+            if dim not in big_to or [to[i] for i in big_to] != [frm[i] for i in big_frm]:
+                return None
+            dim = big_frm[big_to.index(dim)]
+    return dim
+
+
+def _key_index(load: Operation, extent: int, dim: int | None = None) -> tuple[int, int] | None:
+    """(operand position, constant) of ``load``'s index along tile dimension ``dim`` (the traced key dimension)
+    when that index is a constant and the dimension's extent is ``extent``; without ``dim``, of its one index at
+    a constant whose tile dimension is ``extent``."""
     tile = list(load.result.type.get_shape())
     hits = [(i, constant_int(x)) for i, x in enumerate(load.indices)
-            if i < len(tile) and tile[i] == extent and constant_int(x) is not None]
+            if i < len(tile) and tile[i] == extent and constant_int(x) is not None and dim in (None, i)]
     return hits[0] if len(hits) == 1 else None
 
 
@@ -68,7 +96,8 @@ def wrap_loopless_chain(fn: aa.FuncOp, remarks: list[str] | None = None) -> bool
     if not _depends(d2.lhs.owner, {id(d1)}, {}) if isinstance(d2.lhs.owner, Operation) else True:
         return False
     bn = d1.result.type.get_shape()[-1]
-    keys = [_key_index(k_load, bn), _key_index(v_load, bn)]
+    # the key axis: N of the first dot's B (its dimension 1), K of the second's B (its dimension 0)
+    keys = [_key_index(k_load, bn, _traced_dim(d1.rhs, 1)), _key_index(v_load, bn, _traced_dim(d2.rhs, 0))]
     if None in keys or keys[0][1] != keys[1][1]:
         return False
     c = keys[0][1]
