@@ -915,8 +915,11 @@ class Emu:
 
     def shared_off(self, a):
         a = a.astype(np.int64)
-        a = np.where(a >= GBASE, a - GBASE, a)
-        if (a < 0).any() or (a >= len(self.smem)).any():
+        if len(a) and int(a.min()) >= GBASE:  # every address generic (the usual case): one subtraction
+            a = a - GBASE
+        else:
+            a = np.where(a >= GBASE, a - GBASE, a)
+        if len(a) and (int(a.min()) < 0 or int(a.max()) >= len(self.smem)):
             raise Fault(f"shared address out of range {a.min()}..{a.max()}")
         return a
 
@@ -1054,7 +1057,11 @@ class Emu:
                 exact = True
             progressed = False
             stepped = None
-            order = pcs[rr % len(pcs):] + pcs[:rr % len(pcs)]
+            if len(pcs) == 1:
+                order = pcs
+            else:
+                k = rr % len(pcs)
+                order = pcs[k:] + pcs[:k] if k else pcs
             rr += 1
             held = []
             for pc in order:
@@ -1097,8 +1104,13 @@ class Emu:
                         masks[stepped + 1] = moved
                     elif stepped + 1 in masks:
                         masks[stepped + 1] = masks[stepped + 1] | moved
-                pcs = sorted({*pcs, stepped + 1} - {stepped}) if stepped + 1 not in pcs else [
-                    p for p in pcs if p != stepped]
+                # pcs stays sorted: stepped + 1 takes stepped's place, or joins the next pc's threads there
+                i = pcs.index(stepped)
+                pcs = pcs.copy()  # (`order` may be this list)
+                if i + 1 < len(pcs) and pcs[i + 1] == stepped + 1:
+                    del pcs[i]
+                else:
+                    pcs[i] = stepped + 1
             else:
                 pcs = None  # recounted from the threads
         for bid, b in self.named.items():
@@ -1114,12 +1126,16 @@ class Emu:
         return True
 
     def units_complete(self, T, size):
-        tids = np.nonzero(T)[0]
-        for u in {int(t) // size for t in tids}:
-            lo = u * size
-            members = np.arange(lo, min(lo + size, self.N))
-            members = members[self.live[members]]
-            if not T[members].all():
+        """Every live thread of each warp (``size`` 32) or warp group (128) that has a thread in ``T`` is in ``T``."""
+        n = self.N
+        whole = n - n % size  # the units of ``size`` threads; the last one may be short
+        if whole:
+            t, live = T[:whole].reshape(-1, size), self.live[:whole].reshape(-1, size)
+            if not ((t | ~live).all(axis=1) | ~t.any(axis=1)).all():
+                return False
+        if whole < n:
+            t, live = T[whole:], self.live[whole:]
+            if t.any() and not (t | ~live).all():
                 return False
         return True
 
@@ -1127,6 +1143,12 @@ class Emu:
         self.cur_pc = pc
         self.clock += 1
         pred, op, ops = self.parsed[pc]
+        if pred is None and self.straight[pc] and not self.count_instructions:
+            # the common case, as the general path below runs it: no predicate, no control flow, barrier or
+            # collective (E is T), nothing counted
+            self.execute(op, ops, T)
+            self.pc[T] = pc + 1
+            return True
         base, collective = self.kinds[pc]
         if collective == "bar":
             return self.named_barrier(pc, T, op, ops, pred)
@@ -2207,7 +2229,7 @@ class Emu:
 
     def wgmma(self, op, ops, T):
         tids = np.nonzero(T)[0]
-        wgs = sorted({int(t) // 128 for t in tids})
+        wgs = _distinct(tids >> 7)  # the warp groups (ascending)
         if op.startswith("wgmma.fence"):
             for wg in wgs:
                 self.fence_t[wg] = self.clock
