@@ -633,6 +633,9 @@ true there)."""
 
 _CONTROL = frozenset(("bra", "call", "ret", "exit"))
 
+_PRED_BINARY = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+"""``and`` / ``or`` / ``xor.pred`` of two predicates (bool arrays)."""
+
 _AT_ONCE_MIN = 4
 """Global loads / stores of at least this many threads go through one numpy gather / scatter
 (:meth:`Emu._one_buffer`); fewer (an atomic's one address) one by one, which costs less there."""
@@ -1156,6 +1159,14 @@ class Emu:
             return self.cluster_barrier(pc, T, op)
         elif collective and not self.units_complete(T, collective):
             return False
+        if pred is not None and base == "bra":  # a conditional branch: each thread to its target or on
+            neg, p = pred
+            pv = self.get(p, T).astype(bool)
+            if neg:
+                pv = ~pv
+            tidx = np.nonzero(T)[0]
+            self.pc[tidx] = np.where(pv, self.labels[ops[0]], pc + 1)
+            return True
         if pred is not None:
             tidx = np.nonzero(T)[0]
             neg, p = pred
@@ -1469,7 +1480,12 @@ class Emu:
         signed = parts[-1].startswith("s")
         if parts[-1] == "pred":
             a = [g(i).astype(bool) for i in range(1, len(ops))]
-            r = {"and": lambda: a[0] & a[1], "or": lambda: a[0] | a[1], "xor": lambda: a[0] ^ a[1], "not": lambda: ~a[0]}[base]()
+            if base == "not":
+                r = ~a[0]
+            elif base in _PRED_BINARY:
+                r = _PRED_BINARY[base](a[0], a[1])
+            else:
+                raise KeyError(base)
             self.set(ops[0], T, r.astype(np.uint64))
             return
         a = [g(i) for i in range(1, len(ops))]
