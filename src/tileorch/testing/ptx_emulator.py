@@ -798,6 +798,7 @@ class Emu:
         self.bulk_groups: dict[int, list[list[tuple[int, int]]]] = {}
         # bulk copies into shared memory (cp.async.bulk ... complete_tx): [lo, hi, mbarrier, phase, threads that saw it]
         self.bulk_loads: list = []
+        self._branch = None  # (any thread took it, any fell through, target) of the branch just stepped
         self.wait_delay = 0  # steps a ready wgmma.wait_group waits while other threads can run
         self.ready_since = {}
         self.parsed = decoded.parsed  # (predicate, op, operands) per pc
@@ -1114,8 +1115,21 @@ class Emu:
                     del pcs[i]
                 else:
                     pcs[i] = stepped + 1
+            elif stepped is not None and exact and self._branch is not None:
+                # a branch moved the threads at `stepped` to its target and / or the next pc: the same pcs a
+                # count finds (exact: no other thread moved since the last count), the masks made afresh
+                taken, fell, target = self._branch
+                moved = set(pcs)
+                moved.discard(stepped)
+                if taken:
+                    moved.add(target)
+                if fell:
+                    moved.add(stepped + 1)
+                pcs = sorted(moved)
+                masks = {}
             else:
                 pcs = None  # recounted from the threads
+            self._branch = None
         for bid, b in self.named.items():
             if b["count"]:
                 self.errors.append(f"CTA exits with {b['count']} threads arrived on named barrier {bid}")
@@ -1165,7 +1179,10 @@ class Emu:
             if neg:
                 pv = ~pv
             tidx = np.nonzero(T)[0]
-            self.pc[tidx] = np.where(pv, self.labels[ops[0]], pc + 1)
+            target = self.labels[ops[0]]
+            self.pc[tidx] = np.where(pv, target, pc + 1)
+            taken = int(np.count_nonzero(pv))
+            self._branch = (taken > 0, taken < len(pv), target)
             return True
         if pred is not None:
             tidx = np.nonzero(T)[0]
@@ -1187,6 +1204,7 @@ class Emu:
             tgt = self.labels[ops[0]]
             self.pc[tidx[pv]] = tgt
             self.pc[tidx[~pv]] = nxt
+            self._branch = (True, False, tgt)  # (unpredicated: every thread; Emu.run reads it)
             return True
         if base == "call":  # call.uni (retvals), name, (args): the arguments become the callee's parameters
             m = re.match(r"^call(?:\.uni)?\s+(?:\(([^)]*)\)\s*,\s*)?([\w$]+)\s*(?:,\s*\(([^)]*)\))?$",
