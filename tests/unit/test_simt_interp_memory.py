@@ -10,6 +10,8 @@ import types
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("xdsl")
 
@@ -196,3 +198,56 @@ def test_mma_sync_s8_is_exact_and_wraps():
             r, c = _frag_c(lane >> 2, lane % 4, i)
             want = D[r][c] & 0xFFFFFFFF
             assert out[lane, i] == (want - (1 << 32) if want >= 1 << 31 else want), (lane, i)
+
+
+def _cas_one_by_one(it, typ, addrs, expected, new, mask):
+    """``llvm.cmpxchg`` as the interpreter ran it before: each active thread in thread order loads, compares and
+    (on success) stores by itself (``_load_one`` / ``_store_one``)."""
+    out = np.zeros((T, 2), np.int64)
+    load, store = _load_plan(typ, None), _store_plan(typ, None)
+    for t in np.nonzero(mask)[0]:
+        old = int(it._load_one(load, int(addrs[t])))
+        ok = old == int(expected[t])
+        if ok:
+            it._store_one(store, int(addrs[t]), new[t:t + 1])
+        out[t] = (old, int(ok))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([8, 16, 32, 64]), st.integers(1, 6), st.integers(0, 2 ** 32 - 1), st.booleans())
+def test_cmpxchg_of_all_threads_is_the_thread_order_chain(width, slots, seed, shared):
+    """A CTA's compare-and-swaps on a few words (each thread's expected value often the one an earlier thread
+    just stored: the chains of a CAS loop) end in the same memory and return the same (old, success) pairs as
+    the threads one after the other."""
+    rng = np.random.default_rng(seed)
+    size = max(1, width // 8)
+    words = np.asarray(rng.integers(-3, 3, slots), {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[width])
+    at = size * rng.integers(0, slots, T)
+    expected = rng.integers(-3, 3, T)
+    new = rng.integers(-3, 3, T) + (rng.integers(0, 2, T) << (width - 1))  # past the width: wrapped
+    mask = rng.random(T) < 0.8
+    (a, (base,)), (b, _) = _interp(words.tobytes()), _interp(words.tobytes())
+    for it in (a, b):
+        it.smem[:slots * size] = np.frombuffer(words.tobytes(), np.uint8)
+    at = at + (SHARED_BASE if shared else base)
+    typ = IntegerType(width)
+    got = a._cmpxchg(typ, at, expected, new, mask)
+    want = _cas_one_by_one(b, typ, at, expected, new, mask)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(a.mem.buffers[0][1], b.mem.buffers[0][1])
+    np.testing.assert_array_equal(a.smem, b.smem)
+
+
+def test_cmpxchg_names_the_first_bad_threads_error():
+    it, (base,) = _interp(bytes(16))
+    at = np.full(T, base, np.int64)
+    at[5] = base + 2  # misaligned, and the first active bad thread
+    at[9] = base + 4096  # outside every buffer
+    with pytest.raises(SimtError, match=f"misaligned load of 4 bytes at {base + 2:#x}"):
+        it._cmpxchg(IntegerType(32), at, np.zeros(T, np.int64), np.ones(T, np.int64), np.ones(T, bool))
+    mask = np.ones(T, bool)
+    mask[5] = False
+    with pytest.raises(SimtError, match="outside every buffer"):
+        it._cmpxchg(IntegerType(32), at, np.zeros(T, np.int64), np.ones(T, np.int64), mask)
+    assert not it.mem.buffers[0][1].any()  # nothing stored

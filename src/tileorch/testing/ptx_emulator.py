@@ -633,6 +633,9 @@ true there)."""
 
 _CONTROL = frozenset(("bra", "call", "ret", "exit"))
 
+_PRED_BINARY = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+"""``and`` / ``or`` / ``xor.pred`` of two predicates (bool arrays)."""
+
 _AT_ONCE_MIN = 4
 """Global loads / stores of at least this many threads go through one numpy gather / scatter
 (:meth:`Emu._one_buffer`); fewer (an atomic's one address) one by one, which costs less there."""
@@ -795,6 +798,7 @@ class Emu:
         self.bulk_groups: dict[int, list[list[tuple[int, int]]]] = {}
         # bulk copies into shared memory (cp.async.bulk ... complete_tx): [lo, hi, mbarrier, phase, threads that saw it]
         self.bulk_loads: list = []
+        self._branch = None  # (any thread took it, any fell through, target) of the branch just stepped
         self.wait_delay = 0  # steps a ready wgmma.wait_group waits while other threads can run
         self.ready_since = {}
         self.parsed = decoded.parsed  # (predicate, op, operands) per pc
@@ -915,8 +919,11 @@ class Emu:
 
     def shared_off(self, a):
         a = a.astype(np.int64)
-        a = np.where(a >= GBASE, a - GBASE, a)
-        if (a < 0).any() or (a >= len(self.smem)).any():
+        if len(a) and int(a.min()) >= GBASE:  # every address generic (the usual case): one subtraction
+            a = a - GBASE
+        else:
+            a = np.where(a >= GBASE, a - GBASE, a)
+        if len(a) and (int(a.min()) < 0 or int(a.max()) >= len(self.smem)):
             raise Fault(f"shared address out of range {a.min()}..{a.max()}")
         return a
 
@@ -1054,7 +1061,11 @@ class Emu:
                 exact = True
             progressed = False
             stepped = None
-            order = pcs[rr % len(pcs):] + pcs[:rr % len(pcs)]
+            if len(pcs) == 1:
+                order = pcs
+            else:
+                k = rr % len(pcs)
+                order = pcs[k:] + pcs[:k] if k else pcs
             rr += 1
             held = []
             for pc in order:
@@ -1097,10 +1108,28 @@ class Emu:
                         masks[stepped + 1] = moved
                     elif stepped + 1 in masks:
                         masks[stepped + 1] = masks[stepped + 1] | moved
-                pcs = sorted({*pcs, stepped + 1} - {stepped}) if stepped + 1 not in pcs else [
-                    p for p in pcs if p != stepped]
+                # pcs stays sorted: stepped + 1 takes stepped's place, or joins the next pc's threads there
+                i = pcs.index(stepped)
+                pcs = pcs.copy()  # (`order` may be this list)
+                if i + 1 < len(pcs) and pcs[i + 1] == stepped + 1:
+                    del pcs[i]
+                else:
+                    pcs[i] = stepped + 1
+            elif stepped is not None and exact and self._branch is not None:
+                # a branch moved the threads at `stepped` to its target and / or the next pc: the same pcs a
+                # count finds (exact: no other thread moved since the last count), the masks made afresh
+                taken, fell, target = self._branch
+                moved = set(pcs)
+                moved.discard(stepped)
+                if taken:
+                    moved.add(target)
+                if fell:
+                    moved.add(stepped + 1)
+                pcs = sorted(moved)
+                masks = {}
             else:
                 pcs = None  # recounted from the threads
+            self._branch = None
         for bid, b in self.named.items():
             if b["count"]:
                 self.errors.append(f"CTA exits with {b['count']} threads arrived on named barrier {bid}")
@@ -1114,12 +1143,16 @@ class Emu:
         return True
 
     def units_complete(self, T, size):
-        tids = np.nonzero(T)[0]
-        for u in {int(t) // size for t in tids}:
-            lo = u * size
-            members = np.arange(lo, min(lo + size, self.N))
-            members = members[self.live[members]]
-            if not T[members].all():
+        """Every live thread of each warp (``size`` 32) or warp group (128) that has a thread in ``T`` is in ``T``."""
+        n = self.N
+        whole = n - n % size  # the units of ``size`` threads; the last one may be short
+        if whole:
+            t, live = T[:whole].reshape(-1, size), self.live[:whole].reshape(-1, size)
+            if not ((t | ~live).all(axis=1) | ~t.any(axis=1)).all():
+                return False
+        if whole < n:
+            t, live = T[whole:], self.live[whole:]
+            if t.any() and not (t | ~live).all():
                 return False
         return True
 
@@ -1127,6 +1160,12 @@ class Emu:
         self.cur_pc = pc
         self.clock += 1
         pred, op, ops = self.parsed[pc]
+        if pred is None and self.straight[pc] and not self.count_instructions:
+            # the common case, as the general path below runs it: no predicate, no control flow, barrier or
+            # collective (E is T), nothing counted
+            self.execute(op, ops, T)
+            self.pc[T] = pc + 1
+            return True
         base, collective = self.kinds[pc]
         if collective == "bar":
             return self.named_barrier(pc, T, op, ops, pred)
@@ -1134,6 +1173,17 @@ class Emu:
             return self.cluster_barrier(pc, T, op)
         elif collective and not self.units_complete(T, collective):
             return False
+        if pred is not None and base == "bra":  # a conditional branch: each thread to its target or on
+            neg, p = pred
+            pv = self.get(p, T).astype(bool)
+            if neg:
+                pv = ~pv
+            tidx = np.nonzero(T)[0]
+            target = self.labels[ops[0]]
+            self.pc[tidx] = np.where(pv, target, pc + 1)
+            taken = int(np.count_nonzero(pv))
+            self._branch = (taken > 0, taken < len(pv), target)
+            return True
         if pred is not None:
             tidx = np.nonzero(T)[0]
             neg, p = pred
@@ -1154,6 +1204,7 @@ class Emu:
             tgt = self.labels[ops[0]]
             self.pc[tidx[pv]] = tgt
             self.pc[tidx[~pv]] = nxt
+            self._branch = (True, False, tgt)  # (unpredicated: every thread; Emu.run reads it)
             return True
         if base == "call":  # call.uni (retvals), name, (args): the arguments become the callee's parameters
             m = re.match(r"^call(?:\.uni)?\s+(?:\(([^)]*)\)\s*,\s*)?([\w$]+)\s*(?:,\s*\(([^)]*)\))?$",
@@ -1447,7 +1498,12 @@ class Emu:
         signed = parts[-1].startswith("s")
         if parts[-1] == "pred":
             a = [g(i).astype(bool) for i in range(1, len(ops))]
-            r = {"and": lambda: a[0] & a[1], "or": lambda: a[0] | a[1], "xor": lambda: a[0] ^ a[1], "not": lambda: ~a[0]}[base]()
+            if base == "not":
+                r = ~a[0]
+            elif base in _PRED_BINARY:
+                r = _PRED_BINARY[base](a[0], a[1])
+            else:
+                raise KeyError(base)
             self.set(ops[0], T, r.astype(np.uint64))
             return
         a = [g(i) for i in range(1, len(ops))]
@@ -2207,7 +2263,7 @@ class Emu:
 
     def wgmma(self, op, ops, T):
         tids = np.nonzero(T)[0]
-        wgs = sorted({int(t) // 128 for t in tids})
+        wgs = _distinct(tids >> 7)  # the warp groups (ascending)
         if op.startswith("wgmma.fence"):
             for wg in wgs:
                 self.fence_t[wg] = self.clock
