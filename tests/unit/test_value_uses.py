@@ -85,3 +85,21 @@ def test_get_same_answers_as_xdsl():
         with pytest.raises(ValueError) as theirs:
             value_uses._XDSL_GET(bad, **kw)
         assert str(ours.value) == str(theirs.value)
+
+
+def test_values_getitem_same_items_and_slices():
+    from xdsl.ir import SSAValues
+
+    assert SSAValues.__getitem__ is value_uses.values_getitem
+    op = test.TestOp(result_types=[i32, f32, i32])
+    values = op.results
+    theirs = value_uses._XDSL_VALUES_GETITEM
+    for idx in (0, 1, 2, -1, True, slice(0, 2), slice(None, None, -1), slice(5, 9)):
+        ours, ref = values[idx], theirs(values, idx)
+        assert type(ours) is type(ref) and (ours is ref if not isinstance(idx, slice) else ours == ref)
+    for bad in (3, "0"):
+        with pytest.raises((IndexError, TypeError)) as ours:
+            values[bad]
+        with pytest.raises((IndexError, TypeError)) as ref:
+            theirs(values, bad)
+        assert type(ours.value) is type(ref.value)

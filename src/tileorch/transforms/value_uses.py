@@ -1,4 +1,5 @@
-"""xDSL's ``SSAValue.replace_all_uses_with`` and ``SSAValue.get`` without their per-use and per-call overheads.
+"""xDSL's ``SSAValue.replace_all_uses_with``, ``SSAValue.get`` and ``SSAValues.__getitem__`` without their
+per-use and per-call overheads.
 
 ``value.replace_all_uses_with(new)`` (every pattern's ``rewriter.replace``, ``cse-constants``' merge of
 equal constants, the tier's builders) copies the value's uses into a tuple, then sets each use's
@@ -15,7 +16,10 @@ value: ``arith.AddiOp(a, b)`` and most of the others) subscripts ``SSAValue[Attr
 returns an SSA value given with no required type (``type=Attribute``, the default) at once, as xDSL
 does; any other call goes to xDSL's.
 
-:func:`install` puts both in place, once and only over the xDSL functions they mirror (checked by the
+``SSAValues.__getitem__`` (``op.results[0]``, ``op.operands`` items) is :func:`values_getitem`: the same
+item, or the same ``SSAValues`` for a slice, without the ``super()`` call.
+
+:func:`install` puts them in place, once and only over the xDSL functions they mirror (checked by the
 names their code reads); :mod:`tileorch.transforms` installs them.
 """
 
@@ -27,6 +31,10 @@ from tileorch.transforms.xdsl_code import code_names
 
 _XDSL_REPLACE_ALL_USES_WITH = SSAValue.replace_all_uses_with
 _XDSL_GET = SSAValue.get
+_XDSL_VALUES_GETITEM = SSAValues.__getitem__
+_TUPLE_GETITEM = tuple.__getitem__
+_VALUES_GETITEM_NAMES = frozenset({"isinstance", "int", "super", "__getitem__", "SSAValues"})
+"""The names xDSL 0.74's ``SSAValues.__getitem__`` reads (an int: the tuple's item; a slice: an ``SSAValues``)."""
 _VALUE_CLASSES = frozenset({OpResult, BlockArgument})
 """The usual classes of an SSA value (a set look-up before the abstract class's ``isinstance``)."""
 _REPLACE_NAMES = frozenset({"tuple", "uses", "operation", "operands", "index", "name_hint", "first_use"})
@@ -68,8 +76,18 @@ def ssa_value_get(arg, *, type=Attribute):  # noqa: A002 - xDSL's keyword
     return _XDSL_GET(arg, type=type)
 
 
+def values_getitem(self: SSAValues, idx):
+    """``SSAValues.__getitem__``: the tuple's item for an int index (without ``super()``), an
+    ``SSAValues`` of the items for a slice; ``op.results[0]``, read some 350 thousand times while the
+    program set of ``benchmarks/lower_cpu_ab38.py`` compiles."""
+    if idx.__class__ is int or isinstance(idx, int):
+        return _TUPLE_GETITEM(self, idx)
+    return SSAValues(_TUPLE_GETITEM(self, idx))
+
+
 def _mirrors_xdsl() -> bool:
     return (code_names(_XDSL_REPLACE_ALL_USES_WITH) == _REPLACE_NAMES and code_names(_XDSL_GET) == _GET_NAMES
+            and code_names(_XDSL_VALUES_GETITEM) == _VALUES_GETITEM_NAMES
             and {"_operation", "_index", "_next_use"} <= set(getattr(_use_class(), "__dataclass_fields__", ())))
 
 
@@ -84,13 +102,15 @@ def install() -> bool:
     xDSL functions they mirror); returns whether they are in place."""
     if SSAValue.replace_all_uses_with is replace_all_uses_with:
         return True
-    if SSAValue.replace_all_uses_with is not _XDSL_REPLACE_ALL_USES_WITH or SSAValue.get is not _XDSL_GET:
+    if (SSAValue.replace_all_uses_with is not _XDSL_REPLACE_ALL_USES_WITH or SSAValue.get is not _XDSL_GET
+            or SSAValues.__getitem__ is not _XDSL_VALUES_GETITEM):
         return False
     if not _mirrors_xdsl():
         return False
     SSAValue.replace_all_uses_with = replace_all_uses_with
     SSAValue.get = staticmethod(ssa_value_get)
+    SSAValues.__getitem__ = values_getitem
     return True
 
 
-__all__ = ["install", "replace_all_uses_with", "ssa_value_get"]
+__all__ = ["install", "replace_all_uses_with", "ssa_value_get", "values_getitem"]
