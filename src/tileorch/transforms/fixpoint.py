@@ -144,18 +144,13 @@ def _seeds_linked(region: Region, region_first: bool, may_act: Callable[[Operati
         kinds[cls] = k
         return k
 
-    def visit(op: Operation, k: int) -> None:
-        if k == _CANDIDATE:
+    def ask(op: Operation) -> None:  # an op whose class does not decide: the test, then the dead test
+        if op.name in names if names is not None else may_act(op):
             found[0] = True
             append(op)
             return
-        if k == _ASK:
-            if op.name in names if names is not None else may_act(op):
-                found[0] = True
-                append(op)
-                return
-            if not dce or never_dead(type(op)):
-                return
+        if not dce or never_dead(type(op)):
+            return
         for result in op.results:  # a used result: not dead (is_trivially_dead's first test)
             if result.first_use is not None:
                 return
@@ -171,17 +166,24 @@ def _seeds_linked(region: Region, region_first: bool, may_act: Callable[[Operati
             while op is not None:
                 k = get(type(op)) or kind(op)
                 nested = op.regions
-                if nested and not region_first:
-                    if k != _SKIP:
-                        visit(op, k)
+                if nested and region_first:  # post-order: the op's regions first
                     for inner in reversed(nested):
                         blocks(inner)
-                else:
-                    if nested:
-                        for inner in reversed(nested):
-                            blocks(inner)
-                    if k != _SKIP:
-                        visit(op, k)
+                if k == _DEAD_TEST:  # (in line: most ops of a lowered module)
+                    for result in op.results:  # a used result: not dead (is_trivially_dead's first test)
+                        if result.first_use is not None:
+                            break
+                    else:
+                        if is_trivially_dead(op):
+                            append(op)
+                elif k == _CANDIDATE:
+                    found[0] = True
+                    append(op)
+                elif k == _ASK:
+                    ask(op)
+                if nested and not region_first:  # pre-order: the op, then its regions
+                    for inner in reversed(nested):
+                        blocks(inner)
                 op = op._prev_op
             block = block._prev_block
 
