@@ -133,3 +133,61 @@ def test_skip_without_candidate_makes_no_walk():
     assert not changed and str(module) == before and not pattern.tried  # the dead addi stays too
     changed = rewrite_to_fixpoint(PatternRewriteWalker(GreedyApplier([pattern])), module.body, lambda op: False)
     assert changed and "arith.addi" not in str(module) and not pattern.tried  # erased as dead, no pattern tried
+
+
+def _nested_module():
+    """Constants (used, dead), ops without results (never dead by class: test.TestOp has no
+    memory-effect traits), an scf.if without results whose body only reads (dead) and one that
+    holds a live op, nested two deep."""
+    from xdsl.dialects import scf
+    from xdsl.dialects.builtin import i1
+
+    def body(ops):
+        return [*ops, scf.YieldOp()]
+
+    c = arith.ConstantOp(IntegerAttr(1, i32))
+    cond = arith.ConstantOp(IntegerAttr(1, i1))
+    dead = arith.AddiOp(c.result, c.result)
+    inner_dead = arith.ConstantOp(IntegerAttr(5, i32))
+    reads_only = scf.IfOp(cond.result, [], body([arith.ConstantOp(IntegerAttr(3, i32))]))
+    keeps = scf.IfOp(cond.result, [], body([test.TestOp(operands=[c.result]), inner_dead,
+                                             scf.IfOp(cond.result, [], body([arith.ConstantOp(IntegerAttr(4, i32))]))]))
+    uses = [test.TestOp(operands=[c.result]) for _ in range(3)]
+    return ModuleOp([c, cond, dead, reads_only, keeps, *uses])
+
+
+def _reference_seeds(region, reverse, region_first, may_act, dce):
+    from tileorch.transforms.dead_ops import is_trivially_dead
+
+    seeds, candidate = [], False
+    for op in region.walk(reverse=reverse, region_first=region_first):
+        if op.name in may_act if isinstance(may_act, frozenset) else may_act(op):
+            seeds.append(op)
+            candidate = True
+        elif dce and is_trivially_dead(op):
+            seeds.append(op)
+    return seeds, candidate
+
+
+def test_seeds_are_the_walk_order_filtered_and_class_facts_asked_once(monkeypatch):
+    """The seeds of a walk (both walker orders, names or a test, with and without dead-code
+    erasure) are the ops of the walker's order that may act or are dead; ops whose class is never
+    dead (no memory-effect traits, terminators) get no dead test (before: one per op without a
+    used result)."""
+    import tileorch.transforms.fixpoint as fixpoint
+
+    from tileorch.transforms.dead_ops import is_trivially_dead
+
+    asked = []
+    monkeypatch.setattr(fixpoint, "is_trivially_dead", lambda op: asked.append(op.name) or is_trivially_dead(op))
+    for walk_regions_first in (False, True):
+        walker = PatternRewriteWalker(_CountingDouble(), walk_regions_first=walk_regions_first)
+        for may_act in (frozenset({"arith.addi", "scf.yield"}), frozenset(), lambda op: op.name == "arith.constant"):
+            for dce in (False, True):
+                module = _nested_module()
+                ours = fixpoint._seeds(walker, module.body, may_act, dce)
+                theirs = _reference_seeds(module.body, True, not walk_regions_first, may_act, dce)
+                assert [id(o) for o in ours[0]] == [id(o) for o in theirs[0]] and ours[1] == theirs[1]
+                if dce and may_act == frozenset():
+                    assert {o.name for o in ours[0]} == {"arith.addi", "scf.if", "arith.constant"}
+    assert asked and "test.op" not in asked and "scf.yield" not in asked

@@ -118,6 +118,17 @@ def is_trivially_dead(op: Operation) -> bool:
     return _only_local_effects(op, op)
 
 
+def never_dead(cls: type) -> bool:
+    """Whether :func:`is_trivially_dead` is False for every op of ``cls``, from the class alone: a
+    terminator or a symbol, or an op without memory-effect traits (unknown effects), where the
+    class answers trait queries from its traits (what the test reads of the class before it
+    reads the op)."""
+    if not _plain_traits(cls):
+        return False
+    _, excluded, effects = _class_facts(cls)
+    return excluded or not effects
+
+
 class GreedyApplier(GreedyRewritePatternApplier):
     """``GreedyRewritePatternApplier(patterns)``: a trivially dead op is erased, else the
     patterns are tried in order until one acts; the dead test is :func:`is_trivially_dead`.
@@ -136,4 +147,4 @@ class GreedyApplier(GreedyRewritePatternApplier):
                 return
 
 
-__all__ = ["GreedyApplier", "is_trivially_dead"]
+__all__ = ["GreedyApplier", "is_trivially_dead", "never_dead"]

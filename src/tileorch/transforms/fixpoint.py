@@ -40,7 +40,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
-from tileorch.transforms.dead_ops import is_trivially_dead
+from tileorch.transforms.dead_ops import is_trivially_dead, never_dead
 
 
 _LINKED = ({"_first_op", "_last_op", "_next_op", "_prev_op"} <= set(getattr(Operation, "__dataclass_fields__", ()))
@@ -86,14 +86,18 @@ def _seeds(walker: PatternRewriteWalker, region: Region, may_act: Callable[[Oper
     """The ops of ``region`` that ``may_act`` (a test, or the set of the names of such ops) or,
     with ``dce``, are trivially dead, in the order the walker's ``_populate_worklist`` pushes
     every op; and whether one of them ``may_act``.  (One call per op at most: the walk runs
-    over every op of the region once per walk of the walker.)"""
+    over every op of the region once per walk of the walker.)
+
+    Over the xDSL whose links :func:`_reverse_order` reads, the ops are tested as the walk
+    reaches them (no list of every op first) and what an op's class decides is asked once per
+    class (:func:`_seeds_linked`)."""
+    reverse, region_first = not walker.walk_reverse, not walker.walk_regions_first
+    if reverse and _LINKED:
+        return _seeds_linked(region, region_first, may_act, dce)
     names = may_act if isinstance(may_act, AbstractSet) else None
     seeds = []
     candidate = False
-    reverse, region_first = not walker.walk_reverse, not walker.walk_regions_first
-    walked = (_reverse_order(region, region_first) if reverse and _LINKED
-              else region.walk(reverse=reverse, region_first=region_first))
-    for op in walked:
+    for op in region.walk(reverse=reverse, region_first=region_first):
         if op.name in names if names is not None else may_act(op):
             candidate = True
             seeds.append(op)
@@ -105,6 +109,86 @@ def _seeds(walker: PatternRewriteWalker, region: Region, may_act: Callable[[Oper
                 if is_trivially_dead(op):
                     seeds.append(op)
     return seeds, candidate
+
+
+_CANDIDATE, _SKIP, _DEAD_TEST, _ASK = 1, 2, 3, 4
+"""What :func:`_seeds_linked` does with an op of a class: a seed that may act; nothing (it may not act
+and is never dead, or no dead-code erasure runs); the dead test; ``may_act`` asked of the op."""
+
+
+def _seeds_linked(region: Region, region_first: bool, may_act: Callable[[Operation], bool] | AbstractSet[str],
+                  dce: bool) -> tuple[list[Operation], bool]:
+    """:func:`_seeds` in the walker's reverse orders (post-order with ``region_first``, else
+    pre-order; last op first), read off the blocks' and ops' links in one recursive call per
+    region, each op tested as it is reached.  Per op class, once: whether its name is in the set
+    ``may_act`` (an op class's ``name`` is fixed; an op whose class has none, an unregistered op,
+    is asked by its own name), and whether its class alone says it is never trivially dead
+    (:func:`tileorch.transforms.dead_ops.never_dead`).  A ``may_act`` test is asked of every op, as before."""
+    names = may_act if isinstance(may_act, AbstractSet) else None
+    seeds: list[Operation] = []
+    append = seeds.append
+    kinds: dict[type, int] = {}
+    found = [False]
+
+    def kind(op: Operation) -> int:
+        cls = type(op)
+        name = getattr(cls, "name", None)  # (an unregistered op's is a property: not a str)
+        if names is None or not isinstance(name, str):
+            return _ASK  # (not cached: the test, or the name, is the op's)
+        if name in names:
+            k = _CANDIDATE
+        elif not dce or never_dead(cls):
+            k = _SKIP
+        else:
+            k = _DEAD_TEST
+        kinds[cls] = k
+        return k
+
+    def ask(op: Operation) -> None:  # an op whose class does not decide: the test, then the dead test
+        if op.name in names if names is not None else may_act(op):
+            found[0] = True
+            append(op)
+            return
+        if not dce or never_dead(type(op)):
+            return
+        for result in op.results:  # a used result: not dead (is_trivially_dead's first test)
+            if result.first_use is not None:
+                return
+        if is_trivially_dead(op):
+            append(op)
+
+    get = kinds.get
+
+    def blocks(r: Region) -> None:
+        block = r._last_block
+        while block is not None:
+            op = block._last_op
+            while op is not None:
+                k = get(type(op)) or kind(op)
+                nested = op.regions
+                if nested and region_first:  # post-order: the op's regions first
+                    for inner in reversed(nested):
+                        blocks(inner)
+                if k == _DEAD_TEST:  # (in line: most ops of a lowered module)
+                    for result in op.results:  # a used result: not dead (is_trivially_dead's first test)
+                        if result.first_use is not None:
+                            break
+                    else:
+                        if is_trivially_dead(op):
+                            append(op)
+                elif k == _CANDIDATE:
+                    found[0] = True
+                    append(op)
+                elif k == _ASK:
+                    ask(op)
+                if nested and not region_first:  # pre-order: the op, then its regions
+                    for inner in reversed(nested):
+                        blocks(inner)
+                op = op._prev_op
+            block = block._prev_block
+
+    blocks(region)
+    return seeds, found[0]
 
 
 def rewrite_to_fixpoint(walker: PatternRewriteWalker, region: Region,

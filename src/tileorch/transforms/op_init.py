@@ -44,7 +44,7 @@ from functools import cache
 
 import xdsl.irdl.operations as irdl_ops
 from xdsl.dialects.builtin import UNKNOWN_LOC, DenseArrayBase, i32
-from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue, SSAValues, Use
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue, SSAValues, Use
 
 from tileorch.transforms.xdsl_code import code_names
 
@@ -53,6 +53,9 @@ _PLAIN: dict[int, tuple[object, int, int] | None] = {}
 """id(op definition) -> (the definition, operand count, result count) when its ops can be built
 directly, else None (the definition is kept: its id is not reused while it is in the dict)."""
 _SEQUENCE_TYPES: dict[type, bool] = {}
+_VALUE_CLASSES = frozenset({OpResult, BlockArgument})
+"""The SSA value classes an operand usually is (tested by class before ``isinstance``: ``SSAValue`` is an
+abstract class, whose ``isinstance`` costs several times a set look-up)."""
 
 
 def _plain(op_def) -> tuple[object, int, int] | None:
@@ -269,8 +272,22 @@ def _init(op: Operation, operands: list, result_types: list, properties: dict, a
 def fast_irdl_op_init(self, op_def, *, operands, result_types, properties, attributes, successors, regions) -> None:
     """``irdl_op_init`` (same arguments, same op built, same errors)."""
     plain = _plain(op_def)
-    if (plain is None or successors or regions or len(operands) != plain[1] or len(result_types) != plain[2]
-            or not all(isinstance(o, SSAValue) for o in operands) or not all(_is_type(t) for t in result_types)):
+    simple = not (plain is None or successors or regions or len(operands) != plain[1]
+                  or len(result_types) != plain[2])
+    if simple:  # (loops, not all() over generators; an ABC's isinstance only for a value of another class)
+        for o in operands:
+            if type(o) not in _VALUE_CLASSES and not isinstance(o, SSAValue):
+                simple = False
+                break
+        else:
+            for t in result_types:
+                seq = _SEQUENCE_TYPES.get(type(t))
+                if seq is None:
+                    seq = not _is_type(t)
+                if seq:
+                    simple = False
+                    break
+    if not simple:
         segments = None if regions else _simple(op_def)
         if segments is None:
             _XDSL_OP_INIT(self, op_def, operands=operands, result_types=result_types, properties=properties,
