@@ -4174,7 +4174,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 sides.append(Region(side.tmp))
             at.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
 
-        whole = (_packed_store_test(s.low, st, ck.head_dim_width and ck.dv) if packed_epilogue_enabled() and keep is None and not ck.rows_only
+        narrowed = ck.dv if ck.head_dim_width else None  # (the columns stored: head_dim_width.py)
+        whole = (_packed_store_test(s.low, st, narrowed) if packed_epilogue_enabled() and keep is None and not ck.rows_only
                  and not s.low.stored_transposed else None)  # (transposed: a row's columns a stride apart)
         fast = (_row_divided(ck, site_of, s, rows, cols) if row_div and st is ck.store and not ck.rows_only
                 else None)
