@@ -70,7 +70,8 @@ def main(argv=None) -> int:
                 row["first_launch_s"] = round(time.time() - t0, 2)
                 described = rc.describe_arguments(kernel, args)
                 entry = rc.compiled(kernel, described, "sm_90a", "persistent")
-                found = specialised_arguments(entry.program.chained or {}, described) if env == "1" else None
+                found = (specialised_arguments(entry.program.chained or {}, described, rc.flat_parameters(described))
+                         if env == "1" else None)
                 if found is not None:
                     entry = rc.compiled(kernel, found[0], "sm_90a", "persistent")
                 rec = entry.program.chained or {}

@@ -52,7 +52,7 @@ def _specialised(kernel, spec: list, name: str):
 
     args = described_arguments(kernel, spec)
     generic = compile_once(rc.export_bytecode(kernel, args), name, arch="sm_90a", ptxas=False)
-    found = specialised_arguments(generic.chained or {}, args)
+    found = specialised_arguments(generic.chained or {}, args, rc.flat_parameters(args))
     if found is None:
         return generic, None
     return generic, compile_once(rc.export_bytecode(kernel, found[0]), name, arch="sm_90a", ptxas=False)
@@ -204,3 +204,37 @@ def test_q_prologue_keeps_the_tile_width():
     said = [str(r) for r in prog.remarks if "narrower than the 128 / 128-wide tiles" in str(r)]
     assert said and "a Q or K tile computed from its load (a prologue)" in said[0], prog.remarks
     assert re.search(r"\.py:\d+:\d+: remark", said[0])
+
+
+def test_launch_choice_compiles_for_the_launch_head_dims():
+    """The launcher's choice (``head_dim_variant.choice``, what ``tileorch.cutile.launch`` calls before launching a
+    chained program): the program compiled for the arrays' head dims, a launch remark naming them and the widths,
+    the arguments it was compiled for (the same entry parameters); a launch as wide as the tiles, or the switch off,
+    launches the entry as compiled."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.launchers.head_dim_variant import choice
+    from tileorch.testing.compile_memo import compile_once
+    from tileorch.testing.export import described_arguments
+
+    p = PROGRAMS["s36_d80_plain"]
+    args = described_arguments(p.kernel, p.spec)
+    entry = rc._Compiled(compile_once(rc.export_bytecode(p.kernel, args), "s36_d80_plain", arch="sm_90a",
+                                      ptxas=False))
+    asked = []
+
+    def compile_for(a):
+        asked.append(a)
+        return rc._Compiled(compile_once(rc.export_bytecode(p.kernel, a), "s36_d80_plain", arch="sm_90a",
+                                         ptxas=False))
+
+    chosen, remark, launched = choice(entry, args, rc.flat_parameters(args), compile_for)
+    assert chosen.program.chained["head_dim_width"] == [80, 80]
+    assert "Q 80, K 80, V 80, O 80" in remark and "the dots run 80 / 80 columns" in remark, remark
+    assert rc.flat_parameters(launched) == rc.flat_parameters(args)
+    assert [a.static_shape for a in launched if isinstance(a, rc.ArrayArg)] == [(None, None, 80)] * 4
+    wide = described_arguments(p.kernel, [((4, 150, 128), "float16")] * 4 + list(p.spec[4:]))
+    assert choice(entry, wide, rc.flat_parameters(wide), compile_for) == (entry, "", wide) and len(asked) == 1
+    import tileorch.settings as settings
+
+    with settings.overridden("TILEORCH_ATTN_HEAD_DIM_WIDTH", "0"):
+        assert choice(entry, args, rc.flat_parameters(args), compile_for) == (entry, "", args) and len(asked) == 1

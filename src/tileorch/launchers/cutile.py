@@ -2044,8 +2044,8 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         from tileorch.launchers.head_dim_variant import choice as head_dim_choice
 
         schedule_asked, config_asked = entry.asked if entry.asked else ("persistent", "")
-        entry, narrowed, arguments = head_dim_choice(entry, arguments, lambda args: compiled(kernel, args, arch, schedule_asked,
-                                                                                  config_asked))
+        entry, narrowed, arguments = head_dim_choice(entry, arguments, flat_parameters(arguments), lambda args: compiled(
+            kernel, args, arch, schedule_asked, config_asked))
         entry, declined = _row_groups_choice(entry, kernel, arguments, arch, grid3, dev.sm_count)
         try:
             _launch_chained(entry, kernel, arguments, grid3, handle, sync, fast, dev.sm_count)

@@ -23,18 +23,16 @@ def _ceil16(x: int) -> int:
     return -(-x // 16) * 16
 
 
-def specialised_arguments(record: dict, arguments: list) -> tuple[list, list] | None:
+def specialised_arguments(record: dict, arguments: list, flat: list) -> tuple[list, list] | None:
     """``(arguments, arrays)``: ``arguments`` with the head-dim arrays' last extents made compile-time constants,
-    and those arrays, when ``record`` names such arrays and this launch's are narrower than the tiles; else None."""
-    from tileorch.launchers.cutile import ArrayArg, flat_parameters
-
+    and those arrays, when ``record`` names such arrays and this launch's are narrower than the tiles; else None.
+    ``flat``: the entry's parameters as ``(argument position, role)`` (``cutile.flat_parameters(arguments)``)."""
     named = record.get("head_dim_arrays") if record else None
     if not named:
         return None
-    flat = flat_parameters(arguments)
-    params = [p for p in named.get("params", ()) if 0 <= p < len(flat)]
+    params = [p for p in named.get("params", ()) if 0 <= p < len(flat) and flat[p][1] == "ptr"]
     positions = {flat[p][0] for p in params}
-    arrays = [a for a in arguments if isinstance(a, ArrayArg) and a.position in positions]
+    arrays = [a for a in arguments if getattr(a, "position", None) in positions]
     if not arrays or len(arrays) != len(positions) or any(a.column_major or not a.ndim for a in arrays):
         return None
     widest = max(_ceil16(a.shape[-1]) for a in arrays)
@@ -42,22 +40,22 @@ def specialised_arguments(record: dict, arguments: list) -> tuple[list, list] | 
         return None
     out = []
     for a in arguments:
-        if isinstance(a, ArrayArg) and a.position in positions:
+        if getattr(a, "position", None) in positions:
             static = tuple(a.static_shape) if a.static_shape else (None,) * a.ndim
             a = dataclasses.replace(a, static_shape=static[:-1] + (a.shape[-1],))
         out.append(a)
     return out, arrays
 
 
-def choice(entry: Any, arguments: list, compile_for: Callable[[list], Any]) -> tuple[Any, str, list]:
+def choice(entry: Any, arguments: list, flat: list, compile_for: Callable[[list], Any]) -> tuple[Any, str, list]:
     """The chained entry to launch, its launch remark ("") and the arguments it was compiled for: ``entry``, or the
     program compiled by ``compile_for(arguments)`` for this launch's head dims (:func:`specialised_arguments`; the
-    same entry parameters, other compile keys)."""
+    same entry parameters ``flat``, other compile keys)."""
     from tileorch import settings
 
     if settings.value("TILEORCH_ATTN_HEAD_DIM_WIDTH") == "0":
         return entry, "", arguments
-    found = specialised_arguments(getattr(entry.program, "chained", None) or {}, arguments)
+    found = specialised_arguments(getattr(entry.program, "chained", None) or {}, arguments, flat)
     if found is None:
         return entry, "", arguments
     args, arrays = found
