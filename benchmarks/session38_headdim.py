@@ -1,6 +1,8 @@
 """Session 38 (issue 20): attention at head dims 80 / 96 in 128-wide tiles, the dots at the head dim
 (``TILEORCH_ATTN_HEAD_DIM_WIDTH=1``, after: the launcher compiles the program for the launch's head dims,
-``launchers/head_dim_variant.py``) against the tile's width (``=0``, before), in one process, SDPA beside.
+``launchers/head_dim_variant.py``) against the tile's width (``=0``, before), in one process, SDPA beside; at d80
+4k also ``=32`` (after32: 96 columns in 32-column boxes, the 64-byte swizzle, against 80 in 16-column boxes with
+the 32-byte swizzle).
 
 The program is session 36's ``s36_plain`` (``[BH, S, D]``, ragged-key mask, exp2) and ``s36_causal``; B=4, H=16,
 fp16, seq 1k and 4k, tiles 64x256 (the sweep's) and 128x128, causal d80 128x128 at 4k.  Each row: NaN-prefilled output of head 0 against a
@@ -57,7 +59,10 @@ def main(argv=None) -> int:
         ref = torch.softmax(sc, -1) @ v[0].float()
         flops = 4 * B * H * s * (s / 2 if causal else s) * d
         sdpa_ms = None
-        for variant, env in (("after", "1"), ("before", "0")):
+        variants = [("after", "1"), ("before", "0")]
+        if d == 80 and s == 4096 and not causal:  # 96 columns, 64-byte swizzle, against 80 with the 32-byte one
+            variants.insert(1, ("after32", "32"))
+        for variant, env in variants:
             os.environ["TILEORCH_ATTN_HEAD_DIM_WIDTH"] = env
             o = torch.full((B * H, s, d), float("nan"), device="cuda", dtype=torch.float16)
             args = (q, k, v, o, LOG2E / math.sqrt(d), bm, bn, 128)
@@ -71,7 +76,7 @@ def main(argv=None) -> int:
                 described = rc.describe_arguments(kernel, args)
                 entry = rc.compiled(kernel, described, "sm_90a", "persistent")
                 found = (specialised_arguments(entry.program.chained or {}, described, rc.flat_parameters(described))
-                         if env == "1" else None)
+                         if env != "0" else None)
                 if found is not None:
                     entry = rc.compiled(kernel, found[0], "sm_90a", "persistent")
                 rec = entry.program.chained or {}

@@ -1,7 +1,7 @@
 # Session 38 (issue 20, branch s38-headdim): attention at head dims 80 / 96 in 128-wide tiles (s36_plain, s36_causal),
 # the dots at the head dim (TILEORCH_ATTN_HEAD_DIM_WIDTH=1, after: the launcher compiles the program for the launch's
 # head dims; WGMMA N = 80 / 96 for P V, K = 5 / 6 steps of 16 for Q K^T, Q/K/V boxes of 16 / 32 columns) against the
-# tile's 128 columns (=0, before), same process, SDPA beside.  B=4, H=16, fp16, seq 1k / 4k, tiles 128x128 and
+# tile's 128 columns (=0, before), same process, SDPA beside; d80 4k also =32 (96 columns, 64-byte swizzle).  B=4, H=16, fp16, seq 1k / 4k, tiles 128x128 and
 # 64x256 (+ causal d80 128x128 at 4k).  Today (H100, session 37): s36_d80_bn256 155.4 TFLOP/s, SDPA 433.2.
 # What it should show: every row unwritten 0, err <= 2e-3 (head 0 vs torch fp32), err_sdpa <= 4e-3; after > before.
 # Run from the repo root with the compiler installed: bash benchmarks/session38_headdim.sh   (< 150 s)

@@ -247,3 +247,25 @@ def test_launch_choice_compiles_for_the_launch_head_dims():
 
     with settings.overridden("TILEORCH_ATTN_HEAD_DIM_WIDTH", "0"):
         assert choice(entry, args, rc.flat_parameters(args), compile_for) == (entry, "", args) and len(asked) == 1
+
+
+def test_widths_rounded_to_32(monkeypatch):
+    """``TILEORCH_ATTN_HEAD_DIM_WIDTH=32``: head dim 80 runs 96 columns, 32-column boxes with the 64-byte swizzle
+    (the 16 columns past the arrays zero-filled, never stored); emulated against numpy with
+    ``TILEORCH_EMULATE_ALL=1``."""
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    monkeypatch.setenv("TILEORCH_ATTN_HEAD_DIM_WIDTH", "32")
+    p = _static_program(80, 70, 150, 64, 64, 128)
+    prog = compile_cutile(p.kernel, p.spec, "plain_static")
+    assert prog.chained["head_dim_width"] == [96, 96]
+    assert {(t["box"], t["swizzle"]) for t in prog.chained["tmaps"]} == {(32, 64)}
+    assert "m64n96k16" in prog.ptx
+    if not os.environ.get("TILEORCH_EMULATE_ALL"):
+        return
+    x = {i: RNG.standard_normal(p.spec[i][0]).astype(np.float16) for i in range(3)}
+    out = s3._chained("plain_static", x, tuple(p.grid) + (1,), program=p)
+    got = out[3].astype(np.float64)
+    assert not np.isnan(got).any()
+    np.testing.assert_allclose(got, _attention(*(x[i].astype(np.float64) for i in range(3)), 80), atol=3e-3,
+                               rtol=1e-2)

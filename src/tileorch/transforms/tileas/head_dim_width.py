@@ -6,7 +6,7 @@ boxes covered ``D`` columns (d80: 60 % more dot work and operand traffic than th
 
 Where the compiler knows the arrays' head dims (a compile-time extent: ``ct.ArrayAnnotation(static_shape_dims=...)``
 on the last dimension, the way any shape fact reaches a compiled cuTile program), :func:`narrow` runs the dots at the
-real width, rounded up to 16 (a WGMMA's K step; the TMA box granule):
+real width, rounded up to 16 (a WGMMA's K step; the TMA box granule; ``=32``: to 32):
 
 * the first dot ``S = Q K^T`` reduces over ``d' = ceil16(max(hq, hk))`` columns: Q's and K's columns past their
   arrays' extents are read by TMA as zeros (the tensor map's out-of-bounds fill; the program's padding is ``zero``
@@ -68,8 +68,16 @@ def _padding(ld: Operation) -> str | None:
     return None if pv is None else pv.value.data
 
 
+def granule() -> int:
+    """The columns the widths are rounded up to: 16 (``TILEORCH_ATTN_HEAD_DIM_WIDTH=1``: 16-column boxes, the
+    32-byte swizzle, at head dims 80 / 48) or 32 (``=32``: head dim 80 runs 96 columns in 32-column boxes with the
+    64-byte swizzle; for measuring which the tensor cores' shared-memory reads prefer)."""
+    return 32 if settings.value(ENV) == "32" else 16
+
+
 def _ceil16(x: int) -> int:
-    return -(-x // 16) * 16
+    g = granule()
+    return -(-x // g) * g
 
 
 def _views(ck) -> list[tuple[str, SSAValue]]:
