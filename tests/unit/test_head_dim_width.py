@@ -125,13 +125,6 @@ def test_full_width_programs_are_not_specialised():
         assert generic.kind == "chained" and narrow is None, name
 
 
-def test_switch_off_keeps_the_tile_width(monkeypatch):
-    monkeypatch.setenv("TILEORCH_ATTN_HEAD_DIM_WIDTH", "0")
-    p = PROGRAMS["s36_d80_plain"]
-    generic, narrow = _specialised(p.kernel, p.spec, "s36_d80_plain")
-    assert narrow is None and "head_dim_arrays" not in generic.chained
-
-
 S = Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=(2,))]
 C = ct.Constant
 
