@@ -2041,11 +2041,17 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     if entry.program.kind in ("chained", "gemm"):  # its warnings (no ptxas, spills); a refusal is the SIMT path's
         _warn_slow_path(entry, kernel, refusals=False)
     if entry.program.kind == "chained":
+        from tileorch.launchers.head_dim_variant import choice as head_dim_choice
+
+        schedule_asked, config_asked = entry.asked if entry.asked else ("persistent", "")
+        entry, narrowed, arguments = head_dim_choice(entry, arguments, flat_parameters(arguments), lambda args: compiled(
+            kernel, args, arch, schedule_asked, config_asked))
         entry, declined = _row_groups_choice(entry, kernel, arguments, arch, grid3, dev.sm_count)
         try:
             _launch_chained(entry, kernel, arguments, grid3, handle, sync, fast, dev.sm_count)
-            if declined:  # (the launch remark of the kernel launched instead: why, then its CTAs)
-                entry.launch_remarks[grid3] = f"{declined}; {entry.launch_remarks.get(grid3, '')}"
+            for said in (declined, narrowed):  # (the launch remark of the kernel launched: why, then its CTAs)
+                if said:
+                    entry.launch_remarks[grid3] = f"{said}; {entry.launch_remarks.get(grid3, '')}"
             return
         except LayoutNotSupported as exc:
             entry = _fell_back(entry, compiled(kernel, arguments, arch, "simt"), grid3, exc)

@@ -734,6 +734,9 @@ class ChainedKernel:
     k_ahead_off: str | None = None
     """Why a K prologue asked to run one tile ahead runs in its tile's own iteration (a remark)."""
     """The loads :func:`~tileorch.transforms.tileas.loop_row_prefetch.hoist` moved before the wait for S."""
+    head_dim_width: tuple | None = None
+    """``(d, dv, tile dv)``: the widths the dots run where narrower than the program's tiles (``head_dim_width.py``),
+    and the tile's: the stored tile's columns past ``dv`` are not computed (the array's extent ends before them)."""
     launch_grid: list | None = None
     """The launch grid's extents (the persistent kernel's grid parameters) where the program's ``num_programs``
     is read by its work items' count (:func:`~tileorch.transforms.tileas.chained_work_loop.flatten_inner_work_loop`),
@@ -2625,14 +2628,15 @@ def packed_epilogue_enabled() -> bool:
     return settings.value(EPILOGUE_ENV) != "scalar"
 
 
-def _packed_store_test(low: FragmentLowering, st: Operation) -> SSAValue | None:
+def _packed_store_test(low: FragmentLowering, st: Operation, cols: int | None = None) -> SSAValue | None:
     """The run-time test (uniform over the CTA) under which the accumulator tile's store ``st``
     writes 32-bit column pairs without predicates (:func:`_store_pair`), or None when it never can:
     a 16-bit element type, the tile's last dimension the array's innermost with static stride 1,
     no static outer stride odd.  The test: the whole tile is in bounds (each index's first element
     ``idx * step`` at least 0 and ``idx * step + tile`` within the array's extent), the dynamic
     outer strides even and the base 4-byte aligned (every pair's address is then 4-byte aligned:
-    the pair's column ``8g + 2(t % 4)`` is even)."""
+    the pair's column ``8g + 2(t % 4)`` is even).  ``cols``: the columns stored where fewer than the tile's
+    (:attr:`ChainedKernel.head_dim_width`): the test's extent along the tile's last dimension."""
     if not isinstance(st.tile.type.element_type, (Float16Type, BFloat16Type)):
         return None
     e = low.e
@@ -2648,7 +2652,7 @@ def _packed_store_test(low: FragmentLowering, st: Operation) -> SSAValue | None:
 
     for i, index in enumerate(st.indices):
         first = e.mul_i(low._i32(low.scalar(index)), e.const(view.step[i]))
-        end = e.add_i(first, e.const(view.tile[i]))
+        end = e.add_i(first, e.const(cols if cols is not None and i == len(st.indices) - 1 else view.tile[i]))
         dim = view.order[i]
         ok = both(ok, e.v(cmpi(first, e.const(0), "sge")))
         ok = both(ok, e.v(cmpi(end, mem.shape[dim], "sle")))
@@ -3838,6 +3842,13 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     it cannot be; an unexpected failure is the driver's to report: ``lower_tileaa_program`` makes
     it a warning and compiles the program on the SIMT path, tileorch-opt a located internal error)."""
     ck = analyze_chained_dots(kernel)
+    from tileorch.transforms.tileas import head_dim_width
+
+    widths = head_dim_width.narrow(ck)  # the dots at the arrays' head dims where the tiles are wider
+    tile_widths = (ck.d, ck.dv)
+    if isinstance(widths, tuple):
+        head_dim_width.apply(ck, widths)
+    head_dim_arrays = head_dim_width.launch_arrays(ck) if widths is None else None
     try:  # the loop counts its tiles from 0 (the producer's ring slot, the consumer's phase)
         rebased = rebase_k_loop(ck.loop, kernel.body.blocks.first)
     except ValueError as exc:
@@ -3985,7 +3996,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     row0 = e.add_i(e.mul_i(warp, e.const(16)), e.v(arith.ShRUIOp(lane, e.const(2))))
     rows = [row0, e.add_i(row0, e.const(8))]
     col0 = e.mul_i(e.v(arith.AndIOp(lane, e.const(3))), e.const(2))
-    width = max(ck.tn, ck.dv, *[x for _, x in ck.carried])
+    # (narrowed dots, head_dim_width.py: the program's tile-wide values, a row factor broadcast to the tile, keep
+    # their columns' coordinates)
+    width = max(ck.tn, ck.dv, *[x for _, x in ck.carried], *(ck.head_dim_width or ())[2:])
     cols = {}
     for g in range(width // 8):
         cg = e.add_i(col0, e.const(8 * g))
@@ -4151,7 +4164,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 sides.append(Region(side.tmp))
             at.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
 
-        whole = (_packed_store_test(s.low, st) if packed_epilogue_enabled() and keep is None and not ck.rows_only
+        narrowed = ck.dv if ck.head_dim_width else None  # (the columns stored: head_dim_width.py)
+        whole = (_packed_store_test(s.low, st, narrowed) if packed_epilogue_enabled() and keep is None and not ck.rows_only
                  and not s.low.stored_transposed else None)  # (transposed: a row's columns a stride apart)
         fast = (_row_divided(ck, site_of, s, rows, cols) if row_div and st is ck.store and not ck.rows_only
                 else None)
@@ -4390,6 +4404,14 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     if ck.tile_rows:  # the program's rows below the WGMMA's 64: the kernel's tm rows, the rest never stored
         record["tile_rows"] = ck.tile_rows
     located = _located_choices(ck)
+    if widths is not None:
+        from tileorch.diagnostics import format_error
+
+        located.append(format_error(ck.dot2, head_dim_width.remark(widths, tile_widths), "remark"))
+        if isinstance(widths, tuple):
+            record["head_dim_width"] = list(widths)
+    elif head_dim_arrays is not None:  # launch-time head dims: the launcher may specialise on them
+        record["head_dim_arrays"] = {"params": head_dim_arrays, "tile": list(tile_widths)}
     if work_items is not None:
         from tileorch.diagnostics import format_error
 
