@@ -1151,7 +1151,7 @@ def compile_deferred(program: CutileProgram, arch: str = "sm_90a", ptxas: bool =
         result = _backend(program.kind, tier.module, tier.ctx, arch, ptxas, remarks)
     return replace(program, ptx=result.ptx, cubin=result.ptxas.cubin if result.ptxas is not None else None,
                    kernel=tier.kernel, threads=tier.threads, seconds=program.seconds + time.perf_counter() - start,
-                   remarks=remarks, timings=timer.as_dict(), deferred=False)
+                   remarks=remarks, timings=timer.as_dict(), deferred=False, pdl=bool(result.pdl))
 
 
 ROUTES = {

@@ -244,12 +244,12 @@ def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx
 
 def _pdl_record(module: ModuleOp, result: CompileResult) -> None:
     """The kernels ``nvvm-auto-gdc-insertion`` compiled for PDL (its module attributes) into ``result``: their
-    names and remarks."""
+    names and remarks (the pass's module imported only where it ran: a SIMT compile imports no payload dialect)."""
+    if not any(key.startswith("tileorch.pdl_") for key in module.attributes):
+        return
     from tileorch.transforms.gdc_insertion import PDL_KERNELS, PDL_REMARKS
 
-    names = module.attributes.get(PDL_KERNELS)
-    if names is None:
-        return
+    names = module.attributes[PDL_KERNELS]
     result.pdl = [n.data for n in names.data]
     result.remarks.extend(r.data for r in module.attributes[PDL_REMARKS].data)
 

@@ -114,9 +114,13 @@ class NvvmAutoGdcInsertion(ModulePass):
             body = kernel.regions[0].blocks.first if kernel.regions and kernel.regions[0].blocks else None
             if body is None:
                 continue
-            if len(kernel.regions[0].blocks) > 1:
-                raise LocatedError(kernel, f"nvvm-auto-gdc-insertion: kernel '{_name(kernel)}' has several blocks; "
-                                           "run it before the control flow is lowered to blocks")
+            if len(kernel.regions[0].blocks) > 1 or any(len(r.blocks) > 1 for o in kernel.walk() for r in o.regions
+                                                          if o is not kernel):
+                remarks.append(format_error(kernel, f"kernel '{_name(kernel)}' not compiled for programmatic dependent "
+                                                    f"launch ({PDL_ENV}=1): its control flow is in blocks (this pass "
+                                                    "places the wait in structured control flow); launched without "
+                                                    "it", severity="remark"))
+                continue
             placed: list[Operation] = []
             if not any(is_wait(o) for o in kernel.walk()):
                 _place(body, placed)
@@ -136,9 +140,9 @@ class NvvmAutoGdcInsertion(ModulePass):
                                                 "global-memory access on each path"
                                                 + (", griddepcontrol.launch_dependents at its entry"
                                                    if self.insert_launch_dependents else "")
-                                                + "; launched with programmatic stream serialization",
+                                                + "; tileorch.cutile.launch launches it with programmatic stream serialization",
                                         severity="remark"))
-        if names:
+        if remarks:
             op.attributes[PDL_KERNELS] = ArrayAttr([StringAttr(n) for n in names])
             op.attributes[PDL_REMARKS] = ArrayAttr([StringAttr(r) for r in remarks])
 
