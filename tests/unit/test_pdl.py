@@ -119,3 +119,21 @@ def test_one_tensormap_prefetch_per_map(monkeypatch):
     maps = len(p.chained["tmaps"])
     assert p.ptx.count("prefetch.param.tensormap") == maps == 3
     assert "prefetch.tensormap" not in p.ptx
+
+
+def test_the_pipeline_runs_the_insertion_only_with_the_setting(monkeypatch):
+    """``TILEORCH_PDL=1`` puts ``nvvm-auto-gdc-insertion`` right before the std lowering (the tier's and the SIMT
+    path's pipelines); unset (the default) or ``0``: not at all."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    from tileorch.backend.pipeline import PDL_PASS, STD_LOWERING, lowering_pipeline
+
+    module = ModuleOp([])
+    for simt in (False, True):
+        monkeypatch.delenv("TILEORCH_PDL", raising=False)
+        assert PDL_PASS not in lowering_pipeline(module, simt)
+        monkeypatch.setenv("TILEORCH_PDL", "0")
+        assert PDL_PASS not in lowering_pipeline(module, simt)
+        monkeypatch.setenv("TILEORCH_PDL", "1")
+        names = lowering_pipeline(module, simt)
+        assert names[names.index(PDL_PASS) + 1] == STD_LOWERING[0]
