@@ -29,4 +29,8 @@ echo "[s38 pdl] variants rc=$?"; grep -A6 "^   d " "$S/variants.log" | sed 's/^/
 TILEORCH_PDL=1 timeout ${K0_S:-20} python3 benchmarks/session37_k0.py --d 64 --seq 1024 --bh 256 --launches 8 --reps 2 \
   > "$S/k0.log" 2>&1
 echo "[s38 pdl] k0 (PDL on) rc=$?"; grep "^\[k0\]" "$S/k0.log" | grep -i "gap\|summary\|entry\|exit" | sed 's/^/[s38 pdl] /' | head -20
+if command -v nvdisasm >/dev/null 2>&1 || [ -n "${NVDISASM:-}" ]; then  # the prologue's SASS: 3 UTMACCTL.PF (was 6)
+  TILEORCH_PDL=1 timeout 20 python3 benchmarks/session37_k0.py --prologue > "$S/prologue.log" 2>&1
+  echo "[s38 pdl] prologue SASS (PDL on) rc=$?"; grep -i "UTMACCTL\|griddep\|ACQBULK\|entry ->\|producer\|consumer" "$S/prologue.log" | head -12 | sed 's/^/[s38 pdl] /'
+fi
 tar czf "$OUT/s38pdl.tgz" -C "$OUT" s38pdl && rm -rf "$S"
