@@ -46,6 +46,13 @@ builtin.module {
     llvm.store %c1, %smem : i32, !llvm.ptr<3>
     func.return
   }
+  func.func @in_blocks(%out: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    %c1 = arith.constant 1 : i32
+    cf.br ^bb1
+  ^bb1:
+    llvm.store %c1, %out : i32, !llvm.ptr<1>
+    func.return
+  }
   func.func @not_a_kernel(%out: !llvm.ptr<1>) {
     %c1 = arith.constant 1 : i32
     llvm.store %c1, %out : i32, !llvm.ptr<1>
@@ -53,7 +60,7 @@ builtin.module {
   }
   "llvm.mlir.global"() <{global_type = !llvm.array<0 x i8>, sym_name = "smem", linkage = #llvm.linkage<"external">, addr_space = 3 : i32, alignment = 1024 : i64}> ({}) : () -> ()
 }
-// CHECK:      builtin.module attributes {tileorch.pdl_kernels = ["k", "nothing_global"], tileorch.pdl_remarks = [{{.*}}kernel 'k' compiled for programmatic dependent launch (TILEORCH_PDL=1): griddepcontrol.wait at 3 place(s){{.*}}
+// CHECK:      builtin.module attributes {tileorch.pdl_kernels = ["k", "nothing_global"], tileorch.pdl_remarks = [{{.*}}kernel 'k' compiled for programmatic dependent launch (TILEORCH_PDL=1): griddepcontrol.wait at 3 place(s){{.*}}gdc_insertion.mlir:49:3: remark: kernel 'in_blocks' not compiled for programmatic dependent launch (TILEORCH_PDL=1): its control flow is in blocks{{.*}}
 // CHECK-LABEL: func.func @k(
 // CHECK-NEXT:   nvvm.griddepcontrol launch_dependents
 // CHECK-NOT:    griddepcontrol
@@ -86,6 +93,9 @@ builtin.module {
 // CHECK-NEXT:   llvm.store
 // CHECK-NEXT:   nvvm.griddepcontrol wait
 // CHECK-NEXT:   func.return
+// CHECK-LABEL: func.func @in_blocks(
+// CHECK-NOT:    griddepcontrol
+// CHECK:        func.return
 // CHECK-LABEL: func.func @not_a_kernel(
 // CHECK-NOT:    griddepcontrol
 // CHECK:        func.return
