@@ -137,3 +137,25 @@ def test_the_pipeline_runs_the_insertion_only_with_the_setting(monkeypatch):
         monkeypatch.setenv("TILEORCH_PDL", "1")
         names = lowering_pipeline(module, simt)
         assert names[names.index(PDL_PASS) + 1] == STD_LOWERING[0]
+
+
+def test_tileorch_gemm_kernel_carries_pdl_through_the_cache(monkeypatch, tmp_path):
+    """``tileorch.gemm``'s compile (``compile_gemm``) says whether its cubin waits (``TILEORCH_PDL=1``), also when
+    read back from the disk cache (the entry's record); PDL off: not (its own cache key: a codegen setting)."""
+    from tileorch.backend import ptxas
+
+    if not ptxas.ptxas_available():
+        pytest.skip("no ptxas")
+    from tileorch.kernels.gemm.config import GemmConfig
+    from tileorch.launchers.gemm_host import compile_gemm
+
+    monkeypatch.setenv("TILEORCH_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TILEORCH_CACHE", "1")
+    cfg = GemmConfig(tile_n=128).check()
+    monkeypatch.setenv("TILEORCH_PDL", "1")
+    fresh = compile_gemm(cfg)
+    again = compile_gemm(cfg)
+    assert fresh.pdl and again.pdl and "cache" in again.seconds and again.cubin == fresh.cubin
+    monkeypatch.setenv("TILEORCH_PDL", "0")
+    off = compile_gemm(cfg)
+    assert not off.pdl and "cache" not in off.seconds and off.cubin != fresh.cubin

@@ -64,6 +64,9 @@ class CompiledGemm:
     cfg: GemmConfig
     cubin: bytes
     seconds: dict[str, float] = field(default_factory=dict)
+    pdl: bool = False
+    """Compiled for programmatic dependent launch (``TILEORCH_PDL=1``: the kernel waits before its first global
+    access; the cache entry's record says so): :class:`GemmKernel` launches it with the attribute."""
 
 
 def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
@@ -83,7 +86,8 @@ def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
         t0 = time.perf_counter()
         entry = cache.load(key)
         if entry is not None and entry.meta.get("kind") == "gemm" and entry.files.get("kernel.cubin"):
-            return CompiledGemm(cfg, entry.files["kernel.cubin"], {"cache": time.perf_counter() - t0})
+            return CompiledGemm(cfg, entry.files["kernel.cubin"], {"cache": time.perf_counter() - t0},
+                                pdl=bool(entry.meta.get("pdl", False)))
     from tileorch import timing
     from tileorch.dataclass_code import reading
 
@@ -108,9 +112,10 @@ def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
         result = compile_module(module, isolate=True, kind="gemm")
     seconds = timer.as_dict()
     cubin = result.ptxas.cubin
+    pdl = bool(getattr(result, "pdl", None))  # (the kernels compiled for PDL: TILEORCH_PDL=1)
     if store:
-        cache.store(key, {"kind": "gemm", "config": cfg.name}, {"kernel.cubin": cubin})
-    return CompiledGemm(cfg, cubin, seconds)
+        cache.store(key, {"kind": "gemm", "config": cfg.name, **({"pdl": True} if pdl else {})}, {"kernel.cubin": cubin})
+    return CompiledGemm(cfg, cubin, seconds, pdl=pdl)
 
 
 # --------------------------------------------------------------------------- problem setup
