@@ -684,6 +684,10 @@ class PreparedGemm:
         # programmatic dependent launch for a kernel compiled with the wait, unless this launch enqueues its own
         # memset (Stream-K's locks) or copies before the kernel: those are no grid the kernel's wait waits for
         self.pdl = bool(kernel.kernel.pdl) and self._zero is None and not self._copies
+        self.pdl_reason = ("" if self.pdl or not kernel.kernel.pdl else
+                           "compiled for programmatic dependent launch, launched without it: this launch enqueues "
+                           + ("Stream-K's lock reset" if self._zero is not None else "staging copies")
+                           + " before the kernel, which its griddepcontrol.wait would not wait for")
         self._label = f"cuLaunchKernelEx({cfg.name}, grid={self.grid}{', pdl' if self.pdl else ''})"
         # the launches' path: straight into libcuda through ctypes where it can (direct_launch.py)
         from tileorch.runtime.direct_launch import direct
