@@ -7,7 +7,7 @@ same foreign-call conversions as a call into libcuda.  Each launch is decoded fr
 with cuda.h's layout written out here by hand (``CUlaunchConfig``: seven ``unsigned int``, 4
 bytes of padding, the stream, the attributes pointer, ``numAttrs`` and padding, 56 bytes;
 ``CUlaunchAttribute``: a 4-byte id, 4 bytes of padding, a 64-byte value whose first 12 bytes are
-the cluster dimensions), not with the structures under test.
+the cluster dimensions, or whose first 4 the programmatic stream serialization flag), not with the structures under test.
 
 Function handles: :func:`handle` gives a stand-in driver's function name an integer handle
 (``int(h)``, as a cuda-python ``CUfunction`` has); the launch records the name again.
@@ -79,8 +79,9 @@ class FakeLibcuda:
 def cuda_python_launch(config, fn, params: list[bytes]) -> dict:
     """A stand-in cuda-python driver's record of a launch (its ``CUlaunchConfig`` namespace) in
     :class:`FakeLibcuda`'s terms."""
-    attrs = [(4 if a.id in (4, "cluster") else a.id, (a.value.clusterDim.x, a.value.clusterDim.y,
-                                                       a.value.clusterDim.z)) for a in config.attrs]
+    attrs = [(6, (a.value.programmaticStreamSerializationAllowed, 0, 0)) if a.id in (6, "pdl") else
+             (4 if a.id in (4, "cluster") else a.id, (a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z))
+             for a in config.attrs]
     return {"grid": (config.gridDimX, config.gridDimY, config.gridDimZ),
             "block": (config.blockDimX, config.blockDimY, config.blockDimZ), "smem": config.sharedMemBytes,
             "stream": config.hStream or 0, "attrs": attrs[:config.numAttrs], "fn": str(fn), "extra": None,

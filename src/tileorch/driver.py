@@ -795,6 +795,10 @@ class CutileProgram:
     """``kind == "simt"``: when > 0, the kernel runs several program instances along x per CTA, its final atomics
     combined (``transforms/tileaa_to_simt/combined_atomics.py``: two extra trailing ``i32`` parameters, the
     programs along x and the instances per CTA; the launch picks the latter and divides the grid's x by it)."""
+    pdl: bool = False
+    """The kernel was compiled for programmatic dependent launch (``TILEORCH_PDL=1``: it waits,
+    ``griddepcontrol.wait``, before its first global access on every path): the launchers launch it with
+    programmatic stream serialization; a kernel without the wait never is (transforms/gdc_insertion.py)."""
     deferred: bool = False
     """``kind == "gemm"`` compiled with ``codegen=False``: lowered through the tier (its configuration,
     operands and epilogue known: what the launcher needs to choose the tiles it runs) but with no
@@ -1006,7 +1010,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          c_view=record.get("c_view"),
                          warp_programs=warp_programs,
                          cluster_split=cluster_split, programs_per_warp=programs_per_warp, row_cache=row_cache,
-                         cta_programs=cta_programs)
+                         cta_programs=cta_programs, pdl=bool(result.pdl))
 
 
 def _spill_bytes(assembled, kernel: str) -> int:
@@ -1138,7 +1142,7 @@ def compile_deferred(program: CutileProgram, arch: str = "sm_90a", ptxas: bool =
         result = _backend(program.kind, tier.module, tier.ctx, arch, ptxas, remarks)
     return replace(program, ptx=result.ptx, cubin=result.ptxas.cubin if result.ptxas is not None else None,
                    kernel=tier.kernel, threads=tier.threads, seconds=program.seconds + time.perf_counter() - start,
-                   remarks=remarks, timings=timer.as_dict(), deferred=False)
+                   remarks=remarks, timings=timer.as_dict(), deferred=False, pdl=bool(result.pdl))
 
 
 ROUTES = {

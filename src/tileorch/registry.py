@@ -52,6 +52,8 @@ PASSES: dict[str, str] = {
     "lower-to-llvm": "tileorch.backend.pipeline:LowerToLLVM",
     "convert-pipeline-to-nvvm": "tileorch.transforms.pipeline_to_nvvm:ConvertPipelineToNVVM",
     "bound-barrier-waits": "tileorch.transforms.bound_waits:BoundBarrierWaits",
+    "nvvm-auto-gdc-insertion": "tileorch.transforms.gdc_insertion:NvvmAutoGdcInsertion",
+    "verify-gdc-wait": "tileorch.transforms.gdc_insertion:VerifyGdcWait",
     "lower-cutlass-pipeline-to-tileas": "tileorch.transforms.cutlass_to_tileas:LowerCutlassPipelineToTileas",
     # the TileAS tier (docs/tileas-tier.md), under tileiras' pass names
     "convert-tileaa-to-tileas": "tileorch.transforms.tileaa_to_tileas:ConvertTileAAToTileAS",

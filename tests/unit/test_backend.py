@@ -131,6 +131,8 @@ def test_llvm_abort_in_the_child_leaks_nothing_to_stderr():
 
 def _payload_args(short: str, p3: str, p7: str) -> list[str]:
     """Arguments of the TMA / stmatrix / tensormap-prefetch intrinsics (LLVM 22 signatures)."""
+    if short == "prefetch.tensormap.p101":  # a byval kernel parameter's map in parameter space
+        return ["ptr addrspace(101) %param"]
     if short.startswith("prefetch.tensormap."):
         return ["ptr %gen"]
     if short.startswith("stmatrix."):
@@ -223,8 +225,10 @@ def test_every_known_intrinsic_assembles():
         'target triple = "nvptx64-nvidia-cuda"',
         "@bar = internal addrspace(3) global i64 undef, align 8",
         *decls,
-        "define ptx_kernel void @k(ptr addrspace(7) %remote, ptr addrspace(1) %src, i32 %n, i64 %st) {",
+        "define ptx_kernel void @k(ptr addrspace(7) %remote, ptr addrspace(1) %src, i32 %n, i64 %st,",
+        '                           ptr byval([128 x i8]) align 64 "nvvm.grid_constant" %tmap) {',
         "  %gen = addrspacecast ptr addrspace(3) @bar to ptr",
+        "  %param = addrspacecast ptr %tmap to ptr addrspace(101)",
         *calls,
         "  ret void",
         "}",

@@ -378,3 +378,39 @@ def test_a_library_another_user_could_write_is_never_loaded(tmp_path, monkeypatc
     os.chmod(mine, 0o700)
     assert c_launch.trusted(str(lib))
     assert stat.S_ISREG(os.lstat(lib).st_mode)
+
+
+@pytest.mark.parametrize("options", [dict(cluster=(2, 1)), dict()])
+def test_a_pdl_kernel_gets_programmatic_stream_serialization_on_every_path(drv, options, monkeypatch):
+    """A kernel compiled for programmatic dependent launch (``Kernel.pdl``, TILEORCH_PDL=1) carries the
+    attribute (id 6, value 1; after the cluster's) through cuda-python's binding, ctypes and the C
+    launcher alike, and through the unbound launch; the same kernel without ``pdl`` never does."""
+    from tileorch.runtime.launch import launch as runtime_launch
+
+    kernel = runtime.Module(PTX).kernel("fill")
+    out, other = runtime.DeviceBuffer(4 * 8), runtime.DeviceBuffer(4 * 8)
+    cluster = [(4, (2, 1, 1))] if options else []
+    records = {}
+    for pdl in (False, True):
+        kernel.pdl = pdl
+        want = cluster + ([(6, (1, 0, 0))] if pdl else [])
+        monkeypatch.setenv(dl.ENV, "0")
+        drv.launches.clear()
+        _launches(kernel, out, other, (5,), **options)
+        runtime_launch(kernel, (4, 2), 64, [out, 7, 2.5], wait=False, **options)
+        paths = {"cuda-python": [cuda_python_launch(x["config"], x["fn"], x["params"])["attrs"]
+                                 for x in drv.launches]}
+        for switch in ("1", None):  # ctypes, then the C launcher
+            if switch:
+                monkeypatch.setenv(dl.ENV, switch)
+            else:
+                monkeypatch.delenv(dl.ENV)
+            fake = FakeLibcuda(lambda name: drv.params[name])
+            with dl.use_library(fake):
+                bound, _, _ = _launches(kernel, out, other, (5,), **options)
+            assert bound.path == ("ctypes" if switch else "c")
+            paths[bound.path] = [x["attrs"] for x in fake.launches]
+        for path, attrs in paths.items():
+            assert attrs and all(a == want for a in attrs), (pdl, path, attrs)
+        records[pdl] = paths
+    assert records[False] != records[True]

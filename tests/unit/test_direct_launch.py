@@ -119,7 +119,7 @@ def test_streams_share_one_configuration_each_across_re_pointed_launches(lib, mo
 
     made = []
     real = dl.config_struct
-    monkeypatch.setattr(dl, "config_struct", lambda *a: made.append(a[-1]) or real(*a))
+    monkeypatch.setattr(dl, "config_struct", lambda *a, **k: made.append(a[-1]) or real(*a, **k))
     kernel = runtime.Module(PTX).kernel("fill")
     out = runtime.DeviceBuffer(32)
     bound = BoundLaunch(kernel, 4, 64, [out, 7, 2.5])

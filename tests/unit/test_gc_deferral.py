@@ -106,8 +106,8 @@ def test_tileorch_gemms_kernel_compile_runs_deferred(thresholds, monkeypatch):
 
     seen = []
     monkeypatch.setattr(gemm_host, "compile_gemm", lambda cfg: seen.append(gc.get_threshold()) or
-                        SimpleNamespace(cubin=b"\x7fELF"))
-    monkeypatch.setattr(gemm_host, "GemmKernel", lambda cfg, cubin: ("kernel", cfg, cubin))
+                        SimpleNamespace(cubin=b"\x7fELF", pdl=False))
+    monkeypatch.setattr(gemm_host, "GemmKernel", lambda cfg, cubin, pdl=False: ("kernel", cfg, cubin))
     monkeypatch.setattr(gapi, "_kernels", {})
     cfg = GemmConfig()
     assert gapi.kernel_for(cfg) == ("kernel", cfg, b"\x7fELF")

@@ -46,7 +46,8 @@ class FakeDriver:
         self.CUfunction_attribute = SimpleNamespace(
             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES="maxdyn",
             CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED="nonportable")
-        self.CUlaunchAttributeID = SimpleNamespace(CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION="cluster")
+        self.CUlaunchAttributeID = SimpleNamespace(CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION="cluster",
+                                                   CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION="pdl")
 
     # types
     @staticmethod
@@ -59,7 +60,8 @@ class FakeDriver:
 
     @staticmethod
     def CUlaunchAttribute():
-        return SimpleNamespace(id=None, value=SimpleNamespace(clusterDim=SimpleNamespace(x=0, y=0, z=0)))
+        return SimpleNamespace(id=None, value=SimpleNamespace(clusterDim=SimpleNamespace(x=0, y=0, z=0),
+                                                              programmaticStreamSerializationAllowed=0))
 
     # errors, device, context
     def cuGetErrorName(self, err):

@@ -70,7 +70,10 @@ def test_builder_two_wgmma_batches_per_k_tile(b_major):
         assert body.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16") == 2 * 4
     # the tensor map of the second B: the kernel's parameter after the scheduler params
     assert f"{cfg.name}_param_8[128]" in ptx
-    assert ptx.count(f"prefetch.tensormap [{cfg.name}_param_8]") + ptx.count("prefetch.tensormap") >= 3
+    # each of the three maps (A, B, the second B) prefetched once, in parameter space
+    param8 = re.search(rf"mov\.b64\s+(%rd\d+), {cfg.name}_param_8;", ptx).group(1)
+    assert ptx.count("prefetch.param.tensormap") == 3 and f"prefetch.param.tensormap \t[{param8}];" in ptx
+    assert "prefetch.tensormap" not in ptx
 
 
 cutile = pytest.importorskip("cuda.tile")

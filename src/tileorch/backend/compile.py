@@ -47,6 +47,10 @@ class CompileResult:
     ``total``); :func:`tileorch.timing.format_report` prints it as ``--timings`` does."""
     kind: str = ""  # tile programs: "gemm" (TileAS tier) or "simt"; "" for cutlass/nvvm/llvm modules
     remarks: list[str] = field(default_factory=list)  # how a tile program was compiled (and refusals)
+    pdl: list[str] = field(default_factory=list)
+    """The kernels compiled for programmatic dependent launch (``TILEORCH_PDL=1``, transforms/gdc_insertion.py):
+    they wait before their first global access, so only they may be launched with programmatic stream
+    serialization."""
 
 
 ARCH_SPECIFIC_OPS = ("nvvm.tcgen05.", "cute_nvgpu.")
@@ -194,6 +198,7 @@ def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx
                      debug_timeout=debug_timeout)
     if not any("nvvm.kernel" in op.attributes for op in module.body.block.ops):
         remarks.append(f"{module_location(module)}: warning: {NO_KERNEL}")
+    _pdl_record(module, result)
     if emit == "mlir":
         with timing.timed("print"):
             result.mlir = print_module(module)
@@ -235,6 +240,18 @@ def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx
     if hinted and result.ptxas is not None:
         _drop_spilling_hints(result, hinted)
     return result
+
+
+def _pdl_record(module: ModuleOp, result: CompileResult) -> None:
+    """The kernels ``nvvm-auto-gdc-insertion`` compiled for PDL (its module attributes) into ``result``: their
+    names and remarks (the pass's module imported only where it ran: a SIMT compile imports no payload dialect)."""
+    if not any(key.startswith("tileorch.pdl_") for key in module.attributes):
+        return
+    from tileorch.transforms.gdc_insertion import PDL_KERNELS, PDL_REMARKS
+
+    names = module.attributes[PDL_KERNELS]
+    result.pdl = [n.data for n in names.data]
+    result.remarks.extend(r.data for r in module.attributes[PDL_REMARKS].data)
 
 
 HINT_ATTR = "tileorch.gather_min_ctas"

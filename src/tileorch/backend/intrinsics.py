@@ -52,7 +52,7 @@ TMA_AND_PAYLOAD = (
     *(f"llvm.nvvm.cp.async.bulk.tensor.{k}.tile.{d}d" for k in ("g2s", "g2s.cta", "s2g", "prefetch") for d in range(1, 6)),
     *(f"llvm.nvvm.cp.async.bulk.tensor.reduce.{r}.tile.{d}d"
       for r in ("add", "min", "max", "inc", "dec", "and", "or", "xor") for d in range(1, 6)),
-    "llvm.nvvm.prefetch.tensormap.p0",
+    "llvm.nvvm.prefetch.tensormap.p0", "llvm.nvvm.prefetch.tensormap.p101",
     *(f"llvm.nvvm.stmatrix.sync.aligned.m8n8.x{x}{t}.b16.p3" for x in (1, 2, 4) for t in ("", ".trans")),
     "llvm.nvvm.griddepcontrol.wait", "llvm.nvvm.griddepcontrol.launch.dependents",
 )

@@ -51,6 +51,17 @@ CUTLASS_OPS: tuple[str, ...] = ("cutlass.", "nv_tileas.", "atom.", "cute_nvgpu."
 no such op from other ops, so a module without one gains none on the way."""
 
 
+PDL_PASS = "nvvm-auto-gdc-insertion"
+"""Run where ``TILEORCH_PDL=1`` (:func:`pdl_on`): programmatic dependent launch (transforms/gdc_insertion.py)."""
+
+
+def pdl_on() -> bool:
+    """``TILEORCH_PDL=1``: kernels compiled for programmatic dependent launch."""
+    from tileorch import settings
+
+    return settings.value("TILEORCH_PDL") == "1"
+
+
 def pass_name(spec: str) -> str:
     """The pass name of a pipeline entry (``"convert-cf-to-llvm{index-types=false}"`` -> ``"convert-cf-to-llvm"``):
     what the pass reports itself as (``--timings``' ``lower/<name>``)."""
@@ -76,6 +87,8 @@ def lowering_pipeline(module: ModuleOp, simt_program: bool = False, debug_timeou
     N unsuccessful polls with a line naming what it waited on (entries with options are specs:
     :func:`make_passes` parses them)."""
     names = list(STD_LOWERING) if simt_program and not has_cutlass_ops(module) else list(PIPELINE)
+    if pdl_on():  # before the std lowering: every global access an op of its own, scf not yet lowered to blocks
+        names.insert(names.index(STD_LOWERING[0]), PDL_PASS)
     if debug_timeout > 0:
         names = [f"convert-pipeline-to-nvvm{{debug-timeout={debug_timeout}}}" if n == "convert-pipeline-to-nvvm" else n
                  for n in names]

@@ -1690,7 +1690,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
             if entry.program.kernel != cfg.name:  # the host looks the kernel up by the configuration's name
                 raise RuntimeError(f"GEMM program entry {entry.program.kernel!r} is not the configuration's kernel "
                                    f"{cfg.name!r}")
-            entry.image = GemmKernel(cfg, image)
+            entry.image = GemmKernel(cfg, image, pdl=bool(getattr(entry.program, "pdl", False)))
         gk = entry.image
     b_ptr, b_reason = b.ptr, ""
     if getattr(gk.cfg, "transpose_b", False):
@@ -1869,6 +1869,7 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
+        entry.image.pdl = bool(getattr(program, "pdl", False))  # compiled with griddepcontrol.wait (TILEORCH_PDL)
     params = maps + pack_simt_arguments(arguments)
     launch_grid = grid3
     if record.get("persistent"):
@@ -2077,6 +2078,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
+        entry.image.pdl = bool(getattr(program, "pdl", False))  # compiled with griddepcontrol.wait (TILEORCH_PDL)
     smem = launch_smem(program, params)  # (a row kept in shared memory: a slot per tile of the row)
     if getattr(program, "row_cache", None):  # several such CTAs per SM need the largest carveout
         from tileorch.runtime.launch import prefer_max_shared

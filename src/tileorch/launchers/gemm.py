@@ -96,7 +96,8 @@ def kernel_for(cfg: GemmConfig):
         from tileorch.gc_deferral import gc_deferred
 
         with gc_deferred():  # the compiler's imports on the first compile of a process, then the compile
-            _kernels[cfg] = GemmKernel(cfg, compile_gemm(cfg).cubin)
+            compiled = compile_gemm(cfg)
+            _kernels[cfg] = GemmKernel(cfg, compiled.cubin, pdl=compiled.pdl)  # (pdl: compiled with the wait)
     return _kernels[cfg]
 
 

@@ -34,10 +34,11 @@ def cubin_path(cfg: GemmConfig) -> Path:
     return cache.entry_dir(cache_key(cfg)) / "kernel.cubin"
 
 
-def _cluster_launch_config(drv: Any, cfg: GemmConfig, grid: tuple[int, int, int]) -> Any:
+def _cluster_launch_config(drv: Any, cfg: GemmConfig, grid: tuple[int, int, int], pdl: bool = False) -> Any:
     """A ``CUlaunchConfig`` of the GEMM kernel ``cfg`` on ``grid``: its threads, shared memory and
     its ``cluster_m x 1 x 1`` cluster attribute (set even for 1-CTA clusters, as the occupancy
-    query and the launch both expect)."""
+    query and the launch both expect); ``pdl``: programmatic stream serialization too (a kernel compiled
+    with ``griddepcontrol.wait`` only, ``TILEORCH_PDL=1``)."""
     config = drv.CUlaunchConfig()
     config.gridDimX, config.gridDimY, config.gridDimZ = grid
     config.blockDimX, config.blockDimY, config.blockDimZ = cfg.threads, 1, 1
@@ -45,8 +46,14 @@ def _cluster_launch_config(drv: Any, cfg: GemmConfig, grid: tuple[int, int, int]
     attr = drv.CUlaunchAttribute()
     attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
     attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cfg.cluster_m, 1, 1
-    config.attrs = [attr]
-    config.numAttrs = 1
+    attrs = [attr]
+    if pdl:
+        serial = drv.CUlaunchAttribute()
+        serial.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+        serial.value.programmaticStreamSerializationAllowed = 1
+        attrs.append(serial)
+    config.attrs = attrs
+    config.numAttrs = len(attrs)
     return config
 
 
@@ -57,6 +64,9 @@ class CompiledGemm:
     cfg: GemmConfig
     cubin: bytes
     seconds: dict[str, float] = field(default_factory=dict)
+    pdl: bool = False
+    """Compiled for programmatic dependent launch (``TILEORCH_PDL=1``: the kernel waits before its first global
+    access; the cache entry's record says so): :class:`GemmKernel` launches it with the attribute."""
 
 
 def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
@@ -76,7 +86,8 @@ def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
         t0 = time.perf_counter()
         entry = cache.load(key)
         if entry is not None and entry.meta.get("kind") == "gemm" and entry.files.get("kernel.cubin"):
-            return CompiledGemm(cfg, entry.files["kernel.cubin"], {"cache": time.perf_counter() - t0})
+            return CompiledGemm(cfg, entry.files["kernel.cubin"], {"cache": time.perf_counter() - t0},
+                                pdl=bool(entry.meta.get("pdl", False)))
     from tileorch import timing
     from tileorch.dataclass_code import reading
 
@@ -101,9 +112,10 @@ def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
         result = compile_module(module, isolate=True, kind="gemm")
     seconds = timer.as_dict()
     cubin = result.ptxas.cubin
+    pdl = bool(getattr(result, "pdl", None))  # (the kernels compiled for PDL: TILEORCH_PDL=1)
     if store:
-        cache.store(key, {"kind": "gemm", "config": cfg.name}, {"kernel.cubin": cubin})
-    return CompiledGemm(cfg, cubin, seconds)
+        cache.store(key, {"kind": "gemm", "config": cfg.name, **({"pdl": True} if pdl else {})}, {"kernel.cubin": cubin})
+    return CompiledGemm(cfg, cubin, seconds, pdl=pdl)
 
 
 # --------------------------------------------------------------------------- problem setup
@@ -498,12 +510,13 @@ def epi_tensor_map(cfg: GemmConfig, e_ptr: int, r: int, n: int) -> bytes:
 class GemmKernel:
     """A loaded GEMM configuration; :meth:`prepare` binds a problem, :meth:`PreparedGemm.launch` runs it."""
 
-    def __init__(self, cfg: GemmConfig, cubin: bytes):
+    def __init__(self, cfg: GemmConfig, cubin: bytes, pdl: bool = False):
         from tileorch.runtime.module import Module
 
         self.cfg = cfg
         self.module = Module(cubin, label=cfg.name)
         self.kernel = self.module.kernel(cfg.name)
+        self.kernel.pdl = bool(pdl)  # compiled with griddepcontrol.wait (TILEORCH_PDL=1): the program's pdl
         self._opted_in = False
 
     def opt_in(self) -> None:
@@ -668,12 +681,19 @@ class PreparedGemm:
         self._params = ctypes.addressof(self._pointers)
         self._zero = self.zero_bytes if cfg.schedule == "streamk" and getattr(self, "zero_bytes", None) else None
         self._copies = bool(self.staging.copies_in or self.staging.copies_out)
-        self._label = f"cuLaunchKernelEx({cfg.name}, grid={self.grid})"
+        # programmatic dependent launch for a kernel compiled with the wait, unless this launch enqueues its own
+        # memset (Stream-K's locks) or copies before the kernel: those are no grid the kernel's wait waits for
+        self.pdl = bool(kernel.kernel.pdl) and self._zero is None and not self._copies
+        self.pdl_reason = ("" if self.pdl or not kernel.kernel.pdl else
+                           "compiled for programmatic dependent launch, launched without it: this launch enqueues "
+                           + ("Stream-K's lock reset" if self._zero is not None else "staging copies")
+                           + " before the kernel, which its griddepcontrol.wait would not wait for")
+        self._label = f"cuLaunchKernelEx({cfg.name}, grid={self.grid}{', pdl' if self.pdl else ''})"
         # the launches' path: straight into libcuda through ctypes where it can (direct_launch.py)
         from tileorch.runtime.direct_launch import direct
 
         self._direct, self.path_reason = direct(self._drv, self._function, tuple(self.grid), (cfg.threads, 1, 1),
-                                                cfg.smem_bytes, (cfg.cluster_m, 1, 1), self._label)
+                                                cfg.smem_bytes, (cfg.cluster_m, 1, 1), self._label, pdl=self.pdl)
         self.path = "cuda-python" if self._direct is None else self._direct.path
 
     STREAMS_MAX = 16  # launch configurations kept (one per stream handle)
@@ -684,7 +704,7 @@ class PreparedGemm:
         if config is None:
             if len(self._configs) >= self.STREAMS_MAX:
                 self._configs.clear()
-            config = self._configs[stream] = _cluster_launch_config(self._drv, self.kernel.cfg, self.grid)
+            config = self._configs[stream] = _cluster_launch_config(self._drv, self.kernel.cfg, self.grid, self.pdl)
             config.hStream = self._drv.CUstream(stream)
         return config
 

@@ -9,14 +9,16 @@ digest of its source, :data:`DIGEST`, with the interpreter's extension suffix) a
 ``Launcher`` objects are what a bound launch calls:
 
 * ``Launcher(launch_ex, function, table, grid, block, smem, cluster, slots, n_params, device,
-  fail, keep)``: ``launch_ex`` the address of libcuda's ``cuLaunchKernelEx`` (or a stand-in's),
+  fail, keep[, pdl])``: ``launch_ex`` the address of libcuda's ``cuLaunchKernelEx`` (or a stand-in's),
   ``function`` the raw ``CUfunction``, ``table`` the address of the parameters' address table
   (0: none), grid / block 3-tuples, ``smem`` bytes, ``cluster`` a 3-tuple (the cluster dimension
   attribute) or None, ``slots`` None or the parameters (8 bytes each) a pointer launch writes,
   ``n_params`` the table's entries, ``device`` None or the runtime's device (its ``poisoned_by``
   read at each call: a poisoned context calls ``device.require_healthy()``, which raises, before
   the driver is asked), ``fail(code)`` called with a non-zero CUresult (it raises the error), and
-  ``keep`` held for the launcher's life (what owns the table and the parameters).
+  ``keep`` held for the launcher's life (what owns the table and the parameters); ``pdl`` true: the
+  launch also carries the programmatic stream serialization attribute (after the cluster's; a kernel
+  compiled with ``griddepcontrol.wait`` only, ``Kernel.pdl``).
 * ``launcher(stream=0)``: the launch on the stream handle ``stream`` (an int) with the table as
   bound; ``launcher(stream, pointers)`` (``slots`` given): with the slots' parameters holding
   ``pointers`` (a tuple or list of as many ints), the table and the pointers copied to the call's

@@ -29,7 +29,7 @@ SOURCE = r"""
 /* cuda.h's CUlaunchAttribute (id, padding, a 64-byte value) and CUlaunchConfig (56 bytes on a
    64-bit host), written from the header's documented layout */
 typedef struct { unsigned int x, y, z; } cl_dim3;
-typedef struct { int id; char pad[4]; union { char raw[64]; cl_dim3 cluster; } value; } cl_attribute;
+typedef struct { int id; char pad[4]; union { char raw[64]; cl_dim3 cluster; int pdl; } value; } cl_attribute;
 typedef struct {
     unsigned int grid_x, grid_y, grid_z, block_x, block_y, block_z, smem;
     void *stream;
@@ -51,7 +51,7 @@ typedef struct {
     Py_ssize_t n_params, n_slots;  /* n_slots -1: no pointer launches */
     Py_ssize_t *slots;
     cl_config config;
-    cl_attribute attr;
+    cl_attribute attr[2];  /* the cluster dimension, then programmatic stream serialization (PDL) */
     PyObject *device, *fail, *keep;
 } Launcher;
 
@@ -135,7 +135,7 @@ static PyObject *launcher_call(PyObject *op, PyObject *const *args, size_t nargs
     if (check_device(self) < 0) return NULL;
     cl_config config = self->config;
     config.stream = stream;
-    config.attrs = config.n_attrs ? &self->attr : NULL;
+    config.attrs = config.n_attrs ? self->attr : NULL;
     void **params = self->table;
     void *table_stack[CL_STACK];
     unsigned long long values_stack[CL_STACK];
@@ -190,12 +190,13 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
     unsigned int g[3], b[3], smem;
     PyObject *cluster, *slots, *device, *fail, *keep;
     Py_ssize_t n_params;
+    int pdl = 0;
     if (kw != NULL && PyDict_GET_SIZE(kw) != 0) {
         PyErr_SetString(PyExc_TypeError, "Launcher takes its arguments by position");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "KKK(III)(III)IOOnOOO:Launcher", &launch_ex, &function, &table, &g[0], &g[1], &g[2],
-                          &b[0], &b[1], &b[2], &smem, &cluster, &slots, &n_params, &device, &fail, &keep))
+    if (!PyArg_ParseTuple(args, "KKK(III)(III)IOOnOOO|p:Launcher", &launch_ex, &function, &table, &g[0], &g[1], &g[2],
+                          &b[0], &b[1], &b[2], &smem, &cluster, &slots, &n_params, &device, &fail, &keep, &pdl))
         return NULL;
     if (launch_ex == 0 || n_params < 0 || (n_params > 0 && table == 0)) {
         PyErr_SetString(PyExc_ValueError, "Launcher: no cuLaunchKernelEx, or a parameter count without a table");
@@ -210,18 +211,24 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
     self->n_params = n_params;
     self->n_slots = -1;
     memset(&self->config, 0, sizeof(self->config));
-    memset(&self->attr, 0, sizeof(self->attr));
+    memset(self->attr, 0, sizeof(self->attr));
     self->config.grid_x = g[0]; self->config.grid_y = g[1]; self->config.grid_z = g[2];
     self->config.block_x = b[0]; self->config.block_y = b[1]; self->config.block_z = b[2];
     self->config.smem = smem;
     if (cluster != Py_None) {
-        if (!PyArg_ParseTuple(cluster, "III", &self->attr.value.cluster.x, &self->attr.value.cluster.y,
-                              &self->attr.value.cluster.z)) {
+        if (!PyArg_ParseTuple(cluster, "III", &self->attr[0].value.cluster.x, &self->attr[0].value.cluster.y,
+                              &self->attr[0].value.cluster.z)) {
             Py_DECREF(self);
             return NULL;
         }
-        self->attr.id = 4;  /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
+        self->attr[0].id = 4;  /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
         self->config.n_attrs = 1;
+    }
+    if (pdl) {  /* only for a kernel compiled with griddepcontrol.wait (runtime/module.py, Kernel.pdl) */
+        cl_attribute *a = &self->attr[self->config.n_attrs];
+        a->id = 6;  /* CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION */
+        a->value.pdl = 1;
+        self->config.n_attrs += 1;
     }
     if (slots != Py_None) {
         PyObject *seq = PySequence_Fast(slots, "slots must be a tuple or list of ints");

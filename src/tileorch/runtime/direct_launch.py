@@ -47,6 +47,7 @@ from tileorch.runtime.errors import CudaError
 
 ENV = "TILEORCH_LAUNCH_CTYPES"
 CLUSTER_DIMENSION = 4  # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (cuda.h)
+PROGRAMMATIC_STREAM_SERIALIZATION = 6  # CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (cuda.h)
 STREAMS_MAX = 16  # launch configurations kept per launcher (one per stream handle)
 
 
@@ -55,9 +56,11 @@ class _Dim3(ctypes.Structure):
 
 
 class _AttributeValue(ctypes.Union):
-    """``CUlaunchAttributeValue``: a 64-byte union; only the cluster dimensions are written."""
+    """``CUlaunchAttributeValue``: a 64-byte union; only the cluster dimensions and the programmatic stream
+    serialization flag (an ``int``) are written."""
 
-    _fields_ = [("pad", ctypes.c_char * 64), ("clusterDim", _Dim3)]
+    _fields_ = [("pad", ctypes.c_char * 64), ("clusterDim", _Dim3),
+                ("programmaticStreamSerializationAllowed", ctypes.c_int)]
 
 
 class LaunchAttributeStruct(ctypes.Structure):
@@ -215,21 +218,27 @@ def error(lib: Any, code: int, call: str) -> CudaError:
 
 
 def config_struct(grid: tuple[int, int, int], block: tuple[int, int, int], smem: int,
-                  cluster: tuple[int, int, int] | None, stream: int) -> LaunchConfigStruct:
+                  cluster: tuple[int, int, int] | None, stream: int, pdl: bool = False) -> LaunchConfigStruct:
     """The ``CUlaunchConfig`` of a launch on ``stream``; ``cluster``: the cluster dimension
-    attribute's extents (None: no attribute)."""
+    attribute's extents (None: no attribute); ``pdl``: the programmatic stream serialization attribute
+    (after the cluster's, as :func:`tileorch.runtime.launch._launch_config` orders them)."""
     config = LaunchConfigStruct()
     config.gridDimX, config.gridDimY, config.gridDimZ = grid
     config.blockDimX, config.blockDimY, config.blockDimZ = block
     config.sharedMemBytes = smem
     config.hStream = stream or None
-    if cluster is not None:
-        attrs = (LaunchAttributeStruct * 1)()
-        attrs[0].id = CLUSTER_DIMENSION
-        dims = attrs[0].value.clusterDim
-        dims.x, dims.y, dims.z = cluster
+    n = (cluster is not None) + bool(pdl)
+    if n:
+        attrs = (LaunchAttributeStruct * n)()
+        if cluster is not None:
+            attrs[0].id = CLUSTER_DIMENSION
+            dims = attrs[0].value.clusterDim
+            dims.x, dims.y, dims.z = cluster
+        if pdl:
+            attrs[n - 1].id = PROGRAMMATIC_STREAM_SERIALIZATION
+            attrs[n - 1].value.programmaticStreamSerializationAllowed = 1
         config.attrs = ctypes.cast(attrs, ctypes.POINTER(LaunchAttributeStruct))
-        config.numAttrs = 1
+        config.numAttrs = n
         config._attrs = attrs  # type: ignore[attr-defined]  # alive with the configuration
     return config
 
@@ -251,8 +260,10 @@ class DirectLaunch:
     ``Launcher`` objects (:attr:`path` ``"c"``), else ctypes calls (``"ctypes"``)."""
 
     def __init__(self, lib: Any, function: Any, raw: int, grid: tuple[int, int, int], block: tuple[int, int, int],
-                 smem: int, cluster: tuple[int, int, int] | None, label: str, device: Any = None, c: Any = None):
+                 smem: int, cluster: tuple[int, int, int] | None, label: str, device: Any = None, c: Any = None,
+                 pdl: bool = False):
         self.lib, self.grid, self.block, self.smem, self.cluster = lib, grid, block, smem, cluster
+        self.pdl = bool(pdl)
         self.label, self.device, self.c = label, device, c
         self.path = "ctypes" if c is None else "c"
         self.launch_ex = lib.cuLaunchKernelEx
@@ -269,7 +280,7 @@ class DirectLaunch:
         if ref is None:
             if len(self.configs) >= STREAMS_MAX:
                 self.configs.clear()  # a call holding an old _Ref keeps its structure alive
-            config = config_struct(self.grid, self.block, self.smem, self.cluster, stream)
+            config = config_struct(self.grid, self.block, self.smem, self.cluster, stream, pdl=self.pdl)
             ref = _Ref(ctypes.addressof(config))
             ref.keep = config  # type: ignore[attr-defined]
             self.configs[stream] = ref
@@ -308,7 +319,7 @@ class DirectLaunch:
                                    tuple(self.grid), tuple(self.block), self.smem,
                                    None if self.cluster is None else tuple(self.cluster),
                                    None if slots is None else tuple(slots), n_params,
-                                   self.device, fail, bound)
+                                   self.device, fail, bound, self.pdl)
         launcher.bound = bound
         launcher.path = "c"
         launcher.path_reason = ""
@@ -346,9 +357,10 @@ class DirectLaunch:
 
 
 def direct(drv: Any, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int,
-           cluster: tuple[int, int, int] | None, label: str, device: Any = None) -> tuple[DirectLaunch | None, str]:
+           cluster: tuple[int, int, int] | None, label: str, device: Any = None,
+           pdl: bool = False) -> tuple[DirectLaunch | None, str]:
     """(the :class:`DirectLaunch` of ``function`` for the driver module ``drv``, '') or (None,
-    why the launch takes cuda-python's path)."""
+    why the launch takes cuda-python's path); ``pdl``: launched with programmatic stream serialization."""
     lib = library(drv)
     if lib is None:
         return None, why_not(drv)
@@ -360,4 +372,4 @@ def direct(drv: Any, function: Any, grid: tuple[int, int, int], block: tuple[int
         from tileorch.runtime import c_launch
 
         c = c_launch.module()
-    return DirectLaunch(lib, function, raw, grid, block, smem, cluster, label, device, c), ""
+    return DirectLaunch(lib, function, raw, grid, block, smem, cluster, label, device, c, pdl), ""

@@ -43,12 +43,15 @@ class LaunchConfig:
     block: Dim3
     cluster: Dim3 = (1, 1, 1)
     smem: int = 0
+    pdl: bool = False
+    """Programmatic dependent launch: the launch carries ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION``
+    = 1 (the kernel's :attr:`~tileorch.runtime.module.Kernel.pdl`, never set otherwise)."""
 
     @classmethod
-    def make(cls, grid: Any, block: Any, cluster: Any = 1, smem: int = 0) -> LaunchConfig:
+    def make(cls, grid: Any, block: Any, cluster: Any = 1, smem: int = 0, pdl: bool = False) -> LaunchConfig:
         """The configuration, or ``ValueError`` for one no CUDA launch takes (checked here, without
         a GPU: the driver's answer is a bare ``CUDA_ERROR_INVALID_VALUE``)."""
-        cfg = cls(dim3(grid), dim3(block), dim3(cluster), int(smem))
+        cfg = cls(dim3(grid), dim3(block), dim3(cluster), int(smem), bool(pdl))
         gx, gy, gz = cfg.grid
         if min(cfg.grid) < 1 or gx > MAX_GRID_X or max(gy, gz) > MAX_GRID_YZ:
             raise ValueError(f"grid {cfg.grid} is not one CUDA launches (x in [1, {MAX_GRID_X}], y and z in "
@@ -79,7 +82,7 @@ class LaunchConfig:
         text = f"grid={self.grid} block={self.block}"
         if self.cluster_size > 1:
             text += f" cluster={self.cluster}"
-        return text + f" smem={self.smem}"
+        return text + f" smem={self.smem}" + (" pdl" if self.pdl else "")
 
 
 _INT_FORMATS = {1: "b", 2: "h", 4: "i", 8: "q"}
@@ -196,7 +199,7 @@ def launch(
     """Launch ``kernel`` with ``cuLaunchKernelEx`` on ``stream`` (0 = the legacy default stream,
     ordered with torch's default stream).  With ``wait`` the call returns once the kernel is done
     and raises :class:`KernelHang` / :class:`KernelFault` from the watchdog."""
-    cfg = LaunchConfig.make(grid, block, cluster, smem)
+    cfg = LaunchConfig.make(grid, block, cluster, smem, pdl=kernel.pdl)
     device = kernel.module.device
     device.require_healthy()
     params = pack_arguments(kernel, args)
@@ -228,21 +231,27 @@ def launch(
 
 
 def _launch_config(drv: Any, cfg: LaunchConfig) -> Any:
-    """A ``CUlaunchConfig`` of ``cfg``'s grid, block, dynamic shared memory and cluster (the
-    stream is the caller's)."""
+    """A ``CUlaunchConfig`` of ``cfg``'s grid, block, dynamic shared memory, cluster and programmatic stream
+    serialization (PDL) (the stream is the caller's)."""
     config = drv.CUlaunchConfig()
     config.gridDimX, config.gridDimY, config.gridDimZ = cfg.grid
     config.blockDimX, config.blockDimY, config.blockDimZ = cfg.block
     config.sharedMemBytes = cfg.smem
+    attrs = []
     if cfg.cluster_size > 1:
         cluster_attr = drv.CUlaunchAttribute()
         cluster_attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
         dims = cluster_attr.value.clusterDim
         dims.x, dims.y, dims.z = cfg.cluster
-        config.attrs = [cluster_attr]
-        config.numAttrs = 1
-    else:
-        config.numAttrs = 0
+        attrs.append(cluster_attr)
+    if cfg.pdl:
+        pdl_attr = drv.CUlaunchAttribute()
+        pdl_attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+        pdl_attr.value.programmaticStreamSerializationAllowed = 1
+        attrs.append(pdl_attr)
+    if attrs:
+        config.attrs = attrs
+    config.numAttrs = len(attrs)
     return config
 
 
@@ -269,7 +278,7 @@ class BoundLaunch:
     def __init__(self, kernel: Kernel, grid: Any, block: Any, args: tuple[Any, ...] | list[Any] = (),
                  cluster: Any = 1, smem: int = 0):
         self.kernel = kernel
-        self.config = cfg = LaunchConfig.make(grid, block, cluster, smem)
+        self.config = cfg = LaunchConfig.make(grid, block, cluster, smem, pdl=kernel.pdl)
         params = pack_arguments(kernel, args)
         self._drv = api()
         _prepare(kernel, cfg)
@@ -289,7 +298,7 @@ class BoundLaunch:
         # the launches' path: straight into libcuda through ctypes where it can (direct_launch.py)
         self._direct, self._path_reason = direct(self._drv, self._function, cfg.grid, cfg.block, cfg.smem,
                                                  cfg.cluster if cfg.cluster_size > 1 else None, self._label,
-                                                 self._device)
+                                                 self._device, pdl=cfg.pdl)
 
     def _bind(self, blob: bytearray) -> None:
         """Hold a copy of ``blob`` (the address table, then the parameter bytes) with the table

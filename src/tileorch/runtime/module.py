@@ -23,6 +23,11 @@ class Kernel:
     param_sizes: list[int] = field(default_factory=list)
     max_dynamic_smem: int = 0
     max_shared_carveout: bool = False  # (the largest shared-memory carveout asked for: launch.prefer_max_shared)
+    pdl: bool = False
+    """Compiled for programmatic dependent launch (``TILEORCH_PDL=1``: the compiled program's ``pdl``, set by
+    the launcher that loads it): every launch of it carries ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION``.
+    Only a kernel that waits (``griddepcontrol.wait``) before every global access may: the attribute on any
+    other kernel lets it race with the kernel before it."""
     _registers: int | None = None
 
     def registers(self) -> int:
