@@ -3,7 +3,8 @@
 prefilled, ragged shapes:
 
 * the GEMMs the TileAS tier takes (TMA + WGMMA: test_user_sweep14_emulated's runner): :data:`CASES` (the fp8
-  ones on the GPU only: the emulator models f16 / bf16 / tf32 / s8 WGMMA operands, not e4m3 / e5m2);
+  ones too since session 38: the emulator decodes e4m3 / e5m2 WGMMA operands exactly and sums their products in f32;
+  before, these ran on the GPU only);
 * the SIMT programs (test_user_sweep29_interp.py's tests with its ``run`` swapped for
   test_user_sweep10_emulated.emulate): :data:`EMULATED`.
 
@@ -279,10 +280,8 @@ def _case_int8_gemm_floordiv_mod_runtime_divisor():
 
 
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
-ON_THE_GPU_ONLY = {"fp8_e4m3_gemm_tensor_scales_from_arrays_bf16", "fp8_e5m2_gemm_row_scales_f32",
-                   "fp8_e4m3_gemm_scale_from_0d_array_f16", "fp8_e4m3_gemm_rows_of_32"}
-"""Cases this runner cannot run: e4m3 / e5m2 WGMMA operands (the emulator models f16 / bf16 / tf32 / s8)."""
-GEMMS = sorted(set(CASES) - ON_THE_GPU_ONLY) if ALL else ["int8_gemm_int32_ragged_k"]
+GEMMS = sorted(CASES) if ALL else ["fp8_e4m3_gemm_rows_of_32", "fp8_e5m2_gemm_row_scales_f32",
+                                   "int8_gemm_int32_ragged_k"]
 """The GEMM cases run in CI (every case of :data:`CASES` run with ``TILEORCH_EMULATE_ALL=1``)."""
 
 
