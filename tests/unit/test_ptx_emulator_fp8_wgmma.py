@@ -163,3 +163,34 @@ def test_a_wrong_operand_count_is_refused():
         ptx = _ptx("e4m3", "e4m3", 0, 1, 1).replace("p, 1, 1;", "p;")
         Emu(ptx, [1 << 32], 8192, 128, (0, 0, 0), {}, [(1 << 32, np.zeros(128 * 64, np.uint8), "d")],
             nctaid=(1, 1, 1)).run()
+
+
+@pytest.mark.parametrize("scale_d", [0, 1])
+def test_the_narrow_adder_model_keeps_13_fraction_bits(scale_d, monkeypatch):
+    """``Emu.fp8_sum_bits = 13``: ``1 + 2^-p`` (the 1 a product, or D) is exact for p <= 13 and comes back 1 (the
+    small term truncated away) for p > 13; the f32 default keeps every p <= 23."""
+    e5 = fp8_values("e5m2")
+    byte = {float(v): i for i, v in enumerate(e5) if np.isfinite(v) and i < 0x80}
+    a = np.full((64, 32), byte[0.0], np.uint8)
+    b = np.full((N, 32), byte[0.0], np.uint8)
+    for r in range(64):  # row r: 2^-(r % 16) at k = 1 (and the 1 at k = 0 unless D holds it)
+        a[r, 0], a[r, 1] = byte[0.0 if scale_d else 1.0], byte[2.0 ** -(r % 16)]
+    for c in range(N):
+        b[c, 0], b[c, 1] = byte[1.0], byte[2.0 ** -(c % 8)]
+    p = (np.arange(64) % 16)[:, None] + (np.arange(N) % 8)[None, :]
+    t = np.arange(128)
+    i = np.arange(16)[None, :]
+    rows = (16 * (t // 32) + (t % 32) // 4)[:, None] + 8 * ((i // 2) % 2)
+    cols = 8 * (i // 4) + (2 * (t % 4))[:, None] + i % 2
+    for bits, kept in ((13, 13), (None, 23)):
+        monkeypatch.setattr(Emu, "fp8_sum_bits", bits)
+        regs = np.ones((128, 16), np.float32)  # D = 1 (read when scale_d)
+        emu = Emu(_ptx("e5m2", "e5m2", scale_d, 1, 1), [1 << 32], 8192, 128, (0, 0, 0), {},
+                  [(1 << 32, regs.view(np.uint8).reshape(-1), "d")], nctaid=(1, 1, 1))
+        _place(emu.smem, emu.dynamic_smem + A_AT, a)
+        _place(emu.smem, emu.dynamic_smem + B_AT, b)
+        emu.run()
+        got = np.zeros((64, N))
+        got[rows, cols] = regs
+        want = np.where(p <= kept, 1.0 + 2.0 ** -p.astype(np.float64), 1.0)
+        assert np.array_equal(got, want), (bits, np.argwhere(got != want)[:4])

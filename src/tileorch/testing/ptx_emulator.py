@@ -751,6 +751,13 @@ class Emu:
     rounded reciprocal, as before).  ``.ftz`` flushes a subnormal input and result to a zero of its sign either
     way, as the hardware does."""
 
+    fp8_sum_bits = None
+    """None: an 8-bit float WGMMA sums its products (and D) in f32, as the other float WGMMAs.  ``b``: a model of a
+    narrower tensor-core adder (reported for H100: about 13 fraction bits, truncating): per WGMMA and element, the
+    32 exact products and D are each truncated toward zero to a multiple of ``2^(e - b)``, ``2^e`` the largest
+    magnitude's power of two, then summed exactly and rounded to f32.  A test aid to show which inputs such an
+    adder sums exactly (not a bit-accurate model: the hardware's grouping and normalization are not modelled)."""
+
     def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory, guards=None, nctaid=None,
                  cluster=None):
         self.cluster = cluster  # (Cluster, rank): a CTA of a cluster along x (run by Cluster.run), else None
@@ -2384,12 +2391,31 @@ class Emu:
             if exact:
                 res = (A @ B.T + (D if sd else 0)).astype(np.int32)  # two's-complement wrap
                 return list(res[rows, cols].view(np.uint32).astype(np.uint64))
+            if self.fp8_sum_bits is not None and ty in _FP8_FORMATS:
+                res = _narrow_sum(A, B, D if sd else None, sign, self.fp8_sum_bits)
+                return list(b32(res[rows, cols].astype(np.float32)))
             with np.errstate(all="ignore"):
                 res = (A.astype(np.float32) @ B.T.astype(np.float32)) * np.float32(sign) + (D if sd else 0)
             return list(b32(res[rows, cols].astype(np.float32)))
 
         return compute
 
+
+
+def _narrow_sum(A, B, D, sign, bits):
+    """``sign A B^T (+ D)`` [M, N] of exact f32 operands (A [M, K], B [N, K]) by :attr:`Emu.fp8_sum_bits`' model:
+    per element, the K products and D each truncated toward zero to a multiple of ``2^(e - bits)`` (``2^e``: the
+    largest term's power of two), summed exactly (float64: every term a multiple of that quantum below
+    ``2^(e + 1)``), rounded to f32."""
+    terms = sign * A.astype(np.float64)[:, None, :] * B.astype(np.float64)[None, :, :]  # [M, N, K]
+    if D is not None:
+        terms = np.concatenate([terms, D.astype(np.float64)[:, :, None]], axis=2)
+    with np.errstate(all="ignore"):
+        big = np.abs(terms).max(axis=2, keepdims=True)
+        e = np.floor(np.log2(np.where(big > 0, big, 1.0)))
+        q = np.exp2(e - bits)
+        res = (np.trunc(terms / q) * q).sum(axis=2)
+    return np.where(np.isfinite(big[..., 0]), res, terms.sum(axis=2)).astype(np.float32)
 
 
 _HANDLERS: dict = {}
