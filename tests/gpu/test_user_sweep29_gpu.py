@@ -1,8 +1,8 @@
 """The twenty-ninth user sweep on the GPU: every program of ``tileorch.testing.user_programs29`` runs through
 ``tileorch.cutile.launch`` on its spec's ragged shapes and grid, against the independent numpy references of
 tests/unit/test_user_sweep29_interp.py (the SIMT programs and the refused dots) and
-tests/unit/test_user_sweep29_emulated.py (the tier's GEMMs, the fp8 ones included: the CPU emulator does not model
-e4m3 / e5m2 WGMMA, so these run here only), each with its ``run`` / ``emulate`` swapped for sweep_harness.gpu_run:
+tests/unit/test_user_sweep29_emulated.py (the tier's GEMMs, the fp8 ones included: the CPU emulator models e4m3 /
+e5m2 WGMMA since session 38, with exact f32 sums the tensor core need not give), each with its ``run`` / ``emulate`` swapped for sweep_harness.gpu_run:
 every array inside a larger buffer of the fill, whose tail must stay the fill; the path each program compiles to
 checked against its table entry.  Then three programs at larger ragged sizes against torch: the fp8 e4m3 GEMM with
 per-tensor scales, the int8 GEMM with a ragged K, and split-K by atomics.  Skipped without a GPU; needs torch,

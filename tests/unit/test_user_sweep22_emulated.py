@@ -2,8 +2,8 @@
 CTA on the CPU by ``tileorch.testing.ptx_emulator`` against numpy float64 references computed from the
 inputs alone, on ragged shapes, outputs NaN-prefilled (the int32 output a sentinel): the GEMMs through
 test_user_sweep14_emulated's runner (the launcher's own problem derivation, tensor maps, tile parameters
-and K-major copies).  f16, bf16, tf32 and 8-bit integer WGMMAs are emulated; the fp8 programs' cases
-(:data:`GPU_ONLY`) run on the GPU alone (tests/gpu/test_user_sweep22_gpu.py reruns every case).
+and K-major copies).  f16, bf16, tf32, 8-bit integer and (since session 38) e4m3 / e5m2 WGMMAs are
+emulated; the cases of :data:`GPU_ONLY` run on the GPU alone (tests/gpu/test_user_sweep22_gpu.py reruns every case).
 :data:`EMULATED` is the CI-sized subset; ``TILEORCH_EMULATE_ALL=1`` runs every emulable case.  Needs
 cuda-tile and ml_dtypes."""
 
@@ -217,10 +217,9 @@ def _case_mlp_relu_two_dots_biases():
 
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
-GPU_ONLY = {"gemm_fp8_e4m3_weight_nk_tensor_scales_bf16", "gemm_fp8_e4m3_f16_accumulator",
-            "gemm_unaligned_row_strides", "gemm_a_column_major_view"}
-"""Cases the emulator's runner cannot run, the GPU file does: fp8 operands (the emulator's WGMMA has none);
-rows TMA cannot address in place (odd row strides: the launcher's padded copies, ``gemm_host.StagingPlan``,
+GPU_ONLY = {"gemm_unaligned_row_strides", "gemm_a_column_major_view"}
+"""Cases the emulator's runner cannot run, the GPU file does (the fp8 ones run here since session 38: the
+emulator's e4m3 / e5m2 WGMMA): rows TMA cannot address in place (odd row strides: the launcher's padded copies, ``gemm_host.StagingPlan``,
 which the runner does not model: C's pair stores fault at odd rows of 67 f32); a column-major view (the
 runner describes every array as contiguous)."""
 

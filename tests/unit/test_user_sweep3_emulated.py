@@ -93,7 +93,9 @@ def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epil
     # (a gathered A, GemmConfig.a_gather, is read by the consumers' own loads: its array is in memory, as it is)
     gathered = getattr(prog.gemm_config, "a_gather", False)
     tma_only = (*(() if gathered else (a.position,)), b.position, *more_b, *more_a, *([e.position] if e else []))
-    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays if i not in tma_only]
+    # (a 0-d array: its one element, as a 1-element view, since numpy views no 0-d array as another item size)
+    memory = [(bases[i], np.atleast_1d(arrays[i]).view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
+              if i not in tma_only]
     views = getattr(prog, "operand_views", None) or {}
     av = _matrix_of(arrays[a.position], a, bases, "a" in views)
     bv = _matrix_of(arrays[b.position], b, bases, "b" in views)

@@ -10,8 +10,8 @@ simulator.
 (``wgmma.*``, ``setmaxnreg``) for its warp group, ``bar.sync`` / ``bar.arrive`` count arrivals per
 named barrier.  Asynchrony is modelled where it decides correctness:
 
-* ``wgmma.mma_async`` (f32 accumulators of f16, bf16 or tf32 operands, s32 ones of s8 / u8) is asynchronous: it reads its
-  shared-memory operands and A-fragment registers and computes ``D = A B (+ D)`` only at the ``wgmma.wait_group`` that retires its group
+* ``wgmma.mma_async`` (f32 accumulators of f16, bf16, tf32 or e4m3 / e5m2 operands, s32 ones of s8 / u8) is
+  asynchronous: it reads its shared-memory operands and A-fragment registers and computes ``D = A B (+ D)`` only at the ``wgmma.wait_group`` that retires its group
   (committed groups retire oldest first), and writes D then; until then any other instruction that
   names one of its accumulator or A-fragment registers is reported (:attr:`Emu.errors`), so is a
   TMA write into the shared bytes it reads, and an ``mbarrier.arrive`` by its warp group on a
@@ -129,8 +129,44 @@ _ATOMIC_OPS = ("add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "d
 _ATOMIC_TYPES = {"b32": 4, "u32": 4, "s32": 4, "b64": 8, "u64": 8, "s64": 8, "f32": 4, "f64": 8, "f16": 2, "bf16": 2}
 
 
-_WGMMA_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "u8": 1}
+_WGMMA_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "u8": 1, "e4m3": 1, "e5m2": 1}
 """The operand element types of the modelled WGMMAs and their sizes (a K step is 32 bytes of them)."""
+
+_FP8_FORMATS = {"e4m3": (4, 3, 7), "e5m2": (5, 2, 15)}
+"""(exponent bits, mantissa bits, exponent bias) of the 8-bit float formats (OCP 8-bit floating point)."""
+
+
+def fp8_values(kind: str) -> np.ndarray:
+    """The 256 values of the 8-bit float format ``kind`` (``e4m3`` or ``e5m2``) by their byte, as f32 (exact),
+    decoded from the formats' definitions: sign bit 7, then the exponent, then the mantissa; a zero exponent
+    field is subnormal (``m / 2^mbits * 2^(1 - bias)``), else ``(1 + m / 2^mbits) * 2^(e - bias)``.  e4m3 has no
+    infinities and one NaN per sign (exponent and mantissa all ones: ``S.1111.111``), its other all-ones-exponent
+    bytes being finite (448 the largest); e5m2 is IEEE-like: an all-ones exponent is infinity (mantissa 0) or a
+    NaN."""
+    ebits, mbits, bias = _FP8_FORMATS[kind]
+    b = np.arange(256)
+    sign = np.where(b >> 7, -1.0, 1.0)
+    e = (b >> mbits) & ((1 << ebits) - 1)
+    m = b & ((1 << mbits) - 1)
+    mag = np.where(e == 0, np.ldexp(m / (1 << mbits), 1 - bias), np.ldexp(1 + m / (1 << mbits), e - bias))
+    top = e == (1 << ebits) - 1
+    if kind == "e4m3":
+        mag = np.where(top & (m == (1 << mbits) - 1), np.nan, mag)
+    else:
+        mag = np.where(top, np.where(m == 0, np.inf, np.nan), mag)
+    return (sign * mag).astype(np.float32)
+
+
+_FP8_VALUES: dict = {}
+"""kind -> :func:`fp8_values` (made on first use)."""
+
+
+def _fp8_to_f32(bits, kind):
+    """8-bit float bytes (any unsigned integer array, the low byte read) of ``kind`` as f32 values (exact)."""
+    table = _FP8_VALUES.get(kind)
+    if table is None:
+        table = _FP8_VALUES[kind] = fp8_values(kind)
+    return table[np.asarray(bits).astype(np.uint8)]
 
 
 def _half_to_f32(bits, ty):
@@ -717,6 +753,13 @@ class Emu:
     hardware's approximation may be (1 ulp at most): a test of a sequence that must correct it (0: the correctly
     rounded reciprocal, as before).  ``.ftz`` flushes a subnormal input and result to a zero of its sign either
     way, as the hardware does."""
+
+    fp8_sum_bits = None
+    """None: an 8-bit float WGMMA sums its products (and D) in f32, as the other float WGMMAs.  ``b``: a model of a
+    narrower tensor-core adder (reported for H100: about 13 fraction bits, truncating): per WGMMA and element, the
+    32 exact products and D are each truncated toward zero to a multiple of ``2^(e - b)``, ``2^e`` the largest
+    magnitude's power of two, then summed exactly and rounded to f32.  A test aid to show which inputs such an
+    adder sums exactly (not a bit-accurate model: the hardware's grouping and normalization are not modelled)."""
 
     def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory, guards=None, nctaid=None,
                  cluster=None):
@@ -2184,6 +2227,8 @@ class Emu:
             return bits.astype(np.uint8).view(np.int8 if ty == "s8" else np.uint8).astype(np.int64)
         if ty == "tf32":
             return (bits & np.uint32(0xFFFFE000)).view(np.float32)
+        if ty in _FP8_FORMATS:
+            return _fp8_to_f32(bits, ty)
         return _half_to_f32(bits.astype(np.uint16), ty)
 
     def operand_addrs(self, desc, rows_mn, tnsp, es=2):
@@ -2293,7 +2338,8 @@ class Emu:
             return
         m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|s32)\.(\w+)\.(\w+)$", op)
         integer = m is not None and {m.group(4), m.group(5)} <= {"s8", "u8"}  # (a u8 / s8 pair: either order)
-        if not m or (m.group(4) != m.group(5) and not integer) or m.group(4) not in _WGMMA_BYTES or \
+        fp8 = m is not None and {m.group(4), m.group(5)} <= set(_FP8_FORMATS)  # (e4m3 / e5m2: any pair)
+        if not m or (m.group(4) != m.group(5) and not integer and not fp8) or m.group(4) not in _WGMMA_BYTES or \
                 int(m.group(2)) * _WGMMA_BYTES[m.group(4)] != 32 or (m.group(3) == "s32") != (m.group(4) in ("s8", "u8")):
             raise Fault(op)
         n, ty, ty_b = int(m.group(1)), m.group(4), m.group(5)
@@ -2301,8 +2347,11 @@ class Emu:
         dregs = [x.strip() for x in ops[0][1:-1].split(",")]
         reg_a = ops[1].startswith("{")
         aregs = [x.strip() for x in ops[1][1:-1].split(",")] if reg_a else []
+        sign = 1  # the product's sign: imm-scale-a times imm-scale-b
         if reg_a and es != 2:
             raise Fault(f"{op}: an A fragment in registers (16-bit operands only are modelled)")
+        if fp8 and len(ops) != 6:  # d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b: no transposes
+            raise Fault(f"{op}: {len(ops)} operands (an e4m3 / e5m2 WGMMA of shared A and B has 6)")
         for wg in wgs:
             TT = np.zeros(self.N, dtype=bool)
             TT[wg * 128:(wg + 1) * 128] = True
@@ -2335,6 +2384,11 @@ class Emu:
                 desca = int(self.get(ops[1], TT)[0])
                 descb = int(self.get(ops[2], TT)[0])
                 scale_d, tnsp_a, tnsp_b = ops[3], int(ops[6]) if es == 2 else 0, int(ops[7]) if es == 2 else 0
+                if not integer:  # imm-scale-a / imm-scale-b: 1, or -1 (the operand negated)
+                    neg = [int(x) for x in ops[4:6]]
+                    if any(x not in (1, -1) for x in neg):
+                        raise Fault(f"{op}: imm-scale-a / imm-scale-b {ops[4]}, {ops[5]} (1 or -1)")
+                    sign = neg[0] * neg[1]
             sd = int(self.get(scale_d, TT)[0]) if scale_d.startswith("%") or scale_d == "p" else int(scale_d)
             smem = [self.operand_range(descb, n, tnsp_b, es)]
             if desca is not None:
@@ -2342,7 +2396,8 @@ class Emu:
             for lo, hi in smem:
                 self._check_generic(lo, hi)
             ent = {"dregs": dregs, "aregs": aregs, "ts": ts, "smem": smem,
-                   "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty, ty_b)}
+                   "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty, ty_b,
+                                             sign)}
             self.open.setdefault(wg, []).append(ent)
             for name in dregs + aregs:
                 self.pending.setdefault(name, set()).add(wg)
@@ -2354,10 +2409,12 @@ class Emu:
             reg = self.regs[name] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
         return reg
 
-    def _deferred(self, n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty="f16", ty_b=None):
-        """``D = A B (+ D)`` evaluated when the WGMMA retires: shared memory, the A fragment and D
-        (the chain's previous result, already retired) as they are then; A of ``ty`` (f16, bf16, tf32, s8, u8),
-        B of ``ty_b`` (``ty`` when None; it differs only for a u8 / s8 pair)."""
+    def _deferred(self, n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty="f16", ty_b=None, sign=1):
+        """``D = sign A B (+ D)`` evaluated when the WGMMA retires: shared memory, the A fragment and D
+        (the chain's previous result, already retired) as they are then; A of ``ty`` (f16, bf16, tf32, s8, u8,
+        e4m3, e5m2), B of ``ty_b`` (``ty`` when None; it differs only for a u8 / s8 pair or two fp8 formats);
+        ``sign``: imm-scale-a times imm-scale-b.  Float operands are exact in f32 and their products are summed
+        in f32 (numpy's order: the tensor core's order and its internal precision are not modelled)."""
         ty_b = ty_b or ty
         lane = ts % 32
         warp = (ts % 128) // 32
@@ -2390,12 +2447,31 @@ class Emu:
             if exact:
                 res = (A @ B.T + (D if sd else 0)).astype(np.int32)  # two's-complement wrap
                 return list(res[rows, cols].view(np.uint32).astype(np.uint64))
+            if self.fp8_sum_bits is not None and ty in _FP8_FORMATS:
+                res = _narrow_sum(A, B, D if sd else None, sign, self.fp8_sum_bits)
+                return list(b32(res[rows, cols].astype(np.float32)))
             with np.errstate(all="ignore"):
-                res = A.astype(np.float32) @ B.T.astype(np.float32) + (D if sd else 0)
+                res = (A.astype(np.float32) @ B.T.astype(np.float32)) * np.float32(sign) + (D if sd else 0)
             return list(b32(res[rows, cols].astype(np.float32)))
 
         return compute
 
+
+
+def _narrow_sum(A, B, D, sign, bits):
+    """``sign A B^T (+ D)`` [M, N] of exact f32 operands (A [M, K], B [N, K]) by :attr:`Emu.fp8_sum_bits`' model:
+    per element, the K products and D each truncated toward zero to a multiple of ``2^(e - bits)`` (``2^e``: the
+    largest term's power of two), summed exactly (float64: every term a multiple of that quantum below
+    ``2^(e + 1)``), rounded to f32."""
+    terms = sign * A.astype(np.float64)[:, None, :] * B.astype(np.float64)[None, :, :]  # [M, N, K]
+    if D is not None:
+        terms = np.concatenate([terms, D.astype(np.float64)[:, :, None]], axis=2)
+    with np.errstate(all="ignore"):
+        big = np.abs(terms).max(axis=2, keepdims=True)
+        e = np.floor(np.log2(np.where(big > 0, big, 1.0)))
+        q = np.exp2(e - bits)
+        res = (np.trunc(terms / q) * q).sum(axis=2)
+    return np.where(np.isfinite(big[..., 0]), res, terms.sum(axis=2)).astype(np.float32)
 
 
 _HANDLERS: dict = {}

@@ -899,6 +899,13 @@ F16_ACCUMULATOR_REMARK = ("this dot's f16 accumulator is kept in f32 by the WGMM
                           "accumulation, not bit for bit the same")
 """The located remark of a dot whose accumulator is f16 (the tier's WGMMAs accumulate in f32)."""
 
+FP8_SUM_REMARK = ("this dot's {dtype} products are summed by the WGMMAs themselves into the f32 accumulator over the "
+                  "whole K loop (no promotion to separate f32 additions): the tensor core adds 8-bit float products "
+                  "with fewer bits than f32 (about 13 fraction bits below the largest term, truncating, on H100), so "
+                  "a sum may differ from an f32 sum by about 2^-13 of its largest partial sums")
+"""The located remark of a dot of e4m3 / e5m2 operands (session 38: sweep 29's f32-out fp8 GEMMs missed a 1e-3
+tolerance on an H100 for this reason; tests/gpu/test_fp8_wgmma_accumulation_gpu.py measures the adder)."""
+
 
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     """Read the tier's warp-specialized dot kernel; a located error says why one cannot be lowered."""
@@ -1364,6 +1371,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     acc_elt = getattr(dot.results[0].type, "element_type", None)
     if isinstance(acc_elt, Float16Type):  # (the epilogue reads the f32 registers rounded: epilogue.py)
         dk.remarks.append(format_error(dot, F16_ACCUMULATOR_REMARK, "remark"))
+    fp8 = [t for t in dict.fromkeys((dk.dtype, dk.b_dtype or dk.dtype)) if t in ("e4m3", "e5m2")]
+    if fp8:
+        dk.remarks.append(format_error(dot, FP8_SUM_REMARK.format(dtype=" x ".join(fp8)), "remark"))
     if dk.batch_exprs is not None:
         walk = ("the scheduler walks the launch grid (the batch indices read program ids 0 / 1 or the grid's "
                 "extents)" if dk.batch_grid else "the scheduler walks the launch grid (the tile coordinates are "
