@@ -1010,7 +1010,8 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          c_view=record.get("c_view"),
                          warp_programs=warp_programs,
                          cluster_split=cluster_split, programs_per_warp=programs_per_warp, row_cache=row_cache,
-                         cta_programs=cta_programs, pdl=bool(result.pdl))
+                         cta_programs=cta_programs,
+                         pdl=kernel is not None and kernel.sym_name.data in result.pdl)  # (this kernel waits)
 
 
 def _spill_bytes(assembled, kernel: str) -> int:
@@ -1142,7 +1143,7 @@ def compile_deferred(program: CutileProgram, arch: str = "sm_90a", ptxas: bool =
         result = _backend(program.kind, tier.module, tier.ctx, arch, ptxas, remarks)
     return replace(program, ptx=result.ptx, cubin=result.ptxas.cubin if result.ptxas is not None else None,
                    kernel=tier.kernel, threads=tier.threads, seconds=program.seconds + time.perf_counter() - start,
-                   remarks=remarks, timings=timer.as_dict(), deferred=False, pdl=bool(result.pdl))
+                   remarks=remarks, timings=timer.as_dict(), deferred=False, pdl=tier.kernel in result.pdl)
 
 
 ROUTES = {

@@ -210,11 +210,12 @@ def test_fixpoints_seed_order_is_xdsls_reverse_walk(region_first):
     """``rewrite_to_fixpoint``'s seed walk (the walker's worklist orders, read off the links) lists
     the ops xDSL's ``walk(reverse=True, region_first=...)`` yields, in its order, for a module with
     nested regions and several blocks, and for the region of one op."""
-    from tileorch.transforms.fixpoint import _LINKED, _reverse_order
+    from tileorch.transforms.fixpoint import _LINKED, _seeds_linked
 
     assert _LINKED  # (this xDSL: else the seeds are walked with Region.walk)
     module = _module()
     func_f = module.body.block.first_op
     for region in (module.body, func_f.body):
         theirs = list(_xdsl_walk(region, True, region_first))
-        assert _reverse_order(region, region_first) == theirs and len(theirs) > 1
+        seeds, candidate = _seeds_linked(region, region_first, lambda op: True, False)
+        assert seeds == theirs and candidate and len(theirs) > 1

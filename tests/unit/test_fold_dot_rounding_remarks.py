@@ -80,3 +80,26 @@ def test_no_collector_no_remark():
     before = str(module)
     FoldDotAccumulate().apply(ctx, module)
     assert str(module) != before and remark_sink.sink(FoldDotAccumulate.name) is None
+
+
+def test_collections_are_per_thread():
+    """Two threads compiling at once each collect their own passes' remarks (review, session 38)."""
+    import threading
+
+    seen: dict[str, list] = {}
+    ready = threading.Barrier(2)
+
+    def compile_in(name: str) -> None:
+        with remark_sink.collecting() as said:
+            ready.wait()
+            remark_sink.sink("p").append(name)
+            ready.wait()
+        seen[name] = said.get("p", [])
+
+    threads = [threading.Thread(target=compile_in, args=(n,)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == {"a": ["a"], "b": ["b"]}
+    assert remark_sink.sink("p") is None

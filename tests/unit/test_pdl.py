@@ -159,3 +159,20 @@ def test_tileorch_gemm_kernel_carries_pdl_through_the_cache(monkeypatch, tmp_pat
     monkeypatch.setenv("TILEORCH_PDL", "0")
     off = compile_gemm(cfg)
     assert not off.pdl and "cache" not in off.seconds and off.cubin != fresh.cubin
+
+
+def test_cutile_program_carries_pdl_through_the_disk_cache(monkeypatch, tmp_path):
+    """Review (session 38): a cuTile program read back from the disk cache kept no ``pdl``, so a relaunch in a new
+    process launched a waiting cubin without PDL.  The record now carries it (both ways)."""
+    from types import SimpleNamespace
+
+    from tileorch.launchers import cutile_programs as rc
+
+    monkeypatch.setenv("TILEORCH_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TILEORCH_CACHE", "1")
+    for pdl in (True, False):
+        prog = SimpleNamespace(kind="chained", ptx="// ptx", cubin=b"\x7fELF", kernel="k", threads=384,
+                               gemm_config=None, gemm_args=None, seconds=0.1, pdl=pdl)
+        rc._write_cached(f"pdl-{pdl}", prog)
+        back = rc._read_cached(f"pdl-{pdl}")
+        assert back is not None and back.pdl is pdl

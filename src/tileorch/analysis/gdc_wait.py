@@ -38,8 +38,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from xdsl.ir import Block, BlockArgument, Operation
+from xdsl.ir import Block, Operation
 
+from tileorch.analysis.kernel_params import is_byval_kernel_param
 from tileorch.dialects.nvvm_common import address_space
 
 WAIT_OP = "nvvm.griddepcontrol"
@@ -84,15 +85,6 @@ def _asm_access(text: str) -> str | None:
     return None
 
 
-def is_kernel_parameter(value) -> bool:
-    """Whether ``value`` is an argument of its function's entry block (a kernel's ``byval`` parameter)."""
-    if not isinstance(value, BlockArgument):
-        return False
-    parent = value.block.parent_op()
-    return parent is not None and parent.name in ("func.func", "llvm.func") and \
-        value.block is parent.regions[0].blocks.first
-
-
 def global_access(op: Operation) -> str | None:
     """What makes ``op`` itself (not the ops nested in it) a global-memory access, or None."""
     name = op.name
@@ -105,7 +97,7 @@ def global_access(op: Operation) -> str | None:
         return f"inline asm '{found}'" if found is not None else None
     if name.startswith("nvvm.cp.async.bulk.tensor") or "global" in name:
         return f"'{name}'"
-    if name == "nvvm.prefetch" and all(is_kernel_parameter(v) for v in op.operands):
+    if name == "nvvm.prefetch" and all(is_byval_kernel_param(v) for v in op.operands):
         return None  # a tensor map in parameter space
     for v in op.operands:
         space = address_space(v)

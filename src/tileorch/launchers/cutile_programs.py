@@ -48,6 +48,7 @@ class CachedProgram:
     deferred: bool = False
     row_cache: list | None = None
     cta_programs: int = 0
+    pdl: bool = False
 
 
 LOWERED_ONLY = "#lowered-only"
@@ -67,7 +68,7 @@ def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas:
 
 _RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained",
                   "smem", "single_tile", "grid_axes", "operand_views", "c_view", "warp_programs", "cluster_split",
-                  "programs_per_warp", "row_cache")
+                  "programs_per_warp", "row_cache", "pdl")
 
 
 def _read_cached(key: str) -> CachedProgram | None:
@@ -116,7 +117,8 @@ def _write_cached(key: str, program: Any) -> None:
               "programs_per_warp": int(getattr(program, "programs_per_warp", 1) or 1),
               "row_cache": getattr(program, "row_cache", None),
               "cta_programs": int(getattr(program, "cta_programs", 0) or 0),
-              "deferred": bool(getattr(program, "deferred", False))}
+              "deferred": bool(getattr(program, "deferred", False)),
+              "pdl": bool(getattr(program, "pdl", False))}  # (the cubin waits: launch it with PDL)
     files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
     if program.cubin is not None:
         files["kernel.cubin"] = program.cubin

@@ -2384,11 +2384,11 @@ class Emu:
                 desca = int(self.get(ops[1], TT)[0])
                 descb = int(self.get(ops[2], TT)[0])
                 scale_d, tnsp_a, tnsp_b = ops[3], int(ops[6]) if es == 2 else 0, int(ops[7]) if es == 2 else 0
-                if not integer:  # imm-scale-a / imm-scale-b: 1, or -1 (the operand negated)
-                    neg = [int(x) for x in ops[4:6]]
-                    if any(x not in (1, -1) for x in neg):
-                        raise Fault(f"{op}: imm-scale-a / imm-scale-b {ops[4]}, {ops[5]} (1 or -1)")
-                    sign = neg[0] * neg[1]
+            if not integer:  # imm-scale-a / imm-scale-b (both forms): 1, or -1 (the operand negated)
+                neg = [int(x) for x in ops[4:6]]
+                if any(x not in (1, -1) for x in neg):
+                    raise Fault(f"{op}: imm-scale-a / imm-scale-b {ops[4]}, {ops[5]} (1 or -1)")
+                sign = neg[0] * neg[1]
             sd = int(self.get(scale_d, TT)[0]) if scale_d.startswith("%") or scale_d == "p" else int(scale_d)
             smem = [self.operand_range(descb, n, tnsp_b, es)]
             if desca is not None:

@@ -48,37 +48,7 @@ _LINKED = ({"_first_op", "_last_op", "_next_op", "_prev_op"} <= set(getattr(Oper
            and {"_last_block", "_prev_block"} <= set(getattr(Region, "__dataclass_fields__", ()))
            | set(getattr(Block, "__dataclass_fields__", ())))
 """Whether this xDSL links a block's ops (``_last_op``, ``_prev_op``) and a region's blocks
-(``_last_block``, ``_prev_block``) in the fields :func:`_reverse_order` reads."""
-
-
-def _reverse_order(region: Region, region_first: bool) -> list[Operation]:
-    """``list(region.walk(reverse=True, region_first=region_first))`` (the orders of the
-    walker's worklist: post-order with ``region_first``, else pre-order; last op first), read
-    off the blocks' and ops' links with one call per region instead of a generator step per op."""
-    out: list[Operation] = []
-    append = out.append
-
-    def blocks(r: Region) -> None:
-        block = r._last_block
-        while block is not None:
-            op = block._last_op
-            while op is not None:
-                nested = op.regions
-                if nested and not region_first:
-                    append(op)
-                    for inner in reversed(nested):
-                        blocks(inner)
-                elif nested:
-                    for inner in reversed(nested):
-                        blocks(inner)
-                    append(op)
-                else:
-                    append(op)
-                op = op._prev_op
-            block = block._prev_block
-
-    blocks(region)
-    return out
+(``_last_block``, ``_prev_block``) in the fields :func:`_seeds_linked` reads."""
 
 
 def _seeds(walker: PatternRewriteWalker, region: Region, may_act: Callable[[Operation], bool] | AbstractSet[str],
@@ -88,7 +58,7 @@ def _seeds(walker: PatternRewriteWalker, region: Region, may_act: Callable[[Oper
     every op; and whether one of them ``may_act``.  (One call per op at most: the walk runs
     over every op of the region once per walk of the walker.)
 
-    Over the xDSL whose links :func:`_reverse_order` reads, the ops are tested as the walk
+    Over the xDSL whose links :func:`_seeds_linked` reads, the ops are tested as the walk
     reaches them (no list of every op first) and what an op's class decides is asked once per
     class (:func:`_seeds_linked`)."""
     reverse, region_first = not walker.walk_reverse, not walker.walk_regions_first

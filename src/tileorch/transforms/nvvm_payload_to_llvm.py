@@ -13,6 +13,7 @@ from __future__ import annotations
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntAttr, IntegerType, i1, i32, i64
 
+from tileorch.analysis.kernel_params import is_byval_kernel_param
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm_payload as P
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
@@ -23,22 +24,6 @@ I16 = IntegerType(16)
 
 PARAM_SPACE = 101
 """NVPTX's kernel-parameter address space (``ptr addrspace(101)``: ``ld.param``, ``prefetch.param.tensormap``)."""
-
-
-def is_kernel_parameter(addr) -> bool:
-    """Whether ``addr`` is an argument of its function (a kernel's ``byval`` tensor map).  The generic form
-    ``llvm.nvvm.prefetch.tensormap.p0`` of such an argument came out of LLVM 22's NVPTX back end as two prefetches
-    of the same map (``prefetch.param.tensormap [param]`` and ``prefetch.tensormap [cvta.param(param)]``);
-    the parameter-space form (``.p101`` of the argument cast to address space 101) is one
-    ``prefetch.param.tensormap``."""
-    from xdsl.ir import BlockArgument
-
-    if not isinstance(addr, BlockArgument) or addr.index < 0:
-        return False
-    block = addr.block
-    parent = block.parent_op()
-    return (parent is not None and block is parent.regions[0].blocks.first and parent.name in ("func.func", "llvm.func")
-            and isinstance(addr.type, llvm.LLVMPointerType))
 
 
 def lowerings() -> dict:
@@ -88,7 +73,7 @@ def lowerings() -> dict:
 
     @lowering(P.PrefetchOp)
     def _prefetch(op, e):
-        if is_kernel_parameter(op.addr):  # a tensor map passed by value: its parameter-space address
+        if is_byval_kernel_param(op.addr):  # a tensor map passed by value: its parameter-space address
             param = e.add(AddrSpaceCastOp(op.addr, llvm.LLVMPointerType(IntAttr(PARAM_SPACE)))).results[0]
             e.call(f"llvm.nvvm.prefetch.tensormap.p{PARAM_SPACE}", [param])
             return None

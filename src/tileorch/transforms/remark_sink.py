@@ -10,26 +10,28 @@ and when they happen, on the module the pass actually sees (after the passes bef
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-_active: dict[str, list[str]] | None = None
+_local = threading.local()  # (per thread, as tileorch.settings: two threads compiling at once keep their own)
 
 
 @contextmanager
 def collecting() -> Iterator[dict[str, list[str]]]:
     """Collect the remarks of the passes run inside, by pass name (nested: the inner collection only)."""
-    global _active
-    outer, _active = _active, {}
+    outer = getattr(_local, "active", None)
+    _local.active = mine = {}
     try:
-        yield _active
+        yield mine
     finally:
-        _active = outer
+        _local.active = outer
 
 
 def sink(pass_name: str) -> list[str] | None:
     """The list ``pass_name``'s remarks go to while a :func:`collecting` is open; None otherwise."""
-    return None if _active is None else _active.setdefault(pass_name, [])
+    active = getattr(_local, "active", None)
+    return None if active is None else active.setdefault(pass_name, [])
 
 
 __all__ = ["collecting", "sink"]

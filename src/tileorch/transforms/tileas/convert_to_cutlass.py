@@ -901,10 +901,11 @@ F16_ACCUMULATOR_REMARK = ("this dot's f16 accumulator is kept in f32 by the WGMM
 
 FP8_SUM_REMARK = ("this dot's {dtype} products are summed by the WGMMAs themselves into the f32 accumulator over the "
                   "whole K loop (no promotion to separate f32 additions): the tensor core adds 8-bit float products "
-                  "with fewer bits than f32 (about 13 fraction bits below the largest term, truncating, on H100), so "
-                  "a sum may differ from an f32 sum by about 2^-13 of its largest partial sums")
+                  "with fewer bits than an f32 addition (publicly reported: about 13-14 fraction bits on H100; not "
+                  "measured by tileorch yet), so a sum may differ from an f32 sum in its low bits")
 """The located remark of a dot of e4m3 / e5m2 operands (session 38: sweep 29's f32-out fp8 GEMMs missed a 1e-3
-tolerance on an H100 for this reason; tests/gpu/test_fp8_wgmma_accumulation_gpu.py measures the adder)."""
+tolerance on an H100, which the CPU emulator reproduces with a 13-bit adder model; the GPU probe
+tests/gpu/test_fp8_wgmma_accumulation_gpu.py, not yet run, measures the adder)."""
 
 
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
