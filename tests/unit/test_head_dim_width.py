@@ -62,6 +62,13 @@ def _specialised(kernel, spec: list, name: str):
     return generic, compile_once(rc.export_bytecode(kernel, found[0]), name, arch="sm_90a", ptxas=False)
 
 
+@pytest.fixture(autouse=True)
+def _narrowing_on(monkeypatch):
+    """The switch is off by default until a GPU run checks the narrowed kernels (settings.py); these tests are of the
+    narrowing: on, as ``TILEORCH_ATTN_HEAD_DIM_WIDTH=1`` (a test that wants it off or at 32 sets it again)."""
+    monkeypatch.setenv("TILEORCH_ATTN_HEAD_DIM_WIDTH", "1")
+
+
 @pytest.fixture
 def _sweep(monkeypatch):
     s4.add_sweep_programs(monkeypatch, {**PROGRAMS, **TWINS})

@@ -1,4 +1,4 @@
-// RUN: tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=NARROW
+// RUN: env TILEORCH_ATTN_HEAD_DIM_WIDTH=1 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=NARROW
 // RUN: env TILEORCH_ATTN_HEAD_DIM_WIDTH=0 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=TILE
 // Session 36's s36_d80_plain (head dim 80 in a 128-wide D tile, 64 x 64 tiles, zero padding) as cuTile exports it
 // for a launch the launcher specialised on its head dims (launchers/head_dim_variant.py: the Q / K / V / O arrays'
