@@ -269,3 +269,30 @@ def test_widths_rounded_to_32(monkeypatch):
     assert not np.isnan(got).any()
     np.testing.assert_allclose(got, _attention(*(x[i].astype(np.float64) for i in range(3)), 80), atol=3e-3,
                                rtol=1e-2)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Arg:
+    """The fields of a launch argument ``specialised_arguments`` reads."""
+    position: int
+    shape: tuple
+    ndim: int = 3
+    column_major: bool = False
+    static_shape: tuple | None = None
+
+
+@pytest.mark.parametrize("setting, head_dim, specialised", [("1", 112, True), ("32", 112, False),
+                                                             ("32", 80, True), ("1", 128, False)])
+def test_launcher_rounds_head_dims_as_the_tier(monkeypatch, setting, head_dim, specialised):
+    """The launcher compiles a head-dim variant only when the tier would run fewer columns than the tile: with
+    ``=32`` head dim 112 rounds to the 128-wide tile (no variant: the one rounding rule, ``head_dim_rule``), with
+    ``=1`` to 112."""
+    from tileorch.launchers.head_dim_variant import specialised_arguments
+
+    monkeypatch.setenv("TILEORCH_ATTN_HEAD_DIM_WIDTH", setting)
+    record = {"head_dim_arrays": {"params": [0, 1], "tile": (128,)}}
+    args = [_Arg(0, (4, 1000, head_dim)), _Arg(1, (4, 1000, head_dim))]
+    found = specialised_arguments(record, args, [(0, "ptr"), (1, "ptr")])
+    assert (found is not None) == specialised
+    if specialised:
+        assert [a.static_shape for a in found[0]] == [(None, None, head_dim)] * 2

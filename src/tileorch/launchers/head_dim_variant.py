@@ -5,7 +5,7 @@ cuTile passes array extents at launch time, so a program whose ``D`` tile is 128
 power-of-two tile, zero-padded) is compiled not knowing its arrays' head dims, and its kernel runs the tile's 128
 columns in both dots (correct for any extent up to 128).  Its record names the Q / K / V / O arrays
 (``record["head_dim_arrays"]``: ``tileas/head_dim_width.py`` found that the dots could run the arrays' width).  When
-this launch's arrays are narrower than the tiles (rounded up to 16, the WGMMA's K step), :func:`choice` compiles the
+this launch's arrays are narrower than the tiles (rounded up as the tier rounds them: ``head_dim_rule.padded_width``), :func:`choice` compiles the
 program again with those arrays' last extents as compile-time constants (as ``ct.ArrayAnnotation(static_shape_dims=...)``
 on the last dimension would: the signature's ``shape_constant``, its own compile key and cache entries), whose dots
 run the head dims, and launches that one; a launch remark says so.  Each head dim is one more compile (on its first
@@ -18,9 +18,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-
-def _ceil16(x: int) -> int:
-    return -(-x // 16) * 16
+from tileorch.head_dim_rule import padded_width
 
 
 def specialised_arguments(record: dict, arguments: list, flat: list) -> tuple[list, list] | None:
@@ -35,7 +33,7 @@ def specialised_arguments(record: dict, arguments: list, flat: list) -> tuple[li
     arrays = [a for a in arguments if getattr(a, "position", None) in positions]
     if not arrays or len(arrays) != len(positions) or any(a.column_major or not a.ndim for a in arrays):
         return None
-    widest = max(_ceil16(a.shape[-1]) for a in arrays)
+    widest = max(padded_width(a.shape[-1]) for a in arrays)
     if widest >= max(named.get("tile", (0,))):
         return None
     out = []

@@ -31,10 +31,10 @@ from xdsl.ir import Operation, SSAValue
 from tileorch import settings
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.nv_tileaa.attrs import DYNAMIC, ints
+from tileorch.head_dim_rule import ENV, padded_width
 from tileorch.transforms.tileas.chained_detect import _depends_on
 from tileorch.transforms.tileas.operand_prologue import strip_layouts
 
-ENV = "TILEORCH_ATTN_HEAD_DIM_WIDTH"
 ZERO_FILLED = (None, "zero", "neg_zero", "undef")
 """The loads' padding values under which the columns past the array read as zeros (TMA's fill) are the program's."""
 
@@ -66,18 +66,6 @@ def column_extent(view: SSAValue) -> int | None:
 def _padding(ld: Operation) -> str | None:
     pv = getattr(ld, "padding_value", None)
     return None if pv is None else pv.value.data
-
-
-def granule() -> int:
-    """The columns the widths are rounded up to: 16 (``TILEORCH_ATTN_HEAD_DIM_WIDTH=1``: 16-column boxes, the
-    32-byte swizzle, at head dims 80 / 48) or 32 (``=32``: head dim 80 runs 96 columns in 32-column boxes with the
-    64-byte swizzle; for measuring which the tensor cores' shared-memory reads prefer)."""
-    return 32 if settings.value(ENV) == "32" else 16
-
-
-def _ceil16(x: int) -> int:
-    g = granule()
-    return -(-x // g) * g
 
 
 def _views(ck) -> list[tuple[str, SSAValue]]:
@@ -113,7 +101,7 @@ def narrow(ck) -> tuple[int, int] | str | None:
     if any(x is None for x in extents.values()):
         return None
     d, dv = ck.d, ck.dv
-    d2, dv2 = _ceil16(max(extents["Q"], extents["K"])), _ceil16(extents["O"])
+    d2, dv2 = padded_width(max(extents["Q"], extents["K"])), padded_width(extents["O"])
     if d2 >= d and dv2 >= dv:
         return None
     why = refusal(ck)
