@@ -31,16 +31,17 @@ from tileorch.cache import enabled as cache_enabled
 
 
 _KERNEL_FIELDS = ("ptx", "cubin", "arch", "entries", "llvm_ir", "ptxas_messages", "key", "from_cache", "timings",
-                  "remarks", "ptxas_resources")
+                  "remarks", "ptxas_resources", "pdl")
 """:class:`Kernel`'s fields in constructor order (``_module`` is not one: not compared, not shown)."""
-_KERNEL_REPR = ("arch", "entries", "ptxas_messages", "key", "from_cache", "timings", "remarks", "ptxas_resources")
+_KERNEL_REPR = ("arch", "entries", "ptxas_messages", "key", "from_cache", "timings", "remarks", "ptxas_resources",
+                "pdl")
 
 
 class Kernel:
     """A compiled module: its PTX, cubin (``b""`` when compiled without ptxas) and kernels.
 
     ``Kernel(ptx, cubin, arch, entries, llvm_ir="", ptxas_messages=[], key="", from_cache=False,
-    timings={}, remarks=[], ptxas_resources={})`` (positional or by name); equal when the fields
+    timings={}, remarks=[], ptxas_resources={}, pdl=[])`` (positional or by name); equal when the fields
     are; its repr leaves out the PTX, cubin and LLVM IR (``llvm_ir`` may be given as a function
     returning the text, called on first read: a cache hit's).  A plain class, not a dataclass: a cache
     hit in a new process imports this module, and ``dataclasses`` costs ``inspect``/``ast`` (a
@@ -49,20 +50,24 @@ class Kernel:
     ``timings``: wall seconds per phase and per pass of this compile, ``total`` last
     (:mod:`tileorch.timing`; a cache hit shows ``read``, ``cache`` and ``total``).  ``remarks``: how
     a tile program was compiled (TileAS tier GEMM or SIMT path, refusals, a schedule not applied).
-    ``ptxas_resources``: per function: registers, spill_stores, spill_loads, stack, smem (``ptxas -v``)."""
+    ``ptxas_resources``: per function: registers, spill_stores, spill_loads, stack, smem (``ptxas -v``).
+    ``pdl``: the kernels compiled for programmatic dependent launch (``TILEORCH_PDL=1``: each waits,
+    ``griddepcontrol.wait``, before its first global access, as ``verify-gdc-wait`` proved); :meth:`launch` launches
+    those with the programmatic stream serialization attribute, every other kernel without."""
 
     __slots__ = (*(f for f in _KERNEL_FIELDS if f != "llvm_ir"), "_llvm_ir", "_module")
 
     def __init__(self, ptx: str, cubin: bytes, arch: str, entries: list[str], llvm_ir: str = "",
                  ptxas_messages: list[str] | None = None, key: str = "", from_cache: bool = False,
                  timings: dict[str, float] | None = None, remarks: list[str] | None = None,
-                 ptxas_resources: dict | None = None):
+                 ptxas_resources: dict | None = None, pdl: list[str] | None = None):
         self.ptx, self.cubin, self.arch, self.entries, self.llvm_ir = ptx, cubin, arch, entries, llvm_ir
         self.ptxas_messages = [] if ptxas_messages is None else ptxas_messages
         self.key, self.from_cache = key, from_cache
         self.timings = {} if timings is None else timings
         self.remarks = [] if remarks is None else remarks
         self.ptxas_resources = {} if ptxas_resources is None else ptxas_resources
+        self.pdl = [] if pdl is None else pdl
         self._module = None
 
     def __eq__(self, other):
@@ -131,6 +136,7 @@ class Kernel:
         if name not in self.entries:
             raise ValueError(f"no kernel named {name!r}; kernels: {', '.join(self.entries)}")
         kernel = self.load().kernel(name)
+        kernel.pdl = name in self.pdl  # (the attribute only for a kernel that waits: runtime/module.py, Kernel.pdl)
         return launch(kernel, grid, block, args, cluster=cluster, smem=smem, stream=stream,
                       timeout_s=timeout_s, wait=wait)
 
@@ -286,7 +292,7 @@ def _load_cached(key: str) -> Kernel | None:
                       list(meta["entries"]), lambda: entry.deferred_text("kernel.ll"),
                       list(meta.get("ptxas_messages", [])), key,
                       from_cache=True, remarks=list(meta.get("remarks", [])),
-                      ptxas_resources=dict(meta.get("ptxas_resources", {})))
+                      ptxas_resources=dict(meta.get("ptxas_resources", {})), pdl=list(meta.get("pdl", [])))
     except (KeyError, TypeError, ValueError) as exc:  # a record without what this reader needs
         cache.discard(key, f"its kernel record: {type(exc).__name__}: {exc}")
         return None
@@ -300,7 +306,7 @@ def _store(kernel: Kernel) -> None:
         files["kernel.cubin"] = kernel.cubin
     cache.store(kernel.key, {"kind": "kernel", "arch": kernel.arch, "entries": kernel.entries,
                              "ptxas_messages": kernel.ptxas_messages, "remarks": kernel.remarks,
-                             "ptxas_resources": kernel.ptxas_resources}, files)
+                             "ptxas_resources": kernel.ptxas_resources, "pdl": kernel.pdl}, files)
 
 
 def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx_version: int | None = None,
@@ -467,6 +473,7 @@ def _build(payload, name, arch, ptx_version, key, use_cache, ptxas, extra_pipeli
         key=key,
         timings=dict(result.timings),
         remarks=list(result.remarks),
+        pdl=list(getattr(result, "pdl", None) or []),
     )
     if use_cache:
         with timing.timed("cache"):

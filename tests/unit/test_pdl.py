@@ -176,3 +176,32 @@ def test_cutile_program_carries_pdl_through_the_disk_cache(monkeypatch, tmp_path
         rc._write_cached(f"pdl-{pdl}", prog)
         back = rc._read_cached(f"pdl-{pdl}")
         assert back is not None and back.pdl is pdl
+
+
+def test_api_kernel_launches_its_waiting_kernels_with_pdl(monkeypatch, tmp_path):
+    """``tileorch.compile(...).launch`` (session 38 noticed: it never set the attribute, so a kernel compiled with
+    the wait ran serialized): ``Kernel.pdl`` names the kernels compiled for PDL, also when read back from the disk
+    cache, and ``launch`` marks exactly those for the launch attribute; ``TILEORCH_PDL=0``: none."""
+    from types import SimpleNamespace
+
+    import tileorch
+    import tileorch.runtime
+    from test_api import CUDA_TILE_COUNT
+
+    monkeypatch.setenv("TILEORCH_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TILEORCH_PDL", "1")
+    fresh = tileorch.compile(CUDA_TILE_COUNT, ptxas=False, cache=True)
+    again = tileorch.compile(CUDA_TILE_COUNT, ptxas=False, cache=True)
+    assert fresh.pdl == ["count"] and "griddepcontrol.wait" in fresh.ptx
+    assert again.from_cache and again.pdl == ["count"]
+    monkeypatch.setenv("TILEORCH_PDL", "0")
+    off = tileorch.compile(CUDA_TILE_COUNT, ptxas=False, cache=True)
+    assert off.pdl == [] and not off.from_cache and "griddepcontrol" not in off.ptx
+
+    launched = []
+    monkeypatch.setattr(tileorch.runtime, "launch", lambda kernel, *a, **k: launched.append(kernel.pdl))
+    for compiled in (again, off):
+        stub = SimpleNamespace(pdl=None)
+        monkeypatch.setattr(compiled, "_module", SimpleNamespace(kernel=lambda name, stub=stub: stub))
+        compiled.launch(1, 1, 1, 5)
+    assert launched == [True, False]
