@@ -263,7 +263,7 @@ class Dev:
 
 def test_array_interfaces_are_read_in_c_as_the_key_reads_them(monkeypatch):
     """``__cuda_array_interface__`` arrays (cupy, numba): a repeat in C, every changed fact (pointer,
-    shape given as a list, strides, typestr) and a malformed interface to the Python launcher, which
+    shape given as a list, strides, typestr, the read-only flag) and a malformed interface to the Python launcher, which
     answers as without the memo; moves of the layout re-pointed in C as it re-points them."""
     def run(memo):
         monkeypatch.setenv(c_launch.ENV, "1" if memo else "0")
@@ -274,7 +274,8 @@ def test_array_interfaces_are_read_in_c_as_the_key_reads_them(monkeypatch):
                  (Dev(ptr=0x19000), Dev(ptr=0x1A000), 2.0), (Dev(ptr=0x29000), Dev(ptr=0x2A000), 2.0),
                  (Dev(ptr=0x29004), Dev(ptr=0x2A000), 2.0), (Dev(data=[0x39000]), Dev(ptr=0x3A000), 2.0),
                  (Dev(data=(None, False)), Dev(ptr=0x3A000), 2.0), (SimpleNamespace(__cuda_array_interface__=3),
-                                                                     Dev(), 2.0)]
+                                                                     Dev(), 2.0),
+                 (Dev(data=(0x9000, True)), Dev(ptr=0xA000), 2.0)]  # calls[0]'s facts, read-only: not its launch
         ran = []
         first = cb.call_key(**base, args=calls[0])
         cb.keep(first, lambda stream: ran.append(("bound", stream)))
@@ -299,6 +300,7 @@ def test_array_interfaces_are_read_in_c_as_the_key_reads_them(monkeypatch):
     ran, answers, taken = run(memo=True)
     assert (ran, answers) == python[:2]
     assert ("go", 6, (0x29000, 0x2A000)) in ran and ("list shape", 2) in ran and answers[7] == "key"
+    assert answers[11] == "key" and not [r for r in ran if r[1] == 11]  # the read-only array: the full path
     assert taken < len(answers) - 2, (taken, answers)  # some calls were answered in C
 
 

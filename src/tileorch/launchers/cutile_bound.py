@@ -7,7 +7,9 @@ and per argument
 * a torch tensor: its data pointer, shape, strides, dtype and device (a tensor of a subclass
   likewise; its class is part of the key),
 * an object with ``__cuda_array_interface__``: the pointer, shape, strides (``None`` when
-  contiguous) and typestr of that interface,
+  contiguous) and typestr of that interface (with ``"read-only"`` in a tuple when its ``data[1]``
+  says so: the full path refuses such an array where the kernel writes it, so its calls never
+  share a key with a writable array's),
 * a Python ``int``, ``bool`` or ``float``: its type and value (a float zero with its sign:
   ``0.0 == -0.0`` but their parameter bytes differ).
 
@@ -123,8 +125,9 @@ def _array_key(a: Any, t: type) -> tuple | None:
         return None
     try:
         strides = cai.get("strides")
-        return ("cai", cai["data"][0], tuple(cai["shape"]), None if strides is None else tuple(strides),
-                cai["typestr"])
+        data = cai["data"]  # (a read-only array: its typestr with a mark, so never a writable one's key)
+        return ("cai", data[0], tuple(cai["shape"]), None if strides is None else tuple(strides),
+                (cai["typestr"], "read-only") if data[1] else cai["typestr"])
     except (KeyError, TypeError, IndexError):
         return None
 
@@ -265,7 +268,8 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
             # a tuple shape or strides taken as they are (tuple() of a tuple is the tuple itself: the
             # same key, without the call)
             facts += ['"cai"', f'c{i}["data"][0]', f'(h{i} if type(h{i} := c{i}["shape"]) is tuple else tuple(h{i}))',
-                      f'None if s{i} is None else s{i} if type(s{i}) is tuple else tuple(s{i})', f'c{i}["typestr"]']
+                      f'None if s{i} is None else s{i} if type(s{i}) is tuple else tuple(s{i})',
+                      f'((c{i}["typestr"], "read-only") if c{i}["data"][1] else c{i}["typestr"])']
     key = f"(kernel, grid, arch, schedule, tiles{''.join(', ' + f for f in facts)})"
 
     def body(indent: str, found: str, missing: str, compute: Callable[[str], str] | None = None) -> str:

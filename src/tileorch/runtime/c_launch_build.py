@@ -346,7 +346,8 @@ static int plain_grid(PyObject *grid) {
 }
 
 /* an array's __cuda_array_interface__ facts as cutile_bound's key reads them: out[0] the data pointer,
-   out[1] the shape (a tuple), out[2] the strides (None or a tuple), out[3] the typestr (new references);
+   out[1] the shape (a tuple), out[2] the strides (None or a tuple), out[3] the typestr, or (typestr,
+   "read-only") where data[1] is true (new references);
    0, or -1 (an exception set, or none where the key would be None: no interface, not a dict, an entry
    missing or of the wrong kind) */
 static int cai_facts(PyObject *a, PyObject *out[4]) {
@@ -368,9 +369,13 @@ static int cai_facts(PyObject *a, PyObject *out[4]) {
                     if (strides == NULL || strides == Py_None) out[2] = Py_NewRef(Py_None);
                     else out[2] = PyTuple_CheckExact(strides) ? Py_NewRef(strides) : PySequence_Tuple(strides);
                 }
-                if (out[2] != NULL) {
-                    out[3] = Py_NewRef(typestr);
-                    rc = 0;
+                if (out[2] != NULL) {  /* a read-only array: (typestr, "read-only"), as the key reads it */
+                    PyObject *flag = PySequence_GetItem(data, 1);
+                    int ro = flag == NULL ? -1 : PyObject_IsTrue(flag);
+                    Py_XDECREF(flag);
+                    if (ro == 0) out[3] = Py_NewRef(typestr);
+                    else if (ro == 1) out[3] = Py_BuildValue("(Os)", typestr, "read-only");
+                    if (out[3] != NULL) rc = 0;
                 }
             }
         }
