@@ -233,6 +233,41 @@ def test_arrays_at_other_addresses_are_re_pointed_in_c_as_the_python_launcher_re
     assert taken == 5, (taken, answers)
 
 
+def _in_place_sequence(monkeypatch, memo: bool):
+    """One bound in-place launch (both arrays at one address) with a pointer launcher, then calls at other
+    addresses: in place again, and overlapping shifted (the same byte-range overlap, not one address)."""
+    monkeypatch.setenv(c_launch.ENV, "1" if memo else "0")
+    cb.clear()
+    ran = []
+    first = call(t=dict(ptr=0x10000), u=dict(ptr=0x10000))
+    key = cb.call_key(**first)
+    cb.keep(key, lambda stream: ran.append(("bound", stream)))
+    cb.keep_layout(key, lambda pointers: (lambda stream: ran.append(("rebound", stream, pointers))),
+                   ((0, 48), (0, 48)), lambda stream, pointers: ran.append(("go", stream, pointers)))
+    cb.learn(KERNEL, first["args"])
+    hot = cb.hot_launchers[KERNEL]
+    if memo:
+        hot, _ = memo_with_counter()
+    answers = []
+    for i, (p, q) in enumerate([(0x10000, 0x10000), (0x30000, 0x30000), (0x50000, 0x50010), (0x50010, 0x50000),
+                                (0x60000, 0x60000)]):
+        answer = hot(i, *positional(call(t=dict(ptr=p), u=dict(ptr=q))))
+        answers.append(answer if answer is True or answer is None else "key")
+    return ran, answers
+
+
+def test_an_in_place_launch_is_re_pointed_onto_in_place_calls_only_in_c_as_in_python(monkeypatch):
+    """Session 39: an output given as its input is launched (the full path checks it); arrays overlapping
+    shifted at new addresses overlap as the in-place pair did by byte ranges, but are not at one address: they
+    are never re-pointed onto the in-place launch (C and Python alike), the full path refuses them where the
+    kernel writes one."""
+    python = _in_place_sequence(monkeypatch, memo=False)
+    ran, answers = _in_place_sequence(monkeypatch, memo=True)
+    assert (ran, answers) == python
+    assert answers == [True, True, "key", "key", True]
+    assert ("go", 1, (0x30000, 0x30000)) in ran and ("go", 4, (0x60000, 0x60000)) in ran
+
+
 def test_a_call_recorded_while_the_memo_reads_makes_it_miss():
     """A read that runs Python code which records another call (another thread's launch, say) leaves
     the memo's answer to the Python launcher: the launch read then is no longer the compared facts'."""

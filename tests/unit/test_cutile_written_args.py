@@ -11,6 +11,7 @@ passes overlaps to its compiler as alias groups only)."""
 from __future__ import annotations
 
 import itertools
+import struct
 
 import numpy as np
 import pytest
@@ -158,20 +159,31 @@ def test_an_output_overlapping_an_input_is_refused_naming_both(written_gpu):
 
 
 @needs_cutile
-def test_in_place_is_launched_and_never_re_pointed_onto_a_shifted_pair(written_gpu):
-    """``out`` given as ``x`` (the same view) is an in-place update: launched; at other addresses it takes the
-    full path again (no re-pointing: a shifted pair overlaps the same way by byte ranges), which refuses a
-    shifted pair at those addresses."""
+@pytest.mark.parametrize("kernel", ["axpy", "copy2d"])
+def test_in_place_is_launched_and_re_pointed_onto_in_place_calls_only(written_gpu, kernel):
+    """``out`` given as ``x`` (the same view) is an in-place update: launched, and at other addresses re-pointed
+    (no argument analysis); arrays overlapping shifted at new addresses have the same byte-range overlaps but
+    not one address: never re-pointed onto the in-place launch, the full path refuses them.  Three arrays
+    (``cutile_bound._overlaps``) and two (the generated two-pointer range test)."""
     drv = written_gpu
-    y = Dev(0x90000, (1024,), "<f4")
-    for base in (0x10000, 0x20000):
-        x = Dev(base, (1024,), "<f4")
-        rc.launch(0, (4,), axpy, (x, y, x, 256))
-        assert drv.launches[-1]["params"][0] == drv.launches[-1]["params"][6]
-    assert len(drv.described) == 2 and len(drv.launches) == 2
-    with pytest.raises(ValueError, match=r"argument 2 \('out'\) shares memory with argument 0"):
-        rc.launch(0, (4,), axpy, (Dev(0x30000, (1024,), "<f4"), y, Dev(0x30000 + 16, (1024,), "<f4"), 256))
-    assert len(drv.launches) == 2
+
+    def call(x, out):
+        if kernel == "axpy":
+            rc.launch(0, (4,), axpy, (x, Dev(0x90000, (1024,), "<f4"), out, 256))
+        else:
+            rc.launch(0, (4,), copy2d, (x, out, 256))
+
+    shape = (1024,) if kernel == "axpy" else (4, 256)
+    for base in (0x100000, 0x200000, 0x300000):
+        x = Dev(base, shape, "<f4")
+        call(x, x)
+        assert drv.launches[-1]["params"][0] == drv.launches[-1]["params"][6 if kernel == "axpy" else 5]
+        assert drv.launches[-1]["params"][0] == struct.pack("<Q", base)
+    assert len(drv.described) == 1 and len(drv.launches) == 3
+    for base in (0x400000, 0x500000):  # x[1:]-like: 16 bytes on
+        with pytest.raises(ValueError, match=r"\('out'\) shares memory with argument 0"):
+            call(Dev(base, shape, "<f4"), Dev(base + 16, shape, "<f4"))
+    assert len(drv.launches) == 3
 
 
 @needs_cutile

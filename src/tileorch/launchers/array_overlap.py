@@ -78,7 +78,15 @@ def _search(terms: list[tuple[int, int, int]], c0: int, low: int, high: int, non
 def shared_element(shape: tuple[int, ...], strides: tuple[int, ...]) -> str | None:
     """Words for two indices of the array that address one element (strides in elements), or None
     when each index has its own; "its strides may fold onto each other" when the search gave up."""
-    if any(d == 0 for d in shape):
+    if 0 in shape:
+        return None
+    nested, reach = True, 0  # (each stride past what the smaller ones reach: no fold, no search)
+    for s, d in sorted((abs(s), d) for d, s in zip(shape, strides) if d > 1):
+        if s <= reach:
+            nested = False
+            break
+        reach += s * (d - 1)
+    if nested:
         return None
     for k, (d, s) in enumerate(zip(shape, strides)):
         if s == 0 and d > 1:

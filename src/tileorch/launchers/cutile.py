@@ -44,6 +44,7 @@ from tileorch.launchers.cutile_native import routes as native_routes
 from tileorch.launchers.cutile_programs import (ARCHS, BYTECODE_VERSION, LOWERED_ONLY, _compile_program, _read_indexed,
                                                _write_index, kernel_name, source_cache_key)
 from tileorch.launchers import stale_settings
+from tileorch.launchers.array_overlap import elements_overlap, shared_element
 from tileorch.launchers.cutile_source_key import note_exported
 from tileorch.launchers.stale_settings import note_bound, recheck as recheck_settings, stale as settings_stale
 
@@ -606,18 +607,24 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
 
 def _written_arrays(arguments: list[Argument], written: list) -> list[tuple[ArrayArg, bool, str]]:
     """(array, written by a plain store, where the kernel first writes it) per array the kernel writes
-    (``written``: the program's :attr:`~tileorch.driver.CutileProgram.written`; a list's items when its
-    table's pointers are written through)."""
+    (``written``: the program's :attr:`~tileorch.driver.CutileProgram.written`, by entry parameter as
+    :func:`flat_parameters` numbers them; a list's items when its table's pointers are written through)."""
     by_param = {index: (bool(plain), where) for index, plain, where in written}
     out = []
-    flat = flat_parameters(arguments)
-    at = {a.position: a for a in arguments}
-    for index, (position, role) in enumerate(flat):
-        if index not in by_param or role not in ("ptr", "list_table"):
-            continue
-        plain, where = by_param[index]
-        a = at[position]
-        out += [(x, plain, where) for x in (a.items if isinstance(a, ListArg) else (a,))]
+    index = 0  # the entry parameter of each argument's pointer (or table)
+    for a in arguments:
+        if isinstance(a, ArrayArg):
+            hit = by_param.get(index)
+            if hit is not None:
+                out.append((a, *hit))
+            index += 1 + 2 * len(a.shape)
+        elif isinstance(a, ScalarArg):
+            index += 1
+        elif isinstance(a, ListArg):
+            hit = by_param.get(index)
+            if hit is not None:
+                out += [(x, *hit) for x in a.items]
+            index += 2
     return out
 
 
@@ -644,17 +651,19 @@ def check_written_arguments(kernel: Any, arguments: list[Argument], written: lis
 
     cuTile 1.7's own launcher checks none of these (it reads no read-only flag, and states overlaps
     only as alias groups, which order one program instance's accesses, not the instances').
-    Returns whether a written array shares memory with another array (the same view): such a launch
-    is not re-pointed to other addresses without this check (:func:`_run`)."""
+    Returns whether a written array shares memory with another array (the same view): a launch bound
+    for it is re-pointed only onto calls with the arrays at one address again
+    (:func:`tileorch.launchers.cutile_bound._overlaps`), never onto shifted ones."""
     if not written:
+        return False
+    targets = _written_arrays(arguments, written)
+    if not targets:
         return False
     fname = kernel_name(kernel)
     arrays = [x for a in arguments if isinstance(a, ArrayArg | ListArg)
               for x in (a.items if isinstance(a, ListArg) else (a,))]
     shared = False
-    from tileorch.launchers.array_overlap import elements_overlap, shared_element
-
-    for a, plain, where in _written_arrays(arguments, written):
+    for a, plain, where in targets:
         name = _where(a.name, a.position)
         at = f" (first at {where})" if where and where != "<unknown>" else ""
         if a.read_only and all(a.shape):
@@ -668,14 +677,18 @@ def check_written_arguments(kernel: Any, arguments: list[Argument], written: lis
                     f"as_strided) and kernel '{fname}' stores to it{at}: program instances storing to one element "
                     "race, so the result would depend on their order; pass an array with its own storage "
                     "(.contiguous() or .clone())")
+        lo, hi = a.byte_range()
         for b in arrays:
             if b is a or (b.position == a.position and b.name == a.name):
                 continue
+            b_lo, b_hi = b.byte_range()
+            if not (lo < b_hi and b_lo < hi):  # apart (the common case: no search)
+                continue
+            if _same_view(a, b):  # (non-empty: its byte range overlaps b's)
+                shared = True
+                continue
             found = elements_overlap(a.ptr, a.shape, a.strides, a.itemsize, b.ptr, b.shape, b.strides, b.itemsize)
             if found is False:
-                continue
-            if found and _same_view(a, b):
-                shared = True
                 continue
             how = "shares memory with" if found else "may share memory with (not decided)"
             raise ValueError(
@@ -2159,7 +2172,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     # a GEMM program is lowered through the tier only: _launch_gemm compiles the tiles it runs
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule, defer_gemm=True)
     # an output that cannot be written correctly (read-only, shared elements, overlapping an input): refused
-    in_place = check_written_arguments(kernel, arguments, getattr(entry.program, "written", None))
+    check_written_arguments(kernel, arguments, getattr(entry.program, "written", None))
     _note_launched(kernel)
     _note_unused_options(entry, kernel, schedule, tiles)
     arguments = upload_list_tables(arguments)  # (lists: a device table each, the kernel's parameter)
@@ -2230,11 +2243,10 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         cluster = split_cluster_size(grid3[0] * grid3[1] * grid3[2], most, dev.sm_count)
         grid3 = (grid3[0] * cluster, grid3[1], grid3[2])
     arrays = [a for a in arguments if isinstance(a, ArrayArg)]
-    # (an in-place launch is not re-pointed: other addresses of the same byte-range overlaps may not be the
-    # same view, check_written_arguments decides that on the full path)
-    layout = None if in_place else (
-        [i for i, (_, role) in enumerate(flat_parameters(arguments)) if role == "ptr"],
-        tuple((lo - a.ptr, hi - a.ptr) for a in arrays for lo, hi in [a.byte_range()]))
+    # (an in-place launch is re-pointed onto in-place calls only: cutile_bound._overlaps tells arrays at one
+    # address from arrays overlapping shifted, which check_written_arguments refuses on this path)
+    layout = ([i for i, (_, role) in enumerate(flat_parameters(arguments)) if role == "ptr"],
+              tuple((lo - a.ptr, hi - a.ptr) for a in arrays for lo, hi in [a.byte_range()]))
     _run(entry.image, grid3, (block, 1, 1), params, smem, (cluster, 1, 1), handle, sync, fast, layout)
 
 
