@@ -270,3 +270,23 @@ def test_the_written_set_survives_the_disk_cache(tmp_path, monkeypatch):
         cp._write_cached(f"written-{bool(written)}", prog)
         back = cp._read_cached(f"written-{bool(written)}")
         assert back is not None and back.written == written
+
+
+def test_a_pointer_read_from_a_table_names_the_table_not_the_row_index():
+    """A store through ``int_to_ptr`` of a word loaded from a table (cuTile's list arguments) writes the
+    table's parameter; the index array that picked the row is read only."""
+    found = _written("""cuda_tile.module @m {
+  entry @k(%table: tile<ptr<i64>>, %rows: tile<ptr<i32>>) {
+    %r1 = reshape %rows : tile<ptr<i32>> -> tile<1xptr<i32>>
+    %row, %t0 = load_ptr_tko weak %r1 : tile<1xptr<i32>> -> tile<1xi32>, token
+    %t1 = reshape %table : tile<ptr<i64>> -> tile<1xptr<i64>>
+    %at = offset %t1, %row : tile<1xptr<i64>>, tile<1xi32> -> tile<1xptr<i64>>
+    %word, %t2 = load_ptr_tko weak %at : tile<1xptr<i64>> -> tile<1xi64>, token
+    %w0 = reshape %word : tile<1xi64> -> tile<i64>
+    %p = int_to_ptr %w0 : tile<i64> -> tile<ptr<f32>>
+    %v = constant <f32: 1.0> : tile<f32>
+    %t3 = store_ptr_tko weak %p, %v : tile<ptr<f32>>, tile<f32> -> token
+    return
+  }
+}""")
+    assert set(found) == {0} and found[0][0] is True

@@ -3,9 +3,10 @@
 A parameter is *written* when a store (``store_view_tko``, ``store_ptr_tko``) or an atomic
 (``atomic_rmw_tko``, ``atomic_cas_tko``, ``atomic_red_view_tko``) addresses memory reached from
 it: the store's destination (its view or pointer tile) is traced back through the operands that
-carry addresses (pointer tiles, views; ``int_to_ptr``'s integer and whatever computes it, so a
-pointer read from a table -- cuTile's list arguments -- names the table's parameter) to entry
-block arguments.  Index operands (the offsets of ``offset``, a view's indices) are not followed:
+carry addresses (pointer tiles, views; ``int_to_ptr``'s integer and whatever computes it up to the
+loads it was read by, whose addresses are followed, so a pointer read from a table -- cuTile's list
+arguments -- names the table's parameter, not the index array that picked the row) to entry block
+arguments.  Index operands (the offsets of ``offset``, a view's indices) are not followed:
 an index array is read, not written.  Values crossing a region (loop-carried pointers, ``if``
 results) are traced through every address-typed value flowing into them, so the set is an
 over-approximation of the parameters written, never an under-approximation.
@@ -28,6 +29,9 @@ _ATOMICS = {
     "cuda_tile.atomic_cas_tko": "pointers",
     "cuda_tile.atomic_red_view_tko": "view",
 }
+
+
+_LOADS = ("cuda_tile.load_ptr_tko", "cuda_tile.load_view_tko")
 
 
 def _addressy(value: SSAValue) -> bool:
@@ -76,6 +80,9 @@ def _sources(value: SSAValue, entry_block: Block) -> set[int]:
         op = v.op
         if op.regions:  # a loop or an if: whatever flows into its results
             work += [(x, every) for x in _region_inflows(op) if every or _addressy(x)]
+            continue
+        if op.name in _LOADS:  # a value read from memory (a table's pointer word): where it was read, not the indices
+            work += [(x, False) for x in op.operands if _addressy(x)]
             continue
         follow_all = every or op.name == "cuda_tile.int_to_ptr"
         for x in op.operands:
