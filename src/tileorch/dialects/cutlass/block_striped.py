@@ -335,24 +335,22 @@ def _per_thread(value: SSAValue, ids: list[int]) -> list[int] | None:
 
     if not visit(value):
         return None
-    out = []
-    for t in ids:
-        got: dict[SSAValue, int] = {}
-        for op in ops:
-            name = op.name
-            if name in ("gpu.thread_id", "nvvm.read.ptx.sreg.tid.x"):
-                v = t
-            elif name == "arith.constant":
-                v = op.properties.get("value", op.attributes.get("value")).value.data
-            elif name in _SAME_VALUE:
-                v = got[op.operands[0]]
-            else:
-                v = _FOLDS[name](got[op.operands[0]], got[op.operands[1]])
-                if v is None:
-                    return None
-            got[op.results[0]] = v
-        out.append(got[value])
-    return out
+    got: dict[SSAValue, list[int]] = {}  # each value over every thread id, op by op
+    for op in ops:
+        name = op.name
+        if name in ("gpu.thread_id", "nvvm.read.ptx.sreg.tid.x"):
+            v = ids
+        elif name == "arith.constant":
+            v = [op.properties.get("value", op.attributes.get("value")).value.data] * len(ids)
+        elif name in _SAME_VALUE:
+            v = got[op.operands[0]]
+        else:
+            fold = _FOLDS[name]
+            v = [fold(a, b) for a, b in zip(got[op.operands[0]], got[op.operands[1]])]
+            if None in v:
+                return None
+        got[op.results[0]] = v
+    return got[value]
 
 
 class BlockStripedFragmentOp(BlockStripedOp):
