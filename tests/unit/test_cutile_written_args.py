@@ -240,6 +240,17 @@ def test_a_read_only_output_is_refused_on_every_route(written_gpu):
 
 
 @needs_cutile
+def test_a_writable_alias_of_read_only_memory_is_refused(written_gpu):
+    """``out`` writable but the same memory as ``x``, which its producer flags read-only: refused, naming x."""
+    drv = written_gpu
+    with pytest.raises(ValueError, match=r"argument 0 \('x'\) is read-only .* shares memory with argument 2 "
+                                         r"\('out'\), which kernel 'axpy' writes"):
+        rc.launch(0, (4,), axpy, (ReadOnly(0x40000, (1024,)), Dev(0x20000, (1024,), "<f4"),
+                                  Dev(0x40000, (1024,), "<f4"), 256))
+    assert not drv.launches
+
+
+@needs_cutile
 def test_a_read_only_dlpack_array_is_flagged(monkeypatch):
     """A DLPack 1.0 producer's read-only flag (numpy's, host memory standing in for device memory)."""
     import tileorch.runtime.buffers as buffers

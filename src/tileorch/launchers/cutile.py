@@ -684,6 +684,10 @@ def check_written_arguments(kernel: Any, arguments: list[Argument], written: lis
             b_lo, b_hi = b.byte_range()
             if not (lo < b_hi and b_lo < hi):  # apart (the common case: no search)
                 continue
+            if b.read_only and (_same_view(a, b) or elements_overlap(a.ptr, a.shape, a.strides, a.itemsize, b.ptr,
+                                                                  b.shape, b.strides, b.itemsize) is not False):
+                raise ValueError(f"{_where(b.name, b.position)} is read-only ({b.read_only}) and shares memory with "
+                                 f"{name}, which kernel '{fname}' writes{at}: pass writable arrays")
             if _same_view(a, b):  # (non-empty: its byte range overlaps b's)
                 shared = True
                 continue
