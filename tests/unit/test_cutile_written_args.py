@@ -38,6 +38,12 @@ if HAVE_CUTILE:
         ct.atomic_add(acc, (ct.arange(tile, dtype=ct.int32),), ct.reshape(t, (tile,)))
 
     @ct.kernel
+    def fill_like(like, out, tile: ct.Constant[int]):
+        """``like`` is passed for its extent only: never loaded."""
+        n = like.shape[0]
+        ct.store(out, index=(ct.bid(0),), tile=ct.full((tile,), 1.0, dtype=ct.float32) * n)
+
+    @ct.kernel
     def copy2d(x, out, tn: ct.Constant[int]):
         t = ct.load(x, index=(ct.bid(0), 0), shape=(1, tn))
         ct.store(out, index=(ct.bid(0), 0), tile=t)
@@ -129,7 +135,7 @@ def test_written_parameters_follow_addresses_not_indices():
 @pytest.fixture
 def written_gpu(stand_in_gpu, monkeypatch):
     """``stand_in_gpu`` whose compiled programs carry the written set the driver records
-    (``tileorch.driver._written`` of the exported bytecode)."""
+    and the parameters they load from (``tileorch.driver._written`` / ``_read`` of the exported bytecode)."""
     import tileorch.driver as frontend
     from tileorch.frontend.cuda_tile_bytecode import read_bytecode
 
@@ -137,7 +143,8 @@ def written_gpu(stand_in_gpu, monkeypatch):
 
     def compile_program(data, name, *args, **kwargs):
         program = plain(data, name, *args, **kwargs)
-        program.written = frontend._written(read_bytecode(data))
+        module = read_bytecode(data)
+        program.written, program.read = frontend._written(module), frontend._read(module)
         return program
 
     monkeypatch.setattr(frontend, "compile_program", compile_program, raising=False)
@@ -184,6 +191,14 @@ def test_in_place_is_launched_and_re_pointed_onto_in_place_calls_only(written_gp
         with pytest.raises(ValueError, match=r"\('out'\) shares memory with argument 0"):
             call(Dev(base, shape, "<f4"), Dev(base + 16, shape, "<f4"))
     assert len(drv.launches) == 3
+
+
+@needs_cutile
+def test_an_output_overlapping_an_array_passed_for_its_extents_only_is_launched(written_gpu):
+    """The kernel never loads from ``like`` (its extent only): an ``out`` overlapping it shifted is launched."""
+    drv = written_gpu
+    rc.launch(0, (4,), fill_like, (Dev(0x10000, (1024,), "<f4"), Dev(0x10000 + 64, (1024,), "<f4"), 256))
+    assert len(drv.launches) == 1
 
 
 @needs_cutile
@@ -275,12 +290,12 @@ def test_the_written_set_survives_the_disk_cache(tmp_path, monkeypatch):
 
     monkeypatch.setenv("TILEORCH_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("TILEORCH_CACHE", "1")
-    for written in ([[6, 1, "k.py:12:8"], [9, 0, "k.py:14:8"]], None):
+    for written, read in (([[6, 1, "k.py:12:8"], [9, 0, "k.py:14:8"]], [0, 3]), (None, None)):
         prog = SimpleNamespace(kind="simt", ptx="// ptx", cubin=None, kernel="k", threads=128, gemm_config=None,
-                               gemm_args=None, seconds=0.1, written=written)
+                               gemm_args=None, seconds=0.1, written=written, read=read)
         cp._write_cached(f"written-{bool(written)}", prog)
         back = cp._read_cached(f"written-{bool(written)}")
-        assert back is not None and back.written == written
+        assert back is not None and back.written == written and back.read == read
 
 
 def test_a_pointer_read_from_a_table_names_the_table_not_the_row_index():

@@ -31,7 +31,8 @@ _ATOMICS = {
 }
 
 
-_LOADS = ("cuda_tile.load_ptr_tko", "cuda_tile.load_view_tko")
+_LOAD_OPERANDS = {"cuda_tile.load_ptr_tko": "source", "cuda_tile.load_view_tko": "view"}
+_LOADS = tuple(_LOAD_OPERANDS)
 
 
 def _addressy(value: SSAValue) -> bool:
@@ -112,6 +113,29 @@ def written_parameters(entry: Operation) -> dict[int, tuple[bool, str]]:
             elif plain and not was[0]:
                 out[index] = (True, was[1] or location_str(op))
     return out
+
+
+def read_parameters(entry: Operation) -> set[int]:
+    """The entry parameters (block argument indices) whose memory the kernel loads from (``load_view_tko``,
+    ``load_ptr_tko``; atomics read what they write: :func:`written_parameters`).  A parameter used only for its
+    extents and strides, or not at all, is not read."""
+    block = entry.regions[0].blocks.first
+    out: set[int] = set()
+    if block is None:
+        return out
+    for op in entry.walk():
+        operand = _LOAD_OPERANDS.get(op.name)
+        if operand is not None:
+            out |= _sources(getattr(op, operand), block)
+    return out
+
+
+def module_read_parameters(module: Operation) -> set[int] | None:
+    """:func:`read_parameters` of the module's one ``cuda_tile.entry`` (None: no single entry)."""
+    entries = [op for op in module.walk() if op.name == "cuda_tile.entry"]
+    if len(entries) != 1:
+        return None
+    return read_parameters(entries[0])
 
 
 def module_written_parameters(module: Operation) -> dict[int, tuple[bool, str]] | None:

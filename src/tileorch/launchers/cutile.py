@@ -605,25 +605,19 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
     return result
 
 
-def _written_arrays(arguments: list[Argument], written: list) -> list[tuple[ArrayArg, bool, str]]:
-    """(array, written by a plain store, where the kernel first writes it) per array the kernel writes
-    (``written``: the program's :attr:`~tileorch.driver.CutileProgram.written`, by entry parameter as
-    :func:`flat_parameters` numbers them; a list's items when its table's pointers are written through)."""
-    by_param = {index: (bool(plain), where) for index, plain, where in written}
+def _array_parameters(arguments: list[Argument]) -> list[tuple[ArrayArg, int]]:
+    """(array, the entry parameter of its pointer, or of its list's table) per array argument and list item, as
+    :func:`flat_parameters` numbers the parameters."""
     out = []
-    index = 0  # the entry parameter of each argument's pointer (or table)
+    index = 0
     for a in arguments:
         if isinstance(a, ArrayArg):
-            hit = by_param.get(index)
-            if hit is not None:
-                out.append((a, *hit))
+            out.append((a, index))
             index += 1 + 2 * len(a.shape)
         elif isinstance(a, ScalarArg):
             index += 1
         elif isinstance(a, ListArg):
-            hit = by_param.get(index)
-            if hit is not None:
-                out += [(x, *hit) for x in a.items]
+            out += [(x, index) for x in a.items]
             index += 2
     return out
 
@@ -634,7 +628,8 @@ def _same_view(a: ArrayArg, b: ArrayArg) -> bool:
         [(d, s) for d, s in zip(b.shape, b.strides) if d != 1]
 
 
-def check_written_arguments(kernel: Any, arguments: list[Argument], written: list | None) -> bool:
+def check_written_arguments(kernel: Any, arguments: list[Argument], written: list | None,
+                            read: list | None = None) -> bool:
     """Refuse an array the kernel writes (``written``, the compiled program's record; None: unknown,
     nothing checked) that cannot be written correctly, with a ``ValueError`` naming it and the line
     that writes it:
@@ -644,9 +639,10 @@ def check_written_arguments(kernel: Any, arguments: list[Argument], written: lis
     * two of its indices addressing one element (an ``expand``-ed view: stride 0; strides that fold
       onto each other) where a plain store writes it: program instances storing to one element
       race (atomics on such an array are well defined and taken);
-    * sharing an element with another array argument without being the same view (same address,
+    * sharing an element with another array argument the kernel reads or writes (``read``: the
+      parameters it loads from; None: every array counts) without being the same view (same address,
       extents and strides): what one program instance reads or writes another may already have
-      written, in no defined order.  The same view (an in-place update, ``x`` given as input and
+      written, in no defined order; or with an array its producer flags read-only.  The same view (an in-place update, ``x`` given as input and
       output) is taken: each program instance must then read only what it writes, as in cuTile.
 
     cuTile 1.7's own launcher checks none of these (it reads no read-only flag, and states overlaps
@@ -656,12 +652,15 @@ def check_written_arguments(kernel: Any, arguments: list[Argument], written: lis
     (:func:`tileorch.launchers.cutile_bound._overlaps`), never onto shifted ones."""
     if not written:
         return False
-    targets = _written_arrays(arguments, written)
+    by_param = {index: (bool(plain), where) for index, plain, where in written}
+    located = _array_parameters(arguments)
+    targets = [(x, *by_param[i]) for x, i in located if i in by_param]
     if not targets:
         return False
     fname = kernel_name(kernel)
-    arrays = [x for a in arguments if isinstance(a, ArrayArg | ListArg)
-              for x in (a.items if isinstance(a, ListArg) else (a,))]
+    touched = None if read is None else set(read) | set(by_param)
+    arrays = [x for x, i in located]
+    untouched = set() if touched is None else {id(x) for x, i in located if i not in touched}
     shared = False
     for a, plain, where in targets:
         name = _where(a.name, a.position)
@@ -690,6 +689,8 @@ def check_written_arguments(kernel: Any, arguments: list[Argument], written: lis
                                  f"{name}, which kernel '{fname}' writes{at}: pass writable arrays")
             if _same_view(a, b):  # (non-empty: its byte range overlaps b's)
                 shared = True
+                continue
+            if id(b) in untouched:  # (an array the kernel neither loads from nor writes: its extents only)
                 continue
             found = elements_overlap(a.ptr, a.shape, a.strides, a.itemsize, b.ptr, b.shape, b.strides, b.itemsize)
             if found is False:
@@ -2176,7 +2177,8 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     # a GEMM program is lowered through the tier only: _launch_gemm compiles the tiles it runs
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule, defer_gemm=True)
     # an output that cannot be written correctly (read-only, shared elements, overlapping an input): refused
-    check_written_arguments(kernel, arguments, getattr(entry.program, "written", None))
+    check_written_arguments(kernel, arguments, getattr(entry.program, "written", None),
+                            getattr(entry.program, "read", None))
     _note_launched(kernel)
     _note_unused_options(entry, kernel, schedule, tiles)
     arguments = upload_list_tables(arguments)  # (lists: a device table each, the kernel's parameter)

@@ -50,6 +50,7 @@ class CachedProgram:
     cta_programs: int = 0
     pdl: bool = False
     written: list | None = None
+    read: list | None = None
 
 
 LOWERED_ONLY = "#lowered-only"
@@ -70,7 +71,7 @@ def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas:
 _RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained",
                   "smem", "single_tile", "grid_axes", "operand_views", "c_view", "warp_programs", "cluster_split",
                   "programs_per_warp", "row_cache", "pdl")
-_OPTIONAL_FIELDS = ("written",)  # (a record without one reads as None)
+_OPTIONAL_FIELDS = ("written", "read")  # (a record without one reads as None)
 
 
 def _read_cached(key: str) -> CachedProgram | None:
@@ -122,7 +123,7 @@ def _write_cached(key: str, program: Any) -> None:
               "cta_programs": int(getattr(program, "cta_programs", 0) or 0),
               "deferred": bool(getattr(program, "deferred", False)),
               "pdl": bool(getattr(program, "pdl", False)),
-              "written": getattr(program, "written", None)}  # (the cubin waits: launch it with PDL)
+              "written": getattr(program, "written", None), "read": getattr(program, "read", None)}  # (the cubin waits: launch it with PDL)
     files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
     if program.cubin is not None:
         files["kernel.cubin"] = program.cubin
