@@ -22,10 +22,10 @@ fragment element ``s*A + j`` of thread ``t`` lives at tile element ``(s*T + t)*A
   evaluate it for every thread that runs the op (a function of ``gpu.thread_id x`` /
   ``%tid.x`` through integer arithmetic, the op run unconditionally by its executor set or CTA),
   an index outside ``[0, T)`` is an error (thread ``t >= T`` would move the elements of thread
-  ``t - T``'s next stripe, and past the tile's end on the last stripe), and so, for ``store`` and
-  ``reduce`` on a tile address the same for every thread (``_same_for_all``: not one tile per warp
-  group), is one index taken by two threads (their stores race; the reduce combines both
-  fragments into one thread's elements).  A declared ``T`` below the threads that run the op is
+  ``t - T``'s next stripe, and past the tile's end on the last stripe), and so, for ``store`` on a
+  tile address the same for every thread (``_same_for_all``: not one tile per warp group), is one
+  index taken by two threads (their stores race; a ``reduce`` combines atomically: two threads
+  adding into one stripe, e.g. two warp groups' partial sums of one tile, is taken).  A declared ``T`` below the threads that run the op is
   therefore taken only where the index keeps to this contract (e.g. ``tid % T`` under an ``if``).
 * ``0 < T <= 1024``.
 """
@@ -130,7 +130,7 @@ class BlockStripedOp(IRDLOperation):
             )
 
     def _verify_thread_indices(self, threads: int) -> None:
-        """``thread_idx`` in ``[0, T)`` and (for the writing variants) one per thread, where it can be
+        """``thread_idx`` in ``[0, T)`` and (for ``store``) one per thread, where it can be
         evaluated for every thread that runs the op (see the module's doc); nothing is claimed otherwise."""
         running = _running_threads(self)
         if running is None:
@@ -149,14 +149,13 @@ class BlockStripedOp(IRDLOperation):
                 f"t >= {threads} moves the elements of thread t - {threads}'s next stripe and past the tile's end; "
                 f"give each running thread its own index below {threads} or declare n_threads_in_block = {len(ids)}"
             )
-        if self.name in ("cutlass.block_striped.store", "cutlass.block_striped.reduce") and _same_for_all(self.ptr):
+        if self.name == "cutlass.block_striped.store" and _same_for_all(self.ptr):
             first: dict[int, int] = {}
             for t, v in zip(ids, values):
                 if v in first:
                     raise VerifyException(
-                        f"'{self.name}' op threads {first[v]} and {t} both take thread_idx {v} ({where}): "
-                        f"{'their stores to the same elements race' if self.name.endswith('store') else 'the reduce combines both fragments into the elements of one thread index'}"
-                        f"; give each running thread its own index below {threads}"
+                        f"'{self.name}' op threads {first[v]} and {t} both take thread_idx {v} ({where}): their "
+                        f"stores to the same elements race; give each running thread its own index below {threads}"
                     )
                 first[v] = t
 

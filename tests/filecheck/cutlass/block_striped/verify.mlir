@@ -183,3 +183,17 @@ func.func @one_tile_per_warp_group(%p: !llvm.ptr<1>, %v: vector<4xf32>) attribut
   func.return
 }
 // CHECK: func.func @one_tile_per_warp_group
+
+// -----
+
+// Taken: two warp groups atomically adding their partial sums into one tile (tid % 128: one index, two threads;
+// the reduce is atomic).
+func.func @two_warp_groups_reduce_into_one_tile(%p: !llvm.ptr<1>, %v: vector<4xf32>) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 256, 1, 1>} {
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %t0 = arith.index_cast %tid : index to i32
+  %c128 = arith.constant 128 : i32
+  %t = arith.remui %t0, %c128 : i32
+  cutlass.block_striped.reduce add %v, %p, %t n_threads_in_block = 128 : vector<4xf32>, !llvm.ptr<1>
+  func.return
+}
+// CHECK: func.func @two_warp_groups_reduce_into_one_tile
