@@ -799,6 +799,14 @@ class CutileProgram:
     """The kernel was compiled for programmatic dependent launch (``TILEORCH_PDL=1``: it waits,
     ``griddepcontrol.wait``, before its first global access on every path): the launchers launch it with
     programmatic stream serialization; a kernel without the wait never is (transforms/gdc_insertion.py)."""
+    written: list | None = None
+    """The entry parameters the kernel writes (:func:`tileorch.analysis.written_params.written_parameters`, read
+    before lowering): ``[parameter index, 1 when a plain store writes it (0: atomics only), "file:line:col" of its
+    first writing op]`` each; the launcher refuses an output array that cannot be written correctly (read-only,
+    elements sharing memory, overlapping another array); None: not known (no single entry)."""
+    read: list | None = None
+    """The entry parameters whose memory the kernel loads from (sorted indices; None: not known): an output
+    overlapping an array the kernel neither reads nor writes (one passed for its extents only) is taken."""
     deferred: bool = False
     """``kind == "gemm"`` compiled with ``codegen=False``: lowered through the tier (its configuration,
     operands and epilogue known: what the launcher needs to choose the tiles it runs) but with no
@@ -943,6 +951,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
 
     ctx = make_context()
     module = load(data, name, ctx)
+    written, read = _written(module), _read(module)
     remarks: list[str] = []
     with timing.timed("tile-program"):
         kind, lowered = lower_program(module, ctx, arch, schedule, config, remarks)
@@ -986,7 +995,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                              remarks, None, single_tile=record.get("single_tile"),
                              grid_axes=record.get("grid_axes"),
                              operand_views=record.get("views"), c_view=record.get("c_view"), deferred=True,
-                             tier_output=tier)
+                             tier_output=tier, written=written, read=read)
     result = _backend(kind, lowered, ctx, arch, ptxas, remarks)
     if assembled is not None:  # (the caller's: its ptxas result)
         assembled.append(result.ptxas)
@@ -1010,8 +1019,26 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          c_view=record.get("c_view"),
                          warp_programs=warp_programs,
                          cluster_split=cluster_split, programs_per_warp=programs_per_warp, row_cache=row_cache,
-                         cta_programs=cta_programs,
+                         cta_programs=cta_programs, written=written, read=read,
                          pdl=kernel is not None and kernel.sym_name.data in result.pdl)  # (this kernel waits)
+
+
+def _written(module: ModuleOp) -> list | None:
+    """:attr:`CutileProgram.written` of a loaded cuTile module (None: not one entry)."""
+    from tileorch.analysis.written_params import module_written_parameters
+
+    found = module_written_parameters(module)
+    if found is None:
+        return None
+    return [[index, int(plain), where] for index, (plain, where) in sorted(found.items())]
+
+
+def _read(module: ModuleOp) -> list | None:
+    """:attr:`CutileProgram.read` of a loaded cuTile module (None: not one entry)."""
+    from tileorch.analysis.written_params import module_read_parameters
+
+    found = module_read_parameters(module)
+    return None if found is None else sorted(found)
 
 
 def _spill_bytes(assembled, kernel: str) -> int:

@@ -233,6 +233,41 @@ def test_arrays_at_other_addresses_are_re_pointed_in_c_as_the_python_launcher_re
     assert taken == 5, (taken, answers)
 
 
+def _in_place_sequence(monkeypatch, memo: bool):
+    """One bound in-place launch (both arrays at one address) with a pointer launcher, then calls at other
+    addresses: in place again, and overlapping shifted (the same byte-range overlap, not one address)."""
+    monkeypatch.setenv(c_launch.ENV, "1" if memo else "0")
+    cb.clear()
+    ran = []
+    first = call(t=dict(ptr=0x10000), u=dict(ptr=0x10000))
+    key = cb.call_key(**first)
+    cb.keep(key, lambda stream: ran.append(("bound", stream)))
+    cb.keep_layout(key, lambda pointers: (lambda stream: ran.append(("rebound", stream, pointers))),
+                   ((0, 48), (0, 48)), lambda stream, pointers: ran.append(("go", stream, pointers)))
+    cb.learn(KERNEL, first["args"])
+    hot = cb.hot_launchers[KERNEL]
+    if memo:
+        hot, _ = memo_with_counter()
+    answers = []
+    for i, (p, q) in enumerate([(0x10000, 0x10000), (0x30000, 0x30000), (0x50000, 0x50010), (0x50010, 0x50000),
+                                (0x60000, 0x60000)]):
+        answer = hot(i, *positional(call(t=dict(ptr=p), u=dict(ptr=q))))
+        answers.append(answer if answer is True or answer is None else "key")
+    return ran, answers
+
+
+def test_an_in_place_launch_is_re_pointed_onto_in_place_calls_only_in_c_as_in_python(monkeypatch):
+    """Session 39: an output given as its input is launched (the full path checks it); arrays overlapping
+    shifted at new addresses overlap as the in-place pair did by byte ranges, but are not at one address: they
+    are never re-pointed onto the in-place launch (C and Python alike), the full path refuses them where the
+    kernel writes one."""
+    python = _in_place_sequence(monkeypatch, memo=False)
+    ran, answers = _in_place_sequence(monkeypatch, memo=True)
+    assert (ran, answers) == python
+    assert answers == [True, True, "key", "key", True]
+    assert ("go", 1, (0x30000, 0x30000)) in ran and ("go", 4, (0x60000, 0x60000)) in ran
+
+
 def test_a_call_recorded_while_the_memo_reads_makes_it_miss():
     """A read that runs Python code which records another call (another thread's launch, say) leaves
     the memo's answer to the Python launcher: the launch read then is no longer the compared facts'."""
@@ -263,7 +298,7 @@ class Dev:
 
 def test_array_interfaces_are_read_in_c_as_the_key_reads_them(monkeypatch):
     """``__cuda_array_interface__`` arrays (cupy, numba): a repeat in C, every changed fact (pointer,
-    shape given as a list, strides, typestr) and a malformed interface to the Python launcher, which
+    shape given as a list, strides, typestr, the read-only flag) and a malformed interface to the Python launcher, which
     answers as without the memo; moves of the layout re-pointed in C as it re-points them."""
     def run(memo):
         monkeypatch.setenv(c_launch.ENV, "1" if memo else "0")
@@ -274,7 +309,8 @@ def test_array_interfaces_are_read_in_c_as_the_key_reads_them(monkeypatch):
                  (Dev(ptr=0x19000), Dev(ptr=0x1A000), 2.0), (Dev(ptr=0x29000), Dev(ptr=0x2A000), 2.0),
                  (Dev(ptr=0x29004), Dev(ptr=0x2A000), 2.0), (Dev(data=[0x39000]), Dev(ptr=0x3A000), 2.0),
                  (Dev(data=(None, False)), Dev(ptr=0x3A000), 2.0), (SimpleNamespace(__cuda_array_interface__=3),
-                                                                     Dev(), 2.0)]
+                                                                     Dev(), 2.0),
+                 (Dev(data=(0x9000, True)), Dev(ptr=0xA000), 2.0)]  # calls[0]'s facts, read-only: not its launch
         ran = []
         first = cb.call_key(**base, args=calls[0])
         cb.keep(first, lambda stream: ran.append(("bound", stream)))
@@ -299,6 +335,7 @@ def test_array_interfaces_are_read_in_c_as_the_key_reads_them(monkeypatch):
     ran, answers, taken = run(memo=True)
     assert (ran, answers) == python[:2]
     assert ("go", 6, (0x29000, 0x2A000)) in ran and ("list shape", 2) in ran and answers[7] == "key"
+    assert answers[11] == "key" and not [r for r in ran if r[1] == 11]  # the read-only array: the full path
     assert taken < len(answers) - 2, (taken, answers)  # some calls were answered in C
 
 

@@ -21,7 +21,9 @@ a split-K fold), through the commands a user runs on them (cutlass_sweep_checks.
 
 Found by this sweep: nothing wrong; noticed: a ``block_striped.reduce`` of ``n_threads_in_block = 128`` run by 256
 threads compiles and checks (its stripes overlap; the reduce's read-modify-write is a CAS loop, so the result is
-still every fragment's max)."""
+still every fragment's max).  Session 39: an error now (the index ``tid - 128`` takes 0..255, outside the
+declared 0..127: threads 256..383 moved the next stripe's elements and, on the last stripe, elements past the
+tile; tests/filecheck/cutlass/block_striped/verify.mlir)."""
 
 from __future__ import annotations
 

@@ -44,6 +44,7 @@ from tileorch.launchers.cutile_native import routes as native_routes
 from tileorch.launchers.cutile_programs import (ARCHS, BYTECODE_VERSION, LOWERED_ONLY, _compile_program, _read_indexed,
                                                _write_index, kernel_name, source_cache_key)
 from tileorch.launchers import stale_settings
+from tileorch.launchers.array_overlap import elements_overlap, shared_element
 from tileorch.launchers.cutile_source_key import note_exported
 from tileorch.launchers.stale_settings import note_bound, recheck as recheck_settings, stale as settings_stale
 
@@ -107,6 +108,10 @@ class ArrayArg:
     None on the other dimensions; () when the parameter's annotation lists none."""
     static_strides: tuple[int | None, ...] = ()
     """Likewise for ``static_stride_dims`` (in elements)."""
+    read_only: str = ""
+    """Why the array may not be written ("": it may): its ``__cuda_array_interface__`` or DLPack
+    capsule flags it read-only.  Not part of the kernel's signature: :func:`check_written_arguments`
+    refuses such an array where the kernel writes it."""
 
     @property
     def ndim(self) -> int:
@@ -277,8 +282,8 @@ def _require_device_0(ordinal: int, name: str, where: str) -> None:
                          "move the array there (.to('cuda:0')), or make the GPU device 0 with CUDA_VISIBLE_DEVICES")
 
 
-def _array_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int]:
-    """(dtype name, shape, strides in elements, device pointer) of a GPU array."""
+def _array_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int, str]:
+    """(dtype name, shape, strides in elements, device pointer, why it is read-only or "") of a GPU array."""
     tensor_type = _torch_tensor_type()
     if tensor_type is not None and isinstance(obj, tensor_type):
         if not obj.is_cuda:
@@ -288,7 +293,7 @@ def _array_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int,
         if dtype is None:
             raise TypeError(f"{where} has dtype {obj.dtype}, which cuTile kernels do not take "
                             f"(supported: {', '.join(sorted(SUPPORTED_DTYPES))})")
-        return dtype, tuple(int(d) for d in obj.shape), tuple(int(s) for s in obj.stride()), int(obj.data_ptr())
+        return dtype, tuple(int(d) for d in obj.shape), tuple(int(s) for s in obj.stride()), int(obj.data_ptr()), ""
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is not None:
         _check_cuda_array_interface(cai, where)
@@ -311,7 +316,8 @@ def _array_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int,
         if ptr == 0 and all(shape):
             raise ValueError(f"{where} has {math.prod(shape)} elements at address 0 (a null pointer): a kernel "
                              "reading it faults on the GPU")
-        return dtype, shape, strides, ptr
+        read_only = "its __cuda_array_interface__ 'data' says read-only" if cai["data"][1] else ""
+        return dtype, shape, strides, ptr, read_only
     if hasattr(obj, "__dlpack__"):
         return _dlpack_facts(obj, where)
     raise TypeError(f"{where}: cannot pass a {type(obj).__name__} to a cuTile kernel (arrays must be torch/cupy GPU "
@@ -349,11 +355,42 @@ def _check_cuda_array_interface(cai: Any, where: str) -> None:
         raise bad(f"'strides' must be None or {len(shape)} int(s) (bytes per step of each dimension), got {strides!r}")
 
 
-def _dlpack_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int]:
-    from tileorch.runtime.buffers import _KDL_CUDA, _KDL_CUDA_MANAGED, _capsule_get_pointer, _DLTensor
+_VERSIONED: list = []  # the ctypes structure of DLManagedTensorVersioned, made on first use
+_DLPACK_READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY of DLManagedTensorVersioned.flags (DLPack 1.0)
 
-    capsule = obj.__dlpack__()
-    t = _DLTensor.from_address(_capsule_get_pointer(capsule, b"dltensor"))
+
+def _dlpack_tensor(obj: Any) -> tuple[Any, Any, bool]:
+    """(the capsule, its DLTensor, whether the producer flags it read-only): a versioned capsule
+    (DLPack 1.0, ``__dlpack__(max_version=(1, 0))``, which carries the read-only flag) where the
+    producer gives one, else the unversioned one (no flag: writable).  The capsule is returned so
+    that the DLTensor stays alive while it is read; it is not consumed (its deleter runs when it is
+    collected)."""
+    import ctypes
+
+    from tileorch.runtime.buffers import _capsule_get_pointer, _DLTensor
+
+    try:
+        capsule = obj.__dlpack__(max_version=(1, 0))
+    except TypeError:  # a producer before DLPack 1.0: no max_version keyword
+        capsule = obj.__dlpack__()
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    if get_name(capsule) == b"dltensor_versioned":
+        if not _VERSIONED:
+            class Versioned(ctypes.Structure):  # DLManagedTensorVersioned
+                _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("manager_ctx", ctypes.c_void_p),
+                            ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
+
+            _VERSIONED.append(Versioned)
+        managed = _VERSIONED[0].from_address(_capsule_get_pointer(capsule, b"dltensor_versioned"))
+        return capsule, managed.dl_tensor, bool(managed.flags & _DLPACK_READ_ONLY)
+    return capsule, _DLTensor.from_address(_capsule_get_pointer(capsule, b"dltensor")), False
+
+
+def _dlpack_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int, str]:
+    from tileorch.runtime.buffers import _KDL_CUDA, _KDL_CUDA_MANAGED
+
+    capsule, t, read_only = _dlpack_tensor(obj)
     if t.device.device_type not in (_KDL_CUDA, _KDL_CUDA_MANAGED):
         numpy = sys.modules.get("numpy")
         if numpy is not None and isinstance(obj, numpy.ndarray):
@@ -377,7 +414,9 @@ def _dlpack_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int
                         f"cuTile kernels do not take (supported: {', '.join(sorted(SUPPORTED_DTYPES))})")
     shape = tuple(int(t.shape[i]) for i in range(t.ndim))
     strides = tuple(int(t.strides[i]) for i in range(t.ndim)) if t.strides else _contiguous_strides(shape)
-    return dtype, shape, strides, int(t.data or 0) + int(t.byte_offset)
+    ptr = int(t.data or 0) + int(t.byte_offset)
+    del capsule  # (t was read while it was alive)
+    return dtype, shape, strides, ptr, "its DLPack capsule is flagged read-only" if read_only else ""
 
 
 def _is_array(obj: Any) -> bool:
@@ -537,7 +576,7 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
             numpy = sys.modules.get("numpy")
             if numpy is not None and isinstance(value, numpy.generic):
                 raise TypeError(f"{where} is a numpy {value.dtype} scalar: pass a Python int, float or bool")
-            dtype, shape, strides, ptr = _array_facts(value, where)
+            dtype, shape, strides, ptr, read_only = _array_facts(value, where)
             if node.scalar is not None:
                 raise TypeError(f"{where} is annotated as a scalar, got an array")
             _require_element_alignment(ptr, dtype, where)
@@ -550,7 +589,7 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
                 _refuse_past_32_bit_indices(where, shape, strides)
             static_shape, static_strides = _static_dims(node.array, shape, strides, where)
             out.append(ArrayArg(pos, name, dtype, shape, strides, ptr, "int64" if wide else "int32",
-                                static_shape=static_shape, static_strides=static_strides))
+                                static_shape=static_shape, static_strides=static_strides, read_only=read_only))
     # alias groups over every array, the lists' items included (an item overlapping an array
     # argument shares a group with it: the list's element constraint carries its items' groups)
     arrays = [x for a in out if isinstance(a, ArrayArg | ListArg)
@@ -564,6 +603,106 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
             a = dataclasses.replace(a, items=tuple(next(grouped) for _ in a.items))
         result.append(a)
     return result
+
+
+def _array_parameters(arguments: list[Argument]) -> list[tuple[ArrayArg, int]]:
+    """(array, the entry parameter of its pointer, or of its list's table) per array argument and list item, as
+    :func:`flat_parameters` numbers the parameters."""
+    out = []
+    index = 0
+    for a in arguments:
+        if isinstance(a, ArrayArg):
+            out.append((a, index))
+            index += 1 + 2 * len(a.shape)
+        elif isinstance(a, ScalarArg):
+            index += 1
+        elif isinstance(a, ListArg):
+            out += [(x, index) for x in a.items]
+            index += 2
+    return out
+
+
+def _same_view(a: ArrayArg, b: ArrayArg) -> bool:
+    """``a`` and ``b`` address the same elements the same way (an in-place update)."""
+    return (a.ptr, a.itemsize) == (b.ptr, b.itemsize) and [(d, s) for d, s in zip(a.shape, a.strides) if d != 1] == \
+        [(d, s) for d, s in zip(b.shape, b.strides) if d != 1]
+
+
+def check_written_arguments(kernel: Any, arguments: list[Argument], written: list | None,
+                            read: list | None = None) -> bool:
+    """Refuse an array the kernel writes (``written``, the compiled program's record; None: unknown,
+    nothing checked) that cannot be written correctly, with a ``ValueError`` naming it and the line
+    that writes it:
+
+    * flagged read-only by its producer (``__cuda_array_interface__``'s ``data[1]``, a DLPack 1.0
+      capsule's read-only flag);
+    * two of its indices addressing one element (an ``expand``-ed view: stride 0; strides that fold
+      onto each other) where a plain store writes it: program instances storing to one element
+      race (atomics on such an array are well defined and taken);
+    * sharing an element with another array argument the kernel reads or writes (``read``: the
+      parameters it loads from; None: every array counts) without being the same view (same address,
+      extents and strides): what one program instance reads or writes another may already have
+      written, in no defined order; or with an array its producer flags read-only.  The same view (an in-place update, ``x`` given as input and
+      output) is taken: each program instance must then read only what it writes, as in cuTile.
+
+    cuTile 1.7's own launcher checks none of these (it reads no read-only flag, and states overlaps
+    only as alias groups, which order one program instance's accesses, not the instances').
+    Returns whether a written array shares memory with another array (the same view): a launch bound
+    for it is re-pointed only onto calls with the arrays at one address again
+    (:func:`tileorch.launchers.cutile_bound._overlaps`), never onto shifted ones."""
+    if not written:
+        return False
+    by_param = {index: (bool(plain), where) for index, plain, where in written}
+    located = _array_parameters(arguments)
+    targets = [(x, *by_param[i]) for x, i in located if i in by_param]
+    if not targets:
+        return False
+    fname = kernel_name(kernel)
+    touched = None if read is None else set(read) | set(by_param)
+    arrays = [x for x, i in located]
+    untouched = set() if touched is None else {id(x) for x, i in located if i not in touched}
+    shared = False
+    for a, plain, where in targets:
+        name = _where(a.name, a.position)
+        at = f" (first at {where})" if where and where != "<unknown>" else ""
+        if a.read_only and all(a.shape):
+            raise ValueError(f"{name} is read-only ({a.read_only}) and kernel '{fname}' writes it{at}: pass a "
+                             "writable array")
+        if plain:
+            folded = shared_element(a.shape, a.strides)
+            if folded is not None:
+                raise ValueError(
+                    f"{name} has elements that share memory ({folded}: an expand()-ed or broadcast view, or "
+                    f"as_strided) and kernel '{fname}' stores to it{at}: program instances storing to one element "
+                    "race, so the result would depend on their order; pass an array with its own storage "
+                    "(.contiguous() or .clone())")
+        lo, hi = a.byte_range()
+        for b in arrays:
+            if b is a or (b.position == a.position and b.name == a.name):
+                continue
+            b_lo, b_hi = b.byte_range()
+            if not (lo < b_hi and b_lo < hi):  # apart (the common case: no search)
+                continue
+            if b.read_only and (_same_view(a, b) or elements_overlap(a.ptr, a.shape, a.strides, a.itemsize, b.ptr,
+                                                                  b.shape, b.strides, b.itemsize) is not False):
+                raise ValueError(f"{_where(b.name, b.position)} is read-only ({b.read_only}) and shares memory with "
+                                 f"{name}, which kernel '{fname}' writes{at}: pass writable arrays")
+            if _same_view(a, b):  # (non-empty: its byte range overlaps b's)
+                shared = True
+                continue
+            if id(b) in untouched:  # (an array the kernel neither loads from nor writes: its extents only)
+                continue
+            found = elements_overlap(a.ptr, a.shape, a.strides, a.itemsize, b.ptr, b.shape, b.strides, b.itemsize)
+            if found is False:
+                continue
+            how = "shares memory with" if found else "may share memory with (not decided)"
+            raise ValueError(
+                f"{name} {how} {_where(b.name, b.position)} without being the same view (address "
+                f"{a.ptr:#x} shape {a.shape} strides {a.strides} against {b.ptr:#x} {b.shape} {b.strides}), and kernel "
+                f"'{fname}' writes {a.name!r}{at}: program instances run in no defined order, so what one reads or "
+                "writes there another may already have overwritten; pass separate arrays (clone the input), or "
+                "the very same view for an in-place update")
+    return shared
 
 
 def _static_dims(annotation: Any, shape: tuple, strides: tuple, where: str) -> tuple[tuple, tuple]:
@@ -618,7 +757,7 @@ def _list_argument(pos: int, name: str, node: Any, value: list, where: str, ct: 
         w = f"{where} item {i}"
         if not _is_array(obj):
             raise TypeError(f"{w} is a {type(obj).__name__}: a list argument takes GPU arrays only")
-        dtype, shape, strides, ptr = _array_facts(obj, w)
+        dtype, shape, strides, ptr, read_only = _array_facts(obj, w)
         _require_element_alignment(ptr, dtype, w)
         wide = node.list is not None and node.list.element.index_dtype == ct.int64
         lo, hi = _INT64 if wide else _INT32
@@ -627,7 +766,8 @@ def _list_argument(pos: int, name: str, node: Any, value: list, where: str, ct: 
                              "the parameter with ct.ListAnnotation(element=ct.IndexedWithInt64)")
         if wide:
             _refuse_past_32_bit_indices(w, shape, strides)
-        items.append(ArrayArg(pos, f"{name}[{i}]", dtype, shape, strides, ptr, "int64" if wide else "int32"))
+        items.append(ArrayArg(pos, f"{name}[{i}]", dtype, shape, strides, ptr, "int64" if wide else "int32",
+                              read_only=read_only))
     first = items[0]
     for i, a in enumerate(items[1:], 1):
         if (a.dtype, a.ndim) != (first.dtype, first.ndim):
@@ -2036,6 +2176,9 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     note_bound()  # (what was bound under other compile settings is forgotten: stale_settings.py)
     # a GEMM program is lowered through the tier only: _launch_gemm compiles the tiles it runs
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule, defer_gemm=True)
+    # an output that cannot be written correctly (read-only, shared elements, overlapping an input): refused
+    check_written_arguments(kernel, arguments, getattr(entry.program, "written", None),
+                            getattr(entry.program, "read", None))
     _note_launched(kernel)
     _note_unused_options(entry, kernel, schedule, tiles)
     arguments = upload_list_tables(arguments)  # (lists: a device table each, the kernel's parameter)
@@ -2106,6 +2249,8 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         cluster = split_cluster_size(grid3[0] * grid3[1] * grid3[2], most, dev.sm_count)
         grid3 = (grid3[0] * cluster, grid3[1], grid3[2])
     arrays = [a for a in arguments if isinstance(a, ArrayArg)]
+    # (an in-place launch is re-pointed onto in-place calls only: cutile_bound._overlaps tells arrays at one
+    # address from arrays overlapping shifted, which check_written_arguments refuses on this path)
     layout = ([i for i, (_, role) in enumerate(flat_parameters(arguments)) if role == "ptr"],
               tuple((lo - a.ptr, hi - a.ptr) for a in arrays for lo, hi in [a.byte_range()]))
     _run(entry.image, grid3, (block, 1, 1), params, smem, (cluster, 1, 1), handle, sync, fast, layout)

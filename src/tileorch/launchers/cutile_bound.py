@@ -7,7 +7,9 @@ and per argument
 * a torch tensor: its data pointer, shape, strides, dtype and device (a tensor of a subclass
   likewise; its class is part of the key),
 * an object with ``__cuda_array_interface__``: the pointer, shape, strides (``None`` when
-  contiguous) and typestr of that interface,
+  contiguous) and typestr of that interface (with ``"read-only"`` in a tuple when its ``data[1]``
+  says so: the full path refuses such an array where the kernel writes it, so its calls never
+  share a key with a writable array's),
 * a Python ``int``, ``bool`` or ``float``: its type and value (a float zero with its sign:
   ``0.0 == -0.0`` but their parameter bytes differ).
 
@@ -123,8 +125,9 @@ def _array_key(a: Any, t: type) -> tuple | None:
         return None
     try:
         strides = cai.get("strides")
-        return ("cai", cai["data"][0], tuple(cai["shape"]), None if strides is None else tuple(strides),
-                cai["typestr"])
+        data = cai["data"]  # (a read-only array: its typestr with a mark, so never a writable one's key)
+        return ("cai", data[0], tuple(cai["shape"]), None if strides is None else tuple(strides),
+                (cai["typestr"], "read-only") if data[1] else cai["typestr"])
     except (KeyError, TypeError, IndexError):
         return None
 
@@ -265,7 +268,8 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
             # a tuple shape or strides taken as they are (tuple() of a tuple is the tuple itself: the
             # same key, without the call)
             facts += ['"cai"', f'c{i}["data"][0]', f'(h{i} if type(h{i} := c{i}["shape"]) is tuple else tuple(h{i}))',
-                      f'None if s{i} is None else s{i} if type(s{i}) is tuple else tuple(s{i})', f'c{i}["typestr"]']
+                      f'None if s{i} is None else s{i} if type(s{i}) is tuple else tuple(s{i})',
+                      f'((c{i}["typestr"], "read-only") if c{i}["data"][1] else c{i}["typestr"])']
     key = f"(kernel, grid, arch, schedule, tiles{''.join(', ' + f for f in facts)})"
 
     def body(indent: str, found: str, missing: str, compute: Callable[[str], str] | None = None) -> str:
@@ -635,19 +639,27 @@ def layout_of(key: tuple) -> tuple[tuple, tuple[int, ...]] | None:
 
 _NO_PAIRS: frozenset = frozenset()
 _FIRST_PAIR = frozenset({(0, 1)})
+_SAME_FIRST_PAIR = frozenset({(0, 1), ("same", 0, 1)})
+_SAME_ONLY = frozenset({("same", 0, 1)})
 
 
 def _overlaps(pointers: tuple[int, ...], extents: tuple[tuple[int, int], ...]) -> frozenset:
-    """The pairs of arrays whose byte ranges ``[ptr + lo, ptr + hi)`` overlap."""
+    """The pairs ``(i, j)`` of arrays whose byte ranges ``[ptr + lo, ptr + hi)`` overlap, and ``("same", i, j)``
+    for those at the same address: a launch bound for an in-place call (an output given as its input, which
+    the full path takes) is re-pointed only onto another in-place call, never onto arrays that overlap
+    shifted (which the full path refuses where the kernel writes one: ``check_written_arguments``)."""
     n = len(pointers)
     if n < 2:
         return _NO_PAIRS
     if n == 2:  # the common case, without the generic loops
         (p, q), ((lo0, hi0), (lo1, hi1)) = pointers, extents
+        if p == q:
+            return _SAME_FIRST_PAIR if p + lo0 < q + hi1 and q + lo1 < p + hi0 else _SAME_ONLY
         return _FIRST_PAIR if p + lo0 < q + hi1 and q + lo1 < p + hi0 else _NO_PAIRS
     ranges = [(p + lo, p + hi) for p, (lo, hi) in zip(pointers, extents)]
-    return frozenset((i, j) for i in range(len(ranges)) for j in range(i + 1, len(ranges))
-                     if ranges[i][0] < ranges[j][1] and ranges[j][0] < ranges[i][1])
+    return frozenset([(i, j) for i in range(n) for j in range(i + 1, n)
+                      if ranges[i][0] < ranges[j][1] and ranges[j][0] < ranges[i][1]]
+                     + [("same", i, j) for i in range(n) for j in range(i + 1, n) if pointers[i] == pointers[j]])
 
 
 def keep_layout(key: tuple, repoint: Callable[[tuple[int, ...]], Callable[[int], None]],
@@ -668,7 +680,8 @@ def keep_layout(key: tuple, repoint: Callable[[tuple[int, ...]], Callable[[int],
         pair = None
         if len(pointers) == 2:  # the pair's overlap as a range of q - p (see _moved_source)
             (lo0, hi0), (lo1, hi1) = extents
-            pair = (lo0 - hi1, hi0 - lo1, bool(overlaps))
+            # (one address: only q - p == 0 keeps the layout, an in-place call re-pointed onto another)
+            pair = (-1, 1, True) if pointers[0] == pointers[1] else (lo0 - hi1, hi0 - lo1, bool(overlaps))
         _layouts[layout] = (repoint, extents, overlaps, go, pointers, pair)
     except TypeError:  # unhashable
         return

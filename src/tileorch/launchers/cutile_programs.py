@@ -49,6 +49,8 @@ class CachedProgram:
     row_cache: list | None = None
     cta_programs: int = 0
     pdl: bool = False
+    written: list | None = None
+    read: list | None = None
 
 
 LOWERED_ONLY = "#lowered-only"
@@ -69,6 +71,7 @@ def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas:
 _RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained",
                   "smem", "single_tile", "grid_axes", "operand_views", "c_view", "warp_programs", "cluster_split",
                   "programs_per_warp", "row_cache", "pdl")
+_OPTIONAL_FIELDS = ("written", "read")  # (a record without one reads as None)
 
 
 def _read_cached(key: str) -> CachedProgram | None:
@@ -89,7 +92,8 @@ def _read_cached(key: str) -> CachedProgram | None:
                              ptx=entry.text("kernel.ptx"), cubin=entry.files.get("kernel.cubin"),
                              deferred=bool(record.get("deferred", False)),
                              cta_programs=int(record.get("cta_programs", 0) or 0),
-                             **{k: record[k] for k in _RECORD_FIELDS})
+                             **{k: record[k] for k in _RECORD_FIELDS},
+                             **{k: record.get(k) for k in _OPTIONAL_FIELDS})
     except (KeyError, TypeError, ValueError) as exc:  # a record without what this reader needs
         cache.discard(key, f"its program record: {type(exc).__name__}: {exc}")
         return None
@@ -118,7 +122,8 @@ def _write_cached(key: str, program: Any) -> None:
               "row_cache": getattr(program, "row_cache", None),
               "cta_programs": int(getattr(program, "cta_programs", 0) or 0),
               "deferred": bool(getattr(program, "deferred", False)),
-              "pdl": bool(getattr(program, "pdl", False))}  # (the cubin waits: launch it with PDL)
+              "pdl": bool(getattr(program, "pdl", False)),
+              "written": getattr(program, "written", None), "read": getattr(program, "read", None)}  # (the cubin waits: launch it with PDL)
     files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
     if program.cubin is not None:
         files["kernel.cubin"] = program.cubin

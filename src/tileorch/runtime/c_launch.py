@@ -73,7 +73,7 @@ from tileorch import settings
 from tileorch.runtime.c_launch_trust import trusted, trusted_folder  # noqa: F401  (the load rule; re-exported)
 
 ENV = "TILEORCH_LAUNCH_C"
-DIGEST = "e7e3c2467e5f6bce"  # c_launch_build.digest() of its SOURCE (a test keeps them equal: edit both)
+DIGEST = "4597793a4a41c893"  # c_launch_build.digest() of its SOURCE (a test keeps them equal: edit both)
 PENDING = "the C launcher is being built in the background"
 
 _state: list[Any] = []  # [module or None, why not]: decided once per process (reset() forgets it)

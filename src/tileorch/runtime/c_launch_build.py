@@ -330,7 +330,7 @@ typedef struct {
     Py_ssize_t n_ptrs;
     long long ptrs[CL_MEMO_PTRS], lo[CL_MEMO_PTRS], hi[CL_MEMO_PTRS];
     long long bound[CL_MEMO_PTRS];  /* the layout's bound call's pointers (that call takes its own launch) */
-    unsigned long long overlaps;
+    unsigned long long overlaps, same;  /* the recorded call's overlapping pairs, its pairs at one address */
     unsigned long long generation;  /* records so far: a call whose reads ran Python code that recorded misses */
 } Memo;
 
@@ -346,7 +346,8 @@ static int plain_grid(PyObject *grid) {
 }
 
 /* an array's __cuda_array_interface__ facts as cutile_bound's key reads them: out[0] the data pointer,
-   out[1] the shape (a tuple), out[2] the strides (None or a tuple), out[3] the typestr (new references);
+   out[1] the shape (a tuple), out[2] the strides (None or a tuple), out[3] the typestr, or (typestr,
+   "read-only") where data[1] is true (new references);
    0, or -1 (an exception set, or none where the key would be None: no interface, not a dict, an entry
    missing or of the wrong kind) */
 static int cai_facts(PyObject *a, PyObject *out[4]) {
@@ -368,9 +369,13 @@ static int cai_facts(PyObject *a, PyObject *out[4]) {
                     if (strides == NULL || strides == Py_None) out[2] = Py_NewRef(Py_None);
                     else out[2] = PyTuple_CheckExact(strides) ? Py_NewRef(strides) : PySequence_Tuple(strides);
                 }
-                if (out[2] != NULL) {
-                    out[3] = Py_NewRef(typestr);
-                    rc = 0;
+                if (out[2] != NULL) {  /* a read-only array: (typestr, "read-only"), as the key reads it */
+                    PyObject *flag = PySequence_GetItem(data, 1);
+                    int ro = flag == NULL ? -1 : PyObject_IsTrue(flag);
+                    Py_XDECREF(flag);
+                    if (ro == 0) out[3] = Py_NewRef(typestr);
+                    else if (ro == 1) out[3] = Py_BuildValue("(Os)", typestr, "read-only");
+                    if (out[3] != NULL) rc = 0;
                 }
             }
         }
@@ -475,6 +480,16 @@ static unsigned long long overlap_bits(Py_ssize_t n, const long long *ptrs, cons
     return bits;
 }
 
+/* the pairs (i < j) of arrays at the same address, as bits (cutile_bound's ("same", i, j) pairs) */
+static unsigned long long same_bits(Py_ssize_t n, const long long *ptrs) {
+    unsigned long long bits = 0;
+    int bit = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (Py_ssize_t j = i + 1; j < n; j++, bit++)
+            if (ptrs[i] == ptrs[j]) bits |= 1ULL << bit;
+    return bits;
+}
+
 static long long alignment(long long p) {  /* the largest power of two (at most 16) dividing p; 16 for 0 */
     return (p & 15) == 0 ? 16 : (p & -p);
 }
@@ -559,7 +574,8 @@ static PyObject *memo_call(PyObject *op, PyObject *const *argv, size_t nargsf, P
             long long a = alignment(self->ptrs[i]);
             if (qs[i] <= 0 || alignment(qs[i]) != a) eq = 0;
         }
-        if (eq == 1 && overlap_bits(np, qs, self->lo, self->hi) != self->overlaps) eq = 0;
+        if (eq == 1 && (overlap_bits(np, qs, self->lo, self->hi) != self->overlaps
+                        || same_bits(np, qs) != self->same)) eq = 0;
         if (eq == 1) {  /* the layout's bound call: its own bound launch (the Python launcher finds it) */
             int same = 1;
             for (Py_ssize_t i = 0; i < np && same; i++) same = qs[i] == self->bound[i];
@@ -682,6 +698,7 @@ static PyObject *memo_record(PyObject *op, PyObject *const *argv, Py_ssize_t nar
         if (ok) {
             self->n_ptrs = np;
             self->overlaps = overlap_bits(np, self->ptrs, self->lo, self->hi);
+            self->same = same_bits(np, self->ptrs);
             self->go = PyTuple_GET_ITEM(layout, 3);
             Py_INCREF(self->go);
         }

@@ -17,7 +17,16 @@ fragment element ``s*A + j`` of thread ``t`` lives at tile element ``(s*T + t)*A
 * ``ptr`` is either a ``memref`` with element type ``E`` and a static stripe shape, rank 1
   ``[T*N]`` or rank 2 ``[S, T*A]`` (one row per stripe), or an ``!llvm.ptr`` in the generic,
   global or shared address space pointing at the tile (shape not checkable).
-* ``thread_idx`` is the thread's index ``t`` in ``[0, T)``.
+* ``thread_idx`` is the thread's index ``t`` in ``[0, T)``, one per thread (CUTLASS's
+  ``BlockStripedReduce`` is called with ``threadIdx.x % T`` by T threads).  Where the verifier can
+  evaluate it for every thread that runs the op (a function of ``gpu.thread_id x`` /
+  ``%tid.x`` through integer arithmetic, the op run unconditionally by its executor set or CTA),
+  an index outside ``[0, T)`` is an error (thread ``t >= T`` would move the elements of thread
+  ``t - T``'s next stripe, and past the tile's end on the last stripe), and so, for ``store`` on a
+  tile address the same for every thread (``_same_for_all``: not one tile per warp group), is one
+  index taken by two threads (their stores race; a ``reduce`` combines atomically: two threads
+  adding into one stripe, e.g. two warp groups' partial sums of one tile, is taken).  A declared ``T`` below the threads that run the op is
+  therefore taken only where the index keeps to this contract (e.g. ``tid % T`` under an ``if``).
 * ``0 < T <= 1024``.
 """
 
@@ -25,7 +34,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import I32, AnyFloat, IntegerAttr, IntegerType, MemRefType, VectorType
 from xdsl.dialects.llvm import LLVMPointerType
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, base, irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
@@ -93,6 +102,7 @@ class BlockStripedOp(IRDLOperation):
                 f"found {threads}"
             )
         self._verify_threads_exist(threads)
+        self._verify_thread_indices(threads)
         element, length = self._verify_fragment()
         self._verify_access(element, length)
         self._verify_tile(element, threads, length)
@@ -118,6 +128,36 @@ class BlockStripedOp(IRDLOperation):
                 f"'{self.name}' op n_threads_in_block = {threads} but {where} runs {available} threads: "
                 f"the stripes of threads {available}..{threads - 1} would never be moved"
             )
+
+    def _verify_thread_indices(self, threads: int) -> None:
+        """``thread_idx`` in ``[0, T)`` and (for ``store``) one per thread, where it can be
+        evaluated for every thread that runs the op (see the module's doc); nothing is claimed otherwise."""
+        running = _running_threads(self)
+        if running is None:
+            return
+        ids, where = running
+        values = _per_thread(self.thread_idx, ids)
+        if values is None:
+            return
+        outside = [(t, v) for t, v in zip(ids, values) if not 0 <= v < threads]
+        if outside:
+            lo, hi = min(values), max(values)
+            t, v = outside[0]
+            raise VerifyException(
+                f"'{self.name}' op thread_idx takes {lo}..{hi} over the {len(ids)} threads that run it ({where}), "
+                f"outside 0..{threads - 1} (n_threads_in_block = {threads}; thread {t} gets {v}): a thread index "
+                f"t >= {threads} moves the elements of thread t - {threads}'s next stripe and past the tile's end; "
+                f"give each running thread its own index below {threads} or declare n_threads_in_block = {len(ids)}"
+            )
+        if self.name == "cutlass.block_striped.store" and _same_for_all(self.ptr):
+            first: dict[int, int] = {}
+            for t, v in zip(ids, values):
+                if v in first:
+                    raise VerifyException(
+                        f"'{self.name}' op threads {first[v]} and {t} both take thread_idx {v} ({where}): their "
+                        f"stores to the same elements race; give each running thread its own index below {threads}"
+                    )
+                first[v] = t
 
     def _verify_tile_alignment(self, element: Attribute) -> None:
         """Each access is one ``A x E`` vector load/store (CUTLASS ``AlignedArray<E, A>``), which the
@@ -199,6 +239,117 @@ class BlockStripedOp(IRDLOperation):
                 f"fragment of {length} (access_width {width}): expected {wanted}, "
                 f"found [{', '.join(map(str, shape))}]"
             )
+
+
+_SAME_VALUE = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui")
+_FOLDS = {
+    "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
+    "arith.andi": lambda a, b: a & b, "arith.ori": lambda a, b: a | b, "arith.xori": lambda a, b: a ^ b,
+    "arith.shli": lambda a, b: a << b if 0 <= b < 64 else None,
+    "arith.shrui": lambda a, b: a >> b if a >= 0 and 0 <= b < 64 else None,
+    "arith.shrsi": lambda a, b: a >> b if 0 <= b < 64 else None,
+    "arith.divui": lambda a, b: a // b if a >= 0 and b > 0 else None,
+    "arith.divsi": lambda a, b: (abs(a) // abs(b)) * (1 if (a >= 0) == (b > 0) else -1) if b else None,
+    "arith.remui": lambda a, b: a % b if a >= 0 and b > 0 else None,
+    "arith.remsi": lambda a, b: (abs(a) % abs(b)) * (1 if a >= 0 else -1) if b else None,
+    "arith.minsi": min, "arith.maxsi": max,
+}
+_MAX_EXPRESSION_OPS = 64
+
+
+def _running_threads(op: Operation) -> tuple[list[int], str] | None:
+    """(the thread ids that run ``op``, in words) where every thread of its executor set (else of the
+    CTA) runs it unconditionally; None when unknown."""
+    from tileorch.dialects.cutlass import executors
+
+    enclosing = executors.enclosing_set(op)
+    if enclosing is not None:
+        bits, where, holder = enclosing
+    else:
+        cta = executors.cta_size(op)
+        if cta is None:
+            return None
+        bits, where = (1 << cta[0]) - 1, f"the CTA's {cta[0]}, {cta[1]}"
+        holder = op.parent_op()
+        while holder is not None and holder.parent_op() is not None and holder.name not in ("func.func",
+                                                                                          "llvm.func"):
+            holder = holder.parent_op()
+    if holder is None or not executors.path_is_unconditional(op, holder):
+        return None
+    return [t for t in range(bits.bit_length()) if bits >> t & 1], where
+
+
+_UNIFORM_OPS = ("llvm.getelementptr", "llvm.inttoptr", "llvm.ptrtoint", "llvm.addrspacecast", "llvm.mlir.constant",
+                "llvm.mlir.addressof", "llvm.mlir.zero", "builtin.unrealized_conversion_cast", "gpu.block_id",
+                "nvvm.read.ptx.sreg.ctaid.x", "nvvm.read.ptx.sreg.ctaid.y", "nvvm.read.ptx.sreg.ctaid.z")
+
+
+def _same_for_all(value: SSAValue) -> bool:
+    """Whether ``value`` is provably the same for every thread: computed from block arguments, constants and
+    block ids by ``arith`` ops and address arithmetic only (a tile base offset per warp group is not)."""
+    seen: set[int] = set()
+    work = [value]
+    while work:
+        v = work.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        owner = v.owner
+        if not isinstance(owner, Operation):
+            continue  # a block argument: a kernel parameter or a loop's uniform induction value
+        if not (owner.name.startswith("arith.") or owner.name in _UNIFORM_OPS) or owner.regions or len(seen) > 256:
+            return False
+        work += list(owner.operands)
+    return True
+
+
+def _per_thread(value: SSAValue, ids: list[int]) -> list[int] | None:
+    """``value`` for each thread id (a function of ``gpu.thread_id x`` / ``%tid.x`` and constants through
+    integer arithmetic); None when it is anything else."""
+    ops: list[Operation] = []
+    order: dict[SSAValue, int] = {}
+
+    def visit(v: SSAValue) -> bool:
+        if v in order:
+            return True
+        owner = v.owner
+        if not isinstance(owner, Operation) or len(ops) >= _MAX_EXPRESSION_OPS:
+            return False
+        name = owner.name
+        if name in _SAME_VALUE or name in _FOLDS:
+            if not all(visit(x) for x in owner.operands):
+                return False
+        elif name == "gpu.thread_id":
+            dim = owner.properties.get("dimension")
+            if dim is None or getattr(dim.data, "value", None) != "x":
+                return False
+        elif name == "arith.constant":
+            if not isinstance(owner.properties.get("value", owner.attributes.get("value")), IntegerAttr):
+                return False
+        elif name != "nvvm.read.ptx.sreg.tid.x":
+            return False
+        order[v] = len(ops)
+        ops.append(owner)
+        return True
+
+    if not visit(value):
+        return None
+    got: dict[SSAValue, list[int]] = {}  # each value over every thread id, op by op
+    for op in ops:
+        name = op.name
+        if name in ("gpu.thread_id", "nvvm.read.ptx.sreg.tid.x"):
+            v = ids
+        elif name == "arith.constant":
+            v = [op.properties.get("value", op.attributes.get("value")).value.data] * len(ids)
+        elif name in _SAME_VALUE:
+            v = got[op.operands[0]]
+        else:
+            fold = _FOLDS[name]
+            v = [fold(a, b) for a, b in zip(got[op.operands[0]], got[op.operands[1]])]
+            if None in v:
+                return None
+        got[op.results[0]] = v
+    return got[value]
 
 
 class BlockStripedFragmentOp(BlockStripedOp):

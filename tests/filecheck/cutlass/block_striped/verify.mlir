@@ -119,3 +119,81 @@ func.func @scalable_fragment(%tile: memref<1024xf32>, %t: i32, %v: vector<[4]xf3
   func.return
 }
 // CHECK: error: 'cutlass.block_striped.load_add' op expected a static register fragment, found vector<[4]xf32>
+
+// -----
+
+// thread_idx over the threads that run the op (session 39): 256 threads of warp groups 1-2 take tid - 128 =
+// 0..255, but the stripes are laid out for 128; thread index 128 would move thread 0's next stripe (and the last
+// stripe past the tile's end).
+func.func @index_past_the_declared_threads(%smem: !llvm.ptr<3>) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>} {
+  cutlass.async.exec warpgroup mask(6) {
+    %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %t0 = arith.index_cast %tid : index to i32
+    %c128 = arith.constant 128 : i32
+    %t = arith.subi %t0, %c128 : i32
+    %v = arith.constant dense<-1.500000e+00> : vector<8xf32>
+    cutlass.block_striped.reduce max %v, %smem, %t n_threads_in_block = 128 : vector<8xf32>, !llvm.ptr<3>
+  }
+  func.return
+}
+// CHECK: verify.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: 'cutlass.block_striped.reduce' op thread_idx takes 0..255 over the 256 threads that run it (the enclosing warpgroup executor (mask 0x6)), outside 0..127 (n_threads_in_block = 128; thread 256 gets 128)
+
+// -----
+
+// tid % 64 run by the CTA's 128 threads: threads 0 and 64 store the same elements.
+func.func @one_index_two_threads(%p: !llvm.ptr<1>, %v: vector<4xf32>) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>} {
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %t0 = arith.index_cast %tid : index to i32
+  %c64 = arith.constant 64 : i32
+  %t = arith.remui %t0, %c64 : i32
+  cutlass.block_striped.store %v, %p, %t n_threads_in_block = 64 : vector<4xf32>, !llvm.ptr<1>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.store' op threads 0 and 64 both take thread_idx 0 (the CTA's 128, the kernel's nvvm.reqntid): their stores to the same elements race
+
+// -----
+
+// Taken: the same index loaded (no store: each thread reads its own elements, twice over), and an index the
+// verifier cannot evaluate (a function argument: nothing claimed).
+func.func @taken(%p: !llvm.ptr<1>, %u: i32, %v: vector<4xf32>) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>} {
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %t0 = arith.index_cast %tid : index to i32
+  %c64 = arith.constant 64 : i32
+  %t = arith.remui %t0, %c64 : i32
+  %a = cutlass.block_striped.load_add %p, %t, %v n_threads_in_block = 64 : !llvm.ptr<1>, vector<4xf32> -> vector<4xf32>
+  cutlass.block_striped.store %a, %p, %u n_threads_in_block = 64 : vector<4xf32>, !llvm.ptr<1>
+  func.return
+}
+// CHECK: func.func @taken
+
+// -----
+
+// Taken: tid % 128 over two warp groups, each reducing into its own tile (the base offset by the warp group:
+// CUTLASS's Stream-K fix-up layout).
+func.func @one_tile_per_warp_group(%p: !llvm.ptr<1>, %v: vector<4xf32>) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 256, 1, 1>} {
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %t0 = arith.index_cast %tid : index to i32
+  %c128 = arith.constant 128 : i32
+  %t = arith.remui %t0, %c128 : i32
+  %wg = arith.divui %t0, %c128 : i32
+  %c512 = arith.constant 512 : i32
+  %off = arith.muli %wg, %c512 : i32
+  %q = llvm.getelementptr %p[%off] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
+  cutlass.block_striped.reduce add %v, %q, %t n_threads_in_block = 128 : vector<4xf32>, !llvm.ptr<1>
+  func.return
+}
+// CHECK: func.func @one_tile_per_warp_group
+
+// -----
+
+// Taken: two warp groups atomically adding their partial sums into one tile (tid % 128: one index, two threads;
+// the reduce is atomic).
+func.func @two_warp_groups_reduce_into_one_tile(%p: !llvm.ptr<1>, %v: vector<4xf32>) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 256, 1, 1>} {
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %t0 = arith.index_cast %tid : index to i32
+  %c128 = arith.constant 128 : i32
+  %t = arith.remui %t0, %c128 : i32
+  cutlass.block_striped.reduce add %v, %p, %t n_threads_in_block = 128 : vector<4xf32>, !llvm.ptr<1>
+  func.return
+}
+// CHECK: func.func @two_warp_groups_reduce_into_one_tile
