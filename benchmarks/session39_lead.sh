@@ -12,5 +12,7 @@ for s in session38_headdim session38_pdl session39_issue21 session39_fp8acc sess
   bash "benchmarks/$s.sh"
   echo "[s39 lead] $s: rc=$? $(( $(date +%s) - start )) s"
 done
-cd "$OUT" && tar czf /tmp/s39lead.tgz --exclude='*.tgz' . 2>/dev/null && mv /tmp/s39lead.tgz "$OUT/s39lead_all.tgz"
+# the device returns 8 files at most: everything in one archive, only it and shell.log left in $OUT
+cd "$OUT" && tar czf /tmp/s39lead_all.tgz --exclude=shell.log . 2>/dev/null \
+  && find . -mindepth 1 -maxdepth 1 ! -name shell.log -exec rm -rf {} + && mv /tmp/s39lead_all.tgz "$OUT/"
 ls "$OUT"
