@@ -147,6 +147,16 @@ def test_argmin_distance_to_centroids():
     np.testing.assert_array_equal(out, d.argmin(1))
 
 
+def test_first_index_above_threshold_argmax_bool():
+    x = _f((5, 100))
+    x[1] = -1.0  # no element passes: index 0
+    x[2, :99], x[2, 99] = -1.0, 2.0  # the last element of the ragged tile
+    x[3, 0] = 3.0  # the first element
+    out = run("first_index_above_threshold_argmax_bool", {0: x})[1]
+    ref = [int(np.argmax(r > 0.5)) for r in x]  # numpy: the first True, 0 when none is
+    np.testing.assert_array_equal(out, ref)
+
+
 def test_cumsum_reverse_by_index_arithmetic():
     x = _f((4, 50))
     out = run("cumsum_reverse_by_index_arithmetic", {0: x})[1]

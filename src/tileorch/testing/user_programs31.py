@@ -859,3 +859,179 @@ _add("cumsum_reverse_by_index_arithmetic", cumsum_reverse_by_index_arithmetic, [
      (4,), "simt", outputs=(1,))
 _add("clamp_int32_to_uint8_saturate", clamp_int32_to_uint8_saturate, [_a((100,), I32), _a((100,), U8), 64], (2,),
      "simt", outputs=(1,))
+
+
+@ct.kernel
+def first_index_above_threshold_argmax_bool(X, Idx, thr: float, BN: ConstInt):
+    """The first index where a row passes a threshold, written ``argmax(x > thr)`` (argmax of a bool tile: the
+    first True; 0 when none is); the ragged row's padding is 0, below the thresholds used."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(Idx, index=(r,), tile=ct.argmax(x > thr, axis=1).astype(ct.int32))
+
+
+_add("first_index_above_threshold_argmax_bool", first_index_above_threshold_argmax_bool,
+     [_a((5, 100)), _a((5,), I32), 0.5, 128], (5,), "simt", outputs=(1,))
+
+
+# ----------------------------------------------------------------------------------------------- rejected by cuTile
+
+
+@ct.kernel
+def attn_grid_axis_3_for_the_batch(Q, O, BM: ConstInt, D: ConstInt):
+    """The batch read from a fourth grid axis, ``ct.bid(3)`` (a ``[B, H, S, D]`` habit)."""
+    q = ct.load(Q, index=(ct.bid(3), ct.bid(1), ct.bid(0), 0), shape=(1, 1, BM, D), padding_mode=ZERO)
+    ct.store(O, index=(0, ct.bid(1), ct.bid(0), 0), tile=q)
+
+
+@ct.kernel
+def attn_key_positions_of_48(Q, O, BM: ConstInt, D: ConstInt):
+    """Key positions from ``ct.arange(48)`` for a 48-key window (not a power of two)."""
+    kpos = ct.arange(48, dtype=ct.int32)
+    q = ct.load(Q, index=(ct.bid(1), ct.bid(0), 0), shape=(1, BM, D), padding_mode=ZERO)
+    ct.store(O, index=(ct.bid(1), ct.bid(0), 0), tile=q + ct.sum(kpos, axis=0).astype(q.dtype))
+
+
+@ct.kernel
+def scores_reshaped_to_half_the_keys(Q, O, BM: ConstInt, D: ConstInt):
+    """A ``(BM, D)`` tile reshaped to ``(BM, D // 2)`` (the element count changes)."""
+    q = ct.load(Q, index=(ct.bid(0), 0), shape=(BM, D), padding_mode=ZERO)
+    ct.store(O, index=(ct.bid(0), 0), tile=q.reshape((BM, D // 2)))
+
+
+@ct.kernel
+def histogram_indexed_by_the_float_values(X, H, BN: ConstInt):
+    """A histogram whose ``atomic_add`` index is the f32 values themselves (the ``astype(ct.int32)`` forgotten)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
+    ct.atomic_add(H, x, ct.ones((BN,), dtype=ct.float32))
+
+
+@ct.kernel
+def tile_of_half_the_block(X, Y, BN: ConstInt):
+    """A tile shape computed with true division, ``BN / 2`` (a float)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN / 2,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x)
+
+
+@ct.kernel
+def cumsum_over_axis_2_of_rows(X, Y, BN: ConstInt):
+    """A row prefix sum written ``axis=2`` on a 2-D ``(1, BN)`` tile."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), 0), tile=ct.cumsum(x, axis=2))
+
+
+@ct.kernel
+def gemm_b_tile_twice_the_k(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A GEMM whose B tile is ``(2 TK, TN)`` against A's ``(TM, TK)`` (K tiles disagree)."""
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(TM, TK), padding_mode=ZERO)
+    b = ct.load(Bm, index=(0, ct.bid(1)), shape=(2 * TK, TN), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(a, b, ct.zeros((TM, TN), dtype=ct.float32)))
+
+
+@ct.kernel
+def int8_gemm_into_f32_accumulator(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """An int8 GEMM accumulated into f32 zeros (int8 dots accumulate in int32)."""
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(TM, TK), padding_mode=ZERO)
+    b = ct.load(Bm, index=(0, ct.bid(1)), shape=(TK, TN), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(a, b, ct.zeros((TM, TN), dtype=ct.float32)))
+
+
+@ct.kernel
+def transpose_by_permute_0_0(X, Y, BN: ConstInt):
+    """A transpose written ``ct.permute(x, (0, 0))``."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(BN, BN), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), 0), tile=ct.permute(x, (0, 0)))
+
+
+@ct.kernel
+def output_tile_stored_2d_into_bhsd(X, O, BN: ConstInt):
+    """A 2-D tile stored into a ``[BH, S, D]`` output with a 2-D index (the head index forgotten)."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(BN, BN), padding_mode=ZERO)
+    ct.store(O, index=(ct.bid(0), 0), tile=x)
+
+
+@ct.kernel
+def row_sums_returned(X, BN: ConstInt):
+    """A kernel that returns its tile instead of storing it."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
+    return ct.sum(x, axis=0)
+
+
+@ct.kernel
+def dot_of_two_vectors_by_mma(X, Y, BN: ConstInt):
+    """A dot product of two 1-D tiles through ``ct.mma`` (it multiplies matrices)."""
+    x = ct.load(X, index=(0,), shape=(BN,), padding_mode=ZERO)
+    ct.store(Y, index=(0,), tile=ct.mma(x, x, ct.zeros((BN,), dtype=ct.float32)))
+
+
+_V = _a((64,))
+_M = _a((64, 64))
+REJECTED_BY_CUTILE: dict[str, tuple] = {
+    # name: (kernel, spec, words of cuTile's message, the source text of the line it names)
+    "attn_grid_axis_3_for_the_batch": (attn_grid_axis_3_for_the_batch, [_a((1, 2, 128, 64), F16)] * 2 + [64, 64],
+                                       "Axis must be 0, 1, or 2, but 3 was given", "q = ct.load(Q"),
+    "attn_key_positions_of_48": (attn_key_positions_of_48, [_a((2, 128, 64), F16)] * 2 + [64, 64],
+                                 "Result tile shape must be power of 2, got 48", "kpos = ct.arange(48"),
+    "scores_reshaped_to_half_the_keys": (scores_reshaped_to_half_the_keys, [_M, _M, 64, 64],
+                                         "Cannot reshape (64, 64) to (64, 32)", "q.reshape((BM, D // 2))"),
+    "histogram_indexed_by_the_float_values": (histogram_indexed_by_the_float_values, [_V, _a((16,)), 64],
+                                              "Invalid argument #2 of atomic_add(): Expected a tuple of integer",
+                                              "ct.atomic_add(H, x"),
+    "tile_of_half_the_block": (tile_of_half_the_block, [_V, _V, 64],
+                               "Invalid argument \"shape\" of load(): Expected a tuple of integers",
+                               "shape=(BN / 2,)"),
+    "cumsum_over_axis_2_of_rows": (cumsum_over_axis_2_of_rows, [_a((4, 64)), _a((4, 64)), 64],
+                                   "Axis 2 is out of range for rank 2", "ct.cumsum(x, axis=2)"),
+    "gemm_b_tile_twice_the_k": (gemm_b_tile_twice_the_k, [_a((128, 64), F16), _a((64, 128), F16), _a((128, 128)), 64,
+                                                          64, 32],
+                                "Incompatible shapes for matrix mul on tiles: (64, 32), (64, 64)", "tile=ct.mma(a, b"),
+    "int8_gemm_into_f32_accumulator": (int8_gemm_into_f32_accumulator, [_a((128, 64), I8), _a((64, 128), I8),
+                                                                        _a((128, 128)), 64, 64, 32],
+                                       "Unsupported acc dtype float32", "tile=ct.mma(a, b"),
+    "transpose_by_permute_0_0": (transpose_by_permute_0_0, [_M, _M, 64], "Repeated axis #1: 0",
+                                 "ct.permute(x, (0, 0))"),
+    "output_tile_stored_2d_into_bhsd": (output_tile_stored_2d_into_bhsd, [_M, _a((1, 64, 64)), 64],
+                                        "Index size 2 does not match the array rank 3", "ct.store(O"),
+    "row_sums_returned": (row_sums_returned, [_V, 64], "Tile kernels cannot return values", "return ct.sum"),
+    "dot_of_two_vectors_by_mma": (dot_of_two_vectors_by_mma, [_a((64,), F16), _V, 64],
+                                  "Expect shape of `x` to be at least 2D, got (64,)", "tile=ct.mma(x, x"),
+}
+"""Programs cuTile's front end refuses at the user's line (tileorch never sees them)."""
+
+
+# ----------------------------------------------------------------------------------------------- invalid programs
+
+
+@ct.kernel
+def mxfp8_gemm_by_mma_scaled(A, SA, Bm, SB, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """An MXFP8 GEMM: e4m3 operands with e8m0 scales per 32 elements of K, multiplied by ``ct.mma_scaled``."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        sa = ct.load(SA, index=(bm, k), shape=(TM, TK // 32), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        sb = ct.load(SB, index=(k, bn), shape=(TK // 32, TN), padding_mode=ZERO)
+        acc = ct.mma_scaled(a, sa, b, sb, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def global_max_by_system_scope_atomic(X, M, BN: ConstInt):
+    """A maximum over blocks kept in host-mapped memory: ``ct.atomic_max(..., memory_scope=ct.MemoryScope.SYS)``."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO)
+    ct.atomic_max(M, ct.zeros((1,), dtype=ct.int32), ct.max(x, axis=0, keepdims=True),
+                  memory_scope=ct.MemoryScope.SYS)
+
+
+INVALID: dict[str, UserProgram] = {}
+"""Programs cuTile's front end accepts that tileorch cannot run: each stops with ``file:line:col: error:`` at the
+user's line (``error``: words of the message; ``notes``: the source text of the line)."""
+_bad = registrar(INVALID)
+E8M0 = "float8_e8m0fnu"
+_bad("mxfp8_gemm_by_mma_scaled", mxfp8_gemm_by_mma_scaled,
+     [_a((128, 128), E4M3), _a((128, 4), E8M0), _a((128, 128), E4M3), _a((4, 128), E8M0), _a((128, 128)), 64, 64,
+      128], (2, 2), "error", error="block-scaled MMA (ct.mma_scaled) is a Blackwell (sm_100) instruction",
+     notes="acc = ct.mma_scaled(a, sa, b, sb, acc)")
+_bad("global_max_by_system_scope_atomic", global_max_by_system_scope_atomic, [_a((64,), I32), _a((1,), I32), 64],
+     (1,), "error", error="a system-scope atomic_rmw", notes="ct.atomic_max(M")
