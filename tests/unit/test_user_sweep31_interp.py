@@ -24,7 +24,7 @@ ml_dtypes = pytest.importorskip("ml_dtypes")
 from interp_sweep_checks import F32, _ci_subset, _close, _d, every_case, register, sampler  # noqa: E402,F401
 from test_user_sweep_interp import run  # noqa: E402
 
-from tileorch.testing.user_programs31 import PROGRAMS, scale2  # noqa: E402
+from tileorch.testing.user_programs31 import PROGRAMS  # noqa: E402
 
 register(PROGRAMS)
 RNG, _f = sampler(3131)

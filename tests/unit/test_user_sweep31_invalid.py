@@ -22,9 +22,6 @@ of invalid_sweep_checks.py:
 
 from __future__ import annotations
 
-import os
-import re
-
 import numpy as np
 import pytest
 
@@ -33,7 +30,7 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs31  # noqa: E402
 from tileorch.testing.user_programs31 import INVALID, PROGRAMS, REJECTED_BY_CUTILE  # noqa: E402
-from invalid_sweep_checks import (_device_array, compile_cli, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
+from invalid_sweep_checks import (_device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
                                   invalid_text_and_launch_tests, launch_mistake_tests, text_mistake_tests)
 
 SOURCE = user_programs31.__file__
@@ -110,7 +107,8 @@ TEXT_MISTAKES = {
     "a_block_id_as_the_view": ("%57, %58 = load_view_tko weak %50[%36, %53]", "%57, %58 = load_view_tko weak %36[%36, "
                                "%53]", _SAME + " !cuda_tile.tile<i32>", "%57, %58 = load_view_tko weak %36"),
     "cluster_of_3_ctas": ("optimization_hints=<default = {}>", "optimization_hints=<sm_90 = {num_cta_in_cga = 3}>",
-                          "optimization hint num_cta_in_cga = 3 for sm_90 must be a power of two in [1, 16]", "entry @"),
+                          "optimization hint num_cta_in_cga = 3 for sm_90 must be a power of two in [1, 16]",
+                          "entry @"),
     "occupancy_0": ("optimization_hints=<default = {}>", "optimization_hints=<sm_90 = {occupancy = 0}>",
                     "optimization hint occupancy = 0 for sm_90 must be in [1, 32]", "entry @"),
 }
