@@ -152,7 +152,8 @@ def run_attention_case(name, runner, round_inputs=None):
     for pos, ref in refs.items():
         got = np.asarray(out[pos], np.float64)
         np.testing.assert_array_equal(np.isnan(got), np.isnan(ref), err_msg=f"argument {pos}: written elements")
-        np.testing.assert_allclose(got, ref, atol=3e-3, rtol=1e-2, equal_nan=True)
+        atol, rtol = (3e-3, 1e-2) if round_inputs is None else (1e-2, 2e-2)  # (bf16 probabilities and outputs)
+        np.testing.assert_allclose(got, ref, atol=atol, rtol=rtol, equal_nan=True)
 
 
 @pytest.mark.parametrize("name", ATTENTION)
