@@ -35,7 +35,6 @@ PTX_NEEDS = {
     "int8_gemm_dequant_row_col_scales": [WGMMA.format("s32", "s8", "s8")],
     "gemm_f16_accumulator_bias_f16": [WGMMA.format("f32", "f16", "f16")],  # (kept in f32: the remark below)
     "split_k_by_hand_atomic_f32_runtime_split": [RED.format("f32")],
-    "layernorm_backward_dw_db_atomic": [RED.format("f32")],
     "weighted_histogram_atomic_f32": [RED.format("f32")],
     "index_add_rows_scatter_add": [RED.format("f32")],
     "fp8_e4m3_quantize_saturated_per_tensor": [r"cvt\.rn(\.satfinite)?\.e4m3x2\.f32"],

@@ -6,7 +6,7 @@ scores scaled inside ``exp2``, the output normalised by ``1 / l`` or divided, V 
 head dims 32 / 128 / 256 and query counts that are not a tile multiple; GEMMs (split-K by hand with atomics, a
 per-row log-softmax epilogue, K not a multiple of the tile, int8 -> int32 dequantised, tf32 of f32 inputs stored
 ``[N, K]``, an f16 accumulator, batched operands with a strided batch view, 3-D tiles); memory-bound programs
-(layernorm backward's row reductions, Chan's parallel variance merge, top-1 down columns with its index, a
+(layernorm backward's row and column reductions, Chan's parallel variance merge, top-1 down columns with its index, a
 weighted histogram and a scatter-add by atomics, strided and transposed views, ragged extents, bool masks, fp8
 casts saturated first).
 
@@ -545,18 +545,22 @@ def layernorm_backward_dx_rows(X, DY, W, Mean, Rstd, DX, BN: ConstInt):
 
 
 @ct.kernel
-def layernorm_backward_dw_db_atomic(X, DY, Mean, Rstd, DW, DB, BR: ConstInt, BN: ConstInt):
-    """LayerNorm backward's weight and bias gradients: each block sums ``dy xhat`` and ``dy`` over its BR rows
-    (column sums) and adds them into the zero-filled f32 dW / dB by ``ct.atomic_add``."""
-    rb = ct.bid(0)
-    x = ct.load(X, index=(rb, 0), shape=(BR, BN), padding_mode=ZERO).astype(ct.float32)
-    dy = ct.load(DY, index=(rb, 0), shape=(BR, BN), padding_mode=ZERO).astype(ct.float32)
-    mu = ct.load(Mean, index=(rb,), shape=(BR,), padding_mode=ZERO).reshape((BR, 1))
-    rs = ct.load(Rstd, index=(rb,), shape=(BR,), padding_mode=ZERO).reshape((BR, 1))
-    xhat = (x - mu) * rs
-    cols = ct.arange(BN, dtype=ct.int32)
-    ct.atomic_add(DW, cols, ct.sum(dy * xhat, axis=0), check_bounds=True)
-    ct.atomic_add(DB, cols, ct.sum(dy, axis=0), check_bounds=True)
+def layernorm_grad_weight_bias_column_loop(X, DY, Mean, Rstd, DW, DB, BR: ConstInt, BN: ConstInt):
+    """LayerNorm backward's weight and bias gradients without atomics: each program owns ``BN`` columns and walks
+    every row in tiles of ``BR`` (a loop carrying two column vectors), summing ``dy xhat`` and ``dy`` down the
+    rows; f16 x / dy, ragged rows and columns."""
+    c = ct.bid(0)
+    dw = ct.zeros((BN,), dtype=ct.float32)
+    db = ct.zeros((BN,), dtype=ct.float32)
+    for t in range(ct.cdiv(X.shape[0], BR)):
+        x = ct.load(X, index=(t, c), shape=(BR, BN), padding_mode=ZERO).astype(ct.float32)
+        dy = ct.load(DY, index=(t, c), shape=(BR, BN), padding_mode=ZERO).astype(ct.float32)
+        mu = ct.load(Mean, index=(t,), shape=(BR,), padding_mode=ZERO).reshape((BR, 1))
+        rs = ct.load(Rstd, index=(t,), shape=(BR,), padding_mode=ZERO).reshape((BR, 1))
+        dw = dw + ct.sum(dy * (x - mu) * rs, axis=0)
+        db = db + ct.sum(dy, axis=0)
+    ct.store(DW, index=(c,), tile=dw)
+    ct.store(DB, index=(c,), tile=db)
 
 
 @ct.kernel
@@ -825,8 +829,8 @@ _add("gemm_a_stored_km_transposed_tile", gemm_a_stored_km_transposed_tile,
 _add("layernorm_backward_dx_rows", layernorm_backward_dx_rows,
      [_a((6, 100), F16), _a((6, 100), F16), _a((100,)), _a((6,)), _a((6,)), _a((6, 100), F16), 128], (6,), "simt",
      outputs=(5,))
-_add("layernorm_backward_dw_db_atomic", layernorm_backward_dw_db_atomic,
-     [_a((50, 100), F16), _a((50, 100), F16), _a((50,)), _a((50,)), _a((100,)), _a((100,)), 16, 128], (4,), "simt",
+_add("layernorm_grad_weight_bias_column_loop", layernorm_grad_weight_bias_column_loop,
+     [_a((50, 100), F16), _a((50, 100), F16), _a((50,)), _a((50,)), _a((100,)), _a((100,)), 16, 32], (4,), "simt",
      outputs=(4, 5))
 _add("variance_chan_merge_over_column_tiles", variance_chan_merge_over_column_tiles,
      [_a((4, 300)), _a((4,)), _a((4,)), 128], (4,), "simt", outputs=(1, 2))
