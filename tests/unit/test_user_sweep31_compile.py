@@ -66,8 +66,13 @@ SPILLS_IN_CI = {"attn_head_dim_256_bf16_bn32", "attn_head_dim_32_bm128", "mlp_ge
 kernels and the SIMT programs with ``TILEORCH_EMULATE_ALL=1`` (CI time)."""
 
 
+SPILLS_ALLOWED = {"attn_v_fp8_e4m3_cast_in_kernel", "attn_bf16_qk_f16_v_cast"}
+"""The refused attention programs: their SIMT fallback (64x64 score and output tiles through mma.sync, one CTA of
+128 threads) spills under ptxas (ptxas 13, sm_90a); correct, slow, refused with a located warning."""
+
+
 def test_every_program_assembles_without_spills():
     """ptxas (sm_90a) without a spill warning: in CI the tier's GEMMs and the chained kernels of
-    :data:`SPILLS_IN_CI`, every program with ``TILEORCH_EMULATE_ALL=1``."""
+    :data:`SPILLS_IN_CI`, every program with ``TILEORCH_EMULATE_ALL=1`` (but :data:`SPILLS_ALLOWED`)."""
     table = PROGRAMS if ALL else {n: p for n, p in PROGRAMS.items() if p.path == "gemm" or n in SPILLS_IN_CI}
-    assert not spilled_programs(table, compiled)
+    assert spilled_programs(table, compiled) <= SPILLS_ALLOWED

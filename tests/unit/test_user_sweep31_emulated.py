@@ -130,6 +130,9 @@ ATTENTION_CASES = {
     "attn_bhsd_causal_f32_out_4d": _att_bhsd_causal,
     "attn_probs_zeroed_by_where_after_exp": _causal,
     "mlp_gelu_tanh_two_dots_bf16": _mlp,
+    "attn_q_scaled_inside_loop": _plain(2, 150, 170, 64),
+    "attn_l_1d_indexed_none": _plain(2, 150, 170, 64),
+    "attn_bn128_keys_170": _plain(2, 150, 170, 64),
 }
 """Per chained program: ``() -> (inputs, {output position: float64 reference})`` (f16 inputs)."""
 TWINS = {f"{n}__f16": dataclasses.replace(p, spec=[(s[0], "float16", *s[2:]) if isinstance(s, tuple) and
@@ -223,6 +226,30 @@ def _case_gemm_a_stored_km_transposed_tile():
     _check(out.astype(np.float32), r * r, 2e-2, 1e-2)  # bf16 out
 
 
+def _case_gemm_stored_twice_f32_and_f16():
+    a, b = _h(100, 64), _h(64, 80, scale=0.3)
+    out = emulate("gemm_stored_twice_f32_and_f16", {0: a, 1: b})
+    _check(out[2], _mm(a, b), 1e-3)
+    _check(out[3], _mm(a, b), 1e-2, 2e-3)  # f16 copy
+
+
+def _case_gemm_k_loop_reversed():
+    a, b = _h(100, 256), _h(256, 80, scale=0.3)
+    _check(emulate("gemm_k_loop_reversed", {0: a, 1: b})[2], _mm(a, b), 1e-3)
+
+
+def _case_gemm_128x256_tile_bf16():
+    a, b = _bf(300, 128), _bf(128, 300, scale=0.3)
+    out = emulate("gemm_128x256_tile_bf16", {0: a, 1: b, 2: _unset((300, 300), "bfloat16")})[2]
+    _check(out.astype(np.float32), _mm(a.astype(np.float32), b.astype(np.float32)), 2e-2, 1e-2)  # bf16 out
+
+
+def _case_gemm_bias_then_relu_by_maximum():
+    a, b, bias = _h(100, 64), _h(64, 80, scale=0.3), _h(80, dt=np.float32)
+    _check(emulate("gemm_bias_then_relu_by_maximum", {0: a, 1: b, 2: bias})[3], np.maximum(_mm(a, b) + _d(bias), 0),
+           1e-3)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 STRIDED = {"gemm_batched_strided_batch_view"}
 """Tier programs whose arrays are strided views: the GPU file runs them (this runner places contiguous arrays;
@@ -245,7 +272,7 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
 MMA_SYNC = {"test_attn_v_fp8_e4m3_cast_in_kernel", "test_attn_bf16_qk_f16_v_cast", "test_tf32_linear_weight_nk_bias",
-            "test_gemm_batched_strided_batch_view"}
+            "test_gemm_batched_strided_batch_view", "test_gemm_two_k_loops_halves"}
 """The refused dots' tests (and the strided GEMM's SIMT fallback): their mma.sync needs ``ldmatrix``, which the
 emulator does not model."""
 EMULATED = sorted(n for n in dir(s31) if n.startswith("test_") and n not in MMA_SYNC) \

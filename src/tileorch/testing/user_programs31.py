@@ -3,12 +3,13 @@ and earlier sweeps did not write (issues 20 and 21): attention in ``[B, H, S, D]
 ``[B, H, D, S]``, the softmax's running max folded as ``max(maximum(s, m))``, causal masks by ``where`` with a large
 negative instead of ``-inf`` and from index tiles built by ``broadcast_to``, Q scaled before the key loop vs the
 scores scaled inside ``exp2``, the output normalised by ``1 / l`` or divided, V in fp8 / bf16 cast in the kernel,
-head dims 32 / 128 / 256 and query counts that are not a tile multiple; GEMMs (split-K by hand with atomics, a
-per-row log-softmax epilogue, K not a multiple of the tile, int8 -> int32 dequantised, tf32 of f32 inputs stored
-``[N, K]``, an f16 accumulator, batched operands with a strided batch view, 3-D tiles); memory-bound programs
-(layernorm backward's row and column reductions, Chan's parallel variance merge, top-1 down columns with its index, a
-weighted histogram and a scatter-add by atomics, strided and transposed views, ragged extents, bool masks, fp8
-casts saturated first).
+head dims 32 / 128 / 256, 128 x 128 tiles and query counts that are not a tile multiple; GEMMs (split-K by hand
+with atomics, a per-row log-softmax epilogue, K not a multiple of the tile, int8 -> int32 dequantised, tf32 of f32
+inputs stored ``[N, K]``, an f16 accumulator, batched operands with a strided batch view, 3-D tiles, K walked
+last-first, two outputs of one epilogue, a 128x256 tile, K written as two loops); memory-bound programs (layernorm
+backward's row and column reductions, Chan's parallel variance merge, top-1 down columns with its index, a weighted
+histogram and a scatter-add by atomics, strided and transposed views, ragged extents, bool masks, fp8 casts
+saturated first, the first index passing a threshold by ``argmax`` of a bool tile).
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep31_compile.py, tests/unit/test_user_sweep31_interp.py,
@@ -878,6 +879,176 @@ _add("first_index_above_threshold_argmax_bool", first_index_above_threshold_argm
      [_a((5, 100)), _a((5,), I32), 0.5, 128], (5,), "simt", outputs=(1,))
 
 
+# ----------------------------------------------------------------------------------------------- more spellings
+
+
+@ct.kernel
+def attn_q_scaled_inside_loop(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The scale applied inside ``exp2`` to both the scores and the max: ``exp2(s * scale - m * scale)`` on raw
+    scores (the max kept in raw units), the rescale ``exp2(m_old * scale - m_new * scale)``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s * qk_scale - m_new * qk_scale)
+        corr = ct.exp2(m * qk_scale - m_new * qk_scale)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_l_1d_indexed_none(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The row state 1-D and broadcast by ``[:, None]`` indexing (not reshape), the max started at the finite
+    ``-1e30`` and ragged keys masked with it, the accumulator rescaled in its own statement before the dot."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM,), -1.0e30, dtype=ct.float32)
+    den = ct.zeros((BM,), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -1.0e30)
+        m_new = ct.maximum(m, ct.max(s, axis=1))
+        p = ct.exp2(s - m_new[:, None])
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = acc * corr[:, None]
+        acc = ct.mma(p.astype(ct.float16), v, acc)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den[:, None]).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_bn128_keys_170(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """128-row query tiles against 128-key tiles (170 keys: one whole tile and a ragged one), head dim 64."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def gemm_two_k_loops_halves(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A GEMM whose K loop is written as two loops over the halves of the K tiles, both accumulating into the
+    same tile (refused by the tier with a located warning: the loops are not fused)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    nk = ct.cdiv(A.shape[1], TK)
+    half = nk // 2
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(half):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    for k in range(half, nk):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_stored_twice_f32_and_f16(A, Bm, C, C16, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The accumulator stored twice: as f32 and as an f16 copy (two outputs of one epilogue)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+    ct.store(C16, index=(bm, bn), tile=acc.astype(ct.float16))
+
+
+@ct.kernel
+def gemm_k_loop_reversed(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The K tiles walked last-first (``k = nk - 1 - i``)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    nk = ct.cdiv(A.shape[1], TK)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for i in range(nk):
+        k = nk - 1 - i
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_128x256_tile_bf16(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A 128x256 output tile with K tiles of 64 (the large tile of a tuned config), 300^2 ragged, bf16 in and
+    out."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def gemm_bias_then_relu_by_maximum(A, Bm, Bias, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """Bias + ReLU epilogue on f16 operands: ``maximum(acc + bias, 0)``, f32 out."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    bias = ct.load(Bias, index=(bn,), shape=(TN,), padding_mode=ZERO)
+    ct.store(C, index=(bm, bn), tile=ct.maximum(acc + bias[None, :], 0.0))
+
+
+_add("attn_q_scaled_inside_loop", attn_q_scaled_inside_loop, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64],
+     _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_l_1d_indexed_none", attn_l_1d_indexed_none, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64],
+     _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_bn128_keys_170", attn_bn128_keys_170, _bhsd(2, 150, 170, 64) + [scale2(64), 128, 128, 64],
+     _grid(150, 128, 2), "chained", outputs=(3,))
+_add("gemm_two_k_loops_halves", gemm_two_k_loops_halves,
+     [_a((100, 256), F16), _a((256, 80), F16), _a((100, 80)), 64, 64, 32], (2, 2), "simt", outputs=(2,),
+     error="2 loops with dots one after another")
+_add("gemm_stored_twice_f32_and_f16", gemm_stored_twice_f32_and_f16,
+     [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80)), _a((100, 80), F16), 64, 64, 32], (2, 2), "gemm",
+     outputs=(2, 3))
+_add("gemm_k_loop_reversed", gemm_k_loop_reversed, [_a((100, 256), F16), _a((256, 80), F16), _a((100, 80)), 64, 64, 32],
+     (2, 2), "gemm", outputs=(2,))
+_add("gemm_128x256_tile_bf16", gemm_128x256_tile_bf16,
+     [_a((300, 128), BF16), _a((128, 300), BF16), _a((300, 300), BF16), 128, 256, 64], (3, 2), "gemm", outputs=(2,))
+_add("gemm_bias_then_relu_by_maximum", gemm_bias_then_relu_by_maximum,
+     [_a((100, 64), F16), _a((64, 80), F16), _a((80,)), _a((100, 80)), 64, 64, 32], (2, 2), "gemm", outputs=(3,))
+
+
 # ----------------------------------------------------------------------------------------------- rejected by cuTile
 
 
@@ -968,6 +1139,18 @@ def dot_of_two_vectors_by_mma(X, Y, BN: ConstInt):
     ct.store(Y, index=(0,), tile=ct.mma(x, x, ct.zeros((BN,), dtype=ct.float32)))
 
 
+@ct.kernel
+def fp8_gemm_e4m3_activations_e5m2_weights(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """An fp8 GEMM of e4m3 activations and e5m2 weights (the hardware's WGMMA takes the mix; cuTile's ``mma`` asks
+    for one dtype)."""
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, ct.bid(1)), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
 _V = _a((64,))
 _M = _a((64, 64))
 REJECTED_BY_CUTILE: dict[str, tuple] = {
@@ -999,6 +1182,10 @@ REJECTED_BY_CUTILE: dict[str, tuple] = {
     "row_sums_returned": (row_sums_returned, [_V, 64], "Tile kernels cannot return values", "return ct.sum"),
     "dot_of_two_vectors_by_mma": (dot_of_two_vectors_by_mma, [_a((64,), F16), _V, 64],
                                   "Expect shape of `x` to be at least 2D, got (64,)", "tile=ct.mma(x, x"),
+    "fp8_gemm_e4m3_activations_e5m2_weights": (fp8_gemm_e4m3_activations_e5m2_weights,
+                                               [_a((128, 128), E4M3), _a((128, 128), E5M2), _a((128, 128)), 64, 64,
+                                                64], "x and y must have the same dtype unless they are int8/uint8, got "
+                                               "float8_e4m3fn float8_e5m2", "acc = ct.mma(a, b, acc)"),
 }
 """Programs cuTile's front end refuses at the user's line (tileorch never sees them)."""
 
