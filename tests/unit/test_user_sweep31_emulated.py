@@ -233,6 +233,11 @@ def _case_gemm_stored_twice_f32_and_f16():
     _check(out[3], _mm(a, b), 1e-2, 2e-3)  # f16 copy
 
 
+def _case_gemm_two_k_loops_halves():
+    a, b = _h(100, 256), _h(256, 80, scale=0.3)  # 8 K tiles: two loops of 4
+    _check(emulate("gemm_two_k_loops_halves", {0: a, 1: b})[2], _mm(a, b), 1e-3)
+
+
 def _case_gemm_k_loop_reversed():
     a, b = _h(100, 256), _h(256, 80, scale=0.3)
     _check(emulate("gemm_k_loop_reversed", {0: a, 1: b})[2], _mm(a, b), 1e-3)
@@ -254,7 +259,7 @@ CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswi
 STRIDED = {"gemm_batched_strided_batch_view"}
 """Tier programs whose arrays are strided views: the GPU file runs them (this runner places contiguous arrays;
 test_user_sweep31_interp.py runs the program's semantics on the SIMT fallback)."""
-GEMMS = sorted(CASES) if ALL else ["int8_gemm_dequant_row_col_scales"]
+GEMMS = sorted(CASES) if ALL else ["int8_gemm_dequant_row_col_scales", "gemm_two_k_loops_halves"]
 """The GEMM cases run in CI (every case of :data:`CASES` with ``TILEORCH_EMULATE_ALL=1``)."""
 
 
@@ -272,7 +277,7 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
 MMA_SYNC = {"test_attn_v_fp8_e4m3_cast_in_kernel", "test_attn_bf16_qk_f16_v_cast", "test_tf32_linear_weight_nk_bias",
-            "test_gemm_batched_strided_batch_view", "test_gemm_two_k_loops_halves"}
+            "test_gemm_batched_strided_batch_view"}
 """The refused dots' tests (and the strided GEMM's SIMT fallback): their mma.sync needs ``ldmatrix``, which the
 emulator does not model."""
 EMULATED = sorted(n for n in dir(s31) if n.startswith("test_") and n not in MMA_SYNC) \
