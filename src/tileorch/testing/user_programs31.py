@@ -1032,6 +1032,25 @@ def gemm_bias_then_relu_by_maximum(A, Bm, Bias, C, TM: ConstInt, TN: ConstInt, T
     ct.store(C, index=(bm, bn), tile=ct.maximum(acc + bias[None, :], 0.0))
 
 
+@ct.kernel
+def gemm_last_k_tile_masked_by_branch(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The ragged last K tile masked under a branch, ``if k >= K // TK: a = where(kk < K, a, 0)`` (the EVEN_K
+    habit; the zero padding already does it).  cuTile splits the loop at the branch; since this sweep's fix the two
+    halves fuse again, and the tier then refuses the A computed under the branch (a located warning)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    K = A.shape[1]
+    full = K // TK
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(K, TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        if k >= full:
+            kk = k * TK + ct.arange(TK, dtype=ct.int32)
+            a = ct.where(kk[None, :] < K, a, 0.0)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
 _add("attn_q_scaled_inside_loop", attn_q_scaled_inside_loop, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64],
      _grid(150, 64, 2), "chained", outputs=(3,))
 _add("attn_l_1d_indexed_none", attn_l_1d_indexed_none, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64],
@@ -1043,6 +1062,9 @@ _add("gemm_two_k_loops_halves", gemm_two_k_loops_halves,
 _add("gemm_stored_twice_f32_and_f16", gemm_stored_twice_f32_and_f16,
      [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80)), _a((100, 80), F16), 64, 64, 32], (2, 2), "gemm",
      outputs=(2, 3))
+_add("gemm_last_k_tile_masked_by_branch", gemm_last_k_tile_masked_by_branch,
+     [_a((100, 100), F16), _a((100, 80), F16), _a((100, 80)), 64, 64, 32], (2, 2), "simt", outputs=(2,),
+     error="the dot's A is computed from its tile by 'scf.if'")
 _add("gemm_k_loop_reversed", gemm_k_loop_reversed, [_a((100, 256), F16), _a((256, 80), F16), _a((100, 80)), 64, 64, 32],
      (2, 2), "gemm", outputs=(2,))
 _add("gemm_128x256_tile_bf16", gemm_128x256_tile_bf16,
