@@ -4,8 +4,8 @@
 # max(maximum(s, m)), causal by -1e9 / broadcast_to index tiles / zeroed probabilities, Q scaled before the loop,
 # 1 / l, a natural-log LSE, head dims 32 / 128 / 256 (bf16), 77 queries x 45 keys, 128 x 128 tiles, a GELU MLP
 # chain in bf16; the bf16
-# ones here with bf16 inputs, the CPU emulator ran their f16 twins), 13 GEMMs on the TMA/WGMMA tier (one with a
-# strided batch view, which only the GPU runs on the tier), the 4 refused dots (mma.sync), 18 SIMT programs, and two
+# ones here with bf16 inputs, the CPU emulator ran their f16 twins), 15 GEMMs on the TMA/WGMMA tier (one with a
+# strided batch view, which only the GPU runs on the tier), the 3 refused dots (mma.sync), 18 SIMT programs, and two
 # programs at larger sizes against torch.
 # Expect: every test passed (one line per failing test otherwise), well under 120 s with a warm machine.
 # Output: $OUT/s39sweep31/sweep31_gpu.log (the full pytest output, failures in full).

@@ -1,20 +1,19 @@
 """Thirty-first user sweep (``tileorch.testing.user_programs31``): each program, exported through cuTile's exporter (no
 GPU) and compiled for sm_90a, takes the path its table entry names with no internal error
-(dot_sweep_checks.dot_sweep_compile_tests).  The attention-shaped programs (K stored transposed ``[B, H, D, S]``,
-the running max folded as ``max(maximum(s, m))``, causal by ``where`` with ``-1e9``, by ``broadcast_to`` index
-tiles and by zeroing the probabilities, Q scaled before the loop, ``1 / l`` normalisation, an LSE in natural
-units, head dims 32 / 128 / 256, 77 queries against 45 keys) and the GELU MLP's two chained dots: the chained-dots
-TMA + WGMMA kernel; the GEMMs (split-K by hand, a log-softmax epilogue, K = 100, W8A8 dequantised, an f16
-accumulator, a strided batch view, 3-D tiles, A stored ``[K, M]``, K walked last-first, a 128x256 tile, K written as
-two loops over its halves -- found by this sweep: refused until tileas-fold-dot-accumulate left the pair to
-tileas-fuse-split-loops): the TileAS tier's TMA/WGMMA kernel.  The dots
-the tier refuses say so, located at the user's line: V converted after its load (fp8 -> f16, f32 -> bf16: a
-warning at the conversion, found by this sweep: the warning named the dot and not why), the last K tile masked
-under ``if k >= K // TK`` (its A computed under the branch) and an f32 x f32 dot (the documented f32 rule: a
-remark).  The programs without a dot: the SIMT path with no refusal, their PTX holding what
-the idiom needs.  Every tensor-core kernel (every program with TILEORCH_EMULATE_ALL=1) assembles with ptxas
-without spills.  Results against numpy: test_user_sweep31_interp.py, test_user_sweep31_emulated.py,
-tests/gpu/test_user_sweep31_gpu.py."""
+(dot_sweep_checks.dot_sweep_compile_tests). The attention-shaped programs (K stored transposed ``[B, H, D, S]``, the
+running max folded as ``max(maximum(s, m))``, causal by ``where`` with ``-1e9``, by ``broadcast_to`` index tiles and
+by zeroing the probabilities, Q scaled before the loop, ``1 / l`` normalisation, an LSE in natural units, head dims
+32 / 128 / 256, 77 queries against 45 keys) and the GELU MLP's two chained dots: the chained-dots TMA + WGMMA kernel;
+the GEMMs (split-K by hand, a log-softmax epilogue, K = 100, W8A8 dequantised, an f16 accumulator, a strided batch
+view, 3-D tiles, A stored ``[K, M]``, K walked last-first, a 128x256 tile, K written as two loops over its halves,
+the last K tile masked or the later K tiles scaled under ``if k >= X`` -- found by this sweep: refused until
+tileas-fold-dot-accumulate left the pair to tileas-fuse-split-loops and the tier's computed A took the fused loop's
+branch): the TileAS tier's TMA/WGMMA kernel. The dots the tier refuses say so, located at the user's line: V
+converted after its load (fp8 -> f16, f32 -> bf16: a warning at the conversion, found by this sweep: the warning
+named the dot and not why) and an f32 x f32 dot (the documented f32 rule: a remark). The programs without a dot: the
+SIMT path with no refusal, their PTX holding what the idiom needs. Every tensor-core kernel (every program with
+TILEORCH_EMULATE_ALL=1) assembles with ptxas without spills. Results against numpy: test_user_sweep31_interp.py,
+test_user_sweep31_emulated.py, tests/gpu/test_user_sweep31_gpu.py."""
 
 from __future__ import annotations
 

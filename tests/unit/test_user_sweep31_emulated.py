@@ -238,6 +238,17 @@ def _case_gemm_two_k_loops_halves():
     _check(emulate("gemm_two_k_loops_halves", {0: a, 1: b})[2], _mm(a, b), 1e-3)
 
 
+def _case_gemm_last_k_tile_masked_by_branch():
+    a, b = _h(100, 100), _h(100, 80, scale=0.3)  # K tiles of 64: the second one 36 wide, masked
+    _check(emulate("gemm_last_k_tile_masked_by_branch", {0: a, 1: b})[2], _mm(a, b), 1e-3)
+
+
+def _case_gemm_later_k_tiles_halved_by_branch():
+    a, b = _h(100, 256), _h(256, 80, scale=0.3)
+    _check(emulate("gemm_later_k_tiles_halved_by_branch", {0: a, 1: b})[2],
+           _mm(a[:, :64], b[:64]) + 0.5 * _mm(a[:, 64:], b[64:]), 1e-3)
+
+
 def _case_gemm_k_loop_reversed():
     a, b = _h(100, 256), _h(256, 80, scale=0.3)
     _check(emulate("gemm_k_loop_reversed", {0: a, 1: b})[2], _mm(a, b), 1e-3)
@@ -259,7 +270,8 @@ CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswi
 STRIDED = {"gemm_batched_strided_batch_view"}
 """Tier programs whose arrays are strided views: the GPU file runs them (this runner places contiguous arrays;
 test_user_sweep31_interp.py runs the program's semantics on the SIMT fallback)."""
-GEMMS = sorted(CASES) if ALL else ["int8_gemm_dequant_row_col_scales", "gemm_two_k_loops_halves"]
+GEMMS = sorted(CASES) if ALL else ["int8_gemm_dequant_row_col_scales", "gemm_two_k_loops_halves",
+                                   "gemm_later_k_tiles_halved_by_branch"]
 """The GEMM cases run in CI (every case of :data:`CASES` with ``TILEORCH_EMULATE_ALL=1``)."""
 
 
@@ -277,7 +289,7 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
 MMA_SYNC = {"test_attn_v_fp8_e4m3_cast_in_kernel", "test_attn_bf16_qk_f16_v_cast", "test_tf32_linear_weight_nk_bias",
-            "test_gemm_batched_strided_batch_view", "test_gemm_last_k_tile_masked_by_branch"}
+            "test_gemm_batched_strided_batch_view"}
 """The refused dots' tests (and the strided GEMM's SIMT fallback): their mma.sync needs ``ldmatrix``, which the
 emulator does not model."""
 EMULATED = sorted(n for n in dir(s31) if n.startswith("test_") and n not in MMA_SYNC) \

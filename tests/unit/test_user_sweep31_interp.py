@@ -1,16 +1,14 @@
-"""The thirty-first user sweep's programs on the SIMT path (``tileorch.testing.user_programs31``: layernorm
-backward's input gradient and its weight / bias gradients by a loop down the rows, Chan's variance merge over column
-tiles, top-1
-down the columns with its index, a weighted histogram and an index_add by atomics, a transposed view and a column
-slice view, a bool-masked mean, fp8 e4m3 / e5m2 casts saturated first, a fused residual add + RMSNorm, GroupNorm, a
-3-D softmax, an argmin over broadcast distances, a reverse cumsum, an int32 -> uint8 clamp; and the dots the tier
-refuses with a located diagnostic: V converted after its load (fp8 -> f16, f32 -> bf16), an f32 x f32 dot, a K
-tile masked under a branch; and a tier GEMM whose arrays are strided views, on its SIMT fallback) on the CPU's
-lockstep SIMT interpreter (tests/unit/simt_interp.py, through test_user_sweep_interp.run) against numpy
-references computed from the inputs alone (float64; Python integers), outputs pre-filled with NaN / an integer
-sentinel.  CI runs a few cheap tests here (:data:`CI`); ``TILEORCH_EMULATE_ALL=1`` runs every one.
-tests/gpu/test_user_sweep31_gpu.py runs every test here on the GPU; test_user_sweep31_emulated.py runs them on the
-PTX emulator."""
+"""The thirty-first user sweep's programs on the SIMT path (``tileorch.testing.user_programs31``: layernorm backward's
+input gradient and its weight / bias gradients by a loop down the rows, Chan's variance merge over column tiles,
+top-1 down the columns with its index, a weighted histogram and an index_add by atomics, a transposed view and a
+column slice view, a bool-masked mean, fp8 e4m3 / e5m2 casts saturated first, a fused residual add + RMSNorm,
+GroupNorm, a 3-D softmax, an argmin over broadcast distances, a reverse cumsum, an int32 -> uint8 clamp; and the dots
+the tier refuses with a located diagnostic: V converted after its load (fp8 -> f16, f32 -> bf16), an f32 x f32 dot;
+and a tier GEMM whose arrays are strided views, on its SIMT fallback) on the CPU's lockstep SIMT interpreter
+(tests/unit/simt_interp.py, through test_user_sweep_interp.run) against numpy references computed from the inputs
+alone (float64; Python integers), outputs pre-filled with NaN / an integer sentinel. CI runs a few cheap tests here
+(:data:`CI`); ``TILEORCH_EMULATE_ALL=1`` runs every one. tests/gpu/test_user_sweep31_gpu.py runs every test here on
+the GPU; test_user_sweep31_emulated.py runs them on the PTX emulator."""
 
 from __future__ import annotations
 
@@ -62,12 +60,6 @@ def test_tf32_linear_weight_nk_bias():
     x, w, b = _f((100, 64)), _f((80, 64), scale=0.3), _f((80,))
     out = run("tf32_linear_weight_nk_bias", {0: x, 1: w, 2: b})[3]
     _close(out, _d(x) @ _d(w).T + _d(b), 1e-4, 1e-5)  # f32 accuracy (3xTF32 on the SIMT path)
-
-
-def test_gemm_last_k_tile_masked_by_branch():
-    a, b = _f((100, 100), "float16"), _f((100, 80), "float16", 0.3)
-    out = run("gemm_last_k_tile_masked_by_branch", {0: a, 1: b})[2]
-    _close(out, _d(a) @ _d(b), 1e-3, 1e-4)
 
 
 # ----------------------------------------------------------------------------------------------- norms

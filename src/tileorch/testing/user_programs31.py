@@ -1035,8 +1035,10 @@ def gemm_bias_then_relu_by_maximum(A, Bm, Bias, C, TM: ConstInt, TN: ConstInt, T
 @ct.kernel
 def gemm_last_k_tile_masked_by_branch(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     """The ragged last K tile masked under a branch, ``if k >= K // TK: a = where(kk < K, a, 0)`` (the EVEN_K
-    habit; the zero padding already does it).  cuTile splits the loop at the branch; since this sweep's fix the two
-    halves fuse again, and the tier then refuses the A computed under the branch (a located warning)."""
+    habit; the zero padding already does it); K tiles of 64.  Found by this sweep: cuTile splits the loop at the
+    branch and the halves were refused ("2 loops with dots one after another"); fused again, the A computed under
+    the fused loop's branch was refused ("computed from its tile by 'scf.if'"); now the tier's consumers evaluate
+    both branches per element, the K step selecting."""
     bm, bn = ct.bid(0), ct.bid(1)
     K = A.shape[1]
     full = K // TK
@@ -1047,6 +1049,22 @@ def gemm_last_k_tile_masked_by_branch(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: 
         if k >= full:
             kk = k * TK + ct.arange(TK, dtype=ct.int32)
             a = ct.where(kk[None, :] < K, a, 0.0)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_later_k_tiles_halved_by_branch(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The K tiles after the first weighted by one half under a branch, ``if k >= 1: a = a * 0.5`` (cuTile splits
+    the loop at the branch; the fused loop's A is the branch's select, per K step: both sides of it are visible in
+    the result)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        if k >= 1:
+            a = a * 0.5
         acc = ct.mma(a, b, acc)
     ct.store(C, index=(bm, bn), tile=acc)
 
@@ -1063,8 +1081,9 @@ _add("gemm_stored_twice_f32_and_f16", gemm_stored_twice_f32_and_f16,
      [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80)), _a((100, 80), F16), 64, 64, 32], (2, 2), "gemm",
      outputs=(2, 3))
 _add("gemm_last_k_tile_masked_by_branch", gemm_last_k_tile_masked_by_branch,
-     [_a((100, 100), F16), _a((100, 80), F16), _a((100, 80)), 64, 64, 32], (2, 2), "simt", outputs=(2,),
-     error="the dot's A is computed from its tile by 'scf.if'")
+     [_a((100, 100), F16), _a((100, 80), F16), _a((100, 80)), 64, 64, 64], (2, 2), "gemm", outputs=(2,))
+_add("gemm_later_k_tiles_halved_by_branch", gemm_later_k_tiles_halved_by_branch,
+     [_a((100, 256), F16), _a((256, 80), F16), _a((100, 80)), 64, 64, 64], (2, 2), "gemm", outputs=(2,))
 _add("gemm_k_loop_reversed", gemm_k_loop_reversed, [_a((100, 256), F16), _a((256, 80), F16), _a((100, 80)), 64, 64, 32],
      (2, 2), "gemm", outputs=(2,))
 _add("gemm_128x256_tile_bf16", gemm_128x256_tile_bf16,
