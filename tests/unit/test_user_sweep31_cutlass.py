@@ -10,6 +10,10 @@ not write), through the commands a user runs on them (cutlass_sweep_checks.cutla
   threads, each group every third tile):
 
 each compiles to PTX holding its protocol, ``tileorch check`` proves it, ``tileorch-opt`` round-trips it;
+:data:`DYNAMIC`: a warp-specialized mainloop whose consumer groups take part as a runtime participants matrix says
+(``make_participants custom(%use0, %use1)``, ``init dynamic(...)``): compiles and round-trips; ``tileorch check``
+stops with a located "cannot model" at the init (found by this sweep: it proved the protocol with the static
+masks' arrival counts, though with both groups out the producer's acquires do not wait);
 :data:`CHECK_FAILURES`: edits that compile but break a protocol (``tileorch check`` exits non-zero naming the
 property at the op's line); :data:`COMPILE_ERRORS`: edits ``tileorch compile`` stops at the op's line."""
 
@@ -156,22 +160,80 @@ array<i64: 0x1>, consumers = array<i64: 0xf0, 0xf00>, transaction_size = array<i
 }
 """
 
+DYNAMIC = """\
+// A warp-specialized mainloop whose consumer groups' participation is decided at run time: a
+// participants matrix from two kernel arguments (make_participants custom), the producer's acquire
+// waiting only when some consumer group takes part.
+builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: 1, 1, 1>} {
+  func.func @dynamic_consumers(%k_tiles: i32, %smem: !llvm.ptr<3>, %src: !llvm.ptr<1>, %use0: i32, %use1: i32) \
+attributes {nvvm.kernel} {
+    %pipe = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 4, producers = 1, consumers = 2>
+    %dp = cutlass.pipeline.make_participants custom(%use0, %use1) : !cutlass.dynamic_participants<1, 2>
+    %ready = cutlass.pipeline.init %pipe dynamic(%dp) {numStages = 4 : i32, executor = #cutlass<executor_type warp>, \
+participants = array<i64: 0x1>, consumers = array<i64: 0xf0, 0xf00>, transaction_size = array<i32: 4096>}
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    cutlass.async.exec warp mask(0xff1) {
+      cutlass.pipeline.switch_by_executor case masks(0x1) args(%p = %ready) {
+        // Producer warp: acquire an empty stage, issue the TMA loads on its full barrier, commit.
+        %start = cutlass.pipeline.state.create %p producer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<4>) : i32 {
+          cutlass.pipeline.producer_acquire %p, %s
+          %full = cutlass.pipeline.get_producer_barrier %p, %s
+          // One elected lane copies the stage's 4096 bytes; they complete on %full.
+          %leader = nvvm.elect.sync -> i1
+          scf.if %leader {
+            %bytes = arith.constant 4096 : i32
+            %idx = cutlass.pipeline.state.get_index %s
+            %soff = arith.muli %idx, %bytes : i32
+            %dst = llvm.getelementptr %smem[%soff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+            %goff = arith.muli %k, %bytes : i32
+            %from = llvm.getelementptr %src[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
+            atom.bulk_copy_g2s %dst, %from, %full, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
+          }
+          cutlass.pipeline.producer_commit %p, %s {transaction_bytes = 4096 : i32}
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<4>
+        }
+        // Do not exit while consumers may still arrive on this CTA's empty barriers.
+        cutlass.pipeline.producer_tail %p, %last
+      } case masks(0xff0) args(%q = %ready) {
+        // Consumer warp groups: probe, wait for a full stage, run the MMAs, release the stage.
+        %start = cutlass.pipeline.state.create %q consumer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<4>) : i32 {
+          %ready_now = cutlass.pipeline.consumer_try_wait %q, %s
+          cutlass.pipeline.consumer_wait %q, %s token(%ready_now)
+          %stage = cutlass.pipeline.state.get_index %s
+          cutlass.pipeline.consumer_release %q, %s
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<4>
+        }
+      }
+    }
+    func.return
+  }
+}
+"""
+
 SEQ3 = seq_bar_pingpong(
     "// Three math warp groups take turns (group 0 first) at the mainloop and at the epilogue of their tiles, each\n"
     "// every third tile: an OrderedSequenceBarrier<2, 3>; the producer warp group gives its registers back.",
     "seq_bar_three_groups", [("mma_tile", "st", ""), ("epilogue_tile", "st_epi", "")], (40, 152), alternate=True,
     groups=3)
 
-INPUTS = {"named_ring": NAMED_RING, "kv_rings": KV_RINGS, "seq3": SEQ3}
+INPUTS = {"named_ring": NAMED_RING, "kv_rings": KV_RINGS, "seq3": SEQ3, "dynamic": DYNAMIC}
 BULK = r"cp\.async\.bulk\.shared::cluster\.global\.mbarrier::complete_tx::bytes"
 PTX_NEEDS = {
     "named_ring": [(r"bar\.arrive\s+%r\d+, 64;", 2), r"bar\.sync\s+%r\d+, 64;", (r"mbarrier", 0),
                    r"st\.shared\.b32", r"ld\.shared\.b32"],
     "kv_rings": [(BULK, 2), (r"mbarrier\.init\.shared\.b64", 8), (r"mbarrier\.arrive\.expect_tx\.shared\.b64", 2)],
+    "dynamic": [BULK, r"mbarrier\.try_wait\.parity\.shared\.b64"],
     "seq3": [r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", r"setmaxnreg\.inc\.sync\.aligned\.u32\s+152;",
              r"bar\.sync\s+0, 512;"],
 }
-CHECKS = {"named_ring": "ok", "kv_rings": "ok", "seq3": "ok"}
+CHECKS = {"named_ring": "ok", "kv_rings": "ok", "seq3": "ok",
+          "dynamic": ("the checker cannot model a pipeline whose participants are chosen at run time",
+                      "%ready = cutlass.pipeline.init %pipe dynamic(%dp)")}
 
 CHECK_FAILURES = {
     # name: (the input, the text replaced, its replacement, words of the error, text of the line it names)
