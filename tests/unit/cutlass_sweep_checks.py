@@ -45,6 +45,58 @@ def located(path, said: str, text: str) -> tuple[str, str]:
     return (lines[at - 1] if at <= len(lines) else ""), m.group(3)
 
 
+def seq_bar_pingpong(comment: str, kernel: str, phases: list, regs: tuple[int, int], alternate: bool,
+                     groups: int = 2) -> str:
+    """A ping-pong input (the form sweeps 29 and 30 write): an ``OrderedSequenceBarrier<len(phases), 2>`` orders two
+    math warp groups through ``phases`` (group 0 first in each), each phase a call of an empty function, the producer
+    warp group gives its registers back.  ``phases``: (the phase's function, the name of the sequence state it waits
+    on -- the first is ``st`` -- and a line the phase runs after its call, or ""); ``regs``: (the producer's, the math
+    groups' ``setmaxnreg``); ``alternate``: each group takes every ``groups``-th tile (from its group index), else
+    all walk every tile; ``groups``: the math warp groups (warp groups 1 to ``groups``; the barrier's length).
+    ``comment``: the ``//`` lines above the module."""
+    depth = len(phases)
+    funcs = "".join(f"  func.func @{f}(%tile: i32) {{\n    func.return\n  }}\n" for f, _, _ in phases)
+    states = [st for _, st, _ in phases] + ["st_next"]
+    body = ""
+    for i, (f, st, after) in enumerate(phases):
+        body += f"        cutlass.seq_bar.wait %order, %{st} group(%group)\n"
+        body += f"        func.call @{f}(%tile) : (i32) -> ()\n"
+        body += f"        {after}\n" if after else ""
+        body += f"        %{states[i + 1]} = cutlass.seq_bar.arrive %order, %{st} group(%group)\n"
+    start, step = ("%group", f"%c{groups}_i32") if alternate else ("%c0_i32", "%c1_i32")
+    steps = (f"      %c{groups}_i32 = arith.constant {groups} : i32\n" if alternate else
+             "      %c0_i32 = arith.constant 0 : i32\n      %c1_i32 = arith.constant 1 : i32\n")
+    threads, mask = 128 * (groups + 1), ((1 << groups) - 1) << 1
+    return f"""{comment}
+builtin.module attributes {{cutlass.target = "sm_90a"}} {{
+{funcs}  func.func @{kernel}(%n_tiles: i32) attributes {{nvvm.kernel, nvvm.maxntid = array<i32: {threads}, 1, 1>, \
+nvvm.minctasm = 1 : i32}} {{
+    %sb = cutlass.seq_bar.create : !cutlass.seq_bar<depth = {depth}, length = {groups}>
+    %order = cutlass.seq_bar.init %sb group_size(128)
+    cutlass.async.exec cta mask(1) threads({threads}) {{
+      cutlass.named_barrier.arrive_and_wait barrier_id = 0
+    }}
+    cutlass.async.exec warpgroup mask(1) regs({regs[0]}) {{
+    }}
+    cutlass.async.exec warpgroup mask({mask}) regs({regs[1]}) {{
+      %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+      %c128 = arith.constant 128 : index
+      %c1 = arith.constant 1 : index
+      %wg = arith.divui %tid, %c128 : index
+      %group_index = arith.subi %wg, %c1 : index
+      %group = arith.index_cast %group_index : index to i32
+      %st0 = cutlass.seq_bar.state.create %order group(%group)
+{steps}      %last = scf.for %tile = {start} to %n_tiles step {step} iter_args(%st = %st0) -> \
+(!cutlass.seq_bar_state<{depth}>) : i32 {{
+{body}        scf.yield %st_next : !cutlass.seq_bar_state<{depth}>
+      }}
+    }}
+    func.return
+  }}
+}}
+"""
+
+
 def _edited(inputs: dict, edit: tuple) -> str:
     base, old, new = edit[:3]
     assert inputs[base].count(old) == 1, (base, old)

@@ -218,29 +218,32 @@ def text_mistake_tests(programs: dict, base: str, mistakes: dict):
     return test_a_cuda_tile_text_mistake_stops_at_its_line
 
 
-def other_file_tests(programs: dict, base: str, files: dict, every: int = 41):
+def other_file_tests(programs: dict, base: str, files: dict, every: int = 41, corrupt: str = "drop"):
     """The two tests of a sweep's table ``files`` (name -> (file name, its bytes from the bytecode of
-    ``programs[base]``, words of the error)): ``tileorch compile`` of each exits non-zero naming the file (at
-    ``:1:1`` or without a position) with the words, no traceback; and the program's bytecode with each
-    ``every``-th byte dropped in turn either compiles or exits non-zero with an error, never a traceback or an
-    internal error.  A file binds them to its ``test_`` names."""
+    ``programs[base]``, words of the error[, the file the error names instead, at any line])): ``tileorch compile``
+    of each exits non-zero naming the file (at ``:1:1`` or without a position) with the words, no traceback; and the
+    program's bytecode with each ``every``-th byte dropped (``corrupt="drop"``) or flipped (``"flip"``) in turn
+    either compiles or exits non-zero with an error, never a traceback or an internal error.  A file binds them to
+    its ``test_`` names."""
 
     @pytest.mark.parametrize("name", sorted(files))
     def test_another_binary_or_a_broken_export_exits_non_zero_naming_the_file(name, tmp_path, capsys):
         import re
 
-        file_name, edit, words = files[name]
+        file_name, edit, words = files[name][:3]
         path = tmp_path / file_name
         path.write_bytes(edit(_program_bytecode(programs, base)))
         code, said = compile_cli(path, capsys)
-        assert code != 0 and re.search(rf"{re.escape(str(path))}(:1:1)?: error: ", said) and words in said, said
+        where = rf"{re.escape(str(path))}(:1:1)?" if len(files[name]) == 3 else rf"{re.escape(files[name][3])}(:\d+:\d+)?"
+        assert code != 0 and re.search(rf"{where}: error: ", said) and words in said, said
         assert "Traceback" not in said and "internal error" not in said, said
 
     def test_every_dropped_byte_exits_cleanly(tmp_path, capsys):
         data = _program_bytecode(programs, base)
         for at in range(8, len(data), every):
             path = tmp_path / f"k{at}.tileirbc"
-            path.write_bytes(data[:at] + data[at + 1:])
+            changed = b"" if corrupt == "drop" else bytes([data[at] ^ 0xFF])
+            path.write_bytes(data[:at] + changed + data[at + 1:])
             code, said = compile_cli(path, capsys)
             assert "Traceback" not in said and "internal error" not in said, (at, said)
             assert code == 0 or ": error: " in said, (at, said)

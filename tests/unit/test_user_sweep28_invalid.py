@@ -14,8 +14,7 @@ sweeps 17 to 27 did not try:
 
 from __future__ import annotations
 
-import re
-
+import numpy as np
 import pytest
 
 pytest.importorskip("xdsl")
@@ -23,8 +22,9 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs28  # noqa: E402
 from tileorch.testing.user_programs28 import INVALID, PROGRAMS, REJECTED_BY_CUTILE  # noqa: E402
-from invalid_sweep_checks import (compile_cli, _device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
-                                  invalid_text_and_launch_tests)
+from invalid_sweep_checks import (_device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
+                                  invalid_text_and_launch_tests, launch_mistake_tests, other_file_tests,
+                                  text_mistake_tests)
 
 SOURCE = user_programs28.__file__
 
@@ -86,34 +86,7 @@ TEXT_MISTAKES = {
 }
 
 
-def _bytecode():
-    from tileorch.testing.export import cutile_bytecode
-
-    p = PROGRAMS[BASE]
-    return cutile_bytecode(p.kernel, p.spec)
-
-
-def _base_text() -> str:
-    from tileorch.frontend.cuda_tile_bytecode import read_bytecode
-
-    return str(read_bytecode(_bytecode()))
-
-
-@pytest.mark.parametrize("name", sorted(TEXT_MISTAKES))
-def test_a_cuda_tile_text_mistake_stops_at_its_line(name, tmp_path, capsys):
-    old, new, words, line_text = TEXT_MISTAKES[name]
-    text = _base_text()
-    assert text.count(old) == 1, name
-    text = text.replace(old, new)
-    path = tmp_path / "k.mlir"
-    path.write_text(text)
-    code, said = compile_cli(path, capsys)
-    m = re.search(rf"{re.escape(str(path))}:(\d+):(\d+): error: (.*)", said)
-    assert code != 0 and m and words in m.group(3), said
-    lines = text.splitlines()
-    at = int(m.group(1))
-    assert line_text in (lines[at - 1] if at <= len(lines) else ""), (at, said)
-    assert "Traceback" not in said and "internal error" not in said, said
+test_a_cuda_tile_text_mistake_stops_at_its_line = text_mistake_tests(PROGRAMS, BASE, TEXT_MISTAKES)
 
 
 def _name_with_a_nul(d: bytes) -> bytes:
@@ -123,64 +96,25 @@ def _name_with_a_nul(d: bytes) -> bytes:
 
 
 BYTECODE_MISTAKES = {
-    # name: (the file's bytes from the program's, words of the error)
-    "an_empty_file": (lambda d: b"", "is empty: CUDA Tile IR bytecode starts with the 8-byte magic number"),
-    "an_elf_header": (lambda d: b"\x7fELF" + d[4:], "it starts with 7f 45 4c 46"),
-    "the_magic_number_alone": (lambda d: d[:8], "at offset 8: unexpected end of bytecode"),
-    "bytes_after_the_end_section": (lambda d: d + b"\x01\x02\x03garbage", "end section is not the last section "
-                                    "(10 bytes follow it)"),
-    "a_nul_in_the_kernel_name": (_name_with_a_nul, "is not a valid PTX identifier"),
+    # name: (file name, its bytes from the program's, words of the error[, the file the error names instead])
+    "an_empty_file": ("k.tileirbc", lambda d: b"", "is empty: CUDA Tile IR bytecode starts with the 8-byte magic "
+                      "number"),
+    "an_elf_header": ("k.tileirbc", lambda d: b"\x7fELF" + d[4:], "it starts with 7f 45 4c 46"),
+    "the_magic_number_alone": ("k.tileirbc", lambda d: d[:8], "at offset 8: unexpected end of bytecode"),
+    "bytes_after_the_end_section": ("k.tileirbc", lambda d: d + b"\x01\x02\x03garbage", "end section is not the "
+                                    "last section (10 bytes follow it)"),
+    "a_nul_in_the_kernel_name": ("k.tileirbc", _name_with_a_nul, "is not a valid PTX identifier",
+                                 SOURCE),  # (a debug location)
 }
 
-
-@pytest.mark.parametrize("name", sorted(BYTECODE_MISTAKES))
-def test_malformed_bytecode_exits_non_zero_naming_the_file(name, tmp_path, capsys):
-    edit, words = BYTECODE_MISTAKES[name]
-    path = tmp_path / "k.tileirbc"
-    path.write_bytes(edit(_bytecode()))
-    code, said = compile_cli(path, capsys)
-    where = re.escape(str(path)) if name != "a_nul_in_the_kernel_name" else re.escape(SOURCE)  # (a debug location)
-    assert code != 0 and re.search(rf"{where}(:\d+:\d+)?: error: ", said) and words in said, said
-    assert "Traceback" not in said and "internal error" not in said, said
-
-
-def test_every_one_byte_corruption_exits_cleanly(tmp_path, capsys):
-    """Each byte of the program's bytecode in turn (every 37th: CI time) flipped: ``tileorch compile`` either
-    compiles (a constant's bits changed) or exits non-zero with a located error, never a traceback or an internal
-    error (this sweep ran every byte flipped, zeroed and dropped: none did)."""
-    data = _bytecode()
-    for at in range(8, len(data), 37):
-        path = tmp_path / f"k{at}.tileirbc"
-        path.write_bytes(data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:])
-        code, said = compile_cli(path, capsys)
-        assert "Traceback" not in said and "internal error" not in said, (at, said)
-        assert code == 0 or re.search(r": error: ", said), (at, said)
+# Each byte of the program's bytecode in turn (every 37th: CI time) flipped: ``tileorch compile`` either compiles (a
+# constant's bits changed) or exits non-zero with a located error, never a traceback or an internal error (this
+# sweep ran every byte flipped, zeroed and dropped: none did).
+test_malformed_bytecode_exits_non_zero_naming_the_file, test_every_one_byte_corruption_exits_cleanly = \
+    other_file_tests(PROGRAMS, BASE, BYTECODE_MISTAKES, every=37, corrupt="flip")
 
 
 # --------------------------------------------------------------------------------------------- launch mistakes
-
-
-def _launch(kernel, grid, args, monkeypatch):
-    """``tileorch.cutile.launch(0, grid, kernel, args)`` on a fake driver: (the exception or None, the driver)."""
-    from test_cutile_launch import FakeDriver
-
-    from tileorch.launchers import cutile as rc
-    from tileorch.runtime import device as rt_device
-    from tileorch.runtime.driver import use_api
-
-    drv = FakeDriver({})
-    monkeypatch.setenv("TILEORCH_CACHE", "0")
-    rc.clear_caches()
-    rt_device.forget_devices()
-    try:
-        with use_api(drv):
-            rc.launch(0, grid, kernel, args)
-    except Exception as exc:  # noqa: BLE001 - the test reads it
-        return exc, drv
-    finally:
-        rt_device.forget_devices()
-        rc.clear_caches()
-    return None, drv
 
 
 def _x(i, shape, dt="float32"):
@@ -215,7 +149,7 @@ LAUNCH_MISTAKES = {
                                      "argument 2 ('temperature'): cannot pass a str to a cuTile kernel " + _SEE),
     "none_for_an_array": (ST, (5,), (None,) + _ST[1:], TypeError,
                           "argument 0 ('X'): cannot pass a NoneType to a cuTile kernel"),
-    "a_numpy_array_in_host_memory": (ST, (5,), ("np.zeros",) + _ST[1:], TypeError,
+    "a_numpy_array_in_host_memory": (ST, (5,), (np.zeros((5, 100), np.float32),) + _ST[1:], TypeError,
                                      "argument 0 ('X') is a numpy array, in host memory: cuTile kernels take GPU "
                                      "arrays; copy it to the GPU first"),
     "an_int_for_an_array": (ST, (5,), (3,) + _ST[1:], Exception,
@@ -235,27 +169,7 @@ LAUNCH_MISTAKES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(LAUNCH_MISTAKES))
-def test_a_launch_mistake_raises_naming_what_is_wrong(name, monkeypatch):
-    import numpy as np
-
-    from tileorch.diagnostics import CompileError, LocatedError
-
-    prog, grid, args, kind, words = LAUNCH_MISTAKES[name]
-    args = tuple(np.zeros((5, 100), np.float32) if isinstance(a, str) and a == "np.zeros" else a for a in args)
-    exc, drv = _launch(PROGRAMS[prog].kernel, grid, args, monkeypatch)
-    assert exc is not None and words in str(exc), repr(exc)
-    assert "internal error" not in str(exc) and not drv.loaded and not drv.launches
-    if kind == "located":  # tileorch's own error at the user's line
-        assert isinstance(exc, (CompileError, LocatedError)) and str(exc).startswith(f"{SOURCE}:"), str(exc)
-    elif kind is Exception:  # cuTile's own error: at the user's line of the kernel's source
-        assert f'"{SOURCE}", line ' in str(exc), str(exc)
-    else:
-        assert isinstance(exc, kind), repr(exc)
-
-
-def test_the_launch_of_a_valid_program_gets_as_far_as_the_driver(monkeypatch):
-    """The control for the table above: the same arguments, right, reach the (fake) driver's module load -- so
-    each mistake is what stopped its launch."""
-    exc, drv = _launch(PROGRAMS[ST].kernel, (5,), _ST, monkeypatch)
-    assert exc is not None and f"no kernel named '{ST}_" in str(exc), repr(exc)
+# The control: the same arguments, right, reach the (fake) driver's module load -- so each mistake is what stopped
+# its launch.
+test_a_launch_mistake_raises_naming_what_is_wrong, test_the_launch_of_a_valid_program_gets_as_far_as_the_driver = \
+    launch_mistake_tests(PROGRAMS, LAUNCH_MISTAKES, SOURCE, (ST, (5,), _ST, f"no kernel named '{ST}_"))

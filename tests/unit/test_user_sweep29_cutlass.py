@@ -22,7 +22,7 @@ import pytest
 
 pytest.importorskip("xdsl")
 
-from cutlass_sweep_checks import cutlass_sweep_tests  # noqa: E402
+from cutlass_sweep_checks import cutlass_sweep_tests, seq_bar_pingpong  # noqa: E402
 
 SPLIT_K_WAIT_LT = """\
 // A user's serial split-K fold: split s waits until the s splits before it have counted themselves in the
@@ -51,56 +51,13 @@ vector<8xf32>
 }
 """
 
-PINGPONG3 = """\
-// Three-phase ping-pong: an OrderedSequenceBarrier<3, 2> orders the two math warp groups' mainloop, epilogue and
-// store phases (group 0 first in each), the producer warp group gives its registers back.
-builtin.module attributes {cutlass.target = "sm_90a"} {
-  func.func @mma_tile(%tile: i32) {
-    func.return
-  }
-  func.func @epilogue_tile(%tile: i32) {
-    func.return
-  }
-  func.func @store_tile(%tile: i32) {
-    func.return
-  }
-  func.func @pingpong_three_phases(%num_tiles: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, \
-nvvm.minctasm = 1 : i32} {
-    %sb = cutlass.seq_bar.create : !cutlass.seq_bar<depth = 3, length = 2>
-    %order = cutlass.seq_bar.init %sb group_size(128)
-    cutlass.async.exec cta mask(1) threads(384) {
-      cutlass.named_barrier.arrive_and_wait barrier_id = 0
-    }
-    cutlass.async.exec warpgroup mask(1) regs(40) {
-    }
-    cutlass.async.exec warpgroup mask(6) regs(232) {
-      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
-      %c128 = arith.constant 128 : index
-      %c1 = arith.constant 1 : index
-      %wg = arith.divui %tid, %c128 : index
-      %group_index = arith.subi %wg, %c1 : index
-      %group = arith.index_cast %group_index : index to i32
-      %st0 = cutlass.seq_bar.state.create %order group(%group)
-      %c2_i32 = arith.constant 2 : i32
-      %last = scf.for %tile = %group to %num_tiles step %c2_i32 iter_args(%st = %st0) -> \
-(!cutlass.seq_bar_state<3>) : i32 {
-        cutlass.seq_bar.wait %order, %st group(%group)
-        func.call @mma_tile(%tile) : (i32) -> ()
-        %st_epi = cutlass.seq_bar.arrive %order, %st group(%group)
-        cutlass.seq_bar.wait %order, %st_epi group(%group)
-        func.call @epilogue_tile(%tile) : (i32) -> ()
-        cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 128
-        %st_store = cutlass.seq_bar.arrive %order, %st_epi group(%group)
-        cutlass.seq_bar.wait %order, %st_store group(%group)
-        func.call @store_tile(%tile) : (i32) -> ()
-        %st_next = cutlass.seq_bar.arrive %order, %st_store group(%group)
-        scf.yield %st_next : !cutlass.seq_bar_state<3>
-      }
-    }
-    func.return
-  }
-}
-"""
+PINGPONG3 = seq_bar_pingpong(
+    "// Three-phase ping-pong: an OrderedSequenceBarrier<3, 2> orders the two math warp groups' mainloop, epilogue and\n"
+    "// store phases (group 0 first in each), the producer warp group gives its registers back.",
+    "pingpong_three_phases", [("mma_tile", "st", ""),
+                              ("epilogue_tile", "st_epi", "cutlass.named_barrier.arrive_and_wait barrier_id = 1 "
+                                                          "num_threads = 128"),
+                              ("store_tile", "st_store", "")], (40, 232), alternate=True)
 
 CHECK_FAILURES = {
     # name: (the input, the text replaced, its replacement, words of the error, text of the line it names)

@@ -11,8 +11,6 @@ PTX emulator."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
@@ -20,43 +18,16 @@ pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
-import test_user_sweep_interp as sweep  # noqa: E402
-from test_user_sweep_interp import run, sample, wrap_bits  # noqa: E402
+from interp_sweep_checks import F32, _ci_subset, _close, _d, every_case, register, sampler  # noqa: E402,F401
+from test_user_sweep_interp import run, wrap_bits  # noqa: E402
 
 from tileorch.testing.user_programs29 import PROGRAMS  # noqa: E402
 
-sweep.PROGRAMS.update(PROGRAMS)  # run() looks programs up in test_user_sweep_interp.PROGRAMS
-sweep.NP.update({"uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64, "float8_e4m3fn": np.uint8,
-                 "float8_e5m2": np.uint8})
-
-RNG = np.random.default_rng(2929)
-F32 = np.float32
-ALL = bool(os.environ.get("TILEORCH_EMULATE_ALL"))
+register(PROGRAMS)
+RNG, _f = sampler(2929)
 CI = {"test_int_floordiv_mod_by_runtime_scalars", "test_bit_ops_and_shifts_int32_uint32",
       "test_while_halving_until_below_tolerance"}
 """The tests run in CI (the suite's time budget); every test with ``TILEORCH_EMULATE_ALL=1``."""
-
-
-def _f(shape, dt="float32", scale=1.0):
-    return sample(RNG, shape, dt, scale)
-
-
-def _d(x):
-    return np.asarray(x, np.float64)
-
-
-_close = sweep._close  # float64 assert_allclose(got, ref, atol, rtol=0)
-
-
-def every_case(test) -> None:
-    """Call the test function ``test`` (the emulated and GPU files call each through this)."""
-    test()
-
-
-@pytest.fixture(autouse=True)
-def _ci_subset(request):
-    if not ALL and request.function.__name__ not in CI:
-        pytest.skip("TILEORCH_EMULATE_ALL=1 runs it (CI time)")
 
 
 # ----------------------------------------------------------------------------------------------- the refused dots

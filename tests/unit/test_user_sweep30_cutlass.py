@@ -31,7 +31,7 @@ import pytest
 
 pytest.importorskip("xdsl")
 
-from cutlass_sweep_checks import cutlass_sweep_tests  # noqa: E402
+from cutlass_sweep_checks import cutlass_sweep_tests, seq_bar_pingpong  # noqa: E402
 
 PIPE2 = """\
 // A two-stage TMA pipeline of an attention kernel's K tiles: warp 0 produces (one elected lane copies the
@@ -81,51 +81,11 @@ participants = array<i64: 0x1>, consumers = array<i64: 0xf0>, transaction_size =
 }
 """
 
-PINGPONG2 = """\
-// Ping-pong attention consumers: an OrderedSequenceBarrier<2, 2> lets the two softmax warp groups take turns
-// at the S = Q K^T dot and at the O update (group 0 first in each), the producer warp group gives its
-// registers back.
-builtin.module attributes {cutlass.target = "sm_90a"} {
-  func.func @qk_tile(%j: i32) {
-    func.return
-  }
-  func.func @pv_tile(%j: i32) {
-    func.return
-  }
-  func.func @pingpong_two_phases(%n_tiles: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, \
-nvvm.minctasm = 1 : i32} {
-    %sb = cutlass.seq_bar.create : !cutlass.seq_bar<depth = 2, length = 2>
-    %order = cutlass.seq_bar.init %sb group_size(128)
-    cutlass.async.exec cta mask(1) threads(384) {
-      cutlass.named_barrier.arrive_and_wait barrier_id = 0
-    }
-    cutlass.async.exec warpgroup mask(1) regs(24) {
-    }
-    cutlass.async.exec warpgroup mask(6) regs(240) {
-      %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
-      %c128 = arith.constant 128 : index
-      %c1 = arith.constant 1 : index
-      %wg = arith.divui %tid, %c128 : index
-      %gi = arith.subi %wg, %c1 : index
-      %group = arith.index_cast %gi : index to i32
-      %st0 = cutlass.seq_bar.state.create %order group(%group)
-      %c0_i32 = arith.constant 0 : i32
-      %c1_i32 = arith.constant 1 : i32
-      %last = scf.for %j = %c0_i32 to %n_tiles step %c1_i32 iter_args(%st = %st0) -> (!cutlass.seq_bar_state<2>) : \
-i32 {
-        cutlass.seq_bar.wait %order, %st group(%group)
-        func.call @qk_tile(%j) : (i32) -> ()
-        %st_pv = cutlass.seq_bar.arrive %order, %st group(%group)
-        cutlass.seq_bar.wait %order, %st_pv group(%group)
-        func.call @pv_tile(%j) : (i32) -> ()
-        %st_next = cutlass.seq_bar.arrive %order, %st_pv group(%group)
-        scf.yield %st_next : !cutlass.seq_bar_state<2>
-      }
-    }
-    func.return
-  }
-}
-"""
+PINGPONG2 = seq_bar_pingpong(
+    "// Ping-pong attention consumers: an OrderedSequenceBarrier<2, 2> lets the two softmax warp groups take turns\n"
+    "// at the S = Q K^T dot and at the O update (group 0 first in each), the producer warp group gives its\n"
+    "// registers back.", "pingpong_two_phases", [("qk_tile", "st", ""), ("pv_tile", "st_pv", "")], (24, 240),
+    alternate=False)
 
 FIXUP_EQ = """\
 // A user's serial split-K fold over four splits on grid axis y: split s waits until the tile's flag equals s

@@ -42,7 +42,8 @@ def _bf16_value(bits) -> np.ndarray:
 # file's).
 SHARED_COMPILES = {
     # sweeps 3-21 (16, 18 and 20, the dot sweeps, through dot_sweep_checks.compile_sweep_program: the same options)
-    **{f"tileorch.testing.user_programs{n}": {"arch": "sm_90a", "ptxas": False} for n in (*range(3, 22), 25, 27, 29)},
+    **{f"tileorch.testing.user_programs{n}": {"arch": "sm_90a", "ptxas": False}
+       for n in (*range(3, 22), 25, 27, 29, 31)},
     "tileorch.testing.attention_programs2": {"arch": "sm_90a", "ptxas": False},
     # test_user_sweep.py: with ptxas where it is installed (its cubin check)
     **{m: {"arch": "sm_90a", "ptxas": "available"} for m in ("tileorch.testing.user_programs",

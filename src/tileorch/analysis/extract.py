@@ -184,6 +184,14 @@ class _Kernel:
     # --- pipelines -----------------------------------------------------------------------
 
     def _pipeline(self, init: Operation) -> None:
+        if getattr(init, "dynamic_participants", None) is not None:
+            # the lowering waits / arrives per the participants matrix read at run time (a group that takes no
+            # part is neither waited for nor counted): the model's fixed arrival counts would prove a protocol
+            # the kernel may not run, so nothing is claimed
+            raise LocatedError(init, "the checker cannot model a pipeline whose participants are chosen at run time "
+                                     "(dynamic(...) from cutlass.pipeline.make_participants): its arrival counts and "
+                                     "the producer's waits depend on the participants matrix's values; nothing is "
+                                     "claimed (the static participants/consumers masks are modelled)")
         info = self.infos[init]
         sizes = init.transaction_sizes() or []
         name = init.results[0].name_hint or f"pipe{len(self.inits)}"

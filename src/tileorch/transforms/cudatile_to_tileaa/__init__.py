@@ -48,9 +48,17 @@ _CMPF_PRED = {"equal": "eq", "not_equal": "ne", "less_than": "lt", "less_than_or
               "greater_than": "gt", "greater_than_or_equal": "ge"}
 
 
+_WHY_NOT = {"cuda_tile.mmaf_scaled": "block-scaled MMA (ct.mma_scaled) is a Blackwell (sm_100) instruction and the "
+                                     "tiers here target sm_90: multiply the operands by their block scales and use "
+                                     "ct.mma"}
+"""Why an op with no lowering has none, where docs/cuda-tile.md's table of ops not lowered says (the error says it
+at the user's line)."""
+
+
 def _unsupported(op: Operation, what: str | None = None) -> LocatedError:
+    why = f": {_WHY_NOT[op.name]}" if what is None and op.name in _WHY_NOT else ""
     return LocatedError(op, f"'{op.name}'{' ' + what if what else ''} is not supported yet by "
-                            "convert-cudatile-to-tileaa")
+                            f"convert-cudatile-to-tileaa{why}")
 
 
 def _arch_key(cc: str) -> str:

@@ -834,6 +834,7 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
         if gathered is not None:
             _fail(gathered[0], gathered_operand_why(what))
         _refuse_joined(v, what)
+        _refuse_converted(src, what)
         _fail(dot, f"{what} is not a TMA tile load{' of the loop' if in_loop else ' made before the loop'}")
     shape = list(ld.result.type.get_shape())
     vt = ld.view.type
@@ -960,6 +961,28 @@ def _refuse_joined(v: SSAValue, what: str) -> None:
     if _joined(v):
         _fail(src.owner, f"{what} is tiles joined by ct.cat: the chained kernel joins the row blocks of a loop "
                          "operand (a K / V tile of several pages) only; load this tile whole")
+
+
+def _refuse_converted(src: SSAValue, what: str) -> None:
+    """A located refusal, at the conversion, when the operand ``src`` (layout ops stripped) is a TMA tile load
+    converted to another element type (``v.astype(ct.float16)`` of an fp8 or f32 V): the chained kernel's WGMMAs
+    read an operand in shared memory as TMA brought it, and converting a stage to another width needs a second
+    buffer the kernel does not have (docs/cuda-tile.md)."""
+    op = src.owner
+    if not isinstance(op, Operation) or len(op.operands) != 1 or len(op.results) != 1:
+        return
+    inner, _ = strip_layouts(op.operands[0])
+    ld = source_load(inner)
+    if not isinstance(ld, ts.TiledLoadOp) or not isinstance(ld.atom, ts.TmaLoadAtomAttr):
+        return
+    t_in, t_out = inner.type, op.results[0].type
+    if not isinstance(t_in, TensorType) or not isinstance(t_out, TensorType) or \
+            t_in.element_type == t_out.element_type:
+        return
+    _fail(op, f"{what} is its tile load converted from {t_in.element_type} to {t_out.element_type} "
+              f"({op.name}): the chained kernel's WGMMAs read the operand in shared memory as TMA loads it, "
+              f"and converting a stage to another element type is not supported; store the array in "
+              f"{t_out.element_type} (or convert it in a kernel of its own)")
 
 
 PADDED_ROWS = (1, 2, 4, 8, 16, 32)

@@ -28,6 +28,11 @@ Second rewrite: a K loop whose accumulator starts from a tile other than zeros (
 accumulator whose loop argument only feeds the dot's accumulator and is yielded back as the dot's
 result: the sum is the same up to the order of f32 additions (i32: exact).
 
+Not taken when the start is the result of a dot loop that this loop continues over the next range of K tiles
+(``range(a, X)`` then ``range(X, n)`` carrying one accumulator, :func:`~tileorch.transforms.tileas.loop_pair_fusion.
+split_point`): ``tileas-fuse-split-loops`` fuses that pair into one loop when the accumulator runs from one loop
+into the other, and the zero start would hide the pair (two K loops then left apart: refused).
+
 Third rewrite: a 16-bit float dot from zeros whose only use widens it to f32 (``(q @ k.T).astype(
 ct.float32)``: cuTile's ``@`` / ``ct.matmul`` of f16 tiles is an f16 dot) becomes the f32 dot
 (the products not rounded to 16 bits: at least as accurate, as above); and a loop-carried
@@ -197,7 +202,7 @@ def hoist_start(loop: scf.ForOp, i: int) -> bool:
     arg = loop.body.blocks.first.args[i + 1]
     start = loop.operands[3 + i]
     uses = list(arg.uses)
-    if len(uses) != 1 or is_zero(start):
+    if len(uses) != 1 or is_zero(start) or _continues_a_split_pair(start, loop):
         return False
     dot = uses[0].operation
     if not isinstance(dot, aa.DotOp) or dot.acc is not arg or dot.lhs is arg or dot.rhs is arg:
@@ -222,6 +227,16 @@ def hoist_start(loop: scf.ForOp, i: int) -> bool:
     for use in later:
         use.operation.operands[use.index] = add.results[0]
     return True
+
+
+def _continues_a_split_pair(start: SSAValue, loop: scf.ForOp) -> bool:
+    """``loop`` starts from the results of a dot loop over the range just before its own (a loop split in two:
+    ``tileas-fuse-split-loops`` takes the pair as it is)."""
+    from tileorch.transforms.tileas.loop_pair_fusion import split_point
+
+    prev = start.owner
+    return (isinstance(prev, scf.ForOp) and prev.parent_block() is loop.parent_block()
+            and any(isinstance(o, aa.DotOp) for o in prev.walk()) and split_point(prev, loop) is not None)
 
 
 def _zeros(t) -> arith.ConstantOp:

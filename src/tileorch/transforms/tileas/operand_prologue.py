@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import TensorType, i32
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
@@ -185,9 +185,30 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
         if not isinstance(op, Operation):
             fail(d1, f"{what} is computed from a tile carried into a region")
         readers.append(op)
-        k = _classify(op)
+        k = _if_select(op, v) if isinstance(op, scf.IfOp) and tile_load is not None else _classify(op)
         readers.pop()
         kinds[id(v)] = k
+        return k
+
+    def _if_select(op: scf.IfOp, v: SSAValue) -> str:
+        """kind() of a tile an ``scf.if`` yields whose branches only compute (the GEMM tier: ``if k >= K // TK: a =
+        where(kk < K, a, 0)``, or the branch ``tileas-fuse-split-loops`` makes of two loops over consecutive ranges):
+        both branches' values at the element, the scalar condition selecting (OperandLowering's ``_if_select``)."""
+        if not op.false_region.blocks:
+            refuse(op, "an if without an else branch")
+        if any(o is not op and (o.regions or not (o.name.startswith(("arith.", "scf.yield")) or o.name in ELEMENTWISE
+                                                  or o.name in PROLOGUE_SHAPE_OPS or o.name in BROADCASTS
+                                                  or o.name in EXPANDS or o.name in ("nv_tileaa.make_range",
+                                                                                     "nv_tileaa.splat")))
+               for o in op.walk()):
+            refuse(op, "an if whose branches do more than elementwise math on the tile")
+        scalar(op.cond, op)
+        i = list(op.results).index(v)
+        ks = {kind(r.block.last_op.operands[i]) for r in (op.true_region, op.false_region)}
+        k = ("q" if "q" in ks or {"row", "col"} <= ks else "vec" if "vec" in ks else "row" if "row" in ks
+             else "col" if "col" in ks else "uniform")
+        if k == "q":
+            ops.append(op)
         return k
 
     def _classify(op: Operation) -> str:
