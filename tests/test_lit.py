@@ -24,9 +24,8 @@ what it printed, before pyproject.toml's faulthandler_timeout (600 s) would end 
 
 @pytest.fixture(scope="module")
 def forkserver_env():
-    """The process's shared fork server (the command-line unit tests' too; stopped at the session's end,
-    tests/conftest.py); none with ``TILEORCH_TEST_FORKSERVER=0`` (lit then runs the installed tools)."""
-    return tool_forkserver.shared_env()
+    with tool_forkserver.running() as env:
+        yield env
 
 
 @pytest.mark.parametrize("shard", range(1, SHARDS + 1))

@@ -313,14 +313,6 @@ def running() -> Iterator[dict[str, str]]:
 _SHARED: list = []  # the process's server for python_m: [context manager, its environment]
 
 
-def shared_env() -> dict[str, str]:
-    """The environment of :func:`running` for the server this process shares (:func:`python_m`'s, started on first
-    use, stopped at the session's end): lit's shards (tests/test_lit.py) and the command-line tests fork from one
-    server per process instead of one each."""
-    python_m(MODULES[0])
-    return dict(_SHARED[1]) if _SHARED else {}
-
-
 def python_m(module: str) -> list[str]:
     """The command that runs ``python -m module`` (one of :data:`MODULES`) in a fork of a server
     started on first use in this process and stopped at its exit (CPU then counted in the
