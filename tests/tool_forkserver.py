@@ -330,10 +330,25 @@ def python_m(module: str) -> list[str]:
 
 def forked(cmd: list[str]) -> list[str]:
     """``cmd`` with a leading ``sys.executable -m MODULE`` (one of :data:`MODULES`) replaced by
-    :func:`python_m`'s command; any other command unchanged."""
+    :func:`python_m`'s command, and ``sys.executable -m tileorch`` (the package's ``__main__``, the
+    ``tileorch`` command) by the ``tileorch`` tool's client (:func:`tool`); any other command unchanged."""
     if len(cmd) >= 3 and cmd[0] == sys.executable and cmd[1] == "-m" and cmd[2] in MODULES:
         return [*python_m(cmd[2]), *cmd[3:]]
+    if len(cmd) >= 3 and cmd[0] == sys.executable and cmd[1] == "-m" and cmd[2] == "tileorch":
+        return [*tool("tileorch"), *cmd[3:]]
     return list(cmd)
+
+
+def tool(name: str) -> list[str]:
+    """The command that runs the tool ``name`` (one of :data:`TOOLS`) in a fork of the server :func:`python_m`
+    starts (its console-script entry point, as in lit's RUN lines: ``tileorch.cli.main:main`` for ``tileorch``, the
+    status and streams of ``python -m tileorch``); ``python -m tileorch`` for ``tileorch`` and the installed script
+    otherwise when ``TILEORCH_TEST_FORKSERVER=0``."""
+    if os.environ.get("TILEORCH_TEST_FORKSERVER", "1") == "0":
+        return [sys.executable, "-m", "tileorch"] if name == "tileorch" else [os.path.join(os.path.dirname(
+            sys.executable), name)]
+    python_m(MODULES[0])  # the shared server (started on first use)
+    return [os.path.join(_SHARED[1][BIN_ENV], name)]
 
 
 def stop_shared() -> None:

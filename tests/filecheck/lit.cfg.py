@@ -21,7 +21,10 @@ config.environment["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
 # Under pytest (tests/test_lit.py) the session's compile cache and backend memo (tests/conftest.py):
 # no stale hits from ~/.cache, and a kernel the unit tests or another lit test already compiled
 # is not compiled again.  Run alone, lit keeps tileorch's defaults.
-for name in ("TILEORCH_CACHE_DIR", "TILEORCH_BACKEND_MEMO"):
+# TILEORCH_VERIFY_EACH_PASS too (the suite's 0: tileorch-opt verifies its input and the pipeline's result, not
+# the IR between the passes of -p, as the unit tests' compiles; tests/unit/test_verify_each_pass.py verifies
+# every route after every pass).
+for name in ("TILEORCH_CACHE_DIR", "TILEORCH_BACKEND_MEMO", "TILEORCH_VERIFY_EACH_PASS"):
     if os.environ.get(name):
         config.environment[name] = os.environ[name]
 config.substitutions.append(("%python", sys.executable))

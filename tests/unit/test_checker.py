@@ -64,6 +64,27 @@ def test_examples_check_clean_under_5_seconds(name):
         assert result.seconds < 5.0 * 3     # CI machines are shared; the budget is 5 s each
 
 
+def test_load_module_reads_a_module_in_memory_as_load_reads_its_file():
+    """``extract.load_module`` (the tests' ``tileorch check`` of a lowering they made, without printing it): the
+    protocols ``load`` reads from the file; a missing kernel named, and a module that does not verify, as errors."""
+    from tileorch.analysis.extract import load_module
+    from tileorch.diagnostics import parse_module
+    from tileorch.registry import make_context
+
+    path = ROOT / "examples" / "ws_pipeline.mlir"
+    module = parse_module(make_context(), path.read_text(), str(path))
+    from_file, errors = load(str(path))
+    assert not errors and from_file
+    protocols, errors = load_module(module)
+    assert not errors and [repr(p) for p in protocols] == [repr(p) for p in from_file]
+    protocols, errors = load_module(module, "nope", None, "k.mlir")
+    assert not protocols and len(errors) == 1 and errors[0].startswith("k.mlir: error: no kernel named 'nope'"), errors
+    broken = parse_module(make_context(), path.read_text(), str(path))
+    next(op for op in broken.walk() if op.name == "func.return").detach()  # a block without its terminator
+    protocols, errors = load_module(broken)
+    assert not protocols and errors and all(": error: " in e for e in errors), errors
+
+
 def _line_of(needle, example="ws_pipeline.mlir"):
     """1-based line of the first occurrence of ``needle`` in the example (for located errors)."""
     text = (ROOT / "examples" / example).read_text()

@@ -213,7 +213,7 @@ def test_the_lowered_kernel_pipeline_and_barriers_are_proved(tmp_path, name):
     """``tileorch check``: the producer's raw-tile fills (A's, B's, or both), both consumer warp groups'
     waits, releases and their named barrier 3 every K step: no deadlock, no race, for every trip count."""
     from tileorch.analysis.explore import check
-    from tileorch.analysis.extract import load as load_protocols
+    from tileorch.analysis.extract import load_module as load_protocols
     from tileorch.driver import lower_program
     from tileorch.frontend.cutile import load
     from tileorch.registry import make_context
@@ -223,15 +223,37 @@ def test_the_lowered_kernel_pipeline_and_barriers_are_proved(tmp_path, name):
     ctx = make_context()
     kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), "k", ctx), ctx, "sm_90a")
     assert kind == "gemm"
-    path = tmp_path / "kernel.mlir"
-    path.write_text(str(module))
-    protocols, errors = load_protocols(str(path), None, 3)
-    assert not errors and protocols
+    protocols, errors = load_protocols(module, None, 3)  # (what ``tileorch check`` reads of the printed module:
+    assert not errors and protocols                       # test_the_printed_kernel_reads_back_to_the_same_protocols)
     for proto in protocols:
         bars = [a for a in proto.agents if a.threads == 128]
         assert len(bars) == 2, proto.agents
         result = check(proto)
         assert result.ok, result.violation
+
+
+def test_the_printed_kernel_reads_back_to_the_same_protocols(tmp_path):
+    """The GEMM tier's lowering of a program with a computed B, printed to a file and read by ``tileorch check``'s
+    loader (parse, verify, extract), gives the protocols the module in memory gives (the tier's GEMM check tests
+    extract them from the module, without printing and parsing it)."""
+    from tileorch.analysis.extract import load as load_file
+    from tileorch.analysis.extract import load_module
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS["w8a16_linear"]
+    ctx = make_context()
+    kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), "k", ctx), ctx, "sm_90a")
+    assert kind == "gemm"
+    path = tmp_path / "kernel.mlir"
+    path.write_text(str(module))
+    read, errors = load_file(str(path), None, 3)
+    assert not errors and read, errors
+    direct, errors = load_module(module, None, 3)
+    assert not errors, errors
+    assert [repr(q) for q in read] == [repr(q) for q in direct]
 
 
 def _f16_round(x):

@@ -6,10 +6,11 @@ import subprocess
 import sys
 
 from tileorch.cli import doctor
+from tool_forkserver import forked
 
 
 def test_doctor_prints_every_fact():
-    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "doctor"],
+    proc = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "doctor"]),
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     names = [line.split(":", 1)[0] for line in proc.stdout.splitlines()]

@@ -431,21 +431,42 @@ def _tiers_kernel_checks_clean(tmp_path, source: str, tiles: tuple):
     from pathlib import Path
 
     from tileorch.testing.check_memo import check_once as check
-    from tileorch.analysis.extract import load
+    from tileorch.analysis.extract import load_module
     from tileorch.transforms.tileas.nv_tileas_to_cutlass import lower_tile_program
 
     src = Path(__file__).resolve().parents[1] / "filecheck" / "tileas" / source
     cfg, module = lower_tile_program(src.read_text(), name=str(src))
     assert (cfg.tile_n, cfg.epi_n, cfg.lora_rank, cfg.epi_major) == tiles, cfg
-    path = tmp_path / "lowered.mlir"
-    path.write_text(str(module))
-    protocols, errors = load(str(path))
+    # what `tileorch check` reads of the printed lowering, read off the module itself (verified, extracted):
+    # test_the_printed_lowering_reads_back_to_the_same_protocols shows the printed text reads back to these
+    protocols, errors = load_module(module)
     assert not errors, errors
     assert [len(p.pipelines) for p in protocols][:1] == [2]
     for result in (check(p) for p in protocols):
         assert result.ok, (result.values, result.violation)
     assert not protocols[0].notes, protocols[0].notes
     return cfg
+
+
+def test_the_printed_lowering_reads_back_to_the_same_protocols(tmp_path):
+    """The tier's lowering of tier_epilogue_dot.mlir printed to a file and read by ``tileorch check``'s loader
+    (parse, verify, extract) gives the protocols the module in memory gives (the other check tests of the tier's
+    lowerings extract them from the module, without printing and parsing ~260 KB of IR each)."""
+    from pathlib import Path
+
+    from tileorch.analysis.extract import load, load_module
+    from tileorch.transforms.tileas.nv_tileas_to_cutlass import lower_tile_program
+
+    src = Path(__file__).resolve().parents[1] / "filecheck" / "tileas" / "tier_epilogue_dot.mlir"
+    _, module = lower_tile_program(src.read_text(), name=str(src))
+    path = tmp_path / "lowered.mlir"
+    path.write_text(str(module))
+    read, errors = load(str(path))
+    assert not errors, errors
+    direct, errors = load_module(module)
+    assert not errors, errors
+    assert read and [len(p.pipelines) for p in read] == [len(p.pipelines) for p in direct]
+    assert [repr(p) for p in read] == [repr(p) for p in direct]
 
 
 def _launcher_arguments(kernel, spec: list, out: int):

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tileorch.launchers import cutile as rc
+from tool_forkserver import forked
 
 HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
 needs_cutile = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
@@ -145,7 +146,7 @@ def test_tileorch_compile_of_a_python_file_says_what_to_give_it(tmp_path):
     registered': the answer names what the command reads and how to get it from cuTile."""
     src = tmp_path / "kernel.py"
     src.write_text("import cuda.tile as ct\n\n@ct.kernel\ndef k(a):\n    pass\n")
-    out = subprocess.run([sys.executable, "-m", "tileorch", "compile", str(src)], capture_output=True, text=True,
+    out = subprocess.run(forked([sys.executable, "-m", "tileorch", "compile", str(src)]), capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert out.stderr.startswith(f"{src}:1:1: error: {src.name} is Python source"), out.stderr
@@ -247,7 +248,7 @@ def test_commands_that_do_not_read_cuda_tile_bytecode_say_what_it_is(tmp_path, c
     or said 'no GPU' first."""
     path = tmp_path / "k.tileirbc"
     path.write_bytes(b"\x7fTileIR\x00\x0d\x04\x00\x82\x01" + bytes(64))
-    out = subprocess.run([sys.executable, "-m", "tileorch", command[0], str(path), *command[1:]],
+    out = subprocess.run(forked([sys.executable, "-m", "tileorch", command[0], str(path), *command[1:]]),
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert out.stderr.startswith(f"{path}:1:1: error: "), out.stderr

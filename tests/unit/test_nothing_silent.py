@@ -13,12 +13,13 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from tool_forkserver import forked
 
 NOTHING = "warning: nothing to compile: the module defines no kernel"
 
 
 def _cli(*argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tileorch", *argv], capture_output=True, text=True)
+    return subprocess.run(forked([sys.executable, "-m", "tileorch", *argv]), capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("text, suffix", [("builtin.module {\n}\n", ".mlir"), ("", ".mlir"),

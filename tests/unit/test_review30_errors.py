@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+from tool_forkserver import forked
 
 pytest.importorskip("xdsl")
 ct = pytest.importorskip("cuda.tile")
@@ -85,8 +86,8 @@ def test_the_command_line_exits_non_zero_with_the_located_error(tmp_path):
     arguments = rc.describe_arguments(kernel, tuple(views))
     path = tmp_path / "sum_toward_zero.tileirbc"
     path.write_bytes(rc.export_bytecode(kernel, arguments))
-    done = subprocess.run([sys.executable, "-m", "tileorch", "compile", str(path), "--no-ptxas", "--no-cache",
-                           "-o", str(tmp_path / "out.ptx")], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(forked([sys.executable, "-m", "tileorch", "compile", str(path), "--no-ptxas", "--no-cache",
+                                  "-o", str(tmp_path / "out.ptx")]), capture_output=True, text=True, timeout=300)
     assert done.returncode != 0
     assert done.stderr.startswith(f"{__file__}:{_line_of(kernel, marker)}:") and words in done.stderr, done.stderr
     assert "Traceback" not in done.stderr

@@ -58,3 +58,20 @@ def test_the_client_passes_any_argument_and_the_tools_status(tmp_path):
         good.write_text("builtin.module {\n}\n")
         ok = subprocess.run([opt, str(good)], capture_output=True, text=True, timeout=120)
         assert ok.returncode == 0 and "builtin.module" in ok.stdout, (ok.stdout, ok.stderr)
+
+
+def test_python_m_tileorch_runs_forked_as_a_fresh_interpreter_runs_it(tmp_path):
+    """``python -m tileorch`` (the package's ``__main__``: the command-line tests of a source checkout) is forked
+    from the server too, as the ``tileorch`` tool (``tileorch.cli.main:main``): the client's status and streams are a fresh interpreter's, for a command that fails
+    (located error, exit 1) and one that succeeds."""
+    command = tool_forkserver.forked([sys.executable, "-m", "tileorch"])
+    assert os.path.basename(command[0]) == "tileorch", command
+    bad = tmp_path / "kernel.py"
+    bad.write_text("import cuda.tile as ct\n")
+    good = tmp_path / "m.mlir"
+    good.write_text("builtin.module {\n}\n")
+    for args in (["compile", str(bad)], ["compile", str(good), "--emit", "mlir", "--no-cache"]):
+        fresh = subprocess.run([sys.executable, "-m", "tileorch", *args], capture_output=True, text=True, timeout=120)
+        forked = subprocess.run([*command, *args], capture_output=True, text=True, timeout=120)
+        assert (forked.returncode, forked.stdout, forked.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
+    assert fresh.returncode == 0 and "builtin.module" in fresh.stdout, fresh.stderr

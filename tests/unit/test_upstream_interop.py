@@ -20,6 +20,7 @@ import tileorch
 from tileorch.backend.ptxas import ptxas_available
 from tileorch.diagnostics import parse_module, verify_located
 from tileorch.registry import make_context
+from tool_forkserver import forked
 
 INPUTS = sorted((Path(__file__).resolve().parents[1] / "upstream_inputs").glob("*.mlir"))
 HERE_IREE = Path(sys.executable).parent / "iree-opt"
@@ -82,6 +83,6 @@ def test_cli_compiles_an_upstream_module(tmp_path):
     cmd = [sys.executable, "-m", "tileorch.cli.main", "compile", str(path), "-o", str(out), "--no-cache"]
     if not ptxas_available():
         cmd.append("--no-ptxas")
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(forked(cmd), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert ".visible .entry handshake(" in out.read_text()

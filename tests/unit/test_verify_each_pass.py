@@ -71,3 +71,94 @@ def test_cutile_routes_verify_after_every_pass(verify_each_pass, name):
     program = compile_program(cutile_bytecode(kernel, spec), name, ptxas=False)
     assert program.kind == kind, program.remarks
     assert ".entry" in program.ptx
+
+
+# --- tileorch-opt: between its -p passes as mlir-opt, or once per pipeline with TILEORCH_VERIFY_EACH_PASS=0 ---------
+
+_TWO_FUNCS = """builtin.module {
+  func.func @a() {
+    func.return
+  }
+  func.func @b() {
+    func.return
+  }
+}
+"""
+
+
+def _return_passes():
+    """Two passes: the first erases every ``func.return`` (a block without its terminator: invalid), the second puts
+    them back (valid again)."""
+    from xdsl.dialects import func
+    from xdsl.passes import ModulePass
+
+    class DropReturns(ModulePass):
+        name = "test-drop-returns"
+
+        def apply(self, ctx, op):
+            for ret in [o for o in op.walk() if isinstance(o, func.ReturnOp)]:
+                ret.detach()
+                ret.erase()
+
+    class AddReturns(ModulePass):
+        name = "test-add-returns"
+
+        def apply(self, ctx, op):
+            for fn in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
+                block = fn.body.block
+                if not isinstance(block.last_op, func.ReturnOp):
+                    block.add_op(func.ReturnOp())
+
+    return {DropReturns.name: lambda: DropReturns, AddReturns.name: lambda: AddReturns}
+
+
+def _opt(tmp_path, monkeypatch, capsys, *args):
+    """``tileorch-opt`` on two functions with the passes above registered: (exit status, stdout, stderr, the number of
+    times ``ModuleOp.verify`` ran: the input's verification (``verify_located``) once, then between or after the
+    passes)."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    from tileorch import registry
+    from tileorch.tools import opt
+
+    real = registry.pass_factories
+    monkeypatch.setattr(registry, "pass_factories", lambda: {**real(), **_return_passes()})
+    calls = []
+    verify = ModuleOp.verify
+    monkeypatch.setattr(ModuleOp, "verify", lambda self, *a, **k: (calls.append(1), verify(self, *a, **k))[1])
+    src = tmp_path / "k.mlir"
+    src.write_text(_TWO_FUNCS)
+    code = 0
+    try:
+        opt.main([str(src), *args])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err, len(calls)
+
+
+def test_tileorch_opt_verifies_after_every_pass_by_default(tmp_path, monkeypatch, capsys):
+    """As mlir-opt: the IR the first pass leaves (functions without their terminators) is reported, exit 1; the
+    module is verified between the two passes and after the last, not again before the first (``run`` verified the
+    input with located errors already)."""
+    monkeypatch.delenv("TILEORCH_VERIFY_EACH_PASS", raising=False)
+    code, out, err, verified = _opt(tmp_path, monkeypatch, capsys, "-p", "test-drop-returns,test-add-returns")
+    assert code == 1 and "error" in err and "func.return" not in out, (out, err)
+    code, out, err, verified = _opt(tmp_path, monkeypatch, capsys, "-p", "canonicalize,canonicalize")
+    assert code == 0 and out.count("func.return") == 2, (out, err)
+    assert verified == 3  # the input, between the passes, after the last
+
+
+def test_tileorch_opt_verifies_the_pipelines_result_once_with_verify_each_pass_0(tmp_path, monkeypatch, capsys):
+    """``TILEORCH_VERIFY_EACH_PASS=0`` (the test suite's, passed to lit's RUN lines): the input and the result of the
+    last pass are verified, the IR between the passes is not (the functions the first pass broke and the second
+    repaired compile, exit 0); an invalid result is still reported; ``--disable-verify`` verifies nothing."""
+    monkeypatch.setenv("TILEORCH_VERIFY_EACH_PASS", "0")
+    code, out, err, verified = _opt(tmp_path, monkeypatch, capsys, "-p", "test-drop-returns,test-add-returns")
+    assert code == 0 and out.count("func.return") == 2 and not err, (out, err)
+    assert verified == 2  # the input, after the last pass
+    code, out, err, verified = _opt(tmp_path, monkeypatch, capsys, "-p", "test-add-returns,test-drop-returns")
+    assert code == 1 and "error" in err, (out, err)
+    code, out, err, verified = _opt(tmp_path, monkeypatch, capsys, "-p", "canonicalize,canonicalize",
+                                    "--disable-verify")
+    assert code == 0 and verified == 0, (out, err)

@@ -1327,7 +1327,7 @@ def load(path: str, kernel: str | None = None, iterations: int | None = None
     """Parse, verify and extract ``path``: (protocols, located error lines)."""
     from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-    from tileorch.diagnostics import SourceError, format_exception, parse_module, read_source, verify_located
+    from tileorch.diagnostics import SourceError, format_exception, parse_module, read_source
     from tileorch.registry import make_context
     try:  # read as the other commands read it: bytecode, a cubin, PTX or a bad byte say what they are
         text = read_source(path)
@@ -1335,6 +1335,20 @@ def load(path: str, kernel: str | None = None, iterations: int | None = None
         return [], [exc.format(path)]
     try:
         module = parse_module(make_context(), text, path)
+    except (ParseError, DiagnosticException) as exc:
+        return [], format_exception(exc)
+    return load_module(module, kernel, iterations, path)
+
+
+def load_module(module: ModuleOp, kernel: str | None = None, iterations: int | None = None,
+                path: str = "<module>") -> tuple[list[Protocol], list[str]]:
+    """:func:`load` of a module in memory (a lowering a test made: what ``tileorch check`` reads of the
+    module's printed text, without printing and parsing it): verify and extract, (protocols, located error
+    lines); ``path`` names the module in the error of a missing ``kernel``."""
+    from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+    from tileorch.diagnostics import format_exception, verify_located
+    try:
         errors = verify_located(module)
         if errors:
             return [], errors

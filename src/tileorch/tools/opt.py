@@ -59,14 +59,26 @@ class TileorchOptMain(xDSLOptMain):
         from tileorch.backend.pipeline import guarded_apply
 
         passes, callback = self.pipeline.passes, self.pipeline.callback
+        each = _verify_between_passes()
         previous = None
         for p in passes:
             if callback is not None:
-                callback(previous, prog, p)
+                # before the first pass: the input was verified by `run` (verify_located) already
+                self._call_back(callback, previous, prog, p, verify=previous is not None and each)
             guarded_apply(p, self.ctx, prog)
             previous = p
         if callback is not None:
-            callback(previous, prog, None)
+            self._call_back(callback, previous, prog, None, verify=previous is not None)
+
+    def _call_back(self, callback, previous, prog, following, verify: bool) -> None:
+        """xDSL's callback between passes (``--time-passes``, ``--print-between-passes``, and its
+        verification, kept only where ``verify``; ``--disable-verify`` turns every one off)."""
+        disabled = self.args.disable_verify
+        self.args.disable_verify = disabled or not verify
+        try:
+            callback(previous, prog, following)
+        finally:
+            self.args.disable_verify = disabled
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
         if file_extension not in ("mlir", "tileirbc", "bc"):
@@ -231,6 +243,16 @@ class TileorchOptMain(xDSLOptMain):
                     failed = True
         if (failed and not self.args.verify_diagnostics) or mismatched:
             sys.exit(1)
+
+
+def _verify_between_passes() -> bool:
+    """Verify after every pass of ``-p`` (xdsl-opt's and mlir-opt's default), unless
+    ``TILEORCH_VERIFY_EACH_PASS=0`` is set in the environment: then the result of the last pass
+    only, once per pipeline as ``tileorch compile`` does (the input is verified either way).  The
+    test suite sets it (tests/conftest.py, passed to lit's RUN lines by tests/filecheck/lit.cfg.py):
+    between-pass verification was about a third of a tier RUN line's CPU; tests/unit/
+    test_verify_each_pass.py verifies every route after every pass."""
+    return os.environ.get("TILEORCH_VERIFY_EACH_PASS") != "0"
 
 
 def main(argv: list[str] | None = None) -> None:

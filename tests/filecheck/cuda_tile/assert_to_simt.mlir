@@ -1,7 +1,8 @@
 // REQUIRES: ptxas
 // RUN: tileorch-opt %s -p convert-cudatile-to-tileaa | filecheck %s --check-prefix=AA
-// RUN: tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=SIMT
-// RUN: tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=LINE
+// RUN: tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt > %t.simt.mlir
+// RUN: filecheck %s --check-prefix=SIMT < %t.simt.mlir
+// RUN: filecheck %s --check-prefix=LINE < %t.simt.mlir
 // RUN: tileorch compile %s -o %t.ptx --cubin %t.cubin
 // RUN: filecheck %s --check-prefix=PTX < %t.ptx
 // RUN: python -c "import sys; d = open(sys.argv[1], 'rb').read(); sys.exit(0 if d[16] == 2 else 'relocatable cubin')" %t.cubin

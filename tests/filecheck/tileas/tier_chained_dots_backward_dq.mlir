@@ -1,5 +1,6 @@
-// RUN: env TILEORCH_ATTN_PERSISTENT=0 TILEORCH_ATTN_S_AHEAD=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
-// RUN: env TILEORCH_ATTN_PERSISTENT=0 TILEORCH_ATTN_S_AHEAD=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=NOB2
+// RUN: env TILEORCH_ATTN_PERSISTENT=0 TILEORCH_ATTN_S_AHEAD=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass > %t.mlir
+// RUN: filecheck %s < %t.mlir
+// RUN: filecheck %s --check-prefix=NOB2 < %t.mlir
 // RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // FlashAttention's backward dQ (tileorch.testing.attention_programs4.bwd_dq, 64x64 tiles, head dim 64,
