@@ -6,9 +6,13 @@
 #   session39_fp8acc.sh   fp8 two-level accumulation on/off: accuracy and TFLOP/s (when present)
 #   session39_sweep31.sh  sweep 31's GPU twins (when present)
 # Run (carry .whl):  CMD="bash benchmarks/session39_lead.sh" TAIL=150 bash benchmarks/device_session.sh shell
+# LEAD_S (default 500): a script is skipped once fewer than 150 s of it are left (each takes < 150 s), so the
+# archive is always written before the call's limit
+T0=$(date +%s)
 for s in session38_headdim session38_pdl session39_issue21 session39_fp8acc session39_sweep31; do
   [ -f "benchmarks/$s.sh" ] || { echo "[s39 lead] $s: not in this tree"; continue; }
   start=$(date +%s)
+  (( start - T0 + 150 > ${LEAD_S:-500} )) && { echo "[s39 lead] $s: skipped (time)"; continue; }
   bash "benchmarks/$s.sh"
   echo "[s39 lead] $s: rc=$? $(( $(date +%s) - start )) s"
 done
