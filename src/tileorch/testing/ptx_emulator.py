@@ -8,7 +8,20 @@ simulator.
 :class:`Emu` runs every thread of one CTA; the threads at the same instruction run together
 (vectorized), a warp-collective instruction (``shfl``, ``vote``) waits for its whole warp, a warp-group one
 (``wgmma.*``, ``setmaxnreg``) for its warp group, ``bar.sync`` / ``bar.arrive`` count arrivals per
-named barrier.  Asynchrony is modelled where it decides correctness:
+named barrier.
+
+Scheduling: each step runs the threads at one pc; the distinct pcs of the live threads take turns (round robin,
+the rotation one further each round) and the first whose threads can move is stepped.  Passed over, as threads
+that cannot move: a ``bar.sync`` still missing arrivals, a collective whose unit is incomplete and (with
+:attr:`Emu.park_waits`, the default) an mbarrier spin loop's poll that fails for every thread at it, tried again
+only after some mbarrier changed phase.  So the runs are round-robin interleavings of the threads that can move in
+which a spin loop polls only when the poll succeeds for some thread at it; the interleavings that stepping the
+failed polls also produced differ from these only by those polls, which change nothing but the clock (the loop's
+predicate registers are written again by the successful poll).  Every check below is made on the state each step
+leaves, so each holds for the runs produced; ``wait_delay`` holds a ready ``wgmma.wait_group`` for that many steps of
+threads that can move (failed polls no longer count), and a CTA in which no thread can move is a deadlock
+(:class:`Fault` naming each waiting pc, its mbarrier phases or named-barrier arrivals) where polling it would have
+run into the step limit.  Asynchrony is modelled where it decides correctness:
 
 * ``wgmma.mma_async`` (f32 accumulators of f16, bf16, tf32 or e4m3 / e5m2 operands, s32 ones of s8 / u8) is
   asynchronous: it reads its shared-memory operands and A-fragment registers and computes ``D = A B (+ D)`` only at the ``wgmma.wait_group`` that retires its group
@@ -692,6 +705,49 @@ has read: the same in every kernel, parsed once."""
 """The instructions :meth:`Emu.step` moves threads for itself (the others: :meth:`Emu.execute`)."""
 
 
+_IMMEDIATE = re.compile(r"^(-?(\d+|0x[0-9a-fA-F]+)U?|0[fd][0-9a-fA-F]+)$")
+
+
+def _spin_waits(parsed, labels) -> tuple:
+    """Per pc: ``(address operand, parity operand)`` where the instruction is the poll of an mbarrier spin loop,
+    else None.  A spin loop, as LLVM and inline assembly spell it::
+
+        L:  mov.b32 %r1, <immediate>;   (any number of unpredicated movs of immediates)
+            mbarrier.try_wait.parity.shared.b64 P, [addr], parity(, hint);   (or test_wait)
+            not.pred Q, P;  @Q bra L;   (or @!P bra L)
+
+    A failed poll of it changes nothing a thread or the kernel reads after the loop: the movs rewrite the same
+    immediates, the poll and the not rewrite P and Q, which the successful poll that ends the loop writes again
+    (P true, Q false) before any other instruction reads them.  :meth:`Emu.run` does not step a poll that fails
+    for every thread at it (it parks them there until an mbarrier phase changes)."""
+    spins = [None] * len(parsed)
+    for w, (pred, op, ops) in enumerate(parsed):
+        if pred is not None or not op.startswith(("mbarrier.try_wait.parity", "mbarrier.test_wait.parity")):
+            continue
+        if len(ops) < 3 or w + 1 >= len(parsed):
+            continue
+        p, used = ops[0].strip(), {ops[0].strip(), ops[1].strip()[1:-1].split("+")[0].strip(), ops[2].strip()}
+        branch = parsed[w + 1]
+        if branch[0] is None and branch[1] == "not.pred" and w + 2 < len(parsed):
+            q = branch[2][0].strip()
+            if branch[2][1].strip() != p or q in used:
+                continue
+            branch = parsed[w + 2]
+            if branch[0] != (False, q.lstrip("%")) and branch[0] != (False, q):
+                continue
+        elif branch[0] not in ((True, p), (True, p.lstrip("%"))):
+            continue
+        if not branch[1].startswith("bra") or len(branch[2]) != 1:
+            continue
+        head = labels.get(branch[2][0].strip())
+        if head is None or head > w:
+            continue
+        if all(parsed[k][0] is None and parsed[k][1].startswith("mov.") and len(parsed[k][2]) == 2
+               and _IMMEDIATE.match(parsed[k][2][1].strip()) for k in range(head, w)):
+            spins[w] = (ops[1], ops[2])
+    return tuple(spins)
+
+
 class _Decoded:
     """What :class:`Emu` reads of a PTX text before running it, the same for every CTA: the
     entry's parameter names, the instructions and labels (:func:`parse`), the called functions'
@@ -716,6 +772,7 @@ class _Decoded:
             for group in (ops[0], *(ops[1:2] if ops[1:2] and ops[1].startswith("{") else ())) for x in group[1:-1].split(","))
         self.straight = tuple(base not in _CONTROL and collective is None and not op.startswith("barrier.")
                               for (base, collective), (_, op, _) in zip(self.kinds, self.parsed))
+        self.spins = _spin_waits(self.parsed, self.labels)
         self.shared = re.findall(r"^\s*\.shared\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M)
         self.globals = re.findall(
             r"^\s*\.global\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\](?:\s*=\s*\{([^}]*)\})?\s*;", ptx, re.M)
@@ -753,6 +810,14 @@ class Emu:
     hardware's approximation may be (1 ulp at most): a test of a sequence that must correct it (0: the correctly
     rounded reciprocal, as before).  ``.ftz`` flushes a subnormal input and result to a zero of its sign either
     way, as the hardware does."""
+
+    park_waits = True
+    """Threads that cannot move until another thread acts are not stepped (:meth:`run`): an mbarrier spin loop's
+    poll (:func:`_spin_waits`) that fails for every thread at it waits until some mbarrier changes phase, a
+    ``bar.sync`` whose threads have all arrived until some named barrier completes.  A failed poll changes nothing
+    but the clock, so the kernel's results are those of an interleaving in which the poll ran only once its phase
+    had completed; a deadlock (every live thread waiting) raises :class:`Fault` naming the barriers waited for, where
+    stepping the failed polls ran into the step limit.  False: every poll stepped (as before session 39)."""
 
     fp8_sum_bits = None
     """None: an 8-bit float WGMMA sums its products (and D) in f32, as the other float WGMMAs.  ``b``: a model of a
@@ -813,7 +878,9 @@ class Emu:
         if self.local_size:
             self.memory.append((LOCAL_BASE, np.zeros(self.local_size * nthreads, dtype=np.uint8), "local"))
         self.mbar = {}
+        self.mb_flips = 0  # mbarrier phase changes (and inits) so far: a parked spin loop polls again after one
         self.named = {}
+        self.bar_gens = 0  # named-barrier generations completed so far: a parked bar.sync is tried again after one
         self.bar_wait = np.full(self.N, -1, dtype=np.int64)
         self.pc = np.zeros(self.N, dtype=np.int64)
         self.live = np.ones(self.N, dtype=bool)
@@ -847,6 +914,7 @@ class Emu:
         self.parsed = decoded.parsed  # (predicate, op, operands) per pc
         self.kinds = decoded.kinds  # (base name, collective unit) per pc
         self.straight = decoded.straight
+        self.spins = decoded.spins  # per pc: (address, parity) of an mbarrier spin loop's poll, else None
 
     _kind = staticmethod(_kind)
 
@@ -1062,6 +1130,7 @@ class Emu:
         if b["pending"] <= 0 and b["tx"] == 0:
             b["phase"] ^= 1
             b["pending"] = b["count"]
+            self.mb_flips += 1
 
     # ------------------------------------------------------------------ run
     def _rcp_f32(self, x: np.ndarray, parts: list) -> np.ndarray:
@@ -1086,6 +1155,9 @@ class Emu:
         count = np.count_nonzero  # ndarray.any() / .sum() cost several times more on these small masks
         straight = self.straight
         kinds = self.kinds
+        parsed = self.parsed
+        spins = self.spins if self.park_waits else None
+        parked = {}  # pc -> (mb_flips or bar_gens, threads there) when its threads last could not move (park_waits)
         pcs = None
         # masks[pc]: the mask of the live threads at pc, for the pcs whose mask was made since `pcs` was counted,
         # kept while `exact` (pcs is then exactly the live threads' pcs): a straight step moves its mask to the
@@ -1119,7 +1191,17 @@ class Emu:
                         continue
                     if exact:
                         masks[pc] = T
-                if self.wait_delay and self.parsed[pc][1].startswith("wgmma.wait_group"):
+                if spins is not None:
+                    if spins[pc] is not None:  # an mbarrier spin loop's poll: not stepped while it fails for all
+                        key = (self.mb_flips, count(T))
+                        if parked.get(pc) == key or self._poll_fails(spins[pc], T):
+                            parked[pc] = key
+                            continue
+                    elif kinds[pc][1] == "bar" and parsed[pc][0] is None:
+                        key = (self.bar_gens, count(T))
+                        if parked.get(pc) == key:  # the same threads waiting, no barrier completed since
+                            continue
+                if self.wait_delay and parsed[pc][1].startswith("wgmma.wait_group"):
                     since = self.ready_since.setdefault(pc, steps)
                     if steps - since < self.wait_delay:  # the tensor core is slow: others run first
                         held.append((pc, T))
@@ -1130,18 +1212,22 @@ class Emu:
                     steps += 1
                     stepped = pc
                     break
-                if kinds[pc][1] == "bar" and exact:  # (see masks above)
-                    exact = False
-                    masks = {}
+                if kinds[pc][1] == "bar":
+                    if parsed[pc][0] is not None:  # (see masks above)
+                        if exact:
+                            exact = False
+                            masks = {}
+                    elif spins is not None:  # unpredicated: nothing moved; it cannot until a barrier completes
+                        parked[pc] = (self.bar_gens, count(T))
             if not progressed and held:
                 pc, T = held[0]
                 self.ready_since.pop(pc, None)
                 progressed = self.step(pc, T)
                 steps += 1
             if not progressed:
-                if self.cluster is not None and all(self.insts[p].startswith("barrier.cluster.wait") for p in pcs):
+                if self.cluster is not None and any(self.insts[p].startswith("barrier.cluster.wait") for p in pcs):
                     return False  # the cluster's other CTAs have not arrived yet: Cluster.run resumes this one
-                raise Fault(f"deadlock at pcs {[(p, self.insts[p]) for p in pcs]}")
+                raise Fault(self._deadlock(pcs))
             if steps > max_steps:
                 raise Fault("step limit")
             if stepped is not None and straight[stepped]:  # its threads, all of them, one pc on
@@ -1184,6 +1270,37 @@ class Emu:
                 self.errors.append(f"CTA exits with a bulk copy into shared bytes {lo:#x}..{hi:#x} whose mbarrier "
                                    f"{bar} phase {phase} no thread waited for")
         return True
+
+    def _poll_fails(self, spin, T) -> bool:
+        """Whether ``mbarrier.try_wait.parity`` (``spin``: its address and parity operands) fails for every thread
+        of ``T``: each one's barrier is in the phase of its parity (the phase it waits to complete)."""
+        offs = self.shared_off(self.addr(spin[0], T)).tolist()
+        par = self.get(spin[1], T).tolist()
+        mb = self.mb
+        return all(mb(off)["phase"] == (p & 1) for off, p in zip(offs, par))
+
+    def _deadlock(self, pcs) -> str:
+        """The message of the deadlock :meth:`run` found at ``pcs`` (no thread can move): each pc's instruction and
+        its threads; for an mbarrier poll, the barriers and phases they wait for; for a named barrier, its arrivals."""
+        out = []
+        for pc in pcs:
+            T = self.live & (self.pc == pc)
+            tids = np.nonzero(T)[0]
+            where = f"pc {pc} '{self.insts[pc]}' threads {tids[0]}..{tids[-1]} ({len(tids)})"
+            spin = self.spins[pc]
+            if spin is not None:
+                offs = self.shared_off(self.addr(spin[0], T)).tolist()
+                par = self.get(spin[1], T).tolist()
+                waits = sorted({(off, p & 1) for off, p in zip(offs, par)})
+                where += ": " + ", ".join(
+                    f"mbarrier {off} waits for phase {p} to complete ({self.mb(off)['pending']} arrivals, "
+                    f"{self.mb(off)['tx']} tx bytes pending)" for off, p in waits)
+            elif self.kinds[pc][1] == "bar":
+                ids = self.get(self.parsed[pc][2][0], T).tolist()
+                where += ": " + ", ".join(f"named barrier {b} has {self.named.get(b, {}).get('count', 0)} of "
+                                          f"{self.named.get(b, {}).get('want', '?')} arrivals" for b in sorted(set(ids)))
+            out.append(where)
+        return "deadlock: no thread can move: " + "; ".join(out)
 
     def units_complete(self, T, size):
         """Every live thread of each warp (``size`` 32) or warp group (128) that has a thread in ``T`` is in ``T``."""
@@ -1342,6 +1459,7 @@ class Emu:
                         self.errors.append(f"named barrier {bid}: {b['count']} arrivals for a count of {count}")
                     b["count"] = 0
                     b["gen"] += 1
+                    self.bar_gens += 1
                 if arrive_only:
                     self.pc[new] = pc + 1
                 else:
@@ -2018,6 +2136,7 @@ class Emu:
             c = self.get(ops[1], T)
             for off, cnt in zip(a.tolist(), c.tolist()):
                 self.mbar[off] = {"phase": 0, "count": cnt, "pending": cnt, "tx": 0}
+            self.mb_flips += 1  # (a phase may have gone back to 0)
             return
         if op.startswith("mbarrier.arrive.expect_tx"):
             a = self.shared_off(self.addr(ops[1], T))
@@ -2214,6 +2333,7 @@ class Emu:
         if b["pending"] <= 0 and b["tx"] == 0:
             b["phase"] ^= 1
             b["pending"] = b["count"]
+            self.mb_flips += 1
 
     # ------------------------------------------------------------------ WGMMA
     def smem_elem(self, addr, span=128, ty="f16"):
