@@ -64,6 +64,7 @@ run into the step limit.  Asynchrony is modelled where it decides correctness:
 Not modelled: CTAs of other clusters, timing, memory ordering beyond the above.
 Unknown instructions raise :class:`Fault`.
 """
+import contextlib
 import math
 import re
 from collections import Counter
@@ -200,8 +201,9 @@ def _bf16_bits(x):
 def _float_add_bits(ty, a, b):
     """The bits of ``a + b`` for float bits ``a``, ``b`` of type ``ty`` (f16, bf16, f32, f64), the
     sum rounded once to ``ty`` (nearest even)."""
-    if ty == "f64":
-        return int(np.array([a, b], dtype=np.uint64).view(np.float64).sum().view(np.uint64))
+    if ty == "f64":  # (an add, not .sum(): a reduction starts from +0, and -0 + -0 is -0)
+        x = np.array([a, b], dtype=np.uint64).view(np.float64)
+        return int(np.float64(x[0] + x[1]).view(np.uint64))
     if ty == "f32":
         x = np.array([a, b], dtype=np.uint32).view(np.float32)
         return int(np.float32(x[0] + x[1]).view(np.uint32))
@@ -682,6 +684,17 @@ true there)."""
 
 _CONTROL = frozenset(("bra", "call", "ret", "exit"))
 
+_RUNS = [0]
+"""How many :meth:`Emu.run` calls are in progress: each ignores numpy's floating-point warnings for the whole run."""
+_NO_CONTEXT = contextlib.nullcontext()
+
+
+def _quiet():
+    """``np.errstate(all="ignore")`` for the hot handlers, or inside :meth:`Emu.run` (which already ignores them)
+    nothing: entering an errstate costs microseconds per instruction.  (Another thread's run makes it nothing
+    here too: a warning then is printed, no value changes.)"""
+    return _NO_CONTEXT if _RUNS[0] else np.errstate(all="ignore")
+
 _PRED_BINARY = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
 """``and`` / ``or`` / ``xor.pred`` of two predicates (bool arrays)."""
 
@@ -689,6 +702,9 @@ _AT_ONCE_MIN = 4
 """Global loads / stores of at least this many threads go through one numpy gather / scatter
 (:meth:`Emu._one_buffer`); fewer (an atomic's one address) one by one, which costs less there."""
 _BYTE_INDEX = np.arange(8, dtype=np.intp)
+_ACCUMULATE_WORDS = 8
+"""An f32 / f64 ``atom.add`` of at most this many distinct words (or of distinct words only) runs in numpy calls
+per word (:meth:`Emu._float_add_at_once`); more, one thread at a time."""
 
 _INT_TYPES = {f"{kind}{width}": width for kind in "bsu" for width in (8, 16, 32, 64)}
 """The integer type suffixes (``.b8`` .. ``.u64``) and their widths."""
@@ -704,6 +720,9 @@ _IMMEDIATES: dict[str, int] = {}
 has read: the same in every kernel, parsed once."""
 """The instructions :meth:`Emu.step` moves threads for itself (the others: :meth:`Emu.execute`)."""
 
+
+_BAR = "bar"
+"""A pc of :attr:`_Decoded.waits`: an unpredicated ``bar.sync`` / ``barrier.sync``."""
 
 _IMMEDIATE = re.compile(r"^(-?(\d+|0x[0-9a-fA-F]+)U?|0[fd][0-9a-fA-F]+)$")
 
@@ -773,6 +792,10 @@ class _Decoded:
         self.straight = tuple(base not in _CONTROL and collective is None and not op.startswith("barrier.")
                               for (base, collective), (_, op, _) in zip(self.kinds, self.parsed))
         self.spins = _spin_waits(self.parsed, self.labels)
+        # per pc: what Emu.run parks threads at: a spin loop's poll (its operands), an unpredicated bar.sync (_BAR)
+        self.waits = tuple(spin if spin is not None else _BAR if collective == "bar" and pred is None and
+                           not op.startswith(("bar.arrive", "barrier.arrive")) else None
+                           for spin, (_, collective), (pred, op, _) in zip(self.spins, self.kinds, self.parsed))
         self.shared = re.findall(r"^\s*\.shared\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M)
         self.globals = re.findall(
             r"^\s*\.global\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\](?:\s*=\s*\{([^}]*)\})?\s*;", ptx, re.M)
@@ -915,6 +938,7 @@ class Emu:
         self.kinds = decoded.kinds  # (base name, collective unit) per pc
         self.straight = decoded.straight
         self.spins = decoded.spins  # per pc: (address, parity) of an mbarrier spin loop's poll, else None
+        self.waits = decoded.waits
 
     _kind = staticmethod(_kind)
 
@@ -927,15 +951,22 @@ class Emu:
 
     # ------------------------------------------------------------------ values
     def get(self, x, T):
-        x = x.strip()
         reg = self.regs.get(x)
         if reg is not None:  # a register written before (the common case; never a special register)
-            if self.pending.get(x):
+            if self.pending and self.pending.get(x):
                 self._check_pending(x, T)
             return reg[T]
         imm = _IMMEDIATES.get(x)
         if imm is not None:  # a literal read before
-            return np.full(np.count_nonzero(T), imm, dtype=np.uint64)
+            out = np.empty(np.count_nonzero(T), dtype=np.uint64)
+            out.fill(imm)
+            return out
+        x = x.strip()
+        reg = self.regs.get(x)
+        if reg is not None:  # (an operand spelled with spaces)
+            if self.pending.get(x):
+                self._check_pending(x, T)
+            return reg[T]
         if x.startswith("%") or x == "p":
             if x in ("%tid.x",):
                 return np.arange(self.N, dtype=np.uint64)[T]
@@ -996,12 +1027,14 @@ class Emu:
         return PARAM_BASE + self.params.index(name) * 256
 
     def set(self, x, T, v):
-        x = x.strip()
-        if self.pending.get(x):
-            self._check_pending(x, T)
         reg = self.regs.get(x)
         if reg is None:
-            reg = self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
+            x = x.strip()
+            reg = self.regs.get(x)
+            if reg is None:
+                reg = self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
+        if self.pending and self.pending.get(x):
+            self._check_pending(x, T)
         v = np.asarray(v)
         reg[T] = v if v.dtype == np.uint64 else v.astype(np.uint64)
         if x in self.wgmma_regs:  # (no other register's write time is read)
@@ -1150,13 +1183,23 @@ class Emu:
         return r
 
     def run(self, max_steps=5_000_000):
+        """Run the CTA until every thread exited (True), or (a CTA of a :class:`Cluster`) until its threads wait on
+        the other CTAs (False); numpy's floating-point warnings ignored throughout (the kernel's arithmetic)."""
+        _RUNS[0] += 1
+        try:
+            with np.errstate(all="ignore"):
+                return self._run(max_steps)
+        finally:
+            _RUNS[0] -= 1
+
+    def _run(self, max_steps):
         steps = 0
         rr = 0
         count = np.count_nonzero  # ndarray.any() / .sum() cost several times more on these small masks
         straight = self.straight
         kinds = self.kinds
         parsed = self.parsed
-        spins = self.spins if self.park_waits else None
+        waits = self.waits if self.park_waits else None
         parked = {}  # pc -> (mb_flips or bar_gens, threads there) when its threads last could not move (park_waits)
         pcs = None
         # masks[pc]: the mask of the live threads at pc, for the pcs whose mask was made since `pcs` was counted,
@@ -1191,15 +1234,14 @@ class Emu:
                         continue
                     if exact:
                         masks[pc] = T
-                if spins is not None:
-                    if spins[pc] is not None:  # an mbarrier spin loop's poll: not stepped while it fails for all
-                        key = (self.mb_flips, count(T))
-                        if parked.get(pc) == key or self._poll_fails(spins[pc], T):
-                            parked[pc] = key
+                if waits is not None and waits[pc] is not None:
+                    if waits[pc] is _BAR:
+                        if parked.get(pc) == (self.bar_gens, count(T)):  # the same threads, no barrier completed
                             continue
-                    elif kinds[pc][1] == "bar" and parsed[pc][0] is None:
-                        key = (self.bar_gens, count(T))
-                        if parked.get(pc) == key:  # the same threads waiting, no barrier completed since
+                    else:  # an mbarrier spin loop's poll: not stepped while it fails for every thread at it
+                        key = (self.mb_flips, count(T))
+                        if parked.get(pc) == key or self._poll_fails(waits[pc], T):
+                            parked[pc] = key
                             continue
                 if self.wait_delay and parsed[pc][1].startswith("wgmma.wait_group"):
                     since = self.ready_since.setdefault(pc, steps)
@@ -1217,7 +1259,7 @@ class Emu:
                         if exact:
                             exact = False
                             masks = {}
-                    elif spins is not None:  # unpredicated: nothing moved; it cannot until a barrier completes
+                    elif waits is not None:  # unpredicated: nothing moved; it cannot until a barrier completes
                         parked[pc] = (self.bar_gens, count(T))
             if not progressed and held:
                 pc, T = held[0]
@@ -1579,7 +1621,7 @@ class Emu:
         g = lambda i: self.get(ops[i], T)  # noqa: E731
         base = parts[0]
         a = [f32(g(i)) for i in range(1, len(ops))]
-        with np.errstate(all="ignore"):
+        with _quiet():
             if base == "add": r = a[0] + a[1]
             elif base == "sub": r = a[0] - a[1]
             elif base == "mul": r = a[0] * a[1]
@@ -1701,7 +1743,7 @@ class Emu:
                 y = (b & m).astype(np.int64) if w == 64 else ((b & m).astype(np.int64) ^ (1 << (w - 1))) - (1 << (w - 1))
             else:
                 x, y = a & m, b & m
-        with np.errstate(all="ignore"):
+        with _quiet():
             # ne is ordered, as every comparison without u: false where an operand is NaN (PTX ISA,
             # floating-point comparisons; numpy's != is true there)
             r = _SETP_COMPARE[cmp](x, y)
@@ -1903,6 +1945,12 @@ class Emu:
         a = self.addr(addr_op, T).tolist()
         b = [x & mask for x in self.get(vals[0], T).tolist()]
         c = [x & mask for x in self.get(vals[1], T).tolist()] if kind == "cas" else None
+        if ty in ("f32", "f64") and kind == "add":
+            done = self._float_add_at_once(a, b, ty, nbytes, dst is not None)
+            if done is not None:
+                if dst is not None:
+                    self.set(dst, T, done)
+                return
         signed = lambda x: x - (1 << width) if ty[0] == "s" and x >> (width - 1) else x  # noqa: E731
         olds = []
         read, write = self._atomic_access(a, nbytes)
@@ -1933,6 +1981,53 @@ class Emu:
             olds.append(old)
         if dst is not None:
             self.set(dst, T, np.array(olds, dtype=np.uint64))
+
+    def _float_add_at_once(self, addrs, vals, ty, nbytes, olds: bool):
+        """``atom`` / ``red.add`` of f32 / f64 ``vals`` (bits, a list) at ``addrs`` (a list) in a few numpy calls where
+        every address lies, aligned, in one buffer (:meth:`_one_buffer`): the same sums, rounded the same way, in the
+        same order as one thread at a time, the same traffic.  ``red`` (not ``olds``): one ``np.add.at`` (it applies
+        its updates in index order, unbuffered, each an IEEE add of the type rounded to nearest even: the add of
+        :func:`_float_add_bits`); ``atom`` (``olds``: the old values, bits as uint64, returned): per word (at most
+        :data:`_ACCUMULATE_WORDS` of them, or all distinct) ``np.add.accumulate`` of the word and its threads'
+        addends in thread order (sequential, each partial sum rounded: element i is thread i's old value).  None
+        (nothing done) otherwise, and where an addend is a NaN: numpy's scalar and array adds of two NaNs keep
+        different operands' payloads (a NaN word plus a number keeps the word's, quieted, in both)."""
+        where = self._one_buffer(np.array(addrs, dtype=np.uint64), nbytes)
+        if where is None:
+            return None
+        buf, name, off = where
+        if not (buf.flags.c_contiguous and buf.flags.writeable) or len(buf) % nbytes or (off % nbytes).any():
+            return None
+        dtype, bits = (np.float32, np.uint32) if ty == "f32" else (np.float64, np.uint64)
+        addends = np.array(vals, dtype=bits).view(dtype)
+        if np.isnan(addends).any():  # NaN + NaN: which payload the add keeps is the compiled code's choice
+            return None
+        words, idx = buf.view(dtype), off // nbytes
+        out = True
+        with _quiet():
+            if not olds:
+                np.add.at(words, idx, addends)
+            else:
+                uniq, inverse = np.unique(idx, return_inverse=True)
+                if len(uniq) == len(idx):  # every thread its own word
+                    old = words[idx]
+                    words[idx] = old + addends
+                elif len(uniq) <= _ACCUMULATE_WORDS:
+                    old = np.empty(len(idx), dtype=dtype)
+                    for g, w in enumerate(uniq.tolist()):
+                        sel = np.flatnonzero(inverse == g)  # (ascending: thread order)
+                        chain = np.empty(len(sel) + 1, dtype=dtype)
+                        chain[0] = words[w]
+                        chain[1:] = addends[sel]
+                        partial = np.add.accumulate(chain)
+                        old[sel] = partial[:-1]
+                        words[w] = partial[-1]
+                else:
+                    return None
+                out = old.view(bits).astype(np.uint64)
+        self.traffic["load:" + name] += nbytes * len(addrs)
+        self.traffic["store:" + name] += nbytes * len(addrs)
+        return out
 
     def _atomic_access(self, addrs, nbytes):
         """``(read(k), write(k, value))``: the ``nbytes``-byte value at the k-th address of ``addrs``
