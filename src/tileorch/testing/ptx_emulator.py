@@ -390,7 +390,7 @@ def _body_insts(body, insts, labels, rename=None):
             s = s[1:].strip()
         if not s:
             continue
-        m = re.match(r"^(\$?[\w$]+):$", s)
+        m = _LABEL.match(s) if s.endswith(":") else None
         if m:
             labels[m.group(1)] = len(insts)
             continue
@@ -616,6 +616,13 @@ def _int_op_fast(base, op, width, signed, a):
 
 def _operands(rest: str) -> list[str]:
     """An instruction's operands: split at the commas outside ``{}`` and ``[]``."""
+    if "[" not in rest and "{" not in rest and "]" not in rest and "}" not in rest:  # (every comma separates)
+        out = rest.split(",")
+        last = out.pop().strip()
+        out = [x.strip() for x in out]
+        if last:
+            out.append(last)
+        return out
     out, depth, cur = [], 0, ""
     for ch in rest:
         if ch in "{[":
@@ -632,10 +639,14 @@ def _operands(rest: str) -> list[str]:
     return out
 
 
+_PREDICATED = re.compile(r"^@(!?)(%?\w+)\s+(.*)$")
+_LABEL = re.compile(r"^(\$?[\w$]+):$")
+
+
 def _split(s: str) -> tuple:
     """(predicate: (negated, register) or None, opcode, operands) of one instruction."""
     pred = None
-    m = re.match(r"^@(!?)(%?\w+)\s+(.*)$", s)
+    m = _PREDICATED.match(s) if s.startswith("@") else None
     if m:
         pred = (m.group(1) == "!", m.group(2))
         s = m.group(3)
@@ -791,6 +802,10 @@ class _Decoded:
             for group in (ops[0], *(ops[1:2] if ops[1:2] and ops[1].startswith("{") else ())) for x in group[1:-1].split(","))
         self.straight = tuple(base not in _CONTROL and collective is None and not op.startswith("barrier.")
                               for (base, collective), (_, op, _) in zip(self.kinds, self.parsed))
+        # per pc: a step that progresses moves exactly the threads at pc to pc + 1, changing no liveness: the
+        # straight instructions and the warp / warp-group collectives (which either wait or step their threads)
+        self.advances = tuple(base not in _CONTROL and collective != "bar" and not op.startswith("barrier.")
+                              for (base, collective), (_, op, _) in zip(self.kinds, self.parsed))
         self.spins = _spin_waits(self.parsed, self.labels)
         # per pc: what Emu.run parks threads at: a spin loop's poll (its operands), an unpredicated bar.sync (_BAR)
         self.waits = tuple(spin if spin is not None else _BAR if collective == "bar" and pred is None and
@@ -868,6 +883,7 @@ class Emu:
         self.stack = [[] for _ in range(nthreads)]  # per-thread return addresses of calls
         self.N = nthreads
         self.regs = {}
+        self._unwritten = np.full(self.N, 0x7FC00000, dtype=np.uint64)  # a new register's bits (copied)
         # static shared arrays (e.g. demoted mbarriers) first, the dynamic shared memory after them
         # at a 1024-byte boundary (at offset 0 when there are none)
         self.shared_symbols, top = {}, 0
@@ -937,6 +953,7 @@ class Emu:
         self.parsed = decoded.parsed  # (predicate, op, operands) per pc
         self.kinds = decoded.kinds  # (base name, collective unit) per pc
         self.straight = decoded.straight
+        self.advances = decoded.advances
         self.spins = decoded.spins  # per pc: (address, parity) of an mbarrier spin loop's poll, else None
         self.waits = decoded.waits
 
@@ -1031,8 +1048,8 @@ class Emu:
         if reg is None:
             x = x.strip()
             reg = self.regs.get(x)
-            if reg is None:
-                reg = self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
+            if reg is None:  # (f32 NaN bits: a register no instruction wrote)
+                reg = self.regs[x] = self._unwritten.copy()
         if self.pending and self.pending.get(x):
             self._check_pending(x, T)
         v = np.asarray(v)
@@ -1196,7 +1213,7 @@ class Emu:
         steps = 0
         rr = 0
         count = np.count_nonzero  # ndarray.any() / .sum() cost several times more on these small masks
-        straight = self.straight
+        advances = self.advances
         kinds = self.kinds
         parsed = self.parsed
         waits = self.waits if self.park_waits else None
@@ -1272,7 +1289,7 @@ class Emu:
                 raise Fault(self._deadlock(pcs))
             if steps > max_steps:
                 raise Fault("step limit")
-            if stepped is not None and straight[stepped]:  # its threads, all of them, one pc on
+            if stepped is not None and advances[stepped]:  # its threads, all of them, one pc on
                 if exact:
                     moved = masks.pop(stepped)
                     if stepped + 1 not in pcs:  # no thread was there: the moved threads' mask is that pc's
@@ -1297,7 +1314,13 @@ class Emu:
                 if fell:
                     moved.add(stepped + 1)
                 pcs = sorted(moved)
-                masks = {}
+                # the other pcs' threads did not move: their masks stand; the target's and the next pc's may have
+                # grown (the threads moved there join any already there)
+                masks.pop(stepped, None)
+                if taken:
+                    masks.pop(target, None)
+                if fell:
+                    masks.pop(stepped + 1, None)
             else:
                 pcs = None  # recounted from the threads
             self._branch = None
