@@ -143,6 +143,17 @@ _ATOMIC_OPS = ("add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "d
 _ATOMIC_TYPES = {"b32": 4, "u32": 4, "s32": 4, "b64": 8, "u64": 8, "s64": 8, "f32": 4, "f64": 8, "f16": 2, "bf16": 2}
 
 
+_WGMMA_SHAPES: dict = {}
+"""``wgmma.mma_async`` opcode -> its shape match (or False): matched once per opcode."""
+
+_FRAGMENTS: dict = {}
+"""Accumulator registers per thread -> (row of each thread's first D element, its column, [register, thread] row
+and column of D): a WGMMA's fragment layout over the 128 threads of its warp group."""
+
+_OPERAND_PHYS: dict = {}
+"""(descriptor, rows, transposed, element bytes) -> (physical addresses, least, greatest + bytes) of a WGMMA shared
+operand (:meth:`Emu._operand_phys`): the same for every CTA and step of a kernel."""
+
 _WGMMA_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "u8": 1, "e4m3": 1, "e5m2": 1}
 """The operand element types of the modelled WGMMAs and their sizes (a K step is 32 bytes of them)."""
 
@@ -2458,8 +2469,14 @@ class Emu:
         """The WGMMA operand elements of ``ty`` at logical shared addresses ``addr``: f16 / bf16 as f32,
         tf32 as f32 with the 13 low mantissa bits dropped (the bits the tensor core reads), s8 / u8 as
         int64."""
-        phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
+        return self._smem_elem_at(_swizzle(np.asarray(addr, dtype=np.int64), span), ty)
+
+    def _smem_elem_at(self, phys, ty):
+        """:meth:`smem_elem` of the physical (swizzled) byte addresses ``phys``."""
         es = _WGMMA_BYTES[ty]
+        if es == 2:  # (the common case: two bytes, one gather each)
+            bits = self.smem[phys].astype(np.uint16) | (self.smem[phys + 1].astype(np.uint16) << np.uint16(8))
+            return _half_to_f32(bits, ty)
         bits = sum(self.smem[phys + i].astype(np.uint32) << np.uint32(8 * i) for i in range(es))
         if ty in ("s8", "u8"):
             return bits.astype(np.uint8).view(np.int8 if ty == "s8" else np.uint8).astype(np.int64)
@@ -2492,15 +2509,36 @@ class Emu:
     def operand_tile(self, desc, rows_mn, tnsp, ty="f16"):
         """[rows_mn, K] K-major view (element (mn, k)) of a swizzled smem operand of ``ty``
         (:meth:`smem_elem`; K = 32 bytes of elements)."""
-        addr, span = self.operand_addrs(desc, rows_mn, tnsp, _WGMMA_BYTES[ty])
-        return self.smem_elem(addr, span, ty)
+        if type(self).operand_addrs is not Emu.operand_addrs or type(self).smem_elem is not Emu.smem_elem:
+            addr, span = self.operand_addrs(desc, rows_mn, tnsp, _WGMMA_BYTES[ty])  # (a subclass's own)
+            return self.smem_elem(addr, span, ty)
+        phys, _, _ = self._operand_phys(desc, rows_mn, tnsp, _WGMMA_BYTES[ty])
+        return self._smem_elem_at(phys, ty)
+
+    def _operand_phys(self, desc, rows_mn, tnsp, es):
+        """(physical byte addresses, their least, their greatest + ``es``) of :meth:`operand_addrs`' elements: a
+        function of the descriptor and shape alone, kept per kernel text (:data:`_OPERAND_PHYS`)."""
+        key = (desc, rows_mn, tnsp, es)
+        hit = _OPERAND_PHYS.get(key)
+        if hit is None:
+            addr, span = self.operand_addrs(desc, rows_mn, tnsp, es)
+            phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
+            phys.flags.writeable = False
+            hit = (phys, int(phys.min()), int(phys.max()) + es)
+            if len(_OPERAND_PHYS) >= 4096:
+                _OPERAND_PHYS.clear()
+            _OPERAND_PHYS[key] = hit
+        return hit
 
     def operand_range(self, desc, rows_mn, tnsp, es=2):
         """The [lo, hi) physical shared bytes a smem operand of ``es``-byte elements reads (a swizzle
         stays in its atom)."""
-        addr, span = self.operand_addrs(desc, rows_mn, tnsp, es)
-        phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
-        lo, hi = int(phys.min()), int(phys.max()) + es
+        if type(self).operand_addrs is not Emu.operand_addrs:
+            addr, span = self.operand_addrs(desc, rows_mn, tnsp, es)  # (a subclass's own)
+            phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
+            lo, hi = int(phys.min()), int(phys.max()) + es
+        else:
+            _, lo, hi = self._operand_phys(desc, rows_mn, tnsp, es)
         if lo < 0 or hi > len(self.smem):
             raise Fault(f"WGMMA descriptor {desc:#x}: shared bytes {lo:#x}..{hi:#x} out of range")
         return lo, hi
@@ -2568,13 +2606,18 @@ class Emu:
                             self.pending[name].discard(wg)
                     for ent in grp:
                         vals = ent["compute"]()
+                        lo, hi = ent["span"]  # (the warp group's threads: ts, all 128 of them)
                         for name, v in zip(ent["dregs"], vals):
                             reg = self.regs.get(name)
                             if reg is None:
                                 reg = self.regs[name] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
-                            reg[ent["ts"]] = v
+                            reg[lo:hi] = v
             return
-        m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|s32)\.(\w+)\.(\w+)$", op)
+        m = _WGMMA_SHAPES.get(op)
+        if m is None:
+            m = _WGMMA_SHAPES[op] = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|s32)\.(\w+)\.(\w+)$",
+                                             op) or False
+        m = m or None
         integer = m is not None and {m.group(4), m.group(5)} <= {"s8", "u8"}  # (a u8 / s8 pair: either order)
         fp8 = m is not None and {m.group(4), m.group(5)} <= set(_FP8_FORMATS)  # (e4m3 / e5m2: any pair)
         if not m or (m.group(4) != m.group(5) and not integer and not fp8) or m.group(4) not in _WGMMA_BYTES or \
@@ -2596,10 +2639,11 @@ class Emu:
             TT &= T
             ts = np.nonzero(TT)[0]
             assert len(ts) == 128, len(ts)
+            wlo, whi = wg * 128, wg * 128 + 128  # (ts: every thread of the warp group, so this slice)
             # registers other instructions wrote since the warp group's last wgmma.fence
             fence = self.fence_t.get(wg, -1)
             written = [nm for nm in dregs + aregs if nm in self.wtime]
-            after = (np.stack([self.wtime[nm] for nm in written])[:, ts] > fence).any(axis=1) if written else []
+            after = (np.stack([self.wtime[nm][wlo:whi] for nm in written]) > fence).any(axis=1) if written else []
             late = [nm for nm, hit in zip(written, after) if hit]
             if late:
                 self.fence_errors.append(f"pc {self.cur_pc}: WGMMA registers written after the last wgmma.fence: "
@@ -2633,7 +2677,7 @@ class Emu:
                 smem.append(self.operand_range(desca, 64, tnsp_a, es))
             for lo, hi in smem:
                 self._check_generic(lo, hi)
-            ent = {"dregs": dregs, "aregs": aregs, "ts": ts, "smem": smem,
+            ent = {"dregs": dregs, "aregs": aregs, "ts": ts, "span": (wlo, whi), "smem": smem,
                    "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty, ty_b,
                                              sign)}
             self.open.setdefault(wg, []).append(ent)
@@ -2654,25 +2698,29 @@ class Emu:
         ``sign``: imm-scale-a times imm-scale-b.  Float operands are exact in f32 and their products are summed
         in f32 (numpy's order: the tensor core's order and its internal precision are not modelled)."""
         ty_b = ty_b or ty
-        lane = ts % 32
-        warp = (ts % 128) // 32
-        r0 = 16 * warp + lane // 4
-        c0 = 2 * (lane % 4)
-
-        i = np.arange(len(dregs))[:, None]
-        rows = r0[None, :] + 8 * ((i // 2) % 2)  # [register, thread] -> D's row and column
-        cols = 8 * (i // 4) + c0[None, :] + i % 2
+        first = int(ts[0])  # (ts: the 128 threads of one warp group, in order)
+        layout = _FRAGMENTS.get(len(dregs))
+        if layout is None:
+            lane = np.arange(128) % 32
+            warp = np.arange(128) // 32
+            r0 = 16 * warp + lane // 4
+            c0 = 2 * (lane % 4)
+            i = np.arange(len(dregs))[:, None]
+            rows = r0[None, :] + 8 * ((i // 2) % 2)  # [register, thread] -> D's row and column
+            cols = 8 * (i // 4) + c0[None, :] + i % 2
+            layout = _FRAGMENTS[len(dregs)] = (r0, c0, rows, cols)
+        r0, c0, rows, cols = layout
 
         def compute():
             exact = ty in ("s8", "u8")  # s32 accumulators: the exact sum, wrapped to 32 bits
             D = np.zeros((64, n), dtype=np.int64 if exact else np.float32)
             if sd:
-                cur = np.stack([self._reg_or_nan(name) for name in dregs])[:, TT]
+                cur = np.stack([self._reg_or_nan(name)[first:first + 128] for name in dregs])
                 D[rows, cols] = (cur & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32) if exact else f32(cur)
             if aregs:
                 A = np.zeros((64, 16), dtype=np.float32)
                 for q, name in enumerate(aregs):
-                    v = self.regs[name][TT]
+                    v = self.regs[name][first:first + 128]
                     lo = _half_to_f32((v & np.uint64(0xFFFF)).astype(np.uint16), ty)
                     hi = _half_to_f32(((v >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.uint16), ty)
                     rr = r0 + 8 * (q % 2)
