@@ -556,6 +556,11 @@ def _int_op_exact(base, op, width, signed, a):
     return np.array([int(x) & mask for x in r], dtype=np.uint64)
 
 
+_LOW_BITS = frozenset(("add", "sub", "and", "or", "xor", "mul", "mad", "not", "neg"))
+"""The integer instructions whose low ``width`` result bits are those of the same arithmetic on the operands'
+64-bit patterns modulo 2^64 (``mul`` / ``mad``: the ``.lo`` forms)."""
+
+
 def _int_op_fast(base, op, width, signed, a):
     """:func:`_int_op_exact` in numpy's 64-bit integers for the instructions whose result bits
     they give exactly (the low ``width`` bits of a sum, difference, product or shift do not
@@ -591,6 +596,19 @@ def _int_op_fast(base, op, width, signed, a):
             return None
         return np.asarray(r, dtype=u64)
     mask = (1 << width) - 1
+    if base in _LOW_BITS and not ("hi" in op or "wide" in op) and all(x.dtype == u64 for x in a):
+        # the low `width` bits of these results depend only on the operands' low `width` bits: wrapping uint64
+        # arithmetic on the registers' bits, then the mask (no sign extension, no int64 copies)
+        if base == "add": r = a[0] + a[1]
+        elif base == "sub": r = a[0] - a[1]
+        elif base == "and": r = a[0] & a[1]
+        elif base == "or": r = a[0] | a[1]
+        elif base == "xor": r = a[0] ^ a[1]
+        elif base == "mul": r = a[0] * a[1]
+        elif base == "mad": r = a[0] * a[1] + a[2]
+        elif base == "not": r = ~a[0]
+        else: r = u64(0) - a[0]  # neg
+        return r & u64(mask)
     ux = [(x & u64(mask)).astype(np.int64) for x in a]
     h = 1 << (width - 1)
     A = [(x ^ h) - h for x in ux] if signed else ux
