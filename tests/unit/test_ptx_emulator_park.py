@@ -204,3 +204,83 @@ def test_parking_keeps_results_property(items, work):
     _, out_stepped = _run(items, work, park=False)
     assert not parked.errors, parked.errors
     assert (out == _expected(items, work)).all() and (out_stepped == out).all()
+
+
+BULK_PTX = """
+.version 8.6
+.target sm_90a
+.address_size 64
+.visible .entry bulk(
+	.param .u64 bulk_param_0,
+	.param .u64 bulk_param_1,
+	.param .u32 bulk_param_2
+)
+.maxntid 64, 1, 1
+{
+	.reg .pred %p<4>;
+	.reg .b32 %r<20>;
+	.reg .b64 %rd<10>;
+	.shared .align 8 .b8 bar[8];
+	.shared .align 16 .b8 data[16];
+	ld.param.u64 %rd1, [bulk_param_0];
+	ld.param.u64 %rd2, [bulk_param_1];
+	ld.param.u32 %r1, [bulk_param_2];
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, bar;
+	mov.u32 %r4, data;
+	setp.ne.s32 %p1, %r2, 0;
+	@%p1 bra $L__init_done;
+	mbarrier.init.shared.b64 [%r3], 1;
+$L__init_done:
+	bar.sync 0;
+	setp.lt.u32 %p2, %r2, 32;
+	@%p2 bra $L__wait;
+	setp.ne.s32 %p3, %r2, 32;
+	@%p3 bra $L__exit;
+	mov.u32 %r5, 0;
+$L__work:
+	add.u32 %r5, %r5, 1;
+	setp.lt.u32 %p3, %r5, 40;
+	@%p3 bra $L__work;
+	mbarrier.arrive.expect_tx.shared.b64 %rd3, [%r3], 16;
+	cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd1], 16, [%r3];
+	bra.uni $L__exit;
+$L__wait:
+	mov.b32 %r6, 10000000;
+	mbarrier.try_wait.parity.shared.b64 %p2, [%r3], %r1, %r6;
+	not.pred %p3, %p2;
+	@%p3 bra $L__wait;
+	and.b32 %r7, %r2, 3;
+	shl.b32 %r8, %r7, 2;
+	add.u32 %r9, %r4, %r8;
+	ld.shared.u32 %r10, [%r9];
+	mul.wide.u32 %rd4, %r2, 4;
+	add.s64 %rd5, %rd2, %rd4;
+	st.global.u32 [%rd5], %r10;
+$L__exit:
+	ret;
+}
+"""
+
+
+@pytest.mark.parametrize("park", [True, False])
+def test_a_wait_for_the_wrong_phase_is_still_caught(park):
+    """Warp 1 bulk-copies 16 bytes into shared memory (after 40 steps of work), completing phase 0 of an mbarrier;
+    warp 0 waits for it (parity 0: the phase to complete) and reads the bytes.  Waiting on parity 1 (a wrong
+    phase: it passes at once) its reads come before the copy, which no thread then waits for: reported (a read
+    of copied bytes before the wait would be too), and the bytes read are not the source's -- parked or stepped."""
+    src = np.arange(1, 5, dtype=np.uint32) * np.uint32(0x01010101)
+    results = {}
+    for parity in (0, 1):
+        out = np.full(32, 0xFFFFFFFF, dtype=np.uint32)
+        memory = [(1 << 32, src.view(np.uint8), "src"), (2 << 32, out.view(np.uint8), "out")]
+        emu = Emu(BULK_PTX, [1 << 32, 2 << 32, parity], 0, 64, (0, 0, 0), {}, memory)
+        emu.park_waits = park
+        emu.run()
+        results[parity] = (emu.errors, out.copy())
+    errors, out = results[0]
+    assert not errors, errors
+    assert (out == src[np.arange(32) % 4]).all(), out
+    errors, out = results[1]
+    assert any("before thread(s)" in e or "no thread waited for" in e for e in errors), errors
+    assert (out != src[np.arange(32) % 4]).any(), out
