@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from tileorch.testing.ptx_emulator import _int_op_exact, _int_op_fast
 
@@ -94,3 +95,38 @@ def test_division_is_exact_at_64_bits_and_does_not_trap_on_zero():
     assert _int_op_exact("rem", "rem.s32", 32, True, u(-7) + u(2)).tolist() == [(-1) & 0xFFFFFFFF]
     assert _int_op_exact("div", "div.s32", 32, True, u(5, 9) + u(0, 3)).tolist() == [0xFFFFFFFF, 3]
     assert _int_op_exact("rem", "rem.u32", 32, False, u(5, 9) + u(0, 4)).tolist() == [0xFFFFFFFF, 1]
+
+
+SETP_TYPES = ["b8", "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "b64", "u64", "s64"]
+SETP = {"eq": lambda x, y: x == y, "ne": lambda x, y: x != y, "lt": lambda x, y: x < y,
+        "le": lambda x, y: x <= y, "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y}
+
+
+def _as_type(v: int, ty: str) -> int:
+    """The integer the low bits of register bits ``v`` are as PTX type ``ty`` (signed: two's complement)."""
+    w = int(ty[1:])
+    v &= (1 << w) - 1
+    return v - (1 << w) if ty[0] == "s" and v >> (w - 1) else v
+
+
+@settings(max_examples=60, deadline=None)
+@given(ty=st.sampled_from(SETP_TYPES), cmp=st.sampled_from(sorted(SETP)),
+       values=st.lists(st.tuples(st.integers(0, 2 ** 64 - 1), st.integers(0, 2 ** 64 - 1)), min_size=1, max_size=40),
+       equal=st.booleans())
+def test_integer_setp_compares_the_typed_values(ty, cmp, values, equal):
+    """``setp.<cmp>.<type>`` on 64-bit registers whose bits above the type's width are arbitrary: the comparison
+    of the values the low bits are as the type (signed types two's complement), written here with Python
+    integers; ``equal``: the second operand's low bits equal to the first's (other upper bits)."""
+    from tileorch.testing.ptx_emulator import Emu
+
+    w = int(ty[1:])
+    if equal:
+        values = [(a, (b & ~((1 << w) - 1) & (2 ** 64 - 1)) | (a & ((1 << w) - 1))) for a, b in values]
+    n = len(values)
+    emu = Emu(".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\tret;\n}\n", [0], 0, n, (0, 0, 0), {}, [])
+    T = np.ones(n, dtype=bool)
+    emu.set("%rd1", T, np.array([a for a, _ in values], dtype=np.uint64))
+    emu.set("%rd2", T, np.array([b for _, b in values], dtype=np.uint64))
+    emu.execute(f"setp.{cmp}.{ty}", ["%p1", "%rd1", "%rd2"], T)
+    want = [int(SETP[cmp](_as_type(a, ty), _as_type(b, ty))) for a, b in values]
+    assert emu.regs["%p1"].tolist() == want

@@ -1790,9 +1790,9 @@ class Emu:
         else:
             w = int(ty[1:])
             m = np.uint64((1 << w) - 1) if w < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
-            if ty[0] == "s":
-                x = (a & m).astype(np.int64) if w == 64 else ((a & m).astype(np.int64) ^ (1 << (w - 1))) - (1 << (w - 1))
-                y = (b & m).astype(np.int64) if w == 64 else ((b & m).astype(np.int64) ^ (1 << (w - 1))) - (1 << (w - 1))
+            if ty[0] == "s":  # two's-complement order as unsigned order: the sign bit flipped (+2^(w-1) mod 2^w)
+                h = np.uint64(1 << (w - 1))
+                x, y = (a ^ h) & m, (b ^ h) & m
             else:
                 x, y = a & m, b & m
         with _quiet():
