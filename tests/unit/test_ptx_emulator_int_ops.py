@@ -59,7 +59,7 @@ def test_fast_integer_ops_give_the_reference_bits(base):
 
 @pytest.mark.parametrize("base, op, width", [("div", "div.u32", 32), ("rem", "rem.s32", 32), ("bfe", "bfe.u32", 32),
                                              ("mul", "mul.hi.u64", 64), ("mul", "mul.wide.s64", 64),
-                                             ("add", "add.b1", 1)])
+                                             ("add", "add.b1", 1), ("mad", "mad.hi.u32", 32), ("mad", "mad.wide.s32", 32)])
 def test_the_fast_path_declines_what_it_does_not_compute_exactly(base, op, width):
     a = [np.arange(1, 5, dtype=np.uint64)] * 3
     assert _int_op_fast(base, op, width, op.split(".")[-1].startswith("s"), a) is None
@@ -79,6 +79,20 @@ def test_the_reference_is_what_ptx_says():
         assert f("shl", "shl.b64", 64, False, u(3) + u(63)).tolist() == [1 << 63]
         assert f("min", "min.s64", 64, True, u(1 << 63) + u(5)).tolist() == [1 << 63]
         assert f("max", "max.u16", 16, False, u(0x18000) + u(0x7FFF)).tolist() == [0x8000]
+
+
+def test_mad_hi_and_wide_are_what_ptx_says():
+    """``mad.wide`` (16 / 32-bit a, b; d and c of twice the width: d = a * b + c) and ``mad.hi`` (d = the high half
+    of a * b, plus c), by hand from the PTX ISA's definitions; both computed the ``.lo`` form truncated to the
+    type's width before session 39 (no kernel we emulate had them)."""
+    u = lambda *v: [np.array([x & ((1 << 64) - 1) for x in v], dtype=np.uint64)]  # noqa: E731
+    assert _int_op_exact("mad", "mad.wide.s32", 32, True, u(0x7FFFFFFF) + u(4) + u(1)).tolist() == [0x1FFFFFFFD]
+    assert _int_op_exact("mad", "mad.wide.s32", 32, True, u(-3) + u(5) + u(-1)).tolist() == [(-16) & ((1 << 64) - 1)]
+    assert _int_op_exact("mad", "mad.wide.u16", 16, False, u(0xFFFF) + u(0xFFFF) + u(1)).tolist() == [0xFFFE0002]
+    assert _int_op_exact("mad", "mad.hi.u32", 32, False, u(0xFFFFFFFF) + u(2) + u(5)).tolist() == [6]
+    assert _int_op_exact("mad", "mad.hi.s32", 32, True, u(-1) + u(2) + u(3)).tolist() == [2]
+    assert _int_op_exact("mad", "mad.hi.u64", 64, False, u(1 << 63) + u(4) + u(1)).tolist() == [3]
+    assert _int_op_exact("mad", "mad.lo.s32", 32, True, u(0x7FFFFFFF) + u(4) + u(1)).tolist() == [0xFFFFFFFD]
 
 
 def test_division_is_exact_at_64_bits_and_does_not_trap_on_zero():

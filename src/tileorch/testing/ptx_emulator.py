@@ -531,7 +531,16 @@ def _int_op_exact(base, op, width, signed, a):
         else:
             r = A[0] * A[1]
     elif base == "mad":
-        r = A[0] * A[1] + A[2]
+        if "wide" in op:  # d and c of twice the width: d = a * b + c (PTX ISA, mad: .wide for 16 / 32 bits)
+            if width > 32:
+                raise Fault(f"{op}: .wide of {width}-bit operands")
+            mask2 = (1 << (2 * width)) - 1
+            r = A[0] * A[1] + (a[2] & np.uint64(mask2)).astype(object)
+            return np.array([int(x) & mask2 for x in r], dtype=np.uint64)
+        if "hi" in op:  # the high half of the product, plus c
+            r = ((A[0] * A[1]) >> width) + A[2]
+        else:
+            r = A[0] * A[1] + A[2]
     elif base == "add": r = A[0] + A[1]
     elif base == "sub": r = A[0] - A[1]
     elif base == "and": r = ux(a[0]) & ux(a[1])
@@ -567,8 +576,8 @@ def _int_op_fast(base, op, width, signed, a):
     depend on the bits above 64), else None (``div``, ``rem``, ``bfe``, 64-bit ``mul.hi`` /
     ``mul.wide``, widths below 2).  The emulator's hot integer path: the Python-integer one
     costs a list comprehension per thread and operand."""
-    if width < 2 or width > 64 or base in ("div", "rem", "bfe"):
-        return None
+    if width < 2 or width > 64 or base in ("div", "rem", "bfe") or (base == "mad" and ("hi" in op or "wide" in op)):
+        return None  # (mad.hi / mad.wide: the exact path)
     u64 = np.uint64
     if width == 64:
         if base == "mul" and ("hi" in op or "wide" in op):
