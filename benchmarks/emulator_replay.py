@@ -2,9 +2,10 @@
 its steps, CPU seconds (the least of ``REPS`` runs) and a digest of everything observable after it (global
 buffers, shared memory, registers, errors, fence errors, printed text, traffic, clock, pcs, liveness, the
 return value or the fault), and before it a digest of the results alone (global buffers, shared memory,
-errors, fence errors, printed text, traffic but the ``instructions`` counts, the return value or the fault: not
-the clock, pcs, registers, nor the step count in a fault's text); last line the total CPU.  Two trees' digests equal run for run: the same emulation
-(a differential check of an emulator change); their totals, both run at once: its CPU.
+errors, fence errors, printed text, traffic but the ``instructions`` counts, the return value or the fault, a
+deadlock's text up to where it names the waiting pcs: not the clock, pcs or registers, which a change of the
+schedule moves); last line the total CPU.  Two trees' digests equal run for run: the same emulation (a
+differential check of an emulator change); their totals, both run at once: its CPU.
 
     PYTHONPATH=$BASE/src python benchmarks/emulator_replay.py /tmp/cap.pkl > base.txt &
     PYTHONPATH=$TREE/src python benchmarks/emulator_replay.py /tmp/cap.pkl > new.txt; wait

@@ -59,7 +59,8 @@ def test_fast_integer_ops_give_the_reference_bits(base):
 
 @pytest.mark.parametrize("base, op, width", [("div", "div.u32", 32), ("rem", "rem.s32", 32), ("bfe", "bfe.u32", 32),
                                              ("mul", "mul.hi.u64", 64), ("mul", "mul.wide.s64", 64),
-                                             ("add", "add.b1", 1), ("mad", "mad.hi.u32", 32), ("mad", "mad.wide.s32", 32)])
+                                             ("add", "add.b1", 1), ("mad", "mad.hi.u32", 32),
+                                             ("mad", "mad.wide.s32", 32)])
 def test_the_fast_path_declines_what_it_does_not_compute_exactly(base, op, width):
     a = [np.arange(1, 5, dtype=np.uint64)] * 3
     assert _int_op_fast(base, op, width, op.split(".")[-1].startswith("s"), a) is None

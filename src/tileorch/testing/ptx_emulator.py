@@ -143,6 +143,7 @@ _ATOMIC_OPS = ("add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "d
 _ATOMIC_TYPES = {"b32": 4, "u32": 4, "s32": 4, "b64": 8, "u64": 8, "s64": 8, "f32": 4, "f64": 8, "f16": 2, "bf16": 2}
 
 
+_WGMMA_SHAPE = re.compile(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|s32)\.(\w+)\.(\w+)$")
 _WGMMA_SHAPES: dict = {}
 """``wgmma.mma_async`` opcode -> its shape match (or False): matched once per opcode."""
 
@@ -1400,8 +1401,9 @@ class Emu:
                     f"{self.mb(off)['tx']} tx bytes pending)" for off, p in waits)
             elif self.kinds[pc][1] == "bar":
                 ids = self.get(self.parsed[pc][2][0], T).tolist()
-                where += ": " + ", ".join(f"named barrier {b} has {self.named.get(b, {}).get('count', 0)} of "
-                                          f"{self.named.get(b, {}).get('want', '?')} arrivals" for b in sorted(set(ids)))
+                bars = [(b, self.named.get(b, {})) for b in sorted(set(ids))]
+                where += ": " + ", ".join(f"named barrier {b} has {nb.get('count', 0)} of {nb.get('want', '?')} "
+                                          "arrivals" for b, nb in bars)
             out.append(where)
         return "deadlock: no thread can move: " + "; ".join(out)
 
@@ -2642,8 +2644,7 @@ class Emu:
             return
         m = _WGMMA_SHAPES.get(op)
         if m is None:
-            m = _WGMMA_SHAPES[op] = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|s32)\.(\w+)\.(\w+)$",
-                                             op) or False
+            m = _WGMMA_SHAPES[op] = _WGMMA_SHAPE.match(op) or False
         m = m or None
         integer = m is not None and {m.group(4), m.group(5)} <= {"s8", "u8"}  # (a u8 / s8 pair: either order)
         fp8 = m is not None and {m.group(4), m.group(5)} <= set(_FP8_FORMATS)  # (e4m3 / e5m2: any pair)
