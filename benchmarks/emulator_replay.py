@@ -1,8 +1,11 @@
 """Replay the emulator runs :mod:`emulator_capture` recorded, with the ``tileorch`` on ``PYTHONPATH``: per run,
 its steps, CPU seconds (the least of ``REPS`` runs) and a digest of everything observable after it (global
 buffers, shared memory, registers, errors, fence errors, printed text, traffic, clock, pcs, liveness, the
-return value or the fault); last line the total CPU.  Two trees' digests equal run for run: the same emulation
-(a differential check of an emulator change); their totals, both run at once: its CPU.
+return value or the fault), and before it a digest of the results alone (global buffers, shared memory,
+errors, fence errors, printed text, traffic but the ``instructions`` counts, the return value or the fault, a
+deadlock's text up to where it names the waiting pcs: not the clock, pcs or registers, which a change of the
+schedule moves); last line the total CPU.  Two trees' digests equal run for run: the same emulation (a
+differential check of an emulator change); their totals, both run at once: its CPU.
 
     PYTHONPATH=$BASE/src python benchmarks/emulator_replay.py /tmp/cap.pkl > base.txt &
     PYTHONPATH=$TREE/src python benchmarks/emulator_replay.py /tmp/cap.pkl > new.txt; wait
@@ -33,6 +36,19 @@ def digest(emu, ret, exc, memory) -> str:
     return h.hexdigest()[:16]
 
 
+def result_digest(emu, ret, exc, memory) -> str:
+    """What a test can read of the run, whatever the schedule of its threads (see the module docstring)."""
+    h = hashlib.sha256()
+    for base, view, name in memory:
+        h.update(f"{base}:{name}".encode())
+        h.update(np.ascontiguousarray(view).tobytes())
+    h.update(emu.smem.tobytes())
+    traffic = sorted((k, v) for k, v in emu.traffic.items() if k != "instructions" and not k.startswith("op:"))
+    h.update(repr((ret, (exc or "").split(" at pcs")[0].split(": no thread")[0], emu.errors, emu.fence_errors,
+                   emu.printed, traffic)).encode())
+    return h.hexdigest()[:16]
+
+
 def main(paths: str, reps: int = 1) -> None:
     cases = [c for p in paths.split(",") for c in pickle.load(open(p, "rb"))]
     total = 0.0
@@ -54,7 +70,8 @@ def main(paths: str, reps: int = 1) -> None:
             dt = time.process_time() - t0
             best = dt if best is None else min(best, dt)
         total += best
-        print(i, c["test"].split(" ")[0][-70:], emu.clock, round(best, 3), digest(emu, ret, exc, memory))
+        print(i, c["test"].split(" ")[0][-70:], emu.clock, round(best, 3), result_digest(emu, ret, exc, memory),
+              digest(emu, ret, exc, memory))
     print("TOTAL", round(total, 3), "cases", len(cases))
 
 

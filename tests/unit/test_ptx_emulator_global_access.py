@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from tileorch.testing import ptx_emulator
 from tileorch.testing.ptx_emulator import Emu, Fault
@@ -139,3 +140,79 @@ def test_atomics_match_the_one_by_one_path(monkeypatch, op, width):
     fast, slow = _both(monkeypatch, 3, act)
     assert fast[2] == {"load:buf0": width * THREADS, "store:buf0": width * THREADS}
     _same(fast, slow)
+
+
+_FLOAT_BITS = {"f32": (np.float32, np.uint32), "f64": (np.float64, np.uint64)}
+
+
+@settings(max_examples=40, deadline=None)
+@given(ty=st.sampled_from(["f32", "f64"]), atom=st.booleans(), nan=st.booleans(), distinct=st.booleans(),
+       data=st.data())
+def test_float_add_at_once_matches_the_one_by_one_path(ty, atom, nan, distinct, data):
+    """``red.global.add.f32`` / ``.f64`` (one ``np.add.at``) and ``atom.global.add`` (per word an
+    ``np.add.accumulate``: each thread's old value) in ``Emu._float_add_at_once`` against one thread at a time
+    (``_float_add_bits``), bit for bit: threads adding into the same words in thread order (rounding after each
+    add) or each into its own word (``distinct``), infinities, signed zeros, subnormals and huge values among
+    the addends and the old words, NaNs among the old words (and, ``nan``, among the addends: then one thread at
+    a time)."""
+    dtype, bits = _FLOAT_BITS[ty]
+    width = np.dtype(dtype).itemsize
+    special = [0.0, -0.0, np.inf, -np.inf, 1e-45, -1e-40, 3e38, -3e38, 1.0, 2.0 ** -24]
+    value = st.one_of(st.sampled_from(special), st.floats(width=32 if ty == "f32" else 64, allow_nan=False))
+    old = st.one_of(value, st.just(np.nan))
+    addends = data.draw(st.lists(old if nan else value, min_size=THREADS, max_size=THREADS))
+    nwords = THREADS if distinct else 6
+    words = np.random.default_rng(len(addends)).permutation(THREADS) if distinct else \
+        np.array(data.draw(st.lists(st.integers(0, 5), min_size=THREADS, max_size=THREADS)))
+    olds = data.draw(st.lists(old, min_size=nwords, max_size=nwords))
+    addrs = (BASES[0] + words * width).astype(np.uint64)
+    b = np.array(addends, dtype=dtype).view(bits).astype(np.uint64)
+    T = np.ones(THREADS, dtype=bool)
+    at_once = []
+
+    def act(emu):
+        emu.memory[0][1][:nwords * width] = np.array(olds, dtype=dtype).view(np.uint8)
+        emu.set("%rd1", T, addrs)
+        emu.set("%rd2", T, b)
+        if not atom:
+            emu.execute(f"red.global.add.{ty}", ["[%rd1]", "%rd2"], T)
+            return None
+        emu.execute(f"atom.global.add.{ty}", ["%rd4", "[%rd1]", "%rd2"], T)
+        return emu.regs["%rd4"].copy()
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        real = Emu._float_add_at_once
+        monkeypatch.setattr(Emu, "_float_add_at_once", lambda self, *a: at_once.append(real(self, *a)) or at_once[-1])
+        fast, slow = _both(monkeypatch, 4, act)
+    assert (at_once[0] is not None) == (not np.isnan(np.array(addends, dtype=dtype)).any())  # (forced: None)
+    assert fast[2] == {"load:buf0": width * THREADS, "store:buf0": width * THREADS}
+    _same(fast, slow)
+
+
+@pytest.mark.parametrize("op", ["red", "atom"])
+@pytest.mark.parametrize("ty", ["f32", "f64"])
+@pytest.mark.parametrize("at_once", [True, False])
+def test_float_add_rounds_after_each_add_and_keeps_negative_zero(monkeypatch, op, ty, at_once):
+    """Expected values from IEEE addition: 64 threads add 2^-p (half an ulp of 1.0, p = 24 / 53) to a word holding
+    1.0: each add ties back to 1.0 (nearest even), so the word stays 1.0 and every old value is 1.0 (a sum in a
+    wider type would give 1 + 64 2^-p); 64 threads add -0.0 to a word holding -0.0: -0.0 (the one-thread-at-a-time
+    f64 add summed with ``.sum()``, which starts from +0, and gave +0.0 before session 39)."""
+    dtype, bits = _FLOAT_BITS[ty]
+    width = np.dtype(dtype).itemsize
+    half_ulp = 2.0 ** -(24 if ty == "f32" else 53)
+    if not at_once:
+        monkeypatch.setattr(ptx_emulator, "_AT_ONCE_MIN", 10 ** 9)
+    for start, addend in ((1.0, half_ulp), (-0.0, -0.0)):
+        emu = _emu(0)
+        emu.memory[0][1][:width] = np.array([start], dtype=dtype).view(np.uint8)
+        T = np.ones(THREADS, dtype=bool)
+        emu.set("%rd1", T, np.full(THREADS, BASES[0], dtype=np.uint64))
+        emu.set("%rd2", T, np.full(THREADS, np.array([addend], dtype=dtype).view(bits)[0], dtype=np.uint64))
+        if op == "red":
+            emu.execute(f"red.global.add.{ty}", ["[%rd1]", "%rd2"], T)
+        else:
+            emu.execute(f"atom.global.add.{ty}", ["%rd4", "[%rd1]", "%rd2"], T)
+            olds = emu.regs["%rd4"].astype(bits).view(dtype)
+            assert (olds.view(bits) == np.array([start], dtype=dtype).view(bits)[0]).all(), olds[:4]
+        word = emu.memory[0][1][:width].view(dtype)
+        assert word.view(bits)[0] == np.array([start], dtype=dtype).view(bits)[0], (start, addend, word)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from tileorch.testing.ptx_emulator import _int_op_exact, _int_op_fast
 
@@ -58,7 +59,8 @@ def test_fast_integer_ops_give_the_reference_bits(base):
 
 @pytest.mark.parametrize("base, op, width", [("div", "div.u32", 32), ("rem", "rem.s32", 32), ("bfe", "bfe.u32", 32),
                                              ("mul", "mul.hi.u64", 64), ("mul", "mul.wide.s64", 64),
-                                             ("add", "add.b1", 1)])
+                                             ("add", "add.b1", 1), ("mad", "mad.hi.u32", 32),
+                                             ("mad", "mad.wide.s32", 32)])
 def test_the_fast_path_declines_what_it_does_not_compute_exactly(base, op, width):
     a = [np.arange(1, 5, dtype=np.uint64)] * 3
     assert _int_op_fast(base, op, width, op.split(".")[-1].startswith("s"), a) is None
@@ -80,6 +82,20 @@ def test_the_reference_is_what_ptx_says():
         assert f("max", "max.u16", 16, False, u(0x18000) + u(0x7FFF)).tolist() == [0x8000]
 
 
+def test_mad_hi_and_wide_are_what_ptx_says():
+    """``mad.wide`` (16 / 32-bit a, b; d and c of twice the width: d = a * b + c) and ``mad.hi`` (d = the high half
+    of a * b, plus c), by hand from the PTX ISA's definitions; both computed the ``.lo`` form truncated to the
+    type's width before session 39 (no kernel we emulate had them)."""
+    u = lambda *v: [np.array([x & ((1 << 64) - 1) for x in v], dtype=np.uint64)]  # noqa: E731
+    assert _int_op_exact("mad", "mad.wide.s32", 32, True, u(0x7FFFFFFF) + u(4) + u(1)).tolist() == [0x1FFFFFFFD]
+    assert _int_op_exact("mad", "mad.wide.s32", 32, True, u(-3) + u(5) + u(-1)).tolist() == [(-16) & ((1 << 64) - 1)]
+    assert _int_op_exact("mad", "mad.wide.u16", 16, False, u(0xFFFF) + u(0xFFFF) + u(1)).tolist() == [0xFFFE0002]
+    assert _int_op_exact("mad", "mad.hi.u32", 32, False, u(0xFFFFFFFF) + u(2) + u(5)).tolist() == [6]
+    assert _int_op_exact("mad", "mad.hi.s32", 32, True, u(-1) + u(2) + u(3)).tolist() == [2]
+    assert _int_op_exact("mad", "mad.hi.u64", 64, False, u(1 << 63) + u(4) + u(1)).tolist() == [3]
+    assert _int_op_exact("mad", "mad.lo.s32", 32, True, u(0x7FFFFFFF) + u(4) + u(1)).tolist() == [0xFFFFFFFD]
+
+
 def test_division_is_exact_at_64_bits_and_does_not_trap_on_zero():
     """``div`` / ``rem`` of 64-bit values past 2**53 round toward zero exactly (a float quotient would
     not), and a zero divisor gives PTX's unspecified value (all ones for ``div`` and ``rem``, as an H100
@@ -94,3 +110,38 @@ def test_division_is_exact_at_64_bits_and_does_not_trap_on_zero():
     assert _int_op_exact("rem", "rem.s32", 32, True, u(-7) + u(2)).tolist() == [(-1) & 0xFFFFFFFF]
     assert _int_op_exact("div", "div.s32", 32, True, u(5, 9) + u(0, 3)).tolist() == [0xFFFFFFFF, 3]
     assert _int_op_exact("rem", "rem.u32", 32, False, u(5, 9) + u(0, 4)).tolist() == [0xFFFFFFFF, 1]
+
+
+SETP_TYPES = ["b8", "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "b64", "u64", "s64"]
+SETP = {"eq": lambda x, y: x == y, "ne": lambda x, y: x != y, "lt": lambda x, y: x < y,
+        "le": lambda x, y: x <= y, "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y}
+
+
+def _as_type(v: int, ty: str) -> int:
+    """The integer the low bits of register bits ``v`` are as PTX type ``ty`` (signed: two's complement)."""
+    w = int(ty[1:])
+    v &= (1 << w) - 1
+    return v - (1 << w) if ty[0] == "s" and v >> (w - 1) else v
+
+
+@settings(max_examples=60, deadline=None)
+@given(ty=st.sampled_from(SETP_TYPES), cmp=st.sampled_from(sorted(SETP)),
+       values=st.lists(st.tuples(st.integers(0, 2 ** 64 - 1), st.integers(0, 2 ** 64 - 1)), min_size=1, max_size=40),
+       equal=st.booleans())
+def test_integer_setp_compares_the_typed_values(ty, cmp, values, equal):
+    """``setp.<cmp>.<type>`` on 64-bit registers whose bits above the type's width are arbitrary: the comparison
+    of the values the low bits are as the type (signed types two's complement), written here with Python
+    integers; ``equal``: the second operand's low bits equal to the first's (other upper bits)."""
+    from tileorch.testing.ptx_emulator import Emu
+
+    w = int(ty[1:])
+    if equal:
+        values = [(a, (b & ~((1 << w) - 1) & (2 ** 64 - 1)) | (a & ((1 << w) - 1))) for a, b in values]
+    n = len(values)
+    emu = Emu(".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\tret;\n}\n", [0], 0, n, (0, 0, 0), {}, [])
+    T = np.ones(n, dtype=bool)
+    emu.set("%rd1", T, np.array([a for a, _ in values], dtype=np.uint64))
+    emu.set("%rd2", T, np.array([b for _, b in values], dtype=np.uint64))
+    emu.execute(f"setp.{cmp}.{ty}", ["%p1", "%rd1", "%rd2"], T)
+    want = [int(SETP[cmp](_as_type(a, ty), _as_type(b, ty))) for a, b in values]
+    assert emu.regs["%p1"].tolist() == want

@@ -8,7 +8,20 @@ simulator.
 :class:`Emu` runs every thread of one CTA; the threads at the same instruction run together
 (vectorized), a warp-collective instruction (``shfl``, ``vote``) waits for its whole warp, a warp-group one
 (``wgmma.*``, ``setmaxnreg``) for its warp group, ``bar.sync`` / ``bar.arrive`` count arrivals per
-named barrier.  Asynchrony is modelled where it decides correctness:
+named barrier.
+
+Scheduling: each step runs the threads at one pc; the distinct pcs of the live threads take turns (round robin,
+the rotation one further each round) and the first whose threads can move is stepped.  Passed over, as threads
+that cannot move: a ``bar.sync`` still missing arrivals, a collective whose unit is incomplete and (with
+:attr:`Emu.park_waits`, the default) an mbarrier spin loop's poll that fails for every thread at it, tried again
+only after some mbarrier changed phase.  So the runs are round-robin interleavings of the threads that can move in
+which a spin loop polls only when the poll succeeds for some thread at it; the interleavings that stepping the
+failed polls also produced differ from these only by those polls, which change nothing but the clock (the loop's
+predicate registers are written again by the successful poll).  Every check below is made on the state each step
+leaves, so each holds for the runs produced; ``wait_delay`` holds a ready ``wgmma.wait_group`` for that many steps of
+threads that can move (failed polls no longer count), and a CTA in which no thread can move is a deadlock
+(:class:`Fault` naming each waiting pc, its mbarrier phases or named-barrier arrivals) where polling it would have
+run into the step limit.  Asynchrony is modelled where it decides correctness:
 
 * ``wgmma.mma_async`` (f32 accumulators of f16, bf16, tf32 or e4m3 / e5m2 operands, s32 ones of s8 / u8) is
   asynchronous: it reads its shared-memory operands and A-fragment registers and computes ``D = A B (+ D)`` only at the ``wgmma.wait_group`` that retires its group
@@ -51,6 +64,7 @@ named barrier.  Asynchrony is modelled where it decides correctness:
 Not modelled: CTAs of other clusters, timing, memory ordering beyond the above.
 Unknown instructions raise :class:`Fault`.
 """
+import contextlib
 import math
 import re
 from collections import Counter
@@ -129,6 +143,18 @@ _ATOMIC_OPS = ("add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "d
 _ATOMIC_TYPES = {"b32": 4, "u32": 4, "s32": 4, "b64": 8, "u64": 8, "s64": 8, "f32": 4, "f64": 8, "f16": 2, "bf16": 2}
 
 
+_WGMMA_SHAPE = re.compile(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|s32)\.(\w+)\.(\w+)$")
+_WGMMA_SHAPES: dict = {}
+"""``wgmma.mma_async`` opcode -> its shape match (or False): matched once per opcode."""
+
+_FRAGMENTS: dict = {}
+"""Accumulator registers per thread -> (row of each thread's first D element, its column, [register, thread] row
+and column of D): a WGMMA's fragment layout over the 128 threads of its warp group."""
+
+_OPERAND_PHYS: dict = {}
+"""(descriptor, rows, transposed, element bytes) -> (physical addresses, least, greatest + bytes) of a WGMMA shared
+operand (:meth:`Emu._operand_phys`): the same for every CTA and step of a kernel."""
+
 _WGMMA_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "u8": 1, "e4m3": 1, "e5m2": 1}
 """The operand element types of the modelled WGMMAs and their sizes (a K step is 32 bytes of them)."""
 
@@ -187,8 +213,9 @@ def _bf16_bits(x):
 def _float_add_bits(ty, a, b):
     """The bits of ``a + b`` for float bits ``a``, ``b`` of type ``ty`` (f16, bf16, f32, f64), the
     sum rounded once to ``ty`` (nearest even)."""
-    if ty == "f64":
-        return int(np.array([a, b], dtype=np.uint64).view(np.float64).sum().view(np.uint64))
+    if ty == "f64":  # (an add, not .sum(): a reduction starts from +0, and -0 + -0 is -0)
+        x = np.array([a, b], dtype=np.uint64).view(np.float64)
+        return int(np.float64(x[0] + x[1]).view(np.uint64))
     if ty == "f32":
         x = np.array([a, b], dtype=np.uint32).view(np.float32)
         return int(np.float32(x[0] + x[1]).view(np.uint32))
@@ -375,7 +402,7 @@ def _body_insts(body, insts, labels, rename=None):
             s = s[1:].strip()
         if not s:
             continue
-        m = re.match(r"^(\$?[\w$]+):$", s)
+        m = _LABEL.match(s) if s.endswith(":") else None
         if m:
             labels[m.group(1)] = len(insts)
             continue
@@ -505,7 +532,16 @@ def _int_op_exact(base, op, width, signed, a):
         else:
             r = A[0] * A[1]
     elif base == "mad":
-        r = A[0] * A[1] + A[2]
+        if "wide" in op:  # d and c of twice the width: d = a * b + c (PTX ISA, mad: .wide for 16 / 32 bits)
+            if width > 32:
+                raise Fault(f"{op}: .wide of {width}-bit operands")
+            mask2 = (1 << (2 * width)) - 1
+            r = A[0] * A[1] + (a[2] & np.uint64(mask2)).astype(object)
+            return np.array([int(x) & mask2 for x in r], dtype=np.uint64)
+        if "hi" in op:  # the high half of the product, plus c
+            r = ((A[0] * A[1]) >> width) + A[2]
+        else:
+            r = A[0] * A[1] + A[2]
     elif base == "add": r = A[0] + A[1]
     elif base == "sub": r = A[0] - A[1]
     elif base == "and": r = ux(a[0]) & ux(a[1])
@@ -530,14 +566,19 @@ def _int_op_exact(base, op, width, signed, a):
     return np.array([int(x) & mask for x in r], dtype=np.uint64)
 
 
+_LOW_BITS = frozenset(("add", "sub", "and", "or", "xor", "mul", "mad", "not", "neg"))
+"""The integer instructions whose low ``width`` result bits are those of the same arithmetic on the operands'
+64-bit patterns modulo 2^64 (``mul`` / ``mad``: the ``.lo`` forms)."""
+
+
 def _int_op_fast(base, op, width, signed, a):
     """:func:`_int_op_exact` in numpy's 64-bit integers for the instructions whose result bits
     they give exactly (the low ``width`` bits of a sum, difference, product or shift do not
     depend on the bits above 64), else None (``div``, ``rem``, ``bfe``, 64-bit ``mul.hi`` /
     ``mul.wide``, widths below 2).  The emulator's hot integer path: the Python-integer one
     costs a list comprehension per thread and operand."""
-    if width < 2 or width > 64 or base in ("div", "rem", "bfe"):
-        return None
+    if width < 2 or width > 64 or base in ("div", "rem", "bfe") or (base == "mad" and ("hi" in op or "wide" in op)):
+        return None  # (mad.hi / mad.wide: the exact path)
     u64 = np.uint64
     if width == 64:
         if base == "mul" and ("hi" in op or "wide" in op):
@@ -565,6 +606,19 @@ def _int_op_fast(base, op, width, signed, a):
             return None
         return np.asarray(r, dtype=u64)
     mask = (1 << width) - 1
+    if base in _LOW_BITS and not ("hi" in op or "wide" in op) and all(x.dtype == u64 for x in a):
+        # the low `width` bits of these results depend only on the operands' low `width` bits: wrapping uint64
+        # arithmetic on the registers' bits, then the mask (no sign extension, no int64 copies)
+        if base == "add": r = a[0] + a[1]
+        elif base == "sub": r = a[0] - a[1]
+        elif base == "and": r = a[0] & a[1]
+        elif base == "or": r = a[0] | a[1]
+        elif base == "xor": r = a[0] ^ a[1]
+        elif base == "mul": r = a[0] * a[1]
+        elif base == "mad": r = a[0] * a[1] + a[2]
+        elif base == "not": r = ~a[0]
+        else: r = u64(0) - a[0]  # neg
+        return r & u64(mask)
     ux = [(x & u64(mask)).astype(np.int64) for x in a]
     h = 1 << (width - 1)
     A = [(x ^ h) - h for x in ux] if signed else ux
@@ -601,6 +655,13 @@ def _int_op_fast(base, op, width, signed, a):
 
 def _operands(rest: str) -> list[str]:
     """An instruction's operands: split at the commas outside ``{}`` and ``[]``."""
+    if "[" not in rest and "{" not in rest and "]" not in rest and "}" not in rest:  # (every comma separates)
+        out = rest.split(",")
+        last = out.pop().strip()
+        out = [x.strip() for x in out]
+        if last:
+            out.append(last)
+        return out
     out, depth, cur = [], 0, ""
     for ch in rest:
         if ch in "{[":
@@ -617,10 +678,14 @@ def _operands(rest: str) -> list[str]:
     return out
 
 
+_PREDICATED = re.compile(r"^@(!?)(%?\w+)\s+(.*)$")
+_LABEL = re.compile(r"^(\$?[\w$]+):$")
+
+
 def _split(s: str) -> tuple:
     """(predicate: (negated, register) or None, opcode, operands) of one instruction."""
     pred = None
-    m = re.match(r"^@(!?)(%?\w+)\s+(.*)$", s)
+    m = _PREDICATED.match(s) if s.startswith("@") else None
     if m:
         pred = (m.group(1) == "!", m.group(2))
         s = m.group(3)
@@ -669,6 +734,17 @@ true there)."""
 
 _CONTROL = frozenset(("bra", "call", "ret", "exit"))
 
+_RUNS = [0]
+"""How many :meth:`Emu.run` calls are in progress: each ignores numpy's floating-point warnings for the whole run."""
+_NO_CONTEXT = contextlib.nullcontext()
+
+
+def _quiet():
+    """``np.errstate(all="ignore")`` for the hot handlers, or inside :meth:`Emu.run` (which already ignores them)
+    nothing: entering an errstate costs microseconds per instruction.  (Another thread's run makes it nothing
+    here too: a warning then is printed, no value changes.)"""
+    return _NO_CONTEXT if _RUNS[0] else np.errstate(all="ignore")
+
 _PRED_BINARY = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
 """``and`` / ``or`` / ``xor.pred`` of two predicates (bool arrays)."""
 
@@ -676,6 +752,9 @@ _AT_ONCE_MIN = 4
 """Global loads / stores of at least this many threads go through one numpy gather / scatter
 (:meth:`Emu._one_buffer`); fewer (an atomic's one address) one by one, which costs less there."""
 _BYTE_INDEX = np.arange(8, dtype=np.intp)
+_ACCUMULATE_WORDS = 8
+"""An f32 / f64 ``atom.add`` of at most this many distinct words (or of distinct words only) runs in numpy calls
+per word (:meth:`Emu._float_add_at_once`); more, one thread at a time."""
 
 _INT_TYPES = {f"{kind}{width}": width for kind in "bsu" for width in (8, 16, 32, 64)}
 """The integer type suffixes (``.b8`` .. ``.u64``) and their widths."""
@@ -690,6 +769,52 @@ _IMMEDIATES: dict[str, int] = {}
 """The bits of each literal operand (``0f3F800000``, ``0d...``, ``-1``, ``0xFFU``) :meth:`Emu.get`
 has read: the same in every kernel, parsed once."""
 """The instructions :meth:`Emu.step` moves threads for itself (the others: :meth:`Emu.execute`)."""
+
+
+_BAR = "bar"
+"""A pc of :attr:`_Decoded.waits`: an unpredicated ``bar.sync`` / ``barrier.sync``."""
+
+_IMMEDIATE = re.compile(r"^(-?(\d+|0x[0-9a-fA-F]+)U?|0[fd][0-9a-fA-F]+)$")
+
+
+def _spin_waits(parsed, labels) -> tuple:
+    """Per pc: ``(address operand, parity operand)`` where the instruction is the poll of an mbarrier spin loop,
+    else None.  A spin loop, as LLVM and inline assembly spell it::
+
+        L:  mov.b32 %r1, <immediate>;   (any number of unpredicated movs of immediates)
+            mbarrier.try_wait.parity.shared.b64 P, [addr], parity(, hint);   (or test_wait)
+            not.pred Q, P;  @Q bra L;   (or @!P bra L)
+
+    A failed poll of it changes nothing a thread or the kernel reads after the loop: the movs rewrite the same
+    immediates, the poll and the not rewrite P and Q, which the successful poll that ends the loop writes again
+    (P true, Q false) before any other instruction reads them.  :meth:`Emu.run` does not step a poll that fails
+    for every thread at it (it parks them there until an mbarrier phase changes)."""
+    spins = [None] * len(parsed)
+    for w, (pred, op, ops) in enumerate(parsed):
+        if pred is not None or not op.startswith(("mbarrier.try_wait.parity", "mbarrier.test_wait.parity")):
+            continue
+        if len(ops) < 3 or w + 1 >= len(parsed):
+            continue
+        p, used = ops[0].strip(), {ops[0].strip(), ops[1].strip()[1:-1].split("+")[0].strip(), ops[2].strip()}
+        branch = parsed[w + 1]
+        if branch[0] is None and branch[1] == "not.pred" and w + 2 < len(parsed):
+            q = branch[2][0].strip()
+            if branch[2][1].strip() != p or q in used:
+                continue
+            branch = parsed[w + 2]
+            if branch[0] != (False, q.lstrip("%")) and branch[0] != (False, q):
+                continue
+        elif branch[0] not in ((True, p), (True, p.lstrip("%"))):
+            continue
+        if not branch[1].startswith("bra") or len(branch[2]) != 1:
+            continue
+        head = labels.get(branch[2][0].strip())
+        if head is None or head > w:
+            continue
+        if all(parsed[k][0] is None and parsed[k][1].startswith("mov.") and len(parsed[k][2]) == 2
+               and _IMMEDIATE.match(parsed[k][2][1].strip()) for k in range(head, w)):
+            spins[w] = (ops[1], ops[2])
+    return tuple(spins)
 
 
 class _Decoded:
@@ -716,6 +841,15 @@ class _Decoded:
             for group in (ops[0], *(ops[1:2] if ops[1:2] and ops[1].startswith("{") else ())) for x in group[1:-1].split(","))
         self.straight = tuple(base not in _CONTROL and collective is None and not op.startswith("barrier.")
                               for (base, collective), (_, op, _) in zip(self.kinds, self.parsed))
+        # per pc: a step that progresses moves exactly the threads at pc to pc + 1, changing no liveness: the
+        # straight instructions and the warp / warp-group collectives (which either wait or step their threads)
+        self.advances = tuple(base not in _CONTROL and collective != "bar" and not op.startswith("barrier.")
+                              for (base, collective), (_, op, _) in zip(self.kinds, self.parsed))
+        self.spins = _spin_waits(self.parsed, self.labels)
+        # per pc: what Emu.run parks threads at: a spin loop's poll (its operands), an unpredicated bar.sync (_BAR)
+        self.waits = tuple(spin if spin is not None else _BAR if collective == "bar" and pred is None and
+                           not op.startswith(("bar.arrive", "barrier.arrive")) else None
+                           for spin, (_, collective), (pred, op, _) in zip(self.spins, self.kinds, self.parsed))
         self.shared = re.findall(r"^\s*\.shared\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M)
         self.globals = re.findall(
             r"^\s*\.global\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\](?:\s*=\s*\{([^}]*)\})?\s*;", ptx, re.M)
@@ -754,6 +888,14 @@ class Emu:
     rounded reciprocal, as before).  ``.ftz`` flushes a subnormal input and result to a zero of its sign either
     way, as the hardware does."""
 
+    park_waits = True
+    """Threads that cannot move until another thread acts are not stepped (:meth:`run`): an mbarrier spin loop's
+    poll (:func:`_spin_waits`) that fails for every thread at it waits until some mbarrier changes phase, a
+    ``bar.sync`` whose threads have all arrived until some named barrier completes.  A failed poll changes nothing
+    but the clock, so the kernel's results are those of an interleaving in which the poll ran only once its phase
+    had completed; a deadlock (every live thread waiting) raises :class:`Fault` naming the barriers waited for, where
+    stepping the failed polls ran into the step limit.  False: every poll stepped (as before session 39)."""
+
     fp8_sum_bits = None
     """None: an 8-bit float WGMMA sums its products (and D) in f32, as the other float WGMMAs.  ``b``: a model of a
     narrower tensor-core adder (reported for H100: about 13 fraction bits, truncating): per WGMMA and element, the
@@ -780,6 +922,7 @@ class Emu:
         self.stack = [[] for _ in range(nthreads)]  # per-thread return addresses of calls
         self.N = nthreads
         self.regs = {}
+        self._unwritten = np.full(self.N, 0x7FC00000, dtype=np.uint64)  # a new register's bits (copied)
         # static shared arrays (e.g. demoted mbarriers) first, the dynamic shared memory after them
         # at a 1024-byte boundary (at offset 0 when there are none)
         self.shared_symbols, top = {}, 0
@@ -813,7 +956,9 @@ class Emu:
         if self.local_size:
             self.memory.append((LOCAL_BASE, np.zeros(self.local_size * nthreads, dtype=np.uint8), "local"))
         self.mbar = {}
+        self.mb_flips = 0  # mbarrier phase changes (and inits) so far: a parked spin loop polls again after one
         self.named = {}
+        self.bar_gens = 0  # named-barrier generations completed so far: a parked bar.sync is tried again after one
         self.bar_wait = np.full(self.N, -1, dtype=np.int64)
         self.pc = np.zeros(self.N, dtype=np.int64)
         self.live = np.ones(self.N, dtype=bool)
@@ -847,6 +992,9 @@ class Emu:
         self.parsed = decoded.parsed  # (predicate, op, operands) per pc
         self.kinds = decoded.kinds  # (base name, collective unit) per pc
         self.straight = decoded.straight
+        self.advances = decoded.advances
+        self.spins = decoded.spins  # per pc: (address, parity) of an mbarrier spin loop's poll, else None
+        self.waits = decoded.waits
 
     _kind = staticmethod(_kind)
 
@@ -859,15 +1007,22 @@ class Emu:
 
     # ------------------------------------------------------------------ values
     def get(self, x, T):
-        x = x.strip()
         reg = self.regs.get(x)
         if reg is not None:  # a register written before (the common case; never a special register)
-            if self.pending.get(x):
+            if self.pending and self.pending.get(x):
                 self._check_pending(x, T)
             return reg[T]
         imm = _IMMEDIATES.get(x)
         if imm is not None:  # a literal read before
-            return np.full(np.count_nonzero(T), imm, dtype=np.uint64)
+            out = np.empty(np.count_nonzero(T), dtype=np.uint64)
+            out.fill(imm)
+            return out
+        x = x.strip()
+        reg = self.regs.get(x)
+        if reg is not None:  # (an operand spelled with spaces)
+            if self.pending.get(x):
+                self._check_pending(x, T)
+            return reg[T]
         if x.startswith("%") or x == "p":
             if x in ("%tid.x",):
                 return np.arange(self.N, dtype=np.uint64)[T]
@@ -928,12 +1083,14 @@ class Emu:
         return PARAM_BASE + self.params.index(name) * 256
 
     def set(self, x, T, v):
-        x = x.strip()
-        if self.pending.get(x):
-            self._check_pending(x, T)
         reg = self.regs.get(x)
         if reg is None:
-            reg = self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
+            x = x.strip()
+            reg = self.regs.get(x)
+            if reg is None:  # (f32 NaN bits: a register no instruction wrote)
+                reg = self.regs[x] = self._unwritten.copy()
+        if self.pending and self.pending.get(x):
+            self._check_pending(x, T)
         v = np.asarray(v)
         reg[T] = v if v.dtype == np.uint64 else v.astype(np.uint64)
         if x in self.wgmma_regs:  # (no other register's write time is read)
@@ -1062,6 +1219,7 @@ class Emu:
         if b["pending"] <= 0 and b["tx"] == 0:
             b["phase"] ^= 1
             b["pending"] = b["count"]
+            self.mb_flips += 1
 
     # ------------------------------------------------------------------ run
     def _rcp_f32(self, x: np.ndarray, parts: list) -> np.ndarray:
@@ -1081,11 +1239,24 @@ class Emu:
         return r
 
     def run(self, max_steps=5_000_000):
+        """Run the CTA until every thread exited (True), or (a CTA of a :class:`Cluster`) until its threads wait on
+        the other CTAs (False); numpy's floating-point warnings ignored throughout (the kernel's arithmetic)."""
+        _RUNS[0] += 1
+        try:
+            with np.errstate(all="ignore"):
+                return self._run(max_steps)
+        finally:
+            _RUNS[0] -= 1
+
+    def _run(self, max_steps):
         steps = 0
         rr = 0
         count = np.count_nonzero  # ndarray.any() / .sum() cost several times more on these small masks
-        straight = self.straight
+        advances = self.advances
         kinds = self.kinds
+        parsed = self.parsed
+        waits = self.waits if self.park_waits else None
+        parked = {}  # pc -> (mb_flips or bar_gens, threads there) when its threads last could not move (park_waits)
         pcs = None
         # masks[pc]: the mask of the live threads at pc, for the pcs whose mask was made since `pcs` was counted,
         # kept while `exact` (pcs is then exactly the live threads' pcs): a straight step moves its mask to the
@@ -1119,7 +1290,16 @@ class Emu:
                         continue
                     if exact:
                         masks[pc] = T
-                if self.wait_delay and self.parsed[pc][1].startswith("wgmma.wait_group"):
+                if waits is not None and waits[pc] is not None:
+                    if waits[pc] is _BAR:
+                        if parked.get(pc) == (self.bar_gens, count(T)):  # the same threads, no barrier completed
+                            continue
+                    else:  # an mbarrier spin loop's poll: not stepped while it fails for every thread at it
+                        key = (self.mb_flips, count(T))
+                        if parked.get(pc) == key or self._poll_fails(waits[pc], T):
+                            parked[pc] = key
+                            continue
+                if self.wait_delay and parsed[pc][1].startswith("wgmma.wait_group"):
                     since = self.ready_since.setdefault(pc, steps)
                     if steps - since < self.wait_delay:  # the tensor core is slow: others run first
                         held.append((pc, T))
@@ -1130,21 +1310,25 @@ class Emu:
                     steps += 1
                     stepped = pc
                     break
-                if kinds[pc][1] == "bar" and exact:  # (see masks above)
-                    exact = False
-                    masks = {}
+                if kinds[pc][1] == "bar":
+                    if parsed[pc][0] is not None:  # (see masks above)
+                        if exact:
+                            exact = False
+                            masks = {}
+                    elif waits is not None:  # unpredicated: nothing moved; it cannot until a barrier completes
+                        parked[pc] = (self.bar_gens, count(T))
             if not progressed and held:
                 pc, T = held[0]
                 self.ready_since.pop(pc, None)
                 progressed = self.step(pc, T)
                 steps += 1
             if not progressed:
-                if self.cluster is not None and all(self.insts[p].startswith("barrier.cluster.wait") for p in pcs):
+                if self.cluster is not None and any(self.insts[p].startswith("barrier.cluster.wait") for p in pcs):
                     return False  # the cluster's other CTAs have not arrived yet: Cluster.run resumes this one
-                raise Fault(f"deadlock at pcs {[(p, self.insts[p]) for p in pcs]}")
+                raise Fault(self._deadlock(pcs))
             if steps > max_steps:
                 raise Fault("step limit")
-            if stepped is not None and straight[stepped]:  # its threads, all of them, one pc on
+            if stepped is not None and advances[stepped]:  # its threads, all of them, one pc on
                 if exact:
                     moved = masks.pop(stepped)
                     if stepped + 1 not in pcs:  # no thread was there: the moved threads' mask is that pc's
@@ -1169,7 +1353,13 @@ class Emu:
                 if fell:
                     moved.add(stepped + 1)
                 pcs = sorted(moved)
-                masks = {}
+                # the other pcs' threads did not move: their masks stand; the target's and the next pc's may have
+                # grown (the threads moved there join any already there)
+                masks.pop(stepped, None)
+                if taken:
+                    masks.pop(target, None)
+                if fell:
+                    masks.pop(stepped + 1, None)
             else:
                 pcs = None  # recounted from the threads
             self._branch = None
@@ -1184,6 +1374,38 @@ class Emu:
                 self.errors.append(f"CTA exits with a bulk copy into shared bytes {lo:#x}..{hi:#x} whose mbarrier "
                                    f"{bar} phase {phase} no thread waited for")
         return True
+
+    def _poll_fails(self, spin, T) -> bool:
+        """Whether ``mbarrier.try_wait.parity`` (``spin``: its address and parity operands) fails for every thread
+        of ``T``: each one's barrier is in the phase of its parity (the phase it waits to complete)."""
+        offs = self.shared_off(self.addr(spin[0], T)).tolist()
+        par = self.get(spin[1], T).tolist()
+        mb = self.mb
+        return all(mb(off)["phase"] == (p & 1) for off, p in zip(offs, par))
+
+    def _deadlock(self, pcs) -> str:
+        """The message of the deadlock :meth:`run` found at ``pcs`` (no thread can move): each pc's instruction and
+        its threads; for an mbarrier poll, the barriers and phases they wait for; for a named barrier, its arrivals."""
+        out = []
+        for pc in pcs:
+            T = self.live & (self.pc == pc)
+            tids = np.nonzero(T)[0]
+            where = f"pc {pc} '{self.insts[pc]}' threads {tids[0]}..{tids[-1]} ({len(tids)})"
+            spin = self.spins[pc]
+            if spin is not None:
+                offs = self.shared_off(self.addr(spin[0], T)).tolist()
+                par = self.get(spin[1], T).tolist()
+                waits = sorted({(off, p & 1) for off, p in zip(offs, par)})
+                where += ": " + ", ".join(
+                    f"mbarrier {off} waits for phase {p} to complete ({self.mb(off)['pending']} arrivals, "
+                    f"{self.mb(off)['tx']} tx bytes pending)" for off, p in waits)
+            elif self.kinds[pc][1] == "bar":
+                ids = self.get(self.parsed[pc][2][0], T).tolist()
+                bars = [(b, self.named.get(b, {})) for b in sorted(set(ids))]
+                where += ": " + ", ".join(f"named barrier {b} has {nb.get('count', 0)} of {nb.get('want', '?')} "
+                                          "arrivals" for b, nb in bars)
+            out.append(where)
+        return "deadlock: no thread can move: " + "; ".join(out)
 
     def units_complete(self, T, size):
         """Every live thread of each warp (``size`` 32) or warp group (128) that has a thread in ``T`` is in ``T``."""
@@ -1342,6 +1564,7 @@ class Emu:
                         self.errors.append(f"named barrier {bid}: {b['count']} arrivals for a count of {count}")
                     b["count"] = 0
                     b["gen"] += 1
+                    self.bar_gens += 1
                 if arrive_only:
                     self.pc[new] = pc + 1
                 else:
@@ -1461,7 +1684,7 @@ class Emu:
         g = lambda i: self.get(ops[i], T)  # noqa: E731
         base = parts[0]
         a = [f32(g(i)) for i in range(1, len(ops))]
-        with np.errstate(all="ignore"):
+        with _quiet():
             if base == "add": r = a[0] + a[1]
             elif base == "sub": r = a[0] - a[1]
             elif base == "mul": r = a[0] * a[1]
@@ -1578,12 +1801,12 @@ class Emu:
         else:
             w = int(ty[1:])
             m = np.uint64((1 << w) - 1) if w < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
-            if ty[0] == "s":
-                x = (a & m).astype(np.int64) if w == 64 else ((a & m).astype(np.int64) ^ (1 << (w - 1))) - (1 << (w - 1))
-                y = (b & m).astype(np.int64) if w == 64 else ((b & m).astype(np.int64) ^ (1 << (w - 1))) - (1 << (w - 1))
+            if ty[0] == "s":  # two's-complement order as unsigned order: the sign bit flipped (+2^(w-1) mod 2^w)
+                h = np.uint64(1 << (w - 1))
+                x, y = (a ^ h) & m, (b ^ h) & m
             else:
                 x, y = a & m, b & m
-        with np.errstate(all="ignore"):
+        with _quiet():
             # ne is ordered, as every comparison without u: false where an operand is NaN (PTX ISA,
             # floating-point comparisons; numpy's != is true there)
             r = _SETP_COMPARE[cmp](x, y)
@@ -1785,6 +2008,12 @@ class Emu:
         a = self.addr(addr_op, T).tolist()
         b = [x & mask for x in self.get(vals[0], T).tolist()]
         c = [x & mask for x in self.get(vals[1], T).tolist()] if kind == "cas" else None
+        if ty in ("f32", "f64") and kind == "add":
+            done = self._float_add_at_once(a, b, ty, nbytes, dst is not None)
+            if done is not None:
+                if dst is not None:
+                    self.set(dst, T, done)
+                return
         signed = lambda x: x - (1 << width) if ty[0] == "s" and x >> (width - 1) else x  # noqa: E731
         olds = []
         read, write = self._atomic_access(a, nbytes)
@@ -1815,6 +2044,53 @@ class Emu:
             olds.append(old)
         if dst is not None:
             self.set(dst, T, np.array(olds, dtype=np.uint64))
+
+    def _float_add_at_once(self, addrs, vals, ty, nbytes, olds: bool):
+        """``atom`` / ``red.add`` of f32 / f64 ``vals`` (bits, a list) at ``addrs`` (a list) in a few numpy calls where
+        every address lies, aligned, in one buffer (:meth:`_one_buffer`): the same sums, rounded the same way, in the
+        same order as one thread at a time, the same traffic.  ``red`` (not ``olds``): one ``np.add.at`` (it applies
+        its updates in index order, unbuffered, each an IEEE add of the type rounded to nearest even: the add of
+        :func:`_float_add_bits`); ``atom`` (``olds``: the old values, bits as uint64, returned): per word (at most
+        :data:`_ACCUMULATE_WORDS` of them, or all distinct) ``np.add.accumulate`` of the word and its threads'
+        addends in thread order (sequential, each partial sum rounded: element i is thread i's old value).  None
+        (nothing done) otherwise, and where an addend is a NaN: numpy's scalar and array adds of two NaNs keep
+        different operands' payloads (a NaN word plus a number keeps the word's, quieted, in both)."""
+        where = self._one_buffer(np.array(addrs, dtype=np.uint64), nbytes)
+        if where is None:
+            return None
+        buf, name, off = where
+        if not (buf.flags.c_contiguous and buf.flags.writeable) or len(buf) % nbytes or (off % nbytes).any():
+            return None
+        dtype, bits = (np.float32, np.uint32) if ty == "f32" else (np.float64, np.uint64)
+        addends = np.array(vals, dtype=bits).view(dtype)
+        if np.isnan(addends).any():  # NaN + NaN: which payload the add keeps is the compiled code's choice
+            return None
+        words, idx = buf.view(dtype), off // nbytes
+        out = True
+        with _quiet():
+            if not olds:
+                np.add.at(words, idx, addends)
+            else:
+                uniq, inverse = np.unique(idx, return_inverse=True)
+                if len(uniq) == len(idx):  # every thread its own word
+                    old = words[idx]
+                    words[idx] = old + addends
+                elif len(uniq) <= _ACCUMULATE_WORDS:
+                    old = np.empty(len(idx), dtype=dtype)
+                    for g, w in enumerate(uniq.tolist()):
+                        sel = np.flatnonzero(inverse == g)  # (ascending: thread order)
+                        chain = np.empty(len(sel) + 1, dtype=dtype)
+                        chain[0] = words[w]
+                        chain[1:] = addends[sel]
+                        partial = np.add.accumulate(chain)
+                        old[sel] = partial[:-1]
+                        words[w] = partial[-1]
+                else:
+                    return None
+                out = old.view(bits).astype(np.uint64)
+        self.traffic["load:" + name] += nbytes * len(addrs)
+        self.traffic["store:" + name] += nbytes * len(addrs)
+        return out
 
     def _atomic_access(self, addrs, nbytes):
         """``(read(k), write(k, value))``: the ``nbytes``-byte value at the k-th address of ``addrs``
@@ -2018,6 +2294,7 @@ class Emu:
             c = self.get(ops[1], T)
             for off, cnt in zip(a.tolist(), c.tolist()):
                 self.mbar[off] = {"phase": 0, "count": cnt, "pending": cnt, "tx": 0}
+            self.mb_flips += 1  # (a phase may have gone back to 0)
             return
         if op.startswith("mbarrier.arrive.expect_tx"):
             a = self.shared_off(self.addr(ops[1], T))
@@ -2214,14 +2491,21 @@ class Emu:
         if b["pending"] <= 0 and b["tx"] == 0:
             b["phase"] ^= 1
             b["pending"] = b["count"]
+            self.mb_flips += 1
 
     # ------------------------------------------------------------------ WGMMA
     def smem_elem(self, addr, span=128, ty="f16"):
         """The WGMMA operand elements of ``ty`` at logical shared addresses ``addr``: f16 / bf16 as f32,
         tf32 as f32 with the 13 low mantissa bits dropped (the bits the tensor core reads), s8 / u8 as
         int64."""
-        phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
+        return self._smem_elem_at(_swizzle(np.asarray(addr, dtype=np.int64), span), ty)
+
+    def _smem_elem_at(self, phys, ty):
+        """:meth:`smem_elem` of the physical (swizzled) byte addresses ``phys``."""
         es = _WGMMA_BYTES[ty]
+        if es == 2:  # (the common case: two bytes, one gather each)
+            bits = self.smem[phys].astype(np.uint16) | (self.smem[phys + 1].astype(np.uint16) << np.uint16(8))
+            return _half_to_f32(bits, ty)
         bits = sum(self.smem[phys + i].astype(np.uint32) << np.uint32(8 * i) for i in range(es))
         if ty in ("s8", "u8"):
             return bits.astype(np.uint8).view(np.int8 if ty == "s8" else np.uint8).astype(np.int64)
@@ -2254,15 +2538,36 @@ class Emu:
     def operand_tile(self, desc, rows_mn, tnsp, ty="f16"):
         """[rows_mn, K] K-major view (element (mn, k)) of a swizzled smem operand of ``ty``
         (:meth:`smem_elem`; K = 32 bytes of elements)."""
-        addr, span = self.operand_addrs(desc, rows_mn, tnsp, _WGMMA_BYTES[ty])
-        return self.smem_elem(addr, span, ty)
+        if type(self).operand_addrs is not Emu.operand_addrs or type(self).smem_elem is not Emu.smem_elem:
+            addr, span = self.operand_addrs(desc, rows_mn, tnsp, _WGMMA_BYTES[ty])  # (a subclass's own)
+            return self.smem_elem(addr, span, ty)
+        phys, _, _ = self._operand_phys(desc, rows_mn, tnsp, _WGMMA_BYTES[ty])
+        return self._smem_elem_at(phys, ty)
+
+    def _operand_phys(self, desc, rows_mn, tnsp, es):
+        """(physical byte addresses, their least, their greatest + ``es``) of :meth:`operand_addrs`' elements: a
+        function of the descriptor and shape alone, kept per kernel text (:data:`_OPERAND_PHYS`)."""
+        key = (desc, rows_mn, tnsp, es)
+        hit = _OPERAND_PHYS.get(key)
+        if hit is None:
+            addr, span = self.operand_addrs(desc, rows_mn, tnsp, es)
+            phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
+            phys.flags.writeable = False
+            hit = (phys, int(phys.min()), int(phys.max()) + es)
+            if len(_OPERAND_PHYS) >= 4096:
+                _OPERAND_PHYS.clear()
+            _OPERAND_PHYS[key] = hit
+        return hit
 
     def operand_range(self, desc, rows_mn, tnsp, es=2):
         """The [lo, hi) physical shared bytes a smem operand of ``es``-byte elements reads (a swizzle
         stays in its atom)."""
-        addr, span = self.operand_addrs(desc, rows_mn, tnsp, es)
-        phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
-        lo, hi = int(phys.min()), int(phys.max()) + es
+        if type(self).operand_addrs is not Emu.operand_addrs:
+            addr, span = self.operand_addrs(desc, rows_mn, tnsp, es)  # (a subclass's own)
+            phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
+            lo, hi = int(phys.min()), int(phys.max()) + es
+        else:
+            _, lo, hi = self._operand_phys(desc, rows_mn, tnsp, es)
         if lo < 0 or hi > len(self.smem):
             raise Fault(f"WGMMA descriptor {desc:#x}: shared bytes {lo:#x}..{hi:#x} out of range")
         return lo, hi
@@ -2330,13 +2635,17 @@ class Emu:
                             self.pending[name].discard(wg)
                     for ent in grp:
                         vals = ent["compute"]()
+                        lo, hi = ent["span"]  # (the warp group's threads: ts, all 128 of them)
                         for name, v in zip(ent["dregs"], vals):
                             reg = self.regs.get(name)
                             if reg is None:
                                 reg = self.regs[name] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
-                            reg[ent["ts"]] = v
+                            reg[lo:hi] = v
             return
-        m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|s32)\.(\w+)\.(\w+)$", op)
+        m = _WGMMA_SHAPES.get(op)
+        if m is None:
+            m = _WGMMA_SHAPES[op] = _WGMMA_SHAPE.match(op) or False
+        m = m or None
         integer = m is not None and {m.group(4), m.group(5)} <= {"s8", "u8"}  # (a u8 / s8 pair: either order)
         fp8 = m is not None and {m.group(4), m.group(5)} <= set(_FP8_FORMATS)  # (e4m3 / e5m2: any pair)
         if not m or (m.group(4) != m.group(5) and not integer and not fp8) or m.group(4) not in _WGMMA_BYTES or \
@@ -2358,10 +2667,11 @@ class Emu:
             TT &= T
             ts = np.nonzero(TT)[0]
             assert len(ts) == 128, len(ts)
+            wlo, whi = wg * 128, wg * 128 + 128  # (ts: every thread of the warp group, so this slice)
             # registers other instructions wrote since the warp group's last wgmma.fence
             fence = self.fence_t.get(wg, -1)
             written = [nm for nm in dregs + aregs if nm in self.wtime]
-            after = (np.stack([self.wtime[nm] for nm in written])[:, ts] > fence).any(axis=1) if written else []
+            after = (np.stack([self.wtime[nm][wlo:whi] for nm in written]) > fence).any(axis=1) if written else []
             late = [nm for nm, hit in zip(written, after) if hit]
             if late:
                 self.fence_errors.append(f"pc {self.cur_pc}: WGMMA registers written after the last wgmma.fence: "
@@ -2395,7 +2705,7 @@ class Emu:
                 smem.append(self.operand_range(desca, 64, tnsp_a, es))
             for lo, hi in smem:
                 self._check_generic(lo, hi)
-            ent = {"dregs": dregs, "aregs": aregs, "ts": ts, "smem": smem,
+            ent = {"dregs": dregs, "aregs": aregs, "ts": ts, "span": (wlo, whi), "smem": smem,
                    "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd, ty, ty_b,
                                              sign)}
             self.open.setdefault(wg, []).append(ent)
@@ -2416,25 +2726,29 @@ class Emu:
         ``sign``: imm-scale-a times imm-scale-b.  Float operands are exact in f32 and their products are summed
         in f32 (numpy's order: the tensor core's order and its internal precision are not modelled)."""
         ty_b = ty_b or ty
-        lane = ts % 32
-        warp = (ts % 128) // 32
-        r0 = 16 * warp + lane // 4
-        c0 = 2 * (lane % 4)
-
-        i = np.arange(len(dregs))[:, None]
-        rows = r0[None, :] + 8 * ((i // 2) % 2)  # [register, thread] -> D's row and column
-        cols = 8 * (i // 4) + c0[None, :] + i % 2
+        first = int(ts[0])  # (ts: the 128 threads of one warp group, in order)
+        layout = _FRAGMENTS.get(len(dregs))
+        if layout is None:
+            lane = np.arange(128) % 32
+            warp = np.arange(128) // 32
+            r0 = 16 * warp + lane // 4
+            c0 = 2 * (lane % 4)
+            i = np.arange(len(dregs))[:, None]
+            rows = r0[None, :] + 8 * ((i // 2) % 2)  # [register, thread] -> D's row and column
+            cols = 8 * (i // 4) + c0[None, :] + i % 2
+            layout = _FRAGMENTS[len(dregs)] = (r0, c0, rows, cols)
+        r0, c0, rows, cols = layout
 
         def compute():
             exact = ty in ("s8", "u8")  # s32 accumulators: the exact sum, wrapped to 32 bits
             D = np.zeros((64, n), dtype=np.int64 if exact else np.float32)
             if sd:
-                cur = np.stack([self._reg_or_nan(name) for name in dregs])[:, TT]
+                cur = np.stack([self._reg_or_nan(name)[first:first + 128] for name in dregs])
                 D[rows, cols] = (cur & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32) if exact else f32(cur)
             if aregs:
                 A = np.zeros((64, 16), dtype=np.float32)
                 for q, name in enumerate(aregs):
-                    v = self.regs[name][TT]
+                    v = self.regs[name][first:first + 128]
                     lo = _half_to_f32((v & np.uint64(0xFFFF)).astype(np.uint16), ty)
                     hi = _half_to_f32(((v >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.uint16), ty)
                     rr = r0 + 8 * (q % 2)
