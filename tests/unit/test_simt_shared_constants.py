@@ -37,9 +37,13 @@ def test_an_emitter_shares_its_constants_per_value_and_block():
     assert inner.share_constants and inner.const(3) is not three  # another block: its own
     assert inner.const(3) is inner.const(3) and len(_constants(inner_block)) == 1
     plain_block = Block()
-    plain = Emitter(plain_block, 128)  # the tier's epilogue builders: one constant per use
+    plain = Emitter(plain_block, 128, share_constants=False)  # asked for: one constant per use
     assert plain.const(3) is not plain.const(3) and len(_constants(plain_block)) == 2
     assert not plain.nested(Block()).share_constants
+    tier_block = Block()
+    tier = Emitter(tier_block, 128)  # the TileAS tier's builders (the default since session 39): shared
+    assert tier.const(3) is tier.const(3) and len(_constants(tier_block)) == 1
+    assert not tier.appends_only and e.nested(Block()).appends_only is e.appends_only
 
 
 def _first_program() -> str:
