@@ -88,3 +88,24 @@ def test_shared_constants_and_direct_arms_leave_the_llvm_ir_unchanged(monkeypatc
     assert shared_constants < plain_constants
     assert shared == plain
     assert "define" in shared and "fp8" in shared
+
+
+def test_once_makes_a_value_once_per_key_and_emitter():
+    block = Block()
+    e = Emitter(block, 128)
+    a, b = Block(arg_types=[i32, i32]).args
+    made = []
+
+    def make(x):
+        made.append(x)
+        return e.mul_i(x, e.const(64))
+
+    first = e.once(("tile origin", a, 64), lambda: make(a))
+    assert e.once(("tile origin", a, 64), lambda: make(a)) is first  # the same SSA value and step: made once
+    assert e.once(("tile origin", b, 64), lambda: make(b)) is not first  # another value: its own
+    assert e.once(("tile origin", a, 32), lambda: make(a)) is not first  # another step: its own
+    assert made == [a, b, a]
+    other = e.nested(Block())
+    assert other.once(("tile origin", a, 64), lambda: make(a)) is not first  # another emitter (block): its own
+    plain = Emitter(Block(), 128, share_constants=False)
+    assert plain.once(("k", a), lambda: make(a)) is not plain.once(("k", a), lambda: make(a))

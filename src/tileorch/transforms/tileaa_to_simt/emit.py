@@ -284,6 +284,20 @@ class Emitter:
         self.consts[id(attr)] = (attr, value)
         return value
 
+    def once(self, key: tuple, make: Callable[[], object]) -> object:
+        """``make()``, once per ``key`` and emitter where the emitter shares its constants (else each
+        call makes it): what every element of a tile repeats (a store's tile origin ``index * step``, its
+        strides as i64: built for each element before session 39, LLVM merged them; the PTX of every input
+        of ``tools/ptx_identity.py`` is the same).  Kept in :attr:`consts` under ``key``'s SSA values'
+        identities, the entry holding ``key`` (the ids stay theirs); ``key[0]`` a string naming the kind."""
+        if not self.share_constants:
+            return make()
+        memo_key = (key[0], *(id(k) if isinstance(k, SSAValue) else k for k in key[1:]))
+        hit = self.consts.get(memo_key)
+        if hit is None:
+            hit = self.consts[memo_key] = (key, make())
+        return hit[1]
+
     def add_i(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.v(arith.AddiOp(a, b))
 
