@@ -41,7 +41,9 @@ def test_tier_output_has_one_constant_per_value_and_block_and_the_same_llvm_ir(m
     per_use = _tier_output(data)
     monkeypatch.undo()
     before, after = _constants(per_use.module), _constants(shared.module)
-    assert sum(before.values()) > 2 * sum(after.values())  # the epilogue's constants, one per use before
+    # the builders share a constant per value and emitter (session 39: they made one per use, more than twice
+    # as many as the pass kept); the pass merges what different emitters of one block still repeat
+    assert sum(before.values()) < 1.25 * sum(after.values())
     assert max(after.values()) == 1 and max(before.values()) > 1
     ir = [driver.compile_module(t.module, t.ctx, arch="sm_90a", emit="llvm", kind="gemm").llvm_ir
           for t in (per_use, shared)]

@@ -37,9 +37,13 @@ def test_an_emitter_shares_its_constants_per_value_and_block():
     assert inner.share_constants and inner.const(3) is not three  # another block: its own
     assert inner.const(3) is inner.const(3) and len(_constants(inner_block)) == 1
     plain_block = Block()
-    plain = Emitter(plain_block, 128)  # the tier's epilogue builders: one constant per use
+    plain = Emitter(plain_block, 128, share_constants=False)  # asked for: one constant per use
     assert plain.const(3) is not plain.const(3) and len(_constants(plain_block)) == 2
     assert not plain.nested(Block()).share_constants
+    tier_block = Block()
+    tier = Emitter(tier_block, 128)  # the TileAS tier's builders (the default since session 39): shared
+    assert tier.const(3) is tier.const(3) and len(_constants(tier_block)) == 1
+    assert not tier.appends_only and e.nested(Block()).appends_only is e.appends_only
 
 
 def _first_program() -> str:
@@ -84,3 +88,24 @@ def test_shared_constants_and_direct_arms_leave_the_llvm_ir_unchanged(monkeypatc
     assert shared_constants < plain_constants
     assert shared == plain
     assert "define" in shared and "fp8" in shared
+
+
+def test_once_makes_a_value_once_per_key_and_emitter():
+    block = Block()
+    e = Emitter(block, 128)
+    a, b = Block(arg_types=[i32, i32]).args
+    made = []
+
+    def make(x):
+        made.append(x)
+        return e.mul_i(x, e.const(64))
+
+    first = e.once(("tile origin", a, 64), lambda: make(a))
+    assert e.once(("tile origin", a, 64), lambda: make(a)) is first  # the same SSA value and step: made once
+    assert e.once(("tile origin", b, 64), lambda: make(b)) is not first  # another value: its own
+    assert e.once(("tile origin", a, 32), lambda: make(a)) is not first  # another step: its own
+    assert made == [a, b, a]
+    other = e.nested(Block())
+    assert other.once(("tile origin", a, 64), lambda: make(a)) is not first  # another emitter (block): its own
+    plain = Emitter(Block(), 128, share_constants=False)
+    assert plain.once(("k", a), lambda: make(a)) is not plain.once(("k", a), lambda: make(a))

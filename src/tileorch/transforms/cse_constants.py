@@ -1,11 +1,12 @@
 """``cse-constants``: one ``arith.constant`` per value, type and block (MLIR's ``cse``, for
 constants only).
 
-The TileAS tier's epilogue builders make a constant per use (they move ops between blocks while
-they build, so a constant shared early could end up not dominating a use): a fused-epilogue GEMM
-left ``convert-nv-tileas-to-cutlass`` with 2516 ``arith.constant`` ops of 117 distinct values
-per block (``linear_gelu_bf16``, 128x128 tiles: a third of its ops), and every later pass, the
-final verification and the LLVM translation walked each of them.  Once the kernel is built, this
+The TileAS tier's epilogue builders made a constant per use: a fused-epilogue GEMM left
+``convert-nv-tileas-to-cutlass`` with 2516 ``arith.constant`` ops of 117 distinct values per
+block (``linear_gelu_bf16``, 128x128 tiles: a third of its ops), and every later pass, the final
+verification and the LLVM translation walked each of them.  Since session 39 each emitter shares
+its constants as it builds (``Emitter.share_constants``); different emitters of one block still
+repeat some (2 of 19 thousand over the compile-time set).  Once the kernel is built, this
 pass keeps the first constant of each (value, type) of a block and gives its uses to the later
 ones, which it erases: the first is earlier in the same block, so it dominates everything the
 later one did.  LLVM IR has no constant instructions (a constant is an operand), so neither the

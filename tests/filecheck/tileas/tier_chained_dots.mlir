@@ -33,13 +33,13 @@
 // CHECK:      func.func @chained_dots_128x64x64_64_f16(%tmap_a0: !llvm.ptr {{.*}}, %tmap_b1: !llvm.ptr {{.*}}, %tmap_b2: !llvm.ptr {{.*}}, %{{.*}}: !llvm.ptr<1>
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
 // CHECK-SAME: tileorch.chained_config = {{{.*}}kind = "chained"{{.*}}smem = 81992 : i64{{.*}}stages = 4 : i64{{.*}}threads = 384 : i64
-// CHECK:      nvvm.mbarrier.init %ebar0, %c256_i
+// CHECK:      nvvm.mbarrier.init %ebar0, %{{([a-z]+_)*c256(_[a-z0-9]+)*}}
 // CHECK:      scf.if %is_prod {
 // CHECK-NEXT:   nvvm.setmaxregister decrease 24
 // CHECK:        nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_a0, %qbar, box[
 // CHECK:        scf.for %pj =
 // CHECK:          nvvm.mbarrier.try_wait.parity %pebar
-// CHECK:          nvvm.mbarrier.arrive.expect_tx %nx_bar, %c16384_i
+// CHECK:          nvvm.mbarrier.arrive.expect_tx %nx_bar, %{{([a-z]+_)*c16384(_[a-z0-9]+)*}}
 // CHECK:          nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_b1,
 // CHECK:          nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_b2,
 // CHECK:        scf.for %tj = %n_tiles to %tail_end
@@ -204,16 +204,16 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // wait_group 0 before the arrive) and store.
 // PERSIST:      func.func @chained_dots_128x64x64_64_f16({{.*}}%grid_x: i32, %grid_y: i32, %grid_z: i32)
 // PERSIST-SAME: persistent = {q_slots = 2 : i64}
-// PERSIST:      nvvm.mbarrier.init %qbar1, %c1
-// PERSIST-NEXT: nvvm.mbarrier.init %qebar0, %c256_i
-// PERSIST-NEXT: nvvm.mbarrier.init %qebar1, %c256_i
+// PERSIST:      nvvm.mbarrier.init %qbar1, %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
+// PERSIST-NEXT: nvvm.mbarrier.init %qebar0, %{{([a-z]+_)*c256(_[a-z0-9]+)*}}
+// PERSIST-NEXT: nvvm.mbarrier.init %qebar1, %{{([a-z]+_)*c256(_[a-z0-9]+)*}}
 // PERSIST:      %pg_total = arith.muli %pg_xy, %grid_z
 // PERSIST:      nvvm.setmaxregister decrease 24
 // PERSIST:      scf.for %pg_w = %pg_first to %pg_total step %pg_step iter_args(%pg_it = %pg_c0, %ring = %pg_c0)
 // PERSIST:      nvvm.mbarrier.try_wait.parity %qsebar, %q_eph
-// PERSIST:      nvvm.mbarrier.arrive.expect_tx %qsbar, %c16384_i
+// PERSIST:      nvvm.mbarrier.arrive.expect_tx %qsbar, %{{([a-z]+_)*c16384(_[a-z0-9]+)*}}
 // PERSIST:      nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_a0, %qsbar
-// PERSIST:      scf.for %pj = %c0 to %n_tiles
+// PERSIST:      scf.for %pj = %{{.*}} to %n_tiles
 // PERSIST:        %pjr = arith.addi %pj, %ring
 // PERSIST:      scf.for %tj =
 // PERSIST:      scf.for {{.*}} to %q_tail_end
@@ -225,7 +225,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // PERSIST-NEXT:   scf.yield
 // PERSIST-NEXT: }
 // PERSIST-NEXT:   nvvm.wgmma.wait.group.sync.aligned 0
-// PERSIST-NEXT:   %qsebar_o_2 = arith.muli %q_slot_2, %c8
+// PERSIST-NEXT:   %qsebar_o_2 = arith.muli %q_slot_2, %{{([a-z]+_)*c8(_[a-z0-9]+)*}}
 // PERSIST:        nvvm.mbarrier.arrive %qsebar_2
 // PERSIST:        llvm.store {{.*}} : f16, !llvm.ptr<1>
 
@@ -250,7 +250,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // NEXTS:      scf.for %pg_w_1 = %pg_first to %pg_total step %pg_step iter_args(%pg_it_1 = %pg_c0, %ring_1 = %pg_c0, [[S0:%[0-9]+]] = %{{[0-9]+}},
 // NEXTS-SAME: -> (i32, i32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) : i32 {
 // NEXTS-NOT:    nvvm.mbarrier.try_wait.parity %qsbar
-// NEXTS:        scf.for %j = %c1 to %n_tiles_3 step %c1
+// NEXTS:        scf.for %j = %{{c1[_a-z0-9]*}} to %n_tiles_3 step %{{c1[_a-z0-9]*}}
 // NEXTS:        nvvm.wgmma.wait.group.sync.aligned 0
 // NEXTS:        nvvm.mbarrier.arrive %qsebar_2
 // NEXTS:        nvvm.wgmma.commit.group.sync.aligned
@@ -275,7 +275,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // S17:      nvvm.wgmma.commit.group.sync.aligned
 // S17-NOT:  nvvm.wgmma.wait.group
 // S17:      %all_one = llvm.inline_asm has_side_effects "{ .reg .pred p, q; setp.eq.f32 p, $1, 0f3F800000; setp.eq.f32 q, $2, 0f3F800000; and.pred p, p, q; vote.sync.all.pred p, p, -1; selp.u32 $0, 1, 0, p; }"
-// S17-NEXT: %skip_rescale = arith.cmpi ne, %all_one, %c0 : i32
+// S17-NEXT: %skip_rescale = arith.cmpi ne, %all_one, %{{([a-z]+_)*c0(_[a-z0-9]+)*}} : i32
 // S17-NEXT: scf.if %skip_rescale
 // S17-NEXT:   scf.yield
 // S17:      } else {
@@ -294,7 +294,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // tiles) right before the last second dot, then waits for it and releases its stage.
 // S17OFF:     late_rescale = true
 // S17OFF-NOT: late_rescale_off
-// S17OFF:     %pf_tiles = arith.cmpi sgt, %n_tiles_3, %c0 : i32
+// S17OFF:     %pf_tiles = arith.cmpi sgt, %n_tiles_3, %{{([a-z]+_)*c0(_[a-z0-9]+)*}} : i32
 // S17OFF:     arith.mulf %lp_16, %lp_52 : f32
 // S17OFF:     arith.mulf %lp_18, %lp_53 : f32
 // S17OFF-NOT: nvvm.wgmma.commit.group
@@ -309,21 +309,21 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // the loop), tile j-1's second dot, then tile min(j + 1, n - 1)'s first dot, both committed, tile j's P with no
 // wait_group before it, then one wait_group 0 and the release of tile j-1's stage.
 // SAHEAD:      tileorch.chained_config = {{{.*}}s_ahead = true
-// SAHEAD:      %sa_n1 = arith.subi %n_tiles_1, %c1 : i32
+// SAHEAD:      %sa_n1 = arith.subi %n_tiles_1, %{{([a-z]+_)*c1(_[a-z0-9]+)*}} : i32
 // SAHEAD:      nvvm.wgmma.commit.group.sync.aligned
 // SAHEAD-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// SAHEAD-NEXT: %sa_t = arith.minsi %c1, %sa_n1 : i32
+// SAHEAD-NEXT: %sa_t = arith.minsi %{{([a-z]+_)*c1(_[a-z0-9]+)*}}, %sa_n1 : i32
 // SAHEAD:      nvvm.mbarrier.try_wait.parity %sa_fbar,
 // SAHEAD:      %sa3 = nvvm.wgmma.mma_async
 // SAHEAD-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // SAHEAD-NOT:  nvvm.wgmma.wait.group
 // SAHEAD:      ex2.approx
 // SAHEAD:      nvvm.wgmma.wait.group.sync.aligned 0
-// SAHEAD:      scf.for %j = %c1 to %n_tiles_1 step %c1
+// SAHEAD:      scf.for %j = %{{([a-z]+_)*c1(_[a-z0-9]+)*}} to %n_tiles_1 step %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
 // SAHEAD-NOT:  nvvm.mbarrier.try_wait.parity
 // SAHEAD:      wgmma.mma_async.sync.aligned.m64n64k16
 // SAHEAD:      nvvm.wgmma.commit.group.sync.aligned
-// SAHEAD-NEXT: %sa_j1 = arith.addi %j, %c1 : i32
+// SAHEAD-NEXT: %sa_j1 = arith.addi %j, %{{([a-z]+_)*c1(_[a-z0-9]+)*}} : i32
 // SAHEAD-NEXT: %sa_t_1 = arith.minsi %sa_j1, %sa_n1 : i32
 // SAHEAD:      nvvm.mbarrier.try_wait.parity %sa_fbar_1,
 // SAHEAD:      %sa3_1 = nvvm.wgmma.mma_async
@@ -336,13 +336,13 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // TILEORCH_ATTN_S_AHEAD=2: two tiles per trip (the second iteration's tile is %j1), to n - 1 in steps of 2, then
 // the odd last tile's iteration under an scf.if.
 // SAHEAD2:      tileorch.chained_config = {{{.*}}s_ahead = true, s_ahead_unrolled = true
-// SAHEAD2:      scf.for %j = %c1 to %sa_n1 step %c2
-// SAHEAD2-NEXT:   %j1 = arith.addi %j, %c1 : i32
-// SAHEAD2:        %sa_j1 = arith.addi %j, %c1 : i32
+// SAHEAD2:      scf.for %j = %{{([a-z]+_)*c1(_[a-z0-9]+)*}} to %sa_n1 step %{{([a-z]+_)*c2(_[a-z0-9]+)*}}
+// SAHEAD2-NEXT:   %j1 = arith.addi %j, %{{([a-z]+_)*c1(_[a-z0-9]+)*}} : i32
+// SAHEAD2:        %sa_j1 = arith.addi %j, %{{([a-z]+_)*c1(_[a-z0-9]+)*}} : i32
 // SAHEAD2:        nvvm.mbarrier.arrive %ebar :
-// SAHEAD2:        %sa_j1_1 = arith.addi %j1, %c1 : i32
+// SAHEAD2:        %sa_j1_1 = arith.addi %j1, %{{([a-z]+_)*c1(_[a-z0-9]+)*}} : i32
 // SAHEAD2:        nvvm.mbarrier.arrive %ebar_1 :
-// SAHEAD2:      %sa_odd = arith.andi %sa_n1, %c1 : i32
+// SAHEAD2:      %sa_odd = arith.andi %sa_n1, %{{([a-z]+_)*c1(_[a-z0-9]+)*}} : i32
 // SAHEAD2:      %sa_rest = arith.andi %sa_odd1, %sa_more : i1
 // SAHEAD2:      = scf.if %sa_rest
 // SAHEAD2:        arith.minsi
@@ -358,9 +358,9 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // SNAKE-NEXT:   %pg_left = arith.subi %pg_total, %pg_round
 // SNAKE-NEXT:   %pg_n = arith.minui %pg_left, %pg_step
 // SNAKE-NEXT:   %pg_end = arith.addi %pg_round, %pg_n
-// SNAKE-NEXT:   %pg_end1 = arith.subi %pg_end, %c1
+// SNAKE-NEXT:   %pg_end1 = arith.subi %pg_end, %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
 // SNAKE-NEXT:   %pg_rev = arith.subi %pg_end1, %pg_first
-// SNAKE-NEXT:   %pg_odd0 = arith.andi %pg_it, %c1
+// SNAKE-NEXT:   %pg_odd0 = arith.andi %pg_it, %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
 // SNAKE-NEXT:   %pg_odd = arith.trunci %pg_odd0 : i32 to i1
 // SNAKE-NEXT:   %pg_ws = arith.select %pg_odd, %pg_rev, %pg_w
 // SNAKE-NEXT:   %pidx = arith.remui %pg_ws, %grid_x
@@ -376,17 +376,17 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // hand-over once, after it; inside an instance only the loop's turns (sync before the dots' issue, hand-over after).
 // PPK:      persistent = {pingpong = "kernel", q_slots = 2 : i64}, pingpong = true
 // PPK:      nvvm.setmaxregister increase 240
-// PPK:      %pp_wg1 = arith.cmpi eq, %wg, %c1 : i32
+// PPK:      %pp_wg1 = arith.cmpi eq, %wg, %{{([a-z]+_)*c1(_[a-z0-9]+)*}} : i32
 // PPK-NEXT: scf.if %pp_wg1 {
-// PPK-NEXT:   nvvm.barrier.arrive id = %c1 number_of_threads = %c256_i
+// PPK-NEXT:   nvvm.barrier.arrive id = %{{([a-z]+_)*c1(_[a-z0-9]+)*}} number_of_threads = %{{([a-z]+_)*c256(_[a-z0-9]+)*}}
 // PPK:      scf.for %pg_w_1 = %pg_first to %pg_total step %pg_step
-// PPK-NOT:  nvvm.barrier.arrive id = %c1
-// PPK:      nvvm.barrier id = %pp_bar number_of_threads = %c256_i
-// PPK:      nvvm.barrier.arrive id = %pp_next number_of_threads = %c256_i
-// PPK-NOT:  nvvm.barrier id = %c1
-// PPK:      %pp_wg0 = arith.cmpi eq, %wg, %c0 : i32
+// PPK-NOT:  nvvm.barrier.arrive id = %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
+// PPK:      nvvm.barrier id = %pp_bar number_of_threads = %{{([a-z]+_)*c256(_[a-z0-9]+)*}}
+// PPK:      nvvm.barrier.arrive id = %pp_next number_of_threads = %{{([a-z]+_)*c256(_[a-z0-9]+)*}}
+// PPK-NOT:  nvvm.barrier id = %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
+// PPK:      %pp_wg0 = arith.cmpi eq, %wg, %{{([a-z]+_)*c0(_[a-z0-9]+)*}} : i32
 // PPK-NEXT: scf.if %pp_wg0 {
-// PPK-NEXT:   nvvm.barrier id = %c1 number_of_threads = %c256_i
+// PPK-NEXT:   nvvm.barrier id = %{{([a-z]+_)*c1(_[a-z0-9]+)*}} number_of_threads = %{{([a-z]+_)*c256(_[a-z0-9]+)*}}
 // Without persistence the per-instance turns of =1 run, and the record says why the kernel-wide ones do not.
 // PPKOFF:     pingpong_kernel_off = "not a persistent kernel
 // PPKOFF-NOT: persistent =

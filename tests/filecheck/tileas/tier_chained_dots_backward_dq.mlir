@@ -19,20 +19,24 @@
 // CHECK:        nvvm.cp.async.bulk.tensor.shared.cluster.global %a0q_q0, %tmap_a0, %qbar,
 // CHECK:        nvvm.cp.async.bulk.tensor.shared.cluster.global %a0q1_q0, %tmap_a0_1, %qbar,
 // CHECK:        scf.for %pj =
-// CHECK:          nvvm.mbarrier.arrive.expect_tx %nx_bar, %c16384_i
+// CHECK:          nvvm.mbarrier.arrive.expect_tx %nx_bar, %{{([a-z]+_)*c16384(_[a-z0-9]+)*}}
 // CHECK-NEXT:     %nx_k1 = arith.muli
 // CHECK-NEXT:     %nx_k = arith.addi
 // CHECK:          nvvm.cp.async.bulk.tensor.shared.cluster.global %b1nx_q0, %tmap_b1, %nx_bar,
 // CHECK:          nvvm.cp.async.bulk.tensor.shared.cluster.global %b1nx1_q0, %tmap_b1_1, %nx_bar,
 // CHECK-NEXT:   }
 // CHECK:        nvvm.setmaxregister increase 240
-// CHECK:        %b1_base = arith.constant 1024 : i64
-// CHECK-NEXT:   %b2_base = arith.constant 1024 : i64
+// (B1's and B2's base: one constant 1024, the builders share their constants per value and block)
+// CHECK:        %[[B_BASE:.*]] = arith.constant 1024 : i64
+// CHECK-NEXT:   %db1 = arith.ori %sbase, %b1_bits : i64
+// CHECK-NEXT:   %db1_1 = arith.addi %db1, %[[B_BASE]] : i64
+// CHECK-NEXT:   %sbase2 = arith.addi %sbase, %[[B_BASE]] : i64
 // CHECK:        nvvm.wgmma.fence.aligned
 // CHECK:        %s0 = nvvm.wgmma.mma_async %s0a0, %s0b0, %s_init0, <m = 64, n = 64, k = 16>, {{.*}} B[<f16>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async %s0a
-// CHECK:        %s1a0c = arith.constant 512 : i64
-// CHECK-NEXT:   %s1b0c = arith.constant 512 : i64
+// CHECK:        %[[S1OFF:.*]] = arith.constant 512 : i64
+// CHECK-NEXT:   %s1a0 = arith.addi %da_wg, %[[S1OFF]] : i64
+// CHECK-NEXT:   %s1b0 = arith.addi %db1_2, %[[S1OFF]] : i64
 // CHECK:        %s1 = nvvm.wgmma.mma_async %s1a0, %s1b0, %s_init1, <m = 64, n = 64, k = 16>, {{.*}} B[<f16>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async %s1a
 // CHECK-NEXT:   nvvm.wgmma.commit.group.sync.aligned

@@ -16,25 +16,25 @@
 // CHECK:      scf.for %pg_w = %pg_first to %pg_total step %pg_step iter_args(%pg_it = %pg_c0, %ring = %pg_c0)
 // CHECK:        %n_tiles = arith.maxsi
 // CHECK:        %kv_ahead = arith.minui %n_tiles, %kv_ahead_n
-// CHECK-NEXT:   scf.for %pj = %c0 to %kv_ahead step %c1
+// CHECK-NEXT:   scf.for %pj = %{{([a-z]+_)*c0(_[a-z0-9]+)*}} to %kv_ahead step %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
 // CHECK-NEXT:     %pjr = arith.addi %pj, %ring
 // CHECK:          nvvm.mbarrier.try_wait.parity %pebar
-// CHECK:          nvvm.mbarrier.arrive.expect_tx %nx_bar, %c65536_i
+// CHECK:          nvvm.mbarrier.arrive.expect_tx %nx_bar, %{{([a-z]+_)*c65536(_[a-z0-9]+)*}}
 // CHECK:        nvvm.mbarrier.try_wait.parity %qsebar, %q_eph
-// CHECK:        nvvm.mbarrier.arrive.expect_tx %qsbar, %c32768_i
+// CHECK:        nvvm.mbarrier.arrive.expect_tx %qsbar, %{{([a-z]+_)*c32768(_[a-z0-9]+)*}}
 // CHECK:        nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_a0, %qsbar
-// CHECK:        scf.for %pj_1 = %kv_ahead to %n_tiles step %c1
+// CHECK:        scf.for %pj_1 = %kv_ahead to %n_tiles step %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
 // CHECK-NEXT:     %pjr_1 = arith.addi %pj_1, %ring
 // CHECK:          nvvm.mbarrier.try_wait.parity %pebar
-// CHECK:          nvvm.mbarrier.arrive.expect_tx %nx_bar_1, %c65536_i
+// CHECK:          nvvm.mbarrier.arrive.expect_tx %nx_bar_1, %{{([a-z]+_)*c65536(_[a-z0-9]+)*}}
 // CHECK:      scf.for %tj =
 // CHECK:      nvvm.setmaxregister increase 240
 
 // Without the switch: the Q slot's wait and arm first, then one ring loop from tile 0.
 // OFF:      persistent = {early_q = true, q_slots = 1 : i64}
 // OFF:      nvvm.mbarrier.try_wait.parity %qsebar, %q_eph
-// OFF:      nvvm.mbarrier.arrive.expect_tx %qsbar, %c32768_i
-// OFF:      scf.for %pj = %c0 to %n_tiles step %c1
+// OFF:      nvvm.mbarrier.arrive.expect_tx %qsbar, %{{([a-z]+_)*c32768(_[a-z0-9]+)*}}
+// OFF:      scf.for %pj = %{{([a-z]+_)*c0(_[a-z0-9]+)*}} to %n_tiles step %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
 // OFF-NOT:  %kv_ahead
 
 // One CTA per program instance: nothing comes after the instance's Q; the record says why.

@@ -23,9 +23,9 @@
 // CHECK-SAME: remark: 3 consumer warp groups of 160 registers over 192 rows (TILEORCH_ATTN_ROW_GROUPS=3)
 // CHECK-SAME: smem = 114784 : i64, stages = 4 : i64, threads = 512 : i64
 // CHECK-SAME: tmaps = [{arg = 0 : i64, box = 64 : i64, rank = 3 : i64, rows = 192 : i64
-// CHECK:      nvvm.mbarrier.init %qebar0, %c384_i
-// CHECK:      nvvm.mbarrier.init %ebar0, %c384_i
-// CHECK:      %rg_slices = arith.shli %grid_x, %c1
+// CHECK:      nvvm.mbarrier.init %qebar0, %{{([a-z]+_)*c384(_[a-z0-9]+)*}}
+// CHECK:      nvvm.mbarrier.init %ebar0, %{{([a-z]+_)*c384(_[a-z0-9]+)*}}
+// CHECK:      %rg_slices = arith.shli %grid_x, %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
 // CHECK:      %rg_units = arith.divui %rg_up
 // CHECK:      %rg_full = arith.divui %rg_slices
 // CHECK:      %pg_xy = arith.muli %rg_units, %grid_y
@@ -34,27 +34,27 @@
 // CHECK:      %rg_u = arith.select %rg_in_full, %rg_uf, %rg_full
 // CHECK:      %rg_rest = arith.select %rg_in_full, %rg_rf, %rg_rp
 // CHECK:      %rg_first = arith.muli %rg_u
-// CHECK-NEXT: %rg_pidx = arith.shrui %rg_first, %c1
-// CHECK-NEXT: %rg_part = arith.andi %rg_first, %c1
-// CHECK:      nvvm.mbarrier.arrive.expect_tx %qsbar, %c24576_i
+// CHECK-NEXT: %rg_pidx = arith.shrui %rg_first, %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
+// CHECK-NEXT: %rg_part = arith.andi %rg_first, %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
+// CHECK:      nvvm.mbarrier.arrive.expect_tx %qsbar, %{{([a-z]+_)*c24576(_[a-z0-9]+)*}}
 // CHECK:      arith.muli %rg_part
 // CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_a0, %qsbar, box[%a0q_c2, %a0q_c1, %pidy]
 // CHECK:      nvvm.setmaxregister increase 160
 // CHECK:      %rg_group = arith.shrui
 // CHECK:      %rg_slice = arith.addi %rg_first_1, %rg_group
-// CHECK-NEXT: %rg_pidx_1 = arith.shrui %rg_slice, %c1
-// CHECK-NEXT: %rg_part_1 = arith.andi %rg_slice, %c1
+// CHECK-NEXT: %rg_pidx_1 = arith.shrui %rg_slice, %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
+// CHECK-NEXT: %rg_part_1 = arith.andi %rg_slice, %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
 // CHECK-NEXT: %rg_valid_1 = arith.cmpi ult, %rg_pidx_1, %grid_x
 // CHECK:      %rg_p64 = arith.muli %rg_part_1
 // CHECK-NEXT: %rg_row0 = arith.addi %rg_r, %rg_p64
 // CHECK:      %rg_valid32 = arith.extui %rg_valid_1
 // CHECK-NEXT: %rg_valid_w = llvm.inline_asm has_side_effects "shfl.sync.idx.b32 $0, $1, 0, 31, -1;", "=r,r" %rg_valid32
-// CHECK-NEXT: %rg_valid_u = arith.cmpi ne, %rg_valid_w, %c0
+// CHECK-NEXT: %rg_valid_u = arith.cmpi ne, %rg_valid_w, %{{([a-z]+_)*c0(_[a-z0-9]+)*}}
 // CHECK-NEXT: scf.if %rg_valid_u {
 // CHECK:        %qi_ph = arith.andi
 // CHECK-NEXT:   nvvm.mbarrier.try_wait.parity %qsbar{{.*}}, %qi_ph, %ticks {{.*}}Q tile full barrier (idle)
 // CHECK:        nvvm.mbarrier.arrive %qsebar
-// CHECK-NEXT:   scf.for {{.*}} = %c0 to %n_tiles{{.*}} step %c1
+// CHECK-NEXT:   scf.for {{.*}} = %{{([a-z]+_)*c0(_[a-z0-9]+)*}} to %n_tiles{{.*}} step %{{([a-z]+_)*c1(_[a-z0-9]+)*}}
 // CHECK-NEXT:     %idler = arith.addi {{.*}}, %ring_1
 // CHECK:          nvvm.mbarrier.try_wait.parity %ifbar, %idleph
 // CHECK:          nvvm.wgmma.wait.group.sync.aligned 0
@@ -81,9 +81,9 @@
 // DEFAULT-SAME: remark: 4 consumer warp groups of 112 registers over 256 rows (TILEORCH_ATTN_ROW_GROUPS=auto, the default: the measured rule{{.*}}=0 turns it off)
 // DEFAULT-SAME: threads = 640 : i64
 // DEFAULT-SAME: tmaps = [{arg = 0 : i64, box = 64 : i64, rank = 3 : i64, rows = 256 : i64
-// DEFAULT:      nvvm.mbarrier.init %ebar0, %c512_i
+// DEFAULT:      nvvm.mbarrier.init %ebar0, %{{([a-z]+_)*c512(_[a-z0-9]+)*}}
 // DEFAULT:      nvvm.setmaxregister decrease 24
-// DEFAULT:      nvvm.mbarrier.arrive.expect_tx %qsbar, %c32768_i
+// DEFAULT:      nvvm.mbarrier.arrive.expect_tx %qsbar, %{{([a-z]+_)*c32768(_[a-z0-9]+)*}}
 // DEFAULT:      nvvm.setmaxregister increase 112
 
 // TILEORCH_ATTN_ROW_GROUPS=0: the kernel of 128-row instances (two consumer warp groups), no row-groups remark.

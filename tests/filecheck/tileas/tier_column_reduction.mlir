@@ -76,32 +76,38 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // buffer (after 6 stages of 32 KiB) is free once this warp group's TMA stores have read it; then the
 // exchange barrier (a previous tile's readers are done)
 // CHECK:      cutlass.async.exec warpgroup mask(0x6)
-// CHECK:      %consumer = arith.subi %{{.*}}, %{{.*}} : i32
+// CHECK:      %[[C31:.*]] = arith.constant 31 : i32
+// CHECK:      %[[X16:.*]] = arith.constant 16 : i32
+// CHECK:      %[[X8:.*]] = arith.constant 8 : i32
+// CHECK:      %[[C128:.*]] = arith.constant 128 : i32
+// CHECK-NEXT: %consumer = arith.subi %{{.*}}, %{{.*}} : i32
 // CHECK:      arith.constant 196608 : i32
 // CHECK-NEXT: %scratch = llvm.getelementptr %smem[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-// CHECK:      %writer = arith.cmpi ult, %{{.*}}, %{{.*}} : i32
+// CHECK:      %[[X4:.*]] = arith.constant 4 : i32
+// CHECK-NEXT: %writer = arith.cmpi ult, %{{.*}}, %[[X4]] : i32
 // CHECK-NEXT: scf.if %{{.*}} {
 // CHECK-NEXT:   nvvm.cp.async.bulk.wait_group 0 read
 // CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
-// The column max: this thread's two rows of column 0, scaled, rows outside the array as -inf
+// The column max: this thread's two rows of column 0, scaled, rows outside the array as -inf (one constant:
+// the builders share theirs per value and block)
 // CHECK:      llvm.extractvalue %acc_out[0]
 // CHECK-NEXT: arith.mulf
-// CHECK-NEXT: arith.constant 0xff800000 : f32
-// CHECK-NEXT: arith.select
+// CHECK-NEXT: %[[NINF:.*]] = arith.constant 0xff800000 : f32
+// CHECK-NEXT: arith.select %{{.*}}, %{{.*}}, %[[NINF]] : f32
 // CHECK:      llvm.extractvalue %acc_out[2]
 // CHECK-NEXT: arith.mulf
-// CHECK-NEXT: arith.constant 0xff800000 : f32
-// CHECK-NEXT: arith.select
+// CHECK-NEXT: arith.select %{{.*}}, %{{.*}}, %[[NINF]] : f32
 // CHECK-NEXT: "max.f32 $0, $1, $2;"
-// the butterfly over the lanes sharing the column: xor 4, 8, 16
-// CHECK-NEXT: arith.constant 4 : i32
-// CHECK:      "llvm.nvvm.shfl.sync.bfly.i32"
+// the butterfly over the lanes sharing the column: xor 4, 8, 16 (X8 and X16: the row coordinates' constants)
+// CHECK-NEXT: arith.bitcast
+// CHECK-NEXT: %[[MASK:.*]] = arith.constant -1 : i32
+// CHECK-NEXT: "llvm.nvvm.shfl.sync.bfly.i32"(%[[MASK]], %{{.*}}, %[[X4]], %[[C31]])
 // CHECK:      "max.f32 $0, $1, $2;"
-// CHECK-NEXT: arith.constant 8 : i32
-// CHECK:      "llvm.nvvm.shfl.sync.bfly.i32"
+// CHECK-NEXT: arith.bitcast
+// CHECK-NEXT: "llvm.nvvm.shfl.sync.bfly.i32"(%[[MASK]], %{{.*}}, %[[X8]], %[[C31]])
 // CHECK:      "max.f32 $0, $1, $2;"
-// CHECK-NEXT: arith.constant 16 : i32
-// CHECK:      "llvm.nvvm.shfl.sync.bfly.i32"
+// CHECK-NEXT: arith.bitcast
+// CHECK-NEXT: "llvm.nvvm.shfl.sync.bfly.i32"(%[[MASK]], %{{.*}}, %[[X16]], %[[C31]])
 // CHECK:      "max.f32 $0, $1, $2;"
 // lanes 0..3 write the warp's partial to the scratch
 // CHECK:      llvm.getelementptr %scratch[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
@@ -110,12 +116,11 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // The column sum of relu(acc) (the accumulator elements already extracted): rows outside the array as 0
 // CHECK:      arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: "max.f32 $0, $1, $2;"
-// CHECK-NEXT: arith.constant 0.000000e+00 : f32
-// CHECK-NEXT: arith.select
+// CHECK-NEXT: %[[FZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: arith.select %{{.*}}, %{{.*}}, %[[FZERO]] : f32
 // Then consumer thread c folds column c's 8 partials (in warp order) and stores it
 // CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
-// CHECK-NEXT: arith.constant 128 : i32
-// CHECK-NEXT: %in_tile = arith.cmpi ult, %consumer, %{{.*}} : i32
+// CHECK-NEXT: %in_tile = arith.cmpi ult, %consumer, %[[C128]] : i32
 // CHECK:      %column = arith.select %in_tile, %consumer, %{{.*}} : i32
 // CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK:      arith.cmpi slt
@@ -152,8 +157,6 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 
 // A's padding zero: the program defines the rows outside the array, folded in as they are
 // ZERO:       cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
-// ZERO-NEXT:  arith.constant 0 : i32
-// ZERO-NEXT:  arith.constant 128 : i32
 // ZERO-NEXT:  arith.muli
 // ZERO-NEXT:  arith.addi
 // ZERO-NEXT:  llvm.extractvalue %acc_out[0]

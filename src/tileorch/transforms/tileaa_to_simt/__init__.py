@@ -397,7 +397,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         self.uniform_divisions = 0  # divisions by one shared register (uniform_division.py)
         self.thread_local_reductions = 0  # reductions whose result needs no exchange (thread_local_reduce.py)
         self.prefetched_past_stores: set[int] = set()  # loops with stores that prefetch (prefetch.past_stores)
-        e = Emitter(entry, self.threads, share_constants=True, fold_constants=True)  # (its emitters only append)
+        e = Emitter(entry, self.threads, share_constants=True, appends_only=True,
+                    fold_constants=True)  # (its emitters only append)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         v = 2
         while v <= self.layout.max_run():

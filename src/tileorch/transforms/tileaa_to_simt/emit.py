@@ -214,10 +214,16 @@ class Emitter:
     tid: SSAValue | None = None
     consts: dict = field(default_factory=dict)
     """id(attribute) -> (the attribute, the constant of it this emitter defined in ``block``): see :meth:`_constant`."""
-    share_constants: bool = False
-    """:meth:`const`/:meth:`fconst` reuse this emitter's earlier constant of the value (the SIMT
-    lowering, whose emitters only append; the tier's epilogue builders, which move ops between
-    blocks, make one per use)."""
+    share_constants: bool = True
+    """:meth:`const`/:meth:`fconst` reuse this emitter's earlier constant of the value (one per
+    value and emitter instead of one per use).  Also the TileAS tier's builders (session 39,
+    issue 22): they made one constant per use because they move ops between blocks, and
+    ``cse-constants`` erased a quarter of the ops they built (19 of 77 thousand over the
+    compile-time set); sharing them when they are built gave the same PTX for every input of
+    ``tools/ptx_identity.py`` (the final verification checks that every use is dominated)."""
+    appends_only: bool = False
+    """This emitter only appends to ``block`` (the SIMT lowering's): values derived from an operand
+    (``f64_trig.reduce``'s argument reduction) are shared too, :attr:`f64_reduced`."""
     fold_constants: bool = False
     """:meth:`sext` of a constant is the constant of the wider type instead of an ``arith.extsi``
     (the SIMT lowering: a static stride's or coordinate's extension to i64 in a tile's address
@@ -239,7 +245,7 @@ class Emitter:
     :meth:`words_to_elements` gave it: :meth:`store_vector` stores such elements as those words."""
     f64_reduced: dict = field(default_factory=dict)
     """f64 value -> its argument reduction by pi/2 (``f64_trig.reduce``) defined in ``block``: ``sin`` / ``cos`` /
-    ``tan`` of one value share it (kept where :attr:`share_constants`: emitters that only append)."""
+    ``tan`` of one value share it (kept where :attr:`appends_only`)."""
 
     def add(self, op: Operation) -> Operation:
         self.block.add_op(op)
@@ -251,7 +257,7 @@ class Emitter:
     def nested(self, block: Block) -> Emitter:
         return Emitter(block, self.threads, self.tid, fp8_bits=self.fp8_bits, scaled_tid=self.scaled_tid,
                        word_elems=self.word_elems, share_constants=self.share_constants,
-                       fold_constants=self.fold_constants)
+                       appends_only=self.appends_only, fold_constants=self.fold_constants)
 
     # -- constants and integer math (i32 unless said) ----------------------------------------
     def const(self, value: int, typ: Attribute = i32) -> SSAValue:
@@ -277,6 +283,20 @@ class Emitter:
         value = self.v(constant_op(attr))
         self.consts[id(attr)] = (attr, value)
         return value
+
+    def once(self, key: tuple, make: Callable[[], object]) -> object:
+        """``make()``, once per ``key`` and emitter where the emitter shares its constants (else each
+        call makes it): what every element of a tile repeats (a store's tile origin ``index * step``, its
+        strides as i64: built for each element before session 39, LLVM merged them; the PTX of every input
+        of ``tools/ptx_identity.py`` is the same).  Kept in :attr:`consts` under ``key``'s SSA values'
+        identities, the entry holding ``key`` (the ids stay theirs); ``key[0]`` a string naming the kind."""
+        if not self.share_constants:
+            return make()
+        memo_key = (key[0], *(id(k) if isinstance(k, SSAValue) else k for k in key[1:]))
+        hit = self.consts.get(memo_key)
+        if hit is None:
+            hit = self.consts[memo_key] = (key, make())
+        return hit[1]
 
     def add_i(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.v(arith.AddiOp(a, b))

@@ -226,7 +226,7 @@ def _reduce_large(e, ax):
 def reduce(e, x):
     """``(n mod 4 (i64), r_hi, r_lo)`` with ``x = n pi/2 + r_hi + r_lo`` (module docstring); once per value and
     block where the emitter only appends (``Emitter.f64_reduced``: ``sin`` and ``cos`` of one ``x``)."""
-    memo = e.f64_reduced if e.share_constants else None
+    memo = e.f64_reduced if e.appends_only else None
     if memo is not None and x in memo:
         return memo[x]
     out = _reduce(e, x)

@@ -2606,11 +2606,14 @@ def _element_address(low: FragmentLowering, st: Operation, coords: tuple[Coord, 
     offset, ok = None, None
     for i, c in enumerate(coords):
         idx = low._i32(low.scalar(st.indices[i]))
-        g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
         dim = view.order[i]
+        g = e.add_i(e.once(("tile origin", idx, view.step[i]), lambda: e.mul_i(idx, e.const(view.step[i]))),
+                    c.value)
         inb = e.v(arith.AndIOp(e.v(cmpi(g, mem.shape[dim], "slt")), e.v(cmpi(g, e.const(0), "sge"))))
         ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
-        term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
+        stride = mem.strides[dim]
+        term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)),
+                                e.once(("i64 stride", stride), lambda: e.v(arith.ExtSIOp(stride, i64)))))
         offset = term if offset is None else e.v(arith.AddiOp(offset, term))
     return offset, ok
 

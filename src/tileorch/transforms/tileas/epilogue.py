@@ -334,10 +334,13 @@ class EpilogueLowering:
                 g = e.add_i(self.env.origin[c.acc_dim], c.value)
             else:
                 idx = self._i32(self.scalar(store.indices[i]))
-                g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
+                g = e.add_i(e.once(("tile origin", idx, view.step[i]), lambda: e.mul_i(idx, e.const(view.step[i]))),
+                            c.value)
             inb = e.v(arith.AndIOp(e.v(cmpi(g, mem.shape[dim], "slt")), e.v(cmpi(g, e.const(0), "sge"))))
             ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
-            term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
+            stride = mem.strides[dim]
+            term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)),
+                                    e.once(("i64 stride", stride), lambda: e.v(arith.ExtSIOp(stride, i64)))))
             offset = term if offset is None else e.v(arith.AddiOp(offset, term))
         if x.type != reg_type(elt):
             x = convert_float(e, x, elt)
@@ -540,7 +543,8 @@ class EpilogueLowering:
                 if c.acc_dim is not None:
                     self.retile_safe = False
                 idx = self._i32(self.scalar(indices[i]))
-                g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
+                g = e.add_i(e.once(("tile origin", idx, view.step[i]), lambda: e.mul_i(idx, e.const(view.step[i]))),
+                            c.value)
             # 0 <= g < extent in one unsigned compare (extents are non-negative)
             inb = e.v(cmpi(g, mem.shape[dim], "ult"))
             ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
