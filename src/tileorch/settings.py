@@ -111,10 +111,10 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "the loop's per-key-tile row loads (a bias row) issued before the wait for S", True),
     _s("ATTN_K_AHEAD", "1", SWITCH, "a K prologue (q-k norm) applied to tile j+1 while tile j's first dot runs",
        True),
-    _s("ATTN_HEAD_DIM_WIDTH", "0", ("0", "1", "32"),
-       "the dots at the arrays' compile-time head dims where the program's tiles are wider (head_dim_width.py; "
-       "32: widths rounded up to 32 columns; off by default until a GPU run checks its multi-box 32/64-byte "
-       "swizzled operands: emulator-checked only)", True),
+    _s("ATTN_HEAD_DIM_WIDTH", "32", ("0", "1", "32"),
+       "the dots at the arrays' compile-time head dims where the program's tiles are wider (head_dim_width.py): "
+       "32 (default) rounds the widths up to 32 columns (64-byte swizzled boxes), 1 to 16 (32-byte boxes; slower "
+       "at 64x256 tiles: session 39, H100), 0 runs the tiles' width", True),
     _s("ATTN_ROW_DIV", "1", SWITCH, "the epilogue's division by the row sum as one reciprocal", True),
     _s("ATTN_SPLIT_CHAINS", "1", SWITCH,
        "G independent dot chains of one program run as G one-chain programs (tileas-split-chains)", True),
