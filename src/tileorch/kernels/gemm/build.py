@@ -736,17 +736,20 @@ def _consumer(k: _Kernel, wg: int | None) -> None:
             acc_ns = cfg.b_tile_ns[:1] if cfg.one_accumulator else cfg.b_tile_ns * (nacc // cfg.b_operands)
             acc_types = [_acc_type(cfg, n) for n in acc_ns]
 
-            def k_loop(lo: SSAValue, hi: SSAValue, inits: list[SSAValue], pairs: list[int]) -> list[SSAValue]:
+            def k_loop(lo: SSAValue, hi: SSAValue, inits: list[SSAValue], pairs: list[int],
+                       unit_lo: SSAValue | None = None) -> list[SSAValue]:
                 """The consumer's K steps ``lo .. hi - 1`` over operand pairs ``pairs`` (all; one, from the stage's
-                first slots, for a K segment: ``cfg.k_segments``); returns the accumulators and the two states."""
+                first slots, for a K segment: ``cfg.k_segments``); returns the accumulators and the two states.
+                ``unit_lo``: the work unit's first K step when ``lo`` is a later one (a promotion block's,
+                ``cfg.fp8_promote``: no stage to release before ``unit_lo`` only)."""
                 body = Block(arg_types=[i32, *acc_types, t.state, t.state])
                 with ImplicitBuilder(body) as (kt, *accs, st, prev):
                     _named(kt, "kt"), _named(st, "st"), _named(prev, "prev")
                     for i, acc in enumerate(accs):
-                        _named(acc, "acc" if i == 0 else f"acc{i}")
+                        _named(acc, ("acc" if i == 0 else f"acc{i}") if not cfg.fp8_promote else "part")
                     accs = list(accs)
                     for g, group in enumerate([[i] for i in pairs] if cfg.pair_stages else [pairs]):
-                        accs = step(kt, accs, st, prev, group, lo, g == 0)
+                        accs = step(kt, accs, st, prev, group, lo if unit_lo is None else unit_lo, g == 0)
                         st, prev = pl.StateIncrementOp(st).results[0], st
                     scf.YieldOp(*accs, st, prev)
                 return list(scf.ForOp(lo, hi, k.c1, inits, Region(body)).results)
@@ -800,6 +803,8 @@ def _consumer(k: _Kernel, wg: int | None) -> None:
                             release.attributes["cutlass.reads_retired"] = UnitAttr()
                         lo = hi
                 kbeg, kend = lo, hi  # (the last segment's stage, released below)
+            elif cfg.fp8_promote:
+                outs = _promoted_k_loop(k, kbeg, kend, zeros[0], s, k_loop)
             else:
                 outs = k_loop(kbeg, kend, [*zeros, s, s], list(range(nacc)))
             *acc_outs, s_out, prev_out = outs
@@ -850,6 +855,34 @@ def _consumer(k: _Kernel, wg: int | None) -> None:
             # shared memory must outlive the last TMA store's reads
             with _if(wg_leader):
                 nvvm.CpAsyncBulkWaitGroupOp(0, read=True)
+
+
+def _promoted_k_loop(k: _Kernel, kbeg: SSAValue, kend: SSAValue, zero: SSAValue, s: SSAValue,
+                     k_loop) -> list[SSAValue]:
+    """Two-level accumulation (``cfg.fp8_promote = P``): the K steps ``kbeg .. kend - 1`` in blocks of ``P`` (the
+    last one ``min(kb + P, kend) - kb`` steps), each block's WGMMAs accumulating into a scratch accumulator
+    (``%part``) that starts at zero, then, once they completed (``wait_group 0``), added into the f32 main
+    accumulator (``%acc``) by f32 additions.  Returns [the main accumulator, the state, the previous state] as
+    ``k_loop`` does (its stage release unchanged: the previous step's stage once its batch completed, the
+    unit's first step excepted)."""
+    cfg, t = k.cfg, k.t
+    n = cfg.tile_n // 2
+    every = _const(cfg.fp8_promote, name="promote_every")
+    body = Block(arg_types=[i32, t.acc, t.state, t.state])
+    with ImplicitBuilder(body) as (kb, acc, st, prev):
+        _named(kb, "kb"), _named(acc, "acc"), _named(st, "st"), _named(prev, "prev")
+        hi = _named(arith.MinSIOp(_add(kb, every), kend).result, "kb_end")
+        part, st_out, prev_out = k_loop(kb, hi, [zero, st, prev], [0], unit_lo=kbeg)
+        _named(part, "part_out")
+        nvvm.WgmmaWaitGroupSyncOp(0)  # (the block's WGMMAs completed: their registers readable)
+        for i in range(n):
+            at = DenseArrayBase.from_list(i64, [i])
+            x = llvm.ExtractValueOp(at, acc, f32).results[0]
+            y = llvm.ExtractValueOp(at, part, f32).results[0]
+            acc = llvm.InsertValueOp(at, acc, arith.AddfOp(x, y).result).results[0]
+        _named(acc, "promoted")
+        scf.YieldOp(acc, st_out, prev_out)
+    return list(scf.ForOp(kbeg, kend, every, [zero, s, s], Region(body)).results)
 
 
 def _store_tile(k: _Kernel, wg: int | None, res: SSAValue, tm: SSAValue, tn: SSAValue, tl: SSAValue, row_wg: SSAValue,
