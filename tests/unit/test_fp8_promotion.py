@@ -73,3 +73,27 @@ def test_the_builder_refuses_promotion_it_does_not_build(change):
     with pytest.raises(GemmConfigError):
         replace(FP8, fp8_promote=1, **change).check() if "fp8_promote" not in change else \
             replace(FP8, **change).check()
+
+
+@pytest.mark.parametrize("tile_n", [128, 256])
+def test_the_promoted_kernel_assembles_without_spills(tile_n, monkeypatch):
+    """ptxas -v on the promoted kernel: the program's 128x128 tile, and its 128x256 tile narrowed to 128x128 (the
+    main accumulator and the scratch: 128 registers a consumer thread); no spill, no serialized WGMMAs."""
+    pytest.importorskip("cuda.tile")
+    from tileorch.backend.ptxas import ptxas_available
+
+    if not ptxas_available():
+        pytest.skip("ptxas not installed")
+    from tileorch.testing import fp8_promotion_programs as fp
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    monkeypatch.setenv(ENV, "1")
+    p = fp.PROGRAMS["fp8_e4m3_long_k_f32_out"]
+    spec = list(p.spec)
+    spec[4] = tile_n
+    prog = compile_cutile(p.kernel, spec, f"fp8_promoted_{tile_n}", ptxas=True)
+    cfg = prog.gemm_config
+    assert (cfg.tile_n, cfg.fp8_promote) == (128, 1), cfg.name
+    resources = [r for r in prog.remarks if r.startswith("remark: ptxas:")]
+    assert resources and all(" 0 spills" in r for r in resources), prog.remarks
+    assert not [r for r in prog.remarks if r.startswith("warning: ptxas")], prog.remarks
