@@ -84,14 +84,18 @@ def test_promoted_kernel_meets_f32_tolerance_where_unpromoted_misses(name, monke
     np.testing.assert_allclose(promoted, ref, **tol)
     whole = _run(fp.PROGRAMS[name], name, a, bt, monkeypatch, 0)
     missed = int((~np.isclose(whole, ref, **tol)).sum())
-    assert missed > 1000, missed  # (the 13-bit adder truncates the running sum once per WGMMA: biased low)
-    assert np.mean(whole - ref) < 0 < np.mean(np.abs(whole - ref)) * 1e3  # (truncation toward zero of positives)
+    # (the 13-bit adder truncates the running sum once per WGMMA, toward zero: e4m3 misses 16382 of 16384 elements
+    # here, largest relative error 6.9e-3, promoted 2.7e-4; e5m2 379, 3.0e-3, promoted 1.4e-4)
+    assert missed > 300, missed
+    assert np.mean(whole - ref) < 0  # (positive sums truncated toward zero: biased low)
 
 
 @settings(max_examples=25 if ALL else 4, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(k=st.integers(1, 1100), interval=st.sampled_from([1, 2, 3, 0]), seed=st.integers(0, 2**16))
+@given(k=st.integers(1, 69).map(lambda x: 16 * x), interval=st.sampled_from([1, 2, 3, 0]), seed=st.integers(0, 2**16))
 def test_the_kernel_sums_in_blocks_of_the_interval(k, interval, seed, monkeypatch):
+    """K a multiple of 16 (a TMA row stride of 16 bytes) from 16 to 1104: one K tile or up to 9, the last one
+    partial unless K is a multiple of 128, in blocks of 1, 2 or 3 tiles (0: one block)."""
     name = "fp8_e4m3_long_k_f32_out"
     a, bt, av, bv = _operands(name, k, seed, mean=0.5)
     out = _run(fp.with_k(name, k), name, a, bt, monkeypatch, interval)
@@ -107,3 +111,12 @@ def test_a_k_tail_block(k, interval, monkeypatch):
     out = _run(fp.with_k(name, k), name, a, bt, monkeypatch, interval)
     np.testing.assert_array_equal(out, two_level_model(av, bv, interval))
     assert not np.array_equal(out, two_level_model(av, bv, 0))  # (the blocks are visible in the bits)
+
+
+def test_one_body_per_warp_group_sums_the_same(monkeypatch):
+    """``TILEORCH_GEMM_SHARED_CONSUMER=0``: each consumer warp group its own body, the promoted loop in each."""
+    monkeypatch.setenv("TILEORCH_GEMM_SHARED_CONSUMER", "0")
+    name = "fp8_e4m3_long_k_f32_out"
+    a, bt, av, bv = _operands(name, 1000, 11, mean=0.5)
+    out = _run(fp.PROGRAMS[name], name, a, bt, monkeypatch, 2)
+    np.testing.assert_array_equal(out, two_level_model(av, bv, 2))

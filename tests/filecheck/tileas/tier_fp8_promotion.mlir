@@ -3,45 +3,56 @@
 // RUN: env TILEORCH_FP8_PROMOTE_INTERVAL=0 tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=OFF
 // fp8_promotion_programs' fp8_long_k_f32_out (e4m3 x e4m3 -> f32, 128x128x128 tiles, B given [N, K]) as cuTile
 // exports it.  Two-level accumulation (transforms/tileas/fp8_promotion.py, default TILEORCH_FP8_PROMOTE_INTERVAL=1):
-// the consumer's K loop runs in blocks of P K tiles (%kb, step %promote_every = P; the last block ends at
-// min(kb + P, kend)); each block's WGMMAs accumulate into the scratch %part, which starts at zero in every block;
-// after the block the consumer waits for its WGMMAs (wait_group 0) and adds the scratch into the f32 main
-// accumulator %acc with 64 f32 additions (m64n128: 64 registers a thread), yielded as %promoted.  The first K step
-// of the work unit (kbeg, not the block's kb) releases no stage.  With 0 the WGMMAs chain on one accumulator over
-// the whole K loop, as before.
+// the consumer's K loop runs in blocks of P K tiles (%kb, step %promote_every = P).  A block's first K step starts
+// the scratch accumulator anew: its first WGMMA has scale-d zero and no accumulator operand (nothing zeroed), the
+// other three chain on it (%part_first); for P > 1 a K loop from %kb_next = kb + 1 to %kb_end = min(kb + P, kend)
+// accumulates the block's other K tiles into it (%part).  After the block the consumer waits for its WGMMAs
+// (wait_group 0) and adds the scratch into the f32 main accumulator %acc with 64 f32 additions (m64n128: 64
+// registers a thread), yielded as %promoted.  Only the work unit's first K step (kbeg, not a block's kb) releases
+// no stage.  With 0 the WGMMAs chain on one zero-started accumulator over the whole K loop, as before.
 // P1: func.func @gemm_e4m3_f32_bk_128x128x128_{{[a-z0-9_]*}}_pr1(
 // P1: %promote_every = arith.constant 1 : i32
 // P1-NEXT: %acc_out, {{.*}} = scf.for %kb = %[[KBEG:[a-z0-9_]+]] to %[[KEND:[a-z0-9_]+]] step %promote_every iter_args(%acc = %zero,
-// P1-NEXT: [[E:%[0-9]+]] = arith.addi %kb, %promote_every : i32
-// P1-NEXT: %kb_end = arith.minsi [[E]], %[[KEND]] : i32
-// P1-NEXT: %part_out, {{.*}} = scf.for %[[KT:[a-z0-9_]+]] = %kb to %kb_end step %c1 iter_args(%part = %zero,
-// P1: %d0 = nvvm.wgmma.mma_async %da0, %db0, %part, <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
-// P1: %d3 = nvvm.wgmma.mma_async %da3, %db3, %d2,
+// P1-NEXT: cutlass.pipeline.consumer_wait %ready, %[[ST:[a-z0-9_]+]]
+// P1: %d0 = nvvm.wgmma.mma_async %da0, %db0, <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// P1: %d1 = nvvm.wgmma.mma_async %da1, %db1, %d0, <m = 64, n = 128, k = 32>, D[<f32>, <one>]
+// P1: %part_first = nvvm.wgmma.mma_async %da3, %db3, %d2,
 // P1: nvvm.wgmma.wait.group.sync.aligned 1
-// P1-NEXT: %not_first = arith.cmpi ne, %[[KT]], %[[KBEG]] : i32
-// P1: scf.yield %d3,
-// P1-NEXT: }
+// P1-NEXT: %not_first = arith.cmpi ne, %kb, %[[KBEG]] : i32
+// P1: %st_next = cutlass.pipeline.state.increment %[[ST]]
+// P1-NOT: kb_end
 // P1-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // P1-NEXT: [[A0:%[0-9]+]] = llvm.extractvalue %acc[0]
-// P1-NEXT: [[P0:%[0-9]+]] = llvm.extractvalue %part_out[0]
+// P1-NEXT: [[P0:%[0-9]+]] = llvm.extractvalue %part_first[0]
 // P1-NEXT: [[S0:%[0-9]+]] = arith.addf [[A0]], [[P0]] : f32
 // P1-NEXT: {{%[0-9]+}} = llvm.insertvalue [[S0]], %acc[0]
 // P1-COUNT-62: arith.addf
-// P1: llvm.extractvalue %part_out[63]
+// P1: llvm.extractvalue %part_first[63]
 // P1-NEXT: [[S63:%[0-9]+]] = arith.addf
 // P1-NEXT: %promoted = llvm.insertvalue [[S63]], {{%[0-9]+}}[63]
-// P1-NEXT: scf.yield %promoted,
+// P1-NEXT: scf.yield %promoted, %st_next, %[[ST]] :
 // P1-NEXT: }
 // P1: atom.store_fragment %acc_out,
 // P3: func.func @gemm_e4m3_f32_bk_128x128x128_{{[a-z0-9_]*}}_pr3(
 // P3: %promote_every = arith.constant 3 : i32
-// P3-NEXT: scf.for %kb = {{.*}} step %promote_every
-// P3: %kb_end = arith.minsi
+// P3-NEXT: scf.for %kb = %[[KBEG:[a-z0-9_]+]] to %[[KEND:[a-z0-9_]+]] step %promote_every
+// P3: %d0 = nvvm.wgmma.mma_async %da0, %db0, <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// P3: %st_next = cutlass.pipeline.state.increment
+// P3-NEXT: [[E:%[0-9]+]] = arith.addi %kb, %promote_every : i32
+// P3-NEXT: %kb_end = arith.minsi [[E]], %[[KEND]] : i32
+// P3-NEXT: %kb_next = arith.addi %kb, %c1 : i32
+// P3-NEXT: %part_out, {{.*}} = scf.for %[[KT:[a-z0-9_]+]] = %kb_next to %kb_end step %c1 iter_args(%part = %part_first, {{.*}} = %st_next,
+// P3: nvvm.wgmma.mma_async %da0_1, %db0_1, %part, <m = 64, n = 128, k = 32>, D[<f32>, <one>]
+// P3: nvvm.wgmma.wait.group.sync.aligned 1
+// P3-NEXT: %not_first_1 = arith.cmpi ne, %[[KT]], %[[KBEG]] : i32
+// P3: nvvm.wgmma.wait.group.sync.aligned 0
+// P3-NEXT: {{%[0-9]+}} = llvm.extractvalue %acc[0]
+// P3-NEXT: {{%[0-9]+}} = llvm.extractvalue %part_out[0]
 // P3: %promoted = llvm.insertvalue
 // OFF: func.func @gemm_e4m3_f32_bk_128x128x128_{{[a-z0-9_]*}}_edirect(
 // OFF-NOT: promote_every
 // OFF: %acc_out, {{.*}} = scf.for %kt_1 = %kbeg_1 to %kend_1 step %c1 iter_args(%acc = %zero,
-// OFF: %d0 = nvvm.wgmma.mma_async %da0, %db0, %acc,
+// OFF: %d0 = nvvm.wgmma.mma_async %da0, %db0, %acc, <m = 64, n = 128, k = 32>, D[<f32>, <one>]
 // OFF-NOT: arith.addf
 // OFF: atom.store_fragment %acc_out,
 
