@@ -1,6 +1,6 @@
 """Two-level fp8 accumulation on the GPU (session 39, ``TILEORCH_FP8_PROMOTE_INTERVAL``): one process per setting
-(benchmarks/session39_fp8acc.sh runs it with the variable 0 and 1: the compile caches key on it, and a process sees
-one value).  Prints ``[s39 fp8acc] ...`` lines and writes one JSON.
+(benchmarks/session39_fp8acc.sh runs it with the variable 0, 1 and 2: the compile caches key on it, and a process
+sees one value).  Prints ``[s39 fp8acc] ...`` lines and writes one JSON.
 
 1. sweep 29's four fp8 GEMMs (their specs: K = 128, one K tile) on normal-valued operands (session 37's draw; scales
    1), outputs NaN-prefilled (tests/gpu/sweep_harness.py): the error against torch fp32 (TF32 off) of the dequantized
@@ -176,7 +176,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", type=Path, required=True)
     ap.add_argument("--iters", type=int, default=50)
+    ap.add_argument("--parts", default="sweep29,long_k", help="comma-separated: sweep29, long_k")
     args = ap.parse_args()
+    parts = args.parts.split(",")
     import torch
 
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -185,14 +187,16 @@ def main() -> int:
     say(f"device {record['device']}")
     for part, fn in (("sweep29", lambda: sweep29(record["sweep29"])),
                      ("long_k", lambda: long_k(record["long_k"], record["timing"], args.iters))):
+        if part not in parts:
+            continue
         try:
             fn()
         except Exception as exc:  # noqa: BLE001 - the other part still runs
             record[part]["error"] = f"{type(exc).__name__}: {exc}"[:400]
             say(f"{part} ERROR {record[part]['error'][:300]}")
             traceback.print_exc()
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(record, indent=1))
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(record, indent=1))  # (after each part: a timeout keeps the parts done)
     return 0
 
 
