@@ -48,6 +48,8 @@ def test_a_wide_tile_is_narrowed_or_not_promoted(monkeypatch):
     wide = GemmConfig(dtype="e5m2", out_dtype="f32", epilogue="direct", tile_n=256, tile_k=128)
     cfg, why = _choose(wide)
     assert (cfg.tile_n, cfg.fp8_promote) == (128, 1) and "the 128x256 tile runs as 128x128" in why
+    # 4 stages of 16 + 32 KiB planned: 6 of 16 + 16 KiB in the same shared memory
+    assert cfg.stages == 6 and "its ring 6 stages of 32768 bytes in the planned 4 x 49152" in why, why
     cfg.check()
     cfg, why = _choose(wide, retile_safe=False)
     assert cfg == wide and "not promoted although" in why and "need 256 registers per consumer thread" in why

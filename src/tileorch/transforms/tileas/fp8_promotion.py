@@ -65,11 +65,14 @@ def promotion(cfg, retile_safe: bool, dtypes: str, limit: int, fast_accum: bool 
                        f"registers per consumer thread, more than the {limit} a consumer keeps for accumulators, "
                        "and the epilogue depends on the tile shape, so it cannot be narrowed (use tiles of at most "
                        f"{limit} columns to promote)")
-        else:
+        else:  # (the ring keeps the shared memory the schedule planned: more stages of the narrower tile)
+            narrow = replace(cfg, tile_n=limit)
+            stages = min(16, max(cfg.stages, cfg.stages * cfg.stage_bytes // narrow.stage_bytes))
             narrowed = (f"; the {cfg.tile_m}x{cfg.tile_n} tile runs as {cfg.tile_m}x{limit}: the accumulator and its "
                         f"scratch take {limit} registers per consumer thread (at {cfg.tile_n} columns {cfg.tile_n}, "
-                        f"more than the {limit} a consumer keeps for accumulators)")
-            cfg = replace(cfg, tile_n=limit)
+                        f"more than the {limit} a consumer keeps for accumulators), its ring {stages} stages of "
+                        f"{narrow.stage_bytes} bytes in the planned {cfg.stages} x {cfg.stage_bytes}")
+            cfg = replace(narrow, stages=stages)
     if why_not is not None:
         return cfg, (head + "are summed by the WGMMAs themselves into the f32 accumulator over the whole K loop (not "
                      f"promoted although {ENV}={p}: {why_not}): " + ADDER + ", so a sum may differ from an f32 sum "
