@@ -38,8 +38,8 @@ def promotion(cfg, retile_safe: bool, dtypes: str, limit: int, fast_accum: bool 
     (without its location).  ``retile_safe``: the epilogue does not depend on the tile shape (a narrower tile may
     run it); ``dtypes``: the operands' types as the remark names them; ``limit``: the accumulator registers per
     consumer thread the builder allows; ``fast_accum``: the dot's ``matmul_fast_accum`` (cuTile's
-    ``ct.mma(..., use_fast_acc=True)``, ``mmaf``'s ``fast_acc``, which cuTile documents as trading accumulator
-    precision for throughput; tileiras has a pass named ``tileas-fp8-dot-accumulation-promotion``, whose behaviour
+    ``ct.mma(..., use_fast_acc=True)``, ``mmaf``'s ``fast_acc``, which cuTile documents as giving up accumulator
+    precision for speed; tileiras has a pass named ``tileas-fp8-dot-accumulation-promotion``, whose behaviour
     we have not measured: benchmarks/session39_fp8acc.sh compares its results)."""
     p = interval()
     head = f"this dot's {dtypes} products "
