@@ -120,3 +120,20 @@ def test_one_body_per_warp_group_sums_the_same(monkeypatch):
     a, bt, av, bv = _operands(name, 1000, 11, mean=0.5)
     out = _run(fp.PROGRAMS[name], name, a, bt, monkeypatch, 2)
     np.testing.assert_array_equal(out, two_level_model(av, bv, 2))
+
+
+def test_use_fast_acc_keeps_the_wgmmas_sum(monkeypatch):
+    """``ct.mma(..., use_fast_acc=True)``: not promoted whatever the setting, said at the dot; the kernel's bits
+    are the one-block model's (the WGMMAs chain over the whole K loop)."""
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    name = "fp8_e4m3_long_k_fast_acc"
+    monkeypatch.setenv(ENV, "1")
+    p = fp.PROGRAMS[name]
+    prog = compile_cutile(p.kernel, p.spec, name, config=CONFIG)
+    got = [r for r in prog.remarks if ": remark: this dot's e4m3 products" in r]
+    assert prog.gemm_config.fp8_promote == 0 and len(got) == 1 and "use_fast_acc=True" in got[0], got
+    assert "fp8_promotion_programs.py:" in got[0]  # (at the program's ct.mma)
+    a, bt, av, bv = _operands("fp8_e4m3_long_k_f32_out", 1000, 5, mean=0.5)
+    out = _run(p, name, a, bt, monkeypatch, 1)
+    np.testing.assert_array_equal(out, two_level_model(av, bv, 0))
