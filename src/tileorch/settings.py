@@ -168,6 +168,10 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "a GEMM whose epilogue stores C from registers: as many ring stages as fit without C's TMA store staging",
        True),
     _s("GATHERED_A", "tier", ("tier", "simt"), "a gathered dot operand A on the GEMM tier or the SIMT path", True),
+    _s("FP8_PROMOTE_INTERVAL", "1", range(0, 65),
+       "an e4m3/e5m2 dot's WGMMAs accumulate this many K tiles into a scratch accumulator that f32 additions then "
+       "add into the f32 accumulator (two-level accumulation; 0: off, the WGMMAs' narrower fp8 adder sums the whole "
+       "K loop)", True),
     # the SIMT path: transforms/tileaa_to_simt/, transforms/tileas/simt_layouts.py
     _s("WARP_PROGRAMS", "1", SWITCH, "several one-warp programs per warp", True),
     _s("PROGRAMS_PER_WARP", None, range(1, 33), "programs per warp, forced", True),

@@ -540,10 +540,11 @@ def _producer(k: _Kernel) -> None:
 
 
 def _wgmma_steps(k: _Kernel, acc: SSAValue, da_stage: SSAValue, db_stage: SSAValue, c0_i64: SSAValue,
-                 frags: list[list[SSAValue]] | None = None, n: int = 0) -> SSAValue:
+                 frags: list[list[SSAValue]] | None = None, n: int = 0, fresh: bool = False) -> SSAValue:
     """The ``tile_k / mma_k`` WGMMAs ``m64n{n}`` (``n``: ``cfg.tile_n`` unless given) of one stage; returns the
     accumulator after the last.  ``frags`` (``cfg.a_regs``): each step's four A registers, the WGMMAs' register
-    A operand."""
+    A operand.  ``fresh``: the first WGMMA starts a new accumulator (scale-d 0, no accumulator operand: registers
+    of its own, nothing zeroed; ``acc`` gives the type only: a promotion block's first, ``cfg.fp8_promote``)."""
     cfg = k.cfg
     n = n or cfg.tile_n
     # per WGMMA (32 bytes of K), in 16-B descriptor units: 32 B along a K-major row (any swizzle
@@ -574,6 +575,11 @@ def _wgmma_steps(k: _Kernel, acc: SSAValue, da_stage: SSAValue, db_stage: SSAVal
             continue
         da = _named(_add(da_stage, ka[j]), f"da{j}")
         db = _named(_add(db_stage, kb[j]), f"db{j}")
+        if fresh and j == 0:
+            acc = nvp.WgmmaMmaAsyncOp.build(operands=[[], da, db], result_types=[acc.type], properties={
+                **properties, "scaleD": nvp.WGMMAScaleOutAttr(nvp.WGMMAScaleOut.ZERO)}).results[0]
+            _named(acc, f"d{j}")
+            continue
         acc = nvp.WgmmaMmaAsyncOp.build(operands=[[acc], da, db], result_types=[acc.type],
                                         properties=dict(properties)).results[0]
         _named(acc, f"d{j}")
@@ -736,26 +742,29 @@ def _consumer(k: _Kernel, wg: int | None) -> None:
             acc_ns = cfg.b_tile_ns[:1] if cfg.one_accumulator else cfg.b_tile_ns * (nacc // cfg.b_operands)
             acc_types = [_acc_type(cfg, n) for n in acc_ns]
 
-            def k_loop(lo: SSAValue, hi: SSAValue, inits: list[SSAValue], pairs: list[int]) -> list[SSAValue]:
+            def k_loop(lo: SSAValue, hi: SSAValue, inits: list[SSAValue], pairs: list[int],
+                       unit_lo: SSAValue | None = None) -> list[SSAValue]:
                 """The consumer's K steps ``lo .. hi - 1`` over operand pairs ``pairs`` (all; one, from the stage's
-                first slots, for a K segment: ``cfg.k_segments``); returns the accumulators and the two states."""
+                first slots, for a K segment: ``cfg.k_segments``); returns the accumulators and the two states.
+                ``unit_lo``: the work unit's first K step when ``lo`` is a later one (a promotion block's,
+                ``cfg.fp8_promote``: no stage to release before ``unit_lo`` only)."""
                 body = Block(arg_types=[i32, *acc_types, t.state, t.state])
                 with ImplicitBuilder(body) as (kt, *accs, st, prev):
                     _named(kt, "kt"), _named(st, "st"), _named(prev, "prev")
                     for i, acc in enumerate(accs):
-                        _named(acc, "acc" if i == 0 else f"acc{i}")
+                        _named(acc, ("acc" if i == 0 else f"acc{i}") if not cfg.fp8_promote else "part")
                     accs = list(accs)
                     for g, group in enumerate([[i] for i in pairs] if cfg.pair_stages else [pairs]):
-                        accs = step(kt, accs, st, prev, group, lo, g == 0)
+                        accs = step(kt, accs, st, prev, group, lo if unit_lo is None else unit_lo, g == 0)
                         st, prev = pl.StateIncrementOp(st).results[0], st
                     scf.YieldOp(*accs, st, prev)
                 return list(scf.ForOp(lo, hi, k.c1, inits, Region(body)).results)
 
             def step(kt: SSAValue, accs: list[SSAValue], st: SSAValue, prev: SSAValue, pairs: list[int],
-                     lo: SSAValue, first: bool) -> list[SSAValue]:
+                     lo: SSAValue, first: bool, fresh: bool = False) -> list[SSAValue]:
                 """The WGMMA batches of operand pairs ``pairs`` on stage ``st`` (from its first slots), then the
                 previous stage ``prev`` released (not in the work unit's first K step, when ``first``: the
-                step's first stage); returns the accumulators."""
+                step's first stage); returns the accumulators (``fresh``: started anew, :func:`_wgmma_steps`)."""
                 pl.ConsumerWaitOp(k.ready, st)
                 idx64 = arith.ExtUIOp(pl.StateGetIndexOp(st).results[0], i64).result
                 soff = _mul(idx64, stage_units)
@@ -779,7 +788,7 @@ def _consumer(k: _Kernel, wg: int | None) -> None:
                         _add(da_stage, _const(slot * cfg.a_stage_bytes // 16, i64)), f"da{i}_stage")
                     j = 0 if cfg.one_accumulator else i  # (one accumulator: the pairs' WGMMAs chain on it)
                     acc_next[j] = _wgmma_steps(k, acc_next[j], da_i, db_i, c0_i64, frags_of[i],
-                                               cfg.b_tile_ns[i if cfg.b_operands > 1 else 0])
+                                               cfg.b_tile_ns[i if cfg.b_operands > 1 else 0], fresh)
                 nvvm.WgmmaGroupSyncAlignedOp()
                 if not cfg.a_regs:
                     _release_previous(k, kt, lo, prev, 1, first)
@@ -800,6 +809,8 @@ def _consumer(k: _Kernel, wg: int | None) -> None:
                             release.attributes["cutlass.reads_retired"] = UnitAttr()
                         lo = hi
                 kbeg, kend = lo, hi  # (the last segment's stage, released below)
+            elif cfg.fp8_promote:
+                outs = _promoted_k_loop(k, kbeg, kend, zeros[0], s, k_loop, step)
             else:
                 outs = k_loop(kbeg, kend, [*zeros, s, s], list(range(nacc)))
             *acc_outs, s_out, prev_out = outs
@@ -850,6 +861,38 @@ def _consumer(k: _Kernel, wg: int | None) -> None:
             # shared memory must outlive the last TMA store's reads
             with _if(wg_leader):
                 nvvm.CpAsyncBulkWaitGroupOp(0, read=True)
+
+
+def _promoted_k_loop(k: _Kernel, kbeg: SSAValue, kend: SSAValue, zero: SSAValue, s: SSAValue,
+                     k_loop, step) -> list[SSAValue]:
+    """Two-level accumulation (``cfg.fp8_promote = P``): the K steps ``kbeg .. kend - 1`` in blocks of ``P`` (the
+    last one ``min(kb + P, kend) - kb`` steps).  A block's first K step starts the scratch accumulator (``%part``)
+    anew (its first WGMMA scale-d 0, no accumulator operand: nothing zeroed), its other steps (a K loop from
+    ``kb + 1``, for ``P > 1``) accumulate into it; once the block's WGMMAs completed (``wait_group 0``) f32
+    additions add the scratch into the f32 main accumulator (``%acc``).  Returns [the main accumulator, the state,
+    the previous state] as ``k_loop`` does (its stage release unchanged: the previous step's stage once its batch
+    completed, the unit's first step excepted)."""
+    cfg, t = k.cfg, k.t
+    n = cfg.tile_n // 2
+    every = _const(cfg.fp8_promote, name="promote_every")
+    body = Block(arg_types=[i32, t.acc, t.state, t.state])
+    with ImplicitBuilder(body) as (kb, acc, st, prev):
+        _named(kb, "kb"), _named(acc, "acc"), _named(st, "st"), _named(prev, "prev")
+        part = _named(step(kb, [zero], st, prev, [0], kbeg, True, fresh=True)[0], "part_first")
+        st, prev = _named(pl.StateIncrementOp(st).results[0], "st_next"), st
+        if cfg.fp8_promote > 1:
+            hi = _named(arith.MinSIOp(_add(kb, every), kend).result, "kb_end")
+            part, st, prev = k_loop(_named(_add(kb, k.c1), "kb_next"), hi, [part, st, prev], [0], unit_lo=kbeg)
+            _named(part, "part_out")
+        nvvm.WgmmaWaitGroupSyncOp(0)  # (the block's WGMMAs completed: their registers readable)
+        for i in range(n):
+            at = DenseArrayBase.from_list(i64, [i])
+            x = llvm.ExtractValueOp(at, acc, f32).results[0]
+            y = llvm.ExtractValueOp(at, part, f32).results[0]
+            acc = llvm.InsertValueOp(at, acc, arith.AddfOp(x, y).result).results[0]
+        _named(acc, "promoted")
+        scf.YieldOp(acc, st, prev)
+    return list(scf.ForOp(kbeg, kend, every, [zero, s, s], Region(body)).results)
 
 
 def _store_tile(k: _Kernel, wg: int | None, res: SSAValue, tm: SSAValue, tn: SSAValue, tl: SSAValue, row_wg: SSAValue,

@@ -257,6 +257,13 @@ class GemmConfig:
     store reads, and the main accumulator stays the K loop's result beside it (the tier's epilogue reads both:
     a program that adds the low-rank product after its dot, ``acc + s * (a @ B)``); registers after the K loop:
     ``tile_n / 2`` twice and the packed ``lora_rank / 4``."""
+    fp8_promote: int = 0
+    """Two-level accumulation of an e4m3/e5m2 dot (``TILEORCH_FP8_PROMOTE_INTERVAL``): the consumer's WGMMAs
+    accumulate ``fp8_promote`` K tiles at a time into a scratch accumulator that starts at zero; after each such
+    block (and after the work unit's last, shorter, one: ``min(kb + fp8_promote, kend)``) the consumer waits for the
+    block's WGMMAs and adds the scratch into the f32 main accumulator with f32 additions (CUDA cores), so the
+    tensor core's narrower fp8 adder sums at most ``fp8_promote * tile_k`` products per value.  Registers: a second
+    ``tile_n / 2`` per thread (:attr:`accumulator_registers`).  0: off (the WGMMAs sum the whole K loop)."""
 
     @property
     def b_tile_ns(self) -> tuple[int, ...]:
@@ -463,6 +470,8 @@ class GemmConfig:
     def accumulator_registers(self) -> int:
         """Accumulator registers per consumer thread over all ``b_operands`` accumulators (one with
         :attr:`one_accumulator`)."""
+        if self.fp8_promote:  # (one dot: the main accumulator and the scratch the WGMMAs accumulate into)
+            return self.tile_n
         if self.one_accumulator:
             return self.tile_n // 2
         return self.pairs * self.tile_n // 2 if self.a_operands > self.b_operands else sum(self.b_tile_ns) // 2
@@ -483,7 +492,7 @@ class GemmConfig:
                 f"{f'_dot{self.epi_n}' if self.epi_n else ''}"
                 f"{f'_lora{self.lora_rank}' if self.lora_rank else ''}{'o' if self.lora_own_acc else ''}"
                 f"{'k' if self.epi_n and self.epi_major == 'k' else ''}{'_nloop' if self.epi_loop else ''}"
-                f"{'_ov' if self.epi_overlap else ''}")
+                f"{'_ov' if self.epi_overlap else ''}{f'_pr{self.fp8_promote}' if self.fp8_promote else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -533,6 +542,10 @@ class GemmConfig:
              f"{self.smem_bytes} bytes of shared memory; sm_90 allows {SMEM_LIMIT}"),
             (self.scratch_bytes >= 0 and self.scratch_bytes % 16 == 0,
              f"scratch_bytes must be a non-negative multiple of 16, got {self.scratch_bytes}"),
+            (self.fp8_promote >= 0, f"fp8_promote must be >= 0, got {self.fp8_promote}"),
+            (not self.fp8_promote or (self.dtype in FP8 and self.dtype_b in FP8 and self.pairs == 1
+                                      and not self.k_segments and not self.a_regs),
+             "two-level accumulation (fp8_promote) runs one dot of e4m3/e5m2 operands with A in shared memory"),
             (self.cluster_m in (1, 2), f"cluster_m must be 1 or 2, got {self.cluster_m}"),
             (self.cluster_m == 1 or (self.tile_n // self.cluster_m) % 8 == 0,
              f"tile_n = {self.tile_n} cannot be split into {self.cluster_m} multicast slices of whole 8-row swizzle atoms"),

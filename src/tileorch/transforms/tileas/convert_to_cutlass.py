@@ -191,6 +191,9 @@ class DotKernel:
     b_shared: bool = False
     """A batched GEMM whose B is one matrix for every batch (2-D, or read at batch index 0)."""
     remarks: list[str] = dataclasses.field(default_factory=list)
+    fp8_dot: Operation | None = None
+    """The dot, when its operands are e4m3 / e5m2: :func:`configure` chooses two-level accumulation
+    (:mod:`tileorch.transforms.tileas.fp8_promotion`) and remarks at it."""
     views: dict = dataclasses.field(default_factory=dict)
     """``{"a" | "b" | "b1" ...: leading indices}``: the operand (``b1``...: the B of the second... dot
     sharing A) is one matrix of its argument at indices the host computes at launch
@@ -899,15 +902,6 @@ F16_ACCUMULATOR_REMARK = ("this dot's f16 accumulator is kept in f32 by the WGMM
                           "accumulation, not bit for bit the same")
 """The located remark of a dot whose accumulator is f16 (the tier's WGMMAs accumulate in f32)."""
 
-FP8_SUM_REMARK = ("this dot's {dtype} products are summed by the WGMMAs themselves into the f32 accumulator over the "
-                  "whole K loop (no promotion to separate f32 additions): the tensor core adds 8-bit float products "
-                  "with fewer bits than an f32 addition (publicly reported: about 13-14 fraction bits on H100; not "
-                  "measured by tileorch yet), so a sum may differ from an f32 sum in its low bits")
-"""The located remark of a dot of e4m3 / e5m2 operands (session 38: sweep 29's f32-out fp8 GEMMs missed a 1e-3
-tolerance on an H100, which the CPU emulator reproduces with a 13-bit adder model; the GPU probe
-tests/gpu/test_fp8_wgmma_accumulation_gpu.py, not yet run, measures the adder)."""
-
-
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     """Read the tier's warp-specialized dot kernel; a located error says why one cannot be lowered."""
 
@@ -1372,9 +1366,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     acc_elt = getattr(dot.results[0].type, "element_type", None)
     if isinstance(acc_elt, Float16Type):  # (the epilogue reads the f32 registers rounded: epilogue.py)
         dk.remarks.append(format_error(dot, F16_ACCUMULATOR_REMARK, "remark"))
-    fp8 = [t for t in dict.fromkeys((dk.dtype, dk.b_dtype or dk.dtype)) if t in ("e4m3", "e5m2")]
-    if fp8:
-        dk.remarks.append(format_error(dot, FP8_SUM_REMARK.format(dtype=" x ".join(fp8)), "remark"))
+    if any(t in ("e4m3", "e5m2") for t in (dk.dtype, dk.b_dtype or dk.dtype)):
+        dk.fp8_dot = dot  # (configure's remark at the dot: two-level accumulation or not, fp8_promotion.py)
     if dk.batch_exprs is not None:
         walk = ("the scheduler walks the launch grid (the batch indices read program ids 0 / 1 or the grid's "
                 "extents)" if dk.batch_grid else "the scheduler walks the launch grid (the tile coordinates are "
@@ -2312,6 +2305,14 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                               f"stage {cfg.tile_n} wide leave no shared memory for 2 stages")
             cfg = replace(cfg, tile_n=fit, cluster_m=cfg.cluster_m if cfg.b_major == "k" or
                           (fit // cfg.cluster_m) % 64 == 0 else 1)
+    if dk.fp8_dot is not None:  # two-level accumulation or not, said at the dot (after the override: its tile_n)
+        from tileorch.transforms.tileas.fp8_promotion import promotion
+
+        fp8 = " x ".join(t for t in dict.fromkeys((dk.dtype, dk.b_dtype or dk.dtype)) if t in ("e4m3", "e5m2"))
+        fast = dk.fp8_dot.properties.get("matmul_fast_accum")
+        cfg, why = promotion(cfg, dk.retile_safe, fp8, ACCUMULATOR_REGISTERS,
+                             fast is not None and bool(fast.value.data))
+        dk.remarks.append(format_error(dk.fp8_dot, why, "remark"))
     # (after the override: an overridden direct epilogue has no TMA staging buffer for the exchange)
     need = scratch_bytes(len(column_stores(dk)), 4 * cfg.consumer_groups, tn)
     if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own

@@ -1,0 +1,85 @@
+"""Two-level accumulation of e4m3 / e5m2 dots on the GEMM tier: the tier's decision and its remark.
+
+Hopper's fp8 WGMMA adds the products of one instruction (K = 32) and the accumulator it reads with an adder
+narrower than an f32 addition (publicly reported: about 13-14 fraction bits, truncating).  Over a long K loop the
+accumulator itself is truncated once per WGMMA, so the error grows with K (session 38: sweep 29's f32-out fp8
+GEMMs missed an f32-tight tolerance on an H100; the PTX emulator's ``Emu.fp8_sum_bits`` reproduces it).  With
+``TILEORCH_FP8_PROMOTE_INTERVAL = P`` (> 0) the kernel's WGMMAs accumulate ``P`` K tiles at a time into a
+scratch accumulator that the consumer then adds into the f32 accumulator with f32 additions
+(:attr:`GemmConfig.fp8_promote <tileorch.kernels.gemm.config.GemmConfig.fp8_promote>`, built by
+``kernels/gemm/build.py``'s ``_promoted_k_loop``), as cuBLAS does without fast accumulation.
+
+The scratch accumulator takes a second ``tile_n / 2`` registers per consumer thread: a 128-column tile's two fit
+the builder's 128 accumulator registers, a 256-column tile's do not (256 registers: spills), so a wider tile is
+narrowed to 128 columns where its epilogue does not depend on the tile shape, else the dot is not promoted.  Every
+e4m3 / e5m2 dot gets a located remark saying which mode was chosen and why.  Reads settings; no IR rewriting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tileorch import settings
+
+ENV = "TILEORCH_FP8_PROMOTE_INTERVAL"
+FP8 = ("e4m3", "e5m2")
+
+ADDER = ("the tensor core adds 8-bit float products with fewer bits than an f32 addition (publicly reported: about "
+         "13-14 fraction bits on H100; not measured by tileorch yet)")
+
+
+def interval() -> int:
+    """K tiles per promotion (``TILEORCH_FP8_PROMOTE_INTERVAL``; 0: off)."""
+    return settings.integer(ENV) or 0
+
+
+def promotion(cfg, retile_safe: bool, dtypes: str, limit: int, fast_accum: bool = False):
+    """``cfg`` (a :class:`GemmConfig` of an e4m3 / e5m2 dot) with :attr:`fp8_promote` chosen, and the remark's text
+    (without its location).  ``retile_safe``: the epilogue does not depend on the tile shape (a narrower tile may
+    run it); ``dtypes``: the operands' types as the remark names them; ``limit``: the accumulator registers per
+    consumer thread the builder allows; ``fast_accum``: the dot's ``matmul_fast_accum`` (cuTile's
+    ``ct.mma(..., use_fast_acc=True)``, ``mmaf``'s ``fast_acc``, which cuTile documents as giving up accumulator
+    precision for speed; tileiras has a pass named ``tileas-fp8-dot-accumulation-promotion``, whose behaviour
+    we have not measured: benchmarks/session39_fp8acc.sh compares its results)."""
+    p = interval()
+    head = f"this dot's {dtypes} products "
+    if fast_accum:
+        return cfg, (head + "are summed by the WGMMAs themselves into the f32 accumulator over the whole K loop (the "
+                     "program asks for fast accumulation: ct.mma(..., use_fast_acc=True)): " + ADDER + ", so a sum "
+                     "may differ from an f32 sum in its low bits, more so the longer K is")
+    if p == 0:
+        return cfg, (head + "are summed by the WGMMAs themselves into the f32 accumulator over the whole K loop (no "
+                     f"promotion: {ENV}=0): " + ADDER + ", so a sum may differ from an f32 sum in its low bits, "
+                     "more so the longer K is")
+    why_not = None
+    if cfg.pairs > 1 or cfg.k_segments:
+        why_not = f"the K loop runs {cfg.pairs} dots (two-level accumulation is built for one)"
+    elif cfg.a_regs:
+        why_not = "A is computed in the K loop into WGMMA's register operand (two-level accumulation is built for " \
+                  "A in shared memory)"
+    elif cfg.epi_n or cfg.lora_rank:
+        why_not = "a second dot reads the accumulator after the K loop (two-level accumulation is built for one dot)"
+    narrowed = ""
+    if why_not is None and cfg.tile_n > limit:  # (main + scratch: tile_n / 2 registers each)
+        if not retile_safe:
+            why_not = (f"the {cfg.tile_m}x{cfg.tile_n} tile's accumulator and its scratch would need {cfg.tile_n} "
+                       f"registers per consumer thread, more than the {limit} a consumer keeps for accumulators, "
+                       "and the epilogue depends on the tile shape, so it cannot be narrowed (use tiles of at most "
+                       f"{limit} columns to promote)")
+        else:  # (the ring keeps the shared memory the schedule planned: more stages of the narrower tile)
+            narrow = replace(cfg, tile_n=limit)
+            stages = min(16, max(cfg.stages, cfg.stages * cfg.stage_bytes // narrow.stage_bytes))
+            narrowed = (f"; the {cfg.tile_m}x{cfg.tile_n} tile runs as {cfg.tile_m}x{limit}: the accumulator and its "
+                        f"scratch take {limit} registers per consumer thread (at {cfg.tile_n} columns {cfg.tile_n}, "
+                        f"more than the {limit} a consumer keeps for accumulators), its ring {stages} stages of "
+                        f"{narrow.stage_bytes} bytes in the planned {cfg.stages} x {cfg.stage_bytes}")
+            cfg = replace(narrow, stages=stages)
+    if why_not is not None:
+        return cfg, (head + "are summed by the WGMMAs themselves into the f32 accumulator over the whole K loop (not "
+                     f"promoted although {ENV}={p}: {why_not}): " + ADDER + ", so a sum may differ from an f32 sum "
+                     "in its low bits, more so the longer K is")
+    cfg = replace(cfg, fp8_promote=p)
+    return cfg, (head + f"are accumulated in two levels ({ENV}={p}): the WGMMAs sum {p} K tile{'s' if p > 1 else ''} "
+                 f"({p * cfg.tile_k} products) at a time into a scratch accumulator, which f32 additions then add "
+                 "into the f32 accumulator, because " + ADDER + f": that adder sums at most {p * cfg.tile_k} products and their partial sum per value, "
+                 "not the whole K loop" + narrowed)
