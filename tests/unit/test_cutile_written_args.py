@@ -231,6 +231,23 @@ def test_column_halves_of_one_buffer_are_launched(written_gpu):
     assert len(drv.launches) == 1
 
 
+@needs_cutile
+def test_a_shifted_overlap_after_column_halves_is_refused(written_gpu):
+    """Review (session 39): the column halves' launch kept its layout for re-pointing with the two arrays' byte
+    ranges overlapping, so a later call with x shifted by 32 columns (same shapes, strides, alignment; elements
+    shared with out) was re-pointed onto it unchecked.  A layout whose arrays overlap other than at one address is
+    not kept: the shifted call takes the full path and is refused."""
+    drv = written_gpu
+    row = 128 * F4
+    out = Dev(0x10000, (16, 64), "<f4", strides=(row, F4))
+    rc.launch(0, (16,), copy2d, (Dev(0x10000 + 64 * F4, (16, 64), "<f4", strides=(row, F4)), out, 64))
+    rc.launch(0, (16,), copy2d, (Dev(0x10000 + 64 * F4, (16, 64), "<f4", strides=(row, F4)), out, 64))
+    assert len(drv.launches) == 2
+    with pytest.raises(ValueError, match="shares memory"):
+        rc.launch(0, (16,), copy2d, (Dev(0x10000 + 32 * F4, (16, 64), "<f4", strides=(row, F4)), out, 64))
+    assert len(drv.launches) == 2
+
+
 class ReadOnly(Dev):
     def __init__(self, ptr, shape, typestr="<f4", strides=None):
         super().__init__(ptr, shape, typestr, strides)

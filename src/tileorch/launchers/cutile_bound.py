@@ -677,6 +677,11 @@ def keep_layout(key: tuple, repoint: Callable[[tuple[int, ...]], Callable[[int],
     layout, pointers = found
     try:
         overlaps = _overlaps(pointers, extents)
+        if any(p[0] != "same" and ("same", *p) not in overlaps for p in overlaps):
+            # arrays whose byte ranges overlap at different addresses (column halves of one buffer: the full
+            # path took them, their elements apart): no layout kept, so a later call shifted onto shared
+            # elements with the same shapes and strides takes the full path's check, never a re-pointing
+            return
         pair = None
         if len(pointers) == 2:  # the pair's overlap as a range of q - p (see _moved_source)
             (lo0, hi0), (lo1, hi1) = extents
