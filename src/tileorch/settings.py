@@ -251,8 +251,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("ONLINE_SOFTMAX_EXP", "ex2", ("full", "ex2"),
        "the per-thread online softmax's exponentials: the program's exp or ex2.approx of (x - m)*log2(e)", True),
     # compile driver, backend, cache, runtime
-    _s("VERIFY_EACH_PASS", "0", SWITCH, "verify the IR after every pass (tileorch-opt, as mlir-opt, verifies after "
-       "every pass of -p unless this is set to 0)"),
+    _s("VERIFY_EACH_PASS", "0", SWITCH, "verify the IR after every pass: tileorch compile and the "
+       "Python API follow this default (0: the pipeline's result only); tileorch-opt, as mlir-opt, verifies after "
+       "every pass of -p unless the variable is set to 0 in its environment (the test suite sets it)"),
     _s("PDL", "0", SWITCH, "programmatic dependent launch: kernels wait (griddepcontrol.wait) before their first "
        "global access and are launched with programmatic stream serialization (transforms/gdc_insertion.py)", True),
     _s("TRACEBACK", None, ANY, "show internal errors' Python tracebacks"),

@@ -1,5 +1,5 @@
 """The chained kernel's per-element store addresses share what every element of a store repeats (issue 22,
-session 39, ``chained_dots._per_emitter``): the store's strides extended to i64 and its tile origin
+session 39, ``Emitter.once``): the store's strides extended to i64 and its tile origin
 ``index * step`` are built once per emitter, not once per element (LLVM merged the copies; the PTX of every
 chained input of ``tools/ptx_identity.py`` is the same)."""
 

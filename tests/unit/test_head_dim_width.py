@@ -64,8 +64,10 @@ def _specialised(kernel, spec: list, name: str):
 
 @pytest.fixture(autouse=True)
 def _narrowing_on(monkeypatch):
-    """The switch is off by default until a GPU run checks the narrowed kernels (settings.py); these tests are of the
-    narrowing: on, as ``TILEORCH_ATTN_HEAD_DIM_WIDTH=1`` (a test that wants it off or at 32 sets it again)."""
+    """These tests read the exact widths of the 16-column granule (``TILEORCH_ATTN_HEAD_DIM_WIDTH=1``: head dim 80
+    runs 80 columns, several 16-column boxes, the finest case of the box and swizzle choices); the default's 32-column
+    granule has its own tests (``test_widths_rounded_to_32``, the launcher's rounding) and ran on an H100 against
+    torch (session 39, ``benchmarks/session38_headdim.sh``).  A test that wants it off or at 32 sets it again."""
     monkeypatch.setenv("TILEORCH_ATTN_HEAD_DIM_WIDTH", "1")
 
 

@@ -6,17 +6,18 @@ boxes covered ``D`` columns (d80: 60 % more dot work and operand traffic than th
 
 Where the compiler knows the arrays' head dims (a compile-time extent: ``ct.ArrayAnnotation(static_shape_dims=...)``
 on the last dimension, the way any shape fact reaches a compiled cuTile program), :func:`narrow` runs the dots at the
-real width, rounded up to 16 (a WGMMA's K step; the TMA box granule; ``=32``: to 32):
+real width, rounded up to the setting's granule ``g`` (``head_dim_rule.granule``: 32 by default, 64-byte swizzled
+boxes; ``=1``: 16, a WGMMA's K step, 32-byte boxes):
 
-* the first dot ``S = Q K^T`` reduces over ``d' = ceil16(max(hq, hk))`` columns: Q's and K's columns past their
+* the first dot ``S = Q K^T`` reduces over ``d' = ceil_g(max(hq, hk))`` columns: Q's and K's columns past their
   arrays' extents are read by TMA as zeros (the tensor map's out-of-bounds fill; the program's padding is ``zero``
   or unspecified), so the products dropped are ``0 * x`` and S is the full tile's;
-* the second dot ``acc = P V + C`` computes ``dv' = ceil16(ho)`` columns, ``ho`` the stored array's extent: the
+* the second dot ``acc = P V + C`` computes ``dv' = ceil_g(ho)`` columns, ``ho`` the stored array's extent: the
   accumulator's columns past ``dv'`` are never stored (the store clips at the array's extent), and nothing else reads
   them (checked: the accumulator reaches the store through elementwise ops only; no row reduction, branch result
   or other carried value reads it);
-* the Q / K / V tiles are loaded as boxes of the narrower width (``Operand.box``: 16 columns and a 32-byte swizzle
-  at 80 / 48, 32 columns and a 64-byte swizzle at 96; the 160-byte rows of a d80 tile cannot be one 128-byte
+* the Q / K / V tiles are loaded as boxes of the narrower width (``Operand.box``: with ``g`` = 32 (the default) 32 columns
+  and a 64-byte swizzle; with 16, 16 columns and a 32-byte swizzle at 80 / 48 and 32 / 64-byte at 96; the 160-byte rows of a d80 tile cannot be one 128-byte
   swizzle span).
 
 A located remark at the second dot says which widths the dots run (or, for a program with a narrower array whose
