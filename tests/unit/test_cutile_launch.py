@@ -1006,7 +1006,7 @@ def test_re_pointed_launches_use_each_call_s_pointers_and_re_derive_on_other_fac
     """New arrays of the bound layout each call (PyTorch's usual pattern): each launch carries that
     call's pointers (read by the driver at the call), nothing is described or bound again; a
     change of shape, dtype or stride misses the re-pointing (described again); arrays that come to
-    overlap take another kernel variant."""
+    overlap take another kernel variant, through the full path on every call."""
     drv = stand_in_gpu
     out = Dev(0x20000, (4, 6))
     rc.launch(0, (4,), rows, (8, Dev(0x10000, (4, 6)), out, 1.0))
@@ -1025,11 +1025,12 @@ def test_re_pointed_launches_use_each_call_s_pointers_and_re_derive_on_other_fac
     for x, o in ((0xA0000, 0xA0030), (0xB0030, 0xB0000)):  # 48-byte arrays side by side: apart, re-pointed
         rc.launch(0, (4,), rows, (8, Dev(x, (4, 6)), Dev(o, (4, 6)), 1.0))
         assert len(drv.described) == 4 and drv.launches[-1]["params"][0] == u64(x)
-    # 16 bytes short of apart: overlapping, re-derived (an aliasing variant), then re-pointed onto that variant
-    for x, o in ((0xC0000, 0xC0020), (0xD0020, 0xD0000)):
+    # 16 bytes short of apart: overlapping at different addresses, an aliasing variant, and never re-pointed
+    # (session 39's review: a kept layout would carry a later shifted call past the full path's checks)
+    for k, (x, o) in enumerate(((0xC0000, 0xC0020), (0xD0020, 0xD0000))):
         rc.launch(0, (4,), rows, (8, Dev(x, (4, 6)), Dev(o, (4, 6)), 1.0))
         assert drv.launches[-1]["fn"] != first["fn"] and drv.launches[-1]["params"][0] == u64(x)
-        assert len(drv.described) == 5
+        assert len(drv.described) == 5 + k
 
 
 @needs_cutile

@@ -99,3 +99,18 @@ def test_the_promoted_kernel_assembles_without_spills(tile_n, monkeypatch):
     resources = [r for r in prog.remarks if r.startswith("remark: ptxas:")]
     assert resources and all(" 0 spills" in r for r in resources), prog.remarks
     assert not [r for r in prog.remarks if r.startswith("warning: ptxas")], prog.remarks
+
+
+@pytest.mark.parametrize("tile_n, p, fast, want", [(128, 1, False, 1), (128, 0, False, 0), (128, 2, True, 0),
+                                                    (256, 1, False, 0), (192, 1, False, 0)])
+def test_an_asked_configuration_keeps_its_tile(tile_n, p, fast, want):
+    """A configuration given to the lowering (``tileorch.gemm``'s; the launcher's retiled one: session 39's CI,
+    where the tier narrowed an asked 128x256 e4m3 tile and promoted what tileorch.gemm built unpromoted, so the
+    kernel differed from the one asked for): its ``fp8_promote`` where the asked tile leaves the registers, never a
+    narrower tile."""
+    from tileorch.transforms.tileas.fp8_promotion import asked
+
+    cfg = GemmConfig(tile_n=tile_n, dtype="e4m3")
+    got, why = asked(cfg, p, "e4m3", ACCUMULATOR_REGISTERS, fast)
+    assert got.tile_n == tile_n and got.fp8_promote == want, why
+    assert ("two levels" in why) == bool(want)

@@ -2306,12 +2306,16 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             cfg = replace(cfg, tile_n=fit, cluster_m=cfg.cluster_m if cfg.b_major == "k" or
                           (fit // cfg.cluster_m) % 64 == 0 else 1)
     if dk.fp8_dot is not None:  # two-level accumulation or not, said at the dot (after the override: its tile_n)
-        from tileorch.transforms.tileas.fp8_promotion import promotion
+        from tileorch.transforms.tileas.fp8_promotion import asked, promotion
 
         fp8 = " x ".join(t for t in dict.fromkeys((dk.dtype, dk.b_dtype or dk.dtype)) if t in ("e4m3", "e5m2"))
         fast = dk.fp8_dot.properties.get("matmul_fast_accum")
-        cfg, why = promotion(cfg, dk.retile_safe, fp8, ACCUMULATOR_REGISTERS,
-                             fast is not None and bool(fast.value.data))
+        fast = fast is not None and bool(fast.value.data)
+        if override and "fp8_promote" in override:  # a configuration given: its tile and its promotion, if they fit
+            cfg, why = asked(cfg, int(override["fp8_promote"]), fp8, ACCUMULATOR_REGISTERS, fast)
+        else:
+            cfg, why = promotion(cfg, dk.retile_safe and not (override and "tile_n" in override), fp8,
+                                 ACCUMULATOR_REGISTERS, fast)
         dk.remarks.append(format_error(dk.fp8_dot, why, "remark"))
     # (after the override: an overridden direct epilogue has no TMA staging buffer for the exchange)
     need = scratch_bytes(len(column_stores(dk)), 4 * cfg.consumer_groups, tn)

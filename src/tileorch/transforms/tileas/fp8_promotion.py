@@ -83,3 +83,27 @@ def promotion(cfg, retile_safe: bool, dtypes: str, limit: int, fast_accum: bool 
                  f"({p * cfg.tile_k} products) at a time into a scratch accumulator, which f32 additions then add "
                  "into the f32 accumulator, because " + ADDER + f": that adder sums at most {p * cfg.tile_k} products and their partial sum per value, "
                  "not the whole K loop" + narrowed)
+
+
+def asked(cfg, p: int, dtypes: str, limit: int, fast_accum: bool = False):
+    """:func:`promotion` for a configuration given to the lowering (``config=...``: ``tileorch.gemm``'s, or the
+    launcher's retiled one), whose tile is not narrowed: ``cfg`` with :attr:`fp8_promote` ``p`` where the dot may be
+    promoted and the asked tile leaves the registers for the scratch, else 0; and the remark's text."""
+    head = f"this dot's {dtypes} products "
+    whole = (head + "are summed by the WGMMAs themselves into the f32 accumulator over the whole K loop ({why}): "
+             + ADDER + ", so a sum may differ from an f32 sum in its low bits, more so the longer K is")
+    if fast_accum or p <= 0:
+        why = ("the program asks for fast accumulation: ct.mma(..., use_fast_acc=True)" if fast_accum
+               else "the configuration asked for no promotion: fp8_promote=0")
+        return replace(cfg, fp8_promote=0), whole.format(why=why)
+    if cfg.pairs > 1 or cfg.k_segments or cfg.a_regs or cfg.epi_n or cfg.lora_rank:
+        return replace(cfg, fp8_promote=0), whole.format(why="not promoted: this kernel form is built without it")
+    if cfg.tile_n > limit:
+        return replace(cfg, fp8_promote=0), whole.format(
+            why=f"not promoted: the configuration asked for a {cfg.tile_m}x{cfg.tile_n} tile, whose accumulator and "
+                f"scratch would need {cfg.tile_n} registers per consumer thread, more than the {limit} a consumer "
+                "keeps for accumulators")
+    return replace(cfg, fp8_promote=p), (
+        head + f"are accumulated in two levels (fp8_promote={p}, as the configuration asked): the WGMMAs sum {p} K "
+        f"tile{'s' if p > 1 else ''} ({p * cfg.tile_k} products) at a time into a scratch accumulator, which f32 "
+        "additions then add into the f32 accumulator, because " + ADDER)
