@@ -33,6 +33,24 @@ def interval() -> int:
     return settings.integer(ENV) or 0
 
 
+def _summed_whole(head: str, why: str) -> str:
+    """The remark of a dot whose WGMMAs sum the whole K loop, ``why`` in parentheses."""
+    return (head + f"are summed by the WGMMAs themselves into the f32 accumulator over the whole K loop ({why}): "
+            + ADDER + ", so a sum may differ from an f32 sum in its low bits, more so the longer K is")
+
+
+def _form_not_built(cfg) -> str | None:
+    """Why two-level accumulation is not built for ``cfg``'s kernel form (None: it is)."""
+    if cfg.pairs > 1 or cfg.k_segments:
+        return f"the K loop runs {cfg.pairs} dots (two-level accumulation is built for one)"
+    if cfg.a_regs:
+        return "A is computed in the K loop into WGMMA's register operand (two-level accumulation is built for " \
+               "A in shared memory)"
+    if cfg.epi_n or cfg.lora_rank:
+        return "a second dot reads the accumulator after the K loop (two-level accumulation is built for one dot)"
+    return None
+
+
 def promotion(cfg, retile_safe: bool, dtypes: str, limit: int, fast_accum: bool = False):
     """``cfg`` (a :class:`GemmConfig` of an e4m3 / e5m2 dot) with :attr:`fp8_promote` chosen, and the remark's text
     (without its location).  ``retile_safe``: the epilogue does not depend on the tile shape (a narrower tile may
@@ -44,21 +62,10 @@ def promotion(cfg, retile_safe: bool, dtypes: str, limit: int, fast_accum: bool 
     p = interval()
     head = f"this dot's {dtypes} products "
     if fast_accum:
-        return cfg, (head + "are summed by the WGMMAs themselves into the f32 accumulator over the whole K loop (the "
-                     "program asks for fast accumulation: ct.mma(..., use_fast_acc=True)): " + ADDER + ", so a sum "
-                     "may differ from an f32 sum in its low bits, more so the longer K is")
+        return cfg, _summed_whole(head, "the program asks for fast accumulation: ct.mma(..., use_fast_acc=True)")
     if p == 0:
-        return cfg, (head + "are summed by the WGMMAs themselves into the f32 accumulator over the whole K loop (no "
-                     f"promotion: {ENV}=0): " + ADDER + ", so a sum may differ from an f32 sum in its low bits, "
-                     "more so the longer K is")
-    why_not = None
-    if cfg.pairs > 1 or cfg.k_segments:
-        why_not = f"the K loop runs {cfg.pairs} dots (two-level accumulation is built for one)"
-    elif cfg.a_regs:
-        why_not = "A is computed in the K loop into WGMMA's register operand (two-level accumulation is built for " \
-                  "A in shared memory)"
-    elif cfg.epi_n or cfg.lora_rank:
-        why_not = "a second dot reads the accumulator after the K loop (two-level accumulation is built for one dot)"
+        return cfg, _summed_whole(head, f"no promotion: {ENV}=0")
+    why_not = _form_not_built(cfg)
     narrowed = ""
     if why_not is None and cfg.tile_n > limit:  # (main + scratch: tile_n / 2 registers each)
         if not retile_safe:
@@ -75,9 +82,7 @@ def promotion(cfg, retile_safe: bool, dtypes: str, limit: int, fast_accum: bool 
                         f"{narrow.stage_bytes} bytes in the planned {cfg.stages} x {cfg.stage_bytes}")
             cfg = replace(narrow, stages=stages)
     if why_not is not None:
-        return cfg, (head + "are summed by the WGMMAs themselves into the f32 accumulator over the whole K loop (not "
-                     f"promoted although {ENV}={p}: {why_not}): " + ADDER + ", so a sum may differ from an f32 sum "
-                     "in its low bits, more so the longer K is")
+        return cfg, _summed_whole(head, f"not promoted although {ENV}={p}: {why_not}")
     cfg = replace(cfg, fp8_promote=p)
     return cfg, (head + f"are accumulated in two levels ({ENV}={p}): the WGMMAs sum {p} K tile{'s' if p > 1 else ''} "
                  f"({p * cfg.tile_k} products) at a time into a scratch accumulator, which f32 additions then add "
@@ -90,17 +95,15 @@ def asked(cfg, p: int, dtypes: str, limit: int, fast_accum: bool = False):
     launcher's retiled one), whose tile is not narrowed: ``cfg`` with :attr:`fp8_promote` ``p`` where the dot may be
     promoted and the asked tile leaves the registers for the scratch, else 0; and the remark's text."""
     head = f"this dot's {dtypes} products "
-    whole = (head + "are summed by the WGMMAs themselves into the f32 accumulator over the whole K loop ({why}): "
-             + ADDER + ", so a sum may differ from an f32 sum in its low bits, more so the longer K is")
     if fast_accum or p <= 0:
         why = ("the program asks for fast accumulation: ct.mma(..., use_fast_acc=True)" if fast_accum
                else "the configuration asked for no promotion: fp8_promote=0")
-        return replace(cfg, fp8_promote=0), whole.format(why=why)
-    if cfg.pairs > 1 or cfg.k_segments or cfg.a_regs or cfg.epi_n or cfg.lora_rank:
-        return replace(cfg, fp8_promote=0), whole.format(why="not promoted: this kernel form is built without it")
+        return replace(cfg, fp8_promote=0), _summed_whole(head, why)
+    if _form_not_built(cfg) is not None:
+        return replace(cfg, fp8_promote=0), _summed_whole(head, "not promoted: this kernel form is built without it")
     if cfg.tile_n > limit:
-        return replace(cfg, fp8_promote=0), whole.format(
-            why=f"not promoted: the configuration asked for a {cfg.tile_m}x{cfg.tile_n} tile, whose accumulator and "
+        return replace(cfg, fp8_promote=0), _summed_whole(
+            head, f"not promoted: the configuration asked for a {cfg.tile_m}x{cfg.tile_n} tile, whose accumulator and "
                 f"scratch would need {cfg.tile_n} registers per consumer thread, more than the {limit} a consumer "
                 "keeps for accumulators")
     return replace(cfg, fp8_promote=p), (
