@@ -28,7 +28,7 @@ PTX_NEEDS = {
     "moe_combine_weighted_atomic_add": [r"(red|atom)(\.\w+)*\.global(\.\w+)*\.add(\.\w+)*\.f32"],
     "gemm_128_cubed_tiles": [r"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.f16\.f16"],
     "w4a16_gemm_nibbles_dequant_in_loop": [r"mma\.sync\.aligned\.m16n8k16\S*\.f16\.f16"],
-    "gemm_heads_on_grid_axis2": [r"mma\.sync\.aligned\.m16n8k16\S*\.f16\.f16"],
+    "gemm_heads_on_grid_axis2": [WGMMA.format("f32", "f16", "f16")],  # (A batched in its middle dimension)
     "kv_cache_scatter_per_sequence_lengths": [r"st\.global"],
     "quant_fp8_e4m3_per_row_scale": [r"cvt\.rn\.satfinite\.e4m3x2\.f32"],
     "histogram_float_bins_clamped": [r"(red|atom)(\.\w+)*\.global(\.\w+)*\.add(\.\w+)*\.[su]32"],

@@ -1383,6 +1383,8 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
     cfg = program.gemm_config
     if getattr(cfg, "a_gather", False):
         a = _gathered_a_operand(a, b, c, cfg)
+    mid = getattr(cfg, "batch_mid", "")  # operands batched in their middle dimension: seen as [L, rows, cols]
+    a, b, c = (mid_batch_view(x, role) if role in mid else x for x, role in ((a, "a"), (b, "b"), (c, "c")))
     batched = bool(getattr(cfg, "batched", False))
     rank = 3 if batched else 2
     # a batched kernel that walks the launch grid (all of it, or its z as L) evaluates each operand's batch
@@ -1415,7 +1417,8 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         if not per_tile and ((b.shape[0] != batch and not shared) or c.shape[0] != batch):
             raise LayoutNotSupported(f"batch sizes do not agree: A {a.shape}, B {b.shape}, C {c.shape} {_DISAGREE}")
         for x in (a, c) if shared else (a, b, c):
-            if x.strides[0] != x.shape[1] * x.shape[2] and x.shape[0] > 1:
+            if x.strides[0] != x.shape[1] * x.shape[2] and x.shape[0] > 1 and not (
+                    (x is a and "a" in mid) or (x is b and "b" in mid) or (x is c and "c" in mid)):
                 raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs contiguous "
                                          f"matrices, got strides {x.strides} for shape {x.shape}")
         a, c = _matrix(a), _matrix(c)
@@ -1455,10 +1458,12 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
             continue  # the launcher copies A (any layout torch can transpose)
         if x is c and _c_slice_ok(cfg) and _row_strided(x):
             continue  # a column slice of a wider array: stored ldc apart (GemmConfig.c_ld, asked for at launch)
+        if (x is a and "a" in mid) or (x is b and "b" in mid) or (x is c and "c" in mid):
+            continue  # (batched in its middle dimension: mid_batch_view checked it, rows L cols apart)
         if not _row_major(x):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
                                      f"array, got strides {x.strides} for shape {x.shape}")
-    if not (_row_major(b) or _column_major(b)):
+    if not (_row_major(b) or _column_major(b) or "b" in mid):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the WGMMA GEMM needs B row-major or column-major "
                                  f"(a transposed view), got strides {b.strides} for shape {b.shape}")
     return a, b, c, m, n, k, batch, counts
@@ -1516,6 +1521,27 @@ def _flat_batches(x: ArrayArg) -> ArrayArg:
     for d in x.shape[:nb]:
         flat *= d
     return dataclasses.replace(x, shape=(flat, *x.shape[nb:]), strides=(step, *x.strides[nb:]))
+
+
+def mid_batch_view(x: ArrayArg, role: str) -> ArrayArg:
+    """An operand the program reads (stores) as ``(rows, 1, cols)`` tiles at program id 2 (``GemmConfig.batch_mid``):
+    its array ``[rows, L, cols]`` seen as ``[L, rows, cols]`` (the same pointer, the dimensions permuted: matrix ``l``
+    has rows ``L cols`` apart, matrices ``cols`` apart).  The array must be contiguous and its rows (``cols``
+    elements) whole multiples of 16 bytes, TMA's unit for both pitches of the 3-D tensor map (and the direct
+    epilogue's column pairs); else :class:`LayoutNotSupported` (the launch runs on the SIMT path, with the reason)."""
+    what = f"{_where(x.name, x.position)}: {role.upper()} is read as (rows, 1, cols) tiles of an array batched in its " \
+           "middle dimension"
+    if x.ndim != 3:
+        raise LayoutNotSupported(f"{what}; it must be 3-D [rows, L, cols], got shape {x.shape}")
+    rows, count, cols = x.shape
+    if tuple(x.strides) != (count * cols, cols, 1) and not (rows == 1 or count == 1):
+        raise LayoutNotSupported(f"{what}; the WGMMA GEMM needs it contiguous (strides ({count * cols}, {cols}, 1)), "
+                                 f"got strides {x.strides} for shape {x.shape}")
+    if (cols * x.itemsize) % 16:
+        raise LayoutNotSupported(f"{what}; its batch pitch ({cols} elements, {cols * x.itemsize} bytes) is not a "
+                                 "multiple of 16 bytes, which TMA's 3-D tensor map needs (a padded copy would not "
+                                 "keep the matrices' interleaving)")
+    return dataclasses.replace(x, shape=(count, rows, cols), strides=(cols, count * cols, 1))
 
 
 def _gathered_a_operand(a: ArrayArg, b: ArrayArg, c: ArrayArg, cfg: Any) -> ArrayArg:
@@ -1708,7 +1734,7 @@ def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, s
     chosen = dataclasses.replace(chosen, batched=cfg.batched, b_shared=getattr(cfg, "b_shared", False),
                                  a_major=getattr(cfg, "a_major", "k"), transpose_b=getattr(cfg, "transpose_b", False),
                                  transpose_a=getattr(cfg, "transpose_a", False), b_dtype=getattr(cfg, "b_dtype", ""),
-                                 c_ld=c_ld).check()
+                                 c_ld=c_ld, batch_mid=getattr(cfg, "batch_mid", "")).check()
     eff = {t: wave_efficiency(m, n, t, sms) for t in (256, 192, 128)}
     why = (f"remark: retiled to {chosen.tile_m} x {chosen.tile_n} tiles ({chosen.schedule}, {chosen.cluster_m}x1 "
            f"clusters) for {m} x {n} x {k} on {sms} SMs: wave efficiency 256-wide {eff[256]:.2f}, 192-wide "
@@ -1745,7 +1771,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     more_a = more_a_operands(program, stored_arguments(arguments), a, counts[0])  # dots with an A each: the other As
     seg_k = segment_ks(program, more_a, more_b)  # (K segments: each later pair's own K)
     given = {x.position: x for x in arguments}
-    major = program.gemm_config.b_major if program.gemm_config.b_major == "k" else b_major(b)
+    major = program.gemm_config.b_major if program.gemm_config.b_major == "k" or "b" in getattr(
+        program.gemm_config, "batch_mid", "") else b_major(b)  # (a B batched in its middle dimension: as compiled)
     if major != program.gemm_config.b_major and getattr(program.gemm_config, "b_shared", False):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the B shared by every batch was compiled "
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major")

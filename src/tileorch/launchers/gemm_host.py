@@ -198,12 +198,19 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
 
     la, nb = operand_batches or (batch, 1 if getattr(cfg, "b_shared", False) else batch)  # one B for every batch
 
+    mid = getattr(cfg, "batch_mid", "") if cfg.batched else ""  # [rows, L, cols] arrays: rows of L matrices' rows
+
+    def rows_of(name, ptr, rows, width, count):
+        # (a batched operand's L matrices stacked, or, batched in its middle dimension, rows of L rows side by side)
+        return OperandRows(name, ptr, rows, width * count) if _is_mid(cfg, name) else \
+            OperandRows(name, ptr, rows * count, width)
+
     def b_rows(name, ptr, es=ESIZE[getattr(cfg, "b_raw", "") or cfg.dtype], k=k):  # a computed B: its raw array
-        return OperandRows(name, ptr, n * nb, k * es) if cfg.b_major == "k" else OperandRows(name, ptr, k * nb, n * es)
+        return rows_of(name, ptr, n, k * es, nb) if cfg.b_major == "k" else rows_of(name, ptr, k, n * es, nb)
 
     ea = ESIZE[getattr(cfg, "a_raw", "") or cfg.dtype]  # a computed A: its raw array
     def a_rows(name, ptr, k=k):
-        return OperandRows(name, ptr, m * la, k * ea) if cfg.a_major == "k" else OperandRows(name, ptr, k * la, m * ea)
+        return rows_of(name, ptr, m, k * ea, la) if cfg.a_major == "k" else rows_of(name, ptr, k, m * ea, la)
 
     ks = tuple(seg_k) or (k,) * max(len(more_a), len(more_b))
     a = a_rows("A", a_ptr)
@@ -211,7 +218,8 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
             *(a_rows(f"A{i}", ptr, ks[i - 1]) for i, ptr in enumerate(more_a, start=1)))
     nc = c_cols or n
     pair = 0 if cfg.epilogue == "tma" else 2 * eo  # (TMA's stores stop at the map's last column)
-    c = OperandRows("C", c_ptr, m * batch, nc * eo, ldc * eo if ldc and ldc != nc else 0, pair)
+    c = OperandRows("C", c_ptr, m, batch * nc * eo, 0, pair) if "c" in mid else \
+        OperandRows("C", c_ptr, m * batch, nc * eo, ldc * eo if ldc and ldc != nc else 0, pair)
     if getattr(cfg, "a_gather", False):  # a gathered A: read by the kernel's own loads, never through TMA
         return (b_rows("B", b_ptr), c, *more)
     return (a, b_rows("B", b_ptr), c, *more)
@@ -412,6 +420,27 @@ def encode_tensor_map(ptr: int, dtype: str, dims: tuple[int, ...], row_bytes: tu
     return b"".join(int(x).to_bytes(8, "little") for x in tmap.opaque)
 
 
+def _is_mid(cfg: GemmConfig, name: str) -> bool:
+    """Whether operand ``name`` (``A``, ``B``, ``C``, ``A1``...) is batched in its array's middle dimension
+    (``cfg.batch_mid``: ``[rows, L, cols]``)."""
+    return bool(cfg.batched) and name[:1].lower() in getattr(cfg, "batch_mid", "")
+
+
+def batched_map(cfg: GemmConfig, name: str, dims: tuple[int, int], pitch: int | None, box: tuple[int, int],
+                es: int, count: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """(dims, byte strides, box) of operand ``name``'s tensor map, innermost first: ``dims`` (its contiguous extent,
+    then its rows) with ``pitch`` bytes between rows (None: the array's own); a batched configuration adds the batch
+    dimension of ``count`` matrices, box extent 1.  Matrices stacked (``[L, rows, cols]``): rows ``cols * es`` bytes
+    apart, matrices ``rows`` rows apart; batched in the middle dimension (``[rows, L, cols]``, :func:`_is_mid`): rows
+    ``L * cols * es`` bytes apart, matrices ``cols * es`` bytes apart (a staged copy's padded pitch replaces the
+    row pitch; the matrices stay ``cols * es`` apart in it)."""
+    mid = _is_mid(cfg, name)
+    row = pitch if pitch is not None else dims[0] * es * (count if mid else 1)
+    if not cfg.batched:
+        return dims, (row,), box
+    return (*dims, count), (row, dims[0] * es if mid else row * dims[1]), (*box, 1)
+
+
 def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
                 batch: int = 1, pitch: dict[str, int] | None = None, c_cols: int = 0,
                 operand_batches: tuple[int, int] = ()) -> tuple[bytes, bytes, bytes]:
@@ -427,9 +456,8 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
     la, lb = operand_batches or (batch, 1 if getattr(cfg, "b_shared", False) else batch)
 
     def tmap(ptr, dtype, dims, row_bytes, box, name, swizzle=128):
-        row_bytes = (pitch.get(name, row_bytes[0]),)
-        if cfg.batched:
-            dims, row_bytes, box = (*dims, la if name == "A" else batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
+        count = la if name == "A" else batch
+        dims, row_bytes, box = batched_map(cfg, name, dims, pitch.get(name), box, row_bytes[0] // dims[0], count)
         return encode_tensor_map(ptr, dtype, dims, row_bytes, box, swizzle)
 
     a_raw = getattr(cfg, "a_raw", "")
@@ -444,7 +472,8 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
         tma_a = a_tensor_map(cfg, a_ptr, m, k, la if cfg.batched else 1, pitch, "A")
     tma_b = b_tensor_map(cfg, b_ptr, n, k, lb, pitch, "B")
     nc = c_cols or n  # C's columns (a program-grid kernel's C may be wider than B)
-    tma_c = tmap(c_ptr, cfg.out_dtype, (nc, m), (nc * 2,), (64, 64), "C") if cfg.epilogue == "tma" else bytes(128)
+    tma_c = tmap(c_ptr, cfg.out_dtype, (nc, m), (nc * ESIZE[cfg.out_dtype],), (64, 64), "C") \
+        if cfg.epilogue == "tma" else bytes(128)
     return tma_a, tma_b, tma_c
 
 
@@ -459,9 +488,7 @@ def a_tensor_map(cfg: GemmConfig, a_ptr: int, m: int, k: int, batch: int = 1, pi
         dims, row_bytes, box, swizzle = (k, m), (k * es,), (cfg.tile_k, cfg.tile_m), cfg.k_row_bytes
     else:  # A stored [K, M]: 64 M x tile_k K boxes
         dims, row_bytes, box, swizzle = (m, k), (m * es,), (64, cfg.tile_k), 128
-    row_bytes = ((pitch or {}).get(name, row_bytes[0]),)
-    if cfg.batched:
-        dims, row_bytes, box = (*dims, batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
+    dims, row_bytes, box = batched_map(cfg, name, dims, (pitch or {}).get(name), box, es, batch)
     return encode_tensor_map(a_ptr, cfg.dtype, dims, row_bytes, box, swizzle)
 
 
@@ -476,9 +503,7 @@ def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pi
         es = ESIZE[b_raw]
         dims, row_bytes = ((k, n), (k * es,)) if cfg.b_major == "k" else ((n, k), (n * es,))
         box = (cfg.raw_chunk_columns, cfg.tile_n if cfg.b_major == "k" else cfg.tile_k)
-        row_bytes = ((pitch or {}).get(name, row_bytes[0]),)
-        if cfg.batched:
-            dims, row_bytes, box = (*dims, batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
+        dims, row_bytes, box = batched_map(cfg, name, dims, (pitch or {}).get(name), box, es, batch)
         return encode_tensor_map(b_ptr, b_raw, dims, row_bytes, box, 0)
     es = ESIZE[cfg.dtype]
     if cfg.b_major == "k":
@@ -487,9 +512,7 @@ def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pi
     else:
         dims, row_bytes, box = (n, k), (n * es,), (64, cfg.tile_k)
         swizzle = 128
-    row_bytes = ((pitch or {}).get(name, row_bytes[0]),)
-    if cfg.batched:
-        dims, row_bytes, box = (*dims, batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
+    dims, row_bytes, box = batched_map(cfg, name, dims, (pitch or {}).get(name), box, es, batch)
     return encode_tensor_map(b_ptr, cfg.dtype, dims, row_bytes, box, swizzle)
 
 

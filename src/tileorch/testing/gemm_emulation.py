@@ -42,9 +42,16 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
     cfg = p.gemm_config
     m, n, k = mnk
     sm, sn, sk, sl = problem or (m, n, k, 1)
+    mid = getattr(cfg, "batch_mid", "") if getattr(cfg, "batched", False) else ""
+    # an operand batched in its middle dimension ([rows, L, cols], GemmConfig.batch_mid): its [L, rows, cols] view,
+    # as the host's 3-D map walks it (rows L cols apart, matrices cols apart)
+    a = a.swapaxes(0, 1) if "a" in mid and a.ndim == 3 else a
+    b = b.swapaxes(0, 1) if "b" in mid and b.ndim == 3 else b
     sched = scheduler_params(cfg, sm, epi_scheduler_n(cfg, sn, epi_c), sk, sms, 0, sl)
     params = [0, 0, 0, c_base, m, n, k, pack_device_params(sched, 0, 0, 0), *([0] * len(more_b)), *([0] * len(more_a)), *seg_k,
-              *([0] if epi is not None else []), *([epi_c] if getattr(cfg, "epi_loop", False) else []), *tile_params]
+              *([0] if epi is not None else []), *([epi_c] if getattr(cfg, "epi_loop", False) else []),
+              # (C batched in its middle dimension, [M, L, N]: rows L N apart, the kernel's ldc, as the launcher's)
+              *([sl * n] if getattr(cfg, "c_ld", False) and "c" in mid else []), *tile_params]
     errors: list[str] = []
     for x in range(sched.grid[0]):
         for y in range(sched.grid[1]):

@@ -602,7 +602,8 @@ def _epilogue(k: _Kernel, wg: int | None, res: SSAValue, row0: SSAValue, n0: SSA
         base = k.c
         if cfg.batched:  # C is [L, M, N] contiguous: matrix l starts l * M * N elements in
             esize = 4 if cfg.out_dtype in ("f32", "s32") else 1 if cfg.out_dtype in ("e4m3", "e5m2", "s8") else 2
-            mn = arith.ExtUIOp(arith.MuliOp(k.m, k.n), i64).result
+            # (C batched in its middle dimension, [M, L, N]: matrix l is the column block at l * N of rows ldc apart)
+            mn = arith.ExtUIOp(k.n if "c" in cfg.batch_mid else arith.MuliOp(k.m, k.n).result, i64).result
             off = arith.MuliOp(arith.ExtUIOp(tl, i64), mn).result
             base = _named(_gep(k.c, off, IntegerType(8 * esize)), "c_b")
         ld = k.ldc if k.ldc is not None else k.n  # C's row stride: N, or a wider array's (cfg.c_ld)

@@ -170,6 +170,12 @@ class GemmConfig:
     batched: bool = False
     """A, B and C carry a leading batch dimension L (3-D tensor maps; the scheduler walks
     M x N x L tiles, the batch coordinate is the work tile's ``l``)."""
+    batch_mid: str = ""
+    """With :attr:`batched`: the operands (``a``, ``b``, ``c``) whose arrays hold the batch in their middle dimension
+    (``[rows, L, cols]``: a ``(tile_m, 1, tile_k)`` tile of a sequence-first ``[S, B, K]`` array at program id 2).  The
+    kernel reads A and B through the same 3-D tensor maps (the host gives them the array's row and batch pitches);
+    C (``c``, with :attr:`c_ld`) is the ``[M, L N]`` array of rows ``ldc`` apart whose matrix ``l`` is the column
+    block at element ``l * N``: the direct epilogue stores there, the TMA epilogue's map takes both pitches."""
     b_shared: bool = False
     """A batched kernel whose B is one matrix for every batch (a program's 2-D B, or B read at batch
     index 0): B's tensor map holds one matrix and the B loads' batch coordinate is 0."""
@@ -487,7 +493,7 @@ class GemmConfig:
                 f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}"
                 f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}"
                 f"{f'_a{self.a_operands}' if self.a_operands != 1 else ''}{'_acc1' if self.one_accumulator else ''}{'_seg' if self.k_segments else ''}{'_ps' if self.pair_stages else ''}{'_ct' if self.c_transposed else ''}"
-                f"{'_ld' if self.c_ld else ''}"
+                f"{'_ld' if self.c_ld else ''}{f'_mid{self.batch_mid}' if self.batch_mid else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
                 f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}"
                 f"{'_areg' if self.a_regs else ''}{'_agather' if self.a_gather else ''}"
@@ -586,9 +592,13 @@ class GemmConfig:
             (not self.c_transposed or self.epilogue == "direct",
              "a transposed C (c_transposed) is stored by the tier's epilogue in place of the direct one's fragment "
              f"store: epilogue='direct', got {self.epilogue!r}"),
-            (not self.c_ld or (self.epilogue in ("tma", "direct") and not self.batched and not self.c_transposed),
+            (not self.c_ld or (self.epilogue in ("tma", "direct") and (not self.batched or "c" in self.batch_mid)
+                               and not self.c_transposed),
              "a C with its own row stride (c_ld: a column slice of a wider array) is stored by the tma or direct "
-             "epilogue of a 2-D, untransposed C"),
+             "epilogue of a 2-D, untransposed C (or of a C batched in its middle dimension: batch_mid 'c')"),
+            (set(self.batch_mid) <= set("abc") and (not self.batch_mid or self.batched)
+             and ("c" not in self.batch_mid or self.c_ld),
+             f"batch_mid names operands a, b, c of a batched configuration (c with c_ld), got {self.batch_mid!r}"),
             (not self.b_shared or (self.batched and self.b_operands == 1 and not self.transpose_b),
              "b_shared (one B for every batch) needs a batched configuration with one B read in place"),
             (not (self.grid_l and self.schedule == "streamk"), "grid_l programs choose their own K ranges: no Stream-K"),

@@ -190,6 +190,9 @@ class DotKernel:
     """B's dtype when it differs from A's (an s8 x u8 integer dot)."""
     b_shared: bool = False
     """A batched GEMM whose B is one matrix for every batch (2-D, or read at batch index 0)."""
+    batch_mid: str = ""
+    """The roles (``a``, ``b``, ``c``) whose arrays hold the batch in their middle dimension (:func:`is_mid_batch`;
+    ``GemmConfig.batch_mid``)."""
     remarks: list[str] = dataclasses.field(default_factory=list)
     fp8_dot: Operation | None = None
     """The dot, when its operands are e4m3 / e5m2: :func:`configure` chooses two-level accumulation
@@ -323,6 +326,8 @@ def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list,
         return indices[1:], shape[1:], True
     if len(indices) == 3 and shape[0] == 1 and constant_int(_strip_assume(indices[0])) == 0:
         return indices[1:], shape[1:], "shared"
+    if is_mid_batch(indices, shape):  # [rows, L, cols] read at (.., program id 2, ..): the batch in the middle
+        return [indices[0], indices[2]], [shape[0], shape[2]], True
     if len(indices) >= 3 and all(d == 1 for d in shape[:-2]):
         # leading unit dimensions at computed indices ([B, H, M, K] at (b, h, ...), a group read from a
         # table): a batch index the kernel evaluates per work tile (:func:`_batch_expressions`)
@@ -336,8 +341,31 @@ def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list,
     wide = sum(1 for d in shape if d != 1)
     how = f"with {wide} dimensions above extent 1" if wide > 2 else \
         "whose rows and columns are not its last two dimensions" if 1 in shape[-2:] else "of a batch extent above 1"
+    mid = (" (a 3-D tile whose unit middle dimension is indexed by program id 2 is taken: the array's batch in its "
+           "middle dimension)") if len(indices) == 3 and shape[1] == 1 else ""
     fail(op, f"{what} a {len(indices)}-D tile {shape} {how}: the WGMMA lowering takes 2-D tiles and 3-D tiles of "
-             "extent 1 at (program id 2, ...) (batched GEMM)")
+             f"extent 1 at (program id 2, ...) (batched GEMM){mid}")
+
+
+def is_mid_batch(indices: list, shape: list) -> bool:
+    """Whether a 3-D operand or output tile is ``(rows, 1, cols)`` at ``(.., program id 2, ..)``: a batched GEMM's
+    operand whose array holds the batch in its middle dimension (``[M, L, K]``, a sequence-first ``[S, B, K]``
+    activation); the kernel reads (stores) it through a 3-D tensor map of the array's row and batch pitches
+    (``GemmConfig.batch_mid``)."""
+    return (len(indices) == 3 and len(shape) == 3 and shape[1] == 1 and shape[0] != 1 and shape[2] != 1
+            and program_axis(_strip_assume(indices[1])) == 2)
+
+
+def _mid_op(op: Operation) -> bool:
+    """:func:`is_mid_batch` of a tile load or store."""
+    tile = op.result if "load" in op.name else op.tile
+    return "atomic" not in op.name and is_mid_batch(list(op.indices), list(tile.type.get_shape()))
+
+
+MID_REMARK = ("{role}'s array holds the batch in its middle dimension ([{rows}, L, {cols}], a ({r}, 1, {c}) tile at "
+              "program id 2): the kernel {how} (the array contiguous and its {cols} a whole number of 16 bytes at "
+              "launch, else the launch runs on the SIMT path with a warning saying why)")
+"""The located remark of an operand / output whose batch is its array's middle dimension."""
 
 
 def _operand_view(op: Operation) -> SSAValue:
@@ -383,6 +411,26 @@ def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b
                 _strip_assume(x) is not _strip_assume(y) for x, y in zip(lead, out["b"][2])):
             fail(ld, "dots sharing A read their B tiles at other batch indices than the first B's")
     return out
+
+
+def _batch_mid_roles(a_load: Operation, b_load: Operation, st: Operation, more_b: list, more_a: list,
+                     batch_exprs: dict | None, ed, fail) -> str:
+    """The roles (``"a"``, ``"b"``, ``"c"``) whose tile is ``(rows, 1, cols)`` at program id 2 (:func:`is_mid_batch`:
+    the array's batch in its middle dimension); refuses, at the tile, the GEMM forms that do not take one yet."""
+    roles = "".join(r for r, op in (("a", a_load), ("b", b_load), ("c", st)) if op is not None and _mid_op(op))
+    for op in (*more_b, *more_a):
+        if _mid_op(op):
+            fail(op, "dots sharing A (or with an A each) reading a 3-D tile with a unit middle dimension: not "
+                     "supported yet by the WGMMA lowering (the single dot's A, B and C are)")
+    if roles and batch_exprs is not None:
+        op = {"a": a_load, "b": b_load, "c": st}[roles[0]]
+        fail(op, "a 3-D tile with a unit middle dimension in a GEMM whose other operands' batch indices are computed "
+                 "per work tile (or one 2-D A beside a batched C): not supported yet by the WGMMA lowering (every "
+                 "batched operand at program id 2 is)")
+    if roles and ed is not None:
+        fail({"a": a_load, "b": b_load, "c": st}[roles[0]], "a 3-D tile with a unit middle dimension in a GEMM with a "
+             "second dot on the accumulator: not supported yet by the WGMMA lowering")
+    return roles
 
 
 def _shared_b(kinds: dict, a_load: Operation, b_loads: list, batched: set, more_b: list, fail) -> bool:
@@ -471,6 +519,8 @@ def _full_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str) ->
             continue
         rank = len(ld.indices)
         axis = rank - 2 if major == k_first else rank - 1
+        if _mid_op(ld):  # (rows, 1, cols): the matrix's dimensions are 0 and 2
+            axis = 0 if major == k_first else 2
         k_axes.append((ld.view, axis, ints(ld.view.type.order)[axis], list(ld.result.type.get_shape())[axis]))
     owner = ub.owner
     if isinstance(owner, aa.GetDimSizeOp):
@@ -1192,6 +1242,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         batch_exprs = _batch_expressions(kinds, a_load, b_load, more_b, st, batched, fail)
         kinds = dict.fromkeys(kinds, True)
         batched = {True}
+    batch_mid = _batch_mid_roles(a_load, b_load, st, more_b, more_a, batch_exprs, ed, fail)
     b_shared = _shared_b(kinds, a_load, [b for b, _ in b_found], batched, more_b, fail)
     batched |= {True} if b_shared else {v for v in kinds.values()}
     if "shared" in batched:
@@ -1341,7 +1392,16 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                        [v for _, _, lead in batch_exprs.values() for v in lead]),
                    k_grid=k_grid,
                    b_prologue=b_prologue, b_raw=b_raw, a_prologue=a_prologue, a_raw=a_raw, views=views,
-                   c_view=c_view, epi_dot=ed, a_gather=a_gather is not None)
+                   c_view=c_view, epi_dot=ed, a_gather=a_gather is not None, batch_mid=batch_mid)
+    for role, op in (("A", a_load), ("B", b_load), ("C", st)):
+        if role.lower() in batch_mid:
+            shape = list((op.result if role != "C" else op.tile).type.get_shape())
+            names = {"A": ("M", "K"), "B": ("K", "N") if b_major == "n" else ("N", "K"), "C": ("M", "N")}[role]
+            dk.remarks.append(format_error(op, MID_REMARK.format(
+                role=role, rows=names[0], cols=names[1], r=shape[0], c=shape[2],
+                how=("stores matrix l at column block l N of rows L N apart (its TMA epilogue: through a 3-D tensor "
+                     "map of the array's row and batch pitches)") if role == "C" else
+                "reads it through a 3-D tensor map of the array's own row and batch pitches"), "remark"))
     if ed is not None:
         _check_epilogue_dot_kernel(dk, fail)
         dk.remarks.append(ed.remark)
@@ -2194,8 +2254,18 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         b_major, transpose_b = "k", True
         remarks.append(f"{dk.dtype} WGMMA reads B K-major: the program's N-major B [K, N] is passed to the kernel as "
                        "a K-major copy made at launch (one extra pass over B; store B as [N, K] to avoid it)")
+    for role, ld, transposed in (("A", dk.a_load, False), ("B", dk.b_load, transpose_b)):
+        if transposed and role.lower() in dk.batch_mid:
+            raise LocatedError(ld, f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads {role} K-major and this "
+                                   f"{role} tile of a unit middle dimension is {'N' if role == 'B' else 'M'}-major: "
+                                   "the launch-time K-major copy does not take an array batched in its middle "
+                                   "dimension (not supported yet)")
     a_major, transpose_a = dk.a_major, False
     if dk.dtype in K_MAJOR_ONLY and dk.a_major == "m":
+        if "a" in dk.batch_mid:
+            raise LocatedError(dk.a_load, f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads A K-major and this "
+                                          "M-major A tile of a unit middle dimension would need a launch-time K-major "
+                                          "copy of an array batched in its middle dimension (not supported yet)")
         a_major, transpose_a = "k", True
         remarks.append(f"{dk.dtype} WGMMA reads A K-major: the program's M-major A [K, M] is passed to the kernel as "
                        "a K-major copy made at launch (one extra pass over A; store A as [M, K] to avoid it)")
@@ -2252,7 +2322,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      a_operands=1 + len(dk.more_a_loads), one_accumulator=dk.one_accumulator,
                      k_segments=dk.k_segments,
                      c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
-                     b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw, c_ld=dk.c_view is not None,
+                     b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw,
+                     c_ld=dk.c_view is not None or "c" in dk.batch_mid, batch_mid=dk.batch_mid,
                      a_regs=register_a_chosen(dk.a_raw, a_major, tk, len(_k_vectors(dk, dk.a_prologue)))
                      or dk.a_gather, a_gather=dk.a_gather)
     cfg, why_pairs = pair_stages_chosen(cfg)  # (before a retiling's fit: the stage bytes it checks)
@@ -2287,7 +2358,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         cfg = replace(cfg, **{k: v for k, v in override.items() if k in OVERRIDABLE})
         if cfg.pair_stages and "stages" in override:  # (the stages asked for hold whole pairs: as many per pair)
             cfg = per_pair_stages(cfg)
-        cfg = replace(cfg, c_ld=bool(cfg.c_ld) or dk.c_view is not None)  # (c_ld=1: the launcher's C is a slice)
+        # (c_ld=1: the launcher's C is a slice; a C batched in its middle dimension: rows L N apart)
+        cfg = replace(cfg, c_ld=bool(cfg.c_ld) or dk.c_view is not None or "c" in dk.batch_mid)
         if dk.c_transposed and cfg.epilogue != "direct":  # the transposed stores replace the direct store
             cfg = replace(cfg, epilogue="direct")
         limit = accumulator_limit(cfg.lora_rank, cfg.lora_own_acc) if cfg.tile_n == own_n else ACCUMULATOR_REGISTERS
