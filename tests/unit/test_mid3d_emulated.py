@@ -88,6 +88,12 @@ def _case_mid_all_three():
     _check(y, np.einsum("mbk,kbn->mbn", _d(x), _d(w)), 1e-4)
 
 
+def _case_mid_b_k_major():
+    x, wt = _h(100, 3, 72), _h(80, 3, 72)
+    y = emulate("mid_b_k_major", {0: x, 1: wt})[2]
+    _check(y, np.einsum("mbk,nbk->mbn", _d(x), _d(wt)), 1e-4)
+
+
 def _case_mid_a_permute():
     x, w = _h(100, 3, 72), _h(72, 80)
     y = emulate("mid_a_permute", {0: x, 1: w})[2]

@@ -47,7 +47,8 @@ def test_batched_map_addresses_the_array_element(rows, count, units, dtype, mid,
     assert all(s % 16 == 0 for s in strides)
     r, l, c = (data.draw(st.integers(0, x - 1)) for x in (rows, count, cols))
     _map_offset.es = es
-    want = _array_offset((rows, count, cols), (r, l, c), es) if mid else _array_offset((count, rows, cols), (l, r, c), es)
+    want = (_array_offset((rows, count, cols), (r, l, c), es) if mid
+            else _array_offset((count, rows, cols), (l, r, c), es))
     assert _map_offset(strides, (c, r, l)) == want
 
 

@@ -1529,8 +1529,8 @@ def mid_batch_view(x: ArrayArg, role: str) -> ArrayArg:
     has rows ``L cols`` apart, matrices ``cols`` apart).  The array must be contiguous and its rows (``cols``
     elements) whole multiples of 16 bytes, TMA's unit for both pitches of the 3-D tensor map (and the direct
     epilogue's column pairs); else :class:`LayoutNotSupported` (the launch runs on the SIMT path, with the reason)."""
-    what = f"{_where(x.name, x.position)}: {role.upper()} is read as (rows, 1, cols) tiles of an array batched in its " \
-           "middle dimension"
+    what = (f"{_where(x.name, x.position)}: {role.upper()} is read as (rows, 1, cols) tiles of an array batched in "
+            "its middle dimension")
     if x.ndim != 3:
         raise LayoutNotSupported(f"{what}; it must be 3-D [rows, L, cols], got shape {x.shape}")
     rows, count, cols = x.shape

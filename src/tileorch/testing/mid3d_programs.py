@@ -77,6 +77,19 @@ def mid_all_three(X, W, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
 
 
 @ct.kernel
+def mid_b_k_major(X, Wt, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """``Y[:, b, :] = X[:, b, :] @ Wt[:, b, :]^T``: a K-major B ``[N, B, K]`` read as ``(TN, 1, TK)`` tiles at ``(bn,
+    b, k)``, reshaped and transposed (nn.Linear's layout per batch); X ``[M, B, K]``, Y ``[M, B, N]``."""
+    bm, bn, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[2], TK)):
+        a = ct.load(X, index=(bm, b, k), shape=(TM, 1, TK), padding_mode=ZERO).reshape((TM, TK))
+        w = ct.load(Wt, index=(bn, b, k), shape=(TN, 1, TK), padding_mode=ZERO).reshape((TN, TK))
+        acc = ct.mma(a, ct.transpose(w), acc)
+    ct.store(Y, index=(bm, b, bn), tile=acc.astype(Y.dtype).reshape((TM, 1, TN)))
+
+
+@ct.kernel
 def mid_a_permute(X, W, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     """As :func:`mid_a_c_shared_w`, A's ``(TM, 1, TK)`` tile brought to ``(1, TM, TK)`` by ``ct.permute`` before the
     reshape; Y stored through a ``(1, TM, TN)`` tile permuted to ``(TM, 1, TN)``."""
@@ -164,6 +177,8 @@ _add("mid_all_three", mid_all_three, [_a((M, L, K)), _a((K, L, N)), _a((M, L, N)
      outputs=(2,))
 _add("mid_all_three_bf16", mid_all_three, [_a((M, L, K), BF16), _a((K, L, N), BF16), _a((M, L, N), BF16), *_T], _G,
      "gemm", outputs=(2,))
+_add("mid_b_k_major", mid_b_k_major, [_a((M, L, K)), _a((N, L, K)), _a((M, L, N), F32), *_T], _G, "gemm",
+     outputs=(2,))
 _add("mid_a_permute", mid_a_permute, [_a((M, L, K)), _a((K, N)), _a((M, L, N), F32), *_T], _G, "gemm",
      outputs=(2,))
 _add("mid_a_order", mid_a_order, [_a((M, L, K)), _a((K, N)), _a((M, L, N), F32), *_T], _G, "gemm", outputs=(2,))
