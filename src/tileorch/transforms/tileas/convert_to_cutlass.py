@@ -358,8 +358,10 @@ def is_mid_batch(indices: list, shape: list) -> bool:
 
 def _mid_op(op: Operation) -> bool:
     """:func:`is_mid_batch` of a tile load or store."""
-    tile = op.result if "load" in op.name else op.tile
-    return "atomic" not in op.name and is_mid_batch(list(op.indices), list(tile.type.get_shape()))
+    if not isinstance(op, ts.TiledLoadOp | ts.TiledStoreOp):  # (an atomic sink, a gathered A: pointer tiles)
+        return False
+    tile = op.result if isinstance(op, ts.TiledLoadOp) else op.tile
+    return is_mid_batch(list(op.indices), list(tile.type.get_shape()))
 
 
 MID_REMARK = ("{role}'s array holds the batch in its middle dimension ([{rows}, L, {cols}], a ({r}, 1, {c}) tile at "
