@@ -49,9 +49,9 @@ def test_the_program_takes_its_path_and_says_so(name):
 
 def test_the_table_covers_each_role_and_spelling():
     """A alone, B alone (N- and K-major), A and C, all three; reshape, permute, order=, a fused epilogue; f16, bf16,
-    e4m3; one refusal."""
+    e4m3, f32 as tf32; one refusal."""
     from tileorch.testing.gemm_emulation import compile_cutile  # noqa: F401 (the table imports without compiling)
 
     assert {"mid_a_reshape", "mid_b_reshape", "mid_b_k_major", "mid_a_c_shared_w", "mid_all_three", "mid_a_permute",
-            "mid_a_order", "mid_bias_relu", "mid_a_fp8_bt", "mid_all_three_bf16"} <= set(PROGRAMS)
+            "mid_a_order", "mid_bias_relu", "mid_a_fp8_bt", "mid_a_tf32_bt", "mid_all_three_bf16"} <= set(PROGRAMS)
     assert [n for n, p in PROGRAMS.items() if p.path != "gemm"] == ["mid_a_reversed_batch"]

@@ -145,6 +145,18 @@ def mid_a_fp8_bt(X, Wt, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
 
 
 @ct.kernel
+def mid_a_tf32_bt(X, Wt, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """:func:`mid_a_fp8_bt` on f32 arrays multiplied as tf32 (``astype(ct.tfloat32)``: the tensor cores' tf32)."""
+    bm, bn, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[2], TK)):
+        a = ct.load(X, index=(bm, b, k), shape=(TM, 1, TK), padding_mode=ZERO).reshape((TM, TK))
+        w = ct.load(Wt, index=(bn, k), shape=(TN, TK), padding_mode=ZERO)
+        acc = ct.mma(a.astype(ct.tfloat32), ct.transpose(w).astype(ct.tfloat32), acc)
+    ct.store(Y, index=(bm, b, bn), tile=acc.reshape((TM, 1, TN)))
+
+
+@ct.kernel
 def mid_a_reversed_batch(X, W, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     """The sequence-first projection with the batches taken last-first (``X[:, B - 1 - b, :]``): the middle index is
     computed from program id 2, not the batch the GEMM kernel's scheduler walks: refused by the tier at the load
@@ -201,6 +213,8 @@ _add("mid_bias_relu", mid_bias_relu, [_a((M, L, K)), _a((K, N)), _a((N,), F32), 
      outputs=(3,))
 _add("mid_a_fp8_bt", mid_a_fp8_bt, [_a((M, L, 128), E4M3), _a((N, 128), E4M3), _a((M, L, N), F32), 64, 64, 128],
      _G, "gemm", outputs=(2,))
+_add("mid_a_tf32_bt", mid_a_tf32_bt, [_a((M, L, K), F32), _a((N, K), F32), _a((M, L, N), F32), 64, 64, 32], _G,
+     "gemm", outputs=(2,))
 _add("mid_a_reversed_batch", mid_a_reversed_batch, [_a((M, L, K)), _a((K, N)), _a((M, L, N), F32), *_T], _G,
      "simt", outputs=(2,), error="a 3-D tile whose unit middle dimension is indexed by program id 2 is taken")
 
