@@ -3,7 +3,8 @@
 #   [s40 mid3d] tests     tests/gpu/test_mid3d_gpu.py: every tileorch.testing.mid3d_programs program (A, B, A+C, all
 #                         three; f16 / bf16 / e4m3; reshape / permute / order=; bias + relu) on ragged shapes against
 #                         torch float64, NaN-prefilled, each launch on the TMA/WGMMA kernel (not the SIMT path); the
-#                         refusals (rows of no whole 16 bytes, a padded view) on the SIMT path with the reason.
+#                         refusals (rows of no whole 16 bytes, a padded view, a computed middle index) on the SIMT
+#                         path with the reason; sweep 6's mm_batch_middle_axis (now on the tensor cores).
 #   [s40 mid3d] seqfirst  benchmarks/mid3d_timing.py: the 3-D program vs its 2-D twin on the same rows vs
 #                         torch.matmul, same process (and the per-head form vs torch.bmm on a contiguous copy).
 # Run: bash benchmarks/session40_mid3d.sh
@@ -17,7 +18,7 @@ nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader |
 git rev-parse --short HEAD 2>/dev/null > "$S/commit.txt"
 T0=$(date +%s)
 timeout ${TESTS_S:-70} python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 8 tests/gpu/test_mid3d_gpu.py \
-  > "$S/tests.log" 2>&1
+  tests/gpu/test_user_sweep6_gpu.py::test_mm_batch_middle_axis > "$S/tests.log" 2>&1
 echo "[s40 mid3d] tests rc=$? $(( $(date +%s) - T0 )) s: $(tail -n 1 "$S/tests.log")"
 grep -E "^(FAILED|ERROR)" "$S/tests.log" | head -12 | cut -c1-400 | sed 's/^/[s40 mid3d] /'
 timeout ${TIMING_S:-40} python3 benchmarks/mid3d_timing.py --out "$S/timing.json" 2>&1 | tee "$S/timing.log" \
