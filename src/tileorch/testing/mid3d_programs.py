@@ -172,6 +172,23 @@ def mid_a_reversed_batch(X, W, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
 
 
 @ct.kernel
+def mid_two_dots_mid_bs(X, W1, W2, Y1, Y2, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """Two products of one A with two Bs batched in their middle dimension (``[K, B, N]`` each): dots sharing A with
+    such Bs are refused by the tier at the second B's load (located); the SIMT path runs it."""
+    bm, bn, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc1 = ct.zeros((TM, TN), dtype=ct.float32)
+    acc2 = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[2], TK)):
+        a = ct.load(X, index=(bm, b, k), shape=(TM, 1, TK), padding_mode=ZERO).reshape((TM, TK))
+        w1 = ct.load(W1, index=(k, b, bn), shape=(TK, 1, TN), padding_mode=ZERO).reshape((TK, TN))
+        w2 = ct.load(W2, index=(k, b, bn), shape=(TK, 1, TN), padding_mode=ZERO).reshape((TK, TN))
+        acc1 = ct.mma(a, w1, acc1)
+        acc2 = ct.mma(a, w2, acc2)
+    ct.store(Y1, index=(bm, b, bn), tile=acc1.reshape((TM, 1, TN)))
+    ct.store(Y2, index=(bm, b, bn), tile=acc2.reshape((TM, 1, TN)))
+
+
+@ct.kernel
 def twin_2d(A, W, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     """The 2-D twin (a contiguous copy's plain GEMM ``C = A @ W``): what :func:`mid_a_c_shared_w` computes per batch,
     on ``[B S, K]`` rows (the benchmark's same-process comparison)."""
@@ -217,6 +234,12 @@ _add("mid_a_tf32_bt", mid_a_tf32_bt, [_a((M, L, K), F32), _a((N, K), F32), _a((M
      "gemm", outputs=(2,))
 _add("mid_a_reversed_batch", mid_a_reversed_batch, [_a((M, L, K)), _a((K, N)), _a((M, L, N), F32), *_T], _G,
      "simt", outputs=(2,), error="a 3-D tile whose unit middle dimension is indexed by program id 2 is taken")
+_add("mid_b_n_major_fp8", mid_all_three, [_a((M, L, 128), E4M3), _a((128, L, N), E4M3), _a((M, L, N), F32), 64, 64,
+                                           128], _G, "simt", outputs=(2,),
+     error="the launch-time K-major copy does not take an array batched in its middle dimension")
+_add("mid_two_dots_mid_bs", mid_two_dots_mid_bs, [_a((M, L, K)), _a((K, L, N)), _a((K, L, N)), _a((M, L, N), F32),
+                                                  _a((M, L, N), F32), *_T], _G, "simt", outputs=(3, 4),
+     error="reading a 3-D tile with a unit middle dimension: not supported yet")
 
 TWINS = {"mid_a_c_shared_w": twin_2d}
 """Program -> its 2-D twin on a contiguous ``[B S, K]`` copy (tests/gpu/test_mid3d_gpu.py's timing)."""

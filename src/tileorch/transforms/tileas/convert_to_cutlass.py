@@ -2256,12 +2256,11 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         b_major, transpose_b = "k", True
         remarks.append(f"{dk.dtype} WGMMA reads B K-major: the program's N-major B [K, N] is passed to the kernel as "
                        "a K-major copy made at launch (one extra pass over B; store B as [N, K] to avoid it)")
-    for role, ld, transposed in (("A", dk.a_load, False), ("B", dk.b_load, transpose_b)):
-        if transposed and role.lower() in dk.batch_mid:
-            raise LocatedError(ld, f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads {role} K-major and this "
-                                   f"{role} tile of a unit middle dimension is {'N' if role == 'B' else 'M'}-major: "
-                                   "the launch-time K-major copy does not take an array batched in its middle "
-                                   "dimension (not supported yet)")
+    if transpose_b and "b" in dk.batch_mid:
+        raise LocatedError(dk.b_load, f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and this B "
+                                      "tile of a unit middle dimension is N-major: the launch-time K-major copy does "
+                                      "not take an array batched in its middle dimension (not supported yet; store "
+                                      "B as [N, B, K])")
     a_major, transpose_a = dk.a_major, False
     if dk.dtype in K_MAJOR_ONLY and dk.a_major == "m":
         if "a" in dk.batch_mid:
