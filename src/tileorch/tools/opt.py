@@ -19,6 +19,8 @@ import sys
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
+from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -27,12 +29,50 @@ from tileorch.diagnostics import SourceError, decode_source, format_exception, p
 from tileorch.tools.expected_diagnostics import Expectation, diagnostics, expectations, unmatched
 
 
+XDSL_SWITCHES = ((Attribute, "__post_init__"), (Diagnostic, "colored"))
+"""The class attributes ``xDSLOptMain.__init__`` sets for the whole process and never puts back:
+``--disable-verify`` replaces ``Attribute.__post_init__`` by a function that verifies nothing (every
+attribute and type built afterwards, anywhere in the process, skipped its verifier: session 39's
+in-process tests), ``--syntax-highlight`` sets ``Diagnostic.colored``.  :class:`TileorchOptMain`
+keeps them to its own :meth:`~TileorchOptMain.run` (tests/unit/test_opt_in_process.py checks that
+xDSL's ``__init__`` sets no other)."""
+
+_ABSENT = object()
+
+
+def _switches() -> list:
+    """The current values of :data:`XDSL_SWITCHES` (``_ABSENT``: not set on that class itself)."""
+    return [vars(cls).get(name, _ABSENT) for cls, name in XDSL_SWITCHES]
+
+
+def _set_switches(values: list) -> None:
+    for (cls, name), value in zip(XDSL_SWITCHES, values, strict=True):
+        if value is not _ABSENT:
+            setattr(cls, name, value)
+        elif name in vars(cls):
+            delattr(cls, name)
+
+
 class TileorchOptMain(xDSLOptMain):
-    """xDSLOptMain with tileorch's dialects, passes, targets and located diagnostics."""
+    """xDSLOptMain with tileorch's dialects, passes, targets and located diagnostics.
+
+    The process-wide switches xDSL sets for ``--disable-verify`` and ``--syntax-highlight``
+    (:data:`XDSL_SWITCHES`) hold only while :meth:`run` runs: building the driver leaves them as
+    they were (however it ends: an unknown pass, a malformed pipeline), and ``run`` sets this call's
+    values and puts the previous ones back on the way out, so that tileorch used in the same process
+    afterwards (a library user, the unit tests) verifies what it builds."""
 
     _reported: list[str] = []  # the diagnostic lines printed for the current chunk
     _write_failed = False  # a write to the output failed (reported once)
     _in_place = False  # -o names the input file: the output is buffered (see _finish_in_place)
+
+    def __init__(self, *args, **kwargs):
+        outside = _switches()
+        try:
+            super().__init__(*args, **kwargs)
+            self._call_switches = _switches()  # this call's (xDSL's __init__ set them from the arguments)
+        finally:
+            _set_switches(outside)
 
     def register_all_dialects(self):
         for name, factory in registry.dialect_factories().items():
@@ -186,6 +226,16 @@ class TileorchOptMain(xDSLOptMain):
             raise self._cannot_write(exc) from None
 
     def run(self) -> None:
+        """Every chunk parsed, verified, through the passes and printed, with this call's
+        :data:`XDSL_SWITCHES` (the previous values back on the way out, a ``sys.exit`` included)."""
+        outside = _switches()
+        _set_switches(self._call_switches)
+        try:
+            self._run_chunks()
+        finally:
+            _set_switches(outside)
+
+    def _run_chunks(self) -> None:
         chunks, file_extension, output = self._open_files()
         expected = self._expectations(chunks)
         failed = mismatched = False

@@ -1,0 +1,128 @@
+"""``tileorch-opt`` run in-process (``tileorch.tools.opt.main``) leaves no switch of xDSL's behind.
+
+xDSL's ``xDSLOptMain`` turns its ``--disable-verify`` and ``--syntax-highlight`` into process-wide switches when it
+is built: ``Attribute.__post_init__`` replaced by a function that verifies nothing, ``Diagnostic.colored`` set, and
+never put back.  Session 39's CI saw the first: after an in-process ``tileorch-opt ... --disable-verify`` (tests/unit/
+test_verify_each_pass.py), every attribute and type built later in that process skipped its verifier, so the bytecode
+reader took a ``tensor_view`` with a zero stride (tests/unit/test_cuda_tile_bytecode_errors.py) and a library user
+calling tileorch after ``tileorch-opt``'s main would have had unverified IR without a word.  ``tileorch-opt`` keeps
+each switch to its own call (while it runs, as xDSL's option means); these tests run it in this process and then
+verify what must fail."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.dialects.builtin import Float32Type
+from xdsl.ir import Attribute
+from xdsl.utils.diagnostic import Diagnostic
+from xdsl.utils.exceptions import VerifyException
+
+from tileorch.dialects.cuda_tile import types as T
+
+_MODULE = "builtin.module {\n  func.func @a() {\n    func.return\n  }\n}\n"
+
+
+def _opt(tmp_path, *args: str) -> int:
+    from tileorch.tools import opt
+
+    src = tmp_path / "k.mlir"
+    src.write_text(_MODULE)
+    try:
+        opt.main([str(src), *args])
+    except SystemExit as exc:
+        return exc.code
+    return 0
+
+
+def _zero_stride_view_is_rejected() -> None:
+    with pytest.raises(VerifyException, match="strictly positive constant strides"):
+        T.TensorViewType(Float32Type(), [64], [0])
+
+
+@pytest.mark.parametrize("args, status", [
+    (("-p", "canonicalize", "--disable-verify"), 0),
+    (("--disable-verify", "-p", "no-such-pass"), 2),  # the pipeline fails to build after the switch was set
+    (("--disable-verify", "-p", "canonicalize{"), 2),  # a malformed pipeline
+])
+def test_disable_verify_does_not_outlive_the_call(tmp_path, capsys, args, status):
+    """A type built after ``tileorch-opt --disable-verify`` in the same process is verified (its verifier's error),
+    however the call ended."""
+    _zero_stride_view_is_rejected()
+    before = Attribute.__post_init__
+    assert _opt(tmp_path, *args) == status, capsys.readouterr()
+    assert Attribute.__post_init__ is before
+    _zero_stride_view_is_rejected()
+
+
+def test_the_bytecode_reader_rejects_a_bad_view_after_tileorch_opt(tmp_path, capsys):
+    """Session 39's symptom, through the reader: a ``tensor_view`` with a zero stride is a located bytecode error
+    after an in-process ``tileorch-opt --disable-verify``."""
+    from tileorch.frontend.cuda_tile_bytecode import BytecodeError, BytecodeReader, _Reader, _Tables
+
+    assert _opt(tmp_path, "--disable-verify") == 0, capsys.readouterr()
+    rd = BytecodeReader(b"", "t.tileirbc")
+    rd.t = _Tables((13, 3))
+    rd.t.types = {0: Float32Type()}
+    rd.t.type_offsets = [0]
+    data = b"\x0e\x00" + b"\x01" + (64).to_bytes(8, "little") + b"\x01" + (0).to_bytes(8, "little")
+    with pytest.raises(BytecodeError, match="strictly positive constant strides"):
+        rd._decode_type(_Reader(data, 400), 0)
+
+
+def test_syntax_highlight_does_not_outlive_the_call(tmp_path, capsys):
+    """``--syntax-highlight`` colours that call's output only: a diagnostic printed later in the process is plain."""
+    assert Diagnostic.colored is False
+    assert _opt(tmp_path, "--syntax-highlight") == 0, capsys.readouterr()
+    assert Diagnostic.colored is False
+
+
+def test_disable_verify_still_holds_within_its_call(tmp_path, monkeypatch, capsys):
+    """Inside the call, ``--disable-verify`` is xDSL's: a type a pass builds is not verified (the pass sees no
+    error); without it, and after it, the same type is rejected."""
+    from xdsl.passes import ModulePass
+
+    from tileorch import registry
+
+    seen: list[str] = []
+
+    class BuildBadView(ModulePass):
+        name = "test-build-bad-view"
+
+        def apply(self, ctx, op):
+            try:
+                T.TensorViewType(Float32Type(), [64], [0])
+                seen.append("built")
+            except VerifyException:
+                seen.append("rejected")
+
+    real = registry.pass_factories
+    monkeypatch.setattr(registry, "pass_factories", lambda: {**real(), BuildBadView.name: lambda: BuildBadView})
+    assert _opt(tmp_path, "-p", BuildBadView.name, "--disable-verify") == 0, capsys.readouterr()
+    assert _opt(tmp_path, "-p", BuildBadView.name) == 0, capsys.readouterr()
+    assert seen == ["built", "rejected"]
+    _zero_stride_view_is_rejected()
+
+
+def test_tileorch_opt_scopes_every_class_attribute_xdsl_s_driver_sets():
+    """Every assignment of xDSL's opt driver (and the command-line tool under it) to an attribute of a class it
+    imports is a process-wide switch: each must be one that ``tileorch-opt`` scopes to its call
+    (``opt.XDSL_SWITCHES``), so that an xDSL upgrade adding another one fails here instead of leaking."""
+    import ast
+    import inspect
+
+    from xdsl.tools import command_line_tool
+    from xdsl import xdsl_opt_main
+
+    from tileorch.tools.opt import XDSL_SWITCHES
+
+    found = set()
+    for module in (xdsl_opt_main, command_line_tool):
+        for node in ast.walk(ast.parse(inspect.getsource(module))):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, ast.AugAssign | ast.AnnAssign) else []
+            for t in targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) \
+                        and isinstance(getattr(module, t.value.id, None), type):
+                    found.add(f"{t.value.id}.{t.attr}")
+    assert found, "no class attribute assignment found: the scan no longer reads xDSL's driver"
+    assert found <= {f"{cls.__name__}.{name}" for cls, name in XDSL_SWITCHES}, found
