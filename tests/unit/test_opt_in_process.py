@@ -126,3 +126,38 @@ def test_tileorch_opt_scopes_every_class_attribute_xdsl_s_driver_sets():
                     found.add(f"{t.value.id}.{t.attr}")
     assert found, "no class attribute assignment found: the scan no longer reads xDSL's driver"
     assert found <= {f"{cls.__name__}.{name}" for cls, name in XDSL_SWITCHES}, found
+
+
+def test_disable_verify_holds_in_its_thread_only(tmp_path, monkeypatch, capsys):
+    """While ``tileorch-opt --disable-verify`` runs in one thread (stopped inside its pass), a type another thread
+    builds is verified: the switch is the call's thread's, not the process's."""
+    import threading
+
+    from xdsl.passes import ModulePass
+
+    from tileorch import registry
+
+    inside, done, seen = threading.Event(), threading.Event(), []
+
+    class WaitInside(ModulePass):
+        name = "test-wait-inside"
+
+        def apply(self, ctx, op):
+            T.TensorViewType(Float32Type(), [64], [0])  # not verified here (the call's thread)
+            seen.append("built")
+            inside.set()
+            done.wait(30)
+
+    real = registry.pass_factories
+    monkeypatch.setattr(registry, "pass_factories", lambda: {**real(), WaitInside.name: lambda: WaitInside})
+    status = []
+    worker = threading.Thread(target=lambda: status.append(_opt(tmp_path, "-p", WaitInside.name, "--disable-verify")))
+    worker.start()
+    try:
+        assert inside.wait(30), capsys.readouterr()
+        _zero_stride_view_is_rejected()  # this thread, while the call runs
+    finally:
+        done.set()
+        worker.join(30)
+    assert status == [0] and seen == ["built"], capsys.readouterr()
+    _zero_stride_view_is_rejected()

@@ -16,6 +16,7 @@ import dataclasses
 import io
 import os
 import sys
+import threading
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
@@ -38,6 +39,8 @@ keeps them to its own :meth:`~TileorchOptMain.run` (tests/unit/test_opt_in_proce
 xDSL's ``__init__`` sets no other)."""
 
 _ABSENT = object()
+_this_thread = threading.local()
+"""``unverified``: attributes built in this thread are not verified (a ``--disable-verify`` run)."""
 
 
 def _switches() -> list:
@@ -53,14 +56,32 @@ def _set_switches(values: list) -> None:
             delattr(cls, name)
 
 
+def _for_this_thread(outside: list, call: list) -> list:
+    """:data:`XDSL_SWITCHES`' values for a run whose arguments gave ``call``: ``Diagnostic.colored``
+    as given (how diagnostics look); ``Attribute.__post_init__``, where xDSL switched verification
+    off, a function that skips verification in the running thread only (``_this_thread``) and
+    verifies as ``outside`` in every other thread (a library thread compiling meanwhile)."""
+    verified = outside[0]
+    if call[0] is verified:
+        return [verified, call[1]]
+    verify = Attribute.__post_init__ if verified is _ABSENT else verified
+
+    def post_init(self: Attribute) -> None:
+        if not getattr(_this_thread, "unverified", False):
+            verify(self)
+
+    return [post_init, call[1]]
+
+
 class TileorchOptMain(xDSLOptMain):
     """xDSLOptMain with tileorch's dialects, passes, targets and located diagnostics.
 
     The process-wide switches xDSL sets for ``--disable-verify`` and ``--syntax-highlight``
-    (:data:`XDSL_SWITCHES`) hold only while :meth:`run` runs: building the driver leaves them as
-    they were (however it ends: an unknown pass, a malformed pipeline), and ``run`` sets this call's
-    values and puts the previous ones back on the way out, so that tileorch used in the same process
-    afterwards (a library user, the unit tests) verifies what it builds."""
+    (:data:`XDSL_SWITCHES`) hold only while :meth:`run` runs, attribute verification's in its thread
+    only: building the driver leaves them as they were (however it ends: an unknown pass, a
+    malformed pipeline), and ``run`` sets this call's values and puts the previous ones back on the
+    way out, so that tileorch used in the same process afterwards or meanwhile (a library user, the
+    unit tests) verifies what it builds."""
 
     _reported: list[str] = []  # the diagnostic lines printed for the current chunk
     _write_failed = False  # a write to the output failed (reported once)
@@ -227,12 +248,16 @@ class TileorchOptMain(xDSLOptMain):
 
     def run(self) -> None:
         """Every chunk parsed, verified, through the passes and printed, with this call's
-        :data:`XDSL_SWITCHES` (the previous values back on the way out, a ``sys.exit`` included)."""
+        :data:`XDSL_SWITCHES` (``--disable-verify``'s for this thread only: :func:`_for_this_thread`;
+        the previous values back on the way out, a ``sys.exit`` included)."""
         outside = _switches()
-        _set_switches(self._call_switches)
+        unverified = getattr(_this_thread, "unverified", False)
+        _set_switches(_for_this_thread(outside, self._call_switches))
+        _this_thread.unverified = self._call_switches[0] is not outside[0]
         try:
             self._run_chunks()
         finally:
+            _this_thread.unverified = unverified
             _set_switches(outside)
 
     def _run_chunks(self) -> None:
