@@ -161,3 +161,62 @@ def test_disable_verify_holds_in_its_thread_only(tmp_path, monkeypatch, capsys):
         worker.join(30)
     assert status == [0] and seen == ["built"], capsys.readouterr()
     _zero_stride_view_is_rejected()
+
+
+def _process_state() -> dict:
+    """What a command-line main could leave changed for the rest of a process: xDSL's switches, the collector,
+    the environment and this thread's setting overrides, the warning filters, the standard streams, the signal
+    handlers, the recursion limit, the working directory."""
+    import gc
+    import os
+    import signal
+    import sys
+    import warnings
+
+    from tileorch import settings
+    from tileorch.tools.opt import _switches
+
+    return {"xdsl switches": _switches(), "gc": (gc.isenabled(), gc.get_threshold()), "environ": dict(os.environ),
+            "overrides": dict(getattr(settings._local, "texts", None) or {}), "warnings": list(warnings.filters),
+            "streams": (sys.stdout, sys.stderr, sys.stdin),
+            "signals": [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGALRM)],
+            "recursion": sys.getrecursionlimit(), "cwd": os.getcwd()}
+
+
+_BAD_ATTRIBUTE = 'func.func @f() {\n  %0 = "test.op"() {v = 300 : i8} : () -> i32\n  func.return\n}\n'
+
+
+@pytest.mark.parametrize("tool, args, status", [
+    ("tileorch", ["check", "{root}/examples/ws_stream_copy.mlir", "--jobs", "1"], 0),
+    ("tileorch", ["compile", "{root}/examples/ws_stream_copy.mlir", "--emit=mlir", "-o", "{tmp}/out.mlir"], 0),
+    ("tileorch", ["compile", "{tmp}/bad.mlir", "--emit=mlir"], 1),
+    ("tileorch-opt", ["{tmp}/bad.mlir", "--allow-unregistered-dialect", "--disable-verify", "--syntax-highlight"], 0),
+    ("tileorch-opt", ["{tmp}/bad.mlir", "--allow-unregistered-dialect"], 1),
+    ("tileorch-opt", ["{tmp}/bad.mlir", "--disable-verify", "-p", "no-such-pass"], 2),
+])
+def test_a_command_line_main_leaves_the_process_as_it_found_it(tmp_path, capsys, tool, args, status):
+    """``tileorch``'s and ``tileorch-opt``'s mains called in a process (the unit tests, the in-process fuzzer, a
+    library user) leave nothing of :func:`_process_state` changed, and types built afterwards are verified (an
+    ``i8`` attribute of 300: printed by ``--disable-verify``, an error without it and after it)."""
+    from pathlib import Path
+
+    from tileorch.cli.main import main as tileorch_main
+    from tileorch.tools.opt import main as opt_main
+
+    (tmp_path / "bad.mlir").write_text(_BAD_ATTRIBUTE)
+    root = Path(__file__).resolve().parents[2]
+    argv = [a.format(root=root, tmp=tmp_path) for a in args]
+    before = _process_state()
+    try:
+        (tileorch_main if tool == "tileorch" else opt_main)(argv)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert code == status, (out, err)
+    assert _process_state() == before
+    _zero_stride_view_is_rejected()
+    if "--disable-verify" in argv and status == 0:
+        assert "300 : i8" in out, out
+    elif "bad.mlir" in argv[0] and status == 1:
+        assert "bad.mlir:2:25: error: Integer value 300 is out of range for type i8" in out + err, (out, err)
