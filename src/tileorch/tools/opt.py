@@ -8,6 +8,9 @@ as a Python traceback.  With ``--verify-diagnostics``, an input that has ``expec
 (:mod:`tileorch.tools.expected_diagnostics`): every chunk must produce exactly the errors its
 comments name; each miss is a located ``error:`` on stderr and the exit status is 1.  An input or output file that cannot be opened, and input that is
 not UTF-8, are reported as ``tileorch-opt: error: ...`` / ``file:line:col: error: ...``.
+``--disable-verify`` is xdsl-opt's (no op is verified, and attributes and types are built without
+their verifiers) for the call and its thread only: :func:`main` called in a process leaves every
+later or concurrent verification in it on (:data:`XDSL_SWITCHES`).
 """
 
 from __future__ import annotations
