@@ -220,3 +220,18 @@ def test_a_command_line_main_leaves_the_process_as_it_found_it(tmp_path, capsys,
         assert "300 : i8" in out, out
     elif "bad.mlir" in argv[0] and status == 1:
         assert "bad.mlir:2:25: error: Integer value 300 is out of range for type i8" in out + err, (out, err)
+
+
+def test_the_python_api_leaves_the_process_as_it_found_it(tmp_path):
+    """``tileorch.compile`` to PTX (the driver, LLVM's code generation) leaves nothing of :func:`_process_state`
+    changed, and a type built afterwards is verified."""
+    from pathlib import Path
+
+    import tileorch
+
+    before = _process_state()
+    kernel = tileorch.compile(Path(__file__).resolve().parents[2] / "examples" / "ws_stream_copy.mlir", None,
+                              cache=False, ptxas=False)
+    assert ".entry" in kernel.ptx
+    assert _process_state() == before
+    _zero_stride_view_is_rejected()
