@@ -235,3 +235,45 @@ def test_the_python_api_leaves_the_process_as_it_found_it(tmp_path):
     assert ".entry" in kernel.ptx
     assert _process_state() == before
     _zero_stride_view_is_rejected()
+
+
+def test_a_driver_built_before_another_call_ran_still_verifies(tmp_path, monkeypatch, capsys):
+    """A ``tileorch-opt`` driver built (without ``--disable-verify``) before another thread's ``--disable-verify``
+    call started, and run while that call runs, verifies the types its pass builds."""
+    import threading
+
+    from xdsl.passes import ModulePass
+
+    from tileorch import registry
+    from tileorch.tools.opt import TileorchOptMain
+
+    inside, done, seen = threading.Event(), threading.Event(), {}
+
+    class BuildAndWait(ModulePass):
+        name = "test-build-and-wait"
+
+        def apply(self, ctx, op):
+            try:
+                T.TensorViewType(Float32Type(), [64], [0])
+                seen[threading.current_thread().name] = "built"
+            except VerifyException:
+                seen[threading.current_thread().name] = "rejected"
+            if threading.current_thread() is not threading.main_thread():
+                inside.set()
+                done.wait(30)
+
+    real = registry.pass_factories
+    monkeypatch.setattr(registry, "pass_factories", lambda: {**real(), BuildAndWait.name: lambda: BuildAndWait})
+    src = tmp_path / "k.mlir"
+    src.write_text(_MODULE)
+    verifying = TileorchOptMain(args=[str(src), "-p", BuildAndWait.name])
+    worker = threading.Thread(target=lambda: _opt(tmp_path, "-p", BuildAndWait.name, "--disable-verify"),
+                              name="unverified")
+    worker.start()
+    try:
+        assert inside.wait(30), capsys.readouterr()
+        verifying.run()
+    finally:
+        done.set()
+        worker.join(30)
+    assert seen == {"unverified": "built", threading.main_thread().name: "rejected"}, capsys.readouterr()

@@ -59,21 +59,22 @@ def _set_switches(values: list) -> None:
             delattr(cls, name)
 
 
-def _for_this_thread(outside: list, call: list) -> list:
-    """:data:`XDSL_SWITCHES`' values for a run whose arguments gave ``call``: ``Diagnostic.colored``
-    as given (how diagnostics look); ``Attribute.__post_init__``, where xDSL switched verification
-    off, a function that skips verification in the running thread only (``_this_thread``) and
-    verifies as ``outside`` in every other thread (a library thread compiling meanwhile)."""
+def _for_this_thread(outside: list, unverified: bool, colored: list) -> list:
+    """:data:`XDSL_SWITCHES`' values for a run: ``Diagnostic.colored`` as its arguments gave it
+    (``colored``, how diagnostics look); ``Attribute.__post_init__`` as ``outside`` unless xDSL switched
+    verification off (``unverified``), then a function that skips verification in the running thread
+    only (``_this_thread``) and verifies as ``outside`` in every other thread (a library thread
+    compiling meanwhile)."""
     verified = outside[0]
-    if call[0] is verified:
-        return [verified, call[1]]
+    if not unverified:
+        return [verified, colored]
     verify = Attribute.__post_init__ if verified is _ABSENT else verified
 
     def post_init(self: Attribute) -> None:
         if not getattr(_this_thread, "unverified", False):
             verify(self)
 
-    return [post_init, call[1]]
+    return [post_init, colored]
 
 
 class TileorchOptMain(xDSLOptMain):
@@ -94,7 +95,8 @@ class TileorchOptMain(xDSLOptMain):
         outside = _switches()
         try:
             super().__init__(*args, **kwargs)
-            self._call_switches = _switches()  # this call's (xDSL's __init__ set them from the arguments)
+            switched = _switches()  # (xDSL's __init__ set them from the arguments)
+            self._unverified, self._colored = switched[0] is not outside[0], switched[1]
         finally:
             _set_switches(outside)
 
@@ -255,8 +257,8 @@ class TileorchOptMain(xDSLOptMain):
         the previous values back on the way out, a ``sys.exit`` included)."""
         outside = _switches()
         unverified = getattr(_this_thread, "unverified", False)
-        _set_switches(_for_this_thread(outside, self._call_switches))
-        _this_thread.unverified = self._call_switches[0] is not outside[0]
+        _set_switches(_for_this_thread(outside, self._unverified, self._colored))
+        _this_thread.unverified = self._unverified
         try:
             self._run_chunks()
         finally:
