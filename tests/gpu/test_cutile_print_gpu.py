@@ -32,7 +32,7 @@ CHILD = textwrap.dedent("""
     else:
         import cuda.tile as ct
         try:
-            ct.launch(torch.cuda.current_stream(), grid, kernel, args)
+            ct.launch(torch.cuda.current_stream(), grid, kernel, tuple(args))  # (cuTile takes a tuple only)
         except Exception as exc:  # no tileiras here: nothing to compare with
             print("NO-CUTILE:", type(exc).__name__, exc, file=sys.stderr, flush=True)
             raise SystemExit(5)

@@ -114,3 +114,30 @@ def test_an_asked_configuration_keeps_its_tile(tile_n, p, fast, want):
     got, why = asked(cfg, p, "e4m3", ACCUMULATOR_REGISTERS, fast)
     assert got.tile_n == tile_n and got.fp8_promote == want, why
     assert ("two levels" in why) == bool(want)
+
+
+@pytest.mark.parametrize("fast, want", [(False, 1), (True, 0)])
+def test_the_launchers_retiled_configuration_keeps_the_default_promotion(fast, want, monkeypatch):
+    """The launcher retiles a GEMM program for its shape (``retile_config``) and gives the configuration to the
+    lowering whole, ``fp8_promote`` included: session 39's CI fix made the tier honour a given ``fp8_promote``, and
+    the retiled configuration (``tileorch.gemm``'s tile rule) carried 0, so the GPU's 1024 x 1024 x 4096 e4m3 launch
+    ran unpromoted (max rel error 3.6e-2, tests/gpu/test_fp8_promotion_gpu.py, session 40).  Now: promoted as the
+    tier promotes unasked (the 128x256 tile narrowed to 128x128), and a ``use_fast_acc=True`` program keeps its
+    one-level sum."""
+    pytest.importorskip("cuda.tile")
+    from tileorch.kernels.gemm.config import override_string
+    from tileorch.launchers.cutile import retile_config
+    from tileorch.testing import fp8_promotion_programs as fp
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    monkeypatch.setenv(ENV, "1")
+    name = "fp8_e4m3_long_k_fast_acc" if fast else "fp8_e4m3_long_k_f32_out"
+    p = fp.PROGRAMS[name]
+    own = compile_cutile(p.kernel, list(p.spec), f"{name}_own").gemm_config
+    chosen, why = retile_config(own, 1024, 1024, 4096, own.b_major, "auto", 132, False)
+    assert chosen.tile_n <= ACCUMULATOR_REGISTERS and chosen.fp8_promote == 1, why
+    prog = compile_cutile(p.kernel, list(p.spec), f"{name}_retiled", schedule=chosen.schedule,
+                          config=override_string(chosen))
+    assert prog.gemm_config.fp8_promote == want, prog.remarks
+    said = "are accumulated in two levels" if want else "are summed by the WGMMAs themselves"
+    assert any(said in r for r in prog.remarks), prog.remarks

@@ -1740,6 +1740,20 @@ def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, s
            f"clusters) for {m} x {n} x {k} on {sms} SMs: wave efficiency 256-wide {eff[256]:.2f}, 192-wide "
            f"{eff[192]:.2f} (x {N192_EFFICIENCY} full-wave speed: {N192_EFFICIENCY * eff[192]:.2f}), 128-wide "
            f"{eff[128]:.2f}")
+    from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS, FP8
+
+    if chosen.dtype in FP8 and chosen.dtype_b in FP8:
+        # the program's fp8 dot accumulated as the tier accumulates it unasked (two levels by default): the
+        # retiled configuration is given to the lowering whole, fp8_promote included (a program asking for
+        # use_fast_acc=True keeps its one-level sum there); a tile too wide for the scratch runs narrowed
+        from tileorch.transforms.tileas.fp8_promotion import promotion
+
+        wide = chosen.tile_n
+        chosen = promotion(chosen, True, chosen.dtype, ACCUMULATOR_REGISTERS)[0].check()
+        if chosen.tile_n != wide:
+            why += (f"; run as {chosen.tile_m} x {chosen.tile_n} with two-level fp8 accumulation (fp8_promote="
+                    f"{chosen.fp8_promote}: a {wide}-column accumulator and its scratch exceed the consumer's "
+                    f"{ACCUMULATOR_REGISTERS} accumulator registers)")
     return chosen, why
 
 

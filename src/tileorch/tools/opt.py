@@ -8,6 +8,9 @@ as a Python traceback.  With ``--verify-diagnostics``, an input that has ``expec
 (:mod:`tileorch.tools.expected_diagnostics`): every chunk must produce exactly the errors its
 comments name; each miss is a located ``error:`` on stderr and the exit status is 1.  An input or output file that cannot be opened, and input that is
 not UTF-8, are reported as ``tileorch-opt: error: ...`` / ``file:line:col: error: ...``.
+``--disable-verify`` is xdsl-opt's (no op is verified, and attributes and types are built without
+their verifiers) for the call and its thread only: :func:`main` called in a process leaves every
+later or concurrent verification in it on (:data:`XDSL_SWITCHES`).
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ import dataclasses
 import io
 import os
 import sys
+import threading
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
+from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -27,12 +33,72 @@ from tileorch.diagnostics import SourceError, decode_source, format_exception, p
 from tileorch.tools.expected_diagnostics import Expectation, diagnostics, expectations, unmatched
 
 
+XDSL_SWITCHES = ((Attribute, "__post_init__"), (Diagnostic, "colored"))
+"""The class attributes ``xDSLOptMain.__init__`` sets for the whole process and never puts back:
+``--disable-verify`` replaces ``Attribute.__post_init__`` by a function that verifies nothing (every
+attribute and type built afterwards, anywhere in the process, skipped its verifier: session 39's
+in-process tests), ``--syntax-highlight`` sets ``Diagnostic.colored``.  :class:`TileorchOptMain`
+keeps them to its own :meth:`~TileorchOptMain.run` (tests/unit/test_opt_in_process.py checks that
+xDSL's ``__init__`` sets no other)."""
+
+_ABSENT = object()
+_this_thread = threading.local()
+"""``unverified``: attributes built in this thread are not verified (a ``--disable-verify`` run)."""
+
+
+def _switches() -> list:
+    """The current values of :data:`XDSL_SWITCHES` (``_ABSENT``: not set on that class itself)."""
+    return [vars(cls).get(name, _ABSENT) for cls, name in XDSL_SWITCHES]
+
+
+def _set_switches(values: list) -> None:
+    for (cls, name), value in zip(XDSL_SWITCHES, values, strict=True):
+        if value is not _ABSENT:
+            setattr(cls, name, value)
+        elif name in vars(cls):
+            delattr(cls, name)
+
+
+def _for_this_thread(outside: list, unverified: bool, colored: list) -> list:
+    """:data:`XDSL_SWITCHES`' values for a run: ``Diagnostic.colored`` as its arguments gave it
+    (``colored``, how diagnostics look); ``Attribute.__post_init__`` as ``outside`` unless xDSL switched
+    verification off (``unverified``), then a function that skips verification in the running thread
+    only (``_this_thread``) and verifies as ``outside`` in every other thread (a library thread
+    compiling meanwhile)."""
+    verified = outside[0]
+    if not unverified:
+        return [verified, colored]
+    verify = Attribute.__post_init__ if verified is _ABSENT else verified
+
+    def post_init(self: Attribute) -> None:
+        if not getattr(_this_thread, "unverified", False):
+            verify(self)
+
+    return [post_init, colored]
+
+
 class TileorchOptMain(xDSLOptMain):
-    """xDSLOptMain with tileorch's dialects, passes, targets and located diagnostics."""
+    """xDSLOptMain with tileorch's dialects, passes, targets and located diagnostics.
+
+    The process-wide switches xDSL sets for ``--disable-verify`` and ``--syntax-highlight``
+    (:data:`XDSL_SWITCHES`) hold only while :meth:`run` runs, attribute verification's in its thread
+    only: building the driver leaves them as they were (however it ends: an unknown pass, a
+    malformed pipeline), and ``run`` sets this call's values and puts the previous ones back on the
+    way out, so that tileorch used in the same process afterwards or meanwhile (a library user, the
+    unit tests) verifies what it builds."""
 
     _reported: list[str] = []  # the diagnostic lines printed for the current chunk
     _write_failed = False  # a write to the output failed (reported once)
     _in_place = False  # -o names the input file: the output is buffered (see _finish_in_place)
+
+    def __init__(self, *args, **kwargs):
+        outside = _switches()
+        try:
+            super().__init__(*args, **kwargs)
+            switched = _switches()  # (xDSL's __init__ set them from the arguments)
+            self._unverified, self._colored = switched[0] is not outside[0], switched[1]
+        finally:
+            _set_switches(outside)
 
     def register_all_dialects(self):
         for name, factory in registry.dialect_factories().items():
@@ -186,6 +252,20 @@ class TileorchOptMain(xDSLOptMain):
             raise self._cannot_write(exc) from None
 
     def run(self) -> None:
+        """Every chunk parsed, verified, through the passes and printed, with this call's
+        :data:`XDSL_SWITCHES` (``--disable-verify``'s for this thread only: :func:`_for_this_thread`;
+        the previous values back on the way out, a ``sys.exit`` included)."""
+        outside = _switches()
+        unverified = getattr(_this_thread, "unverified", False)
+        _set_switches(_for_this_thread(outside, self._unverified, self._colored))
+        _this_thread.unverified = self._unverified
+        try:
+            self._run_chunks()
+        finally:
+            _this_thread.unverified = unverified
+            _set_switches(outside)
+
+    def _run_chunks(self) -> None:
         chunks, file_extension, output = self._open_files()
         expected = self._expectations(chunks)
         failed = mismatched = False

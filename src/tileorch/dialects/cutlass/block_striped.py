@@ -254,6 +254,7 @@ _FOLDS = {
     "arith.remsi": lambda a, b: (abs(a) % abs(b)) * (1 if a >= 0 else -1) if b else None,
     "arith.minsi": min, "arith.maxsi": max,
 }
+_UNSIGNED_FOLDS = ("arith.shrui", "arith.divui", "arith.remui")
 _MAX_EXPRESSION_OPS = 64
 
 
@@ -296,11 +297,50 @@ def _same_for_all(value: SSAValue) -> bool:
         seen.add(id(v))
         owner = v.owner
         if not isinstance(owner, Operation):
-            continue  # a block argument: a kernel parameter or a loop's uniform induction value
+            sources = _block_argument_sources(v)
+            if sources is None:
+                return False
+            work += sources
+            continue
         if not (owner.name.startswith("arith.") or owner.name in _UNIFORM_OPS) or owner.regions or len(seen) > 256:
             return False
         work += list(owner.operands)
     return True
+
+
+def _block_argument_sources(arg: SSAValue) -> list[SSAValue] | None:
+    """The values a block argument is made of, for :func:`_same_for_all`: none for a function's
+    parameter (the same for every thread), an ``scf.for`` induction value's bounds and step, an
+    ``scf.for`` iteration argument's initial and yielded values; None for any other block argument
+    (a ``cf`` block's or a ``while``'s: not followed, so not provably the same for all threads)."""
+    block = arg.owner
+    holder = block.parent_op() if block is not None else None
+    if holder is None:
+        return None
+    if holder.name in ("func.func", "llvm.func", "gpu.func") and block is holder.regions[0].blocks.first:
+        return []
+    if holder.name == "scf.for" and block is holder.regions[0].blocks.first:
+        lower, upper, step, *inits = holder.operands
+        if arg.index == 0:
+            return [lower, upper, step]
+        yielded = block.last_op
+        if yielded is None or yielded.name != "scf.yield" or arg.index - 1 >= len(inits):
+            return None
+        return [inits[arg.index - 1], yielded.operands[arg.index - 1]]
+    return None
+
+
+def _wrapped(values: list[int], kind: Attribute) -> list[int]:
+    """``values`` as the type ``kind`` holds them: two's complement of its width (``index``: 64 bits)."""
+    bits = kind.width.data if isinstance(kind, IntegerType) else 64
+    half = 1 << (bits - 1)
+    return [((v + half) % (1 << bits)) - half for v in values]
+
+
+def _as_unsigned(values: list[int], kind: Attribute) -> list[int]:
+    """``values`` (held signed in ``kind``) read as unsigned numbers of its width (``index``: 64 bits)."""
+    bits = kind.width.data if isinstance(kind, IntegerType) else 64
+    return [v % (1 << bits) for v in values]
 
 
 def _per_thread(value: SSAValue, ids: list[int]) -> list[int] | None:
@@ -343,12 +383,18 @@ def _per_thread(value: SSAValue, ids: list[int]) -> list[int] | None:
             v = [op.properties.get("value", op.attributes.get("value")).value.data] * len(ids)
         elif name in _SAME_VALUE:
             v = got[op.operands[0]]
+            if name in ("arith.extui", "arith.index_castui"):
+                v = _as_unsigned(v, op.operands[0].type)
         else:
             fold = _FOLDS[name]
-            v = [fold(a, b) for a, b in zip(got[op.operands[0]], got[op.operands[1]])]
+            a_values, b_values = got[op.operands[0]], got[op.operands[1]]
+            if name in _UNSIGNED_FOLDS:
+                a_values = _as_unsigned(a_values, op.operands[0].type)
+                b_values = _as_unsigned(b_values, op.operands[1].type)
+            v = [fold(a, b) for a, b in zip(a_values, b_values)]
             if None in v:
                 return None
-        got[op.results[0]] = v
+        got[op.results[0]] = _wrapped(v, op.results[0].type)
     return got[value]
 
 

@@ -197,3 +197,66 @@ func.func @two_warp_groups_reduce_into_one_tile(%p: !llvm.ptr<1>, %v: vector<4xf
   func.return
 }
 // CHECK: func.func @two_warp_groups_reduce_into_one_tile
+
+// -----
+
+// Loop-carried tile pointers (session 40): each 64-thread half of the CTA stores tid % 64 into its own tile, a pointer
+// carried through the loop's iteration argument.  Threads 0 and 64 take index 0 but store to different tiles: no
+// race (before, every block argument counted as the same for all threads, so this valid kernel was refused).
+func.func @loop_carried_tile_per_half(%p: !llvm.ptr<1>, %v: vector<4xf32>) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>} {
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %t0 = arith.index_cast %tid : index to i32
+  %c64 = arith.constant 64 : i32
+  %t = arith.remui %t0, %c64 : i32
+  %half = arith.divui %t0, %c64 : i32
+  %c1024 = arith.constant 1024 : i32
+  %off = arith.muli %half, %c1024 : i32
+  %own = llvm.getelementptr %p[%off] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
+  %lb = arith.constant 0 : index
+  %ub = arith.constant 4 : index
+  %st = arith.constant 1 : index
+  %last = scf.for %i = %lb to %ub step %st iter_args(%q = %own) -> (!llvm.ptr<1>) {
+    cutlass.block_striped.store %v, %q, %t n_threads_in_block = 64 : vector<4xf32>, !llvm.ptr<1>
+    scf.yield %q : !llvm.ptr<1>
+  }
+  func.return
+}
+// CHECK-LABEL: func.func @loop_carried_tile_per_half
+// CHECK: cutlass.block_striped.store
+
+// -----
+
+// The same store with the pointer carried unchanged from a kernel parameter: the same tile for every thread, so
+// threads 0 and 64 race.
+func.func @loop_carried_shared_tile(%p: !llvm.ptr<1>, %v: vector<4xf32>) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>} {
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %t0 = arith.index_cast %tid : index to i32
+  %c64 = arith.constant 64 : i32
+  %t = arith.remui %t0, %c64 : i32
+  %lb = arith.constant 0 : index
+  %ub = arith.constant 4 : index
+  %st = arith.constant 1 : index
+  %last = scf.for %i = %lb to %ub step %st iter_args(%q = %p) -> (!llvm.ptr<1>) {
+    cutlass.block_striped.store %v, %q, %t n_threads_in_block = 64 : vector<4xf32>, !llvm.ptr<1>
+    scf.yield %q : !llvm.ptr<1>
+  }
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.store' op threads 0 and 64 both take thread_idx 0
+
+// -----
+
+// thread_idx is an i32: tid * 65536 * 65536 wraps to 0 for every thread, which a reduce may share (it combines
+// atomically).  Before, the evaluator kept unbounded integers and reported 0..545460846592 as outside 0..127.
+func.func @index_wraps_to_zero(%smem: !llvm.ptr<3>) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>} {
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %t0 = arith.index_cast %tid : index to i32
+  %c = arith.constant 65536 : i32
+  %t1 = arith.muli %t0, %c : i32
+  %t = arith.muli %t1, %c : i32
+  %v = arith.constant dense<1.000000e+00> : vector<8xf32>
+  cutlass.block_striped.reduce add %v, %smem, %t n_threads_in_block = 128 : vector<8xf32>, !llvm.ptr<3>
+  func.return
+}
+// CHECK-LABEL: func.func @index_wraps_to_zero
+// CHECK: cutlass.block_striped.reduce add
