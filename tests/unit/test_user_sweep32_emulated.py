@@ -3,7 +3,8 @@
 the programs' docstrings, outputs NaN prefilled, ragged shapes:
 
 * the two-dot programs the chained-dots kernel takes (test_user_sweep3_emulated's runner: every CTA of the launch,
-  the launcher's tensor maps; bf16 programs with bf16 inputs -- the emulator's WGMMA takes bf16): :data:`ATTENTION_CASES`;
+  the launcher's tensor maps; bf16 programs with bf16 inputs -- the emulator's WGMMA takes bf16):
+  :data:`ATTENTION_CASES`;
 * the GEMMs the TileAS tier takes (TMA + WGMMA: test_user_sweep14_emulated's runner): :data:`CASES`;
 * the SIMT programs (test_user_sweep32_interp.py's tests with its ``run`` swapped for
   test_user_sweep10_emulated.emulate): :data:`EMULATED`.
@@ -12,7 +13,6 @@ CI-sized subsets; ``TILEORCH_EMULATE_ALL=1`` runs every case.  Needs cuda-tile a
 
 from __future__ import annotations
 
-import math
 import os
 
 import numpy as np
@@ -284,9 +284,9 @@ def _case_gemm_batched_batch_on_grid_axis_2_shared_b():
     _check(_f(out), np.einsum("zmk,kn->zmn", _d(_f(a)), _d(_f(b))), 2e-2, 1e-2)  # bf16 out
 
 
-def _case_gemm_k_loop_by_num_tiles():
-    a, b = _h(100, 100), _h(100, 80, scale=0.3)
-    _check(emulate("gemm_k_loop_by_num_tiles", {0: a, 1: b})[2], _mm(a, b), 1e-3)
+def _case_gemm_a_km_order_f_num_tiles():
+    at, b = _h(100, 100), _h(100, 80, scale=0.3)  # At[k, m]
+    _check(emulate("gemm_a_km_order_f_num_tiles", {0: at, 1: b})[2], _mm(at.T, b), 1e-3)
 
 
 def _case_gemm_while_loop_over_k():

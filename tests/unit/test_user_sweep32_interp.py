@@ -33,9 +33,9 @@ def test_gemm_batched_n_tiles_looped_in_kernel():
     _close(out, np.einsum("zmk,zkn->zmn", _d(a), _d(b)), 1e-3, 1e-3)
 
 
-def test_softmax_down_columns_axis0():
-    x = _f((50, 100), scale=3.0)
-    out = run("softmax_down_columns_axis0", {0: x})[1]
+def test_softmax_down_columns_online_row_tiles():
+    x = _f((150, 100), scale=3.0)
+    out = run("softmax_down_columns_online_row_tiles", {0: x})[1]
     e = np.exp(_d(x) - _d(x).max(0, keepdims=True))
     _close(out, e / e.sum(0, keepdims=True), 1e-6, 1e-5)
 

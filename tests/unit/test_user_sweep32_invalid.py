@@ -42,7 +42,8 @@ _SAME = "but has been previously used or defined with type"
 _ACC = "%113 = mmaf %84, %112, %93"
 _PERM = "%112 = permute %111 [1, 0]"
 _FTOF = "%143 = ftof %131  : tile<64x64xf32> -> tile<64x64xf16>"
-_VIEW = "%50 = make_tensor_view %35, shape = [%45, %46, %47], strides = [%48, %49, 1] : tile<i32> -> tensor_view<?x?x?xf16"
+_VIEW = ("%50 = make_tensor_view %35, shape = [%45, %46, %47], strides = [%48, %49, 1] : tile<i32> -> "
+         "tensor_view<?x?x?xf16")
 TEXT_MISTAKES = {
     # name: (the text replaced, its replacement, words of the error, text of the line the error names)
     "mmaf_accumulator_of_a_row_vector": (_ACC, "%113 = mmaf %84, %112, %86", _SAME + " !cuda_tile.tile<64x1xf32>",
@@ -86,7 +87,8 @@ TEXT_MISTAKES = {
     "ftof_changing_shape": (_FTOF, _FTOF.replace("-> tile<64x64xf16>", "-> tile<64x32xf16>"),
                             _SAME + " !cuda_tile.tile<64x32xf16>", "%146 = mmaf %143"),
     "tensor_view_of_f32_on_an_f16_pointer": (_VIEW, _VIEW.replace("xf16", "xf32"),
-                                             "operand is used with type !cuda_tile.tile<ptr<f32>>", "%50 = make_tensor_view"),
+                                             "operand is used with type !cuda_tile.tile<ptr<f32>>",
+                                             "%50 = make_tensor_view"),
     "tensor_view_of_two_extents": (_VIEW, _VIEW.replace("shape = [%45, %46, %47]", "shape = [%45, %46]"),
                                    "expected shape declaration to contain 3 elements due to tensor_view type, but 2",
                                    "%50 = make_tensor_view"),

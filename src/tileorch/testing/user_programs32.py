@@ -6,9 +6,10 @@ and as ``h % HKV``, cross-attention with Sq != Skv and per-batch ragged key leng
 a per-row output scale after the loop, the LSE in ``[B, H, S]`` beside O, two chained GEMMs with different N1 / N2,
 f16 / bf16 mixed through casts, the batch on grid axis 2); GEMMs (a residual add from a second input, per-column
 scale then fp8 with saturation, a row max written beside C, A / B transposed by ``permute`` and by ``order``, the
-batch on grid axis 1 or 2, K loops by ``ct.num_tiles`` and by ``while``, an f16 accumulator, ``alpha A B + beta C``
-in place); memory-bound programs (softmax down columns, a two-pass variance, argmin with ties, segmented sums by
-masks, int8 -> int32 sums, prefix sums down columns, clamp / where chains, bool logic).
+batch on grid axis 1 or 2, K loops by ``ct.num_tiles`` of an ``order`` view and by ``while``, an f16 accumulator,
+``alpha A B + beta C`` in place, s8 x u8, TF32 by ``astype``); memory-bound programs (softmax down columns over row
+tiles, a two-pass variance, argmin with ties, segmented sums by masks, int8 -> int32 sums, prefix sums down columns,
+clamp / where chains, bool logic).
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep32_compile.py, tests/unit/test_user_sweep32_interp.py,
@@ -605,13 +606,13 @@ def gemm_batched_batch_on_grid_axis_2_shared_b(A, Bm, C, TM: ConstInt, TN: Const
 
 
 @ct.kernel
-def gemm_k_loop_by_num_tiles(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
-    """The K loop's trip count by ``ct.num_tiles(A, axis=1, shape=(TM, TK))`` (the library's helper instead of
-    ``cdiv``); K ragged (100)."""
+def gemm_a_km_order_f_num_tiles(At, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A stored ``[K, M]`` read as ``(TM, TK)`` tiles by ``order=(1, 0)``, the K trip count by ``ct.num_tiles`` of
+    that view (``axis=1`` in the ordered view's terms: K); K ragged (100)."""
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((TM, TN), dtype=ct.float32)
-    for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
-        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+    for k in range(ct.num_tiles(At, axis=1, shape=(TM, TK), order=(1, 0))):
+        a = ct.load(At, index=(bm, k), shape=(TM, TK), order=(1, 0), padding_mode=ZERO)
         b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
         acc = ct.mma(a, b, acc)
     ct.store(C, index=(bm, bn), tile=acc)
@@ -731,13 +732,21 @@ def tf32_gemm_by_astype_operands(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: Const
 
 
 @ct.kernel
-def softmax_down_columns_axis0(X, Y, BM: ConstInt, BN: ConstInt):
-    """A softmax over axis 0 (down each column) of a ``[M, N]`` array, the whole column in one ``(BM, BN)`` tile
-    (M = 50 ragged: padding by ``-inf``), a column block per CTA."""
+def softmax_down_columns_online_row_tiles(X, Y, BM: ConstInt, BN: ConstInt):
+    """A softmax over axis 0 of a tall ``[M, N]`` array (M = 150 in row tiles of 64, padded by ``-inf``): a first
+    loop keeps each column's running max and sum as ``(1, BN)`` tiles (the online rescale), a second loop writes
+    ``exp(x - max) / sum``."""
     bn = ct.bid(0)
-    x = ct.load(X, index=(0, bn), shape=(BM, BN), padding_mode=ct.PaddingMode.NEG_INF)
-    e = ct.exp(x - ct.max(x, axis=0, keepdims=True))
-    ct.store(Y, index=(0, bn), tile=e / ct.sum(e, axis=0, keepdims=True))
+    m = ct.full((1, BN), -math.inf, dtype=ct.float32)
+    s = ct.zeros((1, BN), dtype=ct.float32)
+    for i in range(ct.cdiv(X.shape[0], BM)):
+        x = ct.load(X, index=(i, bn), shape=(BM, BN), padding_mode=ct.PaddingMode.NEG_INF)
+        m_new = ct.maximum(m, ct.max(x, axis=0, keepdims=True))
+        s = s * ct.exp(m - m_new) + ct.sum(ct.exp(x - m_new), axis=0, keepdims=True)
+        m = m_new
+    for i in range(ct.cdiv(X.shape[0], BM)):
+        x = ct.load(X, index=(i, bn), shape=(BM, BN), padding_mode=ct.PaddingMode.NEG_INF)
+        ct.store(Y, index=(i, bn), tile=ct.exp(x - m) / s)
 
 
 @ct.kernel
@@ -985,7 +994,7 @@ _add("gemm_batched_n_tiles_looped_in_kernel", gemm_batched_n_tiles_looped_in_ker
 _add("gemm_batched_batch_on_grid_axis_2_shared_b", gemm_batched_batch_on_grid_axis_2_shared_b,
      [_a((3, 100, 64), BF16), _a((64, 80), BF16), _a((3, 100, 80), BF16), 64, 64, 32], (2, 2, 3), "gemm",
      outputs=(2,))
-_add("gemm_k_loop_by_num_tiles", gemm_k_loop_by_num_tiles,
+_add("gemm_a_km_order_f_num_tiles", gemm_a_km_order_f_num_tiles,
      [_a((100, 100), F16), _a((100, 80), F16), _a((100, 80)), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
 _add("gemm_while_loop_over_k", gemm_while_loop_over_k,
      [_a((100, 128), F16), _a((128, 80), F16), _a((100, 80)), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
@@ -1007,8 +1016,8 @@ _add("int8_by_uint8_gemm_int32_out", int8_by_uint8_gemm_int32_out,
 _add("tf32_gemm_by_astype_operands", tf32_gemm_by_astype_operands,
      [_a((100, 64)), _a((64, 80)), _a((100, 80)), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
 
-_add("softmax_down_columns_axis0", softmax_down_columns_axis0, [_a((50, 100)), _a((50, 100)), 64, 32], (4,), "simt",
-     outputs=(1,))
+_add("softmax_down_columns_online_row_tiles", softmax_down_columns_online_row_tiles,
+     [_a((150, 100)), _a((150, 100)), 64, 32], (4,), "simt", outputs=(1,))
 _add("variance_two_pass_row_loops", variance_two_pass_row_loops, [_a((5, 300)), _a((5,)), 128], (5,), "simt",
      outputs=(1,))
 _add("argmin_rows_ties_first_index", argmin_rows_ties_first_index,
