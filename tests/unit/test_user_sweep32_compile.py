@@ -3,15 +3,17 @@ GPU) and compiled for sm_90a, takes the path its table entry names with no inter
 (dot_sweep_checks.dot_sweep_compile_tests). The two-dot programs (ALiBi slopes by ``exp2`` of the head, a relative
 bias tile per key tile, sliding windows by loop bounds and by ``where``, softcapping by ``tanh`` and by hand, GQA by
 ``h * HKV // H`` and ``h % HKV``, cross-attention with per-batch key lengths, bottom-right causal, a per-row output
-scale, the LSE in ``[B, H, S]``, a bool key-padding mask, two MLP chains of different widths; f16 scores with a bf16
+scale, the LSE in ``[B, H, S]``, a bool key-padding mask, V stored ``[BH, D, S]`` read by ``order``, varlen keys by
+``.item()``, a prefix-LM mask, two MLP chains of different widths; f16 scores with a bf16
 ``P @ V`` and a bf16 Q converted to f16 after its load -- found by this sweep: both were refused ("all dot operands
 must have the same element type"), now each dot has its own 16-bit type and a Q prologue may convert between them)
 take the chained-dots TMA + WGMMA kernel; the GEMMs (residual add, fp8 out saturated, row maxima beside C, A
 transposed by ``permute``, B by ``order``, the batch on grid axis 1 or 2, ``num_tiles`` and ``while`` K loops, an
 f16 accumulator, ``alpha A B + beta C`` in place, a bf16 B cast in the loop, ``@`` with a 2-D bias, e4m3 with
-scales) the TileAS tier; a GEMM looping over its N tiles inside the kernel is refused at its load with a located
-warning naming why (found by this sweep: the message said the tile index must be computed outside the loop, which
-it was).  Programs without a dot: the SIMT path.  Results against numpy: test_user_sweep32_interp.py,
+scales, s8 x u8, TF32 by ``astype``, a K loop in elements, ``check_bounds=False``, a row bias) the TileAS tier; a GEMM
+looping over its N tiles inside the kernel is refused at its load with a located warning naming why (found by this
+sweep: the message said the tile index must be computed outside the loop, which it was); a GEMM also storing C^T at
+the swapped index and attention with e4m3 Q / K are refused with located warnings (documented limits).  Programs without a dot: the SIMT path.  Results against numpy: test_user_sweep32_interp.py,
 test_user_sweep32_emulated.py, tests/gpu/test_user_sweep32_gpu.py."""
 
 from __future__ import annotations

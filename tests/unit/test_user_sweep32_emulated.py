@@ -173,6 +173,25 @@ def _mlp_silu():
     return {0: x, 1: w1, 2: w2, 3: _unset((150, 128), "bfloat16")}, {3: _mm(g, _f(w2))}
 
 
+def _att_v_ds():
+    q, k, v = _qkv(2, 150, 170, 64)
+    vt = np.ascontiguousarray(np.swapaxes(v, 1, 2))  # [BH, D, S]
+    return {0: q, 1: k, 2: vt}, {3: attention(q, k, v, lambda s, h: s / 8.0)}
+
+
+def _att_varlen():
+    q, k, v = _qkv(4, 100, 300, 64)
+    lens = np.array([300, 129], np.int32)  # the second batch's keys end one past a tile boundary
+    j = np.arange(300)[None, :]
+    return {0: q, 1: k, 2: v, 3: lens}, {4: attention(q, k, v, lambda s, bh: _masked(s / 8.0, j < lens[bh // 2]))}
+
+
+def _att_prefix_lm():
+    q, k, v = _qkv(2, 200, 200, 64)
+    i, j = _pos(200, 200)
+    return {0: q, 1: k, 2: v}, {3: attention(q, k, v, lambda s, h: _masked(s / 8.0, (j < 90) | (j <= i)))}
+
+
 ATTENTION_CASES = {
     "attn_alibi_slope_exp2_of_head": _att_alibi,
     "attn_relative_bias_tile_per_key_tile": _att_rel_bias,
@@ -191,6 +210,9 @@ ATTENTION_CASES = {
     "attn_q_bf16_cast_to_f16_after_load": _att_q_bf16_cast,
     "mlp_relu_two_gemms_n1_128_n2_32": _mlp_relu,
     "mlp_silu_hidden_ragged_n2_128": _mlp_silu,
+    "attn_v_stored_ds_order": _att_v_ds,
+    "attn_varlen_loop_bound_item": _att_varlen,
+    "attn_prefix_lm_mask": _att_prefix_lm,
 }
 """Per chained program: ``() -> (inputs, {output position: float64 reference})``."""
 BF16_OUT = {"attn_softcap_tanh_causal_bf16", "mlp_silu_hidden_ragged_n2_128", "attn_f16_scores_bf16_pv"}
@@ -341,6 +363,21 @@ def _case_tf32_gemm_by_astype_operands():
     _check(out, _mm(a, b), 2e-2, 5e-3)  # TF32 products (10-bit mantissas)
 
 
+def _case_gemm_k_loop_in_elements():
+    a, b = _h(100, 128), _h(128, 80, scale=0.3)
+    _check(emulate("gemm_k_loop_in_elements", {0: a, 1: b})[2], _mm(a, b), 1e-3)
+
+
+def _case_gemm_check_bounds_false():
+    a, b = _h(128, 128), _h(128, 128, scale=0.3)
+    _check(emulate("gemm_check_bounds_false", {0: a, 1: b})[2], _mm(a, b), 1e-3)
+
+
+def _case_gemm_row_bias_vector():
+    a, b, r = _h(100, 64), _h(64, 80, scale=0.3), _h(100, dt=np.float32)
+    _check(emulate("gemm_row_bias_vector", {0: a, 1: b, 2: r})[3], _mm(a, b) + _d(r)[:, None], 1e-3)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 GEMMS = sorted(CASES) if ALL else ["gemm_batched_batch_on_grid_axis_1", "gemm_bf16_b_cast_to_f16_in_loop"]
 """The GEMM cases run in CI (every case of :data:`CASES` with ``TILEORCH_EMULATE_ALL=1``)."""
@@ -359,8 +396,8 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
-MMA_SYNC = {"test_gemm_batched_n_tiles_looped_in_kernel"}
-"""The refused dot's test: its mma.sync needs ``ldmatrix``, which the emulator does not model."""
+MMA_SYNC = {"test_gemm_batched_n_tiles_looped_in_kernel", "test_gemm_c_and_ct_stored", "test_attn_qk_e4m3_pv_f16"}
+"""The refused dots' tests: their mma.sync needs ``ldmatrix``, which the emulator does not model."""
 EMULATED = sorted(n for n in dir(s32) if n.startswith("test_") and n not in MMA_SYNC) \
     if ALL else ["test_segmented_sums_by_id_masks"]
 """The tests of test_user_sweep32_interp.py run here on the PTX (a CI-sized subset)."""

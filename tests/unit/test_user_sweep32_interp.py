@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
+ml_dtypes = pytest.importorskip("ml_dtypes")
 
 from interp_sweep_checks import F32, _ci_subset, _close, _d, every_case, register, sampler  # noqa: E402,F401
 from test_user_sweep_interp import run  # noqa: E402
@@ -31,6 +32,36 @@ def test_gemm_batched_n_tiles_looped_in_kernel():
     a, b = _f((3, 100, 64), "float16"), _f((3, 64, 144), "float16", 0.3)
     out = run("gemm_batched_n_tiles_looped_in_kernel", {0: a, 1: b})[2]
     _close(out, np.einsum("zmk,zkn->zmn", _d(a), _d(b)), 1e-3, 1e-3)
+
+
+def test_gemm_c_and_ct_stored():
+    a, b = _f((100, 64), "float16"), _f((64, 80), "float16", 0.3)
+    out = run("gemm_c_and_ct_stored", {0: a, 1: b})
+    c = _d(a) @ _d(b)
+    _close(out[2], c, 1e-3, 1e-3)
+    _close(out[3], c.T, 1e-2, 2e-3)  # f16 copy
+
+
+def test_attn_qk_e4m3_pv_f16():
+    q8 = (RNG.standard_normal((2, 150, 64)) * 2).astype(F32).astype(ml_dtypes.float8_e4m3fn)
+    k8 = (RNG.standard_normal((2, 170, 64)) * 2).astype(F32).astype(ml_dtypes.float8_e4m3fn)
+    v = _f((2, 170, 64), "float16")
+    out = run("attn_qk_e4m3_pv_f16", {0: q8.view(np.uint8), 1: k8.view(np.uint8), 2: v})[3]
+    q, k = q8.astype(np.float64), k8.astype(np.float64)
+    s = np.einsum("hqd,hkd->hqk", q, k) / 8.0
+    p = np.exp(s - s.max(-1, keepdims=True))
+    _close(out, np.einsum("hqk,hkd->hqd", p / p.sum(-1, keepdims=True), _d(v)), 2e-2, 1e-2)  # f16 P and out
+
+
+def test_any_all_rows_bool():
+    x = _f((5, 100))
+    x[1] = np.abs(x[1]) + 0.1  # all positive
+    x[2] = -np.abs(x[2])  # none positive
+    x[3, :99] = -1.0  # one positive, in the last (ragged) column
+    x[3, 99] = 2.0
+    out = run("any_all_rows_bool", {0: x})
+    assert out[1].tolist() == [int((r > 0).any()) for r in x]
+    assert out[2].tolist() == [int((r > 0).all()) for r in x]
 
 
 def test_softmax_down_columns_online_row_tiles():

@@ -1048,6 +1048,202 @@ _add("nan_to_num_clamped_f16", nan_to_num_clamped_f16, [_a((200,)), _a((200,), F
      outputs=(1,))
 
 
+# ----------------------------------------------------------------------------------------------- more spellings
+
+
+@ct.kernel
+def attn_qk_e4m3_pv_f16(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """fp8 scores: Q and K stored e4m3 (an fp8 KV cache whose K is multiplied as stored), the probabilities and V
+    in f16 for the second dot; f16 out."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_v_stored_ds_order(Q, K, Vt, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """V cached transposed ``[BH, D, S]`` (the layout a decode kernel wrote) and read as ``(BN, D)`` tiles by
+    ``ct.load(..., order=(0, 2, 1))`` (index and shape in ``[BH, S, D]`` terms); ragged keys."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(Vt, index=(bh, j, 0), shape=(1, BN, D), order=(0, 2, 1), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_varlen_loop_bound_item(Q, K, V, Lens, O, qk_scale: float, H: ConstInt, BM: ConstInt, BN: ConstInt,
+                                D: ConstInt):
+    """Variable-length keys: each batch's key count read by ``ct.load(Lens, ...).item()`` and the key loop bounded
+    by ``cdiv(n, BN)`` (a runtime trip count per program), the tail masked by ``where``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    n = ct.load(Lens, index=(bh // H,), shape=(1,)).item()
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(n, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < n, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_prefix_lm_mask(Q, K, V, O, qk_scale: float, P: ConstInt, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """A prefix-LM mask: keys before ``P`` are visible to every query, later keys causally; the loop bounded by the
+    larger of the diagonal and the prefix."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = qt * BM + ct.arange(BM, dtype=ct.int32)
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(min(max((qt + 1) * BM, P), seq), BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        ok = ((kpos[None, :] < P) | (kpos[None, :] <= qpos[:, None])) & (kpos[None, :] < seq)
+        s = ct.where(ok, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def gemm_k_loop_in_elements(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A Triton port: the K loop walks elements, ``for k in range(0, K, TK)``, and the tile index is ``k // TK``."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(0, A.shape[1], TK):
+        a = ct.load(A, index=(bm, k // TK), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k // TK, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_c_and_ct_stored(A, Bm, C, Ct, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """C stored in f32 and its transpose stored beside it in f16 (``ct.transpose(acc)`` at the swapped block
+    index): a second output at other indices than C's."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+    ct.store(Ct, index=(bn, bm), tile=ct.transpose(acc).astype(Ct.dtype))
+
+
+@ct.kernel
+def gemm_check_bounds_false(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """Shapes that are tile multiples (128 x 128 x 128): the operand loads opt out of bounds checks with
+    ``check_bounds=False`` (cuTile 13.4's faster load; no padding mode)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), check_bounds=False)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), check_bounds=False)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_row_bias_vector(A, Bm, Bias, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """``acc + ct.matmul(a, b)`` in the loop (no accumulator argument), a per-row bias ``(TM,)`` broadcast as
+    ``r[:, None]`` in the epilogue."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = acc + ct.matmul(a, b)
+    r = ct.load(Bias, index=(bm,), shape=(TM,), padding_mode=ZERO)
+    ct.store(C, index=(bm, bn), tile=acc + r[:, None])
+
+
+@ct.kernel
+def any_all_rows_bool(X, Any, All, BN: ConstInt):
+    """Per-row ``any(x > 0)`` / ``all(x > 0)`` of a ragged row: the bool tile cast to int32, ``max`` for any and
+    ``sum == N`` for all (the ragged tail excluded by the column index), stored as uint8 0 / 1."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    cols = ct.arange(BN, dtype=ct.int32)
+    pos = (x > 0) & (cols[None, :] < X.shape[1])
+    ct.store(Any, index=(r,), tile=(ct.max(pos.astype(ct.int32), axis=1) > 0).astype(ct.uint8))
+    ct.store(All, index=(r,), tile=(ct.sum(pos.astype(ct.int32), axis=1) == X.shape[1]).astype(ct.uint8))
+
+
+
+_add("attn_qk_e4m3_pv_f16", attn_qk_e4m3_pv_f16,
+     [_a((2, 150, 64), E4M3), _a((2, 170, 64), E4M3), _a((2, 170, 64), F16), _a((2, 150, 64), F16), scale2(64), 64,
+      64, 64], _grid(150, 64, 2), "simt", outputs=(3,),
+     error="chained dots: the first dot's A element type f8E4M3FN: f16/bf16 operands are supported")
+_add("attn_v_stored_ds_order", attn_v_stored_ds_order,
+     [_a((2, 150, 64), F16), _a((2, 170, 64), F16), _a((2, 64, 170), F16), _a((2, 150, 64), F16), scale2(64), 64,
+      64, 64], _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_varlen_loop_bound_item", attn_varlen_loop_bound_item,
+     _bhsd(4, 100, 300, 64)[:3] + [_a((2,), I32), _a((4, 100, 64), F16), scale2(64), 2, 64, 64, 64],
+     _grid(100, 64, 4), "chained", outputs=(4,))
+_add("attn_prefix_lm_mask", attn_prefix_lm_mask, _bhsd(2, 200, 200, 64) + [scale2(64), 90, 64, 64, 64],
+     _grid(200, 64, 2), "chained", outputs=(3,))
+_add("gemm_k_loop_in_elements", gemm_k_loop_in_elements,
+     [_a((100, 128), F16), _a((128, 80), F16), _a((100, 80)), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
+_add("gemm_c_and_ct_stored", gemm_c_and_ct_stored,
+     [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80)), _a((80, 100), F16), 64, 64, 32], (2, 2), "simt",
+     outputs=(2, 3), error="a second output tile [64, 64] at other indices than C's")
+_add("gemm_check_bounds_false", gemm_check_bounds_false,
+     [_a((128, 128), F16), _a((128, 128), F16), _a((128, 128)), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
+_add("gemm_row_bias_vector", gemm_row_bias_vector,
+     [_a((100, 64), F16), _a((64, 80), F16), _a((100,)), _a((100, 80)), 64, 64, 32], (2, 2), "gemm", outputs=(3,))
+_add("any_all_rows_bool", any_all_rows_bool, [_a((5, 100)), _a((5,), U8), _a((5,), U8), 128], (5,), "simt",
+     outputs=(1, 2))
+
 # ----------------------------------------------------------------------------------------------- rejected by cuTile
 
 
