@@ -13,7 +13,8 @@ f16 accumulator, ``alpha A B + beta C`` in place, a bf16 B cast in the loop, ``@
 scales, s8 x u8, TF32 by ``astype``, a K loop in elements, ``check_bounds=False``, a row bias) the TileAS tier; a GEMM
 looping over its N tiles inside the kernel is refused at its load with a located warning naming why (found by this
 sweep: the message said the tile index must be computed outside the loop, which it was); a GEMM also storing C^T at
-the swapped index and attention with e4m3 Q / K are refused with located warnings (documented limits).  Programs without a dot: the SIMT path.  Results against numpy: test_user_sweep32_interp.py,
+the swapped index, a K loop unrolled by hand and attention with e4m3 Q / K are refused with located warnings
+(documented limits).  Programs without a dot: the SIMT path.  Results against numpy: test_user_sweep32_interp.py,
 test_user_sweep32_emulated.py, tests/gpu/test_user_sweep32_gpu.py."""
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 
+import math
+
 import numpy as np
 import pytest
 
@@ -32,6 +34,7 @@ from test_user_sweep30_emulated import _check, _d, _masked, _mm, _pos, _unset, a
 from tileorch.testing.user_programs32 import PROGRAMS  # noqa: E402
 
 RNG = np.random.default_rng(3240)
+LOG2E = 1.4426950408889634
 ALL = bool(os.environ.get("TILEORCH_EMULATE_ALL"))
 BF = ml_dtypes.bfloat16
 
@@ -192,6 +195,31 @@ def _att_prefix_lm():
     return {0: q, 1: k, 2: v}, {3: attention(q, k, v, lambda s, h: _masked(s / 8.0, (j < 90) | (j <= i)))}
 
 
+def _mlp_bias_residual():
+    x, w1, w2 = _h(150, 64), _h(64, 256, scale=0.2), _h(256, 64, scale=0.2)
+    b1 = _h(256, dt=np.float32)
+    hdn = np.maximum(_mm(x, w1) + _d(b1), 0).astype(np.float16)
+    return {0: x, 1: w1, 2: b1, 3: w2}, {4: _mm(hdn, w2) + _d(x)}
+
+
+def _att_threshold():
+    q, k, v = _qkv(2, 150, 170, 64)
+    j = np.arange(170)[None, :]
+
+    def scores(s, h):
+        s2 = _f(s) * np.float32(0.125)  # the kernel's f32 scores in log2 units
+        return _masked(_d(s2) * math.log(2.0), (s2 > 0.5) | (j == 0))
+    return {0: q, 1: k, 2: v}, {3: attention(q, k, v, scores)}
+
+
+def _att_q_to_bf16():
+    q = _h(2, 150, 64)
+    k, v = _h(2, 170, 64, dt=BF), _h(2, 170, 64, dt=BF)
+    qs = (_f(q) * np.float32(LOG2E / 8.0)).astype(BF)  # scaled in f32, rounded to bf16 before the loop
+    ref = attention(_f(qs), _f(k), _f(v), lambda s, h: s * math.log(2.0))
+    return {0: q, 1: k, 2: v, 3: _unset((2, 150, 64), "bfloat16")}, {3: ref}
+
+
 ATTENTION_CASES = {
     "attn_alibi_slope_exp2_of_head": _att_alibi,
     "attn_relative_bias_tile_per_key_tile": _att_rel_bias,
@@ -213,13 +241,23 @@ ATTENTION_CASES = {
     "attn_v_stored_ds_order": _att_v_ds,
     "attn_varlen_loop_bound_item": _att_varlen,
     "attn_prefix_lm_mask": _att_prefix_lm,
+    "mlp_bias_in_loop_residual_after": _mlp_bias_residual,
+    "attn_threshold_sparse_mask": _att_threshold,
+    "attn_q_f16_to_bf16_scaled": _att_q_to_bf16,
 }
 """Per chained program: ``() -> (inputs, {output position: float64 reference})``."""
-BF16_OUT = {"attn_softcap_tanh_causal_bf16", "mlp_silu_hidden_ragged_n2_128", "attn_f16_scores_bf16_pv"}
-"""Programs whose probabilities / hidden tile or output are bf16 (a wider tolerance)."""
+BF16_OUT = {"attn_softcap_tanh_causal_bf16", "mlp_silu_hidden_ragged_n2_128", "attn_f16_scores_bf16_pv",
+            "attn_q_f16_to_bf16_scaled", "mlp_bias_in_loop_residual_after"}
+"""Programs whose probabilities / hidden tile or output are bf16, or whose f16 output is of magnitude ~10 (a
+wider tolerance)."""
 ATTENTION = sorted(ATTENTION_CASES) if ALL else ["attn_f16_scores_bf16_pv", "attn_q_bf16_cast_to_f16_after_load"]
 """The chained programs emulated in CI (every one with ``TILEORCH_EMULATE_ALL=1``): the two this sweep made take
 the chained kernel (each dot's own 16-bit type; Q converted in place)."""
+
+
+EPILOGUE_READS = {"mlp_bias_in_loop_residual_after"}
+"""Chained programs whose epilogue reads a TMA-loaded array again (the residual ``x`` after the loop): the runner
+places those arrays in global memory too."""
 
 
 def run_attention_case(name, runner):
@@ -240,7 +278,7 @@ def test_the_chained_program_on_the_emulator(name, monkeypatch):
     monkeypatch.setitem(s3.NP, "bool_", np.bool_)
     monkeypatch.setitem(s3.NP, "int32", np.int32)
     grid = tuple(PROGRAMS[name].grid) + (1,) * (3 - len(PROGRAMS[name].grid))
-    run_attention_case(name, lambda n, inputs: s3._chained(n, inputs, grid))
+    run_attention_case(name, lambda n, inputs: s3._chained(n, inputs, grid, tma_arrays_in_memory=n in EPILOGUE_READS))
 
 
 def test_every_chained_program_has_a_case():
@@ -378,6 +416,27 @@ def _case_gemm_row_bias_vector():
     _check(emulate("gemm_row_bias_vector", {0: a, 1: b, 2: r})[3], _mm(a, b) + _d(r)[:, None], 1e-3)
 
 
+def _case_gemm_first_k_tile_peeled():
+    a, b = _h(100, 128), _h(128, 80, scale=0.3)
+    _check(emulate("gemm_first_k_tile_peeled", {0: a, 1: b})[2], _mm(a, b), 1e-3)
+
+
+def _case_gemm_acc_starts_from_c():
+    a, b, c = _h(100, 128), _h(128, 80, scale=0.3), _h(100, 80, dt=np.float32)
+    _check(emulate("gemm_acc_starts_from_c", {0: a, 1: b, 2: c})[2], _mm(a, b) + _d(c), 1e-3)
+
+
+def _case_gemm_requant_int8_out():
+    a = RNG.integers(-128, 128, (100, 128)).astype(np.int8)
+    b = RNG.integers(-128, 128, (128, 80)).astype(np.int8)
+    sc = np.array([1.0 / 500.0], np.float32)  # some products past 127 / -128: clamped
+    out = emulate("gemm_requant_int8_out", {0: a, 1: b, 2: sc, 3: np.full((100, 80), 99, np.int8)})[3]
+    y = np.floor((a.astype(np.int64) @ b.astype(np.int64)).astype(np.float32) * sc[0] + np.float32(0.5))
+    ref = np.clip(y, -128, 127).astype(np.int64)
+    assert (ref == 127).any() and (ref == -128).any()  # the clamp is exercised
+    assert np.abs(np.asarray(out, np.int64) - ref).max() <= 1  # (a product on a .5 boundary may round either way)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 GEMMS = sorted(CASES) if ALL else ["gemm_batched_batch_on_grid_axis_1", "gemm_bf16_b_cast_to_f16_in_loop"]
 """The GEMM cases run in CI (every case of :data:`CASES` with ``TILEORCH_EMULATE_ALL=1``)."""
@@ -396,7 +455,8 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
-MMA_SYNC = {"test_gemm_batched_n_tiles_looped_in_kernel", "test_gemm_c_and_ct_stored", "test_attn_qk_e4m3_pv_f16"}
+MMA_SYNC = {"test_gemm_batched_n_tiles_looped_in_kernel", "test_gemm_c_and_ct_stored", "test_attn_qk_e4m3_pv_f16",
+            "test_gemm_k_unrolled_by_two"}
 """The refused dots' tests: their mma.sync needs ``ldmatrix``, which the emulator does not model."""
 EMULATED = sorted(n for n in dir(s32) if n.startswith("test_") and n not in MMA_SYNC) \
     if ALL else ["test_segmented_sums_by_id_masks"]

@@ -64,6 +64,24 @@ def test_any_all_rows_bool():
     assert out[2].tolist() == [int((r > 0).all()) for r in x]
 
 
+def test_gemm_k_unrolled_by_two():
+    a, b = _f((100, 256), "float16"), _f((256, 80), "float16", 0.3)
+    out = run("gemm_k_unrolled_by_two", {0: a, 1: b})[2]
+    _close(out, _d(a) @ _d(b), 1e-3, 1e-3)
+
+
+def test_cumsum_int32_rows():
+    x = RNG.integers(-1000, 1000, (4, 100)).astype(np.int32)
+    out = run("cumsum_int32_rows", {0: x})[1]
+    assert (np.asarray(out, np.int64) == np.cumsum(x.astype(np.int64), 1)).all()
+
+
+def test_cumprod_rows_f32():
+    x = (1.0 + 0.05 * RNG.standard_normal((4, 100))).astype(F32)
+    out = run("cumprod_rows_f32", {0: x})[1]
+    _close(out, np.cumprod(_d(x), 1), 1e-5, 1e-5)
+
+
 def test_softmax_down_columns_online_row_tiles():
     x = _f((150, 100), scale=3.0)
     out = run("softmax_down_columns_online_row_tiles", {0: x})[1]

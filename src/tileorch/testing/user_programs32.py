@@ -1244,6 +1244,166 @@ _add("gemm_row_bias_vector", gemm_row_bias_vector,
 _add("any_all_rows_bool", any_all_rows_bool, [_a((5, 100)), _a((5,), U8), _a((5,), U8), 128], (5,), "simt",
      outputs=(1, 2))
 
+@ct.kernel
+def gemm_k_unrolled_by_two(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The K loop unrolled by hand, two K tiles per step (``2 k`` and ``2 k + 1``: K = 256 in tiles of 32), each
+    dot accumulating into the carried tile."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], 2 * TK)):
+        a0 = ct.load(A, index=(bm, 2 * k), shape=(TM, TK), padding_mode=ZERO)
+        b0 = ct.load(Bm, index=(2 * k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a0, b0, acc)
+        a1 = ct.load(A, index=(bm, 2 * k + 1), shape=(TM, TK), padding_mode=ZERO)
+        b1 = ct.load(Bm, index=(2 * k + 1, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a1, b1, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_first_k_tile_peeled(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The first K tile peeled off the loop (its dot starts from zeros), the loop ``range(1, nk)`` continuing the
+    accumulator."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    a = ct.load(A, index=(bm, 0), shape=(TM, TK), padding_mode=ZERO)
+    b = ct.load(Bm, index=(0, bn), shape=(TK, TN), padding_mode=ZERO)
+    acc = ct.mma(a, b, ct.zeros((TM, TN), dtype=ct.float32))
+    for k in range(1, ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_acc_starts_from_c(A, Bm, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """``C += A @ B`` with the accumulator starting from C's tile (loaded before the K loop), C written in
+    place."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.load(C, index=(bm, bn), shape=(TM, TN), padding_mode=ZERO)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_requant_int8_out(A, Bm, Sc, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """W8A8 requantised: the int32 accumulator times a per-tensor scale read from a one-element array, rounded
+    half up by ``floor(y + 0.5)``, clamped to ``[-128, 127]`` and stored int8."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.int32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(Bm, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    y = ct.floor(acc.astype(ct.float32) * ct.load(Sc, index=(0,), shape=(1,)).reshape((1, 1)) + 0.5)
+    ct.store(C, index=(bm, bn), tile=ct.minimum(ct.maximum(y, -128.0), 127.0).astype(ct.int8))
+
+
+@ct.kernel
+def mlp_bias_in_loop_residual_after(X, W1, B1, W2, Y, BM: ConstInt, BF: ConstInt, D: ConstInt):
+    """``x + relu(x @ W1 + b1) @ W2``: the first bias loaded per hidden tile inside the loop, the residual added
+    after the loop from the X tile already loaded; f16 in and out."""
+    bm = ct.bid(0)
+    x = ct.load(X, index=(bm, 0), shape=(BM, D), padding_mode=ZERO)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for f in range(ct.cdiv(W1.shape[1], BF)):
+        w1 = ct.load(W1, index=(0, f), shape=(D, BF), padding_mode=ZERO)
+        b1 = ct.load(B1, index=(f,), shape=(BF,), padding_mode=ZERO)
+        h = ct.maximum(ct.mma(x, w1, ct.zeros((BM, BF), dtype=ct.float32)) + b1[None, :], 0.0)
+        w2 = ct.load(W2, index=(f, 0), shape=(BF, D), padding_mode=ZERO)
+        acc = ct.mma(h.astype(ct.float16), w2, acc)
+    ct.store(Y, index=(bm, 0), tile=(acc + x.astype(ct.float32)).astype(Y.dtype))
+
+
+@ct.kernel
+def attn_threshold_sparse_mask(Q, K, V, O, qk_scale: float, thr: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """A data-dependent sparse mask: scores kept only where ``s > thr`` (key 0 always kept so no row is empty), the
+    running max started at a finite ``-1e30``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -1.0e30, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(((s > thr) | (kpos[None, :] == 0)) & (kpos[None, :] < seq), s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_q_f16_to_bf16_scaled(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """An f16 Q scaled in f32 and rounded to bf16 before the loop (the Q prologue converting in place) against
+    bf16 K / V; bf16 probabilities and out."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    q = (q.astype(ct.float32) * qk_scale).astype(ct.bfloat16)
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.bfloat16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def cumsum_int32_rows(X, Y, BN: ConstInt):
+    """An int32 inclusive prefix sum along rows (ragged: the zero padding adds nothing)."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), 0), tile=ct.cumsum(x, axis=1))
+
+
+@ct.kernel
+def cumprod_rows_f32(X, Y, BN: ConstInt):
+    """An f32 inclusive prefix product along rows of values near 1 (ragged: the padding comes after the row)."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), 0), tile=ct.cumprod(x, axis=1))
+
+
+
+_add("gemm_k_unrolled_by_two", gemm_k_unrolled_by_two,
+     [_a((100, 256), F16), _a((256, 80), F16), _a((100, 80)), 64, 64, 32], (2, 2), "simt", outputs=(2,),
+     error="two K tiles per iteration: a K loop unrolled by hand")
+_add("gemm_first_k_tile_peeled", gemm_first_k_tile_peeled,
+     [_a((100, 128), F16), _a((128, 80), F16), _a((100, 80)), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
+_add("gemm_acc_starts_from_c", gemm_acc_starts_from_c,
+     [_a((100, 128), F16), _a((128, 80), F16), _a((100, 80)), 64, 64, 32], (2, 2), "gemm", outputs=(2,))
+_add("gemm_requant_int8_out", gemm_requant_int8_out,
+     [_a((100, 128), I8), _a((128, 80), I8), _a((1,)), _a((100, 80), I8), 64, 64, 64], (2, 2), "gemm", outputs=(3,))
+_add("mlp_bias_in_loop_residual_after", mlp_bias_in_loop_residual_after,
+     [_a((150, 64), F16), _a((64, 256), F16), _a((256,)), _a((256, 64), F16), _a((150, 64), F16), 64, 64, 64], (3,),
+     "chained", outputs=(4,))
+_add("attn_threshold_sparse_mask", attn_threshold_sparse_mask, _bhsd(2, 150, 170, 64) + [0.125, 0.5, 64, 64, 64],
+     _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_q_f16_to_bf16_scaled", attn_q_f16_to_bf16_scaled,
+     [_a((2, 150, 64), F16), _a((2, 170, 64), BF16), _a((2, 170, 64), BF16), _a((2, 150, 64), BF16), scale2(64), 64,
+      64, 64], _grid(150, 64, 2), "chained", outputs=(3,))
+_add("cumsum_int32_rows", cumsum_int32_rows, [_a((4, 100), I32), _a((4, 100), I32), 128], (4,), "simt", outputs=(1,))
+_add("cumprod_rows_f32", cumprod_rows_f32, [_a((4, 100)), _a((4, 100)), 128], (4,), "simt", outputs=(1,))
+
 # ----------------------------------------------------------------------------------------------- rejected by cuTile
 
 
@@ -1400,6 +1560,31 @@ def bid_of_a_float_axis(X, Y, BN: ConstInt):
     x = ct.load(X, index=(ct.bid(0.0),), shape=(BN,), padding_mode=ZERO)
     ct.store(Y, index=(0,), tile=x)
 
+@ct.kernel
+def attn_q_f16_scaled_in_f16(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """Q scaled in f16 before the loop, ``q * qk_scale`` with a Python float (the product is f32: cuTile's
+    promotion), multiplied against f16 K."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D)) * qk_scale
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
 _V = _a((64,))
 _M = _a((64, 64))
 _H = _a((64, 64), F16)
@@ -1452,6 +1637,9 @@ REJECTED_BY_CUTILE: dict[str, tuple] = {
                               "Bitwise operations require integers or booleans", "tile=x & 1"),
     "num_tiles_axis_2_of_2d": (num_tiles_axis_2_of_2d, [_M, _a((64,), I32), 64], "Axis 2 is out of range for rank 2",
                                "n = ct.num_tiles(X, axis=2"),
+    "attn_q_f16_scaled_in_f16": (attn_q_f16_scaled_in_f16, _bhsd(2, 150, 170, 64) + [0.125, 64, 64, 64],
+                                 "x and y must have the same dtype unless they are int8/uint8, got float32 float16",
+                                 "s = ct.mma(q, ct.transpose(k)"),
     "bid_of_a_float_axis": (bid_of_a_float_axis, [_V, _V, 64],
                             "Invalid argument \"axis\" of bid(): Expected an integer constant", "ct.bid(0.0)"),
 }
