@@ -4491,6 +4491,12 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                                                                plan.smem, plan.stages, plan.q_slots)
                                     if ck.row_groups else f"{ROW_GROUPS_ENV}={row_groups_setting()} not applied: "
                                     f"{row_groups_off}", "remark"))
+    if ck.dtype2:  # each dot its own 16-bit type (f16 scores, a bf16 P @ V)
+        from tileorch.diagnostics import format_error
+
+        located.append(format_error(ck.dot2, f"chained-dots tier: the first dot multiplies {ck.dtype} tiles, this "
+                                             f"dot {ck.dtype2} ones (P rounded to {ck.dtype2} in registers, "
+                                             f"wgmma ...f32.{ck.dtype2}.{ck.dtype2})", "remark"))
     if located:  # remarks at the user's lines (the driver prints them with the tier's remark)
         record["remarks"] = located
     if ck.q_prologue is not None:  # applied in place to the Q tile after each Q load
