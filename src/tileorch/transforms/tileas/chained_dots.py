@@ -562,21 +562,23 @@ def consumer_regs(consumers: int, ctas_per_sm: int = 1) -> int:
 _DT = {Float16Type: "f16", BFloat16Type: "bf16"}
 
 
-def _check_operand_types(dt: str, d1: Operation, firsts: list, d2: Operation) -> None:
-    """Every operand of the chained kernel's WGMMAs has the loads' type ``dt``: the kernel multiplies
-    the tiles as loaded (and P packed to ``dt``), so an operand converted to another type by
-    ``astype`` (K rounded to fp8, P to bf16 beside f16 V) would be multiplied unconverted: refused,
-    located at the conversion."""
-    operands = [(d1.lhs, "first dot's A (Q)"), *((fd.rhs, "first dot's B (K)") for fd in firsts),
-                (d2.lhs, "second dot's A (P)"), (d2.rhs, "second dot's B (V)")]
-    for value, what in operands:
+def _check_operand_types(dt: str, d1: Operation, firsts: list, d2: Operation, dt2: str | None = None) -> None:
+    """Every operand of the chained kernel's WGMMAs has its dot's type: the first dots' ``dt`` (K's
+    loads; Q's, or the type a Q prologue converts it to in place), the second dot's ``dt2`` (V's
+    loads; ``dt`` when not given).  The kernel multiplies the tiles as loaded (and P packed to
+    ``dt2``), so an operand converted to another type by ``astype`` (K rounded to fp8, P to bf16
+    beside f16 V) would be multiplied unconverted: refused, located at the conversion."""
+    dt2 = dt2 or dt
+    operands = [(d1.lhs, "first dot's A (Q)", dt), *((fd.rhs, "first dot's B (K)", dt) for fd in firsts),
+                (d2.lhs, "second dot's A (P)", dt2), (d2.rhs, "second dot's B (V)", dt2)]
+    for value, what, want in operands:
         elt = value.type.element_type
         have = _DT.get(type(elt), str(elt))
-        if have != dt:
+        if have != want:
             where = value.owner if isinstance(value.owner, Operation) else d1
-            _fail(where, f"the {what} is {have} where the operands' tiles are loaded as {dt}: a dot operand "
+            _fail(where, f"the {what} is {have} where the operands' tiles are loaded as {want}: a dot operand "
                          f"converted to another type (astype) is not computed by the chained kernel (convert it "
-                         f"to {dt}, or load it as {have})")
+                         f"to {want}, or load it as {have})")
 
 
 @dataclass
@@ -674,7 +676,7 @@ class ChainedKernel:
     tn: int
     d: int
     dv: int
-    dtype: str
+    dtype: str  # the first dots' WGMMA type (Q and K as multiplied)
     carried: list[tuple[int, int]]  # (iter-arg index, width X) of the loop's tile-carried values
     yields: list[SSAValue]  # the new value of each iter arg (through the pipeline's consumer_read)
     branches: list[scf.IfOp] = field(default_factory=list)  # scf.if on a scalar, tile results (masks)
@@ -687,6 +689,14 @@ class ChainedKernel:
     """The first dots (``dot1`` first), all ``A0 @ B1_k`` with the same A0 tile: one WGMMA chain of
     width ``sn`` over their B tiles side by side in the stage (:attr:`b1_wide`)."""
     b1s: list = field(default_factory=list)  # each first dot's B operand (``b1`` first)
+    dtype2: str = ""
+    """The second dots' WGMMA type (P packed to it, V as loaded) where it is not :attr:`dtype` (f16 scores, bf16
+    ``P @ V``: each dot's operands in one 16-bit type of their own); empty: :attr:`dtype`."""
+
+    @property
+    def dtype_p(self) -> str:
+        """The second dots' WGMMA type: P is packed to it (:attr:`dtype2`, else :attr:`dtype`)."""
+        return self.dtype2 or self.dtype
     b2_in_b1: int = -1
     """The first dot whose B tile the second dot reads too (the same load: dQ's ``K`` is ``S = Q
     K^T``'s B, K-major, and ``dQ += dS K``'s, N-major): the second dot's WGMMAs read that tile's
@@ -1020,6 +1030,28 @@ def _check_yields_after_second_dots(seconds: list, yields: list) -> None:
                            "next dot (its C: ct.mma(p, v, acc * alpha)) or after the loop")
 
 
+def _dot_types(d1: Operation, a_ops, b1s, seconds_b, prologue) -> tuple[set, set]:
+    """({the first dots' type}, {the second dots' type}): K's loads, and Q's unless a Q prologue converts it in
+    place (from one 16-bit float type to the other: ``q.astype(ct.float16)`` of a bf16 Q); V's loads.  The two
+    dots may differ (f16 scores, bf16 ``P @ V``: each WGMMA names its own type); a dot's operands may not."""
+    def dt(o):
+        return _DT.get(type(o.load.result.type.element_type), str(o.load.result.type.element_type))
+
+    first, second = {dt(o) for o in b1s}, {dt(o) for o in seconds_b}
+    q = {dt(o) for o in a_ops}
+    if len(first) != 1 or len(second) != 1:
+        _fail(d1, "all dot operands must have the same element type")
+    if q != first:
+        top = prologue.top.type.element_type if prologue is not None else None
+        if top is None or _DT.get(type(top)) not in first or len(q) != 1 or not q <= set(_DT.values()):
+            _fail(d1, f"the first dot's A (Q) is loaded as {'/'.join(sorted(q))} where its B (K) is "
+                      f"{next(iter(first))}: all dot operands must have the same element type (convert Q with "
+                      f"astype after its load, or store it as {next(iter(first))})")
+    if first != second and not (first | second) <= set(_DT.values()):
+        _fail(d1, "all dot operands must have the same element type")
+    return first, second
+
+
 def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     sets = chained_dot_sets(kernel)
     if sets is None:
@@ -1109,11 +1141,9 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     if (len(b1s) > 1 or others) and any(b.parts for b in (*b1s, b2, *others)):
         _fail(d1, "a B tile joined by ct.cat from row blocks (pages) in a chain of several first or second dots: not "
                   "supported yet")
-    dts = {_DT[type(o.load.result.type.element_type)] for o in (a0, *a0s, *b1s, b2, *others)}
-    if len(dts) != 1:
-        _fail(d1, "all dot operands must have the same element type")
+    dts, dts2 = _dot_types(d1, (a0, *a0s), b1s, (b2, *others), prologue)
     for sd in seconds:
-        _check_operand_types(next(iter(dts)), d1, firsts, sd)
+        _check_operand_types(next(iter(dts)), d1, firsts, sd, next(iter(dts2)))
     stores = [o for o in kernel.walk() if isinstance(o, ts.TiledStoreOp)]
     if not stores or any(loop.is_ancestor(x) for x in stores):
         _fail(kernel, "expected the tile stores after the loop")
@@ -1180,9 +1210,12 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         branches.append(br)
     ck = ChainedKernel(kernel, d1, d2, loop, a0, b1, b2, st, tm, tn, d, dv, dts.pop(), carried, yields, branches,
                        row_stores)
-    if prologue is not None and prologue.top.type.element_type != a0.load.result.type.element_type:
-        _fail(prologue.top.owner, "the first dot's A (Q) prologue changes the Q tile's element type: it is applied "
-                                  "in place to the tile in shared memory")
+    dt2 = dts2.pop()
+    ck.dtype2 = dt2 if dt2 != ck.dtype else ""
+    if prologue is not None and type(prologue.top.type.element_type) not in _DT:
+        _fail(prologue.top.owner, "the first dot's A (Q) prologue changes the Q tile's element type to "
+                                  f"{prologue.top.type.element_type}: it is applied in place to the tile in shared "
+                                  "memory, from one 16-bit float type to another (f16, bf16) only")
     ck.q_prologue = prologue
     ck.b_prologue = b_prologue
     ck.tile_rows = tile_rows if tile_rows != tm else 0
@@ -2976,13 +3009,13 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
                 c_in = s.tile_regs(ck.dot2.acc, ck.dv)
                 p = versioned[0] if versioned is not None else s.tile_regs(ck.dot2.lhs, ck.tn)
                 # every register the WGMMAs read is written before the fence (else ptxas serializes them)
-                a_regs = [[pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
+                a_regs = [[pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype_p) for q in range(4)]
                           for c in range(ck.tn // 16)]
                 descs = _b2_descriptors(ck, s.e, b2_addr)
                 s.e.add(nvvm.WgmmaFenceAlignedOp())
                 acc = c_in
                 for c in range(ck.tn // 16):
-                    acc = _wgmma_reg_a(s.e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if ck.b2.k_major else 1)
+                    acc = _wgmma_reg_a(s.e, a_regs[c], descs[c], acc, ck.dv, ck.dtype_p, 0 if ck.b2.k_major else 1)
                 low.provided[ck.dot2.result] = (ck.dv, acc)
             new_regs = []
             for k, ((i, w), y) in enumerate(zip(ck.carried, ck.yields)):
@@ -3017,7 +3050,7 @@ def _several_second_dots(kb: _Kernel, s: _Site, st_l: SSAValue) -> None:
     for c in range(ck.tn // 16):
         for sd in ck.seconds:
             p = [s.at(sd.dot.lhs, h, g, j) for h, g, j in frag[8 * c:8 * c + 8]]
-            a_regs[id(sd)].append([pack16(e, p[2 * q], p[2 * q + 1], ck.dtype) for q in range(4)])
+            a_regs[id(sd)].append([pack16(e, p[2 * q], p[2 * q + 1], ck.dtype_p) for q in range(4)])
     issued = []
     for k, sd in enumerate(ck.seconds):
         c_in = s.tile_regs(sd.dot.acc, ck.dv)
@@ -3032,7 +3065,7 @@ def _several_second_dots(kb: _Kernel, s: _Site, st_l: SSAValue) -> None:
     for sd, c_in, a_regs, descs in issued:
         acc = c_in
         for c in range(ck.tn // 16):
-            acc = _wgmma_reg_a(e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if sd.b2.k_major else 1)
+            acc = _wgmma_reg_a(e, a_regs[c], descs[c], acc, ck.dv, ck.dtype_p, 0 if sd.b2.k_major else 1)
         s.low.provided[sd.dot.result] = (ck.dv, acc)
 
 
@@ -3087,7 +3120,7 @@ def _second_dot(ck: ChainedKernel, e: Emitter, a_flat: list[SSAValue], c_in: lis
     e.add(nvvm.WgmmaFenceAlignedOp())
     acc = c_in
     for c in range(ck.tn // 16):
-        acc = _wgmma_reg_a(e, a_flat[4 * c:4 * c + 4], descs[c], acc, ck.dv, ck.dtype, 0 if ck.b2.k_major else 1)
+        acc = _wgmma_reg_a(e, a_flat[4 * c:4 * c + 4], descs[c], acc, ck.dv, ck.dtype_p, 0 if ck.b2.k_major else 1)
     e.add(nvvm.WgmmaGroupSyncAlignedOp())
     return acc
 
@@ -3323,7 +3356,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         """P packed at the insertion point (volatile: after the first dot's issue)."""
         tmp = Block()
         em = Emitter(tmp, 128)
-        out = _pack_after_wait(em, p, ck.dtype)
+        out = _pack_after_wait(em, p, ck.dtype_p)
         kb.splice(tmp)
         return out
     kb.rescale_applied |= {"late"} if late is not None else set()
@@ -3404,10 +3437,10 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             p0, new0 = tile(s, iv0, z_last, init)
         if ahead:  # P packed once tile 1's first dot has retired (a WGMMA input defined outside its flight)
             s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
-            a0 = _pack_after_wait(s.e, p0, ck.dtype)
+            a0 = _pack_after_wait(s.e, p0, ck.dtype_p)
             s_next = _s_regs(ck, s.e, z_ahead)
         else:
-            a0 = f32_p(s, p0) if late_pack else [pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype)
+            a0 = f32_p(s, p0) if late_pack else [pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype_p)
                                                  for i in range(len(p0) // 2)]
             s_next = []
         if late is None:
@@ -3466,7 +3499,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             ck.row_loads.clear()
             s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
             s.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))  # tile j-1's stage is free
-            a_j = f32_p(s, p_j) if late_pack else _pack_after_wait(s.e, p_j, ck.dtype)
+            a_j = f32_p(s, p_j) if late_pack else _pack_after_wait(s.e, p_j, ck.dtype_p)
             if late is not None:
                 r_j = row_regs(s)
                 kb.splice(s.tmp)
@@ -3509,7 +3542,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
                                     _frontier(ck.dot2.acc, acc_arg))
             s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
             s.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))  # tile j-1's stage is free
-            a_j = _pack_after_wait(s.e, p_j, ck.dtype)
+            a_j = _pack_after_wait(s.e, p_j, ck.dtype_p)
             s_next = _s_regs(ck, s.e, z_next)
             if late is not None:
                 r_j = row_regs(s)
@@ -3947,7 +3980,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     plan = replace(plan, ctas_per_sm=occupancy)
     persistent = plan.persistent
     snake = schedule(heavy is not None) if persistent else None  # the snake order of the instances (_WorkTiles.snaked)
-    name = (f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_x{ck.k1}" if ck.k1 > 1 else "")
+    name = (f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_{ck.dtype2}" if ck.dtype2 else "")
+            + (f"_x{ck.k1}" if ck.k1 > 1 else "")
             + (f"_g{ck.row_groups}" if ck.row_groups else ""))
     pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES and ck.b_prologue is None else None
     for pro, op, threads, rows in ((ck.q_prologue, ck.a0, 128, 64), (ck.b_prologue, ck.b1, plan.consumer_threads,
@@ -4337,7 +4371,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "interior_masks": len(masks), "k_range": rebased,
               "guarded": guarded is not None and persistent_enabled(heavy is None),
               "tm": ck.tm, "tn": ck.tn, **({"first_dots": ck.k1} if ck.k1 > 1 else {}),
-              "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
+              "d": ck.d, "dv": ck.dv, "dtype": ck.dtype, **({"dtype2": ck.dtype2} if ck.dtype2 else {}),
               "tmaps": [{"arg": o.arg, "rows": o.box_rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes,
                          **({"rows_dim": o.rows_dim} if o.rows_dim >= 0 else {}),
                          **({"group_dim": o.group_dim, "group": o.group} if o.group_dim >= 0 else {})}
@@ -4457,6 +4491,12 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                                                                plan.smem, plan.stages, plan.q_slots)
                                     if ck.row_groups else f"{ROW_GROUPS_ENV}={row_groups_setting()} not applied: "
                                     f"{row_groups_off}", "remark"))
+    if ck.dtype2:  # each dot its own 16-bit type (f16 scores, a bf16 P @ V)
+        from tileorch.diagnostics import format_error
+
+        located.append(format_error(ck.dot2, f"chained-dots tier: the first dot multiplies {ck.dtype} tiles, this "
+                                             f"dot {ck.dtype2} ones (P rounded to {ck.dtype2} in registers, "
+                                             f"wgmma ...f32.{ck.dtype2}.{ck.dtype2})", "remark"))
     if located:  # remarks at the user's lines (the driver prints them with the tier's remark)
         record["remarks"] = located
     if ck.q_prologue is not None:  # applied in place to the Q tile after each Q load

@@ -1867,8 +1867,7 @@ def _k_coordinate(ld: Operation, fail) -> SSAValue:
     indices, _, _ = _batch_split(ld, list(ld.indices), list(ld.result.type.get_shape()), fail)
     ks = [v for v in indices if _is_iv(v)]
     if len(ks) != 1:
-        fail(ld, "an operand tile load must index K by the K loop's variable and its other dimension by a tile "
-                 "index computed outside the loop")
+        fail(ld, _operand_index_why(ks))
     return ks[0]
 
 
@@ -1877,9 +1876,19 @@ def _tile_coordinate(ld: Operation, fail) -> SSAValue:
     indices, _, _ = _batch_split(ld, list(ld.indices), list(ld.result.type.get_shape()), fail)
     rest = [v for v in indices if not _is_iv(v)]
     if len(rest) != 1:
-        fail(ld, "an operand tile load must index K by the K loop's variable and its other dimension by a tile "
-                 "index computed outside the loop")
+        fail(ld, _operand_index_why([v for v in indices if _is_iv(v)]))
     return rest[0]
+
+
+def _operand_index_why(ivs: list) -> str:
+    """Why an operand tile load's indices are not (the K loop's variable, a tile index computed outside the loop):
+    ``ivs``, the indices that are loop variables -- two of them is a K loop inside a loop over output tiles."""
+    if len(ivs) > 1:
+        return ("an operand tile load is indexed by the variables of two loops (the K loop inside a loop over output "
+                "tiles): the WGMMA lowering computes one output tile per block, its row and column tile indices "
+                "computed outside the K loop; put the output tile's index on a grid axis (ct.bid)")
+    return ("an operand tile load must index K by the K loop's variable and its other dimension by a tile index "
+            "computed outside the loop")
 
 
 def _check_program_scalars(kernel: aa.FuncOp, acc: SSAValue, store: Operation, values: list, fail) -> None:
