@@ -21,9 +21,13 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.nv_tileaa.attrs import PointerType
+from tileorch.lazy_import import lazy_module
 from tileorch.transforms.op_init import create_op
 from tileorch.transforms.tileaa_to_simt import f64_math as _f64
-from tileorch.transforms.tileaa_to_simt import f64_trig as _f64_trig
+
+_f64_trig = lazy_module("tileorch.transforms.tileaa_to_simt.f64_trig")
+"""The f64 sin/cos/tan/atan2 (imported on the first f64 trig op: its constant tables import ``fractions`` and
+``decimal``, ~2 ms of a cold SIMT compile that has none)."""
 
 GLOBAL_PTR = nvvm.PTR_GLOBAL
 SHARED_PTR = nvvm.PTR_SHARED
