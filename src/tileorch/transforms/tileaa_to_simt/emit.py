@@ -32,6 +32,10 @@ _f64_trig = lazy_module("tileorch.transforms.tileaa_to_simt.f64_trig")
 GLOBAL_PTR = nvvm.PTR_GLOBAL
 SHARED_PTR = nvvm.PTR_SHARED
 
+FLOAT_BITS: dict[type, int] = {Float16Type: 16, BFloat16Type: 16, Float32Type: 32, Float64Type: 64}
+"""Bits of the float types printed ``f16``, ``bf16``, ``f32``, ``f64``, by class (``str(t)`` prints the type through
+xDSL's printer: ~20 us, which a softmax's lowering paid 138 times)."""
+
 
 def f64_math(kind: str) -> str:
     """The refusal of a transcendental function on f64 (computed in f32 only, through the MUFU
@@ -421,8 +425,7 @@ class Emitter:
         """``shfl.sync.<kind>.b32`` of ``x`` (``bfly``: lane ^ arg, ``up``: lane - arg, ``down``: lane +
         arg, ``idx``: lane arg; out of the warp: the lane's own value); values other than 32 bits travel as one or two 32-bit words."""
         typ = x.type
-        width = typ.width.data if isinstance(typ, IntegerType) else {"f16": 16, "bf16": 16, "f32": 32,
-                                                                      "f64": 64}[str(typ)]
+        width = typ.width.data if isinstance(typ, IntegerType) else FLOAT_BITS[type(typ)]
         clamp = 0 if kind == "up" else 31  # up: lanes below the delta keep their value; down: above 31 - delta
 
         def shfl(word: SSAValue) -> SSAValue:
