@@ -273,3 +273,77 @@ def test_the_file_is_read_at_the_first_dataclass_only(table, monkeypatch):
         make_point()
         make_point()
     assert reads == [table]
+
+
+def test_the_generated_doc_string_is_made_when_first_read(table):
+    """Installed, a dataclass without a doc-string gets ``dataclasses``' text (``Name(signature)``) at its first
+    read, from the class or an instance (then kept in the class's dictionary); a slotted class too; a class with
+    its own doc-string keeps it; a class ``dataclasses`` refuses keeps no placeholder; uninstalled, ``dataclasses``
+    is as it was (issue 22: ~80 signatures of a cold compile that nothing reads)."""
+    def classes():
+        @dataclasses.dataclass(frozen=True)
+        class Point:
+            x: int
+            y: "list[int]" = dataclasses.field(default_factory=list)
+
+        @dataclasses.dataclass(slots=True)
+        class Slotted:
+            a: str = "q"
+
+        @dataclasses.dataclass
+        class Documented:
+            """Mine."""
+            a: int
+
+        return Point, Slotted, Documented
+
+    plain = classes()
+    original = dataclasses._process_class
+    assert dataclass_code.install()
+    lazy = classes()
+    point, slotted, documented = lazy
+    assert isinstance(vars(point)["__doc__"], dataclass_code.LazyDoc)
+    assert isinstance(vars(slotted)["__doc__"], dataclass_code.LazyDoc)
+    assert point(1).__doc__ == plain[0].__doc__ and plain[0].__doc__.startswith("Point(x: ")  # as dataclasses writes it
+    assert vars(point)["__doc__"] == plain[0].__doc__  # kept
+    assert slotted.__doc__ == plain[1].__doc__ and slotted.__doc__.startswith("Slotted(a: ")
+    assert slotted.__slots__ == ("a",)
+    assert documented.__doc__ == "Mine."
+
+    class Refused:
+        a: int = 1
+        b: int
+
+    with pytest.raises(TypeError, match="non-default argument"):
+        dataclasses.dataclass(Refused)
+    assert Refused.__doc__ is None
+    dataclass_code.uninstall()
+    assert dataclasses._process_class is original and "exec" not in vars(dataclasses)
+
+
+DOCS = """
+import dataclasses, gc, json, sys
+if sys.argv[1] == "plain":
+    dataclasses.exec = exec  # dataclass_code.install() then leaves dataclasses as it is
+from tileorch import dataclass_code
+dataclass_code.install()
+import tileorch.backend.compile, tileorch.driver, tileorch.transforms.tileaa_to_simt
+classes = [c for c in gc.get_objects() if isinstance(c, type) and "__dataclass_fields__" in vars(c)]
+lazy = sum(isinstance(vars(c).get("__doc__"), dataclass_code.LazyDoc) for c in classes)
+print(json.dumps([lazy, sorted((c.__module__ + "." + c.__qualname__, c.__doc__) for c in classes)]))
+"""
+
+
+def test_the_compilers_dataclasses_have_the_doc_strings_dataclasses_writes(tmp_path):
+    """The compiler's modules (xDSL's and tileorch's dataclasses) imported with the doc-strings made when first
+    read: every class's ``__doc__`` is the text ``dataclasses`` writes itself."""
+    import json
+
+    out = {}
+    for mode in ("plain", "lazy"):
+        proc = subprocess.run([sys.executable, "-c", DOCS, mode], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        out[mode] = json.loads(proc.stdout)
+    (plain_lazy, plain), (lazy_count, lazy) = out["plain"], out["lazy"]
+    assert plain_lazy == 0 and lazy_count > 30, (plain_lazy, lazy_count)
+    assert len(plain) > 200 and lazy == plain

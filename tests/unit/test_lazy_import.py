@@ -278,3 +278,30 @@ def test_importing_the_cutile_launcher_asks_no_signatures():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
+
+
+def test_simt_compile_without_f64_trig_does_not_import_its_constant_tables(tmp_path):
+    """A SIMT compile of a program without an f64 sin/cos/tan/atan2 (cuTile's softmax bytecode) imports neither
+    ``tileaa_to_simt.f64_trig`` nor its constant tables (``f64_constants``: ``fractions``, ``decimal``); an f64
+    ``sin`` imports them when it is lowered and compiles (issue 22: ~2 ms of a cold SIMT compile)."""
+    softmax = os.path.join(os.path.dirname(__file__), "cutile_bytecode", "softmax.tileirbc")
+    sin64 = tmp_path / "sin64.mlir"
+    sin64.write_text(PROGRAM.replace("f32", "f64").replace("%e = exp %t", "%e = sin %t"))
+    code = textwrap.dedent(f"""
+        import sys
+        import tileorch
+        MODULES = ("tileorch.transforms.tileaa_to_simt.f64_trig", "tileorch.transforms.tileaa_to_simt.f64_constants",
+                   "fractions", "decimal")
+        kernel = tileorch.compile(open({softmax!r}, "rb").read(), None, cache=False, ptxas=False, isolate=True)
+        assert "SIMT" in " ".join(kernel.remarks) and ".entry" in kernel.ptx, kernel.remarks
+        print(sorted(m for m in MODULES if m in sys.modules))
+        kernel = tileorch.compile({str(sin64)!r}, None, cache=False, ptxas=False, isolate=True)
+        assert ".f64" in kernel.ptx, kernel.ptx[:300]
+        print(sorted(m for m in MODULES if m in sys.modules))
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "TILEORCH_BACKEND_MEMO"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-2:] == [
+        "[]", "['decimal', 'fractions', 'tileorch.transforms.tileaa_to_simt.f64_constants', "
+              "'tileorch.transforms.tileaa_to_simt.f64_trig']"], proc.stdout

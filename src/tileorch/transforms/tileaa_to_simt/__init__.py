@@ -92,9 +92,10 @@ from tileorch.lazy_import import lazy_module
 from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, combined_atomics, early_prefetch,
                                                 gather_occupancy, occupancy_cap, rematerialize, store_barriers,
                                                 store_chunks, thread_local_reduce, thread_partials, uniform_division, warp_programs)
-from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, cmpi, float_attr,
-                                                     global_type, integer_attr, is_float, is_fp8, memory_type,
-                                                     predicated_form, reg_type, strides_of, supported_element)
+from tileorch.transforms.tileaa_to_simt.emit import (FLOAT_BITS, GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, cmpi,
+                                                     float_attr, global_type, integer_attr, is_float, is_fp8,
+                                                     memory_type, predicated_form, reg_type, strides_of,
+                                                     supported_element)
 from tileorch.transforms.tileaa_to_simt.hoist import MAX_HOISTED_WORDS, loads_first, split_loads_first
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout
 from tileorch.transforms.tileaa_to_simt.mma import MmaDotLowering, MmaPlan, plan_dot
@@ -2449,7 +2450,7 @@ def _numel(shape) -> int:
 
 
 def _fwidth(t: Attribute) -> int:
-    return {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}.get(str(t), 32)
+    return FLOAT_BITS.get(type(t), 32)
 
 
 def _fconv(e: Emitter, x: SSAValue, t: Attribute) -> SSAValue:

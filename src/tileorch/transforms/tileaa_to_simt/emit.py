@@ -21,12 +21,20 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.nv_tileaa.attrs import PointerType
+from tileorch.lazy_import import lazy_module
 from tileorch.transforms.op_init import create_op
 from tileorch.transforms.tileaa_to_simt import f64_math as _f64
-from tileorch.transforms.tileaa_to_simt import f64_trig as _f64_trig
+
+_f64_trig = lazy_module("tileorch.transforms.tileaa_to_simt.f64_trig")
+"""The f64 sin/cos/tan/atan2 (imported on the first f64 trig op: its constant tables import ``fractions`` and
+``decimal``, ~2 ms of a cold SIMT compile that has none)."""
 
 GLOBAL_PTR = nvvm.PTR_GLOBAL
 SHARED_PTR = nvvm.PTR_SHARED
+
+FLOAT_BITS: dict[type, int] = {Float16Type: 16, BFloat16Type: 16, Float32Type: 32, Float64Type: 64}
+"""Bits of the float types printed ``f16``, ``bf16``, ``f32``, ``f64``, by class (``str(t)`` prints the type through
+xDSL's printer: ~20 us, which a softmax's lowering paid 138 times)."""
 
 
 def f64_math(kind: str) -> str:
@@ -417,8 +425,7 @@ class Emitter:
         """``shfl.sync.<kind>.b32`` of ``x`` (``bfly``: lane ^ arg, ``up``: lane - arg, ``down``: lane +
         arg, ``idx``: lane arg; out of the warp: the lane's own value); values other than 32 bits travel as one or two 32-bit words."""
         typ = x.type
-        width = typ.width.data if isinstance(typ, IntegerType) else {"f16": 16, "bf16": 16, "f32": 32,
-                                                                      "f64": 64}[str(typ)]
+        width = typ.width.data if isinstance(typ, IntegerType) else FLOAT_BITS[type(typ)]
         clamp = 0 if kind == "up" else 31  # up: lanes below the delta keep their value; down: above 31 - delta
 
         def shfl(word: SSAValue) -> SSAValue:
