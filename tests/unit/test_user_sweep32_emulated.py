@@ -220,6 +220,14 @@ def _att_q_to_bf16():
     return {0: q, 1: k, 2: v, 3: _unset((2, 150, 64), "bfloat16")}, {3: ref}
 
 
+def _plain():
+    """Plain attention over 2 x 150 queries and 170 keys, head dim 64 (the programs whose spelling differs)."""
+    def case():
+        q, k, v = _qkv(2, 150, 170, 64)
+        return {0: q, 1: k, 2: v}, {3: attention(q, k, v, lambda s, h: s / 8.0)}
+    return case
+
+
 ATTENTION_CASES = {
     "attn_alibi_slope_exp2_of_head": _att_alibi,
     "attn_relative_bias_tile_per_key_tile": _att_rel_bias,
@@ -244,6 +252,9 @@ ATTENTION_CASES = {
     "mlp_bias_in_loop_residual_after": _mlp_bias_residual,
     "attn_threshold_sparse_mask": _att_threshold,
     "attn_q_f16_to_bf16_scaled": _att_q_to_bf16,
+    "attn_den_of_rounded_probs": _plain(),
+    "attn_keys_walked_last_first": _plain(),
+    "attn_acc_kept_normalised": _plain(),
 }
 """Per chained program: ``() -> (inputs, {output position: float64 reference})``."""
 BF16_OUT = {"attn_softcap_tanh_causal_bf16", "mlp_silu_hidden_ragged_n2_128", "attn_f16_scores_bf16_pv",

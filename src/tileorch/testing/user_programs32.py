@@ -1404,6 +1404,92 @@ _add("attn_q_f16_to_bf16_scaled", attn_q_f16_to_bf16_scaled,
 _add("cumsum_int32_rows", cumsum_int32_rows, [_a((4, 100), I32), _a((4, 100), I32), 128], (4,), "simt", outputs=(1,))
 _add("cumprod_rows_f32", cumprod_rows_f32, [_a((4, 100)), _a((4, 100)), 128], (4,), "simt", outputs=(1,))
 
+@ct.kernel
+def attn_den_of_rounded_probs(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The probabilities rounded to f16 once, ``p16 = exp2(s - m).astype(f16)``, and both the row sum and the
+    second dot read the rounded tile (the sum of what is multiplied, as some ports write it)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p16 = ct.exp2(s - m_new).astype(ct.float16)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p16.astype(ct.float32), axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p16, v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_keys_walked_last_first(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The key tiles walked from the last to the first, ``j = n - 1 - jj`` (the online softmax is order-free): the
+    ragged last tile comes first."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    n = ct.cdiv(seq, BN)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for jj in range(n):
+        j = n - 1 - jj
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_acc_kept_normalised(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The output kept normalised at every step: ``acc = acc * (corr * l_old / l_new) + (p / l_new) @ v`` (no
+    division after the loop), the probabilities divided before their cast."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den_new = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma((p / den_new).astype(ct.float16), v, acc * (corr * den / den_new))
+        den = den_new
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=acc.astype(O.dtype).reshape((1, BM, D)))
+
+
+
+_add("attn_den_of_rounded_probs", attn_den_of_rounded_probs, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64],
+     _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_keys_walked_last_first", attn_keys_walked_last_first, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64],
+     _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_acc_kept_normalised", attn_acc_kept_normalised, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64],
+     _grid(150, 64, 2), "chained", outputs=(3,))
+
 # ----------------------------------------------------------------------------------------------- rejected by cuTile
 
 
