@@ -1490,6 +1490,70 @@ _add("attn_keys_walked_last_first", attn_keys_walked_last_first, _bhsd(2, 150, 1
 _add("attn_acc_kept_normalised", attn_acc_kept_normalised, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64],
      _grid(150, 64, 2), "chained", outputs=(3,))
 
+@ct.kernel
+def argmax_down_columns_int32_ties(X, Idx, BM: ConstInt, BN: ConstInt):
+    """``argmax`` down each column of an int32 array with ties (the first row wins), the ragged rows past M
+    excluded by ``where`` with the int32 minimum."""
+    bn = ct.bid(0)
+    x = ct.load(X, index=(0, bn), shape=(BM, BN), padding_mode=ct.PaddingMode.ZERO)
+    rows = ct.arange(BM, dtype=ct.int32)
+    x = ct.where(rows[:, None] < X.shape[0], x, -2147483648)
+    ct.store(Idx, index=(bn,), tile=ct.argmax(x, axis=0).astype(ct.int32))
+
+
+@ct.kernel
+def top3_by_repeated_argmax(X, V, I, BN: ConstInt):
+    """A row's top 3 by three rounds of ``argmax`` / ``max``, each found maximum masked to ``-inf`` by ``where``
+    on the column index before the next round; values and indices stored per round at ``(r, t)``."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ct.PaddingMode.NEG_INF)
+    cols = ct.arange(BN, dtype=ct.int32)
+    for t in range(3):
+        i = ct.argmax(x, axis=1, keepdims=True).astype(ct.int32)
+        v = ct.max(x, axis=1, keepdims=True)
+        ct.store(V, index=(r, t), tile=v)
+        ct.store(I, index=(r, t), tile=i)
+        x = ct.where(cols[None, :] == i, -math.inf, x)
+
+
+@ct.kernel
+def int32_products_summed_int64(A, Bv, S, BN: ConstInt):
+    """A dot product of int32 rows widened to int64 before the multiply (an int32 product would wrap), summed in
+    int64 (wrapping as int64 does)."""
+    r = ct.bid(0)
+    a = ct.load(A, index=(r, 0), shape=(1, BN), padding_mode=ZERO).astype(ct.int64)
+    b = ct.load(Bv, index=(r, 0), shape=(1, BN), padding_mode=ZERO).astype(ct.int64)
+    ct.store(S, index=(r,), tile=ct.sum(a * b, axis=1))
+
+
+@ct.kernel
+def uint8_image_normalised_f16(X, Y, mean: float, std: float, BN: ConstInt):
+    """uint8 pixels normalised, ``(x / 255 - mean) / std``, stored f16."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO).astype(ct.float32)
+    ct.store(Y, index=(ct.bid(0),), tile=((x / 255.0 - mean) / std).astype(ct.float16))
+
+
+@ct.kernel
+def masked_row_max_all_masked_rows(X, M, Y, BN: ConstInt):
+    """A row max under a bool mask array, ``max(where(m, x, -inf))``: a row with no True is ``-inf``."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    m = ct.load(M, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(Y, index=(r,), tile=ct.max(ct.where(m, x, -math.inf), axis=1))
+
+
+
+_add("argmax_down_columns_int32_ties", argmax_down_columns_int32_ties, [_a((50, 40), I32), _a((40,), I32), 64, 32],
+     (2,), "simt", outputs=(1,))
+_add("top3_by_repeated_argmax", top3_by_repeated_argmax, [_a((5, 100)), _a((5, 3)), _a((5, 3), I32), 128], (5,),
+     "simt", outputs=(1, 2))
+_add("int32_products_summed_int64", int32_products_summed_int64,
+     [_a((4, 100), I32), _a((4, 100), I32), _a((4,), "int64"), 128], (4,), "simt", outputs=(2,))
+_add("uint8_image_normalised_f16", uint8_image_normalised_f16, [_a((200,), U8), _a((200,), F16), 0.45, 0.225, 64],
+     (4,), "simt", outputs=(1,))
+_add("masked_row_max_all_masked_rows", masked_row_max_all_masked_rows,
+     [_a((4, 100)), _a((4, 100), B), _a((4,)), 128], (4,), "simt", outputs=(2,))
+
 # ----------------------------------------------------------------------------------------------- rejected by cuTile
 
 
