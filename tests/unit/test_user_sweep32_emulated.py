@@ -228,6 +228,13 @@ def _plain():
     return case
 
 
+def _att_bf16_f16_causal():
+    q, k = _h(2, 300, 128, dt=BF), _h(2, 300, 128, dt=BF)
+    v = _h(2, 300, 128)
+    i, j = _pos(300, 300)
+    return {0: q, 1: k, 2: v}, {3: attention(_f(q), _f(k), v, lambda s, h: _masked(s / math.sqrt(128), j <= i))}
+
+
 ATTENTION_CASES = {
     "attn_alibi_slope_exp2_of_head": _att_alibi,
     "attn_relative_bias_tile_per_key_tile": _att_rel_bias,
@@ -255,6 +262,7 @@ ATTENTION_CASES = {
     "attn_den_of_rounded_probs": _plain(),
     "attn_keys_walked_last_first": _plain(),
     "attn_acc_kept_normalised": _plain(),
+    "attn_bf16_scores_f16_pv_causal_d128": _att_bf16_f16_causal,
 }
 """Per chained program: ``() -> (inputs, {output position: float64 reference})``."""
 BF16_OUT = {"attn_softcap_tanh_causal_bf16", "mlp_silu_hidden_ragged_n2_128", "attn_f16_scores_bf16_pv",

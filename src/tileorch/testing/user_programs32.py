@@ -1554,6 +1554,36 @@ _add("uint8_image_normalised_f16", uint8_image_normalised_f16, [_a((200,), U8), 
 _add("masked_row_max_all_masked_rows", masked_row_max_all_masked_rows,
      [_a((4, 100)), _a((4, 100), B), _a((4,)), 128], (4,), "simt", outputs=(2,))
 
+@ct.kernel
+def attn_bf16_scores_f16_pv_causal_d128(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The other mix: Q / K bf16 (the scores' dot in bf16), V f16 and the probabilities cast to f16 for the second
+    dot; causal, head dim 128 in 128 x 64 tiles, f16 out."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = qt * BM + ct.arange(BM, dtype=ct.int32)
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where((kpos[None, :] <= qpos[:, None]) & (kpos[None, :] < seq), s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+_add("attn_bf16_scores_f16_pv_causal_d128", attn_bf16_scores_f16_pv_causal_d128,
+     [_a((2, 300, 128), BF16), _a((2, 300, 128), BF16), _a((2, 300, 128), F16), _a((2, 300, 128), F16), scale2(128),
+      128, 64, 128], _grid(300, 128, 2), "chained", outputs=(3,))
+
 # ----------------------------------------------------------------------------------------------- rejected by cuTile
 
 
