@@ -1,5 +1,5 @@
 # Session 40, user sweep 32 (branch s40-sweep32): correctness on the GPU, no timings.  Every program of
-# tileorch.testing.user_programs32 against its numpy reference on ragged shapes (NaN-filled outputs and tails): 27
+# tileorch.testing.user_programs32 against its numpy reference on ragged shapes (NaN-filled outputs and tails): 28
 # two-dot programs on the chained-dots kernel (ALiBi slopes by exp2 of the head, a relative bias tile, sliding windows
 # by loop bounds and by where, softcapping by tanh and by hand (bf16), GQA by h * HKV // H and h % HKV, cross-
 # attention with per-batch key lengths, varlen by .item(), prefix-LM, bottom-right causal, a per-row output scale, the

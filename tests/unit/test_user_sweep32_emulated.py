@@ -235,6 +235,13 @@ def _att_bf16_f16_causal():
     return {0: q, 1: k, 2: v}, {3: attention(_f(q), _f(k), v, lambda s, h: _masked(s / math.sqrt(128), j <= i))}
 
 
+def _mlp_f16_bf16():
+    x, w1, w2 = _h(150, 64), _h(64, 256, scale=0.2), _bf(256, 64, scale=0.2)
+    hdn = _mm(x, w1)
+    g = 0.5 * hdn * (1 + np.tanh(math.sqrt(2 / math.pi) * (hdn + 0.044715 * hdn ** 3)))
+    return {0: x, 1: w1, 2: w2}, {3: _mm(_f(g.astype(np.float32).astype(BF)), _f(w2))}
+
+
 ATTENTION_CASES = {
     "attn_alibi_slope_exp2_of_head": _att_alibi,
     "attn_relative_bias_tile_per_key_tile": _att_rel_bias,
@@ -263,10 +270,11 @@ ATTENTION_CASES = {
     "attn_keys_walked_last_first": _plain(),
     "attn_acc_kept_normalised": _plain(),
     "attn_bf16_scores_f16_pv_causal_d128": _att_bf16_f16_causal,
+    "mlp_f16_up_bf16_down_gelu": _mlp_f16_bf16,
 }
 """Per chained program: ``() -> (inputs, {output position: float64 reference})``."""
 BF16_OUT = {"attn_softcap_tanh_causal_bf16", "mlp_silu_hidden_ragged_n2_128", "attn_f16_scores_bf16_pv",
-            "attn_q_f16_to_bf16_scaled", "mlp_bias_in_loop_residual_after"}
+            "attn_q_f16_to_bf16_scaled", "mlp_bias_in_loop_residual_after", "mlp_f16_up_bf16_down_gelu"}
 """Programs whose probabilities / hidden tile or output are bf16, or whose f16 output is of magnitude ~10 (a
 wider tolerance)."""
 ATTENTION = sorted(ATTENTION_CASES) if ALL else ["attn_f16_scores_bf16_pv", "attn_q_bf16_cast_to_f16_after_load"]

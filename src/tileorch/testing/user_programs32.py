@@ -1584,6 +1584,26 @@ _add("attn_bf16_scores_f16_pv_causal_d128", attn_bf16_scores_f16_pv_causal_d128,
      [_a((2, 300, 128), BF16), _a((2, 300, 128), BF16), _a((2, 300, 128), F16), _a((2, 300, 128), F16), scale2(128),
       128, 64, 128], _grid(300, 128, 2), "chained", outputs=(3,))
 
+@ct.kernel
+def mlp_f16_up_bf16_down_gelu(X, W1, W2, Y, BM: ConstInt, BF: ConstInt, D: ConstInt):
+    """A checkpoint with mixed precisions: the up projection ``X @ W1`` in f16, the tanh-GELU hidden tile cast to
+    bf16 for the bf16 down projection ``@ W2``; f32 out."""
+    bm = ct.bid(0)
+    x = ct.load(X, index=(bm, 0), shape=(BM, D), padding_mode=ZERO)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for f in range(ct.cdiv(W1.shape[1], BF)):
+        w1 = ct.load(W1, index=(0, f), shape=(D, BF), padding_mode=ZERO)
+        h = ct.mma(x, w1, ct.zeros((BM, BF), dtype=ct.float32))
+        g = 0.5 * h * (1.0 + ct.tanh(0.7978845608028654 * (h + 0.044715 * h * h * h)))
+        w2 = ct.load(W2, index=(f, 0), shape=(BF, D), padding_mode=ZERO)
+        acc = ct.mma(g.astype(ct.bfloat16), w2, acc)
+    ct.store(Y, index=(bm, 0), tile=acc)
+
+
+_add("mlp_f16_up_bf16_down_gelu", mlp_f16_up_bf16_down_gelu,
+     [_a((150, 64), F16), _a((64, 256), F16), _a((256, 64), BF16), _a((150, 64)), 64, 64, 64], (3,), "chained",
+     outputs=(3,))
+
 # ----------------------------------------------------------------------------------------------- rejected by cuTile
 
 
