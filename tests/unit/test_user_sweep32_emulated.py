@@ -177,7 +177,7 @@ def _mlp_silu():
 
 
 def _att_v_ds():
-    q, k, v = _qkv(2, 150, 170, 64)
+    q, k, v = _qkv(2, 150, 176, 64)
     vt = np.ascontiguousarray(np.swapaxes(v, 1, 2))  # [BH, D, S]
     return {0: q, 1: k, 2: vt}, {3: attention(q, k, v, lambda s, h: s / 8.0)}
 
