@@ -28,7 +28,7 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs32  # noqa: E402
 from tileorch.testing.user_programs32 import PROGRAMS  # noqa: E402
-from dot_sweep_checks import dot_sweep_compile_tests, spilled_programs  # noqa: E402
+from dot_sweep_checks import assert_pipelines_proved, dot_sweep_compile_tests, spilled_programs  # noqa: E402
 
 SOURCE = user_programs32.__file__
 ALL = bool(os.environ.get("TILEORCH_EMULATE_ALL"))
@@ -77,3 +77,10 @@ def test_every_program_assembles_without_spills():
     :data:`SPILLS_IN_CI`, every program with ``TILEORCH_EMULATE_ALL=1`` (but :data:`SPILLS_ALLOWED`)."""
     table = PROGRAMS if ALL else {n: p for n, p in PROGRAMS.items() if p.path == "gemm" or n in SPILLS_IN_CI}
     assert spilled_programs(table, compiled) <= SPILLS_ALLOWED
+
+
+@pytest.mark.parametrize("name", ["attn_f16_scores_bf16_pv", "attn_q_bf16_cast_to_f16_after_load"])
+def test_the_new_chained_forms_pipelines_are_proved(name):
+    """``tileorch check``'s model of the kernel's pipelines (mbarrier rings, named barriers) proves the two forms
+    this sweep brought onto the chained kernel (dot_sweep_checks.assert_pipelines_proved)."""
+    assert_pipelines_proved(PROGRAMS, name)

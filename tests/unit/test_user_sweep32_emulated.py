@@ -177,7 +177,7 @@ def _mlp_silu():
 
 
 def _att_v_ds():
-    q, k, v = _qkv(2, 150, 170, 64)
+    q, k, v = _qkv(2, 150, 176, 64)
     vt = np.ascontiguousarray(np.swapaxes(v, 1, 2))  # [BH, D, S]
     return {0: q, 1: k, 2: vt}, {3: attention(q, k, v, lambda s, h: s / 8.0)}
 
@@ -220,6 +220,28 @@ def _att_q_to_bf16():
     return {0: q, 1: k, 2: v, 3: _unset((2, 150, 64), "bfloat16")}, {3: ref}
 
 
+def _plain():
+    """Plain attention over 2 x 150 queries and 170 keys, head dim 64 (the programs whose spelling differs)."""
+    def case():
+        q, k, v = _qkv(2, 150, 170, 64)
+        return {0: q, 1: k, 2: v}, {3: attention(q, k, v, lambda s, h: s / 8.0)}
+    return case
+
+
+def _att_bf16_f16_causal():
+    q, k = _h(2, 300, 128, dt=BF), _h(2, 300, 128, dt=BF)
+    v = _h(2, 300, 128)
+    i, j = _pos(300, 300)
+    return {0: q, 1: k, 2: v}, {3: attention(_f(q), _f(k), v, lambda s, h: _masked(s / math.sqrt(128), j <= i))}
+
+
+def _mlp_f16_bf16():
+    x, w1, w2 = _h(150, 64), _h(64, 256, scale=0.2), _bf(256, 64, scale=0.2)
+    hdn = _mm(x, w1)
+    g = 0.5 * hdn * (1 + np.tanh(math.sqrt(2 / math.pi) * (hdn + 0.044715 * hdn ** 3)))
+    return {0: x, 1: w1, 2: w2}, {3: _mm(_f(g.astype(np.float32).astype(BF)), _f(w2))}
+
+
 ATTENTION_CASES = {
     "attn_alibi_slope_exp2_of_head": _att_alibi,
     "attn_relative_bias_tile_per_key_tile": _att_rel_bias,
@@ -244,10 +266,15 @@ ATTENTION_CASES = {
     "mlp_bias_in_loop_residual_after": _mlp_bias_residual,
     "attn_threshold_sparse_mask": _att_threshold,
     "attn_q_f16_to_bf16_scaled": _att_q_to_bf16,
+    "attn_den_of_rounded_probs": _plain(),
+    "attn_keys_walked_last_first": _plain(),
+    "attn_acc_kept_normalised": _plain(),
+    "attn_bf16_scores_f16_pv_causal_d128": _att_bf16_f16_causal,
+    "mlp_f16_up_bf16_down_gelu": _mlp_f16_bf16,
 }
 """Per chained program: ``() -> (inputs, {output position: float64 reference})``."""
 BF16_OUT = {"attn_softcap_tanh_causal_bf16", "mlp_silu_hidden_ragged_n2_128", "attn_f16_scores_bf16_pv",
-            "attn_q_f16_to_bf16_scaled", "mlp_bias_in_loop_residual_after"}
+            "attn_q_f16_to_bf16_scaled", "mlp_bias_in_loop_residual_after", "mlp_f16_up_bf16_down_gelu"}
 """Programs whose probabilities / hidden tile or output are bf16, or whose f16 output is of magnitude ~10 (a
 wider tolerance)."""
 ATTENTION = sorted(ATTENTION_CASES) if ALL else ["attn_f16_scores_bf16_pv", "attn_q_bf16_cast_to_f16_after_load"]

@@ -82,6 +82,44 @@ def test_cumprod_rows_f32():
     _close(out, np.cumprod(_d(x), 1), 1e-5, 1e-5)
 
 
+def test_argmax_down_columns_int32_ties():
+    x = RNG.integers(0, 3, (50, 40)).astype(np.int32)  # ties everywhere: the first row wins
+    x[:, 5] = -7  # a column of equal values: row 0
+    x[49, 9] = 100  # the maximum in the last (ragged) row tile
+    out = run("argmax_down_columns_int32_ties", {0: x})[1]
+    assert out.tolist() == [int(np.argmax(c)) for c in x.T]
+
+
+def test_top3_by_repeated_argmax():
+    x = _f((5, 100))
+    out = run("top3_by_repeated_argmax", {0: x})
+    idx = np.argsort(-x.astype(np.float64), 1, kind="stable")[:, :3]
+    assert out[2].tolist() == idx.tolist()
+    _close(out[1], np.take_along_axis(x, idx, 1), 0.0)
+
+
+def test_int32_products_summed_int64():
+    a = RNG.integers(-2 ** 31, 2 ** 31, (4, 100)).astype(np.int32)
+    b = RNG.integers(-2 ** 31, 2 ** 31, (4, 100)).astype(np.int32)
+    out = run("int32_products_summed_int64", {0: a, 1: b})[2]
+    ref = [(sum(int(p) * int(q) for p, q in zip(ra, rb)) + 2 ** 63) % 2 ** 64 - 2 ** 63 for ra, rb in zip(a, b)]
+    assert [int(v) for v in out] == ref
+
+
+def test_uint8_image_normalised_f16():
+    x = RNG.integers(0, 256, 200).astype(np.uint8)
+    out = run("uint8_image_normalised_f16", {0: x})[1]
+    _close(out, (x / 255.0 - 0.45) / 0.225, 3e-3, 1e-3)  # f16 out
+
+
+def test_masked_row_max_all_masked_rows():
+    x, m = _f((4, 100)), RNG.random((4, 100)) < 0.3
+    m[1] = False  # no True: -inf
+    m[2, 99] = True  # in the last (ragged) column
+    out = run("masked_row_max_all_masked_rows", {0: x, 1: m})[2]
+    _close(out, [np.where(mm, xx.astype(np.float64), -np.inf).max() for xx, mm in zip(x, m)], 0.0)
+
+
 def test_softmax_down_columns_online_row_tiles():
     x = _f((150, 100), scale=3.0)
     out = run("softmax_down_columns_online_row_tiles", {0: x})[1]

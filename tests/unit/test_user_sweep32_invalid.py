@@ -15,10 +15,13 @@ of invalid_sweep_checks.py:
   with its results, a tile where a token goes, index counts, a bad ``padding_value``, ``assume`` predicates out of
   their rules, tensor views of the wrong element type or rank, ``get_tile_block_id`` bound to two results, a store of
   the wrong tile type): ``tileorch compile`` exits non-zero with ``k.mlir:L:C: error:`` at the line of the mistake
-  (for a value of the wrong type: at its first use, as MLIR's parser reports it), no traceback."""
+  (for a value of the wrong type: at its first use, as MLIR's parser reports it), no traceback;
+* launch mistakes at ``tileorch.cutile.launch`` (:data:`LAUNCH_MISTAKES`) on ``alpha A B + beta C`` in place: an
+  exception naming what is wrong, nothing launched."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 pytest.importorskip("xdsl")
@@ -26,7 +29,8 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.testing import user_programs32  # noqa: E402
 from tileorch.testing.user_programs32 import INVALID, PROGRAMS, REJECTED_BY_CUTILE  # noqa: E402
-from invalid_sweep_checks import cutile_rejects_tests, invalid_sweep_tests, text_mistake_tests  # noqa: E402
+from invalid_sweep_checks import (_device_array, cutile_rejects_tests, invalid_sweep_tests,  # noqa: E402
+                                  launch_mistake_tests, text_mistake_tests)
 
 SOURCE = user_programs32.__file__
 
@@ -109,6 +113,39 @@ TEXT_MISTAKES = {
 test_a_cuda_tile_text_mistake_stops_at_its_line = text_mistake_tests(PROGRAMS, BASE, TEXT_MISTAKES)
 
 
+
+
+def _x(i, shape, dt="float16"):
+    return _device_array(i, shape, dt)
+
+
+LAUNCHED = "gemm_alpha_beta_c_in_place"
+_OK = (_x(0, (100, 64)), _x(1, (64, 80)), _x(2, (100, 80), "float32"), 1.5, -0.5, 64, 64, 32)
+LAUNCH_MISTAKES = {
+    # name: (program, grid, args, exception type, words of its message)
+    "c_in_f16": (LAUNCHED, (2, 2), _OK[:2] + (_x(2, (100, 80)),) + _OK[3:], Exception,
+                 "Stored tile is incompatible with array's dtype: cannot implicitly cast float32 to float16"),
+    "a_given_a_batch_dimension": (LAUNCHED, (2, 2), (_x(0, (1, 100, 64)),) + _OK[1:], Exception,
+                                  "Index size 2 does not match the array rank 3"),
+    "a_k_tile_of_48": (LAUNCHED, (2, 2), _OK[:7] + (48,), Exception,
+                       "Dimension #1 of shape (64, 48) is not a power of two"),
+    "a_grid_of_no_columns": (LAUNCHED, (2, 0), _OK, ValueError, "grid extents must be positive, got (2, 0)"),
+    "c_on_a_s_memory": (LAUNCHED, (2, 2), _OK[:2] + (_x(0, (100, 80), "float32"),) + _OK[3:], ValueError,
+                        "argument 2 ('C') shares memory with argument 0 ('A') without being the same view"),
+    "alpha_a_numpy_array": (LAUNCHED, (2, 2), _OK[:3] + (np.array([1.5], np.float32),) + _OK[4:], TypeError,
+                            "argument 3 ('alpha') is a numpy array, in host memory"),
+    "tk_left_out": (LAUNCHED, (2, 2), _OK[:7], TypeError,
+                    "kernel 'gemm_alpha_beta_c_in_place' takes 8 arguments (A, Bm, C, alpha, beta, TM, TN, TK), got 7"),
+}
+
+(test_a_launch_mistake_raises_naming_what_is_wrong, test_the_launch_of_a_valid_program_gets_as_far_as_the_driver) = \
+    launch_mistake_tests(PROGRAMS, LAUNCH_MISTAKES, SOURCE,
+                         (LAUNCHED, (2, 2), _OK,
+                          # the module load; on a host without cuda-python, the tensor maps' encoding before it
+                          ("no kernel named", "No module named 'cuda.bindings'")))
+
+
 def test_the_sweep_has_its_invalid_inputs():
-    """About 35 invalid inputs (the brief): cuTile's refusals, tileorch's located refusals and text mistakes."""
-    assert len(REJECTED_BY_CUTILE) + len(INVALID) + len(TEXT_MISTAKES) >= 35
+    """About 35 invalid inputs (the brief): cuTile's refusals, tileorch's located refusals, text mistakes and launch
+    mistakes."""
+    assert len(REJECTED_BY_CUTILE) + len(INVALID) + len(TEXT_MISTAKES) + len(LAUNCH_MISTAKES) >= 35

@@ -1224,8 +1224,8 @@ _add("attn_qk_e4m3_pv_f16", attn_qk_e4m3_pv_f16,
      [_a((2, 150, 64), E4M3), _a((2, 170, 64), E4M3), _a((2, 170, 64), F16), _a((2, 150, 64), F16), scale2(64), 64,
       64, 64], _grid(150, 64, 2), "simt", outputs=(3,),
      error="chained dots: the first dot's A element type f8E4M3FN: f16/bf16 operands are supported")
-_add("attn_v_stored_ds_order", attn_v_stored_ds_order,
-     [_a((2, 150, 64), F16), _a((2, 170, 64), F16), _a((2, 64, 170), F16), _a((2, 150, 64), F16), scale2(64), 64,
+_add("attn_v_stored_ds_order", attn_v_stored_ds_order,  # (176 keys: Vt's rows of 352 bytes, a TMA-able stride)
+     [_a((2, 150, 64), F16), _a((2, 176, 64), F16), _a((2, 64, 176), F16), _a((2, 150, 64), F16), scale2(64), 64,
       64, 64], _grid(150, 64, 2), "chained", outputs=(3,))
 _add("attn_varlen_loop_bound_item", attn_varlen_loop_bound_item,
      _bhsd(4, 100, 300, 64)[:3] + [_a((2,), I32), _a((4, 100, 64), F16), scale2(64), 2, 64, 64, 64],
@@ -1403,6 +1403,206 @@ _add("attn_q_f16_to_bf16_scaled", attn_q_f16_to_bf16_scaled,
       64, 64], _grid(150, 64, 2), "chained", outputs=(3,))
 _add("cumsum_int32_rows", cumsum_int32_rows, [_a((4, 100), I32), _a((4, 100), I32), 128], (4,), "simt", outputs=(1,))
 _add("cumprod_rows_f32", cumprod_rows_f32, [_a((4, 100)), _a((4, 100)), 128], (4,), "simt", outputs=(1,))
+
+@ct.kernel
+def attn_den_of_rounded_probs(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The probabilities rounded to f16 once, ``p16 = exp2(s - m).astype(f16)``, and both the row sum and the
+    second dot read the rounded tile (the sum of what is multiplied, as some ports write it)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p16 = ct.exp2(s - m_new).astype(ct.float16)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p16.astype(ct.float32), axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p16, v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_keys_walked_last_first(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The key tiles walked from the last to the first, ``j = n - 1 - jj`` (the online softmax is order-free): the
+    ragged last tile comes first."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    n = ct.cdiv(seq, BN)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for jj in range(n):
+        j = n - 1 - jj
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_acc_kept_normalised(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The output kept normalised at every step: ``acc = acc * (corr * l_old / l_new) + (p / l_new) @ v`` (no
+    division after the loop), the probabilities divided before their cast."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den_new = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma((p / den_new).astype(ct.float16), v, acc * (corr * den / den_new))
+        den = den_new
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=acc.astype(O.dtype).reshape((1, BM, D)))
+
+
+
+_add("attn_den_of_rounded_probs", attn_den_of_rounded_probs, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64],
+     _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_keys_walked_last_first", attn_keys_walked_last_first, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64],
+     _grid(150, 64, 2), "chained", outputs=(3,))
+_add("attn_acc_kept_normalised", attn_acc_kept_normalised, _bhsd(2, 150, 170, 64) + [scale2(64), 64, 64, 64],
+     _grid(150, 64, 2), "chained", outputs=(3,))
+
+@ct.kernel
+def argmax_down_columns_int32_ties(X, Idx, BM: ConstInt, BN: ConstInt):
+    """``argmax`` down each column of an int32 array with ties (the first row wins), the ragged rows past M
+    excluded by ``where`` with the int32 minimum."""
+    bn = ct.bid(0)
+    x = ct.load(X, index=(0, bn), shape=(BM, BN), padding_mode=ct.PaddingMode.ZERO)
+    rows = ct.arange(BM, dtype=ct.int32)
+    x = ct.where(rows[:, None] < X.shape[0], x, -2147483648)
+    ct.store(Idx, index=(bn,), tile=ct.argmax(x, axis=0).astype(ct.int32))
+
+
+@ct.kernel
+def top3_by_repeated_argmax(X, V, I, BN: ConstInt):
+    """A row's top 3 by three rounds of ``argmax`` / ``max``, each found maximum masked to ``-inf`` by ``where``
+    on the column index before the next round; values and indices stored per round at ``(r, t)``."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ct.PaddingMode.NEG_INF)
+    cols = ct.arange(BN, dtype=ct.int32)
+    for t in range(3):
+        i = ct.argmax(x, axis=1, keepdims=True).astype(ct.int32)
+        v = ct.max(x, axis=1, keepdims=True)
+        ct.store(V, index=(r, t), tile=v)
+        ct.store(I, index=(r, t), tile=i)
+        x = ct.where(cols[None, :] == i, -math.inf, x)
+
+
+@ct.kernel
+def int32_products_summed_int64(A, Bv, S, BN: ConstInt):
+    """A dot product of int32 rows widened to int64 before the multiply (an int32 product would wrap), summed in
+    int64 (wrapping as int64 does)."""
+    r = ct.bid(0)
+    a = ct.load(A, index=(r, 0), shape=(1, BN), padding_mode=ZERO).astype(ct.int64)
+    b = ct.load(Bv, index=(r, 0), shape=(1, BN), padding_mode=ZERO).astype(ct.int64)
+    ct.store(S, index=(r,), tile=ct.sum(a * b, axis=1))
+
+
+@ct.kernel
+def uint8_image_normalised_f16(X, Y, mean: float, std: float, BN: ConstInt):
+    """uint8 pixels normalised, ``(x / 255 - mean) / std``, stored f16."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BN,), padding_mode=ZERO).astype(ct.float32)
+    ct.store(Y, index=(ct.bid(0),), tile=((x / 255.0 - mean) / std).astype(ct.float16))
+
+
+@ct.kernel
+def masked_row_max_all_masked_rows(X, M, Y, BN: ConstInt):
+    """A row max under a bool mask array, ``max(where(m, x, -inf))``: a row with no True is ``-inf``."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    m = ct.load(M, index=(r, 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(Y, index=(r,), tile=ct.max(ct.where(m, x, -math.inf), axis=1))
+
+
+
+_add("argmax_down_columns_int32_ties", argmax_down_columns_int32_ties, [_a((50, 40), I32), _a((40,), I32), 64, 32],
+     (2,), "simt", outputs=(1,))
+_add("top3_by_repeated_argmax", top3_by_repeated_argmax, [_a((5, 100)), _a((5, 3)), _a((5, 3), I32), 128], (5,),
+     "simt", outputs=(1, 2))
+_add("int32_products_summed_int64", int32_products_summed_int64,
+     [_a((4, 100), I32), _a((4, 100), I32), _a((4,), "int64"), 128], (4,), "simt", outputs=(2,))
+_add("uint8_image_normalised_f16", uint8_image_normalised_f16, [_a((200,), U8), _a((200,), F16), 0.45, 0.225, 64],
+     (4,), "simt", outputs=(1,))
+_add("masked_row_max_all_masked_rows", masked_row_max_all_masked_rows,
+     [_a((4, 100)), _a((4, 100), B), _a((4,)), 128], (4,), "simt", outputs=(2,))
+
+@ct.kernel
+def attn_bf16_scores_f16_pv_causal_d128(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The other mix: Q / K bf16 (the scores' dot in bf16), V f16 and the probabilities cast to f16 for the second
+    dot; causal, head dim 128 in 128 x 64 tiles, f16 out."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = qt * BM + ct.arange(BM, dtype=ct.int32)
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where((kpos[None, :] <= qpos[:, None]) & (kpos[None, :] < seq), s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+_add("attn_bf16_scores_f16_pv_causal_d128", attn_bf16_scores_f16_pv_causal_d128,
+     [_a((2, 300, 128), BF16), _a((2, 300, 128), BF16), _a((2, 300, 128), F16), _a((2, 300, 128), F16), scale2(128),
+      128, 64, 128], _grid(300, 128, 2), "chained", outputs=(3,))
+
+@ct.kernel
+def mlp_f16_up_bf16_down_gelu(X, W1, W2, Y, BM: ConstInt, BF: ConstInt, D: ConstInt):
+    """A checkpoint with mixed precisions: the up projection ``X @ W1`` in f16, the tanh-GELU hidden tile cast to
+    bf16 for the bf16 down projection ``@ W2``; f32 out."""
+    bm = ct.bid(0)
+    x = ct.load(X, index=(bm, 0), shape=(BM, D), padding_mode=ZERO)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for f in range(ct.cdiv(W1.shape[1], BF)):
+        w1 = ct.load(W1, index=(0, f), shape=(D, BF), padding_mode=ZERO)
+        h = ct.mma(x, w1, ct.zeros((BM, BF), dtype=ct.float32))
+        g = 0.5 * h * (1.0 + ct.tanh(0.7978845608028654 * (h + 0.044715 * h * h * h)))
+        w2 = ct.load(W2, index=(f, 0), shape=(BF, D), padding_mode=ZERO)
+        acc = ct.mma(g.astype(ct.bfloat16), w2, acc)
+    ct.store(Y, index=(bm, 0), tile=acc)
+
+
+_add("mlp_f16_up_bf16_down_gelu", mlp_f16_up_bf16_down_gelu,
+     [_a((150, 64), F16), _a((64, 256), F16), _a((256, 64), BF16), _a((150, 64)), 64, 64, 64], (3,), "chained",
+     outputs=(3,))
 
 # ----------------------------------------------------------------------------------------------- rejected by cuTile
 
