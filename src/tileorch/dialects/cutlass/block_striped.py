@@ -255,6 +255,7 @@ _FOLDS = {
     "arith.minsi": min, "arith.maxsi": max,
 }
 _UNSIGNED_FOLDS = ("arith.shrui", "arith.divui", "arith.remui")
+_SHIFTS = ("arith.shli", "arith.shrui", "arith.shrsi")
 _MAX_EXPRESSION_OPS = 64
 
 
@@ -310,16 +311,19 @@ def _same_for_all(value: SSAValue) -> bool:
 
 def _block_argument_sources(arg: SSAValue) -> list[SSAValue] | None:
     """The values a block argument is made of, for :func:`_same_for_all`: none for a function's
-    parameter (the same for every thread), an ``scf.for`` induction value's bounds and step, an
-    ``scf.for`` iteration argument's initial and yielded values; None for any other block argument
-    (a ``cf`` block's or a ``while``'s: not followed, so not provably the same for all threads)."""
+    parameter (the same for every thread); an ``scf.for`` induction value's bounds and step; an
+    ``scf.for`` iteration argument's initial and yielded values; an ``scf.while`` argument's initial
+    value and what the other region passes it (``scf.yield`` / ``scf.condition``); a ``cf`` / ``llvm``
+    block's argument, what each branch to the block passes it.  None for any other block argument (not
+    followed, so not provably the same for all threads)."""
     block = arg.owner
     holder = block.parent_op() if block is not None else None
     if holder is None:
         return None
-    if holder.name in ("func.func", "llvm.func", "gpu.func") and block is holder.regions[0].blocks.first:
+    first = block is block.parent.blocks.first
+    if holder.name in ("func.func", "llvm.func", "gpu.func") and first:
         return []
-    if holder.name == "scf.for" and block is holder.regions[0].blocks.first:
+    if holder.name == "scf.for" and first:
         lower, upper, step, *inits = holder.operands
         if arg.index == 0:
             return [lower, upper, step]
@@ -327,20 +331,56 @@ def _block_argument_sources(arg: SSAValue) -> list[SSAValue] | None:
         if yielded is None or yielded.name != "scf.yield" or arg.index - 1 >= len(inits):
             return None
         return [inits[arg.index - 1], yielded.operands[arg.index - 1]]
-    return None
+    if holder.name == "scf.while" and first and len(holder.regions) == 2:
+        before, after = (r.blocks.first for r in holder.regions)
+        if block is before:  # (the initial values, then what the after region yields)
+            back = after.last_op if after is not None else None
+            if back is None or back.name != "scf.yield" or arg.index >= len(back.operands):
+                return None
+            return [holder.operands[arg.index], back.operands[arg.index]]
+        forward = before.last_op if before is not None else None
+        if forward is None or forward.name != "scf.condition" or arg.index + 1 >= len(forward.operands):
+            return None
+        return [forward.operands[arg.index + 1]]
+    if first:
+        return None
+    sources: list[SSAValue] = []
+    for other in block.parent.blocks:  # (the branches into ``block``: what each passes its argument)
+        branch = other.last_op
+        if branch is None or block not in branch.successors:
+            continue
+        groups = _BRANCH_OPERANDS.get(branch.name)
+        if groups is None:
+            return None
+        for successor, group in zip(branch.successors, groups):
+            if successor is block:
+                passed = getattr(branch, group)
+                if arg.index >= len(passed):
+                    return None
+                sources.append(passed[arg.index])
+    return sources
+
+
+_BRANCH_OPERANDS = {"cf.br": ("arguments",), "llvm.br": ("arguments",),
+                    "cf.cond_br": ("then_arguments", "else_arguments"),
+                    "llvm.cond_br": ("then_arguments", "else_arguments")}
+"""Per branch op, the operand group each of its successors (in order) receives as block arguments."""
+
+
+def _bits(kind: Attribute) -> int:
+    """The width of an integer type (``index``: 64 bits)."""
+    return kind.width.data if isinstance(kind, IntegerType) else 64
 
 
 def _wrapped(values: list[int], kind: Attribute) -> list[int]:
-    """``values`` as the type ``kind`` holds them: two's complement of its width (``index``: 64 bits)."""
-    bits = kind.width.data if isinstance(kind, IntegerType) else 64
-    half = 1 << (bits - 1)
-    return [((v + half) % (1 << bits)) - half for v in values]
+    """``values`` as the type ``kind`` holds them: two's complement of its width."""
+    half = 1 << (_bits(kind) - 1)
+    return [((v + half) % (1 << _bits(kind))) - half for v in values]
 
 
 def _as_unsigned(values: list[int], kind: Attribute) -> list[int]:
-    """``values`` (held signed in ``kind``) read as unsigned numbers of its width (``index``: 64 bits)."""
-    bits = kind.width.data if isinstance(kind, IntegerType) else 64
-    return [v % (1 << bits) for v in values]
+    """``values`` (held signed in ``kind``) read as unsigned numbers of its width."""
+    return [v % (1 << _bits(kind)) for v in values]
 
 
 def _per_thread(value: SSAValue, ids: list[int]) -> list[int] | None:
@@ -392,6 +432,8 @@ def _per_thread(value: SSAValue, ids: list[int]) -> list[int] | None:
                 a_values = _as_unsigned(a_values, op.operands[0].type)
                 b_values = _as_unsigned(b_values, op.operands[1].type)
             v = [fold(a, b) for a, b in zip(a_values, b_values)]
+            if name in _SHIFTS and any(b >= _bits(op.results[0].type) for b in b_values):
+                return None  # (a shift by the width or more is poison, not a number)
             if None in v:
                 return None
         got[op.results[0]] = _wrapped(v, op.results[0].type)

@@ -260,3 +260,64 @@ func.func @index_wraps_to_zero(%smem: !llvm.ptr<3>) attributes {nvvm.kernel, nvv
 }
 // CHECK-LABEL: func.func @index_wraps_to_zero
 // CHECK: cutlass.block_striped.reduce add
+
+// -----
+
+// A tile pointer passed through a cf branch (session 40 review M1: cf block arguments were not followed, so the
+// race refusal was skipped): the kernel parameter reaches the store unchanged, the same tile for every thread of
+// the warp group, and threads 0 and 64 of it take index 0.
+func.func @branch_carried_shared_tile(%p: !llvm.ptr<1>, %v: vector<4xf32>) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>} {
+  cf.br ^bb1(%p : !llvm.ptr<1>)
+^bb1(%q: !llvm.ptr<1>):
+  cutlass.async.exec warpgroup mask(2) {
+    %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %t0 = arith.index_cast %tid : index to i32
+    %c64 = arith.constant 64 : i32
+    %t = arith.remui %t0, %c64 : i32
+    cutlass.block_striped.store %v, %q, %t n_threads_in_block = 64 : vector<4xf32>, !llvm.ptr<1>
+  }
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.store' op threads 128 and 192 both take thread_idx 0
+
+// -----
+
+// The same branch passing each half of the warp group its own tile: no race.
+func.func @branch_carried_tile_per_half(%p: !llvm.ptr<1>, %v: vector<4xf32>) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>} {
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %t0 = arith.index_cast %tid : index to i32
+  %c64 = arith.constant 64 : i32
+  %half = arith.divui %t0, %c64 : i32
+  %c1024 = arith.constant 1024 : i32
+  %off = arith.muli %half, %c1024 : i32
+  %own = llvm.getelementptr %p[%off] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
+  cf.br ^bb1(%own : !llvm.ptr<1>)
+^bb1(%q: !llvm.ptr<1>):
+  cutlass.async.exec warpgroup mask(2) {
+    %tid1 = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %t1 = arith.index_cast %tid1 : index to i32
+    %t = arith.remui %t1, %c64 : i32
+    cutlass.block_striped.store %v, %q, %t n_threads_in_block = 64 : vector<4xf32>, !llvm.ptr<1>
+  }
+  func.return
+}
+// CHECK-LABEL: func.func @branch_carried_tile_per_half
+// CHECK: cutlass.block_striped.store
+
+// -----
+
+// A shift by the integer's width or more is poison (session 40 review L3): nothing is claimed about such an
+// index (before, (tid - 200) >>s 40 in i32 was evaluated as -1 for threads below 200 and refused).
+func.func @shift_past_the_width(%smem: !llvm.ptr<3>) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>} {
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %t0 = arith.index_cast %tid : index to i32
+  %c200 = arith.constant 200 : i32
+  %d = arith.subi %t0, %c200 : i32
+  %c40 = arith.constant 40 : i32
+  %t = arith.shrsi %d, %c40 : i32
+  %v = arith.constant dense<1.000000e+00> : vector<8xf32>
+  cutlass.block_striped.reduce add %v, %smem, %t n_threads_in_block = 128 : vector<8xf32>, !llvm.ptr<3>
+  func.return
+}
+// CHECK-LABEL: func.func @shift_past_the_width
+// CHECK: cutlass.block_striped.reduce add
