@@ -1742,10 +1742,11 @@ def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, s
            f"{eff[128]:.2f}")
     from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS, FP8
 
-    if chosen.dtype in FP8 and chosen.dtype_b in FP8:
-        # the program's fp8 dot accumulated as the tier accumulates it unasked (two levels by default): the
-        # retiled configuration is given to the lowering whole, fp8_promote included (a program asking for
-        # use_fast_acc=True keeps its one-level sum there); a tile too wide for the scratch runs narrowed
+    if chosen.dtype in FP8 and chosen.dtype_b in FP8 and getattr(cfg, "fp8_promote", 0):
+        # the program's fp8 dot accumulated as the tier accumulated it unasked (cfg: the program's own
+        # configuration, promoted unless it asks for use_fast_acc=True, its kernel form is built without it or
+        # TILEORCH_FP8_PROMOTE_INTERVAL=0): the retiled configuration is given to the lowering whole,
+        # fp8_promote included; a tile too wide for the scratch runs narrowed
         from tileorch.transforms.tileas.fp8_promotion import promotion
 
         wide = chosen.tile_n
