@@ -95,8 +95,8 @@ class TileorchOptMain(xDSLOptMain):
         outside = _switches()
         try:
             super().__init__(*args, **kwargs)
-            switched = _switches()  # (xDSL's __init__ set them from the arguments)
-            self._unverified, self._colored = switched[0] is not outside[0], switched[1]
+            # (this call's own arguments, not the switches' values now: another thread's run may have set them)
+            self._unverified, self._highlight = bool(self.args.disable_verify), bool(self.args.syntax_highlight)
         finally:
             _set_switches(outside)
 
@@ -257,7 +257,7 @@ class TileorchOptMain(xDSLOptMain):
         the previous values back on the way out, a ``sys.exit`` included)."""
         outside = _switches()
         unverified = getattr(_this_thread, "unverified", False)
-        _set_switches(_for_this_thread(outside, self._unverified, self._colored))
+        _set_switches(_for_this_thread(outside, self._unverified, True if self._highlight else outside[1]))
         _this_thread.unverified = self._unverified
         try:
             self._run_chunks()
