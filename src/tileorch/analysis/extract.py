@@ -417,7 +417,8 @@ class _Kernel:
                 "scf.for", "scf.while"):
             body = holder.parent_block()
             holder = body.parent_op()
-        from tileorch.analysis.fixup_checks import check_per_tile_workspace
+        from tileorch.analysis.fixup_checks import (check_final_value, check_per_tile_workspace, check_stripe_layouts,
+                                                    check_thread_indices)
 
         check_per_tile_workspace(body, holder)
         agents = []
@@ -425,6 +426,10 @@ class _Kernel:
             work = {"k_tile_start": j, "k_tile_count": 1, "final": int(j == SPLITS - 1)}
             ev = Evaluator((min(threads), max(threads)), work)
             prog = _fixup_block(body, ev)
+            check_final_value(body, ev)
+            if j == 0:
+                check_stripe_layouts(body)
+                check_thread_indices(body, lambda t, work=work: Evaluator((t, t), work), threads)
             if work["final"]:
                 prog.append(Epilogue("tile", origin=holder))
             agents.append(Agent(f"split{j}", "fixup", tuple(prog), threads=len(threads),
@@ -462,8 +467,12 @@ def _fixup_block(block, ev: Evaluator) -> list[Op]:
             out.append(StorePartial("ws", origin=op))
         elif name == "cutlass.block_striped.reduce":
             out.append(ReducePartial("ws", origin=op))
-        elif name in ("cutlass.block_striped.load_add", "cutlass.block_striped.load"):
+        elif name == "cutlass.block_striped.load_add":
             out.append(LoadAddPartial("ws", origin=op))
+        elif name == "cutlass.block_striped.load":
+            from tileorch.analysis.fixup_checks import check_plain_load
+
+            check_plain_load(op)
         elif name.startswith("cutlass.generic_barrier."):
             raise semaphore_fixup_error(op)
         elif name == "scf.if":

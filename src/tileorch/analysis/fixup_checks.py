@@ -36,6 +36,7 @@ def unsplit_protocol(kernel, name: str, fixup_block) -> Protocol:
     body, holder, rg, threads = _work_tile_body(kernel)
     ev = Evaluator((min(threads), max(threads)), {"k_tile_start": 0, "k_tile_count": SPLITS, "final": 1})
     prog = fixup_block(body, ev) + [Epilogue("tile", origin=holder)]
+    check_final_value(body, ev)
     agent = Agent("unsplit", "fixup", tuple(prog), threads=len(threads), partial=0, origin=rg.owner)
     return Protocol(f"{name}.fixup_unsplit", (), (agent,), deterministic=True,
                     partials=(("tile", (0,)),), origin=holder)
@@ -71,3 +72,121 @@ def check_per_tile_workspace(body, holder: Operation | None) -> None:
                     op, "the partial-tile workspace pointer is defined outside the work-tile loop "
                     f"({holder.name}), so every output tile uses the same region; offset it by the "
                     "work tile (e.g. its linear tile index times the tile size)")
+
+
+_STRIPED = "cutlass.block_striped."
+_FIXUP_VALUE_OPS = (_STRIPED + "store", _STRIPED + "reduce", _STRIPED + "load_add")
+
+
+def check_plain_load(op: Operation) -> None:
+    """A plain ``cutlass.block_striped.load`` of a Stream-K workspace partial: the model follows a split's
+    accumulator through ``load_add`` (accumulator + partial); a plain load's result may replace the accumulator or be
+    added to it later by arithmetic the model does not follow, so it cannot say which (before session 40 it was read
+    as a ``load_add``: a final split that dropped its own accumulator was proved)."""
+    raise LocatedError(op, "the checker cannot model a plain cutlass.block_striped.load of a Stream-K partial tile: it "
+                       "follows the split's accumulator through cutlass.block_striped.load_add (accumulator plus the "
+                       "partial), not through the arithmetic on a loaded value, so nothing is checked; write "
+                       "load_add (or the monolithic cutlass.tile_scheduler.fixup)")
+
+
+def check_thread_indices(body, ev_for, threads) -> None:
+    """Each thread of the agent must address its own stripe slots of the partial tile: the ``thread_idx`` of every
+    global ``cutlass.block_striped`` op in the work-tile body takes a distinct value per thread (before session 40 a
+    thread index that was the same for every thread -- all threads storing one thread's slots, the other slots never
+    written -- was proved).  ``ev_for(t)``: an :class:`Evaluator` for thread ``t`` alone."""
+    evs = {t: ev_for(t) for t in sorted(threads)}
+    for op in body.walk():
+        if not op.name.startswith(_STRIPED) or cta_local_tile(op):
+            continue
+        seen: dict[int, int] = {}
+        for t, ev in evs.items():
+            v = ev.constant(op.thread_idx)
+            if v is None:
+                raise LocatedError(op, f"the checker cannot model {op.name} with a thread_idx it cannot evaluate per "
+                                   "thread: the fix-up model needs each thread to own its stripe slots of the partial "
+                                   "tile (thread_idx from gpu.thread_id / tid.x), so nothing is checked")
+            if v in seen:
+                raise LocatedError(op, f"fix-up-count: threads {seen[v]} and {t} both use thread_idx {v} in {op.name}: "
+                                   "they address the same stripe slots of the partial tile, so the slots of the "
+                                   "other thread indices are never stored or read (each thread of the block must "
+                                   "pass its own index)")
+            seen[v] = t
+
+
+def check_final_value(body, ev) -> None:
+    """The value the final split writes must be the accumulator with the other splits' partials folded in: after a
+    ``load_add`` runs, its accumulator operand is superseded, and an op that runs after it and uses the superseded
+    value (the epilogue given the accumulator before the fold) writes a tile without the other splits' partials
+    (before session 40 the model assumed the epilogue writes the folded value and proved such a kernel).  Values are
+    followed through ``scf.if`` results whose condition is known for the split (``ev``); an unknown one yields
+    either branch's value."""
+    roots: dict = {}
+    superseded: set = set()
+
+    def rooted(value) -> set:
+        return roots.get(value, {value})
+
+    def uses_stale(op: Operation):
+        for sub in op.walk():
+            for operand in sub.operands:
+                if rooted(operand) & superseded:
+                    return sub
+        return None
+
+    def walk(block) -> None:
+        for op in block.ops:
+            name = op.name
+            if name == "scf.if" and op.regions:
+                taken = ev.truth(op.operands[0])
+                arms = [r for i, r in enumerate(op.regions) if r.blocks and (taken is None or i == (0 if taken else 1))]
+                merged: list[set] = [set() for _ in op.results]
+                for region in arms:
+                    walk(region.block)
+                    term = region.block.last_op
+                    if term is not None and term.name == "scf.yield":
+                        for i, operand in enumerate(term.operands):
+                            merged[i] |= rooted(operand)
+                for result, where in zip(op.results, merged):
+                    if where:
+                        roots[result] = where
+                continue
+            if name == "scf.yield":
+                continue
+            if name == _STRIPED + "load_add":
+                stale = op.fragment
+                if rooted(stale) & superseded:
+                    raise LocatedError(op, f"fix-up-count: {name} folds the partials into an accumulator that an "
+                                       "earlier load_add already folded them into (they are added twice)")
+                superseded.update(rooted(stale))
+                continue
+            if name in _FIXUP_VALUE_OPS:
+                continue
+            bad = uses_stale(op) if superseded else None
+            if bad is not None:
+                raise LocatedError(bad, "fix-up-count: the final split uses its accumulator from before the "
+                                   "cutlass.block_striped.load_add that folded the other splits' partials in: the "
+                                   "output tile misses them (use the load_add's result)")
+
+    walk(body)
+
+
+def check_stripe_layouts(body) -> None:
+    """Every global ``cutlass.block_striped`` op of the fix-up must lay the partial tile out alike (threads in the
+    block, access width, fragment type): element ``i`` of thread ``t`` sits at a slot that depends on all three, so a
+    split storing 4-wide and a later split reducing or loading element-wise (the reduce and load_add have no access
+    width) touch different slots (before session 40 such a fix-up was proved)."""
+    first = None
+    for op in body.walk():
+        if not op.name.startswith(_STRIPED) or cta_local_tile(op):
+            continue
+        layout = (op.num_threads(), op.access_width(), op.fragment_type())
+        if first is None:
+            first = (op, layout)
+            continue
+        if layout != first[1]:
+            from tileorch.diagnostics import location_str
+
+            (t0, w0, f0), (t1, w1, f1) = first[1], layout
+            raise LocatedError(op, f"fix-up-count: {op.name} lays the partial tile out as {t1} threads, access width "
+                               f"{w1}, {f1}, but {first[0].name} at {location_str(first[0])} as {t0} threads, access "
+                               f"width {w0}, {f0}: the splits address different slots of the same partial")

@@ -1,0 +1,640 @@
+"""Session 40's CUTLASS-side acceptance sweep: hand-written ``cutlass``-dialect kernels of forms the earlier sweeps
+(26-31) and ``examples/`` did not write, through the commands a user runs on them
+(:func:`cutlass_sweep_checks.cutlass_sweep_tests`): each compiles to PTX holding its protocol, ``tileorch check``
+proves it, ``tileorch-opt`` round-trips it; edits that break one protocol rule are rejected by ``tileorch check``
+(located, non-zero exit) or by ``tileorch compile`` (``k.mlir:L:C: error:`` at the op's line).
+
+* :func:`ring`: warp-specialized TMA rings of 1..8 stages, 1..3 consumer warp groups, 1x2 / 2x1 clusters with
+  multicast, sm_100a;
+* :data:`MC22`: a 2x2 cluster multicasting A along rows and B along columns (``get_producer_mask row`` / ``col``);
+* :data:`TWO_RINGS`: a load ring and an epilogue store ring in one persistent kernel (states carried across tiles);
+* :data:`AB_RINGS`: A and B in rings of 3 and 5 stages, loaded by two producer warps;
+* :data:`NAMED_HANDOFF`: two warp groups handing tiles back and forth through two named barriers;
+* :data:`SEQ1` / :data:`SEQ4`: ordered sequence barriers of depth 1 and 4;
+* :data:`FIXUP256`: a hand-written Stream-K fix-up of a 256-thread CTA.
+
+Found by this sweep (each edit's test failed before the fix): ``tileorch check`` said "OK: all properties hold" for
+Stream-K fix-ups whose final split (1) folded the partials with a plain ``block_striped.load`` (read as a
+``load_add``: the split's own accumulator was dropped), (2) wrote its accumulator from before the ``load_add``,
+(3) passed one thread index for every thread, (4) stored 4-wide while the other splits reduce / load element-wise
+(different slots), (5) folded the partials twice.
+
+CI runs :data:`CI` (the suite's time budget); ``TILEORCH_EMULATE_ALL=1`` runs every test."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("xdsl")
+
+from cutlass_sweep_checks import cutlass_sweep_tests, seq_bar_pingpong  # noqa: E402
+
+def ring(name, stages, consumers, cluster=(1, 1, 1), target="sm_90a", bytes_=4096, cc=None):
+    """A warp-specialized TMA ring: warp 0 produces, `consumers` consumer warp groups (warp groups 1..C) each their
+    own consumer group."""
+    masks = ", ".join(hex(0xf << (4 * (g + 1))) for g in range(consumers))
+    exec_mask = hex(sum(0xf << (4 * (g + 1)) for g in range(consumers)) | 1)
+    cmask = hex(sum(0xf << (4 * (g + 1)) for g in range(consumers)))
+    ccattr = f", compute_capability = #cutlass<pipeline_compute_capability {cc}>" if cc else ""
+    cl = ", ".join(map(str, cluster))
+    ncta = cluster[0] * cluster[1]
+    mc = "\n          %mcast = cutlass.pipeline.get_producer_mask %p" if ncta > 1 else ""
+    per = bytes_ // ncta if ncta > 1 else bytes_
+    copy = ("atom.bulk_copy_g2s %dst, %from, %full, %part multicast %mcast" if ncta > 1 else
+            "atom.bulk_copy_g2s %dst, %from, %full, %part")
+    pad = " " * 12
+    rank = (f"{pad}%rank = nvvm.read.ptx.sreg.cluster.ctarank : i32\n{pad}%half = arith.muli %rank, %part : i32\n"
+            f"{pad}%soff = arith.addi %sbase, %half : i32\n" if ncta > 1 else
+            f"{pad}%soff = arith.addi %sbase, %c0 : i32\n")
+    where = " multicast to its row and column" if ncta > 1 else ""
+    return f"""// {name}: a warp-specialized TMA ring of {stages} stage(s) on a {cluster[0]}x{cluster[1]} cluster
+// ({target}): warp 0's elected lane copies {per} bytes of k tile %k per CTA{where}, {consumers} consumer
+// warp group(s), each its own consumer group, wait, read the stage and release it.
+builtin.module attributes {{cutlass.target = "{target}", cutlass.cluster_shape = array<i32: {cl}>}} {{
+  func.func @{name}(%k_tiles: i32, %smem: !llvm.ptr<3>, %src: !llvm.ptr<1>) attributes {{nvvm.kernel}} {{
+    %pipe = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = {stages}, producers = 1, consumers \
+= {consumers}>
+    %ring = cutlass.pipeline.init %pipe {{numStages = {stages} : i32, executor = #cutlass<executor_type warp>, \
+participants = array<i64: 0x1>, consumers = array<i64: {masks}>, transaction_size = array<i32: {bytes_}>{ccattr}}}
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    cutlass.async.exec warp mask({exec_mask}) {{
+      cutlass.pipeline.switch_by_executor case masks(0x1) args(%p = %ring) {{{mc}
+        %start = cutlass.pipeline.state.create %p producer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<{stages}>) \
+: i32 {{
+          cutlass.pipeline.producer_acquire %p, %s
+          %full = cutlass.pipeline.get_producer_barrier %p, %s
+          %leader = nvvm.elect.sync -> i1
+          scf.if %leader {{
+            %bytes = arith.constant {bytes_} : i32
+            %part = arith.constant {per} : i32
+            %idx = cutlass.pipeline.state.get_index %s
+            %sbase = arith.muli %idx, %bytes : i32
+{rank}            %dst = llvm.getelementptr %smem[%soff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+            %goff = arith.muli %k, %bytes : i32
+            %from = llvm.getelementptr %src[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
+            {copy} : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
+          }}
+          cutlass.pipeline.producer_commit %p, %s {{transaction_bytes = {bytes_} : i32}}
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<{stages}>
+        }}
+        cutlass.pipeline.producer_tail %p, %last
+      }} case masks({cmask}) args(%q = %ring) {{
+        %start = cutlass.pipeline.state.create %q consumer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<{stages}>) \
+: i32 {{
+          cutlass.pipeline.consumer_wait %q, %s
+          %stage = cutlass.pipeline.state.get_index %s
+          cutlass.pipeline.consumer_release %q, %s
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<{stages}>
+        }}
+      }}
+    }}
+    func.return
+  }}
+}}
+"""
+
+
+RINGS = {name: ring(name, stages, consumers, **kw) for name, stages, consumers, kw in [
+    ("ring_s1_c1", 1, 1, {}),
+    ("ring_s2_c3", 2, 3, {}),
+    ("ring_s3_c1_1x2", 3, 1, {"cluster": (1, 2, 1)}),
+    ("ring_s4_c1_2x1", 4, 1, {"cluster": (2, 1, 1), "bytes_": 8192}),
+    ("ring_s5_c1_sm100", 5, 1, {"target": "sm_100a", "cc": "sm100"}),
+    ("ring_s6_c2", 6, 2, {}),
+    ("ring_s7_c1", 7, 1, {"bytes_": 16384}),
+    ("ring_s8_c2", 8, 2, {}),
+    ("ring_s2_c1_sm100_1x2", 2, 1, {"target": "sm_100a", "cc": "sm100", "cluster": (1, 2, 1)}),
+]}
+
+MC22 = """\
+// A 2x2 cluster mainloop as CUTLASS multicasts it: each CTA's elected producer lane loads a 2048-byte slice of the A
+// tile multicast along its cluster row (get_producer_mask row) and a 2048-byte slice of the B tile along its column
+// (get_producer_mask col); every stage's full barrier thus receives 2 x 2048 bytes of A and 2 x 2048 of B (8192); two
+// consumer warp groups release to every CTA of their row and column.
+builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: 2, 2, 1>} {
+  func.func @ab_multicast_2x2(%k_tiles: i32, %smem: !llvm.ptr<3>, %a: !llvm.ptr<1>, %b: !llvm.ptr<1>) attributes \
+{nvvm.kernel} {
+    %pipe = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %ring = cutlass.pipeline.init %pipe {numStages = 2 : i32, executor = #cutlass<executor_type warp>, participants \
+= array<i64: 0x1>, consumers = array<i64: 0xf0>, transaction_size = array<i32: 8192>}
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    cutlass.async.exec warp mask(0xf1) {
+      cutlass.pipeline.switch_by_executor case masks(0x1) args(%p = %ring) {
+        %row_mask = cutlass.pipeline.get_producer_mask %p row
+        %col_mask = cutlass.pipeline.get_producer_mask %p col
+        %start = cutlass.pipeline.state.create %p producer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<2>) : i32 {
+          cutlass.pipeline.producer_acquire %p, %s
+          %full = cutlass.pipeline.get_producer_barrier %p, %s
+          %leader = nvvm.elect.sync -> i1
+          scf.if %leader {
+            %stage_bytes = arith.constant 8192 : i32
+            %slice = arith.constant 2048 : i32
+            %idx = cutlass.pipeline.state.get_index %s
+            %sbase = arith.muli %idx, %stage_bytes : i32
+            %cx = nvvm.read.ptx.sreg.cluster.ctaid.x : i32
+            %cy = nvvm.read.ptx.sreg.cluster.ctaid.y : i32
+            %a_part = arith.muli %cy, %slice : i32
+            %a_off = arith.addi %sbase, %a_part : i32
+            %a_dst = llvm.getelementptr %smem[%a_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+            %ga = arith.muli %k, %stage_bytes : i32
+            %a_from = llvm.getelementptr %a[%ga] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
+            atom.bulk_copy_g2s %a_dst, %a_from, %full, %slice multicast %row_mask : !llvm.ptr<3>, !llvm.ptr<1>, \
+!llvm.ptr<3>
+            %half = arith.constant 4096 : i32
+            %b_part = arith.muli %cx, %slice : i32
+            %b_in = arith.addi %half, %b_part : i32
+            %b_off = arith.addi %sbase, %b_in : i32
+            %b_dst = llvm.getelementptr %smem[%b_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+            %b_from = llvm.getelementptr %b[%ga] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
+            atom.bulk_copy_g2s %b_dst, %b_from, %full, %slice multicast %col_mask : !llvm.ptr<3>, !llvm.ptr<1>, \
+!llvm.ptr<3>
+          }
+          cutlass.pipeline.producer_commit %p, %s {transaction_bytes = 8192 : i32}
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<2>
+        }
+        cutlass.pipeline.producer_tail %p, %last
+      } case masks(0xf0) args(%q = %ring) {
+        %start = cutlass.pipeline.state.create %q consumer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<2>) : i32 {
+          cutlass.pipeline.consumer_wait %q, %s
+          %stage = cutlass.pipeline.state.get_index %s
+          cutlass.pipeline.consumer_release %q, %s
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<2>
+        }
+      }
+    }
+    func.return
+  }
+}
+"""
+
+TWO_RINGS = """\
+// A mainloop pipeline and an epilogue store pipeline in one kernel (CUTLASS's load pipeline plus the epilogue's
+// PipelineAsync to a storer warp): warp 0 loads 4 stages of A+B, warp group 1 consumes each k tile, and after the
+// last one of each output tile hands its accumulator to warp 1 through the 2-stage epilogue ring (plain
+// shared-memory stores, then commit); warp 1 waits, reads the tile and releases it.  Persistent over %tiles tiles,
+// the states carried across tiles.
+builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: 1, 1, 1>} {
+  func.func @load_and_epilogue_rings(%tiles: i32, %k_tiles: i32, %smem: !llvm.ptr<3>, %epi: !llvm.ptr<3>, %src: \
+!llvm.ptr<1>,
+                                     %out: !llvm.ptr<1>) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, \
+1>} {
+    %lp = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 4, producers = 1, consumers = 1>
+    %load = cutlass.pipeline.init %lp {numStages = 4 : i32, executor = #cutlass<executor_type warp>, participants = \
+array<i64: 0x1>, consumers = array<i64: 0xf0>, transaction_size = array<i32: 4096>}
+    %ep = cutlass.pipeline.create : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %store = cutlass.pipeline.init %ep {numStages = 2 : i32, executor = #cutlass<executor_type warp>, participants \
+= array<i64: 0xf0>, consumers = array<i64: 0x2>}
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    cutlass.async.exec warp mask(0xf3) {
+      cutlass.pipeline.switch_by_executor case masks(0x1) args(%p = %load, %pe = %store) {
+        %start = cutlass.pipeline.state.create %p producer
+        %lastt = scf.for %t = %c0 to %tiles step %c1 iter_args(%st = %start) -> (!cutlass.pipeline_state<4>) : i32 {
+          %lastk = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %st) -> (!cutlass.pipeline_state<4>) : i32 {
+            cutlass.pipeline.producer_acquire %p, %s
+            %full = cutlass.pipeline.get_producer_barrier %p, %s
+            %leader = nvvm.elect.sync -> i1
+            scf.if %leader {
+              %bytes = arith.constant 4096 : i32
+              %idx = cutlass.pipeline.state.get_index %s
+              %soff = arith.muli %idx, %bytes : i32
+              %dst = llvm.getelementptr %smem[%soff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+              %goff = arith.muli %k, %bytes : i32
+              %from = llvm.getelementptr %src[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
+              atom.bulk_copy_g2s %dst, %from, %full, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
+            }
+            cutlass.pipeline.producer_commit %p, %s {transaction_bytes = 4096 : i32}
+            %next = cutlass.pipeline.state.increment %s
+            scf.yield %next : !cutlass.pipeline_state<4>
+          }
+          scf.yield %lastk : !cutlass.pipeline_state<4>
+        }
+        cutlass.pipeline.producer_tail %p, %lastt
+      } case masks(0xf0) args(%q = %load, %e = %store) {
+        %lstart = cutlass.pipeline.state.create %q consumer
+        %estart = cutlass.pipeline.state.create %e producer
+        %lastl, %laste = scf.for %t = %c0 to %tiles step %c1 iter_args(%st = %lstart, %et = %estart) -> \
+(!cutlass.pipeline_state<4>, !cutlass.pipeline_state<2>) : i32 {
+          %lastk = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %st) -> (!cutlass.pipeline_state<4>) : i32 {
+            cutlass.pipeline.consumer_wait %q, %s
+            %stage = cutlass.pipeline.state.get_index %s
+            cutlass.pipeline.consumer_release %q, %s
+            %next = cutlass.pipeline.state.increment %s
+            scf.yield %next : !cutlass.pipeline_state<4>
+          }
+          cutlass.pipeline.producer_acquire %e, %et
+          %tid_i = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+          %tid = arith.index_cast %tid_i : index to i32
+          %eidx = cutlass.pipeline.state.get_index %et
+          %c128 = arith.constant 128 : i32
+          %ebase = arith.muli %eidx, %c128 : i32
+          %slot = arith.addi %ebase, %tid : i32
+          %v = arith.sitofp %t : i32 to f32
+          %at = llvm.getelementptr %epi[%slot] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+          llvm.store %v, %at : f32, !llvm.ptr<3>
+          cutlass.pipeline.producer_commit %e, %et
+          %enext = cutlass.pipeline.state.increment %et
+          scf.yield %lastk, %enext : !cutlass.pipeline_state<4>, !cutlass.pipeline_state<2>
+        }
+        cutlass.pipeline.producer_tail %e, %laste
+      } case masks(0x2) args(%rl = %load, %r = %store) {
+        %start = cutlass.pipeline.state.create %r consumer
+        %last = scf.for %t = %c0 to %tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<2>) : i32 {
+          cutlass.pipeline.consumer_wait %r, %s
+          %lane_i = "gpu.lane_id"() : () -> index
+          %lane = arith.index_cast %lane_i : index to i32
+          %idx = cutlass.pipeline.state.get_index %s
+          %c128 = arith.constant 128 : i32
+          %base = arith.muli %idx, %c128 : i32
+          %at = arith.addi %base, %lane : i32
+          %from = llvm.getelementptr %epi[%at] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+          %v = llvm.load %from : !llvm.ptr<3> -> f32
+          cutlass.pipeline.consumer_release %r, %s
+          %dst = llvm.getelementptr %out[%lane] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
+          llvm.store %v, %dst : f32, !llvm.ptr<1>
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<2>
+        }
+      }
+    }
+    func.return
+  }
+}
+"""
+
+AB_RINGS = """\
+// A and B in separate pipelines of different depths (3 stages of A, 5 of B, CUTLASS's split mainloop pipelines):
+// warp 0 loads A tiles, warp 1 loads B tiles (each one elected lane, its own ring), the consumer warp group waits on
+// both stages of a k tile before its MMA and releases both; a k tile's A stage is released before its B stage.
+builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: 1, 1, 1>} {
+  func.func @a_b_separate_rings(%k_tiles: i32, %sa: !llvm.ptr<3>, %sb: !llvm.ptr<3>, %a: !llvm.ptr<1>, %b: \
+!llvm.ptr<1>) attributes {nvvm.kernel} {
+    %ap = cutlass.pipeline.create storage(%sa) : !cutlass.pipeline<stages = 3, producers = 1, consumers = 1>
+    %ar = cutlass.pipeline.init %ap {numStages = 3 : i32, executor = #cutlass<executor_type warp>, participants = \
+array<i64: 0x1>, consumers = array<i64: 0xf0>, transaction_size = array<i32: 2048>}
+    %bp = cutlass.pipeline.create storage(%sb) : !cutlass.pipeline<stages = 5, producers = 1, consumers = 1>
+    %br = cutlass.pipeline.init %bp {numStages = 5 : i32, executor = #cutlass<executor_type warp>, participants = \
+array<i64: 0x2>, consumers = array<i64: 0xf0>, transaction_size = array<i32: 1024>}
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    cutlass.async.exec warp mask(0xf3) {
+      cutlass.pipeline.switch_by_executor case masks(0x1) args(%p = %ar, %pb = %br) {
+        %start = cutlass.pipeline.state.create %p producer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<3>) : i32 {
+          cutlass.pipeline.producer_acquire %p, %s
+          %full = cutlass.pipeline.get_producer_barrier %p, %s
+          %leader = nvvm.elect.sync -> i1
+          scf.if %leader {
+            %bytes = arith.constant 2048 : i32
+            %idx = cutlass.pipeline.state.get_index %s
+            %soff = arith.muli %idx, %bytes : i32
+            %dst = llvm.getelementptr %sa[%soff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+            %goff = arith.muli %k, %bytes : i32
+            %from = llvm.getelementptr %a[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
+            atom.bulk_copy_g2s %dst, %from, %full, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
+          }
+          cutlass.pipeline.producer_commit %p, %s {transaction_bytes = 2048 : i32}
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<3>
+        }
+        cutlass.pipeline.producer_tail %p, %last
+      } case masks(0x2) args(%pa = %ar, %p = %br) {
+        %start = cutlass.pipeline.state.create %p producer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<5>) : i32 {
+          cutlass.pipeline.producer_acquire %p, %s
+          %full = cutlass.pipeline.get_producer_barrier %p, %s
+          %leader = nvvm.elect.sync -> i1
+          scf.if %leader {
+            %bytes = arith.constant 1024 : i32
+            %idx = cutlass.pipeline.state.get_index %s
+            %soff = arith.muli %idx, %bytes : i32
+            %dst = llvm.getelementptr %sb[%soff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+            %goff = arith.muli %k, %bytes : i32
+            %from = llvm.getelementptr %b[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
+            atom.bulk_copy_g2s %dst, %from, %full, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
+          }
+          cutlass.pipeline.producer_commit %p, %s {transaction_bytes = 1024 : i32}
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<5>
+        }
+        cutlass.pipeline.producer_tail %p, %last
+      } case masks(0xf0) args(%qa = %ar, %qb = %br) {
+        %a0 = cutlass.pipeline.state.create %qa consumer
+        %b0 = cutlass.pipeline.state.create %qb consumer
+        %la, %lb = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %a0, %t = %b0) -> \
+(!cutlass.pipeline_state<3>, !cutlass.pipeline_state<5>) : i32 {
+          cutlass.pipeline.consumer_wait %qa, %s
+          cutlass.pipeline.consumer_wait %qb, %t
+          %ia = cutlass.pipeline.state.get_index %s
+          %ib = cutlass.pipeline.state.get_index %t
+          cutlass.pipeline.consumer_release %qa, %s
+          cutlass.pipeline.consumer_release %qb, %t
+          %sn = cutlass.pipeline.state.increment %s
+          %tn = cutlass.pipeline.state.increment %t
+          scf.yield %sn, %tn : !cutlass.pipeline_state<3>, !cutlass.pipeline_state<5>
+        }
+      }
+    }
+    func.return
+  }
+}
+"""
+
+NAMED_HANDOFF = """\
+// Producer warp group signals the math warp group through named barrier 2 each tile; math signals back on 3.
+builtin.module attributes {cutlass.target = "sm_90a"} {
+  func.func @nb_handoff(%n: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    cutlass.async.exec warpgroup mask(1) {
+      scf.for %t = %c0 to %n step %c1 : i32 {
+        cutlass.named_barrier.arrive_and_wait barrier_id = 3 num_threads = 256
+        cutlass.named_barrier.arrive barrier_id = 2 num_threads = 256
+      }
+    }
+    cutlass.async.exec warpgroup mask(2) {
+      scf.for %t = %c0 to %n step %c1 : i32 {
+        cutlass.named_barrier.arrive barrier_id = 3 num_threads = 256
+        cutlass.named_barrier.arrive_and_wait barrier_id = 2 num_threads = 256
+      }
+    }
+    func.return
+  }
+}
+"""
+
+FIXUP256 = """\
+// A hand-written Stream-K fix-up of a 256-thread CTA (both math warp groups in one cta region): 4 f32 per thread,
+// 4-wide striped accesses (a 1024-float partial per output tile), thread index from tid.x, the tile's slice at
+// (m * tiles_n + n) * 1024; the first split stores, the middle ones wait their turn and reduce, the final one waits,
+// folds the partials in with load_add and stores the tile to %out.
+builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: 1, 1, 1>} {
+  func.func @streamk_fixup_256(%params: !cutlass.tile_scheduler_streamk_params<cga = [1, 1, 1], raster = along_n>,
+                               %ws: !llvm.ptr<1>, %out: !llvm.ptr<1>, %zero: vector<4xf32>, %tiles_n: i32)
+      attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>} {
+    cutlass.async.exec cta mask(1) threads(256) {
+      %c0 = arith.constant 0 : i32
+      %slice = arith.constant 1024 : i32
+      %t = nvvm.read.ptx.sreg.tid.x : i32
+      %sched = cutlass.tile_scheduler.create_streamk_params %params
+          : !cutlass.tile_scheduler_streamk_params<cga = [1, 1, 1], raster = along_n> -> \
+!cutlass.tile_scheduler<streamk>
+      %first = cutlass.tile_scheduler.initial_work_tile_info %sched
+          : !cutlass.tile_scheduler<streamk> -> !cutlass.streamk_work_tile_info
+      %last = scf.while (%w = %first) : (!cutlass.streamk_work_tile_info) -> !cutlass.streamk_work_tile_info {
+        %count = cutlass.tile_scheduler.get_work_k_tile_count %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        %valid = arith.cmpi sgt, %count, %c0 : i32
+        scf.condition(%valid) %w : !cutlass.streamk_work_tile_info
+      } do {
+      ^bb0(%w: !cutlass.streamk_work_tile_info):
+        %k_start = cutlass.tile_scheduler.get_work_k_tile_start %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        %count = cutlass.tile_scheduler.get_work_k_tile_count %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        %c1 = arith.constant 1 : i32
+        %acc = scf.for %kt = %c0 to %count step %c1 iter_args(%a = %zero) -> (vector<4xf32>) : i32 {
+          %mma = arith.addf %a, %a : vector<4xf32>
+          scf.yield %mma : vector<4xf32>
+        }
+        %final = cutlass.tile_scheduler.compute_epilogue %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        %unsplit = arith.cmpi eq, %k_start, %c0 : i32
+        %m, %n, %k, %l = cutlass.tile_scheduler.work_tile_info_to_cta_coord %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        %row = arith.muli %m, %tiles_n : i32
+        %tile = arith.addi %row, %n : i32
+        %off = arith.muli %tile, %slice : i32
+        %part = llvm.getelementptr %ws[%off] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
+        %dst = llvm.getelementptr %out[%off] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
+        scf.if %final {
+          %sum = scf.if %unsplit -> (vector<4xf32>) {
+            scf.yield %acc : vector<4xf32>
+          } else {
+            cutlass.tile_scheduler.fixup_wait %sched, %w : !cutlass.tile_scheduler<streamk>, \
+!cutlass.streamk_work_tile_info
+            %folded = cutlass.block_striped.load_add %part, %t, %acc n_threads_in_block = 256 : !llvm.ptr<1>, \
+vector<4xf32> -> vector<4xf32>
+            scf.yield %folded : vector<4xf32>
+          }
+          %four = arith.constant 4 : i32
+          %mine = arith.muli %t, %four : i32
+          %at = llvm.getelementptr %dst[%mine] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
+          llvm.store %sum, %at : vector<4xf32>, !llvm.ptr<1>
+        } else {
+          scf.if %unsplit {
+            cutlass.block_striped.store %acc, %part, %t n_threads_in_block = 256 : vector<4xf32>, !llvm.ptr<1>
+          } else {
+            cutlass.tile_scheduler.fixup_wait %sched, %w : !cutlass.tile_scheduler<streamk>, \
+!cutlass.streamk_work_tile_info
+            cutlass.block_striped.reduce add %acc, %part, %t n_threads_in_block = 256 : vector<4xf32>, !llvm.ptr<1>
+          }
+          cutlass.tile_scheduler.fixup_increment %sched, %w : !cutlass.tile_scheduler<streamk>, \
+!cutlass.streamk_work_tile_info
+        }
+        %next, %increment_pipe = cutlass.tile_scheduler.fetch_next_work %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        scf.yield %next : !cutlass.streamk_work_tile_info
+      }
+    }
+    func.return
+  }
+}
+"""
+
+SEQ1 = seq_bar_pingpong(
+    "// Two math warp groups take turns at a single ordered phase (an OrderedSequenceBarrier<1, 2>: the mainloop\n"
+    "// only, the epilogue overlapping the other group's mainloop), each every other tile.",
+    "seq_bar_depth_one", [("mma_tile", "st", "")], (40, 232), alternate=True)
+
+SEQ4 = seq_bar_pingpong(
+    "// Four ordered phases per tile (an OrderedSequenceBarrier<4, 2>: Q K^T, softmax, P V, epilogue), both math\n"
+    "// warp groups walking every tile, the producer at 24 registers and the math groups at 240.",
+    "seq_bar_depth_four", [("qk_tile", "st", ""), ("softmax_tile", "st_sm", ""), ("pv_tile", "st_pv", ""),
+                           ("epilogue_tile", "st_epi", "")], (24, 240), alternate=False)
+
+INPUTS = {**RINGS, "mc22": MC22, "two_rings": TWO_RINGS, "ab_rings": AB_RINGS, "named_handoff": NAMED_HANDOFF,
+          "fixup256": FIXUP256, "seq1": SEQ1, "seq4": SEQ4}
+
+BULK = r"cp\.async\.bulk\.shared::cluster\.global\.mbarrier::complete_tx::bytes"
+MULTICAST = BULK + r"\.multicast::cluster"
+PTX_NEEDS = {
+    "ring_s1_c1": [(BULK, 1), (r"mbarrier\.init\.shared\.b64", 2)],
+    "ring_s2_c3": [(r"mbarrier\.init\.shared\.b64", 4), r"mbarrier\.try_wait\.parity\.shared\.b64"],
+    "ring_s3_c1_1x2": [MULTICAST, r"barrier\.cluster\.arrive"],
+    "ring_s4_c1_2x1": [MULTICAST],
+    "ring_s5_c1_sm100": [(r"mbarrier\.init\.shared\.b64", 10), r"\.target sm_100a"],
+    "ring_s6_c2": [(r"mbarrier\.init\.shared\.b64", 12)],
+    "ring_s7_c1": [(r"mbarrier\.init\.shared\.b64", 14), r"mbarrier\.arrive\.expect_tx\.shared\.b64"],
+    "ring_s8_c2": [(r"mbarrier\.init\.shared\.b64", 16)],
+    "ring_s2_c1_sm100_1x2": [MULTICAST, r"\.target sm_100a"],
+    "mc22": [(MULTICAST, 2), r"%cluster_ctaid\.y"],
+    "two_rings": [(BULK, 1), (r"mbarrier\.init\.shared\.b64", 12), r"st\.shared\.b32", r"ld\.shared\.b32"],
+    "ab_rings": [(BULK, 2), (r"mbarrier\.init\.shared\.b64", 16)],
+    "named_handoff": [(r"bar\.arrive\s+[23], 256;", 2), (r"bar\.sync\s+[23], 256;", 2), (r"mbarrier", 0)],
+    "fixup256": [r"red\.global\.add\.f32|red\.global\.add\.v4\.f32|atom\.global\.add\.f32", r"ld\.global"],
+    "seq1": [r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", r"setmaxnreg\.inc\.sync\.aligned\.u32\s+232;"],
+    "seq4": [r"setmaxnreg\.dec\.sync\.aligned\.u32\s+24;", r"setmaxnreg\.inc\.sync\.aligned\.u32\s+240;"],
+}
+CHECKS = {name: "ok" for name in INPUTS}
+
+CHECK_FAILURES = {
+    # name: (the input, the text replaced, its replacement, words of the error, text of the line it names)
+    "a_consumer_group_that_never_releases": (
+        "ring_s2_c3", "          cutlass.pipeline.consumer_release %q, %s\n", "",
+        "deadlock: every unfinished agent is blocked", "cutlass.pipeline.producer_tail %p, %last"),
+    "a_consumer_state_made_as_a_producers": (
+        "ring_s2_c3", "%start = cutlass.pipeline.state.create %q consumer", "%start = cutlass.pipeline.state.create %q "
+        "producer", "parity-aliasing", "cutlass.pipeline.consumer_wait %q, %s"),
+    "the_consumer_advancing_two_stages_a_round": (
+        "ring_s6_c2", "          cutlass.pipeline.consumer_release %q, %s\n          %next = cutlass.pipeline.state."
+        "increment %s\n",
+        "          cutlass.pipeline.consumer_release %q, %s\n          %skip = cutlass.pipeline.state."
+        "increment %s\n          %next = cutlass.pipeline.state.increment %skip\n",
+        "deadlock", "cutlass.pipeline.producer_tail %p, %last"),
+    "the_one_stage_read_after_its_release": (
+        "ring_s1_c1", "          cutlass.pipeline.consumer_release %q, %s\n",
+        "          cutlass.pipeline.consumer_release "
+        "%q, %s\n          %late = cutlass.pipeline.state.get_index %s\n", "release-before-read",
+        "%late = cutlass.pipeline.state.get_index %s"),
+    "a_1x2_cluster_without_the_multicast": (
+        "ring_s3_c1_1x2", " multicast %mcast", "", "deadlock", "cutlass.pipeline.producer_tail %p, %last"),
+    "no_producer_tail_on_sm100a": (
+        "ring_s5_c1_sm100", "        cutlass.pipeline.producer_tail %p, %last\n", "",
+        "exits without waiting for the release", "%last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = "
+        "%start)"),
+    "a_commit_expecting_half_the_copy": (
+        "ring_s7_c1", "{transaction_bytes = 16384 : i32}", "{transaction_bytes = 8192 : i32}", "over-arrival",
+        "cutlass.pipeline.producer_commit %p, %s"),
+    "the_acquire_after_the_copy": (
+        "ring_s8_c2", "          cutlass.pipeline.producer_acquire %p, %s\n          %full", "          %full",
+        "write-before-release", "cutlass.pipeline.producer_commit %p, %s"),
+    "the_epilogue_ring_never_released": (
+        "two_rings", "          cutlass.pipeline.consumer_release %r, %s\n", "", "deadlock",
+        "cutlass.pipeline.producer_tail %e, %laste"),
+    "the_epilogue_stage_written_before_its_acquire": (
+        "two_rings", "          cutlass.pipeline.producer_acquire %e, %et\n", "", "write-before-release",
+        "cutlass.pipeline.producer_commit %e, %et"),
+    "the_load_state_restarted_every_tile": (
+        # a deadlock only from the second tile on
+        "two_rings", "scf.yield %lastk, %enext", "scf.yield %st, %enext", "the loop body uses a pipeline state "
+        "beyond the one it yields", "%lastl, %laste = scf.for %t"),
+    "the_producer_state_restarted_every_tile": (
+        "two_rings", "          scf.yield %lastk : !cutlass.pipeline_state<4>\n",
+        "          scf.yield %st : !cutlass.pipeline_state<4>\n", "the loop body uses a pipeline state beyond the one "
+        "it yields", "%lastt = scf.for %t"),
+    "the_b_stage_released_before_its_wait": (
+        "ab_rings", "          cutlass.pipeline.consumer_wait %qb, %t\n", "", "parity-aliasing [producer1]: waits on "
+        "br.empty[0] with parity 1 for phase -1", "cutlass.pipeline.producer_acquire %p, %s"),
+    "the_a_consumer_state_advanced_twice": (
+        "ab_rings", "          %sn = cutlass.pipeline.state.increment %s\n", "          %s1 = cutlass.pipeline.state."
+        "increment %s\n          %sn = cutlass.pipeline.state.increment %s1\n", "deadlock",
+        "cutlass.pipeline.producer_tail %p, %last"),
+    "the_math_group_arriving_with_128": (
+        "named_handoff", "        cutlass.named_barrier.arrive barrier_id = 2 num_threads = 256\n",
+        "        cutlass.named_barrier.arrive barrier_id = 2 num_threads = 128\n", "named-barrier-count",
+        "cutlass.named_barrier.arrive barrier_id = 2 num_threads = 128"),
+    "the_producer_never_waiting": (
+        "named_handoff", "        cutlass.named_barrier.arrive_and_wait barrier_id = 3 num_threads = 256\n",
+        "        cutlass.named_barrier.arrive barrier_id = 3 num_threads = 256\n", "named-barrier-count",
+        "cutlass.named_barrier.arrive_and_wait barrier_id = 2 num_threads = 256"),
+    "the_fourth_phase_without_its_wait": (
+        "seq4", "        cutlass.seq_bar.wait %order, %st_epi group(%group)\n", "", "seq-order",
+        "%st_next = cutlass.seq_bar.arrive %order, %st_epi"),
+    "a_depth_one_group_yielding_a_stale_state": (
+        "seq1", "scf.yield %st_next :", "scf.yield %st :", "parity-aliasing", "cutlass.seq_bar.wait %order, %st group"),
+    # the Stream-K fix-up: (1)-(5) were proved before session 40
+    "the_final_split_folding_by_a_plain_load": (
+        "fixup256", "%folded = cutlass.block_striped.load_add %part, %t, %acc n_threads_in_block = 256 : !llvm.ptr<1>, "
+        "vector<4xf32> -> vector<4xf32>", "%folded = cutlass.block_striped.load %part, %t n_threads_in_block = 256 : "
+        "!llvm.ptr<1> -> vector<4xf32>", "the checker cannot model a plain cutlass.block_striped.load",
+        "%folded = cutlass.block_striped.load %part"),
+    "the_final_split_storing_its_unfolded_accumulator": (
+        "fixup256", "llvm.store %sum, %at", "llvm.store %acc, %at", "fix-up-count: the final split uses its "
+        "accumulator from before the cutlass.block_striped.load_add", "llvm.store %acc, %at"),
+    "every_thread_passing_thread_index_0": (
+        "fixup256", "      %t = nvvm.read.ptx.sreg.tid.x : i32\n", "      %t = arith.constant 0 : i32\n",
+        "threads 0 and 1 both use thread_idx 0", "%folded = cutlass.block_striped.load_add"),
+    "two_threads_per_thread_index": (
+        "fixup256", "      %t = nvvm.read.ptx.sreg.tid.x : i32\n", "      %tt = nvvm.read.ptx.sreg.tid.x : i32\n"
+        "      %two = arith.constant 2 : i32\n      %t = arith.divui %tt, %two : i32\n",
+        "threads 0 and 1 both use thread_idx 0", "%folded = cutlass.block_striped.load_add"),
+    "the_first_split_storing_4_wide": (
+        "fixup256", "cutlass.block_striped.store %acc, %part, %t n_threads_in_block = 256 :",
+        "cutlass.block_striped.store %acc, %part, %t n_threads_in_block = 256 access_width = 4 :",
+        "lays the partial tile out as 256 threads, access width 4", "cutlass.block_striped.store %acc"),
+    "a_reduce_striped_over_128_threads": (
+        "fixup256", "cutlass.block_striped.reduce add %acc, %part, %t n_threads_in_block = 256",
+        "cutlass.block_striped.reduce add %acc, %part, %t n_threads_in_block = 128",
+        "lays the partial tile out as 128 threads", "cutlass.block_striped.reduce add %acc"),
+    "the_partials_folded_twice": (
+        "fixup256", "            scf.yield %folded : vector<4xf32>",
+        "            %twice = cutlass.block_striped.load_add "
+        "%part, %t, %folded n_threads_in_block = 256 : !llvm.ptr<1>, vector<4xf32> -> vector<4xf32>\n"
+        "            scf.yield %twice : vector<4xf32>", "fixup-count [split2]: output tile 'tile' sums partials",
+        "%last = scf.while (%w = %first)"),
+    "the_partials_folded_twice_into_the_accumulator": (
+        "fixup256", "            scf.yield %folded : vector<4xf32>",
+        "            %twice = cutlass.block_striped.load_add "
+        "%part, %t, %acc n_threads_in_block = 256 : !llvm.ptr<1>, vector<4xf32> -> vector<4xf32>\n"
+        "            scf.yield %twice : vector<4xf32>", "an earlier load_add already folded them into",
+        "%twice = cutlass.block_striped.load_add"),
+    "a_middle_split_not_waiting_its_turn": (
+        "fixup256", "            cutlass.tile_scheduler.fixup_wait %sched, %w : !cutlass.tile_scheduler<streamk>, "
+        "!cutlass.streamk_work_tile_info\n            cutlass.block_striped.reduce",
+        "            cutlass.block_striped."
+        "reduce", "fixup-order [split1]: atomically adds onto partial 'ws' before any split stored it",
+        "cutlass.block_striped.reduce add %acc"),
+    "the_lock_never_bumped": (
+        "fixup256", "          cutlass.tile_scheduler.fixup_increment %sched, %w : !cutlass.tile_scheduler<streamk>, "
+        "!cutlass.streamk_work_tile_info\n", "", "deadlock", "cutlass.tile_scheduler.fixup_wait %sched, %w"),
+}
+
+COMPILE_ERRORS = {
+    # name: (the input, the text replaced, its replacement, words of the error, text of the line it names)
+    "a_multicast_mask_past_the_1x2_cluster": (
+        "ring_s3_c1_1x2", "%mcast = cutlass.pipeline.get_producer_mask %p", "%mcast = arith.constant 12 : i16",
+        "has multicast mask 0xc, which names CTA 3, but the cluster has 2 CTA(s)", "%full = cutlass.pipeline."
+        "get_producer_barrier %p, %s"),
+    "b_ring_init_with_four_of_its_five_stages": (
+        "ab_rings", "%br = cutlass.pipeline.init %bp {numStages = 5 : i32", "%br = cutlass.pipeline.init %bp "
+        "{numStages = 4 : i32", "numStages", "%br = cutlass.pipeline.init %bp"),
+    "a_named_barrier_id_past_15": (
+        "named_handoff", "        cutlass.named_barrier.arrive barrier_id = 3 num_threads = 256\n",
+        "        cutlass.named_barrier.arrive barrier_id = 16 num_threads = 256\n",
+        "barrier_id must be a hardware named barrier in [0, 15], found 16", "barrier_id = 16"),
+    "a_named_barrier_count_not_of_warps": (
+        "named_handoff", "        cutlass.named_barrier.arrive barrier_id = 2 num_threads = 256\n",
+        "        cutlass.named_barrier.arrive barrier_id = 2 num_threads = 100\n",
+        "must be a positive multiple of the warp size 32, found 100", "num_threads = 100"),
+    "registers_past_the_register_file": (
+        "seq4", "regs(240)", "regs(248)", "registers per lane slot, more than the 3 x 168 = 504",
+        "cutlass.async.exec warpgroup mask(1) regs(24)"),
+    "an_epilogue_consumer_warp_past_the_cta": (
+        "two_rings", "participants = array<i64: 0xf0>, consumers = array<i64: 0x2>}",
+        "participants = array<i64: 0xf0>, consumers = array<i64: 0x200>}", "but the CTA has 256 threads",
+        "%store = cutlass.pipeline.init %ep"),
+    "a_ring_of_type_stages_two_initialised_with_three": (
+        "ring_s2_c3", "{numStages = 2 : i32", "{numStages = 3 : i32", "numStages", "%ring = cutlass.pipeline.init"),
+}
+
+CI = {"ring_s2_c3", "ring_s3_c1_1x2", "ring_s5_c1_sm100", "two_rings", "named_handoff", "fixup256", "seq4",
+      "the_final_split_folding_by_a_plain_load", "the_final_split_storing_its_unfolded_accumulator",
+      "every_thread_passing_thread_index_0", "the_first_split_storing_4_wide", "the_partials_folded_twice",
+      "the_load_state_restarted_every_tile", "a_1x2_cluster_without_the_multicast",
+      "a_multicast_mask_past_the_1x2_cluster",
+      "a_named_barrier_id_past_15"}
+
+(test_the_input_compiles_to_its_ptx, test_tileorch_check_on_the_input, test_the_input_round_trips_through_tileorch_opt,
+ test_a_broken_protocol_compiles_and_fails_the_check, test_an_invalid_input_stops_at_its_line) = \
+    cutlass_sweep_tests(INPUTS, PTX_NEEDS, CHECKS, CHECK_FAILURES, COMPILE_ERRORS, ci=CI)
