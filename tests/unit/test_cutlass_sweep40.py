@@ -540,6 +540,13 @@ CHECK_FAILURES = {
         "ab_rings", "          %sn = cutlass.pipeline.state.increment %s\n", "          %s1 = cutlass.pipeline.state."
         "increment %s\n          %sn = cutlass.pipeline.state.increment %s1\n", "deadlock",
         "cutlass.pipeline.producer_tail %p, %last"),
+    # found by this sweep: proved before session 40 (the stage's byte count was the whole model of its copies)
+    "the_b_slice_multicast_along_the_row": (
+        "mc22", "%slice multicast %col_mask", "%slice multicast %row_mask", "stage-slots: in CTA 0 of the cluster, "
+        "this copy from CTA 2 writes bytes [4096, 6144) of the stage", "atom.bulk_copy_g2s %b_dst"),
+    "the_b_slice_over_the_a_slices": (
+        "mc22", "%b_off = arith.addi %sbase, %b_in : i32", "%b_off = arith.addi %sbase, %b_part : i32",
+        "stage-slots: in CTA 0 of the cluster", "atom.bulk_copy_g2s %b_dst"),
     "the_math_group_arriving_with_128": (
         "named_handoff", "        cutlass.named_barrier.arrive barrier_id = 2 num_threads = 256\n",
         "        cutlass.named_barrier.arrive barrier_id = 2 num_threads = 128\n", "named-barrier-count",
@@ -633,7 +640,7 @@ CI = {"ring_s2_c3", "ring_s3_c1_1x2", "ring_s5_c1_sm100", "two_rings", "named_ha
       "every_thread_passing_thread_index_0", "the_first_split_storing_4_wide", "the_partials_folded_twice",
       "the_load_state_restarted_every_tile", "a_1x2_cluster_without_the_multicast",
       "a_multicast_mask_past_the_1x2_cluster",
-      "a_named_barrier_id_past_15"}
+      "a_named_barrier_id_past_15", "the_b_slice_multicast_along_the_row"}
 
 (test_the_input_compiles_to_its_ptx, test_tileorch_check_on_the_input, test_the_input_round_trips_through_tileorch_opt,
  test_a_broken_protocol_compiles_and_fails_the_check, test_an_invalid_input_stops_at_its_line) = \

@@ -654,6 +654,7 @@ class _Program:
         self.delivered: dict[tuple[str, int], dict[object, int]] = {}
         self.unsized: dict[tuple[str, int], list[tuple[object, int]]] = {}
         self.copy_ops: dict[tuple[str, int], Operation] = {}
+        self.copy_list: dict[tuple[str, int], list] = {}   # key -> (copy, bytes, destination, issues)
         self.rel: dict[str, str] = {}            # state variable -> its release cursor
         self.rel_decls: dict[str, StateDecl] = {}
         self.guards: dict[tuple[SSAValue, SSAValue], object] = {}   # (lb, ub) -> loop trip
@@ -974,6 +975,7 @@ class _Program:
             by_dst = self.delivered.setdefault(key, {})
             by_dst[dst] = by_dst.get(dst, 0) + nbytes * count
         self.copy_ops.setdefault(key, op)
+        self.copy_list.setdefault(key, []).append((op, nbytes, dst, count))
 
     def _fill(self, init: Operation, pipe: Pipeline, key: tuple[str, int], op: Operation,
               tma: int, tx: int) -> list[Op]:
@@ -984,6 +986,8 @@ class _Program:
         is a synchronous store."""
         var = key[0]
         if init in self.copying:
+            transfers.stage_slots(self.copy_list.pop(key, []), self.k.cluster, self.k.ctas, self.ev.work,
+                                  partial(_row_col, self.k))
             copy = self.copy_ops.pop(key, None)
             delivered = self.delivered.pop(key, {})
             unsized = self.unsized.pop(key, [])

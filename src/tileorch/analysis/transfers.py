@@ -153,3 +153,68 @@ def scope_of(state: SSAValue) -> Block | None:
     if isinstance(state.owner, Block):
         return state.owner
     return state.owner.parent_block()
+
+
+def _elem_bytes(t) -> int | None:
+    width = getattr(t, "bitwidth", None)
+    if width is None:
+        width = getattr(getattr(t, "width", None), "data", None)
+    return width // 8 if isinstance(width, int) and width % 8 == 0 else None
+
+
+def stage_offset(copy: Operation, ev: Evaluator) -> tuple[SSAValue, int] | None:
+    """(base pointer, byte offset) of the copy's shared-memory destination when it is
+    ``llvm.getelementptr %base[%i]`` with ``%i`` known to ``ev``; None otherwise."""
+    gep = copy.operands[0].owner
+    if not isinstance(gep, Operation) or gep.name != "llvm.getelementptr" or len(gep.operands) != 2:
+        return None
+    raw = gep.properties.get("rawConstantIndices")
+    if raw is None or len(raw.get_values()) != 1:
+        return None
+    size = _elem_bytes(gep.properties.get("elem_type"))
+    index = ev.constant(gep.operands[1])
+    if size is None or index is None:
+        return None
+    return gep.operands[0], index * size
+
+
+def stage_slots(copies: list, cluster: tuple[int, int, int], ctas: int, work: dict,
+                peers) -> None:
+    """The bytes of one stage that the copies issued for it write must not overlap in any CTA:
+    for each issuing CTA (its cluster rank and x / y known) and the stage at index 0, each copy
+    lands ``[offset, offset + bytes)`` of the stage in each CTA of its destination set, and two
+    such ranges in one CTA sharing a byte are two writes of the same shared memory -- and, as
+    the transaction bytes still add up, part of the stage is never written while the consumer
+    reads it (e.g. a B tile multicast along the cluster row instead of its column).  Only
+    destinations ``llvm.getelementptr %base[i]`` whose index is known per CTA are compared
+    (before session 40 no destination was: the stage's byte count was the whole model).
+    ``copies``: (copy op, bytes, destination as :func:`destination`, issues per stage);
+    ``peers(cta, direction)``: the CTAs of a multicast set."""
+    from tileorch.analysis.evaluate import Evaluator
+
+    cx = max(cluster[0], 1)
+    landed: dict[int, list] = {}
+    for copy, nbytes, dst, count in copies:
+        if not nbytes or not count:
+            continue
+        for cta in range(ctas):
+            facts = {**work, "cta_rank": cta, "cta_x": cta % cx, "cta_y": cta // cx, "stage_index": 0}
+            at = stage_offset(copy, Evaluator(None, facts))
+            if at is None:
+                return
+            targets = ((cta,) if dst is None else tuple(peers(cta, EACH[dst])) if dst in EACH else dst)
+            for d in targets:
+                landed.setdefault(d, []).append((at[0], at[1], at[1] + nbytes, copy, cta))
+    from tileorch.diagnostics import location_str
+
+    for d, ranges in sorted(landed.items()):
+        if len({r[0] for r in ranges}) != 1:
+            return
+        ranges.sort(key=lambda r: (r[1], r[2]))
+        for (_, lo1, hi1, op1, c1), (_, lo2, hi2, op2, c2) in zip(ranges, ranges[1:]):
+            if lo2 < hi1:
+                raise LocatedError(op2, f"stage-slots: in CTA {d} of the cluster, this copy from CTA {c2} writes "
+                                   f"bytes [{lo2}, {hi2}) of the stage and the copy at {location_str(op1)} from "
+                                   f"CTA {c1} writes [{lo1}, {hi1}): two writes of the same shared memory, so "
+                                   "part of the stage is never written although its transaction bytes add up "
+                                   "(check each copy's offset and multicast direction)")
