@@ -488,6 +488,10 @@ PTX_NEEDS = {
 }
 CHECKS = {name: "ok" for name in INPUTS}
 
+_STRIPED_OPS = FIXUP256[FIXUP256.index("%folded = cutlass.block_striped.load_add"):
+                        FIXUP256.index("\n", FIXUP256.index("cutlass.block_striped.reduce add"))]
+"""The fix-up's block-striped ops, from the final split's load_add to the middle splits' reduce."""
+
 CHECK_FAILURES = {
     # name: (the input, the text replaced, its replacement, words of the error, text of the line it names)
     "a_consumer_group_that_never_releases": (
@@ -576,6 +580,11 @@ CHECK_FAILURES = {
         "fixup256", "      %t = nvvm.read.ptx.sreg.tid.x : i32\n", "      %tt = nvvm.read.ptx.sreg.tid.x : i32\n"
         "      %two = arith.constant 2 : i32\n      %t = arith.divui %tt, %two : i32\n",
         "threads 0 and 1 both use thread_idx 0", "%folded = cutlass.block_striped.load_add"),
+    "every_split_striping_over_128_of_the_256_threads": (
+        # every op alike (no layout mismatch); the verifier is silent (the ops run under scf.if)
+        "fixup256", _STRIPED_OPS, _STRIPED_OPS.replace("n_threads_in_block = 256", "n_threads_in_block = 128"),
+        "thread 128 uses thread_idx 128 in cutlass.block_striped.load_add, outside 0..127",
+        "%folded = cutlass.block_striped.load_add"),
     "the_first_split_storing_4_wide": (
         "fixup256", "cutlass.block_striped.store %acc, %part, %t n_threads_in_block = 256 :",
         "cutlass.block_striped.store %acc, %part, %t n_threads_in_block = 256 access_width = 4 :",

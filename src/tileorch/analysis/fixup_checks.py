@@ -93,7 +93,8 @@ def check_thread_indices(body, ev_for, threads) -> None:
     """Each thread of the agent must address its own stripe slots of the partial tile: the ``thread_idx`` of every
     global ``cutlass.block_striped`` op in the work-tile body takes a distinct value per thread (before session 40 a
     thread index that was the same for every thread -- all threads storing one thread's slots, the other slots never
-    written -- was proved).  ``ev_for(t)``: an :class:`Evaluator` for thread ``t`` alone."""
+    written -- was proved), inside ``0 .. n_threads_in_block - 1`` (the verifier checks this only where the op runs
+    unconditionally).  ``ev_for(t)``: an :class:`Evaluator` for thread ``t`` alone."""
     evs = {t: ev_for(t) for t in sorted(threads)}
     for op in body.walk():
         if not op.name.startswith(_STRIPED) or cta_local_tile(op):
@@ -105,6 +106,11 @@ def check_thread_indices(body, ev_for, threads) -> None:
                 raise LocatedError(op, f"the checker cannot model {op.name} with a thread_idx it cannot evaluate per "
                                    "thread: the fix-up model needs each thread to own its stripe slots of the partial "
                                    "tile (thread_idx from gpu.thread_id / tid.x), so nothing is checked")
+            if not 0 <= v < op.num_threads():
+                raise LocatedError(op, f"fix-up-count: thread {t} uses thread_idx {v} in {op.name}, outside "
+                                   f"0..{op.num_threads() - 1} (n_threads_in_block = {op.num_threads()}): it addresses "
+                                   f"the next stripe's slots of thread {v - op.num_threads()} (or past the tile), so "
+                                   "two threads write the same slots")
             if v in seen:
                 raise LocatedError(op, f"fix-up-count: threads {seen[v]} and {t} both use thread_idx {v} in {op.name}: "
                                    "they address the same stripe slots of the partial tile, so the slots of the "
