@@ -11,13 +11,18 @@ proves it, ``tileorch-opt`` round-trips it; edits that break one protocol rule a
 * :data:`AB_RINGS`: A and B in rings of 3 and 5 stages, loaded by two producer warps;
 * :data:`NAMED_HANDOFF`: two warp groups handing tiles back and forth through two named barriers;
 * :data:`SEQ1` / :data:`SEQ4`: ordered sequence barriers of depth 1 and 4;
-* :data:`FIXUP256`: a hand-written Stream-K fix-up of a 256-thread CTA.
+* :data:`FIXUP256`: a hand-written Stream-K fix-up of a 256-thread CTA;
+* :func:`streamk_groups`: persistent Stream-K consumers with the monolithic fix-up (two warp groups, split-K; one
+  warp group on a 2x1 cluster, Stream-K).
 
 Found by this sweep (each edit's test failed before the fix): ``tileorch check`` said "OK: all properties hold" for
 Stream-K fix-ups whose final split (1) folded the partials with a plain ``block_striped.load`` (read as a
 ``load_add``: the split's own accumulator was dropped), (2) wrote its accumulator from before the ``load_add``,
-(3) passed one thread index for every thread, (4) stored 4-wide while the other splits reduce / load element-wise
-(different slots), (5) folded the partials twice.
+(3) passed one thread index for several threads or one outside the stripe, (4) stored 4-wide while the other splits
+reduce / load element-wise (different slots), (5) folded the partials twice; kernels using the monolithic
+``cutlass.tile_scheduler.fixup`` whose epilogue (6) wrote the accumulator from before the fix-up or (7) ran on every
+split; (8) the copies of a stage landing on the same bytes (a B tile multicast along the row instead of the column:
+the transaction bytes still add up).
 
 CI runs :data:`CI` (the suite's time budget); ``TILEORCH_EMULATE_ALL=1`` runs every test."""
 
@@ -94,6 +99,69 @@ participants = array<i64: 0x1>, consumers = array<i64: {masks}>, transaction_siz
       }}
     }}
     func.return
+  }}
+}}
+"""
+
+
+def streamk_groups(name, groups, cga=(1, 1, 1), raster="along_n", decomp="split_k", splits=3):
+    """A persistent Stream-K consumer side: `groups` consumer warp groups (warp groups 0..groups-1), each walking the
+    scheduler's work tiles, running its K tiles, fixing up through its own barrier_idx and running the epilogue on the
+    final split."""
+    cg = ", ".join(map(str, cga))
+    ptype = f"!cutlass.tile_scheduler_streamk_params<cga = [{cg}], raster = {raster}>"
+    body = ""
+    for g in range(groups):
+        body += f"""    cutlass.async.exec warpgroup mask({1 << g}) {{
+      %sched = cutlass.tile_scheduler.create_streamk_params %params : {ptype} -> !cutlass.tile_scheduler<streamk>
+      %first = cutlass.tile_scheduler.initial_work_tile_info %sched
+          : !cutlass.tile_scheduler<streamk> -> !cutlass.streamk_work_tile_info
+      %last = scf.while (%w = %first) : (!cutlass.streamk_work_tile_info) -> !cutlass.streamk_work_tile_info {{
+        %count = cutlass.tile_scheduler.get_work_k_tile_count %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        %valid = arith.cmpi sgt, %count, %c0 : i32
+        scf.condition(%valid) %w : !cutlass.streamk_work_tile_info
+      }} do {{
+      ^bb0(%w: !cutlass.streamk_work_tile_info):
+        %count = cutlass.tile_scheduler.get_work_k_tile_count %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        %acc = scf.for %kt = %c0 to %count step %c1 iter_args(%a = %zero) -> (vector<32xf32>) : i32 {{
+          %mma = arith.addf %a, %a : vector<32xf32>
+          scf.yield %mma : vector<32xf32>
+        }}
+        %fixed{g} = cutlass.tile_scheduler.fixup %sched, %w, %acc \
+{{barrier_idx = {g} : i32, num_barriers = {groups} : i32}}
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info, vector<32xf32>
+        %run{g} = cutlass.tile_scheduler.compute_epilogue %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        scf.if %run{g} {{
+          %cm, %cn, %ck, %cl = cutlass.tile_scheduler.work_tile_info_to_cta_coord %sched, %w
+              : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+          func.call @epilogue(%fixed{g}, %cm, %cn, %cl) : (vector<32xf32>, i32, i32, i32) -> ()
+        }}
+        %next, %increment_pipe = cutlass.tile_scheduler.fetch_next_work %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        scf.yield %next : !cutlass.streamk_work_tile_info
+      }}
+    }}
+"""
+    return f"""// {name}: the consumer side of a persistent Stream-K GEMM ({decomp}, {splits} splits, raster {raster}, a
+// {cga[0]}x{cga[1]} cluster): {groups} consumer warp group(s) walk the work tiles, each fixing up through its own
+// barrier_idx (of num_barriers = {groups}) and running the epilogue on the final split only; the host builds the
+// params.  The MMA is a stand-in (arith.addf).
+builtin.module attributes {{cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: {cg}>}} {{
+  func.func @host(%m: i32, %n: i32, %k: i32, %l: i32, %sms: i32) -> {ptype} {{
+    %params = cutlass.tile_scheduler.make_streamk_params %m, %n, %k, %l sms(%sms)
+        {{tile_shape = array<i64: 128, 64, 64>, max_swizzle_size = 4 : i32,
+         decomp_mode = #cutlass<decomp_mode {decomp}>, splits = {splits} : i32}} : {ptype}
+    func.return %params : {ptype}
+  }}
+  func.func private @epilogue(vector<32xf32>, i32, i32, i32)
+  func.func @{name}(%params: {ptype}, %zero: vector<32xf32>)
+      attributes {{nvvm.kernel, nvvm.maxntid = array<i32: {128 * groups}, 1, 1>}} {{
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+{body}    func.return
   }}
 }}
 """
@@ -463,7 +531,11 @@ SEQ4 = seq_bar_pingpong(
     "seq_bar_depth_four", [("qk_tile", "st", ""), ("softmax_tile", "st_sm", ""), ("pv_tile", "st_pv", ""),
                            ("epilogue_tile", "st_epi", "")], (24, 240), alternate=False)
 
-INPUTS = {**RINGS, "mc22": MC22, "two_rings": TWO_RINGS, "ab_rings": AB_RINGS, "named_handoff": NAMED_HANDOFF,
+STREAMK2 = streamk_groups("streamk_two_groups_split_k", 2)
+STREAMK_2X1 = streamk_groups("streamk_one_group_2x1", 1, (2, 1, 1), "along_m", "stream_k", 1)
+
+INPUTS = {**RINGS, "streamk2": STREAMK2, "streamk_2x1": STREAMK_2X1, "mc22": MC22, "two_rings": TWO_RINGS,
+          "ab_rings": AB_RINGS, "named_handoff": NAMED_HANDOFF,
           "fixup256": FIXUP256, "seq1": SEQ1, "seq4": SEQ4}
 
 BULK = r"cp\.async\.bulk\.shared::cluster\.global\.mbarrier::complete_tx::bytes"
@@ -483,6 +555,8 @@ PTX_NEEDS = {
     "ab_rings": [(BULK, 2), (r"mbarrier\.init\.shared\.b64", 16)],
     "named_handoff": [(r"bar\.arrive\s+[23], 256;", 2), (r"bar\.sync\s+[23], 256;", 2), (r"mbarrier", 0)],
     "fixup256": [r"red\.global\.add\.f32|red\.global\.add\.v4\.f32|atom\.global\.add\.f32", r"ld\.global"],
+    "streamk2": [r"bar\.sync\s+4, 128;", r"bar\.sync\s+5, 128;", r"atom\.global\.add"],
+    "streamk_2x1": [r"bar\.sync\s+4, 128;"],
     "seq1": [r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", r"setmaxnreg\.inc\.sync\.aligned\.u32\s+232;"],
     "seq4": [r"setmaxnreg\.dec\.sync\.aligned\.u32\s+24;", r"setmaxnreg\.inc\.sync\.aligned\.u32\s+240;"],
 }
@@ -551,6 +625,18 @@ CHECK_FAILURES = {
     "the_b_slice_over_the_a_slices": (
         "mc22", "%b_off = arith.addi %sbase, %b_in : i32", "%b_off = arith.addi %sbase, %b_part : i32",
         "stage-slots: in CTA 0 of the cluster", "atom.bulk_copy_g2s %b_dst"),
+    # the monolithic fix-up: proved before session 40 (modelled by its reference protocol, whatever the kernel wrote)
+    "the_epilogue_given_the_accumulator_before_the_fixup": (
+        "streamk2", "func.call @epilogue(%fixed1, %cm, %cn, %cl)", "func.call @epilogue(%acc, %cm, %cn, %cl)",
+        "fix-up-count: the final split uses its accumulator from before", "func.call @epilogue(%acc, %cm, %cn, %cl)"),
+    "the_epilogue_on_every_split": (
+        "streamk_2x1", "        scf.if %run0 {", "        %every = arith.constant true\n        scf.if %every {",
+        "fix-up-count: a non-final split (k_tile_start 0) writes the result of cutlass.tile_scheduler.fixup",
+        "func.call @epilogue(%fixed0, %cm, %cn, %cl)"),
+    "two_groups_on_one_fixup_barrier": (
+        "streamk2", "{barrier_idx = 1 : i32, num_barriers = 2 : i32}",
+        "{barrier_idx = 0 : i32, num_barriers = 2 : i32}",
+        "both use Stream-K fix-up barrier_idx = 0", "%fixed1 = cutlass.tile_scheduler.fixup"),
     "the_math_group_arriving_with_128": (
         "named_handoff", "        cutlass.named_barrier.arrive barrier_id = 2 num_threads = 256\n",
         "        cutlass.named_barrier.arrive barrier_id = 2 num_threads = 128\n", "named-barrier-count",
@@ -625,6 +711,15 @@ COMPILE_ERRORS = {
     "b_ring_init_with_four_of_its_five_stages": (
         "ab_rings", "%br = cutlass.pipeline.init %bp {numStages = 5 : i32", "%br = cutlass.pipeline.init %bp "
         "{numStages = 4 : i32", "numStages", "%br = cutlass.pipeline.init %bp"),
+    "a_scheduler_cga_other_than_the_cluster": (
+        "streamk_2x1", "cutlass.cluster_shape = array<i32: 2, 1, 1>", "cutlass.cluster_shape = array<i32: 1, 2, 1>",
+        "the scheduler's CGA shape 2x1x1 differs from the launch cluster", "%params = cutlass.tile_scheduler."
+        "make_streamk_params"),
+    "three_fixup_groups": (
+        "streamk2", "{barrier_idx = 1 : i32, num_barriers = 2 : i32}",
+        "{barrier_idx = 1 : i32, num_barriers = 3 : i32}",
+        "num_barriers = 3: each fix-up warp group synchronises on a reserved Stream-K named barrier",
+        "%fixed1 = cutlass.tile_scheduler.fixup"),
     "a_named_barrier_id_past_15": (
         "named_handoff", "        cutlass.named_barrier.arrive barrier_id = 3 num_threads = 256\n",
         "        cutlass.named_barrier.arrive barrier_id = 16 num_threads = 256\n",
@@ -649,7 +744,8 @@ CI = {"ring_s2_c3", "ring_s3_c1_1x2", "ring_s5_c1_sm100", "two_rings", "named_ha
       "every_thread_passing_thread_index_0", "the_first_split_storing_4_wide", "the_partials_folded_twice",
       "the_load_state_restarted_every_tile", "a_1x2_cluster_without_the_multicast",
       "a_multicast_mask_past_the_1x2_cluster",
-      "a_named_barrier_id_past_15", "the_b_slice_multicast_along_the_row"}
+      "a_named_barrier_id_past_15", "the_b_slice_multicast_along_the_row",
+      "streamk2", "the_epilogue_given_the_accumulator_before_the_fixup", "the_epilogue_on_every_split"}
 
 (test_the_input_compiles_to_its_ptx, test_tileorch_check_on_the_input, test_the_input_round_trips_through_tileorch_opt,
  test_a_broken_protocol_compiles_and_fails_the_check, test_an_invalid_input_stops_at_its_line) = \

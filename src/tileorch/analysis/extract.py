@@ -356,6 +356,10 @@ class _Kernel:
             out.append(self._user_fixup(name))
             out.append(self._user_unsplit(name))
         elif self.fixups and self._cluster_fixup() is not None:
+            from tileorch.analysis.fixup_checks import check_monolithic_fixup
+
+            for fix in self.fixups:
+                check_monolithic_fixup(fix)
             fix, size = self.fixups[0], self._cluster_fixup()
             for piece in range(3):  # the modelled cluster holds the first, a middle, the final split
                 sk = catalog.sm100_cluster_streamk(size, piece)
@@ -369,6 +373,10 @@ class _Kernel:
                       a.threads, a.mask, a.cta, a.partial, origin=fix) for a in seq.agents),
                 deterministic=True, partials=seq.partials, origin=fix))
         elif self.fixups:
+            from tileorch.analysis.fixup_checks import check_monolithic_fixup
+
+            for fix in self.fixups:
+                check_monolithic_fixup(fix)
             sk = catalog.streamk_fixup(3)
             fix = self.fixups[0]
             out.append(Protocol(f"{name}.fixup", (), tuple(

@@ -158,8 +158,8 @@ def check_final_value(body, ev) -> None:
                 continue
             if name == "scf.yield":
                 continue
-            if name == _STRIPED + "load_add":
-                stale = op.fragment
+            if name in (_STRIPED + "load_add", "cutlass.tile_scheduler.fixup"):
+                stale = op.operands[2]  # load_add's fragment, fixup's accumulator
                 if rooted(stale) & superseded:
                     raise LocatedError(op, f"fix-up-count: {name} folds the partials into an accumulator that an "
                                        "earlier load_add already folded them into (they are added twice)")
@@ -170,8 +170,8 @@ def check_final_value(body, ev) -> None:
             bad = uses_stale(op) if superseded else None
             if bad is not None:
                 raise LocatedError(bad, "fix-up-count: the final split uses its accumulator from before the "
-                                   "cutlass.block_striped.load_add that folded the other splits' partials in: the "
-                                   "output tile misses them (use the load_add's result)")
+                                   "cutlass.block_striped.load_add / cutlass.tile_scheduler.fixup that folded the "
+                                   "other splits' partials in: the output tile misses them (use its result)")
 
     walk(body)
 
@@ -196,3 +196,77 @@ def check_stripe_layouts(body) -> None:
             raise LocatedError(op, f"fix-up-count: {op.name} lays the partial tile out as {t1} threads, access width "
                                f"{w1}, {f1}, but {first[0].name} at {location_str(first[0])} as {t0} threads, access "
                                f"width {w0}, {f0}: the splits address different slots of the same partial")
+
+
+_MONOLITHIC = "cutlass.tile_scheduler.fixup"
+_SPLIT_FACTS = ((0, 1, 0), (1, 1, 0), (2, 1, 1), (0, SPLITS, 1))
+"""(k_tile_start, k_tile_count, final) of the first, a middle and the final split of a tile split three ways, and of
+an unsplit tile."""
+
+
+def _sink(op: Operation) -> bool:
+    """An op that makes a value observable: a call, or an op without results (a store) that is not a terminator."""
+    return op.name in ("func.call", "llvm.call") or (not op.results and op.name not in (
+        "scf.yield", "scf.condition", "func.return", "llvm.return") and not op.regions)
+
+
+def check_monolithic_fixup(fix: Operation) -> None:
+    """What the work-tile body does with ``cutlass.tile_scheduler.fixup``'s result, per split (before session 40 the
+    fix-up was modelled by its reference protocol alone, whatever the kernel wrote, and a kernel that ran the
+    epilogue on every split, or on the accumulator from before the fix-up, was proved):
+
+    * a non-final split's fixed accumulator is not the tile (the fix-up stored or reduced it): no call or store may
+      use it, or a value computed from it -- the epilogue must be guarded by ``compute_epilogue``;
+    * the final split (and an unsplit tile) must write the fixed accumulator, not the one given to the fix-up.
+
+    Conditions are evaluated with the split's work-tile facts; where one is unknown and its branch would use the
+    value, a located "cannot model"."""
+    body = fix.parent_block()
+    holder = body.parent_op() if body is not None else None
+    while holder is not None and holder.name not in ("scf.for", "scf.while", "cutlass.async.exec"):
+        body = holder.parent_block()
+        holder = body.parent_op() if body is not None else None
+    if body is None:
+        return
+    from tileorch.analysis.evaluate import Evaluator
+
+    for start, count, final in _SPLIT_FACTS:
+        ev = Evaluator(None, {"k_tile_start": start, "k_tile_count": count, "final": final})
+        if final:
+            check_final_value(body, ev)
+        else:
+            _check_not_written(body, ev, fix)
+
+
+def _check_not_written(body, ev, fix: Operation) -> None:
+    derived = {fix.results[0]}
+
+    def walk(block, known: bool) -> None:
+        for op in block.ops:
+            if op.name == "scf.if" and op.regions:
+                taken = ev.truth(op.operands[0])
+                for i, region in enumerate(op.regions):
+                    if region.blocks and (taken is None or i == (0 if taken else 1)):
+                        walk(region.block, known and taken is not None)
+                        term = region.block.last_op
+                        if term is not None and term.name == "scf.yield":
+                            for operand, result in zip(term.operands, op.results):
+                                if operand in derived:
+                                    derived.add(result)
+                continue
+            uses = [o for sub in op.walk() for o in sub.operands if o in derived]
+            if not uses:
+                continue
+            if any(_sink(sub) and any(o in derived for o in sub.operands) for sub in op.walk()):
+                if not known:
+                    raise LocatedError(op, f"the checker cannot model this use of the {_MONOLITHIC} result: it "
+                                       "cannot tell whether it runs for a non-final split (whose fixed accumulator "
+                                       "is not the tile); guard the epilogue by cutlass.tile_scheduler."
+                                       "compute_epilogue")
+                raise LocatedError(op, f"fix-up-count: a non-final split (k_tile_start {ev.work['k_tile_start']}) "
+                                   f"writes the result of {_MONOLITHIC}, which holds only its own partial (the fix-up "
+                                   "stored or reduced it for the final split): guard the epilogue by "
+                                   "cutlass.tile_scheduler.compute_epilogue")
+            derived.update(op.results)
+
+    walk(body, True)
