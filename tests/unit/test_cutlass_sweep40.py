@@ -750,3 +750,23 @@ CI = {"ring_s2_c3", "ring_s3_c1_1x2", "ring_s5_c1_sm100", "two_rings", "named_ha
 (test_the_input_compiles_to_its_ptx, test_tileorch_check_on_the_input, test_the_input_round_trips_through_tileorch_opt,
  test_a_broken_protocol_compiles_and_fails_the_check, test_an_invalid_input_stops_at_its_line) = \
     cutlass_sweep_tests(INPUTS, PTX_NEEDS, CHECKS, CHECK_FAILURES, COMPILE_ERRORS, ci=CI)
+
+
+def test_upstream_mlir_accepts_what_the_driver_leaves(tmp_path):
+    """Every input's nvvm stage and final llvm-dialect module, in custom and generic form, parse and verify in upstream
+    MLIR (``iree-opt``, one process for all; test_upstream_mlir.py does this for examples/)."""
+    import test_upstream_mlir as upstream
+
+    if upstream.IREE_OPT is None:
+        pytest.skip("iree-opt (pip install iree-base-compiler) not installed")
+    texts, keys = [], []
+    for name, text in sorted(INPUTS.items()):
+        path = tmp_path / f"{name}.mlir"
+        path.write_text(text)
+        for form, lowered in zip(upstream.FORMS, upstream._lower(path)):
+            texts.append(lowered)
+            keys.append((name, form))
+    verdicts = upstream.upstream_batch(texts)
+    rejected = {key: errors for key, (_, errors) in zip(keys, verdicts) if errors}
+    assert not rejected, rejected
+    assert all("llvm.func" in printed for printed, _ in verdicts)
