@@ -1,6 +1,7 @@
 """Session 40's CUTLASS-side acceptance sweep: hand-written ``cutlass``-dialect kernels of forms the earlier sweeps
 (26-31) and ``examples/`` did not write, through the commands a user runs on them
-(:func:`cutlass_sweep_checks.cutlass_sweep_tests`): each compiles to PTX holding its protocol, ``tileorch check``
+(:func:`cutlass_sweep_checks.cutlass_sweep_tests`; a pipeline's stages start 1024 bytes past its ``storage``, where
+its mbarriers live): each compiles to PTX holding its protocol, ``tileorch check``
 proves it, ``tileorch-opt`` round-trips it; edits that break one protocol rule are rejected by ``tileorch check``
 (located, non-zero exit) or by ``tileorch compile`` (``k.mlir:L:C: error:`` at the op's line).
 
@@ -21,8 +22,9 @@ Stream-K fix-ups whose final split (1) folded the partials with a plain ``block_
 (3) passed one thread index for several threads or one outside the stripe, (4) stored 4-wide while the other splits
 reduce / load element-wise (different slots), (5) folded the partials twice; kernels using the monolithic
 ``cutlass.tile_scheduler.fixup`` whose epilogue (6) wrote the accumulator from before the fix-up or (7) ran on every
-split; (8) the copies of a stage landing on the same bytes (a B tile multicast along the row instead of the column:
-the transaction bytes still add up).
+split; (8) a stage copied onto the pipeline's own mbarriers (``storage(%smem)`` and the stage at ``%smem[0]``, as
+examples/ws_pipeline.mlir and sweeps 26, 30 and 31 wrote it); (9) the copies of a stage landing on the same bytes
+(a B tile multicast along the row instead of the column: the transaction bytes still add up).
 
 CI runs :data:`CI` (the suite's time budget); ``TILEORCH_EMULATE_ALL=1`` runs every test."""
 
@@ -75,7 +77,9 @@ participants = array<i64: 0x1>, consumers = array<i64: {masks}>, transaction_siz
             %bytes = arith.constant {bytes_} : i32
             %part = arith.constant {per} : i32
             %idx = cutlass.pipeline.state.get_index %s
-            %sbase = arith.muli %idx, %bytes : i32
+            %sidx = arith.muli %idx, %bytes : i32
+            %data = arith.constant 1024 : i32
+            %sbase = arith.addi %sidx, %data : i32
 {rank}            %dst = llvm.getelementptr %smem[%soff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
             %goff = arith.muli %k, %bytes : i32
             %from = llvm.getelementptr %src[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
@@ -205,7 +209,9 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
             %stage_bytes = arith.constant 8192 : i32
             %slice = arith.constant 2048 : i32
             %idx = cutlass.pipeline.state.get_index %s
-            %sbase = arith.muli %idx, %stage_bytes : i32
+            %sidx = arith.muli %idx, %stage_bytes : i32
+            %data = arith.constant 1024 : i32
+            %sbase = arith.addi %sidx, %data : i32
             %cx = nvvm.read.ptx.sreg.cluster.ctaid.x : i32
             %cy = nvvm.read.ptx.sreg.cluster.ctaid.y : i32
             %a_part = arith.muli %cy, %slice : i32
@@ -275,7 +281,9 @@ array<i64: 0x1>, consumers = array<i64: 0xf0>, transaction_size = array<i32: 409
             scf.if %leader {
               %bytes = arith.constant 4096 : i32
               %idx = cutlass.pipeline.state.get_index %s
-              %soff = arith.muli %idx, %bytes : i32
+              %sidx = arith.muli %idx, %bytes : i32
+              %data = arith.constant 1024 : i32
+              %soff = arith.addi %sidx, %data : i32
               %dst = llvm.getelementptr %smem[%soff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
               %goff = arith.muli %k, %bytes : i32
               %from = llvm.getelementptr %src[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
@@ -365,7 +373,9 @@ array<i64: 0x2>, consumers = array<i64: 0xf0>, transaction_size = array<i32: 102
           scf.if %leader {
             %bytes = arith.constant 2048 : i32
             %idx = cutlass.pipeline.state.get_index %s
-            %soff = arith.muli %idx, %bytes : i32
+            %sidx = arith.muli %idx, %bytes : i32
+            %data = arith.constant 1024 : i32
+            %soff = arith.addi %sidx, %data : i32
             %dst = llvm.getelementptr %sa[%soff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
             %goff = arith.muli %k, %bytes : i32
             %from = llvm.getelementptr %a[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
@@ -385,7 +395,9 @@ array<i64: 0x2>, consumers = array<i64: 0xf0>, transaction_size = array<i32: 102
           scf.if %leader {
             %bytes = arith.constant 1024 : i32
             %idx = cutlass.pipeline.state.get_index %s
-            %soff = arith.muli %idx, %bytes : i32
+            %sidx = arith.muli %idx, %bytes : i32
+            %data = arith.constant 1024 : i32
+            %soff = arith.addi %sidx, %data : i32
             %dst = llvm.getelementptr %sb[%soff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
             %goff = arith.muli %k, %bytes : i32
             %from = llvm.getelementptr %b[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
@@ -580,6 +592,11 @@ CHECK_FAILURES = {
         "          cutlass.pipeline.consumer_release %q, %s\n          %skip = cutlass.pipeline.state."
         "increment %s\n          %next = cutlass.pipeline.state.increment %skip\n",
         "deadlock", "cutlass.pipeline.producer_tail %p, %last"),
+    # found by this sweep: proved before session 40 (examples/ws_pipeline.mlir did it)
+    "a_stage_copied_onto_the_ring_barriers": (
+        "ring_s2_c3", "%data = arith.constant 1024 : i32", "%data = arith.constant 16 : i32",
+        "stage-slots: this copy of stage 0 writes bytes [16, 4112) of the pipeline's storage pointer, where its 2 x 2 "
+        "mbarriers live", "atom.bulk_copy_g2s %dst, %from, %full, %part"),
     "the_one_stage_read_after_its_release": (
         "ring_s1_c1", "          cutlass.pipeline.consumer_release %q, %s\n",
         "          cutlass.pipeline.consumer_release "
@@ -621,7 +638,8 @@ CHECK_FAILURES = {
     # found by this sweep: proved before session 40 (the stage's byte count was the whole model of its copies)
     "the_b_slice_multicast_along_the_row": (
         "mc22", "%slice multicast %col_mask", "%slice multicast %row_mask", "stage-slots: in CTA 0 of the cluster, "
-        "this copy from CTA 2 writes bytes [4096, 6144) of the stage", "atom.bulk_copy_g2s %b_dst"),
+        "this copy from CTA 2 writes bytes [5120, 7168) past the copies' base pointer (stage 0)",
+        "atom.bulk_copy_g2s %b_dst"),
     "the_b_slice_over_the_a_slices": (
         "mc22", "%b_off = arith.addi %sbase, %b_in : i32", "%b_off = arith.addi %sbase, %b_part : i32",
         "stage-slots: in CTA 0 of the cluster", "atom.bulk_copy_g2s %b_dst"),
@@ -745,7 +763,8 @@ CI = {"ring_s2_c3", "ring_s3_c1_1x2", "ring_s5_c1_sm100", "two_rings", "named_ha
       "the_load_state_restarted_every_tile", "a_1x2_cluster_without_the_multicast",
       "a_multicast_mask_past_the_1x2_cluster",
       "a_named_barrier_id_past_15", "the_b_slice_multicast_along_the_row",
-      "streamk2", "the_epilogue_given_the_accumulator_before_the_fixup", "the_epilogue_on_every_split"}
+      "streamk2", "the_epilogue_given_the_accumulator_before_the_fixup", "the_epilogue_on_every_split",
+      "a_stage_copied_onto_the_ring_barriers"}
 
 (test_the_input_compiles_to_its_ptx, test_tileorch_check_on_the_input, test_the_input_round_trips_through_tileorch_opt,
  test_a_broken_protocol_compiles_and_fails_the_check, test_an_invalid_input_stops_at_its_line) = \

@@ -994,8 +994,11 @@ class _Program:
         is a synchronous store."""
         var = key[0]
         if init in self.copying:
+            create = init.operands[0].owner
+            storage = getattr(create, "storage", None) if isinstance(create, Operation) else None
             transfers.stage_slots(self.copy_list.pop(key, []), self.k.cluster, self.k.ctas, self.ev.work,
-                                  partial(_row_col, self.k))
+                                  partial(_row_col, self.k),
+                                  None if storage is None else (storage, 16 * pipe.stages, pipe.stages))
             copy = self.copy_ops.pop(key, None)
             delivered = self.delivered.pop(key, {})
             unsized = self.unsized.pop(key, [])
