@@ -789,3 +789,29 @@ def test_upstream_mlir_accepts_what_the_driver_leaves(tmp_path):
     rejected = {key: errors for key, (_, errors) in zip(keys, verdicts) if errors}
     assert not rejected, rejected
     assert all("llvm.func" in printed for printed, _ in verdicts)
+
+
+@pytest.mark.parametrize("name, k_tiles", [("ring_s1_c1", 3), ("ring_s2_c3", 5)])
+def test_a_ring_runs_on_the_ptx_emulator(name, k_tiles):
+    """The compiled ring on the PTX emulator (one CTA): every thread exits (no deadlock, no emulator error: no shared
+    read before its phase, no CTA exit before a copy was seen), and each stage holds the k tile last copied into it
+    (src bytes, 1024 bytes past the barriers).  Before session 40 the emulator ran ``elect.sync`` per group of lanes
+    at one pc, so a producer warp whose lanes left the acquire's spin loop at different steps elected two lanes and
+    copied a stage twice: a deadlock on a correct kernel."""
+    import numpy as np
+
+    from tileorch.driver import compile_text
+    from tileorch.testing.ptx_emulator import Emu
+
+    stages, consumers = int(name.split("_s")[1][0]), int(name.split("_c")[1][0])
+    ptx = compile_text(INPUTS[name], f"{name}.mlir", ptxas=False).ptx
+    src = (np.arange(k_tiles * 4096) % 251).astype(np.uint8)
+    emu = Emu(ptx, [k_tiles, 0, 1 << 32], 1024 + stages * 4096, 128 * (consumers + 1), (0, 0, 0), {},
+              [(1 << 32, src, "src")])
+    emu.pv[emu.params[1]] = emu.dynamic_smem
+    emu.run()
+    assert not emu.errors, emu.errors[:3]
+    for stage in range(stages):
+        last = max(k for k in range(k_tiles) if k % stages == stage)
+        at = emu.dynamic_smem + 1024 + stage * 4096
+        assert np.array_equal(emu.smem[at:at + 4096], src[last * 4096:(last + 1) * 4096]), stage
