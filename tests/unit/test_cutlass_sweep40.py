@@ -721,6 +721,15 @@ CHECK_FAILURES = {
         "ring_s2_c3", "%data = arith.constant 1024 : i32", "%data = arith.constant 16 : i32",
         "stage-slots: this copy of stage 0 writes bytes [16, 4112) of the pipeline's storage pointer, where its 2 x 2 "
         "mbarriers live", "atom.bulk_copy_g2s %dst, %from, %full, %part"),
+    "a_stage_copied_to_the_storage_pointer_itself": (
+        "ring_s1_c1", "atom.bulk_copy_g2s %dst, %from, %full, %part", "atom.bulk_copy_g2s %smem, %from, %full, %part",
+        "stage-slots: this copy of stage 0 writes bytes [0, 4096) of the pipeline's storage pointer",
+        "atom.bulk_copy_g2s %smem, %from"),
+    "a_stage_copied_through_a_gep_chain_onto_the_barriers": (
+        "ring_s1_c1", "            %dst = llvm.getelementptr %smem[%soff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8\n",
+        "            %sub = llvm.getelementptr %smem[8] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8\n"
+        "            %dst = llvm.getelementptr %sub[%sidx] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8\n",
+        "writes bytes [8, 4104) of the pipeline's storage pointer", "atom.bulk_copy_g2s %dst, %from"),
     "the_one_stage_read_after_its_release": (
         "ring_s1_c1", "          cutlass.pipeline.consumer_release %q, %s\n",
         "          cutlass.pipeline.consumer_release "

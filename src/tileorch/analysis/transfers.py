@@ -163,19 +163,29 @@ def _elem_bytes(t) -> int | None:
 
 
 def stage_offset(copy: Operation, ev: Evaluator) -> tuple[SSAValue, int] | None:
-    """(base pointer, byte offset) of the copy's shared-memory destination when it is
-    ``llvm.getelementptr %base[%i]`` with ``%i`` known to ``ev``; None otherwise."""
-    gep = copy.operands[0].owner
-    if not isinstance(gep, Operation) or gep.name != "llvm.getelementptr" or len(gep.operands) != 2:
-        return None
-    raw = gep.properties.get("rawConstantIndices")
-    if raw is None or len(raw.get_values()) != 1:
-        return None
-    size = _elem_bytes(gep.properties.get("elem_type"))
-    index = ev.constant(gep.operands[1])
-    if size is None or index is None:
-        return None
-    return gep.operands[0], index * size
+    """(base pointer, byte offset) of the copy's shared-memory destination: the pointer itself (offset 0), or
+    ``llvm.getelementptr %p[%i]`` chains down to a pointer that is not one, each ``%i`` known to ``ev`` (a dynamic
+    index or a constant one); None otherwise."""
+    value, offset = copy.operands[0], 0
+    for _ in range(16):
+        gep = value.owner
+        if not isinstance(gep, Operation) or gep.name != "llvm.getelementptr":
+            return value, offset
+        raw = gep.properties.get("rawConstantIndices")
+        values = raw.get_values() if raw is not None else ()
+        size = _elem_bytes(gep.properties.get("elem_type"))
+        if len(values) != 1 or size is None:
+            return None
+        if len(gep.operands) == 2:
+            index = ev.constant(gep.operands[1])
+        elif len(gep.operands) == 1 and values[0] != -2147483648:
+            index = values[0]
+        else:
+            return None
+        if index is None:
+            return None
+        value, offset = gep.operands[0], offset + index * size
+    return None
 
 
 def stage_slots(copies: list, cluster: tuple[int, int, int], ctas: int, work: dict,
