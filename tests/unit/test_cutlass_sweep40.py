@@ -834,6 +834,14 @@ CHECK_FAILURES = {
         "fixup256", _STRIPED_OPS, _STRIPED_OPS.replace("n_threads_in_block = 256", "n_threads_in_block = 128"),
         "thread 128 uses thread_idx 128 in cutlass.block_striped.load_add, outside 0..127",
         "%folded = cutlass.block_striped.load_add"),
+    "the_partial_regions_half_a_partial_apart": (
+        "fixup256", "%slice = arith.constant 1024 : i32", "%slice = arith.constant 512 : i32",
+        "fix-up-count: the output tiles' partial regions are 2048 bytes apart",
+        "%folded = cutlass.block_striped.load_add"),
+    "a_workspace_offset_of_the_tile_index_alone": (
+        "fixup256", "%off = arith.muli %tile, %slice : i32", "%off = arith.addi %tile, %c0 : i32",
+        "the checker cannot model this workspace pointer: its offset %off is not a product X * C",
+        "%folded = cutlass.block_striped.load_add"),
     "the_first_split_storing_4_wide": (
         "fixup256", "cutlass.block_striped.store %acc, %part, %t n_threads_in_block = 256 :",
         "cutlass.block_striped.store %acc, %part, %t n_threads_in_block = 256 access_width = 4 :",
@@ -916,7 +924,7 @@ CI = {"ring_s2_c3", "ring_s3_c1_1x2", "ring_s5_c1_sm100", "two_rings", "named_ha
       "a_multicast_mask_past_the_1x2_cluster",
       "a_named_barrier_id_past_15", "the_b_slice_multicast_along_the_row",
       "streamk2", "the_epilogue_given_the_accumulator_before_the_fixup", "the_epilogue_on_every_split",
-      "a_stage_copied_onto_the_ring_barriers"}
+      "a_stage_copied_onto_the_ring_barriers", "the_partial_regions_half_a_partial_apart"}
 
 (test_the_input_compiles_to_its_ptx, test_tileorch_check_on_the_input, test_the_input_round_trips_through_tileorch_opt,
  test_a_broken_protocol_compiles_and_fails_the_check, test_an_invalid_input_stops_at_its_line) = \

@@ -72,6 +72,52 @@ def check_per_tile_workspace(body, holder: Operation | None) -> None:
                     op, "the partial-tile workspace pointer is defined outside the work-tile loop "
                     f"({holder.name}), so every output tile uses the same region; offset it by the "
                     "work tile (e.g. its linear tile index times the tile size)")
+            _check_region_stride(op)
+
+
+def _constant(value) -> int | None:
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name == "arith.constant":
+        attr = owner.properties.get("value", owner.attributes.get("value"))
+        return attr.value.data if isinstance(attr, IntegerAttr) else None
+    return None
+
+
+def _check_region_stride(op: Operation) -> None:
+    """Each output tile's partial region must not overlap the next tile's: the workspace pointer is
+    ``llvm.getelementptr %ws[X * C]`` (X from the work tile, C constant) with ``C`` elements covering the partial
+    (threads x fragment elements), else regions of consecutive tiles share slots (before session 40 an offset of the
+    tile index alone -- regions 1 element apart -- was proved); another form is a located "cannot model"."""
+    from tileorch.diagnostics import location_str
+
+    gep = op.ptr.owner
+    fragment = op.fragment_type()
+    need = op.num_threads() * fragment.get_shape()[0]
+    elem_bits = getattr(fragment.get_element_type(), "bitwidth", None) or \
+        getattr(getattr(fragment.get_element_type(), "width", None), "data", None)
+    why = None
+    if not isinstance(gep, Operation) or gep.name != "llvm.getelementptr" or len(gep.operands) != 2:
+        why = "it is not llvm.getelementptr %ws[offset]"
+    else:
+        gep_type = gep.properties.get("elem_type")
+        gep_bits = getattr(gep_type, "bitwidth", None) or getattr(getattr(gep_type, "width", None), "data", None)
+        mul = gep.operands[1].owner
+        if not isinstance(mul, Operation) or mul.name != "arith.muli" or not gep_bits or not elem_bits:
+            hint = gep.operands[1].name_hint
+            why = f"its offset{f' %{hint}' if hint else ''} is not a product X * C with C constant"
+        else:
+            a, b = (_constant(v) for v in mul.operands)
+            stride, other = (a, mul.operands[1]) if a is not None else (b, mul.operands[0])
+            if stride is None or _constant(other) is not None:
+                why = "its offset is not a product of a work-tile value and a constant"
+            elif stride * gep_bits < need * elem_bits:
+                raise LocatedError(op, f"fix-up-count: the output tiles' partial regions are {stride * gep_bits // 8} "
+                                   f"bytes apart (the workspace offset at {location_str(mul)}), but a partial of "
+                                   f"{op.num_threads()} threads x {fragment} takes {need * elem_bits // 8}: the "
+                                   "regions of consecutive tiles overlap and their splits race")
+    if why is not None:
+        raise LocatedError(op, f"the checker cannot model this workspace pointer: {why}, so it cannot tell that "
+                           "each output tile's partial region is its own (write %ws[tile index * size])")
 
 
 _STRIPED = "cutlass.block_striped."
