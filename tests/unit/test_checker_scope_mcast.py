@@ -24,8 +24,18 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
         cutlass.pipeline.produce %ready, %s attributes {transaction_bytes = TX : i32} {
           %fb = cutlass.pipeline.get_producer_barrier %ready, %s
           %dst = llvm.addrspacecast %smem : !llvm.ptr<3> to !llvm.ptr<7>
-          nvvm.cp.async.bulk.tensor.shared.cluster.global %dst, %tmap_a, %fb, box[%k] multicast_mask = %mask_a {cutlass.tx_bytes = 512 : i32} : !llvm.ptr<7>, !llvm.ptr
-          nvvm.cp.async.bulk.tensor.shared.cluster.global %dst, %tmap_b, %fb, box[%k] multicast_mask = %mask_b {cutlass.tx_bytes = 512 : i32} : !llvm.ptr<7>, !llvm.ptr
+          // each CTA's 512-byte slice of A at 512 x its y, of B at 1024 + 512 x its x (disjoint in every CTA)
+          %c512 = arith.constant 512 : i32
+          %c1024 = arith.constant 1024 : i32
+          %cx = nvvm.read.ptx.sreg.cluster.ctaid.x : i32
+          %cy = nvvm.read.ptx.sreg.cluster.ctaid.y : i32
+          %a_off = arith.muli %cy, %c512 : i32
+          %b_x = arith.muli %cx, %c512 : i32
+          %b_off = arith.addi %b_x, %c1024 : i32
+          %dst_a = llvm.getelementptr %dst[%a_off] : (!llvm.ptr<7>, i32) -> !llvm.ptr<7>, i8
+          %dst_b = llvm.getelementptr %dst[%b_off] : (!llvm.ptr<7>, i32) -> !llvm.ptr<7>, i8
+          nvvm.cp.async.bulk.tensor.shared.cluster.global %dst_a, %tmap_a, %fb, box[%k] multicast_mask = %mask_a {cutlass.tx_bytes = 512 : i32} : !llvm.ptr<7>, !llvm.ptr
+          nvvm.cp.async.bulk.tensor.shared.cluster.global %dst_b, %tmap_b, %fb, box[%k] multicast_mask = %mask_b {cutlass.tx_bytes = 512 : i32} : !llvm.ptr<7>, !llvm.ptr
         }
         %next = cutlass.pipeline.state.increment %s
         scf.yield %next : !cutlass.pipeline_state<2>
@@ -115,6 +125,16 @@ def test_per_load_masks_land_in_their_direction_and_check_clean(tmp_path):
 def test_per_load_masks_byte_mismatch_is_a_violation(tmp_path):
     result = check(_load(tmp_path, MCAST_2X2.replace("TX", "3072")))
     assert not result.ok
+
+
+def test_per_load_masks_landing_on_the_same_bytes_are_refused(tmp_path):
+    """The B slices placed by the issuer's y (as the A slices) instead of its x: the bytes still add up (2048), but
+    in each CTA the two B slices of its column land on one range (session 40: the checker proved it)."""
+    text = MCAST_2X2.replace("TX", "2048").replace("%b_x = arith.muli %cx, %c512", "%b_x = arith.muli %cy, %c512")
+    path = tmp_path / "k.mlir"
+    path.write_text(text)
+    _, errors = load(str(path), iterations=2)
+    assert len(errors) == 1 and "k.mlir:28:11: error: stage-slots: in CTA 0 of the cluster" in errors[0], errors
 
 
 def test_cta_scoped_pipeline_in_a_cluster_releases_locally_and_checks_clean(tmp_path):

@@ -54,7 +54,9 @@ participants = array<i64: 0x1>, consumers = array<i64: 0xf0>, transaction_size =
           scf.if %leader {
             %bytes = arith.constant 8192 : i32
             %idx = cutlass.pipeline.state.get_index %s
-            %soff = arith.muli %idx, %bytes : i32
+            %sidx = arith.muli %idx, %bytes : i32
+            %data = arith.constant 1024 : i32  // past the pipeline's mbarriers at %smem
+            %soff = arith.addi %sidx, %data : i32
             %dst = llvm.getelementptr %smem[%soff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
             %goff = arith.muli %j, %bytes : i32
             %from = llvm.getelementptr %k[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8

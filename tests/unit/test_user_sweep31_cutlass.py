@@ -111,7 +111,9 @@ array<i64: 0x1>, consumers = array<i64: 0xf0, 0xf00>, transaction_size = array<i
           %goff = arith.muli %j, %bytes : i32
           scf.if %leader {
             %ki = cutlass.pipeline.state.get_index %s
-            %ko = arith.muli %ki, %bytes : i32
+            %kio = arith.muli %ki, %bytes : i32
+            %kdata = arith.constant 1024 : i32
+            %ko = arith.addi %kio, %kdata : i32
             %kd = llvm.getelementptr %ks[%ko] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
             %kf = llvm.getelementptr %k[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
             atom.bulk_copy_g2s %kd, %kf, %kfull, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
@@ -121,7 +123,9 @@ array<i64: 0x1>, consumers = array<i64: 0xf0, 0xf00>, transaction_size = array<i
           %vfull = cutlass.pipeline.get_producer_barrier %pv, %t
           scf.if %leader {
             %vi = cutlass.pipeline.state.get_index %t
-            %vo = arith.muli %vi, %bytes : i32
+            %vio = arith.muli %vi, %bytes : i32
+            %vdata = arith.constant 1024 : i32
+            %vo = arith.addi %vio, %vdata : i32
             %vd = llvm.getelementptr %vs[%vo] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
             %vf = llvm.getelementptr %v[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8
             atom.bulk_copy_g2s %vd, %vf, %vfull, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
@@ -185,7 +189,9 @@ participants = array<i64: 0x1>, consumers = array<i64: 0xf0, 0xf00>, transaction
           scf.if %leader {
             %bytes = arith.constant 4096 : i32
             %idx = cutlass.pipeline.state.get_index %s
-            %soff = arith.muli %idx, %bytes : i32
+            %sidx = arith.muli %idx, %bytes : i32
+            %data = arith.constant 1024 : i32  // past the pipeline's mbarriers at %smem
+            %soff = arith.addi %sidx, %data : i32
             %dst = llvm.getelementptr %smem[%soff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
             %goff = arith.muli %k, %bytes : i32
             %from = llvm.getelementptr %src[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8

@@ -85,6 +85,9 @@ class Evaluator:
         if name in _WORK_QUERIES:
             v = self.work.get(_WORK_QUERIES[name])
             return None if v is None else (v, v)
+        if name in _CTA_QUERIES:  # known only to an evaluator given the CTA (transfers.stage_slots)
+            v = self.work.get(_CTA_QUERIES[name])
+            return None if v is None else (v, v)
         if name == "cutlass.tile_scheduler.work_tile_info_get_value":
             field = op.properties.get("field")
             v = self.work.get(field.data.value) if field is not None else None
@@ -155,3 +158,11 @@ _WORK_QUERIES = {
     "cutlass.tile_scheduler.get_work_k_tile_count": "k_tile_count",
     "cutlass.tile_scheduler.compute_epilogue": "final",
 }
+
+_CTA_QUERIES = {
+    "nvvm.read.ptx.sreg.cluster.ctarank": "cta_rank",
+    "nvvm.read.ptx.sreg.cluster.ctaid.x": "cta_x",
+    "nvvm.read.ptx.sreg.cluster.ctaid.y": "cta_y",
+    "cutlass.pipeline.state.get_index": "stage_index",
+}
+"""Facts of one CTA of the cluster and one stage, set in ``work`` by the caller that fixes them."""

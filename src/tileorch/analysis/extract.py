@@ -356,6 +356,10 @@ class _Kernel:
             out.append(self._user_fixup(name))
             out.append(self._user_unsplit(name))
         elif self.fixups and self._cluster_fixup() is not None:
+            from tileorch.analysis.fixup_checks import check_monolithic_fixup
+
+            for fix in self.fixups:
+                check_monolithic_fixup(fix)
             fix, size = self.fixups[0], self._cluster_fixup()
             for piece in range(3):  # the modelled cluster holds the first, a middle, the final split
                 sk = catalog.sm100_cluster_streamk(size, piece)
@@ -369,6 +373,10 @@ class _Kernel:
                       a.threads, a.mask, a.cta, a.partial, origin=fix) for a in seq.agents),
                 deterministic=True, partials=seq.partials, origin=fix))
         elif self.fixups:
+            from tileorch.analysis.fixup_checks import check_monolithic_fixup
+
+            for fix in self.fixups:
+                check_monolithic_fixup(fix)
             sk = catalog.streamk_fixup(3)
             fix = self.fixups[0]
             out.append(Protocol(f"{name}.fixup", (), tuple(
@@ -417,7 +425,8 @@ class _Kernel:
                 "scf.for", "scf.while"):
             body = holder.parent_block()
             holder = body.parent_op()
-        from tileorch.analysis.fixup_checks import check_per_tile_workspace
+        from tileorch.analysis.fixup_checks import (check_final_value, check_per_tile_workspace, check_stripe_layouts,
+                                                    check_thread_indices)
 
         check_per_tile_workspace(body, holder)
         agents = []
@@ -425,6 +434,10 @@ class _Kernel:
             work = {"k_tile_start": j, "k_tile_count": 1, "final": int(j == SPLITS - 1)}
             ev = Evaluator((min(threads), max(threads)), work)
             prog = _fixup_block(body, ev)
+            check_final_value(body, ev)
+            if j == 0:
+                check_stripe_layouts(body)
+                check_thread_indices(body, lambda t, work=work: Evaluator((t, t), work), threads)
             if work["final"]:
                 prog.append(Epilogue("tile", origin=holder))
             agents.append(Agent(f"split{j}", "fixup", tuple(prog), threads=len(threads),
@@ -462,8 +475,12 @@ def _fixup_block(block, ev: Evaluator) -> list[Op]:
             out.append(StorePartial("ws", origin=op))
         elif name == "cutlass.block_striped.reduce":
             out.append(ReducePartial("ws", origin=op))
-        elif name in ("cutlass.block_striped.load_add", "cutlass.block_striped.load"):
+        elif name == "cutlass.block_striped.load_add":
             out.append(LoadAddPartial("ws", origin=op))
+        elif name == "cutlass.block_striped.load":
+            from tileorch.analysis.fixup_checks import check_plain_load
+
+            check_plain_load(op)
         elif name.startswith("cutlass.generic_barrier."):
             raise semaphore_fixup_error(op)
         elif name == "scf.if":
@@ -645,6 +662,7 @@ class _Program:
         self.delivered: dict[tuple[str, int], dict[object, int]] = {}
         self.unsized: dict[tuple[str, int], list[tuple[object, int]]] = {}
         self.copy_ops: dict[tuple[str, int], Operation] = {}
+        self.copy_list: dict[tuple[str, int], list] = {}   # key -> (copy, bytes, destination, issues)
         self.rel: dict[str, str] = {}            # state variable -> its release cursor
         self.rel_decls: dict[str, StateDecl] = {}
         self.guards: dict[tuple[SSAValue, SSAValue], object] = {}   # (lb, ub) -> loop trip
@@ -965,6 +983,7 @@ class _Program:
             by_dst = self.delivered.setdefault(key, {})
             by_dst[dst] = by_dst.get(dst, 0) + nbytes * count
         self.copy_ops.setdefault(key, op)
+        self.copy_list.setdefault(key, []).append((op, nbytes, dst, count))
 
     def _fill(self, init: Operation, pipe: Pipeline, key: tuple[str, int], op: Operation,
               tma: int, tx: int) -> list[Op]:
@@ -975,6 +994,11 @@ class _Program:
         is a synchronous store."""
         var = key[0]
         if init in self.copying:
+            create = init.operands[0].owner
+            storage = getattr(create, "storage", None) if isinstance(create, Operation) else None
+            transfers.stage_slots(self.copy_list.pop(key, []), self.k.cluster, self.k.ctas, self.ev.work,
+                                  partial(_row_col, self.k),
+                                  None if storage is None else (storage, 16 * pipe.stages, pipe.stages))
             copy = self.copy_ops.pop(key, None)
             delivered = self.delivered.pop(key, {})
             unsized = self.unsized.pop(key, [])

@@ -153,3 +153,96 @@ def scope_of(state: SSAValue) -> Block | None:
     if isinstance(state.owner, Block):
         return state.owner
     return state.owner.parent_block()
+
+
+def _elem_bytes(t) -> int | None:
+    width = getattr(t, "bitwidth", None)
+    if width is None:
+        width = getattr(getattr(t, "width", None), "data", None)
+    return width // 8 if isinstance(width, int) and width % 8 == 0 else None
+
+
+def stage_offset(copy: Operation, ev: Evaluator) -> tuple[SSAValue, int] | None:
+    """(base pointer, byte offset) of the copy's shared-memory destination: the pointer itself (offset 0), or
+    ``llvm.getelementptr %p[%i]`` chains down to a pointer that is not one, each ``%i`` known to ``ev`` (a dynamic
+    index or a constant one); None otherwise."""
+    value, offset = copy.operands[0], 0
+    for _ in range(16):
+        gep = value.owner
+        if not isinstance(gep, Operation) or gep.name != "llvm.getelementptr":
+            return value, offset
+        raw = gep.properties.get("rawConstantIndices")
+        values = raw.get_values() if raw is not None else ()
+        size = _elem_bytes(gep.properties.get("elem_type"))
+        if len(values) != 1 or size is None:
+            return None
+        if len(gep.operands) == 2:
+            index = ev.constant(gep.operands[1])
+        elif len(gep.operands) == 1 and values[0] != -2147483648:
+            index = values[0]
+        else:
+            return None
+        if index is None:
+            return None
+        value, offset = gep.operands[0], offset + index * size
+    return None
+
+
+def stage_slots(copies: list, cluster: tuple[int, int, int], ctas: int, work: dict,
+                peers, barriers: tuple[SSAValue, int, int] | None = None) -> None:
+    """The bytes of one stage that the copies issued for it write must not overlap in any CTA:
+    for each issuing CTA (its cluster rank and x / y known) and the stage at index 0, each copy
+    lands ``[offset, offset + bytes)`` of the stage in each CTA of its destination set, and two
+    such ranges in one CTA sharing a byte are two writes of the same shared memory -- and, as
+    the transaction bytes still add up, part of the stage is never written while the consumer
+    reads it (e.g. a B tile multicast along the cluster row instead of its column).  Only
+    destinations ``llvm.getelementptr %base[i]`` whose index is known per CTA are compared
+    (before session 40 no destination was: the stage's byte count was the whole model).
+    ``copies``: (copy op, bytes, destination as :func:`destination`, issues per stage);
+    ``peers(cta, direction)``: the CTAs of a multicast set.  ``barriers``: (the pipeline's ``storage`` pointer, the
+    bytes of its 2 x stages mbarrier words there, its stages): a copy of any stage into those bytes overwrites the
+    barriers it completes on (examples/ws_pipeline.mlir copied stage 0 onto them before session 40)."""
+    from tileorch.analysis.evaluate import Evaluator
+    from tileorch.diagnostics import location_str
+
+    cx = max(cluster[0], 1)
+    if barriers is not None:
+        base, size, stages = barriers
+        for copy, nbytes, _, count in copies:
+            if not nbytes or not count:
+                continue
+            for cta in range(ctas):
+                for index in range(stages):
+                    facts = {**work, "cta_rank": cta, "cta_x": cta % cx, "cta_y": cta // cx, "stage_index": index}
+                    at = stage_offset(copy, Evaluator(None, facts))
+                    if at is not None and at[0] is base and at[1] < size and at[1] + nbytes > 0:
+                        raise LocatedError(copy, f"stage-slots: this copy of stage {index} writes bytes [{at[1]}, "
+                                           f"{at[1] + nbytes}) of the pipeline's storage pointer, where its "
+                                           f"{size // 16} x 2 mbarriers live (bytes 0..{size - 1}, "
+                                           f"cutlass.pipeline.create storage(...)): the data lands on the barriers it "
+                                           "completes on; put the stages past them (or give the pipeline its own "
+                                           "storage)")
+    landed: dict[int, list] = {}
+    for copy, nbytes, dst, count in copies:
+        if not nbytes or not count:
+            continue
+        for cta in range(ctas):
+            facts = {**work, "cta_rank": cta, "cta_x": cta % cx, "cta_y": cta // cx, "stage_index": 0}
+            at = stage_offset(copy, Evaluator(None, facts))
+            if at is None:
+                return
+            targets = ((cta,) if dst is None else tuple(peers(cta, EACH[dst])) if dst in EACH else dst)
+            for d in targets:
+                landed.setdefault(d, []).append((at[0], at[1], at[1] + nbytes, copy, cta))
+    for d, ranges in sorted(landed.items()):
+        if len({r[0] for r in ranges}) != 1:
+            return
+        ranges.sort(key=lambda r: (r[1], r[2]))
+        for (_, lo1, hi1, op1, c1), (_, lo2, hi2, op2, c2) in zip(ranges, ranges[1:]):
+            if lo2 < hi1:
+                raise LocatedError(op2, f"stage-slots: in CTA {d} of the cluster, this copy from CTA {c2} writes "
+                                   f"bytes [{lo2}, {hi2}) past the copies' base pointer (stage 0) and the copy at "
+                                   f"{location_str(op1)} from CTA {c1} writes [{lo1}, {hi1}): two writes of the same "
+                                   "shared memory in one stage, so "
+                                   "part of the stage is never written although its transaction bytes add up "
+                                   "(check each copy's offset and multicast direction)")

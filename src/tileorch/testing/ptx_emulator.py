@@ -6,7 +6,7 @@ launched without one: a cluster of one CTA), on the CPU with numpy: a test and d
 simulator.
 
 :class:`Emu` runs every thread of one CTA; the threads at the same instruction run together
-(vectorized), a warp-collective instruction (``shfl``, ``vote``) waits for its whole warp, a warp-group one
+(vectorized), a warp-collective instruction (``shfl``, ``vote``, ``elect``) waits for its whole warp, a warp-group one
 (``wgmma.*``, ``setmaxnreg``) for its warp group, ``bar.sync`` / ``bar.arrive`` count arrivals per
 named barrier.
 
@@ -701,7 +701,7 @@ def _kind(op: str) -> tuple:
     collective = None
     if op.startswith("wgmma") or op.startswith("setmaxnreg"):
         collective = 128
-    elif op.startswith(("shfl", "vote")):
+    elif op.startswith(("shfl", "vote", "elect")):  # elect.sync: one lane of the converged warp (session 40)
         collective = 32
     if op.startswith(("bar.sync", "bar.arrive", "barrier.arrive")) or op == "barrier.sync":
         collective = "bar"
