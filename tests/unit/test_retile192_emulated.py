@@ -221,9 +221,30 @@ def test_batched_b_shared_by_every_batch_f32_out():
 @pytest.mark.parametrize("table, name", [("user_programs8", "mm_fp8_e5m2_both"),
                                          ("user_programs9", "mm_fp8_rowwise_scales"),
                                          ("user_programs5", "mm_fp8_tensor_scales")])
-def test_fp8_input_programs_compile_at_192_without_spills(table, name):
-    """fp8 operands (B copied K-major at launch, ``transpose_b``) with and without scale epilogues:
-    retiled to 192 in 2x1 clusters (the launcher's choice at ``M x N x K``) and assembled, at the
-    program's own array shapes (results: the GPU test)."""
+def test_fp8_input_programs_compile_at_192_without_spills(table, name, monkeypatch):
+    """fp8 operands (B copied K-major at launch, ``transpose_b``) with and without scale epilogues, summed in
+    one level (``TILEORCH_FP8_PROMOTE_INTERVAL=0``): retiled to 192 in 2x1 clusters (the launcher's choice at
+    ``M x N x K``) and assembled, at the program's own array shapes (results: the GPU test).  Promoted (the
+    default) the retile runs 128 columns: the next test."""
+    monkeypatch.setenv("TILEORCH_FP8_PROMOTE_INTERVAL", "0")
     _, config, prog = _compiled192(name, {}, table)
     assert "tile_n=192" in config and prog.gemm_config.transpose_b
+
+
+@pytest.mark.parametrize("table, name", [("user_programs8", "mm_fp8_e5m2_both"),
+                                         ("user_programs9", "mm_fp8_rowwise_scales")])
+def test_promoted_fp8_programs_retile_to_128_columns(table, name):
+    """With two-level accumulation (the default) the launcher's 192-wide choice runs as 128 x 128 (the accumulator
+    and its scratch take the consumer's 128 accumulator registers at 128 columns), said in the retile remark, and
+    the tier promotes the kernel it was given (session 40: the retiled configuration carried no promotion)."""
+    from tileorch.kernels.gemm.config import override_string
+    from tileorch.launchers.cutile import retile_config
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    p = _resized(name, {}, table)
+    own = compile_cutile(p.kernel, p.spec, name)
+    assert own.gemm_config.fp8_promote == 1, own.remarks
+    chosen, why = retile_config(own.gemm_config, M, N, K, own.gemm_config.b_major, "auto", SMS, False)
+    assert (chosen.tile_n, chosen.fp8_promote) == (128, 1) and "run as 128 x 128 with two-level" in why, why
+    prog = compile_cutile(p.kernel, p.spec, name, config=override_string(chosen))
+    assert (prog.gemm_config.tile_n, prog.gemm_config.fp8_promote) == (128, 1), prog.remarks
