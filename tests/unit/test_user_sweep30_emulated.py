@@ -356,6 +356,11 @@ def _case_gemm_accumulate_into_c_in_place():
     _check(emulate("gemm_accumulate_into_c_in_place", {0: a, 1: b, 2: c})[2], _d(c) + _mm(a, b), 1e-3)
 
 
+def _case_gemm_a_3d_unit_middle_dim():  # (on the tensor cores since session 40: GemmConfig.batch_mid)
+    x, w = _h(100, 3, 64), _h(64, 80, scale=0.3)
+    _check(emulate("gemm_a_3d_unit_middle_dim", {0: x, 1: w})[2], np.einsum("mhk,kn->hmn", _d(x), _d(w)), 1e-3)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 GEMMS = sorted(CASES) if ALL else ["int8_gemm_bias_int32_out"]
 """The GEMM cases run in CI (every case of :data:`CASES` with ``TILEORCH_EMULATE_ALL=1``)."""
