@@ -249,7 +249,8 @@ def pytest_collection_modifyitems(config, items):
     together with its interpreter file first (:func:`sweep_group`; a sweep file named in
     :data:`LONGEST_FIRST` places its whole sweep there); a stable sort, so a file's
     tests keep their order (and share their module fixtures).  ``--ff``/``--nf`` keep their own
-    order."""
+    order.  First, the CI-sized subsets of :data:`CI_CASE_SELECTION` (:func:`skip_ci_selection`)."""
+    skip_ci_selection(items)
     if getattr(config.option, "failedfirst", False) or getattr(config.option, "newfirst", False):
         return
     rank: dict[str, int] = {}  # a sweep's group ranks where the first of its files listed does
@@ -273,6 +274,39 @@ def pytest_collection_modifyitems(config, items):
         return (rank.get(group, len(LONGEST_FIRST)), first_of_group[group], role)
 
     items.sort(key=key)
+
+
+CI_CASE_SELECTION = os.path.join(os.path.dirname(__file__), "ci_case_selection.json")
+"""The tests of the sweep files that CI skips (tools/ci_case_selection.py): in each group, the
+tests kept cover the same lines and branches of src/tileorch as the whole group, measured by
+coverage.py.  ``TILEORCH_EMULATE_ALL=1`` runs them all; the data names the skipped tests, so a new
+test runs in CI by default."""
+
+
+def ci_skipped_tests(path: str | None = None) -> dict[str, str]:
+    """{node id: its group} of the tests CI skips (empty with ``TILEORCH_EMULATE_ALL`` set, or
+    while tools/ci_case_selection.py measures a group: ``CI_CASE_SELECTION_DB``)."""
+    path = CI_CASE_SELECTION if path is None else path
+    if os.environ.get("TILEORCH_EMULATE_ALL") or os.environ.get("CI_CASE_SELECTION_DB") or not os.path.exists(path):
+        return {}
+    import json
+
+    with open(path) as f:
+        groups = json.load(f).get("groups", {})
+    return {nodeid: group for group, entry in groups.items() for nodeid in entry["skipped_in_ci"]}
+
+
+def skip_ci_selection(items) -> None:
+    """Skip the tests of :data:`CI_CASE_SELECTION` (a located reason: the group and how to run them)."""
+    skipped = ci_skipped_tests()
+    if not skipped:
+        return
+    for item in items:
+        group = skipped.get(item.nodeid)
+        if group is not None:
+            item.add_marker(pytest.mark.skip(
+                reason=f"CI-sized subset of {group} (tests/ci_case_selection.json: the group's other tests cover "
+                       f"its lines and branches of src/tileorch); TILEORCH_EMULATE_ALL=1 runs it"))
 
 
 _SWEEP_FILE = re.compile(r"^(unit/test_(?:user_sweep\d*|attention_programs2))(?:_(interp|compile|emulated))?\.py$")
