@@ -100,14 +100,14 @@ LONGEST_FIRST = (
     "unit/test_cover27_compile.py",  # 112.2
     "test_lit.py",  # 103.6
     "unit/test_attention_programs2_interp.py",  # 86.6: sweep (interp 7.0, compile 18.5, emulated 61.0)
+    # 87.6 x 0.87 (session 40's CI subset: min-of-2 CPU of the group 58.5 -> 51.0 s, -n 0)
+    "unit/test_user_sweep20_interp.py",  # ~76.4: sweep (interp 29.0, compile 36.4, emulated 22.1 before the subset)
     "unit/test_attnsweep36_compile.py",  # 75.4
-    # 87.6 x 0.84 (session 40's CI subset: min-of-2 CPU of the group 69.5 -> 58.5 s, -n 0)
-    "unit/test_user_sweep20_interp.py",  # ~73.7: sweep (interp 29.0, compile 36.4, emulated 22.1 before the subset)
     "unit/test_user_sweep_interp.py",  # 70.3: sweep (interp 21.1, user_sweep 49.2)
     "unit/test_user_sweep18_interp.py",  # 64.7: sweep (interp 7.8, compile 45.4, emulated 11.4)
     "unit/test_chained_emulated.py",  # 64.4
-    # 104.1 x 0.61 (session 40's CI subset: min-of-2 CPU of the group 111.4 -> 67.5 s, -n 0)
-    "unit/test_user_sweep6_interp.py",  # ~63.0: sweep (interp 42.1, compile 15.9, emulated 46.1 before the subset)
+    # 104.1 x 0.60 (session 40's CI subset: min-of-2 CPU of the group 94.0 -> 56.8 s, -n 0)
+    "unit/test_user_sweep6_interp.py",  # ~62.9: sweep (interp 42.1, compile 15.9, emulated 46.1 before the subset)
     "unit/test_user_sweep4_interp.py",  # 61.2: sweep (interp 22.8, compile 8.4, emulated 30.0)
     "unit/test_user_sweep5_interp.py",  # 61.2: sweep (interp 24.7, compile 6.9, emulated 29.5)
     "unit/test_user_sweep10_interp.py",  # 57.8: sweep (interp 51.0, compile 1.6, emulated 5.2)

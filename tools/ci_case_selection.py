@@ -19,6 +19,10 @@ Steps (each writes under ``--work DIR``)::
     python tools/ci_case_selection.py select  --work W GROUP           # greedy removal + verify runs
     python tools/ci_case_selection.py write   --work W GROUP...        # into tests/ci_case_selection.json
 
+A group's ``cpu_ab`` in the data (kept by ``write``) is measured apart, without coverage: the CPU
+seconds (user+sys, children included) of ``pytest -n 0`` on the group's files, every test
+(``CI_CASE_SELECTION_DB=/nonexistent`` turns the skips off) and the CI subset, min of 2 each.
+
 A GROUP is a name for files that run together in CI (a sweep's interp, compile and emulated files,
 in that order: tests/conftest.py sweep_group); its tests are chosen jointly, as the compile memo
 makes one file's compiles the next one's hits.  Needs coverage.py (not a test dependency:
@@ -268,7 +272,8 @@ def cmd_write(ns) -> None:
         stray = [a for a in sel["missing"] if not order_dependent(a)]
         if stray:
             raise SystemExit(f"{group}: the subset misses {len(stray)} arcs: {stray[:5]}; not written")
-        data.setdefault("groups", {})[group] = {
+        kept = {k: v for k, v in data.get("groups", {}).get(group, {}).items() if k == "cpu_ab"}
+        data.setdefault("groups", {})[group] = kept | {
             "files": meta["files"], "cases_before": sel["cases_before"], "cases_after": sel["cases_after"],
             "arcs": sel["arcs"], "subset_arcs_equal": not sel["missing"], "verify_rounds": len(sel["rounds"]),
             "missing_order_dependent": sel["missing"],
