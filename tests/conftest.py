@@ -108,7 +108,6 @@ LONGEST_FIRST = (
     "unit/test_chained_emulated.py",  # 64.4
     # 104.1 x 0.60 (session 40's CI subset: min-of-2 CPU of the group 94.0 -> 56.8 s, -n 0)
     "unit/test_user_sweep6_interp.py",  # ~62.9: sweep (interp 42.1, compile 15.9, emulated 46.1 before the subset)
-    "unit/test_user_sweep4_interp.py",  # 61.2: sweep (interp 22.8, compile 8.4, emulated 30.0)
     "unit/test_user_sweep5_interp.py",  # 61.2: sweep (interp 24.7, compile 6.9, emulated 29.5)
     "unit/test_user_sweep10_interp.py",  # 57.8: sweep (interp 51.0, compile 1.6, emulated 5.2)
     "unit/test_epilogue_dot_programs.py",  # 57.7
@@ -119,6 +118,8 @@ LONGEST_FIRST = (
     "unit/test_user_sweep22_interp.py",  # 52.8: sweep (interp 13.9, compile 29.2, emulated 9.7)
     "unit/test_user_sweep11_interp.py",  # 51.7: sweep (interp 12.9, compile 30.1, emulated 8.6)
     "unit/test_chained_s_ahead.py",  # 51.7
+    # 61.2 x 0.83 (session 40's CI subset: min-of-2 CPU of the group 39.7 -> 33.0 s, -n 0)
+    "unit/test_user_sweep4_interp.py",  # ~50.9: sweep (interp 22.8, compile 8.4, emulated 30.0 before the subset)
     "unit/test_attnzoo32_emulated.py",  # 47.7
     "unit/test_user_sweep13_interp.py",  # 46.3: sweep (interp 42.7, compile 3.1, emulated 0.5)
     "unit/test_user_sweep8_interp.py",  # 45.7: sweep (interp 31.4, compile 8.0, emulated 6.3)
