@@ -1,0 +1,102 @@
+"""The CI-sized subsets chosen by coverage (tools/ci_case_selection.py, tests/ci_case_selection.json,
+tests/conftest.py ``skip_ci_selection``): the greedy removal keeps the union of the covered arcs
+(a property test), the data names tests that exist in their group's files, conftest skips exactly
+those (with a reason saying how to run them) and none with ``TILEORCH_EMULATE_ALL=1``."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def tool():
+    return _load("tileorch_ci_case_selection", ROOT / "tools" / "ci_case_selection.py")
+
+
+@pytest.fixture(scope="module")
+def suite_conftest():
+    return _load("tileorch_suite_conftest_selection", ROOT / "tests" / "conftest.py")
+
+
+tests_arcs = st.dictionaries(st.sampled_from([f"t{i}" for i in range(12)]),
+                             st.frozensets(st.integers(0, 15), max_size=6), min_size=1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tests_arcs, st.data())
+def test_the_kept_tests_cover_every_arc_of_the_group(tool, arcs, data):
+    arcs = {t: set(a) for t, a in arcs.items()}
+    cpu = {t: data.draw(st.floats(0, 10)) for t in arcs}
+    eligible = data.draw(st.lists(st.sampled_from(sorted(arcs)), unique=True))
+    dropped = tool.greedy_drop(arcs, cpu, eligible)
+    kept = [t for t in arcs if t not in dropped]
+    assert set(dropped) <= set(eligible)
+    assert set().union(*(arcs[t] for t in kept)) == set().union(*arcs.values())
+    assert all(arcs[t] for t in dropped)  # a test that covers nothing of src/ is never dropped
+    # maximal: every kept eligible test covers an arc that no other kept test covers
+    for t in kept:
+        if t in eligible and arcs[t]:
+            others = set().union(*(arcs[u] for u in kept if u != t))
+            assert not arcs[t] <= others
+
+
+def test_the_heaviest_of_two_equal_tests_is_dropped(tool):
+    arcs = {"light": {1, 2}, "heavy": {1, 2}, "other": {3}}
+    assert tool.greedy_drop(arcs, {"light": 1.0, "heavy": 9.0, "other": 5.0}, ["light", "heavy", "other"]) == ["heavy"]
+
+
+def test_the_data_names_tests_of_its_groups_files(tool):
+    data = json.loads((ROOT / "tests" / "ci_case_selection.json").read_text())
+    assert data["groups"]
+    for group, entry in data["groups"].items():
+        # the kept tests cover every arc of the group, but a cache hit's (tools/ci_case_selection.ORDER_DEPENDENT)
+        assert entry["subset_arcs_equal"] == (not entry["missing_order_dependent"])
+        assert all(tool.order_dependent(arc) for arc in entry["missing_order_dependent"]), group
+        assert entry["cases_after"] + len(entry["skipped_in_ci"]) == entry["cases_before"]
+        sources = {f: (ROOT / f).read_text() for f in entry["files"]}
+        for nodeid in entry["skipped_in_ci"]:
+            path, _, name = nodeid.partition("::")
+            assert path in sources, (group, nodeid)
+            assert re.search(rf"^def {re.escape(name.split('[')[0])}\(", sources[path], re.M), nodeid
+
+
+def _items(*nodeids):
+    return [SimpleNamespace(nodeid=n, markers=[], add_marker=lambda m, _n=n: marks.setdefault(_n, m))
+            for n in nodeids]
+
+
+marks: dict = {}
+
+
+def test_conftest_skips_the_listed_tests_unless_emulate_all(suite_conftest, tmp_path, monkeypatch):
+    path = tmp_path / "selection.json"
+    path.write_text(json.dumps({"groups": {"g": {"skipped_in_ci": ["tests/unit/test_a.py::test_x[1]"]}}}))
+    monkeypatch.setattr(suite_conftest, "CI_CASE_SELECTION", str(path))
+    monkeypatch.delenv("TILEORCH_EMULATE_ALL", raising=False)
+    monkeypatch.delenv("CI_CASE_SELECTION_DB", raising=False)
+    marks.clear()
+    suite_conftest.skip_ci_selection(_items("tests/unit/test_a.py::test_x[1]", "tests/unit/test_a.py::test_x[2]"))
+    assert list(marks) == ["tests/unit/test_a.py::test_x[1]"]
+    mark = marks["tests/unit/test_a.py::test_x[1]"]
+    assert mark.name == "skip" and "TILEORCH_EMULATE_ALL=1" in mark.kwargs["reason"]
+    marks.clear()
+    monkeypatch.setenv("TILEORCH_EMULATE_ALL", "1")
+    suite_conftest.skip_ci_selection(_items("tests/unit/test_a.py::test_x[1]"))
+    assert marks == {}

@@ -1,0 +1,310 @@
+"""Coverage-preserving CI subsets of the test suite's sweep files (issue 22, the house rule CI < 15 min).
+
+A sweep file's tests each run one program through the compiler (and an interpreter or the PTX
+emulator); many drive the same compiler code.  This tool measures which lines and branches of
+``src/tileorch`` each test covers (coverage.py, branch coverage, one dynamic context per test),
+and picks the tests CI may skip: heaviest first (CPU seconds), a test is dropped when every arc it
+covers is covered by a test still kept, so the kept tests' union covers exactly the arcs of the
+whole group.  A second run of the kept tests alone checks that union (a test's arcs can depend on
+what ran before it: compile memos, module fixtures, lazy imports); arcs it misses bring the
+dropped test that covers most of them back, until equal.
+
+The dropped tests are written to ``tests/ci_case_selection.json``; tests/conftest.py skips them
+unless ``TILEORCH_EMULATE_ALL=1`` (the suite's convention for CI-sized subsets).  The data names
+the tests CI skips, not those it runs: a new test is in CI by default.
+
+Steps (each writes under ``--work DIR``)::
+
+    python tools/ci_case_selection.py measure --work W GROUP FILE...   # whole group under coverage
+    python tools/ci_case_selection.py select  --work W GROUP           # greedy removal + verify runs
+    python tools/ci_case_selection.py write   --work W GROUP...        # into tests/ci_case_selection.json
+
+A group's ``cpu_ab`` in the data (kept by ``write``) is measured apart, without coverage: the CPU
+seconds (user+sys, children included) of ``pytest -n 0`` on the group's files, every test
+(``CI_CASE_SELECTION_DB=/nonexistent`` turns the skips off) and the CI subset, min of 2 each.
+
+A GROUP is a name for files that run together in CI (a sweep's interp, compile and emulated files,
+in that order: tests/conftest.py sweep_group); its tests are chosen jointly, as the compile memo
+makes one file's compiles the next one's hits.  Needs coverage.py (not a test dependency:
+``pip install --target DIR coverage`` and put DIR on ``PYTHONPATH``).  The LLVM code generation
+runs in forked children (tileorch.backend.codegen_server) that coverage does not follow: those
+arcs are in no test's set.  Run with ``-n 0`` only (one process)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sqlite3
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC = os.path.join(ROOT, "src", "tileorch")
+DATA = os.path.join(ROOT, "tests", "ci_case_selection.json")
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# --------------------------------------------------------------------------------------------- pytest plugin
+# Loaded in the measured pytest process (``-p ci_case_selection``, tools/ on PYTHONPATH) when
+# CI_CASE_SELECTION_DB is set: coverage starts at the plugin's import (before conftest imports
+# tileorch), each test's setup, call and teardown record under its node id.
+
+_COV = None
+_CPU: dict[str, float] = {}
+_OUTCOME: dict[str, str] = {}
+
+
+def _cpu_now() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+if os.environ.get("CI_CASE_SELECTION_DB"):
+    import coverage
+    import pytest
+
+    _COV = coverage.Coverage(data_file=os.environ["CI_CASE_SELECTION_DB"], branch=True, source=[SRC],
+                             config_file=False)
+    _COV.start()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        _COV.switch_context(item.nodeid)
+        start = _cpu_now()
+        yield
+        _CPU[item.nodeid] = _cpu_now() - start
+        _COV.switch_context("")
+
+    def pytest_runtest_logreport(report):
+        if report.when == "call" or report.outcome != "passed":
+            _OUTCOME.setdefault(report.nodeid, report.outcome)
+        if report.when == "call":
+            _OUTCOME[report.nodeid] = report.outcome
+
+    def pytest_unconfigure(config):
+        _COV.stop()
+        _COV.save()
+        with open(os.environ["CI_CASE_SELECTION_DB"] + ".tests.json", "w") as f:
+            json.dump({"cpu": _CPU, "outcome": _OUTCOME}, f, indent=0)
+
+
+# --------------------------------------------------------------------------------------------- the tool
+
+ORDER_DEPENDENT = (
+    ("src/tileorch/backend/memo.py", 44, 45),  # load(): an entry found (a repeated input)
+    ("src/tileorch/backend/ptx.py", 627, 630),  # llvm_to_ptx(): the backend memo's hit
+    ("src/tileorch/testing/ptx_emulator.py", 868, 869),  # _decoded(): the 17th PTX text of a process evicts
+)
+"""Where a subset may miss arcs that no dropped test covers, as (file, first line, last line): what
+depends on the tests that ran before in the process, not on the test: the backend memo's hit path (a
+kept test hit the code an earlier, dropped, test generated; tests/unit/test_compile_speed.py tests the
+hits) and the emulator's decoded-PTX cache's eviction (after 16 kernels in one process)."""
+
+
+def order_dependent(arc) -> bool:
+    return any(arc[0] == f and lo <= min(x for x in arc[1:] if x > 0) <= hi for f, lo, hi in ORDER_DEPENDENT)
+
+
+def _python() -> str:
+    return sys.executable
+
+
+def run_measured(db: str, files: list[str], deselect: list[str]) -> dict:
+    """Run ``files`` (paths under the repository) in one pytest process under coverage; the
+    ``deselect``ed node ids do not run.  Returns the tests' CPU, outcomes and the run's CPU."""
+    for suffix in ("", ".tests.json"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    env = dict(os.environ, CI_CASE_SELECTION_DB=db)
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "src"), HERE] + env.get("PYTHONPATH", "").split(os.pathsep))
+    for name in ("TILEORCH_TEST_COMPILE_MEMO", "TILEORCH_BACKEND_MEMO", "TILEORCH_CACHE_DIR", "TILEORCH_EMULATE_ALL"):
+        env.pop(name, None)  # a fresh run's memos; CI's subsets of the files that have their own
+    args = [_python(), "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-p", "ci_case_selection",
+            "-p", "no:randomly", *files]
+    # (tests/conftest.py skips none of tests/ci_case_selection.json's tests while CI_CASE_SELECTION_DB
+    # is set: what runs is exactly the files minus ``deselect``)
+    for nodeid in deselect:
+        args += ["--deselect", nodeid]
+    t0 = time.time()
+    proc = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.time() - t0
+    tail = "\n".join(proc.stdout.splitlines()[-3:])
+    if proc.returncode not in (0, 5):
+        raise SystemExit(f"pytest failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-2000:]}")
+    with open(db + ".tests.json") as f:
+        tests = json.load(f)
+    tests["wall_s"], tests["summary"] = wall, tail
+    return tests
+
+
+def arcs_by_test(db: str) -> tuple[dict[str, set], set]:
+    """{test node id: its arcs}, and the union of every arc of the run (the no-test context too:
+    collection, imports).  An arc is (file, from, to) with coverage.py's line numbers."""
+    con = sqlite3.connect(db)
+    files = dict(con.execute("select id, path from file"))
+    contexts = dict(con.execute("select id, context from context"))
+    per: dict[str, set] = {}
+    union: set = set()
+    for file_id, context_id, a, b in con.execute("select file_id, context_id, fromno, tono from arc"):
+        arc = (os.path.relpath(files[file_id], ROOT), a, b)
+        union.add(arc)
+        per.setdefault(contexts[context_id], set()).add(arc)
+    con.close()
+    return per, union
+
+
+def greedy_drop(arcs: dict[str, set], cpu: dict[str, float], eligible: list[str]) -> list[str]:
+    """Heaviest first: drop a test when every arc it covers is covered by another test still kept
+    (any test of ``arcs``, eligible or not).  The kept tests' union equals the whole union."""
+    count: dict = {}
+    for test_arcs in arcs.values():
+        for arc in test_arcs:
+            count[arc] = count.get(arc, 0) + 1
+    dropped = []
+    for test in sorted(eligible, key=lambda t: (-cpu.get(t, 0.0), t)):
+        test_arcs = arcs.get(test, set())
+        if test_arcs and all(count[a] >= 2 for a in test_arcs):
+            for a in test_arcs:
+                count[a] -= 1
+            dropped.append(test)
+    return dropped
+
+
+def _uses_hypothesis(nodeid: str) -> bool:
+    path, _, name = nodeid.partition("::")
+    name = name.split("[")[0]
+    try:
+        source = open(os.path.join(ROOT, path)).read()
+    except OSError:
+        return True
+    i = source.find(f"def {name}(")
+    return i < 0 or "@given(" in source[max(0, i - 600):i]
+
+
+def _head() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
+def cmd_measure(ns) -> None:
+    os.makedirs(ns.work, exist_ok=True)
+    db = os.path.join(ns.work, f"{ns.group}.full.db")
+    tests = run_measured(db, ns.files, [])
+    meta = {"files": ns.files, "full": tests, "commit": _head()}
+    with open(os.path.join(ns.work, f"{ns.group}.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    per, union = arcs_by_test(db)
+    print(f"{ns.group}: {len(tests['cpu'])} tests, {sum(tests['cpu'].values()):.1f} CPU s (traced), "
+          f"{len(union)} arcs; {tests['summary']}")
+
+
+def cmd_select(ns) -> None:
+    with open(os.path.join(ns.work, f"{ns.group}.json")) as f:
+        meta = json.load(f)
+    full = meta["full"]
+    per, union = arcs_by_test(os.path.join(ns.work, f"{ns.group}.full.db"))
+    cpu = dict(full["cpu"])
+    if ns.cpu_log:  # untraced per-test CPU of a profiled run (conftest's --cpu-durations table)
+        cpu.update(_cpu_from_log(ns.cpu_log, set(cpu)))
+    eligible = [t for t, o in full["outcome"].items() if o == "passed" and not _uses_hypothesis(t)]
+    tests_arcs = {t: a for t, a in per.items() if t}
+    dropped = greedy_drop(tests_arcs, cpu, eligible)
+    rounds = []
+    for _ in range(ns.rounds):
+        db = os.path.join(ns.work, f"{ns.group}.subset{len(rounds)}.db")
+        sub = run_measured(db, meta["files"], dropped)
+        _, sub_union = arcs_by_test(db)
+        missing, extra = union - sub_union, sub_union - union
+        rounds.append({"dropped": len(dropped), "missing": len(missing), "extra": len(extra),
+                       "summary": sub["summary"], "traced_cpu": sum(sub["cpu"].values())})
+        print(f"{ns.group}: dropped {len(dropped)}, subset misses {len(missing)} arcs, adds {len(extra)}; {sub['summary']}")
+        if not missing:
+            break
+        # bring back dropped tests that cover the missing arcs (greedy: most missing arcs first)
+        back, left = [], set(missing)
+        while left:
+            best = max(dropped, key=lambda t: (len(tests_arcs.get(t, set()) & left), -cpu.get(t, 0.0)), default=None)
+            if best is None or not tests_arcs.get(best, set()) & left:
+                break
+            back.append(best)
+            dropped.remove(best)
+            left -= tests_arcs[best]
+        by_file: dict = {}
+        for arc in missing:
+            by_file[arc[0]] = by_file.get(arc[0], 0) + 1
+        print(f"{ns.group}: missing arcs by file {sorted(by_file.items(), key=lambda kv: -kv[1])[:8]}; "
+              f"{len(back)} tests back, {len(left)} arcs no dropped test covers")
+        if not back:
+            break
+    meta["selection"] = {"dropped": sorted(dropped), "rounds": rounds, "arcs": len(union),
+                         "missing": sorted(map(list, missing)), "extra": len(extra),
+                         "cpu_before": sum(cpu.get(t, 0.0) for t in full["cpu"]),
+                         "cpu_dropped": sum(cpu.get(t, 0.0) for t in dropped),
+                         "cases_before": len(full["cpu"]), "cases_after": len(full["cpu"]) - len(dropped)}
+    with open(os.path.join(ns.work, f"{ns.group}.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+
+
+def _cpu_from_log(path: str, wanted: set) -> dict[str, float]:
+    out = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 5 and parts[1] == "cpu" and parts[3] == "wall":
+                nodeid = parts[4] if parts[4].startswith("tests/") else "tests/" + parts[4]
+                if nodeid in wanted:
+                    out[nodeid] = float(parts[0])
+    return out
+
+
+def cmd_write(ns) -> None:
+    data = {}
+    if os.path.exists(DATA):
+        with open(DATA) as f:
+            data = json.load(f)
+    for group in ns.groups:
+        with open(os.path.join(ns.work, f"{group}.json")) as f:
+            meta = json.load(f)
+        sel = meta["selection"]
+        # arcs the subset misses that no dropped test covers: a kept test's cache hit on what a dropped
+        # test compiled first (the backend memo's hit path); written down, and only in ORDER_DEPENDENT
+        stray = [a for a in sel["missing"] if not order_dependent(a)]
+        if stray:
+            raise SystemExit(f"{group}: the subset misses {len(stray)} arcs: {stray[:5]}; not written")
+        kept = {k: v for k, v in data.get("groups", {}).get(group, {}).items() if k == "cpu_ab"}
+        data.setdefault("groups", {})[group] = kept | {
+            "files": meta["files"], "cases_before": sel["cases_before"], "cases_after": sel["cases_after"],
+            "arcs": sel["arcs"], "subset_arcs_equal": not sel["missing"], "verify_rounds": len(sel["rounds"]),
+            "missing_order_dependent": sel["missing"],
+            "commit": meta["commit"],  # the tree measured
+            "skipped_in_ci": sel["dropped"]}
+    data["about"] = ("Tests CI skips (tests/conftest.py; TILEORCH_EMULATE_ALL=1 runs them): the kept tests of "
+                     "each group cover the same lines and branches of src/tileorch as the whole group "
+                     "(tools/ci_case_selection.py).")
+    with open(DATA, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    m = sub.add_parser("measure", help="run a group's files under coverage, one context per test")
+    m.add_argument("--work", required=True)
+    m.add_argument("group")
+    m.add_argument("files", nargs="+")
+    s = sub.add_parser("select", help="greedy heaviest-first removal, then verify the subset's arcs")
+    s.add_argument("--work", required=True)
+    s.add_argument("--cpu-log", help="a --cpu-durations=0 log: untraced CPU seconds per test")
+    s.add_argument("--rounds", type=int, default=4)
+    s.add_argument("group")
+    w = sub.add_parser("write", help="store the verified selections in tests/ci_case_selection.json")
+    w.add_argument("--work", required=True)
+    w.add_argument("groups", nargs="+")
+    ns = p.parse_args(argv)
+    {"measure": cmd_measure, "select": cmd_select, "write": cmd_write}[ns.cmd](ns)
+
+
+if __name__ == "__main__":
+    main()
