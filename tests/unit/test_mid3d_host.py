@@ -147,3 +147,73 @@ def test_mid_batch_view_refusals_name_the_argument(shape, strides, message):
 
 def test_esize_of_every_mid_dtype():
     assert all(ESIZE[d] == ES[d] for d in ES)
+
+
+@st.composite
+def _strided_views(draw):
+    """A ``[rows, L, cols]`` view of a numpy array: a contiguous parent sliced, stepped or transposed (size-1 extents
+    included), as (the numpy view, its byte offset from the parent's first element)."""
+    rows, count = draw(st.integers(1, 6)), draw(st.integers(1, 4))
+    cols = 8 * draw(st.integers(1, 3))
+    kind = draw(st.sampled_from(["contiguous", "slice_mid", "slice_rows", "slice_cols", "step", "transpose"]))
+    if kind == "contiguous":
+        parent = np.zeros((rows, count, cols), np.float16)
+        return parent, parent
+    if kind == "slice_mid":  # X[:, j:j+L, :] of a wider middle dimension
+        extra, j = draw(st.integers(1, 3)), draw(st.integers(0, 3))
+        parent = np.zeros((rows, count + extra + j, cols), np.float16)
+        return parent, parent[:, j:j + count, :]
+    if kind == "slice_rows":  # X[i:i+rows] of a taller array: still contiguous per row and batch
+        parent = np.zeros((rows + 2, count, cols), np.float16)
+        return parent, parent[1:1 + rows]
+    if kind == "slice_cols":  # X[:, :, :cols] of a wider array
+        parent = np.zeros((rows, count, cols + 8 * draw(st.integers(1, 2))), np.float16)
+        return parent, parent[:, :, :cols]
+    if kind == "step":  # X[::2]
+        parent = np.zeros((2 * rows, count, cols), np.float16)
+        return parent, parent[::2]
+    parent = np.zeros((cols, count, rows), np.float16)  # a transposed array
+    return parent, parent.transpose(2, 1, 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pv=_strided_views(), data=st.data())
+def test_mid_batch_view_of_strided_views_addresses_their_elements(pv, data):
+    """Review H1: whatever view of an array the launcher takes as a mid-batched operand, its ``[L, rows, cols]`` view
+    and the 3-D tensor map built from it address exactly the view's element ``(r, l, c)`` (brute force over every
+    element, numpy's own byte addresses); a view they cannot address is refused (LayoutNotSupported: the SIMT path),
+    including size-1 extents whose parent strides differ from a contiguous array's."""
+    from tileorch.launchers.cutile import ArrayArg, LayoutNotSupported, mid_batch_view
+
+    parent, view = pv
+    rows, count, cols = view.shape
+    base = parent.__array_interface__["data"][0]
+    ptr = view.__array_interface__["data"][0]
+    x = ArrayArg(0, "X", "float16", view.shape, tuple(s // 2 for s in view.strides), ptr)
+    try:
+        v = mid_batch_view(x, "a")
+    except LayoutNotSupported:
+        return
+    cfg = replace(GemmConfig(), batched=True, batch_mid="a")
+    dims, strides, _ = batched_map(cfg, "A", (cols, rows), None, (64, 128), 2, count)
+    assert dims == (cols, rows, count)
+    for r in range(rows):
+        for l in range(count):
+            for c in range(cols):
+                want = view[r:, l:, c:].__array_interface__["data"][0]  # numpy's address of view[r, l, c]
+                assert v.ptr + 2 * sum(i * s for i, s in zip((l, r, c), v.strides)) == want
+                assert v.ptr + 2 * c + sum(i * s for i, s in zip((r, l), strides)) == want
+    assert base <= v.ptr
+
+
+@pytest.mark.parametrize("shape, strides", [
+    ((100, 1, 64), (192, 64, 1)),  # X[:, 1:2, :] of a contiguous [100, 3, 64]
+    ((100, 1, 64), (1, 6400, 100)),  # a transposed [64, 1, 100]
+    ((1, 3, 64), (384, 128, 1)),  # X[:1, :, :64] of a [.., 3, 128]
+])
+def test_mid_batch_view_refuses_size_one_extents_of_foreign_strides(shape, strides):
+    """Review H1's three examples: each pitch the tensor map would use differs from the array's; refused."""
+    from tileorch.launchers.cutile import LayoutNotSupported, mid_batch_view
+
+    with pytest.raises(LayoutNotSupported, match="argument 0 \\('X'\\)"):
+        mid_batch_view(_arg(shape, strides), "a")

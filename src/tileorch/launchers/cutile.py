@@ -1534,9 +1534,13 @@ def mid_batch_view(x: ArrayArg, role: str) -> ArrayArg:
     if x.ndim != 3:
         raise LayoutNotSupported(f"{what}; it must be 3-D [rows, L, cols], got shape {x.shape}")
     rows, count, cols = x.shape
-    if tuple(x.strides) != (count * cols, cols, 1) and not (rows == 1 or count == 1):
-        raise LayoutNotSupported(f"{what}; the WGMMA GEMM needs it contiguous (strides ({count * cols}, {cols}, 1)), "
-                                 f"got strides {x.strides} for shape {x.shape}")
+    # the tensor maps and C's stores use the pitches of a contiguous array (rows L cols apart, matrices cols apart):
+    # only a size-1 dimension's stride is never used (a slice X[:, j:j+1, :] of a wider array keeps its own row
+    # pitch, which is not L cols); the last stride is always 1
+    want = (count * cols, cols, 1)
+    if any(s != w and (d > 1 or j == 2) for j, (d, s, w) in enumerate(zip(x.shape, x.strides, want))):
+        raise LayoutNotSupported(f"{what}; the WGMMA GEMM needs it contiguous (strides ({count * cols}, {cols}, 1), "
+                                 f"a size-1 dimension's free), got strides {x.strides} for shape {x.shape}")
     if (cols * x.itemsize) % 16:
         raise LayoutNotSupported(f"{what}; its batch pitch ({cols} elements, {cols * x.itemsize} bytes) is not a "
                                  "multiple of 16 bytes, which TMA's 3-D tensor map needs (a padded copy would not "
