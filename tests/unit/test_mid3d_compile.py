@@ -2,7 +2,8 @@
 as the launcher compiles them (the tier's own configuration, no override): each takes its table entry's path; a
 tensor-core program says at each tile batched in its middle dimension that it is (a remark at the user's line, the
 kernel named ``_mid<roles>``, ``GemmConfig.batch_mid``); the refused one says why at the load's line and runs on the
-SIMT path.  CI: bf16 all three, the e4m3 projection with a K-major B and the N-major e4m3 B's refusal (the
+SIMT path.  CI: bf16 all three, the e4m3 projection with a K-major B, the N-major e4m3 B's refusal and the refusal
+of a mid tile through a permuted view (review H2: it compiled to the tier as an M-major A and computed garbage) (the
 computed middle index's refusal: tests/filecheck/tileas/tier_mid_batch.mlir); ``TILEORCH_EMULATE_ALL=1``: every
 program.  Results: test_mid3d_emulated.py and tests/gpu/test_mid3d_gpu.py."""
 
@@ -19,7 +20,7 @@ from tileorch.testing import mid3d_programs  # noqa: E402
 from tileorch.testing.mid3d_programs import PROGRAMS  # noqa: E402
 
 SOURCE = mid3d_programs.__file__
-IN_CI = ["mid_all_three_bf16", "mid_a_fp8_bt", "mid_b_n_major_fp8"]
+IN_CI = ["mid_all_three_bf16", "mid_a_fp8_bt", "mid_b_n_major_fp8", "mid_a_order_last_two"]
 NAMES = sorted(PROGRAMS) if os.environ.get("TILEORCH_EMULATE_ALL") else IN_CI
 
 
@@ -55,4 +56,4 @@ def test_the_table_covers_each_role_and_spelling():
     assert {"mid_a_reshape", "mid_b_reshape", "mid_b_k_major", "mid_a_c_shared_w", "mid_all_three", "mid_a_permute",
             "mid_a_order", "mid_bias_relu", "mid_a_fp8_bt", "mid_a_tf32_bt", "mid_all_three_bf16"} <= set(PROGRAMS)
     assert sorted(n for n, p in PROGRAMS.items() if p.path != "gemm") == [
-        "mid_a_reversed_batch", "mid_b_n_major_fp8", "mid_two_dots_mid_bs"]
+        "mid_a_order_last_two", "mid_a_reversed_batch", "mid_b_n_major_fp8", "mid_two_dots_mid_bs"]
