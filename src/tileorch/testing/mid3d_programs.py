@@ -146,6 +146,35 @@ def mid_bias_relu(X, W, Bias, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
 
 
 @ct.kernel
+def mid_relu_and_preact(X, W, P, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The sequence-first projection with two outputs batched in their middle dimension: the pre-activation ``P[s,
+    b, :] = X[s, b, :] @ W`` (f32, kept for the backward pass) and ``Y = relu(P)`` (f16), both ``(TM, 1, TN)``
+    tiles at ``(bm, b, bn)`` (review M4: the second output took the SIMT path with a misleading reason)."""
+    bm, bn, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[2], TK)):
+        a = ct.load(X, index=(bm, b, k), shape=(TM, 1, TK), padding_mode=ZERO).reshape((TM, TK))
+        w = ct.load(W, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, w, acc)
+    ct.store(Y, index=(bm, b, bn), tile=ct.maximum(acc, 0.0).astype(Y.dtype).reshape((TM, 1, TN)))
+    ct.store(P, index=(bm, b, bn), tile=acc.reshape((TM, 1, TN)))
+
+
+@ct.kernel
+def mid_relu_and_stacked_preact(X, W, P, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """:func:`mid_relu_and_preact` with the pre-activation in a batch-first ``[B, S, N]`` array (``(1, TM, TN)`` tiles
+    at ``(b, bm, bn)``) beside Y ``[S, B, N]``: the same tile indices, each output at its own array's addresses."""
+    bm, bn, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[2], TK)):
+        a = ct.load(X, index=(bm, b, k), shape=(TM, 1, TK), padding_mode=ZERO).reshape((TM, TK))
+        w = ct.load(W, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, w, acc)
+    ct.store(Y, index=(bm, b, bn), tile=ct.maximum(acc, 0.0).astype(Y.dtype).reshape((TM, 1, TN)))
+    ct.store(P, index=(b, bm, bn), tile=acc.reshape((1, TM, TN)))
+
+
+@ct.kernel
 def mid_a_fp8_bt(X, Wt, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     """An e4m3 sequence-first projection with a K-major weight ``Wt [N, K]`` (``ct.transpose`` of its ``(TN, TK)``
     tile): X ``[S, B, K]`` e4m3 at ``(bm, b, k)``, Y ``[S, B, N]`` f32."""
@@ -242,6 +271,10 @@ _add("mid_a_permute", mid_a_permute, [_a((M, L, K)), _a((K, N)), _a((M, L, N), F
 _add("mid_a_order", mid_a_order, [_a((M, L, K)), _a((K, N)), _a((M, L, N), F32), *_T], _G, "gemm", outputs=(2,))
 _add("mid_bias_relu", mid_bias_relu, [_a((M, L, K)), _a((K, N)), _a((N,), F32), _a((M, L, N)), *_T], _G, "gemm",
      outputs=(3,))
+_add("mid_relu_and_preact", mid_relu_and_preact, [_a((M, L, K)), _a((K, N)), _a((M, L, N), F32), _a((M, L, N)),
+                                                  *_T], _G, "gemm", outputs=(2, 3))
+_add("mid_relu_and_stacked_preact", mid_relu_and_stacked_preact, [_a((M, L, K)), _a((K, N)), _a((L, M, N), F32),
+                                                                  _a((M, L, N)), *_T], _G, "gemm", outputs=(3, 2))
 _add("mid_a_fp8_bt", mid_a_fp8_bt, [_a((M, L, 128), E4M3), _a((N, 128), E4M3), _a((M, L, N), F32), 64, 64, 128],
      _G, "gemm", outputs=(2,))
 _add("mid_a_tf32_bt", mid_a_tf32_bt, [_a((M, L, K), F32), _a((N, K), F32), _a((M, L, N), F32), 64, 64, 32], _G,
