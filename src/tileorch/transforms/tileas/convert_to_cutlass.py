@@ -365,7 +365,7 @@ def _mid_op(op: Operation) -> bool:
 
 
 MID_REMARK = ("{role}'s array holds the batch in its middle dimension ([{rows}, L, {cols}], a ({r}, 1, {c}) tile at "
-              "program id 2): the kernel {how} (the array contiguous and its {cols} a whole number of 16 bytes at "
+              "program id 2): the kernel {how} (each row's L matrices contiguous and its {cols} a whole number of 16 bytes at "
               "launch, else the launch runs on the SIMT path with a warning saying why)")
 """The located remark of an operand / output whose batch is its array's middle dimension."""
 
@@ -429,13 +429,13 @@ def _batch_mid_roles(a_load: Operation, b_load: Operation, st: Operation, more_b
         if _mid_op(op):
             fail(op, "dots sharing A (or with an A each) reading a 3-D tile with a unit middle dimension: not "
                      "supported yet by the WGMMA lowering (the single dot's A, B and C are)")
+    first = {"a": a_load, "b": b_load, "c": st}[roles[0]] if roles else None  # (where a refusal is located)
     if roles and batch_exprs is not None:
-        op = {"a": a_load, "b": b_load, "c": st}[roles[0]]
-        fail(op, "a 3-D tile with a unit middle dimension in a GEMM whose other operands' batch indices are computed "
+        fail(first, "a 3-D tile with a unit middle dimension in a GEMM whose other operands' batch indices are computed "
                  "per work tile (or one 2-D A beside a batched C): not supported yet by the WGMMA lowering (every "
                  "batched operand at program id 2 is)")
     if roles and ed is not None:
-        fail({"a": a_load, "b": b_load, "c": st}[roles[0]], "a 3-D tile with a unit middle dimension in a GEMM with a "
+        fail(first, "a 3-D tile with a unit middle dimension in a GEMM with a "
              "second dot on the accumulator: not supported yet by the WGMMA lowering")
     return roles
 
