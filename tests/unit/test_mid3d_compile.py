@@ -57,3 +57,28 @@ def test_the_table_covers_each_role_and_spelling():
             "mid_a_order", "mid_bias_relu", "mid_a_fp8_bt", "mid_a_tf32_bt", "mid_all_three_bf16"} <= set(PROGRAMS)
     assert sorted(n for n, p in PROGRAMS.items() if p.path != "gemm") == [
         "mid_a_order_last_two", "mid_a_reversed_batch", "mid_b_n_major_fp8", "mid_two_dots_mid_bs"]
+
+
+@pytest.mark.parametrize("role, strides, row", [
+    # (all three batched in the middle, one batch each: the others' rows their cols apart)
+    ("a", ((3 * 72, 72, 1), None, None), (3 * 72, 80, 80)),  # X[:, 1:2, :] of a [M, 3, K]: rows 3 K apart
+    ("c", (None, None, (4 * 80, 80, 1)), (72, 80, 4 * 80)),  # Y[:, 1:2, :] of a [M, 4, N]
+])
+def test_the_launcher_passes_a_sliced_operands_own_row_stride(role, strides, row):
+    """Review H1: the launcher's problem (``gemm_problem_operand_batches``) of A or C a one-batch slice of a wider
+    middle dimension keeps the array's row stride, and ``mid_row_strides`` hands it to the host (``mid_ld``); before,
+    the rows were taken ``L cols`` apart (the contiguous array's)."""
+    import dataclasses
+
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.export import FakeDeviceArray
+
+    p, prog = _compiled("mid_all_three_bf16")
+    shapes = [(100, 1, 72), (72, 1, 80), (100, 1, 80)]
+    args = rc.describe_arguments(p.kernel, tuple(FakeDeviceArray((i + 1) << 20, shape) for i, shape in
+                                                 enumerate(shapes)) + tuple(p.spec[3:]))
+    args = [dataclasses.replace(a, dtype=p.spec[a.position][1], strides=strides[a.position] or a.strides)
+            if isinstance(a, rc.ArrayArg) else a for a in args]
+    a, b, c, m, n, k, batch, _ = rc.gemm_problem_operand_batches(prog, args)
+    assert (m, n, k, batch) == (100, 80, 72, 1)
+    assert rc.mid_row_strides(prog.gemm_config, a, b, c) == row
