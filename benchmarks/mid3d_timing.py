@@ -8,14 +8,19 @@
   GEMM on a contiguous ``X.transpose(0, 1)`` copy (``mid_a_reshape`` reading a leading-batch copy is not a
   program here: torch.bmm stands in) vs ``torch.bmm``.
 
-Each: outputs checked against torch (relative error), then the median of ``--reps`` launches timed with CUDA
-events after a warm-up; prints ``[s40 mid3d] ...`` lines and writes JSON to ``--out``."""
+Each: the first launch of each 3-D program must run the TileAS tier's TMA/WGMMA kernel (its program compiled to
+``gemm``, no PerformanceWarning naming the SIMT path, the launch's remark not the SIMT path's) and every output's
+relative error against torch must be below ``--max-err``, else the script exits non-zero naming what failed (a
+timing of the wrong path, or of a wrong result, is not reported as the 3-D kernel's); then the median of ``--reps``
+launches timed with CUDA events after a warm-up; prints ``[s40 mid3d] ...`` lines and writes JSON to ``--out``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import statistics
+import sys
+import warnings
 
 import torch
 
@@ -37,6 +42,31 @@ def _time(fn, reps):
     return statistics.median(times)
 
 
+def _tensor_core_launch(kernel, grid, args):
+    """Launch once (synchronised); SystemExit unless the launch ran the tier's TMA/WGMMA kernel."""
+    from tileorch.diagnostics import PerformanceWarning
+    from tileorch.launchers import cutile as rc
+
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, args)
+        torch.cuda.synchronize()
+    texts = [str(w.message) for w in got if issubclass(w.category, PerformanceWarning)]
+    entry = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent", defer_gemm=True)
+    remark = entry.launch_remarks.get(tuple(grid), "")
+    why = ([f"compiled to {entry.program.kind!r}"] if entry.program.kind != "gemm" else []) + \
+        [t for t in texts if "SIMT" in t] + ([remark] if "SIMT path runs the launch" in remark else [])
+    if why:
+        print(f"[s40 mid3d] FAIL {getattr(kernel, '__name__', kernel)}: not on the tensor-core path: {why}")
+        sys.exit(2)
+
+
+def _check_err(label, err, limit):
+    if not err < limit:  # (a NaN error fails too)
+        print(f"[s40 mid3d] FAIL {label}: relative error {err:.3e} >= {limit:.0e}")
+        sys.exit(3)
+
+
 def _rel(got, ref):
     return float((got.double() - ref.double()).norm() / ref.double().norm())
 
@@ -49,6 +79,7 @@ def main():
     ap.add_argument("--n", type=int, default=4096)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--out", default="mid3d_timing.json")
+    ap.add_argument("--max-err", type=float, default=1e-2, help="relative error limit of every output (f16 / f32)")
     o = ap.parse_args()
     s, nb, k, n = o.s, o.b, o.k, o.n
     stream = torch.cuda.current_stream()
@@ -68,9 +99,13 @@ def main():
     run2 = lambda: tileorch.cutile.launch(stream, (cd(s * nb, tm), cd(n, tn), 1), twin_2d,  # noqa: E731
                                           (x2, w, y2, tm, tn, tk))
     run_t = lambda: torch.matmul(x, w)  # noqa: E731
-    run3(); run2(); torch.cuda.synchronize()  # noqa: E702
+    _tensor_core_launch(mid, (cd(s, tm), cd(n, tn), nb), (x, w, y3, tm, tn, tk))
+    run2(); torch.cuda.synchronize()  # noqa: E702
     ref = torch.matmul(x.float(), w.float())
-    res["seqfirst"] = {"err_3d": _rel(y3, ref), "err_2d": _rel(y2.view(s, nb, n), ref),
+    err3, err2 = _rel(y3, ref), _rel(y2.view(s, nb, n), ref)
+    _check_err("seqfirst 3-D", err3, o.max_err)
+    _check_err("seqfirst 2-D twin", err2, o.max_err)
+    res["seqfirst"] = {"err_3d": err3, "err_2d": err2,
                        "ms_3d": _time(run3, o.reps), "ms_2d": _time(run2, o.reps), "ms_torch": _time(run_t, o.reps)}
     r = res["seqfirst"]
     print(f"[s40 mid3d] seqfirst S={s} B={nb} K={k} N={n} f16: 3-D {r['ms_3d']:.3f} ms "
@@ -85,9 +120,11 @@ def main():
     xt = x.transpose(0, 1).contiguous()
     run_copy_bmm = lambda: torch.bmm(x.transpose(0, 1).contiguous(), wb)  # noqa: E731
     run_bmm = lambda: torch.bmm(xt, wb)  # noqa: E731
-    run3h(); torch.cuda.synchronize()  # noqa: E702
+    _tensor_core_launch(heads, (cd(s, tm), cd(n, tn), nb), (x, wb, c3, tm, tn, tk))
     refh = torch.bmm(xt.float(), wb.float())
-    res["heads"] = {"err_3d": _rel(c3, refh), "ms_3d": _time(run3h, o.reps), "ms_torch_bmm": _time(run_bmm, o.reps),
+    errh = _rel(c3, refh)
+    _check_err("heads 3-D", errh, o.max_err)
+    res["heads"] = {"err_3d": errh, "ms_3d": _time(run3h, o.reps), "ms_torch_bmm": _time(run_bmm, o.reps),
                     "ms_torch_copy_bmm": _time(run_copy_bmm, o.reps)}
     r = res["heads"]
     print(f"[s40 mid3d] heads C[b] = X[:, b, :] @ W[b] f16 -> f32: 3-D {r['ms_3d']:.3f} ms "

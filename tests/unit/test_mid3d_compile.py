@@ -2,7 +2,8 @@
 as the launcher compiles them (the tier's own configuration, no override): each takes its table entry's path; a
 tensor-core program says at each tile batched in its middle dimension that it is (a remark at the user's line, the
 kernel named ``_mid<roles>``, ``GemmConfig.batch_mid``); the refused one says why at the load's line and runs on the
-SIMT path.  CI: bf16 all three, the e4m3 projection with a K-major B and the N-major e4m3 B's refusal (the
+SIMT path.  CI: bf16 all three, the e4m3 projection with a K-major B, the N-major e4m3 B's refusal and the refusal
+of a mid tile through a permuted view (review H2: it compiled to the tier as an M-major A and computed garbage) (the
 computed middle index's refusal: tests/filecheck/tileas/tier_mid_batch.mlir); ``TILEORCH_EMULATE_ALL=1``: every
 program.  Results: test_mid3d_emulated.py and tests/gpu/test_mid3d_gpu.py."""
 
@@ -19,7 +20,7 @@ from tileorch.testing import mid3d_programs  # noqa: E402
 from tileorch.testing.mid3d_programs import PROGRAMS  # noqa: E402
 
 SOURCE = mid3d_programs.__file__
-IN_CI = ["mid_all_three_bf16", "mid_a_fp8_bt", "mid_b_n_major_fp8"]
+IN_CI = ["mid_all_three_bf16", "mid_a_fp8_bt", "mid_b_n_major_fp8", "mid_a_order_last_two"]
 NAMES = sorted(PROGRAMS) if os.environ.get("TILEORCH_EMULATE_ALL") else IN_CI
 
 
@@ -55,4 +56,29 @@ def test_the_table_covers_each_role_and_spelling():
     assert {"mid_a_reshape", "mid_b_reshape", "mid_b_k_major", "mid_a_c_shared_w", "mid_all_three", "mid_a_permute",
             "mid_a_order", "mid_bias_relu", "mid_a_fp8_bt", "mid_a_tf32_bt", "mid_all_three_bf16"} <= set(PROGRAMS)
     assert sorted(n for n, p in PROGRAMS.items() if p.path != "gemm") == [
-        "mid_a_reversed_batch", "mid_b_n_major_fp8", "mid_two_dots_mid_bs"]
+        "mid_a_order_last_two", "mid_a_reversed_batch", "mid_b_n_major_fp8", "mid_two_dots_mid_bs"]
+
+
+@pytest.mark.parametrize("role, strides, row", [
+    # (all three batched in the middle, one batch each: the others' rows their cols apart)
+    ("a", ((3 * 72, 72, 1), None, None), (3 * 72, 80, 80)),  # X[:, 1:2, :] of a [M, 3, K]: rows 3 K apart
+    ("c", (None, None, (4 * 80, 80, 1)), (72, 80, 4 * 80)),  # Y[:, 1:2, :] of a [M, 4, N]
+])
+def test_the_launcher_passes_a_sliced_operands_own_row_stride(role, strides, row):
+    """Review H1: the launcher's problem (``gemm_problem_operand_batches``) of A or C a one-batch slice of a wider
+    middle dimension keeps the array's row stride, and ``mid_row_strides`` hands it to the host (``mid_ld``); before,
+    the rows were taken ``L cols`` apart (the contiguous array's)."""
+    import dataclasses
+
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.export import FakeDeviceArray
+
+    p, prog = _compiled("mid_all_three_bf16")
+    shapes = [(100, 1, 72), (72, 1, 80), (100, 1, 80)]
+    args = rc.describe_arguments(p.kernel, tuple(FakeDeviceArray((i + 1) << 20, shape) for i, shape in
+                                                 enumerate(shapes)) + tuple(p.spec[3:]))
+    args = [dataclasses.replace(a, dtype=p.spec[a.position][1], strides=strides[a.position] or a.strides)
+            if isinstance(a, rc.ArrayArg) else a for a in args]
+    a, b, c, m, n, k, batch, _ = rc.gemm_problem_operand_batches(prog, args)
+    assert (m, n, k, batch) == (100, 80, 72, 1)
+    assert rc.mid_row_strides(prog.gemm_config, a, b, c) == row

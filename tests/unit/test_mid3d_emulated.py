@@ -112,9 +112,29 @@ def _case_mid_bias_relu():
     _check(y, np.maximum(np.einsum("mbk,kn->mbn", _d(x), _d(w)) + _d(bias), 0), 3e-2)
 
 
+def _case_mid_relu_and_preact():
+    """Review M4: a second output (the f32 pre-activation) stored as (tm, 1, tn) tiles like C: on the tier, each of
+    its elements at its own array's address (it took the SIMT path before, the epilogue refusing to read it)."""
+    x, w = _h(100, 3, 72), _h(72, 80)
+    out = emulate("mid_relu_and_preact", {0: x, 1: w})
+    ref = np.einsum("mbk,kn->mbn", _d(x), _d(w))
+    _check(out[2], ref, 1e-4)
+    _check(out[3], np.maximum(ref, 0), 3e-2)
+
+
+def _case_mid_relu_and_stacked_preact():
+    """The pre-activation batch-first ``[B, S, N]`` beside Y ``[S, B, N]`` (the same tile indices as C's)."""
+    x, w = _h(100, 3, 72), _h(72, 80)
+    out = emulate("mid_relu_and_stacked_preact", {0: x, 1: w})
+    ref = np.einsum("mbk,kn->mbn", _d(x), _d(w))
+    _check(out[2], ref.transpose(1, 0, 2), 1e-4)
+    _check(out[3], np.maximum(ref, 0), 3e-2)
+
+
 CASES = {name[len("_case_"):]: fn for name, fn in globals().items() if name.startswith("_case_")}
-EMULATED = ["mid_a_c_shared_w", "mid_all_three"]
-"""In CI: A and C batched in the middle beside a shared W (the sequence-first projection), and all three; the other
+EMULATED = ["mid_a_c_shared_w", "mid_all_three", "mid_relu_and_preact"]
+"""In CI: A and C batched in the middle beside a shared W (the sequence-first projection), all three, and a second
+output batched in the middle beside C (review M4); the other
 spellings (reshape of B, permute, order=, the bias + relu epilogue, the f16 C) with ``TILEORCH_EMULATE_ALL=1``."""
 if os.environ.get("TILEORCH_EMULATE_ALL"):
     EMULATED = sorted(CASES)

@@ -134,7 +134,8 @@ def test_mid_batch_view_is_the_same_memory(rows, count, units, data):
 
 @pytest.mark.parametrize("shape, strides, message", [
     ((100, 3, 100), (300, 100, 1), "batch pitch \\(100 elements, 200 bytes\\) is not a multiple of 16 bytes"),
-    ((100, 3, 64), (64 * 4, 64, 1), "needs it contiguous"),
+    ((100, 3, 64), (64 * 4, 128, 1), "needs each row's L matrices contiguous"),
+    ((100, 3, 64), (128, 64, 1), "needs each row's L matrices contiguous"),  # (rows overlapping)
     ((3, 64), (64, 1), "it must be 3-D"),
 ])
 def test_mid_batch_view_refusals_name_the_argument(shape, strides, message):
@@ -147,3 +148,95 @@ def test_mid_batch_view_refusals_name_the_argument(shape, strides, message):
 
 def test_esize_of_every_mid_dtype():
     assert all(ESIZE[d] == ES[d] for d in ES)
+
+
+@st.composite
+def _strided_views(draw):
+    """A ``[rows, L, cols]`` view of a numpy array: a contiguous parent sliced, stepped or transposed (size-1 extents
+    included), as (the numpy view, its byte offset from the parent's first element)."""
+    rows, count = draw(st.integers(1, 6)), draw(st.integers(1, 4))
+    cols = 8 * draw(st.integers(1, 3))
+    kind = draw(st.sampled_from(["contiguous", "slice_mid", "slice_rows", "slice_cols", "step", "transpose"]))
+    if kind == "contiguous":
+        parent = np.zeros((rows, count, cols), np.float16)
+        return parent, parent
+    if kind == "slice_mid":  # X[:, j:j+L, :] of a wider middle dimension
+        extra, j = draw(st.integers(1, 3)), draw(st.integers(0, 3))
+        parent = np.zeros((rows, count + extra + j, cols), np.float16)
+        return parent, parent[:, j:j + count, :]
+    if kind == "slice_rows":  # X[i:i+rows] of a taller array: still contiguous per row and batch
+        parent = np.zeros((rows + 2, count, cols), np.float16)
+        return parent, parent[1:1 + rows]
+    if kind == "slice_cols":  # X[:, :, :cols] of a wider array
+        parent = np.zeros((rows, count, cols + 8 * draw(st.integers(1, 2))), np.float16)
+        return parent, parent[:, :, :cols]
+    if kind == "step":  # X[::2]
+        parent = np.zeros((2 * rows, count, cols), np.float16)
+        return parent, parent[::2]
+    parent = np.zeros((cols, count, rows), np.float16)  # a transposed array
+    return parent, parent.transpose(2, 1, 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pv=_strided_views(), role=st.sampled_from("abc"))
+def test_mid_batch_view_of_strided_views_addresses_their_elements(pv, role):
+    """Review H1 / L1: whatever view of an array the launcher takes as a mid-batched operand (A, B or C), its ``[L,
+    rows, cols]`` view and the 3-D tensor map the host builds from it (:func:`operand_rows` with the launcher's
+    ``mid_ld``, :func:`tensor_maps` with the in-place pitches, as ``PreparedGemm`` does) address exactly the view's
+    element ``(r, l, c)`` (brute force over every element, numpy's own byte addresses); a view they cannot address
+    is refused (LayoutNotSupported: the SIMT path), including size-1 extents whose parent strides differ from a
+    contiguous array's."""
+    from tileorch.launchers.cutile import ArrayArg, LayoutNotSupported, mid_batch_view, mid_row_strides
+
+    parent, view = pv
+    rows, count, cols = view.shape
+    ptr = view.__array_interface__["data"][0]
+    x = ArrayArg(0, "X", "float16", view.shape, tuple(s // 2 for s in view.strides), ptr)
+    try:
+        v = mid_batch_view(x, role)
+    except LayoutNotSupported:
+        assert view.strides[2] != 2 or (count > 1 and view.strides[1] != 2 * cols) or (
+            rows > 1 and view.strides[0] < 2 * count * cols), view.strides  # (only what the maps cannot address)
+        return
+    matrix = replace(v, shape=v.shape[1:], strides=v.strides[1:])  # (gemm_problem_operand_batches' _matrix)
+    other = replace(matrix, strides=(cols * count, 1))
+    cfg = replace(GemmConfig(), batched=True, batch_mid=role, c_ld=role == "c", epilogue="tma", out_dtype="f16",
+                  b_major="n").check()
+    mid_ld = mid_row_strides(cfg, *(matrix if r == role else other for r in "abc"))
+    # the problem whose operand ``role`` is this [rows, L, cols] array: A [M, K] (rows M), B [K, N] (rows K), C [M, N]
+    m, n, k = {"a": (rows, 64, cols), "b": (64, cols, rows), "c": (rows, cols, 64)}[role]
+    ptrs = {"a": (ptr, 1 << 20, 2 << 20), "b": (1 << 20, ptr, 2 << 20), "c": (1 << 20, 2 << 20, ptr)}[role]
+    ops = {op.name: op for op in operand_rows(cfg, *ptrs, m, n, k, count, mid_ld=mid_ld)}
+    op = ops[role.upper()]
+    if not op.in_place:  # (a staged copy: its own padded pitch, not the array's)
+        return
+    seen = {}
+    with pytest.MonkeyPatch.context() as mp:  # (encode_tensor_map recording {ptr: (dims, byte strides, box)})
+        mp.setattr(gemm_host, "encode_tensor_map", lambda p, dt, dims, row_bytes, box, swizzle=128:
+                   seen.__setitem__(p, (dims, row_bytes, box)) or bytes(128))
+        gemm_host.tensor_maps(cfg, *ptrs, m, n, k, batch=count, pitch={name: o.pitch for name, o in ops.items()})
+    dims, strides, _ = seen[ptr]
+    assert dims == (cols, rows, count)
+    for r in range(rows):
+        for l in range(count):
+            for c in range(cols):
+                want = view[r:, l:, c:].__array_interface__["data"][0]  # numpy's address of view[r, l, c]
+                assert v.ptr + 2 * sum(i * s for i, s in zip((l, r, c), v.strides)) == want
+                assert ptr + 2 * c + sum(i * s for i, s in zip((r, l), strides)) == want
+
+
+@pytest.mark.parametrize("shape, strides, view", [
+    ((100, 1, 64), (192, 64, 1), (64, 192, 1)),  # X[:, 1:2, :] of a contiguous [100, 3, 64]: rows 192 apart
+    ((100, 1, 64), (1, 6400, 100), None),  # a transposed [64, 1, 100]: its rows are not contiguous
+    ((1, 3, 64), (384, 128, 1), None),  # X[:1, :, :64] of a [.., 3, 128]: matrices 128 apart, not 64
+])
+def test_mid_batch_view_of_size_one_extents_keeps_the_arrays_pitches(shape, strides, view):
+    """Review H1's three examples (each was taken with a contiguous array's pitches): the row stride of a slice
+    of a wider middle dimension is the array's own; the others are refused, naming the argument."""
+    from tileorch.launchers.cutile import LayoutNotSupported, mid_batch_view
+
+    if view is None:
+        with pytest.raises(LayoutNotSupported, match="argument 0 \\('X'\\)"):
+            mid_batch_view(_arg(shape, strides), "a")
+    else:
+        assert mid_batch_view(_arg(shape, strides), "a").strides == view

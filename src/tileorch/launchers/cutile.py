@@ -1385,6 +1385,10 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         a = _gathered_a_operand(a, b, c, cfg)
     mid = getattr(cfg, "batch_mid", "")  # operands batched in their middle dimension: seen as [L, rows, cols]
     a, b, c = (mid_batch_view(x, role) if role in mid else x for x, role in ((a, "a"), (b, "b"), (c, "c")))
+
+    def is_mid(x: ArrayArg) -> bool:  # x is A, B or C (as derived when called) batched in its middle dimension
+        return any(x is y and role in mid for y, role in ((a, "a"), (b, "b"), (c, "c")))
+
     batched = bool(getattr(cfg, "batched", False))
     rank = 3 if batched else 2
     # a batched kernel that walks the launch grid (all of it, or its z as L) evaluates each operand's batch
@@ -1418,7 +1422,7 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
             raise LayoutNotSupported(f"batch sizes do not agree: A {a.shape}, B {b.shape}, C {c.shape} {_DISAGREE}")
         for x in (a, c) if shared else (a, b, c):
             if x.strides[0] != x.shape[1] * x.shape[2] and x.shape[0] > 1 and not (
-                    (x is a and "a" in mid) or (x is b and "b" in mid) or (x is c and "c" in mid)):
+                    is_mid(x)):
                 raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs contiguous "
                                          f"matrices, got strides {x.strides} for shape {x.shape}")
         a, c = _matrix(a), _matrix(c)
@@ -1458,8 +1462,8 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
             continue  # the launcher copies A (any layout torch can transpose)
         if x is c and _c_slice_ok(cfg) and _row_strided(x):
             continue  # a column slice of a wider array: stored ldc apart (GemmConfig.c_ld, asked for at launch)
-        if (x is a and "a" in mid) or (x is b and "b" in mid) or (x is c and "c" in mid):
-            continue  # (batched in its middle dimension: mid_batch_view checked it, rows L cols apart)
+        if is_mid(x):
+            continue  # (batched in its middle dimension: mid_batch_view checked it, rows its row stride apart)
         if not _row_major(x):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
                                      f"array, got strides {x.strides} for shape {x.shape}")
@@ -1526,22 +1530,38 @@ def _flat_batches(x: ArrayArg) -> ArrayArg:
 def mid_batch_view(x: ArrayArg, role: str) -> ArrayArg:
     """An operand the program reads (stores) as ``(rows, 1, cols)`` tiles at program id 2 (``GemmConfig.batch_mid``):
     its array ``[rows, L, cols]`` seen as ``[L, rows, cols]`` (the same pointer, the dimensions permuted: matrix ``l``
-    has rows ``L cols`` apart, matrices ``cols`` apart).  The array must be contiguous and its rows (``cols``
-    elements) whole multiples of 16 bytes, TMA's unit for both pitches of the 3-D tensor map (and the direct
+    has rows the array's row stride apart, ``L cols`` for a contiguous array, matrices ``cols`` apart).  Each matrix
+    row must be contiguous (last stride 1), the matrices of a row ``cols`` apart (a size-1 dimension's stride is
+    never used), the rows at least ``L cols`` apart (a slice ``X[:, j:j + L, :]`` of a wider middle dimension is
+    taken: its row stride is the host's row pitch, :func:`tileorch.launchers.gemm_host.operand_rows`' ``mid_ld``) and
+    ``cols`` a whole multiple of 16 bytes, TMA's unit for the 3-D tensor map's batch pitch (and the direct
     epilogue's column pairs); else :class:`LayoutNotSupported` (the launch runs on the SIMT path, with the reason)."""
     what = (f"{_where(x.name, x.position)}: {role.upper()} is read as (rows, 1, cols) tiles of an array batched in "
             "its middle dimension")
     if x.ndim != 3:
         raise LayoutNotSupported(f"{what}; it must be 3-D [rows, L, cols], got shape {x.shape}")
     rows, count, cols = x.shape
-    if tuple(x.strides) != (count * cols, cols, 1) and not (rows == 1 or count == 1):
-        raise LayoutNotSupported(f"{what}; the WGMMA GEMM needs it contiguous (strides ({count * cols}, {cols}, 1)), "
-                                 f"got strides {x.strides} for shape {x.shape}")
+    # the tensor maps and C's stores take the array's row stride, matrices cols apart, each row contiguous: a size-1
+    # dimension's stride is never used (X[:, j:j+1, :] of a wider array: rows its own row stride apart, not cols)
+    row = x.strides[0] if rows > 1 else count * cols
+    if x.strides[2] != 1 or (count > 1 and x.strides[1] != cols) or row < count * cols:
+        raise LayoutNotSupported(f"{what}; the WGMMA GEMM needs each row's L matrices contiguous (strides (>= "
+                                 f"{count * cols}, {cols}, 1), a size-1 dimension's free), got strides {x.strides} "
+                                 f"for shape {x.shape}")
     if (cols * x.itemsize) % 16:
         raise LayoutNotSupported(f"{what}; its batch pitch ({cols} elements, {cols * x.itemsize} bytes) is not a "
                                  "multiple of 16 bytes, which TMA's 3-D tensor map needs (a padded copy would not "
                                  "keep the matrices' interleaving)")
-    return dataclasses.replace(x, shape=(count, rows, cols), strides=(cols, count * cols, 1))
+    return dataclasses.replace(x, shape=(count, rows, cols), strides=(cols, row, 1))
+
+
+def mid_row_strides(cfg: Any, a: ArrayArg, b: ArrayArg, c: ArrayArg) -> tuple[int, int, int]:
+    """The row strides (elements) of A, B and C (the matrices :func:`gemm_problem_operand_batches` returns) batched in
+    their array's middle dimension (``cfg.batch_mid``; 0 for the others, () when none is): the host's ``mid_ld``."""
+    mid = getattr(cfg, "batch_mid", "") if getattr(cfg, "batched", False) else ""
+    if not mid:
+        return ()
+    return tuple(x.strides[0] if role in mid and x.shape[0] > 1 else 0 for x, role in ((a, "a"), (b, "b"), (c, "c")))
 
 
 def _gathered_a_operand(a: ArrayArg, b: ArrayArg, c: ArrayArg, cfg: Any) -> ArrayArg:
@@ -1919,8 +1939,9 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                        f"work tile of {gk.cfg.tile_m} rows ({COARSEN_ENV}={choice}, {dev.sm_count} SMs)")
     if cov is not None and entry is not None:  # (beside the second dot's remark of this launch)
         say(entry, cov.remark)
+    mid_ld = mid_row_strides(gk.cfg, a, b, c)  # (an [rows, L, cols] operand's own row stride: a slice of a wider L)
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
-           sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn)
+           sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld)
     prepared = _prepared.get(key)
     if prepared is None:
         prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
@@ -1928,7 +1949,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                                ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
                                                operand_batches=counts, epi=epi, epi_c=epi_c, more_a=more_a_ptrs,
-                                               seg_k=seg_k, sched_mn=sched_mn)
+                                               seg_k=seg_k, sched_mn=sched_mn, mid_ld=mid_ld)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)

@@ -184,7 +184,8 @@ class OperandRows:
 def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
                  batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0,
                  c_cols: int = 0, operand_batches: tuple[int, int] = (),
-                 more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = ()) -> tuple[OperandRows, ...]:
+                 more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = (),
+                 mid_ld: tuple[int, int, int] = ()) -> tuple[OperandRows, ...]:
     """A, B, C as row sets: A ``[M, K]`` (``[K, M]`` M-major), B ``[N, K]`` (K-major) or ``[K, N]``,
     C ``[M, N]``, then the other B operands (``more_b``: ``B1``, ``B2``, ... laid out as B) of a
     configuration with ``b_operands > 1``; a batched problem stacks its L matrices' rows; ``ldc``: C's
@@ -193,24 +194,29 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
     into an output wider than B), 0 for N; ``operand_batches``: (A's, B's) matrix counts when they are
     not C's ``batch`` (a kernel reading each operand at its own batch index per work tile); ``more_a``: the other A
     operands (``A1``, ``A2``, ... laid out as A) of a configuration with ``a_operands > 1``, after them; ``seg_k``:
-    the K of each later pair's A and B (``cfg.k_segments``; default: K)."""
+    the K of each later pair's A and B (``cfg.k_segments``; default: K); ``mid_ld``: the row strides in elements of
+    A, B and C when batched in their middle dimension (``cfg.batch_mid``: an ``[rows, L, cols]`` array's own, e.g.
+    ``X[:, j:j + L, :]`` of a wider middle dimension; 0: ``L cols``)."""
     es, eo = ESIZE[cfg.dtype], ESIZE[cfg.out_dtype]
+    lda, ldb, ldc_mid = tuple(mid_ld) or (0, 0, 0)
 
     la, nb = operand_batches or (batch, 1 if getattr(cfg, "b_shared", False) else batch)  # one B for every batch
 
     mid = getattr(cfg, "batch_mid", "") if cfg.batched else ""  # [rows, L, cols] arrays: rows of L matrices' rows
 
-    def rows_of(name, ptr, rows, width, count):
-        # (a batched operand's L matrices stacked, or, batched in its middle dimension, rows of L rows side by side)
-        return OperandRows(name, ptr, rows, width * count) if _is_mid(cfg, name) else \
-            OperandRows(name, ptr, rows * count, width)
+    def rows_of(name, ptr, rows, width, count, e):
+        # (a batched operand's L matrices stacked, or, batched in its middle dimension, rows of L rows side by side,
+        # the array's own row stride apart)
+        ld = {"A": lda, "B": ldb}.get(name, 0) * e
+        return OperandRows(name, ptr, rows, width * count, ld if ld != width * count else 0) if _is_mid(cfg, name) \
+            else OperandRows(name, ptr, rows * count, width)
 
     def b_rows(name, ptr, es=ESIZE[getattr(cfg, "b_raw", "") or cfg.dtype], k=k):  # a computed B: its raw array
-        return rows_of(name, ptr, n, k * es, nb) if cfg.b_major == "k" else rows_of(name, ptr, k, n * es, nb)
+        return rows_of(name, ptr, n, k * es, nb, es) if cfg.b_major == "k" else rows_of(name, ptr, k, n * es, nb, es)
 
     ea = ESIZE[getattr(cfg, "a_raw", "") or cfg.dtype]  # a computed A: its raw array
     def a_rows(name, ptr, k=k):
-        return rows_of(name, ptr, m, k * ea, la) if cfg.a_major == "k" else rows_of(name, ptr, k, m * ea, la)
+        return rows_of(name, ptr, m, k * ea, la, ea) if cfg.a_major == "k" else rows_of(name, ptr, k, m * ea, la, ea)
 
     ks = tuple(seg_k) or (k,) * max(len(more_a), len(more_b))
     a = a_rows("A", a_ptr)
@@ -218,7 +224,8 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
             *(a_rows(f"A{i}", ptr, ks[i - 1]) for i, ptr in enumerate(more_a, start=1)))
     nc = c_cols or n
     pair = 0 if cfg.epilogue == "tma" else 2 * eo  # (TMA's stores stop at the map's last column)
-    c = OperandRows("C", c_ptr, m, batch * nc * eo, 0, pair) if "c" in mid else \
+    c = OperandRows("C", c_ptr, m, batch * nc * eo, ldc_mid * eo if ldc_mid and ldc_mid != batch * nc else 0,
+                    pair) if "c" in mid else \
         OperandRows("C", c_ptr, m * batch, nc * eo, ldc * eo if ldc and ldc != nc else 0, pair)
     if getattr(cfg, "a_gather", False):  # a gathered A: read by the kernel's own loads, never through TMA
         return (b_rows("B", b_ptr), c, *more)
@@ -228,12 +235,12 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
 def staging_reasons(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
                     batch: int = 1, more_b: tuple[int, ...] = (), ldc: int = 0, c_cols: int = 0,
                     operand_batches: tuple[int, int] = (), more_a: tuple[int, ...] = (),
-                    seg_k: tuple[int, ...] = ()) -> list[str]:
+                    seg_k: tuple[int, ...] = (), mid_ld: tuple[int, int, int] = ()) -> list[str]:
     """Why operands of this problem go through padded copies (empty: TMA reads them in place; a gathered A,
     read by the kernel's own loads, never)."""
     out = []
     for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols, operand_batches, more_a,
-                           seg_k):
+                           seg_k, mid_ld):
         if op.in_place:
             continue
         why = (f"row stride {op.pitch} bytes is not a multiple of 16" if op.pitch % 16
@@ -253,7 +260,7 @@ class StagingPlan:
 
     def __init__(self, cfg: GemmConfig, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b: tuple[int, ...] = (),
                  ldc: int = 0, c_cols: int = 0, operand_batches: tuple[int, int] = (), more_a: tuple[int, ...] = (),
-                 seg_k: tuple[int, ...] = ()):
+                 seg_k: tuple[int, ...] = (), mid_ld: tuple[int, int, int] = ()):
         self.copies_in: list[tuple[int, int, int, int, int, int]] = []  # src, src pitch, dst, dst pitch, width, rows
         self.copies_out: list[tuple[int, int, int, int, int, int]] = []
         self.pitch: dict[str, int] = {}
@@ -263,11 +270,12 @@ class StagingPlan:
         # C addressed in place by the tier's own stores (atomic adds, transposed stores): never staged
         c_in_place = cfg.epilogue == "atomic" or getattr(cfg, "c_transposed", False)
         self.reasons = [r for r in staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols,
-                                                   counts, more_a, seg_k)
+                                                   counts, more_a, seg_k, mid_ld)
                         if not (c_in_place and r.startswith("C:"))]
         self._buffers: list[Any] = []
         self.pitch["A"], self.ptr["A"] = 0, a_ptr  # (a gathered A has no rows here: its pointer as it is)
-        for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols, counts, more_a, seg_k):
+        for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b, ldc, c_cols, counts, more_a, seg_k,
+                               mid_ld):
             if op.in_place or (op.name == "C" and c_in_place):  # the program's stores address C itself
                 self.pitch[op.name], self.ptr[op.name] = op.pitch, op.ptr
                 continue
@@ -569,7 +577,7 @@ class GemmKernel:
                 sched_l: int | None = None, ldc: int = 0, c_cols: int = 0,
                 operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None,
                 epi_c: int = 1, more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = (),
-                sched_mn: tuple[int, int] | None = None) -> PreparedGemm:
+                sched_mn: tuple[int, int] | None = None, mid_ld: tuple[int, int, int] = ()) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
         configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
@@ -588,9 +596,11 @@ class GemmKernel:
         operands' pointers (``cfg.a_operands - 1``, laid out as A); ``seg_k``: each later pair's K (``cfg.k_segments``:
         the kernel's ``k<i>`` parameters, A i's and B i's tensor maps that K); ``sched_mn``: the M and N the scheduler
         walks when they are less than ``m`` and ``n`` (the tiles a user's launch grid covers,
-        :mod:`tileorch.launchers.user_grid`: multiples of the kernel's tiles; the stores stay masked at ``m``, ``n``)."""
+        :mod:`tileorch.launchers.user_grid`: multiples of the kernel's tiles; the stores stay masked at ``m``, ``n``);
+        ``mid_ld``: the row strides (elements) of A, B and C batched in their middle dimension (``cfg.batch_mid``;
+        0: ``L cols``, a contiguous array's), :func:`operand_rows`."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
-                            ldc, c_cols, operand_batches, epi, epi_c, more_a, seg_k, sched_mn)
+                            ldc, c_cols, operand_batches, epi, epi_c, more_a, seg_k, sched_mn, mid_ld)
 
 
 class PreparedGemm:
@@ -600,7 +610,7 @@ class PreparedGemm:
                  more_b=(), grid: tuple[int, int, int] | None = None, sched_l: int | None = None, ldc: int = 0,
                  c_cols: int = 0, operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None,
                  epi_c: int = 1, more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = (),
-                 sched_mn: tuple[int, int] | None = None):
+                 sched_mn: tuple[int, int] | None = None, mid_ld: tuple[int, int, int] = ()):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -660,7 +670,7 @@ class PreparedGemm:
         # (a low-rank branch's B is [K, R], not laid out as B: the launcher checked TMA reads it in place)
         plan_b = () if cfg.lora_rank else tuple(more_b)
         self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, plan_b, ldc, c_cols, counts,
-                                        tuple(more_a), tuple(seg_k))
+                                        tuple(more_a), tuple(seg_k), tuple(mid_ld))
         ks = tuple(seg_k) or (k,) * max(len(plan_b), len(more_a))  # (each later pair's K: its own, or K)
         tma_a, tma_b, tma_c = tensor_maps(cfg, st.ptr["A"], st.ptr["B"], st.ptr["C"], m, n, k,
                                           batch if cfg.batched else 1, st.pitch, c_cols, counts)

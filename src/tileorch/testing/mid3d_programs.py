@@ -117,6 +117,20 @@ def mid_a_order(X, W, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
 
 
 @ct.kernel
+def mid_a_order_last_two(X, W, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A read as ``(TM, 1, TK)`` tiles at ``(bm, b, k)`` of the ``[S, B, K]`` view (``order=(0, 2, 1)``) of X ``[S,
+    K, B]``: the view's middle dimension is the array's last (review H2: not the array's batch in its middle
+    dimension, nor A stored M-major); refused by the tier at the load (located), the SIMT path runs it."""
+    bm, bn, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[1], TK)):
+        a = ct.load(X, index=(bm, b, k), shape=(TM, 1, TK), order=(0, 2, 1), padding_mode=ZERO).reshape((TM, TK))
+        w = ct.load(W, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, w, acc)
+    ct.store(Y, index=(bm, b, bn), tile=acc.reshape((TM, 1, TN)))
+
+
+@ct.kernel
 def mid_bias_relu(X, W, Bias, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     """A fused epilogue on the sequence-first projection: ``Y[s, b, :] = relu(X[s, b, :] @ W + bias)``, bias ``[N]``
     f32 read at the column tile, Y ``[S, B, N]``."""
@@ -129,6 +143,35 @@ def mid_bias_relu(X, W, Bias, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     bias = ct.load(Bias, index=(bn,), shape=(TN,), padding_mode=ZERO)
     out = ct.maximum(acc + bias[None, :], 0.0)
     ct.store(Y, index=(bm, b, bn), tile=out.astype(Y.dtype).reshape((TM, 1, TN)))
+
+
+@ct.kernel
+def mid_relu_and_preact(X, W, P, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The sequence-first projection with two outputs batched in their middle dimension: the pre-activation ``P[s,
+    b, :] = X[s, b, :] @ W`` (f32, kept for the backward pass) and ``Y = relu(P)`` (f16), both ``(TM, 1, TN)``
+    tiles at ``(bm, b, bn)`` (review M4: the second output took the SIMT path with a misleading reason)."""
+    bm, bn, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[2], TK)):
+        a = ct.load(X, index=(bm, b, k), shape=(TM, 1, TK), padding_mode=ZERO).reshape((TM, TK))
+        w = ct.load(W, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, w, acc)
+    ct.store(Y, index=(bm, b, bn), tile=ct.maximum(acc, 0.0).astype(Y.dtype).reshape((TM, 1, TN)))
+    ct.store(P, index=(bm, b, bn), tile=acc.reshape((TM, 1, TN)))
+
+
+@ct.kernel
+def mid_relu_and_stacked_preact(X, W, P, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """:func:`mid_relu_and_preact` with the pre-activation in a batch-first ``[B, S, N]`` array (``(1, TM, TN)`` tiles
+    at ``(b, bm, bn)``) beside Y ``[S, B, N]``: the same tile indices, each output at its own array's addresses."""
+    bm, bn, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[2], TK)):
+        a = ct.load(X, index=(bm, b, k), shape=(TM, 1, TK), padding_mode=ZERO).reshape((TM, TK))
+        w = ct.load(W, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, w, acc)
+    ct.store(Y, index=(bm, b, bn), tile=ct.maximum(acc, 0.0).astype(Y.dtype).reshape((TM, 1, TN)))
+    ct.store(P, index=(b, bm, bn), tile=acc.reshape((1, TM, TN)))
 
 
 @ct.kernel
@@ -228,6 +271,10 @@ _add("mid_a_permute", mid_a_permute, [_a((M, L, K)), _a((K, N)), _a((M, L, N), F
 _add("mid_a_order", mid_a_order, [_a((M, L, K)), _a((K, N)), _a((M, L, N), F32), *_T], _G, "gemm", outputs=(2,))
 _add("mid_bias_relu", mid_bias_relu, [_a((M, L, K)), _a((K, N)), _a((N,), F32), _a((M, L, N)), *_T], _G, "gemm",
      outputs=(3,))
+_add("mid_relu_and_preact", mid_relu_and_preact, [_a((M, L, K)), _a((K, N)), _a((M, L, N), F32), _a((M, L, N)),
+                                                  *_T], _G, "gemm", outputs=(2, 3))
+_add("mid_relu_and_stacked_preact", mid_relu_and_stacked_preact, [_a((M, L, K)), _a((K, N)), _a((L, M, N), F32),
+                                                                  _a((M, L, N)), *_T], _G, "gemm", outputs=(3, 2))
 _add("mid_a_fp8_bt", mid_a_fp8_bt, [_a((M, L, 128), E4M3), _a((N, 128), E4M3), _a((M, L, N), F32), 64, 64, 128],
      _G, "gemm", outputs=(2,))
 _add("mid_a_tf32_bt", mid_a_tf32_bt, [_a((M, L, K), F32), _a((N, K), F32), _a((M, L, N), F32), 64, 64, 32], _G,
@@ -237,6 +284,9 @@ _add("mid_a_reversed_batch", mid_a_reversed_batch, [_a((M, L, K)), _a((K, N)), _
 _add("mid_b_n_major_fp8", mid_all_three, [_a((M, L, 128), E4M3), _a((128, L, N), E4M3), _a((M, L, N), F32), 64, 64,
                                            128], _G, "simt", outputs=(2,),
      error="the launch-time K-major copy does not take an array batched in its middle dimension")
+_add("mid_a_order_last_two", mid_a_order_last_two, [_a((64, 64, 64)), _a((64, 64)), _a((64, 64, 64), F32), *_T],
+     (1, 1, 64), "simt", outputs=(2,), error="a 3-D tile with a unit middle dimension read through a view with "
+     "dimension order [0, 2, 1]")
 _add("mid_two_dots_mid_bs", mid_two_dots_mid_bs, [_a((M, L, K)), _a((K, L, N)), _a((K, L, N)), _a((M, L, N), F32),
                                                   _a((M, L, N), F32), *_T], _G, "simt", outputs=(3, 4),
      error="reading a 3-D tile with a unit middle dimension: not supported yet")

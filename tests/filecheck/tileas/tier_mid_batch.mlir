@@ -1,5 +1,7 @@
 // RUN: sed -e 's/MID_INDEX/%%pl/' %s | tileorch-opt -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
 // RUN: sed -e 's/MID_INDEX/%%pl1/' %s | tileorch-opt --verify-diagnostics -p tileas-tier,convert-nv-tileas-to-cutlass 2>&1 | filecheck %s --check-prefix=REFUSED
+// RUN: sed -e 's/MID_INDEX/%%pl/' -e '/^!vx/s/0, 1, 2>/0, 2, 1>/' %s | tileorch-opt --verify-diagnostics -p tileas-tier,convert-nv-tileas-to-cutlass 2>&1 | filecheck %s --check-prefix=ORDER_A
+// RUN: sed -e 's/MID_INDEX/%%pl/' -e '/^!vy/s/0, 1, 2>/0, 2, 1>/' %s | tileorch-opt --verify-diagnostics -p tileas-tier,convert-nv-tileas-to-cutlass 2>&1 | filecheck %s --check-prefix=ORDER_C
 // A sequence-first projection Y[s, b, :] = X[s, b, :] @ W (session 40, issue 21): X [S, B, K] read as (128, 1, 64)
 // tiles at (program id 0, program id 2, k) and reshaped, W [K, N] one matrix for every batch, Y [S, B, N] stored as
 // (128, 1, 256) tiles at (program id 0, program id 2, program id 1).  The tier takes A and C batched in their
@@ -8,8 +10,8 @@
 // the direct epilogue at column block l N of rows ldc apart (c_ld: the kernel's ldc parameter).
 // CHECK:      func.func @gemm_f16_f32_bn_128x256x64{{.*}}_batched_ld_midac_bs(%tmap_a{{.*}}%ldc: i32
 // CHECK-SAME: tileorch.gemm_config = {{{.*}}batch_mid = "ac", batched = true, c_ld = true
-// CHECK-SAME: stdin:44:7: remark: A's array holds the batch in its middle dimension ([M, L, K], a (128, 1, 64) tile at program id 2)
-// CHECK-SAME: stdin:51:5: remark: C's array holds the batch in its middle dimension ([M, L, N], a (128, 1, 256) tile at program id 2): the kernel stores matrix l at column block l N of rows L N apart
+// CHECK-SAME: stdin:50:7: remark: A's array holds the batch in its middle dimension ([M, L, K], a (128, 1, 64) tile at program id 2)
+// CHECK-SAME: stdin:57:5: remark: C's array holds the batch in its middle dimension ([M, L, N], a (128, 1, 256) tile at program id 2): the kernel stores matrix l at column block l N of rows L N apart
 // CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global %adst, %tmap_a, %fb, box[%kc, %m0, %tl]
 // CHECK:      %[[N:.*]] = arith.extui %n : i32 to i64
 // CHECK-NEXT: %[[L:.*]] = arith.extui %tl_1 : i32 to i64
@@ -17,7 +19,11 @@
 // CHECK-NEXT: %c_b = llvm.getelementptr %c[%[[OFF]]]
 // CHECK-NEXT: atom.store_fragment %acc_out, %c_b, %row0, %n0_1, %m, %n, %ldc
 // The middle index computed from program id 2 (b + 1): not the batch the scheduler walks; refused at the load, located.
-// REFUSED: stdin:44:7: error: convert-nv-tileas-to-cutlass: a dot operand is read as a 3-D tile [128, 1, 64] whose rows and columns are not its last two dimensions{{.*}}(a 3-D tile whose unit middle dimension is indexed by program id 2 is taken
+// REFUSED: stdin:50:7: error: convert-nv-tileas-to-cutlass: a dot operand is read as a 3-D tile [128, 1, 64] whose rows and columns are not its last two dimensions{{.*}}(a 3-D tile whose unit middle dimension is indexed by program id 2 is taken
+// The same tiles through a view of order (0, 2, 1) (review H2: the view's middle dimension is the array's last, its
+// rows' pitch the array's middle): refused at the tile, located (it compiled to the tier as an M-major A before).
+// ORDER_A: stdin:50:7: error: convert-nv-tileas-to-cutlass: a 3-D tile with a unit middle dimension read through a view with dimension order [0, 2, 1]
+// ORDER_C: stdin:57:5: error: convert-nv-tileas-to-cutlass: a 3-D tile with a unit middle dimension stored through a view with dimension order [0, 2, 1]
 !x = !nv_tileaa.memref<f16, array<i64: ?, ?, ?>, array<i64: ?, ?, 1>, i32>
 !y = !nv_tileaa.memref<f32, array<i64: ?, ?, ?>, array<i64: ?, ?, 1>, i32>
 !m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>

@@ -365,9 +365,14 @@ def _mid_op(op: Operation) -> bool:
 
 
 MID_REMARK = ("{role}'s array holds the batch in its middle dimension ([{rows}, L, {cols}], a ({r}, 1, {c}) tile at "
-              "program id 2): the kernel {how} (the array contiguous and its {cols} a whole number of 16 bytes at "
+              "program id 2): the kernel {how} (each row's L matrices contiguous and its {cols} a whole number of 16 bytes at "
               "launch, else the launch runs on the SIMT path with a warning saying why)")
 """The located remark of an operand / output whose batch is its array's middle dimension."""
+
+MID_ORDER_REFUSAL = ("a 3-D tile with a unit middle dimension read through a view with dimension order {order}: the "
+                     "view's middle dimension and rows are other dimensions of the array, which the WGMMA lowering "
+                     "does not map yet (it takes such a tile through a view of identity order)")
+"""Why a (rows, 1, cols) tile at program id 2 through a permuted view is refused (review H2)."""
 
 
 def _operand_view(op: Operation) -> SSAValue:
@@ -424,13 +429,13 @@ def _batch_mid_roles(a_load: Operation, b_load: Operation, st: Operation, more_b
         if _mid_op(op):
             fail(op, "dots sharing A (or with an A each) reading a 3-D tile with a unit middle dimension: not "
                      "supported yet by the WGMMA lowering (the single dot's A, B and C are)")
+    first = {"a": a_load, "b": b_load, "c": st}[roles[0]] if roles else None  # (where a refusal is located)
     if roles and batch_exprs is not None:
-        op = {"a": a_load, "b": b_load, "c": st}[roles[0]]
-        fail(op, "a 3-D tile with a unit middle dimension in a GEMM whose other operands' batch indices are computed "
+        fail(first, "a 3-D tile with a unit middle dimension in a GEMM whose other operands' batch indices are computed "
                  "per work tile (or one 2-D A beside a batched C): not supported yet by the WGMMA lowering (every "
                  "batched operand at program id 2 is)")
     if roles and ed is not None:
-        fail({"a": a_load, "b": b_load, "c": st}[roles[0]], "a 3-D tile with a unit middle dimension in a GEMM with a "
+        fail(first, "a 3-D tile with a unit middle dimension in a GEMM with a "
              "second dot on the accumulator: not supported yet by the WGMMA lowering")
     return roles
 
@@ -1147,6 +1152,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         rank = len(order)
         if order == list(range(rank)):
             continue
+        if _mid_op(ld):  # (the tile's middle dimension is the view's, its rows and columns the view's too)
+            fail(ld, MID_ORDER_REFUSAL.format(order=order))
         if rank < 2 or order != list(range(rank - 2)) + [rank - 1, rank - 2]:
             fail(ld, f"operand view with dimension order {order} is not supported yet by the WGMMA lowering "
                      "(identity, or the last two dimensions swapped)")
@@ -1543,6 +1550,8 @@ def _c_orientation(st: Operation, indices: list, shape: list, tile: tuple[int, i
     order = ints(st.view.type.order)
     rank = len(order)
     identity, swapped_last = list(range(rank)), list(range(rank - 2)) + [rank - 1, rank - 2]
+    if order != identity and _mid_op(st):
+        fail(st, MID_ORDER_REFUSAL.format(order=order).replace(" read ", " stored "))
     if order not in (identity, swapped_last):
         fail(st, f"a tile store through a view with dimension order {order} is not supported yet by the WGMMA "
                  "lowering (identity, or the last two dimensions swapped: a column-major C)")

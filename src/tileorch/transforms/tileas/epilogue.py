@@ -48,6 +48,14 @@ from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, Emitter, cmpi, 
                                                    memory_type, reg_type)
 
 PASS = "convert-nv-tileas-to-cutlass"
+def matrix_dims(shape: list[int]) -> tuple[int, int]:
+    """(rows, columns) dimensions of a stored tile of the accumulator's elements: the columns its last dimension, the
+    rows the one other dimension above extent 1 before it (a ``(rows, 1, cols)`` tile of an array batched in its
+    middle dimension: 0), else the next-to-last (leading extent-1 batch dimensions read at 0)."""
+    wide = [i for i, x in enumerate(shape[:-1]) if x != 1]
+    return (wide[0] if len(wide) == 1 else len(shape) - 2), len(shape) - 1
+
+
 LAYOUT_ONLY = ("nv_tileas.convert_layout", "nv_tileaa.assume", "nv_tileaa.pragma")
 LOADS = ("nv_tileaa.tiled_load", "nv_tileas.tiled_load")
 BROADCASTS = ("nv_tileaa.broadcast", "nv_tileas.broadcast")
@@ -194,8 +202,7 @@ class EpilogueLowering:
         # the stored tile's extent-1 dimensions (batch, a packed tensor's head) read at 0: the rows at
         # the one other dimension before the last (the next-to-last when there is none)
         shape = _shape(v)
-        wide = [i for i, x in enumerate(shape[:-1]) if x != 1]
-        rows_at, cols_at = (wide[0] if len(wide) == 1 else len(shape) - 2), len(shape) - 1
+        rows_at, cols_at = matrix_dims(shape)
         if self.stored_transposed:
             rows_at, cols_at = cols_at, rows_at
         zero = Coord(self.e.const(0), None)
@@ -295,8 +302,10 @@ class EpilogueLowering:
         at the same tile indices as C, written by the thread that holds the element, predicated
         on the view's bounds."""
         zero = Coord(self.e.const(0), None)
-        lead = len(_shape(store.tile)) - 2
-        self._store_at(store, (zero,) * lead + (row, col), None, "a second output tile")
+        shape = _shape(store.tile)
+        rows_at, cols_at = matrix_dims(shape)  # (a (rows, 1, cols) tile batched in its middle dimension: 0 and 2)
+        coords = tuple(row if i == rows_at else col if i == cols_at else zero for i in range(len(shape)))
+        self._store_at(store, coords, None, "a second output tile")
 
     def transposed_store(self, row: Coord, col: Coord, swapped: bool) -> None:
         """Store accumulator element (``row``, ``col``) of C when C is stored transposed: the
