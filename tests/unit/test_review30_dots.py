@@ -236,8 +236,7 @@ REFUSED = {"plus_a_after_the_dot": ("the accumulator is changed in the K loop af
            "reset_after_step_1": ("the accumulator is changed in the K loop after this dot", "the dot, then a reset"),
            "swiglu_halves_of_one_acc": ("is not the 64x128 accumulator tile", "(halves of the accumulator)"),
            "zero_point_row_sum": ("a tile that the K loop computes beside the dot", "(the K loop carrying the row sum)"),
-           "loop_after_the_dots": ("in a loop of its own after the dots", "(a loop of its own after the dots)"),
-           "projection_batch_in_the_middle": ("whose rows and columns are not its last two dimensions", "(middle)")}
+           "loop_after_the_dots": ("in a loop of its own after the dots", "(a loop of its own after the dots)")}
 """Dot programs the tensor-core tier refuses: (the warning's words, a marker on the line it names)."""
 
 
@@ -283,12 +282,13 @@ def gemm(monkeypatch):
 
 @pytest.fixture
 def simt(monkeypatch):
-    """The sweeps' SIMT interpreter on a refused program's lowering."""
+    """The sweeps' SIMT interpreter on a refused program's lowering (a tier program's SIMT fallback)."""
     import test_user_sweep_interp as interp
 
     def run(name, inputs):
         spec, grid, _ = SPECS[name]
-        monkeypatch.setattr(interp, "PROGRAMS", {f"rv30_{name}": UserProgram(globals()[name], spec, grid, "simt")})
+        path = "simt" if name in REFUSED else "gemm"  # (a tier program: the interpreter runs its SIMT fallback)
+        monkeypatch.setattr(interp, "PROGRAMS", {f"rv30_{name}": UserProgram(globals()[name], spec, grid, path)})
         return interp.run(f"rv30_{name}", inputs)
     return run
 
@@ -366,7 +366,8 @@ def test_math_after_the_k_loop(gemm):
 
 
 def test_a_projection_with_the_batch_in_the_middle(simt):
-    """Refused by the tier (a performance gap, located); the SIMT path's result."""
+    """On the tensor cores since session 40 (``GemmConfig.batch_mid``: test_these_take_the_tensor_cores,
+    tests/unit/test_mid3d_emulated.py); its SIMT fallback's result (a launch whose arrays TMA cannot address)."""
     x, w = _h(130, 3, 96), _h(96, 80, scale=0.25)
     y = np.asarray(simt("projection_batch_in_the_middle", {0: x, 1: w})[2], np.float64)
     s14e._check(y, np.einsum("sbk,kn->sbn", x.astype(np.float64), w.astype(np.float64)), 1e-4, 1e-4)

@@ -1,13 +1,14 @@
-"""Issue 21 item 2 (session 39's state): dot operand tiles of 3-D arrays with a unit dimension.
+"""Issue 21 item 2: dot operand tiles of 3-D arrays with a unit dimension.
 
 * The leading-unit form -- ``(1, tm, tk)`` tiles of ``[B, M, K]`` at ``(program id 2, ...)``, squeezed by
   ``reshape`` or given to ``ct.mma`` as 3-D -- takes the TMA/WGMMA tier (``tileas-squeeze-unit-batch-dots``);
   emulated against numpy (``TILEORCH_EMULATE_ALL=1``: each GEMM emulation costs tens of CPU seconds).
 * The unit *middle* dimension -- ``(tm, 1, tk)`` tiles of a sequence-first ``[S, B, K]`` array, spelled with
   ``reshape``, with ``permute`` before the reshape, or as a ``(1, tm, tk)`` tile read through ``order=(1, 0, 2)``
-  -- is refused by the tier with a located warning at the load (the GEMM host builds A's and C's maps for
-  contiguous matrices: docs/cuda-tile.md "Not done yet") and runs on the SIMT path; its values checked by the
-  sweeps' SIMT interpreter against numpy (CI: the ``order=`` spelling; ``TILEORCH_EMULATE_ALL=1``: all three).
+  -- takes the tier too since session 40 (``GemmConfig.batch_mid``: a located remark at the load; emulated in
+  tests/unit/test_mid3d_emulated.py); its SIMT fallback (a launch whose arrays TMA cannot address) is checked
+  here by the sweeps' SIMT interpreter against numpy (CI: the ``order=`` spelling; ``TILEORCH_EMULATE_ALL=1``:
+  all three).
 
 Needs cuda-tile and ml_dtypes."""
 
@@ -111,12 +112,12 @@ def test_the_leading_unit_forms_take_the_tensor_cores(name):
 
 @pytest.mark.parametrize("name", _ci(["middle_reshape", "middle_permute", "middle_order"], {"middle_permute",
                                                                                           "middle_order"}))
-def test_the_middle_unit_forms_are_refused_at_the_load(name):
+def test_the_middle_unit_forms_take_the_tensor_cores(name):
     p = _compile(name)
-    assert p.kind == "simt", (name, p.remarks)
+    assert p.kind == "gemm", (name, p.remarks)
     src, first = inspect.getsourcelines(globals()[name]._pyfunc)
     line = first + next(i for i, text in enumerate(src) if "(the load)" in text)
-    said = [r for r in p.remarks if ": warning: " in r and "whose rows and columns are not its last two" in r]
+    said = [r for r in p.remarks if ": remark: " in r and "holds the batch in its middle dimension" in r]
     assert said and f".py:{line}:" in said[0], (line, said)
 
 
@@ -125,8 +126,9 @@ def simt(monkeypatch):
     import test_user_sweep_interp as interp
 
     def run(name, inputs):
+        # (a tier program: the interpreter runs its SIMT fallback)
         monkeypatch.setattr(interp, "PROGRAMS", {f"s39mid_{name}": UserProgram(globals()[name], SPECS[name], GRID,
-                                                                                "simt")})
+                                                                                "gemm")})
         return interp.run(f"s39mid_{name}", inputs)
     return run
 
