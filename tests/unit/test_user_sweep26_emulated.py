@@ -148,6 +148,12 @@ def _case_gemm_then_row_softmax_whole_n():
     _check(p, e / e.sum(1, keepdims=True), 1e-4, 5e-3)
 
 
+def _case_gemm_heads_on_grid_axis2():  # (on the tensor cores since session 40: GemmConfig.batch_mid)
+    q, w = _h(100, 3, 64), _h(3, 64, 80, scale=0.5)
+    _check(emulate("gemm_heads_on_grid_axis2", {0: q, 1: w})[2],
+           np.einsum("thd,hdn->htn", q.astype(np.float64), w.astype(np.float64)), 2e-2, 2e-3)  # f16 out
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 GEMMS = sorted(CASES) if ALL else ["moe_expert_table_weights_nk", "moe_combine_weighted_atomic_add",
                                    "gemm_k_tiles_argument_zero", "conv2d_implicit_gemm_im2col_gather",
