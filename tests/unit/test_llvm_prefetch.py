@@ -108,3 +108,29 @@ def test_an_llvm_error_in_the_preforked_child_is_reported_as_in_any_child():
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("BackendError: invalid LLVM IR:") and lines[1] == "True", proc.stdout
+
+
+def test_an_in_process_compile_main_leaves_no_waiting_child(tmp_path):
+    """``tileorch compile``'s main run in a process that goes on (a library user, the suite's in-process CLI
+    tests) with a compile that fails before code generation: its preforked code generation child is let go
+    (session 40's CI: the record stayed, and a later fork of the process, a compile child, waited forever on a
+    child not its own; the process's own next code generation was handed to it)."""
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("builtin.module {\n  frob.nicate\n}\n")
+    proc = _python(f"""
+        import os
+        from tileorch.backend import ptx
+        from tileorch.cli.main import main
+        try:
+            main(["compile", {str(bad)!r}, "-o", {str(tmp_path / 'x.ptx')!r}])
+            status = 0
+        except SystemExit as exc:
+            status = exc.code
+        print("status", status, "waiting", ptx._PREFORKED)
+        pid = os.fork()
+        if pid == 0:  # a forked child inherits no record of it either
+            os._exit(0 if ptx._PREFORKED is None else 1)
+        print("child", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["status", "1", "waiting", "None", "child", "0"], proc.stdout + proc.stderr

@@ -320,6 +320,35 @@ def prefork_codegen() -> bool:
     return True
 
 
+def release_preforked() -> None:
+    """Let a :func:`prefork_codegen` child that no code generation took exit now (its request pipe closed, the
+    child reaped), for a one-shot entry point called in a process that goes on (``tileorch compile``'s or
+    ``tileorch gemm``'s main run in-process: a failed compile, a cache hit).  Left waiting, the child was taken by
+    the process's next code generation, and a later fork of the process (a compile child) inherited the record of
+    a child that is not its own and waited on it forever (session 40's CI)."""
+    global _PREFORKED
+    if _PREFORKED is None:
+        return
+    pid, in_w, out_r, err_r = _PREFORKED
+    _PREFORKED = None
+    for fd in (in_w, out_r, err_r):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+
+
+def _forget_preforked() -> None:
+    """In a forked child: the parent's :func:`prefork_codegen` child is not this process's (its fds are the
+    parent's to close)."""
+    global _PREFORKED
+    _PREFORKED = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_preforked)
+
+
 def close_all_but(keep: set[int]) -> None:
     """Close every file descriptor of this process except ``keep`` (a child that must hold none of
     its parent's files: a reader of the parent's output sees its end when the parent exits)."""

@@ -132,7 +132,12 @@ def run(args: argparse.Namespace) -> int:
     from tileorch.gc_deferral import gc_deferred
 
     with timing.collect() as timer, gc_deferred():  # the compiler's imports too (~8% of their time)
-        status = _run(args)
+        try:
+            status = _run(args)
+        finally:  # (a code generation child no compile took: called in a process that goes on)
+            from tileorch.backend.ptx import release_preforked
+
+            release_preforked()
     if getattr(args, "timings", False):
         print(timing.format_report(timer.as_dict()), file=sys.stderr, end="")
     return status

@@ -61,6 +61,15 @@ def main(args) -> int:
         from tileorch.backend.ptx import prefork_codegen
 
         prefork_codegen()
+    try:
+        return _main(args)
+    finally:  # (a code generation child no compile took: main called in a process that goes on)
+        from tileorch.backend.ptx import release_preforked
+
+        release_preforked()
+
+
+def _main(args) -> int:
     from tileorch.kernels.gemm.config import GemmConfigError
     from tileorch.launchers.gemm import default_config
     from tileorch.launchers.gemm_host import check_problem, scheduler_params
