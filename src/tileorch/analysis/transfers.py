@@ -165,10 +165,14 @@ def _elem_bytes(t) -> int | None:
 def stage_offset(copy: Operation, ev: Evaluator) -> tuple[SSAValue, int] | None:
     """(base pointer, byte offset) of the copy's shared-memory destination: the pointer itself (offset 0), or
     ``llvm.getelementptr %p[%i]`` chains down to a pointer that is not one, each ``%i`` known to ``ev`` (a dynamic
-    index or a constant one); None otherwise."""
+    index or a constant one), through ``llvm.addrspacecast`` (a hand-written nvvm copy's shared::cluster
+    destination); None otherwise."""
     value, offset = copy.operands[0], 0
     for _ in range(16):
         gep = value.owner
+        if isinstance(gep, Operation) and gep.name == "llvm.addrspacecast":
+            value = gep.operands[0]  # shared::cta -> shared::cluster: the same bytes of the issuing CTA
+            continue
         if not isinstance(gep, Operation) or gep.name != "llvm.getelementptr":
             return value, offset
         raw = gep.properties.get("rawConstantIndices")
@@ -188,8 +192,23 @@ def stage_offset(copy: Operation, ev: Evaluator) -> tuple[SSAValue, int] | None:
     return None
 
 
+def barrier_overlap(copy: Operation, nbytes: int, barriers: tuple[SSAValue, int, int], facts: dict) -> None:
+    """Raise where ``copy`` (``nbytes`` bytes), its destination evaluated under ``facts`` (a CTA's cluster
+    coordinates and ``stage_index``), lands on the pipeline's mbarriers: ``barriers`` = (its ``storage`` pointer,
+    the bytes of its 2 x stages mbarrier words there, its stages)."""
+    base, size, _ = barriers
+    at = stage_offset(copy, Evaluator(None, facts))
+    if at is not None and at[0] is base and at[1] < size and at[1] + nbytes > 0:
+        raise LocatedError(copy, f"stage-slots: this copy of stage {facts['stage_index']} writes bytes [{at[1]}, "
+                           f"{at[1] + nbytes}) of the pipeline's storage pointer, where its "
+                           f"{size // 16} x 2 mbarriers live (bytes 0..{size - 1}, "
+                           f"cutlass.pipeline.create storage(...)): the data lands on the barriers it "
+                           "completes on; put the stages past them (or give the pipeline its own "
+                           "storage)")
+
+
 def stage_slots(copies: list, cluster: tuple[int, int, int], ctas: int, work: dict,
-                peers, barriers: tuple[SSAValue, int, int] | None = None) -> None:
+                peers, barriers: tuple[SSAValue, int, int] | None = None, issued=None) -> None:
     """The bytes of one stage that the copies issued for it write must not overlap in any CTA:
     for each issuing CTA (its cluster rank and x / y known) and the stage at index 0, each copy
     lands ``[offset, offset + bytes)`` of the stage in each CTA of its destination set, and two
@@ -201,33 +220,29 @@ def stage_slots(copies: list, cluster: tuple[int, int, int], ctas: int, work: di
     ``copies``: (copy op, bytes, destination as :func:`destination`, issues per stage);
     ``peers(cta, direction)``: the CTAs of a multicast set.  ``barriers``: (the pipeline's ``storage`` pointer, the
     bytes of its 2 x stages mbarrier words there, its stages): a copy of any stage into those bytes overwrites the
-    barriers it completes on (examples/ws_pipeline.mlir copied stage 0 onto them before session 40)."""
-    from tileorch.analysis.evaluate import Evaluator
+    barriers it completes on (examples/ws_pipeline.mlir copied stage 0 onto them before session 40).
+    ``issued(copy, facts)``: whether the copy is issued in the CTA and stage of ``facts`` (None: every copy in
+    every CTA, as the checker counts them per agent)."""
     from tileorch.diagnostics import location_str
 
     cx = max(cluster[0], 1)
     if barriers is not None:
-        base, size, stages = barriers
         for copy, nbytes, _, count in copies:
             if not nbytes or not count:
                 continue
             for cta in range(ctas):
-                for index in range(stages):
+                for index in range(barriers[2]):
                     facts = {**work, "cta_rank": cta, "cta_x": cta % cx, "cta_y": cta // cx, "stage_index": index}
-                    at = stage_offset(copy, Evaluator(None, facts))
-                    if at is not None and at[0] is base and at[1] < size and at[1] + nbytes > 0:
-                        raise LocatedError(copy, f"stage-slots: this copy of stage {index} writes bytes [{at[1]}, "
-                                           f"{at[1] + nbytes}) of the pipeline's storage pointer, where its "
-                                           f"{size // 16} x 2 mbarriers live (bytes 0..{size - 1}, "
-                                           f"cutlass.pipeline.create storage(...)): the data lands on the barriers it "
-                                           "completes on; put the stages past them (or give the pipeline its own "
-                                           "storage)")
+                    if issued is None or issued(copy, facts):
+                        barrier_overlap(copy, nbytes, barriers, facts)
     landed: dict[int, list] = {}
     for copy, nbytes, dst, count in copies:
         if not nbytes or not count:
             continue
         for cta in range(ctas):
             facts = {**work, "cta_rank": cta, "cta_x": cta % cx, "cta_y": cta // cx, "stage_index": 0}
+            if issued is not None and not issued(copy, facts):
+                continue
             at = stage_offset(copy, Evaluator(None, facts))
             if at is None:
                 return

@@ -1,0 +1,150 @@
+"""The stage-copy rules ``tileorch compile`` decides without the model checker.
+
+A bulk copy that completes on a pipeline stage's full barrier (:mod:`tileorch.analysis.transfers`) is wrong, in
+every run, when its shared-memory destination -- known statically: constants, the stage index and the CTA's
+cluster coordinates, through ``llvm.getelementptr`` / ``llvm.addrspacecast`` -- lands on the pipeline's own
+mbarriers (``cutlass.pipeline.create storage(%smem)``), or when two copies issued for one stage write the same
+bytes of a CTA.  ``tileorch check`` refuses both (its stage-slots property); before session 41 ``tileorch compile``
+did not, and built a kernel that overwrites its barriers (a hang) or leaves part of a stage unwritten.
+:func:`check_stage_copies` makes the same evaluation (:func:`transfers.stage_slots`, one code for both) on the
+unlowered module; ``convert-atoms-to-nvvm``, the first pass of the compile pipeline, calls it.
+
+Only what holds in every run is refused: a copy is taken in a CTA unless an enclosing ``scf.if`` (up to the block
+that made the stage's state) is known not to take it there; two copies are compared only where the conditions
+their CTA cannot decide (a thread's, a kernel argument's) are the same ones, taken the same way; a destination
+that depends on anything else (a loop variable, a work tile, a kernel argument, another pipeline's stage index) is
+left to ``tileorch check``.  Everything here reads the IR."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from functools import partial
+
+from xdsl.ir import Block, Operation, SSAValue
+
+from tileorch.analysis import transfers
+from tileorch.analysis.evaluate import Evaluator
+from tileorch.diagnostics import LocatedError
+
+_SLICE_LIMIT = 256
+"""Ops of a destination's backward slice looked at before the copy is left to the checker."""
+
+
+def check_stage_copies(copies: Iterable[Operation]) -> None:
+    """Raise a :class:`LocatedError` at the first copy of ``copies`` that statically lands on its pipeline's
+    mbarriers or on the bytes another copy of its stage writes (see the module doc)."""
+    groups: dict[tuple[SSAValue, SSAValue], list[Operation]] = {}
+    for copy in copies:
+        if copy.name not in transfers.COPIES or len(copy.operands) < 3:
+            continue
+        getter = transfers._mbar(copy).owner
+        if isinstance(getter, Operation) and getter.name in transfers.BARRIER_GETTERS:
+            groups.setdefault((getter.operands[0], getter.operands[1]), []).append(copy)
+    for (pipe, state), ops in groups.items():
+        _check_group(pipe, state, ops)
+
+
+def _check_group(pipe: SSAValue, state: SSAValue, ops: list[Operation]) -> None:
+    from tileorch.dialects.cutlass.arrive_counts import multicast_peers
+    from tileorch.dialects.cutlass.attrs import MulticastDirection
+    from tileorch.dialects.cutlass.pipeline import pipeline_init_of
+    from tileorch.dialects.cutlass.pipeline_facts import cluster_shape
+
+    init = pipeline_init_of(pipe)
+    typ = init.results[0].type if init is not None else None
+    stages = getattr(typ, "stages", None)
+    if not isinstance(stages, int) or getattr(getattr(typ, "barrier", None), "value", "mbarrier") != "mbarrier":
+        return
+    cluster = cluster_shape(init)
+    ctas = math.prod(cluster)
+    scope = transfers.scope_of(state)
+    create = init.operands[0].owner
+    storage = getattr(create, "storage", None) if isinstance(create, Operation) else None
+    elided = getattr(getattr(typ, "elide", None), "value", "none") != "none"
+    barriers = None if storage is None or elided else (storage, 16 * stages, stages)
+    plain = Evaluator()
+    entries, paths = [], {}
+    for copy in ops:
+        path = _path(copy, scope)
+        if path is None or not _stage_indices_of(copy, path, stages):
+            continue
+        try:
+            nbytes = transfers.size(copy, plain)
+            dst = transfers.destination(copy, plain, ctas)
+        except LocatedError:
+            continue  # not decidable here: tileorch check says why
+        if nbytes:
+            entries.append((copy, nbytes, dst, 1))
+            paths[copy] = path
+    if not entries:
+        return
+    issued = partial(_issued, paths)
+    cx = max(cluster[0], 1)
+    if barriers is not None:
+        for copy, nbytes, _, _ in entries:
+            for cta in range(ctas):
+                for index in range(stages):
+                    facts = {"cta_rank": cta, "cta_x": cta % cx, "cta_y": cta // cx, "stage_index": index}
+                    if issued(copy, facts):
+                        transfers.barrier_overlap(copy, nbytes, barriers, facts)
+    for cta in range(ctas):
+        facts = {"cta_rank": cta, "cta_x": cta % cx, "cta_y": cta // cx, "stage_index": 0}
+        undecided = {_undecided(paths[c], facts) for c, *_ in entries if issued(c, facts)}
+        if len(undecided) > 1:
+            return  # copies under different thread- or argument-dependent conditions: not compared here
+    peers = lambda cta, direction: multicast_peers(cta, cluster, MulticastDirection(direction))  # noqa: E731
+    transfers.stage_slots(entries, cluster, ctas, {}, peers, None, issued)
+
+
+def _path(copy: Operation, scope: Block | None) -> tuple | None:
+    """The ops between ``copy`` and ``scope`` that decide whether it runs: (``scf.if``, then-branch?) pairs, and
+    ``scf.for`` loops (a copy in one is left to the checker: its destination may change per iteration); None when
+    ``copy`` is not nested in ``scope`` or sits in a loop."""
+    path = []
+    op = copy
+    while op.parent_block() is not scope:
+        region = op.parent_region()
+        op = op.parent_op()
+        if op is None or region is None:
+            return None
+        if op.name == "scf.if":
+            path.append((op, region is op.regions[0]))
+        elif op.name in ("scf.for", "scf.while", "scf.parallel", "scf.forall"):
+            return None
+    return tuple(path)
+
+
+def _issued(paths: dict, copy: Operation, facts: dict) -> bool:
+    """Whether ``copy`` may run in the CTA and stage of ``facts``: no enclosing ``scf.if`` known not to take it."""
+    ev = Evaluator(None, facts)
+    return all(ev.truth(op.operands[0]) in (None, then) for op, then in paths[copy])
+
+
+def _undecided(path: tuple, facts: dict) -> tuple:
+    ev = Evaluator(None, facts)
+    return tuple((op, then) for op, then in path if ev.truth(op.operands[0]) is None)
+
+
+def _stage_indices_of(copy: Operation, path: tuple, stages: int) -> bool:
+    """Whether every ``cutlass.pipeline.state.get_index`` the copy's destination and conditions read is an index
+    of a ``stages``-stage state (the evaluator reads each as the stage enumerated: another pipeline's index ranges
+    over its own stages), within :data:`_SLICE_LIMIT` ops."""
+    todo = [copy.operands[0], *(op.operands[0] for op, _ in path)]
+    seen: set[SSAValue] = set()
+    while todo:
+        value = todo.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        if len(seen) > _SLICE_LIMIT:
+            return False
+        owner = value.owner
+        if not isinstance(owner, Operation):
+            continue
+        if owner.name == "cutlass.pipeline.state.get_index":
+            if getattr(owner.operands[0].type, "stages", None) != stages:
+                return False
+            continue
+        todo.extend(owner.operands)
+    return True
