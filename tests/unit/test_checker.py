@@ -99,10 +99,15 @@ def _mutate(tmp_path, old, new, example="ws_pipeline.mlir"):
     return path
 
 
-def test_ir_mutant_producer_start_phase_0_deadlocks(tmp_path):
+def test_ir_mutant_producer_start_phase_0_is_refused_at_its_acquire(tmp_path):
+    """The producer's state made as a consumer's (phase 0): its first acquire waits for a release that never comes.
+    The checker found the deadlock; since session 41 the verifier refuses it first (``check_start_phase``), at the
+    acquire, with the checker's property name."""
     path = _mutate(tmp_path, "state.create %p producer", "state.create %p consumer")
-    protocols, _ = load(str(path))
-    assert check(protocols[0]).violation.prop == P.DEADLOCK
+    protocols, errors = load(str(path))
+    line = _line_of("cutlass.pipeline.producer_acquire %p")
+    assert not protocols and len(errors) == 1, errors
+    assert f"bad.mlir:{line}:" in errors[0] and "parity-aliasing" in errors[0] and "a deadlock" in errors[0], errors
 
 
 def _consumer_bound(tmp_path, definition):
