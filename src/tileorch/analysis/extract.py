@@ -1390,6 +1390,10 @@ def extract(module: ModuleOp, kernel: str | None = None,
             iterations: int | None = None) -> list[Protocol]:
     """The protocols of the module's kernels (or of the one named ``kernel``)."""
     out = []
+    if kernels(module):
+        from tileorch.analysis.static_copies import check_module
+
+        check_module(module)  # the shared-memory layout rules tileorch compile applies too (session 41)
     infos = lowered_inits(module) if kernels(module) else {}
     for func in kernels(module):
         if kernel is not None and kernel_name(func) != kernel:

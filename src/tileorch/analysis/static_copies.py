@@ -4,8 +4,10 @@ A bulk copy that completes on a pipeline stage's full barrier (:mod:`tileorch.an
 every run, when its shared-memory destination -- known statically: constants, the stage index and the CTA's
 cluster coordinates, through ``llvm.getelementptr`` / ``llvm.addrspacecast`` -- lands on the pipeline's own
 mbarriers (``cutlass.pipeline.create storage(%smem)``), or when two copies issued for one stage write the same
-bytes of a CTA.  ``tileorch check`` refuses both (its stage-slots property); before session 41 ``tileorch compile``
-did not, and built a kernel that overwrites its barriers (a hang) or leaves part of a stage unwritten.
+bytes of a CTA; or when two pipelines' mbarrier words overlap, or a copy lands on another pipeline's mbarriers (both
+resolved to one base pointer plus constants).  ``tileorch check`` refuses these (its stage-slots property; the last
+two since session 41, when they were proved); before session 41 ``tileorch compile`` did not, and built a kernel that
+overwrites its barriers (a hang) or leaves part of a stage unwritten.
 :func:`check_stage_copies` makes the same evaluation (:func:`transfers.stage_slots`, one code for both) on the
 unlowered module; ``convert-atoms-to-nvvm``, the first pass of the compile pipeline, calls it.
 
@@ -31,9 +33,14 @@ _SLICE_LIMIT = 256
 """Ops of a destination's backward slice looked at before the copy is left to the checker."""
 
 
-def check_stage_copies(copies: Iterable[Operation]) -> None:
-    """Raise a :class:`LocatedError` at the first copy of ``copies`` that statically lands on its pipeline's
-    mbarriers or on the bytes another copy of its stage writes (see the module doc)."""
+def check_stage_copies(copies: Iterable[Operation], creates: Iterable[Operation] = (), landed: list | None = None) -> None:
+    """Raise a :class:`LocatedError` at the first ``cutlass.pipeline.create`` of ``creates`` whose mbarrier words
+    overlap another's, else at the first copy of ``copies`` that statically lands on a pipeline's mbarriers (its
+    own or, resolved to one base pointer, another's of ``creates``) or on the bytes another copy of its stage
+    writes (see the module doc).  ``landed``: where given, every (base pointer, first byte, end byte, copy, its
+    pipeline's init, stage index) a decided copy writes in some CTA is appended to it."""
+    blocks = transfers.barrier_blocks(creates)
+    transfers.check_barrier_blocks(blocks)
     groups: dict[tuple[SSAValue, SSAValue], list[Operation]] = {}
     for copy in copies:
         if copy.name not in transfers.COPIES or len(copy.operands) < 3:
@@ -42,10 +49,67 @@ def check_stage_copies(copies: Iterable[Operation]) -> None:
         if isinstance(getter, Operation) and getter.name in transfers.BARRIER_GETTERS:
             groups.setdefault((getter.operands[0], getter.operands[1]), []).append(copy)
     for (pipe, state), ops in groups.items():
-        _check_group(pipe, state, ops)
+        _check_group(pipe, state, ops, blocks, landed)
 
 
-def _check_group(pipe: SSAValue, state: SSAValue, ops: list[Operation]) -> None:
+def check_module(module: Operation) -> None:
+    """:func:`check_stage_copies` on every copy and pipeline ``create`` of ``module`` (``tileorch check``'s entry)."""
+    copies, creates = [], []
+    for op in module.walk():
+        if op.name in transfers.COPIES:
+            copies.append(op)
+        elif op.name == "cutlass.pipeline.create":
+            creates.append(op)
+    if not creates:
+        return
+    landed: list = []
+    check_stage_copies(copies, creates, landed)
+    _shared_stages(landed)
+
+
+def _shared_stages(landed: list) -> None:
+    """Stages of two pipelines on the same bytes: legal where the kernel uses the pipelines one after the other
+    (CUTLASS reuses the mainloop's shared memory for the epilogue), a race where it holds both at once.  The model
+    has no shared-memory contents to tell which, so ``tileorch check`` stops with a located "cannot model" instead of
+    proving the kernel (before session 41 it proved three operand rings whose stages overlapped); ``tileorch
+    compile`` accepts it."""
+    from tileorch.diagnostics import location_str
+
+    by_base: dict[int, list] = {}
+    for entry in landed:
+        by_base.setdefault(id(entry[0]), []).append(entry)
+    for entries in by_base.values():
+        entries.sort(key=lambda e: (e[1], e[2]))
+        for i, (_, lo, hi, copy, init, index) in enumerate(entries):
+            for _, lo2, hi2, copy2, init2, index2 in entries[i + 1:]:
+                if lo2 >= hi:
+                    break
+                if init2 is not init:
+                    first, second = sorted(((copy, init, index, lo, hi), (copy2, init2, index2, lo2, hi2)),
+                                           key=lambda e: _position(e[0]))
+                    raise LocatedError(second[0], f"the checker cannot model stages of two pipelines on the same "
+                                       f"bytes: stage {second[2]} of this copy's pipeline (initialised at "
+                                       f"{location_str(second[1])}) writes bytes [{second[3]}, {second[4]}) past its "
+                                       f"base pointer and stage {first[2]} of the copy at {location_str(first[0])} "
+                                       f"(pipeline initialised at {location_str(first[1])}) writes [{first[3]}, "
+                                       f"{first[4]}): used one after the other this is legal shared-memory reuse, "
+                                       "held at once it is a race, and the model has no shared-memory contents to "
+                                       "tell which; give each pipeline its own stages")
+
+
+def _position(op: Operation) -> tuple:
+    """The op's (line, column) where known (to name the later of two copies), else (0, 0)."""
+    from tileorch.diagnostics import location_str
+
+    text = location_str(op)
+    parts = text.rsplit(":", 2)
+    try:
+        return int(parts[-2]), int(parts[-1])
+    except (ValueError, IndexError):
+        return 0, 0
+
+
+def _check_group(pipe: SSAValue, state: SSAValue, ops: list[Operation], blocks: list, landed: list | None) -> None:
     from tileorch.dialects.cutlass.arrive_counts import multicast_peers
     from tileorch.dialects.cutlass.attrs import MulticastDirection
     from tileorch.dialects.cutlass.pipeline import pipeline_init_of
@@ -81,13 +145,23 @@ def _check_group(pipe: SSAValue, state: SSAValue, ops: list[Operation]) -> None:
         return
     issued = partial(_issued, paths)
     cx = max(cluster[0], 1)
-    if barriers is not None:
+    others = tuple(b for b in blocks if b[3] is not create)
+    if landed is not None:
+        for copy, nbytes, _, _ in entries:
+            for cta in range(ctas):
+                for index in range(stages):
+                    facts = {"cta_rank": cta, "cta_x": cta % cx, "cta_y": cta // cx, "stage_index": index}
+                    at = transfers.stage_offset(copy, Evaluator(None, facts)) if issued(copy, facts) else None
+                    if at is not None:
+                        landed.append((at[0], at[1], at[1] + nbytes, copy, init, index))
+    if barriers is not None or others:
+        own = barriers or (None, 0, stages)
         for copy, nbytes, _, _ in entries:
             for cta in range(ctas):
                 for index in range(stages):
                     facts = {"cta_rank": cta, "cta_x": cta % cx, "cta_y": cta // cx, "stage_index": index}
                     if issued(copy, facts):
-                        transfers.barrier_overlap(copy, nbytes, barriers, facts)
+                        transfers.barrier_overlap(copy, nbytes, own, facts, others)
     for cta in range(ctas):
         facts = {"cta_rank": cta, "cta_x": cta % cx, "cta_y": cta // cx, "stage_index": 0}
         undecided = {_undecided(paths[c], facts) for c, *_ in entries if issued(c, facts)}

@@ -163,11 +163,17 @@ def _elem_bytes(t) -> int | None:
 
 
 def stage_offset(copy: Operation, ev: Evaluator) -> tuple[SSAValue, int] | None:
-    """(base pointer, byte offset) of the copy's shared-memory destination: the pointer itself (offset 0), or
+    """:func:`pointer_offset` of the copy's shared-memory destination."""
+    return pointer_offset(copy.operands[0], ev)
+
+
+def pointer_offset(value: SSAValue, ev: Evaluator) -> tuple[SSAValue, int] | None:
+    """(base pointer, byte offset) of a shared-memory pointer (a copy's destination, a pipeline's ``storage``): the
+    pointer itself (offset 0), or
     ``llvm.getelementptr %p[%i]`` chains down to a pointer that is not one, each ``%i`` known to ``ev`` (a dynamic
     index or a constant one), through ``llvm.addrspacecast`` (a hand-written nvvm copy's shared::cluster
     destination); None otherwise."""
-    value, offset = copy.operands[0], 0
+    offset = 0
     for _ in range(16):
         gep = value.owner
         if isinstance(gep, Operation) and gep.name == "llvm.addrspacecast":
@@ -192,19 +198,69 @@ def stage_offset(copy: Operation, ev: Evaluator) -> tuple[SSAValue, int] | None:
     return None
 
 
-def barrier_overlap(copy: Operation, nbytes: int, barriers: tuple[SSAValue, int, int], facts: dict) -> None:
+def barrier_overlap(copy: Operation, nbytes: int, barriers: tuple[SSAValue, int, int], facts: dict,
+                    others: tuple = ()) -> None:
     """Raise where ``copy`` (``nbytes`` bytes), its destination evaluated under ``facts`` (a CTA's cluster
     coordinates and ``stage_index``), lands on the pipeline's mbarriers: ``barriers`` = (its ``storage`` pointer,
-    the bytes of its 2 x stages mbarrier words there, its stages)."""
-    base, size, _ = barriers
+    the bytes of its 2 x stages mbarrier words there, its stages); or on another pipeline's, ``others`` = (base
+    pointer, first byte, end byte, its ``cutlass.pipeline.create``) as :func:`barrier_blocks` gives them (each
+    compared where both pointers resolve to one base, :func:`pointer_offset`)."""
+    from tileorch.diagnostics import location_str
+
+    storage, size, _ = barriers
     at = stage_offset(copy, Evaluator(None, facts))
-    if at is not None and at[0] is base and at[1] < size and at[1] + nbytes > 0:
-        raise LocatedError(copy, f"stage-slots: this copy of stage {facts['stage_index']} writes bytes [{at[1]}, "
-                           f"{at[1] + nbytes}) of the pipeline's storage pointer, where its "
+    if at is None:
+        return
+    own = None if storage is None else pointer_offset(storage, Evaluator()) or (storage, 0)
+    if own is not None and at[0] is own[0] and at[1] < own[1] + size and at[1] + nbytes > own[1]:
+        lo = at[1] - own[1]
+        raise LocatedError(copy, f"stage-slots: this copy of stage {facts['stage_index']} writes bytes [{lo}, "
+                           f"{lo + nbytes}) of the pipeline's storage pointer, where its "
                            f"{size // 16} x 2 mbarriers live (bytes 0..{size - 1}, "
                            f"cutlass.pipeline.create storage(...)): the data lands on the barriers it "
                            "completes on; put the stages past them (or give the pipeline its own "
                            "storage)")
+    for base, first, end, create in others:
+        if at[0] is base and at[1] < end and at[1] + nbytes > first:
+            raise LocatedError(copy, f"stage-slots: this copy of stage {facts['stage_index']} writes bytes "
+                               f"[{at[1]}, {at[1] + nbytes}) past its base pointer, where the {(end - first) // 16} x 2 "
+                               f"mbarriers of the pipeline created at {location_str(create)} live (bytes {first}.."
+                               f"{end - 1}): the data lands on another pipeline's barriers, which that pipeline's "
+                               "waits then read; put the stages past every pipeline's barriers")
+
+
+def barrier_blocks(creates) -> list[tuple[SSAValue, int, int, Operation]]:
+    """(base pointer, first byte, end byte, the create) of the mbarrier words of each ``cutlass.pipeline.create
+    storage(%p)`` in ``creates`` whose pointer resolves to a base and a constant offset (:func:`pointer_offset`): 2 x
+    stages words of 8 bytes (an mbarrier pipeline without an elided side; others are left out)."""
+    blocks = []
+    for create in creates:
+        storage = getattr(create, "storage", None)
+        typ = create.results[0].type if create.results else None
+        stages = getattr(typ, "stages", None)
+        if (storage is None or not isinstance(stages, int)
+                or getattr(getattr(typ, "barrier", None), "value", "mbarrier") != "mbarrier"
+                or getattr(getattr(typ, "elide", None), "value", "none") != "none"):
+            continue
+        at = pointer_offset(storage, Evaluator())
+        if at is not None:
+            blocks.append((at[0], at[1], at[1] + 16 * stages, create))
+    return blocks
+
+
+def check_barrier_blocks(blocks) -> None:
+    """Two pipelines whose mbarrier words share a byte initialise and wait on the same barriers: a located error at
+    the later ``cutlass.pipeline.create`` (in the order of ``blocks``)."""
+    from tileorch.diagnostics import location_str
+
+    for i, (base, first, end, create) in enumerate(blocks):
+        for base2, first2, end2, create2 in blocks[:i]:
+            if base is base2 and first < end2 and first2 < end:
+                raise LocatedError(create, f"stage-slots: this pipeline's {(end - first) // 16} x 2 mbarriers (bytes "
+                                   f"[{first}, {end}) past their base pointer) overlap those of the pipeline created "
+                                   f"at {location_str(create2)} (bytes [{first2}, {end2})): both inits set the same "
+                                   "barrier words and each pipeline's arrivals land on the other's phases; give each "
+                                   "pipeline its own 16 x stages bytes")
 
 
 def stage_slots(copies: list, cluster: tuple[int, int, int], ctas: int, work: dict,

@@ -7,8 +7,9 @@
   address of the own CTA is a valid cluster address) + ``nvvm.cp.async.bulk.shared.cluster.global``
   (with its ``multicast_mask``).
 
-Before lowering, the pass refuses a stage copy whose destination statically lands on its pipeline's mbarriers or
-on the bytes another copy of its stage writes (:mod:`tileorch.analysis.static_copies`).
+Before lowering, the pass refuses pipelines whose mbarrier words overlap and a stage copy whose destination
+statically lands on a pipeline's mbarriers or on the bytes another copy of its stage writes
+(:mod:`tileorch.analysis.static_copies`).
 """
 
 from __future__ import annotations
@@ -86,18 +87,20 @@ class ConvertAtomsToNVVM(ModulePass):
     name = "convert-atoms-to-nvvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        dynamic_smem, copies = False, []
+        dynamic_smem, copies, creates = False, [], []
         for o in op.walk():
             dynamic_smem = dynamic_smem or isinstance(o, DynamicSmemOp)
             if o.name in _STAGE_COPIES:
                 copies.append(o)
-        if copies:
-            # before the atoms become nvvm copies (their destinations still the IR's geps): a stage copy that
-            # lands on its pipeline's mbarriers or on another copy of its stage is refused here, not only by
-            # tileorch check
+            elif o.name == "cutlass.pipeline.create":
+                creates.append(o)
+        if creates:
+            # before the atoms become nvvm copies (their destinations still the IR's geps): pipelines whose
+            # mbarriers overlap, a stage copy that lands on mbarriers or on another copy of its stage are refused
+            # here, not only by tileorch check
             from tileorch.analysis.static_copies import check_stage_copies
 
-            check_stage_copies(copies)
+            check_stage_copies(copies, creates)
         if dynamic_smem:
             _ensure_dynamic_smem_global(op)
         walker = PatternRewriteWalker(

@@ -88,3 +88,41 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
   }
 }
 // CHECK: stage_copy_slots_invalid.mlir:[[# @LINE - 4]]:5: error: stage-slots: in CTA 0 of the cluster, this copy from CTA 0 writes bytes [1024, 5120) past the copies' base pointer (stage 0) and the copy at
+
+// -----
+
+// two pipelines' barriers in one block of shared memory: the second's at %smem[16] overlaps the first's 2 x 2 words
+builtin.module attributes {cutlass.target = "sm_90a"} {
+  func.func @barriers_overlap(%smem: !llvm.ptr<3>) attributes {nvvm.kernel} {
+    %pa = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %a = cutlass.pipeline.init %pa {numStages = 2 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x4>}
+    %at = arith.constant 16 : i32
+    %second = llvm.getelementptr %smem[%at] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+    %pb = cutlass.pipeline.create storage(%second) : !cutlass.pipeline<stages = 3, producers = 1, consumers = 1>
+    %b = cutlass.pipeline.init %pb {numStages = 3 : i32, participants = array<i64: 0x2>, consumers = array<i64: 0x4>}
+    func.return
+  }
+}
+// CHECK: stage_copy_slots_invalid.mlir:[[# @LINE - 5]]:5: error: stage-slots: this pipeline's 3 x 2 mbarriers (bytes [16, 64) past their base pointer) overlap those of the pipeline created at {{.*}}stage_copy_slots_invalid.mlir:[[# @LINE - 9]]:5 (bytes [0, 32))
+
+// -----
+
+// a copy of the first pipeline lands on the second pipeline's barriers (at %smem[4096], past the first's stages)
+builtin.module attributes {cutlass.target = "sm_90a"} {
+  func.func @onto_another_pipelines_barriers(%smem: !llvm.ptr<3>, %src: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    %pa = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 1, producers = 1, consumers = 1>
+    %a = cutlass.pipeline.init %pa {numStages = 1 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x4>, transaction_size = array<i32: 4096>}
+    %at = arith.constant 4096 : i32
+    %second = llvm.getelementptr %smem[%at] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+    %pb = cutlass.pipeline.create storage(%second) : !cutlass.pipeline<stages = 1, producers = 1, consumers = 1>
+    %b = cutlass.pipeline.init %pb {numStages = 1 : i32, participants = array<i64: 0x2>, consumers = array<i64: 0x4>}
+    %s = cutlass.pipeline.state.create %a producer
+    %full = cutlass.pipeline.get_producer_barrier %a, %s
+    %bytes = arith.constant 4096 : i32
+    %c16 = arith.constant 16 : i32
+    %dst = llvm.getelementptr %smem[%c16] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+    atom.bulk_copy_g2s %dst, %src, %full, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
+    func.return
+  }
+}
+// CHECK: stage_copy_slots_invalid.mlir:[[# @LINE - 4]]:5: error: stage-slots: this copy of stage 0 writes bytes [16, 4112) past its base pointer, where the 1 x 2 mbarriers of the pipeline created at {{.*}}:[[# @LINE - 11]]:5 live (bytes 4096..4111): the data lands on another pipeline's barriers
