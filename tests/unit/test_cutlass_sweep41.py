@@ -7,8 +7,8 @@ the op's line).
 
 * :func:`multi_ring`: three and four pipelines in one kernel (one per operand / scale), each filled by its own producer
   warp, the barriers of all of them in one shared-memory block (``storage`` = ``%smem[128 i]``);
-* rings (session 40's :func:`ring`) on 1x4 and 4x1 clusters with multicast, sm_100a on 2x1 and 1x4 clusters, three
-  consumer warp groups on a 1x2 cluster, one stage for two consumer groups on a 2x1 cluster;
+* rings (session 40's :func:`ring`) on 1x4 and 4x1 clusters with multicast, sm_100a on 2x1 and 1x4 clusters, one
+  stage for two consumer groups on a 2x1 cluster;
 * the load ring + epilogue store ring kernel at other depths (6 + 3, 2 + 1);
 * persistent Stream-K consumers in data-parallel and Stream-K modes on 1x2 / 2x1 clusters, raster along N / M;
 * ordered sequence barriers for three math warp groups (depth 3, alternating tiles) and two groups at depth 2.
@@ -104,7 +104,6 @@ RINGS = {name: ring(name, stages, consumers, **kw) for name, stages, consumers, 
     ("ring_s3_c1_1x4", 3, 1, {"cluster": (1, 4, 1), "bytes_": 8192}),
     ("ring_s2_c2_4x1", 2, 2, {"cluster": (4, 1, 1), "bytes_": 8192}),
     ("ring_s4_c1_sm100_2x1", 4, 1, {"target": "sm_100a", "cc": "sm100", "cluster": (2, 1, 1)}),
-    ("ring_s3_c3_1x2", 3, 3, {"cluster": (1, 2, 1)}),
     ("ring_s1_c2_2x1", 1, 2, {"cluster": (2, 1, 1)}),
     ("ring_s2_c2_sm100_1x4", 2, 2, {"target": "sm_100a", "cc": "sm100", "cluster": (1, 4, 1), "bytes_": 4096}),
 ]}
@@ -147,11 +146,224 @@ SEQ = {
 
 INPUTS = {**RINGS, **MULTI, **TWO, **STREAMK, **SEQ}
 CHECKS = {name: "ok" for name in INPUTS}
-PTX_NEEDS: dict = {}
-CHECK_FAILURES: dict = {}
-COMPILE_ERRORS: dict = {}
-CI = {"ring_s3_c1_1x4", "three_rings", "rings_6_and_3", "seq3_three_groups"}
+BULK = r"cp\.async\.bulk\.shared::cluster\.global\.mbarrier::complete_tx::bytes"
+MULTICAST = BULK + r"\.multicast::cluster"
+INIT = r"mbarrier\.init\.shared\.b64"
+PTX_NEEDS = {
+    # mbarrier inits: 2 x stages per pipeline (full and empty)
+    "ring_s3_c1_1x4": [MULTICAST, (INIT, 6), r"barrier\.cluster\.arrive"],
+    "ring_s2_c2_4x1": [MULTICAST, (INIT, 4)],
+    "ring_s4_c1_sm100_2x1": [MULTICAST, (INIT, 8), r"\.target sm_100a"],
+    "ring_s2_c2_sm100_1x4": [MULTICAST, (INIT, 4), r"\.target sm_100a"],
+    "ring_s1_c2_2x1": [MULTICAST, (INIT, 2)],
+    "three_rings": [(BULK, 3), (INIT, 18)],
+    "four_rings": [(BULK, 4), (INIT, 16)],
+    "two_rings_two_groups": [(BULK, 2), (INIT, 10)],
+    "rings_6_and_3": [(BULK, 1), (INIT, 18), r"st\.shared\.b32", r"ld\.shared\.b32"],
+    "rings_2_and_1": [(BULK, 1), (INIT, 6)],
+    "streamk_2groups_along_m": [r"bar\.sync\s+4, 128;", r"bar\.sync\s+5, 128;"],
+    "seq3_three_groups": [r"setmaxnreg\.dec\.sync\.aligned\.u32\s+24;", r"setmaxnreg\.inc\.sync\.aligned\.u32\s+160;"],
+    "seq2_walk_all": [r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", r"setmaxnreg\.inc\.sync\.aligned\.u32\s+232;"],
+}
+
+CHECK_FAILURES = {
+    # name: (the input, the text replaced, its replacement, words of the error, text of the line it names)
+    'ring1_stages_on_ring0s_stages': (
+        'three_rings', '%data = arith.constant 17408 :',
+        '%data = arith.constant 1024 :',
+        "the checker cannot model stages of two pipelines on the same bytes: stage 0 of this copy's",
+        'atom.bulk_copy_g2s %dst, %from, %full, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>'),
+    'ring2_never_released': (
+        'three_rings', '          cutlass.pipeline.consumer_release %q2, %s2\n',
+        '',
+        'three_rings: deadlock: every unfinished agent is blocked: producer2 at ProducerAcquire(pip',
+        'cutlass.pipeline.producer_tail %p2, %last'),
+    'ring1_read_without_its_wait': (
+        'three_rings', '          cutlass.pipeline.consumer_wait %q1, %s1\n',
+        '',
+        'three_rings: parity-aliasing [producer1]: waits on r1.empty[0] with parity 1 for phase -1',
+        'cutlass.pipeline.producer_acquire %p1, %s'),
+    'ring2_commit_expecting_half': (
+        'three_rings', 'cutlass.pipeline.producer_commit %p2, %s {transaction_bytes = 2048 : i32}',
+        'cutlass.pipeline.producer_commit %p2, %s {transaction_bytes = 1024 : i32}',
+        'three_rings: over-arrival [tma->cta0]: r2.full[0]: the copies landed 1024 bytes more than',
+        'cutlass.pipeline.producer_commit %p2, %s {transaction_bytes = 1024 : i32}'),
+    'ring0_without_its_tail': (
+        'three_rings', '        cutlass.pipeline.producer_tail %p0, %last\n',
+        '',
+        'three_rings: drain [producer0]: exits without waiting for the release of round 0 of r0 sta',
+        '%last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<2>) : i32 {'),
+    'ring0_consumer_advancing_twice': (
+        'three_rings', '          %n0 = cutlass.pipeline.state.increment %s0\n',
+        '          %m0 = cutlass.pipeline.state.increment %s0\n          %n0 = cutlass.pipeline.state.increment %m0\n',
+        'three_rings: deadlock: every unfinished agent is blocked: producer0 at ProducerAcquire(pip',
+        'cutlass.pipeline.producer_tail %p0, %last'),
+    'ring3_state_never_advanced': (
+        'four_rings', 'scf.yield %n0, %n1, %n2, %n3 :',
+        'scf.yield %n0, %n1, %n2, %s3 :',
+        'four_rings: parity-aliasing [consumer4]: wait with parity 0 on r3.full[0] passed although',
+        'cutlass.pipeline.consumer_wait %q3, %s3'),
+    'ring1_never_committed': (
+        'two_rings_two_groups', '          cutlass.pipeline.producer_commit %p1, %s {transaction_bytes = 2048 : i32}\n',
+        '',
+        "the checker models a bulk copy issued between the stage's producer_acquire and its produce",
+        'atom.bulk_copy_g2s %dst, %from, %full, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>'),
+    'quarters_multicast_to_own_col_1x4': (
+        'ring_s3_c1_1x4', '%mcast = cutlass.pipeline.get_producer_mask %p',
+        '%mcast = cutlass.pipeline.get_producer_mask %p col',
+        'ring_s3_c1_1x4: deadlock: every unfinished agent is blocked: cta0.producer0 at ProducerAcq',
+        'cutlass.pipeline.producer_tail %p, %last'),
+    'commit_of_half_the_stage_1x4': (
+        'ring_s3_c1_1x4', '{transaction_bytes = 8192 : i32}',
+        '{transaction_bytes = 4096 : i32}',
+        'ring_s3_c1_1x4: read-before-commit [cta0.consumer1]: acquires ring stage 0 round 0 for rea',
+        'cutlass.pipeline.consumer_wait %q, %s'),
+    'no_multicast_4x1': (
+        'ring_s2_c2_4x1', ' multicast %mcast',
+        '',
+        'ring_s2_c2_4x1: deadlock: every unfinished agent is blocked: cta0.producer0 at ProducerAcq',
+        'cutlass.pipeline.producer_tail %p, %last'),
+    'no_tail_sm100_2x1': (
+        'ring_s4_c1_sm100_2x1', '        cutlass.pipeline.producer_tail %p, %last\n',
+        '',
+        'ring_s4_c1_sm100_2x1: drain [cta0.producer0]: exits without waiting for the release of rou',
+        '%last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<4>) : i32 {'),
+    'mask_of_two_ctas_sm100_1x4': (
+        'ring_s2_c2_sm100_1x4', '%mcast = cutlass.pipeline.get_producer_mask %p',
+        '%mcast = arith.constant 3 : i16',
+        'ring_s2_c2_sm100_1x4: deadlock: every unfinished agent is blocked: cta0.producer0 at Produ',
+        'cutlass.pipeline.producer_tail %p, %last'),
+    'one_stage_never_released_2x1': (
+        'ring_s1_c2_2x1', '          cutlass.pipeline.consumer_release %q, %s\n',
+        '',
+        'ring_s1_c2_2x1: deadlock: every unfinished agent is blocked: cta0.producer0 at ProducerAcq',
+        'cutlass.pipeline.producer_tail %p, %last'),
+    'store_ring_never_released_6_3': (
+        'rings_6_and_3', '          cutlass.pipeline.consumer_release %r, %s\n',
+        '',
+        'rings_6_and_3: deadlock: every unfinished agent is blocked: producer1 at ProducerAcquire(p',
+        'cutlass.pipeline.producer_tail %e, %laste'),
+    'store_stage_written_before_acquire_2_1': (
+        'rings_2_and_1', '          cutlass.pipeline.producer_acquire %e, %et\n',
+        '',
+        'rings_2_and_1: write-before-release [producer1]: writes store stage 0 without acquiring it',
+        'cutlass.pipeline.producer_commit %e, %et'),
+    'streamk_groups_on_one_barrier': (
+        'streamk_2groups_along_m', '{barrier_idx = 1 : i32, num_barriers = 2 : i32}',
+        '{barrier_idx = 0 : i32, num_barriers = 2 : i32}',
+        'streamk_two_groups_along_m: threads 0..127 and 128..255 both use Stream-K fix-up barrier_i',
+        '%fixed1 = cutlass.tile_scheduler.fixup %sched, %w, %acc {barrier_idx = 0 : i32, num_barriers = 2 : i32}'),
+    'streamk_epilogue_on_every_split': (
+        'streamk_2groups_along_m', '        scf.if %run0 {',
+        '        %every = arith.constant true\n        scf.if %every {',
+        'fix-up-count: a non-final split (k_tile_start 0) writes the result of cutlass.tile_schedul',
+        'func.call @epilogue(%fixed0, %cm, %cn, %cl) : (vector<32xf32>, i32, i32, i32) -> ()'),
+    'seq3_third_phase_without_wait': (
+        'seq3_three_groups', '        cutlass.seq_bar.wait %order, %st_epi group(%group)\n',
+        '',
+        'seq_bar_three_groups: seq-order [math1.u1]: group 0 arrives to leave order stage 2 without',
+        '%st_next = cutlass.seq_bar.arrive %order, %st_epi group(%group)'),
+    'seq2_stale_state': (
+        'seq2_walk_all', 'scf.yield %st_next :',
+        'scf.yield %st :',
+        'the loop body uses a pipeline state beyond the one it yields; the checker needs each itera',
+        '%last = scf.for %tile = %c0_i32 to %n_tiles step %c1_i32 iter_args(%st = %st0) -> (!cutlass.seq_bar_state<2>) : i32 {'),
+}
+
+COMPILE_ERRORS = {
+    # name: (the input, the text replaced, its replacement, words of the error, text of the line it names)
+    'ring1_barriers_on_ring0s': (
+        'three_rings', '%bar1_at = arith.constant 128 :',
+        '%bar1_at = arith.constant 0 :',
+        "stage-slots: this pipeline's 3 x 2 mbarriers (bytes [0, 48) past their base pointer) overl",
+        '%pc1 = cutlass.pipeline.create storage(%bar1) : !cutlass.pipeline<stages = 3, producers = 1, consumers = 1>'),
+    'ring0_stages_on_ring1s_barriers': (
+        'three_rings', '%data = arith.constant 1024 :',
+        '%data = arith.constant 128 :',
+        'stage-slots: this copy of stage 0 writes bytes [128, 2176) past its base pointer, where th',
+        'atom.bulk_copy_g2s %dst, %from, %full, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>'),
+    'ring1_consumer_state_as_a_producers': (
+        'three_rings', '%start1 = cutlass.pipeline.state.create %q1 consumer',
+        '%start1 = cutlass.pipeline.state.create %q1 producer',
+        'cutlass.pipeline.consumer_wait is a consumer-side wait, but its state starts as a producer',
+        'cutlass.pipeline.consumer_wait %q1, %s1'),
+    'ring1_filled_by_warp_0': (
+        'three_rings', 'participants = array<i64: 0x2>',
+        'participants = array<i64: 0x1>',
+        'cutlass.pipeline.producer_acquire is a producer-side op, but arm 1 of the enclosing switch',
+        'cutlass.pipeline.producer_acquire %p1, %s'),
+    'ring3_barriers_on_ring2s': (
+        'four_rings', '%bar3_at = arith.constant 384 :',
+        '%bar3_at = arith.constant 256 :',
+        "stage-slots: this pipeline's 1 x 2 mbarriers (bytes [256, 272) past their base pointer) ov",
+        '%pc3 = cutlass.pipeline.create storage(%bar3) : !cutlass.pipeline<stages = 1, producers = 1, consumers = 1>'),
+    'second_group_outside_the_warps': (
+        'two_rings_two_groups', 'cutlass.async.exec warp mask(0xff3)',
+        'cutlass.async.exec warp mask(0xf3)',
+        'cutlass.pipeline.switch_by_executor: the union of the masks (0xff3) must equal the enclosi',
+        'cutlass.pipeline.switch_by_executor case masks(0x1) args(%p0 = %r0, %p1 = %r1) {'),
+    'quarters_on_the_same_bytes_1x4': (
+        'ring_s3_c1_1x4', '%half = arith.muli %rank, %part : i32',
+        '%half = arith.muli %c0, %part : i32',
+        'stage-slots: in CTA 0 of the cluster, this copy from CTA 1 writes bytes [1024, 3072) past',
+        'atom.bulk_copy_g2s %dst, %from, %full, %part multicast %mcast : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>'),
+    'stage_on_the_barriers_4x1': (
+        'ring_s2_c2_4x1', '%data = arith.constant 1024 :',
+        '%data = arith.constant 0 :',
+        "stage-slots: this copy of stage 0 writes bytes [0, 2048) of the pipeline's storage pointer",
+        'atom.bulk_copy_g2s %dst, %from, %full, %part multicast %mcast : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>'),
+    'store_ring_init_with_two_of_three': (
+        'rings_6_and_3', '{numStages = 3 :',
+        '{numStages = 2 :',
+        'cutlass.pipeline.init: invalid numStages: expected 3 (a positive count equal to the stage',
+        '%store = cutlass.pipeline.init %ep {numStages = 2 : i32, executor = #cutlass<executor_type warp>, participants = array<i64: 0xf0>, consumers = array<i64: 0x2>}'),
+    'load_stage_on_the_barriers_6_3': (
+        'rings_6_and_3', '%data = arith.constant 1024 :',
+        '%data = arith.constant 8 :',
+        "stage-slots: this copy of stage 0 writes bytes [8, 4104) of the pipeline's storage pointer",
+        'atom.bulk_copy_g2s %dst, %from, %full, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>'),
+    'dp_cga_other_than_cluster': (
+        'dp_1x2', 'cutlass.cluster_shape = array<i32: 1, 2, 1>',
+        'cutlass.cluster_shape = array<i32: 2, 1, 1>',
+        "the scheduler's CGA shape 1x2x1 differs from the launch cluster (the module's cutlass.clus",
+        '%params = cutlass.tile_scheduler.make_streamk_params %m, %n, %k, %l sms(%sms)'),
+    'seq3_registers_past_the_file': (
+        'seq3_three_groups', 'regs(160)',
+        'regs(176)',
+        "cutlass.async.exec: the warp groups' regs(N) need 24 (warp group 0) + 176 (warp group 1) +",
+        'cutlass.async.exec warpgroup mask(1) regs(24) {'),
+}
+
+
+CI = {"three_rings", "four_rings", "rings_2_and_1", "seq3_three_groups", "ring1_barriers_on_ring0s",
+      "ring0_stages_on_ring1s_barriers", "ring1_stages_on_ring0s_stages", "ring1_consumer_state_as_a_producers",
+      "quarters_on_the_same_bytes_1x4", "ring3_barriers_on_ring2s", "ring2_commit_expecting_half"}
 
 (test_the_input_compiles_to_its_ptx, test_tileorch_check_on_the_input, test_the_input_round_trips_through_tileorch_opt,
  test_a_broken_protocol_compiles_and_fails_the_check, test_an_invalid_input_stops_at_its_line) = \
     cutlass_sweep_tests(INPUTS, PTX_NEEDS, CHECKS, CHECK_FAILURES, COMPILE_ERRORS, ci=CI)
+
+
+def test_upstream_mlir_accepts_what_the_driver_leaves(tmp_path):
+    """Every input's nvvm stage and final llvm-dialect module, in custom and generic form, parse and verify in upstream
+    MLIR (``iree-opt``, one process for all; as test_cutlass_sweep40.py).  CI: the inputs of :data:`CI`;
+    ``TILEORCH_EMULATE_ALL=1``: all."""
+    import os
+
+    import test_upstream_mlir as upstream
+
+    if upstream.IREE_OPT is None:
+        pytest.skip("iree-opt (pip install iree-base-compiler) not installed")
+    texts, keys = [], []
+    for name, text in sorted(INPUTS.items()):
+        if name not in CI and not os.environ.get("TILEORCH_EMULATE_ALL"):
+            continue
+        path = tmp_path / f"{name}.mlir"
+        path.write_text(text)
+        for form, lowered in zip(upstream.FORMS, upstream._lower(path)):
+            texts.append(lowered)
+            keys.append((name, form))
+    verdicts = upstream.upstream_batch(texts)
+    rejected = {key: errors for key, (_, errors) in zip(keys, verdicts) if errors}
+    assert not rejected, rejected
+    assert all("llvm.func" in printed for printed, _ in verdicts)
