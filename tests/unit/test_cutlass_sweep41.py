@@ -9,8 +9,10 @@ the op's line).
   warp, the barriers of all of them in one shared-memory block (``storage`` = ``%smem[128 i]``);
 * rings (session 40's :func:`ring`) on 1x4 and 4x1 clusters with multicast, sm_100a on 2x1 and 1x4 clusters, one
   stage for two consumer groups on a 2x1 cluster;
-* the load ring + epilogue store ring kernel at other depths (6 + 3, 2 + 1);
-* persistent Stream-K consumers in data-parallel and Stream-K modes on 1x2 / 2x1 clusters, raster along N / M;
+* two single-stage rings, rings of 5 and 2 stages for two consumer warp groups;
+* the load ring + epilogue store ring kernel at other depths (6 + 3, 2 + 1, 4 + 4, 1 + 2);
+* persistent Stream-K consumers in data-parallel, split-K (3 splits), Stream-K and heuristic modes on 1x2 / 2x1
+  clusters, raster along N / M;
 * ordered sequence barriers for three math warp groups (depth 3, alternating tiles) and two groups at depth 2.
 
 CI runs :data:`CI` (the suite's time budget); ``TILEORCH_EMULATE_ALL=1`` runs every test."""
@@ -112,6 +114,8 @@ MULTI = {
     "three_rings": multi_ring("three_rings", [2, 3, 4]),
     "four_rings": multi_ring("four_rings", [2, 2, 3, 1], bytes_=1024),
     "two_rings_two_groups": multi_ring("two_rings_two_groups", [3, 2], consumers=2),
+    "two_single_stage_rings": multi_ring("two_single_stage_rings", [1, 1], bytes_=4096),
+    "rings_5_and_2_two_groups": multi_ring("rings_5_and_2_two_groups", [5, 2], bytes_=1024, consumers=2),
 }
 
 
@@ -124,12 +128,14 @@ def _two_rings(name: str, load: int, store: int) -> str:
     return text.replace("LOAD", str(load)).replace("STORE", str(store))
 
 
-TWO = {"rings_6_and_3": _two_rings("rings_6_and_3", 6, 3), "rings_2_and_1": _two_rings("rings_2_and_1", 2, 1)}
+TWO = {"rings_6_and_3": _two_rings("rings_6_and_3", 6, 3), "rings_2_and_1": _two_rings("rings_2_and_1", 2, 1),
+       "rings_4_and_4": _two_rings("rings_4_and_4", 4, 4), "rings_1_and_2": _two_rings("rings_1_and_2", 1, 2)}
 
 STREAMK = {
     "dp_1x2": streamk_groups("data_parallel_one_group_1x2", 1, (1, 2, 1), "along_n", "data_parallel", 1),
     "streamk_2groups_along_m": streamk_groups("streamk_two_groups_along_m", 2, (1, 1, 1), "along_m", "stream_k", 1),
     "heuristic_2x1": streamk_groups("heuristic_one_group_2x1", 1, (2, 1, 1), "along_n", "heuristic", 1),
+    "splitk3_1x2": streamk_groups("split_k_one_group_1x2", 1, (1, 2, 1), "along_m", "split_k", 3),
 }
 
 SEQ = {
@@ -161,6 +167,11 @@ PTX_NEEDS = {
     "two_rings_two_groups": [(BULK, 2), (INIT, 10)],
     "rings_6_and_3": [(BULK, 1), (INIT, 18), r"st\.shared\.b32", r"ld\.shared\.b32"],
     "rings_2_and_1": [(BULK, 1), (INIT, 6)],
+    "rings_4_and_4": [(BULK, 1), (INIT, 16)],
+    "rings_1_and_2": [(BULK, 1), (INIT, 6)],
+    "two_single_stage_rings": [(BULK, 2), (INIT, 4)],
+    "rings_5_and_2_two_groups": [(BULK, 2), (INIT, 14)],
+    "splitk3_1x2": [r"bar\.sync\s+4, 128;", r"atom\.global\.add|red\.global\.add"],
     "streamk_2groups_along_m": [r"bar\.sync\s+4, 128;", r"bar\.sync\s+5, 128;"],
     "seq3_three_groups": [r"setmaxnreg\.dec\.sync\.aligned\.u32\s+24;", r"setmaxnreg\.inc\.sync\.aligned\.u32\s+160;"],
     "seq2_walk_all": [r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", r"setmaxnreg\.inc\.sync\.aligned\.u32\s+232;"],
