@@ -65,20 +65,23 @@ def _meets(a: int, b: int, c: int, d: int) -> bool:
 @settings(max_examples=40, deadline=None)
 @given(storage_at=st.integers(0, 96).map(lambda v: 8 * v), stages=st.integers(1, 6),
        copy_at=st.integers(0, 200).map(lambda v: 8 * v), stride=st.sampled_from([512, 1024, 2048]),
-       nbytes=st.sampled_from([8, 64, 512]), second_at=st.one_of(st.none(), st.integers(0, 128).map(lambda v: 8 * v)))
+       nbytes=st.sampled_from([8, 64, 512, 1536, 3000]), second_at=st.one_of(st.none(), st.integers(0, 128).map(lambda v: 8 * v)))
 def test_refused_exactly_where_the_intervals_meet(storage_at, stages, copy_at, stride, nbytes, second_at):
     """A copy of stage i lands on [copy_at + stride i, + nbytes); the pipeline's barriers are [storage_at, + 16
     stages), the second pipeline's [second_at, + 32).  Refused iff the two barrier blocks meet, or some stage's copy
-    meets a barrier block (stages never meet each other here: nbytes <= stride)."""
+    meets a barrier block, or two stages' copies meet (in that order of precedence)."""
     blocks = [(storage_at, storage_at + 16 * stages)] + ([] if second_at is None else [(second_at, second_at + 32)])
     expect_blocks = len(blocks) == 2 and _meets(*blocks[0], *blocks[1])
     copies = [(copy_at + stride * i, copy_at + stride * i + nbytes) for i in range(stages)]
     expect_copy = any(_meets(*c, *b) for c in copies for b in blocks)
+    expect_stages = any(_meets(*c, *e) for i, c in enumerate(copies) for e in copies[i + 1:])
     said = _verdict(_kernel(storage_at, stages, copy_at, stride, nbytes, second_at))
     if expect_blocks:
         assert said is not None and "mbarriers (bytes" in said and "overlap those of the pipeline" in said, said
     elif expect_copy:
         assert said is not None and said.startswith("stage-slots: this copy of stage"), said
+    elif expect_stages:
+        assert said is not None and "two stages of one pipeline on the same bytes" in said, said
     else:
         assert said is None, said
 

@@ -4,7 +4,7 @@ A bulk copy that completes on a pipeline stage's full barrier (:mod:`tileorch.an
 every run, when its shared-memory destination -- known statically: constants, the stage index and the CTA's
 cluster coordinates, through ``llvm.getelementptr`` / ``llvm.addrspacecast`` -- lands on the pipeline's own
 mbarriers (``cutlass.pipeline.create storage(%smem)``), or when two copies issued for one stage write the same
-bytes of a CTA; or when two pipelines' mbarrier words overlap, or a copy lands on another pipeline's mbarriers (both
+bytes of a CTA, or two stages of one pipeline share bytes; or when two pipelines' mbarrier words overlap, or a copy lands on another pipeline's mbarriers (both
 resolved to one base pointer plus constants).  ``tileorch check`` refuses these (its stage-slots property; the last
 two since session 41, when they were proved); before session 41 ``tileorch compile`` did not, and built a kernel that
 overwrites its barriers (a hang) or leaves part of a stage unwritten.
@@ -169,6 +169,43 @@ def _check_group(pipe: SSAValue, state: SSAValue, ops: list[Operation], blocks: 
             return  # copies under different thread- or argument-dependent conditions: not compared here
     peers = lambda cta, direction: multicast_peers(cta, cluster, MulticastDirection(direction))  # noqa: E731
     transfers.stage_slots(entries, cluster, ctas, {}, peers, None, issued)
+    if stages > 1:
+        _stages_apart(entries, ctas, cx, stages, issued, peers)
+
+
+def _stages_apart(entries: list, ctas: int, cx: int, stages: int, issued, peers) -> None:
+    """Two stages of one pipeline must not share a byte in any CTA: a ring of two or more stages has the producer
+    filling one stage while a consumer reads another, so a copy of stage j landing on stage i's bytes overwrites
+    what is being read (session 41: stages 2048 bytes apart with 4096-byte copies were proved)."""
+    from tileorch.diagnostics import location_str
+
+    landed: dict[int, list] = {}
+    for copy, nbytes, dst, _ in entries:
+        for cta in range(ctas):
+            for index in range(stages):
+                facts = {"cta_rank": cta, "cta_x": cta % cx, "cta_y": cta // cx, "stage_index": index}
+                if not issued(copy, facts):
+                    continue
+                at = transfers.stage_offset(copy, Evaluator(None, facts))
+                if at is None:
+                    return
+                targets = ((cta,) if dst is None else tuple(peers(cta, transfers.EACH[dst])) if dst in transfers.EACH
+                           else dst)
+                for d in targets:
+                    landed.setdefault(d, []).append((id(at[0]), at[1], at[1] + nbytes, index, copy, cta))
+    for d, ranges in sorted(landed.items()):
+        ranges.sort(key=lambda r: (r[0], r[1], r[2]))
+        for i, (base, lo, hi, index, copy, cta) in enumerate(ranges):
+            for base2, lo2, hi2, index2, copy2, cta2 in ranges[i + 1:]:
+                if base2 != base or lo2 >= hi:
+                    break
+                if index2 != index:
+                    raise LocatedError(copy2, f"stage-slots: in CTA {d} of the cluster, this copy of stage {index2} "
+                                       f"(from CTA {cta2}) writes bytes [{lo2}, {hi2}) past its base pointer and the "
+                                       f"copy of stage {index} at {location_str(copy)} (from CTA {cta}) writes [{lo}, "
+                                       f"{hi}): two stages of one pipeline on the same bytes, so the producer refills "
+                                       "one while a consumer reads the other; space the stages at least a stage's "
+                                       "bytes apart")
 
 
 def _path(copy: Operation, scope: Block | None) -> tuple | None:

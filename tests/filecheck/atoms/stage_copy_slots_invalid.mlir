@@ -126,3 +126,25 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
   }
 }
 // CHECK: stage_copy_slots_invalid.mlir:[[# @LINE - 4]]:5: error: stage-slots: this copy of stage 0 writes bytes [16, 4112) past its base pointer, where the 1 x 2 mbarriers of the pipeline created at {{.*}}:[[# @LINE - 11]]:5 live (bytes 4096..4111): the data lands on another pipeline's barriers
+
+// -----
+
+// two stages of one ring 2048 bytes apart, each copy 4096 bytes: stage 1 lands on the second half of stage 0
+builtin.module attributes {cutlass.target = "sm_90a"} {
+  func.func @stages_overlap(%smem: !llvm.ptr<3>, %src: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    %pipe = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %p = cutlass.pipeline.init %pipe {numStages = 2 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x2>, transaction_size = array<i32: 4096>}
+    %s = cutlass.pipeline.state.create %p producer
+    %full = cutlass.pipeline.get_producer_barrier %p, %s
+    %bytes = arith.constant 4096 : i32
+    %stride = arith.constant 2048 : i32
+    %idx = cutlass.pipeline.state.get_index %s
+    %sidx = arith.muli %idx, %stride : i32
+    %c1024 = arith.constant 1024 : i32
+    %off = arith.addi %sidx, %c1024 : i32
+    %dst = llvm.getelementptr %smem[%off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+    atom.bulk_copy_g2s %dst, %src, %full, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
+    func.return
+  }
+}
+// CHECK: stage_copy_slots_invalid.mlir:[[# @LINE - 4]]:5: error: stage-slots: in CTA 0 of the cluster, this copy of stage 1 (from CTA 0) writes bytes [3072, 7168) past its base pointer and the copy of stage 0 at {{.*}} (from CTA 0) writes [1024, 5120): two stages of one pipeline on the same bytes
