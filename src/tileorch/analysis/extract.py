@@ -998,7 +998,8 @@ class _Program:
             storage = getattr(create, "storage", None) if isinstance(create, Operation) else None
             transfers.stage_slots(self.copy_list.pop(key, []), self.k.cluster, self.k.ctas, self.ev.work,
                                   partial(_row_col, self.k),
-                                  None if storage is None else (storage, 16 * pipe.stages, pipe.stages))
+                                  None if storage is None else (storage, 16 * pipe.stages, pipe.stages),
+                                  unmodelled=sorted(self.threads))
             copy = self.copy_ops.pop(key, None)
             delivered = self.delivered.pop(key, {})
             unsized = self.unsized.pop(key, [])

@@ -156,6 +156,15 @@ def scope_of(state: SSAValue) -> Block | None:
 
 
 def _elem_bytes(t) -> int | None:
+    shape = getattr(t, "get_shape", None)
+    if shape is not None and hasattr(t, "element_type"):  # a vector: its elements' bytes times their count
+        inner, dims = _elem_bytes(t.element_type), shape()
+        if inner is None or any(not isinstance(d, int) or d < 0 for d in dims):
+            return None
+        count = 1
+        for d in dims:
+            count *= d
+        return inner * count
     width = getattr(t, "bitwidth", None)
     if width is None:
         width = getattr(getattr(t, "width", None), "data", None)
@@ -264,7 +273,8 @@ def check_barrier_blocks(blocks) -> None:
 
 
 def stage_slots(copies: list, cluster: tuple[int, int, int], ctas: int, work: dict,
-                peers, barriers: tuple[SSAValue, int, int] | None = None, issued=None) -> None:
+                peers, barriers: tuple[SSAValue, int, int] | None = None, issued=None,
+                unmodelled: Iterable[int] = ()) -> None:
     """The bytes of one stage that the copies issued for it write must not overlap in any CTA:
     for each issuing CTA (its cluster rank and x / y known) and the stage at index 0, each copy
     lands ``[offset, offset + bytes)`` of the stage in each CTA of its destination set, and two
@@ -278,7 +288,11 @@ def stage_slots(copies: list, cluster: tuple[int, int, int], ctas: int, work: di
     bytes of its 2 x stages mbarrier words there, its stages): a copy of any stage into those bytes overwrites the
     barriers it completes on (examples/ws_pipeline.mlir copied stage 0 onto them before session 40).
     ``issued(copy, facts)``: whether the copy is issued in the CTA and stage of ``facts`` (None: every copy in
-    every CTA, as the checker counts them per agent)."""
+    every CTA, as the checker counts them per agent).  ``unmodelled``: the agent's threads, where a destination
+    that does not resolve for one of them is a located "cannot model" (the checker's call: before session 41 it
+    proved a ring whose copies landed at the k tile's offset, past the stages the consumers read); a destination
+    that resolves per thread only is not compared (nor is any that does not resolve on the compile path's call,
+    ``()``)."""
     from tileorch.diagnostics import location_str
 
     cx = max(cluster[0], 1)
@@ -300,6 +314,13 @@ def stage_slots(copies: list, cluster: tuple[int, int, int], ctas: int, work: di
             if issued is not None and not issued(copy, facts):
                 continue
             at = stage_offset(copy, Evaluator(None, facts))
+            if at is None and unmodelled and not all(
+                    stage_offset(copy, Evaluator((t, t), facts)) is not None for t in unmodelled):
+                raise LocatedError(copy, "the checker cannot model where this copy lands: its shared-memory "
+                                   "destination must be a pointer plus constants, the stage index "
+                                   "(cutlass.pipeline.state.get_index) and the CTA's cluster coordinates, so that "
+                                   "the stage the consumers read is the one it fills (a destination from a loop "
+                                   "variable, a kernel argument or a thread index is not followed)")
             if at is None:
                 return
             targets = ((cta,) if dst is None else tuple(peers(cta, EACH[dst])) if dst in EACH else dst)
