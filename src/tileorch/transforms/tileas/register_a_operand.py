@@ -142,6 +142,9 @@ def compute_register_a(fn: func.FuncOp, dk, cfg, args: list[SSAValue], grid: lis
         low.k_ivs, low.kt = k_ivs, body.args[0]
         low.vectors, low.pre, low.hoistable = pro.vector_values, pe, hoistable
         low.head = CachingEmitter(head_block, 128)
+        from tileorch.transforms.tileas.convert_to_cutlass import kvec_slots
+
+        low.kvec_slots = kvec_slots(body, dk, smem)
         t = pe.v(arith.SubiOp(pe.v(nvvm.SPECIAL_REGISTERS["tid.x"]()), pe.const(128)))  # after the producer's
         r0 = pe.add_i(pe.v(arith.ShLIOp(pe.v(arith.ShRUIOp(t, pe.const(5))), pe.const(4))),
                       pe.v(arith.ShRUIOp(pe.v(arith.AndIOp(t, pe.const(31))), pe.const(2))))
