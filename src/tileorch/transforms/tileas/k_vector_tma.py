@@ -1,5 +1,6 @@
 """K-indexed vectors of a computed GEMM operand loaded by the producer's TMA into each pipeline stage
-(``GemmConfig.kvecs``; default on, ``TILEORCH_COMPUTED_OPERAND=global_k_vectors`` keeps the consumers' own loads).
+(``GemmConfig.kvecs``; default on, ``TILEORCH_COMPUTED_OPERAND=global_k_vectors`` keeps the consumers' own loads, as
+``prefetch`` does: it places those loads one K step ahead).
 
 A computed operand's map may read a vector loaded at the K loop's index (``a * gamma[k]``, a group's scale
 row ``S[k * tk // G, j]``).  Without this, every consumer thread loads the values it needs from global
@@ -111,10 +112,11 @@ def _refusal(ld: Operation, entry: Block) -> tuple[KVector | None, str]:
 
 def plan(moving: list[Operation], entry: Block) -> tuple[list[KVector], list[tuple[Operation, str]]]:
     """(the K-indexed vectors ``moving`` the producer TMA-loads, [(a vector it does not, why)])."""
-    if global_requested():
-        from tileorch.transforms.tileas.computed_operand_switches import COMPUTED_OPERAND_ENV
+    from tileorch.transforms.tileas.computed_operand_switches import COMPUTED_OPERAND_ENV, prefetch_enabled
 
-        return [], [(ld, f"{COMPUTED_OPERAND_ENV}={GLOBAL_SWITCH} asks for it") for ld in moving]
+    if global_requested() or prefetch_enabled():  # (prefetch places the consumers' global loads one K step ahead)
+        word = GLOBAL_SWITCH if global_requested() else "prefetch"
+        return [], [(ld, f"{COMPUTED_OPERAND_ENV}={word} asks for it") for ld in moving]
     picked, refused = [], []
     for ld in moving:
         vec, why = _refusal(ld, entry)

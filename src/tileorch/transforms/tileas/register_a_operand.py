@@ -81,9 +81,12 @@ def staged_a_reason(cfg, k_vectors: int) -> str:
         return "A is stored [K, M]"
     if cfg.tile_k * ELEMENT_BYTES.get(cfg.a_raw, 1) not in (32, 64, 128):
         return "its raw K row is not a 32-, 64- or 128-byte swizzle span"
-    return (f"A's map reads {k_vectors} vector(s) indexed by the K tile, which register A loads per thread at each of "
-            "its K positions in every K step and then waits for all of the step's WGMMAs (0.87x the staged path "
-            f"measured for (a * gamma[k]) @ b; {COMPUTED_OPERAND_ENV}=registers takes register A)")
+    where = ("from the stage's shared memory, where the producer TMA-loads them" if getattr(cfg, "kvecs", "")
+             else "from global memory")
+    return (f"A's map reads {k_vectors} vector(s) indexed by the K tile, which register A reads per thread at each of "
+            f"its K positions in every K step ({where}) and then waits for all of the step's WGMMAs (0.87x the "
+            "staged path measured for (a * gamma[k]) @ b with global loads, session 25; "
+            f"{COMPUTED_OPERAND_ENV}=registers takes register A)")
 
 
 def register_a_remark(cfg) -> str:
