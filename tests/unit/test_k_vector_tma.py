@@ -245,3 +245,32 @@ def test_a_vector_load_the_stage_does_not_expect_is_rejected():
     assert not errors and protocols, errors
     results = [check(p) for p in protocols]
     assert any(not r.ok and "128 bytes more" in str(r.violation) for r in results), [r.violation for r in results]
+
+
+# ------------------------------------------------------------------------------------------------------ the host
+
+@pytest.mark.parametrize("name, position, dims, row_bytes, box, dtype", [
+    ("kv_gamma_ragged", 1, (160, 1), (320,), (64, 1), "f16"),  # 1-D gamma: one row, its bytes up to 16
+    ("kv_group_scale", 2, (128, 2), (512,), (64, 1), "f32"),  # S [2, 128] f32: rows 512 bytes apart
+])
+def test_the_host_maps_each_vector_from_its_argument(monkeypatch, name, position, dims, row_bytes, box, dtype):
+    """The launcher's tensor map of each K vector (``kvec_tensor_maps``): the program's argument the kernel's entry
+    names, 2-D, a box of the vector's elements x 1, unswizzled; a base TMA cannot read refuses (the SIMT path runs)."""
+    import dataclasses
+
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.launchers import cutile as rc
+    from tileorch.launchers import gemm_host
+
+    got = []
+    monkeypatch.setattr(gemm_host, "encode_tensor_map", lambda *a: got.append(a) or bytes(128))
+    p = PROGRAMS[name]
+    bases = {i: (i + 1) << 32 for i, s in enumerate(p.spec) if isinstance(s, tuple)}
+    args = s3._described(p, bases)
+    cfg = _compile(name).gemm_config
+    assert rc.kvec_tensor_maps(cfg, args) == [bytes(128)]
+    assert got == [(bases[position], dtype, dims, row_bytes, box, 0)]
+    shifted = [dataclasses.replace(a, ptr=a.ptr + 2) if a.position == position else a for a in args]
+    with pytest.raises(rc.LayoutNotSupported, match="16-byte aligned base"):
+        rc.kvec_tensor_maps(cfg, shifted)
