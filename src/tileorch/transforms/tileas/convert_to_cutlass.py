@@ -3127,6 +3127,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     from tileorch.dialects.cutlass.named_barrier import NamedBarrierArriveAndWaitOp
     from tileorch.transforms.tileas.computed_operand_switches import (OWN_ROWS_BARRIER, own_rows_enabled,
                                                                       pairs_enabled, prefetch_enabled)
+    from tileorch.transforms.tileas.k_vector_tma import kvec_slots
     from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_k_vectors
 
     if role == "a":
@@ -3187,7 +3188,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
         low.k_ivs, low.kt = k_ivs, body.args[0]
         low.vectors, low.pre, low.hoistable = pro.vector_values, pe, hoistable
         low.head = CachingEmitter(head_block, 128)
-        low.kvec_slots = kvec_slots(body, dk, smem)
+        low.kvec_slots = kvec_slots(body, dk.kvec_plan[0], smem)
         tid = pe.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         t = pe.v(arith.SubiOp(tid, pe.const(128)))  # the consumer warp groups follow the producer's
         coord_values: dict = {}
@@ -3253,14 +3254,6 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
         move_before(tmp, fence)
         if head_ops and prefetch_enabled():  # loaded one K step ahead, carried by the loop
             prefetch_k_vectors(kloop, head_ops)
-
-
-def kvec_slots(body: Block, dk: DotKernel, smem: SSAValue) -> dict:
-    """id(a TMA-loaded K vector's load) -> (its slot's byte offset in the K step ``body``, ``%kvec_off<v>``, the
-    dynamic shared memory, its :class:`~tileorch.transforms.tileas.k_vector_tma.KVector`)."""
-    offsets = {op.results[0].name_hint: op.results[0] for op in body.ops if op.results and
-               (op.results[0].name_hint or "").startswith("kvec_off")}
-    return {id(v.load): (offsets[f"kvec_off{i}"], smem, v) for i, v in enumerate(dk.kvec_plan[0])}
 
 
 def pack_bits(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str) -> SSAValue:

@@ -140,6 +140,14 @@ def remark(picked: list[KVector], refused: list[tuple[Operation, str]]) -> str:
     return "; ".join(parts)
 
 
+def kvec_slots(body: Block, vectors, smem: SSAValue) -> dict:
+    """id(a TMA-loaded K vector's load, of ``vectors``) -> (its slot's byte offset in the K step ``body``,
+    ``%kvec_off<v>``; the dynamic shared memory; its :class:`KVector`): what the consumers' lowering reads."""
+    offsets = {op.results[0].name_hint: op.results[0] for op in body.ops if op.results and
+               (op.results[0].name_hint or "").startswith("kvec_off")}
+    return {id(v.load): (offsets[f"kvec_off{i}"], smem, v) for i, v in enumerate(vectors)}
+
+
 def _enclosing(op: Operation, kind) -> Operation | None:
     p = op.parent_op()
     while p is not None and not isinstance(p, kind):

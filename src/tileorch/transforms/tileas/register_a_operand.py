@@ -113,6 +113,7 @@ def compute_register_a(fn: func.FuncOp, dk, cfg, args: list[SSAValue], grid: lis
     from tileorch.transforms.tileas.common import k_loop_blocks, move_before
     from tileorch.transforms.tileas.operand_prologue import (CachingEmitter, OperandLowering, raw_element,
                                                              reads_loop_value)
+    from tileorch.transforms.tileas.k_vector_tma import kvec_slots
     from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_k_vectors
 
     pro, load = dk.a_prologue, dk.a_load  # (a gathered A: the gather, evaluated at each element)
@@ -145,9 +146,7 @@ def compute_register_a(fn: func.FuncOp, dk, cfg, args: list[SSAValue], grid: lis
         low.k_ivs, low.kt = k_ivs, body.args[0]
         low.vectors, low.pre, low.hoistable = pro.vector_values, pe, hoistable
         low.head = CachingEmitter(head_block, 128)
-        from tileorch.transforms.tileas.convert_to_cutlass import kvec_slots
-
-        low.kvec_slots = kvec_slots(body, dk, smem)
+        low.kvec_slots = kvec_slots(body, dk.kvec_plan[0], smem)
         t = pe.v(arith.SubiOp(pe.v(nvvm.SPECIAL_REGISTERS["tid.x"]()), pe.const(128)))  # after the producer's
         r0 = pe.add_i(pe.v(arith.ShLIOp(pe.v(arith.ShRUIOp(t, pe.const(5))), pe.const(4))),
                       pe.v(arith.ShRUIOp(pe.v(arith.AndIOp(t, pe.const(31))), pe.const(2))))
