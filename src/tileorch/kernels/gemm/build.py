@@ -793,7 +793,8 @@ def _consumer(k: _Kernel, wg: int | None) -> None:
                 previous stage ``prev`` released (not in the work unit's first K step, when ``first``: the
                 step's first stage); returns the accumulators (``fresh``: started anew, :func:`_wgmma_steps`)."""
                 pl.ConsumerWaitOp(k.ready, st)
-                _kvec_slots(k, pl.StateGetIndexOp(st).results[0])
+                if k.tmap_kv:  # (cfg.kvecs)
+                    _kvec_slots(k, pl.StateGetIndexOp(st).results[0])
                 idx64 = arith.ExtUIOp(pl.StateGetIndexOp(st).results[0], i64).result
                 soff = _mul(idx64, stage_units)
                 da_stage = _named(_add(da_base, soff), "da_stage")
