@@ -274,3 +274,48 @@ def test_the_host_maps_each_vector_from_its_argument(monkeypatch, name, position
     shifted = [dataclasses.replace(a, ptr=a.ptr + 2) if a.position == position else a for a in args]
     with pytest.raises(rc.LayoutNotSupported, match="16-byte aligned base"):
         rc.kvec_tensor_maps(cfg, shifted)
+
+
+# ------------------------------------------------------------------------- the shared loads' known alignment
+
+_EXPR = st.recursive(st.one_of(st.integers(0, 4096).map(lambda v: ("const", v)), st.just(("arg",))),
+                     lambda inner: st.one_of(st.tuples(st.sampled_from(["add", "sub", "mul"]), inner, inner),
+                                             st.tuples(st.just("shl"), inner, st.integers(0, 6))),
+                     max_leaves=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(expr=_EXPR, arg=st.integers(0, 1 << 12))
+def test_known_multiple_divides_the_value(expr, arg):
+    """``operand_prologue.known_multiple`` (the alignment a TMA-loaded vector's shared load states): a power of
+    two dividing the index's value for any value of the unknown (a block argument)."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IntegerAttr, i32
+    from xdsl.ir import Block
+
+    from tileorch.transforms.tileas.operand_prologue import known_multiple
+
+    block = Block(arg_types=[i32])
+
+    def build(node):
+        if node[0] == "const":
+            op = arith.ConstantOp(IntegerAttr(node[1], i32))
+            block.add_op(op)
+            return op.result, node[1]
+        if node[0] == "arg":
+            return block.args[0], arg
+        if node[0] == "shl":
+            x, xv = build(node[1])
+            c = arith.ConstantOp(IntegerAttr(node[2], i32))
+            op = arith.ShLIOp(x, c.result)
+            block.add_ops([c, op])
+            return op.result, xv << node[2]
+        (x, xv), (y, yv) = build(node[1]), build(node[2])
+        op = {"add": arith.AddiOp, "sub": arith.SubiOp, "mul": arith.MuliOp}[node[0]](x, y)
+        block.add_op(op)
+        return op.result, {"add": xv + yv, "sub": xv - yv, "mul": xv * yv}[node[0]]
+
+    value, number = build(expr)
+    m = known_multiple(value)
+    assert m >= 1 and m & (m - 1) == 0 and m <= 1024
+    assert number % m == 0, (expr, arg, m)

@@ -359,7 +359,10 @@ class OperandLowering(EpilogueLowering):
         ptr = e.v(llvm.GEPOp(smem, [llvm.GEP_USE_SSA_VAL], i8, ssa_indices=[at], result_type=smem.type))
         elt = op.results[0].type.element_type
         stored = i16 if isinstance(elt, BFloat16Type) else memory_type(elt)
-        raw = e.v(llvm.LoadOp(ptr, stored))
+        # the address's known alignment (the slot is 128-byte aligned): the load of a thread's first of 8
+        # consecutive values says 16, and LLVM's load-store vectorizer merges them into one vector load
+        align = min(16, es * known_multiple(c))
+        raw = e.v(llvm.LoadOp(ptr, stored, alignment=align & -align))
         if isinstance(elt, BFloat16Type):
             raw = e.bf16_bits_to_f32(raw)
         self.kvec_memo[key] = raw
@@ -369,6 +372,27 @@ class OperandLowering(EpilogueLowering):
         if isinstance(v, BlockArgument) and id(v) in self.k_ivs and self.kt is not None:
             return self.kt if v.type == self.kt.type else self._cast(self.e, self.kt, v.type)
         return super()._scalar(v)
+
+
+def known_multiple(v: SSAValue, depth: int = 8) -> int:
+    """A power of two (at most 1024) ``v`` (an i32 index) is known to be a multiple of, from its defining
+    constants, additions, multiplications and left shifts."""
+    from math import gcd
+
+    top = 1024
+    o = v.owner
+    if depth == 0 or not isinstance(o, Operation):
+        return 1
+    if isinstance(o, arith.ConstantOp):
+        x = o.value.value.data if hasattr(o.value, "value") else 0
+        return top if x == 0 else min(top, x & -x)
+    if isinstance(o, arith.AddiOp | arith.SubiOp):
+        return gcd(known_multiple(o.lhs, depth - 1), known_multiple(o.rhs, depth - 1))
+    if isinstance(o, arith.MuliOp):
+        return min(top, known_multiple(o.lhs, depth - 1) * known_multiple(o.rhs, depth - 1))
+    if isinstance(o, arith.ShLIOp) and isinstance(o.rhs.owner, arith.ConstantOp):
+        return min(top, known_multiple(o.lhs, depth - 1) << o.rhs.owner.value.value.data)
+    return 1
 
 
 def raw_element(e: Emitter, word: SSAValue, x: int, res: int, elt) -> SSAValue:
