@@ -18,7 +18,8 @@ import json
 import os
 
 PROGRAMS = ("rmsnorm_gamma_gemm_f16", "gemm_w8a16_group128_f16", "linear_w8a16_channel_scale_f16", "relu_a_gemm_f16")
-VARIANTS = {"tma": "", "global": "global_k_vectors", "tma_regs": "registers", "global_regs": "registers,global_k_vectors"}
+VARIANTS = {"tma": "", "global": "global_k_vectors", "tma_regs": "registers",
+            "global_regs": "registers,global_k_vectors"}
 ASKED = {"rmsnorm_gamma_gemm_f16": tuple(VARIANTS), "gemm_w8a16_group128_f16": ("tma", "global")}
 """The variants timed per program (the others, with no K-indexed vector, compile alike under every switch: "tma")."""
 

@@ -2,7 +2,8 @@
 ``tileas/k_vector_tma.py``, the default) on the GPU: an RMSNorm weight on A (``a * gamma[k]``; staged A, register A
 with ``registers``), B scaled per K row, W8A16 group scales; ragged M, N and K (K = 700, 72: the vector's last box
 past its end, TMA's zero fill), more work tiles than SMs; against torch fp32 references with NaN-prefilled
-outputs.  The remark must say the vectors are TMA-loaded.  Run: ``python -m pytest -q tests/gpu/test_k_vector_tma_gpu.py``."""
+outputs.  The remark must say the vectors are TMA-loaded.
+Run: ``python -m pytest -q tests/gpu/test_k_vector_tma_gpu.py``."""
 
 from __future__ import annotations
 

@@ -273,14 +273,15 @@ class GemmConfig:
     tensor core's narrower fp8 adder sums at most ``fp8_promote * tile_k`` products per value.  Registers: a second
     ``tile_n / 2`` per thread (:attr:`accumulator_registers`).  0: off (the WGMMAs sum the whole K loop)."""
     kvecs: str = ""
-    """With :attr:`a_raw` or :attr:`b_raw`: the vectors a computed operand's map loads at the K loop's index (``gamma[k]``,
-    a group's scale row) that the producer TMA-loads into each pipeline stage beside the operand tiles, as the
-    comma-separated ``<bytes of its box>:<its array's parameter>`` of each one (``"128:3"``: 64 f16 values of
-    ``gamma``, the array whose pointer is the program's parameter 3: :attr:`kvec_params`).  Vector ``v`` of stage ``s`` is at
-    :attr:`kvec_offset` ``+ s *`` :attr:`kvec_stage_bytes` ``+`` :attr:`kvec_slot` ``(v)`` (after the rest of shared
-    memory: the 1 KiB-aligned stages keep their layout), its box bytes count in :attr:`tx_bytes`; the tier gives the
-    producer's load its box coordinates (``%kvcoord<v>x``, ``%kvcoord<v>y``, from the program's index of the load) and its own
-    tensor map (a parameter after the program's), and the consumers read the values from the stage
+    """With :attr:`a_raw` or :attr:`b_raw`: the vectors a computed operand's map loads at the K loop's index
+    (``gamma[k]``, a group's scale row) that the producer TMA-loads into each pipeline stage beside the operand
+    tiles, as the comma-separated ``<bytes of its box>:<its array's parameter>:<dtype>:<rank>`` of each one
+    (``"128:3:f16:1"``: 64 f16 values of the 1-D ``gamma`` whose pointer is the program's parameter 3:
+    :attr:`kvec_params`).  Vector ``v`` of stage ``s`` is at :attr:`kvec_offset` ``+ s *`` :attr:`kvec_stage_bytes`
+    ``+`` :attr:`kvec_slot` ``(v)`` (after the rest of shared memory: the 1 KiB-aligned stages keep their layout),
+    its box bytes count in :attr:`tx_bytes`; the tier gives the producer's load its box coordinates
+    (``%kvcoord<v>x``, ``%kvcoord<v>y``, from the program's index of the load) and its own tensor map (a parameter
+    after the builder's, before the program's), and the consumers read the values from the stage
     (``%kvec_off<v>``: ``tileas/k_vector_tma.py``).  Empty: none (K-indexed vectors, if any, loaded by the
     consumers from global memory)."""
 
