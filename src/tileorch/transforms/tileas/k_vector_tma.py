@@ -107,6 +107,8 @@ def _refusal(ld: Operation, entry: Block) -> tuple[KVector | None, str]:
     vec = KVector(ld, name, rank, tile[-1], list(entry.args).index(ptr))
     if vec.box_bytes % 16:
         return None, f"its box ({vec.box_bytes} bytes) is not whole 16-byte units"
+    if vec.elements > 256:
+        return None, f"its box ({vec.elements} elements) is wider than a TMA box's 256"
     return vec, ""
 
 
