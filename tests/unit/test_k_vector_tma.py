@@ -319,3 +319,18 @@ def test_known_multiple_divides_the_value(expr, arg):
     m = known_multiple(value)
     assert m >= 1 and m & (m - 1) == 0 and m <= 1024
     assert number % m == 0, (expr, arg, m)
+
+
+def test_the_printed_kernel_with_vector_loads_reads_back_to_the_same_protocols(tmp_path):
+    """What ``tileorch check`` reads from a file (parse, verify, extract) is what the module in memory gives."""
+    from tileorch.analysis.extract import load as load_file
+    from tileorch.analysis.extract import load_module
+
+    module = _lowered("kv_two_vectors")
+    path = tmp_path / "kernel.mlir"
+    path.write_text(str(module))
+    read, errors = load_file(str(path), None, 3)
+    assert not errors and read, errors
+    direct, errors = load_module(module, None, 3)
+    assert not errors, errors
+    assert [repr(q) for q in read] == [repr(q) for q in direct]
