@@ -485,7 +485,7 @@ def _producer(k: _Kernel) -> None:
             if not cfg.a_gather:  # (a gathered A has no tensor map of its own)
                 for tmap in k.tmaps_a:
                     nvp.PrefetchOp(tmap)
-            for tmap in [*k.tmaps_b, *([k.tmap_e] if cfg.epi_n else [])]:
+            for tmap in [*k.tmaps_b, *([k.tmap_e] if cfg.epi_n else []), *k.tmap_kv]:
                 nvp.PrefetchOp(tmap)
         rank = _named(nvvm.SPECIAL_REGISTERS["cluster.ctarank"]().results[0], "rank")
         mcast = _const((1 << cfg.cluster_m) - 1, i16, "mcast") if cfg.cluster_m > 1 else None
