@@ -1348,6 +1348,38 @@ _GEMM_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": 
                 "e5m2": "float8_e5m2", "s8": "int8", "u8": "uint8", "s32": "int32"}
 
 
+def kvec_tensor_maps(cfg: Any, arguments: list[Argument]) -> list[bytes]:
+    """The tensor maps of the K vectors the kernel's producer TMA-loads (``GemmConfig.kvecs``: each entry
+    ``bytes:param:dtype:rank``, ``param`` the program's parameter holding the array's pointer), the kernel's
+    parameters between the GEMM's own and the program's: 2-D maps of the array's last dimension (contiguous) and
+    its rows (1 for a 1-D array), boxes of one row of the vector's elements, unswizzled, zero fill past the array.
+    An array TMA cannot read in place (a base not 16-byte aligned, rows not a multiple of 16 bytes apart) raises
+    :class:`LayoutNotSupported` (the launch falls back to the SIMT path, its remark saying why)."""
+    from tileorch.launchers.gemm_host import encode_tensor_map
+
+    entries = [x for x in getattr(cfg, "kvecs", "").split(",") if x]
+    if not entries:
+        return []
+    flat = flat_parameters(arguments)
+    by_position = {a.position: a for a in arguments if isinstance(a, ArrayArg)}
+    maps = []
+    for entry in entries:
+        nbytes, param, dtype, rank = entry.split(":")
+        x = by_position[flat[int(param)][0]]
+        es = x.itemsize
+        if x.ptr % 16 or (x.ndim == 2 and (x.strides[0] * es) % 16) or x.strides[-1] != 1 or x.ndim != int(rank):
+            raise LayoutNotSupported(f"{_where(x.name, x.position)}: the K-indexed vector's array is read by the "
+                                     "producer's TMA, which needs a 16-byte aligned base, rows 16 bytes apart and "
+                                     f"contiguous elements (base {x.ptr:#x}, strides {x.strides})")
+        if x.ndim == 1:
+            dims, row_bytes = (x.shape[0], 1), (-(-x.shape[0] * es // 16) * 16,)
+        else:
+            dims, row_bytes = (x.shape[1], x.shape[0]), (x.strides[0] * es,)
+        maps.append(encode_tensor_map(x.ptr, dtype if dtype not in ("i8", "i32") else {"i8": "s8", "i32": "s32"}[dtype],
+                                      dims, row_bytes, (int(nbytes) // es, 1), 0))
+    return maps
+
+
 def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, ArrayArg, ArrayArg, int, int, int]:
     """(A, B, C, M, N, K) after checking what the GEMM host side needs (row-major A [M, K] (or
     [K, M] when the program reads A^T), B [K, N] (or [N, K] when the program reads B^T), C [M, N];
@@ -1944,7 +1976,9 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
            sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld)
     prepared = _prepared.get(key)
     if prepared is None:
-        prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
+        # (the K vectors' tensor maps, GemmConfig.kvecs, come before the program's parameters)
+        prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count,
+                                               extra=[*kvec_tensor_maps(gk.cfg, arguments), *extra], batch=batch,
                                                more_b=more_ptrs, grid=program_grid, sched_l=sched_l,
                                                ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,

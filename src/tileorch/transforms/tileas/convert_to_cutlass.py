@@ -286,6 +286,9 @@ class DotKernel:
     """A computed in the K loop from its tile load, as :attr:`b_prologue` (:attr:`a_raw`)."""
     a_raw: str = ""
     """The raw A tile's element type as the kernel builder names it (:data:`RAW_NAMES`)."""
+    kvec_plan: tuple = ((), ())
+    """(the K-indexed vectors the producer TMA-loads, [(a K-indexed vector it does not, why)]):
+    :func:`tileorch.transforms.tileas.k_vector_tma.plan`, decided by :func:`configure`."""
     a_gather: bool = False
     """A is read by ``ct.gather`` (:attr:`a_load` is that pointer-tile load, :attr:`a_prologue` its map): the
     consumers load their A fragment's elements themselves (:mod:`.gathered_operand`), the producer no A tile."""
@@ -2323,6 +2326,10 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                                                "to run them on tensor cores")
     if dk.b_prologue is not None or dk.a_prologue is not None:
         _check_k_vectors(dk, tk)
+        from tileorch.transforms.tileas.k_vector_tma import plan
+
+        moving = _k_vectors(dk)
+        dk.kvec_plan = plan(moving, dk.kernel.body.blocks.first) if moving and not dk.a_gather else ((), ())
         which = "a B" if dk.a_prologue is None else "an A" if dk.b_prologue is None else "A and B"
         if cluster > 1:
             cluster = 1
@@ -2344,7 +2351,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw,
                      c_ld=dk.c_view is not None or "c" in dk.batch_mid, batch_mid=dk.batch_mid,
                      a_regs=register_a_chosen(dk.a_raw, a_major, tk, len(_k_vectors(dk, dk.a_prologue)))
-                     or dk.a_gather, a_gather=dk.a_gather)
+                     or dk.a_gather, a_gather=dk.a_gather, kvecs=",".join(v.entry for v in dk.kvec_plan[0]))
     cfg, why_pairs = pair_stages_chosen(cfg)  # (before a retiling's fit: the stage bytes it checks)
     if why_pairs:
         dk.remarks.append(why_pairs)
@@ -2947,6 +2954,10 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
                     groups.setdefault(op.parent_block(), []).append(op)
             for block, frags in groups.items():
                 _compile_epilogue(block, frags, dk, args, cfg, grid)
+        if dk.kvec_plan[0]:  # the producer's TMA loads of K vectors: their box coordinates
+            from tileorch.transforms.tileas.k_vector_tma import fill_producer_coordinates
+
+            fill_producer_coordinates(f, dk, cfg, list(dk.kvec_plan[0]), args, grid)
         if dk.b_prologue is not None:
             stage_computed_b(f, dk, cfg, args, grid)
         if dk.epi_dot is not None:
@@ -3069,13 +3080,20 @@ def _vectors_remark(dk: DotKernel, pro) -> str:
     if fixed:
         parts.append(f"{fixed} vector(s) that do not change along K loaded from global memory once per work tile, "
                      "before the K loop, at the thread's element positions")
-    if moving:
+    tma = [v for v in dk.kvec_plan[0] if v.load in vectors]
+    refused = [(ld, why) for ld, why in dk.kvec_plan[1] if ld in vectors]
+    by_global = [ld for ld in moving if not any(v.load is ld for v in tma)]
+    if by_global:
         from tileorch.transforms.tileas.computed_operand_switches import prefetch_enabled
 
         when = ("one K step ahead (the K loop carries them; the first step's before the loop: "
                 "TILEORCH_COMPUTED_OPERAND=prefetch)" if prefetch_enabled() else "at the top of the K step they feed")
-        parts.append(f"{len(moving)} vector(s) indexed by the K tile loaded from global memory in each K step "
+        parts.append(f"{len(by_global)} vector(s) indexed by the K tile loaded from global memory in each K step "
                      f"(once per distinct element position of the thread), {when}")
+    if tma or refused:
+        from tileorch.transforms.tileas.k_vector_tma import remark
+
+        parts.append(remark(tma, refused))
     return "; " + " and ".join(parts)
 
 
@@ -3109,6 +3127,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     from tileorch.dialects.cutlass.named_barrier import NamedBarrierArriveAndWaitOp
     from tileorch.transforms.tileas.computed_operand_switches import (OWN_ROWS_BARRIER, own_rows_enabled,
                                                                       pairs_enabled, prefetch_enabled)
+    from tileorch.transforms.tileas.k_vector_tma import kvec_slots
     from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_k_vectors
 
     if role == "a":
@@ -3169,6 +3188,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
         low.k_ivs, low.kt = k_ivs, body.args[0]
         low.vectors, low.pre, low.hoistable = pro.vector_values, pe, hoistable
         low.head = CachingEmitter(head_block, 128)
+        low.kvec_slots = kvec_slots(body, dk.kvec_plan[0], smem)
         tid = pe.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         t = pe.v(arith.SubiOp(tid, pe.const(128)))  # the consumer warp groups follow the producer's
         coord_values: dict = {}
