@@ -1767,14 +1767,12 @@ def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, s
         # configuration, promoted unless it asks for use_fast_acc=True, its kernel form is built without it or
         # TILEORCH_FP8_PROMOTE_INTERVAL=0): the retiled configuration is given to the lowering whole,
         # fp8_promote included; a tile too wide for the scratch runs narrowed
-        from tileorch.transforms.tileas.fp8_promotion import promotion
+        from tileorch.transforms.tileas.fp8_promotion import narrowed_for_scratch
 
-        wide = chosen.tile_n
-        chosen = promotion(chosen, True, chosen.dtype, ACCUMULATOR_REGISTERS)[0].check()
-        if chosen.tile_n != wide:
-            why += (f"; run as {chosen.tile_m} x {chosen.tile_n} with two-level fp8 accumulation (fp8_promote="
-                    f"{chosen.fp8_promote}: a {wide}-column accumulator and its scratch exceed the consumer's "
-                    f"{ACCUMULATOR_REGISTERS} accumulator registers)")
+        if chosen.tile_n > ACCUMULATOR_REGISTERS:  # (the tier's remark at the dot says how it accumulates)
+            chosen, narrowed = narrowed_for_scratch(chosen, ACCUMULATOR_REGISTERS)
+            why += "; " + narrowed
+        chosen = dataclasses.replace(chosen, fp8_promote=cfg.fp8_promote).check()
     return chosen, why
 
 
