@@ -1740,6 +1740,69 @@ def spilled(entry: _Compiled) -> bool:
     return any(r.startswith("warning: ptxas spilled") for r in (getattr(entry.program, "remarks", None) or []))
 
 
+def _spill_report(entry: _Compiled) -> str:
+    """ptxas's spill report of ``entry``'s kernel (``60 B stores, 56 B loads (168 registers)``), or ''."""
+    for r in getattr(entry.program, "remarks", None) or []:
+        if r.startswith("warning: ptxas spilled"):
+            return r.rsplit(": ", 1)[-1]
+    return ""
+
+
+def _spill_bytes(entry: _Compiled) -> int:
+    """The bytes ptxas's spill report of ``entry``'s kernel names (stores and loads; 0: no spill)."""
+    import re
+
+    return sum(int(x) for x in re.findall(r"(\d+) B (?:stores|loads)", _spill_report(entry)))
+
+
+def narrower_retiles(chosen: Any) -> list[Any]:
+    """The retiled configurations tried, in order, after ``chosen``'s kernel spilled registers: the 128-column
+    tile in ``chosen``'s clusters, then in 1x1 clusters (each only where it differs from ``chosen``; a B
+    multicast's address arithmetic takes consumer registers too).  128 columns: the tile width whose accumulator
+    takes half of the consumer's accumulator registers (:data:`~tileorch.kernels.gemm.config.ACCUMULATOR_REGISTERS`
+    at 256), leaving the rest of its ``setmaxnreg`` budget to the epilogue's operand tiles."""
+    from tileorch.kernels.gemm.config import GemmConfigError
+
+    out: list[Any] = []
+    for cluster in dict.fromkeys((chosen.cluster_m, 1)):
+        if (chosen.tile_n, chosen.cluster_m) == (128, cluster):
+            continue
+        narrow = dataclasses.replace(chosen, tile_n=128)  # (its ring in the shared memory the wider tile's took)
+        stages = min(16, max(chosen.stages, chosen.stages * chosen.stage_bytes // narrow.stage_bytes))
+        while stages >= 2:
+            try:
+                out.append(dataclasses.replace(chosen, tile_n=128, cluster_m=cluster, stages=stages).check())
+                break
+            except GemmConfigError:
+                stages -= 1
+    return out
+
+
+def _unspilled_retile(entry: _Compiled, chosen: Any, why: str, kernel: Any, arguments: list[Argument], arch: str):
+    """(entry, configuration, remark) of the retile that runs when ``entry``'s kernel (``chosen``) spilled registers:
+    the first of :func:`narrower_retiles` whose kernel ptxas assembles without spilling, decided by the compile's own
+    ptxas report (the consumer's registers are the budget: the accumulators, the epilogue's operand tiles and the
+    addresses must fit it); where every one spills, the one that spills the fewest bytes.  ``why`` gains the
+    choice and the spill reports it was made from."""
+    from tileorch.kernels.gemm.config import override_string
+
+    tried = [(entry, chosen)]
+    for cand in narrower_retiles(chosen):
+        got = compiled(kernel, arguments, arch, cand.schedule, override_string(cand))
+        tried.append((got, cand))
+        if not spilled(got):
+            break
+    best, cfg = min(tried, key=lambda t: _spill_bytes(t[0]))
+    said = "; ".join(f"{c.tile_m} x {c.tile_n} in {c.cluster_m}x1 clusters " + (
+        f"spilled ({_spill_report(e)})" if spilled(e) else "does not spill") for e, c in tried)
+    if best is entry:
+        return entry, chosen, why + f"; ptxas spilled registers of every retiled kernel tried ({said}): the " \
+                                    f"{chosen.tile_m} x {chosen.tile_n} one runs, spilling the fewest bytes"
+    verdict = "the first that does not spill" if not spilled(best) else "the one spilling the fewest bytes"
+    return best, cfg, why + (f"; runs as {cfg.tile_m} x {cfg.tile_n} tiles in {cfg.cluster_m}x1 clusters, {verdict}: "
+                             f"the retiled kernels' ptxas reports: {said}")
+
+
 def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, sms: int, c_ld: bool,
                   tile_192: bool = True):
     """(configuration, remark) of a retiled GEMM program: tileorch.gemm's auto rule
@@ -1865,6 +1928,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                 chosen, why = retile_config(cfg, m * batch, n, k, major, schedule, dev.sm_count, c_ld, False)
                 why += "; 192-wide tiles not taken: ptxas spilled the 128 x 192 kernel's registers"
                 entry = compiled(kernel, arguments, arch, chosen.schedule, override_string(chosen))
+            if spilled(entry):  # (e.g. an epilogue reading C or a residual: its tiles on top of the accumulators)
+                entry, chosen, why = _unspilled_retile(entry, chosen, why, kernel, arguments, arch)
         else:  # B's layout differs from the compiled program's (no epilogue): tileorch.gemm's tile program
             gk = kernel_for(chosen)
             entry = None
