@@ -1756,22 +1756,27 @@ def _spill_bytes(entry: _Compiled) -> int:
 
 
 def narrower_retiles(chosen: Any) -> list[Any]:
-    """The retiled configurations tried, in order, after ``chosen``'s kernel spilled registers: the 128-column
-    tile in ``chosen``'s clusters, then in 1x1 clusters (each only where it differs from ``chosen``; a B
-    multicast's address arithmetic takes consumer registers too).  128 columns: the tile width whose accumulator
-    takes half of the consumer's accumulator registers (:data:`~tileorch.kernels.gemm.config.ACCUMULATOR_REGISTERS`
-    at 256), leaving the rest of its ``setmaxnreg`` budget to the epilogue's operand tiles."""
-    from tileorch.kernels.gemm.config import GemmConfigError
+    """The retiled configurations tried, in order, after ``chosen``'s kernel spilled registers: the widest tile the
+    WGMMA builder takes (128 columns or more) whose accumulators take at most half of the consumer's accumulator
+    registers (:data:`~tileorch.kernels.gemm.config.ACCUMULATOR_REGISTERS`; one f32 accumulator: 128 columns),
+    leaving the rest of the consumer's ``setmaxnreg`` budget to the epilogue's operand tiles and addresses, in
+    ``chosen``'s clusters, then in 1x1 clusters (a B multicast's address arithmetic takes consumer registers too);
+    each only where it differs from ``chosen``, its ring in the shared memory ``chosen``'s took."""
+    from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS, GemmConfigError
+    from tileorch.transforms.tileas.convert_to_cutlass import TILE_NS
 
+    widths = [v for v in TILE_NS if v >= 128]
+    width = max((v for v in widths if dataclasses.replace(chosen, tile_n=v).accumulator_registers
+                 <= ACCUMULATOR_REGISTERS // 2), default=min(widths))
     out: list[Any] = []
     for cluster in dict.fromkeys((chosen.cluster_m, 1)):
-        if (chosen.tile_n, chosen.cluster_m) == (128, cluster):
+        if width > chosen.tile_n or (chosen.tile_n, chosen.cluster_m) == (width, cluster):
             continue
-        narrow = dataclasses.replace(chosen, tile_n=128)  # (its ring in the shared memory the wider tile's took)
+        narrow = dataclasses.replace(chosen, tile_n=width)
         stages = min(16, max(chosen.stages, chosen.stages * chosen.stage_bytes // narrow.stage_bytes))
         while stages >= 2:
             try:
-                out.append(dataclasses.replace(chosen, tile_n=128, cluster_m=cluster, stages=stages).check())
+                out.append(dataclasses.replace(narrow, cluster_m=cluster, stages=stages).check())
                 break
             except GemmConfigError:
                 stages -= 1
