@@ -185,7 +185,8 @@ def _process_state() -> dict:
     from tileorch import settings
     from tileorch.tools.opt import XDSL_SWITCHES
 
-    return {"xdsl switches": [vars(cls).get(name) for cls, name in XDSL_SWITCHES], "gc": (gc.isenabled(), gc.get_threshold()), "environ": dict(os.environ),
+    return {"xdsl switches": [vars(cls).get(name) for cls, name in XDSL_SWITCHES],
+            "gc": (gc.isenabled(), gc.get_threshold()), "environ": dict(os.environ),
             "overrides": dict(getattr(settings._local, "texts", None) or {}), "warnings": list(warnings.filters),
             "streams": (sys.stdout, sys.stderr, sys.stdin),
             "signals": [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGALRM)],

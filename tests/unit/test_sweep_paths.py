@@ -20,7 +20,8 @@ def _sweeps():
     import test_user_sweep30_emulated as s30e
     import test_user_sweep30_interp as s30
 
-    return [(s26e.PROGRAMS, (s26, s26e), (s26e.CASES,)), (s30e.PROGRAMS, (s30, s30e), (s30e.CASES, s30e.ATTENTION_CASES))]
+    return [(s26e.PROGRAMS, (s26, s26e), (s26e.CASES,)),
+            (s30e.PROGRAMS, (s30, s30e), (s30e.CASES, s30e.ATTENTION_CASES))]
 
 
 def test_moving_a_program_between_the_tier_and_simt_leaves_every_program_tested():
@@ -66,4 +67,5 @@ def test_a_refused_dot_is_told_by_its_table_entry():
     assert sweep_paths.refused_dot_tests(P30, s30) == set()
     refused = sweep_paths.refused_dot_tests(P26, s26)
     assert "test_w4a16_gemm_nibbles_dequant_in_loop" in refused and "test_gemm_heads_on_grid_axis2" not in refused
-    assert all(P26[n].path == "simt" and P26[n].error for t in refused for n in sweep_paths.programs_run_by(getattr(s26, t)))
+    assert all(P26[n].path == "simt" and P26[n].error
+               for t in refused for n in sweep_paths.programs_run_by(getattr(s26, t)))
