@@ -1794,12 +1794,16 @@ def _unspilled_retile(entry: _Compiled, chosen: Any, why: str, kernel: Any, argu
     tried = [(entry, chosen)]
     for cand in narrower_retiles(chosen):
         got = compiled(kernel, arguments, arch, cand.schedule, override_string(cand))
+        if getattr(got.program, "kind", "gemm") != "gemm":  # (not the tier's kernel: not a candidate)
+            continue
         tried.append((got, cand))
         if not spilled(got):
             break
     best, cfg = min(tried, key=lambda t: _spill_bytes(t[0]))
-    said = "; ".join(f"{c.tile_m} x {c.tile_n} in {c.cluster_m}x1 clusters " + (
-        f"spilled ({_spill_report(e)})" if spilled(e) else "does not spill") for e, c in tried)
+    ran = {id(e): getattr(e.program, "gemm_config", None) or c for e, c in tried}  # (as the tier compiled it)
+    said = "; ".join(f"{ran[id(e)].tile_m} x {ran[id(e)].tile_n} in {ran[id(e)].cluster_m}x1 clusters " + (
+        f"spilled ({_spill_report(e)})" if spilled(e) else "does not spill") for e, _ in tried)
+    cfg = ran[id(best)]
     if best is entry:
         return entry, chosen, why + f"; ptxas spilled registers of every retiled kernel tried ({said}): the " \
                                     f"{chosen.tile_m} x {chosen.tile_n} one runs, spilling the fewest bytes"
