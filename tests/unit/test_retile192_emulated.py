@@ -9,6 +9,7 @@ a B read transposed by its load (K-major), an f32 and an f16 output."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import warnings
 
 import numpy as np
@@ -295,7 +296,9 @@ def _launched_compiled(monkeypatch, name, shapes, m, n, k, sms=132):
 
 @pytest.mark.parametrize("name, shapes", [
     ("mm_accumulate_into_c", {0: (100, 64), 1: (64, 80), 2: (100, 80)}),  # C read as the accumulator's start
-    ("mm_residual_gate", {0: (100, 64), 1: (64, 80), 2: (100, 80), 3: (100, 80), 4: (100, 80)}),  # R + G * (A @ B)
+    pytest.param("mm_residual_gate", {0: (100, 64), 1: (64, 80), 2: (100, 80), 3: (100, 80), 4: (100, 80)},
+                 marks=pytest.mark.skipif(not os.environ.get("TILEORCH_EMULATE_ALL"),
+                                          reason="CI-sized subset: TILEORCH_EMULATE_ALL=1 runs it")),  # R + G * (A @ B)
 ])
 def test_a_c_reading_retile_runs_a_kernel_that_does_not_spill(monkeypatch, name, shapes):
     """Session 40's final read: the launcher retiled a 100 x 80 C-reading GEMM to 128 x 256 tiles in 2x1 clusters,
