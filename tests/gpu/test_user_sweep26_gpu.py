@@ -38,10 +38,6 @@ from sweep_harness import launch as _launch  # noqa: E402
 from tileorch.testing import user_programs26 as up  # noqa: E402
 from tileorch.testing.user_programs26 import PROGRAMS  # noqa: E402
 
-GEMM = {n for n, p in PROGRAMS.items() if p.path != "simt"}
-SIMT = {n: p for n, p in PROGRAMS.items() if n not in GEMM}
-ON_THE_GPU_ONLY = {"bmm_b_broadcast_by_zero_batch_stride"}
-"""The tier's programs the emulator cannot run (its runner reads no view strides)."""
 
 
 def _gpu_run(name, inputs, program=None):
@@ -49,11 +45,11 @@ def _gpu_run(name, inputs, program=None):
 
 
 def test_every_program_has_a_test():
-    import inspect
+    """Whatever its path (the launcher picks it here): a test of test_user_sweep26_interp.py or a case of the emulated
+    file (tests/unit/sweep_paths.py; moving a program between the tier and the SIMT path edits its table entry only)."""
+    import sweep_paths
 
-    source = inspect.getsource(s26)
-    assert all(f'run("{n}"' in source for n in SIMT), [n for n in SIMT if f'run("{n}"' not in source]
-    assert set(s26e.CASES) | ON_THE_GPU_ONLY == GEMM, GEMM ^ (set(s26e.CASES) | ON_THE_GPU_ONLY)
+    assert not sweep_paths.untested(PROGRAMS, s26, s26e, cases=(s26e.CASES,))
 
 
 @pytest.mark.parametrize("test", sorted(n for n in dir(s26) if n.startswith("test_")))

@@ -1772,6 +1772,78 @@ def spilled(entry: _Compiled) -> bool:
     return any(r.startswith("warning: ptxas spilled") for r in (getattr(entry.program, "remarks", None) or []))
 
 
+def _spill_report(entry: _Compiled) -> str:
+    """ptxas's spill report of ``entry``'s kernel (``60 B stores, 56 B loads (168 registers)``), or ''."""
+    for r in getattr(entry.program, "remarks", None) or []:
+        if r.startswith("warning: ptxas spilled"):
+            return r.rsplit(": ", 1)[-1]
+    return ""
+
+
+def _spill_bytes(entry: _Compiled) -> int:
+    """The bytes ptxas's spill report of ``entry``'s kernel names (stores and loads; 0: no spill)."""
+    import re
+
+    return sum(int(x) for x in re.findall(r"(\d+) B (?:stores|loads)", _spill_report(entry)))
+
+
+def narrower_retiles(chosen: Any) -> list[Any]:
+    """The retiled configurations tried, in order, after ``chosen``'s kernel spilled registers: the widest tile the
+    WGMMA builder takes (128 columns or more) whose accumulators take at most half of the consumer's accumulator
+    registers (:data:`~tileorch.kernels.gemm.config.ACCUMULATOR_REGISTERS`; one f32 accumulator: 128 columns),
+    leaving the rest of the consumer's ``setmaxnreg`` budget to the epilogue's operand tiles and addresses, in
+    ``chosen``'s clusters, then in 1x1 clusters (a B multicast's address arithmetic takes consumer registers too);
+    each only where it differs from ``chosen``, its ring in the shared memory ``chosen``'s took."""
+    from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS, GemmConfigError
+    from tileorch.transforms.tileas.convert_to_cutlass import TILE_NS
+
+    widths = [v for v in TILE_NS if v >= 128]
+    width = max((v for v in widths if dataclasses.replace(chosen, tile_n=v).accumulator_registers
+                 <= ACCUMULATOR_REGISTERS // 2), default=min(widths))
+    out: list[Any] = []
+    for cluster in dict.fromkeys((chosen.cluster_m, 1)):
+        if width > chosen.tile_n or (chosen.tile_n, chosen.cluster_m) == (width, cluster):
+            continue
+        narrow = dataclasses.replace(chosen, tile_n=width)
+        stages = min(16, max(chosen.stages, chosen.stages * chosen.stage_bytes // narrow.stage_bytes))
+        while stages >= 2:
+            try:
+                out.append(dataclasses.replace(narrow, cluster_m=cluster, stages=stages).check())
+                break
+            except GemmConfigError:
+                stages -= 1
+    return out
+
+
+def _unspilled_retile(entry: _Compiled, chosen: Any, why: str, kernel: Any, arguments: list[Argument], arch: str):
+    """(entry, configuration, remark) of the retile that runs when ``entry``'s kernel (``chosen``) spilled registers:
+    the first of :func:`narrower_retiles` whose kernel ptxas assembles without spilling, decided by the compile's own
+    ptxas report (the consumer's registers are the budget: the accumulators, the epilogue's operand tiles and the
+    addresses must fit it); where every one spills, the one that spills the fewest bytes.  ``why`` gains the
+    choice and the spill reports it was made from."""
+    from tileorch.kernels.gemm.config import override_string
+
+    tried = [(entry, chosen)]
+    for cand in narrower_retiles(chosen):
+        got = compiled(kernel, arguments, arch, cand.schedule, override_string(cand))
+        if getattr(got.program, "kind", "gemm") != "gemm":  # (not the tier's kernel: not a candidate)
+            continue
+        tried.append((got, cand))
+        if not spilled(got):
+            break
+    best, cfg = min(tried, key=lambda t: _spill_bytes(t[0]))
+    ran = {id(e): getattr(e.program, "gemm_config", None) or c for e, c in tried}  # (as the tier compiled it)
+    said = "; ".join(f"{ran[id(e)].tile_m} x {ran[id(e)].tile_n} in {ran[id(e)].cluster_m}x1 clusters " + (
+        f"spilled ({_spill_report(e)})" if spilled(e) else "does not spill") for e, _ in tried)
+    cfg = ran[id(best)]
+    if best is entry:
+        return entry, chosen, why + f"; ptxas spilled registers of every retiled kernel tried ({said}): the " \
+                                    f"{chosen.tile_m} x {chosen.tile_n} one runs, spilling the fewest bytes"
+    verdict = "the first that does not spill" if not spilled(best) else "the one spilling the fewest bytes"
+    return best, cfg, why + (f"; runs as {cfg.tile_m} x {cfg.tile_n} tiles in {cfg.cluster_m}x1 clusters, {verdict}: "
+                             f"the retiled kernels' ptxas reports: {said}")
+
+
 def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, sms: int, c_ld: bool,
                   tile_192: bool = True):
     """(configuration, remark) of a retiled GEMM program: tileorch.gemm's auto rule
@@ -1799,14 +1871,12 @@ def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, s
         # configuration, promoted unless it asks for use_fast_acc=True, its kernel form is built without it or
         # TILEORCH_FP8_PROMOTE_INTERVAL=0): the retiled configuration is given to the lowering whole,
         # fp8_promote included; a tile too wide for the scratch runs narrowed
-        from tileorch.transforms.tileas.fp8_promotion import promotion
+        from tileorch.transforms.tileas.fp8_promotion import narrowed_for_scratch
 
-        wide = chosen.tile_n
-        chosen = promotion(chosen, True, chosen.dtype, ACCUMULATOR_REGISTERS)[0].check()
-        if chosen.tile_n != wide:
-            why += (f"; run as {chosen.tile_m} x {chosen.tile_n} with two-level fp8 accumulation (fp8_promote="
-                    f"{chosen.fp8_promote}: a {wide}-column accumulator and its scratch exceed the consumer's "
-                    f"{ACCUMULATOR_REGISTERS} accumulator registers)")
+        if chosen.tile_n > ACCUMULATOR_REGISTERS:  # (the tier's remark at the dot says how it accumulates)
+            chosen, narrowed = narrowed_for_scratch(chosen, ACCUMULATOR_REGISTERS)
+            why += "; " + narrowed
+        chosen = dataclasses.replace(chosen, fp8_promote=cfg.fp8_promote).check()
     return chosen, why
 
 
@@ -1899,6 +1969,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                 chosen, why = retile_config(cfg, m * batch, n, k, major, schedule, dev.sm_count, c_ld, False)
                 why += "; 192-wide tiles not taken: ptxas spilled the 128 x 192 kernel's registers"
                 entry = compiled(kernel, arguments, arch, chosen.schedule, override_string(chosen))
+            if spilled(entry):  # (e.g. an epilogue reading C or a residual: its tiles on top of the accumulators)
+                entry, chosen, why = _unspilled_retile(entry, chosen, why, kernel, arguments, arch)
         else:  # B's layout differs from the compiled program's (no epilogue): tileorch.gemm's tile program
             gk = kernel_for(chosen)
             entry = None
