@@ -892,3 +892,247 @@ _add("segment_max_int32_atomic_by_ids", segment_max_int32_atomic_by_ids,
      [_a((300,), I32), _a((300,), I32), _a((10,), I32), 128], (3,), "simt", outputs=(2,))
 _add("gelu_erf_free_tanh_bf16_elementwise", gelu_erf_free_tanh_bf16_elementwise,
      [_a((300,), BF16), _a((300,), BF16), 128], (3,), "simt", outputs=(1,))
+
+
+# ----------------------------------------------------------------------------------------------- invalid programs
+
+
+@ct.kernel
+def astype_to_int_with_rounding_mode(X, Y, BS: ConstInt):
+    """f32 -> int32 asking for round-to-nearest (cuTile takes a rounding mode for float -> float only)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.astype(x, ct.int32, rounding_mode=ct.RoundingMode.RN))
+
+
+@ct.kernel
+def atomic_max_of_f32_segments(X, Seg, Out, BS: ConstInt):
+    """A per-segment maximum of f32 values by ``ct.atomic_max`` (integer arrays only)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    seg = ct.load(Seg, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.atomic_max(Out, (seg,), x)
+
+
+@ct.kernel
+def head_dim_48_as_tile_shape(Q, O, BM: ConstInt, D: ConstInt):
+    """A head dim of 48 used as the tile's width (tiles are powers of two)."""
+    q = ct.load(Q, index=(ct.bid(0), 0), shape=(BM, D), padding_mode=ZERO)
+    ct.store(O, index=(ct.bid(0), 0), tile=q)
+
+
+@ct.kernel
+def int8_mma_into_f32_acc(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """int8 tiles multiplied into an f32 accumulator (int8 takes int32)."""
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(TM, TK), padding_mode=ZERO)
+    b = ct.load(B, index=(0, ct.bid(1)), shape=(TK, TN), padding_mode=ZERO)
+    acc = ct.mma(a, b, acc)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+@ct.kernel
+def gather_with_float_indices(T, Ids, Y, BS: ConstInt):
+    """An embedding gather whose indices are f32 tiles."""
+    ids = ct.load(Ids, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.gather(T, ids))
+
+
+@ct.kernel
+def atomic_add_one_index_into_2d(H, X, BS: ConstInt):
+    """A histogram into a 2-D array given a single index tile."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.atomic_add(H, (x,), ct.ones((BS,), dtype=ct.int32))
+
+
+@ct.kernel
+def cumsum_axis_2_of_a_row_tile(X, Y, BN: ConstInt):
+    """A row's prefix sum along axis 2 of a 2-D tile."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), 0), tile=ct.cumsum(x, axis=2))
+
+
+@ct.kernel
+def transpose_of_a_vector(X, Y, BS: ConstInt):
+    """``ct.transpose`` of a 1-D tile."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.transpose(x))
+
+
+@ct.kernel
+def matmul_inner_dims_disagree(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """``a @ b`` of a (64, 32) and a (64, 64) tile (K 32 against 64)."""
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(TM, TK), padding_mode=ZERO)
+    b = ct.load(B, index=(0, ct.bid(1)), shape=(TM, TN), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=a @ b)
+
+
+@ct.kernel
+def where_of_unbroadcastable_shapes(X, Y, BS: ConstInt):
+    """``ct.where`` of a (64,) mask against a (32,) tile."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    h = ct.load(X, index=(ct.bid(0),), shape=(BS // 2,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.where(x > 0, h, 0.0))
+
+
+@ct.kernel
+def full_of_a_runtime_shape(X, Y, n: int):
+    """``ct.full`` whose shape is a runtime argument."""
+    ct.store(Y, index=(0,), tile=ct.full((n,), 1.0, dtype=ct.float32))
+
+
+@ct.kernel
+def item_of_a_64_element_tile(X, Y, BS: ConstInt):
+    """``.item()`` of a tile of 64 elements."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(0,), tile=ct.full((BS,), x.item(), dtype=ct.float32))
+
+
+@ct.kernel
+def math_exp_of_a_tile(X, Y, BS: ConstInt):
+    """Python's ``math.exp`` called on a tile."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=math.exp(x))
+
+
+@ct.kernel
+def kernel_returns_its_sum(X, BS: ConstInt):
+    """A kernel that returns the tile's sum."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    return ct.sum(x)
+
+
+@ct.kernel
+def bf16_mma_into_f16_acc(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """bf16 tiles multiplied into an f16 accumulator."""
+    acc = ct.zeros((TM, TN), dtype=ct.float16)
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(TM, TK), padding_mode=ZERO)
+    b = ct.load(B, index=(0, ct.bid(1)), shape=(TK, TN), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(a, b, acc))
+
+
+@ct.kernel
+def extract_past_the_tile(X, Y, BN: ConstInt):
+    """``ct.extract`` of the column block after the tile's last."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), 0), tile=ct.extract(x, index=(0, 2), shape=(1, BN // 2)))
+
+
+@ct.kernel
+def cat_of_different_row_counts(X, Y, BN: ConstInt):
+    """``ct.cat`` along axis 1 of a (1, 64) and a (2, 64) tile."""
+    a = ct.load(X, index=(0, 0), shape=(1, BN), padding_mode=ZERO)
+    b = ct.load(X, index=(0, 0), shape=(2, BN), padding_mode=ZERO)
+    ct.store(Y, index=(0, 0), tile=ct.cat((a, b), axis=1))
+
+
+@ct.kernel
+def range_of_a_float_bound(X, Y, n: float, BS: ConstInt):
+    """A loop ``range(n)`` whose bound is a float argument."""
+    acc = ct.zeros((BS,), dtype=ct.float32)
+    for i in range(n):
+        acc = acc + ct.load(X, index=(i,), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(0,), tile=acc)
+
+
+@ct.kernel
+def store_2d_tile_at_1d_index(X, Y, BM: ConstInt, BN: ConstInt):
+    """A (BM, BN) tile stored into a 1-D array."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(BM, BN), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x)
+
+
+@ct.kernel
+def argmax_axis_of_a_runtime_int(X, Y, ax: int, BN: ConstInt):
+    """``ct.argmax`` along an axis given as a runtime argument."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, BN), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.argmax(x, axis=ax))
+
+
+@ct.kernel
+def bid_of_axis_3(X, Y, BS: ConstInt):
+    """``ct.bid(3)`` (the grid has three axes)."""
+    x = ct.load(X, index=(ct.bid(3),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(0,), tile=x)
+
+
+@ct.kernel
+def mma_e5m2_by_e4m3(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """An fp8 GEMM tile with e5m2 A and e4m3 B."""
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(TM, TK), padding_mode=ZERO)
+    b = ct.load(B, index=(0, ct.bid(1)), shape=(TK, TN), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(a, b, acc))
+
+
+@ct.kernel
+def int64_mma_tiles(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """int64 tiles multiplied by ``@``."""
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(TM, TK), padding_mode=ZERO)
+    b = ct.load(B, index=(0, ct.bid(1)), shape=(TK, TN), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=a @ b)
+
+
+_V, _M, _H = _a((200,)), _a((64, 128)), _a((128, 128), F16)
+REJECTED_BY_CUTILE = {
+    # name: (kernel, spec, words of cuTile's message, text of the line it names)
+    "astype_to_int_with_rounding_mode": (astype_to_int_with_rounding_mode, [_V, _a((200,), I32), 64],
+                                         "rounding_mode is only valid for float to float conversions",
+                                         "rounding_mode=ct.RoundingMode.RN"),
+    "atomic_max_of_f32_segments": (atomic_max_of_f32_segments, [_V, _a((200,), I32), _a((10,)), 64],
+                                   "Unsupported array dtype: float32", "ct.atomic_max(Out, (seg,), x)"),
+    "head_dim_48_as_tile_shape": (head_dim_48_as_tile_shape, [_a((100, 48), F16), _a((100, 48), F16), 64, 48],
+                                  "Dimension #1 of shape (64, 48) is not a power of two", "q = ct.load(Q"),
+    "int8_mma_into_f32_acc": (int8_mma_into_f32_acc, [_a((64, 64), I8), _a((64, 64), I8), _a((64, 64)), 64, 64, 64],
+                              "Unsupported acc dtype float32", "acc = ct.mma(a, b, acc)"),
+    "gather_with_float_indices": (gather_with_float_indices, [_V, _V, _V, 64],
+                                  "Expected a tuple of integer scalars/tiles or a single integer scalar/tile",
+                                  "ct.gather(T, ids)"),
+    "atomic_add_one_index_into_2d": (atomic_add_one_index_into_2d, [_a((4, 4), I32), _a((200,), I32), 64],
+                                     "For array of rank 2, `indices` must be a tuple of length 2",
+                                     "ct.atomic_add(H, (x,)"),
+    "cumsum_axis_2_of_a_row_tile": (cumsum_axis_2_of_a_row_tile, [_M, _M, 128], "Axis 2 is out of range for rank 2",
+                                    "ct.cumsum(x, axis=2)"),
+    "transpose_of_a_vector": (transpose_of_a_vector, [_V, _V, 64],
+                              "Cannot transpose a tile with fewer than 2 dimensions", "ct.transpose(x)"),
+    "matmul_inner_dims_disagree": (matmul_inner_dims_disagree, [_H, _H, _a((128, 128)), 64, 64, 32],
+                                   "Incompatible shapes for matrix mul on tiles: (64, 32), (64, 64)", "tile=a @ b"),
+    "where_of_unbroadcastable_shapes": (where_of_unbroadcastable_shapes, [_V, _V, 64],
+                                        "Shapes are not broadcastable: (64,), (32,)", "ct.where(x > 0, h, 0.0)"),
+    "full_of_a_runtime_shape": (full_of_a_runtime_shape, [_V, _V, 64],
+                                "Invalid argument \"shape\" of full(): Expected a constant integer tuple",
+                                "ct.full((n,)"),
+    "item_of_a_64_element_tile": (item_of_a_64_element_tile, [_V, _V, 64], "Cannot reshape (64,) to ()",
+                                  "x.item()"),
+    "math_exp_of_a_tile": (math_exp_of_a_tile, [_V, _V, 64], "exp() is not supported in device code",
+                           "tile=math.exp(x)"),
+    "kernel_returns_its_sum": (kernel_returns_its_sum, [_V, 64], "Tile kernels cannot return values",
+                               "return ct.sum(x)"),
+    "bf16_mma_into_f16_acc": (bf16_mma_into_f16_acc, [_a((64, 64), BF16), _a((64, 64), BF16), _a((64, 64), F16), 64,
+                                                      64, 64], "Unsupported acc dtype float16", "ct.mma(a, b, acc)"),
+    "extract_past_the_tile": (extract_past_the_tile, [_M, _M, 128],
+                              "Index 2 out of bounds at dimension #1: valid range is [0, 2)", "ct.extract(x, index=(0, 2)"),
+    "cat_of_different_row_counts": (cat_of_different_row_counts, [_M, _M, 64],
+                                    "Expected tiles to have the same shape for non axis dimensions, got (1, 64) and "
+                                    "(2, 64)", "ct.cat((a, b), axis=1)"),
+    "range_of_a_float_bound": (range_of_a_float_bound, [_V, _V, 2.0, 64],
+                               "Expected a signed integer scalar, but got Tile[float32,()]", "for i in range(n)"),
+    "argmax_axis_of_a_runtime_int": (argmax_axis_of_a_runtime_int, [_M, _a((64,), I32), 1, 128],
+                                     "Invalid argument \"axis\" of argmax(): Expected an integer constant",
+                                     "ct.argmax(x, axis=ax)"),
+    "bid_of_axis_3": (bid_of_axis_3, [_V, _V, 64], "Axis must be 0, 1, or 2, but 3 was given", "ct.bid(3)"),
+    "mma_e5m2_by_e4m3": (mma_e5m2_by_e4m3, [_a((64, 64), "float8_e5m2"), _a((64, 64), "float8_e4m3fn"), _a((64, 64)),
+                                            64, 64, 64],
+                         "x and y must have the same dtype unless they are int8/uint8, got float8_e5m2 float8_e4m3fn",
+                         "ct.mma(a, b, acc)"),
+    "int64_mma_tiles": (int64_mma_tiles, [_a((64, 64), "int64")] * 3 + [64, 64, 64],
+                        "Unsupported input dtype int64", "tile=a @ b"),
+}
+"""Programs cuTile's front end refuses at the user's line (tileorch never sees them)."""
+
+
+INVALID: dict[str, UserProgram] = {}
+"""Programs cuTile's front end accepts that tileorch cannot run: each stops with ``file:line:col: error:`` at the
+user's line (``error``: words of the message; ``notes``: the source text of the line)."""
+_bad = registrar(INVALID)
+_bad("store_2d_tile_at_1d_index", store_2d_tile_at_1d_index, [_M, _a((4096,)), 64, 64], (1,), "error",
+     error="expected tensor_view rank and tile rank to match, got tensor_view of rank 1 and tiles of rank 2",
+     notes="ct.store(Y, index=(ct.bid(0),), tile=x)")
