@@ -117,6 +117,37 @@ def _att_key_bias():
     return {0: q, 1: k, 2: v, 3: kb}, {4: attention(q, k, v, lambda s, bh: s / 8.0 + _d(kb[bh])[None, :])}
 
 
+def _att_decode_gqa_packed():
+    q, k, v = _h(2, 2, 8, 64), _h(2, 2, 300, 64), _h(2, 2, 300, 64)
+    ref = np.empty((2, 2, 8, 64))
+    for b in range(2):
+        ref[b] = attention(q[b], k[b], v[b], lambda s, h: s / 8.0)  # the 8 heads of KV head h: 8 rows
+    return {0: q, 1: k, 2: v}, {3: ref}
+
+
+def _att_128x128():
+    q, k, v = _qkv(2, 300, 300, 64)
+    i, j = _pos(300, 300)
+    return {0: q, 1: k, 2: v}, {3: attention(q, k, v, lambda s, h: _masked(s / 8.0, j <= i))}
+
+
+def _att_head_scale():
+    q, k, v = _qkv(4, 150, 170, 64)
+    hs = np.array([0.1, 0.3], np.float32)  # log2 units
+    return {0: q, 1: k, 2: v, 3: hs}, {4: attention(q, k, v, lambda s, bh: s * float(hs[bh % 2]) / np.log2(np.e))}
+
+
+def _att_left_padding():
+    q, k, v = _qkv(2, 200, 200, 64)
+    start = np.zeros((2, 200), np.int32)
+    start[0] = 70  # head 0: rows from 70 on see keys 70 .. i (their first key tile, 0 .. 63, all padding)
+    start[0, :70] = np.arange(70)  # rows before 70 see only their own key
+    start[1] = np.minimum(np.arange(200), 130)  # rows from 130 on start at key 130
+    i, j = _pos(200, 200)
+    ref = attention(q, k, v, lambda s, bh: _masked(s / 8.0, (j <= i) & (j >= start[bh][:, None])))
+    return {0: q, 1: k, 2: v, 3: start}, {4: ref}
+
+
 ATTENTION_CASES = {
     "attn_mqa_one_kv_head_bhsd": _att_mqa,
     "attn_causal_window_scalar_arg": _att_window_arg,
@@ -129,6 +160,11 @@ ATTENTION_CASES = {
     "attn_both_dots_by_matmul_operator": _att_by_operator,
     "attn_gqa_bshd_group_of_4": _att_gqa_bshd,
     "attn_bias_row_vector_per_key_f32": _att_key_bias,
+    "attn_decode_gqa_heads_packed_in_rows": _att_decode_gqa_packed,
+    "attn_tiles_128x128_d64": _att_128x128,
+    "attn_scale_after_max_natural_exp": _plain(2, 150, 170, 64),
+    "attn_per_head_scale_item": _att_head_scale,
+    "attn_left_padding_start_per_row": _att_left_padding,
 }
 """Per chained program: ``() -> (inputs, {output position: float64 reference})``."""
 BF16_OUT = {"attn_head_dim_160_bf16", "attn_decode_one_row_causal_tail"}
@@ -261,8 +297,30 @@ def _case_gemm_tiles_128x128x64_f16_relu_sq():
     _check(out, np.maximum(_mm(a, b), 0) ** 2, 1e-2, 2e-3)  # f16 out
 
 
+def _case_gemm_c_and_column_sums_by_atomics():
+    a, b = _h(100, 64), _h(64, 80, scale=0.3)
+    out = emulate("gemm_c_and_column_sums_by_atomics", {0: a, 1: b, 3: np.zeros(80, np.float32)})
+    c = _mm(a, b)
+    _check(out[2], c, 1e-3)
+    _check(out[3], c.sum(0), 1e-2)  # two M tiles' partials (the padded rows add zeros)
+
+
+def _case_gemm_relu_and_row_sums_by_atomics():
+    a, b = _h(100, 64), _h(64, 200, scale=0.3)
+    out = emulate("gemm_relu_and_row_sums_by_atomics", {0: a, 1: b, 3: np.zeros(100, np.float32)})
+    r = np.maximum(_mm(a, b), 0)
+    _check(out[2], r, 1e-2, 2e-3)  # f16 out
+    _check(out[3], r.sum(1), 1e-2)  # four N tiles' partials
+
+
+def _case_gemm_k_1000_bf16_tk_32():
+    a, b = _bf(100, 1000, scale=0.5), _bf(1000, 200, scale=0.3)
+    _check(emulate("gemm_k_1000_bf16_tk_32", {0: a, 1: b})[2], _mm(_f(a), _f(b)), 2e-3)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
-GEMMS = sorted(CASES) if ALL else ["gemm_grouped_tile_group_table", "gemm_int8_int32_acc_dequant_f16"]
+GEMMS = sorted(CASES) if ALL else ["gemm_grouped_tile_group_table", "gemm_int8_int32_acc_dequant_f16",
+                                   "gemm_c_and_column_sums_by_atomics"]
 """The GEMM cases run in CI (every case of :data:`CASES` with ``TILEORCH_EMULATE_ALL=1``)."""
 
 

@@ -894,6 +894,207 @@ _add("gelu_erf_free_tanh_bf16_elementwise", gelu_erf_free_tanh_bf16_elementwise,
      [_a((300,), BF16), _a((300,), BF16), 128], (3,), "simt", outputs=(1,))
 
 
+# ----------------------------------------------------------------------------------------------- more attention
+
+
+@ct.kernel
+def attn_decode_gqa_heads_packed_in_rows(Q, K, V, O, qk_scale: float, G: ConstInt, BM: ConstInt, BN: ConstInt,
+                                         D: ConstInt):
+    """Decode with GQA, the G = 8 query heads sharing a KV head packed into the rows of one query tile: Q and O
+    ``[B, HKV, G, D]`` (one new token per head), K / V ``[B, HKV, S, D]``; the tile's BM = 64 rows hold the 8 heads
+    and zero padding (the padded rows are not stored); one program per (KV head, batch)."""
+    kvh, b = ct.bid(0), ct.bid(1)
+    seq = K.shape[2]
+    q = ct.load(Q, index=(b, kvh, 0, 0), shape=(1, 1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(b, kvh, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(b, kvh, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(b, kvh, 0, 0), tile=(acc / den).astype(O.dtype).reshape((1, 1, BM, D)))
+
+
+@ct.kernel
+def attn_tiles_128x128_d64(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """128-row query tiles against 128-key tiles (as cuTile's FMHA sample sizes them for head dim 64), causal by
+    ``where``, ragged; ``[BH, S, D]``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = qt * BM + ct.arange(BM, dtype=ct.int32)
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where((kpos[None, :] <= qpos[:, None]) & (kpos[None, :] < seq), s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_scale_after_max_natural_exp(Q, K, V, O, sm_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The softmax scale applied after the row maximum of the raw scores: ``p = exp((s - m) * scale)``, ``corr =
+    exp((m_old - m) * scale)`` (natural ``exp``; the maximum taken unscaled); ragged keys."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp((s - m_new) * sm_scale)
+        corr = ct.exp((m - m_new) * sm_scale)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_per_head_scale_item(Q, K, V, HeadScale, O, H: ConstInt, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """A learned per-head score scale (``[H]`` f32, log2 units) read by ``.item()`` at the head of the program;
+    non-causal, ragged keys; ``[B * H, S, D]``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    sc = ct.load(HeadScale, index=(bh % H,), shape=(1,)).item()
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * sc
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_left_padding_start_per_row(Q, K, V, Start, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """Left-padded batches: each query row sees keys from its own first valid key ``Start[bh, q]`` (int32, ``[BH,
+    Sq]``) to its causal limit; a row loaded as a ``(BM,)`` tile and compared per column; rows whose first key tiles
+    are all padding keep a guarded maximum (0 while -inf); ``[BH, S, D]``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = qt * BM + ct.arange(BM, dtype=ct.int32)
+    first = ct.load(Start, index=(bh, qt), shape=(1, BM), padding_mode=ZERO).reshape((BM,))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        keep = (kpos[None, :] <= qpos[:, None]) & (kpos[None, :] >= first[:, None])
+        s = ct.where(keep, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        m_safe = ct.where(m_new == -math.inf, 0.0, m_new)
+        p = ct.exp2(s - m_safe)
+        corr = ct.exp2(m - m_safe)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def gemm_c_and_column_sums_by_atomics(A, B, C, ColSum, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """C = A @ B (f32) and, in the same epilogue, C's column sums accumulated into a zeroed ``[N]`` f32 array by
+    ``ct.atomic_add`` (one partial per M tile; the ragged rows past M are zero: A is zero padded)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(B, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+    cols = bn * TN + ct.arange(TN, dtype=ct.int32)
+    ct.atomic_add(ColSum, (cols,), ct.sum(acc, axis=0))
+
+
+@ct.kernel
+def gemm_relu_and_row_sums_by_atomics(A, B, C, RowSum, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """``C = relu(A @ B)`` in f16 and each row's sum of the f32 ReLU accumulated into a zeroed ``[M]`` f32 array
+    by ``ct.atomic_add`` (one partial per N tile; the columns past N are zero: B is zero padded); M, N ragged."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(B, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    r = ct.maximum(acc, 0.0)
+    ct.store(C, index=(bm, bn), tile=r.astype(C.dtype))
+    rows = bm * TM + ct.arange(TM, dtype=ct.int32)
+    ct.atomic_add(RowSum, (rows,), ct.sum(r, axis=1))
+
+
+@ct.kernel
+def gemm_k_1000_bf16_tk_32(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """K = 1000 (31 full K tiles of 32 and one of 8), bf16 operands, f32 out; 64 x 128 tiles."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        b = ct.load(B, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+_add("attn_decode_gqa_heads_packed_in_rows", attn_decode_gqa_heads_packed_in_rows,
+     [_a((2, 2, 8, 64), F16), _a((2, 2, 300, 64), F16), _a((2, 2, 300, 64), F16), _a((2, 2, 8, 64), F16), scale2(64),
+      8, 64, 64, 64], (2, 2), "chained", outputs=(3,))
+_add("attn_tiles_128x128_d64", attn_tiles_128x128_d64, _bhsd(2, 300, 300, 64) + [scale2(64), 128, 128, 64], (3, 2),
+     "chained", outputs=(3,))
+_add("attn_scale_after_max_natural_exp", attn_scale_after_max_natural_exp,
+     _bhsd(2, 150, 170, 64) + [0.125, 64, 64, 64], (3, 2), "chained", outputs=(3,))
+_add("attn_per_head_scale_item", attn_per_head_scale_item,
+     _with_bias(_bhsd(4, 150, 170, 64), _a((2,))) + [2, 64, 64, 64], (3, 4), "chained", outputs=(4,))
+_add("attn_left_padding_start_per_row", attn_left_padding_start_per_row,
+     _with_bias(_bhsd(2, 200, 200, 64), _a((2, 200), I32)) + [scale2(64), 64, 64, 64], (4, 2), "chained",
+     outputs=(4,))
+_add("gemm_c_and_column_sums_by_atomics", gemm_c_and_column_sums_by_atomics,
+     [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80)), _a((80,)), 64, 64, 64], (2, 2), "gemm", outputs=(2, 3))
+_add("gemm_relu_and_row_sums_by_atomics", gemm_relu_and_row_sums_by_atomics,
+     [_a((100, 64), F16), _a((64, 200), F16), _a((100, 200), F16), _a((100,)), 64, 64, 64], (2, 4), "gemm",
+     outputs=(2, 3))
+_add("gemm_k_1000_bf16_tk_32", gemm_k_1000_bf16_tk_32,
+     [_a((100, 1000), BF16), _a((1000, 200), BF16), _a((100, 200)), 64, 128, 32], (2, 2), "gemm", outputs=(2,))
+
+
 # ----------------------------------------------------------------------------------------------- invalid programs
 
 
