@@ -148,6 +148,12 @@ def _att_left_padding():
     return {0: q, 1: k, 2: v, 3: start}, {4: ref}
 
 
+def _att_causal_150():
+    q, k, v = _qkv(2, 150, 150, 64)
+    i, j = _pos(150, 150)
+    return {0: q, 1: k, 2: v}, {3: attention(q, k, v, lambda s, h: _masked(s / 8.0, j <= i))}
+
+
 ATTENTION_CASES = {
     "attn_mqa_one_kv_head_bhsd": _att_mqa,
     "attn_causal_window_scalar_arg": _att_window_arg,
@@ -165,6 +171,8 @@ ATTENTION_CASES = {
     "attn_scale_after_max_natural_exp": _plain(2, 150, 170, 64),
     "attn_per_head_scale_item": _att_head_scale,
     "attn_left_padding_start_per_row": _att_left_padding,
+    "attn_decode_16_rows_tile_16": _plain(4, 16, 300, 64),
+    "attn_key_tiles_of_16": _att_causal_150,
 }
 """Per chained program: ``() -> (inputs, {output position: float64 reference})``."""
 BF16_OUT = {"attn_head_dim_160_bf16", "attn_decode_one_row_causal_tail"}
@@ -316,6 +324,18 @@ def _case_gemm_relu_and_row_sums_by_atomics():
 def _case_gemm_k_1000_bf16_tk_32():
     a, b = _bf(100, 1000, scale=0.5), _bf(1000, 200, scale=0.3)
     _check(emulate("gemm_k_1000_bf16_tk_32", {0: a, 1: b})[2], _mm(_f(a), _f(b)), 2e-3)
+
+
+def _case_bmm_3d_tile_matmul_2d_b_broadcast():
+    a, b = _h(3, 100, 64), _h(64, 80, scale=0.3)
+    out = emulate("bmm_3d_tile_matmul_2d_b_broadcast", {0: a, 1: b})[2]
+    # ``ct.matmul`` of f16 tiles is an f16 tile: one K tile (K = 64), the product rounded to f16 once
+    _check(out, _r16(np.einsum("zmk,kn->zmn", _d(a), _d(b))), 2e-3)
+
+
+def _case_gemm_decode_m8_tile_16_tn_32():
+    x, w = _h(8, 256), _h(256, 200, scale=0.3)
+    _check(emulate("gemm_decode_m8_tile_16_tn_32", {0: x, 1: w})[2], _mm(x, w), 2e-3)
 
 
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}

@@ -1095,6 +1095,94 @@ _add("gemm_k_1000_bf16_tk_32", gemm_k_1000_bf16_tk_32,
      [_a((100, 1000), BF16), _a((1000, 200), BF16), _a((100, 200)), 64, 128, 32], (2, 2), "gemm", outputs=(2,))
 
 
+
+@ct.kernel
+def attn_decode_16_rows_tile_16(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """Decode with 16 new query rows per head held in a 16-row query tile (``BM = 16``, as a user sizes it for
+    ``Sq = 16``) against a ragged key cache in 64-key tiles; one program per head."""
+    bh = ct.bid(0)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, 0, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where(kpos[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, 0, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_key_tiles_of_16(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """64-row query tiles against 16-key tiles (``BN = 16``: many short key steps), causal by ``where``, ragged;
+    ``[BH, S, D]``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = qt * BM + ct.arange(BM, dtype=ct.int32)
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        kpos = j * BN + ct.arange(BN, dtype=ct.int32)
+        s = ct.where((kpos[None, :] <= qpos[:, None]) & (kpos[None, :] < seq), s, -math.inf)
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        corr = ct.exp2(m - m_new)
+        den = den * corr + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(ct.float16), v, acc * corr)
+        m = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def bmm_3d_tile_matmul_2d_b_broadcast(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A 3-D A tile times a 2-D B tile, ``ct.matmul((1, TM, TK), (TK, TN))`` (cuTile broadcasts B to the batch),
+    into a 3-D f32 accumulator: ``C[z] = A[z] @ B``; program axes (M tile, N tile, batch)."""
+    bm, bn, z = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((1, TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[2], TK)):
+        a = ct.load(A, index=(z, bm, k), shape=(1, TM, TK), padding_mode=ZERO)
+        b = ct.load(B, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = acc + ct.matmul(a, b).astype(ct.float32)
+    ct.store(C, index=(z, bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_decode_m8_tile_16_tn_32(X, W, Y, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """A decode-step GEMM: 8 token rows in a 16-row tile against a ``[K, N]`` weight in 32-column tiles
+    (N = 200 ragged), f16 in, f32 out."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[1], TK)):
+        x = ct.load(X, index=(bm, k), shape=(TM, TK), padding_mode=ZERO)
+        w = ct.load(W, index=(k, bn), shape=(TK, TN), padding_mode=ZERO)
+        acc = ct.mma(x, w, acc)
+    ct.store(Y, index=(bm, bn), tile=acc)
+
+
+_add("attn_decode_16_rows_tile_16", attn_decode_16_rows_tile_16,
+     _bhsd(4, 16, 300, 64) + [scale2(64), 16, 64, 64], (4,), "chained", outputs=(3,))
+_add("attn_key_tiles_of_16", attn_key_tiles_of_16, _bhsd(2, 150, 150, 64) + [scale2(64), 64, 16, 64], (3, 2),
+     "chained", outputs=(3,))
+_add("bmm_3d_tile_matmul_2d_b_broadcast", bmm_3d_tile_matmul_2d_b_broadcast,
+     [_a((3, 100, 64), F16), _a((64, 80), F16), _a((3, 100, 80)), 64, 64, 64], (2, 2, 3), "gemm", outputs=(2,))
+_add("gemm_decode_m8_tile_16_tn_32", gemm_decode_m8_tile_16_tn_32,
+     [_a((8, 256), F16), _a((256, 200), F16), _a((8, 200)), 16, 32, 64], (1, 7), "gemm", outputs=(2,))
+
+
 # ----------------------------------------------------------------------------------------------- invalid programs
 
 
