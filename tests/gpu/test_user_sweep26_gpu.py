@@ -83,7 +83,8 @@ def test_bmm_b_broadcast_by_zero_batch_stride():
     _fresh()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = _gpu_run("bmm_b_broadcast_by_zero_batch_stride", {0: a, 1: np.broadcast_to(w, (3, 64, 72))})[2]
+        out = sweep_harness.gpu_run(PROGRAMS, "bmm_b_broadcast_by_zero_batch_stride",
+                                    {0: a, 1: np.broadcast_to(w, (3, 64, 72))}, ran="simt")[2]
     assert any("got strides (0, 72, 1)" in str(c.message) and "the SIMT path runs it" in str(c.message)
                for c in caught), [str(c.message) for c in caught]
     ref = np.einsum("lmk,kn->lmn", a.astype(np.float64), w.astype(np.float64))

@@ -2311,6 +2311,13 @@ def _fell_back(entry: _Compiled, simt: _Compiled, grid3: tuple[int, int, int], e
     return simt
 
 
+last_full_launch: list = [None]
+"""``(kernel, grid, path)`` of the latest launch :func:`_launch` made (the full path; a bound launch of the hot path
+records nothing): ``path`` is what ran, ``"chained"``, ``"gemm"`` or ``"simt"`` (a tier program whose launch fell
+back to the SIMT path is ``"simt"``).  None until such a launch ran.  The sweeps' GPU harness
+(:mod:`tileorch.testing.launch_path`) checks it against the path the program's table entry names."""
+
+
 def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule: str, sync: bool, tiles: str,
             fast: tuple | None) -> None:
     """:func:`launch` for arguments not seen before: describe them, compile (through the caches),
@@ -2324,7 +2331,8 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         raise ValueError(f"arch must be one of {', '.join(ARCHS)}, got {arch!r}")
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
-    grid3 = normalize_grid(grid)
+    grid3 = asked_grid = normalize_grid(grid)
+    last_full_launch[0] = None
     arguments = describe_arguments(kernel, args)
     handle = stream_handle(stream)
     from tileorch.runtime.driver import api
@@ -2362,6 +2370,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         entry, declined = _row_groups_choice(entry, kernel, arguments, arch, grid3, dev.sm_count)
         try:
             _launch_chained(entry, kernel, arguments, grid3, handle, sync, fast, dev.sm_count)
+            last_full_launch[0] = (kernel, asked_grid, "chained")
             for said in (declined, narrowed):  # (the launch remark of the kernel launched: why, then its CTAs)
                 if said:
                     entry.launch_remarks[grid3] = f"{said}; {entry.launch_remarks.get(grid3, '')}"
@@ -2373,6 +2382,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         try:
             _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles, args, fast,
                          grid_l=grid3[2], grid=grid3)
+            last_full_launch[0] = (kernel, asked_grid, "gemm")
             return
         except LayoutNotSupported as exc:
             # e.g. a transposed A: the same program, compiled by the SIMT lowering, takes any strides
@@ -2423,6 +2433,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     layout = ([i for i, (_, role) in enumerate(flat_parameters(arguments)) if role == "ptr"],
               tuple((lo - a.ptr, hi - a.ptr) for a in arrays for lo, hi in [a.byte_range()]))
     _run(entry.image, grid3, (block, 1, 1), params, smem, (cluster, 1, 1), handle, sync, fast, layout)
+    last_full_launch[0] = (kernel, asked_grid, "simt")
 
 
 # --------------------------------------------------------------------------- repeated launches

@@ -591,6 +591,21 @@ def _check_atomic_sink(op: Operation, tm: int, tn: int, fail) -> None:
         fail(op, f"the atomically added tile {shape} is not the {tm}x{tn} accumulator tile")
 
 
+def _check_side_atomic(op: Operation, fail) -> None:
+    """A row or column reduction of the result added atomically beside C (``ct.atomic_add(S, (cols,),
+    ct.sum(acc, axis=0))``): float add into f32 (or integer add into i32), its old values unused, device scope
+    (each CTA tile's one partial per row / column, added by one thread)."""
+    mode = op.rmw_mode.value.data
+    elt = sink_tile(op).type.element_type
+    if not ((mode == "addf" and isinstance(elt, Float32Type)) or (mode == "add" and elt == IntegerType(32))):
+        fail(op, f"an atomic '{mode}' of {elt} elements of a reduction of the result beside C: the WGMMA lowering "
+                 "takes atomic adds into f32 (addf) or i32 (add)")
+    if op.results[0].uses:
+        fail(op, "the epilogue reads the old values of its atomic add (only the update is supported)")
+    if op.mem_scope.value.data == "sys":
+        fail(op, "a system-scope atomic add in the epilogue is not supported (device scope is)")
+
+
 def _strip_assume(v: SSAValue) -> SSAValue:
     while isinstance(v.owner, Operation) and v.owner.name in ("nv_tileaa.assume", "arith.index_cast",
                                                               "arith.extsi", "arith.extui", "arith.trunci"):
@@ -1176,6 +1191,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # stored beside the new residual): the others are evaluated element by element without them
     stores.sort(key=lambda o: not feeding_reductions(sink_tile(o), [tm, tn_c]))
     atomics = [o for o in sw.walk() if o.name == ATOMIC_SINK]
+    if stores:  # a row or column reduction of the result added atomically beside C: a side output
+        side_atomics = [o for o in atomics if side_reduction(o, [tm, tn_c]) is not None]
+        for o in side_atomics:
+            _check_side_atomic(o, fail)
+        atomics = [o for o in atomics if o not in side_atomics]
+        side = side + side_atomics
     _refuse_unlowered_writes(sw, fail)
     # more outputs of the accumulator's shape at C's tile (the pre-activation beside the activation):
     # the first store is C (the kernel builder's fragment store), the others are stored from the
@@ -1200,7 +1221,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
              f"expected one tile store of C (or one atomic add of the result), found {what}: a second output of "
              "the epilogue other than a row or column reduction of the result stored as a [tile_m, 1] or "
              "[1, tile_n] tile (another tile) is not supported yet by the WGMMA lowering")
-    for o in stores[1:] + side:
+    for o in stores[1:] + [o for o in side if o.name != ATOMIC_SINK]:
         order = ints(o.view.type.order)
         if order != list(range(len(order))):
             fail(o, f"a tile store through a view with dimension order {order} (a column-major or transposed "
@@ -1234,6 +1255,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         fail(st, "C's view: a column slice of a wider array is taken for a 2-D C stored as it is, without other "
                  "outputs beside it (not supported yet with a transposed or batched C, or side outputs)")
     if c_transposed:
+        for o in side:
+            if o.name == ATOMIC_SINK:
+                fail(o, "a reduction of the result added atomically beside a transposed C is not supported yet by "
+                        "the WGMMA lowering")
         _check_transposed_c(st, side, extra if c_swapped else [], st_batched, fail)
     # an A or B picked at leading indices the host knows at launch (scalar arguments, constants) beside a
     # 2-D C: one 2-D matrix of the argument for the whole launch, which the launcher addresses
@@ -1492,6 +1517,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                           "the accumulator's registers, across a warp's lanes (shuffles) and across the consumer "
                           "warps through shared memory (named barrier "
                           f"{EXCHANGE_BARRIER})")
+    added = [o for o in side if o.name == ATOMIC_SINK]
+    if added:  # (said apart: "stored" above counts them, each is added atomically instead)
+        dk.remarks.append(f"{len(added)} of these reductions added atomically (each CTA tile's one partial per row "
+                          "or column, by one thread: a relaxed device-scope atomic add between the atomic's "
+                          "fences) instead of stored")
     if k_bounds is not None:
         dk.retile_safe = False  # the program's K range is its own: the kernel keeps the program's tiles
     single = kernel.attributes.get(SINGLE_TILE_AXES)
@@ -2144,7 +2174,7 @@ def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds
             red = side_reduction(st, list(acc.type.get_shape()))
             if reduced_dim(red) == 0:
                 col = Coord(rest[2], 1)
-                for r in feeding_reductions(st.tile, list(acc.type.get_shape())):
+                for r in feeding_reductions(sink_tile(st), list(acc.type.get_shape())):
                     lowering.row_reduction(r, row, [(col, lambda: acc_value, rest[3])])
                 lowering.side_store(st, row, rest[3])
                 continue
@@ -2613,7 +2643,7 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
         for st in dk.side_stores:
             if st in columns:
                 continue
-            chain = [r for r in feeding_reductions(st.tile, list(dk.acc.type.get_shape())) if r not in done]
+            chain = [r for r in feeding_reductions(sink_tile(st), list(dk.acc.type.get_shape())) if r not in done]
             done.update(chain)
             for half in range(2):
                 for red in chain:  # in program order: a logsumexp's max before the sum that reads it
