@@ -122,7 +122,6 @@ def test_flattened_nested_k_loops_say_so_at_the_dot(name, text):
     ("gemv_n1", "acc = ct.mma("),
     ("mm_fp8_deepseek_block_scales", "p = ct.mma("),
     ("mm_cross_entropy_one_vocab_tile", "ct.store(Loss,"),
-    ("mm_relu_colsum_atomic", "ct.atomic_add(ColSum"),
 ])
 def test_a_refusal_names_the_users_line_in_the_users_terms(name, text):
     p = PROGRAMS[name]
