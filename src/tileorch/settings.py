@@ -150,7 +150,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "its chain without storing it, or passes the unit's tiles by (a warp-uniform branch around the chain)", True),
     # the GEMM tier: transforms/tileas/
     _s("EPILOGUE_ROUNDS", "1", SWITCH, "the GEMM epilogue round by round", True),
-    _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged", "registers"}),
+    _s("COMPUTED_OPERAND", "", frozenset({"prefetch", "pairs", "rows", "staged", "registers", "global_k_vectors"}),
        "how the GEMM tier lowers a dot operand computed in the K loop", True),
     _s("MATH", "full", ("full", "approx"), "approximate exp and tanh everywhere", True),
     _s("EPILOGUE_DOT_COARSEN", "auto", ("auto", "off", range(1, _MANY)),

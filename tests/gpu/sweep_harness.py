@@ -7,7 +7,8 @@ the interpreter's runs (NaN, the integer type's minimum / unsigned maximum, the 
 the byte 2 for bool: neither False nor True); each array lies inside a larger buffer of the fill
 whose :data:`TAIL` must stay the fill.  Returns every array argument after the run (host numpy:
 bf16 as float32 values, fp8 and bool as their bytes), and checks that the compiled program took
-the path its table entry names.  A spec entry ``(shape, dtype, strides)`` is a strided view of a buffer the
+the path its table entry names and that the launch ran it (tileorch.testing.launch_path: the launcher's record of
+the path the launch ran; a tier program whose launch fell back to the SIMT path fails).  A spec entry ``(shape, dtype, strides)`` is a strided view of a buffer the
 fill spans (test_user_sweep_interp.strided_buffer).  Needs torch, a GPU, cuda-tile and ml_dtypes (the test modules
 skip without them before importing this one)."""
 
@@ -19,6 +20,7 @@ import test_user_sweep_interp as interp
 import torch
 
 import tileorch.cutile
+from tileorch.testing import launch_path
 
 sweep.DT.update({"uint16": torch.uint16, "uint64": torch.uint64, "float8_e5m2": torch.float8_e5m2})
 
@@ -39,10 +41,10 @@ def _host(value, dtype: str) -> np.ndarray:
     return np.asarray(value, np.uint8 if dtype == "bool_" else _storage(dtype))
 
 
-def gpu_run(programs: dict, name: str, inputs: dict) -> dict:
-    """Run ``programs[name]`` on the GPU (see the module docstring)."""
-    from tileorch.launchers import cutile as rc
-
+def gpu_run(programs: dict, name: str, inputs: dict, ran: str | None = None) -> dict:
+    """Run ``programs[name]`` on the GPU (see the module docstring); the compile must take the path of the program's
+    table entry and the launch run it (``ran``: a launch the test expects to run another path, e.g. ``"simt"`` for
+    arrays the tensor maps cannot address; tileorch.testing.launch_path)."""
     p = programs[name]
     args, placed = [], []
     for i, s in enumerate(p.spec):
@@ -68,16 +70,18 @@ def gpu_run(programs: dict, name: str, inputs: dict) -> dict:
         device = torch.from_numpy(host.view(np.uint8).copy()).cuda().view(sweep.DT[dtype])
         args.append(device[:n].view(shape))
         placed.append((i, device, shape, dtype, n, host[n:].copy()))
-    tileorch.cutile.launch(torch.cuda.current_stream(), p.grid, p.kernel, tuple(args))
-    torch.cuda.synchronize()
+    def go():
+        tileorch.cutile.launch(torch.cuda.current_stream(), p.grid, p.kernel, tuple(args))
+        torch.cuda.synchronize()
+
+    # the path the launch ran (the launcher's record), not only the compile's: a launch-time SIMT fall back fails
+    launch_path.checked_launch(name, ran or p.path, p.kernel, p.grid, args, go)
     out = {}
     for i, device, shape, dtype, n, tail in placed:
         back = device.view(torch.uint8).cpu().numpy().view(_storage(dtype))
         assert np.array_equal(back[n:].view(np.uint8), tail.view(np.uint8)), f"{name}: argument {i} written past its end"
         got = shape(back[:n]) if callable(shape) else back[:n].reshape(shape)
         out[i] = interp._bf16_value(got) if dtype == "bfloat16" else got
-    program = rc.compiled(p.kernel, rc.describe_arguments(p.kernel, tuple(args)), "sm_90a", "persistent").program
-    assert program.kind == p.path, program.remarks
     return out
 
 

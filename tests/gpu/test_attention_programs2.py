@@ -25,11 +25,7 @@ BF16 = dict(atol=2e-2, rtol=2e-2)
 
 
 def _check_path(name, args):
-    from tileorch.launchers import cutile as rc
-
-    kernel = PROGRAMS[name].kernel
-    p = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent").program
-    assert p.kind == PROGRAMS[name].path, p.remarks
+    sweep.check_path(name, args)  # (the compile's path and the launch's: tileorch.testing.launch_path)
 
 
 def _scores(q, k, scale=1.0):

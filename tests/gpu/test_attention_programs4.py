@@ -26,11 +26,7 @@ LOG2E = 1.4426950408889634
 
 
 def _check_path(name, args):
-    from tileorch.launchers import cutile as rc
-
-    kernel = PROGRAMS[name].kernel
-    p = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent").program
-    assert p.kind == PROGRAMS[name].path, p.remarks
+    sweep.check_path(name, args)  # (the compile's path and the launch's: tileorch.testing.launch_path)
 
 
 def _reference_grads(q, k, v, do, scale, causal):

@@ -36,9 +36,10 @@ from tileorch.testing.user_programs20 import PROGRAMS  # noqa: E402
 
 TABLE = {**PROGRAMS, **s20e.TWINS}
 REFUSED = {name: p for name, p in PROGRAMS.items() if p.path == "simt"}
-INTERPRETED = {**REFUSED, "attn_gqa_group_loop_inside": PROGRAMS["attn_gqa_group_loop_inside"]}
-"""The programs test_user_sweep20_interp.py's references run: the refused ones and the GQA group loop (refused
-until session 26, now on the chained tier: its reference reruns there)."""
+INTERPRETED = {**REFUSED, **{n: PROGRAMS[n] for n in ("attn_gqa_group_loop_inside", "gemm_column_sums_atomic")}}
+"""The programs test_user_sweep20_interp.py's references run: the refused ones, the GQA group loop (refused
+until session 26, now on the chained tier) and the column sums added atomically beside Y (refused until session
+41, now on the GEMM tier): their references rerun there."""
 
 
 def run(name: str, inputs: dict) -> dict:

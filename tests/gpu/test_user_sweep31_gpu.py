@@ -44,8 +44,14 @@ GEMM = {n for n, p in PROGRAMS.items() if p.path == "gemm"}
 SIMT = {n: p for n, p in PROGRAMS.items() if p.path == "simt"}
 
 
+LAUNCH_RUNS_SIMT = {"gemm_batched_strided_batch_view"}
+"""Tier programs whose launch on their spec's arrays runs the SIMT path by design, with a PerformanceWarning saying
+why (A a strided batch view (batch stride 12800 elements, not 100 x 64): the batched WGMMA GEMM's tensor maps need contiguous matrices -- session 41's launch-path check found that this launch never ran on the tier (this file checked the compile's path only)); the harness checks that the launch ran exactly that path (sweep_harness.gpu_run's ``ran``)."""
+
+
 def _gpu_run(name, inputs, program=None):
-    return sweep_harness.gpu_run(PROGRAMS if program is None else {**PROGRAMS, name: program}, name, inputs)
+    return sweep_harness.gpu_run(PROGRAMS if program is None else {**PROGRAMS, name: program}, name, inputs,
+                                 ran="simt" if name in LAUNCH_RUNS_SIMT else None)
 
 
 def _bf16(x):
@@ -69,7 +75,7 @@ def test_on_the_gpu_against_numpy(test, monkeypatch):
 
 @pytest.mark.parametrize("case", sorted(s31e.CASES))
 def test_tier_case_on_the_gpu(case, monkeypatch):
-    monkeypatch.setattr(s31e, "emulate", lambda name, inputs: sweep_harness.gpu_run(PROGRAMS, name, inputs))
+    monkeypatch.setattr(s31e, "emulate", lambda name, inputs: _gpu_run(name, inputs))
     s31e.CASES[case]()
 
 

@@ -24,18 +24,8 @@ sweep.DT.update({"float8_e5m2": torch.float8_e5m2})
 F = torch.nn.functional
 
 
-def _path(name, args):
-    """The compiled program ``name`` ran as (after :func:`run`): its kind and remarks."""
-    from tileorch.launchers import cutile as rc
-
-    kernel = PROGRAMS[name].kernel
-    p = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent").program
-    return p.kind, p.remarks
-
-
 def _check_path(name, args):
-    kind, remarks = _path(name, args)
-    assert kind == PROGRAMS[name].path, remarks
+    sweep.check_path(name, args)  # (the compile's path and the launch's: tileorch.testing.launch_path)
 
 
 def _ab(seed, m=256, k=256, n=256, dt="float16", scale=1.0):

@@ -76,22 +76,33 @@ def run(name, inputs: dict, **overrides):
             bufs.append((i, buf))
         else:
             args.append(overrides.get(i, s))
+    from tileorch.testing import launch_path
+
+    launch_path.begin()  # (the launch takes the full path and records the path it ran: check_path reads it)
     tileorch.cutile.launch(torch.cuda.current_stream(), p.grid, p.kernel, tuple(args))
     torch.cuda.synchronize()
+    LAUNCHED[name] = launch_path.ran(p.kernel, p.grid)
     for i, buf in bufs:
         assert _unwritten(buf[-TAIL:]).all() if buf.dtype != torch.bool else buf[-TAIL:].all(), \
             f"{name}: argument {i} written past its end"
     return args
 
 
+LAUNCHED: dict[str, str] = {}
+"""Program name -> the path its latest :func:`run` ran (the launcher's record, tileorch.testing.launch_path)."""
+
+
 def check_path(name, args):
-    """The compiled program ``name`` ran as the path its table entry names (GEMM tier, chained tier
-    or SIMT; after :func:`run`, which compiled it for these arguments)."""
+    """The compiled program ``name`` took the path its table entry names (GEMM tier, chained tier
+    or SIMT; after :func:`run`, which compiled it for these arguments), and :func:`run`'s launch
+    ran that path (not a launch-time SIMT fall back: tileorch.testing.launch_path)."""
     from tileorch.launchers import cutile as rc
+    from tileorch.testing import launch_path
 
     kernel = PROGRAMS[name].kernel
-    p = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent").program
-    assert p.kind == PROGRAMS[name].path, p.remarks
+    entry = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent", defer_gemm=True)
+    assert name in LAUNCHED, f"{name}: check_path before run launched it"
+    launch_path.check(name, PROGRAMS[name].path, entry.program.kind, LAUNCHED[name], entry.program.remarks)
 
 
 def launch_checked(name, inputs: dict, quick=None, **overrides):

@@ -307,7 +307,8 @@ def test_w8a16_group_scales_loaded_per_k_step():
     deq = _f16_round(w.astype(np.float32) * np.repeat(s, 128, axis=0))
     s4._check(c, a.astype(np.float64) @ deq, 2e-3, 2e-3)
     (remark,) = [r for r in _compile("w8a16_group_scale").remarks if "dot operand B computed" in r]
-    assert "1 vector(s) indexed by the K tile loaded from global memory in each K step" in remark
+    # (session 41: TMA-loaded by the producer into each stage, tests/unit/test_k_vector_tma.py)
+    assert "1 vector(s) indexed by the K tile TMA-loaded by the producer into each stage" in remark
 
 
 def _a_ref(a32, b):

@@ -137,9 +137,34 @@ def test_the_launchers_retiled_configuration_keeps_the_default_promotion(fast, w
     chosen, why = retile_config(own, 1024, 1024, 4096, own.b_major, "auto", 132, False)
     # (promoted: narrowed to the registers' width; fast: the auto rule's 192-wide tile, not narrowed for nothing)
     assert (chosen.tile_n <= ACCUMULATOR_REGISTERS, chosen.fp8_promote) == (bool(want), want), why
-    assert ("two-level" in why) == bool(want), why
+    assert ("runs as 128x128" in why) == bool(want), why
     prog = compile_cutile(p.kernel, list(p.spec), f"{name}_retiled", schedule=chosen.schedule,
                           config=override_string(chosen))
     assert prog.gemm_config.fp8_promote == want, prog.remarks
     said = "are accumulated in two levels" if want else "are summed by the WGMMAs themselves"
     assert any(said in r for r in prog.remarks), prog.remarks
+
+
+def test_a_retiled_fp8_launch_says_each_fact_once(monkeypatch):
+    """The remarks of a retiled, narrowed, promoted fp8 launch (the launcher's retile remark, then the tier's remarks
+    of the retiled compile): the narrowing said once (by the launcher, in the words ``narrowed_for_scratch`` builds
+    for the tier too), the two-level accumulation and its ``fp8_promote`` once (by the tier, at the dot).  Session
+    40's retile remark repeated the tier's ("run as 128 x 128 with two-level fp8 accumulation (fp8_promote=1 ...")."""
+    pytest.importorskip("cuda.tile")
+    from tileorch.kernels.gemm.config import override_string
+    from tileorch.launchers.cutile import retile_config
+    from tileorch.testing import fp8_promotion_programs as fp
+    from tileorch.testing.gemm_emulation import compile_cutile
+    from tileorch.transforms.tileas.fp8_promotion import narrowed_for_scratch
+
+    monkeypatch.setenv(ENV, "1")
+    name = "fp8_e4m3_long_k_f32_out"
+    p = fp.PROGRAMS[name]
+    own = compile_cutile(p.kernel, list(p.spec), f"{name}_own").gemm_config
+    chosen, why = retile_config(own, 1024, 1024, 4096, own.b_major, "auto", 132, False)
+    prog = compile_cutile(p.kernel, list(p.spec), f"{name}_retiled", schedule=chosen.schedule,
+                          config=override_string(chosen))
+    said = [why, *prog.remarks]
+    assert narrowed_for_scratch(GemmConfig(dtype="e4m3", tile_n=192), ACCUMULATOR_REGISTERS)[1].split("(")[0] in why, why
+    for fact in ("runs as 128x128", "are accumulated in two levels", "fp8_promote=1", "two-level accumulation scratch"):
+        assert sum(r.count(fact) for r in said) == 1, (fact, said)

@@ -1,13 +1,14 @@
-"""``tileorch-opt`` run in-process (``tileorch.tools.opt.main``) leaves no switch of xDSL's behind.
+"""``tileorch-opt`` run in-process (``tileorch.tools.opt.main``) patches nothing of the process.
 
 xDSL's ``xDSLOptMain`` turns its ``--disable-verify`` and ``--syntax-highlight`` into process-wide switches when it
 is built: ``Attribute.__post_init__`` replaced by a function that verifies nothing, ``Diagnostic.colored`` set, and
 never put back.  Session 39's CI saw the first: after an in-process ``tileorch-opt ... --disable-verify`` (tests/unit/
 test_verify_each_pass.py), every attribute and type built later in that process skipped its verifier, so the bytecode
 reader took a ``tensor_view`` with a zero stride (tests/unit/test_cuda_tile_bytecode_errors.py) and a library user
-calling tileorch after ``tileorch-opt``'s main would have had unverified IR without a word.  ``tileorch-opt`` keeps
-each switch to its own call (while it runs, as xDSL's option means); these tests run it in this process and then
-verify what must fail."""
+calling tileorch after ``tileorch-opt``'s main would have had unverified IR without a word.  Session 40 scoped the
+switches to the call (a snapshot, a thread-local flag); since session 41 ``tileorch-opt`` parses both into arguments
+of its own and implements them itself (op verification off; a highlighted output), so xDSL never patches a class:
+these tests run it in this process and check that nothing was patched, during the call or after it."""
 
 from __future__ import annotations
 
@@ -76,19 +77,23 @@ def test_syntax_highlight_does_not_outlive_the_call(tmp_path, capsys):
     assert Diagnostic.colored is False
 
 
-def test_disable_verify_still_holds_within_its_call(tmp_path, monkeypatch, capsys):
-    """Inside the call, ``--disable-verify`` is xDSL's: a type a pass builds is not verified (the pass sees no
-    error); without it, and after it, the same type is rejected."""
+def test_disable_verify_patches_no_class_during_its_call(tmp_path, monkeypatch, capsys):
+    """Inside a ``--disable-verify --syntax-highlight`` call (a pass of it), ``Attribute.__post_init__`` is the
+    process's own and ``Diagnostic.colored`` unset: no process-wide patch at all (session 40 patched both for the
+    call's duration, so a library thread compiling meanwhile depended on a thread-local flag).  Types are verified
+    when built, as in mlir-opt (``--disable-verify``: no op verification), in that call and in any other."""
     from xdsl.passes import ModulePass
 
     from tileorch import registry
 
-    seen: list[str] = []
+    seen: list = []
+    own_post_init = Attribute.__post_init__
 
     class BuildBadView(ModulePass):
         name = "test-build-bad-view"
 
         def apply(self, ctx, op):
+            seen.append((Attribute.__post_init__ is own_post_init, Diagnostic.colored))
             try:
                 T.TensorViewType(Float32Type(), [64], [0])
                 seen.append("built")
@@ -97,10 +102,49 @@ def test_disable_verify_still_holds_within_its_call(tmp_path, monkeypatch, capsy
 
     real = registry.pass_factories
     monkeypatch.setattr(registry, "pass_factories", lambda: {**real(), BuildBadView.name: lambda: BuildBadView})
-    assert _opt(tmp_path, "-p", BuildBadView.name, "--disable-verify") == 0, capsys.readouterr()
+    assert _opt(tmp_path, "-p", BuildBadView.name, "--disable-verify", "--syntax-highlight") == 0, capsys.readouterr()
     assert _opt(tmp_path, "-p", BuildBadView.name) == 0, capsys.readouterr()
-    assert seen == ["built", "rejected"]
+    assert seen == [(True, False), "rejected", (True, False), "rejected"]
     _zero_stride_view_is_rejected()
+
+
+@pytest.mark.parametrize("spelling", ["--disable-verify", "--disable-ver"])
+def test_disable_verify_skips_op_verification_in_its_own_run(tmp_path, capsys, spelling):
+    """The switch's effect, implemented by tileorch-opt (any spelling argparse takes, an abbreviation included): an
+    op that fails its verifier is printed, exit 0; without the switch, a located error, exit 1."""
+    src = tmp_path / "bad_op.mlir"
+    src.write_text(_BAD_OP)
+    from tileorch.tools import opt
+
+    def run(*args):
+        try:
+            opt.main([str(src), *args])
+        except SystemExit as exc:
+            return exc.code
+        return 0
+
+    assert run(spelling) == 0
+    out, err = capsys.readouterr()
+    assert "func.return" in out and not err, (out, err)
+    assert run() == 1
+    out, err = capsys.readouterr()
+    assert f"{src}:2:3: error:" in out + err, (out, err)
+
+
+@pytest.mark.parametrize("args, unverified, highlight", [
+    ((), False, False), (("--disable-verify",), True, False), (("--syntax-highlight", "--disable-v"), True, True)])
+def test_the_switches_reach_the_run_not_the_classes(tmp_path, args, unverified, highlight):
+    """A driver built with the switches (abbreviated too) carries them in xDSL's own argument names for its run
+    (xDSL's pass callback reads ``disable_verify``, its printer target ``syntax_highlight``), and building it set
+    neither class attribute xDSL's ``__init__`` sets from them (session 40: set, then put back by a snapshot)."""
+    from tileorch.tools.opt import TileorchOptMain
+
+    src = tmp_path / "k.mlir"
+    src.write_text(_MODULE)
+    before = Attribute.__post_init__
+    driver = TileorchOptMain(args=[str(src), *args])
+    assert (driver.args.disable_verify, driver.args.syntax_highlight) == (unverified, highlight)
+    assert Attribute.__post_init__ is before and Diagnostic.colored is False
 
 
 def test_tileorch_opt_scopes_every_class_attribute_xdsl_s_driver_sets():
@@ -128,41 +172,6 @@ def test_tileorch_opt_scopes_every_class_attribute_xdsl_s_driver_sets():
     assert found <= {f"{cls.__name__}.{name}" for cls, name in XDSL_SWITCHES}, found
 
 
-def test_disable_verify_holds_in_its_thread_only(tmp_path, monkeypatch, capsys):
-    """While ``tileorch-opt --disable-verify`` runs in one thread (stopped inside its pass), a type another thread
-    builds is verified: the switch is the call's thread's, not the process's."""
-    import threading
-
-    from xdsl.passes import ModulePass
-
-    from tileorch import registry
-
-    inside, done, seen = threading.Event(), threading.Event(), []
-
-    class WaitInside(ModulePass):
-        name = "test-wait-inside"
-
-        def apply(self, ctx, op):
-            T.TensorViewType(Float32Type(), [64], [0])  # not verified here (the call's thread)
-            seen.append("built")
-            inside.set()
-            done.wait(30)
-
-    real = registry.pass_factories
-    monkeypatch.setattr(registry, "pass_factories", lambda: {**real(), WaitInside.name: lambda: WaitInside})
-    status = []
-    worker = threading.Thread(target=lambda: status.append(_opt(tmp_path, "-p", WaitInside.name, "--disable-verify")))
-    worker.start()
-    try:
-        assert inside.wait(30), capsys.readouterr()
-        _zero_stride_view_is_rejected()  # this thread, while the call runs
-    finally:
-        done.set()
-        worker.join(30)
-    assert status == [0] and seen == ["built"], capsys.readouterr()
-    _zero_stride_view_is_rejected()
-
-
 def _process_state() -> dict:
     """What a command-line main could leave changed for the rest of a process: xDSL's switches, the collector,
     the environment and this thread's setting overrides, the warning filters, the standard streams, the signal
@@ -174,9 +183,10 @@ def _process_state() -> dict:
     import warnings
 
     from tileorch import settings
-    from tileorch.tools.opt import _switches
+    from tileorch.tools.opt import XDSL_SWITCHES
 
-    return {"xdsl switches": _switches(), "gc": (gc.isenabled(), gc.get_threshold()), "environ": dict(os.environ),
+    return {"xdsl switches": [vars(cls).get(name) for cls, name in XDSL_SWITCHES],
+            "gc": (gc.isenabled(), gc.get_threshold()), "environ": dict(os.environ),
             "overrides": dict(getattr(settings._local, "texts", None) or {}), "warnings": list(warnings.filters),
             "streams": (sys.stdout, sys.stderr, sys.stdin),
             "signals": [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGALRM)],
@@ -184,26 +194,30 @@ def _process_state() -> dict:
 
 
 _BAD_ATTRIBUTE = 'func.func @f() {\n  %0 = "test.op"() {v = 300 : i8} : () -> i32\n  func.return\n}\n'
+_BAD_OP = "func.func @f() -> i32 {\n  func.return\n}\n"  # (its op verifier's error: no value returned)
 
 
 @pytest.mark.parametrize("tool, args, status", [
     ("tileorch", ["check", "{root}/examples/ws_stream_copy.mlir", "--jobs", "1"], 0),
     ("tileorch", ["compile", "{root}/examples/ws_stream_copy.mlir", "--emit=mlir", "-o", "{tmp}/out.mlir"], 0),
     ("tileorch", ["compile", "{tmp}/bad.mlir", "--emit=mlir"], 1),
-    ("tileorch-opt", ["{tmp}/bad.mlir", "--allow-unregistered-dialect", "--disable-verify", "--syntax-highlight"], 0),
+    ("tileorch-opt", ["{tmp}/bad_op.mlir", "--disable-verify", "--syntax-highlight"], 0),
+    ("tileorch-opt", ["{tmp}/bad.mlir", "--allow-unregistered-dialect", "--disable-verify"], 1),
     ("tileorch-opt", ["{tmp}/bad.mlir", "--allow-unregistered-dialect"], 1),
     ("tileorch-opt", ["{tmp}/bad.mlir", "--disable-verify", "-p", "no-such-pass"], 2),
 ])
 def test_a_command_line_main_leaves_the_process_as_it_found_it(tmp_path, capsys, tool, args, status):
     """``tileorch``'s and ``tileorch-opt``'s mains called in a process (the unit tests, the in-process fuzzer, a
-    library user) leave nothing of :func:`_process_state` changed, and types built afterwards are verified (an
-    ``i8`` attribute of 300: printed by ``--disable-verify``, an error without it and after it)."""
+    library user) leave nothing of :func:`_process_state` changed, and types built afterwards are verified (an op
+    failing its verifier: printed with ``--disable-verify``; an ``i8`` attribute of 300: a located error with or
+    without it, attributes being verified when built, as in mlir-opt)."""
     from pathlib import Path
 
     from tileorch.cli.main import main as tileorch_main
     from tileorch.tools.opt import main as opt_main
 
     (tmp_path / "bad.mlir").write_text(_BAD_ATTRIBUTE)
+    (tmp_path / "bad_op.mlir").write_text(_BAD_OP)
     root = Path(__file__).resolve().parents[2]
     argv = [a.format(root=root, tmp=tmp_path) for a in args]
     before = _process_state()
@@ -217,7 +231,7 @@ def test_a_command_line_main_leaves_the_process_as_it_found_it(tmp_path, capsys,
     assert _process_state() == before
     _zero_stride_view_is_rejected()
     if "--disable-verify" in argv and status == 0:
-        assert "300 : i8" in out, out
+        assert "func.return" in out, out  # (the op that fails its verifier, printed)
     elif "bad.mlir" in argv[0] and status == 1:
         assert "bad.mlir:2:25: error: Integer value 300 is out of range for type i8" in out + err, (out, err)
 
@@ -239,7 +253,8 @@ def test_the_python_api_leaves_the_process_as_it_found_it(tmp_path):
 
 def test_a_driver_built_before_another_call_ran_still_verifies(tmp_path, monkeypatch, capsys):
     """A ``tileorch-opt`` driver built (without ``--disable-verify``) before another thread's ``--disable-verify``
-    call started, and run while that call runs, verifies the types its pass builds."""
+    call started, and run while that call runs, verifies the types its pass builds (and so does that call: types
+    are verified when built)."""
     import threading
 
     from xdsl.passes import ModulePass
@@ -276,4 +291,4 @@ def test_a_driver_built_before_another_call_ran_still_verifies(tmp_path, monkeyp
     finally:
         done.set()
         worker.join(30)
-    assert seen == {"unverified": "built", threading.main_thread().name: "rejected"}, capsys.readouterr()
+    assert seen == {"unverified": "rejected", threading.main_thread().name: "rejected"}, capsys.readouterr()

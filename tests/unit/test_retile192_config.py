@@ -45,3 +45,21 @@ def test_retile_without_192_keeps_the_auto_rule_of_256():
     program = GemmConfig(dtype="f16", out_dtype="f16", b_major="k")
     chosen, why = retile_config(program, 1344, 6272, 2048, "k", "auto", SMS, False, tile_192=False)
     assert chosen.tile_n == 256 and "retiled to 128 x 256 tiles" in why, why
+
+
+def test_the_narrower_retiles_leave_half_the_accumulator_registers_to_the_epilogue():
+    """After a spilled retile (``launchers.cutile.narrower_retiles``): the widest builder tile whose accumulator takes
+    at most half of the consumer's accumulator registers (one f32 accumulator: 128 columns, 64 registers), in the
+    spilled choice's clusters and then in 1x1, its ring in the shared memory the wider tile's took; nothing wider
+    than the spilled tile, nothing already tried."""
+    from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS
+    from tileorch.launchers.cutile import narrower_retiles
+
+    wide = default_config(100, 80, 64, "f16", "f32", "n", "auto", SMS)
+    assert (wide.tile_n, wide.cluster_m) == (256, 2)
+    got = narrower_retiles(wide)
+    assert [(c.tile_n, c.cluster_m) for c in got] == [(128, 2), (128, 1)]
+    assert all(2 * c.accumulator_registers <= ACCUMULATOR_REGISTERS for c in got)
+    assert all(c.stages * c.stage_bytes <= wide.stages * wide.stage_bytes for c in got)
+    assert [(c.tile_n, c.cluster_m) for c in narrower_retiles(got[0])] == [(128, 1)]
+    assert narrower_retiles(got[1]) == []

@@ -9,6 +9,8 @@ a B read transposed by its load (K-major), an f32 and an f16 output."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import warnings
 
 import numpy as np
 import pytest
@@ -245,6 +247,72 @@ def test_promoted_fp8_programs_retile_to_128_columns(table, name):
     own = compile_cutile(p.kernel, p.spec, name)
     assert own.gemm_config.fp8_promote == 1, own.remarks
     chosen, why = retile_config(own.gemm_config, M, N, K, own.gemm_config.b_major, "auto", SMS, False)
-    assert (chosen.tile_n, chosen.fp8_promote) == (128, 1) and "run as 128 x 128 with two-level" in why, why
+    assert (chosen.tile_n, chosen.fp8_promote) == (128, 1) and "the 128x192 tile runs as 128x128" in why, why
     prog = compile_cutile(p.kernel, p.spec, name, config=override_string(chosen))
     assert (prog.gemm_config.tile_n, prog.gemm_config.fp8_promote) == (128, 1), prog.remarks
+
+
+# ------------------------------------------------------------------- a retile whose kernel spills: narrowed until not
+
+
+def _launched_compiled(monkeypatch, name, shapes, m, n, k, sms=132):
+    """``_launch_gemm`` of ``name`` resized to ``shapes`` (an ``m x n x k`` problem) on ``sms`` SMs, each override
+    compiled for real (ptxas on the CPU: its spill report in the program's remarks), the kernel images stand-ins:
+    (the compiled entries by override, the entries prepared to run, the own entry's launch remark, the warnings)."""
+    from tileorch.backend.ptxas import ptxas_available
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    if not ptxas_available():
+        pytest.skip("ptxas not installed")
+    p = _resized(name, shapes)
+    prog = compile_cutile(p.kernel, p.spec, name)
+    seen, done = [], {}
+    real = rc.compiled
+
+    class Image(_FakeImage):
+        def prepare(self, *a, **kw):
+            seen.append(self.entry)
+            return super().prepare(*a, **kw)
+
+    def compiled_here(kernel, arguments, arch, schedule, config=""):
+        entry = real(kernel, arguments, arch, schedule, config)
+        entry.image = Image(entry.program.gemm_config, seen)
+        entry.image.entry = done[config] = entry
+        return entry
+
+    monkeypatch.setattr(rc, "compiled", compiled_here)
+    monkeypatch.setattr(rc, "materialized", lambda entry, *a: entry)
+    monkeypatch.setattr(rc, "_prepared", type(rc._prepared)())
+    monkeypatch.setattr(rc, "pack_simt_arguments", lambda arguments: [])
+    own = rc._Compiled(prog, image=_FakeImage(prog.gemm_config, seen))
+    args = s3._described(p, {i: (i + 1) << 32 for i in range(len(p.spec))})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rc._launch_gemm(own, p.kernel, args, "sm_90a", "auto", 7, type("D", (), {"sm_count": sms})(), False)
+    prepared = [s for s in seen if isinstance(s, rc._Compiled)]
+    return done, prepared, own.launch_remarks[(1, 1, 1)], [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("name, shapes", [
+    ("mm_accumulate_into_c", {0: (100, 64), 1: (64, 80), 2: (100, 80)}),  # C read as the accumulator's start
+    pytest.param("mm_residual_gate", {0: (100, 64), 1: (64, 80), 2: (100, 80), 3: (100, 80), 4: (100, 80)},
+                 marks=pytest.mark.skipif(not os.environ.get("TILEORCH_EMULATE_ALL"),
+                                          reason="CI-sized subset: TILEORCH_EMULATE_ALL=1 runs it")),  # R + G * (A @ B)
+])
+def test_a_c_reading_retile_runs_a_kernel_that_does_not_spill(monkeypatch, name, shapes):
+    """Session 40's final read: the launcher retiled a 100 x 80 C-reading GEMM to 128 x 256 tiles in 2x1 clusters,
+    whose kernel spilled (ptxas: 60 B stores, 56 B loads; a PerformanceWarning at every launch), and backed off only
+    a spilling 192-wide choice.  Now the kernel that runs is the first narrower retile that ptxas assembles without
+    spilling (the compile's own spill report), and the remark names it and the reports it was chosen by."""
+    from tileorch.backend.ptxas import run_ptxas
+    from tileorch.launchers.cutile import spilled
+
+    done, prepared, why, warned = _launched_compiled(monkeypatch, name, shapes, 100, 80, 64)
+    assert len(prepared) == 1, (prepared, why)
+    running = prepared[0].program
+    assert not spilled(prepared[0]) and not run_ptxas(running.ptx, "sm_90a").spill_warnings(), why
+    assert not [w for w in warned if "spill" in w], warned
+    cfg = running.gemm_config
+    assert f"runs as 128 x {cfg.tile_n} tiles in {cfg.cluster_m}x1 clusters, the first that does not spill" in why, why
+    assert len(done) >= 2, why  # (the auto rule's 128 x 256 choice compiled first: it spilled)

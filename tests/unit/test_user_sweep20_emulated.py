@@ -445,6 +445,16 @@ def _case_attn_gqa_group_loop_inside():
     _check(o, _softmax_pv(_scores(q, np.repeat(k, 2, axis=1), 0.125), np.repeat(v, 2, axis=1)), 3e-3)
 
 
+def _case_gemm_column_sums_atomic():
+    """Y and its column sums over the valid rows added atomically beside it (on the tier since session 41): three
+    M tiles' partials per column (200 rows: the last tile's 56 padded rows masked by ``where``)."""
+    a, b = _h(200, 128), _h(128, 192, scale=0.2)
+    out = emulate("gemm_column_sums_atomic", {0: a, 1: b, 3: np.zeros(192, np.float32)})
+    ref = _mm(a, b)
+    _check(out[2], ref, 2e-3)
+    _check(out[3], ref.sum(0), 2e-2)
+
+
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 
 EMULATED = ["gemm_persistent_group_m_swizzle", "gemm_k_loop_inside_runtime_if", "gemm_k_loop_inside_runtime_if__off", "gemm_splitk_contiguous_atomic_add", "bmm_3d_tiles_mma_no_reshape",

@@ -5,14 +5,15 @@ sentinel prefilled, ragged shapes:
 * the GEMMs the TileAS tier takes (TMA + WGMMA: test_user_sweep14_emulated's runner): :data:`CASES` (the batched
   GEMM whose B has a stride-0 batch axis runs on the GPU alone: this runner describes arrays by their shapes,
   not a view's strides);
-* the SIMT programs (test_user_sweep26_interp.py's tests with its ``run`` swapped for
-  test_user_sweep10_emulated.emulate): :data:`EMULATED`.
+* test_user_sweep26_interp.py's tests with its ``run`` swapped for the emulator of the path the program table names
+  (``sweep_paths.emulate_on_its_path``): :data:`EMULATED`.
 
 CI-sized subsets; ``TILEORCH_EMULATE_ALL=1`` runs every case.  Needs cuda-tile and ml_dtypes, no GPU, no ptxas."""
 
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -22,8 +23,8 @@ pytest.importorskip("cuda.tile")
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
 import test_user_sweep4_emulated as s4  # noqa: E402
-import test_user_sweep10_emulated as s10e  # noqa: E402
 import test_user_sweep14_emulated as s14e  # noqa: E402
+import sweep_paths  # noqa: E402
 import test_user_sweep26_interp as s26  # noqa: E402
 
 from tileorch.testing.user_programs26 import PROGRAMS  # noqa: E402
@@ -59,8 +60,9 @@ def _check(out, ref, atol, rtol=2e-3):
 
 
 def emulate(name: str, inputs: dict) -> dict:
-    """A GEMM-tier program on its spec's shapes (test_user_sweep14_emulated's runner; the GPU file swaps it)."""
-    return s14e.emulate(name, inputs)
+    """A program on its spec's shapes, on the emulator of the path its table entry names
+    (:func:`sweep_paths.emulate_on_its_path`; the GPU file swaps it)."""
+    return sweep_paths.emulate_on_its_path(PROGRAMS, name, inputs)
 
 
 def _gelu(h):
@@ -148,12 +150,6 @@ def _case_gemm_then_row_softmax_whole_n():
     _check(p, e / e.sum(1, keepdims=True), 1e-4, 5e-3)
 
 
-def _case_gemm_heads_on_grid_axis2():  # (on the tensor cores since session 40: GemmConfig.batch_mid)
-    q, w = _h(100, 3, 64), _h(3, 64, 80, scale=0.5)
-    _check(emulate("gemm_heads_on_grid_axis2", {0: q, 1: w})[2],
-           np.einsum("thd,hdn->htn", q.astype(np.float64), w.astype(np.float64)), 2e-2, 2e-3)  # f16 out
-
-
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 GEMMS = sorted(CASES) if ALL else ["moe_expert_table_weights_nk", "moe_combine_weighted_atomic_add",
                                    "gemm_k_tiles_argument_zero", "conv2d_implicit_gemm_im2col_gather",
@@ -170,30 +166,29 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
-EMULATED = sorted(n for n in dir(s26) if n.startswith("test_") and not any(
-    w in n for w in ("w4a16", "grid_axis2", "broadcast_by_zero", "fewer_tokens", "gemm_", "attention"))) \
+LAUNCH_ONLY = ("broadcast_by_zero", "fewer_tokens")
+"""Tests whose program the launch runs on the SIMT path although it compiles for the tier (a B of batch stride 0,
+C of fewer rows than M: tests/gpu/test_user_sweep26_gpu.py), which the emulator's runner (array shapes, no
+strides, the compiled path) does not reproduce."""
+EMULATED = sorted(n for n in dir(s26) if n.startswith("test_") and n not in sweep_paths.refused_dot_tests(PROGRAMS, s26)
+                  and not any(w in n for w in LAUNCH_ONLY)) \
     if ALL else ["test_quant_int4_per_group_pack_nibbles", "test_dequant_int4_nibbles_sign_extend",
                  "test_quant_fp8_e4m3_per_row_scale", "test_histogram_float_bins_clamped",
                  "test_dropout_hash_mask_uint32", "test_byteswap_int32_pack_unpack",
                  "test_loop_zero_trips_carries_init", "test_stream_compact_positive_by_scan"]
-"""The tests of test_user_sweep26_interp.py run here on the PTX (a CI-sized subset; the mma.sync dots need
-``ldmatrix``, which the emulator does not model; every other test passed here with ``TILEORCH_EMULATE_ALL=1`` in
-session 34)."""
+"""The tests of test_user_sweep26_interp.py run here on the PTX, each on the emulator of the path the program table
+names (a CI-sized subset; the refused dots' mma.sync needs ``ldmatrix``, which the emulator does not model; every
+other test passed here with ``TILEORCH_EMULATE_ALL=1`` in session 34)."""
+
+
+def test_every_program_has_a_numpy_test():
+    """A case here or a test of test_user_sweep26_interp.py for every program, whatever its path (moving a program
+    between the tier and the SIMT path edits its table entry only)."""
+    assert not sweep_paths.untested(PROGRAMS, s26, sys.modules[__name__], cases=(CASES,))
 
 
 @pytest.mark.parametrize("test", EMULATED)
 def test_the_ptx_against_numpy(test, monkeypatch):
-    monkeypatch.setattr(s10e, "PROGRAMS", PROGRAMS)
-    monkeypatch.setattr(s26, "run", lambda name, inputs, program=None: s10e.emulate(name, inputs)
-                        if program is None else _emulate_resized(name, inputs, program))
+    monkeypatch.setattr(s26, "run", lambda name, inputs, program=None:
+                        sweep_paths.emulate_on_its_path(PROGRAMS, name, inputs, program))
     s26.every_case(getattr(s26, test))
-
-
-def _emulate_resized(name, inputs, program):
-    """:func:`test_user_sweep10_emulated.emulate` of a resized entry (its spec and grid)."""
-    old = s10e.PROGRAMS
-    s10e.PROGRAMS = {**old, name: program}
-    try:
-        return s10e.emulate(name, inputs)
-    finally:
-        s10e.PROGRAMS = old

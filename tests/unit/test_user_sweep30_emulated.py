@@ -6,8 +6,9 @@ the programs' docstrings, outputs NaN prefilled, ragged shapes:
   runner: every CTA of the launch, the launcher's tensor maps): :data:`ATTENTION` (the emulator's WGMMA is f16: a
   bf16 program runs as its f16 twin; its bf16 form runs on the GPU in tests/gpu/test_user_sweep30_gpu.py);
 * the GEMMs the TileAS tier takes (TMA + WGMMA: test_user_sweep14_emulated's runner): :data:`GEMM_CASES`;
-* the SIMT programs (test_user_sweep30_interp.py's tests with its ``run`` swapped for
-  test_user_sweep10_emulated.emulate): :data:`EMULATED`.
+* test_user_sweep30_interp.py's tests with its ``run`` swapped for the emulator of the path the program table names
+  (``sweep_paths.emulate_on_its_path``: the SIMT programs', and a GEMM program's whose reference is written there):
+  :data:`EMULATED`.
 
 CI-sized subsets; ``TILEORCH_EMULATE_ALL=1`` runs every case.  Needs cuda-tile and ml_dtypes, no GPU, no ptxas."""
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -26,8 +28,8 @@ ml_dtypes = pytest.importorskip("ml_dtypes")
 
 import test_user_sweep3_emulated as s3  # noqa: E402
 import test_user_sweep4_emulated as s4  # noqa: E402
-import test_user_sweep10_emulated as s10e  # noqa: E402
 import test_user_sweep14_emulated as s14e  # noqa: E402
+import sweep_paths  # noqa: E402
 import test_user_sweep30_interp as s30  # noqa: E402
 
 from tileorch.testing.user_programs30 import PROGRAMS  # noqa: E402
@@ -283,8 +285,9 @@ def test_every_chained_program_has_a_case():
 
 
 def emulate(name: str, inputs: dict) -> dict:
-    """A GEMM-tier program on its spec's shapes (test_user_sweep14_emulated's runner; the GPU file swaps it)."""
-    return s14e.emulate(name, inputs)
+    """A program on its spec's shapes, on the emulator of the path its table entry names
+    (:func:`sweep_paths.emulate_on_its_path`; the GPU file swaps it)."""
+    return sweep_paths.emulate_on_its_path(PROGRAMS, name, inputs)
 
 
 def _case_gemm_bias_tanh_gelu_bf16():
@@ -356,18 +359,16 @@ def _case_gemm_accumulate_into_c_in_place():
     _check(emulate("gemm_accumulate_into_c_in_place", {0: a, 1: b, 2: c})[2], _d(c) + _mm(a, b), 1e-3)
 
 
-def _case_gemm_a_3d_unit_middle_dim():  # (on the tensor cores since session 40: GemmConfig.batch_mid)
-    x, w = _h(100, 3, 64), _h(64, 80, scale=0.3)
-    _check(emulate("gemm_a_3d_unit_middle_dim", {0: x, 1: w})[2], np.einsum("mhk,kn->hmn", _d(x), _d(w)), 1e-3)
-
-
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 GEMMS = sorted(CASES) if ALL else ["int8_gemm_bias_int32_out"]
 """The GEMM cases run in CI (every case of :data:`CASES` with ``TILEORCH_EMULATE_ALL=1``)."""
 
 
-def test_every_gemm_program_has_a_case():
-    assert set(CASES) == {n for n, p in PROGRAMS.items() if p.path == "gemm"}
+def test_every_program_has_a_numpy_test():
+    """A case here, a chained case or a test of test_user_sweep30_interp.py for every program, whatever its path (the
+    interp tests run here on the emulator of the path the program table names: moving a program between the tier and
+    the SIMT path edits its table entry only)."""
+    assert not sweep_paths.untested(PROGRAMS, s30, sys.modules[__name__], cases=(CASES, ATTENTION_CASES))
 
 
 @pytest.mark.parametrize("name", GEMMS)
@@ -379,8 +380,9 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
-MMA_SYNC = {"test_gemm_a_3d_unit_middle_dim"}
-"""The refused dot's test: its mma.sync needs ``ldmatrix``, which the emulator does not model."""
+MMA_SYNC = sweep_paths.refused_dot_tests(PROGRAMS, s30)
+"""The refused dots' tests (SIMT-path programs with a located refusal in the table): their mma.sync needs
+``ldmatrix``, which the emulator does not model."""
 EMULATED = sorted(n for n in dir(s30) if n.startswith("test_") and n not in MMA_SYNC) \
     if ALL else ["test_cumsum_int64_rows_of_int32"]
 """The tests of test_user_sweep30_interp.py run here on the PTX (a CI-sized subset)."""
@@ -388,6 +390,6 @@ EMULATED = sorted(n for n in dir(s30) if n.startswith("test_") and n not in MMA_
 
 @pytest.mark.parametrize("test", EMULATED)
 def test_the_ptx_against_numpy(test, monkeypatch):
-    monkeypatch.setattr(s10e, "PROGRAMS", PROGRAMS)
-    monkeypatch.setattr(s30, "run", lambda name, inputs, program=None: s10e.emulate(name, inputs))
+    monkeypatch.setattr(s30, "run", lambda name, inputs, program=None:
+                        sweep_paths.emulate_on_its_path(PROGRAMS, name, inputs, program))
     s30.every_case(getattr(s30, test))

@@ -129,7 +129,8 @@ def _opt(tmp_path, monkeypatch, capsys, *args):
     src = tmp_path / "k.mlir"
     src.write_text(_TWO_FUNCS)
     # in this process (session 39 forked these runs: xDSL's --disable-verify switch outlived the call and let later
-    # type verifications pass; tileorch-opt now keeps it to its run, tests/unit/test_opt_in_process.py)
+    # type verifications pass; tileorch-opt now implements the switch in its own run, patching nothing:
+    # tests/unit/test_opt_in_process.py)
     code = 0
     try:
         opt.main([str(src), *args])

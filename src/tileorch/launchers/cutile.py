@@ -1348,6 +1348,38 @@ _GEMM_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": 
                 "e5m2": "float8_e5m2", "s8": "int8", "u8": "uint8", "s32": "int32"}
 
 
+def kvec_tensor_maps(cfg: Any, arguments: list[Argument]) -> list[bytes]:
+    """The tensor maps of the K vectors the kernel's producer TMA-loads (``GemmConfig.kvecs``: each entry
+    ``bytes:param:dtype:rank``, ``param`` the program's parameter holding the array's pointer), the kernel's
+    parameters between the GEMM's own and the program's: 2-D maps of the array's last dimension (contiguous) and
+    its rows (1 for a 1-D array), boxes of one row of the vector's elements, unswizzled, zero fill past the array.
+    An array TMA cannot read in place (a base not 16-byte aligned, rows not a multiple of 16 bytes apart) raises
+    :class:`LayoutNotSupported` (the launch falls back to the SIMT path, its remark saying why)."""
+    from tileorch.launchers.gemm_host import encode_tensor_map
+
+    entries = [x for x in getattr(cfg, "kvecs", "").split(",") if x]
+    if not entries:
+        return []
+    flat = flat_parameters(arguments)
+    by_position = {a.position: a for a in arguments if isinstance(a, ArrayArg)}
+    maps = []
+    for entry in entries:
+        nbytes, param, dtype, rank = entry.split(":")
+        x = by_position[flat[int(param)][0]]
+        es = x.itemsize
+        if x.ptr % 16 or (x.ndim == 2 and (x.strides[0] * es) % 16) or x.strides[-1] != 1 or x.ndim != int(rank):
+            raise LayoutNotSupported(f"{_where(x.name, x.position)}: the K-indexed vector's array is read by the "
+                                     "producer's TMA, which needs a 16-byte aligned base, rows 16 bytes apart and "
+                                     f"contiguous elements (base {x.ptr:#x}, strides {x.strides})")
+        if x.ndim == 1:
+            dims, row_bytes = (x.shape[0], 1), (-(-x.shape[0] * es // 16) * 16,)
+        else:
+            dims, row_bytes = (x.shape[1], x.shape[0]), (x.strides[0] * es,)
+        maps.append(encode_tensor_map(x.ptr, dtype if dtype not in ("i8", "i32") else {"i8": "s8", "i32": "s32"}[dtype],
+                                      dims, row_bytes, (int(nbytes) // es, 1), 0))
+    return maps
+
+
 def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, ArrayArg, ArrayArg, int, int, int]:
     """(A, B, C, M, N, K) after checking what the GEMM host side needs (row-major A [M, K] (or
     [K, M] when the program reads A^T), B [K, N] (or [N, K] when the program reads B^T), C [M, N];
@@ -1740,6 +1772,78 @@ def spilled(entry: _Compiled) -> bool:
     return any(r.startswith("warning: ptxas spilled") for r in (getattr(entry.program, "remarks", None) or []))
 
 
+def _spill_report(entry: _Compiled) -> str:
+    """ptxas's spill report of ``entry``'s kernel (``60 B stores, 56 B loads (168 registers)``), or ''."""
+    for r in getattr(entry.program, "remarks", None) or []:
+        if r.startswith("warning: ptxas spilled"):
+            return r.rsplit(": ", 1)[-1]
+    return ""
+
+
+def _spill_bytes(entry: _Compiled) -> int:
+    """The bytes ptxas's spill report of ``entry``'s kernel names (stores and loads; 0: no spill)."""
+    import re
+
+    return sum(int(x) for x in re.findall(r"(\d+) B (?:stores|loads)", _spill_report(entry)))
+
+
+def narrower_retiles(chosen: Any) -> list[Any]:
+    """The retiled configurations tried, in order, after ``chosen``'s kernel spilled registers: the widest tile the
+    WGMMA builder takes (128 columns or more) whose accumulators take at most half of the consumer's accumulator
+    registers (:data:`~tileorch.kernels.gemm.config.ACCUMULATOR_REGISTERS`; one f32 accumulator: 128 columns),
+    leaving the rest of the consumer's ``setmaxnreg`` budget to the epilogue's operand tiles and addresses, in
+    ``chosen``'s clusters, then in 1x1 clusters (a B multicast's address arithmetic takes consumer registers too);
+    each only where it differs from ``chosen``, its ring in the shared memory ``chosen``'s took."""
+    from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS, GemmConfigError
+    from tileorch.transforms.tileas.convert_to_cutlass import TILE_NS
+
+    widths = [v for v in TILE_NS if v >= 128]
+    width = max((v for v in widths if dataclasses.replace(chosen, tile_n=v).accumulator_registers
+                 <= ACCUMULATOR_REGISTERS // 2), default=min(widths))
+    out: list[Any] = []
+    for cluster in dict.fromkeys((chosen.cluster_m, 1)):
+        if width > chosen.tile_n or (chosen.tile_n, chosen.cluster_m) == (width, cluster):
+            continue
+        narrow = dataclasses.replace(chosen, tile_n=width)
+        stages = min(16, max(chosen.stages, chosen.stages * chosen.stage_bytes // narrow.stage_bytes))
+        while stages >= 2:
+            try:
+                out.append(dataclasses.replace(narrow, cluster_m=cluster, stages=stages).check())
+                break
+            except GemmConfigError:
+                stages -= 1
+    return out
+
+
+def _unspilled_retile(entry: _Compiled, chosen: Any, why: str, kernel: Any, arguments: list[Argument], arch: str):
+    """(entry, configuration, remark) of the retile that runs when ``entry``'s kernel (``chosen``) spilled registers:
+    the first of :func:`narrower_retiles` whose kernel ptxas assembles without spilling, decided by the compile's own
+    ptxas report (the consumer's registers are the budget: the accumulators, the epilogue's operand tiles and the
+    addresses must fit it); where every one spills, the one that spills the fewest bytes.  ``why`` gains the
+    choice and the spill reports it was made from."""
+    from tileorch.kernels.gemm.config import override_string
+
+    tried = [(entry, chosen)]
+    for cand in narrower_retiles(chosen):
+        got = compiled(kernel, arguments, arch, cand.schedule, override_string(cand))
+        if getattr(got.program, "kind", "gemm") != "gemm":  # (not the tier's kernel: not a candidate)
+            continue
+        tried.append((got, cand))
+        if not spilled(got):
+            break
+    best, cfg = min(tried, key=lambda t: _spill_bytes(t[0]))
+    ran = {id(e): getattr(e.program, "gemm_config", None) or c for e, c in tried}  # (as the tier compiled it)
+    said = "; ".join(f"{ran[id(e)].tile_m} x {ran[id(e)].tile_n} in {ran[id(e)].cluster_m}x1 clusters " + (
+        f"spilled ({_spill_report(e)})" if spilled(e) else "does not spill") for e, _ in tried)
+    cfg = ran[id(best)]
+    if best is entry:
+        return entry, chosen, why + f"; ptxas spilled registers of every retiled kernel tried ({said}): the " \
+                                    f"{chosen.tile_m} x {chosen.tile_n} one runs, spilling the fewest bytes"
+    verdict = "the first that does not spill" if not spilled(best) else "the one spilling the fewest bytes"
+    return best, cfg, why + (f"; runs as {cfg.tile_m} x {cfg.tile_n} tiles in {cfg.cluster_m}x1 clusters, {verdict}: "
+                             f"the retiled kernels' ptxas reports: {said}")
+
+
 def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, sms: int, c_ld: bool,
                   tile_192: bool = True):
     """(configuration, remark) of a retiled GEMM program: tileorch.gemm's auto rule
@@ -1767,14 +1871,12 @@ def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, s
         # configuration, promoted unless it asks for use_fast_acc=True, its kernel form is built without it or
         # TILEORCH_FP8_PROMOTE_INTERVAL=0): the retiled configuration is given to the lowering whole,
         # fp8_promote included; a tile too wide for the scratch runs narrowed
-        from tileorch.transforms.tileas.fp8_promotion import promotion
+        from tileorch.transforms.tileas.fp8_promotion import narrowed_for_scratch
 
-        wide = chosen.tile_n
-        chosen = promotion(chosen, True, chosen.dtype, ACCUMULATOR_REGISTERS)[0].check()
-        if chosen.tile_n != wide:
-            why += (f"; run as {chosen.tile_m} x {chosen.tile_n} with two-level fp8 accumulation (fp8_promote="
-                    f"{chosen.fp8_promote}: a {wide}-column accumulator and its scratch exceed the consumer's "
-                    f"{ACCUMULATOR_REGISTERS} accumulator registers)")
+        if chosen.tile_n > ACCUMULATOR_REGISTERS:  # (the tier's remark at the dot says how it accumulates)
+            chosen, narrowed = narrowed_for_scratch(chosen, ACCUMULATOR_REGISTERS)
+            why += "; " + narrowed
+        chosen = dataclasses.replace(chosen, fp8_promote=cfg.fp8_promote).check()
     return chosen, why
 
 
@@ -1867,6 +1969,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                 chosen, why = retile_config(cfg, m * batch, n, k, major, schedule, dev.sm_count, c_ld, False)
                 why += "; 192-wide tiles not taken: ptxas spilled the 128 x 192 kernel's registers"
                 entry = compiled(kernel, arguments, arch, chosen.schedule, override_string(chosen))
+            if spilled(entry):  # (e.g. an epilogue reading C or a residual: its tiles on top of the accumulators)
+                entry, chosen, why = _unspilled_retile(entry, chosen, why, kernel, arguments, arch)
         else:  # B's layout differs from the compiled program's (no epilogue): tileorch.gemm's tile program
             gk = kernel_for(chosen)
             entry = None
@@ -1944,7 +2048,9 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
            sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld)
     prepared = _prepared.get(key)
     if prepared is None:
-        prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
+        # (the K vectors' tensor maps, GemmConfig.kvecs, come before the program's parameters)
+        prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count,
+                                               extra=[*kvec_tensor_maps(gk.cfg, arguments), *extra], batch=batch,
                                                more_b=more_ptrs, grid=program_grid, sched_l=sched_l,
                                                ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
@@ -2205,6 +2311,13 @@ def _fell_back(entry: _Compiled, simt: _Compiled, grid3: tuple[int, int, int], e
     return simt
 
 
+last_full_launch: list = [None]
+"""``(kernel, grid, path)`` of the latest launch :func:`_launch` made (the full path; a bound launch of the hot path
+records nothing): ``path`` is what ran, ``"chained"``, ``"gemm"`` or ``"simt"`` (a tier program whose launch fell
+back to the SIMT path is ``"simt"``).  None until such a launch ran.  The sweeps' GPU harness
+(:mod:`tileorch.testing.launch_path`) checks it against the path the program's table entry names."""
+
+
 def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule: str, sync: bool, tiles: str,
             fast: tuple | None) -> None:
     """:func:`launch` for arguments not seen before: describe them, compile (through the caches),
@@ -2218,7 +2331,8 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         raise ValueError(f"arch must be one of {', '.join(ARCHS)}, got {arch!r}")
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
-    grid3 = normalize_grid(grid)
+    grid3 = asked_grid = normalize_grid(grid)
+    last_full_launch[0] = None
     arguments = describe_arguments(kernel, args)
     handle = stream_handle(stream)
     from tileorch.runtime.driver import api
@@ -2256,6 +2370,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         entry, declined = _row_groups_choice(entry, kernel, arguments, arch, grid3, dev.sm_count)
         try:
             _launch_chained(entry, kernel, arguments, grid3, handle, sync, fast, dev.sm_count)
+            last_full_launch[0] = (kernel, asked_grid, "chained")
             for said in (declined, narrowed):  # (the launch remark of the kernel launched: why, then its CTAs)
                 if said:
                     entry.launch_remarks[grid3] = f"{said}; {entry.launch_remarks.get(grid3, '')}"
@@ -2267,6 +2382,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         try:
             _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles, args, fast,
                          grid_l=grid3[2], grid=grid3)
+            last_full_launch[0] = (kernel, asked_grid, "gemm")
             return
         except LayoutNotSupported as exc:
             # e.g. a transposed A: the same program, compiled by the SIMT lowering, takes any strides
@@ -2317,6 +2433,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     layout = ([i for i, (_, role) in enumerate(flat_parameters(arguments)) if role == "ptr"],
               tuple((lo - a.ptr, hi - a.ptr) for a in arrays for lo, hi in [a.byte_range()]))
     _run(entry.image, grid3, (block, 1, 1), params, smem, (cluster, 1, 1), handle, sync, fast, layout)
+    last_full_launch[0] = (kernel, asked_grid, "simt")
 
 
 # --------------------------------------------------------------------------- repeated launches

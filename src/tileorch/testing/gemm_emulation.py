@@ -51,7 +51,9 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
     params = [0, 0, 0, c_base, m, n, k, pack_device_params(sched, 0, 0, 0), *([0] * len(more_b)), *([0] * len(more_a)), *seg_k,
               *([0] if epi is not None else []), *([epi_c] if getattr(cfg, "epi_loop", False) else []),
               # (C batched in its middle dimension, [M, L, N]: rows L N apart, the kernel's ldc, as the launcher's)
-              *([sl * n] if getattr(cfg, "c_ld", False) and "c" in mid else []), *tile_params]
+              *([sl * n] if getattr(cfg, "c_ld", False) and "c" in mid else []),
+              *([0] * len(kvec_box_bytes(cfg))), *tile_params]  # (the K vectors' maps: GemmConfig.kvecs)
+    first_tile_param = len(params) - len(tile_params)
     errors: list[str] = []
     for x in range(sched.grid[0]):
         for y in range(sched.grid[1]):
@@ -84,9 +86,36 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
             if getattr(cfg, "a_raw", ""):  # a computed A's raw tile: unswizzled boxes, or GemmConfig.a_raw_swizzle
                 emu.tmaps[emu.params[0]].update(rows=cfg.tile_m if cfg.a_major == "k" else cfg.tile_k,
                                                 box=cfg.a_raw_chunk_columns, swizzle=getattr(cfg, "a_raw_swizzle", 0))
+            for v, entry in enumerate(x for x in getattr(cfg, "kvecs", "").split(",") if x):
+                # a K vector's map (GemmConfig.kvecs): 2-D, its array's rows (1 for a 1-D array) of its last
+                # dimension, boxes of one row of its elements, unswizzled
+                emu.tmaps[emu.params[first_tile_param - len(kvec_box_bytes(cfg)) + v]] = _kvec_map(
+                    entry, tile_params, memory)
             emu.run()
             errors += emu.errors
     return errors
+
+
+def kvec_box_bytes(cfg) -> tuple[int, ...]:
+    return tuple(getattr(cfg, "kvec_box_bytes", ()))
+
+
+def _kvec_map(entry: str, tile_params, memory) -> dict:
+    """The emulator's tensor map of a TMA-loaded K vector (``GemmConfig.kvecs`` entry ``bytes:param:dtype:rank``),
+    its array found in ``memory`` at the base the program's parameter ``param`` holds."""
+    import numpy as np
+
+    nbytes, param, dtype, rank = entry.split(":")
+    param, rank = int(param), int(rank)
+    base, shape = tile_params[param], [int(x) for x in tile_params[param + 1:param + 1 + rank]]
+    if dtype == "bf16":
+        from ml_dtypes import bfloat16 as npt
+    else:
+        npt = {"f16": np.float16, "f32": np.float32, "i8": np.int8, "i32": np.int32}[dtype]
+    buf = next(b for b0, b, _ in memory if b0 == base)
+    count = int(np.prod(shape))
+    arr = buf[:count * np.dtype(npt).itemsize].view(npt).reshape(shape if rank == 2 else (1, shape[0]))
+    return {"array": arr, "rows": 1, "box": int(nbytes) // np.dtype(npt).itemsize, "swizzle": 0}
 
 
 def _c_array(memory, c_base: int, out_dtype: str, m: int, n: int):

@@ -838,11 +838,12 @@ _add("mm_logit_softcap_bf16", mm_logit_softcap_bf16,
      [_f((256, 256), "bfloat16"), _f((256, 128), "bfloat16"), _f((256, 128), "bfloat16"), 30.0, 128, 64, 64], (2, 2),
      "gemm", outputs=(2,))
 _add("mm_relu_colsum_atomic", mm_relu_colsum_atomic,
-     [_f((256, 256)), _f((256, 128)), _f((256, 128)), _f((128,), "float32"), 128, 64, 64], (2, 2), "simt",
-     outputs=(2, 3), error="a reduction of the result ([64] tile) added atomically beside C is not supported yet",
+     [_f((256, 256)), _f((256, 128)), _f((256, 128)), _f((128,), "float32"), 128, 64, 64], (2, 2), "gemm",
+     outputs=(2, 3),
      notes="found by this sweep: refused as 'expected one tile store of C (or one atomic add of the result), found "
-           "1 tile stores and 1 atomic updates' at the K loop; now named at the atomic add with what to write. "
-           "The tier stores reductions beside C as tiles, not atomics")
+           "1 tile stores and 1 atomic updates' at the K loop; then named at the atomic add with what to write; "
+           "on the tier since sweep 33 (session 41): a reduction of the result added atomically beside C is a side "
+           "output whose one partial per column each CTA tile adds")
 _add("mm_tile_128x256x128_bf16", mm_tile_128x256x128_bf16,
      [_f((256, 256), "bfloat16"), _f((256, 512), "bfloat16"), _f((256, 512), "bfloat16"), 128, 256, 128], (2, 2),
      "gemm", outputs=(2,))

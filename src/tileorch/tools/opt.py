@@ -8,9 +8,11 @@ as a Python traceback.  With ``--verify-diagnostics``, an input that has ``expec
 (:mod:`tileorch.tools.expected_diagnostics`): every chunk must produce exactly the errors its
 comments name; each miss is a located ``error:`` on stderr and the exit status is 1.  An input or output file that cannot be opened, and input that is
 not UTF-8, are reported as ``tileorch-opt: error: ...`` / ``file:line:col: error: ...``.
-``--disable-verify`` is xdsl-opt's (no op is verified, and attributes and types are built without
-their verifiers) for the call and its thread only: :func:`main` called in a process leaves every
-later or concurrent verification in it on (:data:`XDSL_SWITCHES`).
+``--disable-verify``: no op is verified (the input, between the passes, the result), as mlir-opt's; attributes and
+types are verified when built, as in mlir-opt (xdsl-opt's own ``--disable-verify`` and ``--syntax-highlight`` patch
+classes for the whole process, :data:`XDSL_SWITCHES`: tileorch-opt takes both switches out of xDSL's hands when the
+arguments are parsed and implements them in its own run, so nothing of the process is patched, and a later or
+concurrent verification in the same process, a library user's or another thread's, is untouched).
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ import dataclasses
 import io
 import os
 import sys
-import threading
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
@@ -34,71 +35,46 @@ from tileorch.tools.expected_diagnostics import Expectation, diagnostics, expect
 
 
 XDSL_SWITCHES = ((Attribute, "__post_init__"), (Diagnostic, "colored"))
-"""The class attributes ``xDSLOptMain.__init__`` sets for the whole process and never puts back:
+"""The class attributes ``xDSLOptMain.__init__`` would set for the whole process and never put back:
 ``--disable-verify`` replaces ``Attribute.__post_init__`` by a function that verifies nothing (every
 attribute and type built afterwards, anywhere in the process, skipped its verifier: session 39's
 in-process tests), ``--syntax-highlight`` sets ``Diagnostic.colored``.  :class:`TileorchOptMain`
-keeps them to its own :meth:`~TileorchOptMain.run` (tests/unit/test_opt_in_process.py checks that
-xDSL's ``__init__`` sets no other)."""
+routes both switches to arguments of its own (:data:`OWN_SWITCHES`), so xDSL never sees them set
+(tests/unit/test_opt_in_process.py checks that xDSL's driver sets no other class attribute)."""
 
-_ABSENT = object()
-_this_thread = threading.local()
-"""``unverified``: attributes built in this thread are not verified (a ``--disable-verify`` run)."""
-
-
-def _switches() -> list:
-    """The current values of :data:`XDSL_SWITCHES` (``_ABSENT``: not set on that class itself)."""
-    return [vars(cls).get(name, _ABSENT) for cls, name in XDSL_SWITCHES]
-
-
-def _set_switches(values: list) -> None:
-    for (cls, name), value in zip(XDSL_SWITCHES, values, strict=True):
-        if value is not _ABSENT:
-            setattr(cls, name, value)
-        elif name in vars(cls):
-            delattr(cls, name)
-
-
-def _for_this_thread(outside: list, unverified: bool, colored: list) -> list:
-    """:data:`XDSL_SWITCHES`' values for a run: ``Diagnostic.colored`` as its arguments gave it
-    (``colored``, how diagnostics look); ``Attribute.__post_init__`` as ``outside`` unless xDSL switched
-    verification off (``unverified``), then a function that skips verification in the running thread
-    only (``_this_thread``) and verifies as ``outside`` in every other thread (a library thread
-    compiling meanwhile)."""
-    verified = outside[0]
-    if not unverified:
-        return [verified, colored]
-    verify = Attribute.__post_init__ if verified is _ABSENT else verified
-
-    def post_init(self: Attribute) -> None:
-        if not getattr(_this_thread, "unverified", False):
-            verify(self)
-
-    return [post_init, colored]
+OWN_SWITCHES = {"disable_verify": "tileorch_disable_verify", "syntax_highlight": "tileorch_syntax_highlight"}
+"""xDSL's argument (its ``dest``) -> the one tileorch-opt parses it into instead: xDSL's stays False while its
+``__init__`` reads it, and :meth:`TileorchOptMain.__init__` then sets it for the run (xDSL's pass callback and
+printer read it there: op verification, a highlighted output)."""
 
 
 class TileorchOptMain(xDSLOptMain):
     """xDSLOptMain with tileorch's dialects, passes, targets and located diagnostics.
 
-    The process-wide switches xDSL sets for ``--disable-verify`` and ``--syntax-highlight``
-    (:data:`XDSL_SWITCHES`) hold only while :meth:`run` runs, attribute verification's in its thread
-    only: building the driver leaves them as they were (however it ends: an unknown pass, a
-    malformed pipeline), and ``run`` sets this call's values and puts the previous ones back on the
-    way out, so that tileorch used in the same process afterwards or meanwhile (a library user, the
-    unit tests) verifies what it builds."""
+    ``--disable-verify`` and ``--syntax-highlight`` are parsed into tileorch-opt's own arguments
+    (:data:`OWN_SWITCHES`, :meth:`register_all_arguments`), so xDSL's ``__init__`` patches no class
+    (:data:`XDSL_SWITCHES`); their effect is this driver's own: the run skips op verification
+    (:meth:`_run_chunks`, :meth:`_call_back`) and the printer highlights the output."""
 
     _reported: list[str] = []  # the diagnostic lines printed for the current chunk
     _write_failed = False  # a write to the output failed (reported once)
     _in_place = False  # -o names the input file: the output is buffered (see _finish_in_place)
 
     def __init__(self, *args, **kwargs):
-        outside = _switches()
-        try:
-            super().__init__(*args, **kwargs)
-            # (this call's own arguments, not the switches' values now: another thread's run may have set them)
-            self._unverified, self._highlight = bool(self.args.disable_verify), bool(self.args.syntax_highlight)
-        finally:
-            _set_switches(outside)
+        super().__init__(*args, **kwargs)
+        # (xDSL's __init__ read its own fields as False: now this run's values, read by xDSL's callback and printer)
+        for xdsl_dest, own in OWN_SWITCHES.items():
+            setattr(self.args, xdsl_dest, bool(getattr(self.args, own)))
+
+    def register_all_arguments(self, arg_parser) -> None:
+        """xDSL's arguments, with ``--disable-verify`` and ``--syntax-highlight`` parsed into
+        :data:`OWN_SWITCHES`' names (any spelling argparse accepts, abbreviations included: the
+        actions themselves are rerouted, not the words of argv) and xDSL's names left False."""
+        super().register_all_arguments(arg_parser)
+        for action in arg_parser._actions:
+            if action.dest in OWN_SWITCHES:
+                action.dest = OWN_SWITCHES[action.dest]
+        arg_parser.set_defaults(**{xdsl_dest: False for xdsl_dest in OWN_SWITCHES})
 
     def register_all_dialects(self):
         for name, factory in registry.dialect_factories().items():
@@ -252,18 +228,8 @@ class TileorchOptMain(xDSLOptMain):
             raise self._cannot_write(exc) from None
 
     def run(self) -> None:
-        """Every chunk parsed, verified, through the passes and printed, with this call's
-        :data:`XDSL_SWITCHES` (``--disable-verify``'s for this thread only: :func:`_for_this_thread`;
-        the previous values back on the way out, a ``sys.exit`` included)."""
-        outside = _switches()
-        unverified = getattr(_this_thread, "unverified", False)
-        _set_switches(_for_this_thread(outside, self._unverified, True if self._highlight else outside[1]))
-        _this_thread.unverified = self._unverified
-        try:
-            self._run_chunks()
-        finally:
-            _this_thread.unverified = unverified
-            _set_switches(outside)
+        """Every chunk parsed, verified (unless ``--disable-verify``), through the passes and printed."""
+        self._run_chunks()
 
     def _run_chunks(self) -> None:
         chunks, file_extension, output = self._open_files()

@@ -1,18 +1,74 @@
-// RUN: env TILEORCH_COMPUTED_OPERAND=staged tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
-// RUN: env TILEORCH_COMPUTED_OPERAND=staged tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
+// RUN: env TILEORCH_COMPUTED_OPERAND=staged,global_k_vectors tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
+// RUN: env TILEORCH_COMPUTED_OPERAND=staged,global_k_vectors tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: filecheck %s --check-prefix=PTX < %t.ptx
 // RUN: env TILEORCH_COMPUTED_OPERAND=prefetch,staged tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PRE
-// RUN: env TILEORCH_COMPUTED_OPERAND=registers tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=REG
-// RUN: env TILEORCH_COMPUTED_OPERAND=registers tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.reg.ptx
+// RUN: env TILEORCH_COMPUTED_OPERAND=registers,global_k_vectors tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=REG
+// RUN: env TILEORCH_COMPUTED_OPERAND=registers,global_k_vectors tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.reg.ptx
 // RUN: ptxas -arch=sm_90a %t.reg.ptx -o %t.reg.cubin
 // RUN: filecheck %s --check-prefix=REGPTX < %t.reg.ptx
 // RUN: not grep -E "bar.sync[[:space:]]+3,|fence.proxy.async" %t.reg.ptx
 // RUN: env TILEORCH_COMPUTED_OPERAND= tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=DEFAULT
+// RUN: env TILEORCH_COMPUTED_OPERAND= tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=KV
+// RUN: env TILEORCH_COMPUTED_OPERAND= tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.kv.ptx
+// RUN: ptxas -arch=sm_90a %t.kv.ptx -o %t.kv.cubin
+// RUN: filecheck %s --check-prefix=KVPTX < %t.kv.ptx
+// RUN: env TILEORCH_COMPUTED_OPERAND=registers tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=KVREG
+
+// Session 41 (tileas/k_vector_tma.py, the default): gamma is TMA-loaded by the producer into each stage.  Its 64 f16
+// values (128 bytes) have a slot per stage after the rest of shared memory (8 stages of A, B and raw A, then the
+// slots: 196608 + 128 * stage), its box is loaded from gamma's own 2-D map (the kernel's parameter after the
+// builder's, before the program's) at (kt * 64, 0), and counts in the stage's transaction bytes (16384 + 128); the
+// consumers read their 8 values from the slot after the wait, no global load left in the K loop; the first load's
+// alignment (16: the unit's first K column is a multiple of 8, the slot 128-byte aligned) lets LLVM merge the 8 into
+// one 16-byte shared load (no ld.shared.b16 in the PTX).
+// KV:         func.func @gemm_f16_f32_bn_64x64x64_s{{[0-9]+}}_c1x1_persistent_{{.*}}_arawf16_kv128(
+// KV-SAME:    %tmap_kv0: !llvm.ptr {llvm.byval = !llvm.array<128 x i8>, llvm.align = 64 : i64, nvvm.grid_constant}
+// KV-SAME:    not WGMMA's register A operand: A's map reads 1 vector(s) indexed by the K tile, which register A reads per thread at each of its K positions in every K step (from the stage's shared memory, where the producer TMA-loads them)
+// KV-SAME:    1 vector(s) indexed by the K tile TMA-loaded by the producer into each stage (128 bytes, in the stage's transaction bytes; zero fill past the array) and read by the consumers from the stage's shared memory
+// KV:         cutlass.pipeline.init {{.*}}transaction_size = array<i32: 16512>
+// KV:         nvvm.cp.async.bulk.tensor.shared.cluster.global %adst, %tmap_a, %fb, box[%kc, %m0] {cutlass.tx_bytes = 8192 : i32}
+// KV:         %[[C128:[0-9]+]] = arith.constant 128 : i32
+// KV-NEXT:    %[[SOFF:[0-9]+]] = arith.muli %idx, %[[C128]] : i32
+// KV-NEXT:    %[[BASE:[0-9]+]] = arith.constant 196608 : i32
+// KV-NEXT:    %kvdst_off0 = arith.addi %[[SOFF]], %[[BASE]] : i32
+// KV:         %kvcoord0x = arith.muli %kt, %{{[0-9]+}} : i32
+// KV-NEXT:    %kvcoord0y = arith.constant 0 : i32
+// KV-NEXT:    nvvm.cp.async.bulk.tensor.shared.cluster.global %kvdst0, %tmap_kv0, %fb, box[%kvcoord0x, %kvcoord0y] {cutlass.tx_bytes = 128 : i32}
+// KV:         cutlass.pipeline.producer_commit %ready, %st {transaction_bytes = 16512 : i32}
+// KV:         scf.for %{{kt_[0-9]+}} =
+// KV-NOT:     llvm.load %{{.*}} : !llvm.ptr<1>
+// KV:         cutlass.pipeline.consumer_wait %ready, %[[ST:.*]]
+// KV:         %kvec_off0 = arith.addi
+// KV:         llvm.load %{{[0-9]+}} <alignment = 16> : !llvm.ptr<3> -> f16
+// KV-COUNT-7: llvm.load %{{[0-9]+}} <alignment = {{[248]}}> : !llvm.ptr<3> -> f16
+// KV-NOT:     llvm.load %{{.*}} : !llvm.ptr<1>
+// KV:         nvvm.fence.proxy <async.shared>, space = <cta>
+// KV-NEXT:    cutlass.named_barrier.arrive_and_wait barrier_id = 3 num_threads = 128
+
+// KVPTX:      .entry gemm_f16_f32_bn_64x64x64
+// KVPTX-NOT:  ld.global
+// KVPTX:      cp.async.bulk.tensor.2d.shared::cluster.global
+// KVPTX:      mbarrier.try_wait
+// KVPTX-NOT:  ld.shared.b16
+// KVPTX:      bar.sync 3, 128
+
+// TILEORCH_COMPUTED_OPERAND=registers: register A reads gamma from the stage too (16 values a thread, after the
+// wait), no global load in the K loop.
+// KVREG:         func.func @gemm_f16_f32_bn_64x64x64_s{{[0-9]+}}_c1x1_persistent_{{.*}}_arawf16_areg_kv128(
+// KVREG:         cutlass.pipeline.init {{.*}}transaction_size = array<i32: 16512>
+// KVREG:         scf.for %{{kt_[0-9]+}} =
+// KVREG-NOT:     llvm.load %{{.*}} : !llvm.ptr<1>
+// KVREG:         cutlass.pipeline.consumer_wait %ready
+// KVREG:         %kvec_off0 = arith.addi
+// KVREG:         %araw_rs_off = arith.addi
+// KVREG-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<3> -> f16
+// KVREG-NOT:     llvm.load %{{.*}} : !llvm.ptr<1>
+// KVREG:         nvvm.wgmma.wait.group.sync.aligned 0
 
 // Default since session 26: gamma[k] is a vector indexed by the K tile, so A is staged (the register-A path ran
 // 0.87x the staged one for this map on an H200, session 25); the remark says why and names the switch.
-// DEFAULT:      func.func @gemm_f16_f32_bn_64x64x64_s{{[0-9]+}}_c1x1_persistent_{{.*}}_arawf16(
+// DEFAULT:      func.func @gemm_f16_f32_bn_64x64x64_s{{[0-9]+}}_c1x1_persistent_{{.*}}_arawf16_kv128(
 // DEFAULT-SAME: not WGMMA's register A operand: A's map reads 1 vector(s) indexed by the K tile
 // DEFAULT-SAME: TILEORCH_COMPUTED_OPERAND=registers takes register A
 
@@ -90,6 +146,7 @@
 // CHECK-SAME: remarks = [{{.*}}"{{.*}}:{{[0-9]+}}:{{[0-9]+}}: remark: dot operand A computed in the K loop (mulf of an f16 tile): the producer TMA-loads the raw 64x64 tile (8192 bytes, unswizzled)
 // CHECK-SAME: not WGMMA's register A operand
 // CHECK-SAME: 1 vector(s) indexed by the K tile loaded from global memory in each K step
+// CHECK-SAME: not by TMA: TILEORCH_COMPUTED_OPERAND=global_k_vectors asks for it
 // CHECK:      cutlass.pipeline.init {{.*}}transaction_size = array<i32: 16384>
 // CHECK:      %araw_dst = arith.addi %a_off, %{{.*}} : i32
 // CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global %adst, %tmap_a, %fb, box[%kc, %m0] {cutlass.tx_bytes = 8192 : i32}

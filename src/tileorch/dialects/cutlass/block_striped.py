@@ -39,6 +39,7 @@ from xdsl.irdl import IRDLOperation, base, irdl_op_definition, operand_def, prop
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.block_sources import block_argument_sources
 from tileorch.dialects.cutlass.bar_scope import MAX_CTA_THREADS
 from tileorch.dialects.cutlass.barrier_attrs import BlockStripedKindAttr
 from tileorch.dialects.cutlass.pointer_operands import check_pointer_space
@@ -298,7 +299,7 @@ def _same_for_all(value: SSAValue) -> bool:
         seen.add(id(v))
         owner = v.owner
         if not isinstance(owner, Operation):
-            sources = _block_argument_sources(v)
+            sources = block_argument_sources(v)
             if sources is None:
                 return False
             work += sources
@@ -307,64 +308,6 @@ def _same_for_all(value: SSAValue) -> bool:
             return False
         work += list(owner.operands)
     return True
-
-
-def _block_argument_sources(arg: SSAValue) -> list[SSAValue] | None:
-    """The values a block argument is made of, for :func:`_same_for_all`: none for a function's
-    parameter (the same for every thread); an ``scf.for`` induction value's bounds and step; an
-    ``scf.for`` iteration argument's initial and yielded values; an ``scf.while`` argument's initial
-    value and what the other region passes it (``scf.yield`` / ``scf.condition``); a ``cf`` / ``llvm``
-    block's argument, what each branch to the block passes it.  None for any other block argument (not
-    followed, so not provably the same for all threads)."""
-    block = arg.owner
-    holder = block.parent_op() if block is not None else None
-    if holder is None:
-        return None
-    first = block is block.parent.blocks.first
-    if holder.name in ("func.func", "llvm.func", "gpu.func") and first:
-        return []
-    if holder.name == "scf.for" and first:
-        lower, upper, step, *inits = holder.operands
-        if arg.index == 0:
-            return [lower, upper, step]
-        yielded = block.last_op
-        if yielded is None or yielded.name != "scf.yield" or arg.index - 1 >= len(inits):
-            return None
-        return [inits[arg.index - 1], yielded.operands[arg.index - 1]]
-    if holder.name == "scf.while" and first and len(holder.regions) == 2:
-        before, after = (r.blocks.first for r in holder.regions)
-        if block is before:  # (the initial values, then what the after region yields)
-            back = after.last_op if after is not None else None
-            if back is None or back.name != "scf.yield" or arg.index >= len(back.operands):
-                return None
-            return [holder.operands[arg.index], back.operands[arg.index]]
-        forward = before.last_op if before is not None else None
-        if forward is None or forward.name != "scf.condition" or arg.index + 1 >= len(forward.operands):
-            return None
-        return [forward.operands[arg.index + 1]]
-    if first:
-        return None
-    sources: list[SSAValue] = []
-    for other in block.parent.blocks:  # (the branches into ``block``: what each passes its argument)
-        branch = other.last_op
-        if branch is None or block not in branch.successors:
-            continue
-        groups = _BRANCH_OPERANDS.get(branch.name)
-        if groups is None:
-            return None
-        for successor, group in zip(branch.successors, groups):
-            if successor is block:
-                passed = getattr(branch, group)
-                if arg.index >= len(passed):
-                    return None
-                sources.append(passed[arg.index])
-    return sources
-
-
-_BRANCH_OPERANDS = {"cf.br": ("arguments",), "llvm.br": ("arguments",),
-                    "cf.cond_br": ("then_arguments", "else_arguments"),
-                    "llvm.cond_br": ("then_arguments", "else_arguments")}
-"""Per branch op, the operand group each of its successors (in order) receives as block arguments."""
 
 
 def _bits(kind: Attribute) -> int:

@@ -271,6 +271,8 @@ class _Kernel:
     """The tensor maps of the A operands after the first (``cfg.a_operands > 1``: an A per dot)."""
     segment_tiles: tuple = ()
     """The K tiles of each pair's K segment (``cfg.k_segments``): ``k_tiles``, then each later pair's from its ``k<i>``."""
+    tmap_kv: tuple = ()
+    """The tensor maps of the TMA-loaded K vectors (``cfg.kvecs``), the kernel's last parameters."""
 
     def epi_tiles(self, tn: SSAValue) -> tuple[SSAValue, SSAValue]:
         """``(first, end)``: the N tiles of C work tile column ``tn`` covers (``cfg.epi_loop``): ``tn epi_c`` up to
@@ -450,6 +452,29 @@ def _raw_a_loads(k: _Kernel, a_off: SSAValue, kc: SSAValue, m0: SSAValue, fb: SS
         _tma_load(k, k.tmap_a, off, k.box(row, kc, batch=tl), fb, chunk, f"adst{j}")
 
 
+def _kvec_offset(k: _Kernel, idx: SSAValue, v: int) -> SSAValue:
+    """The byte offset in shared memory of K vector ``v``'s box in stage ``idx`` (``cfg.kvecs``)."""
+    cfg = k.cfg
+    return _add(_mul(idx, _const(cfg.kvec_stage_bytes)), _const(cfg.kvec_offset + cfg.kvec_slot(v)))
+
+
+def _kvec_loads(k: _Kernel, idx: SSAValue, fb: SSAValue) -> None:
+    """The TMA loads of the K vectors a computed operand's map reads (``cfg.kvecs``) into stage ``idx``'s
+    vector slots, completing on the stage's barrier ``fb``: one box of a 2-D map each (the vector's
+    elements, then 1), at placeholder coordinates ``%kvcoord<v>x`` (innermost) and ``%kvcoord<v>y``
+    the tier replaces by the program's index of the load (:mod:`tileorch.transforms.tileas.k_vector_tma`)."""
+    for v, (tmap, nbytes) in enumerate(zip(k.tmap_kv, k.cfg.kvec_box_bytes)):
+        off = _named(_kvec_offset(k, idx, v), f"kvdst_off{v}")
+        coords = [_const(0, name=f"kvcoord{v}{d}") for d in "xy"]
+        _tma_load(k, tmap, off, coords, fb, nbytes, f"kvdst{v}")
+
+
+def _kvec_slots(k: _Kernel, idx: SSAValue) -> None:
+    """``%kvec_off<v>``: where the consumers read K vector ``v`` of stage ``idx`` (after their wait on it)."""
+    for v in range(len(k.tmap_kv)):
+        _named(_kvec_offset(k, idx, v), f"kvec_off{v}")
+
+
 def _producer(k: _Kernel) -> None:
     """Warp group 0 gives registers back; its warp 0 walks the tiles and one elected thread
     issues the TMA loads of each stage."""
@@ -460,7 +485,7 @@ def _producer(k: _Kernel) -> None:
             if not cfg.a_gather:  # (a gathered A has no tensor map of its own)
                 for tmap in k.tmaps_a:
                     nvp.PrefetchOp(tmap)
-            for tmap in [*k.tmaps_b, *([k.tmap_e] if cfg.epi_n else [])]:
+            for tmap in [*k.tmaps_b, *([k.tmap_e] if cfg.epi_n else []), *k.tmap_kv]:
                 nvp.PrefetchOp(tmap)
         rank = _named(nvvm.SPECIAL_REGISTERS["cluster.ctarank"]().results[0], "rank")
         mcast = _const((1 << cfg.cluster_m) - 1, i16, "mcast") if cfg.cluster_m > 1 else None
@@ -510,6 +535,7 @@ def _producer(k: _Kernel) -> None:
                         low_rank = cfg.lora_rank and i == 1  # (its column block 0, lora_rank wide)
                         _b_loads(k, off, kc, _const(0, name="lora_n0") if low_rank else n0, fb, tl, rank, mcast,
                                  tmap, "" if i == 0 else f"_{i}_", cfg.b_tile_ns[i])
+                    _kvec_loads(k, idx, fb)
                 # the elected thread arrives expecting the stage's bytes (all A tiles + all B slices)
                 pl.ProducerCommitOp(k.ready, st, cfg.tx_bytes)
                 return pl.StateIncrementOp(st).results[0]
@@ -767,6 +793,8 @@ def _consumer(k: _Kernel, wg: int | None) -> None:
                 previous stage ``prev`` released (not in the work unit's first K step, when ``first``: the
                 step's first stage); returns the accumulators (``fresh``: started anew, :func:`_wgmma_steps`)."""
                 pl.ConsumerWaitOp(k.ready, st)
+                if k.tmap_kv:  # (cfg.kvecs)
+                    _kvec_slots(k, pl.StateGetIndexOp(st).results[0])
                 idx64 = arith.ExtUIOp(pl.StateGetIndexOp(st).results[0], i64).result
                 soff = _mul(idx64, stage_units)
                 da_stage = _named(_add(da_base, soff), "da_stage")
@@ -1071,17 +1099,21 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     more_a = cfg.a_operands - 1  # an A per dot: the other As' maps, after the other Bs'
     seg_k = [i32] * (cfg.pairs - 1) if cfg.k_segments else []  # the later K segments' K, after the other As' maps
     ldc = [i32] if cfg.c_ld else []  # C's row stride, after the other Bs' maps (a column slice of a wider C)
+    kv = [GENERIC_PTR] * len(cfg.kvec_box_bytes)  # the TMA-loaded K vectors' maps (cfg.kvecs), last
     epi = [GENERIC_PTR] if cfg.epi_n else []  # the second dot's B map (cfg.epi_n), after the other Bs'
     epi_c = [i32] if cfg.epi_loop else []  # its N tiles per work tile (cfg.epi_loop), after E's map
     arg_types = [GENERIC_PTR, GENERIC_PTR, GENERIC_PTR, GLOBAL_PTR, i32, i32, i32, t.params, *[GENERIC_PTR] * more_b,
-                 *[GENERIC_PTR] * more_a, *seg_k, *epi, *epi_c, *ldc]
+                 *[GENERIC_PTR] * more_a, *seg_k, *epi, *epi_c, *ldc, *kv]
     block = Block(arg_types=arg_types)
     names = ("tmap_a", "tmap_b", "tmap_c", "c", "m", "n", "k", "params", *[f"tmap_b{i}" for i in range(1, 1 + more_b)],
              *[f"tmap_a{i}" for i in range(1, 1 + more_a)], *[f"k{i}" for i in range(1, 1 + len(seg_k))],
-             *(["tmap_e"] if epi else []), *(["epi_c"] if epi_c else []), *(["ldc"] if ldc else []))
+             *(["tmap_e"] if epi else []), *(["epi_c"] if epi_c else []), *(["ldc"] if ldc else []),
+             *[f"tmap_kv{v}" for v in range(len(kv))])
     for arg, name in zip(block.args, names):
         arg.name_hint = name
     with ImplicitBuilder(block) as (tmap_a, tmap_b, tmap_c, c, m, n, kdim, params, *rest):
+        tmap_kv = tuple(rest[len(rest) - len(kv):]) if kv else ()
+        rest = rest[:len(rest) - len(kv)]
         ldc_arg = rest.pop() if ldc else None
         epi_c_arg = rest.pop() if epi_c else None
         tmap_e = rest.pop() if epi else None
@@ -1116,7 +1148,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
                          c_tile_k, c8192, bm, bn_tile, stage_bytes, a_bytes, tid, k_tiles, tuple(tmap_more_b), ldc_arg,
                          tmap_e, epi_ready, epi_c_arg, tuple(tmap_more_a),
                          (k_tiles, *(_named(arith.DivUIOp(_add(x, _const(cfg.tile_k - 1)), c_tile_k).result,
-                                            f"k_tiles{i}") for i, x in enumerate(seg_args, start=1))))
+                                            f"k_tiles{i}") for i, x in enumerate(seg_args, start=1))), tmap_kv)
         _producer(kernel)
         for wg in ([None] if shared_consumer(cfg) else range(cfg.consumer_groups)):
             _consumer(kernel, wg)
@@ -1126,7 +1158,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     fn = func.FuncOp(cfg.name, (arg_types, []), Region(block),
                      arg_attrs=ArrayAttr([TMAP_ATTRS] * 3 + [no_attrs] * 4 + [grid_constant] + [TMAP_ATTRS] * (more_b + more_a)
                                           + [no_attrs] * len(seg_k) + [TMAP_ATTRS] * len(epi)
-                                          + [no_attrs] * (len(epi_c) + len(ldc))))
+                                          + [no_attrs] * (len(epi_c) + len(ldc)) + [TMAP_ATTRS] * len(kv)))
     fn.attributes["nvvm.kernel"] = UnitAttr()
     fn.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [cfg.threads, 1, 1])
     fn.attributes["nvvm.minctasm"] = IntegerAttr(1, i32)

@@ -272,6 +272,18 @@ class GemmConfig:
     block's WGMMAs and adds the scratch into the f32 main accumulator with f32 additions (CUDA cores), so the
     tensor core's narrower fp8 adder sums at most ``fp8_promote * tile_k`` products per value.  Registers: a second
     ``tile_n / 2`` per thread (:attr:`accumulator_registers`).  0: off (the WGMMAs sum the whole K loop)."""
+    kvecs: str = ""
+    """With :attr:`a_raw` or :attr:`b_raw`: the vectors a computed operand's map loads at the K loop's index
+    (``gamma[k]``, a group's scale row) that the producer TMA-loads into each pipeline stage beside the operand
+    tiles, as the comma-separated ``<bytes of its box>:<its array's parameter>:<dtype>:<rank>`` of each one
+    (``"128:3:f16:1"``: 64 f16 values of the 1-D ``gamma`` whose pointer is the program's parameter 3:
+    :attr:`kvec_params`).  Vector ``v`` of stage ``s`` is at :attr:`kvec_offset` ``+ s *`` :attr:`kvec_stage_bytes`
+    ``+`` :attr:`kvec_slot` ``(v)`` (after the rest of shared memory: the 1 KiB-aligned stages keep their layout),
+    its box bytes count in :attr:`tx_bytes`; the tier gives the producer's load its box coordinates
+    (``%kvcoord<v>x``, ``%kvcoord<v>y``, from the program's index of the load) and its own tensor map (a parameter
+    after the builder's, before the program's), and the consumers read the values from the stage
+    (``%kvec_off<v>``: ``tileas/k_vector_tma.py``).  Empty: none (K-indexed vectors, if any, loaded by the
+    consumers from global memory)."""
 
     @property
     def b_tile_ns(self) -> tuple[int, ...]:
@@ -439,9 +451,38 @@ class GemmConfig:
     @property
     def tx_bytes(self) -> int:
         """Bytes the producer's TMA loads bring into a stage (the full barrier's transaction count):
-        A's tile (or its raw tile, :attr:`a_raw`) and B's tiles (or B's raw tile, :attr:`b_raw`)."""
+        A's tile (or its raw tile, :attr:`a_raw`) and B's tiles (or B's raw tile, :attr:`b_raw`), and the
+        K vectors' boxes (:attr:`kvecs`)."""
         a = self.a_raw_bytes if self.a_raw else self.a_operand_bytes
-        return a + (self.b_raw_bytes if self.b_raw else self.b_operand_bytes)
+        return a + (self.b_raw_bytes if self.b_raw else self.b_operand_bytes) + sum(self.kvec_box_bytes)
+
+    @property
+    def kvec_box_bytes(self) -> tuple[int, ...]:
+        """The bytes of each TMA-loaded K vector's box (:attr:`kvecs`)."""
+        return tuple(int(x.split(":")[0]) for x in self.kvecs.split(",") if x.strip())
+
+    @property
+    def kvec_params(self) -> tuple[int, ...]:
+        """Each TMA-loaded K vector's array: the index, among the program's parameters after the kernel
+        builder's, of its base pointer (its shape and strides follow it), the host's source of its map."""
+        return tuple(int(x.split(":")[1]) for x in self.kvecs.split(",") if x.strip())
+
+    def kvec_slot(self, v: int) -> int:
+        """Where K vector ``v``'s box starts in a stage's vector slots (each slot 128-byte aligned: a TMA
+        destination's alignment)."""
+        return sum(-(-b // 128) * 128 for b in self.kvec_box_bytes[:v])
+
+    @property
+    def kvec_stage_bytes(self) -> int:
+        """A stage's vector slots' bytes (:attr:`kvecs`)."""
+        return self.kvec_slot(len(self.kvec_box_bytes))
+
+    @property
+    def kvec_offset(self) -> int:
+        """Where stage 0's vector slots start: after the rest of dynamic shared memory, 128-byte aligned."""
+        end = (self.epi_offset + self.epi_bytes * self.epi_stages if self.epi_n else
+               self.stages * self.stage_bytes + self.epilogue_bytes + self.scratch_bytes)
+        return -(-end // 128) * 128
 
     @property
     def epilogue_columns(self) -> int:
@@ -454,6 +495,8 @@ class GemmConfig:
 
     @property
     def smem_bytes(self) -> int:
+        if self.kvecs:
+            return self.kvec_offset + self.stages * self.kvec_stage_bytes
         if self.epi_n:
             return self.epi_offset + self.epi_bytes * self.epi_stages
         return self.stages * self.stage_bytes + self.epilogue_bytes + self.scratch_bytes
@@ -500,7 +543,8 @@ class GemmConfig:
                 f"{f'_dot{self.epi_n}' if self.epi_n else ''}"
                 f"{f'_lora{self.lora_rank}' if self.lora_rank else ''}{'o' if self.lora_own_acc else ''}"
                 f"{'k' if self.epi_n and self.epi_major == 'k' else ''}{'_nloop' if self.epi_loop else ''}"
-                f"{'_ov' if self.epi_overlap else ''}{f'_pr{self.fp8_promote}' if self.fp8_promote else ''}")
+                f"{'_ov' if self.epi_overlap else ''}{f'_pr{self.fp8_promote}' if self.fp8_promote else ''}"
+                f"{'_kv' + '_'.join(str(b) for b in self.kvec_box_bytes) if self.kvecs else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -623,6 +667,9 @@ class GemmConfig:
              "read the one computed A)"),
             (not self.a_raw or (self.a_raw_chunk_columns * self.a_raw_element_bytes) % 16 == 0,
              "a computed A's raw box rows must be whole 16-byte units"),
+            (not self.kvecs or ((self.a_raw or self.b_raw) and all(b > 0 and b % 16 == 0 for b in self.kvec_box_bytes)),
+             f"TMA-loaded K vectors (kvecs) belong to a computed operand (a_raw or b_raw) and their boxes are whole "
+             f"16-byte units, got kvecs {self.kvecs!r}"),
             (not self.a_regs or (self.a_raw and self.a_major == "k" and self.a_raw_swizzle),
              "a register A (a_regs) is a computed A (a_raw) stored [M, K] whose raw K row is 32, 64 or 128 bytes "
              f"(a swizzle span), got a_raw {self.a_raw!r}, {self.a_major}-major, "

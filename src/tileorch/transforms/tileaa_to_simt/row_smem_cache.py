@@ -42,6 +42,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tileorch import settings
+from tileorch.dialects.block_sources import iteration_sources
 from tileorch.transforms.tileas.common import constant_int, defined_inside
 
 ENV = "TILEORCH_ROW_SMEM_CACHE"
@@ -145,11 +146,8 @@ def _trip_range(l1: scf.ForOp, l2: scf.ForOp) -> str | None:
 def _token_writes(token: SSAValue | None) -> set[Operation]:
     """The write ops whose result tokens flow into ``token`` (through joins, branches and loop-carried tokens)."""
     def preds(t):
-        if isinstance(t, BlockArgument):
-            loop = t.block.parent_op()
-            if isinstance(loop, scf.ForOp) and t.index >= 1:
-                return [loop.iter_args[t.index - 1], t.block.last_op.operands[t.index - 1]]
-            return []
+        if isinstance(t, BlockArgument):  # (an scf.for's carried token: its initial and yielded values)
+            return (iteration_sources(t) if isinstance(t.block.parent_op(), scf.ForOp) else None) or []
         owner = t.owner
         if isinstance(owner, (scf.ForOp, scf.IfOp)):
             out = [blk.last_op.operands[t.index] for region in owner.regions for blk in region.blocks

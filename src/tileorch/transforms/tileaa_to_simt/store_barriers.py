@@ -26,6 +26,7 @@ from xdsl.dialects import scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tileorch import settings
+from tileorch.dialects.block_sources import iteration_sources
 
 ENV = "TILEORCH_STORE_BARRIERS"
 ATTR = "tileorch.store_barriers_dropped"
@@ -61,10 +62,10 @@ def writes_before(token: SSAValue | None) -> set[Operation] | str:
             continue
         seen.add(t)
         if isinstance(t, BlockArgument):
-            loop = t.block.parent_op()
-            if not isinstance(loop, scf.ForOp) or t.index < 1 or t.block is not loop.body.blocks[0]:
+            sources = iteration_sources(t) if isinstance(t.block.parent_op(), scf.ForOp) else None
+            if sources is None:  # (an scf.for's carried token: its initial and yielded values)
                 return UNKNOWN
-            todo += [loop.iter_args[t.index - 1], t.block.last_op.operands[t.index - 1]]
+            todo += sources
             continue
         owner = t.owner
         if isinstance(owner, (scf.ForOp, scf.IfOp)):

@@ -19,7 +19,10 @@ def computed_operand_switches() -> set[str]:
     ``staged`` (a computed A that would be WGMMA's register A, :mod:`~tileorch.transforms.tileas.register_a_operand`,
     is staged in shared memory as before; ``rows`` implies it), ``registers`` (a computed A reading a vector
     indexed by the K tile is WGMMA's register A too, as sessions 23-25 compiled it, instead of staged:
-    :func:`~tileorch.transforms.tileas.register_a_operand.register_a_chosen`).  Default: none."""
+:func:`~tileorch.transforms.tileas.register_a_operand.register_a_chosen`), ``global_k_vectors`` (the vectors a
+    computed operand's map loads at the K loop's index stay the consumers' own global loads instead of the producer's
+    TMA loads into each stage, :mod:`~tileorch.transforms.tileas.k_vector_tma`; ``prefetch`` implies it).  Default:
+    none."""
     return {w.strip() for w in settings.value(COMPUTED_OPERAND_ENV).split(",") if w.strip()}
 
 

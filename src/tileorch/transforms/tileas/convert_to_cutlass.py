@@ -286,6 +286,9 @@ class DotKernel:
     """A computed in the K loop from its tile load, as :attr:`b_prologue` (:attr:`a_raw`)."""
     a_raw: str = ""
     """The raw A tile's element type as the kernel builder names it (:data:`RAW_NAMES`)."""
+    kvec_plan: tuple = ((), ())
+    """(the K-indexed vectors the producer TMA-loads, [(a K-indexed vector it does not, why)]):
+    :func:`tileorch.transforms.tileas.k_vector_tma.plan`, decided by :func:`configure`."""
     a_gather: bool = False
     """A is read by ``ct.gather`` (:attr:`a_load` is that pointer-tile load, :attr:`a_prologue` its map): the
     consumers load their A fragment's elements themselves (:mod:`.gathered_operand`), the producer no A tile."""
@@ -586,6 +589,21 @@ def _check_atomic_sink(op: Operation, tm: int, tn: int, fail) -> None:
     shape = list(sink_tile(op).type.get_shape())
     if shape != [tm, tn]:
         fail(op, f"the atomically added tile {shape} is not the {tm}x{tn} accumulator tile")
+
+
+def _check_side_atomic(op: Operation, fail) -> None:
+    """A row or column reduction of the result added atomically beside C (``ct.atomic_add(S, (cols,),
+    ct.sum(acc, axis=0))``): float add into f32 (or integer add into i32), its old values unused, device scope
+    (each CTA tile's one partial per row / column, added by one thread)."""
+    mode = op.rmw_mode.value.data
+    elt = sink_tile(op).type.element_type
+    if not ((mode == "addf" and isinstance(elt, Float32Type)) or (mode == "add" and elt == IntegerType(32))):
+        fail(op, f"an atomic '{mode}' of {elt} elements of a reduction of the result beside C: the WGMMA lowering "
+                 "takes atomic adds into f32 (addf) or i32 (add)")
+    if op.results[0].uses:
+        fail(op, "the epilogue reads the old values of its atomic add (only the update is supported)")
+    if op.mem_scope.value.data == "sys":
+        fail(op, "a system-scope atomic add in the epilogue is not supported (device scope is)")
 
 
 def _strip_assume(v: SSAValue) -> SSAValue:
@@ -1173,6 +1191,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # stored beside the new residual): the others are evaluated element by element without them
     stores.sort(key=lambda o: not feeding_reductions(sink_tile(o), [tm, tn_c]))
     atomics = [o for o in sw.walk() if o.name == ATOMIC_SINK]
+    if stores:  # a row or column reduction of the result added atomically beside C: a side output
+        side_atomics = [o for o in atomics if side_reduction(o, [tm, tn_c]) is not None]
+        for o in side_atomics:
+            _check_side_atomic(o, fail)
+        atomics = [o for o in atomics if o not in side_atomics]
+        side = side + side_atomics
     _refuse_unlowered_writes(sw, fail)
     # more outputs of the accumulator's shape at C's tile (the pre-activation beside the activation):
     # the first store is C (the kernel builder's fragment store), the others are stored from the
@@ -1197,7 +1221,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
              f"expected one tile store of C (or one atomic add of the result), found {what}: a second output of "
              "the epilogue other than a row or column reduction of the result stored as a [tile_m, 1] or "
              "[1, tile_n] tile (another tile) is not supported yet by the WGMMA lowering")
-    for o in stores[1:] + side:
+    for o in stores[1:] + [o for o in side if o.name != ATOMIC_SINK]:
         order = ints(o.view.type.order)
         if order != list(range(len(order))):
             fail(o, f"a tile store through a view with dimension order {order} (a column-major or transposed "
@@ -1231,6 +1255,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         fail(st, "C's view: a column slice of a wider array is taken for a 2-D C stored as it is, without other "
                  "outputs beside it (not supported yet with a transposed or batched C, or side outputs)")
     if c_transposed:
+        for o in side:
+            if o.name == ATOMIC_SINK:
+                fail(o, "a reduction of the result added atomically beside a transposed C is not supported yet by "
+                        "the WGMMA lowering")
         _check_transposed_c(st, side, extra if c_swapped else [], st_batched, fail)
     # an A or B picked at leading indices the host knows at launch (scalar arguments, constants) beside a
     # 2-D C: one 2-D matrix of the argument for the whole launch, which the launcher addresses
@@ -1489,6 +1517,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                           "the accumulator's registers, across a warp's lanes (shuffles) and across the consumer "
                           "warps through shared memory (named barrier "
                           f"{EXCHANGE_BARRIER})")
+    added = [o for o in side if o.name == ATOMIC_SINK]
+    if added:  # (said apart: "stored" above counts them, each is added atomically instead)
+        dk.remarks.append(f"{len(added)} of these reductions added atomically (each CTA tile's one partial per row "
+                          "or column, by one thread: a relaxed device-scope atomic add between the atomic's "
+                          "fences) instead of stored")
     if k_bounds is not None:
         dk.retile_safe = False  # the program's K range is its own: the kernel keeps the program's tiles
     single = kernel.attributes.get(SINGLE_TILE_AXES)
@@ -2141,7 +2174,7 @@ def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds
             red = side_reduction(st, list(acc.type.get_shape()))
             if reduced_dim(red) == 0:
                 col = Coord(rest[2], 1)
-                for r in feeding_reductions(st.tile, list(acc.type.get_shape())):
+                for r in feeding_reductions(sink_tile(st), list(acc.type.get_shape())):
                     lowering.row_reduction(r, row, [(col, lambda: acc_value, rest[3])])
                 lowering.side_store(st, row, rest[3])
                 continue
@@ -2323,6 +2356,10 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                                                "to run them on tensor cores")
     if dk.b_prologue is not None or dk.a_prologue is not None:
         _check_k_vectors(dk, tk)
+        from tileorch.transforms.tileas.k_vector_tma import plan
+
+        moving = _k_vectors(dk)
+        dk.kvec_plan = plan(moving, dk.kernel.body.blocks.first) if moving and not dk.a_gather else ((), ())
         which = "a B" if dk.a_prologue is None else "an A" if dk.b_prologue is None else "A and B"
         if cluster > 1:
             cluster = 1
@@ -2344,7 +2381,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw,
                      c_ld=dk.c_view is not None or "c" in dk.batch_mid, batch_mid=dk.batch_mid,
                      a_regs=register_a_chosen(dk.a_raw, a_major, tk, len(_k_vectors(dk, dk.a_prologue)))
-                     or dk.a_gather, a_gather=dk.a_gather)
+                     or dk.a_gather, a_gather=dk.a_gather, kvecs=",".join(v.entry for v in dk.kvec_plan[0]))
     cfg, why_pairs = pair_stages_chosen(cfg)  # (before a retiling's fit: the stage bytes it checks)
     if why_pairs:
         dk.remarks.append(why_pairs)
@@ -2606,7 +2643,7 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
         for st in dk.side_stores:
             if st in columns:
                 continue
-            chain = [r for r in feeding_reductions(st.tile, list(dk.acc.type.get_shape())) if r not in done]
+            chain = [r for r in feeding_reductions(sink_tile(st), list(dk.acc.type.get_shape())) if r not in done]
             done.update(chain)
             for half in range(2):
                 for red in chain:  # in program order: a logsumexp's max before the sum that reads it
@@ -2947,6 +2984,10 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
                     groups.setdefault(op.parent_block(), []).append(op)
             for block, frags in groups.items():
                 _compile_epilogue(block, frags, dk, args, cfg, grid)
+        if dk.kvec_plan[0]:  # the producer's TMA loads of K vectors: their box coordinates
+            from tileorch.transforms.tileas.k_vector_tma import fill_producer_coordinates
+
+            fill_producer_coordinates(f, dk, cfg, list(dk.kvec_plan[0]), args, grid)
         if dk.b_prologue is not None:
             stage_computed_b(f, dk, cfg, args, grid)
         if dk.epi_dot is not None:
@@ -3069,13 +3110,20 @@ def _vectors_remark(dk: DotKernel, pro) -> str:
     if fixed:
         parts.append(f"{fixed} vector(s) that do not change along K loaded from global memory once per work tile, "
                      "before the K loop, at the thread's element positions")
-    if moving:
+    tma = [v for v in dk.kvec_plan[0] if v.load in vectors]
+    refused = [(ld, why) for ld, why in dk.kvec_plan[1] if ld in vectors]
+    by_global = [ld for ld in moving if not any(v.load is ld for v in tma)]
+    if by_global:
         from tileorch.transforms.tileas.computed_operand_switches import prefetch_enabled
 
         when = ("one K step ahead (the K loop carries them; the first step's before the loop: "
                 "TILEORCH_COMPUTED_OPERAND=prefetch)" if prefetch_enabled() else "at the top of the K step they feed")
-        parts.append(f"{len(moving)} vector(s) indexed by the K tile loaded from global memory in each K step "
+        parts.append(f"{len(by_global)} vector(s) indexed by the K tile loaded from global memory in each K step "
                      f"(once per distinct element position of the thread), {when}")
+    if tma or refused:
+        from tileorch.transforms.tileas.k_vector_tma import remark
+
+        parts.append(remark(tma, refused))
     return "; " + " and ".join(parts)
 
 
@@ -3109,6 +3157,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     from tileorch.dialects.cutlass.named_barrier import NamedBarrierArriveAndWaitOp
     from tileorch.transforms.tileas.computed_operand_switches import (OWN_ROWS_BARRIER, own_rows_enabled,
                                                                       pairs_enabled, prefetch_enabled)
+    from tileorch.transforms.tileas.k_vector_tma import kvec_slots
     from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_k_vectors
 
     if role == "a":
@@ -3169,6 +3218,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
         low.k_ivs, low.kt = k_ivs, body.args[0]
         low.vectors, low.pre, low.hoistable = pro.vector_values, pe, hoistable
         low.head = CachingEmitter(head_block, 128)
+        low.kvec_slots = kvec_slots(body, dk.kvec_plan[0], smem)
         tid = pe.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         t = pe.v(arith.SubiOp(tid, pe.const(128)))  # the consumer warp groups follow the producer's
         coord_values: dict = {}

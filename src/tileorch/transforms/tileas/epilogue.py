@@ -290,11 +290,43 @@ class EpilogueLowering:
         on the view's bounds."""
         e = self.e
         zero = Coord(e.const(0), None)
-        if len(_shape(store.tile)) == 1:  # stored without keepdims: the reduction's own 1-D tile
+        if len(_shape(sink_tile(store))) == 1:  # stored without keepdims: the reduction's own 1-D tile
             coords = (at,)
         else:
             coords = (at, zero) if at.acc_dim == 0 else (zero, at)
+        if store.name == ATOMIC_SINK:  # added atomically (a column sum of every M tile into one [N] array)
+            self._atomic_at(store, coords, leader)
+            return
         self._store_at(store, coords, leader, "a reduction")
+
+    def _atomic_at(self, op: Operation, coords: tuple[Coord, ...], ok: SSAValue | None) -> None:
+        """Add the value of ``atomic_rmw`` ``op``'s update tile at ``coords`` to its element (its pointer tile
+        there; ``red``: the old value is unused), when the atomic's mask (its bounds) and ``ok`` hold; the
+        atomic's ordering as fences around it (relaxed ``red`` between ``fence.release`` / ``fence.acquire``,
+        as the SIMT path lowers it)."""
+        from tileorch.dialects import llvm_ext
+        from tileorch.transforms.tileaa_to_simt.pointers import RMW_BIN_OP, _order
+
+        e = self.e
+        value = self.at(op.value, coords)
+        ptr = self.at(op.ptr, coords)
+        mask = self.at(op.mask, coords) if op.mask is not None else None
+        if mask is not None:
+            ok = mask if ok is None else e.v(arith.AndIOp(ok, mask))
+        sem, scope, _ = _order(op)
+        mode = RMW_BIN_OP[op.rmw_mode.value.data]
+
+        def red(b) -> None:
+            if sem in ("release", "acq_rel"):
+                b.add(llvm_ext.FenceOp("release", scope))
+            b.v(llvm_ext.AtomicRMWOp(mode, ptr, value, "monotonic", scope))
+            if sem in ("acquire", "acq_rel"):
+                b.add(llvm_ext.FenceOp("acquire", scope))
+
+        if ok is None:
+            red(e)
+        else:
+            e.if_(ok, lambda b: (red(b), None)[1])
 
     def tile_store(self, store: Operation, row: Coord, col: Coord) -> None:
         """Store accumulator element (``row``, ``col``) of ``store``'s tile: another output of the
@@ -733,7 +765,7 @@ def side_reduction(store: Operation, acc_shape: list[int]) -> Operation | None:
     reading several row reductions that read one another (a logsumexp ``m + log(sum(exp(x - m)))``)
     gives the last of them in program order; the lowering evaluates all of them
     (:func:`feeding_reductions`) before the store."""
-    shape = list(store.tile.type.get_shape())
+    shape = list(sink_tile(store).type.get_shape())
     if len(shape) == 1:  # the reduction stored without keepdims: a [tile_m] row or [tile_n] column tile
         return next((r for r in (_side_reduction(store, acc_shape, d) for d in (1, 0)
                                  if shape[0] == acc_shape[1 - d]) if r is not None), None)
@@ -757,11 +789,11 @@ def _side_reduction(store: Operation, acc_shape: list[int], dim: int) -> Operati
         (found if matches else others).append(op)
         return False
 
-    walk_tile_producers(store.tile, visit)
+    walk_tile_producers(sink_tile(store), visit)
     if len(found) == 1 and not others:
         return found[0]
     if dim == 1 and found and not others:  # chained row reductions (a logsumexp: a max, then a sum that reads it)
-        chain = feeding_reductions(store.tile, acc_shape)
+        chain = feeding_reductions(sink_tile(store), acc_shape)
         if all(r.dim.value.data == 1 for r in chain):
             return chain[-1]
     return None

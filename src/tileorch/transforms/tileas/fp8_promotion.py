@@ -51,6 +51,21 @@ def _form_not_built(cfg) -> str | None:
     return None
 
 
+def narrowed_for_scratch(cfg, limit: int):
+    """(``cfg`` narrowed to ``limit`` columns, the narrowing's text): the one phrasing of a tile too wide for the
+    two-level accumulation's scratch, used by :func:`promotion` (the tier's remark at the dot) and by the cuTile
+    launcher's retile (``launchers.cutile.retile_config``, whose remark names the tile and leaves the accumulation
+    mode to the tier's remark).  The ring keeps the shared memory the schedule planned: more stages of the narrower
+    tile."""
+    narrow = replace(cfg, tile_n=limit)
+    stages = min(16, max(cfg.stages, cfg.stages * cfg.stage_bytes // narrow.stage_bytes))
+    return replace(narrow, stages=stages), (
+        f"the {cfg.tile_m}x{cfg.tile_n} tile runs as {cfg.tile_m}x{limit}: the accumulator and its two-level "
+        f"accumulation scratch take {limit} registers per consumer thread (at {cfg.tile_n} columns {cfg.tile_n}, "
+        f"more than the {limit} a consumer keeps for accumulators), its ring {stages} stages of "
+        f"{narrow.stage_bytes} bytes in the planned {cfg.stages} x {cfg.stage_bytes}")
+
+
 def promotion(cfg, retile_safe: bool, dtypes: str, limit: int, fast_accum: bool = False):
     """``cfg`` (a :class:`GemmConfig` of an e4m3 / e5m2 dot) with :attr:`fp8_promote` chosen, and the remark's text
     (without its location).  ``retile_safe``: the epilogue does not depend on the tile shape (a narrower tile may
@@ -73,14 +88,9 @@ def promotion(cfg, retile_safe: bool, dtypes: str, limit: int, fast_accum: bool 
                        f"registers per consumer thread, more than the {limit} a consumer keeps for accumulators, "
                        "and the epilogue depends on the tile shape, so it cannot be narrowed (use tiles of at most "
                        f"{limit} columns to promote)")
-        else:  # (the ring keeps the shared memory the schedule planned: more stages of the narrower tile)
-            narrow = replace(cfg, tile_n=limit)
-            stages = min(16, max(cfg.stages, cfg.stages * cfg.stage_bytes // narrow.stage_bytes))
-            narrowed = (f"; the {cfg.tile_m}x{cfg.tile_n} tile runs as {cfg.tile_m}x{limit}: the accumulator and its "
-                        f"scratch take {limit} registers per consumer thread (at {cfg.tile_n} columns {cfg.tile_n}, "
-                        f"more than the {limit} a consumer keeps for accumulators), its ring {stages} stages of "
-                        f"{narrow.stage_bytes} bytes in the planned {cfg.stages} x {cfg.stage_bytes}")
-            cfg = replace(narrow, stages=stages)
+        else:
+            narrow, narrowed = narrowed_for_scratch(cfg, limit)
+            narrowed, cfg = "; " + narrowed, narrow
     if why_not is not None:
         return cfg, _summed_whole(head, f"not promoted although {ENV}={p}: {why_not}")
     cfg = replace(cfg, fp8_promote=p)

@@ -294,6 +294,11 @@ class OperandLowering(EpilogueLowering):
     """Where loads of the other vectors (indexed by the K tile) go: the top of the K step, before the
     consumer waits for the stage (their latency hidden behind the wait)."""
     head_scalars: dict = field(default_factory=dict)
+    kvec_slots: dict = field(default_factory=dict)
+    """id(a K-indexed vector's load the producer TMA-loads into each stage) -> (its slot's byte offset in the K
+    step, the dynamic shared memory, its ``k_vector_tma.KVector``): read from the stage (after the consumer's
+    wait), at the element's position in the vector's tile."""
+    kvec_memo: dict = field(default_factory=dict)
 
     @property
     def vector_loads(self) -> set:
@@ -308,6 +313,9 @@ class OperandLowering(EpilogueLowering):
         return super()._at(v, coords)
 
     def _load(self, op: Operation, coords) -> SSAValue:
+        slot = self.kvec_slots.get(id(op))
+        if slot is not None:
+            return self._kvec_read(op, coords, *slot)
         target, scalars = ((self.pre, self.pre_scalars) if id(op) in self.hoistable else
                            (self.head, self.head_scalars) if id(op) in self.vector_loads else (None, None))
         if target is None:
@@ -332,10 +340,59 @@ class OperandLowering(EpilogueLowering):
             self.hoisted[key] = hit
         return hit
 
+    def _kvec_read(self, op: Operation, coords, offset: SSAValue, smem: SSAValue, vec) -> SSAValue:
+        """The value of TMA-loaded K vector ``op`` at ``coords`` (its tile's): one shared load at its slot
+        ``offset`` plus the element's position along the vector's wide (last) dimension."""
+        from xdsl.dialects import llvm
+        from xdsl.dialects.builtin import BFloat16Type, i8, i16
+
+        from tileorch.transforms.tileaa_to_simt.emit import memory_type
+
+        c = coords[-1].value
+        key = (id(op), id(c))
+        hit = self.kvec_memo.get(key)
+        if hit is not None:
+            return hit
+        e = self.e
+        es = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i32": 4}[vec.dtype]
+        at = e.add_i(offset, e.mul_i(c, e.const(es)) if es != 1 else c)
+        ptr = e.v(llvm.GEPOp(smem, [llvm.GEP_USE_SSA_VAL], i8, ssa_indices=[at], result_type=smem.type))
+        elt = op.results[0].type.element_type
+        stored = i16 if isinstance(elt, BFloat16Type) else memory_type(elt)
+        # the address's known alignment (the slot is 128-byte aligned): the load of a thread's first of 8
+        # consecutive values says 16, and LLVM's load-store vectorizer merges them into one vector load
+        align = min(16, es * known_multiple(c))
+        raw = e.v(llvm.LoadOp(ptr, stored, alignment=align & -align))
+        if isinstance(elt, BFloat16Type):
+            raw = e.bf16_bits_to_f32(raw)
+        self.kvec_memo[key] = raw
+        return raw
+
     def _scalar(self, v: SSAValue):
         if isinstance(v, BlockArgument) and id(v) in self.k_ivs and self.kt is not None:
             return self.kt if v.type == self.kt.type else self._cast(self.e, self.kt, v.type)
         return super()._scalar(v)
+
+
+def known_multiple(v: SSAValue, depth: int = 8) -> int:
+    """A power of two (at most 1024) ``v`` (an i32 index) is known to be a multiple of, from its defining
+    constants, additions, multiplications and left shifts."""
+    from math import gcd
+
+    top = 1024
+    o = v.owner
+    if depth == 0 or not isinstance(o, Operation):
+        return 1
+    if isinstance(o, arith.ConstantOp):
+        x = o.value.value.data if hasattr(o.value, "value") else 0
+        return top if x == 0 else min(top, x & -x)
+    if isinstance(o, arith.AddiOp | arith.SubiOp):
+        return gcd(known_multiple(o.lhs, depth - 1), known_multiple(o.rhs, depth - 1))
+    if isinstance(o, arith.MuliOp):
+        return min(top, known_multiple(o.lhs, depth - 1) * known_multiple(o.rhs, depth - 1))
+    if isinstance(o, arith.ShLIOp) and isinstance(o.rhs.owner, arith.ConstantOp):
+        return min(top, known_multiple(o.lhs, depth - 1) << o.rhs.owner.value.value.data)
+    return 1
 
 
 def raw_element(e: Emitter, word: SSAValue, x: int, res: int, elt) -> SSAValue:

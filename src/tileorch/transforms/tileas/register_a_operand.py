@@ -81,9 +81,12 @@ def staged_a_reason(cfg, k_vectors: int) -> str:
         return "A is stored [K, M]"
     if cfg.tile_k * ELEMENT_BYTES.get(cfg.a_raw, 1) not in (32, 64, 128):
         return "its raw K row is not a 32-, 64- or 128-byte swizzle span"
-    return (f"A's map reads {k_vectors} vector(s) indexed by the K tile, which register A loads per thread at each of "
-            "its K positions in every K step and then waits for all of the step's WGMMAs (0.87x the staged path "
-            f"measured for (a * gamma[k]) @ b; {COMPUTED_OPERAND_ENV}=registers takes register A)")
+    where = ("from the stage's shared memory, where the producer TMA-loads them" if getattr(cfg, "kvecs", "")
+             else "from global memory")
+    return (f"A's map reads {k_vectors} vector(s) indexed by the K tile, which register A reads per thread at each of "
+            f"its K positions in every K step ({where}) and then waits for all of the step's WGMMAs (0.87x the "
+            "staged path measured for (a * gamma[k]) @ b with global loads, session 25; "
+            f"{COMPUTED_OPERAND_ENV}=registers takes register A)")
 
 
 def register_a_remark(cfg) -> str:
@@ -110,6 +113,7 @@ def compute_register_a(fn: func.FuncOp, dk, cfg, args: list[SSAValue], grid: lis
     from tileorch.transforms.tileas.common import k_loop_blocks, move_before
     from tileorch.transforms.tileas.operand_prologue import (CachingEmitter, OperandLowering, raw_element,
                                                              reads_loop_value)
+    from tileorch.transforms.tileas.k_vector_tma import kvec_slots
     from tileorch.transforms.tileas.prefetch_k_vectors import prefetch_k_vectors
 
     pro, load = dk.a_prologue, dk.a_load  # (a gathered A: the gather, evaluated at each element)
@@ -142,6 +146,7 @@ def compute_register_a(fn: func.FuncOp, dk, cfg, args: list[SSAValue], grid: lis
         low.k_ivs, low.kt = k_ivs, body.args[0]
         low.vectors, low.pre, low.hoistable = pro.vector_values, pe, hoistable
         low.head = CachingEmitter(head_block, 128)
+        low.kvec_slots = kvec_slots(body, dk.kvec_plan[0], smem)
         t = pe.v(arith.SubiOp(pe.v(nvvm.SPECIAL_REGISTERS["tid.x"]()), pe.const(128)))  # after the producer's
         r0 = pe.add_i(pe.v(arith.ShLIOp(pe.v(arith.ShRUIOp(t, pe.const(5))), pe.const(4))),
                       pe.v(arith.ShRUIOp(pe.v(arith.AndIOp(t, pe.const(31))), pe.const(2))))

@@ -1,0 +1,336 @@
+"""K-indexed vectors of a computed GEMM operand TMA-loaded by the producer into each pipeline stage
+(``GemmConfig.kvecs``, ``tileas/k_vector_tma.py``): ``a * gamma[k]``, a group's scale row, two vectors; the
+consumers read them from the stage's shared memory.  Programs run on the PTX emulator against numpy float64 (the
+launcher's problem and tensor maps, every CTA), ragged K included; the stage layout's arithmetic is a property
+test; ``tileorch check`` proves the kernels and rejects a vector load whose bytes the stage does not expect; the
+refusals (a NaN padding, ``TILEORCH_COMPUTED_OPERAND=global_k_vectors``) keep the consumers' loads and say why.
+Needs cuda-tile."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("xdsl")
+ct = pytest.importorskip("cuda.tile")
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import test_user_sweep4_emulated as s4  # noqa: E402
+
+from tileorch.kernels.gemm.config import SMEM_LIMIT, GemmConfig  # noqa: E402
+from tileorch.testing.computed_b_programs import a_times_gamma, w8a16_group_scale  # noqa: E402
+from tileorch.testing.user_programs import UserProgram  # noqa: E402
+
+RNG = np.random.default_rng(4141)
+
+
+@ct.kernel
+def a_gamma_beta(A, G, H, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """Two K-indexed vectors on A: ``a * gamma[k] + beta[k]``."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        g = ct.load(G, index=(k,), shape=(tk,))
+        h = ct.load(H, index=(k,), shape=(tk,))
+        a = ct.load(A, index=(i, k), shape=(tm, tk)) * g[None, :] + h[None, :]
+        acc = ct.mma(a, ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def a_gamma_nan_padded(A, G, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``a * gamma[k]`` with gamma's padding NaN: TMA fills zeros, so the consumers keep loading it."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        g = ct.load(G, index=(k,), shape=(tk,), padding_mode=ct.PaddingMode.NAN)
+        a = ct.load(A, index=(i, k), shape=(tm, tk)) * g[None, :]
+        acc = ct.mma(a, ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+PROGRAMS = {
+    # K = 160: two whole K tiles and a 32-wide tail (the vector's box past its end: TMA's zero fill)
+    "kv_gamma_ragged": UserProgram(a_times_gamma, [((128, 160), "float16"), ((160,), "float16"),
+                                                   ((160, 128), "float16"), ((128, 128), "float32"), 64, 64, 64],
+                                   (2, 2), "gemm", "", "", (3,)),
+    "kv_gamma_128": UserProgram(a_times_gamma, [((128, 192), "float16"), ((192,), "float16"),
+                                                ((192, 128), "float16"), ((128, 128), "float32"), 128, 128, 64],
+                                (1, 1), "gemm", "", "", (3,)),
+    "kv_two_vectors": UserProgram(a_gamma_beta, [((128, 160), "float16"), ((160,), "float16"), ((160,), "float16"),
+                                                 ((160, 128), "float16"), ((128, 128), "float32"), 64, 64, 64],
+                                  (2, 2), "gemm", "", "", (4,)),
+    "kv_group_scale": UserProgram(w8a16_group_scale, [((128, 256), "float16"), ((256, 128), "int8"),
+                                                      ((2, 128), "float32"), ((128, 128), "float32"), 64, 64, 64,
+                                                      128], (2, 2), "gemm", "", "", (3,)),
+    "kv_nan_padded": UserProgram(a_gamma_nan_padded, [((128, 128), "float16"), ((128,), "float16"),
+                                                      ((128, 128), "float16"), ((128, 128), "float32"), 64, 64, 64],
+                                 (2, 2), "gemm", "", "", (3,)),
+}
+
+
+@pytest.fixture(autouse=True)
+def _programs(monkeypatch):
+    s4.add_sweep_programs(monkeypatch, PROGRAMS)
+
+
+def _compile(name):
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    p = PROGRAMS[name]
+    return compile_cutile(p.kernel, p.spec, name)
+
+
+def _remark(prog, role="A"):
+    (remark,) = [r for r in prog.remarks if f"dot operand {role} computed in the K loop" in r]
+    return remark
+
+
+def _check(c, ref, tol):
+    s4._check(c, ref, tol, tol)
+
+
+TMA_WORDS = "indexed by the K tile TMA-loaded by the producer into each stage"
+
+
+# ------------------------------------------------------------------------------------------------ the stage layout
+
+@settings(max_examples=60, deadline=None)
+@given(boxes=st.lists(st.integers(1, 64).map(lambda x: 16 * x), min_size=1, max_size=3),
+       stages=st.integers(2, 4), regs=st.booleans())
+def test_vector_slots_are_aligned_disjoint_and_after_the_rest(boxes, stages, regs):
+    """Every stage's vector boxes start 128-byte aligned, do not overlap one another nor another stage's, lie after
+    every other byte of shared memory and inside the kernel's; the transaction bytes count each box once."""
+    base = GemmConfig(tile_m=128, tile_n=128, tile_k=64, stages=stages, cluster_m=1, schedule="persistent",
+                      a_raw="f16", a_regs=regs)
+    cfg = GemmConfig(**{**base.as_dict(), "kvecs": ",".join(f"{b}:0:f16:1" for b in boxes)})
+    assert cfg.tx_bytes == base.tx_bytes + sum(boxes)
+    assert cfg.kvec_offset >= base.smem_bytes
+    spans = sorted((cfg.kvec_offset + s * cfg.kvec_stage_bytes + cfg.kvec_slot(v), b)
+                   for s in range(stages) for v, b in enumerate(boxes))
+    for (lo, n), (nxt, _) in zip(spans, spans[1:]):
+        assert lo % 128 == 0 and lo + n <= nxt
+    assert spans[-1][0] + spans[-1][1] <= cfg.smem_bytes
+    assert cfg.name != base.name
+
+
+def test_a_box_not_of_whole_16_byte_units_is_rejected():
+    from tileorch.kernels.gemm.config import GemmConfigError
+
+    cfg = GemmConfig(tile_m=128, tile_n=128, tile_k=64, stages=3, cluster_m=1, schedule="persistent", a_raw="f16",
+                     kvecs="40:0:f16:1")
+    with pytest.raises(GemmConfigError, match="whole 16-byte units"):
+        cfg.check()
+    assert cfg.smem_bytes <= SMEM_LIMIT  # (the rule, not the size, rejects it)
+
+
+# ----------------------------------------------------------------------------------------- emulated programs
+
+@pytest.mark.parametrize("switch", ["", "registers"])
+def test_a_times_gamma_ragged_k(switch, monkeypatch):
+    """``a * gamma[k]`` over K = 160 (a 32-wide last K tile): staged A (default) and register A (``registers``) both
+    read gamma from the stage; the producer's box past gamma's end is TMA's zero fill."""
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", switch)
+    a = RNG.standard_normal((128, 160)).astype(np.float16)
+    g = (RNG.random(160) + 0.5).astype(np.float16)
+    b = RNG.standard_normal((160, 128)).astype(np.float16)
+    c = s4._s3_gemm("kv_gamma_ragged", {0: a, 1: g, 2: b})[3]
+    _check(c, (a * g[None, :]).astype(np.float64) @ b.astype(np.float64), 2e-3)
+    prog = _compile("kv_gamma_ragged")
+    assert prog.gemm_config.kvecs == "128:5:f16:1" and prog.gemm_config.a_regs == bool(switch)
+    assert "1 vector(s) " + TMA_WORDS + " (128 bytes" in _remark(prog)
+    assert "ld.global" not in prog.ptx.split(".entry")[1]  # (no global load left: the vector comes from the stage)
+
+
+def test_a_times_gamma_two_consumer_warp_groups():
+    a = RNG.standard_normal((128, 192)).astype(np.float16)
+    g = (RNG.random(192) + 0.5).astype(np.float16)
+    b = RNG.standard_normal((192, 128)).astype(np.float16)
+    c = s4._s3_gemm("kv_gamma_128", {0: a, 1: g, 2: b})[3]
+    _check(c, (a * g[None, :]).astype(np.float64) @ b.astype(np.float64), 2e-3)
+
+
+def test_two_k_vectors_on_a():
+    """``a * gamma[k] + beta[k]``: two vectors, two slots per stage, two boxes in the transaction bytes."""
+    a = RNG.standard_normal((128, 160)).astype(np.float16)
+    g = (RNG.random(160) + 0.5).astype(np.float16)
+    h = (RNG.random(160) - 0.5).astype(np.float16)
+    b = RNG.standard_normal((160, 128)).astype(np.float16)
+    c = s4._s3_gemm("kv_two_vectors", {0: a, 1: g, 2: h, 3: b})[4]
+    # (the operand's map is evaluated in f32 and rounded to f16 once, by the global path alike: see the report of
+    # session 41; a reference rounding after each f16 op differs by up to 2e-2 here)
+    a32 = a.astype(np.float32) * g.astype(np.float32) + h.astype(np.float32)
+    _check(c, a32.astype(np.float16).astype(np.float64) @ b.astype(np.float64), 2e-3)
+    prog = _compile("kv_two_vectors")
+    assert len(prog.gemm_config.kvec_box_bytes) == 2
+    assert "2 vector(s) " + TMA_WORDS in _remark(prog)
+
+
+def test_group_scale_row_of_a_computed_b():
+    """``w * S[k * tk // 128, n]`` (a computed B): the scale row's box (64 f32 of row ``k // 2``, at the work tile's
+    column) TMA-loaded per stage."""
+    a = RNG.standard_normal((128, 256)).astype(np.float16)
+    w = RNG.integers(-128, 128, (256, 128)).astype(np.int8)
+    s = (RNG.random((2, 128)) * 0.02 + 0.001).astype(np.float32)
+    c = s4._s3_gemm("kv_group_scale", {0: a, 1: w, 2: s})[3]
+    deq = (w.astype(np.float32) * np.repeat(s, 128, axis=0)).astype(np.float16).astype(np.float64)
+    _check(c, a.astype(np.float64) @ deq, 2e-3)
+    prog = _compile("kv_group_scale")
+    assert prog.gemm_config.kvec_box_bytes == (256,)
+    assert "1 vector(s) " + TMA_WORDS + " (256 bytes" in _remark(prog, "B")
+
+
+def test_nan_padding_keeps_the_consumers_loads_and_says_why():
+    a = RNG.standard_normal((128, 128)).astype(np.float16)
+    g = (RNG.random(128) + 0.5).astype(np.float16)
+    b = RNG.standard_normal((128, 128)).astype(np.float16)
+    c = s4._s3_gemm("kv_nan_padded", {0: a, 1: g, 2: b})[3]
+    _check(c, (a * g[None, :]).astype(np.float64) @ b.astype(np.float64), 2e-3)
+    prog = _compile("kv_nan_padded")
+    assert not prog.gemm_config.kvecs
+    assert "not by TMA: its padding is nan (TMA fills zeros past the array)" in _remark(prog)
+
+
+def test_the_switch_keeps_the_global_loads(monkeypatch):
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "global_k_vectors")
+    prog = _compile("kv_gamma_ragged")
+    assert not prog.gemm_config.kvecs
+    remark = _remark(prog)
+    assert "1 vector(s) indexed by the K tile loaded from global memory in each K step" in remark
+    assert "not by TMA: TILEORCH_COMPUTED_OPERAND=global_k_vectors asks for it" in remark
+
+
+# ---------------------------------------------------------------------------------------------- tileorch check
+
+def _lowered(name):
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS[name]
+    ctx = make_context()
+    kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), "k", ctx), ctx, "sm_90a")
+    assert kind == "gemm"
+    return module
+
+
+@pytest.mark.parametrize("name", ["kv_gamma_128", "kv_group_scale"])
+def test_the_kernel_with_vector_loads_is_proved(name):
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import load_module
+
+    protocols, errors = load_module(_lowered(name), None, 3)
+    assert not errors and protocols, errors
+    for proto in protocols:
+        result = check(proto)
+        assert result.ok, result.violation
+
+
+def test_a_vector_load_the_stage_does_not_expect_is_rejected():
+    """The vector's box bytes taken out of the stage's transaction count: the checker finds the mismatch."""
+    from xdsl.dialects.builtin import IntegerAttr, i32
+
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import load_module
+
+    module = _lowered("kv_gamma_ragged")
+    loads = [op for op in module.walk() if (op.operands and (op.operands[0].name_hint or "").startswith("kvdst"))]
+    assert loads
+    for op in loads:
+        op.attributes["cutlass.tx_bytes"] = IntegerAttr(256, i32)  # (the box is 128 bytes)
+    protocols, errors = load_module(module, None, 3)
+    assert not errors and protocols, errors
+    results = [check(p) for p in protocols]
+    assert any(not r.ok and "128 bytes more" in str(r.violation) for r in results), [r.violation for r in results]
+
+
+# ------------------------------------------------------------------------------------------------------ the host
+
+@pytest.mark.parametrize("name, position, dims, row_bytes, box, dtype", [
+    ("kv_gamma_ragged", 1, (160, 1), (320,), (64, 1), "f16"),  # 1-D gamma: one row, its bytes up to 16
+    ("kv_group_scale", 2, (128, 2), (512,), (64, 1), "f32"),  # S [2, 128] f32: rows 512 bytes apart
+])
+def test_the_host_maps_each_vector_from_its_argument(monkeypatch, name, position, dims, row_bytes, box, dtype):
+    """The launcher's tensor map of each K vector (``kvec_tensor_maps``): the program's argument the kernel's entry
+    names, 2-D, a box of the vector's elements x 1, unswizzled; a base TMA cannot read refuses (the SIMT path runs)."""
+    import dataclasses
+
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.launchers import cutile as rc
+    from tileorch.launchers import gemm_host
+
+    got = []
+    monkeypatch.setattr(gemm_host, "encode_tensor_map", lambda *a: got.append(a) or bytes(128))
+    p = PROGRAMS[name]
+    bases = {i: (i + 1) << 32 for i, s in enumerate(p.spec) if isinstance(s, tuple)}
+    args = s3._described(p, bases)
+    cfg = _compile(name).gemm_config
+    assert rc.kvec_tensor_maps(cfg, args) == [bytes(128)]
+    assert got == [(bases[position], dtype, dims, row_bytes, box, 0)]
+    shifted = [dataclasses.replace(a, ptr=a.ptr + 2) if a.position == position else a for a in args]
+    with pytest.raises(rc.LayoutNotSupported, match="16-byte aligned base"):
+        rc.kvec_tensor_maps(cfg, shifted)
+
+
+# ------------------------------------------------------------------------- the shared loads' known alignment
+
+_EXPR = st.recursive(st.one_of(st.integers(0, 4096).map(lambda v: ("const", v)), st.just(("arg",))),
+                     lambda inner: st.one_of(st.tuples(st.sampled_from(["add", "sub", "mul"]), inner, inner),
+                                             st.tuples(st.just("shl"), inner, st.integers(0, 6))),
+                     max_leaves=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(expr=_EXPR, arg=st.integers(0, 1 << 12))
+def test_known_multiple_divides_the_value(expr, arg):
+    """``operand_prologue.known_multiple`` (the alignment a TMA-loaded vector's shared load states): a power of
+    two dividing the index's value for any value of the unknown (a block argument)."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IntegerAttr, i32
+    from xdsl.ir import Block
+
+    from tileorch.transforms.tileas.operand_prologue import known_multiple
+
+    block = Block(arg_types=[i32])
+
+    def build(node):
+        if node[0] == "const":
+            op = arith.ConstantOp(IntegerAttr(node[1], i32))
+            block.add_op(op)
+            return op.result, node[1]
+        if node[0] == "arg":
+            return block.args[0], arg
+        if node[0] == "shl":
+            x, xv = build(node[1])
+            c = arith.ConstantOp(IntegerAttr(node[2], i32))
+            op = arith.ShLIOp(x, c.result)
+            block.add_ops([c, op])
+            return op.result, xv << node[2]
+        (x, xv), (y, yv) = build(node[1]), build(node[2])
+        op = {"add": arith.AddiOp, "sub": arith.SubiOp, "mul": arith.MuliOp}[node[0]](x, y)
+        block.add_op(op)
+        return op.result, {"add": xv + yv, "sub": xv - yv, "mul": xv * yv}[node[0]]
+
+    value, number = build(expr)
+    m = known_multiple(value)
+    assert m >= 1 and m & (m - 1) == 0 and m <= 1024
+    assert number % m == 0, (expr, arg, m)
+
+
+def test_the_printed_kernel_with_vector_loads_reads_back_to_the_same_protocols(tmp_path):
+    """What ``tileorch check`` reads from a file (parse, verify, extract) is what the module in memory gives."""
+    from tileorch.analysis.extract import load as load_file
+    from tileorch.analysis.extract import load_module
+
+    module = _lowered("kv_two_vectors")
+    path = tmp_path / "kernel.mlir"
+    path.write_text(str(module))
+    read, errors = load_file(str(path), None, 3)
+    assert not errors and read, errors
+    direct, errors = load_module(module, None, 3)
+    assert not errors, errors
+    assert [repr(q) for q in read] == [repr(q) for q in direct]
