@@ -202,9 +202,9 @@ def test_a_worker_search_past_its_state_bound_is_the_serial_error(tmp_path):
 
     from tileorch.analysis.explore import StateSpaceTooLarge
 
-    text = (Path(__file__).resolve().parents[2] / "examples" / "coop_pipeline.mlir").read_text()
-    path = tmp_path / "k.mlir"
-    path.write_text(text.replace("array<i32: 2, 1, 1>", "array<i32: 2, 1, 7>"))
+    # (the example as it is: its search passes 1900 states; session 41's stage-slots rules refuse the 2x1x7 cluster
+    # this test used to widen it with, whose CTAs' parts landed on each other's stages)
+    path = Path(__file__).resolve().parents[2] / "examples" / "coop_pipeline.mlir"
     protocols, errors = load(str(path))
     assert protocols and not errors
     with pytest.raises(StateSpaceTooLarge, match="state space exceeds 500 states"):

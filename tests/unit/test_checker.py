@@ -99,10 +99,15 @@ def _mutate(tmp_path, old, new, example="ws_pipeline.mlir"):
     return path
 
 
-def test_ir_mutant_producer_start_phase_0_deadlocks(tmp_path):
+def test_ir_mutant_producer_start_phase_0_is_refused_at_its_acquire(tmp_path):
+    """The producer's state made as a consumer's (phase 0): its first acquire waits for a release that never comes.
+    The checker found the deadlock; since session 41 the verifier refuses it first (``check_start_phase``), at the
+    acquire, with the checker's property name."""
     path = _mutate(tmp_path, "state.create %p producer", "state.create %p consumer")
-    protocols, _ = load(str(path))
-    assert check(protocols[0]).violation.prop == P.DEADLOCK
+    protocols, errors = load(str(path))
+    line = _line_of("cutlass.pipeline.producer_acquire %p")
+    assert not protocols and len(errors) == 1, errors
+    assert f"bad.mlir:{line}:" in errors[0] and "parity-aliasing" in errors[0] and "a deadlock" in errors[0], errors
 
 
 def _consumer_bound(tmp_path, definition):
@@ -702,10 +707,16 @@ def test_copies_hidden_in_a_call_check_with_a_located_note(tmp_path):
 def test_multicast_copies_land_in_every_cta_of_the_row(tmp_path, part, ok):
     """coop on a 2x1 cluster, stage 8192 bytes: the leader of each CTA multicasts its part to
     both CTAs, so each full barrier receives 2 x part bytes; only part = 4096 matches the
-    commit."""
+    commit.  With part = 8192, CTA 1's part lands on stage 1's bytes: since session 41 that is refused before the
+    search (stage-slots: two stages of one pipeline on the same bytes); the byte mismatch alone is
+    test_checker_scope_mcast's."""
     path = _mutate(tmp_path, "%half = arith.constant 4096 : i32",
                    f"%half = arith.constant {part} : i32", "coop_pipeline.mlir")
     protocols, errors = load(str(path))
+    if not ok:
+        assert not protocols and len(errors) == 1, errors
+        assert "stage-slots" in errors[0] and "two stages of one pipeline on the same bytes" in errors[0], errors
+        return
     assert not errors and not protocols[0].notes
     assert {(w.dst, w.nbytes) for w in _writes(protocols[0])} == {((0, 1), part)}
     assert check(protocols[0]).ok == ok

@@ -23,7 +23,12 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
       %last = scf.for %k = %c0 to %n step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<2>) : i32 {
         cutlass.pipeline.produce %ready, %s attributes {transaction_bytes = TX : i32} {
           %fb = cutlass.pipeline.get_producer_barrier %ready, %s
-          %dst = llvm.addrspacecast %smem : !llvm.ptr<3> to !llvm.ptr<7>
+          // stage i at 2048 i (session 41: stages on one range are refused, stage-slots)
+          %c2048 = arith.constant 2048 : i32
+          %idx = cutlass.pipeline.state.get_index %s
+          %stage = arith.muli %idx, %c2048 : i32
+          %sbase = llvm.getelementptr %smem[%stage] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+          %dst = llvm.addrspacecast %sbase : !llvm.ptr<3> to !llvm.ptr<7>
           // each CTA's 512-byte slice of A at 512 x its y, of B at 1024 + 512 x its x (disjoint in every CTA)
           %c512 = arith.constant 512 : i32
           %c1024 = arith.constant 1024 : i32
@@ -134,7 +139,7 @@ def test_per_load_masks_landing_on_the_same_bytes_are_refused(tmp_path):
     path = tmp_path / "k.mlir"
     path.write_text(text)
     _, errors = load(str(path), iterations=2)
-    assert len(errors) == 1 and "k.mlir:28:11: error: stage-slots: in CTA 0 of the cluster" in errors[0], errors
+    assert len(errors) == 1 and "k.mlir:33:11: error: stage-slots: in CTA 0 of the cluster" in errors[0], errors
 
 
 def test_cta_scoped_pipeline_in_a_cluster_releases_locally_and_checks_clean(tmp_path):

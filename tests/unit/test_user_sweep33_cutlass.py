@@ -49,10 +49,6 @@ CHECK_FAILURES = {
         "cutlass.pipeline.producer_commit %p, %s {transaction_bytes = 2048 : i32}",
         "over-arrival [tma->cta0]: ready.full[0]: the copies landed 2048 bytes more than the phase's arrivals expect",
         "transaction_bytes = 2048"),
-    "stages_copied_onto_the_mbarriers": (
-        "ws_pipeline", "%data = arith.constant 1024 : i32", "%data = arith.constant 0 : i32",
-        "stage-slots: this copy of stage 0 writes bytes [0, 4096) of the pipeline's storage pointer, where its 4 x 2 "
-        "mbarriers live", "atom.bulk_copy_g2s %dst, %from, %full, %bytes"),
     "an_epilogue_barrier_of_one_warp_group": (
         "gemm_sm90", "nvvm.cp.async.bulk.wait_group 1 {read}\n          }\n          cutlass.named_barrier.arrive_and_wait "
                      "barrier_id = 14 num_threads = 256\n          %eslot0_off",
@@ -71,6 +67,11 @@ CHECK_FAILURES = {
 
 COMPILE_ERRORS = {
     # name: (the input, the text replaced, its replacement, words of the error, text of the line it names)
+    # a stage copied onto its pipeline's mbarriers: refused by tileorch compile since session 41 (s41-cutlass33)
+    "stages_copied_onto_the_mbarriers": (
+        "ws_pipeline", "%data = arith.constant 1024 : i32", "%data = arith.constant 0 : i32",
+        "stage-slots: this copy of stage 0 writes bytes [0, 4096) of the pipeline's storage pointer, where its 4 x 2 "
+        "mbarriers live", "atom.bulk_copy_g2s %dst, %from, %full, %bytes"),
     "a_fixup_barrier_index_past_the_count": (
         "streamk_persistent", _FIX1, "{barrier_idx = 2 : i32, num_barriers = 2 : i32}",
         "barrier_idx must be in [0, num_barriers), found barrier_idx = 2, num_barriers = 2",

@@ -998,7 +998,8 @@ class _Program:
             storage = getattr(create, "storage", None) if isinstance(create, Operation) else None
             transfers.stage_slots(self.copy_list.pop(key, []), self.k.cluster, self.k.ctas, self.ev.work,
                                   partial(_row_col, self.k),
-                                  None if storage is None else (storage, 16 * pipe.stages, pipe.stages))
+                                  None if storage is None else (storage, 16 * pipe.stages, pipe.stages),
+                                  unmodelled=sorted(self.threads))
             copy = self.copy_ops.pop(key, None)
             delivered = self.delivered.pop(key, {})
             unsized = self.unsized.pop(key, [])
@@ -1390,6 +1391,10 @@ def extract(module: ModuleOp, kernel: str | None = None,
             iterations: int | None = None) -> list[Protocol]:
     """The protocols of the module's kernels (or of the one named ``kernel``)."""
     out = []
+    if kernels(module):
+        from tileorch.analysis.static_copies import check_module
+
+        check_module(module)  # the shared-memory layout rules tileorch compile applies too (session 41)
     infos = lowered_inits(module) if kernels(module) else {}
     for func in kernels(module):
         if kernel is not None and kernel_name(func) != kernel:

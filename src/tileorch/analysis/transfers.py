@@ -156,6 +156,15 @@ def scope_of(state: SSAValue) -> Block | None:
 
 
 def _elem_bytes(t) -> int | None:
+    shape = getattr(t, "get_shape", None)
+    if shape is not None and hasattr(t, "element_type"):  # a vector: its elements' bytes times their count
+        inner, dims = _elem_bytes(t.element_type), shape()
+        if inner is None or any(not isinstance(d, int) or d < 0 for d in dims):
+            return None
+        count = 1
+        for d in dims:
+            count *= d
+        return inner * count
     width = getattr(t, "bitwidth", None)
     if width is None:
         width = getattr(getattr(t, "width", None), "data", None)
@@ -163,12 +172,22 @@ def _elem_bytes(t) -> int | None:
 
 
 def stage_offset(copy: Operation, ev: Evaluator) -> tuple[SSAValue, int] | None:
-    """(base pointer, byte offset) of the copy's shared-memory destination: the pointer itself (offset 0), or
+    """:func:`pointer_offset` of the copy's shared-memory destination."""
+    return pointer_offset(copy.operands[0], ev)
+
+
+def pointer_offset(value: SSAValue, ev: Evaluator) -> tuple[SSAValue, int] | None:
+    """(base pointer, byte offset) of a shared-memory pointer (a copy's destination, a pipeline's ``storage``): the
+    pointer itself (offset 0), or
     ``llvm.getelementptr %p[%i]`` chains down to a pointer that is not one, each ``%i`` known to ``ev`` (a dynamic
-    index or a constant one); None otherwise."""
-    value, offset = copy.operands[0], 0
+    index or a constant one), through ``llvm.addrspacecast`` (a hand-written nvvm copy's shared::cluster
+    destination); None otherwise."""
+    offset = 0
     for _ in range(16):
         gep = value.owner
+        if isinstance(gep, Operation) and gep.name == "llvm.addrspacecast":
+            value = gep.operands[0]  # shared::cta -> shared::cluster: the same bytes of the issuing CTA
+            continue
         if not isinstance(gep, Operation) or gep.name != "llvm.getelementptr":
             return value, offset
         raw = gep.properties.get("rawConstantIndices")
@@ -188,8 +207,74 @@ def stage_offset(copy: Operation, ev: Evaluator) -> tuple[SSAValue, int] | None:
     return None
 
 
+def barrier_overlap(copy: Operation, nbytes: int, barriers: tuple[SSAValue, int, int], facts: dict,
+                    others: tuple = ()) -> None:
+    """Raise where ``copy`` (``nbytes`` bytes), its destination evaluated under ``facts`` (a CTA's cluster
+    coordinates and ``stage_index``), lands on the pipeline's mbarriers: ``barriers`` = (its ``storage`` pointer,
+    the bytes of its 2 x stages mbarrier words there, its stages); or on another pipeline's, ``others`` = (base
+    pointer, first byte, end byte, its ``cutlass.pipeline.create``) as :func:`barrier_blocks` gives them (each
+    compared where both pointers resolve to one base, :func:`pointer_offset`)."""
+    from tileorch.diagnostics import location_str
+
+    storage, size, _ = barriers
+    at = stage_offset(copy, Evaluator(None, facts))
+    if at is None:
+        return
+    own = None if storage is None else pointer_offset(storage, Evaluator()) or (storage, 0)
+    if own is not None and at[0] is own[0] and at[1] < own[1] + size and at[1] + nbytes > own[1]:
+        lo = at[1] - own[1]
+        raise LocatedError(copy, f"stage-slots: this copy of stage {facts['stage_index']} writes bytes [{lo}, "
+                           f"{lo + nbytes}) of the pipeline's storage pointer, where its "
+                           f"{size // 16} x 2 mbarriers live (bytes 0..{size - 1}, "
+                           f"cutlass.pipeline.create storage(...)): the data lands on the barriers it "
+                           "completes on; put the stages past them (or give the pipeline its own "
+                           "storage)")
+    for base, first, end, create in others:
+        if at[0] is base and at[1] < end and at[1] + nbytes > first:
+            raise LocatedError(copy, f"stage-slots: this copy of stage {facts['stage_index']} writes bytes "
+                               f"[{at[1]}, {at[1] + nbytes}) past its base pointer, where the {(end - first) // 16} x 2 "
+                               f"mbarriers of the pipeline created at {location_str(create)} live (bytes {first}.."
+                               f"{end - 1}): the data lands on another pipeline's barriers, which that pipeline's "
+                               "waits then read; put the stages past every pipeline's barriers")
+
+
+def barrier_blocks(creates) -> list[tuple[SSAValue, int, int, Operation]]:
+    """(base pointer, first byte, end byte, the create) of the mbarrier words of each ``cutlass.pipeline.create
+    storage(%p)`` in ``creates`` whose pointer resolves to a base and a constant offset (:func:`pointer_offset`): 2 x
+    stages words of 8 bytes (an mbarrier pipeline without an elided side; others are left out)."""
+    blocks = []
+    for create in creates:
+        storage = getattr(create, "storage", None)
+        typ = create.results[0].type if create.results else None
+        stages = getattr(typ, "stages", None)
+        if (storage is None or not isinstance(stages, int)
+                or getattr(getattr(typ, "barrier", None), "value", "mbarrier") != "mbarrier"
+                or getattr(getattr(typ, "elide", None), "value", "none") != "none"):
+            continue
+        at = pointer_offset(storage, Evaluator())
+        if at is not None:
+            blocks.append((at[0], at[1], at[1] + 16 * stages, create))
+    return blocks
+
+
+def check_barrier_blocks(blocks) -> None:
+    """Two pipelines whose mbarrier words share a byte initialise and wait on the same barriers: a located error at
+    the later ``cutlass.pipeline.create`` (in the order of ``blocks``)."""
+    from tileorch.diagnostics import location_str
+
+    for i, (base, first, end, create) in enumerate(blocks):
+        for base2, first2, end2, create2 in blocks[:i]:
+            if base is base2 and first < end2 and first2 < end:
+                raise LocatedError(create, f"stage-slots: this pipeline's {(end - first) // 16} x 2 mbarriers (bytes "
+                                   f"[{first}, {end}) past their base pointer) overlap those of the pipeline created "
+                                   f"at {location_str(create2)} (bytes [{first2}, {end2})): both inits set the same "
+                                   "barrier words and each pipeline's arrivals land on the other's phases; give each "
+                                   "pipeline its own 16 x stages bytes")
+
+
 def stage_slots(copies: list, cluster: tuple[int, int, int], ctas: int, work: dict,
-                peers, barriers: tuple[SSAValue, int, int] | None = None) -> None:
+                peers, barriers: tuple[SSAValue, int, int] | None = None, issued=None,
+                unmodelled: Iterable[int] = ()) -> None:
     """The bytes of one stage that the copies issued for it write must not overlap in any CTA:
     for each issuing CTA (its cluster rank and x / y known) and the stage at index 0, each copy
     lands ``[offset, offset + bytes)`` of the stage in each CTA of its destination set, and two
@@ -201,34 +286,41 @@ def stage_slots(copies: list, cluster: tuple[int, int, int], ctas: int, work: di
     ``copies``: (copy op, bytes, destination as :func:`destination`, issues per stage);
     ``peers(cta, direction)``: the CTAs of a multicast set.  ``barriers``: (the pipeline's ``storage`` pointer, the
     bytes of its 2 x stages mbarrier words there, its stages): a copy of any stage into those bytes overwrites the
-    barriers it completes on (examples/ws_pipeline.mlir copied stage 0 onto them before session 40)."""
-    from tileorch.analysis.evaluate import Evaluator
+    barriers it completes on (examples/ws_pipeline.mlir copied stage 0 onto them before session 40).
+    ``issued(copy, facts)``: whether the copy is issued in the CTA and stage of ``facts`` (None: every copy in
+    every CTA, as the checker counts them per agent).  ``unmodelled``: the agent's threads, where a destination
+    that does not resolve for one of them is a located "cannot model" (the checker's call: before session 41 it
+    proved a ring whose copies landed at the k tile's offset, past the stages the consumers read); a destination
+    that resolves per thread only is not compared (nor is any that does not resolve on the compile path's call,
+    ``()``)."""
     from tileorch.diagnostics import location_str
 
     cx = max(cluster[0], 1)
     if barriers is not None:
-        base, size, stages = barriers
         for copy, nbytes, _, count in copies:
             if not nbytes or not count:
                 continue
             for cta in range(ctas):
-                for index in range(stages):
+                for index in range(barriers[2]):
                     facts = {**work, "cta_rank": cta, "cta_x": cta % cx, "cta_y": cta // cx, "stage_index": index}
-                    at = stage_offset(copy, Evaluator(None, facts))
-                    if at is not None and at[0] is base and at[1] < size and at[1] + nbytes > 0:
-                        raise LocatedError(copy, f"stage-slots: this copy of stage {index} writes bytes [{at[1]}, "
-                                           f"{at[1] + nbytes}) of the pipeline's storage pointer, where its "
-                                           f"{size // 16} x 2 mbarriers live (bytes 0..{size - 1}, "
-                                           f"cutlass.pipeline.create storage(...)): the data lands on the barriers it "
-                                           "completes on; put the stages past them (or give the pipeline its own "
-                                           "storage)")
+                    if issued is None or issued(copy, facts):
+                        barrier_overlap(copy, nbytes, barriers, facts)
     landed: dict[int, list] = {}
     for copy, nbytes, dst, count in copies:
         if not nbytes or not count:
             continue
         for cta in range(ctas):
             facts = {**work, "cta_rank": cta, "cta_x": cta % cx, "cta_y": cta // cx, "stage_index": 0}
+            if issued is not None and not issued(copy, facts):
+                continue
             at = stage_offset(copy, Evaluator(None, facts))
+            if at is None and unmodelled and not all(
+                    stage_offset(copy, Evaluator((t, t), facts)) is not None for t in unmodelled):
+                raise LocatedError(copy, "the checker cannot model where this copy lands: its shared-memory "
+                                   "destination must be a pointer plus constants, the stage index "
+                                   "(cutlass.pipeline.state.get_index) and the CTA's cluster coordinates, so that "
+                                   "the stage the consumers read is the one it fills (a destination from a loop "
+                                   "variable, a kernel argument or a thread index is not followed)")
             if at is None:
                 return
             targets = ((cta,) if dst is None else tuple(peers(cta, EACH[dst])) if dst in EACH else dst)

@@ -6,6 +6,10 @@
 * ``atom.bulk_copy_g2s`` -> ``llvm.addrspacecast`` of the destination to shared::cluster (an
   address of the own CTA is a valid cluster address) + ``nvvm.cp.async.bulk.shared.cluster.global``
   (with its ``multicast_mask``).
+
+Before lowering, the pass refuses pipelines whose mbarrier words overlap and a stage copy whose destination
+statically lands on a pipeline's mbarriers or on the bytes another copy of its stage writes
+(:mod:`tileorch.analysis.static_copies`).
 """
 
 from __future__ import annotations
@@ -83,13 +87,30 @@ class ConvertAtomsToNVVM(ModulePass):
     name = "convert-atoms-to-nvvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if any(isinstance(o, DynamicSmemOp) for o in op.walk()):
+        dynamic_smem, copies, creates = False, [], []
+        for o in op.walk():
+            dynamic_smem = dynamic_smem or isinstance(o, DynamicSmemOp)
+            if o.name in _STAGE_COPIES:
+                copies.append(o)
+            elif o.name == "cutlass.pipeline.create":
+                creates.append(o)
+        if creates:
+            # before the atoms become nvvm copies (their destinations still the IR's geps): pipelines whose
+            # mbarriers overlap, a stage copy that lands on mbarriers or on another copy of its stage are refused
+            # here, not only by tileorch check
+            from tileorch.analysis.static_copies import check_stage_copies
+
+            check_stage_copies(copies, creates)
+        if dynamic_smem:
             _ensure_dynamic_smem_global(op)
         walker = PatternRewriteWalker(
             GreedyApplier([LowerDynamicSmem(), LowerBulkCopyG2S(), LowerFragment()]))
         rewrite_to_fixpoint(walker, op.body, frozenset(c.name for c in _LOWERED))  # (by name: no subclasses)
 
 
+_STAGE_COPIES = frozenset(("atom.bulk_copy_g2s", "nvvm.cp.async.bulk.shared.cluster.global",
+                           "nvvm.cp.async.bulk.tensor.shared.cluster.global"))
+"""The copies that may complete on a pipeline stage's full barrier (``analysis.transfers.COPIES``)."""
 _FRAGMENT_OPS = (StoreFragmentOp, StageFragmentOp)
 _LOWERED = (DynamicSmemOp, BulkCopyG2SOp, *_FRAGMENT_OPS)
 """The ops :class:`ConvertAtomsToNVVM`'s patterns act on."""

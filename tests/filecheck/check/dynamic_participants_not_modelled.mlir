@@ -25,7 +25,10 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
           scf.if %leader {
             %bytes = arith.constant 4096 : i32
             %idx = cutlass.pipeline.state.get_index %s
-            %soff = arith.muli %idx, %bytes : i32
+            %sidx = arith.muli %idx, %bytes : i32
+            // the stages 1024 bytes past the 4 x 2 barriers at %smem (session 41: stage 0 was copied onto them)
+            %data = arith.constant 1024 : i32
+            %soff = arith.addi %sidx, %data : i32
             %dst = llvm.getelementptr %smem[%soff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
             %goff = arith.muli %k, %bytes : i32
             %from = llvm.getelementptr %src[%goff] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i8

@@ -742,6 +742,8 @@ class _PipeStateSyntax(IRDLOperation):
     """``producer`` / ``consumer``: the side of the pipeline whose executors may run this op."""
     TOKEN_FROM: ClassVar[str | None] = None
     """The try-op whose result is this op's ``token`` operand."""
+    WAITS: ClassVar[bool] = False
+    """The op waits on (or probes) the phase of its state's stage barrier (:func:`check_start_phase`)."""
 
     def verify_(self) -> None:
         pipe = expect_pipeline(self, self.operands[0])
@@ -753,6 +755,8 @@ class _PipeStateSyntax(IRDLOperation):
             check_token_source(self, getattr(self, "token", None), self.TOKEN_FROM)
         if self.ROLE is not None:
             check_role(self, self.operands[0], self.ROLE)
+        if self.WAITS:
+            check_start_phase(self, self.operands[1], self.ROLE)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -825,6 +829,41 @@ def consumer_group_threads(value: SSAValue) -> list[int] | None:
     if unit is None or not masks:
         return None
     return [executors.expand(m, unit) for m in masks]
+
+
+def start_state_create(state: SSAValue) -> Operation | None:
+    """The ``cutlass.pipeline.state.create`` whose state ``state`` is on its first use: the state itself, or the
+    iteration argument of an ``scf.for`` whose initial value it is (read by the first iteration); None otherwise."""
+    owner = state.owner
+    if isinstance(owner, Block):
+        loop = owner.parent_op()
+        if loop is None or loop.name != "scf.for" or state.index == 0 or owner is not loop.regions[0].blocks[0]:
+            return None
+        init_at = 2 + state.index  # (lower, upper, step, inits...) for (iv, iter_args...)
+        if init_at >= len(loop.operands):
+            return None
+        owner = loop.operands[init_at].owner
+    return owner if isinstance(owner, StateCreateOp) else None
+
+
+def check_start_phase(op: Operation, state: SSAValue, role: str | None) -> None:
+    """A wait of one side on a state created for the other side is wrong on its first use, whatever the trip counts:
+    a consumer's wait on a producer start state (phase 1) passes at once on a fresh full barrier, before the
+    stage's data has landed; a producer's acquire on a consumer start state (phase 0) waits for a release of a
+    stage no consumer has read yet (a deadlock).  Only the state's first use is decided here (the state as created,
+    or an ``scf.for`` iteration argument it starts): ``tileorch check`` reports the same as parity-aliasing."""
+    create = start_state_create(state)
+    if create is None or role is None or create.role.data.value == role:
+        return
+    made = create.role.data.value
+    what = ("passes at once on a fresh full barrier, before the stage's data has landed (the consumer reads an "
+            "empty stage)" if role == "consumer" else
+            "waits for a release of a stage no consumer has read yet, which never comes (a deadlock)")
+    raise VerifyException(
+        f"{op.name} is a {role}-side wait, but its state starts as a {made} state (phase "
+        f"{1 if made == 'producer' else 0}, cutlass.pipeline.state.create ... {made} at {_location(create)}): its "
+        f"first wait {what}; parity-aliasing: create the {role}'s state with `{role}`"
+    )
 
 
 def check_role(op: Operation, pipeline: SSAValue, role: str) -> None:
@@ -918,6 +957,7 @@ class ProducerAcquireOp(_BlockingWaitOp):
     name = "cutlass.pipeline.producer_acquire"
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
     ROLE: ClassVar[str | None] = "producer"
+    WAITS: ClassVar[bool] = True
     TOKEN_FROM: ClassVar[str | None] = "cutlass.pipeline.producer_try_acquire"
 
 
@@ -929,6 +969,7 @@ class ProducerTryAcquireOp(_ProbeOp):
     acquired = result_def(IntegerType(1))
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
     ROLE: ClassVar[str | None] = "producer"
+    WAITS: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -984,6 +1025,7 @@ class ConsumerWaitOp(_BlockingWaitOp):
     consumer_idx = opt_prop_def(IntegerAttr[I32])
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
     ROLE: ClassVar[str | None] = "consumer"
+    WAITS: ClassVar[bool] = True
     TOKEN_FROM: ClassVar[str | None] = "cutlass.pipeline.consumer_try_wait"
 
     def verify_(self) -> None:
@@ -999,6 +1041,7 @@ class ConsumerTryWaitOp(_ProbeOp):
     ready = result_def(IntegerType(1))
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
     ROLE: ClassVar[str | None] = "consumer"
+    WAITS: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -1227,6 +1270,7 @@ class ProduceOp(_StageRegionSyntax):
     transaction_bytes = opt_prop_def(IntegerAttr[I32])
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL, EMPTY)
     ROLE: ClassVar[str | None] = "producer"
+    WAITS: ClassVar[bool] = True
 
     def __init__(self, pipeline: SSAValue, state: SSAValue, transaction_bytes: int | None = None, body: Region | None = None):
         props = {"transaction_bytes": _i32(transaction_bytes)} if transaction_bytes is not None else {}
@@ -1244,6 +1288,7 @@ class ConsumeOp(_StageRegionSyntax):
     name = "cutlass.pipeline.consume"
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL, EMPTY)
     ROLE: ClassVar[str | None] = "consumer"
+    WAITS: ClassVar[bool] = True
 
     def __init__(self, pipeline: SSAValue, state: SSAValue, body: Region | None = None):
         super().__init__(operands=[pipeline, state], regions=[body or Region(Block())])
