@@ -166,6 +166,18 @@ _PTX_TYPES = {"float": f32, "double": f64, "i32": i32, "i64": i64}
 """LLVM IR type name -> type, of the results of :data:`PTX_MATH`'s intrinsics."""
 
 
+@lru_cache(maxsize=None)
+def _ptx_op(opcode: str) -> tuple[tuple[tuple[str, Attribute], ...], Attribute]:
+    """(the properties, in ``llvm.CallIntrinsicOp``'s order, and the result type) of the intrinsic call of the PTX
+    instruction ``opcode`` (:meth:`Emitter.ptx`): the same op as its builder makes, built once per instruction (a
+    softmax lowers some hundreds of them)."""
+    ret, operands = ptx_math_signature(opcode)
+    props = (("intrin", StringAttr(PTX_MATH[opcode])), ("op_bundle_sizes", DenseArrayBase.from_list(i32, ())),
+             ("operandSegmentSizes", DenseArrayBase.from_list(i32, [len(operands), 0])),
+             ("fastmathFlags", llvm.FastMathAttr(None)))
+    return props, _PTX_TYPES[ret]
+
+
 @lru_cache(maxsize=16)
 def _words_struct(nwords: int) -> Attribute:
     """``!llvm.struct<(i32, ...)>`` of ``nwords`` words, built once per count."""
@@ -622,10 +634,9 @@ class Emitter:
         """The PTX instruction ``opcode`` (with its modifiers: ``fma.rn.f32``, ``max.NaN.f32``, ``sqrt.rz.f64``...)
         of ``args`` (in PTX's operand order), as the LLVM 22 intrinsic NVPTX selects to exactly that instruction
         (:data:`tileorch.backend.intrinsics.PTX_MATH`); a KeyError for an instruction without one."""
-        name = PTX_MATH[opcode]
-        if opcode in PTX_MATH_SWAPPED:
-            args = list(reversed(args))
-        return self.v(llvm.CallIntrinsicOp(name, list(args), [_PTX_TYPES[ptx_math_signature(opcode)[0]]]))
+        props, result = _ptx_op(opcode)
+        args = list(reversed(args)) if opcode in PTX_MATH_SWAPPED else list(args)
+        return self.v(create_op(llvm.CallIntrinsicOp, args, [result], dict(props)))
 
     def ptx_f32(self, asm: str, args: Sequence[SSAValue]) -> SSAValue:
         """Inline assembly of one f32 result (the tensor-core tier's epilogues; the SIMT path: :meth:`ptx`)."""
