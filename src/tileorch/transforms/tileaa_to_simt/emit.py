@@ -513,6 +513,7 @@ class Emitter:
         asm = (f"{{ .reg .pred p; setp.ne.b32 p, ${nwords}, 0; {zero} "
                f"@p ld.global{vec}.b32 {dst}, [${nwords + 1}]; }}")
         constraints = ",".join(["=r"] * nwords + ["r", "l"])
+        # inline assembly: no LLVM intrinsic issues a global access under a predicate (a branch would instead)
         if nwords == 1:
             return [self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [i32], has_side_effects=True))]
         st = self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [_words_struct(nwords)], has_side_effects=True))
@@ -528,6 +529,7 @@ class Emitter:
         bits, letter = form
         p32 = self.v(arith.ExtUIOp(pred, i32))
         addr = self.v(llvm.PtrToIntOp(ptr, i64))
+        # inline assembly: no LLVM intrinsic issues a global access under a predicate (a branch would instead)
         asm = f"{{ .reg .pred p; setp.ne.b32 p, $1, 0; mov.b{bits} $0, $3; @p ld.global.b{bits} $0, [$2]; }}"
         return self.v(inline_asm(asm, f"={letter},r,l,{letter}", [p32, addr, fill], [typ], has_side_effects=True))
 
@@ -541,6 +543,7 @@ class Emitter:
         bits, letter = form
         p32 = self.v(arith.ExtUIOp(pred, i32))
         addr = self.v(llvm.PtrToIntOp(ptr, i64))
+        # inline assembly: no LLVM intrinsic issues a global access under a predicate (a branch would instead)
         asm = f"{{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.global.b{bits} [$1], $2; }}"
         self.add(inline_asm(asm, f"r,l,{letter}", [p32, addr, value], [], has_side_effects=True))
         return True
