@@ -802,9 +802,13 @@ class Interpreter:
         return self.block(region.blocks[0], env, mask)
 
     def asm(self, op, ins, put):
-        text = op.asm_string.data
-        f32 = [x.astype(np.float32) for x in ins]
+        self.ptx_math(op.asm_string.data, ins, put)
+
+    def ptx_math(self, text: str, ins, put):
+        """The scalar PTX instruction ``text`` (its opcode and modifiers, then a space and anything) of ``ins``:
+        an inline assembly's text, or the instruction a math intrinsic stands for (:data:`_MATH_INTRINSICS`)."""
         with np.errstate(all="ignore"):
+            f32 = [x.astype(np.float32) for x in ins]  # (an f64 instruction's operands overflow here: unused)
             directed = re.match(r"(add|sub|mul|fma)\.(rz|rm|rp)\.f(32|64) ", text)
             if directed:  # a directed rounding (Emitter.arith_directed): the exact result rounded that way
                 put(_directed(directed.group(1), directed.group(2), ins, np.float32 if directed.group(3) == "32"
@@ -1237,6 +1241,49 @@ def _d_inline_asm(interp, op):
     return run
 
 
+_MATH_INTRINSICS = {
+    "llvm.fma.f32": "fma.rn.f32", "llvm.fma.f64": "fma.rn.f64", "llvm.nvvm.fma.rn.sat.f": "fma.rn.sat.f32",
+    "llvm.nvvm.mul.rn.f": "mul.rn.f32", "llvm.fabs.f32": "abs.f32", "llvm.fabs.f64": "abs.f64",
+    "llvm.maxnum.f32": "max.f32", "llvm.minnum.f32": "min.f32", "llvm.maximum.f32": "max.NaN.f32",
+    "llvm.minimum.f32": "min.NaN.f32", "llvm.maxnum.f64": "max.f64", "llvm.minnum.f64": "min.f64",
+    "llvm.copysign.f32": "copysign.f32", "llvm.copysign.f64": "copysign.f64",
+    "llvm.nvvm.ex2.approx.ftz.f": "ex2.approx.ftz.f32", "llvm.nvvm.rcp.approx.ftz.f": "rcp.approx.ftz.f32",
+    "llvm.nvvm.lg2.approx.f": "lg2.approx.f32", "llvm.nvvm.rsqrt.approx.f": "rsqrt.approx.f32",
+    "llvm.nvvm.tanh.approx.f32": "tanh.approx.f32", "llvm.nvvm.sin.approx.f": "sin.approx.f32",
+    "llvm.nvvm.cos.approx.f": "cos.approx.f32", "llvm.nvvm.rcp.rn.d": "rcp.rn.f64",
+    "llvm.nvvm.div.approx.f": "div.approx.f32", "llvm.nvvm.div.approx.ftz.f": "div.approx.ftz.f32",
+    "llvm.nvvm.div.full": "div.full.f32", "llvm.nvvm.div.full.ftz": "div.full.ftz.f32",
+    "llvm.nvvm.mulhi.ull": "mul.hi.u64", "llvm.nvvm.d2f.rz": "cvt.rz.f32.f64", "llvm.nvvm.i2f.rz": "cvt.rz.f32.s32",
+    "llvm.nvvm.ui2f.rz": "cvt.rz.f32.u32", "llvm.nvvm.ll2f.rz": "cvt.rz.f32.s64", "llvm.nvvm.ull2f.rz": "cvt.rz.f32.u64",
+    **{f"llvm.nvvm.sqrt.{m}.{s}": f"sqrt.{m}.f{w}" for m in ("rn", "rz", "rm", "rp") for s, w in (("f", 32), ("d", 64))},
+    **{f"llvm.nvvm.{o}.{m}.{s}": f"{o}.{m}.f{w}" for o in ("add", "mul", "fma") for m in ("rz", "rm", "rp")
+       for s, w in (("f", 32), ("d", 64))},
+    **{f"llvm.{n}.f{w}": f"cvt.{p}.f{w}.f{w}" for n, p in (("roundeven", "rni"), ("trunc", "rzi"), ("floor", "rmi"),
+                                                         ("ceil", "rpi")) for w in (32, 64)},
+}
+"""The math intrinsics of the SIMT path -> the PTX instruction each stands for (NVPTX selects it; the PTX ISA's
+meaning: :meth:`Interpreter.ptx_math`).  ``llvm.copysign(mag, sign)`` takes PTX ``copysign``'s operands reversed."""
+
+
+def _d_call_intrinsic(interp, op):
+    name, res, operands = op.intrin.data, op.results[0] if op.results else None, list(op.operands)
+    text = _MATH_INTRINSICS.get(name)
+    if text is not None:
+        if name.startswith("llvm.copysign"):
+            operands.reverse()
+
+        def run(env, mask):
+            interp.ptx_math(text + " ", [env[v] for v in operands], functools.partial(env.__setitem__, res))
+    elif name == "llvm.nvvm.read.ptx.sreg.dynamic_smem_size":  # a row cache's sizes (row_cache_lowering.py)
+        const = np.full(interp.T, interp.smem_bytes, np.int64)
+
+        def run(env, mask):
+            env[res] = const
+    else:  # shuffles, fp8 / tf32 conversions: Interpreter._general
+        return functools.partial(interp._general, op)
+    return run
+
+
 def _d_element(interp, op):
     res, rows = op.results[0], np.arange(interp.T)
     if op.name == "llvm.extractelement":
@@ -1267,6 +1314,7 @@ _DECODERS = {
     **dict.fromkeys(("arith.sitofp", "arith.extf", "arith.truncf", "arith.index_cast"), _d_astype),
     "arith.bitcast": _d_arith_bitcast, **dict.fromkeys(_FLOAT_BINARY, _d_float_binary), "arith.negf": _d_negf,
     "llvm.ptrtoint": _d_same, "llvm.inttoptr": _d_same, "llvm.inline_asm": _d_inline_asm,
+    "llvm.call_intrinsic": _d_call_intrinsic,
     "llvm.extractelement": _d_element, "llvm.insertelement": _d_element,
 }
 """Op name -> its decoder (:meth:`Interpreter._decode`)."""

@@ -4,6 +4,7 @@ Expected PTX spellings come from the PTX ISA and CUTLASS's inline asm
 (shared/reference/cutlass-semantics.md §2), not from our own output.
 """
 
+import re
 import shutil
 import subprocess
 import sys
@@ -12,7 +13,8 @@ import pytest
 
 from tileorch.backend.compile import CompileError
 from tileorch.driver import compile_text
-from tileorch.backend.intrinsics import KNOWN_INTRINSICS, SM100A_ONLY, SREG64
+from tileorch.backend.intrinsics import (KNOWN_INTRINSICS, PTX_MATH, SM100A_ONLY, SREG64,
+                                        ptx_math_signature)
 from tileorch.backend.ptx import llvm_to_ptx
 from tileorch.backend.ptxas import run_ptxas
 
@@ -150,8 +152,16 @@ def _payload_args(short: str, p3: str, p7: str) -> list[str]:
     return [p3, "ptr %gen", *coords, "i64 0", "i1 0"]  # s2g, reduce
 
 
+_PTX_MATH_OF = {name: opcode for opcode, name in PTX_MATH.items()}
+
+
 def _signature(name: str) -> tuple[str, list[str]]:
     """(return type, argument list) of a known intrinsic, from its LLVM definition."""
+    math = _PTX_MATH_OF.get(name)
+    if math is not None:  # a scalar math instruction's intrinsic: constants of its operand types
+        ret, types = ptx_math_signature(math)
+        return ret, [{"float": "float 1.5", "double": "double 1.5", "i32": "i32 %n", "i64": "i64 %st"}[t]
+                     for t in types]
     short = name.removeprefix("llvm.nvvm.")
     if short.startswith("read.ptx.sreg."):
         return ("i64" if short.removeprefix("read.ptx.sreg.") in SREG64 else "i32"), []
@@ -236,6 +246,28 @@ def test_every_known_intrinsic_assembles():
     ptx = llvm_to_ptx(ir, "sm_90a", 86, isolate=True)
     assert ".extern" not in ptx
     run_ptxas(ptx, "sm_90a", allow_ignored_setmaxnreg=True)
+
+
+def test_ptx_math_intrinsics_select_their_instruction():
+    """Each intrinsic of PTX_MATH (the SIMT path's scalar math, formerly inline assembly) compiles, alone in a
+    function of its operands, to exactly the PTX instruction it stands for: the same opcode, rounding, ftz and
+    NaN modifiers (``max.NaN.f32``, ``cvt.rzi.f32.f32``, ``fma.rn.sat.f32``...), and nothing else."""
+    decls, funcs, order = [], [], sorted(PTX_MATH.items())
+    for i, (opcode, name) in enumerate(order):
+        ret, types = ptx_math_signature(opcode)
+        params = ", ".join(f"{t} %a{j}" for j, t in enumerate(types))
+        decls.append(f'declare {ret} @"{name}"({", ".join(types)})')
+        funcs += [f"define {ret} @m{i}({params}) {{", f'  %r = call {ret} @"{name}"({params})', f"  ret {ret} %r", "}"]
+    ptx = llvm_to_ptx("\n".join(['target triple = "nvptx64-nvidia-cuda"', *sorted(set(decls)), *funcs]), "sm_90a", 86,
+                      isolate=False)
+    bodies = {}
+    for chunk in ptx.split(".func")[1:]:
+        name = re.match(r"\s*(?:\([^)]*\)\s*)?(\w+)", chunk).group(1)
+        lines = [line.strip() for line in chunk.split("{", 1)[1].split("\n")]
+        bodies[name] = [line.split()[0] for line in lines if line and not line.startswith(
+            ("ld.param", "st.param", "ret", ".reg", "}", "//", "{", ".visible"))]
+    for i, (opcode, name) in enumerate(order):
+        assert bodies[f"m{i}"] == [opcode], (name, bodies[f"m{i}"])
 
 
 def test_translator_fixes_address_spaces_atomics_and_volatile():

@@ -22,7 +22,7 @@ SREG32 = (
     "laneid", "warpsize", "warpid", "nwarpid", "smid", "nsmid",
     "cluster.ctarank", "cluster.nctarank",
     *(f"lanemask.{m}" for m in ("eq", "le", "lt", "ge", "gt")),
-    "clock",
+    "clock", "dynamic_smem_size",
 )
 SREG64 = ("clock64", "globaltimer")
 
@@ -99,6 +99,63 @@ MMA_SYNC = ("llvm.nvvm.mma.m16n8k16.row.col.f32.f32", "llvm.nvvm.mma.m16n8k16.ro
 """The warp-level ``mma.sync`` intrinsics the SIMT lowering's dots use (f16 -> f32, bf16, tf32, s8/u8)
 and the ``ldmatrix`` loads of their fragments."""
 
+def _ptx_math() -> dict[str, str]:
+    table = {
+        "fma.rn.f32": "llvm.fma.f32", "fma.rn.f64": "llvm.fma.f64",
+        "fma.rn.sat.f32": "llvm.nvvm.fma.rn.sat.f", "mul.rn.f32": "llvm.nvvm.mul.rn.f",
+        "abs.f32": "llvm.fabs.f32", "abs.f64": "llvm.fabs.f64",
+        "max.f32": "llvm.maxnum.f32", "min.f32": "llvm.minnum.f32",
+        "max.NaN.f32": "llvm.maximum.f32", "min.NaN.f32": "llvm.minimum.f32",
+        "max.f64": "llvm.maxnum.f64", "min.f64": "llvm.minnum.f64",
+        "copysign.f32": "llvm.copysign.f32", "copysign.f64": "llvm.copysign.f64",
+        "ex2.approx.ftz.f32": "llvm.nvvm.ex2.approx.ftz.f", "rcp.approx.ftz.f32": "llvm.nvvm.rcp.approx.ftz.f",
+        "lg2.approx.f32": "llvm.nvvm.lg2.approx.f", "rsqrt.approx.f32": "llvm.nvvm.rsqrt.approx.f",
+        "tanh.approx.f32": "llvm.nvvm.tanh.approx.f32",
+        "sin.approx.f32": "llvm.nvvm.sin.approx.f", "cos.approx.f32": "llvm.nvvm.cos.approx.f",
+        "rcp.rn.f64": "llvm.nvvm.rcp.rn.d",
+        "div.approx.f32": "llvm.nvvm.div.approx.f", "div.approx.ftz.f32": "llvm.nvvm.div.approx.ftz.f",
+        "div.full.f32": "llvm.nvvm.div.full", "div.full.ftz.f32": "llvm.nvvm.div.full.ftz",
+        "mul.hi.u64": "llvm.nvvm.mulhi.ull",
+        "cvt.rz.f32.f64": "llvm.nvvm.d2f.rz",
+        "cvt.rz.f32.s32": "llvm.nvvm.i2f.rz", "cvt.rz.f32.u32": "llvm.nvvm.ui2f.rz",
+        "cvt.rz.f32.s64": "llvm.nvvm.ll2f.rz", "cvt.rz.f32.u64": "llvm.nvvm.ull2f.rz",
+    }
+    for width, suffix in ((32, "f"), (64, "d")):
+        table[f"sqrt.rn.f{width}"] = f"llvm.nvvm.sqrt.rn.{suffix}"
+        for mode in ("rz", "rm", "rp"):
+            ftz = ("", ".ftz") if width == 32 else ("",)  # (PTX has no .ftz for f64)
+            for f in ftz:
+                for op in ("sqrt", "add", "mul", "fma", "div"):
+                    table[f"{op}.{mode}{f}.f{width}"] = f"llvm.nvvm.{op}.{mode}{f}.{suffix}"
+        for ptx_mode, llvm_name in (("rni", "roundeven"), ("rzi", "trunc"), ("rmi", "floor"), ("rpi", "ceil")):
+            table[f"cvt.{ptx_mode}.f{width}.f{width}"] = f"llvm.{llvm_name}.f{width}"
+    return table
+
+
+PTX_MATH: dict[str, str] = _ptx_math()
+"""PTX instruction (opcode with its modifiers) -> the LLVM 22 intrinsic that NVPTX selects to exactly that
+instruction (same rounding, ftz and NaN behaviour; ``tests/unit/test_backend.py::test_ptx_math_intrinsics_select``
+compiles each alone and reads the instruction back): the SIMT path's scalar math (``Emitter.ptx``), formerly inline
+assembly.  Generic ``llvm.*`` names where LLVM's own semantics is the instruction's (``llvm.fma`` is one rounding,
+``llvm.maxnum`` returns the other operand of a NaN as PTX ``max``, ``llvm.maximum`` propagates NaN as ``max.NaN``);
+``llvm.nvvm.*.rn`` where a generic ``fmul`` could be contracted into an ``fma``.  No intrinsic (kept inline
+assembly): ``sub.{rz,rm,rp}`` (LLVM 22 has ``add``/``mul``/``fma``/``div`` directed but no ``sub``)."""
+
+PTX_MATH_SWAPPED = frozenset({"copysign.f32", "copysign.f64"})
+"""PTX ``copysign d, a, b`` is ``b`` with the sign of ``a``; ``llvm.copysign(mag, sign)`` takes them the other way."""
+
+
+def ptx_math_signature(opcode: str) -> tuple[str, list[str]]:
+    """(result type, operand types) of the PTX instruction ``opcode`` of :data:`PTX_MATH`, as LLVM IR type names."""
+    names = {"f32": "float", "f64": "double", "s32": "i32", "u32": "i32", "s64": "i64", "u64": "i64"}
+    parts = opcode.split(".")
+    if parts[0] == "cvt":
+        return names[parts[-2]], [names[parts[-1]]]
+    typ = names[parts[-1]]
+    arity = {"fma": 3, "add": 2, "mul": 2, "div": 2, "max": 2, "min": 2, "copysign": 2}.get(parts[0], 1)
+    return typ, [typ] * arity
+
+
 KNOWN_INTRINSICS: frozenset[str] = frozenset(
     [
         *(f"llvm.nvvm.read.ptx.sreg.{r}" for r in SREG32 + SREG64),
@@ -129,6 +186,7 @@ KNOWN_INTRINSICS: frozenset[str] = frozenset(
         "llvm.nvvm.shfl.sync.down.i32",
         *FP8_CONVERSIONS,
         "llvm.nvvm.f2tf32.rn",
+        *PTX_MATH.values(),
         *MMA_SYNC,
         "llvm.nvvm.exit",
         "llvm.debugtrap",

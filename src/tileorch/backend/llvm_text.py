@@ -195,6 +195,7 @@ class _Writer:
         self.type = convert_type
         self.asm = shared_asm
         self.vals: dict[int, tuple[ir.Type, str]] = {}  # id(SSA value) -> (its llvmlite type, its reference)
+        self.intrinsics: dict[tuple, tuple[ir.Type, str]] = {}  # (name, result, ids of argument types) -> call head
         self.next = len(fn.args) + 2  # the arguments, then the return value, took the first numbers
 
     def number(self) -> int:
@@ -393,20 +394,26 @@ class _Writer:
         if op.op_bundle_operands or op.op_bundle_sizes or any(op.fastmathFlags.data):
             raise _NotCovered("intrinsic call form")
         args = [self.val(a) for a in op.args]
-        ret = self.type(op.ress.type) if op.ress is not None else ir.VoidType()
-        fn_type = ir.FunctionType(ret, [t for t, _ in args])
+        ress = op.ress
         name = op.intrin.data
-        try:
-            callee = self.module.get_global(name)
-        except KeyError:
-            callee = ir.Function(self.module, fn_type, name=name)
-        ftype = callee.function_type
-        if ftype.var_arg or callee.calling_convention or not _same_types(ftype.args, [t for t, _ in args]):
-            raise _NotCovered("intrinsic declared otherwise")
-        text = f"call {ftype.return_type} {callee.get_reference()}({', '.join(f'{t} {r}' for t, r in args)})"
-        if op.ress is None:
+        key = (name, None if ress is None else ress.type, *(id(t) for t, _ in args))  # (the types live as long as
+        known = self.intrinsics.get(key)                                               # self.vals: ids stay theirs)
+        if known is None:  # the callee's declaration and the call's head, once per name and signature
+            ret = self.type(ress.type) if ress is not None else ir.VoidType()
+            fn_type = ir.FunctionType(ret, [t for t, _ in args])
+            try:
+                callee = self.module.get_global(name)
+            except KeyError:
+                callee = ir.Function(self.module, fn_type, name=name)
+            ftype = callee.function_type
+            if ftype.var_arg or callee.calling_convention or not _same_types(ftype.args, [t for t, _ in args]):
+                raise _NotCovered("intrinsic declared otherwise")
+            known = self.intrinsics[key] = (ftype.return_type, f"call {ftype.return_type} {callee.get_reference()}(")
+        ret_type, head = known
+        text = head + ", ".join(f"{t} {r}" for t, r in args) + ")"
+        if ress is None:
             return self.void(text)
-        return self.result(op, ftype.return_type, text)
+        return self.result(op, ret_type, text)
 
     def _call(self, op: llvm.CallOp) -> str:
         """A direct call of a function of the module (xDSL's ``_convert_call``)."""

@@ -26,21 +26,21 @@ cuda_tile.module @m {
 // of the reduced argument, the scale from the shifted bits; then the approx exp: ex2.approx of a product.
 // CHECK:      func.func @expk
 // CHECK-NOT:  ex2.approx
-// CHECK:      llvm.inline_asm "fma.rn.sat.f32 $0, $1, $2, $3;"
+// CHECK:      llvm.call_intrinsic "llvm.nvvm.fma.rn.sat.f"
 // CHECK-NOT:  ex2.approx
 // CHECK:      arith.constant 0x4B400001 : f32
 // CHECK-NOT:  ex2.approx
 // CHECK:      arith.subf
 // CHECK-NOT:  ex2.approx
-// CHECK:      %[[R1:.*]] = llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;"
-// CHECK:      %[[R2:.*]] = llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;", "=f,f,f,f" %{{.*}}, %{{.*}}, %[[R1]]
-// CHECK-NEXT: %[[P:.*]] = llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f" %[[R2]]
+// CHECK:      %[[R1:.*]] = llvm.call_intrinsic "llvm.fma.f32"
+// CHECK:      %[[R2:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%{{.*}}, %{{.*}}, %[[R1]])
+// CHECK-NEXT: %[[P:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[R2]])
 // CHECK:      arith.shli
 // CHECK:      %[[E:.*]] = arith.mulf %[[P]], %{{.*}} : f32
 // CHECK:      %[[X:.*]] = arith.mulf %[[E]], %{{.*}} : f32
-// CHECK-NEXT: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f" %[[X]]
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[X]])
 // FAST:      func.func @expk
-// FAST-NOT:  fma.rn.f32
-// FAST:      "ex2.approx.ftz.f32 $0, $1;"
-// FAST-NOT:  fma.rn.f32
-// FAST:      "ex2.approx.ftz.f32 $0, $1;"
+// FAST-NOT:  "llvm.fma.f32"
+// FAST:      "llvm.nvvm.ex2.approx.ftz.f"
+// FAST-NOT:  "llvm.fma.f32"
+// FAST:      "llvm.nvvm.ex2.approx.ftz.f"

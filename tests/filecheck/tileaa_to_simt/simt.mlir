@@ -106,13 +106,13 @@ builtin.module {
 // one-element result is held by every thread: broadcasting it back needs no exchange.
 // CHECK-LABEL: func.func @rowmax
 // CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
-// CHECK: llvm.inline_asm "max.f32
+// CHECK: llvm.call_intrinsic "llvm.maxnum.f32"
 // CHECK-COUNT-5: llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.i32"
 // CHECK: nvvm.barrier
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier
 // CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
-// CHECK: %[[B:.*]] = llvm.inline_asm "max.f32
+// CHECK: %[[B:.*]] = llvm.call_intrinsic "llvm.maxnum.f32"
 // CHECK-NOT: nvvm.barrier
 // CHECK: arith.subf %{{.*}}, %[[B]] : f32
 // CHECK: arith.subf %{{.*}}, %[[B]] : f32
@@ -150,14 +150,14 @@ builtin.module {
 // CHECK: %[[INIT:.*]] = arith.constant 0xff800000 : f32
 // CHECK: %[[RED:.*]] = scf.for %[[R:.*]] = %[[LANE]] to %{{.*}} step %[[STEP]] iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) : i32 {
 // CHECK: %[[V:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
-// CHECK: %[[M:.*]] = llvm.inline_asm "max.f32 $0, $1, $2;", "=f,f,f" %[[ACC]], %[[V]] : (f32, f32) -> f32
+// CHECK: %[[M:.*]] = llvm.call_intrinsic "llvm.maxnum.f32"(%[[ACC]], %[[V]]) : (f32, f32) -> f32
 // CHECK: scf.yield %[[M]] : f32
 // CHECK: llvm.store %[[RED]], %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier
 // CHECK: %[[S128:.*]] = arith.constant 128 : i32
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[LANE]], %[[S128]] : i32
 // CHECK: scf.if %[[IN]] {
-// CHECK: llvm.inline_asm "max.f32
+// CHECK: llvm.call_intrinsic "llvm.maxnum.f32"
 // CHECK: nvvm.barrier
 // CHECK-COUNT-7: nvvm.barrier
 // CHECK: nvvm.barrier
@@ -292,28 +292,28 @@ builtin.module {
 // CHECK-LABEL: func.func @fmod_abs
 // CHECK: %[[A:.*]] = arith.extf %{{.*}} : f32 to f64
 // CHECK: %[[B:.*]] = arith.extf %{{.*}} : f32 to f64
-// CHECK: %[[AA:.*]] = llvm.inline_asm "abs.f64 $0, $1;", "=d,d" %[[A]]
-// CHECK: %[[AB:.*]] = llvm.inline_asm "abs.f64 $0, $1;", "=d,d" %[[B]]
+// CHECK: %[[AA:.*]] = llvm.call_intrinsic "llvm.fabs.f64"(%[[A]])
+// CHECK: %[[AB:.*]] = llvm.call_intrinsic "llvm.fabs.f64"(%[[B]])
 // CHECK: %[[RATIO:.*]] = arith.divf %[[AA]], %[[AB]] : f64
 // CHECK: %[[TWO53:.*]] = arith.constant 0x4340000000000000 : f64
 // CHECK: arith.cmpf oge, %[[RATIO]], %[[TWO53]] : f64
 // CHECK: %[[RED:.*]] = scf.if %{{.*}} -> (f64) {
 // CHECK: %[[STEPS:.*]] = arith.constant 44 : i32
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[STEPS]] step %{{.*}} iter_args(%[[X:.*]] = %[[AA]]) -> (f64)
-// CHECK: llvm.inline_asm "cvt.rzi.f64.f64 $0, $1;"
-// CHECK: llvm.inline_asm "fma.rn.f64 $0, $1, $2, $3;"
+// CHECK: llvm.call_intrinsic "llvm.trunc.f64"
+// CHECK: llvm.call_intrinsic "llvm.fma.f64"
 // CHECK: scf.yield
-// CHECK: llvm.inline_asm "copysign.f64 $0, $1, $2;", "=d,d,d" %[[A]]
+// CHECK: llvm.call_intrinsic "llvm.copysign.f64"(%{{.*}}, %[[A]])
 // CHECK: } else {
 // CHECK-NEXT: scf.yield %[[A]] : f64
 // CHECK: %[[Q:.*]] = arith.divf %[[RED]], %[[B]] : f64
-// CHECK: %[[T:.*]] = llvm.inline_asm "cvt.rzi.f64.f64 $0, $1;", "=d,d" %[[Q]] : (f64) -> f64
+// CHECK: %[[T:.*]] = llvm.call_intrinsic "llvm.trunc.f64"(%[[Q]]) : (f64) -> f64
 // CHECK: %[[NT:.*]] = arith.negf %[[T]] : f64
-// CHECK: %[[R:.*]] = llvm.inline_asm "fma.rn.f64 $0, $1, $2, $3;", "=d,d,d,d" %[[NT]], %[[B]], %[[RED]]
+// CHECK: %[[R:.*]] = llvm.call_intrinsic "llvm.fma.f64"(%[[NT]], %[[B]], %[[RED]])
 // CHECK: %[[STEPPED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[R]] : f64
 // CHECK: %[[KEEP:.*]] = arith.select %{{.*}}, %[[RED]], %[[STEPPED]] : f64
 // CHECK: %[[N:.*]] = arith.truncf %[[KEEP]] : f64 to f32
-// CHECK: llvm.inline_asm "abs.f32 $0, $1;", "=f,f" %[[N]] : (f32) -> f32
+// CHECK: llvm.call_intrinsic "llvm.fabs.f32"(%[[N]]) : (f32) -> f32
 builtin.module {
   nv_tileaa.func @fmod_abs(%f: f32, %g: f32) {
     %x = nv_tileaa.splat %f : f32 -> tensor<128xf32>

@@ -5,8 +5,8 @@
 // shuffle, no barrier, no shared memory (the unit-dimension reduction before it moves nothing either).
 // CHECK-LABEL: func.func @partial_max
 // CHECK-NOT: nvvm.barrier
-// CHECK: llvm.inline_asm "max.f32 $0, $1, $2;"
-// CHECK-NOT: llvm.inline_asm "max.f32
+// CHECK: llvm.call_intrinsic "llvm.maxnum.f32"
+// CHECK-NOT: llvm.call_intrinsic "llvm.maxnum.f32"
 // CHECK-NOT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.i32"
 // CHECK-NOT: nvvm.barrier
 // CHECK-NOT: llvm.store

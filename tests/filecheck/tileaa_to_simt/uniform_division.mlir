@@ -6,19 +6,19 @@
 // thread; one rcp.approx and a Newton step for the thread; three instructions per element on the
 // fast path (q = a r, rem = b q - a, q - r rem); arith.divf per element on the other.
 // CHECK-LABEL: func.func @shared_divisor
-// CHECK: llvm.inline_asm "max.NaN.f32 $0, $1, $2;"
+// CHECK: llvm.call_intrinsic "llvm.maximum.f32"
 // CHECK: arith.minui
 // CHECK: arith.cmpi uge, %{{.*}}, %{{.*}} : i32
-// CHECK: %[[R0:.*]] = llvm.inline_asm "rcp.approx.ftz.f32 $0, $1;", "=f,f" %[[B:.*]] : (f32) -> f32
-// CHECK: %[[NB:.*]] = llvm.inline_asm "neg.f32 $0, $1;", "=f,f" %[[B]] : (f32) -> f32
-// CHECK: %[[E:.*]] = llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;", "=f,f,f,f" %[[NB]], %[[R0]], %{{.*}}
-// CHECK: %[[R:.*]] = llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;", "=f,f,f,f" %[[R0]], %[[E]], %[[R0]]
-// CHECK: %[[NR:.*]] = llvm.inline_asm "neg.f32 $0, $1;", "=f,f" %[[R]] : (f32) -> f32
+// CHECK: %[[R0:.*]] = llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"(%[[B:.*]]) : (f32) -> f32
+// CHECK: %[[NB:.*]] = arith.negf %[[B]] : f32
+// CHECK: %[[E:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[NB]], %[[R0]], %{{.*}})
+// CHECK: %[[R:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[R0]], %[[E]], %[[R0]])
+// CHECK: %[[NR:.*]] = arith.negf %[[R]] : f32
 // CHECK: %{{.*}}, %{{.*}} = scf.if %{{.*}} -> (f32, f32) {
-// CHECK-NEXT: %[[Q:.*]] = llvm.inline_asm "mul.rn.f32 $0, $1, $2;", "=f,f,f" %[[A:.*]], %[[R]]
-// CHECK-NEXT: %[[NA:.*]] = llvm.inline_asm "neg.f32 $0, $1;", "=f,f" %[[A]]
-// CHECK-NEXT: %[[REM:.*]] = llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;", "=f,f,f,f" %[[B]], %[[Q]], %[[NA]]
-// CHECK-NEXT: llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;", "=f,f,f,f" %[[NR]], %[[REM]], %[[Q]]
+// CHECK-NEXT: %[[Q:.*]] = llvm.call_intrinsic "llvm.nvvm.mul.rn.f"(%[[A:.*]], %[[R]])
+// CHECK-NEXT: %[[NA:.*]] = arith.negf %[[A]] : f32
+// CHECK-NEXT: %[[REM:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[B]], %[[Q]], %[[NA]])
+// CHECK-NEXT: llvm.call_intrinsic "llvm.fma.f32"(%[[NR]], %[[REM]], %[[Q]])
 // CHECK-NOT: arith.divf
 // CHECK: } else {
 // CHECK-NEXT: arith.divf %{{.*}}, %[[B]] : f32

@@ -53,7 +53,7 @@
 // CHECK:      nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:      "shfl.sync.bfly.b32 $0, $1, 1, 31, -1;"
 // CHECK:      "shfl.sync.bfly.b32 $0, $1, 2, 31, -1;"
-// CHECK:      "ex2.approx.ftz.f32 $0, $1;"
+// CHECK:      "llvm.nvvm.ex2.approx.ftz.f"
 // CHECK:      "cvt.rn.f16x2.f32 $0, $1, $2;"
 // CHECK:      nvvm.wgmma.fence.aligned
 // CHECK:      wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;

@@ -12,14 +12,14 @@
 // KA:      scf.if %ka_any {
 // KA:        nvvm.mbarrier.try_wait.parity %ka0fbar, %ka0ph
 // KA:        %kr_st = arith.trunci %ka0st_l : i64 to i32
-// KA:        "rsqrt.approx.f32 $0, $1;"
+// KA:        "llvm.nvvm.rsqrt.approx.f"
 // KA:      scf.for %j =
 // KA:        nvvm.mbarrier.try_wait.parity %fbar, %ph
 // KA-NOT:    rsqrt.approx
 // KA:        nvvm.wgmma.mma_async
 // KA:        scf.if %ka_more {
 // KA:          nvvm.mbarrier.try_wait.parity %kafbar, %kaph
-// KA:          "rsqrt.approx.f32 $0, $1;"
+// KA:          "llvm.nvvm.rsqrt.approx.f"
 // KA:          nvvm.fence.proxy <async.shared>, space = <cta>
 
 // QK-norm (tileorch.testing.user_programs6.attn_qk_norm, as convert-cudatile-to-tileaa emits it): Q and
@@ -40,7 +40,7 @@
 // CHECK:      %qr_row = arith.addi %qr_r0, %qr_rl : i32
 // CHECK:      arith.xori
 // CHECK:      "shfl.sync.bfly.b32 $0, $1, 1, 31, -1;"
-// CHECK:      "rsqrt.approx.f32 $0, $1;"
+// CHECK:      "llvm.nvvm.rsqrt.approx.f"
 // CHECK:      nvvm.fence.proxy <async.shared>, space = <cta>
 // CHECK:      nvvm.barrier id = %qp_bar number_of_threads = %{{([a-z]+_)*c128(_[a-z0-9]+)*}}
 // CHECK:      scf.for %j =
@@ -53,7 +53,7 @@
 // CHECK:        arith.xori
 // CHECK:        %[[C5:.*]] = arith.constant 5 : i32
 // CHECK:        "shfl.sync.bfly.b32 $0, $1, 1, 31, -1;"
-// CHECK:        "rsqrt.approx.f32 $0, $1;"
+// CHECK:        "llvm.nvvm.rsqrt.approx.f"
 // CHECK:        nvvm.fence.proxy <async.shared>, space = <cta>
 // CHECK-NEXT:   nvvm.barrier id = %[[C5]] number_of_threads = %[[N]]
 // CHECK:        nvvm.wgmma.mma_async

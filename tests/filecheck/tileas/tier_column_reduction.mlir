@@ -97,25 +97,25 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // CHECK:      llvm.extractvalue %acc_out[2]
 // CHECK-NEXT: arith.mulf
 // CHECK-NEXT: arith.select %{{.*}}, %{{.*}}, %[[NINF]] : f32
-// CHECK-NEXT: "max.f32 $0, $1, $2;"
+// CHECK-NEXT: "llvm.maxnum.f32"
 // the butterfly over the lanes sharing the column: xor 4, 8, 16 (X8 and X16: the row coordinates' constants)
 // CHECK-NEXT: arith.bitcast
 // CHECK-NEXT: %[[MASK:.*]] = arith.constant -1 : i32
 // CHECK-NEXT: "llvm.nvvm.shfl.sync.bfly.i32"(%[[MASK]], %{{.*}}, %[[X4]], %[[C31]])
-// CHECK:      "max.f32 $0, $1, $2;"
+// CHECK:      "llvm.maxnum.f32"
 // CHECK-NEXT: arith.bitcast
 // CHECK-NEXT: "llvm.nvvm.shfl.sync.bfly.i32"(%[[MASK]], %{{.*}}, %[[X8]], %[[C31]])
-// CHECK:      "max.f32 $0, $1, $2;"
+// CHECK:      "llvm.maxnum.f32"
 // CHECK-NEXT: arith.bitcast
 // CHECK-NEXT: "llvm.nvvm.shfl.sync.bfly.i32"(%[[MASK]], %{{.*}}, %[[X16]], %[[C31]])
-// CHECK:      "max.f32 $0, $1, $2;"
+// CHECK:      "llvm.maxnum.f32"
 // lanes 0..3 write the warp's partial to the scratch
 // CHECK:      llvm.getelementptr %scratch[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 // CHECK-NEXT: scf.if %writer {
 // CHECK-NEXT:   llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // The column sum of relu(acc) (the accumulator elements already extracted): rows outside the array as 0
 // CHECK:      arith.constant 0.000000e+00 : f32
-// CHECK-NEXT: "max.f32 $0, $1, $2;"
+// CHECK-NEXT: "llvm.maxnum.f32"
 // CHECK-NEXT: %[[FZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: arith.select %{{.*}}, %{{.*}}, %[[FZERO]] : f32
 // Then consumer thread c folds column c's 8 partials (in warp order) and stores it
@@ -163,7 +163,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // ZERO-NEXT:  arith.mulf
 // ZERO-NEXT:  llvm.extractvalue %acc_out[2]
 // ZERO-NEXT:  arith.mulf
-// ZERO-NEXT:  "max.f32 $0, $1, $2;"
+// ZERO-NEXT:  "llvm.maxnum.f32"
 // ZERO-NOT:   0xff800000
 
 // In the PTX, the exchange barrier over the 256 consumer threads, three times in the one consumer body; the shuffles

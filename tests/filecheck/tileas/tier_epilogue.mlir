@@ -73,7 +73,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // CHECK:      arith.mulf
 // CHECK:      llvm.load
 // CHECK:      arith.addf
-// CHECK:      max.f32
+// CHECK:      "llvm.maxnum.f32"
 // CHECK:      llvm.load
 // CHECK:      arith.mulf
 // CHECK:      llvm.insertvalue {{.*}}[0] : !llvm.struct<(f32

@@ -40,7 +40,7 @@
 // CHECK: %[[E:[0-9]+]] = llvm.extractvalue %acc2[0] :
 // CHECK: arith.addi %n0_1,
 // CHECK: llvm.load
-// CHECK: "fma.rn.f32 $0, $1, $2, $3;", "=f,f,f,f" %{{[0-9]+}}, %[[E]], %{{[0-9]+}}
+// CHECK: "llvm.fma.f32"(%{{[0-9]+}}, %[[E]], %{{[0-9]+}})
 // CHECK: atom.store_fragment
 // By default (LOOP) program id 1 reaches only E's tile, the epilogue and C's store: the kernel (name suffix
 // "_nloop") takes epi_c, computes the first dot once per work tile and loops over its N tiles, E's tiles through

@@ -2352,10 +2352,10 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
             return e.max_min(kind, *args)
         rounding = getattr(op, "rounding", None) if kind == "divf" else None
         if rounding is not None and all(a.type == f32 for a in args):  # approximate, full or directed
-            return e.ptx_f32(f"div.{rounding.data}.f32 $0, $1, $2;", args)
+            return e.ptx(f"div.{rounding.data}.f32", args)
         directed = rounding is not None and rounding.data[:2] in ("rz", "rm", "rp")
         if directed and all(isinstance(a.type, Float64Type) for a in args):
-            return e.ptx_f64(f"div.{rounding.data[:2]}.f64 $0, $1, $2;", args)  # (no .ftz for f64)
+            return e.ptx(f"div.{rounding.data[:2]}.f64", args)  # (no .ftz for f64)
         return e.v(ARITH_OF[kind](*args))
     if name in ("arith.floordivsi", "arith.ceildivsi"):
         return _signed_div_rounded(e, name == "arith.floordivsi", *args)

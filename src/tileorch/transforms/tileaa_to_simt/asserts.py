@@ -56,6 +56,7 @@ def lower_assert(lowering, e, op: Operation) -> None:
     def fail(b) -> None:
         ptrs = [b.v(llvm.AddressOfOp(n, llvm.LLVMPointerType())) for n in names]
         b.add(llvm.CallOp(ASSERTFAIL, ptrs[0], ptrs[1], b.const(line), ptrs[2], b.const(1, i64)))
+        # inline assembly: llvm.trap emits "trap; exit;" in LLVM 22, and bound_waits.py finds this text
         b.add(llvm.InlineAsmOp("trap;", "", [], [], has_side_effects=True))
 
     e.if_(failed, lambda b: (fail(b), None)[1])

@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import (AnyFloat, BFloat16Type, DenseArrayBase, Float
                                    IntegerType, StringAttr, UnitAttr, VectorType, f16, f32, f64, i1, i8, i16, i32, i64)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from tileorch.backend.intrinsics import PTX_MATH, PTX_MATH_SWAPPED, ptx_math_signature
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.nv_tileaa.attrs import PointerType
 from tileorch.lazy_import import lazy_module
@@ -159,6 +160,22 @@ def gep(base: SSAValue, index: SSAValue, elem: Attribute, ptr_type: Attribute) -
 def position(i: int) -> DenseArrayBase:
     """``llvm.extractvalue``'s position ``[i]``, built once per index (attributes are immutable)."""
     return DenseArrayBase.from_list(i64, [i])
+
+
+_PTX_TYPES = {"float": f32, "double": f64, "i32": i32, "i64": i64}
+"""LLVM IR type name -> type, of the results of :data:`PTX_MATH`'s intrinsics."""
+
+
+@lru_cache(maxsize=None)
+def _ptx_op(opcode: str) -> tuple[tuple[tuple[str, Attribute], ...], Attribute]:
+    """(the properties, in ``llvm.CallIntrinsicOp``'s order, and the result type) of the intrinsic call of the PTX
+    instruction ``opcode`` (:meth:`Emitter.ptx`): the same op as its builder makes, built once per instruction (a
+    softmax lowers some hundreds of them)."""
+    ret, operands = ptx_math_signature(opcode)
+    props = (("intrin", StringAttr(PTX_MATH[opcode])), ("op_bundle_sizes", DenseArrayBase.from_list(i32, ())),
+             ("operandSegmentSizes", DenseArrayBase.from_list(i32, [len(operands), 0])),
+             ("fastmathFlags", llvm.FastMathAttr(None)))
+    return props, _PTX_TYPES[ret]
 
 
 @lru_cache(maxsize=16)
@@ -496,6 +513,7 @@ class Emitter:
         asm = (f"{{ .reg .pred p; setp.ne.b32 p, ${nwords}, 0; {zero} "
                f"@p ld.global{vec}.b32 {dst}, [${nwords + 1}]; }}")
         constraints = ",".join(["=r"] * nwords + ["r", "l"])
+        # inline assembly: no LLVM intrinsic issues a global access under a predicate (a branch would instead)
         if nwords == 1:
             return [self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [i32], has_side_effects=True))]
         st = self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [_words_struct(nwords)], has_side_effects=True))
@@ -511,6 +529,7 @@ class Emitter:
         bits, letter = form
         p32 = self.v(arith.ExtUIOp(pred, i32))
         addr = self.v(llvm.PtrToIntOp(ptr, i64))
+        # inline assembly: no LLVM intrinsic issues a global access under a predicate (a branch would instead)
         asm = f"{{ .reg .pred p; setp.ne.b32 p, $1, 0; mov.b{bits} $0, $3; @p ld.global.b{bits} $0, [$2]; }}"
         return self.v(inline_asm(asm, f"={letter},r,l,{letter}", [p32, addr, fill], [typ], has_side_effects=True))
 
@@ -524,6 +543,7 @@ class Emitter:
         bits, letter = form
         p32 = self.v(arith.ExtUIOp(pred, i32))
         addr = self.v(llvm.PtrToIntOp(ptr, i64))
+        # inline assembly: no LLVM intrinsic issues a global access under a predicate (a branch would instead)
         asm = f"{{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.global.b{bits} [$1], $2; }}"
         self.add(inline_asm(asm, f"r,l,{letter}", [p32, addr, value], [], has_side_effects=True))
         return True
@@ -613,7 +633,16 @@ class Emitter:
             raise NotImplementedError("an f64 result computed in f32")
         return x if isinstance(typ, Float32Type) else self.v(arith.TruncFOp(x, typ))
 
+    def ptx(self, opcode: str, args: Sequence[SSAValue]) -> SSAValue:
+        """The PTX instruction ``opcode`` (with its modifiers: ``fma.rn.f32``, ``max.NaN.f32``, ``sqrt.rz.f64``...)
+        of ``args`` (in PTX's operand order), as the LLVM 22 intrinsic NVPTX selects to exactly that instruction
+        (:data:`tileorch.backend.intrinsics.PTX_MATH`); a KeyError for an instruction without one."""
+        props, result = _ptx_op(opcode)
+        args = list(reversed(args)) if opcode in PTX_MATH_SWAPPED else list(args)
+        return self.v(create_op(llvm.CallIntrinsicOp, args, [result], dict(props)))
+
     def ptx_f32(self, asm: str, args: Sequence[SSAValue]) -> SSAValue:
+        """Inline assembly of one f32 result (the tensor-core tier's epilogues; the SIMT path: :meth:`ptx`)."""
         constraints = ",".join(["=f"] + ["f"] * len(args))
         return self.v(inline_asm(asm, constraints, args, [f32]))
 
@@ -625,18 +654,18 @@ class Emitter:
         """``sqrt(x)`` of an f32 or f64 ``x`` rounded ``mode`` (``rz`` / ``rm`` / ``rp``: PTX
         ``sqrt.<mode>``, IEEE: correctly rounded in that direction, subnormals kept)."""
         if isinstance(x.type, Float64Type):
-            return self.ptx_f64(f"sqrt.{mode}.f64 $0, $1;", [x])
-        return self.ptx_f32(f"sqrt.{mode}.f32 $0, $1;", [x])
+            return self.ptx(f"sqrt.{mode}.f64", [x])
+        return self.ptx(f"sqrt.{mode}.f32", [x])
 
     def arith_directed(self, kind: str, args: Sequence[SSAValue], mode: str) -> SSAValue:
         """``kind`` (``addf`` / ``subf`` / ``mulf`` / ``fma``) of f32 or f64 ``args`` rounded ``mode`` (``rz`` /
         ``rm`` / ``rp``): PTX ``add.<mode>`` / ``sub`` / ``mul`` / ``fma`` (IEEE, rounded once in that direction,
-        subnormals kept; inline assembly, which LLVM neither contracts nor folds)."""
+        subnormals kept; ``llvm.nvvm.add.rz.f`` ..., which LLVM neither contracts nor folds)."""
         op = {"addf": "add", "subf": "sub", "mulf": "mul", "fma": "fma"}[kind]
-        operands = ", ".join(f"${i + 1}" for i in range(len(args)))
-        if isinstance(args[0].type, Float64Type):
-            return self.ptx_f64(f"{op}.{mode}.f64 $0, {operands};", list(args))
-        return self.ptx_f32(f"{op}.{mode}.f32 $0, {operands};", list(args))
+        width = 64 if isinstance(args[0].type, Float64Type) else 32
+        if op == "sub":  # inline assembly: LLVM 22 has add/mul/fma/div.{rz,rm,rp} intrinsics but no sub
+            return (self.ptx_f64 if width == 64 else self.ptx_f32)(f"sub.{mode}.f{width} $0, $1, $2;", list(args))
+        return self.ptx(f"{op}.{mode}.f{width}", list(args))
 
     def unary_math(self, kind: str, x: SSAValue) -> SSAValue:
         typ = x.type
@@ -644,32 +673,32 @@ class Emitter:
             if kind == "neg":
                 return self.v(arith.NegfOp(x))
             if kind == "abs":
-                return self.ptx_f64("abs.f64 $0, $1;", [x])
+                return self.ptx("abs.f64", [x])
             if kind == "sqrt":
-                return self.ptx_f64("sqrt.rn.f64 $0, $1;", [x])
+                return self.ptx("sqrt.rn.f64", [x])
             if kind == "rsqrt":
-                return self.ptx_f64("rcp.rn.f64 $0, $1;", [self.ptx_f64("sqrt.rn.f64 $0, $1;", [x])])
+                return self.ptx("rcp.rn.f64", [self.ptx("sqrt.rn.f64", [x])])
             if kind in _f64.KINDS:  # exp, exp2, log, log2 at double precision (f64_math.py)
                 return _f64.KINDS[kind](self, x)
             raise NotImplementedError(f64_math(kind))
         y = self.to_f32(x)
         if kind == "exp":  # e^x = 2^(x log2 e)
             y = self.v(arith.MulfOp(y, self.fconst(1.4426950408889634)))
-            r = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [y])
+            r = self.ptx("ex2.approx.ftz.f32", [y])
         elif kind == "exp2":
-            r = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [y])
+            r = self.ptx("ex2.approx.ftz.f32", [y])
         elif kind == "sqrt":
-            r = self.ptx_f32("sqrt.rn.f32 $0, $1;", [y])
+            r = self.ptx("sqrt.rn.f32", [y])
         elif kind == "rsqrt":
-            r = self.ptx_f32("rsqrt.approx.f32 $0, $1;", [y])
+            r = self.ptx("rsqrt.approx.f32", [y])
         elif kind == "tanh":
-            r = self.ptx_f32("tanh.approx.f32 $0, $1;", [y])
+            r = self.ptx("tanh.approx.f32", [y])
         elif kind == "log2":  # (not .ftz: a subnormal x has its logarithm, not -inf)
-            r = self.ptx_f32("lg2.approx.f32 $0, $1;", [y])
+            r = self.ptx("lg2.approx.f32", [y])
         elif kind == "log":  # ln x = log2(x) ln 2
-            r = self.v(arith.MulfOp(self.ptx_f32("lg2.approx.f32 $0, $1;", [y]), self.fconst(0.6931471805599453)))
+            r = self.v(arith.MulfOp(self.ptx("lg2.approx.f32", [y]), self.fconst(0.6931471805599453)))
         elif kind == "abs":
-            r = self.ptx_f32("abs.f32 $0, $1;", [y])
+            r = self.ptx("abs.f32", [y])
         elif kind == "neg":
             r = self.v(arith.NegfOp(y))
         else:
@@ -707,13 +736,13 @@ class Emitter:
             return _f64.exp(self, x)
         y = self.to_f32(x)
         span = float(self.EXP_KMAX - self.EXP_KMIN)  # 253
-        t = self.ptx_f32("fma.rn.sat.f32 $0, $1, $2, $3;",
+        t = self.ptx("fma.rn.sat.f32",
                          [y, self.fconst(1.4426950408889634 / span), self.fconst(-self.EXP_KMIN / span)])
-        j = self.ptx_f32("fma.rn.f32 $0, $1, $2, $3;", [t, self.fconst(span), self.fconst(self.EXP_ROUND + 1.0)])
+        j = self.ptx("fma.rn.f32", [t, self.fconst(span), self.fconst(self.EXP_ROUND + 1.0)])
         k = self.v(arith.SubfOp(j, self.fconst(self.EXP_ROUND + 1.0 - self.EXP_KMIN)))  # n - 127, exact
         r = self.fma(y, self.fconst(self.EXP_LOG2E_HI), self.v(arith.NegfOp(k)))
         r = self.fma(y, self.fconst(self.EXP_LOG2E_LO), r)
-        e = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [r])
+        e = self.ptx("ex2.approx.ftz.f32", [r])
         scale = self.v(arith.BitcastOp(self.v(arith.ShLIOp(self.v(arith.BitcastOp(j, i32)), self.const(23))), f32))
         return self.from_f32(self._mul(e, scale), typ)
 
@@ -738,14 +767,14 @@ class Emitter:
         if isinstance(typ, Float64Type):
             return _f64.tanh(self, x)
         y = self.to_f32(x)
-        a = self.ptx_f32("abs.f32 $0, $1;", [y])
+        a = self.ptx("abs.f32", [y])
         small = self.tanh_poly(a)
-        e2a = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self.v(arith.MulfOp(a, self.fconst(2.8853900817779268)))])
-        r = self.ptx_f32("rcp.approx.ftz.f32 $0, $1;", [self.v(arith.AddfOp(e2a, self.fconst(1.0)))])
+        e2a = self.ptx("ex2.approx.ftz.f32", [self.v(arith.MulfOp(a, self.fconst(2.8853900817779268)))])
+        r = self.ptx("rcp.approx.ftz.f32", [self.v(arith.AddfOp(e2a, self.fconst(1.0)))])
         large = self.fma(r, self.fconst(-2.0), self.fconst(1.0))
         lt = self.v(arith.CmpfOp(a, self.fconst(self.TANH_SMALL), "olt"))
         mag = self.v(arith.SelectOp(lt, small, large))
-        r = self.v(llvm.InlineAsmOp("copysign.f32 $0, $1, $2;", "=f,f,f", [y, mag], [f32]))
+        r = self.ptx("copysign.f32", [y, mag])
         return self.from_f32(r, typ)
 
     def tanh_poly(self, a: SSAValue) -> SSAValue:
@@ -763,8 +792,8 @@ class Emitter:
         """``floor`` / ``ceil`` of ``x``: ``cvt.rmi`` / ``cvt.rpi`` to an integral float (exact)."""
         mode = {"floor": "rmi", "ceil": "rpi"}[kind]
         if isinstance(x.type, Float64Type):
-            return self.v(llvm.InlineAsmOp(f"cvt.{mode}.f64.f64 $0, $1;", "=d,d", [x], [x.type]))
-        return self.from_f32(self.ptx_f32(f"cvt.{mode}.f32.f32 $0, $1;", [self.to_f32(x)]), x.type)
+            return self.ptx(f"cvt.{mode}.f64.f64", [x])
+        return self.from_f32(self.ptx(f"cvt.{mode}.f32.f32", [self.to_f32(x)]), x.type)
 
     def _f32_math(self, kind: str, x: SSAValue) -> SSAValue:
         if isinstance(x.type, Float64Type):
@@ -790,15 +819,15 @@ class Emitter:
         if isinstance(x.type, Float64Type):
             return _f64_trig.trig(self, kind, x)
         typ, y = x.type, self._f32_math(kind, x)
-        k = self.ptx_f32("cvt.rni.f32.f32 $0, $1;", [self._mul(y, 0.15915494309189535)])
+        k = self.ptx("cvt.rni.f32.f32", [self._mul(y, 0.15915494309189535)])
         nk = self.v(arith.NegfOp(k))
-        r = self.ptx_f32("fma.rn.f32 $0, $1, $2, $3;", [nk, self.fconst(6.2831854820251465), y])
-        r = self.ptx_f32("fma.rn.f32 $0, $1, $2, $3;", [nk, self.fconst(-1.7484556000744883e-07), r])
+        r = self.ptx("fma.rn.f32", [nk, self.fconst(6.2831854820251465), y])
+        r = self.ptx("fma.rn.f32", [nk, self.fconst(-1.7484556000744883e-07), r])
         if kind == "tan":
-            out = self.v(arith.DivfOp(self.ptx_f32("sin.approx.f32 $0, $1;", [r]),
-                                      self.ptx_f32("cos.approx.f32 $0, $1;", [r])))
+            out = self.v(arith.DivfOp(self.ptx("sin.approx.f32", [r]),
+                                      self.ptx("cos.approx.f32", [r])))
         else:
-            out = self.ptx_f32(f"{kind}.approx.f32 $0, $1;", [r])
+            out = self.ptx(f"{kind}.approx.f32", [r])
         if kind != "cos":
             out = self._select_f("oeq", y, 0.0, y, out)
         return self.from_f32(out, typ)
@@ -811,8 +840,8 @@ class Emitter:
             return _f64.hyperbolic(self, kind, x)
         typ, y = x.type, self._f32_math(kind, x)
         t = self._mul(y, 1.4426950408889634)
-        ep = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self._add(t, -1.0)])
-        em = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self._add(self.v(arith.NegfOp(t)), -1.0)])
+        ep = self.ptx("ex2.approx.ftz.f32", [self._add(t, -1.0)])
+        em = self.ptx("ex2.approx.ftz.f32", [self._add(self.v(arith.NegfOp(t)), -1.0)])
         if kind == "cosh":
             return self.from_f32(self._add(ep, em), typ)
         big = self.v(arith.SubfOp(ep, em))
@@ -821,7 +850,7 @@ class Emitter:
         for c in (1.0 / 5040, 1.0 / 120, 1.0 / 6, 1.0):
             p = self._add(self._mul(p, s), c)
         small = self._mul(p, y)
-        ay = self.ptx_f32("abs.f32 $0, $1;", [y])
+        ay = self.ptx("abs.f32", [y])
         return self.from_f32(self._select_f("olt", ay, 0.5, small, big), typ)
 
     def pow(self, x: SSAValue, e: SSAValue) -> SSAValue:
@@ -832,11 +861,11 @@ class Emitter:
         if isinstance(x.type, Float64Type) and isinstance(e.type, Float64Type):  # f64_math.py: a few ulp
             return _f64.power(self, x, e)
         typ, b, y = x.type, self._f32_math("pow", x), self._f32_math("pow", e)
-        ab = self.ptx_f32("abs.f32 $0, $1;", [b])
-        r = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self._mul(y, self.ptx_f32("lg2.approx.f32 $0, $1;", [ab]))])
-        yi = self.ptx_f32("cvt.rzi.f32.f32 $0, $1;", [y])
+        ab = self.ptx("abs.f32", [b])
+        r = self.ptx("ex2.approx.ftz.f32", [self._mul(y, self.ptx("lg2.approx.f32", [ab]))])
+        yi = self.ptx("cvt.rzi.f32.f32", [y])
         half = self._mul(yi, 0.5)
-        odd = self.v(arith.CmpfOp(self.ptx_f32("cvt.rzi.f32.f32 $0, $1;", [half]), half, "one"))
+        odd = self.v(arith.CmpfOp(self.ptx("cvt.rzi.f32.f32", [half]), half, "one"))
         integral = self.v(arith.CmpfOp(yi, y, "oeq"))
         neg = self.v(arith.CmpfOp(b, self.fconst(0.0), "olt"))
         flip = self.v(arith.AndIOp(self.sign_bit(b), self.v(arith.AndIOp(integral, odd))))
@@ -847,7 +876,7 @@ class Emitter:
                                   self.v(arith.XOrIOp(integral, self.v(arith.ConstantOp(IntegerAttr(1, 1)))))))
         r = self.v(arith.SelectOp(nan, self.fconst(float("nan")), r))
         unit = self.v(arith.CmpfOp(ab, self.fconst(1.0), "oeq"))
-        inf = self.v(arith.CmpfOp(self.ptx_f32("abs.f32 $0, $1;", [y]), self.fconst(float("inf")), "oeq"))
+        inf = self.v(arith.CmpfOp(self.ptx("abs.f32", [y]), self.fconst(float("inf")), "oeq"))
         one = self.v(arith.OrIOp(self.v(arith.CmpfOp(b, self.fconst(1.0), "oeq")), self.v(arith.AndIOp(unit, inf))))
         one = self.v(arith.OrIOp(one, self.v(arith.CmpfOp(y, self.fconst(0.0), "oeq"))))
         return self.from_f32(self.v(arith.SelectOp(one, self.fconst(1.0), r)), typ)
@@ -870,10 +899,10 @@ class Emitter:
         if isinstance(y.type, Float64Type) and isinstance(x.type, Float64Type):
             return _f64_trig.atan2(self, y, x)
         typ, a, b = y.type, self._f32_math("atan2", y), self._f32_math("atan2", x)
-        ay = self.ptx_f32("abs.f32 $0, $1;", [a])
-        ax = self.ptx_f32("abs.f32 $0, $1;", [b])
-        hi = self.ptx_f32("max.f32 $0, $1, $2;", [ax, ay])
-        lo = self.ptx_f32("min.f32 $0, $1, $2;", [ax, ay])
+        ay = self.ptx("abs.f32", [a])
+        ax = self.ptx("abs.f32", [b])
+        hi = self.ptx("max.f32", [ax, ay])
+        lo = self.ptx("min.f32", [ax, ay])
         q = self.v(arith.DivfOp(lo, hi))
         q = self._select_f("oeq", lo, hi, self.fconst(1.0), q)  # equal magnitudes, the infinities included
         q = self._select_f("oeq", hi, 0.0, self.fconst(0.0), q)
@@ -928,23 +957,23 @@ class Emitter:
     :data:`FMOD_GAP`."""
 
     def _fmod_f64(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        abs_a, abs_b = (self.ptx_f64("abs.f64 $0, $1;", [x]) for x in (a, b))
+        abs_a, abs_b = (self.ptx("abs.f64", [x]) for x in (a, b))
         inf = self.v(arith.ConstantOp(FloatAttr(float("inf"), f64)))
         zero = self.v(arith.ConstantOp(FloatAttr(0.0, f64)))
         # a quotient of 2^53 or more (finite a, nonzero b): reduce |a| first, exactly, to below |b| 2^51
         big = self.v(arith.AndIOp(
             self.v(arith.CmpfOp(self.v(arith.DivfOp(abs_a, abs_b)), self.fconst(2.0 ** 53, f64), "oge")),
             self.v(arith.AndIOp(self.v(arith.CmpfOp(abs_a, inf, "olt")), self.v(arith.CmpfOp(abs_b, zero, "ogt"))))))
-        a = self.if_(big, lambda e: [e.ptx_f64("copysign.f64 $0, $1, $2;", [a, e._fmod_reduce(abs_a, abs_b)])],
+        a = self.if_(big, lambda e: [e.ptx("copysign.f64", [a, e._fmod_reduce(abs_a, abs_b)])],
                      lambda e: [a], [f64])[0]
-        q = self.ptx_f64("cvt.rzi.f64.f64 $0, $1;", [self.v(arith.DivfOp(a, b))])
-        r = self.ptx_f64("fma.rn.f64 $0, $1, $2, $3;", [self.v(arith.NegfOp(q)), b, a])
+        q = self.ptx("cvt.rzi.f64.f64", [self.v(arith.DivfOp(a, b))])
+        r = self.ptx("fma.rn.f64", [self.v(arith.NegfOp(q)), b, a])
         over = self.v(arith.AndIOp(self.v(arith.CmpfOp(r, zero, "one")), self.v(arith.XOrIOp(
             self.v(arith.CmpfOp(r, zero, "olt")), self.v(arith.CmpfOp(a, zero, "olt"))))))
-        step = self.ptx_f64("copysign.f64 $0, $1, $2;", [a, abs_b])
+        step = self.ptx("copysign.f64", [a, abs_b])
         r = self.v(arith.SelectOp(over, self.v(arith.AddfOp(r, step)), r))
         keep_a = self.v(arith.AndIOp(self.v(arith.CmpfOp(abs_b, inf, "oeq")),
-                                     self.v(arith.CmpfOp(self.ptx_f64("abs.f64 $0, $1;", [a]), inf, "olt"))))
+                                     self.v(arith.CmpfOp(self.ptx("abs.f64", [a]), inf, "olt"))))
         return self.v(arith.SelectOp(keep_a, a, r))
 
     def _exponent(self, x: SSAValue) -> SSAValue:
@@ -974,8 +1003,8 @@ class Emitter:
             rest = e.v(arith.SubiOp(k, e.v(arith.MuliOp(third, e.const(2, i64)))))
             d = e.v(arith.MulfOp(e.v(arith.MulfOp(e.v(arith.MulfOp(b, power(e, third))), power(e, third))),
                                  power(e, rest)))
-            q = e.ptx_f64("cvt.rzi.f64.f64 $0, $1;", [e.v(arith.DivfOp(x, d))])
-            y = e.ptx_f64("fma.rn.f64 $0, $1, $2, $3;", [e.v(arith.NegfOp(q)), d, x])
+            q = e.ptx("cvt.rzi.f64.f64", [e.v(arith.DivfOp(x, d))])
+            y = e.ptx("fma.rn.f64", [e.v(arith.NegfOp(q)), d, x])
             under = e.v(arith.CmpfOp(y, e.v(arith.ConstantOp(FloatAttr(0.0, f64))), "olt"))
             return [e.v(arith.SelectOp(under, e.v(arith.AddfOp(y, d)), y))]
 
@@ -994,6 +1023,8 @@ class Emitter:
         known = self.fp8_bits.get(x)
         if known is not None and known[1] == "bf16":  # a bf16 element as loaded: its bits
             return known[0]
+        # inline assembly: llvm.nvvm.f2bf16.rn returns a bfloat, a type tileorch's LLVM IR does not carry (and
+        # tileas/pack16.py pairs these conversions by their text)
         return self.v(llvm.InlineAsmOp("cvt.rn.bf16.f32 $0, $1;", "=h,f", [x], [IntegerType(16)]))
 
     def f8_bits_to_f32(self, bits: SSAValue, typ: Attribute) -> SSAValue:
@@ -1032,10 +1063,10 @@ class Emitter:
     def convert_toward_zero(self, x: SSAValue, dst: Attribute) -> SSAValue:
         """``x`` converted to ``dst`` rounding toward zero (``cvt.rz``): f32 to f16 or bf16 (bf16
         held as f32); other conversions were refused at the program's op."""
-        if isinstance(dst, BFloat16Type):
+        if isinstance(dst, BFloat16Type):  # inline assembly: llvm.nvvm.f2bf16.rz returns a bfloat (see above)
             bits = self.v(llvm.InlineAsmOp("cvt.rz.bf16.f32 $0, $1;", "=h,f", [self.to_f32(x)], [IntegerType(16)]))
             return self.bf16_bits_to_f32(bits)
-        if isinstance(dst, Float16Type):
+        if isinstance(dst, Float16Type):  # inline assembly: LLVM 22 has no f32 -> f16 toward-zero intrinsic
             bits = self.v(llvm.InlineAsmOp("cvt.rz.f16.f32 $0, $1;", "=h,f", [self.to_f32(x)], [IntegerType(16)]))
             return self.v(arith.BitcastOp(bits, Float16Type()))
         raise NotImplementedError(f"a conversion toward zero to {dst}")
@@ -1047,20 +1078,20 @@ class Emitter:
         nearest it rounded twice (``1 + 2^-8 + 2^-40`` to bf16 gave 1, not ``1 + 2^-7``).  A finite ``x`` past f32's
         range gives the rounded-to-nearest infinity, not the largest finite value toward zero."""
         if isinstance(x.type, Float64Type):
-            f = self.v(inline_asm("cvt.rz.f32.f64 $0, $1;", "=f,d", [x], [f32]))
+            f = self.ptx("cvt.rz.f32.f64", [x])
             inexact = self.v(arith.CmpfOp(self.v(arith.ExtFOp(f, f64)), x, "one"))
             near = self.v(arith.TruncFOp(x, f32))
         else:
             width = x.type.width.data
             kind = ("s" if signed else "u") + str(width)
-            f = self.v(inline_asm(f"cvt.rz.f32.{kind} $0, $1;", f"=f,{'l' if width == 64 else 'r'}", [x], [f32]))
+            f = self.ptx(f"cvt.rz.f32.{kind}", [x])
             back = self.v((arith.FPToSIOp if signed else arith.FPToUIOp)(f, x.type))  # |f| <= |x|: in range
             inexact = self.v(arith.CmpiOp(back, x, "ne"))
             near = f  # (an integer is always inside f32's range)
         bits = self.v(arith.BitcastOp(f, i32))
         odd = self.v(arith.BitcastOp(self.v(arith.OrIOp(bits, self.v(arith.ConstantOp(IntegerAttr(1, 32))))), f32))
         r = self.v(arith.SelectOp(inexact, odd, f))
-        inf = self.v(arith.CmpfOp(self.ptx_f32("abs.f32 $0, $1;", [near]), self.fconst(float("inf")), "oeq"))
+        inf = self.v(arith.CmpfOp(self.ptx("abs.f32", [near]), self.fconst(float("inf")), "oeq"))
         return self.v(arith.SelectOp(inf, near, r))
 
     def round_to_bf16(self, x: SSAValue) -> SSAValue:
@@ -1070,8 +1101,8 @@ class Emitter:
     def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
         typ = a.type
         if isinstance(typ, Float64Type):
-            return self.ptx_f64("fma.rn.f64 $0, $1, $2, $3;", [a, b, c])
-        r = self.ptx_f32("fma.rn.f32 $0, $1, $2, $3;", [self.to_f32(a), self.to_f32(b), self.to_f32(c)])
+            return self.ptx("fma.rn.f64", [a, b, c])
+        r = self.ptx("fma.rn.f32", [self.to_f32(a), self.to_f32(b), self.to_f32(c)])
         return self.from_f32(r, typ)
 
     def max_min(self, kind: str, a: SSAValue, b: SSAValue, propagate_nan: bool = False) -> SSAValue:
@@ -1079,11 +1110,11 @@ class Emitter:
         ``propagate_nan``: ``max.NaN.f32``/``min.NaN.f32`` (a NaN operand gives NaN)."""
         typ = a.type
         if isinstance(typ, Float64Type):  # max.f64 / min.f64 (no .NaN form): a NaN operand made the result
-            r = self.ptx_f64(f"{kind}.f64 $0, $1, $2;", [a, b])
+            r = self.ptx(f"{kind}.f64", [a, b])
             if propagate_nan:
                 r = self.v(arith.SelectOp(self.v(arith.CmpfOp(a, b, "uno")), self.v(arith.AddfOp(a, b)), r))
             return r
-        r = self.ptx_f32(f"{kind}{'.NaN' if propagate_nan else ''}.f32 $0, $1, $2;", [self.to_f32(a), self.to_f32(b)])
+        r = self.ptx(f"{kind}{'.NaN' if propagate_nan else ''}.f32", [self.to_f32(a), self.to_f32(b)])
         return self.from_f32(r, typ)
 
 

@@ -206,7 +206,7 @@ def power(e, x: SSAValue, y: SSAValue) -> SSAValue:
     product's rounding error carried into the exponential (``e^(p + d) = e^p + e^p d``), within a few ulp; the
     sign of an odd integral power of a negative ``x`` (``-0`` included), NaN for a negative finite ``x`` and a
     non-integral ``y``, ``x ** 0 = 1 ** y = 1`` (NaN operands included), ``(-1) ** +-inf = 1``."""
-    ab = e.ptx_f64("abs.f64 $0, $1;", [x])
+    ab = e.ptx("abs.f64", [x])
     hi, lo = _log_dd(e, ab)
     big = float("inf")
     regular = e.v(arith.AndIOp(e.v(arith.CmpfOp(ab, _f(e, 0.0), "ogt")), e.v(arith.CmpfOp(ab, _f(e, big), "olt"))))
@@ -215,12 +215,12 @@ def power(e, x: SSAValue, y: SSAValue) -> SSAValue:
     lo = e.v(arith.SelectOp(regular, lo, _f(e, 0.0)))
     p = _mul(e, y, hi)
     d = _add(e, e.fma(y, hi, e.v(arith.NegfOp(p))), _mul(e, y, lo))
-    d = _select(e, "olt", e.ptx_f64("abs.f64 $0, $1;", [p]), _f(e, 1e300), d, _f(e, 0.0))
+    d = _select(e, "olt", e.ptx("abs.f64", [p]), _f(e, 1e300), d, _f(e, 0.0))
     r = exp(e, p)
     r = _select(e, "olt", r, _f(e, big), e.fma(r, d, r), r)  # (an infinite e^p stays itself)
-    yi = e.ptx_f64("cvt.rzi.f64.f64 $0, $1;", [y])
+    yi = e.ptx("cvt.rzi.f64.f64", [y])
     half = _mul(e, yi, _f(e, 0.5))
-    odd = e.v(arith.CmpfOp(e.ptx_f64("cvt.rzi.f64.f64 $0, $1;", [half]), half, "one"))
+    odd = e.v(arith.CmpfOp(e.ptx("cvt.rzi.f64.f64", [half]), half, "one"))
     integral = e.v(arith.CmpfOp(yi, y, "oeq"))
     negative_sign = e.v(arith.CmpiOp(e.v(arith.BitcastOp(x, i64)), e.const(0, i64), "slt"))
     flip = e.v(arith.AndIOp(negative_sign, e.v(arith.AndIOp(integral, odd))))
@@ -230,7 +230,7 @@ def power(e, x: SSAValue, y: SSAValue) -> SSAValue:
     not_integral = e.v(arith.XOrIOp(integral, e.v(arith.ConstantOp(IntegerAttr(1, 1)))))
     r = e.v(arith.SelectOp(e.v(arith.AndIOp(finite_negative, not_integral)), _f(e, float("nan")), r))
     unit_inf = e.v(arith.AndIOp(e.v(arith.CmpfOp(ab, _f(e, 1.0), "oeq")),
-                                e.v(arith.CmpfOp(e.ptx_f64("abs.f64 $0, $1;", [y]), _f(e, big), "oeq"))))
+                                e.v(arith.CmpfOp(e.ptx("abs.f64", [y]), _f(e, big), "oeq"))))
     one = e.v(arith.OrIOp(e.v(arith.CmpfOp(x, _f(e, 1.0), "oeq")), unit_inf))
     one = e.v(arith.OrIOp(one, e.v(arith.CmpfOp(y, _f(e, 0.0), "oeq"))))
     return e.v(arith.SelectOp(one, _f(e, 1.0), r))
@@ -250,9 +250,9 @@ def _expm1_nonnegative(e, t: SSAValue) -> SSAValue:
 def tanh(e, x: SSAValue) -> SSAValue:
     """``tanh x`` of an f64 ``x``: ``m / (m + 2)`` with ``m = e^(2|x|) - 1`` (|x| clamped to 20, where tanh rounds
     to 1), the sign of ``x`` copied back (``-0`` kept, NaN stays NaN)."""
-    a = _clamped(e, e.ptx_f64("abs.f64 $0, $1;", [x]), 0.0, 20.0)
+    a = _clamped(e, e.ptx("abs.f64", [x]), 0.0, 20.0)
     m = _expm1_nonnegative(e, _add(e, a, a))
-    return e.ptx_f64("copysign.f64 $0, $1, $2;", [x, e.v(arith.DivfOp(m, _add(e, m, _f(e, 2.0))))])
+    return e.ptx("copysign.f64", [x, e.v(arith.DivfOp(m, _add(e, m, _f(e, 2.0))))])
 
 
 SINH_TAYLOR = tuple(1.0 / f for f in (51090942171709440000.0, 121645100408832000.0, 355687428096000.0,
@@ -279,7 +279,7 @@ def hyperbolic(e, kind: str, x: SSAValue) -> SSAValue:
     below 1 ``a + a^3 S(a^2)`` (:data:`SINH_TAYLOR`: no cancellation); the sign of ``x`` copied to ``sinh`` (``-0``
     kept); overflow to ``inf`` past 710.47, ``+-inf`` give ``inf`` / ``+-inf``, NaN stays NaN.  Bound (analysis):
     ``h`` within 1 ulp (:func:`exp`'s), the rest within a half: 2 ulp."""
-    a = e.ptx_f64("abs.f64 $0, $1;", [x])
+    a = e.ptx("abs.f64", [x])
     h = _half_exp(e, a)
     inv = e.v(arith.DivfOp(_f(e, 0.25), h))
     if kind == "cosh":
@@ -290,7 +290,7 @@ def hyperbolic(e, kind: str, x: SSAValue) -> SSAValue:
         p = e.fma(p, z, _f(e, c))
     small = e.fma(_mul(e, a, z), p, a)
     mag = _select(e, "olt", a, _f(e, 1.0), small, _sub(e, h, inv))
-    return e.ptx_f64("copysign.f64 $0, $1, $2;", [x, mag])
+    return e.ptx("copysign.f64", [x, mag])
 
 
 KINDS = {"exp": exp, "exp2": exp2, "log": log, "log2": log2, "tanh": tanh}

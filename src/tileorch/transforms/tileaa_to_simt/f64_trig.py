@@ -42,7 +42,7 @@ within 1 ulp, ``tan`` within 2 (``sinh`` / ``cosh``: 2).
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, llvm
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import f64, i64
 from xdsl.ir import SSAValue
 
@@ -100,7 +100,7 @@ def _cmp(e, a, b, pred: str):
 
 
 def _abs(e, a):
-    return e.ptx_f64("abs.f64 $0, $1;", [a])
+    return e.ptx("abs.f64", [a])
 
 
 def _horner(e, z, coeffs):
@@ -143,7 +143,7 @@ def _reduce_small(e, x, ax):
 
 
 def _mulhi(e, a, b):
-    return e.v(llvm.InlineAsmOp("mul.hi.u64 $0, $1, $2;", "=l,l,l", [a, b], [i64]))
+    return e.ptx("mul.hi.u64", [a, b])
 
 
 def _shr(e, a, k):
@@ -298,8 +298,8 @@ def _minus(e, c_hi: float, c_lo: float, h, lo):
 def atan2(e, y: SSAValue, x: SSAValue) -> SSAValue:
     """``atan2(y, x)`` of f64 ``y``, ``x`` (module docstring)."""
     ay, ax = _abs(e, y), _abs(e, x)
-    hi = e.ptx_f64("max.f64 $0, $1, $2;", [ax, ay])
-    lo = e.ptx_f64("min.f64 $0, $1, $2;", [ax, ay])
+    hi = e.ptx("max.f64", [ax, ay])
+    lo = e.ptx("min.f64", [ax, ay])
     inf = _f(e, float("inf"))
     q = e.v(arith.DivfOp(lo, hi))
     regular = e.v(arith.AndIOp(_cmp(e, hi, inf, "olt"), _cmp(e, hi, _f(e, 0.0), "ogt")))

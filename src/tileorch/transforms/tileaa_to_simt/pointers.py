@@ -559,6 +559,7 @@ def _bf16_atomic_add(b: Emitter, p: SSAValue, v: SSAValue) -> SSAValue:
     element widened back to f32.  An inline instruction: LLVM IR through llvmlite has no
     ``bfloat`` for an ``atomicrmw fadd``."""
     addr = b.v(llvm.PtrToIntOp(p, i64))
+    # inline assembly: a bf16 atomicrmw fadd needs a bfloat value, a type tileorch's LLVM IR does not carry
     old = b.v(llvm.InlineAsmOp("atom.global.add.noftz.bf16 $0, [$1], $2;", "=h,l,h", [addr, b.f32_to_bf16_bits(v)],
                                [i16], has_side_effects=True))
     return b.bf16_bits_to_f32(old)

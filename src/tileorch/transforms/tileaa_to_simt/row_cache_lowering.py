@@ -82,10 +82,6 @@ def _pad_kind(op: Operation) -> str:
     return str(op.padding_value.value.data) if op.padding_value is not None else "zero"
 
 
-def _asm(e: Emitter, text: str) -> SSAValue:
-    return e.v(llvm.InlineAsmOp(text, "=r", [], [i32], has_side_effects=False))
-
-
 class RowCacheLowering(RowBulkFill):
     """The row cache's part of ``FunctionLowering`` (the module's contract)."""
 
@@ -120,7 +116,8 @@ class RowCacheLowering(RowBulkFill):
         self.row_cache_others = len({_group(op) for op in marked}) - 1
         self.row_cache_fill_pad = next((_pad_kind(op) for op in ops if FILL in op.attributes), None)
         self.row_cache_size = self.threads * self.row_cache_words(ops[0]) * 4  # S, the bytes of a slot
-        dyn = _asm(e, "mov.u32 $0, %dynamic_smem_size;")
+        dyn = e.v(llvm.CallIntrinsicOp("llvm.nvvm.read.ptx.sreg.dynamic_smem_size", [], [i32]))
+        # inline assembly: a constant known only after the lowering (bulk_finish sets it), opaque to LLVM till then
         self.row_cache_base_op = e.add(llvm.InlineAsmOp("mov.u32 $0, 0;", "=r", [], [i32], has_side_effects=False))
         base = self.row_cache_base_op.results[0]
         # the slots that fit (once: uniform; negative below the scratch: none) and this thread's first word

@@ -97,11 +97,8 @@ def divide(e: Emitter, numerators: list[SSAValue], b: SSAValue) -> list[SSAValue
     """``a / b`` for each ``a`` of ``numerators`` (f32 registers), bit for bit ``div.rn.f32``: the
     shared-reciprocal sequence where this thread's operands allow it, else ``div.rn`` per element
     (see the module docstring)."""
-    def asm(text: str, *args: SSAValue) -> SSAValue:
-        return e.ptx_f32(text, list(args))
-
     # the test, before any quotient: |a| <= HIGH (NaN fails), a == 0 or |a| >= LOW, b in [LOW, HIGH]
-    hi = _tree(e, [asm("abs.f32 $0, $1;", a) for a in numerators], lambda x, y: asm("max.NaN.f32 $0, $1, $2;", x, y))
+    hi = _tree(e, [e.ptx("abs.f32", [a]) for a in numerators], lambda x, y: e.ptx("max.NaN.f32", [x, y]))
     one = e.const(1)
 
     def twice_minus_one(a: SSAValue) -> SSAValue:
@@ -113,17 +110,17 @@ def divide(e: Emitter, numerators: list[SSAValue], b: SSAValue) -> list[SSAValue
                           e.v(cmpi(lo, e.const(2 * _bits(LOW) - 1), "uge"))))
     ok = e.v(arith.AndIOp(ok, e.v(arith.AndIOp(e.v(arith.CmpfOp(b, e.fconst(LOW), "oge")),
                                                e.v(arith.CmpfOp(b, e.fconst(HIGH), "ole"))))))
-    r0 = asm("rcp.approx.ftz.f32 $0, $1;", b)
-    nb = asm("neg.f32 $0, $1;", b)
-    r = asm("fma.rn.f32 $0, $1, $2, $3;", r0, asm("fma.rn.f32 $0, $1, $2, $3;", nb, r0, e.fconst(1.0)), r0)
-    nr = asm("neg.f32 $0, $1;", r)
+    r0 = e.ptx("rcp.approx.ftz.f32", [b])
+    nb = e.v(arith.NegfOp(b))  # (neg.f32)
+    r = e.ptx("fma.rn.f32", [r0, e.ptx("fma.rn.f32", [nb, r0, e.fconst(1.0)]), r0])
+    nr = e.v(arith.NegfOp(r))
 
     def fast(bb: Emitter) -> list[SSAValue]:
         out = []
         for a in numerators:
-            q = bb.ptx_f32("mul.rn.f32 $0, $1, $2;", [a, r])
-            rem = bb.ptx_f32("fma.rn.f32 $0, $1, $2, $3;", [b, q, bb.ptx_f32("neg.f32 $0, $1;", [a])])
-            out.append(bb.ptx_f32("fma.rn.f32 $0, $1, $2, $3;", [nr, rem, q]))
+            q = bb.ptx("mul.rn.f32", [a, r])
+            rem = bb.ptx("fma.rn.f32", [b, q, bb.v(arith.NegfOp(a))])
+            out.append(bb.ptx("fma.rn.f32", [nr, rem, q]))
         return out
 
     def slow(bb: Emitter) -> list[SSAValue]:
