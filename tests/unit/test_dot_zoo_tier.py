@@ -170,8 +170,9 @@ EXPECT = {  # configuration fields the operands call for
     # operand (a_regs; the raw K row's swizzle: 128 bytes of f16, 64 of int8)
     "relu_a_gemm_f16": {"dtype": "f16", "a_raw": "f16", "b_raw": "", "cluster_m": 1, "a_regs": True},
     "a8_dequant_gemm_f16": {"dtype": "f16", "a_raw": "s8", "cluster_m": 1, "a_regs": True},
-    # a K-indexed vector in A's map (gamma[k]): staged (register_a_operand.k_vector_staged)
-    "rmsnorm_gamma_gemm_f16": {"dtype": "f16", "a_raw": "f16", "cluster_m": 1, "a_regs": False},
+    # a K-indexed vector in A's map (gamma[k]): TMA-loaded by the producer, A register A (session 41; staged while
+    # the consumers loaded it from global memory: register_a_operand.k_vector_staged)
+    "rmsnorm_gamma_gemm_f16": {"dtype": "f16", "a_raw": "f16", "cluster_m": 1, "a_regs": True, "kvecs": "128:5:f16:1"},
 }
 WGMMA = {  # the instruction the integer programs must run
     "linear_i8_i32": "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8",

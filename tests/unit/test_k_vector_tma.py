@@ -128,10 +128,10 @@ def test_a_box_not_of_whole_16_byte_units_is_rejected():
 
 # ----------------------------------------------------------------------------------------- emulated programs
 
-@pytest.mark.parametrize("switch", ["", "registers"])
+@pytest.mark.parametrize("switch", ["", "staged"])
 def test_a_times_gamma_ragged_k(switch, monkeypatch):
-    """``a * gamma[k]`` over K = 160 (a 32-wide last K tile): staged A (default) and register A (``registers``) both
-    read gamma from the stage; the producer's box past gamma's end is TMA's zero fill."""
+    """``a * gamma[k]`` over K = 160 (a 32-wide last K tile): register A (default, since gamma is TMA-loaded) and
+    staged A (``staged``) both read gamma from the stage; the producer's box past gamma's end is TMA's zero fill."""
     monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", switch)
     a = RNG.standard_normal((128, 160)).astype(np.float16)
     g = (RNG.random(160) + 0.5).astype(np.float16)
@@ -139,7 +139,7 @@ def test_a_times_gamma_ragged_k(switch, monkeypatch):
     c = s4._s3_gemm("kv_gamma_ragged", {0: a, 1: g, 2: b})[3]
     _check(c, (a * g[None, :]).astype(np.float64) @ b.astype(np.float64), 2e-3)
     prog = _compile("kv_gamma_ragged")
-    assert prog.gemm_config.kvecs == "128:5:f16:1" and prog.gemm_config.a_regs == bool(switch)
+    assert prog.gemm_config.kvecs == "128:5:f16:1" and prog.gemm_config.a_regs == (switch != "staged")
     assert "1 vector(s) " + TMA_WORDS + " (128 bytes" in _remark(prog)
     assert "ld.global" not in prog.ptx.split(".entry")[1]  # (no global load left: the vector comes from the stage)
 

@@ -146,9 +146,12 @@ def test_staged_switch_keeps_the_staged_a(monkeypatch):
 
 
 def test_k_indexed_vector_keeps_a_staged_by_default(monkeypatch):
-    """``(a * gamma[k]) @ b``: A's map reads a vector indexed by the K tile, so the default stages A (0.87x
-    measured as register A, session 25), with a remark naming the vector and the switch; ``relu(a)`` (no
-    vector) stays register A; ``TILEORCH_COMPUTED_OPERAND=registers`` takes register A for gamma."""
+    """``(a * gamma[k]) @ b`` with gamma loaded by the consumers (``global_k_vectors``; session 41: by default the
+    producer TMA-loads it and A is register A, tests/unit/test_k_vector_tma.py): A's map reads a vector indexed by
+    the K tile from global memory, so A is staged (0.87x measured as register A, session 25), with a remark naming
+    the vector and the switch; ``relu(a)`` (no vector) stays register A; ``TILEORCH_COMPUTED_OPERAND=registers``
+    takes register A for gamma."""
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "global_k_vectors")
     for name in ("rega_gamma_128", "rega_gamma_bf16_128"):
         prog = _compile(name)
         assert not prog.gemm_config.a_regs and "bar.sync \t3, 256;" in prog.ptx and "}, {%r" not in prog.ptx
@@ -156,5 +159,7 @@ def test_k_indexed_vector_keeps_a_staged_by_default(monkeypatch):
         assert ("not WGMMA's register A operand: A's map reads 1 vector(s) indexed by the K tile" in remark
                 and "TILEORCH_COMPUTED_OPERAND=registers takes register A" in remark), remark
     assert _compile("rega_relu_64").gemm_config.a_regs and _compile("rega_a8_128").gemm_config.a_regs
-    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "registers")
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "registers,global_k_vectors")
+    assert _compile("rega_gamma_128").gemm_config.a_regs
+    monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", "")  # gamma TMA-loaded: register A
     assert _compile("rega_gamma_128").gemm_config.a_regs

@@ -2380,7 +2380,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
                      b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw,
                      c_ld=dk.c_view is not None or "c" in dk.batch_mid, batch_mid=dk.batch_mid,
-                     a_regs=register_a_chosen(dk.a_raw, a_major, tk, len(_k_vectors(dk, dk.a_prologue)))
+                     a_regs=register_a_chosen(dk.a_raw, a_major, tk, _global_a_k_vectors(dk))
                      or dk.a_gather, a_gather=dk.a_gather, kvecs=",".join(v.entry for v in dk.kvec_plan[0]))
     cfg, why_pairs = pair_stages_chosen(cfg)  # (before a retiling's fit: the stage bytes it checks)
     if why_pairs:
@@ -3036,6 +3036,12 @@ def _k_vectors(dk: DotKernel, *prologues) -> list[Operation]:
     return [ld for ld in vectors if any(reads_loop_value(x, entry, memo) for x in ld.operands)]
 
 
+def _global_a_k_vectors(dk: DotKernel) -> int:
+    """The vectors indexed by the K tile A's map reads from global memory (not TMA-loaded by the producer)."""
+    tma = {id(v.load) for v in dk.kvec_plan[0]}
+    return len([ld for ld in _k_vectors(dk, dk.a_prologue) if id(ld) not in tma])
+
+
 def _check_k_vectors(dk: DotKernel, tile_k: int) -> None:
     """A vector loaded at the K loop's index (a group's scale row) is read by the consumers at their
     own K tile ``kt``: the program's K loop must be the kernel's (K tiles of ``tile_k`` from 0)."""
@@ -3081,8 +3087,8 @@ def _computed_b_remark(dk: DotKernel, cfg, role: str = "b") -> None:
     if role == "a":
         from tileorch.transforms.tileas.register_a_operand import staged_a_reason
 
-        moving = len(_k_vectors(dk, dk.a_prologue))
-        why = f" (staged in shared memory, not WGMMA's register A operand: {staged_a_reason(cfg, moving)})"
+        why = (f" (staged in shared memory, not WGMMA's register A operand: "
+               f"{staged_a_reason(cfg, _global_a_k_vectors(dk))})")
     how = (f"the producer TMA-loads the raw {tile} tile ({raw} bytes, unswizzled) and the consumer warp groups "
            f"({128 * cfg.consumer_groups} threads) evaluate the program's ops into the stage's {role.upper()} operand "
            f"tile in the swizzled layout the WGMMA reads (fence.proxy.async, then named barrier {TRANSFORM_BARRIER})"

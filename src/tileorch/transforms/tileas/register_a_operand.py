@@ -46,8 +46,9 @@ def register_a_chosen(a_raw: str, a_major: str, tile_k: int, k_vectors: int = 0)
     """Whether a computed A of raw element type ``a_raw`` runs as WGMMA's register A: an A stored
     ``[M, K]`` whose raw K row (``tile_k`` elements) is a swizzle span (32, 64 or 128 bytes), no
     switch asks for the staged path (``TILEORCH_COMPUTED_OPERAND`` ``staged``, or ``rows``), and A's
-    map reads no vector indexed by the K tile (``k_vectors``, e.g. an RMSNorm weight ``gamma[k]``;
-    :func:`k_vector_staged` says why; ``TILEORCH_COMPUTED_OPERAND=registers`` takes register A anyway)."""
+    map reads no vector indexed by the K tile from global memory (``k_vectors``: those the producer does not
+    TMA-load into the stages, ``tileas/k_vector_tma.py``; :func:`k_vector_staged` says why;
+    ``TILEORCH_COMPUTED_OPERAND=registers`` takes register A anyway)."""
     from tileorch.kernels.gemm.config import ELEMENT_BYTES
     from tileorch.transforms.tileas.computed_operand_switches import staged_requested
 
@@ -56,8 +57,12 @@ def register_a_chosen(a_raw: str, a_major: str, tile_k: int, k_vectors: int = 0)
 
 
 def k_vector_staged(k_vectors: int) -> bool:
-    """A computed A whose map reads ``k_vectors`` > 0 vectors indexed by the K tile is staged, unless
-    ``TILEORCH_COMPUTED_OPERAND=registers``.  Measured (H200, session 25, ``benchmarks/session23_rega.sh``,
+    """A computed A whose map reads ``k_vectors`` > 0 vectors indexed by the K tile from global memory (not
+    TMA-loaded by the producer: ``TILEORCH_COMPUTED_OPERAND=global_k_vectors`` or ``prefetch``, or a vector
+    ``k_vector_tma`` refuses) is staged, unless ``TILEORCH_COMPUTED_OPERAND=registers``.  Vectors the producer
+    TMA-loads do not count (session 41, H100, ``benchmarks/session41_kvec.sh``, 4096^3: ``(a * gamma[k]) @ b``
+    493.7 TFLOP/s as register A reading gamma from the stage against 391.9 staged; the consumer's K step 142 SASS
+    instructions against 177, 6 stages against 4: ``tools/gemm_sass_counts.py``).  Measured with global loads (H200, session 25, ``benchmarks/session23_rega.sh``,
     4096^3): ``(a * gamma[k]) @ b`` 276.0 TFLOP/s as register A against 317.4 staged (0.87x), while
     register A gains where A's map reads no such vector (relu 1.24x, int8 rows times a scale 1.17x).
     In register A every consumer thread loads the vector at each of its 16 K positions of a K step
@@ -81,12 +86,10 @@ def staged_a_reason(cfg, k_vectors: int) -> str:
         return "A is stored [K, M]"
     if cfg.tile_k * ELEMENT_BYTES.get(cfg.a_raw, 1) not in (32, 64, 128):
         return "its raw K row is not a 32-, 64- or 128-byte swizzle span"
-    where = ("from the stage's shared memory, where the producer TMA-loads them" if getattr(cfg, "kvecs", "")
-             else "from global memory")
-    return (f"A's map reads {k_vectors} vector(s) indexed by the K tile, which register A reads per thread at each of "
-            f"its K positions in every K step ({where}) and then waits for all of the step's WGMMAs (0.87x the "
-            "staged path measured for (a * gamma[k]) @ b with global loads, session 25; "
-            f"{COMPUTED_OPERAND_ENV}=registers takes register A)")
+    return (f"A's map reads {k_vectors} vector(s) indexed by the K tile from global memory (not TMA-loaded by the "
+            "producer), which register A loads per thread at each of its K positions in every K step and then waits "
+            "for all of the step's WGMMAs (0.87x the staged path measured for (a * gamma[k]) @ b with global loads, "
+            f"session 25; {COMPUTED_OPERAND_ENV}=registers takes register A)")
 
 
 def register_a_remark(cfg) -> str:
