@@ -51,7 +51,25 @@ def a_gamma_nan_padded(A, G, B, C, tm: ct.Constant[int], tn: ct.Constant[int], t
     ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
 
 
+@ct.kernel
+def ab_shared_gamma(A, G, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """One vector load feeding both operands' maps: ``(a * g[k]) @ (b * g[k][:, None])``."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        g = ct.load(G, index=(k,), shape=(tk,))
+        a = ct.load(A, index=(i, k), shape=(tm, tk)) * g[None, :]
+        b = ct.load(B, index=(k, j), shape=(tk, tn)) * g[:, None]
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
 PROGRAMS = {
+    # one gamma read by A's and B's maps: one slot per stage, counted once (review of session 41: two boxes and a
+    # remark counting "-1 vector(s) that do not change along K")
+    "kv_shared_ab": UserProgram(ab_shared_gamma, [((128, 160), "float16"), ((160,), "float16"),
+                                                  ((160, 128), "float16"), ((128, 128), "float32"), 64, 64, 64],
+                                (2, 2), "gemm", "", "", (3,)),
     # K = 160: two whole K tiles and a 32-wide tail (the vector's box past its end: TMA's zero fill)
     "kv_gamma_ragged": UserProgram(a_times_gamma, [((128, 160), "float16"), ((160,), "float16"),
                                                    ((160, 128), "float16"), ((128, 128), "float32"), 64, 64, 64],
@@ -127,6 +145,23 @@ def test_a_box_not_of_whole_16_byte_units_is_rejected():
 
 
 # ----------------------------------------------------------------------------------------- emulated programs
+
+def test_a_vector_both_operands_read_is_one_slot_and_counted_once():
+    """The same ``g[k]`` load in A's and B's maps: one TMA box per stage (not two copies of the same bytes in the
+    transaction bytes), each remark counts it once and no negative count; the product is right."""
+    prog = _compile("kv_shared_ab")
+    assert prog.gemm_config.kvecs.count(",") == 0 and prog.gemm_config.kvecs, prog.gemm_config.kvecs
+    for role in ("A", "B"):
+        remark = _remark(prog, role)
+        assert "1 vector(s) " + TMA_WORDS in remark and "-1 vector" not in remark, remark
+    a = RNG.standard_normal((128, 160)).astype(np.float16)
+    g = (RNG.random(160) + 0.5).astype(np.float16)
+    b = RNG.standard_normal((160, 128)).astype(np.float16)
+    c = s4._s3_gemm("kv_shared_ab", {0: a, 1: g, 2: b})[3]
+    a2 = (a.astype(np.float32) * g.astype(np.float32)).astype(np.float16).astype(np.float64)
+    b2 = (b.astype(np.float32) * g.astype(np.float32)[:, None]).astype(np.float16).astype(np.float64)
+    _check(c, a2 @ b2, 2e-3)
+
 
 @pytest.mark.parametrize("switch", ["", "staged"])
 def test_a_times_gamma_ragged_k(switch, monkeypatch):
@@ -279,6 +314,11 @@ def test_the_host_maps_each_vector_from_its_argument(monkeypatch, name, position
     shifted = [dataclasses.replace(a, ptr=a.ptr + 2) if a.position == position else a for a in args]
     with pytest.raises(rc.LayoutNotSupported, match="16-byte aligned base"):
         rc.kvec_tensor_maps(cfg, shifted)
+    vec = next(a for a in args if a.position == position)
+    if vec.ndim == 2:  # rows that overlap (a stride-0 broadcast of one row): refused before the driver sees the map
+        broadcast = [dataclasses.replace(a, strides=(0, 1)) if a.position == position else a for a in args]
+        with pytest.raises(rc.LayoutNotSupported, match="16-byte aligned base"):
+            rc.kvec_tensor_maps(cfg, broadcast)
 
 
 # ------------------------------------------------------------------------- the shared loads' known alignment

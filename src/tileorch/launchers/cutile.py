@@ -1367,7 +1367,9 @@ def kvec_tensor_maps(cfg: Any, arguments: list[Argument]) -> list[bytes]:
         nbytes, param, dtype, rank = entry.split(":")
         x = by_position[flat[int(param)][0]]
         es = x.itemsize
-        if x.ptr % 16 or (x.ndim == 2 and (x.strides[0] * es) % 16) or x.strides[-1] != 1 or x.ndim != int(rank):
+        overlapping = x.ndim == 2 and x.shape[0] > 1 and x.strides[0] < x.shape[1]  # (a stride-0 or overlapping row)
+        if (x.ptr % 16 or (x.ndim == 2 and (x.strides[0] * es) % 16) or x.strides[-1] != 1 or x.ndim != int(rank)
+                or overlapping):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the K-indexed vector's array is read by the "
                                      "producer's TMA, which needs a 16-byte aligned base, rows 16 bytes apart and "
                                      f"contiguous elements (base {x.ptr:#x}, strides {x.strides})")

@@ -3033,7 +3033,8 @@ def _k_vectors(dk: DotKernel, *prologues) -> list[Operation]:
     entry, memo = dk.kernel.body.blocks.first, {}
     prologues = prologues or (dk.a_prologue, dk.b_prologue)
     vectors = [ld for pro in prologues if pro is not None for ld in pro.vectors]
-    return [ld for ld in vectors if any(reads_loop_value(x, entry, memo) for x in ld.operands)]
+    # one load feeding both operands' maps (``a * g[k]`` and ``b * g[k]``) is one vector: one TMA slot, counted once
+    return list(dict.fromkeys(ld for ld in vectors if any(reads_loop_value(x, entry, memo) for x in ld.operands)))
 
 
 def _global_a_k_vectors(dk: DotKernel) -> int:

@@ -70,6 +70,28 @@ def _strip(v: SSAValue) -> SSAValue:
     return v
 
 
+def _memref_of_parameters(mem: Operation, param: int, entry: Block) -> str:
+    """"" when every ``?`` extent and stride of the memref ``mem`` is the array's own parameter (the entry's
+    parameters after the pointer ``param``: its extents, then its strides; :func:`tileorch.launchers.cutile.
+    flat_parameters`), else why not: the host builds the vector's tensor map (its bounds: TMA's zero fill) from the
+    array it is given, which is the program's memref only then."""
+    from tileorch.dialects.nv_tileaa.attrs import DYNAMIC
+
+    def source(v: SSAValue) -> SSAValue:
+        while isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.assume":
+            v = v.owner.operands[0]
+        return v
+
+    shape, strides, args = mem.result.type.get_shape(), mem.result.type.get_strides(), list(entry.args)
+    rank = len(shape)
+    expected = ([param + 1 + d for d, e in enumerate(shape) if e == DYNAMIC]
+                + [param + 1 + rank + d for d, s in enumerate(strides) if s == DYNAMIC])
+    given = [source(v) for v in (*mem.shape, *mem.strides)]
+    if len(given) != len(expected) or any(e >= len(args) or g is not args[e] for g, e in zip(given, expected)):
+        return "its array's extents or strides are not the array's own parameters (the host's tensor map reads them)"
+    return ""
+
+
 def _refusal(ld: Operation, entry: Block) -> tuple[KVector | None, str]:
     """(the vector, "") when the producer can TMA-load ``ld``, else (None, why not)."""
     from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IntegerType
@@ -90,6 +112,9 @@ def _refusal(ld: Operation, entry: Block) -> tuple[KVector | None, str]:
     ptr = _strip(mem.owner.ptr)
     if not isinstance(ptr, BlockArgument) or ptr.owner is not entry:
         return None, "its array's base is not one of the program's parameters"
+    why = _memref_of_parameters(mem.owner, list(entry.args).index(ptr), entry)
+    if why:
+        return None, why
     rank = len(tile)
     if rank not in (1, 2) or order != list(range(rank)) or tile != step:
         return None, "its view is not a row-major 1- or 2-D array in tiles that do not overlap"

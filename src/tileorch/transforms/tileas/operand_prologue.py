@@ -384,7 +384,9 @@ def known_multiple(v: SSAValue, depth: int = 8) -> int:
     if depth == 0 or not isinstance(o, Operation):
         return 1
     if isinstance(o, arith.ConstantOp):
-        x = o.value.value.data if hasattr(o.value, "value") else 0
+        if not hasattr(o.value, "value"):  # not an integer constant: nothing known
+            return 1
+        x = o.value.value.data
         return top if x == 0 else min(top, x & -x)
     if isinstance(o, arith.AddiOp | arith.SubiOp):
         return gcd(known_multiple(o.lhs, depth - 1), known_multiple(o.rhs, depth - 1))
