@@ -62,6 +62,11 @@ def _cpu_now() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def exact_deselect(items: list, deselect: set) -> tuple[list, list]:
+    """(kept, dropped) of pytest ``items``: dropped are those whose node id is in ``deselect``, whole."""
+    return [i for i in items if i.nodeid not in deselect], [i for i in items if i.nodeid in deselect]
+
+
 if os.environ.get("CI_CASE_SELECTION_DB"):
     import coverage
     import pytest
@@ -83,6 +88,19 @@ if os.environ.get("CI_CASE_SELECTION_DB"):
             _OUTCOME.setdefault(report.nodeid, report.outcome)
         if report.when == "call":
             _OUTCOME[report.nodeid] = report.outcome
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(config, items):
+        """Deselect exactly the node ids of CI_CASE_SELECTION_DESELECT (a JSON list): pytest's
+        ``--deselect`` matches prefixes (``test_x`` would deselect ``test_x_bm128`` too)."""
+        path = os.environ.get("CI_CASE_SELECTION_DESELECT")
+        if not path:
+            return
+        with open(path) as f:
+            kept, dropped = exact_deselect(items, set(json.load(f)))
+        if dropped:
+            items[:] = kept
+            config.hook.pytest_deselected(items=dropped)
 
     def pytest_unconfigure(config):
         _COV.stop()
@@ -125,9 +143,12 @@ def run_measured(db: str, files: list[str], deselect: list[str]) -> dict:
     args = [_python(), "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-p", "ci_case_selection",
             "-p", "no:randomly", *files]
     # (tests/conftest.py skips none of tests/ci_case_selection.json's tests while CI_CASE_SELECTION_DB
-    # is set: what runs is exactly the files minus ``deselect``)
-    for nodeid in deselect:
-        args += ["--deselect", nodeid]
+    # is set: what runs is exactly the files minus ``deselect``, matched by whole node id)
+    env.pop("CI_CASE_SELECTION_DESELECT", None)
+    if deselect:
+        env["CI_CASE_SELECTION_DESELECT"] = db + ".deselect.json"
+        with open(env["CI_CASE_SELECTION_DESELECT"], "w") as f:
+            json.dump(sorted(deselect), f)
     t0 = time.time()
     proc = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.time() - t0
