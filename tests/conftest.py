@@ -99,7 +99,8 @@ LONGEST_FIRST = (
     # test_lit.py's sum holds its fork server's CPU (counted at the last shard's teardown)
     "unit/test_cover27_compile.py",  # 112.2
     "test_lit.py",  # 103.6
-    "unit/test_attention_programs2_interp.py",  # 86.6: sweep (interp 7.0, compile 18.5, emulated 61.0)
+    # 86.6 x 0.49 (session 41's CI subset: the group's per-test CPU under coverage 135.2 -> 65.7 s, 65 -> 34 cases)
+    "unit/test_attention_programs2_interp.py",  # ~42.2: sweep (interp 7.0, compile 18.5, emulated 61.0 before the subset)
     # 87.6 x 0.87 (session 40's CI subset: min-of-2 CPU of the group 58.5 -> 51.0 s, -n 0)
     "unit/test_user_sweep20_interp.py",  # ~76.4: sweep (interp 29.0, compile 36.4, emulated 22.1 before the subset)
     "unit/test_attnsweep36_compile.py",  # 75.4
