@@ -314,7 +314,9 @@ def cmd_write(ns) -> None:
             "commit": meta["commit"],  # the tree measured
             # the per-test CPU seconds of the measure run (under coverage, ~2-3x untraced): the whole group's
             # and the skipped tests'; ``cpu_ab`` (when present) is the untraced min-of-2 measurement
-            "cpu_traced": {"group_s": round(sel["cpu_before"], 1), "skipped_s": round(sel["cpu_dropped"], 1)},
+            # and the last verify run's (the kept tests alone: a dropped test's compile a kept one now pays)
+            "cpu_traced": {"group_s": round(sel["cpu_before"], 1), "skipped_s": round(sel["cpu_dropped"], 1),
+                           "subset_run_s": round(sel["rounds"][-1]["traced_cpu"], 1) if sel["rounds"] else None},
             "skipped_in_ci": sel["dropped"]}
     data["about"] = ("Tests CI skips (tests/conftest.py; TILEORCH_EMULATE_ALL=1 runs them): the kept tests of "
                      "each group cover the same lines and branches of src/tileorch as the whole group "
