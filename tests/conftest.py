@@ -138,7 +138,9 @@ LONGEST_FIRST = (
     # 52.8 x 0.86 (session 41's CI subset: per-test CPU under coverage 59.0 -> 39.8 s summed, 50.9 in the subset's own
     # run (the dropped path tests' compiles move to kept ones), 64 -> 48 cases)
     "unit/test_user_sweep22_interp.py",  # ~45.4: sweep (interp 13.9, compile 29.2, emulated 9.7 before the subset)
-    "unit/test_user_sweep11_interp.py",  # 51.7: sweep (interp 12.9, compile 30.1, emulated 8.6)
+    # 51.7 x 0.88 (session 41's CI subset: per-test CPU under coverage 58.5 -> 51.4 s summed, 51.5 in the subset's own
+    # run, 67 -> 59 cases)
+    "unit/test_user_sweep11_interp.py",  # ~45.5: sweep (interp 12.9, compile 30.1, emulated 8.6 before the subset)
     "unit/test_chained_s_ahead.py",  # 51.7
     # 61.2 x 0.83 (session 40's CI subset: min-of-2 CPU of the group 39.7 -> 33.0 s, -n 0)
     "unit/test_user_sweep4_interp.py",  # ~50.9: sweep (interp 22.8, compile 8.4, emulated 30.0 before the subset)
