@@ -5,7 +5,8 @@ emulator); many drive the same compiler code.  This tool measures which lines an
 ``src/tileorch`` each test covers (coverage.py, branch coverage, one dynamic context per test),
 and picks the tests CI may skip: heaviest first (CPU seconds), a test is dropped when every arc it
 covers is covered by a test still kept, so the kept tests' union covers exactly the arcs of the
-whole group.  A second run of the kept tests alone checks that union (a test's arcs can depend on
+whole group.  A test under ``MIN_CPU_S`` is never dropped (nothing to save; often a check of its
+own, e.g. a table's completeness, whose arcs the program cases happen to cover).  A second run of the kept tests alone checks that union (a test's arcs can depend on
 what ran before it: compile memos, module fixtures, lazy imports); arcs it misses bring the
 dropped test that covers most of them back, until equal.
 
@@ -61,6 +62,11 @@ def _cpu_now() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def exact_deselect(items: list, deselect: set) -> tuple[list, list]:
+    """(kept, dropped) of pytest ``items``: dropped are those whose node id is in ``deselect``, whole."""
+    return [i for i in items if i.nodeid not in deselect], [i for i in items if i.nodeid in deselect]
+
+
 if os.environ.get("CI_CASE_SELECTION_DB"):
     import coverage
     import pytest
@@ -82,6 +88,19 @@ if os.environ.get("CI_CASE_SELECTION_DB"):
             _OUTCOME.setdefault(report.nodeid, report.outcome)
         if report.when == "call":
             _OUTCOME[report.nodeid] = report.outcome
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(config, items):
+        """Deselect exactly the node ids of CI_CASE_SELECTION_DESELECT (a JSON list): pytest's
+        ``--deselect`` matches prefixes (``test_x`` would deselect ``test_x_bm128`` too)."""
+        path = os.environ.get("CI_CASE_SELECTION_DESELECT")
+        if not path:
+            return
+        with open(path) as f:
+            kept, dropped = exact_deselect(items, set(json.load(f)))
+        if dropped:
+            items[:] = kept
+            config.hook.pytest_deselected(items=dropped)
 
     def pytest_unconfigure(config):
         _COV.stop()
@@ -124,9 +143,12 @@ def run_measured(db: str, files: list[str], deselect: list[str]) -> dict:
     args = [_python(), "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-p", "ci_case_selection",
             "-p", "no:randomly", *files]
     # (tests/conftest.py skips none of tests/ci_case_selection.json's tests while CI_CASE_SELECTION_DB
-    # is set: what runs is exactly the files minus ``deselect``)
-    for nodeid in deselect:
-        args += ["--deselect", nodeid]
+    # is set: what runs is exactly the files minus ``deselect``, matched by whole node id)
+    env.pop("CI_CASE_SELECTION_DESELECT", None)
+    if deselect:
+        env["CI_CASE_SELECTION_DESELECT"] = db + ".deselect.json"
+        with open(env["CI_CASE_SELECTION_DESELECT"], "w") as f:
+            json.dump(sorted(deselect), f)
     t0 = time.time()
     proc = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.time() - t0
@@ -172,6 +194,18 @@ def greedy_drop(arcs: dict[str, set], cpu: dict[str, float], eligible: list[str]
     return dropped
 
 
+MIN_CPU_S = 0.5
+"""A test that took less (CPU seconds under coverage, about 2-3x its CPU without) is kept in CI:
+dropping it saves next to nothing, and such a test is most often a check of its own (a table's
+completeness, a remark's wording) whose arcs happen to be covered by the program cases."""
+
+
+def eligible_tests(outcome: dict[str, str], cpu: dict[str, float], min_cpu: float, uses_hypothesis) -> list[str]:
+    """The tests ``greedy_drop`` may drop: passed, not a property test, and at least ``min_cpu``."""
+    return [t for t, o in outcome.items()
+            if o == "passed" and cpu.get(t, 0.0) >= min_cpu and not uses_hypothesis(t)]
+
+
 def _uses_hypothesis(nodeid: str) -> bool:
     path, _, name = nodeid.partition("::")
     name = name.split("[")[0]
@@ -207,7 +241,7 @@ def cmd_select(ns) -> None:
     cpu = dict(full["cpu"])
     if ns.cpu_log:  # untraced per-test CPU of a profiled run (conftest's --cpu-durations table)
         cpu.update(_cpu_from_log(ns.cpu_log, set(cpu)))
-    eligible = [t for t, o in full["outcome"].items() if o == "passed" and not _uses_hypothesis(t)]
+    eligible = eligible_tests(full["outcome"], cpu, ns.min_cpu, _uses_hypothesis)
     tests_arcs = {t: a for t, a in per.items() if t}
     dropped = greedy_drop(tests_arcs, cpu, eligible)
     rounds = []
@@ -237,7 +271,7 @@ def cmd_select(ns) -> None:
               f"{len(back)} tests back, {len(left)} arcs no dropped test covers")
         if not back:
             break
-    meta["selection"] = {"dropped": sorted(dropped), "rounds": rounds, "arcs": len(union),
+    meta["selection"] = {"dropped": sorted(dropped), "rounds": rounds, "arcs": len(union), "min_cpu": ns.min_cpu,
                          "missing": sorted(map(list, missing)), "extra": len(extra),
                          "cpu_before": sum(cpu.get(t, 0.0) for t in full["cpu"]),
                          "cpu_dropped": sum(cpu.get(t, 0.0) for t in dropped),
@@ -276,8 +310,13 @@ def cmd_write(ns) -> None:
         data.setdefault("groups", {})[group] = kept | {
             "files": meta["files"], "cases_before": sel["cases_before"], "cases_after": sel["cases_after"],
             "arcs": sel["arcs"], "subset_arcs_equal": not sel["missing"], "verify_rounds": len(sel["rounds"]),
-            "missing_order_dependent": sel["missing"],
+            "missing_order_dependent": sel["missing"], "min_cpu_s": sel.get("min_cpu", MIN_CPU_S),
             "commit": meta["commit"],  # the tree measured
+            # the per-test CPU seconds of the measure run (under coverage, ~2-3x untraced): the whole group's
+            # and the skipped tests'; ``cpu_ab`` (when present) is the untraced min-of-2 measurement
+            # and the last verify run's (the kept tests alone: a dropped test's compile a kept one now pays)
+            "cpu_traced": {"group_s": round(sel["cpu_before"], 1), "skipped_s": round(sel["cpu_dropped"], 1),
+                           "subset_run_s": round(sel["rounds"][-1]["traced_cpu"], 1) if sel["rounds"] else None},
             "skipped_in_ci": sel["dropped"]}
     data["about"] = ("Tests CI skips (tests/conftest.py; TILEORCH_EMULATE_ALL=1 runs them): the kept tests of "
                      "each group cover the same lines and branches of src/tileorch as the whole group "
@@ -298,6 +337,8 @@ def main(argv=None) -> None:
     s.add_argument("--work", required=True)
     s.add_argument("--cpu-log", help="a --cpu-durations=0 log: untraced CPU seconds per test")
     s.add_argument("--rounds", type=int, default=4)
+    s.add_argument("--min-cpu", type=float, default=MIN_CPU_S,
+                   help=f"tests under this many CPU seconds (traced) stay in CI (default {MIN_CPU_S})")
     s.add_argument("group")
     w = sub.add_parser("write", help="store the verified selections in tests/ci_case_selection.json")
     w.add_argument("--work", required=True)

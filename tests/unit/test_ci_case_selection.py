@@ -62,6 +62,26 @@ def test_the_heaviest_of_two_equal_tests_is_dropped(tool):
     assert tool.greedy_drop(arcs, {"light": 1.0, "heavy": 9.0, "other": 5.0}, ["light", "heavy", "other"]) == ["heavy"]
 
 
+def test_a_cheap_failed_or_property_test_is_never_eligible(tool):
+    outcome = {"cheap": "passed", "heavy": "passed", "failed": "failed", "prop": "passed", "edge": "passed"}
+    cpu = {"cheap": 0.1, "heavy": 3.0, "failed": 5.0, "prop": 4.0, "edge": 0.5}
+    eligible = tool.eligible_tests(outcome, cpu, 0.5, lambda t: t == "prop")
+    assert sorted(eligible) == ["edge", "heavy"]
+    # the cheap test stays even where the heavy one covers all it covers
+    arcs = {"cheap": {1}, "heavy": {1, 2}}
+    assert tool.greedy_drop(arcs, cpu, eligible) == []
+
+
+def test_the_verify_run_deselects_whole_node_ids_only(tool):
+    """pytest's ``--deselect`` matches prefixes: dropping ``test_mask`` must not take ``test_mask_bm128`` out of the
+    verify run (attention_programs2: the subset then missed the arcs only the longer-named test covers)."""
+    items = [SimpleNamespace(nodeid=n) for n in ("t.py::test_mask", "t.py::test_mask_bm128", "t.py::test_x[1]",
+                                                  "t.py::test_x[10]")]
+    kept, dropped = tool.exact_deselect(items, {"t.py::test_mask", "t.py::test_x[1]"})
+    assert [i.nodeid for i in kept] == ["t.py::test_mask_bm128", "t.py::test_x[10]"]
+    assert [i.nodeid for i in dropped] == ["t.py::test_mask", "t.py::test_x[1]"]
+
+
 def test_the_data_names_tests_of_its_groups_files(tool):
     data = json.loads((ROOT / "tests" / "ci_case_selection.json").read_text())
     assert data["groups"]
