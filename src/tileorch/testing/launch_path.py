@@ -49,7 +49,8 @@ def path_of(record: Any, kernel: Any, grid3: tuple) -> str:
     return path
 
 
-def check(name: str, expected: str, compiled_kind: str, launched: str, remarks: Any = (), ran: str | None = None) -> None:
+def check(name: str, expected: str, compiled_kind: str, launched: str, remarks: Any = (),
+          ran: str | None = None) -> None:
     """Program ``name``'s table entry names path ``expected``: its compile (``compiled_kind``) must have taken it, and
     its launch (``launched``, :func:`ran`) too -- or, where the test expects this launch on another path (``ran``: a
     tier program launched on arrays its tensor maps cannot address runs the SIMT path by design, with a warning), that
@@ -77,8 +78,8 @@ def checked_launch(name: str, expected: str, kernel: Any, grid: Any, args: Any, 
     launched = _ran(kernel, grid)
     entry = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent", defer_gemm=True)
     remark = entry.launch_remarks.get(rc.normalize_grid(grid), "")
-    check(name, expected, entry.program.kind, launched, list(entry.program.remarks or ()) + ([remark] if remark else []),
-          ran=ran)
+    said = list(entry.program.remarks or ()) + ([remark] if remark else [])
+    check(name, expected, entry.program.kind, launched, said, ran=ran)
 
 
 __all__ = ["PATHS", "begin", "check", "checked_launch", "path_of", "ran"]
