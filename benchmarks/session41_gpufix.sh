@@ -4,7 +4,8 @@
 #    test's ran="simt" (sweep 26 x2, 28, 31 strided view); sweep 26's resized MoE combine and sweep 6's strided batch
 #    on transposed views run the SIMT path by design (the twins now expect it and its warning); sweep 31's
 #    attn_bhsd_k_stored_transposed now has 152 keys (150 made K^T's rows 300 bytes: no tensor map, every launch SIMT);
-#    sweep 29 has a GEMM case for gemm_a_3d_unit_head_dim_reshaped).
+#    sweep 29 has a GEMM case for gemm_a_3d_unit_head_dim_reshaped); and attnsweep36's two transposed-K/V cross
+#    attentions (170 keys: a fake-driver launch falls back to SIMT, the twin would fail; now 176 keys).
 # 2. The earlier twins from sweep 6 on in the 14:22 run's file order (sweeps 6, 7, 8, 9), test_attnsweep36_gpu.py and
 #    test_attention_programs{2,3,4}.py, -n 8 -v (if the time limit stops it, the per-test lines say how far it got).
 # Expect: every test passed.  Output: $OUT/s41gpufix/gpufix_logs.tgz (part1.log, part2.log: full pytest output).
@@ -24,9 +25,11 @@ tests/gpu/test_user_sweep31_gpu.py::test_chained_program_on_the_gpu[attn_bhsd_k_
 tests/gpu/test_user_sweep31_gpu.py::test_on_the_gpu_against_numpy[test_gemm_batched_strided_batch_view]
 tests/gpu/test_user_sweep31_gpu.py::test_k_stored_transposed_attention_at_size_against_torch
 tests/gpu/test_user_sweep6_gpu.py::test_mm_batched_strided_batch_on_transposed_views
-tests/gpu/test_user_sweep6_gpu.py::test_mm_batched_strided_batch_contiguous"
+tests/gpu/test_user_sweep6_gpu.py::test_mm_batched_strided_batch_contiguous
+tests/gpu/test_attnsweep36_gpu.py::test_program_on_the_gpu[s36_kt_array_cross_d96]
+tests/gpu/test_attnsweep36_gpu.py::test_program_on_the_gpu[s36_v_transposed_cross]"
 timeout ${PART1_TIMEOUT:-50} python3 -m pytest -v --tb=long -p no:cacheprovider -rfE -n 8 $EIGHT > "$T/part1.log" 2>&1
-echo "[s41 gpufix] part 1 (the 8 failures + 3 neighbours) rc=$? $(( $(date +%s) - start )) s"
+echo "[s41 gpufix] part 1 (the 8 failures + 5 neighbours) rc=$? $(( $(date +%s) - start )) s"
 grep -E "^(FAILED|ERROR)|[0-9]+ (passed|failed)" "$T/part1.log" | tail -n 20 | sed 's/^/[s41 gpufix] /'
 grep -E "^E  " "$T/part1.log" | head -n 20 | cut -c1-300 | sed 's/^/[s41 gpufix] part 1: /'
 left=$(( ${TOTAL_S:-140} - ($(date +%s) - start) ))
