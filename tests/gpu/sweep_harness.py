@@ -75,7 +75,7 @@ def gpu_run(programs: dict, name: str, inputs: dict, ran: str | None = None) -> 
         torch.cuda.synchronize()
 
     # the path the launch ran (the launcher's record), not only the compile's: a launch-time SIMT fall back fails
-    launch_path.checked_launch(name, ran or p.path, p.kernel, p.grid, args, go)
+    launch_path.checked_launch(name, p.path, p.kernel, p.grid, args, go, ran=ran)
     out = {}
     for i, device, shape, dtype, n, tail in placed:
         back = device.view(torch.uint8).cpu().numpy().view(_storage(dtype))

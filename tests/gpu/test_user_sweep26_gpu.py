@@ -46,9 +46,16 @@ why (a B broadcast by a batch stride of 0: the batched WGMMA GEMM's tensor maps 
 harness checks that the launch ran exactly that path (sweep_harness.gpu_run's ``ran``)."""
 
 
+RESIZED_RUNS_SIMT = {"moe_combine_weighted_atomic_add"}
+"""Tier programs whose RESIZED launch (a test's ``program=``, ``sweep.resized``) runs the SIMT path by design: the MoE
+combine with fewer tokens (Y's rows) than GEMM rows (the tier's launch needs C of the GEMM's M rows: "GEMM shapes do
+not agree", a PerformanceWarning; test_moe_combine_fewer_tokens_than_rows below checks the warning)."""
+
+
 def _gpu_run(name, inputs, program=None):
+    simt = name in LAUNCH_RUNS_SIMT or (program is not None and name in RESIZED_RUNS_SIMT)
     return sweep_harness.gpu_run(PROGRAMS if program is None else {**PROGRAMS, name: program}, name, inputs,
-                                 ran="simt" if name in LAUNCH_RUNS_SIMT else None)
+                                 ran="simt" if simt else None)
 
 
 def test_every_program_has_a_test():

@@ -536,15 +536,27 @@ def test_mm_both_order_loads():
 
 def test_mm_batched_strided_batch_on_transposed_views():
     """A strided batch: A a ``transpose(0, 1)`` view of ``[M, Bt, K]`` storage (batch stride K, row
-    stride Bt K), C a view of ``[M, Bt, N]`` storage (NaN-filled); B contiguous."""
+    stride Bt K), C a view of ``[M, Bt, N]`` storage (NaN-filled); B contiguous.  The program compiles to
+    the batched GEMM tier, whose tensor maps take contiguous matrices only: this launch runs the SIMT path
+    by design, after a PerformanceWarning naming A's strides (session 41's launch-path check: it never ran
+    on the tier, the compile's path alone was checked before)."""
+    import warnings
+
+    from tileorch.launchers import cutile as rc
+
     a_store = randn((128, 2, 128), "float16", 112)
     a = a_store.transpose(0, 1)
     b = randn((2, 128, 256), "float16", 113)
     c_store = torch.full((128, 2, 256), float("nan"), device="cuda", dtype=torch.float16)
     c = c_store.transpose(0, 1)
-    args = run("mm_batched_strided_batch", {0: a, 1: b, 2: c})
+    rc.clear_caches()  # (the fall-back warning is said once per compiled program)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        args = run("mm_batched_strided_batch", {0: a, 1: b, 2: c})
+    assert any("needs contiguous matrices, got strides (128, 256, 1)" in str(w.message) for w in caught), \
+        [str(w.message) for w in caught]
     _gemm_rel(c_store.transpose(0, 1), a.double() @ b.double())
-    _check_path("mm_batched_strided_batch", args)
+    _check_path("mm_batched_strided_batch", args, ran="simt")
 
 
 def test_mm_batched_strided_batch_contiguous():

@@ -92,17 +92,18 @@ LAUNCHED: dict[str, str] = {}
 """Program name -> the path its latest :func:`run` ran (the launcher's record, tileorch.testing.launch_path)."""
 
 
-def check_path(name, args):
+def check_path(name, args, ran=None):
     """The compiled program ``name`` took the path its table entry names (GEMM tier, chained tier
     or SIMT; after :func:`run`, which compiled it for these arguments), and :func:`run`'s launch
-    ran that path (not a launch-time SIMT fall back: tileorch.testing.launch_path)."""
+    ran that path (not a launch-time SIMT fall back: tileorch.testing.launch_path) -- or ``ran``, the
+    path a test expects this launch on by design (arrays the tier's tensor maps cannot address)."""
     from tileorch.launchers import cutile as rc
     from tileorch.testing import launch_path
 
     kernel = PROGRAMS[name].kernel
     entry = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent", defer_gemm=True)
     assert name in LAUNCHED, f"{name}: check_path before run launched it"
-    launch_path.check(name, PROGRAMS[name].path, entry.program.kind, LAUNCHED[name], entry.program.remarks)
+    launch_path.check(name, PROGRAMS[name].path, entry.program.kind, LAUNCHED[name], entry.program.remarks, ran=ran)
 
 
 def launch_checked(name, inputs: dict, quick=None, **overrides):

@@ -133,3 +133,22 @@ def test_transposed_o_store_takes_the_chained_kernel():
     line = _line_of(attnsweep36_programs.s36_o_transposed, "ct.store(OT")
     assert any(r.startswith(f"{SOURCE}:{line}:") and "remark:" in r and "accumulator tile transposed" in r
                for r in prog.remarks), list(prog.remarks)
+
+
+@pytest.mark.parametrize("name", ["s36_kt_array_cross_d96", "s36_v_transposed_cross"])
+def test_transposed_kv_spec_is_addressed_by_tensor_maps(name, monkeypatch):
+    """The K- / V-stored-transposed cross attentions' launches on their spec's arrays take the tier: every tensor map
+    the launcher builds (``chained_tensor_maps``, the encoding stubbed: no driver here) addresses its array.  With 170
+    f16 keys (the specs before session 41) the transposed array's rows were 340 bytes, no 16-byte multiple: every
+    launch ran the SIMT path (a PerformanceWarning), as a fake-driver launch showed in session 41."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.launchers import gemm_host
+    from tileorch.testing.export import described_arguments
+
+    p = PROGRAMS[name]
+    prog = _lowered(name)
+    assert prog.kind == "chained", list(prog.remarks)
+    encoded = []
+    monkeypatch.setattr(gemm_host, "encode_tensor_map", lambda *a, **kw: encoded.append(a) or b"")
+    rc.chained_tensor_maps(prog.chained, rc.stored_arguments(described_arguments(p.kernel, p.spec)))
+    assert len(encoded) == len(prog.chained["tmaps"]) >= 3

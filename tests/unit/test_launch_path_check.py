@@ -79,3 +79,22 @@ def test_the_harness_launch_checks_the_path_the_launch_recorded(monkeypatch, ran
 def test_the_launcher_keeps_the_record_the_harness_reads():
     """The record's home: ``tileorch.launchers.cutile.last_full_launch``, one slot, None until a full-path launch."""
     assert isinstance(rc.last_full_launch, list) and len(rc.last_full_launch) == 1
+
+
+def test_a_launch_the_test_expects_on_another_path_checks_the_compile_against_the_table(monkeypatch):
+    """A tier program whose launch on these arrays runs the SIMT path by design (``ran="simt"``: a B broadcast by a
+    batch stride of 0): its compile must still take the table's tier path and its launch the SIMT path -- the compiled
+    kind is not compared with ``ran`` (session 41's sweep 26/28/31 twins failed so, on every such launch)."""
+    k = _kernel()
+    _fake_launcher(monkeypatch, "gemm", "remark: the SIMT path runs the launch: B: batch stride 0")
+
+    def launch(path):
+        return lambda: rc.last_full_launch.__setitem__(0, (k, (2, 1, 1), path))
+
+    launch_path.checked_launch("gemm_x", "gemm", k, (2,), (), launch("simt"), ran="simt")
+    with pytest.raises(AssertionError, match="the launch ran the gemm path, its table names gemm and the test expects"
+                                             " its launch on the simt path"):
+        launch_path.checked_launch("gemm_x", "gemm", k, (2,), (), launch("gemm"), ran="simt")
+    _fake_launcher(monkeypatch, "simt")
+    with pytest.raises(AssertionError, match="compiled to the simt path, its table names gemm"):
+        launch_path.checked_launch("gemm_x", "gemm", k, (2,), (), launch("simt"), ran="simt")

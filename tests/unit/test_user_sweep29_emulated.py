@@ -147,6 +147,13 @@ def _case_gemm_a_km_loaded_with_order():
     _check(emulate("gemm_a_km_loaded_with_order", {0: at, 1: b})[2], _mm(at.T, b), 1e-3)
 
 
+def _case_gemm_a_3d_unit_head_dim_reshaped():
+    """(On the tier since session 40: A batched in its middle dimension.)  Head h's product into C[h]."""
+    x, w = _h(100, 3, 64), _h(64, 80, scale=0.3)
+    _check(emulate("gemm_a_3d_unit_head_dim_reshaped", {0: x, 1: w})[2],
+           np.einsum("mhk,kn->hmn", x.astype(np.float64), w.astype(np.float64)), 1e-3)
+
+
 def _case_gemm_matmul_then_add_bf16_accumulator_f32():
     """The products are accumulated unrounded on the tier (fold_dot_accumulate: f32 accumulation, at least as
     accurate as cuTile's bf16-rounded partial products): the tolerance covers both."""
@@ -295,6 +302,14 @@ CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswi
 GEMMS = sorted(CASES) if ALL else ["fp8_e4m3_gemm_rows_of_32", "fp8_e5m2_gemm_row_scales_f32",
                                    "int8_gemm_int32_ragged_k"]
 """The GEMM cases run in CI (every case of :data:`CASES` run with ``TILEORCH_EMULATE_ALL=1``)."""
+
+
+def test_every_tier_program_has_a_case():
+    """Every program of the sweep's table on the tier has a GEMM case here (the GPU twin runs each on the GPU; its
+    own check of this, tests/gpu/test_user_sweep29_gpu.py, found gemm_a_3d_unit_head_dim_reshaped without one after
+    session 40 moved it to the tier): cheap, no emulation."""
+    tier = {n for n, p in PROGRAMS.items() if p.path != "simt"}
+    assert set(CASES) == tier, tier ^ set(CASES)
 
 
 @pytest.mark.parametrize("name", GEMMS)

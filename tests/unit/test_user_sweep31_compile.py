@@ -78,3 +78,22 @@ def test_every_program_assembles_without_spills():
     :data:`SPILLS_IN_CI`, every program with ``TILEORCH_EMULATE_ALL=1`` (but :data:`SPILLS_ALLOWED`)."""
     table = PROGRAMS if ALL else {n: p for n, p in PROGRAMS.items() if p.path == "gemm" or n in SPILLS_IN_CI}
     assert spilled_programs(table, compiled) <= SPILLS_ALLOWED
+
+
+def test_the_k_stored_transposed_attention_spec_is_addressed_by_tensor_maps(monkeypatch):
+    """The chained program's launch on its spec's arrays takes the tier: every tensor map the launcher builds for it
+    (``chained_tensor_maps``, the encoding itself stubbed: no driver here) addresses its array.  With 150 f16 keys (the
+    spec before session 41) K^T's rows were 300 bytes, no 16-byte multiple: every launch ran the SIMT path (a
+    PerformanceWarning), which the GPU twin's launch-path check found."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.launchers import gemm_host
+    from tileorch.testing.export import described_arguments
+
+    name = "attn_bhsd_k_stored_transposed"
+    p = PROGRAMS[name]
+    program = compiled(name)
+    assert program.kind == "chained"
+    encoded = []
+    monkeypatch.setattr(gemm_host, "encode_tensor_map", lambda *a, **kw: encoded.append(a) or b"")
+    rc.chained_tensor_maps(program.chained, rc.stored_arguments(described_arguments(p.kernel, p.spec)))
+    assert len(encoded) == len(program.chained["tmaps"]) >= 3

@@ -690,8 +690,11 @@ _reg("s36_sample_kt_view_causal", s36_sample_kt_view_causal,
 _reg("s36_sample_kt_view_d96", s36_sample_kt_view_causal,
      [((1, 2, 150, 96), F16)] * 4 + [1 / math.sqrt(96), 2, 64, 64, 128, False], (3, 2),
      "the cuTile sample's spelling at head dim 96, not causal (ragged keys in the branch)")
+# (176 keys in the two K- / V-stored-transposed cross attentions: the transposed array's rows must be a 16-byte
+# multiple for its tensor map; with 170 f16 keys (340 bytes, the specs before session 41) every launch ran the SIMT
+# path, which session 41's launch-path check found)
 _reg("s36_kt_array_cross_d96", s36_kt_array_cross,
-     [((2, 100, 96), F16), ((2, 96, 170), F16), ((2, 170, 96), F16), ((2, 100, 96), F16), scale2(96), 64, 64, 128],
+     [((2, 100, 96), F16), ((2, 96, 176), F16), ((2, 176, 96), F16), ((2, 100, 96), F16), scale2(96), 64, 64, 128],
      _grid(100, 64, 2), "K stored [BH, D, Sk], head dim 96, cross attention")
 _reg("s36_o_transposed", s36_o_transposed,
      [((2, 150, 64), F16)] * 3 + [((2, 64, 150), F16), scale2(64), 64, 64, 64], _grid(150, 64, 2),
@@ -770,7 +773,7 @@ _reg("s36_o_transposed_lse_causal", s36_o_transposed_lse,
      [((2, 150, 64), F16)] * 3 + [((2, 64, 150), F16), ((2, 150), F32), scale2(64), 64, 64, 64], _grid(150, 64, 2),
      "O stored transposed (cast after the transpose) with the log2 LSE beside it, causal", outputs=(3, 4))
 _reg("s36_v_transposed_cross", s36_v_transposed_cross,
-     [((2, 100, 64), F16), ((2, 170, 64), F16), ((2, 64, 170), F16), ((2, 100, 64), F16), scale2(64), 64, 64, 64],
+     [((2, 100, 64), F16), ((2, 176, 64), F16), ((2, 64, 176), F16), ((2, 100, 64), F16), scale2(64), 64, 64, 64],
      _grid(100, 64, 2), "V stored transposed [BH, D, Sk] (the second dot's B K-major), cross attention")
 _QKV_STRIDES = (150 * 3 * 2 * 96, 3 * 2 * 96, 96, 1)  # [B, S, 3, H, D] = (2, 150, 3, 2, 96): Q / K / V = [:, :, i]
 _reg("s36_packed_qkv_causal_d96", s36_packed_qkv_causal,

@@ -34,6 +34,9 @@ def ran(kernel: Any, grid: Any) -> str:
     return path_of(rc.last_full_launch[0], kernel, rc.normalize_grid(grid))
 
 
+_ran = ran  # (checked_launch's parameter ``ran`` shadows the function)
+
+
 def path_of(record: Any, kernel: Any, grid3: tuple) -> str:
     """The path of the launch ``record`` (``(kernel, grid, path)`` or None), which must be the launch of ``kernel``
     on ``grid3``."""
@@ -46,28 +49,37 @@ def path_of(record: Any, kernel: Any, grid3: tuple) -> str:
     return path
 
 
-def check(name: str, expected: str, compiled_kind: str, launched: str, remarks: Any = ()) -> None:
-    """Program ``name``'s table entry names path ``expected``: its compile (``compiled_kind``) and its launch
-    (``launched``, :func:`ran`) must both have taken it.  A tier program whose launch ran the SIMT path fails here
-    (the compile's kind alone said the tier)."""
+def check(name: str, expected: str, compiled_kind: str, launched: str, remarks: Any = (),
+          ran: str | None = None) -> None:
+    """Program ``name``'s table entry names path ``expected``: its compile (``compiled_kind``) must have taken it, and
+    its launch (``launched``, :func:`ran`) too -- or, where the test expects this launch on another path (``ran``: a
+    tier program launched on arrays its tensor maps cannot address runs the SIMT path by design, with a warning), that
+    path.  A tier program whose launch ran the SIMT path unexpectedly fails here (the compile's kind alone said the
+    tier)."""
     said = "\n".join(remarks or ())
     assert compiled_kind == expected, f"{name}: compiled to the {compiled_kind} path, its table names {expected}\n{said}"
-    assert launched == expected, (f"{name}: the launch ran the {launched} path, its compile and table name "
-                                  f"{expected} (a launch-time fall back)\n{said}")
+    if ran is None or ran == expected:
+        assert launched == expected, (f"{name}: the launch ran the {launched} path, its compile and table name "
+                                      f"{expected} (a launch-time fall back)\n{said}")
+    else:
+        assert launched == ran, (f"{name}: the launch ran the {launched} path, its table names {expected} and the test "
+                                 f"expects its launch on the {ran} path\n{said}")
 
 
-def checked_launch(name: str, expected: str, kernel: Any, grid: Any, args: Any, launch: Any) -> None:
+def checked_launch(name: str, expected: str, kernel: Any, grid: Any, args: Any, launch: Any,
+                   ran: str | None = None) -> None:
     """``launch()`` (a launch of ``kernel`` on ``grid`` with ``args`` and a synchronize) between :func:`begin` and
     :func:`ran`, then :func:`check` against the compiled program the launch used (the launcher's cache entry: no
-    second compile)."""
+    second compile): compiled to the table's path ``expected``, launched on it (or on ``ran`` where given)."""
     from tileorch.launchers import cutile as rc
 
     begin()
     launch()
-    launched = ran(kernel, grid)
+    launched = _ran(kernel, grid)
     entry = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent", defer_gemm=True)
     remark = entry.launch_remarks.get(rc.normalize_grid(grid), "")
-    check(name, expected, entry.program.kind, launched, list(entry.program.remarks or ()) + ([remark] if remark else []))
+    said = list(entry.program.remarks or ()) + ([remark] if remark else [])
+    check(name, expected, entry.program.kind, launched, said, ran=ran)
 
 
 __all__ = ["PATHS", "begin", "check", "checked_launch", "path_of", "ran"]

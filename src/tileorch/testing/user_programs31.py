@@ -767,8 +767,10 @@ def scale2(d):
     return LOG2E / math.sqrt(d)
 
 
+# 152 keys (ragged: 2 tiles of 64 and 24): K^T's rows must be a 16-byte multiple for its tensor map, and 150 f16 keys
+# (300 bytes, the spec before session 41) made every launch run the SIMT path (session 41's launch-path check)
 _add("attn_bhsd_k_stored_transposed", attn_bhsd_k_stored_transposed,
-     [_a((1, 2, 150, 64), F16), _a((1, 2, 64, 150), F16), _a((1, 2, 150, 64), F16), _a((1, 2, 150, 64), F16),
+     [_a((1, 2, 150, 64), F16), _a((1, 2, 64, 152), F16), _a((1, 2, 152, 64), F16), _a((1, 2, 150, 64), F16),
       scale2(64), 2, 64, 64, 64], _grid(150, 64, 2), "chained", outputs=(3,))
 _add("attn_max_folded_into_scores", attn_max_folded_into_scores, _bhsd(2, 150, 170, 64) + [0.125, 64, 64, 64],
      _grid(150, 64, 2), "chained", outputs=(3,))
