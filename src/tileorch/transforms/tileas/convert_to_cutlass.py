@@ -1192,7 +1192,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     stores.sort(key=lambda o: not feeding_reductions(sink_tile(o), [tm, tn_c]))
     atomics = [o for o in sw.walk() if o.name == ATOMIC_SINK]
     if stores:  # a row or column reduction of the result added atomically beside C: a side output
-        side_atomics = [o for o in atomics if side_reduction(o, [tm, tn_c]) is not None]
+        # (a scalar atomic beside C, an amax or a split-K semaphore, is not a reduction tile: the paths below take it)
+        side_atomics = [o for o in atomics if hasattr(sink_tile(o).type, "get_shape")
+                        and side_reduction(o, [tm, tn_c]) is not None]
         for o in side_atomics:
             _check_side_atomic(o, fail)
         atomics = [o for o in atomics if o not in side_atomics]
