@@ -574,18 +574,24 @@ def _k_range(loop: scf.ForOp, a_load, index_majors: tuple[str, str], b_load, mor
                    "strided K ranges; an empty range stores the zero accumulator's epilogue)")
 
 
-def _check_atomic_sink(op: Operation, tm: int, tn: int, fail) -> None:
-    """The result accumulated into global memory with ``atomic_rmw``: float add into f32 (or integer
-    add into i32), of the accumulator's tile shape, its old values unused."""
+def _check_atomic_add(op: Operation, what: str, fail) -> None:
+    """An ``atomic_rmw`` the epilogue makes (``what`` it adds, for the message): float add into f32 (or integer add
+    into i32), its old values unused, not system scope."""
     mode = op.rmw_mode.value.data
     elt = sink_tile(op).type.element_type
     if not ((mode == "addf" and isinstance(elt, Float32Type)) or (mode == "add" and elt == IntegerType(32))):
-        fail(op, f"an atomic '{mode}' of {elt} elements as the epilogue's output: the WGMMA lowering takes atomic "
-                 "adds into f32 (addf) or i32 (add)")
+        fail(op, f"an atomic '{mode}' of {elt} elements {what}: the WGMMA lowering takes atomic adds into f32 (addf) "
+                 "or i32 (add)")
     if op.results[0].uses:
         fail(op, "the epilogue reads the old values of its atomic add (only the update is supported)")
     if op.mem_scope.value.data == "sys":
         fail(op, "a system-scope atomic add in the epilogue is not supported (device scope is)")
+
+
+def _check_atomic_sink(op: Operation, tm: int, tn: int, fail) -> None:
+    """The result accumulated into global memory with ``atomic_rmw``: :func:`_check_atomic_add`, of the
+    accumulator's tile shape."""
+    _check_atomic_add(op, "as the epilogue's output", fail)
     shape = list(sink_tile(op).type.get_shape())
     if shape != [tm, tn]:
         fail(op, f"the atomically added tile {shape} is not the {tm}x{tn} accumulator tile")
@@ -593,17 +599,9 @@ def _check_atomic_sink(op: Operation, tm: int, tn: int, fail) -> None:
 
 def _check_side_atomic(op: Operation, fail) -> None:
     """A row or column reduction of the result added atomically beside C (``ct.atomic_add(S, (cols,),
-    ct.sum(acc, axis=0))``): float add into f32 (or integer add into i32), its old values unused, device scope
-    (each CTA tile's one partial per row / column, added by one thread)."""
-    mode = op.rmw_mode.value.data
-    elt = sink_tile(op).type.element_type
-    if not ((mode == "addf" and isinstance(elt, Float32Type)) or (mode == "add" and elt == IntegerType(32))):
-        fail(op, f"an atomic '{mode}' of {elt} elements of a reduction of the result beside C: the WGMMA lowering "
-                 "takes atomic adds into f32 (addf) or i32 (add)")
-    if op.results[0].uses:
-        fail(op, "the epilogue reads the old values of its atomic add (only the update is supported)")
-    if op.mem_scope.value.data == "sys":
-        fail(op, "a system-scope atomic add in the epilogue is not supported (device scope is)")
+    ct.sum(acc, axis=0))``): :func:`_check_atomic_add` (each CTA tile's one partial per row / column, added by one
+    thread)."""
+    _check_atomic_add(op, "of a reduction of the result beside C", fail)
 
 
 def _strip_assume(v: SSAValue) -> SSAValue:
