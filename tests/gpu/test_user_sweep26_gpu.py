@@ -40,9 +40,9 @@ from tileorch.testing.user_programs26 import PROGRAMS  # noqa: E402
 
 
 
-LAUNCH_RUNS_SIMT = {"bmm_b_broadcast_by_zero_batch_stride"}
+LAUNCH_RUNS_SIMT: set = set()  # session 42: bmm_b_broadcast_by_zero_batch_stride runs on the tier (B broadcast by a batch stride of 0: the b_shared kernel reads its one matrix at batch 0)
 """Tier programs whose launch on their spec's arrays runs the SIMT path by design, with a PerformanceWarning saying
-why (a B broadcast by a batch stride of 0: the batched WGMMA GEMM's tensor maps need contiguous matrices); the
+why (none since session 42; before, a B broadcast by a batch stride of 0: the batched WGMMA GEMM's tensor maps need contiguous matrices); the
 harness checks that the launch ran exactly that path (sweep_harness.gpu_run's ``ran``)."""
 
 

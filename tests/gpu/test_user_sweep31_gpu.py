@@ -44,9 +44,9 @@ GEMM = {n for n, p in PROGRAMS.items() if p.path == "gemm"}
 SIMT = {n: p for n, p in PROGRAMS.items() if p.path == "simt"}
 
 
-LAUNCH_RUNS_SIMT = {"gemm_batched_strided_batch_view"}
+LAUNCH_RUNS_SIMT: set = set()  # session 42: gemm_batched_strided_batch_view runs on the tier (a strided batch: A's tensor map takes its batch stride)
 """Tier programs whose launch on their spec's arrays runs the SIMT path by design, with a PerformanceWarning saying
-why (A a strided batch view (batch stride 12800 elements, not 100 x 64): the batched WGMMA GEMM's tensor maps need contiguous matrices -- session 41's launch-path check found that this launch never ran on the tier (this file checked the compile's path only)); the harness checks that the launch ran exactly that path (sweep_harness.gpu_run's ``ran``)."""
+why (none since session 42; before, A a strided batch view (batch stride 12800 elements, not 100 x 64): the batched WGMMA GEMM's tensor maps need contiguous matrices -- session 41's launch-path check found that this launch never ran on the tier (this file checked the compile's path only)); the harness checks that the launch ran exactly that path (sweep_harness.gpu_run's ``ran``)."""
 
 
 def _gpu_run(name, inputs, program=None):

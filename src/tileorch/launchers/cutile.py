@@ -1397,11 +1397,17 @@ def gemm_problem_batched(program: Any, arguments: list[Argument], given: list[Ar
     return gemm_problem_operand_batches(program, arguments, given)[:7]
 
 
-def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given: list[Argument] | None = None):
+def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given: list[Argument] | None = None,
+                                 strided: dict | None = None):
     """(A, B, C, M, N, K, L, (A's matrices, B's matrices)): :func:`gemm_problem_batched` and the matrix
     count of each operand's tensor map.  L is C's count; a kernel that evaluates each operand's batch
     index per work tile (``program_grid`` / ``grid_l``) reads A and B at their own counts (``[B, H, M,
-    K] @ [H, K, N]``: A 6 matrices, B 3, C 6; a 2-D A, B or C: one matrix)."""
+    K] @ [H, K, N]``: A 6 matrices, B 3, C 6; a 2-D A, B or C: one matrix).
+
+    ``strided``: a dict the caller (the launcher) passes when it can take A's and B's batches as they are (else
+    their matrices must be stacked): :func:`strided_batches` fills it (``batch_pitch``: (A's, B's) bytes between
+    matrices of a strided batch, 0 where stacked; ``broadcast_b``: B's batch stride is 0, one matrix for every
+    batch, which the kernel reads at batch index 0, ``GemmConfig.b_shared``)."""
     a, b, c = gemm_operands(program, arguments)
     views = getattr(program, "operand_views", None)
     if views:  # A or B one matrix of its argument at indices the launch's scalars give (W[e]): that matrix, 2-D
@@ -1454,11 +1460,18 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         counts = (a.shape[0], b.shape[0] if b.ndim == 3 else 1) if per_tile else (batch, 1 if shared else batch)
         if not per_tile and ((b.shape[0] != batch and not shared) or c.shape[0] != batch):
             raise LayoutNotSupported(f"batch sizes do not agree: A {a.shape}, B {b.shape}, C {c.shape} {_DISAGREE}")
+        loose = []  # A or B whose matrices are not stacked: the tensor maps may take them as they are
         for x in (a, c) if shared else (a, b, c):
             if x.strides[0] != x.shape[1] * x.shape[2] and x.shape[0] > 1 and not (
                     is_mid(x)):
-                raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs contiguous "
-                                         f"matrices, got strides {x.strides} for shape {x.shape}")
+                if strided is None or x is c or per_tile:
+                    raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs "
+                                             f"contiguous matrices, got strides {x.strides} for shape {x.shape}")
+                loose.append(x)
+        if loose:
+            strided.update(strided_batches(cfg, a, b, loose))
+            if strided.get("broadcast_b"):
+                counts = (counts[0], 1)
         a, c = _matrix(a), _matrix(c)
         b = _matrix(b) if b.ndim == 3 else b
     a_major = getattr(cfg, "a_major", "k")
@@ -1505,6 +1518,40 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the WGMMA GEMM needs B row-major or column-major "
                                  f"(a transposed view), got strides {b.strides} for shape {b.shape}")
     return a, b, c, m, n, k, batch, counts
+
+
+def strided_batches(cfg: Any, a: ArrayArg, b: ArrayArg, loose: list) -> dict:
+    """How the batched kernel reads A and B (``[L, rows, cols]``) whose matrices are not stacked (``loose``): a batch
+    stride that is a positive multiple of 16 bytes is the batch dimension's stride in the operand's 3-D tensor map
+    (``batch_pitch``, bytes; TMA takes any such stride); B's batch stride 0 (``w.expand(L, K, N)``) is one matrix
+    read at batch index 0 by every work tile (``broadcast_b``: the launcher runs the ``b_shared`` kernel).  Anything
+    else raises :class:`LayoutNotSupported` (the SIMT path runs the launch, the reason in its warning)."""
+    pitch = [0, 0]
+    out: dict = {}
+    for x in loose:
+        role = "A" if x is a else "B"
+        what = f"{_where(x.name, x.position)}: {role}'s matrices are not stacked (strides {x.strides} for shape {x.shape})"
+        if getattr(cfg, "transpose_a" if role == "A" else "transpose_b", False):
+            raise LayoutNotSupported(f"{what} and the kernel reads a K-major copy of {role} made at launch, of "
+                                     "stacked matrices")
+        if x.strides[0] == 0 and role == "B":
+            if getattr(cfg, "b_operands", 1) != 1 or getattr(cfg, "b_raw", "") or getattr(cfg, "epi_n", 0):
+                raise LayoutNotSupported(f"{what}: a B broadcast over the batch (stride 0) is read at batch index 0 "
+                                         "by a kernel of one B read in place only")
+            out["broadcast_b"] = True
+            continue
+        nbytes = x.strides[0] * x.itemsize
+        if x.strides[0] <= 0 or nbytes % 16:
+            raise LayoutNotSupported(f"{what}: its batch stride ({x.strides[0]} elements, {nbytes} bytes) is not a "
+                                     "positive multiple of 16 bytes, which a TMA tensor map's batch dimension needs")
+        if getattr(cfg, "epi_n", 0) or getattr(cfg, "lora_rank", 0) or x.ptr % 16 or (x.strides[1] * x.itemsize) % 16:
+            raise LayoutNotSupported(f"{what}: a strided batch is read in place by its tensor map, which needs a "
+                                     "16-byte aligned base and rows a multiple of 16 bytes apart (a staged copy "
+                                     "stacks the matrices)")
+        pitch["AB".index(role)] = nbytes
+    if any(pitch):
+        out["batch_pitch"] = tuple(pitch)
+    return out
 
 
 _DISAGREE = ("(a valid program: its loads pad what lies outside an array, e.g. a K loop over B's rows with a wider A, "
@@ -1905,7 +1952,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     def say(on: _Compiled, remark: str) -> None:
         said.setdefault(id(on), (on, []))[1].append(remark)
     # the operands as the kernel reads them: a column-major array as its row-major transpose
-    a, b, c, m, n, k, batch, counts = gemm_problem_operand_batches(program, stored_arguments(arguments), arguments)
+    loose: dict = {}  # A's and B's matrices as the tensor maps take them (a strided batch, B broadcast by stride 0)
+    a, b, c, m, n, k, batch, counts = gemm_problem_operand_batches(program, stored_arguments(arguments), arguments,
+                                                                   strided=loose)
+    broadcast_b, batch_pitch = bool(loose.get("broadcast_b")), tuple(loose.get("batch_pitch", ()))
     more_b = more_b_operands(program, stored_arguments(arguments), b, counts[1])  # dots sharing A: the other Bs
     more_a = more_a_operands(program, stored_arguments(arguments), a, counts[0])  # dots with an A each: the other As
     seg_k = segment_ks(program, more_a, more_b)  # (K segments: each later pair's own K)
@@ -1915,6 +1965,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if major != program.gemm_config.b_major and getattr(program.gemm_config, "b_shared", False):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the B shared by every batch was compiled "
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major")
+    if major != program.gemm_config.b_major and (broadcast_b or batch_pitch):
+        raise LayoutNotSupported(f"{_where(b.name, b.position)}: B's matrices are not stacked (a strided or broadcast "
+                                 f"batch) and B is {'column' if major == 'k' else 'row'}-major while the program's "
+                                 "GEMM was compiled for the other layout")
     if major != program.gemm_config.b_major and (tiles != "auto" or program.epilogue_ops):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program's GEMM was compiled for a "
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major B")
@@ -1964,6 +2018,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
 
         own = entry
         chosen, why = retile_config(cfg, m * batch, n, k, major, schedule, dev.sm_count, c_ld)
+        if broadcast_b:  # (B's batch stride 0: the kernel reading it at batch index 0)
+            chosen = dataclasses.replace(chosen, b_shared=True).check()
         if major == program.gemm_config.b_major:
             # the program itself, retiled through the tier
             entry = compiled(kernel, arguments, arch, chosen.schedule, override_string(chosen))
@@ -1987,6 +2043,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         entry = compiled(kernel, arguments, arch, cfg.schedule, ld_config)
     if entry is not None and cov is not None:  # tiles that end where the covered part does, if the tier's do not
         entry = _aligned_entry(entry, cov, kernel, arguments, arch)
+    if broadcast_b and entry is not None:
+        entry = _broadcast_b_entry(entry, kernel, arguments, arch, b, say)
     if getattr(program, "tier_output", None) is not None and (entry is None or entry.program is not program):
         program.tier_output = None  # another configuration runs: the deferred program's lowering is not needed
     if entry is not None:
@@ -2046,8 +2104,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if cov is not None and entry is not None:  # (beside the second dot's remark of this launch)
         say(entry, cov.remark)
     mid_ld = mid_row_strides(gk.cfg, a, b, c)  # (an [rows, L, cols] operand's own row stride: a slice of a wider L)
+    if batch_pitch and entry is not None:
+        say(entry, f"remark: a strided batch read in place: {', '.join(f'{r} {p} bytes between matrices' for r, p in zip('AB', batch_pitch) if p)} (the tensor maps' batch stride)")
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
-           sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld)
+           sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld, batch_pitch)
     prepared = _prepared.get(key)
     if prepared is None:
         # (the K vectors' tensor maps, GemmConfig.kvecs, come before the program's parameters)
@@ -2057,7 +2117,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                                ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
                                                operand_batches=counts, epi=epi, epi_c=epi_c, more_a=more_a_ptrs,
-                                               seg_k=seg_k, sched_mn=sched_mn, mid_ld=mid_ld)
+                                               seg_k=seg_k, sched_mn=sched_mn, mid_ld=mid_ld, batch_pitch=batch_pitch)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
@@ -2077,6 +2137,25 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         from tileorch.runtime.watchdog import synchronize_stream
 
         synchronize_stream(stream, dev, kernel_name(kernel), config=f"cuTile GEMM program, stream {stream}")
+
+
+def _broadcast_b_entry(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, b: ArrayArg,
+                       say: Any) -> _Compiled:
+    """``entry``, or the same configuration compiled with ``b_shared=1`` (one B matrix read at batch index 0 by every
+    work tile) where it reads B at each work tile's batch index: the launch's B is broadcast over the batch by a
+    batch stride of 0 (``w.expand(L, K, N)``), which no tensor map's batch dimension addresses.  Said as a launch
+    remark; a configuration the lowering cannot give it raises :class:`LayoutNotSupported` (the SIMT path)."""
+    if not getattr(entry.program.gemm_config, "b_shared", False):
+        schedule, config = entry.asked or (entry.program.gemm_config.schedule, "")
+        entry = compiled(kernel, arguments, arch, schedule, ",".join(filter(None, (config, "b_shared=1"))))
+    cfg = getattr(entry.program, "gemm_config", None)
+    if entry.program.kind != "gemm" or not getattr(cfg, "b_shared", False):
+        refusal = "; ".join(r for r in (entry.program.remarks or []) if "b_shared" in r) or "no such kernel"
+        raise LayoutNotSupported(f"{_where(b.name, b.position)}: B is broadcast over the batch (batch stride 0) and "
+                                 f"the kernel reading one B at batch index 0 was not compiled: {refusal}")
+    say(entry, f"remark: {_where(b.name, b.position)}: B is broadcast over the batch (batch stride 0): the kernel "
+               f"{cfg.name} reads its one matrix at batch index 0 (b_shared), on the tensor cores")
+    return entry
 
 
 _TMAP_DTYPES = {"float16": "f16", "bfloat16": "bf16"}

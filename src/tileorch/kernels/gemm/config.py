@@ -53,12 +53,13 @@ def accumulator_limit(lora_rank: int, lora_own_acc: bool) -> int:
 
 
 OVERRIDABLE = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs", "epilogue",
-               "c_ld", "fp8_promote")
+               "c_ld", "fp8_promote", "b_shared")
 """The configuration fields a tile program's lowering takes as overrides (``convert-nv-tileas-to-cutlass
 {config=...}``); the rest follow from the program.  ``c_ld`` (``c_ld=1``): the launcher's C is a column
 slice of a wider array.  ``fp8_promote``: an e4m3 / e5m2 dot's two-level accumulation as asked (``tileorch.gemm``'s
 configuration, a launcher's retiled one), kept where the asked tile leaves the registers for it
-(``transforms/tileas/fp8_promotion.asked``)."""
+(``transforms/tileas/fp8_promotion.asked``).  ``b_shared`` (``b_shared=1``): the launcher's B of a batched
+GEMM is one matrix broadcast over the batch (batch stride 0): every work tile reads it at batch index 0."""
 
 
 def override_string(cfg) -> str:

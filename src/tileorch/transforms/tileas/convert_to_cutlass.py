@@ -2412,6 +2412,14 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                                          "shape (program ids or tile-local ranges); it cannot be retiled")
         own_n = cfg.tile_n  # (the low-rank allowance is for the program's own tile, not a wider one asked for)
         cfg = replace(cfg, **{k: v for k, v in override.items() if k in OVERRIDABLE})
+        if int(override.get("b_shared", 0)) and not dk.b_shared:  # the launcher's B: batch stride 0
+            if not cfg.batched or dk.more_b_loads or transpose_b or cfg.b_raw or dk.epi_dot is not None:
+                raise LocatedError(dk.b_load, "convert-nv-tileas-to-cutlass: b_shared=1 (one B matrix for every "
+                                              "batch) needs a batched GEMM of one B read in place as the kernel "
+                                              "loads it")
+            dk.remarks.append("B is one matrix broadcast over the batch (batch stride 0, b_shared=1 asked by the "
+                              "launcher): its tensor map has one matrix and every work tile loads B at batch 0")
+        cfg = replace(cfg, b_shared=bool(cfg.b_shared))
         if cfg.pair_stages and "stages" in override:  # (the stages asked for hold whole pairs: as many per pair)
             cfg = per_pair_stages(cfg)
         # (c_ld=1: the launcher's C is a slice; a C batched in its middle dimension: rows L N apart)

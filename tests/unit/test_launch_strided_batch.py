@@ -1,0 +1,234 @@
+"""A batched GEMM launched on operands whose matrices are not stacked stays on the tensor cores (session 42, issue 20's
+"every launch on the path its compile took"):
+
+* a **strided batch** of A or B (every other matrix of a larger buffer: ``x[::2]``) is the batch dimension's stride of
+  the operand's 3-D tensor map (:func:`tileorch.launchers.gemm_host.batched_map`'s ``batch_pitch``), checked here
+  against numpy's own address of each element of such a view (hypothesis);
+* a **B broadcast over the batch by a stride of 0** (``w.expand(L, K, N)``) runs the kernel compiled with
+  ``b_shared=1`` (one B matrix in its tensor map, every work tile loading it at batch index 0; the lowering's
+  override, FileCheck ``tests/filecheck/tileas/tier_b_shared_override.mlir``);
+* what no tensor map takes (a batch stride that is not a multiple of 16 bytes, A broadcast by a stride of 0, a
+  strided C) still runs the SIMT path, with the reason.
+
+The launcher is run with no device (test_user_grid.py's stand-ins: the tier's real lowering of the sweep programs,
+a kernel image recording what it is prepared with).  Before session 42 each of the three sweep launches here ran the
+SIMT path (sweeps 26 / 28 / 31's GPU twins expected it: ``LAUNCH_RUNS_SIMT``).  GPU twins: those files' launches
+(now expected on the tier) and ``benchmarks/session42_launchpath.sh``."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import importlib.util
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
+from tileorch.launchers.gemm_host import batched_map
+
+HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
+needs_cutile = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
+
+ES = {"f16": 2, "bf16": 2, "e4m3": 1, "tf32": 4}
+
+
+# ----------------------------------------------------------------------------------------------- the tensor map
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 200), count=st.integers(2, 6), units=st.integers(1, 24), gap=st.integers(0, 40),
+       dtype=st.sampled_from(sorted(ES)), name=st.sampled_from(["A", "B"]), data=st.data())
+def test_a_strided_batchs_map_addresses_numpys_element(rows, count, units, gap, dtype, name, data):
+    """Element ``(l, r, c)`` of a ``[L, rows, cols]`` view whose matrices are ``rows * cols + gap * 16 / es`` elements
+    apart (``gap`` 0: stacked; every other matrix of a larger array is ``gap = rows * cols * es / 16``) is at the
+    byte the 3-D map's strides give for coordinates ``(c, r, l)``: numpy's own address of the view's element."""
+    es = ES[dtype]
+    cols = units * 16 // es
+    pitch = rows * cols * es + gap * 16
+    base = np.zeros(count * pitch + 64, np.uint8)
+    view = np.lib.stride_tricks.as_strided(base, shape=(count, rows, cols * es), strides=(pitch, cols * es, 1))
+    cfg = dataclasses.replace(GemmConfig(), batched=True)
+    dims, strides, box = batched_map(cfg, name, (cols, rows), cols * es, (64, 64), es, count, pitch)
+    assert dims == (cols, rows, count) and box == (64, 64, 1) and all(s % 16 == 0 for s in strides)
+    l, r, c = (data.draw(st.integers(0, x - 1)) for x in (count, rows, cols))
+    want = view[l, r, c * es:].__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    assert c * es + r * strides[0] + l * strides[1] == want
+
+
+def test_a_strided_batch_is_read_in_place_only():
+    """A staged copy (padded rows) stacks the matrices, and a middle-dimension batch has its own strides: a strided
+    batch pitch with either is a GemmConfigError, never a map of the wrong bytes."""
+    stacked = dataclasses.replace(GemmConfig(), batched=True)
+    with pytest.raises(GemmConfigError, match="strided batch"):
+        batched_map(stacked, "A", (64, 100), 1024, (64, 128), 2, 3, 4096 * 100)
+    with pytest.raises(GemmConfigError, match="strided batch"):
+        batched_map(dataclasses.replace(stacked, batch_mid="a"), "A", (64, 100), None, (64, 128), 2, 3, 4096 * 100)
+    # (0: the stacked matrices' own pitch, as before)
+    assert batched_map(stacked, "A", (64, 100), None, (64, 128), 2, 3, 0) == ((64, 100, 3), (128, 12800), (64, 128, 1))
+
+
+# ----------------------------------------------------------------------------------------------- the launcher's rule
+
+
+def _arg(name, shape, strides, ptr=1 << 32, dtype="float16"):
+    from tileorch.launchers import cutile as rc
+
+    return rc.ArrayArg(0, name, dtype, tuple(shape), tuple(strides), ptr)
+
+
+@pytest.mark.parametrize("a_strides, b_strides, want", [
+    ((2 * 100 * 64, 64, 1), (64 * 80, 80, 1), {"batch_pitch": (2 * 100 * 64 * 2, 0)}),  # every other matrix of A
+    ((100 * 64, 64, 1), (0, 80, 1), {"broadcast_b": True}),  # w.expand(L, K, N)
+    ((100 * 64 + 8, 64, 1), (2 * 64 * 80, 80, 1), {"batch_pitch": ((100 * 64 + 8) * 2, 2 * 64 * 80 * 2)}),
+])
+def test_strided_batches_the_tensor_maps_take(a_strides, b_strides, want):
+    from tileorch.launchers import cutile as rc
+
+    a, b = _arg("A", (3, 100, 64), a_strides), _arg("B", (3, 64, 80), b_strides, 2 << 32)
+    loose = [x for x in (a, b) if x.strides[0] != x.shape[1] * x.shape[2]]
+    assert rc.strided_batches(GemmConfig(), a, b, loose) == want
+
+
+@pytest.mark.parametrize("role, strides, message", [
+    ("A", (100 * 64 + 3, 64, 1), "not a positive multiple of 16 bytes"),  # 6406 bytes between matrices
+    ("A", (0, 64, 1), "not a positive multiple of 16 bytes"),  # A broadcast: no kernel reads A at batch 0
+    ("A", (2 * 100 * 72, 72, 1), ""),  # (a control: taken)
+])
+def test_strided_batches_no_tensor_map_takes(role, strides, message):
+    from tileorch.launchers import cutile as rc
+
+    a = _arg("A", (3, 100, 72 if strides[1] == 72 else 64), strides)
+    b = _arg("B", (3, a.shape[2], 80), (a.shape[2] * 80, 80, 1), 2 << 32)
+    if not message:
+        assert rc.strided_batches(GemmConfig(), a, b, [a])["batch_pitch"][0] == strides[0] * 2
+        return
+    with pytest.raises(rc.LayoutNotSupported, match=message) as info:
+        rc.strided_batches(GemmConfig(), a, b, [a])
+    assert "'A'" in str(info.value) or "A" in str(info.value).split(":")[0]
+
+
+def test_a_transposed_copy_of_a_strided_operand_is_refused():
+    """An operand the kernel reads through a K-major copy made at launch (``transpose_b``): the copy stacks the
+    matrices, so a strided batch of it is not taken (the SIMT path, with the reason)."""
+    from tileorch.launchers import cutile as rc
+
+    a, b = _arg("A", (3, 100, 64), (6400, 64, 1)), _arg("B", (3, 64, 80), (2 * 64 * 80, 80, 1), 2 << 32)
+    with pytest.raises(rc.LayoutNotSupported, match="K-major copy"):
+        rc.strided_batches(dataclasses.replace(GemmConfig(), transpose_b=True), a, b, [b])
+
+
+# ----------------------------------------------------------------------------------------------- the launch
+
+
+class _Image:
+    """A stand-in :class:`~tileorch.launchers.gemm_host.GemmKernel`: records what :meth:`prepare` is given."""
+
+    def __init__(self, cfg):
+        self.cfg, self.prepared = cfg, []
+
+    def prepare(self, *args, **kwargs):
+        self.prepared.append(kwargs)
+        return SimpleNamespace(staging=SimpleNamespace(warn=lambda *a, **k: None), launcher=lambda: (lambda s: None))
+
+
+class _Array:
+    """A device array's description (no GPU: never dereferenced), strides in elements."""
+
+    def __init__(self, ptr, shape, dtype, strides=None):
+        es = np.dtype(dtype).itemsize
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": tuple(shape), "typestr": np.dtype(dtype).str,
+                                         "strides": None if strides is None else tuple(es * s for s in strides),
+                                         "version": 3}
+
+
+def _launch(monkeypatch, module, name, spec=None):
+    """:func:`tileorch.launchers.cutile._launch` of sweep program ``name`` on its spec's arrays (``spec``: in its
+    place), with no device: the tier's lowering of the program (its own configuration, and each configuration the
+    launcher asks for with the override's fields), a kernel image recording what it is prepared with, the SIMT
+    launch recorded.  Returns (the path that ran, the configurations asked for, the images' prepare keywords, the
+    PerformanceWarnings' texts, the launch remarks)."""
+    import warnings
+
+    from test_user_grid import _lowered
+
+    from tileorch.diagnostics import PerformanceWarning
+    from tileorch.launchers import cutile as rc
+    from tileorch.launchers import gemm as tg
+    from tileorch.runtime import driver
+
+    p, prog = _lowered(module, name)
+    prog = dataclasses.replace(prog, deferred=False, tier_output=None)
+    asked, images, ran, entries = [], [], [], []
+
+    def compiled(kernel, arguments, arch, schedule, config="", **_):
+        if schedule == "simt":
+            return rc._Compiled(SimpleNamespace(kind="simt", threads=128, remarks=[], kernel=name), image=object())
+        fields = {k: int(v) if v.isdigit() else v for k, v in (f.split("=") for f in config.split(",") if f)}
+        asked.append(fields)
+        cfg = dataclasses.replace(prog.gemm_config, **{k: bool(v) if k in ("b_shared", "c_ld") else v
+                                                       for k, v in fields.items()})
+        again = rc._Compiled(dataclasses.replace(prog, gemm_config=cfg), asked=(schedule, config))
+        again.image = _Image(cfg)
+        images.append(again.image)
+        entries.append(again)
+        return again
+
+    monkeypatch.setattr(rc, "compiled", compiled)
+    monkeypatch.setattr(rc, "_check_device", lambda arch: SimpleNamespace(sm_count=132))
+    monkeypatch.setattr(driver, "api", lambda: None)
+    monkeypatch.setattr(tg, "kernel_for", lambda cfg: _Image(cfg))
+    monkeypatch.setattr(rc, "_run", lambda *a, **k: ran.append("simt"))
+    rc.clear_caches()
+    args = tuple(_Array((i + 1) << 32, s[0], s[1], s[2] if len(s) > 2 else None) if isinstance(s, tuple) else s
+                 for i, s in enumerate(spec or p.spec))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rc._launch(0, p.grid, p.kernel, args, "sm_90a", "auto", False, "auto", None)
+    said = [str(w.message) for w in caught if issubclass(w.category, PerformanceWarning)]
+    remarks = [r for e in entries for r in e.launch_remarks.values()]
+    rc.clear_caches()
+    return (ran[0] if ran else "gemm"), asked, [kw for im in images for kw in im.prepared], said, remarks
+
+
+@needs_cutile
+def test_sweep31s_strided_batch_view_runs_on_the_tensor_cores(monkeypatch):
+    """A ``[3, 100, 64]`` f16 view of every other matrix (batch stride 2 x 100 x 64): A's tensor map takes the batch
+    stride (25600 bytes); no SIMT launch, no warning."""
+    path, _, prepared, said, remarks = _launch(monkeypatch, "user_programs31", "gemm_batched_strided_batch_view")
+    assert path == "gemm" and not said, said
+    assert [kw["batch_pitch"] for kw in prepared] == [(2 * 100 * 64 * 2, 0)]
+    assert prepared[0]["operand_batches"] == (3, 3)
+    assert any("a strided batch read in place: A 25600 bytes between matrices" in r for r in remarks), remarks
+
+
+@needs_cutile
+@pytest.mark.parametrize("module, name", [("user_programs26", "bmm_b_broadcast_by_zero_batch_stride"),
+                                          ("user_programs28", "bmm_batch_axis2_b_broadcast_stride0")])
+def test_a_b_broadcast_by_stride_zero_runs_the_b_shared_kernel(monkeypatch, module, name):
+    """``w.expand(3, K, N)`` as B: the launcher asks for the program's configuration with ``b_shared=1`` (B's map one
+    matrix, read at batch index 0); no SIMT launch, no warning, a launch remark naming B."""
+    path, asked, prepared, said, remarks = _launch(monkeypatch, module, name)
+    assert path == "gemm" and not said, said
+    assert asked[0] == {} and asked[1:] and all(f.get("b_shared") == 1 for f in asked[1:]), asked  # (the first:
+    # the launch's deferred compile, the program's own configuration)
+    assert [kw["operand_batches"] for kw in prepared] == [(3, 1)]
+    assert any("B is broadcast over the batch (batch stride 0)" in r and "_bs" in r for r in remarks), remarks
+
+
+@needs_cutile
+@pytest.mark.parametrize("a_strides, why", [
+    ((100 * 64 + 3, 64, 1), "not a positive multiple of 16 bytes"),
+    ((0, 64, 1), "not a positive multiple of 16 bytes"),
+])
+def test_what_no_tensor_map_takes_still_runs_simt_and_says_why(monkeypatch, a_strides, why):
+    from tileorch.testing.user_programs31 import PROGRAMS
+
+    spec = list(PROGRAMS["gemm_batched_strided_batch_view"].spec)
+    spec[0] = (spec[0][0], spec[0][1], a_strides)
+    path, _, prepared, said, _ = _launch(monkeypatch, "user_programs31", "gemm_batched_strided_batch_view", spec)
+    assert path == "simt" and not prepared
+    assert len(said) == 1 and why in said[0] and "[the SIMT path runs it]" in said[0], said
