@@ -232,3 +232,41 @@ def test_what_no_tensor_map_takes_still_runs_simt_and_says_why(monkeypatch, a_st
     path, _, prepared, said, _ = _launch(monkeypatch, "user_programs31", "gemm_batched_strided_batch_view", spec)
     assert path == "simt" and not prepared
     assert len(said) == 1 and why in said[0] and "[the SIMT path runs it]" in said[0], said
+
+
+# ----------------------------------------------------------------------------------------------- the kernel, emulated
+
+
+@needs_cutile
+def test_the_b_shared_kernel_reads_the_one_matrix_for_every_batch():
+    """sweep 26's ``torch.matmul(a[3, 70, 64], w.expand(3, 64, 72))`` compiled as the launcher compiles it for that B
+    (``b_shared=1``; the emulator's subset: one CTA per cluster, the direct epilogue), run on the PTX emulator with
+    B's tensor map holding the one matrix ``w`` (as the host builds it: ``operand_batches`` (3, 1)) and C NaN-filled:
+    every batch is ``a[l] @ w`` against numpy float64.  (The kernel compiled without the override reads B at batches
+    1 and 2, past that map: TMA's zero fill, a wrong result.)"""
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.testing import gemm_emulation
+    from tileorch.testing.user_programs26 import PROGRAMS
+
+    name = "bmm_b_broadcast_by_zero_batch_stride"
+    p = PROGRAMS[name]
+    rng = np.random.default_rng(42)
+    a = rng.standard_normal((3, 70, 64)).astype(np.float16)
+    w = rng.standard_normal((64, 72)).astype(np.float16)
+    real, seen = gemm_emulation.run_gemm, []
+
+    def run_gemm(prog, av, bv, c_base, mnk, tile_params=(), memory=(), problem=None, sms=2, more_b=(), **more):
+        seen.append(prog.gemm_config)
+        return real(prog, av, w[None], c_base, mnk, tile_params, memory, (*mnk, 3), sms, more_b, **more)
+
+    gemm_emulation.run_gemm = run_gemm
+    try:
+        c = s3._gemm(name, {0: a, 1: np.broadcast_to(w, (3, 64, 72))}, program=p,
+                     config="cluster_m=1,epilogue=direct,b_shared=1")[2]
+    finally:
+        gemm_emulation.run_gemm = real
+    assert seen and seen[0].b_shared and seen[0].name.endswith("_bs")
+    want = a.astype(np.float64) @ w.astype(np.float64)
+    assert not np.isnan(c).any()
+    np.testing.assert_allclose(c, want, rtol=2e-3, atol=2e-3)
