@@ -351,7 +351,9 @@ def test_a_gemm_option_on_a_program_without_a_gemm_is_said(monkeypatch, kind):
     if kind != "simt":  # the tier's programs
         assert said == []
     else:
-        assert said == ["cuTile kernel axpy: schedule='streamk' and tiles='program' not applied: the kernel has no GEMM "
+        where = f"{__file__}:{next(i for i, t in enumerate(open(__file__).read().splitlines(), 1) if t.strip().startswith('def axpy('))}:5"
+        assert said == [f"{where}: warning: cuTile kernel axpy: schedule='streamk' and tiles='program' not applied: "
+                        "the kernel has no GEMM "
                         "the TileAS tier compiles (the SIMT path compiled it); these options pick the tier GEMM's "
                         "tile scheduler and tiles"]  # once per compiled program
 

@@ -42,7 +42,7 @@ from tileorch.launchers.cutile_native import forget as forget_native
 from tileorch.launchers.cutile_native import launch as native_launch
 from tileorch.launchers.cutile_native import routes as native_routes
 from tileorch.launchers.cutile_programs import (ARCHS, BYTECODE_VERSION, LOWERED_ONLY, _compile_program, _read_indexed,
-                                               _write_index, kernel_name, source_cache_key)
+                                               _write_index, kernel_name, kernel_warning, source_cache_key)
 from tileorch.launchers import stale_settings
 from tileorch.launchers.array_overlap import elements_overlap, shared_element
 from tileorch.launchers.cutile_source_key import note_exported
@@ -989,7 +989,7 @@ def _note_unused_options(entry: _Compiled, kernel: Any, schedule: str, tiles: st
         import warnings
 
         entry.options_noted = True
-        warnings.warn(f"cuTile kernel {kernel_name(kernel)}: {' and '.join(asked)} not applied: the kernel has no GEMM "
+        warnings.warn(f"{kernel_warning(kernel)}: {' and '.join(asked)} not applied: the kernel has no GEMM "
                       "the TileAS tier compiles (the SIMT path compiled it); these options pick the tier GEMM's tile "
                       "scheduler and tiles", UserWarning, stacklevel=4)
 
@@ -1012,7 +1012,7 @@ def _warn_slow_path(entry: _Compiled, kernel: Any, why: str = "", refusals: bool
         from tileorch.diagnostics import PerformanceWarning
 
         entry.warned = True
-        warnings.warn(f"cuTile kernel {kernel_name(kernel)}: " + "; ".join(lines), PerformanceWarning, stacklevel=3)
+        warnings.warn(f"{kernel_warning(kernel)}: " + "; ".join(lines), PerformanceWarning, stacklevel=3)
 
 
 _bytecode: dict[tuple, bytes] = {}
@@ -2118,7 +2118,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
                                                operand_batches=counts, epi=epi, epi_c=epi_c, more_a=more_a_ptrs,
                                                seg_k=seg_k, sched_mn=sched_mn, mid_ld=mid_ld, batch_pitch=batch_pitch)
-        prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
+        prepared.staging.warn(kernel_warning(kernel), [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
     for on in (own_entry, entry):  # the GEMM path runs the launch: its remarks, in place of an earlier launch's

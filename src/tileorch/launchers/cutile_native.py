@@ -216,8 +216,11 @@ def _refuse(kernel: Any, why: str) -> bool:
     routes[kernel] = None
     failures.pop(kernel, None)
     if first:
+        from tileorch.launchers.cutile_programs import kernel_location
+
         name = getattr(getattr(kernel, "_annotated_function", None), "pyfunc", kernel)
-        warnings.warn(f"cuTile kernel {getattr(name, '__name__', name)}: TILEORCH_CUTILE_NATIVE=1 not applied: {why} "
+        warnings.warn(f"{kernel_location(kernel)}: warning: cuTile kernel {getattr(name, '__name__', name)}: "
+                      f"TILEORCH_CUTILE_NATIVE=1 not applied: {why} "
                       "(launched by tileorch's own launcher)", PerformanceWarning, stacklevel=3)
     return False
 

@@ -20,6 +20,34 @@ def kernel_name(kernel: Any) -> str:
     return kernel._annotated_function.pyfunc.__name__
 
 
+def kernel_location(kernel: Any) -> str:
+    """``file:line:col`` of the kernel's ``def`` in the user's source (the line after its decorators: the first line
+    from ``co_firstlineno`` that starts a ``def``; its column 1-based), where the launcher's warnings about the whole
+    launch point (a launch-time fallback, staged operands, an option not applied); ``co_firstlineno`` (column 1) where
+    the source cannot be read, ``<unknown>:0:0`` for an object with no Python function."""
+    import linecache
+
+    fn = getattr(getattr(kernel, "_annotated_function", None), "pyfunc", kernel)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return "<unknown>:0:0"
+    first = code.co_firstlineno
+    for line in range(first, first + 64):  # (past the decorators: a few lines, however they are written)
+        text = linecache.getline(code.co_filename, line)
+        if not text:
+            break
+        stripped = text.lstrip()
+        if stripped.startswith(("def ", "async def ")):
+            return f"{code.co_filename}:{line}:{len(text) - len(stripped) + 1}"
+    return f"{code.co_filename}:{first}:1"
+
+
+def kernel_warning(kernel: Any) -> str:
+    """The head of a launcher warning about ``kernel``: ``file:line:col: warning: cuTile kernel NAME``
+    (:func:`kernel_location`)."""
+    return f"{kernel_location(kernel)}: warning: cuTile kernel {kernel_name(kernel)}"
+
+
 @dataclass
 class CachedProgram:
     """A compiled cuTile program read back from the disk cache (the fields of
