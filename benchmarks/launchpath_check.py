@@ -1,6 +1,7 @@
 """Session 42 (s42-launchpath): batched GEMMs launched on operands whose matrices are not stacked -- a strided batch
 of A (``x[::2]``: every other matrix of a larger buffer) and a B broadcast over the batch by a stride of 0
-(``w.expand(L, K, N)``) -- on the GPU: the path each launch ran (``tileorch.testing.launch_path``: the tier, not the
+(``w.expand(L, K, N)``) -- and ``(a * gamma[k]) @ b`` with gamma's base 2 bytes off a 16-byte boundary (the kernel
+with the consumers' global loads of gamma, ``kvec_global=1``) -- on the GPU: the path each launch ran (``tileorch.testing.launch_path``: the tier, not the
 SIMT fallback), the result against torch fp32 (output NaN-prefilled), then a short timing beside the same kernel on
 stacked copies of the operands and the torch call a user would make (``torch.bmm`` / ``torch.matmul``, f16 out).
 
@@ -35,11 +36,12 @@ def main() -> int:
     torch.manual_seed(0)
     rows, failures = [], 0
 
-    def case(label, kernel, a, b, shape, ref, torch_call, timed):
+    def case(label, kernel, a, b, shape, ref, torch_call, timed, more=()):
         nonlocal failures
         c = torch.full(shape, float("nan"), device="cuda", dtype=torch.float32)
         grid = (-(-shape[1] // 64), -(-shape[2] // 64), shape[0])
-        args = (a, b, c, 64, 64, 32)
+        out = c[0] if more else c  # (the K-vector program is 2-D: C [M, N])
+        args = (a, *more, b, out, 64, 64, 32 if not more else 64)
         rc.clear_caches()
         launch_path.begin()
         tileorch.cutile.launch(stream, grid, kernel, args)
@@ -57,8 +59,9 @@ def main() -> int:
             flops = 2.0 * shape[0] * shape[1] * shape[2] * a.shape[-1]
             ms = bench_ms(lambda: tileorch.cutile.launch(stream, grid, kernel, args), opts.iters)
             stacked = (a.contiguous(), b.contiguous())
-            ms_stacked = bench_ms(lambda: tileorch.cutile.launch(stream, grid, kernel, (*stacked, c, 64, 64, 32)),
-                                  opts.iters)
+            aligned = tuple(x.clone() for x in more)  # (a vector at an aligned base: its TMA-loaded kernel)
+            ms_stacked = bench_ms(lambda: tileorch.cutile.launch(stream, grid, kernel, (
+                stacked[0], *aligned, stacked[1], out, *args[-3:])), opts.iters)
             ms_torch = bench_ms(torch_call, opts.iters)
             row.update(ms=ms, tflops=round(flops / ms / 1e9, 1), stacked_ms=ms_stacked,
                        stacked_tflops=round(flops / ms_stacked / 1e9, 1), torch_ms=ms_torch,
@@ -78,6 +81,15 @@ def main() -> int:
         we = w.expand(L, K, N)  # batch stride 0
         ref = torch.matmul(a2.float(), w.float())
         case("broadcast_b", bcast, a2, we, (L, M, N), ref, lambda a2=a2, w=w: torch.matmul(a2, w), timed)
+    from tileorch.testing.computed_b_programs import a_times_gamma
+
+    for (M, N, K), timed in (((100, 80, 160), False), ((opts.size, opts.size, opts.size), True)):
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        g = (torch.rand(K + 1, device="cuda", dtype=torch.float16) + 0.5)[1:]  # base 2 bytes past 16
+        b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+        ref = ((a.float() * g.float()).half().float() @ b.float())[None]
+        case("misaligned_gamma", a_times_gamma, a, b, (1, M, N), ref,
+             lambda a=a, g=g, b=b: torch.matmul(a * g, b), timed, more=(g,))
     with open(opts.out, "w") as f:
         json.dump({"rows": rows, "device": torch.cuda.get_device_name()}, f, indent=1)
     print(f"[s42 launchpath] {len(rows) - failures}/{len(rows)} cases on the tier and correct")

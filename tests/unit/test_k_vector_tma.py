@@ -379,3 +379,41 @@ def test_the_printed_kernel_with_vector_loads_reads_back_to_the_same_protocols(t
     direct, errors = load_module(module, None, 3)
     assert not errors, errors
     assert [repr(q) for q in read] == [repr(q) for q in direct]
+
+
+# ------------------------------------------------------------------------ a launch's array TMA cannot read in place
+
+def test_the_launchers_kvec_global_keeps_the_global_loads():
+    """The lowering's ``kvec_global=1`` (asked by the launcher for a launch whose vector array TMA cannot read): no
+    ``kvecs``, the consumers' global loads, and the remark says who asked and why."""
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    p = PROGRAMS["kv_gamma_ragged"]
+    prog = compile_cutile(p.kernel, p.spec, "kv_gamma_ragged", config="kvec_global=1")
+    assert prog.kind == "gemm" and not prog.gemm_config.kvecs and "_kv" not in prog.gemm_config.name
+    remark = _remark(prog)
+    assert "1 vector(s) indexed by the K tile loaded from global memory in each K step" in remark
+    assert "not by TMA: the launcher asked for it (kvec_global=1" in remark
+
+
+def test_a_misaligned_vector_keeps_the_launch_on_the_tensor_cores(monkeypatch):
+    """gamma's base 2 bytes past a 16-byte boundary (``x[1:]`` of a larger f16 array): the launcher runs the kernel
+    compiled with ``kvec_global=1`` (no vector maps) instead of the SIMT path, and says so once: one
+    PerformanceWarning at the kernel's line over two launches, and each launch's remark (the launcher run with no
+    device: test_launch_strided_batch.py's stand-ins, the real lowering of the asked configuration).  Before session
+    42 the launch ran the SIMT path."""
+    import test_launch_strided_batch as lsb
+
+    from tileorch.launchers.cutile_programs import kernel_location
+    from tileorch.testing.computed_b_programs import a_times_gamma as kernel
+
+    path, asked, prepared, said, remarks = lsb._launch(monkeypatch, None, "kv_gamma_ragged",
+                                                       program=PROGRAMS["kv_gamma_ragged"], shift={1: 2},
+                                                       lowered=("kvec_global",), times=2)
+    assert path == "gemm" and len(prepared) == 1, (path, prepared)  # (neither launch ran SIMT; the second: prepared)
+    assert asked[-1] == {"kvec_global": 1} or asked[-1].get("kvec_global") == 1, asked
+    assert len(said) == 1 and said[0].startswith(f"{kernel_location(kernel)}: warning: cuTile kernel a_times_gamma: "
+                                                 "argument 1 ('G')"), said
+    assert "kvec_global=1" in said[0] and "on the tensor cores" in said[0]
+    kernel_said = [r for r in remarks if "K-indexed vector's array" in r and "on the tensor cores" in r]
+    assert kernel_said and all("_kv" not in r.split("the kernel ")[1].split()[0] for r in kernel_said), remarks

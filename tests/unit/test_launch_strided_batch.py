@@ -145,11 +145,14 @@ class _Array:
                                          "version": 3}
 
 
-def _launch(monkeypatch, module, name, spec=None):
+def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowered=(), times=1):
     """:func:`tileorch.launchers.cutile._launch` of sweep program ``name`` on its spec's arrays (``spec``: in its
     place), with no device: the tier's lowering of the program (its own configuration, and each configuration the
-    launcher asks for with the override's fields), a kernel image recording what it is prepared with, the SIMT
-    launch recorded.  Returns (the path that ran, the configurations asked for, the images' prepare keywords, the
+    launcher asks for with the override's fields; a configuration naming a word of ``lowered``: lowered again, for
+    real, with that configuration), a kernel image recording what it is prepared with, the SIMT launch recorded.
+    ``program``: a UserProgram in place of ``module``'s ``name``; ``shift``: argument position -> bytes added to its
+    pointer; ``times``: launches of the same arguments (each compile asked for again is the entry of the first).
+    Returns (the path that ran, the configurations asked for, the images' prepare keywords, the
     PerformanceWarnings' texts, the launch remarks)."""
     import warnings
 
@@ -160,18 +163,35 @@ def _launch(monkeypatch, module, name, spec=None):
     from tileorch.launchers import gemm as tg
     from tileorch.runtime import driver
 
-    p, prog = _lowered(module, name)
+    from tileorch.testing.compile_memo import lower_once
+    from tileorch.testing.export import cutile_bytecode
+
+    if program is None:
+        p, prog = _lowered(module, name)
+    else:
+        p, prog = program, lower_once(cutile_bytecode(program.kernel, program.spec), name, arch="sm_90a")
     prog = dataclasses.replace(prog, deferred=False, tier_output=None)
-    asked, images, ran, entries = [], [], [], []
+    asked, images, ran, entries, kept = [], [], [], [], {}
 
     def compiled(kernel, arguments, arch, schedule, config="", **_):
+        if (schedule, config) in kept:
+            return kept[schedule, config]
+        kept[schedule, config] = again = fresh(schedule, config)
+        return again
+
+    def fresh(schedule, config):
         if schedule == "simt":
             return rc._Compiled(SimpleNamespace(kind="simt", threads=128, remarks=[], kernel=name), image=object())
         fields = {k: int(v) if v.isdigit() else v for k, v in (f.split("=") for f in config.split(",") if f)}
         asked.append(fields)
-        cfg = dataclasses.replace(prog.gemm_config, **{k: bool(v) if k in ("b_shared", "c_ld") else v
-                                                       for k, v in fields.items()})
-        again = rc._Compiled(dataclasses.replace(prog, gemm_config=cfg), asked=(schedule, config))
+        if any(w in fields for w in lowered):
+            again = rc._Compiled(lower_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a", config=config),
+                                 asked=(schedule, config))
+            cfg = again.program.gemm_config
+        else:
+            cfg = dataclasses.replace(prog.gemm_config, **{k: bool(v) if k in ("b_shared", "c_ld") else v
+                                                           for k, v in fields.items()})
+            again = rc._Compiled(dataclasses.replace(prog, gemm_config=cfg), asked=(schedule, config))
         again.image = _Image(cfg)
         images.append(again.image)
         entries.append(again)
@@ -183,11 +203,12 @@ def _launch(monkeypatch, module, name, spec=None):
     monkeypatch.setattr(tg, "kernel_for", lambda cfg: _Image(cfg))
     monkeypatch.setattr(rc, "_run", lambda *a, **k: ran.append("simt"))
     rc.clear_caches()
-    args = tuple(_Array((i + 1) << 32, s[0], s[1], s[2] if len(s) > 2 else None) if isinstance(s, tuple) else s
-                 for i, s in enumerate(spec or p.spec))
+    args = tuple(_Array(((i + 1) << 32) + (shift or {}).get(i, 0), s[0], s[1], s[2] if len(s) > 2 else None)
+                 if isinstance(s, tuple) else s for i, s in enumerate(spec or p.spec))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rc._launch(0, p.grid, p.kernel, args, "sm_90a", "auto", False, "auto", None)
+        for _ in range(times):
+            rc._launch(0, p.grid, p.kernel, args, "sm_90a", "auto", False, "auto", None)
     said = [str(w.message) for w in caught if issubclass(w.category, PerformanceWarning)]
     remarks = [r for e in entries for r in e.launch_remarks.values()]
     rc.clear_caches()

@@ -975,6 +975,7 @@ class _Compiled:
     source_key_remark: str = ""  # how the program was found or why not by the source identity
     launch_remarks: dict = dataclasses.field(default_factory=dict)  # grid -> how its launch was shaped (chained_ctas)
     asked: tuple = ()  # (schedule, config) compiled() was given: a deferred GEMM program compiles them in full
+    kvec_said: bool = False  # a launch's K vector array TMA cannot read (the global-load kernel ran) was said
 
 
 def _note_unused_options(entry: _Compiled, kernel: Any, schedule: str, tiles: str) -> None:
@@ -1360,6 +1361,9 @@ def kvec_tensor_maps(cfg: Any, arguments: list[Argument]) -> list[bytes]:
     entries = [x for x in getattr(cfg, "kvecs", "").split(",") if x]
     if not entries:
         return []
+    why = kvec_refusal(cfg, arguments)
+    if why:
+        raise LayoutNotSupported(why)
     flat = flat_parameters(arguments)
     by_position = {a.position: a for a in arguments if isinstance(a, ArrayArg)}
     maps = []
@@ -1367,12 +1371,6 @@ def kvec_tensor_maps(cfg: Any, arguments: list[Argument]) -> list[bytes]:
         nbytes, param, dtype, rank = entry.split(":")
         x = by_position[flat[int(param)][0]]
         es = x.itemsize
-        overlapping = x.ndim == 2 and x.shape[0] > 1 and x.strides[0] < x.shape[1]  # (a stride-0 or overlapping row)
-        if (x.ptr % 16 or (x.ndim == 2 and (x.strides[0] * es) % 16) or x.strides[-1] != 1 or x.ndim != int(rank)
-                or overlapping):
-            raise LayoutNotSupported(f"{_where(x.name, x.position)}: the K-indexed vector's array is read by the "
-                                     "producer's TMA, which needs a 16-byte aligned base, rows 16 bytes apart and "
-                                     f"contiguous elements (base {x.ptr:#x}, strides {x.strides})")
         if x.ndim == 1:
             dims, row_bytes = (x.shape[0], 1), (-(-x.shape[0] * es // 16) * 16,)
         else:
@@ -1380,6 +1378,53 @@ def kvec_tensor_maps(cfg: Any, arguments: list[Argument]) -> list[bytes]:
         maps.append(encode_tensor_map(x.ptr, dtype if dtype not in ("i8", "i32") else {"i8": "s8", "i32": "s32"}[dtype],
                                       dims, row_bytes, (int(nbytes) // es, 1), 0))
     return maps
+
+
+def kvec_refusal(cfg: Any, arguments: list[Argument]) -> str:
+    """Why the producer's TMA cannot read the array of a K vector of ``cfg.kvecs`` in place for these arguments (a
+    base not 16-byte aligned, rows not a multiple of 16 bytes apart or overlapping, elements not contiguous): the
+    first such array's reason; "" when it reads every one (or there is none)."""
+    flat = flat_parameters(arguments)
+    by_position = {a.position: a for a in arguments if isinstance(a, ArrayArg)}
+    for entry in (x for x in getattr(cfg, "kvecs", "").split(",") if x):
+        _, param, _, rank = entry.split(":")
+        x = by_position[flat[int(param)][0]]
+        overlapping = x.ndim == 2 and x.shape[0] > 1 and x.strides[0] < x.shape[1]  # (a stride-0 or overlapping row)
+        if (x.ptr % 16 or (x.ndim == 2 and (x.strides[0] * x.itemsize) % 16) or x.strides[-1] != 1
+                or x.ndim != int(rank) or overlapping):
+            return (f"{_where(x.name, x.position)}: the K-indexed vector's array is read by the producer's TMA, which "
+                    "needs a 16-byte aligned base, rows 16 bytes apart and contiguous elements (base "
+                    f"{x.ptr:#x}, strides {x.strides})")
+    return ""
+
+
+def _kvec_global_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments: list[Argument], arch: str,
+                       say: Any) -> _Compiled:
+    """``entry``, or, where the launch's array of a K vector its producer TMA-loads (``GemmConfig.kvecs``) is one TMA
+    cannot read in place (:func:`kvec_refusal`: e.g. a misaligned base), the same configuration compiled with
+    ``kvec_global=1`` (the consumers' own global loads of the vectors, no ``kvecs``): the launch stays on the tensor
+    cores (before session 42 the whole launch ran the SIMT path).  Said once per program (``own``) as a
+    PerformanceWarning at the kernel's line, and as this launch's remark; a lowering that cannot give that kernel
+    raises :class:`LayoutNotSupported` (the SIMT path, with the reason)."""
+    cfg = entry.program.gemm_config
+    why = kvec_refusal(cfg, arguments) if getattr(cfg, "kvecs", "") else ""
+    if not why:
+        return entry
+    schedule, config = entry.asked or (cfg.schedule, "")
+    again = compiled(kernel, arguments, arch, schedule, ",".join(filter(None, (config, "kvec_global=1"))))
+    if again.program.kind != "gemm" or getattr(again.program.gemm_config, "kvecs", ""):
+        raise LayoutNotSupported(f"{why}; the kernel loading it from global memory was not compiled")
+    text = (f"{why}: the kernel {again.program.gemm_config.name} loads the K vectors from global memory in each K "
+            "step instead (kvec_global=1), on the tensor cores")
+    say(again, f"remark: {text}")
+    if not own.kvec_said:
+        import warnings
+
+        from tileorch.diagnostics import PerformanceWarning
+
+        own.kvec_said = True
+        warnings.warn(f"{kernel_warning(kernel)}: {text}", PerformanceWarning, stacklevel=4)
+    return again
 
 
 def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, ArrayArg, ArrayArg, int, int, int]:
@@ -2045,6 +2090,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         entry = _aligned_entry(entry, cov, kernel, arguments, arch)
     if broadcast_b and entry is not None:
         entry = _broadcast_b_entry(entry, kernel, arguments, arch, b, say)
+    if entry is not None:  # a K vector's array the producer's TMA cannot read: the consumers' global loads
+        entry = _kvec_global_entry(entry, own_entry, kernel, arguments, arch, say)
     if getattr(program, "tier_output", None) is not None and (entry is None or entry.program is not program):
         program.tier_output = None  # another configuration runs: the deferred program's lowering is not needed
     if entry is not None:

@@ -62,6 +62,14 @@ configuration, a launcher's retiled one), kept where the asked tile leaves the r
 GEMM is one matrix broadcast over the batch (batch stride 0): every work tile reads it at batch index 0."""
 
 
+LAUNCH_OVERRIDES = ("kvec_global",)
+"""Words the lowering's ``config`` option takes besides :data:`OVERRIDABLE` that are no configuration field: what
+the launcher asks of the lowering for one launch's arrays.  ``kvec_global=1``: the K-indexed vectors of a computed
+operand stay the consumers' own global loads (as ``TILEORCH_COMPUTED_OPERAND=global_k_vectors``, for this compile
+only): the launch's vector array is one the producer's TMA cannot read in place (a base not 16-byte aligned, rows
+not 16 bytes apart), and the kernel then has no ``kvecs``."""
+
+
 def override_string(cfg) -> str:
     """``cfg``'s overridable fields as the lowering's ``config`` option (``"tile_n=256,stages=4,..."``);
     a flag (``c_ld``) only when set, as ``1``."""

@@ -49,7 +49,7 @@ from tileorch.dialects.nv_tileaa.attrs import PointerType, ints
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import decode_record, encode_record
-from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, OUT_DTYPES, OVERRIDABLE, SMEM_LIMIT
+from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, LAUNCH_OVERRIDES, OUT_DTYPES, OVERRIDABLE, SMEM_LIMIT
 from tileorch.transforms.tileas.direct_epilogue_stages import direct_epilogue_stages
 from tileorch.transforms.tileas.pair_stages import pair_stages_chosen, per_pair_stages
 from tileorch.transforms.tileas.same_range_loops import K_SEGMENTS
@@ -2359,7 +2359,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         from tileorch.transforms.tileas.k_vector_tma import plan
 
         moving = _k_vectors(dk)
-        dk.kvec_plan = plan(moving, dk.kernel.body.blocks.first) if moving and not dk.a_gather else ((), ())
+        dk.kvec_plan = plan(moving, dk.kernel.body.blocks.first, bool(int((override or {}).get("kvec_global", 0)))) \
+            if moving and not dk.a_gather else ((), ())
         which = "a B" if dk.a_prologue is None else "an A" if dk.b_prologue is None else "A and B"
         if cluster > 1:
             cluster = 1
@@ -3359,8 +3360,8 @@ def parse_override(text: str) -> dict:
     out: dict = {}
     for item in filter(None, (x.strip() for x in text.split(","))):
         key, _, value = item.partition("=")
-        if key not in OVERRIDABLE:
-            raise ValueError(f"config override {key!r} is not one of {', '.join(OVERRIDABLE)}")
+        if key not in OVERRIDABLE + LAUNCH_OVERRIDES:
+            raise ValueError(f"config override {key!r} is not one of {', '.join(OVERRIDABLE + LAUNCH_OVERRIDES)}")
         out[key] = int(value) if value.lstrip("-").isdigit() else value
     return out
 

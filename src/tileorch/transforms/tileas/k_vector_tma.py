@@ -137,9 +137,15 @@ def _refusal(ld: Operation, entry: Block) -> tuple[KVector | None, str]:
     return vec, ""
 
 
-def plan(moving: list[Operation], entry: Block) -> tuple[list[KVector], list[tuple[Operation, str]]]:
-    """(the K-indexed vectors ``moving`` the producer TMA-loads, [(a vector it does not, why)])."""
+def plan(moving: list[Operation], entry: Block, launcher_global: bool = False
+         ) -> tuple[list[KVector], list[tuple[Operation, str]]]:
+    """(the K-indexed vectors ``moving`` the producer TMA-loads, [(a vector it does not, why)]); ``launcher_global``:
+    none (the lowering's ``kvec_global=1``: the launch's vector array is one TMA cannot read in place)."""
     from tileorch.transforms.tileas.computed_operand_switches import COMPUTED_OPERAND_ENV, prefetch_enabled
+
+    if launcher_global:
+        return [], [(ld, "the launcher asked for it (kvec_global=1: the launch's array of this vector is one the "
+                         "producer's TMA cannot read in place)") for ld in moving]
 
     if global_requested() or prefetch_enabled():  # (prefetch places the consumers' global loads one K step ahead)
         word = GLOBAL_SWITCH if global_requested() else "prefetch"
