@@ -52,7 +52,9 @@ def test_the_choice_is_the_best_scored_tile(m, n, k):
     n, k = n // 8 * 8 or 8, k // 8 * 8 or 8
     cfg = default_config(m, n, k, "bf16", "bf16", "k", "auto", SMS)
     best = max(_score(m, n, t) for t in (256, 192))
-    if cfg.schedule == "streamk":
+    if m <= 128 and n <= 256 and cfg.schedule != "streamk":  # one tile covers it (every width scores the same)
+        assert cfg.tile_n == min(t for t in (128, 192, 256) if t >= n) and cfg.cluster_m == 1
+    elif cfg.schedule == "streamk":
         assert cfg.tile_n == 256 and k >= 8192
         assert max(best, _score(m, n, 128) if cfg.tile_n == 128 else 0) < 0.85
     elif cfg.tile_n == 192:
@@ -70,3 +72,37 @@ def test_stream_k_keeps_the_multicast_cluster_for_an_n_major_b():
         cfg = default_config(m, n, k, "bf16", "bf16", "n", "auto", SMS)
         if cfg.schedule == "streamk":
             assert (cfg.tile_n, cfg.cluster_m) == (256, 2), (m, n, k, cfg)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 128), st.integers(1, 256), st.integers(8, 8184), st.sampled_from(["k", "n"]),
+       st.booleans(), st.sampled_from([1, 66, 132]))
+def test_a_problem_smaller_than_one_tile_takes_the_narrowest_covering_tile(m, n, k, b_major, tile_192, sms):
+    """Session 41: 100 x 80 took 128 x 256 tiles in 2x1 clusters.  For a problem one 128 x 256 tile covers (K below
+    Stream-K's 8192): the chosen tile never exceeds N padded to the next valid width when a narrower valid
+    configuration exists (each width checked valid here: ``GemmConfig.check``), and no cluster."""
+    from dataclasses import replace
+
+    from tileorch.kernels.gemm.config import GemmConfigError
+
+    cfg = default_config(m, n, k, "bf16", "bf16", b_major, "auto", sms, tile_192)
+    assert cfg.cluster_m == 1 and cfg.tile_n >= n and cfg.schedule == "persistent"
+    for narrower in (t for t in (128, 192, 256) if n <= t < cfg.tile_n):
+        try:
+            replace(cfg, tile_n=narrower).check()
+        except GemmConfigError:
+            continue
+        assert narrower == 192 and not tile_192, (m, n, cfg.tile_n, narrower)  # (192 left out when asked)
+
+
+def test_a_one_tile_retile_says_why():
+    """The launcher's retile of a 100 x 80 GEMM program (sweep 26's C-reading shape of session 41): 128 x 128 in 1x1
+    clusters, and its remark says one tile covers the problem."""
+    from tileorch.kernels.gemm.config import GemmConfig
+    from tileorch.launchers.cutile import retile_config
+
+    chosen, why = retile_config(GemmConfig(dtype="f16", out_dtype="f32", b_major="n"), 100, 80, 64, "n", "auto",
+                                SMS, False)
+    assert (chosen.tile_n, chosen.cluster_m, chosen.schedule) == (128, 1, "persistent")
+    assert "retiled to 128 x 128 tiles (persistent, 1x1 clusters) for 100 x 80 x 64" in why
+    assert "one tile covers 100 x 80: the narrowest tile covering N, no cluster" in why

@@ -55,7 +55,7 @@ def test_the_narrower_retiles_leave_half_the_accumulator_registers_to_the_epilog
     from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS
     from tileorch.launchers.cutile import narrower_retiles
 
-    wide = default_config(100, 80, 64, "f16", "f32", "n", "auto", SMS)
+    wide = default_config(4096, 4096, 64, "f16", "f32", "n", "auto", SMS)  # (100 x 80: one tile, 128 x 128 since s42)
     assert (wide.tile_n, wide.cluster_m) == (256, 2)
     got = narrower_retiles(wide)
     assert [(c.tile_n, c.cluster_m) for c in got] == [(128, 2), (128, 1)]

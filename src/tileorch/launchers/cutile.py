@@ -1946,7 +1946,7 @@ def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, s
     program's ``cfg`` element types, operand layouts and batching; ``schedule``: ``auto`` or the one
     asked for; the remark names the tile width chosen and the wave efficiencies it was chosen by;
     ``tile_192=False``: 128 x 192 tiles not considered (their kernel spilled)."""
-    from tileorch.launchers.gemm import N192_EFFICIENCY, default_config, wave_efficiency
+    from tileorch.launchers.gemm import N192_EFFICIENCY, default_config, one_tile_width, wave_efficiency
 
     chosen = default_config(m, n, k, cfg.dtype, cfg.out_dtype, major, schedule, sms, tile_192)
     chosen = dataclasses.replace(chosen, batched=cfg.batched, b_shared=getattr(cfg, "b_shared", False),
@@ -1958,6 +1958,8 @@ def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, s
            f"clusters) for {m} x {n} x {k} on {sms} SMs: wave efficiency 256-wide {eff[256]:.2f}, 192-wide "
            f"{eff[192]:.2f} (x {N192_EFFICIENCY} full-wave speed: {N192_EFFICIENCY * eff[192]:.2f}), 128-wide "
            f"{eff[128]:.2f}")
+    if chosen.schedule != "streamk" and one_tile_width(m, n, tile_192):
+        why += f" (one tile covers {m} x {n}: the narrowest tile covering N, no cluster)"
     from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS, FP8
 
     if chosen.dtype in FP8 and chosen.dtype_b in FP8 and getattr(cfg, "fp8_promote", 0):

@@ -57,11 +57,27 @@ process: persistent_n192 / wave efficiency over persistent / wave efficiency, me
 N >= 13312 shapes; `benchmarks/results/gemm_suite_h100_2026-12-06-s30.json`)."""
 
 
+ONE_TILE_WIDTHS = (128, 192, 256)
+"""The tile widths :func:`one_tile_width` picks from (the builder's 128-row tiles; 64-wide tiles run as 128)."""
+
+
+def one_tile_width(m: int, n: int, tile_192: bool = True) -> int:
+    """For a problem that one 128 x 256 tile covers (M <= 128, N <= 256): the narrowest width of
+    :data:`ONE_TILE_WIDTHS` that covers N (192 only where ``tile_192``); 0 for a larger problem.  Its one CTA
+    computes the fewest columns past N, and a cluster would only add a CTA with no rows (session 41: 100 x 80 took
+    128 x 256 tiles in 2x1 clusters, every width's wave efficiency 0.01)."""
+    if m > 128 or n > 256:
+        return 0
+    return min(t for t in ONE_TILE_WIDTHS if t >= n and (t != 192 or tile_192))
+
+
 def default_config(m: int, n: int, k: int, dtype: str, out_dtype: str, b_major: str, schedule: str, sms: int,
                    tile_192: bool = True) -> GemmConfig:
     """The configuration ``schedule="auto"`` picks: 128 x 256 tiles, 4 stages, 2x1 clusters, TMA
     epilogue; 128 x 128 tiles (6 stages) for short-K problems of at most two waves whose wave
-    efficiency the narrower tile improves by >= 0.15; 128 x 192 tiles (4 stages) where their wave
+    efficiency the narrower tile improves by >= 0.15; a problem smaller than one tile (at most 128 x 256, K < 8192
+    or not: see Stream-K below) the narrowest of 128 / 192 / 256 that covers its N, in 1x1 clusters
+    (:func:`one_tile_width`: every width scores the same one-CTA wave there); 128 x 192 tiles (4 stages) where their wave
     efficiency times :data:`N192_EFFICIENCY` beats the chosen tile's (the wave-quantised shapes, e.g.
     1344 x 6272 x 2048: 0.74 -> 0.90 of cuBLAS; ``tile_192=False``: not considered; an N-major B
     runs them in 1x1 clusters, its 192-column tile not two multicast halves of 64-column boxes);
@@ -86,6 +102,10 @@ def default_config(m: int, n: int, k: int, dtype: str, out_dtype: str, b_major: 
         schedule = "streamk" if score < 0.85 and k >= 8192 else "persistent"
         if schedule == "streamk":
             cfg = replace(cfg, tile_n=256, stages=GemmConfig().stages, cluster_m=GemmConfig().cluster_m)
+        elif one_tile_width(m, n, tile_192):
+            width = one_tile_width(m, n, tile_192)
+            cfg = replace(cfg, tile_n=width, stages=6 if width == 128 else 4 if width == 192 else GemmConfig().stages,
+                          cluster_m=1)
     return replace(cfg, schedule=schedule).check()
 
 
