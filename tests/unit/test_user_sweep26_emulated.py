@@ -167,9 +167,9 @@ def test_the_gemm_on_the_wgmma_emulator(name, monkeypatch):
 # ----------------------------------------------------------------------------------------------- the SIMT programs
 
 LAUNCH_ONLY = ("broadcast_by_zero", "fewer_tokens")
-"""Tests whose program the launch runs on the SIMT path although it compiles for the tier (a B of batch stride 0,
-C of fewer rows than M: tests/gpu/test_user_sweep26_gpu.py), which the emulator's runner (array shapes, no
-strides, the compiled path) does not reproduce."""
+"""Tests whose launch this emulator's runner (array shapes, no strides, the compiled path) does not reproduce: a B of
+batch stride 0 (since session 42 the launcher runs the program's ``b_shared=1`` kernel, emulated in
+test_launch_strided_batch.py), C of fewer rows than M (the SIMT path: tests/gpu/test_user_sweep26_gpu.py)."""
 EMULATED = sorted(n for n in dir(s26) if n.startswith("test_") and n not in sweep_paths.refused_dot_tests(PROGRAMS, s26)
                   and not any(w in n for w in LAUNCH_ONLY)) \
     if ALL else ["test_quant_int4_per_group_pack_nibbles", "test_dequant_int4_nibbles_sign_extend",
