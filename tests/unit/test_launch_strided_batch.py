@@ -223,7 +223,11 @@ def test_sweep31s_strided_batch_view_runs_on_the_tensor_cores(monkeypatch):
     assert path == "gemm" and not said, said
     assert [kw["batch_pitch"] for kw in prepared] == [(2 * 100 * 64 * 2, 0)]
     assert prepared[0]["operand_batches"] == (3, 3)
-    assert any("a strided batch read in place: A 25600 bytes between matrices" in r for r in remarks), remarks
+    from tileorch.launchers.cutile_programs import kernel_location
+    from tileorch.testing.user_programs31 import gemm_batched_strided_batch_view as kernel
+
+    assert any(f"{kernel_location(kernel)}: remark: a strided batch read in place: A 25600 bytes between matrices" in r
+               for r in remarks), remarks
 
 
 @needs_cutile
@@ -237,7 +241,11 @@ def test_a_b_broadcast_by_stride_zero_runs_the_b_shared_kernel(monkeypatch, modu
     assert asked[0] == {} and asked[1:] and all(f.get("b_shared") == 1 for f in asked[1:]), asked  # (the first:
     # the launch's deferred compile, the program's own configuration)
     assert [kw["operand_batches"] for kw in prepared] == [(3, 1)]
-    assert any("B is broadcast over the batch (batch stride 0)" in r and "_bs" in r for r in remarks), remarks
+    from tileorch.launchers.cutile_programs import kernel_location
+
+    kernel = getattr(importlib.import_module(f"tileorch.testing.{module}"), name)
+    assert any(f"{kernel_location(kernel)}: remark: argument 1 ('Bm'): B is broadcast over the batch (batch stride 0)"
+               in r and "_bs" in r for r in remarks), remarks
 
 
 @needs_cutile

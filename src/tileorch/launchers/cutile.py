@@ -42,7 +42,8 @@ from tileorch.launchers.cutile_native import forget as forget_native
 from tileorch.launchers.cutile_native import launch as native_launch
 from tileorch.launchers.cutile_native import routes as native_routes
 from tileorch.launchers.cutile_programs import (ARCHS, BYTECODE_VERSION, LOWERED_ONLY, _compile_program, _read_indexed,
-                                               _write_index, kernel_name, kernel_warning, source_cache_key)
+                                               _write_index, kernel_location, kernel_name, kernel_warning,
+                                               source_cache_key)
 from tileorch.launchers import stale_settings
 from tileorch.launchers.array_overlap import elements_overlap, shared_element
 from tileorch.launchers.cutile_source_key import note_exported
@@ -1416,7 +1417,7 @@ def _kvec_global_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments:
         raise LayoutNotSupported(f"{why}; the kernel loading it from global memory was not compiled")
     text = (f"{why}: the kernel {again.program.gemm_config.name} loads the K vectors from global memory in each K "
             "step instead (kvec_global=1), on the tensor cores")
-    say(again, f"remark: {text}")
+    say(again, f"{kernel_location(kernel)}: remark: {text}")
     if not own.kvec_said:
         import warnings
 
@@ -2154,7 +2155,9 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         say(entry, cov.remark)
     mid_ld = mid_row_strides(gk.cfg, a, b, c)  # (an [rows, L, cols] operand's own row stride: a slice of a wider L)
     if batch_pitch and entry is not None:
-        say(entry, f"remark: a strided batch read in place: {', '.join(f'{r} {p} bytes between matrices' for r, p in zip('AB', batch_pitch) if p)} (the tensor maps' batch stride)")
+        pitches = ", ".join(f"{r} {p} bytes between matrices" for r, p in zip("AB", batch_pitch) if p)
+        say(entry, f"{kernel_location(kernel)}: remark: a strided batch read in place: {pitches} (the tensor maps' "
+                   "batch stride)")
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
            sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld, batch_pitch)
     prepared = _prepared.get(key)
@@ -2202,7 +2205,8 @@ def _broadcast_b_entry(entry: _Compiled, kernel: Any, arguments: list[Argument],
         refusal = "; ".join(r for r in (entry.program.remarks or []) if "b_shared" in r) or "no such kernel"
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: B is broadcast over the batch (batch stride 0) and "
                                  f"the kernel reading one B at batch index 0 was not compiled: {refusal}")
-    say(entry, f"remark: {_where(b.name, b.position)}: B is broadcast over the batch (batch stride 0): the kernel "
+    say(entry, f"{kernel_location(kernel)}: remark: {_where(b.name, b.position)}: B is broadcast over the batch "
+               "(batch stride 0): the kernel "
                f"{cfg.name} reads its one matrix at batch index 0 (b_shared), on the tensor cores")
     return entry
 
