@@ -9,11 +9,11 @@ python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/cuda_tile
 export TILEORCH_CACHE_DIR=${TILEORCH_CACHE_DIR:-/tmp/tileorch-cache} PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader | sed 's/^/[s42 launchpath] /'
 T0=$(date +%s)
-timeout ${CHECK_S:-95} python3 benchmarks/launchpath_check.py --out "$S/launchpath.json" > "$S/launchpath.log" 2>&1
+timeout ${CHECK_S:-90} python3 benchmarks/launchpath_check.py --out "$S/launchpath.json" > "$S/launchpath.log" 2>&1
 echo "[s42 launchpath] check rc=$? $(( $(date +%s) - T0 )) s"; grep -E "^\[s42 launchpath\]" "$S/launchpath.log" | head -12
 tail -n 5 "$S/launchpath.log" | grep -v "^\[s42" | cut -c1-300 | sed 's/^/[s42 launchpath] check tail: /'
 T1=$(date +%s)
-timeout ${TESTS_S:-45} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 8 \
+timeout ${TESTS_S:-40} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 8 \
   tests/gpu/test_user_sweep26_gpu.py tests/gpu/test_user_sweep28_gpu.py tests/gpu/test_user_sweep31_gpu.py \
   -k "broadcast or expanded or strided_batch" > "$S/gpu_tests.log" 2>&1
 echo "[s42 launchpath] twins rc=$? $(( $(date +%s) - T1 )) s: $(tail -n 1 "$S/gpu_tests.log")"
