@@ -1,5 +1,5 @@
 """Session 42 (s42-launchpath): batched GEMMs launched on operands whose matrices are not stacked -- a strided batch
-of A (``x[::2]``: every other matrix of a larger buffer) and a B broadcast over the batch by a stride of 0
+of A (``x[::2]``: every other matrix of a larger buffer; of A and B for the small case) and a B broadcast over the batch by a stride of 0
 (``w.expand(L, K, N)``) -- and ``(a * gamma[k]) @ b`` with gamma's base 2 bytes off a 16-byte boundary (the kernel
 with the consumers' global loads of gamma, ``kvec_global=1``) -- on the GPU: the path each launch ran (``tileorch.testing.launch_path``: the tier, not the
 SIMT fallback), the result against torch fp32 (output NaN-prefilled), then a short timing beside the same kernel on
@@ -76,6 +76,10 @@ def main() -> int:
         b = torch.randn(L, K, N, device="cuda", dtype=torch.float16)
         ref = torch.bmm(a.float(), b.float())
         case("strided_batch_a", strided, a, b, (L, M, N), ref, lambda a=a, b=b: torch.bmm(a, b), timed)
+        if not timed:  # every other matrix of B too (correctness only)
+            b2 = torch.randn(2 * L, K, N, device="cuda", dtype=torch.float16)[::2]
+            case("strided_batch_ab", strided, a, b2, (L, M, N), torch.bmm(a.float(), b2.float()),
+                 lambda a=a, b2=b2: torch.bmm(a, b2), False)
         w = torch.randn(K, N, device="cuda", dtype=torch.float16)
         a2 = torch.randn(L, M, K, device="cuda", dtype=torch.float16)
         we = w.expand(L, K, N)  # batch stride 0

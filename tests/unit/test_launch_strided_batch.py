@@ -299,3 +299,18 @@ def test_the_b_shared_kernel_reads_the_one_matrix_for_every_batch():
     want = a.astype(np.float64) @ w.astype(np.float64)
     assert not np.isnan(c).any()
     np.testing.assert_allclose(c, want, rtol=2e-3, atol=2e-3)
+
+
+@needs_cutile
+def test_a_strided_batch_of_b_and_of_both(monkeypatch):
+    """Every other matrix of B (and of A and B together) in sweep 31's program: each operand's own batch stride in
+    its map, (0: stacked), no SIMT launch."""
+    from tileorch.testing.user_programs31 import PROGRAMS
+
+    spec = list(PROGRAMS["gemm_batched_strided_batch_view"].spec)
+    spec[1] = (spec[1][0], spec[1][1], (2 * 64 * 80, 80, 1))
+    path, _, prepared, said, _ = _launch(monkeypatch, "user_programs31", "gemm_batched_strided_batch_view", spec)
+    assert path == "gemm" and not said and [kw["batch_pitch"] for kw in prepared] == [(2 * 100 * 64 * 2, 2 * 64 * 80 * 2)]
+    spec[0] = (spec[0][0], spec[0][1])  # (A stacked)
+    path, _, prepared, said, _ = _launch(monkeypatch, "user_programs31", "gemm_batched_strided_batch_view", spec)
+    assert path == "gemm" and not said and [kw["batch_pitch"] for kw in prepared] == [(0, 2 * 64 * 80 * 2)]
