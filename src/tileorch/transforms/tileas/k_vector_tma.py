@@ -18,7 +18,9 @@ memory in every K step (a 64-bit address, a bounds select and a padding select p
   the stage.
 * the host builds each vector's tensor map (2-D: the array's last dimension, then its rows, or 1 for a
   1-D array; box: the vector's elements x 1) from the program's argument and passes it after the kernel
-  builder's parameters (``launchers/cutile.kvec_tensor_maps``).
+  builder's parameters (``launchers/cutile.kvec_tensor_maps``); a launch whose array TMA cannot read in place (a
+  misaligned base) runs the configuration the launcher asks for with ``kvec_global=1`` (:func:`plan`'s
+  ``launcher_global``: the consumers' loads, as ``global_k_vectors``; session 42).
 """
 
 from __future__ import annotations
