@@ -184,6 +184,11 @@ def test_takes_its_path(name):
     the earlier sets' GPU tests')."""
     from test_user_sweep_gpu import DT
 
+    from tileorch.launchers import cutile as rc
+
     args = [torch.zeros(s[0], dtype=DT[s[1]], device="cuda") if isinstance(s, tuple) else s
             for s in PROGRAMS[name].spec]
-    _check_path(name, args)
+    # the compile's path only (sweep.check_path also checks the path a launch ran, and these are not launched)
+    entry = rc.compiled(PROGRAMS[name].kernel, rc.describe_arguments(PROGRAMS[name].kernel, tuple(args)), "sm_90a",
+                        "persistent", defer_gemm=True)
+    assert entry.program.kind == PROGRAMS[name].path, (name, entry.program.kind, entry.program.remarks)

@@ -538,8 +538,10 @@ def test_mm_batched_strided_batch_on_transposed_views():
     """A strided batch: A a ``transpose(0, 1)`` view of ``[M, Bt, K]`` storage (batch stride K, row
     stride Bt K), C a view of ``[M, Bt, N]`` storage (NaN-filled); B contiguous.  The program compiles to
     the batched GEMM tier, whose tensor maps take contiguous matrices only: this launch runs the SIMT path
-    by design, after a PerformanceWarning naming A's strides (session 41's launch-path check: it never ran
-    on the tier, the compile's path alone was checked before)."""
+    by design, after a PerformanceWarning naming C's strides (session 41's launch-path check: it never ran
+    on the tier, the compile's path alone was checked before; since session 42 A's strided batch alone would
+    be read in place by its tensor map's batch stride, C's is what no kernel takes: its rows 2 N apart and its
+    matrices N apart, the direct epilogue stores matrix l at l M N)."""
     import warnings
 
     from tileorch.launchers import cutile as rc
@@ -553,7 +555,8 @@ def test_mm_batched_strided_batch_on_transposed_views():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         args = run("mm_batched_strided_batch", {0: a, 1: b, 2: c})
-    assert any("needs contiguous matrices, got strides (128, 256, 1)" in str(w.message) for w in caught), \
+    assert any("('C'): the batched WGMMA GEMM needs contiguous matrices, got strides (256, 512, 1)" in str(w.message)
+               for w in caught), \
         [str(w.message) for w in caught]
     _gemm_rel(c_store.transpose(0, 1), a.double() @ b.double())
     _check_path("mm_batched_strided_batch", args, ran="simt")

@@ -314,3 +314,23 @@ def test_a_strided_batch_of_b_and_of_both(monkeypatch):
     spec[0] = (spec[0][0], spec[0][1])  # (A stacked)
     path, _, prepared, said, _ = _launch(monkeypatch, "user_programs31", "gemm_batched_strided_batch_view", spec)
     assert path == "gemm" and not said and [kw["batch_pitch"] for kw in prepared] == [(0, 2 * 64 * 80 * 2)]
+
+
+@needs_cutile
+def test_k_zero_runs_simt_and_says_why(monkeypatch):
+    """K = 0 (``[M, 0]`` A, ``[0, N]`` B; torch's strides of such arrays are (1, 1)): the launcher's reason is the
+    empty contraction (before session 42: 'needs a row-major contiguous array, got strides (1, 1) for shape (130, 0)',
+    a layout complaint about an array with no elements); the SIMT path runs it."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import test_review29_dots as dots
+
+    from tileorch.testing.user_programs import UserProgram
+
+    name = "k0_with_epilogue"
+    program = UserProgram(getattr(dots, dots.KERNELS.get(name, name)), dots.SPECS[name], (3, 2), "gemm")
+    path, _, prepared, said, _ = _launch(monkeypatch, None, name, program=program)
+    assert path == "simt" and not prepared
+    assert len(said) == 1 and "K = 0: an empty contraction" in said[0] and "strides" not in said[0], said

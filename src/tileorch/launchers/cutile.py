@@ -1550,6 +1550,9 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         raise LayoutNotSupported(f"GEMM shapes do not agree: A {a.shape}{' (read as A^T)' if a_major == 'm' else ''}, "
                                  f"B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, C {c.shape}"
                                  f"{' (stored as C^T)' if c_transposed else ''} {_DISAGREE}")
+    if k == 0:  # (an empty A or B has no strides a tensor map takes: torch gives a [M, 0] array strides (1, 1))
+        raise LayoutNotSupported("K = 0: an empty contraction (the accumulator stays zero), which the tensor-core "
+                                 "kernel's K loop of at least one K tile does not run")
     for x in (a, c) + ((b,) if cfg.b_major == "k" or batched else ()):
         if x is a and getattr(cfg, "transpose_a", False):
             continue  # the launcher copies A (any layout torch can transpose)
