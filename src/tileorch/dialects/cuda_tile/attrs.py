@@ -398,7 +398,10 @@ class DenseConstantAttr(ParametrizedAttribute):
     def values(self) -> list[int | float | bool]:
         et = self.element_type
         if is_float(et):
-            return [bits_to_float(b, et) for b in self.raw_values()]
+            raw = self.raw.data
+            if len(raw) == 1:  # a splat: its one pattern converted once (a 128x128 zero accumulator was 16384 conversions)
+                return [bits_to_float(raw[0].data, et)] * self.type.num_elements()
+            return [bits_to_float(r.data, et) for r in raw]
         if is_int(et, (1,)):
             return [bool(v) for v in self.raw_values()]
         return self.raw_values()
