@@ -247,7 +247,8 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
     ``tileorch.frontend.tile`` builder, or a cuTile program after ``convert-cudatile-to-tileaa``)
     to the tier the backend compiles; returns (kind, module).
 
-    Column-major arrays are first read as their transposes (``tileaa-transpose-column-major``).
+    Column-major arrays are first read as their transposes (``tileaa-transpose-column-major``), and an f32 dot of
+    two widened f16 (bf16) tiles multiplies the 16-bit tiles (``tileaa-narrow-widened-dot-operands``, a remark each).
     ``"gemm"``: the kernel has a dot and goes through the TileAS tier to the warp-specialized
     TMA/WGMMA kernel (``convert-nv-tileas-to-cutlass``, the program's epilogue compiled in the
     accumulator's registers; ``config`` retiles it, see that pass); ``"simt"``: any other kernel
@@ -275,6 +276,11 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
     if transpose_column_major(module):
         remarks.append("remark: column-major arrays read as their row-major transposes through transposed views "
                        "(tileaa-transpose-column-major)")
+    # an f32 dot of two f16 (two bf16) tiles widened to f32 multiplies the 16-bit tiles (exact products), on both
+    # paths: the tier's WGMMA takes it, the SIMT path's mma.sync runs one product instead of 3xTF32
+    from tileorch.transforms.narrow_widened_dot import narrow_widened_dot_operands
+
+    narrow_widened_dot_operands(module, remarks)
     has_dot = any(op.name == "nv_tileaa.dot" for op in module.walk())
     hopper = arch.startswith("sm_90") and schedule != "simt"  # the tier's GEMM is TMA + WGMMA: sm_90a only
     fallback = module  # a kernel the tensor-core path does not try goes to the SIMT path as it is
@@ -338,6 +344,7 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
                         + said.get("tileas-paged-gather", []) + said.get("tileas-flatten-nested-k-loops", [])
                         + transposed
                         + said.get("tileas-fold-dot-accumulate", [])  # a 16-bit product accumulated unrounded in f32
+                        + said.get("tileas-fold-tf32-operands", [])  # tf32 operands truncated by the WGMMA
                         + said.get("tileas-program-loop-to-tiles", [])  # a loopless chain given its key loop
                         + chains + column_loops + same_range)
             from tileorch.transforms.tileas.chained_detect import CHAINED_ATTR
