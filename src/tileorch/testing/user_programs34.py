@@ -858,3 +858,309 @@ _add("constexpr_tile_shape_from_argument", constexpr_tile_shape_from_argument, [
      (3, 3), "simt", outputs=(1,))
 _add("clamp_by_scalar_minimum_maximum", clamp_by_scalar_minimum_maximum, [_a((200,)), _a((200,)), -0.5, 0.75, 64],
      (4,), "simt", outputs=(1,))
+
+
+# ----------------------------------------------------------------------------------------------- invalid programs
+
+
+@ct.kernel
+def mma_acc_of_the_k_tile_shape(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """The accumulator made ``(TM, TK)`` instead of ``(TM, TN)``."""
+    acc = ct.zeros((TM, TK), dtype=ct.float32)
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(TM, TK), padding_mode=ZERO)
+    b = ct.load(B, index=(0, ct.bid(1)), shape=(TK, TN), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(a, b, acc))
+
+
+@ct.kernel
+def load_with_a_misspelt_keyword(X, Y, BS: ConstInt):
+    """``padding=`` for ``padding_mode=``."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x)
+
+
+@ct.kernel
+def mma_of_f16_by_bf16(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """f16 A times bf16 B."""
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(TM, TK), padding_mode=ZERO)
+    b = ct.load(B, index=(0, ct.bid(1)), shape=(TK, TN), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(a, b, acc))
+
+
+@ct.kernel
+def arange_of_100(X, Y, BS: ConstInt):
+    """``ct.arange(100)``: not a power of two."""
+    i = ct.arange(100, dtype=ct.int32)
+    ct.store(Y, index=(0,), tile=i.astype(ct.float32))
+
+
+@ct.kernel
+def reshape_to_another_count(X, Y, BS: ConstInt):
+    """64 elements reshaped to (8, 16)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), 0), tile=x.reshape((8, 16)))
+
+
+@ct.kernel
+def permute_with_three_axes_of_a_matrix(X, Y, BM: ConstInt, BN: ConstInt):
+    """``ct.permute(x, (1, 0, 2))`` of a 2-D tile."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(BM, BN), padding_mode=ZERO)
+    ct.store(Y, index=(0, ct.bid(0)), tile=ct.permute(x, (1, 0, 2)))
+
+
+@ct.kernel
+def numpy_exp_in_the_kernel(X, Y, BS: ConstInt):
+    """``np.exp`` of a tile (numpy is host code)."""
+    import numpy as np
+
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=np.exp(x))
+
+
+@ct.kernel
+def static_iter_of_a_runtime_range(X, Y, n: int, BS: ConstInt):
+    """``ct.static_iter(range(n))`` with ``n`` a runtime argument."""
+    acc = ct.zeros((BS,), dtype=ct.float32)
+    for j in ct.static_iter(range(n)):
+        acc = acc + ct.load(X, index=(j,), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(0,), tile=acc)
+
+
+@ct.kernel
+def num_tiles_of_axis_2_of_a_matrix(X, Y, BM: ConstInt, BN: ConstInt):
+    """``ct.num_tiles(X, axis=2, ...)`` of a 2-D array."""
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for j in range(ct.num_tiles(X, axis=2, shape=(BM, BN))):
+        acc = acc + ct.load(X, index=(0, j), shape=(BM, BN), padding_mode=ZERO)
+    ct.store(Y, index=(0, 0), tile=acc)
+
+
+@ct.kernel
+def gather_two_indices_from_a_vector(X, Ids, Y, BS: ConstInt):
+    """``ct.gather(X, (i, j))`` of a 1-D array."""
+    ids = ct.load(Ids, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.gather(X, (ids, ids)))
+
+
+@ct.kernel
+def mma_of_vectors(X, Y, C, BS: ConstInt):
+    """``ct.mma`` of two 1-D tiles (a dot product written as an MMA)."""
+    x = ct.load(X, index=(0,), shape=(BS,), padding_mode=ZERO)
+    y = ct.load(Y, index=(0,), shape=(BS,), padding_mode=ZERO)
+    ct.store(C, index=(0,), tile=ct.mma(x, y, ct.zeros((BS,), dtype=ct.float32)))
+
+
+@ct.kernel
+def full_with_a_tile_fill(X, Y, BS: ConstInt):
+    """``ct.full`` filled with a tile, not a scalar."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.full((BS,), x, dtype=ct.float32))
+
+
+@ct.kernel
+def a_python_list_of_tiles(X, Y, BS: ConstInt):
+    """Tiles collected in a Python list."""
+    parts = []
+    for j in range(2):
+        parts.append(ct.load(X, index=(j,), shape=(BS,), padding_mode=ZERO))
+    ct.store(Y, index=(0,), tile=parts[0])
+
+
+@ct.kernel
+def load_shape_of_a_runtime_int(X, Y, n: int):
+    """A tile shape from a runtime argument."""
+    x = ct.load(X, index=(0,), shape=(n,), padding_mode=ZERO)
+    ct.store(Y, index=(0,), tile=x)
+
+
+@ct.kernel
+def store_index_of_a_float(X, Y, BS: ConstInt):
+    """A store at a float tile index (``ct.bid(0) / 2``)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0) / 2,), tile=x)
+
+
+@ct.kernel
+def sum_over_axis_1_of_a_vector(X, Y, BS: ConstInt):
+    """``ct.sum(x, axis=1)`` of a 1-D tile."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.sum(x, axis=1))
+
+
+@ct.kernel
+def bitwise_and_of_floats(X, Y, BS: ConstInt):
+    """``x & 1`` of an f32 tile."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.bitwise_and(x, x))
+
+
+@ct.kernel
+def tile_dims_of_zero(X, Y, BS: ConstInt):
+    """A tile of shape ``(0,)``."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(0,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x)
+
+
+@ct.kernel
+def assign_to_an_array_element(X, Y, BS: ConstInt):
+    """``Y[0] = 1.0``: indexing an array as in numpy."""
+    Y[0] = 1.0
+
+
+@ct.kernel
+def expand_dims_axis_3_of_a_vector(X, Y, BS: ConstInt):
+    """``ct.expand_dims(x, axis=3)`` of a 1-D tile."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), 0), tile=ct.expand_dims(x, axis=3))
+
+
+@ct.kernel
+def broadcast_to_fewer_dims(X, Y, BM: ConstInt, BN: ConstInt):
+    """``ct.broadcast_to`` of a (BM, BN) tile to (BN,)."""
+    x = ct.load(X, index=(0, 0), shape=(BM, BN), padding_mode=ZERO)
+    ct.store(Y, index=(0,), tile=ct.broadcast_to(x, (BN,)))
+
+
+@ct.kernel
+def store_4d_tile_into_3d_output(X, Y, BM: ConstInt, D: ConstInt):
+    """A ``(1, 1, BM, D)`` tile stored at a 3-index position of a ``[BH, S, D]`` array."""
+    x = ct.load(X, index=(0, 0, ct.bid(0), 0), shape=(1, 1, BM, D), padding_mode=ZERO)
+    ct.store(Y, index=(0, ct.bid(0), 0), tile=x)
+
+
+@ct.kernel
+def printf_with_more_conversions_than_values(X, BS: ConstInt):
+    """``ct.printf("%d %f\\n", x)``: two conversions, one value."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.printf("%d %f\n", ct.sum(x))
+
+
+@ct.kernel
+def zeros_of_a_million_elements(X, Y, BS: ConstInt):
+    """A ``(1024, 1024)`` f32 accumulator tile in one program (4 MiB)."""
+    acc = ct.zeros((1024, 1024), dtype=ct.float32)
+    acc = acc + ct.load(X, index=(0, 0), shape=(1024, 1024), padding_mode=ZERO)
+    ct.store(Y, index=(0, 0), tile=acc)
+
+
+@ct.kernel
+def mma_scaled_e5m2_on_hopper(A, B, SA, SB, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """``ct.mma_scaled`` of e5m2 tiles with e8m0 block scales (one per 32 K elements)."""
+    a = ct.load(A, index=(0, 0), shape=(TM, TK), padding_mode=ZERO)
+    b = ct.load(B, index=(0, 0), shape=(TK, TN), padding_mode=ZERO)
+    sa = ct.load(SA, index=(0, 0), shape=(TM, TK // 32), padding_mode=ZERO)
+    sb = ct.load(SB, index=(0, 0), shape=(TK // 32, TN), padding_mode=ZERO)
+    ct.store(C, index=(0, 0), tile=ct.mma_scaled(a, sa, b, sb, ct.zeros((TM, TN), dtype=ct.float32)))
+
+
+@ct.kernel
+def int16_mma_tiles(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    """int16 x int16 into an int32 accumulator."""
+    acc = ct.zeros((TM, TN), dtype=ct.int32)
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(TM, TK), padding_mode=ZERO)
+    b = ct.load(B, index=(0, ct.bid(1)), shape=(TK, TN), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(a, b, acc))
+
+
+@ct.kernel
+def load_order_of_three_axes_on_a_matrix(X, Y, BM: ConstInt, BN: ConstInt):
+    """``order=(2, 1, 0)`` on a 2-D array."""
+    x = ct.load(X, index=(0, 0), shape=(BM, BN), order=(2, 1, 0), padding_mode=ZERO)
+    ct.store(Y, index=(0, 0), tile=x)
+
+
+@ct.kernel
+def latency_of_a_runtime_value(X, Y, lat: int, BS: ConstInt):
+    """``latency=lat`` with a runtime argument."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO, latency=lat)
+    ct.store(Y, index=(ct.bid(0),), tile=x)
+
+
+@ct.kernel
+def uint64_sum_stored_to_int8(X, Y, BS: ConstInt):
+    """A uint64 tile stored into an int8 array without a cast."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(BS,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x)
+
+
+_V, _M, _H = _a((200,)), _a((64, 128)), _a((128, 128), F16)
+_I = _a((200,), I32)
+REJECTED_BY_CUTILE = {
+    # name: (kernel, spec, words of cuTile's message, text of the line it names)
+    "mma_acc_of_the_k_tile_shape": (mma_acc_of_the_k_tile_shape, [_H, _H, _a((128, 128)), 64, 64, 32],
+                                    "Expect acc shape to be (64, 64), got (64, 32)", "tile=ct.mma(a, b, acc)"),
+    "load_with_a_misspelt_keyword": (load_with_a_misspelt_keyword, [_V, _V, 64],
+                                     "load(): got an unexpected keyword argument 'padding'", "padding=ZERO)"),
+    "mma_of_f16_by_bf16": (mma_of_f16_by_bf16, [_H, _a((128, 128), BF16), _a((128, 128)), 64, 64, 64],
+                           "x and y must have the same dtype unless they are int8/uint8, got float16 bfloat16",
+                           "tile=ct.mma(a, b, acc)"),
+    "arange_of_100": (arange_of_100, [_V, _V, 64], "Result tile shape must be power of 2, got 100",
+                      "ct.arange(100"),
+    "reshape_to_another_count": (reshape_to_another_count, [_V, _a((100, 16)), 64], "Cannot reshape (64,) to (8, 16)",
+                                 "x.reshape((8, 16))"),
+    "permute_with_three_axes_of_a_matrix": (permute_with_three_axes_of_a_matrix, [_M, _M, 64, 128],
+                                            "Num axes must match input's rank: 3 vs 2", "ct.permute(x, (1, 0, 2))"),
+    "numpy_exp_in_the_kernel": (numpy_exp_in_the_kernel, [_V, _V, 64], "Unsupported syntax", "import numpy as np"),
+    "static_iter_of_a_runtime_range": (static_iter_of_a_runtime_range, [_V, _V, 2, 64],
+                                       "Symbolic tile has no concrete value", "ct.static_iter(range(n))"),
+    "num_tiles_of_axis_2_of_a_matrix": (num_tiles_of_axis_2_of_a_matrix, [_M, _M, 64, 64],
+                                        "Axis 2 is out of range for rank 2", "ct.num_tiles(X, axis=2"),
+    "gather_two_indices_from_a_vector": (gather_two_indices_from_a_vector, [_V, _I, _V, 64],
+                                         "For array of rank 1, `indices` must be a tuple of length 1",
+                                         "ct.gather(X, (ids, ids))"),
+    "mma_of_vectors": (mma_of_vectors, [_a((64,), F16), _a((64,), F16), _a((64,)), 64],
+                       "Expect shape of `x` to be at least 2D, got (64,)", "ct.mma(x, y"),
+    "full_with_a_tile_fill": (full_with_a_tile_fill, [_V, _V, 64],
+                              "Invalid argument \"fill_value\" of full(): Expected a scalar or a 0D tile",
+                              "ct.full((BS,), x"),
+    "a_python_list_of_tiles": (a_python_list_of_tiles, [_V, _V, 64], "Unsupported syntax", "parts = []"),
+    "load_shape_of_a_runtime_int": (load_shape_of_a_runtime_int, [_V, _V, 64],
+                                    "Invalid argument \"shape\" of load(): Expected a constant integer tuple",
+                                    "shape=(n,)"),
+    "store_index_of_a_float": (store_index_of_a_float, [_V, _V, 64],
+                               "Invalid argument \"index\" of store(): Expected a tuple of signed integers",
+                               "index=(ct.bid(0) / 2,)"),
+    "sum_over_axis_1_of_a_vector": (sum_over_axis_1_of_a_vector, [_V, _V, 64], "Axis 1 is out of range for rank 1",
+                                    "ct.sum(x, axis=1)"),
+    "bitwise_and_of_floats": (bitwise_and_of_floats, [_V, _V, 64], "Bitwise operations require integers or booleans",
+                              "ct.bitwise_and(x, x)"),
+    "tile_dims_of_zero": (tile_dims_of_zero, [_V, _V, 64], "Dimension #0 of shape (0,) is not positive",
+                          "shape=(0,)"),
+    "assign_to_an_array_element": (assign_to_an_array_element, [_V, _V, 64],
+                                   "Arrays do not support item assignment", "Y[0] = 1.0"),
+    "expand_dims_axis_3_of_a_vector": (expand_dims_axis_3_of_a_vector, [_V, _M, 64],
+                                       "Axis 3 is out of range for rank 2", "ct.expand_dims(x, axis=3)"),
+    "broadcast_to_fewer_dims": (broadcast_to_fewer_dims, [_M, _a((128,)), 64, 128],
+                                "Shape (64, 128) is not broadcastable to (128,)", "ct.broadcast_to(x, (BN,))"),
+    "printf_with_more_conversions_than_values": (printf_with_more_conversions_than_values, [_V, 64],
+                                                 "Format %d for arg #0 got unexpected type of Tile[float32,()]",
+                                                 "ct.printf("),
+    "int16_mma_tiles": (int16_mma_tiles, [_a((128, 128), "int16")] * 2 + [_a((128, 128), I32), 64, 64, 64],
+                        "Unsupported input dtype int16", "tile=ct.mma(a, b, acc)"),
+    "load_order_of_three_axes_on_a_matrix": (load_order_of_three_axes_on_a_matrix, [_M, _M, 64, 128],
+                                             "Invalid argument \"order\" of load(): Expected tuple of length 2, got 3",
+                                             "order=(2, 1, 0)"),
+    "latency_of_a_runtime_value": (latency_of_a_runtime_value, [_V, _V, 3, 64],
+                                   "Invalid argument \"latency\" of load(): Expected an integer constant",
+                                   "latency=lat"),
+    "uint64_sum_stored_to_int8": (uint64_sum_stored_to_int8, [_a((200,), "uint64"), _a((200,), I8), 64],
+                                  "cannot implicitly cast uint64 to int8", "ct.store(Y"),
+}
+"""Programs cuTile's front end refuses at the user's line (tileorch never sees them)."""
+
+
+INVALID: dict[str, UserProgram] = {}
+"""Programs cuTile's front end accepts that tileorch cannot run: each stops with ``file:line:col: error:`` at the
+user's line (``error``: words of the message; ``notes``: the source text of the line)."""
+_bad = registrar(INVALID)
+_bad("store_4d_tile_into_3d_output", store_4d_tile_into_3d_output,
+     [_a((1, 1, 128, 64), F16), _a((1, 128, 64), F16), 64, 64], (2,), "error",
+     error="expected tensor_view rank and tile rank to match, got tensor_view of rank 3 and tiles of rank 4",
+     notes="ct.store(Y, index=(0, ct.bid(0), 0), tile=x)")
+_bad("zeros_of_a_million_elements", zeros_of_a_million_elements, [_a((1024, 1024)), _a((1024, 1024)), 64], (1,),
+     "error", error="a tile of 1048576 elements is too large", notes="acc = acc + ct.load(X")
+_bad("mma_scaled_e5m2_on_hopper", mma_scaled_e5m2_on_hopper,
+     [_a((128, 128), E5M2), _a((128, 128), E5M2), _a((128, 4), "float8_e8m0fnu"), _a((4, 128), "float8_e8m0fnu"),
+      _a((128, 128)), 64, 64, 64], (1,), "error",
+     error="block-scaled MMA (ct.mma_scaled) is a Blackwell (sm_100) instruction", notes="tile=ct.mma_scaled(")
