@@ -913,6 +913,8 @@ OTHER_BINARIES = (
     (b"\x1f\x8b", "gzip-compressed data, not MLIR text: decompress it first"),
     (b"BC\xc0\xde", "LLVM bitcode, not MLIR text: tileorch reads MLIR text and CUDA Tile IR bytecode"),
     (b"PK\x03\x04", "a zip archive, not MLIR text: extract the module first"),
+    (b"\xff\xfe", "UTF-16 text (its byte-order mark FF FE), not UTF-8: save the file as UTF-8"),
+    (b"\xfe\xff", "UTF-16 text (its byte-order mark FE FF), not UTF-8: save the file as UTF-8"),
 )
 """The first bytes of other binaries a user may hand a command that reads MLIR text, and what they are."""
 

@@ -91,8 +91,11 @@ OTHER_FILES = {
     # name: (file name, its bytes from the program's, words of the error)
     "a_gzip_of_the_export": ("k.tileirbc.gz", lambda d: b"\x1f\x8b\x08\x00" + d[:40],
                              "this is gzip-compressed data, not MLIR text: decompress it first"),
-    "utf16_text": ("k.mlir", lambda d: "builtin.module {}\n".encode("utf-16"),
-                   "invalid UTF-8 byte 0xff (the input must be UTF-8 text)"),
+    # was "invalid UTF-8 byte 0xff" (sweep 34): the byte-order mark says what the file is
+    "utf16_text": ("k.mlir", lambda d: "builtin.module {}\n".encode("utf-16-le").join([b"\xff\xfe", b""]),
+                   "this is UTF-16 text (its byte-order mark FF FE), not UTF-8: save the file as UTF-8"),
+    "utf16_big_endian_text": ("k.mlir", lambda d: b"\xfe\xff" + "builtin.module {}\n".encode("utf-16-be"),
+                              "this is UTF-16 text (its byte-order mark FE FF), not UTF-8: save the file as UTF-8"),
     "the_last_byte_dropped": ("k.tileirbc", lambda d: d[:-1], "unexpected end of bytecode"),
     "a_json_file": ("k.json", lambda d: b'{"kernel": 1}\n', "Could not parse entire input"),
 }
