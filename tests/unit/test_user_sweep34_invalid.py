@@ -170,3 +170,18 @@ def test_the_sweep_has_its_invalid_inputs():
     """About 35 invalid inputs (the brief): cuTile's refusals, tileorch's located refusals, text mistakes, other files
     and launch mistakes."""
     assert len(REJECTED_BY_CUTILE) + len(INVALID) + len(TEXT_MISTAKES) + len(OTHER_FILES) + len(LAUNCH_MISTAKES) >= 35
+
+
+def test_a_cuda_tile_module_pasted_twice_stops_at_the_second(tmp_path, capsys):
+    """The ``cuda_tile.module @kernels`` pasted twice into one ``builtin.module``: before this sweep
+    ``k.mlir:1:1: error: Redefinition of symbol "kernels"`` (the symbol table's line); now at the second
+    definition, naming the first."""
+    lines = _text().splitlines()
+    inner = lines[1:-1]  # the cuda_tile.module, without the builtin.module's own lines
+    path = tmp_path / "k.mlir"
+    path.write_text("\n".join([lines[0]] + inner + inner + [lines[-1]]) + "\n")
+    code, said = compile_cli(path, capsys)
+    second = 1 + len(inner) + 1
+    assert code != 0 and f'{path}:{second}:3: error: Redefinition of symbol "kernels", first defined at {path}:2:3' \
+        in said, said
+    assert "Traceback" not in said and "internal error" not in said, said
