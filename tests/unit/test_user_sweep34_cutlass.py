@@ -9,7 +9,8 @@ a 128-thread store): ``tileorch check`` exits non-zero naming the property at th
 :data:`COMPILE_ERRORS`: edits ``tileorch compile`` stops at the op's line (the SM100 scheduler on a 1x1 cluster or on
 sm_90a, a CTA executor of 64 threads for a warp group's fix-up, the cluster loop stopping on the CTA's share, a
 tensor-memory allocation of 100 columns, and -- found by this sweep: compiled and "proved" before -- a cluster
-reduction buffer of half the partial tile's bytes, which the peers' partials overran)."""
+reduction buffer of half the partial tile's bytes, which the peers' partials overran, and a 2-CTA kernel that
+never frees its tensor memory)."""
 
 from __future__ import annotations
 
@@ -86,13 +87,18 @@ COMPILE_ERRORS = {
         "streamk_sm100a", "!llvm.array<4096 x i8>", "!llvm.array<2048 x i8>",
         "the smem(...) buffer holds 2048 bytes, but this CTA's partial tile is 4096 bytes",
         "%fixed = cutlass.tile_scheduler.fixup"),
+    # found by this sweep: compiled (and `tileorch check` had nothing to check)
+    "the_tensor_memory_never_freed": (
+        "tcgen05_sm100a", "    scf.if %warp0 {\n      nvvm.tcgen05.dealloc %acc, %cols, group = <cta_2> : !llvm.ptr<6>, i32\n"
+                          "    }\n", "",
+        "tensor memory allocated here is never freed: the kernel has no tcgen05.dealloc", "nvvm.tcgen05.alloc %slot"),
     "a_tensor_memory_allocation_of_100_columns": (
         "tcgen05_sm100a", "%cols = arith.constant 128 : i32", "%cols = arith.constant 100 : i32",
         "nCols must be a power of two in [32, 512], got 100", "nvvm.tcgen05.alloc %slot, %cols"),
 }
 
 CI = {"streamk_sm100a", "the_final_split_folds_without_waiting", "a_cluster_buffer_of_half_the_partial_tile",
-      "the_cluster_loop_stops_on_the_ctas_share"}
+      "the_cluster_loop_stops_on_the_ctas_share", "the_tensor_memory_never_freed"}
 """The inputs and edits CI runs (the suite's time budget); every one with ``TILEORCH_EMULATE_ALL=1``."""
 
 (test_the_input_compiles_to_its_ptx, test_tileorch_check_on_the_input, test_the_input_round_trips_through_tileorch_opt,

@@ -56,6 +56,27 @@ def _imm(op, value, what: str, e):
     return e.const(c, i64)
 
 
+def _kernel_frees_tensor_memory(alloc) -> None:
+    """A located error when ``alloc``'s kernel (the enclosing function marked ``nvvm.kernel``) holds no
+    ``tcgen05.dealloc``, lowered or not: a CTA must free every tensor-memory column it allocates before it exits
+    (PTX ISA, tcgen05.alloc).  Sweep 34: a kernel without its dealloc compiled, and ``tileorch check`` had nothing to
+    check.  Only kernels: a helper function may leave the dealloc to its caller."""
+    fn = alloc.parent_op()
+    while fn is not None and "nvvm.kernel" not in fn.attributes:
+        fn = fn.parent_op()
+    if fn is None:
+        return
+    for o in fn.walk():
+        if isinstance(o, T.Tcgen05DeallocOp) or (o.name == "llvm.call" and "tcgen05.dealloc" in str(
+                getattr(o.properties.get("callee"), "root_reference", ""))):
+            return
+        if o.name == "func.call":  # a callee may free it: not decided here
+            return
+    raise LocatedError(alloc, "tensor memory allocated here is never freed: the kernel has no tcgen05.dealloc, and "
+                              "a CTA must deallocate every column it allocates before it exits (PTX ISA, "
+                              "tcgen05.alloc); add nvvm.tcgen05.dealloc of the same columns before the kernel returns")
+
+
 def lowerings() -> dict:
     """The lowering of each tcgen05 op, by op class (merged into
     :data:`tileorch.transforms.nvvm_to_llvm.LOWERINGS`)."""
@@ -63,6 +84,7 @@ def lowerings() -> dict:
 
     @lowering(T.Tcgen05AllocOp)
     def _alloc(op, e):
+        _kernel_frees_tensor_memory(op)
         shared = ".shared" if address_space(op.addr) == SHARED else ""
         e.call(f"llvm.nvvm.tcgen05.alloc{shared}.cg{T.cta_group(op)}", [op.addr, op.nCols])
 

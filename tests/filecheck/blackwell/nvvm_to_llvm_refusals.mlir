@@ -24,3 +24,26 @@ llvm.func @h(%t: !llvm.ptr<6>, %off: i64) -> vector<2xi32> {
   llvm.return %w : vector<2xi32>
 }
 // CHECK: nvvm_to_llvm_refusals.mlir:[[# @LINE - 3]]:3: error: the 16x32bx2 offset must be a constant (an immediate of the instruction)
+
+// -----
+
+// Sweep 34: a kernel that allocates tensor memory and never frees it (the CTA must tcgen05.dealloc every column it
+// allocates before it exits): a located error at the alloc.  A helper (no nvvm.kernel) may leave it to its caller.
+llvm.func @leaks(%slot: !llvm.ptr<3>, %n: i32) attributes {nvvm.kernel} {
+  nvvm.tcgen05.alloc %slot, %n : !llvm.ptr<3>, i32
+  llvm.return
+}
+// CHECK: nvvm_to_llvm_refusals.mlir:[[# @LINE - 3]]:3: error: tensor memory allocated here is never freed: the kernel has no tcgen05.dealloc
+
+// -----
+
+llvm.func @helper_allocates(%slot: !llvm.ptr<3>, %n: i32) {
+  nvvm.tcgen05.alloc %slot, %n : !llvm.ptr<3>, i32
+  llvm.return
+}
+llvm.func @h2(%t: !llvm.ptr<6>, %off: i64) -> vector<2xi32> {
+  %w = nvvm.tcgen05.ld %t, %off pack shape = shape_16x32bx2 : vector<2xi32>
+  llvm.return %w : vector<2xi32>
+}
+// CHECK-NOT: error: tensor memory allocated here is never freed
+// CHECK: nvvm_to_llvm_refusals.mlir:[[# @LINE - 4]]:3: error: the 16x32bx2 offset must be a constant
