@@ -10,7 +10,8 @@ a 128-thread store): ``tileorch check`` exits non-zero naming the property at th
 sm_90a, a CTA executor of 64 threads for a warp group's fix-up, the cluster loop stopping on the CTA's share, a
 tensor-memory allocation of 100 columns, and -- found by this sweep: compiled and "proved" before -- a cluster
 reduction buffer of half the partial tile's bytes, which the peers' partials overran, and a 2-CTA kernel that
-never frees its tensor memory)."""
+never frees its tensor memory, or reads the tcgen05.ld registers before
+their wait)."""
 
 from __future__ import annotations
 
@@ -92,6 +93,9 @@ COMPILE_ERRORS = {
         "tcgen05_sm100a", "    scf.if %warp0 {\n      nvvm.tcgen05.dealloc %acc, %cols, group = <cta_2> : !llvm.ptr<6>, i32\n"
                           "    }\n", "",
         "tensor memory allocated here is never freed: the kernel has no tcgen05.dealloc", "nvvm.tcgen05.alloc %slot"),
+    "the_accumulator_read_before_its_load_completes": (
+        "tcgen05_sm100a", "    nvvm.tcgen05.wait <load>\n", "",
+        "this reads the registers of a tcgen05.ld before a tcgen05.wait <load>", "%e0 = llvm.extractelement %v"),
     "a_tensor_memory_allocation_of_100_columns": (
         "tcgen05_sm100a", "%cols = arith.constant 128 : i32", "%cols = arith.constant 100 : i32",
         "nCols must be a power of two in [32, 512], got 100", "nvvm.tcgen05.alloc %slot, %cols"),
