@@ -709,6 +709,10 @@ def verify_op_located(op: Operation) -> str | None:
     except LocatedError as exc:
         return str(exc)
     except VerifyException as exc:
+        again = _redefinition(op, first_line(exc))
+        if again is not None:  # at the second definition, not the symbol table (sweep 34: at the module's 1:1)
+            first, second = again
+            return format_error(second, f"{first_line(exc)}, first defined at {location_str(first)}")
         return format_error(op, _name_failing_property(op, first_line(exc)))
     except Exception as exc:  # noqa: BLE001 - a verifier that crashed on odd input: still located
         if _raised_by_xdsl_verifier(exc):
@@ -717,6 +721,21 @@ def verify_op_located(op: Operation) -> str | None:
             return format_error(op, f"{op.name}{_MALFORMED}{type(exc).__name__}: {first_line(exc)})")
         return format_error(op, f"internal error while verifying {op.name} ({type(exc).__name__}: {first_line(exc)})")
     return None
+
+
+_REDEFINED = re.compile(r'Redefinition of symbol "([^"]+)"')
+"""xDSL's symbol-table message for two ops of one symbol table with the same ``sym_name``."""
+
+
+def _redefinition(table: Operation, message: str) -> tuple[Operation, Operation] | None:
+    """(first, second) definitions of the symbol ``message`` (xDSL's :data:`_REDEFINED`) names, among the ops
+    directly in ``table``'s regions; None when the message is another or they are not found."""
+    m = _REDEFINED.match(message)
+    if m is None:
+        return None
+    found = [o for region in table.regions for block in region.blocks for o in block.ops
+             if getattr(o.attributes.get("sym_name") or o.properties.get("sym_name"), "data", None) == m.group(1)]
+    return (found[0], found[1]) if len(found) > 1 else None
 
 
 _MALFORMED = " is malformed (its verifier failed: "
@@ -913,6 +932,8 @@ OTHER_BINARIES = (
     (b"\x1f\x8b", "gzip-compressed data, not MLIR text: decompress it first"),
     (b"BC\xc0\xde", "LLVM bitcode, not MLIR text: tileorch reads MLIR text and CUDA Tile IR bytecode"),
     (b"PK\x03\x04", "a zip archive, not MLIR text: extract the module first"),
+    (b"\xff\xfe", "UTF-16 text (its byte-order mark FF FE), not UTF-8: save the file as UTF-8"),
+    (b"\xfe\xff", "UTF-16 text (its byte-order mark FE FF), not UTF-8: save the file as UTF-8"),
 )
 """The first bytes of other binaries a user may hand a command that reads MLIR text, and what they are."""
 

@@ -64,6 +64,20 @@ def lower_to_cutlass(module: ModuleOp, ctx: Context, arch: str = "sm_90a", sched
                                   "GEMM-shaped kernels (K loop of tiled loads and a dot, one tiled store) so far")
 
 
+def _one_module(module: ModuleOp) -> None:
+    """A located error when ``module`` is the parser's implicit module around several top-level modules (a file of
+    two ``builtin.module`` texts: found by sweep 34, where the tier crashed and the backend said "builtin.module is
+    still present")."""
+    nested = [op for op in module.body.ops if isinstance(op, ModuleOp)]
+    if len(nested) > 1:
+        from tileorch.diagnostics import CompileError, format_error
+
+        raise CompileError([format_error(
+            nested[1], f"a second top-level builtin.module: this input holds {len(nested)} modules and tileorch "
+                       "compiles one module per input; put their cuda_tile.module (nv_tileaa) ops in one "
+                       "builtin.module, or compile each module from its own file")])
+
+
 def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",
                   config: str = "", remarks: list[str] | None = None) -> tuple[str, ModuleOp]:
     """Lower a ``cuda_tile`` module to the tier the backend compiles; returns (kind, module).
@@ -87,6 +101,7 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     from tileorch.transforms.cudatile_to_tileaa.narrow_int_dot_warnings import narrow_int_dot_warnings
     from tileorch.transforms.cudatile_to_tileaa.padded_load_choice import padded_load_choice_remarks
 
+    _one_module(module)
     remarks = remarks if remarks is not None else []
     remarks.extend(constant_operand_warnings(module))  # a division by 0, a shift by the width or more
     remarks.extend(flush_to_zero_warnings(module))  # a flush_to_zero the lowering does not apply
@@ -203,6 +218,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     """:func:`_lower_tileaa_program`; a program whose query-head loop ``tileas-stack-query-heads`` would stack and
     which the tier then does not take stacked is lowered again with the rewrite off (each head its own chain, as
     before the rewrite), with a warning saying so: the rewrite never moves a program off the tensor cores."""
+    _one_module(module)
     remarks = remarks if remarks is not None else []
     if config or schedule == "simt" or not arch.startswith("sm_90"):
         return _lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
@@ -247,7 +263,8 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
     ``tileorch.frontend.tile`` builder, or a cuTile program after ``convert-cudatile-to-tileaa``)
     to the tier the backend compiles; returns (kind, module).
 
-    Column-major arrays are first read as their transposes (``tileaa-transpose-column-major``).
+    Column-major arrays are first read as their transposes (``tileaa-transpose-column-major``), and an f32 dot of
+    two widened f16 (bf16) tiles multiplies the 16-bit tiles (``tileaa-narrow-widened-dot-operands``, a remark each).
     ``"gemm"``: the kernel has a dot and goes through the TileAS tier to the warp-specialized
     TMA/WGMMA kernel (``convert-nv-tileas-to-cutlass``, the program's epilogue compiled in the
     accumulator's registers; ``config`` retiles it, see that pass); ``"simt"``: any other kernel
@@ -275,6 +292,11 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
     if transpose_column_major(module):
         remarks.append("remark: column-major arrays read as their row-major transposes through transposed views "
                        "(tileaa-transpose-column-major)")
+    # an f32 dot of two f16 (two bf16) tiles widened to f32 multiplies the 16-bit tiles (exact products), on both
+    # paths: the tier's WGMMA takes it, the SIMT path's mma.sync runs one product instead of 3xTF32
+    from tileorch.transforms.narrow_widened_dot import narrow_widened_dot_operands
+
+    narrow_widened_dot_operands(module, remarks)
     has_dot = any(op.name == "nv_tileaa.dot" for op in module.walk())
     hopper = arch.startswith("sm_90") and schedule != "simt"  # the tier's GEMM is TMA + WGMMA: sm_90a only
     fallback = module  # a kernel the tensor-core path does not try goes to the SIMT path as it is
@@ -299,6 +321,16 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
 
             remarks.append(_refused(format_error(f32_dot, _F32_DOT_REMARK, "remark"), fallback))
             hopper = False
+    kernels = [op for op in module.walk() if isinstance(op, FuncOp)] if has_dot and hopper else []
+    if len(kernels) > 1:  # the tier's kernel names and analyses are per module (sweep 34: a crash or a wrong reason)
+        from tileorch.diagnostics import format_error
+
+        names = ", ".join(f"@{k.sym_name.data}" for k in kernels)
+        remarks.append(_refused(format_error(
+            kernels[1], f"this module defines {len(kernels)} kernels ({names}): the tensor-core tier compiles a "
+                        "module of one kernel, so the SIMT path compiles them all; compile each dot kernel from its "
+                        "own module to take the TMA/WGMMA kernel", "remark"), fallback))
+        hopper = False
     if has_dot and hopper:
         _choose_clusters(module)
         from tileorch.transforms.tileas.fuse_split_loops import innermost_dot_loops
@@ -338,6 +370,7 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
                         + said.get("tileas-paged-gather", []) + said.get("tileas-flatten-nested-k-loops", [])
                         + transposed
                         + said.get("tileas-fold-dot-accumulate", [])  # a 16-bit product accumulated unrounded in f32
+                        + said.get("tileas-fold-tf32-operands", [])  # tf32 operands truncated by the WGMMA
                         + said.get("tileas-program-loop-to-tiles", [])  # a loopless chain given its key loop
                         + chains + column_loops + same_range)
             from tileorch.transforms.tileas.chained_detect import CHAINED_ATTR

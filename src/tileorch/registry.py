@@ -31,6 +31,7 @@ PASSES: dict[str, str] = {
     "convert-cudatile-to-tileaa": "tileorch.transforms.cudatile_to_tileaa:ConvertCudaTileToTileAA",
     "convert-nv-tileaa-to-simt": "tileorch.transforms.tileaa_to_simt:ConvertNvTileaaToSimt",
     "tileaa-transpose-column-major": "tileorch.transforms.transpose_column_major:TransposeColumnMajor",
+    "tileaa-narrow-widened-dot-operands": "tileorch.transforms.narrow_widened_dot:NarrowWidenedDotOperands",
     "tileaa-hoist-loop-reductions": "tileorch.transforms.tileaa_to_simt.hoist_reductions:HoistLoopReductions",
     "tileaa-hoist-online-softmax": "tileorch.transforms.tileaa_to_simt.hoist_online_softmax:HoistOnlineSoftmax",
     "tileaa-row-smem-cache": "tileorch.transforms.tileaa_to_simt.row_smem_cache:RowSmemCache",

@@ -56,6 +56,57 @@ def _imm(op, value, what: str, e):
     return e.const(c, i64)
 
 
+def _kernel_frees_tensor_memory(alloc) -> None:
+    """A located error when ``alloc``'s kernel (the enclosing function marked ``nvvm.kernel``) holds no
+    ``tcgen05.dealloc``, lowered or not: a CTA must free every tensor-memory column it allocates before it exits
+    (PTX ISA, tcgen05.alloc).  Sweep 34: a kernel without its dealloc compiled, and ``tileorch check`` had nothing to
+    check.  Only kernels: a helper function may leave the dealloc to its caller."""
+    fn = alloc.parent_op()
+    while fn is not None and "nvvm.kernel" not in fn.attributes:
+        fn = fn.parent_op()
+    if fn is None:
+        return
+    for o in fn.walk():
+        if isinstance(o, T.Tcgen05DeallocOp) or (o.name == "llvm.call" and "tcgen05.dealloc" in str(
+                getattr(o.properties.get("callee"), "root_reference", ""))):
+            return
+        if o.name == "func.call":  # a callee may free it: not decided here
+            return
+    raise LocatedError(alloc, "tensor memory allocated here is never freed: the kernel has no tcgen05.dealloc, and "
+                              "a CTA must deallocate every column it allocates before it exits (PTX ISA, "
+                              "tcgen05.alloc); add nvvm.tcgen05.dealloc of the same columns before the kernel returns")
+
+
+def _is_load_wait(o) -> bool:
+    if isinstance(o, T.Tcgen05WaitOp):
+        return o.kind.data.value == "load"
+    return o.name == "llvm.call" and "tcgen05.wait.ld" in str(getattr(o.properties.get("callee"), "root_reference", ""))
+
+
+_PASSES_ON = frozenset({"func.call", "func.return", "llvm.return", "scf.yield", "cf.br", "cf.cond_br", "llvm.br",
+                        "llvm.cond_br"})
+"""Ops that hand the registers on (a caller or the next block may wait before reading them): not judged."""
+
+
+def _waited_before_use(ld) -> None:
+    """A located error at the first use of ``ld``'s registers that comes, in ``ld``'s block, before any
+    ``tcgen05.wait <load>``: the registers of a tcgen05.ld are defined only after the wait (PTX ISA, tcgen05.wait).
+    Sweep 34: the wait left out compiled.  Not judged (no error): a use in another block, a return / branch / yield
+    handing them on, or an op with regions or a call between them (it may wait)."""
+    uses = [u.operation for u in ld.res.uses]
+    o = ld.next_op
+    while o is not None:
+        if _is_load_wait(o) or o.regions or o.name in _PASSES_ON or (
+                o.name == "llvm.call" and not str(getattr(o.properties.get("callee"), "root_reference", ""))
+                .startswith('"llvm.')):
+            return
+        if any(u is o for u in uses):
+            raise LocatedError(o, "this reads the registers of a tcgen05.ld before a tcgen05.wait <load>: they are "
+                                  "defined only after the wait (PTX ISA, tcgen05.wait::ld); add nvvm.tcgen05.wait "
+                                  "<load> between the load and this use")
+        o = o.next_op
+
+
 def lowerings() -> dict:
     """The lowering of each tcgen05 op, by op class (merged into
     :data:`tileorch.transforms.nvvm_to_llvm.LOWERINGS`)."""
@@ -63,6 +114,7 @@ def lowerings() -> dict:
 
     @lowering(T.Tcgen05AllocOp)
     def _alloc(op, e):
+        _kernel_frees_tensor_memory(op)
         shared = ".shared" if address_space(op.addr) == SHARED else ""
         e.call(f"llvm.nvvm.tcgen05.alloc{shared}.cg{T.cta_group(op)}", [op.addr, op.nCols])
 
@@ -99,6 +151,7 @@ def lowerings() -> dict:
 
     @lowering(T.Tcgen05LdOp)
     def _ld(op, e):
+        _waited_before_use(op)
         offset = [_imm(op, op.offset, "the 16x32bx2 offset", e)] if op.offset is not None else []
         return e.call(ldst_intrinsic("ld", op), [op.tmemAddr, *offset, e.const(int(op.pack is not None), i1)],
                       op.res.type)

@@ -87,3 +87,21 @@ builtin.module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = a
   }
 }
 // CHECK: streamk_sm100a_errors.mlir:[[# @LINE - 4]]:5: error: the SM100 Stream-K fix-up on a cluster runs on one warp group per CTA (128 threads: each thread's partial has one slot, tid % 128), found 256 threads
+
+// -----
+
+// The buffer must hold this CTA's whole partial tile (1 warp group x 128 threads x 32 bytes = 4096 bytes): a global
+// of 2048 bytes would be overrun by the peers' partials (sweep 34: it compiled, and `tileorch check` proved it).
+builtin.module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32: 2, 1, 1>} {
+  llvm.mlir.global internal @half() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<2048 x i8>
+  func.func @short_buffer(%p: !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = along_m>, %acc: vector<8xf32>) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>} {
+    cutlass.async.exec cta mask(1) threads(128) {
+      %buf = llvm.mlir.addressof @half : !llvm.ptr<3>
+      %s = cutlass.tile_scheduler.create_SM100_scheduler %p : !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = along_m> -> !cutlass.tile_scheduler<streamk>
+      %w = cutlass.tile_scheduler.initial_work_tile_info %s : !cutlass.tile_scheduler<streamk> -> !cutlass.streamk_work_tile_info
+      %r = cutlass.tile_scheduler.fixup %s, %w, %acc smem(%buf : !llvm.ptr<3>) : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info, vector<8xf32>
+    }
+    func.return
+  }
+}
+// CHECK: streamk_sm100a_errors.mlir:102:7: error: the smem(...) buffer holds 2048 bytes, but this CTA's partial tile is 4096 bytes (1 x 128 threads x vector<8xf32>)

@@ -938,3 +938,19 @@ cuda_tile.module @m {
     }
   }
 }
+
+// -----
+
+// Sweep 34: a cuda_tile.module pasted twice into one builtin.module -- at the second, naming the first (was at the
+// builtin.module's line).
+builtin.module {
+  cuda_tile.module @twice {
+    entry @k() {
+    }
+  }
+  // expected-error @+1 {{Redefinition of symbol "twice", first defined at}}
+  cuda_tile.module @twice {
+    entry @k() {
+    }
+  }
+}

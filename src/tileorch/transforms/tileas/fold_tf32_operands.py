@@ -13,7 +13,8 @@ the f32 tile and the TMA loads feed the dot directly.  The one difference: the W
 the mantissa where ``cvt.rna.tf32.f32`` rounds to nearest (at most one tf32 ulp per product).
 Both operands of a dot must be such conversions (the dot's operand types agree), or a permute
 (``ct.transpose``) of one, which then permutes the f32 tile; a conversion with another use stays
-for that use.
+for that use.  Each folded dot is a located remark at the dot saying so (:data:`REMARK`; the driver states it once
+the tier takes the kernel: sweep 34 found the truncation unstated).
 """
 
 from __future__ import annotations
@@ -22,10 +23,17 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import Float32Type, FloatTF32Type, TensorType
 
-from tileorch.diagnostics import copy_location
+from tileorch.diagnostics import copy_location, format_error
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.nv_tileaa.reduce_scan import PermuteOp
 from tileorch.transforms.pass_kinds import OpTransform
+from tileorch.transforms.remark_sink import sink
+
+REMARK = ("this dot's operands converted to tf32 are read by the tf32 WGMMA from their f32 bits: the conversion is "
+          "the tensor cores' truncation of the 13 low mantissa bits (toward zero), not astype(ct.tfloat32)'s "
+          "rounding to nearest (at most one tf32 ulp per element; the SIMT path rounds to nearest) "
+          "(tileas-fold-tf32-operands)")
+"""The located remark at each dot whose tf32 conversions the tier folds."""
 
 
 def is_tf32(t) -> bool:
@@ -71,12 +79,15 @@ def _operand(dot: aa.DotOp, i: int):
     return new, [perm, perm.source.owner]
 
 
-def fold(dot: aa.DotOp) -> bool:
+def fold(dot: aa.DotOp, remarks: list[str] | None = None) -> bool:
     """Both operands of ``dot`` read the f32 tiles (a ``ct.transpose`` after the conversion moves
-    before it: the permute of the f32 tile); conversions left unused are erased."""
+    before it: the permute of the f32 tile); conversions left unused are erased; ``remarks`` gets
+    :data:`REMARK` at the dot."""
     a, b = _operand(dot, 0), _operand(dot, 1)
     if a is None or b is None:
         return False
+    if remarks is not None:
+        remarks.append(format_error(dot, REMARK, "remark"))
     block = dot.parent_block()
     for i, (val, _) in enumerate((a, b)):
         if isinstance(val, PermuteOp):
@@ -95,3 +106,8 @@ class FoldTf32Operands(OpTransform):
     name = "tileas-fold-tf32-operands"
     OP = aa.DotOp
     transform = staticmethod(fold)
+
+    def apply(self, ctx, op) -> None:
+        said = sink(self.name)
+        for dot in [o for o in op.walk() if isinstance(o, aa.DotOp)]:
+            fold(dot, said)
