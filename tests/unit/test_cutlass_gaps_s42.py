@@ -1,0 +1,71 @@
+"""CUTLASS-dialect inputs sweep 34 found still accepted (session 42): each is refused at the offending op's line with
+a non-zero exit and no traceback, and the valid form stays accepted.
+
+* the SM100 Stream-K cluster fix-up's ``smem(...)`` buffer smaller than the CTA's partial tile: ``tileorch compile``
+  refused it since sweep 34, ``tileorch check`` proved it (:mod:`tileorch.analysis.fixup_buffer`, one rule for both)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("xdsl")
+
+from cutlass_sweep_checks import located, run_cli, write_input  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+STREAMK = (EXAMPLES / "streamk_sm100a.mlir").read_text()
+
+
+def test_check_refuses_a_cluster_buffer_smaller_than_the_partial_tile(tmp_path, capsys):
+    text = STREAMK.replace("!llvm.array<4096 x i8>", "!llvm.array<4064 x i8>")
+    assert text != STREAMK
+    path = write_input(tmp_path, text)
+    code, said = run_cli(["check", str(path)], capsys)
+    line, message = located(path, said, text)
+    # 128 threads x vector<8xf32> = 128 * 8 * 4 bytes (the example's own comment: "128 threads x 8 f32")
+    assert code != 0 and "the smem(...) buffer holds 4064 bytes, but this CTA's partial tile is 4096 bytes" in message
+    assert "%fixed = cutlass.tile_scheduler.fixup" in line and "Traceback" not in said, said
+
+
+def test_check_and_compile_agree_on_a_buffer_of_exactly_the_partial_tile(tmp_path, capsys):
+    """The example's buffer is exactly 128 x 8 x 4 bytes: proved (test_user_sweep34_cutlass checks the unedited file);
+    a larger buffer stays accepted by both commands."""
+    text = STREAMK.replace("!llvm.array<4096 x i8>", "!llvm.array<8192 x i8>")
+    path = write_input(tmp_path, text)
+    code, said = run_cli(["check", str(path)], capsys)
+    assert code == 0 and "OK: all properties hold" in said, said
+
+
+
+def _types():
+    from xdsl.dialects import llvm
+    from xdsl.dialects.builtin import VectorType, f16, f32, i64
+
+    # (accumulator type, bytes of one thread's partial)
+    return [(f32, 4), (VectorType(f32, [8]), 32), (VectorType(f16, [4]), 8), (VectorType(i64, [2]), 16),
+            (llvm.LLVMStructType.from_type_list([f32, f32]), 8)]
+
+
+@pytest.mark.parametrize("groups", [1, 2, 3])
+def test_partial_tile_bytes_counts_128_threads_of_each_warp_group(groups):
+    """groups * 128 threads * one thread's bytes, written out per type (not taken from the lowering)."""
+    from tileorch.analysis.fixup_buffer import partial_tile_bytes
+
+    for typ, per_thread in _types():
+        assert partial_tile_bytes(typ, groups) == groups * 128 * per_thread, typ
+
+
+def test_partial_tile_bytes_is_none_for_what_the_fixup_refuses():
+    from xdsl.dialects import llvm
+    from xdsl.dialects.builtin import VectorType, f16, f32, i64
+
+    for typ in (VectorType(f16, [3]), VectorType(f32, [2, 2]), llvm.LLVMStructType.from_type_list([f32, i64])):
+        assert partial_tile_bytes_of(typ) is None, typ
+
+
+def partial_tile_bytes_of(typ):
+    from tileorch.analysis.fixup_buffer import partial_tile_bytes
+
+    return partial_tile_bytes(typ, 1)
