@@ -2,7 +2,10 @@
 a non-zero exit and no traceback, and the valid form stays accepted.
 
 * the SM100 Stream-K cluster fix-up's ``smem(...)`` buffer smaller than the CTA's partial tile: ``tileorch compile``
-  refused it since sweep 34, ``tileorch check`` proved it (:mod:`tileorch.analysis.fixup_buffer`, one rule for both)."""
+  refused it since sweep 34, ``tileorch check`` proved it (:mod:`tileorch.analysis.fixup_buffer`, one rule for both);
+* the 2-CTA tcgen05 example's MMA barrier initialised for one CTA (``cta_group = 1``) while a ``cta_group::2``
+  commit arrives on it, and the commit's multicast mask naming CTA 0 only while both CTAs wait on the barrier
+  (``check_commit_barriers`` of convert-blackwell-cluster-emitters): both compiled."""
 
 from __future__ import annotations
 
@@ -16,6 +19,32 @@ from cutlass_sweep_checks import located, run_cli, write_input  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 STREAMK = (EXAMPLES / "streamk_sm100a.mlir").read_text()
+TCGEN05 = (EXAMPLES / "tcgen05_sm100a.mlir").read_text()
+
+TCGEN05_EDITS = {
+    # name: (text replaced, its replacement, words of the error, text of the line it names)
+    "the_mma_barrier_initialised_for_one_cta": (
+        "cute_nvgpu.arch.mbarrier_init %mma_bar {cta_group = 2", "cute_nvgpu.arch.mbarrier_init %mma_bar {cta_group = 1",
+        "this mbarrier is initialised for one CTA (cta_group = 1", "cute_nvgpu.arch.mbarrier_init %mma_bar"),
+    "the_commit_mask_names_cta_0_only": (
+        "%pair = arith.constant 3 : i16", "%pair = arith.constant 1 : i16",
+        "CTA 1 would wait forever", "nvvm.tcgen05.commit %mma_bar"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TCGEN05_EDITS))
+def test_compile_refuses_a_broken_2cta_commit_at_its_line(name, tmp_path, capsys):
+    import os
+
+    old, new, words, line_text = TCGEN05_EDITS[name]
+    text = TCGEN05.replace(old, new)
+    assert text != TCGEN05
+    path = write_input(tmp_path, text)
+    code, said = run_cli(["compile", str(path), "--arch", "sm_100a", "--no-ptxas", "--no-cache", "-o", os.devnull],
+                         capsys)
+    line, message = located(path, said, text)
+    assert code != 0 and words in message and line_text in line, (line, said)
+    assert "Traceback" not in said and "internal error" not in said, said
 
 
 def test_check_refuses_a_cluster_buffer_smaller_than_the_partial_tile(tmp_path, capsys):

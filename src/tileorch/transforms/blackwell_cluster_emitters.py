@@ -280,6 +280,104 @@ def check_single_cta_group(module: ModuleOp) -> None:
                     f"cta_group::{first[1]}; ptxas rejects a function that mixes single-CTA and CTA-pair tcgen05 ops")
 
 
+# ------------------------------------------------------------------ the mbarriers a tcgen05.commit arrives on
+
+
+def _barrier_key(value: SSAValue):
+    """One mbarrier: the global ``llvm.mlir.addressof`` names, else the SSA value itself."""
+    owner = value.owner
+    if isinstance(owner, llvm.AddressOfOp):
+        return ("global", owner.global_name.root_reference.data)
+    return ("value", value)
+
+
+def _constant_mask(commit: Operation) -> int | None:
+    mask = commit.multicastMask
+    owner = mask.owner if mask is not None else None
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data & 0xFFFF
+    return None
+
+
+def _unconditional(op: Operation) -> bool:
+    """``op`` runs in every thread of its kernel that reaches the end: no ``scf.if`` encloses it."""
+    parent = op.parent_op()
+    while parent is not None and parent.name not in ("func.func", "llvm.func"):
+        if isinstance(parent, scf.IfOp):
+            return False
+        parent = parent.parent_op()
+    return True
+
+
+def check_commit_barriers(module: ModuleOp) -> None:
+    """Located errors for the mbarriers a 2-CTA ``tcgen05.commit`` arrives on (sweep 34: these compiled).
+
+    * An mbarrier that a ``tcgen05.commit`` with ``cta_group::2`` or a 2/4-CTA ``atom.s2t_copy`` signals must be
+      initialised with ``arch.mbarrier_init {cta_group = 2}``: the pair leader's arrival lands on the peer CTA's
+      barrier, so its init must be fenced to the cluster (``fence.mbarrier_init.release.cluster``) and the cluster
+      synchronised before the leader commits; ``cta_group = 1`` only synchronises the CTA.  The error is at the init.
+    * A multicast ``tcgen05.commit`` with a constant mask arrives on the barrier of the CTAs its bits name (PTX ISA,
+      tcgen05.commit ``.multicast::cluster``).  A bit at or above the cluster's CTA count names no CTA; and where
+      every CTA of the cluster waits on the barrier (an ``nvvm.mbarrier.try_wait.parity`` under no ``scf.if``) and
+      the only arrivals are such commits, a CTA none of the masks names waits forever.  The error is at the commit.
+      A mask computed at run time (``0b11 << (rank & ~1)``), or a barrier something else also arrives on, is not
+      decided here."""
+    inits: dict = {}
+    signals: dict = {}  # barrier -> [(op, cta_group, mask or None, multicast)]
+    waits: dict = {}
+    other: set = set()
+    for op in module.walk():
+        if isinstance(op, C.MbarrierInitOp):
+            inits.setdefault(_barrier_key(op.mbar), op)
+        elif isinstance(op, T.Tcgen05CommitOp):
+            signals.setdefault(_barrier_key(op.addr), []).append(
+                (op, T.cta_group(op), _constant_mask(op), op.multicastMask is not None))
+        elif isinstance(op, C.S2tCopyOp) and op.mbar is not None:
+            signals.setdefault(_barrier_key(op.mbar), []).append((op, min(op.group(), 2), None, True))
+        elif op.name in ("nvvm.mbarrier.try_wait.parity", "nvvm.mbarrier.try_wait.parity.shared"):
+            waits.setdefault(_barrier_key(op.operands[0]), []).append(op)
+        elif op.name.startswith(("nvvm.mbarrier.arrive", "nvvm.mbarrier.expect_tx", "nvvm.cp.async.bulk")) or \
+                op.name == "cute_nvgpu.cluster_handshake":
+            for v in op.operands:
+                other.add(_barrier_key(v))
+    from tileorch.diagnostics import location_str
+
+    for key, ops in signals.items():
+        init = inits.get(key)
+        pair = next((o for o, group, _, _ in ops if group == 2), None)
+        if init is not None and pair is not None and init.cta_group.value.data == 1:
+            raise LocatedError(init, f"this mbarrier is initialised for one CTA (cta_group = 1: the init is "
+                                     f"synchronised inside the CTA only), but the {pair.name} at "
+                                     f"{location_str(pair)} is a CTA-pair (cta_group::2) operation that arrives on "
+                                     "it from the pair leader: the peer CTA's arrival may land before the barrier is "
+                                     "initialised and visible to the cluster; initialise it with cta_group = 2")
+    for key, ops in signals.items():
+        commits = [(o, mask) for o, _, mask, multicast in ops if isinstance(o, T.Tcgen05CommitOp) and multicast]
+        for o, mask in commits:
+            ctas = cluster_size(o)
+            if mask is not None and mask >> ctas:
+                raise LocatedError(o, f"tcgen05.commit multicast mask {mask:#06b} names CTA "
+                                      f"{mask.bit_length() - 1}, but the cluster has {ctas} CTAs")
+        if key in other or len(commits) != len(ops) or any(mask is None for _, mask in commits):
+            continue
+        everyone = [w for w in waits.get(key, []) if _unconditional(w)]
+        if not everyone or not commits:
+            continue
+        ctas = cluster_size(commits[0][0])
+        covered = 0
+        for _, mask in commits:
+            covered |= mask
+        missing = [r for r in range(ctas) if not covered >> r & 1]
+        if missing:
+            o, mask = commits[0]
+            raise LocatedError(o, f"tcgen05.commit multicast mask {mask:#06b} arrives on this mbarrier in CTA(s) "
+                                  f"{', '.join(str(r) for r, b in enumerate(reversed(bin(covered)[2:])) if b == '1')} "
+                                  f"only, but every CTA of the {ctas}-CTA cluster waits on it "
+                                  f"({everyone[0].name} at {location_str(everyone[0])}): CTA "
+                                  f"{', '.join(map(str, missing))} would wait forever; a 2-CTA commit's mask covers "
+                                  "both CTAs of the pair (0b11 << (rank & ~1))")
+
+
 @dataclass(frozen=True)
 class ConvertBlackwellClusterEmitters(ModulePass):
     """Lower the ``cute_nvgpu`` copy / handshake atoms (seed 003 BG06, S01, S02)."""
@@ -289,6 +387,7 @@ class ConvertBlackwellClusterEmitters(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not any(o.name.startswith(BLACKWELL_OPS) for o in op.walk()):
             return  # nothing to lower or check (the walks below would find no atom, no tcgen05 op)
+        check_commit_barriers(op)  # before the inits are lowered
         lower = _lowerings()
         atoms = [o for o in op.walk() if type(o) in lower]
         for atom in atoms:

@@ -1,0 +1,46 @@
+// The valid forms check_commit_barriers accepts (convert-blackwell-cluster-emitters).
+// RUN: tileorch-opt %s --split-input-file -p convert-blackwell-cluster-emitters | filecheck %s
+
+// Both CTAs' barriers initialised for the pair and named by the mask: accepted, the init fenced to the cluster.
+module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32: 2, 1, 1>} {
+  llvm.mlir.global internal @bar() {addr_space = 3 : i32, alignment = 8 : i64} : i64
+  func.func @pair(%issue: i1) attributes {nvvm.kernel} {
+    %b = llvm.mlir.addressof @bar : !llvm.ptr<3>
+    %c0 = arith.constant 0 : i32
+    %ticks = arith.constant 1000 : i32
+    cute_nvgpu.arch.mbarrier_init %b {cta_group = 2 : i32, count = 1 : i32} : !llvm.ptr<3>
+    scf.if %issue {
+      %m = arith.constant 3 : i16
+      nvvm.tcgen05.commit %b, multicast_mask = %m group = <cta_2> : !llvm.ptr<3>, i16
+    }
+    nvvm.mbarrier.try_wait.parity %b, %c0, %ticks : !llvm.ptr<3>, i32, i32
+    return
+  }
+}
+// CHECK-LABEL: func.func @pair
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK: nvvm.tcgen05.commit
+
+// -----
+
+// Mask 1 where only CTA 0 waits (the wait under a rank test): not a hang, accepted; a one-CTA barrier signalled by
+// a cta_group::1 commit is initialised for one CTA.
+module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32: 2, 1, 1>} {
+  llvm.mlir.global internal @bar() {addr_space = 3 : i32, alignment = 8 : i64} : i64
+  func.func @only_cta0_waits(%issue: i1, %cta0: i1) attributes {nvvm.kernel} {
+    %b = llvm.mlir.addressof @bar : !llvm.ptr<3>
+    %c0 = arith.constant 0 : i32
+    %ticks = arith.constant 1000 : i32
+    cute_nvgpu.arch.mbarrier_init %b {cta_group = 1 : i32, count = 1 : i32} : !llvm.ptr<3>
+    scf.if %issue {
+      %m = arith.constant 1 : i16
+      nvvm.tcgen05.commit %b, multicast_mask = %m : !llvm.ptr<3>, i16
+    }
+    scf.if %cta0 {
+      nvvm.mbarrier.try_wait.parity %b, %c0, %ticks : !llvm.ptr<3>, i32, i32
+    }
+    return
+  }
+}
+// CHECK-LABEL: func.func @only_cta0_waits
+// CHECK: nvvm.tcgen05.commit
