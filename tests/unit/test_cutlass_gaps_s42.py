@@ -29,6 +29,11 @@ TCGEN05_EDITS = {
     "the_commit_mask_names_cta_0_only": (
         "%pair = arith.constant 3 : i16", "%pair = arith.constant 1 : i16",
         "CTA 1 would wait forever", "nvvm.tcgen05.commit %mma_bar"),
+    # nvvm.cluster_dim takes precedence over the module's cluster_shape (legal: FileCheck commit_barriers.mlir), but
+    # this kernel's constant mask 0b11 is written for a 2-CTA cluster: the pair of CTAs 2 and 3 never gets its arrival
+    "a_4_cta_kernel_cluster_with_the_2_cta_mask": (
+        "nvvm.cluster_dim = array<i32: 2, 1, 1>", "nvvm.cluster_dim = array<i32: 4, 1, 1>",
+        "CTA 2, 3 would wait forever", "nvvm.tcgen05.commit %mma_bar"),
 }
 
 
