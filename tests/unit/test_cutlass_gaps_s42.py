@@ -5,7 +5,9 @@ a non-zero exit and no traceback, and the valid form stays accepted.
   refused it since sweep 34, ``tileorch check`` proved it (:mod:`tileorch.analysis.fixup_buffer`, one rule for both);
 * the 2-CTA tcgen05 example's MMA barrier initialised for one CTA (``cta_group = 1``) while a ``cta_group::2``
   commit arrives on it, and the commit's multicast mask naming CTA 0 only while both CTAs wait on the barrier
-  (``check_commit_barriers`` of convert-blackwell-cluster-emitters): both compiled."""
+  (``check_commit_barriers`` of convert-blackwell-cluster-emitters), the kernel's ``nvvm.cluster_dim`` made 4 (legal:
+  the kernel's value takes precedence, but the constant mask then misses CTAs 2 and 3), and the dealloc on the pair
+  leader's branch only (``check_frees_on_every_path``): all compiled."""
 
 from __future__ import annotations
 
@@ -34,11 +36,15 @@ TCGEN05_EDITS = {
     "a_4_cta_kernel_cluster_with_the_2_cta_mask": (
         "nvvm.cluster_dim = array<i32: 2, 1, 1>", "nvvm.cluster_dim = array<i32: 4, 1, 1>",
         "CTA 2, 3 would wait forever", "nvvm.tcgen05.commit %mma_bar"),
+    # the dealloc moved under the pair leader's test: warp 0 of the peer CTA allocated and never frees
+    "the_dealloc_on_the_leaders_branch_only": (
+        "    scf.if %warp0 {\n      nvvm.tcgen05.dealloc", "    scf.if %leader {\n      nvvm.tcgen05.dealloc",
+        "tensor memory allocated here is not freed on every path", "nvvm.tcgen05.alloc %slot"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(TCGEN05_EDITS))
-def test_compile_refuses_a_broken_2cta_commit_at_its_line(name, tmp_path, capsys):
+def test_compile_refuses_a_broken_2cta_kernel_at_its_line(name, tmp_path, capsys):
     import os
 
     old, new, words, line_text = TCGEN05_EDITS[name]

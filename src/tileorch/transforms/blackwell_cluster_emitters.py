@@ -378,6 +378,99 @@ def check_commit_barriers(module: ModuleOp) -> None:
                                   "both CTAs of the pair (0b11 << (rank & ~1))")
 
 
+# ------------------------------------------------------------------ tensor memory freed on every path
+
+
+def _is_dealloc(o) -> bool:
+    return isinstance(o, T.Tcgen05DeallocOp)
+
+
+def _same_value(a, b, depth: int = 4) -> bool:
+    """``a`` and ``b`` are one value, or the results of two equal side-effect-free ops (same name, properties,
+    attributes and operands: two ``arith.cmpi eq, %warp, %c0``)."""
+    if a is b:
+        return True
+    x, y = getattr(a, "owner", None), getattr(b, "owner", None)
+    if depth == 0 or not (x is not None and y is not None and hasattr(x, "regions") and hasattr(y, "regions")):
+        return False
+    if x.name != y.name or x.regions or not (x.name.startswith("arith.") or x.name.startswith("nvvm.read.ptx.sreg")):
+        return False
+    if x.properties != y.properties or x.attributes != y.attributes or len(x.operands) != len(y.operands):
+        return False
+    if a.index != b.index:
+        return False
+    return all(_same_value(p, q, depth - 1) for p, q in zip(x.operands, y.operands))
+
+
+def _guards(op, fn) -> list:
+    """(condition, branch index) of every ``scf.if`` enclosing ``op`` inside ``fn``."""
+    out = []
+    child, parent = op, op.parent_op()
+    while parent is not None and parent is not fn:
+        if parent.name == "scf.if":
+            region = child.parent_region()
+            out.append((parent.operands[0], list(parent.regions).index(region)))
+        child, parent = parent, parent.parent_op()
+    return out
+
+
+def _frees(block, guards) -> bool:
+    """Every run of ``block`` that the ``guards`` (conditions known to hold) allow reaches a dealloc: one in the
+    block, an ``scf.if`` whose taken branch frees (both, or the one a guard decides), or a dealloc inside another op
+    with regions (a loop: not judged, counted as freeing)."""
+    for o in block.ops:
+        if _is_dealloc(o):
+            return True
+        if o.name == "scf.if":
+            branches = [r for r in o.regions]
+            decided = next((i for c, i in guards if _same_value(c, o.operands[0])), None)
+            if decided is not None:
+                region = branches[decided]
+                if region.blocks and _frees(region.blocks[0], guards):
+                    return True
+                continue
+            if len(branches) == 2 and all(r.blocks and _frees(r.blocks[0], guards) for r in branches):
+                return True
+            continue
+        if o.regions and any(_is_dealloc(inner) for inner in o.walk()):
+            return True
+    return False
+
+
+def check_frees_on_every_path(module: ModuleOp) -> None:
+    """A located error at a ``tcgen05.alloc`` of a kernel whose deallocs are not reached on every path on which the
+    alloc ran (sweep 34: a dealloc on one branch of an ``scf.if`` compiled).  Judged where the kernel is structured
+    (one block, ``scf`` control flow, no call): a dealloc under an ``scf.if`` counts where the alloc sits under the same
+    condition (the same value, or an equal ``arith`` / special-register computation) taken the same way, or where both
+    branches free; a dealloc inside a loop counts.  A kernel without any dealloc is ``convert-nvvm-to-llvm``'s error
+    (``nvvm_tcgen05_to_llvm``)."""
+    from tileorch.diagnostics import location_str
+
+    for fn in module.walk():
+        if fn.name not in ("func.func", "llvm.func") or "nvvm.kernel" not in fn.attributes:
+            continue
+        allocs, deallocs = [], []
+        for o in fn.walk():
+            if isinstance(o, T.Tcgen05AllocOp):
+                allocs.append(o)
+            elif _is_dealloc(o):
+                deallocs.append(o)
+            elif o.name in ("func.call", "llvm.call") or o.name.startswith("cf."):
+                allocs = []
+                break
+        body = fn.regions[0] if fn.regions else None
+        if not allocs or not deallocs or body is None or len(body.blocks) != 1:
+            continue
+        for alloc in allocs:
+            if not _frees(body.blocks[0], _guards(alloc, fn)):
+                raise LocatedError(alloc, "tensor memory allocated here is not freed on every path on which it "
+                                          f"is allocated: the tcgen05.dealloc at {location_str(deallocs[0])} (and "
+                                          "any other) sits on a branch such a path may not take, so a CTA that "
+                                          "allocates and takes the other branch exits with its columns allocated "
+                                          "(PTX ISA, tcgen05.alloc); free them on every path (both branches, or "
+                                          "under the allocation's own condition)")
+
+
 @dataclass(frozen=True)
 class ConvertBlackwellClusterEmitters(ModulePass):
     """Lower the ``cute_nvgpu`` copy / handshake atoms (seed 003 BG06, S01, S02)."""
@@ -388,6 +481,7 @@ class ConvertBlackwellClusterEmitters(ModulePass):
         if not any(o.name.startswith(BLACKWELL_OPS) for o in op.walk()):
             return  # nothing to lower or check (the walks below would find no atom, no tcgen05 op)
         check_commit_barriers(op)  # before the inits are lowered
+        check_frees_on_every_path(op)
         lower = _lowerings()
         atoms = [o for o in op.walk() if type(o) in lower]
         for atom in atoms:
