@@ -320,8 +320,8 @@ def check_commit_barriers(module: ModuleOp) -> None:
       tcgen05.commit ``.multicast::cluster``).  A bit at or above the cluster's CTA count names no CTA; and where
       every CTA of the cluster waits on the barrier (an ``nvvm.mbarrier.try_wait.parity`` under no ``scf.if``) and
       the only arrivals are such commits, a CTA none of the masks names waits forever.  The error is at the commit.
-      A mask computed at run time (``0b11 << (rank & ~1)``), or a barrier something else also arrives on, is not
-      decided here."""
+      A mask computed at run time (``0b11 << (rank & ~1)``), or a barrier any other op uses (an arrive, an address
+      computed from it, inline asm), is not decided here."""
     inits: dict = {}
     signals: dict = {}  # barrier -> [(op, cta_group, mask or None, multicast)]
     waits: dict = {}
@@ -336,8 +336,7 @@ def check_commit_barriers(module: ModuleOp) -> None:
             signals.setdefault(_barrier_key(op.mbar), []).append((op, min(op.group(), 2), None, True))
         elif op.name in ("nvvm.mbarrier.try_wait.parity", "nvvm.mbarrier.try_wait.parity.shared"):
             waits.setdefault(_barrier_key(op.operands[0]), []).append(op)
-        elif op.name.startswith(("nvvm.mbarrier.arrive", "nvvm.mbarrier.expect_tx", "nvvm.cp.async.bulk")) or \
-                op.name == "cute_nvgpu.cluster_handshake":
+        else:  # any other use (an arrive, a GEP into a barrier array, inline asm...): its arrivals are not known
             for v in op.operands:
                 other.add(_barrier_key(v))
     from tileorch.diagnostics import location_str

@@ -72,3 +72,28 @@ module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32
 }
 // CHECK-LABEL: func.func @kernel_cluster_dim_wins
 // CHECK: nvvm.tcgen05.commit
+
+// -----
+
+// Mask 1 while both CTAs wait, but the barrier is also arrived on by CTA 1's own threads (an mbarrier.arrive): the
+// arrivals are not all known, so the mask is not judged.
+module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32: 2, 1, 1>} {
+  llvm.mlir.global internal @bar() {addr_space = 3 : i32, alignment = 8 : i64} : i64
+  func.func @other_arrivals(%issue: i1, %cta1: i1) attributes {nvvm.kernel} {
+    %b = llvm.mlir.addressof @bar : !llvm.ptr<3>
+    %c0 = arith.constant 0 : i32
+    %ticks = arith.constant 1000 : i32
+    cute_nvgpu.arch.mbarrier_init %b {cta_group = 2 : i32, count = 1 : i32} : !llvm.ptr<3>
+    scf.if %issue {
+      %m = arith.constant 1 : i16
+      nvvm.tcgen05.commit %b, multicast_mask = %m group = <cta_2> : !llvm.ptr<3>, i16
+    }
+    scf.if %cta1 {
+      %s = nvvm.mbarrier.arrive %b : !llvm.ptr<3> -> i64
+    }
+    nvvm.mbarrier.try_wait.parity %b, %c0, %ticks : !llvm.ptr<3>, i32, i32
+    return
+  }
+}
+// CHECK-LABEL: func.func @other_arrivals
+// CHECK: nvvm.mbarrier.arrive
