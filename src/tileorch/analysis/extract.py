@@ -1395,6 +1395,9 @@ def extract(module: ModuleOp, kernel: str | None = None,
         from tileorch.analysis.static_copies import check_module
 
         check_module(module)  # the shared-memory layout rules tileorch compile applies too (session 41)
+        from tileorch.analysis import fixup_buffer
+
+        fixup_buffer.check_module(module)  # the cluster fix-up's buffer size, as tileorch compile (session 42)
     infos = lowered_inits(module) if kernels(module) else {}
     for func in kernels(module):
         if kernel is not None and kernel_name(func) != kernel:

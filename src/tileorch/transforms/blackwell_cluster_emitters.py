@@ -280,6 +280,196 @@ def check_single_cta_group(module: ModuleOp) -> None:
                     f"cta_group::{first[1]}; ptxas rejects a function that mixes single-CTA and CTA-pair tcgen05 ops")
 
 
+# ------------------------------------------------------------------ the mbarriers a tcgen05.commit arrives on
+
+
+def _barrier_key(value: SSAValue):
+    """One mbarrier: the global ``llvm.mlir.addressof`` names, else the SSA value itself."""
+    owner = value.owner
+    if isinstance(owner, llvm.AddressOfOp):
+        return ("global", owner.global_name.root_reference.data)
+    return ("value", value)
+
+
+def _constant_mask(commit: Operation) -> int | None:
+    mask = commit.multicastMask
+    owner = mask.owner if mask is not None else None
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data & 0xFFFF
+    return None
+
+
+def _unconditional(op: Operation) -> bool:
+    """``op`` runs in every thread of its kernel that reaches the end: no ``scf.if`` encloses it."""
+    parent = op.parent_op()
+    while parent is not None and parent.name not in ("func.func", "llvm.func"):
+        if isinstance(parent, scf.IfOp):
+            return False
+        parent = parent.parent_op()
+    return True
+
+
+def check_commit_barriers(module: ModuleOp) -> None:
+    """Located errors for the mbarriers a 2-CTA ``tcgen05.commit`` arrives on (sweep 34: these compiled).
+
+    * An mbarrier that a ``tcgen05.commit`` with ``cta_group::2`` or a 2/4-CTA ``atom.s2t_copy`` signals must be
+      initialised with ``arch.mbarrier_init {cta_group = 2}``: the pair leader's arrival lands on the peer CTA's
+      barrier, so its init must be fenced to the cluster (``fence.mbarrier_init.release.cluster``) and the cluster
+      synchronised before the leader commits; ``cta_group = 1`` only synchronises the CTA.  The error is at the init.
+    * A multicast ``tcgen05.commit`` with a constant mask arrives on the barrier of the CTAs its bits name (PTX ISA,
+      tcgen05.commit ``.multicast::cluster``).  A bit at or above the cluster's CTA count names no CTA; and where
+      every CTA of the cluster waits on the barrier (an ``nvvm.mbarrier.try_wait.parity`` under no ``scf.if``) and
+      the only arrivals are such commits, a CTA none of the masks names waits forever.  The error is at the commit.
+      A mask computed at run time (``0b11 << (rank & ~1)``), or a barrier any other op uses (an arrive, an address
+      computed from it, inline asm), is not decided here."""
+    inits: dict = {}
+    signals: dict = {}  # barrier -> [(op, cta_group, mask or None, multicast)]
+    waits: dict = {}
+    other: set = set()
+    for op in module.walk():
+        if isinstance(op, C.MbarrierInitOp):
+            inits.setdefault(_barrier_key(op.mbar), op)
+        elif isinstance(op, T.Tcgen05CommitOp):
+            signals.setdefault(_barrier_key(op.addr), []).append(
+                (op, T.cta_group(op), _constant_mask(op), op.multicastMask is not None))
+        elif isinstance(op, C.S2tCopyOp) and op.mbar is not None:
+            signals.setdefault(_barrier_key(op.mbar), []).append((op, min(op.group(), 2), None, True))
+        elif op.name in ("nvvm.mbarrier.try_wait.parity", "nvvm.mbarrier.try_wait.parity.shared"):
+            waits.setdefault(_barrier_key(op.operands[0]), []).append(op)
+        else:  # any other use (an arrive, a GEP into a barrier array, inline asm...): its arrivals are not known
+            for v in op.operands:
+                other.add(_barrier_key(v))
+    from tileorch.diagnostics import location_str
+
+    for key, ops in signals.items():
+        init = inits.get(key)
+        pair = next((o for o, group, _, _ in ops if group == 2), None)
+        if init is not None and pair is not None and init.cta_group.value.data == 1:
+            raise LocatedError(init, f"this mbarrier is initialised for one CTA (cta_group = 1: the init is "
+                                     f"synchronised inside the CTA only), but the {pair.name} at "
+                                     f"{location_str(pair)} is a CTA-pair (cta_group::2) operation that arrives on "
+                                     "it from the pair leader: the peer CTA's arrival may land before the barrier is "
+                                     "initialised and visible to the cluster; initialise it with cta_group = 2")
+    for key, ops in signals.items():
+        commits = [(o, mask) for o, _, mask, multicast in ops if isinstance(o, T.Tcgen05CommitOp) and multicast]
+        for o, mask in commits:
+            ctas = cluster_size(o)
+            if mask is not None and mask >> ctas:
+                raise LocatedError(o, f"tcgen05.commit multicast mask {mask:#06b} names CTA "
+                                      f"{mask.bit_length() - 1}, but the cluster has {ctas} CTAs")
+        if key in other or len(commits) != len(ops) or any(mask is None for _, mask in commits):
+            continue
+        everyone = [w for w in waits.get(key, []) if _unconditional(w)]
+        if not everyone or not commits:
+            continue
+        ctas = cluster_size(commits[0][0])
+        covered = 0
+        for _, mask in commits:
+            covered |= mask
+        missing = [r for r in range(ctas) if not covered >> r & 1]
+        if missing:
+            o, mask = commits[0]
+            raise LocatedError(o, f"tcgen05.commit multicast mask {mask:#06b} arrives on this mbarrier in CTA(s) "
+                                  f"{', '.join(str(r) for r, b in enumerate(reversed(bin(covered)[2:])) if b == '1')} "
+                                  f"only, but every CTA of the {ctas}-CTA cluster waits on it "
+                                  f"({everyone[0].name} at {location_str(everyone[0])}): CTA "
+                                  f"{', '.join(map(str, missing))} would wait forever; a 2-CTA commit's mask covers "
+                                  "both CTAs of the pair (0b11 << (rank & ~1))")
+
+
+# ------------------------------------------------------------------ tensor memory freed on every path
+
+
+def _is_dealloc(o) -> bool:
+    return isinstance(o, T.Tcgen05DeallocOp)
+
+
+def _same_value(a, b, depth: int = 4) -> bool:
+    """``a`` and ``b`` are one value, or the results of two equal side-effect-free ops (same name, properties,
+    attributes and operands: two ``arith.cmpi eq, %warp, %c0``)."""
+    if a is b:
+        return True
+    x, y = getattr(a, "owner", None), getattr(b, "owner", None)
+    if depth == 0 or not (x is not None and y is not None and hasattr(x, "regions") and hasattr(y, "regions")):
+        return False
+    if x.name != y.name or x.regions or not (x.name.startswith("arith.") or x.name.startswith("nvvm.read.ptx.sreg")):
+        return False
+    if x.properties != y.properties or x.attributes != y.attributes or len(x.operands) != len(y.operands):
+        return False
+    if a.index != b.index:
+        return False
+    return all(_same_value(p, q, depth - 1) for p, q in zip(x.operands, y.operands))
+
+
+def _guards(op, fn) -> list:
+    """(condition, branch index) of every ``scf.if`` enclosing ``op`` inside ``fn``."""
+    out = []
+    child, parent = op, op.parent_op()
+    while parent is not None and parent is not fn:
+        if parent.name == "scf.if":
+            region = child.parent_region()
+            out.append((parent.operands[0], list(parent.regions).index(region)))
+        child, parent = parent, parent.parent_op()
+    return out
+
+
+def _frees(block, guards) -> bool:
+    """Every run of ``block`` that the ``guards`` (conditions known to hold) allow reaches a dealloc: one in the
+    block, an ``scf.if`` whose taken branch frees (both, or the one a guard decides), or a dealloc inside another op
+    with regions (a loop: not judged, counted as freeing)."""
+    for o in block.ops:
+        if _is_dealloc(o):
+            return True
+        if o.name == "scf.if":
+            branches = [r for r in o.regions]
+            decided = next((i for c, i in guards if _same_value(c, o.operands[0])), None)
+            if decided is not None:
+                region = branches[decided]
+                if region.blocks and _frees(region.blocks[0], guards):
+                    return True
+                continue
+            if len(branches) == 2 and all(r.blocks and _frees(r.blocks[0], guards) for r in branches):
+                return True
+            continue
+        if o.regions and any(_is_dealloc(inner) for inner in o.walk()):
+            return True
+    return False
+
+
+def check_frees_on_every_path(module: ModuleOp) -> None:
+    """A located error at a ``tcgen05.alloc`` of a kernel whose deallocs are not reached on every path on which the
+    alloc ran (sweep 34: a dealloc on one branch of an ``scf.if`` compiled).  Judged where the kernel is structured
+    (one block, ``scf`` control flow, no call): a dealloc under an ``scf.if`` counts where the alloc sits under the same
+    condition (the same value, or an equal ``arith`` / special-register computation) taken the same way, or where both
+    branches free; a dealloc inside a loop counts.  A kernel without any dealloc is ``convert-nvvm-to-llvm``'s error
+    (``nvvm_tcgen05_to_llvm``)."""
+    from tileorch.diagnostics import location_str
+
+    for fn in module.walk():
+        if fn.name not in ("func.func", "llvm.func") or "nvvm.kernel" not in fn.attributes:
+            continue
+        allocs, deallocs = [], []
+        for o in fn.walk():
+            if isinstance(o, T.Tcgen05AllocOp):
+                allocs.append(o)
+            elif _is_dealloc(o):
+                deallocs.append(o)
+            elif o.name in ("func.call", "llvm.call") or o.name.startswith("cf."):
+                allocs = []
+                break
+        body = fn.regions[0] if fn.regions else None
+        if not allocs or not deallocs or body is None or len(body.blocks) != 1:
+            continue
+        for alloc in allocs:
+            if not _frees(body.blocks[0], _guards(alloc, fn)):
+                raise LocatedError(alloc, "tensor memory allocated here is not freed on every path on which it "
+                                          f"is allocated: the tcgen05.dealloc at {location_str(deallocs[0])} (and "
+                                          "any other) sits on a branch such a path may not take, so a CTA that "
+                                          "allocates and takes the other branch exits with its columns allocated "
+                                          "(PTX ISA, tcgen05.alloc); free them on every path (both branches, or "
+                                          "under the allocation's own condition)")
+
+
 @dataclass(frozen=True)
 class ConvertBlackwellClusterEmitters(ModulePass):
     """Lower the ``cute_nvgpu`` copy / handshake atoms (seed 003 BG06, S01, S02)."""
@@ -289,6 +479,8 @@ class ConvertBlackwellClusterEmitters(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not any(o.name.startswith(BLACKWELL_OPS) for o in op.walk()):
             return  # nothing to lower or check (the walks below would find no atom, no tcgen05 op)
+        check_commit_barriers(op)  # before the inits are lowered
+        check_frees_on_every_path(op)
         lower = _lowerings()
         atoms = [o for o in op.walk() if type(o) in lower]
         for atom in atoms:

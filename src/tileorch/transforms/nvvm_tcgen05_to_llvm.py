@@ -60,7 +60,9 @@ def _kernel_frees_tensor_memory(alloc) -> None:
     """A located error when ``alloc``'s kernel (the enclosing function marked ``nvvm.kernel``) holds no
     ``tcgen05.dealloc``, lowered or not: a CTA must free every tensor-memory column it allocates before it exits
     (PTX ISA, tcgen05.alloc).  Sweep 34: a kernel without its dealloc compiled, and ``tileorch check`` had nothing to
-    check.  Only kernels: a helper function may leave the dealloc to its caller."""
+    check.  Only kernels: a helper function may leave the dealloc to its caller.  The path-aware rule (a dealloc on
+    one branch only) is :func:`.blackwell_cluster_emitters.check_frees_on_every_path`, run while ``scf`` is
+    structured."""
     fn = alloc.parent_op()
     while fn is not None and "nvvm.kernel" not in fn.attributes:
         fn = fn.parent_op()

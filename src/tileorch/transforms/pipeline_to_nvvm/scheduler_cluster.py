@@ -53,6 +53,7 @@ from xdsl.dialects import arith, llvm, scf
 from xdsl.dialects.builtin import VectorType, i8
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from tileorch.analysis.fixup_buffer import check_fixup_buffer
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm
 from tileorch.dialects.cutlass.pipeline_facts import int_prop
@@ -201,12 +202,7 @@ def emit_cluster_fixup(op: Operation, e: Emitter,
     typ = acc.type
     groups, group = int_prop(op, "num_barriers", 1), int_prop(op, "barrier_idx", 0)
     layout = partial_layout(op, typ, groups)
-    held = _global_bytes(op, smem)
-    if held is not None and held < layout.tile_bytes:  # (sweep 34: compiled, and `tileorch check` said OK)
-        raise LocatedError(op, f"the smem(...) buffer holds {held} bytes, but this CTA's partial tile is "
-                               f"{layout.tile_bytes} bytes ({groups} x {WARP_GROUP} threads x {typ}): the peers' "
-                               "partials would be written past its end; size the buffer num_barriers * 128 threads "
-                               "* accumulator bytes")
+    check_fixup_buffer(op)  # (sweep 34: compiled, and `tileorch check` said OK; check refuses it too since s42)
     wti = lowered(e, op.operands[1])
 
     def contributors(tracer):
@@ -239,29 +235,6 @@ def emit_cluster_fixup(op: Operation, e: Emitter,
     reduced = e.if_(leader, fold, lambda inner: [acc], result_types=[typ])[0]
     cluster_sync(e)
     return e.if_(leader, lambda inner: [generic(op, inner, reduced)], lambda inner: [reduced], result_types=[typ])[0]
-
-
-def _llvm_bytes(t: Attribute) -> int | None:
-    """Bytes of an LLVM global's type: integers / floats and (nested) arrays of them; None for anything else."""
-    if isinstance(t, llvm.LLVMArrayType):
-        inner = _llvm_bytes(t.type)
-        return None if inner is None else t.size.data * inner
-    bits = getattr(getattr(t, "width", None), "data", None) or getattr(t, "bitwidth", None)
-    return bits // 8 if isinstance(bits, int) and bits % 8 == 0 else None
-
-
-def _global_bytes(op: Operation, ptr: SSAValue) -> int | None:
-    """Bytes of the global ``ptr`` addresses directly (``llvm.mlir.addressof @g``), None when not known statically."""
-    from xdsl.traits import SymbolTable
-
-    owner = ptr.owner
-    if not isinstance(owner, llvm.AddressOfOp):
-        return None
-    module = op
-    while module.parent_op() is not None:
-        module = module.parent_op()
-    found = SymbolTable.lookup_symbol(module, owner.global_name)
-    return _llvm_bytes(found.global_type) if isinstance(found, llvm.GlobalOp) else None
 
 
 class FixupLowering(OpLowering):
