@@ -334,3 +334,28 @@ def test_k_zero_runs_simt_and_says_why(monkeypatch):
     path, _, prepared, said, _ = _launch(monkeypatch, None, name, program=program)
     assert path == "simt" and not prepared
     assert len(said) == 1 and "K = 0: an empty contraction" in said[0] and "strides" not in said[0], said
+
+
+@needs_cutile
+def test_b_shared_0_keeps_a_programs_own_shared_b():
+    """A program whose B is one matrix for every batch (``[1, K, N]`` read at batch 0) lowered with ``b_shared=0``
+    (the lowering's override word since session 42): its kernel still loads B at batch 0 (before: ``b_shared=0``
+    gave a kernel loading B at every batch index while the launcher's map held one matrix — batches past 0 read
+    TMA's zero fill)."""
+    from tileorch.testing.compile_memo import lower_once
+    from tileorch.testing.export import cutile_bytecode
+    from tileorch.testing.user_programs4 import PROGRAMS
+
+    p = PROGRAMS["mm_broadcast_b_unit_batch"]
+    own = lower_once(cutile_bytecode(p.kernel, p.spec), "mm_broadcast_b_unit_batch", arch="sm_90a")
+    asked = lower_once(cutile_bytecode(p.kernel, p.spec), "mm_broadcast_b_unit_batch", arch="sm_90a",
+                       config="b_shared=0")
+    assert own.gemm_config.b_shared and asked.gemm_config.b_shared
+
+
+@pytest.mark.parametrize("word", ["b_shared=yes", "kvec_global=2", "c_ld=true"])
+def test_a_switch_override_takes_0_or_1(word):
+    from tileorch.transforms.tileas.convert_to_cutlass import parse_override
+
+    with pytest.raises(ValueError, match=f"{word.split('=')[0]} takes 0 or 1"):
+        parse_override(word)

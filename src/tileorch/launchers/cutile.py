@@ -1550,10 +1550,13 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         raise LayoutNotSupported(f"GEMM shapes do not agree: A {a.shape}{' (read as A^T)' if a_major == 'm' else ''}, "
                                  f"B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, C {c.shape}"
                                  f"{' (stored as C^T)' if c_transposed else ''} {_DISAGREE}")
-    if k == 0:  # (an empty A or B has no strides a tensor map takes: torch gives a [M, 0] array strides (1, 1))
+    if k == 0 and (getattr(program, "epilogue_ops", None) or batch != 1 or getattr(cfg, "grid_l", False)):
+        # (without an epilogue, one batch: the launch stores C's zeros without a kernel, _launch_gemm)
         raise LayoutNotSupported("K = 0: an empty contraction (the accumulator stays zero), which the tensor-core "
                                  "kernel's K loop of at least one K tile does not run")
     for x in (a, c) + ((b,) if cfg.b_major == "k" or batched else ()):
+        if 0 in x.shape:
+            continue  # (no element to address: torch gives a [M, 0] array strides (1, 1); K = 0 stores zeros)
         if x is a and getattr(cfg, "transpose_a", False):
             continue  # the launcher copies A (any layout torch can transpose)
         if x is c and _c_slice_ok(cfg) and _row_strided(x):

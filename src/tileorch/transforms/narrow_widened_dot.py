@@ -9,10 +9,13 @@ to "compute in f32") writes a dot of f32 tiles::
     %d = nv_tileaa.dot %a32, %b32, %acc : ... -> tensor<64x64xf32>
 
 which cuTile computes in f32: without this rewrite the TMA/WGMMA tier refuses it (its f32 dots multiply tf32) and the
-SIMT path runs it as 3xTF32.  Widening f16 / bf16 to f32 is exact, and the product of two f16 (11-bit significands)
-or two bf16 (8-bit) values is exact in f32 (at most 22 significant bits, exponents inside f32's range), so the dot of
-the 16-bit tiles accumulating in f32 (``%d = nv_tileaa.dot %a, %b, %acc``) has the same products: the 16-bit tensor
-cores compute it (on both paths), summing in f32.
+SIMT path runs it as 3xTF32.  Widening f16 / bf16 to f32 is exact, and the product of two f16 (11-bit significands,
+exponents -24 .. 15: products between 2^-48 and 2^32) is exact in f32; the product of two bf16 (8-bit significands)
+is exact in f32 unless it leaves f32's exponent range (bf16 has f32's: a product past 2^128 overflows, one below
+2^-149 underflows, where the tensor core's handling of that product may differ from f32 arithmetic's).  So the dot
+of the 16-bit tiles accumulating in f32 (``%d = nv_tileaa.dot %a, %b, %acc``) has the same products: the 16-bit
+tensor cores compute it (on both paths), accumulating in f32 (the tensor core's accumulation order and rounding,
+as for every WGMMA dot, not a sequential f32 sum).
 
 Taken when both operands are ``fp_to_fp`` widenings from the SAME 16-bit type (f16 x f16 or bf16 x bf16: the
 tensor cores multiply two operands of one type) and the accumulator is f32; the widenings stay for their other uses
@@ -31,9 +34,9 @@ from tileorch.dialects import nv_tileaa as aa
 from tileorch.transforms.pass_kinds import ModuleTransform
 
 REMARK = ("the operands of this f32 dot are {t} tiles widened to f32: computed as a {t} x {t} dot accumulating in "
-          "f32 (tileaa-narrow-widened-dot-operands; exact: each product of two {t} values is exact in f32, and the "
-          "products are summed in f32), on the {t} tensor cores")
-"""The located remark at each rewritten dot (``{t}``: f16 or bf16)."""
+          "f32 (tileaa-narrow-widened-dot-operands; each product of two {t} values is exact in f32{x}, and the "
+          "products are accumulated in f32), on the {t} tensor cores")
+"""The located remark at each rewritten dot (``{t}``: f16 or bf16; ``{x}``: bf16's range caveat)."""
 
 
 def _element(v: SSAValue):
@@ -76,7 +79,7 @@ def narrow_widened_dot_operands(module: Operation, remarks: list[str] | None = N
                 w.erase()
         if remarks is not None:
             t = "f16" if isinstance(_element(sources[0]), Float16Type) else "bf16"
-            remarks.append(format_error(dot, REMARK.format(t=t), "remark"))
+            remarks.append(format_error(dot, REMARK.format(t=t, x="" if t == "f16" else " unless it leaves f32's exponent range"), "remark"))
         done += 1
     return done
 

@@ -69,20 +69,38 @@ def _kernel_frees_tensor_memory(alloc) -> None:
     if fn is None:
         return
     for o in fn.walk():
-        if isinstance(o, T.Tcgen05DeallocOp) or (o.name == "llvm.call" and "tcgen05.dealloc" in str(
-                getattr(o.properties.get("callee"), "root_reference", ""))):
+        if isinstance(o, T.Tcgen05DeallocOp) or _asm_says(o, "tcgen05.dealloc"):
             return
-        if o.name == "func.call":  # a callee may free it: not decided here
-            return
+        if o.name == "func.call" or (o.name == "llvm.call" and not _callee(o).startswith(('"llvm.', "llvm."))):
+            return  # a callee may free it (a user's function, by func.call or llvm.call): not decided here
     raise LocatedError(alloc, "tensor memory allocated here is never freed: the kernel has no tcgen05.dealloc, and "
                               "a CTA must deallocate every column it allocates before it exits (PTX ISA, "
                               "tcgen05.alloc); add nvvm.tcgen05.dealloc of the same columns before the kernel returns")
 
 
+def _callee(o) -> str:
+    """The callee name of an ``llvm.call`` (``""`` for another op or an indirect call)."""
+    return str(getattr(o.properties.get("callee"), "root_reference", "")) if o.name == "llvm.call" else ""
+
+
+def _asm_says(o, instruction: str) -> bool:
+    """Whether ``o`` performs ``instruction`` (e.g. ``tcgen05.dealloc``): an ``llvm.call`` / ``llvm.call_intrinsic``
+    of its intrinsic (``llvm.nvvm.tcgen05.dealloc...``, an op lowered already) or an ``llvm.inline_asm`` whose text holds it (``tcgen05.dealloc.cta_group::1``,
+    ``tcgen05.wait::ld``: ``::`` and ``.`` spell the same qualifier)."""
+    if o.name == "llvm.call":
+        return instruction.replace("::", ".") in _callee(o)
+    if o.name == "llvm.call_intrinsic":
+        return instruction.replace("::", ".") in str(getattr(o.properties.get("intrin"), "data", ""))
+    if o.name == "llvm.inline_asm":
+        text = str(getattr(o.properties.get("asm_string"), "data", ""))
+        return instruction in text or instruction.replace("::", ".") in text
+    return False
+
+
 def _is_load_wait(o) -> bool:
     if isinstance(o, T.Tcgen05WaitOp):
         return o.kind.data.value == "load"
-    return o.name == "llvm.call" and "tcgen05.wait.ld" in str(getattr(o.properties.get("callee"), "root_reference", ""))
+    return _asm_says(o, "tcgen05.wait::ld")
 
 
 _PASSES_ON = frozenset({"func.call", "func.return", "llvm.return", "scf.yield", "cf.br", "cf.cond_br", "llvm.br",

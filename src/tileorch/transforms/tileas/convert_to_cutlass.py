@@ -2420,7 +2420,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                                               "loads it")
             dk.remarks.append("B is one matrix broadcast over the batch (batch stride 0, b_shared=1 asked by the "
                               "launcher): its tensor map has one matrix and every work tile loads B at batch 0")
-        cfg = replace(cfg, b_shared=bool(cfg.b_shared))
+        # (b_shared=0 does not take a program's own shared B back: its B map holds one matrix, read at batch 0)
+        cfg = replace(cfg, b_shared=bool(cfg.b_shared) or dk.b_shared)
         if cfg.pair_stages and "stages" in override:  # (the stages asked for hold whole pairs: as many per pair)
             cfg = per_pair_stages(cfg)
         # (c_ld=1: the launcher's C is a slice; a C batched in its middle dimension: rows L N apart)
@@ -3363,7 +3364,13 @@ def parse_override(text: str) -> dict:
         if key not in OVERRIDABLE + LAUNCH_OVERRIDES:
             raise ValueError(f"config override {key!r} is not one of {', '.join(OVERRIDABLE + LAUNCH_OVERRIDES)}")
         out[key] = int(value) if value.lstrip("-").isdigit() else value
+        if key in _FLAG_OVERRIDES and out[key] not in (0, 1):
+            raise ValueError(f"config override {key}={value!r}: {key} takes 0 or 1")
     return out
+
+
+_FLAG_OVERRIDES = ("c_ld", "b_shared", "kvec_global")
+"""The override words that are switches: ``0`` or ``1`` (a value else is a located error, not Python's own)."""
 
 
 def read_config(fn: Operation):
