@@ -1498,7 +1498,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     elif own_a:
         dk.remarks.append(OWN_A_REMARK.format(n=len(dots), nb=n_b) + (
             ", all into one accumulator (the dots' chain: one product over the operand pairs)" if one_acc else
-            f", one accumulator per dot, which the epilogue combines"))
+            ", one accumulator per dot, which the epilogue combines"))
     elif more_b and ed is None:  # (a low-rank branch says what it does in its own remark)
         dk.remarks.append(f"{len(dots)} dots sharing the A tile in one K loop: each stage holds A and {len(dots)} B "
                           f"tiles, the consumers keep {len(dots)} accumulators and the epilogue combines them")
