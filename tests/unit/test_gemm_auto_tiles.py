@@ -106,3 +106,15 @@ def test_a_one_tile_retile_says_why():
     assert (chosen.tile_n, chosen.cluster_m, chosen.schedule) == (128, 1, "persistent")
     assert "retiled to 128 x 128 tiles (persistent, 1x1 clusters) for 100 x 80 x 64" in why
     assert "one tile covers 100 x 80: the narrowest tile covering N, no cluster" in why
+
+
+def test_a_batched_one_tile_retile_names_each_matrix():
+    """Three batches of 40 x 80 (the launcher passes M as every batch's rows, 120): each matrix is one tile — the
+    remark says so of each matrix, not of a 120 x 80 problem (session 42's review)."""
+    from tileorch.kernels.gemm.config import GemmConfig
+    from tileorch.launchers.cutile import retile_config
+
+    chosen, why = retile_config(GemmConfig(dtype="f16", out_dtype="f32", b_major="n", batched=True), 120, 80, 64, "n",
+                                "auto", SMS, False, batch=3)
+    assert (chosen.tile_n, chosen.cluster_m) == (128, 1)
+    assert "one tile covers each of the 3 matrices' 40 x 80" in why and "covers 120 x 80" not in why

@@ -1946,13 +1946,14 @@ def _unspilled_retile(entry: _Compiled, chosen: Any, why: str, kernel: Any, argu
 
 
 def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, sms: int, c_ld: bool,
-                  tile_192: bool = True):
+                  tile_192: bool = True, batch: int = 1):
     """(configuration, remark) of a retiled GEMM program: tileorch.gemm's auto rule
     (:func:`tileorch.launchers.gemm.default_config`: 128 x 256, 128 x 128 or 128 x 192 tiles by their wave
     efficiency on ``sms`` SMs) for the ``m x n x k`` problem (M: every batch's rows), keeping the
     program's ``cfg`` element types, operand layouts and batching; ``schedule``: ``auto`` or the one
     asked for; the remark names the tile width chosen and the wave efficiencies it was chosen by;
-    ``tile_192=False``: 128 x 192 tiles not considered (their kernel spilled)."""
+    ``tile_192=False``: 128 x 192 tiles not considered (their kernel spilled); ``batch``: the matrices ``m``
+    counts the rows of (the remark's one-tile case names each one's)."""
     from tileorch.launchers.gemm import N192_EFFICIENCY, default_config, one_tile_width, wave_efficiency
 
     chosen = default_config(m, n, k, cfg.dtype, cfg.out_dtype, major, schedule, sms, tile_192)
@@ -1966,7 +1967,8 @@ def retile_config(cfg: Any, m: int, n: int, k: int, major: str, schedule: str, s
            f"{eff[192]:.2f} (x {N192_EFFICIENCY} full-wave speed: {N192_EFFICIENCY * eff[192]:.2f}), 128-wide "
            f"{eff[128]:.2f}")
     if chosen.schedule != "streamk" and one_tile_width(m, n, tile_192):
-        why += f" (one tile covers {m} x {n}: the narrowest tile covering N, no cluster)"
+        each = f"each of the {batch} matrices' {m // batch} x {n}" if batch > 1 else f"{m} x {n}"
+        why += f" (one tile covers {each}: the narrowest tile covering N, no cluster)"
     from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS, FP8
 
     if chosen.dtype in FP8 and chosen.dtype_b in FP8 and getattr(cfg, "fp8_promote", 0):
@@ -2071,14 +2073,14 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         from tileorch.launchers.gemm import kernel_for
 
         own = entry
-        chosen, why = retile_config(cfg, m * batch, n, k, major, schedule, dev.sm_count, c_ld)
+        chosen, why = retile_config(cfg, m * batch, n, k, major, schedule, dev.sm_count, c_ld, batch=batch)
         if broadcast_b:  # (B's batch stride 0: the kernel reading it at batch index 0)
             chosen = dataclasses.replace(chosen, b_shared=True).check()
         if major == program.gemm_config.b_major:
             # the program itself, retiled through the tier
             entry = compiled(kernel, arguments, arch, chosen.schedule, override_string(chosen))
             if chosen.tile_n == 192 and spilled(entry):  # (an epilogue's operands on top of 96 accumulators)
-                chosen, why = retile_config(cfg, m * batch, n, k, major, schedule, dev.sm_count, c_ld, False)
+                chosen, why = retile_config(cfg, m * batch, n, k, major, schedule, dev.sm_count, c_ld, False, batch=batch)
                 why += "; 192-wide tiles not taken: ptxas spilled the 128 x 192 kernel's registers"
                 entry = compiled(kernel, arguments, arch, chosen.schedule, override_string(chosen))
             if spilled(entry):  # (e.g. an epilogue reading C or a residual: its tiles on top of the accumulators)
