@@ -19,6 +19,7 @@ Steps (each writes under ``--work DIR``)::
     python tools/ci_case_selection.py measure --work W GROUP FILE...   # whole group under coverage
     python tools/ci_case_selection.py select  --work W GROUP           # greedy removal + verify runs
     python tools/ci_case_selection.py write   --work W GROUP...        # into tests/ci_case_selection.json
+    python tools/ci_case_selection.py spills --test NAME GROUP         # after write: per-program spill checks
 
 A group's ``cpu_ab`` in the data (kept by ``write``) is measured apart, without coverage: the CPU
 seconds (user+sys, children included) of ``pytest -n 0`` on the group's files, every test
@@ -326,6 +327,56 @@ def cmd_write(ns) -> None:
         f.write("\n")
 
 
+def _params(nodeid: str) -> list[str]:
+    """The parameter ids of a node id (``f.py::test_x[1-name]`` -> ``["1", "name"]``; none: ``[]``)."""
+    return nodeid[nodeid.index("[") + 1:-1].split("-") if nodeid.endswith("]") and "[" in nodeid else []
+
+
+def spill_checks_to_skip(nodeids: list[str], skipped: set[str], spill_test: str) -> list[str]:
+    """The per-program spill checks (``spill_test[NAME]``) CI may skip: those of the programs whose other tests
+    in the group (a node id with NAME among its parameter ids) CI all skips, and that have at least one.
+
+    Why this keeps the group's arcs: such a check compiles its program (what the program's dropped tests
+    compiled: their arcs are covered by the kept tests, the selection's proof) and runs ptxas on the PTX, whose
+    arcs (tileorch/backend/ptxas.py) every kept spill check covers too: in the measured groups (session 41's
+    coverage databases) the spill test's arcs beyond the other kept tests' were all in backend/ptxas.py, and the
+    per-program checks of a group each covered the same ones (attnsweep36: 4 checks, none with an arc of its
+    own).  At least one spill check of the group must stay: the caller checks it."""
+    out = []
+    for nodeid in nodeids:
+        if nodeid.split("::", 1)[-1].split("[")[0] != spill_test or len(_params(nodeid)) != 1:
+            continue
+        name = _params(nodeid)[0]
+        others = [n for n in nodeids if n != nodeid and name in _params(n)]
+        if others and all(n in skipped for n in others):
+            out.append(nodeid)
+    return out
+
+
+def cmd_spills(ns) -> None:
+    """Add the spill checks :func:`spill_checks_to_skip` allows to a written group of the data."""
+    with open(DATA) as f:
+        data = json.load(f)
+    entry = data["groups"][ns.group]
+    env = dict(os.environ, TILEORCH_EMULATE_ALL="1")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "--collect-only", "-p", "no:cacheprovider",
+                          *entry["files"]], capture_output=True, text=True, cwd=ROOT, env=env, check=True).stdout
+    nodeids = [ln.strip() for ln in out.splitlines() if "::" in ln]
+    skipped = set(entry["skipped_in_ci"])
+    spills = [n for t in ns.test for n in spill_checks_to_skip(nodeids, skipped, t)]
+    kept_spills = [n for t in ns.test for n in nodeids if n.split("::", 1)[-1].split("[")[0] == t and n not in spills]
+    if not kept_spills:
+        raise SystemExit(f"{ns.group}: no spill check would stay in CI (its ptxas arcs); not written")
+    entry["skipped_in_ci"] = sorted(skipped | set(spills))
+    entry["spill_checks_skipped"] = len(set(spills) - skipped)
+    entry["cases_before"] = len(nodeids)
+    entry["cases_after"] = len(nodeids) - len(entry["skipped_in_ci"])
+    with open(DATA, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"{ns.group}: {len(spills)} spill checks skipped in CI, {len(kept_spills)} kept")
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -343,8 +394,11 @@ def main(argv=None) -> None:
     w = sub.add_parser("write", help="store the verified selections in tests/ci_case_selection.json")
     w.add_argument("--work", required=True)
     w.add_argument("groups", nargs="+")
+    sp = sub.add_parser("spills", help="skip in CI the per-program spill checks of programs CI runs no other test of")
+    sp.add_argument("--test", action="append", required=True, help="the per-program spill test's name")
+    sp.add_argument("group")
     ns = p.parse_args(argv)
-    {"measure": cmd_measure, "select": cmd_select, "write": cmd_write}[ns.cmd](ns)
+    {"measure": cmd_measure, "select": cmd_select, "write": cmd_write, "spills": cmd_spills}[ns.cmd](ns)
 
 
 if __name__ == "__main__":

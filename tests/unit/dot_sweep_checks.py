@@ -96,6 +96,19 @@ def spilled_programs(programs: dict, compile_fn) -> set[str]:
     return {name for name in sorted(programs) if run_ptxas(compile_fn(name).ptx, "sm_90a").spill_warnings()}
 
 
+def assert_spills_as_listed(name: str, compile_fn, listed=frozenset()) -> None:
+    """Program ``name``'s PTX (``compile_fn(name).ptx``) assembles with ptxas (sm_90a) with a spill warning exactly
+    when ``listed`` names it (skips without ptxas): :func:`spilled_programs` one program at a time, so that a
+    program's check is a test of its own (CI-sized subsets, tests/ci_case_selection.json: a program none of whose
+    other tests CI runs is not compiled in CI for its spill check alone; ``TILEORCH_EMULATE_ALL=1`` checks it)."""
+    from tileorch.backend.ptxas import ptxas_available, run_ptxas
+
+    if not ptxas_available():
+        pytest.skip("ptxas not installed")
+    result = run_ptxas(compile_fn(name).ptx, "sm_90a")
+    assert bool(result.spill_warnings()) == (name in listed), (name, name in listed, result.summary())
+
+
 def dot_sweep_compile_tests(programs: dict, source_file: str, tier_at_least: int, ptx_needs: dict,
                             spills_allowed=frozenset(), decisions=frozenset(), at_least: int = 40):
     """The compile tests every mixed user sweep (dots and SIMT programs, sweeps 25 on) runs on its table, bound by

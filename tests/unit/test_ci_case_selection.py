@@ -82,6 +82,20 @@ def test_the_verify_run_deselects_whole_node_ids_only(tool):
     assert [i.nodeid for i in dropped] == ["t.py::test_mask", "t.py::test_x[1]"]
 
 
+def test_a_spill_check_is_skipped_only_with_all_of_its_programs_other_tests(tool):
+    ids = ["f.py::test_path[a]", "f.py::test_path[b]", "f.py::test_path[c]", "f.py::test_proved[0-b]",
+           "f.py::test_spills[a]", "f.py::test_spills[b]", "f.py::test_spills[c]", "f.py::test_spills[d]",
+           "f.py::test_spills_more[a]"]
+    skipped = {"f.py::test_path[a]", "f.py::test_path[b]", "f.py::test_path[c]"}
+    # b: its proof runs in CI; d: no other test (nothing of its compile is proved covered); c: all skipped
+    assert tool.spill_checks_to_skip(ids, skipped, "test_spills") == ["f.py::test_spills[c]"]
+    # a: test_spills_more[a] is another test of a, run in CI
+    assert tool.spill_checks_to_skip(ids, skipped | {"f.py::test_proved[0-b]"}, "test_spills") == [
+        "f.py::test_spills[b]", "f.py::test_spills[c]"]
+    assert tool.spill_checks_to_skip(ids, skipped | {"f.py::test_spills_more[a]"}, "test_spills") == [
+        "f.py::test_spills[a]", "f.py::test_spills[c]"]
+
+
 def test_the_data_names_tests_of_its_groups_files(tool):
     data = json.loads((ROOT / "tests" / "ci_case_selection.json").read_text())
     assert data["groups"]
