@@ -1398,16 +1398,23 @@ def mma_sync(op, ins, mask) -> np.ndarray:
     rb, cb = _fragment_index("b", k, b.shape[1])
     rc, cc = _fragment_index("c", k, 4)
     out = np.zeros((T, 4), np.int64 if integer else np.float32)
-    for w in range(T // 32):
-        if not mask[32 * w]:
-            continue
-        lanes = slice(32 * w, 32 * w + 32)
-        A, B, C = np.zeros((16, k), kind), np.zeros((k, 8), kind), np.zeros((16, 8), kind)
-        A[ra, ca] = a[lanes]
-        B[rb, cb] = b[lanes]
-        C[rc, cc] = c[lanes]
-        D = A.dot(B) + C
-        out[lanes] = _wrap(D[rc, cc] & 0xFFFFFFFF, 32) if integer else D[rc, cc].astype(np.float32)
+    W = T // 32
+    warps = np.nonzero(np.asarray(mask)[:32 * W:32])[0]  # the active warps (a warp's first lane says)
+    if not len(warps):
+        return out
+    n = len(warps)
+    # every active warp's fragments scattered at once; each warp's product as one 2-D dot, as before
+    a = a[:32 * W].reshape(W, 32, -1)[warps]
+    b = b[:32 * W].reshape(W, 32, -1)[warps]
+    c = c[:32 * W].reshape(W, 32, -1)[warps]
+    A, B, C = np.zeros((n, 16, k), kind), np.zeros((n, k, 8), kind), np.zeros((n, 16, 8), kind)
+    A[:, ra, ca] = a
+    B[:, rb, cb] = b
+    C[:, rc, cc] = c
+    D = np.stack([A[i].dot(B[i]) for i in range(n)]) + C
+    D = D[:, rc, cc].reshape(n * 32, 4)
+    rows = (32 * warps[:, None] + np.arange(32)).reshape(-1)
+    out[rows] = _wrap(D & 0xFFFFFFFF, 32) if integer else D.astype(np.float32)
     return out
 
 

@@ -175,6 +175,40 @@ def test_mma_sync_f16_follows_the_isa_fragments():
             assert out[lane, i] == D[_frag_c(lane >> 2, lane % 4, i)], (lane, i)
 
 
+def test_mma_sync_f16_of_several_warps_some_inactive():
+    """Each active warp of a 4-warp CTA its own m16n8k16 product (placed and read back by the ISA's
+    tables), against numpy per warp; the rows of the inactive warps (1, 3) stay zero."""
+    rng = np.random.default_rng(5)
+    warps, active = 4, (0, 2)
+    T = 32 * warps
+    regs_a = [np.zeros((T, 2), np.float16) for _ in range(4)]
+    regs_b = [np.zeros((T, 2), np.float16) for _ in range(2)]
+    regs_c = [np.zeros(T, np.float32) for _ in range(4)]
+    want = {}
+    for w in range(warps):
+        A = rng.standard_normal((16, 16)).astype(np.float16)
+        B = rng.standard_normal((16, 8)).astype(np.float16)
+        C = rng.standard_normal((16, 8)).astype(np.float32)
+        want[w] = (A.astype(np.float64) @ B.astype(np.float64) + C).astype(np.float32)
+        for lane in range(32):
+            g, t, row = lane >> 2, lane % 4, 32 * w + lane
+            for i in range(8):
+                regs_a[i // 2][row, i % 2] = A[_frag_a(16, g, t, i)]
+            for i in range(4):
+                regs_b[i // 2][row, i % 2] = B[_frag_b(16, g, t, i)]
+                regs_c[i][row] = C[_frag_c(g, t, i)]
+    mask = np.zeros(T, bool)
+    for w in active:
+        mask[32 * w: 32 * w + 32] = True
+    out = mma_sync(_mma_op(16, "f16", 4, 2), [*regs_a, *regs_b, *regs_c], mask)
+    assert out.shape == (T, 4) and out.dtype == np.float32
+    for w in range(warps):
+        for lane in range(32):
+            for i in range(4):
+                expect = want[w][_frag_c(lane >> 2, lane % 4, i)] if w in active else 0
+                assert out[32 * w + lane, i] == expect, (w, lane, i)
+
+
 def test_mma_sync_s8_is_exact_and_wraps():
     rng = np.random.default_rng(2)
     A = rng.integers(-128, 128, (16, 32))

@@ -882,6 +882,8 @@ class Emu:
 
     count_instructions = False
     """Count thread-instructions in :attr:`traffic` (module docstring)."""
+    _handler_at = None
+    """Per pc: :meth:`execute`'s handler entry, for :meth:`step` (:meth:`_run` makes it; None: through execute)."""
     rcp_approx_ulps = 0
     """``rcp.approx.f32`` off by this many ulps (up for inputs with an even last bit, down for odd ones), as the
     hardware's approximation may be (1 ulp at most): a test of a sequence that must correct it (0: the correctly
@@ -1249,6 +1251,9 @@ class Emu:
             _RUNS[0] -= 1
 
     def _run(self, max_steps):
+        # per pc: execute's (handler, parts) for step's common case, filled as the pcs run; None where execute is
+        # not Emu's own (step then calls it)
+        self._handler_at = [None] * len(self.parsed) if type(self).execute is _EXECUTE else None
         steps = 0
         rr = 0
         count = np.count_nonzero  # ndarray.any() / .sum() cost several times more on these small masks
@@ -1428,7 +1433,15 @@ class Emu:
         if pred is None and self.straight[pc] and not self.count_instructions:
             # the common case, as the general path below runs it: no predicate, no control flow, barrier or
             # collective (E is T), nothing counted
-            self.execute(op, ops, T)
+            at = self._handler_at
+            if at is None:  # execute is changed (a subclass, a test's patch): through it
+                self.execute(op, ops, T)
+            else:  # execute's handler for the opcode, looked up once per pc (as execute runs it)
+                entry = at[pc]
+                if entry is None:
+                    clustered = self.cluster is not None
+                    entry = at[pc] = _HANDLERS.get((op, clustered)) or _handler_of(op, clustered)
+                entry[0](self, op, ops, T, entry[1])
             self.pc[T] = pc + 1
             return True
         base, collective = self.kinds[pc]
@@ -1681,9 +1694,9 @@ class Emu:
         return
 
     def _run_f32(self, op, ops, T, parts):
-        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        get = self.get
         base = parts[0]
-        a = [f32(g(i)) for i in range(1, len(ops))]
+        a = [get(x, T).astype(np.uint32).view(np.float32) for x in ops[1:]]  # (f32 of each operand)
         with _quiet():
             if base == "add": r = a[0] + a[1]
             elif base == "sub": r = a[0] - a[1]
@@ -1772,7 +1785,8 @@ class Emu:
                 raise KeyError(base)
             self.set(ops[0], T, r.astype(np.uint64))
             return
-        a = [g(i) for i in range(1, len(ops))]
+        get = self.get
+        a = [get(x, T) for x in ops[1:]]
         r = _int_op_fast(base, op, width, signed, a)
         self.set(ops[0], T, r if r is not None else _int_op_exact(base, op, width, signed, a))
         return
@@ -1787,9 +1801,8 @@ class Emu:
         return
 
     def _run_setp(self, op, ops, T, parts):
-        g = lambda i: self.get(ops[i], T)  # noqa: E731
         cmp, ty = parts[1], parts[-1]
-        a, b = g(1), g(2)
+        a, b = self.get(ops[1], T), self.get(ops[2], T)
         if ty == "f32":
             x, y = f32(a), f32(b)
         elif ty == "f64":
@@ -1814,8 +1827,8 @@ class Emu:
         return
 
     def _run_selp(self, op, ops, T, parts):
-        g = lambda i: self.get(ops[i], T)  # noqa: E731
-        a, b, c = g(1), g(2), g(3).astype(bool)
+        get = self.get
+        a, b, c = get(ops[1], T), get(ops[2], T), get(ops[3], T).astype(bool)
         self.set(ops[0], T, np.where(c, a, b))
         return
 
@@ -2790,6 +2803,8 @@ def _narrow_sum(A, B, D, sign, bits):
 
 _HANDLERS: dict = {}
 """(opcode, clustered) -> (the :class:`Emu` method that runs it, its dot-separated parts): :func:`_handler_of`."""
+_EXECUTE = Emu.execute
+""":meth:`Emu.execute` as defined here: :meth:`Emu.step` runs its handlers itself while the class's is this one."""
 
 
 def _select_handler(op: str, parts: tuple, clustered: bool):
