@@ -381,6 +381,9 @@ def check_commit_barriers(module: ModuleOp) -> None:
 
 
 def _is_dealloc(o) -> bool:
+    """A ``tcgen05.dealloc``: the op, or inline asm spelling the instruction."""
+    if o.name == "llvm.inline_asm":
+        return "tcgen05.dealloc" in str(getattr(o.properties.get("asm_string"), "data", ""))
     return isinstance(o, T.Tcgen05DeallocOp)
 
 

@@ -45,3 +45,22 @@ module attributes {cutlass.target = "sm_100a"} {
 }
 // CHECK-LABEL: func.func @recomputed_and_both_branches
 // CHECK-COUNT-2: nvvm.tcgen05.dealloc
+
+// -----
+
+// One branch frees with the op, the other with inline asm spelling tcgen05.dealloc (session 42's final read: the
+// inline-asm free was not counted, a false "not freed on every path").
+module attributes {cutlass.target = "sm_100a"} {
+  func.func @asm_branch(%slot: !llvm.ptr<3>, %t: !llvm.ptr<6>, %b: i1, %ta: i32) attributes {nvvm.kernel} {
+    %cols = arith.constant 128 : i32
+    nvvm.tcgen05.alloc %slot, %cols : !llvm.ptr<3>, i32
+    scf.if %b {
+      nvvm.tcgen05.dealloc %t, %cols : !llvm.ptr<6>, i32
+    } else {
+      llvm.inline_asm has_side_effects "tcgen05.dealloc.cta_group::1.sync.aligned.b32 $0, $1;", "r,r" %ta, %cols : (i32, i32) -> ()
+    }
+    return
+  }
+}
+// CHECK-LABEL: func.func @asm_branch
+// CHECK: llvm.inline_asm has_side_effects "tcgen05.dealloc
