@@ -981,6 +981,21 @@ def read_source(path: str) -> str:
     return decode_source(data, "<stdin>" if path == "-" else path)
 
 
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+"""This package's directory: frames of its code are tileorch's, the first frame outside it the user's."""
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` of ``warnings.warn`` (called by the function that calls this) that attributes the warning
+    to the first frame outside the tileorch package: the user's line that called ``tileorch.cutile.launch``,
+    ``tileorch.gemm``... however deep inside tileorch the warning is decided (a fixed ``stacklevel`` named a line of
+    the launcher for the warnings decided a few calls down).  The outermost frame where every frame is tileorch's."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 class PerformanceWarning(UserWarning):
     """A correct but slower path was taken for the user's input (the message says which and why);
     ``warnings.simplefilter("error", PerformanceWarning)`` turns these into errors."""

@@ -145,13 +145,18 @@ class _Array:
                                          "version": 3}
 
 
-def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowered=(), times=1):
+WARNED_AT: list[str] = []
+"""The file each PerformanceWarning of the latest :func:`_launch` is attributed to (``warnings``' own location)."""
+
+
+def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowered=(), times=1, public=False):
     """:func:`tileorch.launchers.cutile._launch` of sweep program ``name`` on its spec's arrays (``spec``: in its
     place), with no device: the tier's lowering of the program (its own configuration, and each configuration the
     launcher asks for with the override's fields; a configuration naming a word of ``lowered``: lowered again, for
     real, with that configuration), a kernel image recording what it is prepared with, the SIMT launch recorded.
     ``program``: a UserProgram in place of ``module``'s ``name``; ``shift``: argument position -> bytes added to its
-    pointer; ``times``: launches of the same arguments (each compile asked for again is the entry of the first).
+    pointer; ``times``: launches of the same arguments (each compile asked for again is the entry of the first);
+    ``public``: through ``tileorch.cutile.launch`` (the user's entry point) instead of the launcher's ``_launch``.
     Returns (the path that ran, the configurations asked for, the images' prepare keywords, the
     PerformanceWarnings' texts, the launch remarks)."""
     import warnings
@@ -208,8 +213,12 @@ def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowe
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for _ in range(times):
-            rc._launch(0, p.grid, p.kernel, args, "sm_90a", "auto", False, "auto", None)
+            if public:  # (through the user's entry point, tileorch.cutile.launch)
+                rc.launch(0, p.grid, p.kernel, args)
+            else:
+                rc._launch(0, p.grid, p.kernel, args, "sm_90a", "auto", False, "auto", None)
     said = [str(w.message) for w in caught if issubclass(w.category, PerformanceWarning)]
+    WARNED_AT[:] = [w.filename for w in caught if issubclass(w.category, PerformanceWarning)]
     remarks = [r for e in entries for r in e.launch_remarks.values()]
     rc.clear_caches()
     return (ran[0] if ran else "gemm"), asked, [kw for im in images for kw in im.prepared], said, remarks

@@ -101,7 +101,7 @@ def test_the_native_route_refused_is_at_the_kernels_line():
 
 
 @needs_cutile
-def test_staged_operands_are_at_the_kernels_line(monkeypatch):
+def test_staged_operands_are_at_the_kernels_line(monkeypatch, public=False):
     """A GEMM launch whose A rows are 1400 bytes apart (K = 700 f16: not a multiple of 16) copies A padded: the
     launcher's StagingPlan warning (its label) is at the program's def (sweep 31's ``gemm_f16_accumulator_bias_f16``,
     launched on the launcher harness of test_launch_strided_batch.py with a real StagingPlan)."""
@@ -121,7 +121,7 @@ def test_staged_operands_are_at_the_kernels_line(monkeypatch):
     name = "gemm_f16_accumulator_bias_f16"
     spec = list(PROGRAMS[name].spec)
     spec[0], spec[1] = ((100, 700), spec[0][1]), ((700, 80), spec[1][1])
-    path, _, _, said, _ = lsb._launch(monkeypatch, "user_programs31", name, spec)
+    path, _, _, said, _ = lsb._launch(monkeypatch, "user_programs31", name, spec, public=public)
     where = _def_line(name, user_programs31.__file__)
     assert path == "gemm" and len(said) == 1, said
     assert said[0].startswith(f"{where}: warning: cuTile kernel {name}: A: row stride 1400 bytes"), said
@@ -142,3 +142,29 @@ def test_a_launch_time_fallback_is_at_the_programs_line(monkeypatch):
     path, _, _, said, _ = lsb._launch(monkeypatch, "user_programs31", name, spec)
     assert path == "simt" and len(said) == 1, said
     assert said[0].startswith(f"{_def_line(name, user_programs31.__file__)}: warning: cuTile kernel {name}: "), said
+
+
+@needs_cutile
+@pytest.mark.parametrize("case", ["fallback", "kvec", "staged"])
+def test_pythons_own_location_is_the_users_call(monkeypatch, case):
+    """``warnings``' own location (what ``python -W`` / pytest print before the message) is the user's line that
+    called the launcher — here test_launch_strided_batch.py's call of ``tileorch.cutile.launch`` — however
+    deep inside tileorch the warning is decided (before: a fixed stacklevel named a launcher line,
+    ``launchers/cutile.py:2389``, for the misaligned K vector's warning in the session-42 GPU log)."""
+    import test_launch_strided_batch as lsb
+
+    from tileorch.testing.user_programs31 import PROGRAMS as P31
+
+    if case == "fallback":
+        name = "gemm_batched_strided_batch_view"
+        spec = list(P31[name].spec)
+        spec[0] = (spec[0][0], spec[0][1], (100 * 64 + 3, 64, 1))
+        lsb._launch(monkeypatch, "user_programs31", name, spec, public=True)
+    elif case == "kvec":
+        from test_k_vector_tma import PROGRAMS as KV
+
+        lsb._launch(monkeypatch, None, "kv_gamma_ragged", program=KV["kv_gamma_ragged"], shift={1: 2},
+                    lowered=("kvec_global",), public=True)
+    else:
+        test_staged_operands_are_at_the_kernels_line(monkeypatch, public=True)
+    assert lsb.WARNED_AT and set(lsb.WARNED_AT) == {lsb.__file__}, lsb.WARNED_AT

@@ -990,10 +990,12 @@ def _note_unused_options(entry: _Compiled, kernel: Any, schedule: str, tiles: st
     if asked:
         import warnings
 
+        from tileorch.diagnostics import user_stacklevel
+
         entry.options_noted = True
         warnings.warn(f"{kernel_warning(kernel)}: {' and '.join(asked)} not applied: the kernel has no GEMM "
                       "the TileAS tier compiles (the SIMT path compiled it); these options pick the tier GEMM's tile "
-                      "scheduler and tiles", UserWarning, stacklevel=4)
+                      "scheduler and tiles", UserWarning, stacklevel=user_stacklevel())
 
 
 def _warn_slow_path(entry: _Compiled, kernel: Any, why: str = "", refusals: bool = True) -> None:
@@ -1011,10 +1013,11 @@ def _warn_slow_path(entry: _Compiled, kernel: Any, why: str = "", refusals: bool
     if lines:
         import warnings
 
-        from tileorch.diagnostics import PerformanceWarning
+        from tileorch.diagnostics import PerformanceWarning, user_stacklevel
 
         entry.warned = True
-        warnings.warn(f"{kernel_warning(kernel)}: " + "; ".join(lines), PerformanceWarning, stacklevel=3)
+        warnings.warn(f"{kernel_warning(kernel)}: " + "; ".join(lines), PerformanceWarning,
+                      stacklevel=user_stacklevel())
 
 
 _bytecode: dict[tuple, bytes] = {}
@@ -1421,10 +1424,10 @@ def _kvec_global_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments:
     if not own.kvec_said:
         import warnings
 
-        from tileorch.diagnostics import PerformanceWarning
+        from tileorch.diagnostics import PerformanceWarning, user_stacklevel
 
         own.kvec_said = True
-        warnings.warn(f"{kernel_warning(kernel)}: {text}", PerformanceWarning, stacklevel=4)
+        warnings.warn(f"{kernel_warning(kernel)}: {text}", PerformanceWarning, stacklevel=user_stacklevel())
     return again
 
 
@@ -2178,7 +2181,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
                                                operand_batches=counts, epi=epi, epi_c=epi_c, more_a=more_a_ptrs,
                                                seg_k=seg_k, sched_mn=sched_mn, mid_ld=mid_ld, batch_pitch=batch_pitch)
-        prepared.staging.warn(kernel_warning(kernel), [b_reason] if b_reason else [], stacklevel=3)
+        prepared.staging.warn(kernel_warning(kernel), [b_reason] if b_reason else [])
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
     for on in (own_entry, entry):  # the GEMM path runs the launch: its remarks, in place of an earlier launch's

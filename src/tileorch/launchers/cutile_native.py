@@ -209,7 +209,7 @@ def _refuse(kernel: Any, why: str) -> bool:
     tileorch's own launcher from now on) and say so once, as a ``PerformanceWarning``."""
     import warnings
 
-    from tileorch.diagnostics import PerformanceWarning
+    from tileorch.diagnostics import PerformanceWarning, user_stacklevel
 
     first = kernel not in refused
     refused[kernel] = why
@@ -221,7 +221,7 @@ def _refuse(kernel: Any, why: str) -> bool:
         name = getattr(getattr(kernel, "_annotated_function", None), "pyfunc", kernel)
         warnings.warn(f"{kernel_location(kernel)}: warning: cuTile kernel {getattr(name, '__name__', name)}: "
                       f"TILEORCH_CUTILE_NATIVE=1 not applied: {why} "
-                      "(launched by tileorch's own launcher)", PerformanceWarning, stacklevel=3)
+                      "(launched by tileorch's own launcher)", PerformanceWarning, stacklevel=user_stacklevel())
     return False
 
 

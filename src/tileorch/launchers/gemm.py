@@ -159,7 +159,7 @@ class _Problem:
 
             prepared = self.kernel.prepare(a_ptr, b_ptr, c_ptr, self.m, self.n, self.k, self.sms, alloc)
             launch = self.bound[key] = prepared.launcher()
-            prepared.staging.warn("tileorch.gemm", stacklevel=3)
+            prepared.staging.warn("tileorch.gemm")
             while len(self.bound) > _PREPARED_MAX:
                 self.bound.popitem(last=False)
         return launch

@@ -289,16 +289,17 @@ class StagingPlan:
             else:
                 self.copies_in.append((op.ptr, op.pitch, buf.ptr, op.padded_pitch, op.width, op.rows))
 
-    def warn(self, label: str, extra: list[str] = (), stacklevel: int = 3) -> None:
+    def warn(self, label: str, extra: list[str] = ()) -> None:
         """One ``PerformanceWarning`` naming ``label`` and every staged operand (and ``extra``
-        reasons from the caller); nothing when nothing was staged."""
+        reasons from the caller), attributed to the user's call (the first frame outside tileorch); nothing when
+        nothing was staged."""
         reasons = [*self.reasons, *extra]
         if reasons:
             import warnings
 
-            from tileorch.diagnostics import PerformanceWarning
+            from tileorch.diagnostics import PerformanceWarning, user_stacklevel
 
-            warnings.warn(f"{label}: " + "; ".join(reasons), PerformanceWarning, stacklevel=stacklevel + 1)
+            warnings.warn(f"{label}: " + "; ".join(reasons), PerformanceWarning, stacklevel=user_stacklevel())
 
     @staticmethod
     def run(copies, stream: int) -> None:
