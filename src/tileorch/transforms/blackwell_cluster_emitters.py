@@ -381,10 +381,10 @@ def check_commit_barriers(module: ModuleOp) -> None:
 
 
 def _is_dealloc(o) -> bool:
-    """A ``tcgen05.dealloc``: the op, or inline asm spelling the instruction."""
-    if o.name == "llvm.inline_asm":
-        return "tcgen05.dealloc" in str(getattr(o.properties.get("asm_string"), "data", ""))
-    return isinstance(o, T.Tcgen05DeallocOp)
+    """A ``tcgen05.dealloc``: the op, or inline asm / an intrinsic call performing it."""
+    from tileorch.transforms.nvvm_tcgen05_to_llvm import performs
+
+    return isinstance(o, T.Tcgen05DeallocOp) or performs(o, "tcgen05.dealloc")
 
 
 def _same_value(a, b, depth: int = 4) -> bool:

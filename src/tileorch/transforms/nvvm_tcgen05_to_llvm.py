@@ -69,7 +69,7 @@ def _kernel_frees_tensor_memory(alloc) -> None:
     if fn is None:
         return
     for o in fn.walk():
-        if isinstance(o, T.Tcgen05DeallocOp) or _asm_says(o, "tcgen05.dealloc"):
+        if isinstance(o, T.Tcgen05DeallocOp) or performs(o, "tcgen05.dealloc"):
             return
         if o.name == "func.call" or (o.name == "llvm.call" and not _callee(o).startswith(('"llvm.', "llvm."))):
             return  # a callee may free it (a user's function, by func.call or llvm.call): not decided here
@@ -83,10 +83,11 @@ def _callee(o) -> str:
     return str(getattr(o.properties.get("callee"), "root_reference", "")) if o.name == "llvm.call" else ""
 
 
-def _asm_says(o, instruction: str) -> bool:
+def performs(o, instruction: str) -> bool:
     """Whether ``o`` performs ``instruction`` (e.g. ``tcgen05.dealloc``): an ``llvm.call`` / ``llvm.call_intrinsic``
-    of its intrinsic (``llvm.nvvm.tcgen05.dealloc...``, an op lowered already) or an ``llvm.inline_asm`` whose text holds it (``tcgen05.dealloc.cta_group::1``,
-    ``tcgen05.wait::ld``: ``::`` and ``.`` spell the same qualifier)."""
+    of its intrinsic (``llvm.nvvm.tcgen05.dealloc...``, an op lowered already) or an ``llvm.inline_asm`` whose text
+    holds it (``tcgen05.dealloc.cta_group::1``, ``tcgen05.wait::ld``: ``::`` and ``.`` spell the same qualifier).
+    Also the free-on-every-path rule's (``blackwell_cluster_emitters``)."""
     if o.name == "llvm.call":
         return instruction.replace("::", ".") in _callee(o)
     if o.name == "llvm.call_intrinsic":
@@ -100,7 +101,7 @@ def _asm_says(o, instruction: str) -> bool:
 def _is_load_wait(o) -> bool:
     if isinstance(o, T.Tcgen05WaitOp):
         return o.kind.data.value == "load"
-    return _asm_says(o, "tcgen05.wait::ld")
+    return performs(o, "tcgen05.wait::ld")
 
 
 _PASSES_ON = frozenset({"func.call", "func.return", "llvm.return", "scf.yield", "cf.br", "cf.cond_br", "llvm.br",
@@ -117,8 +118,7 @@ def _waited_before_use(ld) -> None:
     o = ld.next_op
     while o is not None:
         if _is_load_wait(o) or o.regions or o.name in _PASSES_ON or (
-                o.name == "llvm.call" and not str(getattr(o.properties.get("callee"), "root_reference", ""))
-                .startswith('"llvm.')):
+                o.name == "llvm.call" and not _callee(o).startswith('"llvm.')):
             return
         if any(u is o for u in uses):
             raise LocatedError(o, "this reads the registers of a tcgen05.ld before a tcgen05.wait <load>: they are "
