@@ -163,6 +163,25 @@ def fp8_kt_stored(Q, KT, V, O, descale: float, qk_scale: float, BM: C[int], BN: 
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def fp8qk_widened_to_f16(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """An fp8 KV cache dequantized in the kernel: e4m3 Q and K widened to f16 after their loads, an f16 first dot."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D)).astype(ct.float16)
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D)).astype(ct.float16)
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 E4M3, E5M2, F16, BF16, F32 = "float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "float32"
@@ -196,3 +215,8 @@ _add("fp8_kt_stored_n_major", fp8_kt_stored,
      (2, 2), "simt", outputs=(3,),
      error="the first dot's B (K), a tile of f8E4M3FN, is read N-major ([d, tn]: K stored transposed",
      notes="an fp8 WGMMA reads B K-major only; the chained kernel has no in-smem transpose")
+_add("fp8qk_widened_to_f16", fp8qk_widened_to_f16,
+     [((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), F16), ((2, 128, 64), F16), _S64, 64, 64, 64],
+     (2, 2), "simt", outputs=(3,),
+     error="the first dot's A element type f8E4M3FN: f16/bf16 operands are supported (converted to f16 in the kernel",
+     notes="the tier converts no operand tile in shared memory; without the astype the e4m3 dot takes the tier")

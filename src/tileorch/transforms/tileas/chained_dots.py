@@ -882,19 +882,21 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
         _fail(ld, f"{what}: a view with dimension order {order} (other than the last two swapped) or overlapping "
                   "tiles is not supported yet")
     elt = ld.result.type.element_type
-    if type(elt) in _FP8 and not fp8:
-        _fail(ld, f"{what} element type {elt}: the second dot's WGMMA takes f16/bf16 operands here (an fp8 P @ V "
-                  "needs P in the fp8 register fragment layout and V K-major in shared memory, a transposed V tile: "
-                  "not supported yet); store V in f16 or bf16 (the first dot S = Q K^T takes e4m3 / e5m2 Q and K)")
-    if type(elt) not in _DT and type(elt) not in _FP8:
+    if type(elt) not in _DT:
         used = next((o.type.element_type for o in dot.operands[:2] if _depends_on(o, ld.result)), None)
         if used is None:  # (a B tile staged by the producer: the consumer's operand no longer reads the load)
             used = dot.operands[1 if "'s B" in what else 0].type.element_type
-        converted = (f" (converted to {used} in the kernel: the tier's WGMMA reads the tile in shared memory as TMA "
-                     "writes it, in the array's type, and converts no operand tile; convert the array before the "
-                     "launch)" if type(used) in _DT else "")
-        _fail(ld, f"{what} element type {elt}: f16/bf16 operands are supported{converted}"
-                  + (" (e4m3 / e5m2 for the first dot's Q and K)" if fp8 else ""))
+        if type(elt) in _FP8 and used == elt and not fp8:
+            _fail(ld, f"{what} element type {elt}: the second dot's WGMMA takes f16/bf16 operands here (an fp8 P @ V "
+                      "needs P in the fp8 register fragment layout and V K-major in shared memory, a transposed V "
+                      "tile: not supported yet); store V in f16 or bf16 (the first dot S = Q K^T takes e4m3 / e5m2 Q "
+                      "and K)")
+        if type(elt) not in _FP8 or used != elt:
+            converted = (f" (converted to {used} in the kernel: the tier's WGMMA reads the tile in shared memory as "
+                         "TMA writes it, in the array's type, and converts no operand tile; convert the array before "
+                         "the launch)" if type(used) in _DT else "")
+            _fail(ld, f"{what} element type {elt}: f16/bf16 operands are supported{converted}"
+                      + (" (and e4m3 / e5m2 Q and K multiplied as loaded)" if fp8 else ""))
     rows, cols = shape[-1:-3:-1] if swapped else (shape[rows_dim], shape[-1])  # as stored in the array
     group = shape[group_dim] if group_dim >= 0 else 1
     rows *= group
@@ -1070,10 +1072,6 @@ def _dot_types(d1: Operation, a_ops, b1s, seconds_b, prologue) -> tuple[set, set
         _fail(d1, "all dot operands must have the same element type")
     if q != first:
         top = prologue.top.type.element_type if prologue is not None else None
-        if (q | first) & set(_FP8.values()):
-            _fail(d1, f"the first dot's A (Q) is loaded as {'/'.join(sorted(q))} where its B (K) is "
-                      f"{'/'.join(sorted(first))}: an fp8 first dot multiplies one 8-bit type (e4m3 Q and K, or e5m2 "
-                      "Q and K); store both in one type")
         if top is None or _DT.get(type(top)) not in first or len(q) != 1 or not q <= set(_DT.values()):
             _fail(d1, f"the first dot's A (Q) is loaded as {'/'.join(sorted(q))} where its B (K) is "
                       f"{next(iter(first))}: all dot operands must have the same element type (convert Q with "
