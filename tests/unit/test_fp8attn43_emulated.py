@@ -100,3 +100,13 @@ def test_gqa_e4m3_bf16_v_with_the_log2_lse():
     m = s.max(-1, keepdims=True)
     lse = (m + np.log(np.exp(s - m).sum(-1, keepdims=True)))[..., 0] * LOG2E
     np.testing.assert_allclose(np.asarray(out[4], np.float64), lse, atol=3e-3, rtol=1e-3)
+
+
+@EXTENDED
+def test_head_dim_96_in_a_128_wide_tile():
+    """e4m3 arrays of head dim 96 loaded as 128-wide tiles (zero padding: TMA's fill past the arrays' 96 bytes a
+    row), the kernel compiled without the arrays' extents (the launcher's head-dim variant is a GPU launch's)."""
+    (q, qf), (k, kf) = _fp8("e4m3", 2, 150, 96), _fp8("e4m3", 2, 200, 96)
+    v, vf = _half("f16", 2, 200, 96)
+    out = s3._chained("fp8qk_descaled_e4m3_d96_in_128", {0: q, 1: k, 2: v}, (3, 2, 1))[3]
+    _check(out, _attn(_scores(qf, kf, 0.5 / math.sqrt(96)), vf))

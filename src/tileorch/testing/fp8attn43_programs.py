@@ -220,3 +220,7 @@ _add("fp8qk_widened_to_f16", fp8qk_widened_to_f16,
      (2, 2), "simt", outputs=(3,),
      error="the first dot's A element type f8E4M3FN: f16/bf16 operands are supported (converted to f16 in the kernel",
      notes="the tier converts no operand tile in shared memory; without the astype the e4m3 dot takes the tier")
+_add("fp8qk_descaled_e4m3_d96_in_128", fp8qk_descaled,
+     [((2, 150, 96), E4M3), ((2, 200, 96), E4M3), ((2, 200, 96), F16), ((2, 150, 96), F16), 0.5, LOG2E / math.sqrt(96),
+      64, 64, 128], (3, 2), "chained", outputs=(3,),
+     notes="head dim 96 in a 128-wide tile: the dots run 96 columns (head_dim_width.py), the e4m3 boxes 32 wide")
