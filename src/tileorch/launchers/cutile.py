@@ -2222,7 +2222,9 @@ def _broadcast_b_entry(entry: _Compiled, kernel: Any, arguments: list[Argument],
     return entry
 
 
-_TMAP_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
+_TMAP_DTYPES = {"float16": "f16", "bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+"""The arrays a chained kernel reads through tensor maps: 16-bit tiles, and e4m3 / e5m2 Q and K of an fp8 first
+dot (session 43)."""
 
 
 def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
