@@ -137,7 +137,9 @@ def fmha_chunked_prefill_input_pos(Q, K, V, Out, qk_scale: float, input_pos: int
 @ct.kernel
 def attn_sliding_window_causal(Q, K, V, O, qk_scale: float, window: int, BM: ConstInt, BN: ConstInt, D: ConstInt):
     """Local (sliding-window) causal attention, Mistral style: query ``i`` sees keys ``i - window < j <= i``; the key
-    loop starts at the first tile inside the window (``range(lo, hi)``), the window a runtime argument."""
+    loop starts at the first tile inside the window (``range(lo, hi)``), the window a runtime argument.  A row may
+    have no key of its window in a tile, so masked scores are a finite ``-1e30``, not ``-inf`` (a row of ``-inf``
+    makes ``exp2(-inf - -inf)`` NaN; the finite value's terms are rescaled to 0 by the row's first real key)."""
     qt, bh = ct.bid(0), ct.bid(1)
     seq = K.shape[1]
     q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
@@ -152,7 +154,7 @@ def attn_sliding_window_causal(Q, K, V, O, qk_scale: float, window: int, BM: Con
         s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
         kpos = j * BN + ct.arange(BN, dtype=ct.int32)
         ok = (kpos[None, :] <= qpos[:, None]) & (kpos[None, :] > qpos[:, None] - window)
-        s = ct.where(ok, s, -math.inf)
+        s = ct.where(ok, s, -1e30)
         m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
         p = ct.exp2(s - m_new)
         corr = ct.exp2(m - m_new)
