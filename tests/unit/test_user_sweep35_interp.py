@@ -182,3 +182,9 @@ def test_cross_entropy_loss_rows():
     m = xd.max(1)
     ref = m + np.log(np.exp(xd - m[:, None]).sum(1)) - xd[np.arange(6), labels]
     _close(loss, ref, 1e-5, 1e-5)
+
+
+def test_dgemm_float64_tiles():
+    a, b = RNG.standard_normal((100, 72)), RNG.standard_normal((72, 80))
+    c = run("dgemm_float64_tiles", {0: a, 1: b})[2]
+    _close(c, a @ b, 1e-12)  # f64 FMA loops: the float64 product up to its own rounding

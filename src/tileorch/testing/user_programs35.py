@@ -794,6 +794,19 @@ def cross_entropy_loss_rows(Logits, Labels, Loss, TILE_N: ConstInt):
     ct.store(Loss, index=(row,), tile=lse - picked)
 
 
+@ct.kernel
+def dgemm_float64_tiles(A, B, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """A double-precision GEMM (f64 x f64 into f64, ragged M = 100, N = 80, K = 72): the tensor cores' WGMMA has no
+    f64 form, so the tier refuses it with a located warning and the SIMT path runs it."""
+    acc = ct.zeros((tm, tn), dtype=ct.float64)
+    for k in range(ct.cdiv(A.shape[1], tk)):
+        acc = ct.mma(ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+_add("dgemm_float64_tiles", dgemm_float64_tiles, [_a((100, 72), "float64"), _a((72, 80), "float64"),
+     _a((100, 80), "float64"), 32, 32, 32], (4, 3), "simt", error="this dot multiplies f64 tiles", outputs=(2,))
 _add("vector_add_sample_load_store", vector_add_sample_load_store, [_a((1000,)), _a((1000,)), _a((1000,)), 256],
      (4,), "simt", outputs=(2,))
 _add("vector_add_gather_scatter", vector_add_gather_scatter, [_a((1000,)), _a((1000,)), _a((1000,)), 256], (4,),
@@ -833,3 +846,181 @@ _add("embedding_gather_rows", embedding_gather_rows, [_a((500, 64), F16), _a((10
      (4,), "simt", outputs=(2,))
 _add("cross_entropy_loss_rows", cross_entropy_loss_rows, [_a((6, 500)), _a((6,), I32), _a((6,)), 512], (6,), "simt",
      outputs=(2,))
+
+
+# ----------------------------------------------------------------------------------------------- invalid programs
+
+
+@ct.kernel
+def swiglu_with_ct_sigmoid(GU, Y, N: ConstInt, TM: ConstInt, TN: ConstInt):
+    """``ct.sigmoid``, as torch spells it (cuTile has no sigmoid: ``1 / (1 + exp(-x))``)."""
+    g = ct.load(GU, index=(ct.bid(0), ct.bid(1)), shape=(TM, TN), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), ct.bid(1)), tile=g * ct.sigmoid(g))
+
+
+@ct.kernel
+def matmul_load_with_one_index_of_a_matrix(A, B, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """A's tile indexed ``(k,)`` (the row tile forgotten)."""
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(k,), shape=(tm, tk), padding_mode=ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+@ct.kernel
+def layernorm_tile_of_300_columns(X, Y, N: ConstInt):
+    """The row loaded in one tile of its exact width, 300 (not a power of two)."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, N), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), 0), tile=x - ct.sum(x) / N)
+
+
+@ct.kernel
+def mma_of_f16_by_f32(A, B, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """An f16 A tile times an f32 B tile (B left in f32: no ``astype``)."""
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(tm, tk), padding_mode=ZERO)
+    b = ct.load(B, index=(0, ct.bid(1)), shape=(tk, tn), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(a, b, acc))
+
+
+@ct.kernel
+def mma_f16_into_an_int32_accumulator(A, B, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """f16 operands with an int32 accumulator (copied from an int8 kernel)."""
+    acc = ct.zeros((tm, tn), dtype=ct.int32)
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(tm, tk), padding_mode=ZERO)
+    b = ct.load(B, index=(0, ct.bid(1)), shape=(tk, tn), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(a, b, acc))
+
+
+@ct.kernel
+def mma_without_an_accumulator(A, B, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """``ct.mma(a, b)``: the accumulator left out."""
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(tm, tk), padding_mode=ZERO)
+    b = ct.load(B, index=(0, ct.bid(1)), shape=(tk, tn), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(a, b))
+
+
+@ct.kernel
+def tile_shape_from_the_array_shape(X, Y, TILE_N: ConstInt):
+    """``shape=(1, X.shape[1])``: a tile as wide as the runtime row."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, X.shape[1]), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), 0), tile=x)
+
+
+@ct.kernel
+def bid_of_axis_3(X, Y, TILE: ConstInt):
+    """``ct.bid(3)``: grids have three axes (0, 1, 2)."""
+    x = ct.load(X, index=(ct.bid(3),), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x)
+
+
+@ct.kernel
+def padding_mode_as_a_string(X, Y, TILE: ConstInt):
+    """``padding_mode="zero"`` (a string, not ``ct.PaddingMode.ZERO``)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode="zero")
+    ct.store(Y, index=(ct.bid(0),), tile=x)
+
+
+@ct.kernel
+def cdiv_of_a_float(X, Y, TILE: ConstInt):
+    """``ct.cdiv(X.shape[0] * 0.5, TILE)``: a float numerator."""
+    acc = ct.zeros((TILE,), dtype=ct.float32)
+    for j in range(ct.cdiv(X.shape[0] * 0.5, TILE)):
+        acc = acc + ct.load(X, index=(j,), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(0,), tile=acc)
+
+
+@ct.kernel
+def scatter_of_a_matrix_at_vector_indices(X, Y, TM: ConstInt, TN: ConstInt):
+    """A ``(TM, TN)`` tile scattered at a ``(TN,)`` index tile of a 1-D array."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(TM, TN), padding_mode=ZERO)
+    ct.scatter(Y, ct.arange(TN, dtype=ct.int32), x)
+
+
+@ct.kernel
+def store_tile_keyword_misspelt_value(X, Y, TILE: ConstInt):
+    """``ct.store(Y, index=..., value=x)``: ``value=`` for ``tile=``."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), value=x)
+
+
+@ct.kernel
+def reduction_over_axis_2_of_a_row(X, Y, TILE_N: ConstInt):
+    """``ct.max(x, axis=2)`` of a ``(1, TILE_N)`` row tile (the FMHA's ``axis=-1`` miscounted)."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, TILE_N), padding_mode=NEG_INF)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.max(x, axis=2))
+
+
+@ct.kernel
+def transpose_of_a_3d_tile_without_axes(X, Y, BS: ConstInt, D: ConstInt):
+    """``ct.transpose`` of a ``(1, BS, D)`` tile with no axes named."""
+    x = ct.load(X, index=(ct.bid(1), ct.bid(0), 0), shape=(1, BS, D), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(1), 0, ct.bid(0)), tile=ct.transpose(x))
+
+
+@ct.kernel
+def where_of_float_condition(X, Y, TILE: ConstInt):
+    """``ct.where(x, x, 0.0)``: an f32 tile as the condition (no comparison)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.where(x, x, 0.0))
+
+
+@ct.kernel
+def constant_argument_assigned_in_the_kernel(X, Y, TILE: ConstInt):
+    """``TILE = TILE * 2`` then a tile of the new size (a constant reassigned)."""
+    TILE = TILE * 3
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x)
+
+
+@ct.kernel
+def atomic_add_of_a_float_into_int32(X, Hist, TILE: ConstInt):
+    """A histogram adding the f32 values themselves into int32 counts."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    ct.atomic_add(Hist, (ct.arange(TILE, dtype=ct.int32) % 16,), x)
+
+
+@ct.kernel
+def kernel_returning_a_tile(X, Y, TILE: ConstInt):
+    """``return x`` from the kernel (as from a torch function) instead of a store."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    return x * 2.0
+
+
+@ct.kernel
+def num_blocks_of_axis_minus_one(X, Y, TILE: ConstInt):
+    """``ct.num_blocks(-1)``."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x * ct.num_blocks(-1))
+
+
+@ct.kernel
+def store_of_a_wrong_tile_shape_in_a_loop(X, Y, TM: ConstInt, TN: ConstInt):
+    """A ``(TM, TN)`` accumulator stored into a 3-D output at a 3-index position (the batch dimension forgotten in
+    the reshape)."""
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for j in range(2):
+        acc = acc + ct.load(X, index=(ct.bid(0), j), shape=(TM, TN), padding_mode=ZERO)
+    ct.store(Y, index=(0, ct.bid(0), 0), tile=acc)
+
+
+@ct.kernel
+def fmha_tile_m_of_1024_rows(Q, K, V, Out, qk_scale: float, TILE_M: ConstInt, TILE_N: ConstInt, D: ConstInt):
+    """Attention with a 1024-row query tile (a whole short sequence per program, as users try first)."""
+    q = ct.load(Q, index=(ct.bid(1), ct.bid(0), 0), shape=(1, TILE_M, D), padding_mode=ZERO).reshape((TILE_M, D))
+    m_i = ct.full((TILE_M, 1), -np.inf, dtype=np.float32)
+    l_i = ct.full((TILE_M, 1), 0.0, dtype=np.float32)
+    acc = ct.full((TILE_M, D), 0.0, dtype=np.float32)
+    for j in range(ct.cdiv(K.shape[1], TILE_N)):
+        k = ct.load(K, index=(ct.bid(1), j, 0), shape=(1, TILE_N, D), padding_mode=ZERO).reshape((TILE_N, D))
+        qk = ct.mma(q, ct.transpose(k), ct.full((TILE_M, TILE_N), 0., dtype=np.float32))
+        m_ij = max(m_i, ct.max(qk, axis=-1, keepdims=True) * qk_scale)
+        p = ct.exp2(qk * qk_scale - m_ij)
+        alpha = ct.exp2(m_i - m_ij)
+        l_i = l_i * alpha + ct.sum(p, axis=-1, keepdims=True)
+        v = ct.load(V, index=(ct.bid(1), j, 0), shape=(1, TILE_N, D), padding_mode=ZERO).reshape((TILE_N, D))
+        acc = ct.mma(p.astype(Q.dtype), v, acc * alpha)
+        m_i = m_ij
+    ct.store(Out, index=(ct.bid(1), ct.bid(0), 0), tile=(acc / l_i).reshape((1, TILE_M, D)).astype(Out.dtype))
