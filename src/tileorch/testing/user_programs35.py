@@ -961,13 +961,6 @@ def transpose_of_a_3d_tile_without_axes(X, Y, BS: ConstInt, D: ConstInt):
 
 
 @ct.kernel
-def where_of_float_condition(X, Y, TILE: ConstInt):
-    """``ct.where(x, x, 0.0)``: an f32 tile as the condition (no comparison)."""
-    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
-    ct.store(Y, index=(ct.bid(0),), tile=ct.where(x, x, 0.0))
-
-
-@ct.kernel
 def constant_argument_assigned_in_the_kernel(X, Y, TILE: ConstInt):
     """``TILE = TILE * 2`` then a tile of the new size (a constant reassigned)."""
     TILE = TILE * 3
@@ -1024,3 +1017,66 @@ def fmha_tile_m_of_1024_rows(Q, K, V, Out, qk_scale: float, TILE_M: ConstInt, TI
         acc = ct.mma(p.astype(Q.dtype), v, acc * alpha)
         m_i = m_ij
     ct.store(Out, index=(ct.bid(1), ct.bid(0), 0), tile=(acc / l_i).reshape((1, TILE_M, D)).astype(Out.dtype))
+
+
+_V, _M, _H = _a((200,)), _a((64, 128)), _a((128, 128), F16)
+REJECTED_BY_CUTILE = {
+    # name: (kernel, spec, words of cuTile's message, text of the line it names)
+    "swiglu_with_ct_sigmoid": (swiglu_with_ct_sigmoid, [_a((50, 256)), _a((50, 128)), 128, 32, 64],
+                               "Module 'cuda.tile' has no attribute 'sigmoid'", "g * ct.sigmoid(g)"),
+    "matmul_load_with_one_index_of_a_matrix": (matmul_load_with_one_index_of_a_matrix,
+                                               [_H, _H, _a((128, 128)), 64, 64, 64],
+                                               "Index size 1 does not match the array rank 2", "index=(k,)"),
+    "layernorm_tile_of_300_columns": (layernorm_tile_of_300_columns, [_a((4, 300)), _a((4, 300)), 300],
+                                      "Dimension #1 of shape (1, 300) is not a power of two", "shape=(1, N)"),
+    "mma_of_f16_by_f32": (mma_of_f16_by_f32, [_H, _a((128, 128)), _a((128, 128)), 64, 64, 64],
+                          "x and y must have the same dtype unless they are int8/uint8, got float16 float32",
+                          "tile=ct.mma(a, b, acc)"),
+    "mma_f16_into_an_int32_accumulator": (mma_f16_into_an_int32_accumulator, [_H, _H, _a((128, 128), I32), 64, 64, 64],
+                                          "Unsupported acc dtype int32", "tile=ct.mma(a, b, acc)"),
+    "mma_without_an_accumulator": (mma_without_an_accumulator, [_H, _H, _a((128, 128)), 64, 64, 64],
+                                   "mma(): missing a required argument: 'acc'", "tile=ct.mma(a, b))"),
+    "tile_shape_from_the_array_shape": (tile_shape_from_the_array_shape, [_M, _M, 128],
+                                        "Expected a constant integer tuple, but given value is not constant",
+                                        "shape=(1, X.shape[1])"),
+    "bid_of_axis_3": (bid_of_axis_3, [_V, _V, 64], "Axis must be 0, 1, or 2, but 3 was given", "ct.bid(3)"),
+    "padding_mode_as_a_string": (padding_mode_as_a_string, [_V, _V, 64],
+                                 "Expected PaddingMode, but given value has type <string constant 'zero'>",
+                                 'padding_mode="zero"'),
+    "cdiv_of_a_float": (cdiv_of_a_float, [_V, _V, 64], "Expected a signed integer scalar, but got Tile[float32,()]",
+                        "ct.cdiv(X.shape[0] * 0.5"),
+    "scatter_of_a_matrix_at_vector_indices": (scatter_of_a_matrix_at_vector_indices, [_M, _a((128,)), 64, 128],
+                                              "Value shape (64, 128) is not broadcastable to the index shape (128,)",
+                                              "ct.scatter(Y"),
+    "store_tile_keyword_misspelt_value": (store_tile_keyword_misspelt_value, [_V, _V, 64],
+                                          "store(): missing a required argument: 'tile'", "value=x"),
+    "reduction_over_axis_2_of_a_row": (reduction_over_axis_2_of_a_row, [_M, _a((64,)), 128],
+                                       "Axis 2 is out of range for rank 2", "ct.max(x, axis=2)"),
+    "transpose_of_a_3d_tile_without_axes": (transpose_of_a_3d_tile_without_axes,
+                                            [_a((2, 64, 32)), _a((2, 32, 64)), 64, 32],
+                                            "`axes` must be specified for tile with more than 2 dimensions",
+                                            "tile=ct.transpose(x)"),
+    "constant_argument_assigned_in_the_kernel": (constant_argument_assigned_in_the_kernel, [_V, _V, 64],
+                                                 "Dimension #0 of shape (192,) is not a power of two",
+                                                 "shape=(TILE,)"),
+    "atomic_add_of_a_float_into_int32": (atomic_add_of_a_float_into_int32, [_V, _a((16,), I32), 64],
+                                         "cannot implicitly cast float32 to int32", "ct.atomic_add(Hist"),
+    "kernel_returning_a_tile": (kernel_returning_a_tile, [_V, _V, 64], "Tile kernels cannot return values",
+                                "return x * 2.0"),
+    "num_blocks_of_axis_minus_one": (num_blocks_of_axis_minus_one, [_V, _V, 64],
+                                     "Axis must be 0, 1, or 2, but -1 was given", "ct.num_blocks(-1)"),
+}
+"""Programs cuTile's front end refuses at the user's line (tileorch never sees them)."""
+
+
+INVALID: dict[str, UserProgram] = {}
+"""Programs cuTile's front end accepts that tileorch cannot run: each stops with ``file:line:col: error:`` at the
+user's line (``error``: words of the message; ``notes``: the source text of the line)."""
+_bad = registrar(INVALID)
+_bad("store_of_a_wrong_tile_shape_in_a_loop", store_of_a_wrong_tile_shape_in_a_loop,
+     [_M, _a((1, 64, 128)), 64, 64], (1,), "error",
+     error="expected tensor_view rank and tile rank to match, got tensor_view of rank 3 and tiles of rank 2",
+     notes="ct.store(Y, index=(0, ct.bid(0), 0), tile=acc)")
+_bad("fmha_tile_m_of_1024_rows", fmha_tile_m_of_1024_rows,
+     [_a((2, 1024, 64), F16)] * 4 + [0.18, 1024, 64, 64], (1, 2), "error",
+     error="a 1024x64x64 dot on scalar FMA loops", notes="qk = ct.mma(q, ct.transpose(k)")
