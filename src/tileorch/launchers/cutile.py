@@ -1384,42 +1384,106 @@ def kvec_tensor_maps(cfg: Any, arguments: list[Argument]) -> list[bytes]:
     return maps
 
 
+def _kvec_arrays(cfg: Any, arguments: list[Argument]) -> list[tuple[ArrayArg, int]]:
+    """The arrays of the K vectors of ``cfg.kvecs`` (each entry ``bytes:param:dtype:rank``) with the rank the kernel
+    maps them at, in the entries' order."""
+    flat = flat_parameters(arguments)
+    by_position = {a.position: a for a in arguments if isinstance(a, ArrayArg)}
+    out = []
+    for entry in (x for x in getattr(cfg, "kvecs", "").split(",") if x):
+        _, param, _, rank = entry.split(":")
+        out.append((by_position[flat[int(param)][0]], int(rank)))
+    return out
+
+
+def _kvec_in_place(x: ArrayArg, rank: int) -> bool:
+    """The producer's TMA reads ``x`` in place: a 16-byte aligned base, rows a multiple of 16 bytes apart and not
+    overlapping, contiguous elements, the kernel's rank."""
+    overlapping = x.ndim == 2 and x.shape[0] > 1 and x.strides[0] < x.shape[1]  # (a stride-0 or overlapping row)
+    return not (x.ptr % 16 or (x.ndim == 2 and (x.strides[0] * x.itemsize) % 16) or x.strides[-1] != 1
+                or x.ndim != rank or overlapping)
+
+
 def kvec_refusal(cfg: Any, arguments: list[Argument]) -> str:
     """Why the producer's TMA cannot read the array of a K vector of ``cfg.kvecs`` in place for these arguments (a
     base not 16-byte aligned, rows not a multiple of 16 bytes apart or overlapping, elements not contiguous): the
     first such array's reason; "" when it reads every one (or there is none)."""
-    flat = flat_parameters(arguments)
-    by_position = {a.position: a for a in arguments if isinstance(a, ArrayArg)}
-    for entry in (x for x in getattr(cfg, "kvecs", "").split(",") if x):
-        _, param, _, rank = entry.split(":")
-        x = by_position[flat[int(param)][0]]
-        overlapping = x.ndim == 2 and x.shape[0] > 1 and x.strides[0] < x.shape[1]  # (a stride-0 or overlapping row)
-        if (x.ptr % 16 or (x.ndim == 2 and (x.strides[0] * x.itemsize) % 16) or x.strides[-1] != 1
-                or x.ndim != int(rank) or overlapping):
+    for x, rank in _kvec_arrays(cfg, arguments):
+        if not _kvec_in_place(x, rank):
             return (f"{_where(x.name, x.position)}: the K-indexed vector's array is read by the producer's TMA, which "
                     "needs a 16-byte aligned base, rows 16 bytes apart and contiguous elements (base "
                     f"{x.ptr:#x}, strides {x.strides})")
     return ""
 
 
+def kvec_copy_refusal(cfg: Any, arguments: list[Argument]) -> str:
+    """Why an array of a K vector of ``cfg.kvecs`` that TMA cannot read in place cannot be copied into an aligned
+    scratch buffer by one 2-D copy either (:func:`kvec_copies`: its elements not contiguous, its rows overlapping,
+    empty, or not the kernel's rank): the first such array's reason; "" when every one is read in place or copied."""
+    for x, rank in _kvec_arrays(cfg, arguments):
+        if _kvec_in_place(x, rank):
+            continue
+        rows_apart = x.ndim == 1 or x.shape[0] <= 1 or x.strides[0] >= x.shape[1]
+        if x.ndim != rank or not all(x.shape) or (x.shape[-1] > 1 and x.strides[-1] != 1) or not rows_apart:
+            return (f"{_where(x.name, x.position)}: no aligned copy of the K vector's array either (one 2-D copy needs "
+                    f"contiguous elements in rows that do not overlap; shape {x.shape}, strides {x.strides})")
+    return ""
+
+
+def kvec_copies(cfg: Any, arguments: list[Argument], alloc: Any = None) -> tuple[list[Argument], list[tuple], list]:
+    """For each array of a K vector of ``cfg.kvecs`` TMA cannot read in place (a base not 16-byte aligned, rows not
+    16 bytes apart) and one 2-D copy can (:func:`kvec_copy_refusal` says ""): a packed scratch buffer of rows rounded
+    up to 16 bytes (``alloc(nbytes)``, default :class:`~tileorch.runtime.buffers.DeviceBuffer`: 256-byte aligned).
+    Returns (``arguments`` with each such array re-described at its buffer, which :func:`kvec_tensor_maps` then maps;
+    the copies ``(src, src pitch, dst, dst pitch, width, rows)`` in bytes, made on the launch's stream before each
+    launch of the kernel (:class:`~tileorch.launchers.gemm_host.PreparedGemm`'s ``copies_in``); the buffers, which the
+    prepared launch keeps)."""
+    if alloc is None:
+        from tileorch.runtime.buffers import DeviceBuffer as alloc
+    staged: dict[int, ArrayArg] = {}
+    copies, buffers = [], []
+    for x, rank in _kvec_arrays(cfg, arguments):
+        if _kvec_in_place(x, rank) or x.position in staged:
+            continue
+        es = x.itemsize
+        rows, width = (1, x.shape[0] * es) if x.ndim == 1 else (x.shape[0], x.shape[1] * es)
+        pitch = -(-width // 16) * 16
+        src_pitch = width if rows == 1 else x.strides[0] * es
+        buf = alloc(pitch * rows)
+        buffers.append(buf)
+        copies.append((x.ptr, src_pitch, buf.ptr, pitch, width, rows))
+        staged[x.position] = dataclasses.replace(x, ptr=buf.ptr,
+                                                 strides=(1,) if x.ndim == 1 else (pitch // es, 1))
+    return [staged.get(a.position, a) if isinstance(a, ArrayArg) else a for a in arguments], copies, buffers
+
+
 def _kvec_global_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments: list[Argument], arch: str,
-                       say: Any) -> _Compiled:
-    """``entry``, or, where the launch's array of a K vector its producer TMA-loads (``GemmConfig.kvecs``) is one TMA
-    cannot read in place (:func:`kvec_refusal`: e.g. a misaligned base), the same configuration compiled with
-    ``kvec_global=1`` (the consumers' own global loads of the vectors, no ``kvecs``): the launch stays on the tensor
-    cores (before session 42 the whole launch ran the SIMT path).  Said once per program (``own``) as a
-    PerformanceWarning at the kernel's line, and as this launch's remark; a lowering that cannot give that kernel
+                       say: Any) -> tuple[_Compiled, bool]:
+    """(the entry to launch, whether its K vectors are copied into aligned scratch first): ``entry`` as it is where
+    the producer's TMA reads every K vector's array (``GemmConfig.kvecs``) in place; ``entry`` with copies
+    (:func:`kvec_copies`: session 43; before, the ``kvec_global=1`` kernel ran) where an array TMA cannot read in
+    place (:func:`kvec_refusal`: e.g. a misaligned base) is one 2-D copy makes readable; else the same configuration
+    compiled with ``kvec_global=1`` (the consumers' own global loads of the vectors, no ``kvecs``): the launch stays
+    on the tensor cores (before session 42 the whole launch ran the SIMT path).  Said once per program (``own``) as
+    a PerformanceWarning at the kernel's line, and as this launch's remark; a lowering that cannot give that kernel
     raises :class:`LayoutNotSupported` (the SIMT path, with the reason)."""
     cfg = entry.program.gemm_config
     why = kvec_refusal(cfg, arguments) if getattr(cfg, "kvecs", "") else ""
     if not why:
-        return entry
-    schedule, config = entry.asked or (cfg.schedule, "")
-    again = compiled(kernel, arguments, arch, schedule, ",".join(filter(None, (config, "kvec_global=1"))))
-    if again.program.kind != "gemm" or getattr(again.program.gemm_config, "kvecs", ""):
-        raise LayoutNotSupported(f"{why}; the kernel loading it from global memory was not compiled")
-    text = (f"{why}: the kernel {again.program.gemm_config.name} loads the K vectors from global memory in each K "
-            "step instead (kvec_global=1), on the tensor cores")
+        return entry, False
+    no_copy = kvec_copy_refusal(cfg, arguments)
+    if not no_copy:
+        text = (f"{why}: each launch first copies the vector into an aligned scratch buffer on its stream (one 2-D "
+                f"copy, rows padded to 16 bytes, kept per launch) and the kernel {cfg.name} TMA-loads the copy, on "
+                "the tensor cores")
+        again = entry
+    else:
+        schedule, config = entry.asked or (cfg.schedule, "")
+        again = compiled(kernel, arguments, arch, schedule, ",".join(filter(None, (config, "kvec_global=1"))))
+        if again.program.kind != "gemm" or getattr(again.program.gemm_config, "kvecs", ""):
+            raise LayoutNotSupported(f"{why}; {no_copy}; the kernel loading it from global memory was not compiled")
+        text = (f"{why}; {no_copy}: the kernel {again.program.gemm_config.name} loads the K vectors from global "
+                "memory in each K step instead (kvec_global=1), on the tensor cores")
     say(again, f"{kernel_location(kernel)}: remark: {text}")
     if not own.kvec_said:
         import warnings
@@ -1428,7 +1492,7 @@ def _kvec_global_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments:
 
         own.kvec_said = True
         warnings.warn(f"{kernel_warning(kernel)}: {text}", PerformanceWarning, stacklevel=user_stacklevel())
-    return again
+    return again, not no_copy
 
 
 def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, ArrayArg, ArrayArg, int, int, int]:
@@ -2104,8 +2168,9 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         entry = _aligned_entry(entry, cov, kernel, arguments, arch)
     if broadcast_b and entry is not None:
         entry = _broadcast_b_entry(entry, kernel, arguments, arch, b, say)
-    if entry is not None:  # a K vector's array the producer's TMA cannot read: the consumers' global loads
-        entry = _kvec_global_entry(entry, own_entry, kernel, arguments, arch, say)
+    kvec_copy = False  # a K vector's array the producer's TMA cannot read: an aligned copy, or global loads
+    if entry is not None:
+        entry, kvec_copy = _kvec_global_entry(entry, own_entry, kernel, arguments, arch, say)
     if getattr(program, "tier_output", None) is not None and (entry is None or entry.program is not program):
         program.tier_output = None  # another configuration runs: the deferred program's lowering is not needed
     if entry is not None:
@@ -2170,17 +2235,22 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         say(entry, f"{kernel_location(kernel)}: remark: a strided batch read in place: {pitches} (the tensor maps' "
                    "batch stride)")
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
-           sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld, batch_pitch)
+           sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld, batch_pitch,
+           tuple(x.ptr for x, _ in _kvec_arrays(gk.cfg, arguments)))
     prepared = _prepared.get(key)
     if prepared is None:
+        # a K vector's array TMA cannot read in place: its aligned scratch copy, kept by the prepared launch, which
+        # copies it in before each launch (the launch's stream: ordered after the work writing the vector)
+        kv_arguments, kv_copies, kv_buffers = kvec_copies(gk.cfg, arguments) if kvec_copy else (arguments, [], [])
         # (the K vectors' tensor maps, GemmConfig.kvecs, come before the program's parameters)
         prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count,
-                                               extra=[*kvec_tensor_maps(gk.cfg, arguments), *extra], batch=batch,
+                                               extra=[*kvec_tensor_maps(gk.cfg, kv_arguments), *extra], batch=batch,
                                                more_b=more_ptrs, grid=program_grid, sched_l=sched_l,
                                                ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
                                                operand_batches=counts, epi=epi, epi_c=epi_c, more_a=more_a_ptrs,
-                                               seg_k=seg_k, sched_mn=sched_mn, mid_ld=mid_ld, batch_pitch=batch_pitch)
+                                               seg_k=seg_k, sched_mn=sched_mn, mid_ld=mid_ld, batch_pitch=batch_pitch,
+                                               **({"copies_in": kv_copies, "keep": kv_buffers} if kv_copies else {}))
         prepared.staging.warn(kernel_warning(kernel), [b_reason] if b_reason else [])
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
