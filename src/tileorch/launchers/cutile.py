@@ -977,6 +977,7 @@ class _Compiled:
     launch_remarks: dict = dataclasses.field(default_factory=dict)  # grid -> how its launch was shaped (chained_ctas)
     asked: tuple = ()  # (schedule, config) compiled() was given: a deferred GEMM program compiles them in full
     kvec_said: bool = False  # a launch's K vector array TMA cannot read (the global-load kernel ran) was said
+    c_scatter_said: bool = False  # a launch's C whose matrices are not stacked (a packed scratch copied out) was said
 
 
 def _note_unused_options(entry: _Compiled, kernel: Any, schedule: str, tiles: str) -> None:
@@ -1574,6 +1575,11 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         if not per_tile and ((b.shape[0] != batch and not shared) or c.shape[0] != batch):
             raise LayoutNotSupported(f"batch sizes do not agree: A {a.shape}, B {b.shape}, C {c.shape} {_DISAGREE}")
         loose = []  # A or B whose matrices are not stacked: the tensor maps may take them as they are
+        if strided is not None and not per_tile and not is_mid(c) and scattered_c(cfg, c):
+            # C's matrices not stacked row-major (a strided batch, a transposed view): the kernel stores a packed
+            # scratch C, copied out into C's own layout after it (the launcher's c_scatter)
+            strided["c_scatter"] = c
+            c = dataclasses.replace(c, strides=(c.shape[1] * c.shape[2], c.shape[2], 1))
         for x in (a, c) if shared else (a, b, c):
             if x.strides[0] != x.shape[1] * x.shape[2] and x.shape[0] > 1 and not (
                     is_mid(x)):
@@ -1637,6 +1643,34 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the WGMMA GEMM needs B row-major or column-major "
                                  f"(a transposed view), got strides {b.strides} for shape {b.shape}")
     return a, b, c, m, n, k, batch, counts
+
+
+def scattered_c(cfg: Any, c: ArrayArg) -> bool:
+    """A batched kernel's C ``[L, M, N]`` whose matrices are not stacked row-major (a batch stride other than ``M N``:
+    every other matrix of a larger array; rows not ``N`` apart: a ``transpose(0, 1)`` view of ``[M, L, N]``
+    storage) and which the launcher can store through a packed scratch copied out after the kernel
+    (:func:`c_scatter_copies`): elements contiguous along N, stored by the tier's epilogue of tiles (not atomic
+    adds, not transposed, which address C itself).  Elements two batches share are refused before
+    (:func:`check_written_arguments`)."""
+    if c.ndim != 3 or not all(c.shape) or not getattr(cfg, "batched", False):
+        return False
+    count, rows, cols = c.shape
+    stacked = (count == 1 or c.strides[0] == rows * cols) and (rows == 1 or c.strides[1] == cols)
+    return (not stacked and (c.strides[2] == 1 or cols == 1) and cfg.epilogue != "atomic"
+            and not getattr(cfg, "c_transposed", False) and all(x >= 0 for x in c.strides))
+
+
+def c_scatter_copies(c: ArrayArg, scratch: int) -> list[tuple[int, int, int, int, int, int]]:
+    """The 2-D copies ``(src, src pitch, dst, dst pitch, width, rows)`` (bytes) from a packed ``[L, M, N]`` scratch
+    at ``scratch`` into C (:func:`scattered_c`): one per matrix, or one for all of them where C's rows are
+    ``N`` apart (each matrix one row of ``M N`` elements, C's batch stride the destination's pitch)."""
+    count, rows, cols = c.shape
+    es = c.itemsize
+    if rows == 1 or c.strides[1] == cols:  # (each matrix contiguous: one copy of L rows of M N elements)
+        whole = rows * cols * es
+        return [(scratch, whole, c.ptr, c.strides[0] * es if count > 1 else whole, whole, count)]
+    return [(scratch + l * rows * cols * es, cols * es, c.ptr + l * c.strides[0] * es, c.strides[1] * es, cols * es,
+             rows) for l in range(count)]
 
 
 def strided_batches(cfg: Any, a: ArrayArg, b: ArrayArg, loose: list) -> dict:
@@ -2079,6 +2113,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     a, b, c, m, n, k, batch, counts = gemm_problem_operand_batches(program, stored_arguments(arguments), arguments,
                                                                    strided=loose)
     broadcast_b, batch_pitch = bool(loose.get("broadcast_b")), tuple(loose.get("batch_pitch", ()))
+    scatter = loose.get("c_scatter")  # C's matrices not stacked: the kernel stores a packed scratch, copied out
     more_b = more_b_operands(program, stored_arguments(arguments), b, counts[1])  # dots sharing A: the other Bs
     more_a = more_a_operands(program, stored_arguments(arguments), a, counts[0])  # dots with an A each: the other As
     seg_k = segment_ks(program, more_a, more_b)  # (K segments: each later pair's own K)
@@ -2234,23 +2269,56 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         pitches = ", ".join(f"{r} {p} bytes between matrices" for r, p in zip("AB", batch_pitch) if p)
         say(entry, f"{kernel_location(kernel)}: remark: a strided batch read in place: {pitches} (the tensor maps' "
                    "batch stride)")
+    if scatter is not None and (getattr(gk.cfg, "epilogue", "") == "atomic" or getattr(gk.cfg, "c_transposed", False)
+                                or not getattr(gk.cfg, "batched", False)):  # (a kernel addressing C itself)
+        raise LayoutNotSupported(f"{_where(c.name, c.position)}: C's matrices are not stacked (strides "
+                                 f"{scatter.strides} for shape {scatter.shape}) and the kernel {gk.cfg.name} stores "
+                                 "C in place (atomic adds or a transposed store)")
+    c_reason = ""
+    if scatter is not None:
+        n_copies = len(c_scatter_copies(scatter, 0))
+        c_reason = (f"{_where(c.name, c.position)}: C's matrices are not stacked row-major (strides {scatter.strides} "
+                    f"for shape {scatter.shape}): the kernel stores a packed scratch C, copied into C's layout after "
+                    f"it on the launch's stream ({n_copies} 2-D cop{'y' if n_copies == 1 else 'ies'}: one extra pass "
+                    "over C" + ("; C copied into the scratch first: the launch grid covers part of it"
+                                if cov is not None else "") + ")")
+        if entry is not None:
+            say(entry, f"{kernel_location(kernel)}: remark: {c_reason}")
+        if not own_entry.c_scatter_said:  # (once per program, at the kernel's line)
+            import warnings
+
+            from tileorch.diagnostics import PerformanceWarning, user_stacklevel
+
+            own_entry.c_scatter_said = True
+            warnings.warn(f"{kernel_warning(kernel)}: {c_reason}", PerformanceWarning, stacklevel=user_stacklevel())
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
            sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld, batch_pitch,
-           tuple(x.ptr for x, _ in _kvec_arrays(gk.cfg, arguments)))
+           tuple(x.ptr for x, _ in _kvec_arrays(gk.cfg, arguments)),
+           None if scatter is None else (scatter.strides, cov is not None))
     prepared = _prepared.get(key)
     if prepared is None:
         # a K vector's array TMA cannot read in place: its aligned scratch copy, kept by the prepared launch, which
         # copies it in before each launch (the launch's stream: ordered after the work writing the vector)
         kv_arguments, kv_copies, kv_buffers = kvec_copies(gk.cfg, arguments) if kvec_copy else (arguments, [], [])
+        c_ptr, c_out = c.ptr, []
+        if scatter is not None:  # the packed scratch C the kernel stores, kept by the prepared launch
+            from tileorch.runtime.buffers import DeviceBuffer
+
+            scratch = DeviceBuffer(batch * m * n * c.itemsize)
+            kv_buffers = [*kv_buffers, scratch]
+            c_ptr, c_out = scratch.ptr, c_scatter_copies(scatter, scratch.ptr)
+            if cov is not None:  # (C's uncovered parts: copied in, copied back unchanged)
+                kv_copies = [*kv_copies, *[(d, dp, s_, sp, w, r) for s_, sp, d, dp, w, r in c_out]]
         # (the K vectors' tensor maps, GemmConfig.kvecs, come before the program's parameters)
-        prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count,
+        prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c_ptr, m, n, k, dev.sm_count,
                                                extra=[*kvec_tensor_maps(gk.cfg, kv_arguments), *extra], batch=batch,
                                                more_b=more_ptrs, grid=program_grid, sched_l=sched_l,
                                                ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
                                                operand_batches=counts, epi=epi, epi_c=epi_c, more_a=more_a_ptrs,
                                                seg_k=seg_k, sched_mn=sched_mn, mid_ld=mid_ld, batch_pitch=batch_pitch,
-                                               **({"copies_in": kv_copies, "keep": kv_buffers} if kv_copies else {}))
+                                               **({"copies_in": kv_copies, "keep": kv_buffers} if kv_buffers else {}),
+                                               **({"copies_out": c_out} if c_out else {}))
         prepared.staging.warn(kernel_warning(kernel), [b_reason] if b_reason else [])
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)

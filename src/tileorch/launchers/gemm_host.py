@@ -587,7 +587,8 @@ class GemmKernel:
                 operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None,
                 epi_c: int = 1, more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = (),
                 sched_mn: tuple[int, int] | None = None, mid_ld: tuple[int, int, int] = (),
-                batch_pitch: tuple[int, int] = (), copies_in: tuple = (), keep: tuple = ()) -> PreparedGemm:
+                batch_pitch: tuple[int, int] = (), copies_in: tuple = (), keep: tuple = (),
+                copies_out: tuple = ()) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
         configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
@@ -612,10 +613,11 @@ class GemmKernel:
         matrices of a strided batch (0: stacked; read in place only, :func:`batched_map`); ``copies_in``: more
         copies ``(src, src pitch, dst, dst pitch, width, rows)`` (bytes) made on the launch's stream before each
         launch (a K vector's aligned scratch copy, ``cutile.kvec_copies``), ``keep``: the buffers they write, kept as
-        long as this launch is."""
+        long as this launch is; ``copies_out``: copies made after the kernel, after the staging plan's own (a packed
+        scratch C copied into C's layout, ``cutile.c_scatter_copies``)."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
                             ldc, c_cols, operand_batches, epi, epi_c, more_a, seg_k, sched_mn, mid_ld, batch_pitch,
-                            copies_in, keep)
+                            copies_in, keep, copies_out)
 
 
 class PreparedGemm:
@@ -626,7 +628,8 @@ class PreparedGemm:
                  c_cols: int = 0, operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None,
                  epi_c: int = 1, more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = (),
                  sched_mn: tuple[int, int] | None = None, mid_ld: tuple[int, int, int] = (),
-                 batch_pitch: tuple[int, int] = (), copies_in: tuple = (), keep: tuple = ()):
+                 batch_pitch: tuple[int, int] = (), copies_in: tuple = (), keep: tuple = (),
+                 copies_out: tuple = ()):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -734,6 +737,7 @@ class PreparedGemm:
         self._params = ctypes.addressof(self._pointers)
         self._zero = self.zero_bytes if cfg.schedule == "streamk" and getattr(self, "zero_bytes", None) else None
         self.staging.copies_in.extend(copies_in)  # (the caller's copies, e.g. a K vector's aligned scratch)
+        self.staging.copies_out.extend(copies_out)  # (after the plan's own: a padded C into the caller's scratch)
         self._keep.extend(keep)
         self._copies = bool(self.staging.copies_in or self.staging.copies_out)
         # programmatic dependent launch for a kernel compiled with the wait, unless this launch enqueues its own
