@@ -518,15 +518,19 @@ def test_a_strided_c_batch_runs_on_the_tensor_cores(monkeypatch):
 
 
 @needs_cutile
-def test_transposed_view_batches_run_on_the_tensor_cores(monkeypatch):
-    """sweep 6's ``mm_batched_strided_batch`` as its GPU twin launches it: A a ``transpose(0, 1)`` view of
-    ``[128, 2, 128]`` storage (its map's batch stride 256 bytes, its rows 512 bytes apart: not taken by A's map, the
-    SIMT path before and now: A's rows must be K apart) -- and with A contiguous, C such a view of ``[128, 2, 256]``:
-    the kernel's packed scratch C copied out by one 2-D copy per matrix (rows 2 x 256 elements apart)."""
+@pytest.mark.parametrize("a_view", [False, True])
+def test_transposed_view_batches_run_on_the_tensor_cores(monkeypatch, a_view):
+    """sweep 6's ``mm_batched_strided_batch`` as its GPU twin launches it: C a ``transpose(0, 1)`` view of
+    ``[128, 2, 256]`` storage (NaN-filled there) -- the kernel's packed scratch C copied out by one 2-D copy per
+    matrix (rows 2 x 256 elements apart) -- and A such a view of ``[128, 2, 128]`` storage: A's map takes its batch
+    stride (256 bytes) and its row stride (512 bytes).  Before: the SIMT path ('the batched WGMMA GEMM needs
+    contiguous matrices' for C; A's rows not K apart)."""
     from tileorch.testing.user_programs6 import PROGRAMS
 
     spec = list(PROGRAMS["mm_batched_strided_batch"].spec)
     spec[2] = (spec[2][0], spec[2][1], (256, 2 * 256, 1))
+    if a_view:
+        spec[0] = (spec[0][0], spec[0][1], (128, 2 * 128, 1))
     path, _, prepared, said, remarks, made = _scattered_launch(monkeypatch, "user_programs6",
                                                                "mm_batched_strided_batch", spec)
     assert path == "gemm" and len(prepared) == 1, (path, said)
@@ -534,4 +538,38 @@ def test_transposed_view_batches_run_on_the_tensor_cores(monkeypatch):
     row = 256 * 2
     assert prepared[0]["copies_out"] == [(scratch.ptr + l * 128 * row, row, (3 << 32) + l * row, 2 * row, row, 128)
                                          for l in range(2)]
+    if a_view:
+        assert prepared[0]["batch_pitch"][0] == 128 * 2 and prepared[0]["row_pitch"] == (2 * 128 * 2, 0)
+        assert any("A 256 bytes between matrices, rows 512 bytes apart" in r for r in remarks), remarks
+    else:
+        assert not prepared[0].get("row_pitch")
     assert len(said) == 1 and "2 2-D copies" in said[0], said
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 150), count=st.integers(2, 6), units=st.integers(1, 16), extra=st.integers(0, 4),
+       dtype=st.sampled_from(sorted(ES)), name=st.sampled_from(["A", "B"]), data=st.data())
+def test_a_transposed_views_map_addresses_numpys_element(rows, count, units, extra, dtype, name, data):
+    """A ``transpose(0, 1)`` view of ``[rows, L, cols]`` storage (``L cols + extra`` 16-byte units per row: a slice
+    of a wider middle dimension too): the 3-D map's row stride is the storage's row and its batch stride one
+    ``cols`` block; element ``(l, r, c)`` is at numpy's own address of the view's element."""
+    es = ES[dtype]
+    cols = units * 16 // es
+    row = count * cols * es + extra * 16
+    base = np.zeros(rows * row + 64, np.uint8)
+    view = np.lib.stride_tricks.as_strided(base, shape=(count, rows, cols * es), strides=(cols * es, row, 1))
+    dims, strides, box = batched_map(dataclasses.replace(GemmConfig(), batched=True), name, (cols, rows), cols * es,
+                                     (64, 64), es, count, cols * es, row)
+    assert dims == (cols, rows, count) and strides == (row, cols * es)
+    l, r, c = (data.draw(st.integers(0, x - 1)) for x in (count, rows, cols))
+    want = view[l, r, c * es:].__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    assert c * es + r * strides[0] + l * strides[1] == want
+
+
+def test_a_row_pitch_is_a_strided_batchs_only():
+    """Rows not cols apart without a batch stride, or through a staged copy: a GemmConfigError, never a wrong map."""
+    cfg = dataclasses.replace(GemmConfig(), batched=True)
+    with pytest.raises(GemmConfigError, match="strided batch"):
+        batched_map(cfg, "A", (64, 100), None, (64, 128), 2, 3, 0, 512)
+    with pytest.raises(GemmConfigError, match="read in place only"):
+        batched_map(cfg, "A", (64, 100), 256, (64, 128), 2, 3, 128, 512)

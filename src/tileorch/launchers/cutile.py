@@ -1636,10 +1636,12 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
             continue  # a column slice of a wider array: stored ldc apart (GemmConfig.c_ld, asked for at launch)
         if is_mid(x):
             continue  # (batched in its middle dimension: mid_batch_view checked it, rows its row stride apart)
+        if x is not c and strided and strided.get("row_pitch", (0, 0))["ab".index("a" if x is a else "b")]:
+            continue  # (a strided batch's rows its row stride apart: strided_batches checked them, the map takes it)
         if not _row_major(x):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
                                      f"array, got strides {x.strides} for shape {x.shape}")
-    if not (_row_major(b) or _column_major(b) or "b" in mid):
+    if not (_row_major(b) or _column_major(b) or "b" in mid or (strided and strided.get("row_pitch", (0, 0))[1])):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the WGMMA GEMM needs B row-major or column-major "
                                  f"(a transposed view), got strides {b.strides} for shape {b.shape}")
     return a, b, c, m, n, k, batch, counts
@@ -1677,10 +1679,13 @@ def strided_batches(cfg: Any, a: ArrayArg, b: ArrayArg, loose: list) -> dict:
     """How the batched kernel reads A and B (``[L, rows, cols]``) whose matrices are not stacked (``loose``): a batch
     stride that is a positive multiple of 16 bytes is the batch dimension's stride in the operand's 3-D tensor map
     (``batch_pitch``, bytes; TMA takes any such stride); B's batch stride 0 (``w.expand(L, K, N)``) is one matrix
-    read at batch index 0 by every work tile (``broadcast_b``: the launcher runs the ``b_shared`` kernel).  Anything
-    else raises :class:`LayoutNotSupported` (the SIMT path runs the launch, the reason in its warning)."""
+    read at batch index 0 by every work tile (``broadcast_b``: the launcher runs the ``b_shared`` kernel); rows not
+    ``cols`` apart (a ``transpose(0, 1)`` view of ``[rows, L, cols]`` storage) are the map's row stride
+    (``row_pitch``: (A's, B's) bytes, 0 where packed).  Anything else raises :class:`LayoutNotSupported` (the SIMT
+    path runs the launch, the reason in its warning)."""
     pitch = [0, 0]
     out: dict = {}
+    rows: dict = {}  # role -> bytes between rows, where not cols apart
     for x in loose:
         role = "A" if x is a else "B"
         what = f"{_where(x.name, x.position)}: {role}'s matrices are not stacked (strides {x.strides} for shape {x.shape})"
@@ -1701,9 +1706,17 @@ def strided_batches(cfg: Any, a: ArrayArg, b: ArrayArg, loose: list) -> dict:
             raise LayoutNotSupported(f"{what}: a strided batch is read in place by its tensor map, which needs a "
                                      "16-byte aligned base and rows a multiple of 16 bytes apart (a staged copy "
                                      "stacks the matrices)")
+        if x.shape[1] > 1 and x.strides[1] != x.shape[2]:  # rows not cols apart (a transpose(0, 1) view)
+            if x.strides[2] != 1 or x.strides[1] < x.shape[2] or (x.shape[2] * x.itemsize) % 16:
+                raise LayoutNotSupported(f"{what}: its rows are {x.strides[1]} elements apart, which its tensor map "
+                                         "takes where they are contiguous, at least a row apart and a whole number "
+                                         "of 16-byte units long")
+            rows[role] = x.strides[1] * x.itemsize
         pitch["AB".index(role)] = nbytes
     if any(pitch):
         out["batch_pitch"] = tuple(pitch)
+    if rows:
+        out["row_pitch"] = (rows.get("A", 0), rows.get("B", 0))
     return out
 
 
@@ -2118,8 +2131,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     more_a = more_a_operands(program, stored_arguments(arguments), a, counts[0])  # dots with an A each: the other As
     seg_k = segment_ks(program, more_a, more_b)  # (K segments: each later pair's own K)
     given = {x.position: x for x in arguments}
+    row_pitch = tuple(loose.get("row_pitch", ()))  # (A's, B's) rows of a strided batch not cols apart
     major = program.gemm_config.b_major if program.gemm_config.b_major == "k" or "b" in getattr(
-        program.gemm_config, "batch_mid", "") else b_major(b)  # (a B batched in its middle dimension: as compiled)
+        program.gemm_config, "batch_mid", "") or (row_pitch and row_pitch[1]) else b_major(b)  # (a B batched in its
+    # middle dimension, a strided batch's B of rows its row stride apart: as compiled)
     if major != program.gemm_config.b_major and getattr(program.gemm_config, "b_shared", False):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the B shared by every batch was compiled "
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major")
@@ -2266,7 +2281,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         say(entry, cov.remark)
     mid_ld = mid_row_strides(gk.cfg, a, b, c)  # (an [rows, L, cols] operand's own row stride: a slice of a wider L)
     if batch_pitch and entry is not None:
-        pitches = ", ".join(f"{r} {p} bytes between matrices" for r, p in zip("AB", batch_pitch) if p)
+        pitches = ", ".join(f"{r} {p} bytes between matrices" + (f", rows {q} bytes apart" if q else "")
+                            for r, p, q in zip("AB", batch_pitch, row_pitch or (0, 0)) if p)
         say(entry, f"{kernel_location(kernel)}: remark: a strided batch read in place: {pitches} (the tensor maps' "
                    "batch stride)")
     if scatter is not None and (getattr(gk.cfg, "epilogue", "") == "atomic" or getattr(gk.cfg, "c_transposed", False)
@@ -2293,7 +2309,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
             warnings.warn(f"{kernel_warning(kernel)}: {c_reason}", PerformanceWarning, stacklevel=user_stacklevel())
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
            sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld, batch_pitch,
-           tuple(x.ptr for x, _ in _kvec_arrays(gk.cfg, arguments)),
+           tuple(x.ptr for x, _ in _kvec_arrays(gk.cfg, arguments)), row_pitch,
            None if scatter is None else (scatter.strides, cov is not None))
     prepared = _prepared.get(key)
     if prepared is None:
@@ -2318,7 +2334,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                                operand_batches=counts, epi=epi, epi_c=epi_c, more_a=more_a_ptrs,
                                                seg_k=seg_k, sched_mn=sched_mn, mid_ld=mid_ld, batch_pitch=batch_pitch,
                                                **({"copies_in": kv_copies, "keep": kv_buffers} if kv_buffers else {}),
-                                               **({"copies_out": c_out} if c_out else {}))
+                                               **({"copies_out": c_out} if c_out else {}),
+                                               **({"row_pitch": row_pitch} if row_pitch else {}))
         prepared.staging.warn(kernel_warning(kernel), [b_reason] if b_reason else [])
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
