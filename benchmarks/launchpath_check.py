@@ -171,12 +171,58 @@ def s43(opts, case, rows, tag, failures) -> int:
             ao = store.as_strided((L, M, K), (M * K // 2, K, 1))
             case("overlapping_a", strided, ao, b, (L, M, N), torch.bmm(ao.float(), b.float()),
                  lambda: None, False)
+    bad = attention_kt(opts, rows, tag)
     with open(opts.out, "w") as f:
         json.dump({"rows": rows, "device": torch.cuda.get_device_name()}, f, indent=1)
-    bad = failures()
+    bad += failures()
     print(f"{tag} {len(rows) - bad}/{len(rows)} cases on the tier and correct")
     return 1 if bad else 0
 
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def attention_kt(opts, rows, tag) -> int:
+    """sweep 36's cross attention with K stored transposed ``[BH, D, Sk]``: 2050 f16 keys (rows of 4100 bytes, no
+    16-byte multiple: the chained kernel on a padded copy of K^T, made before each launch) beside 2048 keys (read in
+    place) and torch's ``scaled_dot_product_attention``; O NaN-prefilled, vs torch fp32.  Returns the failures."""
+    import math
+
+    import torch
+
+    import tileorch.cutile
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing import launch_path
+    from tileorch.testing.attnsweep36_programs import s36_kt_array_cross, scale2
+    from tileorch.testing.timing import bench_ms
+
+    bad = 0
+    stream = torch.cuda.current_stream()
+    bh, sq, d = 32, 2048, 96
+    times = {}
+    for keys in (2050, 2048):
+        q = torch.randn(bh, sq, d, device="cuda", dtype=torch.float16)
+        kt = torch.randn(bh, d, keys, device="cuda", dtype=torch.float16)
+        v = torch.randn(bh, keys, d, device="cuda", dtype=torch.float16)
+        o = torch.full((bh, sq, d), float("nan"), device="cuda", dtype=torch.float16)
+        args, grid = (q, kt, v, o, scale2(d), 64, 64, 128), (sq // 64, bh, 1)
+        rc.clear_caches()
+        launch_path.begin()
+        tileorch.cutile.launch(stream, grid, s36_kt_array_cross, args)
+        torch.cuda.synchronize()
+        ran = launch_path.ran(s36_kt_array_cross, grid)
+        ref = torch.softmax(q.float() @ kt.float() / math.sqrt(d), dim=-1) @ v.float()
+        err = float("nan") if torch.isnan(o).any() else float(((o.float() - ref).abs().max() / ref.abs().max()))
+        ok = ran == "chained" and err < 2e-2
+        bad += not ok
+        flops = 4.0 * bh * sq * keys * d
+        ms = bench_ms(lambda: tileorch.cutile.launch(stream, grid, s36_kt_array_cross, args), opts.iters)
+        k = kt.transpose(1, 2)
+        ms_torch = bench_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v), opts.iters)
+        times[keys] = round(flops / ms / 1e9, 1)
+        rows.append({"case": f"attention_kt_{keys}", "ran": ran, "err": err, "tflops": times[keys],
+                     "torch_tflops": round(flops / ms_torch / 1e9, 1)})
+        print(f"{tag} {'ok' if ok else 'FAIL'} attention_kt keys={keys} ({bh}, {sq}, {d}): ran {ran}, rel err "
+              f"{err:.2e}; {times[keys]} TFLOP/s (torch sdpa {rows[-1]['torch_tflops']})")
+    return bad

@@ -7,7 +7,8 @@ NaN-prefilled outputs, each checked on the path it ran (the launcher's own recor
 * a batched GEMM's C whose matrices are not stacked (every other matrix of a larger array): the kernel's packed
   scratch C copied into C after it; the matrices between stay NaN (untouched);
 * transposed-view batches (``x.view(M, L, K).transpose(0, 1)`` as A and as C);
-* overlapping batch strides: an input read in place (each batch its own view of shared memory), an output refused.
+* overlapping batch strides: an input read in place (each batch its own view of shared memory), an output refused;
+* attention with K stored transposed and rows no 16-byte multiple: the chained kernel on a padded copy of K^T.
 
 Run: ``python -m pytest -q tests/gpu/test_launch_copies_s43_gpu.py``."""
 
@@ -124,3 +125,28 @@ def test_an_overlapping_output_batch_is_refused():
     c = torch.zeros(L * M * N, device="cuda").as_strided((L, M, N), (M * N // 2, N, 1))
     with pytest.raises(ValueError, match="argument 2 \\('C'\\) has elements that share memory"):
         tileorch.cutile.launch(torch.cuda.current_stream(), (2, 2, L), bmm, (a, b, c, 64, 64, 32))
+
+
+@pytest.mark.parametrize("keys", [150, 1000])
+def test_kt_rows_not_a_16_byte_multiple_run_the_chained_kernel_on_a_padded_copy(keys):
+    """sweep 36's cross attention with K stored transposed ``[BH, D, Sk]`` and ``Sk`` keys whose rows are no 16-byte
+    multiple (150 f16 keys: 300 bytes): the chained kernel on a padded copy of K^T (before: the SIMT path); 1000 keys
+    (2000-byte rows, read in place) the control; vs torch fp32, O NaN-prefilled."""
+    import math
+
+    from tileorch.testing.attnsweep36_programs import s36_kt_array_cross, scale2
+
+    g = gen(keys)
+    bh, sq, d = 2, 100, 96
+    q = torch.randn(bh, sq, d, device="cuda", generator=g).half()
+    kt = torch.randn(bh, d, keys, device="cuda", generator=g).half()
+    v = torch.randn(bh, keys, d, device="cuda", generator=g).half()
+    o = torch.full((bh, sq, d), float("nan"), device="cuda", dtype=torch.float16)
+    grid = (-(-sq // 64), bh, 1)
+    launch_path.begin()  # (the program's scale is in log2 units: exp2 of the scores)
+    tileorch.cutile.launch(torch.cuda.current_stream(), grid, s36_kt_array_cross,
+                           (q, kt, v, o, scale2(d), 64, 64, 128))
+    torch.cuda.synchronize()
+    assert launch_path.ran(s36_kt_array_cross, grid) == "chained"
+    ref = torch.softmax(q.float() @ kt.float() / math.sqrt(d), dim=-1) @ v.float()
+    assert rel(o, ref) < 2e-2

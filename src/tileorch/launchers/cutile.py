@@ -978,6 +978,7 @@ class _Compiled:
     asked: tuple = ()  # (schedule, config) compiled() was given: a deferred GEMM program compiles them in full
     kvec_said: bool = False  # a launch's K vector array TMA cannot read (the global-load kernel ran) was said
     c_scatter_said: bool = False  # a launch's C whose matrices are not stacked (a packed scratch copied out) was said
+    copy_said: bool = False  # a chained launch's padded copy of an array TMA cannot address in place was said
 
 
 def _note_unused_options(entry: _Compiled, kernel: Any, schedule: str, tiles: str) -> None:
@@ -2421,6 +2422,92 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
     return maps
 
 
+def _tma_addresses(a: ArrayArg) -> bool:
+    """TMA addresses ``a`` in place: a contiguous last dimension, a 16-byte aligned base, every other stride a
+    positive multiple of 16 bytes."""
+    es = a.itemsize
+    return a.strides[-1] == 1 and not a.ptr % 16 and all(s > 0 and not (s * es) % 16 for s in a.strides[:-1])
+
+
+_chained_scratch: OrderedDict = OrderedDict()
+"""Padded copies of a chained program's arrays (:func:`chained_copies`), one buffer per (array position, shape,
+strides, dtype, stream): reused by the next launch of that layout on that stream (stream-ordered: after the kernel
+that read it), at most :data:`_CHAINED_SCRATCH_MAX` kept."""
+_CHAINED_SCRATCH_MAX = 8
+_CHAINED_COPIES_MAX = 4096  # 2-D copies per array and launch past which the launch runs SIMT instead
+
+
+def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
+                   alloc: Any = None) -> tuple[list[Argument], list[tuple], list[str]]:
+    """For each array a ``chained`` program's tensor maps load (``record["tmaps"]``) that TMA cannot address in place
+    (:func:`_tma_addresses`: e.g. K stored transposed ``[BH, D, Sk]`` with 150 f16 keys, rows of 300 bytes) but whose
+    elements are contiguous along its last dimension, none shared: a packed copy of rows padded to a multiple of 16
+    bytes (the map's dims stay the array's: TMA's zero fill past them, the kernel's masking of ragged extents as
+    before), made on the launch's stream before the kernel.  Returns (``arguments`` with each such array
+    re-described at its copy, which :func:`chained_tensor_maps` maps; the 2-D copies ``(src, src pitch, dst, dst
+    pitch, width, rows)`` in bytes; a reason per copied array).  ``alloc(nbytes)``: the buffer (default
+    :class:`~tileorch.runtime.buffers.DeviceBuffer`, kept in :data:`_chained_scratch`)."""
+    import itertools
+    import math
+
+    from tileorch.launchers.array_overlap import shared_element
+
+    flat = flat_parameters(arguments)
+    by_pos = {a.position: a for a in arguments}
+    staged: dict[int, ArrayArg] = {}
+    copies: list[tuple] = []
+    reasons: list[str] = []
+    for t in record.get("tmaps", ()):
+        pos, role = flat[t["arg"]]
+        a = by_pos[pos]
+        if (pos in staged or role != "ptr" or not isinstance(a, ArrayArg) or a.dtype not in _TMAP_DTYPES
+                or not all(a.shape) or _tma_addresses(a) or (a.strides[-1] != 1 and a.shape[-1] > 1)
+                or any(s < 0 for s in a.strides) or shared_element(a.shape, a.strides) is not None):
+            continue
+        es, nd = a.itemsize, a.ndim
+        width = a.shape[-1] * es
+        pitch = -(-width // 16) * 16
+        rows = a.shape[-2] if nd > 1 else 1
+        outer = tuple(a.shape[:-2])
+        if math.prod(outer) > _CHAINED_COPIES_MAX:
+            continue
+        packed = [1] * nd
+        if nd > 1:
+            packed[-2] = pitch // es
+            for i in range(nd - 3, -1, -1):
+                packed[i] = packed[i + 1] * a.shape[i + 1]
+        key = (pos, a.shape, a.strides, a.dtype, stream)
+        if alloc is None:
+            from tileorch.runtime.buffers import DeviceBuffer
+
+            buf = _chained_scratch.get(key)
+            if buf is None:
+                buf = _chained_scratch[key] = DeviceBuffer(pitch * rows * math.prod(outer))
+                while len(_chained_scratch) > _CHAINED_SCRATCH_MAX:
+                    _chained_scratch.popitem(last=False)
+            _chained_scratch.move_to_end(key)
+        else:
+            buf = alloc(pitch * rows * math.prod(outer))
+        spitch = a.strides[-2] * es if nd > 1 and rows > 1 else width
+        real = [i for i in range(nd - 2) if a.shape[i] > 1]  # (an extent-1 dimension's stride is never used)
+        inner = rows * (a.strides[-2] if nd > 1 and rows > 1 else a.shape[-1])
+        nested = all(a.strides[i] == inner * math.prod(a.shape[i + 1:nd - 2]) for i in real)
+        if nested:  # the outer dimensions rows of rows: one copy of them all
+            copies.append((a.ptr, spitch, buf.ptr, pitch, width, rows * math.prod(outer)))
+            outer = ()
+        else:  # one copy per outer index
+            for idx in itertools.product(*(range(d) for d in outer)):
+                src = a.ptr + sum(i * st for i, st in zip(idx, a.strides)) * es
+                dst = buf.ptr + sum(i * st for i, st in zip(idx, packed)) * es
+                copies.append((src, spitch, dst, pitch, width, rows))
+        staged[pos] = dataclasses.replace(a, ptr=buf.ptr, strides=tuple(packed))
+        reasons.append(f"{_where(a.name, a.position)}: TMA needs a 16-byte aligned base and 16-byte multiple strides "
+                       f"(shape {a.shape}, strides {a.strides}): the kernel's tensor map reads a copy of rows padded "
+                       f"to {pitch} bytes, made on the launch's stream before each launch ({math.prod(outer)} 2-D "
+                       f"cop{'y' if math.prod(outer) == 1 else 'ies'}; the launch is not kept bound)")
+    return [staged.get(a.position, a) if isinstance(a, ArrayArg) else a for a in arguments], copies, reasons
+
+
 CHAINED_CTAS_ENV = "TILEORCH_ATTN_CTAS"
 
 
@@ -2474,7 +2561,9 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
     program = entry.program
     record = program.chained
     asked, grid3 = grid3, scaled_grid(record, grid3)  # G chains of one program: G programs each (split-chains)
-    maps = chained_tensor_maps(record, stored_arguments(arguments))
+    # an array TMA cannot address in place (rows not a 16-byte multiple): its padded copy, made before the kernel
+    staged, copies, reasons = chained_copies(record, stored_arguments(arguments), stream)
+    maps = chained_tensor_maps(record, staged)
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
@@ -2490,6 +2579,22 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
         ctas, remark = chained_ctas(record, grid3, sm_count)
         entry.launch_remarks[asked] = remark
         launch_grid = (ctas, 1, 1)
+    if copies:
+        from tileorch.launchers.gemm_host import StagingPlan
+
+        text = "; ".join(reasons)
+        said = f"{kernel_location(kernel)}: remark: {text}"
+        entry.launch_remarks[asked] = f"{said}; {entry.launch_remarks[asked]}" if asked in entry.launch_remarks \
+            else said
+        if not entry.copy_said:  # (once per program, at the kernel's line)
+            import warnings
+
+            from tileorch.diagnostics import PerformanceWarning, user_stacklevel
+
+            entry.copy_said = True
+            warnings.warn(f"{kernel_warning(kernel)}: {text}", PerformanceWarning, stacklevel=user_stacklevel())
+        StagingPlan.run(copies, stream)  # (on the launch's stream: ordered after the work writing the arrays)
+        fast = None  # the copy is made at each launch: not bound (a bound launch would replay the kernel alone)
     _run(entry.image, launch_grid, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync,
          fast)
 
