@@ -573,3 +573,25 @@ def test_a_row_pitch_is_a_strided_batchs_only():
         batched_map(cfg, "A", (64, 100), None, (64, 128), 2, 3, 0, 512)
     with pytest.raises(GemmConfigError, match="read in place only"):
         batched_map(cfg, "A", (64, 100), 256, (64, 128), 2, 3, 128, 512)
+
+
+@needs_cutile
+def test_a_strided_c_under_a_grid_covering_part_of_it_is_copied_in_first(monkeypatch):
+    """The launch grid covers 64 of C's 80 columns (one column of 64-column tiles): the kernel stores only those of the
+    scratch, so the prepared launch first copies C into the scratch (the copies out, reversed) and C's other columns
+    come back unchanged."""
+    from tileorch.testing.user_programs31 import PROGRAMS
+
+    p = PROGRAMS["gemm_batched_strided_batch_view"]
+    spec = list(p.spec)
+    spec[2] = (spec[2][0], spec[2][1], (2 * 100 * 80, 80, 1))
+    part = dataclasses.replace(p, grid=(2, 1, 3))
+    _Scratch.made = []
+    from tileorch.runtime import buffers
+
+    monkeypatch.setattr(buffers, "DeviceBuffer", _Scratch)
+    path, _, prepared, said, _ = _launch(monkeypatch, None, "gemm_batched_strided_batch_view", spec, program=part)
+    assert path == "gemm" and len(prepared) == 1, (path, said)
+    out = prepared[0]["copies_out"]
+    assert prepared[0]["copies_in"] == [(d, dp, s, sp, w, r) for s, sp, d, dp, w, r in out]
+    assert prepared[0]["sched_mn"] is not None  # (the scheduler walks the covered tiles only)
