@@ -158,3 +158,33 @@ def test_the_padded_copy_holds_numpys_elements(shape, es, offset, data):
     got = np.lib.stride_tricks.as_strided(memory[b.ptr:].view(np.uint16), shape=tuple(shape),
                                           strides=tuple(s * es for s in b.strides))
     np.testing.assert_array_equal(got, values)
+
+
+def test_the_chained_kernel_masks_the_keys_past_150():
+    """The kernel the padded copy feeds, on the PTX emulator with 150 keys (K^T ``[2, 96, 150]``, V ``[2, 150, 96]``:
+    the last key tile 22 keys long, TMA's zero fill past it as past the copy's dims): O against numpy float64 (the
+    keys past 150 masked out, not read as zeros into the softmax).  CI-sized subset: ``TILEORCH_EMULATE_ALL=1`` runs
+    it (sweep 36's emulated twin covers ragged keys in CI)."""
+    import math
+    import os
+
+    if not os.environ.get("TILEORCH_EMULATE_ALL"):
+        pytest.skip("CI-sized subset: TILEORCH_EMULATE_ALL=1 runs it")
+
+    import test_user_sweep3_emulated as s3
+
+    from tileorch.testing.attnsweep36_programs import LOG2E
+
+    p = dataclasses.replace(PROGRAMS[NAME], spec=_spec(150))
+    rng = np.random.default_rng(43)
+    q = rng.standard_normal((2, 100, 96)).astype(np.float16)
+    kt = rng.standard_normal((2, 96, 150)).astype(np.float16)
+    v = rng.standard_normal((2, 150, 96)).astype(np.float16)
+    o = np.full((2, 100, 96), np.nan, np.float16)
+    out = s3._chained(NAME, {0: q, 1: kt, 2: v, 3: o}, rc.normalize_grid(p.grid), program=p)[3]
+    s = q.astype(np.float64) @ kt.astype(np.float64) * (p.spec[4] / LOG2E)
+    s = np.exp(s - s.max(axis=-1, keepdims=True))
+    ref = (s / s.sum(axis=-1, keepdims=True)) @ v.astype(np.float64)
+    assert abs(p.spec[4] / LOG2E - 1 / math.sqrt(96)) < 1e-12
+    assert not np.isnan(out).any()
+    np.testing.assert_allclose(out.astype(np.float64), ref, atol=3e-3, rtol=1e-2)
