@@ -64,7 +64,7 @@ def test_kt_rows_of_300_bytes_are_mapped_from_a_padded_copy(monkeypatch):
     with pytest.raises(rc.LayoutNotSupported, match="16-byte multiple strides"):
         rc.chained_tensor_maps(prog.chained, args)
     _Buf.made = []
-    staged, copies, reasons = rc.chained_copies(prog.chained, args, alloc=_Buf)
+    staged, copies, reasons, _ = rc.chained_copies(prog.chained, args, alloc=_Buf)
     k = next(a for a in args if a.position == 1)
     (buf,) = _Buf.made
     assert copies == [(k.ptr, 300, buf.ptr, 304, 300, 2 * 96)] and buf.nbytes == 304 * 2 * 96
@@ -78,10 +78,10 @@ def test_kt_rows_of_300_bytes_are_mapped_from_a_padded_copy(monkeypatch):
                                                                                     _spec(176))), alloc=_Buf)[1] == []
 
 
-def test_the_launch_copies_before_the_kernel_and_is_not_bound(monkeypatch):
+def test_the_launch_copies_before_the_kernel(monkeypatch):
     """``_launch_chained`` on those arrays with no device: the copy is enqueued on the launch's stream before the
-    kernel, the kernel launched unbound (``fast`` dropped: a bound replay would skip the copy), a PerformanceWarning
-    at the kernel's line once over two launches, the launch remark saying so."""
+    kernel (``_run``'s ``before``, which the bound launch makes too: test below), a PerformanceWarning at the
+    kernel's line once over two launches, the launch remark saying so."""
     import warnings
 
     from tileorch.diagnostics import PerformanceWarning
@@ -97,8 +97,12 @@ def test_the_launch_copies_before_the_kernel_and_is_not_bound(monkeypatch):
     monkeypatch.setattr(buffers, "DeviceBuffer", _Buf)
     monkeypatch.setattr(gemm_host.StagingPlan, "run", staticmethod(lambda copies, stream: events.append(
         ("copy", stream, list(copies)))))
-    monkeypatch.setattr(rc, "_run", lambda image, grid, block, params, smem, cluster, stream, sync, fast, *a:
-                        events.append(("kernel", stream, fast)))
+
+    def run(image, grid, block, params, smem, cluster, stream, sync, fast, layout=None, before=None):
+        before(stream)
+        events.append(("kernel", stream, fast))
+
+    monkeypatch.setattr(rc, "_run", run)
     rc._chained_scratch.clear()
     kernel = PROGRAMS[NAME].kernel
     args = described_arguments(kernel, _spec(150))
@@ -108,12 +112,40 @@ def test_the_launch_copies_before_the_kernel_and_is_not_bound(monkeypatch):
             rc._launch_chained(entry, kernel, args, rc.normalize_grid(PROGRAMS[NAME].grid), 7, False, ("key",), 132)
     rc._chained_scratch.clear()
     assert [e[0] for e in events] == ["copy", "kernel", "copy", "kernel"]
-    assert all(e[1] == 7 for e in events) and all(e[2] is None for e in events if e[0] == "kernel")
+    assert all(e[1] == 7 for e in events) and all(e[2] == ("key",) for e in events if e[0] == "kernel")
     said = [str(w.message) for w in caught if issubclass(w.category, PerformanceWarning)]
     assert len(said) == 1 and said[0].startswith(f"{kernel_location(kernel)}: warning: cuTile kernel ") and \
         "argument 1 ('KT')" in said[0] and "rows padded to 304 bytes" in said[0], said
     grid = rc.normalize_grid(PROGRAMS[NAME].grid)
     assert "rows padded to 304 bytes" in entry.launch_remarks.get(grid, ""), entry.launch_remarks
+
+
+def test_a_bound_launch_makes_the_copy_before_each_kernel(monkeypatch):
+    """``_run`` with ``before``: this launch and each replay of the launch it binds enqueue ``before`` on their stream
+    first (a replay of the kernel alone would read the copy of an earlier launch's array), and such a launch is never
+    re-pointed onto other arrays (no layout kept)."""
+    import importlib
+
+    rl = importlib.import_module("tileorch.runtime.launch")
+
+    events = []
+
+    class Bound:
+        def __init__(self, *a, **kw):
+            pass
+
+        def launcher(self):
+            return lambda s: events.append(("kernel", s))
+
+    monkeypatch.setattr(rl, "BoundLaunch", Bound)
+    kept = {}
+    monkeypatch.setattr(rc, "keep", lambda key, go: kept.__setitem__(key, go))
+    monkeypatch.setattr(rc, "keep_layout", lambda *a: pytest.fail("a launch with copies re-pointed"))
+    image = SimpleNamespace(module=SimpleNamespace(device=SimpleNamespace(require_healthy=lambda: None)))
+    rc._run(image, (1, 1, 1), (128, 1, 1), [], 0, (1, 1, 1), 7, False, ("key",), ([0], ((0, 2),)),
+            before=lambda s: events.append(("copy", s)))
+    kept[("key",)](9)
+    assert events == [("copy", 7), ("kernel", 7), ("copy", 9), ("kernel", 9)]
 
 
 @settings(max_examples=80, deadline=None)
@@ -145,7 +177,7 @@ def test_the_padded_copy_holds_numpys_elements(shape, es, offset, data):
         made.append(nbytes)
         return SimpleNamespace(ptr=(2 * heap + span + 256) // 256 * 256)
 
-    staged, copies, _ = rc.chained_copies(record, [a], alloc=alloc)
+    staged, copies, _, _ = rc.chained_copies(record, [a], alloc=alloc)
     if rc._tma_addresses(a):
         assert not copies
         return

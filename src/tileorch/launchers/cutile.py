@@ -2438,15 +2438,16 @@ _CHAINED_COPIES_MAX = 4096  # 2-D copies per array and launch past which the lau
 
 
 def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
-                   alloc: Any = None) -> tuple[list[Argument], list[tuple], list[str]]:
+                   alloc: Any = None) -> tuple[list[Argument], list[tuple], list[str], list]:
     """For each array a ``chained`` program's tensor maps load (``record["tmaps"]``) that TMA cannot address in place
     (:func:`_tma_addresses`: e.g. K stored transposed ``[BH, D, Sk]`` with 150 f16 keys, rows of 300 bytes) but whose
     elements are contiguous along its last dimension, none shared: a packed copy of rows padded to a multiple of 16
     bytes (the map's dims stay the array's: TMA's zero fill past them, the kernel's masking of ragged extents as
     before), made on the launch's stream before the kernel.  Returns (``arguments`` with each such array
     re-described at its copy, which :func:`chained_tensor_maps` maps; the 2-D copies ``(src, src pitch, dst, dst
-    pitch, width, rows)`` in bytes; a reason per copied array).  ``alloc(nbytes)``: the buffer (default
-    :class:`~tileorch.runtime.buffers.DeviceBuffer`, kept in :data:`_chained_scratch`)."""
+    pitch, width, rows)`` in bytes; a reason per copied array; the buffers, which a bound launch keeps).
+    ``alloc(nbytes)``: the buffer (default :class:`~tileorch.runtime.buffers.DeviceBuffer`, kept in
+    :data:`_chained_scratch`)."""
     import itertools
     import math
 
@@ -2457,6 +2458,7 @@ def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
     staged: dict[int, ArrayArg] = {}
     copies: list[tuple] = []
     reasons: list[str] = []
+    buffers: list = []
     for t in record.get("tmaps", ()):
         pos, role = flat[t["arg"]]
         a = by_pos[pos]
@@ -2488,6 +2490,7 @@ def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
             _chained_scratch.move_to_end(key)
         else:
             buf = alloc(pitch * rows * math.prod(outer))
+        buffers.append(buf)
         spitch = a.strides[-2] * es if nd > 1 and rows > 1 else width
         real = [i for i in range(nd - 2) if a.shape[i] > 1]  # (an extent-1 dimension's stride is never used)
         inner = rows * (a.strides[-2] if nd > 1 and rows > 1 else a.shape[-1])
@@ -2504,8 +2507,8 @@ def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
         reasons.append(f"{_where(a.name, a.position)}: TMA needs a 16-byte aligned base and 16-byte multiple strides "
                        f"(shape {a.shape}, strides {a.strides}): the kernel's tensor map reads a copy of rows padded "
                        f"to {pitch} bytes, made on the launch's stream before each launch ({math.prod(outer)} 2-D "
-                       f"cop{'y' if math.prod(outer) == 1 else 'ies'}; the launch is not kept bound)")
-    return [staged.get(a.position, a) if isinstance(a, ArrayArg) else a for a in arguments], copies, reasons
+                       f"cop{'y' if math.prod(outer) == 1 else 'ies'})")
+    return [staged.get(a.position, a) if isinstance(a, ArrayArg) else a for a in arguments], copies, reasons, buffers
 
 
 CHAINED_CTAS_ENV = "TILEORCH_ATTN_CTAS"
@@ -2549,6 +2552,17 @@ def chained_ctas(record: dict, grid3: tuple[int, int, int], sm_count: int) -> tu
                   f"{IMBALANCE_LIMIT}; schedulers/chained_balance.py)")
 
 
+def _copies_before(copies: list[tuple], buffers: list) -> Any:
+    """``before(stream)`` enqueuing ``copies`` (:class:`~tileorch.launchers.gemm_host.StagingPlan`'s 2-D copies) on
+    the stream; it keeps ``buffers`` (what they write) as long as it is kept."""
+    from tileorch.launchers.gemm_host import StagingPlan
+
+    def before(stream: int, _copies: list = copies, _buffers: list = buffers) -> None:
+        StagingPlan.run(_copies, stream)
+
+    return before
+
+
 def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], grid3: tuple[int, int, int],
                     stream: int, sync: bool, fast: tuple | None = None, sm_count: int = 1) -> None:
     """Launch a ``chained`` program: its tensor maps, then the cuTile entry's parameters; a
@@ -2562,7 +2576,7 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
     record = program.chained
     asked, grid3 = grid3, scaled_grid(record, grid3)  # G chains of one program: G programs each (split-chains)
     # an array TMA cannot address in place (rows not a 16-byte multiple): its padded copy, made before the kernel
-    staged, copies, reasons = chained_copies(record, stored_arguments(arguments), stream)
+    staged, copies, reasons, buffers = chained_copies(record, stored_arguments(arguments), stream)
     maps = chained_tensor_maps(record, staged)
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
@@ -2580,8 +2594,6 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
         entry.launch_remarks[asked] = remark
         launch_grid = (ctas, 1, 1)
     if copies:
-        from tileorch.launchers.gemm_host import StagingPlan
-
         text = "; ".join(reasons)
         said = f"{kernel_location(kernel)}: remark: {text}"
         entry.launch_remarks[asked] = f"{said}; {entry.launch_remarks[asked]}" if asked in entry.launch_remarks \
@@ -2593,10 +2605,10 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
 
             entry.copy_said = True
             warnings.warn(f"{kernel_warning(kernel)}: {text}", PerformanceWarning, stacklevel=user_stacklevel())
-        StagingPlan.run(copies, stream)  # (on the launch's stream: ordered after the work writing the arrays)
-        fast = None  # the copy is made at each launch: not bound (a bound launch would replay the kernel alone)
+    # the copies on the launch's stream (ordered after the work writing the arrays), before each launch
+    before = _copies_before(copies, buffers) if copies else None
     _run(entry.image, launch_grid, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync,
-         fast)
+         fast, before=before)
 
 
 def launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str = "sm_90a", schedule: str = "auto",
@@ -2896,7 +2908,7 @@ def _row_cache_choice(entry: _Compiled, kernel: Any, arguments: list[Argument], 
 
 
 def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int, cluster: tuple, stream: int,
-         sync: bool, fast: tuple | None, layout: tuple | None = None) -> None:
+         sync: bool, fast: tuple | None, layout: tuple | None = None, before: Any = None) -> None:
     """Launch ``kernel`` (a loaded :class:`~tileorch.runtime.module.Kernel`) with these parameter
     bytes.  With ``fast`` (the call's key, never with ``sync``) through a
     :class:`~tileorch.runtime.launch.BoundLaunch` that is kept under the key for the next equal
@@ -2904,10 +2916,14 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
     (``sync``: waited for, with the hang watchdog).  ``layout``: (the parameters holding the
     arrays' pointers, in argument order; each array's byte extent relative to its pointer) of a
     program whose arrays reach the kernel as those pointers only: a later call that differs in
-    the addresses only re-points the bound launch (:func:`~tileorch.launchers.cutile_bound.rebound`)."""
+    the addresses only re-points the bound launch (:func:`~tileorch.launchers.cutile_bound.rebound`).
+    ``before(stream)``: enqueued on the stream before the kernel, at this launch and at each launch of the bound
+    one (a padded copy of an array, :func:`chained_copies`); such a launch is never re-pointed."""
     from tileorch.runtime.launch import BoundLaunch
     from tileorch.runtime.launch import launch as runtime_launch
 
+    if before is not None:
+        before(stream)
     if fast is None:
         runtime_launch(kernel, grid, block, params, cluster=cluster, smem=smem, stream=stream, wait=sync)
         return
@@ -2915,6 +2931,12 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
     bound = BoundLaunch(kernel, grid, block, params, cluster=cluster, smem=smem)
     again = bound.launcher()
     again(stream)
+    if before is not None:  # (the bound launch makes the copy first, every time)
+        def again(s: int, _kernel: Any = again, _before: Any = before) -> None:
+            _before(s)
+            _kernel(s)
+
+        layout = None
     keep(fast, again)
     if layout is not None:
         slots, extents = layout
