@@ -595,3 +595,22 @@ def test_a_strided_c_under_a_grid_covering_part_of_it_is_copied_in_first(monkeyp
     out = prepared[0]["copies_out"]
     assert prepared[0]["copies_in"] == [(d, dp, s, sp, w, r) for s, sp, d, dp, w, r in out]
     assert prepared[0]["sched_mn"] is not None  # (the scheduler walks the covered tiles only)
+
+
+def test_the_scratch_c_is_shared_per_size_and_stream(monkeypatch):
+    """Launches of one C size on one stream share one scratch (new output arrays each call do not keep one each:
+    before, every prepared launch would hold its own); another stream gets its own (launches on two streams may
+    overlap); at most ``_C_SCRATCH_MAX`` kept by the cache."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.runtime import buffers
+
+    _Scratch.made = []
+    monkeypatch.setattr(buffers, "DeviceBuffer", _Scratch)
+    rc._c_scratch.clear()
+    first = rc._c_scratch_buffer(4096, 0)
+    assert rc._c_scratch_buffer(4096, 0) is first
+    assert rc._c_scratch_buffer(4096, 7) is not first and rc._c_scratch_buffer(8192, 0) is not first
+    for size in range(rc._C_SCRATCH_MAX + 2):
+        rc._c_scratch_buffer(16 * (size + 1), 3)
+    assert len(rc._c_scratch) == rc._C_SCRATCH_MAX
+    rc._c_scratch.clear()

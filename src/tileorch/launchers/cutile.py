@@ -1034,6 +1034,8 @@ def _forget_bound_state() -> None:
     forget_native()
     forget_bound()
     _prepared.clear()
+    _c_scratch.clear()
+    _chained_scratch.clear()
 
 
 def _set_last_hot_aside() -> None:
@@ -1646,6 +1648,27 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the WGMMA GEMM needs B row-major or column-major "
                                  f"(a transposed view), got strides {b.strides} for shape {b.shape}")
     return a, b, c, m, n, k, batch, counts
+
+
+_c_scratch: OrderedDict = OrderedDict()
+"""The packed scratch Cs of launches whose C is not stacked (:func:`c_scatter_copies`), one per (bytes, stream):
+the prepared launches of one size on one stream share it (stream-ordered: each launch's kernel writes it and its
+copies read it before the next launch's kernel), so new output arrays each call do not keep a scratch each; at most
+:data:`_C_SCRATCH_MAX` kept here (a prepared launch keeps its own alive)."""
+_C_SCRATCH_MAX = 4
+
+
+def _c_scratch_buffer(nbytes: int, stream: int) -> Any:
+    from tileorch.runtime.buffers import DeviceBuffer
+
+    key = (nbytes, stream)
+    buf = _c_scratch.get(key)
+    if buf is None:
+        buf = _c_scratch[key] = DeviceBuffer(nbytes)
+        while len(_c_scratch) > _C_SCRATCH_MAX:
+            _c_scratch.popitem(last=False)
+    _c_scratch.move_to_end(key)
+    return buf
 
 
 def scattered_c(cfg: Any, c: ArrayArg) -> bool:
@@ -2319,9 +2342,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         kv_arguments, kv_copies, kv_buffers = kvec_copies(gk.cfg, arguments) if kvec_copy else (arguments, [], [])
         c_ptr, c_out = c.ptr, []
         if scatter is not None:  # the packed scratch C the kernel stores, kept by the prepared launch
-            from tileorch.runtime.buffers import DeviceBuffer
-
-            scratch = DeviceBuffer(batch * m * n * c.itemsize)
+            scratch = _c_scratch_buffer(batch * m * n * c.itemsize, stream)
             kv_buffers = [*kv_buffers, scratch]
             c_ptr, c_out = scratch.ptr, c_scatter_copies(scatter, scratch.ptr)
             if cov is not None:  # (C's uncovered parts: copied in, copied back unchanged)
