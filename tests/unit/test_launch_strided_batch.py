@@ -614,3 +614,28 @@ def test_the_scratch_c_is_shared_per_size_and_stream(monkeypatch):
         rc._c_scratch_buffer(16 * (size + 1), 3)
     assert len(rc._c_scratch) == rc._C_SCRATCH_MAX
     rc._c_scratch.clear()
+
+
+@needs_cutile
+@pytest.mark.parametrize("m,n", [(130, 0), (0, 80)])
+def test_an_empty_output_launches_nothing_and_warns_nothing(monkeypatch, m, n):
+    """M = 0 or N = 0 (C has no element; torch gives the empty operand strides (1, 1)): nothing to compute, no SIMT
+    launch, no warning (before: B ``[96, 0]``'s strides (1, 1) were 'needs B row-major or column-major' and the
+    whole launch ran SIMT with that warning; GPU log of session 43, test_first_hour_gpu's [256-0-128])."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import test_review29_dots as dots
+
+    from tileorch.testing.user_programs import UserProgram
+
+    name = "matmul_fn_f16_steps"
+    spec = list(dots.SPECS[name])
+    empty = (1, 1)  # torch's strides of an array with a zero extent
+    spec[0] = ((m, 96), spec[0][1], empty if m == 0 else None)
+    spec[1] = ((96, n), spec[1][1], empty if n == 0 else None)
+    spec[2] = ((m, n), spec[2][1], empty)
+    program = UserProgram(getattr(dots, name), dots.SPECS[name], (3, 2), "gemm")
+    path, _, prepared, said, _ = _launch(monkeypatch, None, name, spec=spec, program=program)
+    assert path == "gemm" and not prepared and not said, said

@@ -1644,7 +1644,8 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         if not _row_major(x):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
                                      f"array, got strides {x.strides} for shape {x.shape}")
-    if not (_row_major(b) or _column_major(b) or "b" in mid or (strided and strided.get("row_pitch", (0, 0))[1])):
+    if 0 not in b.shape and not (_row_major(b) or _column_major(b) or "b" in mid or (  # (empty: as above)
+            strided and strided.get("row_pitch", (0, 0))[1])):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the WGMMA GEMM needs B row-major or column-major "
                                  f"(a transposed view), got strides {b.strides} for shape {b.shape}")
     return a, b, c, m, n, k, batch, counts
