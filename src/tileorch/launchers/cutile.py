@@ -1461,7 +1461,7 @@ def kvec_copies(cfg: Any, arguments: list[Argument], alloc: Any = None) -> tuple
     return [staged.get(a.position, a) if isinstance(a, ArrayArg) else a for a in arguments], copies, buffers
 
 
-def _kvec_global_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments: list[Argument], arch: str,
+def _kvec_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments: list[Argument], arch: str,
                        say: Any) -> tuple[_Compiled, bool]:
     """(the entry to launch, whether its K vectors are copied into aligned scratch first): ``entry`` as it is where
     the producer's TMA reads every K vector's array (``GemmConfig.kvecs``) in place; ``entry`` with copies
@@ -2245,7 +2245,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         entry = _broadcast_b_entry(entry, kernel, arguments, arch, b, say)
     kvec_copy = False  # a K vector's array the producer's TMA cannot read: an aligned copy, or global loads
     if entry is not None:
-        entry, kvec_copy = _kvec_global_entry(entry, own_entry, kernel, arguments, arch, say)
+        entry, kvec_copy = _kvec_entry(entry, own_entry, kernel, arguments, arch, say)
     if getattr(program, "tier_output", None) is not None and (entry is None or entry.program is not program):
         program.tier_output = None  # another configuration runs: the deferred program's lowering is not needed
     if entry is not None:
