@@ -1488,7 +1488,8 @@ def _kvec_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments: list[A
             raise LayoutNotSupported(f"{why}; {no_copy}; the kernel loading it from global memory was not compiled")
         text = (f"{why}; {no_copy}: the kernel {again.program.gemm_config.name} loads the K vectors from global "
                 "memory in each K step instead (kvec_global=1), on the tensor cores")
-    say(again, f"{kernel_location(kernel)}: remark: {text}")
+    for on in {id(again): again, id(own): own}.values():  # (the kernel that runs, and the program's own entry)
+        say(on, f"{kernel_location(kernel)}: remark: {text}")
     if not own.kvec_said:
         import warnings
 
@@ -2323,8 +2324,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                     f"it on the launch's stream ({n_copies} 2-D cop{'y' if n_copies == 1 else 'ies'}: one extra pass "
                     "over C" + ("; C copied into the scratch first: the launch grid covers part of it"
                                 if cov is not None else "") + ")")
-        if entry is not None:
-            say(entry, f"{kernel_location(kernel)}: remark: {c_reason}")
+        for on in {id(x): x for x in (entry, own_entry) if x is not None}.values():
+            say(on, f"{kernel_location(kernel)}: remark: {c_reason}")
         if not own_entry.c_scatter_said:  # (once per program, at the kernel's line)
             import warnings
 
