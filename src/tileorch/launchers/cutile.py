@@ -1839,7 +1839,7 @@ def _k_major_copy(obj: Any, b: ArrayArg, stream: int, operand: str = "B") -> tup
 
     on = torch_stream_for(torch, stream, obj.device)
     buf = k_major_copy.buffer(torch, obj, operand, stream, on)
-    again, what = k_major_copy.copier(obj, buf, stream)
+    again, what = k_major_copy.copier(obj, buf, stream, launch)
     if again is None:  # no copy program for it: torch's copy, on torch's object for the launch's stream
         with torch.cuda.stream(on):
             buf.copy_(obj.transpose(-1, -2))

@@ -103,8 +103,9 @@ def buffer(torch: Any, obj: Any, operand: str, stream: int, on: Any) -> Any:
     return buf
 
 
-def copier(obj: Any, buf: Any, stream: int) -> tuple[Callable[[int], None] | None, str]:
-    """Launch the K-major copy of the torch tensor ``obj`` into ``buf`` on ``stream`` now and return
+def copier(obj: Any, buf: Any, stream: int, launch: Callable[..., None]) -> tuple[Callable[[int], None] | None, str]:
+    """Launch the K-major copy of the torch tensor ``obj`` into ``buf`` on ``stream`` now (through ``launch``,
+    ``tileorch.cutile.launch``: compiled and kept bound like any program) and return
     (the function that enqueues the same copy again on a stream handle, a bound launch where the launcher
     kept one; what runs, for the remark), or (None, why not) when tileorch has no copy launch for it
     (nothing launched: the caller copies with torch)."""
@@ -114,7 +115,6 @@ def copier(obj: Any, buf: Any, stream: int) -> tuple[Callable[[int], None] | Non
         return None, found
     kernel, grid, args = found
     from tileorch.launchers import cutile_bound
-    from tileorch.launchers.cutile import launch
 
     try:
         launch(stream, grid, kernel, args)
