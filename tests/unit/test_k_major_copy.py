@@ -273,3 +273,22 @@ def test_with_copies_orders_every_copy_before_the_gemm():
                         lambda h: seen.append(("gemm", h)))
     go(5)
     assert seen == [("b", 5), ("a", 5), ("gemm", 5)]
+
+
+def test_the_bound_launch_keeps_its_buffer_alive(monkeypatch, tf32_n_major_program):
+    """The buffers are dropped past BUFFERS_MAX (or by clear_caches); a launch kept bound still writes its buffer
+    (by pointer), so the buffer must live as long as that launch: freed, torch's allocator would hand the memory
+    to another tensor, which the bound copy would then overwrite."""
+    import gc
+    import weakref
+
+    seen, _warned, bound = _launch(monkeypatch, tf32_n_major_program, _recording_launch)
+    (buf,) = kc._buffers.values()
+    alive = weakref.ref(buf)
+    del buf
+    kc._buffers.clear()
+    gc.collect()
+    assert alive() is not None, "the K-major buffer was freed while a launch bound with it is kept"
+    del bound[("key",)]
+    gc.collect()
+    assert alive() is None  # (and no longer once the launch is dropped)

@@ -121,10 +121,13 @@ def copier(obj: Any, buf: Any, stream: int, launch: Callable[..., None]) -> tupl
     except Exception as exc:  # noqa: BLE001 - a refusal or compile failure: the caller's torch copy
         return None, f"tileorch's copy program was not launched: {type(exc).__name__}: {exc}"
     key = cutile_bound.call_key(kernel, grid, args, "sm_90a", "auto", "auto")
-    go = cutile_bound.bound_launches.get(key) if key is not None else None
-    if go is None:  # not kept bound (e.g. a setting): each call through tileorch.cutile.launch's hot path
-        def go(handle: int, kernel=kernel, grid=grid, args=args) -> None:
+    bound = cutile_bound.bound_launches.get(key) if key is not None else None
+    if bound is None:  # not kept bound (e.g. a setting): each call through tileorch.cutile.launch's hot path
+        def go(handle: int, kernel=kernel, grid=grid, args=args, buf=buf) -> None:
             launch(handle, grid, kernel, args)
+    else:  # (``buf``: the buffer lives as long as a launch writing it does, whatever _buffers drops)
+        def go(handle: int, bound=bound, buf=buf) -> None:
+            bound(handle)
     tr, tc = args[2], args[3]
     what = (f"tileorch's copy program {kernel_label(kernel)} ({grid[0] * grid[1] * grid[2]} programs of "
             f"{tr} x {tc} elements) on the launch's stream before the GEMM")
