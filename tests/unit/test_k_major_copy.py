@@ -292,3 +292,14 @@ def test_the_bound_launch_keeps_its_buffer_alive(monkeypatch, tf32_n_major_progr
     del bound[("key",)]
     gc.collect()
     assert alive() is None  # (and no longer once the launch is dropped)
+
+
+def test_plan_ignores_batch_dimensions_of_extent_one():
+    """[1, 6, R, C] whose extent-1 dimension has any stride (a view of a larger array): still 6 matrices, each
+    2 R C apart; [6, 1, R, C] likewise."""
+    r, c = 40, 24
+    for shape, strides in (((1, 6, r, c), (12345, 2 * r * c, c, 1)), ((6, 1, r, c), (2 * r * c, 777, c, 1))):
+        found = kc.plan(0x4000, shape, strides, 4, 0xB000)
+        assert not isinstance(found, str), found
+        _, grid, (x, _, _, _) = found
+        assert grid[2] == 6 and x.__cuda_array_interface__["strides"][0] == 2 * r * c * 4

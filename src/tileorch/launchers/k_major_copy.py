@@ -63,10 +63,11 @@ def plan(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], itemsize: i
     if itemsize not in TILES:
         return f"no copy program for {itemsize}-byte elements"
     lead = shape[:-2]
-    if len(lead) > 1:  # [B0, B1, .., R, C]: one [L, R, C] array when the batch dimensions nest densely
-        for d in range(len(lead) - 1):
-            if lead[d + 1] != 1 and strides[d] != strides[d + 1] * lead[d + 1]:
-                return "the batch dimensions are not one strided dimension"
+    # [B0, B1, .., R, C]: one [L, R, C] array when the batch dimensions (those of extent 1 aside) nest densely
+    dims = [(d, st) for d, st in zip(lead, strides[:-2]) if d != 1]
+    for (_, outer), (inner_d, inner) in zip(dims, dims[1:]):
+        if outer != inner * inner_d:
+            return "the batch dimensions are not one strided dimension"
     rows, cols = shape[-2], shape[-1]
     batch = 1
     for d in lead:
@@ -81,7 +82,7 @@ def plan(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], itemsize: i
         x = DeviceView(ptr, (rows, cols), (strides[-2] * itemsize, strides[-1] * itemsize), typestr)
         y = DeviceView(out_ptr, (cols, rows), (rows * itemsize, itemsize), typestr)
         return copy2d, grid, (x, y, tr, tc)
-    lstride = strides[len(lead) - 1] if batch > 1 else rows * cols
+    lstride = dims[-1][1] if dims else rows * cols  # (the innermost batch dimension's stride)
     x = DeviceView(ptr, (batch, rows, cols), (lstride * itemsize, strides[-2] * itemsize, strides[-1] * itemsize),
                    typestr)
     y = DeviceView(out_ptr, (batch, cols, rows), (rows * cols * itemsize, rows * itemsize, itemsize), typestr)
