@@ -6,7 +6,8 @@ of prefill at a runtime ``input_pos``; sliding-window causal; key lengths from a
 tiles; bf16 with ``axis=-1``; multi-head decode) the chained-dots TMA + WGMMA kernel; the GEMMs (the MatMul
 sample's 1-D grid with its group swizzle, its tf32 choice, its persistent loop, batched matmul on grid axis 1,
 a shared 2-D weight, split-K by atomics, a SwiGLU dual GEMM, a GELU epilogue, MoE grouped GEMM, a linear layer by
-``order=(1, 0)``, ``alpha A B + beta C``, decode GEMV, int8 with row / column scales, the sample's 128 x 256 x 64
+``order=(1, 0)``, ``alpha A B (+ beta C)`` under a ``ConstBool``, decode GEMV, int8 with row / column scales,
+the sample's 128 x 256 x 64
 tiles) the TileAS tier; programs without a dot the SIMT path.
 
 CI time (issue 22, brief: the sweep's CI part ~20 CPU s): CI compiles :data:`CI_COMPILE` (each with LLVM) and
@@ -40,13 +41,13 @@ PTX_NEEDS = {
     "split_k_atomic_add_f32": [r"(atom|red)(\.\w+)*\.add(\.\w+)*\.f32"],
     "swiglu_mlp_gate_up_two_weights": [WGMMA.format("f32", "bf16", "bf16")],
     "int8_gemm_row_col_scales_bf16": [WGMMA.format("s32", "s8", "s8")],
-    "histogram_atomic_add_bins": [r"(atom|red)(\.\w+)*\.add(\.\w+)*\.[us]32"],
+    "histogram_of_floats_padding_past_the_last_bin": [r"(atom|red)(\.\w+)*\.add(\.\w+)*\.[us]32"],
     "layernorm_bwd_dw_db_atomic_partials": [r"(atom|red)(\.\w+)*\.add(\.\w+)*\.f32"],
 }
 """Per program: regular expressions its PTX must match (the idiom lowered as written, not refused or widened)."""
 
 CI_COMPILE = {"split_k_atomic_add_f32", "swiglu_mlp_gate_up_two_weights", "moe_grouped_gemm_expert_per_m_tile",
-              "bmm_batch_on_grid_axis_1_flat_tiles", "histogram_atomic_add_bins"}
+              "bmm_batch_on_grid_axis_1_flat_tiles", "histogram_of_floats_padding_past_the_last_bin"}
 """The programs CI compiles to PTX (atomics from the tier's epilogue, the dual GEMM, batch indices computed by the
 program); every program with ``TILEORCH_EMULATE_ALL=1``."""
 F64_DOT = "dgemm_float64_tiles"

@@ -83,7 +83,8 @@ COMPILE_ERRORS = {
     # found by this sweep: compiled, and `tileorch check` said "OK: all properties hold"; now the verifier's
     # (check_state_not_stale: decided by the IR alone, so the compile refuses it as the checker does)
     "a_consume_of_the_state_before_the_loop": (
-        "coop_pipeline", "        cutlass.pipeline.consume %ready, %s {", "        cutlass.pipeline.consume %ready, %start {",
+        "coop_pipeline", "        cutlass.pipeline.consume %ready, %s {",
+        "        cutlass.pipeline.consume %ready, %start {",
         "uses pipeline state %start, defined before the enclosing scf.for that advances its state variable",
         "cutlass.pipeline.consume %ready, %start"),
     "a_release_of_the_state_before_the_loop": (

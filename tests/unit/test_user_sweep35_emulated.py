@@ -225,10 +225,10 @@ def _case_linear_weight_nk_by_order_bias_relu():
     _check(out, ref, 1e-2, 2e-3)  # f16 out
 
 
-def _case_gemm_alpha_beta_c_in_place():
-    a, b, c = _h(100, 64), _h(64, 80, scale=0.3), RNG.standard_normal((100, 80)).astype(np.float32)
-    out = emulate("gemm_alpha_beta_c_in_place", {0: a, 1: b, 2: c.copy(), 3: 1.5, 4: -0.5})[2]
-    _check(out, 1.5 * _mm(a, b) - 0.5 * _d(c), 1e-3)
+def _case_gemm_alpha_beta_constbool_f16_c():
+    a, b, c = _h(100, 64), _h(64, 80, scale=0.3), _h(100, 80)
+    out = emulate("gemm_alpha_beta_constbool_f16_c", {0: a, 1: b, 2: c.copy(), 3: 1.5, 4: -0.5})[2]
+    _check(out, 1.5 * _mm(a, b) - 0.5 * _d(c), 1e-2, 2e-3)  # f16 C
 
 
 def _case_decode_gemv_one_token():

@@ -1,16 +1,17 @@
 """The thirty-fifth user sweep (session 43): cuTile programs written the way cuTile's own published samples and tests
-write them (NVIDIA/cutile-python ``samples/``: the FMHA sample's spellings -- K loaded transposed by ``order=(0, 1,
-3, 2)``, ``ConstBool`` switches for causal / even-K masking tested inside the key loop, an additive ``-inf`` mask,
-Python's ``max`` of two tiles, ``exp2(..., flush_to_zero=True)``, ``truediv`` with the approximate rounding mode, numpy
-dtypes, a query-position offset ``input_pos``, a value head dim unlike the key's; the MatMul sample's 1-D grid with
-its group swizzle in a plain Python helper, the ``tfloat32`` choice by the input dtype, the persistent loop over
-``ct.num_blocks(0)``), and the kernels users port next: batched and broadcast-weight matmul, split-K by atomics, SwiGLU
-dual GEMMs, a GELU epilogue, MoE grouped GEMM with an expert per M tile, a linear layer with its ``[N, K]`` weight
-read through ``order``, ``alpha A B + beta C``, decode GEMV, int8 with row / column scales; layernorm forward and both
-backward kernels, RMSNorm (alone and with a fused residual), softmax in one tile and over several, RoPE, a SwiGLU
-activation, a histogram by atomics, argmax and top-2, row prefix sums across tiles, a transpose, an embedding
-gather, a cross-entropy loss, vector add by load / store and by gather / scatter.  Shapes are the ragged ones users
-launch (M / N / K not multiples of the tile, batch dims, decode shapes).
+write them (NVIDIA/cutile-python ``samples/``: the FMHA sample's spellings -- K loaded transposed by ``order=(0, 1, 3,
+2)``, ``ConstBool`` switches for causal / even-K masking tested inside the key loop, an additive ``-inf`` mask,
+Python's ``max`` of two tiles, ``exp2(..., flush_to_zero=True)``, ``truediv`` with the approximate rounding mode,
+numpy dtypes, a query-position offset ``input_pos``, a value head dim unlike the key's; the MatMul sample's 1-D grid
+with its group swizzle in a plain Python helper, the ``tfloat32`` choice by the input dtype, the persistent loop over
+``ct.num_blocks(0)``), and the kernels users port next: batched and broadcast-weight matmul, split-K by atomics,
+SwiGLU dual GEMMs, a GELU epilogue, MoE grouped GEMM with an expert per M tile, a linear layer with its ``[N, K]``
+weight read through ``order``, ``alpha A B (+ beta C)`` under a ``ConstBool``, decode GEMV, int8 with row / column
+scales; layernorm forward and both backward kernels, RMSNorm (alone and with a fused residual), softmax in one tile
+and over several, RoPE, a SwiGLU activation, a histogram by atomics, argmax and top-2, row prefix sums across tiles, a
+transpose, an embedding gather, a cross-entropy loss, vector add by load / store and by gather / scatter; an f64 GEMM
+(SIMT, refused by the tier at its dot). Shapes are the ragged ones users launch (M / N / K not multiples of the tile,
+batch dims, decode shapes).
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep35_compile.py, tests/unit/test_user_sweep35_interp.py,
@@ -465,15 +466,19 @@ def linear_weight_nk_by_order_bias_relu(X, W, Bias, Y, tm: ConstInt, tn: ConstIn
 
 
 @ct.kernel
-def gemm_alpha_beta_c_in_place(A, B, C, alpha: float, beta: float, tm: ConstInt, tn: ConstInt, tk: ConstInt):
-    """BLAS's ``C = alpha A B + beta C``: C read and written (f32), alpha / beta runtime scalars, f16 operands."""
+def gemm_alpha_beta_constbool_f16_c(A, B, C, alpha: float, beta: float, HAS_BETA: ConstBool, tm: ConstInt,
+                                    tn: ConstInt, tk: ConstInt):
+    """``C = alpha A B (+ beta C)`` with the C read compiled in only when the ``ConstBool`` HAS_BETA is set (the
+    samples' constexpr switch), C f16 read and written in place, alpha / beta runtime scalars."""
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
     for k in range(ct.cdiv(A.shape[1], tk)):
         acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
                      ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
-    c = ct.load(C, index=(bm, bn), shape=(tm, tn), padding_mode=ZERO)
-    ct.store(C, index=(bm, bn), tile=alpha * acc + beta * c)
+    acc = alpha * acc
+    if HAS_BETA:
+        acc = acc + beta * ct.load(C, index=(bm, bn), shape=(tm, tn), padding_mode=ZERO).astype(ct.float32)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
 
 
 @ct.kernel
@@ -539,8 +544,9 @@ _add("moe_grouped_gemm_expert_per_m_tile", moe_grouped_gemm_expert_per_m_tile,
 _add("linear_weight_nk_by_order_bias_relu", linear_weight_nk_by_order_bias_relu,
      [_a((100, 128), F16), _a((80, 128), F16), _a((80,)), _a((100, 80), F16), 64, 64, 64], (2, 2), "gemm",
      outputs=(3,))
-_add("gemm_alpha_beta_c_in_place", gemm_alpha_beta_c_in_place,
-     [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80)), 1.5, -0.5, 64, 64, 64], (2, 2), "gemm", outputs=(2,))
+_add("gemm_alpha_beta_constbool_f16_c", gemm_alpha_beta_constbool_f16_c,
+     [_a((100, 64), F16), _a((64, 80), F16), _a((100, 80), F16), 1.5, -0.5, True, 64, 64, 64], (2, 2), "gemm",
+     outputs=(2,))
 _add("decode_gemv_one_token", decode_gemv_one_token,
      [_a((1, 384), BF16), _a((384, 200), BF16), _a((1, 200)), 64, 64, 64], (4,), "gemm", outputs=(2,))
 _add("int8_gemm_row_col_scales_bf16", int8_gemm_row_col_scales_bf16,
@@ -647,7 +653,7 @@ def rmsnorm_bf16_weight_one_tile(X, W, Y, eps: float, TILE_N: ConstInt):
 
 
 @ct.kernel
-def fused_add_rmsnorm_residual_out(X, Res, W, Y, eps: float, TILE_N: ConstInt):
+def fused_add_rmsnorm_residual_in_place_f16(X, Res, W, Y, eps: float, TILE_N: ConstInt):
     """The fused residual add + RMSNorm of LLM blocks: ``h = x + res`` written back into Res (f16), then
     ``y = h * rsqrt(mean(h^2) + eps) * w``; N = 200 in 256 columns."""
     row = ct.bid(0)
@@ -712,7 +718,7 @@ def swiglu_activation_from_concat(GU, Y, N: ConstInt, TM: ConstInt, TN: ConstInt
 
 
 @ct.kernel
-def histogram_atomic_add_bins(X, Hist, NBINS: ConstInt, TILE: ConstInt):
+def histogram_of_floats_padding_past_the_last_bin(X, Hist, NBINS: ConstInt, TILE: ConstInt):
     """A histogram of values in [0, 1) over NBINS = 16 bins: each element's bin ``floor(x * NBINS)`` gets 1 by
     ``ct.atomic_add`` (int32 counts); elements past the array's end are sent to bin NBINS, past Hist's end, which
     the bounds check drops; 1000 values in tiles of 256."""
@@ -821,7 +827,7 @@ _add("layernorm_bwd_dw_db_atomic_partials", layernorm_bwd_dw_db_atomic_partials,
      outputs=(4, 5))
 _add("rmsnorm_bf16_weight_one_tile", rmsnorm_bf16_weight_one_tile,
      [_a((5, 300), BF16), _a((300,), BF16), _a((5, 300), BF16), 1e-6, 512], (5,), "simt", outputs=(2,))
-_add("fused_add_rmsnorm_residual_out", fused_add_rmsnorm_residual_out,
+_add("fused_add_rmsnorm_residual_in_place_f16", fused_add_rmsnorm_residual_in_place_f16,
      [_a((5, 200), F16), _a((5, 200), F16), _a((200,)), _a((5, 200), F16), 1e-6, 256], (5,), "simt",
      outputs=(1, 3))
 _add("softmax_rows_one_tile_neg_inf", softmax_rows_one_tile_neg_inf, [_a((6, 100), F16), _a((6, 100), F16), 128],
@@ -832,8 +838,8 @@ _add("rope_rotate_half_bshd", rope_rotate_half_bshd,
      [_a((2, 50, 3, 64)), _a((50, 32)), _a((50, 32)), _a((2, 50, 3, 64)), 16, 32], (4, 3, 2), "simt", outputs=(3,))
 _add("swiglu_activation_from_concat", swiglu_activation_from_concat,
      [_a((50, 256), BF16), _a((50, 128), BF16), 128, 32, 64], (2, 2), "simt", outputs=(1,))
-_add("histogram_atomic_add_bins", histogram_atomic_add_bins, [_a((1000,)), _a((16,), I32), 16, 256], (4,), "simt",
-     outputs=(1,))
+_add("histogram_of_floats_padding_past_the_last_bin", histogram_of_floats_padding_past_the_last_bin,
+     [_a((1000,)), _a((16,), I32), 16, 256], (4,), "simt", outputs=(1,))
 _add("argmax_rows_store_int32", argmax_rows_store_int32, [_a((4, 1000)), _a((4,), I32), 1024], (4,), "simt",
      outputs=(1,))
 _add("top2_per_row_values_and_indices", top2_per_row_values_and_indices,
