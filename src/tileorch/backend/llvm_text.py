@@ -33,6 +33,7 @@ from xdsl.dialects import llvm
 from xdsl.ir import Block, Operation
 
 from tileorch.dialects import llvm_ext
+from tileorch.dominance import DIRECT_FIELDS as _DIRECT_FIELDS
 
 FALLBACKS = [0]
 """Functions :func:`function_body` left to llvmlite (a one-element list: a counter for tests)."""
@@ -270,7 +271,7 @@ class _Writer:
         if opname is not None:
             if _binop_flags(op):
                 raise _NotCovered("flags")
-            a, b = op.operands
+            a, b = op._operands if _DIRECT_FIELDS else op.operands  # (the tuple: no view per op)
             (lt, lhs), (rt, rhs) = self.vals[id(a)], self.vals[id(b)]
             if lt is not rt and lt != rt:
                 raise _NotCovered("operand types")
@@ -293,7 +294,7 @@ class _Writer:
         if name is not None:
             if cls in _CASTS and _cast_flags(op):
                 raise _NotCovered("cast flags")
-            (res,), (arg,) = op.results, op.operands
+            (res,), (arg,) = op.results, (op._operands if _DIRECT_FIELDS else op.operands)
             typ = self.type(res.type)
             return self.result(op, typ, f"{name} {self.typed(arg)} to {typ}")
         if cls is llvm.BrOp:

@@ -11,10 +11,13 @@ fewer generators: the passes walk a module some twenty times) and
 without climbing to the top for an inserted op that has no regions), and
 :mod:`tileorch.transforms.value_uses`' ``SSAValue.replace_all_uses_with`` and ``SSAValue.get`` (the
 same uses moved in the same order, the same value returned, without a view and a tuple rebuilt from
-slices per use or a ``typing`` subscription per call)."""
+slices per use or a ``typing`` subscription per call), and :mod:`tileorch.transforms.llvm_memory_ops`'
+constructors of ``llvm.getelementptr``, ``llvm.load`` and ``llvm.store`` (the same properties, from
+attributes made once per value)."""
 
 from tileorch.transforms import attach_op as _attach_op
 from tileorch.transforms import fast_walk as _fast_walk
+from tileorch.transforms import llvm_memory_ops as _llvm_memory_ops
 from tileorch.transforms import op_accessors as _op_accessors
 from tileorch.transforms import op_init as _op_init
 from tileorch.transforms import value_uses as _value_uses
@@ -24,3 +27,4 @@ _op_accessors.install()
 _fast_walk.install()
 _attach_op.install()
 _value_uses.install()
+_llvm_memory_ops.install()

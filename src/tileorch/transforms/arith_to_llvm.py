@@ -22,6 +22,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import llvm_ext
+from tileorch.dominance import DIRECT_FIELDS as _DIRECT_FIELDS
 from tileorch.transforms import defined_integer_llvm as defined
 from tileorch.transforms.index_to_llvm import ToLLVMPass, llvm_type
 
@@ -239,7 +240,7 @@ def _morph(op: Operation) -> bool:
         return False
     dst, properties, result_types = rule
     results = op.results
-    if len(results) != len(result_types) or op.regions or op.successors:
+    if len(results) != len(result_types) or op.regions or (op._successors if _DIRECT_FIELDS else op.successors):
         return False
     for res, want in zip(results, result_types):
         if res.type is not want and res.type != want:
