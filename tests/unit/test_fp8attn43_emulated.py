@@ -110,3 +110,17 @@ def test_head_dim_96_in_a_128_wide_tile():
     v, vf = _half("f16", 2, 200, 96)
     out = s3._chained("fp8qk_descaled_e4m3_d96_in_128", {0: q, 1: k, 2: v}, (3, 2, 1))[3]
     _check(out, _attn(_scores(qf, kf, 0.5 / math.sqrt(96)), vf))
+
+
+@pytest.mark.parametrize("name, bh, sq, sk, d, grid", [
+    ("fp8qk_descaled_e4m3_d32", 2, 100, 130, 32, (2, 2, 1)),
+    ("fp8qk_descaled_e4m3_d256", 1, 100, 150, 256, (2, 1, 1)),
+    pytest.param("fp8qk_descaled_e4m3_bm256_d64", 2, 300, 200, 64, (2, 2, 1), marks=EXTENDED)])
+def test_descaled_e4m3_other_shapes(name, bh, sq, sk, d, grid):
+    """Head dim 32 (one 32-byte e4m3 box a row, the 32-byte swizzle, one k32 WGMMA per key tile), head dim 256 (two
+    128-byte boxes a row: K steps 4..7 in the second box) and 256-row tiles (four consumer warp groups, one 256 x
+    64-byte Q box)."""
+    (q, qf), (k, kf) = _fp8("e4m3", bh, sq, d), _fp8("e4m3", bh, sk, d)
+    v, vf = _half("f16", bh, sk, d)
+    out = s3._chained(name, {0: q, 1: k, 2: v}, grid)[3]
+    _check(out, _attn(_scores(qf, kf, PROGRAMS[name].spec[4] / math.sqrt(d)), vf))

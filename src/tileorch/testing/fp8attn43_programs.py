@@ -224,3 +224,14 @@ _add("fp8qk_descaled_e4m3_d96_in_128", fp8qk_descaled,
      [((2, 150, 96), E4M3), ((2, 200, 96), E4M3), ((2, 200, 96), F16), ((2, 150, 96), F16), 0.5, LOG2E / math.sqrt(96),
       64, 64, 128], (3, 2), "chained", outputs=(3,),
      notes="head dim 96 in a 128-wide tile: the dots run 96 columns (head_dim_width.py), the e4m3 boxes 32 wide")
+_add("fp8qk_descaled_e4m3_d32", fp8qk_descaled,
+     [((2, 100, 32), E4M3), ((2, 130, 32), E4M3), ((2, 130, 32), F16), ((2, 100, 32), F16), 0.5, LOG2E / math.sqrt(32),
+      64, 64, 32], (2, 2), "chained", outputs=(3,),
+     notes="head dim 32: one 32-byte e4m3 box a row (32B swizzle), one k32 WGMMA per key tile")
+_add("fp8qk_descaled_e4m3_bm256_d64", fp8qk_descaled,
+     [((2, 300, 64), E4M3), ((2, 200, 64), E4M3), ((2, 200, 64), F16), ((2, 300, 64), F16), 0.5, _S64, 256, 64, 64],
+     (2, 2), "chained", outputs=(3,), notes="256-row tiles: four consumer warp groups")
+_add("fp8qk_descaled_e4m3_d256", fp8qk_descaled,
+     [((1, 100, 256), E4M3), ((1, 150, 256), E4M3), ((1, 150, 256), F16), ((1, 100, 256), F16), 0.25, LOG2E / 16.0,
+      64, 64, 256], (2, 1), "chained", outputs=(3,),
+     notes="head dim 256: two 128-byte e4m3 boxes a row, 8 k32 WGMMAs per key tile (the fifth in the second box)")
