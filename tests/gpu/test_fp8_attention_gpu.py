@@ -57,7 +57,7 @@ def _checked(name, inputs, refs, tol):
 
 @pytest.mark.parametrize("name", ["fp8qk_descaled_e4m3_d64", "fp8qk_descaled_e4m3_d128_bm128",
                                   "fp8qk_descaled_e4m3_d96_in_128", "fp8qk_descaled_e4m3_d32", "fp8qk_descaled_e4m3_d256",
-                                  "fp8qk_descaled_e4m3_bm256_d64"])
+                                  "fp8qk_descaled_e4m3_bm256_d64", "fp8qk_descaled_e4m3_d80_in_128"])
 def test_descaled_e4m3(name):
     q, k, v = _inputs(name)
     descale, d = PROGRAMS[name].spec[4], q.shape[-1]

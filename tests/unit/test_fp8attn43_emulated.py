@@ -124,3 +124,25 @@ def test_descaled_e4m3_other_shapes(name, bh, sq, sk, d, grid):
     v, vf = _half("f16", bh, sk, d)
     out = s3._chained(name, {0: q, 1: k, 2: v}, grid)[3]
     _check(out, _attn(_scores(qf, kf, PROGRAMS[name].spec[4] / math.sqrt(d)), vf))
+
+
+@pytest.mark.parametrize("granule, widths", [("1", [96, 80]), pytest.param("32", [96, 96], marks=EXTENDED)])
+def test_head_dim_80_run_at_the_arrays_width(granule, widths, monkeypatch):
+    """e4m3 arrays of head dim 80 in a 128-wide tile, compiled as the launcher compiles them for these arrays
+    (test_head_dim_width's ``_specialised``): the first dot reduces over 96 columns (80 rounded up to the e4m3 WGMMA's
+    K step of 32, whatever the 16- or 32-column granule; TMA's zero fill past the arrays' 80 bytes a row), the second
+    dot's N is the granule's width of 80."""
+    import tileorch.testing.gemm_emulation as ge
+    from test_head_dim_width import _specialised
+
+    monkeypatch.setenv("TILEORCH_ATTN_HEAD_DIM_WIDTH", granule)
+    name = "fp8qk_descaled_e4m3_d80_in_128"
+    p = PROGRAMS[name]
+    generic, narrow = _specialised(p.kernel, p.spec, name)
+    assert narrow is not None and narrow.chained["head_dim_width"] == widths, narrow and narrow.chained
+    assert [t["box"] for t in narrow.chained["tmaps"][:2]] == [32, 32]  # three 32-byte e4m3 boxes a row
+    monkeypatch.setattr(ge, "compile_cutile", lambda kernel, spec, name=None, **kw: _specialised(kernel, spec, name)[1])
+    (q, qf), (k, kf) = _fp8("e4m3", 2, 150, 80), _fp8("e4m3", 2, 200, 80)
+    v, vf = _half("f16", 2, 200, 80)
+    out = s3._chained(name, {0: q, 1: k, 2: v}, (3, 2, 1))[3]
+    _check(out, _attn(_scores(qf, kf, 0.5 / math.sqrt(80)), vf))

@@ -235,3 +235,8 @@ _add("fp8qk_descaled_e4m3_d256", fp8qk_descaled,
      [((1, 100, 256), E4M3), ((1, 150, 256), E4M3), ((1, 150, 256), F16), ((1, 100, 256), F16), 0.25, LOG2E / 16.0,
       64, 64, 256], (2, 1), "chained", outputs=(3,),
      notes="head dim 256: two 128-byte e4m3 boxes a row, 8 k32 WGMMAs per key tile (the fifth in the second box)")
+_add("fp8qk_descaled_e4m3_d80_in_128", fp8qk_descaled,
+     [((2, 150, 80), E4M3), ((2, 200, 80), E4M3), ((2, 200, 80), F16), ((2, 150, 80), F16), 0.5, LOG2E / math.sqrt(80),
+      64, 64, 128], (3, 2), "chained", outputs=(3,),
+     notes="head dim 80 in a 128-wide tile: the launcher's head-dim variant runs the e4m3 first dot over 96 columns "
+     "(K steps of 32: three 32-byte boxes a row), the second dot over 80")
