@@ -12,7 +12,8 @@ nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader |
 git rev-parse --short HEAD 2>/dev/null | sed 's/^/[s43 fp8attn] commit /'
 T0=$(date +%s)
 timeout ${TESTS_S:-60} python3 -m pytest -q --tb=short -p no:cacheprovider -rfE -n 8 tests/gpu/test_fp8_attention_gpu.py \
-  "tests/gpu/test_user_sweep32_gpu.py" -k "fp8 or e4m3 or descaled or two_scales or gqa or refused" > "$S/gpu_tests.log" 2>&1
+  tests/gpu/test_user_sweep32_gpu.py tests/gpu/test_user_sweep5_gpu.py tests/gpu/test_attnzoo30_gpu.py \
+  -k "fp8 or e4m3 or descaled or two_scales or gqa or refused" > "$S/gpu_tests.log" 2>&1
 echo "[s43 fp8attn] tests rc=$? $(( $(date +%s) - T0 )) s: $(tail -n 1 "$S/gpu_tests.log")"
 grep -E "^(FAILED|ERROR)" "$S/gpu_tests.log" | head -12 | cut -c1-300 | sed 's/^/[s43 fp8attn] /'
 T1=$(date +%s)
