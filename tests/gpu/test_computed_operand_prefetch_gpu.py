@@ -14,8 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 ct = pytest.importorskip("cuda.tile")
 
-import tileorch.cutile  # noqa: E402
-from tileorch.launchers import cutile as rc  # noqa: E402
+from computed_operand_gpu import f16, gen, launch, rel  # noqa: E402
 from tileorch.testing.computed_b_programs import (a8_dequant, a_times_gamma, b_times_k_row_vector, relu_a,  # noqa: E402
                                                   w8a16_group_scale)
 
@@ -30,81 +29,59 @@ def _prefetch(monkeypatch, request):
     monkeypatch.setenv("TILEORCH_COMPUTED_OPERAND", request.param)
 
 
-def _gen(seed):
-    return torch.Generator(device="cuda").manual_seed(seed)
-
-
-def _f16(x):
-    return x.half().float()
-
-
 def _launch(kernel, args, tiles, m, n, extra=(), k_vectors=True):
-    tm, tn, _ = tiles
-    grid = ((m + tm - 1) // tm, (n + tn - 1) // tn, 1)
-    tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, (*args, *tiles, *extra))
-    torch.cuda.synchronize()
-    program = rc.compiled(kernel, rc.describe_arguments(kernel, (*args, *tiles, *extra)), "sm_90a",
-                          "persistent").program
-    assert program.kind == "gemm", program.remarks
-    assert any("computed in the K loop" in r for r in program.remarks), program.remarks
-    if k_vectors:
-        assert any("one K step ahead" in r for r in program.remarks), program.remarks
-
-
-def _rel(out, ref):
-    assert not torch.isnan(out).any(), "unwritten outputs"
-    return float((out.float() - ref).abs().max() / ref.abs().max())
+    launch(kernel, args, tiles, m, n, extra, "one K step ahead" if k_vectors else None)
 
 
 @pytest.mark.parametrize("tiles", [(128, 128, 64), (64, 64, 64)], ids=str)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_a_times_gamma_prefetched(shape, tiles):
     m, n, k = shape
-    g = _gen(31 * m + n + k)
+    g = gen(31 * m + n + k)
     a = torch.randn(m, k, device="cuda", generator=g).half()
     gamma = (torch.rand(k, device="cuda", generator=g) + 0.5).half()
     b = (torch.randn(k, n, device="cuda", generator=g) * 0.5).half()
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
     _launch(a_times_gamma, (a, gamma, b, c), tiles, m, n)
-    assert _rel(c, (a * gamma[None, :]).float() @ b.float()) < 1e-3
+    assert rel(c, (a * gamma[None, :]).float() @ b.float()) < 1e-3
 
 
 @pytest.mark.parametrize("shape", SHAPES[:3], ids=str)
 def test_b_times_k_row_vector_prefetched(shape):
     m, n, k = shape
-    g = _gen(41 * m + n + k)
+    g = gen(41 * m + n + k)
     a = torch.randn(m, k, device="cuda", generator=g).half()
     b = (torch.randn(k, n, device="cuda", generator=g) * 0.5).half()
     r = (torch.rand(k, device="cuda", generator=g) + 0.5).half()
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
     _launch(b_times_k_row_vector, (a, b, r, c), (128, 128, 64), m, n)
-    assert _rel(c, a.float() @ (b * r[:, None]).float()) < 1e-3
+    assert rel(c, a.float() @ (b * r[:, None]).float()) < 1e-3
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_w8a16_group_scales_prefetched(shape):
     m, n, k = shape
-    g = _gen(17 * m + n + k)
+    g = gen(17 * m + n + k)
     a = (torch.randn(m, k, device="cuda", generator=g) * 0.5).half()
     w = torch.randint(-128, 128, (k, n), device="cuda", generator=g, dtype=torch.int32).to(torch.int8)
     s = torch.rand((k + 127) // 128, n, device="cuda", generator=g) * 1e-2 + 5e-3
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
     _launch(w8a16_group_scale, (a, w, s, c), (128, 128, 64), m, n, (128,))
-    ref = a.float() @ _f16(w.float() * s.repeat_interleave(128, 0)[:k])
-    assert _rel(c, ref) < 1e-3
+    ref = a.float() @ f16(w.float() * s.repeat_interleave(128, 0)[:k])
+    assert rel(c, ref) < 1e-3
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_relu_a_and_int8_activations(shape):
     """Computed As without vectors (``rows`` changes them: two consumer warp groups at 128x128)."""
     m, n, k = shape
-    g = _gen(53 * m + n + k)
+    g = gen(53 * m + n + k)
     a = torch.randn(m, k, device="cuda", generator=g).half()
     b = (torch.randn(k, n, device="cuda", generator=g) * 0.5).half()
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
     _launch(relu_a, (a, b, c), (128, 128, 64), m, n, k_vectors=False)
-    assert _rel(c, torch.relu(a.float()) @ b.float()) < 1e-3
+    assert rel(c, torch.relu(a.float()) @ b.float()) < 1e-3
     q = torch.randint(-128, 128, (m, k), device="cuda", generator=g, dtype=torch.int32).to(torch.int8)
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
     _launch(a8_dequant, (q, b, c, 0.02), (128, 128, 64), m, n, k_vectors=False)
-    assert _rel(c, _f16(q.float() * 0.02) @ b.float()) < 1e-3
+    assert rel(c, f16(q.float() * 0.02) @ b.float()) < 1e-3

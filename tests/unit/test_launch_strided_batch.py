@@ -131,7 +131,7 @@ class _Image:
         self.cfg, self.prepared = cfg, []
 
     def prepare(self, *args, **kwargs):
-        self.prepared.append(kwargs)
+        self.prepared.append({**kwargs, "args": args})
         return SimpleNamespace(staging=SimpleNamespace(warn=lambda *a, **k: None), launcher=lambda: (lambda s: None))
 
 
@@ -368,3 +368,274 @@ def test_a_switch_override_takes_0_or_1(word):
 
     with pytest.raises(ValueError, match=f"{word.split('=')[0]} takes 0 or 1"):
         parse_override(word)
+
+
+# ------------------------------------------------------------------------------------------ overlapping batches
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(2, 120), count=st.integers(2, 6), units=st.integers(1, 16), dtype=st.sampled_from(sorted(ES)),
+       name=st.sampled_from(["A", "B"]), data=st.data())
+def test_an_overlapping_batchs_map_addresses_numpys_element(rows, count, units, dtype, name, data):
+    """A batch stride below one matrix (``as_strided``: matrix ``l + 1`` starts inside matrix ``l``; every batch reads
+    memory another reads too) is still the 3-D map's batch stride: element ``(l, r, c)`` is at numpy's own address of
+    the view's element (TMA's loads read what is there; only an output with such a stride races, refused by
+    :func:`tileorch.launchers.cutile.check_written_arguments`)."""
+    es = ES[dtype]
+    cols = units * 16 // es
+    matrix = rows * cols * es
+    pitch = 16 * data.draw(st.integers(1, matrix // 16 - 1))  # (a positive multiple of 16 bytes below a matrix)
+    base = np.zeros((count - 1) * pitch + matrix + 64, np.uint8)
+    view = np.lib.stride_tricks.as_strided(base, shape=(count, rows, cols * es), strides=(pitch, cols * es, 1))
+    dims, strides, box = batched_map(dataclasses.replace(GemmConfig(), batched=True), name, (cols, rows), cols * es,
+                                     (64, 64), es, count, pitch)
+    assert dims == (cols, rows, count) and strides == (cols * es, pitch)
+    l, r, c = (data.draw(st.integers(0, x - 1)) for x in (count, rows, cols))
+    want = view[l, r, c * es:].__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    assert c * es + r * strides[0] + l * strides[1] == want
+
+
+@needs_cutile
+def test_an_overlapping_input_batch_is_read_in_place(monkeypatch):
+    """sweep 31's program with A's matrices 50 rows apart (batch stride 50 x 64 elements, half a [100, 64] matrix:
+    batch l's rows 50.. are batch l + 1's rows 0..): A's map takes that batch stride (6400 bytes), the launch stays
+    on the tensor cores, no warning (reading overlapping memory is defined)."""
+    from tileorch.testing.user_programs31 import PROGRAMS
+
+    spec = list(PROGRAMS["gemm_batched_strided_batch_view"].spec)
+    spec[0] = (spec[0][0], spec[0][1], (50 * 64, 64, 1))
+    path, _, prepared, said, _ = _launch(monkeypatch, "user_programs31", "gemm_batched_strided_batch_view", spec)
+    assert path == "gemm" and not said, said
+    assert [kw["batch_pitch"][:2] for kw in prepared] == [(50 * 64 * 2, 0)]
+
+
+@needs_cutile
+@pytest.mark.parametrize("strides", [(40 * 80, 80, 1), (100 * 80 - 8, 80, 1), (0, 80, 1)])
+def test_an_overlapping_output_batch_is_refused_at_its_store(monkeypatch, strides):
+    """C's matrices closer than one matrix (40 rows apart; 8 elements short of one; the same matrix for every batch):
+    two batches' program instances store to one element, in no defined order -- refused with a ValueError naming C
+    and the program's store line before anything is compiled for the tier or launched."""
+    from tileorch.launchers.cutile_programs import kernel_location
+    from tileorch.testing.user_programs31 import PROGRAMS
+    from tileorch.testing.user_programs31 import gemm_batched_strided_batch_view as kernel
+
+    spec = list(PROGRAMS["gemm_batched_strided_batch_view"].spec)
+    spec[2] = (spec[2][0], spec[2][1], strides)
+    with pytest.raises(ValueError) as info:
+        _launch(monkeypatch, "user_programs31", "gemm_batched_strided_batch_view", spec)
+    text = str(info.value)
+    assert text.startswith("argument 2 ('C') has elements that share memory"), text
+    file = kernel_location(kernel).split(":")[0]
+    assert f"first at {file}:497:" in text, text  # (the ct.store of C)
+
+
+# ------------------------------------------------------------------------------------------- a strided C
+
+
+class _Scratch:
+    """A stand-in device buffer (no GPU): 256-byte aligned addresses, as ``cuMemAlloc`` gives."""
+
+    made: list = []
+
+    def __init__(self, nbytes):
+        self.nbytes, self.ptr = nbytes, (0x7E << 40) + (1 << 24) * len(_Scratch.made)
+        _Scratch.made.append(self)
+
+
+@settings(max_examples=80, deadline=None)
+@given(count=st.integers(1, 4), rows=st.integers(1, 9), cols=st.integers(1, 9), es=st.sampled_from([2, 4]),
+       layout=st.sampled_from(["batch_strided", "transposed_view", "row_strided"]), data=st.data())
+def test_the_scattered_c_copies_put_each_element_where_numpy_has_it(count, rows, cols, es, layout, data):
+    """:func:`c_scatter_copies` replayed byte for byte on a model of device memory (``cuMemcpy2DAsync``: ``rows``
+    rows of ``width`` bytes, each pitch apart): a packed ``[L, M, N]`` scratch lands in C's own layout -- every
+    other matrix of a larger array, a ``transpose(0, 1)`` view of ``[M, L, N]`` storage, rows of a wider array --
+    element ``(l, r, c)`` at numpy's own address of the view's element; bytes outside C's elements untouched."""
+    from tileorch.launchers import cutile as rc
+
+    gap = data.draw(st.integers(0, 5))
+    if layout == "batch_strided":
+        strides = (rows * cols + gap * 8, cols, 1)
+    elif layout == "transposed_view":
+        strides = (cols, count * cols + gap, 1)
+    else:
+        strides = ((rows * (cols + gap)) + data.draw(st.integers(0, 3)), cols + gap, 1)
+    span = ((count - 1) * strides[0] + (rows - 1) * strides[1] + cols) * es
+    heap = 1 << 12
+    memory = np.full(2 * heap + count * rows * cols * es + span, 0xAB, np.uint8)
+    c = rc.ArrayArg(2, "C", {2: "float16", 4: "float32"}[es], (count, rows, cols), strides, heap)
+    scratch = 2 * heap + span
+    values = np.arange(count * rows * cols, dtype=np.uint16 if es == 2 else np.uint32)
+    memory[scratch:scratch + values.nbytes] = values.view(np.uint8)
+    before = memory.copy()
+    for src, spitch, dst, dpitch, width, n in rc.c_scatter_copies(c, scratch):
+        for r in range(n):
+            memory[dst + r * dpitch:dst + r * dpitch + width] = memory[src + r * spitch:src + r * spitch + width]
+    view = np.lib.stride_tricks.as_strided(memory[heap:].view(values.dtype), shape=(count, rows, cols),
+                                           strides=tuple(s * es for s in strides))
+    np.testing.assert_array_equal(view, values.reshape(count, rows, cols))
+    touched = np.zeros(memory.size, bool)
+    for idx in np.ndindex(count, rows, cols):
+        at = heap + sum(i * s for i, s in zip(idx, strides)) * es
+        touched[at:at + es] = True
+    outside = ~touched
+    outside[scratch:] = False
+    assert (memory[outside] == before[outside]).all()
+
+
+def _scattered_launch(monkeypatch, module, name, spec, times=1):
+    from tileorch.runtime import buffers
+
+    _Scratch.made = []
+    monkeypatch.setattr(buffers, "DeviceBuffer", _Scratch)
+    return (*_launch(monkeypatch, module, name, spec, times=times), list(_Scratch.made))
+
+
+@needs_cutile
+def test_a_strided_c_batch_runs_on_the_tensor_cores(monkeypatch):
+    """sweep 31's program with C every other matrix of a ``[6, 100, 80]`` f32 array (batch stride 2 x 100 x 80): the
+    kernel stores a packed scratch C (the prepared launch's C pointer), copied out by one 2-D copy of 3 rows of one
+    matrix each, C's batch stride apart; no SIMT launch; one PerformanceWarning at the kernel's line and the launch
+    remark say so.  (Before: the SIMT path, 'the batched WGMMA GEMM needs contiguous matrices'.)"""
+    from tileorch.launchers.cutile_programs import kernel_location
+    from tileorch.testing.user_programs31 import PROGRAMS
+    from tileorch.testing.user_programs31 import gemm_batched_strided_batch_view as kernel
+
+    spec = list(PROGRAMS["gemm_batched_strided_batch_view"].spec)
+    spec[2] = (spec[2][0], spec[2][1], (2 * 100 * 80, 80, 1))
+    path, _, prepared, said, remarks, made = _scattered_launch(monkeypatch, "user_programs31",
+                                                               "gemm_batched_strided_batch_view", spec, times=2)
+    assert path == "gemm" and len(prepared) == 1, (path, said)
+    (scratch,) = made
+    matrix = 100 * 80 * 4
+    assert scratch.nbytes == 3 * matrix and prepared[0]["args"][2] == scratch.ptr
+    assert prepared[0]["copies_out"] == [(scratch.ptr, matrix, 3 << 32, 2 * matrix, matrix, 3)]
+    assert scratch in prepared[0]["keep"]
+    assert not prepared[0].get("copies_in")
+    assert len(said) == 1 and said[0].startswith(f"{kernel_location(kernel)}: warning: cuTile kernel "
+                                                 "gemm_batched_strided_batch_view: "), said
+    assert "C's matrices are not stacked row-major" in said[0] and "1 2-D copy" in said[0], said
+    assert any("packed scratch C" in r for r in remarks), remarks
+
+
+@needs_cutile
+@pytest.mark.parametrize("a_view", [False, True])
+def test_transposed_view_batches_run_on_the_tensor_cores(monkeypatch, a_view):
+    """sweep 6's ``mm_batched_strided_batch`` as its GPU twin launches it: C a ``transpose(0, 1)`` view of
+    ``[128, 2, 256]`` storage (NaN-filled there) -- the kernel's packed scratch C copied out by one 2-D copy per
+    matrix (rows 2 x 256 elements apart) -- and A such a view of ``[128, 2, 128]`` storage: A's map takes its batch
+    stride (256 bytes) and its row stride (512 bytes).  Before: the SIMT path ('the batched WGMMA GEMM needs
+    contiguous matrices' for C; A's rows not K apart)."""
+    from tileorch.testing.user_programs6 import PROGRAMS
+
+    spec = list(PROGRAMS["mm_batched_strided_batch"].spec)
+    spec[2] = (spec[2][0], spec[2][1], (256, 2 * 256, 1))
+    if a_view:
+        spec[0] = (spec[0][0], spec[0][1], (128, 2 * 128, 1))
+    path, _, prepared, said, remarks, made = _scattered_launch(monkeypatch, "user_programs6",
+                                                               "mm_batched_strided_batch", spec)
+    assert path == "gemm" and len(prepared) == 1, (path, said)
+    (scratch,) = made
+    row = 256 * 2
+    assert prepared[0]["copies_out"] == [(scratch.ptr + l * 128 * row, row, (3 << 32) + l * row, 2 * row, row, 128)
+                                         for l in range(2)]
+    if a_view:
+        assert prepared[0]["batch_pitch"][0] == 128 * 2 and prepared[0]["row_pitch"] == (2 * 128 * 2, 0)
+        assert any("A 256 bytes between matrices, rows 512 bytes apart" in r for r in remarks), remarks
+    else:
+        assert not prepared[0].get("row_pitch")
+    assert len(said) == 1 and "2 2-D copies" in said[0], said
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 150), count=st.integers(2, 6), units=st.integers(1, 16), extra=st.integers(0, 4),
+       dtype=st.sampled_from(sorted(ES)), name=st.sampled_from(["A", "B"]), data=st.data())
+def test_a_transposed_views_map_addresses_numpys_element(rows, count, units, extra, dtype, name, data):
+    """A ``transpose(0, 1)`` view of ``[rows, L, cols]`` storage (``L cols + extra`` 16-byte units per row: a slice
+    of a wider middle dimension too): the 3-D map's row stride is the storage's row and its batch stride one
+    ``cols`` block; element ``(l, r, c)`` is at numpy's own address of the view's element."""
+    es = ES[dtype]
+    cols = units * 16 // es
+    row = count * cols * es + extra * 16
+    base = np.zeros(rows * row + 64, np.uint8)
+    view = np.lib.stride_tricks.as_strided(base, shape=(count, rows, cols * es), strides=(cols * es, row, 1))
+    dims, strides, box = batched_map(dataclasses.replace(GemmConfig(), batched=True), name, (cols, rows), cols * es,
+                                     (64, 64), es, count, cols * es, row)
+    assert dims == (cols, rows, count) and strides == (row, cols * es)
+    l, r, c = (data.draw(st.integers(0, x - 1)) for x in (count, rows, cols))
+    want = view[l, r, c * es:].__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    assert c * es + r * strides[0] + l * strides[1] == want
+
+
+def test_a_row_pitch_is_a_strided_batchs_only():
+    """Rows not cols apart without a batch stride, or through a staged copy: a GemmConfigError, never a wrong map."""
+    cfg = dataclasses.replace(GemmConfig(), batched=True)
+    with pytest.raises(GemmConfigError, match="strided batch"):
+        batched_map(cfg, "A", (64, 100), None, (64, 128), 2, 3, 0, 512)
+    with pytest.raises(GemmConfigError, match="read in place only"):
+        batched_map(cfg, "A", (64, 100), 256, (64, 128), 2, 3, 128, 512)
+
+
+@needs_cutile
+def test_a_strided_c_under_a_grid_covering_part_of_it_is_copied_in_first(monkeypatch):
+    """The launch grid covers 64 of C's 80 columns (one column of 64-column tiles): the kernel stores only those of the
+    scratch, so the prepared launch first copies C into the scratch (the copies out, reversed) and C's other columns
+    come back unchanged."""
+    from tileorch.testing.user_programs31 import PROGRAMS
+
+    p = PROGRAMS["gemm_batched_strided_batch_view"]
+    spec = list(p.spec)
+    spec[2] = (spec[2][0], spec[2][1], (2 * 100 * 80, 80, 1))
+    part = dataclasses.replace(p, grid=(2, 1, 3))
+    _Scratch.made = []
+    from tileorch.runtime import buffers
+
+    monkeypatch.setattr(buffers, "DeviceBuffer", _Scratch)
+    path, _, prepared, said, _ = _launch(monkeypatch, None, "gemm_batched_strided_batch_view", spec, program=part)
+    assert path == "gemm" and len(prepared) == 1, (path, said)
+    out = prepared[0]["copies_out"]
+    assert prepared[0]["copies_in"] == [(d, dp, s, sp, w, r) for s, sp, d, dp, w, r in out]
+    assert prepared[0]["sched_mn"] is not None  # (the scheduler walks the covered tiles only)
+
+
+def test_the_scratch_c_is_shared_per_size_and_stream(monkeypatch):
+    """Launches of one C size on one stream share one scratch (new output arrays each call do not keep one each:
+    before, every prepared launch would hold its own); another stream gets its own (launches on two streams may
+    overlap); at most ``_C_SCRATCH_MAX`` kept by the cache."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.runtime import buffers
+
+    _Scratch.made = []
+    monkeypatch.setattr(buffers, "DeviceBuffer", _Scratch)
+    rc._c_scratch.clear()
+    first = rc._c_scratch_buffer(4096, 0)
+    assert rc._c_scratch_buffer(4096, 0) is first
+    assert rc._c_scratch_buffer(4096, 7) is not first and rc._c_scratch_buffer(8192, 0) is not first
+    for size in range(rc._C_SCRATCH_MAX + 2):
+        rc._c_scratch_buffer(16 * (size + 1), 3)
+    assert len(rc._c_scratch) == rc._C_SCRATCH_MAX
+    rc._c_scratch.clear()
+
+
+@needs_cutile
+@pytest.mark.parametrize("m,n", [(130, 0), (0, 80)])
+def test_an_empty_output_launches_nothing_and_warns_nothing(monkeypatch, m, n):
+    """M = 0 or N = 0 (C has no element; torch gives the empty operand strides (1, 1)): nothing to compute, no SIMT
+    launch, no warning (before: B ``[96, 0]``'s strides (1, 1) were 'needs B row-major or column-major' and the
+    whole launch ran SIMT with that warning; GPU log of session 43, test_first_hour_gpu's [256-0-128])."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import test_review29_dots as dots
+
+    from tileorch.testing.user_programs import UserProgram
+
+    name = "matmul_fn_f16_steps"
+    spec = list(dots.SPECS[name])
+    empty = (1, 1)  # torch's strides of an array with a zero extent
+    spec[0] = ((m, 96), spec[0][1], empty if m == 0 else None)
+    spec[1] = ((96, n), spec[1][1], empty if n == 0 else None)
+    spec[2] = ((m, n), spec[2][1], empty)
+    program = UserProgram(getattr(dots, name), dots.SPECS[name], (3, 2), "gemm")
+    path, _, prepared, said, _ = _launch(monkeypatch, None, name, spec=spec, program=program)
+    assert path == "gemm" and not prepared and not said, said

@@ -145,7 +145,7 @@ def test_a_launch_time_fallback_is_at_the_programs_line(monkeypatch):
 
 
 @needs_cutile
-@pytest.mark.parametrize("case", ["fallback", "kvec", "staged"])
+@pytest.mark.parametrize("case", ["fallback", "kvec", "kvec_global", "staged"])
 def test_pythons_own_location_is_the_users_call(monkeypatch, case):
     """``warnings``' own location (what ``python -W`` / pytest print before the message) is the user's line that
     called the launcher — here test_launch_strided_batch.py's call of ``tileorch.cutile.launch`` — however
@@ -160,11 +160,18 @@ def test_pythons_own_location_is_the_users_call(monkeypatch, case):
         spec = list(P31[name].spec)
         spec[0] = (spec[0][0], spec[0][1], (100 * 64 + 3, 64, 1))
         lsb._launch(monkeypatch, "user_programs31", name, spec, public=True)
-    elif case == "kvec":
-        from test_k_vector_tma import PROGRAMS as KV
+    elif case == "kvec":  # (copied into aligned scratch)
+        from test_k_vector_tma import _launch_recording_maps
 
-        lsb._launch(monkeypatch, None, "kv_gamma_ragged", program=KV["kv_gamma_ragged"], shift={1: 2},
-                    lowered=("kvec_global",), public=True)
+        _launch_recording_maps(monkeypatch, "kv_gamma_ragged", {1: 2}, times=1, public=True)
+    elif case == "kvec_global":  # (rows no one copy gives: the kvec_global=1 kernel)
+        from test_k_vector_tma import PROGRAMS as KV
+        from test_k_vector_tma import _launch_recording_maps
+
+        spec = list(KV["kv_group_scale"].spec)
+        spec[2] = (spec[2][0], spec[2][1], (64, 1))
+        _launch_recording_maps(monkeypatch, "kv_group_scale", {2: 4}, spec=spec, times=1, lowered=("kvec_global",),
+                               public=True)
     else:
         test_staged_operands_are_at_the_kernels_line(monkeypatch, public=True)
     assert lsb.WARNED_AT and set(lsb.WARNED_AT) == {lsb.__file__}, lsb.WARNED_AT

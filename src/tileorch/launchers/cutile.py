@@ -977,6 +977,8 @@ class _Compiled:
     launch_remarks: dict = dataclasses.field(default_factory=dict)  # grid -> how its launch was shaped (chained_ctas)
     asked: tuple = ()  # (schedule, config) compiled() was given: a deferred GEMM program compiles them in full
     kvec_said: bool = False  # a launch's K vector array TMA cannot read (the global-load kernel ran) was said
+    c_scatter_said: bool = False  # a launch's C whose matrices are not stacked (a packed scratch copied out) was said
+    copy_said: bool = False  # a chained launch's padded copy of an array TMA cannot address in place was said
 
 
 def _note_unused_options(entry: _Compiled, kernel: Any, schedule: str, tiles: str) -> None:
@@ -1032,6 +1034,8 @@ def _forget_bound_state() -> None:
     forget_native()
     forget_bound()
     _prepared.clear()
+    _c_scratch.clear()
+    _chained_scratch.clear()
 
 
 def _set_last_hot_aside() -> None:
@@ -1047,6 +1051,9 @@ def clear_caches() -> None:
     _forget_bound_state()
     _bytecode.clear()
     _programs.clear()
+    from tileorch.launchers import k_major_copy
+
+    k_major_copy.clear()  # (the K-major copies' buffers)
 
 
 def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, config: str = "",
@@ -1384,43 +1391,108 @@ def kvec_tensor_maps(cfg: Any, arguments: list[Argument]) -> list[bytes]:
     return maps
 
 
+def _kvec_arrays(cfg: Any, arguments: list[Argument]) -> list[tuple[ArrayArg, int]]:
+    """The arrays of the K vectors of ``cfg.kvecs`` (each entry ``bytes:param:dtype:rank``) with the rank the kernel
+    maps them at, in the entries' order."""
+    flat = flat_parameters(arguments)
+    by_position = {a.position: a for a in arguments if isinstance(a, ArrayArg)}
+    out = []
+    for entry in (x for x in getattr(cfg, "kvecs", "").split(",") if x):
+        _, param, _, rank = entry.split(":")
+        out.append((by_position[flat[int(param)][0]], int(rank)))
+    return out
+
+
+def _kvec_in_place(x: ArrayArg, rank: int) -> bool:
+    """The producer's TMA reads ``x`` in place: a 16-byte aligned base, rows a multiple of 16 bytes apart and not
+    overlapping, contiguous elements, the kernel's rank."""
+    overlapping = x.ndim == 2 and x.shape[0] > 1 and x.strides[0] < x.shape[1]  # (a stride-0 or overlapping row)
+    return not (x.ptr % 16 or (x.ndim == 2 and (x.strides[0] * x.itemsize) % 16) or x.strides[-1] != 1
+                or x.ndim != rank or overlapping)
+
+
 def kvec_refusal(cfg: Any, arguments: list[Argument]) -> str:
     """Why the producer's TMA cannot read the array of a K vector of ``cfg.kvecs`` in place for these arguments (a
     base not 16-byte aligned, rows not a multiple of 16 bytes apart or overlapping, elements not contiguous): the
     first such array's reason; "" when it reads every one (or there is none)."""
-    flat = flat_parameters(arguments)
-    by_position = {a.position: a for a in arguments if isinstance(a, ArrayArg)}
-    for entry in (x for x in getattr(cfg, "kvecs", "").split(",") if x):
-        _, param, _, rank = entry.split(":")
-        x = by_position[flat[int(param)][0]]
-        overlapping = x.ndim == 2 and x.shape[0] > 1 and x.strides[0] < x.shape[1]  # (a stride-0 or overlapping row)
-        if (x.ptr % 16 or (x.ndim == 2 and (x.strides[0] * x.itemsize) % 16) or x.strides[-1] != 1
-                or x.ndim != int(rank) or overlapping):
+    for x, rank in _kvec_arrays(cfg, arguments):
+        if not _kvec_in_place(x, rank):
             return (f"{_where(x.name, x.position)}: the K-indexed vector's array is read by the producer's TMA, which "
                     "needs a 16-byte aligned base, rows 16 bytes apart and contiguous elements (base "
                     f"{x.ptr:#x}, strides {x.strides})")
     return ""
 
 
-def _kvec_global_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments: list[Argument], arch: str,
-                       say: Any) -> _Compiled:
-    """``entry``, or, where the launch's array of a K vector its producer TMA-loads (``GemmConfig.kvecs``) is one TMA
-    cannot read in place (:func:`kvec_refusal`: e.g. a misaligned base), the same configuration compiled with
-    ``kvec_global=1`` (the consumers' own global loads of the vectors, no ``kvecs``): the launch stays on the tensor
-    cores (before session 42 the whole launch ran the SIMT path).  Said once per program (``own``) as a
-    PerformanceWarning at the kernel's line, and as this launch's remark; a lowering that cannot give that kernel
+def kvec_copy_refusal(cfg: Any, arguments: list[Argument]) -> str:
+    """Why an array of a K vector of ``cfg.kvecs`` that TMA cannot read in place cannot be copied into an aligned
+    scratch buffer by one 2-D copy either (:func:`kvec_copies`: its elements not contiguous, its rows overlapping,
+    empty, or not the kernel's rank): the first such array's reason; "" when every one is read in place or copied."""
+    for x, rank in _kvec_arrays(cfg, arguments):
+        if _kvec_in_place(x, rank):
+            continue
+        rows_apart = x.ndim == 1 or x.shape[0] <= 1 or x.strides[0] >= x.shape[1]
+        if x.ndim != rank or not all(x.shape) or (x.shape[-1] > 1 and x.strides[-1] != 1) or not rows_apart:
+            return (f"{_where(x.name, x.position)}: no aligned copy of the K vector's array either (one 2-D copy needs "
+                    f"contiguous elements in rows that do not overlap; shape {x.shape}, strides {x.strides})")
+    return ""
+
+
+def kvec_copies(cfg: Any, arguments: list[Argument], alloc: Any = None) -> tuple[list[Argument], list[tuple], list]:
+    """For each array of a K vector of ``cfg.kvecs`` TMA cannot read in place (a base not 16-byte aligned, rows not
+    16 bytes apart) and one 2-D copy can (:func:`kvec_copy_refusal` says ""): a packed scratch buffer of rows rounded
+    up to 16 bytes (``alloc(nbytes)``, default :class:`~tileorch.runtime.buffers.DeviceBuffer`: 256-byte aligned).
+    Returns (``arguments`` with each such array re-described at its buffer, which :func:`kvec_tensor_maps` then maps;
+    the copies ``(src, src pitch, dst, dst pitch, width, rows)`` in bytes, made on the launch's stream before each
+    launch of the kernel (:class:`~tileorch.launchers.gemm_host.PreparedGemm`'s ``copies_in``); the buffers, which the
+    prepared launch keeps)."""
+    if alloc is None:
+        from tileorch.runtime.buffers import DeviceBuffer as alloc
+    staged: dict[int, ArrayArg] = {}
+    copies, buffers = [], []
+    for x, rank in _kvec_arrays(cfg, arguments):
+        if _kvec_in_place(x, rank) or x.position in staged:
+            continue
+        es = x.itemsize
+        rows, width = (1, x.shape[0] * es) if x.ndim == 1 else (x.shape[0], x.shape[1] * es)
+        pitch = -(-width // 16) * 16
+        src_pitch = width if rows == 1 else x.strides[0] * es
+        buf = alloc(pitch * rows)
+        buffers.append(buf)
+        copies.append((x.ptr, src_pitch, buf.ptr, pitch, width, rows))
+        staged[x.position] = dataclasses.replace(x, ptr=buf.ptr,
+                                                 strides=(1,) if x.ndim == 1 else (pitch // es, 1))
+    return [staged.get(a.position, a) if isinstance(a, ArrayArg) else a for a in arguments], copies, buffers
+
+
+def _kvec_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments: list[Argument], arch: str,
+                       say: Any) -> tuple[_Compiled, bool]:
+    """(the entry to launch, whether its K vectors are copied into aligned scratch first): ``entry`` as it is where
+    the producer's TMA reads every K vector's array (``GemmConfig.kvecs``) in place; ``entry`` with copies
+    (:func:`kvec_copies`: session 43; before, the ``kvec_global=1`` kernel ran) where an array TMA cannot read in
+    place (:func:`kvec_refusal`: e.g. a misaligned base) is one 2-D copy makes readable; else the same configuration
+    compiled with ``kvec_global=1`` (the consumers' own global loads of the vectors, no ``kvecs``): the launch stays
+    on the tensor cores (before session 42 the whole launch ran the SIMT path).  Said once per program (``own``) as
+    a PerformanceWarning at the kernel's line, and as this launch's remark; a lowering that cannot give that kernel
     raises :class:`LayoutNotSupported` (the SIMT path, with the reason)."""
     cfg = entry.program.gemm_config
     why = kvec_refusal(cfg, arguments) if getattr(cfg, "kvecs", "") else ""
     if not why:
-        return entry
-    schedule, config = entry.asked or (cfg.schedule, "")
-    again = compiled(kernel, arguments, arch, schedule, ",".join(filter(None, (config, "kvec_global=1"))))
-    if again.program.kind != "gemm" or getattr(again.program.gemm_config, "kvecs", ""):
-        raise LayoutNotSupported(f"{why}; the kernel loading it from global memory was not compiled")
-    text = (f"{why}: the kernel {again.program.gemm_config.name} loads the K vectors from global memory in each K "
-            "step instead (kvec_global=1), on the tensor cores")
-    say(again, f"{kernel_location(kernel)}: remark: {text}")
+        return entry, False
+    no_copy = kvec_copy_refusal(cfg, arguments)
+    if not no_copy:
+        text = (f"{why}: each launch first copies the vector into an aligned scratch buffer on its stream (one 2-D "
+                f"copy, rows padded to 16 bytes, kept per launch) and the kernel {cfg.name} TMA-loads the copy, on "
+                "the tensor cores")
+        again = entry
+    else:
+        schedule, config = entry.asked or (cfg.schedule, "")
+        again = compiled(kernel, arguments, arch, schedule, ",".join(filter(None, (config, "kvec_global=1"))))
+        if again.program.kind != "gemm" or getattr(again.program.gemm_config, "kvecs", ""):
+            raise LayoutNotSupported(f"{why}; {no_copy}; the kernel loading it from global memory was not compiled")
+        text = (f"{why}; {no_copy}: the kernel {again.program.gemm_config.name} loads the K vectors from global "
+                "memory in each K step instead (kvec_global=1), on the tensor cores")
+    for on in {id(again): again, id(own): own}.values():  # (the kernel that runs, and the program's own entry)
+        say(on, f"{kernel_location(kernel)}: remark: {text}")
     if not own.kvec_said:
         import warnings
 
@@ -1428,7 +1500,7 @@ def _kvec_global_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments:
 
         own.kvec_said = True
         warnings.warn(f"{kernel_warning(kernel)}: {text}", PerformanceWarning, stacklevel=user_stacklevel())
-    return again
+    return again, not no_copy
 
 
 def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, ArrayArg, ArrayArg, int, int, int]:
@@ -1510,6 +1582,11 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
         if not per_tile and ((b.shape[0] != batch and not shared) or c.shape[0] != batch):
             raise LayoutNotSupported(f"batch sizes do not agree: A {a.shape}, B {b.shape}, C {c.shape} {_DISAGREE}")
         loose = []  # A or B whose matrices are not stacked: the tensor maps may take them as they are
+        if strided is not None and not per_tile and not is_mid(c) and scattered_c(cfg, c):
+            # C's matrices not stacked row-major (a strided batch, a transposed view): the kernel stores a packed
+            # scratch C, copied out into C's own layout after it (the launcher's c_scatter)
+            strided["c_scatter"] = c
+            c = dataclasses.replace(c, strides=(c.shape[1] * c.shape[2], c.shape[2], 1))
         for x in (a, c) if shared else (a, b, c):
             if x.strides[0] != x.shape[1] * x.shape[2] and x.shape[0] > 1 and not (
                     is_mid(x)):
@@ -1566,23 +1643,78 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
             continue  # a column slice of a wider array: stored ldc apart (GemmConfig.c_ld, asked for at launch)
         if is_mid(x):
             continue  # (batched in its middle dimension: mid_batch_view checked it, rows its row stride apart)
+        if x is not c and strided and strided.get("row_pitch", (0, 0))["ab".index("a" if x is a else "b")]:
+            continue  # (a strided batch's rows its row stride apart: strided_batches checked them, the map takes it)
         if not _row_major(x):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
                                      f"array, got strides {x.strides} for shape {x.shape}")
-    if not (_row_major(b) or _column_major(b) or "b" in mid):
+    if 0 not in b.shape and not (_row_major(b) or _column_major(b) or "b" in mid or (  # (empty: as above)
+            strided and strided.get("row_pitch", (0, 0))[1])):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the WGMMA GEMM needs B row-major or column-major "
                                  f"(a transposed view), got strides {b.strides} for shape {b.shape}")
     return a, b, c, m, n, k, batch, counts
+
+
+_c_scratch: OrderedDict = OrderedDict()
+"""The packed scratch Cs of launches whose C is not stacked (:func:`c_scatter_copies`), one per (bytes, stream):
+the prepared launches of one size on one stream share it (stream-ordered: each launch's kernel writes it and its
+copies read it before the next launch's kernel), so new output arrays each call do not keep a scratch each; at most
+:data:`_C_SCRATCH_MAX` kept here (a prepared launch keeps its own alive)."""
+_C_SCRATCH_MAX = 4
+
+
+def _c_scratch_buffer(nbytes: int, stream: int) -> Any:
+    from tileorch.runtime.buffers import DeviceBuffer
+
+    key = (nbytes, stream)
+    buf = _c_scratch.get(key)
+    if buf is None:
+        buf = _c_scratch[key] = DeviceBuffer(nbytes)
+        while len(_c_scratch) > _C_SCRATCH_MAX:
+            _c_scratch.popitem(last=False)
+    _c_scratch.move_to_end(key)
+    return buf
+
+
+def scattered_c(cfg: Any, c: ArrayArg) -> bool:
+    """A batched kernel's C ``[L, M, N]`` whose matrices are not stacked row-major (a batch stride other than ``M N``:
+    every other matrix of a larger array; rows not ``N`` apart: a ``transpose(0, 1)`` view of ``[M, L, N]``
+    storage) and which the launcher can store through a packed scratch copied out after the kernel
+    (:func:`c_scatter_copies`): elements contiguous along N, stored by the tier's epilogue of tiles (not atomic
+    adds, not transposed, which address C itself).  Elements two batches share are refused before
+    (:func:`check_written_arguments`)."""
+    if c.ndim != 3 or not all(c.shape) or not getattr(cfg, "batched", False):
+        return False
+    count, rows, cols = c.shape
+    stacked = (count == 1 or c.strides[0] == rows * cols) and (rows == 1 or c.strides[1] == cols)
+    return (not stacked and (c.strides[2] == 1 or cols == 1) and cfg.epilogue != "atomic"
+            and not getattr(cfg, "c_transposed", False) and all(x >= 0 for x in c.strides))
+
+
+def c_scatter_copies(c: ArrayArg, scratch: int) -> list[tuple[int, int, int, int, int, int]]:
+    """The 2-D copies ``(src, src pitch, dst, dst pitch, width, rows)`` (bytes) from a packed ``[L, M, N]`` scratch
+    at ``scratch`` into C (:func:`scattered_c`): one per matrix, or one for all of them where C's rows are
+    ``N`` apart (each matrix one row of ``M N`` elements, C's batch stride the destination's pitch)."""
+    count, rows, cols = c.shape
+    es = c.itemsize
+    if rows == 1 or c.strides[1] == cols:  # (each matrix contiguous: one copy of L rows of M N elements)
+        whole = rows * cols * es
+        return [(scratch, whole, c.ptr, c.strides[0] * es if count > 1 else whole, whole, count)]
+    return [(scratch + l * rows * cols * es, cols * es, c.ptr + l * c.strides[0] * es, c.strides[1] * es, cols * es,
+             rows) for l in range(count)]
 
 
 def strided_batches(cfg: Any, a: ArrayArg, b: ArrayArg, loose: list) -> dict:
     """How the batched kernel reads A and B (``[L, rows, cols]``) whose matrices are not stacked (``loose``): a batch
     stride that is a positive multiple of 16 bytes is the batch dimension's stride in the operand's 3-D tensor map
     (``batch_pitch``, bytes; TMA takes any such stride); B's batch stride 0 (``w.expand(L, K, N)``) is one matrix
-    read at batch index 0 by every work tile (``broadcast_b``: the launcher runs the ``b_shared`` kernel).  Anything
-    else raises :class:`LayoutNotSupported` (the SIMT path runs the launch, the reason in its warning)."""
+    read at batch index 0 by every work tile (``broadcast_b``: the launcher runs the ``b_shared`` kernel); rows not
+    ``cols`` apart (a ``transpose(0, 1)`` view of ``[rows, L, cols]`` storage) are the map's row stride
+    (``row_pitch``: (A's, B's) bytes, 0 where packed).  Anything else raises :class:`LayoutNotSupported` (the SIMT
+    path runs the launch, the reason in its warning)."""
     pitch = [0, 0]
     out: dict = {}
+    rows: dict = {}  # role -> bytes between rows, where not cols apart
     for x in loose:
         role = "A" if x is a else "B"
         what = f"{_where(x.name, x.position)}: {role}'s matrices are not stacked (strides {x.strides} for shape {x.shape})"
@@ -1603,9 +1735,17 @@ def strided_batches(cfg: Any, a: ArrayArg, b: ArrayArg, loose: list) -> dict:
             raise LayoutNotSupported(f"{what}: a strided batch is read in place by its tensor map, which needs a "
                                      "16-byte aligned base and rows a multiple of 16 bytes apart (a staged copy "
                                      "stacks the matrices)")
+        if x.shape[1] > 1 and x.strides[1] != x.shape[2]:  # rows not cols apart (a transpose(0, 1) view)
+            if x.strides[2] != 1 or x.strides[1] < x.shape[2] or (x.shape[2] * x.itemsize) % 16:
+                raise LayoutNotSupported(f"{what}: its rows are {x.strides[1]} elements apart, which its tensor map "
+                                         "takes where they are contiguous, at least a row apart and a whole number "
+                                         "of 16-byte units long")
+            rows[role] = x.strides[1] * x.itemsize
         pitch["AB".index(role)] = nbytes
     if any(pitch):
         out["batch_pitch"] = tuple(pitch)
+    if rows:
+        out["row_pitch"] = (rows.get("A", 0), rows.get("B", 0))
     return out
 
 
@@ -1798,9 +1938,6 @@ def b_major(b: ArrayArg) -> str:
     return "n" if _row_major(b) else "k"
 
 
-_k_major_copies: dict = {}
-
-
 def torch_stream_for(torch: Any, handle: int, device: Any) -> Any:
     """torch's stream object for the CUstream ``handle`` on ``device``: the current stream or the
     default stream when the handle is theirs, else an ``ExternalStream`` of it.
@@ -1820,29 +1957,31 @@ def torch_stream_for(torch: Any, handle: int, device: Any) -> Any:
     return torch.cuda.ExternalStream(handle, device=device)
 
 
-def _k_major_copy(obj: Any, b: ArrayArg, stream: int, operand: str = "B") -> int:
+def _k_major_copy(obj: Any, b: ArrayArg, stream: int, operand: str = "B") -> tuple[int, Any, str]:
     """A K-major copy ``[..., N, K]`` of the N-major ``[..., K, N]`` array ``obj`` (for A: ``[..., M, K]``
-    of ``[..., K, M]``), made on ``stream`` (the launch's stream, so ordered after the work that
-    wrote ``obj`` there and before the kernel; the buffer is kept per source array for the next
-    launch); needs a torch tensor."""
+    of ``[..., K, M]``), enqueued now on ``stream`` (the launch's stream, so ordered after the work that
+    wrote ``obj`` there and before the kernel) into a buffer kept per (operand, shape, dtype, stream)
+    (:mod:`tileorch.launchers.k_major_copy`): (the copy's pointer, the function that enqueues the same
+    copy again on a stream handle or None, what makes it).  tileorch's copy program where it has one
+    (the launch can then be kept bound with it); else torch's copy (None: each call takes the full path
+    to make it again).  Needs a torch tensor."""
     tensor_type = _torch_tensor_type()
     if tensor_type is None or not isinstance(obj, tensor_type):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: this GEMM reads {operand} K-major and {operand} is "
-                                 f"{'N' if operand == 'B' else 'M'}-major; tileorch makes the K-major copy with torch, "
-                                 f"and {operand} is not a torch tensor")
+                                 f"{'N' if operand == 'B' else 'M'}-major; tileorch makes the K-major copy for a "
+                                 f"torch tensor, and {operand} is not a torch tensor")
     import torch
 
+    from tileorch.launchers import k_major_copy
+
     on = torch_stream_for(torch, stream, obj.device)
-    key = (b.ptr, tuple(b.shape), str(obj.dtype), stream)
-    buf = _k_major_copies.get(key)
-    with torch.cuda.stream(on):  # allocated for, and written on, the launch's stream
-        if buf is None:
-            buf = _k_major_copies[key] = torch.empty((*obj.shape[:-2], obj.shape[-1], obj.shape[-2]),
-                                                     dtype=obj.dtype, device=obj.device)
-            while len(_k_major_copies) > 8:
-                _k_major_copies.pop(next(iter(_k_major_copies)))
-        buf.copy_(obj.transpose(-1, -2))
-    return int(buf.data_ptr())
+    buf = k_major_copy.buffer(torch, obj, operand, stream, on)
+    again, what = k_major_copy.copier(obj, buf, stream, launch)
+    if again is None:  # no copy program for it: torch's copy, on torch's object for the launch's stream
+        with torch.cuda.stream(on):
+            buf.copy_(obj.transpose(-1, -2))
+        what = f"torch's copy ({what}; the launch is not kept bound: each call takes the launcher's full path)"
+    return int(buf.data_ptr()), again, what
 
 
 def _covered(program: Any, grid: tuple[int, int, int], m: int, n: int, batch: int) -> Any:
@@ -2015,12 +2154,15 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     a, b, c, m, n, k, batch, counts = gemm_problem_operand_batches(program, stored_arguments(arguments), arguments,
                                                                    strided=loose)
     broadcast_b, batch_pitch = bool(loose.get("broadcast_b")), tuple(loose.get("batch_pitch", ()))
+    scatter = loose.get("c_scatter")  # C's matrices not stacked: the kernel stores a packed scratch, copied out
     more_b = more_b_operands(program, stored_arguments(arguments), b, counts[1])  # dots sharing A: the other Bs
     more_a = more_a_operands(program, stored_arguments(arguments), a, counts[0])  # dots with an A each: the other As
     seg_k = segment_ks(program, more_a, more_b)  # (K segments: each later pair's own K)
     given = {x.position: x for x in arguments}
+    row_pitch = tuple(loose.get("row_pitch", ()))  # (A's, B's) rows of a strided batch not cols apart
     major = program.gemm_config.b_major if program.gemm_config.b_major == "k" or "b" in getattr(
-        program.gemm_config, "batch_mid", "") else b_major(b)  # (a B batched in its middle dimension: as compiled)
+        program.gemm_config, "batch_mid", "") or (row_pitch and row_pitch[1]) else b_major(b)  # (a B batched in its
+    # middle dimension, a strided batch's B of rows its row stride apart: as compiled)
     if major != program.gemm_config.b_major and getattr(program.gemm_config, "b_shared", False):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the B shared by every batch was compiled "
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major")
@@ -2104,8 +2246,9 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         entry = _aligned_entry(entry, cov, kernel, arguments, arch)
     if broadcast_b and entry is not None:
         entry = _broadcast_b_entry(entry, kernel, arguments, arch, b, say)
-    if entry is not None:  # a K vector's array the producer's TMA cannot read: the consumers' global loads
-        entry = _kvec_global_entry(entry, own_entry, kernel, arguments, arch, say)
+    kvec_copy = False  # a K vector's array the producer's TMA cannot read: an aligned copy, or global loads
+    if entry is not None:
+        entry, kvec_copy = _kvec_entry(entry, own_entry, kernel, arguments, arch, say)
     if getattr(program, "tier_output", None) is not None and (entry is None or entry.program is not program):
         program.tier_output = None  # another configuration runs: the deferred program's lowering is not needed
     if entry is not None:
@@ -2120,16 +2263,20 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
             entry.image = GemmKernel(cfg, image, pdl=bool(getattr(entry.program, "pdl", False)))
         gk = entry.image
     b_ptr, b_reason = b.ptr, ""
+    copies: list | None = []  # the K-major copies' launches, enqueued before the GEMM's (None: one is torch's)
     if getattr(gk.cfg, "transpose_b", False):
-        b_ptr = _k_major_copy(_viewed_object(program, "b", _stored_object(args[b.position], given[b.position]),
-                                             arguments), b, stream)
-        b_reason = "B: N-major, the kernel reads a K-major copy made at each launch (one extra pass over B)"
+        b_ptr, again_copy, what = _k_major_copy(_viewed_object(program, "b", _stored_object(
+            args[b.position], given[b.position]), arguments), b, stream)
+        copies = copies + [again_copy] if again_copy is not None and copies is not None else None
+        b_reason = (f"B: N-major, the kernel reads a K-major copy of B made at each launch by {what} (one extra "
+                    "pass over B)")
     a_ptr = a.ptr
     if getattr(gk.cfg, "transpose_a", False):
-        a_ptr = _k_major_copy(_viewed_object(program, "a", _stored_object(args[a.position], given[a.position]),
-                                             arguments), a, stream, "A")
-        b_reason = "; ".join(filter(None, [b_reason, "A: M-major, the kernel reads a K-major copy made at each launch "
-                                                      "(one extra pass over A)"]))
+        a_ptr, again_copy, what = _k_major_copy(_viewed_object(program, "a", _stored_object(
+            args[a.position], given[a.position]), arguments), a, stream, "A")
+        copies = copies + [again_copy] if again_copy is not None and copies is not None else None
+        b_reason = "; ".join(filter(None, [b_reason, f"A: M-major, the kernel reads a K-major copy of A made at each "
+                                                      f"launch by {what} (one extra pass over A)"]))
     more_ptrs = tuple(x.ptr for x in more_b)
     more_a_ptrs = tuple(x.ptr for x in more_a)
     # (E's K is the first dot's N: the low-rank branch's, with one)
@@ -2166,21 +2313,59 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         say(entry, cov.remark)
     mid_ld = mid_row_strides(gk.cfg, a, b, c)  # (an [rows, L, cols] operand's own row stride: a slice of a wider L)
     if batch_pitch and entry is not None:
-        pitches = ", ".join(f"{r} {p} bytes between matrices" for r, p in zip("AB", batch_pitch) if p)
+        pitches = ", ".join(f"{r} {p} bytes between matrices" + (f", rows {q} bytes apart" if q else "")
+                            for r, p, q in zip("AB", batch_pitch, row_pitch or (0, 0)) if p)
         say(entry, f"{kernel_location(kernel)}: remark: a strided batch read in place: {pitches} (the tensor maps' "
                    "batch stride)")
+    if scatter is not None and (getattr(gk.cfg, "epilogue", "") == "atomic" or getattr(gk.cfg, "c_transposed", False)
+                                or not getattr(gk.cfg, "batched", False)):  # (a kernel addressing C itself)
+        raise LayoutNotSupported(f"{_where(c.name, c.position)}: C's matrices are not stacked (strides "
+                                 f"{scatter.strides} for shape {scatter.shape}) and the kernel {gk.cfg.name} stores "
+                                 "C in place (atomic adds or a transposed store)")
+    c_reason = ""
+    if scatter is not None:
+        n_copies = len(c_scatter_copies(scatter, 0))
+        c_reason = (f"{_where(c.name, c.position)}: C's matrices are not stacked row-major (strides {scatter.strides} "
+                    f"for shape {scatter.shape}): the kernel stores a packed scratch C, copied into C's layout after "
+                    f"it on the launch's stream ({n_copies} 2-D cop{'y' if n_copies == 1 else 'ies'}: one extra pass "
+                    "over C" + ("; C copied into the scratch first: the launch grid covers part of it"
+                                if cov is not None else "") + ")")
+        for on in {id(x): x for x in (entry, own_entry) if x is not None}.values():
+            say(on, f"{kernel_location(kernel)}: remark: {c_reason}")
+        if not own_entry.c_scatter_said:  # (once per program, at the kernel's line)
+            import warnings
+
+            from tileorch.diagnostics import PerformanceWarning, user_stacklevel
+
+            own_entry.c_scatter_said = True
+            warnings.warn(f"{kernel_warning(kernel)}: {c_reason}", PerformanceWarning, stacklevel=user_stacklevel())
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
-           sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld, batch_pitch)
+           sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld, batch_pitch,
+           tuple(x.ptr for x, _ in _kvec_arrays(gk.cfg, arguments)), row_pitch,
+           None if scatter is None else (scatter.strides, cov is not None))
     prepared = _prepared.get(key)
     if prepared is None:
+        # a K vector's array TMA cannot read in place: its aligned scratch copy, kept by the prepared launch, which
+        # copies it in before each launch (the launch's stream: ordered after the work writing the vector)
+        kv_arguments, kv_copies, kv_buffers = kvec_copies(gk.cfg, arguments) if kvec_copy else (arguments, [], [])
+        c_ptr, c_out = c.ptr, []
+        if scatter is not None:  # the packed scratch C the kernel stores, kept by the prepared launch
+            scratch = _c_scratch_buffer(batch * m * n * c.itemsize, stream)
+            kv_buffers = [*kv_buffers, scratch]
+            c_ptr, c_out = scratch.ptr, c_scatter_copies(scatter, scratch.ptr)
+            if cov is not None:  # (C's uncovered parts: copied in, copied back unchanged)
+                kv_copies = [*kv_copies, *[(d, dp, s_, sp, w, r) for s_, sp, d, dp, w, r in c_out]]
         # (the K vectors' tensor maps, GemmConfig.kvecs, come before the program's parameters)
-        prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count,
-                                               extra=[*kvec_tensor_maps(gk.cfg, arguments), *extra], batch=batch,
+        prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c_ptr, m, n, k, dev.sm_count,
+                                               extra=[*kvec_tensor_maps(gk.cfg, kv_arguments), *extra], batch=batch,
                                                more_b=more_ptrs, grid=program_grid, sched_l=sched_l,
                                                ldc=ldc if getattr(gk.cfg, "c_ld", False) else 0,
                                                c_cols=c_cols if getattr(gk.cfg, "program_grid", False) else 0,
                                                operand_batches=counts, epi=epi, epi_c=epi_c, more_a=more_a_ptrs,
-                                               seg_k=seg_k, sched_mn=sched_mn, mid_ld=mid_ld, batch_pitch=batch_pitch)
+                                               seg_k=seg_k, sched_mn=sched_mn, mid_ld=mid_ld, batch_pitch=batch_pitch,
+                                               **({"copies_in": kv_copies, "keep": kv_buffers} if kv_buffers else {}),
+                                               **({"copies_out": c_out} if c_out else {}),
+                                               **({"row_pitch": row_pitch} if row_pitch else {}))
         prepared.staging.warn(kernel_warning(kernel), [b_reason] if b_reason else [])
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
@@ -2194,7 +2379,11 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     _prepared.move_to_end(key)
     again = prepared.launcher()
     again(stream)
-    if fast is not None and not b_reason:  # a K-major copy of B is made at each launch: not bound
+    if fast is not None and copies is not None:  # (a copy made with torch needs the tensor: not bound)
+        if copies:  # the copies' launches, then the GEMM's, on the call's stream (k_major_copy.with_copies)
+            from tileorch.launchers.k_major_copy import with_copies
+
+            again = with_copies(copies, again)
         keep(fast, again)
     if sync:  # bounded: KernelHang names the kernel past the deadline (was an unbounded cuStreamSynchronize)
         from tileorch.runtime.watchdog import synchronize_stream
@@ -2268,6 +2457,95 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
     return maps
 
 
+def _tma_addresses(a: ArrayArg) -> bool:
+    """TMA addresses ``a`` in place: a contiguous last dimension, a 16-byte aligned base, every other stride a
+    positive multiple of 16 bytes."""
+    es = a.itemsize
+    return a.strides[-1] == 1 and not a.ptr % 16 and all(s > 0 and not (s * es) % 16 for s in a.strides[:-1])
+
+
+_chained_scratch: OrderedDict = OrderedDict()
+"""Padded copies of a chained program's arrays (:func:`chained_copies`), one buffer per (array position, shape,
+strides, dtype, stream): reused by the next launch of that layout on that stream (stream-ordered: after the kernel
+that read it), at most :data:`_CHAINED_SCRATCH_MAX` kept."""
+_CHAINED_SCRATCH_MAX = 8
+_CHAINED_COPIES_MAX = 4096  # 2-D copies per array and launch past which the launch runs SIMT instead
+
+
+def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
+                   alloc: Any = None) -> tuple[list[Argument], list[tuple], list[str], list]:
+    """For each array a ``chained`` program's tensor maps load (``record["tmaps"]``) that TMA cannot address in place
+    (:func:`_tma_addresses`: e.g. K stored transposed ``[BH, D, Sk]`` with 150 f16 keys, rows of 300 bytes) but whose
+    elements are contiguous along its last dimension, none shared: a packed copy of rows padded to a multiple of 16
+    bytes (the map's dims stay the array's: TMA's zero fill past them, the kernel's masking of ragged extents as
+    before), made on the launch's stream before the kernel.  Returns (``arguments`` with each such array
+    re-described at its copy, which :func:`chained_tensor_maps` maps; the 2-D copies ``(src, src pitch, dst, dst
+    pitch, width, rows)`` in bytes; a reason per copied array; the buffers, which a bound launch keeps).
+    ``alloc(nbytes)``: the buffer (default :class:`~tileorch.runtime.buffers.DeviceBuffer`, kept in
+    :data:`_chained_scratch`)."""
+    import itertools
+    import math
+
+    from tileorch.launchers.array_overlap import shared_element
+
+    flat = flat_parameters(arguments)
+    by_pos = {a.position: a for a in arguments}
+    staged: dict[int, ArrayArg] = {}
+    copies: list[tuple] = []
+    reasons: list[str] = []
+    buffers: list = []
+    for t in record.get("tmaps", ()):
+        pos, role = flat[t["arg"]]
+        a = by_pos[pos]
+        if (pos in staged or role != "ptr" or not isinstance(a, ArrayArg) or a.dtype not in _TMAP_DTYPES
+                or not all(a.shape) or _tma_addresses(a) or (a.strides[-1] != 1 and a.shape[-1] > 1)
+                or any(s < 0 for s in a.strides) or shared_element(a.shape, a.strides) is not None):
+            continue
+        es, nd = a.itemsize, a.ndim
+        width = a.shape[-1] * es
+        pitch = -(-width // 16) * 16
+        rows = a.shape[-2] if nd > 1 else 1
+        outer = tuple(a.shape[:-2])
+        if math.prod(outer) > _CHAINED_COPIES_MAX:
+            continue
+        packed = [1] * nd
+        if nd > 1:
+            packed[-2] = pitch // es
+            for i in range(nd - 3, -1, -1):
+                packed[i] = packed[i + 1] * a.shape[i + 1]
+        key = (pos, a.shape, a.strides, a.dtype, stream)
+        if alloc is None:
+            from tileorch.runtime.buffers import DeviceBuffer
+
+            buf = _chained_scratch.get(key)
+            if buf is None:
+                buf = _chained_scratch[key] = DeviceBuffer(pitch * rows * math.prod(outer))
+                while len(_chained_scratch) > _CHAINED_SCRATCH_MAX:
+                    _chained_scratch.popitem(last=False)
+            _chained_scratch.move_to_end(key)
+        else:
+            buf = alloc(pitch * rows * math.prod(outer))
+        buffers.append(buf)
+        spitch = a.strides[-2] * es if nd > 1 and rows > 1 else width
+        real = [i for i in range(nd - 2) if a.shape[i] > 1]  # (an extent-1 dimension's stride is never used)
+        inner = rows * (a.strides[-2] if nd > 1 and rows > 1 else a.shape[-1])
+        nested = all(a.strides[i] == inner * math.prod(a.shape[i + 1:nd - 2]) for i in real)
+        if nested:  # the outer dimensions rows of rows: one copy of them all
+            copies.append((a.ptr, spitch, buf.ptr, pitch, width, rows * math.prod(outer)))
+            outer = ()
+        else:  # one copy per outer index
+            for idx in itertools.product(*(range(d) for d in outer)):
+                src = a.ptr + sum(i * st for i, st in zip(idx, a.strides)) * es
+                dst = buf.ptr + sum(i * st for i, st in zip(idx, packed)) * es
+                copies.append((src, spitch, dst, pitch, width, rows))
+        staged[pos] = dataclasses.replace(a, ptr=buf.ptr, strides=tuple(packed))
+        reasons.append(f"{_where(a.name, a.position)}: TMA needs a 16-byte aligned base and 16-byte multiple strides "
+                       f"(shape {a.shape}, strides {a.strides}): the kernel's tensor map reads a copy of rows padded "
+                       f"to {pitch} bytes, made on the launch's stream before each launch ({math.prod(outer)} 2-D "
+                       f"cop{'y' if math.prod(outer) == 1 else 'ies'})")
+    return [staged.get(a.position, a) if isinstance(a, ArrayArg) else a for a in arguments], copies, reasons, buffers
+
+
 CHAINED_CTAS_ENV = "TILEORCH_ATTN_CTAS"
 
 
@@ -2309,6 +2587,17 @@ def chained_ctas(record: dict, grid3: tuple[int, int, int], sm_count: int) -> tu
                   f"{IMBALANCE_LIMIT}; schedulers/chained_balance.py)")
 
 
+def _copies_before(copies: list[tuple], buffers: list) -> Any:
+    """``before(stream)`` enqueuing ``copies`` (:class:`~tileorch.launchers.gemm_host.StagingPlan`'s 2-D copies) on
+    the stream; it keeps ``buffers`` (what they write) as long as it is kept."""
+    from tileorch.launchers.gemm_host import StagingPlan
+
+    def before(stream: int, _copies: list = copies, _buffers: list = buffers) -> None:
+        StagingPlan.run(_copies, stream)
+
+    return before
+
+
 def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], grid3: tuple[int, int, int],
                     stream: int, sync: bool, fast: tuple | None = None, sm_count: int = 1) -> None:
     """Launch a ``chained`` program: its tensor maps, then the cuTile entry's parameters; a
@@ -2321,7 +2610,9 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
     program = entry.program
     record = program.chained
     asked, grid3 = grid3, scaled_grid(record, grid3)  # G chains of one program: G programs each (split-chains)
-    maps = chained_tensor_maps(record, stored_arguments(arguments))
+    # an array TMA cannot address in place (rows not a 16-byte multiple): its padded copy, made before the kernel
+    staged, copies, reasons, buffers = chained_copies(record, stored_arguments(arguments), stream)
+    maps = chained_tensor_maps(record, staged)
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
@@ -2337,8 +2628,22 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
         ctas, remark = chained_ctas(record, grid3, sm_count)
         entry.launch_remarks[asked] = remark
         launch_grid = (ctas, 1, 1)
+    if copies:
+        text = "; ".join(reasons)
+        said = f"{kernel_location(kernel)}: remark: {text}"
+        entry.launch_remarks[asked] = f"{said}; {entry.launch_remarks[asked]}" if asked in entry.launch_remarks \
+            else said
+        if not entry.copy_said:  # (once per program, at the kernel's line)
+            import warnings
+
+            from tileorch.diagnostics import PerformanceWarning, user_stacklevel
+
+            entry.copy_said = True
+            warnings.warn(f"{kernel_warning(kernel)}: {text}", PerformanceWarning, stacklevel=user_stacklevel())
+    # the copies on the launch's stream (ordered after the work writing the arrays), before each launch
+    before = _copies_before(copies, buffers) if copies else None
     _run(entry.image, launch_grid, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync,
-         fast)
+         fast, before=before)
 
 
 def launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str = "sm_90a", schedule: str = "auto",
@@ -2638,7 +2943,7 @@ def _row_cache_choice(entry: _Compiled, kernel: Any, arguments: list[Argument], 
 
 
 def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int, cluster: tuple, stream: int,
-         sync: bool, fast: tuple | None, layout: tuple | None = None) -> None:
+         sync: bool, fast: tuple | None, layout: tuple | None = None, before: Any = None) -> None:
     """Launch ``kernel`` (a loaded :class:`~tileorch.runtime.module.Kernel`) with these parameter
     bytes.  With ``fast`` (the call's key, never with ``sync``) through a
     :class:`~tileorch.runtime.launch.BoundLaunch` that is kept under the key for the next equal
@@ -2646,10 +2951,14 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
     (``sync``: waited for, with the hang watchdog).  ``layout``: (the parameters holding the
     arrays' pointers, in argument order; each array's byte extent relative to its pointer) of a
     program whose arrays reach the kernel as those pointers only: a later call that differs in
-    the addresses only re-points the bound launch (:func:`~tileorch.launchers.cutile_bound.rebound`)."""
+    the addresses only re-points the bound launch (:func:`~tileorch.launchers.cutile_bound.rebound`).
+    ``before(stream)``: enqueued on the stream before the kernel, at this launch and at each launch of the bound
+    one (a padded copy of an array, :func:`chained_copies`); such a launch is never re-pointed."""
     from tileorch.runtime.launch import BoundLaunch
     from tileorch.runtime.launch import launch as runtime_launch
 
+    if before is not None:
+        before(stream)
     if fast is None:
         runtime_launch(kernel, grid, block, params, cluster=cluster, smem=smem, stream=stream, wait=sync)
         return
@@ -2657,6 +2966,12 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
     bound = BoundLaunch(kernel, grid, block, params, cluster=cluster, smem=smem)
     again = bound.launcher()
     again(stream)
+    if before is not None:  # (the bound launch makes the copy first, every time)
+        def again(s: int, _kernel: Any = again, _before: Any = before) -> None:
+            _before(s)
+            _kernel(s)
+
+        layout = None
     keep(fast, again)
     if layout is not None:
         slots, extents = layout

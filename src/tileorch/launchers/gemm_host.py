@@ -436,7 +436,8 @@ def _is_mid(cfg: GemmConfig, name: str) -> bool:
 
 
 def batched_map(cfg: GemmConfig, name: str, dims: tuple[int, int], pitch: int | None, box: tuple[int, int],
-                es: int, count: int, batch_pitch: int = 0) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+                es: int, count: int, batch_pitch: int = 0,
+                row_pitch: int = 0) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """(dims, byte strides, box) of operand ``name``'s tensor map, innermost first: ``dims`` (its contiguous extent,
     then its rows) with ``pitch`` bytes between rows (None: the array's own); a batched configuration adds the batch
     dimension of ``count`` matrices, box extent 1.  Matrices stacked (``[L, rows, cols]``): rows ``cols * es`` bytes
@@ -444,50 +445,56 @@ def batched_map(cfg: GemmConfig, name: str, dims: tuple[int, int], pitch: int | 
     ``L * cols * es`` bytes apart, matrices ``cols * es`` bytes apart (a staged copy's padded pitch replaces the
     row pitch; the matrices stay ``cols * es`` apart in it).  ``batch_pitch``: the bytes from one matrix to the next
     when they are not stacked (a strided batch, e.g. every other matrix of a larger array: its own batch stride,
-    read in place; 0: stacked)."""
+    read in place; 0: stacked); ``row_pitch``: the bytes between a strided batch's rows where they are not
+    ``cols`` apart (a ``transpose(0, 1)`` view of ``[rows, L, cols]`` storage; read in place; 0: ``cols``)."""
     mid = _is_mid(cfg, name)
     row = pitch if pitch is not None else dims[0] * es * (count if mid else 1)
     if not cfg.batched:
         return dims, (row,), box
-    if batch_pitch and (mid or pitch is not None and pitch != dims[0] * es):
-        raise GemmConfigError(f"{name}: a strided batch ({batch_pitch} bytes between matrices) is read in place "
-                              "only: not batched in its middle dimension, not through a staged copy")
+    if (batch_pitch or row_pitch) and (mid or pitch is not None and pitch != dims[0] * es):
+        raise GemmConfigError(f"{name}: a strided batch ({batch_pitch} bytes between matrices, rows "
+                              f"{row_pitch or 'cols'} bytes apart) is read in place only: not batched in its middle "
+                              "dimension, not through a staged copy")
+    if row_pitch and not batch_pitch:
+        raise GemmConfigError(f"{name}: rows {row_pitch} bytes apart are a strided batch's (batch_pitch) only")
+    row = row_pitch or row
     return (*dims, count), (row, batch_pitch or (dims[0] * es if mid else row * dims[1])), (*box, 1)
 
 
 def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
                 batch: int = 1, pitch: dict[str, int] | None = None, c_cols: int = 0,
-                operand_batches: tuple[int, int] = (), batch_pitch: dict[str, int] | None = None
-                ) -> tuple[bytes, bytes, bytes]:
+                operand_batches: tuple[int, int] = (), batch_pitch: dict[str, int] | None = None,
+                row_pitch: dict[str, int] | None = None) -> tuple[bytes, bytes, bytes]:
     """A ``[tile_k K, tile_m M]`` boxes (``[64 M, tile_k K]`` when A is stored ``[K, M]``), B
     ``[tile_k K, tile_n/cluster N]`` (K-major) or ``[64 N, tile_k K]`` (N-major), C ``[64 N, 64 M]``
     (TMA epilogue; zeros for the direct one); a K-major box swizzled by its K row
     (``cfg.k_row_bytes``), the others by 128 bytes.  A batched configuration adds the batch
     dimension (contiguous ``[L, rows, cols]`` arrays, box extent 1): L = ``batch`` matrices, A's and
     B's ``operand_batches`` when given (each operand's own count); ``batch_pitch``: A's and B's bytes between
-    matrices where they are not stacked (a strided batch, :func:`batched_map`)."""
+    matrices where they are not stacked (a strided batch, :func:`batched_map`); ``row_pitch``: their bytes between
+    rows where not ``cols`` apart (a strided batch's, read in place)."""
 
-    pitch, bp = pitch or {}, batch_pitch or {}
+    pitch, bp, rp = pitch or {}, batch_pitch or {}, row_pitch or {}
     es = ESIZE[cfg.dtype]
     la, lb = operand_batches or (batch, 1 if getattr(cfg, "b_shared", False) else batch)
 
     def tmap(ptr, dtype, dims, row_bytes, box, name, swizzle=128):
         count = la if name == "A" else batch
         dims, row_bytes, box = batched_map(cfg, name, dims, pitch.get(name), box, row_bytes[0] // dims[0], count,
-                                           bp.get(name, 0))
+                                           bp.get(name, 0), rp.get(name, 0))
         return encode_tensor_map(ptr, dtype, dims, row_bytes, box, swizzle)
 
     a_raw = getattr(cfg, "a_raw", "")
     if getattr(cfg, "a_gather", False):  # a gathered A: no A map is read (B's, a valid one, stands in its place)
-        tma_a = b_tensor_map(cfg, b_ptr, n, k, lb, pitch, "B", batch_pitch=bp.get("B", 0))
+        tma_a = b_tensor_map(cfg, b_ptr, n, k, lb, pitch, "B", batch_pitch=bp.get("B", 0), row_pitch=rp.get("B", 0))
     elif a_raw:  # a computed A: its raw array in boxes unswizzled, or swizzled by their row (GemmConfig.a_raw_swizzle)
         ra = ESIZE[a_raw]
         dims, row_bytes = ((k, m), (k * ra,)) if cfg.a_major == "k" else ((m, k), (m * ra,))
         box = (cfg.a_raw_chunk_columns, cfg.tile_m if cfg.a_major == "k" else cfg.tile_k)
         tma_a = tmap(a_ptr, a_raw, dims, row_bytes, box, "A", getattr(cfg, "a_raw_swizzle", 0))
     else:
-        tma_a = a_tensor_map(cfg, a_ptr, m, k, la if cfg.batched else 1, pitch, "A", bp.get("A", 0))
-    tma_b = b_tensor_map(cfg, b_ptr, n, k, lb, pitch, "B", batch_pitch=bp.get("B", 0))
+        tma_a = a_tensor_map(cfg, a_ptr, m, k, la if cfg.batched else 1, pitch, "A", bp.get("A", 0), rp.get("A", 0))
+    tma_b = b_tensor_map(cfg, b_ptr, n, k, lb, pitch, "B", batch_pitch=bp.get("B", 0), row_pitch=rp.get("B", 0))
     nc = c_cols or n  # C's columns (a program-grid kernel's C may be wider than B)
     tma_c = tmap(c_ptr, cfg.out_dtype, (nc, m), (nc * ESIZE[cfg.out_dtype],), (64, 64), "C") \
         if cfg.epilogue == "tma" else bytes(128)
@@ -495,7 +502,7 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
 
 
 def a_tensor_map(cfg: GemmConfig, a_ptr: int, m: int, k: int, batch: int = 1, pitch: dict[str, int] | None = None,
-                 name: str = "A", batch_pitch: int = 0) -> bytes:
+                 name: str = "A", batch_pitch: int = 0, row_pitch: int = 0) -> bytes:
     """The tensor map of an A operand as loaded (``name``: ``A``, or ``A1``... for the other A operands of an
     ``a_operands > 1`` configuration, laid out as A): ``[tile_k K, tile_m M]`` boxes swizzled by
     ``cfg.k_row_bytes`` (A ``[M, K]``) or ``[64 M, tile_k K]`` (A stored ``[K, M]``, 128-byte swizzle); a
@@ -505,12 +512,13 @@ def a_tensor_map(cfg: GemmConfig, a_ptr: int, m: int, k: int, batch: int = 1, pi
         dims, row_bytes, box, swizzle = (k, m), (k * es,), (cfg.tile_k, cfg.tile_m), cfg.k_row_bytes
     else:  # A stored [K, M]: 64 M x tile_k K boxes
         dims, row_bytes, box, swizzle = (m, k), (m * es,), (64, cfg.tile_k), 128
-    dims, row_bytes, box = batched_map(cfg, name, dims, (pitch or {}).get(name), box, es, batch, batch_pitch)
+    dims, row_bytes, box = batched_map(cfg, name, dims, (pitch or {}).get(name), box, es, batch, batch_pitch,
+                                       row_pitch)
     return encode_tensor_map(a_ptr, cfg.dtype, dims, row_bytes, box, swizzle)
 
 
 def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pitch: dict[str, int] | None = None,
-                 name: str = "B", tile_n: int = 0, batch_pitch: int = 0) -> bytes:
+                 name: str = "B", tile_n: int = 0, batch_pitch: int = 0, row_pitch: int = 0) -> bytes:
     """The tensor map of a B operand (``name``: ``B``, or ``B1``... for the other B operands of a
     ``b_operands > 1`` configuration, laid out as B): ``[tile_k K, tile_n/cluster N]`` boxes (K-major,
     swizzled by ``cfg.k_row_bytes``) or ``[64 N, tile_k K]`` (N-major, 128-byte swizzle); its pitch
@@ -520,7 +528,8 @@ def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pi
         es = ESIZE[b_raw]
         dims, row_bytes = ((k, n), (k * es,)) if cfg.b_major == "k" else ((n, k), (n * es,))
         box = (cfg.raw_chunk_columns, cfg.tile_n if cfg.b_major == "k" else cfg.tile_k)
-        dims, row_bytes, box = batched_map(cfg, name, dims, (pitch or {}).get(name), box, es, batch, batch_pitch)
+        dims, row_bytes, box = batched_map(cfg, name, dims, (pitch or {}).get(name), box, es, batch, batch_pitch,
+                                           row_pitch)
         return encode_tensor_map(b_ptr, b_raw, dims, row_bytes, box, 0)
     es = ESIZE[cfg.dtype]
     if cfg.b_major == "k":
@@ -529,7 +538,8 @@ def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pi
     else:
         dims, row_bytes, box = (n, k), (n * es,), (64, cfg.tile_k)
         swizzle = 128
-    dims, row_bytes, box = batched_map(cfg, name, dims, (pitch or {}).get(name), box, es, batch, batch_pitch)
+    dims, row_bytes, box = batched_map(cfg, name, dims, (pitch or {}).get(name), box, es, batch, batch_pitch,
+                                       row_pitch)
     return encode_tensor_map(b_ptr, cfg.dtype, dims, row_bytes, box, swizzle)
 
 
@@ -587,7 +597,8 @@ class GemmKernel:
                 operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None,
                 epi_c: int = 1, more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = (),
                 sched_mn: tuple[int, int] | None = None, mid_ld: tuple[int, int, int] = (),
-                batch_pitch: tuple[int, int] = ()) -> PreparedGemm:
+                batch_pitch: tuple[int, int] = (), copies_in: tuple = (), keep: tuple = (),
+                copies_out: tuple = (), row_pitch: tuple[int, int] = ()) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
         configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
@@ -609,9 +620,15 @@ class GemmKernel:
         :mod:`tileorch.launchers.user_grid`: multiples of the kernel's tiles; the stores stay masked at ``m``, ``n``);
         ``mid_ld``: the row strides (elements) of A, B and C batched in their middle dimension (``cfg.batch_mid``;
         0: ``L cols``, a contiguous array's), :func:`operand_rows`; ``batch_pitch``: (A's, B's) bytes between
-        matrices of a strided batch (0: stacked; read in place only, :func:`batched_map`)."""
+        matrices of a strided batch (0: stacked; read in place only, :func:`batched_map`); ``copies_in``: more
+        copies ``(src, src pitch, dst, dst pitch, width, rows)`` (bytes) made on the launch's stream before each
+        launch (a K vector's aligned scratch copy, ``cutile.kvec_copies``), ``keep``: the buffers they write, kept as
+        long as this launch is; ``copies_out``: copies made after the kernel, after the staging plan's own (a packed
+        scratch C copied into C's layout, ``cutile.c_scatter_copies``); ``row_pitch``: (A's, B's) bytes between the rows
+        of a strided batch where they are not ``cols`` apart (0: packed; read in place only)."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
-                            ldc, c_cols, operand_batches, epi, epi_c, more_a, seg_k, sched_mn, mid_ld, batch_pitch)
+                            ldc, c_cols, operand_batches, epi, epi_c, more_a, seg_k, sched_mn, mid_ld, batch_pitch,
+                            copies_in, keep, copies_out, row_pitch)
 
 
 class PreparedGemm:
@@ -622,7 +639,8 @@ class PreparedGemm:
                  c_cols: int = 0, operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None,
                  epi_c: int = 1, more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = (),
                  sched_mn: tuple[int, int] | None = None, mid_ld: tuple[int, int, int] = (),
-                 batch_pitch: tuple[int, int] = ()):
+                 batch_pitch: tuple[int, int] = (), copies_in: tuple = (), keep: tuple = (),
+                 copies_out: tuple = (), row_pitch: tuple[int, int] = ()):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -688,8 +706,12 @@ class PreparedGemm:
         if strided and (set(strided) & {r.split(":")[0] for r in st.reasons} or cfg.epi_n or cfg.lora_rank):
             raise GemmConfigError(f"{cfg.name}: a strided batch ({', '.join(strided)}) is read in place by its tensor "
                                   f"map; staging was needed: {'; '.join(st.reasons) or 'a second dot'}")
+        rows_apart = {name: p for name, p in zip("AB", row_pitch) if p} if cfg.batched else {}
+        if set(rows_apart) - set(strided):
+            raise GemmConfigError(f"{cfg.name}: rows not cols apart ({', '.join(rows_apart)}) are a strided batch's "
+                                  "only (batch_pitch)")
         tma_a, tma_b, tma_c = tensor_maps(cfg, st.ptr["A"], st.ptr["B"], st.ptr["C"], m, n, k,
-                                          batch if cfg.batched else 1, st.pitch, c_cols, counts, strided)
+                                          batch if cfg.batched else 1, st.pitch, c_cols, counts, strided, rows_apart)
         tma_more_b = [b_tensor_map(cfg, st.ptr[f"B{i}"], n, ks[i - 1],
                                    counts[1] if counts else batch if cfg.batched else 1, st.pitch, f"B{i}")
                       for i in range(1, len(plan_b) + 1)]
@@ -729,6 +751,9 @@ class PreparedGemm:
         self._function = kernel.kernel.function
         self._params = ctypes.addressof(self._pointers)
         self._zero = self.zero_bytes if cfg.schedule == "streamk" and getattr(self, "zero_bytes", None) else None
+        self.staging.copies_in.extend(copies_in)  # (the caller's copies, e.g. a K vector's aligned scratch)
+        self.staging.copies_out.extend(copies_out)  # (after the plan's own: a padded C into the caller's scratch)
+        self._keep.extend(keep)
         self._copies = bool(self.staging.copies_in or self.staging.copies_out)
         # programmatic dependent launch for a kernel compiled with the wait, unless this launch enqueues its own
         # memset (Stream-K's locks) or copies before the kernel: those are no grid the kernel's wait waits for
