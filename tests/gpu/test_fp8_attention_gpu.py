@@ -97,6 +97,12 @@ def _online_fp8_p(q, k, v, scale, bn):
     return acc, den
 
 
+def test_gqa_group_rows_speculative_decode():
+    name = "fp8qk_gqa_group_rows_decode"
+    q, k, v = _inputs(name, 5)
+    _checked(name, {0: q, 1: k, 2: v}, {3: _sdpa(q, k, v, 0.5 / math.sqrt(128), group=4)}, TOL["float16"])
+
+
 def test_fp8_v_and_p_refused_and_correct_on_simt():
     """FlashAttention-3's fp8 P V (refused, located): the SIMT path's result, P rounded to e4m3 as the program casts
     it (:func:`_online_fp8_p`), V's descale on the output."""

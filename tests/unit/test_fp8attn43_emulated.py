@@ -146,3 +146,14 @@ def test_head_dim_80_run_at_the_arrays_width(granule, widths, monkeypatch):
     v, vf = _half("f16", 2, 200, 80)
     out = s3._chained(name, {0: q, 1: k, 2: v}, (3, 2, 1))[3]
     _check(out, _attn(_scores(qf, kf, 0.5 / math.sqrt(80)), vf))
+
+
+@EXTENDED
+def test_gqa_group_rows_speculative_decode():
+    """4 query heads x 16 draft tokens of a KV head as one 64-row e4m3 Q box (a group dimension), head dim 128,
+    300 ragged keys."""
+    (q, qf), (k, kf) = _fp8("e4m3", 2, 8, 16, 128), _fp8("e4m3", 2, 2, 300, 128)
+    v, vf = _half("f16", 2, 2, 300, 128)
+    out = s3._chained("fp8qk_gqa_group_rows_decode", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    kk, vv = np.repeat(kf, 4, axis=1), np.repeat(vf, 4, axis=1)
+    _check(out, _attn(_scores(qf, kk, 0.5 / math.sqrt(128)), vv))

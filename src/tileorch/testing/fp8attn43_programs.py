@@ -182,6 +182,30 @@ def fp8qk_widened_to_f16(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D:
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def fp8qk_gqa_group_rows(Q, K, V, O, descale: float, qk_scale: float, G: C[int], BM: C[int], BN: C[int],
+                         D: C[int]):
+    """Speculative decoding with GQA: the ``G`` query heads of a KV head, ``BM`` draft tokens each, as the rows of one
+    e4m3 ``(1, G, BM, D)`` tile of ``Q [B, H, BM, D]`` reshaped to ``(G BM, D)``; ragged keys; grid (KV head,
+    batch)."""
+    kh, b = ct.bid(0), ct.bid(1)
+    seq = K.shape[2]
+    q = ct.load(Q, index=(b, kh, 0, 0), shape=(1, G, BM, D)).reshape((G * BM, D))
+    m_i, l_i, acc = _state(G * BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(b, kh, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((G * BM, BN), dtype=ct.float32)) * (descale * qk_scale)
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(b, kh, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(b, kh, 0, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, G, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 E4M3, E5M2, F16, BF16, F32 = "float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "float32"
@@ -240,3 +264,7 @@ _add("fp8qk_descaled_e4m3_d80_in_128", fp8qk_descaled,
       64, 64, 128], (3, 2), "chained", outputs=(3,),
      notes="head dim 80 in a 128-wide tile: the launcher's head-dim variant runs the e4m3 first dot over 96 columns "
      "(K steps of 32: three 32-byte boxes a row), the second dot over 80")
+_add("fp8qk_gqa_group_rows_decode", fp8qk_gqa_group_rows,
+     [((2, 8, 16, 128), E4M3), ((2, 2, 300, 128), E4M3), ((2, 2, 300, 128), F16), ((2, 8, 16, 128), F16), 0.5,
+      LOG2E / math.sqrt(128), 4, 16, 64, 128], (2, 2), "chained", outputs=(3,),
+     notes="4 query heads x 16 draft tokens of one KV head as one 64-row e4m3 Q box (group rows)")
