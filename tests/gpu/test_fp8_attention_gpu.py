@@ -56,12 +56,19 @@ def _checked(name, inputs, refs, tol):
 
 
 @pytest.mark.parametrize("name", ["fp8qk_descaled_e4m3_d64", "fp8qk_descaled_e4m3_d128_bm128",
-                                  "fp8qk_descaled_e4m3_d96_in_128", "fp8qk_descaled_e4m3_d32", "fp8qk_descaled_e4m3_d256",
-                                  "fp8qk_descaled_e4m3_bm256_d64", "fp8qk_descaled_e4m3_d80_in_128"])
+                                  "fp8qk_descaled_e4m3_d96_in_128", "fp8qk_descaled_e4m3_d32",
+                                  "fp8qk_descaled_e4m3_d256", "fp8qk_descaled_e4m3_bm256_d64",
+                                  "fp8qk_descaled_e4m3_d80_in_128"])
 def test_descaled_e4m3(name):
     q, k, v = _inputs(name)
     descale, d = PROGRAMS[name].spec[4], q.shape[-1]
     _checked(name, {0: q, 1: k, 2: v}, {3: _sdpa(q, k, v, descale / math.sqrt(d))}, TOL["float16"])
+
+
+def test_textbook_form_with_the_descale_in_qk_scale():
+    name = "fp8qk_textbook_e4m3_d64"
+    q, k, v = _inputs(name, 6)
+    _checked(name, {0: q, 1: k, 2: v}, {3: _sdpa(q, k, v, 0.5 * 0.125)}, TOL["float16"])
 
 
 def test_two_scales_e5m2_causal_bf16():

@@ -66,8 +66,10 @@ def test_program_takes_its_path(name):
         assert any(TENSOR_CORES in r for r in remarks), remarks
 
 
-FIRST_DOT = {"fp8qk_descaled_e4m3_d64": ("e4m3", 64, 64, "f16"), "fp8qk_descaled_e4m3_d128_bm128": ("e4m3", 128, 64, "f16"),
-             "fp8qk_two_scales_e5m2_causal_bf16": ("e5m2", 64, 64, "bf16"), "fp8qk_gqa_lse_d128": ("e4m3", 128, 64, "bf16")}
+FIRST_DOT = {"fp8qk_descaled_e4m3_d64": ("e4m3", 64, 64, "f16"),
+             "fp8qk_descaled_e4m3_d128_bm128": ("e4m3", 128, 64, "f16"),
+             "fp8qk_two_scales_e5m2_causal_bf16": ("e5m2", 64, 64, "bf16"),
+             "fp8qk_gqa_lse_d128": ("e4m3", 128, 64, "bf16")}
 """program -> (first dot type, head dim, key tile, second dot type)."""
 
 

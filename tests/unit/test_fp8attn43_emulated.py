@@ -157,3 +157,12 @@ def test_gqa_group_rows_speculative_decode():
     out = s3._chained("fp8qk_gqa_group_rows_decode", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
     kk, vv = np.repeat(kf, 4, axis=1), np.repeat(vf, 4, axis=1)
     _check(out, _attn(_scores(qf, kk, 0.5 / math.sqrt(128)), vv))
+
+
+@EXTENDED
+def test_textbook_form_with_the_descale_in_qk_scale():
+    """The textbook softmax (row max of the unscaled scores) with the host's ``qk_scale = descale sm_scale log2 e``."""
+    (q, qf), (k, kf) = _fp8("e4m3", 2, 150, 64), _fp8("e4m3", 2, 200, 64)
+    v, vf = _half("f16", 2, 200, 64)
+    out = s3._chained("fp8qk_textbook_e4m3_d64", {0: q, 1: k, 2: v}, (3, 2, 1))[3]
+    _check(out, _attn(_scores(qf, kf, 0.5 * 0.125), vf))

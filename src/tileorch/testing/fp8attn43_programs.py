@@ -56,6 +56,29 @@ def fp8qk_descaled(Q, K, V, O, descale: float, qk_scale: float, BM: C[int], BN: 
 
 
 @ct.kernel
+def fp8qk_textbook(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The textbook forward (``attention_programs.attention_fwd``'s softmax: the row max of the unscaled scores, then
+    ``exp2(s qk_scale - m)``) with e4m3 Q / K and the host folding the descales into ``qk_scale = q_scale k_scale
+    sm_scale log2 e``: one fused multiply-add per score, as the f16 program; P cast to V's type."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True) * qk_scale)
+        p = ct.exp2(s * qk_scale - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
 def fp8qk_two_scales_causal(Q, K, V, O, q_scale: float, k_scale: float, sm_scale: float, BM: C[int],
                             BN: C[int], D: C[int]):
     """Causal, the two descales and the softmax scale multiplied into ``Q @ K^T`` one after the other
@@ -226,7 +249,7 @@ _add("fp8qk_gqa_lse_d128", fp8qk_gqa_lse,
 _add("fp8qkv_p_e4m3", fp8qkv_p_fp8,
      [((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), F16), 0.5, 2.0, _S64, 64, 64,
       64], (2, 2), "simt", outputs=(3,),
-     error="the second dot's B element type f8E4M3FN: the second dot's WGMMA takes f16/bf16 operands here (an fp8 P @ V",
+     error="the second dot's B element type f8E4M3FN: the second dot's WGMMA takes f16/bf16 operands here",
      notes="FlashAttention-3's fp8 P V (P in the fp8 register fragment layout, V K-major: a transposed V tile) is not "
      "built: refused at V's load")
 _add("fp8qk_v_widened_in_kernel", fp8qk_v_widened,
@@ -268,3 +291,6 @@ _add("fp8qk_gqa_group_rows_decode", fp8qk_gqa_group_rows,
      [((2, 8, 16, 128), E4M3), ((2, 2, 300, 128), E4M3), ((2, 2, 300, 128), F16), ((2, 8, 16, 128), F16), 0.5,
       LOG2E / math.sqrt(128), 4, 16, 64, 128], (2, 2), "chained", outputs=(3,),
      notes="4 query heads x 16 draft tokens of one KV head as one 64-row e4m3 Q box (group rows)")
+_add("fp8qk_textbook_e4m3_d64", fp8qk_textbook,
+     [((2, 150, 64), E4M3), ((2, 200, 64), E4M3), ((2, 200, 64), F16), ((2, 150, 64), F16), 0.5 * _S64, 64, 64, 64],
+     (3, 2), "chained", outputs=(3,), notes="the descale folded into qk_scale by the host: the f16 textbook's ops")
