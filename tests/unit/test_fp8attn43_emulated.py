@@ -110,3 +110,59 @@ def test_head_dim_96_in_a_128_wide_tile():
     v, vf = _half("f16", 2, 200, 96)
     out = s3._chained("fp8qk_descaled_e4m3_d96_in_128", {0: q, 1: k, 2: v}, (3, 2, 1))[3]
     _check(out, _attn(_scores(qf, kf, 0.5 / math.sqrt(96)), vf))
+
+
+@pytest.mark.parametrize("name, bh, sq, sk, d, grid", [
+    ("fp8qk_descaled_e4m3_d32", 2, 100, 130, 32, (2, 2, 1)),
+    ("fp8qk_descaled_e4m3_d256", 1, 100, 150, 256, (2, 1, 1)),
+    pytest.param("fp8qk_descaled_e4m3_bm256_d64", 2, 300, 200, 64, (2, 2, 1), marks=EXTENDED)])
+def test_descaled_e4m3_other_shapes(name, bh, sq, sk, d, grid):
+    """Head dim 32 (one 32-byte e4m3 box a row, the 32-byte swizzle, one k32 WGMMA per key tile), head dim 256 (two
+    128-byte boxes a row: K steps 4..7 in the second box) and 256-row tiles (four consumer warp groups, one 256 x
+    64-byte Q box)."""
+    (q, qf), (k, kf) = _fp8("e4m3", bh, sq, d), _fp8("e4m3", bh, sk, d)
+    v, vf = _half("f16", bh, sk, d)
+    out = s3._chained(name, {0: q, 1: k, 2: v}, grid)[3]
+    _check(out, _attn(_scores(qf, kf, PROGRAMS[name].spec[4] / math.sqrt(d)), vf))
+
+
+@pytest.mark.parametrize("granule, widths", [("1", [96, 80]), pytest.param("32", [96, 96], marks=EXTENDED)])
+def test_head_dim_80_run_at_the_arrays_width(granule, widths, monkeypatch):
+    """e4m3 arrays of head dim 80 in a 128-wide tile, compiled as the launcher compiles them for these arrays
+    (test_head_dim_width's ``_specialised``): the first dot reduces over 96 columns (80 rounded up to the e4m3 WGMMA's
+    K step of 32, whatever the 16- or 32-column granule; TMA's zero fill past the arrays' 80 bytes a row), the second
+    dot's N is the granule's width of 80."""
+    import tileorch.testing.gemm_emulation as ge
+    from test_head_dim_width import _specialised
+
+    monkeypatch.setenv("TILEORCH_ATTN_HEAD_DIM_WIDTH", granule)
+    name = "fp8qk_descaled_e4m3_d80_in_128"
+    p = PROGRAMS[name]
+    generic, narrow = _specialised(p.kernel, p.spec, name)
+    assert narrow is not None and narrow.chained["head_dim_width"] == widths, narrow and narrow.chained
+    assert [t["box"] for t in narrow.chained["tmaps"][:2]] == [32, 32]  # three 32-byte e4m3 boxes a row
+    monkeypatch.setattr(ge, "compile_cutile", lambda kernel, spec, name=None, **kw: _specialised(kernel, spec, name)[1])
+    (q, qf), (k, kf) = _fp8("e4m3", 2, 150, 80), _fp8("e4m3", 2, 200, 80)
+    v, vf = _half("f16", 2, 200, 80)
+    out = s3._chained(name, {0: q, 1: k, 2: v}, (3, 2, 1))[3]
+    _check(out, _attn(_scores(qf, kf, 0.5 / math.sqrt(80)), vf))
+
+
+@EXTENDED
+def test_gqa_group_rows_speculative_decode():
+    """4 query heads x 16 draft tokens of a KV head as one 64-row e4m3 Q box (a group dimension), head dim 128,
+    300 ragged keys."""
+    (q, qf), (k, kf) = _fp8("e4m3", 2, 8, 16, 128), _fp8("e4m3", 2, 2, 300, 128)
+    v, vf = _half("f16", 2, 2, 300, 128)
+    out = s3._chained("fp8qk_gqa_group_rows_decode", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    kk, vv = np.repeat(kf, 4, axis=1), np.repeat(vf, 4, axis=1)
+    _check(out, _attn(_scores(qf, kk, 0.5 / math.sqrt(128)), vv))
+
+
+@EXTENDED
+def test_textbook_form_with_the_descale_in_qk_scale():
+    """The textbook softmax (row max of the unscaled scores) with the host's ``qk_scale = descale sm_scale log2 e``."""
+    (q, qf), (k, kf) = _fp8("e4m3", 2, 150, 64), _fp8("e4m3", 2, 200, 64)
+    v, vf = _half("f16", 2, 200, 64)
+    out = s3._chained("fp8qk_textbook_e4m3_d64", {0: q, 1: k, 2: v}, (3, 2, 1))[3]
+    _check(out, _attn(_scores(qf, kf, 0.5 * 0.125), vf))

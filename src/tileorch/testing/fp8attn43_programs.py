@@ -56,6 +56,29 @@ def fp8qk_descaled(Q, K, V, O, descale: float, qk_scale: float, BM: C[int], BN: 
 
 
 @ct.kernel
+def fp8qk_textbook(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """The textbook forward (``attention_programs.attention_fwd``'s softmax: the row max of the unscaled scores, then
+    ``exp2(s qk_scale - m)``) with e4m3 Q / K and the host folding the descales into ``qk_scale = q_scale k_scale
+    sm_scale log2 e``: one fused multiply-add per score, as the f16 program; P cast to V's type."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True) * qk_scale)
+        p = ct.exp2(s * qk_scale - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
 def fp8qk_two_scales_causal(Q, K, V, O, q_scale: float, k_scale: float, sm_scale: float, BM: C[int],
                             BN: C[int], D: C[int]):
     """Causal, the two descales and the softmax scale multiplied into ``Q @ K^T`` one after the other
@@ -182,6 +205,30 @@ def fp8qk_widened_to_f16(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D:
     ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def fp8qk_gqa_group_rows(Q, K, V, O, descale: float, qk_scale: float, G: C[int], BM: C[int], BN: C[int],
+                         D: C[int]):
+    """Speculative decoding with GQA: the ``G`` query heads of a KV head, ``BM`` draft tokens each, as the rows of one
+    e4m3 ``(1, G, BM, D)`` tile of ``Q [B, H, BM, D]`` reshaped to ``(G BM, D)``; ragged keys; grid (KV head,
+    batch)."""
+    kh, b = ct.bid(0), ct.bid(1)
+    seq = K.shape[2]
+    q = ct.load(Q, index=(b, kh, 0, 0), shape=(1, G, BM, D)).reshape((G * BM, D))
+    m_i, l_i, acc = _state(G * BM, D)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(b, kh, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((G * BM, BN), dtype=ct.float32)) * (descale * qk_scale)
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(b, kh, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(b, kh, 0, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, G, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 E4M3, E5M2, F16, BF16, F32 = "float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "float32"
@@ -202,7 +249,7 @@ _add("fp8qk_gqa_lse_d128", fp8qk_gqa_lse,
 _add("fp8qkv_p_e4m3", fp8qkv_p_fp8,
      [((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), F16), 0.5, 2.0, _S64, 64, 64,
       64], (2, 2), "simt", outputs=(3,),
-     error="the second dot's B element type f8E4M3FN: the second dot's WGMMA takes f16/bf16 operands here (an fp8 P @ V",
+     error="the second dot's B element type f8E4M3FN: the second dot's WGMMA takes f16/bf16 operands here",
      notes="FlashAttention-3's fp8 P V (P in the fp8 register fragment layout, V K-major: a transposed V tile) is not "
      "built: refused at V's load")
 _add("fp8qk_v_widened_in_kernel", fp8qk_v_widened,
@@ -224,3 +271,26 @@ _add("fp8qk_descaled_e4m3_d96_in_128", fp8qk_descaled,
      [((2, 150, 96), E4M3), ((2, 200, 96), E4M3), ((2, 200, 96), F16), ((2, 150, 96), F16), 0.5, LOG2E / math.sqrt(96),
       64, 64, 128], (3, 2), "chained", outputs=(3,),
      notes="head dim 96 in a 128-wide tile: the dots run 96 columns (head_dim_width.py), the e4m3 boxes 32 wide")
+_add("fp8qk_descaled_e4m3_d32", fp8qk_descaled,
+     [((2, 100, 32), E4M3), ((2, 130, 32), E4M3), ((2, 130, 32), F16), ((2, 100, 32), F16), 0.5, LOG2E / math.sqrt(32),
+      64, 64, 32], (2, 2), "chained", outputs=(3,),
+     notes="head dim 32: one 32-byte e4m3 box a row (32B swizzle), one k32 WGMMA per key tile")
+_add("fp8qk_descaled_e4m3_bm256_d64", fp8qk_descaled,
+     [((2, 300, 64), E4M3), ((2, 200, 64), E4M3), ((2, 200, 64), F16), ((2, 300, 64), F16), 0.5, _S64, 256, 64, 64],
+     (2, 2), "chained", outputs=(3,), notes="256-row tiles: four consumer warp groups")
+_add("fp8qk_descaled_e4m3_d256", fp8qk_descaled,
+     [((1, 100, 256), E4M3), ((1, 150, 256), E4M3), ((1, 150, 256), F16), ((1, 100, 256), F16), 0.25, LOG2E / 16.0,
+      64, 64, 256], (2, 1), "chained", outputs=(3,),
+     notes="head dim 256: two 128-byte e4m3 boxes a row, 8 k32 WGMMAs per key tile (the fifth in the second box)")
+_add("fp8qk_descaled_e4m3_d80_in_128", fp8qk_descaled,
+     [((2, 150, 80), E4M3), ((2, 200, 80), E4M3), ((2, 200, 80), F16), ((2, 150, 80), F16), 0.5, LOG2E / math.sqrt(80),
+      64, 64, 128], (3, 2), "chained", outputs=(3,),
+     notes="head dim 80 in a 128-wide tile: the launcher's head-dim variant runs the e4m3 first dot over 96 columns "
+     "(K steps of 32: three 32-byte boxes a row), the second dot over 80")
+_add("fp8qk_gqa_group_rows_decode", fp8qk_gqa_group_rows,
+     [((2, 8, 16, 128), E4M3), ((2, 2, 300, 128), E4M3), ((2, 2, 300, 128), F16), ((2, 8, 16, 128), F16), 0.5,
+      LOG2E / math.sqrt(128), 4, 16, 64, 128], (2, 2), "chained", outputs=(3,),
+     notes="4 query heads x 16 draft tokens of one KV head as one 64-row e4m3 Q box (group rows)")
+_add("fp8qk_textbook_e4m3_d64", fp8qk_textbook,
+     [((2, 150, 64), E4M3), ((2, 200, 64), E4M3), ((2, 200, 64), F16), ((2, 150, 64), F16), 0.5 * _S64, 64, 64, 64],
+     (3, 2), "chained", outputs=(3,), notes="the descale folded into qk_scale by the host: the f16 textbook's ops")

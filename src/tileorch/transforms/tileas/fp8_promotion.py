@@ -131,6 +131,7 @@ def chained_first_dot(dtype: str, d: int, n: int, k_step: int = 32) -> str:
     return (f"chained-dots tier (TMA + WGMMA): S = Q K^T multiplies {dtype} tiles: {steps} wgmma.mma_async "
             f"m64n{n}k{k_step}.f32.{dtype}.{dtype} per key tile, Q and K read K-major from shared memory (TMA boxes "
             f"of {dtype} rows); this dot's {dtype} products are summed by the WGMMAs into the f32 scores (not "
-            f"promoted: each score sums {d} products, however long the sequence; {ENV} applies to the GEMM tier's K loops): " + ADDER)
+            f"promoted: each score sums {d} products, however long the sequence; {ENV} applies to the GEMM "
+            "tier's K loops): " + ADDER)
 
 
