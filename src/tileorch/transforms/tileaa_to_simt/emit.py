@@ -155,6 +155,22 @@ def binary(cls: type, lhs: SSAValue, rhs: SSAValue) -> Operation:
     return create_op(cls, [lhs, rhs], [lhs.type], dict(props))
 
 
+_CAST_PROPERTIES: dict[type, tuple] = {}
+"""Op class -> the properties (name, value) its constructor ``cls(value, type)`` gives an op (read
+from one op built by it, once per class: none for the casts of ``arith`` and ``llvm.ptrtoint``)."""
+
+
+def cast(cls: type, value: SSAValue, typ: Attribute) -> Operation:
+    """``cls(value, typ)`` for a one-operand conversion op class (``arith.extui``, ``extsi``,
+    ``trunci``, ``bitcast``, ``llvm.ptrtoint``): the same op (operand, result type, properties),
+    built by :func:`create_op` as :func:`binary` builds its ops."""
+    props = _CAST_PROPERTIES.get(cls)
+    if props is None:
+        probe = Block(arg_types=[i32])
+        props = _CAST_PROPERTIES[cls] = tuple(cls(probe.args[0], i64).properties.items())
+    return create_op(cls, [SSAValue.get(value)], [typ], dict(props))
+
+
 @lru_cache(maxsize=64)
 def int_type(width: int) -> IntegerType:
     """``IntegerType(width)``, made once per width (an immutable type: every use shares it)."""
@@ -379,7 +395,7 @@ class Emitter:
             k = int_constant(v)
             if k is not None:
                 return self.const(k, typ)
-        return self.v(arith.ExtSIOp(v, typ))
+        return self.v(cast(arith.ExtSIOp, v, typ))
 
     def flat(self, slot: int, vec: int = 1) -> SSAValue:
         """Flat element index of ``slot`` in this thread for runs of ``vec`` elements:
@@ -546,8 +562,8 @@ class Emitter:
         fill = list(fill) if fill is not None else [0] * nwords
         if len(fill) != nwords:
             raise ValueError(f"load_words_if: {len(fill)} fill words for {nwords}")
-        p32 = self.v(arith.ExtUIOp(pred, i32))
-        addr = self.v(llvm.PtrToIntOp(ptr, i64))
+        p32 = self.v(cast(arith.ExtUIOp, pred, i32))
+        addr = self.v(cast(llvm.PtrToIntOp, ptr, i64))
         regs = ", ".join(f"${i}" for i in range(nwords))
         dst = f"{{{regs}}}" if nwords > 1 else "$0"
         vec = f".v{nwords}" if nwords > 1 else ""
@@ -570,8 +586,8 @@ class Emitter:
         if form is None or fill.type != typ:
             return None
         bits, letter = form
-        p32 = self.v(arith.ExtUIOp(pred, i32))
-        addr = self.v(llvm.PtrToIntOp(ptr, i64))
+        p32 = self.v(cast(arith.ExtUIOp, pred, i32))
+        addr = self.v(cast(llvm.PtrToIntOp, ptr, i64))
         # inline assembly: no LLVM intrinsic issues a global access under a predicate (a branch would instead)
         asm = f"{{ .reg .pred p; setp.ne.b32 p, $1, 0; mov.b{bits} $0, $3; @p ld.global.b{bits} $0, [$2]; }}"
         return self.v(inline_asm(asm, f"={letter},r,l,{letter}", [p32, addr, fill], [typ], has_side_effects=True))
@@ -584,8 +600,8 @@ class Emitter:
         if form is None:
             return False
         bits, letter = form
-        p32 = self.v(arith.ExtUIOp(pred, i32))
-        addr = self.v(llvm.PtrToIntOp(ptr, i64))
+        p32 = self.v(cast(arith.ExtUIOp, pred, i32))
+        addr = self.v(cast(llvm.PtrToIntOp, ptr, i64))
         # inline assembly: no LLVM intrinsic issues a global access under a predicate (a branch would instead)
         asm = f"{{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.global.b{bits} [$1], $2; }}"
         self.add(inline_asm(asm, f"r,l,{letter}", [p32, addr, value], [], has_side_effects=True))
@@ -599,16 +615,16 @@ class Emitter:
         for j in range(count):
             at = j * size
             if size == 8:
-                lo = self.v(arith.ExtUIOp(words[at // 4], i64))
-                hi = self.v(arith.ExtUIOp(words[at // 4 + 1], i64))
+                lo = self.v(cast(arith.ExtUIOp, words[at // 4], i64))
+                hi = self.v(cast(arith.ExtUIOp, words[at // 4 + 1], i64))
                 bits = self.v(binary(arith.OrIOp, lo, self.v(binary(arith.ShLIOp, hi, self.const(32, i64)))))
             else:
                 w = words[at // 4]
                 sh = (at % 4) * 8
                 if sh:
                     w = self.v(binary(arith.ShRUIOp, w, self.const(sh)))
-                bits = w if size == 4 else self.v(arith.TruncIOp(w, int_type(size * 8)))
-            out.append(self.v(arith.BitcastOp(bits, elem)) if is_float(elem) else bits)
+                bits = w if size == 4 else self.v(cast(arith.TruncIOp, w, int_type(size * 8)))
+            out.append(self.v(cast(arith.BitcastOp, bits, elem)) if is_float(elem) else bits)
         key = tuple(words)
         for j, x in enumerate(out):
             self.word_elems[x] = (key, j, elem)
@@ -642,20 +658,20 @@ class Emitter:
         bits = []
         for x in values:
             if is_float(elem):
-                x = self.v(arith.BitcastOp(x, int_type(size * 8)))
+                x = self.v(cast(arith.BitcastOp, x, int_type(size * 8)))
             bits.append(x)
         if size == 8:
             out = []
             for x in bits:
-                out.append(self.v(arith.TruncIOp(x, i32)))
-                out.append(self.v(arith.TruncIOp(self.v(binary(arith.ShRUIOp, x, self.const(32, i64))), i32)))
+                out.append(self.v(cast(arith.TruncIOp, x, i32)))
+                out.append(self.v(cast(arith.TruncIOp, self.v(binary(arith.ShRUIOp, x, self.const(32, i64))), i32)))
             return out
         per = 4 // size
         out = []
         for k in range(0, len(bits), per):
             word = None
             for j, x in enumerate(bits[k:k + per]):
-                x = x if size == 4 else self.v(arith.ExtUIOp(x, i32))
+                x = x if size == 4 else self.v(cast(arith.ExtUIOp, x, i32))
                 if j:
                     x = self.v(binary(arith.ShLIOp, x, self.const(j * size * 8)))
                 word = x if word is None else self.v(binary(arith.OrIOp, word, x))
