@@ -1,4 +1,4 @@
-"""The SIMT emitter's lean op builders (``binary``, ``cast``, ``load_op``, ``store_op``,
+"""The SIMT emitter's lean op builders (``binary``, ``cast``, ``load_op``, ``store_op``, ``inline_asm``,
 ``int_type``) build the op xDSL's own constructor builds: same name, operands, result types,
 properties (in the same order) and attributes, for every class and argument kind the
 lowering passes them."""
@@ -10,7 +10,7 @@ from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import IntegerType, VectorType, f16, f32, i1, i8, i16, i32, i64
 from xdsl.ir import Block
 
-from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, binary, cast, int_type, load_op, store_op
+from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, binary, cast, inline_asm, int_type, load_op, store_op
 
 
 def _same(mine, theirs) -> None:
@@ -59,3 +59,13 @@ def test_load_and_store_are_the_constructors_ops(alignment, typ):
 def test_int_type_is_the_type(width):
     assert int_type(width) == IntegerType(width)
     assert int_type(width) is int_type(width)
+
+
+@pytest.mark.parametrize("side_effects", [False, True])
+@pytest.mark.parametrize("results", [[i16], [i32], [llvm.LLVMStructType.from_type_list([i32, i32])]])
+def test_inline_asm_is_the_constructors_op(side_effects, results):
+    blk = Block(arg_types=[i32, i64])
+    args = list(blk.args)
+    asm, constraints = "{ mov.b32 $0, $1; }", "=r,r,l"
+    _same(inline_asm(asm, constraints, args, results, has_side_effects=side_effects),
+          llvm.InlineAsmOp(asm, constraints, args, results, has_side_effects=side_effects))

@@ -574,8 +574,8 @@ class Emitter:
         constraints = ",".join(["=r"] * nwords + ["r", "l"])
         # inline assembly: no LLVM intrinsic issues a global access under a predicate (a branch would instead)
         if nwords == 1:
-            return [self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [i32], has_side_effects=True))]
-        st = self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [_words_struct(nwords)], has_side_effects=True))
+            return [self.v(inline_asm(asm, constraints, [p32, addr], [i32], has_side_effects=True))]
+        st = self.v(inline_asm(asm, constraints, [p32, addr], [_words_struct(nwords)], has_side_effects=True))
         return [self.v(llvm.ExtractValueOp(position(i), st, i32)) for i in range(nwords)]
 
     def load_element_if(self, pred: SSAValue, ptr: SSAValue, typ: Attribute, fill: SSAValue) -> SSAValue | None:
@@ -1084,7 +1084,7 @@ class Emitter:
             return known[0]
         # inline assembly: llvm.nvvm.f2bf16.rn returns a bfloat, a type tileorch's LLVM IR does not carry (and
         # tileas/pack16.py pairs these conversions by their text)
-        return self.v(llvm.InlineAsmOp("cvt.rn.bf16.f32 $0, $1;", "=h,f", [x], [IntegerType(16)]))
+        return self.v(inline_asm("cvt.rn.bf16.f32 $0, $1;", "=h,f", [x], [i16]))
 
     def f8_bits_to_f32(self, bits: SSAValue, typ: Attribute) -> SSAValue:
         """The f32 value of the fp8 ``typ`` element with bits ``bits`` (i8): exact, through f16
@@ -1123,10 +1123,10 @@ class Emitter:
         """``x`` converted to ``dst`` rounding toward zero (``cvt.rz``): f32 to f16 or bf16 (bf16
         held as f32); other conversions were refused at the program's op."""
         if isinstance(dst, BFloat16Type):  # inline assembly: llvm.nvvm.f2bf16.rz returns a bfloat (see above)
-            bits = self.v(llvm.InlineAsmOp("cvt.rz.bf16.f32 $0, $1;", "=h,f", [self.to_f32(x)], [IntegerType(16)]))
+            bits = self.v(inline_asm("cvt.rz.bf16.f32 $0, $1;", "=h,f", [self.to_f32(x)], [i16]))
             return self.bf16_bits_to_f32(bits)
         if isinstance(dst, Float16Type):  # inline assembly: LLVM 22 has no f32 -> f16 toward-zero intrinsic
-            bits = self.v(llvm.InlineAsmOp("cvt.rz.f16.f32 $0, $1;", "=h,f", [self.to_f32(x)], [IntegerType(16)]))
+            bits = self.v(inline_asm("cvt.rz.f16.f32 $0, $1;", "=h,f", [self.to_f32(x)], [i16]))
             return self.v(arith.BitcastOp(bits, Float16Type()))
         raise NotImplementedError(f"a conversion toward zero to {dst}")
 
