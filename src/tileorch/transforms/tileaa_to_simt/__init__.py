@@ -92,8 +92,9 @@ from tileorch.lazy_import import lazy_module
 from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, combined_atomics, early_prefetch,
                                                 gather_occupancy, occupancy_cap, rematerialize, store_barriers,
                                                 store_chunks, thread_local_reduce, thread_partials, uniform_division, warp_programs)
-from tileorch.transforms.tileaa_to_simt.emit import (FLOAT_BITS, GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, cmpi,
-                                                     float_attr, global_type, integer_attr, is_float, is_fp8,
+from tileorch.transforms.tileaa_to_simt.emit import (FLOAT_BITS, GLOBAL_PTR, SHARED_PTR, Emitter, Tile, binary,
+                                                     byte_size, cmpi, float_attr, global_type, integer_attr,
+                                                     is_float, is_fp8, load_op,
                                                      memory_type, predicated_form, reg_type, strides_of,
                                                      supported_element)
 from tileorch.transforms.tileaa_to_simt.hoist import MAX_HOISTED_WORDS, loads_first, split_loads_first
@@ -921,8 +922,8 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             g = e.add_i(base, c)
             inb = e.v(cmpi(g, mem.shape[dim], "slt"))
             nonneg = e.v(cmpi(g, e.const(0), "sge"))
-            inb = e.v(arith.AndIOp(inb, nonneg))
-            ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
+            inb = e.v(binary(arith.AndIOp, inb, nonneg))
+            ok = inb if ok is None else e.v(binary(arith.AndIOp, ok, inb))
             term = e.mul_i(e.sext(g, i64), e.sext(mem.strides[dim], i64))
             offset = term if offset is None else e.add_i(offset, term)
         elem = global_type(mem.element)
@@ -959,9 +960,9 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             if i == last:
                 g_last = g
             else:
-                inb = e.v(arith.AndIOp(e.v(cmpi(g, mem.shape[dim], "slt")),
-                                       e.v(cmpi(g, e.const(0), "sge"))))
-                ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
+                inb = e.v(binary(arith.AndIOp, e.v(cmpi(g, mem.shape[dim], "slt")),
+                                 e.v(cmpi(g, e.const(0), "sge"))))
+                ok = inb if ok is None else e.v(binary(arith.AndIOp, ok, inb))
             # the stride's extension stays an op even when constant: LLVM then emits the same gather
             # code as before the folds (Emitter.fold_constants)
             term = e.mul_i(e.sext(g, i64), e.v(arith.ExtSIOp(mem.strides[dim], i64)))
@@ -977,13 +978,13 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
             return b
         if b is None:
             return a
-        return e.v(arith.AndIOp(a, b))
+        return e.v(binary(arith.AndIOp, a, b))
 
     def _run_element(self, e: Emitter, run, j: int, elem: Attribute, extra: SSAValue | None):
         """(pointer, predicate) of element ``j`` of ``run`` (see ``_run_address``)."""
         ptr, ok, g, extent, stride, _ = run
         gj = g if j == 0 else e.add_i(g, e.const(j))
-        inb = e.v(arith.AndIOp(e.v(cmpi(gj, extent, "slt")), e.v(cmpi(gj, e.const(0), "sge"))))
+        inb = e.v(binary(arith.AndIOp, e.v(cmpi(gj, extent, "slt")), e.v(cmpi(gj, e.const(0), "sge"))))
         p = ptr if j == 0 else e.gep(ptr, e.mul_i(e.const(j, i64), e.sext(stride, i64)), elem, GLOBAL_PTR)
         return p, self._and(e, self._and(e, ok, inb), extra)
 
@@ -992,14 +993,14 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         the tile: ``extra``), the last dimension's stride 1 and the first element's address
         aligned to the vector's size."""
         ptr, ok, g, extent, stride, unit = run
-        fits = e.v(arith.AndIOp(e.v(cmpi(g, e.const(0), "sge")),
-                                e.v(cmpi(e.add_i(g, e.const(width)), extent, "sle"))))
+        fits = e.v(binary(arith.AndIOp, e.v(cmpi(g, e.const(0), "sge")),
+                          e.v(cmpi(e.add_i(g, e.const(width)), extent, "sle"))))
         nbytes = width * byte_size(elem)
         addr = e.v(llvm.PtrToIntOp(ptr, i64))
-        aligned = e.v(cmpi(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq"))
+        aligned = e.v(cmpi(e.v(binary(arith.AndIOp, addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq"))
         cond = self._and(e, self._and(e, ok, fits), aligned)
         if not unit:
-            cond = e.v(arith.AndIOp(cond, e.v(cmpi(stride, e.const(1), "eq"))))
+            cond = e.v(binary(arith.AndIOp, cond, e.v(cmpi(stride, e.const(1), "eq"))))
         return self._and(e, cond, extra)
 
     def _run_touches(self, e: Emitter, run, width: int, extra: SSAValue | None) -> SSAValue:
@@ -1178,7 +1179,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
         pad = _padding(e, str(pad_kind), elt)
 
         def vector_at(b: Emitter, ptr: SSAValue, width: int) -> list[SSAValue]:
-            vec = b.v(llvm.LoadOp(ptr, VectorType(mt, [width]), alignment=width * byte_size(mt)))
+            vec = b.v(load_op(ptr, VectorType(mt, [width]), width * byte_size(mt)))
             return [self._from_memory(b, b.v(llvm_ext.ExtractElementOp(vec, b.const(j))), elt)
                     for j in range(width)]
 

@@ -137,6 +137,65 @@ def cmpi(a: SSAValue | Operation, b: SSAValue | Operation, predicate: str | int)
     return create_op(arith.CmpiOp, [a, b], [i1], {"predicate": integer_attr(value, i64)})
 
 
+_BINARY_PROPERTIES: dict[type, tuple] = {}
+"""Op class -> the properties (name, value) its constructor ``cls(lhs, rhs)`` gives an op (read
+from one op built by it, once per class: ``overflowFlags`` none for ``arith.addi``/``muli``/...)."""
+
+
+def binary(cls: type, lhs: SSAValue, rhs: SSAValue) -> Operation:
+    """``cls(lhs, rhs)`` for an ``arith`` integer binary op class (result of ``lhs``'s type): the
+    same op (operands, result type, properties), built by :func:`create_op` with the properties that
+    constructor gives, read once per class instead of built for each op (a SIMT kernel's address
+    arithmetic and bounds tests make thousands)."""
+    props = _BINARY_PROPERTIES.get(cls)
+    if props is None:
+        probe = Block(arg_types=[i32, i32])
+        props = _BINARY_PROPERTIES[cls] = tuple(cls(*probe.args).properties.items())
+    lhs, rhs = SSAValue.get(lhs), SSAValue.get(rhs)
+    return create_op(cls, [lhs, rhs], [lhs.type], dict(props))
+
+
+_CAST_PROPERTIES: dict[type, tuple] = {}
+"""Op class -> the properties (name, value) its constructor ``cls(value, type)`` gives an op (read
+from one op built by it, once per class: none for the casts of ``arith`` and ``llvm.ptrtoint``)."""
+
+
+def cast(cls: type, value: SSAValue, typ: Attribute) -> Operation:
+    """``cls(value, typ)`` for a one-operand conversion op class (``arith.extui``, ``extsi``,
+    ``trunci``, ``bitcast``, ``llvm.ptrtoint``): the same op (operand, result type, properties),
+    built by :func:`create_op` as :func:`binary` builds its ops."""
+    props = _CAST_PROPERTIES.get(cls)
+    if props is None:
+        probe = Block(arg_types=[i32])
+        props = _CAST_PROPERTIES[cls] = tuple(cls(probe.args[0], i64).properties.items())
+    return create_op(cls, [SSAValue.get(value)], [typ], dict(props))
+
+
+@lru_cache(maxsize=64)
+def int_type(width: int) -> IntegerType:
+    """``IntegerType(width)``, made once per width (an immutable type: every use shares it)."""
+    return IntegerType(width)
+
+
+@lru_cache(maxsize=64)
+def _memory_properties(alignment: int | None) -> tuple[tuple[str, Attribute], ...]:
+    ordering = (("ordering", integer_attr(0, i64)),)
+    return ordering if alignment is None else (*ordering, ("alignment", integer_attr(alignment, i64)))
+
+
+def load_op(ptr: SSAValue, typ: Attribute, alignment: int | None = None) -> llvm.LoadOp:
+    """``llvm.LoadOp(ptr, typ, alignment=alignment)``: the same op, its ``ordering`` (0) and
+    ``alignment`` attributes shared per value (:func:`integer_attr`) instead of built and verified
+    for each load."""
+    return create_op(llvm.LoadOp, [SSAValue.get(ptr)], [typ], dict(_memory_properties(alignment)))
+
+
+def store_op(value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> llvm.StoreOp:
+    """``llvm.StoreOp(value, ptr, alignment=alignment)`` (not volatile, not nontemporal): the same op,
+    its attributes shared as :func:`load_op`'s."""
+    return create_op(llvm.StoreOp, [SSAValue.get(value), SSAValue.get(ptr)], [], dict(_memory_properties(alignment)))
+
+
 def constant_op(attr: IntegerAttr | FloatAttr) -> arith.ConstantOp:
     """``arith.ConstantOp(attr)`` for an integer or float attribute: the same op (result type the
     attribute's, the attribute its ``value``), built by :func:`create_op` (the constants of a
@@ -324,10 +383,10 @@ class Emitter:
         return hit[1]
 
     def add_i(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.v(arith.AddiOp(a, b))
+        return self.v(binary(arith.AddiOp, a, b))
 
     def mul_i(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.v(arith.MuliOp(a, b))
+        return self.v(binary(arith.MuliOp, a, b))
 
     def sext(self, v: SSAValue, typ: Attribute) -> SSAValue:
         """``v`` sign-extended to the wider integer type ``typ`` (``arith.extsi``); with
@@ -336,7 +395,7 @@ class Emitter:
             k = int_constant(v)
             if k is not None:
                 return self.const(k, typ)
-        return self.v(arith.ExtSIOp(v, typ))
+        return self.v(cast(arith.ExtSIOp, v, typ))
 
     def flat(self, slot: int, vec: int = 1) -> SSAValue:
         """Flat element index of ``slot`` in this thread for runs of ``vec`` elements:
@@ -358,10 +417,10 @@ class Emitter:
             if d == 1:
                 coords.append(self.const(0))
                 continue
-            q = f if stride == 1 else self.v(arith.DivUIOp(f, self.const(stride)))
+            q = f if stride == 1 else self.v(binary(arith.DivUIOp, f, self.const(stride)))
             # f < numel (callers predicate or clamp): the outermost non-unit quotient needs no wrap
             outer = all(x == 1 for x in shape[:i])
-            coords.append(q if outer else self.v(arith.RemUIOp(q, self.const(d))))
+            coords.append(q if outer else self.v(binary(arith.RemUIOp, q, self.const(d))))
         return coords
 
     def unravel_slot(self, slot: int, vec: int, shape: Sequence[int]) -> list[SSAValue] | None:
@@ -407,10 +466,10 @@ class Emitter:
     def load(self, ptr: SSAValue, typ: Attribute, alignment: int | None = None) -> SSAValue:
         """A load of ``typ``; ``alignment`` (bytes) where known, else LLVM's default for the type
         (4 for a 64-bit integer: two 32-bit loads)."""
-        return self.v(llvm.LoadOp(ptr, typ, alignment=alignment))
+        return self.v(load_op(ptr, typ, alignment))
 
     def store(self, value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> None:
-        self.add(llvm.StoreOp(value, ptr, alignment=alignment))
+        self.add(store_op(value, ptr, alignment))
 
     def load_global(self, ptr: SSAValue, typ: Attribute) -> SSAValue:
         """A global array element of ``typ`` (its address a multiple of its size, as every array
@@ -503,8 +562,8 @@ class Emitter:
         fill = list(fill) if fill is not None else [0] * nwords
         if len(fill) != nwords:
             raise ValueError(f"load_words_if: {len(fill)} fill words for {nwords}")
-        p32 = self.v(arith.ExtUIOp(pred, i32))
-        addr = self.v(llvm.PtrToIntOp(ptr, i64))
+        p32 = self.v(cast(arith.ExtUIOp, pred, i32))
+        addr = self.v(cast(llvm.PtrToIntOp, ptr, i64))
         regs = ", ".join(f"${i}" for i in range(nwords))
         dst = f"{{{regs}}}" if nwords > 1 else "$0"
         vec = f".v{nwords}" if nwords > 1 else ""
@@ -515,8 +574,8 @@ class Emitter:
         constraints = ",".join(["=r"] * nwords + ["r", "l"])
         # inline assembly: no LLVM intrinsic issues a global access under a predicate (a branch would instead)
         if nwords == 1:
-            return [self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [i32], has_side_effects=True))]
-        st = self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [_words_struct(nwords)], has_side_effects=True))
+            return [self.v(inline_asm(asm, constraints, [p32, addr], [i32], has_side_effects=True))]
+        st = self.v(inline_asm(asm, constraints, [p32, addr], [_words_struct(nwords)], has_side_effects=True))
         return [self.v(llvm.ExtractValueOp(position(i), st, i32)) for i in range(nwords)]
 
     def load_element_if(self, pred: SSAValue, ptr: SSAValue, typ: Attribute, fill: SSAValue) -> SSAValue | None:
@@ -527,8 +586,8 @@ class Emitter:
         if form is None or fill.type != typ:
             return None
         bits, letter = form
-        p32 = self.v(arith.ExtUIOp(pred, i32))
-        addr = self.v(llvm.PtrToIntOp(ptr, i64))
+        p32 = self.v(cast(arith.ExtUIOp, pred, i32))
+        addr = self.v(cast(llvm.PtrToIntOp, ptr, i64))
         # inline assembly: no LLVM intrinsic issues a global access under a predicate (a branch would instead)
         asm = f"{{ .reg .pred p; setp.ne.b32 p, $1, 0; mov.b{bits} $0, $3; @p ld.global.b{bits} $0, [$2]; }}"
         return self.v(inline_asm(asm, f"={letter},r,l,{letter}", [p32, addr, fill], [typ], has_side_effects=True))
@@ -541,8 +600,8 @@ class Emitter:
         if form is None:
             return False
         bits, letter = form
-        p32 = self.v(arith.ExtUIOp(pred, i32))
-        addr = self.v(llvm.PtrToIntOp(ptr, i64))
+        p32 = self.v(cast(arith.ExtUIOp, pred, i32))
+        addr = self.v(cast(llvm.PtrToIntOp, ptr, i64))
         # inline assembly: no LLVM intrinsic issues a global access under a predicate (a branch would instead)
         asm = f"{{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.global.b{bits} [$1], $2; }}"
         self.add(inline_asm(asm, f"r,l,{letter}", [p32, addr, value], [], has_side_effects=True))
@@ -556,16 +615,16 @@ class Emitter:
         for j in range(count):
             at = j * size
             if size == 8:
-                lo = self.v(arith.ExtUIOp(words[at // 4], i64))
-                hi = self.v(arith.ExtUIOp(words[at // 4 + 1], i64))
-                bits = self.v(arith.OrIOp(lo, self.v(arith.ShLIOp(hi, self.const(32, i64)))))
+                lo = self.v(cast(arith.ExtUIOp, words[at // 4], i64))
+                hi = self.v(cast(arith.ExtUIOp, words[at // 4 + 1], i64))
+                bits = self.v(binary(arith.OrIOp, lo, self.v(binary(arith.ShLIOp, hi, self.const(32, i64)))))
             else:
                 w = words[at // 4]
                 sh = (at % 4) * 8
                 if sh:
-                    w = self.v(arith.ShRUIOp(w, self.const(sh)))
-                bits = w if size == 4 else self.v(arith.TruncIOp(w, IntegerType(size * 8)))
-            out.append(self.v(arith.BitcastOp(bits, elem)) if is_float(elem) else bits)
+                    w = self.v(binary(arith.ShRUIOp, w, self.const(sh)))
+                bits = w if size == 4 else self.v(cast(arith.TruncIOp, w, int_type(size * 8)))
+            out.append(self.v(cast(arith.BitcastOp, bits, elem)) if is_float(elem) else bits)
         key = tuple(words)
         for j, x in enumerate(out):
             self.word_elems[x] = (key, j, elem)
@@ -585,12 +644,12 @@ class Emitter:
                 vec = self.v(llvm_ext.PoisonOp(VectorType(i32, [len(words)])))
                 for j, w in enumerate(words):
                     vec = self.v(llvm.InsertElementOp(vec, w, self.const(j)))
-                self.add(llvm.StoreOp(vec, ptr, alignment=align))
+                self.add(store_op(vec, ptr, align))
                 return
         vec = self.v(llvm_ext.PoisonOp(VectorType(elem, [len(values)])))
         for j, x in enumerate(values):
             vec = self.v(llvm.InsertElementOp(vec, x, self.const(j)))
-        self.add(llvm.StoreOp(vec, ptr, alignment=align))
+        self.add(store_op(vec, ptr, align))
 
     def elements_to_words(self, values: Sequence[SSAValue], elem: Attribute) -> list[SSAValue]:
         """The 32-bit words that hold ``values`` (of type ``elem``: 1, 2, 4 or 8 bytes, as many
@@ -599,23 +658,23 @@ class Emitter:
         bits = []
         for x in values:
             if is_float(elem):
-                x = self.v(arith.BitcastOp(x, IntegerType(size * 8)))
+                x = self.v(cast(arith.BitcastOp, x, int_type(size * 8)))
             bits.append(x)
         if size == 8:
             out = []
             for x in bits:
-                out.append(self.v(arith.TruncIOp(x, i32)))
-                out.append(self.v(arith.TruncIOp(self.v(arith.ShRUIOp(x, self.const(32, i64))), i32)))
+                out.append(self.v(cast(arith.TruncIOp, x, i32)))
+                out.append(self.v(cast(arith.TruncIOp, self.v(binary(arith.ShRUIOp, x, self.const(32, i64))), i32)))
             return out
         per = 4 // size
         out = []
         for k in range(0, len(bits), per):
             word = None
             for j, x in enumerate(bits[k:k + per]):
-                x = x if size == 4 else self.v(arith.ExtUIOp(x, i32))
+                x = x if size == 4 else self.v(cast(arith.ExtUIOp, x, i32))
                 if j:
-                    x = self.v(arith.ShLIOp(x, self.const(j * size * 8)))
-                word = x if word is None else self.v(arith.OrIOp(word, x))
+                    x = self.v(binary(arith.ShLIOp, x, self.const(j * size * 8)))
+                word = x if word is None else self.v(binary(arith.OrIOp, word, x))
             out.append(word)
         return out
 
@@ -1025,7 +1084,7 @@ class Emitter:
             return known[0]
         # inline assembly: llvm.nvvm.f2bf16.rn returns a bfloat, a type tileorch's LLVM IR does not carry (and
         # tileas/pack16.py pairs these conversions by their text)
-        return self.v(llvm.InlineAsmOp("cvt.rn.bf16.f32 $0, $1;", "=h,f", [x], [IntegerType(16)]))
+        return self.v(inline_asm("cvt.rn.bf16.f32 $0, $1;", "=h,f", [x], [i16]))
 
     def f8_bits_to_f32(self, bits: SSAValue, typ: Attribute) -> SSAValue:
         """The f32 value of the fp8 ``typ`` element with bits ``bits`` (i8): exact, through f16
@@ -1064,10 +1123,10 @@ class Emitter:
         """``x`` converted to ``dst`` rounding toward zero (``cvt.rz``): f32 to f16 or bf16 (bf16
         held as f32); other conversions were refused at the program's op."""
         if isinstance(dst, BFloat16Type):  # inline assembly: llvm.nvvm.f2bf16.rz returns a bfloat (see above)
-            bits = self.v(llvm.InlineAsmOp("cvt.rz.bf16.f32 $0, $1;", "=h,f", [self.to_f32(x)], [IntegerType(16)]))
+            bits = self.v(inline_asm("cvt.rz.bf16.f32 $0, $1;", "=h,f", [self.to_f32(x)], [i16]))
             return self.bf16_bits_to_f32(bits)
         if isinstance(dst, Float16Type):  # inline assembly: LLVM 22 has no f32 -> f16 toward-zero intrinsic
-            bits = self.v(llvm.InlineAsmOp("cvt.rz.f16.f32 $0, $1;", "=h,f", [self.to_f32(x)], [IntegerType(16)]))
+            bits = self.v(inline_asm("cvt.rz.f16.f32 $0, $1;", "=h,f", [self.to_f32(x)], [i16]))
             return self.v(arith.BitcastOp(bits, Float16Type()))
         raise NotImplementedError(f"a conversion toward zero to {dst}")
 

@@ -27,6 +27,7 @@ otherwise: a ragged or misaligned tile is never read or written by a vector acce
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from xdsl.ir import Operation
 
@@ -35,6 +36,14 @@ from tileorch.dialects.nv_tileaa.blocked import FUNCTION_LAYOUT, LAYOUT, SOURCE_
 from tileorch.transforms.tileas.simt_layouts import COMBINES, MOVES, RESHAPES, moved_tile
 
 PASS = "convert-nv-tileaa-to-simt"
+
+
+@lru_cache(maxsize=64)
+def _flat(threads: int, vec: int) -> BlockedLayoutAttr:
+    """``BlockedLayoutAttr.flat(threads, vec)``, made once per pair (an immutable attribute; the
+    lowering asks for a function's base layout for every tile it places: ~800 times in a large
+    kernel, each building and verifying four arrays)."""
+    return BlockedLayoutAttr.flat(threads, vec)
 
 
 @dataclass(frozen=True)
@@ -49,7 +58,7 @@ class SimtLayout:
 
     @property
     def base(self) -> BlockedLayoutAttr:
-        return BlockedLayoutAttr.flat(self.threads, self.vec)
+        return _flat(self.threads, self.vec)
 
     def vec_of(self, shape) -> int:
         """Contiguous elements per thread run for a tile of ``shape`` (a power of two)."""
