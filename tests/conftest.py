@@ -97,7 +97,7 @@ LONGEST_FIRST = (
     # benchmarks/results/ci_s37_2026-12-07.json), longest first; a sweep by the sum of its files (it runs together,
     # the interpreter file first: sweep_group), down to 10 s.
     # test_lit.py's sum holds its fork server's CPU (counted at the last shard's teardown)
-    "unit/test_cover27_compile.py",  # 112.2
+    "unit/test_cover27_compile.py",  # 112.2; ~19 after session 43 (two_k_lengths_difference_bt proof 121.6 -> 3.5 CPU s)
     "test_lit.py",  # 103.6
     # 86.6 x 0.49 (session 41's CI subset: the group's per-test CPU under coverage 135.2 -> 65.7 s (the subset's own
     # run: 54.9), 65 -> 34 cases)

@@ -155,9 +155,11 @@ def test_more_reductions_do_not_change_the_verdict(name):
 def test_cta_symmetry_halves_the_cluster_and_keeps_the_verdict():
     """The two CTAs of cluster_multicast run the same program up to renaming the CTA ranks
     of their multicast writes and remote releases.  Measured without partial-order reduction
-    (with it, the round-indexed footprints leave few interleavings for symmetry to fold)."""
-    with_sym = check(C.cluster_multicast(), por=False)
-    without = check(C.cluster_multicast(), por=False, symmetry=False)
+    (with it, the round-indexed footprints leave few interleavings for symmetry to fold), over k = 1, 2: each
+    instance's search is its own, so the ratio is per instance (k = 1..4 as well: 41,750 / 82,816 states, 4 s
+    CPU of the suite)."""
+    with_sym = check(C.cluster_multicast(), {"k": (1, 2)}, por=False)
+    without = check(C.cluster_multicast(), {"k": (1, 2)}, por=False, symmetry=False)
     assert with_sym.ok and without.ok
     assert with_sym.states < 0.7 * without.states
     assert check(C.cluster_multicast()).ok

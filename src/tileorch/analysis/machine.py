@@ -38,6 +38,9 @@ from tileorch.analysis.protocol import (Accumulate, Advance, Agent, BarArrive, B
 from tileorch.analysis.symmetry import cta_permutations, permute_state
 
 FULL, EMPTY = 0, 1
+CAUSAL_WINDOWS = True
+"""Partial-order reduction with causal windows and commuting arrivals (docs/model-checking.md; session 43).
+False: the search as before them (the tests that compare state counts with earlier sessions' set it)."""
 INVISIBLE = (Advance, ConsumerRead, Accumulate)
 TOK_NONE, TOK_DONE, TOK_AGAIN = 0, 1, 2
 
@@ -145,7 +148,14 @@ class Machine:
         self.round_pipes = self._round_ordered_pipes()
         self.footprints = [[self._bits(self._footprint(i, pc)) for pc in range(len(prog))]
                            for i, prog in enumerate(self.programs)]
+        self.arrives = [[self._bits((frozenset(), self._arrival_keys(i, pc)))[1] if CAUSAL_WINDOWS else 0
+                         for pc in range(len(prog))] for i, prog in enumerate(self.programs)]
+        self.parts = [self._parts(i) for i in range(len(self.agents))]
         self.suffix = [self._suffix(i) for i in range(len(self.agents))]
+        self.required = self._required() if CAUSAL_WINDOWS else [[None] * len(p) for p in self.programs]
+        self.requires_from = [{x for req in self.required[b] if req for x in req}
+                              for b in range(len(self.agents))]
+        self._window_memo: dict[tuple[int, int, int, int], tuple[int, int, int]] = {}
         # TMA issues touch no shared object (their bytes land in steps of their own) and check
         # only the agent's own ghost: fired with the agent's previous step, like INVISIBLE ops
         self.silent = [[isinstance(op, ProducerWrite) and self.footprints[i][pc] == (0, 0)
@@ -435,22 +445,130 @@ class Machine:
                     table.setdefault(key, set()).update(self._dsts(i, op))
         return {k: tuple(sorted(v)) for k, v in table.items()}
 
-    def _suffix(self, agent: int) -> list[tuple[int, int]]:
-        """Union of the footprints of the ops from each pc on (every later op, so a superset
-        of what any path through forward branches executes), including the complete_tx of
-        the TMA copies those ops will issue."""
-        fps = self.footprints[agent]
-        prog = self.programs[agent]
-        out = [(0, 0)] * (len(fps) + 1)
-        for pc in range(len(fps) - 1, -1, -1):
-            r, w = fps[pc]
-            op = prog[pc]
+    def _arrival_keys(self, agent: int, pc: int) -> frozenset:
+        """The objects the op at ``pc`` writes only by *arriving* on a mbarrier of a round-ordered
+        pipeline (a commit's full-barrier arrival, a release's empty-barrier arrivals): keyed by
+        (slot, round), so two arrivals on one such object by different agents are arrivals of one
+        round on one barrier, which commute (docs/model-checking.md, "Commuting arrivals")."""
+        op = self.programs[agent][pc]
+        if not isinstance(op, (ProducerCommit, ConsumerRelease)) or op.pipe not in self.round_pipes \
+                or self.named_op[agent][pc] is not None or op.arrivals < 1:
+            return frozenset()
+        kind = "FA" if isinstance(op, ProducerCommit) else "EA"
+        key = self._ea_key(op.pipe, self.slots_at[agent][pc], self.rounds_at[agent][pc])
+        return frozenset((kind, op.pipe, d) + key for d in self._dsts(agent, op))
+
+    def _parts(self, agent: int) -> list[tuple[int, int, int]]:
+        """Per pc, ``(reads, other writes, arrivals)`` of the op and of the landings of the TMA
+        copies it issues (the part of the agent's future a window or suffix unites)."""
+        out = []
+        for pc, op in enumerate(self.programs[agent]):
+            r, w = self.footprints[agent][pc]
+            a = self.arrives[agent][pc]
+            wn = w & ~a
             if isinstance(op, ProducerWrite) and op.nbytes:
                 slot, rnd = self.slots_at[agent][pc], self.rounds_at[agent][pc]
                 for d in self._dsts(agent, op):
-                    w |= self._bit(("FT", op.pipe, d, slot, rnd))
-            out[pc] = (out[pc + 1][0] | r, out[pc + 1][1] | w)
+                    wn |= self._bit(("FT", op.pipe, d, slot, rnd))
+            out.append((r, wn, a))
         return out
+
+    def _suffix(self, agent: int) -> list[tuple[int, int, int]]:
+        """Union of the footprints of the ops from each pc on (every later op, so a superset
+        of what any path through forward branches executes), including the complete_tx of
+        the TMA copies those ops will issue: ``(reads, other writes, arrivals)``."""
+        parts = self.parts[agent]
+        out = [(0, 0, 0)] * (len(parts) + 1)
+        for pc in range(len(parts) - 1, -1, -1):
+            r, wn, a = parts[pc]
+            R, WN, A = out[pc + 1]
+            out[pc] = (R | r, WN | wn, A | a)
+        return out
+
+    def _phase_trace(self, agent: int) -> list[int | None]:
+        """The phase bit of the state each op of a branch-free program uses (as :meth:`_slot_trace`)."""
+        a = self.agents[agent]
+        phases = [d.phase for d in a.states]
+        index = [0] * len(a.states)
+        out: list[int | None] = []
+        for op in self.programs[agent]:
+            state = getattr(op, "state", None)
+            v = None if state is None else self.svar[agent][state]
+            out.append(None if v is None or isinstance(op, Advance) else phases[v])
+            if isinstance(op, Advance):
+                for _ in range(op.n):
+                    index[v] += 1
+                    if index[v] == self.ring[agent][v]:
+                        index[v] = 0
+                        phases[v] ^= 1 if op.flip else 0
+        return out
+
+    def _required(self) -> list[list[dict[int, int] | None]]:
+        """Per agent b and pc: for a parity wait of a round-ordered pipeline, ``{x: pc}``, the last op of
+        agent x (x != b) arriving on the waited barrier in the waited phase without which that phase
+        cannot complete (the other possible arrivals of the round count fewer than the barrier
+        expects); None elsewhere.  In a run without a violation such a wait passes only after that
+        arrival (docs/model-checking.md, "Causal windows"), so the wait and b's later ops cannot
+        happen while x has not executed it."""
+        out: list[list[dict[int, int] | None]] = [[None] * len(p) for p in self.programs]
+        if not self.round_pipes:
+            return out
+        arrivals: dict[tuple, list[tuple[int, int, int]]] = {}
+        for i, prog in enumerate(self.programs):
+            for pc, op in enumerate(prog):
+                if isinstance(op, (ProducerCommit, ConsumerRelease)) and op.pipe in self.round_pipes:
+                    side = FULL if isinstance(op, ProducerCommit) else EMPTY
+                    for d in self._dsts(i, op):
+                        key = (op.pipe, d, side, self.slots_at[i][pc], self.rounds_at[i][pc])
+                        arrivals.setdefault(key, []).append((i, pc, op.arrivals))
+        for b, prog in enumerate(self.programs):
+            phases = self._phase_trace(b)
+            for pc, op in enumerate(prog):
+                if getattr(op, "pipe", None) not in self.round_pipes or getattr(op, "token", None) is not None \
+                        or self.named_op[b][pc] is not None:
+                    continue
+                if isinstance(op, ProducerAcquire):
+                    side, phase_index = EMPTY, self.rounds_at[b][pc] - 1
+                elif isinstance(op, ConsumerWait) and op.barrier == "full" and not op.again:
+                    side, phase_index = FULL, self.rounds_at[b][pc]
+                else:
+                    continue
+                # the wait passes only once phase `phase_index` completed: its parity names that phase
+                if phase_index < 0 or phases[pc] != phase_index & 1:
+                    continue
+                spec = self.protocol.pipeline(op.pipe)
+                expected = spec.full_count if side == FULL else spec.empty_count
+                if expected <= 0:
+                    continue
+                slot = self.slots_at[b][pc]
+                cands = arrivals.get((op.pipe, self.agents[b].cta, side, slot, phase_index), [])
+                total = sum(c for _a, _pc, c in cands)
+                need: dict[int, int] = {}
+                for x, xpc, c in cands:
+                    if x != b and total - c < expected:
+                        need[x] = max(need.get(x, -1), xpc)
+                out[b][pc] = need or None
+        return out
+
+    def _window(self, b: int, pcb: int, x: int, pcx: int) -> tuple[int, int, int]:
+        """``(reads, other writes, arrivals)`` of what agent b (at ``pcb``) may still do, and the
+        copies it may issue, while agent x stays at ``pcx``: b's ops up to its first wait that
+        cannot pass before an op of x at ``pcx`` or later (:meth:`_required`)."""
+        if x not in self.requires_from[b]:
+            return self.suffix[b][pcb]
+        key = (b, pcb, x, pcx)
+        got = self._window_memo.get(key)
+        if got is None:
+            req, parts = self.required[b], self.parts[b]
+            R = WN = A = 0
+            for pc in range(pcb, len(parts)):
+                need = req[pc]
+                if need is not None and need.get(x, -1) >= pcx:
+                    break
+                r, wn, a = parts[pc]
+                R, WN, A = R | r, WN | wn, A | a
+            got = self._window_memo[key] = (R, WN, A)
+        return got
 
     def _symmetry_classes(self) -> list[tuple[int, ...]]:
         groups: dict[tuple, list[int]] = {}
@@ -622,15 +740,15 @@ class Machine:
         bits = self._copy_bits
         copies = [bits[t] if t in bits else self._copy_bit(t) for t in state[2]]
         pcs = [a[0] for a in agents]
-        length, suffix = self.compiled.length, self.suffix
-        live = [(b, *suffix[b][pc]) for b, pc in enumerate(pcs) if pc < length[b]]
+        length = self.compiled.length
+        live = [b for b, pc in enumerate(pcs) if pc < length[b]]
         single = self._singleton(pcs, copies, enabled, live)
         if single is not None:
             return [t for t in enabled if t[1] == single[1] and (t[0] == "land") ==
                     (single[0] == "land")]
         movers = [t for t in enabled if t[0] != "alt"]
         moving = {t[1] for t in movers if t[0] == "agent"}
-        needs = [self._enabling_bits(state, b) if b not in moving else 0 for b, _r, _w in live]
+        needs = [self._enabling_bits(state, b) if b not in moving else 0 for b in live]
         members = self._stubborn(pcs, copies, movers, needs, live)
         return [t for t in enabled if (t if t[0] != "alt" else ("agent", t[1])) in members]
 
@@ -684,35 +802,44 @@ class Machine:
                 self._bit(("FT", op.pipe, cta, index, self.rounds_at[i][pc])))
 
     def _singleton(self, pcs: list[int], copies: list[int], enabled: list[tuple[str, int]],
-                   live: list[tuple[int, int, int]]) -> tuple[str, int] | None:
+                   live: list[int]) -> tuple[str, int] | None:
         """The first enabled transition that is a persistent set on its own (nothing any other
         agent or in-flight copy may still do conflicts with it); None if there is none.  The
-        cheap first try of :meth:`persistent_subset` (it needs no enabling sets)."""
+        cheap first try of :meth:`persistent_subset` (it needs no enabling sets).  What another
+        agent may still do is its causal window (:meth:`_window`) while the transition's agent
+        has not moved; arrivals of one round on one barrier do not conflict with each other."""
         all_copies = 0
         for bit in copies:
             all_copies |= bit
-        footprints = self.footprints
+        footprints, arrives, suffix, window = self.footprints, self.arrives, self.suffix, self._window
         for kind, x in enabled:
             if kind == "alt":
                 continue
             if kind == "land":
-                r, w = 0, copies[x]
+                w = copies[x]
                 if copies.count(w) > 1:     # another copy of the same object (one bit each)
                     continue
-                skip = -1
-            else:
-                r, w = footprints[x][pcs[x]]
-                if (r | w) & all_copies:
-                    continue
-                skip = x
-            others_rw = others_w = 0
-            for b, sr, sw in live:
-                if b != skip:
-                    others_rw |= sr | sw
-                    others_w |= sw
-            if (w & others_rw) or (r & others_w):
+                for b in live:
+                    R, WN, A = suffix[b][pcs[b]]
+                    if w & (R | WN | A):
+                        break
+                else:
+                    return kind, x
                 continue
-            return kind, x
+            pcx = pcs[x]
+            r, w = footprints[x][pcx]
+            if (r | w) & all_copies:
+                continue
+            a = arrives[x][pcx]
+            wn = w & ~a
+            for b in live:
+                if b == x:
+                    continue
+                R, WN, A = window(b, pcs[b], x, pcx)
+                if (r & (WN | A)) or (w & R) or (wn & (WN | A)) or (a & WN):
+                    break
+            else:
+                return kind, x
         return None
 
     def _stubborn(self, pcs: list[int], copies: list[int], enabled: list[tuple[str, int]],
@@ -722,15 +849,14 @@ class Machine:
         copy joins everyone whose remaining ops may conflict with its next step, a blocked
         agent everyone who may write what it waits on (``needs``, one per ``live`` agent)."""
         n = len(pcs)
-        need = {b: nd for (b, _r, _w), nd in zip(live, needs)}
+        need = {b: nd for b, nd in zip(live, needs)}
         movers = {x for kind, x in enabled if kind == "agent"}
         weight = 0                     # nodes that count: enabled agents and every copy
         for x in movers:
             weight |= 1 << x
         for j in range(len(copies)):
             weight |= 1 << (n + j)
-        footprints = self.footprints
-        links = [(b, sr | sw, sw, 1 << b) for b, sr, sw in live]
+        footprints, arrives, suffix, window = self.footprints, self.arrives, self.suffix, self._window
         edges: list[int | None] = [None] * (n + len(copies))
         by_object: dict[int, int] = {}      # a copy's object (one bit) -> the copies' nodes
         for j, bit in enumerate(copies):
@@ -748,16 +874,26 @@ class Machine:
                 if e is None and node >= n and copies[node - n] in copy_edges:
                     e = edges[node] = copy_edges[copies[node - n]] & ~(1 << node)
                 if e is None:       # who must join `node`: conflicts with its step / need
-                    if node >= n:
-                        r, w = 0, copies[node - n]
-                    elif node in movers:
-                        r, w = footprints[node][pcs[node]]
-                    else:                       # blocked: who can unblock it?
-                        r, w = need.get(node, 0), 0
                     e = 0
-                    for b, srw, sw, bit in links:
-                        if b != node and ((w & srw) or (r & sw)):
-                            e |= bit
+                    if node >= n:               # a copy: whoever may still touch its bytes
+                        r, w = 0, copies[node - n]
+                        for b in live:
+                            R, WN, A = suffix[b][pcs[b]]
+                            if w & (R | WN | A):
+                                e |= 1 << b
+                    else:                       # an agent: who may act while it stays put
+                        pcx = pcs[node]
+                        if node in movers:
+                            r, w = footprints[node][pcx]
+                            a = arrives[node][pcx]
+                        else:                   # blocked: who can unblock it?
+                            r, w, a = need.get(node, 0), 0, 0
+                        wn = w & ~a
+                        for b in live:
+                            if b != node:
+                                R, WN, A = window(b, pcs[b], node, pcx)
+                                if (r & (WN | A)) or (w & R) or (wn & (WN | A)) or (a & WN):
+                                    e |= 1 << b
                     rw = r | w
                     if rw:
                         for bit, nodes in objects:
