@@ -544,6 +544,7 @@ def test_transposed_view_batches_run_on_the_tensor_cores(monkeypatch, a_view):
         assert any("A 256 bytes between matrices, rows 512 bytes apart" in r for r in remarks), remarks
     else:
         assert prepared[0]["row_pitch"][:2] == (0, 0)
+        assert not any("a strided batch read in place" in r for r in remarks), remarks  # (A and B stacked)
 
 
 @needs_cutile

@@ -2319,7 +2319,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if cov is not None and entry is not None:  # (beside the second dot's remark of this launch)
         say(entry, cov.remark)
     mid_ld = mid_row_strides(gk.cfg, a, b, c)  # (an [rows, L, cols] operand's own row stride: a slice of a wider L)
-    if batch_pitch and entry is not None:
+    if any(batch_pitch[:2]) and entry is not None:  # (A's and B's: C's is said below)
         pitches = ", ".join(f"{r} {p} bytes between matrices" + (f", rows {q} bytes apart" if q else "")
                             for r, p, q in zip("AB", batch_pitch, row_pitch or (0, 0)) if p)
         say(entry, f"{kernel_location(kernel)}: remark: a strided batch read in place: {pitches} (the tensor maps' "
