@@ -30,7 +30,9 @@ def launch(kernel, args, tiles, m, n, extra=(), vector_words: str | None = None)
     launch_path.begin()
     tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, (*args, *tiles, *extra))
     torch.cuda.synchronize()
-    entry = rc.compiled(kernel, rc.describe_arguments(kernel, (*args, *tiles, *extra)), "sm_90a", "persistent")
+    # (the launch's own entry: the deferred compile, or the full one where the launch ran the program's own tiles)
+    entry = rc.compiled(kernel, rc.describe_arguments(kernel, (*args, *tiles, *extra)), "sm_90a", "persistent",
+                        defer_gemm=True)
     program = entry.program
     remark = entry.launch_remarks.get(grid, "")
     assert launch_path.ran(kernel, grid) == "gemm", remark
