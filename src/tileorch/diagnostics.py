@@ -934,6 +934,9 @@ OTHER_BINARIES = (
     (b"PK\x03\x04", "a zip archive, not MLIR text: extract the module first"),
     (b"\xff\xfe", "UTF-16 text (its byte-order mark FF FE), not UTF-8: save the file as UTF-8"),
     (b"\xfe\xff", "UTF-16 text (its byte-order mark FE FF), not UTF-8: save the file as UTF-8"),
+    (b"\x93NUMPY", "a NumPy array file (.npy), not MLIR text: tileorch reads MLIR text and CUDA Tile IR bytecode"),
+    *((bytes([0x80, proto]), f"a Python pickle (protocol {proto}: torch.save / pickle.dump output), not MLIR text: "
+       "tileorch reads MLIR text and CUDA Tile IR bytecode") for proto in (2, 3, 4, 5)),
 )
 """The first bytes of other binaries a user may hand a command that reads MLIR text, and what they are."""
 

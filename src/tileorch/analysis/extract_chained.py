@@ -297,18 +297,18 @@ class _Reader:
         ntid = fn.attributes.get("nvvm.maxntid")
         self.threads = int(list(ntid.get_values())[0]) if ntid is not None else int(self.record["threads"])
         self.tmaps = self.record["tmaps"]
-        self.elt = 2  # f16 / bf16 tiles (the record's dtype)
 
     def copy_bytes(self, copy: Operation) -> int:
         """Bytes one TMA copy delivers: its tensor map's box (``box`` contiguous elements, 64 when
         the record does not say, x rows, x ``group`` where the box also spans a group dimension: packed or
-        stacked query heads, ``(1, G, BM, D)`` as one box of ``G BM`` rows)."""
+        stacked query heads, ``(1, G, BM, D)`` as one box of ``G BM`` rows), of ``esize`` bytes an element (1: an
+        e4m3 / e5m2 Q or K tile; 2, f16 / bf16, when the record does not say)."""
         tmap = next((x for x in copy.operands if isinstance(x, BlockArgument) and x.block is self.fn.body.blocks.first
                      and x.index < len(self.tmaps)), None)
         if tmap is None:
             raise LocatedError(copy, "check: a TMA copy whose tensor map is not one of the kernel's first parameters")
         t = self.tmaps[tmap.index]
-        return int(t.get("box", 64)) * int(t["rows"]) * int(t.get("group", 1)) * self.elt
+        return int(t.get("box", 64)) * int(t["rows"]) * int(t.get("group", 1)) * int(t.get("esize", 2))
 
     def stage_fill(self, arm: Operation) -> tuple[int, int]:
         """(expected tx bytes, bytes the copies on the same barrier deliver) of one ``expect_tx``."""

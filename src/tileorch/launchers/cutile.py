@@ -1051,6 +1051,9 @@ def clear_caches() -> None:
     _forget_bound_state()
     _bytecode.clear()
     _programs.clear()
+    from tileorch.launchers import k_major_copy
+
+    k_major_copy.clear()  # (the K-major copies' buffers)
 
 
 def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, config: str = "",
@@ -1948,9 +1951,6 @@ def b_major(b: ArrayArg) -> str:
     return "n" if _row_major(b) else "k"
 
 
-_k_major_copies: dict = {}
-
-
 def torch_stream_for(torch: Any, handle: int, device: Any) -> Any:
     """torch's stream object for the CUstream ``handle`` on ``device``: the current stream or the
     default stream when the handle is theirs, else an ``ExternalStream`` of it.
@@ -1970,29 +1970,31 @@ def torch_stream_for(torch: Any, handle: int, device: Any) -> Any:
     return torch.cuda.ExternalStream(handle, device=device)
 
 
-def _k_major_copy(obj: Any, b: ArrayArg, stream: int, operand: str = "B") -> int:
+def _k_major_copy(obj: Any, b: ArrayArg, stream: int, operand: str = "B") -> tuple[int, Any, str]:
     """A K-major copy ``[..., N, K]`` of the N-major ``[..., K, N]`` array ``obj`` (for A: ``[..., M, K]``
-    of ``[..., K, M]``), made on ``stream`` (the launch's stream, so ordered after the work that
-    wrote ``obj`` there and before the kernel; the buffer is kept per source array for the next
-    launch); needs a torch tensor."""
+    of ``[..., K, M]``), enqueued now on ``stream`` (the launch's stream, so ordered after the work that
+    wrote ``obj`` there and before the kernel) into a buffer kept per (operand, shape, dtype, stream)
+    (:mod:`tileorch.launchers.k_major_copy`): (the copy's pointer, the function that enqueues the same
+    copy again on a stream handle or None, what makes it).  tileorch's copy program where it has one
+    (the launch can then be kept bound with it); else torch's copy (None: each call takes the full path
+    to make it again).  Needs a torch tensor."""
     tensor_type = _torch_tensor_type()
     if tensor_type is None or not isinstance(obj, tensor_type):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: this GEMM reads {operand} K-major and {operand} is "
-                                 f"{'N' if operand == 'B' else 'M'}-major; tileorch makes the K-major copy with torch, "
-                                 f"and {operand} is not a torch tensor")
+                                 f"{'N' if operand == 'B' else 'M'}-major; tileorch makes the K-major copy for a "
+                                 f"torch tensor, and {operand} is not a torch tensor")
     import torch
 
+    from tileorch.launchers import k_major_copy
+
     on = torch_stream_for(torch, stream, obj.device)
-    key = (b.ptr, tuple(b.shape), str(obj.dtype), stream)
-    buf = _k_major_copies.get(key)
-    with torch.cuda.stream(on):  # allocated for, and written on, the launch's stream
-        if buf is None:
-            buf = _k_major_copies[key] = torch.empty((*obj.shape[:-2], obj.shape[-1], obj.shape[-2]),
-                                                     dtype=obj.dtype, device=obj.device)
-            while len(_k_major_copies) > 8:
-                _k_major_copies.pop(next(iter(_k_major_copies)))
-        buf.copy_(obj.transpose(-1, -2))
-    return int(buf.data_ptr())
+    buf = k_major_copy.buffer(torch, obj, operand, stream, on)
+    again, what = k_major_copy.copier(obj, buf, stream, launch)
+    if again is None:  # no copy program for it: torch's copy, on torch's object for the launch's stream
+        with torch.cuda.stream(on):
+            buf.copy_(obj.transpose(-1, -2))
+        what = f"torch's copy ({what}; the launch is not kept bound: each call takes the launcher's full path)"
+    return int(buf.data_ptr()), again, what
 
 
 def _covered(program: Any, grid: tuple[int, int, int], m: int, n: int, batch: int) -> Any:
@@ -2274,16 +2276,20 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
             entry.image = GemmKernel(cfg, image, pdl=bool(getattr(entry.program, "pdl", False)))
         gk = entry.image
     b_ptr, b_reason = b.ptr, ""
+    copies: list | None = []  # the K-major copies' launches, enqueued before the GEMM's (None: one is torch's)
     if getattr(gk.cfg, "transpose_b", False):
-        b_ptr = _k_major_copy(_viewed_object(program, "b", _stored_object(args[b.position], given[b.position]),
-                                             arguments), b, stream)
-        b_reason = "B: N-major, the kernel reads a K-major copy made at each launch (one extra pass over B)"
+        b_ptr, again_copy, what = _k_major_copy(_viewed_object(program, "b", _stored_object(
+            args[b.position], given[b.position]), arguments), b, stream)
+        copies = copies + [again_copy] if again_copy is not None and copies is not None else None
+        b_reason = (f"B: N-major, the kernel reads a K-major copy of B made at each launch by {what} (one extra "
+                    "pass over B)")
     a_ptr = a.ptr
     if getattr(gk.cfg, "transpose_a", False):
-        a_ptr = _k_major_copy(_viewed_object(program, "a", _stored_object(args[a.position], given[a.position]),
-                                             arguments), a, stream, "A")
-        b_reason = "; ".join(filter(None, [b_reason, "A: M-major, the kernel reads a K-major copy made at each launch "
-                                                      "(one extra pass over A)"]))
+        a_ptr, again_copy, what = _k_major_copy(_viewed_object(program, "a", _stored_object(
+            args[a.position], given[a.position]), arguments), a, stream, "A")
+        copies = copies + [again_copy] if again_copy is not None and copies is not None else None
+        b_reason = "; ".join(filter(None, [b_reason, f"A: M-major, the kernel reads a K-major copy of A made at each "
+                                                      f"launch by {what} (one extra pass over A)"]))
     more_ptrs = tuple(x.ptr for x in more_b)
     more_a_ptrs = tuple(x.ptr for x in more_a)
     # (E's K is the first dot's N: the low-rank branch's, with one)
@@ -2398,7 +2404,11 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     _prepared.move_to_end(key)
     again = prepared.launcher()
     again(stream)
-    if fast is not None and not b_reason:  # a K-major copy of B is made at each launch: not bound
+    if fast is not None and copies is not None:  # (a copy made with torch needs the tensor: not bound)
+        if copies:  # the copies' launches, then the GEMM's, on the call's stream (k_major_copy.with_copies)
+            from tileorch.launchers.k_major_copy import with_copies
+
+            again = with_copies(copies, again)
         keep(fast, again)
     if sync:  # bounded: KernelHang names the kernel past the deadline (was an unbounded cuStreamSynchronize)
         from tileorch.runtime.watchdog import synchronize_stream
@@ -2426,7 +2436,9 @@ def _broadcast_b_entry(entry: _Compiled, kernel: Any, arguments: list[Argument],
     return entry
 
 
-_TMAP_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
+_TMAP_DTYPES = {"float16": "f16", "bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+"""The arrays a chained kernel reads through tensor maps: 16-bit tiles, and e4m3 / e5m2 Q and K of an fp8 first
+dot (session 43)."""
 
 
 def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:

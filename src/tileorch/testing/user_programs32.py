@@ -1222,8 +1222,9 @@ def any_all_rows_bool(X, Any, All, BN: ConstInt):
 
 _add("attn_qk_e4m3_pv_f16", attn_qk_e4m3_pv_f16,
      [_a((2, 150, 64), E4M3), _a((2, 170, 64), E4M3), _a((2, 170, 64), F16), _a((2, 150, 64), F16), scale2(64), 64,
-      64, 64], _grid(150, 64, 2), "simt", outputs=(3,),
-     error="chained dots: the first dot's A element type f8E4M3FN: f16/bf16 operands are supported")
+      64, 64], _grid(150, 64, 2), "chained", outputs=(3,),
+     notes="refused before session 43 ('the first dot's A element type f8E4M3FN: f16/bf16 operands are supported'); "
+     "the chained kernel's first dot is an e4m3 WGMMA (k32) now")
 _add("attn_v_stored_ds_order", attn_v_stored_ds_order,  # (176 keys: Vt's rows of 352 bytes, a TMA-able stride)
      [_a((2, 150, 64), F16), _a((2, 176, 64), F16), _a((2, 64, 176), F16), _a((2, 150, 64), F16), scale2(64), 64,
       64, 64], _grid(150, 64, 2), "chained", outputs=(3,))

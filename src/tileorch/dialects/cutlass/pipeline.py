@@ -755,6 +755,7 @@ class _PipeStateSyntax(IRDLOperation):
             check_token_source(self, getattr(self, "token", None), self.TOKEN_FROM)
         if self.ROLE is not None:
             check_role(self, self.operands[0], self.ROLE)
+            check_state_not_stale(self, self.operands[1])
         if self.WAITS:
             check_start_phase(self, self.operands[1], self.ROLE)
 
@@ -864,6 +865,75 @@ def check_start_phase(op: Operation, state: SSAValue, role: str | None) -> None:
         f"{1 if made == 'producer' else 0}, cutlass.pipeline.state.create ... {made} at {_location(create)}): its "
         f"first wait {what}; parity-aliasing: create the {role}'s state with `{role}`"
     )
+
+
+def state_origin(state: SSAValue) -> Operation | None:
+    """The ``cutlass.pipeline.state.create`` a state descends from (through ``state.increment`` and ``scf.for`` /
+    ``scf.while`` iteration arguments and results); None where the chain leaves these ops."""
+    for _ in range(256):
+        owner = state.owner
+        if isinstance(owner, StateCreateOp):
+            return owner
+        if isinstance(owner, StateIncrementOp):
+            state = owner.operands[0]
+            continue
+        if isinstance(owner, Block):
+            loop = owner.parent_op()
+            if loop is None:
+                return None
+            if loop.name == "scf.for" and owner is loop.regions[0].blocks[0] and state.index > 0 \
+                    and 2 + state.index < len(loop.operands):
+                state = loop.operands[2 + state.index]
+                continue
+            if loop.name == "scf.while" and owner is loop.regions[0].blocks[0] and state.index < len(loop.operands):
+                state = loop.operands[state.index]
+                continue
+            if loop.name == "scf.while" and owner is loop.regions[1].blocks[0]:
+                cond = loop.regions[0].blocks[0].last_op
+                if cond is not None and 1 + state.index < len(cond.operands):
+                    state = cond.operands[1 + state.index]
+                    continue
+            return None
+        if isinstance(owner, Operation) and owner.name == "scf.for" and 3 + state.index < len(owner.operands):
+            state = owner.operands[3 + state.index]
+            continue
+        return None
+    return None
+
+
+def _inside(value: SSAValue, loop: Operation) -> bool:
+    owner = value.owner
+    op = owner.parent_op() if isinstance(owner, Block) else owner
+    while op is not None:
+        if op is loop:
+            return True
+        op = op.parent_op()
+    return False
+
+
+def check_state_not_stale(op: Operation, state: SSAValue) -> None:
+    """A handshake inside an ``scf.for`` / ``scf.while`` on a state defined before the loop, while the loop carries
+    (advances) a state of the same ``state.create``: every iteration waits on / releases / fills that one stage and
+    phase while the loop-carried state moves on -- a wait on the completed phase passes at once (a read of a stage
+    being refilled), a release arrives on one stage round after round.  Decided by the IR alone, so the compile
+    refuses it as ``tileorch check`` does (sweep 35: a ``consume %ready, %start`` in the loop over ``%s`` was
+    compiled and "proved")."""
+    origin = state_origin(state)
+    if origin is None:
+        return
+    loop = op.parent_op()
+    while loop is not None:
+        if loop.name in ("scf.for", "scf.while") and not _inside(state, loop):
+            blocks = loop.regions[0].blocks[0].args[1:] if loop.name == "scf.for" else \
+                [a for r in loop.regions for a in r.blocks[0].args]
+            if any(isinstance(a.type, PipelineStateType) and state_origin(a) is origin for a in blocks):
+                name = f"%{state.name_hint}" if state.name_hint else "a state"
+                raise VerifyException(
+                    f"{op.name} uses pipeline state {name}, defined before the enclosing {loop.name} that advances "
+                    f"its state variable (cutlass.pipeline.state.create at {_location(origin)}): every iteration "
+                    "would use that same stage and phase (a wait on the completed phase passes at once) while the "
+                    "loop-carried state moves on; use the loop-carried state")
+        loop = loop.parent_op()
 
 
 def check_role(op: Operation, pipeline: SSAValue, role: str) -> None:

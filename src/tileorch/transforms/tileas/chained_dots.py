@@ -72,8 +72,8 @@ from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, DenseArrayBase, Float16Type,
-                                   Float32Type, FloatAttr, IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr, f32, i1, i8,
+from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, DenseArrayBase, Float8E4M3FNType, Float8E5M2Type,
+                                   Float16Type, Float32Type, FloatAttr, IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr, f32, i1, i8,
                                    i16, i32, i64)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
@@ -560,6 +560,10 @@ def consumer_regs(consumers: int, ctas_per_sm: int = 1) -> int:
     H200 or the H100, sessions 22 and 23, while the PTX emulator, which has no register pool, passed)."""
     return most_consumer_regs(PRODUCER_REGS, consumers, CONSUMER_REGS, ctas_per_sm)
 _DT = {Float16Type: "f16", BFloat16Type: "bf16"}
+_FP8 = {Float8E4M3FNType: "e4m3", Float8E5M2Type: "e5m2"}
+"""The 8-bit float types the first dots' WGMMA takes (``S = Q K^T`` of e4m3 / e5m2 Q and K, K = 32 per
+instruction, both operands K-major in shared memory); the second dots stay 16-bit (:func:`_dot_types`)."""
+_WG = {**_DT, **_FP8}
 
 
 def _check_operand_types(dt: str, d1: Operation, firsts: list, d2: Operation, dt2: str | None = None) -> None:
@@ -573,7 +577,7 @@ def _check_operand_types(dt: str, d1: Operation, firsts: list, d2: Operation, dt
                 (d2.lhs, "second dot's A (P)", dt2), (d2.rhs, "second dot's B (V)", dt2)]
     for value, what, want in operands:
         elt = value.type.element_type
-        have = _DT.get(type(elt), str(elt))
+        have = _WG.get(type(elt), str(elt))
         if have != want:
             where = value.owner if isinstance(value.owner, Operation) else d1
             _fail(where, f"the {what} is {have} where the operands' tiles are loaded as {want}: a dot operand "
@@ -620,20 +624,26 @@ class Operand:
         return ("nv_tileaa.permute" in seen) != self.swapped
 
     @property
+    def esize(self) -> int:
+        """Bytes of one element: 1 for an e4m3 / e5m2 tile (:data:`_FP8`), else 2."""
+        return 1 if type(self.load.result.type.element_type) in _FP8 else 2
+
+    @property
     def bytes(self) -> int:
-        return self.rows * self.cols * 2
+        return self.rows * self.cols * self.esize
 
     @property
     def box(self) -> int:
-        """Elements of one TMA box along the contiguous dimension: the widest of 64 (128-byte
-        rows, 128B swizzle), 32 (64-byte rows, 64B swizzle) and 16 (32-byte rows, 32B swizzle)
-        that divides the extent (head dim 32: one 32-wide box; 128: two 64-wide ones)."""
-        return next(w for w in (64, 32, 16) if self.cols % w == 0)
+        """Elements of one TMA box along the contiguous dimension: the widest box of 128-byte rows
+        (128B swizzle), 64-byte rows (64B swizzle) or 32-byte rows (32B swizzle) that divides the
+        extent (16-bit head dim 32: one 32-wide box; 128: two 64-wide ones; fp8 head dim 64: one
+        64-wide box of 64-byte rows, 128: one 128-wide box)."""
+        return next(w for w in (128 // self.esize, 64 // self.esize, 32 // self.esize) if self.cols % w == 0)
 
     @property
     def row_bytes(self) -> int:
         """Bytes of one row of a box: the swizzle span of the tile (TMA box and WGMMA descriptor)."""
-        return 2 * self.box
+        return self.esize * self.box
 
     @property
     def chunks(self) -> int:
@@ -791,6 +801,11 @@ class ChainedKernel:
         return len(self.a0s) > 1
 
     @property
+    def k_step(self) -> int:
+        """The first dots' WGMMA K (32 for e4m3 / e5m2 operands, else 16): 32 bytes of each K-major row either way."""
+        return 32 if self.dtype in _FP8.values() else 16
+
+    @property
     def k1(self) -> int:
         """First dots (1: attention, a two-GEMM MLP; 2: SwiGLU's gate and up projections)."""
         return max(1, len(self.firsts))
@@ -827,15 +842,16 @@ class ChainedKernel:
 
 
 def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool,
-             grouped: bool = False) -> tuple[Operand, list[str]]:
+             grouped: bool = False, fp8: bool = False) -> tuple[Operand, list[str]]:
     """The TMA tile ``v`` is loaded from (a located refusal when it is not one the kernel reads).
     ``grouped`` (the first dot's A): the tile's rows may run along two array dimensions (a
-    ``(1, G, BM, D)`` tile reshaped to ``(G BM, D)``: :attr:`Operand.group_dim`)."""
+    ``(1, G, BM, D)`` tile reshaped to ``(G BM, D)``: :attr:`Operand.group_dim`).  ``fp8`` (a first
+    dot's operand): an e4m3 / e5m2 tile is taken (:data:`_FP8`); a second dot's fp8 B (V) is refused."""
     from tileorch.transforms.tileas.convert_to_cutlass import _base_argument, argument_view_mismatch
 
     src, seen = strip_layouts(v)
     if in_loop and _joined(v):
-        return _joined_operand(kernel, dot, src.owner, seen, what)
+        return _joined_operand(kernel, dot, src.owner, seen, what, fp8)
     ld = source_load(src)
     if not isinstance(ld, ts.TiledLoadOp) or not isinstance(ld.atom, ts.TmaLoadAtomAttr):
         from tileorch.transforms.tileas.gathered_operand import gather_source
@@ -870,15 +886,27 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
         used = next((o.type.element_type for o in dot.operands[:2] if _depends_on(o, ld.result)), None)
         if used is None:  # (a B tile staged by the producer: the consumer's operand no longer reads the load)
             used = dot.operands[1 if "'s B" in what else 0].type.element_type
-        converted = (f" (converted to {used} in the kernel: the tier's WGMMA reads the tile in shared memory as TMA "
-                     "writes it, in the array's type, and converts no operand tile; convert the array before the "
-                     "launch)" if type(used) in _DT else "")
-        _fail(ld, f"{what} element type {elt}: f16/bf16 operands are supported{converted}")
+        if type(elt) in _FP8 and used == elt and not fp8:
+            _fail(ld, f"{what} element type {elt}: the second dot's WGMMA takes f16/bf16 operands here (an fp8 P @ V "
+                      "needs P in the fp8 register fragment layout and V K-major in shared memory, a transposed V "
+                      "tile: not supported yet); store V in f16 or bf16 (the first dot S = Q K^T takes e4m3 / e5m2 Q "
+                      "and K)")
+        if type(elt) not in _FP8 or used != elt:
+            converted = (f" (converted to {used} in the kernel: the tier's WGMMA reads the tile in shared memory as "
+                         "TMA writes it, in the array's type, and converts no operand tile; convert the array before "
+                         "the launch)" if type(used) in _DT else "")
+            _fail(ld, f"{what} element type {elt}: f16/bf16 operands are supported{converted}"
+                      + (" (and e4m3 / e5m2 Q and K multiplied as loaded)" if fp8 else ""))
     rows, cols = shape[-1:-3:-1] if swapped else (shape[rows_dim], shape[-1])  # as stored in the array
     group = shape[group_dim] if group_dim >= 0 else 1
     rows *= group
     padded = grouped and group == 1 and rows in PADDED_ROWS  # the box reads the WGMMA's 64 rows (analyze_chained_dots)
-    if not (cols % 64 == 0 or cols in (16, 32)) or cols > 256 or (rows % 8 and not padded) or rows > 256:
+    if type(elt) in _FP8:  # 32-element K steps: the contiguous extent a multiple of 32 (32-, 64-, 128-byte boxes)
+        if cols % 32 or cols > 256 or (rows % 8 and not padded) or rows > 256:
+            _fail(ld, f"{what} tile {rows}x{cols} of {elt}: the contiguous extent must be a multiple of 32 (an fp8 "
+                      "WGMMA's K step; 32-, 64- or 128-byte swizzled TMA boxes), rows a multiple of 8, both at most "
+                      "256")
+    elif not (cols % 64 == 0 or cols in (16, 32)) or cols > 256 or (rows % 8 and not padded) or rows > 256:
         _fail(ld, f"{what} tile {rows}x{cols}: the contiguous extent must be 16, 32 or a multiple of 64 (32-, 64- "
                   "or 128-byte swizzled TMA boxes), rows a multiple of 8, both at most 256")
     arg = _base_argument(kernel, ld.view)
@@ -892,8 +920,8 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
                    group_dim=group_dim, group=group), seen
 
 
-def _joined_operand(kernel: aa.FuncOp, dot: Operation, cat: Operation, seen: list[str], what: str
-                    ) -> tuple[Operand, list[str]]:
+def _joined_operand(kernel: aa.FuncOp, dot: Operation, cat: Operation, seen: list[str], what: str,
+                    fp8: bool = False) -> tuple[Operand, list[str]]:
     """A loop operand that is tiles joined by ``ct.cat`` along rows (a key tile of pages of a paged cache, each
     loaded whole at its page's index): one :class:`Operand` whose :attr:`Operand.parts` are the other tiles' loads,
     when every part is a TMA tile of one array, laid out alike (same view, rows along the same dimension, not
@@ -915,7 +943,7 @@ def _joined_operand(kernel: aa.FuncOp, dot: Operation, cat: Operation, seen: lis
     flat(cat)
     parts = []
     for x in values:
-        part, pseen = _operand(kernel, dot, x, what, True)
+        part, pseen = _operand(kernel, dot, x, what, True, fp8=fp8)
         if "nv_tileaa.permute" in pseen or part.swapped or part.group_dim >= 0 or \
                 list(x.type.get_shape()) != [part.rows, part.cols]:
             _fail(cat, f"{what} is tiles joined by ct.cat whose parts are transposed or reshaped across rows: the "
@@ -1033,9 +1061,10 @@ def _check_yields_after_second_dots(seconds: list, yields: list) -> None:
 def _dot_types(d1: Operation, a_ops, b1s, seconds_b, prologue) -> tuple[set, set]:
     """({the first dots' type}, {the second dots' type}): K's loads, and Q's unless a Q prologue converts it in
     place (from one 16-bit float type to the other: ``q.astype(ct.float16)`` of a bf16 Q); V's loads.  The two
-    dots may differ (f16 scores, bf16 ``P @ V``: each WGMMA names its own type); a dot's operands may not."""
+    dots may differ (f16 scores, bf16 ``P @ V``: each WGMMA names its own type; e4m3 / e5m2 scores beside an f16 /
+    bf16 ``P @ V``); a dot's operands may not."""
     def dt(o):
-        return _DT.get(type(o.load.result.type.element_type), str(o.load.result.type.element_type))
+        return _WG.get(type(o.load.result.type.element_type), str(o.load.result.type.element_type))
 
     first, second = {dt(o) for o in b1s}, {dt(o) for o in seconds_b}
     q = {dt(o) for o in a_ops}
@@ -1047,9 +1076,30 @@ def _dot_types(d1: Operation, a_ops, b1s, seconds_b, prologue) -> tuple[set, set
             _fail(d1, f"the first dot's A (Q) is loaded as {'/'.join(sorted(q))} where its B (K) is "
                       f"{next(iter(first))}: all dot operands must have the same element type (convert Q with "
                       f"astype after its load, or store it as {next(iter(first))})")
-    if first != second and not (first | second) <= set(_DT.values()):
+    if first != second and not (first | second) <= set(_DT.values()) and \
+            not (first <= set(_FP8.values()) and second <= set(_DT.values())):
         _fail(d1, "all dot operands must have the same element type")
     return first, second
+
+
+def _refuse_fp8_first_dot(a0: Operand, b1: Operand, prologue: QPrologue | None, b_prologue: QPrologue | None) -> None:
+    """Located refusals of what the fp8 first dot (e4m3 / e5m2 Q and K) does not take: a B tile that is not
+    K-major (an fp8 WGMMA reads both shared-memory operands K-major: K stored ``[d, S]``, or read through a
+    transposing view, would need an in-smem transpose), and a Q or K prologue (applied in place to the tile in
+    shared memory as 16-bit values)."""
+    if b1.esize != 1 and a0.esize != 1:
+        return
+    elt = (a0 if a0.esize == 1 else b1).load.result.type.element_type
+    if not b1.k_major:
+        _fail(b1.load, f"the first dot's B (K), a tile of {elt}, is read N-major ([d, tn]: K stored transposed, "
+                       "or through a transposing view): an fp8 WGMMA reads both shared-memory operands K-major, and the "
+                       "chained kernel has no in-smem transpose; store K as [.., S, D] and multiply by "
+                       "ct.transpose(k)")
+    for pro, what in ((prologue, "Q"), (b_prologue, "K")):
+        if pro is not None:
+            _fail(pro.top.owner, f"the first dot's {what} tile is computed from its {elt} load (a prologue): the "
+                                 "chained kernel applies it in place to the tile in shared memory as 16-bit values; "
+                                 "fold it into the scores (multiply S) or apply it before the launch")
 
 
 def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
@@ -1092,7 +1142,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         if n % 16 or n > 256:
             _fail(d1, f"dot extent {n}: multiples of 16 up to 256 are supported")
     a_root, prologue = _q_prologue(kernel, d1)
-    a0, seen = _operand(kernel, d1, a_root, "the first dot's A", False, grouped=True)
+    a0, seen = _operand(kernel, d1, a_root, "the first dot's A", False, grouped=True, fp8=True)
     if prologue is not None:
         seen = prologue.seen + seen
     in_a_loop = enclosing_for(a0.load)
@@ -1107,7 +1157,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         a0.rows = tm
     a0s = _own_a_operands(kernel, firsts, a0, tile_rows, tm, prologue) if own_a else []
     b_root, b_prologue = _q_prologue(kernel, d1, d1.rhs, "the first dot's B (K)")
-    b1, seen = _operand(kernel, d1, b_root, "the first dot's B", True)
+    b1, seen = _operand(kernel, d1, b_root, "the first dot's B", True, fp8=True)
     if b_prologue is not None:
         seen = b_prologue.seen + seen
         if len(firsts) > 1:
@@ -1117,11 +1167,12 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
             _fail(b_prologue.top.owner, "the first dot's B (K) prologue changes the tile's element type: it is "
                                         "applied in place to the tile in shared memory")
     b1.k_major = b1.transposed(seen)
+    _refuse_fp8_first_dot(a0, b1, prologue, b_prologue)
     if (b1.rows, b1.cols) != ((tn, d) if b1.k_major else (d, tn)):
         _fail(d1, f"the first dot's B tile {b1.rows}x{b1.cols} does not match the dot")
     b1s = [b1]
     for k, fd in enumerate(firsts[1:], 1):
-        bk, seen = _operand(kernel, fd, fd.rhs, f"first dot {k + 1}'s B", True)
+        bk, seen = _operand(kernel, fd, fd.rhs, f"first dot {k + 1}'s B", True, fp8=True)
         bk.k_major = bk.transposed(seen)
         if (bk.rows, bk.cols, bk.k_major, bk.box) != (b1.rows, b1.cols, b1.k_major, b1.box):
             _fail(fd, f"first dot {k + 1}'s B tile {bk.rows}x{bk.cols} ({'K' if bk.k_major else 'N'}-major) is not "
@@ -1324,7 +1375,7 @@ def _own_a_operands(kernel: aa.FuncOp, firsts: list, a0: Operand, tile_rows: int
     out = [a0]
     for k, fd in enumerate(firsts[1:], 1):
         what = f"first dot {k + 1}'s own A"
-        ak, seen = _operand(kernel, fd, fd.lhs, what, False)
+        ak, seen = _operand(kernel, fd, fd.lhs, what, False, fp8=True)
         if enclosing_for(ak.load) is not None or ak.transposed(seen) or (ak.rows, ak.cols, ak.box) != (
                 a0.rows, a0.cols, a0.box):
             _fail(fd, f"first dots with different A operands: {what} must be a [{tm}, {a0.cols}] tile loaded once "
@@ -1461,10 +1512,11 @@ def _align(n: int, to: int = 1024) -> int:
 
 
 def _k_steps(op: Operand, ksteps: int) -> tuple[int, list[int]]:
-    """(descriptor constant, byte offset of each k16 step) of a K-major operand tile ``[MN rows,
+    """(descriptor constant, byte offset of each K step) of a K-major operand tile ``[MN rows,
     K cols]`` stored as ``op.chunks`` boxes of ``op.box`` columns (box c at ``c * chunk_bytes``):
-    8-row groups ``8 * row_bytes`` apart (SBO), k16 = 32 bytes along a row inside a box."""
-    per_box = op.box // 16
+    8-row groups ``8 * row_bytes`` apart (SBO), one K step = 32 bytes along a row inside a box (k16 of
+    16-bit elements, k32 of e4m3 / e5m2)."""
+    per_box = op.row_bytes // 32
     return (descriptor_constant(16, 8 * op.row_bytes, op.row_bytes),
             [(s // per_box) * op.chunk_bytes + (s % per_box) * 32 for s in range(ksteps)])
 
@@ -2052,10 +2104,10 @@ class _Kernel:
         wg_l = self.v(arith.ExtUIOp(self.wg, i64), "wg_l")
         wg_rows = _hint(e.const(64 * ck.a0.row_bytes // 16, i64), "wg_rows")
         wg_off = self.v(arith.MuliOp(wg_l, wg_rows), "wg_off")
-        a_bits = _hint(e.const(_k_steps(ck.a0, ck.d // 16)[0], i64), "a_bits")
+        a_bits = _hint(e.const(_k_steps(ck.a0, ck.d // ck.k_step)[0], i64), "a_bits")
         da0 = self.v(arith.OrIOp(sbase, a_bits), "da0")
         self.da_wg = self.v(arith.AddiOp(da0, wg_off), "da_wg")
-        b1_bits = _hint(e.const(_b_steps(ck.b1_wide, ck.d // 16)[0], i64), "b1_bits")
+        b1_bits = _hint(e.const(_b_steps(ck.b1_wide, ck.d // ck.k_step)[0], i64), "b1_bits")
         b1_base = _hint(e.const(off["b1"] // 16, i64), "b1_base")
         b2_base = _hint(e.const(off["b2"] // 16, i64), "b2_base")
         self.b1_stage = _hint(e.const(plan.b1_stride // 16, i64), "b1_stage")
@@ -2070,14 +2122,14 @@ class _Kernel:
         return self.v(arith.AddiOp(base, self.v(arith.MuliOp(stage_l, stride), so)), name)
 
     def s_chain(self, pre: str, init: SSAValue | tuple, db1: SSAValue) -> SSAValue | tuple:
-        """The first dot's ``K / 16`` WGMMAs (``%{pre}{s}``) from accumulator input ``init`` (a struct
+        """The first dot's ``K / k_step`` WGMMAs (:attr:`ChainedKernel.k_step`) (``%{pre}{s}``) from accumulator input ``init`` (a struct
         of ``sn / 2`` f32), B1's stage at descriptor ``db1``; S (the last one's result).  First dots
         with their own A tiles (:attr:`ChainedKernel.a0s`): ``init`` and the result are tuples of one
         ``tn / 2`` struct per first dot, each its own chain of ``n = tn`` WGMMAs from its A tile in
         the Q slot and its B tile's boxes in the stage (:meth:`ChainedKernel.b1_chunk_offset`), all
         in the caller's one commit group."""
         ck, e = self.ck, self.e
-        ksteps = ck.d // 16
+        ksteps = ck.d // ck.k_step
         _, a_offs = _k_steps(ck.a0, ksteps)
         _, b1_offs = _b_steps(ck.b1_wide, ksteps)
         dtype = nvp.WGMMAType(ck.dtype)
@@ -2831,6 +2883,10 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
             out.append(format_error(pro.top.owner, f"chained-dots tier (TMA + WGMMA): this {which} operand, computed "
                                                    "from its tile with row reductions, is applied " + how + " "
                                                    "(fence.proxy.async before the WGMMAs read it)", "remark"))
+    if ck.k_step != 16:  # an e4m3 / e5m2 first dot: the instruction and its accumulation said at the dot
+        from tileorch.transforms.tileas.fp8_promotion import chained_first_dot
+
+        out.append(format_error(ck.dot1, chained_first_dot(ck.dtype, ck.d, ck.sn, ck.k_step), "remark"))
     if ck.store_transposed:
         out.append(format_error(ck.store, f"chained-dots tier (TMA + WGMMA): this [{ck.dv}, {ck.rows}] tile is the "
                                           "accumulator tile transposed: each thread stores its elements at the tile's "
@@ -4017,6 +4073,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     q_regs_off = q_regs_refusal(ck.own_a, next_s != "0", s_ahead and not s_ahead_unrolled(s_form),
                                 ck.d // 4 + ck.sn // 2 + ck.tn // 4 + ck.dv // 2 + Q_REGS_MARGIN,
                                 consumer_regs(plan.consumers, plan.ctas_per_sm)) if q_regs_asked() else None
+    if q_regs_asked() and ck.k_step != 16:
+        q_regs_off = (f"the first dot's A (Q) is {ck.dtype}: the register A fragment is loaded as 16-bit pairs "
+                      "(an fp8 fragment's layout is not built)")
     q_regs = q_regs_asked() and q_regs_off is None
     # the early Q release: the persistent, pipelined consumer without the next-S tail (nor the fragment's release)
     early_q = early_q_enabled(plan.q_slots) and persistent and pipe is not None and next_s == "0" and not q_regs
@@ -4374,7 +4433,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype, **({"dtype2": ck.dtype2} if ck.dtype2 else {}),
               "tmaps": [{"arg": o.arg, "rows": o.box_rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes,
                          **({"rows_dim": o.rows_dim} if o.rows_dim >= 0 else {}),
-                         **({"group_dim": o.group_dim, "group": o.group} if o.group_dim >= 0 else {})}
+                         **({"group_dim": o.group_dim, "group": o.group} if o.group_dim >= 0 else {}),
+                         **({"esize": o.esize} if o.esize != 2 else {})}  # (1: an e4m3 / e5m2 Q or K)
                         for o in _tmap_operands(ck)],
               "guards": _stage_guards(ck, plan)}
     from tileorch.transforms.tileas.split_chains import GRID_SPLIT
@@ -4467,7 +4527,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     if widths is not None:
         from tileorch.diagnostics import format_error
 
-        located.append(format_error(ck.dot2, head_dim_width.remark(widths, tile_widths), "remark"))
+        located.append(format_error(ck.dot2, head_dim_width.remark(widths, tile_widths, ck.k_step), "remark"))
         if isinstance(widths, tuple):
             record["head_dim_width"] = list(widths)
     elif head_dim_arrays is not None:  # launch-time head dims: the launcher may specialise on them

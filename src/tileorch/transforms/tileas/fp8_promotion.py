@@ -120,3 +120,17 @@ def asked(cfg, p: int, dtypes: str, limit: int, fast_accum: bool = False):
         head + f"are accumulated in two levels (fp8_promote={p}, as the configuration asked): the WGMMAs sum {p} K "
         f"tile{'s' if p > 1 else ''} ({p * cfg.tile_k} products) at a time into a scratch accumulator, which f32 "
         "additions then add into the f32 accumulator, because " + ADDER)
+
+
+def chained_first_dot(dtype: str, d: int, n: int, k_step: int = 32) -> str:
+    """The remark at a chained kernel's fp8 first dot (``S = Q K^T`` of e4m3 / e5m2 Q and K, ``dtype``), whose
+    WGMMAs sum ``d`` products per score: the instruction it runs and why the two-level
+    accumulation of the GEMM tier's K loops (:func:`promotion`) is not built there (its error is that of one
+    ``d``-long sum per score, not growing with the sequence)."""
+    steps = d // k_step
+    return (f"chained-dots tier (TMA + WGMMA): S = Q K^T multiplies {dtype} tiles: {steps} wgmma.mma_async "
+            f"m64n{n}k{k_step}.f32.{dtype}.{dtype} per key tile, Q and K read K-major from shared memory (TMA boxes "
+            f"of {dtype} rows); this dot's {dtype} products are summed by the WGMMAs into the f32 scores (not "
+            f"promoted: each score sums {d} products, however long the sequence; {ENV} applies to the GEMM tier's K loops): " + ADDER)
+
+

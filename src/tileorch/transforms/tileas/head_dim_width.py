@@ -108,7 +108,11 @@ def narrow(ck) -> tuple[int, int] | str | None:
     why = refusal(ck)
     if why is not None:
         return why
-    return min(d, max(d2, 16)), min(dv, max(dv2, 16))
+    if ck.k_step != 16:  # e4m3 / e5m2 Q and K: the first dot reduces 32 columns per WGMMA
+        d2 = -(-d2 // ck.k_step) * ck.k_step
+        if d2 >= d and dv2 >= dv:
+            return None
+    return min(d, max(d2, ck.k_step)), min(dv, max(dv2, 16))
 
 
 def launch_arrays(ck) -> list[int] | None:
@@ -164,14 +168,14 @@ def apply(ck, widths: tuple[int, int]) -> None:
 
 
 
-def remark(widths: tuple[int, int] | str, tile: tuple[int, int]) -> str:
+def remark(widths: tuple[int, int] | str, tile: tuple[int, int], k_step: int = 16) -> str:
     """The located remark's text: the widths the dots run, or why the tile's."""
     if isinstance(widths, str):
         return (f"chained-dots tier (TMA + WGMMA): the arrays' head dims are narrower than the {tile[0]} / {tile[1]}-"
                 f"wide tiles, but the dots run the tiles' width: {widths}")
     (d, dv), (td, tdv) = widths, tile
     return (f"chained-dots tier (TMA + WGMMA): the dots run the arrays' head dims, not the tiles': the first dot "
-            f"reduces over {d} of its {td} columns (K steps of 16; Q's and K's columns past their arrays read as "
+            f"reduces over {d} of its {td} columns (K steps of {k_step}; Q's and K's columns past their arrays read as "
             f"zeros), the second dot's WGMMAs are N = {dv} of the tile's {tdv} (the accumulator's columns past the "
             f"stored array's extent are never stored); Q / K / V boxes {d} / {d} / {dv} columns wide "
             f"({ENV}=0: the tiles' width)")
