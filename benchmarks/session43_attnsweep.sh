@@ -2,8 +2,9 @@
 # tests/gpu/test_attnsweep43_gpu.py: every program of tileorch.testing.attnsweep43_programs (ALiBi, softcap, additive
 # bias tiles, GQA / MQA, O in [B, S, H, D], window + causal, prefix-LM, penalty masks, natural LSE, Q pre-scaled,
 # gpt-oss sinks, split-KV decode, paged chunked prefill, varlen; head dims 64-256, f16 / bf16) against its float64
-# numpy reference on ragged shapes (NaN-filled outputs and tails; 24 chained, 3 SIMT with located refusals; the path
-# each launch ran checked against the table), a few against torch SDPA (fp32) too.
+# numpy reference on ragged shapes (NaN-filled outputs and tails; 26 chained, the LSE stored by ct.scatter among them
+# (new: tileas-scatter-row-store), 2 SIMT with located refusals; the path each launch ran checked against the table),
+# a few against torch SDPA (fp32) too.
 # Expect: every test passed.
 # Output: $OUT/s43attnsweep/s43attnsweep_logs.tgz (full pytest output, failures in full).
 # Run (carry .whl):  bash benchmarks/session43_attnsweep.sh

@@ -1,8 +1,7 @@
 """Session 43's attention-shaped sweep (``tileorch.testing.attnsweep43_programs``, issue 20): every program exported
 through the launcher's argument description and cuTile's exporter (no GPU) and lowered for sm_90a takes the path its
-table entry names: the chained ones say they took the tensor cores (TMA + WGMMA); the ones the tier refuses (the LSE
-stored by ``ct.scatter``, sink tokens' dot before the loop, varlen rows gathered) say why at a line of the program's
-file, never a silent SIMT fallback or an internal error; the chained kernels' launches on their spec's arrays are
+table entry names: the chained ones say they took the tensor cores (TMA + WGMMA); the ones the tier refuses (sink
+tokens' dot before the loop, varlen rows gathered) say why at a line of the program's file, never a silent SIMT fallback or an internal error; the chained kernels' launches on their spec's arrays are
 addressed by tensor maps (no launch-time SIMT fallback for a row stride TMA cannot take).  CI checks
 :data:`PATH_IN_CI`; ``TILEORCH_EMULATE_ALL=1`` every program.  Needs cuda-tile."""
 
@@ -22,8 +21,10 @@ from tileorch.testing.attnsweep43_programs import PROGRAMS  # noqa: E402
 SOURCE = str(Path(attnsweep43_programs.__file__))
 TENSOR_CORES = "chained dots compiled through the TileAS tier to TMA + WGMMA"
 ALL = bool(os.environ.get("TILEORCH_EMULATE_ALL"))
-QUICK = {"a43_alibi_causal_d64", "a43_sink_state_d64", "a43_varlen_padded_tiles_d64"}
-"""test_attnsweep43_emulated.py's CI programs: their compile there is the lowering read here (``lower_once_compiled``)."""
+QUICK = {"a43_alibi_causal_d64", "a43_sink_state_d64", "a43_varlen_padded_tiles_d64",
+         "a43_lse_scatter_d64"}
+"""test_attnsweep43_emulated.py's CI programs: their compile there is the lowering read here
+(``lower_once_compiled``)."""
 PATH_IN_CI = QUICK | {n for n, p in PROGRAMS.items() if p.path != "chained"} | {"a43_bias_tile_d64",
                                                                                  "a43_decode_split_sq1_d128"}
 """The programs whose path CI checks (every program with ``TILEORCH_EMULATE_ALL=1``)."""
@@ -59,6 +60,21 @@ def test_program_takes_its_path(name):
     else:
         assert not refusals, remarks
         assert any(TENSOR_CORES in r for r in remarks), remarks
+
+
+def test_scattered_lse_is_stored_as_its_tile():
+    """The LSE written by ``ct.scatter`` at ``(b, h, qt BM + arange(BM))``: refused before session 43 ("a store at
+    computed element indices", the SIMT path); now tileas-scatter-row-store's remark at the scatter's line and the
+    chained kernel (its values: test_attnsweep43_emulated.py)."""
+    import inspect
+
+    p = PROGRAMS["a43_lse_scatter_d64"]
+    src, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
+    line = first + next(i for i, ln in enumerate(src) if "ct.scatter(LSE" in ln)
+    prog = _lowered("a43_lse_scatter_d64")
+    assert prog.kind == "chained", list(prog.remarks)
+    assert any(r.startswith(f"{SOURCE}:{line}:") and ": remark: " in r and "stored as the [1, 1, 64] tile" in r
+               for r in prog.remarks), list(prog.remarks)
 
 
 @pytest.mark.parametrize("name", sorted(n for n, p in PROGRAMS.items() if p.path == "chained"))

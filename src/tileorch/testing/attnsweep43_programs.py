@@ -11,7 +11,8 @@ with per-sequence prefix lengths from an array; an additive bias tensor ``[B, H,
 Q pre-scaled; natural ``exp`` with the running max initialised to -1e30; an additive penalty mask
 ``s - 1e9 (1 - ok)``; a chunked prefill over a paged KV cache read through a block table (bottom-right causal);
 gpt-oss's learned sink as the softmax state's initial value; a sink key / value block computed by a dot before
-the loop; the LSE stored by ``ct.scatter``; varlen batches (``cu_seqlens``) with rows gathered, and with each
+the loop; the LSE stored by ``ct.scatter`` (session 43's tileas-scatter-row-store: the chained tier); varlen
+batches (``cu_seqlens``) with rows gathered, and with each
 sequence padded to whole tiles in the packed buffer (an early exit for the tiles past a sequence's end).
 Head dims 64 / 80 / 96 / 128 / 192 / 256, f16 and bf16.
 
@@ -651,7 +652,8 @@ _reg("a43_sink_block_dot_before", a43_sink_block_dot_before,
      error="before the loop")
 _qkv, _o = _bhsd4(2, 2, 128, 150, 64)
 _reg("a43_lse_scatter_d64", a43_lse_scatter, _qkv + [_o, ((2, 2, 128), F32), scale2(64), 2, 64, 64, 64], (2, 4),
-     "the LSE stored by ct.scatter", outputs=(3, 4), path="simt", error="ct.scatter")
+     "the LSE stored by ct.scatter (session 43: tileas-scatter-row-store makes it the row-vector tile store it is; "
+     "refused before, 'a store at computed element indices')", outputs=(3, 4))
 # decode, paged, varlen
 
 
