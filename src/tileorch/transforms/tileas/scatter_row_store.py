@@ -15,7 +15,7 @@ vectors, not computed addresses, so it refused the scatter ("a store at computed
 attention ran on the SIMT path.
 
 Matched (on ``nv_tileaa``, as ``convert-cudatile-to-tileaa`` lowers a bounds-checked scatter) at the top level of a
-function that holds an ``scf.for`` with a dot: ``nv_tileaa.store %v, offset(broadcast(splat(%base)), %lin) mask
+function that holds an ``scf.for`` with two dots or more (a chain: a one-dot GEMM's epilogue is left as it was): ``nv_tileaa.store %v, offset(broadcast(splat(%base)), %lin) mask
 %m`` of a 1-D tile ``[R]`` whose token nothing reads, ``%lin = sum_k idx_k * stride_k`` over the array's dimensions
 in the launcher's argument order (:func:`tileorch.transforms.tileas.paged_gather._argument_order`: the last stride
 the constant 1), ``%m`` the and of ``idx_k ult extent_k`` over all of them (or no mask: ``check_bounds=False``,
@@ -178,9 +178,9 @@ def scatter_row_store(module: ModuleOp, remarks: list[str] | None = None) -> int
     """Rewrite the matched scatters of ``module`` (module doc); the number rewritten."""
     count = 0
     for func in [o for o in module.walk() if o.name == "nv_tileaa.func"]:
-        if not any(isinstance(o, scf.ForOp) and any(d.name == "nv_tileaa.dot" for d in o.walk())
+        if not any(isinstance(o, scf.ForOp) and sum(d.name == "nv_tileaa.dot" for d in o.walk()) >= 2
                    for o in func.walk()):
-            continue
+            continue  # (chained dots only: a GEMM's epilogue lowers C's tile, not other tile stores beside it)
         block = func.regions[0].blocks.first
         for st in [o for o in block.ops if isinstance(o, StoreOp)]:
             plan = _plan(st)
