@@ -54,23 +54,24 @@ def test_a_constant_specialises_the_kernel(pair):
 SPILLS_WITH_PTXAS_13_5 = {"gemm_twelve_arguments", "row_sum_max_512_tile_int16", "attention_lse_stored_by_scatter"}
 """ptxas 13.5 (the wheel CI runs) spills 16 B in the tier kernel's epilogue of the first (232 registers per consumer
 thread) and 4 B in the second's SIMT kernel (47 registers, no register limit); ptxas 13.0 (the GPU machine's)
-assembles both without a spill (session 34).  The attention the chained tier refuses (its LSE scattered) runs on
-the SIMT path's mma.sync kernel at 255 registers and spills 140 B with either ptxas: a fallback's cost, not
-fixed here."""
+assembles both without a spill (session 34).  The attention whose LSE is scattered ran on the SIMT path's
+mma.sync kernel at 255 registers and spilled 140 B with either ptxas until session 43 (now the chained kernel:
+tileas-scatter-row-store); it stays allowed here."""
 
 
 @pytest.mark.parametrize("name, line_text", [
     ("gemm_store_and_scatter_unpermuted_copy", "ct.scatter(D, (dst[:, None]"),
     ("gemm_scatter_rows_only", "ct.scatter(D, (ct.gather(Perm"),
-    ("gemm_tile_done_flags_by_cas", "ct.atomic_cas(Done, t, 0, t + 1)"),
-    ("attention_lse_stored_by_scatter", "ct.scatter(LSE, ")])
+    ("gemm_tile_done_flags_by_cas", "ct.atomic_cas(Done, t, 0, t + 1)")])
 def test_a_write_the_tier_would_drop_is_refused_at_its_line(name, line_text):
     """A ``ct.scatter`` or ``ct.atomic_cas`` in a GEMM's work tile: the WGMMA epilogue has no lowering for it (it
     writes C, tiles and reductions of the result at C's tile; the chained (attention) tier, its output tiles and
     row vectors).  Found by this sweep: beside C's tile store the
     tier took the kernel and dropped the write (D never written, no flag set: silently wrong); a scatter alone was
     refused at the kernel's first line as "found 0 tile stores"; the chained tier's refusal named the IR op
-    ('nv_tileaa.store').  Now the SIMT path runs it after a warning at the write's own line naming it."""
+    ('nv_tileaa.store').  Now the SIMT path runs it after a warning at the write's own line naming it.  (The
+    attention whose LSE is scattered at consecutive rows takes the chained tier since session 43:
+    test_scattered_lse_row_takes_the_chained_tier.)"""
     p = PROGRAMS[name]
     lines, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
     at = first + next(i for i, t in enumerate(lines) if line_text in t)
@@ -78,6 +79,18 @@ def test_a_write_the_tier_would_drop_is_refused_at_its_line(name, line_text):
     said = [r for r in prog.remarks if p.error in r]
     assert prog.kind == "simt" and len(said) == 1 and said[0].startswith(f"{SOURCE}:{at}:"), prog.remarks
     assert ": warning: " in said[0] and ("it would be dropped" in said[0] or "chained-dots" in said[0]), said
+
+
+def test_scattered_lse_row_takes_the_chained_tier():
+    """The LSE scattered at (head, qt BM + arange(BM)): refused before session 43 (the SIMT path, 140 B of spills);
+    now tileas-scatter-row-store's located remark at the scatter and the chained kernel."""
+    p = PROGRAMS["attention_lse_stored_by_scatter"]
+    lines, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
+    at = first + next(i for i, t in enumerate(lines) if "ct.scatter(LSE, " in t)
+    prog = compiled("attention_lse_stored_by_scatter")
+    assert prog.kind == "chained", prog.remarks
+    assert any(r.startswith(f"{SOURCE}:{at}:") and ": remark: " in r and "scattered at consecutive indices" in r
+               for r in prog.remarks), prog.remarks
 
 
 def test_an_atomic_beside_c_is_refused_at_the_atomics_line():
