@@ -8,7 +8,8 @@ Users porting a Triton attention forward write the log-sum-exp with a pointer st
     ct.scatter(LSE, (ct.full((BM,), 0, ct.int32) + b, ct.full((BM,), 0, ct.int32) + h, rows), lse)
 
 Every element index but the last is the same for the whole vector (a scalar spread over it), the last is
-``s + arange(R)`` with ``s`` a multiple of ``R`` (``qt * BM``, sums of such): the elements written are tile
+``s + arange(R)`` with ``s`` a multiple of ``R`` and non-negative by construction (``qt * BM`` of a tile-block id, sums
+of such; an argument's multiple may be negative, where the scatter's unsigned compare writes nothing): the elements written are tile
 ``(b, h, s / R)`` of the array cut in ``[1, .., 1, R]`` tiles, and the scatter's bounds mask (each index below its
 extent) drops exactly the elements a tile store drops.  The chained-dots lowering writes output tiles and row
 vectors, not computed addresses, so it refused the scatter ("a store at computed element indices") and the whole
@@ -66,6 +67,23 @@ def _spread_scalar(v: SSAValue) -> SSAValue | None:
     return x
 
 
+def _non_negative(v: SSAValue) -> bool:
+    """``v`` (a 32-bit scalar) is non-negative by construction: a non-negative constant, a tile-block id, or sums and
+    products of such values (through sign extensions).  The scatter masks each index with an unsigned compare (a
+    negative index writes nothing); the tile store it becomes is only its equal where no index can be negative."""
+    c = _const(v)
+    if c is not None:
+        return c >= 0
+    o = _owner(v)
+    if o is None:
+        return False
+    if o.name in _CASTS or o.name in ("nv_tileaa.get_program_id", "arith.index_cast", "arith.extui"):
+        return o.name == "nv_tileaa.get_program_id" or _non_negative(o.operands[0])
+    if o.name in ("arith.muli", "nv_tileaa.muli", "arith.addi", "nv_tileaa.addi"):
+        return all(_non_negative(x) for x in o.operands)
+    return False
+
+
 def _run_start(v: SSAValue, r: int) -> SSAValue | None:
     """``s`` of a last-dimension index ``broadcast(s) + arange(r)`` (through casts; either order) with ``s`` a
     32-bit multiple of ``r``, else None."""
@@ -79,7 +97,7 @@ def _run_start(v: SSAValue, r: int) -> SSAValue | None:
         if ro is None or ro.name != "nv_tileaa.make_range" or (ro.start.value.data, ro.end.value.data) != (0, r):
             continue
         s = _spread_scalar(other)
-        if s is not None and _multiple(s, r):
+        if s is not None and _multiple(s, r) and _non_negative(s):
             return s
     return None
 
