@@ -113,7 +113,7 @@ LONGEST_FIRST = (
     # 64.7 x 0.89 (session 41's CI subset: per-test CPU under coverage 81.4 -> 56.4 s summed, 72.6 in the subset's own
     # run (the dropped tests' compiles move to kept ones), 74 -> 52 cases)
     "unit/test_user_sweep18_interp.py",  # ~57.6: sweep (interp 7.8, compile 45.4, emulated 11.4 before the subset)
-    "unit/test_chained_emulated.py",  # 64.4
+    "unit/test_chained_emulated.py",  # ~30.9: 64.4 x 0.48 (session 43 CI subset: CPU -n 0 44.96 -> 21.53 s, 32 -> 15)
     # 104.1 x 0.60 (session 40's CI subset: min-of-2 CPU of the group 94.0 -> 56.8 s, -n 0)
     "unit/test_user_sweep6_interp.py",  # ~62.9: sweep (interp 42.1, compile 15.9, emulated 46.1 before the subset)
     # 61.2 x 0.73 (session 41's CI subset: per-test CPU under coverage 82.1 -> 60.1 s summed, 60.0 in the subset's own
