@@ -176,7 +176,7 @@ LONGEST_FIRST = (
     "unit/test_user_sweep12_interp.py",  # 26.6: sweep (interp 25.1, compile 1.6)
     "unit/test_cover29_compile.py",  # 26.4
     "unit/test_row_bulk_fill_emulated.py",  # 25.1
-    "unit/test_attention_programs3_emulated.py",  # 25.0
+    "unit/test_attention_programs3_emulated.py",  # ~16.5: 25.0 x 0.66 (session 43 CI subset: -n 0 CPU 31.2 -> 20.7 s)
     "unit/test_user_sweep14_compile.py",  # 24.9: sweep (compile 17.4, emulated 7.5)
     "unit/test_user_sweep27_interp.py",  # 24.5: sweep (interp 10.6, compile 11.0, emulated 2.9)
     "unit/test_row_smem_cache_emulated.py",  # 24.2
