@@ -141,7 +141,7 @@ LONGEST_FIRST = (
     # 51.7 x 0.88 (session 41's CI subset: per-test CPU under coverage 58.5 -> 51.4 s summed, 51.5 in the subset's own
     # run, 67 -> 59 cases)
     "unit/test_user_sweep11_interp.py",  # ~45.5: sweep (interp 12.9, compile 30.1, emulated 8.6 before the subset)
-    "unit/test_chained_s_ahead.py",  # 51.7
+    "unit/test_chained_s_ahead.py",  # ~38.0: 51.7 x 0.73 (session 43 CI subset: -n 0 CPU 36.0 -> 26.4 s)
     # 61.2 x 0.83 (session 40's CI subset: min-of-2 CPU of the group 39.7 -> 33.0 s, -n 0)
     "unit/test_user_sweep4_interp.py",  # ~50.9: sweep (interp 22.8, compile 8.4, emulated 30.0 before the subset)
     "unit/test_attnzoo32_emulated.py",  # 47.7
