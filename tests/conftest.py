@@ -144,7 +144,7 @@ LONGEST_FIRST = (
     "unit/test_chained_s_ahead.py",  # ~38.0: 51.7 x 0.73 (session 43 CI subset: -n 0 CPU 36.0 -> 26.4 s)
     # 61.2 x 0.83 (session 40's CI subset: min-of-2 CPU of the group 39.7 -> 33.0 s, -n 0)
     "unit/test_user_sweep4_interp.py",  # ~50.9: sweep (interp 22.8, compile 8.4, emulated 30.0 before the subset)
-    "unit/test_attnzoo32_emulated.py",  # 47.7
+    "unit/test_attnzoo32_emulated.py",  # ~35.8: 47.7 x 0.75 (session 43 CI subset: -n 0 CPU 27.4 -> 20.6 s)
     "unit/test_user_sweep13_interp.py",  # 46.3: sweep (interp 42.7, compile 3.1, emulated 0.5)
     "unit/test_user_sweep8_interp.py",  # 45.7: sweep (interp 31.4, compile 8.0, emulated 6.3)
     "unit/test_user_sweep3_interp.py",  # 45.7: sweep (interp 11.8, compile 11.6, emulated 22.2)
