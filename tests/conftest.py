@@ -113,7 +113,7 @@ LONGEST_FIRST = (
     # 64.7 x 0.89 (session 41's CI subset: per-test CPU under coverage 81.4 -> 56.4 s summed, 72.6 in the subset's own
     # run (the dropped tests' compiles move to kept ones), 74 -> 52 cases)
     "unit/test_user_sweep18_interp.py",  # ~57.6: sweep (interp 7.8, compile 45.4, emulated 11.4 before the subset)
-    "unit/test_chained_emulated.py",  # 64.4
+    "unit/test_chained_emulated.py",  # ~30.9: 64.4 x 0.48 (session 43 CI subset: CPU -n 0 44.96 -> 21.53 s, 32 -> 15)
     # 104.1 x 0.60 (session 40's CI subset: min-of-2 CPU of the group 94.0 -> 56.8 s, -n 0)
     "unit/test_user_sweep6_interp.py",  # ~62.9: sweep (interp 42.1, compile 15.9, emulated 46.1 before the subset)
     # 61.2 x 0.73 (session 41's CI subset: per-test CPU under coverage 82.1 -> 60.1 s summed, 60.0 in the subset's own
@@ -141,14 +141,14 @@ LONGEST_FIRST = (
     # 51.7 x 0.88 (session 41's CI subset: per-test CPU under coverage 58.5 -> 51.4 s summed, 51.5 in the subset's own
     # run, 67 -> 59 cases)
     "unit/test_user_sweep11_interp.py",  # ~45.5: sweep (interp 12.9, compile 30.1, emulated 8.6 before the subset)
-    "unit/test_chained_s_ahead.py",  # 51.7
+    "unit/test_chained_s_ahead.py",  # ~38.0: 51.7 x 0.73 (session 43 CI subset: -n 0 CPU 36.0 -> 26.4 s)
     # 61.2 x 0.83 (session 40's CI subset: min-of-2 CPU of the group 39.7 -> 33.0 s, -n 0)
     "unit/test_user_sweep4_interp.py",  # ~50.9: sweep (interp 22.8, compile 8.4, emulated 30.0 before the subset)
-    "unit/test_attnzoo32_emulated.py",  # 47.7
+    "unit/test_attnzoo32_emulated.py",  # ~35.8: 47.7 x 0.75 (session 43 CI subset: -n 0 CPU 27.4 -> 20.6 s)
     "unit/test_user_sweep13_interp.py",  # 46.3: sweep (interp 42.7, compile 3.1, emulated 0.5)
     "unit/test_user_sweep8_interp.py",  # 45.7: sweep (interp 31.4, compile 8.0, emulated 6.3)
     "unit/test_user_sweep3_interp.py",  # 45.7: sweep (interp 11.8, compile 11.6, emulated 22.2)
-    "unit/test_online_softmax_emulated.py",  # 45.4
+    "unit/test_online_softmax_emulated.py",  # ~20.8: 45.4 x 0.46 (session 43 CI subset: -n 0 CPU 35.4 -> 16.2 s)
     "unit/test_user_sweep17_interp.py",  # 44.3: sweep (interp 40.4, compile 2.4, emulated 1.5)
     "unit/test_user_sweep9_interp.py",  # 43.2: sweep (interp 19.8, compile 18.8, emulated 4.6)
     "unit/test_stack_query_heads.py",  # 41.9
@@ -156,9 +156,9 @@ LONGEST_FIRST = (
     "unit/test_chained_row_groups.py",  # 39.2
     "unit/test_epilogue_dot_tma_store.py",  # 39.0
     "unit/test_dot_zoo_tier.py",  # 38.3
-    "unit/test_chained_q_regs.py",  # 36.9
+    "unit/test_chained_q_regs.py",  # ~33.7: 36.9 x 0.92 (session 43 CI subset: -n 0 CPU 32.9 -> 30.1 s)
     "unit/test_user_sweep28_interp.py",  # 35.8: sweep (interp 8.5, compile 25.5, emulated 1.8)
-    "unit/test_chained_s17_switches.py",  # 34.9
+    "unit/test_chained_s17_switches.py",  # ~26.0: 34.9 x 0.74 (session 43 CI subset: -n 0 CPU 31.8 -> 23.5 s)
     "unit/test_check_chained.py",  # 34.5
     "unit/test_review30_dots.py",  # 33.3
     "unit/test_epilogue_dot_stages.py",  # 33.1
@@ -176,7 +176,7 @@ LONGEST_FIRST = (
     "unit/test_user_sweep12_interp.py",  # 26.6: sweep (interp 25.1, compile 1.6)
     "unit/test_cover29_compile.py",  # 26.4
     "unit/test_row_bulk_fill_emulated.py",  # 25.1
-    "unit/test_attention_programs3_emulated.py",  # 25.0
+    "unit/test_attention_programs3_emulated.py",  # ~16.5: 25.0 x 0.66 (session 43 CI subset: -n 0 CPU 31.2 -> 20.7 s)
     "unit/test_user_sweep14_compile.py",  # 24.9: sweep (compile 17.4, emulated 7.5)
     "unit/test_user_sweep27_interp.py",  # 24.5: sweep (interp 10.6, compile 11.0, emulated 2.9)
     "unit/test_row_smem_cache_emulated.py",  # 24.2

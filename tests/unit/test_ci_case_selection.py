@@ -134,3 +134,17 @@ def test_conftest_skips_the_listed_tests_unless_emulate_all(suite_conftest, tmp_
     monkeypatch.setenv("TILEORCH_EMULATE_ALL", "1")
     suite_conftest.skip_ci_selection(_items("tests/unit/test_a.py::test_x[1]"))
     assert marks == {}
+
+
+def test_the_emulation_memos_hit_path_is_order_dependent_and_its_miss_path_is_not(tool):
+    # a kept test reads the emulation a dropped test stored first (tileorch/testing/emulation_memo.emulate_once):
+    # the hit's arcs (the `if` into the `else`, the `else` body) depend on the order, the miss's do not
+    path = "src/tileorch/testing/emulation_memo.py"
+    lines = (ROOT / path).read_text().splitlines()
+    cond = next(i for i, ln in enumerate(lines, 1) if ln.strip() == "if result is None:")
+    hit = next(i for i, ln in enumerate(lines, 1) if i > cond and ln.strip() == "else:") + 1  # its statement
+    assert lines[hit - 1].strip() == "HITS[0] += 1"
+    assert tool.order_dependent((path, cond, hit)) and tool.order_dependent((path, hit, hit + 1))  # coverage's arcs
+    assert not tool.order_dependent((path, cond, cond + 1))  # the miss: emulate and store
+    assert not tool.order_dependent((path, cond - 1, cond))
+    assert not tool.order_dependent(("src/tileorch/backend/memo.py", 43, 44))
