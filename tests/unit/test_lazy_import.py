@@ -6,7 +6,8 @@ ops does not import their dialects (cute_nvgpu, nvvm.tcgen05); ``import tileorch
 library (xDSL, llvmlite, torch, numpy, sympy, matplotlib, hypothesis, iree); a cache hit in a new
 process imports neither the compiler nor ``dataclasses``/``pathlib``/``hashlib``; a compile of
 cuTile bytecode defines the cuda_tile op classes (and nvvm special registers) it uses, not all; a GEMM
-through the TileAS tier does not import the chained-dots lowering."""
+through the TileAS tier does not import the chained-dots lowering, and its compile does not import the SIMT
+lowering (the package `tileaa_to_simt` imports nothing itself)."""
 
 from __future__ import annotations
 
@@ -305,3 +306,33 @@ def test_simt_compile_without_f64_trig_does_not_import_its_constant_tables(tmp_p
     assert proc.stdout.strip().splitlines()[-2:] == [
         "[]", "['decimal', 'fractions', 'tileorch.transforms.tileaa_to_simt.f64_constants', "
               "'tileorch.transforms.tileaa_to_simt.f64_trig']"], proc.stdout
+
+
+def test_a_gemm_compile_does_not_define_the_simt_lowering():
+    """A GEMM through the TileAS tier and the backend's lowering (``tileorch gemm --compile``'s
+    compile, to LLVM IR here) reads the SIMT package's ``emit`` (the tier's ``Emitter``) and not
+    the SIMT lowering (``convert-nv-tileaa-to-simt``, ``tileaa_to_simt/convert.py``, nor the ~30
+    modules it imports): the package imports nothing itself (issue 22: ~0.1 s of a cold GEMM
+    compile's tier); a name of the lowering read from the package still finds it."""
+    code = textwrap.dedent("""
+        import sys
+        from tileorch.driver import compile_module
+        from tileorch.launchers.gemm import default_config
+        from tileorch.launchers.gemm_program import lower_gemm
+        module = lower_gemm(default_config(256, 256, 256, "bf16", "bf16", "k", "auto", 132))
+        result = compile_module(module, emit="llvm", kind="gemm")
+        assert "define " in result.llvm_ir and "wgmma" in result.llvm_ir, result.llvm_ir[:300]
+        import tileorch.transforms.tileaa_to_simt as simt
+        print(sorted(m for m in sys.modules if m.startswith("tileorch.transforms.tileaa_to_simt.")))
+        print("ConvertNvTileaaToSimt" in vars(simt))
+        from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, ConvertNvTileaaToSimt, f64_constants
+        from tileorch.transforms.tileaa_to_simt.convert import ConvertNvTileaaToSimt as C
+        print(C is ConvertNvTileaaToSimt is simt.ConvertNvTileaaToSimt, "arith.addf" in ELEMENTWISE or bool(ELEMENTWISE),
+              f64_constants.__name__)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    lines = proc.stdout.strip().splitlines()
+    assert lines[:2] == ["['tileorch.transforms.tileaa_to_simt.emit', 'tileorch.transforms.tileaa_to_simt.f64_math']",
+                         "False"], proc.stdout + proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert lines[2:] == ["True True tileorch.transforms.tileaa_to_simt.f64_constants"], proc.stdout
