@@ -277,8 +277,6 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
     from tileorch.backend.pipeline import apply_pass, parse_pipeline, run_passes
     from tileorch.diagnostics import LocatedError, verify_located
     from tileorch.dialects.nv_tileaa import FuncOp
-    from tileorch.transforms.tileaa_to_simt import ConvertNvTileaaToSimt
-
     remarks = remarks if remarks is not None else []
     from tileorch.transforms.math_mode import math_counts, math_remarks
 
@@ -638,6 +636,8 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
 
         remarks.append(online_remark(online))
     remarks[math_at:math_at] = math_remarks(fallback)  # the kernel as the SIMT conversion lowers it
+    from tileorch.transforms.tileaa_to_simt.convert import ConvertNvTileaaToSimt  # (the SIMT path only: issue 22)
+
     try:
         apply_pass(ctx, fallback, ConvertNvTileaaToSimt())
     except LocatedError as exc:

@@ -29,7 +29,7 @@ DIALECTS: dict[str, str] = {
 PASSES: dict[str, str] = {
     "verify-pipelines": "tileorch.transforms.verify_pipelines:VerifyPipelines",
     "convert-cudatile-to-tileaa": "tileorch.transforms.cudatile_to_tileaa:ConvertCudaTileToTileAA",
-    "convert-nv-tileaa-to-simt": "tileorch.transforms.tileaa_to_simt:ConvertNvTileaaToSimt",
+    "convert-nv-tileaa-to-simt": "tileorch.transforms.tileaa_to_simt.convert:ConvertNvTileaaToSimt",
     "tileaa-transpose-column-major": "tileorch.transforms.transpose_column_major:TransposeColumnMajor",
     "tileaa-narrow-widened-dot-operands": "tileorch.transforms.narrow_widened_dot:NarrowWidenedDotOperands",
     "tileaa-hoist-loop-reductions": "tileorch.transforms.tileaa_to_simt.hoist_reductions:HoistLoopReductions",

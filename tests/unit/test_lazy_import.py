@@ -6,7 +6,8 @@ ops does not import their dialects (cute_nvgpu, nvvm.tcgen05); ``import tileorch
 library (xDSL, llvmlite, torch, numpy, sympy, matplotlib, hypothesis, iree); a cache hit in a new
 process imports neither the compiler nor ``dataclasses``/``pathlib``/``hashlib``; a compile of
 cuTile bytecode defines the cuda_tile op classes (and nvvm special registers) it uses, not all; a GEMM
-through the TileAS tier does not import the chained-dots lowering."""
+through the TileAS tier does not import the chained-dots lowering, and its compile does not import the SIMT
+lowering (the package `tileaa_to_simt` imports nothing itself)."""
 
 from __future__ import annotations
 
@@ -305,3 +306,40 @@ def test_simt_compile_without_f64_trig_does_not_import_its_constant_tables(tmp_p
     assert proc.stdout.strip().splitlines()[-2:] == [
         "[]", "['decimal', 'fractions', 'tileorch.transforms.tileaa_to_simt.f64_constants', "
               "'tileorch.transforms.tileaa_to_simt.f64_trig']"], proc.stdout
+
+
+def test_a_gemm_compile_does_not_define_the_simt_lowering():
+    """A GEMM through the TileAS tier and the backend's lowering (``tileorch gemm --compile``'s
+    compile, to LLVM IR here; then ``examples/tile_gemm.mlir`` through the driver's tile-program route) reads
+    the SIMT package's ``emit`` (the tier's ``Emitter``) and ``mma`` (the driver asks it whether an f32 dot
+    takes the tier) and not the SIMT lowering (``convert-nv-tileaa-to-simt``, ``tileaa_to_simt/convert.py``,
+    nor the ~25 modules it imports): the package imports nothing itself (issue 22: defining them was ~4% of
+    the instructions of a cold GEMM compile's tier import); a name of the lowering read from the package still
+    finds it, and a submodule's name the submodule."""
+    code = textwrap.dedent("""
+        import sys
+        from tileorch.driver import compile_module
+        from tileorch.launchers.gemm import default_config
+        from tileorch.launchers.gemm_program import lower_gemm
+        module = lower_gemm(default_config(256, 256, 256, "bf16", "bf16", "k", "auto", 132))
+        result = compile_module(module, emit="llvm", kind="gemm")
+        assert "define " in result.llvm_ir and "wgmma" in result.llvm_ir, result.llvm_ir[:300]
+        import tileorch  # a tile program's GEMM through the driver's route (as cuTile's GEMM bytecode takes)
+        kernel = tileorch.compile(TILE_GEMM, None, cache=False, ptxas=False)
+        assert "wgmma" in kernel.ptx and "TileAS tier" in " ".join(kernel.remarks), kernel.remarks
+        import tileorch.transforms.tileaa_to_simt as simt
+        print(sorted(m for m in sys.modules if m.startswith("tileorch.transforms.tileaa_to_simt.")))
+        print("ConvertNvTileaaToSimt" in vars(simt))
+        from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, ConvertNvTileaaToSimt, f64_constants
+        from tileorch.transforms.tileaa_to_simt.convert import ConvertNvTileaaToSimt as C
+        print(C is ConvertNvTileaaToSimt is simt.ConvertNvTileaaToSimt,
+              ELEMENTWISE is sys.modules["tileorch.transforms.tileaa_to_simt.convert"].ELEMENTWISE, f64_constants.__name__)
+    """)
+    tile_gemm = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "tile_gemm.mlir")
+    code = f"TILE_GEMM = {os.path.abspath(tile_gemm)!r}\n" + code
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    lines = proc.stdout.strip().splitlines()
+    assert lines[:2] == ["['tileorch.transforms.tileaa_to_simt.emit', 'tileorch.transforms.tileaa_to_simt.f64_math', "
+                         "'tileorch.transforms.tileaa_to_simt.mma']", "False"], proc.stdout + proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert lines[2:] == ["True True tileorch.transforms.tileaa_to_simt.f64_constants"], proc.stdout

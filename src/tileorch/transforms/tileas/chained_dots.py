@@ -2508,7 +2508,7 @@ class FragmentLowering(EpilogueLowering):
     def _scalar(self, v: SSAValue):
         op = v.owner
         if isinstance(op, Operation) and op.name in ("nv_tileaa.get_dim_size", "nv_tileaa.get_dim_stride"):
-            from tileorch.transforms.tileas.epilogue import View
+            from tileorch.transforms.tileaa_to_simt.convert import View
 
             e = self.e
             src = self.scalar(op.operands[0])

@@ -43,7 +43,10 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, TiledViewType, ints
 from tileorch.transforms.dense_splat import splat_value
-from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, Memref, View, convert_float, lower_scalar_op
+from tileorch.lazy_import import lazy_module
+# the SIMT lowering's scalar ops and views, read when a kernel needs them (issue 22: a GEMM without
+# an epilogue of its own does not define the SIMT lowering)
+_simt = lazy_module("tileorch.transforms.tileaa_to_simt.convert")
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, Emitter, cmpi, float_attr, global_type, integer_attr, is_float,
                                                    memory_type, reg_type)
 
@@ -276,9 +279,9 @@ class EpilogueLowering:
         for inner in body.ops:
             if inner.name == "nv_tileaa.yield":
                 return vals[inner.operands[0]]
-            if not ((inner.name.startswith("arith.") or inner.name in ELEMENTWISE) and not inner.regions):
+            if not ((inner.name.startswith("arith.") or inner.name in _simt.ELEMENTWISE) and not inner.regions):
                 raise unsupported(inner, f"reduces with '{inner.name}' in its combiner")
-            vals[inner.results[0]] = lower_scalar_op(self.e, inner, [vals.get(x) or self.scalar(x)
+            vals[inner.results[0]] = _simt.lower_scalar_op(self.e, inner, [vals.get(x) or self.scalar(x)
                                                                      for x in inner.operands],
                                                      inner.results[0].type)
         raise unsupported(red, "reduction combiner without nv_tileaa.yield")
@@ -364,7 +367,7 @@ class EpilogueLowering:
         view = self.scalar(store.view)
         elt = store.tile.type.element_type
         bf16 = isinstance(elt, BFloat16Type)  # held as f32, stored as its rounded bits (i16)
-        if not isinstance(view, View) or (reg_type(elt) != memory_type(elt) and not bf16):
+        if not isinstance(view, _simt.View) or (reg_type(elt) != memory_type(elt) and not bf16):
             raise unsupported(store, f"stores {what} as {elt} (f32, f16, bf16 or i32)")
         mem, offset = view.memref, None
         for i, c in enumerate(coords):
@@ -384,7 +387,7 @@ class EpilogueLowering:
                                     e.once(("i64 stride", stride), lambda: e.v(arith.ExtSIOp(stride, i64)))))
             offset = term if offset is None else e.v(arith.AddiOp(offset, term))
         if x.type != reg_type(elt):
-            x = convert_float(e, x, elt)
+            x = _simt.convert_float(e, x, elt)
         if bf16:
             x = e.f32_to_bf16_bits(x)
         ptr = e.gep(mem.ptr, offset, global_type(elt), GLOBAL_PTR)
@@ -410,7 +413,7 @@ class EpilogueLowering:
             x = self.acc_element() if v is self.acc else self.others[v]()
             t = v.type.element_type
             if is_float(t) and x.type != t:  # an f16 accumulator: the WGMMA kernel's f32 registers, rounded to f16
-                x = convert_float(self.e, x, t)
+                x = _simt.convert_float(self.e, x, t)
             return x
         op = v.owner
         if not isinstance(op, Operation):
@@ -420,7 +423,7 @@ class EpilogueLowering:
         if name in LAYOUT_ONLY:
             return self.at(op.operands[0], coords)
         if name == "nv_tileaa.fp_to_fp":
-            return convert_float(e, self.at(op.operands[0], coords), op.results[0].type.element_type)
+            return _simt.convert_float(e, self.at(op.operands[0], coords), op.results[0].type.element_type)
         if name == "arith.constant":
             return self._splat_constant(op)
         if name == "nv_tileaa.splat":
@@ -475,12 +478,12 @@ class EpilogueLowering:
             start = op.start.value.data
             x = coords[0].value if start == 0 else e.add_i(coords[0].value, e.const(start))
             return self._as_int(x, op.results[0].type.element_type)
-        if name.startswith("arith.") or name in ELEMENTWISE:
+        if name.startswith("arith.") or name in _simt.ELEMENTWISE:
             if op.regions:
                 raise unsupported(op, f"op '{name}'")
             args = [self.at(x, coords) if isinstance(x.type, TensorType) else self.scalar(x) for x in op.operands]
             rt = op.results[0].type
-            return lower_scalar_op(e, op, args, rt.element_type if isinstance(rt, TensorType) else rt)
+            return _simt.lower_scalar_op(e, op, args, rt.element_type if isinstance(rt, TensorType) else rt)
         raise unsupported(op, f"op '{name}'")
 
     def _as_int(self, x: SSAValue, want) -> SSAValue:
@@ -557,7 +560,7 @@ class EpilogueLowering:
     def _load(self, op: Operation, coords: tuple[Coord, ...]) -> SSAValue:
         e = self.e
         view = self.scalar(op.view)
-        if not isinstance(view, View):
+        if not isinstance(view, _simt.View):
             raise unsupported(op, "load from something other than a tiled view")
         indices = list(op.indices)
         store_view = self.store.view.type if self.store.name != ATOMIC_SINK else None
@@ -671,24 +674,24 @@ class EpilogueLowering:
                                           "32-bit index arithmetic of the epilogue")
                 return e.const(static) if static >= 0 else self._i32(self.scalar(next(dyn)))
 
-            return Memref(self.scalar(op.ptr), mt.element, [resolve(s, dyn_shape) for s in mt.get_shape()],
+            return _simt.Memref(self.scalar(op.ptr), mt.element, [resolve(s, dyn_shape) for s in mt.get_shape()],
                           [resolve(s, dyn_strides) for s in mt.get_strides()], list(mt.get_strides()))
         if name == "nv_tileaa.get_dim_size":  # the number of tiles of a view along a dimension
             view = self.scalar(op.operands[0])
             i = op.index.value.data
-            if isinstance(view, Memref):
+            if isinstance(view, _simt.Memref):
                 return view.shape[i]
             extent = view.memref.shape[view.order[i]]
             step = e.const(view.step[i])
             return e.v(arith.DivUIOp(e.add_i(extent, e.const(view.step[i] - 1)), step))
         if name == "nv_tileaa.block_tile":
             vt: TiledViewType = op.results[0].type
-            return View(self.scalar(op.memref), ints(vt.tile), ints(vt.step), ints(vt.order))
-        if (name.startswith("arith.") or name in ELEMENTWISE) and not op.regions:
+            return _simt.View(self.scalar(op.memref), ints(vt.tile), ints(vt.step), ints(vt.order))
+        if (name.startswith("arith.") or name in _simt.ELEMENTWISE) and not op.regions:
             args = [self.scalar(x) for x in op.operands]
-            return lower_scalar_op(e, op, args, op.results[0].type)
+            return _simt.lower_scalar_op(e, op, args, op.results[0].type)
         if name == "nv_tileaa.fp_to_fp":
-            return convert_float(e, self.scalar(op.operands[0]), op.results[0].type)
+            return _simt.convert_float(e, self.scalar(op.operands[0]), op.results[0].type)
         if name in ("nv_tileaa.offset", "nv_tileaa.load") and not isinstance(op.results[0].type, TensorType):
             return self._scalar_pointer_op(op)
         if name == "nv_tileaa.extract" and isinstance(op.source.type, TensorType):

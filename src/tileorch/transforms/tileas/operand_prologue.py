@@ -18,7 +18,10 @@ from xdsl.dialects.builtin import TensorType, i32
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tileorch.dialects import nv_tileaa as aa
-from tileorch.transforms.tileaa_to_simt import ELEMENTWISE
+from tileorch.lazy_import import lazy_module
+# the SIMT lowering's scalar ops and views, read when a kernel needs them (issue 22: a GEMM without
+# an epilogue of its own does not define the SIMT lowering)
+_simt = lazy_module("tileorch.transforms.tileaa_to_simt.convert")
 from tileorch.transforms.tileas.common import enclosing_for, source_load
 from tileorch.transforms.tileaa_to_simt.emit import Emitter
 from tileorch.transforms.tileas.epilogue import BROADCASTS, EXPANDS, LAYOUT_ONLY, Coord, EpilogueLowering
@@ -136,7 +139,7 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
             return
         o = v.owner
         if isinstance(o, Operation) and not o.regions and not isinstance(o.results[0].type, TensorType) \
-                and (o.name.startswith("arith.") or o.name in ELEMENTWISE or o.name == "nv_tileaa.assume"):
+                and (o.name.startswith("arith.") or o.name in _simt.ELEMENTWISE or o.name == "nv_tileaa.assume"):
             for x in o.operands:
                 scalar(x, o)
             return
@@ -196,7 +199,7 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
         both branches' values at the element, the scalar condition selecting (OperandLowering's ``_if_select``)."""
         if not op.false_region.blocks:
             refuse(op, "an if without an else branch")
-        if any(o is not op and (o.regions or not (o.name.startswith(("arith.", "scf.yield")) or o.name in ELEMENTWISE
+        if any(o is not op and (o.regions or not (o.name.startswith(("arith.", "scf.yield")) or o.name in _simt.ELEMENTWISE
                                                   or o.name in PROLOGUE_SHAPE_OPS or o.name in BROADCASTS
                                                   or o.name in EXPANDS or o.name in ("nv_tileaa.make_range",
                                                                                      "nv_tileaa.splat")))
@@ -244,7 +247,7 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
                            "min or mul")
             reductions.append(op)
             k = "row"
-        elif not op.regions and (name == "nv_tileaa.fp_to_fp" or name.startswith("arith.") or name in ELEMENTWISE):
+        elif not op.regions and (name == "nv_tileaa.fp_to_fp" or name.startswith("arith.") or name in _simt.ELEMENTWISE):
             ks = {kind(x) for x in op.operands}
             k = ("q" if "q" in ks or {"row", "col"} <= ks else "vec" if "vec" in ks else "row" if "row" in ks
                  else "col" if "col" in ks else "uniform")

@@ -37,7 +37,10 @@ from xdsl.ir import Operation, SSAValue
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.nv_tileaa.attrs import TiledViewType, ints
 from tileorch.transforms.pass_kinds import OpTransform
-from tileorch.transforms.tileaa_to_simt import ELEMENTWISE
+from tileorch.lazy_import import lazy_module
+# the SIMT lowering's scalar ops and views, read when a kernel needs them (issue 22: a GEMM without
+# an epilogue of its own does not define the SIMT lowering)
+_simt = lazy_module("tileorch.transforms.tileaa_to_simt.convert")
 from tileorch.transforms.tileas.common import set_type
 from tileorch.transforms.tileas import launch_grid_axes as grid_axes
 from tileorch.transforms.tileas.program_loop_to_tiles import TILE_GRID_IDS, batch_axis_to_2, single_tile_axes
@@ -119,7 +122,7 @@ def _plan(fn: Operation) -> tuple[int, int] | None:
             if not splat_value(value)[0]:
                 return None
             continue
-        if name in ROW_WISE or name in ELEMENTWISE or (name.startswith("arith.") and not op.regions):
+        if name in ROW_WISE or name in _simt.ELEMENTWISE or (name.startswith("arith.") and not op.regions):
             continue
         return None
     if len(axes) != 1:
