@@ -179,9 +179,6 @@ def s43(opts, case, rows, tag, failures) -> int:
     return 1 if bad else 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
-
 
 def attention_kt(opts, rows, tag) -> int:
     """sweep 36's cross attention with K stored transposed ``[BH, D, Sk]``: 2050 f16 keys (rows of 4100 bytes, no
@@ -226,3 +223,7 @@ def attention_kt(opts, rows, tag) -> int:
         print(f"{tag} {'ok' if ok else 'FAIL'} attention_kt keys={keys} ({bh}, {sq}, {d}): ran {ran}, rel err "
               f"{err:.2e}; {times[keys]} TFLOP/s (torch sdpa {rows[-1]['torch_tflops']})")
     return bad
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

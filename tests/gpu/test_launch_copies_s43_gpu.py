@@ -150,3 +150,22 @@ def test_kt_rows_not_a_16_byte_multiple_run_the_chained_kernel_on_a_padded_copy(
     assert launch_path.ran(s36_kt_array_cross, grid) == "chained"
     ref = torch.softmax(q.float() @ kt.float() / math.sqrt(d), dim=-1) @ v.float()
     assert rel(o, ref) < 2e-2
+
+
+def test_a_strided_f16_c_batch_is_stored_in_place_by_the_tma_epilogue():
+    """Every other matrix of a ``[2L, M, N]`` f16 array as C: the TMA epilogue's 3-D map stores it in place (its batch
+    stride; no scratch); the matrices between stay NaN."""
+    L, M, N, K = 4, 300, 256, 128
+    g = gen(21)
+    a = torch.randn(L, M, K, device="cuda", generator=g).half()
+    b = torch.randn(L, K, N, device="cuda", generator=g).half()
+    big = torch.full((2 * L, M, N), float("nan"), device="cuda", dtype=torch.float16)
+    from tileorch.testing.user_programs6 import mm_batched_strided_batch as kernel
+
+    grid = (-(-M // 128), -(-N // 128), L)
+    launch_path.begin()
+    tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, (a, b, big[::2], 128, 128, 64))
+    torch.cuda.synchronize()
+    assert launch_path.ran(kernel, grid) == "gemm"
+    assert rel(big[::2], torch.bmm(a.float(), b.float())) < 2e-3
+    assert torch.isnan(big[1::2]).all(), "the matrices between C's were written"

@@ -482,12 +482,12 @@ def test_the_scattered_c_copies_put_each_element_where_numpy_has_it(count, rows,
     assert (memory[outside] == before[outside]).all()
 
 
-def _scattered_launch(monkeypatch, module, name, spec, times=1):
+def _scattered_launch(monkeypatch, module, name, spec, times=1, shift=None):
     from tileorch.runtime import buffers
 
     _Scratch.made = []
     monkeypatch.setattr(buffers, "DeviceBuffer", _Scratch)
-    return (*_launch(monkeypatch, module, name, spec, times=times), list(_Scratch.made))
+    return (*_launch(monkeypatch, module, name, spec, times=times, shift=shift), list(_Scratch.made))
 
 
 @needs_cutile
@@ -520,9 +520,9 @@ def test_a_strided_c_batch_runs_on_the_tensor_cores(monkeypatch):
 @needs_cutile
 @pytest.mark.parametrize("a_view", [False, True])
 def test_transposed_view_batches_run_on_the_tensor_cores(monkeypatch, a_view):
-    """sweep 6's ``mm_batched_strided_batch`` as its GPU twin launches it: C a ``transpose(0, 1)`` view of
-    ``[128, 2, 256]`` storage (NaN-filled there) -- the kernel's packed scratch C copied out by one 2-D copy per
-    matrix (rows 2 x 256 elements apart) -- and A such a view of ``[128, 2, 128]`` storage: A's map takes its batch
+    """sweep 6's ``mm_batched_strided_batch`` as its GPU twin launches it: C (f16) a ``transpose(0, 1)`` view of
+    ``[128, 2, 256]`` storage -- the TMA epilogue's 3-D map stores it in place (512 bytes between matrices, rows 1024
+    bytes apart; no scratch, no warning) -- and A such a view of ``[128, 2, 128]`` storage: A's map takes its batch
     stride (256 bytes) and its row stride (512 bytes).  Before: the SIMT path ('the batched WGMMA GEMM needs
     contiguous matrices' for C; A's rows not K apart)."""
     from tileorch.testing.user_programs6 import PROGRAMS
@@ -531,19 +531,46 @@ def test_transposed_view_batches_run_on_the_tensor_cores(monkeypatch, a_view):
     spec[2] = (spec[2][0], spec[2][1], (256, 2 * 256, 1))
     if a_view:
         spec[0] = (spec[0][0], spec[0][1], (128, 2 * 128, 1))
-    path, _, prepared, said, remarks, made = _scattered_launch(monkeypatch, "user_programs6",
-                                                               "mm_batched_strided_batch", spec)
-    assert path == "gemm" and len(prepared) == 1, (path, said)
-    (scratch,) = made
-    row = 256 * 2
-    assert prepared[0]["copies_out"] == [(scratch.ptr + l * 128 * row, row, (3 << 32) + l * row, 2 * row, row, 128)
-                                         for l in range(2)]
+    path, asked, prepared, said, remarks, made = _scattered_launch(monkeypatch, "user_programs6",
+                                                                   "mm_batched_strided_batch", spec)
+    assert path == "gemm" and len(prepared) == 1 and not said and not made, (path, said)
+    assert asked[-1].get("epilogue") == "tma", asked
+    assert not prepared[0].get("copies_out")
+    assert prepared[0]["batch_pitch"][2] == 256 * 2 and prepared[0]["row_pitch"][2] == 2 * 256 * 2
+    assert any("the TMA epilogue's tensor map stores them in place (512 bytes between matrices, rows 1024 bytes "
+               "apart)" in r for r in remarks), remarks
     if a_view:
-        assert prepared[0]["batch_pitch"][0] == 128 * 2 and prepared[0]["row_pitch"] == (2 * 128 * 2, 0)
+        assert prepared[0]["batch_pitch"][0] == 128 * 2 and prepared[0]["row_pitch"][:2] == (2 * 128 * 2, 0)
         assert any("A 256 bytes between matrices, rows 512 bytes apart" in r for r in remarks), remarks
     else:
-        assert not prepared[0].get("row_pitch")
-    assert len(said) == 1 and "2 2-D copies" in said[0], said
+        assert prepared[0]["row_pitch"][:2] == (0, 0)
+        assert not any("a strided batch read in place" in r for r in remarks), remarks  # (A and B stacked)
+
+
+@needs_cutile
+@pytest.mark.parametrize("shift", [0, 2])
+def test_a_c_the_tma_epilogue_cannot_store_goes_through_the_scratch(monkeypatch, shift):
+    """An f32 C (the direct epilogue: no C map) as a ``transpose(0, 1)`` view of ``[100, 3, 80]`` storage, and an f16
+    C view (the TMA epilogue) whose base is 2 bytes past 16: the packed scratch, copied out by one 2-D copy per matrix
+    (rows 3 x 80 elements apart); a PerformanceWarning naming C."""
+    from tileorch.testing.user_programs6 import PROGRAMS as P6
+    from tileorch.testing.user_programs31 import PROGRAMS as P31
+
+    if not shift:
+        module, name, (count, rows, cols), es = "user_programs31", "gemm_batched_strided_batch_view", (3, 100, 80), 4
+        spec = list(P31[name].spec)
+    else:
+        module, name, (count, rows, cols), es = "user_programs6", "mm_batched_strided_batch", (2, 128, 256), 2
+        spec = list(P6[name].spec)
+    spec[2] = (spec[2][0], spec[2][1], (cols, count * cols, 1))
+    path, _, prepared, said, _, made = _scattered_launch(monkeypatch, module, name, spec, shift={2: shift})
+    assert path == "gemm" and len(prepared) == 1, (path, said)
+    (scratch,) = made
+    row = cols * es
+    c_ptr = (3 << 32) + shift
+    assert prepared[0]["copies_out"] == [(scratch.ptr + l * rows * row, row, c_ptr + l * row, count * row, row, rows)
+                                         for l in range(count)]
+    assert len(said) == 1 and f"{count} 2-D copies" in said[0] and "('C')" in said[0], said
 
 
 @settings(max_examples=60, deadline=None)

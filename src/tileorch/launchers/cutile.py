@@ -1691,6 +1691,19 @@ def scattered_c(cfg: Any, c: ArrayArg) -> bool:
             and not getattr(cfg, "c_transposed", False) and all(x >= 0 for x in c.strides))
 
 
+def c_map_takes(cfg: Any, c: ArrayArg) -> bool:
+    """A C of :func:`scattered_c` the TMA epilogue's 3-D tensor map stores in place (its batch stride and row stride
+    in the map, no scratch): a ``tma`` epilogue (16-bit outputs), a 16-byte aligned base, batch and row strides
+    positive multiples of 16 bytes, rows at least a row apart and a whole number of 16-byte units (else the host
+    would stage C), contiguous elements, no column slice (``c_ld``) or middle-dimension batch."""
+    count, rows, cols = c.shape
+    es = c.itemsize
+    return (getattr(cfg, "epilogue", "") == "tma" and getattr(cfg, "batched", False) and not getattr(cfg, "c_ld", False)
+            and "c" not in getattr(cfg, "batch_mid", "") and not c.ptr % 16 and c.strides[2] == 1
+            and not (cols * es) % 16 and (count == 1 or (c.strides[0] > 0 and not (c.strides[0] * es) % 16))
+            and (rows == 1 or (c.strides[1] >= cols and not (c.strides[1] * es) % 16)))
+
+
 def c_scatter_copies(c: ArrayArg, scratch: int) -> list[tuple[int, int, int, int, int, int]]:
     """The 2-D copies ``(src, src pitch, dst, dst pitch, width, rows)`` (bytes) from a packed ``[L, M, N]`` scratch
     at ``scratch`` into C (:func:`scattered_c`): one per matrix, or one for all of them where C's rows are
@@ -2312,7 +2325,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if cov is not None and entry is not None:  # (beside the second dot's remark of this launch)
         say(entry, cov.remark)
     mid_ld = mid_row_strides(gk.cfg, a, b, c)  # (an [rows, L, cols] operand's own row stride: a slice of a wider L)
-    if batch_pitch and entry is not None:
+    if any(batch_pitch[:2]) and entry is not None:  # (A's and B's: C's is said below)
         pitches = ", ".join(f"{r} {p} bytes between matrices" + (f", rows {q} bytes apart" if q else "")
                             for r, p, q in zip("AB", batch_pitch, row_pitch or (0, 0)) if p)
         say(entry, f"{kernel_location(kernel)}: remark: a strided batch read in place: {pitches} (the tensor maps' "
@@ -2323,6 +2336,18 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                  f"{scatter.strides} for shape {scatter.shape}) and the kernel {gk.cfg.name} stores "
                                  "C in place (atomic adds or a transposed store)")
     c_reason = ""
+    if scatter is not None and c_map_takes(gk.cfg, scatter):  # the TMA epilogue's 3-D map takes C's strides in place
+        es = scatter.itemsize
+        rows_apart = scatter.strides[1] * es if scatter.shape[1] > 1 and scatter.strides[1] != scatter.shape[2] else 0
+        batch_pitch = (*(batch_pitch or (0, 0)), scatter.strides[0] * es if scatter.shape[0] > 1 else
+                       scatter.shape[1] * max(scatter.strides[1], scatter.shape[2]) * es)  # (one matrix: unused)
+        row_pitch = (*(row_pitch or (0, 0)), rows_apart)
+        for on in {id(x): x for x in (entry, own_entry) if x is not None}.values():
+            say(on, f"{kernel_location(kernel)}: remark: {_where(c.name, c.position)}: C's matrices are not stacked "
+                    f"row-major (strides {scatter.strides} for shape {scatter.shape}): the TMA epilogue's tensor map "
+                    f"stores them in place ({batch_pitch[2]} bytes between matrices"
+                    + (f", rows {rows_apart} bytes apart" if rows_apart else "") + ")")
+        scatter = None
     if scatter is not None:
         n_copies = len(c_scatter_copies(scatter, 0))
         c_reason = (f"{_where(c.name, c.position)}: C's matrices are not stacked row-major (strides {scatter.strides} "

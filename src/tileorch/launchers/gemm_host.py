@@ -597,8 +597,8 @@ class GemmKernel:
                 operand_batches: tuple[int, int] = (), epi: tuple[int, int] | None = None,
                 epi_c: int = 1, more_a: tuple[int, ...] = (), seg_k: tuple[int, ...] = (),
                 sched_mn: tuple[int, int] | None = None, mid_ld: tuple[int, int, int] = (),
-                batch_pitch: tuple[int, int] = (), copies_in: tuple = (), keep: tuple = (),
-                copies_out: tuple = (), row_pitch: tuple[int, int] = ()) -> PreparedGemm:
+                batch_pitch: tuple[int, ...] = (), copies_in: tuple = (), keep: tuple = (),
+                copies_out: tuple = (), row_pitch: tuple[int, ...] = ()) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
         configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
@@ -619,13 +619,14 @@ class GemmKernel:
         walks when they are less than ``m`` and ``n`` (the tiles a user's launch grid covers,
         :mod:`tileorch.launchers.user_grid`: multiples of the kernel's tiles; the stores stay masked at ``m``, ``n``);
         ``mid_ld``: the row strides (elements) of A, B and C batched in their middle dimension (``cfg.batch_mid``;
-        0: ``L cols``, a contiguous array's), :func:`operand_rows`; ``batch_pitch``: (A's, B's) bytes between
+        0: ``L cols``, a contiguous array's), :func:`operand_rows`; ``batch_pitch``: (A's, B's[, C's]) bytes between
         matrices of a strided batch (0: stacked; read in place only, :func:`batched_map`); ``copies_in``: more
         copies ``(src, src pitch, dst, dst pitch, width, rows)`` (bytes) made on the launch's stream before each
         launch (a K vector's aligned scratch copy, ``cutile.kvec_copies``), ``keep``: the buffers they write, kept as
         long as this launch is; ``copies_out``: copies made after the kernel, after the staging plan's own (a packed
-        scratch C copied into C's layout, ``cutile.c_scatter_copies``); ``row_pitch``: (A's, B's) bytes between the rows
-        of a strided batch where they are not ``cols`` apart (0: packed; read in place only)."""
+        scratch C copied into C's layout, ``cutile.c_scatter_copies``); ``row_pitch``: (A's, B's[, C's]) bytes
+        between the rows of a strided batch where they are not ``cols`` apart (0: packed; read in place only; C's:
+        the TMA epilogue's map, ``cutile.c_map_takes``)."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
                             ldc, c_cols, operand_batches, epi, epi_c, more_a, seg_k, sched_mn, mid_ld, batch_pitch,
                             copies_in, keep, copies_out, row_pitch)
@@ -702,12 +703,15 @@ class PreparedGemm:
         self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, plan_b, ldc, c_cols, counts,
                                         tuple(more_a), tuple(seg_k), tuple(mid_ld))
         ks = tuple(seg_k) or (k,) * max(len(plan_b), len(more_a))  # (each later pair's K: its own, or K)
-        strided = {name: p for name, p in zip("AB", batch_pitch) if p} if cfg.batched else {}
+        strided = {name: p for name, p in zip("ABC", batch_pitch) if p} if cfg.batched else {}
         if strided and (set(strided) & {r.split(":")[0] for r in st.reasons} or cfg.epi_n or cfg.lora_rank):
             raise GemmConfigError(f"{cfg.name}: a strided batch ({', '.join(strided)}) is read in place by its tensor "
                                   f"map; staging was needed: {'; '.join(st.reasons) or 'a second dot'}")
-        rows_apart = {name: p for name, p in zip("AB", row_pitch) if p} if cfg.batched else {}
-        if set(rows_apart) - set(strided):
+        rows_apart = {name: p for name, p in zip("ABC", row_pitch) if p} if cfg.batched else {}
+        if "C" in {*strided, *rows_apart} and cfg.epilogue != "tma":
+            raise GemmConfigError(f"{cfg.name}: C's own batch / row strides are taken by the TMA epilogue's map only "
+                                  f"(epilogue {cfg.epilogue!r} stores packed matrices)")
+        if set(rows_apart) - set(strided) - {"C"}:
             raise GemmConfigError(f"{cfg.name}: rows not cols apart ({', '.join(rows_apart)}) are a strided batch's "
                                   "only (batch_pitch)")
         tma_a, tma_b, tma_c = tensor_maps(cfg, st.ptr["A"], st.ptr["B"], st.ptr["C"], m, n, k,
