@@ -149,14 +149,16 @@ WARNED_AT: list[str] = []
 """The file each PerformanceWarning of the latest :func:`_launch` is attributed to (``warnings``' own location)."""
 
 
-def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowered=(), times=1, public=False):
+def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowered=(), times=1, public=False,
+            streams=(0,)):
     """:func:`tileorch.launchers.cutile._launch` of sweep program ``name`` on its spec's arrays (``spec``: in its
     place), with no device: the tier's lowering of the program (its own configuration, and each configuration the
     launcher asks for with the override's fields; a configuration naming a word of ``lowered``: lowered again, for
     real, with that configuration), a kernel image recording what it is prepared with, the SIMT launch recorded.
     ``program``: a UserProgram in place of ``module``'s ``name``; ``shift``: argument position -> bytes added to its
     pointer; ``times``: launches of the same arguments (each compile asked for again is the entry of the first);
-    ``public``: through ``tileorch.cutile.launch`` (the user's entry point) instead of the launcher's ``_launch``.
+    ``public``: through ``tileorch.cutile.launch`` (the user's entry point) instead of the launcher's ``_launch``;
+    ``streams``: the stream handles each of the ``times`` rounds launches on, in turn.
     Returns (the path that ran, the configurations asked for, the images' prepare keywords, the
     PerformanceWarnings' texts, the launch remarks)."""
     import warnings
@@ -213,10 +215,11 @@ def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowe
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for _ in range(times):
-            if public:  # (through the user's entry point, tileorch.cutile.launch)
-                rc.launch(0, p.grid, p.kernel, args)
-            else:
-                rc._launch(0, p.grid, p.kernel, args, "sm_90a", "auto", False, "auto", None)
+            for stream in streams:
+                if public:  # (through the user's entry point, tileorch.cutile.launch)
+                    rc.launch(stream, p.grid, p.kernel, args)
+                else:
+                    rc._launch(stream, p.grid, p.kernel, args, "sm_90a", "auto", False, "auto", None)
     said = [str(w.message) for w in caught if issubclass(w.category, PerformanceWarning)]
     WARNED_AT[:] = [w.filename for w in caught if issubclass(w.category, PerformanceWarning)]
     remarks = [r for e in entries for r in e.launch_remarks.values()]
@@ -624,10 +627,34 @@ def test_a_strided_c_under_a_grid_covering_part_of_it_is_copied_in_first(monkeyp
     assert prepared[0]["sched_mn"] is not None  # (the scheduler walks the covered tiles only)
 
 
+@needs_cutile
+def test_the_same_scattered_c_launch_on_another_stream_gets_that_streams_scratch(monkeypatch):
+    """Review of session 43 (HIGH): the prepared launch of a scattered C was keyed without the stream, so the same
+    call on stream 7 reused the launch prepared on stream 0 with stream 0's scratch C (shared with stream 0's other
+    launches of that size): two streams writing one scratch.  Now each stream's launch is prepared with its own."""
+    from tileorch.testing.user_programs31 import PROGRAMS
+
+    p = PROGRAMS["gemm_batched_strided_batch_view"]
+    spec = list(p.spec)
+    spec[2] = (spec[2][0], spec[2][1], (2 * 100 * 80, 80, 1))
+    part = dataclasses.replace(p, grid=(2, 1, 3))
+    _Scratch.made = []
+    from tileorch.runtime import buffers
+
+    monkeypatch.setattr(buffers, "DeviceBuffer", _Scratch)
+    path, _, prepared, said, _ = _launch(monkeypatch, None, "gemm_batched_strided_batch_view", spec, program=part,
+                                         streams=(0, 7, 0))
+    assert path == "gemm" and "copies_out" in prepared[0], (path, said)
+    assert len(prepared) == 2, prepared  # (stream 0's again: its prepared launch)
+    scratch = [kw["args"][2] for kw in prepared]  # (the C the kernel stores: the scratch)
+    assert scratch[0] != scratch[1] and {s.ptr for s in _Scratch.made} >= set(scratch)
+
+
 def test_the_scratch_c_is_shared_per_size_and_stream(monkeypatch):
     """Launches of one C size on one stream share one scratch (new output arrays each call do not keep one each:
     before, every prepared launch would hold its own); another stream gets its own (launches on two streams may
-    overlap); at most ``_C_SCRATCH_MAX`` kept by the cache."""
+    overlap: the prepared launches are kept per stream, and a bound one replayed on another stream is ordered with
+    its own, test_k_major_copy / stream_home); at most ``_C_SCRATCH_MAX`` kept by the cache."""
     from tileorch.launchers import cutile as rc
     from tileorch.runtime import buffers
 
