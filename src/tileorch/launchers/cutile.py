@@ -1659,7 +1659,9 @@ _c_scratch: OrderedDict = OrderedDict()
 """The packed scratch Cs of launches whose C is not stacked (:func:`c_scatter_copies`), one per (bytes, stream):
 the prepared launches of one size on one stream share it (stream-ordered: each launch's kernel writes it and its
 copies read it before the next launch's kernel), so new output arrays each call do not keep a scratch each; at most
-:data:`_C_SCRATCH_MAX` kept here (a prepared launch keeps its own alive)."""
+:data:`_C_SCRATCH_MAX` kept here (a prepared launch keeps its own alive).  The prepared launches of a scattered C
+are kept per stream (the stream is in their key), and one kept bound replayed on another stream is ordered with its
+own (:func:`tileorch.launchers.stream_home.homed`)."""
 _C_SCRATCH_MAX = 4
 
 
