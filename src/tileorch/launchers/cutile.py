@@ -2985,8 +2985,8 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
     the addresses only re-points the bound launch (:func:`~tileorch.launchers.cutile_bound.rebound`).
     ``before(stream)``: enqueued on the stream before the kernel, at this launch and at each launch of the bound
     one (a padded copy of an array, :func:`chained_copies`, into a buffer kept per stream); such a launch is never
-    re-pointed, and replayed on another stream it is ordered with its own (:func:`~tileorch.launchers.stream_home.homed`;
-    ``where``: the head of that warning)."""
+    re-pointed, and replayed on another stream it is ordered with its own
+    (:func:`~tileorch.launchers.stream_home.homed`; ``where``: the head of that warning)."""
     from tileorch.runtime.launch import BoundLaunch
     from tileorch.runtime.launch import launch as runtime_launch
 
