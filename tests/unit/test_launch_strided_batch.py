@@ -780,3 +780,27 @@ def test_a_padded_c_under_a_grid_covering_part_of_it_keeps_cs_other_columns(monk
         was = c_before[l_ * rows_apart:l_ * rows_apart + M * N].reshape(M, N)
         np.testing.assert_array_equal(mat[:, :sched_n], stored[l_])
         np.testing.assert_array_equal(mat[:, sched_n:], was[:, sched_n:])  # (before the fix: 0xABABABAB)
+
+
+@needs_cutile
+def test_a_bound_scattered_c_launch_replayed_on_another_stream_is_ordered_with_its_own(monkeypatch):
+    """Through ``tileorch.cutile.launch`` (the hot path): the launch bound on stream 0 (its scratch C stream 0's)
+    called again with the same arguments on stream 7 is ordered after stream 0's work and stream 0 after it."""
+    from tileorch.launchers import stream_home
+    from tileorch.testing.user_programs31 import PROGRAMS
+
+    p = PROGRAMS["gemm_batched_strided_batch_view"]
+    spec = list(p.spec)
+    spec[2] = (spec[2][0], spec[2][1], (2 * 100 * 80, 80, 1))
+    waits = []
+    monkeypatch.setattr(stream_home, "order_after", lambda waiter, on: waits.append((waiter, on)))
+    _Scratch.made = []
+    from tileorch.runtime import buffers
+
+    monkeypatch.setattr(buffers, "DeviceBuffer", _Scratch)
+    path, _, prepared, said, _ = _launch(monkeypatch, None, "gemm_batched_strided_batch_view", spec,
+                                         program=dataclasses.replace(p, grid=(2, 1, 3)), public=True,
+                                         streams=(0, 0, 7))
+    assert path == "gemm" and len(prepared) == 1, (path, said)  # (the later calls: the bound launch)
+    assert waits == [(7, 0), (0, 7)]
+    assert any("kept bound on stream 0 was replayed on stream 7" in s for s in said), said
