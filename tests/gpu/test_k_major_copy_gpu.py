@@ -90,3 +90,38 @@ def test_m_major_a_tf32():
         refill(out)
         _launch(p.kernel, grid, (a, b, out, *p.tiles))
         _check(out, a, b, "gemm_tf32, M-major A")
+
+
+def test_two_gemms_bound_on_one_stream_replayed_on_two_streams():
+    """Review of session 43 (HIGH): two tf32 GEMMs X and Z with N-major Bs of the same shape, both first launched on
+    stream s1, are bound to s1's one K-major buffer; X replayed on s2 while Z runs on s1 wrote that buffer from both
+    streams at once.  Now X's replay on s2 is ordered with s1 (said once as a PerformanceWarning): both products
+    right, trial after trial with the Bs rewritten in between."""
+    rc.clear_caches()
+    name, size = "gemm_tf32_n_major_b", 2048
+    gemms = [build(name, size, size, size, seed=seed) for seed in (46, 47)]
+    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+    here = torch.cuda.current_stream()
+    torch.cuda.synchronize()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for kernel, args, grid, out, _ref, _lib in gemms:
+            s1.wait_stream(here)
+            tileorch.cutile.launch(s1, grid, kernel, args)
+        torch.cuda.synchronize()
+        for kernel, args, grid, out, _ref, _lib in gemms:
+            _check(out, args[0], args[1], f"{name} on s1")
+        for trial in range(3):
+            for kernel, args, grid, out, _ref, _lib in gemms:
+                refill(out)
+                args[1].copy_(_flipped(args[1]))
+            torch.cuda.synchronize()
+            (xk, xa, xg, xo, _, _), (zk, za, zg, zo, _, _) = gemms
+            for _ in range(4):  # (interleaved: X on s2, Z on s1)
+                tileorch.cutile.launch(s2, xg, xk, xa)
+                tileorch.cutile.launch(s1, zg, zk, za)
+            torch.cuda.synchronize()
+            _check(xo, xa[0], xa[1], f"X on s2, trial {trial}")
+            _check(zo, za[0], za[1], f"Z on s1, trial {trial}")
+    said = [str(w.message) for w in caught if "was replayed on stream" in str(w.message)]
+    assert said, "X's bound launch was not replayed on the other stream"

@@ -169,3 +169,26 @@ def test_a_strided_f16_c_batch_is_stored_in_place_by_the_tma_epilogue():
     assert launch_path.ran(kernel, grid) == "gemm"
     assert rel(big[::2], torch.bmm(a.float(), b.float())) < 2e-3
     assert torch.isnan(big[1::2]).all(), "the matrices between C's were written"
+
+
+@pytest.mark.parametrize("scattered", [True, False], ids=["every_other_matrix", "stacked"])
+def test_a_padded_c_under_a_grid_covering_part_of_it_keeps_the_other_columns(scattered):
+    """Review of session 43 (MEDIUM): C [3, 100, 82] f32 (rows of 328 bytes: the kernel stores a padded C) and a grid
+    of (2, 1, 3) 64 x 64 tiles covering C's first 64 columns: the whole padded buffer was copied out, garbage into
+    columns 64..81.  Covered columns NaN-prefilled (must be written), the others a sentinel (must stay)."""
+    L, M, N, K, sentinel = 3, 100, 82, 64, 12345.0
+    g = gen(82)
+    a = torch.randn(L, M, K, device="cuda", generator=g).half()
+    b = torch.randn(L, K, N, device="cuda", generator=g).half()
+    big = torch.full((2 * L if scattered else L, M, N), sentinel, device="cuda", dtype=torch.float32)
+    c = big[::2] if scattered else big
+    c[:, :, :64] = float("nan")
+    grid = (2, 1, L)
+    launch_path.begin()
+    tileorch.cutile.launch(torch.cuda.current_stream(), grid, bmm, (a, b, c, 64, 64, 32))
+    torch.cuda.synchronize()
+    path = launch_path.ran(bmm, grid)
+    assert rel(c[:, :, :64], torch.bmm(a.float(), b.float())[:, :, :64]) < 1e-3, path
+    assert (c[:, :, 64:] == sentinel).all(), f"C's uncovered columns were written ({path})"
+    if scattered:
+        assert (big[1::2] == sentinel).all(), "the matrices between C's were written"

@@ -98,7 +98,7 @@ def test_the_launch_copies_before_the_kernel(monkeypatch):
     monkeypatch.setattr(gemm_host.StagingPlan, "run", staticmethod(lambda copies, stream: events.append(
         ("copy", stream, list(copies)))))
 
-    def run(image, grid, block, params, smem, cluster, stream, sync, fast, layout=None, before=None):
+    def run(image, grid, block, params, smem, cluster, stream, sync, fast, layout=None, before=None, where=""):
         before(stream)
         events.append(("kernel", stream, fast))
 
@@ -144,8 +144,17 @@ def test_a_bound_launch_makes_the_copy_before_each_kernel(monkeypatch):
     image = SimpleNamespace(module=SimpleNamespace(device=SimpleNamespace(require_healthy=lambda: None)))
     rc._run(image, (1, 1, 1), (128, 1, 1), [], 0, (1, 1, 1), 7, False, ("key",), ([0], ((0, 2),)),
             before=lambda s: events.append(("copy", s)))
-    kept[("key",)](9)
-    assert events == [("copy", 7), ("kernel", 7), ("copy", 9), ("kernel", 9)]
+    kept[("key",)](7)
+    assert events == [("copy", 7), ("kernel", 7), ("copy", 7), ("kernel", 7)]
+    # on another stream: the copies' buffer is stream 7's (kept per stream), so the replay is ordered after stream 7's
+    # work and stream 7's later work after it (review of session 43: two streams wrote one buffer)
+    from tileorch.launchers import stream_home
+
+    monkeypatch.setattr(stream_home, "order_after", lambda waiter, on: events.append(("wait", waiter, on)))
+    del events[:]
+    with pytest.warns(Warning, match="kept bound on stream 7 was replayed on stream 9"):
+        kept[("key",)](9)
+    assert events == [("wait", 9, 7), ("copy", 9), ("kernel", 9), ("wait", 7, 9)]
 
 
 @settings(max_examples=80, deadline=None)

@@ -249,8 +249,64 @@ def test_the_copy_runs_before_the_gemm_and_the_launch_is_kept_bound_with_it(monk
     assert len(warned) == 1 and "tileorch's copy program k_major_copy_2d" in warned[0], warned
     # the next call with these arguments: the bound launch enqueues the copy, then the GEMM, on its stream
     del seen[:]
-    bound[("key",)](11)
-    assert seen == [("copy", 11, (-(-K // 32), -(-N // 64), 1), x, y), ("gemm", 11)]
+    bound[("key",)](9)
+    assert seen == [("copy", 9, (-(-K // 32), -(-N // 64), 1), x, y), ("gemm", 9)]
+    # on another stream: the buffer is stream 9's, so the replay is ordered after stream 9's work and stream 9's
+    # later work after it (before session 43's review it wrote stream 9's buffer from stream 11 unordered)
+    from tileorch.launchers import stream_home
+
+    monkeypatch.setattr(stream_home, "order_after", lambda waiter, on: seen.append(("wait", waiter, on)))
+    del seen[:]
+    with pytest.warns(Warning, match="kept bound on stream 9 was replayed on stream 11"):
+        bound[("key",)](11)
+    assert seen == [("wait", 11, 9), ("copy", 11, (-(-K // 32), -(-N // 64), 1), x, y), ("gemm", 11),
+                    ("wait", 9, 11)]
+
+
+def test_two_gemms_bound_to_one_streams_buffer_never_write_it_from_two_streams_at_once(monkeypatch,
+                                                                                      tf32_n_major_program):
+    """Review of session 43 (HIGH): two GEMMs X and Z with different A, B, C of the same shapes, both first launched
+    on stream 9, are bound to stream 9's one K-major buffer.  X replayed on stream 11 while Z runs on stream 9 wrote
+    that buffer from both streams at once (wrong results, no error).  Every use of the buffer from another stream
+    must now be ordered with stream 9: the stream waits for stream 9 before the copy, and stream 9 for it after
+    the GEMM."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.launchers import cutile_bound, stream_home
+    from tileorch.testing.export import FakeDeviceArray
+
+    kernel, spec, prog = tf32_n_major_program
+    seen, warned = [], []
+    monkeypatch.setitem(sys.modules, "torch", _fake_torch(seen))
+    monkeypatch.setattr(rc, "launch", _recording_launch(seen))
+    monkeypatch.setattr(rc, "_prepared", type(rc._prepared)())
+    monkeypatch.setattr(cutile_bound, "bound_launches", {})
+    monkeypatch.setattr(kc, "_buffers", {})
+    monkeypatch.setattr(rc, "compiled", lambda *a, **k: pytest.fail("compiled again"))
+    monkeypatch.setattr(stream_home, "order_after", lambda waiter, on: seen.append(("wait", waiter, on)))
+    entry = rc._Compiled(prog, image=_Image(prog.gemm_config, seen, warned))
+    for tag, base in (("X", 1 << 36), ("Z", 2 << 36)):
+        ptrs = (base + A_PTR, base + B_PTR, base + C_PTR)
+        arguments = rc.describe_arguments(kernel, tuple(FakeDeviceArray(ptrs[i], s[0]) if isinstance(s, tuple) else s
+                                                        for i, s in enumerate(spec)))
+        arguments = [dataclasses.replace(a, dtype="float32") if isinstance(a, rc.ArrayArg) else a for a in arguments]
+        tensors = tuple(_Tensor(ptrs[i], s[0], seen=seen) for i, s in enumerate(spec[:3]))
+        rc._launch_gemm(entry, kernel, arguments, "sm_90a", "persistent", 9, SimpleNamespace(sm_count=132), False,
+                        "program", (*tensors, *spec[3:]), (tag,), grid=(M // 128, N // 128, 1))
+    bufs = {e[1] for e in seen if e[0] == "empty"}
+    assert len(bufs) == 1  # (one buffer per stream and shape: both launches write it)
+    del seen[:]
+    with pytest.warns(Warning, match="replayed on stream 11"):
+        cutile_bound.bound_launches[("X",)](11)
+    cutile_bound.bound_launches[("Z",)](9)
+    # from stream 11 the buffer is written only between a wait for stream 9 and stream 9's wait for stream 11
+    writes = [(i, e[1]) for i, e in enumerate(seen) if e[0] in ("copy", "gemm")]
+    for i, stream in writes:
+        if stream != 9:
+            assert ("wait", stream, 9) in seen[:i], seen
+            assert ("wait", 9, stream) in seen[i:], seen
+            later9 = [j for j, s_ in writes if s_ == 9 and j > i]
+            assert all(seen.index(("wait", 9, stream)) < j for j in later9), seen
+    assert [e[1] for e in seen if e[0] == "copy"] == [11, 9]
 
 
 def test_a_copy_tileorch_cannot_make_is_torchs_and_not_bound(monkeypatch, tf32_n_major_program):

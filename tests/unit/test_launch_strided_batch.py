@@ -149,14 +149,16 @@ WARNED_AT: list[str] = []
 """The file each PerformanceWarning of the latest :func:`_launch` is attributed to (``warnings``' own location)."""
 
 
-def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowered=(), times=1, public=False):
+def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowered=(), times=1, public=False,
+            streams=(0,)):
     """:func:`tileorch.launchers.cutile._launch` of sweep program ``name`` on its spec's arrays (``spec``: in its
     place), with no device: the tier's lowering of the program (its own configuration, and each configuration the
     launcher asks for with the override's fields; a configuration naming a word of ``lowered``: lowered again, for
     real, with that configuration), a kernel image recording what it is prepared with, the SIMT launch recorded.
     ``program``: a UserProgram in place of ``module``'s ``name``; ``shift``: argument position -> bytes added to its
     pointer; ``times``: launches of the same arguments (each compile asked for again is the entry of the first);
-    ``public``: through ``tileorch.cutile.launch`` (the user's entry point) instead of the launcher's ``_launch``.
+    ``public``: through ``tileorch.cutile.launch`` (the user's entry point) instead of the launcher's ``_launch``;
+    ``streams``: the stream handles each of the ``times`` rounds launches on, in turn.
     Returns (the path that ran, the configurations asked for, the images' prepare keywords, the
     PerformanceWarnings' texts, the launch remarks)."""
     import warnings
@@ -213,10 +215,11 @@ def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowe
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for _ in range(times):
-            if public:  # (through the user's entry point, tileorch.cutile.launch)
-                rc.launch(0, p.grid, p.kernel, args)
-            else:
-                rc._launch(0, p.grid, p.kernel, args, "sm_90a", "auto", False, "auto", None)
+            for stream in streams:
+                if public:  # (through the user's entry point, tileorch.cutile.launch)
+                    rc.launch(stream, p.grid, p.kernel, args)
+                else:
+                    rc._launch(stream, p.grid, p.kernel, args, "sm_90a", "auto", False, "auto", None)
     said = [str(w.message) for w in caught if issubclass(w.category, PerformanceWarning)]
     WARNED_AT[:] = [w.filename for w in caught if issubclass(w.category, PerformanceWarning)]
     remarks = [r for e in entries for r in e.launch_remarks.values()]
@@ -624,10 +627,34 @@ def test_a_strided_c_under_a_grid_covering_part_of_it_is_copied_in_first(monkeyp
     assert prepared[0]["sched_mn"] is not None  # (the scheduler walks the covered tiles only)
 
 
+@needs_cutile
+def test_the_same_scattered_c_launch_on_another_stream_gets_that_streams_scratch(monkeypatch):
+    """Review of session 43 (HIGH): the prepared launch of a scattered C was keyed without the stream, so the same
+    call on stream 7 reused the launch prepared on stream 0 with stream 0's scratch C (shared with stream 0's other
+    launches of that size): two streams writing one scratch.  Now each stream's launch is prepared with its own."""
+    from tileorch.testing.user_programs31 import PROGRAMS
+
+    p = PROGRAMS["gemm_batched_strided_batch_view"]
+    spec = list(p.spec)
+    spec[2] = (spec[2][0], spec[2][1], (2 * 100 * 80, 80, 1))
+    part = dataclasses.replace(p, grid=(2, 1, 3))
+    _Scratch.made = []
+    from tileorch.runtime import buffers
+
+    monkeypatch.setattr(buffers, "DeviceBuffer", _Scratch)
+    path, _, prepared, said, _ = _launch(monkeypatch, None, "gemm_batched_strided_batch_view", spec, program=part,
+                                         streams=(0, 7, 0))
+    assert path == "gemm" and "copies_out" in prepared[0], (path, said)
+    assert len(prepared) == 2, prepared  # (stream 0's again: its prepared launch)
+    scratch = [kw["args"][2] for kw in prepared]  # (the C the kernel stores: the scratch)
+    assert scratch[0] != scratch[1] and {s.ptr for s in _Scratch.made} >= set(scratch)
+
+
 def test_the_scratch_c_is_shared_per_size_and_stream(monkeypatch):
     """Launches of one C size on one stream share one scratch (new output arrays each call do not keep one each:
     before, every prepared launch would hold its own); another stream gets its own (launches on two streams may
-    overlap); at most ``_C_SCRATCH_MAX`` kept by the cache."""
+    overlap: the prepared launches are kept per stream, and a bound one replayed on another stream is ordered with
+    its own, test_k_major_copy / stream_home); at most ``_C_SCRATCH_MAX`` kept by the cache."""
     from tileorch.launchers import cutile as rc
     from tileorch.runtime import buffers
 
@@ -666,3 +693,114 @@ def test_an_empty_output_launches_nothing_and_warns_nothing(monkeypatch, m, n):
     program = UserProgram(getattr(dots, name), dots.SPECS[name], (3, 2), "gemm")
     path, _, prepared, said, _ = _launch(monkeypatch, None, name, spec=spec, program=program)
     assert path == "gemm" and not prepared and not said, said
+
+
+def _run_copies(memory, copies):
+    """``cuMemcpy2DAsync`` of each copy on ``memory`` ({base: bytes}, every address inside one of them)."""
+    def at(ptr, nbytes):
+        for base, buf in memory.items():
+            if base <= ptr and ptr + nbytes <= base + buf.size:
+                return buf[ptr - base:ptr - base + nbytes]
+        raise AssertionError(f"no memory at {ptr:#x} (+{nbytes})")
+
+    for src, spitch, dst, dpitch, width, rows in copies:
+        for r in range(rows):
+            at(dst + r * dpitch, width)[:] = at(src + r * spitch, width)
+
+
+@needs_cutile
+@pytest.mark.parametrize("scattered", [True, False])
+def test_a_padded_c_under_a_grid_covering_part_of_it_keeps_cs_other_columns(monkeypatch, scattered):
+    """Review of session 43 (MEDIUM): C ``[3, 100, 82]`` f32 (rows of 328 bytes: not a multiple of 16, so the staging
+    plan has the kernel store a padded C), the launch grid covering 64 of its 82 columns.  The whole padded buffer
+    was copied out after the kernel, its uncovered columns never written: garbage into C's columns 64..81 (through
+    the packed scratch of a scattered C, or straight into a stacked C).  Replayed byte for byte on a model of device
+    memory through the real ``PreparedGemm`` (stand-in driver): the kernel's covered tiles land, the other columns
+    keep C's values."""
+    from test_gemm_bound import Driver
+
+    from tileorch.launchers import gemm_host
+    from tileorch.runtime import buffers
+    from tileorch.runtime import device as rt_device
+    from tileorch.runtime.driver import use_api
+    from tileorch.testing.user_programs31 import PROGRAMS
+
+    p = PROGRAMS["gemm_batched_strided_batch_view"]
+    L, M, N, K = 3, 100, 82, 64
+    spec = list(p.spec)
+    spec[1] = ((L, K, N), spec[1][1])
+    spec[2] = ((L, M, N), spec[2][1], (2 * M * N, N, 1)) if scattered else ((L, M, N), spec[2][1])
+    part = dataclasses.replace(p, spec=spec, grid=(2, 1, 3))  # 64-column tiles: one column of them
+    _Scratch.made = []
+    monkeypatch.setattr(buffers, "DeviceBuffer", _Scratch)
+    from tileorch.runtime import driver
+
+    real_api = driver.api  # (_launch stands it in for no device)
+    cfgs = []
+    original = _Image.prepare
+    monkeypatch.setattr(_Image, "prepare", lambda self, *a, **k: (cfgs.append(self.cfg), original(self, *a, **k))[1])
+    path, _, prepared, said, _ = _launch(monkeypatch, None, "gemm_batched_strided_batch_view", spec, program=part)
+    assert path == "gemm" and len(prepared) == 1, (path, said)
+    kw = dict(prepared[0])
+    args = kw.pop("args")
+    sched_m, sched_n = kw["sched_mn"]
+    assert (sched_m, sched_n) == (M, 64)
+    monkeypatch.setattr(gemm_host, "encode_tensor_map", lambda *a, **k: bytes(128))
+    monkeypatch.setattr(driver, "api", real_api)
+    rt_device.forget_devices()
+    try:
+        with use_api(Driver()):
+            real = gemm_host.GemmKernel(cfgs[0], b"\x7fELF stand-in cubin").prepare(*args, **kw)
+    finally:
+        rt_device.forget_devices()
+    st = real.staging
+    assert any(r.startswith("C:") and "covers part of C" in r for r in st.reasons), st.reasons
+    c_ptr, es = 3 << 32, 4
+    rows_apart = 2 * M * N if scattered else M * N  # (C's batch stride in elements)
+    memory = {c_ptr: np.zeros(((L - 1) * rows_apart + M * N) * es, np.uint8), 1 << 32: np.zeros(1 << 20, np.uint8),
+              2 << 32: np.zeros(1 << 20, np.uint8)}
+    c_before = np.random.default_rng(3).integers(0, 1 << 30, L * rows_apart, dtype=np.uint32)[:memory[c_ptr].size // es]
+    memory[c_ptr][:] = c_before.view(np.uint8)
+    for s in _Scratch.made:  # (device memory as cuMemAlloc leaves it: garbage)
+        memory[s.ptr] = np.full(s.nbytes, 0xAB, np.uint8)
+    _run_copies(memory, st.copies_in)
+    # the kernel: the covered tiles (all rows, columns < 64) of each matrix of the padded C it stores
+    pitch, kernel_c = st.pitch["C"], st.ptr["C"]
+    stored = np.arange(L * M * sched_n, dtype=np.uint32).reshape(L, M, sched_n) + 7
+    for l_ in range(L):
+        for r in range(M):
+            at = kernel_c + (l_ * M + r) * pitch
+            for base, buf in memory.items():
+                if base <= at < base + buf.size:
+                    buf[at - base:at - base + sched_n * es] = stored[l_, r].view(np.uint8)
+    _run_copies(memory, st.copies_out)
+    got = memory[c_ptr].view(np.uint32)
+    for l_ in range(L):
+        mat = got[l_ * rows_apart:l_ * rows_apart + M * N].reshape(M, N)
+        was = c_before[l_ * rows_apart:l_ * rows_apart + M * N].reshape(M, N)
+        np.testing.assert_array_equal(mat[:, :sched_n], stored[l_])
+        np.testing.assert_array_equal(mat[:, sched_n:], was[:, sched_n:])  # (before the fix: 0xABABABAB)
+
+
+@needs_cutile
+def test_a_bound_scattered_c_launch_replayed_on_another_stream_is_ordered_with_its_own(monkeypatch):
+    """Through ``tileorch.cutile.launch`` (the hot path): the launch bound on stream 0 (its scratch C stream 0's)
+    called again with the same arguments on stream 7 is ordered after stream 0's work and stream 0 after it."""
+    from tileorch.launchers import stream_home
+    from tileorch.testing.user_programs31 import PROGRAMS
+
+    p = PROGRAMS["gemm_batched_strided_batch_view"]
+    spec = list(p.spec)
+    spec[2] = (spec[2][0], spec[2][1], (2 * 100 * 80, 80, 1))
+    waits = []
+    monkeypatch.setattr(stream_home, "order_after", lambda waiter, on: waits.append((waiter, on)))
+    _Scratch.made = []
+    from tileorch.runtime import buffers
+
+    monkeypatch.setattr(buffers, "DeviceBuffer", _Scratch)
+    path, _, prepared, said, _ = _launch(monkeypatch, None, "gemm_batched_strided_batch_view", spec,
+                                         program=dataclasses.replace(p, grid=(2, 1, 3)), public=True,
+                                         streams=(0, 0, 7))
+    assert path == "gemm" and len(prepared) == 1, (path, said)  # (the later calls: the bound launch)
+    assert waits == [(7, 0), (0, 7)]
+    assert any("kept bound on stream 0 was replayed on stream 7" in s for s in said), said

@@ -1659,7 +1659,9 @@ _c_scratch: OrderedDict = OrderedDict()
 """The packed scratch Cs of launches whose C is not stacked (:func:`c_scatter_copies`), one per (bytes, stream):
 the prepared launches of one size on one stream share it (stream-ordered: each launch's kernel writes it and its
 copies read it before the next launch's kernel), so new output arrays each call do not keep a scratch each; at most
-:data:`_C_SCRATCH_MAX` kept here (a prepared launch keeps its own alive)."""
+:data:`_C_SCRATCH_MAX` kept here (a prepared launch keeps its own alive).  The prepared launches of a scattered C
+are kept per stream (the stream is in their key), and one kept bound replayed on another stream is ordered with its
+own (:func:`tileorch.launchers.stream_home.homed`)."""
 _C_SCRATCH_MAX = 4
 
 
@@ -2367,7 +2369,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
            sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld, batch_pitch,
            tuple(x.ptr for x, _ in _kvec_arrays(gk.cfg, arguments)), row_pitch,
-           None if scatter is None else (scatter.strides, cov is not None))
+           None if scatter is None else (scatter.strides, cov is not None, stream))  # (its scratch: the stream's)
     prepared = _prepared.get(key)
     if prepared is None:
         # a K vector's array TMA cannot read in place: its aligned scratch copy, kept by the prepared launch, which
@@ -2409,6 +2411,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
             from tileorch.launchers.k_major_copy import with_copies
 
             again = with_copies(copies, again)
+        if copies or scatter is not None:  # a scratch kept per stream: replayed elsewhere, ordered with its stream
+            from tileorch.launchers.stream_home import homed
+
+            again = homed(again, stream, kernel_warning(kernel))
         keep(fast, again)
     if sync:  # bounded: KernelHang names the kernel past the deadline (was an unbounded cuStreamSynchronize)
         from tileorch.runtime.watchdog import synchronize_stream
@@ -2668,7 +2674,7 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
     # the copies on the launch's stream (ordered after the work writing the arrays), before each launch
     before = _copies_before(copies, buffers) if copies else None
     _run(entry.image, launch_grid, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync,
-         fast, before=before)
+         fast, before=before, where=kernel_warning(kernel))
 
 
 def launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str = "sm_90a", schedule: str = "auto",
@@ -2968,7 +2974,7 @@ def _row_cache_choice(entry: _Compiled, kernel: Any, arguments: list[Argument], 
 
 
 def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int, cluster: tuple, stream: int,
-         sync: bool, fast: tuple | None, layout: tuple | None = None, before: Any = None) -> None:
+         sync: bool, fast: tuple | None, layout: tuple | None = None, before: Any = None, where: str = "") -> None:
     """Launch ``kernel`` (a loaded :class:`~tileorch.runtime.module.Kernel`) with these parameter
     bytes.  With ``fast`` (the call's key, never with ``sync``) through a
     :class:`~tileorch.runtime.launch.BoundLaunch` that is kept under the key for the next equal
@@ -2978,7 +2984,9 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
     program whose arrays reach the kernel as those pointers only: a later call that differs in
     the addresses only re-points the bound launch (:func:`~tileorch.launchers.cutile_bound.rebound`).
     ``before(stream)``: enqueued on the stream before the kernel, at this launch and at each launch of the bound
-    one (a padded copy of an array, :func:`chained_copies`); such a launch is never re-pointed."""
+    one (a padded copy of an array, :func:`chained_copies`, into a buffer kept per stream); such a launch is never
+    re-pointed, and replayed on another stream it is ordered with its own
+    (:func:`~tileorch.launchers.stream_home.homed`; ``where``: the head of that warning)."""
     from tileorch.runtime.launch import BoundLaunch
     from tileorch.runtime.launch import launch as runtime_launch
 
@@ -2996,6 +3004,9 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
             _before(s)
             _kernel(s)
 
+        from tileorch.launchers.stream_home import homed  # (the padded copies' buffers: the stream's)
+
+        again = homed(again, stream, where or "warning: a chained kernel")
         layout = None
     keep(fast, again)
     if layout is not None:

@@ -289,6 +289,18 @@ class StagingPlan:
             else:
                 self.copies_in.append((op.ptr, op.pitch, buf.ptr, op.padded_pitch, op.width, op.rows))
 
+    def cover_part_of_c(self) -> None:
+        """The launch covers part of C (a launch grid shorter than C's tiles, ``sched_mn``): the kernel stores the
+        covered tiles of a padded C only and the whole buffer is copied out, so C (or the caller's scratch, by a
+        copy in the caller put before this one) is copied into the padded C first: C's uncovered parts come back
+        unchanged (review of session 43: they were the buffer's uninitialised bytes).  Said in the C reason."""
+        c_staged = [c for c in self.copies_out if c[0] == self.ptr.get("C")]
+        if not c_staged:
+            return
+        self.copies_in.extend((d, dp, s_, sp, w, r) for s_, sp, d, dp, w, r in c_staged)
+        self.reasons = [r + "; C copied into it first: the launch covers part of C" if r.startswith("C:") else r
+                        for r in self.reasons]
+
     def warn(self, label: str, extra: list[str] = ()) -> None:
         """One ``PerformanceWarning`` naming ``label`` and every staged operand (and ``extra``
         reasons from the caller), attributed to the user's call (the first frame outside tileorch); nothing when
@@ -756,6 +768,8 @@ class PreparedGemm:
         self._params = ctypes.addressof(self._pointers)
         self._zero = self.zero_bytes if cfg.schedule == "streamk" and getattr(self, "zero_bytes", None) else None
         self.staging.copies_in.extend(copies_in)  # (the caller's copies, e.g. a K vector's aligned scratch)
+        if sched_mn is not None:  # (after the caller's copies in: its scratch C holds C's values then)
+            self.staging.cover_part_of_c()
         self.staging.copies_out.extend(copies_out)  # (after the plan's own: a padded C into the caller's scratch)
         self._keep.extend(keep)
         self._copies = bool(self.staging.copies_in or self.staging.copies_out)

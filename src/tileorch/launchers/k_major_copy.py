@@ -17,7 +17,10 @@ reason, and the launcher makes the copy with torch as before (not bound: said in
 
 Ordering: both the copy and the GEMM are enqueued on the launch's stream handle, in that order, so the
 copy reads what earlier work on that stream wrote and the GEMM reads the finished copy; the buffer of one
-stream is rewritten by the next launch's copy only after this launch's GEMM (same stream).  The buffer
+stream is rewritten by the next launch's copy only after this launch's GEMM (same stream); a bound launch
+replayed on another stream is ordered with the stream whose buffer it writes
+(:func:`tileorch.launchers.stream_home.homed`: two GEMMs bound to one stream's buffer never write it from two
+streams at once).  The buffer
 is allocated with torch on torch's object for that stream (:func:`tileorch.launchers.cutile.torch_stream_for`).
 """
 

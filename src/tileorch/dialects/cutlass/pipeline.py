@@ -755,7 +755,8 @@ class _PipeStateSyntax(IRDLOperation):
             check_token_source(self, getattr(self, "token", None), self.TOKEN_FROM)
         if self.ROLE is not None:
             check_role(self, self.operands[0], self.ROLE)
-            check_state_not_stale(self, self.operands[1])
+            check_state_not_stale(self, self.operands[1], pipe.stages,
+                                  self.WAITS or isinstance(self, ProducerTailOp))
         if self.WAITS:
             check_start_phase(self, self.operands[1], self.ROLE)
 
@@ -911,13 +912,20 @@ def _inside(value: SSAValue, loop: Operation) -> bool:
     return False
 
 
-def check_state_not_stale(op: Operation, state: SSAValue) -> None:
+def check_state_not_stale(op: Operation, state: SSAValue, stages: int | None = None,
+                          reads_phase: bool = True) -> None:
     """A handshake inside an ``scf.for`` / ``scf.while`` on a state defined before the loop, while the loop carries
     (advances) a state of the same ``state.create``: every iteration waits on / releases / fills that one stage and
     phase while the loop-carried state moves on -- a wait on the completed phase passes at once (a read of a stage
-    being refilled), a release arrives on one stage round after round.  Decided by the IR alone, so the compile
-    refuses it as ``tileorch check`` does (sweep 35: a ``consume %ready, %start`` in the loop over ``%s`` was
-    compiled and "proved")."""
+    being refilled), a release / commit arrives on one stage round after round.  Decided by the IR alone, so the
+    compile refuses it as ``tileorch check`` does (sweep 35: a ``consume %ready, %start`` in the loop over ``%s`` was
+    compiled and "proved").
+
+    An op that does not read the phase (``consumer_release``, ``producer_commit``: they arrive on the barrier of
+    the state's stage index) names the same stage through any state of a 1-stage pipeline (the index is always 0),
+    so with ``stages`` = 1 it is not refused (``reads_phase`` False)."""
+    if not reads_phase and stages == 1:
+        return
     origin = state_origin(state)
     if origin is None:
         return
@@ -928,11 +936,16 @@ def check_state_not_stale(op: Operation, state: SSAValue) -> None:
                 [a for r in loop.regions for a in r.blocks[0].args]
             if any(isinstance(a.type, PipelineStateType) and state_origin(a) is origin for a in blocks):
                 name = f"%{state.name_hint}" if state.name_hint else "a state"
+                if reads_phase:
+                    why = "would use that same stage and phase (a wait on the completed phase passes at once)"
+                else:
+                    barrier = "full" if op.name.endswith("producer_commit") else "empty"
+                    why = (f"would arrive on the {barrier} barrier of that same stage (the stages of the "
+                           "loop-carried state never get their arrivals)")
                 raise VerifyException(
                     f"{op.name} uses pipeline state {name}, defined before the enclosing {loop.name} that advances "
                     f"its state variable (cutlass.pipeline.state.create at {_location(origin)}): every iteration "
-                    "would use that same stage and phase (a wait on the completed phase passes at once) while the "
-                    "loop-carried state moves on; use the loop-carried state")
+                    f"{why} while the loop-carried state moves on; use the loop-carried state")
         loop = loop.parent_op()
 
 
