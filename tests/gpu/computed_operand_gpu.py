@@ -6,9 +6,12 @@ where asked, the words of its K vectors' loads; torch fp32 comparison helpers.""
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 
 import tileorch.cutile
+from tileorch.diagnostics import PerformanceWarning
 from tileorch.launchers import cutile as rc
 from tileorch.testing import launch_path
 
@@ -24,16 +27,22 @@ def f16(x):
 def launch(kernel, args, tiles, m, n, extra=(), vector_words: str | None = None):
     """Launch ``kernel`` on ``(*args, *tiles, *extra)`` over the grid of ``tiles``' M x N tiles and synchronize;
     the launch ran the GEMM path, the compiled program is a GEMM whose operand the K loop computes, and (given) its
-    remarks say ``vector_words`` of the K vectors.  Returns the launch's remark (the launcher's, for its grid)."""
+    remarks say ``vector_words`` of the K vectors.  Returns the launch's remark (the launcher's, for its grid) joined
+    with the launch's PerformanceWarnings."""
     tm, tn, _ = tiles
     grid = ((m + tm - 1) // tm, (n + tn - 1) // tn, 1)
     launch_path.begin()
-    tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, (*args, *tiles, *extra))
+    with warnings.catch_warnings(record=True) as caught:  # (the launcher's warnings name a copy it makes)
+        warnings.simplefilter("always")
+        tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, (*args, *tiles, *extra))
     torch.cuda.synchronize()
     described = rc.describe_arguments(kernel, (*args, *tiles, *extra))
     # the launch's remark: on its own entry (the deferred compile, or the full one where it ran the program's own
     # tiles); the program's remarks: the full compile's
     remark = rc.compiled(kernel, described, "sm_90a", "persistent", defer_gemm=True).launch_remarks.get(grid, "")
+    # (a launch whose schedule or tiles the launcher chose differently records its remark on that entry: the
+    # launch's PerformanceWarnings say the same decisions, at the kernel's line)
+    remark = "; ".join([remark] + [str(w.message) for w in caught if issubclass(w.category, PerformanceWarning)])
     program = rc.compiled(kernel, described, "sm_90a", "persistent").program
     assert launch_path.ran(kernel, grid) == "gemm", remark
     assert program.kind == "gemm", program.remarks
