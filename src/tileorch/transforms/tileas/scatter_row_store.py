@@ -122,12 +122,15 @@ def _plan(st: StoreOp):
         dims.append((m.operands[0], None, m.operands[1]))
     if st.mask is not None:
         bounds = {}
-        for c in _terms(st.mask, ("arith.andi",)):
+        terms = _terms(st.mask, ("arith.andi",))
+        for c in terms:
             o = _owner(c)
             if o is None or o.name != "nv_tileaa.cmpi" or o.predicate.data != "ult":
                 return None
             bounds[id(o.operands[0])] = o.operands[1]
-        if len(bounds) != len(dims) or any(id(i) not in bounds for i, _, _ in dims):
+        # one bound per index, nothing else: a second compare of an index (another limit) is a mask the tile
+        # store would drop
+        if len(terms) != len(dims) or len(bounds) != len(dims) or any(id(i) not in bounds for i, _, _ in dims):
             return None
         dims = [(i, bounds[id(i)], s) for i, _, s in dims]
     for _, e, s in dims:  # extents and strides: scalars spread over the vector, or splat constants
