@@ -14,7 +14,12 @@ the launch is ordered after the work queued on its stream so far, and its stream
 (:func:`order_after`, an event each way), so the buffer is used by one stream's order at a time.  The two streams
 do not overlap for that launch; said once per bound launch as a PerformanceWarning.  Memory stays as it was:
 one buffer per stream and layout, none per bound launch.  (The first launch on another stream through the full
-path gets that stream's buffer: the launcher's caches key the scratch by stream.)"""
+path gets that stream's buffer: the launcher's caches key the scratch by stream.)
+
+Known limits (review of session 43, not handled): the replay records and waits on the home stream's handle, so
+that stream must still exist (a bound launch made on a temporary cupy / cuda-python stream that was destroyed, then
+replayed with equal arguments on another stream, uses a dangling handle); and a replay on a stream being captured
+into a CUDA graph pulls the home stream into the capture."""
 
 from __future__ import annotations
 
