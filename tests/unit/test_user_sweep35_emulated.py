@@ -25,6 +25,7 @@ import test_user_sweep3_emulated as s3  # noqa: E402
 import test_user_sweep4_emulated as s4  # noqa: E402
 import test_user_sweep10_emulated as s10e  # noqa: E402
 import test_user_sweep14_emulated as s14e  # noqa: E402
+import test_user_sweep34_emulated as s34e  # noqa: E402
 import test_user_sweep35_interp as s35  # noqa: E402
 from test_user_sweep30_emulated import _check, _d, _masked, _mm, _pos, _unset, attention  # noqa: E402
 
@@ -121,14 +122,8 @@ ATTENTION = sorted(ATTENTION_CASES) if ALL else ["fmha_chunked_prefill_input_pos
 
 
 def run_attention_case(name, runner):
-    """Case ``name``'s inputs through ``runner(name, inputs) -> arrays`` against its reference."""
-    inputs, refs = ATTENTION_CASES[name]()
-    out = runner(name, inputs)
-    for pos, ref in refs.items():
-        got = np.asarray(np.asarray(out[pos]).astype(np.float32), np.float64)
-        np.testing.assert_array_equal(np.isnan(got), np.isnan(ref), err_msg=f"argument {pos}: written elements")
-        atol, rtol = (1.5e-2, 2e-2) if name in BF16 else (3e-3, 1e-2)
-        np.testing.assert_allclose(got, ref, atol=atol, rtol=rtol, equal_nan=True)
+    """Case ``name``'s inputs through ``runner(name, inputs) -> arrays`` against its reference (sweep 34's check)."""
+    s34e.run_attention_case(name, runner, ATTENTION_CASES, BF16)
 
 
 @pytest.mark.parametrize("name", ATTENTION)
