@@ -9,6 +9,9 @@ import re
 import pytest
 
 os.environ.setdefault("TILEORCH_VERIFY_EACH_PASS", "0")
+# a crash inside the TileAS tier (or an optional rewrite) fails the test that hits it instead of the warning and
+# fallback a user gets: session 43 found a tier import error that had sent 13 MLP chains to the SIMT path unnoticed
+os.environ.setdefault("TILEORCH_INTERNAL_ERRORS", "raise")
 # the C launcher (on by default) is waited for where it is built, so that which path a test's launches take does
 # not depend on the machine's load (a user's first launch waits at most 500 ms, then takes cuda-python's binding)
 os.environ.setdefault("TILEORCH_LAUNCH_C_WAIT_MS", "120000")

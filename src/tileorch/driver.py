@@ -30,6 +30,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 import tileorch.transforms  # noqa: F401  (the fast IRDL op builder, before any input is read)
+from tileorch import settings
 from tileorch.dialects.record_attr import decode_record
 from tileorch.frontend.cutile import load, tile_program_kind
 
@@ -222,7 +223,6 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     remarks = remarks if remarks is not None else []
     if config or schedule == "simt" or not arch.startswith("sm_90"):
         return _lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
-    from tileorch import settings
     from tileorch.transforms.tileas.stack_query_heads import ENV, stack_query_heads_remarks
 
     if settings.value(ENV) == "0" or not any(
@@ -232,6 +232,8 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     try:
         kind, out = _lower_tileaa_program(module, ctx, arch, schedule, config, mine)
     except Exception as exc:  # noqa: BLE001 - the program as written is lowered below; the reason is in the warning
+        if settings.raise_internal_errors():
+            raise
         kind, out, failed = "simt", None, exc
     if kind != "simt":
         remarks.extend(mine)
@@ -568,7 +570,7 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
             # a warning, not an error: the program compiles (an error line would read as a failure)
             remarks.append(_refused(_as_warning(str(exc)), fallback))
         except Exception as exc:  # noqa: BLE001 - a tier bug must not stop a program the SIMT path compiles
-            if config:
+            if config or settings.raise_internal_errors():
                 raise
             names = ", ".join(f.sym_name.data for f in fallback.walk() if isinstance(f, FuncOp))
             remarks.append(f"warning: internal error in the TileAS tier on {names or 'the kernel'} "
@@ -1086,8 +1088,6 @@ def _compiled_again_without(env: str, spill: int, data: bytes, name: str, arch: 
                             refused=lambda plain: False) -> tuple[CutileProgram, str] | None:
     """The program compiled again with ``env=0`` (a default that made a kernel spill ``spill`` bytes): (that
     compile, what it spills in words) where it has a cubin, is not ``refused`` and spills fewer bytes; else None."""
-    from tileorch import settings
-
     got: list = []
     with settings.overridden(env, "0"):
         plain = _compile_program(data, name, arch, schedule, ptxas, config, start, codegen, got)

@@ -257,6 +257,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _s("PDL", "0", SWITCH, "programmatic dependent launch: kernels wait (griddepcontrol.wait) before their first "
        "global access and are launched with programmatic stream serialization (transforms/gdc_insertion.py)", True),
     _s("TRACEBACK", None, ANY, "show internal errors' Python tracebacks"),
+    _s("INTERNAL_ERRORS", "warn", ("warn", "raise"), "a crash inside the TileAS tier or one of its optional "
+       "rewrites: warn (the program compiles on as written or on the SIMT path, the warning asks for a report) or "
+       "raise it (the test suite sets raise, so such a crash fails the test that hits it)"),
     _s("PTXAS", None, ANY, "the ptxas executable"),
     _s("PTXAS_TIMEOUT", None, ANY, "seconds one ptxas run may take"),
     _s("CODEGEN_TIMEOUT", None, ANY, "seconds one LLVM code generation may take"),
@@ -329,6 +332,12 @@ def value(name: str) -> str | None:
     setting = SETTINGS[name]
     text = raw(name)
     return setting.check(text) if text.strip() else setting.default
+
+
+def raise_internal_errors() -> bool:
+    """Whether a caught tileorch bug (a crash inside the tier or an optional rewrite, normally a warning and a
+    fallback) should propagate instead: ``TILEORCH_INTERNAL_ERRORS=raise``."""
+    return value(PREFIX + "INTERNAL_ERRORS") == "raise"
 
 
 def asked(name: str) -> str | None:

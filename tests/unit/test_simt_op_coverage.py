@@ -201,6 +201,7 @@ def test_an_internal_error_in_the_tier_is_a_warning_and_the_simt_path_compiles(m
         raise KeyError("simulated tier bug")
 
     monkeypatch.setattr(convert_to_cutlass, "analyze_dot_kernel", broken)
+    monkeypatch.setenv("TILEORCH_INTERNAL_ERRORS", "warn")  # a user's default (the suite raises them)
     ctx = make_context()
     module = parse_module(ctx, SMALL_GEMM, "small_gemm.mlir")
     remarks: list[str] = []
@@ -208,6 +209,25 @@ def test_an_internal_error_in_the_tier_is_a_warning_and_the_simt_path_compiles(m
     assert kind == "simt"
     assert any(r.startswith("warning: internal error in the TileAS tier on ") and "simulated tier bug" in r
                for r in remarks), remarks
+
+
+def test_the_suite_raises_an_internal_error_in_the_tier(monkeypatch):
+    """``TILEORCH_INTERNAL_ERRORS=raise`` (tests/conftest.py's default for the suite): the same tier bug
+    propagates, so a test whose program crashes the tier fails instead of passing on the SIMT path."""
+    from tileorch.diagnostics import parse_module
+    import tileorch.driver as fc
+    from tileorch.registry import make_context
+    from tileorch.transforms.tileas import convert_to_cutlass
+
+    def broken(*args, **kwargs):
+        raise KeyError("simulated tier bug")
+
+    monkeypatch.setattr(convert_to_cutlass, "analyze_dot_kernel", broken)
+    monkeypatch.setenv("TILEORCH_INTERNAL_ERRORS", "raise")
+    ctx = make_context()
+    module = parse_module(ctx, SMALL_GEMM, "small_gemm.mlir")
+    with pytest.raises(Exception, match="internal error in pass .*simulated tier bug"):
+        fc.lower_tileaa_program(module, ctx, remarks=[], schedule="persistent")
 
 
 SMALL_GEMM = """

@@ -169,6 +169,10 @@ def _match_or_none(fn: Operation) -> tuple[_Match | None, str | None]:
     try:
         return match(fn), None
     except Exception as exc:  # noqa: BLE001 - an optional rewrite's bug must not stop the program's compile
+        from tileorch import settings
+
+        if settings.raise_internal_errors():
+            raise
         return None, f"{type(exc).__name__}: {exc}"
 
 

@@ -760,6 +760,10 @@ def _plan_or_none(fn: Operation, said: list | None = None) -> tuple[Plan | None,
     except _Why:
         return None, None
     except Exception as exc:  # noqa: BLE001 - an optional rewrite's bug must not stop the program's compile
+        from tileorch import settings
+
+        if settings.raise_internal_errors():
+            raise
         return None, f"{type(exc).__name__}: {exc}"
 
 
