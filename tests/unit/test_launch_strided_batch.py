@@ -150,7 +150,7 @@ WARNED_AT: list[str] = []
 
 
 def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowered=(), times=1, public=False,
-            streams=(0,)):
+            streams=(0,), rounds=()):
     """:func:`tileorch.launchers.cutile._launch` of sweep program ``name`` on its spec's arrays (``spec``: in its
     place), with no device: the tier's lowering of the program (its own configuration, and each configuration the
     launcher asks for with the override's fields; a configuration naming a word of ``lowered``: lowered again, for
@@ -158,7 +158,8 @@ def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowe
     ``program``: a UserProgram in place of ``module``'s ``name``; ``shift``: argument position -> bytes added to its
     pointer; ``times``: launches of the same arguments (each compile asked for again is the entry of the first);
     ``public``: through ``tileorch.cutile.launch`` (the user's entry point) instead of the launcher's ``_launch``;
-    ``streams``: the stream handles each of the ``times`` rounds launches on, in turn.
+    ``streams``: the stream handles each of the ``times`` rounds launches on, in turn; ``rounds``: (spec, shift) of
+    each round in place of ``times`` rounds of ``spec`` and ``shift`` (other arrays between launches).
     Returns (the path that ran, the configurations asked for, the images' prepare keywords, the
     PerformanceWarnings' texts, the launch remarks)."""
     import warnings
@@ -210,11 +211,13 @@ def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowe
     monkeypatch.setattr(tg, "kernel_for", lambda cfg: _Image(cfg))
     monkeypatch.setattr(rc, "_run", lambda *a, **k: ran.append("simt"))
     rc.clear_caches()
-    args = tuple(_Array(((i + 1) << 32) + (shift or {}).get(i, 0), s[0], s[1], s[2] if len(s) > 2 else None)
-                 if isinstance(s, tuple) else s for i, s in enumerate(spec or p.spec))
+    def arrays(spec, shift):
+        return tuple(_Array(((i + 1) << 32) + (shift or {}).get(i, 0), s[0], s[1], s[2] if len(s) > 2 else None)
+                     if isinstance(s, tuple) else s for i, s in enumerate(spec or p.spec))
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for _ in range(times):
+        for args in [arrays(*r) for r in rounds] or [arrays(spec, shift)] * times:
             for stream in streams:
                 if public:  # (through the user's entry point, tileorch.cutile.launch)
                     rc.launch(stream, p.grid, p.kernel, args)

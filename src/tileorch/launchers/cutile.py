@@ -1478,8 +1478,8 @@ def _kvec_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments: list[A
     no_copy = kvec_copy_refusal(cfg, arguments)
     if not no_copy:
         text = (f"{why}: each launch first copies the vector into an aligned scratch buffer on its stream (one 2-D "
-                f"copy, rows padded to 16 bytes, kept per launch) and the kernel {cfg.name} TMA-loads the copy, on "
-                "the tensor cores")
+                f"copy, rows padded to 16 bytes, one buffer per stream and layout) and the kernel {cfg.name} TMA-loads "
+                "the copy, on the tensor cores")
         again = entry
     else:
         schedule, config = entry.asked or (cfg.schedule, "")
@@ -2334,18 +2334,16 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         launch_copies.warn_once(own_entry, "c_scatter_said", kernel_warning(kernel), c_reason)  # (once per program)
     # a launch writing its stream's scratch (a K vector's aligned copy, a packed scratch C; a K-major copy's buffer,
     # its pointer b_ptr / a_ptr) is prepared per stream, and kept bound it is homed there
-    stream_scratch = scatter is not None
+    stream_scratch = kvec_copy or scatter is not None
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
            sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld, batch_pitch,
-           tuple(x.ptr for x, _ in _kvec_arrays(gk.cfg, arguments)), row_pitch,
+           tuple((x.ptr, x.shape, x.strides, x.dtype) for x, _ in _kvec_arrays(gk.cfg, arguments)), row_pitch,
            None if scatter is None else (scatter.strides, cov is not None), stream if stream_scratch else None)
     prepared = _prepared.get(key)
     if prepared is None:
         # a K vector's array TMA cannot read in place: its aligned copy in the stream's scratch, which the prepared
         # launch copies it into before each launch (the launch's stream: ordered after the work writing the vector)
-        from tileorch.runtime import buffers
-
-        kv_arguments, kv_copies, kv_buffers = (kvec_copies(gk.cfg, arguments, alloc=buffers.DeviceBuffer) if kvec_copy
+        kv_arguments, kv_copies, kv_buffers = (kvec_copies(gk.cfg, arguments, stream=stream) if kvec_copy
                                                else (arguments, [], []))
         c_ptr, c_out = c.ptr, []
         if scatter is not None:  # the packed scratch C the kernel stores: the stream's, kept by the prepared launch
