@@ -3,28 +3,25 @@
 Four launch-time copies keep programs on the tensor-core path where an operand's layout is one the kernel cannot
 read or write in place (sessions 42-43):
 
-=====================  ==========================================  =====================================  =========
-copy                   scratch it writes                           scratch key (``role``: layout)         runs
-=====================  ==========================================  =====================================  =========
-K-major copy           ``[..., C, R]`` torch tensor, per operand   ``k_major``: operand, shape, dtype,    before
-(``k_major_copy``)     (tileorch's transpose program, or torch)    device                                 the GEMM
-K vector aligned copy  rows padded to 16 bytes (one 2-D copy)      ``kvec``: position, shape, strides,    before
-(``cutile.kvec_copies``)                                           dtype                                  the GEMM
-packed scratch C       ``[L, M, N]`` packed C, copied into C       ``c_scatter``: bytes                   after (and
-(``cutile`` c_scatter)                                                                                    before:
-                                                                                                          partial
-                                                                                                          grid)
-chained padded copy    rows padded to 16 bytes, N-D                ``padded``: position, shape, strides,  before
-(``cutile.chained_copies``)                                        dtype                                  the kernel
-=====================  ==========================================  =====================================  =========
+* the K-major copy of an N-major B / M-major A (:mod:`tileorch.launchers.k_major_copy`): a dense ``[..., C, R]``
+  torch tensor (role ``k_major``, layout: operand, shape, dtype, device), written by tileorch's transpose program
+  (or torch's copy) before the GEMM;
+* the aligned copy of a K vector's array TMA cannot read in place (``cutile.kvec_copies``): rows padded to 16 bytes
+  (role ``kvec``, layout: argument position, shape, strides, dtype), one 2-D copy before the GEMM;
+* the packed scratch C of a batched C whose matrices are not stacked (``cutile`` c_scatter): ``[L, M, N]`` (role
+  ``c_scatter``, layout: its bytes), copied into C after the GEMM (and C into it before, where the launch grid
+  covers part of C: :func:`reversed_copies`);
+* the padded copy of a chained (attention) program's array TMA cannot address (``cutile.chained_copies``): rows
+  padded to 16 bytes, N-D (role ``padded``, layout: argument position, shape, strides, dtype), before the kernel.
 
 Every scratch buffer is one per (role, layout, bytes, **stream**) (:func:`scratch`): launches of one stream share
 it in stream order (each launch's copies write it after the previous launch's kernel read it, on the same stream),
 new arrays each call do not keep a buffer each, and at most :data:`LIMITS` ``[role]`` are kept here (a launch kept
 bound keeps its own alive).  The copies are enqueued on the launch's stream handle: 2-D copies by
 ``cuMemcpy2DAsync`` (:func:`run_2d`), the K-major copy by tileorch's transpose program or torch's copy on torch's
-object for that stream.  A launch kept bound with copies is one function (:func:`sequence`: the copies in, the
-kernel, the copies out on one stream handle), and since its scratch is its stream's, a replay of it on another
+object for that stream.  A launch kept bound with copies is one function (:func:`sequence`: the copies, then the
+kernel's launch -- a prepared GEMM's makes its own 2-D copies in and out around the kernel -- on one stream
+handle), and since its scratch is its stream's, a replay of it on another
 stream is ordered with that stream (:func:`homed`).  Each decision is said by the launcher as a launch remark and,
 once per program, a PerformanceWarning at the kernel's line (:func:`warn_once`).
 
