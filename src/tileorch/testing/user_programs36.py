@@ -297,6 +297,17 @@ def batched_linear_bias_gelu_3d_activations(X, W, Bias, Y, tm: ConstInt, tn: Con
     ct.store(Y, index=(z, bm, bn), tile=y.astype(Y.dtype).reshape((1, tm, tn)))
 
 
+@ct.kernel
+def gemm_fp8_e4m3_output_quantized(A, B, C, inv_scale: float, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """A GEMM whose output is quantized to fp8 e4m3 in the epilogue (the next layer's fp8 input, times the inverse of
+    its scale, a runtime float): f16 in, M = 100, N = 80, K = 128."""
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], tk)):
+        acc = ct.mma(ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=(acc * inv_scale).astype(ct.float8_e4m3fn))
+
+
 _add("fp8_scaled_mm_weight_nk_token_channel_scales", fp8_scaled_mm_weight_nk_token_channel_scales,
      [_a((100, 192), E4M3), _a((80, 192), E4M3), _a((100,)), _a((80,)), _a((100, 80), BF16), 64, 64, 64], (2, 2),
      "gemm", outputs=(4,))
@@ -347,6 +358,8 @@ _add("batched_linear_bias_gelu_3d_activations", batched_linear_bias_gelu_3d_acti
      [_a((2, 70, 128), F16), _a((128, 96), F16), _a((96,)), _a((2, 70, 96), F16), 64, 64, 64], (2, 2, 2), "gemm",
      outputs=(3,))
 
+_add("gemm_fp8_e4m3_output_quantized", gemm_fp8_e4m3_output_quantized,
+     [_a((100, 128), F16), _a((128, 80), F16), _a((100, 80), E4M3), 0.5, 64, 64, 64], (2, 2), "gemm", outputs=(2,))
 
 # ----------------------------------------------------------------------------------------------- memory-bound programs
 
@@ -720,3 +733,247 @@ _add("gelu_tanh_and_mul_ragged_n_gathers", gelu_tanh_and_mul_ragged_n_gathers,
      [_a((20, 688), F16), _a((20, 344), F16), 344, 16, 128], (2, 3), "simt", outputs=(1,))
 _add("amax_per_tensor_atomic_max_of_float_bits", amax_per_tensor_atomic_max_of_float_bits,
      [_a((1000,)), _a((1,), I32), 256], (4,), "simt", outputs=(1,))
+
+
+# ----------------------------------------------------------------------------------------------- invalid programs
+
+
+@ct.kernel
+def softmax_by_ct_softmax(X, Y, TILE_N: ConstInt):
+    """``ct.softmax(x, axis=1)`` as torch / Triton users reach for it (cuTile has no softmax)."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, TILE_N), padding_mode=NEG_INF)
+    ct.store(Y, index=(ct.bid(0), 0), tile=ct.softmax(x, axis=1))
+
+
+@ct.kernel
+def reduction_with_torch_dim_keyword(X, Y, TILE_N: ConstInt):
+    """``ct.sum(x, dim=1)``: torch's ``dim`` for cuTile's ``axis``."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, TILE_N), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.sum(x, dim=1))
+
+
+@ct.kernel
+def reduction_with_torch_keepdim_keyword(X, Y, TILE_N: ConstInt):
+    """``ct.max(x, axis=1, keepdim=True)``: torch's ``keepdim`` for ``keepdims``."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, TILE_N), padding_mode=NEG_INF)
+    ct.store(Y, index=(ct.bid(0), 0), tile=x - ct.max(x, axis=1, keepdim=True))
+
+
+@ct.kernel
+def tile_to_dtype_torch_spelling(X, Y, TILE: ConstInt):
+    """``x.to(ct.float16)``: torch's tensor method for ``astype``."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x.to(ct.float16))
+
+
+@ct.kernel
+def clamp_by_ct_clamp(X, Y, TILE: ConstInt):
+    """``ct.clamp(q, -127, 127)`` in an int8 quantizer (cuTile: ``ct.minimum(ct.maximum(...))``)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.clamp(x * 127.0, -127.0, 127.0).astype(ct.int8))
+
+
+@ct.kernel
+def zeros_without_a_dtype(X, Y, TILE: ConstInt):
+    """``ct.zeros((TILE,))``: the accumulator's dtype left out."""
+    acc = ct.zeros((TILE,))
+    ct.store(Y, index=(ct.bid(0),), tile=acc + ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO))
+
+
+@ct.kernel
+def gather_of_cos_rows_with_one_index(Cos, Pos, Y, TT: ConstInt, HALF: ConstInt):
+    """RoPE's cos rows gathered with the positions alone, ``ct.gather(Cos, pos)`` of a 2-D ``[max_pos, HALF]``
+    cache (the column index tile forgotten)."""
+    pos = ct.load(Pos, index=(ct.bid(0),), shape=(TT,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), 0), tile=ct.gather(Cos, pos))
+
+
+@ct.kernel
+def mma_of_fp8_by_bf16(A, B, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """fp8 activations times a bf16 weight (the weight not quantized)."""
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(tm, tk), padding_mode=ZERO)
+    b = ct.load(B, index=(0, ct.bid(1)), shape=(tk, tn), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(a, b, acc))
+
+
+@ct.kernel
+def mma_with_a_bf16_accumulator(A, B, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """A bf16 accumulator (``ct.zeros(..., dtype=ct.bfloat16)``, C's dtype)."""
+    acc = ct.zeros((tm, tn), dtype=ct.bfloat16)
+    a = ct.load(A, index=(ct.bid(0), 0), shape=(tm, tk), padding_mode=ZERO)
+    b = ct.load(B, index=(0, ct.bid(1)), shape=(tk, tn), padding_mode=ZERO)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(a, b, acc))
+
+
+@ct.kernel
+def weight_transposed_by_dot_t(X, W, Y, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """``w.T`` (numpy / torch's transpose attribute) of an ``[N, K]`` weight tile."""
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(tm, tk), padding_mode=ZERO)
+    w = ct.load(W, index=(ct.bid(1), 0), shape=(tn, tk), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(x, w.T, acc))
+
+
+@ct.kernel
+def math_exp_of_a_tile(X, Y, TILE: ConstInt):
+    """``math.exp(x)`` of a tile (the Python math module, not ``ct.exp``)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=math.exp(x))
+
+
+@ct.kernel
+def where_without_the_else_value(X, Keep, Y, TILE: ConstInt):
+    """``ct.where(keep != 0, x)``: the value for masked positions left out."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    keep = ct.load(Keep, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=ct.where(keep != 0, x))
+
+
+@ct.kernel
+def tile_shape_from_a_float_argument(X, Y, eps: float, TILE: ConstInt):
+    """A tile shape built from a runtime float argument."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(eps,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x)
+
+
+@ct.kernel
+def astype_to_a_dtype_string(X, Y, TILE: ConstInt):
+    """``x.astype("float16")``: the dtype as a string."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x.astype("float16"))
+
+
+@ct.kernel
+def atomic_max_of_f32_amax(X, Amax, TILE: ConstInt):
+    """The per-tensor amax by ``ct.atomic_max`` into an f32 array (cuTile's atomic max takes integers; this sweep's
+    valid form atomically maxes the float's int32 bits)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    ct.atomic_max(Amax, (ct.zeros((1,), dtype=ct.int32),), ct.max(ct.abs(x), axis=0, keepdims=True))
+
+
+@ct.kernel
+def python_list_of_tiles_appended(X, Y, TILE: ConstInt, K: ConstInt):
+    """Top-k values collected in a Python list (``vals.append(...)``) inside the kernel."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=NEG_INF)
+    vals = []
+    for t in range(K):
+        vals.append(ct.max(x, axis=0))
+    ct.store(Y, index=(ct.bid(0),), tile=vals[0])
+
+
+@ct.kernel
+def scatter_mask_of_another_shape(X, Pos, Cache, TT: ConstInt, D: ConstInt):
+    """KV-cache append whose mask is the ``(TT,)`` token mask, not broadcast to the ``(TT, D)`` rows."""
+    tok = ct.bid(0) * TT + ct.arange(TT, dtype=ct.int32)
+    pos = ct.gather(Pos, tok)
+    k = ct.load(X, index=(ct.bid(0), 0), shape=(TT, D), padding_mode=ZERO)
+    ct.scatter(Cache, (pos[:, None], ct.arange(D, dtype=ct.int32)[None, :]), k, mask=tok < X.shape[0])
+
+
+@ct.kernel
+def bid_without_an_axis(X, Y, TILE: ConstInt):
+    """``ct.bid()``: the axis left out."""
+    x = ct.load(X, index=(ct.bid(),), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x)
+
+
+@ct.kernel
+def tile_indexed_by_an_integer(X, Y, TILE: ConstInt):
+    """``x[0]`` of a loaded tile (the first element as in numpy)."""
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0),), tile=x - x[0])
+
+
+@ct.kernel
+def topk_by_ct_topk(X, Vals, TILE_N: ConstInt):
+    """``ct.topk(x, 4)`` (torch.topk's spelling)."""
+    x = ct.load(X, index=(ct.bid(0), 0), shape=(1, TILE_N), padding_mode=NEG_INF)
+    ct.store(Vals, index=(ct.bid(0), 0), tile=ct.topk(x, 4))
+
+
+@ct.kernel
+def rope_tile_stored_with_its_head_axis(Q, Cos, Y, TT: ConstInt, HALF: ConstInt):
+    """A ``(TT, 1, HALF)`` rotated tile stored into a 2-D ``[T, HALF]`` output (the head axis kept from the 3-D
+    load's shape)."""
+    q = ct.load(Q, index=(ct.bid(0), ct.bid(1), 0), shape=(TT, 1, HALF), padding_mode=ZERO)
+    c = ct.load(Cos, index=(ct.bid(0), 0), shape=(TT, HALF), padding_mode=ZERO)
+    ct.store(Y, index=(ct.bid(0), 0), tile=q * c.reshape((TT, 1, HALF)))
+
+
+@ct.kernel
+def attention_scores_of_512_by_512_tiles(Q, K, S, TM: ConstInt, TN: ConstInt, D: ConstInt):
+    """Attention scores ``Q K^T`` of a 512-query by 512-key tile per program (one program per 512 x 512 block)."""
+    q = ct.load(Q, index=(ct.bid(0), 0), shape=(TM, D), padding_mode=ZERO)
+    k = ct.load(K, index=(ct.bid(1), 0), shape=(TN, D), padding_mode=ZERO)
+    ct.store(S, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(q, ct.transpose(k), ct.zeros((TM, TN), dtype=ct.float32)))
+
+
+_V, _M, _H = _a((200,)), _a((64, 128)), _a((128, 128), F16)
+REJECTED_BY_CUTILE = {
+    # name: (kernel, spec, words of cuTile's message, text of the line it names)
+    "softmax_by_ct_softmax": (softmax_by_ct_softmax, [_M, _M, 128], "Module 'cuda.tile' has no attribute 'softmax'",
+                              "tile=ct.softmax(x, axis=1)"),
+    "reduction_with_torch_dim_keyword": (reduction_with_torch_dim_keyword, [_M, _a((64,)), 128],
+                                         "sum(): got an unexpected keyword argument 'dim'", "ct.sum(x, dim=1)"),
+    "reduction_with_torch_keepdim_keyword": (reduction_with_torch_keepdim_keyword, [_M, _M, 128],
+                                             "max(): got an unexpected keyword argument 'keepdim'", "keepdim=True"),
+    "tile_to_dtype_torch_spelling": (tile_to_dtype_torch_spelling, [_V, _a((200,), F16), 64],
+                                     "No such attribute 'to' for object of type Tile[float32,(64)]",
+                                     "x.to(ct.float16)"),
+    "clamp_by_ct_clamp": (clamp_by_ct_clamp, [_V, _a((200,), I8), 64], "Module 'cuda.tile' has no attribute 'clamp'",
+                          "ct.clamp(x * 127.0"),
+    "zeros_without_a_dtype": (zeros_without_a_dtype, [_V, _V, 64], "zeros(): missing a required argument: 'dtype'",
+                              "acc = ct.zeros((TILE,))"),
+    "gather_of_cos_rows_with_one_index": (gather_of_cos_rows_with_one_index,
+                                          [_a((300, 32)), _a((37,), I32), _a((37, 32)), 16, 32],
+                                          "For array of rank 2, `indices` must be a tuple of length 2",
+                                          "ct.gather(Cos, pos)"),
+    "mma_of_fp8_by_bf16": (mma_of_fp8_by_bf16, [_a((128, 128), E4M3), _a((128, 128), BF16), _M, 64, 64, 64],
+                           "x and y must have the same dtype unless they are int8/uint8, got float8_e4m3fn bfloat16",
+                           "tile=ct.mma(a, b, acc)"),
+    "mma_with_a_bf16_accumulator": (mma_with_a_bf16_accumulator, [_H, _H, _a((128, 128), BF16), 64, 64, 64],
+                                    "Unsupported acc dtype bfloat16", "tile=ct.mma(a, b, acc)"),
+    "weight_transposed_by_dot_t": (weight_transposed_by_dot_t, [_H, _H, _M, 64, 64, 64],
+                                   "No such attribute 'T' for object of type Tile[float16,(64,64)]",
+                                   "ct.mma(x, w.T, acc)"),
+    "math_exp_of_a_tile": (math_exp_of_a_tile, [_V, _V, 64], "exp() is not supported in device code",
+                           "tile=math.exp(x)"),
+    "where_without_the_else_value": (where_without_the_else_value, [_V, _a((200,), I8), _V, 64],
+                                     "where(): missing a required argument: 'y'", "ct.where(keep != 0, x)"),
+    "tile_shape_from_a_float_argument": (tile_shape_from_a_float_argument, [_V, _V, 0.5, 64],
+                                         "Expected a constant integer tuple, but given value is not constant",
+                                         "shape=(eps,)"),
+    "astype_to_a_dtype_string": (astype_to_a_dtype_string, [_V, _a((200,), F16), 64],
+                                 "Expected a dtype constant, but given value has type <string constant 'float16'>",
+                                 'x.astype("float16")'),
+    "atomic_max_of_f32_amax": (atomic_max_of_f32_amax, [_V, _a((1,)), 64], "Unsupported array dtype: float32",
+                               "ct.atomic_max(Amax"),
+    "python_list_of_tiles_appended": (python_list_of_tiles_appended, [_V, _V, 64, 4], "Unsupported syntax",
+                                      "vals = []"),
+    "scatter_mask_of_another_shape": (scatter_mask_of_another_shape,
+                                      [_a((21, 128), F16), _a((21,), I32), _a((64, 128), F16), 16, 128],
+                                      "Custom mask shape (16,) is not broadcastable to the index shape (16, 128)",
+                                      "mask=tok < X.shape[0]"),
+    "bid_without_an_axis": (bid_without_an_axis, [_V, _V, 64], "bid(): missing a required argument: 'axis'",
+                            "index=(ct.bid(),)"),
+    "tile_indexed_by_an_integer": (tile_indexed_by_an_integer, [_V, _V, 64],
+                                   "Directly indexing a tile is not supported; use `extract()` or `item()` instead",
+                                   "tile=x - x[0]"),
+    "topk_by_ct_topk": (topk_by_ct_topk, [_M, _M, 128], "Module 'cuda.tile' has no attribute 'topk'",
+                        "ct.topk(x, 4)"),
+}
+"""Programs cuTile's front end refuses at the user's line (tileorch never sees them)."""
+
+
+INVALID: dict[str, UserProgram] = {}
+"""Programs cuTile's front end accepts that tileorch cannot run: each stops with ``file:line:col: error:`` at the
+user's line (``error``: words of the message; ``notes``: the source text of the line)."""
+_bad = registrar(INVALID)
+_bad("rope_tile_stored_with_its_head_axis", rope_tile_stored_with_its_head_axis,
+     [_a((37, 4, 32)), _a((37, 32)), _a((37, 32)), 16, 32], (3, 4), "error",
+     error="expected tensor_view rank and tile rank to match, got tensor_view of rank 2 and tiles of rank 3",
+     notes="ct.store(Y, index=(ct.bid(0), 0), tile=q * c.reshape((TT, 1, HALF)))")
+_bad("attention_scores_of_512_by_512_tiles", attention_scores_of_512_by_512_tiles,
+     [_a((1024, 64), F16), _a((1024, 64), F16), _a((1024, 1024)), 512, 512, 64], (2, 2), "error",
+     error="a tile of 262144 elements is too large", notes="ct.zeros((TM, TN), dtype=ct.float32)")
