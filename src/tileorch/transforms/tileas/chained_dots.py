@@ -1956,7 +1956,7 @@ class _Kernel:
         with self.into(blk):
             q_bar, q_dst, n = first()
             self.load_q(q_bar, q_dst, coords_of)
-            self.fill(self.v(arith.MinUIOp(n, self.nstages), "early_n"), coords_of)
+            self.fill(self.v(arith.MinUIOp(n, self.nstages), "early_n"), coords_of, wait=False)
         blk.add_op(scf.YieldOp())
         op = self.e.add(scf.IfOp(cond, [], Region(blk), Region()))
         op.attributes[EARLY_TMA_ATTR] = UnitAttr()
@@ -2107,9 +2107,10 @@ class _Kernel:
             at = dst if k == 0 else self.v(arith.AddiOp(dst, self.e.const(k * _align(ck.a0.bytes))), f"{tag}_dst")
             self.tma_loads(tag, x, ak, coords_of(x, ak, self.small(0), tag), at, bar)
 
-    def fill(self, n_tiles: SSAValue, coords_of, first: SSAValue | None = None) -> None:
+    def fill(self, n_tiles: SSAValue, coords_of, first: SSAValue | None = None, wait: bool = True) -> None:
         """The producer loop over the instance's K/V tiles ``first .. n_tiles - 1`` (``first``: 0 if
-        None; each into its ring stage once the stage's previous tile is released)."""
+        None; each into its ring stage once the stage's previous tile is released; ``wait`` False:
+        tiles of the ring's first round only, whose stages are fresh, without the release test)."""
         off = self.off
 
         def fill(le: Emitter, pj: SSAValue, _) -> list[SSAValue]:
@@ -2117,7 +2118,6 @@ class _Kernel:
             with self.into(le.block):
                 r = self.ring_index(pj, "pj")
                 pst, pph = self.stage_index(r, "p", ringed=True)
-                refill = self.v(cmpi(r, self.nstages, "uge"), "refill")
 
                 def wait_empty(w: Emitter) -> None:
                     with self.into(w.block):
@@ -2125,7 +2125,8 @@ class _Kernel:
                         self.try_wait(self.stage_barrier("pe", "pebar", pst, off["empty"])[1], phase,
                                       "K/V ring empty barrier (producer)", off["empty"])
 
-                _if(self.e, refill, wait_empty)
+                if wait:
+                    _if(self.e, self.v(cmpi(r, self.nstages, "uge"), "refill"), wait_empty)
                 self.stage_loads(pj, coords_of)
             return []
 
