@@ -126,6 +126,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "(tileas-row-statistics-chain)", True),
     _s("ATTN_EARLY_Q", None, SWITCH, "the next instance's Q loaded early", True),
     _s("ATTN_KV_AHEAD", "1", SWITCH, "a persistent kernel's next K/V tiles loaded before its Q", True),
+    _s("ATTN_EARLY_TMA", "0", SWITCH, "the first instance's Q and first K/V tiles issued by thread 0 right after "
+       "the mbarriers' initialisation, before the CTA barrier and setmaxnreg", True),
     _s("ATTN_STAGES", None, range(1, 5), "the most K/V ring stages", True),
     _s("ATTN_SKIP_RESCALE", "0", SWITCH, "skip the rescale when no row max grew", True),
     _s("ATTN_TANH_BRANCH", "1", SWITCH, "the loop's full tanh as its polynomial alone where a warp's |x| < 0.9",

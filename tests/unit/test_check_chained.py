@@ -557,3 +557,71 @@ def test_default_row_groups_kernel_pipelines_are_proved(monkeypatch):
     result = check(proto)
     assert result.ok, result.violation
     assert {m for (v, _) in result.instances for m in [v["m"]]} == {1, 2, 3}
+
+
+# -- TILEORCH_ATTN_EARLY_TMA: thread 0 issues the first instance's Q and first min(k, S) tiles before the CTA barrier
+
+def _early_kernel(monkeypatch, d: int, persistent: str = "1"):
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
+    monkeypatch.setenv("TILEORCH_ATTN_EARLY_TMA", "1")
+    module = _lowered(d, 128, 128)
+    (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
+    (early,) = [o for o in fn.walk() if "tileorch.early_tma" in o.attributes]
+    return module, fn, early
+
+
+@pytest.mark.parametrize("d,persistent", [(128, "1"), (64, "1"), (64, "0")])
+def test_early_tma_kernel_is_proved(d, persistent, monkeypatch):
+    """The early issue read as the producer's first-round ops of its first instance (the same arms and copies, none
+    waits): both rings proved, with the K/V tiles ahead of Q (d128: one Q slot), two Q slots (d64) and one CTA per
+    instance."""
+    from tileorch.testing.check_memo import check_once as check  # a proof once per test run
+    from tileorch.analysis.extract import extract
+
+    module, _, _ = _early_kernel(monkeypatch, d, persistent)
+    (proto,) = extract(module)
+    result = check(proto)
+    assert result.ok, result.violation
+
+
+def test_early_tma_bound_unlike_the_ring_is_refused(monkeypatch):
+    """Thread 0 issuing min(n, 2) tiles while the producer skips min(n, 3): refused, at the early loop."""
+    from tileorch.analysis.extract import extract
+    from tileorch.diagnostics import LocatedError
+
+    module, _, early = _early_kernel(monkeypatch, 128)
+    (most,) = [o for o in early.walk() if o.name == "arith.minui"]
+    _set_constant(most, 1, 2)
+    with pytest.raises(LocatedError, match=r"early issue's ring loop is not 0 \.\. min\(n, 3\)"):
+        extract(module)
+
+
+def test_early_tma_producer_not_skipping_is_refused(monkeypatch):
+    """The producer's first instance loading Q again (its skip's condition made always true): refused."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IntegerAttr, i1
+
+    from tileorch.analysis.extract import extract
+    from tileorch.diagnostics import LocatedError
+
+    module, fn, _ = _early_kernel(monkeypatch, 64)
+    (later,) = [o for o in fn.walk() if o.name == "arith.cmpi" and o.results[0].name_hint == "early_later"]
+    q_if = next(u.operation for u in later.results[0].uses if u.operation.name == "scf.if")
+    true = arith.ConstantOp(IntegerAttr(1, i1))
+    q_if.parent_block().insert_op_before(true, q_if)
+    q_if.operands[0] = true.result
+    with pytest.raises(LocatedError, match="early Q arm is not the producer's"):
+        extract(module)
+
+
+def test_early_tma_after_the_barrier_is_refused(monkeypatch):
+    from tileorch.analysis.extract import extract
+    from tileorch.diagnostics import LocatedError
+
+    module, fn, early = _early_kernel(monkeypatch, 64)
+    entry = fn.regions[0].blocks.first
+    bar = next(o for o in entry.ops if o.name == "nvvm.barrier")
+    bar.detach()
+    entry.insert_op_before(bar, early)
+    with pytest.raises(LocatedError, match="not before the entry block's CTA barrier"):
+        extract(module)

@@ -43,6 +43,15 @@ consumer's program before / after that loop.  A persistent producer that loads e
 first ``min(k, A)`` K/V tiles before its Q (the record's ``kv_ahead`` = ``A``,
 ``TILEORCH_ATTN_KV_AHEAD``) has two ring loops in its work loop, ``0 .. minui(n, A)`` before the Q
 arm and the rest after it: modelled as two loops over the same ring around the Q slot's ops.
+A kernel whose thread 0 issues the first instance's Q and first ``min(k, S)`` K/V tiles before the CTA barrier
+(the record's ``early_tma`` = ``S``, ``TILEORCH_ATTN_EARLY_TMA``: the entry block's ``scf.if`` marked
+``tileorch.early_tma``, before the ``nvvm.barrier``) is checked to issue exactly what the producer's first
+instance then skips (one Q arm of the producer's bytes, one ring loop ``0 .. minui(n, S)`` without empty waits and
+with the producer's stage fill; the producer's ring loops from ``select(it != 0, 0, minui(n, S))`` and its Q arm
+under ``scf.if it != 0``), and modelled as the producer's own first-round ops: they are the same arms and copies
+on the same fresh barriers, none of them waits, and every wait on those barriers comes after the CTA barrier, so
+issuing them earlier can only make tiles land sooner (the model does not represent the other thread nor a first
+instance unlike the others).
 A consumer loop with several full waits an iteration (``TILEORCH_ATTN_K_AHEAD``: tile ``j``'s and,
 ahead, tile ``j + 1``'s) is read op by op with each ring op's tile by
 :mod:`tileorch.analysis.chained_tiles` (its waits are ``ConsumerWait(again=True)``: the checker
@@ -68,6 +77,7 @@ COPY = "nvvm.cp.async.bulk.tensor.shared.cluster.global"
 WAIT = "nvvm.mbarrier.try_wait.parity"
 ARRIVE = "nvvm.mbarrier.arrive"
 RING = "kv"
+EARLY_ATTR = "tileorch.early_tma"  # (transforms/tileas/chained_dots.py's EARLY_TMA_ATTR: analysis/ reads IR only)
 Q_RING = "q"
 INSTANCES = (1, 2, 3)
 """Program instances per CTA checked for a persistent kernel (every instance with the same trip
@@ -351,7 +361,8 @@ class _Reader:
 
     def protocol(self) -> Protocol:
         fn, S = self.fn, self.stages
-        loops = [o for o in fn.walk() if o.name == "scf.for"]
+        early = self._early_block()
+        loops = [o for o in fn.walk() if o.name == "scf.for" and not (early is not None and early.is_ancestor(o))]
 
         def innermost(name: str) -> Operation | None:
             """The first loop holding an op ``name`` with no nested loop holding one."""
@@ -382,7 +393,9 @@ class _Reader:
                 raise LocatedError(fn, "check: a persistent kernel without a work-tile loop around the producer's "
                                        "and the consumers' loops")
         if ahead_loop is not None:
-            self._check_ahead(ahead_loop, prod_loop, prod_work, int(ahead))
+            self._check_ahead(ahead_loop, prod_loop, prod_work, int(ahead), early is not None)
+        if early is not None:
+            self._check_early(early, ahead_loop or prod_loop, prod_loop, prod_work)
         p_waits = [o for o in prod_loop.walk() if o.name == WAIT]
         refills = [o for o in prod_loop.walk() if o.name == EXPECT_TX]
         c_waits = [o for o in cons_loop.walk() if o.name == WAIT]
@@ -675,18 +688,26 @@ class _Reader:
         return skip
 
     def _check_ahead(self, ahead_loop: Operation, prod_loop: Operation | None, prod_work: Operation | None,
-                     ahead: int) -> None:
+                     ahead: int, early: bool = False) -> None:
         """The kernel the record says loads ``ahead`` tiles of each instance before its Q
         (``TILEORCH_ATTN_KV_AHEAD``): two producer ring loops in the work loop's body, the first
-        ``0 .. minui(n, ahead)``, then the Q arm, then the second from that bound."""
+        ``0 .. minui(n, ahead)``, then the Q arm, then the second from that bound.  ``early``
+        (``TILEORCH_ATTN_EARLY_TMA``): the first from ``lo`` (:meth:`_check_early` reads it), the
+        second from ``maxui(lo, minui(n, ahead))``."""
         body = prod_work.regions[0].blocks.first if prod_work is not None else None
         ub = ahead_loop.operands[1].owner
         if prod_loop is None or body is None or ahead_loop.parent_block() is not body \
                 or prod_loop.parent_block() is not body or not ahead_loop.is_before_in_block(prod_loop):
             raise LocatedError(ahead_loop, "check: the tiles ahead of Q need two producer ring loops in the work loop")
-        if not (_const(ahead_loop.operands[0]) == 0 and isinstance(ub, Operation) and ub.name == "arith.minui"
-                and _const(ub.operands[1]) == ahead and ub.operands[0] is prod_loop.operands[1]
-                and prod_loop.operands[0] is ahead_loop.operands[1]):
+        lb, rest = ahead_loop.operands[0], prod_loop.operands[0] if prod_loop is not None else None
+        if early:  # the first instance's tiles from thread 0's bound: the second loop from the larger bound
+            rest_op = rest.owner if isinstance(rest, SSAValue) else None
+            ok_start = (isinstance(rest_op, Operation) and rest_op.name == "arith.maxui"
+                        and rest_op.operands[0] is lb and rest_op.operands[1] is ahead_loop.operands[1])
+        else:
+            ok_start = _const(lb) == 0 and rest is ahead_loop.operands[1]
+        if not (ok_start and isinstance(ub, Operation) and ub.name == "arith.minui"
+                and _const(ub.operands[1]) == ahead and ub.operands[0] is prod_loop.operands[1]):
             raise LocatedError(ahead_loop, f"check: the producer's tiles ahead of Q are not 0 .. min(n, {ahead}) "
                                            "followed by the ring loop from there")
         order = {id(o): i for i, o in enumerate(prod_work.walk())}
@@ -695,6 +716,71 @@ class _Reader:
         if not q_arms or not all(order[id(ahead_loop)] < order[id(a)] < order[id(prod_loop)]
                                              for a in q_arms):
             raise LocatedError(ahead_loop, "check: the Q arm is not between the producer's two ring loops")
+
+    def _early_block(self) -> Operation | None:
+        """The entry block's ``scf.if`` marked ``tileorch.early_tma`` (None without one), which the record
+        must announce (``early_tma`` = the stages) and which must come before the entry's CTA barrier."""
+        entry = self.fn.regions[0].blocks.first
+        marked = [o for o in self.fn.walk() if o.name == "scf.if" and EARLY_ATTR in o.attributes]
+        want = self.record.get("early_tma")
+        if not marked and not want:
+            return None
+        if len(marked) != 1 or want != self.stages or marked[0].parent_block() is not entry:
+            raise LocatedError(marked[0] if marked else self.fn,
+                               f"check: {len(marked)} early-issue branch(es) in the entry block, the record says "
+                               f"early_tma = {want} (expected one branch and the ring's {self.stages} stages)")
+        early = marked[0]
+        bar = next((o for o in entry.ops if o.name == "nvvm.barrier"), None)
+        if bar is None or not early.is_before_in_block(bar):
+            raise LocatedError(early, "check: the early issue is not before the entry block's CTA barrier")
+        return early
+
+    def _check_early(self, early: Operation, first_loop: Operation, prod_loop: Operation,
+                     prod_work: Operation | None) -> None:
+        """Thread 0's early issue (``TILEORCH_ATTN_EARLY_TMA``) is exactly what the producer's first instance skips:
+        one Q arm of the producer's bytes (persistent: under ``scf.if it != 0`` in the producer), one ring loop
+        ``0 .. minui(n, S)`` with no wait and the producer's stage fill, the producer's first ring loop from
+        ``select(it != 0, 0, minui(n', S))`` (persistent) or ``minui(n, S)``."""
+        S = self.stages
+        e_loops = [o for o in early.walk() if o.name == "scf.for"]
+        e_arms = [o for o in early.walk() if o.name == EXPECT_TX]
+        if any(o.name == WAIT for o in early.walk()) or len(e_loops) != 1:
+            raise LocatedError(early, "check: the early issue needs one ring loop and no barrier wait")
+        loop = e_loops[0]
+        ub = loop.operands[1].owner
+        if not (_const(loop.operands[0]) == 0 and isinstance(ub, Operation) and ub.name == "arith.minui"
+                and _const(ub.operands[1]) == S):
+            raise LocatedError(loop, f"check: the early issue's ring loop is not 0 .. min(n, {S})")
+        ring_arms = [o for o in e_arms if loop.is_ancestor(o)]
+        q_arms = [o for o in e_arms if not loop.is_ancestor(o)]
+        p_fill = [o for o in prod_loop.walk() if o.name == EXPECT_TX]
+        if len(ring_arms) != 1 or len(p_fill) != 1 or self.stage_fill(ring_arms[0]) != self.stage_fill(p_fill[0]) \
+                or _ring_base(ring_arms[0].operands[0]) != _ring_base(p_fill[0].operands[0]):
+            raise LocatedError(loop, "check: the early issue's stage fill differs from the producer's")
+        lb = first_loop.operands[0].owner
+        if prod_work is None:  # one instance per CTA: the producer from min(n, S), no Q arm of its own
+            if len(q_arms) != 1 or not (isinstance(lb, Operation) and lb.name == "arith.minui"
+                                        and _const(lb.operands[1]) == S):
+                raise LocatedError(first_loop, f"check: the producer's ring loop does not start at min(n, {S}) "
+                                               "after the early issue")
+            if any(o.name == EXPECT_TX and _ring_base(o.operands[0]) is None and not prod_loop.is_ancestor(o)
+                   for o in self.fn.walk() if not early.is_ancestor(o)):
+                raise LocatedError(early, "check: the producer arms the Q barrier again after the early issue")
+            return
+        p_q = [o for o in prod_work.walk() if o.name == EXPECT_TX and not any(
+            lp.name == "scf.for" and lp is not prod_work and lp.is_ancestor(o) for lp in prod_work.walk())]
+        sel = lb if isinstance(lb, Operation) and lb.name == "arith.select" else None
+        later = sel.operands[0].owner if sel is not None else None
+        it = prod_work.regions[0].blocks.first.args[1]
+        mn = sel.operands[2].owner if sel is not None else None
+        if not (isinstance(later, Operation) and later.name == "arith.cmpi" and later.operands[0] is it
+                and _const(later.operands[1]) == 0 and _const(sel.operands[1]) == 0
+                and isinstance(mn, Operation) and mn.name == "arith.minui" and _const(mn.operands[1]) == S):
+            raise LocatedError(first_loop, f"check: the producer's first ring loop does not start at "
+                                           f"select(it != 0, 0, min(n, {S})) after the early issue")
+        if len(q_arms) != 1 or len(p_q) != 1 or self.stage_fill(q_arms[0]) != self.stage_fill(p_q[0]) \
+                or p_q[0].parent_op().name != "scf.if" or p_q[0].parent_op().operands[0] is not later.results[0]:
+            raise LocatedError(early, "check: the early Q arm is not the producer's, skipped by its first instance")
 
     def _q_slots(self, prod_work: Operation, prod_loops: list[Operation | None], cons_work: Operation,
                  c_ops: list[Operation], inits: list[Operation], consumer_threads: int):

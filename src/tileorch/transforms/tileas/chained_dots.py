@@ -354,6 +354,26 @@ def early_q_enabled(q_slots: int | None = None) -> bool:
     return q_slots == 1
 
 
+EARLY_TMA_ENV = "TILEORCH_ATTN_EARLY_TMA"
+EARLY_TMA_ATTR = "tileorch.early_tma"
+"""Unit attribute on the entry block's ``scf.if`` in which thread 0 issues the first instance's loads."""
+
+
+def early_tma_enabled() -> bool:
+    """Whether the kernel's first program instance's Q tile and its first ``min(n, stages)`` K/V
+    tiles are issued by thread 0 right after it initialised the mbarriers (``fence.mbarrier_init``),
+    before the CTA barrier (barrier 0), instead of by the producer thread after that barrier, its
+    ``setmaxnreg`` and its coordinate math (:meth:`_Kernel.early_issue`): the first loads start that
+    much earlier on the kernel's critical path (session 37's K0 probe, d64 1k on an H100: the first Q
+    TMA 1.5 us after the CTA's entry, its bar.sync done at 0.42).  The producer's first instance then
+    skips what was issued (its Q arm and copies, the ring loop from ``min(n, stages)``).  Correct because
+    every consumer and the producer wait on these barriers only after barrier 0, which thread 0
+    reaches after its copies; the arms and copies are the producer's own, in the first ring round
+    (no empty wait: fresh barriers).  ``TILEORCH_ATTN_EARLY_TMA=1`` (off by default until a GPU A/B
+    says so; read at each compile, part of the disk-cache key)."""
+    return settings.value(EARLY_TMA_ENV) == "1"
+
+
 KV_AHEAD_ENV = "TILEORCH_ATTN_KV_AHEAD"
 
 
@@ -1643,6 +1663,7 @@ class _Kernel:
         # (every first dot, the only Q reads, retired there): the early Q release (early_q_enabled)
         self.after_loop: Callable[[], None] | None = None
         self.kv_ahead = False  # the producer's first K/V tiles of each instance before its Q (kv_ahead_enabled)
+        self.early = False  # thread 0 issued the first instance's Q and first K/V tiles (early_tma_enabled)
         self.pp_per_kernel = False  # TILEORCH_ATTN_PINGPONG=kernel: the first turn / last hand-over once per kernel
         self.s_ahead = False  # the next tile's first dot before this tile's softmax (s_ahead_form)
         self.s_ahead_form = "0"  # s_ahead_form's answer for this kernel
@@ -1869,9 +1890,9 @@ class _Kernel:
         return st, ph, st_l, fb_off0, fbar
 
     # -- the entry block ----------------------------------------------------------------------
-    def entry(self) -> None:
+    def entry(self, barrier: bool = True) -> None:
         """Shared memory, the constants, the barriers and their initialisation by thread 0, then
-        the CTA barrier (barrier 0)."""
+        the CTA barrier (barrier 0; ``barrier`` False: the caller adds it, after :meth:`early_issue`)."""
         ck, plan, off, e = self.ck, self.plan, self.off, self.e
         self.smem = self.v(DynamicSmemOp(), "smem")
         self.c = {v: _hint(e.const(v), f"c{v}") for v in (0, 1, 2, 7, 8, 128)}
@@ -1917,7 +1938,29 @@ class _Kernel:
                 t.add(nvp.PrefetchOp(self.tmap[x]))
 
         _if(e, t0, init)
-        e.add(nvvm.BarrierOp())
+        self.t0 = t0
+        if barrier:
+            e.add(nvvm.BarrierOp())
+
+    def early_issue(self, cond: SSAValue, first: Callable[[], tuple[SSAValue, SSAValue, SSAValue]],
+                    coords_of) -> None:
+        """``TILEORCH_ATTN_EARLY_TMA`` (:func:`early_tma_enabled`): under ``cond`` (thread 0, and in a
+        persistent kernel a CTA with a first instance), before the CTA barrier, the first program
+        instance's Q tile and its first ``min(n, stages)`` K/V tiles, armed and issued exactly as the
+        producer would (:meth:`load_q`, :meth:`fill`: ring index 0 .. , no empty wait in the first
+        round).  ``first()`` (evaluated in the branch, after the instance's coordinates are set):
+        (its Q full barrier, its Q slot's byte offset, its tile count ``n``).  The branch carries
+        :data:`EARLY_TMA_ATTR` (what ``tileorch check`` reads).  The barrier is the caller's to add
+        after it; the producer's first instance skips these loads (:meth:`producer`)."""
+        blk = Block()
+        with self.into(blk):
+            q_bar, q_dst, n = first()
+            self.load_q(q_bar, q_dst, coords_of)
+            self.fill(self.v(arith.MinUIOp(n, self.nstages), "early_n"), coords_of, wait=False)
+        blk.add_op(scf.YieldOp())
+        op = self.e.add(scf.IfOp(cond, [], Region(blk), Region()))
+        op.attributes[EARLY_TMA_ATTR] = UnitAttr()
+        self.early = True
 
     # -- the producer warp group --------------------------------------------------------------
     def tma_loads(self, tag: str, x: str, op: Operand, coords: list[SSAValue], dst_off: SSAValue,
@@ -1995,29 +2038,48 @@ class _Kernel:
             def thread0(t: Emitter) -> None:
                 with self.into(t.block):
                     if work is None:
-                        self.load_q(self.qbar, self.small(0), coords_of)
-                        self.fill(n_tiles, coords_of)
+                        if self.early:  # thread 0 issued Q and the first tiles (early_issue)
+                            self.fill(n_tiles, coords_of, self.v(arith.MinUIOp(n_tiles, self.nstages), "early_n"))
+                        else:
+                            self.load_q(self.qbar, self.small(0), coords_of)
+                            self.fill(n_tiles, coords_of)
                         self.drain(n_tiles)
                         return
 
                     def instance(it: SSAValue) -> SSAValue:
                         n = n_tiles_of()
-                        ahead = None
+                        lo = later = None  # the first instance's tiles thread 0 issued (early_issue)
+                        if self.early:
+                            later = self.v(cmpi(it, self.small(0), "ne"), "early_later")
+                            lo = self.v(arith.SelectOp(later, self.small(0),
+                                                       self.v(arith.MinUIOp(n, self.nstages), "early_n")), "early_lo")
+                        ahead = lo
                         if self.kv_ahead:  # the instance's first tiles before its Q (kv_ahead_enabled)
                             most = _hint(self.e.const(self.plan.stages - 1), "kv_ahead_n")
                             ahead = self.v(arith.MinUIOp(n, most), "kv_ahead")
-                            self.fill(ahead, coords_of)
+                            self.fill(ahead, coords_of, lo)
+                            if lo is not None:  # the first instance: from min(n, stages) >= min(n, stages - 1)
+                                ahead = self.v(arith.MaxUIOp(lo, ahead), "kv_rest")
                         slot, use = work.q_slot(it)
-                        reuse = self.v(cmpi(use, self.small(0), "ugt"), "q_reuse")
 
-                        def wait_free(w: Emitter) -> None:
-                            with self.into(w.block):
-                                prev = self.v(arith.SubiOp(use, self.small(1)), "q_prev")
-                                self.try_wait(work.q_empty(slot), self.v(arith.AndIOp(prev, self.small(1)), "q_eph"),
-                                              "Q slot empty barrier (producer)")
+                        def q_load(q: Emitter) -> None:
+                            with self.into(q.block):
+                                reuse = self.v(cmpi(use, self.small(0), "ugt"), "q_reuse")
 
-                        _if(self.e, reuse, wait_free)
-                        self.load_q(work.q_bar(slot), work.q_offset(slot), coords_of)
+                                def wait_free(w: Emitter) -> None:
+                                    with self.into(w.block):
+                                        prev = self.v(arith.SubiOp(use, self.small(1)), "q_prev")
+                                        self.try_wait(work.q_empty(slot),
+                                                      self.v(arith.AndIOp(prev, self.small(1)), "q_eph"),
+                                                      "Q slot empty barrier (producer)")
+
+                                _if(self.e, reuse, wait_free)
+                                self.load_q(work.q_bar(slot), work.q_offset(slot), coords_of)
+
+                        if later is None:
+                            q_load(self.e)
+                        else:  # the first instance's Q was issued by thread 0
+                            _if(self.e, later, q_load)
                         self.fill(n, coords_of, ahead)
                         return n
 
@@ -2045,9 +2107,10 @@ class _Kernel:
             at = dst if k == 0 else self.v(arith.AddiOp(dst, self.e.const(k * _align(ck.a0.bytes))), f"{tag}_dst")
             self.tma_loads(tag, x, ak, coords_of(x, ak, self.small(0), tag), at, bar)
 
-    def fill(self, n_tiles: SSAValue, coords_of, first: SSAValue | None = None) -> None:
+    def fill(self, n_tiles: SSAValue, coords_of, first: SSAValue | None = None, wait: bool = True) -> None:
         """The producer loop over the instance's K/V tiles ``first .. n_tiles - 1`` (``first``: 0 if
-        None; each into its ring stage once the stage's previous tile is released)."""
+        None; each into its ring stage once the stage's previous tile is released; ``wait`` False:
+        tiles of the ring's first round only, whose stages are fresh, without the release test)."""
         off = self.off
 
         def fill(le: Emitter, pj: SSAValue, _) -> list[SSAValue]:
@@ -2055,7 +2118,6 @@ class _Kernel:
             with self.into(le.block):
                 r = self.ring_index(pj, "pj")
                 pst, pph = self.stage_index(r, "p", ringed=True)
-                refill = self.v(cmpi(r, self.nstages, "uge"), "refill")
 
                 def wait_empty(w: Emitter) -> None:
                     with self.into(w.block):
@@ -2063,7 +2125,8 @@ class _Kernel:
                         self.try_wait(self.stage_barrier("pe", "pebar", pst, off["empty"])[1], phase,
                                       "K/V ring empty barrier (producer)", off["empty"])
 
-                _if(self.e, refill, wait_empty)
+                if wait:
+                    _if(self.e, self.v(cmpi(r, self.nstages, "uge"), "refill"), wait_empty)
                 self.stage_loads(pj, coords_of)
             return []
 
@@ -4096,12 +4159,16 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             "the next Q" if plan.stages < 2 else f"{plan.q_slots} Q slots: the next instance's Q is loaded right "
             "after this instance's last tile, without waiting for a release")
     kb.kv_ahead = kv_ahead
+    # TILEORCH_ATTN_EARLY_TMA: the first instance's loads by thread 0 before the CTA barrier (early_tma_enabled)
+    early_tma, early_tma_off = early_tma_enabled(), None
+    if early_tma and ck.row_groups:
+        early_tma, early_tma_off = False, "row groups: the Q rows of the producer's first unit are its slice's"
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
     # the program's num_programs(a) reads the launch grid: a persistent kernel's grid parameters (a static
     # loop's work items: num_programs(a) * G), else the CTA grid (nctaid, read in the entry block below)
     ck.launch_grid = list(grid) if grid is not None else None
-    kb.entry()
+    kb.entry(barrier=not early_tma)
 
     # ---- thread coordinates (entry block, before everything that needs them)
     site = _Site(ck, args)
@@ -4188,6 +4255,19 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             out.append(kb.splice(s.tmp, at, f"{tag}_c{dim}"))
         return out
 
+    if early_tma:  # thread 0's first loads, then the CTA barrier (every wait on these barriers comes after it)
+        if persistent:
+            has = kb.v(cmpi(work.start, work.total, "slt"), "early_has")
+
+            def first() -> tuple[SSAValue, SSAValue, SSAValue]:
+                tile_coord[:] = work.coords(work.dealt(work.start, work.c0))
+                slot, _ = work.q_slot(work.c0)
+                return work.q_bar(slot), work.q_offset(slot), instance_values()[0]
+
+            kb.early_issue(kb.v(arith.AndIOp(kb.t0, has), "early_t0"), first, coords_of)
+        else:
+            kb.early_issue(kb.t0, lambda: (kb.qbar, kb.small(0), n_tiles), coords_of)
+        kb.e.add(nvvm.BarrierOp())
     if persistent:
         producer = kb.producer(None, coords_of, work, lambda: instance_values()[0])
     else:
@@ -4488,6 +4568,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                                  if pingpong else "TILEORCH_ATTN_NEXT_S: its instances are built without the hook")
     if kv_ahead_off is not None:
         record["kv_ahead_off"] = kv_ahead_off
+    if early_tma:
+        record["early_tma"] = plan.stages
+    elif early_tma_off is not None:
+        record["early_tma_off"] = early_tma_off
     if kb.q_regs:
         record["q_regs"] = ck.d // 4
     elif q_regs_off is not None:
