@@ -1,7 +1,7 @@
 """Session 43's attention-shaped sweep (``tileorch.testing.attnsweep43_programs``, issue 20): every program exported
 through the launcher's argument description and cuTile's exporter (no GPU) and lowered for sm_90a takes the path its
-table entry names: the chained ones say they took the tensor cores (TMA + WGMMA); the ones the tier refuses (sink
-tokens' dot before the loop, varlen rows gathered) say why at a line of the program's file, never a silent SIMT fallback or an internal error; the chained kernels' launches on their spec's arrays are
+table entry names: the chained ones say they took the tensor cores (TMA + WGMMA); the ones the tier refuses (varlen
+rows gathered; the sink tokens' dot before the loop until session 44) say why at a line of the program's file, never a silent SIMT fallback or an internal error; the chained kernels' launches on their spec's arrays are
 addressed by tensor maps (no launch-time SIMT fallback for a row stride TMA cannot take).  CI checks
 :data:`PATH_IN_CI`; ``TILEORCH_EMULATE_ALL=1`` every program.  Needs cuda-tile."""
 
@@ -22,7 +22,7 @@ SOURCE = str(Path(attnsweep43_programs.__file__))
 TENSOR_CORES = "chained dots compiled through the TileAS tier to TMA + WGMMA"
 ALL = bool(os.environ.get("TILEORCH_EMULATE_ALL"))
 QUICK = {"a43_alibi_causal_d64", "a43_sink_state_d64", "a43_varlen_padded_tiles_d64",
-         "a43_lse_scatter_d64"}
+         "a43_lse_scatter_d64", "a43_sink_block_dot_before"}
 """test_attnsweep43_emulated.py's CI programs: their compile there is the lowering read here
 (``lower_once_compiled``)."""
 PATH_IN_CI = QUICK | {n for n, p in PROGRAMS.items() if p.path != "chained"} | {"a43_bias_tile_d64",

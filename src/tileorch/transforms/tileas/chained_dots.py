@@ -602,6 +602,15 @@ class Operand:
     tile reshaped to ``(G BM, D)`` rows, one TMA box of ``G`` x ``BM`` rows (``rows_dim`` the ``BM``
     one) that lands in shared memory as ``G BM`` consecutive rows."""
     group: int = 1  # the box's extent along ``group_dim`` (``rows`` is ``group`` x the box's rows)
+    first: "Operand | None" = None
+    """The tile the loop reads instead where :attr:`first_when` holds: a step before the loop whose tile load read
+    another array (sink keys / values of their own), run as the loop's first iteration by ``tileas-fuse-split-loops``
+    (the loop's operand ``select(iv == lb, step's tile, loop's tile)``).  Laid out as this one (same box, rows,
+    swizzle); the producer loads it, through its own tensor map (``<name>_first``), into this operand's place in
+    the stage at that iteration, and this one's tile at the others (:meth:`_Kernel.operand_loads`)."""
+    first_when: SSAValue | None = None
+    """The consumer loop's scalar ``i1`` choosing :attr:`first` (computed from the loop's iv and loop-invariant
+    values by ``arith`` ops: the producer evaluates it at its own tile index)."""
     parts: tuple = ()
     """The loads of the tile's next row blocks (a K / V tile of several pages joined by ``ct.cat``: each page its
     own TMA box at its own coordinate; ``load`` is the first): block ``p`` is ``box_rows`` rows at row
@@ -852,6 +861,8 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     src, seen = strip_layouts(v)
     if in_loop and _joined(v):
         return _joined_operand(kernel, dot, src.owner, seen, what, fp8)
+    if in_loop and _selected(v):
+        return _selected_operand(kernel, dot, src.owner, seen, what, fp8)
     ld = source_load(src)
     if not isinstance(ld, ts.TiledLoadOp) or not isinstance(ld.atom, ts.TmaLoadAtomAttr):
         from tileorch.transforms.tileas.gathered_operand import gather_source
@@ -962,6 +973,64 @@ def _joined_operand(kernel: aa.FuncOp, dot: Operation, cat: Operation, seen: lis
                    parts=tuple(p.load for p in parts[1:])), seen
 
 
+def _selected(v: SSAValue) -> bool:
+    """Whether the operand ``v`` is (through layout ops, reshapes, a transpose) one of two tiles chosen by a scalar
+    ``nv_tileaa.select``."""
+    src, _ = strip_layouts(v)
+    o = src.owner
+    return isinstance(o, Operation) and o.name == "nv_tileaa.select" and o.operands[0].type == i1
+
+
+def _iteration_condition(cond: SSAValue, loop: scf.ForOp) -> bool:
+    """Whether the scalar ``cond`` is computed from ``loop``'s iv and values defined outside the loop by scalar ops
+    without side effects or regions (the producer can evaluate it at its tile index; not a loaded value, not a value
+    the loop carries)."""
+    from tileorch.transforms.tileas.loop_pair_fusion import _pure
+
+    stack, seen = [cond], set()
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if x is loop.body.blocks.first.args[0] or not loop.is_ancestor(x.owner if isinstance(x.owner, Operation)
+                                                                        else x.owner.parent_op()):
+            continue
+        o = x.owner
+        if not isinstance(o, Operation) or not _pure(o) or o.regions or \
+                any(isinstance(r.type, TensorType) for r in o.results):
+            return False
+        stack.extend(o.operands)
+    return True
+
+
+def _selected_operand(kernel: aa.FuncOp, dot: Operation, sel: Operation, seen: list[str], what: str,
+                      fp8: bool = False) -> tuple[Operand, list[str]]:
+    """A loop operand ``select(c, x, y)`` of two TMA tiles with a scalar ``c`` of the loop's iteration (a step
+    before the loop reading its own array, fused as the loop's first iteration): ``y``'s :class:`Operand` with
+    ``x`` as its :attr:`Operand.first` where ``c`` holds; a located refusal at the select when the two tiles are
+    not laid out alike or ``c`` is not a function of the iteration."""
+    cond, x, y = sel.operands
+    later, lseen = _operand(kernel, dot, y, what, True, fp8=fp8)
+    first, fseen = _operand(kernel, dot, x, what, True, fp8=fp8)
+
+    def layout(o: Operand) -> tuple:
+        vt = o.load.view.type
+        return (o.rows, o.cols, o.swapped, o.rows_dim, o.group_dim, o.group, o.esize, o.box, o.rank,
+                ints(vt.tile), ints(vt.order), o.load.result.type)
+
+    loop = enclosing_for(dot)
+    if later.first is not None or first.first is not None or later.parts or first.parts or lseen != fseen or \
+            layout(later) != layout(first):
+        _fail(sel, f"{what} is one of two tiles chosen by a select: the chained kernel loads either of two tiles of "
+                   "one layout (the same tile shape, element type, view order and layout ops) into one stage")
+    if loop is None or not _iteration_condition(cond, loop):
+        _fail(sel, f"{what} is one of two tiles chosen by a select whose condition is not a function of the loop's "
+                   "iteration (its iv and values defined before the loop): the producer chooses the tile it loads")
+    later.first, later.first_when = first, cond
+    return later, seen + lseen
+
+
 def gathered_operand_why(what: str) -> str:
     """The refusal of a chained dot's operand ``what`` read by ``ct.gather``."""
     return (f"{what} is gathered (ct.gather): the chained kernels read their operand tiles through TMA tile loads "
@@ -980,7 +1049,7 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation, operand: SSAValue | None = Non
     gathered = gather_source(operand if operand is not None else d1.lhs)
     if gathered is not None:
         _fail(gathered[0], gathered_operand_why(what))
-    if operand is not None and _joined(operand):  # the loop operand's tile blocks (_joined_operand): no prologue
+    if operand is not None and (_joined(operand) or _selected(operand)):  # (_joined_operand, _selected_operand)
         return operand, None
     _refuse_joined(operand if operand is not None else d1.lhs, what)
     return operand_prologue(kernel, d1, _fail, operand, what)
@@ -1185,10 +1254,13 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         _fail(d2, f"the second dot's B tile {b2.rows}x{b2.cols} does not match the dot")
     others = [_other_second(kernel, sd, d2, loop, tn, dv) for sd in seconds[:-1]]
     for b in (*b1s, b2, *others):  # the producer walks the same tiles as the consumer loop (its iv is j)
-        for ld in (b.load, *b.parts):
+        for ld in (b.load, *b.parts, *((b.first.load,) if b.first is not None else ())):
             ploop = enclosing_for(ld)
             if ploop is None or (ploop.lb, ploop.ub, ploop.step) != (loop.lb, loop.ub, loop.step):
                 _fail(ld, "a loop operand's load is not in a producer loop over the consumer loop's range")
+    if (len(b1s) > 1 or others or a0s) and any(b.first is not None for b in (*b1s, b2, *others)):
+        _fail(d1, "a loop operand chosen between two arrays at the loop's first iteration (a step before the loop "
+                  "reading its own array) in a chain of several first or second dots: not supported yet")
     if (len(b1s) > 1 or others) and any(b.parts for b in (*b1s, b2, *others)):
         _fail(d1, "a B tile joined by ct.cat from row blocks (pages) in a chain of several first or second dots: not "
                   "supported yet")
@@ -1596,13 +1668,21 @@ def _b1_names(ck: ChainedKernel) -> list[str]:
 
 def _tmap_names(ck: ChainedKernel) -> list[str]:
     """The kernel's tensor-map parameters, in order: the A tiles (:func:`_a0_names`), each first
-    dot's B (:func:`_b1_names`), the second dot's B."""
-    return [*_a0_names(ck), *_b1_names(ck), *(["b2"] if ck.b2_in_b1 < 0 else [])]
+    dot's B (:func:`_b1_names`), the second dot's B, then ``<name>_first`` for each of them with a
+    first-iteration tile of its own (:attr:`Operand.first`)."""
+    names = [*_a0_names(ck), *_b1_names(ck), *(["b2"] if ck.b2_in_b1 < 0 else [])]
+    ops = _main_tmap_operands(ck)
+    return names + [f"{x}_first" for x, o in zip(names, ops) if o.first is not None]
+
+
+def _main_tmap_operands(ck: ChainedKernel) -> list[Operand]:
+    return [*(ck.a0s or [ck.a0]), *(ck.b1s or [ck.b1]), *([ck.b2] if ck.b2_in_b1 < 0 else [])]
 
 
 def _tmap_operands(ck: ChainedKernel) -> list[Operand]:
     """The operands of :func:`_tmap_names`, in the same order."""
-    return [*(ck.a0s or [ck.a0]), *(ck.b1s or [ck.b1]), *([ck.b2] if ck.b2_in_b1 < 0 else [])]
+    ops = _main_tmap_operands(ck)
+    return ops + [o.first for o in ops if o.first is not None]
 
 
 class _Kernel:
@@ -1946,6 +2026,25 @@ class _Kernel:
                 dst = self.v(llvm_ext.AddrSpaceCastOp(dst, CLUSTER_PTR), f"{t}_q{c}")
                 e.add(nvp.CpAsyncBulkTensorGlobalToSharedClusterOp(dst, self.tmap[x], box, bar))
 
+    def operand_loads(self, tag: str, x: str, op: Operand, coords: list[SSAValue], dst_off: SSAValue, bar: SSAValue,
+                      j: SSAValue, coords_of, **kw) -> None:
+        """:meth:`tma_loads` of tile ``j`` of operand ``x``; one with a first-iteration tile of its own
+        (:attr:`Operand.first`): ``scf.if`` its condition at ``j`` (:attr:`first_when`) loads that tile through
+        tensor map ``<x>_first`` at its own coordinates into the same place, else this one's."""
+        if op.first is None:
+            self.tma_loads(tag, x, op, coords, dst_off, bar, **kw)
+            return
+        when = self.first_when(op, j, tag)
+        first, later = Block(), Block()
+        with self.into(first):
+            self.tma_loads(f"{tag}f", f"{x}_first", op.first, coords_of(x, op.first, j, f"{tag}f", op.first.load),
+                           dst_off, bar)
+        with self.into(later):
+            self.tma_loads(tag, x, op, coords, dst_off, bar, **kw)
+        first.add_op(scf.YieldOp())
+        later.add_op(scf.YieldOp())
+        self.e.add(scf.IfOp(when, [], Region(first), Region(later)))
+
     def stage_loads(self, j: SSAValue, coords_of) -> None:
         """Arm stage ``j % stages``'s full barrier and issue the B1/B2 loads of tile ``j``
         (``coords_of(operand name, operand, j, tag)``: the program's tile coordinates)."""
@@ -1966,7 +2065,7 @@ class _Kernel:
             return lambda ld, tag: coords_of(x, op, j, tag, ld)
 
         if ck.k1 == 1:
-            self.tma_loads("b1nx", "b1", ck.b1, b1, k_off, bar, part_coords=parts("b1", ck.b1))
+            self.operand_loads("b1nx", "b1", ck.b1, b1, k_off, bar, j, coords_of, part_coords=parts("b1", ck.b1))
         else:  # each first dot's B tile at its boxes' places in the joint operand (ChainedKernel.b1_wide)
             for k, (x, bk) in enumerate(zip(_b1_names(ck), ck.b1s)):
                 if ck.b1_tiles[k] != k:  # the same tile as an earlier first dot's: read there
@@ -1975,7 +2074,7 @@ class _Kernel:
                 self.tma_loads(f"b1nx{k}" if k else "b1nx", x, bk, bc, k_off, bar,
                                lambda c, k=k: ck.b1_chunk_offset(k, c))
         if ck.b2_in_b1 < 0:  # else B2 is read in a first dot's tile
-            self.tma_loads("b2nx", "b2", ck.b2, b2, v_off, bar, part_coords=parts("b2", ck.b2))
+            self.operand_loads("b2nx", "b2", ck.b2, b2, v_off, bar, j, coords_of, part_coords=parts("b2", ck.b2))
 
     def producer(self, n_tiles: SSAValue | None, coords_of, work=None, n_tiles_of=None) -> Block:
         """The producer warp group's block: its thread 0 loads A0 once and tile ``j`` into stage
@@ -4188,6 +4287,13 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             out.append(kb.splice(s.tmp, at, f"{tag}_c{dim}"))
         return out
 
+    def first_when(op: Operand, j: SSAValue, tag: str) -> SSAValue:
+        """The consumer loop's choice of :attr:`Operand.first` at tile ``j`` (the loop's iv read as ``j``)."""
+        s = _Site(ck, args, coords, tile_coord)
+        s.low.scalars[ck.loop.body.blocks.first.args[0]] = j
+        return kb.splice(s.tmp, s.low.scalar(op.first_when), f"{tag}_first")
+
+    kb.first_when = first_when
     if persistent:
         producer = kb.producer(None, coords_of, work, lambda: instance_values()[0])
     else:
