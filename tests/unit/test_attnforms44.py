@@ -65,3 +65,78 @@ def test_a_choice_whose_sides_deliver_different_bytes_is_refused(lowered):
     copy.erase()
     with pytest.raises(LocatedError, match="deliver different bytes"):
         extract(module)
+
+
+# ----------------------------------------------------------------------------------------------- gathered Q rows
+
+def _routed():
+    pytest.importorskip("cuda.tile")
+    from tileorch.testing import attnforms44_programs
+
+    return attnforms44_programs
+
+
+ROUTED_CI = {"a44_routed_q_d64"}
+"""The routed-query programs CI emulates (``TILEORCH_EMULATE_ALL=1``: every one)."""
+ROUTED_ALL = ["a44_routed_q_d64", "a44_routed_q_d128_bm128", "a44_routed_q_d64_bf16"]
+
+
+def _proofs(module):
+    from tileorch.analysis.extract import extract
+    from tileorch.testing.check_memo import check_once as check
+
+    return [(r.ok, str(r.violation)) for r in (check(p) for p in extract(module))]
+
+
+def test_routed_query_rows_take_the_tier_and_the_pipelines_are_proved():
+    """``a44_routed_q_d64`` (refused before session 44 at its Q gather: "the first dot's A (Q) is gathered"): the
+    chained kernel, a remark at the gather's line saying how the rows are read, no tensor map of Q (arg 0), and
+    ``tileorch check`` proves the kernel's pipelines (the Q phase armed for no bytes, no Q copy)."""
+    import inspect
+
+    from tileorch.testing.compile_memo import compile_once_deriving
+    from tileorch.testing.export import cutile_bytecode
+
+    m = _routed()
+    name = "a44_routed_q_d64"
+    p = m.PROGRAMS[name]
+    prog, proved = compile_once_deriving(cutile_bytecode(p.kernel, p.spec), name, _proofs, "attnforms44-proofs",
+                                         arch="sm_90a", ptxas=False)  # (the emulated test's compile: one memo key)
+    assert prog.kind == "chained", list(prog.remarks)
+    src, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
+    line = first + next(i for i, ln in enumerate(src) if "q = ct.gather(Q" in ln)
+    assert any(r.startswith(f"{m.__file__}:{line}:") and ": remark: " in r and "the first dot's A (Q) is gathered" in r
+               for r in prog.remarks), list(prog.remarks)
+    assert prog.chained.get("q_gathered") is True
+    assert [t["arg"] for t in prog.chained["tmaps"]] and 0 not in [t["arg"] for t in prog.chained["tmaps"]]
+    assert proved and all(ok for ok, _ in proved), proved
+
+
+@pytest.mark.parametrize("name", ROUTED_ALL)
+def test_routed_query_rows_match_numpy(name, monkeypatch):
+    """Query rows gathered by a row-index vector (a permutation's first ``n`` tokens), K / V by tile loads: the
+    chained kernel's PTX run on the CPU emulator (every CTA of the launch, the launcher's tensor maps and
+    parameters) against numpy float64, outputs NaN-prefilled (the runner's), ragged ``n`` and keys.  bf16 programs
+    run as their f16 twins (the emulator's WGMMA is f16)."""
+    import dataclasses
+    import os
+
+    import numpy as np
+
+    if name not in ROUTED_CI and not os.environ.get("TILEORCH_EMULATE_ALL"):
+        pytest.skip("CI-sized subset: TILEORCH_EMULATE_ALL=1 runs every program")
+    m = _routed()
+    import test_user_sweep3_emulated as s3
+    import test_user_sweep4_emulated as s4
+
+    p = m.PROGRAMS[name]
+    twin = dataclasses.replace(p, spec=[(s[0], "float16") if isinstance(s, tuple) and s[1] == "bfloat16" else s
+                                        for s in p.spec])
+    s4.add_sweep_programs(monkeypatch, {name: twin})
+    rng = np.random.default_rng(44)
+    x = m.inputs(name, lambda shape, dt: rng.standard_normal(shape).astype(np.float16), lambda a: a)
+    out = s3._chained(name, x, tuple(p.grid) + (1,))
+    for pos, ref in m.reference(name, x).items():
+        got = np.asarray(out[pos], np.float64)
+        assert not np.isnan(got).any(), f"argument {pos}: unwritten (or NaN) outputs"
+        np.testing.assert_allclose(got, ref, atol=3e-3, rtol=1e-2)

@@ -609,6 +609,10 @@ class Operand:
     swizzle); the producer loads it, through its own tensor map (``<name>_first``), into this operand's place in
     the stage at that iteration, and this one's tile at the others (:meth:`_Kernel.operand_loads`)."""
     first_when: SSAValue | None = None
+    gathered: SSAValue | None = None
+    """The first dot's A (Q) read by ``ct.gather`` (routed or packed query rows): the ``[tm, d]`` value the dot reads,
+    evaluated element by element by the consumer warp groups into the Q slot (:meth:`_Kernel.q_gather`), laid out
+    as a TMA box would write it; ``load`` is the gather's pointer-tile load, no tensor map, no TMA copy."""
     """The consumer loop's scalar ``i1`` choosing :attr:`first` (computed from the loop's iv and loop-invariant
     values by ``arith`` ops: the producer evaluates it at its own tile index)."""
     parts: tuple = ()
@@ -665,7 +669,7 @@ class Operand:
 
     @property
     def rank(self) -> int:
-        return len(self.load.indices)
+        return 2 if self.gathered is not None else len(self.load.indices)
 
 
 @dataclass
@@ -1031,6 +1035,29 @@ def _selected_operand(kernel: aa.FuncOp, dot: Operation, sel: Operation, seen: l
     return later, seen + lseen
 
 
+def _gathered_q(d1: Operation, firsts: list, tile_rows: int, tm: int, d: int) -> Operand | None:
+    """The first dot's A (Q) read by ``ct.gather`` as an :class:`Operand` whose :attr:`Operand.gathered` the consumers
+    evaluate (None when A is not gathered); a located refusal for a gathered A the kernel does not take this way."""
+    from tileorch.transforms.tileas.gathered_operand import gather_source
+
+    found = gather_source(d1.lhs)
+    if found is None:
+        return None
+    load, swapped = found
+    top, seen = strip_layouts(d1.lhs, LAYOUT_ONLY)
+    elt = top.type.element_type
+    why = ("a transposed gather (the Q tile's rows must be the gathered rows)" if swapped or "nv_tileaa.permute" in seen
+           else f"{elt} elements (16-bit Q: f16 / bf16)" if type(elt) not in _DT
+           else f"{tile_rows} tile rows (64, 128 or 256)" if tile_rows != tm
+           else "several first dots" if len(firsts) > 1
+           else f"a [{', '.join(map(str, top.type.get_shape()))}] tile (the dot's [{tm}, {d}])"
+           if list(top.type.get_shape()) != [tm, d] else None)
+    if why is not None:
+        _fail(load, gathered_operand_why("the first dot's A (Q)") + f"; gathered query rows are read by the consumer "
+                    f"warp groups into the Q tile, but not with {why}")
+    return Operand(load, tm, d, -1, gathered=top)
+
+
 def gathered_operand_why(what: str) -> str:
     """The refusal of a chained dot's operand ``what`` read by ``ct.gather``."""
     return (f"{what} is gathered (ct.gather): the chained kernels read their operand tiles through TMA tile loads "
@@ -1210,8 +1237,12 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     for n in (tn, dv):
         if n % 16 or n > 256:
             _fail(d1, f"dot extent {n}: multiples of 16 up to 256 are supported")
-    a_root, prologue = _q_prologue(kernel, d1)
-    a0, seen = _operand(kernel, d1, a_root, "the first dot's A", False, grouped=True, fp8=True)
+    gathered_q = _gathered_q(d1, firsts, tile_rows, tm, d)
+    if gathered_q is not None:
+        a0, seen, prologue = gathered_q, [], None
+    else:
+        a_root, prologue = _q_prologue(kernel, d1)
+        a0, seen = _operand(kernel, d1, a_root, "the first dot's A", False, grouped=True, fp8=True)
     if prologue is not None:
         seen = prologue.seen + seen
     in_a_loop = enclosing_for(a0.load)
@@ -1667,16 +1698,18 @@ def _b1_names(ck: ChainedKernel) -> list[str]:
 
 
 def _tmap_names(ck: ChainedKernel) -> list[str]:
-    """The kernel's tensor-map parameters, in order: the A tiles (:func:`_a0_names`), each first
-    dot's B (:func:`_b1_names`), the second dot's B, then ``<name>_first`` for each of them with a
-    first-iteration tile of its own (:attr:`Operand.first`)."""
-    names = [*_a0_names(ck), *_b1_names(ck), *(["b2"] if ck.b2_in_b1 < 0 else [])]
+    """The kernel's tensor-map parameters, in order: the A tiles (:func:`_a0_names`; none for gathered query rows,
+    :attr:`Operand.gathered`), each first dot's B (:func:`_b1_names`), the second dot's B, then ``<name>_first``
+    for each of them with a first-iteration tile of its own (:attr:`Operand.first`)."""
+    names = [*(_a0_names(ck) if ck.a0.gathered is None else []), *_b1_names(ck),
+             *(["b2"] if ck.b2_in_b1 < 0 else [])]
     ops = _main_tmap_operands(ck)
     return names + [f"{x}_first" for x, o in zip(names, ops) if o.first is not None]
 
 
 def _main_tmap_operands(ck: ChainedKernel) -> list[Operand]:
-    return [*(ck.a0s or [ck.a0]), *(ck.b1s or [ck.b1]), *([ck.b2] if ck.b2_in_b1 < 0 else [])]
+    return [*((ck.a0s or [ck.a0]) if ck.a0.gathered is None else []), *(ck.b1s or [ck.b1]),
+            *([ck.b2] if ck.b2_in_b1 < 0 else [])]
 
 
 def _tmap_operands(ck: ChainedKernel) -> list[Operand]:
@@ -1786,6 +1819,8 @@ class _Kernel:
     def wait_q(self) -> None:
         """Wait for the current program instance's Q tile (A0); with a Q prologue, apply it."""
         self.try_wait(*(self.q_wait or (self.qbar, self.small(0))), "Q tile full barrier")
+        if self.ck.a0.gathered is not None:
+            self.q_gather()
         if self.stagger_it is not None:  # TILEORCH_ATTN_STAGGER: the groups' first instance out of step
             emit_stagger(self.e, self.wg, self.stagger_it, stagger_cycles())
         pro = self.ck.q_prologue
@@ -1804,6 +1839,48 @@ class _Kernel:
             self.q_frag = self.load_q_fragment()
             if self.after_q_frag is not None:  # the persistent kernel's Q slot released right here
                 self.after_q_frag()
+
+    def q_gather(self) -> None:
+        """Gathered query rows (:attr:`Operand.gathered`): the warp group's 64 rows of the Q tile read from global
+        memory by its threads, element by element as the program's gather says (its index loads, bounds test and
+        padding: ``FragmentLowering``), and written to the Q slot as the TMA box would have (``chunks`` boxes of
+        ``box`` columns, rows of ``row_bytes`` swizzled: byte ``lin`` of a box at ``lin ^ (((lin >> 7) & (row_bytes /
+        16 - 1)) << 4)``), one 32-bit word (two elements) per thread and step, consecutive threads on consecutive
+        words.  First ``wgmma.wait_group 0`` (the warp group's earlier WGMMAs, the only readers of its rows, are
+        done), after the writes ``fence.proxy.async.shared::cta`` and the warp group's named barrier
+        :data:`Q_PROLOGUE_BARRIER` ``+ wg`` before its first WGMMA reads them."""
+        ck, e, op = self.ck, self.e, self.ck.a0
+        e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+        site = self.site_of()
+        low = site.low
+        lane = self.v(arith.RemUIOp(self.tid, self.small(128)), "qg_t")
+        wg_bytes = self.v(arith.MuliOp(self.wg, e.const(64 * op.row_bytes)), "qg_rows")
+        word = self.v(arith.MuliOp(lane, e.const(4)), "qg_t4")
+        base = self.v(arith.AddiOp(wg_bytes, e.const(self.off["a0"])), "qg_b0")
+        if self.q_off is not None:
+            base = self.v(arith.AddiOp(base, self.q_off), "qg_b")
+        mask = op.row_bytes // 16 - 1
+        for c in range(op.chunks):
+            for w in range(64 * op.row_bytes // 512):  # 128 threads x 4 bytes per step
+                phys = self.v(arith.AddiOp(wg_bytes, self.v(arith.AddiOp(word, e.const(512 * w)), "qg_w")), "qg_ph")
+                lin = self.v(arith.XOrIOp(phys, e.v(arith.ShLIOp(e.v(arith.AndIOp(
+                    e.v(arith.ShRUIOp(phys, e.const(7))), e.const(mask))), e.const(4)))), "qg_lin")
+                row = self.v(arith.DivUIOp(lin, e.const(op.row_bytes)), "qg_r")
+                col = self.v(arith.AddiOp(self.v(arith.ShRUIOp(self.v(arith.RemUIOp(lin, e.const(op.row_bytes)),
+                                                                         "qg_cb"), e.const(1)), "qg_c0"),
+                                          e.const(c * op.box)), "qg_c")
+                out = []
+                for k in range(2):
+                    ck_col = col if k == 0 else self.v(arith.AddiOp(col, e.const(1)), "qg_c1")
+                    out.append(low.at(op.gathered, (Coord(row, 0), Coord(ck_col, None))))
+                    self.splice(site.tmp)
+                ptr = self.gep(self.v(arith.AddiOp(base, self.v(arith.AddiOp(word, e.const(c * op.chunk_bytes
+                                                                                         + 512 * w)), "qg_o")),
+                                      "qg_a"), "qg_p")
+                e.store(pack16(e, out[0], out[1], ck.dtype), ptr)
+        e.add(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
+        bar = self.v(arith.AddiOp(self.wg, e.const(Q_PROLOGUE_BARRIER)), "qg_bar")
+        e.add(nvvm.BarrierOp(bar, self.small(128)))
 
     def load_q_fragment(self) -> list[list[SSAValue]]:
         """The thread's A-fragment registers of the current instance's Q tile (its slot: ``q_off``),
@@ -2133,6 +2210,9 @@ class _Kernel:
         dots with their own A tiles (:attr:`ChainedKernel.a0s`): each of them, ``_align(bytes)``
         apart, on the same barrier."""
         ck = self.ck
+        if ck.a0.gathered is not None:  # the consumers read the rows themselves (q_gather): an empty phase
+            self.e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[0]))
+            return
         if not ck.own_a:
             self.e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[ck.a0.bytes]))
             a0 = coords_of("a0", ck.a0, self.small(0), "a0q")
@@ -4294,6 +4374,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         return kb.splice(s.tmp, s.low.scalar(op.first_when), f"{tag}_first")
 
     kb.first_when = first_when
+    kb.site_of = lambda: site_of()  # (defined below: the consumers' sites, for q_gather)
     if persistent:
         producer = kb.producer(None, coords_of, work, lambda: instance_values()[0])
     else:
@@ -4487,7 +4568,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             """The instance's chain, the release of its Q slot and its stores."""
             kb.q_wait = (work.q_bar(slot), kb.v(arith.AndIOp(use, kb.small(1)), "q_ph"))
             kb.da_cur = work.q_descriptor(slot)
-            if ck.q_prologue is not None or kb.q_regs:  # the prologue's / the fragment's rows in the slot
+            if ck.q_prologue is not None or kb.q_regs or ck.a0.gathered is not None:  # rows in the slot
                 kb.q_off = work.q_offset(slot)
             released = []
 
@@ -4630,6 +4711,18 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     if ck.tile_rows:  # the program's rows below the WGMMA's 64: the kernel's tm rows, the rest never stored
         record["tile_rows"] = ck.tile_rows
     located = _located_choices(ck)
+    if ck.a0.gathered is not None:  # no Q tensor map: the consumers read the rows (_Kernel.q_gather)
+        from tileorch.diagnostics import format_error
+
+        record["q_gathered"] = True
+        loads = ck.a0.chunks * 64 * ck.a0.row_bytes // 256  # 16-bit elements per consumer thread
+        located.append(format_error(ck.a0.load, "chained-dots tier (TMA + WGMMA): the first dot's A (Q) is gathered "
+                                                "(ct.gather): Hopper's TMA has no row gather, so each consumer warp "
+                                                "group reads its 64 rows from global memory as the gather says (its "
+                                                f"index loads, bounds test and padding; {loads} elements per thread) "
+                                                "into the swizzled Q tile once per program instance, then "
+                                                "fence.proxy.async and a warp-group barrier before its first WGMMA; "
+                                                "K and V by TMA", "remark"))
     if widths is not None:
         from tileorch.diagnostics import format_error
 
