@@ -3,7 +3,8 @@ read with ``ct.gather`` by a row-index vector — MoE-style token routing into a
 gathered in expert order, the outputs written in that order for a later un-permute), varlen query packing — with
 keys and values read by tile loads.  Hopper's TMA has no row gather: the chained kernel's consumer warp groups
 read their query rows from global memory into the swizzled Q tile the WGMMA descriptors read
-(``chained_dots._Kernel.q_gather``).  Each entry a :class:`tileorch.testing.user_programs.UserProgram` in
+(``chained_dots._Kernel.q_gather``); the outputs put back at the tokens' rows by ``ct.scatter`` are refused at the
+scatter (the chained epilogue writes tiles; the SIMT path runs that program).  Each entry a :class:`tileorch.testing.user_programs.UserProgram` in
 :data:`PROGRAMS`; references: :func:`reference`.  Scales in log2 units (``exp2``).  Driven by
 tests/unit/test_attnforms44.py and tests/gpu/test_attnforms44_gpu.py.  Importing it needs ``cuda.tile``."""
 
@@ -53,6 +54,36 @@ def a44_routed_q(Q, Idx, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[
     ct.store(O, index=(qt, h, 0), tile=(acc / l_i).astype(O.dtype).reshape((BM, 1, D)))
 
 
+@ct.kernel
+def a44_routed_q_scatter_o(Q, Idx, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """:func:`a44_routed_q` with the outputs written back to the tokens' own rows: ``O [T, H, D]`` row ``Idx[qt BM +
+    r]`` by ``ct.scatter`` at the rows the queries were gathered from (rows past ``n`` masked off)."""
+    qt, h = ct.bid(0), ct.bid(1)
+    n = Idx.shape[0]
+    seq = K.shape[1]
+    r = qt * BM + ct.arange(BM, dtype=ct.int32)
+    rows = ct.gather(Idx, r)
+    cols = ct.arange(D, dtype=ct.int32)[None, :]
+    valid = (r < n)[:, None]
+    q = ct.gather(Q, (rows[:, None], h, cols), mask=valid, padding_value=0.0)
+    m_i = ct.full((BM, 1), -INF, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(h, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where(kpos < seq, s, -INF)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(h, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.scatter(O, (rows[:, None], h, cols), (acc / l_i).astype(O.dtype), mask=valid)
+
+
 F16, BF16, I32 = "float16", "bfloat16", "int32"
 
 
@@ -76,13 +107,24 @@ for _n, (_t, _r, _h, _s, _d, _dt, _bm) in ROUTED.items():
          outputs=(4,))
 
 
+SCATTERED = {"a44_routed_q_scatter_o_d64": (300, 150, 2, 170, 64, F16, 64)}
+"""name -> the :data:`ROUTED` fields of the programs writing O back to the tokens' rows (``O [T, H, D]``)."""
+for _n, (_t, _r, _h, _s, _d, _dt, _bm) in SCATTERED.items():
+    _add(_n, a44_routed_q_scatter_o, [((_t, _h, _d), _dt), ((_r,), I32), ((_h, _s, _d), _dt), ((_h, _s, _d), _dt),
+                                      ((_t, _h, _d), _dt), scale2(_d), _bm, 64, _d], (_cd(_r, _bm), _h), "simt",
+         error="the output tile is written by ct.scatter",
+         notes=f"queries routed by an index vector ({_r} of {_t} tokens), O scattered back to their rows, head dim "
+               f"{_d}: refused at the scatter (session 44: the chained epilogue writes tiles), the SIMT path runs it",
+         outputs=(4,))
+
+
 def inputs(name, make, to_device):
     """The arguments (arrays by ``make(shape, dtype)`` / an index permutation, through ``to_device``) of program
     ``name``, by position."""
     import numpy as np
 
     p = PROGRAMS[name]
-    t, n = ROUTED[name][:2]
+    t, n = {**ROUTED, **SCATTERED}[name][:2]
     rng = np.random.default_rng(4400 + len(name))
     out = {}
     for i, s in enumerate(p.spec):
@@ -94,7 +136,8 @@ def inputs(name, make, to_device):
 
 
 def reference(name, x):
-    """``{output position: float64 array}`` of program ``name`` on inputs ``x`` (numpy arrays)."""
+    """``{output position: float64 array}`` of program ``name`` on inputs ``x`` (numpy arrays): ``O``'s ``n`` routed
+    rows (for :data:`SCATTERED`, rows ``Idx`` of ``O [T, H, D]``)."""
     import numpy as np
 
     p = PROGRAMS[name]

@@ -1300,6 +1300,12 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         _check_operand_types(next(iter(dts)), d1, firsts, sd, next(iter(dts2)))
     stores = [o for o in kernel.walk() if isinstance(o, ts.TiledStoreOp)]
     if not stores or any(loop.is_ancestor(x) for x in stores):
+        scattered = next((o for o in kernel.walk() if o.name == "nv_tileaa.store" and not loop.is_ancestor(o)), None)
+        if not stores and scattered is not None:  # (O by ct.scatter at computed rows: varlen / routed rows put back)
+            _fail(scattered, "the output tile is written by ct.scatter (an element address per value): the chained "
+                             "kernel writes its output as tiles (ct.store; a row vector by ct.scatter at consecutive "
+                             "indices) — not supported yet; store O in the rows' gathered order with ct.store (and "
+                             "put the rows back in a kernel of its own), or copy the rows into a contiguous array")
         _fail(kernel, "expected the tile stores after the loop")
     def squeezed(x) -> list[int]:  # the stored tile's shape without its unit dimensions before the last
         shp = list(x.tile.type.get_shape())
