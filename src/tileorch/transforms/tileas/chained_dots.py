@@ -4236,13 +4236,15 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
              if pipe is not None or (plain_masks_enabled() and plain_accumulator(ck) is not None) else [])
     next_s = settings.value(NEXT_S_ENV) if next_s_enabled() else "0"
     next_s_off = None  # why TILEORCH_ATTN_NEXT_S, asked for, is not applied
-    if next_s != "0" and (not persistent or pipe is None or ck.q_prologue is not None
+    if next_s != "0" and (not persistent or pipe is None or ck.q_prologue is not None or ck.a0.gathered is not None
                           or not next_s_fits(ck, pipe, plan) or pingpong):
         next_s_off = ("not a persistent kernel" if not persistent else "the consumer loop is not pipelined"
                       if pipe is None else "the warp groups' ping-pong (TILEORCH_ATTN_PINGPONG) hands its turns "
                       "inside the consumer loop, not in the next instance's tail" if pingpong
                       else "the Q tile has a prologue (applied after its wait, not modelled in "
-                      "the next instance's tail)" if ck.q_prologue is not None else f"the next instance's S "
+                      "the next instance's tail)" if ck.q_prologue is not None else "the query rows are gathered (read "
+                      "by the consumers at the instance's own Q wait)" if ck.a0.gathered is not None
+                      else f"the next instance's S "
                       f"({ck.sn // 2} registers) beside the accumulator through the epilogue exceeds the consumer's "
                       "registers")
         next_s = "0"
