@@ -140,3 +140,33 @@ def test_routed_query_rows_match_numpy(name, monkeypatch):
         got = np.asarray(out[pos], np.float64)
         assert not np.isnan(got).any(), f"argument {pos}: unwritten (or NaN) outputs"
         np.testing.assert_allclose(got, ref, atol=3e-3, rtol=1e-2)
+
+
+def test_mixture_of_depths_routed_queries_match_numpy(monkeypatch):
+    """Attention zoo 32's ``z32_mod_routed_queries`` (64 routed tokens at ascending positions, their queries gathered
+    by ``ct.gather`` at an index tile loaded by ``ct.load``, causal by the routed positions; refused at the gather
+    before session 44): now the chained kernel, emulated against numpy float64 (NaN-prefilled output).
+    ``TILEORCH_EMULATE_ALL=1`` (its path is checked in CI by test_attnzoo32_compile.py)."""
+    import os
+
+    import numpy as np
+
+    if not os.environ.get("TILEORCH_EMULATE_ALL"):
+        pytest.skip("CI-sized subset: TILEORCH_EMULATE_ALL=1 runs it")
+    pytest.importorskip("cuda.tile")
+    import test_user_sweep3_emulated as s3
+    import test_user_sweep4_emulated as s4
+
+    from tileorch.testing.attnzoo32_programs import _S64, PROGRAMS
+
+    s4.add_sweep_programs(monkeypatch, PROGRAMS)
+    rng = np.random.default_rng(4432)
+    q, k, v = (rng.standard_normal((2, 200, 64)).astype(np.float16) for _ in range(3))
+    idx = np.sort(rng.choice(200, 64, replace=False)).astype(np.int32)
+    o = np.asarray(s3._chained("z32_mod_routed_queries", {0: q, 1: k, 2: v, 3: idx}, (1, 2, 1))[4], np.float64)
+    s = np.einsum("bnd,bsd->bns", q[:, idx].astype(np.float64), k.astype(np.float64)) * _S64
+    s = np.where(np.arange(200)[None, None, :] <= idx[None, :, None], s, -np.inf)
+    p = np.exp2(s - s.max(-1, keepdims=True))
+    ref = np.einsum("bns,bsd->bnd", p / p.sum(-1, keepdims=True), v.astype(np.float64))
+    assert not np.isnan(o).any()
+    np.testing.assert_allclose(o, ref, atol=3e-3, rtol=1e-2)
