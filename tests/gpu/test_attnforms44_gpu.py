@@ -2,8 +2,8 @@
 consumer warp groups gather Q into the swizzled Q tile, K / V by TMA) through ``tileorch.cutile.launch``
 (test_user_sweep_gpu.run: outputs NaN-prefilled inside a larger buffer whose tail must stay unwritten) on the table's
 ragged sizes, against torch float32 ``F.scaled_dot_product_attention`` of ``Q[Idx]``, and the path the table names
-(test_user_sweep_gpu.check_path; the program putting O back by ``ct.scatter`` runs on the SIMT path, its rows
-``Idx`` compared, the others must stay NaN).  The sink-arrays form (a dot before the loop) runs in test_attnsweep43_gpu.py
+(test_user_sweep_gpu.check_path; the program putting O back by ``ct.scatter``: its rows ``Idx`` compared, the
+others must stay NaN).  The sink-arrays form (a dot before the loop) runs in test_attnsweep43_gpu.py
 (``a43_sink_block_dot_before``) and test_user_sweep6_gpu.py (``attn_learned_sink_kv``), now on the chained tier.
 bf16 programs run in bf16.  Skipped without a GPU; needs torch and cuda-tile."""
 

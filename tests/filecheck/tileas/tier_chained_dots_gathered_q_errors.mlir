@@ -1,8 +1,8 @@
 // RUN: tileorch-opt %s --verify-diagnostics -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
-// tier_chained_dots_gathered_q.mlir's program with the output put back at the tokens' rows
-// (attnforms44_programs.a44_routed_q_scatter_o: ct.scatter(O, (Idx[..], h, cols), o, mask)): the chained kernel
-// writes its output as tiles, so it refuses the scatter, located at it (a cuTile program then takes the SIMT path).
-// CHECK: tier_chained_dots_gathered_q_errors.mlir:215:5: error: convert-nv-tileas-to-cutlass: chained dots: the output tile is written by ct.scatter (an element address per value)
+// tier_chained_dots_scatter_o.mlir with the output scattered twice (the same ct.scatter again): the chained kernel
+// takes one ct.scatter of the accumulator tile as its output, so it refuses two, located at the first (a cuTile
+// program then takes the SIMT path).
+// CHECK: tier_chained_dots_gathered_q_errors.mlir:215:5: error: convert-nv-tileas-to-cutlass: chained dots: the output is written by 2 ct.scatter ops (an element address per value)
 builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>} {
   nv_tileaa.func @a44_routed_q_scatter_o_Kt1_A3f16_3l0_4t1_p16_A1i32_1t1_p16_A3f16_3l0_4t1_p16_A3f16_3l0_4t1_p16_A3f16_3l0_4t1_p16_Sf32_I64_I64_I64(%0: !nv_tileaa.ptr<f16>, %1: i32, %2: i32, %3: i32, %4: i32, %5: i32, %6: i32, %7: !nv_tileaa.ptr<i32>, %8: i32, %9: i32, %10: !nv_tileaa.ptr<f16>, %11: i32, %12: i32, %13: i32, %14: i32, %15: i32, %16: i32, %17: !nv_tileaa.ptr<f16>, %18: i32, %19: i32, %20: i32, %21: i32, %22: i32, %23: i32, %24: !nv_tileaa.ptr<f16>, %25: i32, %26: i32, %27: i32, %28: i32, %29: i32, %30: i32, %31: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>, tileorch.num_ctas_auto, tileorch.num_warps_auto} {
     %32 = nv_tileaa.create_mem_token
@@ -213,6 +213,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     %243 = nv_tileaa.broadcast %96 : tensor<64x1xi1> -> tensor<64x64xi1>
     %244 = arith.andi %237, %243 : tensor<64x64xi1>
     %245 = nv_tileaa.store %207, %242 mask %244 : tensor<64x64xi1> token %32 : tensor<64x64xf16>, tensor<64x64x!nv_tileaa.ptr<f16>>
+    %dup245 = nv_tileaa.store %207, %242 mask %244 : tensor<64x64xi1> token %32 : tensor<64x64xf16>, tensor<64x64x!nv_tileaa.ptr<f16>>
     nv_tileaa.return
   }
 }

@@ -1299,16 +1299,23 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     for sd in seconds:
         _check_operand_types(next(iter(dts)), d1, firsts, sd, next(iter(dts2)))
     stores = [o for o in kernel.walk() if isinstance(o, ts.TiledStoreOp)]
+    scatters = [o for o in kernel.walk() if _scattered(o) and not loop.is_ancestor(o)]
+    if not stores and len(scatters) == 1 and len(seconds) == 1 and \
+            list(scatters[0].value.type.get_shape()) == [tile_rows, dv]:
+        stores = scatters  # O by ct.scatter (rows put back where they were gathered): each element at its address
     if not stores or any(loop.is_ancestor(x) for x in stores):
-        scattered = next((o for o in kernel.walk() if o.name == "nv_tileaa.store" and not loop.is_ancestor(o)), None)
+        scattered = next((o for o in kernel.walk() if _scattered(o) and not loop.is_ancestor(o)), None)
         if not stores and scattered is not None:  # (O by ct.scatter at computed rows: varlen / routed rows put back)
-            _fail(scattered, "the output tile is written by ct.scatter (an element address per value): the chained "
-                             "kernel writes its output as tiles (ct.store; a row vector by ct.scatter at consecutive "
-                             "indices) — not supported yet; store O in the rows' gathered order with ct.store (and "
-                             "put the rows back in a kernel of its own), or copy the rows into a contiguous array")
+            n = len(scatters)
+            _fail(scattered, f"the output is written by {n} ct.scatter op{'s' if n > 1 else ''} (an element address "
+                             "per value): the chained kernel writes its output by tile stores (ct.store; a row vector "
+                             "by ct.scatter at consecutive indices) or by one ct.scatter of the [tm, dv] accumulator "
+                             "tile of a chain with one second dot, each element at its address — not supported yet "
+                             "otherwise; store O in the rows' gathered order with ct.store (and put the rows back in "
+                             "a kernel of its own)")
         _fail(kernel, "expected the tile stores after the loop")
     def squeezed(x) -> list[int]:  # the stored tile's shape without its unit dimensions before the last
-        shp = list(x.tile.type.get_shape())
+        shp = list(_stored(x).type.get_shape())
         lead = [e for e in shp[:-1] if e != 1]
         if len(lead) == 2 and a0.group_dim >= 0:  # (1, G, BM, dv): the rows g BM + i (_store_group)
             lead = [lead[0] * lead[1]]
@@ -1316,7 +1323,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         return lead + shp[-1:]
 
     tiles = [x for x in stores if squeezed(x) == [tile_rows, dv]]
-    flipped = [x for x in stores if transposed_tile(x, tile_rows, dv)]  # O^T: ct.transpose(o) stored
+    flipped = [x for x in stores if not _scattered(x) and transposed_tile(x, tile_rows, dv)]  # O^T stored
     store_transposed = len(seconds) <= 1 and bool(flipped) and (not tiles or tiles[0] is flipped[0])
     if store_transposed:
         tiles = flipped[:1]
@@ -1333,7 +1340,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
             what = WRITE_WORDS.get(o.name, f"'{o.name}'")
             _fail(o, f"{what} in a chained-dots kernel is not supported yet: its lowering writes the output tiles and "
                      "row vectors the kernel stores, nothing else")
-    shape = list(st.tile.type.get_shape())
+    shape = list(_stored(st).type.get_shape())
     if squeezed(st) != ([dv, tile_rows] if store_transposed else [tile_rows, dv]) and not rows_only:
         _fail(st, f"the stored tile {shape} is not the [{tile_rows}, {dv}] accumulator tile")
     if row_stores and _store_group(st) is not None:
@@ -2894,10 +2901,17 @@ def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAV
     (the accumulator tile's unless given), in bounds and where ``pred`` (if given) holds."""
     e = low.e
     st = low.store if st is None else st
-    mem = low.scalar(st.view).memref
-    offset, ok = _element_address(low, st, coords)
-    ok = ok if pred is None else e.v(arith.AndIOp(pred, ok))
-    elt = st.tile.type.element_type
+    if _scattered(st):  # ct.scatter: the element's own pointer and mask (the program's index math at the element)
+        ptr = low.at(st.ptr, coords)
+        ok = pred
+        if st.mask is not None:
+            m = low.at(st.mask, coords)
+            ok = m if ok is None else e.v(arith.AndIOp(ok, m))
+    else:
+        mem = low.scalar(st.view).memref
+        offset, ok = _element_address(low, st, coords)
+        ok = ok if pred is None else e.v(arith.AndIOp(pred, ok))
+    elt = _stored(st).type.element_type
     if isinstance(elt, BFloat16Type):
         stored, x = i16, e.f32_to_bf16_bits(value)
     elif isinstance(elt, Float16Type):
@@ -2908,9 +2922,12 @@ def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAV
         raise unsupported(st, f"stores {elt} values")
 
     def then(b: Emitter):
-        b.store(x, b.gep(mem.ptr, offset, stored, GLOBAL_PTR))
+        b.store(x, ptr if _scattered(st) else b.gep(mem.ptr, offset, stored, GLOBAL_PTR))
 
-    e.if_(ok, then)
+    if ok is None:
+        then(e)
+    else:
+        e.if_(ok, then)
 
 
 EPILOGUE_ENV = "TILEORCH_ATTN_EPILOGUE"
@@ -3022,6 +3039,9 @@ class _Site:
         low.env.tile_coord = tile_coord
         # the accumulator tile's first global row/column (loads aligned with the store read there)
         st = self.store
+        if _scattered(st):  # (ct.scatter: no tile origin; its addresses are per element)
+            low.env.origin = [e.const(0), e.const(0)]
+            return
         tile = ints(st.view.type.tile)
         if self.ck.rows_only:  # a row vector's store: its rows' dimension, no columns
             r = max(i for i, x in enumerate(st.tile.type.get_shape()) if x != 1)
@@ -3101,10 +3121,22 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
     return out
 
 
+def _scattered(op: Operation) -> bool:
+    """Whether ``op`` is a pointer-tile store (``ct.scatter``: ``nv_tileaa.store``)."""
+    return op.name == "nv_tileaa.store"
+
+
+def _stored(st: Operation) -> SSAValue:
+    """The tile a ``tiled_store`` or a ``ct.scatter`` (:func:`_scattered`) writes."""
+    return st.value if _scattered(st) else st.tile
+
+
 def _store_group(st: Operation) -> tuple[int, int, int] | None:
     """(group dimension, rows dimension, the rows dimension's extent) when the tile ``st`` stores
     has two dimensions before the last with an extent other than 1 (GQA's ``(1, G, BM, dv)``: the
     accumulator's row ``r`` is element ``(r // BM, r % BM)``), else None."""
+    if _scattered(st):
+        return None
     shape = list(st.tile.type.get_shape())
     wide = [i for i, x in enumerate(shape[:-1]) if x != 1]
     return (wide[0], wide[1], shape[wide[1]]) if len(wide) == 2 else None
@@ -4422,6 +4454,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         def tile_coords(z: Coord, row: Coord, col: Coord) -> tuple[Coord, ...]:
             """The stored tile's coordinates of (row, col): ``z`` at its unit dimensions (a group
             store's row ``r``: ``(r // BM, r % BM)`` at its two row dimensions)."""
+            if _scattered(st):  # the scattered [tm, dv] value's own (row, col)
+                return (row, col)
             n = len(st.indices)
             r, c = store_dims(st, ck.store_transposed and st is ck.store)
             if group is not None:
@@ -4480,7 +4514,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
 
         narrowed = ck.dv if ck.head_dim_width else None  # (the columns stored: head_dim_width.py)
         whole = (_packed_store_test(s.low, st, narrowed) if packed_epilogue_enabled() and keep is None and not ck.rows_only
-                 and not s.low.stored_transposed else None)  # (transposed: a row's columns a stride apart)
+                 and not s.low.stored_transposed and not _scattered(st) else None)  # (transposed: a row's columns a stride apart)
         fast = (_row_divided(ck, site_of, s, rows, cols) if row_div and st is ck.store and not ck.rows_only
                 else None)
         if ck.rows_only:
