@@ -95,3 +95,18 @@ def test_chained_launch_is_addressed_by_tensor_maps(name, monkeypatch):
     monkeypatch.setattr(gemm_host, "encode_tensor_map", lambda *a, **kw: encoded.append(a) or b"")
     rc.chained_tensor_maps(prog.chained, rc.stored_arguments(described_arguments(p.kernel, p.spec)))
     assert len(encoded) == len(prog.chained["tmaps"]) >= 3
+
+
+def test_varlen_gathered_is_refused_at_its_key_gather():
+    """Varlen with rows gathered at ``start + positions``: the chained kernel reads a gathered Q itself since session
+    44 (``chained_dots._Kernel.q_gather``), and puts O back by its ``ct.scatter``; the K / V tiles gathered at a
+    sequence's own rows are what it does not take (TMA has no row gather, and the rows past the sequence's end are
+    the next sequence's, not the gather's zeros).  The refusal names K's gather, not Q's (before: Q's line)."""
+    import inspect
+
+    p = PROGRAMS["a43_varlen_gathered_d64"]
+    src, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
+    line = first + next(i for i, ln in enumerate(src) if "k = ct.gather(K" in ln)
+    prog = _lowered("a43_varlen_gathered_d64")
+    refusals = [r for r in prog.remarks if "refused" in r]
+    assert any(r.startswith(f"{SOURCE}:{line}:") and "B's elements are gathered" in r for r in refusals), refusals
