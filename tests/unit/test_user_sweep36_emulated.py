@@ -177,6 +177,11 @@ def _case_gemm_fp8_e4m3_output_quantized():
     ref = 0.5 * _mm(a, b)
     _check(got, ref, 2 ** -9, 2 ** -4)  # e4m3's 3 mantissa bits: half an ulp is 1/16 of the value
 
+
+def _case_linear_k_100_rows_of_200_bytes():
+    x, w = _h(90, 100), _h(100, 64, scale=0.3)
+    _check(emulate("linear_k_100_rows_of_200_bytes", {0: x, 1: w})[2], _mm(x, w), 1e-3)
+
 _EMULATE = emulate
 CASES = {n.removeprefix("_case_"): f for n, f in globals().items() if n.startswith("_case_")}
 GEMMS = sorted(CASES) if ALL else ["decode_gemv_m3_weight_nk_bf16", "grouped_gemm_tile_aligned_group_starts"]

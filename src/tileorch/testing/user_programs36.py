@@ -308,6 +308,19 @@ def gemm_fp8_e4m3_output_quantized(A, B, C, inv_scale: float, tm: ConstInt, tn: 
     ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=(acc * inv_scale).astype(ct.float8_e4m3fn))
 
 
+
+@ct.kernel
+def linear_k_100_rows_of_200_bytes(X, W, Y, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """A linear layer with K = 100 (f16 rows of 200 bytes: not a multiple of TMA's 16-byte pitch), M = 90,
+    N = 64, f32 out -- a hidden size users do launch (a small adapter, a classifier head)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[1], tk)):
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(W, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(Y, index=(bm, bn), tile=acc)
+
+
 _add("fp8_scaled_mm_weight_nk_token_channel_scales", fp8_scaled_mm_weight_nk_token_channel_scales,
      [_a((100, 192), E4M3), _a((80, 192), E4M3), _a((100,)), _a((80,)), _a((100, 80), BF16), 64, 64, 64], (2, 2),
      "gemm", outputs=(4,))
@@ -360,6 +373,8 @@ _add("batched_linear_bias_gelu_3d_activations", batched_linear_bias_gelu_3d_acti
 
 _add("gemm_fp8_e4m3_output_quantized", gemm_fp8_e4m3_output_quantized,
      [_a((100, 128), F16), _a((128, 80), F16), _a((100, 80), E4M3), 0.5, 64, 64, 64], (2, 2), "gemm", outputs=(2,))
+_add("linear_k_100_rows_of_200_bytes", linear_k_100_rows_of_200_bytes,
+     [_a((90, 100), F16), _a((100, 64), F16), _a((90, 64)), 64, 64, 64], (2, 1), "gemm", outputs=(2,))
 
 # ----------------------------------------------------------------------------------------------- memory-bound programs
 
@@ -977,3 +992,4 @@ _bad("rope_tile_stored_with_its_head_axis", rope_tile_stored_with_its_head_axis,
 _bad("attention_scores_of_512_by_512_tiles", attention_scores_of_512_by_512_tiles,
      [_a((1024, 64), F16), _a((1024, 64), F16), _a((1024, 1024)), 512, 512, 64], (2, 2), "error",
      error="a tile of 262144 elements is too large", notes="ct.zeros((TM, TN), dtype=ct.float32)")
+
