@@ -47,6 +47,7 @@ from tileorch.launchers.cutile_programs import (ARCHS, BYTECODE_VERSION, LOWERED
 from tileorch.launchers import stale_settings
 from tileorch.launchers.array_overlap import elements_overlap, shared_element
 from tileorch.launchers.cutile_source_key import note_exported
+from tileorch.launchers.launch_copies import unpacking_copies as c_scatter_copies
 from tileorch.launchers.stale_settings import note_bound, recheck as recheck_settings, stale as settings_stale
 
 _NOT_SEEN = object()  # launch(): a kernel the native route has not seen
@@ -1652,8 +1653,8 @@ def scattered_c(cfg: Any, c: ArrayArg) -> bool:
     """A batched kernel's C ``[L, M, N]`` whose matrices are not stacked row-major (a batch stride other than ``M N``:
     every other matrix of a larger array; rows not ``N`` apart: a ``transpose(0, 1)`` view of ``[M, L, N]``
     storage) and which the launcher can store through a packed scratch copied out after the kernel
-    (:func:`c_scatter_copies`): elements contiguous along N, stored by the tier's epilogue of tiles (not atomic
-    adds, not transposed, which address C itself).  Elements two batches share are refused before
+    (:func:`tileorch.launchers.launch_copies.unpacking_copies`): elements contiguous along N, stored by the tier's
+    epilogue of tiles (not atomic adds, not transposed, which address C itself).  Elements two batches share are refused before
     (:func:`check_written_arguments`)."""
     if c.ndim != 3 or not all(c.shape) or not getattr(cfg, "batched", False):
         return False
@@ -1674,19 +1675,6 @@ def c_map_takes(cfg: Any, c: ArrayArg) -> bool:
             and "c" not in getattr(cfg, "batch_mid", "") and not c.ptr % 16 and c.strides[2] == 1
             and not (cols * es) % 16 and (count == 1 or (c.strides[0] > 0 and not (c.strides[0] * es) % 16))
             and (rows == 1 or (c.strides[1] >= cols and not (c.strides[1] * es) % 16)))
-
-
-def c_scatter_copies(c: ArrayArg, scratch: int) -> list[tuple[int, int, int, int, int, int]]:
-    """The 2-D copies ``(src, src pitch, dst, dst pitch, width, rows)`` (bytes) from a packed ``[L, M, N]`` scratch
-    at ``scratch`` into C (:func:`scattered_c`): one per matrix, or one for all of them where C's rows are
-    ``N`` apart (each matrix one row of ``M N`` elements, C's batch stride the destination's pitch)."""
-    count, rows, cols = c.shape
-    es = c.itemsize
-    if rows == 1 or c.strides[1] == cols:  # (each matrix contiguous: one copy of L rows of M N elements)
-        whole = rows * cols * es
-        return [(scratch, whole, c.ptr, c.strides[0] * es if count > 1 else whole, whole, count)]
-    return [(scratch + l * rows * cols * es, cols * es, c.ptr + l * c.strides[0] * es, c.strides[1] * es, cols * es,
-             rows) for l in range(count)]
 
 
 def strided_batches(cfg: Any, a: ArrayArg, b: ArrayArg, loose: list) -> dict:
