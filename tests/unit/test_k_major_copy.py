@@ -334,9 +334,9 @@ def test_with_copies_orders_every_copy_before_the_gemm():
 
 
 def test_the_bound_launch_keeps_its_buffer_alive(monkeypatch, tf32_n_major_program):
-    """The buffers are dropped past ``launch_copies.LIMITS["k_major"]`` (or by clear_caches); a launch kept bound still writes its buffer
-    (by pointer), so the buffer must live as long as that launch: freed, torch's allocator would hand the memory
-    to another tensor, which the bound copy would then overwrite."""
+    """The buffers are dropped past ``launch_copies.LIMITS["k_major"]`` (or by clear_caches); a launch kept bound
+    still writes its buffer (by pointer), so the buffer must live as long as that launch: freed, torch's allocator
+    would hand the memory to another tensor, which the bound copy would then overwrite."""
     import gc
     import weakref
 

@@ -1,5 +1,5 @@
-"""``tileorch.launchers.launch_copies.homed`` (was ``stream_home``): a bound launch that writes a scratch buffer kept per stream, replayed on
-another stream, is ordered with its own stream (review of session 43: two streams wrote one K-major buffer).
+"""``tileorch.launchers.launch_copies.homed`` (was ``stream_home``): a bound launch that writes a scratch buffer kept
+per stream, replayed on another stream, is ordered with its own stream (review of session 43: two streams wrote one K-major buffer).
 No GPU: a stand-in driver records the calls."""
 
 from __future__ import annotations

@@ -47,6 +47,8 @@ from tileorch.launchers.cutile_programs import (ARCHS, BYTECODE_VERSION, LOWERED
 from tileorch.launchers import stale_settings
 from tileorch.launchers.array_overlap import elements_overlap, shared_element
 from tileorch.launchers.cutile_source_key import note_exported
+from tileorch.launchers import launch_copies
+from tileorch.launchers.launch_copies import unpacking_copies as c_scatter_copies
 from tileorch.launchers.stale_settings import note_bound, recheck as recheck_settings, stale as settings_stale
 
 _NOT_SEEN = object()  # launch(): a kernel the native route has not seen
@@ -1034,8 +1036,6 @@ def _forget_bound_state() -> None:
     forget_native()
     forget_bound()
     _prepared.clear()
-    from tileorch.launchers import launch_copies
-
     launch_copies.forget("c_scatter", "padded", "kvec")  # (the K-major copies' buffers: clear_caches)
 
 
@@ -1052,8 +1052,6 @@ def clear_caches() -> None:
     _forget_bound_state()
     _bytecode.clear()
     _programs.clear()
-    from tileorch.launchers import launch_copies
-
     launch_copies.forget()  # (every launch copy's scratch, the K-major copies' buffers included)
 
 
@@ -1448,14 +1446,12 @@ def kvec_copies(cfg: Any, arguments: list[Argument], alloc: Any = None,
     bytes, made on the launch's stream before each launch of the kernel
     (:class:`~tileorch.launchers.gemm_host.PreparedGemm`'s ``copies_in``); the buffers, which the prepared launch
     keeps)."""
-    from tileorch.launchers.launch_copies import padded
-
     staged: dict[int, ArrayArg] = {}
     copies, buffers = [], []
     for x, rank in _kvec_arrays(cfg, arguments):
         if _kvec_in_place(x, rank) or x.position in staged:
             continue
-        staged[x.position], made, buf = padded("kvec", x, stream, alloc)
+        staged[x.position], made, buf = launch_copies.padded("kvec", x, stream, alloc)
         copies += made
         buffers.append(buf)
     return [staged.get(a.position, a) if isinstance(a, ArrayArg) else a for a in arguments], copies, buffers
@@ -1490,9 +1486,7 @@ def _kvec_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments: list[A
                 "memory in each K step instead (kvec_global=1), on the tensor cores")
     for on in {id(again): again, id(own): own}.values():  # (the kernel that runs, and the program's own entry)
         say(on, f"{kernel_location(kernel)}: remark: {text}")
-    from tileorch.launchers.launch_copies import warn_once
-
-    warn_once(own, "kvec_said", kernel_warning(kernel), text)
+    launch_copies.warn_once(own, "kvec_said", kernel_warning(kernel), text)
     return again, not no_copy
 
 
@@ -1652,9 +1646,9 @@ def scattered_c(cfg: Any, c: ArrayArg) -> bool:
     """A batched kernel's C ``[L, M, N]`` whose matrices are not stacked row-major (a batch stride other than ``M N``:
     every other matrix of a larger array; rows not ``N`` apart: a ``transpose(0, 1)`` view of ``[M, L, N]``
     storage) and which the launcher can store through a packed scratch copied out after the kernel
-    (:func:`c_scatter_copies`): elements contiguous along N, stored by the tier's epilogue of tiles (not atomic
-    adds, not transposed, which address C itself).  Elements two batches share are refused before
-    (:func:`check_written_arguments`)."""
+    (:func:`tileorch.launchers.launch_copies.unpacking_copies`): elements contiguous along N, stored by the tier's
+    epilogue of tiles (not atomic adds, not transposed, which address C itself).  Elements two batches share are
+    refused before (:func:`check_written_arguments`)."""
     if c.ndim != 3 or not all(c.shape) or not getattr(cfg, "batched", False):
         return False
     count, rows, cols = c.shape
@@ -1674,19 +1668,6 @@ def c_map_takes(cfg: Any, c: ArrayArg) -> bool:
             and "c" not in getattr(cfg, "batch_mid", "") and not c.ptr % 16 and c.strides[2] == 1
             and not (cols * es) % 16 and (count == 1 or (c.strides[0] > 0 and not (c.strides[0] * es) % 16))
             and (rows == 1 or (c.strides[1] >= cols and not (c.strides[1] * es) % 16)))
-
-
-def c_scatter_copies(c: ArrayArg, scratch: int) -> list[tuple[int, int, int, int, int, int]]:
-    """The 2-D copies ``(src, src pitch, dst, dst pitch, width, rows)`` (bytes) from a packed ``[L, M, N]`` scratch
-    at ``scratch`` into C (:func:`scattered_c`): one per matrix, or one for all of them where C's rows are
-    ``N`` apart (each matrix one row of ``M N`` elements, C's batch stride the destination's pitch)."""
-    count, rows, cols = c.shape
-    es = c.itemsize
-    if rows == 1 or c.strides[1] == cols:  # (each matrix contiguous: one copy of L rows of M N elements)
-        whole = rows * cols * es
-        return [(scratch, whole, c.ptr, c.strides[0] * es if count > 1 else whole, whole, count)]
-    return [(scratch + l * rows * cols * es, cols * es, c.ptr + l * c.strides[0] * es, c.strides[1] * es, cols * es,
-             rows) for l in range(count)]
 
 
 def strided_batches(cfg: Any, a: ArrayArg, b: ArrayArg, loose: list) -> dict:
@@ -2320,8 +2301,6 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                     f"stores them in place ({batch_pitch[2]} bytes between matrices"
                     + (f", rows {rows_apart} bytes apart" if rows_apart else "") + ")")
         scatter = None
-    from tileorch.launchers import launch_copies
-
     if scatter is not None:
         n_copies = len(c_scatter_copies(scatter, 0))
         c_reason = (f"{_where(c.name, c.position)}: C's matrices are not stacked row-major (strides {scatter.strides} "
@@ -2478,7 +2457,6 @@ def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
     import math
 
     from tileorch.launchers.array_overlap import shared_element
-    from tileorch.launchers.launch_copies import padded, padded_pitch
 
     flat = flat_parameters(arguments)
     by_pos = {a.position: a for a in arguments}
@@ -2496,13 +2474,13 @@ def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
         if math.prod(a.shape[:-2]) > _CHAINED_COPIES_MAX:
             continue
         # (one copy where the outer dimensions are rows of rows, else one per outer index)
-        staged[pos], made, buf = padded("padded", a, stream, alloc)
+        staged[pos], made, buf = launch_copies.padded("padded", a, stream, alloc)
         copies += made
         buffers.append(buf)
         reasons.append(f"{_where(a.name, a.position)}: TMA needs a 16-byte aligned base and 16-byte multiple strides "
                        f"(shape {a.shape}, strides {a.strides}): the kernel's tensor map reads a copy of rows padded "
-                       f"to {padded_pitch(a.shape[-1] * a.itemsize)} bytes, made on the launch's stream before each "
-                       f"launch ({len(made)} 2-D cop{'y' if len(made) == 1 else 'ies'})")
+                       f"to {launch_copies.padded_pitch(a.shape[-1] * a.itemsize)} bytes, made on the launch's stream "
+                       f"before each launch ({len(made)} 2-D cop{'y' if len(made) == 1 else 'ies'})")
     return [staged.get(a.position, a) if isinstance(a, ArrayArg) else a for a in arguments], copies, reasons, buffers
 
 
@@ -2582,15 +2560,9 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
         said = f"{kernel_location(kernel)}: remark: {text}"
         entry.launch_remarks[asked] = f"{said}; {entry.launch_remarks[asked]}" if asked in entry.launch_remarks \
             else said
-        from tileorch.launchers.launch_copies import warn_once
-
-        warn_once(entry, "copy_said", kernel_warning(kernel), text)  # (once per program, at the kernel's line)
+        launch_copies.warn_once(entry, "copy_said", kernel_warning(kernel), text)  # (once per program)
     # the copies on the launch's stream (ordered after the work writing the arrays), before each launch
-    before = None
-    if copies:
-        from tileorch.launchers.launch_copies import copier_2d
-
-        before = copier_2d(copies, buffers)
+    before = launch_copies.copier_2d(copies, buffers) if copies else None
     _run(entry.image, launch_grid, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync,
          fast, before=before, where=kernel_warning(kernel))
 
@@ -2918,9 +2890,8 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
     again = bound.launcher()
     again(stream)
     if before is not None:  # (the bound launch makes the copy first, every time)
-        from tileorch.launchers.launch_copies import homed, sequence  # (the padded copies' buffers: the stream's)
-
-        again = homed(sequence([before], again), stream, where or "warning: a chained kernel")
+        again = launch_copies.sequence([before], again)  # (the padded copies' buffers: the stream's)
+        again = launch_copies.homed(again, stream, where or "warning: a chained kernel")
         layout = None
     keep(fast, again)
     if layout is not None:

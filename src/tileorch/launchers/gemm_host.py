@@ -620,7 +620,7 @@ class GemmKernel:
         copies ``(src, src pitch, dst, dst pitch, width, rows)`` (bytes) made on the launch's stream before each
         launch (a K vector's aligned scratch copy, ``cutile.kvec_copies``), ``keep``: the buffers they write, kept as
         long as this launch is; ``copies_out``: copies made after the kernel, after the staging plan's own (a packed
-        scratch C copied into C's layout, ``cutile.c_scatter_copies``); ``row_pitch``: (A's, B's[, C's]) bytes
+        scratch C copied into C's layout, ``launch_copies.unpacking_copies``); ``row_pitch``: (A's, B's[, C's]) bytes
         between the rows of a strided batch where they are not ``cols`` apart (0: packed; read in place only; C's:
         the TMA epilogue's map, ``cutile.c_map_takes``)."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,

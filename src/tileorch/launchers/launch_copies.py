@@ -138,6 +138,20 @@ def padded(role: str, array: Any, stream: int, alloc: Callable[[int], Any] | Non
     return dataclasses.replace(array, ptr=buf.ptr, strides=packed), copies, buf
 
 
+def unpacking_copies(c: Any, scratch: int) -> list[Copy2D]:
+    """The 2-D copies from a packed ``[L, M, N]`` scratch at ``scratch`` into the launcher's array ``c`` (``[L, M, N]``,
+    strides in elements, contiguous along N, its matrices not stacked: ``cutile.scattered_c``): one per matrix, or one
+    for all of them where C's rows are ``N`` apart (each matrix one row of ``M N`` elements, C's batch stride the
+    destination's pitch)."""
+    count, rows, cols = c.shape
+    es = c.itemsize
+    if rows == 1 or c.strides[1] == cols:  # (each matrix contiguous: one copy of L rows of M N elements)
+        whole = rows * cols * es
+        return [(scratch, whole, c.ptr, c.strides[0] * es if count > 1 else whole, whole, count)]
+    return [(scratch + l * rows * cols * es, cols * es, c.ptr + l * c.strides[0] * es, c.strides[1] * es, cols * es,
+             rows) for l in range(count)]
+
+
 def reversed_copies(copies: Sequence[Copy2D]) -> list[Copy2D]:
     """Each copy the other way (destination to source): the copy in of what ``copies`` copy out, so the parts of the
     destination a kernel does not write come back unchanged."""
