@@ -4160,9 +4160,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             "after this instance's last tile, without waiting for a release")
     kb.kv_ahead = kv_ahead
     # TILEORCH_ATTN_EARLY_TMA: the first instance's loads by thread 0 before the CTA barrier (early_tma_enabled)
-    early_tma, early_tma_off = early_tma_enabled(), None
-    if early_tma and ck.row_groups:
-        early_tma, early_tma_off = False, "row groups: the Q rows of the producer's first unit are its slice's"
+    early_tma = early_tma_enabled()
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
     # the program's num_programs(a) reads the launch grid: a persistent kernel's grid parameters (a static
@@ -4261,6 +4259,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
 
             def first() -> tuple[SSAValue, SSAValue, SSAValue]:
                 tile_coord[:] = work.coords(work.dealt(work.start, work.c0))
+                if ck.row_groups:  # the producer's view of the unit: its first slice's rows (work.part)
+                    work.slice_of_unit()
                 slot, _ = work.q_slot(work.c0)
                 return work.q_bar(slot), work.q_offset(slot), instance_values()[0]
 
@@ -4570,8 +4570,6 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["kv_ahead_off"] = kv_ahead_off
     if early_tma:
         record["early_tma"] = plan.stages
-    elif early_tma_off is not None:
-        record["early_tma_off"] = early_tma_off
     if kb.q_regs:
         record["q_regs"] = ck.d // 4
     elif q_regs_off is not None:
