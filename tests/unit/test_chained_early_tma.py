@@ -14,19 +14,19 @@ import os
 import pytest
 from test_chained_emulated import _compile, _lower, emulate_as_base
 
-ALL = os.environ.get("TILEORCH_EMULATE_ALL") == "1"
+ALL = bool(os.environ.get("TILEORCH_EMULATE_ALL"))
 CASES = [((300, 64, 128, 128, False), "1", 2, True),      # two Q slots, CTA 0 runs instances 0 and 2
          ((300, 128, 128, 128, True), "1", 2, True),      # one Q slot, kv_ahead 2, causal snake order
          ((600, 64, 128, 128, False), "1", 2, ALL),       # five tiles > four stages: the producer loads from 4
          ((300, 128, 128, 128, False), "1", 1, ALL),      # three instances on one CTA, kv_ahead
-         ((300, 64, 128, 128, False), "0", 1, True),      # one CTA per instance
-         ((600, 64, 128, 64, False), "1", 2, True)]       # row groups (the default here): units of 4 slices
+         ((300, 64, 128, 128, False), "0", 1, ALL),       # one CTA per instance
+         ((600, 64, 128, 64, False), "1", 2, ALL)]        # row groups (the default here): units of 4 slices
 
 
 @pytest.mark.parametrize("cfg,persistent,ctas,run", CASES)
 def test_early_tma_emulated(cfg, persistent, ctas, run, monkeypatch):
     if not run:
-        pytest.skip("TILEORCH_EMULATE_ALL=1 runs this case")
+        pytest.skip("CI-sized subset: TILEORCH_EMULATE_ALL=1 runs it")
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
     monkeypatch.setenv("TILEORCH_ATTN_EARLY_TMA", "0")
     base = _compile(*cfg)
