@@ -4,8 +4,8 @@ producer's first instance skips them.  The PTX emulator runs the kernel with the
 numpy (NaN-prefilled outputs) and bit-identical to the kernel without it (the same loads, issued
 earlier by another thread): the persistent kernel with two Q slots (d64), with one Q slot and the
 K/V tiles ahead of each Q (d128, causal: instances of 1-3 key tiles), an instance with more tiles
-than the ring has stages (d64, seq 600: five tiles, four stages), several instances per CTA, and
-the kernel of one CTA per instance.  A CI-sized subset; the rest with TILEORCH_EMULATE_ALL=1."""
+than the ring has stages (d64, seq 600: five tiles, four stages), several instances per CTA, the
+kernel of one CTA per instance and row groups (d64 128x64: the producer's units of four 64-row slices).  A CI-sized subset; the rest with TILEORCH_EMULATE_ALL=1."""
 
 from __future__ import annotations
 
@@ -14,18 +14,19 @@ import os
 import pytest
 from test_chained_emulated import _compile, _lower, emulate_as_base
 
-ALL = os.environ.get("TILEORCH_EMULATE_ALL") == "1"
+ALL = bool(os.environ.get("TILEORCH_EMULATE_ALL"))
 CASES = [((300, 64, 128, 128, False), "1", 2, True),      # two Q slots, CTA 0 runs instances 0 and 2
          ((300, 128, 128, 128, True), "1", 2, True),      # one Q slot, kv_ahead 2, causal snake order
          ((600, 64, 128, 128, False), "1", 2, ALL),       # five tiles > four stages: the producer loads from 4
          ((300, 128, 128, 128, False), "1", 1, ALL),      # three instances on one CTA, kv_ahead
-         ((300, 64, 128, 128, False), "0", 1, True)]      # one CTA per instance
+         ((300, 64, 128, 128, False), "0", 1, ALL),       # one CTA per instance
+         ((600, 64, 128, 64, False), "1", 2, ALL)]        # row groups (the default here): units of 4 slices
 
 
 @pytest.mark.parametrize("cfg,persistent,ctas,run", CASES)
 def test_early_tma_emulated(cfg, persistent, ctas, run, monkeypatch):
     if not run:
-        pytest.skip("TILEORCH_EMULATE_ALL=1 runs this case")
+        pytest.skip("CI-sized subset: TILEORCH_EMULATE_ALL=1 runs it")
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
     monkeypatch.setenv("TILEORCH_ATTN_EARLY_TMA", "0")
     base = _compile(*cfg)
@@ -33,6 +34,7 @@ def test_early_tma_emulated(cfg, persistent, ctas, run, monkeypatch):
     p = _compile(*cfg)
     assert p.chained.get("early_tma") == p.chained["stages"] and "early_tma" not in base.chained, p.chained
     assert ("persistent" in p.chained) == (persistent == "1")
+    assert bool(p.chained.get("persistent", {}).get("row_groups")) == (cfg[3] == 64), p.chained
     assert p.ptx != base.ptx
     emulate_as_base(p, base, cfg, ctas)
 
@@ -50,4 +52,4 @@ def test_early_tma_off_by_default(monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     monkeypatch.delenv("TILEORCH_ATTN_EARLY_TMA", raising=False)
     p = _lower(300, 128, 128, 128, False)
-    assert "early_tma" not in p.chained and "early_tma_off" not in p.chained, p.chained
+    assert "early_tma" not in p.chained, p.chained

@@ -561,24 +561,24 @@ def test_default_row_groups_kernel_pipelines_are_proved(monkeypatch):
 
 # -- TILEORCH_ATTN_EARLY_TMA: thread 0 issues the first instance's Q and first min(k, S) tiles before the CTA barrier
 
-def _early_kernel(monkeypatch, d: int, persistent: str = "1"):
+def _early_kernel(monkeypatch, d: int, persistent: str = "1", tile_n: int = 128):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
     monkeypatch.setenv("TILEORCH_ATTN_EARLY_TMA", "1")
-    module = _lowered(d, 128, 128)
+    module = _lowered(d, 128, tile_n)
     (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
     (early,) = [o for o in fn.walk() if "tileorch.early_tma" in o.attributes]
     return module, fn, early
 
 
-@pytest.mark.parametrize("d,persistent", [(128, "1"), (64, "1"), (64, "0")])
-def test_early_tma_kernel_is_proved(d, persistent, monkeypatch):
+@pytest.mark.parametrize("d,persistent,tile_n", [(128, "1", 128), (64, "1", 128), (64, "0", 128), (64, "1", 64)])
+def test_early_tma_kernel_is_proved(d, persistent, tile_n, monkeypatch):
     """The early issue read as the producer's first-round ops of its first instance (the same arms and copies, none
-    waits): both rings proved, with the K/V tiles ahead of Q (d128: one Q slot), two Q slots (d64) and one CTA per
-    instance."""
+    waits): both rings proved, with the K/V tiles ahead of Q (d128: one Q slot), two Q slots (d64), one CTA per
+    instance and row groups (d64 128x64, the default there: four 64-row slices a unit)."""
     from tileorch.testing.check_memo import check_once as check  # a proof once per test run
     from tileorch.analysis.extract import extract
 
-    module, _, _ = _early_kernel(monkeypatch, d, persistent)
+    module, _, _ = _early_kernel(monkeypatch, d, persistent, tile_n)
     (proto,) = extract(module)
     result = check(proto)
     assert result.ok, result.violation

@@ -4380,9 +4380,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     kb.kv_ahead = kv_ahead
     # TILEORCH_ATTN_EARLY_TMA: the first instance's loads by thread 0 before the CTA barrier (early_tma_enabled)
     early_tma, early_tma_off = early_tma_enabled(), None
-    if early_tma and ck.row_groups:
-        early_tma, early_tma_off = False, "row groups: the Q rows of the producer's first unit are its slice's"
-    elif early_tma and ck.a0.gathered is not None:  # (session 44: the two arrived together, not proved together)
+    if early_tma and ck.a0.gathered is not None:  # (session 44: the two arrived together, not proved together)
         early_tma, early_tma_off = False, "gathered Q rows: the consumers read Q themselves after the CTA barrier"
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
@@ -4490,6 +4488,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
 
             def first() -> tuple[SSAValue, SSAValue, SSAValue]:
                 tile_coord[:] = work.coords(work.dealt(work.start, work.c0))
+                if ck.row_groups:  # the producer's view of the unit: its first slice's rows (work.part)
+                    work.slice_of_unit()
                 slot, _ = work.q_slot(work.c0)
                 return work.q_bar(slot), work.q_offset(slot), instance_values()[0]
 
