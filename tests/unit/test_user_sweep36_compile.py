@@ -159,3 +159,15 @@ def test_the_kernel_assembles_without_spills(name):
     said = [r for r in prog.remarks if r.startswith("remark: ptxas: ")]
     stores = [int(m.group(1)) for r in said for m in [re.search(r"(\d+) B spill stores", r)] if m]
     assert said and sum(stores) == 0, said
+
+
+def test_the_grouped_gemm_pipelines_are_proved():
+    """``tileorch check`` on the grouped GEMM's tier kernel: its guard (a tile past its group's end does nothing)
+    reads the group starts from an input array in every agent; the checker keys the two agents' loads of that
+    read-only argument alike (one trip count, ``kend_guarded``) and proves the pipelines (before this sweep:
+    ``kend_guarded`` / ``kend_guarded2``, a deadlock of the correct kernel)."""
+    from dot_sweep_checks import assert_pipelines_proved, compiled_with_protocols
+
+    assert_pipelines_proved(PROGRAMS, "grouped_gemm_tile_aligned_group_starts", back_end=False)
+    _program, protocols = compiled_with_protocols(PROGRAMS, "grouped_gemm_tile_aligned_group_starts", False)
+    assert all("kend_guarded2" not in dict(p.params) for p in protocols)

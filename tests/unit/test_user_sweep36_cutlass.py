@@ -94,3 +94,33 @@ def test_the_late_consumers_trip_count_is_its_own():
         assert not errors and len(protocols) == 1, errors
         params.append(sorted(dict(protocols[0].params)))
     assert params == [["ntiles"], ["ntiles", "ntiles2"]], params
+
+
+_LOADS = """func.func @k(%p: !llvm.ptr<1>, %q: !llvm.ptr<1>) {
+  %c1 = arith.constant 1 : i32
+  %a = llvm.getelementptr %p[%c1] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
+  %x = llvm.load %a : !llvm.ptr<1> -> i32
+  %b = llvm.getelementptr %p[%c1] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
+  %y = llvm.load %b : !llvm.ptr<1> -> i32
+  %WRITE
+  func.return
+}"""
+
+
+@pytest.mark.parametrize("write, alike", [
+    ("", True),  # an argument only read: two loads of one address are one value
+    ("llvm.store %c1, %a : i32, !llvm.ptr<1>", False),  # the kernel writes it: the loads may differ
+    ("%z = llvm.load %b atomic monotonic {alignment = 4 : i64} : !llvm.ptr<1> -> i32", False),  # an atomic load
+])
+def test_two_loads_of_a_read_only_argument_are_one_value(write, alike):
+    """The checker's value keys (``extract._structure``), used to give loops bounded alike by different agents one
+    trip count: equal for two plain loads of one address into an argument the kernel only loads, distinct when the
+    kernel writes through that argument or reads it atomically."""
+    from xdsl.parser import Parser
+
+    from tileorch.analysis.extract import _structure
+    from tileorch.registry import make_context
+
+    module = Parser(make_context(), "builtin.module {\n" + _LOADS.replace("%WRITE", write) + "\n}").parse_module()
+    loads = [op for op in module.walk() if op.name == "llvm.load"][:2]
+    assert (_structure(loads[0].results[0], {}) == _structure(loads[1].results[0], {})) == alike

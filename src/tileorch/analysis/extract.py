@@ -1292,12 +1292,57 @@ def _structure(value: SSAValue, memo: dict) -> object:
             src = cond.operands[value.index + 1] if cond is not None else None
             if src is not None and isinstance(src.owner, Block) and src.owner is before:
                 key = ("while", _structure(parent.operands[src.index], memo), src.index)
-    elif owner.name.startswith(_PURE_PREFIXES) or owner.name in _UNIFORM_READS:
+    elif owner.name == "llvm.load" and _read_only_address(owner.operands[0]):
+        props = tuple(sorted((k, str(v)) for k, v in owner.properties.items()))
+        key = (owner.name, props, value.index, _structure(owner.operands[0], memo))
+    elif owner.name.startswith(_PURE_PREFIXES) or owner.name in _UNIFORM_READS or owner.name in _ADDRESS_OPS:
         props = tuple(sorted((k, str(v)) for k, v in owner.properties.items()))
         key = (owner.name, props, value.index,
                tuple(_structure(o, memo) for o in owner.operands))
     memo[value] = key
     return key
+
+
+_ADDRESS_OPS = ("llvm.getelementptr", "llvm.addrspacecast", "llvm.bitcast")
+
+
+def _read_only_address(addr: SSAValue) -> bool:
+    """``addr`` is an address into memory the kernel only reads: computed (``getelementptr`` / address-space casts)
+    from a kernel argument every use of which, through such address arithmetic, is the address of a plain
+    ``llvm.load`` (no store, atomic, copy, inline assembly or call sees the pointer).  Two agents' loads of one such
+    address read one value (a guard or bound read from an input array, ``ct.load(...).item()``), which
+    :func:`_structure` keys alike (user sweep 36: a grouped GEMM's guard read from its group starts was two trip
+    counts, and ``tileorch check`` reported a deadlock of the correct kernel)."""
+    v = addr
+    while isinstance(v.owner, Operation) and v.owner.name in _ADDRESS_OPS:
+        v = v.owner.operands[0]
+    if not isinstance(v.owner, Block):
+        return False
+    parent = v.owner.parent_op()
+    if parent is None or parent.name not in ("func.func", "llvm.func") or v.owner is not parent.regions[0].blocks.first:
+        return False
+    stack, seen = [v], set()
+    while stack:
+        x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        for use in x.uses:
+            op = use.operation
+            if op.name in _ADDRESS_OPS and use.index == 0:
+                stack.extend(op.results)
+            elif op.name == "llvm.load" and use.index == 0 and not _volatile_or_atomic(op):
+                continue
+            else:
+                return False
+    return True
+
+
+def _volatile_or_atomic(load: Operation) -> bool:
+    """An atomic (``ordering`` not 0: not_atomic) or volatile load: another thread's write may come between two."""
+    ordering = load.properties.get("ordering")
+    return (ordering is not None and getattr(getattr(ordering, "value", None), "data", 0) != 0) or any(
+        k in load.properties or k in load.attributes for k in ("volatile_", "volatile", "syncscope"))
 
 
 _FIRST_TESTS = {0: (True, False), 1: (False, True), 2: (False, False), 3: (True, False),
