@@ -651,6 +651,11 @@ _reg("a43_sink_block_dot_before", a43_sink_block_dot_before,
      "sink tokens in their own arrays, a dot before the loop (session 44: the step runs as the loop's first "
      "iteration, its tiles read through their own tensor maps; refused before, 'this one before the loop that holds "
      "the others')", outputs=(5,))
+_reg("a43_sink_block_dot_before_d128_bm128", a43_sink_block_dot_before,
+     _bhs3(2, 150, 170, 128)[:3] + [((2, 64, 128), F16), ((2, 64, 128), F16), ((2, 150, 128), F16), scale2(128), 128,
+                                    64, 128], (2, 2),
+     "sink tokens in their own arrays at head dim 128, 128-row query tiles (two consumer warp groups), Sq != Sk "
+     "(session 44)", outputs=(5,))
 _qkv, _o = _bhsd4(2, 2, 128, 150, 64)
 _reg("a43_lse_scatter_d64", a43_lse_scatter, _qkv + [_o, ((2, 2, 128), F32), scale2(64), 2, 64, 64, 64], (2, 4),
      "the LSE stored by ct.scatter (session 43: tileas-scatter-row-store makes it the row-vector tile store it is; "

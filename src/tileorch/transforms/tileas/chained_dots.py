@@ -1894,15 +1894,15 @@ class _Kernel:
         if self.q_off is not None:
             base = self.v(arith.AddiOp(base, self.q_off), "qg_b")
         mask = op.row_bytes // 16 - 1
-        for c in range(op.chunks):
-            for w in range(64 * op.row_bytes // 512):  # 128 threads x 4 bytes per step
-                phys = self.v(arith.AddiOp(wg_bytes, self.v(arith.AddiOp(word, e.const(512 * w)), "qg_w")), "qg_ph")
-                lin = self.v(arith.XOrIOp(phys, e.v(arith.ShLIOp(e.v(arith.AndIOp(
-                    e.v(arith.ShRUIOp(phys, e.const(7))), e.const(mask))), e.const(4)))), "qg_lin")
-                row = self.v(arith.DivUIOp(lin, e.const(op.row_bytes)), "qg_r")
-                col = self.v(arith.AddiOp(self.v(arith.ShRUIOp(self.v(arith.RemUIOp(lin, e.const(op.row_bytes)),
-                                                                         "qg_cb"), e.const(1)), "qg_c0"),
-                                          e.const(c * op.box)), "qg_c")
+        for w in range(64 * op.row_bytes // 512):  # 128 threads x 4 bytes per step (the same rows in every box)
+            phys = self.v(arith.AddiOp(wg_bytes, self.v(arith.AddiOp(word, e.const(512 * w)), "qg_w")), "qg_ph")
+            lin = self.v(arith.XOrIOp(phys, e.v(arith.ShLIOp(e.v(arith.AndIOp(
+                e.v(arith.ShRUIOp(phys, e.const(7))), e.const(mask))), e.const(4)))), "qg_lin")
+            row = self.v(arith.DivUIOp(lin, e.const(op.row_bytes)), "qg_r")
+            col0 = self.v(arith.ShRUIOp(self.v(arith.RemUIOp(lin, e.const(op.row_bytes)), "qg_cb"), e.const(1)),
+                          "qg_c0")
+            for c in range(op.chunks):
+                col = self.v(arith.AddiOp(col0, e.const(c * op.box)), "qg_c")
                 out = []
                 for k in range(2):
                     ck_col = col if k == 0 else self.v(arith.AddiOp(col, e.const(1)), "qg_c1")
