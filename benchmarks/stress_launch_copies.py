@@ -59,7 +59,7 @@ def _worker(rank: int, variant: str, seconds: float, out_q) -> None:
 
         import tileorch.cutile
         from tileorch.launchers import cutile as rc
-        from tileorch.launchers import k_major_copy as kmc  # (the copies' buffers: kmc._buffers)
+        from tileorch.launchers import launch_copies  # (the K-major copies' buffers: its pool "k_major")
         from tileorch.testing.dot_programs import PROGRAMS, build, unwritten
 
         original = rc._k_major_copy
@@ -69,16 +69,16 @@ def _worker(rank: int, variant: str, seconds: float, out_q) -> None:
 
         def recorded(obj, b, stream, *rest):
             if variant == "fresh_copy":  # a new buffer every launch (the last few kept alive)
-                kmc._buffers.clear()
+                launch_copies.forget("k_major")
             got = original(obj, b, stream, *rest)  # (the copy's pointer, its bound launch or None, what made it)
             ptr = got[0]
             if variant == "fresh_copy":
-                fresh.extend(kmc._buffers.values())
+                fresh.extend(launch_copies.held("k_major").values())
                 del fresh[:-4]
             if variant in ("sync_copy", "snapshot"):
                 torch.cuda.synchronize()
             if variant == "snapshot":  # the copy as it stands before the kernel runs
-                buf = [t for t in dict.values(kmc._buffers) if t.data_ptr() == ptr][0]
+                buf = [t for t in dict.values(launch_copies.held("k_major")) if t.data_ptr() == ptr][0]
                 src = obj.transpose(-1, -2).contiguous()
                 snaps.append((buf, buf.clone(), bool(torch.equal(buf.view(torch.uint8), src.view(torch.uint8)))))
             calls.append((obj, ptr))
@@ -86,11 +86,7 @@ def _worker(rank: int, variant: str, seconds: float, out_q) -> None:
 
         rc._k_major_copy = recorded
         if variant == "noevict":
-            class _Unbounded(dict):
-                def __len__(self):  # the launcher's eviction loop never runs
-                    return 0
-
-            kmc._buffers = _Unbounded()
+            launch_copies.LIMITS["k_major"] = 1 << 30  # the pool's eviction never runs
         copies, control = _programs()
         if variant == "control":
             copies = []
@@ -106,8 +102,8 @@ def _worker(rank: int, variant: str, seconds: float, out_q) -> None:
             elif variant == "no_prepared":
                 rc._prepared.clear()
             kernel, args, grid, out, ref, _lib = build(name, m, n, k, seed=rng.randrange(1 << 30))
-            before = (len(rc._prepared), len(kmc._buffers))
-            prep_keys, copy_keys = set(rc._prepared), set(dict.keys(kmc._buffers))
+            before = (len(rc._prepared), len(launch_copies.held("k_major")))
+            prep_keys, copy_keys = set(rc._prepared), set(dict.keys(launch_copies.held("k_major")))
             calls.clear()
             snaps.clear()
             try:
@@ -119,7 +115,7 @@ def _worker(rank: int, variant: str, seconds: float, out_q) -> None:
             stats["launches"] += 1
             stats["copy_launches"] += name in copies
             prep_miss = bool(rc._prepared) and next(reversed(rc._prepared)) not in prep_keys
-            copy_miss = any(k not in copy_keys for k in dict.keys(kmc._buffers))
+            copy_miss = any(k not in copy_keys for k in dict.keys(launch_copies.held("k_major")))
             outs = out if isinstance(out, tuple) else (out,)
             bad = [float(unwritten(o).float().mean()) for o in outs]
             refs = ref if isinstance(ref, tuple) else (ref,)
@@ -138,14 +134,14 @@ def _worker(rank: int, variant: str, seconds: float, out_q) -> None:
             if any(bad):
                 detail = {"name": name, "shape": [m, n, k], "unwritten_fraction": bad, "cache_sizes_before": before,
                           "t": round(time.time() - (end - seconds), 2)}
-                for key, buf in list(kmc._buffers.items())[-1:]:
+                for key, buf in list(launch_copies.held("k_major").items())[-1:]:
                     detail["last_copy_buffer_nan"] = float(torch.isnan(buf.float()).float().mean())
                 entry = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent")
                 detail["kind"] = entry.program.kind
                 detail["prep_miss"], detail["copy_miss"] = prep_miss, copy_miss
                 for obj, ptr in calls:
                   try:
-                    bufs = [t for t in dict.values(kmc._buffers) if t.data_ptr() == ptr]
+                    bufs = [t for t in dict.values(launch_copies.held("k_major")) if t.data_ptr() == ptr]
                     src = obj.transpose(-1, -2).contiguous()
                     detail.setdefault("copies", []).append({
                         "source_nan": float(torch.isnan(obj.float()).float().mean()),

@@ -941,6 +941,19 @@ OTHER_BINARIES = (
 """The first bytes of other binaries a user may hand a command that reads MLIR text, and what they are."""
 
 PTX_START = re.compile(r"\A(?:\s|//[^\n]*\n)*\.(?:version|target)\b")
+CUDA_CPP_START = re.compile(r"\A(?:\s|//[^\n]*\n|/\*.*?\*/|#[^\n]*\n)*(?:(?:extern\s+\"C\"|template\s*<[^>]*>|static|"
+                            r"inline)\s+)*__(?:global|device)__\b", re.S)
+"""CUDA C++ source: comments and preprocessor lines, then a ``__global__`` / ``__device__`` function."""
+
+
+def _safetensors_header(data: bytes) -> bool:
+    """``data`` starts as a safetensors file does: a little-endian 8-byte header length, then that many bytes of a
+    JSON object (``{...}``) within the file."""
+    if len(data) < 10 or data[8:9] != b"{":
+        return False
+    n = int.from_bytes(data[:8], "little")
+    return 2 <= n <= len(data) - 8 and data[8 + n - 1:8 + n].rstrip(b" ") in (b"}", b"")
+
 """PTX text: comments, then a ``.version`` or ``.target`` directive (MLIR text never starts with a '.')."""
 
 
@@ -956,6 +969,9 @@ def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
         raise SourceError("this is an ELF file (a cubin or another compiled binary), not MLIR text: a cubin is "
                           "what tileorch compile --cubin writes and what tileorch run loads", f"{name}:1:1")
     what = next((what for magic, what in OTHER_BINARIES if data.startswith(magic)), None)
+    if what is None and _safetensors_header(data):  # (was "@ identifier expected ...": a header length of 64)
+        what = ("a safetensors file (a JSON header of tensors, then their bytes: model weights), not MLIR text: "
+                "tileorch reads MLIR text and CUDA Tile IR bytecode")
     if what is not None and not line_offset:  # (was "invalid UTF-8 byte 0xef" at the magic number's third byte)
         raise SourceError(f"this is {what}", f"{name}:1:1")
     try:
@@ -965,6 +981,10 @@ def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise SourceError(f"invalid UTF-8 byte 0x{data[exc.start]:02x} (the input must be UTF-8 text)",
                           f"{name}:{line}:{col}") from None
+    if not line_offset and CUDA_CPP_START.match(text):  # (was "Operation __global__ is not registered")
+        raise SourceError("this is CUDA C++ source (a __global__ / __device__ function), not MLIR text: tileorch "
+                          "compiles cuda_tile / TileAS MLIR text and cuTile exports; write the kernel in cuTile "
+                          "Python and run it with tileorch.cutile.launch", f"{name}:1:1")
     if not line_offset and PTX_START.match(text):
         raise SourceError("this is PTX (it starts with a .version or .target directive), not MLIR text: PTX is "
                           "what tileorch compile writes and what tileorch run loads", f"{name}:1:1")

@@ -1,7 +1,7 @@
 """Session 43's attention-shaped sweep (``tileorch.testing.attnsweep43_programs``, issue 20): every program exported
 through the launcher's argument description and cuTile's exporter (no GPU) and lowered for sm_90a takes the path its
-table entry names: the chained ones say they took the tensor cores (TMA + WGMMA); the ones the tier refuses (sink
-tokens' dot before the loop, varlen rows gathered) say why at a line of the program's file, never a silent SIMT fallback or an internal error; the chained kernels' launches on their spec's arrays are
+table entry names: the chained ones say they took the tensor cores (TMA + WGMMA); the ones the tier refuses (varlen
+rows gathered; the sink tokens' dot before the loop until session 44) say why at a line of the program's file, never a silent SIMT fallback or an internal error; the chained kernels' launches on their spec's arrays are
 addressed by tensor maps (no launch-time SIMT fallback for a row stride TMA cannot take).  CI checks
 :data:`PATH_IN_CI`; ``TILEORCH_EMULATE_ALL=1`` every program.  Needs cuda-tile."""
 
@@ -22,7 +22,7 @@ SOURCE = str(Path(attnsweep43_programs.__file__))
 TENSOR_CORES = "chained dots compiled through the TileAS tier to TMA + WGMMA"
 ALL = bool(os.environ.get("TILEORCH_EMULATE_ALL"))
 QUICK = {"a43_alibi_causal_d64", "a43_sink_state_d64", "a43_varlen_padded_tiles_d64",
-         "a43_lse_scatter_d64"}
+         "a43_lse_scatter_d64", "a43_sink_block_dot_before"}
 """test_attnsweep43_emulated.py's CI programs: their compile there is the lowering read here
 (``lower_once_compiled``)."""
 PATH_IN_CI = QUICK | {n for n, p in PROGRAMS.items() if p.path != "chained"} | {"a43_bias_tile_d64",
@@ -95,3 +95,18 @@ def test_chained_launch_is_addressed_by_tensor_maps(name, monkeypatch):
     monkeypatch.setattr(gemm_host, "encode_tensor_map", lambda *a, **kw: encoded.append(a) or b"")
     rc.chained_tensor_maps(prog.chained, rc.stored_arguments(described_arguments(p.kernel, p.spec)))
     assert len(encoded) == len(prog.chained["tmaps"]) >= 3
+
+
+def test_varlen_gathered_is_refused_at_its_key_gather():
+    """Varlen with rows gathered at ``start + positions``: the chained kernel reads a gathered Q itself since session
+    44 (``chained_dots._Kernel.q_gather``), and puts O back by its ``ct.scatter``; the K / V tiles gathered at a
+    sequence's own rows are what it does not take (TMA has no row gather, and the rows past the sequence's end are
+    the next sequence's, not the gather's zeros).  The refusal names K's gather, not Q's (before: Q's line)."""
+    import inspect
+
+    p = PROGRAMS["a43_varlen_gathered_d64"]
+    src, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
+    line = first + next(i for i, ln in enumerate(src) if "k = ct.gather(K" in ln)
+    prog = _lowered("a43_varlen_gathered_d64")
+    refusals = [r for r in prog.remarks if "refused" in r]
+    assert any(r.startswith(f"{SOURCE}:{line}:") and "B's elements are gathered" in r for r in refusals), refusals

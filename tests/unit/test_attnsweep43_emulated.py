@@ -28,7 +28,7 @@ TWINS = {f"{n}__f16": dataclasses.replace(p, spec=[(s[0], "float16", *s[2:]) if 
                                                    s[1] == "bfloat16" else s for s in p.spec])
          for n, p in PROGRAMS.items() if any(isinstance(s, tuple) and s[1] == "bfloat16" for s in p.spec)}
 QUICK = {"a43_alibi_causal_d64", "a43_sink_state_d64", "a43_varlen_padded_tiles_d64",
-         "a43_lse_scatter_d64"}
+         "a43_lse_scatter_d64", "a43_sink_block_dot_before"}
 """The programs CI emulates (the rest with ``TILEORCH_EMULATE_ALL=1``)."""
 CHAINED = sorted(n for n, p in PROGRAMS.items() if p.path == "chained")
 

@@ -20,6 +20,7 @@ pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
 from tileorch.launchers import cutile as rc  # noqa: E402
+from tileorch.launchers import launch_copies  # noqa: E402
 from tileorch.testing.attnsweep36_programs import PROGRAMS  # noqa: E402
 
 NAME = "s36_kt_array_cross_d96"
@@ -95,22 +96,22 @@ def test_the_launch_copies_before_the_kernel(monkeypatch):
     events = []
     monkeypatch.setattr(gemm_host, "encode_tensor_map", lambda *a, **kw: bytes(128))
     monkeypatch.setattr(buffers, "DeviceBuffer", _Buf)
-    monkeypatch.setattr(gemm_host.StagingPlan, "run", staticmethod(lambda copies, stream: events.append(
-        ("copy", stream, list(copies)))))
+    monkeypatch.setattr(launch_copies, "run_2d", lambda copies, stream: events.append(
+        ("copy", stream, list(copies))))
 
     def run(image, grid, block, params, smem, cluster, stream, sync, fast, layout=None, before=None, where=""):
         before(stream)
         events.append(("kernel", stream, fast))
 
     monkeypatch.setattr(rc, "_run", run)
-    rc._chained_scratch.clear()
+    launch_copies.forget("padded")
     kernel = PROGRAMS[NAME].kernel
     args = described_arguments(kernel, _spec(150))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for _ in range(2):
             rc._launch_chained(entry, kernel, args, rc.normalize_grid(PROGRAMS[NAME].grid), 7, False, ("key",), 132)
-    rc._chained_scratch.clear()
+    launch_copies.forget("padded")
     assert [e[0] for e in events] == ["copy", "kernel", "copy", "kernel"]
     assert all(e[1] == 7 for e in events) and all(e[2] == ("key",) for e in events if e[0] == "kernel")
     said = [str(w.message) for w in caught if issubclass(w.category, PerformanceWarning)]
@@ -148,7 +149,7 @@ def test_a_bound_launch_makes_the_copy_before_each_kernel(monkeypatch):
     assert events == [("copy", 7), ("kernel", 7), ("copy", 7), ("kernel", 7)]
     # on another stream: the copies' buffer is stream 7's (kept per stream), so the replay is ordered after stream 7's
     # work and stream 7's later work after it (review of session 43: two streams wrote one buffer)
-    from tileorch.launchers import stream_home
+    from tileorch.launchers import launch_copies as stream_home
 
     monkeypatch.setattr(stream_home, "order_after", lambda waiter, on: events.append(("wait", waiter, on)))
     del events[:]

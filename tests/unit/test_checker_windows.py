@@ -81,3 +81,19 @@ def test_windows_explore_fewer_states_with_the_same_proof(build, monkeypatch):
     without = check(build())
     assert with_windows.ok and without.ok
     assert with_windows.states * 2 <= without.states, (with_windows.states, without.states)
+
+
+def test_the_reduction_switch_reaches_parallel_workers_and_the_proof_memo(monkeypatch):
+    """``machine.CAUSAL_WINDOWS`` off (as the tests comparing earlier sessions' state counts set it) holds in the
+    worker processes of a parallel check (they used to search with the windows on) and is part of the test
+    suite's proof-memo key (a memoised proof with windows used to answer a check without them)."""
+    from tileorch.testing.check_memo import check_key
+
+    protocol = W(3, 2, trips=(1, 2, 4, 7))
+    with_key = check_key(protocol, {})
+    monkeypatch.setattr(machine, "CAUSAL_WINDOWS", False)
+    assert check_key(protocol, {}) != with_key
+    serial = check(protocol)
+    parallel = check(protocol, jobs=2)
+    assert serial.ok and parallel.ok and len(serial.instances) > 1
+    assert (parallel.states, parallel.transitions) == (serial.states, serial.transitions)

@@ -23,6 +23,7 @@ import pytest
 pytest.importorskip("cuda.tile")
 
 from tileorch.launchers import k_major_copy as kc  # noqa: E402
+from tileorch.launchers import launch_copies  # noqa: E402
 
 # ----------------------------------------------------------------------------------------------- plan
 
@@ -208,7 +209,7 @@ def _launch(monkeypatch, program, copy_launch):
     monkeypatch.setattr(rc, "launch", copy_launch(seen))
     monkeypatch.setattr(rc, "_prepared", type(rc._prepared)())
     monkeypatch.setattr(cutile_bound, "bound_launches", {})
-    monkeypatch.setattr(kc, "_buffers", {})
+    monkeypatch.setitem(launch_copies._pools, "k_major", type(launch_copies.held("k_major"))())
     ptrs = (A_PTR, B_PTR, C_PTR)
     arguments = rc.describe_arguments(kernel, tuple(FakeDeviceArray(ptrs[i], s[0]) if isinstance(s, tuple) else s
                                                     for i, s in enumerate(spec)))
@@ -253,7 +254,7 @@ def test_the_copy_runs_before_the_gemm_and_the_launch_is_kept_bound_with_it(monk
     assert seen == [("copy", 9, (-(-K // 32), -(-N // 64), 1), x, y), ("gemm", 9)]
     # on another stream: the buffer is stream 9's, so the replay is ordered after stream 9's work and stream 9's
     # later work after it (before session 43's review it wrote stream 9's buffer from stream 11 unordered)
-    from tileorch.launchers import stream_home
+    from tileorch.launchers import launch_copies as stream_home
 
     monkeypatch.setattr(stream_home, "order_after", lambda waiter, on: seen.append(("wait", waiter, on)))
     del seen[:]
@@ -271,7 +272,8 @@ def test_two_gemms_bound_to_one_streams_buffer_never_write_it_from_two_streams_a
     must now be ordered with stream 9: the stream waits for stream 9 before the copy, and stream 9 for it after
     the GEMM."""
     from tileorch.launchers import cutile as rc
-    from tileorch.launchers import cutile_bound, stream_home
+    from tileorch.launchers import cutile_bound
+    from tileorch.launchers import launch_copies as stream_home
     from tileorch.testing.export import FakeDeviceArray
 
     kernel, spec, prog = tf32_n_major_program
@@ -280,7 +282,7 @@ def test_two_gemms_bound_to_one_streams_buffer_never_write_it_from_two_streams_a
     monkeypatch.setattr(rc, "launch", _recording_launch(seen))
     monkeypatch.setattr(rc, "_prepared", type(rc._prepared)())
     monkeypatch.setattr(cutile_bound, "bound_launches", {})
-    monkeypatch.setattr(kc, "_buffers", {})
+    monkeypatch.setitem(launch_copies._pools, "k_major", type(launch_copies.held("k_major"))())
     monkeypatch.setattr(rc, "compiled", lambda *a, **k: pytest.fail("compiled again"))
     monkeypatch.setattr(stream_home, "order_after", lambda waiter, on: seen.append(("wait", waiter, on)))
     entry = rc._Compiled(prog, image=_Image(prog.gemm_config, seen, warned))
@@ -325,24 +327,24 @@ def test_a_copy_tileorch_cannot_make_is_torchs_and_not_bound(monkeypatch, tf32_n
 
 def test_with_copies_orders_every_copy_before_the_gemm():
     seen = []
-    go = kc.with_copies([lambda h: seen.append(("b", h)), lambda h: seen.append(("a", h))],
+    go = launch_copies.sequence([lambda h: seen.append(("b", h)), lambda h: seen.append(("a", h))],
                         lambda h: seen.append(("gemm", h)))
     go(5)
     assert seen == [("b", 5), ("a", 5), ("gemm", 5)]
 
 
 def test_the_bound_launch_keeps_its_buffer_alive(monkeypatch, tf32_n_major_program):
-    """The buffers are dropped past BUFFERS_MAX (or by clear_caches); a launch kept bound still writes its buffer
-    (by pointer), so the buffer must live as long as that launch: freed, torch's allocator would hand the memory
-    to another tensor, which the bound copy would then overwrite."""
+    """The buffers are dropped past ``launch_copies.LIMITS["k_major"]`` (or by clear_caches); a launch kept bound
+    still writes its buffer (by pointer), so the buffer must live as long as that launch: freed, torch's allocator
+    would hand the memory to another tensor, which the bound copy would then overwrite."""
     import gc
     import weakref
 
     seen, _warned, bound = _launch(monkeypatch, tf32_n_major_program, _recording_launch)
-    (buf,) = kc._buffers.values()
+    (buf,) = launch_copies.held("k_major").values()
     alive = weakref.ref(buf)
     del buf
-    kc._buffers.clear()
+    launch_copies.forget("k_major")
     gc.collect()
     assert alive() is not None, "the K-major buffer was freed while a launch bound with it is kept"
     del bound[("key",)]

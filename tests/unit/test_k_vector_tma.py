@@ -406,7 +406,7 @@ class _Scratch:
         _Scratch.made.append(self)
 
 
-def _launch_recording_maps(monkeypatch, name, shift, spec=None, times=2, lowered=(), public=False):
+def _launch_recording_maps(monkeypatch, name, shift, spec=None, times=2, lowered=(), public=False, **more):
     """test_launch_strided_batch.py's device-less launch of ``PROGRAMS[name]`` with the K vectors' tensor maps and
     scratch buffers recorded: (its returns, the maps' ``encode_tensor_map`` arguments, the scratch buffers)."""
     import test_launch_strided_batch as lsb
@@ -419,7 +419,7 @@ def _launch_recording_maps(monkeypatch, name, shift, spec=None, times=2, lowered
     monkeypatch.setattr(gemm_host, "encode_tensor_map", lambda *a: maps.append(a) or bytes(128))
     monkeypatch.setattr(buffers, "DeviceBuffer", _Scratch)
     got = lsb._launch(monkeypatch, None, name, spec=spec, program=PROGRAMS[name], shift=shift, lowered=lowered,
-                      times=times, public=public)
+                      times=times, public=public, **more)
     return got, maps, list(_Scratch.made)
 
 
@@ -479,6 +479,76 @@ def test_a_misaligned_vector_no_copy_reads_keeps_the_launch_on_the_tensor_cores(
     kernel_said = [r for r in remarks if r.startswith(f"{kernel_location(kernel)}: remark: argument 2 ('S'): the "
                                                       "K-indexed vector's array") and "on the tensor cores" in r]
     assert kernel_said and all("_kv" not in r.split("the kernel ")[1].split()[0] for r in kernel_said), remarks
+
+
+@pytest.mark.parametrize("pointers_only", [False, True])
+def test_one_k_vector_pointer_with_other_strides_is_prepared_again(monkeypatch, pointers_only):
+    """Two launches of one program whose K vector array S [2, 128] f32 starts at the same address with other row
+    strides (128, then 136 elements: both read in place, rows 512 and 544 bytes apart).  The prepared launches were
+    keyed by the vectors' pointers without their strides (session 43's closing note, latent): a second launch
+    reusing the first's prepared launch would read S's rows 512 bytes apart -- its second row from the wrong
+    address, no error.  Today's kernels with K vectors take the program's parameters (S's strides among them) and
+    those are in the key too, so the bug did not show; ``pointers_only``: the program's parameters packed as
+    pointers only (a kernel whose parameters hold no strides), where only the vectors' own key entry tells the two
+    layouts apart (failed before).  Each layout has its own prepared launch and map."""
+    import struct
+
+    from tileorch.launchers import cutile as rc
+
+    if pointers_only:
+        monkeypatch.setattr(rc, "pack_simt_arguments", lambda arguments: [
+            struct.pack("<Q", a.ptr) for a in arguments if isinstance(a, rc.ArrayArg)])
+    name = "kv_group_scale"
+    spec = list(PROGRAMS[name].spec)
+    rounds = [(spec[:2] + [(spec[2][0], spec[2][1], (row, 1))] + spec[3:], None) for row in (128, 136)]
+    (path, _, prepared, said, _), maps, made = _launch_recording_maps(monkeypatch, name, None, rounds=rounds)
+    assert path == "gemm" and not made and not said, (path, said)
+    assert len(prepared) == 2, prepared
+    s_ptr = 3 << 32  # (argument 2's address in the harness)
+    assert [m[3] for m in maps if m[0] == s_ptr] == [(128 * 4,), (136 * 4,)]
+
+
+def test_a_k_vector_copy_on_two_streams_writes_each_streams_scratch(monkeypatch):
+    """The same launch of a misaligned gamma (its aligned copy) on streams 0 and 7: the copy's scratch is one per
+    stream and layout (shared by the launches of that stream, as the other launch copies' are), so each stream's
+    launch is prepared with its own.  Before, the prepared launch (keyed without the stream) kept one scratch of its
+    own, which the launches on both streams copied into while either could be in flight."""
+    (path, _, prepared, said, _), maps, made = _launch_recording_maps(
+        monkeypatch, "kv_gamma_ragged", {1: 2}, times=1, streams=(0, 7, 0))
+    assert path == "gemm" and len(prepared) == 2, (path, prepared)
+    dst = [kw["copies_in"][0][2] for kw in prepared]
+    assert len(made) == 2 and dst == [b.ptr for b in made] and dst[0] != dst[1]
+    assert all(kw["keep"] == [b] for kw, b in zip(prepared, made))
+
+
+def test_launches_of_other_arrays_share_their_streams_k_vector_scratch(monkeypatch):
+    """Two launches on one stream whose gammas are other arrays of one layout (both 2 bytes past a 16-byte
+    boundary): one scratch buffer, reused in stream order (before, each prepared launch allocated its own, up to the
+    64 prepared launches kept)."""
+    name = "kv_gamma_ragged"
+    spec = list(PROGRAMS[name].spec)
+    (path, _, prepared, _, _), _, made = _launch_recording_maps(monkeypatch, name, None,
+                                                                rounds=[(spec, {1: 2}), (spec, {1: 2 + 4096})])
+    assert path == "gemm" and len(prepared) == 2, (path, prepared)
+    (scratch,) = made
+    assert [kw["copies_in"][0][:3] for kw in prepared] == [((2 << 32) + 2, 320, scratch.ptr),
+                                                          ((2 << 32) + 4098, 320, scratch.ptr)]
+
+
+def test_a_bound_k_vector_copy_replayed_on_another_stream_is_ordered_with_its_own(monkeypatch):
+    """Through ``tileorch.cutile.launch`` (the hot path): the launch bound on stream 0 -- its vector copied into
+    stream 0's scratch -- called again with equal arguments on stream 7 runs after stream 0's work and stream 0's
+    later work after it, said once.  Before, that bound launch was not homed: stream 7 copied into the buffer
+    stream 0's launches use, unordered with them."""
+    from tileorch.launchers import launch_copies
+
+    waits = []
+    monkeypatch.setattr(launch_copies, "order_after", lambda waiter, on: waits.append((waiter, on)))
+    (path, _, prepared, said, _), _, made = _launch_recording_maps(monkeypatch, "kv_gamma_ragged", {1: 2}, times=1,
+                                                                   public=True, streams=(0, 0, 7))
+    assert path == "gemm" and len(prepared) == 1 and len(made) == 1, (path, prepared)
+    assert waits == [(7, 0), (0, 7)]
+    assert sum("kept bound on stream 0 was replayed on stream 7" in s for s in said) == 1, said
 
 
 @settings(max_examples=60, deadline=None)

@@ -150,7 +150,7 @@ WARNED_AT: list[str] = []
 
 
 def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowered=(), times=1, public=False,
-            streams=(0,)):
+            streams=(0,), rounds=()):
     """:func:`tileorch.launchers.cutile._launch` of sweep program ``name`` on its spec's arrays (``spec``: in its
     place), with no device: the tier's lowering of the program (its own configuration, and each configuration the
     launcher asks for with the override's fields; a configuration naming a word of ``lowered``: lowered again, for
@@ -158,7 +158,8 @@ def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowe
     ``program``: a UserProgram in place of ``module``'s ``name``; ``shift``: argument position -> bytes added to its
     pointer; ``times``: launches of the same arguments (each compile asked for again is the entry of the first);
     ``public``: through ``tileorch.cutile.launch`` (the user's entry point) instead of the launcher's ``_launch``;
-    ``streams``: the stream handles each of the ``times`` rounds launches on, in turn.
+    ``streams``: the stream handles each of the ``times`` rounds launches on, in turn; ``rounds``: (spec, shift) of
+    each round in place of ``times`` rounds of ``spec`` and ``shift`` (other arrays between launches).
     Returns (the path that ran, the configurations asked for, the images' prepare keywords, the
     PerformanceWarnings' texts, the launch remarks)."""
     import warnings
@@ -210,11 +211,13 @@ def _launch(monkeypatch, module, name, spec=None, program=None, shift=None, lowe
     monkeypatch.setattr(tg, "kernel_for", lambda cfg: _Image(cfg))
     monkeypatch.setattr(rc, "_run", lambda *a, **k: ran.append("simt"))
     rc.clear_caches()
-    args = tuple(_Array(((i + 1) << 32) + (shift or {}).get(i, 0), s[0], s[1], s[2] if len(s) > 2 else None)
-                 if isinstance(s, tuple) else s for i, s in enumerate(spec or p.spec))
+    def arrays(spec, shift):
+        return tuple(_Array(((i + 1) << 32) + (shift or {}).get(i, 0), s[0], s[1], s[2] if len(s) > 2 else None)
+                     if isinstance(s, tuple) else s for i, s in enumerate(spec or p.spec))
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for _ in range(times):
+        for args in [arrays(*r) for r in rounds] or [arrays(spec, shift)] * times:
             for stream in streams:
                 if public:  # (through the user's entry point, tileorch.cutile.launch)
                     rc.launch(stream, p.grid, p.kernel, args)
@@ -654,20 +657,23 @@ def test_the_scratch_c_is_shared_per_size_and_stream(monkeypatch):
     """Launches of one C size on one stream share one scratch (new output arrays each call do not keep one each:
     before, every prepared launch would hold its own); another stream gets its own (launches on two streams may
     overlap: the prepared launches are kept per stream, and a bound one replayed on another stream is ordered with
-    its own, test_k_major_copy / stream_home); at most ``_C_SCRATCH_MAX`` kept by the cache."""
-    from tileorch.launchers import cutile as rc
+    its own, test_k_major_copy / launch_copies.homed); at most ``LIMITS["c_scatter"]`` kept by the cache."""
+    from tileorch.launchers import launch_copies
     from tileorch.runtime import buffers
+
+    def _c_scratch_buffer(nbytes, stream):  # (the launcher's packed scratch C: role c_scatter)
+        return launch_copies.scratch("c_scatter", (), nbytes, stream)
 
     _Scratch.made = []
     monkeypatch.setattr(buffers, "DeviceBuffer", _Scratch)
-    rc._c_scratch.clear()
-    first = rc._c_scratch_buffer(4096, 0)
-    assert rc._c_scratch_buffer(4096, 0) is first
-    assert rc._c_scratch_buffer(4096, 7) is not first and rc._c_scratch_buffer(8192, 0) is not first
-    for size in range(rc._C_SCRATCH_MAX + 2):
-        rc._c_scratch_buffer(16 * (size + 1), 3)
-    assert len(rc._c_scratch) == rc._C_SCRATCH_MAX
-    rc._c_scratch.clear()
+    launch_copies.forget("c_scatter")
+    first = _c_scratch_buffer(4096, 0)
+    assert _c_scratch_buffer(4096, 0) is first
+    assert _c_scratch_buffer(4096, 7) is not first and _c_scratch_buffer(8192, 0) is not first
+    for size in range(launch_copies.LIMITS["c_scatter"] + 2):
+        _c_scratch_buffer(16 * (size + 1), 3)
+    assert len(launch_copies.held("c_scatter")) == launch_copies.LIMITS["c_scatter"]
+    launch_copies.forget("c_scatter")
 
 
 @needs_cutile
@@ -786,7 +792,7 @@ def test_a_padded_c_under_a_grid_covering_part_of_it_keeps_cs_other_columns(monk
 def test_a_bound_scattered_c_launch_replayed_on_another_stream_is_ordered_with_its_own(monkeypatch):
     """Through ``tileorch.cutile.launch`` (the hot path): the launch bound on stream 0 (its scratch C stream 0's)
     called again with the same arguments on stream 7 is ordered after stream 0's work and stream 0 after it."""
-    from tileorch.launchers import stream_home
+    from tileorch.launchers import launch_copies as stream_home
     from tileorch.testing.user_programs31 import PROGRAMS
 
     p = PROGRAMS["gemm_batched_strided_batch_view"]

@@ -1,5 +1,5 @@
-"""``tileorch.launchers.stream_home``: a bound launch that writes a scratch buffer kept per stream, replayed on
-another stream, is ordered with its own stream (review of session 43: two streams wrote one K-major buffer).
+"""``tileorch.launchers.launch_copies.homed`` (was ``stream_home``): a bound launch that writes a scratch buffer kept
+per stream, replayed on another stream, is ordered with its own stream (review of session 43: two streams wrote one K-major buffer).
 No GPU: a stand-in driver records the calls."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from tileorch.launchers import stream_home
+from tileorch.launchers import launch_copies as stream_home
 from tileorch.runtime.driver import use_api
 
 

@@ -178,7 +178,9 @@ def _worker_main(payload: bytes, conn) -> None:
     received on ``conn`` with ``(index, states, transitions, violated)`` (``(index,
     StateSpaceTooLarge)`` for a search past its bound) until ``None`` arrives."""
     global _WORKER
-    _WORKER = pickle.loads(payload)
+    from tileorch.analysis import machine
+
+    *_WORKER, machine.CAUSAL_WINDOWS = pickle.loads(payload)  # (the caller's reduction, patched or not)
     todo = _WORKER[-1]
     while True:
         index = conn.recv()
@@ -268,7 +270,10 @@ def _parallel_searches(protocol: Protocol, todo: list[dict[str, int]], por: bool
     from multiprocessing.connection import wait
 
     buf = io.BytesIO()
-    _NoIR(buf, protocol=pickle.HIGHEST_PROTOCOL).dump((protocol, por, symmetry, max_states, todo))
+    from tileorch.analysis import machine
+
+    _NoIR(buf, protocol=pickle.HIGHEST_PROTOCOL).dump((protocol, por, symmetry, max_states, todo,
+                                                       machine.CAUSAL_WINDOWS))
     payload = buf.getvalue()
     deadline = None if timeout is None else time.monotonic() + timeout
     workers = []  # (process, this end of its pipe)

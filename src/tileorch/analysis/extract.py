@@ -718,7 +718,12 @@ class _Program:
         less = self._less(ub) if not outer and lo is None else None
         if less is not None:  # ``x - c``: c fewer iterations than a loop bounded by x (a peeled last iteration)
             ub, lo = less
-        name = self._trip_name(ub) if not outer else "tiles"
+        if outer:
+            name = "tiles"
+        elif lo is None or not st:  # a non-constant start or step: loops share the count only with the same range
+            name = self._trip_name(ub, lb, step)
+        else:
+            name = self._trip_name(ub)
         if outer:
             values = (1, 2)
         elif self.k.iterations:
@@ -739,9 +744,14 @@ class _Program:
         less = self.ev.constant(c)
         return (x, less) if less is not None and less > 0 and self.ev.constant(x) is None else None
 
-    def _trip_name(self, ub: SSAValue) -> str:
+    def _trip_name(self, ub: SSAValue, lb: SSAValue | None = None, step: SSAValue | None = None) -> str:
         """The parameter of a non-constant bound: loops bounded by the same value (up to adding
-        or subtracting a known zero) share it; distinct values never do, even with equal names."""
+        or subtracting a known zero) share it; distinct values never do, even with equal names.
+        With ``lb`` / ``step`` (a loop whose start or step is not a constant, e.g. a persistent
+        ``for t = ctaid to n step nctaid``): loops share the parameter only when their starts and steps
+        are the same values too (a consumer loop from ``ctaid + nctaid`` runs one tile fewer than its
+        producer's from ``ctaid``: they were one count before user sweep 36, and ``tileorch check``
+        proved the mismatch)."""
         while isinstance(ub.owner, Operation) and ub.owner.name in ("arith.addi", "arith.subi"):
             lhs, rhs = ub.owner.operands
             if self.ev.constant(rhs) == 0:
@@ -752,6 +762,8 @@ class _Program:
                 break
         names = self.k.trip_names
         key = _structure(ub, {})
+        if lb is not None:
+            key = ("range", _structure(lb, {}), key, None if step is None else _structure(step, {}))
         if key not in names:
             base = ub.name_hint or "n"
             taken = set(names.values())
@@ -1250,6 +1262,12 @@ class _Program:
         return pre + [Loop(count, tuple(ops), origin=op)]
 
 
+_UNIFORM_READS = frozenset({"llvm.mlir.constant", *(f"nvvm.read.ptx.sreg.{r}.{a}" for r in (
+    "ctaid", "nctaid", "clusterid", "nclusterid", "cluster.ctaid", "cluster.nctaid") for a in "xyz"),
+    "nvvm.read.ptx.sreg.cluster.ctarank", "nvvm.read.ptx.sreg.cluster.nctarank"})
+"""Ops whose value every thread of a CTA reads alike (a constant, the CTA's and cluster's ids and counts): two agents'
+reads of one are the same value (a thread id is not)."""
+
 _PURE_PREFIXES = ("arith.", "cutlass.tile_scheduler.get_work_", "cutlass.tile_scheduler.work_tile_",
                   "cutlass.tile_scheduler.create_", "cutlass.tile_scheduler.initial_work_tile_info")
 
@@ -1274,7 +1292,7 @@ def _structure(value: SSAValue, memo: dict) -> object:
             src = cond.operands[value.index + 1] if cond is not None else None
             if src is not None and isinstance(src.owner, Block) and src.owner is before:
                 key = ("while", _structure(parent.operands[src.index], memo), src.index)
-    elif owner.name.startswith(_PURE_PREFIXES) or owner.name == "llvm.mlir.constant":
+    elif owner.name.startswith(_PURE_PREFIXES) or owner.name in _UNIFORM_READS:
         props = tuple(sorted((k, str(v)) for k, v in owner.properties.items()))
         key = (owner.name, props, value.index,
                tuple(_structure(o, memo) for o in owner.operands))

@@ -325,9 +325,23 @@ class _Reader:
         tx = _const(arm.operands[1])
         if tx is None:
             raise LocatedError(arm, "check: expect_tx with a transaction count that is not a constant")
-        block = arm.parent_block()
-        landed = sum(self.copy_bytes(o) for o in block.ops if o.name == COPY and arm.operands[0] in o.operands)
-        return tx, landed
+        return tx, self._landed(arm.parent_block(), arm.operands[0])
+
+    def _landed(self, block, bar: SSAValue) -> int:
+        """Bytes the copies of ``block`` on barrier ``bar`` deliver; an ``scf.if`` holding copies (the producer's
+        choice of a loop operand's tile, e.g. a step's own array at the first tile: ``chained_dots.operand_loads``)
+        delivers its sides' bytes, which must be equal (a located error otherwise)."""
+        total = 0
+        for o in block.ops:
+            if o.name == COPY and bar in o.operands:
+                total += self.copy_bytes(o)
+            elif o.name == "scf.if" and any(x.name == COPY for x in o.walk()):
+                sides = [self._landed(r.blocks.first, bar) if r.blocks else 0 for r in o.regions]
+                if len(sides) != 2 or sides[0] != sides[1]:
+                    raise LocatedError(o, f"check: the sides of a choice between TMA copies on a stage's barrier "
+                                          f"deliver different bytes ({' vs '.join(map(str, sides))})")
+                total += sides[0]
+        return total
 
     def _ring_side(self, ops: list[Operation], what: str) -> int:
         """The one address base (``stage * 8 + base``) of ``ops``' barrier operand."""

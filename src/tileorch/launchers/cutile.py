@@ -47,6 +47,8 @@ from tileorch.launchers.cutile_programs import (ARCHS, BYTECODE_VERSION, LOWERED
 from tileorch.launchers import stale_settings
 from tileorch.launchers.array_overlap import elements_overlap, shared_element
 from tileorch.launchers.cutile_source_key import note_exported
+from tileorch.launchers import launch_copies
+from tileorch.launchers.launch_copies import unpacking_copies as c_scatter_copies
 from tileorch.launchers.stale_settings import note_bound, recheck as recheck_settings, stale as settings_stale
 
 _NOT_SEEN = object()  # launch(): a kernel the native route has not seen
@@ -1034,8 +1036,7 @@ def _forget_bound_state() -> None:
     forget_native()
     forget_bound()
     _prepared.clear()
-    _c_scratch.clear()
-    _chained_scratch.clear()
+    launch_copies.forget("c_scatter", "padded", "kvec")  # (the K-major copies' buffers: clear_caches)
 
 
 def _set_last_hot_aside() -> None:
@@ -1051,9 +1052,7 @@ def clear_caches() -> None:
     _forget_bound_state()
     _bytecode.clear()
     _programs.clear()
-    from tileorch.launchers import k_major_copy
-
-    k_major_copy.clear()  # (the K-major copies' buffers)
+    launch_copies.forget()  # (every launch copy's scratch, the K-major copies' buffers included)
 
 
 def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, config: str = "",
@@ -1437,30 +1436,24 @@ def kvec_copy_refusal(cfg: Any, arguments: list[Argument]) -> str:
     return ""
 
 
-def kvec_copies(cfg: Any, arguments: list[Argument], alloc: Any = None) -> tuple[list[Argument], list[tuple], list]:
+def kvec_copies(cfg: Any, arguments: list[Argument], alloc: Any = None,
+                stream: int = 0) -> tuple[list[Argument], list[tuple], list]:
     """For each array of a K vector of ``cfg.kvecs`` TMA cannot read in place (a base not 16-byte aligned, rows not
-    16 bytes apart) and one 2-D copy can (:func:`kvec_copy_refusal` says ""): a packed scratch buffer of rows rounded
-    up to 16 bytes (``alloc(nbytes)``, default :class:`~tileorch.runtime.buffers.DeviceBuffer`: 256-byte aligned).
-    Returns (``arguments`` with each such array re-described at its buffer, which :func:`kvec_tensor_maps` then maps;
-    the copies ``(src, src pitch, dst, dst pitch, width, rows)`` in bytes, made on the launch's stream before each
-    launch of the kernel (:class:`~tileorch.launchers.gemm_host.PreparedGemm`'s ``copies_in``); the buffers, which the
-    prepared launch keeps)."""
-    if alloc is None:
-        from tileorch.runtime.buffers import DeviceBuffer as alloc
+    16 bytes apart) and one 2-D copy can (:func:`kvec_copy_refusal` says ""): a packed copy of rows rounded up to 16
+    bytes (:func:`tileorch.launchers.launch_copies.padded`) in stream ``stream``'s scratch for that array's layout
+    (``alloc(nbytes)``: a buffer of its own instead).  Returns (``arguments`` with each such array re-described at its
+    buffer, which :func:`kvec_tensor_maps` then maps; the copies ``(src, src pitch, dst, dst pitch, width, rows)`` in
+    bytes, made on the launch's stream before each launch of the kernel
+    (:class:`~tileorch.launchers.gemm_host.PreparedGemm`'s ``copies_in``); the buffers, which the prepared launch
+    keeps)."""
     staged: dict[int, ArrayArg] = {}
     copies, buffers = [], []
     for x, rank in _kvec_arrays(cfg, arguments):
         if _kvec_in_place(x, rank) or x.position in staged:
             continue
-        es = x.itemsize
-        rows, width = (1, x.shape[0] * es) if x.ndim == 1 else (x.shape[0], x.shape[1] * es)
-        pitch = -(-width // 16) * 16
-        src_pitch = width if rows == 1 else x.strides[0] * es
-        buf = alloc(pitch * rows)
+        staged[x.position], made, buf = launch_copies.padded("kvec", x, stream, alloc)
+        copies += made
         buffers.append(buf)
-        copies.append((x.ptr, src_pitch, buf.ptr, pitch, width, rows))
-        staged[x.position] = dataclasses.replace(x, ptr=buf.ptr,
-                                                 strides=(1,) if x.ndim == 1 else (pitch // es, 1))
     return [staged.get(a.position, a) if isinstance(a, ArrayArg) else a for a in arguments], copies, buffers
 
 
@@ -1481,8 +1474,8 @@ def _kvec_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments: list[A
     no_copy = kvec_copy_refusal(cfg, arguments)
     if not no_copy:
         text = (f"{why}: each launch first copies the vector into an aligned scratch buffer on its stream (one 2-D "
-                f"copy, rows padded to 16 bytes, kept per launch) and the kernel {cfg.name} TMA-loads the copy, on "
-                "the tensor cores")
+                f"copy, rows padded to 16 bytes, one buffer per stream and layout) and the kernel {cfg.name} TMA-loads "
+                "the copy, on the tensor cores")
         again = entry
     else:
         schedule, config = entry.asked or (cfg.schedule, "")
@@ -1493,13 +1486,7 @@ def _kvec_entry(entry: _Compiled, own: _Compiled, kernel: Any, arguments: list[A
                 "memory in each K step instead (kvec_global=1), on the tensor cores")
     for on in {id(again): again, id(own): own}.values():  # (the kernel that runs, and the program's own entry)
         say(on, f"{kernel_location(kernel)}: remark: {text}")
-    if not own.kvec_said:
-        import warnings
-
-        from tileorch.diagnostics import PerformanceWarning, user_stacklevel
-
-        own.kvec_said = True
-        warnings.warn(f"{kernel_warning(kernel)}: {text}", PerformanceWarning, stacklevel=user_stacklevel())
+    launch_copies.warn_once(own, "kvec_said", kernel_warning(kernel), text)
     return again, not no_copy
 
 
@@ -1655,36 +1642,13 @@ def gemm_problem_operand_batches(program: Any, arguments: list[Argument], given:
     return a, b, c, m, n, k, batch, counts
 
 
-_c_scratch: OrderedDict = OrderedDict()
-"""The packed scratch Cs of launches whose C is not stacked (:func:`c_scatter_copies`), one per (bytes, stream):
-the prepared launches of one size on one stream share it (stream-ordered: each launch's kernel writes it and its
-copies read it before the next launch's kernel), so new output arrays each call do not keep a scratch each; at most
-:data:`_C_SCRATCH_MAX` kept here (a prepared launch keeps its own alive).  The prepared launches of a scattered C
-are kept per stream (the stream is in their key), and one kept bound replayed on another stream is ordered with its
-own (:func:`tileorch.launchers.stream_home.homed`)."""
-_C_SCRATCH_MAX = 4
-
-
-def _c_scratch_buffer(nbytes: int, stream: int) -> Any:
-    from tileorch.runtime.buffers import DeviceBuffer
-
-    key = (nbytes, stream)
-    buf = _c_scratch.get(key)
-    if buf is None:
-        buf = _c_scratch[key] = DeviceBuffer(nbytes)
-        while len(_c_scratch) > _C_SCRATCH_MAX:
-            _c_scratch.popitem(last=False)
-    _c_scratch.move_to_end(key)
-    return buf
-
-
 def scattered_c(cfg: Any, c: ArrayArg) -> bool:
     """A batched kernel's C ``[L, M, N]`` whose matrices are not stacked row-major (a batch stride other than ``M N``:
     every other matrix of a larger array; rows not ``N`` apart: a ``transpose(0, 1)`` view of ``[M, L, N]``
     storage) and which the launcher can store through a packed scratch copied out after the kernel
-    (:func:`c_scatter_copies`): elements contiguous along N, stored by the tier's epilogue of tiles (not atomic
-    adds, not transposed, which address C itself).  Elements two batches share are refused before
-    (:func:`check_written_arguments`)."""
+    (:func:`tileorch.launchers.launch_copies.unpacking_copies`): elements contiguous along N, stored by the tier's
+    epilogue of tiles (not atomic adds, not transposed, which address C itself).  Elements two batches share are
+    refused before (:func:`check_written_arguments`)."""
     if c.ndim != 3 or not all(c.shape) or not getattr(cfg, "batched", False):
         return False
     count, rows, cols = c.shape
@@ -1704,19 +1668,6 @@ def c_map_takes(cfg: Any, c: ArrayArg) -> bool:
             and "c" not in getattr(cfg, "batch_mid", "") and not c.ptr % 16 and c.strides[2] == 1
             and not (cols * es) % 16 and (count == 1 or (c.strides[0] > 0 and not (c.strides[0] * es) % 16))
             and (rows == 1 or (c.strides[1] >= cols and not (c.strides[1] * es) % 16)))
-
-
-def c_scatter_copies(c: ArrayArg, scratch: int) -> list[tuple[int, int, int, int, int, int]]:
-    """The 2-D copies ``(src, src pitch, dst, dst pitch, width, rows)`` (bytes) from a packed ``[L, M, N]`` scratch
-    at ``scratch`` into C (:func:`scattered_c`): one per matrix, or one for all of them where C's rows are
-    ``N`` apart (each matrix one row of ``M N`` elements, C's batch stride the destination's pitch)."""
-    count, rows, cols = c.shape
-    es = c.itemsize
-    if rows == 1 or c.strides[1] == cols:  # (each matrix contiguous: one copy of L rows of M N elements)
-        whole = rows * cols * es
-        return [(scratch, whole, c.ptr, c.strides[0] * es if count > 1 else whole, whole, count)]
-    return [(scratch + l * rows * cols * es, cols * es, c.ptr + l * c.strides[0] * es, c.strides[1] * es, cols * es,
-             rows) for l in range(count)]
 
 
 def strided_batches(cfg: Any, a: ArrayArg, b: ArrayArg, loose: list) -> dict:
@@ -2359,29 +2310,27 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                 if cov is not None else "") + ")")
         for on in {id(x): x for x in (entry, own_entry) if x is not None}.values():
             say(on, f"{kernel_location(kernel)}: remark: {c_reason}")
-        if not own_entry.c_scatter_said:  # (once per program, at the kernel's line)
-            import warnings
-
-            from tileorch.diagnostics import PerformanceWarning, user_stacklevel
-
-            own_entry.c_scatter_said = True
-            warnings.warn(f"{kernel_warning(kernel)}: {c_reason}", PerformanceWarning, stacklevel=user_stacklevel())
+        launch_copies.warn_once(own_entry, "c_scatter_said", kernel_warning(kernel), c_reason)  # (once per program)
+    # a launch writing its stream's scratch (a K vector's aligned copy, a packed scratch C; a K-major copy's buffer,
+    # its pointer b_ptr / a_ptr) is prepared per stream, and kept bound it is homed there
+    stream_scratch = kvec_copy or scatter is not None
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, counts, dev.sm_count, tuple(extra), more_ptrs, program_grid,
            sched_l, ldc, c_cols, epi, epi_c, more_a_ptrs, seg_k, sched_mn, mid_ld, batch_pitch,
-           tuple(x.ptr for x, _ in _kvec_arrays(gk.cfg, arguments)), row_pitch,
-           None if scatter is None else (scatter.strides, cov is not None, stream))  # (its scratch: the stream's)
+           tuple((x.ptr, x.shape, x.strides, x.dtype) for x, _ in _kvec_arrays(gk.cfg, arguments)), row_pitch,
+           None if scatter is None else (scatter.strides, cov is not None), stream if stream_scratch else None)
     prepared = _prepared.get(key)
     if prepared is None:
-        # a K vector's array TMA cannot read in place: its aligned scratch copy, kept by the prepared launch, which
-        # copies it in before each launch (the launch's stream: ordered after the work writing the vector)
-        kv_arguments, kv_copies, kv_buffers = kvec_copies(gk.cfg, arguments) if kvec_copy else (arguments, [], [])
+        # a K vector's array TMA cannot read in place: its aligned copy in the stream's scratch, which the prepared
+        # launch copies it into before each launch (the launch's stream: ordered after the work writing the vector)
+        kv_arguments, kv_copies, kv_buffers = (kvec_copies(gk.cfg, arguments, stream=stream) if kvec_copy
+                                               else (arguments, [], []))
         c_ptr, c_out = c.ptr, []
-        if scatter is not None:  # the packed scratch C the kernel stores, kept by the prepared launch
-            scratch = _c_scratch_buffer(batch * m * n * c.itemsize, stream)
+        if scatter is not None:  # the packed scratch C the kernel stores: the stream's, kept by the prepared launch
+            scratch = launch_copies.scratch("c_scatter", (), batch * m * n * c.itemsize, stream)
             kv_buffers = [*kv_buffers, scratch]
             c_ptr, c_out = scratch.ptr, c_scatter_copies(scatter, scratch.ptr)
             if cov is not None:  # (C's uncovered parts: copied in, copied back unchanged)
-                kv_copies = [*kv_copies, *[(d, dp, s_, sp, w, r) for s_, sp, d, dp, w, r in c_out]]
+                kv_copies = [*kv_copies, *launch_copies.reversed_copies(c_out)]
         # (the K vectors' tensor maps, GemmConfig.kvecs, come before the program's parameters)
         prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c_ptr, m, n, k, dev.sm_count,
                                                extra=[*kvec_tensor_maps(gk.cfg, kv_arguments), *extra], batch=batch,
@@ -2407,14 +2356,9 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     again = prepared.launcher()
     again(stream)
     if fast is not None and copies is not None:  # (a copy made with torch needs the tensor: not bound)
-        if copies:  # the copies' launches, then the GEMM's, on the call's stream (k_major_copy.with_copies)
-            from tileorch.launchers.k_major_copy import with_copies
-
-            again = with_copies(copies, again)
-        if copies or scatter is not None:  # a scratch kept per stream: replayed elsewhere, ordered with its stream
-            from tileorch.launchers.stream_home import homed
-
-            again = homed(again, stream, kernel_warning(kernel))
+        again = launch_copies.sequence(copies, again)  # the copies' launches, then the GEMM's, on the call's stream
+        if copies or stream_scratch:  # a scratch kept per stream: replayed elsewhere, ordered with its stream
+            again = launch_copies.homed(again, stream, kernel_warning(kernel))
         keep(fast, again)
     if sync:  # bounded: KernelHang names the kernel past the deadline (was an unbounded cuStreamSynchronize)
         from tileorch.runtime.watchdog import synchronize_stream
@@ -2495,11 +2439,6 @@ def _tma_addresses(a: ArrayArg) -> bool:
     return a.strides[-1] == 1 and not a.ptr % 16 and all(s > 0 and not (s * es) % 16 for s in a.strides[:-1])
 
 
-_chained_scratch: OrderedDict = OrderedDict()
-"""Padded copies of a chained program's arrays (:func:`chained_copies`), one buffer per (array position, shape,
-strides, dtype, stream): reused by the next launch of that layout on that stream (stream-ordered: after the kernel
-that read it), at most :data:`_CHAINED_SCRATCH_MAX` kept."""
-_CHAINED_SCRATCH_MAX = 8
 _CHAINED_COPIES_MAX = 4096  # 2-D copies per array and launch past which the launch runs SIMT instead
 
 
@@ -2512,9 +2451,9 @@ def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
     before), made on the launch's stream before the kernel.  Returns (``arguments`` with each such array
     re-described at its copy, which :func:`chained_tensor_maps` maps; the 2-D copies ``(src, src pitch, dst, dst
     pitch, width, rows)`` in bytes; a reason per copied array; the buffers, which a bound launch keeps).
-    ``alloc(nbytes)``: the buffer (default :class:`~tileorch.runtime.buffers.DeviceBuffer`, kept in
-    :data:`_chained_scratch`)."""
-    import itertools
+    Each buffer is stream ``stream``'s scratch for that array's position and layout
+    (:func:`tileorch.launchers.launch_copies.padded`: reused by the next launch of that layout on that stream, after
+    the kernel that read it); ``alloc(nbytes)``: a buffer of its own instead."""
     import math
 
     from tileorch.launchers.array_overlap import shared_element
@@ -2532,48 +2471,16 @@ def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
                 or not all(a.shape) or _tma_addresses(a) or (a.strides[-1] != 1 and a.shape[-1] > 1)
                 or any(s < 0 for s in a.strides) or shared_element(a.shape, a.strides) is not None):
             continue
-        es, nd = a.itemsize, a.ndim
-        width = a.shape[-1] * es
-        pitch = -(-width // 16) * 16
-        rows = a.shape[-2] if nd > 1 else 1
-        outer = tuple(a.shape[:-2])
-        if math.prod(outer) > _CHAINED_COPIES_MAX:
+        if math.prod(a.shape[:-2]) > _CHAINED_COPIES_MAX:
             continue
-        packed = [1] * nd
-        if nd > 1:
-            packed[-2] = pitch // es
-            for i in range(nd - 3, -1, -1):
-                packed[i] = packed[i + 1] * a.shape[i + 1]
-        key = (pos, a.shape, a.strides, a.dtype, stream)
-        if alloc is None:
-            from tileorch.runtime.buffers import DeviceBuffer
-
-            buf = _chained_scratch.get(key)
-            if buf is None:
-                buf = _chained_scratch[key] = DeviceBuffer(pitch * rows * math.prod(outer))
-                while len(_chained_scratch) > _CHAINED_SCRATCH_MAX:
-                    _chained_scratch.popitem(last=False)
-            _chained_scratch.move_to_end(key)
-        else:
-            buf = alloc(pitch * rows * math.prod(outer))
+        # (one copy where the outer dimensions are rows of rows, else one per outer index)
+        staged[pos], made, buf = launch_copies.padded("padded", a, stream, alloc)
+        copies += made
         buffers.append(buf)
-        spitch = a.strides[-2] * es if nd > 1 and rows > 1 else width
-        real = [i for i in range(nd - 2) if a.shape[i] > 1]  # (an extent-1 dimension's stride is never used)
-        inner = rows * (a.strides[-2] if nd > 1 and rows > 1 else a.shape[-1])
-        nested = all(a.strides[i] == inner * math.prod(a.shape[i + 1:nd - 2]) for i in real)
-        if nested:  # the outer dimensions rows of rows: one copy of them all
-            copies.append((a.ptr, spitch, buf.ptr, pitch, width, rows * math.prod(outer)))
-            outer = ()
-        else:  # one copy per outer index
-            for idx in itertools.product(*(range(d) for d in outer)):
-                src = a.ptr + sum(i * st for i, st in zip(idx, a.strides)) * es
-                dst = buf.ptr + sum(i * st for i, st in zip(idx, packed)) * es
-                copies.append((src, spitch, dst, pitch, width, rows))
-        staged[pos] = dataclasses.replace(a, ptr=buf.ptr, strides=tuple(packed))
         reasons.append(f"{_where(a.name, a.position)}: TMA needs a 16-byte aligned base and 16-byte multiple strides "
                        f"(shape {a.shape}, strides {a.strides}): the kernel's tensor map reads a copy of rows padded "
-                       f"to {pitch} bytes, made on the launch's stream before each launch ({math.prod(outer)} 2-D "
-                       f"cop{'y' if math.prod(outer) == 1 else 'ies'})")
+                       f"to {launch_copies.padded_pitch(a.shape[-1] * a.itemsize)} bytes, made on the launch's stream "
+                       f"before each launch ({len(made)} 2-D cop{'y' if len(made) == 1 else 'ies'})")
     return [staged.get(a.position, a) if isinstance(a, ArrayArg) else a for a in arguments], copies, reasons, buffers
 
 
@@ -2618,17 +2525,6 @@ def chained_ctas(record: dict, grid3: tuple[int, int, int], sm_count: int) -> tu
                   f"{IMBALANCE_LIMIT}; schedulers/chained_balance.py)")
 
 
-def _copies_before(copies: list[tuple], buffers: list) -> Any:
-    """``before(stream)`` enqueuing ``copies`` (:class:`~tileorch.launchers.gemm_host.StagingPlan`'s 2-D copies) on
-    the stream; it keeps ``buffers`` (what they write) as long as it is kept."""
-    from tileorch.launchers.gemm_host import StagingPlan
-
-    def before(stream: int, _copies: list = copies, _buffers: list = buffers) -> None:
-        StagingPlan.run(_copies, stream)
-
-    return before
-
-
 def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], grid3: tuple[int, int, int],
                     stream: int, sync: bool, fast: tuple | None = None, sm_count: int = 1) -> None:
     """Launch a ``chained`` program: its tensor maps, then the cuTile entry's parameters; a
@@ -2664,15 +2560,9 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
         said = f"{kernel_location(kernel)}: remark: {text}"
         entry.launch_remarks[asked] = f"{said}; {entry.launch_remarks[asked]}" if asked in entry.launch_remarks \
             else said
-        if not entry.copy_said:  # (once per program, at the kernel's line)
-            import warnings
-
-            from tileorch.diagnostics import PerformanceWarning, user_stacklevel
-
-            entry.copy_said = True
-            warnings.warn(f"{kernel_warning(kernel)}: {text}", PerformanceWarning, stacklevel=user_stacklevel())
+        launch_copies.warn_once(entry, "copy_said", kernel_warning(kernel), text)  # (once per program)
     # the copies on the launch's stream (ordered after the work writing the arrays), before each launch
-    before = _copies_before(copies, buffers) if copies else None
+    before = launch_copies.copier_2d(copies, buffers) if copies else None
     _run(entry.image, launch_grid, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync,
          fast, before=before, where=kernel_warning(kernel))
 
@@ -2986,7 +2876,7 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
     ``before(stream)``: enqueued on the stream before the kernel, at this launch and at each launch of the bound
     one (a padded copy of an array, :func:`chained_copies`, into a buffer kept per stream); such a launch is never
     re-pointed, and replayed on another stream it is ordered with its own
-    (:func:`~tileorch.launchers.stream_home.homed`; ``where``: the head of that warning)."""
+    (:func:`~tileorch.launchers.launch_copies.homed`; ``where``: the head of that warning)."""
     from tileorch.runtime.launch import BoundLaunch
     from tileorch.runtime.launch import launch as runtime_launch
 
@@ -3000,13 +2890,8 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
     again = bound.launcher()
     again(stream)
     if before is not None:  # (the bound launch makes the copy first, every time)
-        def again(s: int, _kernel: Any = again, _before: Any = before) -> None:
-            _before(s)
-            _kernel(s)
-
-        from tileorch.launchers.stream_home import homed  # (the padded copies' buffers: the stream's)
-
-        again = homed(again, stream, where or "warning: a chained kernel")
+        again = launch_copies.sequence([before], again)  # (the padded copies' buffers: the stream's)
+        again = launch_copies.homed(again, stream, where or "warning: a chained kernel")
         layout = None
     keep(fast, again)
     if layout is not None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
+from tileorch.launchers import launch_copies
 
 
 def cache_key(cfg: GemmConfig) -> str:
@@ -297,7 +298,7 @@ class StagingPlan:
         c_staged = [c for c in self.copies_out if c[0] == self.ptr.get("C")]
         if not c_staged:
             return
-        self.copies_in.extend((d, dp, s_, sp, w, r) for s_, sp, d, dp, w, r in c_staged)
+        self.copies_in.extend(launch_copies.reversed_copies(c_staged))
         self.reasons = [r + "; C copied into it first: the launch covers part of C" if r.startswith("C:") else r
                         for r in self.reasons]
 
@@ -312,23 +313,6 @@ class StagingPlan:
             from tileorch.diagnostics import PerformanceWarning, user_stacklevel
 
             warnings.warn(f"{label}: " + "; ".join(reasons), PerformanceWarning, stacklevel=user_stacklevel())
-
-    @staticmethod
-    def run(copies, stream: int) -> None:
-        if not copies:
-            return
-        from cuda.bindings import driver as drv
-
-        from tileorch.runtime.driver import check
-
-        for src, spitch, dst, dpitch, width, rows in copies:
-            cp = drv.CUDA_MEMCPY2D()
-            cp.srcMemoryType = drv.CUmemorytype.CU_MEMORYTYPE_DEVICE
-            cp.dstMemoryType = drv.CUmemorytype.CU_MEMORYTYPE_DEVICE
-            cp.srcDevice, cp.srcPitch = drv.CUdeviceptr(src), spitch
-            cp.dstDevice, cp.dstPitch = drv.CUdeviceptr(dst), dpitch
-            cp.WidthInBytes, cp.Height = width, rows
-            check(drv.cuMemcpy2DAsync(cp, drv.CUstream(stream)), "cuMemcpy2DAsync(staged GEMM operand)")
 
 
 def scheduler_params(cfg: GemmConfig, m: int, n: int, k: int, sms: int, max_active_clusters: int = 0,
@@ -636,7 +620,7 @@ class GemmKernel:
         copies ``(src, src pitch, dst, dst pitch, width, rows)`` (bytes) made on the launch's stream before each
         launch (a K vector's aligned scratch copy, ``cutile.kvec_copies``), ``keep``: the buffers they write, kept as
         long as this launch is; ``copies_out``: copies made after the kernel, after the staging plan's own (a packed
-        scratch C copied into C's layout, ``cutile.c_scatter_copies``); ``row_pitch``: (A's, B's[, C's]) bytes
+        scratch C copied into C's layout, ``launch_copies.unpacking_copies``); ``row_pitch``: (A's, B's[, C's]) bytes
         between the rows of a strided batch where they are not ``cols`` apart (0: packed; read in place only; C's:
         the TMA epilogue's map, ``cutile.c_map_takes``)."""
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l,
@@ -807,7 +791,7 @@ class PreparedGemm:
             self._check(drv.cuMemsetD8Async(self._zero[0], 0, self._zero[1], drv.CUstream(stream)),
                         "cuMemsetD8Async(stream-K locks)")
         if self._copies:
-            self.staging.run(self.staging.copies_in, stream)
+            launch_copies.run_2d(self.staging.copies_in, stream)
         if self._direct is not None:
             self._direct.enqueue(stream, self._params)
         else:
@@ -815,7 +799,7 @@ class PreparedGemm:
             if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
                 self._check(result, self._label)
         if self._copies:
-            self.staging.run(self.staging.copies_out, stream)
+            launch_copies.run_2d(self.staging.copies_out, stream)
 
     def launcher(self) -> Any:
         """The function ``launch(stream=0)`` doing :meth:`launch`: for a launch with no Stream-K

@@ -1,13 +1,15 @@
 """The K-major copy of an N-major B (or M-major A) for the GEMMs whose WGMMA reads both operands K-major
 (tf32, fp8, int8): a cuTile transpose program compiled by tileorch (the SIMT path, once per element size and
 tile class, through the launcher's caches like any program) and launched on the GEMM launch's stream just
-before the GEMM, into a buffer kept per (operand, shape, element size, stream).
+before the GEMM, into the stream's scratch buffer for (operand, shape, dtype, device)
+(:func:`tileorch.launchers.launch_copies.scratch`, role ``k_major``).
 
 Why not torch: the launch that made the copy with ``buf.copy_(obj.transpose(-1, -2))`` could not be kept
 bound (the copy needed the tensor object), so each call took the launcher's full path (argument analysis,
 the compile caches, the retiling decision, packing): 1.5-2.3 ms of host time per call for a 4096^3 GEMM
 whose kernel runs 0.12-0.37 ms (session 43, H100).  Here the copy is a launch of raw pointers: it is bound
-with the GEMM's launch (:func:`with_copies`), and a repeated call enqueues the two kernels and nothing else.
+with the GEMM's launch (:func:`tileorch.launchers.launch_copies.sequence`), and a repeated call enqueues the two
+kernels and nothing else.
 
 The copy kernel moves bits: its arrays are described as unsigned integers of the operand's element size
 (fp8 and int8 as ``uint8``, f32 as ``uint32``), so one compiled program serves every dtype of that size.
@@ -19,7 +21,7 @@ Ordering: both the copy and the GEMM are enqueued on the launch's stream handle,
 copy reads what earlier work on that stream wrote and the GEMM reads the finished copy; the buffer of one
 stream is rewritten by the next launch's copy only after this launch's GEMM (same stream); a bound launch
 replayed on another stream is ordered with the stream whose buffer it writes
-(:func:`tileorch.launchers.stream_home.homed`: two GEMMs bound to one stream's buffer never write it from two
+(:func:`tileorch.launchers.launch_copies.homed`: two GEMMs bound to one stream's buffer never write it from two
 streams at once).  The buffer
 is allocated with torch on torch's object for that stream (:func:`tileorch.launchers.cutile.torch_stream_for`).
 """
@@ -35,8 +37,6 @@ memory-bound zoo's transpose tiles, benchmarks/memory_bound.py ``transpose_f32``
 _UINT = {1: ("|u1", "uint8"), 2: ("<u2", "uint16"), 4: ("<u4", "uint32")}
 
 _kernels: list[Any] = []  # [(copy2d, copy3d)] once made (cuda.tile imported then only)
-_buffers: dict[tuple, Any] = {}  # (operand, shape, dtype, stream) -> the K-major buffer (a torch tensor)
-BUFFERS_MAX = 8
 
 
 def kernels() -> tuple[Any, Any]:
@@ -93,18 +93,22 @@ def plan(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], itemsize: i
 
 
 def buffer(torch: Any, obj: Any, operand: str, stream: int, on: Any) -> Any:
-    """The dense K-major buffer ``[..., C, R]`` for ``obj`` (``[..., R, C]``) on stream ``stream``: one per
-    (operand, shape, dtype, stream), allocated on torch's stream object ``on``; the launches bound with it
-    keep it alive (a buffer dropped here stays valid for them)."""
+    """The dense K-major buffer ``[..., C, R]`` for ``obj`` (``[..., R, C]``) on stream ``stream``: the stream's
+    scratch of role ``k_major`` for (operand, shape, dtype, device) (:func:`~tileorch.launchers.launch_copies.scratch`),
+    allocated by torch on torch's stream object ``on``; the launches bound with it keep it alive (a buffer dropped
+    there stays valid for them)."""
+    from tileorch.launchers.launch_copies import scratch
+
     shape = (*obj.shape[:-2], obj.shape[-1], obj.shape[-2])
-    key = (operand, shape, str(obj.dtype), str(obj.device), stream)
-    buf = _buffers.get(key)
-    if buf is None:
+
+    def alloc(nbytes: int) -> Any:
         with torch.cuda.stream(on):
-            buf = _buffers[key] = torch.empty(shape, dtype=obj.dtype, device=obj.device)
-        while len(_buffers) > BUFFERS_MAX:
-            _buffers.pop(next(iter(_buffers)))
-    return buf
+            return torch.empty(shape, dtype=obj.dtype, device=obj.device)
+
+    nbytes = int(obj.element_size())
+    for d in shape:
+        nbytes *= d
+    return scratch("k_major", (operand, shape, str(obj.dtype), str(obj.device)), nbytes, stream, alloc)
 
 
 def copier(obj: Any, buf: Any, stream: int, launch: Callable[..., None]) -> tuple[Callable[[int], None] | None, str]:
@@ -129,7 +133,7 @@ def copier(obj: Any, buf: Any, stream: int, launch: Callable[..., None]) -> tupl
     if bound is None:  # not kept bound (e.g. a setting): each call through tileorch.cutile.launch's hot path
         def go(handle: int, kernel=kernel, grid=grid, args=args, buf=buf) -> None:
             launch(handle, grid, kernel, args)
-    else:  # (``buf``: the buffer lives as long as a launch writing it does, whatever _buffers drops)
+    else:  # (``buf``: the buffer lives as long as a launch writing it does, whatever the scratch pool drops)
         def go(handle: int, bound=bound, buf=buf) -> None:
             bound(handle)
     tr, tc = args[2], args[3]
@@ -140,24 +144,3 @@ def copier(obj: Any, buf: Any, stream: int, launch: Callable[..., None]) -> tupl
 
 def kernel_label(kernel: Any) -> str:
     return getattr(getattr(kernel, "_pyfunc", None), "__name__", None) or getattr(kernel, "__name__", "k_major_copy")
-
-
-def with_copies(copies: list[Callable[[int], None]], gemm: Callable[[int], None]) -> Callable[[int], None]:
-    """One launch function: the copies, then the GEMM, enqueued on the same stream handle."""
-    if len(copies) == 1:
-        first = copies[0]
-
-        def go(handle: int) -> None:
-            first(handle)
-            gemm(handle)
-        return go
-
-    def go_all(handle: int) -> None:
-        for c in copies:
-            c(handle)
-        gemm(handle)
-    return go_all
-
-
-def clear() -> None:
-    _buffers.clear()

@@ -648,8 +648,9 @@ _reg("a43_sink_state_d96_bf16", a43_sink_state, _qkv + [((4,), F32), _o, scale2(
 _reg("a43_sink_block_dot_before", a43_sink_block_dot_before,
      _bhs3(2, 150, 150, 64)[:3] + [((2, 64, 64), F16), ((2, 64, 64), F16), ((2, 150, 64), F16), scale2(64), 64, 64,
                                    64], (3, 2),
-     "sink tokens in their own arrays, a dot before the loop", outputs=(5,), path="simt",
-     error="before the loop")
+     "sink tokens in their own arrays, a dot before the loop (session 44: the step runs as the loop's first "
+     "iteration, its tiles read through their own tensor maps; refused before, 'this one before the loop that holds "
+     "the others')", outputs=(5,))
 _qkv, _o = _bhsd4(2, 2, 128, 150, 64)
 _reg("a43_lse_scatter_d64", a43_lse_scatter, _qkv + [_o, ((2, 2, 128), F32), scale2(64), 2, 64, 64, 64], (2, 4),
      "the LSE stored by ct.scatter (session 43: tileas-scatter-row-store makes it the row-vector tile store it is; "

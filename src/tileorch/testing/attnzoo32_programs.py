@@ -604,10 +604,11 @@ _add("z32_cascade_shared_prefix", z32_cascade_shared_prefix,
      error="2 loops with dots one after another",
      notes="two key loops over different arrays (other bounds) carrying one state: not fused by the tier")
 _add("z32_mod_routed_queries", z32_mod_routed_queries,
-     _qkv((2, 200, 64), (2, 200, 64)) + [((64,), I32), ((2, 64, 64), F16), _S64, 64, 64, 64], (1, 2), "simt",
-     outputs=(4,), error="the first dot's A (Q) is gathered (ct.gather)",
+     _qkv((2, 200, 64), (2, 200, 64)) + [((64,), I32), ((2, 64, 64), F16), _S64, 64, 64, 64], (1, 2), "chained",
+     outputs=(4,),
      notes="found by this set: refused as 'computed from its tile by 'nv_tileaa.load', which depends on the "
-           "element's position' (the tier's op, a prologue's words); now the gather named at its line")
+           "element's position' (the tier's op, a prologue's words); then the gather named at its line; session 44: "
+           "the chained kernel's consumers read the gathered rows into the Q tile (chained_dots._Kernel.q_gather)")
 _add("z32_sink_tile_peeled_window", z32_sink_tile_peeled_window,
      _qkv((2, 300, 64), (2, 300, 64)) + [((2, 300, 64), F16), _S64, 100, 64, 64, 64], (5, 2), "chained",
      outputs=(3,))

@@ -6,7 +6,8 @@ Key
     The sha256 of the compiler's fingerprint (:func:`tileorch.cache.compiler_fingerprint`: the checker's
     sources among it), the protocol pickled without its IR references (:func:`~tileorch.analysis.explore.
     without_ir`'s pickling: ``origin`` takes no part in a protocol's steps) and the keyword arguments of the
-    check.  Not the ``TILEORCH_*`` switches (the checker reads none; the compile switches a test sets
+    check, and ``machine.CAUSAL_WINDOWS`` (a test that turns the reduction off counts other states).  Not the
+    ``TILEORCH_*`` switches (the checker reads none; the compile switches a test sets
     changed the protocol, if anything): two tests that set different switches and lower to one protocol
     share its search.  Not the protocol's ``name`` and ``notes`` either (:func:`_anonymous`): the search
     reads neither (they only label the result), so two kernels whose names differ (a GEMM configuration's
@@ -35,8 +36,11 @@ def check_key(protocol, kwargs: dict) -> str:
     from tileorch.analysis.explore import _NoIR
     from tileorch.cache import compiler_fingerprint
 
-    buf = io.BytesIO()
-    _NoIR(buf, protocol=pickle.HIGHEST_PROTOCOL).dump((_anonymous(protocol), sorted(kwargs.items())))
+    from tileorch.analysis import machine
+
+    buf = io.BytesIO()  # (the causal windows' switch: a test that turns them off compares state counts)
+    _NoIR(buf, protocol=pickle.HIGHEST_PROTOCOL).dump((_anonymous(protocol), sorted(kwargs.items()),
+                                                       machine.CAUSAL_WINDOWS))
     return "check-" + sha256(compiler_fingerprint().encode() + b"\0" + buf.getvalue()).hexdigest()
 
 

@@ -146,8 +146,8 @@ def attn_sink_window(Q, K, V, O, qk_scale: float, W: ct.Constant[int], SINK: ct.
 def attn_learned_sink_kv(Q, K, V, KS, VS, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
                          D: ct.Constant[int]):
     """Learned sink keys and values (their own ``[BH, BN, D]`` arrays) computed before the key loop:
-    the step's loads read other arrays than the loop's, so it is not the loop's first iteration
-    (stays refused, located at the step's dot)."""
+    the step's loads read other arrays than the loop's (session 44: still the loop's first iteration,
+    each of its tiles read from its own array there)."""
     qt, bh = ct.bid(0), ct.bid(1)
     q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
     ks = ct.load(KS, index=(bh, 0, 0), shape=(1, BN, D)).reshape((BN, D))
@@ -1088,8 +1088,10 @@ _add("attn_sink_window", attn_sink_window, _qkv((2, 384, 64), (2, 384, 64)) + [(
 _add("attn_learned_sink_kv", attn_learned_sink_kv,
      _qkv((2, 128, 64), (2, 256, 64)) + [((2, 64, 64), "float16"), ((2, 64, 64), "float16"),
                                           ((2, 128, 64), "float16"), _S, 64, 64, 64],
-     (2, 2), "simt", outputs=(5,), error="this one before the loop that holds the others",
-     notes="the step before the loop reads learned sink K/V arrays, not the loop's: not its first iteration")
+     (2, 2), "chained", outputs=(5,),
+     notes="the step before the loop reads learned sink K/V arrays, not the loop's: refused ('this one before the "
+           "loop that holds the others') until session 44; now the loop's first iteration with the step's tiles "
+           "read through their own tensor maps (peeled_first_step.py, chained_dots._selected_operand)")
 _add("attn_bias_bf16_ragged_keys", attn_bias_bf16_ragged_keys,
      _qkv((2, 128, 64), (2, 200, 64), "bfloat16") + [((2, 128, 200), "bfloat16"), ((2, 128, 64), "bfloat16"),
                                                      0.125, 64, 64, 64], (2, 2), "chained", outputs=(4,))

@@ -622,6 +622,19 @@ class Operand:
     tile reshaped to ``(G BM, D)`` rows, one TMA box of ``G`` x ``BM`` rows (``rows_dim`` the ``BM``
     one) that lands in shared memory as ``G BM`` consecutive rows."""
     group: int = 1  # the box's extent along ``group_dim`` (``rows`` is ``group`` x the box's rows)
+    first: "Operand | None" = None
+    """The tile the loop reads instead where :attr:`first_when` holds: a step before the loop whose tile load read
+    another array (sink keys / values of their own), run as the loop's first iteration by ``tileas-fuse-split-loops``
+    (the loop's operand ``select(iv == lb, step's tile, loop's tile)``).  Laid out as this one (same box, rows,
+    swizzle); the producer loads it, through its own tensor map (``<name>_first``), into this operand's place in
+    the stage at that iteration, and this one's tile at the others (:meth:`_Kernel.operand_loads`)."""
+    first_when: SSAValue | None = None
+    gathered: SSAValue | None = None
+    """The first dot's A (Q) read by ``ct.gather`` (routed or packed query rows): the ``[tm, d]`` value the dot reads,
+    evaluated element by element by the consumer warp groups into the Q slot (:meth:`_Kernel.q_gather`), laid out
+    as a TMA box would write it; ``load`` is the gather's pointer-tile load, no tensor map, no TMA copy."""
+    """The consumer loop's scalar ``i1`` choosing :attr:`first` (computed from the loop's iv and loop-invariant
+    values by ``arith`` ops: the producer evaluates it at its own tile index)."""
     parts: tuple = ()
     """The loads of the tile's next row blocks (a K / V tile of several pages joined by ``ct.cat``: each page its
     own TMA box at its own coordinate; ``load`` is the first): block ``p`` is ``box_rows`` rows at row
@@ -676,7 +689,7 @@ class Operand:
 
     @property
     def rank(self) -> int:
-        return len(self.load.indices)
+        return 2 if self.gathered is not None else len(self.load.indices)
 
 
 @dataclass
@@ -872,6 +885,8 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     src, seen = strip_layouts(v)
     if in_loop and _joined(v):
         return _joined_operand(kernel, dot, src.owner, seen, what, fp8)
+    if in_loop and _selected(v):
+        return _selected_operand(kernel, dot, src.owner, seen, what, fp8)
     ld = source_load(src)
     if not isinstance(ld, ts.TiledLoadOp) or not isinstance(ld.atom, ts.TmaLoadAtomAttr):
         from tileorch.transforms.tileas.gathered_operand import gather_source
@@ -982,6 +997,87 @@ def _joined_operand(kernel: aa.FuncOp, dot: Operation, cat: Operation, seen: lis
                    parts=tuple(p.load for p in parts[1:])), seen
 
 
+def _selected(v: SSAValue) -> bool:
+    """Whether the operand ``v`` is (through layout ops, reshapes, a transpose) one of two tiles chosen by a scalar
+    ``nv_tileaa.select``."""
+    src, _ = strip_layouts(v)
+    o = src.owner
+    return isinstance(o, Operation) and o.name == "nv_tileaa.select" and o.operands[0].type == i1
+
+
+def _iteration_condition(cond: SSAValue, loop: scf.ForOp) -> bool:
+    """Whether the scalar ``cond`` is computed from ``loop``'s iv and values defined outside the loop by scalar ops
+    without side effects or regions (the producer can evaluate it at its tile index; not a loaded value, not a value
+    the loop carries)."""
+    from tileorch.transforms.tileas.loop_pair_fusion import _pure
+
+    stack, seen = [cond], set()
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if x is loop.body.blocks.first.args[0] or not loop.is_ancestor(x.owner if isinstance(x.owner, Operation)
+                                                                        else x.owner.parent_op()):
+            continue
+        o = x.owner
+        if not isinstance(o, Operation) or not _pure(o) or o.regions or \
+                any(isinstance(r.type, TensorType) for r in o.results):
+            return False
+        stack.extend(o.operands)
+    return True
+
+
+def _selected_operand(kernel: aa.FuncOp, dot: Operation, sel: Operation, seen: list[str], what: str,
+                      fp8: bool = False) -> tuple[Operand, list[str]]:
+    """A loop operand ``select(c, x, y)`` of two TMA tiles with a scalar ``c`` of the loop's iteration (a step
+    before the loop reading its own array, fused as the loop's first iteration): ``y``'s :class:`Operand` with
+    ``x`` as its :attr:`Operand.first` where ``c`` holds; a located refusal at the select when the two tiles are
+    not laid out alike or ``c`` is not a function of the iteration."""
+    cond, x, y = sel.operands
+    later, lseen = _operand(kernel, dot, y, what, True, fp8=fp8)
+    first, fseen = _operand(kernel, dot, x, what, True, fp8=fp8)
+
+    def layout(o: Operand) -> tuple:
+        vt = o.load.view.type
+        return (o.rows, o.cols, o.swapped, o.rows_dim, o.group_dim, o.group, o.esize, o.box, o.rank,
+                ints(vt.tile), ints(vt.order), o.load.result.type)
+
+    loop = enclosing_for(dot)
+    if later.first is not None or first.first is not None or later.parts or first.parts or lseen != fseen or \
+            layout(later) != layout(first):
+        _fail(sel, f"{what} is one of two tiles chosen by a select: the chained kernel loads either of two tiles of "
+                   "one layout (the same tile shape, element type, view order and layout ops) into one stage")
+    if loop is None or not _iteration_condition(cond, loop):
+        _fail(sel, f"{what} is one of two tiles chosen by a select whose condition is not a function of the loop's "
+                   "iteration (its iv and values defined before the loop): the producer chooses the tile it loads")
+    later.first, later.first_when = first, cond
+    return later, seen + lseen
+
+
+def _gathered_q(d1: Operation, firsts: list, tile_rows: int, tm: int, d: int) -> Operand | None:
+    """The first dot's A (Q) read by ``ct.gather`` as an :class:`Operand` whose :attr:`Operand.gathered` the consumers
+    evaluate (None when A is not gathered); a located refusal for a gathered A the kernel does not take this way."""
+    from tileorch.transforms.tileas.gathered_operand import gather_source
+
+    found = gather_source(d1.lhs)
+    if found is None:
+        return None
+    load, swapped = found
+    top, seen = strip_layouts(d1.lhs, LAYOUT_ONLY)
+    elt = top.type.element_type
+    why = ("a transposed gather (the Q tile's rows must be the gathered rows)" if swapped or "nv_tileaa.permute" in seen
+           else f"{elt} elements (16-bit Q: f16 / bf16)" if type(elt) not in _DT
+           else f"{tile_rows} tile rows (64, 128 or 256)" if tile_rows != tm
+           else "several first dots" if len(firsts) > 1
+           else f"a [{', '.join(map(str, top.type.get_shape()))}] tile (the dot's [{tm}, {d}])"
+           if list(top.type.get_shape()) != [tm, d] else None)
+    if why is not None:
+        _fail(load, gathered_operand_why("the first dot's A (Q)") + f"; gathered query rows are read by the consumer "
+                    f"warp groups into the Q tile, but not with {why}")
+    return Operand(load, tm, d, -1, gathered=top)
+
+
 def gathered_operand_why(what: str) -> str:
     """The refusal of a chained dot's operand ``what`` read by ``ct.gather``."""
     return (f"{what} is gathered (ct.gather): the chained kernels read their operand tiles through TMA tile loads "
@@ -1000,7 +1096,7 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation, operand: SSAValue | None = Non
     gathered = gather_source(operand if operand is not None else d1.lhs)
     if gathered is not None:
         _fail(gathered[0], gathered_operand_why(what))
-    if operand is not None and _joined(operand):  # the loop operand's tile blocks (_joined_operand): no prologue
+    if operand is not None and (_joined(operand) or _selected(operand)):  # (_joined_operand, _selected_operand)
         return operand, None
     _refuse_joined(operand if operand is not None else d1.lhs, what)
     return operand_prologue(kernel, d1, _fail, operand, what)
@@ -1161,8 +1257,12 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     for n in (tn, dv):
         if n % 16 or n > 256:
             _fail(d1, f"dot extent {n}: multiples of 16 up to 256 are supported")
-    a_root, prologue = _q_prologue(kernel, d1)
-    a0, seen = _operand(kernel, d1, a_root, "the first dot's A", False, grouped=True, fp8=True)
+    gathered_q = _gathered_q(d1, firsts, tile_rows, tm, d)
+    if gathered_q is not None:
+        a0, seen, prologue = gathered_q, [], None
+    else:
+        a_root, prologue = _q_prologue(kernel, d1)
+        a0, seen = _operand(kernel, d1, a_root, "the first dot's A", False, grouped=True, fp8=True)
     if prologue is not None:
         seen = prologue.seen + seen
     in_a_loop = enclosing_for(a0.load)
@@ -1205,10 +1305,13 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         _fail(d2, f"the second dot's B tile {b2.rows}x{b2.cols} does not match the dot")
     others = [_other_second(kernel, sd, d2, loop, tn, dv) for sd in seconds[:-1]]
     for b in (*b1s, b2, *others):  # the producer walks the same tiles as the consumer loop (its iv is j)
-        for ld in (b.load, *b.parts):
+        for ld in (b.load, *b.parts, *((b.first.load,) if b.first is not None else ())):
             ploop = enclosing_for(ld)
             if ploop is None or (ploop.lb, ploop.ub, ploop.step) != (loop.lb, loop.ub, loop.step):
                 _fail(ld, "a loop operand's load is not in a producer loop over the consumer loop's range")
+    if (len(b1s) > 1 or others or a0s) and any(b.first is not None for b in (*b1s, b2, *others)):
+        _fail(d1, "a loop operand chosen between two arrays at the loop's first iteration (a step before the loop "
+                  "reading its own array) in a chain of several first or second dots: not supported yet")
     if (len(b1s) > 1 or others) and any(b.parts for b in (*b1s, b2, *others)):
         _fail(d1, "a B tile joined by ct.cat from row blocks (pages) in a chain of several first or second dots: not "
                   "supported yet")
@@ -1216,10 +1319,23 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     for sd in seconds:
         _check_operand_types(next(iter(dts)), d1, firsts, sd, next(iter(dts2)))
     stores = [o for o in kernel.walk() if isinstance(o, ts.TiledStoreOp)]
+    scatters = [o for o in kernel.walk() if _scattered(o) and not loop.is_ancestor(o)]
+    if not stores and len(scatters) == 1 and len(seconds) == 1 and \
+            list(scatters[0].value.type.get_shape()) == [tile_rows, dv]:
+        stores = scatters  # O by ct.scatter (rows put back where they were gathered): each element at its address
     if not stores or any(loop.is_ancestor(x) for x in stores):
+        scattered = next((o for o in kernel.walk() if _scattered(o) and not loop.is_ancestor(o)), None)
+        if not stores and scattered is not None:  # (O by ct.scatter at computed rows: varlen / routed rows put back)
+            n = len(scatters)
+            _fail(scattered, f"the output is written by {n} ct.scatter op{'s' if n > 1 else ''} (an element address "
+                             "per value): the chained kernel writes its output by tile stores (ct.store; a row vector "
+                             "by ct.scatter at consecutive indices) or by one ct.scatter of the [tm, dv] accumulator "
+                             "tile of a chain with one second dot, each element at its address — not supported yet "
+                             "otherwise; store O in the rows' gathered order with ct.store (and put the rows back in "
+                             "a kernel of its own)")
         _fail(kernel, "expected the tile stores after the loop")
     def squeezed(x) -> list[int]:  # the stored tile's shape without its unit dimensions before the last
-        shp = list(x.tile.type.get_shape())
+        shp = list(_stored(x).type.get_shape())
         lead = [e for e in shp[:-1] if e != 1]
         if len(lead) == 2 and a0.group_dim >= 0:  # (1, G, BM, dv): the rows g BM + i (_store_group)
             lead = [lead[0] * lead[1]]
@@ -1227,7 +1343,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         return lead + shp[-1:]
 
     tiles = [x for x in stores if squeezed(x) == [tile_rows, dv]]
-    flipped = [x for x in stores if transposed_tile(x, tile_rows, dv)]  # O^T: ct.transpose(o) stored
+    flipped = [x for x in stores if not _scattered(x) and transposed_tile(x, tile_rows, dv)]  # O^T stored
     store_transposed = len(seconds) <= 1 and bool(flipped) and (not tiles or tiles[0] is flipped[0])
     if store_transposed:
         tiles = flipped[:1]
@@ -1244,7 +1360,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
             what = WRITE_WORDS.get(o.name, f"'{o.name}'")
             _fail(o, f"{what} in a chained-dots kernel is not supported yet: its lowering writes the output tiles and "
                      "row vectors the kernel stores, nothing else")
-    shape = list(st.tile.type.get_shape())
+    shape = list(_stored(st).type.get_shape())
     if squeezed(st) != ([dv, tile_rows] if store_transposed else [tile_rows, dv]) and not rows_only:
         _fail(st, f"the stored tile {shape} is not the [{tile_rows}, {dv}] accumulator tile")
     if row_stores and _store_group(st) is not None:
@@ -1615,14 +1731,24 @@ def _b1_names(ck: ChainedKernel) -> list[str]:
 
 
 def _tmap_names(ck: ChainedKernel) -> list[str]:
-    """The kernel's tensor-map parameters, in order: the A tiles (:func:`_a0_names`), each first
-    dot's B (:func:`_b1_names`), the second dot's B."""
-    return [*_a0_names(ck), *_b1_names(ck), *(["b2"] if ck.b2_in_b1 < 0 else [])]
+    """The kernel's tensor-map parameters, in order: the A tiles (:func:`_a0_names`; none for gathered query rows,
+    :attr:`Operand.gathered`), each first dot's B (:func:`_b1_names`), the second dot's B, then ``<name>_first``
+    for each of them with a first-iteration tile of its own (:attr:`Operand.first`)."""
+    names = [*(_a0_names(ck) if ck.a0.gathered is None else []), *_b1_names(ck),
+             *(["b2"] if ck.b2_in_b1 < 0 else [])]
+    ops = _main_tmap_operands(ck)
+    return names + [f"{x}_first" for x, o in zip(names, ops) if o.first is not None]
+
+
+def _main_tmap_operands(ck: ChainedKernel) -> list[Operand]:
+    return [*((ck.a0s or [ck.a0]) if ck.a0.gathered is None else []), *(ck.b1s or [ck.b1]),
+            *([ck.b2] if ck.b2_in_b1 < 0 else [])]
 
 
 def _tmap_operands(ck: ChainedKernel) -> list[Operand]:
     """The operands of :func:`_tmap_names`, in the same order."""
-    return [*(ck.a0s or [ck.a0]), *(ck.b1s or [ck.b1]), *([ck.b2] if ck.b2_in_b1 < 0 else [])]
+    ops = _main_tmap_operands(ck)
+    return ops + [o.first for o in ops if o.first is not None]
 
 
 class _Kernel:
@@ -1727,6 +1853,8 @@ class _Kernel:
     def wait_q(self) -> None:
         """Wait for the current program instance's Q tile (A0); with a Q prologue, apply it."""
         self.try_wait(*(self.q_wait or (self.qbar, self.small(0))), "Q tile full barrier")
+        if self.ck.a0.gathered is not None:
+            self.q_gather()
         if self.stagger_it is not None:  # TILEORCH_ATTN_STAGGER: the groups' first instance out of step
             emit_stagger(self.e, self.wg, self.stagger_it, stagger_cycles())
         pro = self.ck.q_prologue
@@ -1745,6 +1873,48 @@ class _Kernel:
             self.q_frag = self.load_q_fragment()
             if self.after_q_frag is not None:  # the persistent kernel's Q slot released right here
                 self.after_q_frag()
+
+    def q_gather(self) -> None:
+        """Gathered query rows (:attr:`Operand.gathered`): the warp group's 64 rows of the Q tile read from global
+        memory by its threads, element by element as the program's gather says (its index loads, bounds test and
+        padding: ``FragmentLowering``), and written to the Q slot as the TMA box would have (``chunks`` boxes of
+        ``box`` columns, rows of ``row_bytes`` swizzled: byte ``lin`` of a box at ``lin ^ (((lin >> 7) & (row_bytes /
+        16 - 1)) << 4)``), one 32-bit word (two elements) per thread and step, consecutive threads on consecutive
+        words.  First ``wgmma.wait_group 0`` (the warp group's earlier WGMMAs, the only readers of its rows, are
+        done), after the writes ``fence.proxy.async.shared::cta`` and the warp group's named barrier
+        :data:`Q_PROLOGUE_BARRIER` ``+ wg`` before its first WGMMA reads them."""
+        ck, e, op = self.ck, self.e, self.ck.a0
+        e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+        site = self.site_of()
+        low = site.low
+        lane = self.v(arith.RemUIOp(self.tid, self.small(128)), "qg_t")
+        wg_bytes = self.v(arith.MuliOp(self.wg, e.const(64 * op.row_bytes)), "qg_rows")
+        word = self.v(arith.MuliOp(lane, e.const(4)), "qg_t4")
+        base = self.v(arith.AddiOp(wg_bytes, e.const(self.off["a0"])), "qg_b0")
+        if self.q_off is not None:
+            base = self.v(arith.AddiOp(base, self.q_off), "qg_b")
+        mask = op.row_bytes // 16 - 1
+        for c in range(op.chunks):
+            for w in range(64 * op.row_bytes // 512):  # 128 threads x 4 bytes per step
+                phys = self.v(arith.AddiOp(wg_bytes, self.v(arith.AddiOp(word, e.const(512 * w)), "qg_w")), "qg_ph")
+                lin = self.v(arith.XOrIOp(phys, e.v(arith.ShLIOp(e.v(arith.AndIOp(
+                    e.v(arith.ShRUIOp(phys, e.const(7))), e.const(mask))), e.const(4)))), "qg_lin")
+                row = self.v(arith.DivUIOp(lin, e.const(op.row_bytes)), "qg_r")
+                col = self.v(arith.AddiOp(self.v(arith.ShRUIOp(self.v(arith.RemUIOp(lin, e.const(op.row_bytes)),
+                                                                         "qg_cb"), e.const(1)), "qg_c0"),
+                                          e.const(c * op.box)), "qg_c")
+                out = []
+                for k in range(2):
+                    ck_col = col if k == 0 else self.v(arith.AddiOp(col, e.const(1)), "qg_c1")
+                    out.append(low.at(op.gathered, (Coord(row, 0), Coord(ck_col, None))))
+                    self.splice(site.tmp)
+                ptr = self.gep(self.v(arith.AddiOp(base, self.v(arith.AddiOp(word, e.const(c * op.chunk_bytes
+                                                                                         + 512 * w)), "qg_o")),
+                                      "qg_a"), "qg_p")
+                e.store(pack16(e, out[0], out[1], ck.dtype), ptr)
+        e.add(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
+        bar = self.v(arith.AddiOp(self.wg, e.const(Q_PROLOGUE_BARRIER)), "qg_bar")
+        e.add(nvvm.BarrierOp(bar, self.small(128)))
 
     def load_q_fragment(self) -> list[list[SSAValue]]:
         """The thread's A-fragment registers of the current instance's Q tile (its slot: ``q_off``),
@@ -1989,6 +2159,25 @@ class _Kernel:
                 dst = self.v(llvm_ext.AddrSpaceCastOp(dst, CLUSTER_PTR), f"{t}_q{c}")
                 e.add(nvp.CpAsyncBulkTensorGlobalToSharedClusterOp(dst, self.tmap[x], box, bar))
 
+    def operand_loads(self, tag: str, x: str, op: Operand, coords: list[SSAValue], dst_off: SSAValue, bar: SSAValue,
+                      j: SSAValue, coords_of, **kw) -> None:
+        """:meth:`tma_loads` of tile ``j`` of operand ``x``; one with a first-iteration tile of its own
+        (:attr:`Operand.first`): ``scf.if`` its condition at ``j`` (:attr:`first_when`) loads that tile through
+        tensor map ``<x>_first`` at its own coordinates into the same place, else this one's."""
+        if op.first is None:
+            self.tma_loads(tag, x, op, coords, dst_off, bar, **kw)
+            return
+        when = self.first_when(op, j, tag)
+        first, later = Block(), Block()
+        with self.into(first):
+            self.tma_loads(f"{tag}f", f"{x}_first", op.first, coords_of(x, op.first, j, f"{tag}f", op.first.load),
+                           dst_off, bar)
+        with self.into(later):
+            self.tma_loads(tag, x, op, coords, dst_off, bar, **kw)
+        first.add_op(scf.YieldOp())
+        later.add_op(scf.YieldOp())
+        self.e.add(scf.IfOp(when, [], Region(first), Region(later)))
+
     def stage_loads(self, j: SSAValue, coords_of) -> None:
         """Arm stage ``j % stages``'s full barrier and issue the B1/B2 loads of tile ``j``
         (``coords_of(operand name, operand, j, tag)``: the program's tile coordinates)."""
@@ -2009,7 +2198,7 @@ class _Kernel:
             return lambda ld, tag: coords_of(x, op, j, tag, ld)
 
         if ck.k1 == 1:
-            self.tma_loads("b1nx", "b1", ck.b1, b1, k_off, bar, part_coords=parts("b1", ck.b1))
+            self.operand_loads("b1nx", "b1", ck.b1, b1, k_off, bar, j, coords_of, part_coords=parts("b1", ck.b1))
         else:  # each first dot's B tile at its boxes' places in the joint operand (ChainedKernel.b1_wide)
             for k, (x, bk) in enumerate(zip(_b1_names(ck), ck.b1s)):
                 if ck.b1_tiles[k] != k:  # the same tile as an earlier first dot's: read there
@@ -2018,7 +2207,7 @@ class _Kernel:
                 self.tma_loads(f"b1nx{k}" if k else "b1nx", x, bk, bc, k_off, bar,
                                lambda c, k=k: ck.b1_chunk_offset(k, c))
         if ck.b2_in_b1 < 0:  # else B2 is read in a first dot's tile
-            self.tma_loads("b2nx", "b2", ck.b2, b2, v_off, bar, part_coords=parts("b2", ck.b2))
+            self.operand_loads("b2nx", "b2", ck.b2, b2, v_off, bar, j, coords_of, part_coords=parts("b2", ck.b2))
 
     def producer(self, n_tiles: SSAValue | None, coords_of, work=None, n_tiles_of=None) -> Block:
         """The producer warp group's block: its thread 0 loads A0 once and tile ``j`` into stage
@@ -2096,6 +2285,9 @@ class _Kernel:
         dots with their own A tiles (:attr:`ChainedKernel.a0s`): each of them, ``_align(bytes)``
         apart, on the same barrier."""
         ck = self.ck
+        if ck.a0.gathered is not None:  # the consumers read the rows themselves (q_gather): an empty phase
+            self.e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[0]))
+            return
         if not ck.own_a:
             self.e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[ck.a0.bytes]))
             a0 = coords_of("a0", ck.a0, self.small(0), "a0q")
@@ -2772,10 +2964,17 @@ def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAV
     (the accumulator tile's unless given), in bounds and where ``pred`` (if given) holds."""
     e = low.e
     st = low.store if st is None else st
-    mem = low.scalar(st.view).memref
-    offset, ok = _element_address(low, st, coords)
-    ok = ok if pred is None else e.v(arith.AndIOp(pred, ok))
-    elt = st.tile.type.element_type
+    if _scattered(st):  # ct.scatter: the element's own pointer and mask (the program's index math at the element)
+        ptr = low.at(st.ptr, coords)
+        ok = pred
+        if st.mask is not None:
+            m = low.at(st.mask, coords)
+            ok = m if ok is None else e.v(arith.AndIOp(ok, m))
+    else:
+        mem = low.scalar(st.view).memref
+        offset, ok = _element_address(low, st, coords)
+        ok = ok if pred is None else e.v(arith.AndIOp(pred, ok))
+    elt = _stored(st).type.element_type
     if isinstance(elt, BFloat16Type):
         stored, x = i16, e.f32_to_bf16_bits(value)
     elif isinstance(elt, Float16Type):
@@ -2786,9 +2985,12 @@ def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAV
         raise unsupported(st, f"stores {elt} values")
 
     def then(b: Emitter):
-        b.store(x, b.gep(mem.ptr, offset, stored, GLOBAL_PTR))
+        b.store(x, ptr if _scattered(st) else b.gep(mem.ptr, offset, stored, GLOBAL_PTR))
 
-    e.if_(ok, then)
+    if ok is None:
+        then(e)
+    else:
+        e.if_(ok, then)
 
 
 EPILOGUE_ENV = "TILEORCH_ATTN_EPILOGUE"
@@ -2900,6 +3102,9 @@ class _Site:
         low.env.tile_coord = tile_coord
         # the accumulator tile's first global row/column (loads aligned with the store read there)
         st = self.store
+        if _scattered(st):  # (ct.scatter: no tile origin; its addresses are per element)
+            low.env.origin = [e.const(0), e.const(0)]
+            return
         tile = ints(st.view.type.tile)
         if self.ck.rows_only:  # a row vector's store: its rows' dimension, no columns
             r = max(i for i, x in enumerate(st.tile.type.get_shape()) if x != 1)
@@ -2979,10 +3184,22 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
     return out
 
 
+def _scattered(op: Operation) -> bool:
+    """Whether ``op`` is a pointer-tile store (``ct.scatter``: ``nv_tileaa.store``)."""
+    return op.name == "nv_tileaa.store"
+
+
+def _stored(st: Operation) -> SSAValue:
+    """The tile a ``tiled_store`` or a ``ct.scatter`` (:func:`_scattered`) writes."""
+    return st.value if _scattered(st) else st.tile
+
+
 def _store_group(st: Operation) -> tuple[int, int, int] | None:
     """(group dimension, rows dimension, the rows dimension's extent) when the tile ``st`` stores
     has two dimensions before the last with an extent other than 1 (GQA's ``(1, G, BM, dv)``: the
     accumulator's row ``r`` is element ``(r // BM, r % BM)``), else None."""
+    if _scattered(st):
+        return None
     shape = list(st.tile.type.get_shape())
     wide = [i for i, x in enumerate(shape[:-1]) if x != 1]
     return (wide[0], wide[1], shape[wide[1]]) if len(wide) == 2 else None
@@ -4114,13 +4331,15 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
              if pipe is not None or (plain_masks_enabled() and plain_accumulator(ck) is not None) else [])
     next_s = settings.value(NEXT_S_ENV) if next_s_enabled() else "0"
     next_s_off = None  # why TILEORCH_ATTN_NEXT_S, asked for, is not applied
-    if next_s != "0" and (not persistent or pipe is None or ck.q_prologue is not None
+    if next_s != "0" and (not persistent or pipe is None or ck.q_prologue is not None or ck.a0.gathered is not None
                           or not next_s_fits(ck, pipe, plan) or pingpong):
         next_s_off = ("not a persistent kernel" if not persistent else "the consumer loop is not pipelined"
                       if pipe is None else "the warp groups' ping-pong (TILEORCH_ATTN_PINGPONG) hands its turns "
                       "inside the consumer loop, not in the next instance's tail" if pingpong
                       else "the Q tile has a prologue (applied after its wait, not modelled in "
-                      "the next instance's tail)" if ck.q_prologue is not None else f"the next instance's S "
+                      "the next instance's tail)" if ck.q_prologue is not None else "the query rows are gathered (read "
+                      "by the consumers at the instance's own Q wait)" if ck.a0.gathered is not None
+                      else f"the next instance's S "
                       f"({ck.sn // 2} registers) beside the accumulator through the epilogue exceeds the consumer's "
                       "registers")
         next_s = "0"
@@ -4160,7 +4379,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             "after this instance's last tile, without waiting for a release")
     kb.kv_ahead = kv_ahead
     # TILEORCH_ATTN_EARLY_TMA: the first instance's loads by thread 0 before the CTA barrier (early_tma_enabled)
-    early_tma = early_tma_enabled()
+    early_tma, early_tma_off = early_tma_enabled(), None
+    if early_tma and ck.a0.gathered is not None:  # (session 44: the two arrived together, not proved together)
+        early_tma, early_tma_off = False, "gathered Q rows: the consumers read Q themselves after the CTA barrier"
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
     # the program's num_programs(a) reads the launch grid: a persistent kernel's grid parameters (a static
@@ -4253,6 +4474,14 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             out.append(kb.splice(s.tmp, at, f"{tag}_c{dim}"))
         return out
 
+    def first_when(op: Operand, j: SSAValue, tag: str) -> SSAValue:
+        """The consumer loop's choice of :attr:`Operand.first` at tile ``j`` (the loop's iv read as ``j``)."""
+        s = _Site(ck, args, coords, tile_coord)
+        s.low.scalars[ck.loop.body.blocks.first.args[0]] = j
+        return kb.splice(s.tmp, s.low.scalar(op.first_when), f"{tag}_first")
+
+    kb.first_when = first_when
+    kb.site_of = lambda: site_of()  # (defined below: the consumers' sites, for q_gather)
     if early_tma:  # thread 0's first loads, then the CTA barrier (every wait on these barriers comes after it)
         if persistent:
             has = kb.v(cmpi(work.start, work.total, "slt"), "early_has")
@@ -4307,6 +4536,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         def tile_coords(z: Coord, row: Coord, col: Coord) -> tuple[Coord, ...]:
             """The stored tile's coordinates of (row, col): ``z`` at its unit dimensions (a group
             store's row ``r``: ``(r // BM, r % BM)`` at its two row dimensions)."""
+            if _scattered(st):  # the scattered [tm, dv] value's own (row, col)
+                return (row, col)
             n = len(st.indices)
             r, c = store_dims(st, ck.store_transposed and st is ck.store)
             if group is not None:
@@ -4365,7 +4596,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
 
         narrowed = ck.dv if ck.head_dim_width else None  # (the columns stored: head_dim_width.py)
         whole = (_packed_store_test(s.low, st, narrowed) if packed_epilogue_enabled() and keep is None and not ck.rows_only
-                 and not s.low.stored_transposed else None)  # (transposed: a row's columns a stride apart)
+                 and not s.low.stored_transposed and not _scattered(st) else None)  # (transposed: a row's columns a stride apart)
         fast = (_row_divided(ck, site_of, s, rows, cols) if row_div and st is ck.store and not ck.rows_only
                 else None)
         if ck.rows_only:
@@ -4461,7 +4692,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             """The instance's chain, the release of its Q slot and its stores."""
             kb.q_wait = (work.q_bar(slot), kb.v(arith.AndIOp(use, kb.small(1)), "q_ph"))
             kb.da_cur = work.q_descriptor(slot)
-            if ck.q_prologue is not None or kb.q_regs:  # the prologue's / the fragment's rows in the slot
+            if ck.q_prologue is not None or kb.q_regs or ck.a0.gathered is not None:  # rows in the slot
                 kb.q_off = work.q_offset(slot)
             released = []
 
@@ -4570,6 +4801,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["kv_ahead_off"] = kv_ahead_off
     if early_tma:
         record["early_tma"] = plan.stages
+    elif early_tma_off is not None:
+        record["early_tma_off"] = early_tma_off
     if kb.q_regs:
         record["q_regs"] = ck.d // 4
     elif q_regs_off is not None:
@@ -4606,6 +4839,18 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     if ck.tile_rows:  # the program's rows below the WGMMA's 64: the kernel's tm rows, the rest never stored
         record["tile_rows"] = ck.tile_rows
     located = _located_choices(ck)
+    if ck.a0.gathered is not None:  # no Q tensor map: the consumers read the rows (_Kernel.q_gather)
+        from tileorch.diagnostics import format_error
+
+        record["q_gathered"] = True
+        loads = ck.a0.chunks * 64 * ck.a0.row_bytes // 256  # 16-bit elements per consumer thread
+        located.append(format_error(ck.a0.load, "chained-dots tier (TMA + WGMMA): the first dot's A (Q) is gathered "
+                                                "(ct.gather): Hopper's TMA has no row gather, so each consumer warp "
+                                                "group reads its 64 rows from global memory as the gather says (its "
+                                                f"index loads, bounds test and padding; {loads} elements per thread) "
+                                                "into the swizzled Q tile once per program instance, then "
+                                                "fence.proxy.async and a warp-group barrier before its first WGMMA; "
+                                                "K and V by TMA", "remark"))
     if widths is not None:
         from tileorch.diagnostics import format_error
 

@@ -2222,6 +2222,23 @@ def _low_rank_words(dk: DotKernel) -> str:
     return f" (one of them the low-rank {dk.tile[0]}x{dk.epi_dot.rank})"
 
 
+def _rows_at_tile_0(dk: DotKernel) -> bool:
+    """The program reads and writes only its row tile 0: A's row index and the row index of C's store and of every
+    store of the accumulator's shape beside it are the constant 0 (a decode GEMM whose grid walks N alone), A read
+    K-major from a 2-D tile, no row or column reduction stored beside C.  Its tile may then grow along the rows
+    alone: the rows it adds are past an output of at most the program's rows (the launcher checks)."""
+    if dk.a_major != "k" or dk.batched or dk.side_stores or dk.a_gather or dk.epi_dot is not None:
+        return False
+    idx = list(getattr(dk.a_load, "indices", []))
+    if len(idx) != 2 or constant_int(_strip_assume(idx[0])) != 0:
+        return False
+    for st in [dk.store, *dk.tile_stores]:
+        sidx = list(getattr(st, "indices", []))
+        if len(sidx) != 2 or constant_int(_strip_assume(sidx[0])) != 0:
+            return False
+    return True
+
+
 def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int, list[str]]:
     """The (tile_m, tile_n, tile_k) per CTA and cluster the kernel builder runs for ``dk``, and the
     remarks saying where that differs from the program's tile.
@@ -2261,6 +2278,20 @@ def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int
                                                      "most 128 columns, or 128 rows")
         remarks.append(f"the program's 64x{tn} tile runs as it is: one consumer warp group per CTA "
                        f"(wgmma m64n{tn}), 1 CTA per cluster")
+        return (64, tn, k_depth), 1, remarks
+    if tm < 64 and tn in TILE_NS and tn <= widest and not dk.retile_safe and _rows_at_tile_0(dk):
+        # a decode shape (M = 1..16 tokens in a 16- or 32-row tile, its row tile index the constant 0): only the
+        # rows grow, the columns (which the epilogue's tile shape reads) stay the program's; the launcher runs a
+        # launch whose output has more than ``tm`` rows on the SIMT path (the single tile's check)
+        if column_stores(dk) and tn > 128:
+            raise LocatedError(column_stores(dk)[0], f"convert-nv-tileas-to-cutlass: a column reduction of the "
+                                                     f"program's {tm}x{tn} tile runs on one consumer warp group "
+                                                     "(128 threads, one column each in the exchange): use tiles of "
+                                                     "at most 128 columns")
+        remarks.append(f"the program's {tm}x{tn} tile is its only row tile (row index 0): it runs as a 64x{tn} "
+                       f"tile on one consumer warp group (wgmma m64n{tn}), 1 CTA per cluster; the rows past the "
+                       f"output's (at most {tm}) read zeros and are not stored")
+        dk.single_tile = {"m": tm, "n": (dk.single_tile or {}).get("n", 0)}  # (the launcher checks M <= tm)
         return (64, tn, k_depth), 1, remarks
     if tm == 128 and tn in TILE_NS and tn <= widest:  # the builder's tile (a cluster only multicasts B between 128-row tiles)
         if dk.b_major == "n" and (tn // cluster) % 64:

@@ -90,7 +90,7 @@ def truncated_from_i32(v: SSAValue) -> bool:
 
 def sink_tile(sink: Operation) -> SSAValue:
     """The tile a sink writes: a ``tiled_store``'s tile, or the values an ``atomic_rmw`` adds."""
-    return sink.value if sink.name == ATOMIC_SINK else sink.tile
+    return sink.value if sink.name in (ATOMIC_SINK, "nv_tileaa.store") else sink.tile
 
 
 _DOTS = ("nv_tileaa.dot", "nv_tileas.dot")

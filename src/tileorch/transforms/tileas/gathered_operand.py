@@ -41,15 +41,29 @@ def gathered_operand(dots) -> tuple[Operation, str, tuple[int, ...]] | None:
     """(the pointer-tile load a dot operand is read from through :data:`OPERAND_PATH`, ``"A"`` or ``"B"``, the
     operand's dimensions whose index is read from memory) for the first such operand of ``dots``, or None.
     A permute on the way swaps the dimensions; an index computed from program ids and ranges alone (no
-    dimension read from memory) gives ``()``."""
+    dimension read from memory) gives ``()``.  With several dots (a chain), a gather inside a loop (a K / V tile)
+    comes first: the chained kernel reads a gathered first-dot A (Q, before the loop) itself (session 44)."""
+    found_all = []
     for dot in dots:
         for role, v in (("A", dot.lhs), ("B", dot.rhs)):
             found = gather_source(v)
             if found is not None:
-                op, swapped = found
-                dims = _indexed_dimensions(op)
-                return op, role, tuple(sorted(1 - d for d in dims)) if swapped else dims
+                found_all.append((found, role))
+    if len(dots) > 1:
+        found_all.sort(key=lambda x: not _in_loop(x[0][0]))
+    for (op, swapped), role in found_all[:1]:
+        dims = _indexed_dimensions(op)
+        return op, role, tuple(sorted(1 - d for d in dims)) if swapped else dims
     return None
+
+
+def _in_loop(op: Operation) -> bool:
+    p = op.parent_op()
+    while p is not None:
+        if p.name == "scf.for":
+            return True
+        p = p.parent_op()
+    return False
 
 
 def gather_source(v: SSAValue) -> tuple[Operation, bool] | None:

@@ -98,6 +98,8 @@ def narrow(ck) -> tuple[int, int] | str | None:
     """``(d', dv')``, the widths the two dots run (each at most the tile's), when narrower than the tile's; a
     reason (str) when the program's arrays are narrower than its tiles but the tile's width runs; None when the
     arrays are as wide as the tiles (or their extents are not known at compile time: :func:`launch_arrays`)."""
+    if ck.a0.gathered is not None or ck.store.name == "nv_tileaa.store":  # no Q / O view (gathered, scattered)
+        return None
     extents = {what: column_extent(v) for what, v in _views(ck)}
     if any(x is None for x in extents.values()):
         return None
@@ -121,7 +123,7 @@ def launch_arrays(ck) -> list[int] | None:
     wider than 16 columns and the dots could run narrower (:func:`refusal` is None); else None."""
     from tileorch.transforms.tileas.convert_to_cutlass import _base_argument
 
-    if ck.d <= 16 and ck.dv <= 16:
+    if (ck.d <= 16 and ck.dv <= 16) or ck.a0.gathered is not None or ck.store.name == "nv_tileaa.store":
         return None
     if all(column_extent(v) is not None for _, v in _views(ck)) or refusal(ck) is not None:
         return None

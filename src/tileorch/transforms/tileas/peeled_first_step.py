@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, IntegerType, StringAtt
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import copy_location, format_error
+from tileorch.dialects.nv_tileaa.tile_ops import SelectOp as TileSelectOp
 from tileorch.transforms.tileas.loop_pair_fusion import (_const_one, _free_operands,
                                                          _merged_properties, _NoFuse, _placeholder, _pure,
                                                          fuse_pure_differences, merge_repeats)
@@ -102,6 +103,24 @@ class _Alike:
         return all(self(p, q, depth - 1) for p, q in zip(a.operands, b.operands))
 
 
+def _other_array(s: Operation, b: Operation, alike: _Alike, step: set) -> bool:
+    """Whether the step's load ``s`` reads a tile of another array than the body's load ``b`` (sink keys kept in
+    their own array): both tile loads (``nv_tileaa.tiled_load``) of one tile type, ``s`` reading values defined
+    before the step only (its view and indices loop-invariant: the load can run in any iteration), not the body's
+    load at one tile (:class:`_Alike`), the same token."""
+    if s.name != "nv_tileaa.tiled_load" or b.name != "nv_tileaa.tiled_load":
+        return False
+    if [r.type for r in s.results] != [r.type for r in b.results] or len(s.operands) != len(b.operands):
+        return False
+    if s.token is not b.token:
+        return False
+    if any(isinstance(x.owner, Operation) and x.owner in step or alike.inside(x) for x in s.operands):
+        return False
+    probe = _Alike(alike.loop, step)
+    probe.c = alike.c
+    return not all(probe(x, y) for x, y in zip(s.operands, b.operands))
+
+
 def _drop(ops) -> None:
     for top in ops:
         for o in list(top.walk()):
@@ -144,15 +163,19 @@ def fuse_peeled_first_step(loop: scf.ForOp) -> scf.ForOp | None:
         if u.index < 3:
             return None
     alike = _Alike(loop, dep)
+    other: dict = {}  # a step load of another array -> the body's load it stands for (selected at iteration 0)
     for s, b in zip(step_imp, imp):
+        if _other_array(s, b, alike, dep):
+            other[s] = b
+            continue
         if s.attributes != b.attributes or _merged_properties(s, b) is None or \
                 [r.type for r in s.results] != [r.type for r in b.results] or len(s.operands) != len(b.operands):
             return None
         if not s.name.endswith(".dot") and not all(alike(x, y) for x, y in zip(s.operands, b.operands)):
             return None
-    if alike.c is None:
+    if alike.c is None and not other:
         return None  # the loads do not read the iv: not a step of this loop
-    c = alike.c
+    c = alike.c if alike.c is not None else loop.lb  # (every load of the step its own array: tile c is never read)
     ivt = body.args[0].type
     try:
         zeros = [_placeholder(a.type) for a in body.args[1:]]
@@ -174,6 +197,17 @@ def fuse_peeled_first_step(loop: scf.ForOp) -> scf.ForOp | None:
             blk.add_op(o)
         return jj.result
 
+    def first_or_body(blk: Block, step_load: Operation, body_load: Operation, mapper) -> tuple:
+        """The step's load (its own operands, loop-invariant), the body's load (operands through
+        ``mapper``) and ``select(t == 0, step tile, body tile)``: (the selected tile, the body load's token)."""
+        first = step_load.clone()
+        later = body_load.clone(value_mapper={x: mapper(x) for x in body_load.operands})
+        is0 = arith.CmpiOp(blk.args[0], c0.result, "eq")
+        sel = TileSelectOp(is0.result, first.results[0], later.results[0])
+        for o in (first, later, is0, sel):
+            blk.add_op(o)
+        return sel.result, later.results[1]
+
     # the step as a one-trip loop over [0, 1): its loads read the body's operands at jj
     b1 = Block(arg_types=[a.type for a in body.args])
     jj1 = tile_of(b1)
@@ -194,6 +228,9 @@ def fuse_peeled_first_step(loop: scf.ForOp) -> scf.ForOp | None:
 
     pairs = dict(zip(step_imp, imp))
     for o in dependent:
+        if o in other:
+            vmap.update(zip(o.results, first_or_body(b1, o, other[o], body_value)))
+            continue
         if o in pairs and not o.name.endswith(".dot"):
             new = o.clone(value_mapper={x: vmap.get(x, x) for x in _free_operands(o)})
             new.operands = [body_value(y) for y in pairs[o].operands]
@@ -207,7 +244,11 @@ def fuse_peeled_first_step(loop: scf.ForOp) -> scf.ForOp | None:
     b2 = Block(arg_types=[a.type for a in body.args])
     jj2 = tile_of(b2)
     m2: dict = {body.args[0]: jj2, **dict(zip(body.args[1:], b2.args[1:]))}
+    from_step = {b: s for s, b in other.items()}
     for o in body.ops:
+        if o in from_step:
+            m2.update(zip(o.results, first_or_body(b2, from_step[o], o, lambda x: m2.get(x, x))))
+            continue
         new = o.clone(value_mapper={x: m2.get(x, x) for x in _free_operands(o)})
         b2.add_op(new)
         m2.update(zip(o.results, new.results))
@@ -226,11 +267,14 @@ def fuse_peeled_first_step(loop: scf.ForOp) -> scf.ForOp | None:
     loop.detach()
     loop.erase(safe_erase=False)
     first_dot = next((o for o in step_imp if o.name.endswith(".dot")), step_imp[0])
+    own = (f"; {len(other)} of its tile loads read {'another array' if len(other) == 1 else 'other arrays'} than "
+           "the loop's (sink keys / values of their own): the iteration's tile is the step's at the first "
+           "iteration, the loop's after it (one select; the producer loads one of the two)" if other else "")
     _remark(fused, format_error(first_dot, "the step before the loop (its loads and dots at one tile, its own "
                                            "state) runs as the loop's first iteration, the loop's over "
                                            "1 + max(stop - start, 0) iterations reading that tile first, then "
-                                           "start, start + 1, ..., the step's own ops under a branch "
-                                           "(tileas-fuse-split-loops)", "remark"))
+                                           "start, start + 1, ..., the step's own ops under a branch"
+                                           f"{own} (tileas-fuse-split-loops)", "remark"))
     for o in reversed(dependent):
         o.detach()
         o.erase(safe_erase=False)

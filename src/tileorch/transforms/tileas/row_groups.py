@@ -212,6 +212,8 @@ def refusal(ck, *, groups: int, persistent: bool, heavy, work_items, guards, pin
         return "the ping-pong's turns" if pingpong else "TILEORCH_ATTN_NEXT_S"
     if ck.q_prologue is not None or ck.b_prologue is not None:
         return "a Q or K prologue"
+    if ck.a0.gathered is not None:
+        return "query rows gathered (each consumer warp group reads its own rows)"
     if ck.own_a or ck.a0.group_dim >= 0 or len(ck.seconds) > 1 or ck.row_loads or ck.k1 > 1:
         return ("first dots of their own A tiles" if ck.own_a else "a group of query heads in the Q tile's rows"
                 if ck.a0.group_dim >= 0 else "several second dots" if len(ck.seconds) > 1 else

@@ -1,14 +1,44 @@
 // RUN: tileorch-opt %s -p tileas-fuse-split-loops | filecheck %s
 // Learned sink keys and values in arrays of their own (user_programs6.attn_learned_sink_kv): the
-// step before the loop loads other arrays than the loop's, so it is not the loop's first iteration
-// and tileas-fuse-split-loops leaves it alone (the tier then refuses it, located at the step's dot).
+// step before the loop loads other arrays (KS, VS: arguments 21 and 28) than the loop's (K, V:
+// arguments 7 and 14).  Session 44: the step still runs as the loop's first iteration; each of its
+// loads stays a load of its own array (its indices as the step wrote them) beside the body's load at
+// the iteration's tile, and the dot reads select(t == 0, step's tile, body's tile).  (Before session
+// 44 the pair was left alone and the tier refused it at the step's dot.)
 
-// CHECK-NOT:  tileorch.remarks
-// CHECK:      nv_tileaa.dot
-// CHECK:      nv_tileaa.dot
-// CHECK:      scf.for %{{.*}} = %{{.*}} to
-// CHECK:        nv_tileaa.dot
-// CHECK:        nv_tileaa.dot
+// CHECK:      tileorch.remarks = [{{.*}}remark: the step before the loop {{.*}}2 of its tile loads read other arrays than the loop's
+// CHECK-DAG:  %[[PK:.*]] = nv_tileaa.assume %7 {
+// CHECK-DAG:  %[[PV:.*]] = nv_tileaa.assume %14 {
+// CHECK-DAG:  %[[PKS:.*]] = nv_tileaa.assume %21 {
+// CHECK-DAG:  %[[PVS:.*]] = nv_tileaa.assume %28 {
+// CHECK-DAG:  %[[MK:.*]] = nv_tileaa.make_memref %[[PK]][
+// CHECK-DAG:  %[[MV:.*]] = nv_tileaa.make_memref %[[PV]][
+// CHECK-DAG:  %[[MKS:.*]] = nv_tileaa.make_memref %[[PKS]][
+// CHECK-DAG:  %[[MVS:.*]] = nv_tileaa.make_memref %[[PVS]][
+// CHECK-DAG:  %[[VKS:.*]] = nv_tileaa.block_tile %[[MKS]] :
+// CHECK-DAG:  %[[VVS:.*]] = nv_tileaa.block_tile %[[MVS]] :
+// CHECK-DAG:  %[[VK:.*]] = nv_tileaa.block_tile %[[MK]] :
+// CHECK-DAG:  %[[VV:.*]] = nv_tileaa.block_tile %[[MV]] :
+// CHECK-NOT:  nv_tileaa.dot
+// CHECK:      scf.for %[[T:.*]] = %[[Z:.*]] to %{{.*}} step
+// CHECK:        %[[KS:.*]], %{{.*}} = nv_tileaa.tiled_load %[[VKS]][%{{.*}}, %[[C0:.*]], %[[C0]]] token
+// CHECK:        %[[JJ:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : i32
+// CHECK:        %[[K:.*]], %{{.*}} = nv_tileaa.tiled_load %[[VK]][%{{.*}}, %[[JJ]], %{{.*}}] token
+// CHECK:        %[[F1:.*]] = arith.cmpi eq, %[[T]], %[[Z]] : i32
+// CHECK:        %[[KK:.*]] = nv_tileaa.select %[[F1]], %[[KS]], %[[K]] : i1, tensor<1x64x64xf16>
+// CHECK:        %[[KR:.*]] = nv_tileaa.reshape %[[KK]]
+// CHECK:        %[[KT:.*]] = "nv_tileaa.permute"(%[[KR]])
+// CHECK:        nv_tileaa.dot %{{.*}}, %[[KT]],
+// CHECK:        %[[VS:.*]], %{{.*}} = nv_tileaa.tiled_load %[[VVS]][%{{.*}}, %[[C0]], %[[C0]]] token
+// CHECK:        %[[V:.*]], %{{.*}} = nv_tileaa.tiled_load %[[VV]][%{{.*}}, %[[JJ]], %{{.*}}] token
+// CHECK:        %[[F2:.*]] = arith.cmpi eq, %[[T]], %[[Z]] : i32
+// CHECK:        %[[VV2:.*]] = nv_tileaa.select %[[F2]], %[[VS]], %[[V]] : i1, tensor<1x64x64xf16>
+// CHECK:        %[[VR:.*]] = nv_tileaa.reshape %[[VV2]]
+// CHECK:        scf.if
+// CHECK:        } else {
+// CHECK:        }
+// CHECK:        nv_tileaa.dot %{{.*}}, %[[VR]],
+// CHECK:      nv_tileaa.tiled_store
 
 builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>} {
   nv_tileaa.func @attn_learned_sink_kv_Kt1_A3f16_3l0_4t1_p16_A3f16_3l0_4t1_p16_A3f16_3l0_4t1_p16_A3f16_3l0_4t1_p16_A3f16_3l0_4t1_p16_A3f16_3l0_4t1_p16_Sf32_I64_I64_I64(%0: !nv_tileaa.ptr<f16>, %1: i32, %2: i32, %3: i32, %4: i32, %5: i32, %6: i32, %7: !nv_tileaa.ptr<f16>, %8: i32, %9: i32, %10: i32, %11: i32, %12: i32, %13: i32, %14: !nv_tileaa.ptr<f16>, %15: i32, %16: i32, %17: i32, %18: i32, %19: i32, %20: i32, %21: !nv_tileaa.ptr<f16>, %22: i32, %23: i32, %24: i32, %25: i32, %26: i32, %27: i32, %28: !nv_tileaa.ptr<f16>, %29: i32, %30: i32, %31: i32, %32: i32, %33: i32, %34: i32, %35: !nv_tileaa.ptr<f16>, %36: i32, %37: i32, %38: i32, %39: i32, %40: i32, %41: i32, %42: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>, tileorch.num_ctas_auto, tileorch.num_warps_auto} {
