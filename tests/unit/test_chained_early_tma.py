@@ -53,3 +53,31 @@ def test_early_tma_off_by_default(monkeypatch):
     monkeypatch.delenv("TILEORCH_ATTN_EARLY_TMA", raising=False)
     p = _lower(300, 128, 128, 128, False)
     assert "early_tma" not in p.chained, p.chained
+
+
+def test_early_tma_with_a_first_tile_of_its_own_is_proved(monkeypatch):
+    """A step before the key loop reading arrays of its own (learned sink keys / values: the loop's first K / V tile
+    through tensor maps of their own, tier_chained_dots_first_tile.mlir): thread 0's early ring loop makes the same
+    per-tile choice as the producer's (one ``scf.if`` per operand in each), and ``tileorch check`` proves the kernel."""
+    from pathlib import Path
+
+    from xdsl.parser import Parser
+
+    from tileorch.analysis.extract import extract
+    from tileorch.backend.pipeline import parse_pipeline, run_passes
+    from tileorch.registry import make_context
+    from tileorch.testing.check_memo import check_once as check
+
+    monkeypatch.setenv("TILEORCH_ATTN_EARLY_TMA", "1")
+    path = Path(__file__).resolve().parents[1] / "filecheck" / "tileas" / "tier_chained_dots_first_tile.mlir"
+    ctx = make_context()
+    module = Parser(ctx, path.read_text(), str(path)).parse_module()
+    run_passes(ctx, module, parse_pipeline("tileas-tier,convert-nv-tileas-to-cutlass"))
+    (fn,) = [o for o in module.walk() if o.name == "func.func" and "nvvm.kernel" in o.attributes]
+    (early,) = [o for o in fn.walk() if "tileorch.early_tma" in o.attributes]
+    copy = "nvvm.cp.async.bulk.tensor.shared.cluster.global"
+    choices = [o for o in fn.walk() if o.name == "scf.if" and sum(x.name == copy for x in o.walk()) == 2]
+    assert len(choices) == 4 and sum(early.is_ancestor(o) for o in choices) == 2  # K's and V's, in each
+    (proto,) = extract(module)
+    result = check(proto)
+    assert result.ok, result.violation
