@@ -442,8 +442,6 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
                                        "inside its loop (TILEORCH_ATTN_KV_AHEAD)")
                     if record.get("kv_ahead_off"):
                         remarks.append(f"remark: TILEORCH_ATTN_KV_AHEAD not applied: {record['kv_ahead_off']}")
-                    if record.get("early_tma_off"):
-                        remarks.append(f"remark: TILEORCH_ATTN_EARLY_TMA not applied: {record['early_tma_off']}")
                     if record.get("early_tma"):
                         remarks.append(f"remark: thread 0 issues the first instance's Q and first {record['early_tma']} "
                                        "K/V tile(s) right after the mbarriers' initialisation, before the CTA barrier "
