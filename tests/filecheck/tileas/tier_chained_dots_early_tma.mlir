@@ -6,7 +6,7 @@
 
 // TILEORCH_ATTN_EARLY_TMA (session 44, issue 20's per-launch cost): the textbook FlashAttention forward at head dim 128
 // with 128x128 tiles (the input of tier_chained_dots_kv_ahead.mlir: the persistent kernel, three K/V stages, one Q
-// slot, two K/V tiles ahead of each later Q).  With the switch thread 0 initialises the mbarriers, fences them, then,
+// slot, two K/V tiles ahead of each later Q).  With the switch thread 0 initialises the mbarriers, fences them (and, for its own TMAs, the async proxy), then,
 // still before the CTA barrier and the warp groups' setmaxnreg, arms the first instance's Q barrier and issues its Q
 // copies and the instance's first min(n, 3) ring tiles (no empty wait: the ring's first round); the producer's
 // first instance (%pg_it == 0) skips its Q arm and starts both ring loops past those tiles.
@@ -49,6 +49,8 @@
 // In the PTX, thread 0's first Q copy and ring copies between the mbarrier fence and the CTA barrier, setmaxnreg after.
 // PTX:      fence.mbarrier_init.release.cluster;
 // PTX-NOT:  bar.sync
+// PTX:      fence.proxy.async.shared::cta;
+// PTX-NOT:  bar.sync
 // PTX:      mbarrier.arrive.expect_tx.shared.b64 %rd{{[0-9]+}}, [__tileorch_dynamic_smem+229376]
 // PTX-NOT:  bar.sync
 // PTX:      cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {{.*}}, [__tileorch_dynamic_smem+229376];
@@ -66,6 +68,7 @@
 // ONE:      scf.if %t0 {
 // ONE:        nvvm.fence.mbarrier.init
 // ONE:      scf.if %t0 {
+// ONE-NEXT:   nvvm.fence.proxy <async.shared>, space = <cta>
 // ONE-NEXT:   nvvm.mbarrier.arrive.expect_tx %qbar, %{{([a-z]+_)*c32768(_[a-z0-9]+)*}}
 // ONE:        %early_n = arith.minui %n_tiles, %nstages : i32
 // ONE:      }{tileorch.early_tma}

@@ -2124,6 +2124,9 @@ class _Kernel:
         after it; the producer's first instance skips these loads (:meth:`producer`)."""
         blk = Block()
         with self.into(blk):
+            # the initialised mbarriers made visible to the async proxy before this thread's own TMAs complete
+            # on them (no CTA barrier between: fence.mbarrier_init orders them for other threads only)
+            self.e.add(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
             q_bar, q_dst, n = first()
             self.load_q(q_bar, q_dst, coords_of)
             self.fill(self.v(arith.MinUIOp(n, self.nstages), "early_n"), coords_of, wait=False)
