@@ -75,7 +75,8 @@ def test_cli_cutlass_example_names_every_phase_and_pass():
     for name in PIPELINE:
         assert f"lower/{pass_name(name)}" in t, (name, proc.stderr)
     passes = [k for k in t if k.startswith("lower/") and k != "lower/verify"]
-    assert passes == [f"lower/{pass_name(n)}" for n in PIPELINE]  # in pipeline order
+    # in pipeline order; a pass the pipeline runs twice (cse-constants) is one entry, at its first run, timing both
+    assert passes == list(dict.fromkeys(f"lower/{pass_name(n)}" for n in PIPELINE))
     assert sum(t[k] for k in passes) <= t[timing.TOTAL]
     check_sums(t, slack=2e-3)
 

@@ -68,3 +68,49 @@ func.func @left_alone(%x: tensor<4xf32>) -> (tensor<4xf32>, i32, i32) {
 // CHECK-NEXT:    %c = arith.constant {tag} 3 : i32
 // CHECK-NEXT:    %d = arith.constant 3 : i32
 // CHECK-NEXT:    func.return %s, %c, %d : tensor<4xf32>, i32, i32
+
+// llvm.mlir.constant (what convert-pipeline-to-nvvm's builders and convert-arith-to-llvm leave): the same
+// merging, keyed by the op class too (an arith.constant and an llvm.mlir.constant of one value stay apart) and
+// by the result type; an llvm constant in a nested block is that block's own.
+func.func @llvm_constants(%x: i32, %y: i64, %p: i1) -> (i32, i64, i32) {
+  %a = llvm.mlir.constant(4 : i32) : i32
+  %s = llvm.add %x, %a : i32
+  %b = llvm.mlir.constant(4 : i32) : i32
+  %t = llvm.mul %s, %b : i32
+  %c = llvm.mlir.constant(4 : i64) : i64
+  %u = llvm.add %y, %c : i64
+  %d = arith.constant 4 : i32
+  %v = llvm.add %t, %d : i32
+  %f = llvm.mlir.constant(1.500000e+00 : f32) : f32
+  %g = llvm.mlir.constant(1.500000e+00 : f32) : f32
+  %h = llvm.fadd %f, %g : f32
+  %r = scf.if %p -> (i32) {
+    %in = llvm.mlir.constant(4 : i32) : i32
+    %w = llvm.add %v, %in : i32
+    scf.yield %w : i32
+  } else {
+    scf.yield %b : i32
+  }
+  %e = llvm.mlir.constant(4 : i64) : i64
+  %z = llvm.mul %u, %e : i64
+  func.return %r, %z, %v : i32, i64, i32
+}
+// CHECK-LABEL: func.func @llvm_constants
+// CHECK-NEXT:    %a = llvm.mlir.constant(4 : i32) : i32
+// CHECK-NEXT:    %s = llvm.add %x, %a : i32
+// CHECK-NEXT:    %t = llvm.mul %s, %a : i32
+// CHECK-NEXT:    %c = llvm.mlir.constant(4) : i64
+// CHECK-NEXT:    %u = llvm.add %y, %c : i64
+// CHECK-NEXT:    %d = arith.constant 4 : i32
+// CHECK-NEXT:    %v = llvm.add %t, %d : i32
+// CHECK-NEXT:    %f = llvm.mlir.constant(1.500000e+00 : f32) : f32
+// CHECK-NEXT:    %h = llvm.fadd %f, %f : f32
+// CHECK-NEXT:    %r = scf.if %p -> (i32) {
+// CHECK-NEXT:      %in = llvm.mlir.constant(4 : i32) : i32
+// CHECK-NEXT:      %w = llvm.add %v, %in : i32
+// CHECK-NEXT:      scf.yield %w : i32
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      scf.yield %a : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %z = llvm.mul %u, %c : i64
+// CHECK-NEXT:    func.return %r, %z, %v : i32, i64, i32
