@@ -123,18 +123,20 @@ kept test hit the code an earlier, dropped, test generated; tests/unit/test_comp
 hits) and the emulator's decoded-PTX cache's eviction (after 16 kernels in one process)."""
 
 
-ORDER_DEPENDENT_ELSE = (
+ORDER_DEPENDENT_BRANCH = (
     ("src/tileorch/testing/emulation_memo.py", 74, 79, 80),  # emulate_once(): the memo's hit (the ``else``)
+    ("src/tileorch/backend/ptxas.py", 358, 359, 360),  # _assemble(): the backend memo's hit (``if hit is not None``)
 )
-"""Order-dependent ``else`` branches, as (file, the ``if`` line, the ``else``'s first and last statement lines): the arc
-from the ``if`` into the ``else`` and the arcs from within it, not the ``if``'s other branch.  The
+"""Order-dependent branches of an ``if``, as (file, the ``if`` line, the branch's first and last statement lines): the
+arc from the ``if`` into the branch and the arcs from within it, not the ``if``'s other branch.  The
 emulation memo's hit: a kept test read the emulation an earlier, dropped, test stored; without the
-dropped test the kept one emulates and stores (the miss path, which stays in the union)."""
+dropped test the kept one emulates and stores (the miss path, which stays in the union).  The ptxas
+memo's hit likewise: a kept test's PTX a dropped test assembled first; alone, the kept test runs ptxas."""
 
 
 def order_dependent(arc) -> bool:
     if any(arc[0] == f and (lo <= arc[1] <= hi or (arc[1] == cond and lo <= arc[2] <= hi))
-           for f, cond, lo, hi in ORDER_DEPENDENT_ELSE):
+           for f, cond, lo, hi in ORDER_DEPENDENT_BRANCH):
         return True
     return any(arc[0] == f and lo <= min(x for x in arc[1:] if x > 0) <= hi for f, lo, hi in ORDER_DEPENDENT)
 
