@@ -125,7 +125,7 @@ LONGEST_FIRST = (
     # 57.8 x 0.90 (session 41's CI subset: per-test CPU under coverage 31.7 -> 27.9 s summed, 28.5 in the subset's own
     # run, 187 -> 182 cases: most of its cases are under the 0.5 s that stays)
     "unit/test_user_sweep10_interp.py",  # ~52.0: sweep (interp 51.0, compile 1.6, emulated 5.2 before the subset)
-    "unit/test_epilogue_dot_programs.py",  # 57.7
+    "unit/test_epilogue_dot_programs.py",  # ~32.9: 57.7 x 0.57 (session 44 CI subset: -n 0 CPU 38.76 -> 22.07 s, 55 -> 35)
     # 57.0 x 0.95 (session 41's CI subset: per-test CPU under coverage 52.9 -> 46.4 s summed, 50.0 in the subset's own
     # run (the dropped path tests' compiles move to kept ones), 51 -> 44 cases)
     "unit/test_user_sweep16_compile.py",  # ~54.2: sweep (compile 44.8, emulated 12.2 before the subset)
