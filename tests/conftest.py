@@ -158,7 +158,7 @@ LONGEST_FIRST = (
     "unit/test_user_sweep21_invalid.py",  # 40.2: sweep (user_sweep21_invalid 40.2)
     "unit/test_chained_row_groups.py",  # 39.2
     "unit/test_epilogue_dot_tma_store.py",  # 39.0
-    "unit/test_dot_zoo_tier.py",  # 38.3
+    "unit/test_dot_zoo_tier.py",  # ~25.2: 38.3 x 0.66 (session 44 CI subset: -n 0 CPU 31.04 -> 20.41 s, 71 -> 44)
     "unit/test_chained_q_regs.py",  # ~33.7: 36.9 x 0.92 (session 43 CI subset: -n 0 CPU 32.9 -> 30.1 s)
     "unit/test_user_sweep28_interp.py",  # 35.8: sweep (interp 8.5, compile 25.5, emulated 1.8)
     "unit/test_chained_s17_switches.py",  # ~26.0: 34.9 x 0.74 (session 43 CI subset: -n 0 CPU 31.8 -> 23.5 s)
