@@ -162,7 +162,7 @@ LONGEST_FIRST = (
     "unit/test_chained_q_regs.py",  # ~33.7: 36.9 x 0.92 (session 43 CI subset: -n 0 CPU 32.9 -> 30.1 s)
     "unit/test_user_sweep28_interp.py",  # 35.8: sweep (interp 8.5, compile 25.5, emulated 1.8)
     "unit/test_chained_s17_switches.py",  # ~26.0: 34.9 x 0.74 (session 43 CI subset: -n 0 CPU 31.8 -> 23.5 s)
-    "unit/test_check_chained.py",  # 34.5
+    "unit/test_check_chained.py",  # ~22.7: 34.5 x 0.66 (session 44 CI subset: -n 0 CPU 22.24 -> 14.61 s, 34 -> 22)
     "unit/test_review30_dots.py",  # 33.3
     "unit/test_epilogue_dot_stages.py",  # 33.1
     "unit/test_user_sweep15_interp.py",  # 31.7: sweep (interp 28.7, compile 2.2, emulated 0.8)
