@@ -114,27 +114,31 @@ if os.environ.get("CI_CASE_SELECTION_DB"):
 
 ORDER_DEPENDENT = (
     ("src/tileorch/backend/memo.py", 44, 45),  # load(): an entry found (a repeated input)
-    ("src/tileorch/backend/ptx.py", 627, 630),  # llvm_to_ptx(): the backend memo's hit
     ("src/tileorch/testing/ptx_emulator.py", 868, 869),  # _decoded(): the 17th PTX text of a process evicts
 )
 """Where a subset may miss arcs that no dropped test covers, as (file, first line, last line): what
-depends on the tests that ran before in the process, not on the test: the backend memo's hit path (a
-kept test hit the code an earlier, dropped, test generated; tests/unit/test_compile_speed.py tests the
-hits) and the emulator's decoded-PTX cache's eviction (after 16 kernels in one process)."""
+depends on the tests that ran before in the process, not on the test: the backend memo's load of an
+entry found (a kept test hit the code an earlier, dropped, test generated; tests/unit/test_compile_speed.py
+tests the hits) and the emulator's decoded-PTX cache's eviction (after 16 kernels in one process).  The line
+numbers are the current source's (tests/unit/test_ci_case_selection.py checks that they point at the hits)."""
 
 
-ORDER_DEPENDENT_ELSE = (
+ORDER_DEPENDENT_BRANCH = (
     ("src/tileorch/testing/emulation_memo.py", 74, 79, 80),  # emulate_once(): the memo's hit (the ``else``)
+    ("src/tileorch/backend/ptxas.py", 358, 359, 360),  # _assemble(): the backend memo's hit (``if hit is not None``)
+    ("src/tileorch/backend/ptx.py", 656, 657, 659),  # llvm_to_ptx(): the backend memo's hit (``if hit is not None``)
 )
-"""Order-dependent ``else`` branches, as (file, the ``if`` line, the ``else``'s first and last statement lines): the arc
-from the ``if`` into the ``else`` and the arcs from within it, not the ``if``'s other branch.  The
+"""Order-dependent branches of an ``if``, as (file, the ``if`` line, the branch's first and last statement lines): the
+arc from the ``if`` into the branch and the arcs from within it, not the ``if``'s other branch.  The
 emulation memo's hit: a kept test read the emulation an earlier, dropped, test stored; without the
-dropped test the kept one emulates and stores (the miss path, which stays in the union)."""
+dropped test the kept one emulates and stores (the miss path, which stays in the union).  The ptxas
+memo's and the code generation memo's hits likewise: a kept test's PTX (LLVM IR) a dropped test assembled
+(generated) first; alone, the kept test runs ptxas (the code generation)."""
 
 
 def order_dependent(arc) -> bool:
     if any(arc[0] == f and (lo <= arc[1] <= hi or (arc[1] == cond and lo <= arc[2] <= hi))
-           for f, cond, lo, hi in ORDER_DEPENDENT_ELSE):
+           for f, cond, lo, hi in ORDER_DEPENDENT_BRANCH):
         return True
     return any(arc[0] == f and lo <= min(x for x in arc[1:] if x > 0) <= hi for f, lo, hi in ORDER_DEPENDENT)
 

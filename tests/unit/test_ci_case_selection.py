@@ -148,3 +148,36 @@ def test_the_emulation_memos_hit_path_is_order_dependent_and_its_miss_path_is_no
     assert not tool.order_dependent((path, cond, cond + 1))  # the miss: emulate and store
     assert not tool.order_dependent((path, cond - 1, cond))
     assert not tool.order_dependent(("src/tileorch/backend/memo.py", 43, 44))
+
+
+def test_the_ptxas_memos_hit_path_is_order_dependent_and_its_miss_path_is_not(tool):
+    # a kept test assembles PTX a dropped test assembled first (tileorch/backend/ptxas._assemble with the backend
+    # memo on): the hit's arcs (the `if` into its body, the body) depend on the order, the miss's do not
+    # (epilogue_dot_programs, session 44: the subset missed exactly these 3 arcs and no dropped test covered them)
+    path = "src/tileorch/backend/ptxas.py"
+    lines = (ROOT / path).read_text().splitlines()
+    load = next(i for i, ln in enumerate(lines, 1) if ln.strip().startswith('hit = memo.load("ptxas", digest)'))
+    cond, first, last = load + 1, load + 2, load + 3
+    assert lines[cond - 1].strip() == "if hit is not None:"
+    assert lines[last - 1].strip() == "return json.loads(head), cubin"
+    assert tool.order_dependent((path, cond, first)) and tool.order_dependent((path, first, last))
+    define = next(i for i, ln in enumerate(lines, 1) if ln.startswith("def _assemble("))
+    assert tool.order_dependent((path, last, -define))  # the return: coverage's exit arc (to minus the def's line)
+    assert not tool.order_dependent((path, cond, last + 1))  # the miss: run ptxas and store
+    assert not tool.order_dependent((path, load, cond))
+
+
+def test_the_codegen_memos_hit_path_is_order_dependent_and_its_miss_path_is_not(tool):
+    # tileorch/backend/ptx.llvm_to_ptx with the backend memo on: a kept test's LLVM IR a dropped test generated first
+    # (the hit's arcs: the `if` into its body, the body); the miss (fork the code generation) is not
+    path = "src/tileorch/backend/ptx.py"
+    lines = (ROOT / path).read_text().splitlines()
+    load = next(i for i, ln in enumerate(lines, 1) if ln.strip().startswith('hit = memo.load("codegen", digest)'))
+    cond, first, last = load + 1, load + 2, load + 4
+    assert lines[cond - 1].strip() == "if hit is not None:" and lines[last - 1].strip() == "return hit.decode()"
+    define = next(i for i, ln in enumerate(lines, 1) if ln.startswith("def llvm_to_ptx("))
+    hit_arcs = [(path, cond, first), (path, first, first + 1), (path, first, last), (path, first + 1, last),
+                (path, last, -define)]
+    assert all(tool.order_dependent(arc) for arc in hit_arcs)
+    assert not tool.order_dependent((path, cond, last + 1))  # the miss: generate the code and store it
+    assert not tool.order_dependent((path, load, cond))
