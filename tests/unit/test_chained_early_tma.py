@@ -81,3 +81,20 @@ def test_early_tma_with_a_first_tile_of_its_own_is_proved(monkeypatch):
     (proto,) = extract(module)
     result = check(proto)
     assert result.ok, result.violation
+
+
+def test_early_tma_not_with_gathered_query_rows_says_why_once(monkeypatch):
+    """Gathered query rows (``a44_routed_q_d64``: the consumers read Q themselves after the CTA barrier): asked for,
+    not applied; the record and one remark say why."""
+    pytest.importorskip("cuda.tile")
+    from tileorch.driver import compile_program
+    from tileorch.testing import attnforms44_programs as m
+    from tileorch.testing.export import cutile_bytecode
+
+    monkeypatch.setenv("TILEORCH_ATTN_EARLY_TMA", "1")
+    p = m.PROGRAMS["a44_routed_q_d64"]
+    prog = compile_program(cutile_bytecode(p.kernel, p.spec), "a44_routed_q_d64", ptxas=False)
+    assert prog.kind == "chained" and "early_tma" not in prog.chained, prog.chained
+    assert prog.chained.get("early_tma_off", "").startswith("gathered Q rows"), prog.chained
+    said = [r for r in prog.remarks if "TILEORCH_ATTN_EARLY_TMA not applied: gathered Q rows" in r]
+    assert len(said) == 1, list(prog.remarks)
