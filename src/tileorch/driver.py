@@ -447,6 +447,8 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
                                        "K/V tile(s) right after the mbarriers' initialisation, before the CTA barrier "
                                        "and setmaxnreg; the producer's first instance skips them "
                                        "(TILEORCH_ATTN_EARLY_TMA)")
+                    if record.get("early_tma_off"):
+                        remarks.append(f"remark: TILEORCH_ATTN_EARLY_TMA not applied: {record['early_tma_off']}")
                     if record.get("row_div"):
                         remarks.append("remark: the epilogue's IEEE divisions use one reciprocal per divisor value "
                                        "(rcp + a Newton step) and three instructions per element, with one branch per "
