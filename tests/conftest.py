@@ -154,7 +154,7 @@ LONGEST_FIRST = (
     "unit/test_online_softmax_emulated.py",  # ~20.8: 45.4 x 0.46 (session 43 CI subset: -n 0 CPU 35.4 -> 16.2 s)
     "unit/test_user_sweep17_interp.py",  # 44.3: sweep (interp 40.4, compile 2.4, emulated 1.5)
     "unit/test_user_sweep9_interp.py",  # 43.2: sweep (interp 19.8, compile 18.8, emulated 4.6)
-    "unit/test_stack_query_heads.py",  # 41.9
+    "unit/test_stack_query_heads.py",  # ~31.1: 41.9 x 0.74 (session 44 CI subset: -n 0 CPU 17.63 -> 13.07 s, 26 -> 13)
     "unit/test_user_sweep21_invalid.py",  # 40.2: sweep (user_sweep21_invalid 40.2)
     "unit/test_chained_row_groups.py",  # ~25.2: 39.2 x 0.64 (session 44 CI subset: -n 0 CPU 28.21 -> 18.10 s, 48 -> 28)
     "unit/test_epilogue_dot_tma_store.py",  # 39.0
