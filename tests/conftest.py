@@ -164,7 +164,7 @@ LONGEST_FIRST = (
     "unit/test_chained_s17_switches.py",  # ~26.0: 34.9 x 0.74 (session 43 CI subset: -n 0 CPU 31.8 -> 23.5 s)
     "unit/test_check_chained.py",  # ~22.7: 34.5 x 0.66 (session 44 CI subset: -n 0 CPU 22.24 -> 14.61 s, 34 -> 22)
     "unit/test_review30_dots.py",  # 33.3
-    "unit/test_epilogue_dot_stages.py",  # 33.1
+    "unit/test_epilogue_dot_stages.py",  # ~29.8: 33.1 x 0.90 (session 44 CI subset: -n 0 CPU 11.52 -> 10.38 s, 11 -> 9)
     "unit/test_user_sweep15_interp.py",  # 31.7: sweep (interp 28.7, compile 2.2, emulated 0.8)
     "unit/test_chained_stagger.py",  # 31.4
     "unit/test_attnzoo30_compile.py",  # 30.6
