@@ -156,7 +156,7 @@ LONGEST_FIRST = (
     "unit/test_user_sweep9_interp.py",  # 43.2: sweep (interp 19.8, compile 18.8, emulated 4.6)
     "unit/test_stack_query_heads.py",  # ~31.1: 41.9 x 0.74 (session 44 CI subset: -n 0 CPU 17.63 -> 13.07 s, 26 -> 13)
     "unit/test_user_sweep21_invalid.py",  # 40.2: sweep (user_sweep21_invalid 40.2)
-    "unit/test_chained_row_groups.py",  # ~25.2: 39.2 x 0.64 (session 44 CI subset: -n 0 CPU 28.21 -> 18.10 s, 48 -> 28)
+    "unit/test_chained_row_groups.py",  # ~28.3: 39.2 x 0.72 (session 44 CI subset: -n 0 CPU 25.28 -> 18.23 s, 48 -> 33)
     "unit/test_epilogue_dot_tma_store.py",  # 39.0
     "unit/test_dot_zoo_tier.py",  # ~25.2: 38.3 x 0.66 (session 44 CI subset: -n 0 CPU 31.04 -> 20.41 s, 71 -> 44)
     "unit/test_chained_q_regs.py",  # ~33.7: 36.9 x 0.92 (session 43 CI subset: -n 0 CPU 32.9 -> 30.1 s)
