@@ -125,7 +125,7 @@ LONGEST_FIRST = (
     # 57.8 x 0.90 (session 41's CI subset: per-test CPU under coverage 31.7 -> 27.9 s summed, 28.5 in the subset's own
     # run, 187 -> 182 cases: most of its cases are under the 0.5 s that stays)
     "unit/test_user_sweep10_interp.py",  # ~52.0: sweep (interp 51.0, compile 1.6, emulated 5.2 before the subset)
-    "unit/test_epilogue_dot_programs.py",  # ~32.9: 57.7 x 0.57 (session 44 CI subset: -n 0 CPU 38.76 -> 22.07 s, 55 -> 35)
+    "unit/test_epilogue_dot_programs.py",  # ~33.7: 57.7 x 0.58 (session 44 CI subset: -n 0 CPU 34.76 -> 20.33 s, 55 -> 36)
     # 57.0 x 0.95 (session 41's CI subset: per-test CPU under coverage 52.9 -> 46.4 s summed, 50.0 in the subset's own
     # run (the dropped path tests' compiles move to kept ones), 51 -> 44 cases)
     "unit/test_user_sweep16_compile.py",  # ~54.2: sweep (compile 44.8, emulated 12.2 before the subset)
@@ -162,7 +162,7 @@ LONGEST_FIRST = (
     "unit/test_chained_q_regs.py",  # ~33.7: 36.9 x 0.92 (session 43 CI subset: -n 0 CPU 32.9 -> 30.1 s)
     "unit/test_user_sweep28_interp.py",  # 35.8: sweep (interp 8.5, compile 25.5, emulated 1.8)
     "unit/test_chained_s17_switches.py",  # ~26.0: 34.9 x 0.74 (session 43 CI subset: -n 0 CPU 31.8 -> 23.5 s)
-    "unit/test_check_chained.py",  # ~22.7: 34.5 x 0.66 (session 44 CI subset: -n 0 CPU 22.24 -> 14.61 s, 34 -> 22)
+    "unit/test_check_chained.py",  # ~26.5: 34.5 x 0.77 (session 44 CI subset: -n 0 CPU 18.78 -> 14.44 s, 34 -> 24)
     "unit/test_review30_dots.py",  # 33.3
     "unit/test_epilogue_dot_stages.py",  # ~29.8: 33.1 x 0.90 (session 44 CI subset: -n 0 CPU 11.52 -> 10.38 s, 11 -> 9)
     "unit/test_user_sweep15_interp.py",  # 31.7: sweep (interp 28.7, compile 2.2, emulated 0.8)
