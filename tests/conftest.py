@@ -125,7 +125,7 @@ LONGEST_FIRST = (
     # 57.8 x 0.90 (session 41's CI subset: per-test CPU under coverage 31.7 -> 27.9 s summed, 28.5 in the subset's own
     # run, 187 -> 182 cases: most of its cases are under the 0.5 s that stays)
     "unit/test_user_sweep10_interp.py",  # ~52.0: sweep (interp 51.0, compile 1.6, emulated 5.2 before the subset)
-    "unit/test_epilogue_dot_programs.py",  # ~32.9: 57.7 x 0.57 (session 44 CI subset: -n 0 CPU 38.76 -> 22.07 s, 55 -> 35)
+    "unit/test_epilogue_dot_programs.py",  # ~33.7: 57.7 x 0.58 (session 44 CI subset: -n 0 CPU 34.76 -> 20.33 s, 55 -> 36)
     # 57.0 x 0.95 (session 41's CI subset: per-test CPU under coverage 52.9 -> 46.4 s summed, 50.0 in the subset's own
     # run (the dropped path tests' compiles move to kept ones), 51 -> 44 cases)
     "unit/test_user_sweep16_compile.py",  # ~54.2: sweep (compile 44.8, emulated 12.2 before the subset)
@@ -154,17 +154,17 @@ LONGEST_FIRST = (
     "unit/test_online_softmax_emulated.py",  # ~20.8: 45.4 x 0.46 (session 43 CI subset: -n 0 CPU 35.4 -> 16.2 s)
     "unit/test_user_sweep17_interp.py",  # 44.3: sweep (interp 40.4, compile 2.4, emulated 1.5)
     "unit/test_user_sweep9_interp.py",  # 43.2: sweep (interp 19.8, compile 18.8, emulated 4.6)
-    "unit/test_stack_query_heads.py",  # 41.9
+    "unit/test_stack_query_heads.py",  # ~31.1: 41.9 x 0.74 (session 44 CI subset: -n 0 CPU 17.63 -> 13.07 s, 26 -> 13)
     "unit/test_user_sweep21_invalid.py",  # 40.2: sweep (user_sweep21_invalid 40.2)
-    "unit/test_chained_row_groups.py",  # ~25.2: 39.2 x 0.64 (session 44 CI subset: -n 0 CPU 28.21 -> 18.10 s, 48 -> 28)
+    "unit/test_chained_row_groups.py",  # ~28.3: 39.2 x 0.72 (session 44 CI subset: -n 0 CPU 25.28 -> 18.23 s, 48 -> 33)
     "unit/test_epilogue_dot_tma_store.py",  # 39.0
     "unit/test_dot_zoo_tier.py",  # ~25.2: 38.3 x 0.66 (session 44 CI subset: -n 0 CPU 31.04 -> 20.41 s, 71 -> 44)
     "unit/test_chained_q_regs.py",  # ~33.7: 36.9 x 0.92 (session 43 CI subset: -n 0 CPU 32.9 -> 30.1 s)
     "unit/test_user_sweep28_interp.py",  # 35.8: sweep (interp 8.5, compile 25.5, emulated 1.8)
     "unit/test_chained_s17_switches.py",  # ~26.0: 34.9 x 0.74 (session 43 CI subset: -n 0 CPU 31.8 -> 23.5 s)
-    "unit/test_check_chained.py",  # ~22.7: 34.5 x 0.66 (session 44 CI subset: -n 0 CPU 22.24 -> 14.61 s, 34 -> 22)
+    "unit/test_check_chained.py",  # ~26.5: 34.5 x 0.77 (session 44 CI subset: -n 0 CPU 18.78 -> 14.44 s, 34 -> 24)
     "unit/test_review30_dots.py",  # 33.3
-    "unit/test_epilogue_dot_stages.py",  # 33.1
+    "unit/test_epilogue_dot_stages.py",  # ~29.8: 33.1 x 0.90 (session 44 CI subset: -n 0 CPU 11.52 -> 10.38 s, 11 -> 9)
     "unit/test_user_sweep15_interp.py",  # 31.7: sweep (interp 28.7, compile 2.2, emulated 0.8)
     "unit/test_chained_stagger.py",  # 31.4
     "unit/test_attnzoo30_compile.py",  # 30.6
@@ -183,7 +183,7 @@ LONGEST_FIRST = (
     "unit/test_user_sweep14_compile.py",  # 24.9: sweep (compile 17.4, emulated 7.5)
     "unit/test_user_sweep27_interp.py",  # 24.5: sweep (interp 10.6, compile 11.0, emulated 2.9)
     "unit/test_row_smem_cache_emulated.py",  # 24.2
-    "unit/test_computed_b_gemm.py",  # 23.9
+    "unit/test_computed_b_gemm.py",  # ~18.5: 23.9 x 0.78 (session 44 CI subset: -n 0 CPU 17.59 -> 13.64 s, 25 -> 18)
     "unit/test_epilogue_dot_overlap.py",  # 23.9
     "unit/test_attention_programs4_emulated.py",  # 23.3
     "unit/test_attnzoo32_compile.py",  # 23.0
@@ -191,7 +191,7 @@ LONGEST_FIRST = (
     "unit/test_prefetch_depth.py",  # 21.5
     "unit/test_chained_kv_ahead.py",  # 20.8
     "unit/test_retile192_emulated.py",  # 20.7
-    "unit/test_gemm_epilogue_dot.py",  # 20.7
+    "unit/test_gemm_epilogue_dot.py",  # ~13.9: 20.7 x 0.67 (session 44 CI subset: -n 0 CPU 15.28 -> 10.28 s, 44 -> 32)
     "unit/test_compile_memo.py",  # 20.3
     "unit/test_chained_variants.py",  # 20.1
     "unit/test_chained_pingpong_kernel.py",  # 19.4

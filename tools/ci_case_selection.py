@@ -136,7 +136,16 @@ memo's and the code generation memo's hits likewise: a kept test's PTX (LLVM IR)
 (generated) first; alone, the kept test runs ptxas (the code generation)."""
 
 
+ORDER_DEPENDENT_ARCS = (
+    ("src/tileorch/testing/compile_memo.py", 171, -167),  # _store_lowered(): the lowering found stored, no store
+)
+"""Order-dependent single arcs, as (file, from, to): an ``if``'s exit where an earlier test's entry is found (a
+kept test's compile finds the lowering a dropped test stored first; alone, it stores it: the other branch)."""
+
+
 def order_dependent(arc) -> bool:
+    if tuple(arc) in ORDER_DEPENDENT_ARCS:
+        return True
     if any(arc[0] == f and (lo <= arc[1] <= hi or (arc[1] == cond and lo <= arc[2] <= hi))
            for f, cond, lo, hi in ORDER_DEPENDENT_BRANCH):
         return True

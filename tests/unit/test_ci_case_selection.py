@@ -181,3 +181,17 @@ def test_the_codegen_memos_hit_path_is_order_dependent_and_its_miss_path_is_not(
     assert all(tool.order_dependent(arc) for arc in hit_arcs)
     assert not tool.order_dependent((path, cond, last + 1))  # the miss: generate the code and store it
     assert not tool.order_dependent((path, load, cond))
+
+
+def test_the_compile_memos_stored_lowering_exit_is_order_dependent_and_its_store_is_not(tool):
+    # tileorch/testing/compile_memo._store_lowered: a kept test's compile finds the lowering an earlier, dropped, test
+    # stored (the `if`'s exit, "unless stored"); alone, the kept test stores it (stack_query_heads, session 44: the
+    # subset missed exactly this arc and no dropped test covered it)
+    path = "src/tileorch/testing/compile_memo.py"
+    lines = (ROOT / path).read_text().splitlines()
+    define = next(i for i, ln in enumerate(lines, 1) if ln.startswith("def _store_lowered("))
+    cond = next(i for i, ln in enumerate(lines, 1) if i > define and ln.strip() == "if _stored(key) is None:")
+    assert lines[cond].strip() == "_store(key, lowered)" and cond - define < 8
+    assert tool.order_dependent((path, cond, -define))
+    assert not tool.order_dependent((path, cond, cond + 1))  # the store
+    assert not tool.order_dependent((path, cond - 1, cond))
