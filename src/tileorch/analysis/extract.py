@@ -715,12 +715,13 @@ class _Program:
         st = 1 if step is None else self.ev.constant(step)
         if lo is not None and hi is not None and st:
             return max(0, -(-(hi - lo) // st))
+        ranged = lo is None or not st  # a non-constant start or step: loops share the count only with the same range
         less = self._less(ub) if not outer and lo is None else None
         if less is not None:  # ``x - c``: c fewer iterations than a loop bounded by x (a peeled last iteration)
             ub, lo = less
         if outer:
             name = "tiles"
-        elif lo is None or not st:  # a non-constant start or step: loops share the count only with the same range
+        elif ranged:  # (a peeled loop ``lb .. x - c`` shares the count of ``lb .. x``: keyed by x and its start)
             name = self._trip_name(ub, lb, step)
         else:
             name = self._trip_name(ub)
