@@ -941,6 +941,7 @@ OTHER_BINARIES = (
 """The first bytes of other binaries a user may hand a command that reads MLIR text, and what they are."""
 
 PTX_START = re.compile(r"\A(?:\s|//[^\n]*\n)*\.(?:version|target)\b")
+"""PTX text: comments, then a ``.version`` or ``.target`` directive (MLIR text never starts with a '.')."""
 CUDA_CPP_START = re.compile(r"\A(?:\s|//[^\n]*\n|/\*.*?\*/|#[^\n]*\n)*(?:(?:extern\s+\"C\"|template\s*<[^>]*>|static|"
                             r"inline)\s+)*__(?:global|device)__\b", re.S)
 """CUDA C++ source: comments and preprocessor lines, then a ``__global__`` / ``__device__`` function."""
@@ -953,8 +954,6 @@ def _safetensors_header(data: bytes) -> bool:
         return False
     n = int.from_bytes(data[:8], "little")
     return 2 <= n <= len(data) - 8 and data[8 + n - 1:8 + n].rstrip(b" ") in (b"}", b"")
-
-"""PTX text: comments, then a ``.version`` or ``.target`` directive (MLIR text never starts with a '.')."""
 
 
 def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
