@@ -810,6 +810,13 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
     def op_nv_tileaa_print(self, e: Emitter, op: Operation) -> None:
         _prints.lower_print(self, e, op)
 
+    def lower_located(self, e: Emitter, op: Operation) -> None:
+        """:meth:`lower_op`, an unsupported op (``NotImplementedError``) reported at ``op``'s line."""
+        try:
+            self.lower_op(e, op)
+        except NotImplementedError as exc:
+            raise _unsupported(op, str(exc)) from None
+
     def lower_op(self, e: Emitter, op: Operation) -> None:
         self.check_types(op)
         name = op.name
@@ -2154,10 +2161,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                     return [x for v in inner.operands for x in self.flatten(v)] + nxt
                 if inner in skip:
                     continue
-                try:
-                    self.lower_op(b, inner)
-                except NotImplementedError as exc:
-                    raise _unsupported(inner, str(exc)) from None
+                self.lower_located(b, inner)
             raise LocatedError(op, f"{PASS}: region without scf.yield")
 
         def two(b: Emitter, wide_iv, flat):
@@ -2240,10 +2244,7 @@ class FunctionLowering(PointerLowering, OrderedViewLowering, ScanLowering, MmaDo
                 self.bulk_drain(e, block)  # (row_bulk_fill.py: no bulk copy outlives the fill loop's block)
                 return [x for v in inner.operands for x in self.flatten(v)]
             self.bulk_before(e, inner)
-            try:
-                self.lower_op(e, inner)
-            except NotImplementedError as exc:
-                raise _unsupported(inner, str(exc)) from None
+            self.lower_located(e, inner)
         raise LocatedError(owner, f"{PASS}: region without scf.yield")
 
     def op_scf_if(self, e, op: scf.IfOp):
