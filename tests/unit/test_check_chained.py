@@ -625,3 +625,24 @@ def test_early_tma_after_the_barrier_is_refused(monkeypatch):
     entry.insert_op_before(bar, early)
     with pytest.raises(LocatedError, match="not before the entry block's CTA barrier"):
         extract(module)
+
+
+@pytest.mark.parametrize("persistent", ["0", "1"])
+def test_early_tma_count_unlike_the_producers_is_refused(persistent, monkeypatch):
+    """Thread 0 issuing min(n + 1, 3) tiles while the producer skips min(n, 3) and loads to n: refused, at the
+    early loop (the checker had compared the early loop's shape, not its count: session 44's review)."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from tileorch.analysis.extract import extract
+    from tileorch.diagnostics import LocatedError
+
+    module, _, early = _early_kernel(monkeypatch, 64, persistent)
+    (most,) = [o for o in early.walk() if o.name == "arith.minui"]
+    n = most.operands[0]
+    one = arith.ConstantOp(IntegerAttr(1, n.type))
+    more = arith.AddiOp(n, one.result)
+    most.parent_block().insert_ops_before([one, more], most)
+    most.operands = [more.result, most.operands[1]]
+    with pytest.raises(LocatedError, match="early issue's ring count is not the producer's"):
+        extract(module)

@@ -64,6 +64,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tileorch.analysis.catalog import trip_counts
+from tileorch.analysis.extract import _structure
 from tileorch.analysis.protocol import (Advance, Agent, BarArrive, BarSync, ConsumerRead, ConsumerRelease, ConsumerWait,
                                         Loop, Pipeline, ProducerAcquire, ProducerCommit, ProducerWrite, Protocol,
                                         StateDecl, Trip)
@@ -765,6 +766,7 @@ class _Reader:
         if not (_const(loop.operands[0]) == 0 and isinstance(ub, Operation) and ub.name == "arith.minui"
                 and _const(ub.operands[1]) == S):
             raise LocatedError(loop, f"check: the early issue's ring loop is not 0 .. min(n, {S})")
+        self._check_early_count(ub.operands[0], loop, prod_loop, prod_work)
         ring_arms = [o for o in e_arms if loop.is_ancestor(o)]
         q_arms = [o for o in e_arms if not loop.is_ancestor(o)]
         p_fill = [o for o in prod_loop.walk() if o.name == EXPECT_TX]
@@ -795,6 +797,21 @@ class _Reader:
         if len(q_arms) != 1 or len(p_q) != 1 or self.stage_fill(q_arms[0]) != self.stage_fill(p_q[0]) \
                 or p_q[0].parent_op().name != "scf.if" or p_q[0].parent_op().operands[0] is not later.results[0]:
             raise LocatedError(early, "check: the early Q arm is not the producer's, skipped by its first instance")
+
+    @staticmethod
+    def _check_early_count(n_early: SSAValue, loop: Operation, prod_loop: Operation,
+                           prod_work: Operation | None) -> None:
+        """The early issue's ``n`` (its ring loop is ``0 .. min(n, S)``) is the producer's ring count of the
+        first instance: the same pure arithmetic of the same arguments as the producer loop's bound, the
+        persistent work loop's index read as its first value (its lower bound).  An early issue of more
+        or fewer tiles than the producer then skips would leave arrivals on the ring's barriers that no
+        consumer waits for, or a consumer waiting on a tile nobody loads; the model reads one count."""
+        memo: dict = {}
+        if prod_work is not None and prod_work.name == "scf.for":
+            memo[prod_work.regions[0].blocks.first.args[0]] = _structure(prod_work.operands[0], {})
+        if _structure(prod_loop.operands[1], memo) != _structure(n_early, {}):
+            raise LocatedError(loop, "check: the early issue's ring count is not the producer's tile count of "
+                                     "the first instance")
 
     def _q_slots(self, prod_work: Operation, prod_loops: list[Operation | None], cons_work: Operation,
                  c_ops: list[Operation], inits: list[Operation], consumer_threads: int):
