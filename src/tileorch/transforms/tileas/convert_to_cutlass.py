@@ -1527,10 +1527,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     single = kernel.attributes.get(SINGLE_TILE_AXES)
     if single is not None:
         axes = list(single.get_values())
-        dk.single_tile = {"m": tm if 0 in axes else 0, "n": tn if 1 in axes else 0}
+        out_n = dk.epi_dot.n if dk.epi_dot is not None else tn  # (a second dot's N is the output's column tile)
+        dk.single_tile = {"m": tm if 0 in axes else 0, "n": out_n if 1 in axes else 0}
         if not dk.plain_epilogue:
             dk.retile_safe = False  # the epilogue's own tile indices (e.g. a bias at 0) stay the program's
-        what = " and ".join(f"{'rows' if a == 0 else 'columns'} (tile 0 of {tm if a == 0 else tn})" for a in axes)
+        what = " and ".join(f"{'rows' if a == 0 else 'columns'} (tile 0 of {tm if a == 0 else out_n})" for a in axes)
         dk.remarks.append(f"the program computes one output tile along its {what}: the kernel covers that extent "
                           "as one tile, and a launch with a larger output runs the program as written on the SIMT "
                           "path")
