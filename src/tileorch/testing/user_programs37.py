@@ -940,3 +940,344 @@ _reg("s37_gemm_softmax_over_n", s37_gemm_softmax_over_n,
 _reg("s37_lm_head_logsumexp_d128", s37_lm_head_logsumexp_over_vocab,
      [((130, 128), F16), ((128, 1000), F16), ((130,), F32), 64, 128, 128], (3,),
      "the LSE of X W over a ragged vocabulary of 1000 in 128-wide tiles", outputs=(2,))
+
+
+# ----------------------------------------------------------------------------------------------- invalid inputs
+# Mistakes users make writing these programs (each kernel otherwise the attention / two-dot form above).
+
+
+def _scores(q, k, BM, BN):
+    return ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+
+
+@ct.kernel
+def bad_k_not_transposed(Q, K, O, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """K's ``[BN, D]`` tile given to the dot as it was loaded (the transpose forgotten)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    s = ct.mma(q, k, ct.zeros((BM, BN), dtype=ct.float32))
+    ct.store(O, index=(bh, qt, 0), tile=s.reshape((1, BM, BN)))
+
+
+@ct.kernel
+def bad_head_dims_mismatch(Q, K, O, BM: ConstInt, BN: ConstInt, DQ: ConstInt, DK: ConstInt):
+    """Q's tile loaded 64 wide, K's 128 wide (two head-dim constants, one of them wrong)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, DQ), padding_mode=ZERO).reshape((BM, DQ))
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, DK), padding_mode=ZERO).reshape((BN, DK))
+    s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+    ct.store(O, index=(bh, qt, 0), tile=s.reshape((1, BM, BN)))
+
+
+@ct.kernel
+def bad_q_rank_3_operand(Q, K, O, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """Q's ``[1, BM, D]`` load given to the dot without its reshape (K reshaped)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO)
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+    ct.store(O, index=(bh, qt, 0), tile=s.reshape((1, BM, BN)))
+
+
+@ct.kernel
+def bad_p_not_cast(Q, K, V, O, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """P (f32) fed to the second dot with V (f16): the ``p.astype(V.dtype)`` forgotten."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    v = ct.load(V, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    p = ct.exp2(_scores(q, k, BM, BN))
+    acc = ct.mma(p, v, ct.zeros((BM, D), dtype=ct.float32))
+    ct.store(O, index=(bh, qt, 0), tile=acc.astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def bad_head_dim_80_as_tile(Q, O, BM: ConstInt, D: ConstInt):
+    """The head dim 80 used as the tile's width (``TILE_D = head_dim``): not a power of two."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO)
+    ct.store(O, index=(bh, qt, 0), tile=q)
+
+
+@ct.kernel
+def bad_query_tile_of_48(Q, O, BM: ConstInt, D: ConstInt):
+    """48 query rows per tile (a sequence of 48 * k rows): tile sizes are powers of two."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    ct.store(O, index=(bh, qt, 0), tile=acc.astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def bad_pv_acc_of_v_dim(Q, K, V, O, BM: ConstInt, BN: ConstInt, D: ConstInt, DV: ConstInt):
+    """``d_v != d_qk`` with the accumulator made ``[BM, D]`` (the QK head dim) instead of ``[BM, DV]``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    v = ct.load(V, index=(bh, 0, 0), shape=(1, BN, DV), padding_mode=ZERO).reshape((BN, DV))
+    p = ct.exp2(_scores(q, k, BM, BN))
+    acc = ct.mma(p.astype(V.dtype), v, ct.zeros((BM, D), dtype=ct.float32))
+    ct.store(O, index=(bh, qt, 0), tile=acc.astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def bad_permute_axes_count(K, O, BN: ConstInt, D: ConstInt):
+    """``ct.permute`` of a 2-D K tile given three axes (the 3-D load's order kept)."""
+    bh = ct.bid(0)
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    ct.store(O, index=(bh, 0, 0), tile=ct.permute(k, (0, 2, 1)).reshape((1, D, BN)))
+
+
+@ct.kernel
+def bad_order_of_3_for_4d(K, O, BN: ConstInt, D: ConstInt):
+    """The samples' transposed K load with an ``order`` of three axes for a 4-D array."""
+    b, h = ct.bid(0), ct.bid(1)
+    k = ct.load(K, index=(b, h, 0, 0), shape=(1, 1, D, BN), order=(0, 1, 3))
+    ct.store(O, index=(b, h, 0, 0), tile=k)
+
+
+@ct.kernel
+def bad_latency_of_0(K, O, BN: ConstInt, D: ConstInt):
+    """A ``latency=0`` hint on the K load (the hint counts from 1)."""
+    bh = ct.bid(0)
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), latency=0)
+    ct.store(O, index=(bh, 0, 0), tile=k)
+
+
+@ct.kernel
+def bad_rounding_mode_string(Q, O, BM: ConstInt, D: ConstInt):
+    """``ct.truediv(acc, l, rounding_mode="approx")``: the mode as a string, not ``RoundingMode.APPROX``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    acc = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).astype(ct.float32)
+    acc = ct.truediv(acc, 2.0, rounding_mode="approx")
+    ct.store(O, index=(bh, qt, 0), tile=acc)
+
+
+@ct.kernel
+def bad_max_axis_2_of_2d(Q, K, O, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The row max taken over ``axis=2`` of the 2-D scores (the 4-D array's axis)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    m = ct.max(_scores(q, k, BM, BN), axis=2)
+    ct.store(O, index=(bh, qt), tile=m.reshape((1, BM)))
+
+
+@ct.kernel
+def bad_row_sum_changes_state_shape(Q, K, O, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """``l_i [BM, 1]`` updated with ``ct.sum(p, axis=1)`` (no keepdims): ``[BM, 1] + [BM]`` broadcasts to
+    ``[BM, BM]``, the loop-carried state changes shape."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    for j in range(ct.cdiv(K.shape[1], BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        l_i = l_i + ct.sum(ct.exp2(_scores(q, k, BM, BN)), axis=1)
+    ct.store(O, index=(bh, qt, 0), tile=l_i.reshape((1, BM, 1)))
+
+
+@ct.kernel
+def bad_max_without_row_axis(Q, K, O, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """``s - m`` with the row max ``m [BM]`` not expanded (``m[:, None]`` forgotten) and BM != BN."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    s = _scores(q, k, BM, BN)
+    p = ct.exp2(s - ct.max(s, axis=1))
+    ct.store(O, index=(bh, qt, 0), tile=p.reshape((1, BM, BN)))
+
+
+@ct.kernel
+def bad_f32_stored_into_f16(Q, K, V, O, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The f32 accumulator stored into the f16 output without ``astype``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    v = ct.load(V, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    acc = ct.mma(ct.exp2(_scores(q, k, BM, BN)).astype(V.dtype), v, ct.zeros((BM, D), dtype=ct.float32))
+    ct.store(O, index=(bh, qt, 0), tile=acc.reshape((1, BM, D)))
+
+
+@ct.kernel
+def bad_load_index_of_3_for_4d(Q, O, BM: ConstInt, D: ConstInt):
+    """A ``[B, H, S, D]`` Q loaded with the ``[BH, S, D]`` program's three indices."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, 1, BM, D), padding_mode=ZERO)
+    ct.store(O, index=(bh, 0, qt, 0), tile=q)
+
+
+@ct.kernel
+def bad_head_dim_runtime_int(Q, O, BM: ConstInt, D: int):
+    """The head dim passed as a plain ``int`` (not ``ct.Constant``) and used as the tile's width."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO)
+    ct.store(O, index=(bh, qt, 0), tile=q)
+
+
+@ct.kernel
+def bad_shape_axis_of_3d(Q, K, O, BM: ConstInt, D: ConstInt):
+    """``K.shape[2]`` taken as the sequence length of a ``[BH, S, D]`` K (the 4-D layout's axis; axis 2 is D) --
+    valid, but then ``K.shape[3]`` for the head dim: out of range."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    d = K.shape[3]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO) * d
+    ct.store(O, index=(bh, qt, 0), tile=q)
+
+
+@ct.kernel
+def bad_flush_to_zero_runtime(Q, O, ftz: bool, BM: ConstInt, D: ConstInt):
+    """``ct.exp2(x, flush_to_zero=ftz)`` with ``ftz`` a run-time argument (it must be a constant)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    x = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).astype(ct.float32)
+    ct.store(O, index=(bh, qt, 0), tile=ct.exp2(x, flush_to_zero=ftz))
+
+
+@ct.kernel
+def bad_padding_mode_string(K, O, BN: ConstInt, D: ConstInt):
+    """``padding_mode="zero"`` (torch-like string) on the ragged K load."""
+    bh = ct.bid(0)
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode="zero")
+    ct.store(O, index=(bh, 0, 0), tile=k)
+
+
+@ct.kernel
+def bad_acc_int32_for_f16_dot(Q, K, O, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The scores' accumulator made int32 (copied from an int8 GEMM) for f16 operands."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.int32))
+    ct.store(O, index=(bh, qt, 0), tile=s.reshape((1, BM, BN)))
+
+
+@ct.kernel
+def bad_grid_axis_3(Q, O, BM: ConstInt, D: ConstInt):
+    """``ct.bid(3)`` for a fourth grid axis (batch, heads, query tiles, splits): the grid has three."""
+    q = ct.load(Q, index=(ct.bid(3), ct.bid(0), 0), shape=(1, BM, D), padding_mode=ZERO)
+    ct.store(O, index=(ct.bid(3), ct.bid(0), 0), tile=q)
+
+
+@ct.kernel
+def bad_mlp_hidden_tile_mismatch(X, W1, W2, Y, BM: ConstInt, BH: ConstInt, D: ConstInt, DO: ConstInt):
+    """The MLP's second weight loaded ``[D, DO]`` per hidden chunk instead of ``[BH, DO]`` (its K not the chunk's)."""
+    bm = ct.bid(0)
+    x = ct.load(X, index=(bm, 0), shape=(BM, D), padding_mode=ZERO)
+    acc = ct.zeros((BM, DO), dtype=ct.float32)
+    for h in range(ct.cdiv(W1.shape[1], BH)):
+        t = ct.mma(x, ct.load(W1, index=(0, h), shape=(D, BH), padding_mode=ZERO), ct.zeros((BM, BH), dtype=ct.float32))
+        acc = ct.mma(t.astype(X.dtype), ct.load(W2, index=(h, 0), shape=(D, DO), padding_mode=ZERO), acc)
+    ct.store(Y, index=(bm, 0), tile=acc.astype(Y.dtype))
+
+
+@ct.kernel
+def bad_where_mask_shape(Q, K, O, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The causal mask built ``[BN, BM]`` (query and key positions swapped in the broadcast) against ``[BM, BN]``
+    scores, BM != BN."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    qpos = ct.arange(BM, dtype=ct.int32)[None, :]
+    kpos = ct.arange(BN, dtype=ct.int32)[:, None]
+    s = ct.where(kpos <= qpos, _scores(q, k, BM, BN), -math.inf)
+    ct.store(O, index=(bh, qt, 0), tile=s.reshape((1, BM, BN)))
+
+
+@ct.kernel
+def bad_fp8_p_with_f16_v(Q, K, V, O, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """P cast to fp8 e4m3 (FA3's form) while V stays f16: the dot's operands differ."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    v = ct.load(V, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    p = ct.exp2(_scores(q, k, BM, BN)).astype(ct.float8_e4m3fn)
+    acc = ct.mma(p, v, ct.zeros((BM, D), dtype=ct.float32))
+    ct.store(O, index=(bh, qt, 0), tile=acc.astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def bad_scores_tile_256_by_512(Q, K, O, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """A whole short sequence's scores in one tile: 256 queries x 512 keys of f32 (``BN = S``)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    k = ct.load(K, index=(bh, 0, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+    ct.store(O, index=(bh, qt, 0), tile=(s - ct.max(s, axis=1, keepdims=True)).reshape((1, BM, BN)))
+
+
+
+_Q3 = ((2, 128, 64), F16)
+REJECTED_BY_CUTILE = {
+    # name: (kernel, spec, words of cuTile's message, text of the line it names)
+    "k_not_transposed": (bad_k_not_transposed, [_Q3, _Q3, ((2, 128, 128), F32), 64, 128, 64],
+                         "Incompatible shapes for matrix mul on tiles: (64, 64), (128, 64)", "s = ct.mma(q, k, "),
+    "head_dims_mismatch": (bad_head_dims_mismatch, [_Q3, ((2, 128, 128), F16), ((2, 128, 64), F32), 64, 64, 64, 128],
+                           "Incompatible shapes for matrix mul on tiles: (64, 64), (128, 64)",
+                           "s = ct.mma(q, ct.transpose(k)"),
+    "q_rank_3_operand": (bad_q_rank_3_operand, [_Q3, _Q3, ((2, 128, 64), F32), 64, 64, 64],
+                         "Expect acc shape to be (1, 64, 64), got (64, 64)", "s = ct.mma(q, ct.transpose(k)"),
+    "p_not_cast": (bad_p_not_cast, [_Q3] * 4 + [64, 64, 64],
+                   "x and y must have the same dtype unless they are int8/uint8, got float32 float16",
+                   "acc = ct.mma(p, v, "),
+    "head_dim_80_as_tile": (bad_head_dim_80_as_tile, [((2, 128, 80), F16), ((2, 128, 80), F16), 64, 80],
+                            "Dimension #2 of shape (1, 64, 80) is not a power of two", "q = ct.load(Q"),
+    "query_tile_of_48": (bad_query_tile_of_48, [_Q3, _Q3, 48, 64],
+                         "Dimension #0 of shape (48, 64) is not a power of two", "acc = ct.zeros((BM, D)"),
+    "pv_acc_of_the_qk_head_dim": (bad_pv_acc_of_v_dim, [((2, 128, 128), F16), ((2, 128, 128), F16), _Q3, _Q3, 64,
+                                                        64, 128, 64],
+                                  "Expect acc shape to be (64, 64), got (64, 128)", "acc = ct.mma(p.astype(V.dtype)"),
+    "permute_of_three_axes": (bad_permute_axes_count, [_Q3, ((2, 64, 64), F16), 64, 64],
+                              "Num axes must match input's rank: 3 vs 2", "ct.permute(k, (0, 2, 1))"),
+    "order_of_3_for_a_4d_load": (bad_order_of_3_for_4d, [((1, 2, 128, 64), F16), ((1, 2, 64, 64), F16), 64, 64],
+                                 'Invalid argument "order" of load(): Expected tuple of length 4, got 3',
+                                 "order=(0, 1, 3)"),
+    "latency_of_0": (bad_latency_of_0, [_Q3, _Q3, 64, 64], "Latency must be between 1 and 10, got 0", "latency=0"),
+    "rounding_mode_string": (bad_rounding_mode_string, [_Q3, ((2, 128, 64), F32), 64, 64],
+                             'Invalid argument "rounding_mode" of truediv(): Expected RoundingMode',
+                             'rounding_mode="approx"'),
+    "max_over_axis_2_of_2d_scores": (bad_max_axis_2_of_2d, [_Q3, _Q3, ((2, 128), F32), 64, 64, 64],
+                                     "Axis 2 is out of range for rank 2", "axis=2"),
+    "row_sum_without_keepdims_in_the_loop": (bad_row_sum_changes_state_shape, [_Q3, _Q3, ((2, 128, 1), F32), 64, 64,
+                                                                              64],
+                                             "Type of `l_i` depends on path taken: Tile[float32,(64,64)]",
+                                             "l_i = l_i + ct.sum("),
+    "row_max_not_expanded": (bad_max_without_row_axis, [_Q3, _Q3, ((2, 128, 128), F32), 64, 128, 64],
+                             "Shapes are not broadcastable: (64, 128), (64,)", "p = ct.exp2(s - ct.max(s, axis=1))"),
+    "f32_stored_into_f16_output": (bad_f32_stored_into_f16, [_Q3] * 4 + [64, 64, 64],
+                                   "cannot implicitly cast float32 to float16",
+                                   "ct.store(O, index=(bh, qt, 0), tile=acc.reshape"),
+    "three_indices_for_a_4d_array": (bad_load_index_of_3_for_4d, [((1, 2, 128, 64), F16), ((1, 2, 128, 64), F16), 64,
+                                                                  64],
+                                     "Index size 3 does not match the array rank 4", "q = ct.load(Q"),
+    "head_dim_as_a_runtime_int": (bad_head_dim_runtime_int, [_Q3, _Q3, 64, 64],
+                                  'Invalid argument "shape" of load(): Expected a constant integer tuple',
+                                  "q = ct.load(Q"),
+    "shape_axis_out_of_range": (bad_shape_axis_of_3d, [_Q3, _Q3, _Q3, 64, 64],
+                                "Index 3 is out of range for a tuple of length 3", "d = K.shape[3]"),
+    "flush_to_zero_at_run_time": (bad_flush_to_zero_runtime, [_Q3, ((2, 128, 64), F32), True, 64, 64],
+                                  'Invalid argument "flush_to_zero" of exp2(): Expected a boolean constant',
+                                  "ct.exp2(x, flush_to_zero=ftz)"),
+    "padding_mode_string": (bad_padding_mode_string, [_Q3, _Q3, 64, 64],
+                            'Invalid argument "padding_mode" of load(): Expected PaddingMode', 'padding_mode="zero"'),
+    "int32_accumulator_for_f16_scores": (bad_acc_int32_for_f16_dot, [_Q3, _Q3, ((2, 128, 64), I32), 64, 64, 64],
+                                         "Unsupported acc dtype int32", "ct.zeros((BM, BN), dtype=ct.int32)"),
+    "a_fourth_grid_axis": (bad_grid_axis_3, [_Q3, _Q3, 64, 64], "Axis must be 0, 1, or 2, but 3 was given",
+                           "q = ct.load(Q, index=(ct.bid(3)"),
+    "mlp_second_weight_of_the_input_width": (bad_mlp_hidden_tile_mismatch,
+                                             [((128, 128), F16), ((128, 256), F16), ((256, 64), F16), ((128, 64), F16),
+                                              64, 64, 128, 64],
+                                             "Incompatible shapes for matrix mul on tiles: (64, 64), (128, 64)",
+                                             "acc = ct.mma(t.astype(X.dtype)"),
+    "causal_mask_transposed": (bad_where_mask_shape, [_Q3, _Q3, ((2, 128, 128), F32), 64, 128, 64],
+                               "Shapes are not broadcastable: (128, 64), (64, 128)", "s = ct.where(kpos <= qpos"),
+    "fp8_p_with_f16_v": (bad_fp8_p_with_f16_v, [_Q3] * 4 + [64, 64, 64],
+                         "got float8_e4m3fn float16", "acc = ct.mma(p, v, "),
+}
+"""Programs cuTile's front end refuses, with its error at the user's line."""
+
+INVALID: dict[str, UserProgram] = {}
+"""Programs cuTile's front end accepts that tileorch cannot run: each stops with ``file:line:col: error:`` at the
+user's line (``error``: words of the message; ``notes``: the source text of the line)."""
+_bad = registrar(INVALID)
+_bad("scores_tile_256_by_512", bad_scores_tile_256_by_512,
+     [((2, 256, 64), F16), ((2, 512, 64), F16), ((2, 256, 512), F32), 256, 512, 64], (1, 2), "error",
+     error="a tile of 131072 elements is too large", notes="s = ct.mma(q, ct.transpose(k)")
