@@ -10,7 +10,12 @@ Found by this sweep: ``relu(X W1) W2`` on a 1-D grid (the grid walks M alone; W2
 tile 0) was refused by the GEMM tier ("the second dot's B is read at a column tile index other than program id 1")
 and ran on mma.sync; tileas-program-loop-to-tiles now gives that column index program id 1 as it does for a one-dot
 GEMM (``single_tile_axes``), and the launcher bounds the output's N by the second dot's tile --
-:func:`test_an_epilogue_dot_on_a_1d_grid_takes_the_gemm_tier`, failing before.
+:func:`test_an_epilogue_dot_on_a_1d_grid_takes_the_gemm_tier`, failing before.  And (session 44's noticed list) a
+second output stored at the same literal tile index as C (a decode linear's pre-activation beside its activation,
+both at ``(0, bn)``) was refused with "a second output tile [16, 64] at other indices than C's" (cuTile emits a
+constant per literal 0; the check compared the SSA values) and ran on mma.sync; equal literals are C's indices now
+(``test_program_takes_its_path[s37_decode_linear_pre_and_post_activation]``, failing before), and that output's
+rows are bounded by the program's 16-row tile in the 64-row kernel (test_user_sweep37_emulated.py).
 
 CI time (issue 22; the brief: the sweep's CI part ~20 CPU s): CI lowers :data:`PATH_IN_CI` (no LLVM);
 ``TILEORCH_EMULATE_ALL=1`` every program.  Needs cuda-tile."""
@@ -33,6 +38,7 @@ ALL = bool(os.environ.get("TILEORCH_EMULATE_ALL"))
 SAYS = {"chained": "chained dots compiled through the TileAS tier to TMA + WGMMA",
         "gemm": "dot kernel compiled through the TileAS tier to the warp-specialized TMA/WGMMA kernel"}
 PATH_IN_CI = {"s37_fmha_sample_causal_pos_gqa2_d64", "s37_gemm_then_second_gemm", "s37_gemm_row_sum_over_n_tiles",
+              "s37_decode_linear_pre_and_post_activation",
               "s37_decode_group_in_tile_g4_d128"}
 """The programs whose path CI checks (every program with ``TILEORCH_EMULATE_ALL=1``)."""
 
@@ -46,7 +52,7 @@ def _lowered(name):
 
 
 def test_the_sweep_has_its_programs():
-    assert len(PROGRAMS) >= 33
+    assert len(PROGRAMS) >= 36
     assert sum(p.path == "chained" for p in PROGRAMS.values()) >= 25
     assert all(n.startswith("s37_") for n in PROGRAMS)
 

@@ -77,3 +77,25 @@ def test_program_matches_numpy(name):
         assert got.shape == ref.shape, (pos, got.shape, ref.shape)
         assert not np.isnan(got).any(), f"argument {pos}: unwritten (or NaN) outputs"
         np.testing.assert_allclose(got, ref, **TOL)
+
+
+def test_a_decode_tiles_second_output_is_stored_in_the_programs_rows_only():
+    """The 16-row decode linear storing its pre-activation H (C, the first store) and silu(H) into Y (session 45: the
+    GEMM tier, a 64-row WGMMA tile; refused before at Y's store, whose literal row index 0 was another constant than
+    C's): with Y of 40 rows (X and H of 5), the program writes Y's rows 0..15 only (rows 5..15 of its tile read X's
+    zero padding: silu(0) = 0); the kernel's rows 16..63 are not the program's, and Y's rows 16..39 stay NaN (the
+    launcher checks C's rows, not Y's: the kernel bounds Y's rows by the program's tile).  Fails without that bound
+    (the kernel stores Y's rows 16..39)."""
+    from sweep_paths import emulate_on_its_path
+
+    name = "s37_decode_linear_pre_and_post_activation"
+    p = PROGRAMS[name]
+    wide = dataclasses.replace(p, spec=[*p.spec[:3], ((40, 200), "float16"), *p.spec[4:]])
+    x = inputs(name, _make, lambda a: a)
+    out = emulate_on_its_path(PROGRAMS, name, x, program=wide)
+    h = np.asarray(x[0], np.float64) @ np.asarray(x[1], np.float64)
+    np.testing.assert_allclose(np.asarray(out[2], np.float64), h, **TOL)
+    got = np.asarray(out[3], np.float64)
+    np.testing.assert_allclose(got[:5], h / (1 + np.exp(-h)), **TOL)
+    assert (got[5:16] == 0).all(), got[5:16]
+    assert np.isnan(got[16:]).all(), "rows past the program's 16-row tile were written"

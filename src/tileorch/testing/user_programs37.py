@@ -796,6 +796,19 @@ def s37_lm_head_logsumexp_over_vocab(X, W, LSE, BM: ConstInt, BV: ConstInt, D: C
     ct.store(LSE, index=(bm,), tile=(m_i + ct.log(l_i)).reshape((BM,)))
 
 
+@ct.kernel
+def s37_decode_linear_pre_and_post_activation(X, W, H, Y, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """A decode step's linear that keeps its pre-activation for the backward: ``H = x W`` and ``Y = silu(H)``, both
+    stored at ``(0, bn)`` (a 16-row tile, the grid over N alone); f16, N = 200, K = 256."""
+    bn = ct.bid(0)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[1], tk)):
+        acc = ct.mma(ct.load(X, index=(0, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(W, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(H, index=(0, bn), tile=acc.astype(H.dtype))
+    ct.store(Y, index=(0, bn), tile=(acc / (1.0 + ct.exp(-acc))).astype(Y.dtype))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 FOLDS_LOG2 = {s37_fmha_sample, s37_causal_two_loops, s37_causal_reversed_tiles, s37_softcap_log2_causal,
@@ -929,6 +942,11 @@ _reg("s37_low_rank_chain_r64", s37_low_rank_chain,
 _reg("s37_batched_two_dot_shared_w1", s37_batched_two_dot_shared_first_weight,
      [((3, 100, 64), F16), ((64, 192), F16), ((3, 192, 64), F16), ((3, 100, 64), F16), 64, 64, 64, 64], (2, 3),
      "batched relu(X[b] W1) W2[b], W1 shared by the batch")
+_reg("s37_decode_linear_pre_and_post_activation", s37_decode_linear_pre_and_post_activation,
+     [((5, 256), F16), ((256, 200), F16), ((5, 200), F16), ((5, 200), F16), 16, 64, 64], (4,),
+     "a 5-token decode linear storing its pre-activation and silu of it at the same literal tile index (session 45: "
+     "the GEMM tier; refused before, 'a second output tile [16, 64] at other indices than C's')", path="gemm",
+     outputs=(2, 3))
 _reg("s37_gemm_row_sum_over_n_tiles", s37_gemm_row_sum_over_n_tiles,
      [((150, 128), F16), ((128, 200), F16), ((150,), F32), 64, 64, 64], (3,),
      "the row sums of X W over N tiles walked in the kernel (nested N / K loops: refused by the tier at its N loop, "

@@ -54,7 +54,7 @@ def scale_of(name: str) -> float:
 _WEIGHTS = {P.s37_mlp_gelu_chained: (1, 2), P.s37_gated_mlp_chained: (1, 2, 3), P.s37_gemm_then_second_gemm: (1, 2),
             P.s37_low_rank_chain: (1, 2), P.s37_batched_two_dot_shared_first_weight: (1, 2),
             P.s37_gemm_row_sum_over_n_tiles: (1,), P.s37_gemm_softmax_over_n: (1,),
-            P.s37_lm_head_logsumexp_over_vocab: (1,)}
+            P.s37_lm_head_logsumexp_over_vocab: (1,), P.s37_decode_linear_pre_and_post_activation: (1,)}
 """The two-dot programs' weight arguments (scaled by ``1 / sqrt(rows)``)."""
 
 
@@ -130,6 +130,9 @@ def _two_dot(name: str, x: dict) -> dict:
         z = a[0] @ a[1]
         m = z.max(axis=1)
         return {2: m + np.log(np.exp(z - m[:, None]).sum(axis=1))}
+    if kern is P.s37_decode_linear_pre_and_post_activation:
+        h = a[0] @ a[1]
+        return {2: h, 3: h / (1.0 + np.exp(-h))}
     raise KeyError(name)
 
 
