@@ -107,3 +107,20 @@ def test_the_samples_causal_forward_at_size_against_sdpa():
     args = (q, k, v, o, 1 / math.sqrt(d), 0, d, h, 128, 64, 1, True, True)
     launch_path.checked_launch(name, p.path, p.kernel, grid, args, lambda: _launch(grid, p.kernel, args))
     torch.testing.assert_close(o.float(), _sdpa(q, k, v, 1 / math.sqrt(d), 0), **TOL["bfloat16"])
+
+
+def test_a_decode_tiles_second_output_is_stored_in_the_programs_rows_only():
+    """The 16-row decode linear with its pre-activation H (C) and silu(H) into a Y of 40 rows (X and H of 5): the
+    launch runs the GEMM tier, Y's rows 0..4 are silu(x W), rows 5..15 silu(0) = 0 (the program's tile), rows 16..39
+    stay NaN."""
+    import dataclasses
+
+    name = "s37_decode_linear_pre_and_post_activation"
+    p = PROGRAMS[name]
+    wide = dataclasses.replace(p, spec=[*p.spec[:3], ((40, 200), "float16"), *p.spec[4:]])
+    x = _inputs(name)
+    out = sweep_harness.gpu_run({**PROGRAMS, name: wide}, name, x)
+    h = np.asarray(x[0], np.float64) @ np.asarray(x[1], np.float64)
+    got = np.asarray(out[3], np.float64)
+    np.testing.assert_allclose(got[:5], h / (1 + np.exp(-h)), **TOL["float16"])
+    assert (got[5:16] == 0).all() and np.isnan(got[16:]).all()
