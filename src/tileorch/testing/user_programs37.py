@@ -202,6 +202,41 @@ def s37_causal_reversed_tiles(Q, K, V, Out, qk_scale: float, TILE_D: ConstInt, H
     ct.store(Out, index=(batch_idx, head_idx, bid_x, 0), tile=acc.reshape((1, 1, TILE_M, TILE_D)).astype(Out.dtype))
 
 
+@ct.kernel
+def s37_k_permuted_load_hints(Q, K, V, Out, qk_scale: float, TILE_D: ConstInt, H: ConstInt, TILE_M: ConstInt,
+                              TILE_N: ConstInt):
+    """The K tile loaded ``[TILE_N, TILE_D]`` and turned by ``ct.permute(k, (1, 0))``, every load with the hints a
+    port tunes (``allow_tma=True``, ``latency=``); natural ``qk_scale`` folded; ``[B, H, S, D]``, non-causal, keys
+    ragged."""
+    bid_x = ct.bid(0)
+    bid_y = ct.bid(1)
+    batch_idx = bid_y // H
+    head_idx = bid_y % H
+    qk_scale = qk_scale * INV_LOG_2
+    q = ct.load(Q, index=(batch_idx, head_idx, bid_x, 0), shape=(1, 1, TILE_M, TILE_D), padding_mode=ZERO,
+                allow_tma=True, latency=1).reshape((TILE_M, TILE_D))
+    m_i = ct.full((TILE_M, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.full((TILE_M, 1), 0.0, dtype=ct.float32)
+    acc = ct.full((TILE_M, TILE_D), 0.0, dtype=ct.float32)
+    k_seqlen = K.shape[2]
+    for j in range(0, ct.cdiv(k_seqlen, TILE_N)):
+        k = ct.load(K, index=(batch_idx, head_idx, j, 0), shape=(1, 1, TILE_N, TILE_D), padding_mode=ZERO,
+                    allow_tma=True, latency=3).reshape((TILE_N, TILE_D))
+        qk = ct.mma(q, ct.permute(k, (1, 0)), ct.full((TILE_M, TILE_N), 0.0, dtype=ct.float32))
+        offs_n = j * TILE_N + ct.arange(TILE_N, dtype=ct.int32)[None, :]
+        qk = ct.where(offs_n < k_seqlen, qk * qk_scale, -math.inf)
+        m_ij = max(m_i, ct.max(qk, axis=-1, keepdims=True))
+        p = ct.exp2(qk - m_ij, flush_to_zero=True)
+        alpha = ct.exp2(m_i - m_ij, flush_to_zero=True)
+        l_i = l_i * alpha + ct.sum(p, axis=-1, keepdims=True)
+        v = ct.load(V, index=(batch_idx, head_idx, j, 0), shape=(1, 1, TILE_N, TILE_D), padding_mode=ZERO,
+                    allow_tma=True, latency=4).reshape((TILE_N, TILE_D))
+        acc = ct.mma(p.astype(Q.dtype), v, acc * alpha)
+        m_i = m_ij
+    acc = ct.truediv(acc, l_i, flush_to_zero=True, rounding_mode=RMd.APPROX)
+    ct.store(Out, index=(batch_idx, head_idx, bid_x, 0), tile=acc.reshape((1, 1, TILE_M, TILE_D)).astype(Out.dtype))
+
+
 # ----------------------------------------------------------------------------------------------- layouts, lengths
 
 
@@ -812,6 +847,7 @@ def s37_decode_linear_pre_and_post_activation(X, W, H, Y, tm: ConstInt, tn: Cons
 # ----------------------------------------------------------------------------------------------- the table
 
 FOLDS_LOG2 = {s37_fmha_sample, s37_causal_two_loops, s37_causal_reversed_tiles, s37_softcap_log2_causal,
+              s37_k_permuted_load_hints,
               s37_returns_max_and_lse}
 """The kernels whose scale argument is the natural ``1 / sqrt(d)`` (folded into log2 units in the kernel, or used
 with natural ``exp``); the other attention kernels take it in log2 units (``log2 e / sqrt(d)``)."""
@@ -860,6 +896,9 @@ _reg("s37_causal_two_loops_d128", s37_causal_two_loops,
 _reg("s37_causal_reversed_tiles_d96", s37_causal_reversed_tiles,
      _bhsd(2, 2, 200, 200, 96) + [1 / math.sqrt(96), 128, 2, 64, 64, 4], (4, 4),
      "causal, query tiles launched last-first, K by order, head dim 96 in a 128-wide tile")
+_reg("s37_k_permuted_load_hints_d128", s37_k_permuted_load_hints,
+     _bhsd(2, 2, 140, 250, 128) + [1 / math.sqrt(128), 128, 2, 64, 64], (3, 4),
+     "K turned by ct.permute, allow_tma / latency hints on every load, head dim 128, Sq != Sk")
 # layouts, lengths
 _reg("s37_k_stored_transposed_d160", s37_k_stored_transposed,
      [((4, 130, 160), F16), ((4, 160, 168), F16), ((4, 168, 160), F16), ((4, 130, 160), F16), scale2(160), 64, 64,

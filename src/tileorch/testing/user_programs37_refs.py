@@ -156,7 +156,7 @@ def reference(name: str, x: dict) -> dict:
         return {3: _attn(q, k, v, scale, _causal(sq, sk, pos) if causal else None)[0]}
     if kern in (P.s37_causal_two_loops, P.s37_causal_reversed_tiles, P.s37_qk192_v128_causal):
         return {3: _attn(q, k, v, scale, _causal(sq, sk))[0]}
-    if kern in (P.s37_k_stored_transposed, P.s37_decode_group_in_tile):
+    if kern in (P.s37_k_stored_transposed, P.s37_decode_group_in_tile, P.s37_k_permuted_load_hints):
         return {3: _attn(q, k, v, scale)[0]}
     if kern is P.s37_cross_attn_key_lengths:
         keep = np.arange(sk)[None, None, None, :] < np.asarray(x[3])[:, None, None, None]
