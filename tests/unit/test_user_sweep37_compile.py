@@ -139,4 +139,4 @@ def test_chained_launch_is_addressed_by_tensor_maps(name, monkeypatch):
     encoded = []
     monkeypatch.setattr(gemm_host, "encode_tensor_map", lambda *a, **kw: encoded.append(a) or b"")
     rc.chained_tensor_maps(prog.chained, rc.stored_arguments(described_arguments(p.kernel, p.spec)))
-    assert len(encoded) == len(prog.chained["tmaps"]) >= 3
+    assert len(encoded) == len(prog.chained["tmaps"]) >= 2  # (the LM-head LSE: X and W only)
