@@ -1527,10 +1527,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     single = kernel.attributes.get(SINGLE_TILE_AXES)
     if single is not None:
         axes = list(single.get_values())
-        dk.single_tile = {"m": tm if 0 in axes else 0, "n": tn if 1 in axes else 0}
+        out_n = dk.epi_dot.n if dk.epi_dot is not None else tn  # (a second dot's N is the output's column tile)
+        dk.single_tile = {"m": tm if 0 in axes else 0, "n": out_n if 1 in axes else 0}
         if not dk.plain_epilogue:
             dk.retile_safe = False  # the epilogue's own tile indices (e.g. a bias at 0) stay the program's
-        what = " and ".join(f"{'rows' if a == 0 else 'columns'} (tile 0 of {tm if a == 0 else tn})" for a in axes)
+        what = " and ".join(f"{'rows' if a == 0 else 'columns'} (tile 0 of {tm if a == 0 else out_n})" for a in axes)
         dk.remarks.append(f"the program computes one output tile along its {what}: the kernel covers that extent "
                           "as one tile, and a launch with a larger output runs the program as written on the SIMT "
                           "path")
@@ -2102,11 +2103,14 @@ def _extra_tile_stores(stores: list, acc_shape: list[int], fail) -> list:
         idx, shape, batched = _batch_split(st, list(st.indices), list(st.tile.type.get_shape()), fail)
         return [_strip_assume(v) for v in idx], shape, batched
 
+    def same(a, b) -> bool:  # one value, or the same literal (cuTile emits a constant per literal 0)
+        return a is b or (constant_int(a) is not None and constant_int(a) == constant_int(b))
+
     c_idx, c_shape, c_batched = key(stores[0])
     for st in stores[1:]:
         idx, shape, batched = key(st)
-        if shape != acc_shape or batched != c_batched or len(idx) != len(c_idx) or any(
-                a is not b for a, b in zip(idx, c_idx)):
+        if shape != acc_shape or batched != c_batched or len(idx) != len(c_idx) or not all(
+                same(a, b) for a, b in zip(idx, c_idx)):
             fail(st, f"a second output tile {list(st.tile.type.get_shape())} at other indices than C's, or not of the "
                      f"{acc_shape[0]}x{acc_shape[1]} accumulator's shape, is not supported yet by the WGMMA lowering "
                      "(more outputs of the accumulator's shape at C's tile, and row/column reductions, are)")
@@ -2593,6 +2597,9 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     rows = [Coord(row_first, 0), Coord(e.add_i(row_first, e.const(8)), 0)]
     col_in = e.mul_i(e.v(arith.AndIOp(lane, e.const(3))), e.const(2))
     lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, env, e, store_swapped=dk.c_swapped)
+    program_rows = (dk.single_tile or {}).get("m", 0)
+    if dk.tile_stores and 0 < program_rows < cfg.tile_m:  # a decode tile run as a 64-row tile: the other outputs
+        lowering.tile_rows = program_rows  # are stored in the program's rows only (C: by the launcher's M <= rows)
     from tileorch.kernels.gemm.build import accumulator_results
 
     # the other accumulators of dots sharing A: the consumer loop's next results, element for element; a

@@ -173,6 +173,9 @@ class EpilogueLowering:
     and an ``expand_dims`` of the row dimension passes the row coordinate to its source's unit row
     dimension: the chained kernel's one-row tile padded to the WGMMA's 64 rows evaluates its
     don't-care rows at their own (register) row, and its row 0 at 0."""
+    tile_rows: int = 0
+    """When set: the program's tile has this many rows and the kernel's more (a 16-row decode tile run as a 64-row
+    WGMMA tile); :meth:`tile_store` stores the rows below it only (the program writes no others)."""
     store_swapped: bool = False
     """The store writes the transposed accumulator tile at (program id 1, program id 0): its
     first dimension follows the accumulator's columns (:meth:`transposed_store`)."""
@@ -340,7 +343,10 @@ class EpilogueLowering:
         shape = _shape(store.tile)
         rows_at, cols_at = matrix_dims(shape)  # (a (rows, 1, cols) tile batched in its middle dimension: 0 and 2)
         coords = tuple(row if i == rows_at else col if i == cols_at else zero for i in range(len(shape)))
-        self._store_at(store, coords, None, "a second output tile")
+        ok = None
+        if self.tile_rows:  # (the kernel's rows past the program's tile: not the program's elements)
+            ok = self.e.v(cmpi(row.value, self.e.const(self.tile_rows), "slt"))
+        self._store_at(store, coords, ok, "a second output tile")
 
     def transposed_store(self, row: Coord, col: Coord, swapped: bool) -> None:
         """Store accumulator element (``row``, ``col``) of C when C is stored transposed: the

@@ -526,17 +526,27 @@ def single_tile_axes(fn: aa.FuncOp) -> list[int]:
     ``get_program_id`` of the axis, so the kernel builder's tile walk applies.  The program
     computes the same only when the output has one tile along the axis; the axes are recorded in
     :data:`SINGLE_TILE_AXES` for the launcher to check (it runs the program as written, on the
-    SIMT path, otherwise).  Only axes whose program id the kernel does not read."""
+    SIMT path, otherwise).  Only axes whose program id the kernel does not read.  A kernel of two dots whose
+    second dot follows the K loop outside every loop (an epilogue dot, ``relu(X W1) W2`` on a 1-D grid) is taken
+    too: the output's columns are that dot's, so its B's column index (read untransposed at tile ``(0, 0)``) is
+    the one that becomes program id 1."""
     dots = [o for o in fn.walk() if isinstance(o, aa.DotOp)]
     stores = [o for o in fn.walk() if isinstance(o, aa.TiledStoreOp)]
-    if len(dots) != 1 or not stores:
+    if len(dots) not in (1, 2) or not stores:
         return []
-    dot = dots[0]
+    dot = next((d for d in dots if isinstance(d.parent_op(), scf.ForOp)), None)
+    if dot is None:
+        return []
     loop = dot.parent_op()
-    if not isinstance(loop, scf.ForOp):
-        return []
     iv = loop.body.block.args[0]
     loads = [_dot_operand_load(v) for v in (dot.lhs, dot.rhs)]
+    # a second dot after the K loop (an epilogue dot, ``relu(X W1) W2`` on a 1-D grid): the output's columns are
+    # its B's columns, read at the constant 0 (the K index, the first dot's N, is the constant 0 too)
+    second = _epilogue_dot_b(fn, dots, dot)
+    if len(dots) == 2:
+        if second is None:
+            return []
+        loads[1] = second
     if None in loads or any(_matrix_offset(ld) is None for ld in loads):
         return []
     used = {o.axis.value.data for o in fn.walk() if isinstance(o, aa.GetProgramIdOp) and any(True for _ in o.results[0].uses)}
@@ -554,6 +564,8 @@ def single_tile_axes(fn: aa.FuncOp) -> list[int]:
         if not site:
             continue
         free = [i for i, x in enumerate(ld.indices) if x is not iv and i >= _matrix_offset(ld)]
+        if ld is second and axis == 1:
+            free = [_matrix_offset(ld) + 1]  # (its row index, the second dot's K, is the constant 0 as well)
         if len(free) != 1 or constant_int(ld.indices[free[0]]) != 0:
             continue
         site.append((ld, 1 + free[0]))  # operands: view, indices...
@@ -568,6 +580,23 @@ def single_tile_axes(fn: aa.FuncOp) -> list[int]:
         fn.attributes[SINGLE_TILE_AXES] = DenseArrayBase.from_list(i32, done)
         grid_axes.covered_whole(fn, done)  # (the axes' one tile: computed by any launched program)
     return done
+
+
+def _epilogue_dot_b(fn: aa.FuncOp, dots: list, main: Operation) -> Operation | None:
+    """For a kernel of two dots, ``main`` in a loop and the other one outside every loop (in the function's body,
+    after the loop: an epilogue dot on the K loop's result): the ``tiled_load`` of that second dot's B when it is
+    read untransposed at the constant tile index 0 on both its axes, else None."""
+    others = [d for d in dots if d is not main]
+    if len(others) != 1 or others[0].parent_op() is not fn:
+        return None
+    chain = _operand_chain(others[0].rhs)
+    if chain is None or any(isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.permute" for v in chain):
+        return None
+    ld = chain[-1].owner
+    off = _matrix_offset(ld) if isinstance(ld, aa.TiledLoadOp) else None
+    if off is None or any(constant_int(ld.indices[off + i]) != 0 for i in (0, 1)):
+        return None
+    return ld
 
 
 def _matrix_offset(ld: Operation) -> int | None:
@@ -679,8 +708,8 @@ def canonicalize_program_axes(fn: aa.FuncOp) -> bool:
 class ProgramLoopToTiles(ModulePass):
     """Also: a linear program id split into tile coordinates (:func:`split_linear_program_id`) and
     the program axes renumbered (:func:`canonicalize_program_axes`).  Only kernels with exactly one
-    dot are rewritten (the launch grid of the others is the program's); a dot outside any loop gets
-    a one-trip K loop (:func:`wrap_loopless_dot`)."""
+    dot are rewritten (the launch grid of the others is the program's; but for an epilogue dot's kernel,
+    :func:`single_tile_axes`); a dot outside any loop gets a one-trip K loop (:func:`wrap_loopless_dot`)."""
 
     name = "tileas-program-loop-to-tiles"
 
@@ -692,7 +721,10 @@ class ProgramLoopToTiles(ModulePass):
                 if sum(o.name == "nv_tileaa.dot" for o in fn.walk()) > 1:
                     # a work loop around a chain (or a static one inside each program): the chained kernel's
                     # instances
-                    flatten_work_loop(fn) or flatten_inner_work_loop(fn) or wrap_loopless_chain(fn, sink(self.name))
+                    if not (flatten_work_loop(fn) or flatten_inner_work_loop(fn)
+                            or wrap_loopless_chain(fn, sink(self.name))) and single_tile_axes(fn):
+                        # a GEMM with a dot after its K loop on a 1-D grid (its output one column tile)
+                        fn.attributes[TILE_GRID_IDS] = UnitAttr()
                 continue
             renumbered = False
             for loop in [o for o in fn.body.blocks.first.ops if isinstance(o, scf.ForOp)]:

@@ -676,6 +676,93 @@ builtin.module {
 // CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%{{.*}}, %[[N]]]
 
 // -----
+// A 1-D grid, a second dot after the K loop (relu(X W1) W2: an epilogue dot) whose B and the
+// output are at column tile 0: the output's columns are the second dot's, so its B's column index
+// and the store's become program id 1 (the first dot's B keeps its constant column 0, the rank).
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !m>
+!ve = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @epilogue_dot_one_n_tile(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %e: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %r: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %r] [%r] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %me = nv_tileaa.make_memref %e[%r, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %ve = nv_tileaa.block_tile %me : !m -> !ve
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %bm = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %zero2 = arith.constant dense<0.0> : tensor<64x128xf32>
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%x = %zero) -> (tensor<64x64xf32>) : i32 {
+      %ta, %t0 = nv_tileaa.tiled_load %va[%bm, %i] : !va [i32, i32] -> tensor<64x64xf16>
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %c0] : !vb [i32, i32] -> tensor<64x64xf16>
+      %y = nv_tileaa.dot %ta, %tb, %x : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+      scf.yield %y : tensor<64x64xf32>
+    }
+    %h = nv_tileaa.fp_to_fp %acc : tensor<64x64xf32> -> tensor<64x64xf16>
+    %te, %t2 = nv_tileaa.tiled_load %ve[%c0, %c0] : !ve [i32, i32] -> tensor<64x128xf16>
+    %y2 = nv_tileaa.dot %h, %te, %zero2 : tensor<64x64xf16>, tensor<64x128xf16>, tensor<64x128xf32> -> tensor<64x128xf32>
+    %h2 = nv_tileaa.fp_to_fp %y2 : tensor<64x128xf32> -> tensor<64x128xf16>
+    %st = nv_tileaa.tiled_store %h2, %vc[%bm, %c0] : tensor<64x128xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @epilogue_dot_one_n_tile
+// CHECK-SAME: tileorch.single_tile_axes = array<i32: 1>
+// CHECK:      %[[N:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+// CHECK:      nv_tileaa.tiled_load %{{.*}}[%{{.*}}, %c0]
+// CHECK:      nv_tileaa.tiled_load %{{.*}}[%c0, %[[N]]]
+// CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%{{.*}}, %[[N]]]
+
+// -----
+// The same with the second dot's B at column tile 1 (not the output's column tile 0): left alone.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !m>
+!ve = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @epilogue_dot_b_at_tile_1(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %e: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %r: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %r] [%r] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %me = nv_tileaa.make_memref %e[%r, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %ve = nv_tileaa.block_tile %me : !m -> !ve
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %bm = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %zero2 = arith.constant dense<0.0> : tensor<64x128xf32>
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%x = %zero) -> (tensor<64x64xf32>) : i32 {
+      %ta, %t0 = nv_tileaa.tiled_load %va[%bm, %i] : !va [i32, i32] -> tensor<64x64xf16>
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %c0] : !vb [i32, i32] -> tensor<64x64xf16>
+      %y = nv_tileaa.dot %ta, %tb, %x : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+      scf.yield %y : tensor<64x64xf32>
+    }
+    %h = nv_tileaa.fp_to_fp %acc : tensor<64x64xf32> -> tensor<64x64xf16>
+    %te, %t2 = nv_tileaa.tiled_load %ve[%c0, %c1] : !ve [i32, i32] -> tensor<64x128xf16>
+    %y2 = nv_tileaa.dot %h, %te, %zero2 : tensor<64x64xf16>, tensor<64x128xf16>, tensor<64x128xf32> -> tensor<64x128xf32>
+    %h2 = nv_tileaa.fp_to_fp %y2 : tensor<64x128xf32> -> tensor<64x128xf16>
+    %st = nv_tileaa.tiled_store %h2, %vc[%bm, %c0] : tensor<64x128xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @epilogue_dot_b_at_tile_1
+// CHECK-NOT:  single_tile_axes
+// CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%{{.*}}, %c0]
+
+// -----
 // The same with program id 1 read elsewhere (the column tile is not free): left alone.
 !m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
 !va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
