@@ -248,10 +248,9 @@ _add("fp8qk_gqa_lse_d128", fp8qk_gqa_lse,
       ((1, 4, 128), F32), 0.75, _S128, 2, 64, 64, 128], (2, 4, 1), "chained", outputs=(3, 4))
 _add("fp8qkv_p_e4m3", fp8qkv_p_fp8,
      [((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), F16), 0.5, 2.0, _S64, 64, 64,
-      64], (2, 2), "simt", outputs=(3,),
-     error="the second dot's B element type f8E4M3FN: the second dot's WGMMA takes f16/bf16 operands here",
-     notes="FlashAttention-3's fp8 P V (P in the fp8 register fragment layout, V K-major: a transposed V tile) is not "
-     "built: refused at V's load")
+      64], (2, 2), "chained", outputs=(3,),
+     notes="FlashAttention-3's fp8 P V (session 45): P converted to e4m3 in registers in the accumulator's element "
+     "order, V read K-major from the launch's key-major copy with each 16 keys permuted alike")
 _add("fp8qk_v_widened_in_kernel", fp8qk_v_widened,
      [((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), F16), 0.5, _S64, 64, 64, 64],
      (2, 2), "simt", outputs=(3,),
