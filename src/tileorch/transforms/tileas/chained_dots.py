@@ -100,7 +100,7 @@ from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONL
 from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
 from tileorch.transforms.tileas.operand_prologue import PROLOGUE_SHAPE_OPS as _PROLOGUE_SHAPE_OPS
 from tileorch.transforms.tileas.operand_prologue import QPrologue, operand_prologue, strip_layouts
-from tileorch.transforms.tileas.pack16 import fp8_fragment_order, pack8x4, pack16, rounded_from
+from tileorch.transforms.tileas.pack16 import fp8_fragment_order, pack8x4, pack16, rounded_from, rounded_from_fp8
 from tileorch.transforms.tileas.program_order import heavy_first_axis
 from tileorch.transforms.tileas.q_registers import load_q_fragment, q_regs_asked, q_regs_refusal
 from tileorch.transforms.tileas.rebase_k_loop import rebase_k_loop
@@ -3380,7 +3380,7 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
                     ck.provide_s(site.low.provided, list(s_regs))
                     for br in ck.branches:
                         site_of.branch(br, site, body.args[0], j)
-                    return (site.tile_regs(ck.dot2.lhs, ck.tn),
+                    return (_p_regs(site, ck),
                             [x for k in others for x in site.tile_regs(ck.yields[k], ck.carried[k][1])])
 
                 p_v, new_v = _versioned(ck, site_of, s, j, masks, part,
@@ -3397,7 +3397,7 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
                 _several_second_dots(kb, s, st_l)
             else:
                 c_in = s.tile_regs(ck.dot2.acc, ck.dv)
-                p = versioned[0] if versioned is not None else s.tile_regs(ck.dot2.lhs, ck.tn)
+                p = versioned[0] if versioned is not None else _p_regs(s, ck)
                 # every register the WGMMAs read is written before the fence (else ptxas serializes them)
                 flat = _pack_p(s.e, p, ck.dtype_p)
                 a_regs = [flat[4 * c:4 * c + 4] for c in range(ck.tn // ck.k_step2)]
@@ -3553,6 +3553,15 @@ def _pack_after_wait(e: Emitter, p: list[SSAValue], dtype: str) -> list[SSAValue
     coalesce P_j into the in-flight P_{j-1} registers, and makes ptxas 13.0 see a WGMMA input
     defined inside a pipeline stage: it then serializes every WGMMA of the kernel (C7513)."""
     return _pack_p(e, p, dtype, volatile=True)
+
+
+def _p_regs(site, ck: ChainedKernel) -> list[SSAValue]:
+    """P's fragment registers at ``site`` (the second dot's A, ``tn / 2`` per thread); for an fp8 P the f32 values
+    before ``astype``'s rounding (:func:`~tileorch.transforms.tileas.pack16.rounded_from_fp8`: the pack's
+    ``cvt.rn.satfinite`` rounds them to the same bytes), so that a P yielded by the masked / unmasked branches of a
+    versioned tile (``scf.if``) is not rounded there and widened back only to be packed."""
+    p = site.tile_regs(ck.dot2.lhs, ck.tn)
+    return [rounded_from_fp8(x) for x in p] if ck.k_step2 == 32 else p
 
 
 def _pack_p(e: Emitter, p: list[SSAValue], dtype: str, volatile: bool = False) -> list[SSAValue]:
@@ -3725,7 +3734,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         ck.provide_s(low.provided, list(s_last) if isinstance(s_last, list) else _s_regs(ck, site.e, s_last))
         for br in ck.branches:
             site_of.branch(br, site, body.args[0], iv)
-        p = site.tile_regs(ck.dot2.lhs, ck.tn)  # chunk c's a0..a3 are p[8c .. 8c+7] pairwise
+        p = _p_regs(site, ck)  # chunk c's a0..a3 are p[8c .. 8c+7] pairwise (fp8: _pack_p's order)
         new = [x for k in others for x in site.tile_regs(ck.yields[k], ck.carried[k][1])]
         return p, new
 
