@@ -1,7 +1,4 @@
 // RUN: env TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
-// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
-// RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
-// RUN: filecheck %s --check-prefix=PTX < %t.ptx
 // Session 45 (issue 20): FlashAttention-3's fp8 forward, tier_chained_dots_fp8.mlir's program with V e4m3 and P
 // cast to e4m3 (``p.astype(V.dtype)``): the second dot is tn / 32 = 2 register-A WGMMAs of K = 32
 // (m64n64k32.f32.e4m3.e4m3, six operands: no transpose for 8-bit types) per key tile.  V is read K-major from the
@@ -22,9 +19,8 @@
 // CHECK:          "mov.b32 $0, {$1, $2};"
 // CHECK:          "{{.*}}wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
 
-// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
-// PTX-NOT:     k16
-// PTX-NOT:     cvt.rn.f16x2.e4m3x2
+// (The PTX -- register-A k32 WGMMAs only, no e4m3 round trip of P, no spills -- is checked by
+// tests/unit/test_fp8attn43_compile.py on the cuTile program; CI time.)
 
 builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>} {
   nv_tileaa.func @attention_fwd(%0: !nv_tileaa.ptr<f8E4M3FN>, %1: i32, %2: i32, %3: i32, %4: i32, %5: i32, %6: i32, %7: !nv_tileaa.ptr<f8E4M3FN>, %8: i32, %9: i32, %10: i32, %11: i32, %12: i32, %13: i32, %14: !nv_tileaa.ptr<f8E4M3FN>, %15: i32, %16: i32, %17: i32, %18: i32, %19: i32, %20: i32, %21: !nv_tileaa.ptr<f16>, %22: i32, %23: i32, %24: i32, %25: i32, %26: i32, %27: i32, %28: f32, %29: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>, tileorch.num_ctas_auto} {
