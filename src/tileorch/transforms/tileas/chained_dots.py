@@ -55,7 +55,10 @@ the WGMMA accumulator's register layout (thread ``t`` of warp ``w`` holds rows `
 the columns as the thread-local values of a row then ``shfl.xor`` 1 and 2 across the quad,
 loop-carried row vectors as two registers per thread; P is packed pairwise to 16 bits into the
 register A fragment of ``wgmma m64n{dv}k16`` (for each 16-column chunk ``c`` the accumulator's
-``d[8c .. 8c+7]`` are exactly ``a0..a3``), B2 from shared memory.  After the loop the program's
+``d[8c .. 8c+7]`` are exactly ``a0..a3``), B2 from shared memory; an e4m3 / e5m2 P (``p.astype`` of V's 8-bit
+type) four bytes a register for ``wgmma m64n{dv}k32`` in the accumulator's own element order, V (an 8-bit WGMMA
+reads B K-major only) from the launch's key-major copy with its keys permuted to match (:func:`_pack_p`,
+:data:`KEY_MAJOR_COPY`).  After the loop the program's
 epilogue is evaluated per accumulator element and stored with predicated global stores.
 
 The host builds one TMA tensor map per loaded array: A0, each first dot's B, B2
@@ -582,7 +585,9 @@ def consumer_regs(consumers: int, ctas_per_sm: int = 1) -> int:
 _DT = {Float16Type: "f16", BFloat16Type: "bf16"}
 _FP8 = {Float8E4M3FNType: "e4m3", Float8E5M2Type: "e5m2"}
 """The 8-bit float types the first dots' WGMMA takes (``S = Q K^T`` of e4m3 / e5m2 Q and K, K = 32 per
-instruction, both operands K-major in shared memory); the second dots stay 16-bit (:func:`_dot_types`)."""
+instruction, both operands K-major in shared memory), and since session 45 the second dot's (FlashAttention-3's
+fp8 ``P @ V``: P packed in registers by :func:`_pack_p`, V read through the launch's key-major copy,
+:data:`KEY_MAJOR_COPY`); several second dots stay 16-bit (:func:`_dot_types`)."""
 _WG = {**_DT, **_FP8}
 
 
