@@ -51,3 +51,53 @@ def test_the_key_major_copy_is_its_definition(lead, s, d, seed):
     ok = keys < s
     want[..., :, ok] = np.swapaxes(x[..., keys[ok], :], -1, -2)
     assert np.array_equal(y, want)
+
+
+def test_the_copy_program_is_the_copy():
+    """tileorch's copy program (``k_major_copy_programs.key_major16_copy_3d``, the SIMT path) on the CPU lockstep
+    interpreter: 200 ragged keys (zeros past them up to 208; the last 64-key tile partly past the copy's end) x head
+    dim 64, two heads, equal to :func:`launch_copies.key_major16`."""
+    import pytest
+
+    pytest.importorskip("xdsl")
+    pytest.importorskip("cuda.tile")
+    import test_user_sweep_interp as sweep
+
+    from tileorch.launchers.k_major_copy_programs import key_major16_copy_3d
+    from tileorch.testing.user_programs import UserProgram
+
+    shape = (2, 200, 64)
+    values = np.random.default_rng(45).integers(1, 250, size=shape).astype(np.uint8)
+    out_shape = launch_copies.key_major16_shape(shape)
+    name = "key_major16_copy_3d_s45"
+    sweep.PROGRAMS[name] = p = UserProgram(key_major16_copy_3d, [(shape, "uint8"), (out_shape, "uint8"), 64, 64],
+                                           (4, 1, 2), "simt")
+    try:
+        got = sweep.run(name, {0: values}, p)[1]
+    finally:
+        sweep.PROGRAMS.pop(name, None)
+    np.testing.assert_array_equal(got, launch_copies.key_major16(values))
+
+
+def test_the_copy_launch_plan():
+    """``k_major_copy.key_major16_plan``: a ``[B, H, S, D]`` V of 200 keys as one batch of ``B H`` matrices, the
+    copy ``[B H, D, 208]`` dense, one 64 x 64 tile of V per program; a V whose heads do not nest is refused (why)."""
+    import pytest
+
+    pytest.importorskip("cuda.tile")
+    from tileorch.launchers import k_major_copy as kc
+
+    kernel, grid, (x, y, tr, tc) = kc.key_major16_plan(0x1000, (2, 3, 200, 64), (3 * 200 * 64, 200 * 64, 64, 1),
+                                                       0x90000)
+    from tileorch.launchers.k_major_copy_programs import key_major16_copy_3d
+
+    assert kernel is key_major16_copy_3d
+    assert grid == (4, 1, 6) and (tr, tc) == (64, 64)
+    assert x.__cuda_array_interface__["shape"] == (6, 200, 64)
+    assert y.__cuda_array_interface__["shape"] == (6, 64, 208)
+    assert y.__cuda_array_interface__["strides"] == (64 * 208, 208, 1)
+    kernel, grid, (x, y, tr, tc) = kc.key_major16_plan(0x1000, (130, 32), (32, 1), 0x90000)  # one matrix
+    assert grid == (3, 1, 1) and x.__cuda_array_interface__["shape"] == (1, 130, 32)
+    assert y.__cuda_array_interface__["shape"] == (1, 32, 144)
+    why = kc.key_major16_plan(0x1000, (2, 3, 200, 64), (200 * 64, 2 * 200 * 64, 64, 1), 0x90000)
+    assert why == "the batch dimensions are not one strided dimension"

@@ -2493,6 +2493,36 @@ def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
     return [staged.get(a.position, a) if isinstance(a, ArrayArg) else a for a in arguments], copies, reasons, buffers
 
 
+def _key_major16_program(a: ArrayArg, dst: int, stream: int) -> tuple[Any, str]:
+    """``go(stream)`` enqueuing tileorch's permuted copy program of V ``a`` into ``dst``
+    (:func:`tileorch.launchers.k_major_copy.key_major16_plan`: compiled and kept bound like any program, so the
+    chained launch stays bound with it) and what runs, or (None, why not).  The first copy is made here, now."""
+    from tileorch.launchers import cutile_bound, k_major_copy
+
+    found = k_major_copy.key_major16_plan(a.ptr, tuple(a.shape), tuple(a.strides), dst)
+    if isinstance(found, str):
+        return None, found
+    kernel, grid, args = found
+    try:
+        launch(stream, grid, kernel, args)
+    except Exception as exc:  # noqa: BLE001 - a refusal or compile failure: torch's copy
+        return None, f"tileorch's copy program was not launched: {type(exc).__name__}: {exc}"
+    key = cutile_bound.call_key(kernel, grid, args, "sm_90a", "auto", "auto")
+    bound = cutile_bound.bound_launches.get(key) if key is not None else None
+    first = [True]  # (made just now: the first go is this launch's, which must not copy twice)
+
+    def go(handle: int, kernel=kernel, grid=grid, args=args, bound=bound) -> None:
+        if first[0]:
+            first[0] = False
+            return
+        if bound is not None:
+            bound(handle)
+        else:
+            launch(handle, grid, kernel, args)
+    return go, (f"tileorch's copy program key_major16_copy_3d ({grid[0] * grid[1] * grid[2]} programs of "
+                f"{args[2]} x {args[3]} elements)")
+
+
 def _key_major16_copy(a: ArrayArg, stream: int, alloc: Any = None) -> tuple[ArrayArg, Any, Any, str]:
     """The key-major copy of an fp8 P @ V's V ``a`` (``[..., S, D]``, 1-byte elements, D contiguous) for a chained
     kernel (:func:`tileorch.launchers.launch_copies.key_major16`): (``a`` re-described at its dense ``[..., D, S16]``
@@ -2529,16 +2559,19 @@ def _key_major16_copy(a: ArrayArg, stream: int, alloc: Any = None) -> tuple[Arra
     else:
         buf = alloc(nbytes)
     dst = int(buf.data_ptr()) if hasattr(buf, "data_ptr") else int(buf.ptr)
-    src = torch.as_tensor(DeviceView(a.ptr, tuple(a.shape), tuple(x for x in a.strides), "|u1"), device=device)
-    out = torch.as_tensor(DeviceView(dst, shape, tuple(dense), "|u1"), device=device)
+    go, how = _key_major16_program(a, dst, stream)
+    if go is None:  # no copy program for it: torch's strided copy of the raw arrays
+        src = torch.as_tensor(DeviceView(a.ptr, tuple(a.shape), tuple(x for x in a.strides), "|u1"), device=device)
+        out = torch.as_tensor(DeviceView(dst, shape, tuple(dense), "|u1"), device=device)
 
-    def go(handle: int, src=src, out=out, buf=buf) -> None:
-        with torch.cuda.stream(torch_stream_for(torch, handle, device)):
-            launch_copies.key_major16_torch(torch, src, out)
+        def go(handle: int, src=src, out=out, buf=buf) -> None:
+            with torch.cuda.stream(torch_stream_for(torch, handle, device)):
+                launch_copies.key_major16_torch(torch, src, out)
+        how = f"torch's strided copy ({how})"
 
     why = (f"{where}: the fp8 P @ V reads V K-major (an 8-bit WGMMA has no transposed B): the kernel's tensor map "
            f"reads a copy {list(shape)} (keys contiguous, each 16 permuted as P's register fragment holds them), "
-           f"made by torch on the launch's stream before each launch ({2 * math.prod(a.shape)} bytes moved)")
+           f"made by {how} on the launch's stream before each launch ({2 * math.prod(a.shape)} bytes moved)")
     return dataclasses.replace(a, ptr=dst, shape=tuple(shape), strides=tuple(dense)), go, buf, why
 
 
