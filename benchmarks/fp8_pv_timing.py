@@ -2,7 +2,7 @@
 ``fp8attn43_programs.fp8qkv_p_fp8`` (e4m3 Q, K and V, P cast to e4m3 for an e4m3 ``P V`` WGMMA reading V's launch-time
 key-major copy) through ``tileorch.cutile.launch``, beside the same program with an f16 V (its f16-P form: P cast to
 f16, the 16-bit ``P V``), torch SDPA fp16 (flash and cuDNN backends) in the same process, and the key-major copy of V
-alone (``launch_copies.key_major16_torch``, made by every fp8 launch: its time is inside the fp8 row's), non-causal.
+alone (tileorch's ``key_major16_copy_3d``, made by every fp8 launch: its time is inside the fp8 row's), non-causal.
 Correctness: each tileorch output against the online softmax computed key tile by key tile in float32 with P rounded as
 the program rounds it (relative Frobenius error, NaN-prefilled outputs); the path each ran.  TFLOP/s = 4 BH S^2 D.
 Prints ``[s45 fp8attn] ...`` lines; ``--out`` writes the rows as JSON."""
@@ -58,8 +58,18 @@ def run_case(bh: int, seq: int, d: int, tm: int, tn: int, iters: int) -> dict:
                      (q8, k8, v, out, descale, 0.5, scale * LOG2E, tm, tn, d), out, ref, iters)
         del ref
     buf = torch.empty(launch_copies.key_major16_shape(v8.shape), dtype=torch.uint8, device="cuda")
-    row["key_major16_copy_ms"] = bench_ms(lambda: launch_copies.key_major16_torch(torch, v8.view(torch.uint8), buf),
-                                          iters)
+    from tileorch.launchers.k_major_copy import key_major16_plan
+
+    found = key_major16_plan(v8.data_ptr(), tuple(v8.shape), tuple(v8.stride()), buf.data_ptr())
+    stream = torch.cuda.current_stream()
+    if isinstance(found, str):  # (the launcher's fallback: torch's strided copy)
+        row["key_major16_copy_how"] = f"torch ({found})"
+        row["key_major16_copy_ms"] = bench_ms(
+            lambda: launch_copies.key_major16_torch(torch, v8.view(torch.uint8), buf), iters)
+    else:
+        kernel, cgrid, cargs = found
+        row["key_major16_copy_how"] = "tileorch's key_major16_copy_3d"
+        row["key_major16_copy_ms"] = bench_ms(lambda: tileorch.cutile.launch(stream, cgrid, kernel, cargs), iters)
     q4, k4, v4 = q32.half()[None], k32.half()[None], v32.half()[None]
     for name, backend in (("sdpa_flash_f16", SDPBackend.FLASH_ATTENTION),
                           ("sdpa_cudnn_f16", SDPBackend.CUDNN_ATTENTION)):

@@ -1,7 +1,7 @@
 # Session 45, s45-fp8attn: FlashAttention-3's fp8 forward on the chained tier (issue 20): e4m3 Q, K and V, P cast to
 # e4m3 in registers (the accumulator's element order, cvt.rn.satfinite) for an e4m3 register-A P V WGMMA (k32) reading
 # V's launch-time key-major copy (launch_copies.key_major16: [.., D, S16], each 16 keys permuted as P's fragment holds
-# them; made by torch on the launch's stream).  First the GPU tests of the fp8 attention set (tests/gpu/
+# them; made by tileorch's copy program on the launch's stream).  First the GPU tests of the fp8 attention set (tests/gpu/
 # test_fp8_attention_gpu.py: the four fp8 P V programs -- d64, d128 two warp groups, e5m2 V, causal ragged -- against
 # torch's float32 online softmax with P rounded per key tile, NaN-prefilled outputs, the path chained; and session
 # 43's fp8 Q K programs, unchanged), then a same-process timing: fp8 P V vs the same program's f16-P form (V f16) vs
