@@ -138,3 +138,27 @@ def test_refused_forms_on_simt(name):
     else:
         ref = _sdpa(q, k, v, 0.125)
     _checked(name, {0: q, 1: k, 2: v}, {3: ref}, dict(atol=1e-2, rtol=1e-2))
+
+
+def test_fp8_p_v_copies_v_again_at_each_launch():
+    """The key-major copy of V is made before every launch (a launch kept bound replays it): V changed in place
+    between two launches with the same arguments gives the second launch's output of the new V (session 45)."""
+    import tileorch.cutile
+
+    name = "fp8qkv_p_e4m3"
+    spec = PROGRAMS[name].spec
+    q, k, v = _inputs(name, 8)
+    out = torch.full(spec[3][0], float("nan"), device="cuda", dtype=torch.float16)
+    args = (q, k, v, out, *spec[4:])
+    grid = PROGRAMS[name].grid + (1,) * (3 - len(PROGRAMS[name].grid))
+    stream = torch.cuda.current_stream()
+    scale = spec[4] / math.sqrt(q.shape[-1])
+    for seed in (8, 9, 10):
+        if seed != 8:
+            v.copy_((torch.randn(v.shape, device="cuda", generator=torch.Generator(device="cuda").manual_seed(seed))
+                     * 2).to(v.dtype))
+            out.fill_(float("nan"))
+        tileorch.cutile.launch(stream, grid, PROGRAMS[name].kernel, args)
+        torch.cuda.synchronize()
+        acc, den = _online_fp8_p(q, k, v, scale, spec[8], fp8=v.dtype)
+        close(out, acc * spec[5] / den, atol=3e-2, rtol=3e-2)
