@@ -101,3 +101,18 @@ def test_the_copy_launch_plan():
     assert y.__cuda_array_interface__["shape"] == (1, 32, 144)
     why = kc.key_major16_plan(0x1000, (2, 3, 200, 64), (200 * 64, 2 * 200 * 64, 64, 1), 0x90000)
     assert why == "the batch dimensions are not one strided dimension"
+
+
+def test_the_chained_copies_run_in_order_and_keep_their_buffers(monkeypatch):
+    """``cutile._chained_before``: a padded copy's 2-D copies, then a key-major copy's function, each given the stream;
+    the function keeps the buffers (the scratch a kept-bound launch writes) alive, also with the key-major copy alone."""
+    from tileorch.launchers import cutile as rc
+
+    ran = []
+    monkeypatch.setattr(launch_copies, "run_2d", lambda copies, stream: ran.append(("2d", tuple(copies), stream)))
+    bufs = [object(), object()]
+    go = rc._chained_before([(1, 16, 2, 16, 8, 4), lambda h: ran.append(("v", h))], bufs)
+    go(7)
+    assert ran == [("2d", ((1, 16, 2, 16, 8, 4),), 7), ("v", 7)]
+    alone = rc._chained_before([lambda h: ran.append(("v", h))], bufs[1:])
+    assert bufs[1] in alone.__defaults__[1]

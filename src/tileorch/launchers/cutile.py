@@ -2618,11 +2618,12 @@ def chained_ctas(record: dict, grid3: tuple[int, int, int], sm_count: int) -> tu
 
 def _chained_before(copies: list, buffers: list) -> Any:
     """``go(stream)`` enqueuing :func:`chained_copies`' copies in order: its 2-D copies (tuples) by
-    :func:`~tileorch.launchers.launch_copies.copier_2d`, its key-major copies (functions of the stream) as they are."""
+    :func:`~tileorch.launchers.launch_copies.copier_2d`, its key-major copies (functions of the stream) as they are; the
+    function keeps ``buffers`` (the copies' scratch) alive as long as it is kept (a bound launch's)."""
     flat2d = [c for c in copies if isinstance(c, tuple)]
     calls = [c for c in copies if callable(c)]
     steps = ([launch_copies.copier_2d(flat2d, buffers)] if flat2d else []) + calls
-    if len(steps) == 1:
+    if len(steps) == 1 and not calls:  # (copier_2d keeps the buffers alive itself)
         return steps[0]
 
     def go(handle: int, steps=tuple(steps), keep=tuple(buffers)) -> None:
